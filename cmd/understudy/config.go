@@ -1,0 +1,79 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/understudy-dev/understudy/server"
+	"github.com/understudy-dev/understudy/server/authorization"
+)
+
+// Config is what the command line and environment say.
+type Config struct {
+	Addr     string
+	Seed     string
+	LogLevel slog.Level
+	Server   server.Config
+}
+
+// envPrefix: every flag --some-name can also be given as UNDERSTUDY_SOME_NAME.
+const envPrefix = "UNDERSTUDY_"
+
+// Load reads flags from args, falling back to environment variables (getenv) for flags not
+// given on the command line, then to defaults. usage receives --help output.
+func Load(args []string, getenv func(string) string, usage io.Writer) (Config, error) {
+	var c Config
+	authz := authorization.DefaultConfig()
+	fs := flag.NewFlagSet("understudy", flag.ContinueOnError)
+	fs.SetOutput(usage)
+	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on; a port of 0 picks a free one (the chosen address is logged)")
+	fs.StringVar(&c.Seed, "seed", "", "YAML seed file loaded at start on top of the built-in defaults")
+	fs.StringVar(&c.Server.PublicURL, "public-url", "", "base URL put into links that point back at the server (default http://<addr>)")
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	fs.Int64Var(&c.Server.BodyLimit, "body-limit", server.DefaultBodyLimit, "largest request body in bytes; larger bodies get 413")
+	fs.BoolVar(&authz.Enforce, "authz-enforce", false, "authorization: enforce permissions (callers need a role granting the action)")
+	owners := fs.String("authz-owners", "", "authorization: comma-separated principal ids that hold Owner everywhere")
+	fs.StringVar(&authz.DefaultPrincipal, "authz-default-principal", authz.DefaultPrincipal, "authorization: principal id of callers whose token names none")
+	fs.IntVar(&authz.MaxPerSubscription, "authz-max-per-subscription", authz.MaxPerSubscription, "authorization: most role assignments under one subscription")
+	fs.Usage = func() {
+		fmt.Fprintf(usage, "understudy serves the authorization, accounts and compute APIs on one port.\n\nUsage: understudy [flags]\n\nEvery flag can also be set as an environment variable: --public-url as %sPUBLIC_URL.\n\nFlags:\n", envPrefix)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		name := envPrefix + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v := getenv(name); v != "" && !given[f.Name] {
+			if err := f.Value.Set(v); err != nil {
+				envErr = errors.Join(envErr, fmt.Errorf("%s=%q: %w", name, v, err))
+			}
+		}
+	})
+	if envErr != nil {
+		return c, envErr
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(*logLevel)); err != nil {
+		return c, fmt.Errorf("--log-level %q: want debug, info, warn or error", *logLevel)
+	}
+	for _, o := range strings.Split(*owners, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			authz.BootstrapOwners = append(authz.BootstrapOwners, o)
+		}
+	}
+	if c.Server.BodyLimit <= 0 {
+		return c, fmt.Errorf("--body-limit must be positive")
+	}
+	c.Server.Authorization = authz
+	return c, nil
+}

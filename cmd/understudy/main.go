@@ -1,0 +1,95 @@
+// Command understudy serves the authorization, accounts and compute APIs on one port,
+// validated against their OpenAPI specs, with state kept in memory.
+//
+// It logs one line with the address once it listens; GET /_understudy/health answers 200 when
+// it is ready. SIGINT and SIGTERM drain in-flight requests and exit 0. `understudy --help`
+// lists the flags; each is also an UNDERSTUDY_* environment variable.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/understudy-dev/understudy/server"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, "understudy:", err)
+		os.Exit(2)
+	}
+}
+
+func run(args []string) error {
+	cfg, err := Load(args, os.Getenv, os.Stderr)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serve(ctx, cfg, log, nil)
+}
+
+// serve listens, serves until ctx is done, then drains in-flight requests. ready, when not
+// nil, receives the address once the server listens.
+func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- string) error {
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	addr := ln.Addr().String()
+	cfg.Server.Log = log
+	cfg.Server.Version = version
+	if cfg.Server.PublicURL == "" {
+		cfg.Server.PublicURL = "http://" + addr
+	}
+	srv, err := server.New(cfg.Server)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	hs := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      5 * time.Minute, // operations' wait may hold a request for minutes
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	log.Info("understudy listening", "addr", addr, "url", cfg.Server.PublicURL, "version", version)
+	if ready != nil {
+		ready <- addr
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: draining in-flight requests")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}

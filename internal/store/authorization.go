@@ -1,0 +1,70 @@
+package store
+
+import (
+	"strings"
+	"time"
+)
+
+// RoleAssignment is a stored role assignment. Keys (ScopeKey, PrincipalKey, RoleDefinitionGUID)
+// are lower-cased so that lookups are case-insensitive as in ARM; Scope keeps the spelling of
+// the first request.
+type RoleAssignment struct {
+	Name                               string // lower-case GUID: the primary key
+	Scope                              string // without leading slash, as first stored
+	ScopeKey                           string // lower-cased Scope
+	Subscription                       string // lower-cased subscription id, "" outside subscriptions
+	RoleDefinitionGUID                 string // lower-case GUID
+	PrincipalID                        string // lower-case GUID
+	PrincipalType                      string
+	Description                        string
+	Condition                          string
+	ConditionVersion                   string
+	DelegatedManagedIdentityResourceID string
+	CreatedBy, UpdatedBy               string
+	CreatedByType, UpdatedByType       string
+	CreatedOn, UpdatedOn               time.Time
+}
+
+// Triple is the (scope, role definition, principal) key that may hold one assignment only.
+func (r RoleAssignment) Triple() string {
+	return r.ScopeKey + "|" + r.RoleDefinitionGUID + "|" + r.PrincipalID
+}
+
+// Authorization holds the authorization API's tables.
+type Authorization struct {
+	Assignments *Table[RoleAssignment]
+	// ByTriple enforces one assignment per (scope, role definition, principal).
+	ByTriple *Unique[RoleAssignment]
+	// ByScope orders assignments by scope key, for lists at, above and below a scope.
+	ByScope *Ordered[RoleAssignment]
+	// ByPrincipal orders assignments by "principal|scope key".
+	ByPrincipal *Ordered[RoleAssignment]
+	// PerSubscription counts assignments by subscription, for the per-subscription limit.
+	PerSubscription *Counter[RoleAssignment]
+}
+
+// NewAuthorization adds the authorization tables to db.
+func NewAuthorization(db *DB) *Authorization {
+	t := NewTable[RoleAssignment](db, "roleAssignments", nil)
+	return &Authorization{
+		Assignments: t,
+		ByTriple:    t.AddUnique("triple", func(r RoleAssignment) (string, bool) { return r.Triple(), true }),
+		ByScope:     t.AddOrdered(func(r RoleAssignment) []string { return []string{r.ScopeKey} }),
+		ByPrincipal: t.AddOrdered(func(r RoleAssignment) []string {
+			return []string{r.PrincipalID + "|" + r.ScopeKey}
+		}),
+		PerSubscription: t.AddCounter(func(r RoleAssignment) (string, bool) {
+			return r.Subscription, r.Subscription != ""
+		}),
+	}
+}
+
+// ScopeAndBelow gives the [lo, hi) ranges of ByScope that hold a scope key and every scope
+// below it.
+func ScopeAndBelow(scopeKey string) [][2]string {
+	scopeKey = strings.TrimSuffix(scopeKey, "/")
+	return [][2]string{
+		{scopeKey, scopeKey + "\x01"}, // exactly the scope ("\x01" is the next key after it)
+		{scopeKey + "/", scopeKey + "0"}, // below it ('0' follows '/')
+	}
+}

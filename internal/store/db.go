@@ -1,0 +1,64 @@
+package store
+
+import "sync"
+
+// DB is a set of tables changed together in transactions.
+type DB struct {
+	mu     sync.RWMutex
+	tables []resetter
+}
+
+type resetter interface{ reset() }
+
+// New returns an empty database.
+func New() *DB { return &DB{} }
+
+// Tx is a transaction. It is valid only inside the function given to Update or View.
+type Tx struct {
+	writable bool
+	undo     []func()
+}
+
+// Update runs fn in a write transaction. Writers are serialised; if fn returns an error
+// (or panics) every change it made is rolled back before the lock is released.
+func (db *DB) Update(fn func(tx *Tx) error) (err error) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	tx := &Tx{writable: true}
+	committed := false
+	defer func() {
+		if !committed {
+			tx.rollback()
+		}
+	}()
+	if err = fn(tx); err != nil {
+		return err
+	}
+	committed = true
+	return nil
+}
+
+// View runs fn in a read transaction; many may run at once.
+func (db *DB) View(fn func(tx *Tx) error) error {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	return fn(&Tx{})
+}
+
+// Reset empties every table atomically.
+func (db *DB) Reset() {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	for _, t := range db.tables {
+		t.reset()
+	}
+}
+
+func (tx *Tx) rollback() {
+	for i := len(tx.undo) - 1; i >= 0; i-- {
+		tx.undo[i]()
+	}
+	tx.undo = nil
+}
+
+func (tx *Tx) onRollback(f func()) { tx.undo = append(tx.undo, f) }

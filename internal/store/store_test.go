@@ -1,0 +1,241 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+)
+
+type rec struct {
+	ID, Email, Group string
+	Tags             []string
+}
+
+func cloneRec(r rec) rec {
+	r.Tags = append([]string(nil), r.Tags...)
+	return r
+}
+
+type fixture struct {
+	db      *DB
+	t       *Table[rec]
+	byEmail *Unique[rec]
+	byGroup *Ordered[rec]
+	count   *Counter[rec]
+}
+
+func newFixture() fixture {
+	db := New()
+	t := NewTable[rec](db, "recs", cloneRec)
+	return fixture{
+		db:      db,
+		t:       t,
+		byEmail: t.AddUnique("email", func(r rec) (string, bool) { return r.Email, r.Email != "" }),
+		byGroup: t.AddOrdered(func(r rec) []string { return []string{r.Group} }),
+		count:   t.AddCounter(func(r rec) (string, bool) { return r.Group, true }),
+	}
+}
+
+func (f fixture) put(t *testing.T, r rec) {
+	t.Helper()
+	if err := f.db.Update(func(tx *Tx) error { return f.t.Put(tx, r.ID, r) }); err != nil {
+		t.Fatalf("put %v: %v", r, err)
+	}
+}
+
+func TestUniqueConflict(t *testing.T) {
+	f := newFixture()
+	f.put(t, rec{ID: "1", Email: "a@x", Group: "g"})
+	err := f.db.Update(func(tx *Tx) error { return f.t.Put(tx, "2", rec{ID: "2", Email: "a@x"}) })
+	var ce *ConflictError
+	if !errors.As(err, &ce) || !errors.Is(err, ErrConflict) || ce.Holder != "1" {
+		t.Fatalf("got %v, want a conflict held by 1", err)
+	}
+	// Re-putting the holder under its own key is not a conflict.
+	f.put(t, rec{ID: "1", Email: "a@x", Group: "h"})
+}
+
+func TestRollbackUndoesEverything(t *testing.T) {
+	f := newFixture()
+	f.put(t, rec{ID: "1", Email: "a@x", Group: "g"})
+	boom := errors.New("boom")
+	err := f.db.Update(func(tx *Tx) error {
+		if err := f.t.Put(tx, "1", rec{ID: "1", Email: "b@x", Group: "h"}); err != nil {
+			return err
+		}
+		if err := f.t.Put(tx, "2", rec{ID: "2", Email: "a@x", Group: "h"}); err != nil {
+			return err
+		}
+		if _, _, err := f.t.Delete(tx, "1"); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("got %v, want boom", err)
+	}
+	_ = f.db.View(func(tx *Tx) error {
+		if got, ok := f.t.Get(tx, "1"); !ok || got.Email != "a@x" || got.Group != "g" {
+			t.Errorf("record 1 after rollback = %+v, %v", got, ok)
+		}
+		if _, ok := f.t.Get(tx, "2"); ok {
+			t.Error("record 2 survived the rollback")
+		}
+		if pk, _, ok := f.byEmail.Get(tx, "a@x"); !ok || pk != "1" {
+			t.Errorf("email index after rollback: %q %v", pk, ok)
+		}
+		if _, _, ok := f.byEmail.Get(tx, "b@x"); ok {
+			t.Error("email index kept b@x")
+		}
+		if n := f.count.Count(tx, "h"); n != 0 {
+			t.Errorf("count h = %d, want 0", n)
+		}
+		if n := f.count.Count(tx, "g"); n != 1 {
+			t.Errorf("count g = %d, want 1", n)
+		}
+		return nil
+	})
+}
+
+func TestRollbackOnPanic(t *testing.T) {
+	f := newFixture()
+	func() {
+		defer func() { _ = recover() }()
+		_ = f.db.Update(func(tx *Tx) error {
+			_ = f.t.Put(tx, "1", rec{ID: "1"})
+			panic("boom")
+		})
+	}()
+	_ = f.db.View(func(tx *Tx) error {
+		if f.t.Len(tx) != 0 {
+			t.Error("a panicking transaction left a record")
+		}
+		return nil
+	})
+}
+
+func TestRecordsAreCopied(t *testing.T) {
+	f := newFixture()
+	r := rec{ID: "1", Tags: []string{"a"}}
+	f.put(t, r)
+	r.Tags[0] = "changed"
+	_ = f.db.View(func(tx *Tx) error {
+		got, _ := f.t.Get(tx, "1")
+		if got.Tags[0] != "a" {
+			t.Errorf("stored record changed through the caller's slice: %v", got.Tags)
+		}
+		got.Tags[0] = "changed again"
+		again, _ := f.t.Get(tx, "1")
+		if again.Tags[0] != "a" {
+			t.Errorf("stored record changed through a returned slice: %v", again.Tags)
+		}
+		return nil
+	})
+}
+
+func TestReadOnlyTransaction(t *testing.T) {
+	f := newFixture()
+	err := f.db.View(func(tx *Tx) error { return f.t.Put(tx, "1", rec{ID: "1"}) })
+	if !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("got %v, want ErrReadOnly", err)
+	}
+}
+
+func TestOrderedScanAndCursor(t *testing.T) {
+	f := newFixture()
+	for i := 0; i < 10; i++ {
+		g := "a"
+		if i%2 == 1 {
+			g = "b"
+		}
+		f.put(t, rec{ID: fmt.Sprintf("%02d", i), Group: g})
+	}
+	scan := func(lo, hi string, after *Cursor, limit int) (ids []string, last *Cursor) {
+		_ = f.db.View(func(tx *Tx) error {
+			f.byGroup.Scan(tx, lo, hi, after, func(c Cursor, r rec) bool {
+				ids = append(ids, r.ID)
+				cc := c
+				last = &cc
+				return len(ids) < limit
+			})
+			return nil
+		})
+		return ids, last
+	}
+	got, cur := scan("a", "a\x01", nil, 3)
+	if fmt.Sprint(got) != "[00 02 04]" {
+		t.Fatalf("first page = %v", got)
+	}
+	got, _ = scan("a", "a\x01", cur, 10)
+	if fmt.Sprint(got) != "[06 08]" {
+		t.Fatalf("second page = %v", got)
+	}
+	all, _ := scan("", "\xff", nil, 100)
+	if len(all) != 10 {
+		t.Fatalf("full scan = %v", all)
+	}
+	c, ok := ParseCursor(cur.String())
+	if !ok || c != *cur {
+		t.Fatalf("cursor round trip: %v %v", c, ok)
+	}
+}
+
+func TestScopeAndBelow(t *testing.T) {
+	db := New()
+	a := NewAuthorization(db)
+	scopes := []string{"subscriptions/s1", "subscriptions/s1/resourcegroups/rg", "subscriptions/s10", "subscriptions/s1-x", "subscriptions/s2"}
+	err := db.Update(func(tx *Tx) error {
+		for i, s := range scopes {
+			r := RoleAssignment{Name: fmt.Sprint(i), ScopeKey: s, PrincipalID: "p", RoleDefinitionGUID: "r"}
+			if err := a.Assignments.Put(tx, r.Name, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	_ = db.View(func(tx *Tx) error {
+		for _, rg := range ScopeAndBelow("subscriptions/s1") {
+			a.ByScope.Scan(tx, rg[0], rg[1], nil, func(_ Cursor, r RoleAssignment) bool {
+				got = append(got, r.ScopeKey)
+				return true
+			})
+		}
+		return nil
+	})
+	if fmt.Sprint(got) != "[subscriptions/s1 subscriptions/s1/resourcegroups/rg]" {
+		t.Fatalf("at and below s1 = %v", got)
+	}
+}
+
+// TestConcurrentUniqueInsert races many writers for one unique key: exactly one wins.
+func TestConcurrentUniqueInsert(t *testing.T) {
+	f := newFixture()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	wins := 0
+	for i := 0; i < 64; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			err := f.db.Update(func(tx *Tx) error {
+				return f.t.Put(tx, fmt.Sprint(i), rec{ID: fmt.Sprint(i), Email: "same@x"})
+			})
+			if err == nil {
+				mu.Lock()
+				wins++
+				mu.Unlock()
+			} else if !errors.Is(err, ErrConflict) {
+				t.Errorf("unexpected error %v", err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	if wins != 1 {
+		t.Fatalf("%d writers won, want 1", wins)
+	}
+}

@@ -1,0 +1,102 @@
+// Package admin implements understudy's own control API (gen/admin) under /_understudy/:
+// readiness and reset.
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	gen "github.com/understudy-dev/understudy/gen/admin"
+	"github.com/understudy-dev/understudy/server/validate"
+)
+
+// Server implements the generated strict server interface.
+type Server struct {
+	version string
+	started time.Time
+	now     func() time.Time
+	reset   func() error
+}
+
+var _ gen.StrictServerInterface = (*Server)(nil)
+
+// New returns the admin API. reset puts every API back into its seeded state.
+func New(version string, now func() time.Time, reset func() error) *Server {
+	return &Server{version: version, started: now(), now: now, reset: reset}
+}
+
+// Register adds the admin routes to e, each validated against the admin spec.
+func (s *Server) Register(e *echo.Echo) error {
+	spec, err := gen.GetSwagger()
+	if err != nil {
+		return fmt.Errorf("admin: embedded spec: %w", err)
+	}
+	v, err := validate.New(spec, validate.Options{})
+	if err != nil {
+		return err
+	}
+	gen.RegisterHandlersWithOptions(e, gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{OperationMiddlewares: v.Middlewares()})
+	return nil
+}
+
+// GetHealth answers 200 once the server serves.
+func (s *Server) GetHealth(ctx context.Context, _ gen.GetHealthRequestObject) (gen.GetHealthResponseObject, error) {
+	up := s.now().Sub(s.started).Seconds()
+	v := s.version
+	return gen.GetHealth200JSONResponse{Status: gen.HealthStatusOk, Version: &v, UptimeSeconds: &up}, nil
+}
+
+// Reset puts every API back into its seeded state.
+func (s *Server) Reset(ctx context.Context, _ gen.ResetRequestObject) (gen.ResetResponseObject, error) {
+	if err := s.reset(); err != nil {
+		return nil, err
+	}
+	return gen.Reset200JSONResponse{Status: gen.ResetResultStatusReset}, nil
+}
+
+// Error is an admin API error.
+type Error struct {
+	Status        int
+	Code, Message string
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// WriteError renders err in the admin envelope {"error":{"code","message"}}.
+func WriteError(c echo.Context, err error, log *slog.Logger) {
+	e := &Error{Status: http.StatusInternalServerError, Code: "Internal", Message: "internal error"}
+	var ae *Error
+	var ve *validate.Error
+	var he *echo.HTTPError
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &ae):
+		e = ae
+	case errors.As(err, &ve):
+		e = &Error{Status: ve.Status, Code: "InvalidRequest", Message: ve.Error()}
+	case errors.As(err, &mbe):
+		e = &Error{Status: http.StatusRequestEntityTooLarge, Code: "RequestEntityTooLarge", Message: fmt.Sprintf("the request body is larger than %d bytes", mbe.Limit)}
+	case errors.As(err, &he) && he.Code < 500:
+		e = &Error{Status: he.Code, Code: http.StatusText(he.Code), Message: fmt.Sprint(he.Message)}
+		switch he.Code {
+		case http.StatusNotFound:
+			e.Code, e.Message = "NotFound", "no admin endpoint at "+c.Request().URL.Path
+		case http.StatusMethodNotAllowed:
+			e.Code, e.Message = "MethodNotAllowed", "method "+c.Request().Method+" is not allowed on "+c.Request().URL.Path
+		}
+	}
+	if e.Status >= 500 {
+		log.Error("internal error", "path", c.Request().URL.Path, "err", err)
+	}
+	if c.Response().Committed {
+		return
+	}
+	body := map[string]any{"error": map[string]string{"code": e.Code, "message": e.Message}}
+	_ = c.JSON(e.Status, body)
+}

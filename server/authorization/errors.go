@@ -1,0 +1,216 @@
+package authorization
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	gen "github.com/understudy-dev/understudy/gen/authorization"
+	"github.com/understudy-dev/understudy/server/validate"
+)
+
+// Error is an error in ARM's envelope: {"error":{"code","message","target","details"}}.
+type Error struct {
+	Status  int
+	Code    string
+	Message string
+	Target  string
+	Details []*Error
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+func newError(status int, code, format string, args ...any) *Error {
+	return &Error{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+func (e *Error) wire() gen.ErrorDetail {
+	d := gen.ErrorDetail{Code: e.Code, Message: e.Message}
+	if e.Target != "" {
+		d.Target = &e.Target
+	}
+	for _, sub := range e.Details {
+		d.Details = append(d.Details, sub.wire())
+	}
+	return d
+}
+
+// WriteError renders any error met while serving this API in its envelope. Errors that are
+// not the API's own (validation, routing, binding, body limit) are translated; anything
+// unexpected is a logged 500 that says nothing about internals.
+func WriteError(c echo.Context, err error, log *slog.Logger) {
+	e := toError(c, err)
+	if e.Status >= 500 {
+		log.Error("internal error", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+	}
+	if c.Response().Committed {
+		return
+	}
+	_ = c.JSON(e.Status, gen.ErrorResponse{Error: e.wire()})
+}
+
+func toError(c echo.Context, err error) *Error {
+	var ae *Error
+	var ve *validate.Error
+	var he *echo.HTTPError
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &ae):
+		return ae
+	case errors.As(err, &ve):
+		return fromValidation(ve)
+	case errors.As(err, &mbe):
+		return newError(http.StatusRequestEntityTooLarge, "RequestEntityTooLarge", "The request body is larger than the limit of %d bytes.", mbe.Limit)
+	case errors.As(err, &he):
+		return fromHTTPError(c, he)
+	}
+	return newError(http.StatusInternalServerError, "InternalServerError", "The server encountered an internal error. Please retry the request.")
+}
+
+func fromValidation(ve *validate.Error) *Error {
+	switch {
+	case ve.Status == http.StatusRequestEntityTooLarge:
+		return newError(ve.Status, "RequestEntityTooLarge", "The request body is larger than the limit of the server.")
+	case ve.Status == http.StatusUnsupportedMediaType:
+		return newError(ve.Status, "UnsupportedMediaType", "The content media type '%s' is not supported. Only 'application/json' is supported.", mediaTypeOf(ve))
+	case ve.In == "body":
+		e := newError(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: %s", ve.Error())
+		e.Target = ve.Name
+		return e
+	}
+	e := newError(http.StatusBadRequest, "InvalidParameter", "The value of the %s parameter '%s' is not valid: %s.", ve.In, ve.Name, ve.Reason)
+	e.Target = ve.Name
+	return e
+}
+
+func mediaTypeOf(ve *validate.Error) string {
+	const prefix = "the content type "
+	r := ve.Reason
+	if len(r) > len(prefix) {
+		r = r[len(prefix):]
+	}
+	for i := 0; i < len(r); i++ {
+		if r[i] == ' ' {
+			return trimQuotes(r[:i])
+		}
+	}
+	return trimQuotes(r)
+}
+
+func trimQuotes(s string) string {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
+func fromHTTPError(c echo.Context, he *echo.HTTPError) *Error {
+	msg := fmt.Sprint(he.Message)
+	switch he.Code {
+	case http.StatusNotFound:
+		return newError(http.StatusNotFound, "NotFound", "No HTTP resource was found that matches the request URI '%s'.", c.Request().URL.Path)
+	case http.StatusMethodNotAllowed:
+		return newError(http.StatusMethodNotAllowed, "MethodNotAllowed", "The requested resource does not support http method '%s'.", c.Request().Method)
+	case http.StatusRequestEntityTooLarge:
+		return newError(he.Code, "RequestEntityTooLarge", "The request body is larger than the limit of the server.")
+	case http.StatusUnsupportedMediaType:
+		return newError(he.Code, "UnsupportedMediaType", "Only 'application/json' is supported.")
+	}
+	if he.Code >= 400 && he.Code < 500 {
+		// The generated binder's messages ("Invalid format for parameter x: ...").
+		return newError(he.Code, "BadRequest", "%s", msg)
+	}
+	return newError(http.StatusInternalServerError, "InternalServerError", "The server encountered an internal error. Please retry the request.")
+}
+
+// The API's own errors, with ARM's codes and messages.
+
+func errMissingAPIVersion() *Error {
+	return newError(http.StatusBadRequest, "MissingApiVersionParameter", "The api-version query parameter (?api-version=) is required for all requests.")
+}
+
+func errUnsupportedAPIVersion(version, resourceType string) *Error {
+	return newError(http.StatusBadRequest, "NoRegisteredProviderFound",
+		"No registered resource provider found for location 'global' and API version '%s' for type '%s'. The supported api-versions are '%s'. The supported locations are ''.",
+		version, resourceType, APIVersion)
+}
+
+func errInvalidAssignmentName(name string) *Error {
+	return newError(http.StatusBadRequest, "InvalidRoleAssignmentId", "The role assignment ID '%s' is not valid. The role assignment ID must be a GUID.", name)
+}
+
+func errInvalidPrincipalID(id string) *Error {
+	e := newError(http.StatusBadRequest, "InvalidPrincipalId", "The Principal ID '%s' is not valid. Principal ID must be a GUID.", id)
+	e.Target = "properties.principalId"
+	return e
+}
+
+func errInvalidRoleDefinitionID(id string) *Error {
+	e := newError(http.StatusBadRequest, "InvalidRoleDefinitionId", "The role definition ID '%s' is not valid. It must be '/providers/Vendor.Authorization/roleDefinitions/{guid}', optionally after a scope.", id)
+	e.Target = "properties.roleDefinitionId"
+	return e
+}
+
+func errRoleDefinitionDoesNotExist(status int, guid string) *Error {
+	return newError(status, "RoleDefinitionDoesNotExist", "The specified role definition with ID '%s' does not exist.", guid)
+}
+
+func errInvalidCondition(detail string) *Error {
+	e := newError(http.StatusBadRequest, "InvalidRoleAssignmentCondition", "The given role assignment condition is invalid.")
+	e.Target = "properties.condition"
+	if detail != "" {
+		e.Details = []*Error{{Code: "InvalidCondition", Message: detail, Target: "properties.condition"}}
+	}
+	return e
+}
+
+func errUpdateNotPermitted() *Error {
+	return newError(http.StatusBadRequest, "RoleAssignmentUpdateNotPermitted", "Tenant ID, application ID, principal ID, and scope are not allowed to be updated.")
+}
+
+func errAssignmentExists() *Error {
+	return newError(http.StatusConflict, "RoleAssignmentExists", "The role assignment already exists.")
+}
+
+func errLimitExceeded(limit int) *Error {
+	return newError(http.StatusBadRequest, "RoleAssignmentLimitExceeded", "No more role assignments can be created. The limit of %d role assignments per subscription has been reached.", limit)
+}
+
+func errAssignmentNotFound(name string) *Error {
+	return newError(http.StatusNotFound, "RoleAssignmentNotFound", "The role assignment '%s' is not found.", name)
+}
+
+func errUnsupportedFilter(filter string) *Error {
+	return newError(http.StatusBadRequest, "UnsupportedQuery", "The filter '%s' is not supported. Supported filters are either 'atScope()' or 'principalId eq '{value}' or assignedTo('{value}')'.", filter)
+}
+
+func errUnsupportedRoleDefinitionFilter(filter string) *Error {
+	return newError(http.StatusBadRequest, "UnsupportedQuery", "The filter '%s' is not supported. Supported filters are 'roleName eq '{value}''.", filter)
+}
+
+func errInvalidSkipToken() *Error {
+	e := newError(http.StatusBadRequest, "InvalidSkipToken", "The $skipToken is not valid; use the nextLink of a previous page as it is.")
+	e.Target = "$skipToken"
+	return e
+}
+
+func errInvalidScope(scope string) *Error {
+	return newError(http.StatusBadRequest, "InvalidScope", "The scope '/%s' is not valid. Use subscriptions/{id}, subscriptions/{id}/resourceGroups/{name}, a resource under a resource group, or providers/Vendor.Management/managementGroups/{id}.", scope)
+}
+
+func errAuthenticationMissing() *Error {
+	return newError(http.StatusUnauthorized, "AuthenticationFailed", "Authentication failed. The 'Authorization' header is missing.")
+}
+
+func errAuthenticationInvalid() *Error {
+	return newError(http.StatusUnauthorized, "AuthenticationFailedInvalidHeader", "Authentication failed. The 'Authorization' header is provided in an invalid format.")
+}
+
+func errAuthorizationFailed(c Caller, action, scope string) *Error {
+	return newError(http.StatusForbidden, "AuthorizationFailed",
+		"The client '%s' with object id '%s' does not have authorization or an ABAC condition not fulfilled to perform action '%s' over scope '%s' or the scope is invalid. If access was recently granted, please refresh your credentials.",
+		c.Name, c.PrincipalID, action, scope)
+}

@@ -1,0 +1,244 @@
+package authorization
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	gen "github.com/understudy-dev/understudy/gen/authorization"
+	"github.com/understudy-dev/understudy/internal/condition"
+	"github.com/understudy-dev/understudy/internal/store"
+)
+
+// RoleAssignmentsCreate creates or updates a role assignment (the seed operation).
+func (s *Server) RoleAssignmentsCreate(ctx context.Context, req gen.RoleAssignmentsCreateRequestObject) (gen.RoleAssignmentsCreateResponseObject, error) {
+	scope, nameKey, err := s.target(ctx, req.Scope, req.RoleAssignmentName, actionRoleAssignmentsWrite)
+	if err != nil {
+		return nil, err
+	}
+	want, err := s.assignmentFromRequest(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	caller := callerFrom(ctx)
+	now := s.cfg.Now().UTC()
+	var out store.RoleAssignment
+	created := false
+	err = s.db.Update(func(tx *store.Tx) error {
+		old, exists := s.tables.Assignments.Get(tx, nameKey)
+		if exists {
+			// Names are unique across all scopes; only the mutable fields may change.
+			if old.ScopeKey != scope.Key || old.PrincipalID != want.PrincipalID || old.RoleDefinitionGUID != want.RoleDefinitionGUID {
+				return errUpdateNotPermitted()
+			}
+			out = old
+		} else {
+			if scope.Subscription != "" && s.tables.PerSubscription.Count(tx, scope.Subscription) >= s.cfg.MaxPerSubscription {
+				return errLimitExceeded(s.cfg.MaxPerSubscription)
+			}
+			out = store.RoleAssignment{
+				Name: req.RoleAssignmentName, Scope: scope.Path, ScopeKey: scope.Key, Subscription: scope.Subscription,
+				RoleDefinitionGUID: want.RoleDefinitionGUID, PrincipalID: want.PrincipalID,
+				CreatedBy: caller.PrincipalID, CreatedByType: caller.Type, CreatedOn: now,
+			}
+			created = true
+		}
+		out.PrincipalType = want.PrincipalType
+		out.Description = want.Description
+		out.Condition = want.Condition
+		out.ConditionVersion = want.ConditionVersion
+		out.DelegatedManagedIdentityResourceID = want.DelegatedManagedIdentityResourceID
+		out.UpdatedBy, out.UpdatedByType, out.UpdatedOn = caller.PrincipalID, caller.Type, now
+		if err := s.tables.Assignments.Put(tx, nameKey, out); err != nil {
+			if errors.Is(err, store.ErrConflict) {
+				// Another name already binds this (scope, role, principal).
+				return errAssignmentExists()
+			}
+			return fmt.Errorf("role assignment %q: %w", nameKey, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		return gen.RoleAssignmentsCreate201JSONResponse(toWire(out)), nil
+	}
+	return gen.RoleAssignmentsCreate200JSONResponse(toWire(out)), nil
+}
+
+// RoleAssignmentsGet reads one assignment.
+func (s *Server) RoleAssignmentsGet(ctx context.Context, req gen.RoleAssignmentsGetRequestObject) (gen.RoleAssignmentsGetResponseObject, error) {
+	scope, nameKey, err := s.target(ctx, req.Scope, req.RoleAssignmentName, actionRoleAssignmentsRead)
+	if err != nil {
+		return nil, err
+	}
+	var r store.RoleAssignment
+	found := false
+	_ = s.db.View(func(tx *store.Tx) error {
+		r, found = s.tables.Assignments.Get(tx, nameKey)
+		return nil
+	})
+	if !found || r.ScopeKey != scope.Key {
+		return nil, errAssignmentNotFound(req.RoleAssignmentName)
+	}
+	return gen.RoleAssignmentsGet200JSONResponse(toWire(r)), nil
+}
+
+// RoleAssignmentsDelete deletes one assignment: 200 with what was deleted, 204 when there
+// was nothing to delete.
+func (s *Server) RoleAssignmentsDelete(ctx context.Context, req gen.RoleAssignmentsDeleteRequestObject) (gen.RoleAssignmentsDeleteResponseObject, error) {
+	scope, nameKey, err := s.target(ctx, req.Scope, req.RoleAssignmentName, actionRoleAssignmentsDelete)
+	if err != nil {
+		return nil, err
+	}
+	var r store.RoleAssignment
+	deleted := false
+	err = s.db.Update(func(tx *store.Tx) error {
+		old, ok := s.tables.Assignments.Get(tx, nameKey)
+		if !ok || old.ScopeKey != scope.Key {
+			return nil
+		}
+		r, deleted, err = s.tables.Assignments.Delete(tx, nameKey)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !deleted {
+		return gen.RoleAssignmentsDelete204Response{}, nil
+	}
+	return gen.RoleAssignmentsDelete200JSONResponse(toWire(r)), nil
+}
+
+// target checks the parts every single-assignment operation shares, in ARM's order: the
+// name is a GUID, the scope has a known shape, and the caller may perform the action.
+func (s *Server) target(ctx context.Context, rawScope, name, action string) (Scope, string, error) {
+	nameKey, ok := parseGUID(name)
+	if !ok {
+		return Scope{}, "", errInvalidAssignmentName(name)
+	}
+	scope, ok := ParseScope(rawScope)
+	if !ok {
+		return Scope{}, "", errInvalidScope(rawScope)
+	}
+	target := "/" + scope.Path + providerSegment + "roleAssignments/" + name
+	if err := s.authorize(ctx, scope, action, target); err != nil {
+		return Scope{}, "", err
+	}
+	return scope, nameKey, nil
+}
+
+// assignmentFromRequest checks a create-or-update body and returns the fields it sets.
+// Read-only members (scope, createdBy, ...) are ignored: the server sets them.
+func (s *Server) assignmentFromRequest(body *gen.RoleAssignmentsCreateJSONRequestBody) (store.RoleAssignment, error) {
+	if body == nil {
+		return store.RoleAssignment{}, newError(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: a request body is required.")
+	}
+	p := body.Properties
+	var r store.RoleAssignment
+	var ok bool
+	if r.PrincipalID, ok = parseGUID(p.PrincipalId); !ok {
+		return r, errInvalidPrincipalID(p.PrincipalId)
+	}
+	guid, ok := parseRoleDefinitionID(p.RoleDefinitionId)
+	if !ok {
+		return r, errInvalidRoleDefinitionID(p.RoleDefinitionId)
+	}
+	if _, exists := s.roles.get(guid); !exists {
+		e := errRoleDefinitionDoesNotExist(http.StatusBadRequest, guid)
+		e.Target = "properties.roleDefinitionId"
+		return r, e
+	}
+	r.RoleDefinitionGUID = guid
+	r.PrincipalType = defaultPrincipalType
+	if p.PrincipalType != nil {
+		r.PrincipalType = string(*p.PrincipalType)
+	}
+	r.Description = deref(p.Description)
+	r.DelegatedManagedIdentityResourceID = deref(p.DelegatedManagedIdentityResourceId)
+	r.Condition, r.ConditionVersion = deref(p.Condition), deref(p.ConditionVersion)
+	switch {
+	case r.Condition == "" && r.ConditionVersion != "":
+		return r, errInvalidCondition("conditionVersion is set but there is no condition.")
+	case r.Condition == "":
+	case r.ConditionVersion == "":
+		r.ConditionVersion = conditionVersion2
+		fallthrough
+	default:
+		if r.ConditionVersion != conditionVersion2 {
+			return r, errInvalidCondition(fmt.Sprintf("conditionVersion '%s' is not supported; the only accepted value is '2.0'.", r.ConditionVersion))
+		}
+		if _, err := condition.Parse(r.Condition); err != nil {
+			return r, errInvalidCondition(err.Error())
+		}
+	}
+	return r, nil
+}
+
+// parseRoleDefinitionID accepts [/{scope}]/providers/Vendor.Authorization/roleDefinitions/{guid}
+// and returns the GUID.
+func parseRoleDefinitionID(id string) (string, bool) {
+	i := lastIndexFold(id, roleDefinitionsPrefix)
+	if i < 0 {
+		return "", false
+	}
+	if prefix := id[:i]; prefix != "" && !strings.HasPrefix(prefix, "/") {
+		return "", false
+	}
+	return parseGUID(id[i+len(roleDefinitionsPrefix):])
+}
+
+func toWire(r store.RoleAssignment) gen.RoleAssignment {
+	id := "/" + r.Scope + providerSegment + "roleAssignments/" + r.Name
+	scope := "/" + r.Scope
+	rd := roleDefinitionsPrefix + r.RoleDefinitionGUID
+	pt := gen.PrincipalType(r.PrincipalType)
+	created, updated := r.CreatedOn, r.UpdatedOn
+	createdByType, updatedByType := gen.CreatedByType(r.CreatedByType), gen.CreatedByType(r.UpdatedByType)
+	typ := roleAssignmentType
+	name := r.Name
+	return gen.RoleAssignment{
+		Id:   &id,
+		Name: &name,
+		Type: &typ,
+		Properties: gen.RoleAssignmentProperties{
+			Scope:                              &scope,
+			RoleDefinitionId:                   rd,
+			PrincipalId:                        r.PrincipalID,
+			PrincipalType:                      &pt,
+			Description:                        optional(r.Description),
+			Condition:                          optional(r.Condition),
+			ConditionVersion:                   optional(r.ConditionVersion),
+			DelegatedManagedIdentityResourceId: optional(r.DelegatedManagedIdentityResourceID),
+			CreatedOn:                          &created,
+			UpdatedOn:                          &updated,
+			CreatedBy:                          optional(r.CreatedBy),
+			UpdatedBy:                          optional(r.UpdatedBy),
+		},
+		SystemData: &gen.SystemData{
+			CreatedAt:          &created,
+			CreatedBy:          optional(r.CreatedBy),
+			CreatedByType:      &createdByType,
+			LastModifiedAt:     &updated,
+			LastModifiedBy:     optional(r.UpdatedBy),
+			LastModifiedByType: &updatedByType,
+		},
+	}
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

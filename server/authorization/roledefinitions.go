@@ -1,0 +1,84 @@
+package authorization
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	gen "github.com/understudy-dev/understudy/gen/authorization"
+)
+
+// RoleDefinitionsGet reads a role definition at a scope.
+func (s *Server) RoleDefinitionsGet(ctx context.Context, req gen.RoleDefinitionsGetRequestObject) (gen.RoleDefinitionsGetResponseObject, error) {
+	scope, ok := ParseScope(req.Scope)
+	if !ok {
+		return nil, errInvalidScope(req.Scope)
+	}
+	if err := s.authorize(ctx, scope, actionRoleDefinitionsRead, "/"+scope.Path+providerSegment+"roleDefinitions/"+req.RoleDefinitionId); err != nil {
+		return nil, err
+	}
+	r, ok := s.roles.get(req.RoleDefinitionId)
+	if !ok {
+		return nil, errRoleDefinitionDoesNotExist(http.StatusNotFound, req.RoleDefinitionId)
+	}
+	return gen.RoleDefinitionsGet200JSONResponse(roleToWire(r)), nil
+}
+
+// RoleDefinitionsGetById reads a role definition through the id assignments return. Role
+// definitions are readable by every authenticated caller at this tenant-level path.
+func (s *Server) RoleDefinitionsGetById(ctx context.Context, req gen.RoleDefinitionsGetByIdRequestObject) (gen.RoleDefinitionsGetByIdResponseObject, error) {
+	r, ok := s.roles.get(req.RoleDefinitionId)
+	if !ok {
+		return nil, errRoleDefinitionDoesNotExist(http.StatusNotFound, req.RoleDefinitionId)
+	}
+	return gen.RoleDefinitionsGetById200JSONResponse(roleToWire(r)), nil
+}
+
+// RoleDefinitionsList lists the role definitions assignable at a scope.
+func (s *Server) RoleDefinitionsList(ctx context.Context, req gen.RoleDefinitionsListRequestObject) (gen.RoleDefinitionsListResponseObject, error) {
+	scope, ok := ParseScope(req.Scope)
+	if !ok {
+		return nil, errInvalidScope(req.Scope)
+	}
+	if err := s.authorize(ctx, scope, actionRoleDefinitionsRead, "/"+scope.Path+providerSegment+"roleDefinitions"); err != nil {
+		return nil, err
+	}
+	name, ok := parseRoleNameFilter(deref(req.Params.Filter))
+	if !ok {
+		return nil, errUnsupportedRoleDefinitionFilter(deref(req.Params.Filter))
+	}
+	out := gen.RoleDefinitionsList200JSONResponse{Value: []gen.RoleDefinition{}}
+	for _, id := range s.roles.order {
+		r := s.roles.byID[id]
+		if !r.AssignableAt(scope.Key) || (name != "" && !strings.EqualFold(r.Name, name)) {
+			continue
+		}
+		out.Value = append(out.Value, roleToWire(r))
+	}
+	return out, nil
+}
+
+func roleToWire(r RoleDefinition) gen.RoleDefinition {
+	id := roleDefinitionsPrefix + r.GUID
+	name, typ := r.GUID, roleDefinitionType
+	nonNil := func(s []string) []string {
+		if s == nil {
+			return []string{}
+		}
+		return s
+	}
+	perm := gen.Permission{
+		Actions: nonNil(r.Actions), NotActions: nonNil(r.NotActions),
+		DataActions: nonNil(r.DataActions), NotDataActions: nonNil(r.NotDataActions),
+	}
+	return gen.RoleDefinition{
+		Id: &id, Name: &name, Type: &typ,
+		Properties: gen.RoleDefinitionProperties{
+			RoleName:         &r.Name,
+			Type:             &r.Type,
+			Description:      &r.Description,
+			Permissions:      []gen.Permission{perm},
+			AssignableScopes: r.AssignableScopes,
+		},
+	}
+}

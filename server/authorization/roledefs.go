@@ -1,0 +1,145 @@
+package authorization
+
+import (
+	"sort"
+	"strings"
+)
+
+// RoleDefinition is a role: what it allows and where it may be assigned.
+type RoleDefinition struct {
+	GUID             string   `json:"id"`
+	Name             string   `json:"roleName"`
+	Description      string   `json:"description"`
+	Type             string   `json:"type"` // BuiltInRole or CustomRole
+	Actions          []string `json:"actions"`
+	NotActions       []string `json:"notActions"`
+	DataActions      []string `json:"dataActions"`
+	NotDataActions   []string `json:"notDataActions"`
+	AssignableScopes []string `json:"assignableScopes"`
+}
+
+// The built-in roles, with ARM's ids. Their actions follow ARM's, with Microsoft.* renamed
+// to Vendor.*; only the parts that matter for Vendor.Authorization are kept.
+const (
+	OwnerRoleID                    = "8e3af657-a8ff-443c-a75c-2fe8c4bcb635"
+	ContributorRoleID              = "b24988ac-6180-42a0-ab88-20f7382dd24c"
+	ReaderRoleID                   = "acdd72a7-3385-48ef-bd42-f606fba81ae7"
+	UserAccessAdministratorRoleID  = "18d7d88d-d35e-4fb5-a5c3-7773c20a72d9"
+	RBACAdministratorRoleID        = "f58310d9-a9f6-439a-9e8d-f62e7b41a168"
+	actionRoleAssignmentsWrite     = "Vendor.Authorization/roleAssignments/write"
+	actionRoleAssignmentsRead      = "Vendor.Authorization/roleAssignments/read"
+	actionRoleAssignmentsDelete    = "Vendor.Authorization/roleAssignments/delete"
+	actionRoleDefinitionsRead      = "Vendor.Authorization/roleDefinitions/read"
+	roleDefinitionsPrefix          = "/providers/Vendor.Authorization/roleDefinitions/"
+	roleAssignmentType             = "Vendor.Authorization/roleAssignments"
+	roleDefinitionType             = "Vendor.Authorization/roleDefinitions"
+	providerSegment                = "/providers/Vendor.Authorization/"
+	builtInRole, customRole        = "BuiltInRole", "CustomRole"
+	everywhere                     = "/"
+	defaultPrincipalType           = "User"
+	conditionVersion2              = "2.0"
+	maxRoleAssignmentsPerSubscript = 4000
+)
+
+// BuiltInRoles returns the built-in role definitions.
+func BuiltInRoles() []RoleDefinition {
+	all := []string{everywhere}
+	return []RoleDefinition{
+		{GUID: OwnerRoleID, Name: "Owner", Type: builtInRole, AssignableScopes: all,
+			Description: "Grants full access to manage all resources, including the ability to assign roles in Azure RBAC.",
+			Actions:     []string{"*"}},
+		{GUID: ContributorRoleID, Name: "Contributor", Type: builtInRole, AssignableScopes: all,
+			Description: "Grants full access to manage all resources, but does not allow you to assign roles in Azure RBAC.",
+			Actions:     []string{"*"},
+			NotActions:  []string{"Vendor.Authorization/*/Delete", "Vendor.Authorization/*/Write", "Vendor.Authorization/elevateAccess/Action"}},
+		{GUID: ReaderRoleID, Name: "Reader", Type: builtInRole, AssignableScopes: all,
+			Description: "View all resources, but does not allow you to make any changes.",
+			Actions:     []string{"*/read"}},
+		{GUID: UserAccessAdministratorRoleID, Name: "User Access Administrator", Type: builtInRole, AssignableScopes: all,
+			Description: "Lets you manage user access to Azure resources.",
+			Actions:     []string{"*/read", "Vendor.Authorization/*", "Vendor.Support/*"}},
+		{GUID: RBACAdministratorRoleID, Name: "Role Based Access Control Administrator", Type: builtInRole, AssignableScopes: all,
+			Description: "Manage access to Azure resources by assigning roles using Azure RBAC.",
+			Actions:     []string{actionRoleAssignmentsWrite, actionRoleAssignmentsDelete, "*/read", "Vendor.Support/*"}},
+	}
+}
+
+// Allows reports whether the role grants action: some action pattern matches it and no
+// not-action does. Patterns use * as a wildcard and compare case-insensitively.
+func (r RoleDefinition) Allows(action string) bool {
+	return matchesAny(r.Actions, action) && !matchesAny(r.NotActions, action)
+}
+
+func matchesAny(patterns []string, action string) bool {
+	for _, p := range patterns {
+		if wildcardMatch(strings.ToLower(p), strings.ToLower(action)) {
+			return true
+		}
+	}
+	return false
+}
+
+// wildcardMatch matches s against p, where * stands for any run of characters.
+func wildcardMatch(p, s string) bool {
+	parts := strings.Split(p, "*")
+	if len(parts) == 1 {
+		return p == s
+	}
+	if !strings.HasPrefix(s, parts[0]) {
+		return false
+	}
+	s = s[len(parts[0]):]
+	last := parts[len(parts)-1]
+	for _, mid := range parts[1 : len(parts)-1] {
+		i := strings.Index(s, mid)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(mid):]
+	}
+	return strings.HasSuffix(s, last)
+}
+
+// AssignableAt reports whether the role may be used at the scope key.
+func (r RoleDefinition) AssignableAt(scopeKey string) bool {
+	for _, a := range r.AssignableScopes {
+		a = strings.ToLower(strings.Trim(a, "/"))
+		if a == "" || Covers(a, scopeKey) {
+			return true
+		}
+	}
+	return false
+}
+
+// roleCatalog is the read-only set of role definitions, by lower-case GUID.
+type roleCatalog struct {
+	byID  map[string]RoleDefinition
+	order []string // GUIDs sorted by role name
+}
+
+func newRoleCatalog(custom []RoleDefinition) *roleCatalog {
+	c := &roleCatalog{byID: map[string]RoleDefinition{}}
+	for _, r := range append(BuiltInRoles(), custom...) {
+		r.GUID = strings.ToLower(r.GUID)
+		if r.Type == "" {
+			r.Type = customRole
+		}
+		if len(r.AssignableScopes) == 0 {
+			r.AssignableScopes = []string{everywhere}
+		}
+		c.byID[r.GUID] = r
+	}
+	for id := range c.byID {
+		c.order = append(c.order, id)
+	}
+	sort.Slice(c.order, func(i, j int) bool {
+		a, b := c.byID[c.order[i]], c.byID[c.order[j]]
+		return a.Name < b.Name || (a.Name == b.Name && a.GUID < b.GUID)
+	})
+	return c
+}
+
+func (c *roleCatalog) get(guid string) (RoleDefinition, bool) {
+	r, ok := c.byID[strings.ToLower(guid)]
+	return r, ok
+}

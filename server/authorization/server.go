@@ -1,0 +1,163 @@
+package authorization
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/labstack/echo/v4"
+
+	gen "github.com/understudy-dev/understudy/gen/authorization"
+	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/server/validate"
+)
+
+// APIVersion is the only api-version served.
+const APIVersion = "2022-04-01"
+
+// Config is what the authorization API can be told at start.
+type Config struct {
+	// DefaultPrincipal is the caller of a token that is neither a JWT with an oid claim nor
+	// mapped in Tokens.
+	DefaultPrincipal string
+	// Tokens maps bearer tokens to principals (seed file).
+	Tokens map[string]Principal
+	// Enforce turns permission checks on: callers then need a role that grants the action.
+	Enforce bool
+	// BootstrapOwners hold Owner everywhere, so that someone can make the first assignments
+	// when Enforce is on.
+	BootstrapOwners []string
+	// RoleDefinitions are custom roles in addition to the built-in ones.
+	RoleDefinitions []RoleDefinition
+	// MaxPerSubscription limits assignments under one subscription (ARM: 4000).
+	MaxPerSubscription int
+	// PageSize is the largest page of a list (ARM: 1000).
+	PageSize int
+	// PublicURL is the base of nextLink URLs; "" uses the request's own host.
+	PublicURL string
+	// Now is the clock.
+	Now func() time.Time
+	// Log receives internal errors.
+	Log *slog.Logger
+}
+
+// DefaultConfig returns the configuration used when nothing is said.
+func DefaultConfig() Config {
+	return Config{
+		DefaultPrincipal:   "00000000-0000-0000-0000-00000000c0de",
+		MaxPerSubscription: maxRoleAssignmentsPerSubscript,
+		PageSize:           1000,
+		Now:                time.Now,
+		Log:                slog.Default(),
+	}
+}
+
+// Server implements the generated strict server interface.
+type Server struct {
+	cfg    Config
+	db     *store.DB
+	tables *store.Authorization
+	roles  *roleCatalog
+	owners map[string]bool
+}
+
+var _ gen.StrictServerInterface = (*Server)(nil)
+
+// New returns the API over its tables in db.
+func New(cfg Config, db *store.DB) (*Server, error) {
+	def := DefaultConfig()
+	if cfg.Now == nil {
+		cfg.Now = def.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = def.Log
+	}
+	if cfg.MaxPerSubscription <= 0 {
+		cfg.MaxPerSubscription = def.MaxPerSubscription
+	}
+	if cfg.PageSize <= 0 || cfg.PageSize > def.PageSize {
+		cfg.PageSize = def.PageSize
+	}
+	if cfg.DefaultPrincipal == "" {
+		cfg.DefaultPrincipal = def.DefaultPrincipal
+	}
+	for _, r := range cfg.RoleDefinitions {
+		if _, ok := parseGUID(r.GUID); !ok {
+			return nil, fmt.Errorf("authorization: role definition %q: id %q is not a GUID", r.Name, r.GUID)
+		}
+	}
+	s := &Server{cfg: cfg, db: db, tables: store.NewAuthorization(db), roles: newRoleCatalog(cfg.RoleDefinitions), owners: map[string]bool{}}
+	for _, o := range cfg.BootstrapOwners {
+		s.owners[strings.ToLower(o)] = true
+	}
+	return s, nil
+}
+
+// Register adds the API's routes to e: path rewriting for multi-segment scopes, then per
+// operation authentication, the api-version check and spec validation before the handler.
+func (s *Server) Register(e *echo.Echo) error {
+	spec, err := Spec()
+	if err != nil {
+		return err
+	}
+	v, err := validate.New(spec, validate.Options{AllowReadOnly: true})
+	if err != nil {
+		return err
+	}
+	e.Pre(RewritePath)
+	gen.RegisterHandlersWithOptions(e, gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{
+		OperationMiddlewares: v.Middlewares(s.authenticate, checkAPIVersion),
+	})
+	return nil
+}
+
+// Spec returns the API's embedded OpenAPI document.
+func Spec() (*openapi3.T, error) {
+	spec, err := gen.GetSwagger()
+	if err != nil {
+		return nil, fmt.Errorf("authorization: embedded spec: %w", err)
+	}
+	return spec, nil
+}
+
+// checkAPIVersion answers ARM's errors for a missing or unsupported api-version before
+// anything else about the request is looked at, as ARM does.
+func checkAPIVersion(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		v := c.QueryParam("api-version")
+		if v == "" {
+			return errMissingAPIVersion()
+		}
+		if v != APIVersion {
+			kind := "roleAssignments"
+			if strings.Contains(strings.ToLower(c.Request().URL.Path), "/roledefinitions") {
+				kind = "roleDefinitions"
+			}
+			return errUnsupportedAPIVersion(v, kind)
+		}
+		return next(c)
+	}
+}
+
+// parseGUID returns the canonical lower-case form of a GUID.
+func parseGUID(s string) (string, bool) {
+	if len(s) != 36 {
+		return "", false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return "", false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return "", false
+			}
+		}
+	}
+	return strings.ToLower(s), true
+}

@@ -1,0 +1,139 @@
+// Package server builds understudy's whole HTTP stack: one Echo instance serving every API
+// on one port, each operation validated against its spec, every error in its API's own
+// envelope. New is used by cmd/understudy and by tests alike, so tests drive the very stack
+// users run.
+package server
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/server/admin"
+	"github.com/understudy-dev/understudy/server/authorization"
+)
+
+// DefaultBodyLimit is the largest request body accepted unless configured otherwise.
+const DefaultBodyLimit = 1 << 20
+
+// Config is everything the server can be told at start.
+type Config struct {
+	// PublicURL is the base URL put into links that point back at us ("" = the request's host).
+	PublicURL string
+	// BodyLimit is the largest request body in bytes (0 = DefaultBodyLimit).
+	BodyLimit int64
+	// Version is reported by the health endpoint.
+	Version string
+	// Log receives request logs and internal errors (nil = slog.Default()).
+	Log *slog.Logger
+	// Now is the clock (nil = time.Now).
+	Now func() time.Time
+	// Authorization configures the authorization API.
+	Authorization authorization.Config
+}
+
+// Server is the assembled HTTP stack.
+type Server struct {
+	echo *echo.Echo
+	cfg  Config
+	db   *store.DB
+	apis []api
+}
+
+// api is one API mounted on the server: which paths are its own, and how it renders errors.
+type api struct {
+	name       string
+	owns       func(path string) bool
+	writeError func(c echo.Context, err error, log *slog.Logger)
+}
+
+// New builds the server.
+func New(cfg Config) (*Server, error) {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.BodyLimit <= 0 {
+		cfg.BodyLimit = DefaultBodyLimit
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	s := &Server{echo: e, cfg: cfg, db: store.New()}
+
+	authzCfg := cfg.Authorization
+	if authzCfg.Now == nil {
+		authzCfg.Now = cfg.Now
+	}
+	if authzCfg.Log == nil {
+		authzCfg.Log = cfg.Log
+	}
+	if authzCfg.PublicURL == "" {
+		authzCfg.PublicURL = cfg.PublicURL
+	}
+	authz, err := authorization.New(authzCfg, s.db)
+	if err != nil {
+		return nil, err
+	}
+
+	// Order matters: the first API that owns a path renders its errors; authorization's ARM
+	// paths start at the root, so it takes whatever no other API claims.
+	s.apis = []api{
+		{name: "admin", owns: prefixed("/_understudy/"), writeError: admin.WriteError},
+		{name: "authorization", owns: func(string) bool { return true }, writeError: authorization.WriteError},
+	}
+
+	e.HTTPErrorHandler = s.handleError
+	e.Pre(recoverPanics(cfg.Log), logRequests(cfg.Log, s.apiName))
+	e.Use(limitBody(cfg.BodyLimit))
+
+	if err := admin.New(cfg.Version, cfg.Now, s.Reset).Register(e); err != nil {
+		return nil, err
+	}
+	if err := authz.Register(e); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Handler is the HTTP handler serving every API.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Reset drops all state and goes back to what was seeded, atomically.
+func (s *Server) Reset() error {
+	s.db.Reset()
+	return nil
+}
+
+func prefixed(p string) func(string) bool {
+	return func(path string) bool { return strings.HasPrefix(path, p) }
+}
+
+func (s *Server) apiFor(path string) api {
+	for _, a := range s.apis {
+		if a.owns(path) {
+			return a
+		}
+	}
+	return s.apis[len(s.apis)-1]
+}
+
+func (s *Server) apiName(path string) string { return s.apiFor(path).name }
+
+// handleError renders every error, whatever its origin (handler, validator, router, binder,
+// panic), in the envelope of the API that owns the path.
+func (s *Server) handleError(err error, c echo.Context) {
+	s.apiFor(c.Request().URL.Path).writeError(c, err, s.cfg.Log)
+}
+
+// String describes the server for logs.
+func (s *Server) String() string { return fmt.Sprintf("understudy %s", s.cfg.Version) }
