@@ -1,0 +1,64 @@
+package condition
+
+import (
+	"strings"
+	"time"
+)
+
+// isDateTime reports whether s is an RFC 3339 date-time. RFC 3339 allows
+// "t" and "z" in lower case; the time package does not.
+func isDateTime(s string) bool {
+	upper := strings.Map(func(r rune) rune {
+		switch r {
+		case 't':
+			return 'T'
+		case 'z':
+			return 'Z'
+		}
+		return r
+	}, s)
+	_, err := time.Parse(time.RFC3339Nano, upper)
+	return err == nil
+}
+
+// isNumber reports whether s is [+-]digits[.digits].
+func isNumber(s string) bool {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	intPart, frac, hasFrac := strings.Cut(s, ".")
+	return allDigits(intPart) && (!hasFrac || allDigits(frac))
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// isGUID reports whether s has the 8-4-4-4-12 hexadecimal GUID shape.
+func isGUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
