@@ -38,7 +38,9 @@ type recorder struct {
 	failures []string
 }
 
-func (r *recorder) Errorf(format string, args ...any) { r.failures = append(r.failures, fmt.Sprintf(format, args...)) }
+func (r *recorder) Errorf(format string, args ...any) {
+	r.failures = append(r.failures, fmt.Sprintf(format, args...))
+}
 
 func TestTransportFlagsResponsesOutsideTheSpec(t *testing.T) {
 	doc, err := openapi3.NewLoader().LoadFromData([]byte(specYAML))

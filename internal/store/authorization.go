@@ -64,7 +64,7 @@ func NewAuthorization(db *DB) *Authorization {
 func ScopeAndBelow(scopeKey string) [][2]string {
 	scopeKey = strings.TrimSuffix(scopeKey, "/")
 	return [][2]string{
-		{scopeKey, scopeKey + "\x01"}, // exactly the scope ("\x01" is the next key after it)
+		{scopeKey, scopeKey + "\x01"},    // exactly the scope ("\x01" is the next key after it)
 		{scopeKey + "/", scopeKey + "0"}, // below it ('0' follows '/')
 	}
 }
