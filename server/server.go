@@ -14,8 +14,10 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/server/accounts"
 	"github.com/understudy-dev/understudy/server/admin"
 	"github.com/understudy-dev/understudy/server/authorization"
+	"github.com/understudy-dev/understudy/server/compute"
 )
 
 // DefaultBodyLimit is the largest request body accepted unless configured otherwise.
@@ -89,6 +91,8 @@ func New(cfg Config) (*Server, error) {
 	// paths start at the root, so it takes whatever no other API claims.
 	s.apis = []api{
 		{name: "admin", owns: prefixed("/_understudy/"), writeError: admin.WriteError},
+		{name: "accounts", owns: prefixed("/v2/"), writeError: accounts.WriteError},
+		{name: "compute", owns: prefixed("/compute/"), writeError: compute.WriteError},
 		{name: "authorization", owns: func(string) bool { return true }, writeError: authorization.WriteError},
 	}
 
@@ -97,6 +101,12 @@ func New(cfg Config) (*Server, error) {
 	e.Use(limitBody(cfg.BodyLimit))
 
 	if err := admin.New(cfg.Version, cfg.Now, s.Reset).Register(e); err != nil {
+		return nil, err
+	}
+	if err := accounts.New().Register(e); err != nil {
+		return nil, err
+	}
+	if err := compute.New().Register(e); err != nil {
 		return nil, err
 	}
 	if err := authz.Register(e); err != nil {

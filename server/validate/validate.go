@@ -59,6 +59,8 @@ func New(doc *openapi3.T, o Options) (*Validator, error) {
 			ExcludeReadOnlyValidations: o.AllowReadOnly,
 			SkipSettingDefaults:        true,
 			KeepValidatedValue:         true,
+			// A body sent to an operation that takes none is a mistake worth reporting.
+			RejectWhenRequestBodyNotSpecified: true,
 			// Authentication is Echo middleware in front of validation; kin only needs to
 			// know that the schemes are taken care of.
 			AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
@@ -193,6 +195,8 @@ func convert(err error) error {
 	case errors.As(err, &mbe):
 		out.Status = http.StatusRequestEntityTooLarge
 		out.Reason = fmt.Sprintf("the request body is larger than the limit of %d bytes", mbe.Limit)
+	case re.Err != nil && re.Err.Error() == "request body not allowed for this request":
+		out.Reason = "this operation takes no request body"
 	case errors.Is(err, openapi3filter.ErrInvalidRequired):
 		out.Missing = true
 		if out.In == "body" {
@@ -223,7 +227,7 @@ func convert(err error) error {
 				out.Reason = "required field missing"
 			}
 		}
-		if out.In == "body" && se.SchemaField == "additionalProperties" {
+		if out.In == "body" {
 			if m := unknownProperty.FindStringSubmatch(se.Reason); m != nil {
 				if len(path) == 0 || path[len(path)-1] != m[1] {
 					path = append(path, m[1])

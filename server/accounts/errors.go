@@ -1,0 +1,101 @@
+package accounts
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+	"github.com/oapi-codegen/nullable"
+
+	gen "github.com/understudy-dev/understudy/gen/accounts"
+	"github.com/understudy-dev/understudy/server/validate"
+)
+
+// Error is an error in the v2 envelope:
+// {"error":{"type","code","message","user_message","doc_url"}}.
+type Error struct {
+	Status        int
+	Type, Code    string
+	Message       string
+	UserMessage   string
+	DocURL        string
+	RetryAfterSec int
+}
+
+func (e *Error) Error() string { return e.Type + "/" + e.Code + ": " + e.Message }
+
+func invalidRequest(status int, code, format string, args ...any) *Error {
+	return &Error{Status: status, Type: "invalid_request_error", Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// WriteError renders any error met while serving this API in the v2 envelope.
+func WriteError(c echo.Context, err error, log *slog.Logger) {
+	e := toError(c, err)
+	if e.Status >= 500 && e.Status != http.StatusNotImplemented {
+		log.Error("internal error", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+	}
+	if c.Response().Committed {
+		return
+	}
+	body := gen.ErrorObject{Type: e.Type, Message: e.Message, UserMessage: nullable.NewNullNullable[string](), DocUrl: nullable.NewNullNullable[string]()}
+	if e.Code != "" {
+		body.Code = &e.Code
+	}
+	if e.UserMessage != "" {
+		body.UserMessage = nullable.NewNullableWithValue(e.UserMessage)
+	}
+	if e.DocURL != "" {
+		body.DocUrl = nullable.NewNullableWithValue(e.DocURL)
+	}
+	_ = c.JSON(e.Status, gen.ErrorResponse{Error: body})
+}
+
+func toError(c echo.Context, err error) *Error {
+	var ae *Error
+	var ve *validate.Error
+	var he *echo.HTTPError
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &ae):
+		return ae
+	case errors.As(err, &ve):
+		return fromValidation(ve)
+	case errors.As(err, &mbe):
+		return invalidRequest(http.StatusRequestEntityTooLarge, "request_too_large", "The request body is larger than the limit of %d bytes.", mbe.Limit)
+	case errors.As(err, &he):
+		switch he.Code {
+		case http.StatusNotFound:
+			return invalidRequest(http.StatusNotFound, "not_found", "Unrecognized request URL (%s: %s).", c.Request().Method, c.Request().URL.Path)
+		case http.StatusMethodNotAllowed:
+			return invalidRequest(http.StatusMethodNotAllowed, "method_not_allowed", "The method %s is not allowed on %s.", c.Request().Method, c.Request().URL.Path)
+		case http.StatusRequestEntityTooLarge:
+			return invalidRequest(he.Code, "request_too_large", "The request body is too large.")
+		}
+		if he.Code >= 400 && he.Code < 500 {
+			return invalidRequest(he.Code, "parameter_invalid", "%v", he.Message)
+		}
+	}
+	return &Error{Status: http.StatusInternalServerError, Type: "api_error", Message: "An unexpected error occurred."}
+}
+
+// fromValidation names the field path as the v2 API does, e.g.
+// "use_case.account_onboarding.refresh_url: required request field missing".
+func fromValidation(ve *validate.Error) *Error {
+	switch {
+	case ve.Status == http.StatusRequestEntityTooLarge:
+		return invalidRequest(ve.Status, "request_too_large", "The request body is too large.")
+	case ve.Status == http.StatusUnsupportedMediaType:
+		return invalidRequest(ve.Status, "content_type_invalid", "Requests to /v2 must have Content-Type: application/json.")
+	case ve.In == "body" && ve.Reason == "unknown field":
+		return invalidRequest(http.StatusBadRequest, "parameter_unknown", "%s: unknown field", ve.Name)
+	case ve.In == "body" && ve.Missing && ve.Name != "":
+		return invalidRequest(http.StatusBadRequest, "parameter_missing", "%s: required request field missing", ve.Name)
+	case ve.In == "body":
+		return invalidRequest(http.StatusBadRequest, "parameter_invalid", "%s", ve.Error())
+	case ve.Missing:
+		return invalidRequest(http.StatusBadRequest, "parameter_missing", "The %s %s is required.", ve.Name, ve.In)
+	}
+	return invalidRequest(http.StatusBadRequest, "parameter_invalid", "Invalid %s %s: %s.", ve.In, ve.Name, ve.Reason)
+}
