@@ -12,14 +12,17 @@
 package validate
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -130,9 +133,34 @@ func (v *Validator) Check(c echo.Context, route *routers.Route) error {
 		}
 		params[name] = val
 	}
+	if err := checkUTF8(req); err != nil {
+		return err
+	}
 	input := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: v.options}
 	if err := openapi3filter.ValidateRequest(req.Context(), input); err != nil {
 		return convert(err)
+	}
+	return nil
+}
+
+// checkUTF8 rejects a body that is not UTF-8 (RFC 8259 requires it; Go's decoder would
+// silently turn bad bytes into U+FFFD). It reads the body once and hands the same bytes on.
+func checkUTF8(req *http.Request) error {
+	if req.Body == nil || req.Body == http.NoBody {
+		return nil
+	}
+	data, err := io.ReadAll(req.Body)
+	req.Body.Close()
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return &Error{Status: http.StatusRequestEntityTooLarge, In: "body", Reason: fmt.Sprintf("the request body is larger than the limit of %d bytes", mbe.Limit), Cause: err}
+		}
+		return &Error{Status: http.StatusBadRequest, In: "body", Reason: "the request body could not be read", Cause: err}
+	}
+	req.Body = io.NopCloser(bytes.NewReader(data))
+	if !utf8.Valid(data) {
+		return &Error{Status: http.StatusBadRequest, In: "body", Reason: "the request body is not valid UTF-8"}
 	}
 	return nil
 }
