@@ -1,0 +1,83 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+func TestLoad(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		check   func(t *testing.T, c Config)
+		wantErr string
+	}{
+		{name: "defaults", check: func(t *testing.T, c Config) {
+			if c.Addr != "127.0.0.1:8080" || c.LogLevel != slog.LevelInfo || c.Server.BodyLimit != 1<<20 || c.Server.Authorization.Enforce {
+				t.Errorf("defaults = %+v", c)
+			}
+			if c.Server.Authorization.MaxPerSubscription != 4000 {
+				t.Errorf("max per subscription = %d", c.Server.Authorization.MaxPerSubscription)
+			}
+		}},
+		{name: "flags", args: []string{"--addr", ":0", "--public-url", "http://emu:9", "--log-level", "warn", "--body-limit", "10", "--authz-enforce", "--authz-owners", "a, b"},
+			check: func(t *testing.T, c Config) {
+				if c.Addr != ":0" || c.Server.PublicURL != "http://emu:9" || c.LogLevel != slog.LevelWarn || c.Server.BodyLimit != 10 {
+					t.Errorf("got %+v", c)
+				}
+				if !c.Server.Authorization.Enforce || strings.Join(c.Server.Authorization.BootstrapOwners, ",") != "a,b" {
+					t.Errorf("authorization = %+v", c.Server.Authorization)
+				}
+			}},
+		{name: "environment", env: map[string]string{"UNDERSTUDY_ADDR": "0.0.0.0:1", "UNDERSTUDY_AUTHZ_ENFORCE": "true", "UNDERSTUDY_AUTHZ_MAX_PER_SUBSCRIPTION": "7"},
+			check: func(t *testing.T, c Config) {
+				if c.Addr != "0.0.0.0:1" || !c.Server.Authorization.Enforce || c.Server.Authorization.MaxPerSubscription != 7 {
+					t.Errorf("got %+v", c)
+				}
+			}},
+		{name: "a flag wins over the environment", args: []string{"--addr", "127.0.0.1:2"}, env: map[string]string{"UNDERSTUDY_ADDR": "127.0.0.1:3"},
+			check: func(t *testing.T, c Config) {
+				if c.Addr != "127.0.0.1:2" {
+					t.Errorf("addr = %s", c.Addr)
+				}
+			}},
+		{name: "bad log level", args: []string{"--log-level", "loud"}, wantErr: "log-level"},
+		{name: "bad environment value", env: map[string]string{"UNDERSTUDY_BODY_LIMIT": "lots"}, wantErr: "UNDERSTUDY_BODY_LIMIT"},
+		{name: "non-positive body limit", args: []string{"--body-limit", "0"}, wantErr: "body-limit"},
+		{name: "unknown flag", args: []string{"--nope"}, wantErr: "nope"},
+		{name: "stray argument", args: []string{"serve"}, wantErr: "unexpected"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Load(tt.args, func(k string) string { return tt.env[k] }, io.Discard)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one mentioning %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, c)
+		})
+	}
+}
+
+func TestHelpListsEveryFlagAndItsEnvironmentVariable(t *testing.T) {
+	var out strings.Builder
+	_, err := Load([]string{"--help"}, func(string) string { return "" }, &out)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("err = %v, want flag.ErrHelp", err)
+	}
+	for _, want := range []string{"-addr", "-seed", "-public-url", "-log-level", "-body-limit", "-authz-enforce", "UNDERSTUDY_PUBLIC_URL"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--help does not mention %s:\n%s", want, out.String())
+		}
+	}
+}

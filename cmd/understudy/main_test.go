@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestBinaryServesAndShutsDownCleanly builds and runs the real binary: it logs its address,
+// answers health, logs requests without secrets, and exits 0 on SIGTERM.
+func TestBinaryServesAndShutsDownCleanly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "understudy")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "--addr", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(stderr)
+	if !lines.Scan() {
+		t.Fatalf("no start-up line: %v", lines.Err())
+	}
+	var first struct{ Msg, Addr string }
+	if err := json.Unmarshal(lines.Bytes(), &first); err != nil || first.Addr == "" || strings.HasSuffix(first.Addr, ":0") {
+		t.Fatalf("start-up line %q should be JSON naming the chosen address (%v)", lines.Text(), err)
+	}
+	base := "http://" + first.Addr
+	resp, err := http.Get(base + "/_understudy/health")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("health: %v %v", err, resp)
+	}
+	resp.Body.Close()
+
+	const secret = "super-secret-token-value"
+	req, _ := http.NewRequest(http.MethodGet, base+"/subscriptions/s/providers/Vendor.Authorization/roleAssignments?api-version=2022-04-01", nil)
+	req.Header.Set("Authorization", "Bearer "+secret)
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	var rest strings.Builder
+	for lines.Scan() {
+		rest.WriteString(lines.Text() + "\n")
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit: %v, want 0\n%s", err, rest.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("did not exit after SIGTERM")
+	}
+	logs := rest.String()
+	if !strings.Contains(logs, `"msg":"request"`) || !strings.Contains(logs, `"status":200`) {
+		t.Errorf("no request log lines:\n%s", logs)
+	}
+	if strings.Contains(logs, secret) {
+		t.Errorf("the bearer token was logged:\n%s", logs)
+	}
+	if !strings.Contains(logs, "stopped") {
+		t.Errorf("no clean-stop line:\n%s", logs)
+	}
+	_ = os.Remove(bin)
+}
