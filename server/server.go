@@ -41,10 +41,11 @@ type Config struct {
 
 // Server is the assembled HTTP stack.
 type Server struct {
-	echo *echo.Echo
-	cfg  Config
-	db   *store.DB
-	apis []api
+	echo  *echo.Echo
+	cfg   Config
+	db    *store.DB
+	apis  []api
+	authz *authorization.Server
 }
 
 // api is one API mounted on the server: which paths are its own, and how it renders errors.
@@ -86,6 +87,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.authz = authz
 
 	// Order matters: the first API that owns a path renders its errors; authorization's ARM
 	// paths start at the root, so it takes whatever no other API claims.
@@ -112,16 +114,20 @@ func New(cfg Config) (*Server, error) {
 	if err := authz.Register(e); err != nil {
 		return nil, err
 	}
+	// Loading the seed for the first time also checks it: a bad seed stops the start.
+	if err := s.Reset(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
 // Handler is the HTTP handler serving every API.
 func (s *Server) Handler() http.Handler { return s.echo }
 
-// Reset drops all state and goes back to what was seeded, atomically.
+// Reset drops all state and goes back to what was seeded, atomically: a request running at
+// the same time sees either the old state or the seeded one.
 func (s *Server) Reset() error {
-	s.db.Reset()
-	return nil
+	return s.db.Replace(s.authz.Seed)
 }
 
 func prefixed(p string) func(string) bool {

@@ -53,7 +53,7 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
-		name := envPrefix + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		name := envName(f.Name)
 		if v := getenv(name); v != "" && !given[f.Name] {
 			if err := f.Value.Set(v); err != nil {
 				envErr = errors.Join(envErr, fmt.Errorf("%s=%q: %w", name, v, err))
@@ -74,6 +74,19 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	if c.Server.BodyLimit <= 0 {
 		return c, fmt.Errorf("--body-limit must be positive")
 	}
+	if c.Seed != "" {
+		seed, err := server.LoadSeed(c.Seed)
+		if err != nil {
+			return c, err
+		}
+		explicit := func(name string) bool { return given[name] || getenv(envName(name)) != "" }
+		seed.ApplyAuthorization(&authz, explicit)
+	}
 	c.Server.Authorization = authz
 	return c, nil
+}
+
+// envName is the environment variable of a flag: --public-url is UNDERSTUDY_PUBLIC_URL.
+func envName(flagName string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }

@@ -5,11 +5,14 @@ import (
 	"flag"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
 func TestLoad(t *testing.T) {
+	seedPath := writeSeed(t)
 	tests := []struct {
 		name    string
 		args    []string
@@ -46,6 +49,15 @@ func TestLoad(t *testing.T) {
 					t.Errorf("addr = %s", c.Addr)
 				}
 			}},
+		{name: "seed file, with explicit flags winning", args: []string{"--seed", seedPath, "--authz-owners", "flag-owner"},
+			env: map[string]string{"UNDERSTUDY_AUTHZ_MAX_PER_SUBSCRIPTION": "9"},
+			check: func(t *testing.T, c Config) {
+				a := c.Server.Authorization
+				if !a.Enforce || strings.Join(a.BootstrapOwners, ",") != "flag-owner,seed-owner" || a.MaxPerSubscription != 9 || a.DefaultPrincipal != "seed-default" || len(a.Tokens) != 1 {
+					t.Errorf("authorization = %+v", a)
+				}
+			}},
+		{name: "missing seed file", args: []string{"--seed", "/no/such/seed.yaml"}, wantErr: "seed.yaml"},
 		{name: "bad log level", args: []string{"--log-level", "loud"}, wantErr: "log-level"},
 		{name: "bad environment value", env: map[string]string{"UNDERSTUDY_BODY_LIMIT": "lots"}, wantErr: "UNDERSTUDY_BODY_LIMIT"},
 		{name: "non-positive body limit", args: []string{"--body-limit", "0"}, wantErr: "body-limit"},
@@ -80,4 +92,14 @@ func TestHelpListsEveryFlagAndItsEnvironmentVariable(t *testing.T) {
 			t.Errorf("--help does not mention %s:\n%s", want, out.String())
 		}
 	}
+}
+
+// writeSeed writes a small seed file and returns its path.
+func writeSeed(t *testing.T) string {
+	path := filepath.Join(t.TempDir(), "seed.yaml")
+	const seed = "authorization:\n  enforce: true\n  bootstrapOwners: [seed-owner]\n  defaultPrincipal: seed-default\n  maxPerSubscription: 5\n  tokens:\n    t: {principalId: 22222222-2222-4222-8222-222222222222}\n"
+	if err := os.WriteFile(path, []byte(seed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -21,9 +21,15 @@ type Tx struct {
 
 // Update runs fn in a write transaction. Writers are serialised; if fn returns an error
 // (or panics) every change it made is rolled back before the lock is released.
-func (db *DB) Update(fn func(tx *Tx) error) (err error) {
+func (db *DB) Update(fn func(tx *Tx) error) error {
 	db.mu.Lock()
 	defer db.mu.Unlock()
+	return write(fn)
+}
+
+// write runs fn in a new write transaction, rolling it back unless fn succeeds. The caller
+// holds the writer lock.
+func write(fn func(tx *Tx) error) (err error) {
 	tx := &Tx{writable: true}
 	committed := false
 	defer func() {
@@ -45,13 +51,16 @@ func (db *DB) View(fn func(tx *Tx) error) error {
 	return fn(&Tx{})
 }
 
-// Reset empties every table atomically.
-func (db *DB) Reset() {
+// Replace empties every table and runs fn (typically: load the seed) in one write
+// transaction, so that no reader ever sees the empty state in between. If fn fails its
+// changes are undone and the tables are left empty.
+func (db *DB) Replace(fn func(tx *Tx) error) error {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	for _, t := range db.tables {
 		t.reset()
 	}
+	return write(fn)
 }
 
 func (tx *Tx) rollback() {

@@ -21,9 +21,9 @@ type Caller struct {
 
 // Principal is what the seed file maps a bearer token to.
 type Principal struct {
-	ID   string `json:"principalId"`
-	Name string `json:"name,omitempty"`
-	Type string `json:"type,omitempty"`
+	ID   string `yaml:"principalId"`
+	Name string `yaml:"name"`
+	Type string `yaml:"type"` // User (default), Application, ManagedIdentity or Key
 }
 
 type callerKey struct{}

@@ -14,7 +14,7 @@ import (
 
 // RoleAssignmentsCreate creates or updates a role assignment (the seed operation).
 func (s *Server) RoleAssignmentsCreate(ctx context.Context, req gen.RoleAssignmentsCreateRequestObject) (gen.RoleAssignmentsCreateResponseObject, error) {
-	scope, nameKey, err := s.target(ctx, req.Scope, req.RoleAssignmentName, actionRoleAssignmentsWrite)
+	scope, _, err := s.target(ctx, req.Scope, req.RoleAssignmentName, actionRoleAssignmentsWrite)
 	if err != nil {
 		return nil, err
 	}
@@ -22,43 +22,11 @@ func (s *Server) RoleAssignmentsCreate(ctx context.Context, req gen.RoleAssignme
 	if err != nil {
 		return nil, err
 	}
-	caller := callerFrom(ctx)
-	now := s.cfg.Now().UTC()
 	var out store.RoleAssignment
 	created := false
 	err = s.db.Update(func(tx *store.Tx) error {
-		old, exists := s.tables.Assignments.Get(tx, nameKey)
-		if exists {
-			// Names are unique across all scopes; only the mutable fields may change.
-			if old.ScopeKey != scope.Key || old.PrincipalID != want.PrincipalID || old.RoleDefinitionGUID != want.RoleDefinitionGUID {
-				return errUpdateNotPermitted()
-			}
-			out = old
-		} else {
-			if scope.Subscription != "" && s.tables.PerSubscription.Count(tx, scope.Subscription) >= s.cfg.MaxPerSubscription {
-				return errLimitExceeded(s.cfg.MaxPerSubscription)
-			}
-			out = store.RoleAssignment{
-				Name: req.RoleAssignmentName, Scope: scope.Path, ScopeKey: scope.Key, Subscription: scope.Subscription,
-				RoleDefinitionGUID: want.RoleDefinitionGUID, PrincipalID: want.PrincipalID,
-				CreatedBy: caller.PrincipalID, CreatedByType: caller.Type, CreatedOn: now,
-			}
-			created = true
-		}
-		out.PrincipalType = want.PrincipalType
-		out.Description = want.Description
-		out.Condition = want.Condition
-		out.ConditionVersion = want.ConditionVersion
-		out.DelegatedManagedIdentityResourceID = want.DelegatedManagedIdentityResourceID
-		out.UpdatedBy, out.UpdatedByType, out.UpdatedOn = caller.PrincipalID, caller.Type, now
-		if err := s.tables.Assignments.Put(tx, nameKey, out); err != nil {
-			if errors.Is(err, store.ErrConflict) {
-				// Another name already binds this (scope, role, principal).
-				return errAssignmentExists()
-			}
-			return fmt.Errorf("role assignment %q: %w", nameKey, err)
-		}
-		return nil
+		out, created, err = s.apply(tx, scope, req.RoleAssignmentName, want, callerFrom(ctx))
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -67,6 +35,45 @@ func (s *Server) RoleAssignmentsCreate(ctx context.Context, req gen.RoleAssignme
 		return gen.RoleAssignmentsCreate201JSONResponse(toWire(out)), nil
 	}
 	return gen.RoleAssignmentsCreate200JSONResponse(toWire(out)), nil
+}
+
+// apply creates or updates the assignment name at scope inside tx: the one place where the
+// create-versus-update rules live, used by PUT and by the seed.
+func (s *Server) apply(tx *store.Tx, scope Scope, name string, want store.RoleAssignment, caller Caller) (out store.RoleAssignment, created bool, err error) {
+	nameKey := strings.ToLower(name)
+	now := s.cfg.Now().UTC()
+	old, exists := s.tables.Assignments.Get(tx, nameKey)
+	if exists {
+		// Names are unique across all scopes; only the mutable fields may change.
+		if old.ScopeKey != scope.Key || old.PrincipalID != want.PrincipalID || old.RoleDefinitionGUID != want.RoleDefinitionGUID {
+			return out, false, errUpdateNotPermitted()
+		}
+		out = old
+	} else {
+		if scope.Subscription != "" && s.tables.PerSubscription.Count(tx, scope.Subscription) >= s.cfg.MaxPerSubscription {
+			return out, false, errLimitExceeded(s.cfg.MaxPerSubscription)
+		}
+		out = store.RoleAssignment{
+			Name: name, Scope: scope.Path, ScopeKey: scope.Key, Subscription: scope.Subscription,
+			RoleDefinitionGUID: want.RoleDefinitionGUID, PrincipalID: want.PrincipalID,
+			CreatedBy: caller.PrincipalID, CreatedByType: caller.Type, CreatedOn: now,
+		}
+		created = true
+	}
+	out.PrincipalType = want.PrincipalType
+	out.Description = want.Description
+	out.Condition = want.Condition
+	out.ConditionVersion = want.ConditionVersion
+	out.DelegatedManagedIdentityResourceID = want.DelegatedManagedIdentityResourceID
+	out.UpdatedBy, out.UpdatedByType, out.UpdatedOn = caller.PrincipalID, caller.Type, now
+	if err := s.tables.Assignments.Put(tx, nameKey, out); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			// Another name already binds this (scope, role, principal).
+			return out, false, errAssignmentExists()
+		}
+		return out, false, fmt.Errorf("role assignment %q: %w", nameKey, err)
+	}
+	return out, created, nil
 }
 
 // RoleAssignmentsGet reads one assignment.

@@ -7,15 +7,15 @@ import (
 
 // RoleDefinition is a role: what it allows and where it may be assigned.
 type RoleDefinition struct {
-	GUID             string   `json:"id"`
-	Name             string   `json:"roleName"`
-	Description      string   `json:"description"`
-	Type             string   `json:"type"` // BuiltInRole or CustomRole
-	Actions          []string `json:"actions"`
-	NotActions       []string `json:"notActions"`
-	DataActions      []string `json:"dataActions"`
-	NotDataActions   []string `json:"notDataActions"`
-	AssignableScopes []string `json:"assignableScopes"`
+	GUID             string   `yaml:"id"`
+	Name             string   `yaml:"roleName"`
+	Description      string   `yaml:"description"`
+	Type             string   `yaml:"type"` // BuiltInRole or CustomRole (the default for seeded roles)
+	Actions          []string `yaml:"actions"`
+	NotActions       []string `yaml:"notActions"`
+	DataActions      []string `yaml:"dataActions"`
+	NotDataActions   []string `yaml:"notDataActions"`
+	AssignableScopes []string `yaml:"assignableScopes"`
 }
 
 // The built-in roles, with ARM's ids. Their actions follow ARM's, with Microsoft.* renamed

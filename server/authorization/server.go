@@ -31,6 +31,8 @@ type Config struct {
 	BootstrapOwners []string
 	// RoleDefinitions are custom roles in addition to the built-in ones.
 	RoleDefinitions []RoleDefinition
+	// Assignments exist at start and again after every reset.
+	Assignments []SeedAssignment
 	// MaxPerSubscription limits assignments under one subscription (ARM: 4000).
 	MaxPerSubscription int
 	// PageSize is the largest page of a list (ARM: 1000).

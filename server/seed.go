@@ -1,0 +1,87 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/understudy-dev/understudy/server/authorization"
+)
+
+// Seed is the content of a --seed file: state and settings loaded at start and restored by
+// reset. Each API has its own section; unknown fields are errors.
+type Seed struct {
+	Authorization AuthorizationSeed `yaml:"authorization"`
+}
+
+// AuthorizationSeed is the authorization section of a seed file.
+type AuthorizationSeed struct {
+	// Enforce turns permission checks on (so does --authz-enforce).
+	Enforce bool `yaml:"enforce"`
+	// DefaultPrincipal is the caller of tokens that name no principal.
+	DefaultPrincipal string `yaml:"defaultPrincipal"`
+	// BootstrapOwners hold Owner everywhere.
+	BootstrapOwners []string `yaml:"bootstrapOwners"`
+	// MaxPerSubscription limits assignments under one subscription.
+	MaxPerSubscription int `yaml:"maxPerSubscription"`
+	// Tokens map bearer tokens to principals.
+	Tokens map[string]authorization.Principal `yaml:"tokens"`
+	// RoleDefinitions are custom roles.
+	RoleDefinitions []authorization.RoleDefinition `yaml:"roleDefinitions"`
+	// RoleAssignments exist at start and after every reset.
+	RoleAssignments []authorization.SeedAssignment `yaml:"roleAssignments"`
+}
+
+// LoadSeed reads and parses a seed file. Errors name the file and, for YAML problems, the
+// line.
+func LoadSeed(path string) (*Seed, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("seed: %w", err)
+	}
+	s, err := ParseSeed(data)
+	if err != nil {
+		return nil, fmt.Errorf("seed %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// ParseSeed parses seed YAML.
+func ParseSeed(data []byte) (*Seed, error) {
+	var s Seed
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// ApplyAuthorization merges the authorization section into c: lists are added to, enforce
+// is turned on when either says so, and scalars are taken from the seed when keepFlag says
+// the flag was not given explicitly.
+func (s *Seed) ApplyAuthorization(c *authorization.Config, keepFlag func(name string) bool) {
+	a := s.Authorization
+	c.Enforce = c.Enforce || a.Enforce
+	c.BootstrapOwners = append(c.BootstrapOwners, a.BootstrapOwners...)
+	if a.DefaultPrincipal != "" && !keepFlag("authz-default-principal") {
+		c.DefaultPrincipal = a.DefaultPrincipal
+	}
+	if a.MaxPerSubscription > 0 && !keepFlag("authz-max-per-subscription") {
+		c.MaxPerSubscription = a.MaxPerSubscription
+	}
+	if len(a.Tokens) > 0 {
+		if c.Tokens == nil {
+			c.Tokens = map[string]authorization.Principal{}
+		}
+		for k, v := range a.Tokens {
+			c.Tokens[k] = v
+		}
+	}
+	c.RoleDefinitions = append(c.RoleDefinitions, a.RoleDefinitions...)
+	c.Assignments = append(c.Assignments, a.RoleAssignments...)
+}
