@@ -185,15 +185,17 @@ func (s *Server) assignmentFromRequest(body *gen.RoleAssignmentsCreateJSONReques
 	return r, nil
 }
 
-// parseRoleDefinitionID accepts [/{scope}]/providers/Vendor.Authorization/roleDefinitions/{guid}
-// and returns the GUID.
+// parseRoleDefinitionID accepts [/{scope}]/providers/Vendor.Authorization/roleDefinitions/{guid},
+// where the optional prefix is a valid scope, and returns the GUID.
 func parseRoleDefinitionID(id string) (string, bool) {
 	i := lastIndexFold(id, roleDefinitionsPrefix)
 	if i < 0 {
 		return "", false
 	}
-	if prefix := id[:i]; prefix != "" && !strings.HasPrefix(prefix, "/") {
-		return "", false
+	if prefix := id[:i]; prefix != "" {
+		if _, ok := ParseScope(prefix); !ok || !strings.HasPrefix(prefix, "/") {
+			return "", false
+		}
 	}
 	return parseGUID(id[i+len(roleDefinitionsPrefix):])
 }

@@ -94,6 +94,8 @@ func TestCreateRules(t *testing.T) {
 		{"principal not a GUID", rgScope, name2, props("alice", readerID), 400, "InvalidPrincipalId"},
 		{"role definition not an id", rgScope, name2, props(principal2, authorization.ReaderRoleID), 400, "InvalidRoleDefinitionId"},
 		{"role definition of another provider", rgScope, name2, props(principal2, "/providers/Vendor.Compute/roleDefinitions/"+authorization.ReaderRoleID), 400, "InvalidRoleDefinitionId"},
+		{"role definition behind something that is not a scope", rgScope, name2, props(principal2, "/tenants/x/providers/Vendor.Authorization/roleDefinitions/"+authorization.ReaderRoleID), 400, "InvalidRoleDefinitionId"},
+		{"scope word spelled with a Unicode look-alike", "\u017fubscriptions/" + sub, name2, props(principal2, readerID), 400, "InvalidScope"},
 		{"role definition unknown", rgScope, name2, props(principal2, "/providers/Vendor.Authorization/roleDefinitions/11111111-2222-3333-4444-555555555555"), 400, "RoleDefinitionDoesNotExist"},
 		{"principal cannot change", rgScope, name1, props(principal2, readerID), 400, "RoleAssignmentUpdateNotPermitted"},
 		{"role cannot change", rgScope, name1, props(principal1, "/providers/Vendor.Authorization/roleDefinitions/"+authorization.OwnerRoleID), 400, "RoleAssignmentUpdateNotPermitted"},

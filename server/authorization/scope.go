@@ -30,16 +30,18 @@ func ParseScope(raw string) (Scope, bool) {
 			return Scope{}, false
 		}
 	}
-	sc := Scope{Path: path, Key: strings.ToLower(path)}
-	word := func(i int, w string) bool { return i < len(segs) && strings.EqualFold(segs[i], w) }
+	// Words and keys fold ASCII letters only: Unicode folding would let look-alikes such as
+	// U+017F (ſ) pass for "s" in the words while the key kept them apart.
+	sc := Scope{Path: path, Key: asciiLower(path)}
+	word := func(i int, w string) bool { return i < len(segs) && asciiEqualFold(segs[i], w) }
 	switch {
 	case word(0, "subscriptions") && len(segs) >= 2:
-		sc.Subscription = strings.ToLower(segs[1])
+		sc.Subscription = asciiLower(segs[1])
 		rest := segs[2:]
 		if len(rest) == 0 {
 			return sc, true
 		}
-		if !strings.EqualFold(rest[0], "resourceGroups") || len(rest) < 2 {
+		if !asciiEqualFold(rest[0], "resourceGroups") || len(rest) < 2 {
 			return Scope{}, false
 		}
 		if !validResourcePath(rest[2:]) {
@@ -56,12 +58,12 @@ func ParseScope(raw string) (Scope, bool) {
 // pairs, repeated for extension resources.
 func validResourcePath(segs []string) bool {
 	for len(segs) > 0 {
-		if !strings.EqualFold(segs[0], "providers") || len(segs) < 4 {
+		if !asciiEqualFold(segs[0], "providers") || len(segs) < 4 {
 			return false
 		}
 		segs = segs[2:] // providers/{ns}
 		pairs := 0
-		for len(segs) >= 2 && !strings.EqualFold(segs[0], "providers") {
+		for len(segs) >= 2 && !asciiEqualFold(segs[0], "providers") {
 			segs = segs[2:]
 			pairs++
 		}
@@ -89,3 +91,6 @@ func Ancestors(key string) []string {
 func Covers(a, s string) bool {
 	return a == s || (strings.HasPrefix(s, a) && len(s) > len(a) && s[len(a)] == '/')
 }
+
+// asciiEqualFold is strings.EqualFold for ASCII letters only.
+func asciiEqualFold(a, b string) bool { return len(a) == len(b) && asciiLower(a) == asciiLower(b) }
