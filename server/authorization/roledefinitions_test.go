@@ -1,0 +1,74 @@
+package authorization_test
+
+import (
+	"net/http"
+	"testing"
+
+	gen "github.com/understudy-dev/understudy/gen/authorization"
+	"github.com/understudy-dev/understudy/server/authorization"
+)
+
+func TestRoleDefinitions(t *testing.T) {
+	custom := authorization.RoleDefinition{GUID: "33333333-3333-4333-8333-333333333333", Name: "Storage Reader",
+		Actions: []string{"Vendor.Storage/*/read"}, AssignableScopes: []string{"/" + rgScope}}
+	e := newEnv(t, func(c *authorization.Config) { c.RoleDefinitions = []authorization.RoleDefinition{custom} })
+	c := e.client("token", true)
+
+	t.Run("get by id, the form assignments return", func(t *testing.T) {
+		resp, err := c.RoleDefinitionsGetByIdWithResponse(ctx, authorization.ReaderRoleID, &gen.RoleDefinitionsGetByIdParams{ApiVersion: apiVersion})
+		if err != nil || resp.StatusCode() != http.StatusOK {
+			t.Fatalf("%v %d %s", err, resp.StatusCode(), resp.Body)
+		}
+		got := resp.JSON200
+		if *got.Id != "/providers/Vendor.Authorization/roleDefinitions/"+authorization.ReaderRoleID || *got.Type != "Vendor.Authorization/roleDefinitions" ||
+			*got.Properties.RoleName != "Reader" || *got.Properties.Type != "BuiltInRole" || got.Properties.Permissions[0].Actions[0] != "*/read" {
+			t.Errorf("reader = %s", resp.Body)
+		}
+	})
+	t.Run("get at a scope", func(t *testing.T) {
+		resp, _ := c.RoleDefinitionsGetWithResponse(ctx, subScope, authorization.OwnerRoleID, &gen.RoleDefinitionsGetParams{ApiVersion: apiVersion})
+		if resp.StatusCode() != 200 || *resp.JSON200.Properties.RoleName != "Owner" {
+			t.Errorf("owner: %d %s", resp.StatusCode(), resp.Body)
+		}
+	})
+	t.Run("unknown id", func(t *testing.T) {
+		resp, _ := c.RoleDefinitionsGetByIdWithResponse(ctx, "11111111-2222-3333-4444-555555555555", &gen.RoleDefinitionsGetByIdParams{ApiVersion: apiVersion})
+		got := wantError(t, resp.StatusCode(), resp.Body, 404, "RoleDefinitionDoesNotExist")
+		if got.Message != "The specified role definition with ID '11111111-2222-3333-4444-555555555555' does not exist." {
+			t.Errorf("message = %q", got.Message)
+		}
+	})
+	t.Run("list: built-ins everywhere, a custom role only where assignable", func(t *testing.T) {
+		count := func(scope string) (n int, hasCustom bool) {
+			resp, err := c.RoleDefinitionsListWithResponse(ctx, scope, &gen.RoleDefinitionsListParams{ApiVersion: apiVersion})
+			if err != nil || resp.StatusCode() != 200 {
+				t.Fatalf("%v %s", err, resp.Body)
+			}
+			for _, r := range resp.JSON200.Value {
+				hasCustom = hasCustom || *r.Properties.RoleName == "Storage Reader"
+			}
+			return len(resp.JSON200.Value), hasCustom
+		}
+		if n, custom := count(subScope); n != 5 || custom {
+			t.Errorf("at the subscription: %d roles (custom %v), want the 5 built-ins", n, custom)
+		}
+		if n, custom := count(rgScope + "/providers/Vendor.Storage/storageAccounts/a"); n != 6 || !custom {
+			t.Errorf("below the custom role's scope: %d roles (custom %v), want 6", n, custom)
+		}
+	})
+	t.Run("list filtered by role name, any case", func(t *testing.T) {
+		f := "roleName eq 'contributor'"
+		resp, _ := c.RoleDefinitionsListWithResponse(ctx, subScope, &gen.RoleDefinitionsListParams{ApiVersion: apiVersion, Filter: &f})
+		if resp.StatusCode() != 200 || len(resp.JSON200.Value) != 1 || *resp.JSON200.Value[0].Name != authorization.ContributorRoleID {
+			t.Errorf("%d %s", resp.StatusCode(), resp.Body)
+		}
+	})
+	t.Run("unsupported filter", func(t *testing.T) {
+		f := "type eq 'CustomRole'"
+		resp, _ := c.RoleDefinitionsListWithResponse(ctx, subScope, &gen.RoleDefinitionsListParams{ApiVersion: apiVersion, Filter: &f})
+		wantError(t, resp.StatusCode(), resp.Body, 400, "UnsupportedQuery")
+	})
+	t.Run("a custom role can be assigned where assignable", func(t *testing.T) {
+		mustPut(t, c, rgScope, name1, props(principal1, "/providers/Vendor.Authorization/roleDefinitions/"+custom.GUID), http.StatusCreated)
+	})
+}
