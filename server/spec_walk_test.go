@@ -255,23 +255,14 @@ func send(t *testing.T, base, method, template string, r *request) (int, []byte)
 	if len(r.query) > 0 {
 		u += "?" + r.query.Encode()
 	}
+	headers := map[string]string{}
+	for k := range r.headers {
+		headers[k] = r.headers.Get(k)
+	}
 	var body io.Reader
 	if r.body != "" {
 		body = strings.NewReader(r.body)
+		headers["Content-Type"] = "application/json"
 	}
-	req, err := http.NewRequest(strings.ToUpper(method), u, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header = r.headers.Clone()
-	if r.body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
+	return do(t, strings.ToUpper(method), u, headers, body, 0)
 }

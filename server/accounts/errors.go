@@ -10,6 +10,7 @@ import (
 	"github.com/oapi-codegen/nullable"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
+	"github.com/understudy-dev/understudy/server/httperr"
 	"github.com/understudy-dev/understudy/server/validate"
 )
 
@@ -54,28 +55,23 @@ func WriteError(c echo.Context, err error, log *slog.Logger) {
 
 func toError(c echo.Context, err error) *Error {
 	var ae *Error
-	var ve *validate.Error
-	var he *echo.HTTPError
-	var mbe *http.MaxBytesError
-	switch {
-	case errors.As(err, &ae):
+	if errors.As(err, &ae) {
 		return ae
-	case errors.As(err, &ve):
-		return fromValidation(ve)
-	case errors.As(err, &mbe):
-		return invalidRequest(http.StatusRequestEntityTooLarge, "request_too_large", "The request body is larger than the limit of %d bytes.", mbe.Limit)
-	case errors.As(err, &he):
-		switch he.Code {
-		case http.StatusNotFound:
-			return invalidRequest(http.StatusNotFound, "not_found", "Unrecognized request URL (%s: %s).", c.Request().Method, c.Request().URL.Path)
-		case http.StatusMethodNotAllowed:
-			return invalidRequest(http.StatusMethodNotAllowed, "method_not_allowed", "The method %s is not allowed on %s.", c.Request().Method, c.Request().URL.Path)
-		case http.StatusRequestEntityTooLarge:
-			return invalidRequest(he.Code, "request_too_large", "The request body is too large.")
-		}
-		if he.Code >= 400 && he.Code < 500 {
-			return invalidRequest(he.Code, "parameter_invalid", "%v", he.Message)
-		}
+	}
+	cause := httperr.Classify(err)
+	switch cause.Kind {
+	case httperr.Invalid:
+		return fromValidation(cause.Validation)
+	case httperr.TooLarge:
+		return invalidRequest(cause.Status, "request_too_large", "The request body is too large.")
+	case httperr.UnsupportedMediaType:
+		return invalidRequest(cause.Status, "content_type_invalid", "Requests to /v2 must have Content-Type: application/json.")
+	case httperr.NotFound:
+		return invalidRequest(cause.Status, "not_found", "Unrecognized request URL (%s: %s).", c.Request().Method, c.Request().URL.Path)
+	case httperr.MethodNotAllowed:
+		return invalidRequest(cause.Status, "method_not_allowed", "The method %s is not allowed on %s.", c.Request().Method, c.Request().URL.Path)
+	case httperr.BadRequest:
+		return invalidRequest(cause.Status, "parameter_invalid", "%s", cause.Message)
 	}
 	return &Error{Status: http.StatusInternalServerError, Type: "api_error", Message: "An unexpected error occurred."}
 }
@@ -84,10 +80,6 @@ func toError(c echo.Context, err error) *Error {
 // "use_case.account_onboarding.refresh_url: required request field missing".
 func fromValidation(ve *validate.Error) *Error {
 	switch {
-	case ve.Status == http.StatusRequestEntityTooLarge:
-		return invalidRequest(ve.Status, "request_too_large", "The request body is too large.")
-	case ve.Status == http.StatusUnsupportedMediaType:
-		return invalidRequest(ve.Status, "content_type_invalid", "Requests to /v2 must have Content-Type: application/json.")
 	case ve.In == "body" && ve.Reason == "unknown field":
 		return invalidRequest(http.StatusBadRequest, "parameter_unknown", "%s: unknown field", ve.Name)
 	case ve.In == "body" && ve.Missing && ve.Name != "":

@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/admin"
+	"github.com/understudy-dev/understudy/server/httperr"
 	"github.com/understudy-dev/understudy/server/validate"
 )
 
@@ -70,27 +71,7 @@ func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
 // WriteError renders err in the admin envelope {"error":{"code","message"}}.
 func WriteError(c echo.Context, err error, log *slog.Logger) {
-	e := &Error{Status: http.StatusInternalServerError, Code: "Internal", Message: "internal error"}
-	var ae *Error
-	var ve *validate.Error
-	var he *echo.HTTPError
-	var mbe *http.MaxBytesError
-	switch {
-	case errors.As(err, &ae):
-		e = ae
-	case errors.As(err, &ve):
-		e = &Error{Status: ve.Status, Code: "InvalidRequest", Message: ve.Error()}
-	case errors.As(err, &mbe):
-		e = &Error{Status: http.StatusRequestEntityTooLarge, Code: "RequestEntityTooLarge", Message: fmt.Sprintf("the request body is larger than %d bytes", mbe.Limit)}
-	case errors.As(err, &he) && he.Code < 500:
-		e = &Error{Status: he.Code, Code: http.StatusText(he.Code), Message: fmt.Sprint(he.Message)}
-		switch he.Code {
-		case http.StatusNotFound:
-			e.Code, e.Message = "NotFound", "no admin endpoint at "+c.Request().URL.Path
-		case http.StatusMethodNotAllowed:
-			e.Code, e.Message = "MethodNotAllowed", "method "+c.Request().Method+" is not allowed on "+c.Request().URL.Path
-		}
-	}
+	e := toError(c, err)
 	if e.Status >= 500 {
 		log.Error("internal error", "path", c.Request().URL.Path, "err", err)
 	}
@@ -99,4 +80,27 @@ func WriteError(c echo.Context, err error, log *slog.Logger) {
 	}
 	body := map[string]any{"error": map[string]string{"code": e.Code, "message": e.Message}}
 	_ = c.JSON(e.Status, body)
+}
+
+func toError(c echo.Context, err error) *Error {
+	var ae *Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	cause := httperr.Classify(err)
+	switch cause.Kind {
+	case httperr.Invalid:
+		return &Error{Status: cause.Status, Code: "InvalidRequest", Message: cause.Validation.Error()}
+	case httperr.UnsupportedMediaType:
+		return &Error{Status: cause.Status, Code: "UnsupportedMediaType", Message: "send application/json"}
+	case httperr.TooLarge:
+		return &Error{Status: cause.Status, Code: "RequestEntityTooLarge", Message: "the request body is too large"}
+	case httperr.NotFound:
+		return &Error{Status: cause.Status, Code: "NotFound", Message: "no admin endpoint at " + c.Request().URL.Path}
+	case httperr.MethodNotAllowed:
+		return &Error{Status: cause.Status, Code: "MethodNotAllowed", Message: "method " + c.Request().Method + " is not allowed on " + c.Request().URL.Path}
+	case httperr.BadRequest:
+		return &Error{Status: cause.Status, Code: "BadRequest", Message: cause.Message}
+	}
+	return &Error{Status: http.StatusInternalServerError, Code: "Internal", Message: "internal error"}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
+	"github.com/understudy-dev/understudy/server/httperr"
 	"github.com/understudy-dev/understudy/server/validate"
 )
 
@@ -54,29 +55,30 @@ func WriteError(c echo.Context, err error, log *slog.Logger) {
 
 func toError(c echo.Context, err error) *Error {
 	var ae *Error
-	var ve *validate.Error
-	var he *echo.HTTPError
-	var mbe *http.MaxBytesError
-	switch {
-	case errors.As(err, &ae):
+	if errors.As(err, &ae) {
 		return ae
-	case errors.As(err, &ve):
-		return fromValidation(ve)
-	case errors.As(err, &mbe):
-		return newError(http.StatusRequestEntityTooLarge, "RequestEntityTooLarge", "The request body is larger than the limit of %d bytes.", mbe.Limit)
-	case errors.As(err, &he):
-		return fromHTTPError(c, he)
+	}
+	cause := httperr.Classify(err)
+	switch cause.Kind {
+	case httperr.Invalid:
+		return fromValidation(cause.Validation)
+	case httperr.TooLarge:
+		return newError(cause.Status, "RequestEntityTooLarge", "The request body is larger than the limit of the server.")
+	case httperr.UnsupportedMediaType:
+		return newError(cause.Status, "UnsupportedMediaType", "The content media type '%s' is not supported. Only 'application/json' is supported.", c.Request().Header.Get(echo.HeaderContentType))
+	case httperr.NotFound:
+		return newError(cause.Status, "NotFound", "No HTTP resource was found that matches the request URI '%s'.", c.Request().URL.Path)
+	case httperr.MethodNotAllowed:
+		return newError(cause.Status, "MethodNotAllowed", "The requested resource does not support http method '%s'.", c.Request().Method)
+	case httperr.BadRequest:
+		// The generated binder's messages ("Invalid format for parameter x: ...").
+		return newError(cause.Status, "BadRequest", "%s", cause.Message)
 	}
 	return newError(http.StatusInternalServerError, "InternalServerError", "The server encountered an internal error. Please retry the request.")
 }
 
 func fromValidation(ve *validate.Error) *Error {
-	switch {
-	case ve.Status == http.StatusRequestEntityTooLarge:
-		return newError(ve.Status, "RequestEntityTooLarge", "The request body is larger than the limit of the server.")
-	case ve.Status == http.StatusUnsupportedMediaType:
-		return newError(ve.Status, "UnsupportedMediaType", "The content media type '%s' is not supported. Only 'application/json' is supported.", mediaTypeOf(ve))
-	case ve.In == "body":
+	if ve.In == "body" {
 		e := newError(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: %s", ve.Error())
 		e.Target = ve.Name
 		return e
@@ -84,46 +86,6 @@ func fromValidation(ve *validate.Error) *Error {
 	e := newError(http.StatusBadRequest, "InvalidParameter", "The value of the %s parameter '%s' is not valid: %s.", ve.In, ve.Name, ve.Reason)
 	e.Target = ve.Name
 	return e
-}
-
-func mediaTypeOf(ve *validate.Error) string {
-	const prefix = "the content type "
-	r := ve.Reason
-	if len(r) > len(prefix) {
-		r = r[len(prefix):]
-	}
-	for i := 0; i < len(r); i++ {
-		if r[i] == ' ' {
-			return trimQuotes(r[:i])
-		}
-	}
-	return trimQuotes(r)
-}
-
-func trimQuotes(s string) string {
-	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
-		return s[1 : len(s)-1]
-	}
-	return s
-}
-
-func fromHTTPError(c echo.Context, he *echo.HTTPError) *Error {
-	msg := fmt.Sprint(he.Message)
-	switch he.Code {
-	case http.StatusNotFound:
-		return newError(http.StatusNotFound, "NotFound", "No HTTP resource was found that matches the request URI '%s'.", c.Request().URL.Path)
-	case http.StatusMethodNotAllowed:
-		return newError(http.StatusMethodNotAllowed, "MethodNotAllowed", "The requested resource does not support http method '%s'.", c.Request().Method)
-	case http.StatusRequestEntityTooLarge:
-		return newError(he.Code, "RequestEntityTooLarge", "The request body is larger than the limit of the server.")
-	case http.StatusUnsupportedMediaType:
-		return newError(he.Code, "UnsupportedMediaType", "Only 'application/json' is supported.")
-	}
-	if he.Code >= 400 && he.Code < 500 {
-		// The generated binder's messages ("Invalid format for parameter x: ...").
-		return newError(he.Code, "BadRequest", "%s", msg)
-	}
-	return newError(http.StatusInternalServerError, "InternalServerError", "The server encountered an internal error. Please retry the request.")
 }
 
 // The API's own errors, with ARM's codes and messages.

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
+	"github.com/understudy-dev/understudy/server/httperr"
 	"github.com/understudy-dev/understudy/server/validate"
 )
 
@@ -47,26 +48,23 @@ func WriteError(c echo.Context, err error, log *slog.Logger) {
 
 func toError(c echo.Context, err error) *Error {
 	var ae *Error
-	var ve *validate.Error
-	var he *echo.HTTPError
-	var mbe *http.MaxBytesError
-	switch {
-	case errors.As(err, &ae):
+	if errors.As(err, &ae) {
 		return ae
-	case errors.As(err, &ve):
-		return fromValidation(ve)
-	case errors.As(err, &mbe):
-		return &Error{Status: http.StatusRequestEntityTooLarge, Reason: "invalid", Message: fmt.Sprintf("The request body is larger than the limit of %d bytes.", mbe.Limit)}
-	case errors.As(err, &he):
-		switch he.Code {
-		case http.StatusNotFound:
-			return &Error{Status: http.StatusNotFound, Reason: "notFound", Message: fmt.Sprintf("The requested URL %s was not found on this server.", c.Request().URL.Path)}
-		case http.StatusMethodNotAllowed:
-			return &Error{Status: http.StatusMethodNotAllowed, Reason: "methodNotAllowed", Message: fmt.Sprintf("Method %s is not allowed on %s.", c.Request().Method, c.Request().URL.Path)}
-		}
-		if he.Code >= 400 && he.Code < 500 {
-			return &Error{Status: he.Code, Reason: "invalid", Message: fmt.Sprint(he.Message)}
-		}
+	}
+	cause := httperr.Classify(err)
+	switch cause.Kind {
+	case httperr.Invalid:
+		return fromValidation(cause.Validation)
+	case httperr.TooLarge:
+		return &Error{Status: cause.Status, Reason: "invalid", Message: "The request body is too large."}
+	case httperr.UnsupportedMediaType:
+		return &Error{Status: cause.Status, Reason: "invalid", Message: "Requests must have Content-Type: application/json.", Location: "Content-Type", LocationType: gen.GoogleErrorItemLocationTypeHeader}
+	case httperr.NotFound:
+		return &Error{Status: cause.Status, Reason: "notFound", Message: fmt.Sprintf("The requested URL %s was not found on this server.", c.Request().URL.Path)}
+	case httperr.MethodNotAllowed:
+		return &Error{Status: cause.Status, Reason: "methodNotAllowed", Message: fmt.Sprintf("Method %s is not allowed on %s.", c.Request().Method, c.Request().URL.Path)}
+	case httperr.BadRequest:
+		return &Error{Status: cause.Status, Reason: "invalid", Message: cause.Message}
 	}
 	return &Error{Status: http.StatusInternalServerError, Reason: "backendError", Message: "Internal error. Please try again."}
 }
@@ -75,10 +73,6 @@ func toError(c echo.Context, err error) *Error {
 // "Invalid value for field 'resource.name': ...".
 func fromValidation(ve *validate.Error) *Error {
 	switch {
-	case ve.Status == http.StatusRequestEntityTooLarge:
-		return &Error{Status: ve.Status, Reason: "invalid", Message: "The request body is too large."}
-	case ve.Status == http.StatusUnsupportedMediaType:
-		return &Error{Status: ve.Status, Reason: "invalid", Message: "Requests must have Content-Type: application/json.", Location: "Content-Type", LocationType: gen.GoogleErrorItemLocationTypeHeader}
 	case ve.In == "body" && ve.Name == "":
 		return &Error{Status: http.StatusBadRequest, Reason: "parseError", Message: "Invalid JSON payload received. " + ve.Reason}
 	case ve.In == "body" && ve.Reason == "unknown field":

@@ -1,0 +1,80 @@
+// Package httperr sorts the errors met while serving a request (from the validator, the
+// router, the binder, the body limit, or anything unexpected) into a few kinds, so that each
+// API's errors.go only decides how each kind looks in its own envelope.
+package httperr
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/understudy-dev/understudy/server/validate"
+)
+
+// Kind is what went wrong, whatever reported it.
+type Kind int
+
+const (
+	// Internal: anything unexpected (a panic, a bug); answered 500 and logged.
+	Internal Kind = iota
+	// Invalid: the request does not match the spec (Cause.Validation says how).
+	Invalid
+	// TooLarge: the body is over the limit (413).
+	TooLarge
+	// UnsupportedMediaType: a body in a content type the operation does not take (415).
+	UnsupportedMediaType
+	// NotFound: no route for the path (404).
+	NotFound
+	// MethodNotAllowed: the path exists, the method does not (405).
+	MethodNotAllowed
+	// BadRequest: another 4xx, such as the generated binder's (Cause.Status, Cause.Message).
+	BadRequest
+)
+
+// Cause is a classified error.
+type Cause struct {
+	Kind       Kind
+	Status     int
+	Message    string          // for BadRequest: the reporter's own words
+	Validation *validate.Error // for Invalid
+	Limit      int64           // for TooLarge, when known
+}
+
+// Classify sorts err. An API checks for its own error type first and passes the rest here.
+func Classify(err error) Cause {
+	var ve *validate.Error
+	var mbe *http.MaxBytesError
+	var he *echo.HTTPError
+	switch {
+	case errors.As(err, &ve):
+		switch ve.Status {
+		case http.StatusRequestEntityTooLarge:
+			var limit int64
+			if errors.As(ve, &mbe) {
+				limit = mbe.Limit
+			}
+			return Cause{Kind: TooLarge, Status: ve.Status, Limit: limit}
+		case http.StatusUnsupportedMediaType:
+			return Cause{Kind: UnsupportedMediaType, Status: ve.Status, Validation: ve}
+		}
+		return Cause{Kind: Invalid, Status: http.StatusBadRequest, Validation: ve}
+	case errors.As(err, &mbe):
+		return Cause{Kind: TooLarge, Status: http.StatusRequestEntityTooLarge, Limit: mbe.Limit}
+	case errors.As(err, &he):
+		switch {
+		case he.Code == http.StatusNotFound:
+			return Cause{Kind: NotFound, Status: he.Code}
+		case he.Code == http.StatusMethodNotAllowed:
+			return Cause{Kind: MethodNotAllowed, Status: he.Code}
+		case he.Code == http.StatusRequestEntityTooLarge:
+			return Cause{Kind: TooLarge, Status: he.Code}
+		case he.Code == http.StatusUnsupportedMediaType:
+			return Cause{Kind: UnsupportedMediaType, Status: he.Code}
+		case he.Code >= 400 && he.Code < 500:
+			return Cause{Kind: BadRequest, Status: he.Code, Message: fmt.Sprint(he.Message)}
+		}
+	}
+	return Cause{Kind: Internal, Status: http.StatusInternalServerError}
+}

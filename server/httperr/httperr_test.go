@@ -1,0 +1,44 @@
+package httperr
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/understudy-dev/understudy/server/validate"
+)
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		name       string
+		err        error
+		kind       Kind
+		status     int
+		wantLimit  int64
+		wantDetail string
+	}{
+		{"validation", fmt.Errorf("wrapped: %w", &validate.Error{Status: 400, In: "query", Name: "x"}), Invalid, 400, 0, ""},
+		{"validation: body too large", &validate.Error{Status: 413, Cause: &http.MaxBytesError{Limit: 7}}, TooLarge, 413, 7, ""},
+		{"validation: content type", &validate.Error{Status: 415}, UnsupportedMediaType, 415, 0, ""},
+		{"body limit", &http.MaxBytesError{Limit: 9}, TooLarge, 413, 9, ""},
+		{"no route", echo.ErrNotFound, NotFound, 404, 0, ""},
+		{"wrong method", echo.ErrMethodNotAllowed, MethodNotAllowed, 405, 0, ""},
+		{"binder", echo.NewHTTPError(400, "Invalid format for parameter id"), BadRequest, 400, 0, "Invalid format for parameter id"},
+		{"echo 500", echo.NewHTTPError(500, "boom"), Internal, 500, 0, ""},
+		{"anything else", errors.New("boom"), Internal, 500, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Classify(tt.err)
+			if c.Kind != tt.kind || c.Status != tt.status || c.Limit != tt.wantLimit || c.Message != tt.wantDetail {
+				t.Errorf("got %+v, want kind %d status %d limit %d message %q", c, tt.kind, tt.status, tt.wantLimit, tt.wantDetail)
+			}
+			if tt.kind == Invalid && c.Validation == nil {
+				t.Error("validation error not passed on")
+			}
+		})
+	}
+}
