@@ -5,7 +5,6 @@
 package server
 
 import (
-	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -150,6 +149,3 @@ func (s *Server) apiName(path string) string { return s.apiFor(path).name }
 func (s *Server) handleError(err error, c echo.Context) {
 	s.apiFor(c.Request().URL.Path).writeError(c, err, s.cfg.Log)
 }
-
-// String describes the server for logs.
-func (s *Server) String() string { return fmt.Sprintf("understudy %s", s.cfg.Version) }

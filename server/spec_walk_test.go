@@ -30,7 +30,7 @@ var apiSpecs = []struct {
 	{"authorization", authorization.Spec, armEnvelope},
 	{"accounts", accounts.Spec, v2Envelope},
 	{"compute", compute.Spec, googleEnvelope},
-	{"admin", admingen.GetSwagger, adminEnvelope},
+	{"admin", admingen.GetSpec, adminEnvelope},
 }
 
 func armEnvelope(body []byte) (string, error) {

@@ -34,7 +34,7 @@ func New(version string, now func() time.Time, reset func() error) *Server {
 
 // Register adds the admin routes to e, each validated against the admin spec.
 func (s *Server) Register(e *echo.Echo) error {
-	spec, err := gen.GetSwagger()
+	spec, err := gen.GetSpec()
 	if err != nil {
 		return fmt.Errorf("admin: embedded spec: %w", err)
 	}

@@ -50,7 +50,7 @@ func newEnv(t *testing.T, configure ...func(*authorization.Config)) *env {
 // client's %2F escaping is kept.
 func (e *env) client(token string, raw bool) *gen.ClientWithResponses {
 	e.t.Helper()
-	spec, err := gen.GetSwagger()
+	spec, err := gen.GetSpec()
 	if err != nil {
 		e.t.Fatal(err)
 	}

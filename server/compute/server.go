@@ -44,7 +44,7 @@ func (s *Server) Register(e *echo.Echo) error {
 
 // Spec returns the API's embedded OpenAPI document.
 func Spec() (*openapi3.T, error) {
-	spec, err := gen.GetSwagger()
+	spec, err := gen.GetSpec()
 	if err != nil {
 		return nil, fmt.Errorf("compute: embedded spec: %w", err)
 	}

@@ -19,7 +19,6 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -81,16 +80,6 @@ func New(doc *openapi3.T, o Options) (*Validator, error) {
 		}
 	}
 	return v, nil
-}
-
-// OperationIDs lists every operation, sorted.
-func (v *Validator) OperationIDs() []string {
-	ids := make([]string, 0, len(v.routes))
-	for id := range v.routes {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
 }
 
 // Middlewares returns, per operationId, the middleware chain to register: extra (in order,
