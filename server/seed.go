@@ -9,6 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/understudy-dev/understudy/server/accounts"
 	"github.com/understudy-dev/understudy/server/authorization"
 )
 
@@ -16,6 +17,15 @@ import (
 // reset. Each API has its own section; unknown fields are errors.
 type Seed struct {
 	Authorization AuthorizationSeed `yaml:"authorization"`
+	Accounts      AccountsSeed      `yaml:"accounts"`
+}
+
+// AccountsSeed is the accounts section of a seed file.
+type AccountsSeed struct {
+	// Platforms other than the default one, each with its own keys and settings.
+	Platforms []accounts.Platform `yaml:"platforms"`
+	// AccountConcurrency is the default per-account limit of updating requests in flight.
+	AccountConcurrency int `yaml:"account_concurrency"`
 }
 
 // AuthorizationSeed is the authorization section of a seed file.
@@ -84,4 +94,13 @@ func (s *Seed) ApplyAuthorization(c *authorization.Config, keepFlag func(name st
 	}
 	c.RoleDefinitions = append(c.RoleDefinitions, a.RoleDefinitions...)
 	c.Assignments = append(c.Assignments, a.RoleAssignments...)
+}
+
+// ApplyAccounts merges the accounts section into c: platforms are added, and the default
+// concurrency is taken from the seed when keepFlag says the flag was not given explicitly.
+func (s *Seed) ApplyAccounts(c *accounts.Config, keepFlag func(name string) bool) {
+	c.Platforms = append(c.Platforms, s.Accounts.Platforms...)
+	if s.Accounts.AccountConcurrency > 0 && !keepFlag("accounts-concurrency") {
+		c.AccountConcurrency = s.Accounts.AccountConcurrency
+	}
 }

@@ -36,6 +36,8 @@ type Config struct {
 	Now func() time.Time
 	// Authorization configures the authorization API.
 	Authorization authorization.Config
+	// Accounts configures the accounts API.
+	Accounts accounts.Config
 }
 
 // Server is the assembled HTTP stack.
@@ -88,11 +90,27 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.authz = authz
 
+	acctCfg := cfg.Accounts
+	if acctCfg.Now == nil {
+		acctCfg.Now = cfg.Now
+	}
+	if acctCfg.Log == nil {
+		acctCfg.Log = cfg.Log
+	}
+	if acctCfg.PublicURL == "" {
+		acctCfg.PublicURL = cfg.PublicURL
+	}
+	accts, err := accounts.New(acctCfg, s.db)
+	if err != nil {
+		return nil, err
+	}
+
 	// Order matters: the first API that owns a path renders its errors; authorization's ARM
 	// paths start at the root, so it takes whatever no other API claims.
 	s.apis = []api{
 		{name: "admin", owns: prefixed("/_understudy/"), writeError: admin.WriteError},
 		{name: "accounts", owns: prefixed("/v2/"), writeError: accounts.WriteError},
+		{name: "accounts", owns: prefixed("/r/"), writeError: accounts.WriteError}, // the hosted flow
 		{name: "compute", owns: prefixed("/compute/"), writeError: compute.WriteError},
 		{name: "authorization", owns: func(string) bool { return true }, writeError: authorization.WriteError},
 	}
@@ -104,7 +122,7 @@ func New(cfg Config) (*Server, error) {
 	if err := admin.New(cfg.Version, cfg.Now, s.Reset).Register(e); err != nil {
 		return nil, err
 	}
-	if err := accounts.New().Register(e); err != nil {
+	if err := accts.Register(e); err != nil {
 		return nil, err
 	}
 	if err := compute.New().Register(e); err != nil {

@@ -85,10 +85,12 @@ type violation struct {
 }
 
 type request struct {
-	path    map[string]string
-	query   url.Values
-	headers http.Header
-	body    string
+	path        map[string]string
+	query       url.Values
+	headers     http.Header
+	cookies     map[string]string
+	body        string
+	contentType string
 }
 
 // TestEveryOperationValidates walks every operation of every spec: a request that violates
@@ -110,7 +112,7 @@ func TestEveryOperationValidates(t *testing.T) {
 				ops++
 				params := append(openapi3.Parameters{}, item.Parameters...)
 				params = append(params, op.Parameters...)
-				base := validRequest(params)
+				base := validRequest(params, op)
 				vs := violations(params, op)
 				if len(vs) == 0 {
 					t.Errorf("%s %s: no way found to violate its spec", api.name, op.OperationID)
@@ -142,8 +144,11 @@ func TestEveryOperationValidates(t *testing.T) {
 
 // validRequest fills every parameter from the spec's examples, so that each violation
 // breaks exactly one thing.
-func validRequest(params openapi3.Parameters) *request {
-	r := &request{path: map[string]string{}, query: url.Values{}, headers: http.Header{}}
+func validRequest(params openapi3.Parameters, op *openapi3.Operation) *request {
+	r := &request{path: map[string]string{}, query: url.Values{}, headers: http.Header{}, cookies: map[string]string{}}
+	if op.RequestBody != nil {
+		r.body, r.contentType = exampleBody(op.RequestBody.Value)
+	}
 	r.headers.Set("Authorization", "Bearer sk_test_understudy")
 	for _, p := range params {
 		v := exampleOf(p.Value)
@@ -161,6 +166,24 @@ func validRequest(params openapi3.Parameters) *request {
 		}
 	}
 	return r
+}
+
+// exampleBody is the operation's example body, encoded for its content type.
+func exampleBody(rb *openapi3.RequestBody) (body, contentType string) {
+	if mt := rb.Content.Get("application/json"); mt != nil && mt.Example != nil {
+		b, _ := json.Marshal(mt.Example)
+		return string(b), "application/json"
+	}
+	if mt := rb.Content.Get("application/x-www-form-urlencoded"); mt != nil {
+		form := url.Values{}
+		if ex, ok := mt.Example.(map[string]any); ok {
+			for k, v := range ex {
+				form.Set(k, fmt.Sprint(v))
+			}
+		}
+		return form.Encode(), "application/x-www-form-urlencoded"
+	}
+	return "", "application/json"
 }
 
 func exampleOf(p *openapi3.Parameter) string {
@@ -208,6 +231,8 @@ func violations(params openapi3.Parameters, op *openapi3.Operation) []violation 
 				r.query.Set(name, bad)
 			case "header":
 				r.headers.Set(name, bad)
+			case "cookie":
+				r.cookies[name] = bad
 			}
 		}})
 		if p.Required && in != "path" {
@@ -221,17 +246,25 @@ func violations(params openapi3.Parameters, op *openapi3.Operation) []violation 
 		vs = append(vs, violation{what: "unexpected body", mention: "no request body", mutate: func(r *request) { r.body = `{"unexpected":true}` }})
 		return vs
 	}
-	mt := op.RequestBody.Value.Content.Get("application/json")
-	if mt != nil && mt.Schema != nil && len(mt.Schema.Value.Required) > 0 {
-		req := mt.Schema.Value.Required[0]
-		vs = append(vs, violation{what: "body without " + req, mention: req, mutate: func(r *request) { r.body = `{}` }})
+	for ct, mt := range op.RequestBody.Value.Content {
+		if mt.Schema != nil && len(mt.Schema.Value.Required) > 0 {
+			req, empty := mt.Schema.Value.Required[0], "{}"
+			if ct != "application/json" {
+				empty = "unrelated=1"
+			}
+			vs = append(vs, violation{what: "body without " + req, mention: req, mutate: func(r *request) { r.body, r.contentType = empty, ct }})
+		}
 	}
-	vs = append(vs, violation{what: "body of the wrong type", mention: "", mutate: func(r *request) { r.body = `["an array"]` }})
+	vs = append(vs, violation{what: "body of the wrong type", mention: "", mutate: func(r *request) { r.body, r.contentType = `["an array"]`, "application/json" }})
+	vs = append(vs, violation{what: "missing body", mention: "body", mutate: func(r *request) { r.body = "" }})
 	return vs
 }
 
 func (r *request) clone() *request {
-	c := &request{path: map[string]string{}, query: url.Values{}, headers: r.headers.Clone(), body: r.body}
+	c := &request{path: map[string]string{}, query: url.Values{}, headers: r.headers.Clone(), cookies: map[string]string{}, body: r.body, contentType: r.contentType}
+	for k, v := range r.cookies {
+		c.cookies[k] = v
+	}
 	for k, v := range r.path {
 		c.path[k] = v
 	}
@@ -259,10 +292,17 @@ func send(t *testing.T, base, method, template string, r *request) (int, []byte)
 	for k := range r.headers {
 		headers[k] = r.headers.Get(k)
 	}
+	var cookies []string
+	for k, v := range r.cookies {
+		cookies = append(cookies, k+"="+v)
+	}
+	if len(cookies) > 0 {
+		headers["Cookie"] = strings.Join(cookies, "; ")
+	}
 	var body io.Reader
 	if r.body != "" {
 		body = strings.NewReader(r.body)
-		headers["Content-Type"] = "application/json"
+		headers["Content-Type"] = r.contentType
 	}
 	return do(t, strings.ToUpper(method), u, headers, body, 0)
 }

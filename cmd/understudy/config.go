@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/understudy-dev/understudy/server"
+	"github.com/understudy-dev/understudy/server/accounts"
 	"github.com/understudy-dev/understudy/server/authorization"
 )
 
@@ -28,6 +29,7 @@ const envPrefix = "UNDERSTUDY_"
 func Load(args []string, getenv func(string) string, usage io.Writer) (Config, error) {
 	var c Config
 	authz := authorization.DefaultConfig()
+	accts := accounts.DefaultConfig()
 	fs := flag.NewFlagSet("understudy", flag.ContinueOnError)
 	fs.SetOutput(usage)
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on; a port of 0 picks a free one (the chosen address is logged)")
@@ -39,6 +41,12 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	owners := fs.String("authz-owners", "", "authorization: comma-separated principal ids that hold Owner everywhere")
 	fs.StringVar(&authz.DefaultPrincipal, "authz-default-principal", authz.DefaultPrincipal, "authorization: principal id of callers whose token names none")
 	fs.IntVar(&authz.MaxPerSubscription, "authz-max-per-subscription", authz.MaxPerSubscription, "authorization: most role assignments under one subscription")
+	fs.DurationVar(&accts.LinkLifetime, "accounts-link-lifetime", accts.LinkLifetime, "accounts: how long an account link stays usable")
+	fs.DurationVar(&accts.SessionLifetime, "accounts-session-lifetime", accts.SessionLifetime, "accounts: how long the opened hosted form can be submitted")
+	fs.DurationVar(&accts.IdempotencyWindow, "accounts-idempotency-window", accts.IdempotencyWindow, "accounts: how long an Idempotency-Key is remembered")
+	fs.IntVar(&accts.AccountConcurrency, "accounts-concurrency", accts.AccountConcurrency, "accounts: updating requests allowed in flight per account (more get 429)")
+	fs.DurationVar(&accts.UpdateLatency, "accounts-update-latency", 0, "accounts: simulated time an update holds its account (to exercise the concurrency limit)")
+	versions := fs.String("accounts-service-versions", "", "accounts: comma-separated Service-Version values accepted besides "+accts.ServiceVersions[0])
 	fs.Usage = func() {
 		fmt.Fprintf(usage, "understudy serves the authorization, accounts and compute APIs on one port.\n\nUsage: understudy [flags]\n\nEvery flag can also be set as an environment variable: --public-url as %sPUBLIC_URL.\n\nFlags:\n", envPrefix)
 		fs.PrintDefaults()
@@ -74,6 +82,14 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	if c.Server.BodyLimit <= 0 {
 		return c, fmt.Errorf("--body-limit must be positive")
 	}
+	for _, v := range strings.Split(*versions, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			accts.ServiceVersions = append(accts.ServiceVersions, v)
+		}
+	}
+	if accts.AccountConcurrency <= 0 {
+		return c, fmt.Errorf("--accounts-concurrency must be positive")
+	}
 	if c.Seed != "" {
 		seed, err := server.LoadSeed(c.Seed)
 		if err != nil {
@@ -81,8 +97,10 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 		}
 		explicit := func(name string) bool { return given[name] || getenv(envName(name)) != "" }
 		seed.ApplyAuthorization(&authz, explicit)
+		seed.ApplyAccounts(&accts, explicit)
 	}
 	c.Server.Authorization = authz
+	c.Server.Accounts = accts
 	return c, nil
 }
 

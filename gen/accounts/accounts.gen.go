@@ -253,6 +253,21 @@ func (e FutureRequirementsCollection) Valid() bool {
 	}
 }
 
+// Defines values for HostedFormTermsOfService.
+const (
+	HostedFormTermsOfServiceAccepted HostedFormTermsOfService = "accepted"
+)
+
+// Valid indicates whether the value is a known member of the HostedFormTermsOfService enum.
+func (e HostedFormTermsOfService) Valid() bool {
+	switch e {
+	case HostedFormTermsOfServiceAccepted:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for RequirementDeadlineStatus.
 const (
 	RequirementDeadlineStatusCurrentlyDue  RequirementDeadlineStatus = "currently_due"
@@ -667,6 +682,30 @@ type ErrorResponse struct {
 // FutureRequirementsCollection Whether to also collect future requirements; `omit` (default) or `include`.
 type FutureRequirementsCollection string
 
+// HostedForm The hosted onboarding form as the browser posts it.
+type HostedForm struct {
+	// ContactEmail Primary contact email address.
+	ContactEmail *string `json:"contact_email,omitempty"`
+
+	// Country Two-letter ISO 3166-1 alpha-2 country code.
+	Country *string `json:"country,omitempty"`
+
+	// DisplayName Name shown for the account.
+	DisplayName *string `json:"display_name,omitempty"`
+
+	// EntityType company, government_entity, individual or non_profit.
+	EntityType *string `json:"entity_type,omitempty"`
+
+	// Nonce The one-time value the form was served with.
+	Nonce string `json:"nonce"`
+
+	// TermsOfService The checkbox by which the account accepts the terms of service.
+	TermsOfService *HostedFormTermsOfService `json:"terms_of_service,omitempty"`
+}
+
+// HostedFormTermsOfService The checkbox by which the account accepts the terms of service.
+type HostedFormTermsOfService string
+
 // HttpUrl Absolute `http` or `https` URL.
 //
 // Example: https://example.com/onboarding/return
@@ -1047,6 +1086,12 @@ type Unauthorized = ErrorResponse
 // UnexpectedError The error envelope of every non-2xx response.
 type UnexpectedError = ErrorResponse
 
+// SubmitAccountLinkParams defines parameters for SubmitAccountLink.
+type SubmitAccountLinkParams struct {
+	// UnderstudyLinkSession The session opened by the first visit.
+	UnderstudyLinkSession *string `form:"understudy_link_session,omitempty" json:"understudy_link_session,omitempty"`
+}
+
 // CreateAccountLinkParams defines parameters for CreateAccountLink.
 type CreateAccountLinkParams struct {
 	// ServiceVersion API version the request is written against: a date followed by a release name.
@@ -1106,6 +1151,9 @@ type RetrieveAccountParams struct {
 	// naming the header and the supported values.
 	ServiceVersion ServiceVersion `json:"Service-Version"`
 }
+
+// SubmitAccountLinkFormdataRequestBody defines body for SubmitAccountLink for application/x-www-form-urlencoded ContentType.
+type SubmitAccountLinkFormdataRequestBody = HostedForm
 
 // CreateAccountLinkJSONRequestBody defines body for CreateAccountLink for application/json ContentType.
 type CreateAccountLinkJSONRequestBody = CreateAccountLinkRequest
@@ -1186,6 +1234,44 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 
 // The interface specification for the client above.
 type ClientInterface interface {
+
+	// OpenAccountLink Open the hosted flow of an account link
+	//
+	// The first visit of a live link consumes it and answers the form that collects what the
+	// account still has to provide, prefilled with what is known, and opens a browser
+	// session (a cookie) that the form must come back with. Any later visit, and any visit
+	// after `expires_at`, is redirected (302) to the link's `refresh_url`.
+	//
+	// Corresponds with GET /r/{account}/{token} (the `OpenAccountLink` operationId).
+	OpenAccountLink(ctx context.Context, account string, token string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SubmitAccountLinkWithBody Submit the hosted onboarding form
+	//
+	// Accepted once, from the browser session the first visit opened, before the session
+	// expires: updates the account (its requirements are met and the requested capabilities
+	// of the link's configurations become `active`) and redirects (303) to the link's
+	// `return_url`, or answers a completion page when it has none. A form with invalid
+	// values is answered again with the problems marked (400); a replayed form, one from
+	// another browser or one too late is refused (403).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /r/{account}/{token} (the `SubmitAccountLink` operationId).
+	SubmitAccountLinkWithBody(ctx context.Context, account string, token string, params *SubmitAccountLinkParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SubmitAccountLinkWithFormdataBody Submit the hosted onboarding form
+	//
+	// Accepted once, from the browser session the first visit opened, before the session
+	// expires: updates the account (its requirements are met and the requested capabilities
+	// of the link's configurations become `active`) and redirects (303) to the link's
+	// `return_url`, or answers a completion page when it has none. A form with invalid
+	// values is answered again with the problems marked (400); a replayed form, one from
+	// another browser or one too late is refused (403).
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /r/{account}/{token} (the `SubmitAccountLink` operationId).
+	SubmitAccountLinkWithFormdataBody(ctx context.Context, account string, token string, params *SubmitAccountLinkParams, body SubmitAccountLinkFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateAccountLinkWithBody Create an account link
 	//
@@ -1276,6 +1362,74 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v2/core/accounts/{id} (the `RetrieveAccount` operationId).
 	RetrieveAccount(ctx context.Context, id AccountId, params *RetrieveAccountParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// OpenAccountLink Open the hosted flow of an account link
+//
+// The first visit of a live link consumes it and answers the form that collects what the
+// account still has to provide, prefilled with what is known, and opens a browser
+// session (a cookie) that the form must come back with. Any later visit, and any visit
+// after `expires_at`, is redirected (302) to the link's `refresh_url`.
+//
+// Corresponds with GET /r/{account}/{token} (the `OpenAccountLink` operationId).
+func (c *Client) OpenAccountLink(ctx context.Context, account string, token string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOpenAccountLinkRequest(c.Server, account, token)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SubmitAccountLinkWithBody Submit the hosted onboarding form
+//
+// Accepted once, from the browser session the first visit opened, before the session
+// expires: updates the account (its requirements are met and the requested capabilities
+// of the link's configurations become `active`) and redirects (303) to the link's
+// `return_url`, or answers a completion page when it has none. A form with invalid
+// values is answered again with the problems marked (400); a replayed form, one from
+// another browser or one too late is refused (403).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /r/{account}/{token} (the `SubmitAccountLink` operationId).
+func (c *Client) SubmitAccountLinkWithBody(ctx context.Context, account string, token string, params *SubmitAccountLinkParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitAccountLinkRequestWithBody(c.Server, account, token, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SubmitAccountLinkWithFormdataBody Submit the hosted onboarding form
+//
+// Accepted once, from the browser session the first visit opened, before the session
+// expires: updates the account (its requirements are met and the requested capabilities
+// of the link's configurations become `active`) and redirects (303) to the link's
+// `return_url`, or answers a completion page when it has none. A form with invalid
+// values is answered again with the problems marked (400); a replayed form, one from
+// another browser or one too late is refused (403).
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /r/{account}/{token} (the `SubmitAccountLink` operationId).
+func (c *Client) SubmitAccountLinkWithFormdataBody(ctx context.Context, account string, token string, params *SubmitAccountLinkParams, body SubmitAccountLinkFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitAccountLinkRequestWithFormdataBody(c.Server, account, token, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // CreateAccountLinkWithBody Create an account link
@@ -1426,6 +1580,118 @@ func (c *Client) RetrieveAccount(ctx context.Context, id AccountId, params *Retr
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NewOpenAccountLinkRequest constructs an http.Request for the OpenAccountLink method
+func NewOpenAccountLinkRequest(server string, account string, token string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "account", account, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "token", token, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/r/%s/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSubmitAccountLinkRequestWithFormdataBody calls the generic SubmitAccountLink builder with application/x-www-form-urlencoded body
+func NewSubmitAccountLinkRequestWithFormdataBody(server string, account string, token string, params *SubmitAccountLinkParams, body SubmitAccountLinkFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewSubmitAccountLinkRequestWithBody(server, account, token, params, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewSubmitAccountLinkRequestWithBody constructs an http.Request for the SubmitAccountLink method, with any body, and a specified content type
+func NewSubmitAccountLinkRequestWithBody(server string, account string, token string, params *SubmitAccountLinkParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "account", account, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "token", token, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/r/%s/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.UnderstudyLinkSession != nil {
+			var cookieParam0 string
+
+			cookieParam0, err = runtime.StyleParamWithOptions("simple", true, "understudy_link_session", *params.UnderstudyLinkSession, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationCookie, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			cookie0 := &http.Cookie{
+				Name:  "understudy_link_session",
+				Value: cookieParam0,
+			}
+			req.AddCookie(cookie0)
+		}
+	}
+	return req, nil
 }
 
 // NewCreateAccountLinkRequest calls the generic CreateAccountLink builder with application/json body
@@ -1753,6 +2019,46 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// OpenAccountLinkWithResponse Open the hosted flow of an account link
+	//
+	// The first visit of a live link consumes it and answers the form that collects what the
+	// account still has to provide, prefilled with what is known, and opens a browser
+	// session (a cookie) that the form must come back with. Any later visit, and any visit
+	// after `expires_at`, is redirected (302) to the link's `refresh_url`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /r/{account}/{token} (the `OpenAccountLink` operationId).
+	OpenAccountLinkWithResponse(ctx context.Context, account string, token string, reqEditors ...RequestEditorFn) (*OpenAccountLinkResponse, error)
+
+	// SubmitAccountLinkWithBodyWithResponse Submit the hosted onboarding form
+	//
+	// Accepted once, from the browser session the first visit opened, before the session
+	// expires: updates the account (its requirements are met and the requested capabilities
+	// of the link's configurations become `active`) and redirects (303) to the link's
+	// `return_url`, or answers a completion page when it has none. A form with invalid
+	// values is answered again with the problems marked (400); a replayed form, one from
+	// another browser or one too late is refused (403).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /r/{account}/{token} (the `SubmitAccountLink` operationId).
+	SubmitAccountLinkWithBodyWithResponse(ctx context.Context, account string, token string, params *SubmitAccountLinkParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitAccountLinkResponse, error)
+
+	// SubmitAccountLinkWithFormdataBodyWithResponse Submit the hosted onboarding form
+	//
+	// Accepted once, from the browser session the first visit opened, before the session
+	// expires: updates the account (its requirements are met and the requested capabilities
+	// of the link's configurations become `active`) and redirects (303) to the link's
+	// `return_url`, or answers a completion page when it has none. A form with invalid
+	// values is answered again with the problems marked (400); a replayed form, one from
+	// another browser or one too late is refused (403).
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /r/{account}/{token} (the `SubmitAccountLink` operationId).
+	SubmitAccountLinkWithFormdataBodyWithResponse(ctx context.Context, account string, token string, params *SubmitAccountLinkParams, body SubmitAccountLinkFormdataRequestBody, reqEditors ...RequestEditorFn) (*SubmitAccountLinkResponse, error)
+
 	// CreateAccountLinkWithBodyWithResponse Create an account link
 	//
 	// Creates a temporary, single-use URL at which the connected account completes the
@@ -1846,6 +2152,96 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v2/core/accounts/{id} (the `RetrieveAccount` operationId).
 	RetrieveAccountWithResponse(ctx context.Context, id AccountId, params *RetrieveAccountParams, reqEditors ...RequestEditorFn) (*RetrieveAccountResponse, error)
+}
+
+// OpenAccountLinkResponse200Headers the declared response headers of an HTTP 200 response for OpenAccountLink
+type OpenAccountLinkResponse200Headers struct {
+	CacheControl *string
+	SetCookie    *string
+}
+
+// OpenAccountLinkResponse302Headers the declared response headers of an HTTP 302 response for OpenAccountLink
+type OpenAccountLinkResponse302Headers struct {
+	Location string
+}
+
+type OpenAccountLinkResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *OpenAccountLinkResponse200Headers
+	// Headers302 the parsed response headers for an HTTP 302 response
+	Headers302 *OpenAccountLinkResponse302Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r OpenAccountLinkResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OpenAccountLinkResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OpenAccountLinkResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OpenAccountLinkResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SubmitAccountLinkResponse303Headers the declared response headers of an HTTP 303 response for SubmitAccountLink
+type SubmitAccountLinkResponse303Headers struct {
+	Location string
+}
+
+type SubmitAccountLinkResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers303 the parsed response headers for an HTTP 303 response
+	Headers303 *SubmitAccountLinkResponse303Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r SubmitAccountLinkResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SubmitAccountLinkResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SubmitAccountLinkResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SubmitAccountLinkResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 // CreateAccountLinkResponse200Headers the declared response headers of an HTTP 200 response for CreateAccountLink
@@ -2159,6 +2555,64 @@ func (r RetrieveAccountResponse) ContentType() string {
 	return ""
 }
 
+// OpenAccountLinkWithResponse Open the hosted flow of an account link
+//
+// The first visit of a live link consumes it and answers the form that collects what the
+// account still has to provide, prefilled with what is known, and opens a browser
+// session (a cookie) that the form must come back with. Any later visit, and any visit
+// after `expires_at`, is redirected (302) to the link's `refresh_url`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /r/{account}/{token} (the `OpenAccountLink` operationId).
+func (c *ClientWithResponses) OpenAccountLinkWithResponse(ctx context.Context, account string, token string, reqEditors ...RequestEditorFn) (*OpenAccountLinkResponse, error) {
+	rsp, err := c.OpenAccountLink(ctx, account, token, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOpenAccountLinkResponse(rsp)
+}
+
+// SubmitAccountLinkWithBodyWithResponse Submit the hosted onboarding form
+//
+// Accepted once, from the browser session the first visit opened, before the session
+// expires: updates the account (its requirements are met and the requested capabilities
+// of the link's configurations become `active`) and redirects (303) to the link's
+// `return_url`, or answers a completion page when it has none. A form with invalid
+// values is answered again with the problems marked (400); a replayed form, one from
+// another browser or one too late is refused (403).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /r/{account}/{token} (the `SubmitAccountLink` operationId).
+func (c *ClientWithResponses) SubmitAccountLinkWithBodyWithResponse(ctx context.Context, account string, token string, params *SubmitAccountLinkParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitAccountLinkResponse, error) {
+	rsp, err := c.SubmitAccountLinkWithBody(ctx, account, token, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSubmitAccountLinkResponse(rsp)
+}
+
+// SubmitAccountLinkWithFormdataBodyWithResponse Submit the hosted onboarding form
+//
+// Accepted once, from the browser session the first visit opened, before the session
+// expires: updates the account (its requirements are met and the requested capabilities
+// of the link's configurations become `active`) and redirects (303) to the link's
+// `return_url`, or answers a completion page when it has none. A form with invalid
+// values is answered again with the problems marked (400); a replayed form, one from
+// another browser or one too late is refused (403).
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /r/{account}/{token} (the `SubmitAccountLink` operationId).
+func (c *ClientWithResponses) SubmitAccountLinkWithFormdataBodyWithResponse(ctx context.Context, account string, token string, params *SubmitAccountLinkParams, body SubmitAccountLinkFormdataRequestBody, reqEditors ...RequestEditorFn) (*SubmitAccountLinkResponse, error) {
+	rsp, err := c.SubmitAccountLinkWithFormdataBody(ctx, account, token, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSubmitAccountLinkResponse(rsp)
+}
+
 // CreateAccountLinkWithBodyWithResponse Create an account link
 //
 // Creates a temporary, single-use URL at which the connected account completes the
@@ -2287,6 +2741,81 @@ func (c *ClientWithResponses) RetrieveAccountWithResponse(ctx context.Context, i
 		return nil, err
 	}
 	return ParseRetrieveAccountResponse(rsp)
+}
+
+// ParseOpenAccountLinkResponse parses an HTTP response from a OpenAccountLinkWithResponse call
+func ParseOpenAccountLinkResponse(rsp *http.Response) (*OpenAccountLinkResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OpenAccountLinkResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers OpenAccountLinkResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Set-Cookie"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Set-Cookie", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SetCookie = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 302:
+		var headers OpenAccountLinkResponse302Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		response.Headers302 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSubmitAccountLinkResponse parses an HTTP response from a SubmitAccountLinkWithResponse call
+func ParseSubmitAccountLinkResponse(rsp *http.Response) (*SubmitAccountLinkResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SubmitAccountLinkResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 303:
+		var headers SubmitAccountLinkResponse303Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		response.Headers303 = &headers
+	}
+
+	return response, nil
 }
 
 // ParseCreateAccountLinkResponse parses an HTTP response from a CreateAccountLinkWithResponse call
@@ -2566,6 +3095,12 @@ func ParseRetrieveAccountResponse(rsp *http.Response) (*RetrieveAccountResponse,
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// OpenAccountLink Open the hosted flow of an account link
+	// (GET /r/{account}/{token})
+	OpenAccountLink(ctx echo.Context, account string, token string) error
+	// SubmitAccountLink Submit the hosted onboarding form
+	// (POST /r/{account}/{token})
+	SubmitAccountLink(ctx echo.Context, account string, token string, params SubmitAccountLinkParams) error
 	// CreateAccountLink Create an account link
 	// (POST /v2/core/account_links)
 	CreateAccountLink(ctx echo.Context, params CreateAccountLinkParams) error
@@ -2583,6 +3118,68 @@ type ServerInterface interface {
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// OpenAccountLink converts echo context to params.
+func (w *ServerInterfaceWrapper) OpenAccountLink(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "account" -------------
+	var account string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "account", ctx.Param("account"), &account, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter account: %s", err))
+	}
+
+	// ------------- Path parameter "token" -------------
+	var token string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.OpenAccountLink(ctx, account, token)
+	return err
+}
+
+// SubmitAccountLink converts echo context to params.
+func (w *ServerInterfaceWrapper) SubmitAccountLink(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "account" -------------
+	var account string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "account", ctx.Param("account"), &account, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter account: %s", err))
+	}
+
+	// ------------- Path parameter "token" -------------
+	var token string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SubmitAccountLinkParams
+
+	if cookie, err := ctx.Cookie("understudy_link_session"); err == nil {
+
+		var value string
+		err = runtime.BindStyledParameterWithOptions("simple", "understudy_link_session", cookie.Value, &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationCookie, Explode: true, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter understudy_link_session: %s", err))
+		}
+		params.UnderstudyLinkSession = &value
+
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SubmitAccountLink(ctx, account, token, params)
+	return err
 }
 
 // CreateAccountLink converts echo context to params.
@@ -2816,12 +3413,20 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/v2/core/accounts", wrapper.CreateAccount, options.OperationMiddlewares["createAccount"]...)
 	router.GET(options.BaseURL+"/v2/core/accounts/:id", wrapper.RetrieveAccount, options.OperationMiddlewares["retrieveAccount"]...)
 	router.POST(options.BaseURL+"/v2/core/account_links", wrapper.CreateAccountLink, options.OperationMiddlewares["createAccountLink"]...)
+	router.GET(options.BaseURL+"/r/:account/:token", wrapper.OpenAccountLink, options.OperationMiddlewares["openAccountLink"]...)
+	router.POST(options.BaseURL+"/r/:account/:token", wrapper.SubmitAccountLink, options.OperationMiddlewares["submitAccountLink"]...)
 
 }
 
 type BadRequestJSONResponse ErrorResponse
 
 type ConflictJSONResponse ErrorResponse
+
+type HostedErrorTexthtmlResponse struct {
+	Body io.Reader
+
+	ContentLength int64
+}
 
 type NotFoundJSONResponse ErrorResponse
 
@@ -2830,6 +3435,222 @@ type TooManyRequestsJSONResponse ErrorResponse
 type UnauthorizedJSONResponse ErrorResponse
 
 type UnexpectedErrorJSONResponse ErrorResponse
+
+type OpenAccountLinkRequestObject struct {
+	Account string `json:"account"`
+	Token   string `json:"token"`
+}
+
+type OpenAccountLinkResponseObject interface {
+	VisitOpenAccountLinkResponse(w http.ResponseWriter) error
+}
+
+type OpenAccountLink200ResponseHeaders struct {
+	CacheControl *string
+	SetCookie    *string
+}
+
+type OpenAccountLink200TexthtmlResponse struct {
+	Body          io.Reader
+	Headers       OpenAccountLink200ResponseHeaders
+	ContentLength int64
+}
+
+func (response OpenAccountLink200TexthtmlResponse) VisitOpenAccountLinkResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/html")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.SetCookie != nil {
+		w.Header().Set("Set-Cookie", fmt.Sprint(*response.Headers.SetCookie))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type OpenAccountLink302ResponseHeaders struct {
+	Location string
+}
+
+type OpenAccountLink302Response struct {
+	Headers OpenAccountLink302ResponseHeaders
+}
+
+func (response OpenAccountLink302Response) VisitOpenAccountLinkResponse(w http.ResponseWriter) error {
+	w.Header().Set("Location", fmt.Sprint(response.Headers.Location))
+	w.WriteHeader(302)
+	return nil
+}
+
+type OpenAccountLink404TexthtmlResponse struct{ HostedErrorTexthtmlResponse }
+
+func (response OpenAccountLink404TexthtmlResponse) VisitOpenAccountLinkResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/html")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(404)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type OpenAccountLinkdefaultTexthtmlResponse struct {
+	Body          io.Reader
+	StatusCode    int
+	ContentLength int64
+}
+
+func (response OpenAccountLinkdefaultTexthtmlResponse) VisitOpenAccountLinkResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/html")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(response.StatusCode)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type SubmitAccountLinkRequestObject struct {
+	Account string `json:"account"`
+	Token   string `json:"token"`
+	Params  SubmitAccountLinkParams
+	Body    *SubmitAccountLinkFormdataRequestBody
+}
+
+type SubmitAccountLinkResponseObject interface {
+	VisitSubmitAccountLinkResponse(w http.ResponseWriter) error
+}
+
+type SubmitAccountLink200TexthtmlResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response SubmitAccountLink200TexthtmlResponse) VisitSubmitAccountLinkResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/html")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type SubmitAccountLink303ResponseHeaders struct {
+	Location string
+}
+
+type SubmitAccountLink303Response struct {
+	Headers SubmitAccountLink303ResponseHeaders
+}
+
+func (response SubmitAccountLink303Response) VisitSubmitAccountLinkResponse(w http.ResponseWriter) error {
+	w.Header().Set("Location", fmt.Sprint(response.Headers.Location))
+	w.WriteHeader(303)
+	return nil
+}
+
+type SubmitAccountLink400TexthtmlResponse struct{ HostedErrorTexthtmlResponse }
+
+func (response SubmitAccountLink400TexthtmlResponse) VisitSubmitAccountLinkResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/html")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(400)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type SubmitAccountLink403TexthtmlResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response SubmitAccountLink403TexthtmlResponse) VisitSubmitAccountLinkResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/html")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(403)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type SubmitAccountLink404TexthtmlResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response SubmitAccountLink404TexthtmlResponse) VisitSubmitAccountLinkResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/html")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(404)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type SubmitAccountLinkdefaultTexthtmlResponse struct {
+	Body          io.Reader
+	StatusCode    int
+	ContentLength int64
+}
+
+func (response SubmitAccountLinkdefaultTexthtmlResponse) VisitSubmitAccountLinkResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/html")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(response.StatusCode)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
 
 type CreateAccountLinkRequestObject struct {
 	Params CreateAccountLinkParams
@@ -3206,6 +4027,12 @@ func (response RetrieveAccountdefaultJSONResponse) VisitRetrieveAccountResponse(
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// OpenAccountLink Open the hosted flow of an account link
+	// (GET /r/{account}/{token})
+	OpenAccountLink(ctx context.Context, request OpenAccountLinkRequestObject) (OpenAccountLinkResponseObject, error)
+	// SubmitAccountLink Submit the hosted onboarding form
+	// (POST /r/{account}/{token})
+	SubmitAccountLink(ctx context.Context, request SubmitAccountLinkRequestObject) (SubmitAccountLinkResponseObject, error)
 	// CreateAccountLink Create an account link
 	// (POST /v2/core/account_links)
 	CreateAccountLink(ctx context.Context, request CreateAccountLinkRequestObject) (CreateAccountLinkResponseObject, error)
@@ -3230,6 +4057,69 @@ func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareF
 type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
+}
+
+// OpenAccountLink operation middleware
+func (sh *strictHandler) OpenAccountLink(ctx echo.Context, account string, token string) error {
+	var request OpenAccountLinkRequestObject
+
+	request.Account = account
+	request.Token = token
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.OpenAccountLink(ctx.Request().Context(), request.(OpenAccountLinkRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OpenAccountLink")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(OpenAccountLinkResponseObject); ok {
+		return validResponse.VisitOpenAccountLinkResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SubmitAccountLink operation middleware
+func (sh *strictHandler) SubmitAccountLink(ctx echo.Context, account string, token string, params SubmitAccountLinkParams) error {
+	var request SubmitAccountLinkRequestObject
+
+	request.Account = account
+	request.Token = token
+	request.Params = params
+
+	if form, err := ctx.FormParams(); err == nil {
+		var body SubmitAccountLinkFormdataRequestBody
+		if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+			return err
+		}
+		request.Body = &body
+	} else {
+		return err
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SubmitAccountLink(ctx.Request().Context(), request.(SubmitAccountLinkRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SubmitAccountLink")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SubmitAccountLinkResponseObject); ok {
+		return validResponse.VisitSubmitAccountLinkResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
 }
 
 // CreateAccountLink operation middleware
@@ -3384,143 +4274,164 @@ func (sh *strictHandler) RetrieveAccount(ctx echo.Context, id AccountId, params 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"5H37c9s2uui/gtE9M3V6KFl2Hm3s2dmbJs3Wt02bYzt77q7lK8IkJKEmAS4A2lYz/t/v4EmABCXKdnq6",
-	"u78kFgmAAL4P3wvf4/Moo2VFCSKCj44+j1YI5oipP0/RP2rExUkuf+SIZwxXAlMyOhp9IvgfNQI4R0Tg",
-	"BUYM0AUQK8wB053AXsrQP+aTySR9lgBYcApuGRYCESAoECsEOGI3iIGCLiejZITuYFkVaHQ0kt1uDl+s",
-	"xf89+/7sL2/LAn7/ejFK5PMaM5SPjgSrUTLi2QqVUE6tgkIgJqf1/2Tnizfjv8Pxb9Px68v//I9RMhLr",
-	"So7LBcNkObq/v09GFWSwRMKs802W0ZpE13nyTi8MAagbgb0UZpnQCwsnrp4f/Hwzff+X/3p9+uMPy7d/",
-	"zX8cJSMsB6qgWI2SEYGlbIrzjQsq4d1PiCzFanR0+PJlMioxsb8PuutJRic5KisqEMnWP6J1dxUf4DXi",
-	"ahUffzk7BxwukIQCQ4KtJ+CN/gPcYrHSkIElAtdoDSDJwRXN1wm4Wrs3M1IVUCwoK9X7kuYoUX0xUW0Y",
-	"EhIpKAG3mOT0NgEVYrI5B4TKVktA0K3qy5CoGVEzm5GsZgwRARjidSGa2VCGl5jAAnABRc0n4NyfomoG",
-	"QY4XC6S6y/kCzGeEoV9RJlAO9l5MpyDFzR7NEWOUpc+Ow9XernCB1KMFZlw4TMYccIGLAmAyI4sCL1fq",
-	"mT/+63D8a7SeYzKvOUqfyf399Onkne6S0bJEJEf5ZEYC5Hm5eJ69hi8Px9+g6dX4Rf7qavwaHqDxYfbt",
-	"Ypq/uPoGvjqwuKSPaINNHvjHEv6PQiWSFXWOujj0i/pDggFl8i/ePhiCgopWdQEFOm4aESqAnGYOIEMG",
-	"4PIHn5GU1EWRani6Aym3SbdPsZ5KalClQlDuNiUZkhgFbmBRoxnZS/9sGv5JUyOxntXT6eEr+9Qcs1IS",
-	"OAmOM1oicPbuRw44IrlaAiY5ukM5kFjqj3gxvYwPenFw2RoXUOZmfHGZHvskjiFJ+hCfEbGiXCEbl9vV",
-	"rPAKLShDckk4h3LjEsApgEUBxIohBPTxkTsIswxVooM/FyM7z4awqJmNLmWrqqASpprOKBz6R43Y2iNI",
-	"Buw+6mCBSkUf/4Ohxeho9L/2G06xr5vxfUs7Tf97h1OQMbiWv7lYKwyXa5C/f8IlFjEadYfLugSkLq80",
-	"OzGIxQHVhKWCSxRQ3INpfDGF+oK/lBwtYF0I3aXUX5I/pupAmF9u6pgItERMnYePcBk9DFCyPzkjIOi1",
-	"ZGpQ/rtgtAQpQXdiLt/Na1akCjMqhm4wrbn/eAEgAQiyAiMmyRWvKOHoGNASC4CFBLpHjdTqW0RDDfbh",
-	"PLv7+dfl7Yd3y+mH3z7dfViO4tsiW4e0YQstOEPsBmfor4hxtez2Lrz5eAJu9EtD+R3BtLweLiEmXBxJ",
-	"Eg2FROSioLcolwwFAoYKBDlSB34yI6eGIUqAoxvE1nbEYwBBiTmXvIMyUBNeVxVlkhwoKhCQY8URXkyn",
-	"M0JgKXvIqWmSqSiJOphhf97e2MPp4avx9OX48JtJDlcFhn2k12zR2O7RQDFlNss/v7gfy/8O7X+z2eQC",
-	"jn/rlVksgqgj+R3MjXQmf2WUSJ4r/4RVVeBM0ZD9X7mGmlvX55HifAqSNJNoODqSRDgZlYhzhemjmqN5",
-	"BjmamOM3p+SKQpZjspwwtGCIr2THI2AX6sC+wKjILZxG3mlSZG1ummnmO0rkh9jcfVdOQ66y2a5NVOd7",
-	"Ocap2RC9PSFqnofoaOYg0bBEir4sIC40+B3Fhc2STCPKLOJIgcKsLJHHNm3x3BTcQomDNbcY2JFJ9mIi",
-	"SCJ5AgJOosop0jxzBW8QeGMp4M2hljvVr/nN4VyyAc7nVwXNrlEuRWxDLApMrr/iM5JRssDLmkHNhnOq",
-	"Ri2hyFYtcVa35POy5mKuGswFlbLL3GKAHFOyzhmR9PstlUJQ9lDEyxQnGsXFpVHSj5jnK8TUSTeCYiHl",
-	"UypWEjpkXDG6ZIg3+kfN9dnHHLRgNQGnSt5d05q55nAhhQ8I+IoyAXJUwPXkfxiH37jJhZJ5F/c8CRVo",
-	"AVVKMb0SqYbjz1S8pzXJHwdHQsV8oYbZDDop1tOaZUgeFPKV5G41ySd/ADJhT4I7eugOc8t9MQcdbQfs",
-	"pW7VUge8T0bnlH6AZG1IMn/cltpjx6BAcyXLzNFdhlCONm6yIRYgg0SvQnYBEFhKgHL5pz482RrI0YEa",
-	"XbLbupLsmXvwaL7+ewLBLhRgwXeauUT4DRvnsP4TgbVYUYZ/Q/lTs84TjcJAykU/ojWoGL3BOcqPAL+e",
-	"C4nUX3/99dfwKsv/AGgvJym1XsxD0eqa0Fsy0VuF7iolU33fYOjT7dYbAmr3BaDaA5opKPt0AVb4dyK3",
-	"ZA00O1GfS4CxZyiai8gNKmiFJqPmi77t6C2s4BUupP7VFZNB5t4qqR8EzFnRFYnuxr4xSkYVoxViAmtZ",
-	"z6AGipin/nuF1IzlPL2PrCAHVwgR4Lp6G3pFaYEg0aqZ/OK2nWvWdqbbu57zHAmIC96d2CmCXModVofR",
-	"7Y8BKiuxBrcrREAKM4FvUCqnNkjVbM/jnfp4V+W894XwC2/73II78790Y9ArqUbIQS1kfVh1FyqPUkvW",
-	"0oqdIUbavHG7ogUCemx54rTpA9SkkCILnJE0GGPydWotKFp6Vcp1fgww4ThHAIukg0ViBdXQkvbbDjNC",
-	"mXqgDqukqvbTWuGRf8KrwlkGQrzLai5oidhWuJh24U7dy7POshXU5GLTAB9Mu84ADGW4wmj7CKe2YWuI",
-	"Fiq4FXlz878yFA0+QgY1vsI8x9ou9tHbuwUsOGrTl7chlgiqoLK25nCDLwlAMFtpiU8SBYe9zfnGKEIk",
-	"HgUss57HgqwZ5pGAswPd98PjnbboREiPeWM0e6A0MmO+Nnt83Dp/qTEP8dQ/bZMBB0RLJP1zUNa7cYGk",
-	"4g9Ozn4BLw4PvgFOksmU7bygt4gplTv2xcZooKwDn5/fR+wDyaigGSxQZDs+MrRAkqcC0wTsnXx//h4U",
-	"kCxrZb+CS/4sASXlAlSusTI6BaS588mNVNftTTO1DafrxBovuxcw5o21NptfV2iFjS2nD6jWILorUOVg",
-	"LDKT81vqQ/L5watX4wMAi2oFx4fAdFMg3QbHN+O/X34+jMNRz3mun8eYTYGWsLDbIJsdAUqQ3Z70e/Xi",
-	"fF2h1J4AqeKXFSTrNJmRdElvECMlImJu9icBKSY5vsF5DQv5i1AyrxhdYGEMC2ZnFduW7IQjEWcgXRti",
-	"gBNma8NVDkCLB9HbEyK1NiNiXdFaaClJb4WU7uyS5QqN4NeHXBF626DJRnKrm72l2jbegu5GedUBciMd",
-	"7L2veUMAbV3ZhJKJlhgySMAV8tiM4jzuZkLZ20ldavD5IorHS8MXHmcNXzRMIbEGeSmKLWpRMzQPLi2S",
-	"TdcZnTNjtuInTK7fF/S27+5KS2aSIQBJbQGUIjc19mZrO3NkxEqurrlE/GxFOSKSnaRyFukQclIUevfn",
-	"GhzbxVzXw0xbLjEUMbsrbAsXKwQWBb0F5vOSADanYUHZcKHbH1hjo7ozOdGdD7r3PZ6ROKqwMBQYILG6",
-	"hxOauFgoyKfortKXAQzAgiGYrxUvlzPXSxkdjWqGY0RUXzPuOgNKFHUokGx53CF6S3yDSOTru9LAAJDh",
-	"dgUzT2K4s4FYWvR/ELH0TohiI13jv76GdS+02SV1x4ODPaUoa8s5fxajmI8+CY2Auet5oPYktA/CsZa3",
-	"y5oLSQetohQK5b/fadk0+A9CVJ9Y0UXwQZ12wcMtWPaJo7eQ98gnjl4aVJLHOQEoW1EpVTJaBleFittY",
-	"ZgAWuCiklkq62NNFyIE3044r3CejEHkfMMAQxt3dKMfEfQCooZLYujrzHAaOB537PohNDINTV7NcGxyM",
-	"SGTvxhaNdUw2Aita5LIlnxFzvsFe4ATxq2JEsIG9coYwBCO8odIff6aFzCdGhIaIPAodmmGeGimGgfu8",
-	"V0Pw4emJewqsnji3G+Z1pK1TXyrrqm0elfV5raKzxi6e2NMP8wITxLUhtKxgJibgE9f+ODOSBo42mgtF",
-	"ZMa0rQAq8TZiRRti+kJEMBzTpn8hSgVla+WCVGGUqW32mUrDawJzp/V9wxzkNRrMUbxt/l4pHDEPm7os",
-	"4XZdxIfYmenSRkC78GbQGDY2llhz4/Ug2mON19A3XWMeGq0Hm8LPqSMsoTU8ARLCxxIuEt9yBm99FpQA",
-	"NbmYgbzXkLx5T86cVX2Qsd5oYFa2bY6nwDeSQ1SImMPJkDyFmTZle04w0WPaYy2PzGrdgYAkxNY8rwn/",
-	"it629EVOi5sYiPQl5me3jhwJxEpMMFnOnfndP7jzCnIxz2vUea4XPr9BDC/MVVOwC3OltYd7Mb+quSQm",
-	"vPW4sT34T+N2CF+R4LSoreXfU4QFzMRctlNMnNC511LtiCRwc0kWIuN2RLFcr92NEMUvJwy/x6jIo/iF",
-	"sxXwtzCgRanzm5CbnYI9I3Y90xoWpyBFN4iIGhamSaD8+53l86BpHAM7imzPlHGLWQSaazJIPFy4PRmm",
-	"UJg9vI+bH7YM81518clpM3AHumZm8Q9tBnSo9exKXLfu7B99FyM709auYnetwa1YeBcX4PPQqyAfoRtj",
-	"3iPNw42r4aez0XDr8FuGoECeMOg5Ae6AHN/RXBnU06w9XtqreQ2JjZDkRo3YGHKMrWknN/TEOSHuLlZ7",
-	"V0f+KbSL8IaOnj1/P55yb9MJ+F55tBrtCXNnnY2x0NaV84At6LmIs6wKlVHm/5FhKeQB0wyoZgDmuXKl",
-	"C6EbmL70eAFcv51O25BMRnfjJR13wJtDvlJKx7bFvXMNZS/MqwKu59r1tr2Un6UOylf0ljjTrTPwEeC+",
-	"qLWM0LwjlVZULB6Ap9i7txriJR/eZ8gBhodbePEVoAm1MeEUO9qptnvtl0jAHAq4/SLYtItTbHvb7N1d",
-	"R4x13luLdJY+h/T8OBRVCdKWBXt3gTmAVxzF7mtgLahkhNkckxwzlIm5gHdDD1fj3TN4mQ/zEfB3QjQa",
-	"jcXo+K481Wr71LrNax7gHxOddcibu/Z2q6+D0Idl+5WLabhFAQumIhGn1/Lb9ZvKWug8yOHC79NhT2bK",
-	"raEvh+77g21/PaDZ86ljBdf6Rsl6wsaM+4/ckU2Y9s7nFjEp1xH3gKivIAfaTR4I6ot+6K5iWkFc1EWh",
-	"1DcS12C8O9hhd/ERltkojerieZSMOjfwKrjE3kbr+Zj79/isGKPsF709Ec8T5dFmo4tk034dvR2Bla0w",
-	"QWOGYC5Pl3FPkbTHiKtgUwxC4rzYtscSKCcD60ItO25y3U16gyvbYTu+M3pX6LCOqO11S+lRHvucZrWE",
-	"SttlwLqDyh1dT7bf+HlOrl3oaDdSNl7ADJMl8F4fG1u7inldLLTxwwTVuECUSWxlcWeRt1CgJWWN54xe",
-	"RgDOqPdxe8PNwxlJG+joqDbnm9uBRJ9bc0zS91x6OyipXwBeY6FQUs5eCnkqtoMaj6AcyFF2gFD8KsbO",
-	"ojWpBnNi5Dh0K45SCe3abD2IJTh0cBuhZHx4dwdsYFf3nDon6q2OzYYcdMy5aoDYvDdq3/2ck2pLkb1M",
-	"1Wp/YHM6BilVCBLYl6IOJU3QqewRpXX2+rKr6F8paxkC6UqISqOj/Iun4NPpT6GKrZ4f7e+bJ5OMlvvN",
-	"rce+lqK7F/ueUq5G+PPR/v5sdvafUc3cOUTuLOla88OTSbrZap6jKyzmFVwPssREpFwpiLD8cSNIUv+4",
-	"ETiq4OPXEpMpYuD6IhJ7HLpPAbVeaX1H2G0YZycIbhjnAXDcSReJO5BHiXEcHv8mukiUSD1CF9nkBb67",
-	"LtIDmkAX0ekPOLBo9EhVZAMZ6EG0xioSX12QceNl1yTWCTs6Q0Ji3zVaj3UsewUx04EzXFDZBzRfCgz6",
-	"xqavZ3cM6kriy8vpjFyjNU90lgkotGP3iynIVpDBTCDGE+sZbN++nPqvW7Lc5xFlOWJznI+ORq++ef5S",
-	"Sbjwzl/1y2lks5xv/3eQXNtQ5s388SNcS6k7axHVK0iuXTqILsSVg/mDGMwtZuiJOMrW1T7oXHzBDdlA",
-	"r4dsy04Eugnz2Fk8clcyTyUfyb2z6igfHJ/Si8OG3T5QwFE3yPMrWECSocGTOVPdvtO9OsR82O5/EWmn",
-	"B1hfGgih5PMoSeWJATLsUGwXW3o29t9EbomTj0cILhvDznaXXPqgE4guDGUI38hzwyDhC8T0VVSlKPxj",
-	"BZlNR3wz8vXTki3kOXDs+4oDc2a66zArfAyBdFv21Mx628F9BHns2yCwQoWLSHTJJYzLEHvw9m0naoM3",
-	"cUfW7mw/74wnZ8wtw3p56hgcz2DUXfCwqPTId214eosumPEuh02+z3vvB3oLaraUhzyYP8B8Bz+pZOS8",
-	"3WLmro63Z2Qn406nPT62EUPDLcQCk+Uc6liMBaNljMxTLkd0lF32Ch0UnfdbzRGLriYYMsbVtHG7gmJl",
-	"pb2WI63zFA6t1uYafWK8atKoVVzZPqMBsfSqQCU3MdZ+lKAJM7J5Ox7kpKssrpELde3YvMNIJ7rDvUtR",
-	"N8+987Xj0TChJoihQWKN63/q+phDpcTrOdPpHeLepG04tl16d93SU9tZJ5XYGnocxfAQGx12OLhEdtnf",
-	"sdjitxAUlzSlc4A1Ag7Dvwdf3NkTZb4WPSIbD+gPdQlJM6b3cvvQcQ9Xf/wtm3fiTksbv6AAK1hViHCA",
-	"F86RuyHGOooEiZjzuHYc5vNsuJjTeBs3EYqOl1WQc52MYSBO27FCIafntqovnUl0FVv289Q/++1ULeaV",
-	"FdtNmpKQy2nhWip9oZaB1Z7Hnak2qxiYyNHXm/wKTZPEJIzREUmYg9S8SAfdxtrMY5u+ZNt0P2XfDPuW",
-	"vYptrrj0IiXfVxbLeYnEiubKr59x69Cu57fVU7wZzfVJ+mOGNpDQniiA1knaEIjR9vKPB3EzWgtMUBhi",
-	"ZB8Gbv3DnOS3rNJFtXSWZ14o4bMognWaiJcQq4UKEoYMAUIJ2o7Lj+DQdtINp26tvDP2wF3ol8aVsZ1y",
-	"YeVZR89gxijnfVv0BST1ZCRwzJnzvy2p9adxhTJaIi6prgB5jcDe6fu34Pnz56/Bp/O3CShxUWCOMkpy",
-	"/szBEy8URzBpzbxL3hwKNFaf33au426scS3DrCgOowj535wtTIXchOfS0f8NBoN1j3us9a30YqMCwbqt",
-	"KMYF653ck6MR0Y8SZNuEoVl0e2reh2LwOMcl4gKWVYQneogFhG2nJTYPzUDFUIa5yh4bbGSTP/h8+vro",
-	"4MXR9Pnk5cHh39NJT5rhsFkfmg7zrv7r4VvKrON5T4gE0Vn3XJKytnM6LG7hmsv1cUTEcSeViMq3GOx2",
-	"mnh5lJJ4iGbiZeVJQNrKoA4ZsknhbQxnb1qSWGCwNv/Nt6UGiGRsE1qqvEE6a96XSALQVgezgvJt9lXf",
-	"k1FNTHfqsac+NmjgC4QLbBWXdIzE1jCA5qS2gwce6A4a5kxyDqY2ZZJEbuMlqlG5sHmRUCQjEhYq+bO+",
-	"ghqaGslLgTMMVi7h2SMiIQbB5AGhXLGQcBUdMaBwTAJ0QZU0zA0vQIEknz94pWOoSF0ihjM+rOTKUwVq",
-	"aCeYG1TGQ75YrT0SvSh7ugCyg00UzK/n8uc8Vdfxz0ywsYYL4kI1i5/n3QMwEsvbuuKv2gfAkKHnNiu+",
-	"bv8VV77Lvm3v5nCSUeZywPfExj4SQdrKjVSKzAqSPmruCGeX14e0q6EtPsUIEk8Fp2hAHiqHCB5werNT",
-	"NWJGwI5/wuQ6xpIFKivKoNR1OSbLAo1rjsCn058sE1pRxQZVAKfNIdtm4ieayhEq2ewjI/ls/F6j98dl",
-	"wQcQcJ3Yic+h2KnbkHOo52wmZfPwy45jdR6v0dqeQEy2HcAvdZiUC3z0REW90yUOQAFuFWsL7xNhtjL+",
-	"4h52HBsEArX2KN6WK+vhoZadE9wcXhdt2RxCD+rBUdKprjZGZbZOEBfxvByqGotXN6Z7ACw97c0/bm7t",
-	"MHfFZgZJfKHEHZH2goowMRNcAYXkGhLY5iTKLmoWiRU2bJY6aKvBDOHmncIzw75uu0Vn4BWk2dnX3lDN",
-	"cENi0+wignIkzWqGxfpMbrzxJEGQIfamFqvm13uL8ybJ+ahbWoGjjCFhs6AnILUp2mf1dPo8C2QO9Qil",
-	"YM9RDO3Tbpl7f5cZ2XPSwLNEp5mDHKRvTA56xbuOwHdq1kCPc43WpvcEvInkZjdZ270CZ6bizUFfPIcW",
-	"SBWyKhqnvtbQgpUQlU6IrvJVmDTvxvxu6tzUJEeMizpfgxJiIiAmiPGuN2PT7isOUFkXjZsKuDl0bptj",
-	"d+/95uPJUZeXKQl8/+ZwXxLOfftQ6oi2gE/DJBvjoqL+RpurKJZ7rThZGRvNVTUBH6FY8QRc0RwjnphU",
-	"5eoOhScm7Ia7D6sdnREXzaGFVmOrgoVcpMQpTk1CbsF1rbFbyq61uqBmJpcqQLNbkxmZkbeU3OjSeRzw",
-	"FWRaFNbBIpKMaWyRLcebUcggd4NJWhJV+D2ZTNIAe3UlQ5Wm/Bqtv+IzArT0mqMM54iD1FLr9FjzTLkX",
-	"Cq3lYXZ6D9KZ9FROlomaYqs4UmptytEaT2Av/dvf/va38YcP43fvJnodpj6UWUSi80GBmJnFlGlSKcPG",
-	"xpqRfvzl7Dx1LsPRqj171gX28OVLzwX22ZGyuvlVEeWHO4URB5U2BGFlQzXD7xSyKQvz/zn75ecJMBZ6",
-	"I0XYclYuO5riSTZArSlVkqMFJkiN6GQlPWpgwdK0mG+wX6khXMx581WXvs0IltpFWclaYTk/wyISNS1a",
-	"YqFr1FlYuJIKWVGro9qkgXNk7GodlGOquRFu0iDGKlUYYI7fscMh/RJkkDG1sSA1Ozo+yVMbPKfooMCi",
-	"aJE0x/3l0d27OQSSUDRPJTz9LGr82SgZ3diqaJFiYVJ6rBCBFR4djZ5PppPnOpxopThWnBIpVx8ak210",
-	"Ugq5pn4tIZAQO+TU5jVFptSmERc9yrkXy/ipuJzOBOc1MJk/n2ldxFgYJDdyieoDlW0CUldSzE8pGOTW",
-	"jeYWnJEmuaDyaZHAXSuSahIM6iqLOnez6eoSeWrvX0VWVyi75qaeB+ZAubMfhe5XEr2DaltIKgmqitzG",
-	"ulvHgUiuKgfxjaWD5Lgz8mL6wo+AfXYc0sL2JiqLbEmNouE8yuTcompy2swfDK/vdaw3vXFY84vutOvt",
-	"2Jt2V7DHfPHw9ZZo3mcKJudWvzRqgUTgtFER0gn4pUJE5cuztbnU27VKVgUM+RK4VJinUxzomppeHtP0",
-	"2CX0NVunULbd3qZSNXKS47Qn+eho1MmQMwqrB1/ENYOmyX6riuJ9srVHq5zv/aXzPvmO5uvd6vA4nb/X",
-	"VuYrgPHkmm2L+kWYJylIYbs92FI1DlMdDw3R9DSr7kSHlwLqzaJ0H2orUp9pF148nE6fGgDOhtK+D3p5",
-	"dPDtZDqd/j1Un9vtDv12jZXEeKhaM0bcDGGMDmr/j/b3Dw6/mUwn08nB0bfTb6f7bD86531Y1FqYfHVw",
-	"9pfVmpan9W/f3PHbl4cHr+SDX6dvzv4rf/vT7Ycf89NP75+X+PkPrwaiWixJtM1L1vGujNqqdTRxJEn0",
-	"/yTetnPN6mpYT4HNXfvilhpriu7eQm7tZFKJ71Z9H5/0WvVM4/2mPrz64gt9NGI93BHa9wqXqi4H27sE",
-	"JdtUpxfbO7nqhqrD6+0dXFlL2eFwQId2zb/mSmfIksLSavd+Flcj8LVz90rRFS4VGttSfz8pwfFS9u4o",
-	"y3ISSyRi6S6kjOJLP1/xRtY1maVKz4PQ2UgIutV1XhkXE3BOwS0srrXQUMGl1JaNNjysAvIRYJ7lidv8",
-	"olLGU2NSXWQ5lR1SXWY5iXjpKEEE8DpbaZMU6KtUPiMF5r6RATz2CrudnFjdYQcVtkJhQn7fSpm/gxyh",
-	"K20PaKiKXGsx4zGsTptXL/qv4lsE2N6BG07VusHWFLJ1Iz36FRGynjDKEfnfHtHdxEZ9twrv8tjLA9Rc",
-	"xeqPhvero/c1UzaOj0iAs1pfiPQxHz2AipXt4/fNXaRu3GHZ3tXffT8Db9896XqIlx1jc5c0/FmJ5H86",
-	"0CXtZcs/9VcSjxiQ1YceyJ6slDXMfP/PxJaeiPjLLXJ70KX5ktwnWw0FXQuAyyAHi0JqQ0417Sf4kxnp",
-	"y1l5DFqU02quPHQwM3G8kKwdDU5tyjFJSm3Iv0nr7qhD2jIiJI11Q7nnIMgAJv3676RxFXJmTD0C7WUO",
-	"7WSKipbbjIu5juVTpgbuUflnW3XGfzJ9seNGFJTyazvOd8NlY7FmXtZ2pVLdq3M5nLL3EO1BRNol2LzY",
-	"UI2qfYfv+150kh88TM38oirmU7Bbv4SkLdVra0Hq3wEmuABhfen3JIjRFKQNU923i81euFLZ/Xnkm7zt",
-	"YTb2+8ud0e9fUrCIJfUYLGl4BTIu+iIKdVhgm9G3Q/eaSKyji0s/SK4vWOcidHPuolUHsUdh3bnG89gh",
-	"W2hVuL+/7Im56+sQhNbZs9IJlfOwthsWcX8pqbZXyGOH71snel0P+4GGg21Gg39qe8GO6v+XUuPj0lxM",
-	"ed//jPP7Xg3+1NwtUoJ8v8PgQmODWAfeBO6KkCipZkZcX+qqO5mrFTmIKh3tbixiWnYoL1FSrGdEZ6KA",
-	"pSrb0PbfDqUmhiRJuXmw3ORcN4eITA8Qsmyu7Ms/BLv+N9COvSKrukpCUD3VJdS9/50YnU+fNan9EoT2",
-	"X94Y+0TE9dRQi+3k1XMbU2TEdxi70GxXuThoItPnzgQoUTfPZvpAmRKJi33Y4wiB1Gs+Hq9QUUkddzyW",
-	"jVKV4GXDZYsiLGb+kWqWLf+oNr1PnJ8KZu3oFu2O0qC1ctrTZ9ftkySALZzs8zXgLZdkz4tAfsn4CzhH",
-	"5aD6SvhZY7++v7z//wEAAP//",
+	"5H37d9s2mui/gqu758TuUrL8SNrYp2dumjTTtEmTsZ3Z7US5IkxCEmoSYAHQsprj/30PngRIUA876XR2",
+	"fkksCQQBfB++9+PTIKNlRQkigg9OPw0WCOaIqT/P0W814uJVLj/kiGcMVwJTMjgdvCf4txoBnCMi8Awj",
+	"BugMiAXmgOmHwF7K0G/T0WiU7icAFpyCJcNCIAIEBWKBAEfsBjFQ0PlokAzQLSyrAg1OB/Kxm6OTlfjv",
+	"i+8v/vq8LOD3T2eDRH5fY4bywalgNUoGPFugEsqlVVAIxOSy/r98+MOz4T/g8Pfx8OnH//yPQTIQq0rO",
+	"ywXDZD64u7tLBhVksETC7PNZltGaRPf56oXeGAJQDwJ7KcwyoTcWLlx9f/jzzfjlX//29PynH+bP/57/",
+	"NEgGWE5UQbEYJAMCSzkU52s3VMLb14jMxWJwevT4cTIoMbGfD7v7SQavclRWVCCSrX5Cq+4u3sBrxNUu",
+	"3r29uAQczpCEAkOCrUbgmf4DLLFYaMjAEoFrtAKQ5OCK5qsEXK3cLxNSFVDMKCvV7yXNUaKexUSNYUhI",
+	"pKAELDHJ6TIBFWJyOAeEylFzQNBSPcuQqBlRK5uQrGYMEQEY4nUhmtVQhueYwAJwAUXNR+DSX6IaBkGO",
+	"ZzOkHpfrBZhPCEO/okygHOydjMcgxc0ZTRFjlKX7Z+FulwtcIPXVDDMuHCZjDrjARQEwmZBZgecL9Z0/",
+	"/9Nw/mu0mmIyrTlK9+X5vn//6oV+JKNliUiO8tGEBMjzeHacPYWPj4Zfo/HV8CR/cjV8Cg/R8Cj7ZjbO",
+	"T66+hk8OLS7pK9pgkwf+oYT/g1CJZEWdoy4OvVV/SDCgTP7F2xdDUFDRqi6gQGfNIEIFkMvMAWTIAFx+",
+	"4BOSkrooUg1PdyHlMenxKdZLSQ2qVAjK06YkQxKjwA0sajQhe+lfzMBvNTUSq0k9Hh89sd+aa1ZKAifB",
+	"cUFLBC5e/MQBRyRXW8AkR7coBxJL/Rk/jD/GJ/1w+LE1L6DMrfjDx/TMJ3EMSdKH+ISIBeUK2bg8rmaH",
+	"V2hGGZJbwjmUB5cATgEsCiAWDCGgr488QZhlqBId/PkwsOtsCIta2eCjHFUVVMJU0xmFQ7/ViK08gmTA",
+	"7qMOFqhU9PE/GJoNTgf/96DhFAd6GD+wtNM8f+dwCjIGV/IzFyuF4XIP8vNrXGIRo1G3uKxLQOrySrMT",
+	"g1gcUE1YKjhHAcU9HMc3U6g3+FvJ0QzWhdCPlPpN8sNYXQjzyS0dE4HmiKn78A7Oo5cBSvYnVwQEvZZM",
+	"Dcp/Z4yWICXoVkzlb9OaFanCjIqhG0xr7n89A5AABFmBEZPkileUcHQGaIkFwEIC3aNGavctoqEme3OZ",
+	"3f7863z55sV8/Ob397dv5oP4scjRIW3YQAsuELvBGfo7Ylxtu30Kz969Ajf6R0P5HcG0vB7OISZcnEoS",
+	"DYVE5KKgS5RLhgIBQwWCHKkLP5qQc8MQJcDRDWIrO+MZgKDEnEveQRmoCa+rijJJDhQVCMix4ggn4/GE",
+	"EFjKJ+TSNMlUlERdzPB53j7Yo/HRk+H48fDo61EOFwWGfaTXHNHQntGWYspkkn86uRvK/47sf5PJ6AMc",
+	"/t4rs1gEUVfyO5gb6Ux+yiiRPFf+CauqwJmiIQe/cg01t69PA8X5FCRpJtFwcCqJcDIoEecK0wc1R9MM",
+	"cjQy129KyRWFLMdkPmJoxhBfyAdPgd2oA/sMoyK3cBp4t0mRtakZppnvIJEvYlP3XrkMucvmuNZRne/l",
+	"HOfmQPTxhKh5GaKjWYNEwxIp+jKDuNDgdxQXNlsygyiziCMFCrOzRF7btMVzU7CEEgdrbjGwI5PsxUSQ",
+	"RPIEBJxElVOkeeYC3iDwzFLAmyMtd6pP05ujqWQDnE+vCppdo1yK2IZYFJhcP+ITklEyw/OaQc2Gc6pm",
+	"LaHIFi1xVo/k07LmYqoGTAWVssvUYoCcU7LOCZH0+zmVQlB2X8TLFCcaxMWlQdKPmJcLxNRNN4JiIeVT",
+	"KhYSOmRYMTpniDf6R8313ccctGA1AudK3l3RmrnhcCaFDwj4gjIBclTA1eifjMPP3OJCybyLe56ECrSA",
+	"KqWYXolUw/EHygXKv2/g4kAp0K04WIiyCGA4kBLQcfZ/cprJUwFygPoK6R/anyXSB78f6k+XEiQSpZSo",
+	"R4W+g3rMgR1kPrbnOGheEnCyCLlsn6Xm1QsoAIcrDpbyr6W8nEtGyRzsKS6hjgTMCir1E75EjIMfLt+8",
+	"TgCR/Aj8ePH25/2RPLyfqXhJa5I/7BIQKqYzNc16vJc6Ea1ZhiSVIY+kaFCTfPQnoLGWjDi6hW4xt6IL",
+	"5qCjKoK91O061Wd5SekbSFaGn/GHHamlWQwKNFWC4BTdZgjlaO0hG0oLMkj0LuQjAAJLRlEu/9SUJ1sB",
+	"OTtQs0tZpa6kbMM9eDRv/yOBYDcKsOA7rVxSizUH50jGewJrsaAM/47yzy13vNIoDKRQ+RNagYrRG5yj",
+	"/BTw66mQSP3VV199Ba+y/E+A9nKR12glKVggl14TuiQjfVTotlICaYzCPvi0nhFQuzcANR7QTEHZpwuw",
+	"wn8QryIroHmxel0CjDFIMSxEblBBKzQaNG/0DW/PYQWvcCGV166OATL3q1KZQCDZKLoi0d0YhwbJoGK0",
+	"QkxgLSgb1EAR295/LZBasVyn95IF5OAKIQLco96BXlFaIEi0XivfuOnkmr1d6PHuyWmOBMQF7y7sHEEu",
+	"hTarAOrxZwCVlViB5QIRkMJM4BuUyqVtpae31/FCvbyrr9/5GswH7/jchjvr/+jmoFdSB5OTWsj6sOpu",
+	"VF6llqCqtWJDjLRtaLmgBQJ6bnnjtN0I1KSQ8h6ckDSYY/RVas1PWvRXlon8DGDCcY4AFkkHi5RcYMQR",
+	"+8CEUKa+UJdVUlX7aq0tyj/hVeHMKiHeZTUXtERsI1zMuPCk7uRdZ9kCanKxboI3ZlxnAoYyXGG0eYZz",
+	"O7A1RQsV3I68tflv2RYN3kEGNb7CPMfaqPjOO7sZLDhq05fnIZYIqqCysr4Egy8JQDBbaHFZEgWHvc39",
+	"xihCJB4ELLOfh4KsmeaBgLMT3fXD44U2h0VIj/nFmEWAUmeN7d+c8Vnr/qXGtsZT/7aNtrggWiLpX4My",
+	"fQ4LJKRm9uriLTg5OvwaOEkmU46Hgi4RU/aK2Bsbi4syrXw6vosYV5JBQTNYoMhxvGNohiRPBWYI2Hv1",
+	"/eVLUEAyr5VCAed8PwEl5QJUbrCy2AWkufPKtVTXnU2ztDW365W1/Ha9V+YXa6o3n67QAhtDWB9QrTV5",
+	"V6DKyVhkJZdL6kPy+PDJk+EhgEW1gMMjYB5TIN0Ex2fDf3z8dBSHo17zVH8fYzYFmsPCHoMcdgooQfZ4",
+	"0u/VD5erCqX2Buyl8uJBskqTCUnn9AYxUiIipuZ8EpBikuMbnNewkJ8IJdOK0RkWxipjTlaxbclOOBJx",
+	"BtI1wAY4YY423OUWaHEvevuKSK3NiFhXtBZaStJHIaU7u2W5QyP49SFXhN42aLKW3Ophz6l2LLSgu1Ze",
+	"dYBcSwd7nV3PCKAtf1comWiJIYMEXCGPzSjO49w6yllB6lKDzxdRPF4a/uBx1vCHhikk1pshRbFZLWqG",
+	"poHHJ1nnC+rcGXMUrzG5flnQZZ/jT0tmkiEASW0BlCI3NcZ6a3h0ZMRKrm64RPxsQTkikp2kchXpNuSk",
+	"KPTpTzU4Nou57gmzbLnFUMTs7rAtXCyQNgGZ10sC2NyGGWXbC93+xBoblcPplX74sOss8yzsUYWFocB6",
+	"i5UTU2jiYqEgv0W3lfakMAALhmC+UrxcrlxvZXA6qBmOEVHto911BZQo6lAgOfKsQ/Tm+AaRyNt3pYEB",
+	"IMPjClaexHBnDbG06H8vYundEMVGup4T7cN2P2izS+quBwd7SlHWbge+H6OYD74JjYC5632g9ia0L8KZ",
+	"lrfLmgtJB62iFArlf9xtWTf5D0JU71nRRfCtHtoFDzdg2XuOnkPeI584emlQSV7nBKBsQaVUyWgZ+FkV",
+	"t7HMAMxwUUgtlXSxp4uQW7r1HVe4SwYh8t5jgm0Yd/egHBP3AaCmSmL76qxzO3Dc6973QWxkGJzya3Nt",
+	"cDAikXUszhrrmBwEFrTI5Ug+IeZ+a4+EiyD5VTEi2MBeRZIYghG69/TL97WQ+ZkRoSEiD0KHZprPjRTb",
+	"gfuyV0Pw4emJewqsnji3G+Z1pK1zXyrrqm0elfV5raKzxi6e2NsP8wITxLUhtKxgJkbgPdfBTBOSBlFK",
+	"mgtFZMa0rQBqR1nXiraN6QsRwXBMm35LlArKVip+q8IoU8fsM5WG1wTmThs4iDnIa7Q1R/GO+XulcMTC",
+	"k+qyhJt1ER9iF+aRNgLajTeTxrCxscQaj9e9aI81XkPfdI15aLTe2hR+SR1hCa3hCZAQPpNwkfiWM7j0",
+	"WVAC1OJiBvJeQ/L6M7lwVvWtjPVGA7OybXM9Bb6RHKJCxFxOhuQtzLQp24sgil7THmt5ZFWrDgQkIbbm",
+	"eU34F3TZ0hc5LW5iINJOzE9uHzkSiJWYYDKfOvO7f3GnFeRimteo873e+PQGMTwzrqbgFKZKaw/PYnpV",
+	"c0lMeOvrxvbgfxu3Q/iKBKdFbS3/niIsYCamcpxi4oROvZHqRCSBm0qyEJm3I4rleu9uhih+OWH4JUZF",
+	"HsUvnC2Af4QBLUpd0Ik87BTsGbFrX2tYnIIU3SAialiYIYHy7z8svw+GxjGwo8j2LBm3mEWguSZbiYcz",
+	"dybbKRTmDO/i5ocN07xUj/jktJm4A12zsviL1gM61Hp2Ja4bT/bPfoqRk2lrVzFfa+AVC31xAT5v6wry",
+	"Ebox5j3QPNyEJL2/GGxvHX7OEBTIEwa9CModkOM7miuDepq150t7Na9tEkskuVEzNoYcY2vaKYY/cRGc",
+	"u4vVnuvIv4V2E97U0bvnn8fnPNt0BL5X4cBGe8LcWWdjLLTlct7iCHoccZZVoTLK/N8xLIU8YIYBNQzA",
+	"PFdxiCF0A9OXni+A6zfjcRuSyeB2OKfDDnhzyBdK6di0uRduoHwK86qAq6mOW25v5Wepg/IFXRJnunUG",
+	"PgLcG7WWEZp3pNKKitk98BR7fqttUgxCf4acYPtcFS85BTR5SiYXZUc71eaUhxIJmEMBNzuCzbg4xbbe",
+	"Zs93HTHWeb9apLP0OaTnZ6GoqkMaG98F5gBecRTz18BaUMkIsykmOWYoE1MBb7e9XE10z9bbvF+MgH8S",
+	"otFoLEbHT+Vz7bZPrVu/5y3iY6KrDnlz195u9XUQxrBsdrmYgRsUsGApEnF6Lb/duKmshc5bBVz4z3TY",
+	"k1lya+qP2577vW1/PaDZ86ljBVfao2QjYWPG/QeeyDpMe+Fzi5iU64h7QNQXkAOdYwAE9UU/dFsxrSDO",
+	"6qJQ6huJazCeD3Y7X3yEZTZKo3I8D5JBxwOvMnOsN1qvx/jf46tijLK3+ngikScqos2mZsmh/Tp6O30t",
+	"W2CChgzBXN4uE54iaY8RV8G6BI7ERbFtTsRQQQY2hFo+uC50N+nNTG3nPPnB6F2hwwaitvctpUd57XOa",
+	"1RIq7ZABGw4qT3Q12uzx84Jcu9DRYaRsOIMZJnPg/XxmbO0qYXg208YPk5HksnhGsZ3Fg0WeQ4HmlDWR",
+	"M3obATij0cftAzdfTkjaQEenBLrY3A4k+sKaY5K+F9LbQUn9A+A1Fgol5eqlkKcSY6iJCMqBnGUHCMVd",
+	"MXYVrUU1mBMjx2FYcZRK6NBmG0EswaEzAwklw6PbW2Cz4rr31AVRbwxsNuSgY85VE8TWvVb77uecVFuK",
+	"rDNVq/2BzekMpFQhSGBfigaUNBm78okordMZPi8pK+Nna9JdGh8G0Kka+hpdMbrkiIGKcsEBjobx3F8/",
+	"Gm3Uf5QC9lnCybz3PDmJEbd76kYxnWe3mDQXUNVha+0Yq4atbbMjQknWc6EoQUOBS2QyZ5VhS0J9Cbn2",
+	"NuooptZbDo++idFOxEo+pbMp12mwPRLsAmXXV/QWXKkaC60ERJ3QrlFOzSfvuJmv5XFTie+bTcJ687F7",
+	"a/35XcvXlTIfI5AuhKg0fZZ/8RS8P38d2pzU96cHB+abUUbLg+YKHWi1shvp4lmp1Ax/OT04mEwu/jNq",
+	"qnIRwjurftYe99lUv2wxzdEVFtMKrrYyTUbUPimZs/xhM0jZ52EzcFTBh+8lJmTHwPVFVNg4dD8H1HrV",
+	"1x1ht2aenSC4Zp57wHEn5TyeURElbXF4/Jso51Ei9QDlfF1axO7KeQ9o9mK8x6LRA3XzNWSgB9EaM2F8",
+	"d0H9nsdRGSnc+QUSEvuu0Wqo+XsFMdOZZFxQ+Qxo3hR4uIyTS6/uDNSVxJfH4wm5Riue6Jo1UOhMh5Mx",
+	"yBaQwUwgxhMbKm9/fTz2f24pN58GlOWITXE+OB08+fr4sVL54K2/68fjyGG5ZJfvILm2hRHW88d3cCXV",
+	"0KxFVK8guXbFZboQVxkX92IwS8zQZ+IoG3d7r3vxBQ9kDb3e5lh2ItBN3tPO4pHzUX4u+UienbXP8K0T",
+	"tnpx2LDbewo4KqRiegULaMT/rRZzoR77Tj/VIebbnf4XkXZ6gPWlgRBKPg+SVD4zQLa7FJvFlp6D/TeR",
+	"W+Lk4wGCy9o8zN0llz7oBKILQxnCN/LeMEj4DDHtm60UhX+oILPuiq9Hvn5asoE8B5Gujzgwd6a7D7PD",
+	"hxBId2Sfm1lvurgPII99BwQWqHApuq7aiomhY/c+vs1EbetD3JG1O2PoCxPaHItTsmHPOinNs6B2N7xd",
+	"mYbIe229hhZdMPN93G7xfeGsP9AlqNlcXvJg/QDzHQIHk4EL/4zZfzvhz5GTjEdh9wSdRwwNS4gFJvMp",
+	"1MlJM0bLGJmnXM7oKLt8KozYdeGgNUcsuptgyhhX096eCoqFlfZakeUudD5045i4kpExG6dRN5FyBkQz",
+	"xOlVgUpuig74abMm784WsrlX1LpyQUQiTHSk/w4zvdIP3LmCl9Pcu187Xg2Te4UY2kqscc+fu2fMpVLi",
+	"9ZTpeifx8Oo2HNsx7rse6bl9WFdZ2ZiLH8XwEBsddji4RE7ZP7HY5jcQFFdFqHOBNQJuh3/39mTbG2Xe",
+	"Fr0iay/oD3UJSTOn9+PmqeMh3/78Gw7vlbstbfyCAixgVSHCAZ65zIaGGOu0KiRi2RQ6kp5Ps+3FnCb8",
+	"vknZdbysgpzr6iRb4rSdKxRyety3ffV9orvYcJ7n/t1v1y4yP1mx3dTtCbmcFq6l0hdqGVideTy6cL2K",
+	"gYmcfbUu0NYMSUwFJZ2ihzlIzQ/pVuEJthTfujfZMd1X2V+2e5d1GjY+X71JyfeVxXJaIrGguUp0Ydxm",
+	"eOj1bfSTNbO5Z5L+JLo1JLQnLaZ1k9ZkJrXTXuJVDRitBSYozLmzXwZ5LttljWzYpUvz6mzP/KCEz6II",
+	"9mlSwEKsFiprHjIECCVoMy4/gEPbRTecurXzztxbnkK/NK6M7ZQLK886egYzRjnvO6IvIKknA4FjHvz/",
+	"sqTWX8YVymiJuKS6AuQ1AnvnL5+D4+Pjp+D95fMElLgoMEcZJTnfd/DEM8URTJ0/z8mbQ6H96hvvdTyu",
+	"O65lmB3FYRQh/+vL56kctPBeOvq/xmCw6omJsMHGXrJgIFi3FcW4YL1TvH60RMCDBNk2YWg23V6a96IY",
+	"PC5xibiAZRXhiR5iAWHHaYnNQzNQMZRhrmpRBwfZVCO/HD89PTw5HR+PHh8e/SMd9RQtD4f1oel26QZ/",
+	"P3pOmc3E6MkZIroMpava187WgMUSrrjcH0dEnHVq66gCpMFpp4lXWCyJ5ywnXpmqBKStfgyQIdtiwiY1",
+	"99bpiWXKa/PfdFOtjEgJQ6Glyhuky0h+iaoYbXUwKyjfZF/1Q3vVwvRDPfbUh2bRfIH8mY3ikk4a2pgX",
+	"09zUdjbNPeOjwyJiLuLa1hCTyG3CpjUqF7ZQGIqUCMNChWJpF9S2tcK8mlDbwcpVAHxg+NvGdd0jtzFW",
+	"I0GlC23RhioBuj1TGnaaEKBAks8fPtFBgqQuEcMZ366B0+fKXNJBMDeojOdAslqH6HplJ+gMyAds5Wx+",
+	"PZUfp6lyx++b7HsNF8SFGha/z7tnJCWWt3XFX3UOgCFDz22PDT3+EVfB/L5t7+ZolFHmOkr0JIs/EEHa",
+	"yo1UiswOkj5q7ghnl9eHtKuhLT7FCCqxBbdoi8JsDhE84PSWa2vEjIAdv8bkOsaSBSoryqDUdTkm8wIN",
+	"a47A+/PXlgn5he5tUeU2E3+lqRyhks0+MLXVJrQ2en9cFrwHAdeVzvgUip0e2+Ye6jWbRdmuHvLBobqP",
+	"12hlbyAmmy7gl7pMKickeqOi6RoSB6CIhOEyBLOFSaDwsOPMIBCodYj9puJx98897tzg5vK69OPmEnpQ",
+	"D66Srv22Nk25dYO4iBeqUf0ivC5U3Qtg6WlvQX7jtcPcta7aSuILJe6ItBf0l4qZ4AooJNeQwDY3UT6i",
+	"VpFYYcOWbYS2t9Q23LzTxmq7t9vHoivw2lvtnHxiqGZ4ILFldhFBBZJmNcNidSEP3kSSIMgQe1aLRfPp",
+	"pcV5U/V/0G0uwlHGkLBtARKQ2p4Fum1JIHPo9iUp2HMUQyd5WObe/8iE7DlpYD/RdRchB+kz05RB8a5T",
+	"8J1aNdDzXCPTQCUdgWeRZgWmjYHXLtH0zzrsS3DSAqlCVkXj1NsaWrAQotIdAlQBlyZNRP5pumbVJEeM",
+	"izpfgRJiIiAmiPFuNGMz7hEHqKyLJkwF3By5sM2h83s/e/fqtMvLlAR+cHN0IAnngf1S6oi2HVjDJL1k",
+	"GJVtp7W5imJ51oqTlbHZXI8k8A6KBU/AFc0x4omp3a98KDwxeWjcvVid6IS49CYttBpbFSzkJiVOcWoq",
+	"1AuuOxcuKbvW6oJamdyqAM1pjSZkQp5TcqMbcXLAF5BpUVhnT0kyprFFjhyuRyGD3A0maUlU4fdoNEoD",
+	"7NV9UVXd/mu0esQnBGjpNUcZzhEHqaXW6ZnmmfIsFFrLy+z0HqRLS6oiRSO1xFartdTalKMd48Be+ssv",
+	"v/wyfPNm+OLFSO/DdJszm0h0gTQQM7OYpm+qht7QWDPSd28vLlMXMhztAbZnQ2CPHj/2QmD3T5XVze+x",
+	"Kl/cabO6VaNUEPZJVSv8TiGbsjD/ePH25xEwFnojRdjmeK5coOJJNmOz6d2ToxkmSM3oZCU9a2DB0rSY",
+	"r7FfqSlcEYbmra6eoREsdYiykrXC5qCGRSRqWbTEQne8tLBwPUayolZXtamL6MjY1Spo7lZzI9ykQdJh",
+	"qjDAXL8zh0P6R5BBxtTBgtSc6PBVntpsUkUHBRZFi6Q57i+v7t7NEZCEovlWwtMvK8j3B8ngxvZYjLQe",
+	"lNJjhQis8OB0cDwaj451OtFCcawDdvDJTHd38Ek1o7yT38+R6AuTkPz2BnMsNCVVl0+LupTwWpes1Ms0",
+	"PbBckpiuYmbLIqseWgqZ7X50FzIJXT/comLIVJ9SKLM0zTYU/9EV0qjywEKbczghHHHVVnJPqib0GqN9",
+	"/W63EhWWktESgSuYXeuUNfCMrEABBWJ6e4nZxEp/nBDd5C1thMc00VREl3lAOdg7Hh/tWy1J99IDqVfd",
+	"1XA/Rz9f5VKkqBDxNbJWr8aj8fgPabCmz0U5BL+dDCrKxURPiUYjQwIPVIfbL9JhTecWBpmkUp7z2ok/",
+	"lxrG8DklgtFYDp42EqeEDlVlcaVy9i8gGVwgMXyukCOO6BaHbGdyjfJ7PwhRvSXFKgEXsEQXWKBvL5QP",
+	"JAE8o1VjqTXglzdtf/1a5GqOx0c9dQ7kzVpCHhTiVknp0NXpPgNzKl8rGXyIbuERvqbZmrDeKL6ubUka",
+	"28jJ+KRPQ3FofeA3D2ysjzs+54ngg9MPH71anIO3lXHZtS0VYUlWSYDhnEtVQM8MVLHhj60W7x92MFFI",
+	"SJUwR7b41r36uzcq61btYNXMXtv6T4dPkicnsSpmd8kawGtBLfHMnUffgCuJU3QGGCQ5LYlJvfZ2VdRa",
+	"lHtyePHXxYqW5/XvX9/y5eOjwyfyi1/Hzy7+lj9/vXwT36riOFtvtKinSu+Z7v/F3+/RUd9+PyaKkkXI",
+	"hckHVg3Bk6Y4tk1bt7dftFlehQjKE9tyWzSEYkIMYzi1ffHCTqm2o5ArECmFlhIJJ83H2w1NiFca+hFv",
+	"e4u0H9pVDN038p7mSFwypOMWQ1JVfW0J81Q5ECyjhl4Rfm3BsD4FLXERJLVAne+t48V0801iUrgwN1NJ",
+	"KWwOMWlaj1Y20LGE7Np01d8/U5JXVcCV6Z6eKFeIBMaE2O6sFiKUqR8FpUDX4ZLHOVPUcO9kfLwfY628",
+	"viqxCJnr2psdEH4Fahsc7SHByKKyli0aZG6kOKXQTc1MfR31Y1nxEmMNInxH89Waxn+3w+VyOZSnNqxZ",
+	"gYjUEfNWJ8CWC23wKyJkNWKUI/L/vAT0gVcrQRdFDJ06gx/lc+BcPtfqIHPaKZ+TyS+Pfzu6uD4fL3+5",
+	"upw9yQ//+8fqb+U3zwaxnP8mNX/rfoJeZYq70KYjicfdP0mAqvSHX2j9SArsRaH9b1ouqr6c2KSYG+b2",
+	"7iJHUBRDskZ4786rDpPH4+MeAb81nRUuQpHWm+xeIkbw/K4SxnhnCeNE73bHZ/4EksyFomC+LNOSkntl",
+	"mLtkEDczKaYaZYq6BKfkA/0uoMD837GVOazhWrPrrnkv1t9EmTA11/QGmD4n+xoljft4Qjw+GfDCEUhd",
+	"93m/gULQSSjaSWFCmlYKWjOEjK2UOG3aKZxpr4piSOZR17ZEp3Yqm9kCZdfcdC/FHKhc5dMwt0bex6Ax",
+	"Oyo4AifjcVOJK9qi/SyQJlSfZL62UbKcd0JOxid+va/9s9DQ1T5ExcJLarxILl1Iri3qA02b9YPtW8Gf",
+	"BWq/FmpcY752d2EbRu3aE5s3Hj3dULtsX8HE6VBGOpMI7KvwIyCVBdUdwLZxV7+ulGAEjG1K4FJhnpWr",
+	"BA31pDMnOZmjUyjbHt8QvYis0qkH3JVVYiSlGXJgTJzGwjmQwv6GJzwT5E9oNdhe+Ih0HXYO3V5Nx/fu",
+	"xVuJtMOlPoRVoYOGPZsr6ajBYWOnbevveG6z7kK3b3zcWzP6XmLLgwHgHOTtYL/Hp4ffjMbj8T9C32h7",
+	"3JE/rnGBm/RD66OO+5iNR1md/+nBweHR16PxaDw6PP1m/M34gB1E13ywvXr5U37+/uVxiY9/eLIlqsVa",
+	"Ytkq7J3UuWggkq6dFmmJ9c/E23ZnHd37+3Ngczd4ZENHeWcRMYjXkhUbo3jfm83gAzPyVT7YXgL8Dubu",
+	"tslHDjc/EjSo31YC/JmKl6rupXrg6eYHnlMyK7COJjg52uKBS0rfQGLzX/lOcma7kfyd37PGCHxrzGIG",
+	"2OC1EhyjQiXvdRe8VjKKL/084o0jw9TRLr30MOcAJ2ipKjmoRrjgkoIlLK610FDBOeKJdXWmge9e+xI7",
+	"7vv0FDAvrIDbbipSxlNz0gr+ViOQygdSoExSSSQFQwkigNfZQscbgG6hcCtPFpj7HmTw0PjkdismFaAc",
+	"9BMPhQn5fitl/gFyxGusCeHGge/gHBkx4yGsTsfOfOiPs24RYBvgbDhVKzxZU8gdbCV9bNSPmfcig72q",
+	"x02crX5py87ysmbKgf0OCXBR62i3PuajJ1CFkHpNyy7QVA/usGwvrvOun4G3AwvVbBKIrUiiLmn4ixLJ",
+	"vz2c1OPx0RM58ls1/M1ldvvzr/Plmxfz8Zvf39++mUfDbvSL7smerJS1XWzWvxJb+kzEXx6RO4Muzefa",
+	"D7LBUNC1ALh6+bAopDbkVNN+gj+akL4OHWegRTmt5srD7CFTpAmSlaPBqS2wLkmpredmmtg56pC2jAhJ",
+	"Y91QuRcIMoBJv/47avJAXIyKnoH2Mod26whFy21/iVwXalGmBu5R+f2NOuO/mL7YyRFpKHak3ky3FlKs",
+	"kIjXo06pVNpguD1l7yHaWxFp107kw5re2+0AbT+wvlPZ7n5q5hdVMT8Hu/3UNIAyfMl1gTKfA0xw1Z+0",
+	"bfizIEbiskXDxn7622muC/mrO6STi9d0zWu61IW95+4+7ox+/ysFi1jFxq0lDa8d6Ie+cjG65kub0bfr",
+	"sjRlNpSFvamA0leJ4UOYw9pFqw5iD8Iu+01aqUO20Kpwd/exp6BK3wNB3RR7Vzp1UDys7ea83328+xi0",
+	"Ld3h/TZDWolld/c0HGwyGvxL2wt2VP+/lBofl+ZiyvvBJ5z3B/ydm8BRSpCfVBY4NNaIdeBZkItmPPoT",
+	"4p6lrpe1ca3ISTD3PRYxLTuUlygpVhOiywzCUjWpbCfnhlITQ5Kk3NxbbnJ5eduITPcQsmxnsI9/Cnb9",
+	"b6Adf2qHP4QRDrZ90N0fxOh8+qxJ7ZcgtP/rjbGfibieG2qxmbyGbvwwG+iDZrsqfj0WeOQFgFOiPM9m",
+	"+UCZEolLbN/jCIHUGz4cLlBRSR13OJSDUhVtusbZogiLWX9Hse8kv7TpfeJiujBrB6Pp2LMGrUdNaJQ7",
+	"p0gIYl+sAW/lm3pRBPJNJl6gG9vZfa2xX8fDHzVQhgzJM0W5Mg9xcIUWWIV/B6bxRxykJmwuiA5zZpAm",
+	"mB2TJiJdZbSsTHAc+OHyzWudm/DjxdufdZg5QSgHhFrWeRoE7JkUGmWYthWuMoYU/YKFSfHXG/ZjQO4+",
+	"3v1PAAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -1,32 +1,138 @@
-// Package accounts implements the accounts API (gen/accounts): v2 accounts and account
-// links under /v2/core, with the v2 error envelope.
+// Package accounts implements the accounts API (gen/accounts): v2 accounts and single-use,
+// expiring account links under /v2/core, with the v2 error envelope, and the hosted
+// onboarding pages the links open (/r/...), which answer HTML.
 //
-// Every operation is routed and validated against specs/accounts.yaml, and every error is
-// rendered in the v2 envelope. The operations themselves are not built yet (issue 3): they
-// answer 501 not_implemented, never a fake success.
+// The rules are in ../shared/design/accounts.md; where we decided something the real
+// service leaves open, it is said next to the code. Notable choices:
+//   - any sk_test_/sk_live_ key belongs to the default platform unless the seed gives it to
+//     another platform; livemode follows the key and test and live data never meet;
+//   - onboarding always needs the terms of service accepted, which only the hosted form can
+//     do: an account's requested capabilities become active when the form is submitted;
+//   - an Idempotency-Key is remembered only for requests that succeeded: a failed request
+//     may be retried with the same key and runs again (v2 semantics).
 package accounts
 
 import (
 	"context"
 	"fmt"
-	"net/http"
+	"io"
+	"log/slog"
+	"sync/atomic"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
+	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/server/validate"
 )
 
+// Config is what the accounts API can be told at start.
+type Config struct {
+	// Platforms are declared in the seed, each with its own keys; any other sk_test_/sk_live_
+	// key belongs to the default platform.
+	Platforms []Platform
+	// ServiceVersions are the accepted Service-Version values (the first is the default one).
+	ServiceVersions []string
+	// LinkLifetime is how long an account link stays usable.
+	LinkLifetime time.Duration
+	// SessionLifetime is how long the hosted form, once opened, can be submitted.
+	SessionLifetime time.Duration
+	// IdempotencyWindow is how long an Idempotency-Key is remembered.
+	IdempotencyWindow time.Duration
+	// AccountConcurrency is how many updating requests may be in flight on one account.
+	AccountConcurrency int
+	// UpdateLatency is how long an update holds its account (simulated work; 0 = none), which
+	// makes the per-account concurrency limit easy to meet in tests.
+	UpdateLatency time.Duration
+	// PublicURL is the base of link URLs; "" uses the request's own host.
+	PublicURL string
+	// Now is the clock.
+	Now func() time.Time
+	// Random is the source of ids and secrets (crypto/rand when nil).
+	Random io.Reader
+	// Log receives internal errors.
+	Log *slog.Logger
+}
+
+// Platform is a platform declared in the seed.
+type Platform struct {
+	ID   string `yaml:"id"`
+	Name string `yaml:"name"`
+	// AccountsV2 says whether the platform may use /v2/core (default true).
+	AccountsV2 *bool `yaml:"accounts_v2"`
+	// Keys are its secret keys (sk_test_... for test mode, sk_live_... for live mode).
+	Keys []string `yaml:"keys"`
+	// AccountConcurrency overrides the per-account limit for its accounts.
+	AccountConcurrency int `yaml:"account_concurrency"`
+}
+
+// DefaultPlatformID is the platform of every sk_test_/sk_live_ key the seed does not claim.
+const DefaultPlatformID = "platform_default"
+
+// DefaultConfig returns the configuration used when nothing is said.
+func DefaultConfig() Config {
+	return Config{
+		ServiceVersions:    []string{"2026-05-27.dahlia"},
+		LinkLifetime:       10 * time.Minute,
+		SessionLifetime:    30 * time.Minute,
+		IdempotencyWindow:  30 * 24 * time.Hour,
+		AccountConcurrency: 1,
+		Now:                time.Now,
+		Log:                slog.Default(),
+	}
+}
+
 // Server implements the generated strict server interface.
-type Server struct{}
+type Server struct {
+	cfg       Config
+	db        *store.DB
+	tables    *store.Accounts
+	platforms map[string]*platform // by id
+	keys      map[string]*platform // declared keys
+	slots     *accountSlots
+	seq       atomic.Uint64
+}
 
 var _ gen.StrictServerInterface = (*Server)(nil)
 
-// New returns the accounts API.
-func New() *Server { return &Server{} }
+// New returns the API over its tables in db.
+func New(cfg Config, db *store.DB) (*Server, error) {
+	def := DefaultConfig()
+	if len(cfg.ServiceVersions) == 0 {
+		cfg.ServiceVersions = def.ServiceVersions
+	}
+	if cfg.LinkLifetime <= 0 {
+		cfg.LinkLifetime = def.LinkLifetime
+	}
+	if cfg.SessionLifetime <= 0 {
+		cfg.SessionLifetime = def.SessionLifetime
+	}
+	if cfg.IdempotencyWindow <= 0 {
+		cfg.IdempotencyWindow = def.IdempotencyWindow
+	}
+	if cfg.AccountConcurrency <= 0 {
+		cfg.AccountConcurrency = def.AccountConcurrency
+	}
+	if cfg.Now == nil {
+		cfg.Now = def.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = def.Log
+	}
+	s := &Server{cfg: cfg, db: db, tables: store.NewAccounts(db), slots: newAccountSlots()}
+	if err := s.loadPlatforms(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
 
-// Register adds the API's routes to e, each validated against the spec.
+// hostedOperations answer browsers: no API key, no Service-Version.
+var hostedOperations = []string{"openAccountLink", "submitAccountLink"}
+
+// Register adds the API's routes to e: request ids on every response, then per operation
+// the API key, the Service-Version check and spec validation before the handler.
 func (s *Server) Register(e *echo.Echo) error {
 	spec, err := Spec()
 	if err != nil {
@@ -36,7 +142,13 @@ func (s *Server) Register(e *echo.Echo) error {
 	if err != nil {
 		return err
 	}
-	gen.RegisterHandlersWithOptions(e, gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{OperationMiddlewares: v.Middlewares()})
+	e.Pre(s.assignRequestID)
+	m := v.Middlewares(s.authenticate, s.checkServiceVersion, normalizeInclude)
+	plain := v.Middlewares()
+	for _, id := range hostedOperations {
+		m[id] = plain[id]
+	}
+	gen.RegisterHandlersWithOptions(e, gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{OperationMiddlewares: m})
 	return nil
 }
 
@@ -49,27 +161,20 @@ func Spec() (*openapi3.T, error) {
 	return spec, nil
 }
 
-func notImplemented(op string) *Error {
-	return &Error{Status: http.StatusNotImplemented, Type: "api_error", Code: "not_implemented",
-		Message: fmt.Sprintf("%s is not implemented by this understudy build yet.", op)}
-}
+func (s *Server) now() time.Time { return s.cfg.Now().UTC() }
 
-// CreateAccount is not built yet (issue 3).
-func (s *Server) CreateAccount(context.Context, gen.CreateAccountRequestObject) (gen.CreateAccountResponseObject, error) {
-	return nil, notImplemented("POST /v2/core/accounts")
-}
+// timestamp formats times as the v2 API does: RFC 3339, UTC, milliseconds.
+func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
-// RetrieveAccount is not built yet (issue 3).
-func (s *Server) RetrieveAccount(context.Context, gen.RetrieveAccountRequestObject) (gen.RetrieveAccountResponseObject, error) {
-	return nil, notImplemented("GET /v2/core/accounts/{id}")
-}
-
-// ListAccounts is not built yet (issue 3).
-func (s *Server) ListAccounts(context.Context, gen.ListAccountsRequestObject) (gen.ListAccountsResponseObject, error) {
-	return nil, notImplemented("GET /v2/core/accounts")
-}
-
-// CreateAccountLink is not built yet (issue 3).
-func (s *Server) CreateAccountLink(context.Context, gen.CreateAccountLinkRequestObject) (gen.CreateAccountLinkResponseObject, error) {
-	return nil, notImplemented("POST /v2/core/account_links")
+// sleep waits for d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }

@@ -1,0 +1,221 @@
+package accounts
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	gen "github.com/understudy-dev/understudy/gen/accounts"
+	"github.com/understudy-dev/understudy/internal/store"
+)
+
+// CreateAccount creates an account of the caller's platform and mode.
+func (s *Server) CreateAccount(ctx context.Context, req gen.CreateAccountRequestObject) (gen.CreateAccountResponseObject, error) {
+	body := gen.CreateAccountRequest{}
+	if req.Body != nil {
+		body = *req.Body
+	}
+	for k := range deref(body.Metadata) {
+		if len(k) > 40 {
+			return nil, invalidRequest(http.StatusBadRequest, "parameter_invalid", "metadata: keys must be at most 40 characters (%q is %d)", k, len(k))
+		}
+	}
+	c := callerFrom(ctx)
+	id, err := s.idempotent(ctx, "createAccount", req.Params.IdempotencyKey, body, func() (string, error) {
+		a := accountFromRequest(body)
+		a.ID = "acct_" + s.random(16)
+		a.Platform, a.Livemode = c.platform.id, c.livemode
+		a.Seq = s.seq.Add(1)
+		a.Created = s.now()
+		return a.ID, s.db.Update(func(tx *store.Tx) error { return s.tables.Accounts.Put(tx, a.ID, a) })
+	})
+	if err != nil {
+		return nil, err
+	}
+	a, err := s.account(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return gen.CreateAccount200JSONResponse{Body: renderAccount(a, body.Include), Headers: gen.CreateAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+}
+
+// RetrieveAccount reads an account of the caller's platform and mode.
+func (s *Server) RetrieveAccount(ctx context.Context, req gen.RetrieveAccountRequestObject) (gen.RetrieveAccountResponseObject, error) {
+	a, err := s.account(ctx, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return gen.RetrieveAccount200JSONResponse{Body: renderAccount(a, req.Params.Include), Headers: gen.RetrieveAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+}
+
+// account finds an account of the caller's platform and mode; any other is not found.
+func (s *Server) account(ctx context.Context, id string) (store.Account, error) {
+	var a store.Account
+	found := false
+	_ = s.db.View(func(tx *store.Tx) error {
+		a, found = s.tables.Accounts.Get(tx, id)
+		return nil
+	})
+	if !found || a.Scope() != callerFrom(ctx).scope() {
+		return a, errNotFound()
+	}
+	return a, nil
+}
+
+// pageToken is what a page URL carries: where the page starts and the token of the page
+// before it (for previous_page_url).
+type pageToken struct {
+	After string `json:"a"`
+	Prev  string `json:"p,omitempty"`
+	First bool   `json:"f,omitempty"` // the previous page is the first one
+}
+
+// ListAccounts lists the caller's accounts, newest first, a page at a time.
+func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestObject) (gen.ListAccountsResponseObject, error) {
+	limit := 10
+	if req.Params.Limit != nil {
+		limit = int(*req.Params.Limit)
+	}
+	var after *store.Cursor
+	var tok pageToken
+	current := ""
+	if req.Params.Page != nil && *req.Params.Page != "" {
+		current = *req.Params.Page
+		raw, err := base64.RawURLEncoding.DecodeString(current)
+		if err == nil {
+			err = json.Unmarshal(raw, &tok)
+		}
+		cur, ok := store.ParseCursor(tok.After)
+		if err != nil || !ok {
+			return nil, invalidRequest(http.StatusBadRequest, "parameter_invalid", "page: not a page token this server issued; use next_page_url or previous_page_url as they are")
+		}
+		after = &cur
+	}
+	scope := callerFrom(ctx).scope()
+	data := make([]gen.V2CoreAccount, 0, limit)
+	var last store.Cursor
+	more := false
+	_ = s.db.View(func(tx *store.Tx) error {
+		s.tables.Newest.Scan(tx, scope+"|", scope+"}", after, func(c store.Cursor, a store.Account) bool {
+			if len(data) == limit {
+				more = true
+				return false
+			}
+			data = append(data, renderAccount(a, nil))
+			last = c
+			return true
+		})
+		return nil
+	})
+	out := gen.V2CoreAccountList{Data: data}
+	out.NextPageUrl.SetNull()
+	out.PreviousPageUrl.SetNull()
+	if more {
+		next := pageToken{After: last.String(), Prev: current, First: current == ""}
+		out.NextPageUrl.Set(pageURL(limit, encodeToken(next)))
+	}
+	if current != "" {
+		prev := ""
+		if !tok.First {
+			prev = tok.Prev
+		}
+		out.PreviousPageUrl.Set(pageURL(limit, prev))
+	}
+	return gen.ListAccounts200JSONResponse{Body: out, Headers: gen.ListAccounts200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+}
+
+func encodeToken(t pageToken) string {
+	raw, _ := json.Marshal(t)
+	return base64.RawURLEncoding.EncodeToString(raw)
+}
+
+// pageURL is a relative list URL, as the v2 API returns.
+func pageURL(limit int, token string) string {
+	q := url.Values{"limit": {strconv.Itoa(limit)}}
+	if token != "" {
+		q.Set("page", token)
+	}
+	return "/v2/core/accounts?" + q.Encode()
+}
+
+func errNotFound() *Error {
+	return invalidRequest(http.StatusNotFound, "not_found", "The resource wasn't found.")
+}
+
+// accountFromRequest turns a create request into a record. Configurations given (even
+// empty) are applied; their capabilities are kept by path, e.g. stripe_balance.stripe_transfers.
+func accountFromRequest(b gen.CreateAccountRequest) store.Account {
+	a := store.Account{Metadata: map[string]string{}, Configurations: map[string]map[string]bool{}}
+	a.DisplayName = deref(b.DisplayName)
+	a.ContactEmail = deref(b.ContactEmail)
+	if b.Dashboard != nil {
+		a.Dashboard = string(*b.Dashboard)
+	}
+	if b.Identity != nil {
+		if b.Identity.Country != nil {
+			a.Country = *b.Identity.Country
+		}
+		if b.Identity.EntityType != nil {
+			a.EntityType = string(*b.Identity.EntityType)
+		}
+	}
+	for k, v := range deref(b.Metadata) {
+		a.Metadata[k] = v
+	}
+	if cfg := b.Configuration; cfg != nil {
+		add := func(name string, caps any) {
+			a.Configurations[name] = capabilityPaths(caps)
+		}
+		if cfg.Customer != nil {
+			add("customer", cfg.Customer.Capabilities)
+		}
+		if cfg.Merchant != nil {
+			add("merchant", cfg.Merchant.Capabilities)
+		}
+		if cfg.Recipient != nil {
+			add("recipient", cfg.Recipient.Capabilities)
+		}
+	}
+	return a
+}
+
+// capabilityPaths flattens a generated capabilities-params value into path -> requested,
+// through its JSON form, so that one function serves every configuration's shape.
+func capabilityPaths(caps any) map[string]bool {
+	out := map[string]bool{}
+	raw, err := json.Marshal(caps)
+	if err != nil {
+		return out
+	}
+	var tree map[string]any
+	if json.Unmarshal(raw, &tree) != nil {
+		return out
+	}
+	var walk func(prefix string, m map[string]any)
+	walk = func(prefix string, m map[string]any) {
+		for k, v := range m {
+			sub, ok := v.(map[string]any)
+			if !ok {
+				continue
+			}
+			if req, ok := sub["requested"].(bool); ok {
+				out[prefix+k] = req
+				continue
+			}
+			walk(prefix+k+".", sub)
+		}
+	}
+	walk("", tree)
+	return out
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

@@ -1,0 +1,64 @@
+package accounts
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+
+	"github.com/understudy-dev/understudy/internal/store"
+)
+
+// idempotent runs do at most once for one Idempotency-Key of one platform, mode and
+// operation within the window, and returns what the first run made (an id). A retry with
+// the same body gets that id back; with another body, 400 idempotency_error; while the first
+// is still running, 409 idempotency_key_in_use. Only successes are remembered: a failed
+// request may be retried with the same key and runs again, as v2 does.
+func (s *Server) idempotent(ctx context.Context, op string, key *string, body any, do func() (string, error)) (string, error) {
+	if key == nil || *key == "" {
+		return do()
+	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(raw)
+	hash := hex.EncodeToString(sum[:])
+	pk := callerFrom(ctx).scope() + "|" + op + "|" + *key
+	now := s.now()
+
+	var replay string
+	err = s.db.Update(func(tx *store.Tx) error {
+		rec, ok := s.tables.Idempotency.Get(tx, pk)
+		if ok && now.Before(rec.Expires) {
+			switch {
+			case rec.RequestHash != hash:
+				return &Error{Status: http.StatusBadRequest, Type: "idempotency_error",
+					Message: "Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '" + *key + "' if you meant to execute a different request."}
+			case rec.InFlight:
+				return invalidRequest(http.StatusConflict, "idempotency_key_in_use",
+					"There is currently another in-progress request using this Idempotency Key (that probably means you submitted twice, and the other request is still going through): %s. Please try again later.", *key)
+			}
+			replay = rec.Ref
+			return nil
+		}
+		return s.tables.Idempotency.Put(tx, pk, store.Idempotency{Key: pk, RequestHash: hash, InFlight: true, Expires: now.Add(s.cfg.IdempotencyWindow)})
+	})
+	if err != nil || replay != "" {
+		return replay, err
+	}
+
+	ref, runErr := do()
+	err = s.db.Update(func(tx *store.Tx) error {
+		if runErr != nil {
+			_, _, err := s.tables.Idempotency.Delete(tx, pk)
+			return err
+		}
+		return s.tables.Idempotency.Put(tx, pk, store.Idempotency{Key: pk, RequestHash: hash, Ref: ref, Expires: now.Add(s.cfg.IdempotencyWindow)})
+	})
+	if runErr != nil {
+		return "", runErr
+	}
+	return ref, err
+}

@@ -1,0 +1,145 @@
+package accounts
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// platform is a platform as the server uses it.
+type platform struct {
+	id          string
+	accountsV2  bool
+	concurrency int // 0: the server's default
+}
+
+// defaultKey is the shape of the keys that belong to the default platform out of the box.
+var defaultKey = regexp.MustCompile(`^sk_(test|live)_[A-Za-z0-9]+$`)
+
+func (s *Server) loadPlatforms() error {
+	s.platforms = map[string]*platform{DefaultPlatformID: {id: DefaultPlatformID, accountsV2: true}}
+	s.keys = map[string]*platform{}
+	for i, p := range s.cfg.Platforms {
+		if p.ID == "" {
+			return fmt.Errorf("accounts.platforms[%d]: id is required", i)
+		}
+		if _, dup := s.platforms[p.ID]; dup {
+			return fmt.Errorf("accounts.platforms[%d]: platform %q is declared twice", i, p.ID)
+		}
+		pl := &platform{id: p.ID, accountsV2: p.AccountsV2 == nil || *p.AccountsV2, concurrency: p.AccountConcurrency}
+		s.platforms[p.ID] = pl
+		for _, k := range p.Keys {
+			if !strings.HasPrefix(k, "sk_test_") && !strings.HasPrefix(k, "sk_live_") {
+				return fmt.Errorf("accounts.platforms[%d] (%s): key %s is not a secret key (sk_test_... or sk_live_...)", i, p.ID, maskKey(k))
+			}
+			if _, dup := s.keys[k]; dup {
+				return fmt.Errorf("accounts.platforms[%d] (%s): key %s belongs to two platforms", i, p.ID, maskKey(k))
+			}
+			s.keys[k] = pl
+		}
+	}
+	return nil
+}
+
+// caller is the platform and mode a request acts in, from its key.
+type caller struct {
+	platform *platform
+	livemode bool
+}
+
+func (c caller) scope() string {
+	if c.livemode {
+		return c.platform.id + "|live"
+	}
+	return c.platform.id + "|test"
+}
+
+type callerKey struct{}
+
+func callerFrom(ctx context.Context) caller {
+	c, _ := ctx.Value(callerKey{}).(caller)
+	return c
+}
+
+// authenticate maps the bearer secret key to its platform and mode. Keys are never logged
+// and error messages show them masked.
+func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Request().Header.Get(echo.HeaderAuthorization)
+		scheme, key, _ := strings.Cut(h, " ")
+		key = strings.TrimSpace(key)
+		if h == "" || (strings.EqualFold(scheme, "Bearer") && key == "") {
+			return invalidRequest(http.StatusUnauthorized, "", "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').")
+		}
+		if !strings.EqualFold(scheme, "Bearer") {
+			return invalidRequest(http.StatusUnauthorized, "", "Invalid Authorization header: use Bearer auth with a secret key (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').")
+		}
+		p, ok := s.keys[key]
+		if !ok && defaultKey.MatchString(key) {
+			p, ok = s.platforms[DefaultPlatformID], true
+		}
+		if !ok {
+			return invalidRequest(http.StatusUnauthorized, "", "Invalid API Key provided: %s", maskKey(key))
+		}
+		req := c.Request()
+		ctx := context.WithValue(req.Context(), callerKey{}, caller{platform: p, livemode: strings.HasPrefix(key, "sk_live_")})
+		c.SetRequest(req.WithContext(ctx))
+		return next(c)
+	}
+}
+
+// maskKey keeps a key's prefix and last four characters: sk_test_****abcd.
+func maskKey(k string) string {
+	prefix := ""
+	for _, p := range []string{"sk_test_", "sk_live_", "rk_test_", "rk_live_", "pk_test_", "pk_live_"} {
+		if strings.HasPrefix(k, p) {
+			prefix = p
+			break
+		}
+	}
+	if len(k)-len(prefix) < 8 {
+		return prefix + "****"
+	}
+	return prefix + "****" + k[len(k)-4:]
+}
+
+// checkServiceVersion requires a supported Service-Version on every /v2 request.
+func (s *Server) checkServiceVersion(next echo.HandlerFunc) echo.HandlerFunc {
+	supported := strings.Join(s.cfg.ServiceVersions, ", ")
+	return func(c echo.Context) error {
+		v := c.Request().Header.Get("Service-Version")
+		if v == "" {
+			return invalidRequest(http.StatusBadRequest, "parameter_missing", "The Service-Version header is required on every /v2 request. Supported versions: %s.", supported)
+		}
+		for _, ok := range s.cfg.ServiceVersions {
+			if v == ok {
+				return next(c)
+			}
+		}
+		return invalidRequest(http.StatusBadRequest, "parameter_invalid", "Service-Version '%s' is not supported. Supported versions: %s.", v, supported)
+	}
+}
+
+// normalizeInclude accepts the include[] and include[N] spellings some SDKs send, by
+// rewriting them to the repeated include the spec names, before validation.
+func normalizeInclude(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		if !strings.Contains(req.URL.RawQuery, "include%5B") && !strings.Contains(req.URL.RawQuery, "include[") {
+			return next(c)
+		}
+		q := req.URL.Query()
+		for k, vs := range q {
+			if strings.HasPrefix(k, "include[") && strings.HasSuffix(k, "]") {
+				q.Del(k)
+				q["include"] = append(q["include"], vs...)
+			}
+		}
+		req.URL.RawQuery = q.Encode()
+		return next(c)
+	}
+}

@@ -1,0 +1,141 @@
+package accounts
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strings"
+
+	gen "github.com/understudy-dev/understudy/gen/accounts"
+	"github.com/understudy-dev/understudy/internal/store"
+)
+
+// CreateAccountLink makes a single-use, expiring link into the hosted flow. Its checks run
+// in the documented order: Accounts v2 enabled, the account exists, the configurations
+// match, the account's concurrency limit.
+func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLinkRequestObject) (gen.CreateAccountLinkResponseObject, error) {
+	body := *req.Body
+	flow, err := chosenFlow(body.UseCase)
+	if err != nil {
+		return nil, err
+	}
+	c := callerFrom(ctx)
+	if !c.platform.accountsV2 {
+		return nil, invalidRequest(http.StatusBadRequest, "accounts_v2_access_blocked", "Accounts v2 is not enabled for your platform.")
+	}
+	token, err := s.idempotent(ctx, "createAccountLink", req.Params.IdempotencyKey, body, func() (string, error) {
+		a, err := s.account(ctx, body.Account)
+		if err != nil {
+			return "", err
+		}
+		for _, cfg := range flow.Configurations {
+			if _, applied := a.Configurations[string(cfg)]; !applied {
+				return "", invalidRequest(http.StatusBadRequest, "configs_must_match_to_use_account_links", "The configurations in the request must match the applied configurations on the account in order to use v2/core/account_links.")
+			}
+		}
+		release, err := s.holdAccount(ctx, a.ID, c.platform)
+		if err != nil {
+			return "", err
+		}
+		defer release()
+		l := s.newLink(a, body.UseCase.Type, flow)
+		return l.Token, s.db.Update(func(tx *store.Tx) error { return s.tables.Links.Put(tx, l.Token, l) })
+	})
+	if err != nil {
+		return nil, err
+	}
+	var l store.AccountLink
+	_ = s.db.View(func(tx *store.Tx) error {
+		l, _ = s.tables.Links.Get(tx, token)
+		return nil
+	})
+	return gen.CreateAccountLink200JSONResponse{Body: s.renderLink(ctx, l), Headers: gen.CreateAccountLink200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+}
+
+// holdAccount takes one of the account's update slots for the duration of an update, or
+// answers 429 when its limit is reached. UpdateLatency simulates the work.
+func (s *Server) holdAccount(ctx context.Context, account string, p *platform) (release func(), err error) {
+	if !s.slots.acquire(account, s.limitFor(p)) {
+		return nil, &Error{Status: http.StatusTooManyRequests, Type: "rate_limit", Code: "account_rate_limit_exceeded",
+			Message: "Account cannot exceed a configured concurrency rate limit on updates."}
+	}
+	sleep(ctx, s.cfg.UpdateLatency)
+	return func() { s.slots.release(account) }, nil
+}
+
+// chosenFlow returns the options of the use case named by type; the other one must be absent.
+func chosenFlow(uc gen.AccountLinkUseCaseParams) (*gen.AccountLinkFlowParams, error) {
+	chosen, other := uc.AccountOnboarding, uc.AccountUpdate
+	otherName := "account_update"
+	if uc.Type == gen.AccountLinkUseCaseTypeAccountUpdate {
+		chosen, other = uc.AccountUpdate, uc.AccountOnboarding
+		otherName = "account_onboarding"
+	}
+	if chosen == nil {
+		return nil, invalidRequest(http.StatusBadRequest, "parameter_missing", "use_case.%s: required request field missing", uc.Type)
+	}
+	if other != nil {
+		return nil, invalidRequest(http.StatusBadRequest, "parameter_invalid", "use_case.%s: must not be set when use_case.type is %s", otherName, uc.Type)
+	}
+	return chosen, nil
+}
+
+func (s *Server) newLink(a store.Account, useCase gen.AccountLinkUseCaseType, f *gen.AccountLinkFlowParams) store.AccountLink {
+	now := s.now()
+	prefix := "alu_test_"
+	if a.Livemode {
+		prefix = "alu_"
+	}
+	l := store.AccountLink{
+		Token: prefix + s.random(32), Account: a.ID, Platform: a.Platform, Livemode: a.Livemode,
+		Created: now, ExpiresAt: now.Add(s.cfg.LinkLifetime),
+		UseCase: string(useCase), RefreshURL: f.RefreshUrl, ReturnURL: deref(f.ReturnUrl),
+		CollectFields: string(gen.CollectionFieldsCurrentlyDue), FutureRequirements: string(gen.FutureRequirementsCollectionOmit),
+	}
+	for _, c := range f.Configurations {
+		if !slices.Contains(l.Configurations, string(c)) {
+			l.Configurations = append(l.Configurations, string(c))
+		}
+	}
+	if o := f.CollectionOptions; o != nil {
+		if o.Fields != nil {
+			l.CollectFields = string(*o.Fields)
+		}
+		if o.FutureRequirements != nil {
+			l.FutureRequirements = string(*o.FutureRequirements)
+		}
+	}
+	return l
+}
+
+// linkURL is where the hosted flow of a link is served.
+func (s *Server) linkURL(ctx context.Context, l store.AccountLink) string {
+	return s.baseURL(ctx) + "/r/" + l.Account + "/" + l.Token
+}
+
+func (s *Server) renderLink(ctx context.Context, l store.AccountLink) gen.V2CoreAccountLink {
+	flow := gen.AccountLinkFlow{
+		Configurations: make([]gen.ConfigurationType, 0, len(l.Configurations)),
+		RefreshUrl:     l.RefreshURL,
+		ReturnUrl:      optionalString(l.ReturnURL),
+		CollectionOptions: gen.CollectionOptions{
+			Fields: gen.CollectionFields(l.CollectFields), FutureRequirements: gen.FutureRequirementsCollection(l.FutureRequirements),
+		},
+	}
+	for _, c := range l.Configurations {
+		flow.Configurations = append(flow.Configurations, gen.ConfigurationType(c))
+	}
+	uc := gen.AccountLinkUseCase{Type: gen.AccountLinkUseCaseType(l.UseCase)}
+	uc.AccountOnboarding.SetNull()
+	uc.AccountUpdate.SetNull()
+	if strings.EqualFold(l.UseCase, string(gen.AccountLinkUseCaseTypeAccountUpdate)) {
+		uc.AccountUpdate.Set(flow)
+	} else {
+		uc.AccountOnboarding.Set(flow)
+	}
+	return gen.V2CoreAccountLink{
+		Object: gen.V2CoreAccountLinkObjectV2CoreAccountLink, Account: l.Account,
+		Created: timestamp(l.Created), ExpiresAt: timestamp(l.ExpiresAt),
+		Livemode: l.Livemode, Url: s.linkURL(ctx, l), UseCase: uc,
+	}
+}
