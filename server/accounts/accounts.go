@@ -14,6 +14,9 @@ import (
 
 // CreateAccount creates an account of the caller's platform and mode.
 func (s *Server) CreateAccount(ctx context.Context, req gen.CreateAccountRequestObject) (gen.CreateAccountResponseObject, error) {
+	if err := requireV2(ctx); err != nil {
+		return nil, err
+	}
 	body := gen.CreateAccountRequest{}
 	if req.Body != nil {
 		body = *req.Body
@@ -44,6 +47,9 @@ func (s *Server) CreateAccount(ctx context.Context, req gen.CreateAccountRequest
 
 // RetrieveAccount reads an account of the caller's platform and mode.
 func (s *Server) RetrieveAccount(ctx context.Context, req gen.RetrieveAccountRequestObject) (gen.RetrieveAccountResponseObject, error) {
+	if err := requireV2(ctx); err != nil {
+		return nil, err
+	}
 	a, err := s.account(ctx, req.Id)
 	if err != nil {
 		return nil, err
@@ -75,6 +81,9 @@ type pageToken struct {
 
 // ListAccounts lists the caller's accounts, newest first, a page at a time.
 func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestObject) (gen.ListAccountsResponseObject, error) {
+	if err := requireV2(ctx); err != nil {
+		return nil, err
+	}
 	limit := 10
 	if req.Params.Limit != nil {
 		limit = int(*req.Params.Limit)

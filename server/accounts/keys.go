@@ -143,3 +143,11 @@ func normalizeInclude(next echo.HandlerFunc) echo.HandlerFunc {
 		return next(c)
 	}
 }
+
+// requireV2 refuses platforms that do not have Accounts v2.
+func requireV2(ctx context.Context) error {
+	if !callerFrom(ctx).platform.accountsV2 {
+		return invalidRequest(http.StatusBadRequest, "accounts_v2_access_blocked", "Accounts v2 is not enabled for your platform.")
+	}
+	return nil
+}

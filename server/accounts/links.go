@@ -19,10 +19,10 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 	if err != nil {
 		return nil, err
 	}
-	c := callerFrom(ctx)
-	if !c.platform.accountsV2 {
-		return nil, invalidRequest(http.StatusBadRequest, "accounts_v2_access_blocked", "Accounts v2 is not enabled for your platform.")
+	if err := requireV2(ctx); err != nil {
+		return nil, err
 	}
+	c := callerFrom(ctx)
 	token, err := s.idempotent(ctx, "createAccountLink", req.Params.IdempotencyKey, body, func() (string, error) {
 		a, err := s.account(ctx, body.Account)
 		if err != nil {

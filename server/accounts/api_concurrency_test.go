@@ -1,0 +1,209 @@
+package accounts_test
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	gen "github.com/understudy-dev/understudy/gen/accounts"
+	"github.com/understudy-dev/understudy/server"
+)
+
+// race runs n calls of f at the same instant and returns their statuses.
+func race(n int, f func(i int) int) []int {
+	statuses := make([]int, n)
+	var ready, done sync.WaitGroup
+	start := make(chan struct{})
+	for i := 0; i < n; i++ {
+		ready.Add(1)
+		done.Add(1)
+		go func(i int) {
+			defer done.Done()
+			ready.Done()
+			<-start
+			statuses[i] = f(i)
+		}(i)
+	}
+	ready.Wait()
+	close(start)
+	done.Wait()
+	return statuses
+}
+
+func count(statuses []int) map[int]int {
+	m := map[int]int{}
+	for _, s := range statuses {
+		m[s]++
+	}
+	return m
+}
+
+func TestPerAccountConcurrencyLimit(t *testing.T) {
+	for _, limit := range []int{1, 2} {
+		t.Run(fmt.Sprintf("limit %d", limit), func(t *testing.T) {
+			e := newAPIEnv(t, func(c *server.Config) {
+				c.Accounts.UpdateLatency = 300 * time.Millisecond
+				c.Accounts.AccountConcurrency = limit
+			})
+			c := e.client(apiTestKey)
+			a := apiCreateAccount(t, c, recipientAccount())
+			var mu sync.Mutex
+			var bodies [][]byte
+			got := count(race(6, func(int) int {
+				resp := apiCreateLink(t, c, onboardingLink(a.Id, gen.ConfigurationTypeRecipient), nil)
+				if resp.StatusCode() == http.StatusTooManyRequests {
+					mu.Lock()
+					bodies = append(bodies, resp.Body)
+					mu.Unlock()
+				}
+				return resp.StatusCode()
+			}))
+			if got[200] != limit || got[429] != 6-limit {
+				t.Fatalf("statuses %v, want %d x 200 and %d x 429", got, limit, 6-limit)
+			}
+			e2 := wantAPIError(t, 429, bodies[0], 429, "rate_limit", "account_rate_limit_exceeded")
+			if e2.Message != "Account cannot exceed a configured concurrency rate limit on updates." {
+				t.Errorf("message = %q", e2.Message)
+			}
+		})
+	}
+	t.Run("accounts do not share a limit", func(t *testing.T) {
+		e := newAPIEnv(t, func(c *server.Config) { c.Accounts.UpdateLatency = 200 * time.Millisecond })
+		c := e.client(apiTestKey)
+		ids := []string{apiCreateAccount(t, c, recipientAccount()).Id, apiCreateAccount(t, c, recipientAccount()).Id}
+		got := count(race(2, func(i int) int {
+			return apiCreateLink(t, c, onboardingLink(ids[i], gen.ConfigurationTypeRecipient), nil).StatusCode()
+		}))
+		if got[200] != 2 {
+			t.Fatalf("statuses %v, want both 200", got)
+		}
+	})
+	t.Run("the configuration check comes before the limit", func(t *testing.T) {
+		e := newAPIEnv(t, func(c *server.Config) { c.Accounts.UpdateLatency = 300 * time.Millisecond })
+		c := e.client(apiTestKey)
+		a := apiCreateAccount(t, c, recipientAccount())
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			apiCreateLink(t, c, onboardingLink(a.Id, gen.ConfigurationTypeRecipient), nil)
+		}()
+		time.Sleep(100 * time.Millisecond) // the first holds the account now
+		resp := apiCreateLink(t, c, onboardingLink(a.Id, gen.ConfigurationTypeMerchant), nil)
+		wantAPIError(t, resp.StatusCode(), resp.Body, 400, "invalid_request_error", "configs_must_match_to_use_account_links")
+		wg.Wait()
+	})
+}
+
+func TestIdempotency(t *testing.T) {
+	clk := newAPIClock()
+	e := newAPIEnv(t, func(c *server.Config) { c.Now = clk.Now })
+	c := e.client(apiTestKey)
+	create := func(client *gen.ClientWithResponses, key string, body gen.CreateAccountRequest) *gen.CreateAccountResponse {
+		resp, err := client.CreateAccountWithResponse(apiCtx, &gen.CreateAccountParams{ServiceVersion: apiVersion, IdempotencyKey: &key}, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	listed := func(client *gen.ClientWithResponses) int {
+		limit := gen.Limit(100)
+		resp, _ := client.ListAccountsWithResponse(apiCtx, &gen.ListAccountsParams{ServiceVersion: apiVersion, Limit: &limit})
+		return len(resp.JSON200.Data)
+	}
+
+	first := create(c, "key-1", recipientAccount())
+	again := create(c, "key-1", recipientAccount())
+	if first.StatusCode() != 200 || again.StatusCode() != 200 || again.JSON200.Id != first.JSON200.Id {
+		t.Fatalf("replay: %d %s / %d %s, want the same account twice", first.StatusCode(), first.Body, again.StatusCode(), again.Body)
+	}
+	if n := listed(c); n != 1 {
+		t.Fatalf("%d accounts after a replay, want 1", n)
+	}
+
+	t.Run("another body with the same key", func(t *testing.T) {
+		other := recipientAccount()
+		other.DisplayName = ptr("someone else")
+		resp := create(c, "key-1", other)
+		got := wantAPIError(t, resp.StatusCode(), resp.Body, 400, "idempotency_error", "")
+		if got.Message == "" || listed(c) != 1 {
+			t.Errorf("message %q, accounts %d", got.Message, listed(c))
+		}
+	})
+	t.Run("keys belong to a platform and mode", func(t *testing.T) {
+		live := create(e.client(apiLiveKey), "key-1", recipientAccount())
+		if live.StatusCode() != 200 || live.JSON200.Id == first.JSON200.Id || !live.JSON200.Livemode {
+			t.Errorf("live mode with the same key: %s", live.Body)
+		}
+	})
+	t.Run("racing requests with one key create one account", func(t *testing.T) {
+		var mu sync.Mutex
+		ids := map[string]bool{}
+		got := count(race(16, func(int) int {
+			resp := create(c, "key-race", recipientAccount())
+			if resp.StatusCode() == 200 {
+				mu.Lock()
+				ids[resp.JSON200.Id] = true
+				mu.Unlock()
+			}
+			return resp.StatusCode()
+		}))
+		if len(ids) != 1 || got[200]+got[409] != 16 {
+			t.Fatalf("statuses %v, %d distinct accounts: want one account, the rest replays or 409", got, len(ids))
+		}
+		if n := listed(c); n != 2 {
+			t.Errorf("%d accounts, want 2", n)
+		}
+	})
+	t.Run("a key is forgotten after the window", func(t *testing.T) {
+		clk.Advance(30*24*time.Hour + time.Second)
+		resp := create(c, "key-1", recipientAccount())
+		if resp.StatusCode() != 200 || resp.JSON200.Id == first.JSON200.Id {
+			t.Errorf("after the window: %s, want a new account", resp.Body)
+		}
+	})
+}
+
+func TestIdempotencyWhileInFlightAndAfterFailure(t *testing.T) {
+	e := newAPIEnv(t, func(c *server.Config) { c.Accounts.UpdateLatency = 300 * time.Millisecond })
+	c := e.client(apiTestKey)
+	a := apiCreateAccount(t, c, recipientAccount())
+	key := "link-key"
+
+	var first *gen.CreateAccountLinkResponse
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		first = apiCreateLink(t, c, onboardingLink(a.Id, gen.ConfigurationTypeRecipient), &key)
+	}()
+	time.Sleep(100 * time.Millisecond)
+	inFlight := apiCreateLink(t, c, onboardingLink(a.Id, gen.ConfigurationTypeRecipient), &key)
+	wantAPIError(t, inFlight.StatusCode(), inFlight.Body, 409, "invalid_request_error", "idempotency_key_in_use")
+	wg.Wait()
+	if first.StatusCode() != 200 {
+		t.Fatalf("first: %d %s", first.StatusCode(), first.Body)
+	}
+	replay := apiCreateLink(t, c, onboardingLink(a.Id, gen.ConfigurationTypeRecipient), &key)
+	if replay.StatusCode() != 200 || replay.JSON200.Url != first.JSON200.Url || replay.JSON200.ExpiresAt != first.JSON200.ExpiresAt {
+		t.Fatalf("replay: %s, want the first link again", replay.Body)
+	}
+
+	// A request that failed is not remembered: the same key runs again once it can succeed.
+	other := "retry-key"
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		apiCreateLink(t, c, onboardingLink(a.Id, gen.ConfigurationTypeRecipient), nil)
+	}()
+	time.Sleep(100 * time.Millisecond)
+	limited := apiCreateLink(t, c, onboardingLink(a.Id, gen.ConfigurationTypeRecipient), &other)
+	wantAPIError(t, limited.StatusCode(), limited.Body, 429, "rate_limit", "account_rate_limit_exceeded")
+	wg.Wait()
+	retried := apiCreateLink(t, c, onboardingLink(a.Id, gen.ConfigurationTypeRecipient), &other)
+	if retried.StatusCode() != 200 {
+		t.Fatalf("retry after a failure: %d %s, want it to run again", retried.StatusCode(), retried.Body)
+	}
+}
