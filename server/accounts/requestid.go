@@ -11,7 +11,8 @@ type requestIDKey struct{}
 type baseURLKey struct{}
 
 // assignRequestID gives every response of this API a Request-Id header (req_...), errors
-// included, and remembers the request's own base URL for links.
+// included, echoes the Idempotency-Key as the real API does, and remembers the request's own
+// base URL for links.
 func (s *Server) assignRequestID(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		path := c.Request().URL.Path
@@ -20,6 +21,9 @@ func (s *Server) assignRequestID(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		id := "req_" + s.random(14)
 		c.Response().Header().Set("Request-Id", id)
+		if k := c.Request().Header.Get("Idempotency-Key"); k != "" && c.Request().Method == "POST" {
+			c.Response().Header().Set("Idempotency-Key", k)
+		}
 		req := c.Request()
 		ctx := context.WithValue(req.Context(), requestIDKey{}, id)
 		ctx = context.WithValue(ctx, baseURLKey{}, c.Scheme()+"://"+req.Host)
