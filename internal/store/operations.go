@@ -1,0 +1,116 @@
+package store
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Operation is a stored long-running operation (compute's Operation resource).
+type Operation struct {
+	Scope             string // "projects/{p}/global" or "projects/{p}/regions/{r}": where it is listed
+	Project           string
+	Name              string // operation-...
+	ID                string // random uint64, decimal
+	Seq               uint64 // acceptance order, for lists
+	Kind              string // what finishes it, e.g. "forwardingRules.insert"
+	OperationType     string // insert, delete, patch, setLabels
+	TargetLink        string
+	TargetID          string
+	Target            string // the key of the resource the finisher acts on
+	User              string
+	ClientOperationID string // the requestId, when given
+	Description       string
+
+	Status     string // PENDING, RUNNING, DONE
+	Progress   int
+	InsertTime time.Time
+	StartTime  time.Time
+	EndTime    time.Time
+	DueTime    time.Time // when it turns DONE (delay mode)
+	Manual     bool      // advances one step per read
+	// Failure, decided at accept, is reported when the operation turns DONE.
+	Failure *OperationFailure
+}
+
+// OperationFailure is how an operation ends when it fails: DONE with these errors.
+type OperationFailure struct {
+	HTTPStatus  int
+	HTTPMessage string
+	Errors      []OperationError
+}
+
+// OperationError is one entry of an operation's error.errors[].
+type OperationError struct {
+	Code     string
+	Message  string
+	Location string
+	// Details are error details as the wire has them (errorInfo, quotaInfo, help,
+	// localizedMessage), kept as generic values.
+	Details []map[string]any
+}
+
+// Done reports whether the operation has finished.
+func (o Operation) Done() bool { return o.Status == "DONE" }
+
+// Key is the operation's primary key.
+func (o Operation) Key() string { return o.Scope + "|" + o.Name }
+
+func cloneOperation(o Operation) Operation {
+	if o.Failure != nil {
+		f := *o.Failure
+		f.Errors = slices.Clone(f.Errors)
+		o.Failure = &f
+	}
+	return o
+}
+
+// timeKey orders times as strings.
+func timeKey(t time.Time) string { return fmt.Sprintf("%020d", t.UnixNano()) }
+
+// Operations holds the operations table.
+type Operations struct {
+	Ops *Table[Operation]
+	// ByID finds an operation by scope and numeric id.
+	ByID *Unique[Operation]
+	// ByRequestID finds the operation a requestId started, within its project (global and
+	// regional operations alike).
+	ByRequestID *Unique[Operation]
+	// InOrder lists a scope's operations in acceptance order.
+	InOrder *Ordered[Operation]
+	// Due orders unfinished, timed operations by when they turn DONE.
+	Due *Ordered[Operation]
+	// Finished orders finished operations by end time, for retention.
+	Finished *Ordered[Operation]
+}
+
+// NewOperations adds the operations table to db.
+func NewOperations(db *DB) *Operations {
+	t := NewTable[Operation](db, "operations", cloneOperation)
+	return &Operations{
+		Ops:  t,
+		ByID: t.AddUnique("id", func(o Operation) (string, bool) { return o.Scope + "|" + o.ID, true }),
+		ByRequestID: t.AddUnique("requestId", func(o Operation) (string, bool) {
+			return RequestIDKey(o.Project, o.ClientOperationID), o.ClientOperationID != ""
+		}),
+		InOrder: t.AddOrdered(func(o Operation) []string { return []string{fmt.Sprintf("%s|%020d", o.Scope, o.Seq)} }),
+		Due: t.AddOrdered(func(o Operation) []string {
+			if o.Done() || o.Manual {
+				return nil
+			}
+			return []string{timeKey(o.DueTime)}
+		}),
+		Finished: t.AddOrdered(func(o Operation) []string {
+			if !o.Done() {
+				return nil
+			}
+			return []string{timeKey(o.EndTime)}
+		}),
+	}
+}
+
+// RequestIDKey is the ByRequestID key of a requestId: requestIds are unique per project.
+func RequestIDKey(project, requestID string) string { return project + "|" + requestID }
+
+// TimeKey exposes the time ordering used by Due and Finished, for range scans.
+func TimeKey(t time.Time) string { return timeKey(t) }
