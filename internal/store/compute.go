@@ -1,0 +1,56 @@
+package store
+
+import (
+	"maps"
+	"time"
+)
+
+// ForwardingRule is a stored global forwarding rule.
+type ForwardingRule struct {
+	Project             string
+	Name                string
+	ID                  string
+	Description         string
+	IPAddress           string
+	IPProtocol          string
+	PortRange           string
+	Target              string
+	LoadBalancingScheme string
+	Network             string
+	IPVersion           string
+	Labels              map[string]string
+	// LabelGeneration counts label changes; the label fingerprint is derived from it and the
+	// labels, so it changes on every setLabels.
+	LabelGeneration uint64
+	Created         time.Time
+	// Pending is set while the insert's operation runs: the name is taken, but the rule is
+	// not readable yet.
+	Pending bool
+}
+
+// Key is the rule's primary key.
+func (r ForwardingRule) Key() string { return r.Project + "|" + r.Name }
+
+func cloneForwardingRule(r ForwardingRule) ForwardingRule {
+	r.Labels = maps.Clone(r.Labels)
+	return r
+}
+
+// Compute holds the compute API's resource tables.
+type Compute struct {
+	ForwardingRules *Table[ForwardingRule]
+	// RuleByID finds a rule by project and numeric id.
+	RuleByID *Unique[ForwardingRule]
+	// RulesByName lists a project's rules in name order.
+	RulesByName *Ordered[ForwardingRule]
+}
+
+// NewCompute adds the compute tables to db.
+func NewCompute(db *DB) *Compute {
+	rules := NewTable[ForwardingRule](db, "forwardingRules", cloneForwardingRule)
+	return &Compute{
+		ForwardingRules: rules,
+		RuleByID:        rules.AddUnique("id", func(r ForwardingRule) (string, bool) { return r.Project + "|" + r.ID, true }),
+		RulesByName:     rules.AddOrdered(func(r ForwardingRule) []string { return []string{r.Key()} }),
+	}
+}

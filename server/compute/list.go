@@ -1,0 +1,93 @@
+package compute
+
+import (
+	"encoding/base64"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// listQuery is a list call's filter, page size, page token and order.
+type listQuery struct {
+	nameEq, nameNe string // "" when not filtered
+	maxResults     int
+	after          string // the sort key of the last item of the previous page
+	newestFirst    bool   // orderBy creationTimestamp desc (else by name)
+}
+
+var (
+	reFilterEq = regexp.MustCompile(`^\(?\s*name\s*(=|eq)\s*"?([^"\s)]*)"?\s*\)?$`)
+	reFilterNe = regexp.MustCompile(`^\(?\s*name\s*(!=|ne)\s*"?([^"\s)]*)"?\s*\)?$`)
+)
+
+// parseListQuery reads the list parameters. Filters on name equality and inequality are
+// understood (name = "x", name eq x, name != x, name ne x); others are rejected rather
+// than silently ignored.
+func parseListQuery(filter, pageToken, orderBy string, maxResults *int) (listQuery, error) {
+	q := listQuery{maxResults: 500}
+	if maxResults != nil && *maxResults > 0 {
+		q.maxResults = *maxResults
+	}
+	if f := strings.TrimSpace(filter); f != "" {
+		if m := reFilterEq.FindStringSubmatch(f); m != nil {
+			q.nameEq = m[2]
+		} else if m := reFilterNe.FindStringSubmatch(f); m != nil {
+			q.nameNe = m[2]
+		} else {
+			return q, invalidField("filter", fmt.Sprintf("Invalid value for field 'filter': '%s'. understudy understands filters on name only: name = \"x\" or name != \"x\".", filter))
+		}
+	}
+	switch strings.TrimSpace(orderBy) {
+	case "", "name":
+	case "creationTimestamp desc":
+		q.newestFirst = true
+	default:
+		return q, invalidField("orderBy", fmt.Sprintf("Invalid value for field 'orderBy': '%s'. Supported values are 'name' and 'creationTimestamp desc'.", orderBy))
+	}
+	if pageToken != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(pageToken)
+		if err != nil {
+			return q, invalidField("pageToken", fmt.Sprintf("Invalid value for field 'pageToken': '%s'.", pageToken))
+		}
+		q.after = string(raw)
+	}
+	return q, nil
+}
+
+// listItem is what paging needs of a listed resource.
+type listItem struct {
+	name    string
+	created time.Time
+	seq     uint64 // tie-break for equal timestamps
+}
+
+// sortKey orders items for the query: by name, or newest first.
+func (q listQuery) sortKey(it listItem) string {
+	if q.newestFirst {
+		return fmt.Sprintf("%020d|%020d|%s", ^uint64(it.created.UnixNano()), ^it.seq, it.name)
+	}
+	return it.name
+}
+
+// page filters, orders and cuts items; it returns the indexes to show and the next page
+// token ("" on the last page).
+func page(items []listItem, q listQuery) (idx []int, next string) {
+	order := make([]int, 0, len(items))
+	for i, it := range items {
+		if (q.nameEq != "" && it.name != q.nameEq) || (q.nameNe != "" && it.name == q.nameNe) {
+			continue
+		}
+		if q.after != "" && q.sortKey(it) <= q.after {
+			continue
+		}
+		order = append(order, i)
+	}
+	sort.Slice(order, func(a, b int) bool { return q.sortKey(items[order[a]]) < q.sortKey(items[order[b]]) })
+	if len(order) > q.maxResults {
+		last := items[order[q.maxResults-1]]
+		return order[:q.maxResults], base64.RawURLEncoding.EncodeToString([]byte(q.sortKey(last)))
+	}
+	return order, ""
+}

@@ -1,0 +1,150 @@
+package compute
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestValidateLabels(t *testing.T) {
+	many := map[string]string{}
+	for i := 0; i < 65; i++ {
+		many[fmt.Sprintf("k%d", i)] = ""
+	}
+	tests := []struct {
+		name     string
+		labels   map[string]string
+		location string // "" when valid
+	}{
+		{"empty set", map[string]string{}, ""},
+		{"typical", map[string]string{"env": "prod", "team_a": "web-1", "empty": ""}, ""},
+		{"international lowercase", map[string]string{"équipe": "café"}, ""},
+		{"63-character key and value", map[string]string{"k" + strings.Repeat("a", 62): strings.Repeat("v", 63)}, ""},
+		{"uppercase key", map[string]string{"Env": "prod"}, "labels.Env"},
+		{"key starting with a digit", map[string]string{"1env": "x"}, "labels.1env"},
+		{"key starting with a dash", map[string]string{"-env": "x"}, "labels.-env"},
+		{"empty key", map[string]string{"": "x"}, "labels."},
+		{"64-character key", map[string]string{"k" + strings.Repeat("a", 63): ""}, "labels.k" + strings.Repeat("a", 63)},
+		{"uppercase value", map[string]string{"env": "Prod"}, "labels.env"},
+		{"value with a dot", map[string]string{"env": "a.b"}, "labels.env"},
+		{"64-character value", map[string]string{"env": strings.Repeat("v", 64)}, "labels.env"},
+		{"value with a space", map[string]string{"env": "a b"}, "labels.env"},
+		{"invalid UTF-8", map[string]string{"env": "\xff"}, "labels.env"},
+		{"65 labels", many, "labels"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := validateLabels(tt.labels)
+			var e *Error
+			if tt.location == "" {
+				if err != nil {
+					t.Fatalf("got %v, want valid", err)
+				}
+				return
+			}
+			if !errors.As(err, &e) || e.Status != 400 || e.Reason != "invalid" || e.Location != tt.location {
+				t.Fatalf("got %#v, want 400 invalid at %q", err, tt.location)
+			}
+		})
+	}
+}
+
+func TestLabelFingerprint(t *testing.T) {
+	if got := fingerprintString(labelFingerprint(nil, 0)); got != "42WmSpB8rSM=" {
+		t.Errorf("no labels: %s, want the real service's 42WmSpB8rSM=", got)
+	}
+	a := fingerprintString(labelFingerprint(map[string]string{"env": "prod"}, 1))
+	b := fingerprintString(labelFingerprint(map[string]string{"env": "prod"}, 2))
+	c := fingerprintString(labelFingerprint(map[string]string{"env": "dev"}, 1))
+	empty1 := fingerprintString(labelFingerprint(map[string]string{}, 1))
+	if a == b || a == c || empty1 == "42WmSpB8rSM=" {
+		t.Errorf("fingerprints must change with generation and labels: %s %s %s %s", a, b, c, empty1)
+	}
+	if a != fingerprintString(labelFingerprint(map[string]string{"env": "prod"}, 1)) {
+		t.Error("not deterministic")
+	}
+	// The encoding cannot be fooled by moving characters between keys and values.
+	x := fingerprintString(labelFingerprint(map[string]string{"a": "b=c"}, 1))
+	y := fingerprintString(labelFingerprint(map[string]string{"a=b": "c"}, 1))
+	if x == y {
+		t.Error("ambiguous encoding")
+	}
+	if len(labelFingerprint(map[string]string{"k": "v"}, 9)) != 8 {
+		t.Error("fingerprints are 8 bytes")
+	}
+}
+
+func TestCheckName(t *testing.T) {
+	for _, ok := range []string{"a", "fr-web", "a1", strings.Repeat("a", 63)} {
+		if err := checkName(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for name, reason := range map[string]string{"": "required", "Web": "invalid", "1a": "invalid", "a-": "invalid", strings.Repeat("a", 64): "invalid", "a_b": "invalid"} {
+		var e *Error
+		if err := checkName(name); !errors.As(err, &e) || e.Reason != reason || e.Location != "resource.name" {
+			t.Errorf("%q: %v, want %s at resource.name", name, err, reason)
+		}
+	}
+	var e *Error
+	_ = errors.As(checkName("Web"), &e)
+	if e.Message != "Invalid value for field 'resource.name': 'Web'. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?)'" {
+		t.Errorf("message = %q", e.Message)
+	}
+}
+
+func TestListQueryAndPaging(t *testing.T) {
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	items := []listItem{{"c", base, 1}, {"a", base.Add(time.Second), 2}, {"b", base.Add(2 * time.Second), 3}, {"d", base.Add(2 * time.Second), 4}}
+	names := func(idx []int) string {
+		var s []string
+		for _, i := range idx {
+			s = append(s, items[i].name)
+		}
+		return strings.Join(s, ",")
+	}
+	walk := func(filter, orderBy string, max int) (pages []string) {
+		token := ""
+		for i := 0; i < 10; i++ {
+			q, err := parseListQuery(filter, token, orderBy, &max)
+			if err != nil {
+				t.Fatal(err)
+			}
+			idx, next := page(items, q)
+			pages = append(pages, names(idx))
+			if next == "" {
+				return pages
+			}
+			token = next
+		}
+		t.Fatal("paging does not end")
+		return nil
+	}
+	tests := []struct {
+		filter, orderBy string
+		max             int
+		want            string
+	}{
+		{"", "", 0, "[a,b,c,d]"},
+		{"", "", 3, "[a,b,c d]"},
+		{"", "creationTimestamp desc", 2, "[d,b a,c]"},
+		{`name = "b"`, "", 0, "[b]"},
+		{"name eq c", "", 0, "[c]"},
+		{`(name != "a")`, "", 2, "[b,c d]"},
+		{"name ne a", "name", 5, "[b,c,d]"},
+	}
+	for _, tt := range tests {
+		if got := fmt.Sprint(walk(tt.filter, tt.orderBy, tt.max)); got != tt.want {
+			t.Errorf("filter %q orderBy %q max %d: %s, want %s", tt.filter, tt.orderBy, tt.max, got, tt.want)
+		}
+	}
+	for _, bad := range []struct{ filter, pageToken, orderBy string }{
+		{"labels.env = prod", "", ""}, {"", "%%%", ""}, {"", "", "id"},
+	} {
+		if _, err := parseListQuery(bad.filter, bad.pageToken, bad.orderBy, nil); err == nil {
+			t.Errorf("accepted %+v", bad)
+		}
+	}
+}
