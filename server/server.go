@@ -38,6 +38,8 @@ type Config struct {
 	Authorization authorization.Config
 	// Accounts configures the accounts API.
 	Accounts accounts.Config
+	// Compute configures the compute API.
+	Compute compute.Config
 }
 
 // Server is the assembled HTTP stack.
@@ -125,7 +127,17 @@ func New(cfg Config) (*Server, error) {
 	if err := accts.Register(e); err != nil {
 		return nil, err
 	}
-	if err := compute.New().Register(e); err != nil {
+	compCfg := cfg.Compute
+	if compCfg.Now == nil {
+		compCfg.Now = cfg.Now
+	}
+	if compCfg.Log == nil {
+		compCfg.Log = cfg.Log
+	}
+	if compCfg.PublicURL == "" {
+		compCfg.PublicURL = cfg.PublicURL
+	}
+	if err := compute.New(compCfg, s.db).Register(e); err != nil {
 		return nil, err
 	}
 	if err := authz.Register(e); err != nil {

@@ -8,9 +8,11 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/understudy-dev/understudy/internal/operations"
 	"github.com/understudy-dev/understudy/server"
 	"github.com/understudy-dev/understudy/server/accounts"
 	"github.com/understudy-dev/understudy/server/authorization"
+	"github.com/understudy-dev/understudy/server/compute"
 )
 
 // Config is what the command line and environment say.
@@ -30,6 +32,7 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	var c Config
 	authz := authorization.DefaultConfig()
 	accts := accounts.DefaultConfig()
+	comp := compute.DefaultConfig()
 	fs := flag.NewFlagSet("understudy", flag.ContinueOnError)
 	fs.SetOutput(usage)
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on; a port of 0 picks a free one (the chosen address is logged)")
@@ -46,6 +49,10 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	fs.DurationVar(&accts.IdempotencyWindow, "accounts-idempotency-window", accts.IdempotencyWindow, "accounts: how long an Idempotency-Key is remembered")
 	fs.IntVar(&accts.AccountConcurrency, "accounts-concurrency", accts.AccountConcurrency, "accounts: updating requests allowed in flight per account (more get 429)")
 	fs.DurationVar(&accts.UpdateLatency, "accounts-update-latency", 0, "accounts: simulated time an update holds its account (to exercise the concurrency limit)")
+	opMode := fs.String("compute-operation-mode", comp.Operations.Mode.String(), "compute: how operations finish: immediate, manual (one step per read) or a duration such as 300ms")
+	fs.DurationVar(&comp.Operations.Retention, "compute-operation-retention", comp.Operations.Retention, "compute: how long finished operations (and their requestIds) are kept")
+	fs.DurationVar(&comp.Operations.WaitTimeout, "compute-wait-timeout", comp.Operations.WaitTimeout, "compute: the longest an operations wait call waits")
+	fs.StringVar(&comp.DefaultUser, "compute-default-user", comp.DefaultUser, "compute: Operation.user when the token is not a JWT with an email claim")
 	versions := fs.String("accounts-service-versions", "", "accounts: comma-separated Service-Version values accepted besides "+accts.ServiceVersions[0])
 	fs.Usage = func() {
 		fmt.Fprintf(usage, "understudy serves the authorization, accounts and compute APIs on one port.\n\nUsage: understudy [flags]\n\nEvery flag can also be set as an environment variable: --public-url as %sPUBLIC_URL.\n\nFlags:\n", envPrefix)
@@ -101,6 +108,12 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	}
 	c.Server.Authorization = authz
 	c.Server.Accounts = accts
+	mode, err := operations.ParseMode(*opMode)
+	if err != nil {
+		return c, fmt.Errorf("--compute-operation-mode: %w", err)
+	}
+	comp.Operations.Mode = mode
+	c.Server.Compute = comp
 	return c, nil
 }
 

@@ -22,6 +22,21 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for Alt.
+const (
+	AltJson Alt = "json"
+)
+
+// Valid indicates whether the value is a known member of the Alt enum.
+func (e Alt) Valid() bool {
+	switch e {
+	case AltJson:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BulkInsertOperationStatusStatus.
 const (
 	BulkInsertOperationStatusStatusCREATING          BulkInsertOperationStatusStatus = "CREATING"
@@ -124,6 +139,21 @@ func (e ForwardingRuleLoadBalancingScheme) Valid() bool {
 	case ForwardingRuleLoadBalancingSchemeINTERNALSELFMANAGED:
 		return true
 	case ForwardingRuleLoadBalancingSchemeINVALID:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ForwardingRuleListKind.
+const (
+	ForwardingRuleListKindComputeForwardingRuleList ForwardingRuleListKind = "compute#forwardingRuleList"
+)
+
+// Valid indicates whether the value is a known member of the ForwardingRuleListKind enum.
+func (e ForwardingRuleListKind) Valid() bool {
+	switch e {
+	case ForwardingRuleListKindComputeForwardingRuleList:
 		return true
 	default:
 		return false
@@ -262,6 +292,21 @@ func (e OperationStatus) Valid() bool {
 	case OperationStatusPENDING:
 		return true
 	case OperationStatusRUNNING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OperationListKind.
+const (
+	OperationListKindComputeOperationList OperationListKind = "compute#operationList"
+)
+
+// Valid indicates whether the value is a known member of the OperationListKind enum.
+func (e OperationListKind) Valid() bool {
+	switch e {
+	case OperationListKindComputeOperationList:
 		return true
 	default:
 		return false
@@ -415,6 +460,11 @@ func (e SetCommonInstanceMetadataOperationMetadataPerLocationOperationInfoState)
 	}
 }
 
+// Alt Response format of the `alt` query parameter; understudy serves JSON only.
+//
+// Example: json
+type Alt string
+
 // BulkInsertOperationStatus Status of a bulk insert in one location.
 type BulkInsertOperationStatus struct {
 	// CreatedVmCount Number of VMs created.
@@ -454,15 +504,17 @@ type ErrorInfo struct {
 }
 
 // ForwardingRule A global forwarding rule: an IP address, protocol and port range that direct traffic
-// to a target. Only the members below are modelled; `labels` change only through
-// `setLabels`.
+// to a target. Only the members below are modelled, and others are rejected in request
+// bodies. `name` is required on insert. `labels` may be given on insert; afterwards
+// they change only through `setLabels`. Members marked `readOnly`, `labelFingerprint`
+// and `fingerprint` are set by the server and ignored when sent on insert.
 type ForwardingRule struct {
-	// IPAddress IP address that the rule serves; assigned by the server when omitted.
+	// IPAddress IP address that the rule serves; assigned by the server when omitted on insert.
 	//
 	// Example: 34.117.59.12
 	IPAddress *string `json:"IPAddress,omitempty"`
 
-	// IPProtocol IP protocol to which the rule applies.
+	// IPProtocol IP protocol to which the rule applies; `TCP` when omitted on insert.
 	IPProtocol *ForwardingRuleIPProtocol `json:"IPProtocol,omitempty"`
 
 	// CreationTimestamp Creation time, RFC 3339 text with milliseconds and offset.
@@ -483,7 +535,7 @@ type ForwardingRule struct {
 	// Example: 5146316128376045105
 	Id *string `json:"id,omitempty"`
 
-	// IpVersion IP version of the address.
+	// IpVersion IP version of the address; `IPV4` when omitted on insert.
 	IpVersion *ForwardingRuleIpVersion `json:"ipVersion,omitempty"`
 
 	// Kind Type of the resource; always `compute#forwardingRule`.
@@ -507,12 +559,12 @@ type ForwardingRule struct {
 	// Example: {"env":"prod","team":"web"}
 	Labels *Labels `json:"labels,omitempty"`
 
-	// LoadBalancingScheme What the rule is used for.
+	// LoadBalancingScheme What the rule is used for; `EXTERNAL` when omitted on insert.
 	LoadBalancingScheme *ForwardingRuleLoadBalancingScheme `json:"loadBalancingScheme,omitempty"`
 
-	// Name Name of the resource, unique in the project.
+	// Name Name of the resource, unique in the project; set at creation (RFC 1035).
 	//
-	// Example: web-https-rule
+	// Example: fr-web
 	Name string `json:"name"`
 
 	// Network URL of the network, for internal schemes; empty otherwise.
@@ -530,14 +582,41 @@ type ForwardingRule struct {
 	Target *string `json:"target,omitempty"`
 }
 
-// ForwardingRuleIPProtocol IP protocol to which the rule applies.
+// ForwardingRuleIPProtocol IP protocol to which the rule applies; `TCP` when omitted on insert.
 type ForwardingRuleIPProtocol string
 
-// ForwardingRuleIpVersion IP version of the address.
+// ForwardingRuleIpVersion IP version of the address; `IPV4` when omitted on insert.
 type ForwardingRuleIpVersion string
 
-// ForwardingRuleLoadBalancingScheme What the rule is used for.
+// ForwardingRuleLoadBalancingScheme What the rule is used for; `EXTERNAL` when omitted on insert.
 type ForwardingRuleLoadBalancingScheme string
+
+// ForwardingRuleList One page of global forwarding rules.
+type ForwardingRuleList struct {
+	// Id Identifier of the list, `projects/<project>/global/forwardingRules`.
+	//
+	// Example: projects/my-project-123/global/forwardingRules
+	Id string `json:"id"`
+
+	// Items The forwarding rules on this page; absent when the page is empty.
+	Items []ForwardingRule `json:"items,omitempty"`
+
+	// Kind Type of the resource; always `compute#forwardingRuleList`.
+	Kind ForwardingRuleListKind `json:"kind"`
+
+	// NextPageToken Set when more results remain; pass it as `pageToken` to get the next page.
+	NextPageToken *string `json:"nextPageToken,omitempty"`
+
+	// SelfLink Server-defined URL of the collection.
+	SelfLink string `json:"selfLink"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
+// ForwardingRuleListKind Type of the resource; always `compute#forwardingRuleList`.
+type ForwardingRuleListKind string
 
 // GetVersionOperationMetadata Metadata of a get-version operation.
 type GetVersionOperationMetadata struct {
@@ -970,7 +1049,37 @@ type OperationErrorItem struct {
 	Message *string `json:"message,omitempty"`
 }
 
-// OperationWarning A warning met while processing an operation.
+// OperationList One page of global or regional operations.
+type OperationList struct {
+	// Id Identifier of the list, `projects/<project>/global/operations` or
+	// `projects/<project>/regions/<region>/operations`.
+	//
+	//
+	// Example: projects/my-project-123/global/operations
+	Id string `json:"id"`
+
+	// Items The operations on this page; absent when the page is empty.
+	Items []Operation `json:"items,omitempty"`
+
+	// Kind Type of the resource; always `compute#operationList`.
+	Kind OperationListKind `json:"kind"`
+
+	// NextPageToken Set when more results remain; pass it as `pageToken` to get the next page.
+	NextPageToken *string `json:"nextPageToken,omitempty"`
+
+	// SelfLink Server-defined URL of the collection.
+	SelfLink string `json:"selfLink"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
+// OperationListKind Type of the resource; always `compute#operationList`.
+type OperationListKind string
+
+// OperationWarning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+// example `NO_RESULTS_ON_PAGE`).
 type OperationWarning struct {
 	// Code Warning type identifier, for example `NO_RESULTS_ON_PAGE` (a list page is empty),
 	// `DEPRECATED_RESOURCE_USED`, `PARTIAL_SUCCESS` or `UNREACHABLE`.
@@ -1062,16 +1171,39 @@ type StatusDetail struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// AltQuery Response format of the `alt` query parameter; understudy serves JSON only.
+//
+// Example: json
+type AltQuery = Alt
+
+// FilterQuery defines model for FilterQuery.
+type FilterQuery = string
+
 // ForwardingRulePath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
 // (an unsigned 64-bit integer in decimal).
 type ForwardingRulePath = NameOrId
+
+// MaxResultsQuery defines model for MaxResultsQuery.
+type MaxResultsQuery = uint32
 
 // OperationPath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
 // (an unsigned 64-bit integer in decimal).
 type OperationPath = NameOrId
 
+// OrderByQuery defines model for OrderByQuery.
+type OrderByQuery = string
+
+// PageTokenQuery defines model for PageTokenQuery.
+type PageTokenQuery = string
+
+// PrettyPrintQuery defines model for PrettyPrintQuery.
+type PrettyPrintQuery = bool
+
 // ProjectPath defines model for ProjectPath.
 type ProjectPath = string
+
+// RegionPath defines model for RegionPath.
+type RegionPath = string
 
 // RequestIdQuery defines model for RequestIdQuery.
 type RequestIdQuery = openapi_types.UUID
@@ -1079,6 +1211,9 @@ type RequestIdQuery = openapi_types.UUID
 // ResourcePath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
 // (an unsigned 64-bit integer in decimal).
 type ResourcePath = NameOrId
+
+// ReturnPartialSuccessQuery defines model for ReturnPartialSuccessQuery.
+type ReturnPartialSuccessQuery = bool
 
 // BadRequest The error envelope of every non-2xx response.
 type BadRequest = GoogleErrorResponse
@@ -1098,6 +1233,96 @@ type Unauthorized = GoogleErrorResponse
 // UnexpectedError The error envelope of every non-2xx response.
 type UnexpectedError = GoogleErrorResponse
 
+// GlobalForwardingRulesListParams defines parameters for GlobalForwardingRulesList.
+type GlobalForwardingRulesListParams struct {
+	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
+	// `name` with a literal: `name = fr-web`, `name != fr-web` (AIP-160 style, the value
+	// optionally in double quotes) and `name eq fr-web`, `name ne fr-web` (regular
+	// expression matched against the whole name). Any other expression is rejected with
+	// 400 `invalid`.
+	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
+	// results remain, the response carries a `nextPageToken`.
+	MaxResults *MaxResultsQuery `form:"maxResults,omitempty" json:"maxResults,omitempty"`
+
+	// OrderBy Sort order: `name` (ascending by name, the default) or `creationTimestamp desc`
+	// (newest first). Any other value is rejected with 400 `invalid`.
+	OrderBy *OrderByQuery `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// PageToken The `nextPageToken` of the previous page, to get the next one. The token is opaque;
+	// one that understudy did not issue is rejected with 400 `invalid`.
+	PageToken *PageTokenQuery `form:"pageToken,omitempty" json:"pageToken,omitempty"`
+
+	// ReturnPartialSuccess Whether to return the reachable results when some scopes are unreachable. Accepted
+	// and without effect: understudy has no unreachable scopes.
+	ReturnPartialSuccess *ReturnPartialSuccessQuery `form:"returnPartialSuccess,omitempty" json:"returnPartialSuccess,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// GlobalForwardingRulesInsertParams defines parameters for GlobalForwardingRulesInsert.
+type GlobalForwardingRulesInsertParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// GlobalForwardingRulesDeleteParams defines parameters for GlobalForwardingRulesDelete.
+type GlobalForwardingRulesDeleteParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// GlobalForwardingRulesGetParams defines parameters for GlobalForwardingRulesGet.
+type GlobalForwardingRulesGetParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// GlobalForwardingRulesSetLabelsParams defines parameters for GlobalForwardingRulesSetLabels.
+type GlobalForwardingRulesSetLabelsParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
 // InterconnectAttachmentGroupsInsertParams defines parameters for InterconnectAttachmentGroupsInsert.
 type InterconnectAttachmentGroupsInsertParams struct {
 	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
@@ -1105,7 +1330,152 @@ type InterconnectAttachmentGroupsInsertParams struct {
 	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
 	// with 400). Echoed in `Operation.clientOperationId`.
 	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
 }
+
+// GlobalOperationsListParams defines parameters for GlobalOperationsList.
+type GlobalOperationsListParams struct {
+	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
+	// `name` with a literal: `name = fr-web`, `name != fr-web` (AIP-160 style, the value
+	// optionally in double quotes) and `name eq fr-web`, `name ne fr-web` (regular
+	// expression matched against the whole name). Any other expression is rejected with
+	// 400 `invalid`.
+	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
+	// results remain, the response carries a `nextPageToken`.
+	MaxResults *MaxResultsQuery `form:"maxResults,omitempty" json:"maxResults,omitempty"`
+
+	// OrderBy Sort order: `name` (ascending by name, the default) or `creationTimestamp desc`
+	// (newest first). Any other value is rejected with 400 `invalid`.
+	OrderBy *OrderByQuery `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// PageToken The `nextPageToken` of the previous page, to get the next one. The token is opaque;
+	// one that understudy did not issue is rejected with 400 `invalid`.
+	PageToken *PageTokenQuery `form:"pageToken,omitempty" json:"pageToken,omitempty"`
+
+	// ReturnPartialSuccess Whether to return the reachable results when some scopes are unreachable. Accepted
+	// and without effect: understudy has no unreachable scopes.
+	ReturnPartialSuccess *ReturnPartialSuccessQuery `form:"returnPartialSuccess,omitempty" json:"returnPartialSuccess,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// GlobalOperationsDeleteParams defines parameters for GlobalOperationsDelete.
+type GlobalOperationsDeleteParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// GlobalOperationsGetParams defines parameters for GlobalOperationsGet.
+type GlobalOperationsGetParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// GlobalOperationsWaitParams defines parameters for GlobalOperationsWait.
+type GlobalOperationsWaitParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// RegionOperationsListParams defines parameters for RegionOperationsList.
+type RegionOperationsListParams struct {
+	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
+	// `name` with a literal: `name = fr-web`, `name != fr-web` (AIP-160 style, the value
+	// optionally in double quotes) and `name eq fr-web`, `name ne fr-web` (regular
+	// expression matched against the whole name). Any other expression is rejected with
+	// 400 `invalid`.
+	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
+	// results remain, the response carries a `nextPageToken`.
+	MaxResults *MaxResultsQuery `form:"maxResults,omitempty" json:"maxResults,omitempty"`
+
+	// OrderBy Sort order: `name` (ascending by name, the default) or `creationTimestamp desc`
+	// (newest first). Any other value is rejected with 400 `invalid`.
+	OrderBy *OrderByQuery `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// PageToken The `nextPageToken` of the previous page, to get the next one. The token is opaque;
+	// one that understudy did not issue is rejected with 400 `invalid`.
+	PageToken *PageTokenQuery `form:"pageToken,omitempty" json:"pageToken,omitempty"`
+
+	// ReturnPartialSuccess Whether to return the reachable results when some scopes are unreachable. Accepted
+	// and without effect: understudy has no unreachable scopes.
+	ReturnPartialSuccess *ReturnPartialSuccessQuery `form:"returnPartialSuccess,omitempty" json:"returnPartialSuccess,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// RegionOperationsDeleteParams defines parameters for RegionOperationsDelete.
+type RegionOperationsDeleteParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// RegionOperationsGetParams defines parameters for RegionOperationsGet.
+type RegionOperationsGetParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// RegionOperationsWaitParams defines parameters for RegionOperationsWait.
+type RegionOperationsWaitParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// GlobalForwardingRulesInsertJSONRequestBody defines body for GlobalForwardingRulesInsert for application/json ContentType.
+type GlobalForwardingRulesInsertJSONRequestBody = ForwardingRule
 
 // GlobalForwardingRulesSetLabelsJSONRequestBody defines body for GlobalForwardingRulesSetLabels for application/json ContentType.
 type GlobalForwardingRulesSetLabelsJSONRequestBody = GlobalSetLabelsRequest
@@ -1255,13 +1625,77 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// GlobalForwardingRulesList List global forwarding rules
+	//
+	// Returns one page of the project's global forwarding rules, sorted by name (or newest
+	// first with `orderBy=creationTimestamp desc`). A rule appears once its insert
+	// Operation is `DONE` and until its delete Operation is `DONE`. When more rules remain,
+	// `nextPageToken` is set; pass it as `pageToken` with the same `filter` and `orderBy` to
+	// get the next page. An empty page has no `items`.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/forwardingRules (the `GlobalForwardingRulesList` operationId).
+	GlobalForwardingRulesList(ctx context.Context, project ProjectPath, params *GlobalForwardingRulesListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GlobalForwardingRulesInsertWithBody Insert a global forwarding rule
+	//
+	// Creates a global forwarding rule from the body; `name` is required. Members marked
+	// `readOnly`, `labelFingerprint` and `fingerprint` are ignored when sent; `labels` given
+	// here are applied (afterwards they change only through `setLabels`). Omitted
+	// `IPProtocol` becomes `TCP`, `loadBalancingScheme` `EXTERNAL`, `ipVersion` `IPV4`, and
+	// `IPAddress` is assigned by the server.
+	//
+	// The name is reserved when the request is accepted: a second insert of the same name
+	// gets 409 `alreadyExists`, also while the first is still running. The rule is readable
+	// (`get`, `list`) only once the returned Operation is `DONE`.
+	//
+	// With `requestId`, a retry within the retention period returns the original Operation
+	// and changes nothing, whatever its body.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules (the `GlobalForwardingRulesInsert` operationId).
+	GlobalForwardingRulesInsertWithBody(ctx context.Context, project ProjectPath, params *GlobalForwardingRulesInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GlobalForwardingRulesInsert Insert a global forwarding rule
+	//
+	// Creates a global forwarding rule from the body; `name` is required. Members marked
+	// `readOnly`, `labelFingerprint` and `fingerprint` are ignored when sent; `labels` given
+	// here are applied (afterwards they change only through `setLabels`). Omitted
+	// `IPProtocol` becomes `TCP`, `loadBalancingScheme` `EXTERNAL`, `ipVersion` `IPV4`, and
+	// `IPAddress` is assigned by the server.
+	//
+	// The name is reserved when the request is accepted: a second insert of the same name
+	// gets 409 `alreadyExists`, also while the first is still running. The rule is readable
+	// (`get`, `list`) only once the returned Operation is `DONE`.
+	//
+	// With `requestId`, a retry within the retention period returns the original Operation
+	// and changes nothing, whatever its body.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules (the `GlobalForwardingRulesInsert` operationId).
+	GlobalForwardingRulesInsert(ctx context.Context, project ProjectPath, params *GlobalForwardingRulesInsertParams, body GlobalForwardingRulesInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GlobalForwardingRulesDelete Delete a global forwarding rule
+	//
+	// Deletes the global forwarding rule named (or numbered) `forwardingRule` and returns
+	// the Operation that tracks the deletion. The rule stays readable until that Operation
+	// is `DONE`; then it is gone and its name is free again.
+	//
+	// With `requestId`, a retry within the retention period returns the original Operation
+	// and changes nothing.
+	//
+	// Corresponds with DELETE /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesDelete` operationId).
+	GlobalForwardingRulesDelete(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GlobalForwardingRulesGet Get a global forwarding rule
 	//
 	// Returns the global forwarding rule named (or numbered) `forwardingRule`, including
-	// its current `labelFingerprint`, which `setLabels` requires.
+	// its current `labelFingerprint`, which `setLabels` requires. A rule whose insert
+	// Operation is not yet `DONE` is not found.
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesGet` operationId).
-	GlobalForwardingRulesGet(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GlobalForwardingRulesGet(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GlobalForwardingRulesSetLabelsWithBody Set the labels of a global forwarding rule
 	//
@@ -1270,7 +1704,8 @@ type ClientInterface interface {
 	// `globalForwardingRules.get`); a stale, missing or empty fingerprint is rejected with
 	// 412 `conditionNotMet`. Of two racing calls with the same fingerprint exactly one
 	// succeeds. The change is applied when the request is accepted, so the returned
-	// Operation is already `DONE`, and the fingerprint changes after every call.
+	// Operation is already `DONE`, and the fingerprint changes after every call. As in the
+	// real API, this method takes no `requestId`.
 	//
 	// Labels: at most 64; keys 1-63 characters starting with a lowercase letter; keys and
 	// values only lowercase letters, digits, `_` and `-` (international lowercase letters
@@ -1281,7 +1716,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{resource}/setLabels (the `GlobalForwardingRulesSetLabels` operationId).
-	GlobalForwardingRulesSetLabelsWithBody(ctx context.Context, project ProjectPath, resource ResourcePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GlobalForwardingRulesSetLabelsWithBody(ctx context.Context, project ProjectPath, resource ResourcePath, params *GlobalForwardingRulesSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GlobalForwardingRulesSetLabels Set the labels of a global forwarding rule
 	//
@@ -1290,7 +1725,8 @@ type ClientInterface interface {
 	// `globalForwardingRules.get`); a stale, missing or empty fingerprint is rejected with
 	// 412 `conditionNotMet`. Of two racing calls with the same fingerprint exactly one
 	// succeeds. The change is applied when the request is accepted, so the returned
-	// Operation is already `DONE`, and the fingerprint changes after every call.
+	// Operation is already `DONE`, and the fingerprint changes after every call. As in the
+	// real API, this method takes no `requestId`.
 	//
 	// Labels: at most 64; keys 1-63 characters starting with a lowercase letter; keys and
 	// values only lowercase letters, digits, `_` and `-` (international lowercase letters
@@ -1301,7 +1737,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{resource}/setLabels (the `GlobalForwardingRulesSetLabels` operationId).
-	GlobalForwardingRulesSetLabels(ctx context.Context, project ProjectPath, resource ResourcePath, body GlobalForwardingRulesSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GlobalForwardingRulesSetLabels(ctx context.Context, project ProjectPath, resource ResourcePath, params *GlobalForwardingRulesSetLabelsParams, body GlobalForwardingRulesSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// InterconnectAttachmentGroupsInsertWithBody Insert an interconnect attachment group
 	//
@@ -1341,6 +1777,27 @@ type ClientInterface interface {
 	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups (the `InterconnectAttachmentGroupsInsert` operationId).
 	InterconnectAttachmentGroupsInsert(ctx context.Context, project ProjectPath, params *InterconnectAttachmentGroupsInsertParams, body InterconnectAttachmentGroupsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GlobalOperationsList List global operations
+	//
+	// Returns one page of the project's global operations, sorted by name (or newest first
+	// with `orderBy=creationTimestamp desc`). Running operations and completed ones still
+	// within their retention period are listed; deleted and expired ones are not. When more
+	// remain, `nextPageToken` is set; pass it as `pageToken` with the same `filter` and
+	// `orderBy` to get the next page. An empty page has no `items`.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/operations (the `GlobalOperationsList` operationId).
+	GlobalOperationsList(ctx context.Context, project ProjectPath, params *GlobalOperationsListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GlobalOperationsDelete Delete a global operation
+	//
+	// Removes the global operation named (or numbered) `operation` from the collection and
+	// answers 204 with no body. Only the record goes: the change the operation tracks is
+	// neither undone nor stopped. Afterwards `get`, `wait` and `delete` of it answer 404 and
+	// `list` no longer shows it.
+	//
+	// Corresponds with DELETE /compute/v1/projects/{project}/global/operations/{operation} (the `GlobalOperationsDelete` operationId).
+	GlobalOperationsDelete(ctx context.Context, project ProjectPath, operation OperationPath, params *GlobalOperationsDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GlobalOperationsGet Get a global operation
 	//
 	// Returns the global operation named (or numbered) `operation`. `status` moves
@@ -1349,17 +1806,174 @@ type ClientInterface interface {
 	// and `httpErrorMessage`. Completed operations are forgotten after a retention period.
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/global/operations/{operation} (the `GlobalOperationsGet` operationId).
-	GlobalOperationsGet(ctx context.Context, project ProjectPath, operation OperationPath, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GlobalOperationsGet(ctx context.Context, project ProjectPath, operation OperationPath, params *GlobalOperationsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GlobalOperationsWait Wait for a global operation
+	//
+	// Returns the global operation named (or numbered) `operation` as soon as it is `DONE`,
+	// or its current state when a deadline passes (default 2 minutes, configurable), so the
+	// result may still be `PENDING` or `RUNNING`: callers call again until it is `DONE`. An
+	// operation that is already `DONE` is returned at once. Takes no request body.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/operations/{operation}/wait (the `GlobalOperationsWait` operationId).
+	GlobalOperationsWait(ctx context.Context, project ProjectPath, operation OperationPath, params *GlobalOperationsWaitParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RegionOperationsList List regional operations
+	//
+	// Returns one page of the project's operations in `region` (operations on regional
+	// resources, such as interconnect attachments), sorted by name (or newest first with
+	// `orderBy=creationTimestamp desc`). Running operations and completed ones still within
+	// their retention period are listed. When more remain, `nextPageToken` is set; pass it
+	// as `pageToken` with the same `filter` and `orderBy` to get the next page. An empty
+	// page has no `items`. Any region name of the right shape is accepted; a region with no
+	// operations gives an empty page.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/operations (the `RegionOperationsList` operationId).
+	RegionOperationsList(ctx context.Context, project ProjectPath, region RegionPath, params *RegionOperationsListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RegionOperationsDelete Delete a regional operation
+	//
+	// Removes the operation named (or numbered) `operation` in `region` from the collection
+	// and answers 204 with no body. Only the record goes: the change the operation tracks
+	// is neither undone nor stopped. Afterwards `get`, `wait` and `delete` of it answer 404
+	// and `list` no longer shows it.
+	//
+	// Corresponds with DELETE /compute/v1/projects/{project}/regions/{region}/operations/{operation} (the `RegionOperationsDelete` operationId).
+	RegionOperationsDelete(ctx context.Context, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RegionOperationsGet Get a regional operation
+	//
+	// Returns the operation named (or numbered) `operation` in `region`; it behaves like a
+	// global operation and also has `region` set. An operation of another region or a
+	// global one is not found here.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/operations/{operation} (the `RegionOperationsGet` operationId).
+	RegionOperationsGet(ctx context.Context, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RegionOperationsWait Wait for a regional operation
+	//
+	// Returns the operation named (or numbered) `operation` in `region` as soon as it is
+	// `DONE`, or its current state when a deadline passes (default 2 minutes,
+	// configurable), so the result may still be `PENDING` or `RUNNING`: callers call again
+	// until it is `DONE`. An operation that is already `DONE` is returned at once. Takes no
+	// request body.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/operations/{operation}/wait (the `RegionOperationsWait` operationId).
+	RegionOperationsWait(ctx context.Context, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsWaitParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// GlobalForwardingRulesList List global forwarding rules
+//
+// Returns one page of the project's global forwarding rules, sorted by name (or newest
+// first with `orderBy=creationTimestamp desc`). A rule appears once its insert
+// Operation is `DONE` and until its delete Operation is `DONE`. When more rules remain,
+// `nextPageToken` is set; pass it as `pageToken` with the same `filter` and `orderBy` to
+// get the next page. An empty page has no `items`.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/forwardingRules (the `GlobalForwardingRulesList` operationId).
+func (c *Client) GlobalForwardingRulesList(ctx context.Context, project ProjectPath, params *GlobalForwardingRulesListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalForwardingRulesListRequest(c.Server, project, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GlobalForwardingRulesInsertWithBody Insert a global forwarding rule
+//
+// Creates a global forwarding rule from the body; `name` is required. Members marked
+// `readOnly`, `labelFingerprint` and `fingerprint` are ignored when sent; `labels` given
+// here are applied (afterwards they change only through `setLabels`). Omitted
+// `IPProtocol` becomes `TCP`, `loadBalancingScheme` `EXTERNAL`, `ipVersion` `IPV4`, and
+// `IPAddress` is assigned by the server.
+//
+// The name is reserved when the request is accepted: a second insert of the same name
+// gets 409 `alreadyExists`, also while the first is still running. The rule is readable
+// (`get`, `list`) only once the returned Operation is `DONE`.
+//
+// With `requestId`, a retry within the retention period returns the original Operation
+// and changes nothing, whatever its body.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules (the `GlobalForwardingRulesInsert` operationId).
+func (c *Client) GlobalForwardingRulesInsertWithBody(ctx context.Context, project ProjectPath, params *GlobalForwardingRulesInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalForwardingRulesInsertRequestWithBody(c.Server, project, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GlobalForwardingRulesInsert Insert a global forwarding rule
+//
+// Creates a global forwarding rule from the body; `name` is required. Members marked
+// `readOnly`, `labelFingerprint` and `fingerprint` are ignored when sent; `labels` given
+// here are applied (afterwards they change only through `setLabels`). Omitted
+// `IPProtocol` becomes `TCP`, `loadBalancingScheme` `EXTERNAL`, `ipVersion` `IPV4`, and
+// `IPAddress` is assigned by the server.
+//
+// The name is reserved when the request is accepted: a second insert of the same name
+// gets 409 `alreadyExists`, also while the first is still running. The rule is readable
+// (`get`, `list`) only once the returned Operation is `DONE`.
+//
+// With `requestId`, a retry within the retention period returns the original Operation
+// and changes nothing, whatever its body.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules (the `GlobalForwardingRulesInsert` operationId).
+func (c *Client) GlobalForwardingRulesInsert(ctx context.Context, project ProjectPath, params *GlobalForwardingRulesInsertParams, body GlobalForwardingRulesInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalForwardingRulesInsertRequest(c.Server, project, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GlobalForwardingRulesDelete Delete a global forwarding rule
+//
+// Deletes the global forwarding rule named (or numbered) `forwardingRule` and returns
+// the Operation that tracks the deletion. The rule stays readable until that Operation
+// is `DONE`; then it is gone and its name is free again.
+//
+// With `requestId`, a retry within the retention period returns the original Operation
+// and changes nothing.
+//
+// Corresponds with DELETE /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesDelete` operationId).
+func (c *Client) GlobalForwardingRulesDelete(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalForwardingRulesDeleteRequest(c.Server, project, forwardingRule, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // GlobalForwardingRulesGet Get a global forwarding rule
 //
 // Returns the global forwarding rule named (or numbered) `forwardingRule`, including
-// its current `labelFingerprint`, which `setLabels` requires.
+// its current `labelFingerprint`, which `setLabels` requires. A rule whose insert
+// Operation is not yet `DONE` is not found.
 //
 // Corresponds with GET /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesGet` operationId).
-func (c *Client) GlobalForwardingRulesGet(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGlobalForwardingRulesGetRequest(c.Server, project, forwardingRule)
+func (c *Client) GlobalForwardingRulesGet(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalForwardingRulesGetRequest(c.Server, project, forwardingRule, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1377,7 +1991,8 @@ func (c *Client) GlobalForwardingRulesGet(ctx context.Context, project ProjectPa
 // `globalForwardingRules.get`); a stale, missing or empty fingerprint is rejected with
 // 412 `conditionNotMet`. Of two racing calls with the same fingerprint exactly one
 // succeeds. The change is applied when the request is accepted, so the returned
-// Operation is already `DONE`, and the fingerprint changes after every call.
+// Operation is already `DONE`, and the fingerprint changes after every call. As in the
+// real API, this method takes no `requestId`.
 //
 // Labels: at most 64; keys 1-63 characters starting with a lowercase letter; keys and
 // values only lowercase letters, digits, `_` and `-` (international lowercase letters
@@ -1388,8 +2003,8 @@ func (c *Client) GlobalForwardingRulesGet(ctx context.Context, project ProjectPa
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{resource}/setLabels (the `GlobalForwardingRulesSetLabels` operationId).
-func (c *Client) GlobalForwardingRulesSetLabelsWithBody(ctx context.Context, project ProjectPath, resource ResourcePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGlobalForwardingRulesSetLabelsRequestWithBody(c.Server, project, resource, contentType, body)
+func (c *Client) GlobalForwardingRulesSetLabelsWithBody(ctx context.Context, project ProjectPath, resource ResourcePath, params *GlobalForwardingRulesSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalForwardingRulesSetLabelsRequestWithBody(c.Server, project, resource, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1407,7 +2022,8 @@ func (c *Client) GlobalForwardingRulesSetLabelsWithBody(ctx context.Context, pro
 // `globalForwardingRules.get`); a stale, missing or empty fingerprint is rejected with
 // 412 `conditionNotMet`. Of two racing calls with the same fingerprint exactly one
 // succeeds. The change is applied when the request is accepted, so the returned
-// Operation is already `DONE`, and the fingerprint changes after every call.
+// Operation is already `DONE`, and the fingerprint changes after every call. As in the
+// real API, this method takes no `requestId`.
 //
 // Labels: at most 64; keys 1-63 characters starting with a lowercase letter; keys and
 // values only lowercase letters, digits, `_` and `-` (international lowercase letters
@@ -1418,8 +2034,8 @@ func (c *Client) GlobalForwardingRulesSetLabelsWithBody(ctx context.Context, pro
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{resource}/setLabels (the `GlobalForwardingRulesSetLabels` operationId).
-func (c *Client) GlobalForwardingRulesSetLabels(ctx context.Context, project ProjectPath, resource ResourcePath, body GlobalForwardingRulesSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGlobalForwardingRulesSetLabelsRequest(c.Server, project, resource, body)
+func (c *Client) GlobalForwardingRulesSetLabels(ctx context.Context, project ProjectPath, resource ResourcePath, params *GlobalForwardingRulesSetLabelsParams, body GlobalForwardingRulesSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalForwardingRulesSetLabelsRequest(c.Server, project, resource, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1488,16 +2104,17 @@ func (c *Client) InterconnectAttachmentGroupsInsert(ctx context.Context, project
 	return c.Client.Do(req)
 }
 
-// GlobalOperationsGet Get a global operation
+// GlobalOperationsList List global operations
 //
-// Returns the global operation named (or numbered) `operation`. `status` moves
-// `PENDING` -> `RUNNING` -> `DONE` and never back; `progress` never decreases and is 100
-// at `DONE`. A failed operation is `DONE` with `error.errors[]`, `httpErrorStatusCode`
-// and `httpErrorMessage`. Completed operations are forgotten after a retention period.
+// Returns one page of the project's global operations, sorted by name (or newest first
+// with `orderBy=creationTimestamp desc`). Running operations and completed ones still
+// within their retention period are listed; deleted and expired ones are not. When more
+// remain, `nextPageToken` is set; pass it as `pageToken` with the same `filter` and
+// `orderBy` to get the next page. An empty page has no `items`.
 //
-// Corresponds with GET /compute/v1/projects/{project}/global/operations/{operation} (the `GlobalOperationsGet` operationId).
-func (c *Client) GlobalOperationsGet(ctx context.Context, project ProjectPath, operation OperationPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGlobalOperationsGetRequest(c.Server, project, operation)
+// Corresponds with GET /compute/v1/projects/{project}/global/operations (the `GlobalOperationsList` operationId).
+func (c *Client) GlobalOperationsList(ctx context.Context, project ProjectPath, params *GlobalOperationsListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalOperationsListRequest(c.Server, project, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1508,8 +2125,382 @@ func (c *Client) GlobalOperationsGet(ctx context.Context, project ProjectPath, o
 	return c.Client.Do(req)
 }
 
-// NewGlobalForwardingRulesGetRequest constructs an http.Request for the GlobalForwardingRulesGet method
-func NewGlobalForwardingRulesGetRequest(server string, project ProjectPath, forwardingRule ForwardingRulePath) (*http.Request, error) {
+// GlobalOperationsDelete Delete a global operation
+//
+// Removes the global operation named (or numbered) `operation` from the collection and
+// answers 204 with no body. Only the record goes: the change the operation tracks is
+// neither undone nor stopped. Afterwards `get`, `wait` and `delete` of it answer 404 and
+// `list` no longer shows it.
+//
+// Corresponds with DELETE /compute/v1/projects/{project}/global/operations/{operation} (the `GlobalOperationsDelete` operationId).
+func (c *Client) GlobalOperationsDelete(ctx context.Context, project ProjectPath, operation OperationPath, params *GlobalOperationsDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalOperationsDeleteRequest(c.Server, project, operation, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GlobalOperationsGet Get a global operation
+//
+// Returns the global operation named (or numbered) `operation`. `status` moves
+// `PENDING` -> `RUNNING` -> `DONE` and never back; `progress` never decreases and is 100
+// at `DONE`. A failed operation is `DONE` with `error.errors[]`, `httpErrorStatusCode`
+// and `httpErrorMessage`. Completed operations are forgotten after a retention period.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/operations/{operation} (the `GlobalOperationsGet` operationId).
+func (c *Client) GlobalOperationsGet(ctx context.Context, project ProjectPath, operation OperationPath, params *GlobalOperationsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalOperationsGetRequest(c.Server, project, operation, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GlobalOperationsWait Wait for a global operation
+//
+// Returns the global operation named (or numbered) `operation` as soon as it is `DONE`,
+// or its current state when a deadline passes (default 2 minutes, configurable), so the
+// result may still be `PENDING` or `RUNNING`: callers call again until it is `DONE`. An
+// operation that is already `DONE` is returned at once. Takes no request body.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/operations/{operation}/wait (the `GlobalOperationsWait` operationId).
+func (c *Client) GlobalOperationsWait(ctx context.Context, project ProjectPath, operation OperationPath, params *GlobalOperationsWaitParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalOperationsWaitRequest(c.Server, project, operation, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RegionOperationsList List regional operations
+//
+// Returns one page of the project's operations in `region` (operations on regional
+// resources, such as interconnect attachments), sorted by name (or newest first with
+// `orderBy=creationTimestamp desc`). Running operations and completed ones still within
+// their retention period are listed. When more remain, `nextPageToken` is set; pass it
+// as `pageToken` with the same `filter` and `orderBy` to get the next page. An empty
+// page has no `items`. Any region name of the right shape is accepted; a region with no
+// operations gives an empty page.
+//
+// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/operations (the `RegionOperationsList` operationId).
+func (c *Client) RegionOperationsList(ctx context.Context, project ProjectPath, region RegionPath, params *RegionOperationsListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRegionOperationsListRequest(c.Server, project, region, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RegionOperationsDelete Delete a regional operation
+//
+// Removes the operation named (or numbered) `operation` in `region` from the collection
+// and answers 204 with no body. Only the record goes: the change the operation tracks
+// is neither undone nor stopped. Afterwards `get`, `wait` and `delete` of it answer 404
+// and `list` no longer shows it.
+//
+// Corresponds with DELETE /compute/v1/projects/{project}/regions/{region}/operations/{operation} (the `RegionOperationsDelete` operationId).
+func (c *Client) RegionOperationsDelete(ctx context.Context, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRegionOperationsDeleteRequest(c.Server, project, region, operation, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RegionOperationsGet Get a regional operation
+//
+// Returns the operation named (or numbered) `operation` in `region`; it behaves like a
+// global operation and also has `region` set. An operation of another region or a
+// global one is not found here.
+//
+// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/operations/{operation} (the `RegionOperationsGet` operationId).
+func (c *Client) RegionOperationsGet(ctx context.Context, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRegionOperationsGetRequest(c.Server, project, region, operation, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RegionOperationsWait Wait for a regional operation
+//
+// Returns the operation named (or numbered) `operation` in `region` as soon as it is
+// `DONE`, or its current state when a deadline passes (default 2 minutes,
+// configurable), so the result may still be `PENDING` or `RUNNING`: callers call again
+// until it is `DONE`. An operation that is already `DONE` is returned at once. Takes no
+// request body.
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/operations/{operation}/wait (the `RegionOperationsWait` operationId).
+func (c *Client) RegionOperationsWait(ctx context.Context, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsWaitParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRegionOperationsWaitRequest(c.Server, project, region, operation, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// NewGlobalForwardingRulesListRequest constructs an http.Request for the GlobalForwardingRulesList method
+func NewGlobalForwardingRulesListRequest(server string, project ProjectPath, params *GlobalForwardingRulesListParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/forwardingRules", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MaxResults != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "maxResults", *params.MaxResults, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "uint32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageToken", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ReturnPartialSuccess != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "returnPartialSuccess", *params.ReturnPartialSuccess, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGlobalForwardingRulesInsertRequest calls the generic GlobalForwardingRulesInsert builder with application/json body
+func NewGlobalForwardingRulesInsertRequest(server string, project ProjectPath, params *GlobalForwardingRulesInsertParams, body GlobalForwardingRulesInsertJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewGlobalForwardingRulesInsertRequestWithBody(server, project, params, "application/json", bodyReader)
+}
+
+// NewGlobalForwardingRulesInsertRequestWithBody constructs an http.Request for the GlobalForwardingRulesInsert method, with any body, and a specified content type
+func NewGlobalForwardingRulesInsertRequestWithBody(server string, project ProjectPath, params *GlobalForwardingRulesInsertParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/forwardingRules", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGlobalForwardingRulesDeleteRequest constructs an http.Request for the GlobalForwardingRulesDelete method
+func NewGlobalForwardingRulesDeleteRequest(server string, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesDeleteParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1541,6 +2532,137 @@ func NewGlobalForwardingRulesGetRequest(server string, project ProjectPath, forw
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGlobalForwardingRulesGetRequest constructs an http.Request for the GlobalForwardingRulesGet method
+func NewGlobalForwardingRulesGetRequest(server string, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesGetParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "forwardingRule", forwardingRule, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/forwardingRules/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
@@ -1550,18 +2672,18 @@ func NewGlobalForwardingRulesGetRequest(server string, project ProjectPath, forw
 }
 
 // NewGlobalForwardingRulesSetLabelsRequest calls the generic GlobalForwardingRulesSetLabels builder with application/json body
-func NewGlobalForwardingRulesSetLabelsRequest(server string, project ProjectPath, resource ResourcePath, body GlobalForwardingRulesSetLabelsJSONRequestBody) (*http.Request, error) {
+func NewGlobalForwardingRulesSetLabelsRequest(server string, project ProjectPath, resource ResourcePath, params *GlobalForwardingRulesSetLabelsParams, body GlobalForwardingRulesSetLabelsJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewGlobalForwardingRulesSetLabelsRequestWithBody(server, project, resource, "application/json", bodyReader)
+	return NewGlobalForwardingRulesSetLabelsRequestWithBody(server, project, resource, params, "application/json", bodyReader)
 }
 
 // NewGlobalForwardingRulesSetLabelsRequestWithBody constructs an http.Request for the GlobalForwardingRulesSetLabels method, with any body, and a specified content type
-func NewGlobalForwardingRulesSetLabelsRequestWithBody(server string, project ProjectPath, resource ResourcePath, contentType string, body io.Reader) (*http.Request, error) {
+func NewGlobalForwardingRulesSetLabelsRequestWithBody(server string, project ProjectPath, resource ResourcePath, params *GlobalForwardingRulesSetLabelsParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1591,6 +2713,45 @@ func NewGlobalForwardingRulesSetLabelsRequestWithBody(server string, project Pro
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
@@ -1661,6 +2822,30 @@ func NewInterconnectAttachmentGroupsInsertRequestWithBody(server string, project
 
 		}
 
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -1677,8 +2862,141 @@ func NewInterconnectAttachmentGroupsInsertRequestWithBody(server string, project
 	return req, nil
 }
 
-// NewGlobalOperationsGetRequest constructs an http.Request for the GlobalOperationsGet method
-func NewGlobalOperationsGetRequest(server string, project ProjectPath, operation OperationPath) (*http.Request, error) {
+// NewGlobalOperationsListRequest constructs an http.Request for the GlobalOperationsList method
+func NewGlobalOperationsListRequest(server string, project ProjectPath, params *GlobalOperationsListParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/operations", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MaxResults != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "maxResults", *params.MaxResults, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "uint32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageToken", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ReturnPartialSuccess != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "returnPartialSuccess", *params.ReturnPartialSuccess, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGlobalOperationsDeleteRequest constructs an http.Request for the GlobalOperationsDelete method
+func NewGlobalOperationsDeleteRequest(server string, project ProjectPath, operation OperationPath, params *GlobalOperationsDeleteParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1710,7 +3028,607 @@ func NewGlobalOperationsGetRequest(server string, project ProjectPath, operation
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGlobalOperationsGetRequest constructs an http.Request for the GlobalOperationsGet method
+func NewGlobalOperationsGetRequest(server string, project ProjectPath, operation OperationPath, params *GlobalOperationsGetParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "operation", operation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/operations/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGlobalOperationsWaitRequest constructs an http.Request for the GlobalOperationsWait method
+func NewGlobalOperationsWaitRequest(server string, project ProjectPath, operation OperationPath, params *GlobalOperationsWaitParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "operation", operation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/operations/%s/wait", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewRegionOperationsListRequest constructs an http.Request for the RegionOperationsList method
+func NewRegionOperationsListRequest(server string, project ProjectPath, region RegionPath, params *RegionOperationsListParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/regions/%s/operations", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MaxResults != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "maxResults", *params.MaxResults, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "uint32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageToken", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ReturnPartialSuccess != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "returnPartialSuccess", *params.ReturnPartialSuccess, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewRegionOperationsDeleteRequest constructs an http.Request for the RegionOperationsDelete method
+func NewRegionOperationsDeleteRequest(server string, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsDeleteParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "operation", operation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/regions/%s/operations/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewRegionOperationsGetRequest constructs an http.Request for the RegionOperationsGet method
+func NewRegionOperationsGetRequest(server string, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsGetParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "operation", operation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/regions/%s/operations/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewRegionOperationsWaitRequest constructs an http.Request for the RegionOperationsWait method
+func NewRegionOperationsWaitRequest(server string, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsWaitParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "operation", operation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/regions/%s/operations/%s/wait", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -1762,15 +3680,83 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// GlobalForwardingRulesListWithResponse List global forwarding rules
+	//
+	// Returns one page of the project's global forwarding rules, sorted by name (or newest
+	// first with `orderBy=creationTimestamp desc`). A rule appears once its insert
+	// Operation is `DONE` and until its delete Operation is `DONE`. When more rules remain,
+	// `nextPageToken` is set; pass it as `pageToken` with the same `filter` and `orderBy` to
+	// get the next page. An empty page has no `items`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/forwardingRules (the `GlobalForwardingRulesList` operationId).
+	GlobalForwardingRulesListWithResponse(ctx context.Context, project ProjectPath, params *GlobalForwardingRulesListParams, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesListResponse, error)
+
+	// GlobalForwardingRulesInsertWithBodyWithResponse Insert a global forwarding rule
+	//
+	// Creates a global forwarding rule from the body; `name` is required. Members marked
+	// `readOnly`, `labelFingerprint` and `fingerprint` are ignored when sent; `labels` given
+	// here are applied (afterwards they change only through `setLabels`). Omitted
+	// `IPProtocol` becomes `TCP`, `loadBalancingScheme` `EXTERNAL`, `ipVersion` `IPV4`, and
+	// `IPAddress` is assigned by the server.
+	//
+	// The name is reserved when the request is accepted: a second insert of the same name
+	// gets 409 `alreadyExists`, also while the first is still running. The rule is readable
+	// (`get`, `list`) only once the returned Operation is `DONE`.
+	//
+	// With `requestId`, a retry within the retention period returns the original Operation
+	// and changes nothing, whatever its body.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules (the `GlobalForwardingRulesInsert` operationId).
+	GlobalForwardingRulesInsertWithBodyWithResponse(ctx context.Context, project ProjectPath, params *GlobalForwardingRulesInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesInsertResponse, error)
+
+	// GlobalForwardingRulesInsertWithResponse Insert a global forwarding rule
+	//
+	// Creates a global forwarding rule from the body; `name` is required. Members marked
+	// `readOnly`, `labelFingerprint` and `fingerprint` are ignored when sent; `labels` given
+	// here are applied (afterwards they change only through `setLabels`). Omitted
+	// `IPProtocol` becomes `TCP`, `loadBalancingScheme` `EXTERNAL`, `ipVersion` `IPV4`, and
+	// `IPAddress` is assigned by the server.
+	//
+	// The name is reserved when the request is accepted: a second insert of the same name
+	// gets 409 `alreadyExists`, also while the first is still running. The rule is readable
+	// (`get`, `list`) only once the returned Operation is `DONE`.
+	//
+	// With `requestId`, a retry within the retention period returns the original Operation
+	// and changes nothing, whatever its body.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules (the `GlobalForwardingRulesInsert` operationId).
+	GlobalForwardingRulesInsertWithResponse(ctx context.Context, project ProjectPath, params *GlobalForwardingRulesInsertParams, body GlobalForwardingRulesInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesInsertResponse, error)
+
+	// GlobalForwardingRulesDeleteWithResponse Delete a global forwarding rule
+	//
+	// Deletes the global forwarding rule named (or numbered) `forwardingRule` and returns
+	// the Operation that tracks the deletion. The rule stays readable until that Operation
+	// is `DONE`; then it is gone and its name is free again.
+	//
+	// With `requestId`, a retry within the retention period returns the original Operation
+	// and changes nothing.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesDelete` operationId).
+	GlobalForwardingRulesDeleteWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesDeleteParams, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesDeleteResponse, error)
+
 	// GlobalForwardingRulesGetWithResponse Get a global forwarding rule
 	//
 	// Returns the global forwarding rule named (or numbered) `forwardingRule`, including
-	// its current `labelFingerprint`, which `setLabels` requires.
+	// its current `labelFingerprint`, which `setLabels` requires. A rule whose insert
+	// Operation is not yet `DONE` is not found.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesGet` operationId).
-	GlobalForwardingRulesGetWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesGetResponse, error)
+	GlobalForwardingRulesGetWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesGetParams, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesGetResponse, error)
 
 	// GlobalForwardingRulesSetLabelsWithBodyWithResponse Set the labels of a global forwarding rule
 	//
@@ -1779,7 +3765,8 @@ type ClientWithResponsesInterface interface {
 	// `globalForwardingRules.get`); a stale, missing or empty fingerprint is rejected with
 	// 412 `conditionNotMet`. Of two racing calls with the same fingerprint exactly one
 	// succeeds. The change is applied when the request is accepted, so the returned
-	// Operation is already `DONE`, and the fingerprint changes after every call.
+	// Operation is already `DONE`, and the fingerprint changes after every call. As in the
+	// real API, this method takes no `requestId`.
 	//
 	// Labels: at most 64; keys 1-63 characters starting with a lowercase letter; keys and
 	// values only lowercase letters, digits, `_` and `-` (international lowercase letters
@@ -1790,7 +3777,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{resource}/setLabels (the `GlobalForwardingRulesSetLabels` operationId).
-	GlobalForwardingRulesSetLabelsWithBodyWithResponse(ctx context.Context, project ProjectPath, resource ResourcePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesSetLabelsResponse, error)
+	GlobalForwardingRulesSetLabelsWithBodyWithResponse(ctx context.Context, project ProjectPath, resource ResourcePath, params *GlobalForwardingRulesSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesSetLabelsResponse, error)
 
 	// GlobalForwardingRulesSetLabelsWithResponse Set the labels of a global forwarding rule
 	//
@@ -1799,7 +3786,8 @@ type ClientWithResponsesInterface interface {
 	// `globalForwardingRules.get`); a stale, missing or empty fingerprint is rejected with
 	// 412 `conditionNotMet`. Of two racing calls with the same fingerprint exactly one
 	// succeeds. The change is applied when the request is accepted, so the returned
-	// Operation is already `DONE`, and the fingerprint changes after every call.
+	// Operation is already `DONE`, and the fingerprint changes after every call. As in the
+	// real API, this method takes no `requestId`.
 	//
 	// Labels: at most 64; keys 1-63 characters starting with a lowercase letter; keys and
 	// values only lowercase letters, digits, `_` and `-` (international lowercase letters
@@ -1810,7 +3798,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{resource}/setLabels (the `GlobalForwardingRulesSetLabels` operationId).
-	GlobalForwardingRulesSetLabelsWithResponse(ctx context.Context, project ProjectPath, resource ResourcePath, body GlobalForwardingRulesSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesSetLabelsResponse, error)
+	GlobalForwardingRulesSetLabelsWithResponse(ctx context.Context, project ProjectPath, resource ResourcePath, params *GlobalForwardingRulesSetLabelsParams, body GlobalForwardingRulesSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesSetLabelsResponse, error)
 
 	// InterconnectAttachmentGroupsInsertWithBodyWithResponse Insert an interconnect attachment group
 	//
@@ -1850,6 +3838,31 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups (the `InterconnectAttachmentGroupsInsert` operationId).
 	InterconnectAttachmentGroupsInsertWithResponse(ctx context.Context, project ProjectPath, params *InterconnectAttachmentGroupsInsertParams, body InterconnectAttachmentGroupsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsInsertResponse, error)
 
+	// GlobalOperationsListWithResponse List global operations
+	//
+	// Returns one page of the project's global operations, sorted by name (or newest first
+	// with `orderBy=creationTimestamp desc`). Running operations and completed ones still
+	// within their retention period are listed; deleted and expired ones are not. When more
+	// remain, `nextPageToken` is set; pass it as `pageToken` with the same `filter` and
+	// `orderBy` to get the next page. An empty page has no `items`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/operations (the `GlobalOperationsList` operationId).
+	GlobalOperationsListWithResponse(ctx context.Context, project ProjectPath, params *GlobalOperationsListParams, reqEditors ...RequestEditorFn) (*GlobalOperationsListResponse, error)
+
+	// GlobalOperationsDeleteWithResponse Delete a global operation
+	//
+	// Removes the global operation named (or numbered) `operation` from the collection and
+	// answers 204 with no body. Only the record goes: the change the operation tracks is
+	// neither undone nor stopped. Afterwards `get`, `wait` and `delete` of it answer 404 and
+	// `list` no longer shows it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /compute/v1/projects/{project}/global/operations/{operation} (the `GlobalOperationsDelete` operationId).
+	GlobalOperationsDeleteWithResponse(ctx context.Context, project ProjectPath, operation OperationPath, params *GlobalOperationsDeleteParams, reqEditors ...RequestEditorFn) (*GlobalOperationsDeleteResponse, error)
+
 	// GlobalOperationsGetWithResponse Get a global operation
 	//
 	// Returns the global operation named (or numbered) `operation`. `status` moves
@@ -1860,7 +3873,270 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/global/operations/{operation} (the `GlobalOperationsGet` operationId).
-	GlobalOperationsGetWithResponse(ctx context.Context, project ProjectPath, operation OperationPath, reqEditors ...RequestEditorFn) (*GlobalOperationsGetResponse, error)
+	GlobalOperationsGetWithResponse(ctx context.Context, project ProjectPath, operation OperationPath, params *GlobalOperationsGetParams, reqEditors ...RequestEditorFn) (*GlobalOperationsGetResponse, error)
+
+	// GlobalOperationsWaitWithResponse Wait for a global operation
+	//
+	// Returns the global operation named (or numbered) `operation` as soon as it is `DONE`,
+	// or its current state when a deadline passes (default 2 minutes, configurable), so the
+	// result may still be `PENDING` or `RUNNING`: callers call again until it is `DONE`. An
+	// operation that is already `DONE` is returned at once. Takes no request body.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/operations/{operation}/wait (the `GlobalOperationsWait` operationId).
+	GlobalOperationsWaitWithResponse(ctx context.Context, project ProjectPath, operation OperationPath, params *GlobalOperationsWaitParams, reqEditors ...RequestEditorFn) (*GlobalOperationsWaitResponse, error)
+
+	// RegionOperationsListWithResponse List regional operations
+	//
+	// Returns one page of the project's operations in `region` (operations on regional
+	// resources, such as interconnect attachments), sorted by name (or newest first with
+	// `orderBy=creationTimestamp desc`). Running operations and completed ones still within
+	// their retention period are listed. When more remain, `nextPageToken` is set; pass it
+	// as `pageToken` with the same `filter` and `orderBy` to get the next page. An empty
+	// page has no `items`. Any region name of the right shape is accepted; a region with no
+	// operations gives an empty page.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/operations (the `RegionOperationsList` operationId).
+	RegionOperationsListWithResponse(ctx context.Context, project ProjectPath, region RegionPath, params *RegionOperationsListParams, reqEditors ...RequestEditorFn) (*RegionOperationsListResponse, error)
+
+	// RegionOperationsDeleteWithResponse Delete a regional operation
+	//
+	// Removes the operation named (or numbered) `operation` in `region` from the collection
+	// and answers 204 with no body. Only the record goes: the change the operation tracks
+	// is neither undone nor stopped. Afterwards `get`, `wait` and `delete` of it answer 404
+	// and `list` no longer shows it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /compute/v1/projects/{project}/regions/{region}/operations/{operation} (the `RegionOperationsDelete` operationId).
+	RegionOperationsDeleteWithResponse(ctx context.Context, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsDeleteParams, reqEditors ...RequestEditorFn) (*RegionOperationsDeleteResponse, error)
+
+	// RegionOperationsGetWithResponse Get a regional operation
+	//
+	// Returns the operation named (or numbered) `operation` in `region`; it behaves like a
+	// global operation and also has `region` set. An operation of another region or a
+	// global one is not found here.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/operations/{operation} (the `RegionOperationsGet` operationId).
+	RegionOperationsGetWithResponse(ctx context.Context, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsGetParams, reqEditors ...RequestEditorFn) (*RegionOperationsGetResponse, error)
+
+	// RegionOperationsWaitWithResponse Wait for a regional operation
+	//
+	// Returns the operation named (or numbered) `operation` in `region` as soon as it is
+	// `DONE`, or its current state when a deadline passes (default 2 minutes,
+	// configurable), so the result may still be `PENDING` or `RUNNING`: callers call again
+	// until it is `DONE`. An operation that is already `DONE` is returned at once. Takes no
+	// request body.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/operations/{operation}/wait (the `RegionOperationsWait` operationId).
+	RegionOperationsWaitWithResponse(ctx context.Context, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsWaitParams, reqEditors ...RequestEditorFn) (*RegionOperationsWaitResponse, error)
+}
+
+type GlobalForwardingRulesListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ForwardingRuleList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GlobalForwardingRulesListResponse) GetJSON200() *ForwardingRuleList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GlobalForwardingRulesListResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GlobalForwardingRulesListResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GlobalForwardingRulesListResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GlobalForwardingRulesListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GlobalForwardingRulesListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GlobalForwardingRulesListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GlobalForwardingRulesListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GlobalForwardingRulesInsertResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GlobalForwardingRulesInsertResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GlobalForwardingRulesInsertResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GlobalForwardingRulesInsertResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GlobalForwardingRulesInsertResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GlobalForwardingRulesInsertResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GlobalForwardingRulesInsertResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GlobalForwardingRulesInsertResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GlobalForwardingRulesInsertResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GlobalForwardingRulesInsertResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GlobalForwardingRulesDeleteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GlobalForwardingRulesDeleteResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GlobalForwardingRulesDeleteResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GlobalForwardingRulesDeleteResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GlobalForwardingRulesDeleteResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GlobalForwardingRulesDeleteResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GlobalForwardingRulesDeleteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GlobalForwardingRulesDeleteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GlobalForwardingRulesDeleteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GlobalForwardingRulesDeleteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type GlobalForwardingRulesGetResponse struct {
@@ -2077,6 +4353,130 @@ func (r InterconnectAttachmentGroupsInsertResponse) ContentType() string {
 	return ""
 }
 
+type GlobalOperationsListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OperationList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GlobalOperationsListResponse) GetJSON200() *OperationList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GlobalOperationsListResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GlobalOperationsListResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GlobalOperationsListResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GlobalOperationsListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GlobalOperationsListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GlobalOperationsListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GlobalOperationsListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GlobalOperationsDeleteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GlobalOperationsDeleteResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GlobalOperationsDeleteResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GlobalOperationsDeleteResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GlobalOperationsDeleteResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GlobalOperationsDeleteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GlobalOperationsDeleteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GlobalOperationsDeleteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GlobalOperationsDeleteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GlobalOperationsGetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2146,16 +4546,439 @@ func (r GlobalOperationsGetResponse) ContentType() string {
 	return ""
 }
 
+type GlobalOperationsWaitResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GlobalOperationsWaitResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GlobalOperationsWaitResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GlobalOperationsWaitResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GlobalOperationsWaitResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GlobalOperationsWaitResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GlobalOperationsWaitResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GlobalOperationsWaitResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GlobalOperationsWaitResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GlobalOperationsWaitResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RegionOperationsListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OperationList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RegionOperationsListResponse) GetJSON200() *OperationList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RegionOperationsListResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RegionOperationsListResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RegionOperationsListResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RegionOperationsListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RegionOperationsListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RegionOperationsListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RegionOperationsListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RegionOperationsDeleteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RegionOperationsDeleteResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RegionOperationsDeleteResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RegionOperationsDeleteResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RegionOperationsDeleteResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RegionOperationsDeleteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RegionOperationsDeleteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RegionOperationsDeleteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RegionOperationsDeleteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RegionOperationsGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RegionOperationsGetResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RegionOperationsGetResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RegionOperationsGetResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RegionOperationsGetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RegionOperationsGetResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RegionOperationsGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RegionOperationsGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RegionOperationsGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RegionOperationsGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RegionOperationsWaitResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RegionOperationsWaitResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RegionOperationsWaitResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RegionOperationsWaitResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RegionOperationsWaitResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RegionOperationsWaitResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RegionOperationsWaitResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RegionOperationsWaitResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RegionOperationsWaitResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RegionOperationsWaitResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GlobalForwardingRulesListWithResponse List global forwarding rules
+//
+// Returns one page of the project's global forwarding rules, sorted by name (or newest
+// first with `orderBy=creationTimestamp desc`). A rule appears once its insert
+// Operation is `DONE` and until its delete Operation is `DONE`. When more rules remain,
+// `nextPageToken` is set; pass it as `pageToken` with the same `filter` and `orderBy` to
+// get the next page. An empty page has no `items`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/forwardingRules (the `GlobalForwardingRulesList` operationId).
+func (c *ClientWithResponses) GlobalForwardingRulesListWithResponse(ctx context.Context, project ProjectPath, params *GlobalForwardingRulesListParams, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesListResponse, error) {
+	rsp, err := c.GlobalForwardingRulesList(ctx, project, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGlobalForwardingRulesListResponse(rsp)
+}
+
+// GlobalForwardingRulesInsertWithBodyWithResponse Insert a global forwarding rule
+//
+// Creates a global forwarding rule from the body; `name` is required. Members marked
+// `readOnly`, `labelFingerprint` and `fingerprint` are ignored when sent; `labels` given
+// here are applied (afterwards they change only through `setLabels`). Omitted
+// `IPProtocol` becomes `TCP`, `loadBalancingScheme` `EXTERNAL`, `ipVersion` `IPV4`, and
+// `IPAddress` is assigned by the server.
+//
+// The name is reserved when the request is accepted: a second insert of the same name
+// gets 409 `alreadyExists`, also while the first is still running. The rule is readable
+// (`get`, `list`) only once the returned Operation is `DONE`.
+//
+// With `requestId`, a retry within the retention period returns the original Operation
+// and changes nothing, whatever its body.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules (the `GlobalForwardingRulesInsert` operationId).
+func (c *ClientWithResponses) GlobalForwardingRulesInsertWithBodyWithResponse(ctx context.Context, project ProjectPath, params *GlobalForwardingRulesInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesInsertResponse, error) {
+	rsp, err := c.GlobalForwardingRulesInsertWithBody(ctx, project, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGlobalForwardingRulesInsertResponse(rsp)
+}
+
+// GlobalForwardingRulesInsertWithResponse Insert a global forwarding rule
+//
+// Creates a global forwarding rule from the body; `name` is required. Members marked
+// `readOnly`, `labelFingerprint` and `fingerprint` are ignored when sent; `labels` given
+// here are applied (afterwards they change only through `setLabels`). Omitted
+// `IPProtocol` becomes `TCP`, `loadBalancingScheme` `EXTERNAL`, `ipVersion` `IPV4`, and
+// `IPAddress` is assigned by the server.
+//
+// The name is reserved when the request is accepted: a second insert of the same name
+// gets 409 `alreadyExists`, also while the first is still running. The rule is readable
+// (`get`, `list`) only once the returned Operation is `DONE`.
+//
+// With `requestId`, a retry within the retention period returns the original Operation
+// and changes nothing, whatever its body.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules (the `GlobalForwardingRulesInsert` operationId).
+func (c *ClientWithResponses) GlobalForwardingRulesInsertWithResponse(ctx context.Context, project ProjectPath, params *GlobalForwardingRulesInsertParams, body GlobalForwardingRulesInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesInsertResponse, error) {
+	rsp, err := c.GlobalForwardingRulesInsert(ctx, project, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGlobalForwardingRulesInsertResponse(rsp)
+}
+
+// GlobalForwardingRulesDeleteWithResponse Delete a global forwarding rule
+//
+// Deletes the global forwarding rule named (or numbered) `forwardingRule` and returns
+// the Operation that tracks the deletion. The rule stays readable until that Operation
+// is `DONE`; then it is gone and its name is free again.
+//
+// With `requestId`, a retry within the retention period returns the original Operation
+// and changes nothing.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesDelete` operationId).
+func (c *ClientWithResponses) GlobalForwardingRulesDeleteWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesDeleteParams, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesDeleteResponse, error) {
+	rsp, err := c.GlobalForwardingRulesDelete(ctx, project, forwardingRule, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGlobalForwardingRulesDeleteResponse(rsp)
+}
+
 // GlobalForwardingRulesGetWithResponse Get a global forwarding rule
 //
 // Returns the global forwarding rule named (or numbered) `forwardingRule`, including
-// its current `labelFingerprint`, which `setLabels` requires.
+// its current `labelFingerprint`, which `setLabels` requires. A rule whose insert
+// Operation is not yet `DONE` is not found.
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesGet` operationId).
-func (c *ClientWithResponses) GlobalForwardingRulesGetWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesGetResponse, error) {
-	rsp, err := c.GlobalForwardingRulesGet(ctx, project, forwardingRule, reqEditors...)
+func (c *ClientWithResponses) GlobalForwardingRulesGetWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesGetParams, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesGetResponse, error) {
+	rsp, err := c.GlobalForwardingRulesGet(ctx, project, forwardingRule, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2169,7 +4992,8 @@ func (c *ClientWithResponses) GlobalForwardingRulesGetWithResponse(ctx context.C
 // `globalForwardingRules.get`); a stale, missing or empty fingerprint is rejected with
 // 412 `conditionNotMet`. Of two racing calls with the same fingerprint exactly one
 // succeeds. The change is applied when the request is accepted, so the returned
-// Operation is already `DONE`, and the fingerprint changes after every call.
+// Operation is already `DONE`, and the fingerprint changes after every call. As in the
+// real API, this method takes no `requestId`.
 //
 // Labels: at most 64; keys 1-63 characters starting with a lowercase letter; keys and
 // values only lowercase letters, digits, `_` and `-` (international lowercase letters
@@ -2180,8 +5004,8 @@ func (c *ClientWithResponses) GlobalForwardingRulesGetWithResponse(ctx context.C
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{resource}/setLabels (the `GlobalForwardingRulesSetLabels` operationId).
-func (c *ClientWithResponses) GlobalForwardingRulesSetLabelsWithBodyWithResponse(ctx context.Context, project ProjectPath, resource ResourcePath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesSetLabelsResponse, error) {
-	rsp, err := c.GlobalForwardingRulesSetLabelsWithBody(ctx, project, resource, contentType, body, reqEditors...)
+func (c *ClientWithResponses) GlobalForwardingRulesSetLabelsWithBodyWithResponse(ctx context.Context, project ProjectPath, resource ResourcePath, params *GlobalForwardingRulesSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesSetLabelsResponse, error) {
+	rsp, err := c.GlobalForwardingRulesSetLabelsWithBody(ctx, project, resource, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2195,7 +5019,8 @@ func (c *ClientWithResponses) GlobalForwardingRulesSetLabelsWithBodyWithResponse
 // `globalForwardingRules.get`); a stale, missing or empty fingerprint is rejected with
 // 412 `conditionNotMet`. Of two racing calls with the same fingerprint exactly one
 // succeeds. The change is applied when the request is accepted, so the returned
-// Operation is already `DONE`, and the fingerprint changes after every call.
+// Operation is already `DONE`, and the fingerprint changes after every call. As in the
+// real API, this method takes no `requestId`.
 //
 // Labels: at most 64; keys 1-63 characters starting with a lowercase letter; keys and
 // values only lowercase letters, digits, `_` and `-` (international lowercase letters
@@ -2206,8 +5031,8 @@ func (c *ClientWithResponses) GlobalForwardingRulesSetLabelsWithBodyWithResponse
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{resource}/setLabels (the `GlobalForwardingRulesSetLabels` operationId).
-func (c *ClientWithResponses) GlobalForwardingRulesSetLabelsWithResponse(ctx context.Context, project ProjectPath, resource ResourcePath, body GlobalForwardingRulesSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesSetLabelsResponse, error) {
-	rsp, err := c.GlobalForwardingRulesSetLabels(ctx, project, resource, body, reqEditors...)
+func (c *ClientWithResponses) GlobalForwardingRulesSetLabelsWithResponse(ctx context.Context, project ProjectPath, resource ResourcePath, params *GlobalForwardingRulesSetLabelsParams, body GlobalForwardingRulesSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesSetLabelsResponse, error) {
+	rsp, err := c.GlobalForwardingRulesSetLabels(ctx, project, resource, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2264,6 +5089,43 @@ func (c *ClientWithResponses) InterconnectAttachmentGroupsInsertWithResponse(ctx
 	return ParseInterconnectAttachmentGroupsInsertResponse(rsp)
 }
 
+// GlobalOperationsListWithResponse List global operations
+//
+// Returns one page of the project's global operations, sorted by name (or newest first
+// with `orderBy=creationTimestamp desc`). Running operations and completed ones still
+// within their retention period are listed; deleted and expired ones are not. When more
+// remain, `nextPageToken` is set; pass it as `pageToken` with the same `filter` and
+// `orderBy` to get the next page. An empty page has no `items`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/operations (the `GlobalOperationsList` operationId).
+func (c *ClientWithResponses) GlobalOperationsListWithResponse(ctx context.Context, project ProjectPath, params *GlobalOperationsListParams, reqEditors ...RequestEditorFn) (*GlobalOperationsListResponse, error) {
+	rsp, err := c.GlobalOperationsList(ctx, project, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGlobalOperationsListResponse(rsp)
+}
+
+// GlobalOperationsDeleteWithResponse Delete a global operation
+//
+// Removes the global operation named (or numbered) `operation` from the collection and
+// answers 204 with no body. Only the record goes: the change the operation tracks is
+// neither undone nor stopped. Afterwards `get`, `wait` and `delete` of it answer 404 and
+// `list` no longer shows it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /compute/v1/projects/{project}/global/operations/{operation} (the `GlobalOperationsDelete` operationId).
+func (c *ClientWithResponses) GlobalOperationsDeleteWithResponse(ctx context.Context, project ProjectPath, operation OperationPath, params *GlobalOperationsDeleteParams, reqEditors ...RequestEditorFn) (*GlobalOperationsDeleteResponse, error) {
+	rsp, err := c.GlobalOperationsDelete(ctx, project, operation, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGlobalOperationsDeleteResponse(rsp)
+}
+
 // GlobalOperationsGetWithResponse Get a global operation
 //
 // Returns the global operation named (or numbered) `operation`. `status` moves
@@ -2274,12 +5136,260 @@ func (c *ClientWithResponses) InterconnectAttachmentGroupsInsertWithResponse(ctx
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /compute/v1/projects/{project}/global/operations/{operation} (the `GlobalOperationsGet` operationId).
-func (c *ClientWithResponses) GlobalOperationsGetWithResponse(ctx context.Context, project ProjectPath, operation OperationPath, reqEditors ...RequestEditorFn) (*GlobalOperationsGetResponse, error) {
-	rsp, err := c.GlobalOperationsGet(ctx, project, operation, reqEditors...)
+func (c *ClientWithResponses) GlobalOperationsGetWithResponse(ctx context.Context, project ProjectPath, operation OperationPath, params *GlobalOperationsGetParams, reqEditors ...RequestEditorFn) (*GlobalOperationsGetResponse, error) {
+	rsp, err := c.GlobalOperationsGet(ctx, project, operation, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseGlobalOperationsGetResponse(rsp)
+}
+
+// GlobalOperationsWaitWithResponse Wait for a global operation
+//
+// Returns the global operation named (or numbered) `operation` as soon as it is `DONE`,
+// or its current state when a deadline passes (default 2 minutes, configurable), so the
+// result may still be `PENDING` or `RUNNING`: callers call again until it is `DONE`. An
+// operation that is already `DONE` is returned at once. Takes no request body.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/operations/{operation}/wait (the `GlobalOperationsWait` operationId).
+func (c *ClientWithResponses) GlobalOperationsWaitWithResponse(ctx context.Context, project ProjectPath, operation OperationPath, params *GlobalOperationsWaitParams, reqEditors ...RequestEditorFn) (*GlobalOperationsWaitResponse, error) {
+	rsp, err := c.GlobalOperationsWait(ctx, project, operation, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGlobalOperationsWaitResponse(rsp)
+}
+
+// RegionOperationsListWithResponse List regional operations
+//
+// Returns one page of the project's operations in `region` (operations on regional
+// resources, such as interconnect attachments), sorted by name (or newest first with
+// `orderBy=creationTimestamp desc`). Running operations and completed ones still within
+// their retention period are listed. When more remain, `nextPageToken` is set; pass it
+// as `pageToken` with the same `filter` and `orderBy` to get the next page. An empty
+// page has no `items`. Any region name of the right shape is accepted; a region with no
+// operations gives an empty page.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/operations (the `RegionOperationsList` operationId).
+func (c *ClientWithResponses) RegionOperationsListWithResponse(ctx context.Context, project ProjectPath, region RegionPath, params *RegionOperationsListParams, reqEditors ...RequestEditorFn) (*RegionOperationsListResponse, error) {
+	rsp, err := c.RegionOperationsList(ctx, project, region, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRegionOperationsListResponse(rsp)
+}
+
+// RegionOperationsDeleteWithResponse Delete a regional operation
+//
+// Removes the operation named (or numbered) `operation` in `region` from the collection
+// and answers 204 with no body. Only the record goes: the change the operation tracks
+// is neither undone nor stopped. Afterwards `get`, `wait` and `delete` of it answer 404
+// and `list` no longer shows it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /compute/v1/projects/{project}/regions/{region}/operations/{operation} (the `RegionOperationsDelete` operationId).
+func (c *ClientWithResponses) RegionOperationsDeleteWithResponse(ctx context.Context, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsDeleteParams, reqEditors ...RequestEditorFn) (*RegionOperationsDeleteResponse, error) {
+	rsp, err := c.RegionOperationsDelete(ctx, project, region, operation, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRegionOperationsDeleteResponse(rsp)
+}
+
+// RegionOperationsGetWithResponse Get a regional operation
+//
+// Returns the operation named (or numbered) `operation` in `region`; it behaves like a
+// global operation and also has `region` set. An operation of another region or a
+// global one is not found here.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/operations/{operation} (the `RegionOperationsGet` operationId).
+func (c *ClientWithResponses) RegionOperationsGetWithResponse(ctx context.Context, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsGetParams, reqEditors ...RequestEditorFn) (*RegionOperationsGetResponse, error) {
+	rsp, err := c.RegionOperationsGet(ctx, project, region, operation, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRegionOperationsGetResponse(rsp)
+}
+
+// RegionOperationsWaitWithResponse Wait for a regional operation
+//
+// Returns the operation named (or numbered) `operation` in `region` as soon as it is
+// `DONE`, or its current state when a deadline passes (default 2 minutes,
+// configurable), so the result may still be `PENDING` or `RUNNING`: callers call again
+// until it is `DONE`. An operation that is already `DONE` is returned at once. Takes no
+// request body.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/operations/{operation}/wait (the `RegionOperationsWait` operationId).
+func (c *ClientWithResponses) RegionOperationsWaitWithResponse(ctx context.Context, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsWaitParams, reqEditors ...RequestEditorFn) (*RegionOperationsWaitResponse, error) {
+	rsp, err := c.RegionOperationsWait(ctx, project, region, operation, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRegionOperationsWaitResponse(rsp)
+}
+
+// ParseGlobalForwardingRulesListResponse parses an HTTP response from a GlobalForwardingRulesListWithResponse call
+func ParseGlobalForwardingRulesListResponse(rsp *http.Response) (*GlobalForwardingRulesListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GlobalForwardingRulesListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ForwardingRuleList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGlobalForwardingRulesInsertResponse parses an HTTP response from a GlobalForwardingRulesInsertWithResponse call
+func ParseGlobalForwardingRulesInsertResponse(rsp *http.Response) (*GlobalForwardingRulesInsertResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GlobalForwardingRulesInsertResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGlobalForwardingRulesDeleteResponse parses an HTTP response from a GlobalForwardingRulesDeleteWithResponse call
+func ParseGlobalForwardingRulesDeleteResponse(rsp *http.Response) (*GlobalForwardingRulesDeleteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GlobalForwardingRulesDeleteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
 }
 
 // ParseGlobalForwardingRulesGetResponse parses an HTTP response from a GlobalForwardingRulesGetWithResponse call
@@ -2451,6 +5561,103 @@ func ParseInterconnectAttachmentGroupsInsertResponse(rsp *http.Response) (*Inter
 	return response, nil
 }
 
+// ParseGlobalOperationsListResponse parses an HTTP response from a GlobalOperationsListWithResponse call
+func ParseGlobalOperationsListResponse(rsp *http.Response) (*GlobalOperationsListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GlobalOperationsListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OperationList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGlobalOperationsDeleteResponse parses an HTTP response from a GlobalOperationsDeleteWithResponse call
+func ParseGlobalOperationsDeleteResponse(rsp *http.Response) (*GlobalOperationsDeleteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GlobalOperationsDeleteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseGlobalOperationsGetResponse parses an HTTP response from a GlobalOperationsGetWithResponse call
 func ParseGlobalOperationsGetResponse(rsp *http.Response) (*GlobalOperationsGetResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -2505,25 +5712,467 @@ func ParseGlobalOperationsGetResponse(rsp *http.Response) (*GlobalOperationsGetR
 	return response, nil
 }
 
+// ParseGlobalOperationsWaitResponse parses an HTTP response from a GlobalOperationsWaitWithResponse call
+func ParseGlobalOperationsWaitResponse(rsp *http.Response) (*GlobalOperationsWaitResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GlobalOperationsWaitResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRegionOperationsListResponse parses an HTTP response from a RegionOperationsListWithResponse call
+func ParseRegionOperationsListResponse(rsp *http.Response) (*RegionOperationsListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RegionOperationsListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OperationList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRegionOperationsDeleteResponse parses an HTTP response from a RegionOperationsDeleteWithResponse call
+func ParseRegionOperationsDeleteResponse(rsp *http.Response) (*RegionOperationsDeleteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RegionOperationsDeleteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRegionOperationsGetResponse parses an HTTP response from a RegionOperationsGetWithResponse call
+func ParseRegionOperationsGetResponse(rsp *http.Response) (*RegionOperationsGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RegionOperationsGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRegionOperationsWaitResponse parses an HTTP response from a RegionOperationsWaitWithResponse call
+func ParseRegionOperationsWaitResponse(rsp *http.Response) (*RegionOperationsWaitResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RegionOperationsWaitResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// GlobalForwardingRulesList List global forwarding rules
+	// (GET /compute/v1/projects/{project}/global/forwardingRules)
+	GlobalForwardingRulesList(ctx echo.Context, project ProjectPath, params GlobalForwardingRulesListParams) error
+	// GlobalForwardingRulesInsert Insert a global forwarding rule
+	// (POST /compute/v1/projects/{project}/global/forwardingRules)
+	GlobalForwardingRulesInsert(ctx echo.Context, project ProjectPath, params GlobalForwardingRulesInsertParams) error
+	// GlobalForwardingRulesDelete Delete a global forwarding rule
+	// (DELETE /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule})
+	GlobalForwardingRulesDelete(ctx echo.Context, project ProjectPath, forwardingRule ForwardingRulePath, params GlobalForwardingRulesDeleteParams) error
 	// GlobalForwardingRulesGet Get a global forwarding rule
 	// (GET /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule})
-	GlobalForwardingRulesGet(ctx echo.Context, project ProjectPath, forwardingRule ForwardingRulePath) error
+	GlobalForwardingRulesGet(ctx echo.Context, project ProjectPath, forwardingRule ForwardingRulePath, params GlobalForwardingRulesGetParams) error
 	// GlobalForwardingRulesSetLabels Set the labels of a global forwarding rule
 	// (POST /compute/v1/projects/{project}/global/forwardingRules/{resource}/setLabels)
-	GlobalForwardingRulesSetLabels(ctx echo.Context, project ProjectPath, resource ResourcePath) error
+	GlobalForwardingRulesSetLabels(ctx echo.Context, project ProjectPath, resource ResourcePath, params GlobalForwardingRulesSetLabelsParams) error
 	// InterconnectAttachmentGroupsInsert Insert an interconnect attachment group
 	// (POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups)
 	InterconnectAttachmentGroupsInsert(ctx echo.Context, project ProjectPath, params InterconnectAttachmentGroupsInsertParams) error
+	// GlobalOperationsList List global operations
+	// (GET /compute/v1/projects/{project}/global/operations)
+	GlobalOperationsList(ctx echo.Context, project ProjectPath, params GlobalOperationsListParams) error
+	// GlobalOperationsDelete Delete a global operation
+	// (DELETE /compute/v1/projects/{project}/global/operations/{operation})
+	GlobalOperationsDelete(ctx echo.Context, project ProjectPath, operation OperationPath, params GlobalOperationsDeleteParams) error
 	// GlobalOperationsGet Get a global operation
 	// (GET /compute/v1/projects/{project}/global/operations/{operation})
-	GlobalOperationsGet(ctx echo.Context, project ProjectPath, operation OperationPath) error
+	GlobalOperationsGet(ctx echo.Context, project ProjectPath, operation OperationPath, params GlobalOperationsGetParams) error
+	// GlobalOperationsWait Wait for a global operation
+	// (POST /compute/v1/projects/{project}/global/operations/{operation}/wait)
+	GlobalOperationsWait(ctx echo.Context, project ProjectPath, operation OperationPath, params GlobalOperationsWaitParams) error
+	// RegionOperationsList List regional operations
+	// (GET /compute/v1/projects/{project}/regions/{region}/operations)
+	RegionOperationsList(ctx echo.Context, project ProjectPath, region RegionPath, params RegionOperationsListParams) error
+	// RegionOperationsDelete Delete a regional operation
+	// (DELETE /compute/v1/projects/{project}/regions/{region}/operations/{operation})
+	RegionOperationsDelete(ctx echo.Context, project ProjectPath, region RegionPath, operation OperationPath, params RegionOperationsDeleteParams) error
+	// RegionOperationsGet Get a regional operation
+	// (GET /compute/v1/projects/{project}/regions/{region}/operations/{operation})
+	RegionOperationsGet(ctx echo.Context, project ProjectPath, region RegionPath, operation OperationPath, params RegionOperationsGetParams) error
+	// RegionOperationsWait Wait for a regional operation
+	// (POST /compute/v1/projects/{project}/regions/{region}/operations/{operation}/wait)
+	RegionOperationsWait(ctx echo.Context, project ProjectPath, region RegionPath, operation OperationPath, params RegionOperationsWaitParams) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// GlobalForwardingRulesList converts echo context to params.
+func (w *ServerInterfaceWrapper) GlobalForwardingRulesList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GlobalForwardingRulesListParams
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "maxResults" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "maxResults", ctx.QueryParams(), &params.MaxResults, runtime.BindQueryParameterOptions{Type: "integer", Format: "uint32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter maxResults: %s", err))
+	}
+
+	// ------------- Optional query parameter "orderBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "orderBy", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orderBy: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageToken" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
+	}
+
+	// ------------- Optional query parameter "returnPartialSuccess" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "returnPartialSuccess", ctx.QueryParams(), &params.ReturnPartialSuccess, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter returnPartialSuccess: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GlobalForwardingRulesList(ctx, project, params)
+	return err
+}
+
+// GlobalForwardingRulesInsert converts echo context to params.
+func (w *ServerInterfaceWrapper) GlobalForwardingRulesInsert(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GlobalForwardingRulesInsertParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GlobalForwardingRulesInsert(ctx, project, params)
+	return err
+}
+
+// GlobalForwardingRulesDelete converts echo context to params.
+func (w *ServerInterfaceWrapper) GlobalForwardingRulesDelete(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "forwardingRule" -------------
+	var forwardingRule ForwardingRulePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "forwardingRule", ctx.Param("forwardingRule"), &forwardingRule, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter forwardingRule: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GlobalForwardingRulesDeleteParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GlobalForwardingRulesDelete(ctx, project, forwardingRule, params)
+	return err
 }
 
 // GlobalForwardingRulesGet converts echo context to params.
@@ -2545,8 +6194,24 @@ func (w *ServerInterfaceWrapper) GlobalForwardingRulesGet(ctx echo.Context) erro
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter forwardingRule: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GlobalForwardingRulesGetParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GlobalForwardingRulesGet(ctx, project, forwardingRule)
+	err = w.Handler.GlobalForwardingRulesGet(ctx, project, forwardingRule, params)
 	return err
 }
 
@@ -2569,8 +6234,24 @@ func (w *ServerInterfaceWrapper) GlobalForwardingRulesSetLabels(ctx echo.Context
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GlobalForwardingRulesSetLabelsParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GlobalForwardingRulesSetLabels(ctx, project, resource)
+	err = w.Handler.GlobalForwardingRulesSetLabels(ctx, project, resource, params)
 	return err
 }
 
@@ -2594,8 +6275,129 @@ func (w *ServerInterfaceWrapper) InterconnectAttachmentGroupsInsert(ctx echo.Con
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
 	}
 
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.InterconnectAttachmentGroupsInsert(ctx, project, params)
+	return err
+}
+
+// GlobalOperationsList converts echo context to params.
+func (w *ServerInterfaceWrapper) GlobalOperationsList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GlobalOperationsListParams
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "maxResults" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "maxResults", ctx.QueryParams(), &params.MaxResults, runtime.BindQueryParameterOptions{Type: "integer", Format: "uint32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter maxResults: %s", err))
+	}
+
+	// ------------- Optional query parameter "orderBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "orderBy", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orderBy: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageToken" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
+	}
+
+	// ------------- Optional query parameter "returnPartialSuccess" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "returnPartialSuccess", ctx.QueryParams(), &params.ReturnPartialSuccess, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter returnPartialSuccess: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GlobalOperationsList(ctx, project, params)
+	return err
+}
+
+// GlobalOperationsDelete converts echo context to params.
+func (w *ServerInterfaceWrapper) GlobalOperationsDelete(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "operation" -------------
+	var operation OperationPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "operation", ctx.Param("operation"), &operation, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter operation: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GlobalOperationsDeleteParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GlobalOperationsDelete(ctx, project, operation, params)
 	return err
 }
 
@@ -2618,8 +6420,283 @@ func (w *ServerInterfaceWrapper) GlobalOperationsGet(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter operation: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GlobalOperationsGetParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GlobalOperationsGet(ctx, project, operation)
+	err = w.Handler.GlobalOperationsGet(ctx, project, operation, params)
+	return err
+}
+
+// GlobalOperationsWait converts echo context to params.
+func (w *ServerInterfaceWrapper) GlobalOperationsWait(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "operation" -------------
+	var operation OperationPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "operation", ctx.Param("operation"), &operation, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter operation: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GlobalOperationsWaitParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GlobalOperationsWait(ctx, project, operation, params)
+	return err
+}
+
+// RegionOperationsList converts echo context to params.
+func (w *ServerInterfaceWrapper) RegionOperationsList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region RegionPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RegionOperationsListParams
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "maxResults" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "maxResults", ctx.QueryParams(), &params.MaxResults, runtime.BindQueryParameterOptions{Type: "integer", Format: "uint32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter maxResults: %s", err))
+	}
+
+	// ------------- Optional query parameter "orderBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "orderBy", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orderBy: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageToken" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
+	}
+
+	// ------------- Optional query parameter "returnPartialSuccess" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "returnPartialSuccess", ctx.QueryParams(), &params.ReturnPartialSuccess, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter returnPartialSuccess: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RegionOperationsList(ctx, project, region, params)
+	return err
+}
+
+// RegionOperationsDelete converts echo context to params.
+func (w *ServerInterfaceWrapper) RegionOperationsDelete(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region RegionPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// ------------- Path parameter "operation" -------------
+	var operation OperationPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "operation", ctx.Param("operation"), &operation, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter operation: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RegionOperationsDeleteParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RegionOperationsDelete(ctx, project, region, operation, params)
+	return err
+}
+
+// RegionOperationsGet converts echo context to params.
+func (w *ServerInterfaceWrapper) RegionOperationsGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region RegionPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// ------------- Path parameter "operation" -------------
+	var operation OperationPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "operation", ctx.Param("operation"), &operation, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter operation: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RegionOperationsGetParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RegionOperationsGet(ctx, project, region, operation, params)
+	return err
+}
+
+// RegionOperationsWait converts echo context to params.
+func (w *ServerInterfaceWrapper) RegionOperationsWait(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region RegionPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// ------------- Path parameter "operation" -------------
+	var operation OperationPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "operation", ctx.Param("operation"), &operation, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter operation: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RegionOperationsWaitParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RegionOperationsWait(ctx, project, region, operation, params)
 	return err
 }
 
@@ -2670,10 +6747,20 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 		Handler: si,
 	}
 
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules", wrapper.GlobalForwardingRulesList, options.OperationMiddlewares["globalForwardingRules.list"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules", wrapper.GlobalForwardingRulesInsert, options.OperationMiddlewares["globalForwardingRules.insert"]...)
+	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:forwardingRule", wrapper.GlobalForwardingRulesDelete, options.OperationMiddlewares["globalForwardingRules.delete"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:forwardingRule", wrapper.GlobalForwardingRulesGet, options.OperationMiddlewares["globalForwardingRules.get"]...)
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:resource/setLabels", wrapper.GlobalForwardingRulesSetLabels, options.OperationMiddlewares["globalForwardingRules.setLabels"]...)
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnectAttachmentGroups", wrapper.InterconnectAttachmentGroupsInsert, options.OperationMiddlewares["interconnectAttachmentGroups.insert"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/operations", wrapper.GlobalOperationsList, options.OperationMiddlewares["globalOperations.list"]...)
+	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/global/operations/:operation", wrapper.GlobalOperationsDelete, options.OperationMiddlewares["globalOperations.delete"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/operations/:operation", wrapper.GlobalOperationsGet, options.OperationMiddlewares["globalOperations.get"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/operations/:operation/wait", wrapper.GlobalOperationsWait, options.OperationMiddlewares["globalOperations.wait"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/regions/:region/operations", wrapper.RegionOperationsList, options.OperationMiddlewares["regionOperations.list"]...)
+	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/regions/:region/operations/:operation", wrapper.RegionOperationsDelete, options.OperationMiddlewares["regionOperations.delete"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/regions/:region/operations/:operation", wrapper.RegionOperationsGet, options.OperationMiddlewares["regionOperations.get"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/regions/:region/operations/:operation/wait", wrapper.RegionOperationsWait, options.OperationMiddlewares["regionOperations.wait"]...)
 
 }
 
@@ -2689,9 +6776,244 @@ type UnauthorizedJSONResponse GoogleErrorResponse
 
 type UnexpectedErrorJSONResponse GoogleErrorResponse
 
+type GlobalForwardingRulesListRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Params  GlobalForwardingRulesListParams
+}
+
+type GlobalForwardingRulesListResponseObject interface {
+	VisitGlobalForwardingRulesListResponse(w http.ResponseWriter) error
+}
+
+type GlobalForwardingRulesList200JSONResponse ForwardingRuleList
+
+func (response GlobalForwardingRulesList200JSONResponse) VisitGlobalForwardingRulesListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GlobalForwardingRulesList400JSONResponse) VisitGlobalForwardingRulesListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GlobalForwardingRulesList401JSONResponse) VisitGlobalForwardingRulesListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesListdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response GlobalForwardingRulesListdefaultJSONResponse) VisitGlobalForwardingRulesListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesInsertRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Params  GlobalForwardingRulesInsertParams
+	Body    *GlobalForwardingRulesInsertJSONRequestBody
+}
+
+type GlobalForwardingRulesInsertResponseObject interface {
+	VisitGlobalForwardingRulesInsertResponse(w http.ResponseWriter) error
+}
+
+type GlobalForwardingRulesInsert200JSONResponse Operation
+
+func (response GlobalForwardingRulesInsert200JSONResponse) VisitGlobalForwardingRulesInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesInsert400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GlobalForwardingRulesInsert400JSONResponse) VisitGlobalForwardingRulesInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesInsert401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GlobalForwardingRulesInsert401JSONResponse) VisitGlobalForwardingRulesInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesInsert409JSONResponse struct{ ConflictJSONResponse }
+
+func (response GlobalForwardingRulesInsert409JSONResponse) VisitGlobalForwardingRulesInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesInsertdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response GlobalForwardingRulesInsertdefaultJSONResponse) VisitGlobalForwardingRulesInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesDeleteRequestObject struct {
+	Project        ProjectPath        `json:"project"`
+	ForwardingRule ForwardingRulePath `json:"forwardingRule"`
+	Params         GlobalForwardingRulesDeleteParams
+}
+
+type GlobalForwardingRulesDeleteResponseObject interface {
+	VisitGlobalForwardingRulesDeleteResponse(w http.ResponseWriter) error
+}
+
+type GlobalForwardingRulesDelete200JSONResponse Operation
+
+func (response GlobalForwardingRulesDelete200JSONResponse) VisitGlobalForwardingRulesDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesDelete400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GlobalForwardingRulesDelete400JSONResponse) VisitGlobalForwardingRulesDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesDelete401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GlobalForwardingRulesDelete401JSONResponse) VisitGlobalForwardingRulesDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesDelete404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GlobalForwardingRulesDelete404JSONResponse) VisitGlobalForwardingRulesDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesDeletedefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response GlobalForwardingRulesDeletedefaultJSONResponse) VisitGlobalForwardingRulesDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GlobalForwardingRulesGetRequestObject struct {
 	Project        ProjectPath        `json:"project"`
 	ForwardingRule ForwardingRulePath `json:"forwardingRule"`
+	Params         GlobalForwardingRulesGetParams
 }
 
 type GlobalForwardingRulesGetResponseObject interface {
@@ -2774,6 +7096,7 @@ func (response GlobalForwardingRulesGetdefaultJSONResponse) VisitGlobalForwardin
 type GlobalForwardingRulesSetLabelsRequestObject struct {
 	Project  ProjectPath  `json:"project"`
 	Resource ResourcePath `json:"resource"`
+	Params   GlobalForwardingRulesSetLabelsParams
 	Body     *GlobalForwardingRulesSetLabelsJSONRequestBody
 }
 
@@ -2951,9 +7274,155 @@ func (response InterconnectAttachmentGroupsInsertdefaultJSONResponse) VisitInter
 	return err
 }
 
+type GlobalOperationsListRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Params  GlobalOperationsListParams
+}
+
+type GlobalOperationsListResponseObject interface {
+	VisitGlobalOperationsListResponse(w http.ResponseWriter) error
+}
+
+type GlobalOperationsList200JSONResponse OperationList
+
+func (response GlobalOperationsList200JSONResponse) VisitGlobalOperationsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalOperationsList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GlobalOperationsList400JSONResponse) VisitGlobalOperationsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalOperationsList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GlobalOperationsList401JSONResponse) VisitGlobalOperationsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalOperationsListdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response GlobalOperationsListdefaultJSONResponse) VisitGlobalOperationsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalOperationsDeleteRequestObject struct {
+	Project   ProjectPath   `json:"project"`
+	Operation OperationPath `json:"operation"`
+	Params    GlobalOperationsDeleteParams
+}
+
+type GlobalOperationsDeleteResponseObject interface {
+	VisitGlobalOperationsDeleteResponse(w http.ResponseWriter) error
+}
+
+type GlobalOperationsDelete204Response struct {
+}
+
+func (response GlobalOperationsDelete204Response) VisitGlobalOperationsDeleteResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type GlobalOperationsDelete400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GlobalOperationsDelete400JSONResponse) VisitGlobalOperationsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalOperationsDelete401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GlobalOperationsDelete401JSONResponse) VisitGlobalOperationsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalOperationsDelete404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GlobalOperationsDelete404JSONResponse) VisitGlobalOperationsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalOperationsDeletedefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response GlobalOperationsDeletedefaultJSONResponse) VisitGlobalOperationsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GlobalOperationsGetRequestObject struct {
 	Project   ProjectPath   `json:"project"`
 	Operation OperationPath `json:"operation"`
+	Params    GlobalOperationsGetParams
 }
 
 type GlobalOperationsGetResponseObject interface {
@@ -3033,8 +7502,415 @@ func (response GlobalOperationsGetdefaultJSONResponse) VisitGlobalOperationsGetR
 	return err
 }
 
+type GlobalOperationsWaitRequestObject struct {
+	Project   ProjectPath   `json:"project"`
+	Operation OperationPath `json:"operation"`
+	Params    GlobalOperationsWaitParams
+}
+
+type GlobalOperationsWaitResponseObject interface {
+	VisitGlobalOperationsWaitResponse(w http.ResponseWriter) error
+}
+
+type GlobalOperationsWait200JSONResponse Operation
+
+func (response GlobalOperationsWait200JSONResponse) VisitGlobalOperationsWaitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalOperationsWait400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GlobalOperationsWait400JSONResponse) VisitGlobalOperationsWaitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalOperationsWait401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GlobalOperationsWait401JSONResponse) VisitGlobalOperationsWaitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalOperationsWait404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GlobalOperationsWait404JSONResponse) VisitGlobalOperationsWaitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalOperationsWaitdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response GlobalOperationsWaitdefaultJSONResponse) VisitGlobalOperationsWaitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegionOperationsListRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Region  RegionPath  `json:"region"`
+	Params  RegionOperationsListParams
+}
+
+type RegionOperationsListResponseObject interface {
+	VisitRegionOperationsListResponse(w http.ResponseWriter) error
+}
+
+type RegionOperationsList200JSONResponse OperationList
+
+func (response RegionOperationsList200JSONResponse) VisitRegionOperationsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegionOperationsList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RegionOperationsList400JSONResponse) VisitRegionOperationsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegionOperationsList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RegionOperationsList401JSONResponse) VisitRegionOperationsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegionOperationsListdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response RegionOperationsListdefaultJSONResponse) VisitRegionOperationsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegionOperationsDeleteRequestObject struct {
+	Project   ProjectPath   `json:"project"`
+	Region    RegionPath    `json:"region"`
+	Operation OperationPath `json:"operation"`
+	Params    RegionOperationsDeleteParams
+}
+
+type RegionOperationsDeleteResponseObject interface {
+	VisitRegionOperationsDeleteResponse(w http.ResponseWriter) error
+}
+
+type RegionOperationsDelete204Response struct {
+}
+
+func (response RegionOperationsDelete204Response) VisitRegionOperationsDeleteResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type RegionOperationsDelete400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RegionOperationsDelete400JSONResponse) VisitRegionOperationsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegionOperationsDelete401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RegionOperationsDelete401JSONResponse) VisitRegionOperationsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegionOperationsDelete404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RegionOperationsDelete404JSONResponse) VisitRegionOperationsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegionOperationsDeletedefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response RegionOperationsDeletedefaultJSONResponse) VisitRegionOperationsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegionOperationsGetRequestObject struct {
+	Project   ProjectPath   `json:"project"`
+	Region    RegionPath    `json:"region"`
+	Operation OperationPath `json:"operation"`
+	Params    RegionOperationsGetParams
+}
+
+type RegionOperationsGetResponseObject interface {
+	VisitRegionOperationsGetResponse(w http.ResponseWriter) error
+}
+
+type RegionOperationsGet200JSONResponse Operation
+
+func (response RegionOperationsGet200JSONResponse) VisitRegionOperationsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegionOperationsGet400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RegionOperationsGet400JSONResponse) VisitRegionOperationsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegionOperationsGet401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RegionOperationsGet401JSONResponse) VisitRegionOperationsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegionOperationsGet404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RegionOperationsGet404JSONResponse) VisitRegionOperationsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegionOperationsGetdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response RegionOperationsGetdefaultJSONResponse) VisitRegionOperationsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegionOperationsWaitRequestObject struct {
+	Project   ProjectPath   `json:"project"`
+	Region    RegionPath    `json:"region"`
+	Operation OperationPath `json:"operation"`
+	Params    RegionOperationsWaitParams
+}
+
+type RegionOperationsWaitResponseObject interface {
+	VisitRegionOperationsWaitResponse(w http.ResponseWriter) error
+}
+
+type RegionOperationsWait200JSONResponse Operation
+
+func (response RegionOperationsWait200JSONResponse) VisitRegionOperationsWaitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegionOperationsWait400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RegionOperationsWait400JSONResponse) VisitRegionOperationsWaitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegionOperationsWait401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RegionOperationsWait401JSONResponse) VisitRegionOperationsWaitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegionOperationsWait404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RegionOperationsWait404JSONResponse) VisitRegionOperationsWaitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RegionOperationsWaitdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response RegionOperationsWaitdefaultJSONResponse) VisitRegionOperationsWaitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// GlobalForwardingRulesList List global forwarding rules
+	// (GET /compute/v1/projects/{project}/global/forwardingRules)
+	GlobalForwardingRulesList(ctx context.Context, request GlobalForwardingRulesListRequestObject) (GlobalForwardingRulesListResponseObject, error)
+	// GlobalForwardingRulesInsert Insert a global forwarding rule
+	// (POST /compute/v1/projects/{project}/global/forwardingRules)
+	GlobalForwardingRulesInsert(ctx context.Context, request GlobalForwardingRulesInsertRequestObject) (GlobalForwardingRulesInsertResponseObject, error)
+	// GlobalForwardingRulesDelete Delete a global forwarding rule
+	// (DELETE /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule})
+	GlobalForwardingRulesDelete(ctx context.Context, request GlobalForwardingRulesDeleteRequestObject) (GlobalForwardingRulesDeleteResponseObject, error)
 	// GlobalForwardingRulesGet Get a global forwarding rule
 	// (GET /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule})
 	GlobalForwardingRulesGet(ctx context.Context, request GlobalForwardingRulesGetRequestObject) (GlobalForwardingRulesGetResponseObject, error)
@@ -3044,9 +7920,30 @@ type StrictServerInterface interface {
 	// InterconnectAttachmentGroupsInsert Insert an interconnect attachment group
 	// (POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups)
 	InterconnectAttachmentGroupsInsert(ctx context.Context, request InterconnectAttachmentGroupsInsertRequestObject) (InterconnectAttachmentGroupsInsertResponseObject, error)
+	// GlobalOperationsList List global operations
+	// (GET /compute/v1/projects/{project}/global/operations)
+	GlobalOperationsList(ctx context.Context, request GlobalOperationsListRequestObject) (GlobalOperationsListResponseObject, error)
+	// GlobalOperationsDelete Delete a global operation
+	// (DELETE /compute/v1/projects/{project}/global/operations/{operation})
+	GlobalOperationsDelete(ctx context.Context, request GlobalOperationsDeleteRequestObject) (GlobalOperationsDeleteResponseObject, error)
 	// GlobalOperationsGet Get a global operation
 	// (GET /compute/v1/projects/{project}/global/operations/{operation})
 	GlobalOperationsGet(ctx context.Context, request GlobalOperationsGetRequestObject) (GlobalOperationsGetResponseObject, error)
+	// GlobalOperationsWait Wait for a global operation
+	// (POST /compute/v1/projects/{project}/global/operations/{operation}/wait)
+	GlobalOperationsWait(ctx context.Context, request GlobalOperationsWaitRequestObject) (GlobalOperationsWaitResponseObject, error)
+	// RegionOperationsList List regional operations
+	// (GET /compute/v1/projects/{project}/regions/{region}/operations)
+	RegionOperationsList(ctx context.Context, request RegionOperationsListRequestObject) (RegionOperationsListResponseObject, error)
+	// RegionOperationsDelete Delete a regional operation
+	// (DELETE /compute/v1/projects/{project}/regions/{region}/operations/{operation})
+	RegionOperationsDelete(ctx context.Context, request RegionOperationsDeleteRequestObject) (RegionOperationsDeleteResponseObject, error)
+	// RegionOperationsGet Get a regional operation
+	// (GET /compute/v1/projects/{project}/regions/{region}/operations/{operation})
+	RegionOperationsGet(ctx context.Context, request RegionOperationsGetRequestObject) (RegionOperationsGetResponseObject, error)
+	// RegionOperationsWait Wait for a regional operation
+	// (POST /compute/v1/projects/{project}/regions/{region}/operations/{operation}/wait)
+	RegionOperationsWait(ctx context.Context, request RegionOperationsWaitRequestObject) (RegionOperationsWaitResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -3061,12 +7958,115 @@ type strictHandler struct {
 	middlewares []StrictMiddlewareFunc
 }
 
+// GlobalForwardingRulesList operation middleware
+func (sh *strictHandler) GlobalForwardingRulesList(ctx echo.Context, project ProjectPath, params GlobalForwardingRulesListParams) error {
+	var request GlobalForwardingRulesListRequestObject
+
+	request.Project = project
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GlobalForwardingRulesList(ctx.Request().Context(), request.(GlobalForwardingRulesListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GlobalForwardingRulesList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GlobalForwardingRulesListResponseObject); ok {
+		return validResponse.VisitGlobalForwardingRulesListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GlobalForwardingRulesInsert operation middleware
+func (sh *strictHandler) GlobalForwardingRulesInsert(ctx echo.Context, project ProjectPath, params GlobalForwardingRulesInsertParams) error {
+	var request GlobalForwardingRulesInsertRequestObject
+
+	request.Project = project
+	request.Params = params
+
+	var body GlobalForwardingRulesInsertJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GlobalForwardingRulesInsert(ctx.Request().Context(), request.(GlobalForwardingRulesInsertRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GlobalForwardingRulesInsert")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GlobalForwardingRulesInsertResponseObject); ok {
+		return validResponse.VisitGlobalForwardingRulesInsertResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GlobalForwardingRulesDelete operation middleware
+func (sh *strictHandler) GlobalForwardingRulesDelete(ctx echo.Context, project ProjectPath, forwardingRule ForwardingRulePath, params GlobalForwardingRulesDeleteParams) error {
+	var request GlobalForwardingRulesDeleteRequestObject
+
+	request.Project = project
+	request.ForwardingRule = forwardingRule
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GlobalForwardingRulesDelete(ctx.Request().Context(), request.(GlobalForwardingRulesDeleteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GlobalForwardingRulesDelete")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GlobalForwardingRulesDeleteResponseObject); ok {
+		return validResponse.VisitGlobalForwardingRulesDeleteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GlobalForwardingRulesGet operation middleware
-func (sh *strictHandler) GlobalForwardingRulesGet(ctx echo.Context, project ProjectPath, forwardingRule ForwardingRulePath) error {
+func (sh *strictHandler) GlobalForwardingRulesGet(ctx echo.Context, project ProjectPath, forwardingRule ForwardingRulePath, params GlobalForwardingRulesGetParams) error {
 	var request GlobalForwardingRulesGetRequestObject
 
 	request.Project = project
 	request.ForwardingRule = forwardingRule
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GlobalForwardingRulesGet(ctx.Request().Context(), request.(GlobalForwardingRulesGetRequestObject))
@@ -3088,11 +8088,12 @@ func (sh *strictHandler) GlobalForwardingRulesGet(ctx echo.Context, project Proj
 }
 
 // GlobalForwardingRulesSetLabels operation middleware
-func (sh *strictHandler) GlobalForwardingRulesSetLabels(ctx echo.Context, project ProjectPath, resource ResourcePath) error {
+func (sh *strictHandler) GlobalForwardingRulesSetLabels(ctx echo.Context, project ProjectPath, resource ResourcePath, params GlobalForwardingRulesSetLabelsParams) error {
 	var request GlobalForwardingRulesSetLabelsRequestObject
 
 	request.Project = project
 	request.Resource = resource
+	request.Params = params
 
 	var body GlobalForwardingRulesSetLabelsJSONRequestBody
 	var err error
@@ -3185,12 +8186,66 @@ func (sh *strictHandler) InterconnectAttachmentGroupsInsert(ctx echo.Context, pr
 	return nil
 }
 
+// GlobalOperationsList operation middleware
+func (sh *strictHandler) GlobalOperationsList(ctx echo.Context, project ProjectPath, params GlobalOperationsListParams) error {
+	var request GlobalOperationsListRequestObject
+
+	request.Project = project
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GlobalOperationsList(ctx.Request().Context(), request.(GlobalOperationsListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GlobalOperationsList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GlobalOperationsListResponseObject); ok {
+		return validResponse.VisitGlobalOperationsListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GlobalOperationsDelete operation middleware
+func (sh *strictHandler) GlobalOperationsDelete(ctx echo.Context, project ProjectPath, operation OperationPath, params GlobalOperationsDeleteParams) error {
+	var request GlobalOperationsDeleteRequestObject
+
+	request.Project = project
+	request.Operation = operation
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GlobalOperationsDelete(ctx.Request().Context(), request.(GlobalOperationsDeleteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GlobalOperationsDelete")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GlobalOperationsDeleteResponseObject); ok {
+		return validResponse.VisitGlobalOperationsDeleteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GlobalOperationsGet operation middleware
-func (sh *strictHandler) GlobalOperationsGet(ctx echo.Context, project ProjectPath, operation OperationPath) error {
+func (sh *strictHandler) GlobalOperationsGet(ctx echo.Context, project ProjectPath, operation OperationPath, params GlobalOperationsGetParams) error {
 	var request GlobalOperationsGetRequestObject
 
 	request.Project = project
 	request.Operation = operation
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GlobalOperationsGet(ctx.Request().Context(), request.(GlobalOperationsGetRequestObject))
@@ -3211,177 +8266,371 @@ func (sh *strictHandler) GlobalOperationsGet(ctx echo.Context, project ProjectPa
 	return nil
 }
 
+// GlobalOperationsWait operation middleware
+func (sh *strictHandler) GlobalOperationsWait(ctx echo.Context, project ProjectPath, operation OperationPath, params GlobalOperationsWaitParams) error {
+	var request GlobalOperationsWaitRequestObject
+
+	request.Project = project
+	request.Operation = operation
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GlobalOperationsWait(ctx.Request().Context(), request.(GlobalOperationsWaitRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GlobalOperationsWait")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GlobalOperationsWaitResponseObject); ok {
+		return validResponse.VisitGlobalOperationsWaitResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RegionOperationsList operation middleware
+func (sh *strictHandler) RegionOperationsList(ctx echo.Context, project ProjectPath, region RegionPath, params RegionOperationsListParams) error {
+	var request RegionOperationsListRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RegionOperationsList(ctx.Request().Context(), request.(RegionOperationsListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RegionOperationsList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RegionOperationsListResponseObject); ok {
+		return validResponse.VisitRegionOperationsListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RegionOperationsDelete operation middleware
+func (sh *strictHandler) RegionOperationsDelete(ctx echo.Context, project ProjectPath, region RegionPath, operation OperationPath, params RegionOperationsDeleteParams) error {
+	var request RegionOperationsDeleteRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.Operation = operation
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RegionOperationsDelete(ctx.Request().Context(), request.(RegionOperationsDeleteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RegionOperationsDelete")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RegionOperationsDeleteResponseObject); ok {
+		return validResponse.VisitRegionOperationsDeleteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RegionOperationsGet operation middleware
+func (sh *strictHandler) RegionOperationsGet(ctx echo.Context, project ProjectPath, region RegionPath, operation OperationPath, params RegionOperationsGetParams) error {
+	var request RegionOperationsGetRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.Operation = operation
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RegionOperationsGet(ctx.Request().Context(), request.(RegionOperationsGetRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RegionOperationsGet")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RegionOperationsGetResponseObject); ok {
+		return validResponse.VisitRegionOperationsGetResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RegionOperationsWait operation middleware
+func (sh *strictHandler) RegionOperationsWait(ctx echo.Context, project ProjectPath, region RegionPath, operation OperationPath, params RegionOperationsWaitParams) error {
+	var request RegionOperationsWaitRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.Operation = operation
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RegionOperationsWait(ctx.Request().Context(), request.(RegionOperationsWaitRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RegionOperationsWait")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RegionOperationsWaitResponseObject); ok {
+		return validResponse.VisitRegionOperationsWaitResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"5L2Lcts4lj/8KijuVMXeoWTJVpzYrqlZRWYcbcuSWpLT0xP5E2ESkrChADUB2lFn/e5f4UISpCCZjpPu",
-	"mf9OTXUsEsT14Jwfzg1fnYCu1pQgwplz/tVZwxiuEEex/PWexg8wDjFZjJIIDSFfiqchYkGM1xxT4pw7",
-	"fbhCgMaAJCsU4wDgENA54EsE5tnXIE4iVHdcB32Bq3WEnHPnAd3VlpyvWU28c1wHi8rWognXIXAlyswL",
-	"zTuuE6PfEhyj0DnncYJchwVLtIKiT3+J0dw5d/7jKB/OkXrLjkQPB3E3dB4fXWewRjEUXX/uaGj6YXEc",
-	"2eNa883JcfPNaUP+r3Z6DE/umkErfI1O57UmPL47CVphTfx6A9/e2QecVfZ9xjqM6f+ggNtHql+C7mUd",
-	"tMkmGylmgC3hGgH0BTPOAF6tIxxgHm2KA19tamtVRa15fGIfjy6wdzRryDmKxbf/3ydY+/32Uw3Wfm/U",
-	"zm6/ttzjt4+f9K+/OK7DN2tRK+MxJgs5whH6LUGMd8OfExRvtgd5DT8jJpcvViUBg3MEOAUx4vHmHED1",
-	"B3jAfCnLMUEAcVotwCR/qkfjTokord/EiCMiWgNrFGMqJzFbRuaK90lMVB9ojBeYwAhkRAggCUGwhGSB",
-	"2JQQKqpd1MF1wji4QwCCexjhENzcdC8B5UsUA76EqmGCI/X8QHYQxfcoBjESPWSFAqq7oNVoHNaBFywp",
-	"ksPys07UgwgjwrPf3dCvT0lhsRvzRnByd4Zqb+ZNVGvBt0HtLDx5XTu+O4VN1ArehGeNlAR+k0uR0UA2",
-	"l4656nMaryB3zp0kweKNSQWN2hmszdu197df3z7WzJ+t5/xsHj/uIhpGkzj44/lZrBv+Hrv7UdTB1pQw",
-	"JFn1OxjqzSB+BZQIshR/wrXYv3Jhj/6HiSF+zbv91UFxTGP1SYic81aj4apnzDn/9NUJ6QrKkSwiegcj",
-	"x3VWiDG4EMPpEkWd9zBK5OyAOUZRCF6l46yLcb86B6+GMQ1nVzFN1q9M4l5BHizF7MZogb6AVwd/P5cs",
-	"QPybcYGGe9rMuMDh3w9fydmDciQOVl1wHm//FTomFqXaQl5RuoiQJ+Z5pFdRrWmRFtsgk8eCJO9ouAEr",
-	"tLpDMcAM6MGLNxCkBAUoQeLlCjMmeInz6DodSuYRDl5KGWeVKWMiGaOaa/BK8012VBQZR+rDI0w4igNK",
-	"CAp4m3MYLFeIcLko7Ggd07CGIOO1hVwlAKMYwXCjpZNJC/qNp14UKeKP69APoIGs45IPQQ4E9ZbaBQdU",
-	"0sQdEuwpiBHkKDyUq9+n/D1NSPjC1W/9mNUvYjx2VOSjr8ADZIBQDuZyCMZyk3RYL1jp5zX+3Ze20NeQ",
-	"ItWYXNAUeOhOy4UcxiigJMTi6/cQR+iFS9o8fmJJI6oqEyx1XrsWTNF4OlGCdYlgiOICAfTgHYoYmGOy",
-	"QPE6xoQDhCV6MVhWNvBIlV7Ce6ShUGGdsyH3Kb9GvLTcL2/qh6yqbKjQKwGrOYyQm3Jm0TG0WvONXNsb",
-	"AhO+pDH+/aWr2mhWX9W2bjM9c1RYWrrABIy0sKmbC5VBmtIKlb74QbtIoful3LDgDsFYYGX6GRE9vejL",
-	"GgUchV4+Xd84w6+fBZEEqoURkOXrYBghyBAQJw64gJgIIhAdgQEHLFmvacwLc3oHg8+I6E6XQc43VP39",
-	"pRPZ6IOJ7IZbODAhco8iukZmuwqsJtHnLmEozg8dYw55wrbhuHouRB8Ed0n0GWD5nWhHIJ2UYsWsrWNx",
-	"8OJYAWItAz+uOjRRy1zC+YnEUXQOPl6zVGKKarKjCSb85Dg/QQhYsECxI+cgQtXr1qXBwxJHCMQ0isT2",
-	"F0tbsbm5ZPYT2pGdrNiqRArqS3HevUPPHCPbsSC/LJE+iKLiguhJFGM7SAepBeyhWxi2K2gzpEQdoUiy",
-	"cs4/OZ2R1550+1eO61wO+p7jOqNBr9ftX83etTs/Oa4znrQnN+PZTX889Drd913v0rndOt65DofxAvGq",
-	"k0T1rFSalMfsEb2Teo1H15E7pEvm1Ea6cRLwRIDyACZM4jdI9H7doteUjZRrEfwzgBGQcFPKjblWPAge",
-	"4QK+WYv30UY/XWDGkWiTofgeB0iixeJZVWz3hKP6Qu5xuMasHtCVY5nMFeIwhFztWhgqQQyjYaHnW1+V",
-	"WET2GWD5jISIQxyxOvgJbZg+cPlKAQRrv7dr/2zUzmqz27/6LoAcrCjj4LQ1JcESxjDgKGYuwCGS447o",
-	"A4o7cIWiDmToAiQEc4GEI0oWKT/6jDauRFfihzwXKhXH1nqmrLe8DCP5PJ18zeyg4LCMQyL50c1w6I1m",
-	"4377J2/WaY+94qSPvPHgZtTxZv3BZPZ+cNO/FJICfukhsuBL5/z0pKgFadf+eftJzcPs9q/6rx1qsK1R",
-	"FBW3uxdvDiOGtk8cSpKVFR7ngnq7QwDDMEaMuQKcchrQSGqxhIABscBUivWEOEYBBzyG8zkOpoRTAIHa",
-	"nHUwIJpe1WlWrdYDgDECKxqiKELhBfAVXPM1VANUfRTTZLGcEp8hrtCf1lYVt1N32Fbd3F7KfAiqp3Lf",
-	"JJFWorELABnDC4JCcKc6qZVrD0tEAF1hrplovrYnrXqz+ab++qzePLZto+5wqKfK2ptsHjkVQiJY5l2S",
-	"0AQxk1G2Pziu442Hjut0O9fin97J7NJ7377pTQSb7EzEs0lH/PfmcmhlkopTUzLBK8Q4XK23+9XRRQDH",
-	"K+SC0fsOODk5OQMcfeFKXbrCUYSZPJMwSQJ0PmeIF6fmuHF8Wmu8rh2/mTSOz5ut88ZJ/XXzuNZ4c95o",
-	"KKgTCmpIFWH7mUm5k4O15izG47ptBQwovl3LewOn6w3+sKRRfjhzpRKJrjleYcZxIGDHZ82L14J1IQYO",
-	"BB8IYRyCNQxDQTyQodPWYXE6kvf/TdCvH5PF5OZvpsi523BUVIMe/P1cbHqlX/rr0e3X1uPhf249PH78",
-	"29/+t/jo5PFvh3//i20ScGgRUpK2awtEBBBDoeCevyVIMFfC8RyjGBwkmPDTlgsgAxCEKMArxcsxWZSG",
-	"97rZOj1pnjaP3568OW20Xjcbr7eVu7d//UuVhcfrjyhm1mXvDsG9epeul97Q5j7pDj+2xB4ZfjwVOyGH",
-	"DbOP3mjcHfStO+MzJpZZEgeiXPAqorgAMHqAGwZ8LU//o6hO8K1C9z8sRq0nJkKywffPJOAgiWNEuD6J",
-	"MsR3Eaj44C0Q9McOL1JbBIBzLjD9PYo3RVYL2ooxCQ5AE54eqRmHMWdCVPut419W4/W7t/H4+m9bhgTz",
-	"5R9O/6qvT5181EhleQrDdzCCJMBkMRavkQ0PmyIEM5AwFAp+YdKi94+JN+q3e4Jz6z9n1+1++8oTKKDb",
-	"z96mf1rezsZe733h+cd2r2sHwcrgYDdtFKnYzTZ8SeG017hRwi0rTNKfTXfLoneQ6cz/M1eXWxeIIP5A",
-	"48/bPb8Z9dKO6zKKJeP0ECwXT8huqVJRR9IHzJBVGAioMhJ0brGK5ihGb1R1fBItK/DiAn+aNBonQUQf",
-	"5B+opn4v8WKpHviqc3r+gN9qndRarZMSQ9BPbR1kKJr3MPm8k12HaI4FQDHmJbNtVGEpaih751kVyXVn",
-	"EirFKED4XptUNbQDB+ZgU4wnCOnL5rBuxau59euTItVbC4a9QlwLgExJcK2PIxZDr36jFAULxGuZgDDt",
-	"9kWMiEmECRrf0VV6gNurEdndn6wKNTjr5FcamNmXEhxLO5RKPoGZ5zRGEnkpdr3lplDSiCiRkNWkO/GS",
-	"s11HS5lgq3euOHIpCJ2/TI+iW1OiaOZ79myiqPBlHbMdra7k2WicSkTD6PqMI9Y7Gm4EqfrqpFU8rrG6",
-	"IW+3VvFpNDAxxL9fLu5n/EKIq12gVWI95bogp2pKdvR0gbhfB9dKpe2m3DdWuu5z0GoeC3hU0OD/O2MC",
-	"K0HkmtLttWjv1PcoZbJt7T5MJkOg1G9AlCqIDWmIq6C+SxXUtgYwCfE9DpNUecwuQMISqUtBX2DAow3Q",
-	"yjnM0Yo9Q1Xc5Wjl5JME4xhulB5Jq63L3bnMfxV0Kxe5FhkqaTPHMeMAER5vXjGgK3xavMhpzjuQTczt",
-	"/pWUA9k+bhLdPSVmfOMDv7pGbxxQ8zQBGSUXKSfwJXKQXljtYbcIGDL7wjYRZyYd23IrM45b9CVQHhFS",
-	"qEvlZGjqtfAcQFLy9zIsgDvbV3YjK0L20zK+ZLaFk1pmZ8p6aAW1zyYiK/jbpeC7hsESE1QT4hveRenK",
-	"nANfWxJ9F/gpZYm/UwO0+Lvge+C7U7LF9OTHCkp1yQ1D7zZtIlFq6o3ku6BeL7PGzMj9FJnn9K2pLhvo",
-	"E4SeGXespKOIPbXjiMmVR0JAKKkdf/kCUhekbeLPjGYVOcfWiFQFtt5/QJFFXyXwslTohzRIVohw7WB3",
-	"J06pu9XukfjMPnj5qjIXFL2SmH2L/T3uGIMd4bdlu1sDsbCXfYqx7FQqK6PzOYqZdTskcbT3GCC+r1dT",
-	"OnelKjxAzGLeq4rcTYsSnYu/VJXbw1+juKdZSm473AUW9y3cbmPkFqjMjZFl69caxZkt0kCY6aM9APPJ",
-	"40J3tzvS8xX74is1sXmlAGa1MqXZhUQWIAIRwnuII3iHI8w3YNxrXxgq8SmJkThMKwk97rWVLs6oDgZc",
-	"AQttgpaepwElc7xIBB+Vpxe+RDgGnK5pRBcbgMmU+JEye2U2NL8OfDGJ6gtfdo/70mJguL7p5bAZBIxe",
-	"fSul7FmJ/KdjdVAw50RrWuRaGLQC4zvMYxhvQMJQXAuWlCGi1aysDjwYLMEqYXxKlP8XUZ5CmCyM2lPa",
-	"1GocJeCVKUwyR0K1uV62LtdySkiSuhRGeIV5bviYOm2j3+v0s6kDfksohztMaPnyvmBCO3klf7S9olVr",
-	"NmvHzUmjcS7/X281j2uNt3+ovQJxuLB9Dn9LkPJrSTX0G0EAGT29EkcGNXNyNnKNLiVadqsHdfDLEpEp",
-	"EfsywkrJBZUxA2AuCU1bZU1tsvKopUrVoAsz7XWOQnDQah5bsM9hHXQXhFq26J9gojg5a5wev3193Dxt",
-	"nTXfnrx90zr+dhNF5kL0jVTeVRXoqtJCGW+3SmVIQLdcWO1zSQGKF5vVpQKLFdhQHYwRnxJpVJWWTWWw",
-	"VZt/HdN7HKI48xyyr9ZLjCV7vGx3WE72fFHJjFKSKC9Ytl65qkoqd83wrfr2C2miEYexlI0dCA7WbJy8",
-	"LtFvyQH5xynjf7AS2qYGznbU7fNwkCF9n4mIiCk7MQFQrVJ9D3zYC5ftnQQH8ySKBN9cw5hjGIk5K62r",
-	"tK+cHx09PDyUHHOO9AY4um8e7XJojtECU8KOEiZpo7XDiZ0dYRjWfqcENWv3ESRVgX0VMb0trRK+Trh0",
-	"2xDSRh9IUjFVQIkxAjlqEKJI8x0XxEiPPpwSwaaEDMvrEVNKidxhmBfr1HLPCgUNSDuO4HdBKW2zzl77",
-	"xdB+d83Ws6oNe2dzKLDOw3KTCQaJ68UXWHmcrxQIKh3g53MUcHyP9AxZ9Ep4sUSM29uGHLP5pmADff/e",
-	"60y6H73ZuNcuuPG5Tn8gHjquMxwNLm86k+6gP+uMupNuR1pFjad9881tVRkdonAcwXcRDT4jm1ZUeXex",
-	"fTOUmhZTDamUmVLVlE6U/AD9lsCoVNFzlKnfQhJdyxB3k1+ulfgh9NmtMt8DkurXnkeUpUPcFhvOzuYF",
-	"TkBJgGKCQiVkJeKZ0xgwukLgTvURiLEXlT02zeGe+XQdXZVdCer3B7P2ZNLufLj2+pOxf24wMe21XgBn",
-	"pfKzbn927U1Gg1m7fzn756Dv+edTAsUsxRREMPjMymdMzRd9ye39I/nvsQ8OfPkN8131ivmH9Snxu/3O",
-	"4HrYnnTf9TzVkuhjmUkThEIVPrqiMVKts7xKEMlYJC6OrlOSMBQe1kGx6pF31R30K9StJRo48PVf/pQY",
-	"1YO09uvueNztX82ueoN37d5sNLiZdPtXYnTpGzlbLvAHkw/eSDTMpDom1MpWzZ7e9Qadn7zRbPLr0Ctx",
-	"J8vclJ/qYTmuY++P4nHGgm492F5hx3Vkl41K5eMqXK+gO7SjOI1a1sldhAOr1lQquRRRq60jDf3yEGlu",
-	"m0oeB+jLOoJkh5XiQ7KCJNe8G2Vf3K6iTJsAixGqRUigY72LpF2i6M3gYxj6hz+Yb2j6tkmlRao7ZD+4",
-	"D5ITbPfgn+IxONA8RACJIxoDzUp+7Ly8UD518+ie6scBgWoShuJXTIkkrq1xaOepYBtJWnR/JQ2qrFA0",
-	"o+UeM0RBDn3rYLIV1z8lfvtju9trv+v2upNfy0DKL6tXMpfhPR+9CH3tP9OVZ+eZp7qe5cC+94SBYrTv",
-	"iHGueYhx4oPrNYIxM8zeAXKnJCGhWB3OtBRyFYdwwRwGahkFpBa7oA56UiYJAcZozFOpUiQTY4e/FASW",
-	"J0XxiB++nXY0a6d3Y9pN1UcKStRsbG+mnFX/mEm6FvVXZ8h7+XHJwy89dvtVFR/feyXU2L5pOZTwk9a3",
-	"XSujyT51m/txq/Ne768qq7TaNWRDsMvQoAAyZIh413AnyT3AlGLV1Jq8Yrn5zgIK/tSVzubpm1Y842Jy",
-	"0eXM7FxzSxNp47aNgGFYax6fVNoIBur4A0hKQJk/iU1u9+Oblg2FixKYUL4eahnT9XrBodkmN6WaGjMp",
-	"7NxMHBbkYEZAL4Of233zVCR/ij5z5Pmd9l4v8/3bZQ0uqdaf8DnVyQggA5/RpqZsZWuIY3ZuxDBeiJcM",
-	"NGunJyCPZlQBFJgstAE+51xToniZ/k5MuKyZKeCdczhVjLkgxAvMmQv8mTaW13xwoD3l1SCnZOszACPx",
-	"LDy8SKtvlHoolxpuwB3SeQskQM0KTEmcREgV+4w2IJLzppARInMaB+WAOhWQKR9hpjz4YckB6quDyL02",
-	"ejiuwxFcqXAEKQDgF3O1Tlu2JaYBjPDvKLze5TzWllxeltHuToZvYclXSBREthBd8TzdRfpzF0DwrjME",
-	"rTeAwwVgSbAUlOEjUrsZ+3XnOQ5uk7xatSEhV71GFV1zssRRluFnHv7SreCgRJiujsq12o38Q7EpBU7O",
-	"s2VNyQEkICE6hPK0VbvDHGjPVNF7bZ09VEu9OwL2oNRuOeHS/35q1s5uP+lXzbPHQ6sZK3PqsTrnQrYh",
-	"wTKmhCbM8J0HnjwprBKtD0mzuFGCLgCWwe55jKz+c0rSmWR10Nb7XSvhFF1oRycd8zolBz6TTu8rSlLf",
-	"qdQbastxyneBjys4WEnnw8XuCAP/UKYiQdosQCQeoKXYAZalAmwPu7YDzVbGODvN+lnyt9ztXD1xdTQt",
-	"QTLJzgLfI3IB4B2TWMyM3nkSRFTwDblE6xgFkKPwQvIchiTfkcc8xpNwU3+xZ4fFBzWbTlc2KAeM80QJ",
-	"WfqUJxRnJBQjsyZiIMV2JJyVuSZK/i+poiZAwL8c9L1q6KySC2dGA9qL03UW++N2vjHERtS85Hwtm9nJ",
-	"zKXrfIGLp+BI5sEwVqSAWvuDCZAh+dUmJuuH8gfsWD35y178VTrSarSsiSh29Mhw99/jN5Oa6V/kNdM6",
-	"O31z/ObNyetG6+zsdevs7enZC7xmBOd6gqjTjD4PMhBFRp2VqbpesbFKTqn7Dx4V6nihO0xGEb5pM916",
-	"W0n5/7QrikF/fp7BVsUxojUNUme5QoBj8wQs0ZfCo7f7nvjfK1PukwPOqlaqX8siqOx9IEaR9CAzM7Sa",
-	"G1CZluhcCibDv7f+rF7YLYAmHZiiIQWGqiUh51XCIPGXdLFTJ59iTFg+reqzKv1bx3Rhz4gx1G/APKYr",
-	"0ACcgmajcQGUt0WIhLxiGttjJt7JSG8lSkCfchBhgmBsZV4r+AWvBDk3Gw3pnaR+NaqwtV2auILL0ULa",
-	"iTIzhHoAo8Iia2SRozWxwqzSsn6LH1QhCtNSY1XU9xRnGlevSaV0epLvaoODLIpC8EBjleiClOn2+ayY",
-	"PZniq9DEBVjRe8SAP/T6l93+lQ8Ui0HAH930+8Unl8rGqwg2Ta2VclFdgeM6+sM0x9Rt5V7vRByZR6+Y",
-	"hqTo2VvOxaCqekaAto2TdcNdEdp7xflFLviZyhFLAqgVAsp9qv7NAl11ZK+V2RR+JdC6oqHslT08haHY",
-	"NgdiKHyTBqVLqKBD2HZhPFHTf+lf9YCuSmxUvjYOBPJ4XWXwDzAmmCxsmdL0G3Hy08nf1jENkIyVNWyn",
-	"qSdRjKSyJK2wsstQttd1g9+ucDMW63d51M2Y6u+7OKro9vO9PSVSkqjVTT0/i9KzQFQZ6zBkmCaNApo0",
-	"eLXN1Fg6qmyrG2VkqHW1ypypuHY4TbS3IwyO7Qmu+4Zl3hNpa1n5rZg6VmFyLmV2NrvflsrcVjhfkTRo",
-	"d0kjGVuxyXOmJ3Gq8NgxO1VyL+RZ9sTxS8f/PRWNl0amlvV/ewO9y+UfXUfGulTp5c+ioPclkI5MWT6I",
-	"J6a6UqRx+dhYNZxctiB9MYxzX4kxbiemU4Dz55vBpD3z/tHxvEvv0q+Qzc6uQVC0xGwqE5OQ2IWOA9OJ",
-	"WUGI1tI5gsqIsRD54ECuRJo6UI6i3MvDb9xOmuAtoev7Y6vTY2rFcOrqKt+SS9Tz4t33bvBUSlhUwVr0",
-	"2FkgJM+nP93WExTYH8xG3vimNxnPBv3ZsH3l+eAASmdCsJY6b6ZMDofulPiX3nDkddoT73KWUeHN2LsU",
-	"56VhezTptnuz8U2n443HipBv+iOv3fnQftfz/KJfTKfntfs3w9n7drcnPWF21V18pVwE9ePu+KfZuPtP",
-	"b9Zrj6680Wzyod2fda/bV558LDM+Db1R99rrT9q9wrdZKqj2sDv7pT3S0PR91+tdzj62ezfebPDRG426",
-	"l15fOhz+t9cR7f/kjfpebzzLu5Sng5p98Nq9yYdZ54PX+Wn2fjCaXf7ab193O7Nfut7VB/F5753jOrK3",
-	"oobe4FfRNaP9Xnc8kQ1/8NqXM3ODGZ6IchyXnoDWXr/zq+M6fe8fk9mHwXDWvrwceeOxZA3t8bh71Vde",
-	"Run7TrsvXnWHonu/tEeFl93+eNLud7zZh7aoYdYdfjydyRRY79sdz1rSZEH2t4P+rO9NfhmMfjKLiDf5",
-	"gUD8Sl2bZt5oNBgpz6gSZTquUyIyx3XUHHX77wezm752turJFLbezzfdkSCZwXjWvhp5nphr+UJTV7cv",
-	"qGH27teZ9PXMyS5fjwKvvfR6nlrwceeDd92eyVVvS++s7lV/MFLvuv2rnpdPwnA0GHqjya+ziXc97LUn",
-	"nsyId+l1em3RO/26643l82y7WNMw2MO4NZe3GD9Lm/3r1PmMNlPnfOqwgK7R1HGnjiwun0mXgDSMpVkL",
-	"p86j/81I+FIffCunIylxXctZTrPIinY3a4eswj6fNI2vpNw3Wiuy28/I4pjxE8pwl6qkNPVyvu2mR9n0",
-	"do0fVbynWWfFkW9joZ0koxGkLqtDi7fTHeAVIi/NCvWzAhBZVTrFwQrzNNMq4NSaoWqe8CRGPVHUlntC",
-	"1KDu3ohpJKFawk3Bn2nFQprcyRR6ugUVey2Bhr3uNMVWHmYiCz6n0v6T+mAFrLKKrV7UOKhajyptz75C",
-	"o4gmfFe295F6ndpN6Bz4xsQXVOOjQa83uJnMLGnBhTAUPO1KiCG7m+rW+o6fpZPbl8KCIV4LZFW11PhQ",
-	"y2y/+xBUNZuqKmboT/ILqjQYtec8zNNlZE18cyKE6pM1tDSbnuMqaQF/ZGaN7zCMvfcVVKOEp68yqGSI",
-	"zXOWiM2D7D3bNkCkcchm65nb+Lt2/3Kg0JvOyZ8hZQEZ2lcae6Y/FF7Zn6Hfuvl2sIM0e5rmBxe5Hd2X",
-	"g/TFycDPuqngvuqiX/WIMi4mWqt0+8PeAy0rJYlHMFimXl3+f4nqfHAz6grCFfICc5ZFs1QCOarDuw+s",
-	"e9JkqTROcW0OA9H0lrtT5aXK9UN29qE23E7dkcqepqryL7JZUQE46YSkqWF0wpI0U7xSC8hIB0uA4H9x",
-	"q+1NzHc5XwY37HE5tMlVHHJRSpHY6mc9Xgf1XCVVYd6k0SdIYsw3Ko+w7CyFCV8eW/BgO+FLcFxvABgE",
-	"Mk29TPgh9a1QELx5bc85eKduu1H2V1k0tb8aHi6yqjVnUwLJRlV4Yd4BmTAUy+0kpsNHK4gjHwQRxCu1",
-	"Wv/9y0R95QIUMaSuPtARoFMSojlMIh11Mo/ogxItZj9TL4nCw5s4MkLfYRDQhHCmZ13OOD1Ss3Qk/iuv",
-	"kKRrNXt7AuZF2aMgoklYW0eQiz0tzXXIBSjE3M37LolM2VvBhiYxkF8BwaEFNTzZhrLPC6SM0YN2kSRw",
-	"kVamXoPcMUxuWDGNxZGrMZabkAUL5KQIRt7Dg7X40Xf8iD/1NZPGoq8gJhxioiOCi2SWl3vFAFolUWYM",
-	"goAld1LHPZcLrUbRHnbBffM8TflN59v3RGgnUHdXfqk0RUm6tVNbbO54pm5kiGHwOc0+njrh1cEQ8iVz",
-	"wR0NsWjDcK7JayxlrJsLQPmQZlqMxBhcwKjKe3SPSEjjVwzkqWUUumLS7qkkzZqKsYQAcnM3pWmyEAll",
-	"AUDvURzjENWnZEo6VNStBsSWMFaQRUUfZWM9FyVr1XezyrSjNH0XINvF4rHa26KTJARqhwAYoykB6kY5",
-	"7X6rLvpNU0OZuBFGuy79VW6CadoJZWAV9TKElGST3PkVU1tGDKjkOim6ZzpZiupSd0poXkPrX4A1jSKA",
-	"Vbom0YhOipkDVplvFiSE40hBgIQpDKBcEUTzfSlEYIy2XKxlOiPB/fd5tF4AHKrPUxdW0ZGiFysDDzHm",
-	"HBHBjYt2VlYHaUJHBgJI5H2i6m4CRQREXy+LQ9nbay3VVjD+jELgp5hVZTbTfoq5Xf5CbEd1AFjBjZAI",
-	"kupX0uQto1REb/Nc3JnJFXOxyuFhtk+0nR/LvEyS66/qWW+k62caEZzdTCiqVr4OOu2azvqESaYGV1vT",
-	"IIPsVrAgSuRFMjArm31/t1HXHGuInzDVH0kAlkyVfn6vmMpKhHlUYnsmxzq4b2pudui4zn16pYRz39Q+",
-	"OwSusXPunNQb9RNlAl9K+WJNu/JV//W46wrJr8UHj6Ima6r1kXExtP2+HRWlLm/2VAd6FB4Cv3TJhDG3",
-	"U3nv0e7Mz66+XMZwJUoZik6TQs3Dp7Mz47OZqVXdgWfDq3mRI/Mi8kf3yeKWa+cfb0v3HR83Gs+7xc+4",
-	"EKh8X495PY++OMfiVPzkVTbb/p9jla8YaBGhNYjoDsxj2e/QKd1MU74fBoc7L1UxrkdJrzpR/oe7bxrZ",
-	"Th3uvOmQSSNg9+FG5t7Os2HvibuwXothu9dC45Gt2yOyax4cp3AZg3ElQu509cLESJVuenXyGxG+T3Oq",
-	"tg+iqmFMv2DdorwTwal8B2PpFq8dd19uXUv+6DottTtslWe76Mi4Mlx+0nz6k8I1pfKj1tMfZRcQy+7L",
-	"g0KVloo3dsojVLJawXjjnDtXiAO4g23KxVwIvmTnYM6tqOsbuXsqUB+PMiYqk9FSZmXx6wgG+rYMdaNU",
-	"fh1PGnNXmfVPSZZB2q/bEvvLnI0y/1CW4P9VLg8oQeBAYIAcYO3J6X8okMaOC2vL99pmglzVas/5DwZz",
-	"wB8oiJXqIYBRpJPNZoneC5f45nnop4QlQYBQyLKIM6JswlCnrnwoO40bkDhF+9ltBtNcgyfL6Wu0Uw/C",
-	"FB+ZnbFciiQHILG+IoKXRPiBcoDflLw4wm/7qyl5KsKvDj5iGulzWAHhyR63Go08F7rWXk0JT287Fotj",
-	"osZgiYLPivTVqV72NI0KxFyiY/RlLURyMaew8WUsVvMgDyfMlifrNdAHTgVtCEIhuCFYBlwEEWQMscPq",
-	"2Cbf0z8Y4aRnBAPbSMp9R8PN82CNRaaX7tPIZXoAiWKfUse7Q75XvyHYfhHKY9EjhccJenwpdstioKzp",
-	"eRuNsyw9rwRM9mAVM+xkRz2NrJ4SlMrjLzJU8+3hDKU4AadAdZmPvvSW/94wKFe0HH17/w038h3z2Mrm",
-	"MfX5Tu0HuV/zDlhr+hL/QdBP+Rjv8ACuvB3yONMdOC0XO1LHlQqvjIEycFAURof/2lCu1Tx++oNhjDIo",
-	"8F46MX5HFDhG3Jw+dfXXD8eEe9IQ78GC6u5uVk4ysqUbVSE4MvMaDTcXRtL7KdFZ7+ulvErFLPgKJEk1",
-	"k8RmUqpaMdKUZHrDAwhUYnTj7oUMl8m6Fogz0Gqcbd11AmDEqPYWlFoblVkFC8CDowjECSGYLA7BXcLN",
-	"nBYMZG42EubI6FQTqOUbZkpyFR8opuxVVw1rBZXSXgoMV8jxpDcVJgASI/m9OyU0VrkGzYQXfAlJleT3",
-	"AiFipuCr0VPVTYWYfHXniPK6/nTrgwObs6275cQqb4JRqjoFPadEdByThUScv8i689BqVyrVeKy00jhd",
-	"Zq400KLnmOY6V2lRi/ECC5RodDxvTc7lUt7n9bCEXIbUyBu1abixYal9G6Kehaf9YDylJ+PnBMWblyGq",
-	"UrqULGFyOQv0n5Sx+dHNunT8Z3fpWHdpS94NYxomgUolaWyiOY1BWrljps/fyqO3M+lcFt66lQi9sqTe",
-	"d6HKj0CvFscepzFvBCd3Z6j2Zt5EtRZ8G9TOwpPXteO7U9hEreBNeJbB2TcnzeZZ87j1+s1JqyFAU6P5",
-	"rwxn8x2fYdl/XyR7uo1kc5dhA8zab5X4/mB2H6892r4a4M+BtoHGOkbizD8UyJ49/VGHknmEA/4d0ahK",
-	"DPAkwDOg6F4k+QxEauyFr9nfz7I85e5gVpuTkZwgN7vK6NwpqR6eqxLOZBG6F8BPOYS/J9J8SoxQ8/ZW",
-	"JFRu/bVjLhf4lnQdvsI7fjmjiF8HnTSHiumVIAD2nMYLqqy+Ug8ItzDWbkVT0YL9o9FQ1tp3Mp29QIDt",
-	"19yYFytlTo5pyOSn1GPPKcJjpxxX9ulrMURPO1I3Twvuz+oe9c6g3/c6k5qReLs29Ea1q9HgZlhbozhl",
-	"uk7R6TkVnWXObW7hmQF1ZmsUzzQuEStWiHRMLwbdUalqWnqJyvWSg9Oe54VRFNKHD73RTI7CvOSyPHWP",
-	"ghgyB0HtDv/q6TpfZe75dSB7cg6ap/WGZh/Rpu483loT9DjvB6N33UsVwGTNm9NqnPw/g3P+nXV2p1V0",
-	"dv+3YY7hvP9/zcZq7qSiJs2IJrh9NB1dJWNOXVw/VXalvBXs8hmfFb08bwWDU4YkJRl2uTwqB2IG9GTJ",
-	"YFMh2pWPCDhgCAHfKF6rLVG0FnCiVhOFVKRxknlxnh8dNY/f1Bv1Rr15/rbxtiHlrp6qrWxEViUlMy7D",
-	"VCrNes637GpLMVfWREcvuuLTaHYvRLW0vs+fs+AGmPoHbo/RIKjH28f/PwAA//8=",
+	"7L2Lc9s2tj/+r+DHe2di36Vkvfyezq4iK4laWVIlOdk2yk+ESUjiDQWqBGhHzfX//h0cgCRIUTL9Sttt",
+	"dnYaiw8Qj4NzPjjPr4btL1c+JZQz4+yrscIBXhJOAvjV9PjPIQnW4m+HMDtwV9z1qXFmDAlb+ZQRNPOD",
+	"JebnyKfeGln/y3xqIZchRoIb4pTRiFCOrteILwi6IdTxg1cMzQklAebEQbbnii8jnyJyQ4I1srHnlQ3T",
+	"IF/wcuUR48wQTRqm4Yqv/gadMQ2Kl+IW9rhhGsxekCUWXfzvgMyMM+O/DpIxHci77KDpcePuzjTeuB4n",
+	"wZZRyZuIfFkFhDHXp8i/IQF03nOZ6HBAmB8GNmFlFFKHBIyHzhqRG+yFmBOGxJdx4DKfMuTPJtQSXbXQ",
+	"rcsXCCPP5STA3hmCy+gHNAtKt+TaMtWF/y++gvaanUGpelRBjK89YsoJxF5IJtSH7mLPWyOXIscPrz2C",
+	"fgt9Ttg+wtRRjZHfss1TkjQfkHno4WBCtcEuMbcXxEF4jl3KOHzzduF7BInX98uoSdfI54v0FLkMBeR/",
+	"iS2mR4xzQhuVCrJceoM917HKE5paz9TItyzsDNYhtbZL/KVL6JwvjLNapXFiGny9Eo8yHrh0LpfWD25x",
+	"4Lh0Pgw9MsDi2ewK98TX/QDRcEkC10aug/wZDHQWv42C0CNpIkz3diWaTjqb+qxhGgH5LXQD4hhnPAhJ",
+	"UQIVPesHHQeGcom/DAkLPc62UOol/uIuw6UYxzUJxBgC+bzYSj4laIXnxEQVxH10WKkgl9peyNwbgvYc",
+	"MsOhx8Xl/TL6sCAULf2ATGjUQkCW2KWS5IJon9s4CFzCEEYWJV/4AM/J2P9MaHZ9Dyv5S7qMR5RaVtUZ",
+	"8V7FNCQzMc6M0KW8XjNM8ZoYp7q/dKn8VYnX36WczEkAs9ZfCbbi+vSha+9HL6ZXPb5cqh7Xa9Xjowr8",
+	"r3RUw/Xrqt1wDsnRrFTFteu63XBK4tcxPtlCJnFjz0Mh/cAhwev1FvIY+QFHvnhE8RoL7WFmEwr0fb2G",
+	"DS1XWK3AvpgZyw4I9HHsLgnjeLlCol1rQvcouSWMo5kbMJ7iBMCUNpgA2skD8j+zhRn4cqRbucHhUR4z",
+	"iAl0ywyNFyRLyRE1rAJy4/ohU3uI+2hOJDMUz4vdVUbidS7eEiP3V/i3kJxPqNh4fIG5Lhsc10HU58hl",
+	"7MHz1JofLm23Wv/1Q4fby/ef8b9/9H6p//zDlplaRUN5KOccBITz9SBw6TZ5/2FBYLW5j1zqCKGuc4cy",
+	"ato2WYlBCfkjBuaHHJHZjNj8TJ8N7N3iNRO8hocBVfLS5ujHUb8nZ3UHSmBECLdV0tkfZthjxEI+nVAN",
+	"P6RnEZ7ZMmFJU6kpUzN07fsewVRNkS+WLZ+zqJuocyF3RsRZBBBa4BVB5IvLOEPucuW5tsu9dZrRLNel",
+	"lWyiVK3V8/mHemAn91hhzkkg3v3/P+LS758+lnDp90rp9NPXhlk7ufuofv23kUcEQzK/h3XO1KKL5+RA",
+	"aXw9HqrLEFbEkB5kyEo2oTzAXjV/hLLhBw3wHyX5z0cxrH9sG9dvIWG842wVpZ8JUyODJxHDM7G7UUB4",
+	"sD5DWP4h96t4jolRB1GzAoTFV9UqmRMqnlZ3AsIJFV9DKxK4PhBHLA6YiaLNAKIocOcuxR6KhRlsKXuB",
+	"6ZywCaW+aHZeRpch4+iaIIyAd6Crq86FYsl8geWHqevJ63vQQYHJA8V/WOoB2V3BjPbLqG0vfALDsuJO",
+	"lOUejH93NplVZVax69enpHQ8q5JSA5/YpVOnfliqXR/hKmnYx85pZQvjiucytQsTNBC64o6++JXSKS7N",
+	"mqU3n76e3JX0n42H/KzW7rYRjcT53wxFRgeL50EHQ6CoAQ64i71RaNuEsfs5u6RDRbLYXmBxsIhQ4a0A",
+	"isxfEsRsfyWQYEBQSOMHExkwofcIgQVmiPr6y6rN4pw7yBngbhZ+JyZWiis4277GjuIM4pftU7FHxZ94",
+	"JZg0UPkBHD7PviZd+mqQIPAD+YpDjLOGwKVwjRlnH78aji/As3FmzD3/GnsCwhLG8Fx0piPFvIJMMz9A",
+	"M5d4DnoVLX5ZjO7VGXo1CHxn+jbww9UrfafDAU2C/Tn5gl7t/fMM+J/4N2b1FfOoGrP6/X/uvwKSwjAS",
+	"QyEN4+7Tn6FjYlGKUfdb3597pC3mOVI9yDVNE3MTxQoMsT+vfWeNlgSOSC5DavDiDkbRLoPTksvQ0mVM",
+	"MFbjzjRaPp15rv0AymCKYeknwbOvBguXSyx2ndHMsgbJMTCXMlQBBB/6eU3EQwCSiWB8sCy5tHdamPbG",
+	"Eq7BaqJXSkyxgzTyOJAvHqQHwg4k43qFsBcQ7KxVb3W6Unfa8kaaul7i07D24uwX2D6lxOZNzrG9WBLK",
+	"gTozk08Rju+juXjgzzz9O8bFDlaB75QIZrwE4/gmi/KkDt3dvcA2j7ueWsb0l9Feznruwwbv+fyNH1Ln",
+	"RTc49MvxCYPzH/RpJzU1vu1mvsWyYzOYCI1saDQ5L7CN0x+FpZVvxMgyO6vydoKX86YVVlo07RCPiBOj",
+	"kGB+MPc5J3T/j5j0BN4fPFKL9MIL9PwdVBBLnOG2Lqa8fe9yuupyfCL8dusnP8kOtNPqzrmq1pK5qtWP",
+	"ySmuNkpyyo5x6eT61K44VfJSi/ltevsCHDw1vLzVj4/SwK8HAbF96rji7TfY9YjzNNBerd1DNp5vKwI2",
+	"OrPSpYC32tWxPFwsCHbATJEsWxdfE4+hmUvnJFgFLuWIuHC+0sBnPHBPPr3AN0Sd8FOkEQ+55/NLwjMU",
+	"8vRPvciqwodSvXIZYhx7xIwwtugYWa74Gtb2iuKQL/zA/f2pq1qpFl/VpvpmpJIvsLT+3KVoqI4NZX2h",
+	"4hN7ZoUyb7zQLpJKK3WoviY4gNP8Z0LV9JIvK1A4t5PpeuQMHz7osMtJIFg9PF9GA49gRhAP1tK+KIhA",
+	"dATbHLFwtfIDnprTa2x/JlR1OntcfUTTzw9CE2OoeNRM6QEJvSGevyL6dyOT+r3W9EiZZGGPWwg0H8m5",
+	"9lzXpIBKj4H2HCzwoG+i4dI4+ygN559yTOkZbZdpvA69zx3KSJDo90Yc85DlGJbguuggRteh9xm58J4Y",
+	"uzhHR7tI9GMVCPHDXQmdFfx+v2z5Ic2Zgl5syHx/ySKwLpqJtYCRSTBr+BPrAqivYNsRRrxduB5Bge95",
+	"YBPD9ueCn5uBABr7Lehkwa8CnpFvIi626QPHyLYsSKy+W5D0gqhJFGPbiwapUPm+mRq2KfaL41OiU09r",
+	"2G6OO723hmlc9HttwzSG/W6303s7fd1s/WSYxmjcHF+Nple90aDd6rzptC8EsW3QFsfBnPCik+SrWSk0",
+	"KXfxJf8aTCN3pgG7tkNnfh7pBqHNw4A4yMYhg6MjpoqHbNBrxNqyrQiebmNPKhFAlkVWEcG3TMTXK3Hf",
+	"W8e2EsaJ+KbYqq4tXSnSamHBgkJOynPgO3jlsrLtL/M26pJw7GAuOQl2JDjA3iDV8423Mmwrfg2xZEYc",
+	"wrHrsTL6iayZUudZ0oaES783S79WSqel6ad/WCbCHC19xtFRY0LtBQ6wzUnATOQ6BMbt+bckaOEl8VqY",
+	"EcGuXC4O4Z5P5xGP/EzWJiC+2K1Fqn431jMSB5scU1yPJl8xYCy4PuOYAj+6Ggzaw+mo1/ypPW01R+30",
+	"pA/bo/7VsNWe9vrj6Zv+Ve9CehtEptKjetrg0Cz9+umjnIfpp3+ov7ZY0jZG8WZDb5C/eErhnVV2qCNw",
+	"Rr9wJqi3M0DYcQLCmCkAM/dt3wODkRB6KBA4T52w3IDYHPEAz2auPaHcRxjJzVlGfaroVepK5WrdgoZ/",
+	"6TvE84hjQqsg76TqPzZjuzTCIBN67TsuYeXI5wCs3bGaVbGmMrIkGLXQEq8FJ5y7N4QmD5wjPOMExsom",
+	"lC/IWiFW6WTGF4EfzhfIYoRLDGyV0aXq+BIHn4mDrIBgR4zKMtXX3iSA1JIGCkvDqBYMiZHYV03ZysRz",
+	"7pz6AcgLQhEjlGtDAaJNM47OoCkXZJNok8WSawIcIvTU19g5woy5c0qcTC/gy/7S5Tw1jyl6rjfK1epx",
+	"+fC0XK3lsY7OYKDII7dfMe1wXwhGe5F0DiCi6J01bg2sXZ1RoqP5zjCN9mhgmEandSn+6danF+03zavu",
+	"WAiO1lhcG7fEf68uBrliY8NDZLPXLfUI4u6SmGj4poXq9fop4uQLl7bapet5LoOTI5PkO5sxkpm4WqV2",
+	"VKoclmrH40rtrNo4q9TLh9VaqXJ8VqlIQAqUFFnjdrPXbCf7ylcPaZfLeeujEWOeX2JymlIsT/rlRcc7",
+	"E4w2/oq7S5dx1xZA7LOSTivw6mNoT3BGBwcOWmHHEUSGGTlq7Ges9G9+pOSX9+F8fPWDLoSv15ykbbB7",
+	"/zwTbFDac/5x8Olr427/fzYu1u5++OH/0pfqdz/s//O/8ybBdXLENuyBUuINElL3t5AIcUO5O3NJgPZC",
+	"l/KjhokwQxg5xHaXUrq5dJ4Z3mG1cVSvHlVrJ/Xjo0rjsFo53LQsS0+CexfeXb0nActd9s4A3ch70Xqp",
+	"jX+OrM7gfaPINhLPiS00eH8kNkqCs6bv28NRp9/L3TifXZozieJUmyAVSTPnyhkHWQqA/FdaaWvlopT/",
+	"ynF3vGeesvy3EH3bYRAIXivVCYIzb6Ff8cIJEuTJ9s8jPwkpQaRP8YSmJEVTcrXIPK30IozjgDOBbaxG",
+	"7cNytHp9Eowuf9hwctBvfvPtIft63/FVjhSe97HzGnuY2i6dj8RtkneA0CWRy1DIiCPYyTmy2v8et4e9",
+	"ZrcIuUbPCt6v/pxeNnvNt22BrDq9+G70Z87d6ajdfZO6/r7Z7eQfLKQjwG5HpYg5RiwjpVg8B6rCHEWy",
+	"Bu0JGVKt1A/3t/htZPDh0qXRz6q54Zu0F1u+/ycxeueuKyX81g8+b47matiNBqOekYzejRQgsOZCNoM6",
+	"TcKzW5eRXBEjIOFQbI8cB7YELar9LY+p4ssSJJrImoSVSt32/Fv4g5Tk74U7X8gLluycmjdkNRr1UqNR",
+	"z/ARdTWvg4x4s65LP28VAg6ZuQIeafMSeygU4URyKDvnWT6S6E2VHcIm7o3yElMQGu3pg42wtCCuL+v9",
+	"cu65IHHs+SjJ99O9Z4Wuy3L621cO3qLT+YcDtnmizROunUSIqvF7LhNrHRsc5CKrn3Kdt9j4Muv8MANh",
+	"LhrgZMnyPXezo0VgSHKly+45wteA04FpwY4Xc+WySOmsNb2LkWZObcnBDgcBXj+vsBXrbOnsdPtj+dxQ",
+	"92TO2z9qNpZ+kLh0SUf/c7TCjCGXC/hkrRJ36Kzjs7hVfq59a/ueR+ytcPgWB1T8ec8SxfrKD+r57DaD",
+	"FQJgqXUzb9u9JVyhubjNS6VtyXEZVXekHnROeClGe3okQWb/Uc+lZHTtLyP91E4l9Pb+xE3IwebyvEID",
+	"0/uSOVtFHYpgLEPXZCZoRxyjJLjaCJzIKHwlgItbUp14iuqqpTChvdE7E30ma3luTm5GmraNKZGs+jl7",
+	"NpbM/2kdy9McvQVuOYrwq+ax+AAN0mvfWQtStSTvTfM1VtbQ8cYq3o/dxxpY31S1xHxQgMttJ1A4uEmP",
+	"TpiqCd3S0znhVhldSiuiGYGeQJoXz1CjWhP8NWU0/Ssj+FyCSIxTm2vR3KrOlva7vLV7Nx4PkLQuIPFU",
+	"SoqDf0UB60RkE8z7gEsd98Z1wshex85RyEJQFZMv2ObeGinbQyGprE1Ah5NlnliOLYXZ7lwkv1Kq4/PE",
+	"cIclyIM4J0QoD9avGFIN3o/qYJqTDsQT82n3SsJAclEevC/FjKW9YBU3WIxsX4cjmPn0POIEFgB2AE7N",
+	"QSeN32KT7iYRx1b0vOWWlnMz7Ygr3YkBS4PtxdHV9u4MYZqJiNGcLrZ+X5rqc8+zVvSMBcyW6cgqNu3H",
+	"PcxFVA8molwcs81+cYnthUtJSYhv5WYvHjxLYsFMZEWUBQG8yk1I/J3y67TMCd1gevCyRJ4desXI63WT",
+	"wuEwimuwTFQub4TmRq5I95F5Qt+K6uKB3kPosT09l3QksUemczG5MqiL+rRU+/IlCTfbIP7YT6Eg59gY",
+	"kWwgr/fviJejfBY4EuyVjm+HS0K5CtW59kO+w6roidfyBw+3CnNB0SvAshvs727LGPIBehO+uzGQHPay",
+	"S8sd65CgMX82IwHL3Q5h4O08fYv3y8Vsah2w9NmE5XgvFEXuusHcn4m/ZJObw1+RoKtYSuIasQ0s7lq4",
+	"7b4WG6Ay8bXIGvdXJIhdLTSEGV3aATDvPS50dvvUP8xuGTna6/7jmic+U3kRKDxABSLEN9j18LXruXyN",
+	"Rt3muWYHm9CArPxAha6Nuk2pWNeawzaXwEJ5/UAMm+3TmTsPBR+F0wtfEDdA3F/5nj9fI5dOqOVJq37s",
+	"ImDFJkywFEL3lJEwx6CZYwXUevVYStmxEslPI9cnTJ8TpfSEtdBoBQfXLg9wsEYhI0HJXviMUGUzYWXU",
+	"xvYCLUPGJ1R61lPpnOnSuR5KEUdMy/hXEPDS0g/MkfrKQwq+Dms5oSplgcuQ5y5dnlg7J0ZT6/cqem1i",
+	"QHILvMVDIFneJ0xoK2nkWxsfG6VqtVSrjiuVM/h/uVGtlSon39T4SDie572OfwvjMHepKVwLAojp6ZU4",
+	"MsiZg9lI7C9JQhe4IPNMTKjYl54rdctYWiaRy4HQlNOJbvuR4Wh+oHR48LAWP7/XqNZysM9+GXWUyT6z",
+	"Rf8Ae2P9tHJUOzmsVY8ap9WT+slxo/Z4e2PstflIKu/IBjKRUzFvz5XKmKJO9mG5z4ECJC/Wm4sEFkux",
+	"oTIaET6h4MABikjpjyI3/yrwb1yHBLGzZv5qPUXbuiOCaYudc1dwWRGjZ0aiPGHZutmmClm/FMN/oukr",
+	"E9z1cjawF7b95Flf4h316WE4SJO+D0REqTBElyIsV6m8Az7shMv5nUR7s9DzBN9cyfhoMWeZdV1wvmJn",
+	"Bwe3t7cZv8MDtQEObqoHBcJOBG00tgQIsgMXO6XffUqqpRsP06LAvoiY3pRWIV+FXHpBo/hAEompFEoM",
+	"CEpQgxBFiu+YKCBq9M6ECjZFovRfCsoG4OUsEC1Pt6nkXi4U1CDtyMPPglKaepvd5pOh/faWc8+qedg7",
+	"nkMI/l+sY8EAuF684cogn6UEQZkDPGQJcG+ImqEcvZI7XxDG87+NuctmKe/39ps37da48749HXWbKS9l",
+	"0+j1xUXDNAbD/sVVa9zp96atYWfcaYGDgna1p9/5VFRGO8QZefi159ufSZ5WVDqvsl0zFFn0Iw1pbMqM",
+	"JwpeIL+F2Ms09BBl6mNIopMzxO3kl2glXoQ+O0Xmu08j/drDiDJziNtgw/HZPMUJfGqTgBJHCllAPDM/",
+	"kKkzrmUfkRh7WtmTpzncMZ+moZrKV4Javf60OR43W+8u273xyDrTmJgKFEqBs8zz005vetkeD/vTZu9i",
+	"+mu/17bOJhSLWQp85GH7M8ueMRVftIDbWwfwb81Cexa8wyxT3mLWfnlCrU6v1b8cNMed1922/JLoY5ZJ",
+	"U0Ic6WAMZmvZUtIk+CoI4vcZmdCQEWe/jNJND9tvO/1egbaVREN7lvrLmlCteRS1ftkZjTq9t9O33f7r",
+	"Znc67F+NO723YnTRHZgtE1n98bv2UHyYgTrGUcpWxZ5ed/utn9rD6fiXQTvDnXLmJntVDcswjfz+SB6n",
+	"LejGhc0VNkwDuqw1CpeLcL2U7jAfxSnUsgqvPdfO1ZqCkksStdw64F8Dh0h92xRy9CFfVh6mW6wU78Il",
+	"ponmXXv2yd+VlJknwAJCSh4R6FjtIrBLpJ2ILBc71v4L8w1F33lSaR7pDtkL9wE4wWYPfhWX0Z7iIQJI",
+	"HPgBUqzkZeflifKpkwRUFj8OCFQTMhK8YlIkcWWNI1tPBZtIMkf3l9GgQoPiM0ruMU0UJNBX5t5LZwib",
+	"UKv5vtnpNl93up3xL1kgZWXVK7H//46XnoS+dp/psrPzwFNdN+fAvvOEQQKy64hxpniIduLDqxXBAdPM",
+	"3jYxJxTiOeFEIfemKTmEiWbYlssoIPXvkHeyCzIJglX8gEdSJU0m2g5/KgjMTorkES++nbZ8Np/etWnX",
+	"VR8RKFHpCjdmKWHVLzNJl6L94gx5Jz/OONZGx26rqOLjuVdCju1RyyGFH1jftq2MIvvIbe7lVueN2l9F",
+	"Vmm5bciaYIfIRxszool4U3MnSTzApGJV15q8Yon5LgcU/KErHc/To1Y85mKw6DAzW9c8Lyd79HrORnCx",
+	"U6rW6oU2goY6vgFJCSjzB7HJzX48atmIM8+ACenrIZcxWq8nHJrz5Kar3LjFUpmxOEzJwZiAngY/N/vW",
+	"lslTIvSZIM9n2nvd2PdvmzU4o1q/x+dU5X/BDH0m65K0la2wG7AzLUT7XNxkqFo6qqMkWFuGO7l0Hhcm",
+	"iDjXhEpept4TEw4tMwm8Ew4nH2Mmcty5y5mJrKkylpcstKcCVOQgJ3TjNYQ9cc3ZP4+ar2R6CEstw4Ol",
+	"1z4A1PiBCZV+/+Kxz2SNPJg3iYwInfmBnY2ilfHmcMllMnAGZxygvhqE3iijh2EanOClcWbckmsQAPiL",
+	"vlpHjbwl9m3sub8T53Kb81gTuDw8o9ydNN/CjK+QeJDkZSAQ16NdpF43EUavWwPUOEYczxEL7QW48xNa",
+	"uhpZZeMhDm7jpNk4E5fsTEHXnDgVbc7w48AacCvYyxCmqZIO5NqNLMhRL3Byknd3QvcwRSFVcdNHjdK1",
+	"y5HyTIXyGNI6uy+XenuA/17mu9lspf/3sVo6/fRR3aqe3u3nmrFSmc82rT9sTe1F4FM/ZJrvPGrDSWEZ",
+	"Kn1IlA/ap+QcuZDLI4nyUX9CuYaoFElT7XelhJN0oRydVEj/hO5ZDJzelz6NfKcib6gNxynLRJZbwMEK",
+	"nA/n2yMMrH1ZDEaZBSBBfnTITfKUxRnEm4NO3oFmI/f0lnT+cRrpxO1cXjFV/CIlkNkM8g3EUUKpoLl7",
+	"QUQB35ALsgqIjTlxzoHnqLQCSdqe8pM9O3J8UOPpNOGDMGA3yQMTZ6y6R3FGHTGy3DwzNP0dgLOQSifj",
+	"/xIpamyCrIt+r10MnRVy4YxpQHlxmsZ8d9zOI0NsRMsLzlfwma3MHFznU1w8AkeQ5kdbkRRq7fXHCDKO",
+	"FJuYuB/SH7CV68mf9eIv0pFGpZGbZ2dLjzR3/x1+M5GZ/kleM43To+Pa8XH9sNI4PT1snJ4cnT7Ba0Zw",
+	"rnuIOkqidguBKBDsmaXqcsGPFXJK3X3wKNDGE91hYorIjTlMStUUUf7f74qi0Z+VpKSUkaVk5duRs1wq",
+	"rrhaRwvyJXXpZNcV67lq99w74LhpqfrNWQSZGRkFxAMPMr3Wg74BpWnJn4Fg0vx7yw/qRb4FUKcDXTRE",
+	"wFB+Sch5mQ9N/AUudvLkk44JS6ZVvlakf6vAn+enwRmoO2gW+EtZoqpaqZwj6W3hECGvmML2LhP3IC+D",
+	"FCWo53PkuZTgIJd5xQWjqtmCUfeztW2auJTL0RzsRLEZYjOjLTMjZJGgNbHCrNCyPsYPKhWFmdNiUdR3",
+	"H2caFW9JZqy7l+8qgwM8Shx06wcyaw3N0u3DWTG7N4Nh6hPnaOnfEIasQbt30em9tZBkMQRZw6teL33l",
+	"Qtp4JcFGmQMjLqoaMExDvRil0PtUuNdbEUfs0SumIUx79mYzp8imHpAXoZObIGBbYoSd4vw8EfxMFlig",
+	"NlYKAek+VX60QJcd2Wll1oVfBrQufQd6lR+ewkiwLUkCX0e5IAAqqBC2bRhPtPQv9ats+0srWwuJBP/S",
+	"DgRwvC4yeBUXn5cIUt0RJz+V23IV+DaBWFnNdhp5EgUElCVRg4VdhjZD7h+rcNMW63c46sZM9fdtHFV0",
+	"++HennoSAOX5mZaeKaKKWYcmwxRppNDkPQkFMkeVTXUjRIbmrlaWM6XXzo3yiG4Jg2M7gusescw7Im1z",
+	"Vn4jpo4VmJwLSD6Z77clE1Omzlc0Ctpd+B7EVqyT6kthECk8tsxOkdwLSRJRcfxS8X/3ReNFkalZ/d/O",
+	"QO/s83emAbEuRXr5s3iw/cUGR6Y4H8Q9U10o0jh7bCwaTg5fAF8M7dyXYYybeTcl4Pz5qj9uTtv/brXb",
+	"F+0Lq0CyznwNgqQllqcy0QmJnas4MJULGzlkBc4RPkSMOcRCe7ASUWZUGEW2l/uP3E6K4HNC13fHVkfH",
+	"1ILh1MVVvhmXqIfFu+/c4IUTGOVj6W+Qxij5mKDECd39UuT6Lu/JX+qW1lA2srpwMY4H5kHSdagvkAEp",
+	"0WY/c/IjXyeP3TqI7ymPXirl0UZLOeYa1SnINQzZMMDJNykLGcFHy4zi9Cx1yZKyRGxESX17Mx/Kjcda",
+	"0OmwPbrqjkfTfm86aL5tW/u5yv9cUaO6fI+wyfkG2tP7FO2IfXNCrYv2YNhuNcfti2kscK5G7QvLRNag",
+	"ORx3mt3p6KrVao9GUmZd9YbtZutd83W3baVd4FrddrN3NZi+aXa64PS2re30LekNrC53Rj9NR51f29Nu",
+	"c/i2PZyO3zV7085l820bLkOexUF72Lls98bNburdOAFjc9CZfmgO1Sn0TafdvZi+b3av2tP++/Zw2Llo",
+	"98C3+Md2S3z/p/aw1+6OpkmXkiSM03ftZnf8btp61279NH3TH04vfuk1Lzut6YdO++078Xr3tWEa0FvR",
+	"Qrf/i+ia9v1uZzSGD79rNy+muizVnI5hHBdtcYpu91q/GKbRa/97PH3XH0ybFxfD9mgEKKA5GnXe9qRD",
+	"YXS/1eyJW52B6N6H5jB1s9MbjZu9Vnv6rilamHYG74+mkHjyTbPVzn1SRxv5d/u9aa89/tAf/qQ/Iu4k",
+	"Z3/xK/JinLaHw/5QOkFmKNMwjQyRGaYh56jTe9OfXvWUX2UXkvG3f77qDAXJ9EfT5tthuy3mGm4o6ur0",
+	"BDVMX/8yBbfuhOyS9UjBqot2ty0XfNR6175sTmHVm+CI2Xnb6w/lvU7vbbedTMJg2B+0h+NfpuP25aDb",
+	"HLchVe1Fu9Vtit6p2532CK7H2yWXoednbFCALsfPIbPZv06Mz2Q9Mc4mBlQTnRjmRBaOgmvg/RNFrFVL",
+	"zsS4sx596L1QOq7CmYcyACtHbaPYZkETe26HcmFWMmnqKAVsWftamt1+Jjk+WD+R+IglG8lMPcx3vpdB",
+	"XLkr3eJ7Gdqtt1lw5JvHnq0kow6L6lmVRWAzs4m7JPSpCeB+lmeFuCkFQpcuj/KnI+7nJqObhTwMSFc8",
+	"mpdmRrQgCxgGAj44yA+5jvFjBbjjh9eQj1l9QaZZgDNFfttRNr0kogwefEijvXtNP/IMFTecGzDh2kXb",
+	"kU/nJ1ryPc8P+ba6NUN5OzKRChCjTXwKgQ773W7/ajzNKXAihKHgaW+FGMr3SN9Y39GD1O+7stUwwks2",
+	"NFWK7Iyl2M1j12G9mPuEfExTlSZVrdW5Mz+rcJIZp58cYx6Z86T4ZA1yPhupbAop/F8yic4zDGNn5aVi",
+	"lHB/UaZCPhdJeiKxeUh+zzZtjVHKAf3rcYTI62bvoi/Rm6ouFCNlARmabxX2jH5IvLK71lDu5tvCDqJE",
+	"iYofnCcuMxYMEkqXWHE3JdyXXbSKasNG6ZyKhepY7dRdsUy5G4LtReTAaf1LNGehq2FHEK6QFy5nceBa",
+	"IZAjO7xdN7UjI57M2BaUZtgWn97wbCy8VIkqOJ99yA23VU0sEyXKpqzzeFZkrF00IVEWKJWbKKp5IzWA",
+	"ENSUEwv8L55rZhfznU2NwzUVSAJtEmUQLEom6YL8WQ5WdjnRPheYN1BF2GHg8rVM8A+d9XHIF7UcPNgM",
+	"+QLVyhWEoWK+yu0DqiIsCF4viniGXstaglLVBY9GrhZ6DToMZf/ZhGK6lg2e6xqCkJEAthMoB8gSu56F",
+	"bA+7S7laP34Yy7dMRDxGZBEnFew9oQ6Z4dBTAWYzz7+VokXvZ+QQlbp4FXhalgts235IOVOzDjPuH8hZ",
+	"OhD/NUx5ZoDWd+TGEM8e2J4fOqWVh7nY06DyISYijsvNpO9AZNK1Aq39MEDwFhIcWlDDvd+QajCBlF1y",
+	"q7yhKZ5HjcnbKPEBhQ0rpjE9cjnG7CfgwRQ5SYJRVdWl+FEVFMWf0sXH0BZ9iV3KsUtV8H+azJLnXjFE",
+	"lqEX230xYuE1mLNmsNByFM1BB91Uz7alshejhzpQbqDKdZjbMsqppERmvMVVk+JnjnZZtIqhKJb9WYXr",
+	"RU64ZTTAfMFMJEtambpzHYubz2SsnAmUeQt9RQHBnhiZiZiso3BDqOMHrxhKUktJyMXA70GKn5UvRuYg",
+	"zPUtJpi82F+IUAeeQP4NCQLXIWjvGjMCWkZLrPnZgdJML3wWqay1hC6gYpvQlk9vBM8SBxW2wIFEPnIC",
+	"4tk5E0+WijMFvdrXOYqZgbgsWYQYFnWQ3GgIB2RCkSz7qxz2y6hJ13EyOR1+Yk/0cxUX6neXK8+1Xe6t",
+	"5VJH+nXpkiHaZYRIAQlM/hWTO08MKONsLbqnu2VLUpEO2JhqnMw6Ryvf85DL1XqgKI1ugnshQzWAhY07",
+	"t9jlVpxfQLvxP1bKkUi0G2/rfRRS7noSlYRMwhLpCCWG0nUZpK5Y+A5DHH8myJq5HieBZSJrib8Mpdbb",
+	"QnuV0mGlYiLFTtFhpbJvIssPHBK8XotuyWyHPsydteHkDAoLa99MKcsh2kNO1UAmGhqFIFYstSiCXcVT",
+	"lVLXW9pKJIhRSZK49ukP/8v86DurgHC+Hsik4pmSqEk5NfGlHfuMKQGvUtNhzzuPk8rK2BFlqBBbBtsc",
+	"CqtCV3uAIMQT2VAaSFsneNWuyIVz5Dry9ShUQfQ0Ha3A0G3gck4ogkL2uj8NK6MocS9DNqboOi4oJbcu",
+	"BFP4AXId6O3Wanj5Ze7OBS+Wp78lXstZ4guyBNcmpbdHWqmT2LXG5WJvOvsxP1T+XLJkHizkMqnNB+ap",
+	"KPNDXPRbNC2NJdvKCioWrJFMXHDX9kKQEzh+Nn7/eo0gkbI634VM9gdoMScjsZWU7JXZ51zuZWSeLq72",
+	"bqpKlO0bpnET1QEzbqrKN5PilWucGfVypVyXrk4LABe56bW+qr/utlVHOftq5BauGSaRIrE9Vcvz9opt",
+	"k6mmih+PiWfPDxAlt1DFUUarwskiYhE/bGMJcUGtKLgd/P5diOVjJOCThNUlzAvoRXI28aSCSTkPyryR",
+	"yoQHWEAa8MwJzTAUFWey1bIHo4mzvEdsUvKWmA1yf0I37X9InBYhGxNMscqfY8GZStl9fF25YuQXL/Bc",
+	"xvWs47KEdt6BLHnkYCAXUmAR48689/E3MKyfBXss8vhlLCIKv9KXc1X4+XiFCr8xzJEohV9uerx41xKR",
+	"ot4BD00lDsRmq1UqD6uX7jqPqXykTucfU8VDsxU99QKeqnhmTizSvRllN8NGRsqwq4ClskaQazQLYNyO",
+	"kalOma0RCYPOL6yolUiM6hlKt4Ht5QQ3K44Yxy06rtjsxllDyY6kiIYWrrmt3F1eMTp1nInLummF0bTy",
+	"ZImJ/4nZEvPX/SD+fFSV7Hk+I1t7J5oaBP4Xl7CDW3JdgrpkQOE7F6ArmVTGt8JozQ+Xtlut//qhw+3l",
+	"+8/43z96v9R//uHlp8koXLY/p3BaTtV+3fNos2banWk05J7P+1LMGw5eYycqxQOvVO9/5YpGCgqZZFpB",
+	"8SIvki8rwDRJ6QIWLpc4WIOFiPFtQh5oay44S75IMj5BVcA8By1Z254hvKVtGbsBKbt8Z32eU/A5W5N5",
+	"QncXZUb5NZk3qi+fJ+WjIY5zQmNfZqySS+8l9aNRkfLR+2XUl6UtJ9RK+KyFrontC9wPlY9Fpzc5jKVV",
+	"yTSRFTM8SxV6NaX2woo5uyVPnHmFnuFsPl6o2GiYS7jhJH5cEczVDtVnYBCwfepopQxipCOaAlDDUKNy",
+	"ulE7BGGP+coBOUlUIrAUdz0PBSEFMzEE30cFQiMr9oTuWXNZbERgG2tfTjAAQNlXVdEpD9iJoX4AhJlE",
+	"7ZqA44UsEmjNjUbMpaoCrUjg+snhHDS4gTt3KfaST8ja3lEacuqLduYmul1gDtEaUIved9bFcVsc8vSi",
+	"yG0YzcK3hDrwyde+s34YynkYSnkc4shBDt9I7n9Lcfw42SblWuLzx4OQ3D0VuuZYiY3KrGLXr09J6XhW",
+	"JaUGPrFLp079sFS7PsJV0rCPndNKBACP69XqabXWODyuNyoCDFaq6XiJfGxaqVRibJpBJkkYarx0j4/q",
+	"zIRLJoGMSZxi5fnBTKJqPnh817VAui1TeBRPYRT1psWeJcFdW0C6HlD1wlBXBlhtCX8qvBs0t+S73Pon",
+	"icCRPvIKzESFCL8pzmtUTu9/qeXTmefa/BmBoYwc3wrgCmDDO/Nx2qqDr+kLdxJeeoTn2o7FdaYba7JQ",
+	"E9LnSgUVuB8RZx9ZmVr1utpe2l8yNAA2HqZssh6RJp4Y1TCO1wmwUaopeE8DFjF4gdiRKLvG3KfS2AeJ",
+	"aRRwmwWEIDzHLv22QKc4qlHr8dL6qNRX/9RY6Lll55FTnZ3gml2qXzdIqTE7xKUT+9QpVUh1Jlh+wz50",
+	"ItlZOzmsH1VqR9Vq4+S4dlo/apzskp3VZ5Gdp0eaAJrV8EnVrpBSPZJEQvic2hUnR3YmtPMHyc7iXY/l",
+	"YRKV/V0eOhrP/QPkYeP+l3pRJcrnk4dS0DxFHpq7bTBPlGCaOWtChSzZXlRZHGddO6XCiNQuLLbH3EJy",
+	"kVwjDPU5WpMopUZ0ZSYmvLgAEXPxp5Qef7As+K7Cf6wKP5tx8dHnekr4rR8I7v33Uu4/RZuwKTQyTOxv",
+	"ISTekj/oxBS5VNwdxDwdys7mKueHZOVhWwnw24XvEekXh5Rn3cMkESjmVVXocp5iHqozQqWhGDG8SsST",
+	"OP7siZNT4hi1o3r//jnCsly/iZayjj/yA2Ve11hUqtCjbDW/uj/qzxC/9VEgPY9t7HksY+zXm9Uqzk8o",
+	"C22bEIfFuWWpDAmN7Ai7tO6xW1+k5c7IWKVnj3MFRR4yemeiwxuYKzSnpDJqRnVbJzTxIwT/GentBc5e",
+	"0g0hOVXCUVPSzlNSAKNsBuAJfXIK4M23JvS+FMBl9N71PRXdnnINgh43KpWkWLryeZcnf6Bgsaa6u5G9",
+	"INH5X/oCQ0+jtMEuB7cq8mUlJHe66LD2ZiCIYC/JNxyvatzryLtGAjRKiIOuqAsZGW0PM0bYfnGIlbCC",
+	"Fzc+yP3/DSHWI00POdCiUfuwHK1enwSjDLSwMZVcHSJPtsCMwkLzLSzRKFqSWMK9gCo+TsK6Rd17GkNB",
+	"wG352TL/tJr3FFXHCgRI1/cXVb83NtXvKqrpu64hkqUxY2ZoLy0b9//cyLJRrd3/wiAgMTJ5A9mTnhGU",
+	"jpRHopo+CJ14eYi6o/7xDmga+43Q3SEaW/xHpK+ErIZVzhR0Spffl5itiKPEhMbhB3v3eUqgoo4SkZNs",
+	"1lNiH12HXC+moVkV7vOO0CwM4HOqzZlU2ymPaRkEISBlqriU2lQuRZhqVffNCfUD6UGrV9rgC0yLVN0X",
+	"gNVlEk1rPVWqI+kjDO7YZZnu7eMnC+3lZfkyN7JnmahcLkvfcYmEJzQxY/z5vEN2bYjvTiIbICZTByau",
+	"BJ0tb/0HlaK+M+Mu1f7oLtVUlzbk6SDwndCWsTHaJp35AYoaT6qY5xUI3FpNL87bvVHhvTAS2FGY6LuD",
+	"yncHlUc5qNRPK0e1k8Na9ahxWj2pnxw3ai8Cknfx8oPsjvgzuK2oiqB/I7+VewCkBnV3ItUHIF4/lb7k",
+	"afFWeu7irZFW0tt2QotGWg0lxtSzPgKcieqwQJZ5iUdloxIkucEmTBJQ2nMZ1KiR5mAZnEu+rATLli1B",
+	"nWyfa0FYE6rir9CzhV9NqB5/hZ4t/EqLsP0eefU98mojzWoSdPUEYLFbU6cbbf9DIMhfWU139J+gptuh",
+	"Ha4+k3a4+hw0d6Qt24zUro/tSumUnDjH9tF16RA3ZnVSc/7E2uGi/d9BdtX/HO3wp+1EoCIGX25xHgGw",
+	"iwT/bQC1v3r0XzqJeEoNrCXmexQePvga/73TmXtIZBEdzQEhye6R6wSXFCJLNMJJnmyJDzFltyRgqFZp",
+	"SBxJfamkQ30Z0EdQQGw/cNDcJ+wsMsjSebb2i/IBd9mEUiKr/YbUEVieQio4f7WCJDRJ9GAU3yaTt4Bt",
+	"W5XLklVskOwbalQaCstCJJzooefTOQkQW/i3AhAXAqrfxik7/uAf5VHXuCeZPZThU6eS83i1/45Oqrqo",
+	"3bGli3umFt6O5STnEOzpCS1eGUvWeo2LY51DHYa5DH7dXuRtQrUqb82NIiRa9pBcq4MpE2BlKmVaUuNv",
+	"ZYt5WmXUSo7N2nk6AMe3uS8T8YBjDt44PhfazN/AQfYP38nfToVb/KQVJzWNqiF9jDJ0GmkDlJEtGfPx",
+	"a7r6jkqcXD1KpTs2IGl8q9/rtVvjUnM8brbeXbZ741Fp0B6W3g77V4PSigQRqDHSSY4jAJVFRroSa6op",
+	"+6crEkyVZh7Qv17ESFbk39qo/DRkhYX1gsGpTNOpUUy1UUwH7eEURqEqezGZ4Do9dXeCGOKEoCr99av7",
+	"23wVp+MuI+jJGaoelSuKPXmCy3/Krb1rvOkPX3cuZMGC3JK4jUr9+zH7r3LM/nsr+rVk3X83p+qCiOaJ",
+	"h5QDAdh3OVA/HhghzBDzfcjSJyNAlYsv+FnogTuQSVp6pGDkEOx4Lpw/mcA9e1EqxhpaujTkhCXJY/G1",
+	"R/YjB2Mo9C8ehNR84GtyTbQypX6Q4LAzcB8WZyXxrwxAjfOsoZR3yYT6aWvThs+y9F1RTipYFnQvo3Hk",
+	"eKwl51sXwkOwJN8B0bcHRN9l4nfV85/JQ1QvBy85TUg9yEYOwfk6n3SkifRvISY/YFeWDH9+WRl5JH2V",
+	"f9w9j6lbOza7FKnExhbaSxclTPIax1mNkzL0W0z8bP9eq3kUavSsVnPlWRglG99hNU8lJi1mEp/Qx6Uk",
+	"3WUSn9A8mzik0ZbzrjIDqzza7nzBVSJtLZTpHDQc8LRSr2rggEGWNXDoTYzwefJ+I6/1t7C6D+Gj3230",
+	"/wE2es1r0iaUB9irPsRgf4pPro/tIyGXG7NSA9evSyd2zSlVSWUW3YuwUPWoVjk8qVePGvXa6eFx9aRx",
+	"dA8Wqj0DFqrWEjhRqx+TU1xtlCSqOMYlmbGiSgp7Asr5ek5n1Wjan9Oat3tVDx4/STswl1qsw4I+hycn",
+	"jVrluHpYr9WqJyf1Sv34mWFX3hxscwn2g5SX8p/ILnvP/nwZI21uRei/qJk2ZywarsuKz6fiuseYbIvr",
+	"QHS8l2O3lUaXZ7bbQnjM89ttlYHoIXbbDajzbey2DwM73628f34r7yZL2M0RCth5H7WHzxFUGV1gwQk8",
+	"9zNBeEI3FKOwpz3mw3Ej3v6McDiPJM9B2VUZgaaOFeJQmzRISSrlEFqQoNiJ4htYVP9ie+wZ1I1/L+Dc",
+	"+I6cvyPn77a8J9ryHiq3ng3JPsCu9zgwmzXuRZHOJnqicW9Cc6176GnGvQnNt+6hpxn3JvQ+696GbP4W",
+	"1r3vwnmLcN5qCwSGXj+ppG2Bf30xDrbA73L84XJ80+r4XYh/N0kWMEk+WORrlalBFEQ1qT8Wrn38SfDh",
+	"B7yWLsv8SXBkmcNNyqJtNYplxW8W10YFAx+N6muiPUYIsrTHS6UF8VaWiaxSSTxk7ZcFocZll88ODqq1",
+	"43KlXClXz04qJxWQDWqqst14u73kMdIrHpcTxpqf2UfMVaZpcHIDfdcWK6tK/ScjrakjkICWQAKNuk3t",
+	"szujrHO+ng1K0dLwpwvuRpV4mRaVo9W1zoy7r6ucN/Hfhoq12Gdj6s778AZ13326+38BAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

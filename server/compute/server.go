@@ -1,44 +1,101 @@
-// Package compute implements the compute API (gen/compute): forwarding-rule labels,
-// interconnect attachment groups and the operations that track them, under /compute/v1,
-// with the Google error envelope.
+// Package compute implements the compute API (gen/compute): global forwarding rules and
+// their labels, and the long-running operations every mutation returns, under /compute/v1,
+// with the Google error envelope. Interconnect attachment groups come with issue 5 and
+// answer 501 until then.
 //
-// Every operation is routed and validated against specs/compute.yaml, and every error is
-// rendered in the Google envelope. The operations themselves are not built yet (issues 4
-// and 5): they answer 501 notImplemented, never a fake success.
+// Every mutation is decided atomically when it is accepted (names reserved, fingerprints
+// compared and set) and returns an Operation run by internal/operations: an inserted rule is
+// readable once its operation is DONE, a deleted one until then; setLabels applies at once
+// and returns a DONE operation, as the real service does. The rules are in
+// ../shared/design/compute.md; choices are said next to the code.
 package compute
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
+	"github.com/understudy-dev/understudy/internal/operations"
+	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/server/validate"
 )
 
+// Config is what the compute API can be told at start.
+type Config struct {
+	// Operations sets the operation mode, retention and wait timeout.
+	Operations operations.Config
+	// DefaultUser is Operation.user when the token is not a JWT with an email claim.
+	DefaultUser string
+	// PublicURL is the base of selfLinks and targetLinks; "" uses the request's own host.
+	PublicURL string
+	Now       func() time.Time
+	Random    io.Reader
+	Log       *slog.Logger
+}
+
+// DefaultConfig returns the configuration used when nothing is said.
+func DefaultConfig() Config {
+	return Config{Operations: operations.DefaultConfig(), DefaultUser: "user@understudy.local", Now: time.Now, Log: slog.Default()}
+}
+
 // Server implements the generated strict server interface.
-type Server struct{}
+type Server struct {
+	cfg    Config
+	db     *store.DB
+	tables *store.Compute
+	ops    *operations.Engine
+}
 
 var _ gen.StrictServerInterface = (*Server)(nil)
 
-// New returns the compute API.
-func New() *Server { return &Server{} }
+// New returns the API over its tables in db.
+func New(cfg Config, db *store.DB) *Server {
+	def := DefaultConfig()
+	if cfg.DefaultUser == "" {
+		cfg.DefaultUser = def.DefaultUser
+	}
+	if cfg.Now == nil {
+		cfg.Now = def.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = def.Log
+	}
+	if cfg.Random == nil {
+		cfg.Random = rand.Reader
+	}
+	cfg.Operations.Now, cfg.Operations.Random = cfg.Now, cfg.Random
+	s := &Server{cfg: cfg, db: db, tables: store.NewCompute(db), ops: operations.New(cfg.Operations, db)}
+	s.ops.Handle(kindRuleInsert, s.finishRuleInsert)
+	s.ops.Handle(kindRuleDelete, s.finishRuleDelete)
+	return s
+}
 
-// Register adds the API's routes to e, each validated against the spec. Clients send back
-// output-only fields they read; the handlers ignore them.
+// Register adds the API's routes to e: per operation the bearer check and spec validation,
+// then the engine finishes what is due, then the handler.
 func (s *Server) Register(e *echo.Echo) error {
 	spec, err := Spec()
 	if err != nil {
 		return err
 	}
+	// Clients send back output-only fields they read; the handlers ignore them.
 	v, err := validate.New(spec, validate.Options{AllowReadOnly: true})
 	if err != nil {
 		return err
 	}
-	gen.RegisterHandlersWithOptions(e, gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{OperationMiddlewares: v.Middlewares()})
+	gen.RegisterHandlersWithOptions(e, gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{
+		OperationMiddlewares: v.Middlewares(s.authenticate, s.advance),
+	})
 	return nil
 }
 
@@ -51,27 +108,48 @@ func Spec() (*openapi3.T, error) {
 	return spec, nil
 }
 
-func notImplemented(method string) *Error {
-	return &Error{Status: http.StatusNotImplemented, Reason: "notImplemented",
-		Message: fmt.Sprintf("Method %s is not implemented by this understudy build yet.", method)}
+// advance lets the engine finish due operations before the request looks at anything, so
+// that what it reads is current.
+func (s *Server) advance(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if err := s.ops.Advance(); err != nil {
+			return err
+		}
+		return next(c)
+	}
 }
 
-// GlobalForwardingRulesGet is not built yet (issue 4).
-func (s *Server) GlobalForwardingRulesGet(context.Context, gen.GlobalForwardingRulesGetRequestObject) (gen.GlobalForwardingRulesGetResponseObject, error) {
-	return nil, notImplemented("compute.globalForwardingRules.get")
+// timestamp formats times as the real API does: RFC 3339 with milliseconds and an offset.
+func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000-07:00") }
+
+// newID is a random uint64 id in decimal.
+func (s *Server) newID() string {
+	var b [8]byte
+	if _, err := io.ReadFull(s.cfg.Random, b[:]); err != nil {
+		panic("compute: no randomness: " + err.Error())
+	}
+	return strconv.FormatUint(binary.BigEndian.Uint64(b[:])>>1|1, 10)
 }
 
-// GlobalForwardingRulesSetLabels is not built yet (issue 4).
-func (s *Server) GlobalForwardingRulesSetLabels(context.Context, gen.GlobalForwardingRulesSetLabelsRequestObject) (gen.GlobalForwardingRulesSetLabelsResponseObject, error) {
-	return nil, notImplemented("compute.globalForwardingRules.setLabels")
+type baseURLKey struct{}
+
+// link is an absolute URL of a resource path under /compute/v1/.
+func (s *Server) link(ctx context.Context, path string) string {
+	base := s.cfg.PublicURL
+	if base == "" {
+		base, _ = ctx.Value(baseURLKey{}).(string)
+	}
+	return strings.TrimRight(base, "/") + "/compute/v1/" + path
 }
 
-// InterconnectAttachmentGroupsInsert is not built yet (issue 5).
-func (s *Server) InterconnectAttachmentGroupsInsert(context.Context, gen.InterconnectAttachmentGroupsInsertRequestObject) (gen.InterconnectAttachmentGroupsInsertResponseObject, error) {
-	return nil, notImplemented("compute.interconnectAttachmentGroups.insert")
+func notFound(path string) *Error {
+	return &Error{Status: http.StatusNotFound, Reason: "notFound", Message: fmt.Sprintf("The resource '%s' was not found", path)}
 }
 
-// GlobalOperationsGet is not built yet (issue 4).
-func (s *Server) GlobalOperationsGet(context.Context, gen.GlobalOperationsGetRequestObject) (gen.GlobalOperationsGetResponseObject, error) {
-	return nil, notImplemented("compute.globalOperations.get")
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
 }

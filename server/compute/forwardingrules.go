@@ -1,0 +1,289 @@
+package compute
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"net/http"
+
+	gen "github.com/understudy-dev/understudy/gen/compute"
+	"github.com/understudy-dev/understudy/internal/operations"
+	"github.com/understudy-dev/understudy/internal/store"
+)
+
+// Operation kinds whose finishers apply forwarding-rule changes.
+const (
+	kindRuleInsert = "forwardingRules.insert"
+	kindRuleDelete = "forwardingRules.delete"
+)
+
+func rulePath(project, name string) string { return globalScope(project) + "/forwardingRules/" + name }
+
+// GlobalForwardingRulesInsert reserves the name at once (a second insert of it is 409, also
+// while the first runs); the rule is readable when the operation is DONE.
+func (s *Server) GlobalForwardingRulesInsert(ctx context.Context, req gen.GlobalForwardingRulesInsertRequestObject) (gen.GlobalForwardingRulesInsertResponseObject, error) {
+	requestID, err := checkRequestID(req.Params.RequestId)
+	if err != nil {
+		return nil, err
+	}
+	body := *req.Body
+	if err := checkName(body.Name); err != nil {
+		return nil, err
+	}
+	labels := map[string]string(deref(body.Labels))
+	if err := validateLabels(labels); err != nil {
+		return nil, err
+	}
+	rule := ruleFromRequest(req.Project, body)
+	rule.Labels = labels
+	rule.ID = s.newID()
+	rule.Created = s.cfg.Now()
+	rule.Pending = true
+	if rule.IPAddress == "" {
+		rule.IPAddress = s.ephemeralIP()
+	}
+	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
+		if _, taken := s.tables.ForwardingRules.Get(tx, rule.Key()); taken {
+			return operations.Start{}, &Error{Status: http.StatusConflict, Reason: "alreadyExists",
+				Message: fmt.Sprintf("The resource '%s' already exists", rulePath(req.Project, rule.Name))}
+		}
+		if err := s.tables.ForwardingRules.Put(tx, rule.Key(), rule); err != nil {
+			return operations.Start{}, err
+		}
+		return operations.Start{Kind: kindRuleInsert, OperationType: "insert", Target: rule.Key(),
+			TargetLink: s.link(ctx, rulePath(req.Project, rule.Name)), TargetID: rule.ID}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return gen.GlobalForwardingRulesInsert200JSONResponse(s.renderOperation(ctx, op)), nil
+}
+
+// GlobalForwardingRulesDelete accepts a delete; the rule stays readable until it is DONE.
+func (s *Server) GlobalForwardingRulesDelete(ctx context.Context, req gen.GlobalForwardingRulesDeleteRequestObject) (gen.GlobalForwardingRulesDeleteResponseObject, error) {
+	requestID, err := checkRequestID(req.Params.RequestId)
+	if err != nil {
+		return nil, err
+	}
+	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
+		rule, err := s.readableRule(tx, req.Project, req.ForwardingRule)
+		if err != nil {
+			return operations.Start{}, err
+		}
+		return operations.Start{Kind: kindRuleDelete, OperationType: "delete", Target: rule.Key(),
+			TargetLink: s.link(ctx, rulePath(req.Project, rule.Name)), TargetID: rule.ID}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return gen.GlobalForwardingRulesDelete200JSONResponse(s.renderOperation(ctx, op)), nil
+}
+
+// GlobalForwardingRulesGet reads a rule by name or id.
+func (s *Server) GlobalForwardingRulesGet(ctx context.Context, req gen.GlobalForwardingRulesGetRequestObject) (gen.GlobalForwardingRulesGetResponseObject, error) {
+	var rule store.ForwardingRule
+	err := s.db.View(func(tx *store.Tx) error {
+		var err error
+		rule, err = s.readableRule(tx, req.Project, req.ForwardingRule)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return gen.GlobalForwardingRulesGet200JSONResponse(s.renderRule(ctx, rule)), nil
+}
+
+// GlobalForwardingRulesList lists a project's readable rules.
+func (s *Server) GlobalForwardingRulesList(ctx context.Context, req gen.GlobalForwardingRulesListRequestObject) (gen.GlobalForwardingRulesListResponseObject, error) {
+	p := req.Params
+	q, err := parseListQuery(deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
+	if err != nil {
+		return nil, err
+	}
+	var rules []store.ForwardingRule
+	_ = s.db.View(func(tx *store.Tx) error {
+		prefix := req.Project + "|"
+		s.tables.RulesByName.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, r store.ForwardingRule) bool {
+			if !r.Pending {
+				rules = append(rules, r)
+			}
+			return true
+		})
+		return nil
+	})
+	items := make([]listItem, len(rules))
+	for i, r := range rules {
+		items[i] = listItem{name: r.Name, created: r.Created}
+	}
+	idx, next := page(items, q)
+	path := globalScope(req.Project) + "/forwardingRules"
+	out := gen.ForwardingRuleList{Kind: gen.ForwardingRuleListKindComputeForwardingRuleList, Id: path, SelfLink: s.link(ctx, path)}
+	for _, i := range idx {
+		out.Items = append(out.Items, s.renderRule(ctx, rules[i]))
+	}
+	if next != "" {
+		out.NextPageToken = &next
+	}
+	return gen.GlobalForwardingRulesList200JSONResponse(out), nil
+}
+
+// GlobalForwardingRulesSetLabels replaces a rule's labels if the caller's fingerprint is the
+// current one (compare-and-set at accept; missing or empty counts as stale) and returns a
+// DONE operation, as the real service does for label changes.
+func (s *Server) GlobalForwardingRulesSetLabels(ctx context.Context, req gen.GlobalForwardingRulesSetLabelsRequestObject) (gen.GlobalForwardingRulesSetLabelsResponseObject, error) {
+	labels := map[string]string(deref(req.Body.Labels))
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	if err := validateLabels(labels); err != nil {
+		return nil, err
+	}
+	op, err := s.mutate(ctx, req.Project, "", func(tx *store.Tx) (operations.Start, error) {
+		rule, err := s.readableRule(tx, req.Project, req.Resource)
+		if err != nil {
+			return operations.Start{}, err
+		}
+		if len(req.Body.LabelFingerprint) == 0 || !bytes.Equal(req.Body.LabelFingerprint, labelFingerprint(rule.Labels, rule.LabelGeneration)) {
+			return operations.Start{}, &Error{Status: http.StatusPreconditionFailed, Reason: "conditionNotMet",
+				Message: "Labels fingerprint either invalid or resource labels have changed", Location: "If-Match", LocationType: gen.GoogleErrorItemLocationTypeHeader}
+		}
+		rule.Labels = labels
+		rule.LabelGeneration++
+		if err := s.tables.ForwardingRules.Put(tx, rule.Key(), rule); err != nil {
+			return operations.Start{}, err
+		}
+		return operations.Start{OperationType: "setLabels", Done: true,
+			TargetLink: s.link(ctx, rulePath(req.Project, rule.Name)), TargetID: rule.ID}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return gen.GlobalForwardingRulesSetLabels200JSONResponse(s.renderOperation(ctx, op)), nil
+}
+
+// mutate runs a mutation's accept step and starts its operation in one transaction. A
+// requestId seen before in the project returns the original operation and changes nothing.
+func (s *Server) mutate(ctx context.Context, project, requestID string, accept func(tx *store.Tx) (operations.Start, error)) (store.Operation, error) {
+	var op store.Operation
+	err := s.db.Update(func(tx *store.Tx) error {
+		if prior, ok := s.ops.Existing(tx, project, requestID); ok {
+			op = prior
+			return nil
+		}
+		start, err := accept(tx)
+		if err != nil {
+			return err
+		}
+		start.Project, start.RequestID, start.User = project, requestID, userFrom(ctx)
+		if start.Scope == "" {
+			start.Scope = globalScope(project)
+		}
+		op, err = s.ops.Begin(tx, start)
+		return err
+	})
+	return op, err
+}
+
+// readableRule finds a rule by name or id; one whose insert is still running is not there yet.
+func (s *Server) readableRule(tx *store.Tx, project, nameOrID string) (store.ForwardingRule, error) {
+	rule, ok := s.tables.ForwardingRules.Get(tx, project+"|"+nameOrID)
+	if !ok {
+		_, rule, ok = s.tables.RuleByID.Get(tx, project+"|"+nameOrID)
+	}
+	if !ok || rule.Pending {
+		return rule, notFound(rulePath(project, nameOrID))
+	}
+	return rule, nil
+}
+
+func (s *Server) finishRuleInsert(tx *store.Tx, op store.Operation) error {
+	rule, ok := s.tables.ForwardingRules.Get(tx, op.Target)
+	if !ok {
+		return fmt.Errorf("forwarding rule %s: %w", op.Target, store.ErrNotFound)
+	}
+	rule.Pending = false
+	return s.tables.ForwardingRules.Put(tx, op.Target, rule)
+}
+
+func (s *Server) finishRuleDelete(tx *store.Tx, op store.Operation) error {
+	// Two deletes may have been accepted; the second finds nothing left to do.
+	_, _, err := s.tables.ForwardingRules.Delete(tx, op.Target)
+	return err
+}
+
+// checkRequestID accepts a missing requestId or a UUID other than the nil UUID.
+func checkRequestID(id *gen.RequestIdQuery) (string, error) {
+	if id == nil {
+		return "", nil
+	}
+	if *id == [16]byte{} {
+		return "", invalidField("requestId", fmt.Sprintf("Invalid value for field 'requestId': '%s'. The requestId must be a valid UUID other than the zero UUID.", id.String()))
+	}
+	return id.String(), nil
+}
+
+// ruleFromRequest copies the writable fields of an insert; output-only ones are ignored.
+func ruleFromRequest(project string, b gen.ForwardingRule) store.ForwardingRule {
+	r := store.ForwardingRule{
+		Project: project, Name: b.Name, Description: deref(b.Description), IPAddress: deref(b.IPAddress),
+		PortRange: deref(b.PortRange), Target: deref(b.Target), Network: deref(b.Network),
+		IPProtocol: "TCP", LoadBalancingScheme: "EXTERNAL", IPVersion: "IPV4",
+	}
+	if b.IPProtocol != nil {
+		r.IPProtocol = string(*b.IPProtocol)
+	}
+	if b.LoadBalancingScheme != nil {
+		r.LoadBalancingScheme = string(*b.LoadBalancingScheme)
+	}
+	if b.IpVersion != nil {
+		r.IPVersion = string(*b.IpVersion)
+	}
+	return r
+}
+
+func (s *Server) renderRule(ctx context.Context, r store.ForwardingRule) gen.ForwardingRule {
+	kind, created, self := "compute#forwardingRule", timestamp(r.Created), s.link(ctx, rulePath(r.Project, r.Name))
+	proto, scheme, version := gen.ForwardingRuleIPProtocol(r.IPProtocol), gen.ForwardingRuleLoadBalancingScheme(r.LoadBalancingScheme), gen.ForwardingRuleIpVersion(r.IPVersion)
+	labels := gen.Labels(r.Labels)
+	if labels == nil {
+		labels = gen.Labels{}
+	}
+	out := gen.ForwardingRule{
+		Kind: &kind, Id: &r.ID, Name: r.Name, CreationTimestamp: &created, SelfLink: &self,
+		IPAddress: &r.IPAddress, IPProtocol: &proto, LoadBalancingScheme: &scheme, IpVersion: &version,
+		Labels: &labels, LabelFingerprint: labelFingerprint(r.Labels, r.LabelGeneration),
+		Fingerprint: ruleFingerprint(r),
+		Description: optional(r.Description), PortRange: optional(r.PortRange), Target: optional(r.Target), Network: optional(r.Network),
+	}
+	return out
+}
+
+// ruleFingerprint is the rule's whole-resource fingerprint. Nothing but labels can change on
+// a rule here (there is no patch), and labels have their own fingerprint, so it is stable.
+func ruleFingerprint(r store.ForwardingRule) []byte {
+	sum := sha256.Sum256([]byte("forwardingRule|" + r.Project + "|" + r.ID))
+	return sum[:8]
+}
+
+// ephemeralIP picks an address for a rule inserted without one.
+func (s *Server) ephemeralIP() string {
+	var b [3]byte
+	if _, err := io.ReadFull(s.cfg.Random, b[:]); err != nil {
+		panic("compute: no randomness: " + err.Error())
+	}
+	return fmt.Sprintf("34.%d.%d.%d", 64+b[0]%64, b[1], 1+b[2]%254)
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// InterconnectAttachmentGroupsInsert is not built yet (issue 5).
+func (s *Server) InterconnectAttachmentGroupsInsert(context.Context, gen.InterconnectAttachmentGroupsInsertRequestObject) (gen.InterconnectAttachmentGroupsInsertResponseObject, error) {
+	return nil, &Error{Status: http.StatusNotImplemented, Reason: "notImplemented", Message: "Method compute.interconnectAttachmentGroups.insert is not implemented by this understudy build yet."}
+}

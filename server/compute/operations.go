@@ -1,0 +1,221 @@
+package compute
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	gen "github.com/understudy-dev/understudy/gen/compute"
+	"github.com/understudy-dev/understudy/internal/operations"
+	"github.com/understudy-dev/understudy/internal/store"
+)
+
+func globalScope(project string) string         { return "projects/" + project + "/global" }
+func regionScope(project, region string) string { return "projects/" + project + "/regions/" + region }
+
+// GlobalOperationsGet reads a global operation (by name or id).
+func (s *Server) GlobalOperationsGet(ctx context.Context, req gen.GlobalOperationsGetRequestObject) (gen.GlobalOperationsGetResponseObject, error) {
+	op, err := s.getOperation(globalScope(req.Project), req.Operation)
+	if err != nil {
+		return nil, err
+	}
+	return gen.GlobalOperationsGet200JSONResponse(s.renderOperation(ctx, op)), nil
+}
+
+// RegionOperationsGet reads a regional operation.
+func (s *Server) RegionOperationsGet(ctx context.Context, req gen.RegionOperationsGetRequestObject) (gen.RegionOperationsGetResponseObject, error) {
+	op, err := s.getOperation(regionScope(req.Project, req.Region), req.Operation)
+	if err != nil {
+		return nil, err
+	}
+	return gen.RegionOperationsGet200JSONResponse(s.renderOperation(ctx, op)), nil
+}
+
+// GlobalOperationsWait waits for a global operation to be DONE (or for the deadline).
+func (s *Server) GlobalOperationsWait(ctx context.Context, req gen.GlobalOperationsWaitRequestObject) (gen.GlobalOperationsWaitResponseObject, error) {
+	op, err := s.waitOperation(ctx, globalScope(req.Project), req.Operation)
+	if err != nil {
+		return nil, err
+	}
+	return gen.GlobalOperationsWait200JSONResponse(s.renderOperation(ctx, op)), nil
+}
+
+// RegionOperationsWait waits for a regional operation.
+func (s *Server) RegionOperationsWait(ctx context.Context, req gen.RegionOperationsWaitRequestObject) (gen.RegionOperationsWaitResponseObject, error) {
+	op, err := s.waitOperation(ctx, regionScope(req.Project, req.Region), req.Operation)
+	if err != nil {
+		return nil, err
+	}
+	return gen.RegionOperationsWait200JSONResponse(s.renderOperation(ctx, op)), nil
+}
+
+// GlobalOperationsDelete forgets a global operation.
+func (s *Server) GlobalOperationsDelete(ctx context.Context, req gen.GlobalOperationsDeleteRequestObject) (gen.GlobalOperationsDeleteResponseObject, error) {
+	if err := s.deleteOperation(globalScope(req.Project), req.Operation); err != nil {
+		return nil, err
+	}
+	return gen.GlobalOperationsDelete204Response{}, nil
+}
+
+// RegionOperationsDelete forgets a regional operation.
+func (s *Server) RegionOperationsDelete(ctx context.Context, req gen.RegionOperationsDeleteRequestObject) (gen.RegionOperationsDeleteResponseObject, error) {
+	if err := s.deleteOperation(regionScope(req.Project, req.Region), req.Operation); err != nil {
+		return nil, err
+	}
+	return gen.RegionOperationsDelete204Response{}, nil
+}
+
+// GlobalOperationsList lists a project's global operations.
+func (s *Server) GlobalOperationsList(ctx context.Context, req gen.GlobalOperationsListRequestObject) (gen.GlobalOperationsListResponseObject, error) {
+	p := req.Params
+	list, err := s.listOperations(ctx, globalScope(req.Project), deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), p.MaxResults)
+	if err != nil {
+		return nil, err
+	}
+	return gen.GlobalOperationsList200JSONResponse(list), nil
+}
+
+// RegionOperationsList lists a project's operations in a region.
+func (s *Server) RegionOperationsList(ctx context.Context, req gen.RegionOperationsListRequestObject) (gen.RegionOperationsListResponseObject, error) {
+	p := req.Params
+	list, err := s.listOperations(ctx, regionScope(req.Project, req.Region), deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), p.MaxResults)
+	if err != nil {
+		return nil, err
+	}
+	return gen.RegionOperationsList200JSONResponse(list), nil
+}
+
+func (s *Server) getOperation(scope, name string) (store.Operation, error) {
+	op, err := s.ops.Get(scope, name)
+	if errors.Is(err, operations.ErrNotFound) {
+		return op, notFound(scope + "/operations/" + name)
+	}
+	return op, err
+}
+
+func (s *Server) waitOperation(ctx context.Context, scope, name string) (store.Operation, error) {
+	op, err := s.ops.Wait(ctx, scope, name)
+	if errors.Is(err, operations.ErrNotFound) {
+		return op, notFound(scope + "/operations/" + name)
+	}
+	return op, err
+}
+
+func (s *Server) deleteOperation(scope, name string) error {
+	if err := s.ops.Delete(scope, name); errors.Is(err, operations.ErrNotFound) {
+		return notFound(scope + "/operations/" + name)
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *Server) listOperations(ctx context.Context, scope, filter, pageToken, orderBy string, maxResults *uint32) (gen.OperationList, error) {
+	q, err := parseListQuery(filter, pageToken, orderBy, maxResultsOf(maxResults))
+	if err != nil {
+		return gen.OperationList{}, err
+	}
+	all, err := s.ops.List(scope)
+	if err != nil {
+		return gen.OperationList{}, err
+	}
+	items := make([]listItem, len(all))
+	for i, op := range all {
+		items[i] = listItem{name: op.Name, created: op.InsertTime, seq: op.Seq}
+	}
+	idx, next := page(items, q)
+	out := gen.OperationList{Kind: gen.OperationListKindComputeOperationList, Id: scope + "/operations", SelfLink: s.link(ctx, scope+"/operations")}
+	for _, i := range idx {
+		out.Items = append(out.Items, s.renderOperation(ctx, all[i]))
+	}
+	if next != "" {
+		out.NextPageToken = &next
+	}
+	return out, nil
+}
+
+func maxResultsOf(p *uint32) *int {
+	if p == nil {
+		return nil
+	}
+	n := int(*p)
+	return &n
+}
+
+// renderOperation is the wire form of an operation.
+func (s *Server) renderOperation(ctx context.Context, op store.Operation) gen.Operation {
+	kind := gen.OperationKindComputeOperation
+	status := gen.OperationStatus(op.Status)
+	progress := int32(op.Progress)
+	insert := timestamp(op.InsertTime)
+	out := gen.Operation{
+		Kind: &kind, Id: &op.ID, Name: &op.Name, OperationType: &op.OperationType,
+		TargetLink: op.TargetLink, SelfLink: s.link(ctx, op.Scope+"/operations/"+op.Name),
+		Status: &status, Progress: &progress, User: &op.User,
+		InsertTime: &insert, CreationTimestamp: &insert,
+	}
+	if op.TargetID != "" {
+		out.TargetId = &op.TargetID
+	}
+	if op.ClientOperationID != "" {
+		out.ClientOperationId = &op.ClientOperationID
+	}
+	if op.Description != "" {
+		out.Description = &op.Description
+	}
+	if _, region, ok := cutRegion(op.Scope); ok {
+		r := s.link(ctx, "projects/"+op.Project+"/regions/"+region)
+		out.Region = &r
+	}
+	if !op.StartTime.IsZero() {
+		st := timestamp(op.StartTime)
+		out.StartTime = &st
+	}
+	if op.Done() {
+		end := timestamp(op.EndTime)
+		out.EndTime = &end
+		if f := op.Failure; f != nil {
+			code, msg := int32(f.HTTPStatus), f.HTTPMessage
+			out.HttpErrorStatusCode, out.HttpErrorMessage = &code, &msg
+			out.Error = &gen.OperationError{Errors: renderOperationErrors(f.Errors)}
+		}
+	}
+	return out
+}
+
+func renderOperationErrors(errs []store.OperationError) []gen.OperationErrorItem {
+	out := make([]gen.OperationErrorItem, 0, len(errs))
+	for _, e := range errs {
+		item := gen.OperationErrorItem{Code: e.Code}
+		if e.Message != "" {
+			m := e.Message
+			item.Message = &m
+		}
+		if e.Location != "" {
+			l := e.Location
+			item.Location = &l
+		}
+		for _, d := range e.Details {
+			item.ErrorDetails = append(item.ErrorDetails, detailAs(d))
+		}
+		out = append(out, item)
+	}
+	return out
+}
+
+func cutRegion(scope string) (project, region string, ok bool) {
+	rest, ok := strings.CutPrefix(scope, "projects/")
+	if !ok {
+		return "", "", false
+	}
+	return strings.Cut(rest, "/regions/")
+}
+
+// detailAs turns a stored error detail into the generated type, through its JSON form.
+func detailAs(d map[string]any) gen.OperationErrorDetail {
+	var out gen.OperationErrorDetail
+	raw, _ := json.Marshal(d)
+	_ = json.Unmarshal(raw, &out)
+	return out
+}
