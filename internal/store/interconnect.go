@@ -1,0 +1,133 @@
+package store
+
+import (
+	"maps"
+	"time"
+)
+
+// Interconnect is a stored (dedicated) interconnect: a physical connection at a location.
+type Interconnect struct {
+	Project            string
+	Name               string
+	ID                 string
+	Description        string
+	Location           string // interconnect location name, e.g. iad-zone1-1
+	LinkType           string
+	RequestedLinkCount int
+	InterconnectType   string
+	CustomerName       string
+	NocContactEmail    string
+	AdminEnabled       bool
+	Labels             map[string]string
+	Created            time.Time
+	Pending            bool // insert still running
+}
+
+// Key is the interconnect's primary key.
+func (i Interconnect) Key() string { return i.Project + "|" + i.Name }
+
+// InterconnectAttachment is a stored regional attachment (a VLAN) on an interconnect.
+type InterconnectAttachment struct {
+	Project      string
+	Region       string
+	Name         string
+	ID           string
+	Description  string
+	Interconnect string // the interconnect's name (same project)
+	Type         string
+	Router       string
+	AdminEnabled bool
+	VlanTag      int
+	Bandwidth    string
+	Labels       map[string]string
+	Created      time.Time
+	Pending      bool
+	// Group is the attachment group that holds it ("" for none): an attachment belongs to one
+	// group at most. It is set when the group's change is accepted.
+	Group string
+	// Generation counts changes, so that a group's etag changes when its attachments do.
+	Generation uint64
+}
+
+// Key is the attachment's primary key.
+func (a InterconnectAttachment) Key() string { return AttachmentKey(a.Project, a.Region, a.Name) }
+
+// AttachmentKey is the primary key of an attachment.
+func AttachmentKey(project, region, name string) string { return project + "|" + region + "|" + name }
+
+// AttachmentGroup is a stored interconnect attachment group.
+type AttachmentGroup struct {
+	Project           string
+	Name              string
+	ID                string
+	Description       string
+	Intent            string            // availabilitySla
+	Attachments       map[string]string // user key -> attachment key (AttachmentKey)
+	AttachmentURLs    map[string]string // user key -> the URL as the client sent it
+	InterconnectGroup string
+	Generation        uint64 // counts changes; part of the etag
+	Created           time.Time
+	Pending           bool
+}
+
+// Key is the group's primary key.
+func (g AttachmentGroup) Key() string { return g.Project + "|" + g.Name }
+
+func cloneInterconnect(i Interconnect) Interconnect {
+	i.Labels = maps.Clone(i.Labels)
+	return i
+}
+
+func cloneAttachment(a InterconnectAttachment) InterconnectAttachment {
+	a.Labels = maps.Clone(a.Labels)
+	return a
+}
+
+func cloneGroup(g AttachmentGroup) AttachmentGroup {
+	g.Attachments = maps.Clone(g.Attachments)
+	g.AttachmentURLs = maps.Clone(g.AttachmentURLs)
+	return g
+}
+
+// Interconnects holds the interconnect world's tables.
+type Interconnects struct {
+	Interconnects  *Table[Interconnect]
+	InterconnectID *Unique[Interconnect]
+	// InterconnectsByName lists a project's interconnects.
+	InterconnectsByName *Ordered[Interconnect]
+
+	Attachments  *Table[InterconnectAttachment]
+	AttachmentID *Unique[InterconnectAttachment]
+	// AttachmentsByName lists a project's attachments in a region.
+	AttachmentsByName *Ordered[InterconnectAttachment]
+	// AttachmentsByInterconnect finds the attachments on an interconnect ("project|name").
+	AttachmentsByInterconnect *Ordered[InterconnectAttachment]
+
+	Groups  *Table[AttachmentGroup]
+	GroupID *Unique[AttachmentGroup]
+	// GroupsByName lists a project's groups.
+	GroupsByName *Ordered[AttachmentGroup]
+}
+
+// NewInterconnects adds the interconnect tables to db.
+func NewInterconnects(db *DB) *Interconnects {
+	ics := NewTable[Interconnect](db, "interconnects", cloneInterconnect)
+	atts := NewTable[InterconnectAttachment](db, "interconnectAttachments", cloneAttachment)
+	groups := NewTable[AttachmentGroup](db, "interconnectAttachmentGroups", cloneGroup)
+	return &Interconnects{
+		Interconnects:       ics,
+		InterconnectID:      ics.AddUnique("id", func(i Interconnect) (string, bool) { return i.Project + "|" + i.ID, true }),
+		InterconnectsByName: ics.AddOrdered(func(i Interconnect) []string { return []string{i.Key()} }),
+
+		Attachments:       atts,
+		AttachmentID:      atts.AddUnique("id", func(a InterconnectAttachment) (string, bool) { return a.Project + "|" + a.Region + "|" + a.ID, true }),
+		AttachmentsByName: atts.AddOrdered(func(a InterconnectAttachment) []string { return []string{a.Key()} }),
+		AttachmentsByInterconnect: atts.AddOrdered(func(a InterconnectAttachment) []string {
+			return []string{a.Project + "|" + a.Interconnect}
+		}),
+
+		Groups:       groups,
+		GroupID:      groups.AddUnique("id", func(g AttachmentGroup) (string, bool) { return g.Project + "|" + g.ID, true }),
+		GroupsByName: groups.AddOrdered(func(g AttachmentGroup) []string { return []string{g.Key()} }),
+	}
+}
