@@ -31,13 +31,18 @@ func invalidRequest(status int, code, format string, args ...any) *Error {
 	return &Error{Status: status, Type: "invalid_request_error", Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// WriteError renders any error met while serving this API in the v2 envelope.
+// WriteError renders any error met while serving this API in the v2 envelope, or, on the
+// hosted pages (/r/...), as an HTML page with the same status.
 func WriteError(c echo.Context, err error, log *slog.Logger) {
 	e := toError(c, err)
 	if e.Status >= 500 && e.Status != http.StatusNotImplemented {
 		log.Error("internal error", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 	}
 	if c.Response().Committed {
+		return
+	}
+	if isHostedPath(c.Request().URL.Path) {
+		writeHostedError(c, e, err) // a browser's page: HTML, never JSON
 		return
 	}
 	body := gen.ErrorObject{Type: e.Type, Message: e.Message, UserMessage: nullable.NewNullNullable[string](), DocUrl: nullable.NewNullNullable[string]()}
@@ -65,7 +70,7 @@ func toError(c echo.Context, err error) *Error {
 	case httperr.TooLarge:
 		return invalidRequest(cause.Status, "request_too_large", "The request body is too large.")
 	case httperr.UnsupportedMediaType:
-		return invalidRequest(cause.Status, "content_type_invalid", "Requests to /v2 must have Content-Type: application/json.")
+		return invalidRequest(cause.Status, "content_type_invalid", "The Content-Type '%s' is not supported; /v2 requests are application/json.", c.Request().Header.Get(echo.HeaderContentType))
 	case httperr.NotFound:
 		return invalidRequest(cause.Status, "not_found", "Unrecognized request URL (%s: %s).", c.Request().Method, c.Request().URL.Path)
 	case httperr.MethodNotAllowed:

@@ -2,17 +2,267 @@ package accounts
 
 import (
 	"context"
+	"crypto/subtle"
+	"errors"
 	"net/http"
+	"strings"
+	"sync"
+	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
-// OpenAccountLink serves the hosted flow (being built).
+// sessionCookie carries the browser session the first visit of a link opens.
+const sessionCookie = "understudy_link_session"
+
+// OpenAccountLink serves the hosted flow: the first visit of a live link consumes it, opens
+// a browser session (cookie + form nonce) and answers the form; any later visit, and any
+// visit after expires_at, goes to the link's refresh_url. Two racing first visits are
+// decided inside one write transaction: exactly one gets the form.
 func (s *Server) OpenAccountLink(ctx context.Context, req gen.OpenAccountLinkRequestObject) (gen.OpenAccountLinkResponseObject, error) {
-	return nil, &Error{Status: http.StatusNotImplemented, Type: "api_error", Code: "not_implemented", Message: "the hosted flow is not built yet"}
+	l, ok := s.hostedLink(req.Account, req.Token)
+	if !ok {
+		return s.openNotFound()
+	}
+	now := s.now()
+	if l.Consumed || !now.Before(l.ExpiresAt) {
+		return openResponse{gen.OpenAccountLink302Response{Headers: gen.OpenAccountLink302ResponseHeaders{Location: l.RefreshURL}}}, nil
+	}
+	session := store.LinkSession{ID: s.random(32), Nonce: s.random(22), ExpiresAt: now.Add(s.cfg.SessionLifetime)}
+	var a store.Account
+	opened, gone := false, false
+	err := s.db.Update(func(tx *store.Tx) error {
+		cur, found := s.tables.Links.Get(tx, req.Token)
+		if !found {
+			gone = true
+			return nil
+		}
+		l = cur
+		if cur.Consumed || !now.Before(cur.ExpiresAt) {
+			return nil // another visit got here first
+		}
+		if a, found = s.tables.Accounts.Get(tx, cur.Account); !found {
+			gone = true
+			return nil
+		}
+		cur.Consumed, cur.Session = true, session
+		if err := s.tables.Links.Put(tx, cur.Token, cur); err != nil {
+			return err
+		}
+		l, opened = cur, true
+		return nil
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case gone:
+		return s.openNotFound()
+	case !opened:
+		return openResponse{gen.OpenAccountLink302Response{Headers: gen.OpenAccountLink302ResponseHeaders{Location: l.RefreshURL}}}, nil
+	}
+	body, n, err := renderPage("form.html", newFormPage(l, a, session.Nonce, nil, nil))
+	if err != nil {
+		return nil, err
+	}
+	cookie := (&http.Cookie{
+		Name: sessionCookie, Value: session.ID, Path: "/r/" + l.Account + "/" + l.Token,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: isHTTPS(ctx),
+	}).String()
+	noStore := "no-store"
+	return openResponse{gen.OpenAccountLink200TexthtmlResponse{
+		Body: body, ContentLength: n,
+		Headers: gen.OpenAccountLink200ResponseHeaders{SetCookie: &cookie, CacheControl: &noStore},
+	}}, nil
 }
 
-// SubmitAccountLink accepts the hosted form (being built).
+// SubmitAccountLink accepts the hosted form once, from the browser session the first visit
+// opened (cookie and nonce), before the session expires. Invalid values answer the form
+// again (400) with the session still usable; a valid form updates the account (counting
+// toward its concurrency limit) and goes to return_url (303), or answers a completion page.
 func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLinkRequestObject) (gen.SubmitAccountLinkResponseObject, error) {
-	return nil, &Error{Status: http.StatusNotImplemented, Type: "api_error", Code: "not_implemented", Message: "the hosted flow is not built yet"}
+	now := s.now()
+	l, a, ok := s.hostedLinkAndAccount(req.Account, req.Token)
+	if !ok {
+		return s.submitPage(http.StatusNotFound, pageLinkNotValid)
+	}
+	cookie := ""
+	if req.Params.UnderstudyLinkSession != nil {
+		cookie = *req.Params.UnderstudyLinkSession
+	}
+	nonce := ""
+	if req.Body != nil {
+		nonce = req.Body.Nonce
+	}
+	if !sessionAccepts(l, cookie, nonce, now) {
+		return s.submitPage(http.StatusForbidden, pageSessionOver)
+	}
+	in := formInputOf(req.Body)
+	apply, problems := checkForm(a, in)
+	if len(problems) > 0 {
+		body, n, err := renderPage("form.html", newFormPage(l, a, l.Session.Nonce, &in, problems))
+		if err != nil {
+			return nil, err
+		}
+		return submitResponse{gen.SubmitAccountLink400TexthtmlResponse{HostedErrorTexthtmlResponse: gen.HostedErrorTexthtmlResponse{Body: body, ContentLength: n}}}, nil
+	}
+
+	// Submissions of one session wait for each other, so that a double submit updates the
+	// account once and the second one is told so (403) instead of meeting the first one's
+	// hold on the account (429).
+	defer linkSubmissions.lock(l.Token)()
+	if l, ok = s.hostedLink(req.Account, req.Token); !ok {
+		return s.submitPage(http.StatusNotFound, pageLinkNotValid)
+	}
+	if !sessionAccepts(l, cookie, nonce, now) {
+		return s.submitPage(http.StatusForbidden, pageSessionOver)
+	}
+	release, err := s.holdAccount(ctx, l.Account, s.platforms[l.Platform])
+	if err != nil {
+		var ae *Error
+		if errors.As(err, &ae) && ae.Status == http.StatusTooManyRequests {
+			return s.submitPage(http.StatusTooManyRequests, pageTooManyUpdates)
+		}
+		return nil, err
+	}
+	defer release()
+
+	status := http.StatusOK
+	err = s.db.Update(func(tx *store.Tx) error {
+		cur, found := s.tables.Links.Get(tx, req.Token)
+		if !found || cur.Account != req.Account {
+			status = http.StatusNotFound
+			return nil
+		}
+		if !sessionAccepts(cur, cookie, nonce, now) {
+			status = http.StatusForbidden
+			return nil
+		}
+		acct, found := s.tables.Accounts.Get(tx, cur.Account)
+		if !found {
+			status = http.StatusNotFound
+			return nil
+		}
+		applyForm(&acct, apply)
+		if err := s.tables.Accounts.Put(tx, acct.ID, acct); err != nil {
+			return err
+		}
+		cur.Session.Submitted = true
+		l = cur
+		return s.tables.Links.Put(tx, cur.Token, cur)
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case status == http.StatusNotFound:
+		return s.submitPage(http.StatusNotFound, pageLinkNotValid)
+	case status == http.StatusForbidden:
+		return s.submitPage(http.StatusForbidden, pageSessionOver)
+	case l.ReturnURL != "":
+		return submitResponse{gen.SubmitAccountLink303Response{Headers: gen.SubmitAccountLink303ResponseHeaders{Location: l.ReturnURL}}}, nil
+	}
+	return s.submitPage(http.StatusOK, pageComplete)
+}
+
+// sessionAccepts says whether a submission with this cookie and nonce is the one the link's
+// session still waits for. The secrets are compared in constant time; a link never opened
+// has no session and accepts nothing.
+func sessionAccepts(l store.AccountLink, cookie, nonce string, now time.Time) bool {
+	sess := l.Session
+	if !l.Consumed || sess.ID == "" || sess.Nonce == "" || sess.Submitted || !now.Before(sess.ExpiresAt) {
+		return false
+	}
+	okCookie := subtle.ConstantTimeCompare([]byte(cookie), []byte(sess.ID))
+	okNonce := subtle.ConstantTimeCompare([]byte(nonce), []byte(sess.Nonce))
+	return okCookie&okNonce == 1
+}
+
+// hostedLink finds the link of a hosted URL; a link made for another account is not found.
+func (s *Server) hostedLink(account, token string) (store.AccountLink, bool) {
+	var l store.AccountLink
+	found := false
+	_ = s.db.View(func(tx *store.Tx) error {
+		l, found = s.tables.Links.Get(tx, token)
+		return nil
+	})
+	return l, found && l.Account == account
+}
+
+func (s *Server) hostedLinkAndAccount(account, token string) (store.AccountLink, store.Account, bool) {
+	var l store.AccountLink
+	var a store.Account
+	found := false
+	_ = s.db.View(func(tx *store.Tx) error {
+		if l, found = s.tables.Links.Get(tx, token); found {
+			a, found = s.tables.Accounts.Get(tx, l.Account)
+		}
+		return nil
+	})
+	return l, a, found && l.Account == account
+}
+
+func (s *Server) openNotFound() (gen.OpenAccountLinkResponseObject, error) {
+	e, err := hostedError(pageLinkNotValid)
+	if err != nil {
+		return nil, err
+	}
+	return openResponse{gen.OpenAccountLink404TexthtmlResponse{HostedErrorTexthtmlResponse: e}}, nil
+}
+
+// submitPage answers a message page with the status.
+func (s *Server) submitPage(status int, p messagePage) (gen.SubmitAccountLinkResponseObject, error) {
+	body, n, err := renderPage("message.html", p)
+	if err != nil {
+		return nil, err
+	}
+	switch status {
+	case http.StatusOK:
+		return submitResponse{gen.SubmitAccountLink200TexthtmlResponse{Body: body, ContentLength: n}}, nil
+	case http.StatusForbidden:
+		return submitResponse{gen.SubmitAccountLink403TexthtmlResponse{Body: body, ContentLength: n}}, nil
+	case http.StatusNotFound:
+		return submitResponse{gen.SubmitAccountLink404TexthtmlResponse{Body: body, ContentLength: n}}, nil
+	}
+	return submitResponse{gen.SubmitAccountLinkdefaultTexthtmlResponse{Body: body, ContentLength: n, StatusCode: status}}, nil
+}
+
+// isHTTPS says whether the request came over https (directly or, as Echo reads it, through
+// a proxy saying so), for the cookie's Secure attribute.
+func isHTTPS(ctx context.Context) bool {
+	base, _ := ctx.Value(baseURLKey{}).(string)
+	return strings.HasPrefix(base, "https://")
+}
+
+// linkSubmissions serialises the submissions of each link (by token) while one runs.
+var linkSubmissions = keyedMutex{m: map[string]*keyedEntry{}}
+
+type keyedMutex struct {
+	mu sync.Mutex
+	m  map[string]*keyedEntry
+}
+
+type keyedEntry struct {
+	mu      sync.Mutex
+	waiters int
+}
+
+// lock takes the key's lock and returns its unlock; entries live only while in use.
+func (k *keyedMutex) lock(key string) (unlock func()) {
+	k.mu.Lock()
+	e := k.m[key]
+	if e == nil {
+		e = &keyedEntry{}
+		k.m[key] = e
+	}
+	e.waiters++
+	k.mu.Unlock()
+	e.mu.Lock()
+	return func() {
+		e.mu.Unlock()
+		k.mu.Lock()
+		if e.waiters--; e.waiters == 0 {
+			delete(k.m, key)
+		}
+		k.mu.Unlock()
+	}
 }

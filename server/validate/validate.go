@@ -227,7 +227,7 @@ func convert(err error) error {
 	case strings.HasPrefix(re.Reason, "header Content-Type has unexpected value"):
 		out.Status = http.StatusUnsupportedMediaType
 		out.In, out.Name = "header", "Content-Type"
-		out.Reason = "the content type " + strings.TrimPrefix(re.Reason, "header Content-Type has unexpected value ") + " is not supported; send application/json"
+		out.Reason = "the content type " + strings.TrimPrefix(re.Reason, "header Content-Type has unexpected value ") + " is not supported by this operation"
 	case errors.As(err, &se):
 		path := se.JSONPointer()
 		if out.In == "body" {
