@@ -178,6 +178,249 @@ func (e GoogleErrorItemLocationType) Valid() bool {
 	}
 }
 
+// Defines values for InterconnectInterconnectType.
+const (
+	InterconnectInterconnectTypeDEDICATED InterconnectInterconnectType = "DEDICATED"
+	InterconnectInterconnectTypeITPRIVATE InterconnectInterconnectType = "IT_PRIVATE"
+	InterconnectInterconnectTypePARTNER   InterconnectInterconnectType = "PARTNER"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectInterconnectType enum.
+func (e InterconnectInterconnectType) Valid() bool {
+	switch e {
+	case InterconnectInterconnectTypeDEDICATED:
+		return true
+	case InterconnectInterconnectTypeITPRIVATE:
+		return true
+	case InterconnectInterconnectTypePARTNER:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectLinkType.
+const (
+	InterconnectLinkTypeLINKTYPEETHERNET100GLR  InterconnectLinkType = "LINK_TYPE_ETHERNET_100G_LR"
+	InterconnectLinkTypeLINKTYPEETHERNET10GLR   InterconnectLinkType = "LINK_TYPE_ETHERNET_10G_LR"
+	InterconnectLinkTypeLINKTYPEETHERNET400GLR4 InterconnectLinkType = "LINK_TYPE_ETHERNET_400G_LR4"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectLinkType enum.
+func (e InterconnectLinkType) Valid() bool {
+	switch e {
+	case InterconnectLinkTypeLINKTYPEETHERNET100GLR:
+		return true
+	case InterconnectLinkTypeLINKTYPEETHERNET10GLR:
+		return true
+	case InterconnectLinkTypeLINKTYPEETHERNET400GLR4:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectOperationalStatus.
+const (
+	InterconnectOperationalStatusOSACTIVE        InterconnectOperationalStatus = "OS_ACTIVE"
+	InterconnectOperationalStatusOSUNPROVISIONED InterconnectOperationalStatus = "OS_UNPROVISIONED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectOperationalStatus enum.
+func (e InterconnectOperationalStatus) Valid() bool {
+	switch e {
+	case InterconnectOperationalStatusOSACTIVE:
+		return true
+	case InterconnectOperationalStatusOSUNPROVISIONED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectState.
+const (
+	InterconnectStateACTIVE        InterconnectState = "ACTIVE"
+	InterconnectStateUNPROVISIONED InterconnectState = "UNPROVISIONED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectState enum.
+func (e InterconnectState) Valid() bool {
+	switch e {
+	case InterconnectStateACTIVE:
+		return true
+	case InterconnectStateUNPROVISIONED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectAttachmentBandwidth.
+const (
+	InterconnectAttachmentBandwidthBPS100G InterconnectAttachmentBandwidth = "BPS_100G"
+	InterconnectAttachmentBandwidthBPS100M InterconnectAttachmentBandwidth = "BPS_100M"
+	InterconnectAttachmentBandwidthBPS10G  InterconnectAttachmentBandwidth = "BPS_10G"
+	InterconnectAttachmentBandwidthBPS1G   InterconnectAttachmentBandwidth = "BPS_1G"
+	InterconnectAttachmentBandwidthBPS200M InterconnectAttachmentBandwidth = "BPS_200M"
+	InterconnectAttachmentBandwidthBPS20G  InterconnectAttachmentBandwidth = "BPS_20G"
+	InterconnectAttachmentBandwidthBPS2G   InterconnectAttachmentBandwidth = "BPS_2G"
+	InterconnectAttachmentBandwidthBPS300M InterconnectAttachmentBandwidth = "BPS_300M"
+	InterconnectAttachmentBandwidthBPS400G InterconnectAttachmentBandwidth = "BPS_400G"
+	InterconnectAttachmentBandwidthBPS400M InterconnectAttachmentBandwidth = "BPS_400M"
+	InterconnectAttachmentBandwidthBPS500M InterconnectAttachmentBandwidth = "BPS_500M"
+	InterconnectAttachmentBandwidthBPS50G  InterconnectAttachmentBandwidth = "BPS_50G"
+	InterconnectAttachmentBandwidthBPS50M  InterconnectAttachmentBandwidth = "BPS_50M"
+	InterconnectAttachmentBandwidthBPS5G   InterconnectAttachmentBandwidth = "BPS_5G"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectAttachmentBandwidth enum.
+func (e InterconnectAttachmentBandwidth) Valid() bool {
+	switch e {
+	case InterconnectAttachmentBandwidthBPS100G:
+		return true
+	case InterconnectAttachmentBandwidthBPS100M:
+		return true
+	case InterconnectAttachmentBandwidthBPS10G:
+		return true
+	case InterconnectAttachmentBandwidthBPS1G:
+		return true
+	case InterconnectAttachmentBandwidthBPS200M:
+		return true
+	case InterconnectAttachmentBandwidthBPS20G:
+		return true
+	case InterconnectAttachmentBandwidthBPS2G:
+		return true
+	case InterconnectAttachmentBandwidthBPS300M:
+		return true
+	case InterconnectAttachmentBandwidthBPS400G:
+		return true
+	case InterconnectAttachmentBandwidthBPS400M:
+		return true
+	case InterconnectAttachmentBandwidthBPS500M:
+		return true
+	case InterconnectAttachmentBandwidthBPS50G:
+		return true
+	case InterconnectAttachmentBandwidthBPS50M:
+		return true
+	case InterconnectAttachmentBandwidthBPS5G:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectAttachmentEdgeAvailabilityDomain.
+const (
+	InterconnectAttachmentEdgeAvailabilityDomainAVAILABILITYDOMAIN1   InterconnectAttachmentEdgeAvailabilityDomain = "AVAILABILITY_DOMAIN_1"
+	InterconnectAttachmentEdgeAvailabilityDomainAVAILABILITYDOMAIN2   InterconnectAttachmentEdgeAvailabilityDomain = "AVAILABILITY_DOMAIN_2"
+	InterconnectAttachmentEdgeAvailabilityDomainAVAILABILITYDOMAINANY InterconnectAttachmentEdgeAvailabilityDomain = "AVAILABILITY_DOMAIN_ANY"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectAttachmentEdgeAvailabilityDomain enum.
+func (e InterconnectAttachmentEdgeAvailabilityDomain) Valid() bool {
+	switch e {
+	case InterconnectAttachmentEdgeAvailabilityDomainAVAILABILITYDOMAIN1:
+		return true
+	case InterconnectAttachmentEdgeAvailabilityDomainAVAILABILITYDOMAIN2:
+		return true
+	case InterconnectAttachmentEdgeAvailabilityDomainAVAILABILITYDOMAINANY:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectAttachmentOperationalStatus.
+const (
+	InterconnectAttachmentOperationalStatusOSACTIVE        InterconnectAttachmentOperationalStatus = "OS_ACTIVE"
+	InterconnectAttachmentOperationalStatusOSUNPROVISIONED InterconnectAttachmentOperationalStatus = "OS_UNPROVISIONED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectAttachmentOperationalStatus enum.
+func (e InterconnectAttachmentOperationalStatus) Valid() bool {
+	switch e {
+	case InterconnectAttachmentOperationalStatusOSACTIVE:
+		return true
+	case InterconnectAttachmentOperationalStatusOSUNPROVISIONED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectAttachmentStackType.
+const (
+	InterconnectAttachmentStackTypeIPV4IPV6 InterconnectAttachmentStackType = "IPV4_IPV6"
+	InterconnectAttachmentStackTypeIPV4ONLY InterconnectAttachmentStackType = "IPV4_ONLY"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectAttachmentStackType enum.
+func (e InterconnectAttachmentStackType) Valid() bool {
+	switch e {
+	case InterconnectAttachmentStackTypeIPV4IPV6:
+		return true
+	case InterconnectAttachmentStackTypeIPV4ONLY:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectAttachmentState.
+const (
+	InterconnectAttachmentStateACTIVE                 InterconnectAttachmentState = "ACTIVE"
+	InterconnectAttachmentStateDEFUNCT                InterconnectAttachmentState = "DEFUNCT"
+	InterconnectAttachmentStatePARTNERREQUESTRECEIVED InterconnectAttachmentState = "PARTNER_REQUEST_RECEIVED"
+	InterconnectAttachmentStatePENDINGCUSTOMER        InterconnectAttachmentState = "PENDING_CUSTOMER"
+	InterconnectAttachmentStatePENDINGPARTNER         InterconnectAttachmentState = "PENDING_PARTNER"
+	InterconnectAttachmentStateSTATEUNSPECIFIED       InterconnectAttachmentState = "STATE_UNSPECIFIED"
+	InterconnectAttachmentStateUNPROVISIONED          InterconnectAttachmentState = "UNPROVISIONED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectAttachmentState enum.
+func (e InterconnectAttachmentState) Valid() bool {
+	switch e {
+	case InterconnectAttachmentStateACTIVE:
+		return true
+	case InterconnectAttachmentStateDEFUNCT:
+		return true
+	case InterconnectAttachmentStatePARTNERREQUESTRECEIVED:
+		return true
+	case InterconnectAttachmentStatePENDINGCUSTOMER:
+		return true
+	case InterconnectAttachmentStatePENDINGPARTNER:
+		return true
+	case InterconnectAttachmentStateSTATEUNSPECIFIED:
+		return true
+	case InterconnectAttachmentStateUNPROVISIONED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectAttachmentType.
+const (
+	InterconnectAttachmentTypeDEDICATED       InterconnectAttachmentType = "DEDICATED"
+	InterconnectAttachmentTypePARTNER         InterconnectAttachmentType = "PARTNER"
+	InterconnectAttachmentTypePARTNERPROVIDER InterconnectAttachmentType = "PARTNER_PROVIDER"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectAttachmentType enum.
+func (e InterconnectAttachmentType) Valid() bool {
+	switch e {
+	case InterconnectAttachmentTypeDEDICATED:
+		return true
+	case InterconnectAttachmentTypePARTNER:
+		return true
+	case InterconnectAttachmentTypePARTNERPROVIDER:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InterconnectAttachmentGroupConfiguredAvailabilitySLAEffectiveSla.
 const (
 	InterconnectAttachmentGroupConfiguredAvailabilitySLAEffectiveSlaEFFECTIVESLAUNSPECIFIED InterconnectAttachmentGroupConfiguredAvailabilitySLAEffectiveSla = "EFFECTIVE_SLA_UNSPECIFIED"
@@ -256,6 +499,252 @@ func (e InterconnectAttachmentGroupIntentAvailabilitySla) Valid() bool {
 	case InterconnectAttachmentGroupIntentAvailabilitySlaPRODUCTIONCRITICAL:
 		return true
 	case InterconnectAttachmentGroupIntentAvailabilitySlaPRODUCTIONNONCRITICAL:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectAttachmentGroupListKind.
+const (
+	InterconnectAttachmentGroupListKindComputeInterconnectAttachmentGroup InterconnectAttachmentGroupListKind = "compute#interconnectAttachmentGroup"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectAttachmentGroupListKind enum.
+func (e InterconnectAttachmentGroupListKind) Valid() bool {
+	switch e {
+	case InterconnectAttachmentGroupListKindComputeInterconnectAttachmentGroup:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectAttachmentGroupsOperationalStatusGroupStatus.
+const (
+	InterconnectAttachmentGroupsOperationalStatusGroupStatusDEGRADED    InterconnectAttachmentGroupsOperationalStatusGroupStatus = "DEGRADED"
+	InterconnectAttachmentGroupsOperationalStatusGroupStatusFULLYDOWN   InterconnectAttachmentGroupsOperationalStatusGroupStatus = "FULLY_DOWN"
+	InterconnectAttachmentGroupsOperationalStatusGroupStatusFULLYUP     InterconnectAttachmentGroupsOperationalStatusGroupStatus = "FULLY_UP"
+	InterconnectAttachmentGroupsOperationalStatusGroupStatusUNSPECIFIED InterconnectAttachmentGroupsOperationalStatusGroupStatus = "UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectAttachmentGroupsOperationalStatusGroupStatus enum.
+func (e InterconnectAttachmentGroupsOperationalStatusGroupStatus) Valid() bool {
+	switch e {
+	case InterconnectAttachmentGroupsOperationalStatusGroupStatusDEGRADED:
+		return true
+	case InterconnectAttachmentGroupsOperationalStatusGroupStatusFULLYDOWN:
+		return true
+	case InterconnectAttachmentGroupsOperationalStatusGroupStatusFULLYUP:
+		return true
+	case InterconnectAttachmentGroupsOperationalStatusGroupStatusUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectAttachmentGroupsOperationalStatusAttachmentStatusIsActive.
+const (
+	InterconnectAttachmentGroupsOperationalStatusAttachmentStatusIsActiveACTIVE      InterconnectAttachmentGroupsOperationalStatusAttachmentStatusIsActive = "ACTIVE"
+	InterconnectAttachmentGroupsOperationalStatusAttachmentStatusIsActiveINACTIVE    InterconnectAttachmentGroupsOperationalStatusAttachmentStatusIsActive = "INACTIVE"
+	InterconnectAttachmentGroupsOperationalStatusAttachmentStatusIsActiveUNSPECIFIED InterconnectAttachmentGroupsOperationalStatusAttachmentStatusIsActive = "UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectAttachmentGroupsOperationalStatusAttachmentStatusIsActive enum.
+func (e InterconnectAttachmentGroupsOperationalStatusAttachmentStatusIsActive) Valid() bool {
+	switch e {
+	case InterconnectAttachmentGroupsOperationalStatusAttachmentStatusIsActiveACTIVE:
+		return true
+	case InterconnectAttachmentGroupsOperationalStatusAttachmentStatusIsActiveINACTIVE:
+		return true
+	case InterconnectAttachmentGroupsOperationalStatusAttachmentStatusIsActiveUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus.
+const (
+	InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusATTACHMENTSTATUSUNKNOWN        InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus = "ATTACHMENT_STATUS_UNKNOWN"
+	InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusCONNECTIONDISABLED             InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus = "CONNECTION_DISABLED"
+	InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusCONNECTIONDOWN                 InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus = "CONNECTION_DOWN"
+	InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusCONNECTIONUP                   InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus = "CONNECTION_UP"
+	InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusDEFUNCT                        InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus = "DEFUNCT"
+	InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusIPSECCONFIGURATIONNEEDEDSTATUS InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus = "IPSEC_CONFIGURATION_NEEDED_STATUS"
+	InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusIPSECREADYTORESUMEFLOWSTATUS   InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus = "IPSEC_READY_TO_RESUME_FLOW_STATUS"
+	InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusIPV4DOWNIPV6UP                 InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus = "IPV4_DOWN_IPV6_UP"
+	InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusIPV4UPIPV6DOWN                 InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus = "IPV4_UP_IPV6_DOWN"
+	InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusPARTNERREQUESTRECEIVED         InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus = "PARTNER_REQUEST_RECEIVED"
+	InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusPENDINGCUSTOMER                InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus = "PENDING_CUSTOMER"
+	InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusPENDINGPARTNER                 InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus = "PENDING_PARTNER"
+	InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusPROVISIONED                    InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus = "PROVISIONED"
+	InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusROUTERCONFIGURATIONBROKEN      InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus = "ROUTER_CONFIGURATION_BROKEN"
+	InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusUNPROVISIONED                  InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus = "UNPROVISIONED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus enum.
+func (e InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus) Valid() bool {
+	switch e {
+	case InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusATTACHMENTSTATUSUNKNOWN:
+		return true
+	case InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusCONNECTIONDISABLED:
+		return true
+	case InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusCONNECTIONDOWN:
+		return true
+	case InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusCONNECTIONUP:
+		return true
+	case InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusDEFUNCT:
+		return true
+	case InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusIPSECCONFIGURATIONNEEDEDSTATUS:
+		return true
+	case InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusIPSECREADYTORESUMEFLOWSTATUS:
+		return true
+	case InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusIPV4DOWNIPV6UP:
+		return true
+	case InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusIPV4UPIPV6DOWN:
+		return true
+	case InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusPARTNERREQUESTRECEIVED:
+		return true
+	case InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusPENDINGCUSTOMER:
+		return true
+	case InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusPENDINGPARTNER:
+		return true
+	case InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusPROVISIONED:
+		return true
+	case InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusROUTERCONFIGURATIONBROKEN:
+		return true
+	case InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatusUNPROVISIONED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectAttachmentListKind.
+const (
+	InterconnectAttachmentListKindComputeInterconnectAttachmentList InterconnectAttachmentListKind = "compute#interconnectAttachmentList"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectAttachmentListKind enum.
+func (e InterconnectAttachmentListKind) Valid() bool {
+	switch e {
+	case InterconnectAttachmentListKindComputeInterconnectAttachmentList:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectListKind.
+const (
+	InterconnectListKindComputeInterconnectList InterconnectListKind = "compute#interconnectList"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectListKind enum.
+func (e InterconnectListKind) Valid() bool {
+	switch e {
+	case InterconnectListKindComputeInterconnectList:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectLocationContinent.
+const (
+	InterconnectLocationContinentAFRICA        InterconnectLocationContinent = "AFRICA"
+	InterconnectLocationContinentASIAPAC       InterconnectLocationContinent = "ASIA_PAC"
+	InterconnectLocationContinentCAFRICA       InterconnectLocationContinent = "C_AFRICA"
+	InterconnectLocationContinentCASIAPAC      InterconnectLocationContinent = "C_ASIA_PAC"
+	InterconnectLocationContinentCEUROPE       InterconnectLocationContinent = "C_EUROPE"
+	InterconnectLocationContinentCNORTHAMERICA InterconnectLocationContinent = "C_NORTH_AMERICA"
+	InterconnectLocationContinentCSOUTHAMERICA InterconnectLocationContinent = "C_SOUTH_AMERICA"
+	InterconnectLocationContinentEUROPE        InterconnectLocationContinent = "EUROPE"
+	InterconnectLocationContinentNORTHAMERICA  InterconnectLocationContinent = "NORTH_AMERICA"
+	InterconnectLocationContinentSOUTHAMERICA  InterconnectLocationContinent = "SOUTH_AMERICA"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectLocationContinent enum.
+func (e InterconnectLocationContinent) Valid() bool {
+	switch e {
+	case InterconnectLocationContinentAFRICA:
+		return true
+	case InterconnectLocationContinentASIAPAC:
+		return true
+	case InterconnectLocationContinentCAFRICA:
+		return true
+	case InterconnectLocationContinentCASIAPAC:
+		return true
+	case InterconnectLocationContinentCEUROPE:
+		return true
+	case InterconnectLocationContinentCNORTHAMERICA:
+		return true
+	case InterconnectLocationContinentCSOUTHAMERICA:
+		return true
+	case InterconnectLocationContinentEUROPE:
+		return true
+	case InterconnectLocationContinentNORTHAMERICA:
+		return true
+	case InterconnectLocationContinentSOUTHAMERICA:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectLocationStatus.
+const (
+	InterconnectLocationStatusAVAILABLE InterconnectLocationStatus = "AVAILABLE"
+	InterconnectLocationStatusCLOSED    InterconnectLocationStatus = "CLOSED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectLocationStatus enum.
+func (e InterconnectLocationStatus) Valid() bool {
+	switch e {
+	case InterconnectLocationStatusAVAILABLE:
+		return true
+	case InterconnectLocationStatusCLOSED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectLocationListKind.
+const (
+	InterconnectLocationListKindComputeInterconnectLocationList InterconnectLocationListKind = "compute#interconnectLocationList"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectLocationListKind enum.
+func (e InterconnectLocationListKind) Valid() bool {
+	switch e {
+	case InterconnectLocationListKindComputeInterconnectLocationList:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectLocationRegionInfoLocationPresence.
+const (
+	InterconnectLocationRegionInfoLocationPresenceGLOBAL        InterconnectLocationRegionInfoLocationPresence = "GLOBAL"
+	InterconnectLocationRegionInfoLocationPresenceLOCALREGION   InterconnectLocationRegionInfoLocationPresence = "LOCAL_REGION"
+	InterconnectLocationRegionInfoLocationPresenceLPGLOBAL      InterconnectLocationRegionInfoLocationPresence = "LP_GLOBAL"
+	InterconnectLocationRegionInfoLocationPresenceLPLOCALREGION InterconnectLocationRegionInfoLocationPresence = "LP_LOCAL_REGION"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectLocationRegionInfoLocationPresence enum.
+func (e InterconnectLocationRegionInfoLocationPresence) Valid() bool {
+	switch e {
+	case InterconnectLocationRegionInfoLocationPresenceGLOBAL:
+		return true
+	case InterconnectLocationRegionInfoLocationPresenceLOCALREGION:
+		return true
+	case InterconnectLocationRegionInfoLocationPresenceLPGLOBAL:
+		return true
+	case InterconnectLocationRegionInfoLocationPresenceLPLOCALREGION:
 		return true
 	default:
 		return false
@@ -722,13 +1211,248 @@ type InstancesBulkInsertOperationMetadata struct {
 	PerLocationStatus map[string]BulkInsertOperationStatus `json:"perLocationStatus,omitempty"`
 }
 
+// Interconnect An interconnect: a bundle of physical links between the provider's network and the
+// customer's, at an interconnect location. Only the members below are modelled, and
+// others are rejected in request bodies. `name`, `location`, `linkType`,
+// `requestedLinkCount` and `interconnectType` are required on insert; members marked
+// `readOnly` are set by the server and ignored when sent.
+type Interconnect struct {
+	// AdminEnabled Whether the interconnect carries traffic; `true` when omitted on insert. The
+	// attachments of an interconnect with `adminEnabled: false` are `CONNECTION_DOWN` in
+	// `interconnectAttachmentGroups.getOperationalStatus`.
+	AdminEnabled *bool `json:"adminEnabled,omitempty"`
+
+	// CreationTimestamp Creation time, RFC 3339 text with milliseconds and offset.
+	//
+	// Example: 2024-11-20T09:00:00.317-08:00
+	CreationTimestamp *string `json:"creationTimestamp,omitempty"`
+
+	// CustomerName Customer name for the Letter of Authorization.
+	CustomerName *string `json:"customerName,omitempty"`
+
+	// Description Optional description.
+	Description *string `json:"description,omitempty"`
+
+	// Id Server-generated unique identifier (uint64, as a decimal string).
+	//
+	// Example: 1178309123406512257
+	Id *string `json:"id,omitempty"`
+
+	// InterconnectAttachments URLs of the attachments that use this interconnect, sorted; absent when none does.
+	InterconnectAttachments []string `json:"interconnectAttachments,omitempty"`
+
+	// InterconnectType `DEDICATED` (a dedicated physical connection), `PARTNER` (through a partner), or `IT_PRIVATE` (deprecated alias of `DEDICATED`).
+	InterconnectType InterconnectInterconnectType `json:"interconnectType"`
+
+	// Kind Type of the resource; always `compute#interconnect`.
+	//
+	// Example: compute#interconnect
+	Kind *string `json:"kind,omitempty"`
+
+	// LabelFingerprint Fingerprint of the current label set (standard padded base64 of 8 bytes). An
+	// interconnect without labels has `42WmSpB8rSM=`.
+	//
+	//
+	// Example: 42WmSpB8rSM=
+	LabelFingerprint []byte `json:"labelFingerprint,omitempty"`
+
+	// Labels Labels as key-value pairs: at most 64; keys 1-63 characters starting with a lowercase
+	// letter; keys and values only lowercase letters, digits, `_` and `-` (international
+	// lowercase letters allowed); values 0-63 characters and may be empty. The character
+	// rules and key lengths are enforced by the server, not by this schema.
+	//
+	//
+	// Example: {"env":"prod","team":"web"}
+	Labels *Labels `json:"labels,omitempty"`
+
+	// LinkType Speed and optics of each link of the bundle (not of the whole bundle).
+	LinkType InterconnectLinkType `json:"linkType"`
+
+	// Location URL of the interconnect location where the interconnect is provisioned (full, or
+	// partial from `projects/` or `global/`); returned as a full URL.
+	//
+	//
+	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/global/interconnectLocations/iad-zone1-1
+	Location string `json:"location"`
+
+	// Name Name of the interconnect, unique in the project; set at creation (RFC 1035).
+	//
+	// Example: iad-ic-zone1
+	Name string `json:"name"`
+
+	// NocContactEmail Email address of the customer's NOC for maintenance notifications.
+	NocContactEmail *string `json:"nocContactEmail,omitempty"`
+
+	// OperationalStatus `OS_ACTIVE` once the insert Operation is `DONE` (understudy turns interconnects up at once).
+	OperationalStatus *InterconnectOperationalStatus `json:"operationalStatus,omitempty"`
+
+	// ProvisionedLinkCount Number of links provisioned; equals `requestedLinkCount` once the insert Operation is `DONE`.
+	ProvisionedLinkCount *int32 `json:"provisionedLinkCount,omitempty"`
+
+	// RequestedLinkCount Number of physical links requested in the bundle.
+	//
+	// Example: 2
+	RequestedLinkCount int32 `json:"requestedLinkCount"`
+
+	// SelfLink Server-defined URL of the resource.
+	SelfLink *string `json:"selfLink,omitempty"`
+
+	// State `ACTIVE` once the insert Operation is `DONE`.
+	State *InterconnectState `json:"state,omitempty"`
+}
+
+// InterconnectInterconnectType `DEDICATED` (a dedicated physical connection), `PARTNER` (through a partner), or `IT_PRIVATE` (deprecated alias of `DEDICATED`).
+type InterconnectInterconnectType string
+
+// InterconnectLinkType Speed and optics of each link of the bundle (not of the whole bundle).
+type InterconnectLinkType string
+
+// InterconnectOperationalStatus `OS_ACTIVE` once the insert Operation is `DONE` (understudy turns interconnects up at once).
+type InterconnectOperationalStatus string
+
+// InterconnectState `ACTIVE` once the insert Operation is `DONE`.
+type InterconnectState string
+
+// InterconnectAttachment An interconnect attachment (VLAN attachment): a VLAN on an interconnect that connects
+// it to a Cloud Router in a region. Only the members below are modelled, and others are
+// rejected in request bodies. `name` is required on insert, and so is `interconnect`
+// for the only type understudy accepts, `DEDICATED` (checked by the server). Members
+// marked `readOnly` are set by the server and ignored when sent.
+type InterconnectAttachment struct {
+	// AdminEnabled Whether the attachment carries traffic; `true` when omitted. An attachment with
+	// `adminEnabled: false` is `CONNECTION_DISABLED` and inactive in
+	// `interconnectAttachmentGroups.getOperationalStatus`.
+	AdminEnabled *bool `json:"adminEnabled,omitempty"`
+
+	// AttachmentGroup URL of the attachment group that contains the attachment; absent when none does.
+	//
+	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/global/interconnectAttachmentGroups/prod-east-group
+	AttachmentGroup *string `json:"attachmentGroup,omitempty"`
+
+	// Bandwidth Provisioned bandwidth of the attachment; `BPS_10G` when omitted.
+	Bandwidth *InterconnectAttachmentBandwidth `json:"bandwidth,omitempty"`
+
+	// CreationTimestamp Creation time, RFC 3339 text with milliseconds and offset.
+	//
+	// Example: 2024-11-20T10:00:00.380-08:00
+	CreationTimestamp *string `json:"creationTimestamp,omitempty"`
+
+	// Description Optional description.
+	Description *string `json:"description,omitempty"`
+
+	// EdgeAvailabilityDomain Edge availability domain of the attachment. For `DEDICATED` attachments the server
+	// sets it from the interconnect's location (`zone1`: `AVAILABILITY_DOMAIN_1`,
+	// `zone2`: `AVAILABILITY_DOMAIN_2`) and ignores a value sent.
+	EdgeAvailabilityDomain *InterconnectAttachmentEdgeAvailabilityDomain `json:"edgeAvailabilityDomain,omitempty"`
+
+	// Id Server-generated unique identifier (uint64, as a decimal string).
+	//
+	// Example: 8842071532218830375
+	Id *string `json:"id,omitempty"`
+
+	// Interconnect URL of the interconnect the attachment's traffic goes through (full, or partial
+	// from `projects/` or `global/`); returned as a full URL. Required for `DEDICATED`.
+	//
+	//
+	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/global/interconnects/iad-ic-zone1
+	Interconnect *string `json:"interconnect,omitempty"`
+
+	// Kind Type of the resource; always `compute#interconnectAttachment`.
+	//
+	// Example: compute#interconnectAttachment
+	Kind *string `json:"kind,omitempty"`
+
+	// LabelFingerprint Fingerprint of the current label set (standard padded base64 of 8 bytes). An
+	// attachment without labels has `42WmSpB8rSM=`.
+	//
+	//
+	// Example: 42WmSpB8rSM=
+	LabelFingerprint []byte `json:"labelFingerprint,omitempty"`
+
+	// Labels Labels as key-value pairs: at most 64; keys 1-63 characters starting with a lowercase
+	// letter; keys and values only lowercase letters, digits, `_` and `-` (international
+	// lowercase letters allowed); values 0-63 characters and may be empty. The character
+	// rules and key lengths are enforced by the server, not by this schema.
+	//
+	//
+	// Example: {"env":"prod","team":"web"}
+	Labels *Labels `json:"labels,omitempty"`
+
+	// Mtu MTU in bytes; one of 1440 (the default), 1460, 1500 and 8896 (other values are rejected with 400 `invalid`).
+	//
+	// Example: 1440
+	Mtu *int32 `json:"mtu,omitempty"`
+
+	// Name Name of the attachment, unique in its region of the project; set at creation (RFC 1035).
+	//
+	// Example: iad-zone1-vlan
+	Name string `json:"name"`
+
+	// OperationalStatus `OS_ACTIVE` once the insert Operation is `DONE`.
+	OperationalStatus *InterconnectAttachmentOperationalStatus `json:"operationalStatus,omitempty"`
+
+	// Region URL of the region of the attachment, taken from the request path.
+	//
+	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/regions/us-east4
+	Region *string `json:"region,omitempty"`
+
+	// Router URL of the Cloud Router in the attachment's region; stored as given, not checked.
+	//
+	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/regions/us-east4/routers/prod-router
+	Router *string `json:"router,omitempty"`
+
+	// SelfLink Server-defined URL of the resource.
+	SelfLink *string `json:"selfLink,omitempty"`
+
+	// StackType Whether IPv6 is enabled; `IPV4_ONLY` when omitted.
+	StackType *InterconnectAttachmentStackType `json:"stackType,omitempty"`
+
+	// State `ACTIVE` once the insert Operation is `DONE`; the other values are those of the real API (partner attachments).
+	State *InterconnectAttachmentState `json:"state,omitempty"`
+
+	// Type Type of the attachment; `DEDICATED` when omitted. understudy rejects `PARTNER` and
+	// `PARTNER_PROVIDER` with 400 `invalid`.
+	Type *InterconnectAttachmentType `json:"type,omitempty"`
+
+	// VlanTag8021q IEEE 802.1Q VLAN tag, set at creation. Unique per interconnect; when omitted the
+	// server assigns the lowest free tag from 2.
+	//
+	//
+	// Example: 1001
+	VlanTag8021q *int32 `json:"vlanTag8021q,omitempty"`
+}
+
+// InterconnectAttachmentBandwidth Provisioned bandwidth of the attachment; `BPS_10G` when omitted.
+type InterconnectAttachmentBandwidth string
+
+// InterconnectAttachmentEdgeAvailabilityDomain Edge availability domain of the attachment. For `DEDICATED` attachments the server
+// sets it from the interconnect's location (`zone1`: `AVAILABILITY_DOMAIN_1`,
+// `zone2`: `AVAILABILITY_DOMAIN_2`) and ignores a value sent.
+type InterconnectAttachmentEdgeAvailabilityDomain string
+
+// InterconnectAttachmentOperationalStatus `OS_ACTIVE` once the insert Operation is `DONE`.
+type InterconnectAttachmentOperationalStatus string
+
+// InterconnectAttachmentStackType Whether IPv6 is enabled; `IPV4_ONLY` when omitted.
+type InterconnectAttachmentStackType string
+
+// InterconnectAttachmentState `ACTIVE` once the insert Operation is `DONE`; the other values are those of the real API (partner attachments).
+type InterconnectAttachmentState string
+
+// InterconnectAttachmentType Type of the attachment; `DEDICATED` when omitted. understudy rejects `PARTNER` and
+// `PARTNER_PROVIDER` with 400 `invalid`.
+type InterconnectAttachmentType string
+
 // InterconnectAttachmentGroup A group of interconnect attachments with an intended availability SLA; the server
 // reports the SLA the attachments actually support in `configured` and their topology in
-// `logicalStructure`. `name` and `intent` are required on insert.
+// `logicalStructure`, both recomputed whenever the group or one of its attachments
+// changes. `name` and `intent` are required on insert; members marked `readOnly` and
+// `etag` are ignored on insert. Unknown members are rejected.
 type InterconnectAttachmentGroup struct {
 	// Attachments The attachments in the group, keyed by arbitrary user-chosen strings. Each must
 	// name an existing attachment of the project that belongs to no other group; the
-	// number is limited by the "Attachments per group" quota.
+	// number is limited by the "Attachments per group" quota (default 16). Violations
+	// fail the insert or patch Operation (see those operations).
 	Attachments map[string]InterconnectAttachmentGroupAttachment `json:"attachments,omitempty"`
 
 	// Configured Output only. What the group's attachments are configured to support, recomputed
@@ -743,9 +1467,13 @@ type InterconnectAttachmentGroup struct {
 	// Description Optional description.
 	Description *string `json:"description,omitempty"`
 
-	// Etag Opaque token identifying the group's configuration; changes on every change. When
-	// supplied to a patch it must match the current value or the patch is rejected (412
-	// `conditionNotMet`). Ignored on insert.
+	// Etag Opaque token identifying the group's configuration, set by the server; it changes
+	// on every change of the group (including a recomputation of `configured` or
+	// `logicalStructure`). When supplied to a patch it must match the current value or
+	// the patch is rejected (412 `conditionNotMet`). Ignored on insert.
+	//
+	//
+	// Example: X1J2a3L4m5Q=
 	Etag *string `json:"etag,omitempty"`
 
 	// Id Server-generated unique identifier (uint64, as a decimal string).
@@ -780,7 +1508,9 @@ type InterconnectAttachmentGroup struct {
 
 // InterconnectAttachmentGroupAttachment An attachment in a group.
 type InterconnectAttachmentGroupAttachment struct {
-	// Attachment URL of the InterconnectAttachment (full or partial URL).
+	// Attachment URL of the InterconnectAttachment: full, or partial from `projects/` or
+	// `regions/`. Returned as a full URL.
+	//
 	//
 	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/regions/us-east4/interconnectAttachments/iad-zone1-vlan
 	Attachment *string `json:"attachment,omitempty"`
@@ -795,14 +1525,18 @@ type InterconnectAttachmentGroupConfigured struct {
 
 // InterconnectAttachmentGroupConfiguredAvailabilitySLA The SLA the attachments support, and why the intended SLA is not met.
 type InterconnectAttachmentGroupConfiguredAvailabilitySLA struct {
-	// EffectiveSla The highest SLA the attachments satisfy.
+	// EffectiveSla The highest SLA the attachments satisfy, capped at the intended one (a group that
+	// could support `PRODUCTION_CRITICAL` but intends `PRODUCTION_NON_CRITICAL` shows
+	// `PRODUCTION_NON_CRITICAL`).
 	EffectiveSla *InterconnectAttachmentGroupConfiguredAvailabilitySLAEffectiveSla `json:"effectiveSla,omitempty"`
 
 	// IntendedSlaBlockers Reasons the intended SLA is not met; empty exactly when the effective SLA equals the intended one.
 	IntendedSlaBlockers []InterconnectAttachmentGroupConfiguredAvailabilitySLAIntendedSlaBlockers `json:"intendedSlaBlockers,omitempty"`
 }
 
-// InterconnectAttachmentGroupConfiguredAvailabilitySLAEffectiveSla The highest SLA the attachments satisfy.
+// InterconnectAttachmentGroupConfiguredAvailabilitySLAEffectiveSla The highest SLA the attachments satisfy, capped at the intended one (a group that
+// could support `PRODUCTION_CRITICAL` but intends `PRODUCTION_NON_CRITICAL` shows
+// `PRODUCTION_NON_CRITICAL`).
 type InterconnectAttachmentGroupConfiguredAvailabilitySLAEffectiveSla string
 
 // InterconnectAttachmentGroupConfiguredAvailabilitySLAIntendedSlaBlockers One reason the intended SLA is not met.
@@ -851,6 +1585,40 @@ type InterconnectAttachmentGroupIntent struct {
 // `AVAILABILITY_SLA_UNSPECIFIED` on insert.
 type InterconnectAttachmentGroupIntentAvailabilitySla string
 
+// InterconnectAttachmentGroupList One page of interconnect attachment groups. As in the real API, `kind` is
+// `compute#interconnectAttachmentGroup` (the resource's kind, not a list kind).
+type InterconnectAttachmentGroupList struct {
+	// Etag Opaque token of the list; not set by understudy.
+	Etag *string `json:"etag,omitempty"`
+
+	// Id Identifier of the list, `projects/<project>/global/interconnectAttachmentGroups`.
+	//
+	// Example: projects/my-project-123/global/interconnectAttachmentGroups
+	Id string `json:"id"`
+
+	// Items The groups on this page; absent when the page is empty.
+	Items []InterconnectAttachmentGroup `json:"items,omitempty"`
+
+	// Kind Type of the resource; always `compute#interconnectAttachmentGroup`.
+	Kind InterconnectAttachmentGroupListKind `json:"kind"`
+
+	// NextPageToken Set when more results remain; pass it as `pageToken` to get the next page.
+	NextPageToken *string `json:"nextPageToken,omitempty"`
+
+	// SelfLink Server-defined URL of the collection.
+	SelfLink string `json:"selfLink"`
+
+	// Unreachables Unreachable scopes; never set by understudy.
+	Unreachables []string `json:"unreachables,omitempty"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
+// InterconnectAttachmentGroupListKind Type of the resource; always `compute#interconnectAttachmentGroup`.
+type InterconnectAttachmentGroupListKind string
+
 // InterconnectAttachmentGroupLogicalStructure Output only. Where the group's attachments are: every attachment appears exactly once,
 // under its region, metro, facility and zone. Lists are sorted.
 type InterconnectAttachmentGroupLogicalStructure struct {
@@ -875,7 +1643,8 @@ type InterconnectAttachmentGroupLogicalStructureRegionMetro struct {
 
 // InterconnectAttachmentGroupLogicalStructureRegionMetroFacility The attachments of the group in one facility of a metro.
 type InterconnectAttachmentGroupLogicalStructureRegionMetroFacility struct {
-	// Facility Facility name, for example `iad-1234`.
+	// Facility Facility name, `<metro>-<peeringdbFacilityId>` of the interconnect location of the
+	// attachments' interconnects, for example `iad-1`.
 	Facility *string                                                              `json:"facility,omitempty"`
 	Zones    []InterconnectAttachmentGroupLogicalStructureRegionMetroFacilityZone `json:"zones,omitempty"`
 }
@@ -885,9 +1654,327 @@ type InterconnectAttachmentGroupLogicalStructureRegionMetroFacilityZone struct {
 	// Attachments URLs of the group's attachments in this zone, region, facility and metro.
 	Attachments []string `json:"attachments,omitempty"`
 
-	// Zone Either `zone1` or `zone2`.
+	// Zone Either `zone1` or `zone2`, the `availabilityZone` of the interconnect location.
 	Zone *string `json:"zone,omitempty"`
 }
+
+// InterconnectAttachmentGroupPatch Body of `interconnectAttachmentGroups.patch`: the members of an
+// `InterconnectAttachmentGroup`, none required, so that a merge patch or a resource
+// read with `get` can be sent. The writable members are `description`, `intent`,
+// `attachments` and `interconnectGroup`; `etag`, when non-empty, must equal the group's
+// current one (412 `conditionNotMet` otherwise); `name`, when sent, must equal the
+// group's name. Members marked `readOnly` are ignored. Unknown members are rejected.
+type InterconnectAttachmentGroupPatch struct {
+	// Attachments Attachments, keyed by arbitrary user-chosen strings. Without `updateMask` the
+	// entries are merged key by key into the group's; with `attachments` in
+	// `updateMask` this map replaces the group's whole map.
+	Attachments map[string]InterconnectAttachmentGroupAttachment `json:"attachments,omitempty"`
+
+	// Configured Output only. What the group's attachments are configured to support, recomputed
+	// whenever the group or one of its attachments changes.
+	Configured *InterconnectAttachmentGroupConfigured `json:"configured,omitempty"`
+
+	// CreationTimestamp Creation time, RFC 3339 text with milliseconds and offset.
+	//
+	// Example: 2024-11-21T00:00:00.412-08:00
+	CreationTimestamp *string `json:"creationTimestamp,omitempty"`
+
+	// Description Optional description.
+	Description *string `json:"description,omitempty"`
+
+	// Etag The group's current `etag`, as returned by `get`, for optimistic locking: when
+	// non-empty and different from the current one, the patch is rejected with 412
+	// `conditionNotMet`. Absent or empty: the patch is unconditional.
+	//
+	//
+	// Example: X1J2a3L4m5Q=
+	Etag *string `json:"etag,omitempty"`
+
+	// Id Server-generated unique identifier (uint64, as a decimal string).
+	//
+	// Example: 3906285216491838742
+	Id *string `json:"id,omitempty"`
+
+	// Intent The user's intent for the group.
+	Intent *InterconnectAttachmentGroupIntent `json:"intent,omitempty"`
+
+	// InterconnectGroup URL of an InterconnectGroup that groups the interconnects of these attachments.
+	InterconnectGroup *string `json:"interconnectGroup,omitempty"`
+
+	// Kind Type of the resource; always `compute#interconnectAttachmentGroup`.
+	//
+	// Example: compute#interconnectAttachmentGroup
+	Kind *string `json:"kind,omitempty"`
+
+	// LogicalStructure Output only. Where the group's attachments are: every attachment appears exactly once,
+	// under its region, metro, facility and zone. Lists are sorted.
+	LogicalStructure *InterconnectAttachmentGroupLogicalStructure `json:"logicalStructure,omitempty"`
+
+	// Name Name of the group; cannot be changed, so when sent it must equal the current name.
+	//
+	// Example: prod-east-group
+	Name *string `json:"name,omitempty"`
+
+	// SelfLink Server-defined URL of the resource.
+	SelfLink *string `json:"selfLink,omitempty"`
+}
+
+// InterconnectAttachmentGroupsGetOperationalStatusResponseBody Response of `interconnectAttachmentGroups.getOperationalStatus`.
+type InterconnectAttachmentGroupsGetOperationalStatusResponseBody struct {
+	// Etag The group's current `etag`.
+	//
+	// Example: X1J2a3L4m5Q=
+	Etag string `json:"etag"`
+
+	// Result The operational status of a group: `intent` and `configured` as on the group,
+	// `operational` computed like `configured` over the active attachments only, and the
+	// status of every attachment.
+	Result InterconnectAttachmentGroupsOperationalStatus `json:"result"`
+}
+
+// InterconnectAttachmentGroupsOperationalStatus The operational status of a group: `intent` and `configured` as on the group,
+// `operational` computed like `configured` over the active attachments only, and the
+// status of every attachment.
+type InterconnectAttachmentGroupsOperationalStatus struct {
+	// AttachmentStatuses The status of every attachment of the group, sorted by attachment URL; absent when the group has none.
+	AttachmentStatuses []InterconnectAttachmentGroupsOperationalStatusAttachmentStatus `json:"attachmentStatuses,omitempty"`
+
+	// Configured Output only. What the group's attachments are configured to support, recomputed
+	// whenever the group or one of its attachments changes.
+	Configured *InterconnectAttachmentGroupConfigured `json:"configured,omitempty"`
+
+	// GroupStatus `FULLY_UP`: the group has attachments and all are active. `FULLY_DOWN`: none is
+	// active (also when the group has no attachments). `DEGRADED`: some are active,
+	// some not. `UNSPECIFIED` is not used by understudy.
+	GroupStatus InterconnectAttachmentGroupsOperationalStatusGroupStatus `json:"groupStatus"`
+
+	// Intent The user's intent for the group.
+	Intent InterconnectAttachmentGroupIntent `json:"intent"`
+
+	// Operational Output only. What the group's attachments are configured to support, recomputed
+	// whenever the group or one of its attachments changes.
+	Operational *InterconnectAttachmentGroupConfigured `json:"operational,omitempty"`
+}
+
+// InterconnectAttachmentGroupsOperationalStatusGroupStatus `FULLY_UP`: the group has attachments and all are active. `FULLY_DOWN`: none is
+// active (also when the group has no attachments). `DEGRADED`: some are active,
+// some not. `UNSPECIFIED` is not used by understudy.
+type InterconnectAttachmentGroupsOperationalStatusGroupStatus string
+
+// InterconnectAttachmentGroupsOperationalStatusAttachmentStatus The status of one attachment of a group.
+type InterconnectAttachmentGroupsOperationalStatusAttachmentStatus struct {
+	// AdminEnabled The attachment's `adminEnabled`; false when it is drained.
+	AdminEnabled bool `json:"adminEnabled"`
+
+	// Attachment URL of the attachment.
+	//
+	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/regions/us-east4/interconnectAttachments/iad-zone1-vlan
+	Attachment string `json:"attachment"`
+
+	// IsActive `ACTIVE` exactly when `status` is `CONNECTION_UP`, else `INACTIVE`. Inactive
+	// attachments are left out of `operational`. `UNSPECIFIED` is not used by understudy.
+	IsActive InterconnectAttachmentGroupsOperationalStatusAttachmentStatusIsActive `json:"isActive"`
+
+	// Status Whether the attachment carries traffic. understudy uses `CONNECTION_DISABLED`
+	// (the attachment has `adminEnabled: false`), `CONNECTION_DOWN` (its interconnect
+	// has `adminEnabled: false`) and `CONNECTION_UP` (otherwise); the other values are
+	// those of the real API.
+	Status InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus `json:"status"`
+}
+
+// InterconnectAttachmentGroupsOperationalStatusAttachmentStatusIsActive `ACTIVE` exactly when `status` is `CONNECTION_UP`, else `INACTIVE`. Inactive
+// attachments are left out of `operational`. `UNSPECIFIED` is not used by understudy.
+type InterconnectAttachmentGroupsOperationalStatusAttachmentStatusIsActive string
+
+// InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus Whether the attachment carries traffic. understudy uses `CONNECTION_DISABLED`
+// (the attachment has `adminEnabled: false`), `CONNECTION_DOWN` (its interconnect
+// has `adminEnabled: false`) and `CONNECTION_UP` (otherwise); the other values are
+// those of the real API.
+type InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus string
+
+// InterconnectAttachmentList One page of interconnect attachments of a region.
+type InterconnectAttachmentList struct {
+	// Id Identifier of the list, `projects/<project>/regions/<region>/interconnectAttachments`.
+	//
+	// Example: projects/my-project-123/regions/us-east4/interconnectAttachments
+	Id string `json:"id"`
+
+	// Items The attachments on this page; absent when the page is empty.
+	Items []InterconnectAttachment `json:"items,omitempty"`
+
+	// Kind Type of the resource; always `compute#interconnectAttachmentList`.
+	Kind InterconnectAttachmentListKind `json:"kind"`
+
+	// NextPageToken Set when more results remain; pass it as `pageToken` to get the next page.
+	NextPageToken *string `json:"nextPageToken,omitempty"`
+
+	// SelfLink Server-defined URL of the collection.
+	SelfLink string `json:"selfLink"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
+// InterconnectAttachmentListKind Type of the resource; always `compute#interconnectAttachmentList`.
+type InterconnectAttachmentListKind string
+
+// InterconnectList One page of interconnects.
+type InterconnectList struct {
+	// Id Identifier of the list, `projects/<project>/global/interconnects`.
+	//
+	// Example: projects/my-project-123/global/interconnects
+	Id string `json:"id"`
+
+	// Items The interconnects on this page; absent when the page is empty.
+	Items []Interconnect `json:"items,omitempty"`
+
+	// Kind Type of the resource; always `compute#interconnectList`.
+	Kind InterconnectListKind `json:"kind"`
+
+	// NextPageToken Set when more results remain; pass it as `pageToken` to get the next page.
+	NextPageToken *string `json:"nextPageToken,omitempty"`
+
+	// SelfLink Server-defined URL of the collection.
+	SelfLink string `json:"selfLink"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
+// InterconnectListKind Type of the resource; always `compute#interconnectList`.
+type InterconnectListKind string
+
+// InterconnectLocation An interconnect location: a colocation facility where interconnects can be
+// provisioned. Output only: the catalog is built in (at least four metros, each with
+// locations in `zone1` and `zone2`) and the seed file can add locations. The name's
+// first component is the metro (`iad-zone1-1` is in metro `iad`); attachment groups
+// place an attachment in the facility `<metro>-<peeringdbFacilityId>` (for example
+// `iad-1`) and the zone `availabilityZone` of its interconnect's location.
+type InterconnectLocation struct {
+	// Address Postal address of the facility, lines separated by newline characters.
+	Address *string `json:"address,omitempty"`
+
+	// AvailabilityZone Edge availability domain of the location within its metro, `zone1` or `zone2`;
+	// maintenance is never scheduled in both zones of a metro at once.
+	//
+	//
+	// Example: zone1
+	AvailabilityZone *string `json:"availabilityZone,omitempty"`
+
+	// City City of the metro, for example `Ashburn` or `Frankfurt`.
+	//
+	// Example: Ashburn
+	City *string `json:"city,omitempty"`
+
+	// Continent Continent of the location.
+	Continent *InterconnectLocationContinent `json:"continent,omitempty"`
+
+	// CreationTimestamp Creation time, RFC 3339 text with milliseconds and offset.
+	//
+	// Example: 2017-09-25T10:48:51.034-07:00
+	CreationTimestamp *string `json:"creationTimestamp,omitempty"`
+
+	// Description Description of the location, typically the facility's name.
+	//
+	// Example: Equinix Ashburn (DC1-DC11)
+	Description *string `json:"description,omitempty"`
+
+	// FacilityProvider Provider of the facility, for example `Equinix`.
+	//
+	// Example: Equinix
+	FacilityProvider *string `json:"facilityProvider,omitempty"`
+
+	// FacilityProviderFacilityId The provider's identifier of the facility, for example `DC1-DC11`.
+	//
+	// Example: DC1-DC11
+	FacilityProviderFacilityId *string `json:"facilityProviderFacilityId,omitempty"`
+
+	// Id Unique identifier (uint64, as a decimal string).
+	//
+	// Example: 51
+	Id *string `json:"id,omitempty"`
+
+	// Kind Type of the resource; always `compute#interconnectLocation`.
+	//
+	// Example: compute#interconnectLocation
+	Kind *string `json:"kind,omitempty"`
+
+	// Name Name of the location, `<metro>-<zone>-<number>`.
+	//
+	// Example: iad-zone1-1
+	Name *string `json:"name,omitempty"`
+
+	// PeeringdbFacilityId PeeringDB identifier of the facility (a `netfac` id), digits only.
+	//
+	// Example: 1
+	PeeringdbFacilityId *string `json:"peeringdbFacilityId,omitempty"`
+
+	// RegionInfos The regions reachable from this location, with their round-trip times.
+	RegionInfos []InterconnectLocationRegionInfo `json:"regionInfos,omitempty"`
+
+	// SelfLink Server-defined URL of the location; what `Interconnect.location` takes.
+	SelfLink *string `json:"selfLink,omitempty"`
+
+	// Status `AVAILABLE`: interconnects can be provisioned here. `CLOSED`: no new interconnects (insert is refused).
+	Status *InterconnectLocationStatus `json:"status,omitempty"`
+
+	// SupportsPzs Reserved; always false.
+	SupportsPzs *bool `json:"supportsPzs,omitempty"`
+}
+
+// InterconnectLocationContinent Continent of the location.
+type InterconnectLocationContinent string
+
+// InterconnectLocationStatus `AVAILABLE`: interconnects can be provisioned here. `CLOSED`: no new interconnects (insert is refused).
+type InterconnectLocationStatus string
+
+// InterconnectLocationList One page of interconnect locations.
+type InterconnectLocationList struct {
+	// Id Identifier of the list, `projects/<project>/global/interconnectLocations`.
+	//
+	// Example: projects/my-project-123/global/interconnectLocations
+	Id string `json:"id"`
+
+	// Items The locations on this page; absent when the page is empty.
+	Items []InterconnectLocation `json:"items,omitempty"`
+
+	// Kind Type of the resource; always `compute#interconnectLocationList`.
+	Kind InterconnectLocationListKind `json:"kind"`
+
+	// NextPageToken Set when more results remain; pass it as `pageToken` to get the next page.
+	NextPageToken *string `json:"nextPageToken,omitempty"`
+
+	// SelfLink Server-defined URL of the collection.
+	SelfLink string `json:"selfLink"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
+// InterconnectLocationListKind Type of the resource; always `compute#interconnectLocationList`.
+type InterconnectLocationListKind string
+
+// InterconnectLocationRegionInfo A region that attachments on interconnects at a location can reach.
+type InterconnectLocationRegionInfo struct {
+	// ExpectedRttMs Expected round-trip time in milliseconds to a VM in the region (int64, as a decimal string).
+	//
+	// Example: 2
+	ExpectedRttMs *string `json:"expectedRttMs,omitempty"`
+
+	// LocationPresence Network presence of the location relative to the region.
+	LocationPresence *InterconnectLocationRegionInfoLocationPresence `json:"locationPresence,omitempty"`
+
+	// Region URL of the region.
+	//
+	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/regions/us-east4
+	Region *string `json:"region,omitempty"`
+}
+
+// InterconnectLocationRegionInfoLocationPresence Network presence of the location relative to the region.
+type InterconnectLocationRegionInfoLocationPresence string
 
 // Labels Labels as key-value pairs: at most 64; keys 1-63 characters starting with a lowercase
 // letter; keys and values only lowercase letters, digits, `_` and `-` (international
@@ -1183,6 +2270,22 @@ type FilterQuery = string
 // (an unsigned 64-bit integer in decimal).
 type ForwardingRulePath = NameOrId
 
+// InterconnectAttachmentGroupPath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
+// (an unsigned 64-bit integer in decimal).
+type InterconnectAttachmentGroupPath = NameOrId
+
+// InterconnectAttachmentPath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
+// (an unsigned 64-bit integer in decimal).
+type InterconnectAttachmentPath = NameOrId
+
+// InterconnectLocationPath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
+// (an unsigned 64-bit integer in decimal).
+type InterconnectLocationPath = NameOrId
+
+// InterconnectPath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
+// (an unsigned 64-bit integer in decimal).
+type InterconnectPath = NameOrId
+
 // MaxResultsQuery defines model for MaxResultsQuery.
 type MaxResultsQuery = uint32
 
@@ -1215,11 +2318,20 @@ type ResourcePath = NameOrId
 // ReturnPartialSuccessQuery defines model for ReturnPartialSuccessQuery.
 type ReturnPartialSuccessQuery = bool
 
+// UpdateMaskQuery defines model for UpdateMaskQuery.
+type UpdateMaskQuery = string
+
 // BadRequest The error envelope of every non-2xx response.
 type BadRequest = GoogleErrorResponse
 
+// BadRequestOrInUse The error envelope of every non-2xx response.
+type BadRequestOrInUse = GoogleErrorResponse
+
 // Conflict The error envelope of every non-2xx response.
 type Conflict = GoogleErrorResponse
+
+// EtagMismatch The error envelope of every non-2xx response.
+type EtagMismatch = GoogleErrorResponse
 
 // NotFound The error envelope of every non-2xx response.
 type NotFound = GoogleErrorResponse
@@ -1323,6 +2435,40 @@ type GlobalForwardingRulesSetLabelsParams struct {
 	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
 }
 
+// InterconnectAttachmentGroupsListParams defines parameters for InterconnectAttachmentGroupsList.
+type InterconnectAttachmentGroupsListParams struct {
+	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
+	// `name` with a literal: `name = fr-web`, `name != fr-web` (AIP-160 style, the value
+	// optionally in double quotes) and `name eq fr-web`, `name ne fr-web` (regular
+	// expression matched against the whole name). Any other expression is rejected with
+	// 400 `invalid`.
+	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
+	// results remain, the response carries a `nextPageToken`.
+	MaxResults *MaxResultsQuery `form:"maxResults,omitempty" json:"maxResults,omitempty"`
+
+	// OrderBy Sort order: `name` (ascending by name, the default) or `creationTimestamp desc`
+	// (newest first). Any other value is rejected with 400 `invalid`.
+	OrderBy *OrderByQuery `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// PageToken The `nextPageToken` of the previous page, to get the next one. The token is opaque;
+	// one that understudy did not issue is rejected with 400 `invalid`.
+	PageToken *PageTokenQuery `form:"pageToken,omitempty" json:"pageToken,omitempty"`
+
+	// ReturnPartialSuccess Whether to return the reachable results when some scopes are unreachable. Accepted
+	// and without effect: understudy has no unreachable scopes.
+	ReturnPartialSuccess *ReturnPartialSuccessQuery `form:"returnPartialSuccess,omitempty" json:"returnPartialSuccess,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
 // InterconnectAttachmentGroupsInsertParams defines parameters for InterconnectAttachmentGroupsInsert.
 type InterconnectAttachmentGroupsInsertParams struct {
 	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
@@ -1331,6 +2477,193 @@ type InterconnectAttachmentGroupsInsertParams struct {
 	// with 400). Echoed in `Operation.clientOperationId`.
 	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
 
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectAttachmentGroupsDeleteParams defines parameters for InterconnectAttachmentGroupsDelete.
+type InterconnectAttachmentGroupsDeleteParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectAttachmentGroupsGetParams defines parameters for InterconnectAttachmentGroupsGet.
+type InterconnectAttachmentGroupsGetParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectAttachmentGroupsPatchParams defines parameters for InterconnectAttachmentGroupsPatch.
+type InterconnectAttachmentGroupsPatchParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// UpdateMask The fields to update, as comma-separated field paths. Accepted paths: `description`,
+	// `intent`, `intent.availabilitySla`, `attachments` and `interconnectGroup` (the
+	// snake_case spellings `intent.availability_sla` and `interconnect_group` too); any
+	// other path is rejected with 400 `invalid`. Absent or empty: the body is applied as a
+	// JSON merge patch (see the operation).
+	UpdateMask *UpdateMaskQuery `form:"updateMask,omitempty" json:"updateMask,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectAttachmentGroupsGetOperationalStatusParams defines parameters for InterconnectAttachmentGroupsGetOperationalStatus.
+type InterconnectAttachmentGroupsGetOperationalStatusParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectLocationsListParams defines parameters for InterconnectLocationsList.
+type InterconnectLocationsListParams struct {
+	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
+	// `name` with a literal: `name = fr-web`, `name != fr-web` (AIP-160 style, the value
+	// optionally in double quotes) and `name eq fr-web`, `name ne fr-web` (regular
+	// expression matched against the whole name). Any other expression is rejected with
+	// 400 `invalid`.
+	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
+	// results remain, the response carries a `nextPageToken`.
+	MaxResults *MaxResultsQuery `form:"maxResults,omitempty" json:"maxResults,omitempty"`
+
+	// OrderBy Sort order: `name` (ascending by name, the default) or `creationTimestamp desc`
+	// (newest first). Any other value is rejected with 400 `invalid`.
+	OrderBy *OrderByQuery `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// PageToken The `nextPageToken` of the previous page, to get the next one. The token is opaque;
+	// one that understudy did not issue is rejected with 400 `invalid`.
+	PageToken *PageTokenQuery `form:"pageToken,omitempty" json:"pageToken,omitempty"`
+
+	// ReturnPartialSuccess Whether to return the reachable results when some scopes are unreachable. Accepted
+	// and without effect: understudy has no unreachable scopes.
+	ReturnPartialSuccess *ReturnPartialSuccessQuery `form:"returnPartialSuccess,omitempty" json:"returnPartialSuccess,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectLocationsGetParams defines parameters for InterconnectLocationsGet.
+type InterconnectLocationsGetParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectsListParams defines parameters for InterconnectsList.
+type InterconnectsListParams struct {
+	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
+	// `name` with a literal: `name = fr-web`, `name != fr-web` (AIP-160 style, the value
+	// optionally in double quotes) and `name eq fr-web`, `name ne fr-web` (regular
+	// expression matched against the whole name). Any other expression is rejected with
+	// 400 `invalid`.
+	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
+	// results remain, the response carries a `nextPageToken`.
+	MaxResults *MaxResultsQuery `form:"maxResults,omitempty" json:"maxResults,omitempty"`
+
+	// OrderBy Sort order: `name` (ascending by name, the default) or `creationTimestamp desc`
+	// (newest first). Any other value is rejected with 400 `invalid`.
+	OrderBy *OrderByQuery `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// PageToken The `nextPageToken` of the previous page, to get the next one. The token is opaque;
+	// one that understudy did not issue is rejected with 400 `invalid`.
+	PageToken *PageTokenQuery `form:"pageToken,omitempty" json:"pageToken,omitempty"`
+
+	// ReturnPartialSuccess Whether to return the reachable results when some scopes are unreachable. Accepted
+	// and without effect: understudy has no unreachable scopes.
+	ReturnPartialSuccess *ReturnPartialSuccessQuery `form:"returnPartialSuccess,omitempty" json:"returnPartialSuccess,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectsInsertParams defines parameters for InterconnectsInsert.
+type InterconnectsInsertParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectsDeleteParams defines parameters for InterconnectsDelete.
+type InterconnectsDeleteParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectsGetParams defines parameters for InterconnectsGet.
+type InterconnectsGetParams struct {
 	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
 	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
 
@@ -1398,6 +2731,85 @@ type GlobalOperationsGetParams struct {
 
 // GlobalOperationsWaitParams defines parameters for GlobalOperationsWait.
 type GlobalOperationsWaitParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectAttachmentsListParams defines parameters for InterconnectAttachmentsList.
+type InterconnectAttachmentsListParams struct {
+	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
+	// `name` with a literal: `name = fr-web`, `name != fr-web` (AIP-160 style, the value
+	// optionally in double quotes) and `name eq fr-web`, `name ne fr-web` (regular
+	// expression matched against the whole name). Any other expression is rejected with
+	// 400 `invalid`.
+	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
+	// results remain, the response carries a `nextPageToken`.
+	MaxResults *MaxResultsQuery `form:"maxResults,omitempty" json:"maxResults,omitempty"`
+
+	// OrderBy Sort order: `name` (ascending by name, the default) or `creationTimestamp desc`
+	// (newest first). Any other value is rejected with 400 `invalid`.
+	OrderBy *OrderByQuery `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// PageToken The `nextPageToken` of the previous page, to get the next one. The token is opaque;
+	// one that understudy did not issue is rejected with 400 `invalid`.
+	PageToken *PageTokenQuery `form:"pageToken,omitempty" json:"pageToken,omitempty"`
+
+	// ReturnPartialSuccess Whether to return the reachable results when some scopes are unreachable. Accepted
+	// and without effect: understudy has no unreachable scopes.
+	ReturnPartialSuccess *ReturnPartialSuccessQuery `form:"returnPartialSuccess,omitempty" json:"returnPartialSuccess,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectAttachmentsInsertParams defines parameters for InterconnectAttachmentsInsert.
+type InterconnectAttachmentsInsertParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectAttachmentsDeleteParams defines parameters for InterconnectAttachmentsDelete.
+type InterconnectAttachmentsDeleteParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectAttachmentsGetParams defines parameters for InterconnectAttachmentsGet.
+type InterconnectAttachmentsGetParams struct {
 	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
 	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
 
@@ -1482,6 +2894,15 @@ type GlobalForwardingRulesSetLabelsJSONRequestBody = GlobalSetLabelsRequest
 
 // InterconnectAttachmentGroupsInsertJSONRequestBody defines body for InterconnectAttachmentGroupsInsert for application/json ContentType.
 type InterconnectAttachmentGroupsInsertJSONRequestBody = InterconnectAttachmentGroup
+
+// InterconnectAttachmentGroupsPatchJSONRequestBody defines body for InterconnectAttachmentGroupsPatch for application/json ContentType.
+type InterconnectAttachmentGroupsPatchJSONRequestBody = InterconnectAttachmentGroupPatch
+
+// InterconnectsInsertJSONRequestBody defines body for InterconnectsInsert for application/json ContentType.
+type InterconnectsInsertJSONRequestBody = Interconnect
+
+// InterconnectAttachmentsInsertJSONRequestBody defines body for InterconnectAttachmentsInsert for application/json ContentType.
+type InterconnectAttachmentsInsertJSONRequestBody = InterconnectAttachment
 
 // Getter for additional properties for StatusDetail. Returns the specified
 // element and whether it was found
@@ -1739,19 +3160,46 @@ type ClientInterface interface {
 	// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{resource}/setLabels (the `GlobalForwardingRulesSetLabels` operationId).
 	GlobalForwardingRulesSetLabels(ctx context.Context, project ProjectPath, resource ResourcePath, params *GlobalForwardingRulesSetLabelsParams, body GlobalForwardingRulesSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// InterconnectAttachmentGroupsList List interconnect attachment groups
+	//
+	// Returns one page of the project's interconnect attachment groups, sorted by name (or
+	// newest first with `orderBy=creationTimestamp desc`). A group appears once its insert
+	// Operation is `DONE` and until its delete Operation is `DONE`. When more groups remain,
+	// `nextPageToken` is set; pass it as `pageToken` with the same `filter` and `orderBy` to
+	// get the next page. An empty page has no `items`. As in the real API, the list's `kind`
+	// is `compute#interconnectAttachmentGroup`.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups (the `InterconnectAttachmentGroupsList` operationId).
+	InterconnectAttachmentGroupsList(ctx context.Context, project ProjectPath, params *InterconnectAttachmentGroupsListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// InterconnectAttachmentGroupsInsertWithBody Insert an interconnect attachment group
 	//
 	// Creates an interconnect attachment group from the body; `name` and
-	// `intent.availabilitySla` are required. The name is reserved when the request is
-	// accepted (a second insert of the same name gets 409 `alreadyExists`, also while the
-	// first is still running) but the group is readable only once the returned Operation
-	// is `DONE`. An attachment that does not exist, an attachment already in another group,
-	// or more attachments than the "Attachments per group" quota finish the Operation
-	// `DONE` with `error.errors[]` (`RESOURCE_NOT_FOUND`, `QUOTA_EXCEEDED`, ...) and change
-	// nothing.
+	// `intent.availabilitySla` are required (`AVAILABILITY_SLA_UNSPECIFIED` is rejected with
+	// 400 `invalid`). Members marked `readOnly` and `etag` are ignored when sent.
 	//
-	// With `requestId`, a retry within the retention period returns the original Operation
-	// and changes nothing, whatever its body.
+	// The request is checked and decided when it is accepted. The name is reserved at once
+	// (a second insert of the same name gets 409 `alreadyExists`, also while the first is
+	// still running) and the listed attachments are claimed for this group at once, but the
+	// group is readable (`get`, `list`, `getOperationalStatus`) only once the returned
+	// Operation is `DONE`.
+	//
+	// The following failures are reported asynchronously, as the real service does: the
+	// Operation finishes `DONE` with `error.errors[]`, `httpErrorStatusCode` and
+	// `httpErrorMessage`, no group is created and no attachment is claimed (the name is free
+	// again once the Operation is `DONE`):
+	// - an attachment URL that names no existing attachment of the project: code
+	//   `RESOURCE_NOT_FOUND` (404 `NOT FOUND`), `message` naming the attachment;
+	// - an attachment that already belongs to another group (or is claimed by another
+	//   accepted insert or patch): code `RESOURCE_IN_USE_BY_ANOTHER_RESOURCE` (400
+	//   `BAD REQUEST`);
+	// - more attachments than the "Attachments per group" quota (default 16, configurable):
+	//   code `QUOTA_EXCEEDED` (403 `FORBIDDEN`) with a `quotaInfo` detail (`metricName`,
+	//   `limitName`, `limit`) and an `errorInfo` detail.
+	//
+	// `configured` and `logicalStructure` are computed by the server from the attachments
+	// (see `InterconnectAttachmentGroup`). With `requestId`, a retry within the retention
+	// period returns the original Operation and changes nothing, whatever its body.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1761,21 +3209,256 @@ type ClientInterface interface {
 	// InterconnectAttachmentGroupsInsert Insert an interconnect attachment group
 	//
 	// Creates an interconnect attachment group from the body; `name` and
-	// `intent.availabilitySla` are required. The name is reserved when the request is
-	// accepted (a second insert of the same name gets 409 `alreadyExists`, also while the
-	// first is still running) but the group is readable only once the returned Operation
-	// is `DONE`. An attachment that does not exist, an attachment already in another group,
-	// or more attachments than the "Attachments per group" quota finish the Operation
-	// `DONE` with `error.errors[]` (`RESOURCE_NOT_FOUND`, `QUOTA_EXCEEDED`, ...) and change
-	// nothing.
+	// `intent.availabilitySla` are required (`AVAILABILITY_SLA_UNSPECIFIED` is rejected with
+	// 400 `invalid`). Members marked `readOnly` and `etag` are ignored when sent.
+	//
+	// The request is checked and decided when it is accepted. The name is reserved at once
+	// (a second insert of the same name gets 409 `alreadyExists`, also while the first is
+	// still running) and the listed attachments are claimed for this group at once, but the
+	// group is readable (`get`, `list`, `getOperationalStatus`) only once the returned
+	// Operation is `DONE`.
+	//
+	// The following failures are reported asynchronously, as the real service does: the
+	// Operation finishes `DONE` with `error.errors[]`, `httpErrorStatusCode` and
+	// `httpErrorMessage`, no group is created and no attachment is claimed (the name is free
+	// again once the Operation is `DONE`):
+	// - an attachment URL that names no existing attachment of the project: code
+	//   `RESOURCE_NOT_FOUND` (404 `NOT FOUND`), `message` naming the attachment;
+	// - an attachment that already belongs to another group (or is claimed by another
+	//   accepted insert or patch): code `RESOURCE_IN_USE_BY_ANOTHER_RESOURCE` (400
+	//   `BAD REQUEST`);
+	// - more attachments than the "Attachments per group" quota (default 16, configurable):
+	//   code `QUOTA_EXCEEDED` (403 `FORBIDDEN`) with a `quotaInfo` detail (`metricName`,
+	//   `limitName`, `limit`) and an `errorInfo` detail.
+	//
+	// `configured` and `logicalStructure` are computed by the server from the attachments
+	// (see `InterconnectAttachmentGroup`). With `requestId`, a retry within the retention
+	// period returns the original Operation and changes nothing, whatever its body.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups (the `InterconnectAttachmentGroupsInsert` operationId).
+	InterconnectAttachmentGroupsInsert(ctx context.Context, project ProjectPath, params *InterconnectAttachmentGroupsInsertParams, body InterconnectAttachmentGroupsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentGroupsDelete Delete an interconnect attachment group
+	//
+	// Deletes the interconnect attachment group named (or numbered)
+	// `interconnectAttachmentGroup` and returns the Operation that tracks the deletion. The
+	// attachments themselves are not deleted. The group stays readable until that Operation
+	// is `DONE`; then it is gone, its name is free again and its attachments may join other
+	// groups (or be deleted).
+	//
+	// With `requestId`, a retry within the retention period returns the original Operation
+	// and changes nothing.
+	//
+	// Corresponds with DELETE /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup} (the `InterconnectAttachmentGroupsDelete` operationId).
+	InterconnectAttachmentGroupsDelete(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentGroupsGet Get an interconnect attachment group
+	//
+	// Returns the interconnect attachment group named (or numbered)
+	// `interconnectAttachmentGroup`, with its current `etag` (which `patch` may be given
+	// for optimistic locking) and the server-computed `configured` and `logicalStructure`,
+	// which are recomputed whenever the group or one of its attachments changes. A group
+	// whose insert Operation is not yet `DONE` is not found.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup} (the `InterconnectAttachmentGroupsGet` operationId).
+	InterconnectAttachmentGroupsGet(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentGroupsPatchWithBody Patch an interconnect attachment group
+	//
+	// Changes the interconnect attachment group named (or numbered)
+	// `interconnectAttachmentGroup`. The writable members are `description`, `intent`,
+	// `attachments` and `interconnectGroup`; members marked `readOnly` are ignored, and
+	// `name`, when sent, must equal the group's name (400 `invalid` otherwise).
+	//
+	// Without `updateMask` the body is a JSON merge patch: each writable member present
+	// replaces the group's value, `attachments` entries are merged key by key (an entry
+	// whose key is present replaces that entry, other entries stay), and absent members are
+	// unchanged. With `updateMask` exactly the listed fields change: each is set to the
+	// body's value, or cleared when the body lacks it (so `updateMask=attachments` with the
+	// full new map is how entries are removed); body members not listed are ignored.
+	// Clearing `intent` is rejected with 400 `required`, and a path outside the list given
+	// at `updateMask` with 400 `invalid`.
+	//
+	// When the body carries a non-empty `etag`, it must equal the group's current one, else
+	// 412 `conditionNotMet` and nothing changes; without it the patch is unconditional. Of
+	// two racing patches with the same `etag` exactly one succeeds.
+	//
+	// The patch is checked and applied when it is accepted, so the returned Operation is
+	// already `DONE`. New attachments are checked as on `insert`: an attachment that does
+	// not exist (`RESOURCE_NOT_FOUND`), one in another group
+	// (`RESOURCE_IN_USE_BY_ANOTHER_RESOURCE`) or more attachments than the "Attachments per
+	// group" quota (`QUOTA_EXCEEDED`, with a `quotaInfo` detail) are reported in that
+	// `DONE` Operation's `error.errors[]`, and then nothing changes (not even the `etag`).
+	// A successful patch gives the group a new `etag` and recomputes `configured` and
+	// `logicalStructure`; attachments removed from the group are free for other groups.
+	//
+	// With `requestId`, a retry within the retention period returns the original Operation
+	// and changes nothing, whatever its body.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup} (the `InterconnectAttachmentGroupsPatch` operationId).
+	InterconnectAttachmentGroupsPatchWithBody(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentGroupsPatch Patch an interconnect attachment group
+	//
+	// Changes the interconnect attachment group named (or numbered)
+	// `interconnectAttachmentGroup`. The writable members are `description`, `intent`,
+	// `attachments` and `interconnectGroup`; members marked `readOnly` are ignored, and
+	// `name`, when sent, must equal the group's name (400 `invalid` otherwise).
+	//
+	// Without `updateMask` the body is a JSON merge patch: each writable member present
+	// replaces the group's value, `attachments` entries are merged key by key (an entry
+	// whose key is present replaces that entry, other entries stay), and absent members are
+	// unchanged. With `updateMask` exactly the listed fields change: each is set to the
+	// body's value, or cleared when the body lacks it (so `updateMask=attachments` with the
+	// full new map is how entries are removed); body members not listed are ignored.
+	// Clearing `intent` is rejected with 400 `required`, and a path outside the list given
+	// at `updateMask` with 400 `invalid`.
+	//
+	// When the body carries a non-empty `etag`, it must equal the group's current one, else
+	// 412 `conditionNotMet` and nothing changes; without it the patch is unconditional. Of
+	// two racing patches with the same `etag` exactly one succeeds.
+	//
+	// The patch is checked and applied when it is accepted, so the returned Operation is
+	// already `DONE`. New attachments are checked as on `insert`: an attachment that does
+	// not exist (`RESOURCE_NOT_FOUND`), one in another group
+	// (`RESOURCE_IN_USE_BY_ANOTHER_RESOURCE`) or more attachments than the "Attachments per
+	// group" quota (`QUOTA_EXCEEDED`, with a `quotaInfo` detail) are reported in that
+	// `DONE` Operation's `error.errors[]`, and then nothing changes (not even the `etag`).
+	// A successful patch gives the group a new `etag` and recomputes `configured` and
+	// `logicalStructure`; attachments removed from the group are free for other groups.
 	//
 	// With `requestId`, a retry within the retention period returns the original Operation
 	// and changes nothing, whatever its body.
 	//
 	// Takes a body of the `application/json` content type.
 	//
-	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups (the `InterconnectAttachmentGroupsInsert` operationId).
-	InterconnectAttachmentGroupsInsert(ctx context.Context, project ProjectPath, params *InterconnectAttachmentGroupsInsertParams, body InterconnectAttachmentGroupsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup} (the `InterconnectAttachmentGroupsPatch` operationId).
+	InterconnectAttachmentGroupsPatch(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsPatchParams, body InterconnectAttachmentGroupsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentGroupsGetOperationalStatus Get the operational status of an interconnect attachment group
+	//
+	// Returns the operational status of the interconnect attachment group named (or
+	// numbered) `interconnectAttachmentGroup`, computed when asked, and the group's current
+	// `etag`. Per attachment (`attachmentStatuses`, sorted by attachment URL): `status` is
+	// `CONNECTION_DISABLED` when the attachment has `adminEnabled: false`,
+	// `CONNECTION_DOWN` when its interconnect has `adminEnabled: false`, and
+	// `CONNECTION_UP` otherwise; `isActive` is `ACTIVE` exactly when `status` is
+	// `CONNECTION_UP`, else `INACTIVE`. `operational` is computed like `configured` over the
+	// active attachments only. `groupStatus` is `FULLY_UP` when the group has attachments
+	// and all are active, `FULLY_DOWN` when none is active (also for a group without
+	// attachments), and `DEGRADED` otherwise. A group whose insert Operation is not yet
+	// `DONE` is not found.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup}/getOperationalStatus (the `InterconnectAttachmentGroupsGetOperationalStatus` operationId).
+	InterconnectAttachmentGroupsGetOperationalStatus(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsGetOperationalStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectLocationsList List interconnect locations
+	//
+	// Returns one page of the interconnect locations (colocation facilities where an
+	// interconnect can be provisioned), sorted by name (or newest first with
+	// `orderBy=creationTimestamp desc`). The catalog is read-only and the same for every
+	// project: a built-in list of realistic locations in at least four metros (for example
+	// `iad`, `lax`, `sjc`, `fra`), each metro with locations in both `zone1` and `zone2`,
+	// plus any locations the seed file adds. When more remain, `nextPageToken` is set; pass
+	// it as `pageToken` with the same `filter` and `orderBy` to get the next page.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectLocations (the `InterconnectLocationsList` operationId).
+	InterconnectLocationsList(ctx context.Context, project ProjectPath, params *InterconnectLocationsListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectLocationsGet Get an interconnect location
+	//
+	// Returns the interconnect location named (or numbered) `interconnectLocation` from the
+	// read-only catalog. Its `selfLink` is what `Interconnect.location` takes.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectLocations/{interconnectLocation} (the `InterconnectLocationsGet` operationId).
+	InterconnectLocationsGet(ctx context.Context, project ProjectPath, interconnectLocation InterconnectLocationPath, params *InterconnectLocationsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsList List interconnects
+	//
+	// Returns one page of the project's interconnects, sorted by name (or newest first with
+	// `orderBy=creationTimestamp desc`). An interconnect appears once its insert Operation
+	// is `DONE` and until its delete Operation is `DONE`. When more remain, `nextPageToken`
+	// is set; pass it as `pageToken` with the same `filter` and `orderBy` to get the next
+	// page. An empty page has no `items`.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnects (the `InterconnectsList` operationId).
+	InterconnectsList(ctx context.Context, project ProjectPath, params *InterconnectsListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsInsertWithBody Insert an interconnect
+	//
+	// Creates a Dedicated (or Partner) interconnect from the body; `name`, `location`,
+	// `linkType`, `requestedLinkCount` and `interconnectType` are required. `location` is
+	// the URL of a catalog location (full, or partial from `projects/`, or
+	// `global/interconnectLocations/<name>`); one that is not in the catalog is rejected
+	// with 404 `notFound`, and one whose `status` is `CLOSED` with 400 `invalid`. Members
+	// marked `readOnly` are ignored when sent. Omitted `adminEnabled` becomes `true`.
+	// `labels` given here are applied; `labelFingerprint` is set by the server.
+	//
+	// The name is reserved when the request is accepted: a second insert of the same name
+	// gets 409 `alreadyExists`, also while the first is still running. The interconnect is
+	// readable (`get`, `list`) only once the returned Operation is `DONE`; it is then
+	// turned up at once: `state: ACTIVE`, `operationalStatus: OS_ACTIVE` and
+	// `provisionedLinkCount` equal to `requestedLinkCount`.
+	//
+	// With `requestId`, a retry within the retention period returns the original Operation
+	// and changes nothing, whatever its body.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects (the `InterconnectsInsert` operationId).
+	InterconnectsInsertWithBody(ctx context.Context, project ProjectPath, params *InterconnectsInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsInsert Insert an interconnect
+	//
+	// Creates a Dedicated (or Partner) interconnect from the body; `name`, `location`,
+	// `linkType`, `requestedLinkCount` and `interconnectType` are required. `location` is
+	// the URL of a catalog location (full, or partial from `projects/`, or
+	// `global/interconnectLocations/<name>`); one that is not in the catalog is rejected
+	// with 404 `notFound`, and one whose `status` is `CLOSED` with 400 `invalid`. Members
+	// marked `readOnly` are ignored when sent. Omitted `adminEnabled` becomes `true`.
+	// `labels` given here are applied; `labelFingerprint` is set by the server.
+	//
+	// The name is reserved when the request is accepted: a second insert of the same name
+	// gets 409 `alreadyExists`, also while the first is still running. The interconnect is
+	// readable (`get`, `list`) only once the returned Operation is `DONE`; it is then
+	// turned up at once: `state: ACTIVE`, `operationalStatus: OS_ACTIVE` and
+	// `provisionedLinkCount` equal to `requestedLinkCount`.
+	//
+	// With `requestId`, a retry within the retention period returns the original Operation
+	// and changes nothing, whatever its body.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects (the `InterconnectsInsert` operationId).
+	InterconnectsInsert(ctx context.Context, project ProjectPath, params *InterconnectsInsertParams, body InterconnectsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsDelete Delete an interconnect
+	//
+	// Deletes the interconnect named (or numbered) `interconnect` and returns the Operation
+	// that tracks the deletion. An interconnect that attachments use (including attachments
+	// whose insert is still running) is not deleted: the request is refused with 400
+	// `resourceInUseByAnotherResource`, naming one such attachment. Otherwise the
+	// interconnect stays readable until the Operation is `DONE`; then it is gone and its
+	// name is free again. Once the delete is accepted, new attachments on it are refused.
+	//
+	// With `requestId`, a retry within the retention period returns the original Operation
+	// and changes nothing.
+	//
+	// Corresponds with DELETE /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsDelete` operationId).
+	InterconnectsDelete(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsGet Get an interconnect
+	//
+	// Returns the interconnect named (or numbered) `interconnect`, with
+	// `interconnectAttachments` listing the attachments that use it. An interconnect whose
+	// insert Operation is not yet `DONE` is not found.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsGet` operationId).
+	InterconnectsGet(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GlobalOperationsList List global operations
 	//
@@ -1817,6 +3500,115 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /compute/v1/projects/{project}/global/operations/{operation}/wait (the `GlobalOperationsWait` operationId).
 	GlobalOperationsWait(ctx context.Context, project ProjectPath, operation OperationPath, params *GlobalOperationsWaitParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentsList List interconnect attachments
+	//
+	// Returns one page of the project's interconnect attachments (VLAN attachments) in
+	// `region`, sorted by name (or newest first with `orderBy=creationTimestamp desc`). An
+	// attachment appears once its insert Operation is `DONE` and until its delete Operation
+	// is `DONE`. When more remain, `nextPageToken` is set; pass it as `pageToken` with the
+	// same `filter` and `orderBy` to get the next page. An empty page has no `items`. Any
+	// region name of the right shape is accepted; a region without attachments gives an
+	// empty page.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments (the `InterconnectAttachmentsList` operationId).
+	InterconnectAttachmentsList(ctx context.Context, project ProjectPath, region RegionPath, params *InterconnectAttachmentsListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentsInsertWithBody Insert an interconnect attachment
+	//
+	// Creates an interconnect attachment (VLAN attachment) in `region` from the body;
+	// `name` is required. understudy emulates Dedicated Interconnect: `type` `PARTNER` and
+	// `PARTNER_PROVIDER` are rejected with 400 `invalid`, and `interconnect` is required
+	// (400 `required` when missing). `interconnect` is the URL of an interconnect of the
+	// project (full, or partial from `projects/`, or `global/interconnects/<name>`); one
+	// that is not readable (its insert is not `DONE`, or it does not exist) or whose delete
+	// was accepted is rejected with 404 `notFound`. `router` is stored as given and not
+	// checked. Members marked `readOnly` are ignored when sent.
+	//
+	// Defaults for omitted members: `type` `DEDICATED`, `adminEnabled` `true`, `bandwidth`
+	// `BPS_10G`, `stackType` `IPV4_ONLY`, `mtu` 1440. `mtu` must be one of 1440, 1460, 1500
+	// and 8896 (400 `invalid` otherwise). Omitted `vlanTag8021q` is assigned: the lowest tag
+	// from 2 not used by another attachment on the same interconnect; a tag already used on
+	// that interconnect is rejected with 400 `invalid`. `edgeAvailabilityDomain` is derived
+	// from the interconnect's location (`zone1` gives `AVAILABILITY_DOMAIN_1`, `zone2`
+	// `AVAILABILITY_DOMAIN_2`); a value sent is ignored. `region` is the URL of the region
+	// of the path. `labels` given here are applied; `labelFingerprint` is set by the server.
+	//
+	// The name is reserved in the region when the request is accepted: a second insert of
+	// the same name there gets 409 `alreadyExists`, also while the first is still running.
+	// The attachment is readable (`get`, `list`, and usable in attachment groups) only once
+	// the returned regional Operation is `DONE`; it is then `state: ACTIVE`,
+	// `operationalStatus: OS_ACTIVE`. Its metro, facility and zone, used by attachment
+	// groups, come from its interconnect's location.
+	//
+	// With `requestId`, a retry within the retention period returns the original Operation
+	// and changes nothing, whatever its body.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments (the `InterconnectAttachmentsInsert` operationId).
+	InterconnectAttachmentsInsertWithBody(ctx context.Context, project ProjectPath, region RegionPath, params *InterconnectAttachmentsInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentsInsert Insert an interconnect attachment
+	//
+	// Creates an interconnect attachment (VLAN attachment) in `region` from the body;
+	// `name` is required. understudy emulates Dedicated Interconnect: `type` `PARTNER` and
+	// `PARTNER_PROVIDER` are rejected with 400 `invalid`, and `interconnect` is required
+	// (400 `required` when missing). `interconnect` is the URL of an interconnect of the
+	// project (full, or partial from `projects/`, or `global/interconnects/<name>`); one
+	// that is not readable (its insert is not `DONE`, or it does not exist) or whose delete
+	// was accepted is rejected with 404 `notFound`. `router` is stored as given and not
+	// checked. Members marked `readOnly` are ignored when sent.
+	//
+	// Defaults for omitted members: `type` `DEDICATED`, `adminEnabled` `true`, `bandwidth`
+	// `BPS_10G`, `stackType` `IPV4_ONLY`, `mtu` 1440. `mtu` must be one of 1440, 1460, 1500
+	// and 8896 (400 `invalid` otherwise). Omitted `vlanTag8021q` is assigned: the lowest tag
+	// from 2 not used by another attachment on the same interconnect; a tag already used on
+	// that interconnect is rejected with 400 `invalid`. `edgeAvailabilityDomain` is derived
+	// from the interconnect's location (`zone1` gives `AVAILABILITY_DOMAIN_1`, `zone2`
+	// `AVAILABILITY_DOMAIN_2`); a value sent is ignored. `region` is the URL of the region
+	// of the path. `labels` given here are applied; `labelFingerprint` is set by the server.
+	//
+	// The name is reserved in the region when the request is accepted: a second insert of
+	// the same name there gets 409 `alreadyExists`, also while the first is still running.
+	// The attachment is readable (`get`, `list`, and usable in attachment groups) only once
+	// the returned regional Operation is `DONE`; it is then `state: ACTIVE`,
+	// `operationalStatus: OS_ACTIVE`. Its metro, facility and zone, used by attachment
+	// groups, come from its interconnect's location.
+	//
+	// With `requestId`, a retry within the retention period returns the original Operation
+	// and changes nothing, whatever its body.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments (the `InterconnectAttachmentsInsert` operationId).
+	InterconnectAttachmentsInsert(ctx context.Context, project ProjectPath, region RegionPath, params *InterconnectAttachmentsInsertParams, body InterconnectAttachmentsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentsDelete Delete an interconnect attachment
+	//
+	// Deletes the interconnect attachment named (or numbered) `interconnectAttachment` in
+	// `region` and returns the regional Operation that tracks the deletion. An attachment
+	// that an attachment group uses (including a group whose insert or patch claiming it
+	// was accepted) is not deleted: the request is refused with 400
+	// `resourceInUseByAnotherResource`, naming the group. Otherwise the attachment stays
+	// readable until the Operation is `DONE`; then it is gone, its name and VLAN tag are
+	// free again, and its interconnect no longer lists it. Once the delete is accepted,
+	// groups can no longer claim it.
+	//
+	// With `requestId`, a retry within the retention period returns the original Operation
+	// and changes nothing.
+	//
+	// Corresponds with DELETE /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsDelete` operationId).
+	InterconnectAttachmentsDelete(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentsGet Get an interconnect attachment
+	//
+	// Returns the interconnect attachment named (or numbered) `interconnectAttachment` in
+	// `region`, with `attachmentGroup` set while a group contains it. An attachment whose
+	// insert Operation is not yet `DONE`, or of another region, is not found.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsGet` operationId).
+	InterconnectAttachmentsGet(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RegionOperationsList List regional operations
 	//
@@ -2046,19 +3838,56 @@ func (c *Client) GlobalForwardingRulesSetLabels(ctx context.Context, project Pro
 	return c.Client.Do(req)
 }
 
+// InterconnectAttachmentGroupsList List interconnect attachment groups
+//
+// Returns one page of the project's interconnect attachment groups, sorted by name (or
+// newest first with `orderBy=creationTimestamp desc`). A group appears once its insert
+// Operation is `DONE` and until its delete Operation is `DONE`. When more groups remain,
+// `nextPageToken` is set; pass it as `pageToken` with the same `filter` and `orderBy` to
+// get the next page. An empty page has no `items`. As in the real API, the list's `kind`
+// is `compute#interconnectAttachmentGroup`.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups (the `InterconnectAttachmentGroupsList` operationId).
+func (c *Client) InterconnectAttachmentGroupsList(ctx context.Context, project ProjectPath, params *InterconnectAttachmentGroupsListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentGroupsListRequest(c.Server, project, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // InterconnectAttachmentGroupsInsertWithBody Insert an interconnect attachment group
 //
 // Creates an interconnect attachment group from the body; `name` and
-// `intent.availabilitySla` are required. The name is reserved when the request is
-// accepted (a second insert of the same name gets 409 `alreadyExists`, also while the
-// first is still running) but the group is readable only once the returned Operation
-// is `DONE`. An attachment that does not exist, an attachment already in another group,
-// or more attachments than the "Attachments per group" quota finish the Operation
-// `DONE` with `error.errors[]` (`RESOURCE_NOT_FOUND`, `QUOTA_EXCEEDED`, ...) and change
-// nothing.
+// `intent.availabilitySla` are required (`AVAILABILITY_SLA_UNSPECIFIED` is rejected with
+// 400 `invalid`). Members marked `readOnly` and `etag` are ignored when sent.
 //
-// With `requestId`, a retry within the retention period returns the original Operation
-// and changes nothing, whatever its body.
+// The request is checked and decided when it is accepted. The name is reserved at once
+// (a second insert of the same name gets 409 `alreadyExists`, also while the first is
+// still running) and the listed attachments are claimed for this group at once, but the
+// group is readable (`get`, `list`, `getOperationalStatus`) only once the returned
+// Operation is `DONE`.
+//
+// The following failures are reported asynchronously, as the real service does: the
+// Operation finishes `DONE` with `error.errors[]`, `httpErrorStatusCode` and
+// `httpErrorMessage`, no group is created and no attachment is claimed (the name is free
+// again once the Operation is `DONE`):
+//   - an attachment URL that names no existing attachment of the project: code
+//     `RESOURCE_NOT_FOUND` (404 `NOT FOUND`), `message` naming the attachment;
+//   - an attachment that already belongs to another group (or is claimed by another
+//     accepted insert or patch): code `RESOURCE_IN_USE_BY_ANOTHER_RESOURCE` (400
+//     `BAD REQUEST`);
+//   - more attachments than the "Attachments per group" quota (default 16, configurable):
+//     code `QUOTA_EXCEEDED` (403 `FORBIDDEN`) with a `quotaInfo` detail (`metricName`,
+//     `limitName`, `limit`) and an `errorInfo` detail.
+//
+// `configured` and `logicalStructure` are computed by the server from the attachments
+// (see `InterconnectAttachmentGroup`). With `requestId`, a retry within the retention
+// period returns the original Operation and changes nothing, whatever its body.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2078,22 +3907,377 @@ func (c *Client) InterconnectAttachmentGroupsInsertWithBody(ctx context.Context,
 // InterconnectAttachmentGroupsInsert Insert an interconnect attachment group
 //
 // Creates an interconnect attachment group from the body; `name` and
-// `intent.availabilitySla` are required. The name is reserved when the request is
-// accepted (a second insert of the same name gets 409 `alreadyExists`, also while the
-// first is still running) but the group is readable only once the returned Operation
-// is `DONE`. An attachment that does not exist, an attachment already in another group,
-// or more attachments than the "Attachments per group" quota finish the Operation
-// `DONE` with `error.errors[]` (`RESOURCE_NOT_FOUND`, `QUOTA_EXCEEDED`, ...) and change
-// nothing.
+// `intent.availabilitySla` are required (`AVAILABILITY_SLA_UNSPECIFIED` is rejected with
+// 400 `invalid`). Members marked `readOnly` and `etag` are ignored when sent.
 //
-// With `requestId`, a retry within the retention period returns the original Operation
-// and changes nothing, whatever its body.
+// The request is checked and decided when it is accepted. The name is reserved at once
+// (a second insert of the same name gets 409 `alreadyExists`, also while the first is
+// still running) and the listed attachments are claimed for this group at once, but the
+// group is readable (`get`, `list`, `getOperationalStatus`) only once the returned
+// Operation is `DONE`.
+//
+// The following failures are reported asynchronously, as the real service does: the
+// Operation finishes `DONE` with `error.errors[]`, `httpErrorStatusCode` and
+// `httpErrorMessage`, no group is created and no attachment is claimed (the name is free
+// again once the Operation is `DONE`):
+//   - an attachment URL that names no existing attachment of the project: code
+//     `RESOURCE_NOT_FOUND` (404 `NOT FOUND`), `message` naming the attachment;
+//   - an attachment that already belongs to another group (or is claimed by another
+//     accepted insert or patch): code `RESOURCE_IN_USE_BY_ANOTHER_RESOURCE` (400
+//     `BAD REQUEST`);
+//   - more attachments than the "Attachments per group" quota (default 16, configurable):
+//     code `QUOTA_EXCEEDED` (403 `FORBIDDEN`) with a `quotaInfo` detail (`metricName`,
+//     `limitName`, `limit`) and an `errorInfo` detail.
+//
+// `configured` and `logicalStructure` are computed by the server from the attachments
+// (see `InterconnectAttachmentGroup`). With `requestId`, a retry within the retention
+// period returns the original Operation and changes nothing, whatever its body.
 //
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups (the `InterconnectAttachmentGroupsInsert` operationId).
 func (c *Client) InterconnectAttachmentGroupsInsert(ctx context.Context, project ProjectPath, params *InterconnectAttachmentGroupsInsertParams, body InterconnectAttachmentGroupsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewInterconnectAttachmentGroupsInsertRequest(c.Server, project, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentGroupsDelete Delete an interconnect attachment group
+//
+// Deletes the interconnect attachment group named (or numbered)
+// `interconnectAttachmentGroup` and returns the Operation that tracks the deletion. The
+// attachments themselves are not deleted. The group stays readable until that Operation
+// is `DONE`; then it is gone, its name is free again and its attachments may join other
+// groups (or be deleted).
+//
+// With `requestId`, a retry within the retention period returns the original Operation
+// and changes nothing.
+//
+// Corresponds with DELETE /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup} (the `InterconnectAttachmentGroupsDelete` operationId).
+func (c *Client) InterconnectAttachmentGroupsDelete(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentGroupsDeleteRequest(c.Server, project, interconnectAttachmentGroup, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentGroupsGet Get an interconnect attachment group
+//
+// Returns the interconnect attachment group named (or numbered)
+// `interconnectAttachmentGroup`, with its current `etag` (which `patch` may be given
+// for optimistic locking) and the server-computed `configured` and `logicalStructure`,
+// which are recomputed whenever the group or one of its attachments changes. A group
+// whose insert Operation is not yet `DONE` is not found.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup} (the `InterconnectAttachmentGroupsGet` operationId).
+func (c *Client) InterconnectAttachmentGroupsGet(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentGroupsGetRequest(c.Server, project, interconnectAttachmentGroup, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentGroupsPatchWithBody Patch an interconnect attachment group
+//
+// Changes the interconnect attachment group named (or numbered)
+// `interconnectAttachmentGroup`. The writable members are `description`, `intent`,
+// `attachments` and `interconnectGroup`; members marked `readOnly` are ignored, and
+// `name`, when sent, must equal the group's name (400 `invalid` otherwise).
+//
+// Without `updateMask` the body is a JSON merge patch: each writable member present
+// replaces the group's value, `attachments` entries are merged key by key (an entry
+// whose key is present replaces that entry, other entries stay), and absent members are
+// unchanged. With `updateMask` exactly the listed fields change: each is set to the
+// body's value, or cleared when the body lacks it (so `updateMask=attachments` with the
+// full new map is how entries are removed); body members not listed are ignored.
+// Clearing `intent` is rejected with 400 `required`, and a path outside the list given
+// at `updateMask` with 400 `invalid`.
+//
+// When the body carries a non-empty `etag`, it must equal the group's current one, else
+// 412 `conditionNotMet` and nothing changes; without it the patch is unconditional. Of
+// two racing patches with the same `etag` exactly one succeeds.
+//
+// The patch is checked and applied when it is accepted, so the returned Operation is
+// already `DONE`. New attachments are checked as on `insert`: an attachment that does
+// not exist (`RESOURCE_NOT_FOUND`), one in another group
+// (`RESOURCE_IN_USE_BY_ANOTHER_RESOURCE`) or more attachments than the "Attachments per
+// group" quota (`QUOTA_EXCEEDED`, with a `quotaInfo` detail) are reported in that
+// `DONE` Operation's `error.errors[]`, and then nothing changes (not even the `etag`).
+// A successful patch gives the group a new `etag` and recomputes `configured` and
+// `logicalStructure`; attachments removed from the group are free for other groups.
+//
+// With `requestId`, a retry within the retention period returns the original Operation
+// and changes nothing, whatever its body.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup} (the `InterconnectAttachmentGroupsPatch` operationId).
+func (c *Client) InterconnectAttachmentGroupsPatchWithBody(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentGroupsPatchRequestWithBody(c.Server, project, interconnectAttachmentGroup, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentGroupsPatch Patch an interconnect attachment group
+//
+// Changes the interconnect attachment group named (or numbered)
+// `interconnectAttachmentGroup`. The writable members are `description`, `intent`,
+// `attachments` and `interconnectGroup`; members marked `readOnly` are ignored, and
+// `name`, when sent, must equal the group's name (400 `invalid` otherwise).
+//
+// Without `updateMask` the body is a JSON merge patch: each writable member present
+// replaces the group's value, `attachments` entries are merged key by key (an entry
+// whose key is present replaces that entry, other entries stay), and absent members are
+// unchanged. With `updateMask` exactly the listed fields change: each is set to the
+// body's value, or cleared when the body lacks it (so `updateMask=attachments` with the
+// full new map is how entries are removed); body members not listed are ignored.
+// Clearing `intent` is rejected with 400 `required`, and a path outside the list given
+// at `updateMask` with 400 `invalid`.
+//
+// When the body carries a non-empty `etag`, it must equal the group's current one, else
+// 412 `conditionNotMet` and nothing changes; without it the patch is unconditional. Of
+// two racing patches with the same `etag` exactly one succeeds.
+//
+// The patch is checked and applied when it is accepted, so the returned Operation is
+// already `DONE`. New attachments are checked as on `insert`: an attachment that does
+// not exist (`RESOURCE_NOT_FOUND`), one in another group
+// (`RESOURCE_IN_USE_BY_ANOTHER_RESOURCE`) or more attachments than the "Attachments per
+// group" quota (`QUOTA_EXCEEDED`, with a `quotaInfo` detail) are reported in that
+// `DONE` Operation's `error.errors[]`, and then nothing changes (not even the `etag`).
+// A successful patch gives the group a new `etag` and recomputes `configured` and
+// `logicalStructure`; attachments removed from the group are free for other groups.
+//
+// With `requestId`, a retry within the retention period returns the original Operation
+// and changes nothing, whatever its body.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup} (the `InterconnectAttachmentGroupsPatch` operationId).
+func (c *Client) InterconnectAttachmentGroupsPatch(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsPatchParams, body InterconnectAttachmentGroupsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentGroupsPatchRequest(c.Server, project, interconnectAttachmentGroup, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentGroupsGetOperationalStatus Get the operational status of an interconnect attachment group
+//
+// Returns the operational status of the interconnect attachment group named (or
+// numbered) `interconnectAttachmentGroup`, computed when asked, and the group's current
+// `etag`. Per attachment (`attachmentStatuses`, sorted by attachment URL): `status` is
+// `CONNECTION_DISABLED` when the attachment has `adminEnabled: false`,
+// `CONNECTION_DOWN` when its interconnect has `adminEnabled: false`, and
+// `CONNECTION_UP` otherwise; `isActive` is `ACTIVE` exactly when `status` is
+// `CONNECTION_UP`, else `INACTIVE`. `operational` is computed like `configured` over the
+// active attachments only. `groupStatus` is `FULLY_UP` when the group has attachments
+// and all are active, `FULLY_DOWN` when none is active (also for a group without
+// attachments), and `DEGRADED` otherwise. A group whose insert Operation is not yet
+// `DONE` is not found.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup}/getOperationalStatus (the `InterconnectAttachmentGroupsGetOperationalStatus` operationId).
+func (c *Client) InterconnectAttachmentGroupsGetOperationalStatus(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsGetOperationalStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentGroupsGetOperationalStatusRequest(c.Server, project, interconnectAttachmentGroup, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectLocationsList List interconnect locations
+//
+// Returns one page of the interconnect locations (colocation facilities where an
+// interconnect can be provisioned), sorted by name (or newest first with
+// `orderBy=creationTimestamp desc`). The catalog is read-only and the same for every
+// project: a built-in list of realistic locations in at least four metros (for example
+// `iad`, `lax`, `sjc`, `fra`), each metro with locations in both `zone1` and `zone2`,
+// plus any locations the seed file adds. When more remain, `nextPageToken` is set; pass
+// it as `pageToken` with the same `filter` and `orderBy` to get the next page.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectLocations (the `InterconnectLocationsList` operationId).
+func (c *Client) InterconnectLocationsList(ctx context.Context, project ProjectPath, params *InterconnectLocationsListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectLocationsListRequest(c.Server, project, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectLocationsGet Get an interconnect location
+//
+// Returns the interconnect location named (or numbered) `interconnectLocation` from the
+// read-only catalog. Its `selfLink` is what `Interconnect.location` takes.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectLocations/{interconnectLocation} (the `InterconnectLocationsGet` operationId).
+func (c *Client) InterconnectLocationsGet(ctx context.Context, project ProjectPath, interconnectLocation InterconnectLocationPath, params *InterconnectLocationsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectLocationsGetRequest(c.Server, project, interconnectLocation, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsList List interconnects
+//
+// Returns one page of the project's interconnects, sorted by name (or newest first with
+// `orderBy=creationTimestamp desc`). An interconnect appears once its insert Operation
+// is `DONE` and until its delete Operation is `DONE`. When more remain, `nextPageToken`
+// is set; pass it as `pageToken` with the same `filter` and `orderBy` to get the next
+// page. An empty page has no `items`.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnects (the `InterconnectsList` operationId).
+func (c *Client) InterconnectsList(ctx context.Context, project ProjectPath, params *InterconnectsListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsListRequest(c.Server, project, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsInsertWithBody Insert an interconnect
+//
+// Creates a Dedicated (or Partner) interconnect from the body; `name`, `location`,
+// `linkType`, `requestedLinkCount` and `interconnectType` are required. `location` is
+// the URL of a catalog location (full, or partial from `projects/`, or
+// `global/interconnectLocations/<name>`); one that is not in the catalog is rejected
+// with 404 `notFound`, and one whose `status` is `CLOSED` with 400 `invalid`. Members
+// marked `readOnly` are ignored when sent. Omitted `adminEnabled` becomes `true`.
+// `labels` given here are applied; `labelFingerprint` is set by the server.
+//
+// The name is reserved when the request is accepted: a second insert of the same name
+// gets 409 `alreadyExists`, also while the first is still running. The interconnect is
+// readable (`get`, `list`) only once the returned Operation is `DONE`; it is then
+// turned up at once: `state: ACTIVE`, `operationalStatus: OS_ACTIVE` and
+// `provisionedLinkCount` equal to `requestedLinkCount`.
+//
+// With `requestId`, a retry within the retention period returns the original Operation
+// and changes nothing, whatever its body.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects (the `InterconnectsInsert` operationId).
+func (c *Client) InterconnectsInsertWithBody(ctx context.Context, project ProjectPath, params *InterconnectsInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsInsertRequestWithBody(c.Server, project, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsInsert Insert an interconnect
+//
+// Creates a Dedicated (or Partner) interconnect from the body; `name`, `location`,
+// `linkType`, `requestedLinkCount` and `interconnectType` are required. `location` is
+// the URL of a catalog location (full, or partial from `projects/`, or
+// `global/interconnectLocations/<name>`); one that is not in the catalog is rejected
+// with 404 `notFound`, and one whose `status` is `CLOSED` with 400 `invalid`. Members
+// marked `readOnly` are ignored when sent. Omitted `adminEnabled` becomes `true`.
+// `labels` given here are applied; `labelFingerprint` is set by the server.
+//
+// The name is reserved when the request is accepted: a second insert of the same name
+// gets 409 `alreadyExists`, also while the first is still running. The interconnect is
+// readable (`get`, `list`) only once the returned Operation is `DONE`; it is then
+// turned up at once: `state: ACTIVE`, `operationalStatus: OS_ACTIVE` and
+// `provisionedLinkCount` equal to `requestedLinkCount`.
+//
+// With `requestId`, a retry within the retention period returns the original Operation
+// and changes nothing, whatever its body.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects (the `InterconnectsInsert` operationId).
+func (c *Client) InterconnectsInsert(ctx context.Context, project ProjectPath, params *InterconnectsInsertParams, body InterconnectsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsInsertRequest(c.Server, project, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsDelete Delete an interconnect
+//
+// Deletes the interconnect named (or numbered) `interconnect` and returns the Operation
+// that tracks the deletion. An interconnect that attachments use (including attachments
+// whose insert is still running) is not deleted: the request is refused with 400
+// `resourceInUseByAnotherResource`, naming one such attachment. Otherwise the
+// interconnect stays readable until the Operation is `DONE`; then it is gone and its
+// name is free again. Once the delete is accepted, new attachments on it are refused.
+//
+// With `requestId`, a retry within the retention period returns the original Operation
+// and changes nothing.
+//
+// Corresponds with DELETE /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsDelete` operationId).
+func (c *Client) InterconnectsDelete(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsDeleteRequest(c.Server, project, interconnect, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsGet Get an interconnect
+//
+// Returns the interconnect named (or numbered) `interconnect`, with
+// `interconnectAttachments` listing the attachments that use it. An interconnect whose
+// insert Operation is not yet `DONE` is not found.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsGet` operationId).
+func (c *Client) InterconnectsGet(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsGetRequest(c.Server, project, interconnect, params)
 	if err != nil {
 		return nil, err
 	}
@@ -2175,6 +4359,165 @@ func (c *Client) GlobalOperationsGet(ctx context.Context, project ProjectPath, o
 // Corresponds with POST /compute/v1/projects/{project}/global/operations/{operation}/wait (the `GlobalOperationsWait` operationId).
 func (c *Client) GlobalOperationsWait(ctx context.Context, project ProjectPath, operation OperationPath, params *GlobalOperationsWaitParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGlobalOperationsWaitRequest(c.Server, project, operation, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentsList List interconnect attachments
+//
+// Returns one page of the project's interconnect attachments (VLAN attachments) in
+// `region`, sorted by name (or newest first with `orderBy=creationTimestamp desc`). An
+// attachment appears once its insert Operation is `DONE` and until its delete Operation
+// is `DONE`. When more remain, `nextPageToken` is set; pass it as `pageToken` with the
+// same `filter` and `orderBy` to get the next page. An empty page has no `items`. Any
+// region name of the right shape is accepted; a region without attachments gives an
+// empty page.
+//
+// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments (the `InterconnectAttachmentsList` operationId).
+func (c *Client) InterconnectAttachmentsList(ctx context.Context, project ProjectPath, region RegionPath, params *InterconnectAttachmentsListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentsListRequest(c.Server, project, region, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentsInsertWithBody Insert an interconnect attachment
+//
+// Creates an interconnect attachment (VLAN attachment) in `region` from the body;
+// `name` is required. understudy emulates Dedicated Interconnect: `type` `PARTNER` and
+// `PARTNER_PROVIDER` are rejected with 400 `invalid`, and `interconnect` is required
+// (400 `required` when missing). `interconnect` is the URL of an interconnect of the
+// project (full, or partial from `projects/`, or `global/interconnects/<name>`); one
+// that is not readable (its insert is not `DONE`, or it does not exist) or whose delete
+// was accepted is rejected with 404 `notFound`. `router` is stored as given and not
+// checked. Members marked `readOnly` are ignored when sent.
+//
+// Defaults for omitted members: `type` `DEDICATED`, `adminEnabled` `true`, `bandwidth`
+// `BPS_10G`, `stackType` `IPV4_ONLY`, `mtu` 1440. `mtu` must be one of 1440, 1460, 1500
+// and 8896 (400 `invalid` otherwise). Omitted `vlanTag8021q` is assigned: the lowest tag
+// from 2 not used by another attachment on the same interconnect; a tag already used on
+// that interconnect is rejected with 400 `invalid`. `edgeAvailabilityDomain` is derived
+// from the interconnect's location (`zone1` gives `AVAILABILITY_DOMAIN_1`, `zone2`
+// `AVAILABILITY_DOMAIN_2`); a value sent is ignored. `region` is the URL of the region
+// of the path. `labels` given here are applied; `labelFingerprint` is set by the server.
+//
+// The name is reserved in the region when the request is accepted: a second insert of
+// the same name there gets 409 `alreadyExists`, also while the first is still running.
+// The attachment is readable (`get`, `list`, and usable in attachment groups) only once
+// the returned regional Operation is `DONE`; it is then `state: ACTIVE`,
+// `operationalStatus: OS_ACTIVE`. Its metro, facility and zone, used by attachment
+// groups, come from its interconnect's location.
+//
+// With `requestId`, a retry within the retention period returns the original Operation
+// and changes nothing, whatever its body.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments (the `InterconnectAttachmentsInsert` operationId).
+func (c *Client) InterconnectAttachmentsInsertWithBody(ctx context.Context, project ProjectPath, region RegionPath, params *InterconnectAttachmentsInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentsInsertRequestWithBody(c.Server, project, region, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentsInsert Insert an interconnect attachment
+//
+// Creates an interconnect attachment (VLAN attachment) in `region` from the body;
+// `name` is required. understudy emulates Dedicated Interconnect: `type` `PARTNER` and
+// `PARTNER_PROVIDER` are rejected with 400 `invalid`, and `interconnect` is required
+// (400 `required` when missing). `interconnect` is the URL of an interconnect of the
+// project (full, or partial from `projects/`, or `global/interconnects/<name>`); one
+// that is not readable (its insert is not `DONE`, or it does not exist) or whose delete
+// was accepted is rejected with 404 `notFound`. `router` is stored as given and not
+// checked. Members marked `readOnly` are ignored when sent.
+//
+// Defaults for omitted members: `type` `DEDICATED`, `adminEnabled` `true`, `bandwidth`
+// `BPS_10G`, `stackType` `IPV4_ONLY`, `mtu` 1440. `mtu` must be one of 1440, 1460, 1500
+// and 8896 (400 `invalid` otherwise). Omitted `vlanTag8021q` is assigned: the lowest tag
+// from 2 not used by another attachment on the same interconnect; a tag already used on
+// that interconnect is rejected with 400 `invalid`. `edgeAvailabilityDomain` is derived
+// from the interconnect's location (`zone1` gives `AVAILABILITY_DOMAIN_1`, `zone2`
+// `AVAILABILITY_DOMAIN_2`); a value sent is ignored. `region` is the URL of the region
+// of the path. `labels` given here are applied; `labelFingerprint` is set by the server.
+//
+// The name is reserved in the region when the request is accepted: a second insert of
+// the same name there gets 409 `alreadyExists`, also while the first is still running.
+// The attachment is readable (`get`, `list`, and usable in attachment groups) only once
+// the returned regional Operation is `DONE`; it is then `state: ACTIVE`,
+// `operationalStatus: OS_ACTIVE`. Its metro, facility and zone, used by attachment
+// groups, come from its interconnect's location.
+//
+// With `requestId`, a retry within the retention period returns the original Operation
+// and changes nothing, whatever its body.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments (the `InterconnectAttachmentsInsert` operationId).
+func (c *Client) InterconnectAttachmentsInsert(ctx context.Context, project ProjectPath, region RegionPath, params *InterconnectAttachmentsInsertParams, body InterconnectAttachmentsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentsInsertRequest(c.Server, project, region, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentsDelete Delete an interconnect attachment
+//
+// Deletes the interconnect attachment named (or numbered) `interconnectAttachment` in
+// `region` and returns the regional Operation that tracks the deletion. An attachment
+// that an attachment group uses (including a group whose insert or patch claiming it
+// was accepted) is not deleted: the request is refused with 400
+// `resourceInUseByAnotherResource`, naming the group. Otherwise the attachment stays
+// readable until the Operation is `DONE`; then it is gone, its name and VLAN tag are
+// free again, and its interconnect no longer lists it. Once the delete is accepted,
+// groups can no longer claim it.
+//
+// With `requestId`, a retry within the retention period returns the original Operation
+// and changes nothing.
+//
+// Corresponds with DELETE /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsDelete` operationId).
+func (c *Client) InterconnectAttachmentsDelete(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentsDeleteRequest(c.Server, project, region, interconnectAttachment, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentsGet Get an interconnect attachment
+//
+// Returns the interconnect attachment named (or numbered) `interconnectAttachment` in
+// `region`, with `attachmentGroup` set while a group contains it. An attachment whose
+// insert Operation is not yet `DONE`, or of another region, is not found.
+//
+// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsGet` operationId).
+func (c *Client) InterconnectAttachmentsGet(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentsGetRequest(c.Server, project, region, interconnectAttachment, params)
 	if err != nil {
 		return nil, err
 	}
@@ -2764,6 +5107,139 @@ func NewGlobalForwardingRulesSetLabelsRequestWithBody(server string, project Pro
 	return req, nil
 }
 
+// NewInterconnectAttachmentGroupsListRequest constructs an http.Request for the InterconnectAttachmentGroupsList method
+func NewInterconnectAttachmentGroupsListRequest(server string, project ProjectPath, params *InterconnectAttachmentGroupsListParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectAttachmentGroups", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MaxResults != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "maxResults", *params.MaxResults, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "uint32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageToken", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ReturnPartialSuccess != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "returnPartialSuccess", *params.ReturnPartialSuccess, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewInterconnectAttachmentGroupsInsertRequest calls the generic InterconnectAttachmentGroupsInsert builder with application/json body
 func NewInterconnectAttachmentGroupsInsertRequest(server string, project ProjectPath, params *InterconnectAttachmentGroupsInsertParams, body InterconnectAttachmentGroupsInsertJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -2858,6 +5334,991 @@ func NewInterconnectAttachmentGroupsInsertRequestWithBody(server string, project
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectAttachmentGroupsDeleteRequest constructs an http.Request for the InterconnectAttachmentGroupsDelete method
+func NewInterconnectAttachmentGroupsDeleteRequest(server string, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsDeleteParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnectAttachmentGroup", interconnectAttachmentGroup, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectAttachmentGroups/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectAttachmentGroupsGetRequest constructs an http.Request for the InterconnectAttachmentGroupsGet method
+func NewInterconnectAttachmentGroupsGetRequest(server string, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsGetParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnectAttachmentGroup", interconnectAttachmentGroup, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectAttachmentGroups/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectAttachmentGroupsPatchRequest calls the generic InterconnectAttachmentGroupsPatch builder with application/json body
+func NewInterconnectAttachmentGroupsPatchRequest(server string, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsPatchParams, body InterconnectAttachmentGroupsPatchJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectAttachmentGroupsPatchRequestWithBody(server, project, interconnectAttachmentGroup, params, "application/json", bodyReader)
+}
+
+// NewInterconnectAttachmentGroupsPatchRequestWithBody constructs an http.Request for the InterconnectAttachmentGroupsPatch method, with any body, and a specified content type
+func NewInterconnectAttachmentGroupsPatchRequestWithBody(server string, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsPatchParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnectAttachmentGroup", interconnectAttachmentGroup, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectAttachmentGroups/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.UpdateMask != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updateMask", *params.UpdateMask, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectAttachmentGroupsGetOperationalStatusRequest constructs an http.Request for the InterconnectAttachmentGroupsGetOperationalStatus method
+func NewInterconnectAttachmentGroupsGetOperationalStatusRequest(server string, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsGetOperationalStatusParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnectAttachmentGroup", interconnectAttachmentGroup, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectAttachmentGroups/%s/getOperationalStatus", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectLocationsListRequest constructs an http.Request for the InterconnectLocationsList method
+func NewInterconnectLocationsListRequest(server string, project ProjectPath, params *InterconnectLocationsListParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectLocations", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MaxResults != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "maxResults", *params.MaxResults, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "uint32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageToken", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ReturnPartialSuccess != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "returnPartialSuccess", *params.ReturnPartialSuccess, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectLocationsGetRequest constructs an http.Request for the InterconnectLocationsGet method
+func NewInterconnectLocationsGetRequest(server string, project ProjectPath, interconnectLocation InterconnectLocationPath, params *InterconnectLocationsGetParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnectLocation", interconnectLocation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectLocations/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectsListRequest constructs an http.Request for the InterconnectsList method
+func NewInterconnectsListRequest(server string, project ProjectPath, params *InterconnectsListParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnects", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MaxResults != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "maxResults", *params.MaxResults, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "uint32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageToken", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ReturnPartialSuccess != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "returnPartialSuccess", *params.ReturnPartialSuccess, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectsInsertRequest calls the generic InterconnectsInsert builder with application/json body
+func NewInterconnectsInsertRequest(server string, project ProjectPath, params *InterconnectsInsertParams, body InterconnectsInsertJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectsInsertRequestWithBody(server, project, params, "application/json", bodyReader)
+}
+
+// NewInterconnectsInsertRequestWithBody constructs an http.Request for the InterconnectsInsert method, with any body, and a specified content type
+func NewInterconnectsInsertRequestWithBody(server string, project ProjectPath, params *InterconnectsInsertParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnects", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectsDeleteRequest constructs an http.Request for the InterconnectsDelete method
+func NewInterconnectsDeleteRequest(server string, project ProjectPath, interconnect InterconnectPath, params *InterconnectsDeleteParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnect", interconnect, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnects/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectsGetRequest constructs an http.Request for the InterconnectsGet method
+func NewInterconnectsGetRequest(server string, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnect", interconnect, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnects/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -3228,6 +6689,437 @@ func NewGlobalOperationsWaitRequest(server string, project ProjectPath, operatio
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectAttachmentsListRequest constructs an http.Request for the InterconnectAttachmentsList method
+func NewInterconnectAttachmentsListRequest(server string, project ProjectPath, region RegionPath, params *InterconnectAttachmentsListParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/regions/%s/interconnectAttachments", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MaxResults != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "maxResults", *params.MaxResults, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "uint32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageToken", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ReturnPartialSuccess != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "returnPartialSuccess", *params.ReturnPartialSuccess, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectAttachmentsInsertRequest calls the generic InterconnectAttachmentsInsert builder with application/json body
+func NewInterconnectAttachmentsInsertRequest(server string, project ProjectPath, region RegionPath, params *InterconnectAttachmentsInsertParams, body InterconnectAttachmentsInsertJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectAttachmentsInsertRequestWithBody(server, project, region, params, "application/json", bodyReader)
+}
+
+// NewInterconnectAttachmentsInsertRequestWithBody constructs an http.Request for the InterconnectAttachmentsInsert method, with any body, and a specified content type
+func NewInterconnectAttachmentsInsertRequestWithBody(server string, project ProjectPath, region RegionPath, params *InterconnectAttachmentsInsertParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/regions/%s/interconnectAttachments", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectAttachmentsDeleteRequest constructs an http.Request for the InterconnectAttachmentsDelete method
+func NewInterconnectAttachmentsDeleteRequest(server string, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsDeleteParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "interconnectAttachment", interconnectAttachment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/regions/%s/interconnectAttachments/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectAttachmentsGetRequest constructs an http.Request for the InterconnectAttachmentsGet method
+func NewInterconnectAttachmentsGetRequest(server string, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsGetParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "interconnectAttachment", interconnectAttachment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/regions/%s/interconnectAttachments/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -3800,19 +7692,48 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{resource}/setLabels (the `GlobalForwardingRulesSetLabels` operationId).
 	GlobalForwardingRulesSetLabelsWithResponse(ctx context.Context, project ProjectPath, resource ResourcePath, params *GlobalForwardingRulesSetLabelsParams, body GlobalForwardingRulesSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesSetLabelsResponse, error)
 
+	// InterconnectAttachmentGroupsListWithResponse List interconnect attachment groups
+	//
+	// Returns one page of the project's interconnect attachment groups, sorted by name (or
+	// newest first with `orderBy=creationTimestamp desc`). A group appears once its insert
+	// Operation is `DONE` and until its delete Operation is `DONE`. When more groups remain,
+	// `nextPageToken` is set; pass it as `pageToken` with the same `filter` and `orderBy` to
+	// get the next page. An empty page has no `items`. As in the real API, the list's `kind`
+	// is `compute#interconnectAttachmentGroup`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups (the `InterconnectAttachmentGroupsList` operationId).
+	InterconnectAttachmentGroupsListWithResponse(ctx context.Context, project ProjectPath, params *InterconnectAttachmentGroupsListParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsListResponse, error)
+
 	// InterconnectAttachmentGroupsInsertWithBodyWithResponse Insert an interconnect attachment group
 	//
 	// Creates an interconnect attachment group from the body; `name` and
-	// `intent.availabilitySla` are required. The name is reserved when the request is
-	// accepted (a second insert of the same name gets 409 `alreadyExists`, also while the
-	// first is still running) but the group is readable only once the returned Operation
-	// is `DONE`. An attachment that does not exist, an attachment already in another group,
-	// or more attachments than the "Attachments per group" quota finish the Operation
-	// `DONE` with `error.errors[]` (`RESOURCE_NOT_FOUND`, `QUOTA_EXCEEDED`, ...) and change
-	// nothing.
+	// `intent.availabilitySla` are required (`AVAILABILITY_SLA_UNSPECIFIED` is rejected with
+	// 400 `invalid`). Members marked `readOnly` and `etag` are ignored when sent.
 	//
-	// With `requestId`, a retry within the retention period returns the original Operation
-	// and changes nothing, whatever its body.
+	// The request is checked and decided when it is accepted. The name is reserved at once
+	// (a second insert of the same name gets 409 `alreadyExists`, also while the first is
+	// still running) and the listed attachments are claimed for this group at once, but the
+	// group is readable (`get`, `list`, `getOperationalStatus`) only once the returned
+	// Operation is `DONE`.
+	//
+	// The following failures are reported asynchronously, as the real service does: the
+	// Operation finishes `DONE` with `error.errors[]`, `httpErrorStatusCode` and
+	// `httpErrorMessage`, no group is created and no attachment is claimed (the name is free
+	// again once the Operation is `DONE`):
+	// - an attachment URL that names no existing attachment of the project: code
+	//   `RESOURCE_NOT_FOUND` (404 `NOT FOUND`), `message` naming the attachment;
+	// - an attachment that already belongs to another group (or is claimed by another
+	//   accepted insert or patch): code `RESOURCE_IN_USE_BY_ANOTHER_RESOURCE` (400
+	//   `BAD REQUEST`);
+	// - more attachments than the "Attachments per group" quota (default 16, configurable):
+	//   code `QUOTA_EXCEEDED` (403 `FORBIDDEN`) with a `quotaInfo` detail (`metricName`,
+	//   `limitName`, `limit`) and an `errorInfo` detail.
+	//
+	// `configured` and `logicalStructure` are computed by the server from the attachments
+	// (see `InterconnectAttachmentGroup`). With `requestId`, a retry within the retention
+	// period returns the original Operation and changes nothing, whatever its body.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -3822,21 +7743,272 @@ type ClientWithResponsesInterface interface {
 	// InterconnectAttachmentGroupsInsertWithResponse Insert an interconnect attachment group
 	//
 	// Creates an interconnect attachment group from the body; `name` and
-	// `intent.availabilitySla` are required. The name is reserved when the request is
-	// accepted (a second insert of the same name gets 409 `alreadyExists`, also while the
-	// first is still running) but the group is readable only once the returned Operation
-	// is `DONE`. An attachment that does not exist, an attachment already in another group,
-	// or more attachments than the "Attachments per group" quota finish the Operation
-	// `DONE` with `error.errors[]` (`RESOURCE_NOT_FOUND`, `QUOTA_EXCEEDED`, ...) and change
-	// nothing.
+	// `intent.availabilitySla` are required (`AVAILABILITY_SLA_UNSPECIFIED` is rejected with
+	// 400 `invalid`). Members marked `readOnly` and `etag` are ignored when sent.
+	//
+	// The request is checked and decided when it is accepted. The name is reserved at once
+	// (a second insert of the same name gets 409 `alreadyExists`, also while the first is
+	// still running) and the listed attachments are claimed for this group at once, but the
+	// group is readable (`get`, `list`, `getOperationalStatus`) only once the returned
+	// Operation is `DONE`.
+	//
+	// The following failures are reported asynchronously, as the real service does: the
+	// Operation finishes `DONE` with `error.errors[]`, `httpErrorStatusCode` and
+	// `httpErrorMessage`, no group is created and no attachment is claimed (the name is free
+	// again once the Operation is `DONE`):
+	// - an attachment URL that names no existing attachment of the project: code
+	//   `RESOURCE_NOT_FOUND` (404 `NOT FOUND`), `message` naming the attachment;
+	// - an attachment that already belongs to another group (or is claimed by another
+	//   accepted insert or patch): code `RESOURCE_IN_USE_BY_ANOTHER_RESOURCE` (400
+	//   `BAD REQUEST`);
+	// - more attachments than the "Attachments per group" quota (default 16, configurable):
+	//   code `QUOTA_EXCEEDED` (403 `FORBIDDEN`) with a `quotaInfo` detail (`metricName`,
+	//   `limitName`, `limit`) and an `errorInfo` detail.
+	//
+	// `configured` and `logicalStructure` are computed by the server from the attachments
+	// (see `InterconnectAttachmentGroup`). With `requestId`, a retry within the retention
+	// period returns the original Operation and changes nothing, whatever its body.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups (the `InterconnectAttachmentGroupsInsert` operationId).
+	InterconnectAttachmentGroupsInsertWithResponse(ctx context.Context, project ProjectPath, params *InterconnectAttachmentGroupsInsertParams, body InterconnectAttachmentGroupsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsInsertResponse, error)
+
+	// InterconnectAttachmentGroupsDeleteWithResponse Delete an interconnect attachment group
+	//
+	// Deletes the interconnect attachment group named (or numbered)
+	// `interconnectAttachmentGroup` and returns the Operation that tracks the deletion. The
+	// attachments themselves are not deleted. The group stays readable until that Operation
+	// is `DONE`; then it is gone, its name is free again and its attachments may join other
+	// groups (or be deleted).
+	//
+	// With `requestId`, a retry within the retention period returns the original Operation
+	// and changes nothing.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup} (the `InterconnectAttachmentGroupsDelete` operationId).
+	InterconnectAttachmentGroupsDeleteWithResponse(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsDeleteParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsDeleteResponse, error)
+
+	// InterconnectAttachmentGroupsGetWithResponse Get an interconnect attachment group
+	//
+	// Returns the interconnect attachment group named (or numbered)
+	// `interconnectAttachmentGroup`, with its current `etag` (which `patch` may be given
+	// for optimistic locking) and the server-computed `configured` and `logicalStructure`,
+	// which are recomputed whenever the group or one of its attachments changes. A group
+	// whose insert Operation is not yet `DONE` is not found.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup} (the `InterconnectAttachmentGroupsGet` operationId).
+	InterconnectAttachmentGroupsGetWithResponse(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsGetParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsGetResponse, error)
+
+	// InterconnectAttachmentGroupsPatchWithBodyWithResponse Patch an interconnect attachment group
+	//
+	// Changes the interconnect attachment group named (or numbered)
+	// `interconnectAttachmentGroup`. The writable members are `description`, `intent`,
+	// `attachments` and `interconnectGroup`; members marked `readOnly` are ignored, and
+	// `name`, when sent, must equal the group's name (400 `invalid` otherwise).
+	//
+	// Without `updateMask` the body is a JSON merge patch: each writable member present
+	// replaces the group's value, `attachments` entries are merged key by key (an entry
+	// whose key is present replaces that entry, other entries stay), and absent members are
+	// unchanged. With `updateMask` exactly the listed fields change: each is set to the
+	// body's value, or cleared when the body lacks it (so `updateMask=attachments` with the
+	// full new map is how entries are removed); body members not listed are ignored.
+	// Clearing `intent` is rejected with 400 `required`, and a path outside the list given
+	// at `updateMask` with 400 `invalid`.
+	//
+	// When the body carries a non-empty `etag`, it must equal the group's current one, else
+	// 412 `conditionNotMet` and nothing changes; without it the patch is unconditional. Of
+	// two racing patches with the same `etag` exactly one succeeds.
+	//
+	// The patch is checked and applied when it is accepted, so the returned Operation is
+	// already `DONE`. New attachments are checked as on `insert`: an attachment that does
+	// not exist (`RESOURCE_NOT_FOUND`), one in another group
+	// (`RESOURCE_IN_USE_BY_ANOTHER_RESOURCE`) or more attachments than the "Attachments per
+	// group" quota (`QUOTA_EXCEEDED`, with a `quotaInfo` detail) are reported in that
+	// `DONE` Operation's `error.errors[]`, and then nothing changes (not even the `etag`).
+	// A successful patch gives the group a new `etag` and recomputes `configured` and
+	// `logicalStructure`; attachments removed from the group are free for other groups.
+	//
+	// With `requestId`, a retry within the retention period returns the original Operation
+	// and changes nothing, whatever its body.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup} (the `InterconnectAttachmentGroupsPatch` operationId).
+	InterconnectAttachmentGroupsPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsPatchResponse, error)
+
+	// InterconnectAttachmentGroupsPatchWithResponse Patch an interconnect attachment group
+	//
+	// Changes the interconnect attachment group named (or numbered)
+	// `interconnectAttachmentGroup`. The writable members are `description`, `intent`,
+	// `attachments` and `interconnectGroup`; members marked `readOnly` are ignored, and
+	// `name`, when sent, must equal the group's name (400 `invalid` otherwise).
+	//
+	// Without `updateMask` the body is a JSON merge patch: each writable member present
+	// replaces the group's value, `attachments` entries are merged key by key (an entry
+	// whose key is present replaces that entry, other entries stay), and absent members are
+	// unchanged. With `updateMask` exactly the listed fields change: each is set to the
+	// body's value, or cleared when the body lacks it (so `updateMask=attachments` with the
+	// full new map is how entries are removed); body members not listed are ignored.
+	// Clearing `intent` is rejected with 400 `required`, and a path outside the list given
+	// at `updateMask` with 400 `invalid`.
+	//
+	// When the body carries a non-empty `etag`, it must equal the group's current one, else
+	// 412 `conditionNotMet` and nothing changes; without it the patch is unconditional. Of
+	// two racing patches with the same `etag` exactly one succeeds.
+	//
+	// The patch is checked and applied when it is accepted, so the returned Operation is
+	// already `DONE`. New attachments are checked as on `insert`: an attachment that does
+	// not exist (`RESOURCE_NOT_FOUND`), one in another group
+	// (`RESOURCE_IN_USE_BY_ANOTHER_RESOURCE`) or more attachments than the "Attachments per
+	// group" quota (`QUOTA_EXCEEDED`, with a `quotaInfo` detail) are reported in that
+	// `DONE` Operation's `error.errors[]`, and then nothing changes (not even the `etag`).
+	// A successful patch gives the group a new `etag` and recomputes `configured` and
+	// `logicalStructure`; attachments removed from the group are free for other groups.
 	//
 	// With `requestId`, a retry within the retention period returns the original Operation
 	// and changes nothing, whatever its body.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups (the `InterconnectAttachmentGroupsInsert` operationId).
-	InterconnectAttachmentGroupsInsertWithResponse(ctx context.Context, project ProjectPath, params *InterconnectAttachmentGroupsInsertParams, body InterconnectAttachmentGroupsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsInsertResponse, error)
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup} (the `InterconnectAttachmentGroupsPatch` operationId).
+	InterconnectAttachmentGroupsPatchWithResponse(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsPatchParams, body InterconnectAttachmentGroupsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsPatchResponse, error)
+
+	// InterconnectAttachmentGroupsGetOperationalStatusWithResponse Get the operational status of an interconnect attachment group
+	//
+	// Returns the operational status of the interconnect attachment group named (or
+	// numbered) `interconnectAttachmentGroup`, computed when asked, and the group's current
+	// `etag`. Per attachment (`attachmentStatuses`, sorted by attachment URL): `status` is
+	// `CONNECTION_DISABLED` when the attachment has `adminEnabled: false`,
+	// `CONNECTION_DOWN` when its interconnect has `adminEnabled: false`, and
+	// `CONNECTION_UP` otherwise; `isActive` is `ACTIVE` exactly when `status` is
+	// `CONNECTION_UP`, else `INACTIVE`. `operational` is computed like `configured` over the
+	// active attachments only. `groupStatus` is `FULLY_UP` when the group has attachments
+	// and all are active, `FULLY_DOWN` when none is active (also for a group without
+	// attachments), and `DEGRADED` otherwise. A group whose insert Operation is not yet
+	// `DONE` is not found.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup}/getOperationalStatus (the `InterconnectAttachmentGroupsGetOperationalStatus` operationId).
+	InterconnectAttachmentGroupsGetOperationalStatusWithResponse(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsGetOperationalStatusParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsGetOperationalStatusResponse, error)
+
+	// InterconnectLocationsListWithResponse List interconnect locations
+	//
+	// Returns one page of the interconnect locations (colocation facilities where an
+	// interconnect can be provisioned), sorted by name (or newest first with
+	// `orderBy=creationTimestamp desc`). The catalog is read-only and the same for every
+	// project: a built-in list of realistic locations in at least four metros (for example
+	// `iad`, `lax`, `sjc`, `fra`), each metro with locations in both `zone1` and `zone2`,
+	// plus any locations the seed file adds. When more remain, `nextPageToken` is set; pass
+	// it as `pageToken` with the same `filter` and `orderBy` to get the next page.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectLocations (the `InterconnectLocationsList` operationId).
+	InterconnectLocationsListWithResponse(ctx context.Context, project ProjectPath, params *InterconnectLocationsListParams, reqEditors ...RequestEditorFn) (*InterconnectLocationsListResponse, error)
+
+	// InterconnectLocationsGetWithResponse Get an interconnect location
+	//
+	// Returns the interconnect location named (or numbered) `interconnectLocation` from the
+	// read-only catalog. Its `selfLink` is what `Interconnect.location` takes.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectLocations/{interconnectLocation} (the `InterconnectLocationsGet` operationId).
+	InterconnectLocationsGetWithResponse(ctx context.Context, project ProjectPath, interconnectLocation InterconnectLocationPath, params *InterconnectLocationsGetParams, reqEditors ...RequestEditorFn) (*InterconnectLocationsGetResponse, error)
+
+	// InterconnectsListWithResponse List interconnects
+	//
+	// Returns one page of the project's interconnects, sorted by name (or newest first with
+	// `orderBy=creationTimestamp desc`). An interconnect appears once its insert Operation
+	// is `DONE` and until its delete Operation is `DONE`. When more remain, `nextPageToken`
+	// is set; pass it as `pageToken` with the same `filter` and `orderBy` to get the next
+	// page. An empty page has no `items`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnects (the `InterconnectsList` operationId).
+	InterconnectsListWithResponse(ctx context.Context, project ProjectPath, params *InterconnectsListParams, reqEditors ...RequestEditorFn) (*InterconnectsListResponse, error)
+
+	// InterconnectsInsertWithBodyWithResponse Insert an interconnect
+	//
+	// Creates a Dedicated (or Partner) interconnect from the body; `name`, `location`,
+	// `linkType`, `requestedLinkCount` and `interconnectType` are required. `location` is
+	// the URL of a catalog location (full, or partial from `projects/`, or
+	// `global/interconnectLocations/<name>`); one that is not in the catalog is rejected
+	// with 404 `notFound`, and one whose `status` is `CLOSED` with 400 `invalid`. Members
+	// marked `readOnly` are ignored when sent. Omitted `adminEnabled` becomes `true`.
+	// `labels` given here are applied; `labelFingerprint` is set by the server.
+	//
+	// The name is reserved when the request is accepted: a second insert of the same name
+	// gets 409 `alreadyExists`, also while the first is still running. The interconnect is
+	// readable (`get`, `list`) only once the returned Operation is `DONE`; it is then
+	// turned up at once: `state: ACTIVE`, `operationalStatus: OS_ACTIVE` and
+	// `provisionedLinkCount` equal to `requestedLinkCount`.
+	//
+	// With `requestId`, a retry within the retention period returns the original Operation
+	// and changes nothing, whatever its body.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects (the `InterconnectsInsert` operationId).
+	InterconnectsInsertWithBodyWithResponse(ctx context.Context, project ProjectPath, params *InterconnectsInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectsInsertResponse, error)
+
+	// InterconnectsInsertWithResponse Insert an interconnect
+	//
+	// Creates a Dedicated (or Partner) interconnect from the body; `name`, `location`,
+	// `linkType`, `requestedLinkCount` and `interconnectType` are required. `location` is
+	// the URL of a catalog location (full, or partial from `projects/`, or
+	// `global/interconnectLocations/<name>`); one that is not in the catalog is rejected
+	// with 404 `notFound`, and one whose `status` is `CLOSED` with 400 `invalid`. Members
+	// marked `readOnly` are ignored when sent. Omitted `adminEnabled` becomes `true`.
+	// `labels` given here are applied; `labelFingerprint` is set by the server.
+	//
+	// The name is reserved when the request is accepted: a second insert of the same name
+	// gets 409 `alreadyExists`, also while the first is still running. The interconnect is
+	// readable (`get`, `list`) only once the returned Operation is `DONE`; it is then
+	// turned up at once: `state: ACTIVE`, `operationalStatus: OS_ACTIVE` and
+	// `provisionedLinkCount` equal to `requestedLinkCount`.
+	//
+	// With `requestId`, a retry within the retention period returns the original Operation
+	// and changes nothing, whatever its body.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects (the `InterconnectsInsert` operationId).
+	InterconnectsInsertWithResponse(ctx context.Context, project ProjectPath, params *InterconnectsInsertParams, body InterconnectsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectsInsertResponse, error)
+
+	// InterconnectsDeleteWithResponse Delete an interconnect
+	//
+	// Deletes the interconnect named (or numbered) `interconnect` and returns the Operation
+	// that tracks the deletion. An interconnect that attachments use (including attachments
+	// whose insert is still running) is not deleted: the request is refused with 400
+	// `resourceInUseByAnotherResource`, naming one such attachment. Otherwise the
+	// interconnect stays readable until the Operation is `DONE`; then it is gone and its
+	// name is free again. Once the delete is accepted, new attachments on it are refused.
+	//
+	// With `requestId`, a retry within the retention period returns the original Operation
+	// and changes nothing.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsDelete` operationId).
+	InterconnectsDeleteWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsDeleteParams, reqEditors ...RequestEditorFn) (*InterconnectsDeleteResponse, error)
+
+	// InterconnectsGetWithResponse Get an interconnect
+	//
+	// Returns the interconnect named (or numbered) `interconnect`, with
+	// `interconnectAttachments` listing the attachments that use it. An interconnect whose
+	// insert Operation is not yet `DONE` is not found.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsGet` operationId).
+	InterconnectsGetWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetParams, reqEditors ...RequestEditorFn) (*InterconnectsGetResponse, error)
 
 	// GlobalOperationsListWithResponse List global operations
 	//
@@ -3886,6 +8058,121 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /compute/v1/projects/{project}/global/operations/{operation}/wait (the `GlobalOperationsWait` operationId).
 	GlobalOperationsWaitWithResponse(ctx context.Context, project ProjectPath, operation OperationPath, params *GlobalOperationsWaitParams, reqEditors ...RequestEditorFn) (*GlobalOperationsWaitResponse, error)
+
+	// InterconnectAttachmentsListWithResponse List interconnect attachments
+	//
+	// Returns one page of the project's interconnect attachments (VLAN attachments) in
+	// `region`, sorted by name (or newest first with `orderBy=creationTimestamp desc`). An
+	// attachment appears once its insert Operation is `DONE` and until its delete Operation
+	// is `DONE`. When more remain, `nextPageToken` is set; pass it as `pageToken` with the
+	// same `filter` and `orderBy` to get the next page. An empty page has no `items`. Any
+	// region name of the right shape is accepted; a region without attachments gives an
+	// empty page.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments (the `InterconnectAttachmentsList` operationId).
+	InterconnectAttachmentsListWithResponse(ctx context.Context, project ProjectPath, region RegionPath, params *InterconnectAttachmentsListParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsListResponse, error)
+
+	// InterconnectAttachmentsInsertWithBodyWithResponse Insert an interconnect attachment
+	//
+	// Creates an interconnect attachment (VLAN attachment) in `region` from the body;
+	// `name` is required. understudy emulates Dedicated Interconnect: `type` `PARTNER` and
+	// `PARTNER_PROVIDER` are rejected with 400 `invalid`, and `interconnect` is required
+	// (400 `required` when missing). `interconnect` is the URL of an interconnect of the
+	// project (full, or partial from `projects/`, or `global/interconnects/<name>`); one
+	// that is not readable (its insert is not `DONE`, or it does not exist) or whose delete
+	// was accepted is rejected with 404 `notFound`. `router` is stored as given and not
+	// checked. Members marked `readOnly` are ignored when sent.
+	//
+	// Defaults for omitted members: `type` `DEDICATED`, `adminEnabled` `true`, `bandwidth`
+	// `BPS_10G`, `stackType` `IPV4_ONLY`, `mtu` 1440. `mtu` must be one of 1440, 1460, 1500
+	// and 8896 (400 `invalid` otherwise). Omitted `vlanTag8021q` is assigned: the lowest tag
+	// from 2 not used by another attachment on the same interconnect; a tag already used on
+	// that interconnect is rejected with 400 `invalid`. `edgeAvailabilityDomain` is derived
+	// from the interconnect's location (`zone1` gives `AVAILABILITY_DOMAIN_1`, `zone2`
+	// `AVAILABILITY_DOMAIN_2`); a value sent is ignored. `region` is the URL of the region
+	// of the path. `labels` given here are applied; `labelFingerprint` is set by the server.
+	//
+	// The name is reserved in the region when the request is accepted: a second insert of
+	// the same name there gets 409 `alreadyExists`, also while the first is still running.
+	// The attachment is readable (`get`, `list`, and usable in attachment groups) only once
+	// the returned regional Operation is `DONE`; it is then `state: ACTIVE`,
+	// `operationalStatus: OS_ACTIVE`. Its metro, facility and zone, used by attachment
+	// groups, come from its interconnect's location.
+	//
+	// With `requestId`, a retry within the retention period returns the original Operation
+	// and changes nothing, whatever its body.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments (the `InterconnectAttachmentsInsert` operationId).
+	InterconnectAttachmentsInsertWithBodyWithResponse(ctx context.Context, project ProjectPath, region RegionPath, params *InterconnectAttachmentsInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsInsertResponse, error)
+
+	// InterconnectAttachmentsInsertWithResponse Insert an interconnect attachment
+	//
+	// Creates an interconnect attachment (VLAN attachment) in `region` from the body;
+	// `name` is required. understudy emulates Dedicated Interconnect: `type` `PARTNER` and
+	// `PARTNER_PROVIDER` are rejected with 400 `invalid`, and `interconnect` is required
+	// (400 `required` when missing). `interconnect` is the URL of an interconnect of the
+	// project (full, or partial from `projects/`, or `global/interconnects/<name>`); one
+	// that is not readable (its insert is not `DONE`, or it does not exist) or whose delete
+	// was accepted is rejected with 404 `notFound`. `router` is stored as given and not
+	// checked. Members marked `readOnly` are ignored when sent.
+	//
+	// Defaults for omitted members: `type` `DEDICATED`, `adminEnabled` `true`, `bandwidth`
+	// `BPS_10G`, `stackType` `IPV4_ONLY`, `mtu` 1440. `mtu` must be one of 1440, 1460, 1500
+	// and 8896 (400 `invalid` otherwise). Omitted `vlanTag8021q` is assigned: the lowest tag
+	// from 2 not used by another attachment on the same interconnect; a tag already used on
+	// that interconnect is rejected with 400 `invalid`. `edgeAvailabilityDomain` is derived
+	// from the interconnect's location (`zone1` gives `AVAILABILITY_DOMAIN_1`, `zone2`
+	// `AVAILABILITY_DOMAIN_2`); a value sent is ignored. `region` is the URL of the region
+	// of the path. `labels` given here are applied; `labelFingerprint` is set by the server.
+	//
+	// The name is reserved in the region when the request is accepted: a second insert of
+	// the same name there gets 409 `alreadyExists`, also while the first is still running.
+	// The attachment is readable (`get`, `list`, and usable in attachment groups) only once
+	// the returned regional Operation is `DONE`; it is then `state: ACTIVE`,
+	// `operationalStatus: OS_ACTIVE`. Its metro, facility and zone, used by attachment
+	// groups, come from its interconnect's location.
+	//
+	// With `requestId`, a retry within the retention period returns the original Operation
+	// and changes nothing, whatever its body.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments (the `InterconnectAttachmentsInsert` operationId).
+	InterconnectAttachmentsInsertWithResponse(ctx context.Context, project ProjectPath, region RegionPath, params *InterconnectAttachmentsInsertParams, body InterconnectAttachmentsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsInsertResponse, error)
+
+	// InterconnectAttachmentsDeleteWithResponse Delete an interconnect attachment
+	//
+	// Deletes the interconnect attachment named (or numbered) `interconnectAttachment` in
+	// `region` and returns the regional Operation that tracks the deletion. An attachment
+	// that an attachment group uses (including a group whose insert or patch claiming it
+	// was accepted) is not deleted: the request is refused with 400
+	// `resourceInUseByAnotherResource`, naming the group. Otherwise the attachment stays
+	// readable until the Operation is `DONE`; then it is gone, its name and VLAN tag are
+	// free again, and its interconnect no longer lists it. Once the delete is accepted,
+	// groups can no longer claim it.
+	//
+	// With `requestId`, a retry within the retention period returns the original Operation
+	// and changes nothing.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsDelete` operationId).
+	InterconnectAttachmentsDeleteWithResponse(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsDeleteParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsDeleteResponse, error)
+
+	// InterconnectAttachmentsGetWithResponse Get an interconnect attachment
+	//
+	// Returns the interconnect attachment named (or numbered) `interconnectAttachment` in
+	// `region`, with `attachmentGroup` set while a group contains it. An attachment whose
+	// insert Operation is not yet `DONE`, or of another region, is not found.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsGet` operationId).
+	InterconnectAttachmentsGetWithResponse(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsGetParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsGetResponse, error)
 
 	// RegionOperationsListWithResponse List regional operations
 	//
@@ -4284,6 +8571,68 @@ func (r GlobalForwardingRulesSetLabelsResponse) ContentType() string {
 	return ""
 }
 
+type InterconnectAttachmentGroupsListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectAttachmentGroupList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentGroupsListResponse) GetJSON200() *InterconnectAttachmentGroupList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentGroupsListResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentGroupsListResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentGroupsListResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentGroupsListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentGroupsListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentGroupsListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentGroupsListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type InterconnectAttachmentGroupsInsertResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4347,6 +8696,696 @@ func (r InterconnectAttachmentGroupsInsertResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r InterconnectAttachmentGroupsInsertResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectAttachmentGroupsDeleteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentGroupsDeleteResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentGroupsDeleteResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentGroupsDeleteResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectAttachmentGroupsDeleteResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentGroupsDeleteResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentGroupsDeleteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentGroupsDeleteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentGroupsDeleteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentGroupsDeleteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectAttachmentGroupsGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectAttachmentGroup
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentGroupsGetResponse) GetJSON200() *InterconnectAttachmentGroup {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentGroupsGetResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentGroupsGetResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectAttachmentGroupsGetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentGroupsGetResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentGroupsGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentGroupsGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentGroupsGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentGroupsGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectAttachmentGroupsPatchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *EtagMismatch
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentGroupsPatchResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentGroupsPatchResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentGroupsPatchResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectAttachmentGroupsPatchResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r InterconnectAttachmentGroupsPatchResponse) GetJSON412() *EtagMismatch {
+	return r.JSON412
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentGroupsPatchResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentGroupsPatchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentGroupsPatchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentGroupsPatchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentGroupsPatchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectAttachmentGroupsGetOperationalStatusResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectAttachmentGroupsGetOperationalStatusResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentGroupsGetOperationalStatusResponse) GetJSON200() *InterconnectAttachmentGroupsGetOperationalStatusResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentGroupsGetOperationalStatusResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentGroupsGetOperationalStatusResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectAttachmentGroupsGetOperationalStatusResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentGroupsGetOperationalStatusResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentGroupsGetOperationalStatusResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentGroupsGetOperationalStatusResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentGroupsGetOperationalStatusResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentGroupsGetOperationalStatusResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectLocationsListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectLocationList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectLocationsListResponse) GetJSON200() *InterconnectLocationList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectLocationsListResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectLocationsListResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectLocationsListResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectLocationsListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectLocationsListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectLocationsListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectLocationsListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectLocationsGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectLocation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectLocationsGetResponse) GetJSON200() *InterconnectLocation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectLocationsGetResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectLocationsGetResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectLocationsGetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectLocationsGetResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectLocationsGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectLocationsGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectLocationsGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectLocationsGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectsListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectsListResponse) GetJSON200() *InterconnectList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectsListResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectsListResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectsListResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectsListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectsListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectsListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectsListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectsInsertResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectsInsertResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectsInsertResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectsInsertResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectsInsertResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r InterconnectsInsertResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectsInsertResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectsInsertResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectsInsertResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectsInsertResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectsInsertResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectsDeleteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequestOrInUse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectsDeleteResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectsDeleteResponse) GetJSON400() *BadRequestOrInUse {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectsDeleteResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectsDeleteResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectsDeleteResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectsDeleteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectsDeleteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectsDeleteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectsDeleteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectsGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Interconnect
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectsGetResponse) GetJSON200() *Interconnect {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectsGetResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectsGetResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectsGetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectsGetResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectsGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectsGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectsGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectsGetResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -4609,6 +9648,282 @@ func (r GlobalOperationsWaitResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GlobalOperationsWaitResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectAttachmentsListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectAttachmentList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentsListResponse) GetJSON200() *InterconnectAttachmentList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentsListResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentsListResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentsListResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentsListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentsListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentsListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentsListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectAttachmentsInsertResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentsInsertResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentsInsertResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentsInsertResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectAttachmentsInsertResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r InterconnectAttachmentsInsertResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentsInsertResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentsInsertResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentsInsertResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentsInsertResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentsInsertResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectAttachmentsDeleteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequestOrInUse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentsDeleteResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentsDeleteResponse) GetJSON400() *BadRequestOrInUse {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentsDeleteResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectAttachmentsDeleteResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentsDeleteResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentsDeleteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentsDeleteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentsDeleteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentsDeleteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectAttachmentsGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectAttachment
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentsGetResponse) GetJSON200() *InterconnectAttachment {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentsGetResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentsGetResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectAttachmentsGetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentsGetResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentsGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentsGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentsGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentsGetResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -5039,19 +10354,54 @@ func (c *ClientWithResponses) GlobalForwardingRulesSetLabelsWithResponse(ctx con
 	return ParseGlobalForwardingRulesSetLabelsResponse(rsp)
 }
 
+// InterconnectAttachmentGroupsListWithResponse List interconnect attachment groups
+//
+// Returns one page of the project's interconnect attachment groups, sorted by name (or
+// newest first with `orderBy=creationTimestamp desc`). A group appears once its insert
+// Operation is `DONE` and until its delete Operation is `DONE`. When more groups remain,
+// `nextPageToken` is set; pass it as `pageToken` with the same `filter` and `orderBy` to
+// get the next page. An empty page has no `items`. As in the real API, the list's `kind`
+// is `compute#interconnectAttachmentGroup`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups (the `InterconnectAttachmentGroupsList` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentGroupsListWithResponse(ctx context.Context, project ProjectPath, params *InterconnectAttachmentGroupsListParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsListResponse, error) {
+	rsp, err := c.InterconnectAttachmentGroupsList(ctx, project, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentGroupsListResponse(rsp)
+}
+
 // InterconnectAttachmentGroupsInsertWithBodyWithResponse Insert an interconnect attachment group
 //
 // Creates an interconnect attachment group from the body; `name` and
-// `intent.availabilitySla` are required. The name is reserved when the request is
-// accepted (a second insert of the same name gets 409 `alreadyExists`, also while the
-// first is still running) but the group is readable only once the returned Operation
-// is `DONE`. An attachment that does not exist, an attachment already in another group,
-// or more attachments than the "Attachments per group" quota finish the Operation
-// `DONE` with `error.errors[]` (`RESOURCE_NOT_FOUND`, `QUOTA_EXCEEDED`, ...) and change
-// nothing.
+// `intent.availabilitySla` are required (`AVAILABILITY_SLA_UNSPECIFIED` is rejected with
+// 400 `invalid`). Members marked `readOnly` and `etag` are ignored when sent.
 //
-// With `requestId`, a retry within the retention period returns the original Operation
-// and changes nothing, whatever its body.
+// The request is checked and decided when it is accepted. The name is reserved at once
+// (a second insert of the same name gets 409 `alreadyExists`, also while the first is
+// still running) and the listed attachments are claimed for this group at once, but the
+// group is readable (`get`, `list`, `getOperationalStatus`) only once the returned
+// Operation is `DONE`.
+//
+// The following failures are reported asynchronously, as the real service does: the
+// Operation finishes `DONE` with `error.errors[]`, `httpErrorStatusCode` and
+// `httpErrorMessage`, no group is created and no attachment is claimed (the name is free
+// again once the Operation is `DONE`):
+//   - an attachment URL that names no existing attachment of the project: code
+//     `RESOURCE_NOT_FOUND` (404 `NOT FOUND`), `message` naming the attachment;
+//   - an attachment that already belongs to another group (or is claimed by another
+//     accepted insert or patch): code `RESOURCE_IN_USE_BY_ANOTHER_RESOURCE` (400
+//     `BAD REQUEST`);
+//   - more attachments than the "Attachments per group" quota (default 16, configurable):
+//     code `QUOTA_EXCEEDED` (403 `FORBIDDEN`) with a `quotaInfo` detail (`metricName`,
+//     `limitName`, `limit`) and an `errorInfo` detail.
+//
+// `configured` and `logicalStructure` are computed by the server from the attachments
+// (see `InterconnectAttachmentGroup`). With `requestId`, a retry within the retention
+// period returns the original Operation and changes nothing, whatever its body.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5067,16 +10417,31 @@ func (c *ClientWithResponses) InterconnectAttachmentGroupsInsertWithBodyWithResp
 // InterconnectAttachmentGroupsInsertWithResponse Insert an interconnect attachment group
 //
 // Creates an interconnect attachment group from the body; `name` and
-// `intent.availabilitySla` are required. The name is reserved when the request is
-// accepted (a second insert of the same name gets 409 `alreadyExists`, also while the
-// first is still running) but the group is readable only once the returned Operation
-// is `DONE`. An attachment that does not exist, an attachment already in another group,
-// or more attachments than the "Attachments per group" quota finish the Operation
-// `DONE` with `error.errors[]` (`RESOURCE_NOT_FOUND`, `QUOTA_EXCEEDED`, ...) and change
-// nothing.
+// `intent.availabilitySla` are required (`AVAILABILITY_SLA_UNSPECIFIED` is rejected with
+// 400 `invalid`). Members marked `readOnly` and `etag` are ignored when sent.
 //
-// With `requestId`, a retry within the retention period returns the original Operation
-// and changes nothing, whatever its body.
+// The request is checked and decided when it is accepted. The name is reserved at once
+// (a second insert of the same name gets 409 `alreadyExists`, also while the first is
+// still running) and the listed attachments are claimed for this group at once, but the
+// group is readable (`get`, `list`, `getOperationalStatus`) only once the returned
+// Operation is `DONE`.
+//
+// The following failures are reported asynchronously, as the real service does: the
+// Operation finishes `DONE` with `error.errors[]`, `httpErrorStatusCode` and
+// `httpErrorMessage`, no group is created and no attachment is claimed (the name is free
+// again once the Operation is `DONE`):
+//   - an attachment URL that names no existing attachment of the project: code
+//     `RESOURCE_NOT_FOUND` (404 `NOT FOUND`), `message` naming the attachment;
+//   - an attachment that already belongs to another group (or is claimed by another
+//     accepted insert or patch): code `RESOURCE_IN_USE_BY_ANOTHER_RESOURCE` (400
+//     `BAD REQUEST`);
+//   - more attachments than the "Attachments per group" quota (default 16, configurable):
+//     code `QUOTA_EXCEEDED` (403 `FORBIDDEN`) with a `quotaInfo` detail (`metricName`,
+//     `limitName`, `limit`) and an `errorInfo` detail.
+//
+// `configured` and `logicalStructure` are computed by the server from the attachments
+// (see `InterconnectAttachmentGroup`). With `requestId`, a retry within the retention
+// period returns the original Operation and changes nothing, whatever its body.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5087,6 +10452,314 @@ func (c *ClientWithResponses) InterconnectAttachmentGroupsInsertWithResponse(ctx
 		return nil, err
 	}
 	return ParseInterconnectAttachmentGroupsInsertResponse(rsp)
+}
+
+// InterconnectAttachmentGroupsDeleteWithResponse Delete an interconnect attachment group
+//
+// Deletes the interconnect attachment group named (or numbered)
+// `interconnectAttachmentGroup` and returns the Operation that tracks the deletion. The
+// attachments themselves are not deleted. The group stays readable until that Operation
+// is `DONE`; then it is gone, its name is free again and its attachments may join other
+// groups (or be deleted).
+//
+// With `requestId`, a retry within the retention period returns the original Operation
+// and changes nothing.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup} (the `InterconnectAttachmentGroupsDelete` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentGroupsDeleteWithResponse(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsDeleteParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsDeleteResponse, error) {
+	rsp, err := c.InterconnectAttachmentGroupsDelete(ctx, project, interconnectAttachmentGroup, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentGroupsDeleteResponse(rsp)
+}
+
+// InterconnectAttachmentGroupsGetWithResponse Get an interconnect attachment group
+//
+// Returns the interconnect attachment group named (or numbered)
+// `interconnectAttachmentGroup`, with its current `etag` (which `patch` may be given
+// for optimistic locking) and the server-computed `configured` and `logicalStructure`,
+// which are recomputed whenever the group or one of its attachments changes. A group
+// whose insert Operation is not yet `DONE` is not found.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup} (the `InterconnectAttachmentGroupsGet` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentGroupsGetWithResponse(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsGetParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsGetResponse, error) {
+	rsp, err := c.InterconnectAttachmentGroupsGet(ctx, project, interconnectAttachmentGroup, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentGroupsGetResponse(rsp)
+}
+
+// InterconnectAttachmentGroupsPatchWithBodyWithResponse Patch an interconnect attachment group
+//
+// Changes the interconnect attachment group named (or numbered)
+// `interconnectAttachmentGroup`. The writable members are `description`, `intent`,
+// `attachments` and `interconnectGroup`; members marked `readOnly` are ignored, and
+// `name`, when sent, must equal the group's name (400 `invalid` otherwise).
+//
+// Without `updateMask` the body is a JSON merge patch: each writable member present
+// replaces the group's value, `attachments` entries are merged key by key (an entry
+// whose key is present replaces that entry, other entries stay), and absent members are
+// unchanged. With `updateMask` exactly the listed fields change: each is set to the
+// body's value, or cleared when the body lacks it (so `updateMask=attachments` with the
+// full new map is how entries are removed); body members not listed are ignored.
+// Clearing `intent` is rejected with 400 `required`, and a path outside the list given
+// at `updateMask` with 400 `invalid`.
+//
+// When the body carries a non-empty `etag`, it must equal the group's current one, else
+// 412 `conditionNotMet` and nothing changes; without it the patch is unconditional. Of
+// two racing patches with the same `etag` exactly one succeeds.
+//
+// The patch is checked and applied when it is accepted, so the returned Operation is
+// already `DONE`. New attachments are checked as on `insert`: an attachment that does
+// not exist (`RESOURCE_NOT_FOUND`), one in another group
+// (`RESOURCE_IN_USE_BY_ANOTHER_RESOURCE`) or more attachments than the "Attachments per
+// group" quota (`QUOTA_EXCEEDED`, with a `quotaInfo` detail) are reported in that
+// `DONE` Operation's `error.errors[]`, and then nothing changes (not even the `etag`).
+// A successful patch gives the group a new `etag` and recomputes `configured` and
+// `logicalStructure`; attachments removed from the group are free for other groups.
+//
+// With `requestId`, a retry within the retention period returns the original Operation
+// and changes nothing, whatever its body.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup} (the `InterconnectAttachmentGroupsPatch` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentGroupsPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsPatchResponse, error) {
+	rsp, err := c.InterconnectAttachmentGroupsPatchWithBody(ctx, project, interconnectAttachmentGroup, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentGroupsPatchResponse(rsp)
+}
+
+// InterconnectAttachmentGroupsPatchWithResponse Patch an interconnect attachment group
+//
+// Changes the interconnect attachment group named (or numbered)
+// `interconnectAttachmentGroup`. The writable members are `description`, `intent`,
+// `attachments` and `interconnectGroup`; members marked `readOnly` are ignored, and
+// `name`, when sent, must equal the group's name (400 `invalid` otherwise).
+//
+// Without `updateMask` the body is a JSON merge patch: each writable member present
+// replaces the group's value, `attachments` entries are merged key by key (an entry
+// whose key is present replaces that entry, other entries stay), and absent members are
+// unchanged. With `updateMask` exactly the listed fields change: each is set to the
+// body's value, or cleared when the body lacks it (so `updateMask=attachments` with the
+// full new map is how entries are removed); body members not listed are ignored.
+// Clearing `intent` is rejected with 400 `required`, and a path outside the list given
+// at `updateMask` with 400 `invalid`.
+//
+// When the body carries a non-empty `etag`, it must equal the group's current one, else
+// 412 `conditionNotMet` and nothing changes; without it the patch is unconditional. Of
+// two racing patches with the same `etag` exactly one succeeds.
+//
+// The patch is checked and applied when it is accepted, so the returned Operation is
+// already `DONE`. New attachments are checked as on `insert`: an attachment that does
+// not exist (`RESOURCE_NOT_FOUND`), one in another group
+// (`RESOURCE_IN_USE_BY_ANOTHER_RESOURCE`) or more attachments than the "Attachments per
+// group" quota (`QUOTA_EXCEEDED`, with a `quotaInfo` detail) are reported in that
+// `DONE` Operation's `error.errors[]`, and then nothing changes (not even the `etag`).
+// A successful patch gives the group a new `etag` and recomputes `configured` and
+// `logicalStructure`; attachments removed from the group are free for other groups.
+//
+// With `requestId`, a retry within the retention period returns the original Operation
+// and changes nothing, whatever its body.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup} (the `InterconnectAttachmentGroupsPatch` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentGroupsPatchWithResponse(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsPatchParams, body InterconnectAttachmentGroupsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsPatchResponse, error) {
+	rsp, err := c.InterconnectAttachmentGroupsPatch(ctx, project, interconnectAttachmentGroup, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentGroupsPatchResponse(rsp)
+}
+
+// InterconnectAttachmentGroupsGetOperationalStatusWithResponse Get the operational status of an interconnect attachment group
+//
+// Returns the operational status of the interconnect attachment group named (or
+// numbered) `interconnectAttachmentGroup`, computed when asked, and the group's current
+// `etag`. Per attachment (`attachmentStatuses`, sorted by attachment URL): `status` is
+// `CONNECTION_DISABLED` when the attachment has `adminEnabled: false`,
+// `CONNECTION_DOWN` when its interconnect has `adminEnabled: false`, and
+// `CONNECTION_UP` otherwise; `isActive` is `ACTIVE` exactly when `status` is
+// `CONNECTION_UP`, else `INACTIVE`. `operational` is computed like `configured` over the
+// active attachments only. `groupStatus` is `FULLY_UP` when the group has attachments
+// and all are active, `FULLY_DOWN` when none is active (also for a group without
+// attachments), and `DEGRADED` otherwise. A group whose insert Operation is not yet
+// `DONE` is not found.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup}/getOperationalStatus (the `InterconnectAttachmentGroupsGetOperationalStatus` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentGroupsGetOperationalStatusWithResponse(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsGetOperationalStatusParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsGetOperationalStatusResponse, error) {
+	rsp, err := c.InterconnectAttachmentGroupsGetOperationalStatus(ctx, project, interconnectAttachmentGroup, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentGroupsGetOperationalStatusResponse(rsp)
+}
+
+// InterconnectLocationsListWithResponse List interconnect locations
+//
+// Returns one page of the interconnect locations (colocation facilities where an
+// interconnect can be provisioned), sorted by name (or newest first with
+// `orderBy=creationTimestamp desc`). The catalog is read-only and the same for every
+// project: a built-in list of realistic locations in at least four metros (for example
+// `iad`, `lax`, `sjc`, `fra`), each metro with locations in both `zone1` and `zone2`,
+// plus any locations the seed file adds. When more remain, `nextPageToken` is set; pass
+// it as `pageToken` with the same `filter` and `orderBy` to get the next page.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectLocations (the `InterconnectLocationsList` operationId).
+func (c *ClientWithResponses) InterconnectLocationsListWithResponse(ctx context.Context, project ProjectPath, params *InterconnectLocationsListParams, reqEditors ...RequestEditorFn) (*InterconnectLocationsListResponse, error) {
+	rsp, err := c.InterconnectLocationsList(ctx, project, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectLocationsListResponse(rsp)
+}
+
+// InterconnectLocationsGetWithResponse Get an interconnect location
+//
+// Returns the interconnect location named (or numbered) `interconnectLocation` from the
+// read-only catalog. Its `selfLink` is what `Interconnect.location` takes.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectLocations/{interconnectLocation} (the `InterconnectLocationsGet` operationId).
+func (c *ClientWithResponses) InterconnectLocationsGetWithResponse(ctx context.Context, project ProjectPath, interconnectLocation InterconnectLocationPath, params *InterconnectLocationsGetParams, reqEditors ...RequestEditorFn) (*InterconnectLocationsGetResponse, error) {
+	rsp, err := c.InterconnectLocationsGet(ctx, project, interconnectLocation, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectLocationsGetResponse(rsp)
+}
+
+// InterconnectsListWithResponse List interconnects
+//
+// Returns one page of the project's interconnects, sorted by name (or newest first with
+// `orderBy=creationTimestamp desc`). An interconnect appears once its insert Operation
+// is `DONE` and until its delete Operation is `DONE`. When more remain, `nextPageToken`
+// is set; pass it as `pageToken` with the same `filter` and `orderBy` to get the next
+// page. An empty page has no `items`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnects (the `InterconnectsList` operationId).
+func (c *ClientWithResponses) InterconnectsListWithResponse(ctx context.Context, project ProjectPath, params *InterconnectsListParams, reqEditors ...RequestEditorFn) (*InterconnectsListResponse, error) {
+	rsp, err := c.InterconnectsList(ctx, project, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsListResponse(rsp)
+}
+
+// InterconnectsInsertWithBodyWithResponse Insert an interconnect
+//
+// Creates a Dedicated (or Partner) interconnect from the body; `name`, `location`,
+// `linkType`, `requestedLinkCount` and `interconnectType` are required. `location` is
+// the URL of a catalog location (full, or partial from `projects/`, or
+// `global/interconnectLocations/<name>`); one that is not in the catalog is rejected
+// with 404 `notFound`, and one whose `status` is `CLOSED` with 400 `invalid`. Members
+// marked `readOnly` are ignored when sent. Omitted `adminEnabled` becomes `true`.
+// `labels` given here are applied; `labelFingerprint` is set by the server.
+//
+// The name is reserved when the request is accepted: a second insert of the same name
+// gets 409 `alreadyExists`, also while the first is still running. The interconnect is
+// readable (`get`, `list`) only once the returned Operation is `DONE`; it is then
+// turned up at once: `state: ACTIVE`, `operationalStatus: OS_ACTIVE` and
+// `provisionedLinkCount` equal to `requestedLinkCount`.
+//
+// With `requestId`, a retry within the retention period returns the original Operation
+// and changes nothing, whatever its body.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects (the `InterconnectsInsert` operationId).
+func (c *ClientWithResponses) InterconnectsInsertWithBodyWithResponse(ctx context.Context, project ProjectPath, params *InterconnectsInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectsInsertResponse, error) {
+	rsp, err := c.InterconnectsInsertWithBody(ctx, project, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsInsertResponse(rsp)
+}
+
+// InterconnectsInsertWithResponse Insert an interconnect
+//
+// Creates a Dedicated (or Partner) interconnect from the body; `name`, `location`,
+// `linkType`, `requestedLinkCount` and `interconnectType` are required. `location` is
+// the URL of a catalog location (full, or partial from `projects/`, or
+// `global/interconnectLocations/<name>`); one that is not in the catalog is rejected
+// with 404 `notFound`, and one whose `status` is `CLOSED` with 400 `invalid`. Members
+// marked `readOnly` are ignored when sent. Omitted `adminEnabled` becomes `true`.
+// `labels` given here are applied; `labelFingerprint` is set by the server.
+//
+// The name is reserved when the request is accepted: a second insert of the same name
+// gets 409 `alreadyExists`, also while the first is still running. The interconnect is
+// readable (`get`, `list`) only once the returned Operation is `DONE`; it is then
+// turned up at once: `state: ACTIVE`, `operationalStatus: OS_ACTIVE` and
+// `provisionedLinkCount` equal to `requestedLinkCount`.
+//
+// With `requestId`, a retry within the retention period returns the original Operation
+// and changes nothing, whatever its body.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects (the `InterconnectsInsert` operationId).
+func (c *ClientWithResponses) InterconnectsInsertWithResponse(ctx context.Context, project ProjectPath, params *InterconnectsInsertParams, body InterconnectsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectsInsertResponse, error) {
+	rsp, err := c.InterconnectsInsert(ctx, project, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsInsertResponse(rsp)
+}
+
+// InterconnectsDeleteWithResponse Delete an interconnect
+//
+// Deletes the interconnect named (or numbered) `interconnect` and returns the Operation
+// that tracks the deletion. An interconnect that attachments use (including attachments
+// whose insert is still running) is not deleted: the request is refused with 400
+// `resourceInUseByAnotherResource`, naming one such attachment. Otherwise the
+// interconnect stays readable until the Operation is `DONE`; then it is gone and its
+// name is free again. Once the delete is accepted, new attachments on it are refused.
+//
+// With `requestId`, a retry within the retention period returns the original Operation
+// and changes nothing.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsDelete` operationId).
+func (c *ClientWithResponses) InterconnectsDeleteWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsDeleteParams, reqEditors ...RequestEditorFn) (*InterconnectsDeleteResponse, error) {
+	rsp, err := c.InterconnectsDelete(ctx, project, interconnect, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsDeleteResponse(rsp)
+}
+
+// InterconnectsGetWithResponse Get an interconnect
+//
+// Returns the interconnect named (or numbered) `interconnect`, with
+// `interconnectAttachments` listing the attachments that use it. An interconnect whose
+// insert Operation is not yet `DONE` is not found.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsGet` operationId).
+func (c *ClientWithResponses) InterconnectsGetWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetParams, reqEditors ...RequestEditorFn) (*InterconnectsGetResponse, error) {
+	rsp, err := c.InterconnectsGet(ctx, project, interconnect, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsGetResponse(rsp)
 }
 
 // GlobalOperationsListWithResponse List global operations
@@ -5160,6 +10833,151 @@ func (c *ClientWithResponses) GlobalOperationsWaitWithResponse(ctx context.Conte
 		return nil, err
 	}
 	return ParseGlobalOperationsWaitResponse(rsp)
+}
+
+// InterconnectAttachmentsListWithResponse List interconnect attachments
+//
+// Returns one page of the project's interconnect attachments (VLAN attachments) in
+// `region`, sorted by name (or newest first with `orderBy=creationTimestamp desc`). An
+// attachment appears once its insert Operation is `DONE` and until its delete Operation
+// is `DONE`. When more remain, `nextPageToken` is set; pass it as `pageToken` with the
+// same `filter` and `orderBy` to get the next page. An empty page has no `items`. Any
+// region name of the right shape is accepted; a region without attachments gives an
+// empty page.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments (the `InterconnectAttachmentsList` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentsListWithResponse(ctx context.Context, project ProjectPath, region RegionPath, params *InterconnectAttachmentsListParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsListResponse, error) {
+	rsp, err := c.InterconnectAttachmentsList(ctx, project, region, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentsListResponse(rsp)
+}
+
+// InterconnectAttachmentsInsertWithBodyWithResponse Insert an interconnect attachment
+//
+// Creates an interconnect attachment (VLAN attachment) in `region` from the body;
+// `name` is required. understudy emulates Dedicated Interconnect: `type` `PARTNER` and
+// `PARTNER_PROVIDER` are rejected with 400 `invalid`, and `interconnect` is required
+// (400 `required` when missing). `interconnect` is the URL of an interconnect of the
+// project (full, or partial from `projects/`, or `global/interconnects/<name>`); one
+// that is not readable (its insert is not `DONE`, or it does not exist) or whose delete
+// was accepted is rejected with 404 `notFound`. `router` is stored as given and not
+// checked. Members marked `readOnly` are ignored when sent.
+//
+// Defaults for omitted members: `type` `DEDICATED`, `adminEnabled` `true`, `bandwidth`
+// `BPS_10G`, `stackType` `IPV4_ONLY`, `mtu` 1440. `mtu` must be one of 1440, 1460, 1500
+// and 8896 (400 `invalid` otherwise). Omitted `vlanTag8021q` is assigned: the lowest tag
+// from 2 not used by another attachment on the same interconnect; a tag already used on
+// that interconnect is rejected with 400 `invalid`. `edgeAvailabilityDomain` is derived
+// from the interconnect's location (`zone1` gives `AVAILABILITY_DOMAIN_1`, `zone2`
+// `AVAILABILITY_DOMAIN_2`); a value sent is ignored. `region` is the URL of the region
+// of the path. `labels` given here are applied; `labelFingerprint` is set by the server.
+//
+// The name is reserved in the region when the request is accepted: a second insert of
+// the same name there gets 409 `alreadyExists`, also while the first is still running.
+// The attachment is readable (`get`, `list`, and usable in attachment groups) only once
+// the returned regional Operation is `DONE`; it is then `state: ACTIVE`,
+// `operationalStatus: OS_ACTIVE`. Its metro, facility and zone, used by attachment
+// groups, come from its interconnect's location.
+//
+// With `requestId`, a retry within the retention period returns the original Operation
+// and changes nothing, whatever its body.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments (the `InterconnectAttachmentsInsert` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentsInsertWithBodyWithResponse(ctx context.Context, project ProjectPath, region RegionPath, params *InterconnectAttachmentsInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsInsertResponse, error) {
+	rsp, err := c.InterconnectAttachmentsInsertWithBody(ctx, project, region, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentsInsertResponse(rsp)
+}
+
+// InterconnectAttachmentsInsertWithResponse Insert an interconnect attachment
+//
+// Creates an interconnect attachment (VLAN attachment) in `region` from the body;
+// `name` is required. understudy emulates Dedicated Interconnect: `type` `PARTNER` and
+// `PARTNER_PROVIDER` are rejected with 400 `invalid`, and `interconnect` is required
+// (400 `required` when missing). `interconnect` is the URL of an interconnect of the
+// project (full, or partial from `projects/`, or `global/interconnects/<name>`); one
+// that is not readable (its insert is not `DONE`, or it does not exist) or whose delete
+// was accepted is rejected with 404 `notFound`. `router` is stored as given and not
+// checked. Members marked `readOnly` are ignored when sent.
+//
+// Defaults for omitted members: `type` `DEDICATED`, `adminEnabled` `true`, `bandwidth`
+// `BPS_10G`, `stackType` `IPV4_ONLY`, `mtu` 1440. `mtu` must be one of 1440, 1460, 1500
+// and 8896 (400 `invalid` otherwise). Omitted `vlanTag8021q` is assigned: the lowest tag
+// from 2 not used by another attachment on the same interconnect; a tag already used on
+// that interconnect is rejected with 400 `invalid`. `edgeAvailabilityDomain` is derived
+// from the interconnect's location (`zone1` gives `AVAILABILITY_DOMAIN_1`, `zone2`
+// `AVAILABILITY_DOMAIN_2`); a value sent is ignored. `region` is the URL of the region
+// of the path. `labels` given here are applied; `labelFingerprint` is set by the server.
+//
+// The name is reserved in the region when the request is accepted: a second insert of
+// the same name there gets 409 `alreadyExists`, also while the first is still running.
+// The attachment is readable (`get`, `list`, and usable in attachment groups) only once
+// the returned regional Operation is `DONE`; it is then `state: ACTIVE`,
+// `operationalStatus: OS_ACTIVE`. Its metro, facility and zone, used by attachment
+// groups, come from its interconnect's location.
+//
+// With `requestId`, a retry within the retention period returns the original Operation
+// and changes nothing, whatever its body.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments (the `InterconnectAttachmentsInsert` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentsInsertWithResponse(ctx context.Context, project ProjectPath, region RegionPath, params *InterconnectAttachmentsInsertParams, body InterconnectAttachmentsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsInsertResponse, error) {
+	rsp, err := c.InterconnectAttachmentsInsert(ctx, project, region, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentsInsertResponse(rsp)
+}
+
+// InterconnectAttachmentsDeleteWithResponse Delete an interconnect attachment
+//
+// Deletes the interconnect attachment named (or numbered) `interconnectAttachment` in
+// `region` and returns the regional Operation that tracks the deletion. An attachment
+// that an attachment group uses (including a group whose insert or patch claiming it
+// was accepted) is not deleted: the request is refused with 400
+// `resourceInUseByAnotherResource`, naming the group. Otherwise the attachment stays
+// readable until the Operation is `DONE`; then it is gone, its name and VLAN tag are
+// free again, and its interconnect no longer lists it. Once the delete is accepted,
+// groups can no longer claim it.
+//
+// With `requestId`, a retry within the retention period returns the original Operation
+// and changes nothing.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsDelete` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentsDeleteWithResponse(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsDeleteParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsDeleteResponse, error) {
+	rsp, err := c.InterconnectAttachmentsDelete(ctx, project, region, interconnectAttachment, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentsDeleteResponse(rsp)
+}
+
+// InterconnectAttachmentsGetWithResponse Get an interconnect attachment
+//
+// Returns the interconnect attachment named (or numbered) `interconnectAttachment` in
+// `region`, with `attachmentGroup` set while a group contains it. An attachment whose
+// insert Operation is not yet `DONE`, or of another region, is not found.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsGet` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentsGetWithResponse(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsGetParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsGetResponse, error) {
+	rsp, err := c.InterconnectAttachmentsGet(ctx, project, region, interconnectAttachment, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentsGetResponse(rsp)
 }
 
 // RegionOperationsListWithResponse List regional operations
@@ -5507,6 +11325,53 @@ func ParseGlobalForwardingRulesSetLabelsResponse(rsp *http.Response) (*GlobalFor
 	return response, nil
 }
 
+// ParseInterconnectAttachmentGroupsListResponse parses an HTTP response from a InterconnectAttachmentGroupsListWithResponse call
+func ParseInterconnectAttachmentGroupsListResponse(rsp *http.Response) (*InterconnectAttachmentGroupsListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentGroupsListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectAttachmentGroupList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseInterconnectAttachmentGroupsInsertResponse parses an HTTP response from a InterconnectAttachmentGroupsInsertWithResponse call
 func ParseInterconnectAttachmentGroupsInsertResponse(rsp *http.Response) (*InterconnectAttachmentGroupsInsertResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -5548,6 +11413,546 @@ func ParseInterconnectAttachmentGroupsInsertResponse(rsp *http.Response) (*Inter
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectAttachmentGroupsDeleteResponse parses an HTTP response from a InterconnectAttachmentGroupsDeleteWithResponse call
+func ParseInterconnectAttachmentGroupsDeleteResponse(rsp *http.Response) (*InterconnectAttachmentGroupsDeleteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentGroupsDeleteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectAttachmentGroupsGetResponse parses an HTTP response from a InterconnectAttachmentGroupsGetWithResponse call
+func ParseInterconnectAttachmentGroupsGetResponse(rsp *http.Response) (*InterconnectAttachmentGroupsGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentGroupsGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectAttachmentGroup
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectAttachmentGroupsPatchResponse parses an HTTP response from a InterconnectAttachmentGroupsPatchWithResponse call
+func ParseInterconnectAttachmentGroupsPatchResponse(rsp *http.Response) (*InterconnectAttachmentGroupsPatchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentGroupsPatchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest EtagMismatch
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectAttachmentGroupsGetOperationalStatusResponse parses an HTTP response from a InterconnectAttachmentGroupsGetOperationalStatusWithResponse call
+func ParseInterconnectAttachmentGroupsGetOperationalStatusResponse(rsp *http.Response) (*InterconnectAttachmentGroupsGetOperationalStatusResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentGroupsGetOperationalStatusResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectAttachmentGroupsGetOperationalStatusResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectLocationsListResponse parses an HTTP response from a InterconnectLocationsListWithResponse call
+func ParseInterconnectLocationsListResponse(rsp *http.Response) (*InterconnectLocationsListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectLocationsListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectLocationList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectLocationsGetResponse parses an HTTP response from a InterconnectLocationsGetWithResponse call
+func ParseInterconnectLocationsGetResponse(rsp *http.Response) (*InterconnectLocationsGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectLocationsGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectLocation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectsListResponse parses an HTTP response from a InterconnectsListWithResponse call
+func ParseInterconnectsListResponse(rsp *http.Response) (*InterconnectsListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectsListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectsInsertResponse parses an HTTP response from a InterconnectsInsertWithResponse call
+func ParseInterconnectsInsertResponse(rsp *http.Response) (*InterconnectsInsertResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectsInsertResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectsDeleteResponse parses an HTTP response from a InterconnectsDeleteWithResponse call
+func ParseInterconnectsDeleteResponse(rsp *http.Response) (*InterconnectsDeleteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectsDeleteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequestOrInUse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectsGetResponse parses an HTTP response from a InterconnectsGetWithResponse call
+func ParseInterconnectsGetResponse(rsp *http.Response) (*InterconnectsGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectsGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Interconnect
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -5728,6 +12133,222 @@ func ParseGlobalOperationsWaitResponse(rsp *http.Response) (*GlobalOperationsWai
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectAttachmentsListResponse parses an HTTP response from a InterconnectAttachmentsListWithResponse call
+func ParseInterconnectAttachmentsListResponse(rsp *http.Response) (*InterconnectAttachmentsListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentsListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectAttachmentList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectAttachmentsInsertResponse parses an HTTP response from a InterconnectAttachmentsInsertWithResponse call
+func ParseInterconnectAttachmentsInsertResponse(rsp *http.Response) (*InterconnectAttachmentsInsertResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentsInsertResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectAttachmentsDeleteResponse parses an HTTP response from a InterconnectAttachmentsDeleteWithResponse call
+func ParseInterconnectAttachmentsDeleteResponse(rsp *http.Response) (*InterconnectAttachmentsDeleteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentsDeleteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequestOrInUse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectAttachmentsGetResponse parses an HTTP response from a InterconnectAttachmentsGetWithResponse call
+func ParseInterconnectAttachmentsGetResponse(rsp *http.Response) (*InterconnectAttachmentsGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentsGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectAttachment
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -5988,9 +12609,42 @@ type ServerInterface interface {
 	// GlobalForwardingRulesSetLabels Set the labels of a global forwarding rule
 	// (POST /compute/v1/projects/{project}/global/forwardingRules/{resource}/setLabels)
 	GlobalForwardingRulesSetLabels(ctx echo.Context, project ProjectPath, resource ResourcePath, params GlobalForwardingRulesSetLabelsParams) error
+	// InterconnectAttachmentGroupsList List interconnect attachment groups
+	// (GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups)
+	InterconnectAttachmentGroupsList(ctx echo.Context, project ProjectPath, params InterconnectAttachmentGroupsListParams) error
 	// InterconnectAttachmentGroupsInsert Insert an interconnect attachment group
 	// (POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups)
 	InterconnectAttachmentGroupsInsert(ctx echo.Context, project ProjectPath, params InterconnectAttachmentGroupsInsertParams) error
+	// InterconnectAttachmentGroupsDelete Delete an interconnect attachment group
+	// (DELETE /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup})
+	InterconnectAttachmentGroupsDelete(ctx echo.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params InterconnectAttachmentGroupsDeleteParams) error
+	// InterconnectAttachmentGroupsGet Get an interconnect attachment group
+	// (GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup})
+	InterconnectAttachmentGroupsGet(ctx echo.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params InterconnectAttachmentGroupsGetParams) error
+	// InterconnectAttachmentGroupsPatch Patch an interconnect attachment group
+	// (PATCH /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup})
+	InterconnectAttachmentGroupsPatch(ctx echo.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params InterconnectAttachmentGroupsPatchParams) error
+	// InterconnectAttachmentGroupsGetOperationalStatus Get the operational status of an interconnect attachment group
+	// (GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup}/getOperationalStatus)
+	InterconnectAttachmentGroupsGetOperationalStatus(ctx echo.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params InterconnectAttachmentGroupsGetOperationalStatusParams) error
+	// InterconnectLocationsList List interconnect locations
+	// (GET /compute/v1/projects/{project}/global/interconnectLocations)
+	InterconnectLocationsList(ctx echo.Context, project ProjectPath, params InterconnectLocationsListParams) error
+	// InterconnectLocationsGet Get an interconnect location
+	// (GET /compute/v1/projects/{project}/global/interconnectLocations/{interconnectLocation})
+	InterconnectLocationsGet(ctx echo.Context, project ProjectPath, interconnectLocation InterconnectLocationPath, params InterconnectLocationsGetParams) error
+	// InterconnectsList List interconnects
+	// (GET /compute/v1/projects/{project}/global/interconnects)
+	InterconnectsList(ctx echo.Context, project ProjectPath, params InterconnectsListParams) error
+	// InterconnectsInsert Insert an interconnect
+	// (POST /compute/v1/projects/{project}/global/interconnects)
+	InterconnectsInsert(ctx echo.Context, project ProjectPath, params InterconnectsInsertParams) error
+	// InterconnectsDelete Delete an interconnect
+	// (DELETE /compute/v1/projects/{project}/global/interconnects/{interconnect})
+	InterconnectsDelete(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsDeleteParams) error
+	// InterconnectsGet Get an interconnect
+	// (GET /compute/v1/projects/{project}/global/interconnects/{interconnect})
+	InterconnectsGet(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsGetParams) error
 	// GlobalOperationsList List global operations
 	// (GET /compute/v1/projects/{project}/global/operations)
 	GlobalOperationsList(ctx echo.Context, project ProjectPath, params GlobalOperationsListParams) error
@@ -6003,6 +12657,18 @@ type ServerInterface interface {
 	// GlobalOperationsWait Wait for a global operation
 	// (POST /compute/v1/projects/{project}/global/operations/{operation}/wait)
 	GlobalOperationsWait(ctx echo.Context, project ProjectPath, operation OperationPath, params GlobalOperationsWaitParams) error
+	// InterconnectAttachmentsList List interconnect attachments
+	// (GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments)
+	InterconnectAttachmentsList(ctx echo.Context, project ProjectPath, region RegionPath, params InterconnectAttachmentsListParams) error
+	// InterconnectAttachmentsInsert Insert an interconnect attachment
+	// (POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments)
+	InterconnectAttachmentsInsert(ctx echo.Context, project ProjectPath, region RegionPath, params InterconnectAttachmentsInsertParams) error
+	// InterconnectAttachmentsDelete Delete an interconnect attachment
+	// (DELETE /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment})
+	InterconnectAttachmentsDelete(ctx echo.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params InterconnectAttachmentsDeleteParams) error
+	// InterconnectAttachmentsGet Get an interconnect attachment
+	// (GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment})
+	InterconnectAttachmentsGet(ctx echo.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params InterconnectAttachmentsGetParams) error
 	// RegionOperationsList List regional operations
 	// (GET /compute/v1/projects/{project}/regions/{region}/operations)
 	RegionOperationsList(ctx echo.Context, project ProjectPath, region RegionPath, params RegionOperationsListParams) error
@@ -6255,6 +12921,73 @@ func (w *ServerInterfaceWrapper) GlobalForwardingRulesSetLabels(ctx echo.Context
 	return err
 }
 
+// InterconnectAttachmentGroupsList converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentGroupsList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentGroupsListParams
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "maxResults" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "maxResults", ctx.QueryParams(), &params.MaxResults, runtime.BindQueryParameterOptions{Type: "integer", Format: "uint32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter maxResults: %s", err))
+	}
+
+	// ------------- Optional query parameter "orderBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "orderBy", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orderBy: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageToken" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
+	}
+
+	// ------------- Optional query parameter "returnPartialSuccess" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "returnPartialSuccess", ctx.QueryParams(), &params.ReturnPartialSuccess, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter returnPartialSuccess: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentGroupsList(ctx, project, params)
+	return err
+}
+
 // InterconnectAttachmentGroupsInsert converts echo context to params.
 func (w *ServerInterfaceWrapper) InterconnectAttachmentGroupsInsert(ctx echo.Context) error {
 	var err error
@@ -6291,6 +13024,487 @@ func (w *ServerInterfaceWrapper) InterconnectAttachmentGroupsInsert(ctx echo.Con
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.InterconnectAttachmentGroupsInsert(ctx, project, params)
+	return err
+}
+
+// InterconnectAttachmentGroupsDelete converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentGroupsDelete(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectAttachmentGroup" -------------
+	var interconnectAttachmentGroup InterconnectAttachmentGroupPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectAttachmentGroup", ctx.Param("interconnectAttachmentGroup"), &interconnectAttachmentGroup, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectAttachmentGroup: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentGroupsDeleteParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentGroupsDelete(ctx, project, interconnectAttachmentGroup, params)
+	return err
+}
+
+// InterconnectAttachmentGroupsGet converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentGroupsGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectAttachmentGroup" -------------
+	var interconnectAttachmentGroup InterconnectAttachmentGroupPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectAttachmentGroup", ctx.Param("interconnectAttachmentGroup"), &interconnectAttachmentGroup, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectAttachmentGroup: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentGroupsGetParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentGroupsGet(ctx, project, interconnectAttachmentGroup, params)
+	return err
+}
+
+// InterconnectAttachmentGroupsPatch converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentGroupsPatch(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectAttachmentGroup" -------------
+	var interconnectAttachmentGroup InterconnectAttachmentGroupPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectAttachmentGroup", ctx.Param("interconnectAttachmentGroup"), &interconnectAttachmentGroup, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectAttachmentGroup: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentGroupsPatchParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "updateMask" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "updateMask", ctx.QueryParams(), &params.UpdateMask, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter updateMask: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentGroupsPatch(ctx, project, interconnectAttachmentGroup, params)
+	return err
+}
+
+// InterconnectAttachmentGroupsGetOperationalStatus converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentGroupsGetOperationalStatus(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectAttachmentGroup" -------------
+	var interconnectAttachmentGroup InterconnectAttachmentGroupPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectAttachmentGroup", ctx.Param("interconnectAttachmentGroup"), &interconnectAttachmentGroup, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectAttachmentGroup: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentGroupsGetOperationalStatusParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentGroupsGetOperationalStatus(ctx, project, interconnectAttachmentGroup, params)
+	return err
+}
+
+// InterconnectLocationsList converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectLocationsList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectLocationsListParams
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "maxResults" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "maxResults", ctx.QueryParams(), &params.MaxResults, runtime.BindQueryParameterOptions{Type: "integer", Format: "uint32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter maxResults: %s", err))
+	}
+
+	// ------------- Optional query parameter "orderBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "orderBy", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orderBy: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageToken" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
+	}
+
+	// ------------- Optional query parameter "returnPartialSuccess" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "returnPartialSuccess", ctx.QueryParams(), &params.ReturnPartialSuccess, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter returnPartialSuccess: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectLocationsList(ctx, project, params)
+	return err
+}
+
+// InterconnectLocationsGet converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectLocationsGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectLocation" -------------
+	var interconnectLocation InterconnectLocationPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectLocation", ctx.Param("interconnectLocation"), &interconnectLocation, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectLocation: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectLocationsGetParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectLocationsGet(ctx, project, interconnectLocation, params)
+	return err
+}
+
+// InterconnectsList converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectsList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectsListParams
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "maxResults" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "maxResults", ctx.QueryParams(), &params.MaxResults, runtime.BindQueryParameterOptions{Type: "integer", Format: "uint32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter maxResults: %s", err))
+	}
+
+	// ------------- Optional query parameter "orderBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "orderBy", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orderBy: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageToken" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
+	}
+
+	// ------------- Optional query parameter "returnPartialSuccess" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "returnPartialSuccess", ctx.QueryParams(), &params.ReturnPartialSuccess, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter returnPartialSuccess: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectsList(ctx, project, params)
+	return err
+}
+
+// InterconnectsInsert converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectsInsert(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectsInsertParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectsInsert(ctx, project, params)
+	return err
+}
+
+// InterconnectsDelete converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectsDelete(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnect" -------------
+	var interconnect InterconnectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnect", ctx.Param("interconnect"), &interconnect, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnect: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectsDeleteParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectsDelete(ctx, project, interconnect, params)
+	return err
+}
+
+// InterconnectsGet converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectsGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnect" -------------
+	var interconnect InterconnectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnect", ctx.Param("interconnect"), &interconnect, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnect: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectsGetParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectsGet(ctx, project, interconnect, params)
 	return err
 }
 
@@ -6478,6 +13692,231 @@ func (w *ServerInterfaceWrapper) GlobalOperationsWait(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GlobalOperationsWait(ctx, project, operation, params)
+	return err
+}
+
+// InterconnectAttachmentsList converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentsList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region RegionPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentsListParams
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "maxResults" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "maxResults", ctx.QueryParams(), &params.MaxResults, runtime.BindQueryParameterOptions{Type: "integer", Format: "uint32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter maxResults: %s", err))
+	}
+
+	// ------------- Optional query parameter "orderBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "orderBy", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orderBy: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageToken" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
+	}
+
+	// ------------- Optional query parameter "returnPartialSuccess" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "returnPartialSuccess", ctx.QueryParams(), &params.ReturnPartialSuccess, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter returnPartialSuccess: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentsList(ctx, project, region, params)
+	return err
+}
+
+// InterconnectAttachmentsInsert converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentsInsert(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region RegionPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentsInsertParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentsInsert(ctx, project, region, params)
+	return err
+}
+
+// InterconnectAttachmentsDelete converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentsDelete(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region RegionPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectAttachment" -------------
+	var interconnectAttachment InterconnectAttachmentPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectAttachment", ctx.Param("interconnectAttachment"), &interconnectAttachment, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectAttachment: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentsDeleteParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentsDelete(ctx, project, region, interconnectAttachment, params)
+	return err
+}
+
+// InterconnectAttachmentsGet converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentsGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region RegionPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectAttachment" -------------
+	var interconnectAttachment InterconnectAttachmentPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectAttachment", ctx.Param("interconnectAttachment"), &interconnectAttachment, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectAttachment: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentsGetParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentsGet(ctx, project, region, interconnectAttachment, params)
 	return err
 }
 
@@ -6752,7 +14191,18 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:forwardingRule", wrapper.GlobalForwardingRulesDelete, options.OperationMiddlewares["globalForwardingRules.delete"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:forwardingRule", wrapper.GlobalForwardingRulesGet, options.OperationMiddlewares["globalForwardingRules.get"]...)
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:resource/setLabels", wrapper.GlobalForwardingRulesSetLabels, options.OperationMiddlewares["globalForwardingRules.setLabels"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectAttachmentGroups", wrapper.InterconnectAttachmentGroupsList, options.OperationMiddlewares["interconnectAttachmentGroups.list"]...)
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnectAttachmentGroups", wrapper.InterconnectAttachmentGroupsInsert, options.OperationMiddlewares["interconnectAttachmentGroups.insert"]...)
+	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/global/interconnectAttachmentGroups/:interconnectAttachmentGroup", wrapper.InterconnectAttachmentGroupsDelete, options.OperationMiddlewares["interconnectAttachmentGroups.delete"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectAttachmentGroups/:interconnectAttachmentGroup", wrapper.InterconnectAttachmentGroupsGet, options.OperationMiddlewares["interconnectAttachmentGroups.get"]...)
+	router.PATCH(options.BaseURL+"/compute/v1/projects/:project/global/interconnectAttachmentGroups/:interconnectAttachmentGroup", wrapper.InterconnectAttachmentGroupsPatch, options.OperationMiddlewares["interconnectAttachmentGroups.patch"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectAttachmentGroups/:interconnectAttachmentGroup/getOperationalStatus", wrapper.InterconnectAttachmentGroupsGetOperationalStatus, options.OperationMiddlewares["interconnectAttachmentGroups.getOperationalStatus"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectLocations", wrapper.InterconnectLocationsList, options.OperationMiddlewares["interconnectLocations.list"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectLocations/:interconnectLocation", wrapper.InterconnectLocationsGet, options.OperationMiddlewares["interconnectLocations.get"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnects", wrapper.InterconnectsList, options.OperationMiddlewares["interconnects.list"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnects", wrapper.InterconnectsInsert, options.OperationMiddlewares["interconnects.insert"]...)
+	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/global/interconnects/:interconnect", wrapper.InterconnectsDelete, options.OperationMiddlewares["interconnects.delete"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnects/:interconnect", wrapper.InterconnectsGet, options.OperationMiddlewares["interconnects.get"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/operations", wrapper.GlobalOperationsList, options.OperationMiddlewares["globalOperations.list"]...)
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/global/operations/:operation", wrapper.GlobalOperationsDelete, options.OperationMiddlewares["globalOperations.delete"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/operations/:operation", wrapper.GlobalOperationsGet, options.OperationMiddlewares["globalOperations.get"]...)
@@ -6761,12 +14211,20 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/regions/:region/operations/:operation", wrapper.RegionOperationsDelete, options.OperationMiddlewares["regionOperations.delete"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/regions/:region/operations/:operation", wrapper.RegionOperationsGet, options.OperationMiddlewares["regionOperations.get"]...)
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/regions/:region/operations/:operation/wait", wrapper.RegionOperationsWait, options.OperationMiddlewares["regionOperations.wait"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments", wrapper.InterconnectAttachmentsList, options.OperationMiddlewares["interconnectAttachments.list"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments", wrapper.InterconnectAttachmentsInsert, options.OperationMiddlewares["interconnectAttachments.insert"]...)
+	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments/:interconnectAttachment", wrapper.InterconnectAttachmentsDelete, options.OperationMiddlewares["interconnectAttachments.delete"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments/:interconnectAttachment", wrapper.InterconnectAttachmentsGet, options.OperationMiddlewares["interconnectAttachments.get"]...)
 
 }
 
 type BadRequestJSONResponse GoogleErrorResponse
 
+type BadRequestOrInUseJSONResponse GoogleErrorResponse
+
 type ConflictJSONResponse GoogleErrorResponse
+
+type EtagMismatchJSONResponse GoogleErrorResponse
 
 type NotFoundJSONResponse GoogleErrorResponse
 
@@ -7191,6 +14649,74 @@ func (response GlobalForwardingRulesSetLabelsdefaultJSONResponse) VisitGlobalFor
 	return err
 }
 
+type InterconnectAttachmentGroupsListRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Params  InterconnectAttachmentGroupsListParams
+}
+
+type InterconnectAttachmentGroupsListResponseObject interface {
+	VisitInterconnectAttachmentGroupsListResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentGroupsList200JSONResponse InterconnectAttachmentGroupList
+
+func (response InterconnectAttachmentGroupsList200JSONResponse) VisitInterconnectAttachmentGroupsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentGroupsList400JSONResponse) VisitInterconnectAttachmentGroupsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentGroupsList401JSONResponse) VisitInterconnectAttachmentGroupsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsListdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentGroupsListdefaultJSONResponse) VisitInterconnectAttachmentGroupsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type InterconnectAttachmentGroupsInsertRequestObject struct {
 	Project ProjectPath `json:"project"`
 	Params  InterconnectAttachmentGroupsInsertParams
@@ -7263,6 +14789,835 @@ type InterconnectAttachmentGroupsInsertdefaultJSONResponse struct {
 }
 
 func (response InterconnectAttachmentGroupsInsertdefaultJSONResponse) VisitInterconnectAttachmentGroupsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsDeleteRequestObject struct {
+	Project                     ProjectPath                     `json:"project"`
+	InterconnectAttachmentGroup InterconnectAttachmentGroupPath `json:"interconnectAttachmentGroup"`
+	Params                      InterconnectAttachmentGroupsDeleteParams
+}
+
+type InterconnectAttachmentGroupsDeleteResponseObject interface {
+	VisitInterconnectAttachmentGroupsDeleteResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentGroupsDelete200JSONResponse Operation
+
+func (response InterconnectAttachmentGroupsDelete200JSONResponse) VisitInterconnectAttachmentGroupsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsDelete400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentGroupsDelete400JSONResponse) VisitInterconnectAttachmentGroupsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsDelete401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentGroupsDelete401JSONResponse) VisitInterconnectAttachmentGroupsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsDelete404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectAttachmentGroupsDelete404JSONResponse) VisitInterconnectAttachmentGroupsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsDeletedefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentGroupsDeletedefaultJSONResponse) VisitInterconnectAttachmentGroupsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsGetRequestObject struct {
+	Project                     ProjectPath                     `json:"project"`
+	InterconnectAttachmentGroup InterconnectAttachmentGroupPath `json:"interconnectAttachmentGroup"`
+	Params                      InterconnectAttachmentGroupsGetParams
+}
+
+type InterconnectAttachmentGroupsGetResponseObject interface {
+	VisitInterconnectAttachmentGroupsGetResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentGroupsGet200JSONResponse InterconnectAttachmentGroup
+
+func (response InterconnectAttachmentGroupsGet200JSONResponse) VisitInterconnectAttachmentGroupsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsGet400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentGroupsGet400JSONResponse) VisitInterconnectAttachmentGroupsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsGet401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentGroupsGet401JSONResponse) VisitInterconnectAttachmentGroupsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsGet404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectAttachmentGroupsGet404JSONResponse) VisitInterconnectAttachmentGroupsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsGetdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentGroupsGetdefaultJSONResponse) VisitInterconnectAttachmentGroupsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsPatchRequestObject struct {
+	Project                     ProjectPath                     `json:"project"`
+	InterconnectAttachmentGroup InterconnectAttachmentGroupPath `json:"interconnectAttachmentGroup"`
+	Params                      InterconnectAttachmentGroupsPatchParams
+	Body                        *InterconnectAttachmentGroupsPatchJSONRequestBody
+}
+
+type InterconnectAttachmentGroupsPatchResponseObject interface {
+	VisitInterconnectAttachmentGroupsPatchResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentGroupsPatch200JSONResponse Operation
+
+func (response InterconnectAttachmentGroupsPatch200JSONResponse) VisitInterconnectAttachmentGroupsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsPatch400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentGroupsPatch400JSONResponse) VisitInterconnectAttachmentGroupsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsPatch401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentGroupsPatch401JSONResponse) VisitInterconnectAttachmentGroupsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsPatch404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectAttachmentGroupsPatch404JSONResponse) VisitInterconnectAttachmentGroupsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsPatch412JSONResponse struct{ EtagMismatchJSONResponse }
+
+func (response InterconnectAttachmentGroupsPatch412JSONResponse) VisitInterconnectAttachmentGroupsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsPatchdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentGroupsPatchdefaultJSONResponse) VisitInterconnectAttachmentGroupsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsGetOperationalStatusRequestObject struct {
+	Project                     ProjectPath                     `json:"project"`
+	InterconnectAttachmentGroup InterconnectAttachmentGroupPath `json:"interconnectAttachmentGroup"`
+	Params                      InterconnectAttachmentGroupsGetOperationalStatusParams
+}
+
+type InterconnectAttachmentGroupsGetOperationalStatusResponseObject interface {
+	VisitInterconnectAttachmentGroupsGetOperationalStatusResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentGroupsGetOperationalStatus200JSONResponse InterconnectAttachmentGroupsGetOperationalStatusResponseBody
+
+func (response InterconnectAttachmentGroupsGetOperationalStatus200JSONResponse) VisitInterconnectAttachmentGroupsGetOperationalStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsGetOperationalStatus400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentGroupsGetOperationalStatus400JSONResponse) VisitInterconnectAttachmentGroupsGetOperationalStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsGetOperationalStatus401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentGroupsGetOperationalStatus401JSONResponse) VisitInterconnectAttachmentGroupsGetOperationalStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsGetOperationalStatus404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectAttachmentGroupsGetOperationalStatus404JSONResponse) VisitInterconnectAttachmentGroupsGetOperationalStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsGetOperationalStatusdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentGroupsGetOperationalStatusdefaultJSONResponse) VisitInterconnectAttachmentGroupsGetOperationalStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectLocationsListRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Params  InterconnectLocationsListParams
+}
+
+type InterconnectLocationsListResponseObject interface {
+	VisitInterconnectLocationsListResponse(w http.ResponseWriter) error
+}
+
+type InterconnectLocationsList200JSONResponse InterconnectLocationList
+
+func (response InterconnectLocationsList200JSONResponse) VisitInterconnectLocationsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectLocationsList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectLocationsList400JSONResponse) VisitInterconnectLocationsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectLocationsList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectLocationsList401JSONResponse) VisitInterconnectLocationsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectLocationsListdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectLocationsListdefaultJSONResponse) VisitInterconnectLocationsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectLocationsGetRequestObject struct {
+	Project              ProjectPath              `json:"project"`
+	InterconnectLocation InterconnectLocationPath `json:"interconnectLocation"`
+	Params               InterconnectLocationsGetParams
+}
+
+type InterconnectLocationsGetResponseObject interface {
+	VisitInterconnectLocationsGetResponse(w http.ResponseWriter) error
+}
+
+type InterconnectLocationsGet200JSONResponse InterconnectLocation
+
+func (response InterconnectLocationsGet200JSONResponse) VisitInterconnectLocationsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectLocationsGet400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectLocationsGet400JSONResponse) VisitInterconnectLocationsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectLocationsGet401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectLocationsGet401JSONResponse) VisitInterconnectLocationsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectLocationsGet404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectLocationsGet404JSONResponse) VisitInterconnectLocationsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectLocationsGetdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectLocationsGetdefaultJSONResponse) VisitInterconnectLocationsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsListRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Params  InterconnectsListParams
+}
+
+type InterconnectsListResponseObject interface {
+	VisitInterconnectsListResponse(w http.ResponseWriter) error
+}
+
+type InterconnectsList200JSONResponse InterconnectList
+
+func (response InterconnectsList200JSONResponse) VisitInterconnectsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectsList400JSONResponse) VisitInterconnectsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectsList401JSONResponse) VisitInterconnectsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsListdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectsListdefaultJSONResponse) VisitInterconnectsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsInsertRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Params  InterconnectsInsertParams
+	Body    *InterconnectsInsertJSONRequestBody
+}
+
+type InterconnectsInsertResponseObject interface {
+	VisitInterconnectsInsertResponse(w http.ResponseWriter) error
+}
+
+type InterconnectsInsert200JSONResponse Operation
+
+func (response InterconnectsInsert200JSONResponse) VisitInterconnectsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsInsert400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectsInsert400JSONResponse) VisitInterconnectsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsInsert401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectsInsert401JSONResponse) VisitInterconnectsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsInsert404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectsInsert404JSONResponse) VisitInterconnectsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsInsert409JSONResponse struct{ ConflictJSONResponse }
+
+func (response InterconnectsInsert409JSONResponse) VisitInterconnectsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsInsertdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectsInsertdefaultJSONResponse) VisitInterconnectsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsDeleteRequestObject struct {
+	Project      ProjectPath      `json:"project"`
+	Interconnect InterconnectPath `json:"interconnect"`
+	Params       InterconnectsDeleteParams
+}
+
+type InterconnectsDeleteResponseObject interface {
+	VisitInterconnectsDeleteResponse(w http.ResponseWriter) error
+}
+
+type InterconnectsDelete200JSONResponse Operation
+
+func (response InterconnectsDelete200JSONResponse) VisitInterconnectsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsDelete400JSONResponse struct{ BadRequestOrInUseJSONResponse }
+
+func (response InterconnectsDelete400JSONResponse) VisitInterconnectsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsDelete401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectsDelete401JSONResponse) VisitInterconnectsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsDelete404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectsDelete404JSONResponse) VisitInterconnectsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsDeletedefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectsDeletedefaultJSONResponse) VisitInterconnectsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetRequestObject struct {
+	Project      ProjectPath      `json:"project"`
+	Interconnect InterconnectPath `json:"interconnect"`
+	Params       InterconnectsGetParams
+}
+
+type InterconnectsGetResponseObject interface {
+	VisitInterconnectsGetResponse(w http.ResponseWriter) error
+}
+
+type InterconnectsGet200JSONResponse Interconnect
+
+func (response InterconnectsGet200JSONResponse) VisitInterconnectsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGet400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectsGet400JSONResponse) VisitInterconnectsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGet401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectsGet401JSONResponse) VisitInterconnectsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGet404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectsGet404JSONResponse) VisitInterconnectsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectsGetdefaultJSONResponse) VisitInterconnectsGetResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -7574,6 +15929,341 @@ type GlobalOperationsWaitdefaultJSONResponse struct {
 }
 
 func (response GlobalOperationsWaitdefaultJSONResponse) VisitGlobalOperationsWaitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsListRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Region  RegionPath  `json:"region"`
+	Params  InterconnectAttachmentsListParams
+}
+
+type InterconnectAttachmentsListResponseObject interface {
+	VisitInterconnectAttachmentsListResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentsList200JSONResponse InterconnectAttachmentList
+
+func (response InterconnectAttachmentsList200JSONResponse) VisitInterconnectAttachmentsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentsList400JSONResponse) VisitInterconnectAttachmentsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentsList401JSONResponse) VisitInterconnectAttachmentsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsListdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentsListdefaultJSONResponse) VisitInterconnectAttachmentsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsInsertRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Region  RegionPath  `json:"region"`
+	Params  InterconnectAttachmentsInsertParams
+	Body    *InterconnectAttachmentsInsertJSONRequestBody
+}
+
+type InterconnectAttachmentsInsertResponseObject interface {
+	VisitInterconnectAttachmentsInsertResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentsInsert200JSONResponse Operation
+
+func (response InterconnectAttachmentsInsert200JSONResponse) VisitInterconnectAttachmentsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsInsert400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentsInsert400JSONResponse) VisitInterconnectAttachmentsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsInsert401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentsInsert401JSONResponse) VisitInterconnectAttachmentsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsInsert404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectAttachmentsInsert404JSONResponse) VisitInterconnectAttachmentsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsInsert409JSONResponse struct{ ConflictJSONResponse }
+
+func (response InterconnectAttachmentsInsert409JSONResponse) VisitInterconnectAttachmentsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsInsertdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentsInsertdefaultJSONResponse) VisitInterconnectAttachmentsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsDeleteRequestObject struct {
+	Project                ProjectPath                `json:"project"`
+	Region                 RegionPath                 `json:"region"`
+	InterconnectAttachment InterconnectAttachmentPath `json:"interconnectAttachment"`
+	Params                 InterconnectAttachmentsDeleteParams
+}
+
+type InterconnectAttachmentsDeleteResponseObject interface {
+	VisitInterconnectAttachmentsDeleteResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentsDelete200JSONResponse Operation
+
+func (response InterconnectAttachmentsDelete200JSONResponse) VisitInterconnectAttachmentsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsDelete400JSONResponse struct{ BadRequestOrInUseJSONResponse }
+
+func (response InterconnectAttachmentsDelete400JSONResponse) VisitInterconnectAttachmentsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsDelete401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentsDelete401JSONResponse) VisitInterconnectAttachmentsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsDelete404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectAttachmentsDelete404JSONResponse) VisitInterconnectAttachmentsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsDeletedefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentsDeletedefaultJSONResponse) VisitInterconnectAttachmentsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsGetRequestObject struct {
+	Project                ProjectPath                `json:"project"`
+	Region                 RegionPath                 `json:"region"`
+	InterconnectAttachment InterconnectAttachmentPath `json:"interconnectAttachment"`
+	Params                 InterconnectAttachmentsGetParams
+}
+
+type InterconnectAttachmentsGetResponseObject interface {
+	VisitInterconnectAttachmentsGetResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentsGet200JSONResponse InterconnectAttachment
+
+func (response InterconnectAttachmentsGet200JSONResponse) VisitInterconnectAttachmentsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsGet400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentsGet400JSONResponse) VisitInterconnectAttachmentsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsGet401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentsGet401JSONResponse) VisitInterconnectAttachmentsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsGet404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectAttachmentsGet404JSONResponse) VisitInterconnectAttachmentsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsGetdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentsGetdefaultJSONResponse) VisitInterconnectAttachmentsGetResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -7917,9 +16607,42 @@ type StrictServerInterface interface {
 	// GlobalForwardingRulesSetLabels Set the labels of a global forwarding rule
 	// (POST /compute/v1/projects/{project}/global/forwardingRules/{resource}/setLabels)
 	GlobalForwardingRulesSetLabels(ctx context.Context, request GlobalForwardingRulesSetLabelsRequestObject) (GlobalForwardingRulesSetLabelsResponseObject, error)
+	// InterconnectAttachmentGroupsList List interconnect attachment groups
+	// (GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups)
+	InterconnectAttachmentGroupsList(ctx context.Context, request InterconnectAttachmentGroupsListRequestObject) (InterconnectAttachmentGroupsListResponseObject, error)
 	// InterconnectAttachmentGroupsInsert Insert an interconnect attachment group
 	// (POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups)
 	InterconnectAttachmentGroupsInsert(ctx context.Context, request InterconnectAttachmentGroupsInsertRequestObject) (InterconnectAttachmentGroupsInsertResponseObject, error)
+	// InterconnectAttachmentGroupsDelete Delete an interconnect attachment group
+	// (DELETE /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup})
+	InterconnectAttachmentGroupsDelete(ctx context.Context, request InterconnectAttachmentGroupsDeleteRequestObject) (InterconnectAttachmentGroupsDeleteResponseObject, error)
+	// InterconnectAttachmentGroupsGet Get an interconnect attachment group
+	// (GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup})
+	InterconnectAttachmentGroupsGet(ctx context.Context, request InterconnectAttachmentGroupsGetRequestObject) (InterconnectAttachmentGroupsGetResponseObject, error)
+	// InterconnectAttachmentGroupsPatch Patch an interconnect attachment group
+	// (PATCH /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup})
+	InterconnectAttachmentGroupsPatch(ctx context.Context, request InterconnectAttachmentGroupsPatchRequestObject) (InterconnectAttachmentGroupsPatchResponseObject, error)
+	// InterconnectAttachmentGroupsGetOperationalStatus Get the operational status of an interconnect attachment group
+	// (GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup}/getOperationalStatus)
+	InterconnectAttachmentGroupsGetOperationalStatus(ctx context.Context, request InterconnectAttachmentGroupsGetOperationalStatusRequestObject) (InterconnectAttachmentGroupsGetOperationalStatusResponseObject, error)
+	// InterconnectLocationsList List interconnect locations
+	// (GET /compute/v1/projects/{project}/global/interconnectLocations)
+	InterconnectLocationsList(ctx context.Context, request InterconnectLocationsListRequestObject) (InterconnectLocationsListResponseObject, error)
+	// InterconnectLocationsGet Get an interconnect location
+	// (GET /compute/v1/projects/{project}/global/interconnectLocations/{interconnectLocation})
+	InterconnectLocationsGet(ctx context.Context, request InterconnectLocationsGetRequestObject) (InterconnectLocationsGetResponseObject, error)
+	// InterconnectsList List interconnects
+	// (GET /compute/v1/projects/{project}/global/interconnects)
+	InterconnectsList(ctx context.Context, request InterconnectsListRequestObject) (InterconnectsListResponseObject, error)
+	// InterconnectsInsert Insert an interconnect
+	// (POST /compute/v1/projects/{project}/global/interconnects)
+	InterconnectsInsert(ctx context.Context, request InterconnectsInsertRequestObject) (InterconnectsInsertResponseObject, error)
+	// InterconnectsDelete Delete an interconnect
+	// (DELETE /compute/v1/projects/{project}/global/interconnects/{interconnect})
+	InterconnectsDelete(ctx context.Context, request InterconnectsDeleteRequestObject) (InterconnectsDeleteResponseObject, error)
+	// InterconnectsGet Get an interconnect
+	// (GET /compute/v1/projects/{project}/global/interconnects/{interconnect})
+	InterconnectsGet(ctx context.Context, request InterconnectsGetRequestObject) (InterconnectsGetResponseObject, error)
 	// GlobalOperationsList List global operations
 	// (GET /compute/v1/projects/{project}/global/operations)
 	GlobalOperationsList(ctx context.Context, request GlobalOperationsListRequestObject) (GlobalOperationsListResponseObject, error)
@@ -7932,6 +16655,18 @@ type StrictServerInterface interface {
 	// GlobalOperationsWait Wait for a global operation
 	// (POST /compute/v1/projects/{project}/global/operations/{operation}/wait)
 	GlobalOperationsWait(ctx context.Context, request GlobalOperationsWaitRequestObject) (GlobalOperationsWaitResponseObject, error)
+	// InterconnectAttachmentsList List interconnect attachments
+	// (GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments)
+	InterconnectAttachmentsList(ctx context.Context, request InterconnectAttachmentsListRequestObject) (InterconnectAttachmentsListResponseObject, error)
+	// InterconnectAttachmentsInsert Insert an interconnect attachment
+	// (POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments)
+	InterconnectAttachmentsInsert(ctx context.Context, request InterconnectAttachmentsInsertRequestObject) (InterconnectAttachmentsInsertResponseObject, error)
+	// InterconnectAttachmentsDelete Delete an interconnect attachment
+	// (DELETE /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment})
+	InterconnectAttachmentsDelete(ctx context.Context, request InterconnectAttachmentsDeleteRequestObject) (InterconnectAttachmentsDeleteResponseObject, error)
+	// InterconnectAttachmentsGet Get an interconnect attachment
+	// (GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment})
+	InterconnectAttachmentsGet(ctx context.Context, request InterconnectAttachmentsGetRequestObject) (InterconnectAttachmentsGetResponseObject, error)
 	// RegionOperationsList List regional operations
 	// (GET /compute/v1/projects/{project}/regions/{region}/operations)
 	RegionOperationsList(ctx context.Context, request RegionOperationsListRequestObject) (RegionOperationsListResponseObject, error)
@@ -8137,6 +16872,32 @@ func (sh *strictHandler) GlobalForwardingRulesSetLabels(ctx echo.Context, projec
 	return nil
 }
 
+// InterconnectAttachmentGroupsList operation middleware
+func (sh *strictHandler) InterconnectAttachmentGroupsList(ctx echo.Context, project ProjectPath, params InterconnectAttachmentGroupsListParams) error {
+	var request InterconnectAttachmentGroupsListRequestObject
+
+	request.Project = project
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentGroupsList(ctx.Request().Context(), request.(InterconnectAttachmentGroupsListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentGroupsList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentGroupsListResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentGroupsListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // InterconnectAttachmentGroupsInsert operation middleware
 func (sh *strictHandler) InterconnectAttachmentGroupsInsert(ctx echo.Context, project ProjectPath, params InterconnectAttachmentGroupsInsertParams) error {
 	var request InterconnectAttachmentGroupsInsertRequestObject
@@ -8180,6 +16941,319 @@ func (sh *strictHandler) InterconnectAttachmentGroupsInsert(ctx echo.Context, pr
 		return err
 	} else if validResponse, ok := response.(InterconnectAttachmentGroupsInsertResponseObject); ok {
 		return validResponse.VisitInterconnectAttachmentGroupsInsertResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectAttachmentGroupsDelete operation middleware
+func (sh *strictHandler) InterconnectAttachmentGroupsDelete(ctx echo.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params InterconnectAttachmentGroupsDeleteParams) error {
+	var request InterconnectAttachmentGroupsDeleteRequestObject
+
+	request.Project = project
+	request.InterconnectAttachmentGroup = interconnectAttachmentGroup
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentGroupsDelete(ctx.Request().Context(), request.(InterconnectAttachmentGroupsDeleteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentGroupsDelete")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentGroupsDeleteResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentGroupsDeleteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectAttachmentGroupsGet operation middleware
+func (sh *strictHandler) InterconnectAttachmentGroupsGet(ctx echo.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params InterconnectAttachmentGroupsGetParams) error {
+	var request InterconnectAttachmentGroupsGetRequestObject
+
+	request.Project = project
+	request.InterconnectAttachmentGroup = interconnectAttachmentGroup
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentGroupsGet(ctx.Request().Context(), request.(InterconnectAttachmentGroupsGetRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentGroupsGet")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentGroupsGetResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentGroupsGetResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectAttachmentGroupsPatch operation middleware
+func (sh *strictHandler) InterconnectAttachmentGroupsPatch(ctx echo.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params InterconnectAttachmentGroupsPatchParams) error {
+	var request InterconnectAttachmentGroupsPatchRequestObject
+
+	request.Project = project
+	request.InterconnectAttachmentGroup = interconnectAttachmentGroup
+	request.Params = params
+
+	var body InterconnectAttachmentGroupsPatchJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentGroupsPatch(ctx.Request().Context(), request.(InterconnectAttachmentGroupsPatchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentGroupsPatch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentGroupsPatchResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentGroupsPatchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectAttachmentGroupsGetOperationalStatus operation middleware
+func (sh *strictHandler) InterconnectAttachmentGroupsGetOperationalStatus(ctx echo.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params InterconnectAttachmentGroupsGetOperationalStatusParams) error {
+	var request InterconnectAttachmentGroupsGetOperationalStatusRequestObject
+
+	request.Project = project
+	request.InterconnectAttachmentGroup = interconnectAttachmentGroup
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentGroupsGetOperationalStatus(ctx.Request().Context(), request.(InterconnectAttachmentGroupsGetOperationalStatusRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentGroupsGetOperationalStatus")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentGroupsGetOperationalStatusResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentGroupsGetOperationalStatusResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectLocationsList operation middleware
+func (sh *strictHandler) InterconnectLocationsList(ctx echo.Context, project ProjectPath, params InterconnectLocationsListParams) error {
+	var request InterconnectLocationsListRequestObject
+
+	request.Project = project
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectLocationsList(ctx.Request().Context(), request.(InterconnectLocationsListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectLocationsList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectLocationsListResponseObject); ok {
+		return validResponse.VisitInterconnectLocationsListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectLocationsGet operation middleware
+func (sh *strictHandler) InterconnectLocationsGet(ctx echo.Context, project ProjectPath, interconnectLocation InterconnectLocationPath, params InterconnectLocationsGetParams) error {
+	var request InterconnectLocationsGetRequestObject
+
+	request.Project = project
+	request.InterconnectLocation = interconnectLocation
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectLocationsGet(ctx.Request().Context(), request.(InterconnectLocationsGetRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectLocationsGet")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectLocationsGetResponseObject); ok {
+		return validResponse.VisitInterconnectLocationsGetResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectsList operation middleware
+func (sh *strictHandler) InterconnectsList(ctx echo.Context, project ProjectPath, params InterconnectsListParams) error {
+	var request InterconnectsListRequestObject
+
+	request.Project = project
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectsList(ctx.Request().Context(), request.(InterconnectsListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectsList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectsListResponseObject); ok {
+		return validResponse.VisitInterconnectsListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectsInsert operation middleware
+func (sh *strictHandler) InterconnectsInsert(ctx echo.Context, project ProjectPath, params InterconnectsInsertParams) error {
+	var request InterconnectsInsertRequestObject
+
+	request.Project = project
+	request.Params = params
+
+	var body InterconnectsInsertJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectsInsert(ctx.Request().Context(), request.(InterconnectsInsertRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectsInsert")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectsInsertResponseObject); ok {
+		return validResponse.VisitInterconnectsInsertResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectsDelete operation middleware
+func (sh *strictHandler) InterconnectsDelete(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsDeleteParams) error {
+	var request InterconnectsDeleteRequestObject
+
+	request.Project = project
+	request.Interconnect = interconnect
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectsDelete(ctx.Request().Context(), request.(InterconnectsDeleteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectsDelete")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectsDeleteResponseObject); ok {
+		return validResponse.VisitInterconnectsDeleteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectsGet operation middleware
+func (sh *strictHandler) InterconnectsGet(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsGetParams) error {
+	var request InterconnectsGetRequestObject
+
+	request.Project = project
+	request.Interconnect = interconnect
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectsGet(ctx.Request().Context(), request.(InterconnectsGetRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectsGet")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectsGetResponseObject); ok {
+		return validResponse.VisitInterconnectsGetResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -8287,6 +17361,139 @@ func (sh *strictHandler) GlobalOperationsWait(ctx echo.Context, project ProjectP
 		return err
 	} else if validResponse, ok := response.(GlobalOperationsWaitResponseObject); ok {
 		return validResponse.VisitGlobalOperationsWaitResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectAttachmentsList operation middleware
+func (sh *strictHandler) InterconnectAttachmentsList(ctx echo.Context, project ProjectPath, region RegionPath, params InterconnectAttachmentsListParams) error {
+	var request InterconnectAttachmentsListRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentsList(ctx.Request().Context(), request.(InterconnectAttachmentsListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentsList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentsListResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentsListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectAttachmentsInsert operation middleware
+func (sh *strictHandler) InterconnectAttachmentsInsert(ctx echo.Context, project ProjectPath, region RegionPath, params InterconnectAttachmentsInsertParams) error {
+	var request InterconnectAttachmentsInsertRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.Params = params
+
+	var body InterconnectAttachmentsInsertJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentsInsert(ctx.Request().Context(), request.(InterconnectAttachmentsInsertRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentsInsert")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentsInsertResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentsInsertResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectAttachmentsDelete operation middleware
+func (sh *strictHandler) InterconnectAttachmentsDelete(ctx echo.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params InterconnectAttachmentsDeleteParams) error {
+	var request InterconnectAttachmentsDeleteRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.InterconnectAttachment = interconnectAttachment
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentsDelete(ctx.Request().Context(), request.(InterconnectAttachmentsDeleteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentsDelete")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentsDeleteResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentsDeleteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectAttachmentsGet operation middleware
+func (sh *strictHandler) InterconnectAttachmentsGet(ctx echo.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params InterconnectAttachmentsGetParams) error {
+	var request InterconnectAttachmentsGetRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.InterconnectAttachment = interconnectAttachment
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentsGet(ctx.Request().Context(), request.(InterconnectAttachmentsGetRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentsGet")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentsGetResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentsGetResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -8409,228 +17616,405 @@ func (sh *strictHandler) RegionOperationsWait(ctx echo.Context, project ProjectP
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2Lc9s2tj/+r+DHe2di36Vkvfyezq4iK4laWVIlOdk2yk+ESUjiDQWqBGhHzfX//h0cgCRIUTL9Sttt",
-	"dnYaiw8Qj4NzPjjPr4btL1c+JZQz4+yrscIBXhJOAvjV9PjPIQnW4m+HMDtwV9z1qXFmDAlb+ZQRNPOD",
-	"JebnyKfeGln/y3xqIZchRoIb4pTRiFCOrteILwi6IdTxg1cMzQklAebEQbbnii8jnyJyQ4I1srHnlQ3T",
-	"IF/wcuUR48wQTRqm4Yqv/gadMQ2Kl+IW9rhhGsxekCUWXfzvgMyMM+O/DpIxHci77KDpcePuzjTeuB4n",
-	"wZZRyZuIfFkFhDHXp8i/IQF03nOZ6HBAmB8GNmFlFFKHBIyHzhqRG+yFmBOGxJdx4DKfMuTPJtQSXbXQ",
-	"rcsXCCPP5STA3hmCy+gHNAtKt+TaMtWF/y++gvaanUGpelRBjK89YsoJxF5IJtSH7mLPWyOXIscPrz2C",
-	"fgt9Ttg+wtRRjZHfss1TkjQfkHno4WBCtcEuMbcXxEF4jl3KOHzzduF7BInX98uoSdfI54v0FLkMBeR/",
-	"iS2mR4xzQhuVCrJceoM917HKE5paz9TItyzsDNYhtbZL/KVL6JwvjLNapXFiGny9Eo8yHrh0LpfWD25x",
-	"4Lh0Pgw9MsDi2ewK98TX/QDRcEkC10aug/wZDHQWv42C0CNpIkz3diWaTjqb+qxhGgH5LXQD4hhnPAhJ",
-	"UQIVPesHHQeGcom/DAkLPc62UOol/uIuw6UYxzUJxBgC+bzYSj4laIXnxEQVxH10WKkgl9peyNwbgvYc",
-	"MsOhx8Xl/TL6sCAULf2ATGjUQkCW2KWS5IJon9s4CFzCEEYWJV/4AM/J2P9MaHZ9Dyv5S7qMR5RaVtUZ",
-	"8V7FNCQzMc6M0KW8XjNM8ZoYp7q/dKn8VYnX36WczEkAs9ZfCbbi+vSha+9HL6ZXPb5cqh7Xa9Xjowr8",
-	"r3RUw/Xrqt1wDsnRrFTFteu63XBK4tcxPtlCJnFjz0Mh/cAhwev1FvIY+QFHvnhE8RoL7WFmEwr0fb2G",
-	"DS1XWK3AvpgZyw4I9HHsLgnjeLlCol1rQvcouSWMo5kbMJ7iBMCUNpgA2skD8j+zhRn4cqRbucHhUR4z",
-	"iAl0ywyNFyRLyRE1rAJy4/ohU3uI+2hOJDMUz4vdVUbidS7eEiP3V/i3kJxPqNh4fIG5Lhsc10HU58hl",
-	"7MHz1JofLm23Wv/1Q4fby/ef8b9/9H6p//zDlplaRUN5KOccBITz9SBw6TZ5/2FBYLW5j1zqCKGuc4cy",
-	"ato2WYlBCfkjBuaHHJHZjNj8TJ8N7N3iNRO8hocBVfLS5ujHUb8nZ3UHSmBECLdV0tkfZthjxEI+nVAN",
-	"P6RnEZ7ZMmFJU6kpUzN07fsewVRNkS+WLZ+zqJuocyF3RsRZBBBa4BVB5IvLOEPucuW5tsu9dZrRLNel",
-	"lWyiVK3V8/mHemAn91hhzkkg3v3/P+LS758+lnDp90rp9NPXhlk7ufuofv23kUcEQzK/h3XO1KKL5+RA",
-	"aXw9HqrLEFbEkB5kyEo2oTzAXjV/hLLhBw3wHyX5z0cxrH9sG9dvIWG842wVpZ8JUyODJxHDM7G7UUB4",
-	"sD5DWP4h96t4jolRB1GzAoTFV9UqmRMqnlZ3AsIJFV9DKxK4PhBHLA6YiaLNAKIocOcuxR6KhRlsKXuB",
-	"6ZywCaW+aHZeRpch4+iaIIyAd6Crq86FYsl8geWHqevJ63vQQYHJA8V/WOoB2V3BjPbLqG0vfALDsuJO",
-	"lOUejH93NplVZVax69enpHQ8q5JSA5/YpVOnfliqXR/hKmnYx85pZQvjiucytQsTNBC64o6++JXSKS7N",
-	"mqU3n76e3JX0n42H/KzW7rYRjcT53wxFRgeL50EHQ6CoAQ64i71RaNuEsfs5u6RDRbLYXmBxsIhQ4a0A",
-	"isxfEsRsfyWQYEBQSOMHExkwofcIgQVmiPr6y6rN4pw7yBngbhZ+JyZWiis4277GjuIM4pftU7FHxZ94",
-	"JZg0UPkBHD7PviZd+mqQIPAD+YpDjLOGwKVwjRlnH78aji/As3FmzD3/GnsCwhLG8Fx0piPFvIJMMz9A",
-	"M5d4DnoVLX5ZjO7VGXo1CHxn+jbww9UrfafDAU2C/Tn5gl7t/fMM+J/4N2b1FfOoGrP6/X/uvwKSwjAS",
-	"QyEN4+7Tn6FjYlGKUfdb3597pC3mOVI9yDVNE3MTxQoMsT+vfWeNlgSOSC5DavDiDkbRLoPTksvQ0mVM",
-	"MFbjzjRaPp15rv0AymCKYeknwbOvBguXSyx2ndHMsgbJMTCXMlQBBB/6eU3EQwCSiWB8sCy5tHdamPbG",
-	"Eq7BaqJXSkyxgzTyOJAvHqQHwg4k43qFsBcQ7KxVb3W6Unfa8kaaul7i07D24uwX2D6lxOZNzrG9WBLK",
-	"gTozk08Rju+juXjgzzz9O8bFDlaB75QIZrwE4/gmi/KkDt3dvcA2j7ueWsb0l9Feznruwwbv+fyNH1Ln",
-	"RTc49MvxCYPzH/RpJzU1vu1mvsWyYzOYCI1saDQ5L7CN0x+FpZVvxMgyO6vydoKX86YVVlo07RCPiBOj",
-	"kGB+MPc5J3T/j5j0BN4fPFKL9MIL9PwdVBBLnOG2Lqa8fe9yuupyfCL8dusnP8kOtNPqzrmq1pK5qtWP",
-	"ySmuNkpyyo5x6eT61K44VfJSi/ltevsCHDw1vLzVj4/SwK8HAbF96rji7TfY9YjzNNBerd1DNp5vKwI2",
-	"OrPSpYC32tWxPFwsCHbATJEsWxdfE4+hmUvnJFgFLuWIuHC+0sBnPHBPPr3AN0Sd8FOkEQ+55/NLwjMU",
-	"8vRPvciqwodSvXIZYhx7xIwwtugYWa74Gtb2iuKQL/zA/f2pq1qpFl/VpvpmpJIvsLT+3KVoqI4NZX2h",
-	"4hN7ZoUyb7zQLpJKK3WoviY4gNP8Z0LV9JIvK1A4t5PpeuQMHz7osMtJIFg9PF9GA49gRhAP1tK+KIhA",
-	"dATbHLFwtfIDnprTa2x/JlR1OntcfUTTzw9CE2OoeNRM6QEJvSGevyL6dyOT+r3W9EiZZGGPWwg0H8m5",
-	"9lzXpIBKj4H2HCzwoG+i4dI4+ygN559yTOkZbZdpvA69zx3KSJDo90Yc85DlGJbguuggRteh9xm58J4Y",
-	"uzhHR7tI9GMVCPHDXQmdFfx+v2z5Ic2Zgl5syHx/ySKwLpqJtYCRSTBr+BPrAqivYNsRRrxduB5Bge95",
-	"YBPD9ueCn5uBABr7Lehkwa8CnpFvIi626QPHyLYsSKy+W5D0gqhJFGPbiwapUPm+mRq2KfaL41OiU09r",
-	"2G6OO723hmlc9HttwzSG/W6303s7fd1s/WSYxmjcHF+Nple90aDd6rzptC8EsW3QFsfBnPCik+SrWSk0",
-	"KXfxJf8aTCN3pgG7tkNnfh7pBqHNw4A4yMYhg6MjpoqHbNBrxNqyrQiebmNPKhFAlkVWEcG3TMTXK3Hf",
-	"W8e2EsaJ+KbYqq4tXSnSamHBgkJOynPgO3jlsrLtL/M26pJw7GAuOQl2JDjA3iDV8423Mmwrfg2xZEYc",
-	"wrHrsTL6iayZUudZ0oaES783S79WSqel6ad/WCbCHC19xtFRY0LtBQ6wzUnATOQ6BMbt+bckaOEl8VqY",
-	"EcGuXC4O4Z5P5xGP/EzWJiC+2K1Fqn431jMSB5scU1yPJl8xYCy4PuOYAj+6Ggzaw+mo1/ypPW01R+30",
-	"pA/bo/7VsNWe9vrj6Zv+Ve9CehtEptKjetrg0Cz9+umjnIfpp3+ov7ZY0jZG8WZDb5C/eErhnVV2qCNw",
-	"Rr9wJqi3M0DYcQLCmCkAM/dt3wODkRB6KBA4T52w3IDYHPEAz2auPaHcRxjJzVlGfaroVepK5WrdgoZ/",
-	"6TvE84hjQqsg76TqPzZjuzTCIBN67TsuYeXI5wCs3bGaVbGmMrIkGLXQEq8FJ5y7N4QmD5wjPOMExsom",
-	"lC/IWiFW6WTGF4EfzhfIYoRLDGyV0aXq+BIHn4mDrIBgR4zKMtXX3iSA1JIGCkvDqBYMiZHYV03ZysRz",
-	"7pz6AcgLQhEjlGtDAaJNM47OoCkXZJNok8WSawIcIvTU19g5woy5c0qcTC/gy/7S5Tw1jyl6rjfK1epx",
-	"+fC0XK3lsY7OYKDII7dfMe1wXwhGe5F0DiCi6J01bg2sXZ1RoqP5zjCN9mhgmEandSn+6danF+03zavu",
-	"WAiO1lhcG7fEf68uBrliY8NDZLPXLfUI4u6SmGj4poXq9fop4uQLl7bapet5LoOTI5PkO5sxkpm4WqV2",
-	"VKoclmrH40rtrNo4q9TLh9VaqXJ8VqlIQAqUFFnjdrPXbCf7ylcPaZfLeeujEWOeX2JymlIsT/rlRcc7",
-	"E4w2/oq7S5dx1xZA7LOSTivw6mNoT3BGBwcOWmHHEUSGGTlq7Ges9G9+pOSX9+F8fPWDLoSv15ykbbB7",
-	"/zwTbFDac/5x8Olr427/fzYu1u5++OH/0pfqdz/s//O/8ybBdXLENuyBUuINElL3t5AIcUO5O3NJgPZC",
-	"l/KjhokwQxg5xHaXUrq5dJ4Z3mG1cVSvHlVrJ/Xjo0rjsFo53LQsS0+CexfeXb0nActd9s4A3ch70Xqp",
-	"jX+OrM7gfaPINhLPiS00eH8kNkqCs6bv28NRp9/L3TifXZozieJUmyAVSTPnyhkHWQqA/FdaaWvlopT/",
-	"ynF3vGeesvy3EH3bYRAIXivVCYIzb6Ff8cIJEuTJ9s8jPwkpQaRP8YSmJEVTcrXIPK30IozjgDOBbaxG",
-	"7cNytHp9Eowuf9hwctBvfvPtIft63/FVjhSe97HzGnuY2i6dj8RtkneA0CWRy1DIiCPYyTmy2v8et4e9",
-	"ZrcIuUbPCt6v/pxeNnvNt22BrDq9+G70Z87d6ajdfZO6/r7Z7eQfLKQjwG5HpYg5RiwjpVg8B6rCHEWy",
-	"Bu0JGVKt1A/3t/htZPDh0qXRz6q54Zu0F1u+/ycxeueuKyX81g8+b47matiNBqOekYzejRQgsOZCNoM6",
-	"TcKzW5eRXBEjIOFQbI8cB7YELar9LY+p4ssSJJrImoSVSt32/Fv4g5Tk74U7X8gLluycmjdkNRr1UqNR",
-	"z/ARdTWvg4x4s65LP28VAg6ZuQIeafMSeygU4URyKDvnWT6S6E2VHcIm7o3yElMQGu3pg42wtCCuL+v9",
-	"cu65IHHs+SjJ99O9Z4Wuy3L621cO3qLT+YcDtnmizROunUSIqvF7LhNrHRsc5CKrn3Kdt9j4Muv8MANh",
-	"LhrgZMnyPXezo0VgSHKly+45wteA04FpwY4Xc+WySOmsNb2LkWZObcnBDgcBXj+vsBXrbOnsdPtj+dxQ",
-	"92TO2z9qNpZ+kLh0SUf/c7TCjCGXC/hkrRJ36Kzjs7hVfq59a/ueR+ytcPgWB1T8ec8SxfrKD+r57DaD",
-	"FQJgqXUzb9u9JVyhubjNS6VtyXEZVXekHnROeClGe3okQWb/Uc+lZHTtLyP91E4l9Pb+xE3IwebyvEID",
-	"0/uSOVtFHYpgLEPXZCZoRxyjJLjaCJzIKHwlgItbUp14iuqqpTChvdE7E30ma3luTm5GmraNKZGs+jl7",
-	"NpbM/2kdy9McvQVuOYrwq+ax+AAN0mvfWQtStSTvTfM1VtbQ8cYq3o/dxxpY31S1xHxQgMttJ1A4uEmP",
-	"TpiqCd3S0znhVhldSiuiGYGeQJoXz1CjWhP8NWU0/Ssj+FyCSIxTm2vR3KrOlva7vLV7Nx4PkLQuIPFU",
-	"SoqDf0UB60RkE8z7gEsd98Z1wshex85RyEJQFZMv2ObeGinbQyGprE1Ah5NlnliOLYXZ7lwkv1Kq4/PE",
-	"cIclyIM4J0QoD9avGFIN3o/qYJqTDsQT82n3SsJAclEevC/FjKW9YBU3WIxsX4cjmPn0POIEFgB2AE7N",
-	"QSeN32KT7iYRx1b0vOWWlnMz7Ygr3YkBS4PtxdHV9u4MYZqJiNGcLrZ+X5rqc8+zVvSMBcyW6cgqNu3H",
-	"PcxFVA8molwcs81+cYnthUtJSYhv5WYvHjxLYsFMZEWUBQG8yk1I/J3y67TMCd1gevCyRJ4desXI63WT",
-	"wuEwimuwTFQub4TmRq5I95F5Qt+K6uKB3kPosT09l3QksUemczG5MqiL+rRU+/IlCTfbIP7YT6Eg59gY",
-	"kWwgr/fviJejfBY4EuyVjm+HS0K5CtW59kO+w6roidfyBw+3CnNB0SvAshvs727LGPIBehO+uzGQHPay",
-	"S8sd65CgMX82IwHL3Q5h4O08fYv3y8Vsah2w9NmE5XgvFEXuusHcn4m/ZJObw1+RoKtYSuIasQ0s7lq4",
-	"7b4WG6Ay8bXIGvdXJIhdLTSEGV3aATDvPS50dvvUP8xuGTna6/7jmic+U3kRKDxABSLEN9j18LXruXyN",
-	"Rt3muWYHm9CArPxAha6Nuk2pWNeawzaXwEJ5/UAMm+3TmTsPBR+F0wtfEDdA3F/5nj9fI5dOqOVJq37s",
-	"ImDFJkywFEL3lJEwx6CZYwXUevVYStmxEslPI9cnTJ8TpfSEtdBoBQfXLg9wsEYhI0HJXviMUGUzYWXU",
-	"xvYCLUPGJ1R61lPpnOnSuR5KEUdMy/hXEPDS0g/MkfrKQwq+Dms5oSplgcuQ5y5dnlg7J0ZT6/cqem1i",
-	"QHILvMVDIFneJ0xoK2nkWxsfG6VqtVSrjiuVM/h/uVGtlSon39T4SDie572OfwvjMHepKVwLAojp6ZU4",
-	"MsiZg9lI7C9JQhe4IPNMTKjYl54rdctYWiaRy4HQlNOJbvuR4Wh+oHR48LAWP7/XqNZysM9+GXWUyT6z",
-	"Rf8Ae2P9tHJUOzmsVY8ap9WT+slxo/Z4e2PstflIKu/IBjKRUzFvz5XKmKJO9mG5z4ECJC/Wm4sEFkux",
-	"oTIaET6h4MABikjpjyI3/yrwb1yHBLGzZv5qPUXbuiOCaYudc1dwWRGjZ0aiPGHZutmmClm/FMN/oukr",
-	"E9z1cjawF7b95Flf4h316WE4SJO+D0REqTBElyIsV6m8Az7shMv5nUR7s9DzBN9cyfhoMWeZdV1wvmJn",
-	"Bwe3t7cZv8MDtQEObqoHBcJOBG00tgQIsgMXO6XffUqqpRsP06LAvoiY3pRWIV+FXHpBo/hAEompFEoM",
-	"CEpQgxBFiu+YKCBq9M6ECjZFovRfCsoG4OUsEC1Pt6nkXi4U1CDtyMPPglKaepvd5pOh/faWc8+qedg7",
-	"nkMI/l+sY8EAuF684cogn6UEQZkDPGQJcG+ImqEcvZI7XxDG87+NuctmKe/39ps37da48749HXWbKS9l",
-	"0+j1xUXDNAbD/sVVa9zp96atYWfcaYGDgna1p9/5VFRGO8QZefi159ufSZ5WVDqvsl0zFFn0Iw1pbMqM",
-	"JwpeIL+F2Ms09BBl6mNIopMzxO3kl2glXoQ+O0Xmu08j/drDiDJziNtgw/HZPMUJfGqTgBJHCllAPDM/",
-	"kKkzrmUfkRh7WtmTpzncMZ+moZrKV4Javf60OR43W+8u273xyDrTmJgKFEqBs8zz005vetkeD/vTZu9i",
-	"+mu/17bOJhSLWQp85GH7M8ueMRVftIDbWwfwb81Cexa8wyxT3mLWfnlCrU6v1b8cNMed1922/JLoY5ZJ",
-	"U0Ic6WAMZmvZUtIk+CoI4vcZmdCQEWe/jNJND9tvO/1egbaVREN7lvrLmlCteRS1ftkZjTq9t9O33f7r",
-	"Znc67F+NO723YnTRHZgtE1n98bv2UHyYgTrGUcpWxZ5ed/utn9rD6fiXQTvDnXLmJntVDcswjfz+SB6n",
-	"LejGhc0VNkwDuqw1CpeLcL2U7jAfxSnUsgqvPdfO1ZqCkksStdw64F8Dh0h92xRy9CFfVh6mW6wU78Il",
-	"ponmXXv2yd+VlJknwAJCSh4R6FjtIrBLpJ2ILBc71v4L8w1F33lSaR7pDtkL9wE4wWYPfhWX0Z7iIQJI",
-	"HPgBUqzkZeflifKpkwRUFj8OCFQTMhK8YlIkcWWNI1tPBZtIMkf3l9GgQoPiM0ruMU0UJNBX5t5LZwib",
-	"UKv5vtnpNl93up3xL1kgZWXVK7H//46XnoS+dp/psrPzwFNdN+fAvvOEQQKy64hxpniIduLDqxXBAdPM",
-	"3jYxJxTiOeFEIfemKTmEiWbYlssoIPXvkHeyCzIJglX8gEdSJU0m2g5/KgjMTorkES++nbZ8Np/etWnX",
-	"VR8RKFHpCjdmKWHVLzNJl6L94gx5Jz/OONZGx26rqOLjuVdCju1RyyGFH1jftq2MIvvIbe7lVueN2l9F",
-	"Vmm5bciaYIfIRxszool4U3MnSTzApGJV15q8Yon5LgcU/KErHc/To1Y85mKw6DAzW9c8Lyd79HrORnCx",
-	"U6rW6oU2goY6vgFJCSjzB7HJzX48atmIM8+ACenrIZcxWq8nHJrz5Kar3LjFUpmxOEzJwZiAngY/N/vW",
-	"lslTIvSZIM9n2nvd2PdvmzU4o1q/x+dU5X/BDH0m65K0la2wG7AzLUT7XNxkqFo6qqMkWFuGO7l0Hhcm",
-	"iDjXhEpept4TEw4tMwm8Ew4nH2Mmcty5y5mJrKkylpcstKcCVOQgJ3TjNYQ9cc3ZP4+ar2R6CEstw4Ol",
-	"1z4A1PiBCZV+/+Kxz2SNPJg3iYwInfmBnY2ilfHmcMllMnAGZxygvhqE3iijh2EanOClcWbckmsQAPiL",
-	"vlpHjbwl9m3sub8T53Kb81gTuDw8o9ydNN/CjK+QeJDkZSAQ16NdpF43EUavWwPUOEYczxEL7QW48xNa",
-	"uhpZZeMhDm7jpNk4E5fsTEHXnDgVbc7w48AacCvYyxCmqZIO5NqNLMhRL3Byknd3QvcwRSFVcdNHjdK1",
-	"y5HyTIXyGNI6uy+XenuA/17mu9lspf/3sVo6/fRR3aqe3u3nmrFSmc82rT9sTe1F4FM/ZJrvPGrDSWEZ",
-	"Kn1IlA/ap+QcuZDLI4nyUX9CuYaoFElT7XelhJN0oRydVEj/hO5ZDJzelz6NfKcib6gNxynLRJZbwMEK",
-	"nA/n2yMMrH1ZDEaZBSBBfnTITfKUxRnEm4NO3oFmI/f0lnT+cRrpxO1cXjFV/CIlkNkM8g3EUUKpoLl7",
-	"QUQB35ALsgqIjTlxzoHnqLQCSdqe8pM9O3J8UOPpNOGDMGA3yQMTZ6y6R3FGHTGy3DwzNP0dgLOQSifj",
-	"/xIpamyCrIt+r10MnRVy4YxpQHlxmsZ8d9zOI0NsRMsLzlfwma3MHFznU1w8AkeQ5kdbkRRq7fXHCDKO",
-	"FJuYuB/SH7CV68mf9eIv0pFGpZGbZ2dLjzR3/x1+M5GZ/kleM43To+Pa8XH9sNI4PT1snJ4cnT7Ba0Zw",
-	"rnuIOkqidguBKBDsmaXqcsGPFXJK3X3wKNDGE91hYorIjTlMStUUUf7f74qi0Z+VpKSUkaVk5duRs1wq",
-	"rrhaRwvyJXXpZNcV67lq99w74LhpqfrNWQSZGRkFxAMPMr3Wg74BpWnJn4Fg0vx7yw/qRb4FUKcDXTRE",
-	"wFB+Sch5mQ9N/AUudvLkk44JS6ZVvlakf6vAn+enwRmoO2gW+EtZoqpaqZwj6W3hECGvmML2LhP3IC+D",
-	"FCWo53PkuZTgIJd5xQWjqtmCUfeztW2auJTL0RzsRLEZYjOjLTMjZJGgNbHCrNCyPsYPKhWFmdNiUdR3",
-	"H2caFW9JZqy7l+8qgwM8Shx06wcyaw3N0u3DWTG7N4Nh6hPnaOnfEIasQbt30em9tZBkMQRZw6teL33l",
-	"Qtp4JcFGmQMjLqoaMExDvRil0PtUuNdbEUfs0SumIUx79mYzp8imHpAXoZObIGBbYoSd4vw8EfxMFlig",
-	"NlYKAek+VX60QJcd2Wll1oVfBrQufQd6lR+ewkiwLUkCX0e5IAAqqBC2bRhPtPQv9ats+0srWwuJBP/S",
-	"DgRwvC4yeBUXn5cIUt0RJz+V23IV+DaBWFnNdhp5EgUElCVRg4VdhjZD7h+rcNMW63c46sZM9fdtHFV0",
-	"++HennoSAOX5mZaeKaKKWYcmwxRppNDkPQkFMkeVTXUjRIbmrlaWM6XXzo3yiG4Jg2M7gusescw7Im1z",
-	"Vn4jpo4VmJwLSD6Z77clE1Omzlc0Ctpd+B7EVqyT6kthECk8tsxOkdwLSRJRcfxS8X/3ReNFkalZ/d/O",
-	"QO/s83emAbEuRXr5s3iw/cUGR6Y4H8Q9U10o0jh7bCwaTg5fAF8M7dyXYYybeTcl4Pz5qj9uTtv/brXb",
-	"F+0Lq0CyznwNgqQllqcy0QmJnas4MJULGzlkBc4RPkSMOcRCe7ASUWZUGEW2l/uP3E6K4HNC13fHVkfH",
-	"1ILh1MVVvhmXqIfFu+/c4IUTGOVj6W+Qxij5mKDECd39UuT6Lu/JX+qW1lA2srpwMY4H5kHSdagvkAEp",
-	"0WY/c/IjXyeP3TqI7ymPXirl0UZLOeYa1SnINQzZMMDJNykLGcFHy4zi9Cx1yZKyRGxESX17Mx/Kjcda",
-	"0OmwPbrqjkfTfm86aL5tW/u5yv9cUaO6fI+wyfkG2tP7FO2IfXNCrYv2YNhuNcfti2kscK5G7QvLRNag",
-	"ORx3mt3p6KrVao9GUmZd9YbtZutd83W3baVd4FrddrN3NZi+aXa64PS2re30LekNrC53Rj9NR51f29Nu",
-	"c/i2PZyO3zV7085l820bLkOexUF72Lls98bNburdOAFjc9CZfmgO1Sn0TafdvZi+b3av2tP++/Zw2Llo",
-	"98C3+Md2S3z/p/aw1+6OpkmXkiSM03ftZnf8btp61279NH3TH04vfuk1Lzut6YdO++078Xr3tWEa0FvR",
-	"Qrf/i+ia9v1uZzSGD79rNy+muizVnI5hHBdtcYpu91q/GKbRa/97PH3XH0ybFxfD9mgEKKA5GnXe9qRD",
-	"YXS/1eyJW52B6N6H5jB1s9MbjZu9Vnv6rilamHYG74+mkHjyTbPVzn1SRxv5d/u9aa89/tAf/qQ/Iu4k",
-	"Z3/xK/JinLaHw/5QOkFmKNMwjQyRGaYh56jTe9OfXvWUX2UXkvG3f77qDAXJ9EfT5tthuy3mGm4o6ur0",
-	"BDVMX/8yBbfuhOyS9UjBqot2ty0XfNR6175sTmHVm+CI2Xnb6w/lvU7vbbedTMJg2B+0h+NfpuP25aDb",
-	"HLchVe1Fu9Vtit6p2532CK7H2yWXoednbFCALsfPIbPZv06Mz2Q9Mc4mBlQTnRjmRBaOgmvg/RNFrFVL",
-	"zsS4sx596L1QOq7CmYcyACtHbaPYZkETe26HcmFWMmnqKAVsWftamt1+Jjk+WD+R+IglG8lMPcx3vpdB",
-	"XLkr3eJ7Gdqtt1lw5JvHnq0kow6L6lmVRWAzs4m7JPSpCeB+lmeFuCkFQpcuj/KnI+7nJqObhTwMSFc8",
-	"mpdmRrQgCxgGAj44yA+5jvFjBbjjh9eQj1l9QaZZgDNFfttRNr0kogwefEijvXtNP/IMFTecGzDh2kXb",
-	"kU/nJ1ryPc8P+ba6NUN5OzKRChCjTXwKgQ773W7/ajzNKXAihKHgaW+FGMr3SN9Y39GD1O+7stUwwks2",
-	"NFWK7Iyl2M1j12G9mPuEfExTlSZVrdW5Mz+rcJIZp58cYx6Z86T4ZA1yPhupbAop/F8yic4zDGNn5aVi",
-	"lHB/UaZCPhdJeiKxeUh+zzZtjVHKAf3rcYTI62bvoi/Rm6ouFCNlARmabxX2jH5IvLK71lDu5tvCDqJE",
-	"iYofnCcuMxYMEkqXWHE3JdyXXbSKasNG6ZyKhepY7dRdsUy5G4LtReTAaf1LNGehq2FHEK6QFy5nceBa",
-	"IZAjO7xdN7UjI57M2BaUZtgWn97wbCy8VIkqOJ99yA23VU0sEyXKpqzzeFZkrF00IVEWKJWbKKp5IzWA",
-	"ENSUEwv8L55rZhfznU2NwzUVSAJtEmUQLEom6YL8WQ5WdjnRPheYN1BF2GHg8rVM8A+d9XHIF7UcPNgM",
-	"+QLVyhWEoWK+yu0DqiIsCF4viniGXstaglLVBY9GrhZ6DToMZf/ZhGK6lg2e6xqCkJEAthMoB8gSu56F",
-	"bA+7S7laP34Yy7dMRDxGZBEnFew9oQ6Z4dBTAWYzz7+VokXvZ+QQlbp4FXhalgts235IOVOzDjPuH8hZ",
-	"OhD/NUx5ZoDWd+TGEM8e2J4fOqWVh7nY06DyISYijsvNpO9AZNK1Aq39MEDwFhIcWlDDvd+QajCBlF1y",
-	"q7yhKZ5HjcnbKPEBhQ0rpjE9cjnG7CfgwRQ5SYJRVdWl+FEVFMWf0sXH0BZ9iV3KsUtV8H+azJLnXjFE",
-	"lqEX230xYuE1mLNmsNByFM1BB91Uz7alshejhzpQbqDKdZjbMsqppERmvMVVk+JnjnZZtIqhKJb9WYXr",
-	"RU64ZTTAfMFMJEtambpzHYubz2SsnAmUeQt9RQHBnhiZiZiso3BDqOMHrxhKUktJyMXA70GKn5UvRuYg",
-	"zPUtJpi82F+IUAeeQP4NCQLXIWjvGjMCWkZLrPnZgdJML3wWqay1hC6gYpvQlk9vBM8SBxW2wIFEPnIC",
-	"4tk5E0+WijMFvdrXOYqZgbgsWYQYFnWQ3GgIB2RCkSz7qxz2y6hJ13EyOR1+Yk/0cxUX6neXK8+1Xe6t",
-	"5VJH+nXpkiHaZYRIAQlM/hWTO08MKONsLbqnu2VLUpEO2JhqnMw6Ryvf85DL1XqgKI1ugnshQzWAhY07",
-	"t9jlVpxfQLvxP1bKkUi0G2/rfRRS7noSlYRMwhLpCCWG0nUZpK5Y+A5DHH8myJq5HieBZSJrib8Mpdbb",
-	"QnuV0mGlYiLFTtFhpbJvIssPHBK8XotuyWyHPsydteHkDAoLa99MKcsh2kNO1UAmGhqFIFYstSiCXcVT",
-	"lVLXW9pKJIhRSZK49ukP/8v86DurgHC+Hsik4pmSqEk5NfGlHfuMKQGvUtNhzzuPk8rK2BFlqBBbBtsc",
-	"CqtCV3uAIMQT2VAaSFsneNWuyIVz5Dry9ShUQfQ0Ha3A0G3gck4ogkL2uj8NK6MocS9DNqboOi4oJbcu",
-	"BFP4AXId6O3Wanj5Ze7OBS+Wp78lXstZ4guyBNcmpbdHWqmT2LXG5WJvOvsxP1T+XLJkHizkMqnNB+ap",
-	"KPNDXPRbNC2NJdvKCioWrJFMXHDX9kKQEzh+Nn7/eo0gkbI634VM9gdoMScjsZWU7JXZ51zuZWSeLq72",
-	"bqpKlO0bpnET1QEzbqrKN5PilWucGfVypVyXrk4LABe56bW+qr/utlVHOftq5BauGSaRIrE9Vcvz9opt",
-	"k6mmih+PiWfPDxAlt1DFUUarwskiYhE/bGMJcUGtKLgd/P5diOVjJOCThNUlzAvoRXI28aSCSTkPyryR",
-	"yoQHWEAa8MwJzTAUFWey1bIHo4mzvEdsUvKWmA1yf0I37X9InBYhGxNMscqfY8GZStl9fF25YuQXL/Bc",
-	"xvWs47KEdt6BLHnkYCAXUmAR48689/E3MKyfBXss8vhlLCIKv9KXc1X4+XiFCr8xzJEohV9uerx41xKR",
-	"ot4BD00lDsRmq1UqD6uX7jqPqXykTucfU8VDsxU99QKeqnhmTizSvRllN8NGRsqwq4ClskaQazQLYNyO",
-	"kalOma0RCYPOL6yolUiM6hlKt4Ht5QQ3K44Yxy06rtjsxllDyY6kiIYWrrmt3F1eMTp1nInLummF0bTy",
-	"ZImJ/4nZEvPX/SD+fFSV7Hk+I1t7J5oaBP4Xl7CDW3JdgrpkQOE7F6ArmVTGt8JozQ+Xtlut//qhw+3l",
-	"+8/43z96v9R//uHlp8koXLY/p3BaTtV+3fNos2banWk05J7P+1LMGw5eYycqxQOvVO9/5YpGCgqZZFpB",
-	"8SIvki8rwDRJ6QIWLpc4WIOFiPFtQh5oay44S75IMj5BVcA8By1Z254hvKVtGbsBKbt8Z32eU/A5W5N5",
-	"QncXZUb5NZk3qi+fJ+WjIY5zQmNfZqySS+8l9aNRkfLR+2XUl6UtJ9RK+KyFrontC9wPlY9Fpzc5jKVV",
-	"yTSRFTM8SxV6NaX2woo5uyVPnHmFnuFsPl6o2GiYS7jhJH5cEczVDtVnYBCwfepopQxipCOaAlDDUKNy",
-	"ulE7BGGP+coBOUlUIrAUdz0PBSEFMzEE30cFQiMr9oTuWXNZbERgG2tfTjAAQNlXVdEpD9iJoX4AhJlE",
-	"7ZqA44UsEmjNjUbMpaoCrUjg+snhHDS4gTt3KfaST8ja3lEacuqLduYmul1gDtEaUIved9bFcVsc8vSi",
-	"yG0YzcK3hDrwyde+s34YynkYSnkc4shBDt9I7n9Lcfw42SblWuLzx4OQ3D0VuuZYiY3KrGLXr09J6XhW",
-	"JaUGPrFLp079sFS7PsJV0rCPndNKBACP69XqabXWODyuNyoCDFaq6XiJfGxaqVRibJpBJkkYarx0j4/q",
-	"zIRLJoGMSZxi5fnBTKJqPnh817VAui1TeBRPYRT1psWeJcFdW0C6HlD1wlBXBlhtCX8qvBs0t+S73Pon",
-	"icCRPvIKzESFCL8pzmtUTu9/qeXTmefa/BmBoYwc3wrgCmDDO/Nx2qqDr+kLdxJeeoTn2o7FdaYba7JQ",
-	"E9LnSgUVuB8RZx9ZmVr1utpe2l8yNAA2HqZssh6RJp4Y1TCO1wmwUaopeE8DFjF4gdiRKLvG3KfS2AeJ",
-	"aRRwmwWEIDzHLv22QKc4qlHr8dL6qNRX/9RY6Lll55FTnZ3gml2qXzdIqTE7xKUT+9QpVUh1Jlh+wz50",
-	"ItlZOzmsH1VqR9Vq4+S4dlo/apzskp3VZ5Gdp0eaAJrV8EnVrpBSPZJEQvic2hUnR3YmtPMHyc7iXY/l",
-	"YRKV/V0eOhrP/QPkYeP+l3pRJcrnk4dS0DxFHpq7bTBPlGCaOWtChSzZXlRZHGddO6XCiNQuLLbH3EJy",
-	"kVwjDPU5WpMopUZ0ZSYmvLgAEXPxp5Qef7As+K7Cf6wKP5tx8dHnekr4rR8I7v33Uu4/RZuwKTQyTOxv",
-	"ISTekj/oxBS5VNwdxDwdys7mKueHZOVhWwnw24XvEekXh5Rn3cMkESjmVVXocp5iHqozQqWhGDG8SsST",
-	"OP7siZNT4hi1o3r//jnCsly/iZayjj/yA2Ve11hUqtCjbDW/uj/qzxC/9VEgPY9t7HksY+zXm9Uqzk8o",
-	"C22bEIfFuWWpDAmN7Ai7tO6xW1+k5c7IWKVnj3MFRR4yemeiwxuYKzSnpDJqRnVbJzTxIwT/GentBc5e",
-	"0g0hOVXCUVPSzlNSAKNsBuAJfXIK4M23JvS+FMBl9N71PRXdnnINgh43KpWkWLryeZcnf6Bgsaa6u5G9",
-	"INH5X/oCQ0+jtMEuB7cq8mUlJHe66LD2ZiCIYC/JNxyvatzryLtGAjRKiIOuqAsZGW0PM0bYfnGIlbCC",
-	"Fzc+yP3/DSHWI00POdCiUfuwHK1enwSjDLSwMZVcHSJPtsCMwkLzLSzRKFqSWMK9gCo+TsK6Rd17GkNB",
-	"wG352TL/tJr3FFXHCgRI1/cXVb83NtXvKqrpu64hkqUxY2ZoLy0b9//cyLJRrd3/wiAgMTJ5A9mTnhGU",
-	"jpRHopo+CJ14eYi6o/7xDmga+43Q3SEaW/xHpK+ErIZVzhR0Spffl5itiKPEhMbhB3v3eUqgoo4SkZNs",
-	"1lNiH12HXC+moVkV7vOO0CwM4HOqzZlU2ymPaRkEISBlqriU2lQuRZhqVffNCfUD6UGrV9rgC0yLVN0X",
-	"gNVlEk1rPVWqI+kjDO7YZZnu7eMnC+3lZfkyN7JnmahcLkvfcYmEJzQxY/z5vEN2bYjvTiIbICZTByau",
-	"BJ0tb/0HlaK+M+Mu1f7oLtVUlzbk6SDwndCWsTHaJp35AYoaT6qY5xUI3FpNL87bvVHhvTAS2FGY6LuD",
-	"yncHlUc5qNRPK0e1k8Na9ahxWj2pnxw3ai8Cknfx8oPsjvgzuK2oiqB/I7+VewCkBnV3ItUHIF4/lb7k",
-	"afFWeu7irZFW0tt2QotGWg0lxtSzPgKcieqwQJZ5iUdloxIkucEmTBJQ2nMZ1KiR5mAZnEu+rATLli1B",
-	"nWyfa0FYE6rir9CzhV9NqB5/hZ4t/EqLsP0eefU98mojzWoSdPUEYLFbU6cbbf9DIMhfWU139J+gptuh",
-	"Ha4+k3a4+hw0d6Qt24zUro/tSumUnDjH9tF16RA3ZnVSc/7E2uGi/d9BdtX/HO3wp+1EoCIGX25xHgGw",
-	"iwT/bQC1v3r0XzqJeEoNrCXmexQePvga/73TmXtIZBEdzQEhye6R6wSXFCJLNMJJnmyJDzFltyRgqFZp",
-	"SBxJfamkQ30Z0EdQQGw/cNDcJ+wsMsjSebb2i/IBd9mEUiKr/YbUEVieQio4f7WCJDRJ9GAU3yaTt4Bt",
-	"W5XLklVskOwbalQaCstCJJzooefTOQkQW/i3AhAXAqrfxik7/uAf5VHXuCeZPZThU6eS83i1/45Oqrqo",
-	"3bGli3umFt6O5STnEOzpCS1eGUvWeo2LY51DHYa5DH7dXuRtQrUqb82NIiRa9pBcq4MpE2BlKmVaUuNv",
-	"ZYt5WmXUSo7N2nk6AMe3uS8T8YBjDt44PhfazN/AQfYP38nfToVb/KQVJzWNqiF9jDJ0GmkDlJEtGfPx",
-	"a7r6jkqcXD1KpTs2IGl8q9/rtVvjUnM8brbeXbZ741Fp0B6W3g77V4PSigQRqDHSSY4jAJVFRroSa6op",
-	"+6crEkyVZh7Qv17ESFbk39qo/DRkhYX1gsGpTNOpUUy1UUwH7eEURqEqezGZ4Do9dXeCGOKEoCr99av7",
-	"23wVp+MuI+jJGaoelSuKPXmCy3/Krb1rvOkPX3cuZMGC3JK4jUr9+zH7r3LM/nsr+rVk3X83p+qCiOaJ",
-	"h5QDAdh3OVA/HhghzBDzfcjSJyNAlYsv+FnogTuQSVp6pGDkEOx4Lpw/mcA9e1EqxhpaujTkhCXJY/G1",
-	"R/YjB2Mo9C8ehNR84GtyTbQypX6Q4LAzcB8WZyXxrwxAjfOsoZR3yYT6aWvThs+y9F1RTipYFnQvo3Hk",
-	"eKwl51sXwkOwJN8B0bcHRN9l4nfV85/JQ1QvBy85TUg9yEYOwfk6n3SkifRvISY/YFeWDH9+WRl5JH2V",
-	"f9w9j6lbOza7FKnExhbaSxclTPIax1mNkzL0W0z8bP9eq3kUavSsVnPlWRglG99hNU8lJi1mEp/Qx6Uk",
-	"3WUSn9A8mzik0ZbzrjIDqzza7nzBVSJtLZTpHDQc8LRSr2rggEGWNXDoTYzwefJ+I6/1t7C6D+Gj3230",
-	"/wE2es1r0iaUB9irPsRgf4pPro/tIyGXG7NSA9evSyd2zSlVSWUW3YuwUPWoVjk8qVePGvXa6eFx9aRx",
-	"dA8Wqj0DFqrWEjhRqx+TU1xtlCSqOMYlmbGiSgp7Asr5ek5n1Wjan9Oat3tVDx4/STswl1qsw4I+hycn",
-	"jVrluHpYr9WqJyf1Sv34mWFX3hxscwn2g5SX8p/ILnvP/nwZI21uRei/qJk2ZywarsuKz6fiuseYbIvr",
-	"QHS8l2O3lUaXZ7bbQnjM89ttlYHoIXbbDajzbey2DwM73628f34r7yZL2M0RCth5H7WHzxFUGV1gwQk8",
-	"9zNBeEI3FKOwpz3mw3Ej3v6McDiPJM9B2VUZgaaOFeJQmzRISSrlEFqQoNiJ4htYVP9ie+wZ1I1/L+Dc",
-	"+I6cvyPn77a8J9ryHiq3ng3JPsCu9zgwmzXuRZHOJnqicW9Cc6176GnGvQnNt+6hpxn3JvQ+696GbP4W",
-	"1r3vwnmLcN5qCwSGXj+ppG2Bf30xDrbA73L84XJ80+r4XYh/N0kWMEk+WORrlalBFEQ1qT8Wrn38SfDh",
-	"B7yWLsv8SXBkmcNNyqJtNYplxW8W10YFAx+N6muiPUYIsrTHS6UF8VaWiaxSSTxk7ZcFocZll88ODqq1",
-	"43KlXClXz04qJxWQDWqqst14u73kMdIrHpcTxpqf2UfMVaZpcHIDfdcWK6tK/ScjrakjkICWQAKNuk3t",
-	"szujrHO+ng1K0dLwpwvuRpV4mRaVo9W1zoy7r6ucN/Hfhoq12Gdj6s778AZ13326+38BAAD//w==",
+	"7L0Lc+JGujf+VfrPeavG3iMwN98rdQ6DmRk2GAjGk82G+aNGakBr0SJqMR4n73z3t/rpbqklJBA29kwS",
+	"b9VmjC6tvj735/f8UbC8xdKjhAascPFHYYl9vCAB8eFXww1+WhH/gf9tE2b5zjJwPFq4KAwIW3qUETT1",
+	"/AUOLpFH3Qdk/od51EQOQ4z4n4ldQjeEBmjygII5QZ8JtT3/DUMzQomPA2Ijy3X4l5FHEflM/AdkYdct",
+	"FYwC+YIXS5cULgq8yYJRcPhXf4POGAWKF/wWdoOCUWDWnCww7+L/8cm0cFH4r6NoTEfiLjtquEHh61ej",
+	"8M5xA+JnjErcROTL0ieMOR5F3mfiQ+ddh/EO+4R5K98irIRW1CY+C1b2AyKfsbvCAWGIfxn7DvMoQ950",
+	"RE3eVRPdO8EcYeQ6AfGxe4HgMvoBTf3iPZmYhrzw/4VX0EGj3S9WTsqIBQ8uMcQEYndFRtSD7mLXfUAO",
+	"Rba3mrgE/bbyAsIOEaa2bIz8lmyekqh5n8xWLvZHVBvsAgfWnNgIz7BDWQDfvJ97LkH89cMSatAH5AXz",
+	"+BQ5DPnkP8Ti08PHOaL1chmZDv2MXcc2SyMaW8/YyDMWdgrrEFvbBf7SIXQWzAsX1XL9zCgED0v+KAt8",
+	"h87E0nr+PfZth84GK5f0MX82ucJd/nXPR3S1IL5jIcdG3hQGOg3fRv7KJfFNGO/tkjcddTb22YJR8Mlv",
+	"K8cnduEi8Fck7wblPev5bRuG0qYB8S2PUmIFjSDA1nxBaPDe91bLXcflaE0hHLaFZryx+CiXvmcXCWZB",
+	"EW6mD9fJ7tpzjn1Pw44P2MF28XePkkrxs4vpLuPd/1A7noX5qJ40UFc2kjXMyvYxqn7sf4RPGdn6gBxL",
+	"jGn7iPYzkmv8ZUDYyg1YBvO4xl+cxWrBBzIhPh+EL57n3M2jBC3xjBiojAIPHZfLyKGWu2LOZ4IObDLF",
+	"Kzfglw9L6Oc5oWjh+WREVQs+WWCHCi7gK9ZrYd93CEMYmZR8Cfp4RobeHaFJkntcTqeyi3BEMUorO8Pf",
+	"KxsFwd8LF4WVQ4NatWDw1/g45f2FQ8WvckiS+dzPiA+z1ltyTv+Ibe2pF+MrH14uVk5r1crpSRn+Vzyp",
+	"4tqkYtXtY3IyLVZwdVKz6naR/zrFZxmUO2xsPzuk59vEf/uQsT1uPD9AHn9Esn8THWBmEQosZ/IAPFas",
+	"sFyBQz4zpuUT6OPQWRAW4MUS8XbNET2g5J6wAE0dnwUx5gxywhpfRhvZcvpnMvizJ0aayaCPT9L4c7hB",
+	"M2ZoOCfJnax2w9Innx1vxeQZCjw0I0I+4c/z01VC/PWAv8VH7i3xbytyOaL84AVzHOjimu3YiHoBchjb",
+	"eZ6as+OF5VRq//65HViLj3f4X/90f6n99EPGTC3VUHYVZvo+CYKHvu/QLBH85zmB1Q485FCbs3SdOpRQ",
+	"w7LIkg+Ki4R8YN4qQGQ6JVZwoc8Gdu/xA+O0Jlj5VIqwVoD+edPrilndILgzwuXNZdTZH6bYZcREHh1R",
+	"TaSPzyI8kzFhUVOxKZMzNPE8l2Aqp8j7TyZbkTdR+0qcDEVZuG4yx0uCyBeHBQw5i6XrWE7gPsQJzeKh",
+	"uBRNFCvVWjr9kA9spB5LHATE5+/+/7/i4u+ffi3i4u/l4vmnP+pG9ezrr/LX/ymkbYIBmW0hnVO56Pw5",
+	"MVAaXg+H6jCE5WaID3LFihahgY/dDDYqGt5pgP9dFP/8yof131nj+m1FWNC2M1npHWFyZPAkYnjKTzfy",
+	"SeA/XCAs/hDnlT/H+Kh91SzXi8KrcpWMEeVPyzs+CQjlX0NL4jsebI6QHTADqcMArMh3Zg7FLgqZGRwp",
+	"a47pjLARpR5vdlZC1ysWoAlBGAHtQLe37StJkoM5Fh+mjiuuH0AHuZrsS/rDYg+I7nJidFhCLWvuERiW",
+	"GXaiJM5g+Lu9TqzK07JVm5yT4um0Qop1fGYVz+3acbE6OcEVUrdO7fNyBuEK5zJ2CiNpYOXwO/ril4vn",
+	"uDhtFN99+uPsa1H/Wd/lZ6X6NWvTCNX7xRQ7pevvRzoYwI7qYz9wsHuzsizC2HbKLvah3LLYmmOu6yup",
+	"8J4LisxbEMQsb8klQZ+gFQ0fjHjAiG5hAnPMEPX0l2Wb+Sm3nzLAbST8dmnjgFxjdrdBJpg6xLUZn40V",
+	"PG4gDFxqgYuMLLFgSPAQ4gvINNYHvy+QqTVqGiNqchGVBqaB5F8l/Bk7Lp44rhM83LiY34mURmYKs4qu",
+	"VIDCa8IpHlFG8R0ZW5gRxJbEdR06Y6lNj5mLUxobz0RrgecdXiJMH0ZUkA3e/20CCmpMGOf+no/IYhk8",
+	"XMBumXj2AxD+5dJ1uBDAEB5RztPRgvgzro0E1hwdMELi8vZhkoho82Ckz1YGCVmFi5sl/FTK1XqMiBz8",
+	"2ij+G9ik+LdcPB9/+sfBaFRKvXH4jwNj1zcO/3H4P2kE5is/5UJ2AtvnW2xLNsV/WR6MnP8JMyp05CMw",
+	"Tl78Ec3WHwXi+54vXrFJ4aLOlSS4xgoXv/5RsD2uyRUuCjPXm2CX61OEMTzjfWmLJZXy+9Tz5a5+oyhR",
+	"ic/smwv0pu979hi24Bud7YABT2ieM/IFvTn4nwtgxvzfUO4oGyeVUO44/J/DN0DfMIykIHdV4eun76Fj",
+	"fFHykdr3njdzSYvPszJNizWNk5MGCg3c/LzAIVkQ0NcdhuTg+R2MFMkH1d1haOEwxrl84auh7Y2e36a3",
+	"jOTfIrC3oiMVvs1WiwXmFLDQoLqZDnQXTNcsd2jF96lRgCV54r4bCr0BVhK9kfISO4qLwEdCFmRHKwY2",
+	"wvpRumWMHcWtam+ACrk+wfYDmhDOhleM2FzjzfyU6OPRBlMjO0oYK2O7WA0GZvftQ0NQUyVAJDb3X2P0",
+	"sNn1V9J3VsxamLK3XnxXpQxWzKGy7z1mBh+7WM+8h76vscodI+j9+j4RpDAkl0/aFMosndAr1OWhYMX6",
+	"t3LxHtkS5ztl+b9iyn/U/94Ia0akJS5y6Gu/E9+DG6UnsckX7urXr8/KOiNeaXBmGei732HhnsVSig3v",
+	"gdqMucKMJmREbeISLtQeiHlF5uYzZ4Jo+tUoND06dR0r2JHrJhx18S2fVBOF9ogDYU+RxiIPhi4OJhhM",
+	"ib3xXJw/D7GMD4QdCSX2TUg5RG/1/SrvtMSNJ9CunJ9e40abGdF3PNebiPULzPcOn1+bc81buUHAzDn3",
+	"wqSGAxSaBF9uKR4tez3nAu2rUxuWTTjVN6yd0AT+JKdnqwz70udp5w49C1cNux5bxviX0UHKeh6CKtoK",
+	"8OzaYaBgP81QUanm3gP8o4g4wNw1pTkcyhwzaR639VW0PGo7vDtdL7gmQWIdd2l07+sAvkcS4JmJwJhm",
+	"e4SBj1BYLnQJ5w1D1sr3gXZSAovQ9YJ33orazyqQwOYI+wUbY+ORrr+s8HGPRcemMBHaqlM1Oc8gdsQ/",
+	"Cusq3gi9IslZFbcjc2fatMJx400rAZVL8p4/84KA0MNvMemRa+rokREQz7xA++/gjiJk6jJil3nCS8KJ",
+	"qtRJdAbqUEb84Jss6SbJ7lmXKv+Hd5Eos8IM09ZlB1Gy/r2Iks+zJHvqztNlyEwqOPcYkceESyD87lWv",
+	"2/rmR2a78PZih2jXrqytVhhyufFQKWuZWCu5FjKcwcIBdr3Zt14UNRB29OXhdxVy+oIrkev70tXHD16m",
+	"lCBub5UTvg9CpkJ4NjLhSjViwtXaKTnHlXpR8OJTXDybnFtlu0JegM49Y2+fQT+LDS9t9cP4IlAE+j4J",
+	"lZx32HGJ/cw6mWZZb0+L16AFrhnW5wTbCat6B0+Iy9DUoTPiL32HBptUL1c8Pcefye563dM/9SyrCh+K",
+	"9cphiAXYJYby9YYhFbC2txSvgrnnO78/dVXLlfyr2pDfVHHKOZbWmzkUDaT7uhT3ackwpsQKJd54plMk",
+	"IvlkpNGEYB9CnO4IldNLviwhyKUVTdcjZ/h4p6CLgPic1MPzJdR3CWYEBf6DyIPim4B3BFsBYqvl0vOD",
+	"2JxOsHVHqOx00h/0iKb3b2KKkrb4o0YsOJLQz8T1lkT/rkr925r1pyLsTOwGJoLon8hJdKmHl0GcI4OQ",
+	"YsgUhCA8uloULn4VCX6fUlL+EhE6RuHtyr1rgygaMu6bAAcrlhJtD9d5BzGarNy7UIQVqRh6nszS5+wn",
+	"cIRNRhrXPi6a3oqmTEE3zO74eM2UKY43E4ZGqjyJZDYEXxcwJ+RsWxkf7ueOS5DvQVgZ4tst5+emwICG",
+	"XhM6mfOrIM+IN1HAj+mOY2QZCxLGNM5JfEHkJPKxHahBSnPPoREbNvgabbC5RbunOWg1hu3u+4JR4HpJ",
+	"wSgMep1Ou/t+/LbR/LFgFG6GjeHtzfi2e9NvNdvv2q0rvtnW9laA/RkJ8k6SJ2cl16R8DS95E4gX/2oU",
+	"4NS26dRL27r+ygpWPrGRhVcMDMOYShqytl8VaUu2wmm6hV2h3gEvU6HinG4ZKHhY8vvuQxhAzgLCv8mP",
+	"qmOJlM94rCwnQauAlGZAd/DSYSXLW6Qd1AUJsI0DQUmwLYQD7PZjPV97K0G2wtcQi2bEJgF2XFZCP5IH",
+	"Jo2zpgisx8XfG8V/l4vnxfGn/zYNhAO08FiATuojas2xj62A+MxAjk1g3K53T/wmXhC3iRnh5MoJGJoQ",
+	"16MzRSPvyIMBEl+YfiuiI9fWU7GDdYoJnm05+ZIAY071WYDBAIVu+/3WYHzTbfzYGjcbN634pA9aN73b",
+	"QbM17vaG43e92+6VSMFSIZQntXgUdqP4b4h4hHDH/5Z/ZaQXrI3i3ZpBOn3xZBRw0pUhbasJw/UF373t",
+	"PsK27RPGDC4wB57luRAOwJke8rmcJzUsxwdzno+nU8ca0cBDGInDWUI9KveriNkTq3UPYc8LzyauS2wD",
+	"WgV+J+Khw9BZhyoZZEQnnu0QVlKJWBBhG4b7SdJUQqYQRk20wA+cEs6cz4RGD1wiPA0IjJWNaDAnD1Ji",
+	"Fcnwwdz3VrM5MhkJhAxsltC17PgC+3fERqZPsM1HZRrya+8igdQUUdumJqOaMCRGwpx6mUDAn3Nm1POB",
+	"XxAqnBjRUGDTxglHu98QC7K+aaPFEmsCFGLlyq+xS4QZc2ZUGFS1XsCXvYUTBLF5jO3nWr1UqZyWjs9L",
+	"lWoa6Wj3+3J7pPYr3DuBxxmjcs3wzolIZ3aJzGGzb27qjGQdjQ8Fo9C66ReMQrt5zf/p1MZXrXeN286Q",
+	"M47mkF8bNvl/b6/6qWxjLW1uvddN+QgKnAUx0OBdE9VqtXMUkC+BiOdeOK7rMNAcmdi+0ykjiYmrlqsn",
+	"xfJxsXo6LFcvKvWLcq10XKkWy6cX5bIQSGEnqRSFzeQ12cmexBRA2uVS2vpomzENPyHSpiTJE/gBSr0z",
+	"ICrKWwbOwmGBY3FB7E5yJwhIJwwdcMpoY99GS2zbfJNhRk7qh4nUpXf/pOSXj6vZ8PYHnQlPHgIST0w5",
+	"+J+LKAT8v48+/VH/eviPtYvVrz/88H/jl2pff0gNFTcKImAuwbbhDBSjFLkVdX5bEc5uaOBMHeKjg5VD",
+	"g5M65C9gZBPLWQju5tBZYnjHlfpJrXJSqZ7VTk/K9eNK+Xg93UakV21deGf5kfgsddnbffRZ3FPrJQ/+",
+	"JTLb/Y/1PMeIP8ePUP/jCT8okZw1/tga3LR73dSDc+fQlEnkWm0kqYg9cykzFJEpBZD/insDzVQp5b9S",
+	"YBm2zFOS/uba38oVLMwJnDJn7F/+whni25MdXqrkMcFBBPbJiMY4RUNQNZWzI+0iLMB+wLhsY9arPy9u",
+	"lm/P/JvrH9Yyv/SbL348RF+3qa9ipPC8h+232MXUcujsht8maQqEzolUlOHU8y+R2frXsDXoNjp5tqt6",
+	"ltN++ef4utFtvG9xyardDe+qP1Pujm9anXex6x8bnXa6YiGSYTZnbyriqEhGzLB4CbsKB0jxGnTAeUil",
+	"XDs+zEhmS8iHC4eGGTfGWsLmQZiB8Y8o+SJ1XSkJ7j3/bn00t4OOGox8RhB6RxlAYM05bwZzmhDP7h1G",
+	"UlkMFwkH/HikZPVG0qI830JN5V8WQqKBzNGqXK5ZrncPf5Ci+D13ZnNxwRSdk/OGzHq9VqzXawk6Iq+m",
+	"dZARd9px6F0mE7DJ1OHikTYvYaZMHkokhrJxnsUjkd1U+iEs4nyWqbNShEYH+mCVLM0315eHw1KqXhBl",
+	"O/4qtu+nrbpCx2Ep/e1J1Ave6XTlgK1rtGnMtR0xUTl+12F8rUOHg1hk+VOsc0bwiLkGerND5EmqNBCQ",
+	"BctIXUyMFoEjyRE4BpcIi8w9IFpw4vlcOUwZnbWmNxHShNYWKXbY9/HDfpktX2dTJ6fZj6VTQx3eIe38",
+	"yNlYeH6U5yrQTy7REjOGnICLT+YywohIokHwW6V9nVvLc11iZYrD99in/M8tSxTaK3+WzyePGawQCJZa",
+	"N9OO3XsSSGkubPNaWltS8ujlHWEHnZGgGEp7OrxK4vxR16HkZuItlH1qoxE6uz9hE2KwqTQv18D0viR0",
+	"K9UhJcYyNCFTvne4GiWEqzU0mYTBVwhwYUuyE08xXTWlTGit9c5Ad+RB6M3RTWVpW5sSQar32bOhIP5P",
+	"61ia5eg9UMsbJb9qmbM7WJDeevYD36qmoL1xusZKmnS8torbZfehJqyvm1pCOsiFyywNFBQ3keYOUzWi",
+	"GT2dkcAsoWvhRTSU0OML9+IFqleqnL7GnKZ/Zgk+dUNEzqn1tWhkmrOF/y5t7T4Mh30kvAuIPxXj4hBf",
+	"kcM7oXyCaR9wqO18duyV8texS7RiKzAVky/YCtwHJH0PubiyNgHtgCzS2HLoKUx25yr6FTMdX0aOOyyE",
+	"PAB/QoQG/sMbhmSD26U6mOaoA+HEfNq8kjCQVCkP3hdsxtReMPM7LG4sTxdHMPPopaIEJgjsIDg1+u24",
+	"/Ba6dNc3sRZWtb7cwnNuxBPCRb4eyNLge7F1s70zRZgmYIK0oIvM7wtXfao+a6pnTCC2TJesQtd+lBf5",
+	"KdXXsuMmSpVjsvwX19iaO5QUOfuW2CP8wYsIf8JAptpZADQqw4QAQUPP2gDcjSTRM7bm/BmoVFqDEFWh",
+	"SNu2ebS/5a4LB7plo4f+9NStIza7cp3zyRVIV9SjxeqXLxEG19rmD+MUclKOtRGJBtJ6/4G4KcZnLkeC",
+	"v9L2rNWC0EDiF028VbDBq+jy19IHD7dyU0HeK5Bl18jf14wxpAvoDfju2kBSyMsmK3doQ4LGvOmU+Cz1",
+	"OKx8d6P2zd8v5fOptcHTZxGWEr2QV3LXHebelP8lmlwf/pL4KggyCo3IEhY3LVx2rMWaUBnFWiSd+0vi",
+	"h6EWmoQZRrJmC5hb1YV2IjNgF0dlPLD2AiaY2iLndzl/YOA4h32OJiS4JyS0x312bOK/YcrKBVoGIABZ",
+	"KxZ4C34PHM84I3Y3vwtTIgBl+jBR3IVpaKyE/+3QO852gOjKN4jNjxbEN6RAEMHT8mNJT+hl2FnhtoQ2",
+	"pd9yF4dkmhsS2wuHtijnLXYMfVSse3YQSWx+FRSqtHldIpO/nmkORkO+ZhqwkYyxiLUJrjlT798FkuCG",
+	"fMxms9fttprDdq87vur93DWRQyWyVFZgONcLwtOEXXFuzFhEQQiO9cKuxXqxUilWy8Py+UW5fFEul2qV",
+	"02L5LKdrUe3+bqqtuynviszGqQQM6JAgEOa8WIhjKjnej+vy+b12lcrpWa18XqnW6uWT40q1enz6eK9d",
+	"eiZIKlsKia++pQXqKSNCbtabMxDz/IDYcQMkQKXaHokz9zRJMa3joVKTJCrrHTavWlftZmPYujLRAZ9R",
+	"27Fg7kPaK193PHpoILPfGAy7rQGArYmQCsyl9oAS/xBiwsz2cNwftD82hi0THdhk6RPRIHYdDHOjffJQ",
+	"l7HDywWjEDVSMArym3t3Xeqzk+G4XIOu/m7cliXUoCO6RiQ19+Qcs+/IMZlv6nZxVEq2mkJHlkQi7XrL",
+	"wLFg0xFszZWkKUUjkDIOqJcIjxA3Yjuz0+7+OB7+0m+NW8MPrUG3NRxXyuX3486gYKTfzL5XFy/WU3dz",
+	"tpasybvpiUj3c+KT9fsOE6ISczxKbHQwXbkuP6cjuhTgkGjqewvNd2PCIZYOF/PwMrKxAcnl76PbQSe5",
+	"leZBsGQXR0f39/eJmMQjeZaOPleOHpU+FEfMj/tPH+HhjRPfJ3p5E+D3z+Xr9aymCE1vLbCTog3B5TBO",
+	"LCQrSgxG3V4TeD3XuwNCub6CqMd5qpzkVB7tJcWjFPbRuxk3msP2x5aJPGqpDQgKR4TQ6zBkXvW6nCFo",
+	"cegC1DeWAYtWSz7tvKXYAQy/UjD437fd/qD3sX3T7nVFBPFW4qKdgVDw3hRYLBQO7a1LRH5bYZehVAk+",
+	"x9BTo5Mz+q0ZSde/tqnbCYUpfFntb0HbYlu4mtKtsI5AJTWq/Lk97izAQZqossNGi4UWqp2z67ZJ875r",
+	"NFpjQanrlCJ+fdqiPMdzuh+vRus5xQcfO42uduGQ69hwDbCzUzL31WkcUSdAEPPbdL2VjQbeCgDHKCBy",
+	"znZSobUo4BHdrkKnRwGLlpgH6xyT3kZUqTIi3JfLfzqsPmAQMwPFxF1rTqy7ZODsYRgXPKJrgcHfTMHW",
+	"1jOPes2FQ/0dUQoqXX/mc6mrz+2bxtsOnx8YFcVW4Hwm+9an8XpOfKa8k54fD7lajkSFjx7ZoEY9o7Cy",
+	"Les8D9WbYGrfO7bCU5cbo/C2f8PlyYKxXlMhlOrCV9en7BKZsoXEDtEIpHgAviH/vA7/DC+qP6rR3Wp4",
+	"t6r+qEV361GL9ejqsf7n+/Cv8Nr7bx/ZrcwvlbIyv5yV85tf9mMeIfaMNDRg76sMR13LnhGkI4Aj4VxZ",
+	"3wgl9I4L9hr9i9snFDEbUUYCiOwBxSApMb9hkcpxYILca14gs/Gx0e403rY77eEv46vedaPdHVfA4Mkf",
+	"qWY9UjUPNeLJBKLmimj0M2TiaR8oGKnXqxnXG91fUnfX89uizs7q1fJp5bhWrVbOzmrl2unxXmxR+fXE",
+	"+GZ4E7IPNPMgRFHYckL1EEntcEQfqR6GGcygd2jb7tkVxziMTuEZbUYR1c9hPUqUq/vO7EgJWeHvY0Va",
+	"BKsYv63U6+Ukq70e3nJJFebrElKWvSniD4q6MapCmIEq9ZOygSrH5TJQtbOz8xN0oJUBSziQ1utHxMmG",
+	"6Mu6dqZqvvH2dWUNHl/X17abRKLV1w0iDkR7zrSQhUeZR2I1HZ/JQLJ/S8VerQ8SkmYTsY5PtL4gAb4j",
+	"NGLGSl9a4mC+T6k2iX6V57D5oBBuHFdSc1zjQ+K7l4gFoD5hJjI7Raav1NCec5xHYhBSZJcj+hZ5BizA",
+	"lmbQVvJ/u/+xPu51O78UsvTDdv/zCQSqC8VOZovBO9kyPzwi08SiT3x6HmuMCJVbI4QB4JlFUWYuavTb",
+	"6EC6k3T59DDVnnPVenfbbQ4jD9F40PrptnUzHA9azVb7I3iS+q3uVbv7fty8vRn2rlsD7ZLyKwlcglYM",
+	"lmB3a5G6oC+e7tLKljZi2pomoMc1es2coUqURd44CFJQP8fQ8St+PbOGYorPLZqOZDup+4JT9CGenZWr",
+	"ld9SkkRarRY6K1dLlZ+EsSnAMyPJN0roVnCbJfFj4uplPFhA1HWSthZIdxYai+uJops+Ibx9QSSrCfmk",
+	"Ui5XNnHRevm8pnHRaipmRK4snPZm0L/d0vcVmnSGWY/JMubCfke5bBdTA286jcuYVueTpedLTe+m01jz",
+	"UGMrEPG1EvwG6ttZHp06s5VPbFOF1zg+Cryl53qzB2EUcgW4RYiUYRpo4gVz5BNJjYVNjKji7XJkvhKk",
+	"HEihDDsC+BB0ppkCw/AYlXK/PSgmZrKDoyHghPnbylCnRaDc0jvq3dOwEV1KSzXjxUMAHhPStWGvaJpC",
+	"KniTvmqSo8KcakFd2J84gY/9B7RixC9anNBSqZqyEmphaw5VLEZUAFxTgaLm0NkaGn0o9Qmzm4DkgChG",
+	"6kmSDl+/FKdUFlx2GHKdhRNE1tVRQQucgAMPr40KUC0fR3WXKyeHJfTR8VzhmRrRKXZcncGAdhpYc43T",
+	"yMppwE5CJLvDDHiQaFM/YZGaUSPfxj5VGZaVfapeqb64fSrAs7TXMafmsvCvsJQ88E0V7tE3DKnpl4GI",
+	"a9b0S+QEUT1Pj8p4XoXmMdWIyAGU7YaMPhzSG6yCrGPUy/PTSJUq8M1pHlTmA2+H2F1OIAq9RKDjSr8W",
+	"NireosgThKe1uoAHqTklhyXUXiM9CVX6X5V/VnGtU18cQxHjb2Cpqp2XT6pnx9XKSf28clY7O61Xn2Sp",
+	"EqaLRx6ytmggYfTa7DHAFLWTDwvSBXuGrZnGlL+cxShrCd2QgG8/90HIIgILR9AzFXwaAsWN6MvYmUSh",
+	"y12MTe/zuh+SZ+MJy9ZJNpXLCCF52BMDMtYdL89kcnhmfTDd9yxP1I7C51O8yjF8doTFKpU2SEQbrQHp",
+	"nbxASbNzWlASBDoL3d0socELRCU9EhA8bypCHtlincWuguUqELiNKEyhULw1JtD7BEUckHM2Sa0MTTQf",
+	"0V1kc8WWU2XiRBnafYhWugfsptPYPRkhd8up2TVpalI4h1DDef4QshNQwfgbEgx8ISS3RMoRFHt2PhM5",
+	"QymZcM5sznXa1G/jwGHTBwNZeLnkWz+If50v2gHWnOQjankr1w5VOrM/6F3dCj9/c9AetpuNjokmq0C2",
+	"wWJPdGNPsbl3z0Y084HDuGGh9e5dC+w045tOI2FZ6fb4xYJRSOlO/Kr+hVwmGDUXNy5+63rWHUlLMBU4",
+	"gGzT0ilwFJVsGqJChCsIL8iYsOQq5M7IesxebacMcWso+HMdnHae+e5Rlaq422nBj4m0tzxqER8i9rjM",
+	"AALc1PNFafaJ6CPEBz0xtF42lRFV3+2NG8Nho/nhutUd3pgXGnWVmMsxWTPx/LjdHV+3hoPeuNG9Gv+7",
+	"122ZFyOK+Sz5HnKxdceSVgBJsKVH/ki63dGBCe8w0xC3GJxTs91t9q77jWH7baclvsT7mOQelBBbBGkB",
+	"AohoKWoSYF+YULtHdMWIfVhC8aYHrfftXjdH25LVogPF480R1ZpHqvXr9s1Nu/t+/L7Te9vojAe922G7",
+	"+56PTt2B2TKQ2Rt+aA34h5moNxMnT287veaPrYGIzY5Tp5S5SV6VwyoYhfT+CBqnLejahfUVLhgF6LLW",
+	"KFzOQ/ViaZjpQqkUwparietYqQmoEB8qNrU4OgBVBLq3fmxy+TLIl6WLaUYo+4fVAtMoiVl79snfFTsz",
+	"jbP6hBRdkeUkThGkeMfxmEwH2+bhM9MNub/TuNJMpWGyZ+4DUIL1HvybXw6jeriEc+T5SJKS552XJ/Kn",
+	"doRNn1+74eLWikF8vNCrwnS4LCVnXcRNsc4mrPDQIP9MKGNFrCCSyUWJYenikO6dEY3HTCUEKXPNjJQW",
+	"KrVP6WuzipqcnR2V1O2gZVkBzsKuU0KN0ByufIkGMu8capvIYYB3sN20IiI6tOqC/H3hi8bA7+DCYZoC",
+	"lMMkqsGlXUKb0vgZufZy50o+CYRtU+jqbohsm1raEZ5NmueeA5Rtk2NuzwhtW+12Cai2TVa7vwNm24r6",
+	"BFtzLgmkCfnRXcQsb8k5o7BWpJ6cbO6TXOIXh4rbxVy6zeijEv0yrD4XUnrSSCReLgn2mYadZBFjRGH2",
+	"tDgvQ8hGBppiSzAwTG3E+X8JdUAah/wHyFdOI4GabPPUc5mcFCEdPbsgkfHZdE4fhyyI2LpUx2SKzNos",
+	"RULq80zSNW8/vyi6URJNoLMqS6iZ14K975UQY3vUcgixHyBcslZGbnuFvfh8q/NOnq88q7TIGrKm0kD5",
+	"DAszoik3hoZJFsEIrmNrxCL619Whb7rS4Tw9asVDKgaLDjOTueYpn1Afl7MpoYyhmRiY8ZIQPg/2RL3Q",
+	"tiW28eaMbXEzBn3yJu6ZTJw+B9vFigzg2qoKhzreC2xjrjh+I9K83o9HbRWyIY8GhxvpCSbKNF7tSFGX",
+	"L5URsuAY7w037dOU/ZTEIVH1T+n6kZ5vyCpi2lzwad28l5+fSPRVTf3HQJhuzFuE+A1poVUBYEAlR9Tc",
+	"0CHTENmFSho0EPNEnAEnNf5MBYZ4PjAcoS+MuDwrA//NGQlMZGGKJjLhCWwA974TgLyrB6OZ2sBMI4yG",
+	"M0bU1DZUCpKU6OqlLKdvhFmRRVCgDBHhAl4MfZeOqFZUPyOcJcKNP7wMca/C5NdkyyOqDgDAjGWX3tFD",
+	"9P5MgXmaOzh/HN7PMtXGXC1tHJBrzO5MMVuEBpDkC3nUfDfZvFHeJP/HoRJmX07qpcLH0vcCBGfGG3b4",
+	"hC+RT5YutgiLESYBfrLAy9eouReOmhvqwXEKFFme1zjGsaAZWXV7LuD4jWh4vGE6bGc6JdBmmEKiHW4D",
+	"pYewibjxSjUFJrSEGsIoowqyXsTbWNHwDey+Brh9twFurxFre4lYu+QsnHoBVOcUNZJBFIgqv6lA0ojN",
+	"qgO4XtbxLxS+tot0x96ngEdk4/6GpW+3CnfpoBQ5bffZhLm0E1ETZtgnbE+2NoZ1LGI+gvBTaxZIo/Cl",
+	"OPOKYk8/eiW4QL1tJXvbUzGHehEIoNNRfWCY7wst34NLtLE0FOkiUAGjI2pqbZkoTDpxnTuSiAFXYW4S",
+	"0ySmFFL3wYggZKMuJW2pm8VOMWSSMejsVhNBsMLEChJk9MjtoLPuENFjSvYTeLS+go3E8NIM6s8gHsLQ",
+	"MtN53912Or+Mb/trsTUxazi1EXZdEKPFopeQfBNgYi+EDuewkcK5OcCuIt6bQnYOS8i8ar0fNK5aV+aF",
+	"cIZHHzFGFK5QLyghM+azlfFOAGcf918k8vJE2wWjEHU3/HHbjxf3S0e12J9woh2wPa1ugnrpSx32PLap",
+	"4p3Y0cOSY0tvOa98l8RPa3Yo9BrGU7Yx6g2LgxqblwKVSWxAB+AbbR9zRlzagqOUE0Kp9D3GRxsFhzXg",
+	"5GzIM46FYppiadbQq277poEIn0Gz3ZVvllBbnu44zDQ/ry6ZBoir4FyS0PnII89tmJusvp7joOap0p6N",
+	"/xVLDOasJx3Na0QPEu0AsEcaItihkYKnfeAEcazGEc1uQHDt+LJIIAxpMErLBx/R1ITwxASHMXTjsJj8",
+	"j11BHFPGnbi69hxQ0iiPvN2/aTXHzV73Xfv97aAhomBaravWlfxa+Myg1bj6ZTzsjQetm9vr1vhdp/ez",
+	"/szHOnwNUuzFV+DabV9ckT15at66nqFuFAa922FrkOj+20Hvx1Y3LZ99SziPjlcTo2naaQ03b36C/Og4",
+	"H7bZd7e/IBlF1sQ98UveyiBwOWNm8tLLHQNn4mLsS0XPvEzgTGaJw+zHX0sdPnf8ym5H+CWqisa+9/gI",
+	"tl1PXsLK9sxn7zlPXK5z9nq6XuR0ZWLANzIK2VwgzEek4gpCB7KAhI9vUuFvHFEN2rqEtPgyoU1bOMCu",
+	"N+P7dbJyXMj9PMABcjnfQlNvJaPomSGA9QW+rOoBeLa1KPIwhFzZVxAjxEZTxyXQH2zb4ViY8IJSvCBv",
+	"2Igmw1ccJv20ge+hA1ODhgcR3aHylgrlXwsTHlHwfSGcTG2FYBk1c4+J9dBjZ0ZUBmtEQ+bdzHCrJ0Vr",
+	"LSInHUQYYN7TCnKzAK/BwKtBGch1KGGIkSUWfpTJA6Lknl9F1hz72ApkCa6tpvfkMHYHJo3qFjjBXILN",
+	"yeDD9ZiEyxHVkeu5LiaCQK05sVeuyCMC0BmIetHifRSafNIPpbAht1fTSQ0NasqoonAvJiJ1Gmw+WflU",
+	"jOGdj+nddOUnUSLlQ7l64dHAoalaflPdSs5sDDLr3aDdbBSMQuOm3Rj3G02uBY3Dq81x7HrrdtDrt+DP",
+	"bm8w/DBuXLfCJ296t7Er4cPJR+MP5kljekl/cOW0WD4vVo+HlfJF/eziuFIq1+rF8uk+/MEpxR6jwmvB",
+	"w9KxAGhJP5wqMCLWy9ZvK4c6X5DcKOjgqlkpXjUrlcM8XVRN9yVYRQq9UDAWa5QitpllN8zUzj2mJxHt",
+	"TBertNpuzppUmNFJNTWJXqrLuby5dloA+hNczceVR3uW9ybXqTp02z2wnaiuwdbubfeNRhs+k5dyGhy7",
+	"ILCjJD/NAhLNtZQpbDpl+4uHrt5u2GXoACOTkmCKLRM59qGBbGfmSH9Rot5YITcSaJtOvQyVQiXCRnkP",
+	"MmzDYdqcAqUTYGy+t6J2MfCdJdBE9ijVQq39IOxensjCx0jeagyX6B5q7uq9KEUFeAN8R1juYiGpDiKZ",
+	"BtdpmRepMnCsLhKXlEvIbHZ6N+DQoR4XjRLvHUgAMgiUmYqU5PW8uw5wTmgoF9eTGYCs/3tqUijkBNrh",
+	"KQcL64aJCX0DX3OqGTva4yI5/WW1+rAc1OO1+7CJHbX8SK15bg0/JMHPqelr675d49c3yavm/0Kav0aF",
+	"U2ovS6RoEWocN/3GyRWEIod6Fid6wFRSol++LCHqbxAE1ylnoCVvJ1kNaNu6tA3geR+voyxc6OhBbnnp",
+	"8YF4apR9nzBCrTTZRBYJXson1vRQn7gYIgBkaG3kZ1AHRGA8FIxCp9dsdCQIBP/ZH0e3+uPY3b2ig39b",
+	"uO88AfydEH0/K/Q6Ec62WbGS7fGtc0ceigJ3cYkdn13w3b3wWIBO6pf8JkOV4klNs2MgFmAfEE0FUG6U",
+	"IzWiImtKvsd1ROmEBHCDKJdKPMaUzGcgcyztWUUTtjXxqfQXj+jaawi7/Jp9eKmaLyd6CAke+IHLIoJn",
+	"gOkrfGBE/ZVLxGN35AG5MG/Cb03o1POtZO0qkagOlxyGBLFKWD7+KBD6WQYacgJI8KJwUbgnE0g1w1/0",
+	"1Tqppy2xZ2HX+Z3Y17Kef1p5ePWMrM4vS/+nlLbnD6Y0AR8hkYUFXjcQRm+bfVQ/BbBntrLmwDoILd7e",
+	"mKnkfJHVx2HUrCBXWIg2LslZSZ7rOj0/Ta1ohIxY1Fg+SGxMA5nZsZrmIfJERi5dLYjvWMixR/QAU7Si",
+	"zJlxZnZSL04cgdg1E5j6kqhKVILECdPLbyS++0fZOKl8jT7+f3+tFM8//SpvVc6/HqaGjobML9VCjdkD",
+	"tea+R70Vi6L8SqgFEW8Lhc8qotr5kSOXMtBFiGyg1os/R1TNJCuhhjzvEuhIWt5EXf6FKth2YDISNL3F",
+	"grNPUZdfFe9fq/Mv8mhk8f6UCvvRcyNqzkjwkfhcWVi/f8g7z4jEhIOAsrAYXQhGLPrssCiiIX4SLNch",
+	"NPp4lmlEVZ9s22bEG+CKTL7hX79XRRRCGTUMvcilUuWww12FdZ03AFns3YoWTqeADdaCpKDLIkhqOzgR",
+	"tfnIUgNuaPw74HlwSUDshK1RgeFYRKsXsv3LnBrmli1b8PRXo7Bh821r7P2GV78aIEPAZzKJ+YfhsB+n",
+	"4iol0nGJra9IzBzX7Q3Ru95t9yrfxIT9ENF4Tc/O6ooMybM8O1dH6uX6IwuvbshEUWrFk/JQ6ucnp9XT",
+	"09pxuX5+flw/Pzs5f0IeCqdcWza1KhxzDzlFFnE+r+3qUs6PbaWZ25XeHG08UekNd0SqlhvezSWib7d3",
+	"avsviiOUdk2y9CzlmIgZPCs1NCdfYpfONl1J2D6i71ROa9XK6UkZ/lc8qeLapGLV7WNyMi1WcHVSs+p2",
+	"kf86xWeTPIscNi0igVMWQQTWCrVJP3+JpPUwpI8zpsnKvVOQVTv1Ih1lUd8HOmtQgqH4EufzNuFEnP8l",
+	"sn3BL8dIIPSLpK0ZXivkqyo9y3DFyjvCelvmSmWlXFbgNTbh/IpJ2d5h/B5XaCQrQV0vAGct9lOJV1i6",
+	"pFIua5VLyvnqSedUNi8jqDdxAbuxRZaSRSSt8RXOabJ9hN0mkiTTLUF5pb5tlOkmf0vC+LyV7kpQN3iU",
+	"2Oje8++4VurR5L7dnRRn2b5vwrj12Ccu0cL7TBgyZSCpiQSJIcgc3Ha78StXAkdTbNgJtu50KiobKBgF",
+	"+WLBKFzlRasUvc6UOMJsWj4Nq3hWbbLSoWgq11wF2J+RoJ1qo1bNimci/W0jO7+MGD+oMcihFpYGARHV",
+	"UXo0Qxcd2YjkqTO/hNC68GzoVTrgFktzBQs7ffAgNOGobnxiiybAgIj/v/JXyfIWCTIKtzWFANTrPIOX",
+	"Nti0iHh5h2t+6H7uuODEsQhjDp1p+JTKJO+LpBzVYG6b/Lp597EwG9pi/Q6qbkhUf8+iqOCK2rlAgG5w",
+	"lsUC4twztqlC0qHxMLk1YtLkFuN1QlVZtxzzy+mrlaRM8bVzAinXpxiroc107Vjc232ZoZ/tgCzWHS8p",
+	"Kx9LuxS92T45VyTAjpvuaLPhXky/omIsl2juuRDHEoYbyeA7MHhkzI7yHGwaeyt8kKtfxF1ue+EDf0aa",
+	"2pP2v42lVpPPfzUKUPEpTy9/4g+2vlgAFi16+3XrVMNCpk600GNT1cb1qbRSlVD4AuDdanpfgjAOWje9",
+	"20GzNe72hmOhBYPA+dNtb9gYt/7VhIySBLlcf6mQZUEQe4mlmUz0jcQuZYiA5Ql4W5ssAYDWg8puNjHR",
+	"gai9JTYgE6WaE708fORxkhs+xZPpZga4DjU1deoQ15al/jGkXQXqhBvI4UfkYTeTbwJ2WrNJb6assA82",
+	"HvDtLnQlIafK0i/gSY8+JiupPDYBRmsoGVK5xRMfvbmj+123oT6D/z2yZu/Z6e7p22OzDeLVvf5c7vW1",
+	"llLcNbJTF8B1aeALzLDwzZISH02oUAToaPKSKXgJ4ELD7juY8tOlWUEhPbAzvBn3uuN+433LTIWOTmc1",
+	"sstbmE3KN9CB3id1Ig6NETWvWv1BCwq+jkOGc3vTujINUUy23eiMb26bzdbNjeBZt91Bq9H8AHFU8UzM",
+	"ZqfV6N72x+8abZFomdV2/JaouCAvt29+HN+0/90adxqD963BePih0R23rxvvW3C5YBRa/+q3Bu3rVnfY",
+	"6MTebf1r2Bp0G51xo98e/9wYSC30XbvVuRp/bHRuW+Pex9Zg0L6C7Md295+tJv/+j61Bt9W5GUddgrsf",
+	"G5321fhDq9EZfhg3P7SaP47f9Qbjq1+6jet2c/xzu/X+A3+987ZgFKC3vIVO7xdIRY2+32nfDOHDH1qN",
+	"q7HOS7XCDjCOqxbXolvd5i8Fo9Bt/Ws4/tDrjxtXV4PWzQ1IAY2bm/Z7kdoZ3m82uvxWu8+793NjELvZ",
+	"7t4MG91ma/yhwVsQqabt7rA1eNdotlKf1KWN9LuQAjv8uTf4UX+E34l0f/5LIcWPW4NBbyCA5hM7U2a8",
+	"apusYBTEHLW773rj264eQzdo/XTbHvAt07sZN94PWi0+13BD7q52l++G8dtfxlA6I9p20XrExKqrVqcl",
+	"Fvym+aF13RjDqos82fb7bm8g7rW77zutaBL6g16/NRj+Mh62rvudxlDkdF+1mp0G75283W7dwPXwuKQS",
+	"dGWCSpPb0uIcEof9j1HhjjyMChejAsBhjwrGqACPwzXIflAhHZWiPSp8NR+t9F5JG9c6Hm0+ASvFbCPJ",
+	"Zk4Xe2qHUsWsaNKkKgVkWftanNzekZSUjh9JqGKJRhJTD/OdHmUAn15v8aMoE6q3mXPk62pP5paRyqJ8",
+	"VtTSXR+x7SwIZQqbOys2Z0swzk9CVwibkkLowgF8cRcwCbxSGnbgdBWsfNLhj6bEekALE8JZnc/FBxt5",
+	"q0CX8UMDuO2tJi6JviACxkGnSG+7Ke2EUdUueHCXRrtbXT9ChwobTi1K41h52xFPpzbEZ8dbZSKWDMRt",
+	"DbXE1CY+JoEOep1O71aDUIgXQOI07T1nQ+kwAWvre7OT+T3ea3VHnFlGgqIFTRWVn7EYhnlsUtbzhU+I",
+	"xzRTqWMnwihSJ35JfBWb2YvUmEcCjOafrH7KZ5XJJpfBH8psR1kDISxpGPSoco4SK5on1G8Pw9jgt8i7",
+	"ExR+s570lmIR27omIa4VPzwkvWfrvkYV6Zqacve20b2SwBxXor5XKClzkaHxXsqe6oeQVzaDxaQevgxy",
+	"0JA2REkPLqOQGQDPIQI7J+ymzFWELpp5rWE3UTRGqqdy3f9ob7ZdhXtYGnrC7GKEkfm/vDkT3Q7afONy",
+	"fuEELCwOlkvIER3Otk1lCjdX5DNx+YQUp9jin16LbMy9VJEpOJ18iAOXaSaG02FKKMPLcFZEPTM1IWHa",
+	"sQDZUfjJwgIIoeIp9Rb/N0h1s/P5ThZzDzQTSCTaRMYgWJREVLL4WfKXVimyPueYNzBFWCvfCR5u+DKK",
+	"znp4FcyrKfJgYxXMUbVURtiyCGOy9BKYijDf8Ktg7vnO7zJz/i3BPvGRMHXBoyrUQsdV4k0tAzaimD6I",
+	"Bi91C8GKEd9UuekmWWDHNZHlYmchVuufPw/FWxKbCmuFeUfUJlO8ciWw4NT17gVr0fupAqJiF299VwsD",
+	"x5blrWjA5KzDjHtHYpaO+H8LhtAZoPUNweP82SPL9VZ2cenigJ9pMPkQAxHbCYyo7wJfGEIr0IO38hG8",
+	"hTiF5rth6zeEGYxLyg65l9HQFM9UY+I2imJA4cDyaYyPXIwx+Ql4MLadxIb5+hVimAT7sTwaYAsERwmN",
+	"qS06pJxjh8oCq/FtFj33hiGyWLmh3xcjtpqAO2sKCy1G0ei30efKhRbkeo99G2ReFeQ9osJc70JQyuWW",
+	"emfhCY89du/5ro0mZO6IuwuJ+8XZeRH8awraITOxy0imkVA7tFqPaBY40+Fl2CE5RP093YgLJv3Ax9ad",
+	"QMEcURUUXEJ9HMyZgSae7RBm6MF+0XgF4SVU0GM05VLvPcydVveNiSSOz4Tanv+GoQg8WoiADOIwBDtc",
+	"enxQUE5ZW30BaQEmQRueAPhQ37EJOphgRsDqafI9eHEkLeVzjykTupaBASa/EW169DOnoXwK2Bz7QhIT",
+	"OKDh7FzwJ4v5iZRIRRR20UsUEid+WZAsPixqy9pZAmQNQcCuSiAooQZ9UGX2Y+Iwdnk/lwSRL1D6yVks",
+	"XcdyAoWTquz9IkSEt8sIEQwbmM4bJigBH1Ai+Jt3Tw8TF1tFBIRjqlFW8xItPddFTiDXAyFTbK9IDi9B",
+	"HQUuvKzducdOYIY1ZbUb/zBjgU283ZDMHKIVDRw3DjEoArP4UDoOg3LFc89mkKaKzKnjBsQ3DWQu8JeB",
+	"sMKb6KBcPC6XDSTJOzoulw8NZHq+Tfy3D7xbUDQB/DEImWtB12BAATA+zXgP2SdiqvqiVP7NCticKReF",
+	"k89wqmLuA1NbiUiClZxNFv1wgx/+wzz1naVPguCh7zs0MNFvK/7iEvt4QSB7JZDF5/mXNpwzJgUOsdMt",
+	"7LqXfK4BT1jkskjHCT8y2ArQP296XehqFyQa/kQytWeBA2vOaeemTIpL5NjidZU6wXsaz55gUG4jIJSL",
+	"BvH4HlZCA7UlVMawRFaR0CmguvvIsaG3mytayPj4KB7skvMGoY0u8IOYJU6vIdRK+hFQaH2KKojwo8Cb",
+	"1rF0IL5M1MyAhVxE9TXAXaaq/SLbIwBjyZsWzptYRQ2uzij3qyDB2pZRnldquSvgWzh8Nnx/8oA+Y9ex",
+	"pb4JaJRyh5jvgT2D4KfgpM2QisuaE07gJniwzj4PPlckaz0sGIXPIqy9cFH4XJGxohQvncJFoVYql2oi",
+	"9GoOwk5qPtwf8q+vykEZseTBShYjnJEgLSU7zFwJ/buBQK34jwDvyeDxOqyzyAzyfETJPWGBAjoSZTwk",
+	"ifghiySUUANaDMv6QR6CQBFixA9GEamLiBfsF0HZ+JNSbEt5ECoMKpciyCbCoWiMaIKgyLyXTE+jQilA",
+	"jI9WkUlBW0IyGHgjuu6PRFx7hRoWMMUSgNkEHU/6oTzd2FMQc/4uvoYl12EB7ARFtQoXv6YriNEjR32x",
+	"kFwWKXw1tj7+Dob1EyePeR6/DllE7ld6Yq5yPx+uUO43BikcJffLDTfI37WIpch3IGJUsgN+2KrlspLM",
+	"VUnnJRc8YKmPOHcSKcthPqNjbw8+SJ7t0Frw6x+Fdr+hALUKtXqpUjktHZ+XKlWAbO37XuBZHlc3hs1+",
+	"ITU3amt1mfU0lhvpaJaCpfSOkAma+jBum2uCDp0Rf8mnitPEd/+k5JePq9nw9gfh+b4oHFfqJ7XKSaV6",
+	"Vjs9KdePK+Vjfmv5MSSN7f7HekGFMYRxB/HZKBgF0Djexb532qTDssU+2w/XP6gnWCJ9FGJ5sP0Wu5ha",
+	"Dp0J7bxwEflmrxvdxnuwckn1auoX78mEH0nPDwaYziAVpl4r1us13Zf/1PTm9HU/Cj8vYiH39RnR2gfe",
+	"VN/3vjiEHd2TCX/yi9jhGxegI4hUItaj0JwdLyynUvv3z+3AWny8w//6p/tLDSpMPPM0gR0UDGbbzGnv",
+	"1gcC+nV2JFSSKYJSXxdnPu1LIW04eovtgRA4xCuV7a/cUmUwERUFpCie50WFiSCT8ACnZbHA/gN4rFiQ",
+	"xeRhb80YgNqnsaTCp69886cFjAG2GZd4M9qOCjhNPPtBFV3TVcBkXbURjcRQA5nJYy5Z8TR2JSq/FpWw",
+	"uZTvMlPklY5oGFstPH82OsDTgEB3QeR7kLVwRExvMPe91Wyup9wcllBvwUVv3smIzppoQiyPy/3msNmH",
+	"Tq9TGBOZisJAEq8ieCYyOcETqhA0Kym7KTROmUAdk8NBN1eIk2IuBeJOFFemxFxNqb4AB4XlUVuKXIqG",
+	"g6TDmwKhhqF6+ZyrVXwVHlqgR/PeiRITjku0Eq1clgoc10X+ioLbGsAAYN2hV8KrPqIHsgaYyWUb81BM",
+	"MAiAoq+yWFiaYMeH+jNImFEWsQFyPOdFEohRtiJMFWhJfMeLlHOwKPvOzKHYjT4xonwfiQUH/YLrZgYA",
+	"PEH2CJc3+ZbNL7eFKVjPKrkN1Cy8pKgDn4RCOjtJObtJKY+TOFIkhxfi+y/Jjh/H2wRfi2IQA39Fvj5V",
+	"dE3xWhfK07JVm5yT4um0Qop1fGYVz+3acbE6OcEVUrdO7fOyEgBPa5XKeaVaPz6t1ctcGCxX4vkb6bJp",
+	"uVwOZdOEZBKlxYZL9/gs00T6ZpRYGeVNlvcvzESm5qPHd11L7MuYwpNwClUWnpYLFyWbZQjpeoLXM4u6",
+	"IuErIx0r92nQwqTXBTzOqSKGI2L2pTATSCb2onJevXy+/aWmR6euYwV7FAxFJnumAJdDNvxqPM5adfRH",
+	"/MJXIV66JEj1ZfPrTHfWJEVNfvZtYaCCcChiHyIz/glTN9sL/0tiD4CTh0kfsUuEiyeUaliAHyLBRpqm",
+	"4D1NsAiFF8hlUWgfMyjHxIWvgIWC29QnBOEZdujLCjr5pRq5Hs9tj4p99buWhfbNO0/syvQMV61ibVIn",
+	"xfr0GBfPrHO7WCaVKSf5devYVryzenZcOylXTyqV+tlp9bx2Uj/bxDsre+Gd5ycaA5pW8VnFKpNiTXEi",
+	"znzOrbKdwjujvfONeGf+rof8MMoSf+WHtkZzvwE/rG9/qesF77wV3aehRDCap/BDY7MP5okcTHNnjSjn",
+	"JWGV1zVTCVdnHStmwlBmFxb6Y+4B7CTVCUO9AD0QBfGhrkz5hOdnIHwuvkvu8Y15wasJ/7Em/CQC5KP1",
+	"eirwVQsXhb+Xcf8p1oR1ppEgYn8LJvGefCONSYVUfD0KaTofS7pxfkCgbpBgOfdzzyUiTg/JSL/dOBEY",
+	"5sXXzVKaYT5RMJ63oxUh5+rPAdecosAoM5NjQBkkrm25xEALR6BveL50r2skStiZZSiHaLVeqUIJbRGm",
+	"3PWCaxKYJdSbouDeQ76IhLaw67KEs19vVhVu9SgZUbayLEJsFmLdUpGiqvwIm6zuYVifsnIneKy0s4fY",
+	"RSpCRu+MUt7AXaEFJZVQg8lw/hGN4gghfkZEe4maBBCGEGmVoGqKvfMUSGKURCQe0SdDEq+/NaLbIIlL",
+	"6KPjuTJQMxYaBD2ul8vIdCjE+JgyBl9o/rCD+Zrq4UbWnCj9X8QmQ08VjLETQFgV+bLknPtS88mMqPam",
+	"zzfBQYR/HK5q2GsVXSMENEqIjW6pAwiRlosZI+wwv4gVkYJndz6I8/+CItYjXQ8pokW9+vPiZvn2zL9J",
+	"iBYWpoKqQyZMhpiRm2m+hyW6UUsScrhnMMWHoLAZ5t7zUBQEuS0dvfO7tbzHdnVoQAD4wD+p+b2+bn6X",
+	"WVavtgbFS0PCzNBBnDceft+SZb1S3f5C3yehZPIO0Jz2KJTeyIhEOX2i3v+zi6jpRY0F0uoT4lE3J5Kk",
+	"haWOqIhLRbuGpUKTzx+XOlPgs99ZYGokRCJdhhRYTW8YMjnRN4VbY3Mla1j01EjXTZvkNeD1NeB1OyXR",
+	"o1+1FC5oW9XZg35Exd73XW4mq/T9UVTo77OLAZNLXal+6y5VZZdEPVaZvgmd0src3rjAzkPACfhd6A96",
+	"V7dNwJnp9rohVI5o68nmyL7v2StLpPNoBaGmno+08j4kwLPCReFflX9Wca1TXxz/FFoha+flk+rZcbVy",
+	"Uj+vnNXOTutVkGbDDZkcYPaA1uTaDTuRaw7ezLGwexP4KytY+bC/5cLA9hRVpuFPWZIRcpWjnw+yOGSl",
+	"ICBYU3b1r99o735SoLCy2jCnFt+2Y9W0jlULXz9xogRTLWZTEqmZTHVVe+jrpxAKH9Q6uFycyaXctyKx",
+	"iYQdJT+fEmS9eeO9ZG/zS/rt7FbyBFdvFvT+tKHWm4elCeAbFyFH4DXd/KmMAGwRbCyoZSlBKk1pRRO2",
+	"CnSgqpK2O+3hL+ObTkPH3jHTLLC6ye2wtCnNkEuvnMhnBHGHkc6aZRXsbDJH2CaWY6sXnJjhNarJH4uQ",
+	"lrXVR/RgWzQ02jkYekRj0dBRuiOXcOHbEaPjwwW0BWLLyksOU5qI6KKBJiuZrCquayHVKB5RbSD+M9Q/",
+	"OG+CNOCsSOtUpSaca5GdznXFKXbclU+UWXUpdC49DRoSq5mWfU38z45FIGvzQnQ++tTUoQ6bk1CLEioa",
+	"JGmWBCj1r5/4WFIq66gdmyz+YxpclQnnR5ZUkkWt9MPAb8rpBnABPQJrRCEEK5qnlNk5vBjRIj9tWpu3",
+	"g44wXggcE+qJtHNINI2eiqu2F4AMANmlaZDLB/VyXa9EdGggU+K1KOM1tBa1f7neL2FQkcaTCXE9OhOF",
+	"LqlAVhHTdeD5+qxMHtR93rkwE18dDh9BFZJD0X+t8xGeYaMbRzSE0ZRhqG8bV2jQ+um2dTM0D6HHoBLr",
+	"ByKYY6GEjgqaGABoUNDfUUGCjR2o5PTKSYTrwQ8FXyIku5cAhOY9qSHzXW/wtn111eqahyFAT4jrbSqw",
+	"mgMzQj8zDeh/iKomjtzCCUxxujGVG1hvAU6SGcnbks4l5UZB8yS7TqR4RGRbm6MRPWCExOtPJ7XvwxLa",
+	"LYpwRHOFEaLHp0tsVP5fsyaSqvKrdvsY7fYx2uUjlcUMbWIfAvNrxsZrxsajMjbSrSH79xrtpOB+D3kc",
+	"0JO/VSLHFoUwv+q5FxfQ0R8b7ubO+Nis4qYHK23yUcTQm3bIAhnRuMhKFoy4n6WCRD0VMi2VT9G7J+aM",
+	"GBkJI2Euid6jBX5A//G4KiMEeelz4lMzIapzh98+12SjSPgyKScbuPDfKv/klJzjilWbFI/t02mxPqni",
+	"4plVJ8WT6RkuT6pW3T4hShI4q5yXT47rtdPTSrV8XqufVY43SQLVfUgCZ7VqxE4t63Raw5XJefEEn05i",
+	"eTLfYf7JDl3fnH/yyt0zslK+BXf/tmkpe+PuObJU9s11DWF0iSWtCOPvgUxUkZVuORubEIXbwbU2bxk4",
+	"C4cFjoVcz7qLWVeFxaQYGlJyWF6MERVfFIbN8NX7ORHFQ8PNhfjHRfn+JLOVfC4MIeFtRrk06CmpNBv5",
+	"4wtk1OyBOX5jVvdqRfmWMQLStmIT+8bFb/mJVft0In5IDt3uNnvX/caw/bbTGl+3hoPeTcEoqGBsWWcs",
+	"xt8ArlnHi5ZJPEU5QOezEzwc2Z7FYuM+Yqvl0vODo6nzpchcDMDfSxdTrCxG0UjUKCAsO37kudgdIJfP",
+	"K2QTCFf/pe69meO1VxxsgyOmVDCi4ADwWX/ih2PDlAxa79u97p9rTuT+2zYpanuGMxOFUETe+09fP32D",
+	"cJOfztjH8mRYo/+820+4yWuoyWuoybcNNdmbbXpdPN8oJf59sgH3KJiDFJwS8iHtKs8hmguD1b3vBLLQ",
+	"rIjY4OKxqfUCoOuA5nER2tSOq5S09W+Ili/DxtJRpmXMh8K/o8LJGkaAGMm0QhjhG2kRO4hnd4HV695h",
+	"JDJxeasAmauljQNyjdmdGYbCQKwIAHejBfFnRPi3L2T1lvhEoKVPeGdG1NdTKlVXIC/NQPHpIDTwHWkZ",
+	"hA/Y6I48oMkD/HOg6nYqpYFfdJj6ENK+gwPxpCHroqiGWYAfDkXCoKwqq63aiK6o0E9s5RDWJ0GlN2rB",
+	"KVC7WCk1chpESDoKPBHJwactGq7nI8sl2NcTIGFiXbCdOgE6YJ7+2R9i86Pi2Ud0unJdRMk9WmAI4ph7",
+	"97HZ88nC+wwJgNC8GiVXoFRgTbSPSiPa5L0CpHW5VddClERSoHKzyaxLzHfAHHmrgDk2CadGaaE4sY/W",
+	"kwvFnotNhYV9MQxEPVoUMfhC5TX4BGVsbS1lVhRfyUhqlWEuYGVV2ugldIzveieQFYYDsZIrGr6P3RLq",
+	"TUdUS4iFx0gyJVaq51o2LAqTYVW4UPgBPTArlhrrbM6IjWnKIxrP+imhLrlfj5xSnxKFwYXGbV6kxcHY",
+	"HmEjCuUjvvDlPEiLuzk0YGxgVddiZEb0IFegyyE/DDtEtEjDfBTSkoxXMbLDUw7jwViOsIqNqLQshHP5",
+	"hqWEVkmTCU3uGnQAE/RZ7l2x7JyINsR6MzZduXKl+XnQ6B/f2+Q+jOIDv4qUYtiaKWZE120xl7FJk4c9",
+	"in+RH/GJ8H2AMShaIfZdAoRuNN8I7v5X9G7chuTxzxdm4+Ivz20guicsqGYqIWEHQgORulL91l16SpiN",
+	"SJWTX8rO6NhVj96HQtOHg/hSETdVq05O8NmkWLFr02IdH0+K59apXTwj5amKDYEE9PSc7uP0nO6TSr16",
+	"elYu12u1yvF59aRyero5Nud4H4hweoCLZR+TyrRaLh5PhWOreG4Lx1aKRy6kfd8snzt/37ODc453yed+",
+	"9d1lZHkLaeIgCYCiBYWbofg4hVzpv0IGeCvAs2uHLQTt2ZsJAmjZnyv25ygtZWFrxnisli0UvtKrCOc0",
+	"i4yohq+32WMZcw0izO6kqSJNYRtRIQWXUJ/4+ucPNNOAGCdhpp7DHk8qOLzQC7mNqNnsdbstwQKv2jeN",
+	"t53WlRkp3drLc8yQie2FQ1sUT1xiX6Apdhk4PGOt9H7uhqcrkWyf3YaU4LV2bvua0eUSmQ5rgHdI1ult",
+	"DtsfW5H6GBXyTRvZbd+UpUbNdle+WkKmttjQarggrnNH4gqGJz23I4pF4XRdKAE3AzJhyW60Knnvbjud",
+	"X2Ag4YSm+iyEPoBdV5SQgA8Y6nVtPikokkw+wekb80AiwrJdqZ/HQsmkHce8ar0fNCBhIZzVCKFgq3c5",
+	"VAKf6l5eP5av/uZtWDypcq0PIAJx+V0RAOGJ0c6ZqqL8HbinjYI6yYWLgjiLupQTO7XCcRMbB9AL43tw",
+	"ascGoshKxlAUaYXdsM9seY3mcBFRnvHHJyBoJDFf57q98U2nkdsr3+2NG8Nho/nhutUd3ozbXeGaHze6",
+	"V+N/CwH3G7ujuyku6XWS71A08YI5go0NBBZ2BhcWOJEGj96l+Ad89AIYRdgB4ckUh33kRpXeQXBR70Uf",
+	"Ze9TKK+qO5klYGfLQn8v/1u2XPiNheKOqlG9MxhSeqlrdGB56geKnP5c+IDq5oly17IK7NL3PjvM8Six",
+	"DzfU9NSwk0Y0B3gS4GHK4twyPVlU7A5j8wBY0/NV2ewwCxajycpxg6JDhZfFm0ICcRjiJwerB5dMvZUv",
+	"I26g2KyqNDuipoNtUSzsC/+H/cfi/0x9bB4awpMlDjnolrHGgT6YQCCkBxNONZeXly5UeX7QXhDRhuAs",
+	"c6GyLosVHhXITmgTsNOIPhrZCa0DO20R7cKt9wqx9AqxtIEwxbCVQlDyauW0cozeOa4z8wlBTW/lByPa",
+	"YPPJyqcG+thA1XKlfjqit9Th1ITzK6glqMsj/9YjfIyCJSKSZCMFELMChwoJsdsbDD+MG9etQbvZyMQ8",
+	"r5wWy+fF6vGwUr6on10cV0rlWr1YPk2L+mr9tnKo8wXJ76GDq2aleNWsVA4LRhgh1eek0QZrmHw+5eY7",
+	"+RvOmGolAkQvbIzrUjMdWVQjcZu/uiTEd+jMnsS+Uglj4tp0KoO8FBccBME1rBHEiInW+xA6YPHmO71m",
+	"oyODBwtaqNJ+ZXDY52s9yujS+07vLQSG7r8zFqGBj90KnKHnDLMKT8xRfP1CZUICpXRAwxDSLOv/zqRC",
+	"JPSk5zpe1b/u8ao+9nhV/9zH68W3c3Wn7fwp16pkVgoO2C//mgVkcb7697AV9Bo//FB4ofE+LhwyNqBd",
+	"QK1C+fGvAWblanJDmuIUTfNTNaa4/0Bd/prLR5Da5fQCO2kfMcMAFEDWl1qNVHVKqB0wZKq9ChL+/RwH",
+	"cWSWkhu2BSj8+aX1F07wUR/+s2T2vEqorxLqd8tCd5QIn8CHcsXjq6n/28bhu9HOfhZmtS+Mc7ZHq1wj",
+	"afFMhzZPxZ94FLR5huULmt0DpnnM8jWiOTDNt7DaV4PYq0Es7SjHDWHrntmNeYjlYflc5iHWuAggQ8Os",
+	"FQu8BfG7gq+2RP9Q0/OXa9LAFbH5eIiNdIIv8y9CGcHCM2IgJbDAKCuV07Na+bxSrdXLJ8eVavX4VHr7",
+	"Unyk3zTlT39SuhuvWlftZmMIHtENMkp6wcBkVR+H3slmO+3uj+PhL/3WuDX80Bp0W8Nxpfx+3BloEslL",
+	"ygSaYOVYRbV81LOaHg2wFbQW2HELF/zK/8pdzHtRiPl7Qy9y72YcOrM15w4XdJreik9NNQyOTl5+TolI",
+	"jFobIBeFtCiCbVYDQZeftYePVP93VPv/Gtp+lpKfC5oaRfSMCzOci1DiH8aFk1R8agOZofZsjKipjjW/",
+	"sb6pU3IP4eEYjnVJaxJiz/g3bwcdUSdHOTFDS8HBdOW6hsC9BeYnOmqGG83kN8MahhkUYLQql2sWHxL8",
+	"RczDS5AHIRhWRmnJ9JSYG1Xkqo2oTDKrI5NKcVkm8fBGRDyYFk+HzGandwOxgevJaQqFe0Q35mFq2Nuo",
+	"t3ACAFTReaGJJsTyFoQhkzNFLmuJWpDMFKlySDii+f9FtO9lWrFImVoYA70NU8rWULs3VVi8QNuQvKEm",
+	"zm5Q3iiG5C0c3bFty3dQBhp3Fup2mhR9KZPjgjmhIyqfizDAZSAouUAyINKIBUQKbnCBQmagkqzSOIKp",
+	"Mg291DP03SdSvWIFp9nCUoTU5xY4N0twf0kJLFWQepQY8WL5RrXJsX06PcfFilUlxfr0BBfPJmWrWLXr",
+	"RGD7VSylPlSr5+VK/bhaOz0rV+r12kk5uzKkpuY8KYuoWo0ycark/MSuW7VJpVjGlUnVqtnFOhFJOd8h",
+	"wu8OXU9NIopN4XFOhN90Fe9584jWhPlvj+erd+87Twf6rnCAN8jxj7N7xp1zj0Py3eqO2wDUywX4LKTe",
+	"pAFU5J5pkcErRtCBQy13ZcerdbAEiF9SEjxUUrvE0r1ISqU+ma6YBjOhVU1v01tG3j40BMKAqqVsGqqu",
+	"h0RXmGvdKaGeygMRvsjYsDKQhUm6oJnAFVb4wSO6ji1cQj0lvEoDcAy/gSYQGTxoVyhbMPrvC2D4WyAK",
+	"/60ghM+mZVyd1K3iiX1GinVcmRTPOR88JlwAqUxq1rEdeiKPT8rnlVqtXq6cnVXLp6eV2qaE5dpeIIRP",
+	"zqKkX/ucVCdlq1IvChTeMikKFN669T1CCOfv+mYI4b+x+GBnsJ/HiA89H6j4XwQ+eKNxb7cQm+2s3FAO",
+	"zAxngQmJAOsFriQGFmfZTrDO24Fdc8a4V9DdFw/C+dME37x6xf4EXrHTJh2WLfbZfhBeMbDPwlLSzxKd",
+	"EhBmXr1l37m37PEmps2BQX/XeKB9qMGRtPaE2B/RVpSyuD3+R3qDcsT/DISuqjUuqvd5/JTwT3iUSL1W",
+	"NCqUMcdfV8e4UidAFi+VygttkS9LKA4LLcniN1pE0IjmSYbbKSIoinzKSIbbOSJILEEoMbwGBb0GBa0d",
+	"cD0i6Al19LJQvdZhy/8iFfdeGtbrmWvurcN6HfNlqZxUqme105Ny/bhSPn4WfXrq+ffYtx06G6xcwo6m",
+	"fvGeTLbr0n9k77lKKpJc/fzktHp6Wjsu18/Pj+vnZyfnW/ZcZR977kRbtimpTk6tcvGcnNmn1smkeIzr",
+	"0xqp2il7jpGgI6Tab7vt8vZ/w7ar7IAm951vu0/Zm+CZIrs0Wr27ASlPTNeaoPanjetaG4kmDCdlocfJ",
+	"w0d/hH9vdAgNAORXgggnepVuSQpvR4lZyPJcl1iqOPWIYsruic9QtVwXciT1RGAJ6lGJde4Ty/NtNFPV",
+	"6aUrIY4eonxKDhtRShwAG15Rm8vy1PMRC7zlktgl1JgGBE4JQyr+5x47KhpNjN0UhaOQ6BuEckkYZIcF",
+	"Ju+h63HFHbG5d88F4lyC6sv4M8IPfivbVH1958Qgb9A9VhkK9mW42n+nanBrp2fzkc5h1N31OJaiAEQ4",
+	"0yNqSv+DiYoi6BGZMqBBuxLlmoh6axNs3V1CdCVwclNetgnXchkRCqzDUKVcFlD8MgelIaFBtQ5HqSwa",
+	"lKgOgm5yxgOzKuxDTc8mpvAsRreuCWN4RswSakZqs6ZP+wBrM/OCgFCEOSUQ7s2Y+pzrML+Aofmbn+SX",
+	"q1ieX9OCHQEfhq0hVDzP5q/G0fjVs1eAvy8eDGH5ATvcWThB4aJyYog/pVG73R22BhJfrqgBqhX7rUHx",
+	"/aB32y8uia+EGgk15ljybcl6k5KRbrUaa06S8ZL4Y1nsB6R/3mPVQdtbYIdmNio+jW0cYFgvGFxHDCo2",
+	"ihgsXL81GMMoChC/hmEZk1P3VZROgrPE70K5gzfb23yDyBeLEJvzWejJBaqclMqSPLmcynNyljyuhYvC",
+	"u97gbfvqqtUtaLejg164qJdrr2r2n0XN/nujZ4fT//cx1+8o0TxRSTniAjvvd3omy1MEI4QZYh7XTZiM",
+	"upII5yOuROg1cMHnI/GlkU2w7TqgfzIu9xzIyUVVtHDoKiDMQAqbFE9ccqjK6YyoAJuF4rkiZm1CUCSM",
+	"eX4kh10gC7su15UsADSGevIq6VdP8W3QEfXi0RQOQ3HIdhH1JlMXZN5CCQ3xHURohbFxWSH+a/IQLMmr",
+	"QPTyAtErT3w1Pe/D9Lx37mcoSrOiLmEq2Fenk7Zwkf4t2OTP2AkUoPyeeaWKYPlD/PH1KDNWZi+YF7Eg",
+	"r4OPnUZXv3KIHArR0zNReDIPPAbKhY6hQ+9vB8dAebExNBSNXWFhN3jCR3RnWNjNnnDUoA9cWJgpIUYt",
+	"ku/M5gFic7yMxXtfgmEDnlalBfV1E+XgMB3R6JP5aw68jNN9AN1/ddH/BVz0eYPstmJ54ER142+jSE4w",
+	"te8dO5gXLgpv+zfjSvl9YWtEZUUJDLWz8vZ650BXPZFuIZDwEwFRxJ6RhoaIdqWsRRK8qt1pD38ZX/Wu",
+	"G+3uOAyuPDurV8unleNatVo5O6uVa6fHieDKFwmYy1VOPRd0yCJYFS4q9Xo5BQNN1pLYFlr4XDBmRsH3",
+	"VgEIXXsOURXtyp0pP7JH6fnx9UdYgC0Vm9ruf6yPe93OL+sBkkYhWA+X5U0M8eysXK38BvpAZQvqSNST",
+	"fXupc5OrJxaQ2BmUVGPhfw1YUhyj/ZsrOuRCL8kuG5EUVbmkipSgmgA0USXNhZVEQZFEWhMii5ULH0wP",
+	"c79AZgBYJma/MRh2WwMVDCl/jvuD3sf2FVwHYXOtzLVCADHWUVJivRrRg3hZbGGSWjiMOXR2WEp5VYdQ",
+	"SUyXkCnDgg858VSQmUrzM2BUZAqozOuI0Dg0KV7eU8UFwfIGJaFRWBEaijeLpE8h0Y/oPY7E37Ti4Toe",
+	"SwmZgm4KiT4AEBXMJBaKrNA9orJidQjDgvKisIzoiF6JQyMqq3oSlUXWQY82SEgCTSMJ2SKgWgxkhvKG",
+	"OaKmFDigZIYityYyQ3LLbyyClYk4VyzJv6Fm+YSAiudN4ZaBKvUT/t9j8M5SG52dnZ9sKM4fIcvopBom",
+	"EDPmzKhKrHU9UPACPBtR2C9VWDfIsJ08hMW6tbMpBR3QmfRNxLWYAM9C2yU0EWYRJ6BdNh2jEjLTBSbo",
+	"vk185zM/SyEV0Jt+wzSAIVV1RChQZqqwxVdAFCQZ0dQnqvwoYFGSH/YL74QqhR/RpPhZFZEwM1BZlYKO",
+	"g3kJPT+QT5j2K/TJHWF9BGhTiOvDX/UJeiq4j+iqtoccLak6Du1jyHLGcMuha7WEmIb9IzobWsbFkPVk",
+	"5nQUoDXEnxHdDPkj0KihwI2hCgI9hNWujOiwhH2V5efBk7AgghAny0BqW/VPVGL95TCCdjEo/NkRhdKV",
+	"1McrnC+uJOZQ7V5YwcrQbvIpM09TFV4Mgegcn01OrRO7eEzq02Id1ybFM6tqFyukPFX3wlTNk2r5+KxW",
+	"OanXqufHp5Wz+skGBKLKXtxO1eOTCMZnemJVcY3UK0XhwDnFxbPJuVW2KyQ3AtHzqf/Pp49uQDnKPz0Z",
+	"KEfaMuVFOUq3Ku3Rt/V4i8QLeb1S5IQ1ECQNIOYVAik3BJI2bbksBPvzl2UVQn8capImdG5FXYi+Zcbc",
+	"aWu4SlnbLgtfSZcmBbzSujTMRU8Ww1lKq2QNJoHAmiPLxQ4AITlBXAV/TtClqFJqHGpJHwzgLGlwn7sB",
+	"LRkgx4K+wicdpCPQRH3C1USFuWQoQKYErkaYIcAVEMgQ2AjOpGR7KPwZvQxzK9ILviNkJl1wf5mcht0E",
+	"93QB6m+F7VTBNeuYnE6K53Z1WqwTgJGsWMWafTw9xeeTilUlSoir1U6rJ/Wzs0q5el4/OT49rZU3xQ7V",
+	"9yHEnZfrUfgNOa2fHJMqPisKeKTKtCjgkY7t3NhOfy0hbofp2Ywf9SqYZXFIHV7qaYLZXwtcaldxa1fE",
+	"qX2IQYaMGkoEA5hg0hSGQyWzcDKKHcoUCJX2+dwQVOCAAGeJsFuLXhg7IVPpPPMFUodekmF+h9hWr1Ei",
+	"f/cokZxQWq/RI3/h6JF9GFy3FOr7s5h0nrFU3/ObZ/aC3KVlAethHwfadY+G0iKk5YDNgRkS3Tk7CPpw",
+	"j0UAdwABk2o/OCw3g4A9Iq55RPdQ9C8R1yxqAKYFNqNHxzUj6mm5TlFcM9oc1ixaeGEQsdd45r9iPLNF",
+	"aOBjt7IL/thz+dhEVlJ1D6ldlWqUHVWtnZJzXKl/Vz42Ne3PJLmkrOrR4ydpQwpZ9fv1tIVzkCXAef5O",
+	"Np0XhJnacj6fB3MqNDX9BVCnUsaiiXdJ9vlUue4xCFT5U7pTw3wjGCrhA9kzDBVkle0fhkri3ewCQ7Um",
+	"6nyPLptX0KrvH7RqnSRspgg5LMOPOsMQdjkhc8wpgevcEYRHdA3nAc60yzxQN8Ljz4gwA0fPrdl1kefr",
+	"DVISs/NCdG2uY/bdWXn/CugJfy/Buf4qOb9Kzq/QRE+EJtqVb+1Nkt0BpuhxwmwSq2hEYxlTj8cqGtFU",
+	"sCL0NKyiEU0HK0JPwyoa0W1gRWu8+SXAil6ZcwZzzoQ2qibdnn8RNg7QRq98fHc+vg6i9MrEXxGWciAs",
+	"7czyeUPEWvlO8ACswONDqm4pLsafUXuK67s7veZ6K7u4dHEw9fxF4ROnyCILU/Ci+KpriedQtZUhxbPB",
+	"wUcRtm1Oa9ABIwSZ2uPF4py4S9NAZrHIHzIPS3yj+q48KRdHR5XqaalcKpcqF2flszLwBjlVyW68Fzpx",
+	"hDCG/JUrUZ6FE1LEWZQiwirU6HdxTDLgWYmmRfjzBrwDYZWT3mdqc0lAi2tBN52G9tlNkTopXxeBgtgu",
+	"QhqohQPserO1zqjMSoYOLC/MCJa5mw5hhxkdCIulpXw5gg+IRcIYSKt3hpKpzmFHMj6Y9qGBOhK7QHl5",
+	"cV8/2zrDqUubLGCgpSggzB6oNfc96q0YWqwC5YoPKziEfvi1TdXT7fmZw931syHpSPvwGun4+unr/wsA",
+	"AP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -39,6 +39,8 @@ type InterconnectAttachment struct {
 	AdminEnabled bool
 	VlanTag      int
 	Bandwidth    string
+	Mtu          int
+	StackType    string
 	Labels       map[string]string
 	Created      time.Time
 	Pending      bool

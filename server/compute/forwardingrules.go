@@ -282,8 +282,3 @@ func optional(s string) *string {
 	}
 	return &s
 }
-
-// InterconnectAttachmentGroupsInsert is not built yet (issue 5).
-func (s *Server) InterconnectAttachmentGroupsInsert(context.Context, gen.InterconnectAttachmentGroupsInsertRequestObject) (gen.InterconnectAttachmentGroupsInsertResponseObject, error) {
-	return nil, &Error{Status: http.StatusNotImplemented, Reason: "notImplemented", Message: "Method compute.interconnectAttachmentGroups.insert is not implemented by this understudy build yet."}
-}

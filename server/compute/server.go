@@ -37,6 +37,10 @@ type Config struct {
 	Operations operations.Config
 	// DefaultUser is Operation.user when the token is not a JWT with an email claim.
 	DefaultUser string
+	// Locations are interconnect locations in addition to the built-in catalog.
+	Locations []Location
+	// AttachmentsPerGroup is the "Attachments per group" quota.
+	AttachmentsPerGroup int
 	// PublicURL is the base of selfLinks and targetLinks; "" uses the request's own host.
 	PublicURL string
 	Now       func() time.Time
@@ -46,15 +50,17 @@ type Config struct {
 
 // DefaultConfig returns the configuration used when nothing is said.
 func DefaultConfig() Config {
-	return Config{Operations: operations.DefaultConfig(), DefaultUser: "user@understudy.local", Now: time.Now, Log: slog.Default()}
+	return Config{Operations: operations.DefaultConfig(), DefaultUser: "user@understudy.local", AttachmentsPerGroup: 16, Now: time.Now, Log: slog.Default()}
 }
 
 // Server implements the generated strict server interface.
 type Server struct {
-	cfg    Config
-	db     *store.DB
-	tables *store.Compute
-	ops    *operations.Engine
+	cfg       Config
+	db        *store.DB
+	tables    *store.Compute
+	ic        *store.Interconnects
+	locations *catalog
+	ops       *operations.Engine
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -74,10 +80,20 @@ func New(cfg Config, db *store.DB) *Server {
 	if cfg.Random == nil {
 		cfg.Random = rand.Reader
 	}
+	if cfg.AttachmentsPerGroup <= 0 {
+		cfg.AttachmentsPerGroup = def.AttachmentsPerGroup
+	}
 	cfg.Operations.Now, cfg.Operations.Random = cfg.Now, cfg.Random
-	s := &Server{cfg: cfg, db: db, tables: store.NewCompute(db), ops: operations.New(cfg.Operations, db)}
+	s := &Server{cfg: cfg, db: db, tables: store.NewCompute(db), ic: store.NewInterconnects(db),
+		locations: newCatalog(cfg.Locations), ops: operations.New(cfg.Operations, db)}
 	s.ops.Handle(kindRuleInsert, s.finishRuleInsert)
 	s.ops.Handle(kindRuleDelete, s.finishRuleDelete)
+	s.ops.Handle(kindInterconnectInsert, s.finishInterconnectInsert)
+	s.ops.Handle(kindInterconnectDelete, s.finishInterconnectDelete)
+	s.ops.Handle(kindAttachmentInsert, s.finishAttachmentInsert)
+	s.ops.Handle(kindAttachmentDelete, s.finishAttachmentDelete)
+	s.ops.Handle(kindGroupInsert, s.finishGroupInsert)
+	s.ops.Handle(kindGroupDelete, s.finishGroupDelete)
 	return s
 }
 

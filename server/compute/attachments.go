@@ -1,0 +1,249 @@
+package compute
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	gen "github.com/understudy-dev/understudy/gen/compute"
+	"github.com/understudy-dev/understudy/internal/operations"
+	"github.com/understudy-dev/understudy/internal/store"
+)
+
+const (
+	kindAttachmentInsert = "interconnectAttachments.insert"
+	kindAttachmentDelete = "interconnectAttachments.delete"
+)
+
+func attachmentPath(project, region, name string) string {
+	return regionScope(project, region) + "/interconnectAttachments/" + name
+}
+
+// validMTUs are the MTUs the real service offers for dedicated attachments.
+var validMTUs = map[int]bool{1440: true, 1460: true, 1500: true, 8896: true}
+
+// InterconnectAttachmentsInsert accepts a dedicated attachment on an existing interconnect of
+// the project; its region, metro, facility and zone come from the interconnect's location.
+// Only DEDICATED attachments are modelled.
+func (s *Server) InterconnectAttachmentsInsert(ctx context.Context, req gen.InterconnectAttachmentsInsertRequestObject) (gen.InterconnectAttachmentsInsertResponseObject, error) {
+	requestID, err := checkRequestID(req.Params.RequestId)
+	if err != nil {
+		return nil, err
+	}
+	b := *req.Body
+	if err := checkName(b.Name); err != nil {
+		return nil, err
+	}
+	if t := deref(b.Type); t != "" && t != "DEDICATED" {
+		return nil, invalidField("resource.type", fmt.Sprintf("Invalid value for field 'resource.type': '%s'. understudy models DEDICATED attachments only.", t))
+	}
+	if b.Interconnect == nil || *b.Interconnect == "" {
+		return nil, &Error{Status: http.StatusBadRequest, Reason: "required", Message: "Required field 'resource.interconnect' not specified", Location: "resource.interconnect"}
+	}
+	icRef, ok := parseRef(*b.Interconnect, "interconnects")
+	if !ok || icRef.Project != req.Project {
+		return nil, invalidField("resource.interconnect", fmt.Sprintf("Invalid value for field 'resource.interconnect': '%s'. It must name an interconnect of project %s.", *b.Interconnect, req.Project))
+	}
+	mtu := 1440
+	if b.Mtu != nil {
+		mtu = int(*b.Mtu)
+		if !validMTUs[mtu] {
+			return nil, invalidField("resource.mtu", fmt.Sprintf("Invalid value for field 'resource.mtu': '%d'. Supported values are 1440, 1460, 1500 and 8896.", mtu))
+		}
+	}
+	labels := map[string]string(deref(b.Labels))
+	if err := validateLabels(labels); err != nil {
+		return nil, err
+	}
+	a := store.InterconnectAttachment{
+		Project: req.Project, Region: req.Region, Name: b.Name, ID: s.newID(), Description: deref(b.Description),
+		Interconnect: icRef.Name, Type: "DEDICATED", Router: deref(b.Router), AdminEnabled: b.AdminEnabled == nil || *b.AdminEnabled,
+		Bandwidth: "BPS_10G", Mtu: mtu, StackType: "IPV4_ONLY", Labels: labels, Created: s.cfg.Now(), Pending: true,
+	}
+	if b.Bandwidth != nil {
+		a.Bandwidth = string(*b.Bandwidth)
+	}
+	if b.StackType != nil {
+		a.StackType = string(*b.StackType)
+	}
+	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
+		if _, taken := s.ic.Attachments.Get(tx, a.Key()); taken {
+			return operations.Start{}, alreadyExists(attachmentPath(a.Project, a.Region, a.Name))
+		}
+		ic, err := s.readableInterconnect(tx, req.Project, icRef.Name)
+		if err != nil {
+			return operations.Start{}, err
+		}
+		if a.VlanTag, err = s.vlanTag(tx, ic, b.VlanTag8021q); err != nil {
+			return operations.Start{}, err
+		}
+		if err := s.ic.Attachments.Put(tx, a.Key(), a); err != nil {
+			return operations.Start{}, err
+		}
+		return operations.Start{Scope: regionScope(a.Project, a.Region), Kind: kindAttachmentInsert, OperationType: "insert", Target: a.Key(),
+			TargetLink: s.link(ctx, attachmentPath(a.Project, a.Region, a.Name)), TargetID: a.ID}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return gen.InterconnectAttachmentsInsert200JSONResponse(s.renderOperation(ctx, op)), nil
+}
+
+// vlanTag checks a requested VLAN tag is free on the interconnect, or picks the lowest free one.
+func (s *Server) vlanTag(tx *store.Tx, ic store.Interconnect, want *int32) (int, error) {
+	used := map[int]bool{}
+	for _, a := range s.attachmentsOn(tx, ic) {
+		used[a.VlanTag] = true
+	}
+	if want != nil {
+		if used[int(*want)] {
+			return 0, invalidField("resource.vlanTag8021q", fmt.Sprintf("Invalid value for field 'resource.vlanTag8021q': '%d'. The VLAN tag is already used on interconnect '%s'.", *want, ic.Name))
+		}
+		return int(*want), nil
+	}
+	for tag := 2; tag <= 4093; tag++ {
+		if !used[tag] {
+			return tag, nil
+		}
+	}
+	return 0, invalidField("resource.vlanTag8021q", "Invalid value for field 'resource.vlanTag8021q': no VLAN tag is free on interconnect '"+ic.Name+"'.")
+}
+
+// InterconnectAttachmentsGet reads an attachment by name or id.
+func (s *Server) InterconnectAttachmentsGet(ctx context.Context, req gen.InterconnectAttachmentsGetRequestObject) (gen.InterconnectAttachmentsGetResponseObject, error) {
+	var out gen.InterconnectAttachment
+	err := s.db.View(func(tx *store.Tx) error {
+		a, err := s.readableAttachment(tx, req.Project, req.Region, req.InterconnectAttachment)
+		if err != nil {
+			return err
+		}
+		out = s.renderAttachment(ctx, tx, a)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return gen.InterconnectAttachmentsGet200JSONResponse(out), nil
+}
+
+// InterconnectAttachmentsList lists a project's attachments in a region.
+func (s *Server) InterconnectAttachmentsList(ctx context.Context, req gen.InterconnectAttachmentsListRequestObject) (gen.InterconnectAttachmentsListResponseObject, error) {
+	p := req.Params
+	q, err := parseListQuery(deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
+	if err != nil {
+		return nil, err
+	}
+	path := regionScope(req.Project, req.Region) + "/interconnectAttachments"
+	out := gen.InterconnectAttachmentList{Kind: gen.InterconnectAttachmentListKindComputeInterconnectAttachmentList, Id: path, SelfLink: s.link(ctx, path)}
+	_ = s.db.View(func(tx *store.Tx) error {
+		var all []store.InterconnectAttachment
+		prefix := req.Project + "|" + req.Region + "|"
+		s.ic.AttachmentsByName.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, a store.InterconnectAttachment) bool {
+			if !a.Pending {
+				all = append(all, a)
+			}
+			return true
+		})
+		items := make([]listItem, len(all))
+		for i, a := range all {
+			items[i] = listItem{name: a.Name, created: a.Created}
+		}
+		idx, next := page(items, q)
+		for _, i := range idx {
+			out.Items = append(out.Items, s.renderAttachment(ctx, tx, all[i]))
+		}
+		if next != "" {
+			out.NextPageToken = &next
+		}
+		return nil
+	})
+	return gen.InterconnectAttachmentsList200JSONResponse(out), nil
+}
+
+// InterconnectAttachmentsDelete accepts a delete unless a group uses the attachment.
+func (s *Server) InterconnectAttachmentsDelete(ctx context.Context, req gen.InterconnectAttachmentsDeleteRequestObject) (gen.InterconnectAttachmentsDeleteResponseObject, error) {
+	requestID, err := checkRequestID(req.Params.RequestId)
+	if err != nil {
+		return nil, err
+	}
+	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
+		a, err := s.readableAttachment(tx, req.Project, req.Region, req.InterconnectAttachment)
+		if err != nil {
+			return operations.Start{}, err
+		}
+		if a.Group != "" {
+			return operations.Start{}, inUse(attachmentPath(a.Project, a.Region, a.Name), groupPath(a.Project, a.Group))
+		}
+		return operations.Start{Scope: regionScope(a.Project, a.Region), Kind: kindAttachmentDelete, OperationType: "delete", Target: a.Key(),
+			TargetLink: s.link(ctx, attachmentPath(a.Project, a.Region, a.Name)), TargetID: a.ID}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return gen.InterconnectAttachmentsDelete200JSONResponse(s.renderOperation(ctx, op)), nil
+}
+
+func (s *Server) readableAttachment(tx *store.Tx, project, region, nameOrID string) (store.InterconnectAttachment, error) {
+	a, ok := s.ic.Attachments.Get(tx, store.AttachmentKey(project, region, nameOrID))
+	if !ok {
+		_, a, ok = s.ic.AttachmentID.Get(tx, project+"|"+region+"|"+nameOrID)
+	}
+	if !ok || a.Pending {
+		return a, notFound(attachmentPath(project, region, nameOrID))
+	}
+	return a, nil
+}
+
+func (s *Server) finishAttachmentInsert(tx *store.Tx, op store.Operation) error {
+	a, ok := s.ic.Attachments.Get(tx, op.Target)
+	if !ok {
+		return fmt.Errorf("attachment %s: %w", op.Target, store.ErrNotFound)
+	}
+	a.Pending = false
+	return s.ic.Attachments.Put(tx, op.Target, a)
+}
+
+func (s *Server) finishAttachmentDelete(tx *store.Tx, op store.Operation) error {
+	_, _, err := s.ic.Attachments.Delete(tx, op.Target)
+	return err
+}
+
+// attachmentLocation is where an attachment's interconnect is, if it can be found.
+func (s *Server) attachmentLocation(tx *store.Tx, a store.InterconnectAttachment) (Location, store.Interconnect, bool) {
+	ic, ok := s.ic.Interconnects.Get(tx, a.Project+"|"+a.Interconnect)
+	if !ok {
+		return Location{}, ic, false
+	}
+	l, ok := s.locations.byName[ic.Location]
+	return l, ic, ok
+}
+
+func (s *Server) renderAttachment(ctx context.Context, tx *store.Tx, a store.InterconnectAttachment) gen.InterconnectAttachment {
+	kind, created, self := "compute#interconnectAttachment", timestamp(a.Created), s.link(ctx, attachmentPath(a.Project, a.Region, a.Name))
+	region, ic := s.link(ctx, "projects/"+a.Project+"/regions/"+a.Region), s.link(ctx, interconnectPath(a.Project, a.Interconnect))
+	typ, bw, stack := gen.InterconnectAttachmentType(a.Type), gen.InterconnectAttachmentBandwidth(a.Bandwidth), gen.InterconnectAttachmentStackType(a.StackType)
+	opStatus, state := gen.InterconnectAttachmentOperationalStatus("OS_ACTIVE"), gen.InterconnectAttachmentState("ACTIVE")
+	admin, vlan, mtu := a.AdminEnabled, int32(a.VlanTag), int32(a.Mtu)
+	labels := gen.Labels(a.Labels)
+	if labels == nil {
+		labels = gen.Labels{}
+	}
+	out := gen.InterconnectAttachment{
+		Kind: &kind, Id: &a.ID, Name: a.Name, Description: optional(a.Description), SelfLink: &self, CreationTimestamp: &created,
+		Region: &region, Interconnect: &ic, Type: &typ, Router: optional(a.Router), AdminEnabled: &admin, VlanTag8021q: &vlan,
+		Bandwidth: &bw, StackType: &stack, Mtu: &mtu, OperationalStatus: &opStatus, State: &state,
+		Labels: &labels, LabelFingerprint: labelFingerprint(a.Labels, 0),
+	}
+	if l, _, ok := s.attachmentLocation(tx, a); ok {
+		domain := gen.InterconnectAttachmentEdgeAvailabilityDomain("AVAILABILITY_DOMAIN_1")
+		if l.Zone == "zone2" {
+			domain = "AVAILABILITY_DOMAIN_2"
+		}
+		out.EdgeAvailabilityDomain = &domain
+	}
+	if a.Group != "" {
+		g := s.link(ctx, groupPath(a.Project, a.Group))
+		out.AttachmentGroup = &g
+	}
+	return out
+}

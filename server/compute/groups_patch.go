@@ -1,0 +1,148 @@
+package compute
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	gen "github.com/understudy-dev/understudy/gen/compute"
+	"github.com/understudy-dev/understudy/internal/operations"
+	"github.com/understudy-dev/understudy/internal/store"
+)
+
+// maskFields maps the updateMask paths we accept (camelCase and snake_case) to a field.
+var maskFields = map[string]string{
+	"description": "description", "intent": "intent", "intent.availabilitySla": "intent", "intent.availability_sla": "intent",
+	"attachments": "attachments", "interconnectGroup": "interconnectGroup", "interconnect_group": "interconnectGroup",
+}
+
+// InterconnectAttachmentGroupsPatch changes a group. Without updateMask it is a merge patch
+// (fields present replace the current ones; attachments merge key by key, and a key whose
+// attachment is empty is removed); with updateMask the listed fields are set from the body,
+// or cleared when the body lacks them. A given etag must be current (412 conditionNotMet).
+// The change is decided and applied at accept and its operation comes back DONE; attachment
+// failures end it with errors and change nothing.
+func (s *Server) InterconnectAttachmentGroupsPatch(ctx context.Context, req gen.InterconnectAttachmentGroupsPatchRequestObject) (gen.InterconnectAttachmentGroupsPatchResponseObject, error) {
+	requestID, err := checkRequestID(req.Params.RequestId)
+	if err != nil {
+		return nil, err
+	}
+	b := *req.Body
+	mask, err := parseUpdateMask(deref(req.Params.UpdateMask))
+	if err != nil {
+		return nil, err
+	}
+	if b.Name != nil && *b.Name != req.InterconnectAttachmentGroup {
+		return nil, invalidField("resource.name", fmt.Sprintf("Invalid value for field 'resource.name': '%s'. The name of a group cannot change.", *b.Name))
+	}
+	if b.Intent != nil {
+		if err := checkIntent(string(b.Intent.AvailabilitySla)); err != nil {
+			return nil, err
+		}
+	} else if mask["intent"] {
+		return nil, &Error{Status: http.StatusBadRequest, Reason: "required", Message: "Required field 'resource.intent' not specified", Location: "resource.intent"}
+	}
+	// Entries with an empty attachment are removals in a merge patch; keep them apart.
+	present := map[string]gen.InterconnectAttachmentGroupAttachment{}
+	var removed []string
+	for k, v := range b.Attachments {
+		if deref(v.Attachment) == "" {
+			removed = append(removed, k)
+		} else {
+			present[k] = v
+		}
+	}
+	urls, err := attachmentURLs(present)
+	if err != nil {
+		return nil, err
+	}
+	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
+		g, err := s.readableGroup(tx, req.Project, req.InterconnectAttachmentGroup)
+		if err != nil {
+			return operations.Start{}, err
+		}
+		if e := deref(b.Etag); e != "" && e != s.groupEtag(tx, g) {
+			return operations.Start{}, &Error{Status: http.StatusPreconditionFailed, Reason: "conditionNotMet",
+				Message: "Etag either invalid or resource has changed", Location: "resource.etag"}
+		}
+		start := operations.Start{OperationType: "patch", Done: true, TargetLink: s.link(ctx, groupPath(g.Project, g.Name)), TargetID: g.ID}
+		next := g
+		next.AttachmentURLs = mergeAttachments(g.AttachmentURLs, urls, removed, mask)
+		applyScalars(&next, b, mask)
+		keys, failure := s.checkAttachments(tx, next, next.AttachmentURLs)
+		if failure != nil {
+			start.Failure = failure
+			return start, nil
+		}
+		next.Attachments = keys
+		next.Generation++
+		if err := s.claim(tx, next, g.Attachments); err != nil {
+			return start, err
+		}
+		return start, s.ic.Groups.Put(tx, next.Key(), next)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return gen.InterconnectAttachmentGroupsPatch200JSONResponse(s.renderOperation(ctx, op)), nil
+}
+
+func parseUpdateMask(s string) (map[string]bool, error) {
+	mask := map[string]bool{}
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		f, ok := maskFields[p]
+		if !ok {
+			return nil, invalidField("updateMask", fmt.Sprintf("Invalid value for field 'updateMask': '%s'. Updatable fields are description, intent, attachments and interconnectGroup.", p))
+		}
+		mask[f] = true
+	}
+	return mask, nil
+}
+
+// mergeAttachments is the group's attachment map after a patch.
+func mergeAttachments(current, given map[string]string, removed []string, mask map[string]bool) map[string]string {
+	if mask["attachments"] {
+		out := map[string]string{}
+		for k, v := range given {
+			out[k] = v
+		}
+		return out
+	}
+	if len(mask) > 0 {
+		return current // a mask that does not name attachments leaves them alone
+	}
+	out := map[string]string{}
+	for k, v := range current {
+		out[k] = v
+	}
+	for k, v := range given {
+		out[k] = v
+	}
+	for _, k := range removed {
+		delete(out, k)
+	}
+	return out
+}
+
+// applyScalars sets description, intent and interconnectGroup from a patch body.
+func applyScalars(g *store.AttachmentGroup, b gen.InterconnectAttachmentGroupPatch, mask map[string]bool) {
+	set := func(field string, present bool) bool {
+		if len(mask) > 0 {
+			return mask[field]
+		}
+		return present
+	}
+	if set("description", b.Description != nil) {
+		g.Description = deref(b.Description)
+	}
+	if set("intent", b.Intent != nil) && b.Intent != nil {
+		g.Intent = string(b.Intent.AvailabilitySla)
+	}
+	if set("interconnectGroup", b.InterconnectGroup != nil) {
+		g.InterconnectGroup = deref(b.InterconnectGroup)
+	}
+}

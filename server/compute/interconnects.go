@@ -1,0 +1,277 @@
+package compute
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	gen "github.com/understudy-dev/understudy/gen/compute"
+	"github.com/understudy-dev/understudy/internal/operations"
+	"github.com/understudy-dev/understudy/internal/store"
+)
+
+const (
+	kindInterconnectInsert = "interconnects.insert"
+	kindInterconnectDelete = "interconnects.delete"
+)
+
+func locationPath(project, name string) string {
+	return globalScope(project) + "/interconnectLocations/" + name
+}
+func interconnectPath(project, name string) string {
+	return globalScope(project) + "/interconnects/" + name
+}
+
+// catalogCreated is when the built-in catalog "was created": fixed, so outputs are stable.
+var catalogCreated = time.Date(2017, 6, 1, 0, 0, 0, 0, time.UTC)
+
+// InterconnectLocationsGet reads a location of the catalog.
+func (s *Server) InterconnectLocationsGet(ctx context.Context, req gen.InterconnectLocationsGetRequestObject) (gen.InterconnectLocationsGetResponseObject, error) {
+	l, ok := s.locations.byName[req.InterconnectLocation]
+	if !ok {
+		return nil, notFound(locationPath(req.Project, req.InterconnectLocation))
+	}
+	return gen.InterconnectLocationsGet200JSONResponse(s.renderLocation(ctx, req.Project, l)), nil
+}
+
+// InterconnectLocationsList lists the catalog.
+func (s *Server) InterconnectLocationsList(ctx context.Context, req gen.InterconnectLocationsListRequestObject) (gen.InterconnectLocationsListResponseObject, error) {
+	p := req.Params
+	q, err := parseListQuery(deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
+	if err != nil {
+		return nil, err
+	}
+	items := make([]listItem, len(s.locations.names))
+	for i, n := range s.locations.names {
+		items[i] = listItem{name: n, created: catalogCreated, seq: uint64(i)}
+	}
+	idx, next := page(items, q)
+	path := globalScope(req.Project) + "/interconnectLocations"
+	out := gen.InterconnectLocationList{Kind: gen.InterconnectLocationListKindComputeInterconnectLocationList, Id: path, SelfLink: s.link(ctx, path)}
+	for _, i := range idx {
+		out.Items = append(out.Items, s.renderLocation(ctx, req.Project, s.locations.byName[s.locations.names[i]]))
+	}
+	if next != "" {
+		out.NextPageToken = &next
+	}
+	return gen.InterconnectLocationsList200JSONResponse(out), nil
+}
+
+func (s *Server) renderLocation(ctx context.Context, project string, l Location) gen.InterconnectLocation {
+	kind, created, self, id := "compute#interconnectLocation", timestamp(catalogCreated), s.link(ctx, locationPath(project, l.Name)), stableID(l.Name)
+	zone, status, continent := l.Zone, gen.InterconnectLocationStatus("AVAILABLE"), gen.InterconnectLocationContinent(l.Continent)
+	desc := l.Description
+	if desc == "" {
+		desc = fmt.Sprintf("%s (%s), %s", l.FacilityProvider, l.FacilityProviderFacilityID, l.City)
+	}
+	out := gen.InterconnectLocation{
+		Kind: &kind, Id: &id, Name: &l.Name, Description: &desc, SelfLink: &self, CreationTimestamp: &created,
+		Address: optional(l.Address), AvailabilityZone: &zone, City: optional(l.City), Continent: &continent,
+		FacilityProvider: optional(l.FacilityProvider), FacilityProviderFacilityId: optional(l.FacilityProviderFacilityID),
+		PeeringdbFacilityId: optional(l.PeeringDBFacilityID), Status: &status,
+	}
+	presence := gen.InterconnectLocationRegionInfoLocationPresence("LOCAL_REGION")
+	for _, r := range l.Regions {
+		rtt, region := "2", s.link(ctx, "projects/"+project+"/regions/"+r)
+		out.RegionInfos = append(out.RegionInfos, gen.InterconnectLocationRegionInfo{Region: &region, ExpectedRttMs: &rtt, LocationPresence: &presence})
+	}
+	return out
+}
+
+// stableID is a uint64 id derived from a name, for catalog entries.
+func stableID(name string) string {
+	sum := sha256.Sum256([]byte(name))
+	return strconv.FormatUint(binary.BigEndian.Uint64(sum[:8])>>1|1, 10)
+}
+
+// InterconnectsInsert reserves the name at accept; the interconnect is readable (and
+// ACTIVE) once its operation is DONE.
+func (s *Server) InterconnectsInsert(ctx context.Context, req gen.InterconnectsInsertRequestObject) (gen.InterconnectsInsertResponseObject, error) {
+	requestID, err := checkRequestID(req.Params.RequestId)
+	if err != nil {
+		return nil, err
+	}
+	b := *req.Body
+	if err := checkName(b.Name); err != nil {
+		return nil, err
+	}
+	loc, ok := parseRef(b.Location, "interconnectLocations")
+	if !ok {
+		return nil, invalidField("resource.location", fmt.Sprintf("Invalid value for field 'resource.location': '%s'. The URL is malformed.", b.Location))
+	}
+	if _, known := s.locations.byName[loc.Name]; !known {
+		return nil, notFound(locationPath(req.Project, loc.Name))
+	}
+	labels := map[string]string(deref(b.Labels))
+	if err := validateLabels(labels); err != nil {
+		return nil, err
+	}
+	ic := store.Interconnect{
+		Project: req.Project, Name: b.Name, ID: s.newID(), Description: deref(b.Description), Location: loc.Name,
+		LinkType: string(b.LinkType), RequestedLinkCount: int(b.RequestedLinkCount), InterconnectType: string(b.InterconnectType),
+		CustomerName: deref(b.CustomerName), NocContactEmail: deref(b.NocContactEmail), AdminEnabled: b.AdminEnabled == nil || *b.AdminEnabled,
+		Labels: labels, Created: s.cfg.Now(), Pending: true,
+	}
+	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
+		if _, taken := s.ic.Interconnects.Get(tx, ic.Key()); taken {
+			return operations.Start{}, alreadyExists(interconnectPath(req.Project, ic.Name))
+		}
+		if err := s.ic.Interconnects.Put(tx, ic.Key(), ic); err != nil {
+			return operations.Start{}, err
+		}
+		return operations.Start{Kind: kindInterconnectInsert, OperationType: "insert", Target: ic.Key(),
+			TargetLink: s.link(ctx, interconnectPath(req.Project, ic.Name)), TargetID: ic.ID}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return gen.InterconnectsInsert200JSONResponse(s.renderOperation(ctx, op)), nil
+}
+
+// InterconnectsGet reads an interconnect by name or id.
+func (s *Server) InterconnectsGet(ctx context.Context, req gen.InterconnectsGetRequestObject) (gen.InterconnectsGetResponseObject, error) {
+	var out gen.Interconnect
+	err := s.db.View(func(tx *store.Tx) error {
+		ic, err := s.readableInterconnect(tx, req.Project, req.Interconnect)
+		if err != nil {
+			return err
+		}
+		out = s.renderInterconnect(ctx, tx, ic)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return gen.InterconnectsGet200JSONResponse(out), nil
+}
+
+// InterconnectsList lists a project's interconnects.
+func (s *Server) InterconnectsList(ctx context.Context, req gen.InterconnectsListRequestObject) (gen.InterconnectsListResponseObject, error) {
+	p := req.Params
+	q, err := parseListQuery(deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
+	if err != nil {
+		return nil, err
+	}
+	path := globalScope(req.Project) + "/interconnects"
+	out := gen.InterconnectList{Kind: gen.InterconnectListKindComputeInterconnectList, Id: path, SelfLink: s.link(ctx, path)}
+	_ = s.db.View(func(tx *store.Tx) error {
+		var all []store.Interconnect
+		prefix := req.Project + "|"
+		s.ic.InterconnectsByName.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, ic store.Interconnect) bool {
+			if !ic.Pending {
+				all = append(all, ic)
+			}
+			return true
+		})
+		items := make([]listItem, len(all))
+		for i, ic := range all {
+			items[i] = listItem{name: ic.Name, created: ic.Created}
+		}
+		idx, next := page(items, q)
+		for _, i := range idx {
+			out.Items = append(out.Items, s.renderInterconnect(ctx, tx, all[i]))
+		}
+		if next != "" {
+			out.NextPageToken = &next
+		}
+		return nil
+	})
+	return gen.InterconnectsList200JSONResponse(out), nil
+}
+
+// InterconnectsDelete accepts a delete unless attachments use the interconnect.
+func (s *Server) InterconnectsDelete(ctx context.Context, req gen.InterconnectsDeleteRequestObject) (gen.InterconnectsDeleteResponseObject, error) {
+	requestID, err := checkRequestID(req.Params.RequestId)
+	if err != nil {
+		return nil, err
+	}
+	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
+		ic, err := s.readableInterconnect(tx, req.Project, req.Interconnect)
+		if err != nil {
+			return operations.Start{}, err
+		}
+		if users := s.attachmentsOn(tx, ic); len(users) > 0 {
+			a := users[0]
+			return operations.Start{}, inUse(interconnectPath(ic.Project, ic.Name), attachmentPath(a.Project, a.Region, a.Name))
+		}
+		return operations.Start{Kind: kindInterconnectDelete, OperationType: "delete", Target: ic.Key(),
+			TargetLink: s.link(ctx, interconnectPath(ic.Project, ic.Name)), TargetID: ic.ID}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return gen.InterconnectsDelete200JSONResponse(s.renderOperation(ctx, op)), nil
+}
+
+func (s *Server) readableInterconnect(tx *store.Tx, project, nameOrID string) (store.Interconnect, error) {
+	ic, ok := s.ic.Interconnects.Get(tx, project+"|"+nameOrID)
+	if !ok {
+		_, ic, ok = s.ic.InterconnectID.Get(tx, project+"|"+nameOrID)
+	}
+	if !ok || ic.Pending {
+		return ic, notFound(interconnectPath(project, nameOrID))
+	}
+	return ic, nil
+}
+
+// attachmentsOn lists the attachments (accepted ones included) on an interconnect.
+func (s *Server) attachmentsOn(tx *store.Tx, ic store.Interconnect) []store.InterconnectAttachment {
+	var out []store.InterconnectAttachment
+	key := ic.Project + "|" + ic.Name
+	s.ic.AttachmentsByInterconnect.Scan(tx, key, key+"\x01", nil, func(_ store.Cursor, a store.InterconnectAttachment) bool {
+		out = append(out, a)
+		return true
+	})
+	return out
+}
+
+func (s *Server) finishInterconnectInsert(tx *store.Tx, op store.Operation) error {
+	ic, ok := s.ic.Interconnects.Get(tx, op.Target)
+	if !ok {
+		return fmt.Errorf("interconnect %s: %w", op.Target, store.ErrNotFound)
+	}
+	ic.Pending = false
+	return s.ic.Interconnects.Put(tx, op.Target, ic)
+}
+
+func (s *Server) finishInterconnectDelete(tx *store.Tx, op store.Operation) error {
+	_, _, err := s.ic.Interconnects.Delete(tx, op.Target)
+	return err
+}
+
+func (s *Server) renderInterconnect(ctx context.Context, tx *store.Tx, ic store.Interconnect) gen.Interconnect {
+	kind, created, self := "compute#interconnect", timestamp(ic.Created), s.link(ctx, interconnectPath(ic.Project, ic.Name))
+	opStatus, state, links := gen.InterconnectOperationalStatus("OS_ACTIVE"), gen.InterconnectState("ACTIVE"), int32(ic.RequestedLinkCount)
+	admin := ic.AdminEnabled
+	labels := gen.Labels(ic.Labels)
+	if labels == nil {
+		labels = gen.Labels{}
+	}
+	out := gen.Interconnect{
+		Kind: &kind, Id: &ic.ID, Name: ic.Name, Description: optional(ic.Description), SelfLink: &self, CreationTimestamp: &created,
+		Location: s.link(ctx, locationPath(ic.Project, ic.Location)), LinkType: gen.InterconnectLinkType(ic.LinkType),
+		RequestedLinkCount: int32(ic.RequestedLinkCount), InterconnectType: gen.InterconnectInterconnectType(ic.InterconnectType),
+		CustomerName: optional(ic.CustomerName), NocContactEmail: optional(ic.NocContactEmail), AdminEnabled: &admin,
+		OperationalStatus: &opStatus, State: &state, ProvisionedLinkCount: &links,
+		Labels: &labels, LabelFingerprint: labelFingerprint(ic.Labels, 0),
+	}
+	for _, a := range s.attachmentsOn(tx, ic) {
+		if !a.Pending {
+			out.InterconnectAttachments = append(out.InterconnectAttachments, s.link(ctx, attachmentPath(a.Project, a.Region, a.Name)))
+		}
+	}
+	return out
+}
+
+func alreadyExists(path string) *Error {
+	return &Error{Status: http.StatusConflict, Reason: "alreadyExists", Message: fmt.Sprintf("The resource '%s' already exists", path)}
+}
+
+func inUse(resource, user string) *Error {
+	return &Error{Status: http.StatusBadRequest, Reason: "resourceInUseByAnotherResource",
+		Message: fmt.Sprintf("The resource '%s' is already being used by '%s'", resource, user)}
+}

@@ -1,0 +1,26 @@
+package compute
+
+import "strings"
+
+// ref is a reference to a resource, as a full URL (any host) or a partial path such as
+// projects/p/regions/r/interconnectAttachments/a.
+type ref struct {
+	Project, Region, Name string
+}
+
+// parseRef reads a reference to a resource of collection (e.g. "interconnects"); global
+// references have no region.
+func parseRef(s, collection string) (ref, bool) {
+	i := strings.LastIndex(s, "projects/")
+	if i < 0 {
+		return ref{}, false
+	}
+	parts := strings.Split(strings.Trim(s[i:], "/"), "/")
+	switch {
+	case len(parts) == 5 && parts[2] == "global" && parts[3] == collection:
+		return ref{Project: parts[1], Name: parts[4]}, parts[1] != "" && parts[4] != ""
+	case len(parts) == 6 && parts[2] == "regions" && parts[4] == collection:
+		return ref{Project: parts[1], Region: parts[3], Name: parts[5]}, parts[1] != "" && parts[3] != "" && parts[5] != ""
+	}
+	return ref{}, false
+}
