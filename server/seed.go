@@ -11,6 +11,7 @@ import (
 
 	"github.com/understudy-dev/understudy/server/accounts"
 	"github.com/understudy-dev/understudy/server/authorization"
+	"github.com/understudy-dev/understudy/server/compute"
 )
 
 // Seed is the content of a --seed file: state and settings loaded at start and restored by
@@ -18,6 +19,13 @@ import (
 type Seed struct {
 	Authorization AuthorizationSeed `yaml:"authorization"`
 	Accounts      AccountsSeed      `yaml:"accounts"`
+	Compute       ComputeSeed       `yaml:"compute"`
+}
+
+// ComputeSeed is the compute section of a seed file.
+type ComputeSeed struct {
+	// Locations are interconnect locations added to the built-in catalog.
+	Locations []compute.Location `yaml:"interconnectLocations"`
 }
 
 // AccountsSeed is the accounts section of a seed file.
@@ -103,4 +111,15 @@ func (s *Seed) ApplyAccounts(c *accounts.Config, keepFlag func(name string) bool
 	if s.Accounts.AccountConcurrency > 0 && !keepFlag("accounts-concurrency") {
 		c.AccountConcurrency = s.Accounts.AccountConcurrency
 	}
+}
+
+// ApplyCompute merges the compute section into c, checking each location.
+func (s *Seed) ApplyCompute(c *compute.Config) error {
+	for i, l := range s.Compute.Locations {
+		if err := l.Check(); err != nil {
+			return fmt.Errorf("compute.interconnectLocations[%d]: %w", i, err)
+		}
+	}
+	c.Locations = append(c.Locations, s.Compute.Locations...)
+	return nil
 }

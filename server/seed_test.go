@@ -122,3 +122,41 @@ func TestSeedErrors(t *testing.T) {
 		}
 	})
 }
+
+func TestSeedAddsInterconnectLocations(t *testing.T) {
+	seed, err := server.ParseSeed([]byte(`
+compute:
+  interconnectLocations:
+    - name: ams-zone1-2
+      metro: ams
+      availabilityZone: zone1
+      city: Amsterdam
+      continent: EUROPE
+      facilityProvider: Equinix
+      peeringdbFacilityId: "2"
+      regions: [europe-west4]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := understudytest.Start(t, understudytest.WithConfig(func(c *server.Config) {
+		if err := seed.ApplyCompute(&c.Compute); err != nil {
+			t.Fatal(err)
+		}
+	}))
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/compute/v1/projects/my-project-123/global/interconnectLocations/ams-zone1-2", nil)
+	req.Header.Set("Authorization", "Bearer t")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("seeded location: %d", resp.StatusCode)
+	}
+	bad, _ := server.ParseSeed([]byte("compute:\n  interconnectLocations:\n    - {name: x-1, metro: amsterdam, availabilityZone: zone1, peeringdbFacilityId: '1', regions: [r]}\n"))
+	var cfg server.Config
+	if err := bad.ApplyCompute(&cfg.Compute); err == nil || !strings.Contains(err.Error(), "interconnectLocations[0]") || !strings.Contains(err.Error(), "metro") {
+		t.Errorf("a bad location: %v", err)
+	}
+}

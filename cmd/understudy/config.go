@@ -105,6 +105,9 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 		explicit := func(name string) bool { return given[name] || getenv(envName(name)) != "" }
 		seed.ApplyAuthorization(&authz, explicit)
 		seed.ApplyAccounts(&accts, explicit)
+		if err := seed.ApplyCompute(&comp); err != nil {
+			return c, fmt.Errorf("seed %s: %w", c.Seed, err)
+		}
 	}
 	c.Server.Authorization = authz
 	c.Server.Accounts = accts

@@ -1,6 +1,32 @@
 package compute
 
-import "sort"
+import (
+	"fmt"
+	"regexp"
+	"sort"
+)
+
+var (
+	locationName = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$`)
+	metroName    = regexp.MustCompile(`^[a-z]{3}$`)
+)
+
+// Check reports what is wrong with a location declared in the seed.
+func (l Location) Check() error {
+	switch {
+	case !locationName.MatchString(l.Name):
+		return fmt.Errorf("name %q is not a valid resource name", l.Name)
+	case !metroName.MatchString(l.Metro):
+		return fmt.Errorf("location %s: metro %q must be three lowercase letters", l.Name, l.Metro)
+	case l.Zone != "zone1" && l.Zone != "zone2":
+		return fmt.Errorf("location %s: availabilityZone %q must be zone1 or zone2", l.Name, l.Zone)
+	case l.PeeringDBFacilityID == "":
+		return fmt.Errorf("location %s: peeringdbFacilityId is required (it names the facility)", l.Name)
+	case len(l.Regions) == 0:
+		return fmt.Errorf("location %s: regions must name at least one region", l.Name)
+	}
+	return nil
+}
 
 // Location is an interconnect location: a colocation facility in a metro, in one edge
 // availability domain (zone1 or zone2). The catalog is read-only; the seed file can add to it.
