@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
-	"time"
 
 	"github.com/labstack/echo/v4"
 )
@@ -43,32 +42,6 @@ func limitBody(limit int64) echo.MiddlewareFunc {
 				req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
 			}
 			return next(c)
-		}
-	}
-}
-
-// logRequests writes one structured line per request: never headers, so never tokens or keys.
-func logRequests(log *slog.Logger, apiName func(string) string) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			if !log.Enabled(c.Request().Context(), slog.LevelInfo) {
-				return next(c)
-			}
-			start := time.Now()
-			path := c.Request().URL.Path // before any rewriting
-			err := next(c)
-			if err != nil {
-				// Render now so that the status we log is the one the client gets.
-				c.Error(err)
-			}
-			log.LogAttrs(c.Request().Context(), slog.LevelInfo, "request",
-				slog.String("api", apiName(path)),
-				slog.String("method", c.Request().Method),
-				slog.String("path", path),
-				slog.Int("status", c.Response().Status),
-				slog.Float64("ms", float64(time.Since(start).Microseconds())/1000),
-				slog.Int64("bytes", c.Response().Size))
-			return nil
 		}
 	}
 }

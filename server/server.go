@@ -12,11 +12,16 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
+	admingen "github.com/understudy-dev/understudy/gen/admin"
+	"github.com/understudy-dev/understudy/internal/clock"
 	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/server/accounts"
 	"github.com/understudy-dev/understudy/server/admin"
 	"github.com/understudy-dev/understudy/server/authorization"
 	"github.com/understudy-dev/understudy/server/compute"
+	"github.com/understudy-dev/understudy/server/control"
 )
 
 // DefaultBodyLimit is the largest request body accepted unless configured otherwise.
@@ -44,11 +49,16 @@ type Config struct {
 
 // Server is the assembled HTTP stack.
 type Server struct {
-	echo  *echo.Echo
-	cfg   Config
-	db    *store.DB
-	apis  []api
-	authz *authorization.Server
+	echo    *echo.Echo
+	cfg     Config
+	db      *store.DB
+	apis    []api
+	authz   *authorization.Server
+	clock   *clock.Clock
+	journal *control.Journal
+	faults  *control.Faults
+	metrics *control.Metrics
+	routes  map[string]string // "METHOD /echo/path" -> operationId
 }
 
 // api is one API mounted on the server: which paths are its own, and how it renders errors.
@@ -63,9 +73,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
+	// One adjustable clock for every API: the admin API moves it.
+	clk := clock.New(cfg.Now)
+	cfg.Now = clk.Now
 	if cfg.BodyLimit <= 0 {
 		cfg.BodyLimit = DefaultBodyLimit
 	}
@@ -74,7 +84,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	s := &Server{echo: e, cfg: cfg, db: store.New()}
+	s := &Server{echo: e, cfg: cfg, db: store.New(), clock: clk, journal: control.NewJournal(0), faults: &control.Faults{}}
+	s.metrics = control.NewMetrics(s.db.Counts)
 
 	authzCfg := cfg.Authorization
 	if authzCfg.Now == nil {
@@ -118,10 +129,10 @@ func New(cfg Config) (*Server, error) {
 	}
 
 	e.HTTPErrorHandler = s.handleError
-	e.Pre(recoverPanics(cfg.Log), logRequests(cfg.Log, s.apiName))
-	e.Use(limitBody(cfg.BodyLimit))
+	e.Pre(recoverPanics(cfg.Log), s.observe)
+	e.Use(s.injectFaults, limitBody(cfg.BodyLimit))
 
-	if err := admin.New(cfg.Version, cfg.Now, s.Reset).Register(e); err != nil {
+	if err := admin.New(admin.Deps{Version: cfg.Version, Clock: clk, Reset: s.Reset, Journal: s.journal, Faults: s.faults, Metrics: s.metrics}).Register(e); err != nil {
 		return nil, err
 	}
 	if err := accts.Register(e); err != nil {
@@ -143,6 +154,16 @@ func New(cfg Config) (*Server, error) {
 	if err := authz.Register(e); err != nil {
 		return nil, err
 	}
+	specs := []func() (*openapi3.T, error){authorization.Spec, accounts.Spec, compute.Spec, admingen.GetSpec}
+	var docs []*openapi3.T
+	for _, load := range specs {
+		doc, err := load()
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, doc)
+	}
+	s.routes = routeIDs(docs...)
 	// Loading the seed for the first time also checks it: a bad seed stops the start.
 	if err := s.Reset(); err != nil {
 		return nil, err

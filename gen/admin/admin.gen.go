@@ -15,10 +15,33 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
+	"github.com/oapi-codegen/runtime"
 )
+
+// Defines values for API.
+const (
+	APIAccounts      API = "accounts"
+	APIAuthorization API = "authorization"
+	APICompute       API = "compute"
+)
+
+// Valid indicates whether the value is a known member of the API enum.
+func (e API) Valid() bool {
+	switch e {
+	case APIAccounts:
+		return true
+	case APIAuthorization:
+		return true
+	case APICompute:
+		return true
+	default:
+		return false
+	}
+}
 
 // Defines values for HealthStatus.
 const (
@@ -50,6 +73,24 @@ func (e ResetResultStatus) Valid() bool {
 	}
 }
 
+// API One of the emulated APIs.
+type API string
+
+// Clock The server's clock.
+type Clock struct {
+	// Now The server's current time.
+	Now time.Time `json:"now"`
+
+	// OffsetSeconds How far ahead of real time it is.
+	OffsetSeconds float64 `json:"offsetSeconds"`
+}
+
+// ClockAdvance How far to move the clock.
+type ClockAdvance struct {
+	// Seconds Seconds to add (at most a year).
+	Seconds float64 `json:"seconds"`
+}
+
 // ErrorResponse understudy's own error envelope for the admin API.
 type ErrorResponse struct {
 	// Error The error.
@@ -60,6 +101,87 @@ type ErrorResponse struct {
 		// Message What went wrong.
 		Message string `json:"message"`
 	} `json:"error"`
+}
+
+// Fault A fault rule in force.
+type Fault struct {
+	// Api Only this API, when set.
+	Api *string `json:"api,omitempty"`
+
+	// Code The error code.
+	Code *string `json:"code,omitempty"`
+
+	// Id The rule's id.
+	Id string `json:"id"`
+
+	// LatencyMs Added latency.
+	LatencyMs *int `json:"latencyMs,omitempty"`
+
+	// Message The error message.
+	Message *string `json:"message,omitempty"`
+
+	// Method Only this method, when set.
+	Method *string `json:"method,omitempty"`
+
+	// OperationId Only this operation, when set.
+	OperationId *string `json:"operationId,omitempty"`
+
+	// Path Only paths starting with this, when set.
+	Path *string `json:"path,omitempty"`
+
+	// Probability The chance that a match is faulted.
+	Probability *float32 `json:"probability,omitempty"`
+
+	// Remaining How many more requests it applies to; absent for no limit.
+	Remaining *int `json:"remaining,omitempty"`
+
+	// RetryAfterSeconds Sent as Retry-After when set.
+	RetryAfterSeconds *int `json:"retryAfterSeconds,omitempty"`
+
+	// Status The status answered (0 for latency only).
+	Status int `json:"status"`
+}
+
+// FaultList The fault rules.
+type FaultList struct {
+	// Faults In the order they are matched.
+	Faults []Fault `json:"faults"`
+}
+
+// FaultRule A rule that makes matching requests fail or slow down.
+type FaultRule struct {
+	// Api One of the emulated APIs.
+	Api *API `json:"api,omitempty"`
+
+	// Code The error code (ARM code, v2 code, or Google reason) in the API's envelope.
+	Code *string `json:"code,omitempty"`
+
+	// Count Apply to the next this many matching requests, then remove the rule.
+	Count *int `json:"count,omitempty"`
+
+	// LatencyMs Wait this long before answering (or before going on, with status 0).
+	LatencyMs *int `json:"latencyMs,omitempty"`
+
+	// Message The error message (default "Injected by understudy.").
+	Message *string `json:"message,omitempty"`
+
+	// Method Only this HTTP method.
+	Method *string `json:"method,omitempty"`
+
+	// OperationId Only this operation (the spec's operationId).
+	OperationId *string `json:"operationId,omitempty"`
+
+	// Path Only paths starting with this.
+	Path *string `json:"path,omitempty"`
+
+	// Probability The chance that a matching request is faulted (default 1).
+	Probability *float32 `json:"probability,omitempty"`
+
+	// RetryAfterSeconds Sent as Retry-After when set.
+	RetryAfterSeconds *int `json:"retryAfterSeconds,omitempty"`
+
+	// Status The status to answer (400-599), or 0 for latency only.
+	Status *int `json:"status,omitempty"`
 }
 
 // Health Readiness report.
@@ -77,6 +199,39 @@ type Health struct {
 // HealthStatus Always `ok` when the server answers.
 type HealthStatus string
 
+// RequestList Journal entries.
+type RequestList struct {
+	// Requests Newest first.
+	Requests []RequestRecord `json:"requests"`
+}
+
+// RequestRecord One request in the journal.
+type RequestRecord struct {
+	// Api The API that served it.
+	Api string `json:"api"`
+
+	// DurationMs How long it took, in milliseconds.
+	DurationMs float64 `json:"durationMs"`
+
+	// Method The HTTP method.
+	Method string `json:"method"`
+
+	// OperationId The operation, when the request reached one.
+	OperationId *string `json:"operationId,omitempty"`
+
+	// Path The path, without the query.
+	Path string `json:"path"`
+
+	// RequestId The response's request id (Request-Id or X-Request-Id).
+	RequestId *string `json:"requestId,omitempty"`
+
+	// Status The status answered.
+	Status int `json:"status"`
+
+	// Time When the request arrived (the server's clock).
+	Time time.Time `json:"time"`
+}
+
 // ResetResult What a reset did.
 type ResetResult struct {
 	// Status Always `reset`.
@@ -88,6 +243,27 @@ type ResetResultStatus string
 
 // Error understudy's own error envelope for the admin API.
 type Error = ErrorResponse
+
+// ListRequestsParams defines parameters for ListRequests.
+type ListRequestsParams struct {
+	// Api Only requests to this API.
+	Api *API `form:"api,omitempty" json:"api,omitempty"`
+
+	// OperationId Only requests to this operation (the spec's operationId).
+	OperationId *string `form:"operationId,omitempty" json:"operationId,omitempty"`
+
+	// Status Only requests answered with this status.
+	Status *int `form:"status,omitempty" json:"status,omitempty"`
+
+	// Limit At most this many entries (default 100).
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// AdvanceClockJSONRequestBody defines body for AdvanceClock for application/json ContentType.
+type AdvanceClockJSONRequestBody = ClockAdvance
+
+// CreateFaultJSONRequestBody defines body for CreateFault for application/json ContentType.
+type CreateFaultJSONRequestBody = FaultRule
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -163,12 +339,112 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// GetClock The server's clock
+	//
+	// The time the server runs on: link expiry, operation progress, retention and
+	// idempotency windows all follow it. It is the real time plus the advances made.
+	//
+	// Corresponds with GET /_understudy/clock (the `GetClock` operationId).
+	GetClock(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AdvanceClockWithBody Move the server's clock forward
+	//
+	// Adds `seconds` (fractions allowed) to the server's clock; it never goes back.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /_understudy/clock/advance (the `AdvanceClock` operationId).
+	AdvanceClockWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AdvanceClock Move the server's clock forward
+	//
+	// Adds `seconds` (fractions allowed) to the server's clock; it never goes back.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /_understudy/clock/advance (the `AdvanceClock` operationId).
+	AdvanceClock(ctx context.Context, body AdvanceClockJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClearFaults Remove every fault rule
+	//
+	// Removes every fault rule.
+	//
+	// Corresponds with DELETE /_understudy/faults (the `ClearFaults` operationId).
+	ClearFaults(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListFaults Fault rules
+	//
+	// The fault rules in force, in the order they are matched.
+	//
+	// Corresponds with GET /_understudy/faults (the `ListFaults` operationId).
+	ListFaults(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateFaultWithBody Add a fault rule
+	//
+	// Requests that match the rule (its api, operationId, method and path prefix, whichever
+	// are given) fail with its status and code, rendered in that API's own error envelope,
+	// optionally with Retry-After; or, with `status` 0, only wait `latencyMs` and go on. A
+	// rule applies to the next `count` matching requests (then it is removed) or, without
+	// `count`, until deleted; with `probability` below 1 each match fails only that often.
+	// Requests to /_understudy are never faulted. Rules are kept across reset.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /_understudy/faults (the `CreateFault` operationId).
+	CreateFaultWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateFault Add a fault rule
+	//
+	// Requests that match the rule (its api, operationId, method and path prefix, whichever
+	// are given) fail with its status and code, rendered in that API's own error envelope,
+	// optionally with Retry-After; or, with `status` 0, only wait `latencyMs` and go on. A
+	// rule applies to the next `count` matching requests (then it is removed) or, without
+	// `count`, until deleted; with `probability` below 1 each match fails only that often.
+	// Requests to /_understudy are never faulted. Rules are kept across reset.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /_understudy/faults (the `CreateFault` operationId).
+	CreateFault(ctx context.Context, body CreateFaultJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteFault Remove a fault rule
+	//
+	// Removes one rule; 404 when there is none with that id.
+	//
+	// Corresponds with DELETE /_understudy/faults/{id} (the `DeleteFault` operationId).
+	DeleteFault(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetHealth Readiness
 	//
 	// Answers 200 once the server is ready to serve every API.
 	//
 	// Corresponds with GET /_understudy/health (the `GetHealth` operationId).
 	GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetMetrics Prometheus metrics
+	//
+	// Prometheus text exposition: understudy_requests_total (by api, operation and status),
+	// understudy_request_duration_seconds (histogram by api and operation) and
+	// understudy_stored_objects (by kind), plus the Go runtime's metrics.
+	//
+	// Corresponds with GET /_understudy/metrics (the `GetMetrics` operationId).
+	GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClearRequests Forget the journal
+	//
+	// Empties the request journal.
+	//
+	// Corresponds with DELETE /_understudy/requests (the `ClearRequests` operationId).
+	ClearRequests(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListRequests Recent requests
+	//
+	// The journal of recent requests to the APIs (not to /_understudy), newest first, at most
+	// the journal's size (1000 by default). Headers are never recorded, so tokens and keys
+	// never appear; paths are recorded without their query.
+	//
+	// Corresponds with GET /_understudy/requests (the `ListRequests` operationId).
+	ListRequests(ctx context.Context, params *ListRequestsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Reset Reset every API to the seeded state
 	//
@@ -180,6 +456,161 @@ type ClientInterface interface {
 	Reset(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
+// GetClock The server's clock
+//
+// The time the server runs on: link expiry, operation progress, retention and
+// idempotency windows all follow it. It is the real time plus the advances made.
+//
+// Corresponds with GET /_understudy/clock (the `GetClock` operationId).
+func (c *Client) GetClock(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetClockRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AdvanceClockWithBody Move the server's clock forward
+//
+// Adds `seconds` (fractions allowed) to the server's clock; it never goes back.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /_understudy/clock/advance (the `AdvanceClock` operationId).
+func (c *Client) AdvanceClockWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAdvanceClockRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AdvanceClock Move the server's clock forward
+//
+// Adds `seconds` (fractions allowed) to the server's clock; it never goes back.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /_understudy/clock/advance (the `AdvanceClock` operationId).
+func (c *Client) AdvanceClock(ctx context.Context, body AdvanceClockJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAdvanceClockRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClearFaults Remove every fault rule
+//
+// Removes every fault rule.
+//
+// Corresponds with DELETE /_understudy/faults (the `ClearFaults` operationId).
+func (c *Client) ClearFaults(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClearFaultsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListFaults Fault rules
+//
+// The fault rules in force, in the order they are matched.
+//
+// Corresponds with GET /_understudy/faults (the `ListFaults` operationId).
+func (c *Client) ListFaults(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListFaultsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateFaultWithBody Add a fault rule
+//
+// Requests that match the rule (its api, operationId, method and path prefix, whichever
+// are given) fail with its status and code, rendered in that API's own error envelope,
+// optionally with Retry-After; or, with `status` 0, only wait `latencyMs` and go on. A
+// rule applies to the next `count` matching requests (then it is removed) or, without
+// `count`, until deleted; with `probability` below 1 each match fails only that often.
+// Requests to /_understudy are never faulted. Rules are kept across reset.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /_understudy/faults (the `CreateFault` operationId).
+func (c *Client) CreateFaultWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateFaultRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateFault Add a fault rule
+//
+// Requests that match the rule (its api, operationId, method and path prefix, whichever
+// are given) fail with its status and code, rendered in that API's own error envelope,
+// optionally with Retry-After; or, with `status` 0, only wait `latencyMs` and go on. A
+// rule applies to the next `count` matching requests (then it is removed) or, without
+// `count`, until deleted; with `probability` below 1 each match fails only that often.
+// Requests to /_understudy are never faulted. Rules are kept across reset.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /_understudy/faults (the `CreateFault` operationId).
+func (c *Client) CreateFault(ctx context.Context, body CreateFaultJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateFaultRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteFault Remove a fault rule
+//
+// Removes one rule; 404 when there is none with that id.
+//
+// Corresponds with DELETE /_understudy/faults/{id} (the `DeleteFault` operationId).
+func (c *Client) DeleteFault(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteFaultRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetHealth Readiness
 //
 // Answers 200 once the server is ready to serve every API.
@@ -187,6 +618,61 @@ type ClientInterface interface {
 // Corresponds with GET /_understudy/health (the `GetHealth` operationId).
 func (c *Client) GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetHealthRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetMetrics Prometheus metrics
+//
+// Prometheus text exposition: understudy_requests_total (by api, operation and status),
+// understudy_request_duration_seconds (histogram by api and operation) and
+// understudy_stored_objects (by kind), plus the Go runtime's metrics.
+//
+// Corresponds with GET /_understudy/metrics (the `GetMetrics` operationId).
+func (c *Client) GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetMetricsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClearRequests Forget the journal
+//
+// Empties the request journal.
+//
+// Corresponds with DELETE /_understudy/requests (the `ClearRequests` operationId).
+func (c *Client) ClearRequests(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClearRequestsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListRequests Recent requests
+//
+// The journal of recent requests to the APIs (not to /_understudy), newest first, at most
+// the journal's size (1000 by default). Headers are never recorded, so tokens and keys
+// never appear; paths are recorded without their query.
+//
+// Corresponds with GET /_understudy/requests (the `ListRequests` operationId).
+func (c *Client) ListRequests(ctx context.Context, params *ListRequestsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListRequestsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -216,6 +702,201 @@ func (c *Client) Reset(ctx context.Context, reqEditors ...RequestEditorFn) (*htt
 	return c.Client.Do(req)
 }
 
+// NewGetClockRequest constructs an http.Request for the GetClock method
+func NewGetClockRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_understudy/clock")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAdvanceClockRequest calls the generic AdvanceClock builder with application/json body
+func NewAdvanceClockRequest(server string, body AdvanceClockJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAdvanceClockRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewAdvanceClockRequestWithBody constructs an http.Request for the AdvanceClock method, with any body, and a specified content type
+func NewAdvanceClockRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_understudy/clock/advance")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewClearFaultsRequest constructs an http.Request for the ClearFaults method
+func NewClearFaultsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_understudy/faults")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListFaultsRequest constructs an http.Request for the ListFaults method
+func NewListFaultsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_understudy/faults")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateFaultRequest calls the generic CreateFault builder with application/json body
+func NewCreateFaultRequest(server string, body CreateFaultJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateFaultRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateFaultRequestWithBody constructs an http.Request for the CreateFault method, with any body, and a specified content type
+func NewCreateFaultRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_understudy/faults")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteFaultRequest constructs an http.Request for the DeleteFault method
+func NewDeleteFaultRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_understudy/faults/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetHealthRequest constructs an http.Request for the GetHealth method
 func NewGetHealthRequest(server string) (*http.Request, error) {
 	var err error
@@ -233,6 +914,150 @@ func NewGetHealthRequest(server string) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetMetricsRequest constructs an http.Request for the GetMetrics method
+func NewGetMetricsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_understudy/metrics")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewClearRequestsRequest constructs an http.Request for the ClearRequests method
+func NewClearRequestsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_understudy/requests")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListRequestsRequest constructs an http.Request for the ListRequests method
+func NewListRequestsRequest(server string, params *ListRequestsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_understudy/requests")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Api != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "api", *params.Api, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OperationId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "operationId", *params.OperationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -314,6 +1139,89 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// GetClockWithResponse The server's clock
+	//
+	// The time the server runs on: link expiry, operation progress, retention and
+	// idempotency windows all follow it. It is the real time plus the advances made.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_understudy/clock (the `GetClock` operationId).
+	GetClockWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetClockResponse, error)
+
+	// AdvanceClockWithBodyWithResponse Move the server's clock forward
+	//
+	// Adds `seconds` (fractions allowed) to the server's clock; it never goes back.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_understudy/clock/advance (the `AdvanceClock` operationId).
+	AdvanceClockWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AdvanceClockResponse, error)
+
+	// AdvanceClockWithResponse Move the server's clock forward
+	//
+	// Adds `seconds` (fractions allowed) to the server's clock; it never goes back.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_understudy/clock/advance (the `AdvanceClock` operationId).
+	AdvanceClockWithResponse(ctx context.Context, body AdvanceClockJSONRequestBody, reqEditors ...RequestEditorFn) (*AdvanceClockResponse, error)
+
+	// ClearFaultsWithResponse Remove every fault rule
+	//
+	// Removes every fault rule.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /_understudy/faults (the `ClearFaults` operationId).
+	ClearFaultsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ClearFaultsResponse, error)
+
+	// ListFaultsWithResponse Fault rules
+	//
+	// The fault rules in force, in the order they are matched.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_understudy/faults (the `ListFaults` operationId).
+	ListFaultsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListFaultsResponse, error)
+
+	// CreateFaultWithBodyWithResponse Add a fault rule
+	//
+	// Requests that match the rule (its api, operationId, method and path prefix, whichever
+	// are given) fail with its status and code, rendered in that API's own error envelope,
+	// optionally with Retry-After; or, with `status` 0, only wait `latencyMs` and go on. A
+	// rule applies to the next `count` matching requests (then it is removed) or, without
+	// `count`, until deleted; with `probability` below 1 each match fails only that often.
+	// Requests to /_understudy are never faulted. Rules are kept across reset.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_understudy/faults (the `CreateFault` operationId).
+	CreateFaultWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFaultResponse, error)
+
+	// CreateFaultWithResponse Add a fault rule
+	//
+	// Requests that match the rule (its api, operationId, method and path prefix, whichever
+	// are given) fail with its status and code, rendered in that API's own error envelope,
+	// optionally with Retry-After; or, with `status` 0, only wait `latencyMs` and go on. A
+	// rule applies to the next `count` matching requests (then it is removed) or, without
+	// `count`, until deleted; with `probability` below 1 each match fails only that often.
+	// Requests to /_understudy are never faulted. Rules are kept across reset.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_understudy/faults (the `CreateFault` operationId).
+	CreateFaultWithResponse(ctx context.Context, body CreateFaultJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateFaultResponse, error)
+
+	// DeleteFaultWithResponse Remove a fault rule
+	//
+	// Removes one rule; 404 when there is none with that id.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /_understudy/faults/{id} (the `DeleteFault` operationId).
+	DeleteFaultWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeleteFaultResponse, error)
+
 	// GetHealthWithResponse Readiness
 	//
 	// Answers 200 once the server is ready to serve every API.
@@ -322,6 +1230,37 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /_understudy/health (the `GetHealth` operationId).
 	GetHealthWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetHealthResponse, error)
+
+	// GetMetricsWithResponse Prometheus metrics
+	//
+	// Prometheus text exposition: understudy_requests_total (by api, operation and status),
+	// understudy_request_duration_seconds (histogram by api and operation) and
+	// understudy_stored_objects (by kind), plus the Go runtime's metrics.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_understudy/metrics (the `GetMetrics` operationId).
+	GetMetricsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMetricsResponse, error)
+
+	// ClearRequestsWithResponse Forget the journal
+	//
+	// Empties the request journal.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /_understudy/requests (the `ClearRequests` operationId).
+	ClearRequestsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ClearRequestsResponse, error)
+
+	// ListRequestsWithResponse Recent requests
+	//
+	// The journal of recent requests to the APIs (not to /_understudy), newest first, at most
+	// the journal's size (1000 by default). Headers are never recorded, so tokens and keys
+	// never appear; paths are recorded without their query.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_understudy/requests (the `ListRequests` operationId).
+	ListRequestsWithResponse(ctx context.Context, params *ListRequestsParams, reqEditors ...RequestEditorFn) (*ListRequestsResponse, error)
 
 	// ResetWithResponse Reset every API to the seeded state
 	//
@@ -333,6 +1272,280 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /_understudy/reset (the `Reset` operationId).
 	ResetWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ResetResponse, error)
+}
+
+type GetClockResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Clock
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetClockResponse) GetJSON200() *Clock {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetClockResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetClockResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetClockResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetClockResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetClockResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AdvanceClockResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Clock
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AdvanceClockResponse) GetJSON200() *Clock {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AdvanceClockResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AdvanceClockResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AdvanceClockResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AdvanceClockResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AdvanceClockResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClearFaultsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClearFaultsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClearFaultsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClearFaultsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClearFaultsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClearFaultsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListFaultsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *FaultList
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListFaultsResponse) GetJSON200() *FaultList {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListFaultsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListFaultsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListFaultsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListFaultsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListFaultsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateFaultResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Fault
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateFaultResponse) GetJSON201() *Fault {
+	return r.JSON201
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CreateFaultResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateFaultResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateFaultResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateFaultResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateFaultResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteFaultResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DeleteFaultResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteFaultResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteFaultResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteFaultResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteFaultResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type GetHealthResponse struct {
@@ -377,6 +1590,136 @@ func (r GetHealthResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetHealthResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetMetricsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetMetricsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetMetricsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetMetricsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetMetricsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetMetricsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClearRequestsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClearRequestsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClearRequestsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClearRequestsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClearRequestsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClearRequestsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListRequestsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RequestList
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListRequestsResponse) GetJSON200() *RequestList {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListRequestsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListRequestsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListRequestsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListRequestsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListRequestsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -431,6 +1774,137 @@ func (r ResetResponse) ContentType() string {
 	return ""
 }
 
+// GetClockWithResponse The server's clock
+//
+// The time the server runs on: link expiry, operation progress, retention and
+// idempotency windows all follow it. It is the real time plus the advances made.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_understudy/clock (the `GetClock` operationId).
+func (c *ClientWithResponses) GetClockWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetClockResponse, error) {
+	rsp, err := c.GetClock(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetClockResponse(rsp)
+}
+
+// AdvanceClockWithBodyWithResponse Move the server's clock forward
+//
+// Adds `seconds` (fractions allowed) to the server's clock; it never goes back.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_understudy/clock/advance (the `AdvanceClock` operationId).
+func (c *ClientWithResponses) AdvanceClockWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AdvanceClockResponse, error) {
+	rsp, err := c.AdvanceClockWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAdvanceClockResponse(rsp)
+}
+
+// AdvanceClockWithResponse Move the server's clock forward
+//
+// Adds `seconds` (fractions allowed) to the server's clock; it never goes back.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_understudy/clock/advance (the `AdvanceClock` operationId).
+func (c *ClientWithResponses) AdvanceClockWithResponse(ctx context.Context, body AdvanceClockJSONRequestBody, reqEditors ...RequestEditorFn) (*AdvanceClockResponse, error) {
+	rsp, err := c.AdvanceClock(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAdvanceClockResponse(rsp)
+}
+
+// ClearFaultsWithResponse Remove every fault rule
+//
+// Removes every fault rule.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /_understudy/faults (the `ClearFaults` operationId).
+func (c *ClientWithResponses) ClearFaultsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ClearFaultsResponse, error) {
+	rsp, err := c.ClearFaults(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClearFaultsResponse(rsp)
+}
+
+// ListFaultsWithResponse Fault rules
+//
+// The fault rules in force, in the order they are matched.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_understudy/faults (the `ListFaults` operationId).
+func (c *ClientWithResponses) ListFaultsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListFaultsResponse, error) {
+	rsp, err := c.ListFaults(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListFaultsResponse(rsp)
+}
+
+// CreateFaultWithBodyWithResponse Add a fault rule
+//
+// Requests that match the rule (its api, operationId, method and path prefix, whichever
+// are given) fail with its status and code, rendered in that API's own error envelope,
+// optionally with Retry-After; or, with `status` 0, only wait `latencyMs` and go on. A
+// rule applies to the next `count` matching requests (then it is removed) or, without
+// `count`, until deleted; with `probability` below 1 each match fails only that often.
+// Requests to /_understudy are never faulted. Rules are kept across reset.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_understudy/faults (the `CreateFault` operationId).
+func (c *ClientWithResponses) CreateFaultWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFaultResponse, error) {
+	rsp, err := c.CreateFaultWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateFaultResponse(rsp)
+}
+
+// CreateFaultWithResponse Add a fault rule
+//
+// Requests that match the rule (its api, operationId, method and path prefix, whichever
+// are given) fail with its status and code, rendered in that API's own error envelope,
+// optionally with Retry-After; or, with `status` 0, only wait `latencyMs` and go on. A
+// rule applies to the next `count` matching requests (then it is removed) or, without
+// `count`, until deleted; with `probability` below 1 each match fails only that often.
+// Requests to /_understudy are never faulted. Rules are kept across reset.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_understudy/faults (the `CreateFault` operationId).
+func (c *ClientWithResponses) CreateFaultWithResponse(ctx context.Context, body CreateFaultJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateFaultResponse, error) {
+	rsp, err := c.CreateFault(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateFaultResponse(rsp)
+}
+
+// DeleteFaultWithResponse Remove a fault rule
+//
+// Removes one rule; 404 when there is none with that id.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /_understudy/faults/{id} (the `DeleteFault` operationId).
+func (c *ClientWithResponses) DeleteFaultWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeleteFaultResponse, error) {
+	rsp, err := c.DeleteFault(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteFaultResponse(rsp)
+}
+
 // GetHealthWithResponse Readiness
 //
 // Answers 200 once the server is ready to serve every API.
@@ -444,6 +1918,55 @@ func (c *ClientWithResponses) GetHealthWithResponse(ctx context.Context, reqEdit
 		return nil, err
 	}
 	return ParseGetHealthResponse(rsp)
+}
+
+// GetMetricsWithResponse Prometheus metrics
+//
+// Prometheus text exposition: understudy_requests_total (by api, operation and status),
+// understudy_request_duration_seconds (histogram by api and operation) and
+// understudy_stored_objects (by kind), plus the Go runtime's metrics.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_understudy/metrics (the `GetMetrics` operationId).
+func (c *ClientWithResponses) GetMetricsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMetricsResponse, error) {
+	rsp, err := c.GetMetrics(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetMetricsResponse(rsp)
+}
+
+// ClearRequestsWithResponse Forget the journal
+//
+// Empties the request journal.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /_understudy/requests (the `ClearRequests` operationId).
+func (c *ClientWithResponses) ClearRequestsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ClearRequestsResponse, error) {
+	rsp, err := c.ClearRequests(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClearRequestsResponse(rsp)
+}
+
+// ListRequestsWithResponse Recent requests
+//
+// The journal of recent requests to the APIs (not to /_understudy), newest first, at most
+// the journal's size (1000 by default). Headers are never recorded, so tokens and keys
+// never appear; paths are recorded without their query.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_understudy/requests (the `ListRequests` operationId).
+func (c *ClientWithResponses) ListRequestsWithResponse(ctx context.Context, params *ListRequestsParams, reqEditors ...RequestEditorFn) (*ListRequestsResponse, error) {
+	rsp, err := c.ListRequests(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListRequestsResponse(rsp)
 }
 
 // ResetWithResponse Reset every API to the seeded state
@@ -463,6 +1986,196 @@ func (c *ClientWithResponses) ResetWithResponse(ctx context.Context, reqEditors 
 	return ParseResetResponse(rsp)
 }
 
+// ParseGetClockResponse parses an HTTP response from a GetClockWithResponse call
+func ParseGetClockResponse(rsp *http.Response) (*GetClockResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetClockResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Clock
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseAdvanceClockResponse parses an HTTP response from a AdvanceClockWithResponse call
+func ParseAdvanceClockResponse(rsp *http.Response) (*AdvanceClockResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AdvanceClockResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Clock
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClearFaultsResponse parses an HTTP response from a ClearFaultsWithResponse call
+func ParseClearFaultsResponse(rsp *http.Response) (*ClearFaultsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClearFaultsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListFaultsResponse parses an HTTP response from a ListFaultsWithResponse call
+func ParseListFaultsResponse(rsp *http.Response) (*ListFaultsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListFaultsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest FaultList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateFaultResponse parses an HTTP response from a CreateFaultWithResponse call
+func ParseCreateFaultResponse(rsp *http.Response) (*CreateFaultResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateFaultResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Fault
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteFaultResponse parses an HTTP response from a DeleteFaultWithResponse call
+func ParseDeleteFaultResponse(rsp *http.Response) (*DeleteFaultResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteFaultResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseGetHealthResponse parses an HTTP response from a GetHealthWithResponse call
 func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -479,6 +2192,94 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest Health
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetMetricsResponse parses an HTTP response from a GetMetricsWithResponse call
+func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetMetricsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClearRequestsResponse parses an HTTP response from a ClearRequestsWithResponse call
+func ParseClearRequestsResponse(rsp *http.Response) (*ClearRequestsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClearRequestsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListRequestsResponse parses an HTTP response from a ListRequestsWithResponse call
+func ParseListRequestsResponse(rsp *http.Response) (*ListRequestsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListRequestsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RequestList
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -531,9 +2332,36 @@ func ParseResetResponse(rsp *http.Response) (*ResetResponse, error) {
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// GetClock The server's clock
+	// (GET /_understudy/clock)
+	GetClock(ctx echo.Context) error
+	// AdvanceClock Move the server's clock forward
+	// (POST /_understudy/clock/advance)
+	AdvanceClock(ctx echo.Context) error
+	// ClearFaults Remove every fault rule
+	// (DELETE /_understudy/faults)
+	ClearFaults(ctx echo.Context) error
+	// ListFaults Fault rules
+	// (GET /_understudy/faults)
+	ListFaults(ctx echo.Context) error
+	// CreateFault Add a fault rule
+	// (POST /_understudy/faults)
+	CreateFault(ctx echo.Context) error
+	// DeleteFault Remove a fault rule
+	// (DELETE /_understudy/faults/{id})
+	DeleteFault(ctx echo.Context, id string) error
 	// GetHealth Readiness
 	// (GET /_understudy/health)
 	GetHealth(ctx echo.Context) error
+	// GetMetrics Prometheus metrics
+	// (GET /_understudy/metrics)
+	GetMetrics(ctx echo.Context) error
+	// ClearRequests Forget the journal
+	// (DELETE /_understudy/requests)
+	ClearRequests(ctx echo.Context) error
+	// ListRequests Recent requests
+	// (GET /_understudy/requests)
+	ListRequests(ctx echo.Context, params ListRequestsParams) error
 	// Reset Reset every API to the seeded state
 	// (POST /_understudy/reset)
 	Reset(ctx echo.Context) error
@@ -544,12 +2372,130 @@ type ServerInterfaceWrapper struct {
 	Handler ServerInterface
 }
 
+// GetClock converts echo context to params.
+func (w *ServerInterfaceWrapper) GetClock(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetClock(ctx)
+	return err
+}
+
+// AdvanceClock converts echo context to params.
+func (w *ServerInterfaceWrapper) AdvanceClock(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AdvanceClock(ctx)
+	return err
+}
+
+// ClearFaults converts echo context to params.
+func (w *ServerInterfaceWrapper) ClearFaults(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClearFaults(ctx)
+	return err
+}
+
+// ListFaults converts echo context to params.
+func (w *ServerInterfaceWrapper) ListFaults(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListFaults(ctx)
+	return err
+}
+
+// CreateFault converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateFault(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateFault(ctx)
+	return err
+}
+
+// DeleteFault converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteFault(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteFault(ctx, id)
+	return err
+}
+
 // GetHealth converts echo context to params.
 func (w *ServerInterfaceWrapper) GetHealth(ctx echo.Context) error {
 	var err error
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetHealth(ctx)
+	return err
+}
+
+// GetMetrics converts echo context to params.
+func (w *ServerInterfaceWrapper) GetMetrics(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetMetrics(ctx)
+	return err
+}
+
+// ClearRequests converts echo context to params.
+func (w *ServerInterfaceWrapper) ClearRequests(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClearRequests(ctx)
+	return err
+}
+
+// ListRequests converts echo context to params.
+func (w *ServerInterfaceWrapper) ListRequests(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListRequestsParams
+	// ------------- Optional query parameter "api" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "api", ctx.QueryParams(), &params.Api, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter api: %s", err))
+	}
+
+	// ------------- Optional query parameter "operationId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "operationId", ctx.QueryParams(), &params.OperationId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter operationId: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListRequests(ctx, params)
 	return err
 }
 
@@ -611,10 +2557,238 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 	router.GET(options.BaseURL+"/_understudy/health", wrapper.GetHealth, options.OperationMiddlewares["getHealth"]...)
 	router.POST(options.BaseURL+"/_understudy/reset", wrapper.Reset, options.OperationMiddlewares["reset"]...)
+	router.DELETE(options.BaseURL+"/_understudy/requests", wrapper.ClearRequests, options.OperationMiddlewares["clearRequests"]...)
+	router.GET(options.BaseURL+"/_understudy/requests", wrapper.ListRequests, options.OperationMiddlewares["listRequests"]...)
+	router.DELETE(options.BaseURL+"/_understudy/faults", wrapper.ClearFaults, options.OperationMiddlewares["clearFaults"]...)
+	router.GET(options.BaseURL+"/_understudy/faults", wrapper.ListFaults, options.OperationMiddlewares["listFaults"]...)
+	router.POST(options.BaseURL+"/_understudy/faults", wrapper.CreateFault, options.OperationMiddlewares["createFault"]...)
+	router.DELETE(options.BaseURL+"/_understudy/faults/:id", wrapper.DeleteFault, options.OperationMiddlewares["deleteFault"]...)
+	router.GET(options.BaseURL+"/_understudy/clock", wrapper.GetClock, options.OperationMiddlewares["getClock"]...)
+	router.POST(options.BaseURL+"/_understudy/clock/advance", wrapper.AdvanceClock, options.OperationMiddlewares["advanceClock"]...)
+	router.GET(options.BaseURL+"/_understudy/metrics", wrapper.GetMetrics, options.OperationMiddlewares["getMetrics"]...)
 
 }
 
 type ErrorJSONResponse ErrorResponse
+
+type GetClockRequestObject struct {
+}
+
+type GetClockResponseObject interface {
+	VisitGetClockResponse(w http.ResponseWriter) error
+}
+
+type GetClock200JSONResponse Clock
+
+func (response GetClock200JSONResponse) VisitGetClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetClockdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response GetClockdefaultJSONResponse) VisitGetClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceClockRequestObject struct {
+	Body *AdvanceClockJSONRequestBody
+}
+
+type AdvanceClockResponseObject interface {
+	VisitAdvanceClockResponse(w http.ResponseWriter) error
+}
+
+type AdvanceClock200JSONResponse Clock
+
+func (response AdvanceClock200JSONResponse) VisitAdvanceClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AdvanceClockdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response AdvanceClockdefaultJSONResponse) VisitAdvanceClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearFaultsRequestObject struct {
+}
+
+type ClearFaultsResponseObject interface {
+	VisitClearFaultsResponse(w http.ResponseWriter) error
+}
+
+type ClearFaults204Response struct {
+}
+
+func (response ClearFaults204Response) VisitClearFaultsResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type ClearFaultsdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response ClearFaultsdefaultJSONResponse) VisitClearFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFaultsRequestObject struct {
+}
+
+type ListFaultsResponseObject interface {
+	VisitListFaultsResponse(w http.ResponseWriter) error
+}
+
+type ListFaults200JSONResponse FaultList
+
+func (response ListFaults200JSONResponse) VisitListFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFaultsdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response ListFaultsdefaultJSONResponse) VisitListFaultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaultRequestObject struct {
+	Body *CreateFaultJSONRequestBody
+}
+
+type CreateFaultResponseObject interface {
+	VisitCreateFaultResponse(w http.ResponseWriter) error
+}
+
+type CreateFault201JSONResponse Fault
+
+func (response CreateFault201JSONResponse) VisitCreateFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFaultdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response CreateFaultdefaultJSONResponse) VisitCreateFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFaultRequestObject struct {
+	Id string `json:"id"`
+}
+
+type DeleteFaultResponseObject interface {
+	VisitDeleteFaultResponse(w http.ResponseWriter) error
+}
+
+type DeleteFault204Response struct {
+}
+
+func (response DeleteFault204Response) VisitDeleteFaultResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteFaultdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response DeleteFaultdefaultJSONResponse) VisitDeleteFaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
 
 type GetHealthRequestObject struct {
 }
@@ -643,6 +2817,112 @@ type GetHealthdefaultJSONResponse struct {
 }
 
 func (response GetHealthdefaultJSONResponse) VisitGetHealthResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMetricsRequestObject struct {
+}
+
+type GetMetricsResponseObject interface {
+	VisitGetMetricsResponse(w http.ResponseWriter) error
+}
+
+type GetMetrics200TextResponse string
+
+func (response GetMetrics200TextResponse) VisitGetMetricsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(200)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetMetricsdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response GetMetricsdefaultJSONResponse) VisitGetMetricsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearRequestsRequestObject struct {
+}
+
+type ClearRequestsResponseObject interface {
+	VisitClearRequestsResponse(w http.ResponseWriter) error
+}
+
+type ClearRequests204Response struct {
+}
+
+func (response ClearRequests204Response) VisitClearRequestsResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type ClearRequestsdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response ClearRequestsdefaultJSONResponse) VisitClearRequestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRequestsRequestObject struct {
+	Params ListRequestsParams
+}
+
+type ListRequestsResponseObject interface {
+	VisitListRequestsResponse(w http.ResponseWriter) error
+}
+
+type ListRequests200JSONResponse RequestList
+
+func (response ListRequests200JSONResponse) VisitListRequestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRequestsdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response ListRequestsdefaultJSONResponse) VisitListRequestsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -694,9 +2974,36 @@ func (response ResetdefaultJSONResponse) VisitResetResponse(w http.ResponseWrite
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// GetClock The server's clock
+	// (GET /_understudy/clock)
+	GetClock(ctx context.Context, request GetClockRequestObject) (GetClockResponseObject, error)
+	// AdvanceClock Move the server's clock forward
+	// (POST /_understudy/clock/advance)
+	AdvanceClock(ctx context.Context, request AdvanceClockRequestObject) (AdvanceClockResponseObject, error)
+	// ClearFaults Remove every fault rule
+	// (DELETE /_understudy/faults)
+	ClearFaults(ctx context.Context, request ClearFaultsRequestObject) (ClearFaultsResponseObject, error)
+	// ListFaults Fault rules
+	// (GET /_understudy/faults)
+	ListFaults(ctx context.Context, request ListFaultsRequestObject) (ListFaultsResponseObject, error)
+	// CreateFault Add a fault rule
+	// (POST /_understudy/faults)
+	CreateFault(ctx context.Context, request CreateFaultRequestObject) (CreateFaultResponseObject, error)
+	// DeleteFault Remove a fault rule
+	// (DELETE /_understudy/faults/{id})
+	DeleteFault(ctx context.Context, request DeleteFaultRequestObject) (DeleteFaultResponseObject, error)
 	// GetHealth Readiness
 	// (GET /_understudy/health)
 	GetHealth(ctx context.Context, request GetHealthRequestObject) (GetHealthResponseObject, error)
+	// GetMetrics Prometheus metrics
+	// (GET /_understudy/metrics)
+	GetMetrics(ctx context.Context, request GetMetricsRequestObject) (GetMetricsResponseObject, error)
+	// ClearRequests Forget the journal
+	// (DELETE /_understudy/requests)
+	ClearRequests(ctx context.Context, request ClearRequestsRequestObject) (ClearRequestsResponseObject, error)
+	// ListRequests Recent requests
+	// (GET /_understudy/requests)
+	ListRequests(ctx context.Context, request ListRequestsRequestObject) (ListRequestsResponseObject, error)
 	// Reset Reset every API to the seeded state
 	// (POST /_understudy/reset)
 	Reset(ctx context.Context, request ResetRequestObject) (ResetResponseObject, error)
@@ -712,6 +3019,192 @@ func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareF
 type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
+}
+
+// GetClock operation middleware
+func (sh *strictHandler) GetClock(ctx echo.Context) error {
+	var request GetClockRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetClock(ctx.Request().Context(), request.(GetClockRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetClock")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetClockResponseObject); ok {
+		return validResponse.VisitGetClockResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AdvanceClock operation middleware
+func (sh *strictHandler) AdvanceClock(ctx echo.Context) error {
+	var request AdvanceClockRequestObject
+
+	var body AdvanceClockJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AdvanceClock(ctx.Request().Context(), request.(AdvanceClockRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AdvanceClock")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AdvanceClockResponseObject); ok {
+		return validResponse.VisitAdvanceClockResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ClearFaults operation middleware
+func (sh *strictHandler) ClearFaults(ctx echo.Context) error {
+	var request ClearFaultsRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ClearFaults(ctx.Request().Context(), request.(ClearFaultsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ClearFaults")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ClearFaultsResponseObject); ok {
+		return validResponse.VisitClearFaultsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListFaults operation middleware
+func (sh *strictHandler) ListFaults(ctx echo.Context) error {
+	var request ListFaultsRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListFaults(ctx.Request().Context(), request.(ListFaultsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListFaults")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListFaultsResponseObject); ok {
+		return validResponse.VisitListFaultsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateFault operation middleware
+func (sh *strictHandler) CreateFault(ctx echo.Context) error {
+	var request CreateFaultRequestObject
+
+	var body CreateFaultJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateFault(ctx.Request().Context(), request.(CreateFaultRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateFault")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateFaultResponseObject); ok {
+		return validResponse.VisitCreateFaultResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteFault operation middleware
+func (sh *strictHandler) DeleteFault(ctx echo.Context, id string) error {
+	var request DeleteFaultRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteFault(ctx.Request().Context(), request.(DeleteFaultRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteFault")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteFaultResponseObject); ok {
+		return validResponse.VisitDeleteFaultResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
 }
 
 // GetHealth operation middleware
@@ -731,6 +3224,77 @@ func (sh *strictHandler) GetHealth(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(GetHealthResponseObject); ok {
 		return validResponse.VisitGetHealthResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetMetrics operation middleware
+func (sh *strictHandler) GetMetrics(ctx echo.Context) error {
+	var request GetMetricsRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetMetrics(ctx.Request().Context(), request.(GetMetricsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetMetrics")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetMetricsResponseObject); ok {
+		return validResponse.VisitGetMetricsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ClearRequests operation middleware
+func (sh *strictHandler) ClearRequests(ctx echo.Context) error {
+	var request ClearRequestsRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ClearRequests(ctx.Request().Context(), request.(ClearRequestsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ClearRequests")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ClearRequestsResponseObject); ok {
+		return validResponse.VisitClearRequestsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListRequests operation middleware
+func (sh *strictHandler) ListRequests(ctx echo.Context, params ListRequestsParams) error {
+	var request ListRequestsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListRequests(ctx.Request().Context(), request.(ListRequestsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListRequests")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListRequestsResponseObject); ok {
+		return validResponse.VisitListRequestsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -765,23 +3329,62 @@ func (sh *strictHandler) Reset(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"rFXdjuM2D30VQt8HtAVSJzOLogv3atAfdG+KYrpAL5pBw1hMrB2b8kr0pEGQdy8oOYnzs+gssHeOQlLk",
-	"4TlHO1P5tvNMLNGUOxModp4jpR8/h+CDflSehVj0E7uucRWK8zz9ED3rGf2DbddQ+jylWDKl+c3LL75n",
-	"ayampRhxrYfsAW3rGIht5x0LoMD0754thSi93U7Zd2T2+4mJVU0tasH/B1qZ0vxvemp4mv+N09To49C6",
-	"2WuipVgF12mfpjQPvIUVuqYPVIzqnqY8Jpe7i9RTV19F8BuGNCIQv1DjO4KVDyA1DRM9/P6uMBPTBd9R",
-	"EJdxPIJyXvl9TbnYdUZG7zLhAVqsasf0bSC0uGwINFDTZdspslGC47XZj9C+LPJnjQIbYoFN8Ly+kbyf",
-	"mEAfexfImvKv3Mup4NMx3i8/UCVX8Xna67CJ+ZWwkfq6pUdC65hihECdD3KNRxSUPt5ApNngNsLCPy9g",
-	"UxOnTUQKLxQAOW4oRC1G3Lfamn8e9XXCqu/EtfQHVZ7tjUuGPyA6rmh8QxQMQlZvWPnQopjSWN8vGzqB",
-	"yn27pKC3vFCILgvmmgcnlsGyd42FIfq/1zNAcwvvR4okjxT7Rj7BA4SgMWCd/XzQU+pijG86uQHxa1vW",
-	"QMcrf/AcrFLjjC2dKdFcCfxKpZoefHO0mDjJGMPizGgWJYQj+5BtxkMcr3XRc9ZWCZZYPYN42CTtYIRI",
-	"ZMkW8L6mLTCRBfW0XmpiGdzxBy2wBQwnixCKkm6Zc+49gmjF0GfiUts3KD4UkDwpQh8JFrt5ltTclLt5",
-	"UuPcTOYHPc7Nfr8o5qw8cdKc43QyJTPin7lT/HxHjJ0zpXlTzIo3un2UOq37DKH6KNo13aDRQ1YZ3M9m",
-	"4C/04WICd6vQpSOgFwrbg0kq1xJU76wptfrgD5PzV+h+Nvu8N+jAW5X7lbjv7ovvxlhYejGvfmeGBm88",
-	"MO+vpy4yS1c4yO9W4eOg+QnLT1Pfthi2Y1/U5eI6qnYedKPmSQPP1pSlV+5M5+ONNf0UfBcz/FIru6tA",
-	"KGQHU0tOBl/7MDK5BqNkOXyTlNF4tHFYL9k54xodTwDFt67CptmWyU4+9hQTpVmvQckZ2BLoHjQ3Ajmp",
-	"KWvCNxayyLJI5sy0Ac+UOX3OkTzkF+NHLvfq7Y/t9FMUSJOoQ6TaX4ICas9H2aiSDhugAbhb5NAaiY16",
-	"fMkFhMZX2IzfnBysagmNKU0t0pXT6d3998WsmBV35dvZ25nZPx1vuiz54+C2yhO/zFo/czQzObh47nH/",
-	"tP83AAD//w==",
+	"zFp7bxs5kv8qRO8BkYC21JKdXKJg/tDNJRMfJruGY2D2dhVEVLMkcdxN9pJsK9pA3/1QJPshiXqNPcAN",
+	"Bojc3SwW612/4o8olXkhBQijo9GPSIEupNBg//iglFT4I5XCgDD4kxZFxlNquBT937UU+Ay+07zIwP5s",
+	"ljCIRtFfpfkoS8GiOMpBa7rAh0ISynIuCAhWSC4MoYb0v5WCgdKmZOu+kAVEm00c6XQJOUWC/6FgHo2i",
+	"v/Qbhvvure5bRu8969EGFzLQqeIF8hmNorFYkznlWamg16JrTzm+u8V/thf8TQCRc2KWQCAvM2qAkfHd",
+	"re5FcQSizKPRPyNamqVU/N9WGFEc0TSVJcoxtkItDURf48isCzyzNoqLRbSJo58zmT7u7/iwBKJBPYF6",
+	"pUmK3+BehZIFKMOdQoRcnVpYKgXCEMNzwPVzqXJqolHEqIErfBoFWJLzuQbzBVIpmN7f4ZNckTlVhC6B",
+	"MhSLAprZLQg3hOvtjWQ5y1q7iDKfgbJCV/CvkitgKDw8yu7GjbTk7HdITS2tMXuiIrUGRhnjyBbN7lqi",
+	"mdNMQ3yAbSNJLp/AKvOAYPWho3vWkAZljHSoIbnUhlCyBqq64ZPn9DvP0UauB2+Gw5skiaOcC/coOSUY",
+	"fUQY23a+x2zjQK80kStBrDcSEE+QyQLIXCorBOd847vbfUHU/rtvY/bV/grn6LsLxiSn6ZILuFJAGZ1l",
+	"QPDDXsj66sCwS+S3JTVkhea8UlIsAot3ZGd5aQjui3Dne3fakKQ/0jIzoWPN8QVRZQaEC5RoCvsyoQUP",
+	"hZRsTcySa5R8TFZLEESDCYokLNRaC4dlyVl4GTL8ShPOgqswvol0/TngAGPGgBH/QWsxFwYWaL5H9Nfw",
+	"6z85oH6zlOyYvNwXJ0SG8reR+PYorfqzE+QKapYH6OArTbShynCxICtulpb2KYpKzuiMZ9ysw6JKlxjk",
+	"iEGrpySnJl0Srp3FQVtxVeRAY84pF7hBMGjnVKxJLhUQtHrQRmPAtikcMKa9J3Sm0b8wMghJMp5zE1ay",
+	"AqPW47kB9eVwrMRMrsk9fnplvw1JpEVUG2pKfSCl2XeECr0CBYx0Esult0QiRbbuhqjuuDjH0sPvc9DR",
+	"f+XahLlo3F3vu7l9GWD/VtgwKxUDG3DXhCpwCnV65AZyfaqocSFoU/NMlaLrvfN5Hg4e7b7MLs2bYxfe",
+	"rB3m9BG0Yx1tvTYjLKaIVERnckWYXImDQfDYEbH0OjPakc74/rP9FZOnof8hFflFykWG9k21FF2MySj6",
+	"8d3tK10nvp7Lyb+CWKBTD4ZvgyG3FKGIXxQYOqQlK+C78SHJetauWGL8ShAFdb2BkrTbV/l/EPKDI/H3",
+	"N8r9lpkUCzKDObqz8wrcuiNV9XAh8YGNbBiSvAMl3V67JHmT4H/BguQPhXTSYeCcZBLdCjQ9YGS2Jk0t",
+	"0ptE3V0NJMObP5QJPj083Pl0sEvyzQvkBNJBnekC0letp7ese5YF/YGUsUN3mNy8faHM0TLLVhJptDXY",
+	"NovB0RL1RcJ/vdfbNzenLfCM1IA1ufUD0rlJkqvX7951bUjYTxRb279+9+745ptALP0ENAtp9x4o4wK0",
+	"JgoKqUygtThwkHG2omtNpvJx6sRk6j7OH2ur2ZSPwWayLLAN+3KqfdHc2Ue9gzVFl4xOdm5x9ARKc9fr",
+	"72uj8XQyK3nGiP/6dLl+JC3fO9MNJ+b/kaUSNCMgjOKhxFzF4/2lf4UVesScK23OzsSemXtIpWInM3K9",
+	"+ZFzeVJB2KH2WmcSv7vDntlkPLjk50KB1TUjPFyPstKFt88HOn6bbzD5SPkYIzc5zzLu29MzDedQREc2",
+	"d2L5ZcEbCeyW8jbfeuEpoFhsESnggvIeqeIbl0FlaSzNf5Wg1kEqfrdDDFZg2ivdKJWRjreBq1uG0erv",
+	"V83f3eAuF1TJ4TLbwj6B7npHZlQpjvbSMXtQVPdcLGnHF/xHaKq1MXjh1+fassSwz2gw96CDHflvLucp",
+	"/IYw199eFoDt0mk71tongXB7bvjCD7mYywo6pallXFBUQwulifZwyj0EB5crmdVIqY5dvCXTLbx0OkKL",
+	"d5kodsKwhYbxJgITMaPpI6bMlQVVqCYagAGLt0zAB5u43ffEZN8eCBUMfVfxVPfIA7Y4AoBhD0lLrIGN",
+	"x4jfN/1PhT4Z20BQwSbCHV27aKVK0cJbpeoRC3dpUmog0x8Th9ZMotGPie0YJlE8qQrVSbTZTHsTgQbJ",
+	"TbYt5gbvilqpLBr4ICNsII2ue0nv2huntZYtAacVaLuAA52ihUNbGVaVQhMpRiTj4pHA94KrddwqNQsl",
+	"F8qry6DApHBC4QzyQrriZcUFkytNaJaRucyw2eKmR25tTecUVyGxRVZqj+5ZsBR7FAZOJluhFI/gMOh4",
+	"G+4fJsllYL+Fo6NhMnxzNRhcDQcPg2SUvB4lSS9Jkn/swbuj6yQ5G9J3HAag/IcGxbXv5hVSF6JWn8+N",
+	"CBz0X+Y5Vesg5I72QxcavXuMRhN9xRX7ltCnDSJdyFCNMmZMk6nPllPSmSua4iurS7kC1q2aym0O3mPK",
+	"FYAWtJCgCbptb0+FfvtGjdZ9/0uy9WUarHHvN5eqpoLkN9tR0agSNn+GXQ2O2NW7F7UrQm3r0nKl51va",
+	"5woP2Amjc6lWVLEzzK6NNWVgINSK5PIJNEHbWbcC+L71pBlQ9dER3NPVTaBoli4T2DCewdw8XyCO2T1e",
+	"A4KID4fcVpKqwfi4qpsPo2/bwsi4NodkcaHdVjr6py/O6zFgBXFF6M0gmJOIQ+vdqqvB1oT0AJKyH8oz",
+	"OaPZR2dFXCzuLVDJhQZloi14eBjs4QdNdfk6ud58PduNGtj0gCt5yPS5dvKxUXHQNsLB976CKT2GadJl",
+	"jcaRDsfyo+BxG+GJfSdiCxssAUihYM6/Y2vB0yXa6USgHS34E4iuwz8tjIPU6iqceWBSASoNey/heHCA",
+	"5P5MLp4IWThcNls7gi385D2RyqN5U7fHlCSxhTTIinJDpjVyOLW7LySRokfGE2GP2iD9DXw5tUDnNIDp",
+	"dix4aSe6HsJk3ZoBWZqJ8GuxBjU8Iy4SsfeewxZMNSUzwGJlQLAP8xpAmWnHvJWJnBsQvYlotCW3bgFY",
+	"v3WpsJqBkPs6Dj1CYQhNlbTYiwYTKnVSBdSAQ9KfkSbP82aPIA8vdtJTbnmRU1rA/6ysPPgzhPD/LaRd",
+	"JLtjwSxu3B27zOcGtjFjhB7PfOESoP+Ds805dYAUjvH35Ca5qRESBejeAl96FJoaPxbe1oMjX7lOQRXN",
+	"wYBy6e3EgLm2mpYlcPzSd/6+E7azuW0rbaurBYy/2R8XbL6eU7pUrOGhFxYMeqHK5ULdLWv8OFjNjB3g",
+	"S4ZJQuQOVGujMWV2CGUf+arJ39/Y6+08VP3cYqZyokhih7GDMw+GvdftXprBU3S2q3kGD/jazqlfQmEe",
+	"GDlDTR7SOKinOyWxTgBstTGZwvdCajtXHbWC2rcqpX4z0tCMdGbrnYLDJmsn4W48EftLv1WY2DffopHO",
+	"kmsjF4rmxJGzNGqKXQcetChpIxWwbw6U0paJRy5YN26ggl+wsBeo2Ve6hnPCiMFnL5mTZoVy6RcZ5dsG",
+	"Ff2FPPzv3YcjUrLpE8usg5/8oAX/aVKloEkU11z+NDmaNyZR7IT90wQ5nkQbcm2P2RjsbnQJ2mYlomfb",
+	"ZMuO8lqwp4xze6oRDv4f8sLYim8f1DvQB1bVV3RuOPXk0EMhL8wLeOhHqRZg2tOOy/rAiiN7MzEFYZqa",
+	"1le+47tbTTpCmt0asxsT0RoJxcRf8JuIFjevNNH830A6gyRJ0Pv8abs98gkokmqVqsqOdoDFREti5CMI",
+	"1xg8wlpPhPuGFgVQ9d6Pham9n+NWtQcPXPnRQ8AjsWttae5oerYT6G2JuEtovSot222avOzg+vOCub3C",
+	"sYnP2/O8QXuIpfbpD9QIoaH8Kcbq20X1RN5H5UN81DOLLRZCg+VBEhwt72V+f6G0uVXip5qtUX2SHJSL",
+	"vbEVZmewfc8jcPEkUEJdWCQ0ISmAebQHjElvOGjGgdHd3748nFn5azC/0hlkuhocjaK+36P/NOgXStr8",
+	"1s/XV/731WB43XfE+vNtav25ulrBrN8m2hri4e9vT8Obtfn7lw9ffvk5z+iHd/NmVDW6GQyrcdou7o3/",
+	"9wbD639EF8Ao7TH3oZyzf8lIbA2xn18fbYXMsxKRdqE4jL78t5KFhyGN5dx14czfQrBXD+y9peZWQkbt",
+	"zFaDsXUMySRl2hfBwCaCLigXGJxlzlOaZeuRnfn5WW8psCHE0G1X0NxPYzSAJsCx63GQYOaKLiBuFIXh",
+	"eGVHxIEI6w75YlW0I3eBYTQzz0OFsj3JilbwxwsYggbTNBfNfAIwMdntQsaBNGzNHso9lGQypVn7koj7",
+	"GHsKlUWjaGlMMer3B8P/7CW9pDcYvU3eJhGGJr/TLsmf/UjUlr8z1xFtzQ2b6Oh43Hzd/F8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -8,7 +8,22 @@ type DB struct {
 	tables []resetter
 }
 
-type resetter interface{ reset() }
+type resetter interface {
+	reset()
+	tableName() string
+	size() int
+}
+
+// Counts returns how many records each table holds, by table name.
+func (db *DB) Counts() map[string]int {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	out := make(map[string]int, len(db.tables))
+	for _, t := range db.tables {
+		out[t.tableName()] = t.size()
+	}
+	return out
+}
 
 // New returns an empty database.
 func New() *DB { return &DB{} }

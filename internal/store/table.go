@@ -49,6 +49,9 @@ func (t *Table[R]) reset() {
 	}
 }
 
+func (t *Table[R]) tableName() string { return t.name }
+func (t *Table[R]) size() int         { return len(t.rows) }
+
 // Len is the number of records.
 func (t *Table[R]) Len(tx *Tx) int { return len(t.rows) }
 

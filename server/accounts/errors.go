@@ -75,6 +75,8 @@ func toError(c echo.Context, err error) *Error {
 		return invalidRequest(cause.Status, "not_found", "Unrecognized request URL (%s: %s).", c.Request().Method, c.Request().URL.Path)
 	case httperr.MethodNotAllowed:
 		return invalidRequest(cause.Status, "method_not_allowed", "The method %s is not allowed on %s.", c.Request().Method, c.Request().URL.Path)
+	case httperr.Faulted:
+		return &Error{Status: cause.Status, Type: faultType(cause.Status), Code: cause.Code, Message: cause.Message}
 	case httperr.BadRequest:
 		return invalidRequest(cause.Status, "parameter_invalid", "%s", cause.Message)
 	}
@@ -95,4 +97,15 @@ func fromValidation(ve *validate.Error) *Error {
 		return invalidRequest(http.StatusBadRequest, "parameter_missing", "The %s %s is required.", ve.Name, ve.In)
 	}
 	return invalidRequest(http.StatusBadRequest, "parameter_invalid", "Invalid %s %s: %s.", ve.In, ve.Name, ve.Reason)
+}
+
+// faultType is the v2 error type an injected fault of this status carries.
+func faultType(status int) string {
+	switch {
+	case status == http.StatusTooManyRequests:
+		return "rate_limit"
+	case status >= 500:
+		return "api_error"
+	}
+	return "invalid_request_error"
 }

@@ -13,23 +13,34 @@ import (
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/admin"
+	"github.com/understudy-dev/understudy/internal/clock"
+	"github.com/understudy-dev/understudy/server/control"
 	"github.com/understudy-dev/understudy/server/httperr"
 	"github.com/understudy-dev/understudy/server/validate"
 )
 
+// Deps are what the admin API controls and observes.
+type Deps struct {
+	Version string
+	Clock   *clock.Clock
+	// Reset puts every API back into its seeded state.
+	Reset   func() error
+	Journal *control.Journal
+	Faults  *control.Faults
+	Metrics *control.Metrics
+}
+
 // Server implements the generated strict server interface.
 type Server struct {
-	version string
+	d       Deps
 	started time.Time
-	now     func() time.Time
-	reset   func() error
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
 
-// New returns the admin API. reset puts every API back into its seeded state.
-func New(version string, now func() time.Time, reset func() error) *Server {
-	return &Server{version: version, started: now(), now: now, reset: reset}
+// New returns the admin API.
+func New(d Deps) *Server {
+	return &Server{d: d, started: d.Clock.Now()}
 }
 
 // Register adds the admin routes to e, each validated against the admin spec.
@@ -48,14 +59,14 @@ func (s *Server) Register(e *echo.Echo) error {
 
 // GetHealth answers 200 once the server serves.
 func (s *Server) GetHealth(ctx context.Context, _ gen.GetHealthRequestObject) (gen.GetHealthResponseObject, error) {
-	up := s.now().Sub(s.started).Seconds()
-	v := s.version
+	up := s.d.Clock.Now().Sub(s.started).Seconds()
+	v := s.d.Version
 	return gen.GetHealth200JSONResponse{Status: gen.HealthStatusOk, Version: &v, UptimeSeconds: &up}, nil
 }
 
 // Reset puts every API back into its seeded state.
 func (s *Server) Reset(ctx context.Context, _ gen.ResetRequestObject) (gen.ResetResponseObject, error) {
-	if err := s.reset(); err != nil {
+	if err := s.d.Reset(); err != nil {
 		return nil, err
 	}
 	return gen.Reset200JSONResponse{Status: gen.ResetResultStatusReset}, nil

@@ -70,6 +70,8 @@ func toError(c echo.Context, err error) *Error {
 		return newError(cause.Status, "NotFound", "No HTTP resource was found that matches the request URI '%s'.", c.Request().URL.Path)
 	case httperr.MethodNotAllowed:
 		return newError(cause.Status, "MethodNotAllowed", "The requested resource does not support http method '%s'.", c.Request().Method)
+	case httperr.Faulted:
+		return newError(cause.Status, cause.Code, "%s", cause.Message)
 	case httperr.BadRequest:
 		// The generated binder's messages ("Invalid format for parameter x: ...").
 		return newError(cause.Status, "BadRequest", "%s", cause.Message)

@@ -63,6 +63,8 @@ func toError(c echo.Context, err error) *Error {
 		return &Error{Status: cause.Status, Reason: "notFound", Message: fmt.Sprintf("The requested URL %s was not found on this server.", c.Request().URL.Path)}
 	case httperr.MethodNotAllowed:
 		return &Error{Status: cause.Status, Reason: "methodNotAllowed", Message: fmt.Sprintf("Method %s is not allowed on %s.", c.Request().Method, c.Request().URL.Path)}
+	case httperr.Faulted:
+		return &Error{Status: cause.Status, Reason: cause.Code, Message: cause.Message}
 	case httperr.BadRequest:
 		return &Error{Status: cause.Status, Reason: "invalid", Message: cause.Message}
 	}

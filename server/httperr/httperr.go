@@ -31,13 +31,27 @@ const (
 	MethodNotAllowed
 	// BadRequest: another 4xx, such as the generated binder's (Cause.Status, Cause.Message).
 	BadRequest
+	// Faulted: a fault rule injected this error (Cause.Status, Cause.Code, Cause.Message).
+	Faulted
 )
+
+// Fault is an error injected by a fault rule of the admin API: each API renders it in its
+// own envelope with the rule's status, code and message.
+type Fault struct {
+	Status        int
+	Code, Message string
+}
+
+func (f *Fault) Error() string {
+	return fmt.Sprintf("injected fault: %d %s: %s", f.Status, f.Code, f.Message)
+}
 
 // Cause is a classified error.
 type Cause struct {
 	Kind       Kind
 	Status     int
-	Message    string          // for BadRequest: the reporter's own words
+	Message    string          // for BadRequest and Faulted: the reporter's own words
+	Code       string          // for Faulted: the rule's code
 	Validation *validate.Error // for Invalid
 	Limit      int64           // for TooLarge, when known
 }
@@ -47,7 +61,10 @@ func Classify(err error) Cause {
 	var ve *validate.Error
 	var mbe *http.MaxBytesError
 	var he *echo.HTTPError
+	var f *Fault
 	switch {
+	case errors.As(err, &f):
+		return Cause{Kind: Faulted, Status: f.Status, Code: f.Code, Message: f.Message}
 	case errors.As(err, &ve):
 		switch ve.Status {
 		case http.StatusRequestEntityTooLarge:

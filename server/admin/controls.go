@@ -1,0 +1,152 @@
+package admin
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	gen "github.com/understudy-dev/understudy/gen/admin"
+	"github.com/understudy-dev/understudy/server/control"
+)
+
+// ListRequests returns the journal's matching entries, newest first.
+func (s *Server) ListRequests(ctx context.Context, req gen.ListRequestsRequestObject) (gen.ListRequestsResponseObject, error) {
+	p := req.Params
+	f := control.Filter{OperationID: deref(p.OperationId), Status: deref(p.Status), Limit: deref(p.Limit)}
+	if p.Api != nil {
+		f.API = string(*p.Api)
+	}
+	out := gen.RequestList{Requests: []gen.RequestRecord{}}
+	for _, e := range s.d.Journal.List(f) {
+		r := gen.RequestRecord{Time: e.Time.UTC(), Api: e.API, Method: e.Method, Path: e.Path, Status: e.Status,
+			DurationMs: float64(e.Duration.Microseconds()) / 1000}
+		if e.OperationID != "" {
+			r.OperationId = ptr(e.OperationID)
+		}
+		if e.RequestID != "" {
+			r.RequestId = ptr(e.RequestID)
+		}
+		out.Requests = append(out.Requests, r)
+	}
+	return gen.ListRequests200JSONResponse(out), nil
+}
+
+// ClearRequests empties the journal.
+func (s *Server) ClearRequests(context.Context, gen.ClearRequestsRequestObject) (gen.ClearRequestsResponseObject, error) {
+	s.d.Journal.Clear()
+	return gen.ClearRequests204Response{}, nil
+}
+
+// ListFaults returns the rules in force.
+func (s *Server) ListFaults(context.Context, gen.ListFaultsRequestObject) (gen.ListFaultsResponseObject, error) {
+	out := gen.FaultList{Faults: []gen.Fault{}}
+	for _, r := range s.d.Faults.List() {
+		out.Faults = append(out.Faults, faultToWire(r))
+	}
+	return gen.ListFaults200JSONResponse(out), nil
+}
+
+// CreateFault installs a rule.
+func (s *Server) CreateFault(ctx context.Context, req gen.CreateFaultRequestObject) (gen.CreateFaultResponseObject, error) {
+	b := *req.Body
+	r := control.Rule{OperationID: deref(b.OperationId), Method: deref(b.Method), Path: deref(b.Path),
+		Remaining: deref(b.Count), Probability: float64(deref(b.Probability)), Status: deref(b.Status), Code: deref(b.Code),
+		Message: deref(b.Message), RetryAfterSeconds: deref(b.RetryAfterSeconds), LatencyMs: deref(b.LatencyMs)}
+	if b.Api != nil {
+		r.API = string(*b.Api)
+	}
+	if r.Status != 0 && r.Status < 400 {
+		return nil, &Error{Status: http.StatusBadRequest, Code: "InvalidRequest", Message: "status: a fault's status is 400-599, or 0 for latency only"}
+	}
+	if r.Status == 0 && r.LatencyMs == 0 {
+		return nil, &Error{Status: http.StatusBadRequest, Code: "InvalidRequest", Message: "a fault needs a status (400-599) or a latencyMs"}
+	}
+	if r.Status != 0 && r.Code == "" {
+		r.Code = defaultFaultCode(r.Status)
+	}
+	return gen.CreateFault201JSONResponse(faultToWire(s.d.Faults.Add(r))), nil
+}
+
+// defaultFaultCode is a plausible code for a status when the rule names none.
+func defaultFaultCode(status int) string {
+	switch status {
+	case http.StatusTooManyRequests:
+		return "rateLimitExceeded"
+	case http.StatusServiceUnavailable:
+		return "backendError"
+	}
+	return "injectedFault"
+}
+
+// DeleteFault removes a rule.
+func (s *Server) DeleteFault(ctx context.Context, req gen.DeleteFaultRequestObject) (gen.DeleteFaultResponseObject, error) {
+	if !s.d.Faults.Delete(req.Id) {
+		return nil, &Error{Status: http.StatusNotFound, Code: "NotFound", Message: "no fault rule " + req.Id}
+	}
+	return gen.DeleteFault204Response{}, nil
+}
+
+// ClearFaults removes every rule.
+func (s *Server) ClearFaults(context.Context, gen.ClearFaultsRequestObject) (gen.ClearFaultsResponseObject, error) {
+	s.d.Faults.Clear()
+	return gen.ClearFaults204Response{}, nil
+}
+
+// GetClock reads the server's clock.
+func (s *Server) GetClock(context.Context, gen.GetClockRequestObject) (gen.GetClockResponseObject, error) {
+	return gen.GetClock200JSONResponse(s.clock()), nil
+}
+
+// AdvanceClock moves the server's clock forward.
+func (s *Server) AdvanceClock(ctx context.Context, req gen.AdvanceClockRequestObject) (gen.AdvanceClockResponseObject, error) {
+	s.d.Clock.Advance(time.Duration(req.Body.Seconds * float64(time.Second)))
+	return gen.AdvanceClock200JSONResponse(s.clock()), nil
+}
+
+func (s *Server) clock() gen.Clock {
+	return gen.Clock{Now: s.d.Clock.Now().UTC(), OffsetSeconds: s.d.Clock.Offset().Seconds()}
+}
+
+// GetMetrics serves the Prometheus text exposition.
+func (s *Server) GetMetrics(context.Context, gen.GetMetricsRequestObject) (gen.GetMetricsResponseObject, error) {
+	text, err := s.d.Metrics.Text()
+	if err != nil {
+		return nil, err
+	}
+	return gen.GetMetrics200TextResponse(text), nil
+}
+
+func faultToWire(r control.Rule) gen.Fault {
+	f := gen.Fault{Id: r.ID, Status: r.Status, Code: optional(r.Code), Message: optional(r.Message), Api: optional(r.API),
+		OperationId: optional(r.OperationID), Method: optional(r.Method), Path: optional(r.Path)}
+	if r.Remaining > 0 {
+		f.Remaining = ptr(r.Remaining)
+	}
+	if r.Probability > 0 {
+		f.Probability = ptr(float32(r.Probability))
+	}
+	if r.RetryAfterSeconds > 0 {
+		f.RetryAfterSeconds = ptr(r.RetryAfterSeconds)
+	}
+	if r.LatencyMs > 0 {
+		f.LatencyMs = ptr(r.LatencyMs)
+	}
+	return f
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

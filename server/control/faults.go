@@ -1,0 +1,111 @@
+package control
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+)
+
+// Rule is a fault rule: matching requests fail with Status and Code (rendered in their API's
+// envelope), or only wait LatencyMs when Status is 0.
+type Rule struct {
+	ID          string
+	API         string
+	OperationID string
+	Method      string
+	Path        string // a prefix
+	// Remaining is how many more requests the rule applies to; 0 means no limit.
+	Remaining         int
+	Probability       float64 // 0 means 1
+	Status            int
+	Code, Message     string
+	RetryAfterSeconds int
+	LatencyMs         int
+}
+
+// Request is what a rule is matched against.
+type Request struct{ API, OperationID, Method, Path string }
+
+func (r Rule) matches(q Request) bool {
+	return (r.API == "" || r.API == q.API) && (r.OperationID == "" || r.OperationID == q.OperationID) &&
+		(r.Method == "" || strings.EqualFold(r.Method, q.Method)) && (r.Path == "" || strings.HasPrefix(q.Path, r.Path))
+}
+
+// Faults holds the rules in force, matched in order.
+type Faults struct {
+	mu    sync.Mutex
+	rules []Rule
+	seq   int
+	// active lets requests skip the lock when there are no rules.
+	active bool
+}
+
+// Add installs a rule and returns it with its id.
+func (f *Faults) Add(r Rule) Rule {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.seq++
+	r.ID = fmt.Sprintf("fault-%d", f.seq)
+	if r.Message == "" {
+		r.Message = "Injected by understudy."
+	}
+	f.rules = append(f.rules, r)
+	f.active = true
+	return r
+}
+
+// List returns the rules in force.
+func (f *Faults) List() []Rule {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]Rule{}, f.rules...)
+}
+
+// Delete removes a rule; false when there is none with that id.
+func (f *Faults) Delete(id string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, r := range f.rules {
+		if r.ID == id {
+			f.rules = append(f.rules[:i], f.rules[i+1:]...)
+			f.active = len(f.rules) > 0
+			return true
+		}
+	}
+	return false
+}
+
+// Clear removes every rule.
+func (f *Faults) Clear() {
+	f.mu.Lock()
+	f.rules, f.active = nil, false
+	f.mu.Unlock()
+}
+
+// Match finds the first rule that applies to q, counting it against the rule's remaining
+// requests (and removing the rule when they run out).
+func (f *Faults) Match(q Request) (Rule, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.active {
+		return Rule{}, false
+	}
+	for i, r := range f.rules {
+		if !r.matches(q) {
+			continue
+		}
+		if r.Probability > 0 && r.Probability < 1 && rand.Float64() >= r.Probability {
+			continue
+		}
+		if r.Remaining > 0 {
+			f.rules[i].Remaining--
+			if f.rules[i].Remaining == 0 {
+				f.rules = append(f.rules[:i], f.rules[i+1:]...)
+				f.active = len(f.rules) > 0
+			}
+		}
+		return r, true
+	}
+	return Rule{}, false
+}

@@ -1,0 +1,104 @@
+package server
+
+import (
+	"log/slog"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/labstack/echo/v4"
+
+	"github.com/understudy-dev/understudy/server/control"
+	"github.com/understudy-dev/understudy/server/httperr"
+)
+
+// routeIDs maps "METHOD /echo/path" to the operationId of every operation in specs, so that
+// middleware can name the operation a request reached from Echo's matched route.
+func routeIDs(specs ...*openapi3.T) map[string]string {
+	ids := map[string]string{}
+	for _, spec := range specs {
+		for path, item := range spec.Paths.Map() {
+			echoPath := path
+			for {
+				i := strings.IndexByte(echoPath, '{')
+				j := strings.IndexByte(echoPath, '}')
+				if i < 0 || j < i {
+					break
+				}
+				echoPath = echoPath[:i] + ":" + echoPath[i+1:j] + echoPath[j+1:]
+			}
+			for method, op := range item.Operations() {
+				ids[method+" "+echoPath] = op.OperationID
+			}
+		}
+	}
+	return ids
+}
+
+// observe records every request once it has been answered: a structured log line (never
+// headers, so never tokens or keys), metrics, and (for the APIs, not /_understudy) the
+// journal. It runs before routing, so it sees the path as the client sent it.
+func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		req := c.Request()
+		path := req.URL.Path // before any rewriting
+		api := s.apiName(path)
+		if api != "admin" && c.Response().Header().Get("Request-Id") == "" {
+			c.Response().Header().Set("X-Request-Id", strconv.FormatUint(rand.Uint64(), 36))
+		}
+		if err := next(c); err != nil {
+			c.Error(err) // render now, so that the status recorded is the one the client gets
+		}
+		d := time.Since(start)
+		status := c.Response().Status
+		op := s.routes[req.Method+" "+c.Path()]
+		s.metrics.Observe(api, op, status, d)
+		if api != "admin" {
+			id := c.Response().Header().Get("Request-Id")
+			if id == "" {
+				id = c.Response().Header().Get("X-Request-Id")
+			}
+			s.journal.Add(control.Entry{Time: s.clock.Now(), API: api, OperationID: op, Method: req.Method, Path: path, Status: status, Duration: d, RequestID: id})
+		}
+		if s.cfg.Log.Enabled(req.Context(), slog.LevelInfo) {
+			s.cfg.Log.LogAttrs(req.Context(), slog.LevelInfo, "request",
+				slog.String("api", api), slog.String("operation", op),
+				slog.String("method", req.Method), slog.String("path", path),
+				slog.Int("status", status), slog.Float64("ms", float64(d.Microseconds())/1000),
+				slog.Int64("bytes", c.Response().Size))
+		}
+		return nil
+	}
+}
+
+// injectFaults applies the admin API's fault rules to requests of the APIs, after routing
+// (so that rules can name operations) and before authentication and validation.
+func (s *Server) injectFaults(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		api := s.apiName(req.URL.Path)
+		if api == "admin" {
+			return next(c)
+		}
+		rule, ok := s.faults.Match(control.Request{API: api, OperationID: s.routes[req.Method+" "+c.Path()], Method: req.Method, Path: req.URL.Path})
+		if !ok {
+			return next(c)
+		}
+		if rule.LatencyMs > 0 {
+			select {
+			case <-time.After(time.Duration(rule.LatencyMs) * time.Millisecond):
+			case <-req.Context().Done():
+			}
+		}
+		if rule.Status == 0 {
+			return next(c)
+		}
+		if rule.RetryAfterSeconds > 0 {
+			c.Response().Header().Set("Retry-After", strconv.Itoa(rule.RetryAfterSeconds))
+		}
+		return &httperr.Fault{Status: rule.Status, Code: rule.Code, Message: rule.Message}
+	}
+}
