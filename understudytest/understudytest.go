@@ -1,52 +1,141 @@
 // Package understudytest runs a whole understudy server in-process for Go tests: a random
-// loopback port, the full HTTP stack (validation included), closed when the test ends.
+// loopback port, the full HTTP stack (validation included), ready clients for every API, and
+// closed when the test ends.
 //
-//	srv := understudytest.Start(t)
-//	resp, err := http.Get(srv.URL + "/_understudy/health")
+//	srv := understudytest.Start(t, understudytest.WithOperationMode("manual"))
+//	resp, err := client.CheckCompute(srv.Compute.GlobalOperationsGetWithResponse(ctx, project, name, nil))
+//	srv.AdvanceClock(t, 10*time.Minute) // links expire, delayed operations finish
+//	srv.Reset(t)                        // back to the seeded state
 package understudytest
 
 import (
+	"context"
+	"io"
 	"log/slog"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/understudy-dev/understudy/client"
+	admingen "github.com/understudy-dev/understudy/gen/admin"
+	"github.com/understudy-dev/understudy/internal/operations"
 	"github.com/understudy-dev/understudy/server"
+)
+
+// Credentials the ready clients use. Any bearer token works for authorization and compute;
+// the accounts key belongs to the default platform, in test mode.
+const (
+	Token  = "understudytest-token"
+	APIKey = "sk_test_understudytest"
 )
 
 // Server is a running in-process understudy.
 type Server struct {
 	// URL is the base URL, e.g. http://127.0.0.1:41234.
 	URL string
+	// Ready clients for each API, with credentials set (see Token and APIKey).
+	Authorization *client.Authorization
+	Accounts      *client.Accounts
+	Compute       *client.Compute
+	// Admin is the generated client of the admin API (/_understudy).
+	Admin *admingen.ClientWithResponses
+
 	srv *server.Server
 }
 
 // Option changes the server's configuration before it starts.
-type Option func(*server.Config)
+type Option func(*options) error
+
+type options struct {
+	cfg  server.Config
+	logs io.Writer
+}
 
 // WithConfig lets a test set any server configuration.
-func WithConfig(f func(*server.Config)) Option { return Option(f) }
+func WithConfig(f func(*server.Config)) Option {
+	return func(o *options) error { f(&o.cfg); return nil }
+}
 
-// Start runs a server for the rest of the test. Server logs at warning level and above go
-// to the test log.
+// WithOperationMode sets how compute operations finish: "immediate", "manual" (one step per
+// get or wait) or a duration such as "300ms".
+func WithOperationMode(mode string) Option {
+	return func(o *options) error {
+		m, err := operations.ParseMode(mode)
+		if err != nil {
+			return err
+		}
+		o.cfg.Compute.Operations.Mode = m
+		return nil
+	}
+}
+
+// WithClock makes the server's clock follow now (plus whatever AdvanceClock adds).
+func WithClock(now func() time.Time) Option {
+	return func(o *options) error { o.cfg.Now = now; return nil }
+}
+
+// WithLogs sends the server's logs (warnings and above) to w instead of the test log.
+func WithLogs(w io.Writer) Option {
+	return func(o *options) error { o.logs = w; return nil }
+}
+
+// Start runs a server for the rest of the test.
 func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
-	cfg := server.Config{Log: slog.New(slog.NewTextHandler(tbWriter{tb: tb}, &slog.HandlerOptions{Level: slog.LevelWarn}))}
-	for _, o := range opts {
-		o(&cfg)
+	o := &options{logs: tbWriter{tb: tb}}
+	for _, opt := range opts {
+		if err := opt(o); err != nil {
+			tb.Fatalf("understudytest: %v", err)
+		}
 	}
-	srv, err := server.New(cfg)
+	if o.cfg.Log == nil {
+		o.cfg.Log = slog.New(slog.NewTextHandler(o.logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	srv, err := server.New(o.cfg)
 	if err != nil {
 		tb.Fatalf("understudytest: %v", err)
 	}
 	hs := httptest.NewServer(srv.Handler())
 	tb.Cleanup(hs.Close)
-	return &Server{URL: hs.URL, srv: srv}
+	s := &Server{URL: hs.URL, srv: srv}
+	if s.Authorization, err = client.NewAuthorization(hs.URL, client.WithBearerToken(Token)); err == nil {
+		if s.Accounts, err = client.NewAccounts(hs.URL, client.WithAPIKey(APIKey)); err == nil {
+			if s.Compute, err = client.NewCompute(hs.URL, client.WithBearerToken(Token)); err == nil {
+				s.Admin, err = admingen.NewClientWithResponses(hs.URL)
+			}
+		}
+	}
+	if err != nil {
+		tb.Fatalf("understudytest: clients: %v", err)
+	}
+	return s
 }
 
 // Reset puts every API back into its seeded state.
-func (s *Server) Reset() error { return s.srv.Reset() }
+func (s *Server) Reset(tb testing.TB) {
+	tb.Helper()
+	if err := s.srv.Reset(); err != nil {
+		tb.Fatalf("understudytest: reset: %v", err)
+	}
+}
+
+// AdvanceClock moves the server's clock forward by d.
+func (s *Server) AdvanceClock(tb testing.TB, d time.Duration) {
+	tb.Helper()
+	resp, err := s.Admin.AdvanceClockWithResponse(context.Background(), admingen.ClockAdvance{Seconds: d.Seconds()})
+	if err != nil || resp.StatusCode() != 200 {
+		tb.Fatalf("understudytest: advance clock: %v %s", err, bodyOf(resp))
+	}
+}
+
+func bodyOf(r interface{ GetBody() []byte }) string {
+	if r == nil {
+		return ""
+	}
+	return string(r.GetBody())
+}
 
 // tbWriter sends log lines to the test log, and stops once the test is over (a server
 // goroutine may still log while the test is being cleaned up).

@@ -83,7 +83,7 @@ func (e *Error) Error() string { return e.Code + ": " + e.Message }
 // WriteError renders err in the admin envelope {"error":{"code","message"}}.
 func WriteError(c echo.Context, err error, log *slog.Logger) {
 	e := toError(c, err)
-	if e.Status >= 500 {
+	if e.Status >= 500 && !httperr.Injected(err) {
 		log.Error("internal error", "path", c.Request().URL.Path, "err", err)
 	}
 	if c.Response().Committed {

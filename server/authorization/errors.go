@@ -44,7 +44,7 @@ func (e *Error) wire() gen.ErrorDetail {
 // unexpected is a logged 500 that says nothing about internals.
 func WriteError(c echo.Context, err error, log *slog.Logger) {
 	e := toError(c, err)
-	if e.Status >= 500 {
+	if e.Status >= 500 && !httperr.Injected(err) {
 		log.Error("internal error", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 	}
 	if c.Response().Committed {

@@ -28,7 +28,7 @@ func (e *Error) Error() string { return e.Reason + ": " + e.Message }
 // WriteError renders any error met while serving this API in the Google envelope.
 func WriteError(c echo.Context, err error, log *slog.Logger) {
 	e := toError(c, err)
-	if e.Status >= 500 && e.Status != http.StatusNotImplemented {
+	if e.Status >= 500 && e.Status != http.StatusNotImplemented && !httperr.Injected(err) {
 		log.Error("internal error", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 	}
 	if c.Response().Committed {

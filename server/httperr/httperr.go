@@ -95,3 +95,9 @@ func Classify(err error) Cause {
 	}
 	return Cause{Kind: Internal, Status: http.StatusInternalServerError}
 }
+
+// Injected reports whether err is a fault a rule injected (not worth logging as a failure).
+func Injected(err error) bool {
+	var f *Fault
+	return errors.As(err, &f)
+}
