@@ -1,0 +1,134 @@
+package server_test
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/understudy-dev/understudy/internal/operations"
+	"github.com/understudy-dev/understudy/server"
+	"github.com/understudy-dev/understudy/server/compute"
+)
+
+// benchServer is the full handler, as the binary serves it, without the network.
+func benchServer(b *testing.B) http.Handler {
+	b.Helper()
+	srv, err := server.New(server.Config{
+		Log:     slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Compute: computeImmediate(),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return srv.Handler()
+}
+
+func serve(b *testing.B, h http.Handler, method, url, body string, headers map[string]string, want int) []byte {
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, url, r)
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	if w.Code != want {
+		b.Fatalf("%s %s: %d %s", method, url, w.Code, w.Body.String())
+	}
+	return w.Body.Bytes()
+}
+
+var seq atomic.Uint64
+
+// BenchmarkRoleAssignmentPut creates a role assignment per iteration (a new name and
+// principal), spread over subscriptions so the per-subscription limit is never reached.
+func BenchmarkRoleAssignmentPut(b *testing.B) {
+	h := benchServer(b)
+	hdr := map[string]string{"Authorization": "Bearer t", "Content-Type": "application/json"}
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			n := seq.Add(1)
+			body := `{"properties":{"principalId":"` + uuid.NewString() + `","roleDefinitionId":"/providers/Vendor.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7"}}`
+			url := fmt.Sprintf("/subscriptions/sub-%d/resourceGroups/rg/providers/Vendor.Authorization/roleAssignments/%s?api-version=2022-04-01", n/1000, uuid.NewString())
+			serve(b, h, http.MethodPut, url, body, hdr, 201)
+		}
+	})
+}
+
+// BenchmarkAccountLinkCreate creates account links round-robin over 1000 accounts.
+func BenchmarkAccountLinkCreate(b *testing.B) {
+	h := benchServer(b)
+	hdr := map[string]string{"Authorization": "Bearer sk_test_bench1", "Service-Version": "2026-05-27.dahlia", "Content-Type": "application/json"}
+	var accounts []string
+	for i := 0; i < 1000; i++ {
+		body := serve(b, h, http.MethodPost, "/v2/core/accounts", `{"configuration":{"recipient":{}}}`, hdr, 200)
+		accounts = append(accounts, string(body[strings.Index(string(body), `"id":"`)+6:][:21]))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			a := accounts[seq.Add(1)%uint64(len(accounts))]
+			body := `{"account":"` + a + `","use_case":{"type":"account_onboarding","account_onboarding":{"configurations":["recipient"],"refresh_url":"https://example.com/r"}}}`
+			req := httptest.NewRequest(http.MethodPost, "/v2/core/account_links", strings.NewReader(body))
+			for k, v := range hdr {
+				req.Header.Set(k, v)
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			if w.Code != 200 && w.Code != 429 {
+				b.Fatalf("%d %s", w.Code, w.Body.String())
+			}
+		}
+	})
+}
+
+// BenchmarkForwardingRuleInsert inserts a rule per iteration (immediate operations).
+func BenchmarkForwardingRuleInsert(b *testing.B) {
+	h := benchServer(b)
+	hdr := map[string]string{"Authorization": "Bearer t", "Content-Type": "application/json"}
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			n := seq.Add(1)
+			serve(b, h, http.MethodPost, "/compute/v1/projects/bench-project-1/global/forwardingRules?requestId="+uuid.NewString(),
+				fmt.Sprintf(`{"name":"fr-%d","portRange":"443-443"}`, n), hdr, 200)
+		}
+	})
+}
+
+// BenchmarkSetLabels chains setLabels on one rule: each call reads the fingerprint first.
+func BenchmarkSetLabels(b *testing.B) {
+	h := benchServer(b)
+	hdr := map[string]string{"Authorization": "Bearer t", "Content-Type": "application/json"}
+	serve(b, h, http.MethodPost, "/compute/v1/projects/bench-project-1/global/forwardingRules", `{"name":"fr-labels"}`, hdr, 200)
+	fp := "42WmSpB8rSM="
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		serve(b, h, http.MethodPost, "/compute/v1/projects/bench-project-1/global/forwardingRules/fr-labels/setLabels",
+			fmt.Sprintf(`{"labels":{"env":"prod","n":"v%d"},"labelFingerprint":%q}`, i, fp), hdr, 200)
+		body := serve(b, h, http.MethodGet, "/compute/v1/projects/bench-project-1/global/forwardingRules/fr-labels", "", hdr, 200)
+		s := string(body)
+		i0 := strings.Index(s, `"labelFingerprint":"`) + len(`"labelFingerprint":"`)
+		fp = s[i0 : i0+strings.IndexByte(s[i0:], '"')]
+	}
+}
+
+func computeImmediate() compute.Config {
+	c := compute.DefaultConfig()
+	c.Operations.Mode = operations.Mode{}
+	return c
+}
