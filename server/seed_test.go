@@ -2,17 +2,26 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
+	"github.com/understudy-dev/understudy/internal/operations"
 	"github.com/understudy-dev/understudy/server"
 	"github.com/understudy-dev/understudy/understudytest"
 )
 
 const seededSub = "subscriptions/a925f2f7-5c63-4b7b-8799-25a5f97bc3b2"
 
+// startSeeded starts a server with the built-in seed and the seed file at path, as the
+// command does.
 func startSeeded(t *testing.T, path string) *understudytest.Server {
 	t.Helper()
 	seed, err := server.LoadSeed(path)
@@ -20,7 +29,11 @@ func startSeeded(t *testing.T, path string) *understudytest.Server {
 		t.Fatal(err)
 	}
 	return understudytest.Start(t, understudytest.WithConfig(func(c *server.Config) {
-		seed.ApplyAuthorization(&c.Authorization, func(string) bool { return false })
+		for _, s := range []*server.Seed{server.DefaultSeed(), seed} {
+			if err := s.Apply(c, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}))
 }
 
@@ -43,6 +56,15 @@ func listCount(t *testing.T, c *gen.ClientWithResponses, scope string) int {
 		t.Fatalf("list: %v %s", err, resp.Body)
 	}
 	return len(resp.JSON200.Value)
+}
+
+func postReset(t *testing.T, base string) {
+	t.Helper()
+	resp, err := http.Post(base+"/_understudy/reset", "", nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("reset: %v %v", err, resp)
+	}
+	resp.Body.Close()
 }
 
 func TestSeedLoadsAndResetRestores(t *testing.T) {
@@ -78,42 +100,307 @@ func TestSeedLoadsAndResetRestores(t *testing.T) {
 	if n := listCount(t, alice, seededSub); n != 3 {
 		t.Fatalf("before reset: %d assignments, want 3", n)
 	}
-	resp, err := http.Post(srv.URL+"/_understudy/reset", "", nil)
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("reset: %v %v", err, resp)
-	}
-	resp.Body.Close()
+	postReset(t, srv.URL)
 	if n := listCount(t, alice, seededSub); n != 2 {
 		t.Errorf("after reset: %d assignments, want the 2 seeded", n)
 	}
 }
 
+// seedClient makes raw requests and decodes JSON answers.
+type seedClient struct {
+	t    *testing.T
+	base string
+}
+
+func (a seedClient) do(method, path string, header map[string]string, body string) (int, map[string]any) {
+	a.t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, a.base+path, r)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var out map[string]any
+	_ = json.Unmarshal(raw, &out)
+	return resp.StatusCode, out
+}
+
+// jsonAt reads a member of a decoded JSON document by a dotted path.
+func jsonAt(doc any, path string) any {
+	for _, k := range strings.Split(path, ".") {
+		m, ok := doc.(map[string]any)
+		if !ok {
+			return nil
+		}
+		doc = m[k]
+	}
+	return doc
+}
+
+func seedAccountsHeaders(key string) map[string]string {
+	return map[string]string{"Authorization": "Bearer " + key, "Service-Version": "2026-05-27.dahlia"}
+}
+
+var seedComputeHeaders = map[string]string{"Authorization": "Bearer any-token"}
+
+const seedProjectPath = "/compute/v1/projects/my-project-123"
+
+// TestSeedExample starts a server with the complete example seed, reads every seeded object
+// back through HTTP, changes things, resets, and finds exactly the seeded state again.
+func TestSeedExample(t *testing.T) {
+	srv := startSeeded(t, "../testdata/seed-example.yaml")
+	a := seedClient{t: t, base: srv.URL}
+	acme, acmeLive := seedAccountsHeaders("sk_test_acme123"), seedAccountsHeaders("sk_live_acme123")
+	alice := map[string]string{"Authorization": "Bearer alice-token"}
+	assignment := "/" + seededSub + "/providers/Vendor.Authorization/roleAssignments/44444444-4444-4444-8444-444444444444?api-version=2022-04-01"
+
+	var liveID string
+	checkSeeded := func(when string) {
+		t.Helper()
+		// authorization: the assignment, read by alice through the seeded token and role.
+		if code, doc := a.do("GET", assignment, alice, ""); code != 200 || jsonAt(doc, "properties.principalId") != "22222222-2222-4222-8222-222222222222" {
+			t.Errorf("%s: seeded assignment: %d %v", when, code, doc)
+		}
+		// accounts: by the id given, on its platform, onboarded: its capability is active.
+		code, doc := a.do("GET", "/v2/core/accounts/acct_1SeedFurever0001?include=configuration.recipient&include=identity", acme, "")
+		if code != 200 || doc["display_name"] != "Furever Pet Supplies" || jsonAt(doc, "identity.country") != "US" ||
+			jsonAt(doc, "configuration.recipient.capabilities.stripe_balance.stripe_transfers.status") != "active" || jsonAt(doc, "metadata.order_id") != "6735" {
+			t.Errorf("%s: seeded account: %d %v", when, code, doc)
+		}
+		// Other platforms and modes do not see it.
+		if code, _ := a.do("GET", "/v2/core/accounts/acct_1SeedFurever0001", seedAccountsHeaders("sk_test_other"), ""); code != 404 {
+			t.Errorf("%s: the default platform sees acme's account: %d", when, code)
+		}
+		if code, _ := a.do("GET", "/v2/core/accounts/acct_1SeedDefault00001", seedAccountsHeaders("sk_test_other"), ""); code != 200 {
+			t.Errorf("%s: the default platform's account: %d", when, code)
+		}
+		// The live account without an id: one was derived, the same after a reset.
+		code, doc = a.do("GET", "/v2/core/accounts", acmeLive, "")
+		data, _ := doc["data"].([]any)
+		if code != 200 || len(data) != 1 || jsonAt(data[0], "display_name") != "Rocket Rides" {
+			t.Fatalf("%s: acme's live accounts: %d %v", when, code, doc)
+		}
+		id, _ := jsonAt(data[0], "id").(string)
+		if liveID == "" {
+			liveID = id
+		}
+		if !strings.HasPrefix(id, "acct_") || len(id) != len("acct_")+16 || id != liveID {
+			t.Errorf("%s: derived id %q (first %q)", when, id, liveID)
+		}
+		if code, doc := a.do("GET", "/v2/core/accounts", seedAccountsHeaders("sk_test_legacy123"), ""); code != 400 || jsonAt(doc, "error.code") != "accounts_v2_access_blocked" {
+			t.Errorf("%s: legacy platform: %d %v", when, code, doc)
+		}
+		// compute: the group's configured SLA, the rule's labels, an attachment, a location.
+		code, doc = a.do("GET", seedProjectPath+"/global/interconnectAttachmentGroups/prod-critical", seedComputeHeaders, "")
+		if code != 200 || jsonAt(doc, "configured.availabilitySla.effectiveSla") != "PRODUCTION_CRITICAL" || len(doc["attachments"].(map[string]any)) != 4 {
+			t.Errorf("%s: seeded group: %d %v", when, code, doc)
+		}
+		code, doc = a.do("GET", seedProjectPath+"/global/forwardingRules/fr-web", seedComputeHeaders, "")
+		if code != 200 || jsonAt(doc, "labels.env") != "prod" || jsonAt(doc, "labels.team") != "web" || doc["IPAddress"] != "34.117.59.12" || doc["labelFingerprint"] == "42WmSpB8rSM=" {
+			t.Errorf("%s: seeded rule: %d %v", when, code, doc)
+		}
+		code, doc = a.do("GET", seedProjectPath+"/regions/us-east4/interconnectAttachments/att-iad-z1", seedComputeHeaders, "")
+		if code != 200 || doc["vlanTag8021q"] != float64(100) || !strings.HasSuffix(fmt.Sprint(doc["attachmentGroup"]), "/prod-critical") || doc["edgeAvailabilityDomain"] != "AVAILABILITY_DOMAIN_1" {
+			t.Errorf("%s: seeded attachment: %d %v", when, code, doc)
+		}
+		if code, doc := a.do("GET", seedProjectPath+"/global/interconnects/ic-ams-z1", seedComputeHeaders, ""); code != 200 || !strings.HasSuffix(fmt.Sprint(doc["location"]), "/ams-zone1-2") {
+			t.Errorf("%s: interconnect at the seeded location: %d %v", when, code, doc)
+		}
+		// Seeded resources have no operations.
+		if code, doc := a.do("GET", seedProjectPath+"/global/operations", seedComputeHeaders, ""); code != 200 || doc["items"] != nil {
+			t.Errorf("%s: operations: %d %v", when, code, doc)
+		}
+	}
+	checkSeeded("at start")
+
+	// Change the world: create in each API, delete and relabel seeded things.
+	if code, doc := a.do("PUT", "/"+seededSub+"/providers/Vendor.Authorization/roleAssignments/88888888-8888-4888-8888-888888888888?api-version=2022-04-01", alice,
+		`{"properties":{"principalId":"77777777-7777-4777-8777-777777777777","roleDefinitionId":"/providers/Vendor.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7"}}`); code != 201 {
+		t.Fatalf("create assignment: %d %v", code, doc)
+	}
+	code, doc := a.do("POST", "/v2/core/accounts", acme, `{"display_name":"Created later"}`)
+	if code != 200 {
+		t.Fatalf("create account: %d %v", code, doc)
+	}
+	createdAccount := doc["id"].(string)
+	// The operation mode comes from the seed: immediate, so the rule is there at once.
+	if code, doc := a.do("POST", seedProjectPath+"/global/forwardingRules", seedComputeHeaders, `{"name":"fr-new"}`); code != 200 || doc["status"] != "DONE" {
+		t.Fatalf("insert rule: %d %v", code, doc)
+	}
+	if code, doc := a.do("DELETE", seedProjectPath+"/global/interconnectAttachmentGroups/prod-critical", seedComputeHeaders, ""); code != 200 || doc["status"] != "DONE" {
+		t.Fatalf("delete group: %d %v", code, doc)
+	}
+	_, rule := a.do("GET", seedProjectPath+"/global/forwardingRules/fr-web", seedComputeHeaders, "")
+	if code, doc := a.do("POST", seedProjectPath+"/global/forwardingRules/fr-web/setLabels", seedComputeHeaders,
+		fmt.Sprintf(`{"labels":{},"labelFingerprint":%q}`, rule["labelFingerprint"])); code != 200 {
+		t.Fatalf("setLabels: %d %v", code, doc)
+	}
+	if code, _ := a.do("GET", seedProjectPath+"/global/interconnectAttachmentGroups/prod-critical", seedComputeHeaders, ""); code != 404 {
+		t.Fatalf("deleted group: %d", code)
+	}
+
+	postReset(t, srv.URL)
+
+	if code, _ := a.do("GET", "/"+seededSub+"/providers/Vendor.Authorization/roleAssignments/88888888-8888-4888-8888-888888888888?api-version=2022-04-01", alice, ""); code != 404 {
+		t.Errorf("created assignment after reset: %d", code)
+	}
+	if code, _ := a.do("GET", "/v2/core/accounts/"+createdAccount, acme, ""); code != 404 {
+		t.Errorf("created account after reset: %d", code)
+	}
+	if code, _ := a.do("GET", seedProjectPath+"/global/forwardingRules/fr-new", seedComputeHeaders, ""); code != 404 {
+		t.Errorf("created rule after reset: %d", code)
+	}
+	checkSeeded("after reset")
+	_, again := a.do("GET", seedProjectPath+"/global/forwardingRules/fr-web", seedComputeHeaders, "")
+	if again["id"] != rule["id"] || again["labelFingerprint"] != rule["labelFingerprint"] {
+		t.Errorf("the rule after reset is not the seeded one: %v, was %v", again, rule)
+	}
+}
+
+// writeSeedFile writes content to a seed file in a temporary directory.
+func writeSeedFile(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "seed.yaml")
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// loadAndApply is what the command does with a seed file: parse, then apply (and check).
+func loadAndApply(path string) error {
+	seed, err := server.LoadSeed(path)
+	if err != nil {
+		return err
+	}
+	return seed.Apply(&server.Config{}, nil)
+}
+
+// Every error names the file, the line and the field.
 func TestSeedErrors(t *testing.T) {
+	const group = `compute:
+  projects:
+    my-project-123:
+      interconnects:
+        - {name: ic1, location: iad-zone1-1, linkType: LINK_TYPE_ETHERNET_10G_LR, requestedLinkCount: 1, interconnectType: DEDICATED}
+      interconnectAttachments:
+        - {name: att1, region: us-east4, interconnect: ic1}
+      interconnectAttachmentGroups:
+        - name: g
+          intent: {availabilitySla: NO_SLA}
+          attachments:
+            - att1
+            - att-missing
+`
 	tests := []struct {
-		name, yaml, want string
+		name, yaml  string
+		line        int
+		field, want string
 	}{
-		{"unknown field, with its line", "authorization:\n  enforce: true\n  enforcement: true\n", "line 3"},
-		{"wrong type", "authorization:\n  maxPerSubscription: many\n", "line 2"},
-		{"unknown section", "billing: {}\n", "billing"},
+		{"unknown field", "authorization:\n  enforce: true\n  enforcement: true\n",
+			3, "authorization.enforcement", "unknown field (known: enforce, defaultPrincipal"},
+		{"unknown section", "billing: {}\n", 1, "billing", "unknown field (known: authorization, accounts, compute)"},
+		{"wrong type", "authorization:\n  maxPerSubscription: many\n", 2, "authorization.maxPerSubscription", `want an integer, got the string "many"`},
+		{"a list where a mapping goes", "accounts:\n  platforms:\n    - [a]\n", 3, "accounts.platforms[0]", "want a mapping, got a list"},
+		{"a key given twice", "compute:\n  operationMode: manual\n  operationMode: immediate\n", 3, "compute.operationMode", "given twice (first at line 2)"},
+		{"a YAML syntax error", "authorization:\n  enforce: true\n  bootstrapOwners: a: b\n", 3, "", "mapping values are not allowed"},
+		{"a role assignment breaking a rule", `authorization:
+  roleAssignments:
+    - scope: subscriptions/a925f2f7-5c63-4b7b-8799-25a5f97bc3b2
+      name: not-a-guid
+      principalId: 77777777-7777-4777-8777-777777777777
+      roleDefinitionId: /providers/Vendor.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7
+`, 4, "authorization.roleAssignments[0].name", "InvalidRoleAssignmentId"},
+		{"a role assignment to a missing role", `authorization:
+  roleAssignments:
+    - {scope: subscriptions/s, name: 44444444-4444-4444-8444-444444444444, principalId: 77777777-7777-4777-8777-777777777777, roleDefinitionId: /providers/Vendor.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7}
+    - scope: subscriptions/s
+      name: 55555555-5555-4555-8555-555555555555
+      principalId: 77777777-7777-4777-8777-777777777777
+      roleDefinitionId: /providers/Vendor.Authorization/roleDefinitions/99999999-9999-4999-8999-999999999999
+`, 7, "authorization.roleAssignments[1].roleDefinitionId", "RoleDefinitionDoesNotExist"},
+		{"a role definition with a bad id", "authorization:\n  roleDefinitions:\n    - id: nope\n      roleName: x\n", 3, "authorization.roleDefinitions[0].id", "is not a GUID"},
+		{"a platform key that is no secret key", "accounts:\n  platforms:\n    - id: p\n      keys: [pk_test_abc]\n", 4, "accounts.platforms[0].keys", "is not a secret key"},
+		{"a group referencing a missing attachment", group, 13,
+			"compute.projects.my-project-123.interconnectAttachmentGroups[0].attachments[1]", "RESOURCE_NOT_FOUND"},
+		{"a duplicate account id", `accounts:
+  accounts:
+    - id: acct_1Twice
+      display_name: First
+    - display_name: Second
+      id: acct_1Twice
+`, 6, "accounts.accounts[1].id", "account acct_1Twice is declared twice"},
+		{"an account body the spec refuses", `accounts:
+  accounts:
+    - display_name: Furever
+      configuration:
+        recipient:
+          capabilities:
+            stripe_balance:
+              stripe_transferz: {requested: true}
+`, 8, "accounts.accounts[0].configuration.recipient.capabilities.stripe_balance.stripe_transferz", "unknown field"},
+		{"an account of an unknown platform", "accounts:\n  accounts:\n    - {display_name: x, platform: nope}\n", 3, "accounts.accounts[0].platform", `no platform "nope"`},
+		{"an account of a platform without Accounts v2", "accounts:\n  platforms:\n    - {id: legacy, accounts_v2: false}\n  accounts:\n    - display_name: x\n      platform: legacy\n", 6, "accounts.accounts[0].platform", "accounts_v2_access_blocked"},
+		{"an onboarded account that lacks what the form collects", "accounts:\n  accounts:\n    - display_name: x\n      configuration: {merchant: {capabilities: {card_payments: {requested: true}}}}\n      onboarded: true\n", 5, "accounts.accounts[0].onboarded", "contact_email"},
+		{"an account mode", "accounts:\n  accounts:\n    - {display_name: x, mode: staging}\n", 3, "accounts.accounts[0].mode", "neither test nor live"},
+		{"a forwarding rule with an invalid label", `compute:
+  projects:
+    my-project-123:
+      forwardingRules:
+        - name: fr-web
+          labels:
+            env: prod
+            Env: prod
+`, 8, "compute.projects.my-project-123.forwardingRules[0].labels.Env", "Label keys must be between 1 and 63 characters long"},
+		{"a forwarding rule with a bad name", "compute:\n  projects:\n    my-project-123:\n      forwardingRules:\n        - name: Web\n", 5,
+			"compute.projects.my-project-123.forwardingRules[0].name", "name"},
+		{"a read-only member", "compute:\n  projects:\n    my-project-123:\n      forwardingRules:\n        - {name: web, id: '12'}\n", 5,
+			"compute.projects.my-project-123.forwardingRules[0].id", "readOnly"},
+		{"an enum", "compute:\n  projects:\n    my-project-123:\n      interconnects:\n        - name: ic1\n          location: iad-zone1-1\n          linkType: LINK_TYPE_ETHERNET_1G\n          requestedLinkCount: 1\n          interconnectType: DEDICATED\n", 7,
+			"compute.projects.my-project-123.interconnects[0].linkType", "value is not one of the allowed values"},
+		{"an unknown location", "compute:\n  projects:\n    my-project-123:\n      interconnects:\n        - {name: ic1, location: xyz-zone1-1, linkType: LINK_TYPE_ETHERNET_10G_LR, requestedLinkCount: 1, interconnectType: DEDICATED}\n", 5,
+			"compute.projects.my-project-123.interconnects[0].location", "notFound"},
+		{"an attachment on a missing interconnect", "compute:\n  projects:\n    my-project-123:\n      interconnectAttachments:\n        - name: att1\n          region: us-east4\n          interconnect: nope\n", 7,
+			"compute.projects.my-project-123.interconnectAttachments[0].interconnect", "notFound"},
+		{"an attachment without a region", "compute:\n  projects:\n    my-project-123:\n      interconnectAttachments:\n        - {name: att1, interconnect: ic1}\n", 5,
+			"compute.projects.my-project-123.interconnectAttachments[0].region", "required"},
+		{"a bad project id", "compute:\n  projects:\n    P:\n      forwardingRules: []\n", 3, "compute.projects.P", "project id"},
+		{"a bad operation mode", "compute:\n  operationMode: sometimes\n", 2, "compute.operationMode", "want immediate, manual or a duration"},
+		{"a bad location", "compute:\n  interconnectLocations:\n    - {name: x-1, metro: amsterdam, availabilityZone: zone1, peeringdbFacilityId: '1', regions: [r]}\n", 3,
+			"compute.interconnectLocations[0].metro", "three lowercase letters"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := server.ParseSeed([]byte(tt.yaml))
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("err = %v, want one mentioning %q", err, tt.want)
+			path := writeSeedFile(t, tt.yaml)
+			err := loadAndApply(path)
+			prefix := fmt.Sprintf("seed %s:%d: ", path, tt.line)
+			if tt.field != "" {
+				prefix += tt.field + ": "
 			}
+			if err == nil || !strings.HasPrefix(err.Error(), prefix) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v\nwant one starting %q and mentioning %q", err, prefix, tt.want)
+			}
+			t.Log(err)
 		})
 	}
-	t.Run("an assignment that breaks a rule stops the start", func(t *testing.T) {
-		seed, err := server.ParseSeed([]byte("authorization:\n  roleAssignments:\n    - {scope: subscriptions/s, name: not-a-guid, principalId: 77777777-7777-4777-8777-777777777777, roleDefinitionId: /providers/Vendor.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7}\n"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := server.Config{}
-		seed.ApplyAuthorization(&cfg.Authorization, func(string) bool { return false })
-		_, err = server.New(cfg)
-		if err == nil || !strings.Contains(err.Error(), "roleAssignments[0]") || !strings.Contains(err.Error(), "InvalidRoleAssignmentId") {
-			t.Fatalf("err = %v, want one naming roleAssignments[0] and the rule", err)
+	t.Run("every problem of shape at once", func(t *testing.T) {
+		_, err := server.ParseSeed("s.yaml", []byte("authorization:\n  enforcement: true\naccounts:\n  account_concurrency: x\n"))
+		if err == nil || !strings.Contains(err.Error(), "s.yaml:2: authorization.enforcement") || !strings.Contains(err.Error(), "s.yaml:4: accounts.account_concurrency") {
+			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("a missing file", func(t *testing.T) {
@@ -121,10 +408,49 @@ func TestSeedErrors(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
+	t.Run("the same error stops the start", func(t *testing.T) {
+		seed, err := server.ParseSeed("g.yaml", []byte(group))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cfg server.Config
+		if err := seed.Apply(&cfg, nil); err == nil {
+			t.Fatal("Apply took the bad group")
+		}
+		if _, err := server.New(cfg); err == nil || !strings.Contains(err.Error(), "interconnectAttachmentGroups[0].attachments.1") {
+			t.Fatalf("New: %v", err)
+		}
+	})
+}
+
+func TestDefaultSeedAndSettings(t *testing.T) {
+	var cfg server.Config
+	if err := server.DefaultSeed().Apply(&cfg, nil); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Compute.Operations.Mode != (operations.Mode{Delay: 300 * time.Millisecond}) || cfg.Accounts.AccountConcurrency != 1 ||
+		cfg.Authorization.MaxPerSubscription != 4000 || len(cfg.Compute.Projects)+len(cfg.Accounts.Accounts)+len(cfg.Authorization.Assignments) != 0 {
+		t.Fatalf("default seed: %+v", cfg)
+	}
+	file, err := server.ParseSeed("f.yaml", []byte("compute:\n  operationMode: manual\naccounts:\n  account_concurrency: 4\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	explicit := func(flag string) bool { return flag == "accounts-concurrency" }
+	if err := file.Apply(&cfg, explicit); err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.Compute.Operations.Mode.Manual || cfg.Accounts.AccountConcurrency != 1 {
+		t.Errorf("the file's mode applies, an explicit flag wins: %+v %d", cfg.Compute.Operations.Mode, cfg.Accounts.AccountConcurrency)
+	}
+	var kept server.Config
+	if err := file.Apply(&kept, func(flag string) bool { return flag == "compute-operation-mode" }); err != nil || kept.Compute.Operations.Mode.Manual {
+		t.Errorf("--compute-operation-mode given: the seed's mode applied anyway (%v)", err)
+	}
 }
 
 func TestSeedAddsInterconnectLocations(t *testing.T) {
-	seed, err := server.ParseSeed([]byte(`
+	seed, err := server.ParseSeed("loc.yaml", []byte(`
 compute:
   interconnectLocations:
     - name: ams-zone1-2
@@ -133,30 +459,44 @@ compute:
       city: Amsterdam
       continent: EUROPE
       facilityProvider: Equinix
-      peeringdbFacilityId: "2"
+      peeringdbFacilityId: 2
       regions: [europe-west4]
 `))
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := understudytest.Start(t, understudytest.WithConfig(func(c *server.Config) {
-		if err := seed.ApplyCompute(&c.Compute); err != nil {
+		if err := seed.Apply(c, nil); err != nil {
 			t.Fatal(err)
 		}
 	}))
-	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/compute/v1/projects/my-project-123/global/interconnectLocations/ams-zone1-2", nil)
-	req.Header.Set("Authorization", "Bearer t")
-	resp, err := http.DefaultClient.Do(req)
+	if code, _ := (seedClient{t: t, base: srv.URL}).do("GET", seedProjectPath+"/global/interconnectLocations/ams-zone1-2", seedComputeHeaders, ""); code != 200 {
+		t.Fatalf("seeded location: %d", code)
+	}
+}
+
+// The README's example seed is a valid one.
+func TestReadmeSeedExample(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("seeded location: %d", resp.StatusCode)
+	_, section, _ := strings.Cut(string(readme), "## Seed file\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	_, block, ok := strings.Cut(section, "```yaml\n")
+	block, _, _ = strings.Cut(block, "```")
+	if !ok || !strings.HasPrefix(block, "authorization:") {
+		t.Fatalf("no example in the README's seed section")
 	}
-	bad, _ := server.ParseSeed([]byte("compute:\n  interconnectLocations:\n    - {name: x-1, metro: amsterdam, availabilityZone: zone1, peeringdbFacilityId: '1', regions: [r]}\n"))
+	seed, err := server.ParseSeed("README.md", []byte(block))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var cfg server.Config
-	if err := bad.ApplyCompute(&cfg.Compute); err == nil || !strings.Contains(err.Error(), "interconnectLocations[0]") || !strings.Contains(err.Error(), "metro") {
-		t.Errorf("a bad location: %v", err)
+	if err := seed.Apply(&cfg, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Accounts.Accounts) != 1 || len(cfg.Compute.Projects) != 1 || len(cfg.Authorization.Assignments) != 1 || len(cfg.Accounts.Platforms) != 2 {
+		t.Errorf("README example: %+v", cfg)
 	}
 }

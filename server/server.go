@@ -54,6 +54,7 @@ type Server struct {
 	db      *store.DB
 	apis    []api
 	authz   *authorization.Server
+	seeds   []func(tx *store.Tx) error // each API's Seed, in the order Reset runs them
 	clock   *clock.Clock
 	journal *control.Journal
 	faults  *control.Faults
@@ -148,7 +149,8 @@ func New(cfg Config) (*Server, error) {
 	if compCfg.PublicURL == "" {
 		compCfg.PublicURL = cfg.PublicURL
 	}
-	if err := compute.New(compCfg, s.db).Register(e); err != nil {
+	comp := compute.New(compCfg, s.db)
+	if err := comp.Register(e); err != nil {
 		return nil, err
 	}
 	if err := authz.Register(e); err != nil {
@@ -165,6 +167,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.routes = routeIDs(docs...)
 	// Loading the seed for the first time also checks it: a bad seed stops the start.
+	s.seeds = []func(tx *store.Tx) error{authz.Seed, accts.Seed, comp.Seed}
 	if err := s.Reset(); err != nil {
 		return nil, err
 	}
@@ -174,10 +177,18 @@ func New(cfg Config) (*Server, error) {
 // Handler is the HTTP handler serving every API.
 func (s *Server) Handler() http.Handler { return s.echo }
 
-// Reset drops all state and goes back to what was seeded, atomically: a request running at
-// the same time sees either the old state or the seeded one.
+// Reset drops all state and goes back to what was seeded, atomically: every API's seed is
+// loaded in the one transaction that empties the store, so a request running at the same
+// time sees either the old state or the seeded one.
 func (s *Server) Reset() error {
-	return s.db.Replace(s.authz.Seed)
+	return s.db.Replace(func(tx *store.Tx) error {
+		for _, seed := range s.seeds {
+			if err := seed(tx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 func prefixed(p string) func(string) bool {

@@ -97,17 +97,26 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	if accts.AccountConcurrency <= 0 {
 		return c, fmt.Errorf("--accounts-concurrency must be positive")
 	}
+	// The built-in seed, then --seed on top of it: lists add up, and each setting applies
+	// unless its flag or environment variable was given.
+	seeds := []*server.Seed{server.DefaultSeed()}
 	if c.Seed != "" {
 		seed, err := server.LoadSeed(c.Seed)
 		if err != nil {
 			return c, err
 		}
-		explicit := func(name string) bool { return given[name] || getenv(envName(name)) != "" }
-		seed.ApplyAuthorization(&authz, explicit)
-		seed.ApplyAccounts(&accts, explicit)
-		if err := seed.ApplyCompute(&comp); err != nil {
-			return c, fmt.Errorf("seed %s: %w", c.Seed, err)
+		seeds = append(seeds, seed)
+	}
+	explicit := func(name string) bool { return given[name] || getenv(envName(name)) != "" }
+	seeded := server.Config{Authorization: authz, Accounts: accts, Compute: comp}
+	for _, seed := range seeds {
+		if err := seed.Apply(&seeded, explicit); err != nil {
+			return c, err
 		}
+	}
+	authz, accts, comp = seeded.Authorization, seeded.Accounts, seeded.Compute
+	if !explicit("compute-operation-mode") {
+		*opMode = comp.Operations.Mode.String()
 	}
 	c.Server.Authorization = authz
 	c.Server.Accounts = accts

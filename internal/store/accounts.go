@@ -29,6 +29,9 @@ type Account struct {
 	// Onboarded is set when the hosted flow has collected everything: requested capabilities
 	// then become active.
 	Onboarded bool
+	// Concurrency is the account's own limit of updating requests in flight (seeded; 0: its
+	// platform's limit).
+	Concurrency int
 }
 
 // Scope is the platform and mode an account lives in; accounts of other scopes are invisible.

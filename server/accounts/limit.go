@@ -1,6 +1,10 @@
 package accounts
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/understudy-dev/understudy/internal/store"
+)
 
 // accountSlots counts the updating requests in flight per account, for the per-account
 // concurrency limit (429 account_rate_limit_exceeded). It is not state worth keeping: it
@@ -31,8 +35,17 @@ func (a *accountSlots) release(account string) {
 	}
 }
 
-// limitFor is the concurrency limit of an account of platform p.
-func (s *Server) limitFor(p *platform) int {
+// limitFor is the concurrency limit of an account of platform p: the account's own (set by
+// the seed), else its platform's, else the server's.
+func (s *Server) limitFor(p *platform, account string) int {
+	var a store.Account
+	_ = s.db.View(func(tx *store.Tx) error {
+		a, _ = s.tables.Accounts.Get(tx, account)
+		return nil
+	})
+	if a.Concurrency > 0 {
+		return a.Concurrency
+	}
 	if p != nil && p.concurrency > 0 {
 		return p.concurrency
 	}

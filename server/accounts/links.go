@@ -55,7 +55,7 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 // holdAccount takes one of the account's update slots for the duration of an update, or
 // answers 429 when its limit is reached. UpdateLatency simulates the work.
 func (s *Server) holdAccount(ctx context.Context, account string, p *platform) (release func(), err error) {
-	if !s.slots.acquire(account, s.limitFor(p)) {
+	if !s.slots.acquire(account, s.limitFor(p, account)) {
 		return nil, &Error{Status: http.StatusTooManyRequests, Type: "rate_limit", Code: "account_rate_limit_exceeded",
 			Message: "Account cannot exceed a configured concurrency rate limit on updates."}
 	}

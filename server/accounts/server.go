@@ -33,6 +33,8 @@ type Config struct {
 	// Platforms are declared in the seed, each with its own keys; any other sk_test_/sk_live_
 	// key belongs to the default platform.
 	Platforms []Platform
+	// Accounts exist at start and again after every reset (see Seed).
+	Accounts []SeedAccount
 	// ServiceVersions are the accepted Service-Version values (the first is the default one).
 	ServiceVersions []string
 	// LinkLifetime is how long an account link stays usable.

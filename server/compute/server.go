@@ -39,6 +39,8 @@ type Config struct {
 	DefaultUser string
 	// Locations are interconnect locations in addition to the built-in catalog.
 	Locations []Location
+	// Projects hold resources that exist at start and again after every reset (see Seed).
+	Projects []SeedProject
 	// AttachmentsPerGroup is the "Attachments per group" quota.
 	AttachmentsPerGroup int
 	// PublicURL is the base of selfLinks and targetLinks; "" uses the request's own host.

@@ -1,0 +1,110 @@
+package accounts
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/understudy-dev/understudy/internal/store"
+)
+
+func seededServer(t *testing.T, cfg Config) (*Server, *store.DB, error) {
+	t.Helper()
+	db := store.New()
+	s, err := New(cfg, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, db, db.Replace(s.Seed)
+}
+
+func TestSeedAccounts(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Platforms = []Platform{{ID: "acme", Keys: []string{"sk_test_acme1"}, AccountConcurrency: 2}}
+	cfg.Accounts = []SeedAccount{
+		{ID: "acct_1Own", Platform: "acme", Concurrency: 5, Onboarded: true, Body: map[string]any{
+			"display_name": "Own", "contact_email": "a@example.com", "identity": map[string]any{"country": "US", "entity_type": "company"},
+			"configuration": map[string]any{"recipient": map[string]any{"capabilities": map[string]any{"stripe_balance": map[string]any{"stripe_transfers": map[string]any{"requested": true}}}}},
+		}},
+		{Platform: "acme", Mode: "live", Body: map[string]any{"display_name": "Derived"}},
+		{Body: map[string]any{"metadata": map[string]any{"k": "v"}}},
+	}
+	s, db, err := seededServer(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []store.Account
+	read := func() {
+		all = nil
+		_ = db.View(func(tx *store.Tx) error {
+			for _, id := range []string{"acct_1Own"} {
+				a, ok := s.tables.Accounts.Get(tx, id)
+				if !ok {
+					t.Fatalf("%s not seeded", id)
+				}
+				all = append(all, a)
+			}
+			s.tables.Newest.Scan(tx, "acme|live|", "acme|live}", nil, func(_ store.Cursor, a store.Account) bool { all = append(all, a); return true })
+			s.tables.Newest.Scan(tx, DefaultPlatformID+"|test|", DefaultPlatformID+"|test}", nil, func(_ store.Cursor, a store.Account) bool { all = append(all, a); return true })
+			return nil
+		})
+	}
+	read()
+	if len(all) != 3 {
+		t.Fatalf("seeded %d accounts, want 3: %+v", len(all), all)
+	}
+	own, derived, def := all[0], all[1], all[2]
+	if !own.Onboarded || own.Country != "US" || !own.Configurations["recipient"]["stripe_balance.stripe_transfers"] || own.Livemode || own.Platform != "acme" {
+		t.Errorf("own: %+v", own)
+	}
+	if !derived.Livemode || !seedAccountID.MatchString(derived.ID) || len(derived.ID) != len("acct_")+16 || def.Platform != DefaultPlatformID || def.Metadata["k"] != "v" {
+		t.Errorf("derived %+v, default %+v", derived, def)
+	}
+
+	// The account's own limit wins over its platform's, which wins over the server's.
+	if got := s.limitFor(s.platforms["acme"], own.ID); got != 5 {
+		t.Errorf("own limit: %d, want 5", got)
+	}
+	if got := s.limitFor(s.platforms["acme"], derived.ID); got != 2 {
+		t.Errorf("platform limit: %d, want 2", got)
+	}
+	if got := s.limitFor(s.platforms[DefaultPlatformID], def.ID); got != 1 {
+		t.Errorf("server limit: %d, want 1", got)
+	}
+
+	// Reset seeds the same accounts again, with the same ids.
+	if err := db.Replace(s.Seed); err != nil {
+		t.Fatal(err)
+	}
+	before := derived.ID
+	read()
+	if all[1].ID != before {
+		t.Errorf("derived id changed across reset: %s, then %s", before, all[1].ID)
+	}
+}
+
+func TestSeedAccountErrors(t *testing.T) {
+	tests := []struct {
+		name      string
+		account   SeedAccount
+		field     string
+		wantInErr string
+	}{
+		{"bad id", SeedAccount{ID: "acct-1"}, "id", "not an account id"},
+		{"negative concurrency", SeedAccount{Concurrency: -1}, "concurrency", "positive"},
+		{"metadata key too long", SeedAccount{Body: map[string]any{"metadata": map[string]any{strings.Repeat("k", 41): "v"}}}, "metadata." + strings.Repeat("k", 41), "at most 40"},
+		{"wrong type in the body", SeedAccount{Body: map[string]any{"display_name": int64(5)}}, "display_name", "string"},
+		{"enum", SeedAccount{Body: map[string]any{"dashboard": "partial"}}, "dashboard", "allowed values"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Accounts = []SeedAccount{{}, tt.account}
+			_, _, err := seededServer(t, cfg)
+			var se *SeedError
+			if !errors.As(err, &se) || se.Index != 1 || se.Field != tt.field || !strings.Contains(err.Error(), tt.wantInErr) {
+				t.Fatalf("err = %v, want one at accounts[1].%s mentioning %q", err, tt.field, tt.wantInErr)
+			}
+		})
+	}
+}

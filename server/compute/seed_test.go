@@ -1,0 +1,157 @@
+package compute
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/understudy-dev/understudy/internal/store"
+)
+
+func seedInterconnectEntry(name, location string) map[string]any {
+	return map[string]any{"name": name, "location": location, "linkType": "LINK_TYPE_ETHERNET_10G_LR", "requestedLinkCount": int64(1), "interconnectType": "DEDICATED"}
+}
+
+// seedWorld is two interconnects in iad with an attachment each, in us-east4, and one in
+// sjc with an attachment of the same name in us-west1.
+func seedWorld() SeedProject {
+	return SeedProject{
+		Project: "my-project-123",
+		Interconnects: []map[string]any{
+			seedInterconnectEntry("ic1", "iad-zone1-1"), seedInterconnectEntry("ic2", "iad-zone2-1"), seedInterconnectEntry("ic3", "sjc-zone1-6"),
+		},
+		Attachments: []map[string]any{
+			{"name": "a1", "region": "us-east4", "interconnect": "ic1"},
+			{"name": "a2", "region": "us-east4", "interconnect": "ic2", "vlanTag8021q": int64(7)},
+			{"name": "a1", "region": "us-west1", "interconnect": "ic3"},
+		},
+	}
+}
+
+func seeded(t *testing.T, cfg Config) (*Server, *store.DB, error) {
+	t.Helper()
+	db := store.New()
+	s := New(cfg, db)
+	return s, db, db.Replace(s.Seed)
+}
+
+func TestSeedProject(t *testing.T) {
+	p := seedWorld()
+	p.ForwardingRules = []map[string]any{{"name": "fr", "labels": map[string]any{"env": "prod"}}}
+	p.Groups = []map[string]any{{"name": "g", "intent": map[string]any{"availabilitySla": "PRODUCTION_NON_CRITICAL"}, "attachments": []any{"a2", "us-east4/a1"}}}
+	s, db, err := seeded(t, Config{Projects: []SeedProject{p}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func() (store.ForwardingRule, store.AttachmentGroup, store.InterconnectAttachment) {
+		var r store.ForwardingRule
+		var g store.AttachmentGroup
+		var a store.InterconnectAttachment
+		_ = db.View(func(tx *store.Tx) error {
+			r, _ = s.tables.ForwardingRules.Get(tx, "my-project-123|fr")
+			g, _ = s.ic.Groups.Get(tx, "my-project-123|g")
+			a, _ = s.ic.Attachments.Get(tx, store.AttachmentKey("my-project-123", "us-east4", "a1"))
+			return nil
+		})
+		return r, g, a
+	}
+	r, g, a := read()
+	if r.Pending || r.Labels["env"] != "prod" || r.IPAddress == "" || r.ID == "" || r.IPProtocol != "TCP" {
+		t.Errorf("rule: %+v", r)
+	}
+	if g.Pending || len(g.Attachments) != 2 || g.Attachments["us-east4/a1"] != a.Key() || a.Group != "g" || a.Pending || a.VlanTag != 2 {
+		t.Errorf("group %+v, attachment %+v", g, a)
+	}
+	if ops := s.ops.Count(); ops != 0 {
+		t.Errorf("seeding left %d operations", ops)
+	}
+	// A reset seeds the very same resources.
+	if err := db.Replace(s.Seed); err != nil {
+		t.Fatal(err)
+	}
+	r2, g2, a2 := read()
+	if r2.ID != r.ID || r2.IPAddress != r.IPAddress || g2.ID != g.ID || a2.ID != a.ID {
+		t.Errorf("ids changed across reset: %s/%s %s/%s %s/%s", r.ID, r2.ID, g.ID, g2.ID, a.ID, a2.ID)
+	}
+}
+
+func TestSeedGroupRules(t *testing.T) {
+	group := func(attachments ...any) map[string]any {
+		return map[string]any{"name": "g2", "intent": map[string]any{"availabilitySla": "NO_SLA"}, "attachments": attachments}
+	}
+	tests := []struct {
+		name       string
+		groups     []map[string]any
+		perGroup   int
+		field, msg string
+	}{
+		{"missing", []map[string]any{group("a2", "nope")}, 0, "attachments.1", "RESOURCE_NOT_FOUND"},
+		{"missing in a region", []map[string]any{group("us-west1/a2")}, 0, "attachments.0", "RESOURCE_NOT_FOUND"},
+		{"ambiguous name", []map[string]any{group("a1")}, 0, "attachments.0", "us-east4, us-west1"},
+		{"held by another group", []map[string]any{{"name": "g1", "intent": map[string]any{"availabilitySla": "NO_SLA"}, "attachments": []any{"a2"}}, group("us-east4/a1", "a2")}, 0,
+			"attachments.1", "RESOURCE_IN_USE_BY_ANOTHER_RESOURCE"},
+		{"listed twice", []map[string]any{group("a2", "a2")}, 0, "attachments.1", "listed twice"},
+		{"quota", []map[string]any{group("a2", "us-east4/a1")}, 1, "attachments", "QUOTA_EXCEEDED"},
+		{"not a list", []map[string]any{{"name": "g2", "intent": map[string]any{"availabilitySla": "NO_SLA"}, "attachments": map[string]any{"k": "a2"}}}, 0, "attachments", "list"},
+		{"intent", []map[string]any{{"name": "g2", "intent": map[string]any{"availabilitySla": "BEST"}}}, 0, "intent.availabilitySla", "allowed values"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := seedWorld()
+			p.Groups = tt.groups
+			_, _, err := seeded(t, Config{Projects: []SeedProject{p}, AttachmentsPerGroup: tt.perGroup})
+			var se *SeedError
+			last := len(tt.groups) - 1
+			if !errors.As(err, &se) || se.Collection != SeedGroups || se.Index != last || se.Field != tt.field || !strings.Contains(err.Error(), tt.msg) {
+				t.Fatalf("err = %v, want one at interconnectAttachmentGroups[%d].%s mentioning %q", err, last, tt.field, tt.msg)
+			}
+		})
+	}
+}
+
+func TestSeedResourceRules(t *testing.T) {
+	tests := []struct {
+		name                  string
+		change                func(p *SeedProject)
+		collection, field, in string
+	}{
+		{"duplicate interconnect", func(p *SeedProject) {
+			p.Interconnects = append(p.Interconnects, seedInterconnectEntry("ic1", "iad-zone1-1"))
+		}, SeedInterconnects, "name", "alreadyExists"},
+		{"vlan tag taken", func(p *SeedProject) {
+			p.Attachments = append(p.Attachments, map[string]any{"name": "a3", "region": "us-east4", "interconnect": "ic2", "vlanTag8021q": int64(7)})
+		}, SeedAttachments, "vlanTag8021q", "already used"},
+		{"partner attachment", func(p *SeedProject) {
+			p.Attachments = append(p.Attachments, map[string]any{"name": "a3", "region": "us-east4", "interconnect": "ic2", "type": "PARTNER"})
+		}, SeedAttachments, "type", "DEDICATED"},
+		{"mtu", func(p *SeedProject) {
+			p.Attachments = append(p.Attachments, map[string]any{"name": "a3", "region": "us-east4", "interconnect": "ic2", "mtu": int64(1450)})
+		}, SeedAttachments, "mtu", "1440"},
+		{"bad region", func(p *SeedProject) {
+			p.Attachments = append(p.Attachments, map[string]any{"name": "a3", "region": "east", "interconnect": "ic2"})
+		}, SeedAttachments, "region", "regular expression"},
+		{"interconnect of another project", func(p *SeedProject) {
+			p.Attachments = append(p.Attachments, map[string]any{"name": "a3", "region": "us-east4", "interconnect": "projects/other-project/global/interconnects/ic1"})
+		}, SeedAttachments, "interconnect", "must name an interconnect of project"},
+		{"duplicate rule", func(p *SeedProject) {
+			p.ForwardingRules = []map[string]any{{"name": "fr"}, {"name": "fr"}}
+		}, SeedForwardingRules, "name", "alreadyExists"},
+		{"unknown member", func(p *SeedProject) {
+			p.ForwardingRules = []map[string]any{{"name": "fr", "port": "80"}}
+		}, SeedForwardingRules, "port", "unknown field"},
+		{"missing name", func(p *SeedProject) {
+			p.ForwardingRules = []map[string]any{{"portRange": "80-80"}}
+		}, SeedForwardingRules, "name", "required"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := seedWorld()
+			tt.change(&p)
+			_, _, err := seeded(t, Config{Projects: []SeedProject{p}})
+			var se *SeedError
+			if !errors.As(err, &se) || se.Collection != tt.collection || se.Field != tt.field || !strings.Contains(err.Error(), tt.in) {
+				t.Fatalf("err = %v, want one at %s[].%s mentioning %q", err, tt.collection, tt.field, tt.in)
+			}
+		})
+	}
+}
