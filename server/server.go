@@ -24,6 +24,15 @@ import (
 	"github.com/understudy-dev/understudy/server/control"
 )
 
+// The path prefixes each API owns; authorization's ARM scopes start at the root and take
+// whatever none of these claims.
+const (
+	prefixAdmin    = "/_understudy/"
+	prefixAccounts = "/v2/"
+	prefixHosted   = "/r/"
+	prefixCompute  = "/compute/"
+)
+
 // DefaultBodyLimit is the largest request body accepted unless configured otherwise.
 const DefaultBodyLimit = 1 << 20
 
@@ -62,10 +71,12 @@ type Server struct {
 	routes  map[string]string // "METHOD /echo/path" -> operationId
 }
 
-// api is one API mounted on the server: which paths are its own, and how it renders errors.
+// api is one API mounted on the server: which paths and errors are its own, and how it
+// renders errors.
 type api struct {
 	name       string
 	owns       func(path string) bool
+	ownsError  func(err error) bool
 	writeError func(c echo.Context, err error, log *slog.Logger)
 }
 
@@ -98,6 +109,7 @@ func New(cfg Config) (*Server, error) {
 	if authzCfg.PublicURL == "" {
 		authzCfg.PublicURL = cfg.PublicURL
 	}
+	authzCfg.OtherPrefixes = []string{prefixAdmin, prefixAccounts, prefixHosted, prefixCompute}
 	authz, err := authorization.New(authzCfg, s.db)
 	if err != nil {
 		return nil, err
@@ -122,11 +134,11 @@ func New(cfg Config) (*Server, error) {
 	// Order matters: the first API that owns a path renders its errors; authorization's ARM
 	// paths start at the root, so it takes whatever no other API claims.
 	s.apis = []api{
-		{name: "admin", owns: prefixed("/_understudy/"), writeError: admin.WriteError},
-		{name: "accounts", owns: prefixed("/v2/"), writeError: accounts.WriteError},
-		{name: "accounts", owns: prefixed("/r/"), writeError: accounts.WriteError}, // the hosted flow
-		{name: "compute", owns: prefixed("/compute/"), writeError: compute.WriteError},
-		{name: "authorization", owns: func(string) bool { return true }, writeError: authorization.WriteError},
+		{name: "admin", owns: prefixed(prefixAdmin), ownsError: admin.IsError, writeError: admin.WriteError},
+		{name: "accounts", owns: prefixed(prefixAccounts), ownsError: accounts.IsError, writeError: accounts.WriteError},
+		{name: "accounts", owns: prefixed(prefixHosted), ownsError: accounts.IsError, writeError: accounts.WriteError}, // the hosted flow
+		{name: "compute", owns: prefixed(prefixCompute), ownsError: compute.IsError, writeError: compute.WriteError},
+		{name: "authorization", owns: func(string) bool { return true }, ownsError: authorization.IsError, writeError: authorization.WriteError},
 	}
 
 	e.HTTPErrorHandler = s.handleError
@@ -207,7 +219,15 @@ func (s *Server) apiFor(path string) api {
 func (s *Server) apiName(path string) string { return s.apiFor(path).name }
 
 // handleError renders every error, whatever its origin (handler, validator, router, binder,
-// panic), in the envelope of the API that owns the path.
+// panic): an API's own error in that API's envelope (a path such as /v2/x/providers/
+// Vendor.Authorization/roleAssignments reaches the authorization API, whose scopes start at
+// the root), anything else in the envelope of the API that owns the path.
 func (s *Server) handleError(err error, c echo.Context) {
+	for _, a := range s.apis {
+		if a.ownsError(err) {
+			a.writeError(c, err, s.cfg.Log)
+			return
+		}
+	}
 	s.apiFor(c.Request().URL.Path).writeError(c, err, s.cfg.Log)
 }

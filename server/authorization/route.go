@@ -22,9 +22,15 @@ var routeWords = map[string]string{
 // the case of the fixed words. Echo then routes on the rewritten RawPath and the generated
 // binder unescapes the scope again. Scopes sent raw (as ARM clients do) and %2F-escaped (as
 // the generated client does) end up the same. Other paths pass untouched.
-func RewritePath(next echo.HandlerFunc) echo.HandlerFunc {
+func (s *Server) RewritePath(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if p, raw, ok := rewrite(c.Request().URL.Path); ok {
+		path := c.Request().URL.Path
+		for _, p := range s.cfg.OtherPrefixes {
+			if strings.HasPrefix(path, p) {
+				return next(c) // another API's path: theirs to answer, 404 included
+			}
+		}
+		if p, raw, ok := rewrite(path); ok {
 			c.Request().URL.Path, c.Request().URL.RawPath = p, raw
 		}
 		return next(c)

@@ -39,6 +39,9 @@ type Config struct {
 	PageSize int
 	// PublicURL is the base of nextLink URLs; "" uses the request's own host.
 	PublicURL string
+	// OtherPrefixes are path prefixes other APIs own (e.g. /v2/): the scope rewriting leaves
+	// them alone, so that those APIs answer them.
+	OtherPrefixes []string
 	// Now is the clock.
 	Now func() time.Time
 	// Log receives internal errors.
@@ -108,7 +111,7 @@ func (s *Server) Register(e *echo.Echo) error {
 	if err != nil {
 		return err
 	}
-	e.Pre(RewritePath)
+	e.Pre(s.RewritePath)
 	gen.RegisterHandlersWithOptions(e, gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{
 		OperationMiddlewares: v.Middlewares(s.authenticate, checkAPIVersion),
 	})

@@ -2,6 +2,7 @@ package compute
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -31,53 +32,13 @@ func (s *Server) InterconnectAttachmentsInsert(ctx context.Context, req gen.Inte
 		return nil, err
 	}
 	b := *req.Body
-	if err := checkName(b.Name); err != nil {
+	a, err := attachmentFromRequest(req.Project, req.Region, b)
+	if err != nil {
 		return nil, err
 	}
-	if t := deref(b.Type); t != "" && t != "DEDICATED" {
-		return nil, invalidField("resource.type", fmt.Sprintf("Invalid value for field 'resource.type': '%s'. understudy models DEDICATED attachments only.", t))
-	}
-	if b.Interconnect == nil || *b.Interconnect == "" {
-		return nil, &Error{Status: http.StatusBadRequest, Reason: "required", Message: "Required field 'resource.interconnect' not specified", Location: "resource.interconnect"}
-	}
-	icRef, ok := parseRef(*b.Interconnect, "interconnects")
-	if !ok || icRef.Project != req.Project {
-		return nil, invalidField("resource.interconnect", fmt.Sprintf("Invalid value for field 'resource.interconnect': '%s'. It must name an interconnect of project %s.", *b.Interconnect, req.Project))
-	}
-	mtu := 1440
-	if b.Mtu != nil {
-		mtu = int(*b.Mtu)
-		if !validMTUs[mtu] {
-			return nil, invalidField("resource.mtu", fmt.Sprintf("Invalid value for field 'resource.mtu': '%d'. Supported values are 1440, 1460, 1500 and 8896.", mtu))
-		}
-	}
-	labels := map[string]string(deref(b.Labels))
-	if err := validateLabels(labels); err != nil {
-		return nil, err
-	}
-	a := store.InterconnectAttachment{
-		Project: req.Project, Region: req.Region, Name: b.Name, ID: s.newID(), Description: deref(b.Description),
-		Interconnect: icRef.Name, Type: "DEDICATED", Router: deref(b.Router), AdminEnabled: b.AdminEnabled == nil || *b.AdminEnabled,
-		Bandwidth: "BPS_10G", Mtu: mtu, StackType: "IPV4_ONLY", Labels: labels, Created: s.cfg.Now(), Pending: true,
-	}
-	if b.Bandwidth != nil {
-		a.Bandwidth = string(*b.Bandwidth)
-	}
-	if b.StackType != nil {
-		a.StackType = string(*b.StackType)
-	}
+	a.ID, a.Created, a.Pending = s.newID(), s.cfg.Now(), true
 	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
-		if _, taken := s.ic.Attachments.Get(tx, a.Key()); taken {
-			return operations.Start{}, alreadyExists(attachmentPath(a.Project, a.Region, a.Name))
-		}
-		ic, err := s.readableInterconnect(tx, req.Project, icRef.Name)
-		if err != nil {
-			return operations.Start{}, err
-		}
-		if a.VlanTag, err = s.vlanTag(tx, ic, b.VlanTag8021q); err != nil {
-			return operations.Start{}, err
-		}
-		if err := s.ic.Attachments.Put(tx, a.Key(), a); err != nil {
+		if err := s.placeAttachment(tx, &a, b.VlanTag8021q); err != nil {
 			return operations.Start{}, err
 		}
 		return operations.Start{Scope: regionScope(a.Project, a.Region), Kind: kindAttachmentInsert, OperationType: "insert", Target: a.Key(),
@@ -87,6 +48,70 @@ func (s *Server) InterconnectAttachmentsInsert(ctx context.Context, req gen.Inte
 		return nil, err
 	}
 	return gen.InterconnectAttachmentsInsert200JSONResponse(s.renderOperation(ctx, op)), nil
+}
+
+// attachmentFromRequest checks an insert body and builds the attachment it asks for
+// (without id, creation time or VLAN tag): the rules inserts and the seed share.
+func attachmentFromRequest(project, region string, b gen.InterconnectAttachment) (store.InterconnectAttachment, error) {
+	var none store.InterconnectAttachment
+	if err := checkName(b.Name); err != nil {
+		return none, err
+	}
+	if t := deref(b.Type); t != "" && t != "DEDICATED" {
+		return none, invalidField("resource.type", fmt.Sprintf("Invalid value for field 'resource.type': '%s'. understudy models DEDICATED attachments only.", t))
+	}
+	if b.Interconnect == nil || *b.Interconnect == "" {
+		return none, &Error{Status: http.StatusBadRequest, Reason: "required", Message: "Required field 'resource.interconnect' not specified", Location: "resource.interconnect"}
+	}
+	icRef, ok := parseRef(*b.Interconnect, "interconnects")
+	if !ok || icRef.Project != project {
+		return none, invalidField("resource.interconnect", fmt.Sprintf("Invalid value for field 'resource.interconnect': '%s'. It must name an interconnect of project %s.", *b.Interconnect, project))
+	}
+	mtu := 1440
+	if b.Mtu != nil {
+		mtu = int(*b.Mtu)
+		if !validMTUs[mtu] {
+			return none, invalidField("resource.mtu", fmt.Sprintf("Invalid value for field 'resource.mtu': '%d'. Supported values are 1440, 1460, 1500 and 8896.", mtu))
+		}
+	}
+	labels := map[string]string(deref(b.Labels))
+	if err := validateLabels(labels); err != nil {
+		return none, err
+	}
+	a := store.InterconnectAttachment{
+		Project: project, Region: region, Name: b.Name, Description: deref(b.Description),
+		Interconnect: icRef.Name, Type: "DEDICATED", Router: deref(b.Router), AdminEnabled: b.AdminEnabled == nil || *b.AdminEnabled,
+		Bandwidth: "BPS_10G", Mtu: mtu, StackType: "IPV4_ONLY", Labels: labels,
+	}
+	if b.Bandwidth != nil {
+		a.Bandwidth = string(*b.Bandwidth)
+	}
+	if b.StackType != nil {
+		a.StackType = string(*b.StackType)
+	}
+	return a, nil
+}
+
+// placeAttachment stores a new attachment inside tx: its name must be free, its
+// interconnect there, and its VLAN tag free on it (or the lowest free one is taken).
+func (s *Server) placeAttachment(tx *store.Tx, a *store.InterconnectAttachment, vlan *int32) error {
+	if _, taken := s.ic.Attachments.Get(tx, a.Key()); taken {
+		e := alreadyExists(attachmentPath(a.Project, a.Region, a.Name))
+		e.Location = "resource.name"
+		return e
+	}
+	ic, err := s.readableInterconnect(tx, a.Project, a.Interconnect)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			e.Location = "resource.interconnect"
+		}
+		return err
+	}
+	if a.VlanTag, err = s.vlanTag(tx, ic, vlan); err != nil {
+		return err
+	}
+	return s.ic.Attachments.Put(tx, a.Key(), *a)
 }
 
 // vlanTag checks a requested VLAN tag is free on the interconnect, or picks the lowest free one.

@@ -28,16 +28,10 @@ func (s *Server) GlobalForwardingRulesInsert(ctx context.Context, req gen.Global
 	if err != nil {
 		return nil, err
 	}
-	body := *req.Body
-	if err := checkName(body.Name); err != nil {
+	rule, err := ruleFromRequest(req.Project, *req.Body)
+	if err != nil {
 		return nil, err
 	}
-	labels := map[string]string(deref(body.Labels))
-	if err := validateLabels(labels); err != nil {
-		return nil, err
-	}
-	rule := ruleFromRequest(req.Project, body)
-	rule.Labels = labels
 	rule.ID = s.newID()
 	rule.Created = s.cfg.Now()
 	rule.Pending = true
@@ -224,12 +218,20 @@ func checkRequestID(id *gen.RequestIdQuery) (string, error) {
 	return id.String(), nil
 }
 
-// ruleFromRequest copies the writable fields of an insert; output-only ones are ignored.
-func ruleFromRequest(project string, b gen.ForwardingRule) store.ForwardingRule {
+// ruleFromRequest checks an insert body and builds the rule it asks for (without id or
+// creation time); output-only members are ignored. Inserts and the seed share it.
+func ruleFromRequest(project string, b gen.ForwardingRule) (store.ForwardingRule, error) {
+	if err := checkName(b.Name); err != nil {
+		return store.ForwardingRule{}, err
+	}
+	labels := map[string]string(deref(b.Labels))
+	if err := validateLabels(labels); err != nil {
+		return store.ForwardingRule{}, err
+	}
 	r := store.ForwardingRule{
 		Project: project, Name: b.Name, Description: deref(b.Description), IPAddress: deref(b.IPAddress),
 		PortRange: deref(b.PortRange), Target: deref(b.Target), Network: deref(b.Network),
-		IPProtocol: "TCP", LoadBalancingScheme: "EXTERNAL", IPVersion: "IPV4",
+		IPProtocol: "TCP", LoadBalancingScheme: "EXTERNAL", IPVersion: "IPV4", Labels: labels,
 	}
 	if b.IPProtocol != nil {
 		r.IPProtocol = string(*b.IPProtocol)
@@ -240,7 +242,7 @@ func ruleFromRequest(project string, b gen.ForwardingRule) store.ForwardingRule 
 	if b.IpVersion != nil {
 		r.IPVersion = string(*b.IpVersion)
 	}
-	return r
+	return r, nil
 }
 
 func (s *Server) renderRule(ctx context.Context, r store.ForwardingRule) gen.ForwardingRule {

@@ -34,18 +34,15 @@ func (s *Server) InterconnectAttachmentGroupsInsert(ctx context.Context, req gen
 		return nil, err
 	}
 	b := *req.Body
-	if err := checkName(b.Name); err != nil {
-		return nil, err
-	}
-	if err := checkIntent(string(b.Intent.AvailabilitySla)); err != nil {
+	g, err := groupFromRequest(req.Project, b)
+	if err != nil {
 		return nil, err
 	}
 	urls, err := attachmentURLs(b.Attachments)
 	if err != nil {
 		return nil, err
 	}
-	g := store.AttachmentGroup{Project: req.Project, Name: b.Name, ID: s.newID(), Description: deref(b.Description),
-		Intent: string(b.Intent.AvailabilitySla), InterconnectGroup: deref(b.InterconnectGroup), Created: s.cfg.Now(), Pending: true}
+	g.ID, g.Created, g.Pending = s.newID(), s.cfg.Now(), true
 	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
 		if _, taken := s.ic.Groups.Get(tx, g.Key()); taken {
 			return operations.Start{}, alreadyExists(groupPath(g.Project, g.Name))
@@ -67,6 +64,19 @@ func (s *Server) InterconnectAttachmentGroupsInsert(ctx context.Context, req gen
 		return nil, err
 	}
 	return gen.InterconnectAttachmentGroupsInsert200JSONResponse(s.renderOperation(ctx, op)), nil
+}
+
+// groupFromRequest checks an insert body's name and intent and builds the group it asks
+// for (without id, creation time or attachments): inserts and the seed share it.
+func groupFromRequest(project string, b gen.InterconnectAttachmentGroup) (store.AttachmentGroup, error) {
+	if err := checkName(b.Name); err != nil {
+		return store.AttachmentGroup{}, err
+	}
+	if err := checkIntent(string(b.Intent.AvailabilitySla)); err != nil {
+		return store.AttachmentGroup{}, err
+	}
+	return store.AttachmentGroup{Project: project, Name: b.Name, Description: deref(b.Description),
+		Intent: string(b.Intent.AvailabilitySla), InterconnectGroup: deref(b.InterconnectGroup)}, nil
 }
 
 // InterconnectAttachmentGroupsGet reads a group, with its analysis as of now.

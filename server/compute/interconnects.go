@@ -95,27 +95,11 @@ func (s *Server) InterconnectsInsert(ctx context.Context, req gen.InterconnectsI
 	if err != nil {
 		return nil, err
 	}
-	b := *req.Body
-	if err := checkName(b.Name); err != nil {
+	ic, err := s.interconnectFromRequest(req.Project, *req.Body)
+	if err != nil {
 		return nil, err
 	}
-	loc, ok := parseRef(b.Location, "interconnectLocations")
-	if !ok {
-		return nil, invalidField("resource.location", fmt.Sprintf("Invalid value for field 'resource.location': '%s'. The URL is malformed.", b.Location))
-	}
-	if _, known := s.locations.byName[loc.Name]; !known {
-		return nil, notFound(locationPath(req.Project, loc.Name))
-	}
-	labels := map[string]string(deref(b.Labels))
-	if err := validateLabels(labels); err != nil {
-		return nil, err
-	}
-	ic := store.Interconnect{
-		Project: req.Project, Name: b.Name, ID: s.newID(), Description: deref(b.Description), Location: loc.Name,
-		LinkType: string(b.LinkType), RequestedLinkCount: int(b.RequestedLinkCount), InterconnectType: string(b.InterconnectType),
-		CustomerName: deref(b.CustomerName), NocContactEmail: deref(b.NocContactEmail), AdminEnabled: b.AdminEnabled == nil || *b.AdminEnabled,
-		Labels: labels, Created: s.cfg.Now(), Pending: true,
-	}
+	ic.ID, ic.Created, ic.Pending = s.newID(), s.cfg.Now(), true
 	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
 		if _, taken := s.ic.Interconnects.Get(tx, ic.Key()); taken {
 			return operations.Start{}, alreadyExists(interconnectPath(req.Project, ic.Name))
@@ -130,6 +114,33 @@ func (s *Server) InterconnectsInsert(ctx context.Context, req gen.InterconnectsI
 		return nil, err
 	}
 	return gen.InterconnectsInsert200JSONResponse(s.renderOperation(ctx, op)), nil
+}
+
+// interconnectFromRequest checks an insert body and builds the interconnect it asks for
+// (without id or creation time): the rules inserts and the seed share.
+func (s *Server) interconnectFromRequest(project string, b gen.Interconnect) (store.Interconnect, error) {
+	if err := checkName(b.Name); err != nil {
+		return store.Interconnect{}, err
+	}
+	loc, ok := parseRef(b.Location, "interconnectLocations")
+	if !ok {
+		return store.Interconnect{}, invalidField("resource.location", fmt.Sprintf("Invalid value for field 'resource.location': '%s'. The URL is malformed.", b.Location))
+	}
+	if _, known := s.locations.byName[loc.Name]; !known {
+		e := notFound(locationPath(project, loc.Name))
+		e.Location = "resource.location"
+		return store.Interconnect{}, e
+	}
+	labels := map[string]string(deref(b.Labels))
+	if err := validateLabels(labels); err != nil {
+		return store.Interconnect{}, err
+	}
+	return store.Interconnect{
+		Project: project, Name: b.Name, Description: deref(b.Description), Location: loc.Name,
+		LinkType: string(b.LinkType), RequestedLinkCount: int(b.RequestedLinkCount), InterconnectType: string(b.InterconnectType),
+		CustomerName: deref(b.CustomerName), NocContactEmail: deref(b.NocContactEmail), AdminEnabled: b.AdminEnabled == nil || *b.AdminEnabled,
+		Labels: labels,
+	}, nil
 }
 
 // InterconnectsGet reads an interconnect by name or id.

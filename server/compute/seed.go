@@ -110,26 +110,11 @@ func (s *Server) seedInterconnect(tx *store.Tx, project string, entry map[string
 	if field, err := checkSeedBody("interconnects.insert", project, "", body, &b); err != nil {
 		return field, err
 	}
-	if err := checkName(b.Name); err != nil {
+	ic, err := s.interconnectFromRequest(project, b)
+	if err != nil {
 		return located(err)
 	}
-	loc, ok := parseRef(b.Location, "interconnectLocations")
-	if !ok {
-		return "location", invalidField("resource.location", fmt.Sprintf("Invalid value for field 'resource.location': '%s'. The URL is malformed.", b.Location))
-	}
-	if _, known := s.locations.byName[loc.Name]; !known {
-		return "location", notFound(locationPath(project, loc.Name))
-	}
-	labels := map[string]string(deref(b.Labels))
-	if err := validateLabels(labels); err != nil {
-		return located(err)
-	}
-	ic := store.Interconnect{
-		Project: project, Name: b.Name, ID: seedID(SeedInterconnects, project, b.Name), Description: deref(b.Description), Location: loc.Name,
-		LinkType: string(b.LinkType), RequestedLinkCount: int(b.RequestedLinkCount), InterconnectType: string(b.InterconnectType),
-		CustomerName: deref(b.CustomerName), NocContactEmail: deref(b.NocContactEmail), AdminEnabled: b.AdminEnabled == nil || *b.AdminEnabled,
-		Labels: labels, Created: s.cfg.Now(),
-	}
+	ic.ID, ic.Created = seedID(SeedInterconnects, project, b.Name), s.cfg.Now()
 	if _, taken := s.ic.Interconnects.Get(tx, ic.Key()); taken {
 		return "name", alreadyExists(interconnectPath(project, ic.Name))
 	}
@@ -153,52 +138,12 @@ func (s *Server) seedAttachment(tx *store.Tx, project string, entry map[string]a
 	if field, err := checkSeedBody("interconnectAttachments.insert", project, region, body, &b); err != nil {
 		return field, err
 	}
-	if err := checkName(b.Name); err != nil {
-		return located(err)
-	}
-	if t := deref(b.Type); t != "" && t != "DEDICATED" {
-		return "type", invalidField("resource.type", fmt.Sprintf("Invalid value for field 'resource.type': '%s'. understudy models DEDICATED attachments only.", t))
-	}
-	if b.Interconnect == nil || *b.Interconnect == "" {
-		return "interconnect", &Error{Status: http.StatusBadRequest, Reason: "required", Message: "Required field 'resource.interconnect' not specified", Location: "resource.interconnect"}
-	}
-	icRef, ok := parseRef(*b.Interconnect, "interconnects")
-	if !ok || icRef.Project != project {
-		return "interconnect", invalidField("resource.interconnect", fmt.Sprintf("Invalid value for field 'resource.interconnect': '%s'. It must name an interconnect of project %s.", *b.Interconnect, project))
-	}
-	mtu := 1440
-	if b.Mtu != nil {
-		mtu = int(*b.Mtu)
-		if !validMTUs[mtu] {
-			return "mtu", invalidField("resource.mtu", fmt.Sprintf("Invalid value for field 'resource.mtu': '%d'. Supported values are 1440, 1460, 1500 and 8896.", mtu))
-		}
-	}
-	labels := map[string]string(deref(b.Labels))
-	if err := validateLabels(labels); err != nil {
-		return located(err)
-	}
-	a := store.InterconnectAttachment{
-		Project: project, Region: region, Name: b.Name, ID: seedID(SeedAttachments, project+"|"+region, b.Name), Description: deref(b.Description),
-		Interconnect: icRef.Name, Type: "DEDICATED", Router: deref(b.Router), AdminEnabled: b.AdminEnabled == nil || *b.AdminEnabled,
-		Bandwidth: "BPS_10G", Mtu: mtu, StackType: "IPV4_ONLY", Labels: labels, Created: s.cfg.Now(),
-	}
-	if b.Bandwidth != nil {
-		a.Bandwidth = string(*b.Bandwidth)
-	}
-	if b.StackType != nil {
-		a.StackType = string(*b.StackType)
-	}
-	if _, taken := s.ic.Attachments.Get(tx, a.Key()); taken {
-		return "name", alreadyExists(attachmentPath(a.Project, a.Region, a.Name))
-	}
-	ic, err := s.readableInterconnect(tx, project, icRef.Name)
+	a, err := attachmentFromRequest(project, region, b)
 	if err != nil {
-		return "interconnect", err
-	}
-	if a.VlanTag, err = s.vlanTag(tx, ic, b.VlanTag8021q); err != nil {
 		return located(err)
 	}
-	return "", s.ic.Attachments.Put(tx, a.Key(), a)
+	a.ID, a.Created = seedID(SeedAttachments, project+"|"+region, b.Name), s.cfg.Now()
+	return located(s.placeAttachment(tx, &a, b.VlanTag8021q))
 }
 
 func (s *Server) seedRule(tx *store.Tx, project string, entry map[string]any) (string, error) {
@@ -206,15 +151,10 @@ func (s *Server) seedRule(tx *store.Tx, project string, entry map[string]any) (s
 	if field, err := checkSeedBody("globalForwardingRules.insert", project, "", entry, &b); err != nil {
 		return field, err
 	}
-	if err := checkName(b.Name); err != nil {
+	rule, err := ruleFromRequest(project, b)
+	if err != nil {
 		return located(err)
 	}
-	labels := map[string]string(deref(b.Labels))
-	if err := validateLabels(labels); err != nil {
-		return located(err)
-	}
-	rule := ruleFromRequest(project, b)
-	rule.Labels = labels
 	rule.ID = seedID(SeedForwardingRules, project, rule.Name)
 	rule.Created = s.cfg.Now()
 	if rule.IPAddress == "" {
@@ -248,14 +188,11 @@ func (s *Server) seedGroup(tx *store.Tx, project string, entry map[string]any) (
 	if field, err := checkSeedBody("interconnectAttachmentGroups.insert", project, "", body, &b); err != nil {
 		return field, err
 	}
-	if err := checkName(b.Name); err != nil {
+	g, err := groupFromRequest(project, b)
+	if err != nil {
 		return located(err)
 	}
-	if err := checkIntent(string(b.Intent.AvailabilitySla)); err != nil {
-		return "intent.availabilitySla", err
-	}
-	g := store.AttachmentGroup{Project: project, Name: b.Name, ID: seedID(SeedGroups, project, b.Name), Description: deref(b.Description),
-		Intent: string(b.Intent.AvailabilitySla), InterconnectGroup: deref(b.InterconnectGroup), Created: s.cfg.Now()}
+	g.ID, g.Created = seedID(SeedGroups, project, b.Name), s.cfg.Now()
 	if _, taken := s.ic.Groups.Get(tx, g.Key()); taken {
 		return "name", alreadyExists(groupPath(g.Project, g.Name))
 	}
