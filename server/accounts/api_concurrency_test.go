@@ -81,7 +81,7 @@ func TestPerAccountConcurrencyLimit(t *testing.T) {
 		}
 	})
 	t.Run("the configuration check comes before the limit", func(t *testing.T) {
-		e := newAPIEnv(t, func(c *server.Config) { c.Accounts.UpdateLatency = 300 * time.Millisecond })
+		e := newAPIEnv(t, func(c *server.Config) { c.Accounts.UpdateLatency = 1500 * time.Millisecond })
 		c := e.client(apiTestKey)
 		a := apiCreateAccount(t, c, recipientAccount())
 		var wg sync.WaitGroup
@@ -90,7 +90,7 @@ func TestPerAccountConcurrencyLimit(t *testing.T) {
 			defer wg.Done()
 			apiCreateLink(t, c, onboardingLink(a.Id, gen.ConfigurationTypeRecipient), nil)
 		}()
-		time.Sleep(100 * time.Millisecond) // the first holds the account now
+		time.Sleep(400 * time.Millisecond) // the first holds the account now (margins for busy machines)
 		resp := apiCreateLink(t, c, onboardingLink(a.Id, gen.ConfigurationTypeMerchant), nil)
 		wantAPIError(t, resp.StatusCode(), resp.Body, 400, "invalid_request_error", "configs_must_match_to_use_account_links")
 		wg.Wait()
@@ -167,7 +167,9 @@ func TestIdempotency(t *testing.T) {
 }
 
 func TestIdempotencyWhileInFlightAndAfterFailure(t *testing.T) {
-	e := newAPIEnv(t, func(c *server.Config) { c.Accounts.UpdateLatency = 300 * time.Millisecond })
+	// Wide margins: the first request must still be in flight when the second arrives, even
+	// on a busy machine.
+	e := newAPIEnv(t, func(c *server.Config) { c.Accounts.UpdateLatency = 1500 * time.Millisecond })
 	c := e.client(apiTestKey)
 	a := apiCreateAccount(t, c, recipientAccount())
 	key := "link-key"
@@ -179,7 +181,7 @@ func TestIdempotencyWhileInFlightAndAfterFailure(t *testing.T) {
 		defer wg.Done()
 		first = apiCreateLink(t, c, onboardingLink(a.Id, gen.ConfigurationTypeRecipient), &key)
 	}()
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(400 * time.Millisecond)
 	inFlight := apiCreateLink(t, c, onboardingLink(a.Id, gen.ConfigurationTypeRecipient), &key)
 	wantAPIError(t, inFlight.StatusCode(), inFlight.Body, 409, "invalid_request_error", "idempotency_key_in_use")
 	wg.Wait()
@@ -198,7 +200,7 @@ func TestIdempotencyWhileInFlightAndAfterFailure(t *testing.T) {
 		defer wg.Done()
 		apiCreateLink(t, c, onboardingLink(a.Id, gen.ConfigurationTypeRecipient), nil)
 	}()
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(400 * time.Millisecond)
 	limited := apiCreateLink(t, c, onboardingLink(a.Id, gen.ConfigurationTypeRecipient), &other)
 	wantAPIError(t, limited.StatusCode(), limited.Body, 429, "rate_limit", "account_rate_limit_exceeded")
 	wg.Wait()

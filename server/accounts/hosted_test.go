@@ -808,7 +808,9 @@ func TestHostedFlow(t *testing.T) {
 // TestHostedFlowAccountLimit: the update a form makes counts toward the account's
 // concurrency limit; a form refused for it (429) can be sent again.
 func TestHostedFlowAccountLimit(t *testing.T) {
-	e := newHostedEnv(t, func(c *server.Config) { c.Accounts.UpdateLatency = 800 * time.Millisecond })
+	// Wide margins: the other update must hold the account when the form arrives, even on a
+	// busy machine.
+	e := newHostedEnv(t, func(c *server.Config) { c.Accounts.UpdateLatency = 2 * time.Second })
 	acct := e.createAccount("")
 	link := e.createLink(acct, hostedLinkOptions{})
 	c, p := e.open(t, link)
@@ -829,7 +831,7 @@ func TestHostedFlowAccountLimit(t *testing.T) {
 		resp.Body.Close()
 		done <- resp.StatusCode
 	}()
-	time.Sleep(200 * time.Millisecond) // the other update holds the account by now, for 600ms more
+	time.Sleep(600 * time.Millisecond) // the other update holds the account by now, for 1.4s more
 	q := hostedReadPage(t, hostedPost(t, c, link, hostedValidForm(p)), http.StatusTooManyRequests)
 	if !strings.Contains(q.text(), "Too many updates at once; try again.") {
 		t.Errorf("page: %s", q.text())
