@@ -45,6 +45,7 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		start := time.Now()
 		req := c.Request()
 		path := req.URL.Path // before any rewriting
+		c.Set(originalPathKey, path)
 		api := s.apiName(path)
 		if api != "admin" && c.Response().Header().Get("Request-Id") == "" {
 			c.Response().Header().Set("X-Request-Id", strconv.FormatUint(rand.Uint64(), 36))
@@ -74,16 +75,28 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// originalPathKey keeps the path as the client sent it, before the authorization API's
+// rewriting: which API owns a request is decided on that path.
+const originalPathKey = "understudy.path"
+
+// requestPath is the path as the client sent it.
+func requestPath(c echo.Context) string {
+	if p, ok := c.Get(originalPathKey).(string); ok {
+		return p
+	}
+	return c.Request().URL.Path
+}
+
 // injectFaults applies the admin API's fault rules to requests of the APIs, after routing
 // (so that rules can name operations) and before authentication and validation.
 func (s *Server) injectFaults(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		api := s.apiName(req.URL.Path)
+		api := s.apiName(requestPath(c))
 		if api == "admin" {
 			return next(c)
 		}
-		rule, ok := s.faults.Match(control.Request{API: api, OperationID: s.routes[req.Method+" "+c.Path()], Method: req.Method, Path: req.URL.Path})
+		rule, ok := s.faults.Match(control.Request{API: api, OperationID: s.routes[req.Method+" "+c.Path()], Method: req.Method, Path: requestPath(c)})
 		if !ok {
 			return next(c)
 		}

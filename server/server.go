@@ -229,5 +229,5 @@ func (s *Server) handleError(err error, c echo.Context) {
 			return
 		}
 	}
-	s.apiFor(c.Request().URL.Path).writeError(c, err, s.cfg.Log)
+	s.apiFor(requestPath(c)).writeError(c, err, s.cfg.Log)
 }
