@@ -71,6 +71,18 @@ func WithOperationMode(mode string) Option {
 	}
 }
 
+// WithSeedFile loads a seed file (see the README's "Seed file"), as --seed does. Options
+// apply in the order given: a later WithOperationMode, say, wins over the seed's mode.
+func WithSeedFile(path string) Option {
+	return func(o *options) error {
+		seed, err := server.LoadSeed(path)
+		if err != nil {
+			return err
+		}
+		return seed.Apply(&o.cfg, nil)
+	}
+}
+
 // WithClock makes the server's clock follow now (plus whatever AdvanceClock adds).
 func WithClock(now func() time.Time) Option {
 	return func(o *options) error { o.cfg.Now = now; return nil }

@@ -86,3 +86,17 @@ func (f *fatalRecorder) Fatalf(format string, args ...any) {
 func (f *fatalRecorder) Helper() {}
 
 var sprintf = fmt.Sprintf
+
+func TestWithSeedFile(t *testing.T) {
+	srv := understudytest.Start(t, understudytest.WithSeedFile("../testdata/seed-example.yaml"), understudytest.WithOperationMode("manual"))
+	ctx := context.Background()
+	got, err := client.CheckCompute(srv.Compute.InterconnectAttachmentGroupsGetWithResponse(ctx, "my-project-123", "prod-critical", nil))
+	if err != nil || *got.JSON200.Configured.AvailabilitySla.EffectiveSla != "PRODUCTION_CRITICAL" {
+		t.Fatalf("seeded group: %v", err)
+	}
+	// WithOperationMode came after the seed: it wins over the seed's mode.
+	op, err := client.CheckCompute(srv.Compute.GlobalForwardingRulesInsertWithResponse(ctx, "my-project-123", nil, computegen.ForwardingRule{Name: "fr-new"}))
+	if err != nil || *op.JSON200.Status != "PENDING" {
+		t.Fatalf("manual mode: %v", err)
+	}
+}
