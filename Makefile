@@ -35,5 +35,16 @@ unit: ## go test -race over everything
 
 fuzz: ## run each fuzz target for $(FUZZTIME)
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/condition/
+	$(GO) test -run '^$$' -fuzz '^FuzzAnalyze$$' -fuzztime $(FUZZTIME) ./internal/sla/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseScope$$' -fuzztime $(FUZZTIME) ./server/authorization/
+	$(GO) test -run '^$$' -fuzz '^FuzzLabels$$' -fuzztime $(FUZZTIME) ./server/compute/
+	$(GO) test -run '^$$' -fuzz '^FuzzAuthorizationRequest$$' -fuzztime $(FUZZTIME) ./server/
+	$(GO) test -run '^$$' -fuzz '^FuzzAccountsRequest$$' -fuzztime $(FUZZTIME) ./server/
+	$(GO) test -run '^$$' -fuzz '^FuzzHostedFlowRequest$$' -fuzztime $(FUZZTIME) ./server/
+	$(GO) test -run '^$$' -fuzz '^FuzzComputeRequest$$' -fuzztime $(FUZZTIME) ./server/
 
 test: lint check-generate fmt-check vet unit fuzz ## everything CI runs
+
+.PHONY: bench
+bench: ## benchmark understudy against a bare Echo server (BENCHFLAGS="-duration 3s -ops roleassign")
+	$(GO) run ./bench $(BENCHFLAGS)

@@ -113,7 +113,7 @@ func (s *Server) Register(e *echo.Echo) error {
 	}
 	e.Pre(s.RewritePath)
 	gen.RegisterHandlersWithOptions(e, gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{
-		OperationMiddlewares: v.Middlewares(s.authenticate, checkAPIVersion),
+		OperationMiddlewares: v.Middlewares(s.ownPathsOnly, s.authenticate, checkAPIVersion),
 	})
 	return nil
 }
@@ -125,6 +125,20 @@ func Spec() (*openapi3.T, error) {
 		return nil, fmt.Errorf("authorization: embedded spec: %w", err)
 	}
 	return spec, nil
+}
+
+// ownPathsOnly refuses requests under another API's prefix, such as
+// /v2/providers/Vendor.Authorization/roleAssignments, which the scope route would otherwise
+// match with a one-segment scope: the owning API answers them (a 404 in its envelope).
+func (s *Server) ownPathsOnly(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		for _, p := range s.cfg.OtherPrefixes {
+			if strings.HasPrefix(c.Request().URL.Path, p) {
+				return echo.ErrNotFound
+			}
+		}
+		return next(c)
+	}
 }
 
 // checkAPIVersion answers ARM's errors for a missing or unsupported api-version before
