@@ -73,7 +73,13 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	log.Info("understudy listening", "addr", addr, "url", cfg.Server.PublicURL, "version", version)
+	// The start-up line is how callers learn the chosen address: it is written whatever the
+	// log level.
+	announce := log
+	if !log.Enabled(ctx, slog.LevelInfo) {
+		announce = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	}
+	announce.Info("understudy listening", "addr", addr, "url", cfg.Server.PublicURL, "version", version)
 	if ready != nil {
 		ready <- addr
 	}

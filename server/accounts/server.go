@@ -14,13 +14,11 @@ package accounts
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"sync/atomic"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
@@ -154,14 +152,8 @@ func (s *Server) Register(e *echo.Echo) error {
 	return nil
 }
 
-// Spec returns the API's embedded OpenAPI document.
-func Spec() (*openapi3.T, error) {
-	spec, err := gen.GetSpec()
-	if err != nil {
-		return nil, fmt.Errorf("accounts: embedded spec: %w", err)
-	}
-	return spec, nil
-}
+// Spec returns the API's embedded OpenAPI document, parsed once.
+var Spec = validate.Cached("accounts", gen.GetSpec)
 
 func (s *Server) now() time.Time { return s.cfg.Now().UTC() }
 

@@ -5,7 +5,6 @@ package admin
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -43,11 +42,14 @@ func New(d Deps) *Server {
 	return &Server{d: d, started: d.Clock.Now()}
 }
 
+// Spec returns the admin API's embedded OpenAPI document, parsed once.
+var Spec = validate.Cached("admin", gen.GetSpec)
+
 // Register adds the admin routes to e, each validated against the admin spec.
 func (s *Server) Register(e *echo.Echo) error {
-	spec, err := gen.GetSpec()
+	spec, err := Spec()
 	if err != nil {
-		return fmt.Errorf("admin: embedded spec: %w", err)
+		return err
 	}
 	v, err := validate.New(spec, validate.Options{})
 	if err != nil {

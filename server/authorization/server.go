@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
@@ -118,14 +117,8 @@ func (s *Server) Register(e *echo.Echo) error {
 	return nil
 }
 
-// Spec returns the API's embedded OpenAPI document.
-func Spec() (*openapi3.T, error) {
-	spec, err := gen.GetSpec()
-	if err != nil {
-		return nil, fmt.Errorf("authorization: embedded spec: %w", err)
-	}
-	return spec, nil
-}
+// Spec returns the API's embedded OpenAPI document, parsed once.
+var Spec = validate.Cached("authorization", gen.GetSpec)
 
 // ownPathsOnly refuses requests under another API's prefix, such as
 // /v2/providers/Vendor.Authorization/roleAssignments, which the scope route would otherwise

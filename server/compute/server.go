@@ -22,7 +22,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
@@ -117,14 +116,8 @@ func (s *Server) Register(e *echo.Echo) error {
 	return nil
 }
 
-// Spec returns the API's embedded OpenAPI document.
-func Spec() (*openapi3.T, error) {
-	spec, err := gen.GetSpec()
-	if err != nil {
-		return nil, fmt.Errorf("compute: embedded spec: %w", err)
-	}
-	return spec, nil
-}
+// Spec returns the API's embedded OpenAPI document, parsed once.
+var Spec = validate.Cached("compute", gen.GetSpec)
 
 // advance lets the engine finish due operations before the request looks at anything, so
 // that what it reads is current.
