@@ -109,15 +109,7 @@ func New(cfg Config) (*Server, error) {
 	s.metrics = control.NewMetrics(s.db.Counts)
 
 	authzCfg := cfg.Authorization
-	if authzCfg.Now == nil {
-		authzCfg.Now = cfg.Now
-	}
-	if authzCfg.Log == nil {
-		authzCfg.Log = cfg.Log
-	}
-	if authzCfg.PublicURL == "" {
-		authzCfg.PublicURL = cfg.PublicURL
-	}
+	cfg.inherit(&authzCfg.Now, &authzCfg.Log, &authzCfg.PublicURL)
 	authzCfg.OtherPrefixes = []string{prefixAdmin, prefixAccounts, prefixHosted, prefixCompute}
 	authz, err := authorization.New(authzCfg, s.db)
 	if err != nil {
@@ -126,15 +118,7 @@ func New(cfg Config) (*Server, error) {
 	s.authz = authz
 
 	acctCfg := cfg.Accounts
-	if acctCfg.Now == nil {
-		acctCfg.Now = cfg.Now
-	}
-	if acctCfg.Log == nil {
-		acctCfg.Log = cfg.Log
-	}
-	if acctCfg.PublicURL == "" {
-		acctCfg.PublicURL = cfg.PublicURL
-	}
+	cfg.inherit(&acctCfg.Now, &acctCfg.Log, &acctCfg.PublicURL)
 	accts, err := accounts.New(acctCfg, s.db)
 	if err != nil {
 		return nil, err
@@ -161,15 +145,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	compCfg := cfg.Compute
-	if compCfg.Now == nil {
-		compCfg.Now = cfg.Now
-	}
-	if compCfg.Log == nil {
-		compCfg.Log = cfg.Log
-	}
-	if compCfg.PublicURL == "" {
-		compCfg.PublicURL = cfg.PublicURL
-	}
+	cfg.inherit(&compCfg.Now, &compCfg.Log, &compCfg.PublicURL)
 	comp := compute.New(compCfg, s.db)
 	if err := comp.Register(e); err != nil {
 		return nil, err
@@ -192,6 +168,19 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// inherit gives an API the server's clock, logger and public URL where it has none.
+func (c Config) inherit(now *func() time.Time, log **slog.Logger, publicURL *string) {
+	if *now == nil {
+		*now = c.Now
+	}
+	if *log == nil {
+		*log = c.Log
+	}
+	if *publicURL == "" {
+		*publicURL = c.PublicURL
+	}
 }
 
 // Handler is the HTTP handler serving every API.

@@ -287,22 +287,14 @@ func seedIP(key string) string {
 	return fmt.Sprintf("34.%d.%d.%d", 64+b[0]%64, b[1], 1+b[2]%254)
 }
 
-// seedChecks are the spec checks of the operations seeds go through, built once. Seeds
-// are checked more strictly than requests: read-only members are refused, not ignored.
-var seedChecks = sync.OnceValues(func() (map[string]echo.MiddlewareFunc, error) {
+// seedValidator checks seeded resources as the inserts that would create them, built once.
+// Seeds are checked more strictly than requests: read-only members are refused, not ignored.
+var seedValidator = sync.OnceValues(func() (*validate.Validator, error) {
 	spec, err := Spec()
 	if err != nil {
 		return nil, err
 	}
-	v, err := validate.New(spec, validate.Options{})
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]echo.MiddlewareFunc{}
-	for id, chain := range v.Middlewares() {
-		out[id] = chain[len(chain)-1]
-	}
-	return out, nil
+	return validate.New(spec, validate.Options{})
 })
 
 // checkSeedProject checks a project id as the API checks the path parameter.
@@ -328,19 +320,15 @@ func checkSeedBody(opID, project, region string, body map[string]any, out any) (
 }
 
 func runSeedCheck(opID, method, project, region string, body []byte) (string, error) {
-	checks, err := seedChecks()
+	v, err := seedValidator()
 	if err != nil {
 		return "", err
 	}
-	check, ok := checks[opID]
-	if !ok {
-		return "", fmt.Errorf("compute: the spec has no %s", opID)
-	}
 	path := "/compute/v1/projects/" + project
-	names, values := []string{"project"}, []string{project}
+	params := map[string]string{"project": project}
 	if region != "" {
 		path += "/regions/" + region
-		names, values = append(names, "region"), append(values, region)
+		params["region"] = region
 	}
 	var req *http.Request
 	if body == nil {
@@ -354,10 +342,7 @@ func runSeedCheck(opID, method, project, region string, body []byte) (string, er
 	if body != nil {
 		req.Header.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
 	}
-	c := echo.New().NewContext(req, &discardResponse{})
-	c.SetParamNames(names...)
-	c.SetParamValues(values...)
-	if err := check(func(echo.Context) error { return nil })(c); err != nil {
+	if err := v.CheckRequest(opID, req, params); err != nil {
 		var ve *validate.Error
 		if !errors.As(err, &ve) {
 			return "", err
@@ -374,15 +359,3 @@ func runSeedCheck(opID, method, project, region string, body []byte) (string, er
 	}
 	return "", nil
 }
-
-// discardResponse is the response of a check that answers nothing.
-type discardResponse struct{ h http.Header }
-
-func (d *discardResponse) Header() http.Header {
-	if d.h == nil {
-		d.h = http.Header{}
-	}
-	return d.h
-}
-func (d *discardResponse) Write(b []byte) (int, error) { return len(b), nil }
-func (d *discardResponse) WriteHeader(int)             {}

@@ -136,6 +136,21 @@ func (v *Validator) Check(c echo.Context, route *routers.Route) error {
 		}
 		params[name] = val
 	}
+	return v.check(req, route, params)
+}
+
+// CheckRequest validates req as operation opID would be validated, outside Echo: for
+// example a seeded object checked as the request that would create it. pathParams are the
+// path parameters' decoded values.
+func (v *Validator) CheckRequest(opID string, req *http.Request, pathParams map[string]string) error {
+	route, ok := v.routes[opID]
+	if !ok {
+		return fmt.Errorf("validate: no operation %q", opID)
+	}
+	return v.check(req, route, pathParams)
+}
+
+func (v *Validator) check(req *http.Request, route *routers.Route, params map[string]string) error {
 	if err := checkUTF8(req); err != nil {
 		return err
 	}
