@@ -34,7 +34,7 @@ func IsError(err error) bool {
 // WriteError renders any error met while serving this API in the Google envelope.
 func WriteError(c echo.Context, err error, log *slog.Logger) {
 	e := toError(c, err)
-	if e.Status >= 500 && e.Status != http.StatusNotImplemented && !httperr.Injected(err) {
+	if e.Status >= 500 && !httperr.Injected(err) {
 		log.Error("internal error", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 	}
 	if c.Response().Committed {
