@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/understudy-dev/understudy/internal/operations"
 	"github.com/understudy-dev/understudy/server"
@@ -21,6 +22,17 @@ type Config struct {
 	Seed     string
 	LogLevel slog.Level
 	Server   server.Config
+	HTTP     HTTPLimits
+}
+
+// HTTPLimits bound what a client can make the HTTP server wait for or hold.
+type HTTPLimits struct {
+	ReadHeaderTimeout time.Duration // what cuts slowloris clients
+	ReadTimeout       time.Duration
+	WriteTimeout      time.Duration // must exceed the compute wait timeout
+	IdleTimeout       time.Duration
+	MaxHeaderBytes    int
+	ShutdownTimeout   time.Duration // how long SIGTERM waits for in-flight requests
 }
 
 // envPrefix: every flag --some-name can also be given as UNDERSTUDY_SOME_NAME.
@@ -54,6 +66,12 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	fs.DurationVar(&comp.Operations.WaitTimeout, "compute-wait-timeout", comp.Operations.WaitTimeout, "compute: the longest an operations wait call waits")
 	fs.StringVar(&comp.DefaultUser, "compute-default-user", comp.DefaultUser, "compute: Operation.user when the token is not a JWT with an email claim")
 	versions := fs.String("accounts-service-versions", "", "accounts: comma-separated Service-Version values accepted besides "+accts.ServiceVersions[0])
+	fs.DurationVar(&c.HTTP.ReadHeaderTimeout, "read-header-timeout", 10*time.Second, "HTTP: longest time to read a request's headers (cuts slow clients)")
+	fs.DurationVar(&c.HTTP.ReadTimeout, "read-timeout", 60*time.Second, "HTTP: longest time to read a whole request")
+	fs.DurationVar(&c.HTTP.WriteTimeout, "write-timeout", 5*time.Minute, "HTTP: longest time to write a response; must exceed --compute-wait-timeout")
+	fs.DurationVar(&c.HTTP.IdleTimeout, "idle-timeout", 2*time.Minute, "HTTP: how long an idle keep-alive connection is kept")
+	fs.IntVar(&c.HTTP.MaxHeaderBytes, "max-header-bytes", 64<<10, "HTTP: largest request header block (larger gets net/http's plain-text 431)")
+	fs.DurationVar(&c.HTTP.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long SIGINT/SIGTERM waits for in-flight requests")
 	fs.Usage = func() {
 		fmt.Fprintf(usage, "understudy serves the authorization, accounts and compute APIs on one port.\n\nUsage: understudy [flags]\n\nEvery flag can also be set as an environment variable: --public-url as %sPUBLIC_URL.\n\nFlags:\n", envPrefix)
 		fs.PrintDefaults()
@@ -126,6 +144,18 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	}
 	comp.Operations.Mode = mode
 	c.Server.Compute = comp
+	for name, d := range map[string]time.Duration{"read-header-timeout": c.HTTP.ReadHeaderTimeout, "read-timeout": c.HTTP.ReadTimeout,
+		"write-timeout": c.HTTP.WriteTimeout, "idle-timeout": c.HTTP.IdleTimeout, "shutdown-timeout": c.HTTP.ShutdownTimeout} {
+		if d <= 0 {
+			return c, fmt.Errorf("--%s must be positive", name)
+		}
+	}
+	if c.HTTP.MaxHeaderBytes <= 0 {
+		return c, fmt.Errorf("--max-header-bytes must be positive")
+	}
+	if c.HTTP.WriteTimeout <= comp.Operations.WaitTimeout {
+		return c, fmt.Errorf("--write-timeout (%v) must exceed --compute-wait-timeout (%v), or waits are cut off", c.HTTP.WriteTimeout, comp.Operations.WaitTimeout)
+	}
 	return c, nil
 }
 

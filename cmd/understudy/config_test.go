@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestLoad(t *testing.T) {
@@ -58,6 +59,14 @@ func TestLoad(t *testing.T) {
 				}
 			}},
 		{name: "missing seed file", args: []string{"--seed", "/no/such/seed.yaml"}, wantErr: "seed.yaml"},
+		{name: "HTTP limits", args: []string{"--read-header-timeout", "2s", "--max-header-bytes", "8192", "--shutdown-timeout", "5s"},
+			check: func(t *testing.T, c Config) {
+				if c.HTTP.ReadHeaderTimeout != 2*time.Second || c.HTTP.MaxHeaderBytes != 8192 || c.HTTP.ShutdownTimeout != 5*time.Second || c.HTTP.WriteTimeout != 5*time.Minute {
+					t.Errorf("HTTP limits = %+v", c.HTTP)
+				}
+			}},
+		{name: "write timeout not above the wait timeout", args: []string{"--write-timeout", "1m", "--compute-wait-timeout", "2m"}, wantErr: "must exceed --compute-wait-timeout"},
+		{name: "non-positive timeout", args: []string{"--idle-timeout", "0s"}, wantErr: "idle-timeout"},
 		{name: "bad log level", args: []string{"--log-level", "loud"}, wantErr: "log-level"},
 		{name: "bad environment value", env: map[string]string{"UNDERSTUDY_BODY_LIMIT": "lots"}, wantErr: "UNDERSTUDY_BODY_LIMIT"},
 		{name: "non-positive body limit", args: []string{"--body-limit", "0"}, wantErr: "body-limit"},
