@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Rule is a fault rule: matching requests fail with Status and Code (rendered in their API's
@@ -37,9 +38,13 @@ type Faults struct {
 	mu    sync.Mutex
 	rules []Rule
 	seq   int
-	// active lets requests skip the lock when there are no rules.
-	active bool
+	// active lets requests skip everything when there are no rules (the usual case); it is
+	// written under mu and read without it.
+	active atomic.Bool
 }
+
+// Any reports whether any rule is in force, without taking the lock.
+func (f *Faults) Any() bool { return f.active.Load() }
 
 // Add installs a rule and returns it with its id.
 func (f *Faults) Add(r Rule) Rule {
@@ -51,7 +56,7 @@ func (f *Faults) Add(r Rule) Rule {
 		r.Message = "Injected by understudy."
 	}
 	f.rules = append(f.rules, r)
-	f.active = true
+	f.active.Store(true)
 	return r
 }
 
@@ -69,7 +74,7 @@ func (f *Faults) Delete(id string) bool {
 	for i, r := range f.rules {
 		if r.ID == id {
 			f.rules = append(f.rules[:i], f.rules[i+1:]...)
-			f.active = len(f.rules) > 0
+			f.active.Store(len(f.rules) > 0)
 			return true
 		}
 	}
@@ -79,7 +84,8 @@ func (f *Faults) Delete(id string) bool {
 // Clear removes every rule.
 func (f *Faults) Clear() {
 	f.mu.Lock()
-	f.rules, f.active = nil, false
+	f.rules = nil
+	f.active.Store(false)
 	f.mu.Unlock()
 }
 
@@ -88,7 +94,7 @@ func (f *Faults) Clear() {
 func (f *Faults) Match(q Request) (Rule, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !f.active {
+	if !f.active.Load() {
 		return Rule{}, false
 	}
 	for i, r := range f.rules {
@@ -102,7 +108,7 @@ func (f *Faults) Match(q Request) (Rule, bool) {
 			f.rules[i].Remaining--
 			if f.rules[i].Remaining == 0 {
 				f.rules = append(f.rules[:i], f.rules[i+1:]...)
-				f.active = len(f.rules) > 0
+				f.active.Store(len(f.rules) > 0)
 			}
 		}
 		return r, true
