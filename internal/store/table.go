@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -25,6 +26,8 @@ type Table[R any] struct {
 // R holds maps, slices or pointers.
 func NewTable[R any](db *DB, name string, clone func(R) R) *Table[R] {
 	t := &Table[R]{name: name, clone: clone, rows: map[string]R{}}
+	db.mu.Lock()
+	defer db.mu.Unlock()
 	db.tables = append(db.tables, t)
 	return t
 }
@@ -50,7 +53,22 @@ func (t *Table[R]) reset() {
 }
 
 func (t *Table[R]) tableName() string { return t.name }
-func (t *Table[R]) size() int         { return len(t.rows) }
+
+// encode is the record as the disk keeps it. JSON: readable with any tool, and tolerant of
+// fields added later.
+func (t *Table[R]) encode(record any) ([]byte, error) { return json.Marshal(record.(R)) }
+
+func (t *Table[R]) load(pk string, value []byte) error {
+	var r R
+	if err := json.Unmarshal(value, &r); err != nil {
+		return err
+	}
+	t.rows[pk] = r
+	t.index(pk, r)
+	return nil
+}
+
+func (t *Table[R]) size() int { return len(t.rows) }
 
 // Len is the number of records.
 func (t *Table[R]) Len(tx *Tx) int { return len(t.rows) }
@@ -87,6 +105,9 @@ func (t *Table[R]) Put(tx *Tx, pk string, r R) error {
 	r = t.copy(r)
 	t.rows[pk] = r
 	t.index(pk, r)
+	if tx.logged {
+		tx.record(t, pk, r)
+	}
 	tx.onRollback(func() {
 		t.unindex(pk, r)
 		delete(t.rows, pk)
@@ -110,6 +131,9 @@ func (t *Table[R]) Delete(tx *Tx, pk string) (R, bool, error) {
 	}
 	t.unindex(pk, old)
 	delete(t.rows, pk)
+	if tx.logged {
+		tx.record(t, pk, nil)
+	}
 	tx.onRollback(func() {
 		t.rows[pk] = old
 		t.index(pk, old)

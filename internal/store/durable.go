@@ -1,0 +1,202 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// Backend keeps the database on disk. The memory tables stay the one source of reads (and
+// of the indexes); a backend only has to store what the tables hold and give it back at
+// start. internal/store/bolt is the one understudy uses.
+type Backend interface {
+	// Load calls fn for every stored record. seeded is false when the backend has never
+	// been written: the caller seeds it.
+	Load(fn func(table, pk string, value []byte) error) (seeded bool, err error)
+	// Write applies a batch atomically and returns once it is synced to disk.
+	Write(b *Batch) error
+	// Close releases the files.
+	Close() error
+}
+
+// Batch is what a backend writes in one atomic, synced step: the changes of one or more
+// committed transactions, in commit order.
+type Batch struct {
+	// Wipe empties every table before Changes are applied: a reset.
+	Wipe    bool
+	Changes []Change
+}
+
+// Change sets a record (Value is its JSON) or, with a nil Value, deletes it.
+type Change struct {
+	Table, PK string
+	Value     []byte
+}
+
+// ErrUnavailable: the disk refused a write; the database takes no more changes, since
+// what memory holds can no longer be made durable. A restart recovers the last synced state.
+var ErrUnavailable = errors.New("store: the data directory cannot be written")
+
+// change is a change recorded by a transaction, encoded only when the committer writes it
+// (records are never changed in place once stored, so holding one is safe).
+type change struct {
+	table  encoder
+	pk     string
+	record any // nil: delete
+}
+
+type encoder interface {
+	tableName() string
+	encode(record any) ([]byte, error)
+}
+
+// entry is one committed transaction waiting to be written.
+type entry struct {
+	wipe    bool
+	changes []change
+}
+
+// committer writes committed transactions to the backend in commit order, many at a time:
+// while one batch is being synced the next transactions queue up and go together in the
+// following one (group commit), so throughput grows with the number of concurrent writers.
+type committer struct {
+	backend Backend
+
+	mu      sync.Mutex
+	cond    *sync.Cond // signalled when durable moves or the committer fails
+	queue   []entry
+	queued  uint64 // the sequence number of the last queued transaction
+	durable atomic.Uint64
+	err     error // sticky: set when a write failed
+	closed  bool
+	wake    chan struct{}
+	done    chan struct{}
+}
+
+func newCommitter(b Backend) *committer {
+	c := &committer{backend: b, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	c.cond = sync.NewCond(&c.mu)
+	go c.run()
+	return c
+}
+
+// enqueue adds a committed transaction and returns its sequence number. The caller holds
+// the database's writer lock, so sequence order is commit order.
+func (c *committer) enqueue(e entry) uint64 {
+	c.mu.Lock()
+	if len(e.changes) > 0 || e.wipe {
+		c.queue = append(c.queue, e)
+		c.queued++
+	}
+	seq := c.queued
+	c.mu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+	return seq
+}
+
+// last is the sequence number of the last queued transaction: a reader that saw the state
+// up to it waits for it to be durable before answering.
+func (c *committer) last() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.queued
+}
+
+// wait returns once transaction seq is on disk, or the error that stopped the committer.
+func (c *committer) wait(seq uint64) error {
+	if c.durable.Load() >= seq {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.durable.Load() < seq && c.err == nil {
+		c.cond.Wait()
+	}
+	if c.durable.Load() >= seq {
+		return nil
+	}
+	return c.err
+}
+
+func (c *committer) failed() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+func (c *committer) run() {
+	defer close(c.done)
+	for {
+		_, open := <-c.wake
+		for {
+			c.mu.Lock()
+			queue, upTo := c.queue, c.queued
+			c.queue = nil
+			c.mu.Unlock()
+			if len(queue) == 0 {
+				break
+			}
+			err := c.write(queue)
+			c.mu.Lock()
+			if err != nil {
+				c.err = fmt.Errorf("%w: %v", ErrUnavailable, err)
+			} else {
+				c.durable.Store(upTo)
+			}
+			c.cond.Broadcast()
+			c.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+		if !open {
+			return
+		}
+	}
+}
+
+// write encodes the queued transactions into one batch and writes it. Changes before the
+// last wipe are dropped: the wipe would undo them anyway.
+func (c *committer) write(queue []entry) error {
+	var b Batch
+	for _, e := range queue {
+		if e.wipe {
+			b.Wipe, b.Changes = true, b.Changes[:0]
+		}
+		for _, ch := range e.changes {
+			out := Change{Table: ch.table.tableName(), PK: ch.pk}
+			if ch.record != nil {
+				v, err := ch.table.encode(ch.record)
+				if err != nil {
+					return fmt.Errorf("encode %s %s: %w", out.Table, out.PK, err)
+				}
+				out.Value = v
+			}
+			b.Changes = append(b.Changes, out)
+		}
+	}
+	return c.backend.Write(&b)
+}
+
+// close writes what is queued, stops the committer and closes the backend. The caller holds
+// the writer lock and makes sure nothing is enqueued afterwards.
+func (c *committer) close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	c.mu.Unlock()
+	close(c.wake)
+	<-c.done
+	err := c.failed()
+	if cerr := c.backend.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
