@@ -5,8 +5,10 @@
 package server
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/understudy-dev/understudy/internal/clock"
 	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/bolt"
 	"github.com/understudy-dev/understudy/server/accounts"
 	"github.com/understudy-dev/understudy/server/admin"
 	"github.com/understudy-dev/understudy/server/authorization"
@@ -54,21 +57,27 @@ type Config struct {
 	Accounts accounts.Config
 	// Compute configures the compute API.
 	Compute compute.Config
+	// DataDir, when set, keeps the state on disk there (see Open in internal/store): it
+	// survives restarts, and every acknowledged write is synced first. "" keeps it in memory.
+	DataDir string
 }
 
 // Server is the assembled HTTP stack.
 type Server struct {
-	echo    *echo.Echo
-	cfg     Config
-	db      *store.DB
-	apis    []api
-	authz   *authorization.Server
-	seeds   []func(tx *store.Tx) error // each API's Seed, in the order Reset runs them
-	clock   *clock.Clock
-	journal *control.Journal
-	faults  *control.Faults
-	metrics *control.Metrics
-	routes  map[string]string // "METHOD /echo/path" -> operationId
+	echo  *echo.Echo
+	cfg   Config
+	db    *store.DB
+	apis  []api
+	authz *authorization.Server
+	seeds []func(tx *store.Tx) error // each API's Seed, in the order Reset runs them
+	// restores pick up each API's counters after state was loaded from disk.
+	restores []func(tx *store.Tx) error
+	settings *store.Table[store.Setting]
+	clock    *clock.Clock
+	journal  *control.Journal
+	faults   *control.Faults
+	metrics  *control.Metrics
+	routes   map[string]string // "METHOD /echo/path" -> operationId
 }
 
 // api is one API mounted on the server: which paths and errors are its own, and how it
@@ -107,6 +116,7 @@ func New(cfg Config) (*Server, error) {
 	e.HideBanner, e.HidePort = true, true
 	s := &Server{echo: e, cfg: cfg, db: store.New(), clock: clk, journal: control.NewJournal(0), faults: &control.Faults{}}
 	s.metrics = control.NewMetrics(s.db.Counts)
+	s.settings = store.NewSettings(s.db)
 
 	authzCfg := cfg.Authorization
 	cfg.inherit(&authzCfg.Now, &authzCfg.Log, &authzCfg.PublicURL)
@@ -138,7 +148,11 @@ func New(cfg Config) (*Server, error) {
 	e.Pre(recoverPanics(cfg.Log), s.observe)
 	e.Use(s.injectFaults, limitBody(cfg.BodyLimit))
 
-	if err := admin.New(admin.Deps{Version: cfg.Version, Clock: clk, Reset: s.Reset, Journal: s.journal, Faults: s.faults, Metrics: s.metrics}).Register(e); err != nil {
+	adminDeps := admin.Deps{Version: cfg.Version, Clock: clk, Reset: s.Reset, Journal: s.journal, Faults: s.faults, Metrics: s.metrics}
+	if cfg.DataDir != "" {
+		adminDeps.ClockAdvanced = func() error { return s.db.Update(s.saveClock) }
+	}
+	if err := admin.New(adminDeps).Register(e); err != nil {
 		return nil, err
 	}
 	if err := accts.Register(e); err != nil {
@@ -162,13 +176,73 @@ func New(cfg Config) (*Server, error) {
 		docs = append(docs, doc)
 	}
 	s.routes = routeIDs(docs...)
-	// Loading the seed for the first time also checks it: a bad seed stops the start.
 	s.seeds = []func(tx *store.Tx) error{authz.Seed, accts.Seed, comp.Seed}
+	s.restores = []func(tx *store.Tx) error{accts.Restore, comp.Restore}
+	if cfg.DataDir != "" {
+		if err := s.open(cfg.DataDir); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	// Loading the seed for the first time also checks it: a bad seed stops the start.
 	if err := s.Reset(); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
+
+// clockSetting names the setting that keeps how far the clock was advanced.
+const clockSetting = "clockOffset"
+
+// open loads the state kept in dir, or seeds it when dir holds none.
+func (s *Server) open(dir string) error {
+	b, err := bolt.Open(dir)
+	if err != nil {
+		return err
+	}
+	seeded, err := s.db.Open(b)
+	if err != nil {
+		_ = b.Close()
+		return fmt.Errorf("data dir %s: %w", dir, err)
+	}
+	if !seeded {
+		if err := s.Reset(); err != nil {
+			_ = s.db.Close()
+			return err
+		}
+		return nil
+	}
+	err = s.db.Update(func(tx *store.Tx) error {
+		if c, ok := s.settings.Get(tx, clockSetting); ok {
+			offset, err := strconv.ParseInt(c.Value, 10, 64)
+			if err != nil {
+				return fmt.Errorf("data dir %s: clock offset %q: %w", dir, c.Value, err)
+			}
+			s.clock.Advance(time.Duration(offset))
+		}
+		for _, restore := range s.restores {
+			if err := restore(tx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		_ = s.db.Close()
+	}
+	return err
+}
+
+// saveClock keeps the clock's offset on disk, so that time does not run backwards for
+// stored resources after a restart.
+func (s *Server) saveClock(tx *store.Tx) error {
+	offset := strconv.FormatInt(int64(s.clock.Offset()), 10)
+	return s.settings.Put(tx, clockSetting, store.Setting{Name: clockSetting, Value: offset})
+}
+
+// Close writes what is still queued for the disk and releases the data dir. The handler
+// must not be serving any more.
+func (s *Server) Close() error { return s.db.Close() }
 
 // inherit gives an API the server's clock, logger and public URL where it has none.
 func (c Config) inherit(now *func() time.Time, log **slog.Logger, publicURL *string) {
@@ -191,6 +265,12 @@ func (s *Server) Handler() http.Handler { return s.echo }
 // time sees either the old state or the seeded one.
 func (s *Server) Reset() error {
 	return s.db.Replace(func(tx *store.Tx) error {
+		if s.db.Durable() {
+			// The clock is not reset: its offset is kept across the wipe.
+			if err := s.saveClock(tx); err != nil {
+				return err
+			}
+		}
 		for _, seed := range s.seeds {
 			if err := seed(tx); err != nil {
 				return err

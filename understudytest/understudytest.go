@@ -42,7 +42,9 @@ type Server struct {
 	// Admin is the generated client of the admin API (/_understudy).
 	Admin *admingen.ClientWithResponses
 
-	srv *server.Server
+	srv  *server.Server
+	hs   *httptest.Server
+	stop sync.Once
 }
 
 // Option changes the server's configuration before it starts.
@@ -88,6 +90,12 @@ func WithClock(now func() time.Time) Option {
 	return func(o *options) error { o.cfg.Now = now; return nil }
 }
 
+// WithDataDir keeps the server's state on disk in dir, as --data-dir does: a server started
+// again on dir after Stop finds everything the first one acknowledged.
+func WithDataDir(dir string) Option {
+	return func(o *options) error { o.cfg.DataDir = dir; return nil }
+}
+
 // WithLogs sends the server's logs (warnings and above) to w instead of the test log.
 func WithLogs(w io.Writer) Option {
 	return func(o *options) error { o.logs = w; return nil }
@@ -110,8 +118,8 @@ func Start(tb testing.TB, opts ...Option) *Server {
 		tb.Fatalf("understudytest: %v", err)
 	}
 	hs := httptest.NewServer(srv.Handler())
-	tb.Cleanup(hs.Close)
-	s := &Server{URL: hs.URL, srv: srv}
+	s := &Server{URL: hs.URL, srv: srv, hs: hs}
+	tb.Cleanup(func() { s.Stop(tb) })
 	if s.Authorization, err = client.NewAuthorization(hs.URL, client.WithBearerToken(Token)); err == nil {
 		if s.Accounts, err = client.NewAccounts(hs.URL, client.WithAPIKey(APIKey)); err == nil {
 			if s.Compute, err = client.NewCompute(hs.URL, client.WithBearerToken(Token)); err == nil {
@@ -123,6 +131,18 @@ func Start(tb testing.TB, opts ...Option) *Server {
 		tb.Fatalf("understudytest: clients: %v", err)
 	}
 	return s
+}
+
+// Stop shuts the server down: it stops serving, then writes what is queued for the disk and
+// releases its data dir. The end of the test stops it too.
+func (s *Server) Stop(tb testing.TB) {
+	tb.Helper()
+	s.stop.Do(func() {
+		s.hs.Close()
+		if err := s.srv.Close(); err != nil {
+			tb.Errorf("understudytest: stop: %v", err)
+		}
+	})
 }
 
 // Reset puts every API back into its seeded state.

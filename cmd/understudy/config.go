@@ -49,6 +49,7 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	fs.SetOutput(usage)
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on; a port of 0 picks a free one (the chosen address is logged)")
 	fs.StringVar(&c.Seed, "seed", "", "YAML seed file loaded at start on top of the built-in defaults")
+	fs.StringVar(&c.Server.DataDir, "data-dir", "", "keep the state on disk in this directory: it survives restarts, and every acknowledged write is synced first (default: in memory)")
 	fs.StringVar(&c.Server.PublicURL, "public-url", "", "base URL put into links that point back at the server (default http://<addr>)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.Int64Var(&c.Server.BodyLimit, "body-limit", server.DefaultBodyLimit, "largest request body in bytes; larger bodies get 413")

@@ -29,6 +29,12 @@ func TestLoad(t *testing.T) {
 				t.Errorf("max per subscription = %d", c.Server.Authorization.MaxPerSubscription)
 			}
 		}},
+		{name: "data dir from the environment", env: map[string]string{"UNDERSTUDY_DATA_DIR": "/var/lib/understudy"},
+			check: func(t *testing.T, c Config) {
+				if c.Server.DataDir != "/var/lib/understudy" {
+					t.Errorf("data dir = %q", c.Server.DataDir)
+				}
+			}},
 		{name: "flags", args: []string{"--addr", ":0", "--public-url", "http://emu:9", "--log-level", "warn", "--body-limit", "10", "--authz-enforce", "--authz-owners", "a, b"},
 			check: func(t *testing.T, c Config) {
 				if c.Addr != ":0" || c.Server.PublicURL != "http://emu:9" || c.LogLevel != slog.LevelWarn || c.Server.BodyLimit != 10 {

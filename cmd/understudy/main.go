@@ -78,7 +78,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 	if !log.Enabled(ctx, slog.LevelInfo) {
 		announce = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	}
-	announce.Info("understudy listening", "addr", addr, "url", cfg.Server.PublicURL, "version", version)
+	announce.Info("understudy listening", "addr", addr, "url", cfg.Server.PublicURL, "version", version, "dataDir", cfg.Server.DataDir)
 	if ready != nil {
 		ready <- addr
 	}
@@ -86,14 +86,18 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 	go func() { errc <- hs.Serve(ln) }()
 	select {
 	case err := <-errc:
-		return err
+		return errors.Join(err, srv.Close())
 	case <-ctx.Done():
 	}
 	log.Info("shutting down: draining in-flight requests")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.HTTP.ShutdownTimeout)
 	defer cancel()
 	if err := hs.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+		return errors.Join(fmt.Errorf("shutdown: %w", err), srv.Close())
+	}
+	// Everything acknowledged is already on disk; Close releases the data dir.
+	if err := srv.Close(); err != nil {
+		return fmt.Errorf("closing the data dir: %w", err)
 	}
 	log.Info("stopped")
 	return nil

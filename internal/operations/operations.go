@@ -294,3 +294,16 @@ func (e *Engine) read(b []byte) {
 		panic("operations: no randomness: " + err.Error())
 	}
 }
+
+// Restore picks up after a restart from a durable store: numbering continues after the
+// highest stored operation, and the next Advance looks at everything (operations that fell
+// due while the process was down finish then; their retention continues from their end).
+func (e *Engine) Restore(tx *store.Tx) {
+	var high uint64
+	e.t.Ops.Each(tx, func(_ string, op store.Operation) bool {
+		high = max(high, op.Seq)
+		return true
+	})
+	e.seq.Store(high)
+	e.nextEvent.Store(0)
+}

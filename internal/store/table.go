@@ -119,6 +119,16 @@ func (t *Table[R]) Put(tx *Tx, pk string, r R) error {
 	return nil
 }
 
+// Each visits every record in no particular order until fn returns false. It is for work
+// over a whole table, such as recovering counters after a restart.
+func (t *Table[R]) Each(tx *Tx, fn func(pk string, r R) bool) {
+	for pk, r := range t.rows {
+		if !fn(pk, t.copy(r)) {
+			return
+		}
+	}
+}
+
 // Delete removes the record with primary key pk and returns it.
 func (t *Table[R]) Delete(tx *Tx, pk string) (R, bool, error) {
 	var zero R

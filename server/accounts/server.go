@@ -172,3 +172,29 @@ func sleep(ctx context.Context, d time.Duration) {
 	case <-ctx.Done():
 	}
 }
+
+// Restore picks up where a durable store left off before a restart: account numbering
+// continues after the highest stored number, and idempotency keys whose request was still
+// running when the process stopped are forgotten, since that request was never answered and
+// its retry must be able to run.
+func (s *Server) Restore(tx *store.Tx) error {
+	var high uint64
+	s.tables.Accounts.Each(tx, func(_ string, a store.Account) bool {
+		high = max(high, a.Seq)
+		return true
+	})
+	s.seq.Store(high)
+	var running []string
+	s.tables.Idempotency.Each(tx, func(pk string, r store.Idempotency) bool {
+		if r.InFlight {
+			running = append(running, pk)
+		}
+		return true
+	})
+	for _, pk := range running {
+		if _, _, err := s.tables.Idempotency.Delete(tx, pk); err != nil {
+			return err
+		}
+	}
+	return nil
+}

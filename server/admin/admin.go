@@ -22,6 +22,8 @@ import (
 type Deps struct {
 	Version string
 	Clock   *clock.Clock
+	// ClockAdvanced, when set, is called after the clock moved (to keep the offset on disk).
+	ClockAdvanced func() error
 	// Reset puts every API back into its seeded state.
 	Reset   func() error
 	Journal *control.Journal

@@ -100,6 +100,11 @@ func (s *Server) GetClock(context.Context, gen.GetClockRequestObject) (gen.GetCl
 // AdvanceClock moves the server's clock forward.
 func (s *Server) AdvanceClock(ctx context.Context, req gen.AdvanceClockRequestObject) (gen.AdvanceClockResponseObject, error) {
 	s.d.Clock.Advance(time.Duration(req.Body.Seconds * float64(time.Second)))
+	if s.d.ClockAdvanced != nil {
+		if err := s.d.ClockAdvanced(); err != nil {
+			return nil, err
+		}
+	}
 	return gen.AdvanceClock200JSONResponse(s.clock()), nil
 }
 

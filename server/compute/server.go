@@ -164,3 +164,9 @@ func deref[T any](p *T) T {
 	}
 	return *p
 }
+
+// Restore picks up after a restart from a durable store (see operations.Engine.Restore).
+func (s *Server) Restore(tx *store.Tx) error {
+	s.ops.Restore(tx)
+	return nil
+}
