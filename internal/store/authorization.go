@@ -37,7 +37,7 @@ type Authorization struct {
 	ByTriple *Unique[RoleAssignment]
 	// ByScope orders assignments by scope key, for lists at, above and below a scope.
 	ByScope *Ordered[RoleAssignment]
-	// ByPrincipal orders assignments by "principal|scope key".
+	// ByPrincipal orders assignments by principal id.
 	ByPrincipal *Ordered[RoleAssignment]
 	// PerSubscription counts assignments by subscription, for the per-subscription limit.
 	PerSubscription *Counter[RoleAssignment]
@@ -46,13 +46,12 @@ type Authorization struct {
 // NewAuthorization adds the authorization tables to db.
 func NewAuthorization(db *DB) *Authorization {
 	t := NewTable[RoleAssignment](db, "roleAssignments", nil)
+	t.SetCanonical(canonicalAssignment(Interner{}))
 	return &Authorization{
 		Assignments: t,
 		ByTriple:    t.AddUnique("triple", func(r RoleAssignment) (string, bool) { return r.Triple(), true }),
 		ByScope:     t.AddOrdered(func(r RoleAssignment) []string { return []string{r.ScopeKey} }),
-		ByPrincipal: t.AddOrdered(func(r RoleAssignment) []string {
-			return []string{r.PrincipalID + "|" + r.ScopeKey}
-		}),
+		ByPrincipal: t.AddOrdered(func(r RoleAssignment) []string { return []string{r.PrincipalID} }),
 		PerSubscription: t.AddCounter(func(r RoleAssignment) (string, bool) {
 			return r.Subscription, r.Subscription != ""
 		}),
@@ -66,5 +65,23 @@ func ScopeAndBelow(scopeKey string) [][2]string {
 	return [][2]string{
 		{scopeKey, scopeKey + "\x01"},    // exactly the scope ("\x01" is the next key after it)
 		{scopeKey + "/", scopeKey + "0"}, // below it ('0' follows '/')
+	}
+}
+
+// canonicalAssignment shares what assignments repeat: a scope key equal to the scope, and
+// the ids of subscriptions, roles and callers. A million assignments then hold each such
+// string once instead of a million times.
+func canonicalAssignment(in Interner) func(RoleAssignment) RoleAssignment {
+	return func(r RoleAssignment) RoleAssignment {
+		if r.ScopeKey == r.Scope {
+			r.ScopeKey = r.Scope
+		}
+		r.Subscription = in.Intern(r.Subscription)
+		r.RoleDefinitionGUID = in.Intern(r.RoleDefinitionGUID)
+		r.PrincipalType = in.Intern(r.PrincipalType)
+		r.ConditionVersion = in.Intern(r.ConditionVersion)
+		r.CreatedBy, r.UpdatedBy = in.Intern(r.CreatedBy), in.Intern(r.UpdatedBy)
+		r.CreatedByType, r.UpdatedByType = in.Intern(r.CreatedByType), in.Intern(r.UpdatedByType)
+		return r
 	}
 }

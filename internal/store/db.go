@@ -142,10 +142,10 @@ func (db *DB) apply(wipe bool, fn func(tx *Tx) error) (seq uint64, err error) {
 	}
 	switch {
 	case err == nil:
-		return db.disk.enqueue(entry{wipe: wipe, changes: tx.changes}), nil
+		return db.disk.enqueue(txEntry{wipe: wipe, changes: tx.changes}), nil
 	case wipe:
 		// A failed Replace leaves the tables empty: so must it leave the disk.
-		return db.disk.enqueue(entry{wipe: true}), err
+		return db.disk.enqueue(txEntry{wipe: true}), err
 	default:
 		return db.disk.last(), err
 	}

@@ -51,8 +51,8 @@ type encoder interface {
 	encode(record any) ([]byte, error)
 }
 
-// entry is one committed transaction waiting to be written.
-type entry struct {
+// txEntry is one committed transaction waiting to be written.
+type txEntry struct {
 	wipe    bool
 	changes []change
 }
@@ -65,7 +65,7 @@ type committer struct {
 
 	mu      sync.Mutex
 	cond    *sync.Cond // signalled when durable moves or the committer fails
-	queue   []entry
+	queue   []txEntry
 	queued  uint64 // the sequence number of the last queued transaction
 	durable atomic.Uint64
 	err     error // sticky: set when a write failed
@@ -83,7 +83,7 @@ func newCommitter(b Backend) *committer {
 
 // enqueue adds a committed transaction and returns its sequence number. The caller holds
 // the database's writer lock, so sequence order is commit order.
-func (c *committer) enqueue(e entry) uint64 {
+func (c *committer) enqueue(e txEntry) uint64 {
 	c.mu.Lock()
 	if len(e.changes) > 0 || e.wipe {
 		c.queue = append(c.queue, e)
@@ -161,7 +161,7 @@ func (c *committer) run() {
 
 // write encodes the queued transactions into one batch and writes it. Changes before the
 // last wipe are dropped: the wipe would undo them anyway.
-func (c *committer) write(queue []entry) error {
+func (c *committer) write(queue []txEntry) error {
 	var b Batch
 	for _, e := range queue {
 		if e.wipe {

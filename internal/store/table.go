@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"strings"
 
 	"github.com/google/btree"
@@ -14,12 +15,14 @@ const sep = "\x00"
 
 // Table holds records of type R by primary key, with the indexes added to it before use.
 type Table[R any] struct {
-	name    string
-	clone   func(R) R
-	rows    map[string]R
-	uniques []*Unique[R]
-	ordered []*Ordered[R]
-	counts  []*Counter[R]
+	name  string
+	clone func(R) R
+	// canonical, when set, rewrites a record as it is stored (to share repeated strings).
+	canonical func(R) R
+	rows      map[string]R
+	uniques   []*Unique[R]
+	ordered   []*Ordered[R]
+	counts    []*Counter[R]
 }
 
 // NewTable adds a table to db. clone, when not nil, deep-copies a record; it is needed when
@@ -42,7 +45,7 @@ func (t *Table[R]) copy(r R) R {
 func (t *Table[R]) reset() {
 	t.rows = map[string]R{}
 	for _, u := range t.uniques {
-		u.keys = map[string]string{}
+		u.clear()
 	}
 	for _, o := range t.ordered {
 		o.tree.Clear(false)
@@ -63,12 +66,36 @@ func (t *Table[R]) load(pk string, value []byte) error {
 	if err := json.Unmarshal(value, &r); err != nil {
 		return err
 	}
+	if t.canonical != nil {
+		r = t.canonical(r)
+	}
 	t.rows[pk] = r
 	t.index(pk, r)
 	return nil
 }
 
 func (t *Table[R]) size() int { return len(t.rows) }
+
+// SetCanonical makes Put (and loading from disk) store f(r) instead of r: a way to share
+// strings that many records repeat. f must not change what the record means.
+func (t *Table[R]) SetCanonical(f func(R) R) { t.canonical = f }
+
+// Interner shares equal strings. It is not safe for concurrent use: tables use it under the
+// writer lock. It never forgets, so it is for values that repeat (ids of callers, roles,
+// subscriptions), not for unique ones.
+type Interner map[string]string
+
+// Intern returns the shared copy of s.
+func (in Interner) Intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	if c, ok := in[s]; ok {
+		return c
+	}
+	in[s] = s
+	return s
+}
 
 // Len is the number of records.
 func (t *Table[R]) Len(tx *Tx) int { return len(t.rows) }
@@ -93,7 +120,7 @@ func (t *Table[R]) Put(tx *Tx, pk string, r R) error {
 	}
 	for _, u := range t.uniques {
 		if k, ok := u.key(r); ok {
-			if holder, taken := u.keys[k]; taken && holder != pk {
+			if holder, taken := u.holder(k); taken && holder != pk {
 				return &ConflictError{Table: t.name, Index: u.name, Key: k, Holder: holder}
 			}
 		}
@@ -103,6 +130,9 @@ func (t *Table[R]) Put(tx *Tx, pk string, r R) error {
 		t.unindex(pk, old)
 	}
 	r = t.copy(r)
+	if t.canonical != nil {
+		r = t.canonical(r)
+	}
 	t.rows[pk] = r
 	t.index(pk, r)
 	if tx.logged {
@@ -151,15 +181,16 @@ func (t *Table[R]) Delete(tx *Tx, pk string) (R, bool, error) {
 	return t.copy(old), true, nil
 }
 
+// index adds r, stored under pk, to every index. t.rows[pk] must already be r.
 func (t *Table[R]) index(pk string, r R) {
 	for _, u := range t.uniques {
 		if k, ok := u.key(r); ok {
-			u.keys[k] = pk
+			u.add(u.hash(k), pk)
 		}
 	}
 	for _, o := range t.ordered {
 		for _, k := range o.keys(r) {
-			o.tree.ReplaceOrInsert(k + sep + pk)
+			o.tree.ReplaceOrInsert(entry{key: k, pk: pk})
 		}
 	}
 	for _, c := range t.counts {
@@ -171,13 +202,13 @@ func (t *Table[R]) index(pk string, r R) {
 
 func (t *Table[R]) unindex(pk string, r R) {
 	for _, u := range t.uniques {
-		if k, ok := u.key(r); ok && u.keys[k] == pk {
-			delete(u.keys, k)
+		if k, ok := u.key(r); ok {
+			u.remove(u.hash(k), pk)
 		}
 	}
 	for _, o := range t.ordered {
 		for _, k := range o.keys(r) {
-			o.tree.Delete(k + sep + pk)
+			o.tree.Delete(entry{key: k, pk: pk})
 		}
 	}
 	for _, c := range t.counts {
@@ -190,23 +221,103 @@ func (t *Table[R]) unindex(pk string, r R) {
 }
 
 // Unique is an index in which no two records share a key.
+//
+// It keeps a 64-bit hash of each key, not the key: index keys are often long concatenations
+// (scope|role|principal) that would otherwise cost an allocation per record. A lookup
+// confirms a hash match by deriving the key again from the record, so it is exact; records
+// whose keys share a hash (rare) wait in a short list.
 type Unique[R any] struct {
 	t    *Table[R]
 	name string
 	key  func(R) (string, bool)
-	keys map[string]string // index key -> primary key
+	seed maphash.Seed
+	// collide, in tests only, replaces the hash to force keys to share one.
+	collide func(string) uint64
+	slots   map[uint64]string   // key hash -> primary key
+	more    map[uint64][]string // key hash -> further primary keys whose keys share it
 }
 
 // AddUnique adds a unique index. key returns false for records that are not indexed.
 func (t *Table[R]) AddUnique(name string, key func(R) (string, bool)) *Unique[R] {
-	u := &Unique[R]{t: t, name: name, key: key, keys: map[string]string{}}
+	u := &Unique[R]{t: t, name: name, key: key, seed: maphash.MakeSeed()}
+	u.clear()
 	t.uniques = append(t.uniques, u)
 	return u
 }
 
+func (u *Unique[R]) clear() {
+	u.slots, u.more = map[uint64]string{}, map[uint64][]string{}
+}
+
+func (u *Unique[R]) hash(k string) uint64 {
+	if u.collide != nil {
+		return u.collide(k)
+	}
+	return maphash.String(u.seed, k)
+}
+
+// holder is the primary key of the record whose key is k.
+func (u *Unique[R]) holder(k string) (string, bool) {
+	h := u.hash(k)
+	if pk, ok := u.slots[h]; ok && u.keyOf(pk) == k {
+		return pk, true
+	}
+	for _, pk := range u.more[h] {
+		if u.keyOf(pk) == k {
+			return pk, true
+		}
+	}
+	return "", false
+}
+
+func (u *Unique[R]) keyOf(pk string) string {
+	r, ok := u.t.rows[pk]
+	if !ok {
+		return ""
+	}
+	k, _ := u.key(r)
+	return k
+}
+
+func (u *Unique[R]) add(h uint64, pk string) {
+	if _, taken := u.slots[h]; !taken {
+		u.slots[h] = pk
+		return
+	}
+	u.more[h] = append(u.more[h], pk)
+}
+
+func (u *Unique[R]) remove(h uint64, pk string) {
+	if u.slots[h] == pk {
+		if rest := u.more[h]; len(rest) > 0 {
+			u.slots[h] = rest[0]
+			if len(rest) == 1 {
+				delete(u.more, h)
+			} else {
+				u.more[h] = rest[1:]
+			}
+		} else {
+			delete(u.slots, h)
+		}
+		return
+	}
+	rest := u.more[h]
+	for i, p := range rest {
+		if p == pk {
+			rest = append(rest[:i:i], rest[i+1:]...)
+			break
+		}
+	}
+	if len(rest) == 0 {
+		delete(u.more, h)
+	} else {
+		u.more[h] = rest
+	}
+}
+
 // Get returns the record holding key.
 func (u *Unique[R]) Get(tx *Tx, key string) (pk string, r R, ok bool) {
-	pk, ok = u.keys[key]
+	pk, ok = u.holder(key)
 	if !ok {
 		return "", r, false
 	}
@@ -219,12 +330,18 @@ func (u *Unique[R]) Get(tx *Tx, key string) (pk string, r R, ok bool) {
 type Ordered[R any] struct {
 	t    *Table[R]
 	keys func(R) []string
-	tree *btree.BTreeG[string]
+	tree *btree.BTreeG[entry]
 }
+
+// entry is one record's place in an ordered index. Both strings are usually the record's
+// own (a field and the primary key), so an entry costs no allocation of its own.
+type entry struct{ key, pk string }
+
+func (a entry) less(b entry) bool { return a.key < b.key || a.key == b.key && a.pk < b.pk }
 
 // AddOrdered adds an ordered index. Index keys must not contain NUL.
 func (t *Table[R]) AddOrdered(keys func(R) []string) *Ordered[R] {
-	o := &Ordered[R]{t: t, keys: keys, tree: btree.NewG(32, func(a, b string) bool { return a < b })}
+	o := &Ordered[R]{t: t, keys: keys, tree: btree.NewG(32, entry.less)}
 	t.ordered = append(t.ordered, o)
 	return o
 }
@@ -244,23 +361,21 @@ func ParseCursor(s string) (Cursor, bool) {
 // Scan visits, in order, the entries whose index key k satisfies lo <= k < hi and that
 // come after the cursor (if not nil), until fn returns false.
 func (o *Ordered[R]) Scan(tx *Tx, lo, hi string, after *Cursor, fn func(c Cursor, r R) bool) {
-	start := lo + sep
-	if after != nil && after.String() >= start {
-		start = after.String() + sep // the smallest string greater than the cursor entry
+	start := entry{key: lo}
+	if after != nil {
+		if c := (entry{key: after.Key, pk: after.PK + sep}); !c.less(start) {
+			start = c // the smallest entry after the cursor's
+		}
 	}
-	o.tree.AscendGreaterOrEqual(start, func(item string) bool {
-		k, pk, _ := strings.Cut(item, sep)
-		if k >= hi {
+	o.tree.AscendGreaterOrEqual(start, func(e entry) bool {
+		if e.key >= hi {
 			return false
 		}
-		if k < lo {
-			return true
-		}
-		r, ok := o.t.rows[pk]
+		r, ok := o.t.rows[e.pk]
 		if !ok {
 			return true
 		}
-		return fn(Cursor{Key: k, PK: pk}, o.t.copy(r))
+		return fn(Cursor{Key: e.key, PK: e.pk}, o.t.copy(r))
 	})
 }
 

@@ -52,8 +52,7 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 	_ = s.db.View(func(tx *store.Tx) error {
 		if filter.Principal != "" {
 			// One principal: walk its assignments, keeping those that relate to the scope.
-			prefix := filter.Principal + "|"
-			s.tables.ByPrincipal.Scan(tx, prefix, prefix+"\xff", after, func(c store.Cursor, r store.RoleAssignment) bool {
+			s.tables.ByPrincipal.Scan(tx, filter.Principal, filter.Principal+"\x01", after, func(c store.Cursor, r store.RoleAssignment) bool {
 				if !Covers(r.ScopeKey, scope.Key) && (filter.AtOrAbove || !Covers(scope.Key, r.ScopeKey)) {
 					return true
 				}

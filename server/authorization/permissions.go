@@ -18,8 +18,7 @@ func (s *Server) authorize(ctx context.Context, scope Scope, action, target stri
 	}
 	allowed := false
 	_ = s.db.View(func(tx *store.Tx) error {
-		prefix := caller.PrincipalID + "|"
-		s.tables.ByPrincipal.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, r store.RoleAssignment) bool {
+		s.tables.ByPrincipal.Scan(tx, caller.PrincipalID, caller.PrincipalID+"\x01", nil, func(_ store.Cursor, r store.RoleAssignment) bool {
 			if !Covers(r.ScopeKey, scope.Key) {
 				return true
 			}
