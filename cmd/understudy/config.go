@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,8 +23,11 @@ type Config struct {
 	Addr     string
 	Seed     string
 	LogLevel slog.Level
-	Server   server.Config
-	HTTP     HTTPLimits
+	// MemoryLimit is the Go runtime's soft memory limit in bytes (0: the runtime's default,
+	// which GOMEMLIMIT sets).
+	MemoryLimit int64
+	Server      server.Config
+	HTTP        HTTPLimits
 }
 
 // HTTPLimits bound what a client can make the HTTP server wait for or hold.
@@ -72,6 +77,7 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	fs.DurationVar(&c.HTTP.WriteTimeout, "write-timeout", 5*time.Minute, "HTTP: longest time to write a response; must exceed --compute-wait-timeout")
 	fs.DurationVar(&c.HTTP.IdleTimeout, "idle-timeout", 2*time.Minute, "HTTP: how long an idle keep-alive connection is kept")
 	fs.IntVar(&c.HTTP.MaxHeaderBytes, "max-header-bytes", 64<<10, "HTTP: largest request header block (larger gets net/http's plain-text 431)")
+	memLimit := fs.String("memory-limit", "", "soft memory limit for the Go runtime, e.g. 900MiB or 2GiB: the garbage collector works harder near it (default: none, or GOMEMLIMIT)")
 	fs.DurationVar(&c.HTTP.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long SIGINT/SIGTERM waits for in-flight requests")
 	fs.Usage = func() {
 		fmt.Fprintf(usage, "understudy serves the authorization, accounts and compute APIs on one port.\n\nUsage: understudy [flags]\n\nEvery flag can also be set as an environment variable: --public-url as %sPUBLIC_URL.\n\nFlags:\n", envPrefix)
@@ -151,6 +157,13 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 			return c, fmt.Errorf("--%s must be positive", name)
 		}
 	}
+	if *memLimit != "" {
+		n, err := parseBytes(*memLimit)
+		if err != nil {
+			return c, fmt.Errorf("--memory-limit %q: %w", *memLimit, err)
+		}
+		c.MemoryLimit = n
+	}
 	if c.HTTP.MaxHeaderBytes <= 0 {
 		return c, fmt.Errorf("--max-header-bytes must be positive")
 	}
@@ -163,4 +176,24 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 // envName is the environment variable of a flag: --public-url is UNDERSTUDY_PUBLIC_URL.
 func envName(flagName string) string {
 	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// parseBytes reads a size such as 1048576, 512KiB, 900MiB or 2GiB.
+func parseBytes(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		n      int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"B", 1}, {"", 1}}
+	for _, u := range units {
+		num, ok := strings.CutSuffix(s, u.suffix)
+		if !ok {
+			continue
+		}
+		v, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+		if err != nil || v <= 0 || v > math.MaxInt64/u.n {
+			return 0, errors.New("want a positive size such as 900MiB or 2GiB")
+		}
+		return v * u.n, nil
+	}
+	return 0, errors.New("want a positive size such as 900MiB or 2GiB")
 }

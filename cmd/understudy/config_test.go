@@ -35,6 +35,13 @@ func TestLoad(t *testing.T) {
 					t.Errorf("data dir = %q", c.Server.DataDir)
 				}
 			}},
+		{name: "memory limit", args: []string{"--memory-limit", "900MiB"},
+			check: func(t *testing.T, c Config) {
+				if c.MemoryLimit != 900<<20 {
+					t.Errorf("memory limit = %d", c.MemoryLimit)
+				}
+			}},
+		{name: "bad memory limit", args: []string{"--memory-limit", "lots"}, wantErr: "--memory-limit"},
 		{name: "flags", args: []string{"--addr", ":0", "--public-url", "http://emu:9", "--log-level", "warn", "--body-limit", "10", "--authz-enforce", "--authz-owners", "a, b"},
 			check: func(t *testing.T, c Config) {
 				if c.Addr != ":0" || c.Server.PublicURL != "http://emu:9" || c.LogLevel != slog.LevelWarn || c.Server.BodyLimit != 10 {

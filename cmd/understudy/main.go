@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/understudy-dev/understudy/server"
@@ -57,6 +58,9 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 	cfg.Server.Version = version
 	if cfg.Server.PublicURL == "" {
 		cfg.Server.PublicURL = "http://" + addr
+	}
+	if cfg.MemoryLimit > 0 {
+		debug.SetMemoryLimit(cfg.MemoryLimit)
 	}
 	srv, err := server.New(cfg.Server)
 	if err != nil {

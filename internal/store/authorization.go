@@ -68,11 +68,14 @@ func ScopeAndBelow(scopeKey string) [][2]string {
 	}
 }
 
-// canonicalAssignment shares what assignments repeat: a scope key equal to the scope, and
-// the ids of subscriptions, roles and callers. A million assignments then hold each such
-// string once instead of a million times.
+// canonicalAssignment shares what assignments repeat (a scope key equal to the scope, and
+// the ids of subscriptions, roles and callers) and keeps only the strings it needs: a
+// million assignments then hold each repeated string once instead of a million times.
 func canonicalAssignment(in Interner) func(RoleAssignment) RoleAssignment {
 	return func(r RoleAssignment) RoleAssignment {
+		// The name and scope usually come as parts of the request path: copies let the
+		// path go, instead of keeping all of it alive for as long as the assignment.
+		r.Name, r.Scope = strings.Clone(r.Name), strings.Clone(r.Scope)
 		if r.ScopeKey == r.Scope {
 			r.ScopeKey = r.Scope
 		}

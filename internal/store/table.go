@@ -129,6 +129,9 @@ func (t *Table[R]) Put(tx *Tx, pk string, r R) error {
 	if existed {
 		t.unindex(pk, old)
 	}
+	// The key is kept in the table and its indexes: a copy, so that a key cut from a
+	// request's path does not keep the whole path alive.
+	pk = strings.Clone(pk)
 	r = t.copy(r)
 	if t.canonical != nil {
 		r = t.canonical(r)
