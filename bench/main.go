@@ -10,6 +10,13 @@
 // times each) with a vegeta attack at the highest rate -connections connections sustain.
 // Medians of the rounds are reported. It also measures start-to-healthy time and RSS.
 //
+// With -durable (the default) it also starts understudy with the same flags plus
+// --data-dir (state on disk, every acknowledged write synced first), pinned to the same CPU,
+// with its own state and setup, runs it after the memory target in each round, and prints
+// durable against memory. The data directory is a fresh one in the harness's temporary
+// directory, or in the -src checkout (.bench-data-*) when that one is in memory (tmpfs),
+// and is removed on exit.
+//
 // Every subprocess is stopped on exit, error or Ctrl-C (and killed by the kernel if the
 // harness itself is killed); every phase is bounded in time (-timeout); traffic goes to
 // loopback addresses only (the dialer refuses others).
@@ -48,6 +55,7 @@ type config struct {
 	timeout     time.Duration
 	quietWait   time.Duration
 	retries     int
+	durable     bool
 }
 
 // noisyCores: a run during which the rest of the machine used more CPU than this is redone
@@ -96,6 +104,7 @@ func run() int {
 	flag.DurationVar(&c.timeout, "timeout", 0, "bound on the whole run (default: from the other flags)")
 	flag.DurationVar(&c.quietWait, "quiet-wait", 10*time.Second, "before each run, wait up to this long for other processes to leave the CPUs idle (0: don't)")
 	flag.IntVar(&c.retries, "retries", 1, "times a run is redone when other processes used more than 0.3 cores during it")
+	flag.BoolVar(&c.durable, "durable", true, "also run understudy with --data-dir (state on disk, synced writes) after the memory target in each round, and compare the two")
 	flag.Parse()
 	if flag.NArg() > 0 || c.duration <= 0 || c.connections < 1 || c.rounds < 1 || c.starts < 1 || c.accounts < 1 || c.rules < 1 {
 		fmt.Fprintln(os.Stderr, "bench: bad flags (see -h)")
@@ -117,7 +126,14 @@ func run() int {
 		}
 	}
 	if c.timeout == 0 {
-		perOp := time.Minute + time.Duration(2*c.rounds*(1+c.retries))*(c.duration+c.quietWait+15*time.Second)
+		sides := 2
+		if c.durable {
+			sides = 3
+		}
+		perOp := time.Minute + time.Duration(sides*c.rounds*(1+c.retries))*(c.duration+c.quietWait+15*time.Second)
+		if c.durable {
+			perOp += 2 * time.Minute // the setup against the durable server
+		}
 		c.timeout = 5*time.Minute + time.Duration(len(selected))*perOp
 	}
 
@@ -161,11 +177,17 @@ type result struct {
 	// targetRequests is every request the attacks sent to understudy (setup not included).
 	targetRequests int
 	ops            []*opResult
+	// With -durable: where the durable server kept its state, the filesystem there, and
+	// how many bytes the directory held after the runs.
+	dataDir      string
+	dataFS       string
+	dataDirBytes int64
 }
 
 type opResult struct {
 	op               *operation
 	target, baseline []*runStats
+	durable          []*runStats // understudy --data-dir (-durable)
 	discarded        []*runStats // runs redone because other processes used the CPUs
 }
 
@@ -226,9 +248,28 @@ func bench(ctx context.Context, c config, selected []*operation) error {
 	}
 	defer base.stop()
 	progress("understudy on %s (pid %d), baseline on %s (pid %d)", us.addr, us.pid, base.addr, base.pid)
+	var dur *server // understudy --data-dir, with -durable
+	if c.durable {
+		dir, cleanup, err := durableDataDir(tmp, c.src)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		r.dataDir = dir
+		dur, err = startServer(ctx, "durable", serverCPU, 30*time.Second, append(usArgs, "--log-level", "warn", "--data-dir", dir)...)
+		if err != nil {
+			return err
+		}
+		defer dur.stop() // before cleanup removes its directory
+		r.dataFS = filesystemOf(ctx, dir)
+		progress("understudy --data-dir %s (%s) on %s (pid %d)", dir, r.dataFS, dur.addr, dur.pid)
+	}
 	time.Sleep(500 * time.Millisecond)
 	r.rss["understudy idle after start"], _ = rssMiB(us.pid, "VmRSS")
 	r.rss["baseline idle after start"], _ = rssMiB(base.pid, "VmRSS")
+	if dur != nil {
+		r.rss[rssDurableIdle], _ = rssMiB(dur.pid, "VmRSS")
+	}
 
 	// How busy is the machine without us? Other processes' load skews every number.
 	b0, _ := machineCPU()
@@ -239,32 +280,45 @@ func bench(ctx context.Context, c config, selected []*operation) error {
 	setupClient := &http.Client{Transport: loopbackTransport(16), Timeout: 10 * time.Second}
 	defer setupClient.CloseIdleConnections()
 	w := newWorld(setupClient, "http://"+us.addr, c.accounts, c.rules)
+	// The durable server has its own state, so its own world: names, setup and chains.
+	type side struct {
+		s       *server
+		w       *world
+		target  bool // understudy (answers checked), memory or durable
+		durable bool
+	}
+	sides := []side{{base, w, false, false}, {us, w, true, false}}
+	if dur != nil {
+		sides = append(sides, side{dur, newWorld(setupClient, "http://"+dur.addr, c.accounts, c.rules), true, true})
+	}
 	for _, op := range selected {
 		res := &opResult{op: op}
 		r.ops = append(r.ops, res)
 		if op.setup != nil {
-			progress("[%s] setup", op.key)
-			sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-			err := op.setup(sctx, w)
-			cancel()
-			if err != nil {
-				return fmt.Errorf("%s setup: %w%s", op.key, err, us.stderrTail())
+			for _, sd := range sides {
+				if !sd.target {
+					continue // the baseline holds no state
+				}
+				progress("[%s] setup (%s)", op.key, sd.s.name)
+				sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+				err := op.setup(sctx, sd.w)
+				cancel()
+				if err != nil {
+					return fmt.Errorf("%s setup (%s): %w%s", op.key, sd.s.name, err, sd.s.stderrTail())
+				}
 			}
 		}
 		for round := 1; round <= c.rounds; round++ {
-			for _, side := range []struct {
-				s      *server
-				target bool
-			}{{base, false}, {us, true}} {
+			for _, side := range sides {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 				var rs *runStats
 				for attempt := 0; ; attempt++ {
 					waitQuiet(ctx, c.quietWait)
-					drv := op.driver(w, "http://"+side.s.addr, side.target)
+					drv := op.driver(side.w, "http://"+side.s.addr, side.target)
 					run := attack(ctx, drv, c.connections, c.duration, side.s.pid, side.target)
-					if side.target {
+					if side.target && !side.durable {
 						for _, g := range run.groups {
 							r.targetRequests += g.count
 						}
@@ -300,9 +354,12 @@ func bench(ctx context.Context, c config, selected []*operation) error {
 				if rs.otherCPU > noisyCores {
 					r.noisyRuns++
 				}
-				if side.target {
+				switch {
+				case side.durable:
+					res.durable = append(res.durable, rs)
+				case side.target:
 					res.target = append(res.target, rs)
-				} else {
+				default:
 					res.baseline = append(res.baseline, rs)
 				}
 				time.Sleep(200 * time.Millisecond)
@@ -312,8 +369,79 @@ func bench(ctx context.Context, c config, selected []*operation) error {
 	r.rss["understudy after the runs"], _ = rssMiB(us.pid, "VmRSS")
 	r.rss["understudy peak (VmHWM)"], _ = rssMiB(us.pid, "VmHWM")
 	r.rss["baseline after the runs"], _ = rssMiB(base.pid, "VmRSS")
+	if dur != nil {
+		r.rss[rssDurableAfter], _ = rssMiB(dur.pid, "VmRSS")
+		r.rss[rssDurablePeak], _ = rssMiB(dur.pid, "VmHWM")
+		r.dataDirBytes = dirBytes(r.dataDir)
+	}
 	r.print(os.Stdout)
 	return nil
+}
+
+const (
+	rssDurableIdle  = "understudy --data-dir idle after start"
+	rssDurableAfter = "understudy --data-dir after the runs"
+	rssDurablePeak  = "understudy --data-dir peak (VmHWM)"
+)
+
+// durableDataDir picks the durable server's data directory: data in the harness's temporary
+// directory tmp, unless tmp is in memory (tmpfs, ramfs), where fsync costs nothing and
+// the comparison would mean nothing: then a fresh .bench-data-* directory in the src
+// checkout. cleanup removes what was made outside tmp (tmp itself is removed by the caller).
+func durableDataDir(tmp, src string) (dir string, cleanup func(), err error) {
+	if !inMemoryFS(tmp) {
+		return filepath.Join(tmp, "data"), func() {}, nil
+	}
+	abs, err := filepath.Abs(src)
+	if err != nil {
+		return "", nil, err
+	}
+	parent, err := os.MkdirTemp(abs, ".bench-data-")
+	if err != nil {
+		return "", nil, fmt.Errorf("%s is in memory (tmpfs), and no data directory in %s: %w", tmp, abs, err)
+	}
+	progress("%s is in memory (tmpfs): the durable server keeps its data in %s instead (removed on exit)", tmp, parent)
+	return filepath.Join(parent, "data"), func() { _ = os.RemoveAll(parent) }, nil
+}
+
+// inMemoryFS says whether dir is on tmpfs or ramfs (statfs, as stat -f does).
+func inMemoryFS(dir string) bool {
+	const tmpfsMagic, ramfsMagic = 0x01021994, 0x858458f6
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return false
+	}
+	return uint32(st.Type) == tmpfsMagic || uint32(st.Type) == ramfsMagic
+}
+
+// filesystemOf describes the filesystem dir is on: type, device and mount point from
+// df -T -P, else the type from stat -f.
+func filesystemOf(ctx context.Context, dir string) string {
+	if out, err := exec.CommandContext(ctx, "df", "-T", "-P", dir).Output(); err == nil {
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		// Filesystem Type 1024-blocks Used Available Capacity Mounted-on
+		if f := strings.Fields(lines[len(lines)-1]); len(lines) >= 2 && len(f) >= 7 {
+			return fmt.Sprintf("%s (%s, mounted on %s)", f[1], f[0], strings.Join(f[6:], " "))
+		}
+	}
+	if out, err := exec.CommandContext(ctx, "stat", "-f", "-c", "%T", dir).Output(); err == nil {
+		return strings.TrimSpace(string(out))
+	}
+	return "unknown"
+}
+
+// dirBytes is the size of the regular files under dir.
+func dirBytes(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }
 
 func mainGroup(op *operation) string {
@@ -454,6 +582,9 @@ func (r *result) print(out io.Writer) {
 		}
 	}
 	p("")
+	if c.durable {
+		r.printDurable(p)
+	}
 	p("### Start-up and memory (understudy)")
 	p("")
 	p("| measure | value |")
@@ -464,7 +595,8 @@ func (r *result) print(out io.Writer) {
 		p("| start to healthy (median of %d; min–max), exec to first 200 from /_understudy/health | %s (%s–%s) |",
 			len(st), ms(st[len(st)/2]), ms(st[0]), ms(st[len(st)-1]))
 	}
-	for _, k := range []string{"understudy idle after start", "understudy after the runs", "understudy peak (VmHWM)", "baseline idle after start", "baseline after the runs"} {
+	for _, k := range []string{"understudy idle after start", "understudy after the runs", "understudy peak (VmHWM)", "baseline idle after start", "baseline after the runs",
+		rssDurableIdle, rssDurableAfter, rssDurablePeak} {
 		if v, ok := r.rss[k]; ok {
 			p("| RSS, %s | %.1f MiB |", k, v)
 		}
@@ -498,12 +630,16 @@ func (r *result) print(out io.Writer) {
 	p("### Errors observed")
 	p("")
 	anyErr := false
+	redone := "a run redone for noise (either side)"
+	if c.durable {
+		redone = "a run redone for noise (any side)"
+	}
 	for _, o := range r.ops {
 		for _, g := range groupsOf(o.op) {
 			for _, side := range []struct {
 				name string
 				runs []*runStats
-			}{{"understudy", o.target}, {"baseline", o.baseline}, {"a run redone for noise (either side)", o.discarded}} {
+			}{{"understudy", o.target}, {"baseline", o.baseline}, {"understudy --data-dir", o.durable}, {redone, o.discarded}} {
 				s := summarize(side.runs, g.name)
 				kinds := make([]string, 0, len(s.errs))
 				for k := range s.errs {
@@ -526,6 +662,37 @@ func (r *result) print(out io.Writer) {
 	for _, o := range r.ops {
 		p("- **%s** (`-ops %s`): %s", o.op.title, o.op.key, o.op.how)
 	}
+}
+
+// printDurable prints the durable (--data-dir) against memory table (-durable).
+func (r *result) printDurable(p func(format string, args ...any)) {
+	p("### Durable (--data-dir) vs memory")
+	p("")
+	p("| operation | memory req/s | memory p50 | memory p99 | durable req/s | durable p50 | durable p99 | ratio (durable/memory) | durable errors |")
+	p("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+	for _, o := range r.ops {
+		for _, g := range groupsOf(o.op) {
+			m, d := summarize(o.target, g.name), summarize(o.durable, g.name)
+			ratio := "n/a"
+			if m.rps > 0 {
+				ratio = fmt.Sprintf("%.2f", d.rps/m.rps)
+			}
+			p("| %s | %.0f | %s | %s | %.0f | %s | %s | %s | %s |", g.title, m.rps, ms(m.p50), ms(m.p99), d.rps, ms(d.p50), ms(d.p99), ratio, errText(d.errs, d.count))
+		}
+	}
+	p("")
+	size := ""
+	if r.dataDirBytes > 0 {
+		size = fmt.Sprintf("; %.1f MiB of files there after the runs", float64(r.dataDirBytes)/(1<<20))
+	}
+	warn := ""
+	if strings.HasPrefix(r.dataFS, "tmpfs") || strings.HasPrefix(r.dataFS, "ramfs") {
+		warn = " **In memory: fsync costs nothing there, so this understates the cost of durability.**"
+	}
+	p("- data dir filesystem: %s (the data dir was %s%s); fsync cost depends on the filesystem and the device under it.%s", r.dataFS, r.dataDir, size, warn)
+	p("- durable: understudy with the same flags plus --data-dir (state in bbolt, every acknowledged write synced before the answer, group commit), pinned like the memory one, "+
+		"with its own state and its own setup; in each round it runs after the baseline and the memory target with the same driver. Medians of the %d rounds, as above.", r.cfg.rounds)
+	p("")
 }
 
 // bottleneck names what limited a run, from where the CPU went (only meaningful pinned).
