@@ -46,6 +46,8 @@ func main() {
 	duration := flag.Duration("duration", 60*time.Second, "soak: how long the load runs")
 	retention := flag.Duration("retention", 15*time.Second, "soak: --compute-operation-retention of the server")
 	src := flag.String("src", ".", "checkout to build understudy from")
+	serverArgs := flag.String("server-args", "", "extra flags for understudy, e.g. \"--memory-limit 900MiB\"")
+	durable := flag.Bool("durable", false, "assignments: run understudy with --data-dir, and time a restart after the load")
 	flag.Parse()
 
 	tmp, err := os.MkdirTemp("", "understudy-scale-")
@@ -59,9 +61,15 @@ func main() {
 	fmt.Printf("Machine: %d CPUs, %s; %s\n\n", runtime.NumCPU(), runtime.Version(), time.Now().UTC().Format("2006-01-02 15:04 UTC"))
 	switch *mode {
 	case "assignments":
-		assignments(bin, *n, *conns, *samples)
+		extra := strings.Fields(*serverArgs)
+		dataDir := ""
+		if *durable {
+			dataDir = filepath.Join(tmp, "data")
+			extra = append(extra, "--data-dir", dataDir)
+		}
+		assignments(bin, extra, dataDir != "", *n, *conns, *samples)
 	case "soak":
-		soak(bin, *duration, *retention, *conns)
+		soak(bin, strings.Fields(*serverArgs), *duration, *retention, *conns)
 	default:
 		check(fmt.Errorf("unknown -mode %q", *mode))
 	}
@@ -82,6 +90,7 @@ type proc struct {
 func start(bin string, args ...string) *proc {
 	cmd := exec.Command(bin, append([]string{"--addr", "127.0.0.1:0", "--log-level", "warn"}, args...)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.Stdout = io.Discard
 	stderr, err := cmd.StderrPipe()
 	check(err)
 	check(cmd.Start())
@@ -188,9 +197,10 @@ func latencies(count int, f func(i int) (int, time.Duration)) (p50, p99 time.Dur
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
 
-func assignments(bin string, n, conns, samples int) {
-	p := start(bin, "--authz-max-per-subscription", "1000")
-	defer p.stop()
+func assignments(bin string, extra []string, durable bool, n, conns, samples int) {
+	args := append([]string{"--authz-max-per-subscription", "1000"}, extra...)
+	p := start(bin, args...)
+	defer func() { p.stop() }()
 	idle, _ := p.rss()
 	// PUTs on the empty store use indexes far beyond the load's, so they land in their own
 	// subscriptions and never collide with it.
@@ -223,7 +233,23 @@ func assignments(bin string, n, conns, samples int) {
 	})
 	fullP50, fullP99 := latencies(samples, func(i int) (int, time.Duration) { return putAssignment(p.base, 20*n+i) })
 
-	fmt.Printf("`go run ./bench/scale -mode assignments -n %d` (load over HTTP with %d connections; latencies with 8):\n\n", n, conns)
+	var restart time.Duration
+	var restartRSS float64
+	if durable {
+		// Stop (SIGTERM, draining) and start again on the same data dir: the time to the
+		// start-up line is the time to read everything back.
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		_ = p.cmd.Wait()
+		t0 := time.Now()
+		p = start(bin, args...)
+		restart = time.Since(t0)
+		if code, _, _ := do("GET", p.base+"/_understudy/health", ""); code != 200 {
+			check(fmt.Errorf("health after restart: %d", code))
+		}
+		restartRSS, _ = p.rss()
+	}
+
+	fmt.Printf("`go run ./bench/scale -mode assignments -n %d` (understudy %s; load over HTTP with %d connections; latencies with 8):\n\n", n, strings.Join(extra, " "), conns)
 	fmt.Println("| measure | value |")
 	fmt.Println("|---|---:|")
 	fmt.Printf("| RSS idle, empty store | %.0f MiB |\n", idle)
@@ -234,10 +260,13 @@ func assignments(bin string, n, conns, samples int) {
 	fmt.Printf("| PUT on the empty store (p50 / p99) | %s / %s |\n", ms(emptyP50), ms(emptyP99))
 	fmt.Printf("| PUT with %d stored (p50 / p99) | %s / %s (p50 %+.0f%%) |\n", n, ms(fullP50), ms(fullP99),
 		100*(float64(fullP50)/float64(emptyP50)-1))
+	if durable {
+		fmt.Printf("| restart with %d stored: start to listening (RSS after) | %.1f s (%.0f MiB) |\n", n, restart.Seconds(), restartRSS)
+	}
 }
 
-func soak(bin string, duration, retention time.Duration, conns int) {
-	p := start(bin, "--compute-operation-mode", "immediate", "--compute-operation-retention", retention.String())
+func soak(bin string, extra []string, duration, retention time.Duration, conns int) {
+	p := start(bin, append([]string{"--compute-operation-mode", "immediate", "--compute-operation-retention", retention.String()}, extra...)...)
 	defer p.stop()
 	ctx, cancel := context.WithTimeout(context.Background(), duration)
 	defer cancel()
