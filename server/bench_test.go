@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
 
 	"github.com/understudy-dev/understudy/internal/operations"
 	"github.com/understudy-dev/understudy/server"
@@ -131,4 +132,39 @@ func computeImmediate() compute.Config {
 	c := compute.DefaultConfig()
 	c.Operations.Mode = operations.Mode{}
 	return c
+}
+
+// BenchmarkAttachmentGroupInsert inserts an empty NO_SLA attachment group per iteration
+// (immediate operations), as make bench's groupinsert does.
+func BenchmarkAttachmentGroupInsert(b *testing.B) {
+	h := benchServer(b)
+	hdr := map[string]string{"Authorization": "Bearer t", "Content-Type": "application/json"}
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			n := seq.Add(1)
+			serve(b, h, http.MethodPost, "/compute/v1/projects/bench-project-3/global/interconnectAttachmentGroups?requestId="+uuid.NewString(),
+				fmt.Sprintf(`{"name":"g-%d","intent":{"availabilitySla":"NO_SLA"}}`, n), hdr, 200)
+		}
+	})
+}
+
+// BenchmarkHarness is the cost of the benchmarks' own request building and recording
+// (what the numbers above include besides the server), against a bare Echo handler.
+func BenchmarkHarness(b *testing.B) {
+	e := echo.New()
+	resp := []byte(`{"ok":true}`)
+	e.PUT("/*", func(c echo.Context) error { return c.JSONBlob(http.StatusCreated, resp) })
+	hdr := map[string]string{"Authorization": "Bearer t", "Content-Type": "application/json"}
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			n := seq.Add(1)
+			body := `{"properties":{"principalId":"` + uuid.NewString() + `","roleDefinitionId":"/providers/Vendor.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7"}}`
+			url := fmt.Sprintf("/subscriptions/sub-%d/resourceGroups/rg/providers/Vendor.Authorization/roleAssignments/%s?api-version=2022-04-01", n/1000, uuid.NewString())
+			serve(b, e, http.MethodPut, url, body, hdr, 201)
+		}
+	})
 }

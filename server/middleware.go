@@ -9,23 +9,47 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
+// Echo v4 applies Pre and Use middleware anew on every request, one closure each: the
+// server's own are therefore combined, front (Pre: recoverPanics then observe) and guard
+// (Use: injectFaults then limitBody), each one closure per request.
+
+// front is recoverPanics(log) followed by s.observe, as one middleware.
+func (s *Server) front(log *slog.Logger) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) (err error) {
+			defer recovered(log, c, &err)
+			return s.observed(c, next)
+		}
+	}
+}
+
+// guard is s.injectFaults followed by limitBody(limit), as one middleware.
+func (s *Server) guard(limit int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error { return s.faulted(c, limit, next) }
+	}
+}
+
 // recoverPanics turns a panic anywhere below it into a 500 in the API's envelope, logged
 // with its stack; the server keeps serving.
 func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					if r == http.ErrAbortHandler {
-						panic(r)
-					}
-					log.Error("panic while serving a request", "method", c.Request().Method, "path", c.Request().URL.Path,
-						"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-					err = fmt.Errorf("panic: %v", r)
-				}
-			}()
+			defer recovered(log, c, &err)
 			return next(c)
 		}
+	}
+}
+
+// recovered is recoverPanics' deferred half: it must be deferred directly.
+func recovered(log *slog.Logger, c echo.Context, err *error) {
+	if r := recover(); r != nil {
+		if r == http.ErrAbortHandler {
+			panic(r)
+		}
+		log.Error("panic while serving a request", "method", c.Request().Method, "path", c.Request().URL.Path,
+			"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+		*err = fmt.Errorf("panic: %v", r)
 	}
 }
 
@@ -33,15 +57,17 @@ func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
 // reading passes the limit (the validator reads the body and reports 413).
 func limitBody(limit int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			req := c.Request()
-			if req.ContentLength > limit {
-				return &http.MaxBytesError{Limit: limit}
-			}
-			if req.Body != nil && req.Body != http.NoBody {
-				req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
-			}
-			return next(c)
-		}
+		return func(c echo.Context) error { return limited(c, limit, next) }
 	}
+}
+
+func limited(c echo.Context, limit int64, next echo.HandlerFunc) error {
+	req := c.Request()
+	if req.ContentLength > limit {
+		return &http.MaxBytesError{Limit: limit}
+	}
+	if req.Body != nil && req.Body != http.NoBody {
+		req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
+	}
+	return next(c)
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"log/slog"
 	"math/rand/v2"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
+	"github.com/understudy-dev/understudy/server/authorization"
 	"github.com/understudy-dev/understudy/server/control"
 	"github.com/understudy-dev/understudy/server/httperr"
 )
@@ -41,80 +43,103 @@ func routeIDs(specs ...*openapi3.T) map[string]string {
 // headers, so never tokens or keys), metrics, and (for the APIs, not /_understudy) the
 // journal. It runs before routing, so it sees the path as the client sent it.
 func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		start := time.Now()
-		req := c.Request()
-		path := req.URL.Path // before any rewriting
-		c.Set(originalPathKey, path)
-		api := s.apiName(path)
-		if api != "admin" && c.Response().Header().Get("Request-Id") == "" {
-			c.Response().Header().Set("X-Request-Id", strconv.FormatUint(rand.Uint64(), 36))
-		}
-		if err := next(c); err != nil {
-			c.Error(err) // render now, so that the status recorded is the one the client gets
-		}
-		d := time.Since(start)
-		status := c.Response().Status
-		op := s.routes[req.Method+" "+c.Path()]
-		s.metrics.Observe(api, op, status, d)
-		if api != "admin" {
-			id := c.Response().Header().Get("Request-Id")
-			if id == "" {
-				id = c.Response().Header().Get("X-Request-Id")
-			}
-			s.journal.Add(control.Entry{Time: s.clock.Now(), API: api, OperationID: op, Method: req.Method, Path: path, Status: status, Duration: d, RequestID: id})
-		}
-		if s.cfg.Log.Enabled(req.Context(), slog.LevelInfo) {
-			s.cfg.Log.LogAttrs(req.Context(), slog.LevelInfo, "request",
-				slog.String("api", api), slog.String("operation", op),
-				slog.String("method", req.Method), slog.String("path", path),
-				slog.Int("status", status), slog.Float64("ms", float64(d.Microseconds())/1000),
-				slog.Int64("bytes", c.Response().Size))
-		}
-		return nil
-	}
+	return func(c echo.Context) error { return s.observed(c, next) }
 }
 
-// originalPathKey keeps the path as the client sent it, before the authorization API's
-// rewriting: which API owns a request is decided on that path.
-const originalPathKey = "understudy.path"
+func (s *Server) observed(c echo.Context, next echo.HandlerFunc) error {
+	start := time.Now()
+	req := c.Request()
+	path := req.URL.Path // before any rewriting
+	api := s.apiName(path)
+	if api != "admin" && c.Response().Header().Get("Request-Id") == "" {
+		setRequestID(c.Response().Header())
+	}
+	if err := next(c); err != nil {
+		c.Error(err) // render now, so that the status recorded is the one the client gets
+	}
+	d := time.Since(start)
+	status := c.Response().Status
+	op := s.operationID(req.Method, c.Path())
+	s.metrics.Observe(api, op, status, d)
+	if api != "admin" {
+		id := c.Response().Header().Get("Request-Id")
+		if id == "" {
+			id = c.Response().Header().Get("X-Request-Id")
+		}
+		s.journal.Add(control.Entry{Time: s.clock.Now(), API: api, OperationID: op, Method: req.Method, Path: path, Status: status, Duration: d, RequestID: id})
+	}
+	if s.cfg.Log.Enabled(req.Context(), slog.LevelInfo) {
+		s.cfg.Log.LogAttrs(req.Context(), slog.LevelInfo, "request",
+			slog.String("api", api), slog.String("operation", op),
+			slog.String("method", req.Method), slog.String("path", path),
+			slog.Int("status", status), slog.Float64("ms", float64(d.Microseconds())/1000),
+			slog.Int64("bytes", c.Response().Size))
+	}
+	return nil
+}
 
-// requestPath is the path as the client sent it.
+// requestPath is the path as the client sent it, before the authorization API's rewriting
+// (which keeps the original when it changes it): which API owns a request is decided on
+// that path.
 func requestPath(c echo.Context) string {
-	if p, ok := c.Get(originalPathKey).(string); ok {
+	if p, ok := c.Get(authorization.OriginalPathKey).(string); ok {
 		return p
 	}
 	return c.Request().URL.Path
 }
 
+// operationID is s.routes[method+" "+path] without building the key on the heap.
+func (s *Server) operationID(method, path string) string {
+	var buf [128]byte
+	key := append(append(append(buf[:0], method...), ' '), path...)
+	return s.routes[string(key)]
+}
+
+// setRequestID sets X-Request-Id to a random id (a uint64 in base 36).
+func setRequestID(h http.Header) {
+	h["X-Request-Id"] = []string{strconv.FormatUint(rand.Uint64(), 36)}
+}
+
 // injectFaults applies the admin API's fault rules to requests of the APIs, after routing
 // (so that rules can name operations) and before authentication and validation.
 func (s *Server) injectFaults(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if !s.faults.Any() {
-			return next(c) // the usual case: no rule, nothing to look up
-		}
-		req := c.Request()
-		api := s.apiName(requestPath(c))
-		if api == "admin" {
-			return next(c)
-		}
-		rule, ok := s.faults.Match(control.Request{API: api, OperationID: s.routes[req.Method+" "+c.Path()], Method: req.Method, Path: requestPath(c)})
-		if !ok {
-			return next(c)
-		}
-		if rule.LatencyMs > 0 {
-			select {
-			case <-time.After(time.Duration(rule.LatencyMs) * time.Millisecond):
-			case <-req.Context().Done():
-			}
-		}
-		if rule.Status == 0 {
-			return next(c)
-		}
-		if rule.RetryAfterSeconds > 0 {
-			c.Response().Header().Set("Retry-After", strconv.Itoa(rule.RetryAfterSeconds))
-		}
-		return &httperr.Fault{Status: rule.Status, Code: rule.Code, Message: rule.Message}
+	return func(c echo.Context) error { return s.faulted(c, -1, next) }
+}
+
+// faulted is injectFaults, followed by limited(c, limit, next) where it calls next (limit
+// < 0: next itself).
+func (s *Server) faulted(c echo.Context, limit int64, next echo.HandlerFunc) error {
+	if !s.faults.Any() {
+		return s.then(c, limit, next) // the usual case: no rule, nothing to look up
 	}
+	req := c.Request()
+	api := s.apiName(requestPath(c))
+	if api == "admin" {
+		return s.then(c, limit, next)
+	}
+	rule, ok := s.faults.Match(control.Request{API: api, OperationID: s.operationID(req.Method, c.Path()), Method: req.Method, Path: requestPath(c)})
+	if !ok {
+		return s.then(c, limit, next)
+	}
+	if rule.LatencyMs > 0 {
+		select {
+		case <-time.After(time.Duration(rule.LatencyMs) * time.Millisecond):
+		case <-req.Context().Done():
+		}
+	}
+	if rule.Status == 0 {
+		return s.then(c, limit, next)
+	}
+	if rule.RetryAfterSeconds > 0 {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(rule.RetryAfterSeconds))
+	}
+	return &httperr.Fault{Status: rule.Status, Code: rule.Code, Message: rule.Message}
+}
+
+// then is what follows fault injection: the body limit when limit >= 0, then next.
+func (s *Server) then(c echo.Context, limit int64, next echo.HandlerFunc) error {
+	if limit >= 0 {
+		return limited(c, limit, next)
+	}
+	return next(c)
 }

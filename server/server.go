@@ -145,8 +145,8 @@ func New(cfg Config) (*Server, error) {
 	}
 
 	e.HTTPErrorHandler = s.handleError
-	e.Pre(recoverPanics(cfg.Log), s.observe)
-	e.Use(s.injectFaults, limitBody(cfg.BodyLimit))
+	e.Pre(s.front(cfg.Log))       // recoverPanics(cfg.Log), s.observe
+	e.Use(s.guard(cfg.BodyLimit)) // s.injectFaults, limitBody(cfg.BodyLimit)
 
 	adminDeps := admin.Deps{Version: cfg.Version, Clock: clk, Reset: s.Reset, Journal: s.journal, Faults: s.faults, Metrics: s.metrics}
 	if cfg.DataDir != "" {

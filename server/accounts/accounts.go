@@ -29,7 +29,7 @@ func (s *Server) CreateAccount(ctx context.Context, req gen.CreateAccountRequest
 	c := callerFrom(ctx)
 	id, err := s.idempotent(ctx, "createAccount", req.Params.IdempotencyKey, body, func() (string, error) {
 		a := accountFromRequest(body)
-		a.ID = "acct_" + s.random(16)
+		a.ID = s.randomID("acct_", 16)
 		a.Platform, a.Livemode = c.platform.id, c.livemode
 		a.Seq = s.seq.Add(1)
 		a.Created = s.now()

@@ -229,8 +229,7 @@ func (s *Server) submitPage(status int, p messagePage) (gen.SubmitAccountLinkRes
 // isHTTPS says whether the request came over https (directly or, as Echo reads it, through
 // a proxy saying so), for the cookie's Secure attribute.
 func isHTTPS(ctx context.Context) bool {
-	base, _ := ctx.Value(baseURLKey{}).(string)
-	return strings.HasPrefix(base, "https://")
+	return strings.HasPrefix(requestBaseURL(ctx), "https://")
 }
 
 // linkSubmissions serialises the submissions of each link (by token) while one runs.

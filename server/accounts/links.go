@@ -8,6 +8,7 @@ import (
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/server/httperr"
 )
 
 // CreateAccountLink makes a single-use, expiring link into the hosted flow. Its checks run
@@ -23,7 +24,7 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 		return nil, err
 	}
 	c := callerFrom(ctx)
-	token, err := s.idempotent(ctx, "createAccountLink", req.Params.IdempotencyKey, body, func() (string, error) {
+	create := func() (string, error) {
 		a, err := s.account(ctx, body.Account)
 		if err != nil {
 			return "", err
@@ -40,7 +41,13 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 		defer release()
 		l := s.newLink(a, body.UseCase.Type, flow)
 		return l.Token, s.db.Update(func(tx *store.Tx) error { return s.tables.Links.Put(tx, l.Token, l) })
-	})
+	}
+	var token string
+	if k := req.Params.IdempotencyKey; k == nil || *k == "" {
+		token, err = create() // what idempotent does without a key, without boxing body
+	} else {
+		token, err = s.idempotent(ctx, "createAccountLink", k, body, create)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +56,23 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 		l, _ = s.tables.Links.Get(tx, token)
 		return nil
 	})
-	return gen.CreateAccountLink200JSONResponse{Body: s.renderLink(ctx, l), Headers: gen.CreateAccountLink200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	return &linkCreated{body: s.renderLink(ctx, l), requestID: requestID(ctx)}, nil
+}
+
+// linkCreated is gen.CreateAccountLink200JSONResponse, written the same way from a pooled
+// buffer (and without boxing the whole response into an interface).
+type linkCreated struct {
+	body      gen.V2CoreAccountLink
+	requestID string
+}
+
+func (r *linkCreated) VisitCreateAccountLinkResponse(w http.ResponseWriter) error {
+	j, err := httperr.EncodeJSON(&r.body)
+	if err != nil {
+		return err
+	}
+	setHeader(w.Header(), "Request-Id", r.requestID)
+	return j.Write(w, http.StatusOK)
 }
 
 // holdAccount takes one of the account's update slots for the duration of an update, or
@@ -87,7 +110,7 @@ func (s *Server) newLink(a store.Account, useCase gen.AccountLinkUseCaseType, f 
 		prefix = "alu_"
 	}
 	l := store.AccountLink{
-		Token: prefix + s.random(32), Account: a.ID, Platform: a.Platform, Livemode: a.Livemode,
+		Token: s.randomID(prefix, 32), Account: a.ID, Platform: a.Platform, Livemode: a.Livemode,
 		Created: now, ExpiresAt: now.Add(s.cfg.LinkLifetime),
 		UseCase: string(useCase), RefreshURL: f.RefreshUrl, ReturnURL: deref(f.ReturnUrl),
 		CollectFields: string(gen.CollectionFieldsCurrentlyDue), FutureRequirements: string(gen.FutureRequirementsCollectionOmit),
@@ -126,11 +149,12 @@ func (s *Server) renderLink(ctx context.Context, l store.AccountLink) gen.V2Core
 		flow.Configurations = append(flow.Configurations, gen.ConfigurationType(c))
 	}
 	uc := gen.AccountLinkUseCase{Type: gen.AccountLinkUseCaseType(l.UseCase)}
-	uc.AccountOnboarding.SetNull()
-	uc.AccountUpdate.SetNull()
+	// One is set, the other null (Set replaces the whole value: no SetNull first).
 	if strings.EqualFold(l.UseCase, string(gen.AccountLinkUseCaseTypeAccountUpdate)) {
+		uc.AccountOnboarding.SetNull()
 		uc.AccountUpdate.Set(flow)
 	} else {
+		uc.AccountUpdate.SetNull()
 		uc.AccountOnboarding.Set(flow)
 	}
 	return gen.V2CoreAccountLink{

@@ -2,13 +2,32 @@ package accounts
 
 import (
 	"context"
+	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 )
 
-type requestIDKey struct{}
-type baseURLKey struct{}
+// requestKey carries a *requestInfo: what assignRequestID learns, in one context value.
+type requestKey struct{}
+
+type requestInfo struct {
+	id           string
+	scheme, host string
+}
+
+func infoFrom(ctx context.Context) *requestInfo {
+	info, _ := ctx.Value(requestKey{}).(*requestInfo)
+	return info
+}
+
+// requestBaseURL is the request's own scheme and host ("" outside a request).
+func requestBaseURL(ctx context.Context) string {
+	if info := infoFrom(ctx); info != nil {
+		return info.scheme + "://" + info.host
+	}
+	return ""
+}
 
 // assignRequestID gives every response of this API a Request-Id header (req_...), errors
 // included, echoes the Idempotency-Key as the real API does, and remembers the request's own
@@ -19,28 +38,37 @@ func (s *Server) assignRequestID(next echo.HandlerFunc) echo.HandlerFunc {
 		if !strings.HasPrefix(path, "/v2/") && !strings.HasPrefix(path, "/r/") {
 			return next(c)
 		}
-		id := "req_" + s.random(14)
+		id := s.randomID("req_", 14)
 		c.Response().Header().Set("Request-Id", id)
 		if k := c.Request().Header.Get("Idempotency-Key"); k != "" && c.Request().Method == "POST" {
 			c.Response().Header().Set("Idempotency-Key", k)
 		}
 		req := c.Request()
-		ctx := context.WithValue(req.Context(), requestIDKey{}, id)
-		ctx = context.WithValue(ctx, baseURLKey{}, c.Scheme()+"://"+req.Host)
-		c.SetRequest(req.WithContext(ctx))
+		info := &requestInfo{id: id, scheme: c.Scheme(), host: req.Host}
+		c.SetRequest(req.WithContext(context.WithValue(req.Context(), requestKey{}, info)))
 		return next(c)
 	}
 }
 
 func requestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
+	if info := infoFrom(ctx); info != nil {
+		return info.id
+	}
+	return ""
 }
 
 func (s *Server) baseURL(ctx context.Context) string {
 	if s.cfg.PublicURL != "" {
 		return strings.TrimRight(s.cfg.PublicURL, "/")
 	}
-	b, _ := ctx.Value(baseURLKey{}).(string)
-	return b
+	return requestBaseURL(ctx)
+}
+
+// setHeader is h.Set(key, value), skipping the allocation when h already holds exactly that
+// (Request-Id is set when the request arrives and again by the response).
+func setHeader(h http.Header, key, value string) {
+	if v := h[key]; len(v) == 1 && v[0] == value {
+		return
+	}
+	h.Set(key, value)
 }

@@ -148,7 +148,7 @@ func (s *Server) Register(e *echo.Echo) error {
 	for _, id := range hostedOperations {
 		m[id] = plain[id]
 	}
-	gen.RegisterHandlersWithOptions(e, gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{OperationMiddlewares: m})
+	gen.RegisterHandlersWithOptions(validate.NewRouter(e), gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{OperationMiddlewares: m})
 	return nil
 }
 

@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
+	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
 	"github.com/understudy-dev/understudy/internal/condition"
 	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/server/httperr"
 )
 
 // RoleAssignmentsCreate creates or updates a role assignment (the seed operation).
@@ -32,9 +35,9 @@ func (s *Server) RoleAssignmentsCreate(ctx context.Context, req gen.RoleAssignme
 		return nil, err
 	}
 	if created {
-		return gen.RoleAssignmentsCreate201JSONResponse(toWire(out)), nil
+		return (*assignmentCreated)(pooledWire(out)), nil
 	}
-	return gen.RoleAssignmentsCreate200JSONResponse(toWire(out)), nil
+	return (*assignmentUpdated)(pooledWire(out)), nil
 }
 
 // apply creates or updates the assignment name at scope inside tx: the one place where the
@@ -91,7 +94,7 @@ func (s *Server) RoleAssignmentsGet(ctx context.Context, req gen.RoleAssignments
 	if !found || r.ScopeKey != scope.Key {
 		return nil, errAssignmentNotFound(req.RoleAssignmentName)
 	}
-	return gen.RoleAssignmentsGet200JSONResponse(toWire(r)), nil
+	return (*assignmentRead)(pooledWire(r)), nil
 }
 
 // RoleAssignmentsDelete deletes one assignment: 200 with what was deleted, 204 when there
@@ -117,7 +120,7 @@ func (s *Server) RoleAssignmentsDelete(ctx context.Context, req gen.RoleAssignme
 	if !deleted {
 		return gen.RoleAssignmentsDelete204Response{}, nil
 	}
-	return gen.RoleAssignmentsDelete200JSONResponse(toWire(r)), nil
+	return (*assignmentDeleted)(pooledWire(r)), nil
 }
 
 // target checks the parts every single-assignment operation shares, in ARM's order: the
@@ -200,42 +203,121 @@ func parseRoleDefinitionID(id string) (string, bool) {
 	return parseGUID(id[i+len(roleDefinitionsPrefix):])
 }
 
-func toWire(r store.RoleAssignment) gen.RoleAssignment {
-	id := "/" + r.Scope + providerSegment + "roleAssignments/" + r.Name
-	scope := "/" + r.Scope
-	rd := roleDefinitionsPrefix + r.RoleDefinitionGUID
-	pt := gen.PrincipalType(r.PrincipalType)
-	created, updated := r.CreatedOn, r.UpdatedOn
-	createdByType, updatedByType := gen.CreatedByType(r.CreatedByType), gen.CreatedByType(r.UpdatedByType)
-	typ := roleAssignmentType
-	name := r.Name
-	return gen.RoleAssignment{
-		Id:   &id,
-		Name: &name,
-		Type: &typ,
-		Properties: gen.RoleAssignmentProperties{
-			Scope:                              &scope,
-			RoleDefinitionId:                   rd,
-			PrincipalId:                        r.PrincipalID,
-			PrincipalType:                      &pt,
-			Description:                        optional(r.Description),
-			Condition:                          optional(r.Condition),
-			ConditionVersion:                   optional(r.ConditionVersion),
-			DelegatedManagedIdentityResourceId: optional(r.DelegatedManagedIdentityResourceID),
-			CreatedOn:                          &created,
-			UpdatedOn:                          &updated,
-			CreatedBy:                          optional(r.CreatedBy),
-			UpdatedBy:                          optional(r.UpdatedBy),
-		},
-		SystemData: &gen.SystemData{
-			CreatedAt:          &created,
-			CreatedBy:          optional(r.CreatedBy),
-			CreatedByType:      &createdByType,
-			LastModifiedAt:     &updated,
-			LastModifiedBy:     optional(r.UpdatedBy),
-			LastModifiedByType: &updatedByType,
-		},
+func toWire(r store.RoleAssignment) gen.RoleAssignment { return newWire(r).RoleAssignment }
+
+// wireAssignment is a role assignment in its wire form together with every value its
+// pointers point to, so that converting one allocates once rather than once per field.
+type wireAssignment struct {
+	gen.RoleAssignment
+	systemData                        gen.SystemData
+	id, name, typ, scope              string
+	description, condition, condVer   string
+	delegatedID, createdBy, updatedBy string
+	principalType                     gen.PrincipalType
+	createdByType, updatedByType      gen.CreatedByType
+	created, updated                  time.Time
+}
+
+func newWire(r store.RoleAssignment) *wireAssignment { return newWireInto(new(wireAssignment), r) }
+
+// newWireInto renders r into w (whatever w held before).
+func newWireInto(w *wireAssignment, r store.RoleAssignment) *wireAssignment {
+	*w = wireAssignment{
+		id:            "/" + r.Scope + providerSegment + "roleAssignments/" + r.Name,
+		name:          r.Name,
+		typ:           roleAssignmentType,
+		description:   r.Description,
+		condition:     r.Condition,
+		condVer:       r.ConditionVersion,
+		delegatedID:   r.DelegatedManagedIdentityResourceID,
+		createdBy:     r.CreatedBy,
+		updatedBy:     r.UpdatedBy,
+		principalType: gen.PrincipalType(r.PrincipalType),
+		createdByType: gen.CreatedByType(r.CreatedByType),
+		updatedByType: gen.CreatedByType(r.UpdatedByType),
+		created:       r.CreatedOn,
+		updated:       r.UpdatedOn,
 	}
+	w.scope = w.id[:1+len(r.Scope)] // "/" + r.Scope
+	w.RoleAssignment = gen.RoleAssignment{
+		Id:   &w.id,
+		Name: &w.name,
+		Type: &w.typ,
+		Properties: gen.RoleAssignmentProperties{
+			Scope:                              &w.scope,
+			RoleDefinitionId:                   roleDefinitionsPrefix + r.RoleDefinitionGUID,
+			PrincipalId:                        r.PrincipalID,
+			PrincipalType:                      &w.principalType,
+			Description:                        optionalIn(&w.description),
+			Condition:                          optionalIn(&w.condition),
+			ConditionVersion:                   optionalIn(&w.condVer),
+			DelegatedManagedIdentityResourceId: optionalIn(&w.delegatedID),
+			CreatedOn:                          &w.created,
+			UpdatedOn:                          &w.updated,
+			CreatedBy:                          optionalIn(&w.createdBy),
+			UpdatedBy:                          optionalIn(&w.updatedBy),
+		},
+		SystemData: &w.systemData,
+	}
+	w.systemData = gen.SystemData{
+		CreatedAt:          &w.created,
+		CreatedBy:          optionalIn(&w.createdBy),
+		CreatedByType:      &w.createdByType,
+		LastModifiedAt:     &w.updated,
+		LastModifiedBy:     optionalIn(&w.updatedBy),
+		LastModifiedByType: &w.updatedByType,
+	}
+	return w
+}
+
+// The responses that carry one assignment, written as the generated response types write
+// themselves (same type, so the same JSON) without copying the assignment into an interface
+// or encoding into a new buffer.
+type (
+	assignmentCreated wireAssignment
+	assignmentUpdated wireAssignment
+	assignmentRead    wireAssignment
+	assignmentDeleted wireAssignment
+)
+
+func (a *assignmentCreated) VisitRoleAssignmentsCreateResponse(w http.ResponseWriter) error {
+	return replyWire((*wireAssignment)(a), w, http.StatusCreated, (*gen.RoleAssignmentsCreate201JSONResponse)(&a.RoleAssignment))
+}
+
+func (a *assignmentUpdated) VisitRoleAssignmentsCreateResponse(w http.ResponseWriter) error {
+	return replyWire((*wireAssignment)(a), w, http.StatusOK, (*gen.RoleAssignmentsCreate200JSONResponse)(&a.RoleAssignment))
+}
+
+func (a *assignmentRead) VisitRoleAssignmentsGetResponse(w http.ResponseWriter) error {
+	return replyWire((*wireAssignment)(a), w, http.StatusOK, (*gen.RoleAssignmentsGet200JSONResponse)(&a.RoleAssignment))
+}
+
+func (a *assignmentDeleted) VisitRoleAssignmentsDeleteResponse(w http.ResponseWriter) error {
+	return replyWire((*wireAssignment)(a), w, http.StatusOK, (*gen.RoleAssignmentsDelete200JSONResponse)(&a.RoleAssignment))
+}
+
+// A reply is visited once, by the generated strict handler, and nothing keeps it or what
+// it points to afterwards: its wireAssignment goes back to a pool once written.
+var wires = sync.Pool{New: func() any { return new(wireAssignment) }}
+
+func pooledWire(r store.RoleAssignment) *wireAssignment {
+	return newWireInto(wires.Get().(*wireAssignment), r)
+}
+
+// replyWire writes v (a's assignment as one of the generated types) and recycles a.
+func replyWire(a *wireAssignment, w http.ResponseWriter, status int, v any) error {
+	err := httperr.WriteJSON(w, status, v)
+	*a = wireAssignment{}
+	wires.Put(a)
+	return err
+}
+
+// optionalIn is optional for a string that already lives where the pointer may point.
+func optionalIn(s *string) *string {
+	if *s == "" {
+		return nil
+	}
+	return s
 }
 
 func deref(p *string) string {

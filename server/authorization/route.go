@@ -3,6 +3,7 @@ package authorization
 import (
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 )
@@ -13,6 +14,10 @@ var routeWords = map[string]string{
 	"roleassignments": "roleAssignments",
 	"roledefinitions": "roleDefinitions",
 }
+
+// OriginalPathKey is the key of the Echo context under which RewritePath keeps the path as
+// the client sent it, when it changes it.
+const OriginalPathKey = "understudy.path"
 
 // RewritePath is Echo Pre middleware that lets the generated routes
 // (/:scope/providers/Vendor.Authorization/...) serve a scope of many segments.
@@ -31,6 +36,9 @@ func (s *Server) RewritePath(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 		}
 		if p, raw, ok := rewrite(path); ok {
+			if p != path {
+				c.Set(OriginalPathKey, path)
+			}
 			c.Request().URL.Path, c.Request().URL.RawPath = p, raw
 		}
 		return next(c)
@@ -44,34 +52,103 @@ func rewrite(path string) (newPath, newRaw string, ok bool) {
 		return "", "", false
 	}
 	scope := strings.Trim(path[:i], "/")
-	rest := strings.Split(path[i+len(providerSegment):], "/")
-	if w, known := routeWords[strings.ToLower(rest[0])]; known {
-		rest[0] = w
+	rest := path[i+len(providerSegment):]
+	// The first word after the provider takes the case the routes are registered with.
+	word, tail, slash := strings.Cut(rest, "/")
+	canonical := word
+	if w, known := routeWord(word); known {
+		canonical = w
 	}
-	escaped := make([]string, len(rest))
-	for j, s := range rest {
-		escaped[j] = url.PathEscape(s)
+	sep := ""
+	if slash {
+		sep = "/"
 	}
-	suffix := providerSegment + strings.Join(rest, "/")
-	rawSuffix := providerSegment + strings.Join(escaped, "/")
+	// The path only changes where it is not already in its canonical form.
+	if canonical == word && path[i:i+len(providerSegment)] == providerSegment &&
+		(scope == "" && i == 0 || scope != "" && i == len(scope)+1 && path[0] == '/') {
+		newPath = path
+	} else if scope == "" {
+		newPath = providerSegment + canonical + sep + tail
+	} else {
+		newPath = "/" + scope + providerSegment + canonical + sep + tail
+	}
+	rawRest := escapeSegments(canonical, sep, tail)
 	if scope == "" {
-		return suffix, rawSuffix, true
+		return newPath, providerSegment + rawRest, true
 	}
-	return "/" + scope + suffix, "/" + url.PathEscape(scope) + rawSuffix, true
+	return newPath, "/" + url.PathEscape(scope) + providerSegment + rawRest, true
+}
+
+// routeWord is routeWords[strings.ToLower(word)] without allocating for ASCII words.
+func routeWord(word string) (string, bool) {
+	for i := 0; i < len(word); i++ {
+		if word[i] >= utf8.RuneSelf {
+			w, known := routeWords[strings.ToLower(word)]
+			return w, known
+		}
+	}
+	for lower, w := range routeWords {
+		if asciiEqualFold(word, lower) {
+			return w, true
+		}
+	}
+	return "", false
+}
+
+// escapeSegments is word+sep+tail with each "/"-separated segment path-escaped, allocating
+// only when some segment needs escaping.
+func escapeSegments(word, sep, tail string) string {
+	clean := url.PathEscape(word) == word
+	for rest := tail; clean && rest != ""; {
+		var seg string
+		seg, rest, _ = strings.Cut(rest, "/")
+		clean = url.PathEscape(seg) == seg
+	}
+	if clean {
+		if sep == "" {
+			return word
+		}
+		return word + sep + tail
+	}
+	parts := strings.Split(word+sep+tail, "/")
+	for j, p := range parts {
+		parts[j] = url.PathEscape(p)
+	}
+	return strings.Join(parts, "/")
 }
 
 // lastIndexFold is strings.LastIndex ignoring ASCII case. It folds ASCII only, so that byte
 // offsets stay those of s whatever else s holds.
 func lastIndexFold(s, sub string) int {
-	return strings.LastIndex(asciiLower(s), asciiLower(sub))
-}
-
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
+	if len(sub) == 0 {
+		return len(s)
+	}
+	for i := len(s) - len(sub); i >= 0; i-- {
+		if asciiEqualFold(s[i:i+len(sub)], sub) {
+			return i
 		}
 	}
-	return string(b)
+	return -1
+}
+
+// asciiLower lower-cases ASCII letters only, allocating only when there is one to change.
+func asciiLower(s string) string {
+	i := 0
+	for i < len(s) && !('A' <= s[i] && s[i] <= 'Z') {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	b.WriteString(s[:i])
+	for ; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }

@@ -93,4 +93,21 @@ func Covers(a, s string) bool {
 }
 
 // asciiEqualFold is strings.EqualFold for ASCII letters only.
-func asciiEqualFold(a, b string) bool { return len(a) == len(b) && asciiLower(a) == asciiLower(b) }
+func asciiEqualFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}

@@ -111,7 +111,7 @@ func (s *Server) Register(e *echo.Echo) error {
 		return err
 	}
 	e.Pre(s.RewritePath)
-	gen.RegisterHandlersWithOptions(e, gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{
+	gen.RegisterHandlersWithOptions(validate.NewRouter(e), gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{
 		OperationMiddlewares: v.Middlewares(s.ownPathsOnly, s.authenticate, checkAPIVersion),
 	})
 	return nil

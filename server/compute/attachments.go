@@ -47,7 +47,7 @@ func (s *Server) InterconnectAttachmentsInsert(ctx context.Context, req gen.Inte
 	if err != nil {
 		return nil, err
 	}
-	return gen.InterconnectAttachmentsInsert200JSONResponse(s.renderOperation(ctx, op)), nil
+	return s.replyOperation(ctx, op), nil
 }
 
 // attachmentFromRequest checks an insert body and builds the attachment it asks for
@@ -205,7 +205,7 @@ func (s *Server) InterconnectAttachmentsDelete(ctx context.Context, req gen.Inte
 	if err != nil {
 		return nil, err
 	}
-	return gen.InterconnectAttachmentsDelete200JSONResponse(s.renderOperation(ctx, op)), nil
+	return s.replyOperation(ctx, op), nil
 }
 
 func (s *Server) readableAttachment(tx *store.Tx, project, region, nameOrID string) (store.InterconnectAttachment, error) {

@@ -12,8 +12,6 @@ import (
 	gen "github.com/understudy-dev/understudy/gen/compute"
 )
 
-type userKey struct{}
-
 // authenticate requires a bearer token (any is accepted; IAM is not enforced) and records
 // the caller for Operation.user: the email claim of a JWT, else the default user.
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
@@ -29,24 +27,38 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			user = email
 		}
 		req := c.Request()
-		ctx := context.WithValue(req.Context(), userKey{}, user)
-		ctx = context.WithValue(ctx, baseURLKey{}, c.Scheme()+"://"+req.Host)
-		c.SetRequest(req.WithContext(ctx))
+		info := &requestInfo{user: user, scheme: c.Scheme(), host: req.Host}
+		c.SetRequest(req.WithContext(context.WithValue(req.Context(), requestKey{}, info)))
 		return next(c)
 	}
 }
 
+// requestKey carries a *requestInfo: what authenticate learns, in one context value.
+type requestKey struct{}
+
+type requestInfo struct {
+	user         string
+	scheme, host string
+}
+
+func infoFrom(ctx context.Context) *requestInfo {
+	info, _ := ctx.Value(requestKey{}).(*requestInfo)
+	return info
+}
+
 func userFrom(ctx context.Context) string {
-	u, _ := ctx.Value(userKey{}).(string)
-	return u
+	if info := infoFrom(ctx); info != nil {
+		return info.user
+	}
+	return ""
 }
 
 // jwtEmail reads the email claim of a compact JWT without checking its signature.
 func jwtEmail(token string) string {
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
+	if strings.Count(token, ".") != 2 {
 		return ""
 	}
+	parts := strings.Split(token, ".")
 	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
 	if err != nil {
 		return ""

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
 	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/server/httperr"
 )
 
 // Operation kinds whose finishers apply forwarding-rule changes.
@@ -52,7 +54,7 @@ func (s *Server) GlobalForwardingRulesInsert(ctx context.Context, req gen.Global
 	if err != nil {
 		return nil, err
 	}
-	return gen.GlobalForwardingRulesInsert200JSONResponse(s.renderOperation(ctx, op)), nil
+	return s.replyOperation(ctx, op), nil
 }
 
 // GlobalForwardingRulesDelete accepts a delete; the rule stays readable until it is DONE.
@@ -72,7 +74,7 @@ func (s *Server) GlobalForwardingRulesDelete(ctx context.Context, req gen.Global
 	if err != nil {
 		return nil, err
 	}
-	return gen.GlobalForwardingRulesDelete200JSONResponse(s.renderOperation(ctx, op)), nil
+	return s.replyOperation(ctx, op), nil
 }
 
 // GlobalForwardingRulesGet reads a rule by name or id.
@@ -86,7 +88,7 @@ func (s *Server) GlobalForwardingRulesGet(ctx context.Context, req gen.GlobalFor
 	if err != nil {
 		return nil, err
 	}
-	return gen.GlobalForwardingRulesGet200JSONResponse(s.renderRule(ctx, rule)), nil
+	return s.replyRule(ctx, rule), nil
 }
 
 // GlobalForwardingRulesList lists a project's readable rules.
@@ -154,7 +156,7 @@ func (s *Server) GlobalForwardingRulesSetLabels(ctx context.Context, req gen.Glo
 	if err != nil {
 		return nil, err
 	}
-	return gen.GlobalForwardingRulesSetLabels200JSONResponse(s.renderOperation(ctx, op)), nil
+	return s.replyOperation(ctx, op), nil
 }
 
 // mutate runs a mutation's accept step and starts its operation in one transaction. A
@@ -246,26 +248,69 @@ func ruleFromRequest(project string, b gen.ForwardingRule) (store.ForwardingRule
 }
 
 func (s *Server) renderRule(ctx context.Context, r store.ForwardingRule) gen.ForwardingRule {
-	kind, created, self := "compute#forwardingRule", timestamp(r.Created), s.link(ctx, rulePath(r.Project, r.Name))
-	proto, scheme, version := gen.ForwardingRuleIPProtocol(r.IPProtocol), gen.ForwardingRuleLoadBalancingScheme(r.LoadBalancingScheme), gen.ForwardingRuleIpVersion(r.IPVersion)
-	labels := gen.Labels(r.Labels)
-	if labels == nil {
-		labels = gen.Labels{}
+	return s.wireRule(ctx, r).ForwardingRule
+}
+
+// ruleWire is a rule in its wire form together with every value its pointers point to, so
+// that rendering one allocates once rather than once per field.
+type ruleWire struct {
+	gen.ForwardingRule
+	r                   store.ForwardingRule
+	kind, created, self string
+	proto               gen.ForwardingRuleIPProtocol
+	scheme              gen.ForwardingRuleLoadBalancingScheme
+	version             gen.ForwardingRuleIpVersion
+	labels              gen.Labels
+}
+
+func (s *Server) wireRule(ctx context.Context, rule store.ForwardingRule) *ruleWire {
+	return s.wireRuleInto(new(ruleWire), ctx, rule)
+}
+
+// wireRuleInto renders rule into w (whatever w held before).
+func (s *Server) wireRuleInto(w *ruleWire, ctx context.Context, rule store.ForwardingRule) *ruleWire {
+	*w = ruleWire{r: rule, kind: "compute#forwardingRule", created: timestamp(rule.Created),
+		proto: gen.ForwardingRuleIPProtocol(rule.IPProtocol), scheme: gen.ForwardingRuleLoadBalancingScheme(rule.LoadBalancingScheme),
+		version: gen.ForwardingRuleIpVersion(rule.IPVersion), labels: gen.Labels(rule.Labels)}
+	r := &w.r
+	w.self = s.link3(ctx, globalScope(r.Project), "/forwardingRules/", r.Name) // rulePath
+	if w.labels == nil {
+		w.labels = gen.Labels{}
 	}
-	out := gen.ForwardingRule{
-		Kind: &kind, Id: &r.ID, Name: r.Name, CreationTimestamp: &created, SelfLink: &self,
-		IPAddress: &r.IPAddress, IPProtocol: &proto, LoadBalancingScheme: &scheme, IpVersion: &version,
-		Labels: &labels, LabelFingerprint: labelFingerprint(r.Labels, r.LabelGeneration),
-		Fingerprint: ruleFingerprint(r),
-		Description: optional(r.Description), PortRange: optional(r.PortRange), Target: optional(r.Target), Network: optional(r.Network),
+	w.ForwardingRule = gen.ForwardingRule{
+		Kind: &w.kind, Id: &r.ID, Name: r.Name, CreationTimestamp: &w.created, SelfLink: &w.self,
+		IPAddress: &r.IPAddress, IPProtocol: &w.proto, LoadBalancingScheme: &w.scheme, IpVersion: &w.version,
+		Labels: &w.labels, LabelFingerprint: labelFingerprint(r.Labels, r.LabelGeneration),
+		Fingerprint: ruleFingerprint(*r),
+		Description: optionalIn(&r.Description), PortRange: optionalIn(&r.PortRange), Target: optionalIn(&r.Target), Network: optionalIn(&r.Network),
 	}
-	return out
+	return w
+}
+
+// ruleReply is gen.GlobalForwardingRulesGet200JSONResponse, the same JSON written from a
+// pooled buffer. It is visited once, by the generated strict handler, and nothing keeps it
+// or what it points to afterwards: it goes back to a pool once written.
+type ruleReply ruleWire
+
+var ruleReplies = sync.Pool{New: func() any { return new(ruleReply) }}
+
+func (s *Server) replyRule(ctx context.Context, rule store.ForwardingRule) *ruleReply {
+	return (*ruleReply)(s.wireRuleInto((*ruleWire)(ruleReplies.Get().(*ruleReply)), ctx, rule))
+}
+
+func (r *ruleReply) VisitGlobalForwardingRulesGetResponse(w http.ResponseWriter) error {
+	err := httperr.WriteJSON(w, http.StatusOK, (*gen.GlobalForwardingRulesGet200JSONResponse)(&r.ForwardingRule))
+	*r = ruleReply{}
+	ruleReplies.Put(r)
+	return err
 }
 
 // ruleFingerprint is the rule's whole-resource fingerprint. Nothing but labels can change on
 // a rule here (there is no patch), and labels have their own fingerprint, so it is stable.
 func ruleFingerprint(r store.ForwardingRule) []byte {
-	sum := sha256.Sum256([]byte("forwardingRule|" + r.Project + "|" + r.ID))
+	var buf [128]byte
+	b := append(append(append(append(buf[:0], "forwardingRule|"...), r.Project...), '|'), r.ID...)
+	sum := sha256.Sum256(b)
 	return sum[:8]
 }
 
@@ -283,4 +328,12 @@ func optional(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// optionalIn is optional for a string that already lives where the pointer may point.
+func optionalIn(s *string) *string {
+	if *s == "" {
+		return nil
+	}
+	return s
 }

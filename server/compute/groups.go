@@ -63,7 +63,7 @@ func (s *Server) InterconnectAttachmentGroupsInsert(ctx context.Context, req gen
 	if err != nil {
 		return nil, err
 	}
-	return gen.InterconnectAttachmentGroupsInsert200JSONResponse(s.renderOperation(ctx, op)), nil
+	return s.replyOperation(ctx, op), nil
 }
 
 // groupFromRequest checks an insert body's name and intent and builds the group it asks
@@ -148,7 +148,7 @@ func (s *Server) InterconnectAttachmentGroupsDelete(ctx context.Context, req gen
 	if err != nil {
 		return nil, err
 	}
-	return gen.InterconnectAttachmentGroupsDelete200JSONResponse(s.renderOperation(ctx, op)), nil
+	return s.replyOperation(ctx, op), nil
 }
 
 // InterconnectAttachmentGroupsGetOperationalStatus reports the group's status over its

@@ -85,7 +85,7 @@ func (s *Server) InterconnectAttachmentGroupsPatch(ctx context.Context, req gen.
 	if err != nil {
 		return nil, err
 	}
-	return gen.InterconnectAttachmentGroupsPatch200JSONResponse(s.renderOperation(ctx, op)), nil
+	return s.replyOperation(ctx, op), nil
 }
 
 func parseUpdateMask(s string) (map[string]bool, error) {

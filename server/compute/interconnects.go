@@ -113,7 +113,7 @@ func (s *Server) InterconnectsInsert(ctx context.Context, req gen.InterconnectsI
 	if err != nil {
 		return nil, err
 	}
-	return gen.InterconnectsInsert200JSONResponse(s.renderOperation(ctx, op)), nil
+	return s.replyOperation(ctx, op), nil
 }
 
 // interconnectFromRequest checks an insert body and builds the interconnect it asks for
@@ -215,7 +215,7 @@ func (s *Server) InterconnectsDelete(ctx context.Context, req gen.InterconnectsD
 	if err != nil {
 		return nil, err
 	}
-	return gen.InterconnectsDelete200JSONResponse(s.renderOperation(ctx, op)), nil
+	return s.replyOperation(ctx, op), nil
 }
 
 func (s *Server) readableInterconnect(tx *store.Tx, project, nameOrID string) (store.Interconnect, error) {

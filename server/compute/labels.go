@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
+	"strconv"
 	"unicode"
 	"unicode/utf8"
 )
@@ -65,19 +67,25 @@ func labelFingerprint(labels map[string]string, generation uint64) []byte {
 	if generation == 0 && len(labels) == 0 {
 		return emptyLabelFingerprint
 	}
-	h := sha256.New()
-	var g [8]byte
-	binary.BigEndian.PutUint64(g[:], generation)
-	h.Write(g[:])
-	keys := make([]string, 0, len(labels))
+	var keyArr [16]string
+	keys := keyArr[:0]
 	for k := range labels {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
+	// The generation, then "%d:%s=%d:%s;" per label (key length, key, value length, value),
+	// hashed at once.
+	var buf [512]byte
+	b := binary.BigEndian.AppendUint64(buf[:0], generation)
 	for _, k := range keys {
-		fmt.Fprintf(h, "%d:%s=%d:%s;", len(k), k, len(labels[k]), labels[k])
+		v := labels[k]
+		b = strconv.AppendInt(b, int64(len(k)), 10)
+		b = append(append(append(b, ':'), k...), '=')
+		b = strconv.AppendInt(b, int64(len(v)), 10)
+		b = append(append(append(b, ':'), v...), ';')
 	}
-	return h.Sum(nil)[:8]
+	sum := sha256.Sum256(b)
+	return sum[:8]
 }
 
 func fingerprintString(b []byte) string { return base64.StdEncoding.EncodeToString(b) }

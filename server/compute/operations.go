@@ -20,7 +20,7 @@ func (s *Server) GlobalOperationsGet(ctx context.Context, req gen.GlobalOperatio
 	if err != nil {
 		return nil, err
 	}
-	return gen.GlobalOperationsGet200JSONResponse(s.renderOperation(ctx, op)), nil
+	return s.replyOperation(ctx, op), nil
 }
 
 // RegionOperationsGet reads a regional operation.
@@ -29,7 +29,7 @@ func (s *Server) RegionOperationsGet(ctx context.Context, req gen.RegionOperatio
 	if err != nil {
 		return nil, err
 	}
-	return gen.RegionOperationsGet200JSONResponse(s.renderOperation(ctx, op)), nil
+	return s.replyOperation(ctx, op), nil
 }
 
 // GlobalOperationsWait waits for a global operation to be DONE (or for the deadline).
@@ -38,7 +38,7 @@ func (s *Server) GlobalOperationsWait(ctx context.Context, req gen.GlobalOperati
 	if err != nil {
 		return nil, err
 	}
-	return gen.GlobalOperationsWait200JSONResponse(s.renderOperation(ctx, op)), nil
+	return s.replyOperation(ctx, op), nil
 }
 
 // RegionOperationsWait waits for a regional operation.
@@ -47,7 +47,7 @@ func (s *Server) RegionOperationsWait(ctx context.Context, req gen.RegionOperati
 	if err != nil {
 		return nil, err
 	}
-	return gen.RegionOperationsWait200JSONResponse(s.renderOperation(ctx, op)), nil
+	return s.replyOperation(ctx, op), nil
 }
 
 // GlobalOperationsDelete forgets a global operation.
@@ -145,43 +145,66 @@ func maxResultsOf(p *uint32) *int {
 
 // renderOperation is the wire form of an operation.
 func (s *Server) renderOperation(ctx context.Context, op store.Operation) gen.Operation {
-	kind := gen.OperationKindComputeOperation
-	status := gen.OperationStatus(op.Status)
-	progress := int32(op.Progress)
-	insert := timestamp(op.InsertTime)
-	out := gen.Operation{
-		Kind: &kind, Id: &op.ID, Name: &op.Name, OperationType: &op.OperationType,
-		TargetLink: op.TargetLink, SelfLink: s.link(ctx, op.Scope+"/operations/"+op.Name),
-		Status: &status, Progress: &progress, User: &op.User,
-		InsertTime: &insert, CreationTimestamp: &insert,
+	return s.wireOperation(ctx, op).Operation
+}
+
+// operationWire is an operation in its wire form together with every value its pointers
+// point to, so that rendering one allocates once rather than once per field.
+type operationWire struct {
+	gen.Operation
+	op                         store.Operation
+	kind                       gen.OperationKind
+	status                     gen.OperationStatus
+	progress, code             int32
+	insert, start, end, region string
+	message                    string
+	error                      gen.OperationError
+}
+
+func (s *Server) wireOperation(ctx context.Context, op store.Operation) *operationWire {
+	return s.wireOperationInto(new(operationWire), ctx, op)
+}
+
+// wireOperationInto renders op into w, which must be zero.
+func (s *Server) wireOperationInto(w *operationWire, ctx context.Context, op store.Operation) *operationWire {
+	w.op, w.kind, w.status = op, gen.OperationKindComputeOperation, gen.OperationStatus(op.Status)
+	w.progress, w.insert = int32(op.Progress), timestamp(op.InsertTime)
+	o := &w.op
+	w.Operation = gen.Operation{
+		Kind: &w.kind, Id: &o.ID, Name: &o.Name, OperationType: &o.OperationType,
+		TargetLink: o.TargetLink, SelfLink: s.link3(ctx, o.Scope, "/operations/", o.Name),
+		Status: &w.status, Progress: &w.progress, User: &o.User,
+		InsertTime: &w.insert, CreationTimestamp: &w.insert,
 	}
-	if op.TargetID != "" {
-		out.TargetId = &op.TargetID
+	out := &w.Operation
+	if o.TargetID != "" {
+		out.TargetId = &o.TargetID
 	}
-	if op.ClientOperationID != "" {
-		out.ClientOperationId = &op.ClientOperationID
+	if o.ClientOperationID != "" {
+		out.ClientOperationId = &o.ClientOperationID
 	}
-	if op.Description != "" {
-		out.Description = &op.Description
+	if o.Description != "" {
+		out.Description = &o.Description
 	}
-	if _, region, ok := cutRegion(op.Scope); ok {
-		r := s.link(ctx, "projects/"+op.Project+"/regions/"+region)
-		out.Region = &r
+	if _, region, ok := cutRegion(o.Scope); ok {
+		w.region = s.link(ctx, "projects/"+o.Project+"/regions/"+region)
+		out.Region = &w.region
 	}
-	if !op.StartTime.IsZero() {
-		st := timestamp(op.StartTime)
-		out.StartTime = &st
+	if !o.StartTime.IsZero() {
+		w.start = timestamp(o.StartTime)
+		out.StartTime = &w.start
 	}
-	if op.Done() {
-		end := timestamp(op.EndTime)
-		out.EndTime = &end
-		if f := op.Failure; f != nil {
-			code, msg := int32(f.HTTPStatus), f.HTTPMessage
-			out.HttpErrorStatusCode, out.HttpErrorMessage = &code, &msg
-			out.Error = &gen.OperationError{Errors: renderOperationErrors(f.Errors)}
+	if o.Done() {
+		w.end = timestamp(o.EndTime)
+		out.EndTime = &w.end
+		if f := o.Failure; f != nil {
+			w.code, w.message = int32(f.HTTPStatus), f.HTTPMessage
+			out.HttpErrorStatusCode, out.HttpErrorMessage = &w.code, &w.message
+			w.error = gen.OperationError{Errors: renderOperationErrors(f.Errors)}
+			out.Error = &w.error
 		}
 	}
-	return out
+	return w
 }
 
 func renderOperationErrors(errs []store.OperationError) []gen.OperationErrorItem {

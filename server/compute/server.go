@@ -110,7 +110,7 @@ func (s *Server) Register(e *echo.Echo) error {
 	if err != nil {
 		return err
 	}
-	gen.RegisterHandlersWithOptions(e, gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{
+	gen.RegisterHandlersWithOptions(validate.NewRouter(e), gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{
 		OperationMiddlewares: v.Middlewares(s.authenticate, s.advance),
 	})
 	return nil
@@ -142,15 +142,29 @@ func (s *Server) newID() string {
 	return strconv.FormatUint(binary.BigEndian.Uint64(b[:])>>1|1, 10)
 }
 
-type baseURLKey struct{}
-
 // link is an absolute URL of a resource path under /compute/v1/.
-func (s *Server) link(ctx context.Context, path string) string {
-	base := s.cfg.PublicURL
-	if base == "" {
-		base, _ = ctx.Value(baseURLKey{}).(string)
+func (s *Server) link(ctx context.Context, path string) string { return s.link3(ctx, path, "", "") }
+
+// link3 is s.link(ctx, a+b+c), concatenated once.
+func (s *Server) link3(ctx context.Context, a, b, c string) string {
+	if s.cfg.PublicURL == "" {
+		if info := infoFrom(ctx); info != nil && info.host != "" && info.host[len(info.host)-1] != '/' {
+			// The request's own base (scheme://host) has no trailing slash to trim.
+			return info.scheme + "://" + info.host + "/compute/v1/" + a + b + c
+		}
 	}
-	return strings.TrimRight(base, "/") + "/compute/v1/" + path
+	return strings.TrimRight(s.baseURL(ctx), "/") + "/compute/v1/" + a + b + c
+}
+
+// baseURL is the configured public URL, else the request's own scheme://host.
+func (s *Server) baseURL(ctx context.Context) string {
+	if s.cfg.PublicURL != "" {
+		return s.cfg.PublicURL
+	}
+	if info := infoFrom(ctx); info != nil {
+		return info.scheme + "://" + info.host
+	}
+	return ""
 }
 
 func notFound(path string) *Error {

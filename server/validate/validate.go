@@ -8,16 +8,28 @@
 // the request, so the generated strict handler binds what was validated instead of decoding
 // it a second time.
 //
+// The checks are kin-openapi's ValidateRequest, step for step, with what depends only on
+// the operation worked out at start: the parameter list, and the security check, which with
+// authentication done by Echo middleware only ever passes. The body is read once, into a
+// pooled buffer, and checked to be UTF-8 before anything else; a JSON body is then decoded
+// and validated from those bytes exactly as ValidateRequestBody would (same decoder, same
+// schema options, same errors), other bodies are left to ValidateRequestBody. What a request
+// needs for this (buffer, readers, kin's input) comes from a pool and goes back once the
+// handler has returned. validate_test.go compares the outcome with kin's over many requests.
+//
 // A rejection is returned as *Error, which each API renders in its own error envelope.
 package validate
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
@@ -58,9 +70,39 @@ func Cached(api string, get func() (*openapi3.T, error)) func() (*openapi3.T, er
 
 // Validator holds the prebuilt route of every operation of one spec.
 type Validator struct {
-	routes  map[string]*routers.Route
+	routes  map[string]*route
 	options *openapi3filter.Options
 }
+
+// route is one operation with what its validation needs worked out once, at start.
+type route struct {
+	*routers.Route
+	// params are the operation's parameters and the path item's it does not override, in
+	// the order kin-openapi checks them.
+	params []*openapi3.Parameter
+	// security is how the operation's security requirements check out (see securityCheck).
+	security    securityCheck
+	requirement openapi3.SecurityRequirements
+	// body is the operation's request body (nil: none); bodyOpts the options its schema is
+	// visited with, as kin-openapi would build them.
+	body     *openapi3.RequestBody
+	bodyOpts []openapi3.SchemaValidationOption
+}
+
+// securityCheck is what kin-openapi's security check, with authentication left to Echo
+// middleware (a no-op AuthenticationFunc), does for an operation: it depends only on the
+// spec, so it is worked out once.
+type securityCheck int
+
+const (
+	// securityNone: no requirements, nothing is looked at.
+	securityNone securityCheck = iota
+	// securityPasses: some requirement names only declared schemes, so the check passes;
+	// on its way it reads the body and puts it back, setting ContentLength.
+	securityPasses
+	// securityKin: anything else is left to kin-openapi as is.
+	securityKin
+)
 
 // New prepares validation for every operation of doc.
 func New(doc *openapi3.T, o Options) (*Validator, error) {
@@ -69,7 +111,7 @@ func New(doc *openapi3.T, o Options) (*Validator, error) {
 		openapi3.DefineStringFormatValidator("uuid", openapi3.NewRegexpFormatValidator(uuidPattern))
 	})
 	v := &Validator{
-		routes: map[string]*routers.Route{},
+		routes: map[string]*route{},
 		options: &openapi3filter.Options{
 			ExcludeResponseBody:        true,
 			ExcludeReadOnlyValidations: o.AllowReadOnly,
@@ -90,10 +132,66 @@ func New(doc *openapi3.T, o Options) (*Validator, error) {
 			if _, dup := v.routes[op.OperationID]; dup {
 				return nil, fmt.Errorf("validate: operationId %q is used twice", op.OperationID)
 			}
-			v.routes[op.OperationID] = &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: op}
+			v.routes[op.OperationID] = v.prepare(&routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: op})
 		}
 	}
 	return v, nil
+}
+
+// prepare works out what ValidateRequest would look up for every request of rt.
+func (v *Validator) prepare(rt *routers.Route) *route {
+	r := &route{Route: rt}
+	op := rt.Operation
+	for _, ref := range rt.PathItem.Parameters {
+		p := ref.Value
+		if op.Parameters != nil && op.Parameters.GetByInAndName(p.In, p.Name) != nil {
+			continue
+		}
+		r.params = append(r.params, p)
+	}
+	for _, ref := range op.Parameters {
+		r.params = append(r.params, ref.Value)
+	}
+
+	security := op.Security
+	if security == nil {
+		security = &rt.Spec.Security
+	}
+	r.requirement = *security
+	r.security = securityKin
+	if len(r.requirement) == 0 {
+		r.security = securityNone
+	} else {
+		var schemes openapi3.SecuritySchemes
+		if rt.Spec.Components != nil {
+			schemes = rt.Spec.Components.SecuritySchemes
+		}
+		for _, req := range r.requirement {
+			declared := true
+			for name := range req {
+				if ref := schemes[name]; ref == nil || ref.Value == nil {
+					declared = false
+				}
+			}
+			if declared {
+				r.security = securityPasses
+				break
+			}
+		}
+	}
+
+	if op.RequestBody != nil {
+		r.body = op.RequestBody.Value
+		// As ValidateRequestBody builds them for v.options.
+		r.bodyOpts = []openapi3.SchemaValidationOption{openapi3.VisitAsRequest()}
+		if v.options.ExcludeReadOnlyValidations {
+			r.bodyOpts = append(r.bodyOpts, openapi3.DisableReadOnlyValidation())
+		}
+		if rt.Spec.IsOpenAPI31OrLater() {
+			r.bodyOpts = append(r.bodyOpts, openapi3.EnableJSONSchema2020())
+		}
+	}
+	return r
 }
 
 // Middlewares returns, per operationId, the middleware chain to register: extra (in order,
@@ -107,22 +205,44 @@ func (v *Validator) Middlewares(extra ...echo.MiddlewareFunc) map[string][]echo.
 	return m
 }
 
-func (v *Validator) middleware(route *routers.Route) echo.MiddlewareFunc {
+func (v *Validator) middleware(route *route) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			if err := v.Check(c, route); err != nil {
+			st := getState()
+			req := c.Request()
+			if err := v.checkEcho(c, route, st); err != nil {
+				// The error may refer to the state (kin's errors keep their input): it is
+				// left to the garbage collector.
 				return err
 			}
-			return next(c)
+			err := next(c)
+			// The handler has returned: nothing reads the body or the input any more. The
+			// request lets go of the state's body before it is reused.
+			if req.Body == io.ReadCloser(&st.body) || req.Body == io.ReadCloser(&st.validated) {
+				req.Body = http.NoBody
+			}
+			if st.gaveGetBody {
+				req.GetBody = nil
+			}
+			putState(st)
+			return err
 		}
 	}
 }
 
-// Check validates the request in c against route.
-func (v *Validator) Check(c echo.Context, route *routers.Route) error {
+// Check validates the request in c against the operation opID.
+func (v *Validator) Check(c echo.Context, opID string) error {
+	route, ok := v.routes[opID]
+	if !ok {
+		return fmt.Errorf("validate: no operation %q", opID)
+	}
+	return v.checkEcho(c, route, newState())
+}
+
+func (v *Validator) checkEcho(c echo.Context, route *route, st *state) error {
 	req := c.Request()
 	names, values := c.ParamNames(), c.ParamValues()
-	params := make(map[string]string, len(names))
+	params := st.params
 	escaped := req.URL.RawPath != "" // Echo matched the escaped path: its values are escaped
 	for i, name := range names {
 		if i >= len(values) {
@@ -136,7 +256,9 @@ func (v *Validator) Check(c echo.Context, route *routers.Route) error {
 		}
 		params[name] = val
 	}
-	return v.check(req, route, params)
+	// Echo's parsed query, shared with the generated binder, instead of one parse per
+	// query parameter.
+	return v.check(req, route, st, c.QueryParams())
 }
 
 // CheckRequest validates req as operation opID would be validated, outside Echo: for
@@ -147,40 +269,238 @@ func (v *Validator) CheckRequest(opID string, req *http.Request, pathParams map[
 	if !ok {
 		return fmt.Errorf("validate: no operation %q", opID)
 	}
-	return v.check(req, route, pathParams)
+	st := newState()
+	st.params = pathParams
+	return v.check(req, route, st, nil)
 }
 
-func (v *Validator) check(req *http.Request, route *routers.Route, params map[string]string) error {
-	if err := checkUTF8(req); err != nil {
+// check is openapi3filter.ValidateRequest for v.options (first error only), with the
+// per-operation lookups done at start, the body read once (and checked to be UTF-8 first),
+// and JSON bodies decoded and validated without copying them again.
+func (v *Validator) check(req *http.Request, route *route, st *state, query url.Values) error {
+	data, hasBody, err := readBody(req, st)
+	if err != nil {
 		return err
 	}
-	input := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: v.options}
-	if err := openapi3filter.ValidateRequest(req.Context(), input); err != nil {
-		return convert(err)
+	input := &st.input
+	*input = openapi3filter.RequestValidationInput{Request: req, PathParams: st.params, QueryParams: query, Route: route.Route, Options: v.options}
+	ctx := req.Context()
+
+	switch route.security {
+	case securityPasses:
+		// kin reads the body and puts it back (without a GetBody, as a new body of that
+		// length) before it finds that every scheme is declared.
+		if hasBody {
+			st.putBack(req, len(data))
+		}
+	case securityKin:
+		if err := openapi3filter.ValidateSecurityRequirements(ctx, input, route.requirement); err != nil {
+			return convert(err)
+		}
+	}
+
+	for _, p := range route.params {
+		if err := openapi3filter.ValidateParameter(ctx, input, p); err != nil {
+			return convert(err)
+		}
+	}
+
+	if route.body != nil {
+		if err := v.checkBody(ctx, input, route, st, data, hasBody); err != nil {
+			return convert(err)
+		}
+	} else if v.options.RejectWhenRequestBodyNotSpecified && req.ContentLength > 0 {
+		return convert(&openapi3filter.RequestError{Input: input, Err: errors.New("request body not allowed for this request")})
 	}
 	return nil
 }
 
-// checkUTF8 rejects a body that is not UTF-8 (RFC 8259 requires it; Go's decoder would
-// silently turn bad bytes into U+FFFD). It reads the body once and hands the same bytes on.
-func checkUTF8(req *http.Request) error {
-	if req.Body == nil || req.Body == http.NoBody {
-		return nil
+// checkBody is openapi3filter.ValidateRequestBody. A body in application/json, decoded by
+// kin's own JSON decoder, is decoded and validated here exactly as kin would, from the bytes
+// already read; anything else goes to kin.
+func (v *Validator) checkBody(ctx context.Context, input *openapi3filter.RequestValidationInput, route *route, st *state, data []byte, hasBody bool) error {
+	req := input.Request
+	rb := route.body
+	contentType := req.Header.Get("Content-Type")
+	mt := rb.Content.Get(contentType)
+	if !jsonFast || !hasBody || len(data) == 0 || mt == nil || mt.Schema == nil || !isJSON(contentType) ||
+		isBinary(mt.Schema) || mt.Encoding[""] != nil || !stockJSONDecoder() {
+		return openapi3filter.ValidateRequestBody(ctx, input, rb)
 	}
-	data, err := io.ReadAll(req.Body)
+	// What ValidateRequestBody does to the request before it decodes.
+	st.putBack(req, len(data))
+
+	st.decode.Reset(data)
+	dec := json.NewDecoder(&st.decode)
+	dec.UseNumber()
+	var value any
+	if err := dec.Decode(&value); err != nil {
+		return &openapi3filter.RequestError{Input: input, RequestBody: rb, Reason: "failed to decode request body",
+			Err: &openapi3filter.ParseError{Kind: openapi3filter.KindInvalidFormat, Cause: err}}
+	}
+	if err := mt.Schema.Value.VisitJSON(value, route.bodyOpts...); err != nil {
+		id := strings.TrimSpace(mt.Schema.Ref)
+		if id == "" && mt.Schema.Value != nil {
+			id = strings.TrimSpace(mt.Schema.Value.Title)
+		}
+		if id != "" {
+			id = " " + id
+		}
+		return &openapi3filter.RequestError{Input: input, RequestBody: rb, Reason: "doesn't match schema" + id, Err: err}
+	}
+	// KeepValidatedValue.
+	st.validated.value = value
+	req.Body = &st.validated
+	return nil
+}
+
+// isJSON reports whether the media type of a Content-Type value, as kin's body decoding
+// reads it, is application/json.
+func isJSON(contentType string) bool {
+	mediaType, _, _ := strings.Cut(contentType, ";")
+	return strings.EqualFold(strings.TrimSpace(mediaType), "application/json")
+}
+
+func isBinary(schema *openapi3.SchemaRef) bool {
+	return schema.Value != nil && schema.Value.Type.Is("string") && schema.Value.Format == "binary"
+}
+
+// stockJSONDecoder reports whether application/json bodies are decoded by kin's own decoder
+// (nobody registered another).
+func stockJSONDecoder() bool {
+	d := openapi3filter.RegisteredBodyDecoder("application/json")
+	return d != nil && reflect.ValueOf(d).Pointer() == jsonDecoderPC
+}
+
+var (
+	jsonDecoderPC = reflect.ValueOf(openapi3filter.BodyDecoder(openapi3filter.JSONBodyDecoder)).Pointer()
+	// jsonFast is false if kin's JSON decoding is not the plain encoding/json Decoder with
+	// UseNumber this package repeats (a build of kin that rejects duplicate names).
+	jsonFast = func() bool {
+		_, err := openapi3filter.JSONBodyDecoder(strings.NewReader(`{"a":1,"a":2}`), nil, nil, nil)
+		return err == nil
+	}()
+)
+
+// readBody reads the body once, rejecting one over the limit or not UTF-8 (RFC 8259
+// requires it; Go's decoder would silently turn bad bytes into U+FFFD), and puts the same
+// bytes back as the request's body. hasBody is false when the request has none.
+func readBody(req *http.Request, st *state) (data []byte, hasBody bool, err error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return nil, false, nil
+	}
+	data, err = st.read(req.Body, req.ContentLength)
 	req.Body.Close()
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return &Error{Status: http.StatusRequestEntityTooLarge, In: "body", Reason: fmt.Sprintf("the request body is larger than the limit of %d bytes", mbe.Limit), Cause: err}
+			return nil, true, &Error{Status: http.StatusRequestEntityTooLarge, In: "body", Reason: fmt.Sprintf("the request body is larger than the limit of %d bytes", mbe.Limit), Cause: err}
 		}
-		return &Error{Status: http.StatusBadRequest, In: "body", Reason: "the request body could not be read", Cause: err}
+		return nil, true, &Error{Status: http.StatusBadRequest, In: "body", Reason: "the request body could not be read", Cause: err}
 	}
-	req.Body = io.NopCloser(bytes.NewReader(data))
+	st.body.Reset(data)
+	req.Body = &st.body
 	if !utf8.Valid(data) {
-		return &Error{Status: http.StatusBadRequest, In: "body", Reason: "the request body is not valid UTF-8"}
+		return nil, true, &Error{Status: http.StatusBadRequest, In: "body", Reason: "the request body is not valid UTF-8"}
 	}
-	return nil
+	return data, true, nil
+}
+
+// state is what validating one request needs besides the route, kept in a pool: the body's
+// bytes and its readers, the path parameters and kin's input.
+type state struct {
+	buf       []byte
+	body      body
+	validated validatedBody
+	decode    bytes.Reader
+	getBody   func() (io.ReadCloser, error)
+	// gaveGetBody: the request's GetBody is getBody.
+	gaveGetBody bool
+	params      map[string]string
+	input       openapi3filter.RequestValidationInput
+}
+
+// body is the request body once read: the bytes, readable again from the start.
+type body struct{ bytes.Reader }
+
+func (*body) Close() error { return nil }
+
+// validatedBody is the body with the value validated from it, which the generated strict
+// handlers bind instead of decoding the body again (kin's KeepValidatedValue).
+type validatedBody struct {
+	*body
+	value any
+}
+
+// ValidatedValue returns the request body value that was validated.
+func (b *validatedBody) ValidatedValue() any { return b.value }
+
+func newState() *state {
+	st := &state{params: map[string]string{}}
+	st.validated.body = &st.body
+	st.getBody = func() (io.ReadCloser, error) {
+		st.body.Seek(0, io.SeekStart)
+		return &st.body, nil
+	}
+	return st
+}
+
+var states = sync.Pool{New: func() any { return newState() }}
+
+func getState() *state { return states.Get().(*state) }
+
+// maxPooledBody is the largest body buffer kept for reuse.
+const maxPooledBody = 64 << 10
+
+func putState(st *state) {
+	clear(st.params)
+	st.input = openapi3filter.RequestValidationInput{}
+	st.validated.value = nil
+	st.gaveGetBody = false
+	st.body.Reset(nil)
+	st.decode.Reset(nil)
+	if cap(st.buf) > maxPooledBody {
+		st.buf = nil
+	}
+	states.Put(st)
+}
+
+// putBack is what kin does after reading the body: it makes the body readable again, and a
+// request without GetBody gets one, and the length of what was read.
+func (st *state) putBack(req *http.Request, n int) {
+	if req.GetBody != nil {
+		if b, err := req.GetBody(); err == nil && b != nil {
+			req.Body = b
+			return
+		}
+	}
+	req.ContentLength = int64(n)
+	req.GetBody, st.gaveGetBody = st.getBody, true
+	req.Body, _ = st.getBody()
+}
+
+// read is io.ReadAll into the state's buffer, sized by the Content-Length when known.
+func (st *state) read(r io.Reader, size int64) ([]byte, error) {
+	b := st.buf[:0]
+	if size >= 0 && size < maxPooledBody && int64(cap(b)) < size+1 {
+		b = make([]byte, 0, size+1) // +1: the read that finds the end needs room
+	} else if cap(b) == 0 {
+		b = make([]byte, 0, 512)
+	}
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			st.buf = b
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // Error is a request that does not match the spec.
@@ -319,4 +639,66 @@ func sanitize(s string) string {
 		s = s[:300] + "..."
 	}
 	return s
+}
+
+// Router registers routes on an Echo instance with their route middleware applied once,
+// at registration: Echo v4 applies a route's middleware anew on every request, which
+// allocates a closure per middleware per request. Pass it to the generated
+// RegisterHandlersWithOptions in place of the Echo instance. The middleware must not keep
+// per-request state in the closures they return (none of ours do).
+type Router struct{ e *echo.Echo }
+
+// NewRouter returns a Router adding routes to e.
+func NewRouter(e *echo.Echo) Router { return Router{e} }
+
+func (r Router) add(method, path string, h echo.HandlerFunc, m []echo.MiddlewareFunc) *echo.Route {
+	for i := len(m) - 1; i >= 0; i-- { // as Echo applies them: m[0] outermost
+		h = m[i](h)
+	}
+	return r.e.Add(method, path, h)
+}
+
+// CONNECT registers a route for CONNECT.
+func (r Router) CONNECT(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodConnect, path, h, m)
+}
+
+// DELETE registers a route for DELETE.
+func (r Router) DELETE(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodDelete, path, h, m)
+}
+
+// GET registers a route for GET.
+func (r Router) GET(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodGet, path, h, m)
+}
+
+// HEAD registers a route for HEAD.
+func (r Router) HEAD(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodHead, path, h, m)
+}
+
+// OPTIONS registers a route for OPTIONS.
+func (r Router) OPTIONS(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodOptions, path, h, m)
+}
+
+// PATCH registers a route for PATCH.
+func (r Router) PATCH(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodPatch, path, h, m)
+}
+
+// POST registers a route for POST.
+func (r Router) POST(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodPost, path, h, m)
+}
+
+// PUT registers a route for PUT.
+func (r Router) PUT(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodPut, path, h, m)
+}
+
+// TRACE registers a route for TRACE.
+func (r Router) TRACE(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodTrace, path, h, m)
 }

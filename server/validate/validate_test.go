@@ -1,0 +1,282 @@
+package validate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+
+	accountsgen "github.com/understudy-dev/understudy/gen/accounts"
+	admingen "github.com/understudy-dev/understudy/gen/admin"
+	authzgen "github.com/understudy-dev/understudy/gen/authorization"
+	computegen "github.com/understudy-dev/understudy/gen/compute"
+)
+
+// reference is how requests were validated before the checks were done here: the body read
+// and checked for UTF-8, then openapi3filter.ValidateRequest on the whole request.
+func (v *Validator) reference(req *http.Request, r *route, params map[string]string) error {
+	if req.Body != nil && req.Body != http.NoBody {
+		data, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				return &Error{Status: http.StatusRequestEntityTooLarge, In: "body", Reason: fmt.Sprintf("the request body is larger than the limit of %d bytes", mbe.Limit), Cause: err}
+			}
+			return &Error{Status: http.StatusBadRequest, In: "body", Reason: "the request body could not be read", Cause: err}
+		}
+		req.Body = io.NopCloser(bytes.NewReader(data))
+		if !utf8.Valid(data) {
+			return &Error{Status: http.StatusBadRequest, In: "body", Reason: "the request body is not valid UTF-8"}
+		}
+	}
+	input := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: r.Route, Options: v.options}
+	if err := openapi3filter.ValidateRequest(req.Context(), input); err != nil {
+		return convert(err)
+	}
+	return nil
+}
+
+// outcome is everything about a validated request that the handlers can see.
+type outcome struct {
+	Err           string
+	ContentLength int64
+	HasGetBody    bool
+	Validated     bool
+	Value         any
+	Body          string
+	GetBody       string
+}
+
+func observe(req *http.Request, err error) outcome {
+	o := outcome{ContentLength: req.ContentLength, HasGetBody: req.GetBody != nil}
+	if err != nil {
+		var ve *Error
+		if errors.As(err, &ve) {
+			cause := ""
+			if ve.Cause != nil {
+				cause = ve.Cause.Error()
+			}
+			o.Err = fmt.Sprintf("%d|%s|%s|%s|%v|%s", ve.Status, ve.In, ve.Name, ve.Reason, ve.Missing, cause)
+		} else {
+			o.Err = "other: " + err.Error()
+		}
+		return o
+	}
+	if vb, ok := req.Body.(interface{ ValidatedValue() any }); ok {
+		o.Validated, o.Value = true, vb.ValidatedValue()
+	}
+	if req.Body != nil {
+		b, _ := io.ReadAll(req.Body)
+		o.Body = string(b)
+	}
+	if req.GetBody != nil {
+		if rc, err := req.GetBody(); err == nil {
+			b, _ := io.ReadAll(rc)
+			o.GetBody = string(b)
+		}
+	}
+	return o
+}
+
+type transfer int
+
+const (
+	withLength  transfer = iota // a server request with Content-Length
+	chunked                     // a server request without (ContentLength -1)
+	clientStyle                 // http.NewRequest: GetBody set
+)
+
+func newRequest(method, target, contentType, body string, t transfer) *http.Request {
+	var req *http.Request
+	switch t {
+	case clientStyle:
+		var r io.Reader
+		if body != "" {
+			r = strings.NewReader(body)
+		}
+		req, _ = http.NewRequestWithContext(context.Background(), method, "http://example.com"+target, r)
+	default:
+		var r io.Reader
+		if body != "" {
+			r = strings.NewReader(body)
+		}
+		req = httptest.NewRequest(method, target, r)
+		if t == chunked && body != "" {
+			req.ContentLength = -1
+			req.Body = io.NopCloser(strings.NewReader(body))
+		}
+	}
+	if contentType != "-" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	return req
+}
+
+// TestCheckMatchesKin runs many requests against every operation of every spec, through
+// the validator and through kin-openapi's ValidateRequest as it was used before, and wants
+// the same outcome: error, body, value bound, Content-Length and GetBody.
+func TestCheckMatchesKin(t *testing.T) {
+	specs := map[string]func() (*openapi3.T, error){
+		"authorization": authzgen.GetSpec, "accounts": accountsgen.GetSpec, "compute": computegen.GetSpec, "admin": admingen.GetSpec,
+	}
+	bodies := []string{
+		"", `{}`, `[]`, `null`, `1`, `"s"`, `{"a":1}`, `{"a":1} trailing`, `{"a":1}{"b":2}`, `{bad`, "{\"a\":\"\xff\"}",
+		`{"name":"x","properties":{"principalId":"ce2ce14e-85d7-4629-bdbc-454d0519d987","roleDefinitionId":"/providers/Vendor.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7"}}`,
+		`{"properties":{"principalId":"ce2ce14e-85d7-4629-bdbc-454d0519d987","roleDefinitionId":"/providers/Vendor.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7","scope":"/x","principalType":"User"}}`,
+		`{"properties":{"principalId":"nope","roleDefinitionId":7}}`,
+		`{"account":"acct_123","use_case":{"type":"account_onboarding","account_onboarding":{"configurations":["recipient"],"refresh_url":"https://example.com/r"}}}`,
+		`{"account":"acct_123","use_case":{"type":"account_onboarding"}}`,
+		`{"configuration":{"recipient":{}}}`,
+		`{"name":"fr-1","portRange":"443-443"}`, `{"name":"fr-1","portRange":443}`, `{"name":"Bad Name"}`, `{"name":"fr-1","id":"123","kind":"compute#forwardingRule"}`,
+		`{"labels":{"env":"prod","n":"v1"},"labelFingerprint":"42WmSpB8rSM="}`, `{"labels":{"env":1}}`,
+		`{"name":"g-1","intent":{"availabilitySla":"NO_SLA"}}`, `{"name":"g-1","intent":{"availabilitySla":"MAYBE"}}`,
+		`{"n":1e400}`, `{"n":12345678901234567890}`, `{"a":1,"a":2}`,
+		`display_name=Jenny&nonce=abc`,
+	}
+	contentTypes := []string{"application/json", "application/json; charset=utf-8", " Application/JSON ", "text/plain", "-", "",
+		"application/x-www-form-urlencoded", "application/merge-patch+json", "application/json;", "application/jsonx"}
+	for api, get := range specs {
+		doc, err := get()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(api, func(t *testing.T) {
+			t.Parallel()
+			compareAll(t, api, doc, bodies, contentTypes)
+		})
+	}
+}
+
+func compareAll(t *testing.T, api string, doc *openapi3.T, bodies, contentTypes []string) {
+	{
+		for _, allowRO := range []bool{false, true} {
+			v, err := New(doc, Options{AllowReadOnly: allowRO})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := make([]string, 0, len(v.routes))
+			for id := range v.routes {
+				ids = append(ids, id)
+			}
+			sort.Strings(ids)
+			n, validated := 0, 0
+			for _, id := range ids {
+				r := v.routes[id]
+				params := map[string]string{}
+				headers := map[string]string{}
+				target := r.Path
+				for _, p := range r.params {
+					switch p.In {
+					case openapi3.ParameterInPath:
+						params[p.Name] = paramValue(p)
+						target = strings.ReplaceAll(target, "{"+p.Name+"}", params[p.Name])
+					case openapi3.ParameterInHeader:
+						if p.Required {
+							headers[p.Name] = paramValue(p)
+						}
+					}
+				}
+				for qi, query := range []string{"?api-version=2022-04-01&requestId=ce2ce14e-85d7-4629-bdbc-454d0519d987&limit=5", "", "?api-version=1&limit=x&limit=3"} {
+					// Every body, content type and transfer with valid parameters; a few
+					// with missing or invalid ones.
+					bodies, contentTypes, transfers := bodies, contentTypes, []transfer{withLength, chunked, clientStyle}
+					if qi > 0 {
+						bodies, contentTypes, transfers = []string{"", `{}`, "{\"a\":\"\xff\"}", `{bad`}, contentTypes[:1], transfers[:2]
+					}
+					for _, body := range bodies {
+						for _, ct := range contentTypes {
+							for _, tr := range transfers {
+								want := observe2(v, r, params, headers, r.Method, target+query, ct, body, tr, true)
+								got := observe2(v, r, params, headers, r.Method, target+query, ct, body, tr, false)
+								if !reflect.DeepEqual(want, got) {
+									t.Errorf("%s %s %s%s, %q, body %q, transfer %d:\nkin:  %+v\nhere: %+v", api, id, r.Method, query, ct, body, tr, want, got)
+								}
+								n++
+								if got.Validated {
+									validated++
+								}
+							}
+						}
+					}
+				}
+			}
+			t.Logf("%s (read-only allowed %v): %d requests compared, %d valid with a body value", api, allowRO, n, validated)
+		}
+	}
+}
+
+func observe2(v *Validator, r *route, params, headers map[string]string, method, target, ct, body string, tr transfer, reference bool) outcome {
+	req := newRequest(method, target, ct, body, tr)
+	for k, val := range headers {
+		req.Header.Set(k, val)
+	}
+	p := make(map[string]string, len(params))
+	for k, val := range params {
+		p[k] = val
+	}
+	if reference {
+		return observe(req, v.reference(req, r, p))
+	}
+	st := newState()
+	st.params = p
+	err := v.check(req, r, st, req.URL.Query())
+	return observe(req, err)
+}
+
+// paramValue is a valid value for p where the spec gives an example.
+func paramValue(p *openapi3.Parameter) string {
+	ex := p.Example
+	if ex == nil && p.Schema != nil && p.Schema.Value != nil {
+		ex = p.Schema.Value.Example
+		if ex == nil && p.Schema.Value.Format == "uuid" {
+			ex = "a925f2f7-5c63-4b7b-8799-25a5f97bc3b2"
+		}
+	}
+	for _, e := range p.Examples {
+		if ex == nil && e.Value != nil {
+			ex = e.Value.Value
+		}
+	}
+	if s, ok := ex.(string); ok {
+		return s
+	}
+	if ex != nil {
+		return fmt.Sprint(ex)
+	}
+	return "abc-1"
+}
+
+// TestCheckBodyLimit: a body over the limit is a 413 whatever else is wrong.
+func TestCheckBodyLimit(t *testing.T) {
+	doc, err := computegen.GetSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := New(doc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range []transfer{withLength, chunked} {
+		req := newRequest(http.MethodPost, "/compute/v1/projects/p/global/forwardingRules", "application/json", `{"name":"fr-1","portRange":"443-443"}`, tr)
+		req.Body = http.MaxBytesReader(httptest.NewRecorder(), req.Body, 10)
+		st := newState()
+		st.params["project"] = "p"
+		err := v.check(req, v.routes["globalForwardingRules.insert"], st, req.URL.Query())
+		var ve *Error
+		if !errors.As(err, &ve) || ve.Status != http.StatusRequestEntityTooLarge || !strings.Contains(ve.Reason, "limit of 10 bytes") {
+			t.Errorf("transfer %d: %v", tr, err)
+		}
+	}
+}
