@@ -1,7 +1,6 @@
 package store
 
 import (
-	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -115,7 +114,7 @@ func NewAccounts(db *DB) *Accounts {
 	t := NewTable[Account](db, "accounts", cloneAccount)
 	return &Accounts{
 		Accounts:    t,
-		Newest:      t.AddOrdered(func(a Account) []string { return []string{NewestKey(a.Scope(), a.Seq)} }),
+		Newest:      t.AddOrdered(func(a Account) (string, bool) { return NewestKey(a.Scope(), a.Seq), true }),
 		Links:       NewTable[AccountLink](db, "accountLinks", cloneLink),
 		Idempotency: NewTable[Idempotency](db, "idempotencyKeys", nil),
 	}
@@ -123,5 +122,5 @@ func NewAccounts(db *DB) *Accounts {
 
 // NewestKey is the Newest index key: within a scope, a higher sequence sorts first.
 func NewestKey(scope string, seq uint64) string {
-	return fmt.Sprintf("%s|%020d", scope, math.MaxUint64-seq)
+	return joinPadded(scope, math.MaxUint64-seq)
 }

@@ -50,8 +50,8 @@ func NewAuthorization(db *DB) *Authorization {
 	return &Authorization{
 		Assignments: t,
 		ByTriple:    t.AddUnique("triple", func(r RoleAssignment) (string, bool) { return r.Triple(), true }),
-		ByScope:     t.AddOrdered(func(r RoleAssignment) []string { return []string{r.ScopeKey} }),
-		ByPrincipal: t.AddOrdered(func(r RoleAssignment) []string { return []string{r.PrincipalID} }),
+		ByScope:     t.AddOrdered(func(r RoleAssignment) (string, bool) { return r.ScopeKey, true }),
+		ByPrincipal: t.AddOrdered(func(r RoleAssignment) (string, bool) { return r.PrincipalID, true }),
 		PerSubscription: t.AddCounter(func(r RoleAssignment) (string, bool) {
 			return r.Subscription, r.Subscription != ""
 		}),

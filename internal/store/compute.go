@@ -51,6 +51,6 @@ func NewCompute(db *DB) *Compute {
 	return &Compute{
 		ForwardingRules: rules,
 		RuleByID:        rules.AddUnique("id", func(r ForwardingRule) (string, bool) { return r.Project + "|" + r.ID, true }),
-		RulesByName:     rules.AddOrdered(func(r ForwardingRule) []string { return []string{r.Key()} }),
+		RulesByName:     rules.AddPKOrder(),
 	}
 }

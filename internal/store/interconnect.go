@@ -119,17 +119,17 @@ func NewInterconnects(db *DB) *Interconnects {
 	return &Interconnects{
 		Interconnects:       ics,
 		InterconnectID:      ics.AddUnique("id", func(i Interconnect) (string, bool) { return i.Project + "|" + i.ID, true }),
-		InterconnectsByName: ics.AddOrdered(func(i Interconnect) []string { return []string{i.Key()} }),
+		InterconnectsByName: ics.AddPKOrder(),
 
 		Attachments:       atts,
 		AttachmentID:      atts.AddUnique("id", func(a InterconnectAttachment) (string, bool) { return a.Project + "|" + a.Region + "|" + a.ID, true }),
-		AttachmentsByName: atts.AddOrdered(func(a InterconnectAttachment) []string { return []string{a.Key()} }),
-		AttachmentsByInterconnect: atts.AddOrdered(func(a InterconnectAttachment) []string {
-			return []string{a.Project + "|" + a.Interconnect}
+		AttachmentsByName: atts.AddPKOrder(),
+		AttachmentsByInterconnect: atts.AddOrdered(func(a InterconnectAttachment) (string, bool) {
+			return a.Project + "|" + a.Interconnect, true
 		}),
 
 		Groups:       groups,
 		GroupID:      groups.AddUnique("id", func(g AttachmentGroup) (string, bool) { return g.Project + "|" + g.ID, true }),
-		GroupsByName: groups.AddOrdered(func(g AttachmentGroup) []string { return []string{g.Key()} }),
+		GroupsByName: groups.AddPKOrder(),
 	}
 }

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"fmt"
 	"slices"
 	"time"
 )
@@ -66,7 +65,11 @@ func cloneOperation(o Operation) Operation {
 }
 
 // timeKey orders times as strings.
-func timeKey(t time.Time) string { return fmt.Sprintf("%020d", t.UnixNano()) }
+// (Times before 1970 do not occur: the clock only moves forward from now.)
+func timeKey(t time.Time) string {
+	var d [20]byte
+	return string(padded(d[:0], uint64(max(t.UnixNano(), 0))))
+}
 
 // Operations holds the operations table.
 type Operations struct {
@@ -93,18 +96,18 @@ func NewOperations(db *DB) *Operations {
 		ByRequestID: t.AddUnique("requestId", func(o Operation) (string, bool) {
 			return RequestIDKey(o.Project, o.ClientOperationID), o.ClientOperationID != ""
 		}),
-		InOrder: t.AddOrdered(func(o Operation) []string { return []string{fmt.Sprintf("%s|%020d", o.Scope, o.Seq)} }),
-		Due: t.AddOrdered(func(o Operation) []string {
+		InOrder: t.AddOrdered(func(o Operation) (string, bool) { return joinPadded(o.Scope, o.Seq), true }),
+		Due: t.AddOrdered(func(o Operation) (string, bool) {
 			if o.Done() || o.Manual {
-				return nil
+				return "", false
 			}
-			return []string{timeKey(o.DueTime)}
+			return timeKey(o.DueTime), true
 		}),
-		Finished: t.AddOrdered(func(o Operation) []string {
+		Finished: t.AddOrdered(func(o Operation) (string, bool) {
 			if !o.Done() {
-				return nil
+				return "", false
 			}
-			return []string{timeKey(o.EndTime)}
+			return timeKey(o.EndTime), true
 		}),
 	}
 }

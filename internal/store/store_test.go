@@ -58,7 +58,7 @@ func openFixture(t *testing.T, dir string) fixture {
 		db:      db,
 		t:       tb,
 		byEmail: tb.AddUnique("email", func(r rec) (string, bool) { return r.Email, r.Email != "" }),
-		byGroup: tb.AddOrdered(func(r rec) []string { return []string{r.Group} }),
+		byGroup: tb.AddOrdered(func(r rec) (string, bool) { return r.Group, true }),
 		count:   tb.AddCounter(func(r rec) (string, bool) { return r.Group, true }),
 		dir:     dir,
 	}

@@ -192,7 +192,7 @@ func (t *Table[R]) index(pk string, r R) {
 		}
 	}
 	for _, o := range t.ordered {
-		for _, k := range o.keys(r) {
+		if k, ok := o.keyOf(pk, r); ok {
 			o.tree.ReplaceOrInsert(entry{key: k, pk: pk})
 		}
 	}
@@ -210,7 +210,7 @@ func (t *Table[R]) unindex(pk string, r R) {
 		}
 	}
 	for _, o := range t.ordered {
-		for _, k := range o.keys(r) {
+		if k, ok := o.keyOf(pk, r); ok {
 			o.tree.Delete(entry{key: k, pk: pk})
 		}
 	}
@@ -328,12 +328,18 @@ func (u *Unique[R]) Get(tx *Tx, key string) (pk string, r R, ok bool) {
 	return pk, r, ok
 }
 
-// Ordered is an index kept in key order, for range scans and paging. A record may appear
-// under several keys.
+// Ordered is an index kept in key order, for range scans and paging.
 type Ordered[R any] struct {
 	t    *Table[R]
-	keys func(R) []string
+	key  func(R) (string, bool) // nil: the primary key
 	tree *btree.BTreeG[entry]
+}
+
+func (o *Ordered[R]) keyOf(pk string, r R) (string, bool) {
+	if o.key == nil {
+		return pk, true
+	}
+	return o.key(r)
 }
 
 // entry is one record's place in an ordered index. Both strings are usually the record's
@@ -342,11 +348,37 @@ type entry struct{ key, pk string }
 
 func (a entry) less(b entry) bool { return a.key < b.key || a.key == b.key && a.pk < b.pk }
 
-// AddOrdered adds an ordered index. Index keys must not contain NUL.
-func (t *Table[R]) AddOrdered(keys func(R) []string) *Ordered[R] {
-	o := &Ordered[R]{t: t, keys: keys, tree: btree.NewG(32, entry.less)}
+// AddOrdered adds an ordered index. key returns false for records that are not indexed.
+// Index keys must not contain NUL.
+func (t *Table[R]) AddOrdered(key func(R) (string, bool)) *Ordered[R] {
+	o := &Ordered[R]{t: t, key: key, tree: btree.NewG(32, entry.less)}
 	t.ordered = append(t.ordered, o)
 	return o
+}
+
+// AddPKOrder adds an index of the records in primary key order, for lists by key prefix.
+// It derives nothing from the records, so it costs no allocation per change.
+func (t *Table[R]) AddPKOrder() *Ordered[R] { return t.AddOrdered(nil) }
+
+// padded appends n in decimal, zero-padded to 20 digits, so that numbers sort as strings.
+func padded(b []byte, n uint64) []byte {
+	var d [20]byte
+	for i := len(d) - 1; i >= 0; i-- {
+		d[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return append(b, d[:]...)
+}
+
+// joinPadded is prefix + "|" + padded(n), in one allocation.
+func joinPadded(prefix string, n uint64) string {
+	var sb strings.Builder
+	sb.Grow(len(prefix) + 21)
+	sb.WriteString(prefix)
+	sb.WriteByte('|')
+	var d [20]byte
+	sb.Write(padded(d[:0], n))
+	return sb.String()
 }
 
 // Cursor is a position in an ordered index: the index key and primary key of an entry.
