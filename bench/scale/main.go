@@ -43,6 +43,7 @@ func main() {
 	n := flag.Int("n", 1_000_000, "assignments: how many role assignments to load")
 	conns := flag.Int("connections", 64, "concurrent connections for loads")
 	samples := flag.Int("samples", 2000, "assignments: requests per latency measurement")
+	flag.IntVar(&latencyConns, "latency-connections", 1, "assignments: connections for the latency measurements (1: one request at a time)")
 	duration := flag.Duration("duration", 60*time.Second, "soak: how long the load runs")
 	retention := flag.Duration("retention", 15*time.Second, "soak: --compute-operation-retention of the server")
 	src := flag.String("src", ".", "checkout to build understudy from")
@@ -177,11 +178,14 @@ func putAssignment(base string, i int) (int, time.Duration) {
 	return code, d
 }
 
-// latencies runs f count times on 8 connections and returns p50 and p99.
+// latencyConns is how many connections the latency measurements use.
+var latencyConns = 1
+
+// latencies runs f count times on latencyConns connections and returns p50 and p99.
 func latencies(count int, f func(i int) (int, time.Duration)) (p50, p99 time.Duration) {
 	ds := make([]time.Duration, count)
 	var bad atomic.Int64
-	parallel(count, 8, func(i int) {
+	parallel(count, latencyConns, func(i int) {
 		code, d := f(i)
 		if code >= 300 {
 			bad.Add(1)
@@ -249,7 +253,7 @@ func assignments(bin string, extra []string, durable bool, n, conns, samples int
 		restartRSS, _ = p.rss()
 	}
 
-	fmt.Printf("`go run ./bench/scale -mode assignments -n %d` (understudy %s; load over HTTP with %d connections; latencies with 8):\n\n", n, strings.Join(extra, " "), conns)
+	fmt.Printf("`go run ./bench/scale -mode assignments -n %d` (understudy %s; load over HTTP with %d connections; latencies with %d):\n\n", n, strings.Join(extra, " "), conns, latencyConns)
 	fmt.Println("| measure | value |")
 	fmt.Println("|---|---:|")
 	fmt.Printf("| RSS idle, empty store | %.0f MiB |\n", idle)
