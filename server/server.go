@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -212,6 +213,9 @@ func (s *Server) open(dir string) error {
 		}
 		return nil
 	}
+	// Reading everything back leaves as much garbage as there is state: hand it back to the
+	// system now rather than carry it until the heap grows again.
+	debug.FreeOSMemory()
 	err = s.db.Update(func(tx *store.Tx) error {
 		if c, ok := s.settings.Get(tx, clockSetting); ok {
 			offset, err := strconv.ParseInt(c.Value, 10, 64)
