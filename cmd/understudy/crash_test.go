@@ -25,13 +25,7 @@ import (
 // refused or deleted), lists must agree with single reads, and requests whose answer was
 // lost in the crash must be retryable. Several rounds, each on the state of the last.
 func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and kills the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "understudy")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	dir := t.TempDir()
 	l := newLedger()
 	const rounds = 4
@@ -453,4 +447,17 @@ func (l *ledger) verify(t *testing.T, base string, round int) {
 		t.Errorf("before round %d's crash: %s", round, odd)
 	}
 	l.odd = nil
+}
+
+// buildBinary builds the command into a temporary directory; -short skips the test.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "understudy")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
 }
