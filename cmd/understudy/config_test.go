@@ -42,6 +42,26 @@ func TestLoad(t *testing.T) {
 				}
 			}},
 		{name: "bad memory limit", args: []string{"--memory-limit", "lots"}, wantErr: "--memory-limit"},
+		{name: "default memory limit", check: func(t *testing.T, c Config) {
+			if c.MemoryLimit != 900<<20 {
+				t.Errorf("memory limit = %d, want 900 MiB", c.MemoryLimit)
+			}
+		}},
+		{name: "no memory limit", args: []string{"--memory-limit", "0"}, check: func(t *testing.T, c Config) {
+			if c.MemoryLimit != 0 {
+				t.Errorf("memory limit = %d, want none", c.MemoryLimit)
+			}
+		}},
+		{name: "GOMEMLIMIT wins over the default", env: map[string]string{"GOMEMLIMIT": "2GiB"}, check: func(t *testing.T, c Config) {
+			if c.MemoryLimit != 0 {
+				t.Errorf("memory limit = %d, want the runtime's own", c.MemoryLimit)
+			}
+		}},
+		{name: "the flag wins over GOMEMLIMIT", args: []string{"--memory-limit", "3GiB"}, env: map[string]string{"GOMEMLIMIT": "2GiB"}, check: func(t *testing.T, c Config) {
+			if c.MemoryLimit != 3<<30 {
+				t.Errorf("memory limit = %d, want 3 GiB", c.MemoryLimit)
+			}
+		}},
 		{name: "flags", args: []string{"--addr", ":0", "--public-url", "http://emu:9", "--log-level", "warn", "--body-limit", "10", "--authz-enforce", "--authz-owners", "a, b"},
 			check: func(t *testing.T, c Config) {
 				if c.Addr != ":0" || c.Server.PublicURL != "http://emu:9" || c.LogLevel != slog.LevelWarn || c.Server.BodyLimit != 10 {

@@ -3,6 +3,7 @@ package store
 import (
 	"strings"
 	"time"
+	"unique"
 )
 
 // RoleAssignment is a stored role assignment. Keys (ScopeKey, PrincipalKey, RoleDefinitionGUID)
@@ -75,9 +76,16 @@ func canonicalAssignment(in Interner) func(RoleAssignment) RoleAssignment {
 	return func(r RoleAssignment) RoleAssignment {
 		// The name and scope usually come as parts of the request path: copies let the
 		// path go, instead of keeping all of it alive for as long as the assignment.
-		r.Name, r.Scope = strings.Clone(r.Name), strings.Clone(r.Scope)
+		// Scopes repeat (assignments at one resource group are usually made together), so
+		// they are shared through unique.Make, whose table forgets values nobody holds a
+		// handle to: scopes made close together share one string, and nothing is kept for
+		// scopes no longer used.
+		r.Name = strings.Clone(r.Name)
+		r.Scope = unique.Make(r.Scope).Value()
 		if r.ScopeKey == r.Scope {
 			r.ScopeKey = r.Scope
+		} else {
+			r.ScopeKey = unique.Make(r.ScopeKey).Value()
 		}
 		r.Subscription = in.Intern(r.Subscription)
 		r.RoleDefinitionGUID = in.Intern(r.RoleDefinitionGUID)
