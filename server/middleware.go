@@ -10,10 +10,10 @@ import (
 )
 
 // Echo v4 applies Pre and Use middleware anew on every request, one closure each: the
-// server's own are therefore combined, front (Pre: recoverPanics then observe) and guard
-// (Use: injectFaults then limitBody), each one closure per request.
+// server's own are therefore combined into two, front (Pre) and guard (Use).
 
-// front is recoverPanics(log) followed by s.observe, as one middleware.
+// front turns a panic anywhere below it into a 500 in the API's envelope, logged with its
+// stack (the server keeps serving), and observes every request (see observed).
 func (s *Server) front(log *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) (err error) {
@@ -23,25 +23,14 @@ func (s *Server) front(log *slog.Logger) echo.MiddlewareFunc {
 	}
 }
 
-// guard is s.injectFaults followed by limitBody(limit), as one middleware.
+// guard applies the admin API's fault rules (see faulted), then the body limit.
 func (s *Server) guard(limit int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error { return s.faulted(c, limit, next) }
 	}
 }
 
-// recoverPanics turns a panic anywhere below it into a 500 in the API's envelope, logged
-// with its stack; the server keeps serving.
-func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) (err error) {
-			defer recovered(log, c, &err)
-			return next(c)
-		}
-	}
-}
-
-// recovered is recoverPanics' deferred half: it must be deferred directly.
+// recovered is front's panic handler: it must be deferred directly.
 func recovered(log *slog.Logger, c echo.Context, err *error) {
 	if r := recover(); r != nil {
 		if r == http.ErrAbortHandler {
@@ -53,14 +42,8 @@ func recovered(log *slog.Logger, c echo.Context, err *error) {
 	}
 }
 
-// limitBody refuses bodies over limit bytes: at once when Content-Length says so, else when
+// limited refuses bodies over limit bytes: at once when Content-Length says so, else when
 // reading passes the limit (the validator reads the body and reports 413).
-func limitBody(limit int64) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error { return limited(c, limit, next) }
-	}
-}
-
 func limited(c echo.Context, limit int64, next echo.HandlerFunc) error {
 	req := c.Request()
 	if req.ContentLength > limit {

@@ -39,13 +39,9 @@ func routeIDs(specs ...*openapi3.T) map[string]string {
 	return ids
 }
 
-// observe records every request once it has been answered: a structured log line (never
+// observed records every request once it has been answered: a structured log line (never
 // headers, so never tokens or keys), metrics, and (for the APIs, not /_understudy) the
 // journal. It runs before routing, so it sees the path as the client sent it.
-func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error { return s.observed(c, next) }
-}
-
 func (s *Server) observed(c echo.Context, next echo.HandlerFunc) error {
 	start := time.Now()
 	req := c.Request()
@@ -100,26 +96,21 @@ func setRequestID(h http.Header) {
 	h["X-Request-Id"] = []string{strconv.FormatUint(rand.Uint64(), 36)}
 }
 
-// injectFaults applies the admin API's fault rules to requests of the APIs, after routing
-// (so that rules can name operations) and before authentication and validation.
-func (s *Server) injectFaults(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error { return s.faulted(c, -1, next) }
-}
-
-// faulted is injectFaults, followed by limited(c, limit, next) where it calls next (limit
-// < 0: next itself).
+// faulted applies the admin API's fault rules to requests of the APIs, after routing (so
+// that rules can name operations) and before authentication and validation; a request no
+// rule stops goes on through limited(c, limit, next).
 func (s *Server) faulted(c echo.Context, limit int64, next echo.HandlerFunc) error {
 	if !s.faults.Any() {
-		return s.then(c, limit, next) // the usual case: no rule, nothing to look up
+		return limited(c, limit, next) // the usual case: no rule, nothing to look up
 	}
 	req := c.Request()
 	api := s.apiName(requestPath(c))
 	if api == "admin" {
-		return s.then(c, limit, next)
+		return limited(c, limit, next)
 	}
 	rule, ok := s.faults.Match(control.Request{API: api, OperationID: s.operationID(req.Method, c.Path()), Method: req.Method, Path: requestPath(c)})
 	if !ok {
-		return s.then(c, limit, next)
+		return limited(c, limit, next)
 	}
 	if rule.LatencyMs > 0 {
 		select {
@@ -128,18 +119,10 @@ func (s *Server) faulted(c echo.Context, limit int64, next echo.HandlerFunc) err
 		}
 	}
 	if rule.Status == 0 {
-		return s.then(c, limit, next)
+		return limited(c, limit, next)
 	}
 	if rule.RetryAfterSeconds > 0 {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(rule.RetryAfterSeconds))
 	}
 	return &httperr.Fault{Status: rule.Status, Code: rule.Code, Message: rule.Message}
-}
-
-// then is what follows fault injection: the body limit when limit >= 0, then next.
-func (s *Server) then(c echo.Context, limit int64, next echo.HandlerFunc) error {
-	if limit >= 0 {
-		return limited(c, limit, next)
-	}
-	return next(c)
 }

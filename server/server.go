@@ -146,8 +146,8 @@ func New(cfg Config) (*Server, error) {
 	}
 
 	e.HTTPErrorHandler = s.handleError
-	e.Pre(s.front(cfg.Log))       // recoverPanics(cfg.Log), s.observe
-	e.Use(s.guard(cfg.BodyLimit)) // s.injectFaults, limitBody(cfg.BodyLimit)
+	e.Pre(s.front(cfg.Log))       // panics, observation
+	e.Use(s.guard(cfg.BodyLimit)) // faults, the body limit
 
 	adminDeps := admin.Deps{Version: cfg.Version, Clock: clk, Reset: s.Reset, Journal: s.journal, Faults: s.faults, Metrics: s.metrics}
 	if cfg.DataDir != "" {

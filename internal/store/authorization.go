@@ -3,7 +3,6 @@ package store
 import (
 	"strings"
 	"time"
-	"unique"
 )
 
 // RoleAssignment is a stored role assignment. Keys (ScopeKey, PrincipalKey, RoleDefinitionGUID)
@@ -47,7 +46,7 @@ type Authorization struct {
 // NewAuthorization adds the authorization tables to db.
 func NewAuthorization(db *DB) *Authorization {
 	t := NewTable[RoleAssignment](db, "roleAssignments", nil)
-	t.SetCanonical(canonicalAssignment(Interner{}))
+	t.canonical = canonicalAssignment
 	return &Authorization{
 		Assignments: t,
 		ByTriple:    t.AddUnique("triple", func(r RoleAssignment) (string, bool) { return r.Triple(), true }),
@@ -69,30 +68,23 @@ func ScopeAndBelow(scopeKey string) [][2]string {
 	}
 }
 
-// canonicalAssignment shares what assignments repeat (a scope key equal to the scope, and
-// the ids of subscriptions, roles and callers) and keeps only the strings it needs: a
-// million assignments then hold each repeated string once instead of a million times.
-func canonicalAssignment(in Interner) func(RoleAssignment) RoleAssignment {
-	return func(r RoleAssignment) RoleAssignment {
-		// The name and scope usually come as parts of the request path: copies let the
-		// path go, instead of keeping all of it alive for as long as the assignment.
-		// Scopes repeat (assignments at one resource group are usually made together), so
-		// they are shared through unique.Make, whose table forgets values nobody holds a
-		// handle to: scopes made close together share one string, and nothing is kept for
-		// scopes no longer used.
-		r.Name = strings.Clone(r.Name)
-		r.Scope = unique.Make(r.Scope).Value()
-		if r.ScopeKey == r.Scope {
-			r.ScopeKey = r.Scope
-		} else {
-			r.ScopeKey = unique.Make(r.ScopeKey).Value()
-		}
-		r.Subscription = in.Intern(r.Subscription)
-		r.RoleDefinitionGUID = in.Intern(r.RoleDefinitionGUID)
-		r.PrincipalType = in.Intern(r.PrincipalType)
-		r.ConditionVersion = in.Intern(r.ConditionVersion)
-		r.CreatedBy, r.UpdatedBy = in.Intern(r.CreatedBy), in.Intern(r.UpdatedBy)
-		r.CreatedByType, r.UpdatedByType = in.Intern(r.CreatedByType), in.Intern(r.UpdatedByType)
-		return r
+// canonicalAssignment shares what assignments repeat (the scope, its key, and the ids of
+// subscriptions, roles and callers) and keeps only the strings it needs: the name and scope
+// usually come as parts of the request path, and copies let the path go instead of keeping
+// all of it alive for as long as the assignment.
+func canonicalAssignment(r RoleAssignment) RoleAssignment {
+	r.Name = strings.Clone(r.Name)
+	r.Scope = share(r.Scope)
+	if r.ScopeKey == r.Scope {
+		r.ScopeKey = r.Scope
+	} else {
+		r.ScopeKey = share(r.ScopeKey)
 	}
+	r.Subscription = share(r.Subscription)
+	r.RoleDefinitionGUID = share(r.RoleDefinitionGUID)
+	r.PrincipalType = share(r.PrincipalType)
+	r.ConditionVersion = share(r.ConditionVersion)
+	r.CreatedBy, r.UpdatedBy = share(r.CreatedBy), share(r.UpdatedBy)
+	r.CreatedByType, r.UpdatedByType = share(r.CreatedByType), share(r.UpdatedByType)
+	return r
 }

@@ -112,7 +112,12 @@ func (db *DB) Replace(fn func(tx *Tx) error) error {
 }
 
 func (db *DB) commit(wipe bool, fn func(tx *Tx) error) error {
-	seq, err := db.apply(wipe, fn)
+	return db.settle(db.apply(wipe, fn))
+}
+
+// settle returns the transaction's own error once transaction seq is on disk, or the disk's
+// error; in memory it returns err at once.
+func (db *DB) settle(seq uint64, err error) error {
 	if db.disk != nil {
 		if werr := db.disk.wait(seq); werr != nil {
 			return werr
@@ -181,13 +186,7 @@ func write(tx *Tx, fn func(tx *Tx) error) (err error) {
 // returns once everything fn could have seen is on disk, so no answer ever shows a change
 // a crash could still lose.
 func (db *DB) View(fn func(tx *Tx) error) error {
-	seq, err := db.read(fn)
-	if db.disk != nil {
-		if werr := db.disk.wait(seq); werr != nil {
-			return werr
-		}
-	}
-	return err
+	return db.settle(db.read(fn))
 }
 
 func (db *DB) read(fn func(tx *Tx) error) (seq uint64, err error) {

@@ -5,19 +5,21 @@ import (
 	"fmt"
 	"hash/maphash"
 	"strings"
+	"unique"
 
 	"github.com/google/btree"
 )
 
-// sep separates an index key from the primary key inside ordered indexes. Keys must not
-// contain it.
+// sep separates the index key from the primary key in an encoded Cursor; primary keys must
+// not contain it.
 const sep = "\x00"
 
 // Table holds records of type R by primary key, with the indexes added to it before use.
 type Table[R any] struct {
 	name  string
 	clone func(R) R
-	// canonical, when set, rewrites a record as it is stored (to share repeated strings).
+	// canonical, when set, rewrites a record as Put stores it or it is loaded from disk (to
+	// share repeated strings); it must not change what the record means.
 	canonical func(R) R
 	rows      map[string]R
 	uniques   []*Unique[R]
@@ -76,25 +78,14 @@ func (t *Table[R]) load(pk string, value []byte) error {
 
 func (t *Table[R]) size() int { return len(t.rows) }
 
-// SetCanonical makes Put (and loading from disk) store f(r) instead of r: a way to share
-// strings that many records repeat. f must not change what the record means.
-func (t *Table[R]) SetCanonical(f func(R) R) { t.canonical = f }
-
-// Interner shares equal strings. It is not safe for concurrent use: tables use it under the
-// writer lock. It never forgets, so it is for values that repeat (ids of callers, roles,
-// subscriptions), not for unique ones.
-type Interner map[string]string
-
-// Intern returns the shared copy of s.
-func (in Interner) Intern(s string) string {
+// share returns s as one copy that equal strings share, through unique.Make, whose table
+// forgets values nobody holds a handle to: records made around the same time share their
+// repeated strings, and nothing is kept for values no longer in use.
+func share(s string) string {
 	if s == "" {
 		return ""
 	}
-	if c, ok := in[s]; ok {
-		return c
-	}
-	in[s] = s
-	return s
+	return unique.Make(s).Value()
 }
 
 // Len is the number of records.

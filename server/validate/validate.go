@@ -72,6 +72,9 @@ func Cached(api string, get func() (*openapi3.T, error)) func() (*openapi3.T, er
 type Validator struct {
 	routes  map[string]*route
 	options *openapi3filter.Options
+	// fastJSON: kin decodes application/json with its own stock decoder, which checkBody
+	// repeats from the bytes already read (decided at New: nothing registers one later).
+	fastJSON bool
 }
 
 // route is one operation with what its validation needs worked out once, at start.
@@ -123,6 +126,7 @@ func New(doc *openapi3.T, o Options) (*Validator, error) {
 			// know that the schemes are taken care of.
 			AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
 		},
+		fastJSON: stockJSONDecoder(),
 	}
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
@@ -230,15 +234,6 @@ func (v *Validator) middleware(route *route) echo.MiddlewareFunc {
 	}
 }
 
-// Check validates the request in c against the operation opID.
-func (v *Validator) Check(c echo.Context, opID string) error {
-	route, ok := v.routes[opID]
-	if !ok {
-		return fmt.Errorf("validate: no operation %q", opID)
-	}
-	return v.checkEcho(c, route, newState())
-}
-
 func (v *Validator) checkEcho(c echo.Context, route *route, st *state) error {
 	req := c.Request()
 	names, values := c.ParamNames(), c.ParamValues()
@@ -323,8 +318,8 @@ func (v *Validator) checkBody(ctx context.Context, input *openapi3filter.Request
 	rb := route.body
 	contentType := req.Header.Get("Content-Type")
 	mt := rb.Content.Get(contentType)
-	if !jsonFast || !hasBody || len(data) == 0 || mt == nil || mt.Schema == nil || !isJSON(contentType) ||
-		isBinary(mt.Schema) || mt.Encoding[""] != nil || !stockJSONDecoder() {
+	if !v.fastJSON || !hasBody || len(data) == 0 || mt == nil || mt.Schema == nil || !isJSON(contentType) ||
+		isBinary(mt.Schema) || mt.Encoding[""] != nil {
 		return openapi3filter.ValidateRequestBody(ctx, input, rb)
 	}
 	// What ValidateRequestBody does to the request before it decodes.
@@ -366,21 +361,17 @@ func isBinary(schema *openapi3.SchemaRef) bool {
 }
 
 // stockJSONDecoder reports whether application/json bodies are decoded by kin's own decoder
-// (nobody registered another).
+// (nobody registered another) and that decoder is the plain encoding/json Decoder with
+// UseNumber that checkBody repeats (not a build of kin that rejects duplicate names).
 func stockJSONDecoder() bool {
 	d := openapi3filter.RegisteredBodyDecoder("application/json")
-	return d != nil && reflect.ValueOf(d).Pointer() == jsonDecoderPC
+	stock := reflect.ValueOf(openapi3filter.BodyDecoder(openapi3filter.JSONBodyDecoder)).Pointer()
+	if d == nil || reflect.ValueOf(d).Pointer() != stock {
+		return false
+	}
+	_, err := openapi3filter.JSONBodyDecoder(strings.NewReader(`{"a":1,"a":2}`), nil, nil, nil)
+	return err == nil
 }
-
-var (
-	jsonDecoderPC = reflect.ValueOf(openapi3filter.BodyDecoder(openapi3filter.JSONBodyDecoder)).Pointer()
-	// jsonFast is false if kin's JSON decoding is not the plain encoding/json Decoder with
-	// UseNumber this package repeats (a build of kin that rejects duplicate names).
-	jsonFast = func() bool {
-		_, err := openapi3filter.JSONBodyDecoder(strings.NewReader(`{"a":1,"a":2}`), nil, nil, nil)
-		return err == nil
-	}()
-)
 
 // readBody reads the body once, rejecting one over the limit or not UTF-8 (RFC 8259
 // requires it; Go's decoder would silently turn bad bytes into U+FFFD), and puts the same
