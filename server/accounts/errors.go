@@ -41,9 +41,7 @@ func IsError(err error) bool {
 // hosted pages (/r/...), as an HTML page with the same status.
 func WriteError(c echo.Context, err error, log *slog.Logger) {
 	e := toError(c, err)
-	if e.Status >= 500 && !httperr.Injected(err) {
-		log.Error("internal error", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
-	}
+	httperr.LogUnexpected(c, e.Status, err, log)
 	if c.Response().Committed {
 		return
 	}

@@ -93,9 +93,7 @@ func IsError(err error) bool {
 // WriteError renders err in the admin envelope {"error":{"code","message"}}.
 func WriteError(c echo.Context, err error, log *slog.Logger) {
 	e := toError(c, err)
-	if e.Status >= 500 && !httperr.Injected(err) {
-		log.Error("internal error", "path", c.Request().URL.Path, "err", err)
-	}
+	httperr.LogUnexpected(c, e.Status, err, log)
 	if c.Response().Committed {
 		return
 	}

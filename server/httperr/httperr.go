@@ -6,6 +6,7 @@ package httperr
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -94,6 +95,14 @@ func Classify(err error) Cause {
 		}
 	}
 	return Cause{Kind: Internal, Status: http.StatusInternalServerError}
+}
+
+// LogUnexpected logs err when it is answered with a 5xx that no fault rule injected: a
+// failure of ours, worth a line saying where it happened.
+func LogUnexpected(c echo.Context, status int, err error, log *slog.Logger) {
+	if status >= 500 && !Injected(err) {
+		log.Error("internal error", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+	}
 }
 
 // Injected reports whether err is a fault a rule injected (not worth logging as a failure).
