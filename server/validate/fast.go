@@ -1,0 +1,407 @@
+package validate
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf16"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// The quick check accepts a JSON body straight from its bytes, without decoding it into
+// maps and slices first: most of what a request with a valid body costs in kin-openapi is
+// that decoding, the schema walk over it (which sorts every object's keys) and binding the
+// decoded value into the handler's type.
+//
+// It is a fast path, never the judge of a bad request: it either accepts a body that kin
+// would accept too, or gives up, and then kin decodes and validates the body as before and
+// produces its own error (or, for what the quick check does not cover, its acceptance).
+// Objects and arrays are walked here; every scalar is handed to kin's own VisitJSON with
+// the options the whole body would be visited with, so formats, patterns, enums, lengths
+// and ranges are kin's. What kin does to objects (types, properties, additional properties,
+// required members, read-only members in requests, member counts) and arrays (types, item
+// counts, items) is repeated here; schemas with anything else (allOf, anyOf, oneOf, not,
+// uniqueItems, boolean schemas, prefixItems, enums of objects or arrays, OpenAPI 3.1's
+// JSON Schema) are not quick-checked at all.
+//
+// A body it accepts is bound by the generated handler with Echo's JSON binder
+// (encoding/json) instead of from kin's decoded value. The two bind alike except where
+// encoding/json is lenient, so the quick check also gives up on what would make them
+// differ: duplicate member names (kin keeps the last), a member whose name matches a
+// declared property only when case is ignored (encoding/json would bind it to that
+// property), a number that is not a plain integer where the schema wants an integer, and
+// anything after the body's value (kin ignores it).
+
+// quickSchema is a body schema prepared for the quick check.
+type quickSchema struct {
+	s *openapi3.Schema
+	// empty: the schema accepts any value but null (as kin's IsEmpty).
+	empty bool
+	// structured: objects and arrays are not walked (an enum of them, a type that allows
+	// neither): the check gives up on them.
+	structured    bool
+	object, array bool // the type permits objects, arrays
+	integer       bool // the type is integer: numbers must be plain integers
+	// str, when not nil, checks strings here rather than through kin (see quickString);
+	// boolean: true and false are accepted here.
+	str     *quickString
+	boolean bool
+
+	props    map[string]*quickSchema
+	names    []string // the declared property names, for the case-insensitive clash check
+	readOnly map[string]bool
+	required []string
+	// additional: members not declared are allowed; extra checks them when not nil.
+	additional bool
+	extra      *quickSchema
+	minProps   uint64
+	maxProps   *uint64
+
+	items    *quickSchema
+	minItems uint64
+	maxItems *uint64
+}
+
+// prepareQuick returns the quick check of a request body's schema, or nil when the schema
+// uses something the quick check does not do. readOnlyChecked: read-only members are
+// rejected (kin's request visit without DisableReadOnlyValidation).
+func prepareQuick(schema *openapi3.Schema, readOnlyChecked bool) *quickSchema {
+	return (&quickBuilder{seen: map[*openapi3.Schema]*quickSchema{}, readOnlyChecked: readOnlyChecked}).build(schema)
+}
+
+type quickBuilder struct {
+	seen            map[*openapi3.Schema]*quickSchema
+	readOnlyChecked bool // read-only members are rejected (a request without AllowReadOnly)
+	failed          bool
+}
+
+func (b *quickBuilder) build(s *openapi3.Schema) *quickSchema {
+	if s == nil {
+		b.failed = true
+		return nil
+	}
+	if q, ok := b.seen[s]; ok {
+		return q // recursive schemas share their node
+	}
+	q := &quickSchema{s: s}
+	b.seen[s] = q
+	if s.Not != nil || len(s.AllOf) > 0 || len(s.AnyOf) > 0 || len(s.OneOf) > 0 || s.Always != nil ||
+		s.UniqueItems || len(s.PrefixItems) > 0 || s.Discriminator != nil {
+		b.failed = true
+		return nil
+	}
+	q.empty = s.IsEmpty()
+	q.structured = len(s.Enum) == 0
+	q.object = s.Type.Permits(openapi3.TypeObject)
+	q.array = s.Type.Permits(openapi3.TypeArray)
+	q.integer = s.Type.Is(openapi3.TypeInteger)
+	q.str = newQuickString(s)
+	q.boolean = len(s.Enum) == 0 && s.Type.Permits(openapi3.TypeBoolean)
+	if q.empty {
+		return q
+	}
+	if len(s.Properties) > 0 {
+		q.props = make(map[string]*quickSchema, len(s.Properties))
+		for name, ref := range s.Properties {
+			if ref == nil || ref.Value == nil {
+				b.failed = true
+				return nil
+			}
+			q.props[name] = b.build(ref.Value)
+			q.names = append(q.names, name)
+			if ref.Value.ReadOnly && b.readOnlyChecked {
+				if q.readOnly == nil {
+					q.readOnly = map[string]bool{}
+				}
+				q.readOnly[name] = true
+			}
+		}
+	}
+	for _, name := range s.Required {
+		// kin lets a request leave out a required read-only member.
+		if ref := s.Properties[name]; ref != nil && ref.Value != nil && ref.Value.ReadOnly {
+			continue
+		}
+		q.required = append(q.required, name)
+	}
+	q.additional = s.AdditionalProperties.Has == nil || *s.AdditionalProperties.Has
+	if ref := s.AdditionalProperties.Schema; ref != nil {
+		if ref.Value == nil {
+			b.failed = true
+			return nil
+		}
+		q.extra = b.build(ref.Value)
+	}
+	q.minProps, q.maxProps = s.MinProps, s.MaxProps
+	if ref := s.Items; ref != nil {
+		if ref.Value == nil {
+			b.failed = true
+			return nil
+		}
+		q.items = b.build(ref.Value)
+	}
+	q.minItems, q.maxItems = s.MinItems, s.MaxItems
+	if b.failed {
+		return nil
+	}
+	return q
+}
+
+// quickState is one quick check's decoder and scratch space, pooled.
+type quickState struct {
+	in      bytes.Buffer
+	dec     jsontext.Decoder
+	name    []byte
+	scratch []byte
+}
+
+var quickStates = sync.Pool{New: func() any { return new(quickState) }}
+
+// quickAccept reports whether data is one JSON value that schema accepts (with kin's opts),
+// bound alike by kin's value and by encoding/json. false means "let kin decide".
+func quickAccept(q *quickSchema, data []byte, opts []openapi3.SchemaValidationOption) bool {
+	st := quickStates.Get().(*quickState)
+	defer quickStates.Put(st)
+	st.in.Reset()
+	st.in.Write(data)
+	st.dec.Reset(&st.in)
+	ok := st.value(q, opts)
+	if ok {
+		// Nothing but white space may follow: kin would ignore it, encoding/json would not.
+		_, err := st.dec.ReadToken()
+		ok = err == io.EOF
+	}
+	return ok
+}
+
+// value checks the next value against q.
+func (st *quickState) value(q *quickSchema, opts []openapi3.SchemaValidationOption) bool {
+	switch st.dec.PeekKind() {
+	case '{':
+		if q.empty {
+			return st.dec.SkipValue() == nil
+		}
+		if !q.structured || !q.object {
+			return false
+		}
+		return st.object(q, opts)
+	case '[':
+		if q.empty {
+			return st.dec.SkipValue() == nil
+		}
+		if !q.structured || !q.array {
+			return false
+		}
+		return st.array(q, opts)
+	case 0:
+		return false
+	}
+	raw, err := st.dec.ReadValue()
+	if err != nil {
+		return false
+	}
+	var v any
+	switch raw[0] {
+	case 'n':
+		v = nil
+	case 't', 'f':
+		if q.empty || q.boolean {
+			return true
+		}
+		v = raw[0] == 't'
+	case '"':
+		s, err := jsontext.AppendUnquote(st.scratch[:0], raw)
+		if err != nil {
+			return false
+		}
+		st.scratch = s
+		if q.empty {
+			return true
+		}
+		if q.str != nil {
+			return q.str.accepts(string(s))
+		}
+		v = string(s)
+	default:
+		if q.integer && bytes.ContainsAny(raw, ".eE") {
+			return false
+		}
+		v = json.Number(raw)
+	}
+	return q.s.VisitJSON(v, opts...) == nil
+}
+
+func (st *quickState) object(q *quickSchema, opts []openapi3.SchemaValidationOption) bool {
+	if _, err := st.dec.ReadToken(); err != nil { // {
+		return false
+	}
+	// Which required members were present, by index in q.required.
+	var presentBuf [8]bool
+	present := presentBuf[:0]
+	if len(q.required) > len(presentBuf) {
+		present = make([]bool, 0, len(q.required))
+	}
+	present = present[:len(q.required)]
+	var n uint64
+	for st.dec.PeekKind() != '}' {
+		raw, err := st.dec.ReadValue() // the member's name
+		if err != nil || len(raw) < 2 {
+			return false
+		}
+		name := raw[1 : len(raw)-1]
+		if bytes.IndexByte(name, '\\') >= 0 {
+			unq, err := jsontext.AppendUnquote(st.name[:0], raw)
+			if err != nil {
+				return false
+			}
+			st.name, name = unq, unq
+		}
+		n++
+		child, declared := q.props[string(name)]
+		switch {
+		case declared:
+			for i, r := range q.required {
+				if r == string(name) {
+					present[i] = true
+				}
+			}
+			if q.readOnly[string(name)] && st.dec.PeekKind() != 'n' {
+				return false // a read-only member in a request
+			}
+		case q.clashes(name):
+			return false
+		case !q.additional:
+			return false
+		default:
+			child = q.extra
+		}
+		if child == nil {
+			if st.dec.SkipValue() != nil {
+				return false
+			}
+			continue
+		}
+		if !st.value(child, opts) {
+			return false
+		}
+	}
+	if _, err := st.dec.ReadToken(); err != nil { // }
+		return false
+	}
+	if n < q.minProps || q.maxProps != nil && n > *q.maxProps {
+		return false
+	}
+	for _, p := range present {
+		if !p {
+			return false
+		}
+	}
+	return true
+}
+
+// clashes says whether name matches a declared property when case is ignored (and so would
+// be bound to it by encoding/json).
+func (q *quickSchema) clashes(name []byte) bool {
+	for _, p := range q.names {
+		if strings.EqualFold(p, string(name)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (st *quickState) array(q *quickSchema, opts []openapi3.SchemaValidationOption) bool {
+	if _, err := st.dec.ReadToken(); err != nil { // [
+		return false
+	}
+	var n uint64
+	for st.dec.PeekKind() != ']' {
+		n++
+		if q.items == nil {
+			if st.dec.SkipValue() != nil {
+				return false
+			}
+			continue
+		}
+		if !st.value(q.items, opts) {
+			return false
+		}
+	}
+	if _, err := st.dec.ReadToken(); err != nil { // ]
+		return false
+	}
+	return n >= q.minItems && (q.maxItems == nil || n <= *q.maxItems)
+}
+
+// quickString is kin's check of a string against a schema whose type allows strings, for
+// what it can do exactly: the enum (of strings), the lengths (in UTF-16 units, as kin
+// counts them), a pattern compiled as kin compiles it, and the format through kin's own
+// registered validator.
+type quickString struct {
+	enum      []string
+	minLength uint64
+	maxLength *uint64
+	pattern   *regexp.Regexp
+	format    string
+}
+
+// newQuickString returns nil when strings of s are left to kin.
+func newQuickString(s *openapi3.Schema) *quickString {
+	if !s.Type.Permits(openapi3.TypeString) {
+		return nil
+	}
+	q := &quickString{minLength: s.MinLength, maxLength: s.MaxLength, format: s.Format}
+	for _, e := range s.Enum {
+		str, ok := e.(string)
+		if !ok {
+			return nil
+		}
+		q.enum = append(q.enum, str)
+	}
+	if s.Pattern != "" {
+		// kin rewrites \uXXXX escapes before compiling; patterns with none compile the same.
+		if strings.Contains(s.Pattern, `\u`) {
+			return nil
+		}
+		re, err := regexp.Compile(s.Pattern)
+		if err != nil {
+			return nil
+		}
+		q.pattern = re
+	}
+	return q
+}
+
+func (q *quickString) accepts(s string) bool {
+	if len(q.enum) > 0 && !slices.Contains(q.enum, s) {
+		return false
+	}
+	if q.minLength != 0 || q.maxLength != nil {
+		n := uint64(0)
+		for _, r := range s {
+			if utf16.IsSurrogate(r) {
+				n += 2
+			} else {
+				n++
+			}
+		}
+		if n < q.minLength || q.maxLength != nil && n > *q.maxLength {
+			return false
+		}
+	}
+	if q.pattern != nil && !q.pattern.MatchString(s) {
+		return false
+	}
+	if q.format != "" {
+		if f, ok := openapi3.SchemaStringFormats[q.format]; ok && f.Validate(s) != nil {
+			return false
+		}
+	}
+	return true
+}

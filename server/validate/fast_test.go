@@ -1,0 +1,270 @@
+package validate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	accountsgen "github.com/understudy-dev/understudy/gen/accounts"
+	admingen "github.com/understudy-dev/understudy/gen/admin"
+	authzgen "github.com/understudy-dev/understudy/gen/authorization"
+	computegen "github.com/understudy-dev/understudy/gen/compute"
+)
+
+// quickRoute is an operation whose body the quick check covers.
+type quickRoute struct {
+	name string
+	r    *route
+}
+
+// quickRoutes lists, in a stable order, every operation of every spec with a quick check,
+// read-only members allowed and not.
+func quickRoutes(t testing.TB) []quickRoute {
+	var out []quickRoute
+	for _, spec := range []struct {
+		api string
+		get func() (*openapi3.T, error)
+	}{{"authorization", authzgen.GetSpec}, {"accounts", accountsgen.GetSpec}, {"compute", computegen.GetSpec}, {"admin", admingen.GetSpec}} {
+		doc, err := spec.get()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, allowRO := range []bool{false, true} {
+			v, err := New(doc, Options{AllowReadOnly: allowRO})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for id, r := range v.routes {
+				if r.quick != nil {
+					out = append(out, quickRoute{fmt.Sprintf("%s %s ro=%v", spec.api, id, allowRO), r})
+				}
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// kinAccepts is what kin says of body, decoded and visited as checkBody does.
+func kinAccepts(r *route, body []byte) (any, bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil, false
+	}
+	mt := r.body.Content.Get("application/json")
+	return v, mt.Schema.Value.VisitJSON(v, r.bodyOpts...) == nil
+}
+
+// checkQuick fails when the quick check accepts body and kin does not, or when they would
+// bind different values.
+func checkQuick(t testing.TB, qr quickRoute, body []byte) (quick bool) {
+	t.Helper()
+	if !quickAccept(qr.r.quick, body, qr.r.bodyOpts) {
+		return false
+	}
+	kinValue, ok := kinAccepts(qr.r, body)
+	if !ok {
+		t.Errorf("%s: the quick check accepts a body kin rejects: %s", qr.name, body)
+		return true
+	}
+	var bound any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&bound); err != nil || !reflect.DeepEqual(bound, kinValue) {
+		t.Errorf("%s: encoding/json reads %v (%v), kin %v, from %s", qr.name, bound, err, kinValue, body)
+	}
+	return true
+}
+
+// sample builds a value for schema s from its examples, enums and defaults (minimal: only
+// required members and the first of each), not always a valid one.
+func sample(s *openapi3.Schema, depth int) any {
+	switch {
+	case s.Example != nil:
+		return s.Example
+	case len(s.Enum) > 0:
+		return s.Enum[0]
+	case s.Default != nil:
+		return s.Default
+	}
+	switch {
+	case s.Type.Is("object") || len(s.Properties) > 0:
+		m := map[string]any{}
+		if depth > 6 {
+			return m
+		}
+		for name, p := range s.Properties {
+			if p.Value.ReadOnly {
+				continue
+			}
+			if slices := s.Required; containsString(slices, name) || depth < 3 {
+				m[name] = sample(p.Value, depth+1)
+			}
+		}
+		return m
+	case s.Type.Is("array"):
+		if s.Items == nil || depth > 6 {
+			return []any{}
+		}
+		n := max(1, int(s.MinItems))
+		out := make([]any, n)
+		for i := range out {
+			out[i] = sample(s.Items.Value, depth+1)
+		}
+		return out
+	case s.Type.Is("integer"), s.Type.Is("number"):
+		if s.Min != nil {
+			return *s.Min
+		}
+		return 1
+	case s.Type.Is("boolean"):
+		return true
+	case s.Format == "uuid":
+		return "ce2ce14e-85d7-4629-bdbc-454d0519d987"
+	case s.Format == "uri":
+		return "https://example.com/x"
+	case s.Format == "date-time":
+		return "2026-01-02T03:04:05Z"
+	}
+	return "abc-1"
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// mutations of a sample: every member dropped, made null, given each kind of wrong value,
+// renamed to another case, repeated; unknown and read-only members added; every string
+// stretched; and the document cut short or followed by more.
+func mutations(s *openapi3.Schema, v any) []any {
+	var out []any
+	switch v := v.(type) {
+	case map[string]any:
+		names := make([]string, 0, len(v))
+		for k := range v {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		with := func(k string, x any) map[string]any {
+			m := make(map[string]any, len(v)+1)
+			for kk, vv := range v {
+				m[kk] = vv
+			}
+			m[k] = x
+			return m
+		}
+		for _, k := range names {
+			m := with(k, nil)
+			delete(m, k)
+			out = append(out, m)
+			for _, bad := range []any{nil, 1, 1.5, "x", true, map[string]any{}, []any{}, strings.Repeat("é", 300)} {
+				out = append(out, with(k, bad))
+			}
+			if upper := strings.ToUpper(k[:1]) + k[1:]; upper != k {
+				out = append(out, with(upper, v[k]))
+			}
+			var ps *openapi3.Schema
+			if s != nil && s.Properties[k] != nil {
+				ps = s.Properties[k].Value
+			}
+			for _, mv := range mutations(ps, v[k]) {
+				out = append(out, with(k, mv))
+			}
+		}
+		out = append(out, with("unknownMember", "x"))
+		if s != nil {
+			for name, p := range s.Properties {
+				if p.Value.ReadOnly {
+					out = append(out, with(name, sample(p.Value, 5)))
+				}
+			}
+		}
+	case []any:
+		out = append(out, []any{}, append(append([]any{}, v...), v...), append(append([]any{}, v...), 7))
+		if len(v) > 0 {
+			var is *openapi3.Schema
+			if s != nil && s.Items != nil {
+				is = s.Items.Value
+			}
+			for _, mv := range mutations(is, v[0]) {
+				out = append(out, append([]any{mv}, v[1:]...))
+			}
+		}
+	case string:
+		out = append(out, "", v+"-", strings.ToUpper(v), v+strings.Repeat("a", 70), " "+v, "x\u00e9\U0001F600")
+	}
+	return out
+}
+
+// TestQuickCheckAgreesWithKin builds a body for every operation the quick check covers and
+// hundreds of variations of each, and wants the quick check to accept only what kin
+// accepts, and to accept the valid samples themselves.
+func TestQuickCheckAgreesWithKin(t *testing.T) {
+	routes := quickRoutes(t)
+	n, quick, valid := 0, 0, 0
+	for _, qr := range routes {
+		schema := qr.r.body.Content.Get("application/json").Schema.Value
+		base := sample(schema, 0)
+		bodies := [][]byte{}
+		for _, v := range append([]any{base}, mutations(schema, base)...) {
+			b, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bodies = append(bodies, b)
+		}
+		b0 := bodies[0]
+		bodies = append(bodies, append(b0[:len(b0):len(b0)], " \n"...), append(b0[:len(b0):len(b0)], " {}"...), b0[:len(b0)-1])
+		if len(b0) > 2 && b0[0] == '{' {
+			// A repeated member, and a member name written with an escape.
+			bodies = append(bodies, append([]byte(`{"unknownMember":1,"unknownMember":2,`), b0[1:]...))
+			if i := bytes.IndexByte(b0[1:], '"'); i == 0 {
+				bodies = append(bodies, append([]byte(`{"\u0061`), b0[2:]...))
+			}
+		}
+		for _, b := range bodies {
+			n++
+			if _, ok := kinAccepts(qr.r, b); ok {
+				valid++
+			}
+			if checkQuick(t, qr, b) {
+				quick++
+			}
+		}
+		if _, ok := kinAccepts(qr.r, b0); ok && !quickAccept(qr.r.quick, b0, qr.r.bodyOpts) {
+			t.Errorf("%s: the quick check leaves a valid sample to kin: %s", qr.name, b0)
+		}
+	}
+	t.Logf("%d operations, %d bodies, %d valid for kin, %d accepted by the quick check", len(routes), n, valid, quick)
+	if quick == 0 {
+		t.Fatal("the quick check accepted nothing")
+	}
+}
+
+// FuzzQuickCheck: the quick check never accepts a body kin rejects, for any operation.
+func FuzzQuickCheck(f *testing.F) {
+	routes := quickRoutes(f)
+	for i, qr := range routes {
+		schema := qr.r.body.Content.Get("application/json").Schema.Value
+		if b, err := json.Marshal(sample(schema, 0)); err == nil {
+			f.Add(uint16(i), b)
+		}
+	}
+	f.Add(uint16(0), []byte(`{"a":1,"A":2}`))
+	f.Fuzz(func(t *testing.T, op uint16, body []byte) {
+		checkQuick(t, routes[int(op)%len(routes)], body)
+	})
+}
