@@ -56,6 +56,7 @@ type config struct {
 	quietWait   time.Duration
 	retries     int
 	durable     bool
+	reset       bool
 }
 
 // noisyCores: a run during which the rest of the machine used more CPU than this is redone
@@ -105,6 +106,7 @@ func run() int {
 	flag.DurationVar(&c.quietWait, "quiet-wait", 10*time.Second, "before each run, wait up to this long for other processes to leave the CPUs idle (0: don't)")
 	flag.IntVar(&c.retries, "retries", 1, "times a run is redone when other processes used more than 0.3 cores during it")
 	flag.BoolVar(&c.durable, "durable", true, "also run understudy with --data-dir (state on disk, synced writes) after the memory target in each round, and compare the two")
+	flag.BoolVar(&c.reset, "reset", true, "reset understudy to its seed (POST /_understudy/reset) before each operation, so that a row measures its operation, not the state the rows before it left")
 	flag.Parse()
 	if flag.NArg() > 0 || c.duration <= 0 || c.connections < 1 || c.rounds < 1 || c.starts < 1 || c.accounts < 1 || c.rules < 1 {
 		fmt.Fprintln(os.Stderr, "bench: bad flags (see -h)")
@@ -294,11 +296,16 @@ func bench(ctx context.Context, c config, selected []*operation) error {
 	for _, op := range selected {
 		res := &opResult{op: op}
 		r.ops = append(r.ops, res)
-		if op.setup != nil {
-			for _, sd := range sides {
-				if !sd.target {
-					continue // the baseline holds no state
+		for _, sd := range sides {
+			if !sd.target {
+				continue // the baseline holds no state
+			}
+			if c.reset {
+				if err := sd.w.reset(ctx); err != nil {
+					return fmt.Errorf("%s: reset %s: %w%s", op.key, sd.s.name, err, sd.s.stderrTail())
 				}
+			}
+			if op.setup != nil {
 				progress("[%s] setup (%s)", op.key, sd.s.name)
 				sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 				err := op.setup(sctx, sd.w)
@@ -565,6 +572,11 @@ func (r *result) print(out io.Writer) {
 		p("- %d run(s) kept although other processes used more than %.1f cores during them (after %d retries and waits of up to %s)", r.noisyRuns, noisyCores, r.cfg.retries, r.cfg.quietWait)
 	}
 	p("- understudy flags: --log-level warn --compute-operation-mode immediate (other flags at their defaults)")
+	if c.reset {
+		p("- state: understudy is reset to its seed before each operation (then the operation's setup runs), and keeps everything its rounds create")
+	} else {
+		p("- state: understudy keeps everything every operation creates (-reset=false)")
+	}
 	p("- load: %d connections, %d workers, max rate, %s per run; per operation %d rounds of baseline then understudy; medians of the rounds",
 		c.connections, c.connections, c.duration, c.rounds)
 	p("- req/s counts every answered request (errors included) over the run's first request to last answer; p50/p99 are understudy's latencies, errors included; errors are summed over the rounds")

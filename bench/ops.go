@@ -365,6 +365,15 @@ func (w *world) call(ctx context.Context, method, path string, hdr http.Header, 
 	return b, nil
 }
 
+// reset puts understudy back to its seed and forgets what earlier setups made there.
+func (w *world) reset(ctx context.Context) error {
+	if _, err := w.call(ctx, http.MethodPost, "/_understudy/reset", nil, ""); err != nil {
+		return err
+	}
+	w.accountIDs, w.ruleNames, w.attachURLs = nil, nil, nil
+	return nil
+}
+
 // computeOp posts a compute mutation and insists on a DONE operation without error.
 func (w *world) computeOp(ctx context.Context, path, body string) error {
 	b, err := w.call(ctx, http.MethodPost, path, jsonHeaders, body)
