@@ -11,6 +11,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
@@ -404,4 +405,69 @@ func (q *quickString) accepts(s string) bool {
 		}
 	}
 	return true
+}
+
+// quickParam is kin's ValidateParameter for one parameter where it can be done exactly
+// without kin's decoding: a path or query parameter whose schema is a plain string, with a
+// single non-empty value (checked with quickString); and an optional query parameter of a
+// plain type that the request leaves out, which kin finds absent and lets pass.
+type quickParam struct {
+	in         string
+	name       string
+	str        *quickString // nil: a value is left to kin
+	skipAbsent bool
+}
+
+func newQuickParam(p *openapi3.Parameter) *quickParam {
+	if p.Content != nil || p.Schema == nil || p.Schema.Value == nil {
+		return nil
+	}
+	s := p.Schema.Value
+	if len(s.AllOf) > 0 || len(s.AnyOf) > 0 || len(s.OneOf) > 0 || s.Not != nil {
+		return nil
+	}
+	sm, err := p.SerializationMethod()
+	if err != nil {
+		return nil
+	}
+	switch {
+	case p.In == openapi3.ParameterInPath && sm.Style == openapi3.SerializationSimple:
+	case p.In == openapi3.ParameterInQuery && sm.Style == openapi3.SerializationForm:
+	default:
+		return nil
+	}
+	types := s.Type.Slice()
+	if len(types) != 1 {
+		return nil
+	}
+	q := &quickParam{in: p.In, name: p.Name}
+	if types[0] == openapi3.TypeString {
+		q.str = newQuickString(s)
+	}
+	switch types[0] {
+	case openapi3.TypeString, openapi3.TypeInteger, openapi3.TypeNumber, openapi3.TypeBoolean:
+		q.skipAbsent = p.In == openapi3.ParameterInQuery && !p.Required
+	}
+	if q.str == nil && !q.skipAbsent {
+		return nil
+	}
+	return q
+}
+
+// accepts reports whether kin would accept the parameter; false leaves it to kin.
+func (q *quickParam) accepts(pathParams map[string]string, input *openapi3filter.RequestValidationInput) bool {
+	var v string
+	if q.in == openapi3.ParameterInPath {
+		v = pathParams[q.name]
+	} else {
+		values, present := input.GetQueryParams()[q.name]
+		if !present {
+			return q.skipAbsent
+		}
+		if len(values) != 1 {
+			return false
+		}
+		v = values[0]
+	}
+	return v != "" && q.str != nil && q.str.accepts(v)
 }

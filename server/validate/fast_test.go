@@ -2,14 +2,19 @@ package validate
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
 
 	accountsgen "github.com/understudy-dev/understudy/gen/accounts"
 	admingen "github.com/understudy-dev/understudy/gen/admin"
@@ -267,4 +272,60 @@ func FuzzQuickCheck(f *testing.F) {
 	f.Fuzz(func(t *testing.T, op uint16, body []byte) {
 		checkQuick(t, routes[int(op)%len(routes)], body)
 	})
+}
+
+// TestQuickParamsAgreeWithKin tries values of every parameter the quick check covers, of
+// every operation of every spec: the quick check must accept only what kin's
+// ValidateParameter accepts, and accept the spec's own examples.
+func TestQuickParamsAgreeWithKin(t *testing.T) {
+	values := []string{"", "a", "abc-1", "Bad Value", "a/b", "..", "%2F", "é", "x\u00e9\U0001F600", strings.Repeat("a", 64),
+		strings.Repeat("b", 5000), "0", "-1", "1.5", "true", "ce2ce14e-85d7-4629-bdbc-454d0519d987", "2022-04-01", "2026-05-27.dahlia"}
+	checked, quick := 0, 0
+	for _, spec := range []func() (*openapi3.T, error){authzgen.GetSpec, accountsgen.GetSpec, computegen.GetSpec, admingen.GetSpec} {
+		doc, err := spec()
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := New(doc, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for id, r := range v.routes {
+			for i, p := range r.params {
+				q := r.quickParams[i]
+				if q == nil {
+					continue
+				}
+				for _, val := range append([]string{paramValue(p)}, values...) {
+					for _, present := range []bool{true, false} {
+						pathParams := map[string]string{}
+						query := url.Values{}
+						if present {
+							if p.In == openapi3.ParameterInPath {
+								pathParams[p.Name] = val
+							} else {
+								query.Set(p.Name, val)
+							}
+						}
+						query.Set("other", "x")
+						req := httptest.NewRequest(http.MethodGet, "/x?"+query.Encode(), nil)
+						input := &openapi3filter.RequestValidationInput{Request: req, PathParams: pathParams, QueryParams: query, Route: r.Route, Options: v.options}
+						kinErr := openapi3filter.ValidateParameter(context.Background(), input, p)
+						checked++
+						if !q.accepts(pathParams, input) {
+							continue
+						}
+						quick++
+						if kinErr != nil {
+							t.Errorf("%s: parameter %s (%s) %q present=%v: quick check accepts, kin: %v", id, p.Name, p.In, val, present, kinErr)
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d parameter values checked, %d accepted by the quick check", checked, quick)
+	if quick == 0 {
+		t.Fatal("the quick check accepted no parameter")
+	}
 }

@@ -88,6 +88,8 @@ type route struct {
 	// params are the operation's parameters and the path item's it does not override, in
 	// the order kin-openapi checks them.
 	params []*openapi3.Parameter
+	// quickParams are the parameters' quick checks (see fast.go), nil where there is none.
+	quickParams []*quickParam
 	// security is how the operation's security requirements check out (see securityCheck).
 	security    securityCheck
 	requirement openapi3.SecurityRequirements
@@ -163,6 +165,12 @@ func (v *Validator) prepare(rt *routers.Route) *route {
 	}
 	for _, ref := range op.Parameters {
 		r.params = append(r.params, ref.Value)
+	}
+	r.quickParams = make([]*quickParam, len(r.params))
+	if !rt.Spec.IsOpenAPI31OrLater() {
+		for i, p := range r.params {
+			r.quickParams[i] = newQuickParam(p)
+		}
 	}
 
 	security := op.Security
@@ -304,7 +312,10 @@ func (v *Validator) check(req *http.Request, route *route, st *state, query url.
 		}
 	}
 
-	for _, p := range route.params {
+	for i, p := range route.params {
+		if q := route.quickParams[i]; q != nil && q.accepts(st.params, input) {
+			continue
+		}
 		if err := openapi3filter.ValidateParameter(ctx, input, p); err != nil {
 			return convert(err)
 		}
