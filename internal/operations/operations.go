@@ -142,7 +142,9 @@ func (e *Engine) Existing(tx *store.Tx, project, requestID string) (store.Operat
 	if requestID == "" {
 		return store.Operation{}, false
 	}
-	_, op, ok := e.t.ByRequestID.Get(tx, store.RequestIDKey(project, requestID))
+	// The key is built on the stack: a requestId is looked up on every mutation that has one.
+	var buf [128]byte
+	_, op, ok := e.t.ByRequestID.GetBytes(tx, store.AppendRequestIDKey(buf[:0], project, requestID))
 	if !ok {
 		return op, false
 	}
@@ -153,8 +155,12 @@ func (e *Engine) Existing(tx *store.Tx, project, requestID string) (store.Operat
 // or changes the resource. An operation DONE at once is finished in the same transaction.
 func (e *Engine) Begin(tx *store.Tx, s Start) (store.Operation, error) {
 	now := e.cfg.Now()
+	// One read of randomness for the name and the id: the same bytes, in the same order, as
+	// two reads (16 then 8), with one buffer and one call instead of two.
+	var rnd [24]byte
+	e.read(rnd[:])
 	op := store.Operation{
-		Scope: s.Scope, Project: s.Project, Name: e.newName(now), ID: e.newID(), Seq: e.seq.Add(1),
+		Scope: s.Scope, Project: s.Project, Name: newName(now, rnd[:16]), ID: newID(rnd[16:]), Seq: e.seq.Add(1),
 		Kind: s.Kind, OperationType: s.OperationType, TargetLink: s.TargetLink, TargetID: s.TargetID, Target: s.Target,
 		User: s.User, ClientOperationID: s.RequestID, Description: s.Description, Failure: s.Failure,
 		Status: Pending, InsertTime: now, DueTime: now.Add(e.cfg.Mode.Delay), Manual: e.cfg.Mode.Manual && !s.Done,
@@ -271,18 +277,34 @@ func (e *Engine) view(op store.Operation, now time.Time) store.Operation {
 	return op
 }
 
-// newName makes operation-<epoch millis>-<13 hex>-<8 hex>-<8 hex>, the real shape.
-func (e *Engine) newName(now time.Time) string {
-	var b [16]byte
-	e.read(b[:])
-	return fmt.Sprintf("operation-%d-%013x-%08x-%08x", now.UnixMilli(),
-		binary.BigEndian.Uint64(b[:8])&(1<<52-1), binary.BigEndian.Uint32(b[8:12]), binary.BigEndian.Uint32(b[12:16]))
+// newName makes operation-<epoch millis>-<13 hex>-<8 hex>-<8 hex>, the real shape, from 16
+// random bytes. It is appended into a buffer on the stack: fmt.Sprintf cost four
+// allocations (its result and each boxed number), this costs one.
+func newName(now time.Time, b []byte) string {
+	var out [64]byte
+	n := append(out[:0], "operation-"...)
+	n = strconv.AppendInt(n, now.UnixMilli(), 10)
+	n = appendHex(append(n, '-'), binary.BigEndian.Uint64(b[:8])&(1<<52-1), 13)
+	n = appendHex(append(n, '-'), uint64(binary.BigEndian.Uint32(b[8:12])), 8)
+	n = appendHex(append(n, '-'), uint64(binary.BigEndian.Uint32(b[12:16])), 8)
+	return string(n)
 }
 
-func (e *Engine) newID() string {
-	var b [8]byte
-	e.read(b[:])
-	id := binary.BigEndian.Uint64(b[:]) >> 1
+// appendHex appends v in lower-case hex, zero-padded to width digits (as %0<width>x).
+func appendHex(b []byte, v uint64, width int) []byte {
+	var d [16]byte
+	i := len(d)
+	for v != 0 || i > len(d)-width {
+		i--
+		d[i] = "0123456789abcdef"[v&15]
+		v >>= 4
+	}
+	return append(b, d[i:]...)
+}
+
+// newID makes a positive id from 8 random bytes.
+func newID(b []byte) string {
+	id := binary.BigEndian.Uint64(b) >> 1
 	if id == 0 {
 		id = 1
 	}

@@ -1,7 +1,9 @@
 package operations
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -255,5 +257,48 @@ func TestParseMode(t *testing.T) {
 	}
 	if _, err := ParseMode("soon"); err == nil {
 		t.Error("ParseMode accepted soon")
+	}
+}
+
+// TestNewNameShape: names are built by hand; they must read as the format they replace.
+func TestNewNameShape(t *testing.T) {
+	for i, now := range []time.Time{time.UnixMilli(0), time.UnixMilli(1763719200123), time.UnixMilli(1<<62 - 1)} {
+		for j := range 50 {
+			var b [16]byte
+			for k := range b {
+				b[k] = byte(i*131 + j*17 + k*(j%3)*91)
+			}
+			if j%7 == 0 {
+				b = [16]byte{}
+			}
+			if j%7 == 1 {
+				b = [16]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
+			}
+			want := fmt.Sprintf("operation-%d-%013x-%08x-%08x", now.UnixMilli(),
+				binary.BigEndian.Uint64(b[:8])&(1<<52-1), binary.BigEndian.Uint32(b[8:12]), binary.BigEndian.Uint32(b[12:16]))
+			if got := newName(now, b[:]); got != want {
+				t.Fatalf("newName = %q, want %q", got, want)
+			}
+		}
+	}
+}
+
+// TestNamesAndIDsFromRandomness: the name and id come from the random stream as they did
+// when each read its own bytes (16 for the name, then 8 for the id), so a seeded stream
+// gives the same operations as before.
+func TestNamesAndIDsFromRandomness(t *testing.T) {
+	stream := make([]byte, 24)
+	for i := range stream {
+		stream[i] = byte(i*37 + 11)
+	}
+	f := newFixture(t, Mode{})
+	f.e.cfg.Random = bytes.NewReader(stream)
+	op := f.begin(t, Start{})
+	now := f.clk.Now()
+	wantName := fmt.Sprintf("operation-%d-%013x-%08x-%08x", now.UnixMilli(),
+		binary.BigEndian.Uint64(stream[:8])&(1<<52-1), binary.BigEndian.Uint32(stream[8:12]), binary.BigEndian.Uint32(stream[12:16]))
+	wantID := fmt.Sprint(binary.BigEndian.Uint64(stream[16:24]) >> 1)
+	if op.Name != wantName || op.ID != wantID {
+		t.Fatalf("name %q id %q, want %q %q", op.Name, op.ID, wantName, wantID)
 	}
 }

@@ -47,9 +47,13 @@ type Authorization struct {
 func NewAuthorization(db *DB) *Authorization {
 	t := NewTable[RoleAssignment](db, "roleAssignments", nil)
 	t.canonical = canonicalAssignment
+	// The key is the lower-cased name; canonicalAssignment has copied the name already.
+	t.keyIn = func(r RoleAssignment) string { return r.Name }
 	return &Authorization{
 		Assignments: t,
-		ByTriple:    t.AddUnique("triple", func(r RoleAssignment) (string, bool) { return r.Triple(), true }),
+		ByTriple: t.AddUnique("triple", func(b []byte, r RoleAssignment) ([]byte, bool) {
+			return appendKey(b, r.ScopeKey, r.RoleDefinitionGUID, r.PrincipalID), true // r.Triple()
+		}),
 		ByScope:     t.AddOrdered(func(r RoleAssignment) (string, bool) { return r.ScopeKey, true }),
 		ByPrincipal: t.AddOrdered(func(r RoleAssignment) (string, bool) { return r.PrincipalID, true }),
 		PerSubscription: t.AddCounter(func(r RoleAssignment) (string, bool) {

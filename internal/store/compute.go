@@ -38,6 +38,8 @@ func cloneForwardingRule(r ForwardingRule) ForwardingRule {
 
 // Compute holds the compute API's resource tables.
 type Compute struct {
+	// ForwardingRules is keyed by ForwardingRule.Key. Put keeps the key it is given, so a
+	// key must be a string of its own, never cut from a longer one.
 	ForwardingRules *Table[ForwardingRule]
 	// RuleByID finds a rule by project and numeric id.
 	RuleByID *Unique[ForwardingRule]
@@ -48,9 +50,10 @@ type Compute struct {
 // NewCompute adds the compute tables to db.
 func NewCompute(db *DB) *Compute {
 	rules := NewTable[ForwardingRule](db, "forwardingRules", cloneForwardingRule)
+	rules.madeKeys = true // keys are ForwardingRule.Key's, also as an operation's Target
 	return &Compute{
 		ForwardingRules: rules,
-		RuleByID:        rules.AddUnique("id", func(r ForwardingRule) (string, bool) { return r.Project + "|" + r.ID, true }),
+		RuleByID:        rules.AddUnique("id", func(b []byte, r ForwardingRule) ([]byte, bool) { return appendKey(b, r.Project, r.ID), true }),
 		RulesByName:     rules.AddPKOrder(),
 	}
 }

@@ -14,6 +14,9 @@ type DB struct {
 	disk *committer
 	// closed refuses changes once Close has run.
 	closed bool
+	// wtx is the write transaction, used again by each writer in turn (they hold mu), so
+	// that neither it nor its undo list is allocated per transaction.
+	wtx Tx
 }
 
 // table is what the database needs of a Table whatever its record type.
@@ -91,10 +94,28 @@ func (db *DB) Close() error {
 type Tx struct {
 	writable bool
 	// logged: the database is durable, so changes are recorded for the committer.
-	logged  bool
-	undo    []func()
+	logged bool
+	// undo names the table of each change, in order; each table keeps, typed, what undoes
+	// its own changes. A closure per change cost an allocation (it captured two records).
+	undo    []undoer
 	changes []change
 }
+
+// undoer is a table as a transaction undoes it.
+type undoer interface {
+	// undoLast undoes the table's last change in the transaction.
+	undoLast()
+	// forgetUndo drops what would undo the table's changes: the transaction committed.
+	forgetUndo()
+}
+
+// readTx is every read transaction: it holds nothing, so readers share it instead of
+// allocating one each.
+var readTx = Tx{}
+
+// maxKeptUndo is the most undo entries a write transaction's slices keep for the next one;
+// a larger transaction (a seed) lets its slices go.
+const maxKeptUndo = 1024
 
 // Update runs fn in a write transaction. Writers are serialised; if fn returns an error
 // (or panics) every change it made is rolled back before the lock is released. On a durable
@@ -140,14 +161,18 @@ func (db *DB) apply(wipe bool, fn func(tx *Tx) error) (seq uint64, err error) {
 			t.reset()
 		}
 	}
-	tx := &Tx{writable: true, logged: db.disk != nil}
+	tx := &db.wtx
+	*tx = Tx{writable: true, logged: db.disk != nil, undo: tx.undo[:0]}
 	err = write(tx, fn)
+	// The committer keeps the changes: the next transaction starts a slice of its own.
+	changes := tx.changes
+	tx.changes = nil
 	if db.disk == nil {
 		return 0, err
 	}
 	switch {
 	case err == nil:
-		return db.disk.enqueue(txEntry{wipe: wipe, changes: tx.changes}), nil
+		return db.disk.enqueue(txEntry{wipe: wipe, changes: changes}), nil
 	case wipe:
 		// A failed Replace leaves the tables empty: so must it leave the disk.
 		return db.disk.enqueue(txEntry{wipe: true}), err
@@ -179,6 +204,7 @@ func write(tx *Tx, fn func(tx *Tx) error) (err error) {
 		return err
 	}
 	committed = true
+	tx.commit()
 	return nil
 }
 
@@ -195,18 +221,34 @@ func (db *DB) read(fn func(tx *Tx) error) (seq uint64, err error) {
 	if db.disk != nil {
 		seq = db.disk.last()
 	}
-	return seq, fn(&Tx{})
+	return seq, fn(&readTx)
 }
 
 func (tx *Tx) rollback() {
 	for i := len(tx.undo) - 1; i >= 0; i-- {
-		tx.undo[i]()
+		tx.undo[i].undoLast()
 	}
-	tx.undo = nil
+	tx.endUndo()
 	tx.changes = nil
 }
 
-func (tx *Tx) onRollback(f func()) { tx.undo = append(tx.undo, f) }
+// commit drops what would have undone the transaction.
+func (tx *Tx) commit() {
+	for _, t := range tx.undo {
+		t.forgetUndo()
+	}
+	tx.endUndo()
+}
+
+// endUndo empties the undo list, keeping it for the next transaction unless it grew large.
+func (tx *Tx) endUndo() {
+	if cap(tx.undo) > maxKeptUndo {
+		tx.undo = nil
+		return
+	}
+	clear(tx.undo)
+	tx.undo = tx.undo[:0]
+}
 
 // record notes a change for the committer (a nil record is a delete). Callers check
 // tx.logged first, so that a database in memory does not even box the record.

@@ -91,7 +91,9 @@ func cloneGroup(g AttachmentGroup) AttachmentGroup {
 	return g
 }
 
-// Interconnects holds the interconnect world's tables.
+// Interconnects holds the interconnect world's tables. They are keyed by their records' Key
+// methods (AttachmentKey for attachments); Put keeps the key it is given, so a key must be
+// a string of its own, never cut from a longer one.
 type Interconnects struct {
 	Interconnects  *Table[Interconnect]
 	InterconnectID *Unique[Interconnect]
@@ -116,20 +118,25 @@ func NewInterconnects(db *DB) *Interconnects {
 	ics := NewTable[Interconnect](db, "interconnects", cloneInterconnect)
 	atts := NewTable[InterconnectAttachment](db, "interconnectAttachments", cloneAttachment)
 	groups := NewTable[AttachmentGroup](db, "interconnectAttachmentGroups", cloneGroup)
+	// Keys are the Key methods' (and AttachmentKey's), also as an operation's Target or a
+	// group's attachment.
+	ics.madeKeys, atts.madeKeys, groups.madeKeys = true, true, true
 	return &Interconnects{
 		Interconnects:       ics,
-		InterconnectID:      ics.AddUnique("id", func(i Interconnect) (string, bool) { return i.Project + "|" + i.ID, true }),
+		InterconnectID:      ics.AddUnique("id", func(b []byte, i Interconnect) ([]byte, bool) { return appendKey(b, i.Project, i.ID), true }),
 		InterconnectsByName: ics.AddPKOrder(),
 
-		Attachments:       atts,
-		AttachmentID:      atts.AddUnique("id", func(a InterconnectAttachment) (string, bool) { return a.Project + "|" + a.Region + "|" + a.ID, true }),
+		Attachments: atts,
+		AttachmentID: atts.AddUnique("id", func(b []byte, a InterconnectAttachment) ([]byte, bool) {
+			return appendKey(b, a.Project, a.Region, a.ID), true
+		}),
 		AttachmentsByName: atts.AddPKOrder(),
 		AttachmentsByInterconnect: atts.AddOrdered(func(a InterconnectAttachment) (string, bool) {
 			return a.Project + "|" + a.Interconnect, true
 		}),
 
 		Groups:       groups,
-		GroupID:      groups.AddUnique("id", func(g AttachmentGroup) (string, bool) { return g.Project + "|" + g.ID, true }),
+		GroupID:      groups.AddUnique("id", func(b []byte, g AttachmentGroup) ([]byte, bool) { return appendKey(b, g.Project, g.ID), true }),
 		GroupsByName: groups.AddPKOrder(),
 	}
 }

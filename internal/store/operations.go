@@ -73,6 +73,8 @@ func timeKey(t time.Time) string {
 
 // Operations holds the operations table.
 type Operations struct {
+	// Ops is keyed by Operation.Key. Put keeps the key it is given, so a key must be a
+	// string of its own, never cut from a longer one.
 	Ops *Table[Operation]
 	// ByID finds an operation by scope and numeric id.
 	ByID *Unique[Operation]
@@ -90,11 +92,12 @@ type Operations struct {
 // NewOperations adds the operations table to db.
 func NewOperations(db *DB) *Operations {
 	t := NewTable[Operation](db, "operations", cloneOperation)
+	t.madeKeys = true // the engine's keys are Operation.Key's
 	return &Operations{
 		Ops:  t,
-		ByID: t.AddUnique("id", func(o Operation) (string, bool) { return o.Scope + "|" + o.ID, true }),
-		ByRequestID: t.AddUnique("requestId", func(o Operation) (string, bool) {
-			return RequestIDKey(o.Project, o.ClientOperationID), o.ClientOperationID != ""
+		ByID: t.AddUnique("id", func(b []byte, o Operation) ([]byte, bool) { return appendKey(b, o.Scope, o.ID), true }),
+		ByRequestID: t.AddUnique("requestId", func(b []byte, o Operation) ([]byte, bool) {
+			return AppendRequestIDKey(b, o.Project, o.ClientOperationID), o.ClientOperationID != ""
 		}),
 		InOrder: t.AddOrdered(func(o Operation) (string, bool) { return joinPadded(o.Scope, o.Seq), true }),
 		Due: t.AddOrdered(func(o Operation) (string, bool) {
@@ -114,6 +117,11 @@ func NewOperations(db *DB) *Operations {
 
 // RequestIDKey is the ByRequestID key of a requestId: requestIds are unique per project.
 func RequestIDKey(project, requestID string) string { return project + "|" + requestID }
+
+// AppendRequestIDKey appends RequestIDKey(project, requestID) to b, for GetBytes.
+func AppendRequestIDKey(b []byte, project, requestID string) []byte {
+	return appendKey(b, project, requestID)
+}
 
 // TimeKey exposes the time ordering used by Due and Finished, for range scans.
 func TimeKey(t time.Time) string { return timeKey(t) }

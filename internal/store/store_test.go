@@ -57,7 +57,7 @@ func openFixture(t *testing.T, dir string) fixture {
 	f := fixture{
 		db:      db,
 		t:       tb,
-		byEmail: tb.AddUnique("email", func(r rec) (string, bool) { return r.Email, r.Email != "" }),
+		byEmail: tb.AddUnique("email", func(b []byte, r rec) ([]byte, bool) { return append(b, r.Email...), r.Email != "" }),
 		byGroup: tb.AddOrdered(func(r rec) (string, bool) { return r.Group, true }),
 		count:   tb.AddCounter(func(r rec) (string, bool) { return r.Group, true }),
 		dir:     dir,
@@ -311,4 +311,54 @@ func openBolt(t *testing.T, dir string) *bolt.Backend {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestUniqueKeysMatchTheirStringForms: the unique indexes append their keys; lookups by
+// the string forms callers build (Triple, RequestIDKey, project|id) find the records.
+func TestUniqueKeysMatchTheirStringForms(t *testing.T) {
+	db := New()
+	a, ops, c := NewAuthorization(db), NewOperations(db), NewCompute(db)
+	ra := RoleAssignment{Name: "n1", ScopeKey: "subscriptions/s1", RoleDefinitionGUID: "r1", PrincipalID: "p1"}
+	op := Operation{Scope: "projects/p/global", Project: "p", Name: "operation-1", ID: "42", ClientOperationID: "req-1"}
+	rule := ForwardingRule{Project: "p", Name: "fr", ID: "7"}
+	err := db.Update(func(tx *Tx) error {
+		if err := a.Assignments.Put(tx, ra.Name, ra); err != nil {
+			return err
+		}
+		if err := ops.Ops.Put(tx, op.Key(), op); err != nil {
+			return err
+		}
+		return c.ForwardingRules.Put(tx, rule.Key(), rule)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{"read", "write"} {
+		check := func(tx *Tx) error {
+			if pk, _, ok := a.ByTriple.Get(tx, ra.Triple()); !ok || pk != "n1" {
+				t.Errorf("%s: triple -> %q %v", kind, pk, ok)
+			}
+			if pk, _, ok := ops.ByRequestID.Get(tx, RequestIDKey("p", "req-1")); !ok || pk != op.Key() {
+				t.Errorf("%s: requestId -> %q %v", kind, pk, ok)
+			}
+			if pk, _, ok := ops.ByRequestID.GetBytes(tx, AppendRequestIDKey(nil, "p", "req-1")); !ok || pk != op.Key() {
+				t.Errorf("%s: requestId bytes -> %q %v", kind, pk, ok)
+			}
+			if _, _, ok := ops.ByRequestID.GetBytes(tx, AppendRequestIDKey(nil, "p", "req-2")); ok {
+				t.Errorf("%s: an unknown requestId was found", kind)
+			}
+			if pk, _, ok := ops.ByID.Get(tx, "projects/p/global|42"); !ok || pk != op.Key() {
+				t.Errorf("%s: operation id -> %q %v", kind, pk, ok)
+			}
+			if pk, _, ok := c.RuleByID.Get(tx, "p|7"); !ok || pk != "p|fr" {
+				t.Errorf("%s: rule id -> %q %v", kind, pk, ok)
+			}
+			return nil
+		}
+		if kind == "read" {
+			_ = db.View(check)
+		} else {
+			_ = db.Update(check)
+		}
+	}
 }

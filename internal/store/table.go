@@ -1,9 +1,11 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"strings"
 	"unique"
 
@@ -22,9 +24,32 @@ type Table[R any] struct {
 	// share repeated strings); it must not change what the record means.
 	canonical func(R) R
 	rows      map[string]R
-	uniques   []*Unique[R]
-	ordered   []*Ordered[R]
-	counts    []*Counter[R]
+	// madeKeys: every primary key Put is given is a string made for the call (by a Key
+	// method), never a piece of a longer one such as a request's path, so Put keeps it
+	// without a copy.
+	madeKeys bool
+	// keyIn, when set, returns the record's own copy of its primary key (as canonical
+	// leaves it), if it holds one: Put keeps that string as the key rather than a second
+	// copy.
+	keyIn   func(R) string
+	uniques []*Unique[R]
+	ordered []*Ordered[R]
+	counts  []*Counter[R]
+	// uput is Put's scratch, one per unique index, and kbuf and kbuf2 hold unique keys as
+	// writes derive them. Writes are serialised (they hold the writer lock), so one of each
+	// per table serves them all.
+	uput        []uniquePut
+	kbuf, kbuf2 []byte
+	// undo holds, newest last, what undoes this table's changes in the open write
+	// transaction (Tx.undo says in which order tables undo theirs).
+	undo []undoEntry[R]
+}
+
+// undoEntry undoes one change: the record under pk goes, and old comes back if it existed.
+type undoEntry[R any] struct {
+	pk      string
+	old     R
+	existed bool
 }
 
 // NewTable adds a table to db. clone, when not nil, deep-copies a record; it is needed when
@@ -71,6 +96,9 @@ func (t *Table[R]) load(pk string, value []byte) error {
 	if t.canonical != nil {
 		r = t.canonical(r)
 	}
+	if t.keyIn != nil && t.keyIn(r) == pk {
+		pk = t.keyIn(r) // one string for both, as Put keeps them
+	}
 	t.rows[pk] = r
 	t.index(pk, r)
 	return nil
@@ -102,6 +130,10 @@ func (t *Table[R]) Get(tx *Tx, pk string) (R, bool) {
 
 // Put stores a copy of r under pk, replacing any record there. It fails with a
 // *ConflictError when a unique index key of r is held by another record.
+//
+// A Put derives each index key of r once, and changes an index only where the record's key
+// changed: a record put again with the same keys (a finisher, a label change) leaves its
+// index entries, and the string that stores its key, as they were.
 func (t *Table[R]) Put(tx *Tx, pk string, r R) error {
 	if !tx.writable {
 		return ErrReadOnly
@@ -109,38 +141,114 @@ func (t *Table[R]) Put(tx *Tx, pk string, r R) error {
 	if strings.Contains(pk, sep) {
 		return fmt.Errorf("store: primary key %q contains NUL", pk)
 	}
-	for _, u := range t.uniques {
-		if k, ok := u.key(r); ok {
-			if holder, taken := u.holder(k); taken && holder != pk {
-				return &ConflictError{Table: t.name, Index: u.name, Key: k, Holder: holder}
-			}
+	// stored is the key string the record already has in the table, when a unique index
+	// finds it under r's key: the table keeps using it.
+	stored, found := "", false
+	put := t.uput
+	for i, u := range t.uniques {
+		k, ok := t.uniqueKey(u, r)
+		put[i] = uniquePut{ok: ok}
+		if !ok {
+			continue
+		}
+		h := u.hashBytes(k)
+		holder, taken, self, kept := u.check(h, k, pk)
+		if taken {
+			return &ConflictError{Table: t.name, Index: u.name, Key: string(k), Holder: holder}
+		}
+		put[i].h, put[i].kept = h, kept
+		if kept {
+			stored, found = self, true
 		}
 	}
 	old, existed := t.rows[pk]
-	if existed {
-		t.unindex(pk, old)
-	}
-	// The key is kept in the table and its indexes: a copy, so that a key cut from a
-	// request's path does not keep the whole path alive.
-	pk = strings.Clone(pk)
 	r = t.copy(r)
 	if t.canonical != nil {
 		r = t.canonical(r)
 	}
+	switch {
+	case found:
+		pk = stored
+	case t.keyIn != nil && t.keyIn(r) == pk:
+		pk = t.keyIn(r)
+	case !t.madeKeys:
+		// The key is kept in the table and its indexes: a copy, so that a key cut from a
+		// request's path does not keep the whole path alive.
+		pk = strings.Clone(pk)
+	}
 	t.rows[pk] = r
-	t.index(pk, r)
+	t.reindex(pk, old, existed, r, found)
 	if tx.logged {
 		tx.record(t, pk, r)
 	}
-	tx.onRollback(func() {
-		t.unindex(pk, r)
-		delete(t.rows, pk)
-		if existed {
-			t.rows[pk] = old
-			t.index(pk, old)
-		}
-	})
+	t.logUndo(tx, pk, old, existed)
 	return nil
+}
+
+// uniquePut is what Put learned of r in one unique index.
+type uniquePut struct {
+	h  uint64 // the hash of r's key
+	ok bool   // r is indexed
+	// kept: the record already sits under h, under the stored key; nothing changes.
+	kept bool
+}
+
+// reindex moves the record under pk from old (if it existed) to r in every index, after
+// Put has filled t.uput. same says pk is the string the old record's entries hold.
+func (t *Table[R]) reindex(pk string, old R, existed bool, r R, same bool) {
+	for i, u := range t.uniques {
+		p := t.uput[i]
+		if p.kept {
+			continue
+		}
+		if existed {
+			if k, ok := t.uniqueKey(u, old); ok {
+				u.remove(u.hashBytes(k), pk)
+			}
+		}
+		if p.ok {
+			u.add(p.h, pk)
+		}
+	}
+	for _, o := range t.ordered {
+		k, ok := o.keyOf(pk, r)
+		if existed {
+			ko, oko := o.keyOf(pk, old)
+			if oko && ok && ko == k {
+				// The entry stays where it is. In primary key order under the stored key it
+				// holds these very strings, so nothing changes; else it is replaced in place
+				// (one descent, not a delete and an insert), so that it keeps no string the
+				// record no longer holds.
+				if !same || o.key != nil {
+					o.tree.ReplaceOrInsert(entry{key: k, pk: pk})
+				}
+				continue
+			}
+			if oko {
+				o.tree.Delete(entry{key: ko, pk: pk})
+			}
+		}
+		if ok {
+			o.tree.ReplaceOrInsert(entry{key: k, pk: pk})
+		}
+	}
+	for _, c := range t.counts {
+		k, ok := c.key(r)
+		if existed {
+			ko, oko := c.key(old)
+			if oko && ok && ko == k {
+				continue
+			}
+			if oko {
+				if c.n[ko]--; c.n[ko] <= 0 {
+					delete(c.n, ko)
+				}
+			}
+		}
+		if ok {
+			c.n[k]++
+		}
+	}
 }
 
 // Each visits every record in no particular order until fn returns false. It is for work
@@ -168,18 +276,49 @@ func (t *Table[R]) Delete(tx *Tx, pk string) (R, bool, error) {
 	if tx.logged {
 		tx.record(t, pk, nil)
 	}
-	tx.onRollback(func() {
-		t.rows[pk] = old
-		t.index(pk, old)
-	})
+	t.logUndo(tx, pk, old, true)
 	return t.copy(old), true, nil
+}
+
+// logUndo notes how to undo a change to the record under pk, which was old if it existed.
+func (t *Table[R]) logUndo(tx *Tx, pk string, old R, existed bool) {
+	t.undo = append(t.undo, undoEntry[R]{pk: pk, old: old, existed: existed})
+	tx.undo = append(tx.undo, t)
+}
+
+// undoLast undoes the table's last change. Changes are undone newest first, so the record
+// under pk is still the one that change stored, if any.
+func (t *Table[R]) undoLast() {
+	n := len(t.undo) - 1
+	e := t.undo[n]
+	t.undo[n] = undoEntry[R]{} // let the old record go
+	t.undo = t.undo[:n]
+	if cur, ok := t.rows[e.pk]; ok {
+		t.unindex(e.pk, cur)
+		delete(t.rows, e.pk)
+	}
+	if e.existed {
+		t.rows[e.pk] = e.old
+		t.index(e.pk, e.old)
+	}
+}
+
+// forgetUndo empties the undo entries (they hold old records), keeping the slice for the
+// next transaction unless it grew large.
+func (t *Table[R]) forgetUndo() {
+	if cap(t.undo) > maxKeptUndo {
+		t.undo = nil
+		return
+	}
+	clear(t.undo)
+	t.undo = t.undo[:0]
 }
 
 // index adds r, stored under pk, to every index. t.rows[pk] must already be r.
 func (t *Table[R]) index(pk string, r R) {
 	for _, u := range t.uniques {
-		if k, ok := u.key(r); ok {
-			u.add(u.hash(k), pk)
+		if k, ok := t.uniqueKey(u, r); ok {
+			u.add(u.hashBytes(k), pk)
 		}
 	}
 	for _, o := range t.ordered {
@@ -196,8 +335,8 @@ func (t *Table[R]) index(pk string, r R) {
 
 func (t *Table[R]) unindex(pk string, r R) {
 	for _, u := range t.uniques {
-		if k, ok := u.key(r); ok {
-			u.remove(u.hash(k), pk)
+		if k, ok := t.uniqueKey(u, r); ok {
+			u.remove(u.hashBytes(k), pk)
 		}
 	}
 	for _, o := range t.ordered {
@@ -219,11 +358,12 @@ func (t *Table[R]) unindex(pk string, r R) {
 // It keeps a 64-bit hash of each key, not the key: index keys are often long concatenations
 // (scope|role|principal) that would otherwise cost an allocation per record. A lookup
 // confirms a hash match by deriving the key again from the record, so it is exact; records
-// whose keys share a hash (rare) wait in a short list.
+// whose keys share a hash (rare) wait in a short list. Keys are appended to a buffer, never
+// made strings: writes derive them into the table's buffers at no allocation.
 type Unique[R any] struct {
 	t    *Table[R]
 	name string
-	key  func(R) (string, bool)
+	key  func(b []byte, r R) ([]byte, bool)
 	seed maphash.Seed
 	// collide, in tests only, replaces the hash to force keys to share one.
 	collide func(string) uint64
@@ -231,18 +371,45 @@ type Unique[R any] struct {
 	more    map[uint64][]string // key hash -> further primary keys whose keys share it
 }
 
-// AddUnique adds a unique index. key returns false for records that are not indexed.
-func (t *Table[R]) AddUnique(name string, key func(R) (string, bool)) *Unique[R] {
+// AddUnique adds a unique index. key appends a record's key to b and returns the result
+// (appendKey builds the usual shape); it returns false for records that are not indexed.
+func (t *Table[R]) AddUnique(name string, key func(b []byte, r R) ([]byte, bool)) *Unique[R] {
 	u := &Unique[R]{t: t, name: name, key: key, seed: maphash.MakeSeed()}
 	u.clear()
 	t.uniques = append(t.uniques, u)
+	t.uput = make([]uniquePut, len(t.uniques))
 	return u
+}
+
+// appendKey appends parts joined by "|", growing b once.
+func appendKey(b []byte, parts ...string) []byte {
+	n := len(parts) - 1
+	for _, p := range parts {
+		n += len(p)
+	}
+	b = slices.Grow(b, n)
+	for i, p := range parts {
+		if i > 0 {
+			b = append(b, '|')
+		}
+		b = append(b, p...)
+	}
+	return b
+}
+
+// uniqueKey derives r's key in u into the table's first buffer. The caller holds the
+// writer lock, and uses the key before the next derivation.
+func (t *Table[R]) uniqueKey(u *Unique[R], r R) ([]byte, bool) {
+	k, ok := u.key(t.kbuf[:0], r)
+	t.kbuf = k[:0]
+	return k, ok
 }
 
 func (u *Unique[R]) clear() {
 	u.slots, u.more = map[uint64]string{}, map[uint64][]string{}
 }
 
+// hash and hashBytes agree: maphash gives a string and its bytes the same hash.
 func (u *Unique[R]) hash(k string) uint64 {
 	if u.collide != nil {
 		return u.collide(k)
@@ -250,27 +417,89 @@ func (u *Unique[R]) hash(k string) uint64 {
 	return maphash.String(u.seed, k)
 }
 
-// holder is the primary key of the record whose key is k.
-func (u *Unique[R]) holder(k string) (string, bool) {
+func (u *Unique[R]) hashBytes(k []byte) uint64 {
+	if u.collide != nil {
+		return u.collide(string(k))
+	}
+	return maphash.Bytes(u.seed, k)
+}
+
+// holder is the primary key of the record whose key is k. buf, when not nil, is scratch
+// for deriving keys (a writer's); a reader derives into a buffer of its own.
+func (u *Unique[R]) holder(k string, buf *[]byte) (string, bool) {
 	h := u.hash(k)
-	if pk, ok := u.slots[h]; ok && u.keyOf(pk) == k {
-		return pk, true
+	if pk, ok := u.slots[h]; ok {
+		if got, ok := u.keyOf(pk, buf); ok && string(got) == k {
+			return pk, true
+		}
 	}
 	for _, pk := range u.more[h] {
-		if u.keyOf(pk) == k {
+		if got, ok := u.keyOf(pk, buf); ok && string(got) == k {
 			return pk, true
 		}
 	}
 	return "", false
 }
 
-func (u *Unique[R]) keyOf(pk string) string {
+// holderBytes is holder for a key in bytes.
+func (u *Unique[R]) holderBytes(k []byte, buf *[]byte) (string, bool) {
+	h := u.hashBytes(k)
+	if pk, ok := u.slots[h]; ok {
+		if got, ok := u.keyOf(pk, buf); ok && bytes.Equal(got, k) {
+			return pk, true
+		}
+	}
+	for _, pk := range u.more[h] {
+		if got, ok := u.keyOf(pk, buf); ok && bytes.Equal(got, k) {
+			return pk, true
+		}
+	}
+	return "", false
+}
+
+// keyOf derives the key of the record under pk into *buf, or a buffer of its own if buf
+// is nil.
+func (u *Unique[R]) keyOf(pk string, buf *[]byte) ([]byte, bool) {
 	r, ok := u.t.rows[pk]
 	if !ok {
-		return ""
+		return nil, false
 	}
-	k, _ := u.key(r)
-	return k
+	var b []byte
+	if buf != nil {
+		b = *buf
+	}
+	got, ok := u.key(b[:0], r)
+	if buf != nil {
+		*buf = got[:0]
+	}
+	return got, ok
+}
+
+// check looks in bucket h for a record other than pk whose key is k (taken: it holds k),
+// and reports whether pk itself is in the bucket (kept) with the string stored for it
+// (self). Put uses it so as not to derive pk's own key again: if pk is in the bucket its
+// entry already serves r, whether or not its old key was k. Keys of others are derived
+// into the table's second buffer (k is in the first). The caller holds the writer lock.
+func (u *Unique[R]) check(h uint64, k []byte, pk string) (holder string, taken bool, self string, kept bool) {
+	p, ok := u.slots[h]
+	if !ok {
+		return "", false, "", false
+	}
+	if p == pk {
+		self, kept = p, true
+	} else if got, ok := u.keyOf(p, &u.t.kbuf2); ok && bytes.Equal(got, k) {
+		return p, true, "", false
+	}
+	if len(u.more) > 0 {
+		for _, p := range u.more[h] {
+			if p == pk {
+				self, kept = p, true
+			} else if got, ok := u.keyOf(p, &u.t.kbuf2); ok && bytes.Equal(got, k) {
+				return p, true, "", false
+			}
+		}
+	}
+	return "", false, self, kept
 }
 
 func (u *Unique[R]) add(h uint64, pk string) {
@@ -309,14 +538,35 @@ func (u *Unique[R]) remove(h uint64, pk string) {
 	}
 }
 
-// Get returns the record holding key.
+// Get returns the record holding key. Inside a write transaction it derives keys into the
+// table's buffer, as writes do.
 func (u *Unique[R]) Get(tx *Tx, key string) (pk string, r R, ok bool) {
-	pk, ok = u.holder(key)
+	pk, ok = u.holder(key, u.scratch(tx))
 	if !ok {
 		return "", r, false
 	}
 	r, ok = u.t.Get(tx, pk)
 	return pk, r, ok
+}
+
+// GetBytes is Get for a key held in bytes, which it does not keep: a caller can build the
+// key in a buffer on its stack instead of allocating a string per lookup.
+func (u *Unique[R]) GetBytes(tx *Tx, key []byte) (pk string, r R, ok bool) {
+	pk, ok = u.holderBytes(key, u.scratch(tx))
+	if !ok {
+		return "", r, false
+	}
+	r, ok = u.t.Get(tx, pk)
+	return pk, r, ok
+}
+
+// scratch is the buffer a lookup derives keys into: the table's inside a write transaction
+// (which holds the writer lock), else none (the lookup allocates its own).
+func (u *Unique[R]) scratch(tx *Tx) *[]byte {
+	if tx.writable {
+		return &u.t.kbuf2
+	}
+	return nil
 }
 
 // Ordered is an index kept in key order, for range scans and paging.

@@ -40,16 +40,20 @@ func (s *Server) GlobalForwardingRulesInsert(ctx context.Context, req gen.Global
 	if rule.IPAddress == "" {
 		rule.IPAddress = s.ephemeralIP()
 	}
+	// The key, scope and link are made once, before the transaction: the key serves the
+	// lookup, the Put and the operation's target, and nothing is built under the writer lock.
+	key, scope := rule.Key(), globalScope(req.Project)
+	start := operations.Start{Scope: scope, Kind: kindRuleInsert, OperationType: "insert", Target: key,
+		TargetLink: s.link3(ctx, scope, "/forwardingRules/", rule.Name), TargetID: rule.ID}
 	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
-		if _, taken := s.tables.ForwardingRules.Get(tx, rule.Key()); taken {
+		if _, taken := s.tables.ForwardingRules.Get(tx, key); taken {
 			return operations.Start{}, &Error{Status: http.StatusConflict, Reason: "alreadyExists",
 				Message: fmt.Sprintf("The resource '%s' already exists", rulePath(req.Project, rule.Name))}
 		}
-		if err := s.tables.ForwardingRules.Put(tx, rule.Key(), rule); err != nil {
+		if err := s.tables.ForwardingRules.Put(tx, key, rule); err != nil {
 			return operations.Start{}, err
 		}
-		return operations.Start{Kind: kindRuleInsert, OperationType: "insert", Target: rule.Key(),
-			TargetLink: s.link(ctx, rulePath(req.Project, rule.Name)), TargetID: rule.ID}, nil
+		return start, nil
 	})
 	if err != nil {
 		return nil, err
@@ -136,6 +140,7 @@ func (s *Server) GlobalForwardingRulesSetLabels(ctx context.Context, req gen.Glo
 	if err := validateLabels(labels); err != nil {
 		return nil, err
 	}
+	scope := globalScope(req.Project) // once: the operation's scope and the target's link
 	op, err := s.mutate(ctx, req.Project, "", func(tx *store.Tx) (operations.Start, error) {
 		rule, err := s.readableRule(tx, req.Project, req.Resource)
 		if err != nil {
@@ -150,8 +155,8 @@ func (s *Server) GlobalForwardingRulesSetLabels(ctx context.Context, req gen.Glo
 		if err := s.tables.ForwardingRules.Put(tx, rule.Key(), rule); err != nil {
 			return operations.Start{}, err
 		}
-		return operations.Start{OperationType: "setLabels", Done: true,
-			TargetLink: s.link(ctx, rulePath(req.Project, rule.Name)), TargetID: rule.ID}, nil
+		return operations.Start{Scope: scope, OperationType: "setLabels", Done: true,
+			TargetLink: s.link3(ctx, scope, "/forwardingRules/", rule.Name), TargetID: rule.ID}, nil
 	})
 	if err != nil {
 		return nil, err

@@ -43,12 +43,16 @@ func (s *Server) InterconnectAttachmentGroupsInsert(ctx context.Context, req gen
 		return nil, err
 	}
 	g.ID, g.Created, g.Pending = s.newID(), s.cfg.Now(), true
+	// The key, scope and link are made once, before the transaction: the key serves the
+	// lookup, the Put and the operation's target, and nothing is built under the writer lock.
+	key, scope := g.Key(), globalScope(req.Project)
+	accepted := operations.Start{Scope: scope, Kind: kindGroupInsert, OperationType: "insert", Target: key,
+		TargetLink: s.link3(ctx, scope, "/interconnectAttachmentGroups/", g.Name), TargetID: g.ID}
 	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
-		if _, taken := s.ic.Groups.Get(tx, g.Key()); taken {
+		if _, taken := s.ic.Groups.Get(tx, key); taken {
 			return operations.Start{}, alreadyExists(groupPath(g.Project, g.Name))
 		}
-		start := operations.Start{Kind: kindGroupInsert, OperationType: "insert", Target: g.Key(),
-			TargetLink: s.link(ctx, groupPath(g.Project, g.Name)), TargetID: g.ID}
+		start := accepted
 		keys, failure := s.checkAttachments(tx, g, urls)
 		if failure != nil {
 			start.Failure = failure
@@ -58,7 +62,7 @@ func (s *Server) InterconnectAttachmentGroupsInsert(ctx context.Context, req gen
 		if err := s.claim(tx, g, nil); err != nil {
 			return start, err
 		}
-		return start, s.ic.Groups.Put(tx, g.Key(), g)
+		return start, s.ic.Groups.Put(tx, key, g)
 	})
 	if err != nil {
 		return nil, err
