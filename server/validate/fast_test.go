@@ -15,6 +15,9 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
+	jsonv2 "github.com/go-json-experiment/json"
+	jsonv1 "github.com/go-json-experiment/json/v1"
+	"github.com/oapi-codegen/runtime"
 
 	accountsgen "github.com/understudy-dev/understudy/gen/accounts"
 	admingen "github.com/understudy-dev/understudy/gen/admin"
@@ -24,8 +27,8 @@ import (
 
 // quickRoute is an operation whose body the quick check covers.
 type quickRoute struct {
-	name string
-	r    *route
+	name, id string
+	r        *route
 }
 
 // quickRoutes lists, in a stable order, every operation of every spec with a quick check,
@@ -47,7 +50,7 @@ func quickRoutes(t testing.TB) []quickRoute {
 			}
 			for id, r := range v.routes {
 				if r.quick != nil {
-					out = append(out, quickRoute{fmt.Sprintf("%s %s ro=%v", spec.api, id, allowRO), r})
+					out = append(out, quickRoute{fmt.Sprintf("%s %s ro=%v", spec.api, id, allowRO), id, r})
 				}
 			}
 		}
@@ -86,7 +89,40 @@ func checkQuick(t testing.TB, qr quickRoute, body []byte) (quick bool) {
 	if err := dec.Decode(&bound); err != nil || !reflect.DeepEqual(bound, kinValue) {
 		t.Errorf("%s: encoding/json reads %v (%v), kin %v, from %s", qr.name, bound, err, kinValue, body)
 	}
+	// The handler's type, bound as before (from kin's value, as the generated handler does,
+	// falling back to Echo's decoder) and as now (JSONSerializer from the bytes).
+	if newBody := bodyTypes[qr.id]; newBody != nil {
+		before, now := newBody(), newBody()
+		if runtime.BindJSONValue(kinValue, before) != nil {
+			if err := json.NewDecoder(bytes.NewReader(body)).Decode(before); err != nil {
+				before = err
+			}
+		}
+		if err := jsonv2.Unmarshal(body, now, jsonv1.DefaultOptionsV1()); err != nil {
+			now = err
+		}
+		if !reflect.DeepEqual(before, now) {
+			t.Errorf("%s: %s is bound as %#v, was %#v", qr.name, body, now, before)
+		}
+	} else {
+		t.Errorf("%s: no body type to bind into", qr.id)
+	}
 	return true
+}
+
+// bodyTypes makes, per operation with a JSON body, what its generated handler binds.
+var bodyTypes = map[string]func() any{
+	"RoleAssignments_Create":              func() any { return new(authzgen.RoleAssignmentsCreateJSONRequestBody) },
+	"createAccountLink":                   func() any { return new(accountsgen.CreateAccountLinkJSONRequestBody) },
+	"createAccount":                       func() any { return new(accountsgen.CreateAccountJSONRequestBody) },
+	"advanceClock":                        func() any { return new(admingen.AdvanceClockJSONRequestBody) },
+	"createFault":                         func() any { return new(admingen.CreateFaultJSONRequestBody) },
+	"globalForwardingRules.insert":        func() any { return new(computegen.GlobalForwardingRulesInsertJSONRequestBody) },
+	"globalForwardingRules.setLabels":     func() any { return new(computegen.GlobalForwardingRulesSetLabelsJSONRequestBody) },
+	"interconnectAttachmentGroups.insert": func() any { return new(computegen.InterconnectAttachmentGroupsInsertJSONRequestBody) },
+	"interconnectAttachmentGroups.patch":  func() any { return new(computegen.InterconnectAttachmentGroupsPatchJSONRequestBody) },
+	"interconnects.insert":                func() any { return new(computegen.InterconnectsInsertJSONRequestBody) },
+	"interconnectAttachments.insert":      func() any { return new(computegen.InterconnectAttachmentsInsertJSONRequestBody) },
 }
 
 // sample builds a value for schema s from its examples, enums and defaults (minimal: only
@@ -179,7 +215,10 @@ func mutations(s *openapi3.Schema, v any) []any {
 				out = append(out, with(k, bad))
 			}
 			if upper := strings.ToUpper(k[:1]) + k[1:]; upper != k {
-				out = append(out, with(upper, v[k]))
+				// Renamed, and given beside the member with another value.
+				renamed := with(upper, v[k])
+				delete(renamed, k)
+				out = append(out, renamed, with(upper, "other"))
 			}
 			var ps *openapi3.Schema
 			if s != nil && s.Properties[k] != nil {

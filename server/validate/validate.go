@@ -240,7 +240,7 @@ func (v *Validator) middleware(route *route) echo.MiddlewareFunc {
 			err := next(c)
 			// The handler has returned: nothing reads the body or the input any more. The
 			// request lets go of the state's body before it is reused.
-			if req.Body == io.ReadCloser(&st.body) || req.Body == io.ReadCloser(&st.validated) {
+			if req.Body == io.ReadCloser(&st.body) || req.Body == io.ReadCloser(&st.validated) || req.Body == io.ReadCloser(&st.quick) {
 				req.Body = http.NoBody
 			}
 			if st.gaveGetBody {
@@ -349,6 +349,9 @@ func (v *Validator) checkBody(ctx context.Context, input *openapi3filter.Request
 	// exactly this media type.
 	if route.quick != nil && mt == route.body.Content.Get("application/json") && echoJSON(contentType) &&
 		quickAccept(route.quick, data, route.bodyOpts) {
+		st.body.Reset(data)
+		st.quick.data = data
+		req.Body = &st.quick
 		return nil
 	}
 
@@ -437,6 +440,7 @@ type state struct {
 	buf       []byte
 	body      body
 	validated validatedBody
+	quick     quickBody
 	decode    bytes.Reader
 	getBody   func() (io.ReadCloser, error)
 	// gaveGetBody: the request's GetBody is getBody.
@@ -463,6 +467,7 @@ func (b *validatedBody) ValidatedValue() any { return b.value }
 func newState() *state {
 	st := &state{params: map[string]string{}}
 	st.validated.body = &st.body
+	st.quick.body = &st.body
 	st.getBody = func() (io.ReadCloser, error) {
 		st.body.Seek(0, io.SeekStart)
 		return &st.body, nil
@@ -481,6 +486,7 @@ func putState(st *state) {
 	clear(st.params)
 	st.input = openapi3filter.RequestValidationInput{}
 	st.validated.value = nil
+	st.quick.data = nil
 	st.gaveGetBody = false
 	st.body.Reset(nil)
 	st.decode.Reset(nil)
