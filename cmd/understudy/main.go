@@ -75,6 +75,10 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 		ln.Close()
 		return err
 	}
+	// After start-up, whose garbage (the specs' parsing) is collected at the usual pace.
+	if cfg.GCPercent > 0 {
+		debug.SetGCPercent(cfg.GCPercent)
+	}
 	hs := &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: cfg.HTTP.ReadHeaderTimeout,
