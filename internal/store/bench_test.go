@@ -46,27 +46,19 @@ func BenchmarkPut(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := range b.N {
-			r := rs[i]
-			if err := f.db.Update(func(tx *Tx) error { return f.t.Put(tx, r.ID, r) }); err != nil {
-				b.Fatal(err)
-			}
+			f.put(b, rs[i])
 		}
 	})
 	b.Run("update", func(b *testing.B) {
 		f := benchFixture(b)
 		rs := benchRecs(10000)
 		for _, r := range rs {
-			if err := f.db.Update(func(tx *Tx) error { return f.t.Put(tx, r.ID, r) }); err != nil {
-				b.Fatal(err)
-			}
+			f.put(b, r)
 		}
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := range b.N {
-			r := rs[i%len(rs)]
-			if err := f.db.Update(func(tx *Tx) error { return f.t.Put(tx, r.ID, r) }); err != nil {
-				b.Fatal(err)
-			}
+			f.put(b, rs[i%len(rs)])
 		}
 	})
 	b.Run("insert+update", func(b *testing.B) {

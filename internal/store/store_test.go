@@ -84,7 +84,7 @@ func (f fixture) reopen(t *testing.T) fixture {
 	return openFixture(t, f.dir)
 }
 
-func (f fixture) put(t *testing.T, r rec) {
+func (f fixture) put(t testing.TB, r rec) {
 	t.Helper()
 	if err := f.db.Update(func(tx *Tx) error { return f.t.Put(tx, r.ID, r) }); err != nil {
 		t.Fatalf("put %v: %v", r, err)
