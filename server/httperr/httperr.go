@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 
 	"github.com/labstack/echo/v4"
 
@@ -63,9 +64,14 @@ func Classify(err error) Cause {
 	var mbe *http.MaxBytesError
 	var he *echo.HTTPError
 	var f *Fault
+	var ee url.EscapeError
 	switch {
 	case errors.As(err, &f):
 		return Cause{Kind: Faulted, Status: f.Status, Code: f.Code, Message: f.Message}
+	case errors.As(err, &ee):
+		// A bad %-escape in the client's query or form, met where a handler parses them
+		// (the generated form binding reads the query too): the client's mistake.
+		return Cause{Kind: BadRequest, Status: http.StatusBadRequest, Message: "the query or form has an invalid %-escape: " + ee.Error()}
 	case errors.As(err, &ve):
 		switch ve.Status {
 		case http.StatusRequestEntityTooLarge:

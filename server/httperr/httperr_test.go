@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"testing"
 
 	"github.com/labstack/echo/v4"
@@ -27,6 +28,7 @@ func TestClassify(t *testing.T) {
 		{"no route", echo.ErrNotFound, NotFound, 404, 0, ""},
 		{"wrong method", echo.ErrMethodNotAllowed, MethodNotAllowed, 405, 0, ""},
 		{"binder", echo.NewHTTPError(400, "Invalid format for parameter id"), BadRequest, 400, 0, "Invalid format for parameter id"},
+		{"bad escape in a query or form", fmt.Errorf("parse: %w", url.EscapeError("%")), BadRequest, 400, 0, `the query or form has an invalid %-escape: invalid URL escape "%"`},
 		{"echo 500", echo.NewHTTPError(500, "boom"), Internal, 500, 0, ""},
 		{"anything else", errors.New("boom"), Internal, 500, 0, ""},
 	}
