@@ -586,11 +586,7 @@ func (r *result) print(out io.Writer) {
 	for _, o := range r.ops {
 		for _, g := range groupsOf(o.op) {
 			t, b := summarize(o.target, g.name), summarize(o.baseline, g.name)
-			ratio := "n/a"
-			if b.rps > 0 {
-				ratio = fmt.Sprintf("%.2f", t.rps/b.rps)
-			}
-			p("| %s | %.0f | %s | %s | %.0f | %s | %s |", g.title, t.rps, ms(t.p50), ms(t.p99), b.rps, ratio, errText(t.errs, t.count))
+			p("| %s | %.0f | %s | %s | %.0f | %s | %s |", g.title, t.rps, ms(t.p50), ms(t.p99), b.rps, ratioText(t.rps, b.rps), errText(t.errs, t.count))
 		}
 	}
 	p("")
@@ -676,6 +672,14 @@ func (r *result) print(out io.Writer) {
 	}
 }
 
+// ratioText is a/b to two places, or "n/a" when b is zero.
+func ratioText(a, b float64) string {
+	if b <= 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f", a/b)
+}
+
 // printDurable prints the durable (--data-dir) against memory table (-durable).
 func (r *result) printDurable(p func(format string, args ...any)) {
 	p("### Durable (--data-dir) vs memory")
@@ -685,11 +689,7 @@ func (r *result) printDurable(p func(format string, args ...any)) {
 	for _, o := range r.ops {
 		for _, g := range groupsOf(o.op) {
 			m, d := summarize(o.target, g.name), summarize(o.durable, g.name)
-			ratio := "n/a"
-			if m.rps > 0 {
-				ratio = fmt.Sprintf("%.2f", d.rps/m.rps)
-			}
-			p("| %s | %.0f | %s | %s | %.0f | %s | %s | %s | %s |", g.title, m.rps, ms(m.p50), ms(m.p99), d.rps, ms(d.p50), ms(d.p99), ratio, errText(d.errs, d.count))
+			p("| %s | %.0f | %s | %s | %.0f | %s | %s | %s | %s |", g.title, m.rps, ms(m.p50), ms(m.p99), d.rps, ms(d.p50), ms(d.p99), ratioText(d.rps, m.rps), errText(d.errs, d.count))
 		}
 	}
 	p("")

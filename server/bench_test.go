@@ -97,15 +97,19 @@ func BenchmarkAccountLinkCreate(b *testing.B) {
 
 // BenchmarkForwardingRuleInsert inserts a rule per iteration (immediate operations).
 func BenchmarkForwardingRuleInsert(b *testing.B) {
+	benchComputeInserts(b, "/compute/v1/projects/bench-project-1/global/forwardingRules", `{"name":"fr-%d","portRange":"443-443"}`)
+}
+
+// benchComputeInserts posts, per iteration, bodyFormat with a fresh number to path with a
+// fresh requestId, and wants a 200 (a DONE operation: operations are immediate).
+func benchComputeInserts(b *testing.B, path, bodyFormat string) {
 	h := benchServer(b)
 	hdr := map[string]string{"Authorization": "Bearer t", "Content-Type": "application/json"}
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			n := seq.Add(1)
-			serve(b, h, http.MethodPost, "/compute/v1/projects/bench-project-1/global/forwardingRules?requestId="+uuid.NewString(),
-				fmt.Sprintf(`{"name":"fr-%d","portRange":"443-443"}`, n), hdr, 200)
+			serve(b, h, http.MethodPost, path+"?requestId="+uuid.NewString(), fmt.Sprintf(bodyFormat, seq.Add(1)), hdr, 200)
 		}
 	})
 }
@@ -137,17 +141,7 @@ func computeImmediate() compute.Config {
 // BenchmarkAttachmentGroupInsert inserts an empty NO_SLA attachment group per iteration
 // (immediate operations), as make bench's groupinsert does.
 func BenchmarkAttachmentGroupInsert(b *testing.B) {
-	h := benchServer(b)
-	hdr := map[string]string{"Authorization": "Bearer t", "Content-Type": "application/json"}
-	b.ReportAllocs()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			n := seq.Add(1)
-			serve(b, h, http.MethodPost, "/compute/v1/projects/bench-project-3/global/interconnectAttachmentGroups?requestId="+uuid.NewString(),
-				fmt.Sprintf(`{"name":"g-%d","intent":{"availabilitySla":"NO_SLA"}}`, n), hdr, 200)
-		}
-	})
+	benchComputeInserts(b, "/compute/v1/projects/bench-project-3/global/interconnectAttachmentGroups", `{"name":"g-%d","intent":{"availabilitySla":"NO_SLA"}}`)
 }
 
 // BenchmarkHarness is the cost of the benchmarks' own request building and recording

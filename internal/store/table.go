@@ -427,30 +427,24 @@ func (u *Unique[R]) hashBytes(k []byte) uint64 {
 // holder is the primary key of the record whose key is k. buf, when not nil, is scratch
 // for deriving keys (a writer's); a reader derives into a buffer of its own.
 func (u *Unique[R]) holder(k string, buf *[]byte) (string, bool) {
-	h := u.hash(k)
-	if pk, ok := u.slots[h]; ok {
-		if got, ok := u.keyOf(pk, buf); ok && string(got) == k {
-			return pk, true
-		}
-	}
-	for _, pk := range u.more[h] {
-		if got, ok := u.keyOf(pk, buf); ok && string(got) == k {
-			return pk, true
-		}
-	}
-	return "", false
+	return u.find(u.hash(k), buf, func(got []byte) bool { return string(got) == k })
 }
 
 // holderBytes is holder for a key in bytes.
 func (u *Unique[R]) holderBytes(k []byte, buf *[]byte) (string, bool) {
-	h := u.hashBytes(k)
+	return u.find(u.hashBytes(k), buf, func(got []byte) bool { return bytes.Equal(got, k) })
+}
+
+// find is the primary key, among the records under hash h, of the one whose key (derived
+// into buf) satisfies is.
+func (u *Unique[R]) find(h uint64, buf *[]byte, is func(key []byte) bool) (string, bool) {
 	if pk, ok := u.slots[h]; ok {
-		if got, ok := u.keyOf(pk, buf); ok && bytes.Equal(got, k) {
+		if got, ok := u.keyOf(pk, buf); ok && is(got) {
 			return pk, true
 		}
 	}
 	for _, pk := range u.more[h] {
-		if got, ok := u.keyOf(pk, buf); ok && bytes.Equal(got, k) {
+		if got, ok := u.keyOf(pk, buf); ok && is(got) {
 			return pk, true
 		}
 	}

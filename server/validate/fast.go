@@ -27,18 +27,19 @@ import (
 // It is a fast path, never the judge of a bad request: it either accepts a body that kin
 // would accept too, or gives up, and then kin decodes and validates the body as before and
 // produces its own error (or, for what the quick check does not cover, its acceptance).
-// Objects and arrays are walked here; every scalar is handed to kin's own VisitJSON with
-// the options the whole body would be visited with, so formats, patterns, enums, lengths
-// and ranges are kin's. What kin does to objects (types, properties, additional properties,
-// required members, read-only members in requests, member counts) and arrays (types, item
-// counts, items) is repeated here; schemas with anything else (allOf, anyOf, oneOf, not,
-// uniqueItems, boolean schemas, prefixItems, enums of objects or arrays, OpenAPI 3.1's
-// JSON Schema) are not quick-checked at all.
+// Objects and arrays are walked here. Strings are checked here exactly as kin checks them
+// (quickString), as are booleans; other scalars are handed to kin's own VisitJSON with the
+// options the whole body would be visited with. What kin does to objects (types,
+// properties, additional properties, required members, read-only members in requests,
+// member counts) and arrays (types, item counts, items) is repeated here; schemas with
+// anything else (allOf, anyOf, oneOf, not, uniqueItems, boolean schemas, prefixItems, enums
+// of objects or arrays, OpenAPI 3.1's JSON Schema) are not quick-checked at all. The same
+// string check serves plain path and query parameters (quickParam).
 //
 // A body it accepts is bound by the generated handler with Echo's JSON binder (through
-// JSONSerializer, with encoding/json's semantics) instead of from kin's decoded value. The two bind alike except where
-// encoding/json is lenient, so the quick check also gives up on what would make them
-// differ: duplicate member names (kin keeps the last), a member whose name matches a
+// JSONSerializer, with encoding/json's semantics) instead of from kin's decoded value. The
+// two bind alike except where encoding/json is lenient, so the quick check also gives up
+// on what would make them differ: duplicate member names (kin keeps the last), a member whose name matches a
 // declared property only when case is ignored (encoding/json would bind it to that
 // property), a number that is not a plain integer where the schema wants an integer, and
 // anything after the body's value (kin ignores it).
@@ -59,7 +60,6 @@ type quickSchema struct {
 	boolean bool
 
 	props    map[string]*quickSchema
-	names    []string // the declared property names, for the case-insensitive clash check
 	readOnly map[string]bool
 	required []string
 	// additional: members not declared are allowed; extra checks them when not nil.
@@ -119,7 +119,6 @@ func (b *quickBuilder) build(s *openapi3.Schema) *quickSchema {
 				return nil
 			}
 			q.props[name] = b.build(ref.Value)
-			q.names = append(q.names, name)
 			if ref.Value.ReadOnly && b.readOnlyChecked {
 				if q.readOnly == nil {
 					q.readOnly = map[string]bool{}
@@ -313,7 +312,7 @@ func (st *quickState) object(q *quickSchema, opts []openapi3.SchemaValidationOpt
 // clashes says whether name matches a declared property when case is ignored (and so would
 // be bound to it by encoding/json).
 func (q *quickSchema) clashes(name []byte) bool {
-	for _, p := range q.names {
+	for p := range q.props {
 		if strings.EqualFold(p, string(name)) {
 			return true
 		}

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -146,7 +147,7 @@ func sample(s *openapi3.Schema, depth int) any {
 			if p.Value.ReadOnly {
 				continue
 			}
-			if slices := s.Required; containsString(slices, name) || depth < 3 {
+			if slices.Contains(s.Required, name) || depth < 3 {
 				m[name] = sample(p.Value, depth+1)
 			}
 		}
@@ -176,15 +177,6 @@ func sample(s *openapi3.Schema, depth int) any {
 		return "2026-01-02T03:04:05Z"
 	}
 	return "abc-1"
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // mutations of a sample: every member dropped, made null, given each kind of wrong value,

@@ -349,6 +349,7 @@ func (v *Validator) checkBody(ctx context.Context, input *openapi3filter.Request
 	// exactly this media type.
 	if route.quick != nil && mt == route.body.Content.Get("application/json") && echoJSON(contentType) &&
 		quickAccept(route.quick, data, route.bodyOpts) {
+		// From its start: kin's security check may have read st.body (securityKin).
 		st.body.Reset(data)
 		st.quick.data = data
 		req.Body = &st.quick
@@ -382,15 +383,17 @@ func (v *Validator) checkBody(ctx context.Context, input *openapi3filter.Request
 // isJSON reports whether the media type of a Content-Type value, as kin's body decoding
 // reads it, is application/json.
 func isJSON(contentType string) bool {
-	mediaType, _, _ := strings.Cut(contentType, ";")
-	return strings.EqualFold(strings.TrimSpace(mediaType), "application/json")
+	return strings.EqualFold(mediaType(contentType), "application/json")
 }
 
 // echoJSON reports whether Echo's binder decodes a body of this Content-Type as JSON: its
 // media type is application/json, compared as Echo does (not ignoring case).
-func echoJSON(contentType string) bool {
-	mediaType, _, _ := strings.Cut(contentType, ";")
-	return strings.TrimSpace(mediaType) == "application/json"
+func echoJSON(contentType string) bool { return mediaType(contentType) == "application/json" }
+
+// mediaType is a Content-Type value without its parameters, as kin and Echo both cut it.
+func mediaType(contentType string) string {
+	mt, _, _ := strings.Cut(contentType, ";")
+	return strings.TrimSpace(mt)
 }
 
 func isBinary(schema *openapi3.SchemaRef) bool {
