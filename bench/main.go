@@ -106,7 +106,7 @@ func run() int {
 	flag.DurationVar(&c.quietWait, "quiet-wait", 10*time.Second, "before each run, wait up to this long for other processes to leave the CPUs idle (0: don't)")
 	flag.IntVar(&c.retries, "retries", 1, "times a run is redone when other processes used more than 0.3 cores during it")
 	flag.BoolVar(&c.durable, "durable", true, "also run understudy with --data-dir (state on disk, synced writes) after the memory target in each round, and compare the two")
-	flag.BoolVar(&c.reset, "reset", true, "reset understudy to its seed (POST /_understudy/reset) before each operation, so that a row measures its operation, not the state the rows before it left")
+	flag.BoolVar(&c.reset, "reset", true, "reset understudy to its seed (POST /_understudy/reset) and redo the operation's setup before each run, so that every round of a row measures the same thing, not the state the runs before it left; false: set up once per operation and keep everything")
 	flag.Parse()
 	if flag.NArg() > 0 || c.duration <= 0 || c.connections < 1 || c.rounds < 1 || c.starts < 1 || c.accounts < 1 || c.rules < 1 {
 		fmt.Fprintln(os.Stderr, "bench: bad flags (see -h)")
@@ -293,25 +293,33 @@ func bench(ctx context.Context, c config, selected []*operation) error {
 	if dur != nil {
 		sides = append(sides, side{dur, newWorld(setupClient, "http://"+dur.addr, c.accounts, c.rules), true, true})
 	}
+	// prepare brings a target to the state a run of op starts from: its seed (with -reset)
+	// and op's setup.
+	prepare := func(op *operation, sd side) error {
+		if c.reset {
+			if err := sd.w.reset(ctx); err != nil {
+				return fmt.Errorf("%s: reset %s: %w%s", op.key, sd.s.name, err, sd.s.stderrTail())
+			}
+		}
+		if op.setup == nil {
+			return nil
+		}
+		progress("[%s] setup (%s)", op.key, sd.s.name)
+		sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		if err := op.setup(sctx, sd.w); err != nil {
+			return fmt.Errorf("%s setup (%s): %w%s", op.key, sd.s.name, err, sd.s.stderrTail())
+		}
+		return nil
+	}
 	for _, op := range selected {
 		res := &opResult{op: op}
 		r.ops = append(r.ops, res)
+		// Prepared once before the rounds: the baseline's requests use the setup's names too.
 		for _, sd := range sides {
-			if !sd.target {
-				continue // the baseline holds no state
-			}
-			if c.reset {
-				if err := sd.w.reset(ctx); err != nil {
-					return fmt.Errorf("%s: reset %s: %w%s", op.key, sd.s.name, err, sd.s.stderrTail())
-				}
-			}
-			if op.setup != nil {
-				progress("[%s] setup (%s)", op.key, sd.s.name)
-				sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-				err := op.setup(sctx, sd.w)
-				cancel()
-				if err != nil {
-					return fmt.Errorf("%s setup (%s): %w%s", op.key, sd.s.name, err, sd.s.stderrTail())
+			if sd.target {
+				if err := prepare(op, sd); err != nil {
+					return err
 				}
 			}
 		}
@@ -322,6 +330,11 @@ func bench(ctx context.Context, c config, selected []*operation) error {
 				}
 				var rs *runStats
 				for attempt := 0; ; attempt++ {
+					if side.target && c.reset && (round > 1 || attempt > 0) {
+						if err := prepare(op, side); err != nil {
+							return err
+						}
+					}
 					waitQuiet(ctx, c.quietWait)
 					drv := op.driver(side.w, "http://"+side.s.addr, side.target)
 					run := attack(ctx, drv, c.connections, c.duration, side.s.pid, side.target)
@@ -573,7 +586,7 @@ func (r *result) print(out io.Writer) {
 	}
 	p("- understudy flags: --log-level warn --compute-operation-mode immediate (other flags at their defaults)")
 	if c.reset {
-		p("- state: understudy is reset to its seed before each operation (then the operation's setup runs), and keeps everything its rounds create")
+		p("- state: understudy is reset to its seed, and the operation's setup redone, before each run (each round starts from the same state; a run keeps what it creates)")
 	} else {
 		p("- state: understudy keeps everything every operation creates (-reset=false)")
 	}
