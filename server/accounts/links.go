@@ -24,6 +24,7 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 		return nil, err
 	}
 	c := callerFrom(ctx)
+	var made store.AccountLink // the link this request makes, if it makes one
 	create := func() (string, error) {
 		a, err := s.account(ctx, body.Account)
 		if err != nil {
@@ -40,7 +41,11 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 		}
 		defer release()
 		l := s.newLink(a, body.UseCase.Type, flow)
-		return l.Token, s.db.Update(func(tx *store.Tx) error { return s.tables.Links.Put(tx, l.Token, l) })
+		if err := s.db.Update(func(tx *store.Tx) error { return s.tables.Links.Put(tx, l.Token, l) }); err != nil {
+			return "", err
+		}
+		made = l
+		return l.Token, nil
 	}
 	var token string
 	if k := req.Params.IdempotencyKey; k == nil || *k == "" {
@@ -51,19 +56,50 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 	if err != nil {
 		return nil, err
 	}
-	var l store.AccountLink
-	_ = s.db.View(func(tx *store.Tx) error {
-		l, _ = s.tables.Links.Get(tx, token)
-		return nil
-	})
-	return &linkCreated{body: s.renderLink(ctx, l), requestID: requestID(ctx)}, nil
+	if made.Token != token { // a replay: the link the first request made
+		_ = s.db.View(func(tx *store.Tx) error {
+			made, _ = s.tables.Links.Get(tx, token)
+			return nil
+		})
+	}
+	r := &linkCreated{requestID: requestID(ctx)}
+	s.renderLink(ctx, made, r)
+	return r, nil
 }
 
 // linkCreated is gen.CreateAccountLink200JSONResponse, written the same way from a pooled
 // buffer (and without boxing the whole response into an interface).
 type linkCreated struct {
-	body      gen.V2CoreAccountLink
+	body      linkWire
+	flow      flowWire // what body's chosen use case points to
+	returnURL string   // what flow.ReturnUrl points to, when set
 	requestID string
+}
+
+// linkWire is gen.V2CoreAccountLink as it is written: the same members in the same order,
+// with the use case's options and the return URL as plain pointers (nil writes null)
+// instead of nullable.Nullable, a map that costs an allocation to set and a json.Marshal
+// and a compaction to write. TestLinkReplyMatchesGenerated holds both to the same bytes.
+type linkWire struct {
+	Account   string                      `json:"account"`
+	Created   gen.Timestamp               `json:"created"`
+	ExpiresAt gen.Timestamp               `json:"expires_at"`
+	Livemode  bool                        `json:"livemode"`
+	Object    gen.V2CoreAccountLinkObject `json:"object"`
+	Url       string                      `json:"url"`
+	UseCase   struct {
+		AccountOnboarding *flowWire                  `json:"account_onboarding"`
+		AccountUpdate     *flowWire                  `json:"account_update"`
+		Type              gen.AccountLinkUseCaseType `json:"type"`
+	} `json:"use_case"`
+}
+
+// flowWire is gen.AccountLinkFlow as it is written.
+type flowWire struct {
+	CollectionOptions gen.CollectionOptions   `json:"collection_options"`
+	Configurations    []gen.ConfigurationType `json:"configurations"`
+	RefreshUrl        string                  `json:"refresh_url"`
+	ReturnUrl         *string                 `json:"return_url"`
 }
 
 func (r *linkCreated) VisitCreateAccountLinkResponse(w http.ResponseWriter) error {
@@ -136,30 +172,31 @@ func (s *Server) linkURL(ctx context.Context, l store.AccountLink) string {
 	return s.baseURL(ctx) + "/r/" + l.Account + "/" + l.Token
 }
 
-func (s *Server) renderLink(ctx context.Context, l store.AccountLink) gen.V2CoreAccountLink {
-	flow := gen.AccountLinkFlow{
+// renderLink fills r with l as the API shows it: the chosen use case's options, the
+// other use case null.
+func (s *Server) renderLink(ctx context.Context, l store.AccountLink, r *linkCreated) {
+	r.flow = flowWire{
 		Configurations: make([]gen.ConfigurationType, 0, len(l.Configurations)),
 		RefreshUrl:     l.RefreshURL,
-		ReturnUrl:      optionalString(l.ReturnURL),
 		CollectionOptions: gen.CollectionOptions{
 			Fields: gen.CollectionFields(l.CollectFields), FutureRequirements: gen.FutureRequirementsCollection(l.FutureRequirements),
 		},
 	}
 	for _, c := range l.Configurations {
-		flow.Configurations = append(flow.Configurations, gen.ConfigurationType(c))
+		r.flow.Configurations = append(r.flow.Configurations, gen.ConfigurationType(c))
 	}
-	uc := gen.AccountLinkUseCase{Type: gen.AccountLinkUseCaseType(l.UseCase)}
-	// One is set, the other null (Set replaces the whole value: no SetNull first).
+	if l.ReturnURL != "" {
+		r.returnURL = l.ReturnURL
+		r.flow.ReturnUrl = &r.returnURL
+	}
+	b := &r.body
+	b.Object, b.Account = gen.V2CoreAccountLinkObjectV2CoreAccountLink, l.Account
+	b.Created, b.ExpiresAt = timestamp(l.Created), timestamp(l.ExpiresAt)
+	b.Livemode, b.Url = l.Livemode, s.linkURL(ctx, l)
+	b.UseCase.Type = gen.AccountLinkUseCaseType(l.UseCase)
 	if strings.EqualFold(l.UseCase, string(gen.AccountLinkUseCaseTypeAccountUpdate)) {
-		uc.AccountOnboarding.SetNull()
-		uc.AccountUpdate.Set(flow)
+		b.UseCase.AccountUpdate = &r.flow
 	} else {
-		uc.AccountUpdate.SetNull()
-		uc.AccountOnboarding.Set(flow)
-	}
-	return gen.V2CoreAccountLink{
-		Object: gen.V2CoreAccountLinkObjectV2CoreAccountLink, Account: l.Account,
-		Created: timestamp(l.Created), ExpiresAt: timestamp(l.ExpiresAt),
-		Livemode: l.Livemode, Url: s.linkURL(ctx, l), UseCase: uc,
+		b.UseCase.AccountOnboarding = &r.flow
 	}
 }
