@@ -125,6 +125,11 @@ func (e *Engine) Handle(kind string, f Finisher) { e.finishers[kind] = f }
 // Mode is the engine's mode.
 func (e *Engine) Mode() Mode { return e.cfg.Mode }
 
+// FinishesAtAccept says whether every operation Begin accepts is DONE before Begin returns
+// (immediate mode). A handler can then store its resource finished already, and its
+// finisher has nothing left to change.
+func (e *Engine) FinishesAtAccept() bool { return !e.cfg.Mode.Manual && e.cfg.Mode.Delay == 0 }
+
 // Start describes an operation to accept.
 type Start struct {
 	Project, Scope               string
@@ -165,7 +170,7 @@ func (e *Engine) Begin(tx *store.Tx, s Start) (store.Operation, error) {
 		User: s.User, ClientOperationID: s.RequestID, Description: s.Description, Failure: s.Failure,
 		Status: Pending, InsertTime: now, DueTime: now.Add(e.cfg.Mode.Delay), Manual: e.cfg.Mode.Manual && !s.Done,
 	}
-	if s.Done || (!e.cfg.Mode.Manual && e.cfg.Mode.Delay == 0) {
+	if s.Done || e.FinishesAtAccept() {
 		return e.finish(tx, op, now)
 	}
 	if err := e.t.Ops.Put(tx, op.Key(), op); err != nil {

@@ -36,7 +36,7 @@ func (s *Server) InterconnectAttachmentsInsert(ctx context.Context, req gen.Inte
 	if err != nil {
 		return nil, err
 	}
-	a.ID, a.Created, a.Pending = s.newID(), s.cfg.Now(), true
+	a.ID, a.Created, a.Pending = s.newID(), s.cfg.Now(), !s.ops.FinishesAtAccept()
 	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
 		if err := s.placeAttachment(tx, &a, b.VlanTag8021q); err != nil {
 			return operations.Start{}, err
@@ -223,6 +223,9 @@ func (s *Server) finishAttachmentInsert(tx *store.Tx, op store.Operation) error 
 	a, ok := s.ic.Attachments.Get(tx, op.Target)
 	if !ok {
 		return fmt.Errorf("attachment %s: %w", op.Target, store.ErrNotFound)
+	}
+	if !a.Pending {
+		return nil // stored finished: the operation finished at accept
 	}
 	a.Pending = false
 	return s.ic.Attachments.Put(tx, op.Target, a)

@@ -36,7 +36,7 @@ func (s *Server) GlobalForwardingRulesInsert(ctx context.Context, req gen.Global
 	}
 	rule.ID = s.newID()
 	rule.Created = s.cfg.Now()
-	rule.Pending = true
+	rule.Pending = !s.ops.FinishesAtAccept()
 	if rule.IPAddress == "" {
 		rule.IPAddress = s.ephemeralIP()
 	}
@@ -203,6 +203,9 @@ func (s *Server) finishRuleInsert(tx *store.Tx, op store.Operation) error {
 	rule, ok := s.tables.ForwardingRules.Get(tx, op.Target)
 	if !ok {
 		return fmt.Errorf("forwarding rule %s: %w", op.Target, store.ErrNotFound)
+	}
+	if !rule.Pending {
+		return nil // stored finished: the operation finished at accept
 	}
 	rule.Pending = false
 	return s.tables.ForwardingRules.Put(tx, op.Target, rule)

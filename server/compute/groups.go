@@ -42,7 +42,7 @@ func (s *Server) InterconnectAttachmentGroupsInsert(ctx context.Context, req gen
 	if err != nil {
 		return nil, err
 	}
-	g.ID, g.Created, g.Pending = s.newID(), s.cfg.Now(), true
+	g.ID, g.Created, g.Pending = s.newID(), s.cfg.Now(), !s.ops.FinishesAtAccept()
 	// The key, scope and link are made once, before the transaction: the key serves the
 	// lookup, the Put and the operation's target, and nothing is built under the writer lock.
 	key, scope := g.Key(), globalScope(req.Project)
@@ -314,6 +314,9 @@ func (s *Server) finishGroupInsert(tx *store.Tx, op store.Operation) error {
 	g, ok := s.ic.Groups.Get(tx, op.Target)
 	if !ok {
 		return fmt.Errorf("attachment group %s: %w", op.Target, store.ErrNotFound)
+	}
+	if !g.Pending {
+		return nil // stored finished: the operation finished at accept
 	}
 	g.Pending = false
 	return s.ic.Groups.Put(tx, op.Target, g)

@@ -99,7 +99,7 @@ func (s *Server) InterconnectsInsert(ctx context.Context, req gen.InterconnectsI
 	if err != nil {
 		return nil, err
 	}
-	ic.ID, ic.Created, ic.Pending = s.newID(), s.cfg.Now(), true
+	ic.ID, ic.Created, ic.Pending = s.newID(), s.cfg.Now(), !s.ops.FinishesAtAccept()
 	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
 		if _, taken := s.ic.Interconnects.Get(tx, ic.Key()); taken {
 			return operations.Start{}, alreadyExists(interconnectPath(req.Project, ic.Name))
@@ -244,6 +244,9 @@ func (s *Server) finishInterconnectInsert(tx *store.Tx, op store.Operation) erro
 	ic, ok := s.ic.Interconnects.Get(tx, op.Target)
 	if !ok {
 		return fmt.Errorf("interconnect %s: %w", op.Target, store.ErrNotFound)
+	}
+	if !ic.Pending {
+		return nil // stored finished: the operation finished at accept
 	}
 	ic.Pending = false
 	return s.ic.Interconnects.Put(tx, op.Target, ic)
