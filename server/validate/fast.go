@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -345,15 +344,15 @@ func (st *quickState) array(q *quickSchema, opts []openapi3.SchemaValidationOpti
 
 // quickString is kin's check of a string against a schema whose type allows strings, for
 // what it can do exactly: the enum (of strings), the lengths (in UTF-16 units, as kin
-// counts them), a pattern compiled as kin compiles it, and the format through kin's own
-// registered validator.
+// counts them), the pattern (matched as kin's regexp matches it: pattern.go), and the
+// format through kin's own registered validator.
 type quickString struct {
 	enum      []string
 	minLength uint64
 	maxLength *uint64
 	// pattern compiles the schema's pattern on first use (nil: none): compiling every
 	// pattern of every spec at start cost about 2 ms of start-up.
-	pattern func() (*regexp.Regexp, error)
+	pattern func() (*pattern, error)
 	format  string
 }
 
@@ -375,7 +374,7 @@ func newQuickString(s *openapi3.Schema) *quickString {
 		if strings.Contains(s.Pattern, `\u`) {
 			return nil
 		}
-		q.pattern = sync.OnceValues(func() (*regexp.Regexp, error) { return regexp.Compile(s.Pattern) })
+		q.pattern = sync.OnceValues(func() (*pattern, error) { return compilePattern(s.Pattern) })
 	}
 	return q
 }

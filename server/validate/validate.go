@@ -121,7 +121,7 @@ const (
 func New(doc *openapi3.T, o Options) (*Validator, error) {
 	defineFormats.Do(func() {
 		// kin checks a format only when a validator for it is registered.
-		openapi3.DefineStringFormatValidator("uuid", openapi3.NewRegexpFormatValidator(uuidPattern))
+		openapi3.DefineStringFormatValidator("uuid", uuidFormat())
 	})
 	v := &Validator{
 		routes: map[string]*route{},

@@ -1,0 +1,130 @@
+package validate
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// extraPatterns are shapes the specs do not have, on both sides of fixedClasses' line.
+var extraPatterns = []string{
+	uuidPattern, `^[A-Z]{2}$`, `^\d{4}-\d{2}$`, `^(ab){2}c$`, `^a(?:b|c)$`, `^(?i)abc$`, `^[^a]$`, `^x*$`, `^x{2,3}$`,
+	`^$`, `abc`, `^abc`, `abc$`, `^a\bb$`, `^é$`, `^[a-é]$`, `^.$`, `^[\x00-\x7f]{2}$`, `^(?:)$`, `^a$|^b$`,
+}
+
+// specPatterns are the patterns of the four specs, as written in them.
+func specPatterns(t testing.TB) []string {
+	files, err := filepath.Glob("../../specs/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("specs: %v (%d files)", err, len(files))
+	}
+	line := regexp.MustCompile(`(?m)^\s*pattern:\s*'(.*)'\s*$`)
+	var out []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range line.FindAllStringSubmatch(string(b), -1) {
+			out = append(out, strings.ReplaceAll(m[1], "''", "'"))
+		}
+	}
+	if len(out) < 10 {
+		t.Fatalf("only %d patterns found in the specs", len(out))
+	}
+	return out
+}
+
+// TestPatternMatchesRegexp: for every pattern, the byte-class matcher (where it applies)
+// accepts exactly what regexp accepts, on strings built from its own classes and on
+// mutations of them (a byte changed, added or removed, non-ASCII and invalid UTF-8).
+func TestPatternMatchesRegexp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	fixed := 0
+	for _, expr := range append(specPatterns(t), extraPatterns...) {
+		p, err := compilePattern(expr)
+		if err != nil {
+			t.Fatalf("%q: %v", expr, err)
+		}
+		if p.fixed == nil {
+			continue
+		}
+		fixed++
+		re := regexp.MustCompile(expr)
+		for range 3000 {
+			s := mutate(rng, member(rng, p.fixed))
+			if got, want := p.MatchString(s), re.MatchString(s); got != want {
+				t.Fatalf("%q on %q: byte classes say %v, regexp %v", expr, s, got, want)
+			}
+		}
+	}
+	// The UUID, the specs' own fixed-length ones, and the extra ones that qualify.
+	if fixed < 5 {
+		t.Fatalf("only %d patterns use byte classes", fixed)
+	}
+	for _, expr := range []string{`^(?i)abc$`, `^[^a]$`, `^x*$`, `^x{2,3}$`, `^$`, `abc`, `^abc`, `^a\bb$`, `^é$`, `^.$`, `^a$|^b$`} {
+		if p, _ := compilePattern(expr); p.fixed != nil {
+			t.Errorf("%q: byte classes used for a pattern they cannot express", expr)
+		}
+	}
+}
+
+// member is a random string of the classes, one byte of each (a match).
+func member(rng *rand.Rand, sets []asciiSet) string {
+	b := make([]byte, len(sets))
+	for i, set := range sets {
+		for {
+			c := byte(rng.IntN(128))
+			if set.has(c) {
+				b[i] = c
+				break
+			}
+		}
+	}
+	return string(b)
+}
+
+// mutate changes s at random, or leaves it (a third of the time).
+func mutate(rng *rand.Rand, s string) string {
+	b := []byte(s)
+	switch i := rng.IntN(len(b) + 1); rng.IntN(6) {
+	case 0, 1:
+		return s
+	case 2:
+		if i < len(b) {
+			b[i] = byte(rng.IntN(256))
+		}
+	case 3:
+		b = append(b[:i], append([]byte{byte(rng.IntN(128))}, b[i:]...)...)
+	case 4:
+		if i < len(b) {
+			b = append(b[:i], b[i+1:]...)
+		}
+	case 5:
+		b = append(b[:i], append([]byte("é\xff"), b[i:]...)...)
+	}
+	return string(b)
+}
+
+// FuzzPattern compares the byte-class matcher with regexp on any string, for the fixed
+// patterns of the specs and the extra ones.
+func FuzzPattern(f *testing.F) {
+	var ps []*pattern
+	var res []*regexp.Regexp
+	for _, expr := range append(specPatterns(f), extraPatterns...) {
+		if p, err := compilePattern(expr); err == nil && p.fixed != nil {
+			ps, res = append(ps, p), append(res, regexp.MustCompile(expr))
+		}
+	}
+	f.Add(uint8(0), "ce2ce14e-85d7-4629-bdbc-454d0519d987")
+	f.Add(uint8(1), "US")
+	f.Fuzz(func(t *testing.T, i uint8, s string) {
+		p, re := ps[int(i)%len(ps)], res[int(i)%len(ps)]
+		if got, want := p.MatchString(s), re.MatchString(s); got != want {
+			t.Fatalf("%q on %q: byte classes say %v, regexp %v", re, s, got, want)
+		}
+	})
+}
