@@ -3,6 +3,8 @@ package compute
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -92,6 +94,27 @@ func TestCheckName(t *testing.T) {
 	_ = errors.As(checkName("Web"), &e)
 	if e.Message != "Invalid value for field 'resource.name': 'Web'. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?)'" {
 		t.Errorf("message = %q", e.Message)
+	}
+}
+
+// TestValidNameMatchesRegex: validName accepts exactly what ^nameRegex$ does, on random
+// strings over the name alphabet and its neighbours, of lengths around the limits.
+func TestValidNameMatchesRegex(t *testing.T) {
+	re := regexp.MustCompile(`^` + nameRegex + `$`)
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := "az09-_AZ.é\xff "
+	for range 200000 {
+		b := make([]byte, rng.IntN(66))
+		for i := range b {
+			if rng.IntN(8) == 0 {
+				b[i] = alphabet[rng.IntN(len(alphabet))]
+			} else {
+				b[i] = "abcdefghijklmnopqrstuvwxyz0123456789-"[rng.IntN(37)]
+			}
+		}
+		if got, want := validName(string(b)), re.MatchString(string(b)); got != want {
+			t.Fatalf("%q: validName %v, regexp %v", b, got, want)
+		}
 	}
 }
 
