@@ -23,6 +23,7 @@ import (
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/timefmt"
 	"github.com/understudy-dev/understudy/server/validate"
 )
 
@@ -158,7 +159,7 @@ var Spec = validate.Cached("accounts", gen.GetSpec)
 func (s *Server) now() time.Time { return s.cfg.Now().UTC() }
 
 // timestamp formats times as the v2 API does: RFC 3339, UTC, milliseconds.
-func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+func timestamp(t time.Time) string { return timefmt.Millis(t, "Z") }
 
 // sleep waits for d or until ctx is done.
 func sleep(ctx context.Context, d time.Duration) {

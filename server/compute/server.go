@@ -27,6 +27,7 @@ import (
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
 	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/timefmt"
 	"github.com/understudy-dev/understudy/server/validate"
 )
 
@@ -131,7 +132,7 @@ func (s *Server) advance(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // timestamp formats times as the real API does: RFC 3339 with milliseconds and an offset.
-func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000-07:00") }
+func timestamp(t time.Time) string { return timefmt.Millis(t, "+00:00") }
 
 // newID is a random uint64 id in decimal.
 func (s *Server) newID() string {
