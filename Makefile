@@ -40,6 +40,7 @@ fuzz: ## run each fuzz target for $(FUZZTIME)
 	$(GO) test -run '^$$' -fuzz '^FuzzLabels$$' -fuzztime $(FUZZTIME) ./server/compute/
 	$(GO) test -run '^$$' -fuzz '^FuzzQuickCheck$$' -fuzztime $(FUZZTIME) ./server/validate/
 	$(GO) test -run '^$$' -fuzz '^FuzzPattern$$' -fuzztime $(FUZZTIME) ./server/validate/
+	$(GO) test -run '^$$' -fuzz '^FuzzString$$' -fuzztime $(FUZZTIME) ./internal/jsonout/
 	$(GO) test -run '^$$' -fuzz '^FuzzAuthorizationRequest$$' -fuzztime $(FUZZTIME) ./server/
 	$(GO) test -run '^$$' -fuzz '^FuzzAccountsRequest$$' -fuzztime $(FUZZTIME) ./server/
 	$(GO) test -run '^$$' -fuzz '^FuzzHostedFlowRequest$$' -fuzztime $(FUZZTIME) ./server/

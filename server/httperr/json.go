@@ -36,6 +36,22 @@ func EncodeJSON(v any) (*JSON, error) {
 	return j, nil
 }
 
+// AppendJSON is EncodeJSON for a body written by hand: appendBody appends to b what
+// encoding/json writes for the value (the Encoder's newline is added here), or reports
+// false, in which case nothing is kept and the caller encodes the value instead.
+func AppendJSON(appendBody func(b []byte) ([]byte, bool)) (*JSON, bool) {
+	j := encoders.Get().(*JSON)
+	j.buf.Reset()
+	b, ok := appendBody(j.buf.AvailableBuffer())
+	if !ok {
+		encoders.Put(j)
+		return nil, false
+	}
+	j.buf.Write(b)
+	j.buf.WriteByte('\n')
+	return j, true
+}
+
 // Write sets Content-Type application/json, writes the status and the body, and releases j.
 func (j *JSON) Write(w http.ResponseWriter, status int) error {
 	// As Set("Content-Type", "application/json"), sharing one value slice: nothing changes

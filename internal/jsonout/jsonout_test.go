@@ -1,0 +1,69 @@
+package jsonout
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+var tricky = []string{"", "plain", "<b>&amp;</b>", "line\u2028sep\u2029", "bad \xff\xfe utf-8", "tab\tnl\n\r\b\f\x00\x1f\x7f",
+	`quote " backslash \ slash /`, "émoji 🎉", "\u0080\u07ff\uffff", "half \xe2\x80", "\xed\xa0\x80 surrogate"}
+
+// TestStringMatchesEncodingJSON: String writes what json.Marshal writes for a string.
+func TestStringMatchesEncodingJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	cases := append([]string{}, tricky...)
+	for range 50000 {
+		b := make([]byte, rng.IntN(12))
+		for i := range b {
+			b[i] = byte(rng.IntN(256))
+			if rng.IntN(2) == 0 {
+				b[i] &= 0x7f
+			}
+		}
+		cases = append(cases, string(b)+tricky[rng.IntN(len(tricky))])
+	}
+	for _, s := range cases {
+		want, _ := json.Marshal(s)
+		if got := String(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("%q: got %s, want %s", s, got, want)
+		}
+	}
+}
+
+func FuzzString(f *testing.F) {
+	for _, s := range tricky {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := String(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("%q: got %s, want %s", s, got, want)
+		}
+	})
+}
+
+// TestTimeMatchesMarshalJSON: Time writes what time.Time's MarshalJSON writes, and fails
+// where it fails.
+func TestTimeMatchesMarshalJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	zones := []*time.Location{time.UTC, time.FixedZone("", -3*3600-1800), time.FixedZone("", 5*3600)}
+	for i := range 50000 {
+		sec := rng.Int64N(300*365*86400) - 50*365*86400
+		if i%50 == 0 {
+			sec = rng.Int64() >> rng.IntN(30)
+		}
+		nsec := rng.Int64N(1e9)
+		if i%3 == 0 {
+			nsec = nsec / 1e6 * 1e6 // trailing zeros, trimmed
+		}
+		tm := time.Unix(sec, nsec).In(zones[rng.IntN(len(zones))])
+		want, err := tm.MarshalJSON()
+		got, ok := Time(nil, tm)
+		if ok != (err == nil) || ok && !bytes.Equal(got, want) {
+			t.Fatalf("%v: got %s %v, want %s %v", tm, got, ok, want, err)
+		}
+	}
+}
