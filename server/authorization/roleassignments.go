@@ -304,9 +304,10 @@ func pooledWire(r store.RoleAssignment) *wireAssignment {
 	return newWireInto(wires.Get().(*wireAssignment), r)
 }
 
-// replyWire writes v (a's assignment as one of the generated types) and recycles a.
+// replyWire writes v (a's assignment as one of the generated types) and recycles a. The
+// body is written by appendRoleAssignment when it can, else by encoding/json.
 func replyWire(a *wireAssignment, w http.ResponseWriter, status int, v any) error {
-	err := httperr.WriteJSON(w, status, v)
+	err := httperr.WriteAppended(w, status, v, func(b []byte) ([]byte, bool) { return appendRoleAssignment(b, &a.RoleAssignment) })
 	*a = wireAssignment{}
 	wires.Put(a)
 	return err

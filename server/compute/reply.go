@@ -29,12 +29,7 @@ func (s *Server) replyOperation(ctx context.Context, op store.Operation) *operat
 // write writes the reply as v (r's operation as one of the generated types) and recycles r.
 // The body is written by appendOperation when it can, else by encoding/json.
 func (r *operationReply) write(w http.ResponseWriter, v any) error {
-	var err error
-	if j, ok := httperr.AppendJSON(func(b []byte) ([]byte, bool) { return appendOperation(b, &r.Operation) }); ok {
-		err = j.Write(w, http.StatusOK)
-	} else {
-		err = httperr.WriteJSON(w, http.StatusOK, v)
-	}
+	err := httperr.WriteAppended(w, http.StatusOK, v, func(b []byte) ([]byte, bool) { return appendOperation(b, &r.Operation) })
 	*r = operationReply{}
 	operationReplies.Put(r)
 	return err

@@ -36,20 +36,21 @@ func EncodeJSON(v any) (*JSON, error) {
 	return j, nil
 }
 
-// AppendJSON is EncodeJSON for a body written by hand: appendBody appends to b what
-// encoding/json writes for the value (the Encoder's newline is added here), or reports
-// false, in which case nothing is kept and the caller encodes the value instead.
-func AppendJSON(appendBody func(b []byte) ([]byte, bool)) (*JSON, bool) {
+// WriteAppended writes v as WriteJSON does, with the body appendBody appends to the
+// pooled buffer when it reports true: it must append what encoding/json writes for v
+// (without the Encoder's newline, added here). When it reports false, encoding/json
+// writes v.
+func WriteAppended(w http.ResponseWriter, status int, v any, appendBody func(b []byte) ([]byte, bool)) error {
 	j := encoders.Get().(*JSON)
 	j.buf.Reset()
 	b, ok := appendBody(j.buf.AvailableBuffer())
 	if !ok {
 		encoders.Put(j)
-		return nil, false
+		return WriteJSON(w, status, v)
 	}
 	j.buf.Write(b)
 	j.buf.WriteByte('\n')
-	return j, true
+	return j.Write(w, status)
 }
 
 // Write sets Content-Type application/json, writes the status and the body, and releases j.
