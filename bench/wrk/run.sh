@@ -36,28 +36,34 @@ fi
 
 (cd "$root" && go build -o "$tmp/understudy" ./cmd/understudy && go build -o "$tmp/baseline" ./bench/baseline)
 
-# start NAME CMD...: starts a server on a free port and prints its address once it is logged.
+# start NAME CMD...: starts a server on a free port (remembered for the cleanup).
 start() {
 	local name=$1
 	shift
 	"${pin_server[@]}" "$@" --addr 127.0.0.1:0 2>"$tmp/$name.log" >/dev/null &
 	pids+=($!)
+}
+
+# addr NAME: the address NAME logged once listening.
+addr() {
 	for _ in $(seq 100); do
-		local addr
-		addr=$(grep -o '"addr":"[^"]*"' "$tmp/$name.log" | head -1 | cut -d'"' -f4 || true)
-		if [ -n "$addr" ]; then
-			echo "$addr"
+		local a
+		a=$(grep -o '"addr":"[^"]*"' "$tmp/$1.log" | head -1 | cut -d'"' -f4 || true)
+		if [ -n "$a" ]; then
+			echo "$a"
 			return
 		fi
 		sleep 0.05
 	done
-	echo "$name did not start:" >&2
-	cat "$tmp/$name.log" >&2
+	echo "$1 did not start:" >&2
+	cat "$tmp/$1.log" >&2
 	exit 1
 }
 
-us=http://$(start understudy "$tmp/understudy" --log-level warn --compute-operation-mode immediate)
-base=http://$(start baseline "$tmp/baseline")
+start understudy "$tmp/understudy" --log-level warn --compute-operation-mode immediate
+start baseline "$tmp/baseline"
+us=http://$(addr understudy)
+base=http://$(addr baseline)
 
 # prepare OP: understudy back to its seed, and the accounts account links need.
 prepare() {
