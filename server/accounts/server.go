@@ -154,7 +154,7 @@ func (s *Server) Register(e *echo.Echo) error {
 }
 
 // Spec returns the API's embedded OpenAPI document, parsed once.
-var Spec = validate.Cached("accounts", gen.GetSpec)
+var Spec = validate.CachedJSON("accounts", gen.GetSpecJSON)
 
 func (s *Server) now() time.Time { return s.cfg.Now().UTC() }
 

@@ -45,7 +45,7 @@ func New(d Deps) *Server {
 }
 
 // Spec returns the admin API's embedded OpenAPI document, parsed once.
-var Spec = validate.Cached("admin", gen.GetSpec)
+var Spec = validate.CachedJSON("admin", gen.GetSpecJSON)
 
 // Register adds the admin routes to e, each validated against the admin spec.
 func (s *Server) Register(e *echo.Echo) error {

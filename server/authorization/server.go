@@ -118,7 +118,7 @@ func (s *Server) Register(e *echo.Echo) error {
 }
 
 // Spec returns the API's embedded OpenAPI document, parsed once.
-var Spec = validate.Cached("authorization", gen.GetSpec)
+var Spec = validate.CachedJSON("authorization", gen.GetSpecJSON)
 
 // ownPathsOnly refuses requests under another API's prefix, such as
 // /v2/providers/Vendor.Authorization/roleAssignments, which the scope route would otherwise

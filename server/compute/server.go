@@ -118,7 +118,7 @@ func (s *Server) Register(e *echo.Echo) error {
 }
 
 // Spec returns the API's embedded OpenAPI document, parsed once.
-var Spec = validate.Cached("compute", gen.GetSpec)
+var Spec = validate.CachedJSON("compute", gen.GetSpecJSON)
 
 // advance lets the engine finish due operations before the request looks at anything, so
 // that what it reads is current.

@@ -58,21 +58,6 @@ var defineFormats sync.Once
 // uuidPattern accepts any RFC 4122 layout (any version), as the vendors' APIs do.
 const uuidPattern = `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
 
-// Cached returns a loader that parses a generated package's embedded spec once per process
-// (parsing is most of the server's start-up) and hands the same document to every caller.
-// The document is only read after that; its servers are dropped once, at load, because
-// requests are matched by our router, never by host.
-func Cached(api string, get func() (*openapi3.T, error)) func() (*openapi3.T, error) {
-	return sync.OnceValues(func() (*openapi3.T, error) {
-		doc, err := get()
-		if err != nil {
-			return nil, fmt.Errorf("%s: embedded spec: %w", api, err)
-		}
-		doc.Servers = nil
-		return doc, nil
-	})
-}
-
 // Validator holds the prebuilt route of every operation of one spec.
 type Validator struct {
 	routes  map[string]*route

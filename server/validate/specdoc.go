@@ -1,0 +1,143 @@
+package validate
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// CachedJSON returns a loader that parses an API's embedded OpenAPI document once per
+// process and hands the same document to every caller, which only reads it. It is loaded
+// from its JSON (the generated GetSpecJSON) without the members that only document it
+// (withoutDocs), and its servers are dropped, because requests are matched by our router,
+// never by host.
+//
+// kin-openapi took about 21 ms to load the compute spec, the largest part of understudy's
+// start-up; without its descriptions, summaries and examples, 11 ms.
+func CachedJSON(api string, raw func() ([]byte, error)) func() (*openapi3.T, error) {
+	return sync.OnceValues(func() (*openapi3.T, error) {
+		full, err := raw()
+		if err != nil {
+			return nil, fmt.Errorf("%s: embedded spec: %w", api, err)
+		}
+		lean, err := withoutDocs(full)
+		if err != nil {
+			return nil, fmt.Errorf("%s: embedded spec: %w", api, err)
+		}
+		doc, err := openapi3.NewLoader().LoadFromData(lean)
+		if err != nil {
+			return nil, fmt.Errorf("%s: embedded spec: %w", api, err)
+		}
+		doc.Servers = nil
+		return doc, nil
+	})
+}
+
+// withoutDocs copies an OpenAPI document (JSON) without the members that only document it:
+// string "description" and "summary" members, and "example" and "examples", of the
+// document's own objects. Names chosen by the spec's author are kept whatever they are (a
+// property called "description" is a schema, not a description), and so is everything
+// inside values (default, enum, const, security requirements, extensions). Validation reads
+// none of what goes: TestCheckMatchesKin compares validation with the lean document against
+// kin-openapi with the full one.
+func withoutDocs(full []byte) ([]byte, error) {
+	dec := jsontext.NewDecoder(bytes.NewReader(full))
+	var out bytes.Buffer
+	out.Grow(len(full) / 2)
+	enc := jsontext.NewEncoder(&out)
+	if err := copyDoc(dec, enc, docObject); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// docContext is what an object in the document is.
+type docContext int
+
+const (
+	docObject docContext = iota // an object of the document's own structure
+	nameMap                     // an object whose member names are chosen by the author
+	literal                     // a value: copied as it is
+)
+
+// nameMaps are the members whose value maps author-chosen names to document objects.
+var nameMaps = map[string]bool{
+	"properties": true, "patternProperties": true, "definitions": true, "$defs": true, "dependentSchemas": true,
+	"schemas": true, "responses": true, "parameters": true, "headers": true, "requestBodies": true,
+	"securitySchemes": true, "links": true, "callbacks": true, "paths": true, "webhooks": true, "pathItems": true,
+	"content": true, "encoding": true, "mapping": true, "variables": true, "scopes": true,
+}
+
+func childContext(ctx docContext, name string) docContext {
+	switch {
+	case ctx == literal:
+		return literal
+	case ctx == nameMap:
+		return docObject
+	case nameMaps[name]:
+		return nameMap
+	case name == "default" || name == "enum" || name == "const" || name == "security" || strings.HasPrefix(name, "x-"):
+		return literal
+	}
+	return docObject
+}
+
+func copyDoc(dec *jsontext.Decoder, enc *jsontext.Encoder, ctx docContext) error {
+	switch kind := dec.PeekKind(); {
+	case ctx == literal || kind != '{' && kind != '[':
+		v, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		return enc.WriteValue(v)
+	case kind == '[':
+		if ctx == nameMap {
+			ctx = docObject // e.g. an operation's parameters: a list of parameter objects
+		}
+		if err := copyToken(dec, enc); err != nil {
+			return err
+		}
+		for dec.PeekKind() != ']' {
+			if err := copyDoc(dec, enc, ctx); err != nil {
+				return err
+			}
+		}
+		return copyToken(dec, enc)
+	}
+	if err := copyToken(dec, enc); err != nil { // {
+		return err
+	}
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		key := name.String()
+		if ctx == docObject && (key == "example" || key == "examples" ||
+			(key == "description" || key == "summary") && dec.PeekKind() == '"') {
+			if err := dec.SkipValue(); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := enc.WriteToken(name); err != nil {
+			return err
+		}
+		if err := copyDoc(dec, enc, childContext(ctx, key)); err != nil {
+			return err
+		}
+	}
+	return copyToken(dec, enc) // }
+}
+
+func copyToken(dec *jsontext.Decoder, enc *jsontext.Encoder) error {
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	return enc.WriteToken(tok)
+}
