@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"sync"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
@@ -328,7 +329,12 @@ func (s *Server) ephemeralIP() string {
 	if _, err := io.ReadFull(s.cfg.Random, b[:]); err != nil {
 		panic("compute: no randomness: " + err.Error())
 	}
-	return fmt.Sprintf("34.%d.%d.%d", 64+b[0]%64, b[1], 1+b[2]%254)
+	// As fmt.Sprintf("34.%d.%d.%d", ...), without boxing three numbers.
+	ip := append(make([]byte, 0, 15), "34."...)
+	ip = strconv.AppendUint(ip, uint64(64+b[0]%64), 10)
+	ip = strconv.AppendUint(append(ip, '.'), uint64(b[1]), 10)
+	ip = strconv.AppendUint(append(ip, '.'), uint64(1+b[2]%254), 10)
+	return string(ip)
 }
 
 func optional(s string) *string {
