@@ -103,7 +103,10 @@ func BenchmarkForwardingRuleInsert(b *testing.B) {
 // benchComputeInserts posts, per iteration, bodyFormat with a fresh number to path with a
 // fresh requestId, and wants a 200 (a DONE operation: operations are immediate).
 func benchComputeInserts(b *testing.B, path, bodyFormat string) {
-	h := benchServer(b)
+	benchComputeInsertsOn(b, benchServer(b), path, bodyFormat)
+}
+
+func benchComputeInsertsOn(b *testing.B, h http.Handler, path, bodyFormat string) {
 	hdr := map[string]string{"Authorization": "Bearer t", "Content-Type": "application/json"}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -142,6 +145,28 @@ func computeImmediate() compute.Config {
 // (immediate operations), as make bench's groupinsert does.
 func BenchmarkAttachmentGroupInsert(b *testing.B) {
 	benchComputeInserts(b, "/compute/v1/projects/bench-project-3/global/interconnectAttachmentGroups", `{"name":"g-%d","intent":{"availabilitySla":"NO_SLA"}}`)
+}
+
+// BenchmarkAttachmentGroupInsertHeld inserts a PRODUCTION_CRITICAL group naming two
+// attachments another group holds, as make bench's groupheld does: every insert is accepted
+// and its operation fails with RESOURCE_IN_USE_BY_ANOTHER_RESOURCE.
+func BenchmarkAttachmentGroupInsertHeld(b *testing.B) {
+	h := benchServer(b)
+	hdr := map[string]string{"Authorization": "Bearer t", "Content-Type": "application/json"}
+	proj := "/compute/v1/projects/bench-project-3"
+	var urls []string
+	for i, loc := range []string{"iad-zone1-1", "iad-zone2-1"} {
+		ic := fmt.Sprintf("ic-bench-%d", i+1)
+		serve(b, h, http.MethodPost, proj+"/global/interconnects", `{"name":"`+ic+`","location":"http://example.com`+proj+
+			`/global/interconnectLocations/`+loc+`","linkType":"LINK_TYPE_ETHERNET_10G_LR","requestedLinkCount":1,"interconnectType":"DEDICATED"}`, hdr, 200)
+		att := fmt.Sprintf("att-bench-%d", i+1)
+		serve(b, h, http.MethodPost, proj+"/regions/us-east4/interconnectAttachments", `{"name":"`+att+`","interconnect":"http://example.com`+
+			proj+`/global/interconnects/`+ic+`","adminEnabled":true}`, hdr, 200)
+		urls = append(urls, "http://example.com"+proj+"/regions/us-east4/interconnectAttachments/"+att)
+	}
+	atts := `"attachments":{"a0":{"attachment":"` + urls[0] + `"},"a1":{"attachment":"` + urls[1] + `"}}`
+	serve(b, h, http.MethodPost, proj+"/global/interconnectAttachmentGroups", `{"name":"g-bench-held","intent":{"availabilitySla":"NO_SLA"},`+atts+`}`, hdr, 200)
+	benchComputeInsertsOn(b, h, proj+"/global/interconnectAttachmentGroups", `{"name":"g-%d","intent":{"availabilitySla":"PRODUCTION_CRITICAL"},`+atts+`}`)
 }
 
 // BenchmarkHarness is the cost of the benchmarks' own request building and recording
