@@ -6,10 +6,12 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/understudy-dev/understudy/internal/jsonout/jsonouttest"
 )
 
-var tricky = []string{"", "plain", "<b>&amp;</b>", "line\u2028sep\u2029", "bad \xff\xfe utf-8", "tab\tnl\n\r\b\f\x00\x1f\x7f",
-	`quote " backslash \ slash /`, "émoji 🎉", "\u0080\u07ff\uffff", "half \xe2\x80", "\xed\xa0\x80 surrogate"}
+// tricky adds to jsonouttest's strings the escapes and broken sequences only String meets.
+var tricky = append([]string{"\r\b\f\x7f", "\u0080\u07ff\uffff", "half \xe2\x80", "\xed\xa0\x80 surrogate"}, jsonouttest.Strings...)
 
 // TestStringMatchesEncodingJSON: String writes what json.Marshal writes for a string.
 func TestStringMatchesEncodingJSON(t *testing.T) {

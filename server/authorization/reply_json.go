@@ -24,13 +24,13 @@ func appendRoleAssignment(b []byte, a *gen.RoleAssignment) ([]byte, bool) {
 	if sd := a.SystemData; sd != nil {
 		w.Key("systemData")
 		s := jsonout.Open(w.B)
-		ok := s.OptTime("createdAt", sd.CreatedAt)
+		createdOK := s.OptTime("createdAt", sd.CreatedAt)
 		s.OptString("createdBy", sd.CreatedBy)
 		s.OptString("createdByType", (*string)(sd.CreatedByType))
-		ok = s.OptTime("lastModifiedAt", sd.LastModifiedAt) && ok
+		modifiedOK := s.OptTime("lastModifiedAt", sd.LastModifiedAt)
 		s.OptString("lastModifiedBy", sd.LastModifiedBy)
 		s.OptString("lastModifiedByType", (*string)(sd.LastModifiedByType))
-		if !ok {
+		if !createdOK || !modifiedOK {
 			return b, false
 		}
 		w.B = s.Close()

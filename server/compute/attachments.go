@@ -220,15 +220,7 @@ func (s *Server) readableAttachment(tx *store.Tx, project, region, nameOrID stri
 }
 
 func (s *Server) finishAttachmentInsert(tx *store.Tx, op store.Operation) error {
-	a, ok := s.ic.Attachments.Get(tx, op.Target)
-	if !ok {
-		return fmt.Errorf("attachment %s: %w", op.Target, store.ErrNotFound)
-	}
-	if !a.Pending {
-		return nil // stored finished: the operation finished at accept
-	}
-	a.Pending = false
-	return s.ic.Attachments.Put(tx, op.Target, a)
+	return finishInsert(tx, s.ic.Attachments, op.Target, "attachment", func(r *store.InterconnectAttachment) *bool { return &r.Pending })
 }
 
 func (s *Server) finishAttachmentDelete(tx *store.Tx, op store.Operation) error {

@@ -200,16 +200,23 @@ func (s *Server) readableRule(tx *store.Tx, project, nameOrID string) (store.For
 	return rule, nil
 }
 
-func (s *Server) finishRuleInsert(tx *store.Tx, op store.Operation) error {
-	rule, ok := s.tables.ForwardingRules.Get(tx, op.Target)
+// finishInsert is an insert's finisher: the resource stored under key (what names its kind
+// in errors) is no longer pending. One stored finished already, because its operation
+// finished at accept, is left as it is.
+func finishInsert[R any](tx *store.Tx, t *store.Table[R], key, what string, pending func(*R) *bool) error {
+	r, ok := t.Get(tx, key)
 	if !ok {
-		return fmt.Errorf("forwarding rule %s: %w", op.Target, store.ErrNotFound)
+		return fmt.Errorf("%s %s: %w", what, key, store.ErrNotFound)
 	}
-	if !rule.Pending {
-		return nil // stored finished: the operation finished at accept
+	if p := pending(&r); *p {
+		*p = false
+		return t.Put(tx, key, r)
 	}
-	rule.Pending = false
-	return s.tables.ForwardingRules.Put(tx, op.Target, rule)
+	return nil
+}
+
+func (s *Server) finishRuleInsert(tx *store.Tx, op store.Operation) error {
+	return finishInsert(tx, s.tables.ForwardingRules, op.Target, "forwarding rule", func(r *store.ForwardingRule) *bool { return &r.Pending })
 }
 
 func (s *Server) finishRuleDelete(tx *store.Tx, op store.Operation) error {

@@ -311,15 +311,7 @@ func (s *Server) claim(tx *store.Tx, g store.AttachmentGroup, previous map[strin
 }
 
 func (s *Server) finishGroupInsert(tx *store.Tx, op store.Operation) error {
-	g, ok := s.ic.Groups.Get(tx, op.Target)
-	if !ok {
-		return fmt.Errorf("attachment group %s: %w", op.Target, store.ErrNotFound)
-	}
-	if !g.Pending {
-		return nil // stored finished: the operation finished at accept
-	}
-	g.Pending = false
-	return s.ic.Groups.Put(tx, op.Target, g)
+	return finishInsert(tx, s.ic.Groups, op.Target, "attachment group", func(r *store.AttachmentGroup) *bool { return &r.Pending })
 }
 
 func (s *Server) finishGroupDelete(tx *store.Tx, op store.Operation) error {

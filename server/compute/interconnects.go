@@ -241,15 +241,7 @@ func (s *Server) attachmentsOn(tx *store.Tx, ic store.Interconnect) []store.Inte
 }
 
 func (s *Server) finishInterconnectInsert(tx *store.Tx, op store.Operation) error {
-	ic, ok := s.ic.Interconnects.Get(tx, op.Target)
-	if !ok {
-		return fmt.Errorf("interconnect %s: %w", op.Target, store.ErrNotFound)
-	}
-	if !ic.Pending {
-		return nil // stored finished: the operation finished at accept
-	}
-	ic.Pending = false
-	return s.ic.Interconnects.Put(tx, op.Target, ic)
+	return finishInsert(tx, s.ic.Interconnects, op.Target, "interconnect", func(r *store.Interconnect) *bool { return &r.Pending })
 }
 
 func (s *Server) finishInterconnectDelete(tx *store.Tx, op store.Operation) error {

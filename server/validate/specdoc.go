@@ -20,21 +20,25 @@ import (
 // start-up; without its descriptions, summaries and examples, 11 ms.
 func CachedJSON(api string, raw func() ([]byte, error)) func() (*openapi3.T, error) {
 	return sync.OnceValues(func() (*openapi3.T, error) {
-		full, err := raw()
-		if err != nil {
-			return nil, fmt.Errorf("%s: embedded spec: %w", api, err)
-		}
-		lean, err := withoutDocs(full)
-		if err != nil {
-			return nil, fmt.Errorf("%s: embedded spec: %w", api, err)
-		}
-		doc, err := openapi3.NewLoader().LoadFromData(lean)
+		doc, err := loadLean(raw)
 		if err != nil {
 			return nil, fmt.Errorf("%s: embedded spec: %w", api, err)
 		}
 		doc.Servers = nil
 		return doc, nil
 	})
+}
+
+func loadLean(raw func() ([]byte, error)) (*openapi3.T, error) {
+	full, err := raw()
+	if err != nil {
+		return nil, err
+	}
+	lean, err := withoutDocs(full)
+	if err != nil {
+		return nil, err
+	}
+	return openapi3.NewLoader().LoadFromData(lean)
 }
 
 // withoutDocs copies an OpenAPI document (JSON) without the members that only document it:
