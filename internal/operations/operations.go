@@ -164,16 +164,17 @@ func (e *Engine) Begin(tx *store.Tx, s Start) (store.Operation, error) {
 	// two reads (16 then 8), with one buffer and one call instead of two.
 	var rnd [24]byte
 	e.read(rnd[:])
+	key, name := newKey(s.Scope, now, rnd[:16])
 	op := store.Operation{
-		Scope: s.Scope, Project: s.Project, Name: newName(now, rnd[:16]), ID: newID(rnd[16:]), Seq: e.seq.Add(1),
+		Scope: s.Scope, Project: s.Project, Name: name, ID: newID(rnd[16:]), Seq: e.seq.Add(1),
 		Kind: s.Kind, OperationType: s.OperationType, TargetLink: s.TargetLink, TargetID: s.TargetID, Target: s.Target,
 		User: s.User, ClientOperationID: s.RequestID, Description: s.Description, Failure: s.Failure,
 		Status: Pending, InsertTime: now, DueTime: now.Add(e.cfg.Mode.Delay), Manual: e.cfg.Mode.Manual && !s.Done,
 	}
 	if s.Done || e.FinishesAtAccept() {
-		return e.finish(tx, op, now)
+		return e.finish(tx, key, op, now)
 	}
-	if err := e.t.Ops.Put(tx, op.Key(), op); err != nil {
+	if err := e.t.Ops.Put(tx, key, op); err != nil {
 		return op, fmt.Errorf("operation %s: %w", op.Name, err)
 	}
 	if !op.Manual {
@@ -182,8 +183,9 @@ func (e *Engine) Begin(tx *store.Tx, s Start) (store.Operation, error) {
 	return op, nil
 }
 
-// finish turns op DONE at time at: its finisher runs unless a failure was decided.
-func (e *Engine) finish(tx *store.Tx, op store.Operation, at time.Time) (store.Operation, error) {
+// finish turns op, stored (or to be stored) under pk, DONE at time at: its finisher runs
+// unless a failure was decided.
+func (e *Engine) finish(tx *store.Tx, pk string, op store.Operation, at time.Time) (store.Operation, error) {
 	op.Status, op.Progress, op.EndTime = Done, 100, at
 	if op.StartTime.IsZero() {
 		op.StartTime = at
@@ -195,7 +197,7 @@ func (e *Engine) finish(tx *store.Tx, op store.Operation, at time.Time) (store.O
 			}
 		}
 	}
-	if err := e.t.Ops.Put(tx, op.Key(), op); err != nil {
+	if err := e.t.Ops.Put(tx, pk, op); err != nil {
 		return op, fmt.Errorf("operation %s: %w", op.Name, err)
 	}
 	e.lowerNextEvent(at.Add(e.cfg.Retention))
@@ -220,7 +222,7 @@ func (e *Engine) Advance() error {
 			return true
 		})
 		for _, op := range due {
-			if _, err := e.finish(tx, op, op.DueTime); err != nil {
+			if _, err := e.finish(tx, op.Key(), op, op.DueTime); err != nil {
 				return err
 			}
 		}
@@ -287,12 +289,23 @@ func (e *Engine) view(op store.Operation, now time.Time) store.Operation {
 // allocations (its result and each boxed number), this costs one.
 func newName(now time.Time, b []byte) string {
 	var out [64]byte
-	n := append(out[:0], "operation-"...)
+	return string(appendName(out[:0], now, b))
+}
+
+// newKey makes an operation's primary key (Operation.Key) with a new name, and returns the
+// name as the key's tail: the stored operation keeps one string for both, not two.
+func newKey(scope string, now time.Time, b []byte) (key, name string) {
+	var out [160]byte
+	key = string(appendName(append(append(out[:0], scope...), '|'), now, b))
+	return key, key[len(scope)+1:]
+}
+
+func appendName(n []byte, now time.Time, b []byte) []byte {
+	n = append(n, "operation-"...)
 	n = strconv.AppendInt(n, now.UnixMilli(), 10)
 	n = appendHex(append(n, '-'), binary.BigEndian.Uint64(b[:8])&(1<<52-1), 13)
 	n = appendHex(append(n, '-'), uint64(binary.BigEndian.Uint32(b[8:12])), 8)
-	n = appendHex(append(n, '-'), uint64(binary.BigEndian.Uint32(b[12:16])), 8)
-	return string(n)
+	return appendHex(append(n, '-'), uint64(binary.BigEndian.Uint32(b[12:16])), 8)
 }
 
 // appendHex appends v in lower-case hex, zero-padded to width digits (as %0<width>x).

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/understudy-dev/understudy/internal/store"
 )
@@ -278,6 +279,14 @@ func TestNewNameShape(t *testing.T) {
 				binary.BigEndian.Uint64(b[:8])&(1<<52-1), binary.BigEndian.Uint32(b[8:12]), binary.BigEndian.Uint32(b[12:16]))
 			if got := newName(now, b[:]); got != want {
 				t.Fatalf("newName = %q, want %q", got, want)
+			}
+			scope := "projects/p/regions/us-east4"
+			key, name := newKey(scope, now, b[:])
+			if key != scope+"|"+want || name != want {
+				t.Fatalf("newKey = %q, %q; want %q, %q", key, name, scope+"|"+want, want)
+			}
+			if unsafe.StringData(name) != unsafe.StringData(key[len(scope)+1:]) {
+				t.Fatal("newKey: the name is a copy, not the key's tail")
 			}
 		}
 	}

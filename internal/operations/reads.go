@@ -49,7 +49,7 @@ func (e *Engine) step(tx *store.Tx, op store.Operation) (store.Operation, error)
 		op.Status, op.Progress, op.StartTime = Running, 50, now
 		return op, e.t.Ops.Put(tx, op.Key(), op)
 	}
-	return e.finish(tx, op, now)
+	return e.finish(tx, op.Key(), op, now)
 }
 
 func (e *Engine) lookup(tx *store.Tx, scope, nameOrID string) (store.Operation, bool) {

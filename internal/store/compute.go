@@ -36,6 +36,17 @@ func cloneForwardingRule(r ForwardingRule) ForwardingRule {
 	return r
 }
 
+// canonicalRule shares what rules repeat: the project, which comes as part of the request
+// path (a copy of its own lets the request line go instead of living as long as the rule),
+// and the protocol, scheme, version, port range, network and target, which many rules
+// have in common. Fewer strings of their own mean less for the garbage collector to mark.
+func canonicalRule(r ForwardingRule) ForwardingRule {
+	r.Project = share(r.Project)
+	r.IPProtocol, r.LoadBalancingScheme, r.IPVersion = share(r.IPProtocol), share(r.LoadBalancingScheme), share(r.IPVersion)
+	r.PortRange, r.Network, r.Target = share(r.PortRange), share(r.Network), share(r.Target)
+	return r
+}
+
 // Compute holds the compute API's resource tables.
 type Compute struct {
 	// ForwardingRules is keyed by ForwardingRule.Key. Put keeps the key it is given, so a
@@ -50,6 +61,7 @@ type Compute struct {
 // NewCompute adds the compute tables to db.
 func NewCompute(db *DB) *Compute {
 	rules := NewTable[ForwardingRule](db, "forwardingRules", cloneForwardingRule)
+	rules.canonical = canonicalRule
 	rules.madeKeys = true // keys are ForwardingRule.Key's, also as an operation's Target
 	return &Compute{
 		ForwardingRules: rules,

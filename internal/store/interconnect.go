@@ -91,6 +91,27 @@ func cloneGroup(g AttachmentGroup) AttachmentGroup {
 	return g
 }
 
+// canonicalInterconnect, canonicalAttachment and canonicalGroup share what their records
+// repeat (as canonicalRule does for rules): the project and region, which come as parts of
+// the request path, and the enumerations and references many records have in common.
+func canonicalInterconnect(i Interconnect) Interconnect {
+	i.Project, i.Location = share(i.Project), share(i.Location)
+	i.LinkType, i.InterconnectType = share(i.LinkType), share(i.InterconnectType)
+	i.CustomerName, i.NocContactEmail = share(i.CustomerName), share(i.NocContactEmail)
+	return i
+}
+
+func canonicalAttachment(a InterconnectAttachment) InterconnectAttachment {
+	a.Project, a.Region, a.Interconnect = share(a.Project), share(a.Region), share(a.Interconnect)
+	a.Type, a.Router, a.Bandwidth, a.StackType = share(a.Type), share(a.Router), share(a.Bandwidth), share(a.StackType)
+	return a
+}
+
+func canonicalGroup(g AttachmentGroup) AttachmentGroup {
+	g.Project, g.Intent, g.InterconnectGroup = share(g.Project), share(g.Intent), share(g.InterconnectGroup)
+	return g
+}
+
 // Interconnects holds the interconnect world's tables. They are keyed by their records' Key
 // methods (AttachmentKey for attachments); Put keeps the key it is given, so a key must be
 // a string of its own, never cut from a longer one.
@@ -121,6 +142,7 @@ func NewInterconnects(db *DB) *Interconnects {
 	// Keys are the Key methods' (and AttachmentKey's), also as an operation's Target or a
 	// group's attachment.
 	ics.madeKeys, atts.madeKeys, groups.madeKeys = true, true, true
+	ics.canonical, atts.canonical, groups.canonical = canonicalInterconnect, canonicalAttachment, canonicalGroup
 	return &Interconnects{
 		Interconnects:       ics,
 		InterconnectID:      ics.AddUnique("id", func(b []byte, i Interconnect) ([]byte, bool) { return appendKey(b, i.Project, i.ID), true }),

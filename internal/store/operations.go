@@ -64,6 +64,16 @@ func cloneOperation(o Operation) Operation {
 	return o
 }
 
+// canonicalOperation shares what operations repeat: the scope (built for each request),
+// the project (part of the request path: a copy of its own lets the request line go), the
+// caller and the description. Kind, OperationType and Status are the engine's constants
+// already.
+func canonicalOperation(o Operation) Operation {
+	o.Scope, o.Project = share(o.Scope), share(o.Project)
+	o.User, o.Description = share(o.User), share(o.Description)
+	return o
+}
+
 // timeKey orders times as strings.
 // (Times before 1970 do not occur: the clock only moves forward from now.)
 func timeKey(t time.Time) string {
@@ -92,6 +102,7 @@ type Operations struct {
 // NewOperations adds the operations table to db.
 func NewOperations(db *DB) *Operations {
 	t := NewTable[Operation](db, "operations", cloneOperation)
+	t.canonical = canonicalOperation
 	t.madeKeys = true // the engine's keys are Operation.Key's
 	return &Operations{
 		Ops:  t,

@@ -44,6 +44,7 @@ func (s *Server) GlobalForwardingRulesInsert(ctx context.Context, req gen.Global
 	// The key, scope and link are made once, before the transaction: the key serves the
 	// lookup, the Put and the operation's target, and nothing is built under the writer lock.
 	key, scope := rule.Key(), globalScope(req.Project)
+	rule.Name = key[len(rule.Project)+1:] // the key's tail: the stored rule keeps one string for both
 	start := operations.Start{Scope: scope, Kind: kindRuleInsert, OperationType: "insert", Target: key,
 		TargetLink: s.link3(ctx, scope, "/forwardingRules/", rule.Name), TargetID: rule.ID}
 	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {

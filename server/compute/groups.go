@@ -46,6 +46,7 @@ func (s *Server) InterconnectAttachmentGroupsInsert(ctx context.Context, req gen
 	// The key, scope and link are made once, before the transaction: the key serves the
 	// lookup, the Put and the operation's target, and nothing is built under the writer lock.
 	key, scope := g.Key(), globalScope(req.Project)
+	g.Name = key[len(g.Project)+1:] // the key's tail: the stored group keeps one string for both
 	accepted := operations.Start{Scope: scope, Kind: kindGroupInsert, OperationType: "insert", Target: key,
 		TargetLink: s.link3(ctx, scope, "/interconnectAttachmentGroups/", g.Name), TargetID: g.ID}
 	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
