@@ -195,6 +195,10 @@ func TestGroupFailuresEndInsideTheOperation(t *testing.T) {
 	}
 	failing("g-missing", "RESOURCE_NOT_FOUND", 404, urls["iad2"], w.url("regions/us-east4/interconnectAttachments/nope"))
 	failing("g-taken", "RESOURCE_IN_USE_BY_ANOTHER_RESOURCE", 400, urls["iad1"], urls["iad2"])
+	// The same free attachment under two keys: the group would hold it twice.
+	if op := failing("g-twice", "RESOURCE_IN_USE_BY_ANOTHER_RESOURCE", 400, urls["iad2"], urls["iad2"]); !strings.Contains(*op.Error.Errors[0].Message, "interconnectAttachmentGroups/g-twice") {
+		t.Errorf("g-twice: %s", *op.Error.Errors[0].Message)
+	}
 	many := make([]string, 17)
 	for i := range many {
 		many[i] = w.url(fmt.Sprintf("regions/us-east4/interconnectAttachments/att-%d", i))

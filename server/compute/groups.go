@@ -243,28 +243,38 @@ func (s *Server) checkAttachments(tx *store.Tx, g store.AttachmentGroup, urls ma
 	}
 	sort.Strings(userKeys)
 	keys := make(map[string]string, len(urls))
-	holders := map[string]string{}
 	for _, k := range userKeys {
 		r, _ := parseRef(urls[k], "interconnectAttachments")
-		path := attachmentPath(r.Project, r.Region, r.Name)
-		a, ok := s.ic.Attachments.Get(tx, store.AttachmentKey(r.Project, r.Region, r.Name))
+		key := store.AttachmentKey(r.Project, r.Region, r.Name)
+		a, ok := s.ic.Attachments.Get(tx, key)
 		if r.Project != g.Project || !ok || a.Pending {
 			return nil, &store.OperationFailure{HTTPStatus: 404, HTTPMessage: "NOT FOUND", Errors: []store.OperationError{{
-				Code: "RESOURCE_NOT_FOUND", Message: fmt.Sprintf("The resource '%s' was not found", path)}}}
+				Code: "RESOURCE_NOT_FOUND", Message: fmt.Sprintf("The resource '%s' was not found", attachmentPath(r.Project, r.Region, r.Name))}}}
 		}
-		if (a.Group != "" && a.Group != g.Name) || holders[a.Key()] != "" {
+		if (a.Group != "" && a.Group != g.Name) || hasValue(keys, key) {
 			holder := a.Group
 			if holder == "" || holder == g.Name {
 				holder = g.Name // the same attachment twice in one group
 			}
 			return nil, &store.OperationFailure{HTTPStatus: 400, HTTPMessage: "BAD REQUEST", Errors: []store.OperationError{{
 				Code: "RESOURCE_IN_USE_BY_ANOTHER_RESOURCE", Location: "resource.attachments." + k,
-				Message: fmt.Sprintf("The interconnectAttachment resource '%s' is already being used by '%s'", path, groupPath(g.Project, holder))}}}
+				Message: fmt.Sprintf("The interconnectAttachment resource '%s' is already being used by '%s'",
+					attachmentPath(r.Project, r.Region, r.Name), groupPath(g.Project, holder))}}}
 		}
-		holders[a.Key()] = k
-		keys[k] = a.Key()
+		keys[k] = key
 	}
 	return keys, nil
+}
+
+// hasValue reports whether v is one of m's values: for the few attachments a group holds,
+// a look through them is cheaper than a second map keyed the other way.
+func hasValue(m map[string]string, v string) bool {
+	for _, x := range m {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }
 
 func quotaExceeded(limit, got int) *store.OperationFailure {

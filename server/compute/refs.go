@@ -15,11 +15,17 @@ func parseRef(s, collection string) (ref, bool) {
 	if i < 0 {
 		return ref{}, false
 	}
-	parts := strings.Split(strings.Trim(s[i:], "/"), "/")
+	// The path's segments, as strings.Split would give them, without allocating: a
+	// reference has 5 or 6; a seventh means too many.
+	var parts [7]string
+	n, rest := 0, strings.Trim(s[i:], "/")
+	for more := true; more && n < len(parts); n++ {
+		parts[n], rest, more = strings.Cut(rest, "/")
+	}
 	switch {
-	case len(parts) == 5 && parts[2] == "global" && parts[3] == collection:
+	case n == 5 && parts[2] == "global" && parts[3] == collection:
 		return ref{Project: parts[1], Name: parts[4]}, parts[1] != "" && parts[4] != ""
-	case len(parts) == 6 && parts[2] == "regions" && parts[4] == collection:
+	case n == 6 && parts[2] == "regions" && parts[4] == collection:
 		return ref{Project: parts[1], Region: parts[3], Name: parts[5]}, parts[1] != "" && parts[3] != "" && parts[5] != ""
 	}
 	return ref{}, false

@@ -1,0 +1,58 @@
+package compute
+
+import (
+	"strings"
+	"testing"
+)
+
+// splitRef is parseRef as it was written first, with strings.Split: the reference the
+// allocation-free parseRef must agree with.
+func splitRef(s, collection string) (ref, bool) {
+	i := strings.LastIndex(s, "projects/")
+	if i < 0 {
+		return ref{}, false
+	}
+	parts := strings.Split(strings.Trim(s[i:], "/"), "/")
+	switch {
+	case len(parts) == 5 && parts[2] == "global" && parts[3] == collection:
+		return ref{Project: parts[1], Name: parts[4]}, parts[1] != "" && parts[4] != ""
+	case len(parts) == 6 && parts[2] == "regions" && parts[4] == collection:
+		return ref{Project: parts[1], Region: parts[3], Name: parts[5]}, parts[1] != "" && parts[3] != "" && parts[5] != ""
+	}
+	return ref{}, false
+}
+
+func TestParseRefMatchesSplit(t *testing.T) {
+	inputs := []string{
+		"", "projects/", "projects/p", "projects/p/global/interconnects/ic", "projects/p/global/interconnects/ic/",
+		"/projects/p/global/interconnects/ic", "https://x.example/compute/v1/projects/p/global/interconnects/ic",
+		"projects/p/global/interconnects/ic/extra", "projects/p/global/interconnects/ic/extra/more",
+		"projects/p/regions/r/interconnectAttachments/a", "projects/p/regions/r/interconnectAttachments/a/b",
+		"projects/p/regions/r/interconnectAttachments/", "projects//regions/r/interconnectAttachments/a",
+		"projects/p/regions//interconnectAttachments/a", "projects/p/global//ic", "projects/p//global/interconnects/ic",
+		"http://h/projects/x/projects/p/regions/r/interconnectAttachments/a", "projects/p/regions/r/interconnects/a",
+		"projects/p/global/interconnectAttachments/a", "//projects/p/regions/r/interconnectAttachments/a//",
+		"projects/p/a/b/c/d/e/f/g/h", "projects/p/global/interconnects/ic?x=1",
+	}
+	for _, in := range inputs {
+		for _, coll := range []string{"interconnects", "interconnectAttachments"} {
+			got, gotOK := parseRef(in, coll)
+			want, wantOK := splitRef(in, coll)
+			if got != want || gotOK != wantOK {
+				t.Errorf("parseRef(%q, %q) = %+v, %v; want %+v, %v", in, coll, got, gotOK, want, wantOK)
+			}
+		}
+	}
+}
+
+func FuzzParseRef(f *testing.F) {
+	f.Add("projects/p/regions/r/interconnectAttachments/a", "interconnectAttachments")
+	f.Add("https://x/compute/v1/projects/p/global/interconnects/ic/", "interconnects")
+	f.Fuzz(func(t *testing.T, in, coll string) {
+		got, gotOK := parseRef(in, coll)
+		want, wantOK := splitRef(in, coll)
+		if got != want || gotOK != wantOK {
+			t.Fatalf("parseRef(%q, %q) = %+v, %v; want %+v, %v", in, coll, got, gotOK, want, wantOK)
+		}
+	})
+}
