@@ -5,14 +5,17 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// extraPatterns are shapes the specs do not have, on both sides of fixedClasses' line.
+// extraPatterns are shapes the specs do not have, on both sides of compileASCII's line.
 var extraPatterns = []string{
 	uuidPattern, `^[A-Z]{2}$`, `^\d{4}-\d{2}$`, `^(ab){2}c$`, `^a(?:b|c)$`, `^(?i)abc$`, `^[^a]$`, `^x*$`, `^x{2,3}$`,
 	`^$`, `abc`, `^abc`, `abc$`, `^a\bb$`, `^é$`, `^[a-é]$`, `^.$`, `^[\x00-\x7f]{2}$`, `^(?:)$`, `^a$|^b$`,
+	`^[a-z]([-a-z0-9]*[a-z0-9])?$`, `^(a|ab)(c|bcd)(d*)$`, `^(x+x+)+y$`, `^a{0,70}b?$`, `^[k]$`, `^(?i:k)$`, `^a^b$`,
+	`^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$`, `^[^\x80-\x{10FFFF}]$`, `^a{300}$`,
 }
 
 // specPatterns are the patterns of the four specs, as written in them.
@@ -43,46 +46,68 @@ func specPatterns(t testing.TB) []string {
 // mutations of them (a byte changed, added or removed, non-ASCII and invalid UTF-8).
 func TestPatternMatchesRegexp(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	fixed := 0
+	automata := 0
 	for _, expr := range append(specPatterns(t), extraPatterns...) {
 		p, err := compilePattern(expr)
 		if err != nil {
 			t.Fatalf("%q: %v", expr, err)
 		}
-		if p.fixed == nil {
+		if p.dfa == nil {
 			continue
 		}
-		fixed++
+		automata++
 		re := regexp.MustCompile(expr)
 		for range 3000 {
-			s := mutate(rng, member(rng, p.fixed))
+			s := mutate(rng, member(rng, p.dfa))
 			if got, want := p.MatchString(s), re.MatchString(s); got != want {
-				t.Fatalf("%q on %q: byte classes say %v, regexp %v", expr, s, got, want)
+				t.Fatalf("%q on %q: the automaton says %v, regexp %v", expr, s, got, want)
 			}
 		}
 	}
-	// The UUID, the specs' own fixed-length ones, and the extra ones that qualify.
-	if fixed < 5 {
-		t.Fatalf("only %d patterns use byte classes", fixed)
+	// The specs' patterns are nearly all ^ASCII$; so are most of the extra ones.
+	if automata < 25 {
+		t.Fatalf("only %d patterns use an automaton", automata)
 	}
-	for _, expr := range []string{`^(?i)abc$`, `^[^a]$`, `^x*$`, `^x{2,3}$`, `^$`, `abc`, `^abc`, `^a\bb$`, `^é$`, `^.$`, `^a$|^b$`} {
-		if p, _ := compilePattern(expr); p.fixed != nil {
-			t.Errorf("%q: byte classes used for a pattern they cannot express", expr)
+	for _, expr := range []string{`^(?i)abc$`, `^(?i:k)$`, `^[^a]$`, `abc`, `^abc`, `abc$`, `^a\bb$`, `^é$`, `^[a-é]$`, `^.$`,
+		`^a$|^b$`, `^a^b$`, `^a{300}$`} {
+		if p, _ := compilePattern(expr); p.dfa != nil {
+			t.Errorf("%q: an automaton used for a pattern it cannot express", expr)
 		}
 	}
 }
 
-// member is a random string of the classes, one byte of each (a match).
-func member(rng *rand.Rand, sets []asciiSet) string {
-	b := make([]byte, len(sets))
-	for i, set := range sets {
-		for {
-			c := byte(rng.IntN(128))
-			if set.has(c) {
-				b[i] = c
-				break
+// member is a random string the automaton accepts (when it accepts any): a walk from the
+// start through states that can still reach an accepting one, ending at an accepting one.
+func member(rng *rand.Rand, d *asciiDFA) string {
+	// live[st]: an accepting state can be reached from st.
+	live := slices.Clone(d.accept)
+	for changed := true; changed; {
+		changed = false
+		for st := range d.next {
+			for _, n := range d.next[st] {
+				if !live[st] && n != 0 && live[n] {
+					live[st], changed = true, true
+				}
 			}
 		}
+	}
+	var b []byte
+	st := uint16(1)
+	for live[st] && len(b) < 200 {
+		if d.accept[st] && rng.IntN(4) == 0 {
+			break
+		}
+		var moves []byte
+		for c, n := range d.next[st] {
+			if n != 0 && live[n] {
+				moves = append(moves, byte(c))
+			}
+		}
+		if len(moves) == 0 {
+			break
+		}
+		c := moves[rng.IntN(len(moves))]
+		b, st = append(b, c), d.next[st][c]
 	}
 	return string(b)
 }
@@ -109,13 +134,13 @@ func mutate(rng *rand.Rand, s string) string {
 	return string(b)
 }
 
-// FuzzPattern compares the byte-class matcher with regexp on any string, for the fixed
-// patterns of the specs and the extra ones.
+// FuzzPattern compares the automaton with regexp on any string, for the patterns of the
+// specs and the extra ones that have one.
 func FuzzPattern(f *testing.F) {
 	var ps []*pattern
 	var res []*regexp.Regexp
 	for _, expr := range append(specPatterns(f), extraPatterns...) {
-		if p, err := compilePattern(expr); err == nil && p.fixed != nil {
+		if p, err := compilePattern(expr); err == nil && p.dfa != nil {
 			ps, res = append(ps, p), append(res, regexp.MustCompile(expr))
 		}
 	}
@@ -124,7 +149,7 @@ func FuzzPattern(f *testing.F) {
 	f.Fuzz(func(t *testing.T, i uint8, s string) {
 		p, re := ps[int(i)%len(ps)], res[int(i)%len(ps)]
 		if got, want := p.MatchString(s), re.MatchString(s); got != want {
-			t.Fatalf("%q on %q: byte classes say %v, regexp %v", re, s, got, want)
+			t.Fatalf("%q on %q: the automaton says %v, regexp %v", re, s, got, want)
 		}
 	})
 }
