@@ -76,19 +76,19 @@ func ScopeAndBelow(scopeKey string) [][2]string {
 // subscriptions, roles and callers) and keeps only the strings it needs: the name and scope
 // usually come as parts of the request path, and copies let the path go instead of keeping
 // all of it alive for as long as the assignment.
-func canonicalAssignment(r RoleAssignment) RoleAssignment {
+func canonicalAssignment(r RoleAssignment, s *sharer) RoleAssignment {
 	r.Name = strings.Clone(r.Name)
-	r.Scope = share(r.Scope)
+	r.Scope = s.share(0, r.Scope)
 	if r.ScopeKey == r.Scope {
 		r.ScopeKey = r.Scope
 	} else {
-		r.ScopeKey = share(r.ScopeKey)
+		r.ScopeKey = s.share(1, r.ScopeKey)
 	}
-	r.Subscription = share(r.Subscription)
-	r.RoleDefinitionGUID = share(r.RoleDefinitionGUID)
-	r.PrincipalType = share(r.PrincipalType)
-	r.ConditionVersion = share(r.ConditionVersion)
-	r.CreatedBy, r.UpdatedBy = share(r.CreatedBy), share(r.UpdatedBy)
-	r.CreatedByType, r.UpdatedByType = share(r.CreatedByType), share(r.UpdatedByType)
+	r.Subscription = s.share(2, r.Subscription)
+	r.RoleDefinitionGUID = s.share(3, r.RoleDefinitionGUID)
+	r.PrincipalType = s.share(4, r.PrincipalType)
+	r.ConditionVersion = s.share(5, r.ConditionVersion)
+	r.CreatedBy, r.UpdatedBy = s.share(6, r.CreatedBy), s.share(7, r.UpdatedBy)
+	r.CreatedByType, r.UpdatedByType = s.share(8, r.CreatedByType), s.share(9, r.UpdatedByType)
 	return r
 }

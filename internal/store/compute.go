@@ -40,10 +40,10 @@ func cloneForwardingRule(r ForwardingRule) ForwardingRule {
 // path (a copy of its own lets the request line go instead of living as long as the rule),
 // and the protocol, scheme, version, port range, network and target, which many rules
 // have in common. Fewer strings of their own mean less for the garbage collector to mark.
-func canonicalRule(r ForwardingRule) ForwardingRule {
-	r.Project = share(r.Project)
-	r.IPProtocol, r.LoadBalancingScheme, r.IPVersion = share(r.IPProtocol), share(r.LoadBalancingScheme), share(r.IPVersion)
-	r.PortRange, r.Network, r.Target = share(r.PortRange), share(r.Network), share(r.Target)
+func canonicalRule(r ForwardingRule, s *sharer) ForwardingRule {
+	r.Project = s.share(0, r.Project)
+	r.IPProtocol, r.LoadBalancingScheme, r.IPVersion = s.share(1, r.IPProtocol), s.share(2, r.LoadBalancingScheme), s.share(3, r.IPVersion)
+	r.PortRange, r.Network, r.Target = s.share(4, r.PortRange), s.share(5, r.Network), s.share(6, r.Target)
 	return r
 }
 

@@ -94,21 +94,22 @@ func cloneGroup(g AttachmentGroup) AttachmentGroup {
 // canonicalInterconnect, canonicalAttachment and canonicalGroup share what their records
 // repeat (as canonicalRule does for rules): the project and region, which come as parts of
 // the request path, and the enumerations and references many records have in common.
-func canonicalInterconnect(i Interconnect) Interconnect {
-	i.Project, i.Location = share(i.Project), share(i.Location)
-	i.LinkType, i.InterconnectType = share(i.LinkType), share(i.InterconnectType)
-	i.CustomerName, i.NocContactEmail = share(i.CustomerName), share(i.NocContactEmail)
+func canonicalInterconnect(i Interconnect, s *sharer) Interconnect {
+	i.Project, i.Location = s.share(0, i.Project), s.share(1, i.Location)
+	i.LinkType, i.InterconnectType = s.share(2, i.LinkType), s.share(3, i.InterconnectType)
+	i.CustomerName, i.NocContactEmail = s.share(4, i.CustomerName), s.share(5, i.NocContactEmail)
 	return i
 }
 
-func canonicalAttachment(a InterconnectAttachment) InterconnectAttachment {
-	a.Project, a.Region, a.Interconnect = share(a.Project), share(a.Region), share(a.Interconnect)
-	a.Type, a.Router, a.Bandwidth, a.StackType = share(a.Type), share(a.Router), share(a.Bandwidth), share(a.StackType)
+func canonicalAttachment(a InterconnectAttachment, s *sharer) InterconnectAttachment {
+	a.Project, a.Region, a.Interconnect = s.share(0, a.Project), s.share(1, a.Region), s.share(2, a.Interconnect)
+	a.Type, a.Router = s.share(3, a.Type), s.share(4, a.Router)
+	a.Bandwidth, a.StackType = s.share(5, a.Bandwidth), s.share(6, a.StackType)
 	return a
 }
 
-func canonicalGroup(g AttachmentGroup) AttachmentGroup {
-	g.Project, g.Intent, g.InterconnectGroup = share(g.Project), share(g.Intent), share(g.InterconnectGroup)
+func canonicalGroup(g AttachmentGroup, s *sharer) AttachmentGroup {
+	g.Project, g.Intent, g.InterconnectGroup = s.share(0, g.Project), s.share(1, g.Intent), s.share(2, g.InterconnectGroup)
 	return g
 }
 

@@ -68,9 +68,9 @@ func cloneOperation(o Operation) Operation {
 // the project (part of the request path: a copy of its own lets the request line go), the
 // caller and the description. Kind, OperationType and Status are the engine's constants
 // already.
-func canonicalOperation(o Operation) Operation {
-	o.Scope, o.Project = share(o.Scope), share(o.Project)
-	o.User, o.Description = share(o.User), share(o.Description)
+func canonicalOperation(o Operation, s *sharer) Operation {
+	o.Scope, o.Project = s.share(0, o.Scope), s.share(1, o.Project)
+	o.User, o.Description = s.share(2, o.User), s.share(3, o.Description)
 	return o
 }
 

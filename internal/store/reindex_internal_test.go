@@ -202,7 +202,7 @@ func TestKeyInSharesTheKey(t *testing.T) {
 	type named struct{ Name, Group string }
 	db := New()
 	tb := NewTable[named](db, "named", nil)
-	tb.canonical = func(r named) named { r.Name = strings.Clone(r.Name); return r }
+	tb.canonical = func(r named, _ *sharer) named { r.Name = strings.Clone(r.Name); return r }
 	tb.keyIn = func(r named) string { return r.Name }
 	u := tb.AddUnique("group", func(b []byte, r named) ([]byte, bool) { return append(b, r.Group...), r.Group != "" })
 	o := tb.AddOrdered(func(r named) (string, bool) { return r.Group, true })

@@ -22,8 +22,10 @@ type Table[R any] struct {
 	clone func(R) R
 	// canonical, when set, rewrites a record as Put stores it or it is loaded from disk (to
 	// share repeated strings); it must not change what the record means.
-	canonical func(R) R
-	rows      map[string]R
+	canonical func(R, *sharer) R
+	// shared is canonical's memory of the strings it shared last.
+	shared sharer
+	rows   map[string]R
 	// madeKeys: every primary key Put is given is a string made for the call (by a Key
 	// method), never a piece of a longer one such as a request's path, so Put keeps it
 	// without a copy.
@@ -94,7 +96,7 @@ func (t *Table[R]) load(pk string, value []byte) error {
 		return err
 	}
 	if t.canonical != nil {
-		r = t.canonical(r)
+		r = t.canonical(r, &t.shared)
 	}
 	if t.keyIn != nil && t.keyIn(r) == pk {
 		pk = t.keyIn(r) // one string for both, as Put keeps them
@@ -114,6 +116,20 @@ func share(s string) string {
 		return ""
 	}
 	return unique.Make(s).Value()
+}
+
+// sharer shares strings as share does, remembering the string it shared last for each of
+// a record's fields: records put one after another mostly repeat their neighbour's project,
+// scope and enumerations, and comparing with it is cheaper than unique.Make's lookup. Each
+// table has its own, used under the writer lock (or while loading, alone).
+type sharer struct{ last [12]string }
+
+// share is share(v), for the field-th field of a record.
+func (s *sharer) share(field int, v string) string {
+	if v != s.last[field] {
+		s.last[field] = share(v)
+	}
+	return s.last[field]
 }
 
 // Len is the number of records.
@@ -164,7 +180,7 @@ func (t *Table[R]) Put(tx *Tx, pk string, r R) error {
 	old, existed := t.rows[pk]
 	r = t.copy(r)
 	if t.canonical != nil {
-		r = t.canonical(r)
+		r = t.canonical(r, &t.shared)
 	}
 	switch {
 	case found:
