@@ -220,7 +220,7 @@ func (s *Server) readableAttachment(tx *store.Tx, project, region, nameOrID stri
 }
 
 func (s *Server) finishAttachmentInsert(tx *store.Tx, op store.Operation) error {
-	return finishInsert(tx, s.ic.Attachments, op.Target, "attachment", func(r *store.InterconnectAttachment) *bool { return &r.Pending })
+	return finishInsert(tx, s.ic.Attachments, op.Target, "attachment", settleAttachment)
 }
 
 func (s *Server) finishAttachmentDelete(tx *store.Tx, op store.Operation) error {

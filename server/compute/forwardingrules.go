@@ -202,22 +202,49 @@ func (s *Server) readableRule(tx *store.Tx, project, nameOrID string) (store.For
 }
 
 // finishInsert is an insert's finisher: the resource stored under key (what names its kind
-// in errors) is no longer pending. One stored finished already, because its operation
-// finished at accept, is left as it is.
-func finishInsert[R any](tx *store.Tx, t *store.Table[R], key, what string, pending func(*R) *bool) error {
+// in errors) is no longer pending (settle clears the flag and says whether it was set). One
+// stored finished already, because its operation finished at accept, is left as it is.
+func finishInsert[R any](tx *store.Tx, t *store.Table[R], key, what string, settle func(R) (R, bool)) error {
 	r, ok := t.Get(tx, key)
 	if !ok {
 		return fmt.Errorf("%s %s: %w", what, key, store.ErrNotFound)
 	}
-	if p := pending(&r); *p {
-		*p = false
+	if r, changed := settle(r); changed {
 		return t.Put(tx, key, r)
 	}
 	return nil
 }
 
+// settleRule, settleInterconnect, settleAttachment and settleGroup are finishInsert's
+// settle for each kind: the resource with Pending cleared, and whether it was set. (They
+// take and return values: a pointer handed to a function value would move the resource to
+// the heap on every insert.)
+func settleRule(r store.ForwardingRule) (store.ForwardingRule, bool) {
+	p := r.Pending
+	r.Pending = false
+	return r, p
+}
+
+func settleInterconnect(i store.Interconnect) (store.Interconnect, bool) {
+	p := i.Pending
+	i.Pending = false
+	return i, p
+}
+
+func settleAttachment(a store.InterconnectAttachment) (store.InterconnectAttachment, bool) {
+	p := a.Pending
+	a.Pending = false
+	return a, p
+}
+
+func settleGroup(g store.AttachmentGroup) (store.AttachmentGroup, bool) {
+	p := g.Pending
+	g.Pending = false
+	return g, p
+}
+
 func (s *Server) finishRuleInsert(tx *store.Tx, op store.Operation) error {
-	return finishInsert(tx, s.tables.ForwardingRules, op.Target, "forwarding rule", func(r *store.ForwardingRule) *bool { return &r.Pending })
+	return finishInsert(tx, s.tables.ForwardingRules, op.Target, "forwarding rule", settleRule)
 }
 
 func (s *Server) finishRuleDelete(tx *store.Tx, op store.Operation) error {

@@ -322,7 +322,7 @@ func (s *Server) claim(tx *store.Tx, g store.AttachmentGroup, previous map[strin
 }
 
 func (s *Server) finishGroupInsert(tx *store.Tx, op store.Operation) error {
-	return finishInsert(tx, s.ic.Groups, op.Target, "attachment group", func(r *store.AttachmentGroup) *bool { return &r.Pending })
+	return finishInsert(tx, s.ic.Groups, op.Target, "attachment group", settleGroup)
 }
 
 func (s *Server) finishGroupDelete(tx *store.Tx, op store.Operation) error {

@@ -241,7 +241,7 @@ func (s *Server) attachmentsOn(tx *store.Tx, ic store.Interconnect) []store.Inte
 }
 
 func (s *Server) finishInterconnectInsert(tx *store.Tx, op store.Operation) error {
-	return finishInsert(tx, s.ic.Interconnects, op.Target, "interconnect", func(r *store.Interconnect) *bool { return &r.Pending })
+	return finishInsert(tx, s.ic.Interconnects, op.Target, "interconnect", settleInterconnect)
 }
 
 func (s *Server) finishInterconnectDelete(tx *store.Tx, op store.Operation) error {
