@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
@@ -191,11 +192,11 @@ func (s *Server) wireOperationInto(w *operationWire, ctx context.Context, op sto
 		out.Region = &w.region
 	}
 	if !o.StartTime.IsZero() {
-		w.start = timestamp(o.StartTime)
+		w.start = timestampLike(o.StartTime, o.InsertTime, w.insert)
 		out.StartTime = &w.start
 	}
 	if o.Done() {
-		w.end = timestamp(o.EndTime)
+		w.end = timestampLike(o.EndTime, o.StartTime, w.start)
 		out.EndTime = &w.end
 		if f := o.Failure; f != nil {
 			w.code, w.message = int32(f.HTTPStatus), f.HTTPMessage
@@ -205,6 +206,15 @@ func (s *Server) wireOperationInto(w *operationWire, ctx context.Context, op sto
 		}
 	}
 	return w
+}
+
+// timestampLike is timestamp(t), or s, already formatted from u, when t falls in u's
+// millisecond: an operation finished at accept starts and ends when it is inserted.
+func timestampLike(t, u time.Time, s string) string {
+	if s != "" && t.UnixMilli() == u.UnixMilli() {
+		return s
+	}
+	return timestamp(t)
 }
 
 func renderOperationErrors(errs []store.OperationError) []gen.OperationErrorItem {
