@@ -597,7 +597,15 @@ func (o *Ordered[R]) keyOf(pk string, r R) (string, bool) {
 // own (a field and the primary key), so an entry costs no allocation of its own.
 type entry struct{ key, pk string }
 
-func (a entry) less(b entry) bool { return a.key < b.key || a.key == b.key && a.pk < b.pk }
+// less orders entries by key, then primary key. One three-way comparison of the keys: index
+// keys share long prefixes (a scope, a project) and often a length, and a < followed by an
+// == would compare them twice.
+func (a entry) less(b entry) bool {
+	if c := strings.Compare(a.key, b.key); c != 0 {
+		return c < 0
+	}
+	return a.pk < b.pk
+}
 
 // AddOrdered adds an ordered index. key returns false for records that are not indexed.
 // Index keys must not contain NUL.
