@@ -17,11 +17,14 @@ func String(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// The common case: a run of bytes written as they are, one table lookup each.
+		for i < len(s) && !special[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		if c := s[i]; c < utf8.RuneSelf {
-			if safe[c] {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '\\', '"':
@@ -66,10 +69,12 @@ func String(b []byte, s string) []byte {
 
 const hex = "0123456789abcdef"
 
-// safe marks the ASCII bytes written as they are.
-var safe = func() (t [utf8.RuneSelf]bool) {
+// special marks the bytes that are not written as they are: ASCII control characters, ", \,
+// the HTML characters <, > and &, and every byte of a multi-byte (or invalid) UTF-8
+// sequence, which String decodes to check.
+var special = func() (t [256]bool) {
 	for c := range t {
-		t[c] = c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+		t[c] = c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= utf8.RuneSelf
 	}
 	return t
 }()
