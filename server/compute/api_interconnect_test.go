@@ -199,6 +199,15 @@ func TestGroupFailuresEndInsideTheOperation(t *testing.T) {
 	if op := failing("g-twice", "RESOURCE_IN_USE_BY_ANOTHER_RESOURCE", 400, urls["iad2"], urls["iad2"]); !strings.Contains(*op.Error.Errors[0].Message, "interconnectAttachmentGroups/g-twice") {
 		t.Errorf("g-twice: %s", *op.Error.Errors[0].Message)
 	}
+	// Again with one of the two keys empty (a map of holders keyed by the user's key once
+	// let that through).
+	u := urls["iad2"]
+	resp, err := w.c.InterconnectAttachmentGroupsInsertWithResponse(apiCtx, apiProject, nil, gen.InterconnectAttachmentGroup{
+		Name: "g-twice-empty", Intent: gen.InterconnectAttachmentGroupIntent{AvailabilitySla: "PRODUCTION_CRITICAL"},
+		Attachments: map[string]gen.InterconnectAttachmentGroupAttachment{"": {Attachment: &u}, "b": {Attachment: &u}}})
+	if err != nil || resp.JSON200 == nil || resp.JSON200.Error == nil || resp.JSON200.Error.Errors[0].Code != "RESOURCE_IN_USE_BY_ANOTHER_RESOURCE" {
+		t.Errorf("g-twice-empty: %v %d %s", err, resp.StatusCode(), resp.Body)
+	}
 	many := make([]string, 17)
 	for i := range many {
 		many[i] = w.url(fmt.Sprintf("regions/us-east4/interconnectAttachments/att-%d", i))
