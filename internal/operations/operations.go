@@ -284,16 +284,11 @@ func (e *Engine) view(op store.Operation, now time.Time) store.Operation {
 	return op
 }
 
-// newName makes operation-<epoch millis>-<13 hex>-<8 hex>-<8 hex>, the real shape, from 16
-// random bytes. It is appended into a buffer on the stack: fmt.Sprintf cost four
-// allocations (its result and each boxed number), this costs one.
-func newName(now time.Time, b []byte) string {
-	var out [64]byte
-	return string(appendName(out[:0], now, b))
-}
-
-// newKey makes an operation's primary key (Operation.Key) with a new name, and returns the
-// name as the key's tail: the stored operation keeps one string for both, not two.
+// newKey makes an operation's primary key (Operation.Key) with a new name,
+// operation-<epoch millis>-<13 hex>-<8 hex>-<8 hex> (the real shape) from 16 random bytes,
+// and returns the name as the key's tail: the stored operation keeps one string for both,
+// not two. Both are appended into a buffer on the stack: fmt.Sprintf cost four allocations
+// (its result and each boxed number), this costs one.
 func newKey(scope string, now time.Time, b []byte) (key, name string) {
 	var out [160]byte
 	key = string(appendName(append(append(out[:0], scope...), '|'), now, b))

@@ -277,9 +277,6 @@ func TestNewNameShape(t *testing.T) {
 			}
 			want := fmt.Sprintf("operation-%d-%013x-%08x-%08x", now.UnixMilli(),
 				binary.BigEndian.Uint64(b[:8])&(1<<52-1), binary.BigEndian.Uint32(b[8:12]), binary.BigEndian.Uint32(b[12:16]))
-			if got := newName(now, b[:]); got != want {
-				t.Fatalf("newName = %q, want %q", got, want)
-			}
 			scope := "projects/p/regions/us-east4"
 			key, name := newKey(scope, now, b[:])
 			if key != scope+"|"+want || name != want {
