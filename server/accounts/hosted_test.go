@@ -508,6 +508,17 @@ func TestHostedFlow(t *testing.T) {
 			}
 			hostedRedirect(t, hostedGet(t, c, link), http.StatusFound, hostedRefresh)
 		}},
+		{"a query on the link's URL is ignored, even one that does not parse", func(t *testing.T) {
+			// Go's form parsing refuses ';' and bad %-escapes in a query; a browser may
+			// still be sent such a URL, and the link means the same with it.
+			acct := e.createAccount("")
+			link := e.createLink(acct, hostedLinkOptions{})
+			c, p := e.open(t, link+"?utm_source=x;y")
+			hostedRedirect(t, hostedPost(t, c, link+"?a;b&c=%zz", hostedValidForm(p)), http.StatusSeeOther, hostedReturn)
+			if s := hostedDig(e.account(acct), "configuration", "recipient", "capabilities", "stripe_balance", "stripe_transfers", "status"); s != "active" {
+				t.Errorf("stripe_transfers status %v, want active", s)
+			}
+		}},
 		{"submission without the session cookie is refused", func(t *testing.T) {
 			link := e.createLink(e.createAccount(""), hostedLinkOptions{})
 			_, p := e.open(t, link)

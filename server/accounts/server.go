@@ -10,6 +10,8 @@
 //     do: an account's requested capabilities become active when the form is submitted;
 //   - an Idempotency-Key is remembered only for requests that succeeded: a failed request
 //     may be retried with the same key and runs again (v2 semantics).
+//   - the hosted pages ignore the query of their URL, even one Go's form parsing refuses
+//     (';' or a bad %-escape): the link is the path, the session a cookie.
 package accounts
 
 import (
@@ -149,6 +151,7 @@ func (s *Server) Register(e *echo.Echo) error {
 	for _, id := range hostedOperations {
 		m[id] = plain[id]
 	}
+	m["submitAccountLink"] = append(m["submitAccountLink"], formFromBody)
 	gen.RegisterHandlersWithOptions(validate.NewRouter(e), gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{OperationMiddlewares: m})
 	return nil
 }
