@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,6 +27,20 @@ func TestStringMatchesEncodingJSON(t *testing.T) {
 			}
 		}
 		cases = append(cases, string(b)+tricky[rng.IntN(len(tricky))])
+	}
+	// Long runs of plain bytes with one special byte (or none) anywhere, so that every
+	// position within a word of String's eight-at-a-time scan is met.
+	specials := []byte{0, 0x1f, '"', '&', '<', '>', '\\', 0x7f, 0x80, 0xe2, 0xff, '!', '%', ';', '=', '?', '[', ']', '|'}
+	for n := range 40 {
+		for at := range n + 1 {
+			for _, c := range specials {
+				b := []byte(strings.Repeat("abcdefgh", 5)[:n])
+				if at < n {
+					b[at] = c
+				}
+				cases = append(cases, string(b))
+			}
+		}
 	}
 	for _, s := range cases {
 		want, _ := json.Marshal(s)
@@ -66,6 +81,23 @@ func TestTimeMatchesMarshalJSON(t *testing.T) {
 		got, ok := Time(nil, tm)
 		if ok != (err == nil) || ok && !bytes.Equal(got, want) {
 			t.Fatalf("%v: got %s %v, want %s %v", tm, got, ok, want, err)
+		}
+	}
+}
+
+// BenchmarkString quotes the strings of a compute operation: links, names, times, ids.
+func BenchmarkString(b *testing.B) {
+	strs := []string{
+		"compute#operation", "7613205445397677564", "operation-1795242462247-a5a3779ff424e-5002b1e4-dc366c12",
+		"insert", "http://127.0.0.1:18080/compute/v1/projects/bench-project-1/global/forwardingRules/fr-web",
+		"7014320945853055445", "DONE", "user@understudy.local", "2026-11-21T06:27:42.247+00:00",
+		"http://127.0.0.1:18080/compute/v1/projects/bench-project-1/global/operations/operation-1795242462247-a5a3779ff424e-5002b1e4-dc366c12",
+	}
+	buf := make([]byte, 0, 1024)
+	for b.Loop() {
+		out := buf[:0]
+		for _, s := range strs {
+			out = String(out, s)
 		}
 	}
 }
