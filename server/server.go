@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -80,6 +81,7 @@ type Server struct {
 	faults   *control.Faults
 	metrics  *control.Metrics
 	routes   map[string]string // "METHOD /echo/path" -> operationId
+	conns    atomic.Int64      // open connections (see ConnState)
 }
 
 // api is one API mounted on the server: which paths and errors are its own, and how it

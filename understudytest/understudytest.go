@@ -117,7 +117,9 @@ func Start(tb testing.TB, opts ...Option) *Server {
 	if err != nil {
 		tb.Fatalf("understudytest: %v", err)
 	}
-	hs := httptest.NewServer(srv.Handler())
+	hs := httptest.NewUnstartedServer(srv.Handler())
+	hs.Config.ConnState = srv.ConnState
+	hs.Start()
 	s := &Server{URL: hs.URL, srv: srv, hs: hs}
 	tb.Cleanup(func() { s.Stop(tb) })
 	if s.Authorization, err = client.NewAuthorization(hs.URL, client.WithBearerToken(Token)); err == nil {
