@@ -565,7 +565,7 @@ func (r *result) print(out io.Writer) {
 		p("- %s", l)
 	}
 	if r.pinned {
-		p("- pinning: yes (taskset): understudy and the baseline on CPU 1, the load generator on CPU 0 (GOMAXPROCS 1, GC percent 400)")
+		p("- pinning: yes (taskset): understudy and the baseline on CPU 1, the load generator on CPU 0 (the load generator itself with GOMAXPROCS 1 and GC percent 400; the servers keep the environment's)")
 	} else {
 		p("- pinning: no (taskset missing, -pin=false or fewer than 2 CPUs): servers and load generator share the CPUs")
 	}
