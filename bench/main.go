@@ -212,8 +212,9 @@ func bench(ctx context.Context, c config, selected []*operation) error {
 	}
 
 	// The load generator is the bottleneck against the bare baseline: collect its garbage
-	// less often (measured: ~15% more requests per core). The servers keep the GOGC of the
-	// environment.
+	// less often (measured: ~15% more requests per core). The servers are not told anything:
+	// understudy runs with its own --gc-percent default (GOGC when set), the baseline with
+	// the environment's GOGC.
 	debug.SetGCPercent(400)
 	// Pin after building (the compiler may use every CPU).
 	serverCPU := -1
@@ -565,7 +566,7 @@ func (r *result) print(out io.Writer) {
 		p("- %s", l)
 	}
 	if r.pinned {
-		p("- pinning: yes (taskset): understudy and the baseline on CPU 1, the load generator on CPU 0 (the load generator itself with GOMAXPROCS 1 and GC percent 400; the servers keep the environment's)")
+		p("- pinning: yes (taskset): understudy and the baseline on CPU 1, the load generator on CPU 0 (the load generator itself with GOMAXPROCS 1 and GC percent 400; each server with its own defaults)")
 	} else {
 		p("- pinning: no (taskset missing, -pin=false or fewer than 2 CPUs): servers and load generator share the CPUs")
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -49,4 +50,12 @@ func TestConnStateCountsOpenConnections(t *testing.T) {
 		tr.CloseIdleConnections()
 		waitFor(int64(len(clients) - i - 1))
 	}
+	// A connection closed before it sends a request is counted while it is open.
+	conn, err := net.Dial("tcp", hs.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(1)
+	conn.Close()
+	waitFor(0)
 }
