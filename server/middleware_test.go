@@ -2,40 +2,30 @@ package server
 
 import (
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
 )
 
-// TestConnStateCountsOpenConnections: ConnState, wired into the http.Server, counts the
-// connections open at any time (front yields only when there is more than one).
-func TestConnStateCountsOpenConnections(t *testing.T) {
+// TestYieldsOnlyWhenOtherConnectionsWereAnswered: a request yields before its response
+// goes (see yieldToOthers) when responses went out on other connections since the previous
+// one on its own; a client making one request at a time never does, even with idle
+// connections open beside it.
+func TestYieldsOnlyWhenOtherConnectionsWereAnswered(t *testing.T) {
 	s, err := New(Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	hs := httptest.NewUnstartedServer(s.Handler())
-	hs.Config.ConnState = s.ConnState
+	hs.Config.ConnContext = s.ConnContext
 	hs.Start()
 	defer hs.Close()
 
-	waitFor := func(want int64) {
+	// Each client has a transport, so a connection, of its own.
+	client := func() *http.Client { return &http.Client{Transport: &http.Transport{}} }
+	get := func(c *http.Client) {
 		t.Helper()
-		for deadline := time.Now().Add(5 * time.Second); s.conns.Load() != want; {
-			if time.Now().After(deadline) {
-				t.Fatalf("%d connections counted, want %d", s.conns.Load(), want)
-			}
-			time.Sleep(time.Millisecond)
-		}
-	}
-	// Each transport keeps its own connection open after its request.
-	var clients []*http.Transport
-	for i := range 3 {
-		tr := &http.Transport{}
-		clients = append(clients, tr)
-		resp, err := (&http.Client{Transport: tr}).Get(hs.URL + "/_understudy/health")
+		resp, err := c.Get(hs.URL + "/_understudy/health")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,18 +34,41 @@ func TestConnStateCountsOpenConnections(t *testing.T) {
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("health: %d", resp.StatusCode)
 		}
-		waitFor(int64(i + 1))
 	}
-	for i, tr := range clients {
-		tr.CloseIdleConnections()
-		waitFor(int64(len(clients) - i - 1))
+	idle, a, b := client(), client(), client()
+	get(idle) // an idle connection stays open beside the others
+	get(a)
+
+	before := s.yields.Load()
+	for range 20 {
+		get(a)
 	}
-	// A connection closed before it sends a request is counted while it is open.
-	conn, err := net.Dial("tcp", hs.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
+	if n := s.yields.Load() - before; n != 0 {
+		t.Errorf("one client, one request at a time: %d yields, want 0", n)
 	}
-	waitFor(1)
-	conn.Close()
-	waitFor(0)
+
+	before = s.yields.Load()
+	for range 20 {
+		get(b)
+		get(a)
+	}
+	if n := s.yields.Load() - before; n < 39 {
+		t.Errorf("two clients taking turns: %d yields in 40 requests, want at least 39", n)
+	}
+
+	// Without ConnContext nothing is known of connections and nothing yields.
+	plain := httptest.NewServer(s.Handler())
+	defer plain.Close()
+	before = s.yields.Load()
+	for _, c := range []*http.Client{a, b, a, b} {
+		resp, err := c.Get(plain.URL + "/_understudy/health")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	if n := s.yields.Load() - before; n != 0 {
+		t.Errorf("without ConnContext: %d yields, want 0", n)
+	}
 }

@@ -81,7 +81,8 @@ type Server struct {
 	faults   *control.Faults
 	metrics  *control.Metrics
 	routes   map[string]string // "METHOD /echo/path" -> operationId
-	conns    atomic.Int64      // open connections (see ConnState)
+	// answered counts the responses yieldToOthers has seen, yields how often it yielded.
+	answered, yields atomic.Uint64
 }
 
 // api is one API mounted on the server: which paths and errors are its own, and how it

@@ -118,7 +118,7 @@ func Start(tb testing.TB, opts ...Option) *Server {
 		tb.Fatalf("understudytest: %v", err)
 	}
 	hs := httptest.NewUnstartedServer(srv.Handler())
-	hs.Config.ConnState = srv.ConnState
+	hs.Config.ConnContext = srv.ConnContext
 	hs.Start()
 	s := &Server{URL: hs.URL, srv: srv, hs: hs}
 	tb.Cleanup(func() { s.Stop(tb) })
