@@ -489,10 +489,16 @@ type quickBody struct {
 // instance the validated routes are registered on.
 type JSONSerializer struct{ echo.DefaultJSONSerializer }
 
+// quickBodyOptions are encoding/json's, except that the body is not checked for syntax
+// again before it is bound (encoding/json's order of reporting errors): the quick check
+// read it whole already. That check was a third pass over the body, 1,000 instructions of
+// a rule insert's 5,900 in Unmarshal.
+var quickBodyOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv1.ReportErrorsWithLegacySemantics(false))
+
 // Deserialize binds the request body into i.
 func (s JSONSerializer) Deserialize(c echo.Context, i any) error {
 	if qb, ok := c.Request().Body.(*quickBody); ok {
-		if err := jsonv2.Unmarshal(qb.data, i, jsonv1.DefaultOptionsV1()); err != nil {
+		if err := jsonv2.Unmarshal(qb.data, i, quickBodyOptions); err != nil {
 			return echo.NewHTTPError(http.StatusBadRequest, err.Error()).SetInternal(err)
 		}
 		return nil

@@ -17,7 +17,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	jsonv2 "github.com/go-json-experiment/json"
-	jsonv1 "github.com/go-json-experiment/json/v1"
 	"github.com/oapi-codegen/runtime"
 
 	accountsgen "github.com/understudy-dev/understudy/gen/accounts"
@@ -99,7 +98,7 @@ func checkQuick(t testing.TB, qr quickRoute, body []byte) (quick bool) {
 				before = err
 			}
 		}
-		if err := jsonv2.Unmarshal(body, now, jsonv1.DefaultOptionsV1()); err != nil {
+		if err := jsonv2.Unmarshal(body, now, quickBodyOptions); err != nil {
 			now = err
 		}
 		if !reflect.DeepEqual(before, now) {
