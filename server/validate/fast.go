@@ -219,11 +219,15 @@ func (st *quickState) value(q *quickSchema, opts []openapi3.SchemaValidationOpti
 		}
 		v = raw[0] == 't'
 	case '"':
-		s, err := jsontext.AppendUnquote(st.scratch[:0], raw)
-		if err != nil {
-			return false
+		// ReadValue has checked the string; without escapes it is its own content.
+		s := raw[1 : len(raw)-1]
+		if bytes.IndexByte(s, '\\') >= 0 {
+			unq, err := jsontext.AppendUnquote(st.scratch[:0], raw)
+			if err != nil {
+				return false
+			}
+			st.scratch, s = unq, unq
 		}
-		st.scratch = s
 		if q.empty {
 			return true
 		}
