@@ -232,7 +232,7 @@ func (st *quickState) value(q *quickSchema, opts []openapi3.SchemaValidationOpti
 			return true
 		}
 		if q.str != nil {
-			return q.str.accepts(string(s))
+			return q.str.acceptBytes(s)
 		}
 		v = string(s)
 	default:
@@ -383,13 +383,21 @@ func newQuickString(s *openapi3.Schema) *quickString {
 	return q
 }
 
-func (q *quickString) accepts(s string) bool {
-	if len(q.enum) > 0 && !slices.Contains(q.enum, s) {
+func (q *quickString) accepts(s string) bool { return acceptString(q, s) }
+
+// acceptBytes is accepts for the bytes of a string.
+func (q *quickString) acceptBytes(b []byte) bool { return acceptString(q, b) }
+
+// acceptString is accepts and acceptBytes: the bytes of a body's string are checked where
+// the decoder holds them (converting them for a call that keeps its argument, as regexp's
+// and kin's do, would copy them to the heap every time).
+func acceptString[S string | []byte](q *quickString, s S) bool {
+	if len(q.enum) > 0 && !slices.ContainsFunc(q.enum, func(e string) bool { return string(s) == e }) {
 		return false
 	}
 	if q.minLength != 0 || q.maxLength != nil {
 		n := uint64(0)
-		for _, r := range s {
+		for _, r := range string(s) {
 			if utf16.IsSurrogate(r) {
 				n += 2
 			} else {
@@ -402,12 +410,23 @@ func (q *quickString) accepts(s string) bool {
 	}
 	if q.pattern != nil {
 		// A pattern that does not compile is left to kin, which reports it.
-		if re, err := q.pattern(); err != nil || !re.MatchString(s) {
+		re, err := q.pattern()
+		if err != nil {
 			return false
+		}
+		switch s := any(s).(type) {
+		case string:
+			if !re.MatchString(s) {
+				return false
+			}
+		case []byte:
+			if !re.Match(s) {
+				return false
+			}
 		}
 	}
 	if q.format != "" {
-		if f, ok := openapi3.SchemaStringFormats[q.format]; ok && f.Validate(s) != nil {
+		if f, ok := openapi3.SchemaStringFormats[q.format]; ok && f.Validate(string(s)) != nil {
 			return false
 		}
 	}

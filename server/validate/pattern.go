@@ -41,7 +41,15 @@ func (p *pattern) MatchString(s string) bool {
 	if p.dfa == nil {
 		return p.re.MatchString(s)
 	}
-	return p.dfa.matches(s)
+	return matchDFA(p.dfa, s)
+}
+
+// Match is MatchString for the bytes of a string.
+func (p *pattern) Match(b []byte) bool {
+	if p.dfa == nil {
+		return p.re.Match(b)
+	}
+	return matchDFA(p.dfa, b)
 }
 
 func (p *pattern) String() string { return p.re.String() }
@@ -53,7 +61,7 @@ type asciiDFA struct {
 	accept []bool        // accept[state]: the text may end here
 }
 
-func (d *asciiDFA) matches(s string) bool {
+func matchDFA[S string | []byte](d *asciiDFA, s S) bool {
 	st := uint16(1)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
