@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"log/slog"
@@ -65,6 +66,49 @@ func BenchmarkRoleAssignmentPut(b *testing.B) {
 			serve(b, h, http.MethodPut, url, body, hdr, 201)
 		}
 	})
+}
+
+// benchAssignments is a server holding 1000 role assignments in subscription "bench-list",
+// ten in each of its resource groups rg-0 to rg-99.
+func benchAssignments(b *testing.B) http.Handler {
+	h := benchServer(b)
+	hdr := map[string]string{"Authorization": "Bearer t", "Content-Type": "application/json"}
+	for i := range 1000 {
+		body := `{"properties":{"principalId":"` + uuid.NewString() + `","roleDefinitionId":"/providers/Vendor.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7"}}`
+		url := fmt.Sprintf("/subscriptions/bench-list/resourceGroups/rg-%d/providers/Vendor.Authorization/roleAssignments/%s?api-version=2022-04-01", i%100, uuid.NewString())
+		serve(b, h, http.MethodPut, url, body, hdr, 201)
+	}
+	return h
+}
+
+// BenchmarkRoleAssignmentListResourceGroup lists a resource group's ten assignments, as
+// bench/scale's list measurement does.
+func BenchmarkRoleAssignmentListResourceGroup(b *testing.B) {
+	h := benchAssignments(b)
+	hdr := map[string]string{"Authorization": "Bearer t"}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		body := serve(b, h, http.MethodGet, fmt.Sprintf("/subscriptions/bench-list/resourceGroups/rg-%d/providers/Vendor.Authorization/roleAssignments?api-version=2022-04-01", i%100), "", hdr, 200)
+		if n := bytes.Count(body, []byte(`"principalId"`)); n != 10 {
+			b.Fatalf("%d assignments listed, want 10", n)
+		}
+	}
+}
+
+// BenchmarkRoleAssignmentListSubscription lists a subscription's first page: all 1000 of
+// its assignments.
+func BenchmarkRoleAssignmentListSubscription(b *testing.B) {
+	h := benchAssignments(b)
+	hdr := map[string]string{"Authorization": "Bearer t"}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		body := serve(b, h, http.MethodGet, "/subscriptions/bench-list/providers/Vendor.Authorization/roleAssignments?api-version=2022-04-01", "", hdr, 200)
+		if n := bytes.Count(body, []byte(`"principalId"`)); n != 1000 {
+			b.Fatalf("%d assignments listed, want 1000", n)
+		}
+	}
 }
 
 // BenchmarkAccountLinkCreate creates account links round-robin over 1000 accounts.

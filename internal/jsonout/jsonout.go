@@ -151,10 +151,16 @@ func (o *Object) OptTime(name string, v *time.Time) bool {
 	return ok
 }
 
+// TimeOK reports whether MarshalJSON can write t (and so Time): its year is 0 to 9999.
+func TimeOK(t time.Time) bool {
+	y := t.Year()
+	return y >= 0 && y <= 9999
+}
+
 // Time appends t as time.Time's MarshalJSON writes it (RFC 3339 with nanoseconds, quoted),
 // and reports false for a year outside 0 to 9999, for which MarshalJSON fails.
 func Time(b []byte, t time.Time) ([]byte, bool) {
-	if y := t.Year(); y < 0 || y > 9999 {
+	if !TimeOK(t) {
 		return b, false
 	}
 	b = append(b, '"')

@@ -3,9 +3,12 @@ package authorization
 import (
 	"context"
 	"encoding/base64"
+	"net/http"
 	"net/url"
+	"sync"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
+	"github.com/understudy-dev/understudy/internal/jsonout"
 	"github.com/understudy-dev/understudy/internal/store"
 )
 
@@ -37,15 +40,15 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 		limit = int(*req.Params.Top)
 	}
 
-	page := make([]gen.RoleAssignment, 0, 16)
+	page := newAssignmentPage()
 	var last store.Cursor
 	more := false
 	visit := func(c store.Cursor, r store.RoleAssignment) bool {
-		if len(page) == limit {
+		if len(page.items) == limit {
 			more = true
 			return false
 		}
-		page = append(page, toWire(r))
+		page.items = append(page.items, r)
 		last = c
 		return true
 	}
@@ -82,12 +85,95 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 		}
 		return nil
 	})
-	out := gen.RoleAssignmentsListForScope200JSONResponse{Value: page}
 	if more {
 		next := s.nextLink(ctx, scope.Path, req.Params.Filter, encodeSkipToken(last))
-		out.NextLink = &next
+		page.nextLink = &next
 	}
-	return out, nil
+	return page, nil
+}
+
+// assignmentPage is RoleAssignmentsListForScope's 200 answer, written as the generated
+// response type writes it (TestAssignmentPageMatchesGenerated), but assignment by
+// assignment from the store's records, and sent in pieces of about pageChunk bytes. Through
+// encoding/json a page of 1,000 assignments (900 KB) was 3.3 MB of garbage: the wire form
+// of each assignment, every time's MarshalJSON, the body in a buffer growing to its size.
+// A store of a million assignments sits near the memory limit, where garbage is paid for
+// in collections that every request then helps with.
+type assignmentPage struct {
+	items    []store.RoleAssignment
+	nextLink *string
+}
+
+// pageChunk is how much of a page is sent at a time.
+const pageChunk = 32 << 10
+
+// A page is visited once, by the generated strict handler, and nothing keeps it or its
+// records afterwards: it goes back to a pool once written, as does the buffer it is written
+// through.
+var (
+	pages    = sync.Pool{New: func() any { return &assignmentPage{items: make([]store.RoleAssignment, 0, 16)} }}
+	pageBufs = sync.Pool{New: func() any { b := make([]byte, 0, pageChunk+4<<10); return &b }}
+)
+
+func newAssignmentPage() *assignmentPage { return pages.Get().(*assignmentPage) }
+
+func (p *assignmentPage) VisitRoleAssignmentsListForScopeResponse(w http.ResponseWriter) error {
+	defer p.release()
+	for i := range p.items {
+		if r := &p.items[i]; !jsonout.TimeOK(r.CreatedOn) || !jsonout.TimeOK(r.UpdatedOn) {
+			// Neither can encoding/json write such a time: its error, as before.
+			return p.generated().VisitRoleAssignmentsListForScopeResponse(w)
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	buf := pageBufs.Get().(*[]byte)
+	wire := wires.Get().(*wireAssignment)
+	defer func() {
+		*wire = wireAssignment{}
+		wires.Put(wire)
+		if cap(*buf) <= 2*pageChunk {
+			pageBufs.Put(buf)
+		}
+	}()
+	o := jsonout.Open((*buf)[:0])
+	o.OptString("nextLink", p.nextLink)
+	o.Key("value")
+	o.B = append(o.B, '[')
+	for i := range p.items {
+		if i > 0 {
+			o.B = append(o.B, ',')
+		}
+		o.B, _ = appendRoleAssignment(o.B, &newWireInto(wire, p.items[i]).RoleAssignment) // times checked above
+		if len(o.B) >= pageChunk {
+			if _, err := w.Write(o.B); err != nil {
+				return err
+			}
+			o.B = o.B[:0]
+		}
+	}
+	o.B = append(o.B, ']')
+	*buf = append(o.Close(), '\n')
+	_, err := w.Write(*buf)
+	return err
+}
+
+// generated is p as the generated response type.
+func (p *assignmentPage) generated() gen.RoleAssignmentsListForScope200JSONResponse {
+	out := gen.RoleAssignmentsListForScope200JSONResponse{Value: make([]gen.RoleAssignment, 0, len(p.items)), NextLink: p.nextLink}
+	for _, r := range p.items {
+		out.Value = append(out.Value, toWire(r))
+	}
+	return out
+}
+
+func (p *assignmentPage) release() {
+	if cap(p.items) > 2048 { // appending grows ARM's largest page, 1,000, to about 1,024
+		return
+	}
+	clear(p.items) // no record kept alive by the pool
+	*p = assignmentPage{items: p.items[:0]}
+	pages.Put(p)
 }
 
 func (s *Server) nextLink(ctx context.Context, scopePath string, filter *string, token string) string {

@@ -7,7 +7,10 @@ import (
 	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
+	"github.com/understudy-dev/understudy/internal/jsonout"
+	"github.com/understudy-dev/understudy/internal/jsonout/jsonouttest"
 	"github.com/understudy-dev/understudy/internal/store"
+	"math/rand/v2"
 )
 
 // toWireReference is the conversion as first written (a fresh variable per field).
@@ -87,4 +90,57 @@ func TestAssignmentRepliesMatchGenerated(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestAssignmentPageMatchesGenerated: a list page written assignment by assignment, in
+// pieces, is the generated response's status, headers and bytes, for pages of random
+// assignments from empty to several pieces long; and where encoding/json cannot write a
+// time, the page fails as the generated response does, before writing anything.
+func TestAssignmentPageMatchesGenerated(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for i := range 300 {
+		size := []int{0, 1, 2, 10, 100, 300}[i%6]
+		page := newAssignmentPage()
+		for range size {
+			var r store.RoleAssignment
+			for {
+				jsonouttest.Fill(rng, reflect.ValueOf(&r).Elem())
+				if jsonout.TimeOK(r.CreatedOn) && jsonout.TimeOK(r.UpdatedOn) {
+					break
+				}
+			}
+			page.items = append(page.items, r)
+		}
+		if size > 0 && i%5 == 0 {
+			page.items[rng.IntN(size)].UpdatedOn = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+		}
+		if i%2 == 0 {
+			next := jsonouttest.Strings[rng.IntN(len(jsonouttest.Strings))]
+			page.nextLink = &next
+		}
+		want := httptest.NewRecorder()
+		wantErr := page.generated().VisitRoleAssignmentsListForScopeResponse(want)
+		got := &countingRecorder{ResponseRecorder: httptest.NewRecorder()}
+		gotErr := page.VisitRoleAssignmentsListForScopeResponse(got) // releases page
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("page %d (%d assignments): error %v, generated %v", i, size, gotErr, wantErr)
+		}
+		if got.Code != want.Code || got.Body.String() != want.Body.String() || !reflect.DeepEqual(got.Header(), want.Header()) {
+			t.Fatalf("page %d (%d assignments): got %d %v %.300s, want %d %v %.300s", i, size, got.Code, got.Header(), got.Body, want.Code, want.Header(), want.Body)
+		}
+		if size == 300 && wantErr == nil && got.writes < 2 {
+			t.Fatalf("page %d: %d bytes written at once, not in pieces of %d", i, got.Body.Len(), pageChunk)
+		}
+	}
+}
+
+// countingRecorder counts the writes of a body.
+type countingRecorder struct {
+	*httptest.ResponseRecorder
+	writes int
+}
+
+func (r *countingRecorder) Write(b []byte) (int, error) {
+	r.writes++
+	return r.ResponseRecorder.Write(b)
 }
