@@ -9,8 +9,8 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// Echo v4 applies Pre and Use middleware anew on every request, one closure each: the
-// server's own are therefore combined into two, front (Pre) and guard (Use).
+// The server's middleware is composed once, in New, around route (see ServeHTTP): front
+// before routing, the fault rules and the body limit after it.
 
 // front turns a panic anywhere below it into a 500 in the API's envelope, logged with its
 // stack (the server keeps serving), and observes every request (see observed). Then it may
@@ -23,13 +23,6 @@ func (s *Server) front(log *slog.Logger) echo.MiddlewareFunc {
 			s.yieldToOthers(c.Request().Context())
 			return err
 		}
-	}
-}
-
-// guard applies the admin API's fault rules (see faulted), then the body limit.
-func (s *Server) guard(limit int64) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error { return s.faulted(c, limit, next) }
 	}
 }
 

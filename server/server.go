@@ -67,7 +67,10 @@ type Config struct {
 
 // Server is the assembled HTTP stack.
 type Server struct {
-	echo  *echo.Echo
+	echo *echo.Echo
+	// serve is everything ServeHTTP runs for a request: the middleware before routing, then
+	// route.
+	serve echo.HandlerFunc
 	cfg   Config
 	db    *store.DB
 	apis  []api
@@ -151,8 +154,6 @@ func New(cfg Config) (*Server, error) {
 	}
 
 	e.HTTPErrorHandler = s.handleError
-	e.Pre(s.front(cfg.Log))       // panics, observation
-	e.Use(s.guard(cfg.BodyLimit)) // faults, the body limit
 
 	adminDeps := admin.Deps{Version: cfg.Version, Clock: clk, Reset: s.Reset, Journal: s.journal, Faults: s.faults, Metrics: s.metrics}
 	if cfg.DataDir != "" {
@@ -173,6 +174,9 @@ func New(cfg Config) (*Server, error) {
 	if err := authz.Register(e); err != nil {
 		return nil, err
 	}
+	// Before routing, outermost first: panics and observation; the accounts API's request
+	// ids; the authorization API's path rewriting, which routing needs.
+	s.serve = s.front(cfg.Log)(accts.AssignRequestID(authz.RewritePath(s.route)))
 	var docs []*openapi3.T
 	for _, load := range specs {
 		doc, err := load()
@@ -267,7 +271,28 @@ func (c Config) inherit(now *func() time.Time, log **slog.Logger, publicURL *str
 }
 
 // Handler is the HTTP handler serving every API.
-func (s *Server) Handler() http.Handler { return s.echo }
+func (s *Server) Handler() http.Handler { return s }
+
+// ServeHTTP serves a request as Echo's own ServeHTTP does, with the middleware composed
+// once, in New. Echo composes middleware registered with Pre and Use anew for every request,
+// allocating a closure for each (five per request, with ours).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c := s.echo.AcquireContext()
+	c.Reset(r, w)
+	if err := s.serve(c); err != nil {
+		s.echo.HTTPErrorHandler(err, c)
+	}
+	s.echo.ReleaseContext(c)
+}
+
+// route finds the handler of the request (as the middleware before it left the request)
+// and runs it behind the fault rules and the body limit: for every route, and for Echo's
+// not-found and method-not-allowed answers.
+func (s *Server) route(c echo.Context) error {
+	r := c.Request()
+	s.echo.Router().Find(r.Method, echo.GetPath(r), c)
+	return s.faulted(c, s.cfg.BodyLimit, c.Handler())
+}
 
 // Reset drops all state and goes back to what was seeded, atomically: every API's seed is
 // loaded in the one transaction that empties the store, so a request running at the same

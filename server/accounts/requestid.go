@@ -8,7 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// requestKey carries a *requestInfo: what assignRequestID learns, in one context value.
+// requestKey carries a *requestInfo: what AssignRequestID learns, in one context value.
 type requestKey struct{}
 
 type requestInfo struct {
@@ -29,10 +29,11 @@ func requestBaseURL(ctx context.Context) string {
 	return ""
 }
 
-// assignRequestID gives every response of this API a Request-Id header (req_...), errors
-// included, echoes the Idempotency-Key as the real API does, and remembers the request's own
-// base URL for links.
-func (s *Server) assignRequestID(next echo.HandlerFunc) echo.HandlerFunc {
+// AssignRequestID gives every response of this API a Request-Id header (req_...), errors
+// included (not found among them, so it runs before routing), echoes the Idempotency-Key as
+// the real API does, and remembers the request's own base URL for links. Other APIs' paths
+// pass untouched.
+func (s *Server) AssignRequestID(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		path := c.Request().URL.Path
 		if !strings.HasPrefix(path, "/v2/") && !strings.HasPrefix(path, "/r/") {

@@ -134,8 +134,8 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 // hostedOperations answer browsers: no API key, no Service-Version.
 var hostedOperations = []string{"openAccountLink", "submitAccountLink"}
 
-// Register adds the API's routes to e: request ids on every response, then per operation
-// the API key, the Service-Version check and spec validation before the handler.
+// Register adds the API's routes to e: per operation the API key, the Service-Version check
+// and spec validation before the handler. AssignRequestID must run before routing.
 func (s *Server) Register(e *echo.Echo) error {
 	spec, err := Spec()
 	if err != nil {
@@ -145,7 +145,6 @@ func (s *Server) Register(e *echo.Echo) error {
 	if err != nil {
 		return err
 	}
-	e.Pre(s.assignRequestID)
 	m := v.Middlewares(s.authenticate, s.checkServiceVersion, normalizeInclude)
 	plain := v.Middlewares()
 	for _, id := range hostedOperations {

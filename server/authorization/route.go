@@ -19,7 +19,7 @@ var routeWords = map[string]string{
 // the client sent it, when it changes it.
 const OriginalPathKey = "understudy.path"
 
-// RewritePath is Echo Pre middleware that lets the generated routes
+// RewritePath is middleware for before routing that lets the generated routes
 // (/:scope/providers/Vendor.Authorization/...) serve a scope of many segments.
 //
 // It splits the path at its LAST /providers/Vendor.Authorization/ (a resource scope may

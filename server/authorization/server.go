@@ -99,8 +99,8 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 	return s, nil
 }
 
-// Register adds the API's routes to e: path rewriting for multi-segment scopes, then per
-// operation authentication, the api-version check and spec validation before the handler.
+// Register adds the API's routes to e: per operation authentication, the api-version check
+// and spec validation before the handler. RewritePath must run before routing.
 func (s *Server) Register(e *echo.Echo) error {
 	spec, err := Spec()
 	if err != nil {
@@ -110,7 +110,6 @@ func (s *Server) Register(e *echo.Echo) error {
 	if err != nil {
 		return err
 	}
-	e.Pre(s.RewritePath)
 	gen.RegisterHandlersWithOptions(validate.NewRouter(e), gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{
 		OperationMiddlewares: v.Middlewares(s.ownPathsOnly, s.authenticate, checkAPIVersion),
 	})
