@@ -219,14 +219,9 @@ func (st *quickState) value(q *quickSchema, opts []openapi3.SchemaValidationOpti
 		}
 		v = raw[0] == 't'
 	case '"':
-		// ReadValue has checked the string; without escapes it is its own content.
-		s := raw[1 : len(raw)-1]
-		if bytes.IndexByte(s, '\\') >= 0 {
-			unq, err := jsontext.AppendUnquote(st.scratch[:0], raw)
-			if err != nil {
-				return false
-			}
-			st.scratch, s = unq, unq
+		s, ok := unquote(raw, &st.scratch)
+		if !ok {
+			return false
 		}
 		if q.empty {
 			return true
@@ -242,6 +237,21 @@ func (st *quickState) value(q *quickSchema, opts []openapi3.SchemaValidationOpti
 		v = json.Number(raw)
 	}
 	return q.s.VisitJSON(v, opts...) == nil
+}
+
+// unquote returns the content of raw, a JSON string ReadValue has read (and checked): raw
+// itself between its quotes when it has no escapes, else unquoted into buf.
+func unquote(raw []byte, buf *[]byte) ([]byte, bool) {
+	s := raw[1 : len(raw)-1]
+	if bytes.IndexByte(s, '\\') < 0 {
+		return s, true
+	}
+	unq, err := jsontext.AppendUnquote((*buf)[:0], raw)
+	if err != nil {
+		return nil, false
+	}
+	*buf = unq
+	return unq, true
 }
 
 func (st *quickState) object(q *quickSchema, opts []openapi3.SchemaValidationOption) bool {
@@ -261,13 +271,9 @@ func (st *quickState) object(q *quickSchema, opts []openapi3.SchemaValidationOpt
 		if err != nil || len(raw) < 2 {
 			return false
 		}
-		name := raw[1 : len(raw)-1]
-		if bytes.IndexByte(name, '\\') >= 0 {
-			unq, err := jsontext.AppendUnquote(st.name[:0], raw)
-			if err != nil {
-				return false
-			}
-			st.name, name = unq, unq
+		name, ok := unquote(raw, &st.name)
+		if !ok {
+			return false
 		}
 		n++
 		child, declared := q.props[string(name)]
