@@ -440,12 +440,14 @@ func acceptString[S string | []byte](q *quickString, s S) bool {
 }
 
 // quickParam is kin's ValidateParameter for one parameter where it can be done exactly
-// without kin's decoding: a path or query parameter whose schema is a plain string, with a
-// single non-empty value (checked with quickString); and an optional query parameter of a
-// plain type that the request leaves out, which kin finds absent and lets pass.
+// without kin's decoding: a path, query or header parameter whose schema is a plain string,
+// with a single non-empty value (checked with quickString); and an optional query or header
+// parameter of a plain type that the request leaves out, which kin finds absent and lets
+// pass. (kin reads a header parameter from the first value under its canonical name, as
+// the value itself: a header with more values than one is left to kin.)
 type quickParam struct {
 	in         string
-	name       string
+	name       string       // for a header, in canonical form
 	str        *quickString // nil: a value is left to kin
 	skipAbsent bool
 }
@@ -462,9 +464,12 @@ func newQuickParam(p *openapi3.Parameter) *quickParam {
 	if err != nil {
 		return nil
 	}
+	name := p.Name
 	switch {
 	case p.In == openapi3.ParameterInPath && sm.Style == openapi3.SerializationSimple:
 	case p.In == openapi3.ParameterInQuery && sm.Style == openapi3.SerializationForm:
+	case p.In == openapi3.ParameterInHeader && sm.Style == openapi3.SerializationSimple:
+		name = http.CanonicalHeaderKey(name)
 	default:
 		return nil
 	}
@@ -472,13 +477,13 @@ func newQuickParam(p *openapi3.Parameter) *quickParam {
 	if len(types) != 1 {
 		return nil
 	}
-	q := &quickParam{in: p.In, name: p.Name}
+	q := &quickParam{in: p.In, name: name}
 	if types[0] == openapi3.TypeString {
 		q.str = newQuickString(s)
 	}
 	switch types[0] {
 	case openapi3.TypeString, openapi3.TypeInteger, openapi3.TypeNumber, openapi3.TypeBoolean:
-		q.skipAbsent = p.In == openapi3.ParameterInQuery && !p.Required
+		q.skipAbsent = p.In != openapi3.ParameterInPath && !p.Required
 	}
 	if q.str == nil && !q.skipAbsent {
 		return nil
@@ -488,19 +493,24 @@ func newQuickParam(p *openapi3.Parameter) *quickParam {
 
 // accepts reports whether kin would accept the parameter; false leaves it to kin.
 func (q *quickParam) accepts(pathParams map[string]string, input *openapi3filter.RequestValidationInput) bool {
-	var v string
-	if q.in == openapi3.ParameterInPath {
-		v = pathParams[q.name]
-	} else {
-		values, present := input.GetQueryParams()[q.name]
-		if !present {
-			return q.skipAbsent
-		}
-		if len(values) != 1 {
-			return false
-		}
-		v = values[0]
+	var values []string
+	var present bool
+	switch q.in {
+	case openapi3.ParameterInPath:
+		v := pathParams[q.name]
+		return v != "" && q.str != nil && q.str.accepts(v)
+	case openapi3.ParameterInQuery:
+		values, present = input.GetQueryParams()[q.name]
+	default: // header
+		values, present = input.Request.Header[q.name]
 	}
+	if !present {
+		return q.skipAbsent
+	}
+	if len(values) != 1 {
+		return false
+	}
+	v := values[0]
 	return v != "" && q.str != nil && q.str.accepts(v)
 }
 

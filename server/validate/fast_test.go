@@ -310,7 +310,7 @@ func FuzzQuickCheck(f *testing.F) {
 func TestQuickParamsAgreeWithKin(t *testing.T) {
 	values := []string{"", "a", "abc-1", "Bad Value", "a/b", "..", "%2F", "é", "x\u00e9\U0001F600", strings.Repeat("a", 64),
 		strings.Repeat("b", 5000), "0", "-1", "1.5", "true", "ce2ce14e-85d7-4629-bdbc-454d0519d987", "2022-04-01", "2026-05-27.dahlia"}
-	checked, quick := 0, 0
+	checked, quick, headers := 0, 0, 0
 	for _, spec := range []func() (*openapi3.T, error){authzgen.GetSpec, accountsgen.GetSpec, computegen.GetSpec, admingen.GetSpec} {
 		doc, err := spec()
 		if err != nil {
@@ -327,18 +327,30 @@ func TestQuickParamsAgreeWithKin(t *testing.T) {
 					continue
 				}
 				for _, val := range append([]string{paramValue(p)}, values...) {
-					for _, present := range []bool{true, false} {
+					// How many times the parameter is sent: not at all, once, or (query and
+					// header parameters) twice, the second time with a valid value.
+					for times := range 3 {
 						pathParams := map[string]string{}
 						query := url.Values{}
-						if present {
-							if p.In == openapi3.ParameterInPath {
-								pathParams[p.Name] = val
-							} else {
-								query.Set(p.Name, val)
+						header := http.Header{}
+						for i := range times {
+							v := val
+							if i == 1 {
+								v = paramValue(p)
+							}
+							switch p.In {
+							case openapi3.ParameterInPath:
+								pathParams[p.Name] = v
+							case openapi3.ParameterInQuery:
+								query.Add(p.Name, v)
+							case openapi3.ParameterInHeader:
+								header.Add(p.Name, v)
 							}
 						}
 						query.Set("other", "x")
+						header.Set("Other", "x")
 						req := httptest.NewRequest(http.MethodGet, "/x?"+query.Encode(), nil)
+						req.Header = header
 						input := &openapi3filter.RequestValidationInput{Request: req, PathParams: pathParams, QueryParams: query, Route: r.Route, Options: v.options}
 						kinErr := openapi3filter.ValidateParameter(context.Background(), input, p)
 						checked++
@@ -346,16 +358,19 @@ func TestQuickParamsAgreeWithKin(t *testing.T) {
 							continue
 						}
 						quick++
+						if p.In == openapi3.ParameterInHeader {
+							headers++
+						}
 						if kinErr != nil {
-							t.Errorf("%s: parameter %s (%s) %q present=%v: quick check accepts, kin: %v", id, p.Name, p.In, val, present, kinErr)
+							t.Errorf("%s: parameter %s (%s) %q sent %d times: quick check accepts, kin: %v", id, p.Name, p.In, val, times, kinErr)
 						}
 					}
 				}
 			}
 		}
 	}
-	t.Logf("%d parameter values checked, %d accepted by the quick check", checked, quick)
-	if quick == 0 {
-		t.Fatal("the quick check accepted no parameter")
+	t.Logf("%d parameter values checked, %d accepted by the quick check (%d of them headers)", checked, quick, headers)
+	if quick == 0 || headers == 0 {
+		t.Fatal("the quick check accepted no parameter, or no header parameter")
 	}
 }
