@@ -5,20 +5,22 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"sync"
+	"unicode"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
 // pattern is a compiled schema pattern. A pattern anchored at both ends (^...$) whose
 // inside matches only ASCII (a UUID: ^[0-9a-fA-F]{8}-...$, a name:
-// ^[a-z]([-a-z0-9]*[a-z0-9])?$, an id: ^acct_[A-Za-z0-9]{16,64}$) is matched by a
-// deterministic automaton over bytes, one table lookup per byte, without regexp: for a
-// UUID that is about 40 times fewer instructions than regexp's one-pass matcher, and names
-// skip regexp's backtracker. Any other pattern is regexp's. Both accept exactly the same
-// strings (TestPatternMatchesRegexp, FuzzPattern).
+// ^[a-z]([-a-z0-9]*[a-z0-9])?$, an id: ^acct_[A-Za-z0-9]{16,64}$), or beyond ASCII only
+// through classes that repeat and take every such character (a URL: ^https?://\S+$), is
+// matched by a deterministic automaton over bytes, one table lookup per byte, without
+// regexp: for a UUID that is about 40 times fewer instructions than regexp's one-pass
+// matcher, and names skip regexp's backtracker. Any other pattern is regexp's. Both accept
+// exactly the same strings (TestPatternMatchesRegexp, FuzzPattern).
 type pattern struct {
 	re  *regexp.Regexp
-	dfa *asciiDFA // when not nil: matches what re matches
+	dfa *byteDFA // when not nil: matches what re matches
 }
 
 // compiled holds each pattern compiled so far (expr -> *pattern): the specs repeat their
@@ -33,7 +35,7 @@ func compilePattern(expr string) (*pattern, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, _ := compiled.LoadOrStore(expr, &pattern{re: re, dfa: compileASCII(expr)})
+	p, _ := compiled.LoadOrStore(expr, &pattern{re: re, dfa: compileDFA(expr)})
 	return p.(*pattern), nil
 }
 
@@ -54,23 +56,26 @@ func (p *pattern) Match(b []byte) bool {
 
 func (p *pattern) String() string { return p.re.String() }
 
-// asciiDFA is a deterministic automaton over ASCII bytes that must consume the whole text.
-// State 0 is dead (nothing can match any more); state 1 is the start.
-type asciiDFA struct {
-	next   [][128]uint16 // next[state][byte]
-	accept []bool        // accept[state]: the text may end here
+// byteDFA is a deterministic automaton over bytes that must consume the whole text. State 0
+// is dead (nothing can match any more); state 1 is the start.
+type byteDFA struct {
+	next [][128]uint16 // next[state][byte], for ASCII
+	// high[state] is the state after any byte from 0x80 up: one of a character beyond
+	// ASCII, or invalid UTF-8, which regexp reads as U+FFFD. buildDFA makes sure it does not
+	// matter how many such bytes one character has.
+	high   []uint16
+	accept []bool // accept[state]: the text may end here
 }
 
-func matchDFA[S string | []byte](d *asciiDFA, s S) bool {
+func matchDFA[S string | []byte](d *byteDFA, s S) bool {
 	st := uint16(1)
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 128 {
-			// Only ASCII can match: a byte from 128 up starts a rune that is not (or is
-			// invalid UTF-8, which regexp reads as U+FFFD).
-			return false
+		if c := s[i]; c < 128 {
+			st = d.next[st][c]
+		} else {
+			st = d.high[st]
 		}
-		if st = d.next[st][c]; st == 0 {
+		if st == 0 {
 			return false
 		}
 	}
@@ -81,10 +86,12 @@ func matchDFA[S string | []byte](d *asciiDFA, s S) bool {
 // specs' largest (^acct_[A-Za-z0-9]{16,64}$) needs 71.
 const maxDFAStates = 256
 
-// compileASCII returns the automaton of a pattern that is ^, then anything that matches
-// ASCII characters only (no case folding, no . or negated classes, no assertions), then $;
-// nil for any other pattern, or one that needs more than maxDFAStates states.
-func compileASCII(expr string) *asciiDFA {
+// compileDFA returns the automaton of a pattern that is ^, then characters and classes
+// without case folding (no ., no assertions), each of which takes either no character
+// beyond ASCII or all of them, then $; nil for any other pattern, for one whose classes of
+// all such characters are not repeated as buildDFA needs, or for one that needs more than
+// maxDFAStates states.
+func compileDFA(expr string) *byteDFA {
 	// The flags regexp.Compile parses with: ^ and $ are the start and end of the text.
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
@@ -101,17 +108,17 @@ func compileASCII(expr string) *asciiDFA {
 		inside = &syntax.Regexp{Op: syntax.OpEmptyMatch}
 	}
 	prog, err := syntax.Compile(inside)
-	if err != nil || !asciiOnly(prog) {
+	if err != nil || !supported(prog) {
 		return nil
 	}
 	return buildDFA(prog)
 }
 
-// asciiOnly reports whether every instruction of prog is one buildDFA understands and
-// every character it can consume is ASCII.
-func asciiOnly(prog *syntax.Prog) bool {
-	for _, in := range prog.Inst {
-		switch in.Op {
+// supported reports whether every instruction of prog is one buildDFA understands, and
+// every character class takes either no character beyond ASCII or all of them.
+func supported(prog *syntax.Prog) bool {
+	for i := range prog.Inst {
+		switch in := &prog.Inst[i]; in.Op {
 		case syntax.InstAlt, syntax.InstAltMatch, syntax.InstCapture, syntax.InstNop, syntax.InstMatch, syntax.InstFail:
 		case syntax.InstRune1:
 			if in.Rune[0] >= 128 || syntax.Flags(in.Arg)&syntax.FoldCase != 0 {
@@ -122,23 +129,41 @@ func asciiOnly(prog *syntax.Prog) bool {
 			if syntax.Flags(in.Arg)&syntax.FoldCase != 0 || len(in.Rune)%2 != 0 {
 				return false
 			}
-			for i := 1; i < len(in.Rune); i += 2 {
-				if in.Rune[i] >= 128 {
-					return false
-				}
+			if in.Rune[len(in.Rune)-1] >= 128 && !takesAllHigh(in) {
+				return false
 			}
-		default: // . and negated classes (InstRuneAny...), assertions (InstEmptyWidth)
+		default: // . (InstRuneAny...), assertions (InstEmptyWidth)
 			return false
 		}
 	}
 	return true
 }
 
+// takesAllHigh reports whether the class of in (sorted ranges) holds every character from
+// U+0080 to U+10FFFF, as \S and [^...] of ASCII characters do.
+func takesAllHigh(in *syntax.Inst) bool {
+	next := rune(0x80) // the first character not yet known to be held
+	for i := 0; i < len(in.Rune); i += 2 {
+		lo, hi := in.Rune[i], in.Rune[i+1]
+		if hi < next {
+			continue
+		}
+		if lo > next {
+			return false
+		}
+		next = hi + 1
+	}
+	return next > unicode.MaxRune
+}
+
 // buildDFA is the subset construction over prog: each state is the set of instructions
 // (characters to consume, or the match) the threads can be at. Bytes that every
 // instruction treats alike share one column of work: a UUID's automaton looks at 5 kinds of
-// byte, not 128.
-func buildDFA(prog *syntax.Prog) *asciiDFA {
+// byte, not 128. Bytes from 0x80 up are one more kind, taken by the classes that hold every
+// character beyond ASCII; a character of several such bytes is then several steps where
+// regexp takes one, so the automaton is only returned when that changes nothing: wherever
+// such a byte leads, another one stays (as in \S+, not \S{2}).
+func buildDFA(prog *syntax.Prog) *byteDFA {
 	n := len(prog.Inst)
 	words := (n + 63) / 64
 	type set []uint64
@@ -197,7 +222,12 @@ func buildDFA(prog *syntax.Prog) *asciiDFA {
 		classOf[c] = k
 	}
 
-	d := &asciiDFA{next: make([][128]uint16, 2), accept: make([]bool, 2)}
+	// takesHigh[pc]: the instruction consumes any byte from 0x80 up.
+	takesHigh := make([]bool, n)
+	for pc := range uint32(n) {
+		takesHigh[pc] = consumes(pc) && prog.Inst[pc].Op == syntax.InstRune && takesAllHigh(&prog.Inst[pc])
+	}
+	d := &byteDFA{next: make([][128]uint16, 2), high: make([]uint16, 2), accept: make([]bool, 2)}
 	start := make(set, words)
 	closure(start, uint32(prog.Start))
 	ids := map[string]uint16{"": 0, key(start): 1}
@@ -209,10 +239,11 @@ func buildDFA(prog *syntax.Prog) *asciiDFA {
 				d.accept[st] = true
 			}
 		}
-		for k, c := range rep {
+		// step is the state after a byte that the instructions takes reports true for.
+		step := func(takes func(pc uint32) bool) (uint16, bool) {
 			next := make(set, words)
 			for pc := range uint32(n) {
-				if has(states[st], pc) && consumes(pc) && prog.Inst[pc].MatchRune(c) {
+				if has(states[st], pc) && takes(pc) {
 					closure(next, prog.Inst[pc].Out)
 				}
 			}
@@ -220,18 +251,36 @@ func buildDFA(prog *syntax.Prog) *asciiDFA {
 			id, seen := ids[nk]
 			if !seen {
 				if len(states) == maxDFAStates {
-					return nil
+					return 0, false
 				}
 				id = uint16(len(states))
 				ids[nk] = id
 				states = append(states, next)
 				d.next = append(d.next, [128]uint16{})
+				d.high = append(d.high, 0)
 				d.accept = append(d.accept, false)
+			}
+			return id, true
+		}
+		for k, c := range rep {
+			id, ok := step(func(pc uint32) bool { return consumes(pc) && prog.Inst[pc].MatchRune(c) })
+			if !ok {
+				return nil
 			}
 			byClass[k] = id
 		}
 		for c := range d.next[st] {
 			d.next[st][c] = byClass[classOf[c]]
+		}
+		id, ok := step(func(pc uint32) bool { return takesHigh[pc] })
+		if !ok {
+			return nil
+		}
+		d.high[st] = id
+	}
+	for st, h := range d.high {
+		if st != 0 && h != 0 && d.high[h] != h {
+			return nil // a character beyond ASCII would count as many as it has bytes
 		}
 	}
 	return d

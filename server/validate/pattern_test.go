@@ -10,12 +10,14 @@ import (
 	"testing"
 )
 
-// extraPatterns are shapes the specs do not have, on both sides of compileASCII's line.
+// extraPatterns are shapes the specs do not have, on both sides of compileDFA's line.
 var extraPatterns = []string{
 	uuidPattern, `^[A-Z]{2}$`, `^\d{4}-\d{2}$`, `^(ab){2}c$`, `^a(?:b|c)$`, `^(?i)abc$`, `^[^a]$`, `^x*$`, `^x{2,3}$`,
 	`^$`, `abc`, `^abc`, `abc$`, `^a\bb$`, `^é$`, `^[a-é]$`, `^.$`, `^[\x00-\x7f]{2}$`, `^(?:)$`, `^a$|^b$`,
 	`^[a-z]([-a-z0-9]*[a-z0-9])?$`, `^(a|ab)(c|bcd)(d*)$`, `^(x+x+)+y$`, `^a{0,70}b?$`, `^[k]$`, `^(?i:k)$`, `^a^b$`,
 	`^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$`, `^[^\x80-\x{10FFFF}]$`, `^a{300}$`,
+	`^https?://\S+$`, `^a\S*b$`, `^[^a]+$`, `^(\S+\s)+$`, `^x[^ab]*y[^c]+$`, `^\S{2}$`, `^\S\S+$`, `^[^a]\S*$`,
+	`^[^é]+$`, `^\S+é$`, `^(?i)\S+$`, `^(\S|ab)+c$`,
 }
 
 // specPatterns are the patterns of the four specs, as written in them.
@@ -68,8 +70,15 @@ func TestPatternMatchesRegexp(t *testing.T) {
 	if automata < 25 {
 		t.Fatalf("only %d patterns use an automaton", automata)
 	}
+	// Classes of every character beyond ASCII where one more such byte stays in the same
+	// state: an automaton.
+	for _, expr := range []string{`^https?://\S+$`, `^a\S*b$`, `^[^a]+$`, `^(\S+\s)+$`, `^x[^ab]*y[^c]+$`, `^[^a]\S*$`} {
+		if p, _ := compilePattern(expr); p.dfa == nil {
+			t.Errorf("%q: no automaton", expr)
+		}
+	}
 	for _, expr := range []string{`^(?i)abc$`, `^(?i:k)$`, `^[^a]$`, `abc`, `^abc`, `abc$`, `^a\bb$`, `^é$`, `^[a-é]$`, `^.$`,
-		`^a$|^b$`, `^a^b$`, `^a{300}$`} {
+		`^a$|^b$`, `^a^b$`, `^a{300}$`, `^\S{2}$`, `^\S\S+$`, `^[^é]+$`, `^\S+é$`} {
 		if p, _ := compilePattern(expr); p.dfa != nil {
 			t.Errorf("%q: an automaton used for a pattern it cannot express", expr)
 		}
@@ -78,7 +87,7 @@ func TestPatternMatchesRegexp(t *testing.T) {
 
 // member is a random string the automaton accepts (when it accepts any): a walk from the
 // start through states that can still reach an accepting one, ending at an accepting one.
-func member(rng *rand.Rand, d *asciiDFA) string {
+func member(rng *rand.Rand, d *byteDFA) string {
 	// live[st]: an accepting state can be reached from st.
 	live := slices.Clone(d.accept)
 	for changed := true; changed; {
@@ -103,10 +112,18 @@ func member(rng *rand.Rand, d *asciiDFA) string {
 				moves = append(moves, byte(c))
 			}
 		}
+		if n := d.high[st]; n != 0 && live[n] {
+			moves = append(moves, 0x80) // stands for a character beyond ASCII
+		}
 		if len(moves) == 0 {
 			break
 		}
 		c := moves[rng.IntN(len(moves))]
+		if c == 0x80 {
+			// One to four bytes, or an invalid one.
+			b, st = append(b, []string{"é", "€", "😀", "\xff", "\u2028"}[rng.IntN(5)]...), d.high[st]
+			continue
+		}
 		b, st = append(b, c), d.next[st][c]
 	}
 	return string(b)
