@@ -123,12 +123,22 @@ func lastIndexFold(s, sub string) int {
 	if len(sub) == 0 {
 		return len(s)
 	}
+	// Only where the first byte matches is the rest compared: the words searched for start
+	// with a '/', of which a path has a few.
+	first := asciiLowerByte(sub[0])
 	for i := len(s) - len(sub); i >= 0; i-- {
-		if asciiEqualFold(s[i:i+len(sub)], sub) {
+		if asciiLowerByte(s[i]) == first && asciiEqualFold(s[i:i+len(sub)], sub) {
 			return i
 		}
 	}
 	return -1
+}
+
+func asciiLowerByte(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // asciiLower lower-cases ASCII letters only, allocating only when there is one to change.
