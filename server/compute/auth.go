@@ -16,7 +16,11 @@ import (
 // the caller for Operation.user: the email claim of a JWT, else the default user.
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		scheme, token, _ := strings.Cut(c.Request().Header.Get(echo.HeaderAuthorization), " ")
+		var authorization string // Header.Get, without canonicalising a canonical key again
+		if v := c.Request().Header[echo.HeaderAuthorization]; len(v) > 0 {
+			authorization = v[0]
+		}
+		scheme, token, _ := strings.Cut(authorization, " ")
 		if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
 			return &Error{Status: http.StatusUnauthorized, Reason: "required",
 				Message:  "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential.",

@@ -322,7 +322,7 @@ func (v *Validator) check(req *http.Request, route *route, st *state, query url.
 func (v *Validator) checkBody(ctx context.Context, input *openapi3filter.RequestValidationInput, route *route, st *state, data []byte, hasBody bool) error {
 	req := input.Request
 	rb := route.body
-	contentType := req.Header.Get("Content-Type")
+	contentType := firstValue(req.Header["Content-Type"]) // as Get, without canonicalising a canonical key
 	mt := rb.Content.Get(contentType)
 	if !v.fastJSON || !hasBody || len(data) == 0 || mt == nil || mt.Schema == nil || !isJSON(contentType) ||
 		isBinary(mt.Schema) || mt.Encoding[""] != nil {
@@ -720,4 +720,13 @@ func (r Router) PUT(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *
 // TRACE registers a route for TRACE.
 func (r Router) TRACE(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
 	return r.add(http.MethodTrace, path, h, m)
+}
+
+// firstValue is the first of a header's values, or "": http.Header.Get's answer for a key
+// that is canonical already, which Get would canonicalise again on every request.
+func firstValue(values []string) string {
+	if len(values) == 0 {
+		return ""
+	}
+	return values[0]
 }
