@@ -33,7 +33,7 @@ import (
 // member counts) and arrays (types, item counts, items) is repeated here; schemas with
 // anything else (allOf, anyOf, oneOf, not, uniqueItems, boolean schemas, prefixItems, enums
 // of objects or arrays, OpenAPI 3.1's JSON Schema) are not quick-checked at all. The same
-// string check serves plain path and query parameters (quickParam).
+// string check serves plain path, query and header parameters (quickParam).
 //
 // A body it accepts is bound by the generated handler with Echo's JSON binder (through
 // JSONSerializer, with encoding/json's semantics) instead of from kin's decoded value. The
