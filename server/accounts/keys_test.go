@@ -7,7 +7,8 @@ import (
 )
 
 // TestIsDefaultKey: isDefaultKey accepts exactly what the regexp it stands for accepts, for
-// the keys clients send and for every one- and two-byte change to them.
+// the keys clients send and for every insertion, replacement and deletion of one character
+// in them.
 func TestIsDefaultKey(t *testing.T) {
 	re := regexp.MustCompile(`^sk_(test|live)_[A-Za-z0-9]+$`)
 	keys := []string{"", "sk_test_", "sk_live_", "sk_test_a", "sk_live_Z9", "sk_test_bench1", "sk_live_abc def",

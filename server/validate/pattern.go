@@ -239,7 +239,7 @@ func buildDFA(prog *syntax.Prog) *byteDFA {
 				d.accept[st] = true
 			}
 		}
-		// step is the state after a byte that the instructions takes reports true for.
+		// step is the state after a byte taken by the instructions for which takes is true.
 		step := func(takes func(pc uint32) bool) (uint16, bool) {
 			next := make(set, words)
 			for pc := range uint32(n) {
