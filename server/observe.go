@@ -14,6 +14,7 @@ import (
 	"github.com/understudy-dev/understudy/server/authorization"
 	"github.com/understudy-dev/understudy/server/control"
 	"github.com/understudy-dev/understudy/server/httperr"
+	"github.com/understudy-dev/understudy/server/validate"
 )
 
 // routeIDs maps "METHOD /echo/path" to the operationId of every operation in specs, so that
@@ -47,7 +48,7 @@ func (s *Server) observed(c echo.Context, next echo.HandlerFunc) error {
 	req := c.Request()
 	path := req.URL.Path // before any rewriting
 	api := s.apiName(path)
-	if api != "admin" && header(c.Response().Header(), "Request-Id") == "" {
+	if api != "admin" && validate.Header(c.Response().Header(), "Request-Id") == "" {
 		setRequestID(c.Response().Header())
 	}
 	if err := next(c); err != nil {
@@ -58,9 +59,9 @@ func (s *Server) observed(c echo.Context, next echo.HandlerFunc) error {
 	op := s.operationID(req.Method, c.Path())
 	s.metrics.Observe(api, op, status, d)
 	if api != "admin" {
-		id := header(c.Response().Header(), "Request-Id")
+		id := validate.Header(c.Response().Header(), "Request-Id")
 		if id == "" {
-			id = header(c.Response().Header(), "X-Request-Id")
+			id = validate.Header(c.Response().Header(), "X-Request-Id")
 		}
 		s.journal.Add(control.Entry{Time: s.clock.Now(), API: api, OperationID: op, Method: req.Method, Path: path, Status: status, Duration: d, RequestID: id})
 	}
@@ -89,15 +90,6 @@ func (s *Server) operationID(method, path string) string {
 	var buf [128]byte
 	key := append(append(append(buf[:0], method...), ' '), path...)
 	return s.routes[string(key)]
-}
-
-// header is h.Get(key) for a key already in canonical form, which Get would canonicalize
-// again on every call.
-func header(h http.Header, key string) string {
-	if v := h[key]; len(v) > 0 {
-		return v[0]
-	}
-	return ""
 }
 
 // setRequestID sets X-Request-Id to a random id (a uint64 in base 36).

@@ -154,11 +154,7 @@ func asciiLower(s string) string {
 	b.Grow(len(s))
 	b.WriteString(s[:i])
 	for ; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		b.WriteByte(c)
+		b.WriteByte(asciiLowerByte(s[i]))
 	}
 	return b.String()
 }

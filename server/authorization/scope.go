@@ -98,14 +98,7 @@ func asciiEqualFold(a, b string) bool {
 		return false
 	}
 	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
+		if asciiLowerByte(a[i]) != asciiLowerByte(b[i]) {
 			return false
 		}
 	}

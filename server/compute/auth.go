@@ -10,17 +10,14 @@ import (
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
+	"github.com/understudy-dev/understudy/server/validate"
 )
 
 // authenticate requires a bearer token (any is accepted; IAM is not enforced) and records
 // the caller for Operation.user: the email claim of a JWT, else the default user.
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		var authorization string // Header.Get, without canonicalising a canonical key again
-		if v := c.Request().Header[echo.HeaderAuthorization]; len(v) > 0 {
-			authorization = v[0]
-		}
-		scheme, token, _ := strings.Cut(authorization, " ")
+		scheme, token, _ := strings.Cut(validate.Header(c.Request().Header, echo.HeaderAuthorization), " ")
 		if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
 			return &Error{Status: http.StatusUnauthorized, Reason: "required",
 				Message:  "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential.",

@@ -322,7 +322,7 @@ func (v *Validator) check(req *http.Request, route *route, st *state, query url.
 func (v *Validator) checkBody(ctx context.Context, input *openapi3filter.RequestValidationInput, route *route, st *state, data []byte, hasBody bool) error {
 	req := input.Request
 	rb := route.body
-	contentType := firstValue(req.Header["Content-Type"]) // as Get, without canonicalising a canonical key
+	contentType := Header(req.Header, "Content-Type")
 	mt := rb.Content.Get(contentType)
 	if !v.fastJSON || !hasBody || len(data) == 0 || mt == nil || mt.Schema == nil || !isJSON(contentType) ||
 		isBinary(mt.Schema) || mt.Encoding[""] != nil {
@@ -722,11 +722,11 @@ func (r Router) TRACE(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc)
 	return r.add(http.MethodTrace, path, h, m)
 }
 
-// firstValue is the first of a header's values, or "": http.Header.Get's answer for a key
-// that is canonical already, which Get would canonicalise again on every request.
-func firstValue(values []string) string {
-	if len(values) == 0 {
-		return ""
+// Header is h.Get(key) for a key in canonical form already (net/http keeps request headers
+// under canonical keys), which Get would canonicalise again on every call.
+func Header(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
 	}
-	return values[0]
+	return ""
 }
