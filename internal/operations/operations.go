@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -213,11 +214,11 @@ func (e *Engine) Advance() error {
 	}
 	return e.db.Update(func(tx *store.Tx) error {
 		var due, expired []store.Operation
-		e.t.Due.Scan(tx, "", store.TimeKey(now)+"\x01", nil, func(_ store.Cursor, op store.Operation) bool {
+		e.t.Due.Scan(tx, "", 0, store.UnixNanos(now)+1, func(op store.Operation) bool {
 			due = append(due, op)
 			return true
 		})
-		e.t.Finished.Scan(tx, "", store.TimeKey(now.Add(-e.cfg.Retention))+"\x01", nil, func(_ store.Cursor, op store.Operation) bool {
+		e.t.Finished.Scan(tx, "", 0, store.UnixNanos(now.Add(-e.cfg.Retention))+1, func(op store.Operation) bool {
 			expired = append(expired, op)
 			return true
 		})
@@ -240,11 +241,11 @@ func (e *Engine) Advance() error {
 // earliest retention expiry.
 func (e *Engine) resetNextEvent(tx *store.Tx) {
 	next := int64(1<<63 - 1)
-	e.t.Due.Scan(tx, "", "\xff", nil, func(_ store.Cursor, op store.Operation) bool {
+	e.t.Due.Scan(tx, "", 0, math.MaxUint64, func(op store.Operation) bool {
 		next = op.DueTime.UnixNano()
 		return false
 	})
-	e.t.Finished.Scan(tx, "", "\xff", nil, func(_ store.Cursor, op store.Operation) bool {
+	e.t.Finished.Scan(tx, "", 0, math.MaxUint64, func(op store.Operation) bool {
 		if t := op.EndTime.Add(e.cfg.Retention).UnixNano(); t < next {
 			next = t
 		}

@@ -2,6 +2,7 @@ package operations
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/understudy-dev/understudy/internal/store"
@@ -69,7 +70,7 @@ func (e *Engine) List(scope string) ([]store.Operation, error) {
 	now := e.cfg.Now()
 	var out []store.Operation
 	err := e.db.View(func(tx *store.Tx) error {
-		e.t.InOrder.Scan(tx, scope+"|", scope+"}", nil, func(_ store.Cursor, op store.Operation) bool {
+		e.t.InOrder.Scan(tx, scope, 0, math.MaxUint64, func(op store.Operation) bool {
 			out = append(out, e.view(op, now))
 			return true
 		})

@@ -74,12 +74,9 @@ func canonicalOperation(o Operation, s *sharer) Operation {
 	return o
 }
 
-// timeKey orders times as strings.
-// (Times before 1970 do not occur: the clock only moves forward from now.)
-func timeKey(t time.Time) string {
-	var d [20]byte
-	return string(padded(d[:0], uint64(max(t.UnixNano(), 0))))
-}
+// unixNanos is t as a number that orders times. (Times before 1970 do not occur: the clock
+// only moves forward from now.)
+func unixNanos(t time.Time) uint64 { return uint64(max(t.UnixNano(), 0)) }
 
 // Operations holds the operations table.
 type Operations struct {
@@ -91,12 +88,14 @@ type Operations struct {
 	// ByRequestID finds the operation a requestId started, within its project (global and
 	// regional operations alike).
 	ByRequestID *Unique[Operation]
-	// InOrder lists a scope's operations in acceptance order.
-	InOrder *Ordered[Operation]
-	// Due orders unfinished, timed operations by when they turn DONE.
-	Due *Ordered[Operation]
-	// Finished orders finished operations by end time, for retention.
-	Finished *Ordered[Operation]
+	// InOrder lists a scope's operations in acceptance order (Seq within the scope).
+	InOrder *Numbered[Operation]
+	// Due orders unfinished, timed operations by when they turn DONE (UnixNanos of DueTime,
+	// group "").
+	Due *Numbered[Operation]
+	// Finished orders finished operations by end time, for retention (UnixNanos of
+	// EndTime, group "").
+	Finished *Numbered[Operation]
 }
 
 // NewOperations adds the operations table to db.
@@ -110,18 +109,12 @@ func NewOperations(db *DB) *Operations {
 		ByRequestID: t.AddUnique("requestId", func(b []byte, o Operation) ([]byte, bool) {
 			return AppendRequestIDKey(b, o.Project, o.ClientOperationID), o.ClientOperationID != ""
 		}),
-		InOrder: t.AddOrdered(func(o Operation) (string, bool) { return joinPadded(o.Scope, o.Seq), true }),
-		Due: t.AddOrdered(func(o Operation) (string, bool) {
-			if o.Done() || o.Manual {
-				return "", false
-			}
-			return timeKey(o.DueTime), true
+		InOrder: t.AddNumbered(func(o Operation) (string, uint64, bool) { return o.Scope, o.Seq, true }),
+		Due: t.AddNumbered(func(o Operation) (string, uint64, bool) {
+			return "", unixNanos(o.DueTime), !o.Done() && !o.Manual
 		}),
-		Finished: t.AddOrdered(func(o Operation) (string, bool) {
-			if !o.Done() {
-				return "", false
-			}
-			return timeKey(o.EndTime), true
+		Finished: t.AddNumbered(func(o Operation) (string, uint64, bool) {
+			return "", unixNanos(o.EndTime), o.Done()
 		}),
 	}
 }
@@ -134,5 +127,5 @@ func AppendRequestIDKey(b []byte, project, requestID string) []byte {
 	return appendKey(b, project, requestID)
 }
 
-// TimeKey exposes the time ordering used by Due and Finished, for range scans.
-func TimeKey(t time.Time) string { return timeKey(t) }
+// UnixNanos is the number by which Due and Finished order times, for their scans.
+func UnixNanos(t time.Time) uint64 { return unixNanos(t) }

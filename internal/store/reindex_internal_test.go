@@ -33,6 +33,11 @@ func TestPutKeepsIndexesExact(t *testing.T) {
 			inGroup := tb.AddOrdered(func(r rec) (string, bool) { return r.Group, r.Group != "" })
 			byOther := tb.AddOrdered(func(r rec) (string, bool) { return "o|" + r.Other, true })
 			pkOrder := tb.AddPKOrder()
+			// Numbered: grouped by Group, numbered by what Email and Other pick, so that a
+			// record changes group, number or neither.
+			numbered := tb.AddNumbered(func(r rec) (string, uint64, bool) {
+				return r.Group, uint64(len(r.Other))*8 + uint64(len(r.Email)), r.Email != "y"
+			})
 			count := tb.AddCounter(func(r rec) (string, bool) { return r.Group, r.Group != "" })
 
 			rng := rand.New(rand.NewPCG(1, 2))
@@ -85,7 +90,7 @@ func TestPutKeepsIndexesExact(t *testing.T) {
 				if !maps.Equal(tb.rows, model) {
 					t.Fatalf("step %d: rows %v, want %v", step, tb.rows, model)
 				}
-				checkIndexes(t, step, tb, []*Unique[rec]{byEmail, byGroup}, []*Ordered[rec]{inGroup, byOther, pkOrder}, count)
+				checkIndexes(t, step, tb, []*Unique[rec]{byEmail, byGroup}, []*Ordered[rec]{inGroup, byOther, pkOrder}, []*Numbered[rec]{numbered}, count)
 			}
 		})
 	}
@@ -122,7 +127,7 @@ func modelConflict(m map[string]rec, pk string, r rec) bool {
 
 // checkIndexes compares every index of t with what indexing its rows afresh gives, and
 // checks that each index entry holds the very key string the rows map holds.
-func checkIndexes[R any](t *testing.T, step int, tb *Table[R], us []*Unique[R], os []*Ordered[R], c *Counter[R]) {
+func checkIndexes[R any](t *testing.T, step int, tb *Table[R], us []*Unique[R], os []*Ordered[R], ns []*Numbered[R], c *Counter[R]) {
 	t.Helper()
 	keyData := map[string]*byte{}
 	for pk := range tb.rows {
@@ -184,6 +189,28 @@ func checkIndexes[R any](t *testing.T, step int, tb *Table[R], us []*Unique[R], 
 			t.Fatalf("step %d: ordered index %d = %v, want %v", step, i, got, want)
 		}
 	}
+	for i, x := range ns {
+		var want, got []numEntry
+		for pk, r := range tb.rows {
+			if g, n, ok := x.key(r); ok {
+				want = append(want, numEntry{group: g, n: n, pk: pk})
+			}
+		}
+		slices.SortFunc(want, func(a, b numEntry) int {
+			if a.less(b) {
+				return -1
+			}
+			return 1
+		})
+		x.tree.Ascend(func(e numEntry) bool {
+			got = append(got, e)
+			shared(fmt.Sprint("numbered index ", i), e.pk)
+			return true
+		})
+		if !slices.Equal(got, want) {
+			t.Fatalf("step %d: numbered index %d = %v, want %v", step, i, got, want)
+		}
+	}
 	want := map[string]int{}
 	for _, r := range tb.rows {
 		if k, ok := c.key(r); ok {
@@ -212,7 +239,7 @@ func TestKeyInSharesTheKey(t *testing.T) {
 	// very string that is its key.
 	check := func(step int, shared string) {
 		t.Helper()
-		checkIndexes(t, step, tb, []*Unique[named]{u}, []*Ordered[named]{o, pko}, c)
+		checkIndexes(t, step, tb, []*Unique[named]{u}, []*Ordered[named]{o, pko}, nil, c)
 		for pk, r := range tb.rows {
 			if pk == shared && unsafe.StringData(r.Name) != unsafe.StringData(pk) {
 				t.Fatalf("step %d: %q is kept twice", step, pk)

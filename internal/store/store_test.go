@@ -3,6 +3,7 @@ package store_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -359,6 +360,57 @@ func TestUniqueKeysMatchTheirStringForms(t *testing.T) {
 			_ = db.View(check)
 		} else {
 			_ = db.Update(check)
+		}
+	}
+}
+
+// TestNumberedScan: a numbered index visits one group's records whose number is in
+// [lo, hi), by number, then primary key; a group that is a prefix of another is a group of
+// its own.
+func TestNumberedScan(t *testing.T) {
+	type rec struct {
+		PK, Group string
+		N         uint64
+	}
+	db := New()
+	tb := NewTable[rec](db, "recs", nil)
+	byN := tb.AddNumbered(func(r rec) (string, uint64, bool) { return r.Group, r.N, r.N != 0 })
+	if err := db.Update(func(tx *Tx) error {
+		for _, r := range []rec{
+			{"a3", "a", 3}, {"a1", "a", 3}, {"a2", "a", 1}, {"a4", "a", 10}, {"a5", "a", 0},
+			{"ab", "ab", 2}, {"b", "b", 1}, {"e", "", 2}, {"max", "a", 1<<64 - 1},
+		} {
+			if err := tb.Put(tx, r.PK, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		group  string
+		lo, hi uint64
+		want   string
+	}{
+		{"a", 0, 1<<64 - 1, "a2 a1 a3 a4"}, // a5 is not indexed; max is not below hi
+		{"a", 2, 10, "a1 a3"},
+		{"a", 3, 4, "a1 a3"},
+		{"a", 4, 10, ""},
+		{"ab", 0, 100, "ab"},
+		{"", 0, 100, "e"},
+		{"c", 0, 100, ""},
+	} {
+		var got []string
+		db.View(func(tx *Tx) error {
+			byN.Scan(tx, c.group, c.lo, c.hi, func(r rec) bool {
+				got = append(got, r.PK)
+				return true
+			})
+			return nil
+		})
+		if s := strings.Join(got, " "); s != c.want {
+			t.Errorf("Scan(%q, %d, %d) = %q, want %q", c.group, c.lo, c.hi, s, c.want)
 		}
 	}
 }

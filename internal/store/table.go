@@ -33,10 +33,11 @@ type Table[R any] struct {
 	// keyIn, when set, returns the record's own copy of its primary key (as canonical
 	// leaves it), if it holds one: Put keeps that string as the key rather than a second
 	// copy.
-	keyIn   func(R) string
-	uniques []*Unique[R]
-	ordered []*Ordered[R]
-	counts  []*Counter[R]
+	keyIn    func(R) string
+	uniques  []*Unique[R]
+	ordered  []*Ordered[R]
+	numbered []*Numbered[R]
+	counts   []*Counter[R]
 	// uput is Put's scratch, one per unique index, and kbuf and kbuf2 hold unique keys as
 	// writes derive them. Writes are serialised (they hold the writer lock), so one of each
 	// per table serves them all.
@@ -78,6 +79,9 @@ func (t *Table[R]) reset() {
 	}
 	for _, o := range t.ordered {
 		o.tree.Clear(false)
+	}
+	for _, x := range t.numbered {
+		x.tree.Clear(false)
 	}
 	for _, c := range t.counts {
 		c.n = map[string]int{}
@@ -248,6 +252,9 @@ func (t *Table[R]) reindex(pk string, old R, existed bool, r R, same bool) {
 			o.tree.ReplaceOrInsert(entry{key: k, pk: pk})
 		}
 	}
+	for _, x := range t.numbered {
+		x.reindex(pk, old, existed, r)
+	}
 	for _, c := range t.counts {
 		k, ok := c.key(r)
 		if existed {
@@ -342,6 +349,9 @@ func (t *Table[R]) index(pk string, r R) {
 			o.tree.ReplaceOrInsert(entry{key: k, pk: pk})
 		}
 	}
+	for _, x := range t.numbered {
+		x.index(pk, r)
+	}
 	for _, c := range t.counts {
 		if k, ok := c.key(r); ok {
 			c.n[k]++
@@ -359,6 +369,9 @@ func (t *Table[R]) unindex(pk string, r R) {
 		if k, ok := o.keyOf(pk, r); ok {
 			o.tree.Delete(entry{key: k, pk: pk})
 		}
+	}
+	for _, x := range t.numbered {
+		x.unindex(pk, r)
 	}
 	for _, c := range t.counts {
 		if k, ok := c.key(r); ok {
