@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -265,25 +266,31 @@ func TestParseMode(t *testing.T) {
 func TestNewNameShape(t *testing.T) {
 	for i, now := range []time.Time{time.UnixMilli(0), time.UnixMilli(1763719200123), time.UnixMilli(1<<62 - 1)} {
 		for j := range 50 {
-			var b [16]byte
+			var b [24]byte
 			for k := range b {
 				b[k] = byte(i*131 + j*17 + k*(j%3)*91)
 			}
 			if j%7 == 0 {
-				b = [16]byte{}
+				b = [24]byte{}
 			}
 			if j%7 == 1 {
-				b = [16]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
+				for k := range b {
+					b[k] = 0xff
+				}
 			}
 			want := fmt.Sprintf("operation-%d-%013x-%08x-%08x", now.UnixMilli(),
 				binary.BigEndian.Uint64(b[:8])&(1<<52-1), binary.BigEndian.Uint32(b[8:12]), binary.BigEndian.Uint32(b[12:16]))
+			wantID := strconv.FormatUint(max(binary.BigEndian.Uint64(b[16:])>>1, 1), 10)
 			scope := "projects/p/regions/us-east4"
-			key, name := newKey(scope, now, b[:])
-			if key != scope+"|"+want || name != want {
-				t.Fatalf("newKey = %q, %q; want %q, %q", key, name, scope+"|"+want, want)
+			key, name, id := newKey(scope, now, b[:])
+			if key != scope+"|"+want || name != want || id != wantID {
+				t.Fatalf("newKey = %q, %q, %q; want %q, %q, %q", key, name, id, scope+"|"+want, want, wantID)
 			}
 			if unsafe.StringData(name) != unsafe.StringData(key[len(scope)+1:]) {
 				t.Fatal("newKey: the name is a copy, not the key's tail")
+			}
+			if unsafe.StringData(id) != (*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(key)), len(key))) {
+				t.Fatal("newKey: the id is a string of its own, not the one the key is cut from")
 			}
 		}
 	}

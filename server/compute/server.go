@@ -136,11 +136,17 @@ func timestamp(t time.Time) string { return timefmt.Millis(t, "+00:00") }
 
 // newID is a random uint64 id in decimal.
 func (s *Server) newID() string {
-	var b [8]byte
-	if _, err := io.ReadFull(s.cfg.Random, b[:]); err != nil {
+	var b [20]byte
+	return string(s.appendID(b[:0]))
+}
+
+// appendID appends a new id (newID's) to b.
+func (s *Server) appendID(b []byte) []byte {
+	var r [8]byte
+	if _, err := io.ReadFull(s.cfg.Random, r[:]); err != nil {
 		panic("compute: no randomness: " + err.Error())
 	}
-	return strconv.FormatUint(binary.BigEndian.Uint64(b[:])>>1|1, 10)
+	return strconv.AppendUint(b, binary.BigEndian.Uint64(r[:])>>1|1, 10)
 }
 
 // link is an absolute URL of a resource path under /compute/v1/.
