@@ -16,9 +16,9 @@ import (
 // so the responses leave back to back and one wake-up serves many.
 //
 // A yield only helps when other clients' requests are being served; otherwise it costs
-// about 5 µs (it lets net/http's background read of the connection make a read call that
-// finds nothing), and during a garbage collection it hands the core to the collector before
-// the response goes. So a request yields only when responses were sent on other connections
+// about 5 µs (on a connection that is not quiet, see Listener, it also lets net/http's
+// background read of the connection make a read call that finds nothing), and during a
+// garbage collection it hands the core to the collector before the response goes. So a request yields only when responses were sent on other connections
 // since the previous response on its own: true of every connection of a load generator, and
 // never of a client making one request at a time, even with idle connections in its pool.
 
@@ -28,13 +28,14 @@ type connKey struct{}
 // connActivity is what yieldToOthers remembers of one connection.
 type connActivity struct {
 	last atomic.Uint64 // Server.answered after this connection's previous response
+	conn net.Conn      // the connection, quiet while its request yields (see Listener)
 }
 
 // ConnContext gives each connection a record of its activity; an http.Server serving
 // Handler should have it as its ConnContext, or responses are never held back to go out
 // together.
-func (s *Server) ConnContext(ctx context.Context, _ net.Conn) context.Context {
-	return context.WithValue(ctx, connKey{}, &connActivity{})
+func (s *Server) ConnContext(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, &connActivity{conn: c})
 }
 
 // yieldToOthers yields when responses went out on other connections since the previous
@@ -47,6 +48,8 @@ func (s *Server) yieldToOthers(ctx context.Context) {
 	n := s.answered.Add(1)
 	if prev := conn.last.Swap(n); n-prev > 1 {
 		s.yields.Add(1)
+		done := quietly(conn.conn)
 		runtime.Gosched()
+		done()
 	}
 }

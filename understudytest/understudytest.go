@@ -119,6 +119,7 @@ func Start(tb testing.TB, opts ...Option) *Server {
 	}
 	hs := httptest.NewUnstartedServer(srv.Handler())
 	hs.Config.ConnContext = srv.ConnContext
+	hs.Listener = srv.Listener(hs.Listener)
 	hs.Start()
 	s := &Server{URL: hs.URL, srv: srv, hs: hs}
 	tb.Cleanup(func() { s.Stop(tb) })

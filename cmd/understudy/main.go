@@ -100,7 +100,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 		ready <- addr
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- hs.Serve(srv.Listener(ln)) }()
 	select {
 	case err := <-errc:
 		return errors.Join(err, srv.Close())

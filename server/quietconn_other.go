@@ -1,0 +1,9 @@
+//go:build !unix
+
+package server
+
+import "net"
+
+func quiet(c net.Conn) net.Conn { return c }
+
+func quietly(net.Conn) (done func()) { return func() {} }

@@ -1,0 +1,262 @@
+//go:build unix
+
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// quietPair is a quiet server-side connection and its client.
+func quietPair(t testing.TB) (*quietConn, net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := quietListener{ln}.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(); client.Close() })
+	qc, ok := c.(*quietConn)
+	if !ok {
+		t.Fatalf("accepted a %T, want a quiet connection", c)
+	}
+	return qc, client
+}
+
+type readResult struct {
+	b   byte
+	n   int
+	err error
+}
+
+// readOne reads one byte from c in a goroutine, as net/http's background read does.
+func readOne(c net.Conn) <-chan readResult {
+	out := make(chan readResult, 1)
+	go func() {
+		var b [1]byte
+		n, err := c.Read(b[:])
+		out <- readResult{b[0], n, err}
+	}()
+	return out
+}
+
+// TestQuietReadWaitsForTheConnection: a one-byte read while yielding returns what arrives
+// after it began, EOF when the client closes, and a timeout when a deadline passes, as a
+// read of the connection would; nothing it does not return is lost.
+func TestQuietReadWaitsForTheConnection(t *testing.T) {
+	t.Run("a byte arrives", func(t *testing.T) {
+		qc, client := quietPair(t)
+		done := quietly(qc)
+		defer done()
+		got := readOne(qc)
+		select {
+		case r := <-got:
+			t.Fatalf("read returned %+v with nothing sent", r)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if _, err := client.Write([]byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		if r := <-got; r.n != 1 || r.b != 'x' || r.err != nil {
+			t.Fatalf("read = %+v, want the byte sent", r)
+		}
+	})
+	t.Run("the client closes", func(t *testing.T) {
+		qc, client := quietPair(t)
+		defer quietly(qc)()
+		got := readOne(qc)
+		time.Sleep(10 * time.Millisecond)
+		client.Close()
+		if r := <-got; r.n != 0 || r.err != io.EOF {
+			t.Fatalf("read = %+v, want EOF", r)
+		}
+	})
+	t.Run("a deadline passes", func(t *testing.T) {
+		qc, _ := quietPair(t)
+		defer quietly(qc)()
+		got := readOne(qc)
+		time.Sleep(10 * time.Millisecond)
+		qc.SetReadDeadline(time.Unix(1, 0)) // as net/http's abortPendingRead does
+		var ne net.Error
+		if r := <-got; r.n != 0 || !errors.As(r.err, &ne) || !ne.Timeout() {
+			t.Fatalf("read = %+v, want a timeout", r)
+		}
+	})
+	t.Run("a byte arrived before", func(t *testing.T) {
+		// The wait may miss a byte that arrived before it began (the deadline then ends
+		// it), but must not lose it: the connection's next read has it.
+		qc, client := quietPair(t)
+		if _, err := client.Write([]byte("z")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+		done := quietly(qc)
+		got := readOne(qc)
+		time.Sleep(10 * time.Millisecond)
+		qc.SetReadDeadline(time.Unix(1, 0))
+		r := <-got
+		done()
+		qc.SetReadDeadline(time.Time{})
+		if r.n == 1 {
+			if r.b != 'z' {
+				t.Fatalf("read = %+v, want z", r)
+			}
+			return
+		}
+		var b [8]byte
+		qc.SetReadDeadline(time.Now().Add(time.Second))
+		if n, err := qc.Read(b[:]); n != 1 || b[0] != 'z' {
+			t.Fatalf("next read = %d %q %v, want z", n, b[:n], err)
+		}
+	})
+	t.Run("not yielding", func(t *testing.T) {
+		qc, client := quietPair(t)
+		if _, err := client.Write([]byte("y")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+		qc.SetReadDeadline(time.Now().Add(time.Second))
+		if r := <-readOne(qc); r.n != 1 || r.b != 'y' || r.err != nil {
+			t.Fatalf("read = %+v, want y at once", r)
+		}
+	})
+}
+
+// TestQuietConnectionsUnderLoad: clients taking turns on connections of their own (so
+// that requests yield) get every answer right through quiet connections, requests with
+// bodies and pipelined ones too, and the background reads of yielding requests did wait
+// rather than read.
+func TestQuietConnectionsUnderLoad(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // as when pinned to one core
+	s, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewUnstartedServer(s.Handler())
+	var mu sync.Mutex
+	var conns []*quietConn
+	hs.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+		if qc, ok := c.(*quietConn); ok {
+			mu.Lock()
+			conns = append(conns, qc)
+			mu.Unlock()
+		}
+		return s.ConnContext(ctx, c)
+	}
+	hs.Listener = s.Listener(hs.Listener)
+	hs.Start()
+	defer hs.Close()
+
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			c := &http.Client{Transport: &http.Transport{}}
+			for j := range 50 {
+				body := fmt.Sprintf(`{"name":"fr-%d-%d"}`, i, j)
+				req, _ := http.NewRequest(http.MethodPost, hs.URL+"/compute/v1/projects/p-quiet/global/forwardingRules", strings.NewReader(body))
+				req.Header.Set("Authorization", "Bearer t")
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := c.Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				got, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK || !strings.Contains(string(got), `"kind":"compute#operation"`) {
+					t.Errorf("insert: %d %s", resp.StatusCode, got)
+					return
+				}
+			}
+		})
+	}
+	// Pipelined: the second request is sent while the first is being served.
+	wg.Go(func() {
+		raw, err := net.Dial("tcp", hs.Listener.Addr().String())
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer raw.Close()
+		const get = "GET /_understudy/health HTTP/1.1\r\nHost: x\r\n\r\n"
+		for range 20 {
+			if _, err := io.WriteString(raw, get); err != nil {
+				t.Error(err)
+				return
+			}
+			time.Sleep(time.Millisecond)
+			if _, err := io.WriteString(raw, get); err != nil {
+				t.Error(err)
+				return
+			}
+			raw.SetReadDeadline(time.Now().Add(5 * time.Second))
+			var all []byte
+			buf := make([]byte, 4096)
+			for strings.Count(string(all), "HTTP/1.1 200 OK") < 2 {
+				n, err := raw.Read(buf)
+				if err != nil {
+					t.Errorf("pipelined: %v after %q", err, all)
+					return
+				}
+				all = append(all, buf[:n]...)
+			}
+		}
+	})
+	wg.Wait()
+
+	var waits uint64
+	mu.Lock()
+	for _, qc := range conns {
+		waits += qc.waits.Load()
+	}
+	mu.Unlock()
+	if s.yields.Load() == 0 || waits == 0 {
+		t.Errorf("%d yields, %d background reads waited: want both", s.yields.Load(), waits)
+	}
+}
+
+// BenchmarkBackgroundRead is net/http's background read of a connection whose request
+// yields (see Listener): started, given the core by the yield, then stopped by a deadline
+// in the past. On a plain connection the read makes a system call that finds nothing.
+func BenchmarkBackgroundRead(b *testing.B) {
+	for _, quiet := range []bool{false, true} {
+		name := "plain"
+		if quiet {
+			name = "quiet"
+		}
+		b.Run(name, func(b *testing.B) {
+			qc, _ := quietPair(b)
+			var c net.Conn = qc.TCPConn
+			if quiet {
+				c = qc
+			}
+			for b.Loop() {
+				done := quietly(c)
+				got := readOne(c)
+				runtime.Gosched()
+				c.SetReadDeadline(time.Unix(1, 0))
+				<-got
+				c.SetReadDeadline(time.Time{})
+				done()
+			}
+		})
+	}
+}
