@@ -42,7 +42,7 @@ func (s *Server) InterconnectAttachmentsInsert(ctx context.Context, req gen.Inte
 			return operations.Start{}, err
 		}
 		return operations.Start{Scope: regionScope(a.Project, a.Region), Kind: kindAttachmentInsert, OperationType: "insert", Target: a.Key(),
-			TargetLink: s.link(ctx, attachmentPath(a.Project, a.Region, a.Name)), TargetID: a.ID}, nil
+			TargetID: a.ID}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -200,7 +200,7 @@ func (s *Server) InterconnectAttachmentsDelete(ctx context.Context, req gen.Inte
 			return operations.Start{}, inUse(attachmentPath(a.Project, a.Region, a.Name), groupPath(a.Project, a.Group))
 		}
 		return operations.Start{Scope: regionScope(a.Project, a.Region), Kind: kindAttachmentDelete, OperationType: "delete", Target: a.Key(),
-			TargetLink: s.link(ctx, attachmentPath(a.Project, a.Region, a.Name)), TargetID: a.ID}, nil
+			TargetID: a.ID}, nil
 	})
 	if err != nil {
 		return nil, err

@@ -40,8 +40,7 @@ func (s *Server) GlobalForwardingRulesInsert(ctx context.Context, req gen.Global
 	// The key, scope and link are made once, before the transaction: the key serves the
 	// lookup, the Put and the operation's target, and nothing is built under the writer lock.
 	key, scope := s.newRuleKey(&rule), globalScope(req.Project)
-	start := operations.Start{Scope: scope, Kind: kindRuleInsert, OperationType: "insert", Target: key,
-		TargetLink: s.link3(ctx, scope, "/forwardingRules/", rule.Name), TargetID: rule.ID}
+	start := operations.Start{Scope: scope, Kind: kindRuleInsert, OperationType: "insert", Target: key, TargetID: rule.ID}
 	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
 		if _, taken := s.tables.ForwardingRules.Get(tx, key); taken {
 			return operations.Start{}, &Error{Status: http.StatusConflict, Reason: "alreadyExists",
@@ -70,7 +69,7 @@ func (s *Server) GlobalForwardingRulesDelete(ctx context.Context, req gen.Global
 			return operations.Start{}, err
 		}
 		return operations.Start{Kind: kindRuleDelete, OperationType: "delete", Target: rule.Key(),
-			TargetLink: s.link(ctx, rulePath(req.Project, rule.Name)), TargetID: rule.ID}, nil
+			TargetID: rule.ID}, nil
 	})
 	if err != nil {
 		return nil, err

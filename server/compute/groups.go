@@ -47,8 +47,7 @@ func (s *Server) InterconnectAttachmentGroupsInsert(ctx context.Context, req gen
 	// lookup, the Put and the operation's target, and nothing is built under the writer lock.
 	key, scope := g.Key(), globalScope(req.Project)
 	g.Name = key[len(g.Project)+1:] // the key's tail: the stored group keeps one string for both
-	accepted := operations.Start{Scope: scope, Kind: kindGroupInsert, OperationType: "insert", Target: key,
-		TargetLink: s.link3(ctx, scope, "/interconnectAttachmentGroups/", g.Name), TargetID: g.ID}
+	accepted := operations.Start{Scope: scope, Kind: kindGroupInsert, OperationType: "insert", Target: key, TargetID: g.ID}
 	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
 		if _, taken := s.ic.Groups.Get(tx, key); taken {
 			return operations.Start{}, alreadyExists(groupPath(g.Project, g.Name))
@@ -148,7 +147,7 @@ func (s *Server) InterconnectAttachmentGroupsDelete(ctx context.Context, req gen
 			return operations.Start{}, err
 		}
 		return operations.Start{Kind: kindGroupDelete, OperationType: "delete", Target: g.Key(),
-			TargetLink: s.link(ctx, groupPath(g.Project, g.Name)), TargetID: g.ID}, nil
+			TargetID: g.ID}, nil
 	})
 	if err != nil {
 		return nil, err

@@ -108,7 +108,7 @@ func (s *Server) InterconnectsInsert(ctx context.Context, req gen.InterconnectsI
 			return operations.Start{}, err
 		}
 		return operations.Start{Kind: kindInterconnectInsert, OperationType: "insert", Target: ic.Key(),
-			TargetLink: s.link(ctx, interconnectPath(req.Project, ic.Name)), TargetID: ic.ID}, nil
+			TargetID: ic.ID}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -210,7 +210,7 @@ func (s *Server) InterconnectsDelete(ctx context.Context, req gen.InterconnectsD
 			return operations.Start{}, inUse(interconnectPath(ic.Project, ic.Name), attachmentPath(a.Project, a.Region, a.Name))
 		}
 		return operations.Start{Kind: kindInterconnectDelete, OperationType: "delete", Target: ic.Key(),
-			TargetLink: s.link(ctx, interconnectPath(ic.Project, ic.Name)), TargetID: ic.ID}, nil
+			TargetID: ic.ID}, nil
 	})
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package compute
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"reflect"
 	"strings"
@@ -18,9 +19,25 @@ func (s *Server) renderOperationReference(ctx context.Context, op store.Operatio
 	status := gen.OperationStatus(op.Status)
 	progress := int32(op.Progress)
 	insert := timestamp(op.InsertTime)
+	targetLink := op.TargetLink
+	if targetLink == "" {
+		// The link the handlers stored before targetLink was derived.
+		name := op.Target[strings.LastIndex(op.Target, "|")+1:]
+		switch op.Kind {
+		case kindRuleInsert, kindRuleDelete:
+			targetLink = s.linkReference(ctx, rulePath(op.Project, name))
+		case kindGroupInsert, kindGroupDelete:
+			targetLink = s.linkReference(ctx, groupPath(op.Project, name))
+		case kindInterconnectInsert, kindInterconnectDelete:
+			targetLink = s.linkReference(ctx, interconnectPath(op.Project, name))
+		case kindAttachmentInsert, kindAttachmentDelete:
+			region := strings.TrimPrefix(op.Scope, "projects/"+op.Project+"/regions/")
+			targetLink = s.linkReference(ctx, attachmentPath(op.Project, region, name))
+		}
+	}
 	out := gen.Operation{
 		Kind: &kind, Id: &op.ID, Name: &op.Name, OperationType: &op.OperationType,
-		TargetLink: op.TargetLink, SelfLink: s.linkReference(ctx, op.Scope+"/operations/"+op.Name),
+		TargetLink: targetLink, SelfLink: s.linkReference(ctx, op.Scope+"/operations/"+op.Name),
 		Status: &status, Progress: &progress, User: &op.User,
 		InsertTime: &insert, CreationTimestamp: &insert,
 	}
@@ -86,6 +103,16 @@ func TestRepliesMatchGenerated(t *testing.T) {
 		{ID: "2", Name: "operation-2", Scope: "projects/p/regions/us-east4", Project: "p", OperationType: "delete", Status: "DONE", Progress: 100,
 			InsertTime: now, StartTime: now, EndTime: now.Add(time.Second), TargetID: "9", ClientOperationID: "c", Description: "d<&>",
 			Failure: &store.OperationFailure{HTTPStatus: 400, HTTPMessage: "BAD REQUEST", Errors: []store.OperationError{{Code: "X", Message: "m", Location: "l"}}}},
+	}
+	// Operations whose targetLink is derived, one of each kind.
+	for i, kind := range []string{kindRuleInsert, kindRuleDelete, kindGroupInsert, kindGroupDelete,
+		kindInterconnectInsert, kindInterconnectDelete, kindAttachmentInsert, kindAttachmentDelete} {
+		op := store.Operation{ID: fmt.Sprint(10 + i), Name: fmt.Sprint("operation-k", i), Scope: "projects/p-2/global", Project: "p-2",
+			Kind: kind, OperationType: "insert", Status: "DONE", InsertTime: now, StartTime: now, EndTime: now, Target: "p-2|res-" + fmt.Sprint(i)}
+		if strings.HasPrefix(kind, "interconnectAttachments.") {
+			op.Scope, op.Target = "projects/p-2/regions/us-east4", store.AttachmentKey("p-2", "us-east4", "res-"+fmt.Sprint(i))
+		}
+		ops = append(ops, op)
 	}
 	rules := []store.ForwardingRule{
 		{ID: "7", Name: "fr", Project: "p", Created: now, IPAddress: "1.2.3.4", IPProtocol: "TCP", LoadBalancingScheme: "EXTERNAL", IPVersion: "IPV4"},
