@@ -45,7 +45,10 @@ func (s *Server) AssignRequestID(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Response().Header().Set("Idempotency-Key", k)
 		}
 		req := c.Request()
-		info := &requestInfo{id: id, scheme: c.Scheme(), host: req.Host}
+		info := &requestInfo{id: id, host: req.Host}
+		if s.cfg.PublicURL == "" {
+			info.scheme = c.Scheme() // links use it only without a public URL (see baseURL)
+		}
 		c.SetRequest(req.WithContext(context.WithValue(req.Context(), requestKey{}, info)))
 		return next(c)
 	}

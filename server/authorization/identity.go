@@ -69,7 +69,10 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			return errAuthenticationInvalid()
 		}
 		req := c.Request()
-		info := &requestInfo{caller: s.callerForToken(token), scheme: c.Scheme(), host: req.Host}
+		info := &requestInfo{caller: s.callerForToken(token), host: req.Host}
+		if s.cfg.PublicURL == "" {
+			info.scheme = c.Scheme() // links use it only without a public URL (see baseURL)
+		}
 		c.SetRequest(req.WithContext(context.WithValue(req.Context(), requestKey{}, info)))
 		return next(c)
 	}

@@ -28,7 +28,10 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			user = email
 		}
 		req := c.Request()
-		info := &requestInfo{user: user, scheme: c.Scheme(), host: req.Host}
+		info := &requestInfo{user: user, host: req.Host}
+		if s.cfg.PublicURL == "" {
+			info.scheme = c.Scheme() // links use it only without a public URL (see link3)
+		}
 		c.SetRequest(req.WithContext(context.WithValue(req.Context(), requestKey{}, info)))
 		return next(c)
 	}
