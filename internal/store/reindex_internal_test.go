@@ -190,23 +190,40 @@ func checkIndexes[R any](t *testing.T, step int, tb *Table[R], us []*Unique[R], 
 		}
 	}
 	for i, x := range ns {
-		var want, got []numEntry
+		type placed struct {
+			group string
+			e     numEntry
+		}
+		var want, got []placed
 		for pk, r := range tb.rows {
 			if g, n, ok := x.key(r); ok {
-				want = append(want, numEntry{group: g, n: n, pk: pk})
+				want = append(want, placed{g, numEntry{n: n, pk: pk}})
 			}
 		}
-		slices.SortFunc(want, func(a, b numEntry) int {
-			if a.less(b) {
-				return -1
+		slices.SortFunc(want, func(a, b placed) int {
+			if c := strings.Compare(a.group, b.group); c != 0 {
+				return c
 			}
-			return 1
+			return a.e.compare(b.e)
 		})
-		x.tree.Ascend(func(e numEntry) bool {
-			got = append(got, e)
-			shared(fmt.Sprint("numbered index ", i), e.pk)
-			return true
-		})
+		for _, g := range slices.Sorted(maps.Keys(x.groups)) {
+			l := x.groups[g]
+			if len(l.chunks) == 0 {
+				t.Fatalf("step %d: numbered index %d keeps an empty list for %q", step, i, g)
+			}
+			for _, chunk := range l.chunks {
+				if len(chunk) == 0 || len(chunk) > chunkMax {
+					t.Fatalf("step %d: numbered index %d: a chunk of %d entries", step, i, len(chunk))
+				}
+				for _, e := range chunk {
+					if len(got) > 0 && got[len(got)-1].group == g && got[len(got)-1].e.compare(e) >= 0 {
+						t.Fatalf("step %d: numbered index %d: %v after %v", step, i, e, got[len(got)-1].e)
+					}
+					got = append(got, placed{g, e})
+					shared(fmt.Sprint("numbered index ", i), e.pk)
+				}
+			}
+		}
 		if !slices.Equal(got, want) {
 			t.Fatalf("step %d: numbered index %d = %v, want %v", step, i, got, want)
 		}

@@ -81,7 +81,7 @@ func (t *Table[R]) reset() {
 		o.tree.Clear(false)
 	}
 	for _, x := range t.numbered {
-		x.tree.Clear(false)
+		x.clear()
 	}
 	for _, c := range t.counts {
 		c.n = map[string]int{}
