@@ -64,8 +64,7 @@ func readOne(c net.Conn) <-chan readResult {
 func TestQuietReadWaitsForTheConnection(t *testing.T) {
 	t.Run("a byte arrives", func(t *testing.T) {
 		qc, client := quietPair(t)
-		done := quietly(qc)
-		defer done()
+		yielding(qc, true)
 		got := readOne(qc)
 		select {
 		case r := <-got:
@@ -81,7 +80,7 @@ func TestQuietReadWaitsForTheConnection(t *testing.T) {
 	})
 	t.Run("the client closes", func(t *testing.T) {
 		qc, client := quietPair(t)
-		defer quietly(qc)()
+		yielding(qc, true)
 		got := readOne(qc)
 		time.Sleep(10 * time.Millisecond)
 		client.Close()
@@ -91,7 +90,7 @@ func TestQuietReadWaitsForTheConnection(t *testing.T) {
 	})
 	t.Run("a deadline passes", func(t *testing.T) {
 		qc, _ := quietPair(t)
-		defer quietly(qc)()
+		yielding(qc, true)
 		got := readOne(qc)
 		time.Sleep(10 * time.Millisecond)
 		qc.SetReadDeadline(time.Unix(1, 0)) // as net/http's abortPendingRead does
@@ -108,12 +107,12 @@ func TestQuietReadWaitsForTheConnection(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(10 * time.Millisecond)
-		done := quietly(qc)
+		yielding(qc, true)
 		got := readOne(qc)
 		time.Sleep(10 * time.Millisecond)
 		qc.SetReadDeadline(time.Unix(1, 0))
 		r := <-got
-		done()
+		yielding(qc, false)
 		qc.SetReadDeadline(time.Time{})
 		if r.n == 1 {
 			if r.b != 'z' {
@@ -249,13 +248,13 @@ func BenchmarkBackgroundRead(b *testing.B) {
 				c = qc
 			}
 			for b.Loop() {
-				done := quietly(c)
+				yielding(c, true)
 				got := readOne(c)
 				runtime.Gosched()
 				c.SetReadDeadline(time.Unix(1, 0))
 				<-got
 				c.SetReadDeadline(time.Time{})
-				done()
+				yielding(c, false)
 			}
 		})
 	}

@@ -31,18 +31,12 @@ func quiet(c net.Conn) net.Conn {
 	return &quietConn{TCPConn: tc, raw: raw}
 }
 
-// quietly marks c (when it is a quiet connection) as yielding until the returned function
-// is called.
-func quietly(c net.Conn) (done func()) {
-	qc, ok := c.(*quietConn)
-	if !ok {
-		return func() {}
+// yielding marks c, when it is a quiet connection, as yielding or not.
+func yielding(c net.Conn, on bool) {
+	if qc, ok := c.(*quietConn); ok {
+		qc.yielding.Store(on)
 	}
-	qc.yielding.Store(true)
-	return qc.quiet
 }
-
-func (c *quietConn) quiet() { c.yielding.Store(false) }
 
 func (c *quietConn) Read(p []byte) (int, error) {
 	if len(p) != 1 || !c.yielding.Load() {

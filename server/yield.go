@@ -18,9 +18,10 @@ import (
 // A yield only helps when other clients' requests are being served; otherwise it costs
 // about 5 µs (on a connection that is not quiet, see Listener, it also lets net/http's
 // background read of the connection make a read call that finds nothing), and during a
-// garbage collection it hands the core to the collector before the response goes. So a request yields only when responses were sent on other connections
-// since the previous response on its own: true of every connection of a load generator, and
-// never of a client making one request at a time, even with idle connections in its pool.
+// garbage collection it hands the core to the collector before the response goes. So a
+// request yields only when responses were sent on other connections since the previous
+// response on its own: true of every connection of a load generator, and never of a client
+// making one request at a time, even with idle connections in its pool.
 
 // connKey is the context key of a connection's activity (see ConnContext).
 type connKey struct{}
@@ -48,8 +49,8 @@ func (s *Server) yieldToOthers(ctx context.Context) {
 	n := s.answered.Add(1)
 	if prev := conn.last.Swap(n); n-prev > 1 {
 		s.yields.Add(1)
-		done := quietly(conn.conn)
+		yielding(conn.conn, true)
 		runtime.Gosched()
-		done()
+		yielding(conn.conn, false)
 	}
 }

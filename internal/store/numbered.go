@@ -96,7 +96,7 @@ func (x *Numbered[R]) unindex(pk string, r R) {
 }
 
 // reindex moves the record under pk from old (if it existed) to r. An entry whose place
-// does not change is put again, so that it holds the key string pk now is.
+// does not change is put again, so that it holds pk as the table now keeps it.
 func (x *Numbered[R]) reindex(pk string, old R, existed bool, r R) {
 	if existed {
 		if og, on, ok := x.key(old); ok {
