@@ -51,8 +51,8 @@ func canonicalRule(r ForwardingRule, s *sharer) ForwardingRule {
 type Compute struct {
 	// ForwardingRules is keyed by ForwardingRule.Key. Put keeps the key it is given, so a
 	// key must be a string of its own, never cut from a longer one that the rule does not
-	// keep whole (compute's newRuleKey cuts it from the string that also holds the rule's
-	// id and address).
+	// keep whole (compute's keyAndID cuts it from the string that also holds the rule's id
+	// and address).
 	ForwardingRules *Table[ForwardingRule]
 	// RuleByID finds a rule by project and numeric id.
 	RuleByID *Unique[ForwardingRule]

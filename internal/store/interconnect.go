@@ -115,7 +115,8 @@ func canonicalGroup(g AttachmentGroup, s *sharer) AttachmentGroup {
 
 // Interconnects holds the interconnect world's tables. They are keyed by their records' Key
 // methods (AttachmentKey for attachments); Put keeps the key it is given, so a key must be
-// a string of its own, never cut from a longer one.
+// a string of its own, never cut from a longer one that the record does not keep whole (a
+// group's key is followed by its id in one string, see compute's keyAndID).
 type Interconnects struct {
 	Interconnects  *Table[Interconnect]
 	InterconnectID *Unique[Interconnect]

@@ -81,7 +81,8 @@ func unixNanos(t time.Time) uint64 { return uint64(max(t.UnixNano(), 0)) }
 // Operations holds the operations table.
 type Operations struct {
 	// Ops is keyed by Operation.Key. Put keeps the key it is given, so a key must be a
-	// string of its own, never cut from a longer one.
+	// string of its own, never cut from a longer one that the operation does not keep whole
+	// (the engine's newKey follows the key with the operation's id).
 	Ops *Table[Operation]
 	// ByID finds an operation by scope and numeric id.
 	ByID *Unique[Operation]

@@ -27,8 +27,9 @@ type Table[R any] struct {
 	shared sharer
 	rows   map[string]R
 	// madeKeys: every primary key Put is given is a string made for the call (by a Key
-	// method), never a piece of a longer one such as a request's path, so Put keeps it
-	// without a copy.
+	// method, or together with strings the record keeps, as compute's keyAndID and the
+	// operations engine's newKey make them), never a piece of a longer one such as a
+	// request's path, so Put keeps it without a copy.
 	madeKeys bool
 	// keyIn, when set, returns the record's own copy of its primary key (as canonical
 	// leaves it), if it holds one: Put keeps that string as the key rather than a second

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -37,8 +36,8 @@ func (s *Server) GlobalForwardingRulesInsert(ctx context.Context, req gen.Global
 	}
 	rule.Created = s.cfg.Now()
 	rule.Pending = !s.ops.FinishesAtAccept()
-	// The key, scope and link are made once, before the transaction: the key serves the
-	// lookup, the Put and the operation's target, and nothing is built under the writer lock.
+	// The key and scope are made once, before the transaction: the key serves the lookup,
+	// the Put and the operation's target, and nothing is built under the writer lock.
 	key, scope := s.newRuleKey(&rule), globalScope(req.Project)
 	start := operations.Start{Scope: scope, Kind: kindRuleInsert, OperationType: "insert", Target: key, TargetID: rule.ID}
 	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
@@ -352,13 +351,9 @@ func ruleFingerprint(r store.ForwardingRule) []byte {
 	return sum[:8]
 }
 
-// ephemeralIP picks an address for a rule inserted without one.
-func (s *Server) appendEphemeralIP(ip []byte) []byte {
-	var b [3]byte
-	if _, err := io.ReadFull(s.cfg.Random, b[:]); err != nil {
-		panic("compute: no randomness: " + err.Error())
-	}
-	// As fmt.Sprintf("34.%d.%d.%d", ...), without boxing three numbers.
+// appendEphemeralIP appends the address made from 3 random bytes b, for a rule inserted
+// without one: as fmt.Sprintf("34.%d.%d.%d", ...), without boxing three numbers.
+func appendEphemeralIP(ip, b []byte) []byte {
 	ip = append(ip, "34."...)
 	ip = strconv.AppendUint(ip, uint64(64+b[0]%64), 10)
 	ip = strconv.AppendUint(append(ip, '.'), uint64(b[1]), 10)
@@ -366,21 +361,10 @@ func (s *Server) appendEphemeralIP(ip []byte) []byte {
 }
 
 // newRuleKey gives a new rule its id, and its ephemeral address if it has none, and
-// returns its key (ForwardingRule.Key). The key, the id and the address are pieces of one
-// string, and the rule's name is the key's tail: a stored rule holds one string for the
-// four, so its insert costs one allocation for them, not three, and the garbage collector
-// finds one object where it found three, for as long as the rule is kept.
+// returns its key (ForwardingRule.Key), all pieces of one string (see keyAndID).
 func (s *Server) newRuleKey(rule *store.ForwardingRule) string {
-	var buf [128]byte
-	b := append(append(append(buf[:0], rule.Project...), '|'), rule.Name...)
-	k := len(b)
-	b = s.appendID(b)
-	i := len(b)
 	ephemeral := rule.IPAddress == ""
-	if ephemeral {
-		b = s.appendEphemeralIP(b)
-	}
-	all := string(b)
+	all, k, i := s.keyAndID(rule.Project, rule.Name, ephemeral)
 	rule.Name, rule.ID = all[len(rule.Project)+1:k], all[k:i]
 	if ephemeral {
 		rule.IPAddress = all[i:]

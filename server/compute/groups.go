@@ -42,11 +42,13 @@ func (s *Server) InterconnectAttachmentGroupsInsert(ctx context.Context, req gen
 	if err != nil {
 		return nil, err
 	}
-	g.ID, g.Created, g.Pending = s.newID(), s.cfg.Now(), !s.ops.FinishesAtAccept()
-	// The key, scope and link are made once, before the transaction: the key serves the
-	// lookup, the Put and the operation's target, and nothing is built under the writer lock.
-	key, scope := g.Key(), globalScope(req.Project)
-	g.Name = key[len(g.Project)+1:] // the key's tail: the stored group keeps one string for both
+	g.Created, g.Pending = s.cfg.Now(), !s.ops.FinishesAtAccept()
+	// The key and scope are made once, before the transaction: the key serves the lookup,
+	// the Put and the operation's target, and nothing is built under the writer lock. The
+	// group's name is the key's tail and its new id follows the key in the same string.
+	all, k, _ := s.keyAndID(g.Project, g.Name, false)
+	key, scope := all[:k], globalScope(req.Project)
+	g.Name, g.ID = all[len(g.Project)+1:k], all[k:]
 	accepted := operations.Start{Scope: scope, Kind: kindGroupInsert, OperationType: "insert", Target: key, TargetID: g.ID}
 	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
 		if _, taken := s.ic.Groups.Get(tx, key); taken {
