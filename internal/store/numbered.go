@@ -41,8 +41,8 @@ func (a numEntry) compare(b numEntry) int {
 	return strings.Compare(a.pk, b.pk)
 }
 
-// chunkMax is the most entries a chunk holds: moving half a chunk (a split, an entry placed
-// or removed in the middle) copies at most 3 KB.
+// chunkMax is the most entries a chunk holds: an entry placed or removed out of order moves
+// at most the rest of its chunk (6 KB), and a split copies half of one.
 const chunkMax = 256
 
 // numList is a group's entries in (n, pk) order: chunks, each sorted and not empty, every

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/understudy-dev/understudy/server/validate"
 )
 
 // platform is a platform as the server uses it.
@@ -84,7 +86,7 @@ func callerFrom(ctx context.Context) caller {
 // and error messages show them masked.
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		h := c.Request().Header.Get(echo.HeaderAuthorization)
+		h := validate.Header(c.Request().Header, echo.HeaderAuthorization)
 		scheme, key, _ := strings.Cut(h, " ")
 		key = strings.TrimSpace(key)
 		if h == "" || (strings.EqualFold(scheme, "Bearer") && key == "") {
@@ -126,7 +128,7 @@ func maskKey(k string) string {
 func (s *Server) checkServiceVersion(next echo.HandlerFunc) echo.HandlerFunc {
 	supported := strings.Join(s.cfg.ServiceVersions, ", ")
 	return func(c echo.Context) error {
-		v := c.Request().Header.Get("Service-Version")
+		v := validate.Header(c.Request().Header, "Service-Version")
 		if v == "" {
 			return invalidRequest(http.StatusBadRequest, "parameter_missing", "The Service-Version header is required on every /v2 request. Supported versions: %s.", supported)
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/understudy-dev/understudy/server/validate"
 )
 
 // Caller is who sent a request.
@@ -59,7 +61,7 @@ func callerFrom(ctx context.Context) Caller {
 // to, else the default principal.
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		h := c.Request().Header.Get(echo.HeaderAuthorization)
+		h := validate.Header(c.Request().Header, echo.HeaderAuthorization)
 		if h == "" {
 			return errAuthenticationMissing()
 		}
