@@ -131,8 +131,7 @@ func (p *assignmentPage) VisitRoleAssignmentsListForScopeResponse(w http.Respons
 	buf := pageBufs.Get().(*[]byte)
 	wire := wires.Get().(*wireAssignment)
 	defer func() {
-		*wire = wireAssignment{}
-		wires.Put(wire)
+		releaseWire(wire)
 		if cap(*buf) <= 2*pageChunk {
 			pageBufs.Put(buf)
 		}

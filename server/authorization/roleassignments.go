@@ -308,9 +308,14 @@ func pooledWire(r store.RoleAssignment) *wireAssignment {
 // body is written by appendRoleAssignment when it can, else by encoding/json.
 func replyWire(a *wireAssignment, w http.ResponseWriter, status int, v any) error {
 	err := httperr.WriteAppended(w, status, v, func(b []byte) ([]byte, bool) { return appendRoleAssignment(b, &a.RoleAssignment) })
+	releaseWire(a)
+	return err
+}
+
+// releaseWire returns a to the pool, holding nothing of the assignment it was.
+func releaseWire(a *wireAssignment) {
 	*a = wireAssignment{}
 	wires.Put(a)
-	return err
 }
 
 // optionalIn is optional for a string that already lives where the pointer may point.

@@ -493,24 +493,25 @@ func newQuickParam(p *openapi3.Parameter) *quickParam {
 
 // accepts reports whether kin would accept the parameter; false leaves it to kin.
 func (q *quickParam) accepts(pathParams map[string]string, input *openapi3filter.RequestValidationInput) bool {
-	var values []string
-	var present bool
-	switch q.in {
-	case openapi3.ParameterInPath:
-		v := pathParams[q.name]
-		return v != "" && q.str != nil && q.str.accepts(v)
-	case openapi3.ParameterInQuery:
-		values, present = input.GetQueryParams()[q.name]
-	default: // header
-		values, present = input.Request.Header[q.name]
+	var v string
+	if q.in == openapi3.ParameterInPath {
+		v = pathParams[q.name]
+	} else {
+		var values []string
+		var present bool
+		if q.in == openapi3.ParameterInQuery {
+			values, present = input.GetQueryParams()[q.name]
+		} else { // header
+			values, present = input.Request.Header[q.name]
+		}
+		if !present {
+			return q.skipAbsent
+		}
+		if len(values) != 1 {
+			return false
+		}
+		v = values[0]
 	}
-	if !present {
-		return q.skipAbsent
-	}
-	if len(values) != 1 {
-		return false
-	}
-	v := values[0]
 	return v != "" && q.str != nil && q.str.accepts(v)
 }
 
