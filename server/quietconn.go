@@ -15,16 +15,20 @@ import "net"
 // only if something arrives (a client closing, or a pipelined request), and the deadline
 // ends the wait as it ended the read. Every other read is the connection's own.
 
-// Listener wraps ln so that its TCP connections are quiet (see above). The http.Server must
-// also have ConnContext, which tells the connection when its request yields.
-func (s *Server) Listener(ln net.Listener) net.Listener { return quietListener{ln} }
+// Listener wraps ln so that its TCP connections are quiet (see above) and answer net/http's
+// own errors in the APIs' envelopes (see servedConn). The http.Server must also have
+// ConnContext, which tells the connection when its request yields.
+func (s *Server) Listener(ln net.Listener) net.Listener { return servedListener{ln, s} }
 
-type quietListener struct{ net.Listener }
+type servedListener struct {
+	net.Listener
+	s *Server
+}
 
-func (l quietListener) Accept() (net.Conn, error) {
+func (l servedListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return c, err
 	}
-	return quiet(c), nil
+	return l.s.served(quiet(c)), nil
 }

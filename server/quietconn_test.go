@@ -29,12 +29,12 @@ func quietPair(t testing.TB) (*quietConn, net.Conn) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := quietListener{ln}.Accept()
+	c, err := servedListener{ln, nil}.Accept()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close(); client.Close() })
-	qc, ok := c.(*quietConn)
+	qc, ok := c.(*servedConn).Conn.(*quietConn)
 	if !ok {
 		t.Fatalf("accepted a %T, want a quiet connection", c)
 	}
@@ -153,7 +153,7 @@ func TestQuietConnectionsUnderLoad(t *testing.T) {
 	var mu sync.Mutex
 	var conns []*quietConn
 	hs.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
-		if qc, ok := c.(*quietConn); ok {
+		if qc, ok := c.(*servedConn).Conn.(*quietConn); ok {
 			mu.Lock()
 			conns = append(conns, qc)
 			mu.Unlock()

@@ -36,6 +36,9 @@ type connActivity struct {
 // Handler should have it as its ConnContext, or responses are never held back to go out
 // together.
 func (s *Server) ConnContext(ctx context.Context, c net.Conn) context.Context {
+	if sc, ok := c.(*servedConn); ok {
+		c = sc.Conn // the quiet connection, if it is one
+	}
 	return context.WithValue(ctx, connKey{}, &connActivity{conn: c})
 }
 
