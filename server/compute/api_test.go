@@ -346,6 +346,15 @@ func TestDeleteAndLists(t *testing.T) {
 	if got := strings.Join(list(&gen.GlobalForwardingRulesListParams{Filter: ptr(`name = "fr-b"`)}), ","); got != "fr-b" {
 		t.Errorf("filtered: %s", got)
 	}
+	// A made-up token, and a token of one order passed with the other, are refused.
+	first, _ := c.GlobalForwardingRulesListWithResponse(apiCtx, apiProject, &gen.GlobalForwardingRulesListParams{MaxResults: &one})
+	for _, bad := range []gen.GlobalForwardingRulesListParams{
+		{PageToken: ptr("garbage")},
+		{PageToken: first.JSON200.NextPageToken, OrderBy: ptr("creationTimestamp desc")},
+	} {
+		r, _ := c.GlobalForwardingRulesListWithResponse(apiCtx, apiProject, &bad)
+		wantGoogleError(t, r.StatusCode(), r.Body, 400, "invalid")
+	}
 
 	del, _ := c.GlobalForwardingRulesDeleteWithResponse(apiCtx, apiProject, "fr-a", nil)
 	if del.StatusCode() != 200 || *del.JSON200.OperationType != "delete" || *del.JSON200.Status == "DONE" {

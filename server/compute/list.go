@@ -48,12 +48,23 @@ func parseListQuery(filter, pageToken, orderBy string, maxResults *int) (listQue
 	}
 	if pageToken != "" {
 		raw, err := base64.RawURLEncoding.DecodeString(pageToken)
-		if err != nil {
-			return q, invalidField("pageToken", fmt.Sprintf("Invalid value for field 'pageToken': '%s'.", pageToken))
+		after, ok := strings.CutPrefix(string(raw), q.tokenPrefix())
+		if err != nil || !ok {
+			return q, invalidField("pageToken", fmt.Sprintf("Invalid value for field 'pageToken': '%s'. Pass the nextPageToken of the previous page, with the same orderBy.", pageToken))
 		}
-		q.after = string(raw)
+		q.after = after
 	}
 	return q, nil
+}
+
+// tokenPrefix starts every page token's content: a version and the order the token
+// continues, so that a made-up token, or one from a list in the other order, is refused
+// rather than read as a position.
+func (q listQuery) tokenPrefix() string {
+	if q.newestFirst {
+		return "1c|"
+	}
+	return "1n|"
 }
 
 // listItem is what paging needs of a listed resource.
@@ -87,7 +98,7 @@ func page(items []listItem, q listQuery) (idx []int, next string) {
 	sort.Slice(order, func(a, b int) bool { return q.sortKey(items[order[a]]) < q.sortKey(items[order[b]]) })
 	if len(order) > q.maxResults {
 		last := items[order[q.maxResults-1]]
-		return order[:q.maxResults], base64.RawURLEncoding.EncodeToString([]byte(q.sortKey(last)))
+		return order[:q.maxResults], base64.RawURLEncoding.EncodeToString([]byte(q.tokenPrefix() + q.sortKey(last)))
 	}
 	return order, ""
 }

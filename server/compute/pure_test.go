@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -164,8 +165,15 @@ func TestListQueryAndPaging(t *testing.T) {
 			t.Errorf("filter %q orderBy %q max %d: %s, want %s", tt.filter, tt.orderBy, tt.max, got, tt.want)
 		}
 	}
+	// A token of a name-ordered list, to be refused by a list in the other order.
+	one := 1
+	q, _ := parseListQuery("", "", "", &one)
+	_, byName := page(items, q)
 	for _, bad := range []struct{ filter, pageToken, orderBy string }{
 		{"labels.env = prod", "", ""}, {"", "%%%", ""}, {"", "", "id"},
+		{"", "garbage", ""}, // decodes, but is no token of ours
+		{"", base64.RawURLEncoding.EncodeToString([]byte("a")), ""},
+		{"", byName, "creationTimestamp desc"},
 	} {
 		if _, err := parseListQuery(bad.filter, bad.pageToken, bad.orderBy, nil); err == nil {
 			t.Errorf("accepted %+v", bad)
