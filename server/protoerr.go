@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -101,27 +100,31 @@ func (c *servedConn) CloseWrite() error {
 }
 
 // canned recognises a response net/http wrote itself for a request no handler saw: one of
-// its plain-text errors, or a 417. It returns the status and the text after the status's
+// its plain-text errors, or its 417. It returns the status and the text after the status's
 // name ("missing required Host header"), if any.
 func canned(p []byte) (status int, detail string, ok bool) {
 	const proto = "HTTP/1.1 "
 	if len(p) < len(proto)+3 || string(p[:len(proto)]) != proto || p[len(proto)] < '4' {
 		return 0, "", false // the usual response: a 1xx, 2xx or 3xx
 	}
-	status, err := strconv.Atoi(string(p[len(proto) : len(proto)+3]))
-	if err != nil {
-		return 0, "", false
+	for _, d := range p[len(proto) : len(proto)+3] {
+		if d < '0' || d > '9' {
+			return 0, "", false
+		}
+		status = status*10 + int(d-'0')
 	}
 	line, _, found := bytes.Cut(p, []byte("\r\n"))
 	if !found {
 		return 0, "", false
 	}
+	rest := p[len(line):]
 	if status == http.StatusExpectationFailed {
-		// Written through net/http's response (no handler answers 417): the status line,
-		// Connection, Date and an empty body.
-		return status, "", true
+		// Written through a response of net/http's own, not in plain text; a handler's
+		// (an injected fault's) has its Content-Type before its Date.
+		const head, tail = "\r\nConnection: close\r\nDate: ", "\r\nContent-Length: 0\r\n\r\n"
+		return status, "", bytes.HasPrefix(rest, []byte(head)) && bytes.HasSuffix(rest, []byte(tail))
 	}
-	if !bytes.HasPrefix(p[len(line):], []byte(cannedHeaders)) {
+	if !bytes.HasPrefix(rest, []byte(cannedHeaders)) {
 		return 0, "", false
 	}
 	if _, after, found := bytes.Cut(line, []byte(": ")); found {

@@ -159,6 +159,7 @@ func TestProtocolErrorsInTheAPIsEnvelopes(t *testing.T) {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
 	var env struct {
 		Error struct {
 			Code float64 `json:"code"`
@@ -166,6 +167,17 @@ func TestProtocolErrorsInTheAPIsEnvelopes(t *testing.T) {
 	}
 	if resp.StatusCode != 400 || json.Unmarshal(body, &env) != nil || env.Error.Code != 400 {
 		t.Errorf("second request on the connection: %d %s, want compute's 400", resp.StatusCode, body)
+	}
+
+	// A 417 that a fault rule injects is the rule's, not replaced.
+	rule := `{"status":417,"message":"injected 417","path":"/compute/v1/projects/p417"}`
+	resp, body = roundTrip(t, addr, fmt.Sprintf("POST /_understudy/faults HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(rule), rule))
+	if resp.StatusCode != 201 {
+		t.Fatalf("fault rule: %d %s", resp.StatusCode, body)
+	}
+	resp, body = roundTrip(t, addr, "GET /compute/v1/projects/p417/global/forwardingRules HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\n\r\n")
+	if resp.StatusCode != 417 || !strings.Contains(string(body), "injected 417") {
+		t.Errorf("injected 417: %d %s", resp.StatusCode, body)
 	}
 
 	// And the server still serves.
@@ -188,6 +200,10 @@ func TestCanned(t *testing.T) {
 		{"HTTP/1.1 431 Request Header Fields Too Large" + cannedHeaders + "431 Request Header Fields Too Large", 431, "", true},
 		{"HTTP/1.1 501 Not Implemented" + cannedHeaders + "Unsupported transfer encoding", 501, "", true},
 		{"HTTP/1.1 417 Expectation Failed\r\nConnection: close\r\nDate: x\r\nContent-Length: 0\r\n\r\n", 417, "", true},
+		// A 417 a fault rule injected, through a handler.
+		{"HTTP/1.1 417 Expectation Failed\r\nContent-Type: application/json\r\nDate: x\r\nContent-Length: 2\r\n\r\n{}", 417, "", false},
+		{"HTTP/1.1 417 Expectation Failed\r\nConnection: close\r\nContent-Type: application/json\r\nDate: x\r\n\r\n{}", 417, "", false},
+		{"HTTP/1.1 4x7 Odd\r\n", 0, "", false},
 		// Answers written through handlers: never replaced.
 		{"HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\nok", 0, "", false},
 		{"HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nDate: x\r\n\r\n{}", 0, "", false},
