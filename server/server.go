@@ -231,7 +231,9 @@ func (s *Server) open(dir string) error {
 			if err != nil {
 				return fmt.Errorf("data dir %s: clock offset %q: %w", dir, c.Value, err)
 			}
-			s.clock.Advance(time.Duration(offset))
+			if _, err := s.clock.Advance(time.Duration(offset)); err != nil {
+				return fmt.Errorf("data dir %s: clock offset %q: %w", dir, c.Value, err)
+			}
 		}
 		for _, restore := range s.restores {
 			if err := restore(tx); err != nil {

@@ -349,7 +349,10 @@ type ClientInterface interface {
 
 	// AdvanceClockWithBody Move the server's clock forward
 	//
-	// Adds `seconds` (fractions allowed) to the server's clock; it never goes back.
+	// Adds `seconds` (fractions allowed) to the server's clock; it never goes back, not even
+	// on reset. The clock can be at most 9223372036 seconds (about 292 years) ahead of real
+	// time and show no time past 9999-12-31T23:59:59Z: an advance that would go beyond
+	// either is refused with 400 `InvalidRequest` and leaves the clock unchanged.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -358,7 +361,10 @@ type ClientInterface interface {
 
 	// AdvanceClock Move the server's clock forward
 	//
-	// Adds `seconds` (fractions allowed) to the server's clock; it never goes back.
+	// Adds `seconds` (fractions allowed) to the server's clock; it never goes back, not even
+	// on reset. The clock can be at most 9223372036 seconds (about 292 years) ahead of real
+	// time and show no time past 9999-12-31T23:59:59Z: an advance that would go beyond
+	// either is refused with 400 `InvalidRequest` and leaves the clock unchanged.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -450,7 +456,8 @@ type ClientInterface interface {
 	//
 	// Drops everything created since start (or since the last reset) and loads the seed
 	// again, atomically: a request running at the same time sees either the old state or the
-	// new one.
+	// new one. The server's clock is not reset: it never goes back, so what was advanced
+	// stays advanced. Fault rules are kept too.
 	//
 	// Corresponds with POST /_understudy/reset (the `Reset` operationId).
 	Reset(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -476,7 +483,10 @@ func (c *Client) GetClock(ctx context.Context, reqEditors ...RequestEditorFn) (*
 
 // AdvanceClockWithBody Move the server's clock forward
 //
-// Adds `seconds` (fractions allowed) to the server's clock; it never goes back.
+// Adds `seconds` (fractions allowed) to the server's clock; it never goes back, not even
+// on reset. The clock can be at most 9223372036 seconds (about 292 years) ahead of real
+// time and show no time past 9999-12-31T23:59:59Z: an advance that would go beyond
+// either is refused with 400 `InvalidRequest` and leaves the clock unchanged.
 //
 // Takes any type of body and a specified content type.
 //
@@ -495,7 +505,10 @@ func (c *Client) AdvanceClockWithBody(ctx context.Context, contentType string, b
 
 // AdvanceClock Move the server's clock forward
 //
-// Adds `seconds` (fractions allowed) to the server's clock; it never goes back.
+// Adds `seconds` (fractions allowed) to the server's clock; it never goes back, not even
+// on reset. The clock can be at most 9223372036 seconds (about 292 years) ahead of real
+// time and show no time past 9999-12-31T23:59:59Z: an advance that would go beyond
+// either is refused with 400 `InvalidRequest` and leaves the clock unchanged.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -687,7 +700,8 @@ func (c *Client) ListRequests(ctx context.Context, params *ListRequestsParams, r
 //
 // Drops everything created since start (or since the last reset) and loads the seed
 // again, atomically: a request running at the same time sees either the old state or the
-// new one.
+// new one. The server's clock is not reset: it never goes back, so what was advanced
+// stays advanced. Fault rules are kept too.
 //
 // Corresponds with POST /_understudy/reset (the `Reset` operationId).
 func (c *Client) Reset(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1151,7 +1165,10 @@ type ClientWithResponsesInterface interface {
 
 	// AdvanceClockWithBodyWithResponse Move the server's clock forward
 	//
-	// Adds `seconds` (fractions allowed) to the server's clock; it never goes back.
+	// Adds `seconds` (fractions allowed) to the server's clock; it never goes back, not even
+	// on reset. The clock can be at most 9223372036 seconds (about 292 years) ahead of real
+	// time and show no time past 9999-12-31T23:59:59Z: an advance that would go beyond
+	// either is refused with 400 `InvalidRequest` and leaves the clock unchanged.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1160,7 +1177,10 @@ type ClientWithResponsesInterface interface {
 
 	// AdvanceClockWithResponse Move the server's clock forward
 	//
-	// Adds `seconds` (fractions allowed) to the server's clock; it never goes back.
+	// Adds `seconds` (fractions allowed) to the server's clock; it never goes back, not even
+	// on reset. The clock can be at most 9223372036 seconds (about 292 years) ahead of real
+	// time and show no time past 9999-12-31T23:59:59Z: an advance that would go beyond
+	// either is refused with 400 `InvalidRequest` and leaves the clock unchanged.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1266,7 +1286,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Drops everything created since start (or since the last reset) and loads the seed
 	// again, atomically: a request running at the same time sees either the old state or the
-	// new one.
+	// new one. The server's clock is not reset: it never goes back, so what was advanced
+	// stays advanced. Fault rules are kept too.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1792,7 +1813,10 @@ func (c *ClientWithResponses) GetClockWithResponse(ctx context.Context, reqEdito
 
 // AdvanceClockWithBodyWithResponse Move the server's clock forward
 //
-// Adds `seconds` (fractions allowed) to the server's clock; it never goes back.
+// Adds `seconds` (fractions allowed) to the server's clock; it never goes back, not even
+// on reset. The clock can be at most 9223372036 seconds (about 292 years) ahead of real
+// time and show no time past 9999-12-31T23:59:59Z: an advance that would go beyond
+// either is refused with 400 `InvalidRequest` and leaves the clock unchanged.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -1807,7 +1831,10 @@ func (c *ClientWithResponses) AdvanceClockWithBodyWithResponse(ctx context.Conte
 
 // AdvanceClockWithResponse Move the server's clock forward
 //
-// Adds `seconds` (fractions allowed) to the server's clock; it never goes back.
+// Adds `seconds` (fractions allowed) to the server's clock; it never goes back, not even
+// on reset. The clock can be at most 9223372036 seconds (about 292 years) ahead of real
+// time and show no time past 9999-12-31T23:59:59Z: an advance that would go beyond
+// either is refused with 400 `InvalidRequest` and leaves the clock unchanged.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -1973,7 +2000,8 @@ func (c *ClientWithResponses) ListRequestsWithResponse(ctx context.Context, para
 //
 // Drops everything created since start (or since the last reset) and loads the seed
 // again, atomically: a request running at the same time sees either the old state or the
-// new one.
+// new one. The server's clock is not reset: it never goes back, so what was advanced
+// stays advanced. Fault rules are kept too.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -3329,62 +3357,65 @@ func (sh *strictHandler) Reset(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"zFp7bxs5kv8qRO8BkYC21JKdXKJg/tDNJRMfJruGY2D2dhVEVLMkcdxN9pJsK9pA3/1QJPshiXqNPcAN",
-	"Bojc3SwW612/4o8olXkhBQijo9GPSIEupNBg//iglFT4I5XCgDD4kxZFxlNquBT937UU+Ay+07zIwP5s",
-	"ljCIRtFfpfkoS8GiOMpBa7rAh0ISynIuCAhWSC4MoYb0v5WCgdKmZOu+kAVEm00c6XQJOUWC/6FgHo2i",
-	"v/Qbhvvure5bRu8969EGFzLQqeIF8hmNorFYkznlWamg16JrTzm+u8V/thf8TQCRc2KWQCAvM2qAkfHd",
-	"re5FcQSizKPRPyNamqVU/N9WGFEc0TSVJcoxtkItDURf48isCzyzNoqLRbSJo58zmT7u7/iwBKJBPYF6",
-	"pUmK3+BehZIFKMOdQoRcnVpYKgXCEMNzwPVzqXJqolHEqIErfBoFWJLzuQbzBVIpmN7f4ZNckTlVhC6B",
-	"MhSLAprZLQg3hOvtjWQ5y1q7iDKfgbJCV/CvkitgKDw8yu7GjbTk7HdITS2tMXuiIrUGRhnjyBbN7lqi",
-	"mdNMQ3yAbSNJLp/AKvOAYPWho3vWkAZljHSoIbnUhlCyBqq64ZPn9DvP0UauB2+Gw5skiaOcC/coOSUY",
-	"fUQY23a+x2zjQK80kStBrDcSEE+QyQLIXCorBOd847vbfUHU/rtvY/bV/grn6LsLxiSn6ZILuFJAGZ1l",
-	"QPDDXsj66sCwS+S3JTVkhea8UlIsAot3ZGd5aQjui3Dne3fakKQ/0jIzoWPN8QVRZQaEC5RoCvsyoQUP",
-	"hZRsTcySa5R8TFZLEESDCYokLNRaC4dlyVl4GTL8ShPOgqswvol0/TngAGPGgBH/QWsxFwYWaL5H9Nfw",
-	"6z85oH6zlOyYvNwXJ0SG8reR+PYorfqzE+QKapYH6OArTbShynCxICtulpb2KYpKzuiMZ9ysw6JKlxjk",
-	"iEGrpySnJl0Srp3FQVtxVeRAY84pF7hBMGjnVKxJLhUQtHrQRmPAtikcMKa9J3Sm0b8wMghJMp5zE1ay",
-	"AqPW47kB9eVwrMRMrsk9fnplvw1JpEVUG2pKfSCl2XeECr0CBYx0Esult0QiRbbuhqjuuDjH0sPvc9DR",
-	"f+XahLlo3F3vu7l9GWD/VtgwKxUDG3DXhCpwCnV65AZyfaqocSFoU/NMlaLrvfN5Hg4e7b7MLs2bYxfe",
-	"rB3m9BG0Yx1tvTYjLKaIVERnckWYXImDQfDYEbH0OjPakc74/rP9FZOnof8hFflFykWG9k21FF2MySj6",
-	"8d3tK10nvp7Lyb+CWKBTD4ZvgyG3FKGIXxQYOqQlK+C78SHJetauWGL8ShAFdb2BkrTbV/l/EPKDI/H3",
-	"N8r9lpkUCzKDObqz8wrcuiNV9XAh8YGNbBiSvAMl3V67JHmT4H/BguQPhXTSYeCcZBLdCjQ9YGS2Jk0t",
-	"0ptE3V0NJMObP5QJPj083Pl0sEvyzQvkBNJBnekC0letp7ese5YF/YGUsUN3mNy8faHM0TLLVhJptDXY",
-	"NovB0RL1RcJ/vdfbNzenLfCM1IA1ufUD0rlJkqvX7951bUjYTxRb279+9+745ptALP0ENAtp9x4o4wK0",
-	"JgoKqUygtThwkHG2omtNpvJx6sRk6j7OH2ur2ZSPwWayLLAN+3KqfdHc2Ue9gzVFl4xOdm5x9ARKc9fr",
-	"72uj8XQyK3nGiP/6dLl+JC3fO9MNJ+b/kaUSNCMgjOKhxFzF4/2lf4UVesScK23OzsSemXtIpWInM3K9",
-	"+ZFzeVJB2KH2WmcSv7vDntlkPLjk50KB1TUjPFyPstKFt88HOn6bbzD5SPkYIzc5zzLu29MzDedQREc2",
-	"d2L5ZcEbCeyW8jbfeuEpoFhsESnggvIeqeIbl0FlaSzNf5Wg1kEqfrdDDFZg2ivdKJWRjreBq1uG0erv",
-	"V83f3eAuF1TJ4TLbwj6B7npHZlQpjvbSMXtQVPdcLGnHF/xHaKq1MXjh1+fassSwz2gw96CDHflvLucp",
-	"/IYw199eFoDt0mk71tongXB7bvjCD7mYywo6pallXFBUQwulifZwyj0EB5crmdVIqY5dvCXTLbx0OkKL",
-	"d5kodsKwhYbxJgITMaPpI6bMlQVVqCYagAGLt0zAB5u43ffEZN8eCBUMfVfxVPfIA7Y4AoBhD0lLrIGN",
-	"x4jfN/1PhT4Z20BQwSbCHV27aKVK0cJbpeoRC3dpUmog0x8Th9ZMotGPie0YJlE8qQrVSbTZTHsTgQbJ",
-	"TbYt5gbvilqpLBr4ICNsII2ue0nv2huntZYtAacVaLuAA52ihUNbGVaVQhMpRiTj4pHA94KrddwqNQsl",
-	"F8qry6DApHBC4QzyQrriZcUFkytNaJaRucyw2eKmR25tTecUVyGxRVZqj+5ZsBR7FAZOJluhFI/gMOh4",
-	"G+4fJsllYL+Fo6NhMnxzNRhcDQcPg2SUvB4lSS9Jkn/swbuj6yQ5G9J3HAag/IcGxbXv5hVSF6JWn8+N",
-	"CBz0X+Y5Vesg5I72QxcavXuMRhN9xRX7ltCnDSJdyFCNMmZMk6nPllPSmSua4iurS7kC1q2aym0O3mPK",
-	"FYAWtJCgCbptb0+FfvtGjdZ9/0uy9WUarHHvN5eqpoLkN9tR0agSNn+GXQ2O2NW7F7UrQm3r0nKl51va",
-	"5woP2Amjc6lWVLEzzK6NNWVgINSK5PIJNEHbWbcC+L71pBlQ9dER3NPVTaBoli4T2DCewdw8XyCO2T1e",
-	"A4KID4fcVpKqwfi4qpsPo2/bwsi4NodkcaHdVjr6py/O6zFgBXFF6M0gmJOIQ+vdqqvB1oT0AJKyH8oz",
-	"OaPZR2dFXCzuLVDJhQZloi14eBjs4QdNdfk6ud58PduNGtj0gCt5yPS5dvKxUXHQNsLB976CKT2GadJl",
-	"jcaRDsfyo+BxG+GJfSdiCxssAUihYM6/Y2vB0yXa6USgHS34E4iuwz8tjIPU6iqceWBSASoNey/heHCA",
-	"5P5MLp4IWThcNls7gi385D2RyqN5U7fHlCSxhTTIinJDpjVyOLW7LySRokfGE2GP2iD9DXw5tUDnNIDp",
-	"dix4aSe6HsJk3ZoBWZqJ8GuxBjU8Iy4SsfeewxZMNSUzwGJlQLAP8xpAmWnHvJWJnBsQvYlotCW3bgFY",
-	"v3WpsJqBkPs6Dj1CYQhNlbTYiwYTKnVSBdSAQ9KfkSbP82aPIA8vdtJTbnmRU1rA/6ysPPgzhPD/LaRd",
-	"JLtjwSxu3B27zOcGtjFjhB7PfOESoP+Ds805dYAUjvH35Ca5qRESBejeAl96FJoaPxbe1oMjX7lOQRXN",
-	"wYBy6e3EgLm2mpYlcPzSd/6+E7azuW0rbaurBYy/2R8XbL6eU7pUrOGhFxYMeqHK5ULdLWv8OFjNjB3g",
-	"S4ZJQuQOVGujMWV2CGUf+arJ39/Y6+08VP3cYqZyokhih7GDMw+GvdftXprBU3S2q3kGD/jazqlfQmEe",
-	"GDlDTR7SOKinOyWxTgBstTGZwvdCajtXHbWC2rcqpX4z0tCMdGbrnYLDJmsn4W48EftLv1WY2DffopHO",
-	"kmsjF4rmxJGzNGqKXQcetChpIxWwbw6U0paJRy5YN26ggl+wsBeo2Ve6hnPCiMFnL5mTZoVy6RcZ5dsG",
-	"Ff2FPPzv3YcjUrLpE8usg5/8oAX/aVKloEkU11z+NDmaNyZR7IT90wQ5nkQbcm2P2RjsbnQJ2mYlomfb",
-	"ZMuO8lqwp4xze6oRDv4f8sLYim8f1DvQB1bVV3RuOPXk0EMhL8wLeOhHqRZg2tOOy/rAiiN7MzEFYZqa",
-	"1le+47tbTTpCmt0asxsT0RoJxcRf8JuIFjevNNH830A6gyRJ0Pv8abs98gkokmqVqsqOdoDFREti5CMI",
-	"1xg8wlpPhPuGFgVQ9d6Pham9n+NWtQcPXPnRQ8AjsWttae5oerYT6G2JuEtovSot222avOzg+vOCub3C",
-	"sYnP2/O8QXuIpfbpD9QIoaH8Kcbq20X1RN5H5UN81DOLLRZCg+VBEhwt72V+f6G0uVXip5qtUX2SHJSL",
-	"vbEVZmewfc8jcPEkUEJdWCQ0ISmAebQHjElvOGjGgdHd3748nFn5azC/0hlkuhocjaK+36P/NOgXStr8",
-	"1s/XV/731WB43XfE+vNtav25ulrBrN8m2hri4e9vT8Obtfn7lw9ffvk5z+iHd/NmVDW6GQyrcdou7o3/",
-	"9wbD639EF8Ao7TH3oZyzf8lIbA2xn18fbYXMsxKRdqE4jL78t5KFhyGN5dx14czfQrBXD+y9peZWQkbt",
-	"zFaDsXUMySRl2hfBwCaCLigXGJxlzlOaZeuRnfn5WW8psCHE0G1X0NxPYzSAJsCx63GQYOaKLiBuFIXh",
-	"eGVHxIEI6w75YlW0I3eBYTQzz0OFsj3JilbwxwsYggbTNBfNfAIwMdntQsaBNGzNHso9lGQypVn7koj7",
-	"GHsKlUWjaGlMMer3B8P/7CW9pDcYvU3eJhGGJr/TLsmf/UjUlr8z1xFtzQ2b6Oh43Hzd/F8AAAD//w==",
+	"zFr/bxs3sv9XBnsPiAWspZXs5GIF/UGvL2n90NwZjoHe6ymIKXEksd4l90iuFV3g//1hSO4XSZQtNy5w",
+	"RYHIu8vhcL7PZ/gtmauiVBKlNcn4W6LRlEoadH+811pp+jFX0qK09JOVZS7mzAolB78bJekZfmVFmaP7",
+	"2S7hmIyTvyn7QVWSJ2lSoDFsSQ+lAsYLIQElL5WQFpiFwZdKctTGVnwzkKrE5OEhTcx8hQUjgv+lcZGM",
+	"k78MWoYH/q0ZOEavA+vJAy3kaOZalMRnMk4mcgMLJvJKY79D151ycnVJ/2wv+LtEUAuwKwQsqpxZ5DC5",
+	"ujT9JE1QVkUy/mfCKrtSWvzbCSNJEzafq4rkmDqhVhaTz2liNyWd2Vgt5DJ5SJMfczW/29/xZoVgUN+j",
+	"fmVgTt/QXqVWJWorvEKkWj+1sNIapQUrCqT1C6ULZpNxwpnFU3qaRFhSi4VB+wnnSnKzv8PPag0LpoGt",
+	"kHESi0aWuy1AWBBmeyNVzfLOLrIqZqid0DX+qxIaOQmPjrK7cSstNfsd57aR1oTfMzl3BsY4F8QWy686",
+	"olmw3GB6gG2roFD36JR5QLDm0NEDa0SDcQ4nzEKhjAUGG2S6Fz95wb6KgmzkbPhmNDrPsjQphPSPsqcE",
+	"Yx4Rxrad7zHbOtArA2otwXkjoLzHXJUIC6WdELzzTa4u9wXR+O++jblX+yu8o+8umEDB5ish8VQj42yW",
+	"I9CH/Zj1NYFhl8ivK2ZhTea81kouI4t3ZOd4aQnui3Dne3/amKQ/sCq3sWMt6AXoKkcQkiQ6x32ZsFLE",
+	"Qkq+AbsShiSfwnqFEgzaqEjiQm20cFiWgseXEcOvDAgeXUXxTc43HyMOMOEcOYQPOouFtLgk831Efy2/",
+	"4ZMD6rcrxR+Tl//iCZGR/F0kvnyUVvPZE+RKZlcH6NArA8YybYVcwlrYlaP9FEWtZmwmcmE3cVHNVxTk",
+	"wJLVMyiYna9AGG9x2FVcHTnImAsmJG0QDdoFkxsolEYgq0djDQVsl8KRYto7YDND/kWRQSrIRSFsXMka",
+	"rd5MFhb1p8OxkjK5gWv69NR9G5NIh6ixzFbmQEpz74BJs0aNHE4yx2WwRFAy3/RiVHdcXFDpEfY56Oi/",
+	"CGPjXLTubvbd3L2MsH8pXZhVmqMLuBtgGr1CvR6FxcI8VdT4EPTQ8My0Zpu98wUeDh7tusqfmzcnPrw5",
+	"OyzYHRrPOtl6Y0ZUTIHSYHK1Bq7W8mAQfOyIVHodGe3gZHL90f1K4X4UfigNPym1zMm+mVGyRzGZRD+5",
+	"unxlmsTX9zn5F5RLcurh6G005FYyFvHLkkKHcmQlfrUhJDnP2hVLSl9J0NjUGyRJt32d/4cxP3gk/v7K",
+	"RNgyV3IJM1yQO3uvoK1PlK4fLhU9cJGNQlJwoKzX75YkbzL6L1qQ/KGQDiccvZNMk0tJpoccZhtoa5H+",
+	"NOntaiAbnf+hTPDzzc1VSAe7JN+8QE6AE9KZKXH+qvP0kveOsqA/kDJ26I6y87cvlDk6ZtlJIq22httm",
+	"MXy0RH2R8N/s9fbN+dMWeERqoJrc+QGcnGfZ6euLi54LCfuJYmv71xcXj2/+EImlPyPLY9q9RsaFRGNA",
+	"Y6m0jbQWBw4yyddsY+BW3d16MdmmjwvH2mo21V20maxKasM+PdW+GOHto9nBmaJPRk92bmlyj9oI3+vv",
+	"a6P1dJhVIucQvn66XH8kLV97040n5v9VlZYsB5RWi1hiruPx/tK/4Zo8YiG0sUdn4sDMNc6V5k9m5Gbz",
+	"R84VSEVhh8ZrvUn87g97ZJNx45OfDwVO1xxEvB7llQ9vHw90/C7fUPJR6i4lbgqR5yK0p0cazqGITmzu",
+	"xPLnBW8isFvKu3wbhKeRUbEFSuIzynuiSm98BlWVdTT/VaHeRKmE3Q4xWINpr0yrVA4nwQZOLzlFq3+c",
+	"tn/3ors8o0qOl9kO9ol01zsyY1oLspcTuwdF9Y7FknZ8IXxEptoYQxB+c64tS4z7jEF7jSbakf/qc56m",
+	"b4D7/vZ5Adgtve3GWvckEm6PDV/0oZALVUOnbO4Yl4zU0EFpkj2ccg/BoeVa5Q1SalIfb+F2Cy+9HZPF",
+	"+0yUemG4QsMGE8GpnLH5HaXMtQNVmAGDyJGnWyYQgk3a7XtS2LcHYJKT72oxN324oRZHInLqIVlFNbAN",
+	"GPG7tv+p0SfrGggm+VT6oxsfrXQlO3ir0n1wcJeByiDcfpt6tGaajL9NXccwTdJpXahOk4eH2/5UkkEK",
+	"m2+LucW7kk4qS4YhyEgXSJOzftY/C8bprGVLwPMatF3igU7RwaGdDKsraUDJMeRC3gF+LYXepJ1Ss9Rq",
+	"qYO6LAlMSS8UwbEolS9e1kJytTbA8hwWKqdmS9g+XLqaziuuRmLLvDIB3XNgKfUoHL1MtkIpHcFj0Ok2",
+	"3D/KsueB/Q6OTkbZ6M3pcHg6Gt4Ms3H2epxl/SzLftuDd8dnWXY0pO85jED5Ny2K694taqQuRq05nx8R",
+	"eOi/KgqmN1HIneyHLQ1594SMJvlMK/YtYcBaRLpUsRplwrmB25Atb+FkodmcXjldqjXyXt1UbnPwjlKu",
+	"RLKgpUID5LYpSGUB71FOpZLevZ3XBWecMwkzhBqbvhiNzs7+OsrO3kDYH07YjLLZ6GLkcGvT28byp9KZ",
+	"EDm1Wak1ubG3KUbkLi4uToej07Phzehs/Ppi/PritzEwWRua9961qnIOSwUz3CgyYxR2hZrsVOOiMsh9",
+	"13OeZXB7Ke9ZLnhIfLdu4xzZPZoWpIdKUluzRB6z4bB3a8eO0n8rvnmeCTfA/5vn2mY9k3jYTgtWV/jw",
+	"ZzjW8BHHunhRxwLmerdOLPl+V/tYAyI7eWSh9JppfoTfdcG2HC3GerFCkQmR82w6Gay/Zz3zHJn+4Anu",
+	"6eo80jUonwpdHstxYb9fIJ7ZPV4jgkgP55xOlm6mEWndOByGH7eFkQtjD8nimXZb6+ifoTtp5qA1xpdQ",
+	"OEPJvUT8uMKvOh1ujYgPQEn7uSxXM5Z/8FYk5PLaIbVCGtQ22cLHR1EQY9iW16+zs4fPR7tRixsfcKWA",
+	"GX+vnXxoVRy1jXj2ua5x2gDi2vmqgSPhRFD9VYq0C3GloRVzsZhqICg1LsRX6q3EfEV2OpVkR0txj7Ln",
+	"AWAX0Yla04bwgMxqJKVR8yk9Dx6R3R9KplOpSg9M5xtPsAMgvQOlA5x56/e4hSx1mA6smbBw20CnPoss",
+	"FSjZh8lUuqO2o44Wv711SO9tBNQ+ceitG2kHDJf3GgZUZacyrKUi3IocfCTi7wKHHZzuFmZI1doQqBEN",
+	"GiCZGc+8k4laWJT9qWy1pbauQTi/9bVAPQSC6yYO3WFpgc21cuATlQSRPDnXyCz6UcJ3pMnjvDlA6KNn",
+	"O+lTbvksp3QTj6Oy8vDPEMJ/Wkh7luweC2Zp6+7UZn9vYJtwDuzxzBcvAQbfBH84pg5Q0jP+Ds6z8wYi",
+	"0kjuLellgOGZDXPxbT148rXrlEyzAi1qn96emLA3VtOxBEFfBugjQAFuOLltpV11dSYDb/bnJQ+fjyld",
+	"atbo0EuHhr1Q5fJM3a0aAD1azUw84g2jLAO1g1W7aMy4m8K5R6FqChdY9prbgNV/bzFTO1GiqMPYAdqH",
+	"o/7rLpjA8T452tUCgwd8befUL6GwgAwdoaaA6RzU05VWVCdgZcBSMsWvpTJusDzuBLUvdUr9YpVlOZzM",
+	"NjsFh+81nYR76VTuL/1Sg4Jfmh52JYxVS80K8OQcjYZiz6MnHUrGKo38i0fljGPiTkjeS1us5Ccq7F3z",
+	"+8o0eFYcMvkYJPOkWZFcBmXOxLZBJX+Bm/+7ev+IlFz6pDLr4CffWCl+mNYpaJqkDZc/TB/NG9Mk9cL+",
+	"YUocT5MHOHPHbA12N7pEbbMW0XfbZMeOikawTxnn9lgnHvzfF6UVaGKo5oE+sK6+kmPDaSBHHopFaV/A",
+	"Qz8ovUTbHfc8rw+sOXJwzhylbWvaUPlOri4NnEhld2vMXgqyMxNLaxRpKjvcvDJgxL8RToZZlpH3hdP2",
+	"+vAzMiLVKVW1m20hT8EosOoOpW8M7nBjptJ/w8oSmX4X5uLMXVDyq7qTF6HD7CXikdS1djT3aHp2I/ht",
+	"ifhbeP06Lbtt2rzs5xXHBXN3h+UhPW7P424axFjqnv5AjRC7lfAUY831quZKQojKh/hohjZbLMQm68Ms",
+	"Olvfy/wBtWyv1YSxbueuQpYdlIu7shZnZ7h90SVy8yZSQj2zSGhDUgTz6E5Ys/5o2M5Dk6u/f7o5svI3",
+	"aH9hM8xNPTkbJ4Owx+B+OCi1cvltUGxOw+/T4ehs4IkNFtvUBgt9usbZoEu0M8Wk31/uR+cb+49P7z/9",
+	"9GORs/cXi3ZWNz4fjup54i7wT//3h6Oz35JnwCjdOf+hnLN/y0puTfG/vz7aCplHJSLjQ3EcffkfrcoA",
+	"Q1rHue/CebiG4e5euItb7bWMnLmhtUHb82i4YtyEIhj5VLIlE5KCsyrEnOX5ZuyGnmHYXUlqCCl0uxWs",
+	"COMog2ggAPEOEsx90YXgZ3EUjtduRg77sxDfJgWuxtGxhOmMEwNUzKfSWLZp/+5DB8JqgQurVCyse8m+",
+	"WOnuyT3DGttJ86Hq3ImPDuwxlxewPoO27WjaqRBSNnTbxSySaDh1xRIeg1zNWd69muM/pkZG58k4WVlb",
+	"jgeD4eiv/ayf9Yfjt9nbLKF4GHbaJfljGES7mnvm27CtaW0bkj2PD58f/j8AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

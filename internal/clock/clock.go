@@ -4,14 +4,31 @@
 package clock
 
 import (
+	"errors"
+	"math"
 	"sync/atomic"
 	"time"
+)
+
+// Latest is the latest time the clock may show: the last instant of year 9999, the last
+// one RFC 3339 (and so every API's JSON) can write.
+var Latest = time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)
+
+// MaxOffset is the furthest the clock can be ahead of its base: the offset is an int64 of
+// nanoseconds (about 292 years).
+const MaxOffset = time.Duration(math.MaxInt64)
+
+var (
+	// ErrOffsetLimit: the advance would put the clock more than MaxOffset ahead of its base.
+	ErrOffsetLimit = errors.New("clock: the offset would exceed its limit")
+	// ErrTimeLimit: the advance would put the clock past Latest.
+	ErrTimeLimit = errors.New("clock: the time would be past the latest it can show")
 )
 
 // Clock is safe for concurrent use.
 type Clock struct {
 	base   func() time.Time
-	offset atomic.Int64 // nanoseconds
+	offset atomic.Int64 // nanoseconds, never negative, only grows
 }
 
 // New returns a clock over base (time.Now when nil).
@@ -25,12 +42,29 @@ func New(base func() time.Time) *Clock {
 // Now is the base time plus the offset.
 func (c *Clock) Now() time.Time { return c.base().Add(time.Duration(c.offset.Load())) }
 
-// Advance moves the clock forward by d (a negative d is ignored) and returns the new time.
-func (c *Clock) Advance(d time.Duration) time.Time {
-	if d > 0 {
-		c.offset.Add(int64(d))
+// Advance moves the clock forward by d (a negative or zero d leaves it where it is) and
+// returns the new time. An advance that would take the offset past MaxOffset (where it
+// would wrap around and run the clock backwards) or the time past Latest is refused with
+// ErrOffsetLimit or ErrTimeLimit, and the clock is left unchanged. Concurrent advances
+// are applied one after the other, each checked against the offset it adds to.
+func (c *Clock) Advance(d time.Duration) (time.Time, error) {
+	if d <= 0 {
+		return c.Now(), nil
 	}
-	return c.Now()
+	for {
+		old := c.offset.Load()
+		if int64(d) > math.MaxInt64-old {
+			return c.Now(), ErrOffsetLimit
+		}
+		next := old + int64(d)
+		now := c.base().Add(time.Duration(next))
+		if now.After(Latest) {
+			return c.Now(), ErrTimeLimit
+		}
+		if c.offset.CompareAndSwap(old, next) {
+			return now, nil
+		}
+	}
 }
 
 // Offset is how far the clock is ahead of its base.

@@ -2,10 +2,13 @@ package admin
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"strconv"
 	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/admin"
+	"github.com/understudy-dev/understudy/internal/clock"
 	"github.com/understudy-dev/understudy/server/control"
 )
 
@@ -97,15 +100,33 @@ func (s *Server) GetClock(context.Context, gen.GetClockRequestObject) (gen.GetCl
 	return gen.GetClock200JSONResponse(s.clock()), nil
 }
 
-// AdvanceClock moves the server's clock forward.
+// AdvanceClock moves the server's clock forward. An advance that would take the clock past
+// what it can hold (its offset wrapping around, which would send it back in time, or a time
+// past year 9999) is refused and leaves the clock where it is.
 func (s *Server) AdvanceClock(ctx context.Context, req gen.AdvanceClockRequestObject) (gen.AdvanceClockResponseObject, error) {
-	s.d.Clock.Advance(time.Duration(req.Body.Seconds * float64(time.Second)))
+	ns := req.Body.Seconds * float64(time.Second)
+	if !(ns < float64(clock.MaxOffset)) { // the spec's maximum keeps it far below; NaN too
+		return nil, clockLimitError(clock.ErrOffsetLimit)
+	}
+	if _, err := s.d.Clock.Advance(time.Duration(ns)); err != nil {
+		return nil, clockLimitError(err)
+	}
 	if s.d.ClockAdvanced != nil {
 		if err := s.d.ClockAdvanced(); err != nil {
 			return nil, err
 		}
 	}
 	return gen.AdvanceClock200JSONResponse(s.clock()), nil
+}
+
+// clockLimitError is the answer to an advance the clock cannot take.
+func clockLimitError(err error) *Error {
+	msg := "seconds: the clock cannot be advanced that far: it would be more than " +
+		strconv.FormatInt(int64(clock.MaxOffset/time.Second), 10) + " seconds (about 292 years) ahead of real time; it is left unchanged"
+	if errors.Is(err, clock.ErrTimeLimit) {
+		msg = "seconds: the clock cannot be advanced that far: it would be past " + clock.Latest.Format(time.RFC3339) + "; it is left unchanged"
+	}
+	return &Error{Status: http.StatusBadRequest, Code: "InvalidRequest", Message: msg}
 }
 
 func (s *Server) clock() gen.Clock {

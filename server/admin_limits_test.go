@@ -1,0 +1,130 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"math"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/understudy-dev/understudy/understudytest"
+)
+
+// adminErr is the admin API's error envelope.
+type adminErr struct {
+	Error struct{ Code, Message string }
+}
+
+func postAdmin(url, body string) (int, []byte, error) {
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
+}
+
+func decodeAdminError(t *testing.T, body []byte) adminErr {
+	t.Helper()
+	var e adminErr
+	if err := json.Unmarshal(body, &e); err != nil || e.Error.Code == "" || e.Error.Message == "" {
+		t.Fatalf("not the admin envelope: %v %s", err, body)
+	}
+	return e
+}
+
+const maxAdvance = 31622400 // the spec's maximum for one advance
+
+// maxAdvances is how many maximal advances the clock's offset (int64 nanoseconds) holds.
+var maxAdvances = int(math.MaxInt64 / (maxAdvance * int64(time.Second)))
+
+func TestClockAdvanceNeverWrapsAround(t *testing.T) {
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	srv := understudytest.Start(t, understudytest.WithClock(func() time.Time { return base }))
+	admin := adminClient(t, srv)
+	ctx := context.Background()
+	url := srv.URL + "/_understudy/clock/advance"
+	body := `{"seconds":31622400}`
+	for i := 1; i <= maxAdvances; i++ {
+		status, b, err := postAdmin(url, body)
+		if err != nil || status != 200 {
+			t.Fatalf("advance %d: %d %v %s", i, status, err, b)
+		}
+	}
+	before, _ := admin.GetClockWithResponse(ctx)
+	status, b, err := postAdmin(url, body)
+	if err != nil || status != 400 {
+		t.Fatalf("the advance past the limit: %d %v %s", status, err, b)
+	}
+	if e := decodeAdminError(t, b); e.Error.Code != "InvalidRequest" || !strings.HasPrefix(e.Error.Message, "seconds: the clock cannot be advanced that far") {
+		t.Errorf("refusal: %s", b)
+	}
+	after, _ := admin.GetClockWithResponse(ctx)
+	if after.StatusCode() != 200 || after.JSON200.OffsetSeconds != before.JSON200.OffsetSeconds || !after.JSON200.Now.Equal(before.JSON200.Now) {
+		t.Errorf("a refused advance moved the clock: %s -> %s", before.Body, after.Body)
+	}
+	if after.JSON200.OffsetSeconds < float64(maxAdvances)*maxAdvance || after.JSON200.Now.Before(base) {
+		t.Errorf("the clock went back: %s", after.Body)
+	}
+	// A smaller advance that still fits is taken.
+	if status, b, _ := postAdmin(url, `{"seconds":1}`); status != 200 {
+		t.Errorf("a small advance near the limit: %d %s", status, b)
+	}
+}
+
+func TestClockAdvanceRefusesYearsPast9999(t *testing.T) {
+	base := time.Date(9999, 6, 1, 0, 0, 0, 0, time.UTC)
+	srv := understudytest.Start(t, understudytest.WithClock(func() time.Time { return base }))
+	status, b, err := postAdmin(srv.URL+"/_understudy/clock/advance", `{"seconds":31622400}`)
+	if err != nil || status != 400 {
+		t.Fatalf("%d %v %s", status, err, b)
+	}
+	if e := decodeAdminError(t, b); e.Error.Code != "InvalidRequest" || !strings.Contains(e.Error.Message, "9999-12-31T23:59:59Z") {
+		t.Errorf("refusal: %s", b)
+	}
+	got, _ := adminClient(t, srv).GetClockWithResponse(context.Background())
+	if got.StatusCode() != 200 || got.JSON200.OffsetSeconds != 0 {
+		t.Errorf("after the refusal: %s", got.Body)
+	}
+}
+
+// TestConcurrentClockAdvancesNeverWrapAround races more maximal advances than the clock
+// holds (run it with -race): exactly as many as fit are taken, the rest are refused, and the
+// clock never shows a time before its base.
+func TestConcurrentClockAdvancesNeverWrapAround(t *testing.T) {
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	srv := understudytest.Start(t, understudytest.WithClock(func() time.Time { return base }))
+	url := srv.URL + "/_understudy/clock/advance"
+	total := maxAdvances + 20
+	var wg sync.WaitGroup
+	statuses := make([]int, total)
+	errs := make([]error, total)
+	for i := range total {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i], _, errs[i] = postAdmin(url, `{"seconds":31622400}`)
+		}()
+	}
+	wg.Wait()
+	ok := 0
+	for i, s := range statuses {
+		switch {
+		case errs[i] != nil:
+			t.Fatal(errs[i])
+		case s == 200:
+			ok++
+		case s != 400:
+			t.Errorf("advance: %d", s)
+		}
+	}
+	got, _ := adminClient(t, srv).GetClockWithResponse(context.Background())
+	if ok != maxAdvances || got.JSON200.OffsetSeconds != float64(maxAdvances)*maxAdvance || got.JSON200.Now.Before(base) {
+		t.Errorf("%d of %d advances taken (want %d); clock %s", ok, total, maxAdvances, got.Body)
+	}
+}
