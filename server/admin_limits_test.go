@@ -6,11 +6,13 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	admingen "github.com/understudy-dev/understudy/gen/admin"
 	"github.com/understudy-dev/understudy/understudytest"
 )
 
@@ -127,4 +129,50 @@ func TestConcurrentClockAdvancesNeverWrapAround(t *testing.T) {
 	if ok != maxAdvances || got.JSON200.OffsetSeconds != float64(maxAdvances)*maxAdvance || got.JSON200.Now.Before(base) {
 		t.Errorf("%d of %d advances taken (want %d); clock %s", ok, total, maxAdvances, got.Body)
 	}
+}
+
+// TestFaultProbability: 0 means never, an omitted probability means always, and the reply
+// says what the rule was given (at full precision).
+func TestFaultProbability(t *testing.T) {
+	srv := understudytest.Start(t)
+	admin := adminClient(t, srv)
+	ctx := context.Background()
+	auth := map[string]string{"Authorization": "Bearer t"}
+
+	path, st, count := "/compute/v1/projects/prob-zero-1", 503, 1
+	never, _ := admin.CreateFaultWithResponse(ctx, admingen.FaultRule{Status: &st, Probability: ptr(0.0), Path: &path, Count: &count})
+	if never.StatusCode() != 201 || never.JSON201.Probability == nil || *never.JSON201.Probability != 0 {
+		t.Fatalf("create with probability 0: %s", never.Body)
+	}
+	for i := 0; i < 20; i++ {
+		if got, body := do(t, http.MethodGet, srv.URL+path+"/global/operations", auth, nil, 0); got == 503 {
+			t.Fatalf("request %d faulted by a rule with probability 0: %s", i, body)
+		}
+	}
+	list, _ := admin.ListFaultsWithResponse(ctx)
+	if len(list.JSON200.Faults) != 1 || *list.JSON200.Faults[0].Probability != 0 || *list.JSON200.Faults[0].Remaining != 1 {
+		t.Errorf("a rule that never applies was counted or lost: %s", list.Body)
+	}
+	admin.ClearFaultsWithResponse(ctx)
+
+	always, _ := admin.CreateFaultWithResponse(ctx, admingen.FaultRule{Status: &st, Path: &path})
+	if always.StatusCode() != 201 || always.JSON201.Probability == nil || *always.JSON201.Probability != 1 {
+		t.Fatalf("create without a probability: %s", always.Body)
+	}
+	for i := 0; i < 5; i++ {
+		if got, body := do(t, http.MethodGet, srv.URL+path+"/global/operations", auth, nil, 0); got != 503 {
+			t.Fatalf("request %d not faulted by a rule without a probability: %d %s", i, got, body)
+		}
+	}
+	admin.ClearFaultsWithResponse(ctx)
+
+	// Given values come back as given, even those too small for a float32.
+	for _, p := range []float64{1e-50, 1e-7, 0.1, 0.5, 1} {
+		status, b, err := postAdmin(srv.URL+"/_understudy/faults", `{"status":503,"path":"/nowhere","probability":`+strconv.FormatFloat(p, 'g', -1, 64)+`}`)
+		var f admingen.Fault
+		if err != nil || status != 201 || json.Unmarshal(b, &f) != nil || f.Probability == nil || *f.Probability != p {
+			t.Errorf("probability %g: %d %v %s", p, status, err, b)
+		}
+	}
+	admin.ClearFaultsWithResponse(ctx)
 }

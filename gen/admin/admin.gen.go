@@ -129,8 +129,8 @@ type Fault struct {
 	// Path Only paths starting with this, when set.
 	Path *string `json:"path,omitempty"`
 
-	// Probability The chance that a match is faulted.
-	Probability *float32 `json:"probability,omitempty"`
+	// Probability The chance that a match is faulted (1 when the rule was given none).
+	Probability *float64 `json:"probability,omitempty"`
 
 	// Remaining How many more requests it applies to; absent for no limit.
 	Remaining *int `json:"remaining,omitempty"`
@@ -174,8 +174,10 @@ type FaultRule struct {
 	// Path Only paths starting with this.
 	Path *string `json:"path,omitempty"`
 
-	// Probability The chance that a matching request is faulted (default 1).
-	Probability *float32 `json:"probability,omitempty"`
+	// Probability The chance that a matching request is faulted: 1 (the default, when omitted)
+	// always, 0 never, 0.25 one time in four on average. A request the rule spares
+	// does not count against `count`.
+	Probability *float64 `json:"probability,omitempty"`
 
 	// RetryAfterSeconds Sent as Retry-After when set.
 	RetryAfterSeconds *int `json:"retryAfterSeconds,omitempty"`
@@ -391,8 +393,8 @@ type ClientInterface interface {
 	// are given) fail with its status and code, rendered in that API's own error envelope,
 	// optionally with Retry-After; or, with `status` 0, only wait `latencyMs` and go on. A
 	// rule applies to the next `count` matching requests (then it is removed) or, without
-	// `count`, until deleted; with `probability` below 1 each match fails only that often.
-	// Requests to /_understudy are never faulted. Rules are kept across reset.
+	// `count`, until deleted; with `probability` below 1 each match fails only that often
+	// (0: never). Requests to /_understudy are never faulted. Rules are kept across reset.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -405,8 +407,8 @@ type ClientInterface interface {
 	// are given) fail with its status and code, rendered in that API's own error envelope,
 	// optionally with Retry-After; or, with `status` 0, only wait `latencyMs` and go on. A
 	// rule applies to the next `count` matching requests (then it is removed) or, without
-	// `count`, until deleted; with `probability` below 1 each match fails only that often.
-	// Requests to /_understudy are never faulted. Rules are kept across reset.
+	// `count`, until deleted; with `probability` below 1 each match fails only that often
+	// (0: never). Requests to /_understudy are never faulted. Rules are kept across reset.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -565,8 +567,8 @@ func (c *Client) ListFaults(ctx context.Context, reqEditors ...RequestEditorFn) 
 // are given) fail with its status and code, rendered in that API's own error envelope,
 // optionally with Retry-After; or, with `status` 0, only wait `latencyMs` and go on. A
 // rule applies to the next `count` matching requests (then it is removed) or, without
-// `count`, until deleted; with `probability` below 1 each match fails only that often.
-// Requests to /_understudy are never faulted. Rules are kept across reset.
+// `count`, until deleted; with `probability` below 1 each match fails only that often
+// (0: never). Requests to /_understudy are never faulted. Rules are kept across reset.
 //
 // Takes any type of body and a specified content type.
 //
@@ -589,8 +591,8 @@ func (c *Client) CreateFaultWithBody(ctx context.Context, contentType string, bo
 // are given) fail with its status and code, rendered in that API's own error envelope,
 // optionally with Retry-After; or, with `status` 0, only wait `latencyMs` and go on. A
 // rule applies to the next `count` matching requests (then it is removed) or, without
-// `count`, until deleted; with `probability` below 1 each match fails only that often.
-// Requests to /_understudy are never faulted. Rules are kept across reset.
+// `count`, until deleted; with `probability` below 1 each match fails only that often
+// (0: never). Requests to /_understudy are never faulted. Rules are kept across reset.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1211,8 +1213,8 @@ type ClientWithResponsesInterface interface {
 	// are given) fail with its status and code, rendered in that API's own error envelope,
 	// optionally with Retry-After; or, with `status` 0, only wait `latencyMs` and go on. A
 	// rule applies to the next `count` matching requests (then it is removed) or, without
-	// `count`, until deleted; with `probability` below 1 each match fails only that often.
-	// Requests to /_understudy are never faulted. Rules are kept across reset.
+	// `count`, until deleted; with `probability` below 1 each match fails only that often
+	// (0: never). Requests to /_understudy are never faulted. Rules are kept across reset.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1225,8 +1227,8 @@ type ClientWithResponsesInterface interface {
 	// are given) fail with its status and code, rendered in that API's own error envelope,
 	// optionally with Retry-After; or, with `status` 0, only wait `latencyMs` and go on. A
 	// rule applies to the next `count` matching requests (then it is removed) or, without
-	// `count`, until deleted; with `probability` below 1 each match fails only that often.
-	// Requests to /_understudy are never faulted. Rules are kept across reset.
+	// `count`, until deleted; with `probability` below 1 each match fails only that often
+	// (0: never). Requests to /_understudy are never faulted. Rules are kept across reset.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1883,8 +1885,8 @@ func (c *ClientWithResponses) ListFaultsWithResponse(ctx context.Context, reqEdi
 // are given) fail with its status and code, rendered in that API's own error envelope,
 // optionally with Retry-After; or, with `status` 0, only wait `latencyMs` and go on. A
 // rule applies to the next `count` matching requests (then it is removed) or, without
-// `count`, until deleted; with `probability` below 1 each match fails only that often.
-// Requests to /_understudy are never faulted. Rules are kept across reset.
+// `count`, until deleted; with `probability` below 1 each match fails only that often
+// (0: never). Requests to /_understudy are never faulted. Rules are kept across reset.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -1903,8 +1905,8 @@ func (c *ClientWithResponses) CreateFaultWithBodyWithResponse(ctx context.Contex
 // are given) fail with its status and code, rendered in that API's own error envelope,
 // optionally with Retry-After; or, with `status` 0, only wait `latencyMs` and go on. A
 // rule applies to the next `count` matching requests (then it is removed) or, without
-// `count`, until deleted; with `probability` below 1 each match fails only that often.
-// Requests to /_understudy are never faulted. Rules are kept across reset.
+// `count`, until deleted; with `probability` below 1 each match fails only that often
+// (0: never). Requests to /_understudy are never faulted. Rules are kept across reset.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -3357,65 +3359,67 @@ func (sh *strictHandler) Reset(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"zFr/bxs3sv9XBnsPiAWspZXs5GIF/UGvL2n90NwZjoHe6ymIKXEksd4l90iuFV3g//1hSO4XSZQtNy5w",
-	"RYHIu8vhcL7PZ/gtmauiVBKlNcn4W6LRlEoadH+811pp+jFX0qK09JOVZS7mzAolB78bJekZfmVFmaP7",
-	"2S7hmIyTvyn7QVWSJ2lSoDFsSQ+lAsYLIQElL5WQFpiFwZdKctTGVnwzkKrE5OEhTcx8hQUjgv+lcZGM",
-	"k78MWoYH/q0ZOEavA+vJAy3kaOZalMRnMk4mcgMLJvJKY79D151ycnVJ/2wv+LtEUAuwKwQsqpxZ5DC5",
-	"ujT9JE1QVkUy/mfCKrtSWvzbCSNJEzafq4rkmDqhVhaTz2liNyWd2Vgt5DJ5SJMfczW/29/xZoVgUN+j",
-	"fmVgTt/QXqVWJWorvEKkWj+1sNIapQUrCqT1C6ULZpNxwpnFU3qaRFhSi4VB+wnnSnKzv8PPag0LpoGt",
-	"kHESi0aWuy1AWBBmeyNVzfLOLrIqZqid0DX+qxIaOQmPjrK7cSstNfsd57aR1oTfMzl3BsY4F8QWy686",
-	"olmw3GB6gG2roFD36JR5QLDm0NEDa0SDcQ4nzEKhjAUGG2S6Fz95wb6KgmzkbPhmNDrPsjQphPSPsqcE",
-	"Yx4Rxrad7zHbOtArA2otwXkjoLzHXJUIC6WdELzzTa4u9wXR+O++jblX+yu8o+8umEDB5ish8VQj42yW",
-	"I9CH/Zj1NYFhl8ivK2ZhTea81kouI4t3ZOd4aQnui3Dne3/amKQ/sCq3sWMt6AXoKkcQkiQ6x32ZsFLE",
-	"Qkq+AbsShiSfwnqFEgzaqEjiQm20cFiWgseXEcOvDAgeXUXxTc43HyMOMOEcOYQPOouFtLgk831Efy2/",
-	"4ZMD6rcrxR+Tl//iCZGR/F0kvnyUVvPZE+RKZlcH6NArA8YybYVcwlrYlaP9FEWtZmwmcmE3cVHNVxTk",
-	"wJLVMyiYna9AGG9x2FVcHTnImAsmJG0QDdoFkxsolEYgq0djDQVsl8KRYto7YDND/kWRQSrIRSFsXMka",
-	"rd5MFhb1p8OxkjK5gWv69NR9G5NIh6ixzFbmQEpz74BJs0aNHE4yx2WwRFAy3/RiVHdcXFDpEfY56Oi/",
-	"CGPjXLTubvbd3L2MsH8pXZhVmqMLuBtgGr1CvR6FxcI8VdT4EPTQ8My0Zpu98wUeDh7tusqfmzcnPrw5",
-	"OyzYHRrPOtl6Y0ZUTIHSYHK1Bq7W8mAQfOyIVHodGe3gZHL90f1K4X4UfigNPym1zMm+mVGyRzGZRD+5",
-	"unxlmsTX9zn5F5RLcurh6G005FYyFvHLkkKHcmQlfrUhJDnP2hVLSl9J0NjUGyRJt32d/4cxP3gk/v7K",
-	"RNgyV3IJM1yQO3uvoK1PlK4fLhU9cJGNQlJwoKzX75YkbzL6L1qQ/KGQDiccvZNMk0tJpoccZhtoa5H+",
-	"NOntaiAbnf+hTPDzzc1VSAe7JN+8QE6AE9KZKXH+qvP0kveOsqA/kDJ26I6y87cvlDk6ZtlJIq22httm",
-	"MXy0RH2R8N/s9fbN+dMWeERqoJrc+QGcnGfZ6euLi54LCfuJYmv71xcXj2/+EImlPyPLY9q9RsaFRGNA",
-	"Y6m0jbQWBw4yyddsY+BW3d16MdmmjwvH2mo21V20maxKasM+PdW+GOHto9nBmaJPRk92bmlyj9oI3+vv",
-	"a6P1dJhVIucQvn66XH8kLV97040n5v9VlZYsB5RWi1hiruPx/tK/4Zo8YiG0sUdn4sDMNc6V5k9m5Gbz",
-	"R84VSEVhh8ZrvUn87g97ZJNx45OfDwVO1xxEvB7llQ9vHw90/C7fUPJR6i4lbgqR5yK0p0cazqGITmzu",
-	"xPLnBW8isFvKu3wbhKeRUbEFSuIzynuiSm98BlWVdTT/VaHeRKmE3Q4xWINpr0yrVA4nwQZOLzlFq3+c",
-	"tn/3ors8o0qOl9kO9ol01zsyY1oLspcTuwdF9Y7FknZ8IXxEptoYQxB+c64tS4z7jEF7jSbakf/qc56m",
-	"b4D7/vZ5Adgtve3GWvckEm6PDV/0oZALVUOnbO4Yl4zU0EFpkj2ccg/BoeVa5Q1SalIfb+F2Cy+9HZPF",
-	"+0yUemG4QsMGE8GpnLH5HaXMtQNVmAGDyJGnWyYQgk3a7XtS2LcHYJKT72oxN324oRZHInLqIVlFNbAN",
-	"GPG7tv+p0SfrGggm+VT6oxsfrXQlO3ir0n1wcJeByiDcfpt6tGaajL9NXccwTdJpXahOk4eH2/5UkkEK",
-	"m2+LucW7kk4qS4YhyEgXSJOzftY/C8bprGVLwPMatF3igU7RwaGdDKsraUDJMeRC3gF+LYXepJ1Ss9Rq",
-	"qYO6LAlMSS8UwbEolS9e1kJytTbA8hwWKqdmS9g+XLqaziuuRmLLvDIB3XNgKfUoHL1MtkIpHcFj0Ok2",
-	"3D/KsueB/Q6OTkbZ6M3pcHg6Gt4Ms3H2epxl/SzLftuDd8dnWXY0pO85jED5Ny2K694taqQuRq05nx8R",
-	"eOi/KgqmN1HIneyHLQ1594SMJvlMK/YtYcBaRLpUsRplwrmB25Atb+FkodmcXjldqjXyXt1UbnPwjlKu",
-	"RLKgpUID5LYpSGUB71FOpZLevZ3XBWecMwkzhBqbvhiNzs7+OsrO3kDYH07YjLLZ6GLkcGvT28byp9KZ",
-	"EDm1Wak1ubG3KUbkLi4uToej07Phzehs/Ppi/PritzEwWRua9961qnIOSwUz3CgyYxR2hZrsVOOiMsh9",
-	"13OeZXB7Ke9ZLnhIfLdu4xzZPZoWpIdKUluzRB6z4bB3a8eO0n8rvnmeCTfA/5vn2mY9k3jYTgtWV/jw",
-	"ZzjW8BHHunhRxwLmerdOLPl+V/tYAyI7eWSh9JppfoTfdcG2HC3GerFCkQmR82w6Gay/Zz3zHJn+4Anu",
-	"6eo80jUonwpdHstxYb9fIJ7ZPV4jgkgP55xOlm6mEWndOByGH7eFkQtjD8nimXZb6+ifoTtp5qA1xpdQ",
-	"OEPJvUT8uMKvOh1ujYgPQEn7uSxXM5Z/8FYk5PLaIbVCGtQ22cLHR1EQY9iW16+zs4fPR7tRixsfcKWA",
-	"GX+vnXxoVRy1jXj2ua5x2gDi2vmqgSPhRFD9VYq0C3GloRVzsZhqICg1LsRX6q3EfEV2OpVkR0txj7Ln",
-	"AWAX0Yla04bwgMxqJKVR8yk9Dx6R3R9KplOpSg9M5xtPsAMgvQOlA5x56/e4hSx1mA6smbBw20CnPoss",
-	"FSjZh8lUuqO2o44Wv711SO9tBNQ+ceitG2kHDJf3GgZUZacyrKUi3IocfCTi7wKHHZzuFmZI1doQqBEN",
-	"GiCZGc+8k4laWJT9qWy1pbauQTi/9bVAPQSC6yYO3WFpgc21cuATlQSRPDnXyCz6UcJ3pMnjvDlA6KNn",
-	"O+lTbvksp3QTj6Oy8vDPEMJ/Wkh7luweC2Zp6+7UZn9vYJtwDuzxzBcvAQbfBH84pg5Q0jP+Ds6z8wYi",
-	"0kjuLellgOGZDXPxbT148rXrlEyzAi1qn96emLA3VtOxBEFfBugjQAFuOLltpV11dSYDb/bnJQ+fjyld",
-	"atbo0EuHhr1Q5fJM3a0aAD1azUw84g2jLAO1g1W7aMy4m8K5R6FqChdY9prbgNV/bzFTO1GiqMPYAdqH",
-	"o/7rLpjA8T452tUCgwd8befUL6GwgAwdoaaA6RzU05VWVCdgZcBSMsWvpTJusDzuBLUvdUr9YpVlOZzM",
-	"NjsFh+81nYR76VTuL/1Sg4Jfmh52JYxVS80K8OQcjYZiz6MnHUrGKo38i0fljGPiTkjeS1us5Ccq7F3z",
-	"+8o0eFYcMvkYJPOkWZFcBmXOxLZBJX+Bm/+7ev+IlFz6pDLr4CffWCl+mNYpaJqkDZc/TB/NG9Mk9cL+",
-	"YUocT5MHOHPHbA12N7pEbbMW0XfbZMeOikawTxnn9lgnHvzfF6UVaGKo5oE+sK6+kmPDaSBHHopFaV/A",
-	"Qz8ovUTbHfc8rw+sOXJwzhylbWvaUPlOri4NnEhld2vMXgqyMxNLaxRpKjvcvDJgxL8RToZZlpH3hdP2",
-	"+vAzMiLVKVW1m20hT8EosOoOpW8M7nBjptJ/w8oSmX4X5uLMXVDyq7qTF6HD7CXikdS1djT3aHp2I/ht",
-	"ifhbeP06Lbtt2rzs5xXHBXN3h+UhPW7P424axFjqnv5AjRC7lfAUY831quZKQojKh/hohjZbLMQm68Ms",
-	"Olvfy/wBtWyv1YSxbueuQpYdlIu7shZnZ7h90SVy8yZSQj2zSGhDUgTz6E5Ys/5o2M5Dk6u/f7o5svI3",
-	"aH9hM8xNPTkbJ4Owx+B+OCi1cvltUGxOw+/T4ehs4IkNFtvUBgt9usbZoEu0M8Wk31/uR+cb+49P7z/9",
-	"9GORs/cXi3ZWNz4fjup54i7wT//3h6Oz35JnwCjdOf+hnLN/y0puTfG/vz7aCplHJSLjQ3EcffkfrcoA",
-	"Q1rHue/CebiG4e5euItb7bWMnLmhtUHb82i4YtyEIhj5VLIlE5KCsyrEnOX5ZuyGnmHYXUlqCCl0uxWs",
-	"COMog2ggAPEOEsx90YXgZ3EUjtduRg77sxDfJgWuxtGxhOmMEwNUzKfSWLZp/+5DB8JqgQurVCyse8m+",
-	"WOnuyT3DGttJ86Hq3ImPDuwxlxewPoO27WjaqRBSNnTbxSySaDh1xRIeg1zNWd69muM/pkZG58k4WVlb",
-	"jgeD4eiv/ayf9Yfjt9nbLKF4GHbaJfljGES7mnvm27CtaW0bkj2PD58f/j8AAP//",
+	"zFpxbxs3sv8qg70HxALW0kp2crGC/qHXl7R+aO4Mx0Dv9RTElDiSWO+SeyTXii7wd38YktpdSZQsNS5w",
+	"RYHI0u5wOJz5zcxv+C2ZqqJUEqU1yfBbotGUShp0f7zXWmn6MFXSorT0kZVlLqbMCiV7vxsl6Tv8yooy",
+	"R/exeYVjMkz+puwHVUmepEmBxrA5fSkVMF4ICSh5qYS0wCz0vlSSoza24queVCUmT09pYqYLLBgJ/C+N",
+	"s2SY/KXXKNzzv5qeU/Q2qJ480YsczVSLkvRMhslIrmDGRF5p7Lbkul2Obq7pn80X/i4R1AzsAgGLKmcW",
+	"OYxurk03SROUVZEM/5mwyi6UFv92xkjShE2nqiI7ps6olcXkc5rYVUl7NlYLOU+e0uTHXE0fdle8WyAY",
+	"1I+oXxmY0jO0VqlVidoKfyBSLZ97sdIapQUrCqT3Z0oXzCbDhDOL5/RtElFJzWYG7SecKsnN7go/qyXM",
+	"mAa2QMbJLBpZ7pYAYUGYzYVUNclbq8iqmKB2Rtf4r0po5GQ82sr2wo211OR3nNraWiP+yOTUORjjXJBa",
+	"LL9pmWbGcoPpHrWtgkI9ojvMPYY1+7YeVCMZjHM4YxYKZSwwWCHTnfjOC/ZVFOQjF/03g8FllqVJIaT/",
+	"KnvOMOaAMTb9fEfZJoBeGVBLCS4aAeUj5qpEmCntjOCDb3RzvWuIOn53fcz9tPuGD/TtF0ZQsOlCSDzX",
+	"yDib5Aj0YDfmfTUwbAv5dcEsLMmdl1rJeeTlLds5XRqBuybcet7vNmbpD6zKbWxbM/oBdJUjCEkWneKu",
+	"TVgpYpCSr8AuhCHLp7BcoASDNmqSuFHrU9hvS8Hjr5HCrwwIHn2L8E1OVx8jATDiHDmEB1ovC2lxTu57",
+	"4PwafcMje47fLhQ/ZC//xDMmI/s7JL4+KKt+7BlxJbOLPXLoJwPGMm2FnMNS2IWT/ZxErSZsInJhV3FT",
+	"TRcEcmDJ6xkUzE4XIIz3OORw1vfybThOWDIDc/GIEqSS2DkKhcn/CyYk6RTF+YLJFRRKI1CgoLGGMN5l",
+	"fSQYfAdsYigkCUykglwUwsb9QqPVq9HMov60H14p+Ru4pUfP3bMxI7aEGstsZfZkQfcbMGmWqMlimdMy",
+	"OC8oma86MalbqCCoWgnr7MWGX4SxcS0ahDC7yOB+jKh/7c9VaY4Oo1fANHofQBezwmJhnquDPGo91Toz",
+	"rdlqZ39Bh71bu63yU1PtyHukc92CPaDxqlN41G5E9RcoDSZXS+BqKffi5qEtUrV2JEDC2ej2o/uUwuMg",
+	"fFAaflJqnpN/M6Nkh2CcTD+6uX5l6lzZ9Wn8F5RzwoH+4G0UpSsZSxJlSWijnFiJX21AMRdZ22ZJ6SkJ",
+	"GusShSzpll+XDP1YHByA7F+ZCEvmSs5hgjMKZx8VtPSZ0usv54q+cGBIKBYCKOt021XMm4z+i9YwfygL",
+	"wBlHHyTj5FqS6yGHyQqa8qU7TjrbJ5ANLv9Q8vj57u4mZJBtkW9eII3AGZ2ZKXH6qvXtNe8c5UF/IMts",
+	"yR1kl29fKNm03LKVd4bQ93sMhxaynCqEtcg7Y8nyJVuZFDKQ+Ig6haw7eA1KYugQqEqqNCgJ7BE1VQEw",
+	"qtepk5kpmUYzllyhAaksuOACNmdCGgv37s/77lgerrj7B0vtF8lJ9Vpv31w+HxZH5CvqLVxwwtlllp2/",
+	"vrrqOJzazV4by7++ujq8+FME4H9Glsdc7hYZFxKNAY2l0jbSIu3ZyMgdP9yrh/umPvH9aNjWRtOsHqJN",
+	"cVWSs3x6rg0zwjttvYKLD58hj6h9HlEb4TmL3dNo4Acmlcg5hKefbzsO1Aq33s/j1cL/qkpLlgNKq0Ws",
+	"Wlgnid1X/4ZLCp+Z0MYeXR4EZW5xqjR/tkyoFz+wryAqSp/UUOJd4ne/2SObpTufkT0+ubPmIOJ1Na88",
+	"5n7cw1y4JEgZUamHlLQpRJ6L0GYf6Tj70gypuZVgTssoJGC7JXGYGIynkVEFSHB6QptCUukXn9ZV5XH2",
+	"XxXqVVRKWG2fgmtS8JVpDpXDWfCB82tOaPWP8+bvTnSVE0r3eO3v6KsIS7BlM6a1IH85szuUWudYTmwr",
+	"FsJD5Kq1MwTj1/va8MR4zBi0t2iizMKvPhFrega479NPA2D36n0ba903Ebg9Fr7oQSFnak0Bs6lTXDI6",
+	"hhbblOzwrTtMFL2uVV4zvib1eAv3G7zv/ZA83mei1BvDVT82uAiO5YRNHyhlLh05xAwYRI483XCBADZp",
+	"uxlLYdcfgElOsavF1HThjvouicipsWUVFeY2cN3vmqZszaJZ19UwycfSb914tNKVbPHGSnfB0XYGKoNw",
+	"/23sWadxMvw2dm3MOEnH6+p5nDw9hSLHCptvmrnh7ZJWKkv6AWSkA9Lkopt1L4JzOm/ZMPB0TT7PcU/7",
+	"6oq2VobVlTSg5BByIR8Av5ZCr9JW/VtqNdfhuCwZjAo9MorgWJTKFy9LIblaGmB5DjOVUwcobBeuXaHp",
+	"D27NKJd5ZQJL6Uhfapw4eptsQCltwXPp6ebYYpBlpw0tHK2eDLLBm/N+/3zQv+tnw+z1MMu6WZb9tkNT",
+	"Dy+y7OjRhNcwMpK4a9ho99tszTjGpNX786MOP8KoioLpVXR0QP7D5oaie0ROk3ymN3Y9occaZr1UsRpl",
+	"xLmB+5At7+FsptmUfnJnqZbIO+tOd1ODd5RyXUMAcyrpKWxTV9jjI8qxVNKHt4u6EIxTJmGCsObYrwaD",
+	"i4u/DrKLNxDWhzM2oWw2uBo4/t10NmcSY+lciILaLNSSwtj7FCNxV1dX5/3B+UX/bnAxfH01fH312xCY",
+	"XDuaj96lqnIOcwUTXClyYxR2gZr8VOOsMsh9K3aZZXB/LR9ZLnhIfPdu4RzZI5pm2ACVpF5rjjzmw2Ht",
+	"xo+dpP9WfHWaC9cDjDen+uZ6tvK0mRasrvDpzwis/oHAunrRwALmercWlnx/qH1cszRbeWSm9JJpfkTc",
+	"tRnAHC3GerFCkQtR8KxaGay74z3THJn+4AXunNVlpGtQPhW6PJbjzH6/QbyyO7pGDJHuzzmtLF1PVdJ1",
+	"47CfE900Ri6M3WeLE/12fUb/DN1JPc9dE48JwRlK7i3ixy7+rfP+xqh7D7+1m8tyNWH5B+9FQs5vHX0s",
+	"pEFtkw3SfhAlMfpNef06u3j6fHQYNWT2nlAKRPb3+smH5oijvhHPPrdr8jgwy3a6aCijM0H1VynSNu+W",
+	"hlbMYTHVQFBqnImv1FuJ6YL8dCzJj9zkpONZaYfoJK1uQ3igizXSoVHzKb0OnibeHa6mY6lKz5bnKy+w",
+	"RSC9A6UDx3rv17iHLHWcDiyZsHBf87k+i8wVKNmF0Vi6rTbzl4ZUDpRYhGk/c5SyG80HYpl3agVUZccy",
+	"vEtFuBU5eCTi74KGLfLwHiZI1VofqBENJ0A2M155ZxM1s5TSz7Khz/idLjQHpzZudrgQ9mVB4Be7cFtD",
+	"0gOWFthUK8dDUXUQSZlTjcyiH3V8R8Y8LrADxT84OV6fi9CT4tNNZI5K0P0/wwj/aeh2ku0O4VraRD51",
+	"3N+LcSPOgR1OgvFqoPdN8KdjSgIlveLv4DK7rNkijRTpkn4MYwJmw6h/8xy8+HXolEyzAi1qn+meuTRQ",
+	"e03LEwQ9GViQwAq44emml7aPqzW5eLM7z3n6fEwVs1aNNj13xNgLFTEnnt2i5tKjhc3Ik98wyDJQW7S1",
+	"A2bG3ZTQfRUKqHAnZ6fPDbT999Y16yBKFDUbW5x7f9B93eYVOD4mR4daUHBPrG3t+iUOLJBERxxToHf2",
+	"ntONVlQyYGXAUl7Fr6UybvA9bIHal3V2/WKVZTmcTVZbtYdvO52FO+lY7r76Zc0Pfqnb2YUwVs01K8CL",
+	"czJqiR1PpLQkGas08i+eoDNOiQcheSdtaJOfqMZ3ffArU1NbcfbkY7DMs25FdumVORObDpX8Be7+7+b9",
+	"ASu59EkV195HvrFS/DBep6BxktZa/jA+mDfGSeqN/cOYNB4nT3Dhttk47Da6RH1zbaLv9smWHxW1YZ9z",
+	"zs0JTxz83xelFWhiBOeelnBdfSXHwmkQRxGKRWlfIEI/KD1H2578nNYSrjVyzM4UpW3K21AEj26uDZxJ",
+	"ZbdrzE4KsjUeS9eE0li2tHllwIh/I5z1syyj6Au77XThZ2QkqlWqajfmQp6CUWDVA0rfIzzgyoylf4aV",
+	"JTL9LsztmbtA5d9qD2GEDmOYSERSA9s6uYPp2V0R2LSIv1jYXadlt0yTl/3o4jgwd3dsntLj1jzuJkRM",
+	"pfbu99QIsVsTzylWX/+qr0wEVN6nRz2/2VAhNmTvZ9Ex+07mDwRmc+0nTHibmy/9LNtrF3elLq5Of/Mi",
+	"TuRmUKSEOrFIaCApQn+0h61Zd9BvRqPJzd8/3R1Z+Ru0v7AJ5mY9RBsmvbBG77HfK7Vy+a1XrM7D5/P+",
+	"4KLnhfVmm9J6M32+xEmvLbQ10KTPXx4Hlyv7j0/vP/30Y5Gz91ezZmw3vOwP1qPF7RkA/d/tDy5+S05g",
+	"VNoj/305Z/cWmNwY6H9/fbQBmUclIuOhOE7E/I9WZWAkrdPcd+E83Mhw1zDcxbLmhkbO3PzaoO14Ylwx",
+	"bkIRjHws3dUeAmdViCnL89XQzT/D3LuS1BASdLs3WBEmUwbRQODkHTuY+6ILwY/lCI6XblwOu2MR3yYF",
+	"rYbRCYVpTRYDa8zH0li2av7uQovNaogLq1QM1r1lX6x09+JO8MZm6LyvOnfmow17zuUFvM+gbTqaZkCE",
+	"lA3dcjGPJBnuuGIJj0Gupixv39LxD1Mjo/NkmCysLYe9Xn/w127Wzbr94dvsbZYQHoaVtkX+GGbSruae",
+	"+DZsY3DbQLLX8enz0/8HAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

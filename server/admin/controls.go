@@ -53,8 +53,11 @@ func (s *Server) ListFaults(context.Context, gen.ListFaultsRequestObject) (gen.L
 func (s *Server) CreateFault(ctx context.Context, req gen.CreateFaultRequestObject) (gen.CreateFaultResponseObject, error) {
 	b := *req.Body
 	r := control.Rule{OperationID: deref(b.OperationId), Method: deref(b.Method), Path: deref(b.Path),
-		Remaining: deref(b.Count), Probability: float64(deref(b.Probability)), Status: deref(b.Status), Code: deref(b.Code),
+		Remaining: deref(b.Count), Probability: 1, Status: deref(b.Status), Code: deref(b.Code),
 		Message: deref(b.Message), RetryAfterSeconds: deref(b.RetryAfterSeconds), LatencyMs: deref(b.LatencyMs)}
+	if b.Probability != nil { // omitted: always; 0: never
+		r.Probability = *b.Probability
+	}
 	if b.Api != nil {
 		r.API = string(*b.Api)
 	}
@@ -148,9 +151,7 @@ func faultToWire(r control.Rule) gen.Fault {
 	if r.Remaining > 0 {
 		f.Remaining = ptr(r.Remaining)
 	}
-	if r.Probability > 0 {
-		f.Probability = ptr(float32(r.Probability))
-	}
+	f.Probability = ptr(r.Probability)
 	if r.RetryAfterSeconds > 0 {
 		f.RetryAfterSeconds = ptr(r.RetryAfterSeconds)
 	}

@@ -17,8 +17,9 @@ type Rule struct {
 	Method      string
 	Path        string // a prefix
 	// Remaining is how many more requests the rule applies to; 0 means no limit.
-	Remaining         int
-	Probability       float64 // 0 means 1
+	Remaining int
+	// Probability is the chance that a matching request is faulted: 1 always, 0 never.
+	Probability       float64
 	Status            int
 	Code, Message     string
 	RetryAfterSeconds int
@@ -101,7 +102,7 @@ func (f *Faults) Match(q Request) (Rule, bool) {
 		if !r.matches(q) {
 			continue
 		}
-		if r.Probability > 0 && r.Probability < 1 && rand.Float64() >= r.Probability {
+		if r.Probability < 1 && rand.Float64() >= r.Probability { // never when 0: Float64 is in [0, 1)
 			continue
 		}
 		if r.Remaining > 0 {
