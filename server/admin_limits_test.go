@@ -176,3 +176,57 @@ func TestFaultProbability(t *testing.T) {
 	}
 	admin.ClearFaultsWithResponse(ctx)
 }
+
+// TestAdminBindingErrorsArePlain: what the validator lets through but the handlers' Go
+// types cannot hold, on every admin route that reads a body or parameters, is answered as
+// any other invalid request: 400 InvalidRequest, naming the member or parameter, in plain
+// words (no Go types, offsets or binder wording).
+func TestAdminBindingErrorsArePlain(t *testing.T) {
+	srv := understudytest.Start(t)
+	const integer = "value must be an integer written without a fraction or exponent"
+	for _, tt := range []struct {
+		name, method, path, body string
+		want                     string // the message's start
+	}{
+		{"count too large", "POST", "/_understudy/faults", `{"status":503,"count":99999999999999999999}`, "count: number out of range"},
+		{"count 1.0", "POST", "/_understudy/faults", `{"status":503,"count":1.0}`, "count: " + integer},
+		{"count 1e2", "POST", "/_understudy/faults", `{"status":503,"count":1e2}`, "count: " + integer},
+		{"count too large for a float64", "POST", "/_understudy/faults", `{"status":503,"count":1e400}`, "count: number out of range"},
+		{"status 503.0", "POST", "/_understudy/faults", `{"status":503.0}`, "status: " + integer},
+		{"retryAfterSeconds 2E0", "POST", "/_understudy/faults", `{"status":503,"retryAfterSeconds":2E0}`, "retryAfterSeconds: " + integer},
+		{"latencyMs 10.0", "POST", "/_understudy/faults", `{"latencyMs":10.0}`, "latencyMs: " + integer},
+		{"probability too large for a float64", "POST", "/_understudy/faults", `{"status":503,"probability":1e400}`, "probability: number out of range"},
+		{"seconds too large for a float64", "POST", "/_understudy/clock/advance", `{"seconds":1e400}`, "seconds: number out of range"},
+		{"limit twice", "GET", "/_understudy/requests?limit=5&limit=6", "", `query parameter "limit": must be given only once`},
+		{"status twice", "GET", "/_understudy/requests?status=200&status=404", "", `query parameter "status": must be given only once`},
+		{"api twice", "GET", "/_understudy/requests?api=compute&api=accounts", "", `query parameter "api": must be given only once`},
+		{"operationId twice", "GET", "/_understudy/requests?operationId=a&operationId=b", "", `query parameter "operationId": must be given only once`},
+		{"limit 1.0", "GET", "/_understudy/requests?limit=1.0", "", `query parameter "limit": `},
+		{"limit too large", "GET", "/_understudy/requests?limit=99999999999999999999", "", `query parameter "limit": `},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var body io.Reader
+			headers := map[string]string{}
+			if tt.body != "" {
+				body, headers["Content-Type"] = strings.NewReader(tt.body), "application/json"
+			}
+			status, b := do(t, tt.method, srv.URL+tt.path, headers, body, 0)
+			if status != 400 {
+				t.Fatalf("%d %s", status, b)
+			}
+			e := decodeAdminError(t, b)
+			if e.Error.Code != "InvalidRequest" || !strings.HasPrefix(e.Error.Message, tt.want) {
+				t.Errorf("got %s, want InvalidRequest %q...", b, tt.want)
+			}
+			for _, leak := range []string{"Go ", "json:", "json.", "Unmarshal", "offset", "unmarshal", "int64", "float64", "expected=", "Invalid format"} {
+				if strings.Contains(e.Error.Message, leak) {
+					t.Errorf("the message has %q: %s", leak, e.Error.Message)
+				}
+			}
+		})
+	}
+	// Nothing was created or moved by the refused requests.
+	if list, _ := adminClient(t, srv).ListFaultsWithResponse(context.Background()); len(list.JSON200.Faults) != 0 {
+		t.Errorf("faults after refusals: %s", list.Body)
+	}
+}

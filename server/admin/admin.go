@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -106,10 +107,21 @@ func toError(c echo.Context, err error) *Error {
 	if errors.As(err, &ae) {
 		return ae
 	}
+	if ve, ok := httperr.Binding(c, err); ok {
+		// What the validator let through but the handler's types cannot hold: said as the
+		// validator says what it refuses, not in the binder's Go terms.
+		return &Error{Status: ve.Status, Code: "InvalidRequest", Message: ve.Error()}
+	}
 	cause := httperr.Classify(err)
 	switch cause.Kind {
 	case httperr.Invalid:
-		return &Error{Status: cause.Status, Code: "InvalidRequest", Message: cause.Validation.Error()}
+		ve := *cause.Validation
+		if strings.Contains(ve.Reason, "json.Number") {
+			// kin-openapi on a number too large for a float64 (1e400): "cannot convert
+			// json.Number to float64".
+			ve.Reason = "number out of range"
+		}
+		return &Error{Status: cause.Status, Code: "InvalidRequest", Message: ve.Error()}
 	case httperr.UnsupportedMediaType:
 		return &Error{Status: cause.Status, Code: "UnsupportedMediaType", Message: "send application/json"}
 	case httperr.TooLarge:

@@ -1,0 +1,99 @@
+package httperr
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"reflect"
+	"strings"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/labstack/echo/v4"
+
+	"github.com/understudy-dev/understudy/server/validate"
+)
+
+// Binding restates an error met binding a request the validator let through (the generated
+// handlers' body binder and parameter binders) as a validation error: the member or
+// parameter at fault and what is wrong with it, in plain words, without the Go types,
+// byte offsets and values that the binders' own messages carry. It reports false for any
+// other error.
+//
+// What gets this far is what the spec allows but the handler's Go type cannot hold: a
+// number beyond the range of an integer type, an integer written as 1.0 or 1e2 (a JSON
+// Schema integer, but not one encoding/json puts in an int), a query parameter given twice.
+func Binding(c echo.Context, err error) (*validate.Error, bool) {
+	var he *echo.HTTPError
+	if !errors.As(err, &he) || he.Code != http.StatusBadRequest {
+		return nil, false
+	}
+	out := &validate.Error{Status: http.StatusBadRequest, In: "body", Cause: err}
+	var se *jsonv2.SemanticError
+	var ute *json.UnmarshalTypeError
+	var syn *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		var path []string
+		for tok := range se.JSONPointer.Tokens() {
+			path = append(path, tok)
+		}
+		out.Name = strings.Join(path, ".")
+		out.Reason = valueReason(se.JSONKind == '0', string(se.JSONValue), isInteger(se.GoType))
+	case errors.As(err, &ute):
+		out.Name = ute.Field
+		literal, number := strings.CutPrefix(ute.Value, "number ")
+		out.Reason = valueReason(number || ute.Value == "number", literal, isInteger(ute.Type))
+	case errors.As(err, &syn):
+		out.Reason = "the body is not valid JSON"
+	default:
+		msg, _ := he.Message.(string)
+		rest, ok := strings.CutPrefix(msg, "Invalid format for parameter ")
+		if !ok {
+			return nil, false
+		}
+		name, detail, _ := strings.Cut(rest, ": ")
+		out.In, out.Name = paramIn(c, name), name
+		out.Reason = "invalid value"
+		if strings.Contains(detail, "multiple values") {
+			out.Reason = "must be given only once"
+		}
+	}
+	return out, true
+}
+
+// valueReason says why a JSON value did not fit its Go type, from what is known of it: a
+// number (and its literal, when known) and an integer type.
+func valueReason(number bool, literal string, integer bool) string {
+	switch {
+	case number && integer && strings.ContainsAny(literal, ".eE"):
+		return "value must be an integer written without a fraction or exponent (such as 2, not 2.0 or 2e0)"
+	case number:
+		return "number out of range"
+	}
+	return "invalid value"
+}
+
+func isInteger(t reflect.Type) bool {
+	if t == nil {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return true
+	}
+	return false
+}
+
+// paramIn is where the parameter name is: the route's path, the query or a header.
+func paramIn(c echo.Context, name string) string {
+	for _, n := range c.ParamNames() {
+		if n == name {
+			return "path"
+		}
+	}
+	if _, ok := c.QueryParams()[name]; !ok && c.Request().Header.Get(name) != "" {
+		return "header"
+	}
+	return "query"
+}
