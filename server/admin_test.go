@@ -163,7 +163,7 @@ func TestFaults(t *testing.T) {
 			headers   map[string]string
 			envelope  func([]byte) (string, error)
 		}{
-			{"authorization", "/subscriptions/s/providers/Vendor.Authorization/roleAssignments?api-version=2022-04-01", map[string]string{"Authorization": "Bearer t"}, armEnvelope},
+			{"authorization", "/subscriptions/a925f2f7-5c63-4b7b-8799-25a5f97bc3b2/providers/Vendor.Authorization/roleAssignments?api-version=2022-04-01", map[string]string{"Authorization": "Bearer t"}, armEnvelope},
 			{"accounts", "/v2/core/accounts", map[string]string{"Authorization": "Bearer sk_test_x1", "Service-Version": "2026-05-27.dahlia"}, v2Envelope},
 			{"compute", "/compute/v1/projects/my-project-123/global/operations", map[string]string{"Authorization": "Bearer t"}, googleEnvelope},
 		} {

@@ -49,6 +49,9 @@ func serve(b *testing.B, h http.Handler, method, url, body string, headers map[s
 	return w.Body.Bytes()
 }
 
+// benchListSub is the subscription the list benchmarks fill.
+const benchListSub = "0b1f6471-1bf0-4dda-aec3-00000000be7c"
+
 var seq atomic.Uint64
 
 // BenchmarkRoleAssignmentPut creates a role assignment per iteration (a new name and
@@ -62,20 +65,20 @@ func BenchmarkRoleAssignmentPut(b *testing.B) {
 		for pb.Next() {
 			n := seq.Add(1)
 			body := `{"properties":{"principalId":"` + uuid.NewString() + `","roleDefinitionId":"/providers/Vendor.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7"}}`
-			url := fmt.Sprintf("/subscriptions/sub-%d/resourceGroups/rg/providers/Vendor.Authorization/roleAssignments/%s?api-version=2022-04-01", n/1000, uuid.NewString())
+			url := fmt.Sprintf("/subscriptions/00000000-0000-4000-8000-%012d/resourceGroups/rg/providers/Vendor.Authorization/roleAssignments/%s?api-version=2022-04-01", n/1000, uuid.NewString())
 			serve(b, h, http.MethodPut, url, body, hdr, 201)
 		}
 	})
 }
 
-// benchAssignments is a server holding 1000 role assignments in subscription "bench-list",
+// benchAssignments is a server holding 1000 role assignments in subscription benchListSub,
 // ten in each of its resource groups rg-0 to rg-99.
 func benchAssignments(b *testing.B) http.Handler {
 	h := benchServer(b)
 	hdr := map[string]string{"Authorization": "Bearer t", "Content-Type": "application/json"}
 	for i := range 1000 {
 		body := `{"properties":{"principalId":"` + uuid.NewString() + `","roleDefinitionId":"/providers/Vendor.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7"}}`
-		url := fmt.Sprintf("/subscriptions/bench-list/resourceGroups/rg-%d/providers/Vendor.Authorization/roleAssignments/%s?api-version=2022-04-01", i%100, uuid.NewString())
+		url := fmt.Sprintf("/subscriptions/"+benchListSub+"/resourceGroups/rg-%d/providers/Vendor.Authorization/roleAssignments/%s?api-version=2022-04-01", i%100, uuid.NewString())
 		serve(b, h, http.MethodPut, url, body, hdr, 201)
 	}
 	return h
@@ -89,7 +92,7 @@ func BenchmarkRoleAssignmentListResourceGroup(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		body := serve(b, h, http.MethodGet, fmt.Sprintf("/subscriptions/bench-list/resourceGroups/rg-%d/providers/Vendor.Authorization/roleAssignments?api-version=2022-04-01", i%100), "", hdr, 200)
+		body := serve(b, h, http.MethodGet, fmt.Sprintf("/subscriptions/"+benchListSub+"/resourceGroups/rg-%d/providers/Vendor.Authorization/roleAssignments?api-version=2022-04-01", i%100), "", hdr, 200)
 		if n := bytes.Count(body, []byte(`"principalId"`)); n != 10 {
 			b.Fatalf("%d assignments listed, want 10", n)
 		}
@@ -104,7 +107,7 @@ func BenchmarkRoleAssignmentListSubscription(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		body := serve(b, h, http.MethodGet, "/subscriptions/bench-list/providers/Vendor.Authorization/roleAssignments?api-version=2022-04-01", "", hdr, 200)
+		body := serve(b, h, http.MethodGet, "/subscriptions/"+benchListSub+"/providers/Vendor.Authorization/roleAssignments?api-version=2022-04-01", "", hdr, 200)
 		if n := bytes.Count(body, []byte(`"principalId"`)); n != 1000 {
 			b.Fatalf("%d assignments listed, want 1000", n)
 		}
@@ -226,7 +229,7 @@ func BenchmarkHarness(b *testing.B) {
 		for pb.Next() {
 			n := seq.Add(1)
 			body := `{"properties":{"principalId":"` + uuid.NewString() + `","roleDefinitionId":"/providers/Vendor.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7"}}`
-			url := fmt.Sprintf("/subscriptions/sub-%d/resourceGroups/rg/providers/Vendor.Authorization/roleAssignments/%s?api-version=2022-04-01", n/1000, uuid.NewString())
+			url := fmt.Sprintf("/subscriptions/00000000-0000-4000-8000-%012d/resourceGroups/rg/providers/Vendor.Authorization/roleAssignments/%s?api-version=2022-04-01", n/1000, uuid.NewString())
 			serve(b, e, http.MethodPut, url, body, hdr, 201)
 		}
 	})

@@ -16,7 +16,7 @@ var bodyTargets = []struct {
 	headers           map[string]string
 	envelope          func([]byte) (string, error)
 }{
-	{"authorization", http.MethodPut, "/subscriptions/s1/resourceGroups/rg/providers/Vendor.Authorization/roleAssignments/b0f43c54-e787-4862-89b1-a653fa9cf747?api-version=2022-04-01",
+	{"authorization", http.MethodPut, "/subscriptions/a925f2f7-5c63-4b7b-8799-25a5f97bc3b2/resourceGroups/rg/providers/Vendor.Authorization/roleAssignments/b0f43c54-e787-4862-89b1-a653fa9cf747?api-version=2022-04-01",
 		map[string]string{"Authorization": "Bearer t"}, armEnvelope},
 	{"accounts", http.MethodPost, "/v2/core/account_links",
 		map[string]string{"Authorization": "Bearer sk_test_x", "Service-Version": "2026-05-27.dahlia"}, v2Envelope},
@@ -102,8 +102,8 @@ func TestUnknownRoutesAndMethodsUseTheirAPIsEnvelope(t *testing.T) {
 		envelope           func([]byte) (string, error)
 	}{
 		{"ARM unknown path", "GET", "/nothing/here", 404, armEnvelope},
-		{"ARM unknown provider resource", "GET", "/subscriptions/s/providers/Vendor.Authorization/roleThings?api-version=2022-04-01", 404, armEnvelope},
-		{"ARM wrong method", "POST", "/subscriptions/s/providers/Vendor.Authorization/roleAssignments?api-version=2022-04-01", 405, armEnvelope},
+		{"ARM unknown provider resource", "GET", "/subscriptions/a925f2f7-5c63-4b7b-8799-25a5f97bc3b2/providers/Vendor.Authorization/roleThings?api-version=2022-04-01", 404, armEnvelope},
+		{"ARM wrong method", "POST", "/subscriptions/a925f2f7-5c63-4b7b-8799-25a5f97bc3b2/providers/Vendor.Authorization/roleAssignments?api-version=2022-04-01", 405, armEnvelope},
 		{"accounts unknown path", "GET", "/v2/core/nothing", 404, v2Envelope},
 		{"accounts wrong method", "DELETE", "/v2/core/accounts", 405, v2Envelope},
 		{"compute unknown path", "GET", "/compute/v1/projects/my-project-123/global/nothing", 404, googleEnvelope},
@@ -136,7 +136,7 @@ func TestBadParameterFormats(t *testing.T) {
 	}{
 		{"compute requestId not a UUID", "POST", "/compute/v1/projects/my-project-123/global/interconnectAttachmentGroups?requestId=123",
 			`{"name":"g1","intent":{"availabilitySla":"NO_SLA"}}`, map[string]string{"Authorization": "Bearer t"}, googleEnvelope, "requestId"},
-		{"ARM $top not a number", "GET", "/subscriptions/s/providers/Vendor.Authorization/roleAssignments?api-version=2022-04-01&$top=ten",
+		{"ARM $top not a number", "GET", "/subscriptions/a925f2f7-5c63-4b7b-8799-25a5f97bc3b2/providers/Vendor.Authorization/roleAssignments?api-version=2022-04-01&$top=ten",
 			"", map[string]string{"Authorization": "Bearer t"}, armEnvelope, "$top"},
 		{"accounts limit out of range", "GET", "/v2/core/accounts?limit=100000",
 			"", map[string]string{"Authorization": "Bearer sk_test_x", "Service-Version": "2026-05-27.dahlia"}, v2Envelope, "limit"},

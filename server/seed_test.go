@@ -327,8 +327,8 @@ func TestSeedErrors(t *testing.T) {
 `, 4, "authorization.roleAssignments[0].name", "InvalidRoleAssignmentId"},
 		{"a role assignment to a missing role", `authorization:
   roleAssignments:
-    - {scope: subscriptions/s, name: 44444444-4444-4444-8444-444444444444, principalId: 77777777-7777-4777-8777-777777777777, roleDefinitionId: /providers/Vendor.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7}
-    - scope: subscriptions/s
+    - {scope: subscriptions/a925f2f7-5c63-4b7b-8799-25a5f97bc3b2, name: 44444444-4444-4444-8444-444444444444, principalId: 77777777-7777-4777-8777-777777777777, roleDefinitionId: /providers/Vendor.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7}
+    - scope: subscriptions/a925f2f7-5c63-4b7b-8799-25a5f97bc3b2
       name: 55555555-5555-4555-8555-555555555555
       principalId: 77777777-7777-4777-8777-777777777777
       roleDefinitionId: /providers/Vendor.Authorization/roleDefinitions/99999999-9999-4999-8999-999999999999

@@ -20,7 +20,7 @@ func TestReadyClientsResetAndClock(t *testing.T) {
 	ctx := context.Background()
 
 	// Authorization, with raw scopes.
-	_, err := client.CheckARM(srv.Authorization.RoleAssignmentsCreateWithResponse(ctx, "subscriptions/s1/resourceGroups/rg", "b0f43c54-e787-4862-89b1-a653fa9cf747",
+	_, err := client.CheckARM(srv.Authorization.RoleAssignmentsCreateWithResponse(ctx, "subscriptions/a925f2f7-5c63-4b7b-8799-25a5f97bc3b2/resourceGroups/rg", "b0f43c54-e787-4862-89b1-a653fa9cf747",
 		&authzgen.RoleAssignmentsCreateParams{ApiVersion: client.AuthorizationAPIVersion},
 		authzgen.RoleAssignmentCreateParameters{Properties: authzgen.RoleAssignmentProperties{
 			PrincipalId: "ce2ce14e-85d7-4629-bdbc-454d0519d987", RoleDefinitionId: "/providers/Vendor.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7"}}))

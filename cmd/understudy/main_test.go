@@ -41,7 +41,7 @@ func TestBinaryServesAndShutsDownCleanly(t *testing.T) {
 	resp.Body.Close()
 
 	const secret = "super-secret-token-value"
-	req, _ := http.NewRequest(http.MethodGet, base+"/subscriptions/s/providers/Vendor.Authorization/roleAssignments?api-version=2022-04-01", nil)
+	req, _ := http.NewRequest(http.MethodGet, base+"/subscriptions/a925f2f7-5c63-4b7b-8799-25a5f97bc3b2/providers/Vendor.Authorization/roleAssignments?api-version=2022-04-01", nil)
 	req.Header.Set("Authorization", "Bearer "+secret)
 	if resp, err := http.DefaultClient.Do(req); err == nil {
 		resp.Body.Close()

@@ -128,7 +128,7 @@ func wantForbidden(t *testing.T, status int, body []byte, caller string, o op) {
 func TestEnforceBootstrapOwner(t *testing.T) {
 	e := newEnforcedEnv(t)
 	owner := e.client(jwt(ownerOID), true)
-	for _, scope := range []string{subScope, rgScope, resScope, rg2Scope, mgScope, "subscriptions/another"} {
+	for _, scope := range []string{subScope, rgScope, resScope, rg2Scope, mgScope, "subscriptions/0b1f6471-1bf0-4dda-aec3-0000000000e1"} {
 		t.Run(scope, func(t *testing.T) {
 			name := newGUID()
 			for _, tt := range []struct {

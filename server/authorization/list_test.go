@@ -17,7 +17,7 @@ var listFixture = []struct{ scope, name, principal string }{
 	{rgScope, "00000000-0000-4000-8000-000000000003", principal2},
 	{rgScope + "/providers/Vendor.Storage/storageAccounts/acct1", "00000000-0000-4000-8000-000000000004", principal2},
 	{subScope + "/resourceGroups/rg2", "00000000-0000-4000-8000-000000000005", principal1},
-	{"subscriptions/another", "00000000-0000-4000-8000-000000000006", principal1},
+	{"subscriptions/0b1f6471-1bf0-4dda-aec3-0000000000e1", "00000000-0000-4000-8000-000000000006", principal1},
 	{subScope + "0/resourceGroups/rg1", "00000000-0000-4000-8000-000000000007", principal1}, // a sibling whose key shares the prefix
 }
 

@@ -226,7 +226,7 @@ func TestRaceLimitPerSubscription(t *testing.T) {
 		t.Errorf("%d assignments stored, want %d", stored, limit)
 	}
 	// Another subscription is not affected.
-	mustPut(t, c, "subscriptions/other", newGUID(), props(principal1, readerID), http.StatusCreated)
+	mustPut(t, c, "subscriptions/0b1f6471-1bf0-4dda-aec3-0000000000e1", newGUID(), props(principal1, readerID), http.StatusCreated)
 }
 
 // walk lists scope page by page ($top per page) through the skip tokens of the nextLinks.

@@ -228,7 +228,7 @@ func TestLimitPerSubscription(t *testing.T) {
 	// Updating an existing assignment is not a new one.
 	mustPut(t, c, rgScope, name1, withDescription(props(principal1, readerID), "still fine"), http.StatusOK)
 	// Another subscription has its own count.
-	mustPut(t, c, "subscriptions/other", "0a1b2c3d-0000-4000-8000-0000000000a1", props(principal1, readerID), http.StatusCreated)
+	mustPut(t, c, "subscriptions/0b1f6471-1bf0-4dda-aec3-0000000000e1", "0a1b2c3d-0000-4000-8000-0000000000a1", props(principal1, readerID), http.StatusCreated)
 }
 
 func TestAPIVersionAndAuthentication(t *testing.T) {
