@@ -4,6 +4,10 @@
 //
 // Where the real service is silent or we chose differently it is said next to the code; the
 // full list of rules is ../shared/design/authorization.md. Notable choices:
+//   - names in a scope follow ARM's rules (a GUID subscription id, ARM's resource group
+//     name rule, no control characters or invalid UTF-8 anywhere), with ARM's codes
+//     InvalidSubscriptionId and InvalidResourceGroup, so that an accepted scope round-trips
+//     through the id a response carries; rules and sources in scope.go;
 //   - the scope hierarchy is textual: a scope's ancestors are its path prefixes; management
 //     groups are scopes of their own, not ancestors of subscriptions;
 //   - bootstrap owners (from flags or the seed file) hold Owner everywhere without an

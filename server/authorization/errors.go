@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -166,7 +169,52 @@ func errInvalidSkipToken() *Error {
 }
 
 func errInvalidScope(scope string) *Error {
-	return newError(http.StatusBadRequest, "InvalidScope", "The scope '/%s' is not valid. Use subscriptions/{id}, subscriptions/{id}/resourceGroups/{name}, a resource under a resource group, or providers/Vendor.Management/managementGroups/{id}.", scope)
+	return newError(http.StatusBadRequest, "InvalidScope", "The scope '/%s' is not valid. Use subscriptions/{id}, subscriptions/{id}/resourceGroups/{name}, a resource under a resource group, or providers/Vendor.Management/managementGroups/{id}, with names of printable characters.", shown(strings.Trim(scope, "/")))
+}
+
+// errInvalidSubscriptionID is ARM's answer to a subscription id that is not a GUID.
+func errInvalidSubscriptionID(id string) *Error {
+	return newError(http.StatusBadRequest, "InvalidSubscriptionId", "The provided subscription identifier '%s' is malformed or invalid.", shown(id))
+}
+
+// errInvalidResourceGroup is ARM's answer to a resource group name that breaks its rules
+// (scope.go): ARM's message for characters it does not allow, ours for the length and the
+// final period, which ARM words otherwise.
+func errInvalidResourceGroup(name string) *Error {
+	var bad strings.Builder
+	for i := 0; i < len(name); {
+		r, size := utf8.DecodeRuneInString(name[i:])
+		if !groupRune(r) || r == utf8.RuneError && size == 1 {
+			bad.WriteString(name[i : i+size]) // the bytes as sent, for shown to escape
+		}
+		i += size
+	}
+	if bad.Len() > 0 {
+		return newError(http.StatusBadRequest, "InvalidResourceGroup", "The provided resource group name '%s' has these invalid characters: '%s'. The name can only be a letter, digit, '-', '.', '(', ')' or '_'.", shown(name), shown(bad.String()))
+	}
+	return newError(http.StatusBadRequest, "InvalidResourceGroup", "The provided resource group name '%s' is not valid. The name must be 1 to %d characters long and cannot end with a period.", shown(name), maxGroupName)
+}
+
+// shown is s as error messages quote it: unchanged when it is valid UTF-8 without control
+// characters, else with each byte that is neither %XX-escaped, as in a URL, so that a
+// message never carries what the request should not have.
+func shown(s string) string {
+	if validNames([]string{s}) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || unicode.IsControl(r) {
+			for _, c := range []byte(s[i : i+size]) {
+				fmt.Fprintf(&b, "%%%02X", c)
+			}
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 func errAuthenticationMissing() *Error {

@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 // FuzzParseScope checks that ParseScope and rewrite never panic, that an accepted scope is
@@ -27,6 +29,10 @@ func FuzzParseScope(f *testing.F) {
 		"PROVIDERS/vendor.management/MANAGEMENTGROUPS/MG",
 		"Subscriptions/ABC-Def/RESOURCEGROUPS/My-RG/Providers/Vendor.Storage/storageAccounts/Acct",
 		"subscriptions/other",
+		"subscriptions/%ff%fe",
+		"subscriptions/" + testSub + "/resourceGroups/rg\x00x",
+		"subscriptions/" + testSub + "/resourceGroups/gr\u00fc\u00dfe",
+		testRG + "/providers/A.B/t/n\n",
 		"subscriptions",
 		"subscriptions/s/resourceGroups",
 		"subscriptions/s/../etc",
@@ -71,6 +77,13 @@ func checkScope(t *testing.T, raw string, sc Scope) {
 		if s == "" || s == "." || s == ".." {
 			t.Fatalf("ParseScope(%q) accepted segment %q", raw, s)
 		}
+	}
+	// What is accepted is echoed in ids as it is: it must be text that JSON and URLs carry.
+	if !utf8.ValidString(sc.Path) || strings.ContainsFunc(sc.Path, unicode.IsControl) {
+		t.Fatalf("ParseScope(%q) accepted invalid UTF-8 or a control character", raw)
+	}
+	if strings.HasPrefix(sc.Key, "subscriptions/") && !isGUID(segs[1]) {
+		t.Fatalf("ParseScope(%q) accepted subscription id %q, not a GUID", raw, segs[1])
 	}
 	if strings.HasPrefix(sc.Key, "subscriptions/") {
 		if want := asciiLower(segs[1]); sc.Subscription != want {

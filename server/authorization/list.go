@@ -16,9 +16,9 @@ import (
 // $filter, a page at a time. It costs what it returns: scope lists walk the scope index over
 // the scope's ancestors and subtree only, principal lists walk that principal's assignments.
 func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAssignmentsListForScopeRequestObject) (gen.RoleAssignmentsListForScopeResponseObject, error) {
-	scope, ok := ParseScope(req.Scope)
-	if !ok {
-		return nil, errInvalidScope(req.Scope)
+	scope, serr := parseScope(req.Scope)
+	if serr != nil {
+		return nil, serr
 	}
 	if err := s.authorize(ctx, scope, actionRoleAssignmentsRead, "/"+scope.Path+providerSegment+"roleAssignments"); err != nil {
 		return nil, err

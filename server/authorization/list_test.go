@@ -18,7 +18,7 @@ var listFixture = []struct{ scope, name, principal string }{
 	{rgScope + "/providers/Vendor.Storage/storageAccounts/acct1", "00000000-0000-4000-8000-000000000004", principal2},
 	{subScope + "/resourceGroups/rg2", "00000000-0000-4000-8000-000000000005", principal1},
 	{"subscriptions/0b1f6471-1bf0-4dda-aec3-0000000000e1", "00000000-0000-4000-8000-000000000006", principal1},
-	{subScope + "0/resourceGroups/rg1", "00000000-0000-4000-8000-000000000007", principal1}, // a sibling whose key shares the prefix
+	{rgScope + "0", "00000000-0000-4000-8000-000000000007", principal1}, // a sibling whose key shares the prefix (rg10)
 }
 
 func loadListFixture(t *testing.T, c *gen.ClientWithResponses) {
@@ -54,13 +54,13 @@ func TestListFilters(t *testing.T) {
 		name, scope, filter string
 		want                string // last digits of the names
 	}{
-		{"subscription: at and below", subScope, "", "1 2 3 4 5"},
+		{"subscription: at and below", subScope, "", "1 2 3 4 5 7"},
 		{"resource group: above, at and below", rgScope, "", "1 2 3 4"},
 		{"resource: above and at", rgScope + "/providers/Vendor.Storage/storageAccounts/acct1", "", "1 2 3 4"},
 		{"atScope at the resource group", rgScope, "atScope()", "1 2 3"},
 		{"atScope at the subscription", subScope, "atScope()", "1"},
 		{"principal at, above and below", rgScope, "principalId eq '" + principal1 + "'", "1 2"},
-		{"principal across the subscription", subScope, "principalId eq '" + strings.ToUpper(principal1) + "'", "1 2 5"},
+		{"principal across the subscription", subScope, "principalId eq '" + strings.ToUpper(principal1) + "'", "1 2 5 7"},
 		{"assignedTo", subScope, "assignedTo('" + principal2 + "')", "3 4"},
 		{"atScope and assignedTo", rgScope, "atScope() and assignedTo('" + principal1 + "')", "1 2"},
 		{"assignedTo and atScope, any case", rgScope, "ASSIGNEDTO('" + principal2 + "') AND atscope()", "3"},

@@ -130,9 +130,9 @@ func (s *Server) target(ctx context.Context, rawScope, name, action string) (Sco
 	if !ok {
 		return Scope{}, "", errInvalidAssignmentName(name)
 	}
-	scope, ok := ParseScope(rawScope)
-	if !ok {
-		return Scope{}, "", errInvalidScope(rawScope)
+	scope, serr := parseScope(rawScope)
+	if serr != nil {
+		return Scope{}, "", serr
 	}
 	target := "/" + scope.Path + providerSegment + "roleAssignments/" + name
 	if err := s.authorize(ctx, scope, action, target); err != nil {

@@ -10,9 +10,9 @@ import (
 
 // RoleDefinitionsGet reads a role definition at a scope.
 func (s *Server) RoleDefinitionsGet(ctx context.Context, req gen.RoleDefinitionsGetRequestObject) (gen.RoleDefinitionsGetResponseObject, error) {
-	scope, ok := ParseScope(req.Scope)
-	if !ok {
-		return nil, errInvalidScope(req.Scope)
+	scope, serr := parseScope(req.Scope)
+	if serr != nil {
+		return nil, serr
 	}
 	if err := s.authorize(ctx, scope, actionRoleDefinitionsRead, "/"+scope.Path+providerSegment+"roleDefinitions/"+req.RoleDefinitionId); err != nil {
 		return nil, err
@@ -36,9 +36,9 @@ func (s *Server) RoleDefinitionsGetById(ctx context.Context, req gen.RoleDefinit
 
 // RoleDefinitionsList lists the role definitions assignable at a scope.
 func (s *Server) RoleDefinitionsList(ctx context.Context, req gen.RoleDefinitionsListRequestObject) (gen.RoleDefinitionsListResponseObject, error) {
-	scope, ok := ParseScope(req.Scope)
-	if !ok {
-		return nil, errInvalidScope(req.Scope)
+	scope, serr := parseScope(req.Scope)
+	if serr != nil {
+		return nil, serr
 	}
 	if err := s.authorize(ctx, scope, actionRoleDefinitionsRead, "/"+scope.Path+providerSegment+"roleDefinitions"); err != nil {
 		return nil, err

@@ -2,6 +2,8 @@ package authorization
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Scope is a parsed role-assignment scope.
@@ -22,12 +24,21 @@ type Scope struct {
 //	providers/Vendor.Management/managementGroups/{id}
 //
 // A resource may itself be followed by /providers/{ns}/{type}/{name} (an extension resource).
+// The names in it must also be valid: see the rules after parseScope.
 func ParseScope(raw string) (Scope, bool) {
+	sc, err := parseScope(raw)
+	return sc, err == nil
+}
+
+// parseScope is ParseScope with the error to answer when raw is refused: InvalidScope for
+// a shape ARM does not know, InvalidSubscriptionId or InvalidResourceGroup for a name that
+// breaks ARM's rules for it.
+func parseScope(raw string) (Scope, *Error) {
 	path := strings.Trim(raw, "/")
 	segs := strings.Split(path, "/")
 	for _, s := range segs {
 		if s == "" || s == "." || s == ".." {
-			return Scope{}, false
+			return Scope{}, errInvalidScope(raw)
 		}
 	}
 	// Words and keys fold ASCII letters only: Unicode folding would let look-alikes such as
@@ -36,22 +47,130 @@ func ParseScope(raw string) (Scope, bool) {
 	word := func(i int, w string) bool { return i < len(segs) && asciiEqualFold(segs[i], w) }
 	switch {
 	case word(0, "subscriptions") && len(segs) >= 2:
-		sc.Subscription = asciiLower(segs[1])
 		rest := segs[2:]
-		if len(rest) == 0 {
-			return sc, true
+		if len(rest) > 0 && (!asciiEqualFold(rest[0], "resourceGroups") || len(rest) < 2 || !validResourcePath(rest[2:])) {
+			return Scope{}, errInvalidScope(raw)
 		}
-		if !asciiEqualFold(rest[0], "resourceGroups") || len(rest) < 2 {
-			return Scope{}, false
+		if !isGUID(segs[1]) {
+			return Scope{}, errInvalidSubscriptionID(segs[1])
 		}
-		if !validResourcePath(rest[2:]) {
-			return Scope{}, false
+		if len(rest) > 0 && !validGroupName(rest[1]) {
+			return Scope{}, errInvalidResourceGroup(rest[1])
 		}
-		return sc, true
+		if len(rest) > 2 && !validNames(rest[2:]) {
+			return Scope{}, errInvalidScope(raw)
+		}
+		sc.Subscription = asciiLower(segs[1])
+		return sc, nil
 	case len(segs) == 4 && word(0, "providers") && word(1, "Vendor.Management") && word(2, "managementGroups"):
-		return sc, true
+		if !validGroupName(segs[3]) {
+			return Scope{}, errInvalidScope(raw)
+		}
+		return sc, nil
 	}
-	return Scope{}, false
+	return Scope{}, errInvalidScope(raw)
+}
+
+// The rules for the names in a scope. Whatever is accepted is stored and echoed byte for
+// byte, so it must survive JSON and a URL unchanged: the id a response carries, escaped as
+// any client escapes a path, reads the assignment back.
+//
+//   - A subscription id is a GUID, as in ARM, else 400 InvalidSubscriptionId, "The provided
+//     subscription identifier '{id}' is malformed or invalid." [observed: ARM's envelope in
+//     Azure/apiops#460 (400), hashicorp/terraform-provider-azurerm#25954 (400)].
+//   - A resource group name is 1 to 90 characters, each a letter or digit (Unicode, as .NET's
+//     Char.IsLetterOrDigit: categories L and Nd), '_', '-', '.', '(' or ')', not ending in
+//     '.' [spec: Microsoft.Resources resourceGroups name pattern ^[-\w\._\(\)]+$ and
+//     maxLength 90, as generated in Azure/bicep-types-az; docs: resource-name-rules], else
+//     400 InvalidResourceGroup [observed: Azure/azure-cli#14481, code and message]. A
+//     management group id follows the same rule (docs: resource-name-rules,
+//     Microsoft.Management), else InvalidScope.
+//   - Every other name (provider namespace, resource type and name) is valid UTF-8 without
+//     control characters (Unicode category Cc), else InvalidScope [our choice: ARM's rules
+//     differ per resource type; these are the ones no type allows].
+//
+// Word and GUID comparisons fold ASCII only; a non-ASCII name is its own name, compared
+// byte for byte.
+
+// isGUID reports whether s is a GUID in its 8-4-4-4-12 hex form.
+func isGUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// maxGroupName is the longest resource group name (or management group id) ARM accepts.
+const maxGroupName = 90
+
+// validGroupName reports whether s may name a resource group or management group.
+func validGroupName(s string) bool {
+	if s == "" || s[len(s)-1] == '.' {
+		return false
+	}
+	n := 0
+	for i := 0; i < len(s); n++ {
+		if n == maxGroupName {
+			return false
+		}
+		if c := s[i]; c < utf8.RuneSelf {
+			if !groupRune(rune(c)) {
+				return false
+			}
+			i++
+			continue
+		}
+		// Invalid UTF-8 decodes as U+FFFD, which is no letter.
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !groupRune(r) {
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+// groupRune reports whether r may appear in a resource group name.
+func groupRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' ||
+			r == '_' || r == '-' || r == '.' || r == '(' || r == ')'
+	}
+	return unicode.IsLetter(r) || unicode.Is(unicode.Nd, r)
+}
+
+// validNames reports whether every name in segs is valid UTF-8 without control characters.
+func validNames(segs []string) bool {
+	for _, s := range segs {
+		for i := 0; i < len(s); {
+			if c := s[i]; c < utf8.RuneSelf {
+				if c < 0x20 || c == 0x7f {
+					return false
+				}
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 || unicode.IsControl(r) {
+				return false
+			}
+			i += size
+		}
+	}
+	return true
 }
 
 // validResourcePath accepts "" or providers/{ns}/{type}/{name} followed by {type}/{name}

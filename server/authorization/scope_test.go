@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/understudy-dev/understudy/internal/store"
 )
@@ -39,12 +41,19 @@ func TestParseScopeAccepted(t *testing.T) {
 			"providers/Vendor.Management/managementGroups/mg", ""},
 		{"management group, other case", "PROVIDERS/vendor.management/MANAGEMENTGROUPS/MG",
 			"PROVIDERS/vendor.management/MANAGEMENTGROUPS/MG", ""},
-		{"mixed case words and ids", "Subscriptions/ABC-Def/RESOURCEGROUPS/My-RG/Providers/Vendor.Storage/storageAccounts/Acct",
-			"Subscriptions/ABC-Def/RESOURCEGROUPS/My-RG/Providers/Vendor.Storage/storageAccounts/Acct", "abc-def"},
+		{"mixed case words and ids", "Subscriptions/" + strings.ToUpper(testSub) + "/RESOURCEGROUPS/My-RG/Providers/Vendor.Storage/storageAccounts/Acct",
+			"Subscriptions/" + strings.ToUpper(testSub) + "/RESOURCEGROUPS/My-RG/Providers/Vendor.Storage/storageAccounts/Acct", testSub},
 		{"leading slash", "/subscriptions/" + testSub, "subscriptions/" + testSub, testSub},
 		{"trailing slash", "subscriptions/" + testSub + "/", "subscriptions/" + testSub, testSub},
 		{"both, doubled", "//" + testRG + "//", testRG, testSub},
-		{"subscription that is not a GUID", "subscriptions/other", "subscriptions/other", "other"},
+		{"resource group of every allowed kind of character", "subscriptions/" + testSub + "/resourceGroups/My_rg-(1).x",
+			"subscriptions/" + testSub + "/resourceGroups/My_rg-(1).x", testSub},
+		{"resource group of Unicode letters and digits", "subscriptions/" + testSub + "/resourceGroups/grüße-١٢-日本",
+			"subscriptions/" + testSub + "/resourceGroups/grüße-١٢-日本", testSub},
+		{"resource group of 90 characters", "subscriptions/" + testSub + "/resourceGroups/" + strings.Repeat("é", 90),
+			"subscriptions/" + testSub + "/resourceGroups/" + strings.Repeat("é", 90), testSub},
+		{"resource names of any printable character", testRG + "/providers/A.B/t/n 1:é%+~",
+			testRG + "/providers/A.B/t/n 1:é%+~", testSub},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,23 +78,23 @@ func TestParseScopeRejected(t *testing.T) {
 		{"only slashes", "///"},
 		{"subscriptions without id", "subscriptions"},
 		{"empty segment", "subscriptions//x"},
-		{"empty segment in the middle", "subscriptions/s//resourceGroups/rg"},
+		{"empty segment in the middle", "subscriptions/" + testSub + "//resourceGroups/rg"},
 		{"tenants", "tenants/x"},
 		{"unknown root word", "foo/bar"},
-		{"resourceGroups without name", "subscriptions/s/resourceGroups"},
-		{"unknown word under a subscription", "subscriptions/s/foo/bar"},
-		{"resource group then a lone word", "subscriptions/s/resourceGroups/rg/x"},
-		{"resource group then a word pair", "subscriptions/s/resourceGroups/rg/x/y"},
-		{"providers without namespace", "subscriptions/s/resourceGroups/rg/providers"},
-		{"providers without type and name", "subscriptions/s/resourceGroups/rg/providers/ns"},
-		{"providers without name", "subscriptions/s/resourceGroups/rg/providers/ns/type"},
-		{"odd count: child type without name", "subscriptions/s/resourceGroups/rg/providers/ns/t/n/child"},
-		{"odd count: three child segments", "subscriptions/s/resourceGroups/rg/providers/ns/t/n/c/m/x"},
-		{"extension without type and name", "subscriptions/s/resourceGroups/rg/providers/ns/t/n/providers/C.D"},
-		{"extension without name", "subscriptions/s/resourceGroups/rg/providers/ns/t/n/providers/C.D/t2"},
-		{"providers right after providers", "subscriptions/s/resourceGroups/rg/providers/A.B/providers/C.D/t/n"},
+		{"resourceGroups without name", "subscriptions/" + testSub + "/resourceGroups"},
+		{"unknown word under a subscription", "subscriptions/" + testSub + "/foo/bar"},
+		{"resource group then a lone word", "subscriptions/" + testSub + "/resourceGroups/rg/x"},
+		{"resource group then a word pair", "subscriptions/" + testSub + "/resourceGroups/rg/x/y"},
+		{"providers without namespace", "subscriptions/" + testSub + "/resourceGroups/rg/providers"},
+		{"providers without type and name", "subscriptions/" + testSub + "/resourceGroups/rg/providers/ns"},
+		{"providers without name", "subscriptions/" + testSub + "/resourceGroups/rg/providers/ns/type"},
+		{"odd count: child type without name", "subscriptions/" + testSub + "/resourceGroups/rg/providers/ns/t/n/child"},
+		{"odd count: three child segments", "subscriptions/" + testSub + "/resourceGroups/rg/providers/ns/t/n/c/m/x"},
+		{"extension without type and name", "subscriptions/" + testSub + "/resourceGroups/rg/providers/ns/t/n/providers/C.D"},
+		{"extension without name", "subscriptions/" + testSub + "/resourceGroups/rg/providers/ns/t/n/providers/C.D/t2"},
+		{"providers right after providers", "subscriptions/" + testSub + "/resourceGroups/rg/providers/A.B/providers/C.D/t/n"},
 		{"dot-dot", ".."},
-		{"dot-dot in a scope", "subscriptions/s/resourceGroups/../x"},
+		{"dot-dot in a scope", "subscriptions/" + testSub + "/resourceGroups/../x"},
 		{"dot segment", "subscriptions/./resourceGroups/rg"},
 		{"management group without id", "providers/Vendor.Management/managementGroups"},
 		{"management group with more", "providers/Vendor.Management/managementGroups/mg/x"},
@@ -101,6 +110,69 @@ func TestParseScopeRejected(t *testing.T) {
 	}
 }
 
+// Names in a scope follow ARM's rules (scope.go), with ARM's error codes; whatever breaks
+// them is never stored, so it cannot be echoed in an id that fails to read back.
+func TestParseScopeNames(t *testing.T) {
+	tests := []struct {
+		name, raw, code string
+	}{
+		{"subscription that is not a GUID", "subscriptions/not-a-guid", "InvalidSubscriptionId"},
+		{"subscription GUID in braces", "subscriptions/{" + testSub + "}", "InvalidSubscriptionId"},
+		{"subscription GUID without hyphens", "subscriptions/" + strings.ReplaceAll(testSub, "-", ""), "InvalidSubscriptionId"},
+		{"subscription of invalid UTF-8", "subscriptions/\xff\xfe", "InvalidSubscriptionId"},
+		{"subscription NUL", "subscriptions/\x00", "InvalidSubscriptionId"},
+		{"subscription with a newline", "subscriptions/a\nb", "InvalidSubscriptionId"},
+		{"subscription not a GUID under a resource group", "subscriptions/s1/resourceGroups/rg", "InvalidSubscriptionId"},
+		{"resource group with NUL", "subscriptions/" + testSub + "/resourceGroups/rg\x00x", "InvalidResourceGroup"},
+		{"resource group with a newline", "subscriptions/" + testSub + "/resourceGroups/rg\n", "InvalidResourceGroup"},
+		{"resource group of invalid UTF-8", "subscriptions/" + testSub + "/resourceGroups/rg\xff", "InvalidResourceGroup"},
+		{"resource group with a space", "subscriptions/" + testSub + "/resourceGroups/r g", "InvalidResourceGroup"},
+		{"resource group with a percent sign", "subscriptions/" + testSub + "/resourceGroups/rg%1", "InvalidResourceGroup"},
+		{"resource group with U+FFFD", "subscriptions/" + testSub + "/resourceGroups/rg\ufffd", "InvalidResourceGroup"},
+		{"resource group ending in a period", "subscriptions/" + testSub + "/resourceGroups/rg.", "InvalidResourceGroup"},
+		{"resource group of 91 characters", "subscriptions/" + testSub + "/resourceGroups/" + strings.Repeat("r", 91), "InvalidResourceGroup"},
+		{"resource group of 91 letters, not bytes", "subscriptions/" + testSub + "/resourceGroups/" + strings.Repeat("é", 91), "InvalidResourceGroup"},
+		{"resource name with NUL", testRG + "/providers/A.B/t/n\x00", "InvalidScope"},
+		{"resource type with a tab", testRG + "/providers/A.B/t\t/n", "InvalidScope"},
+		{"namespace of invalid UTF-8", testRG + "/providers/A\xff/t/n", "InvalidScope"},
+		{"resource name with DEL", testRG + "/providers/A.B/t/n\x7f", "InvalidScope"},
+		{"resource name with a C1 control", testRG + "/providers/A.B/t/n\u0085", "InvalidScope"},
+		{"management group with NUL", "providers/Vendor.Management/managementGroups/mg\x00", "InvalidScope"},
+		{"management group ending in a period", "providers/Vendor.Management/managementGroups/mg.", "InvalidScope"},
+		{"management group with a newline", "providers/Vendor.Management/managementGroups/m\ng", "InvalidScope"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseScope(tt.raw)
+			if err == nil {
+				t.Fatalf("parseScope(%q) = %+v, want %s", tt.raw, got, tt.code)
+			}
+			if err.Code != tt.code || err.Status != 400 {
+				t.Fatalf("parseScope(%q): %d %s, want 400 %s", tt.raw, err.Status, err.Code, tt.code)
+			}
+			// The message quotes what was sent, escaped where it is not printable.
+			if !utf8.ValidString(err.Message) || strings.ContainsFunc(err.Message, unicode.IsControl) {
+				t.Errorf("message %q carries what it should not", err.Message)
+			}
+			if _, ok := ParseScope(tt.raw); ok {
+				t.Errorf("ParseScope(%q) accepted what parseScope refused", tt.raw)
+			}
+		})
+	}
+	t.Run("messages", func(t *testing.T) {
+		for raw, want := range map[string]string{
+			"subscriptions/\xff\xfe":                                "The provided subscription identifier '%FF%FE' is malformed or invalid.",
+			"subscriptions/not-a-guid":                              "The provided subscription identifier 'not-a-guid' is malformed or invalid.",
+			"subscriptions/" + testSub + "/resourceGroups/r g%\x00": "The provided resource group name 'r g%%00' has these invalid characters: ' %%00'. The name can only be a letter, digit, '-', '.', '(', ')' or '_'.",
+			"subscriptions/" + testSub + "/resourceGroups/rg.":      "The provided resource group name 'rg.' is not valid. The name must be 1 to 90 characters long and cannot end with a period.",
+		} {
+			if _, err := parseScope(raw); err == nil || err.Message != want {
+				t.Errorf("parseScope(%q) = %v, want message %q", raw, err, want)
+			}
+		}
+	})
+}
+
 // ParseScope folds ASCII letters only, in the scope words and in the key alike, so a
 // look-alike such as U+017F (ſ) never passes for "s" in a word while the key keeps it apart
 // (which once let "ſubscriptions/s1" count towards s1's limit yet stay invisible at
@@ -109,10 +181,10 @@ func TestParseScopeKeyAgreesWithWordComparison(t *testing.T) {
 	tests := []struct {
 		name, variant, canonical string
 	}{
-		{"ſ in subscriptions", "ſubscriptions/s1", "subscriptions/s1"},
-		{"ſ in resourceGroups", "subscriptions/s1/resourceGroupſ/rg", "subscriptions/s1/resourceGroups/rg"},
-		{"ſ in providers", "subscriptions/s1/resourceGroups/rg/providerſ/A.B/t/n", "subscriptions/s1/resourceGroups/rg/providers/A.B/t/n"},
-		{"Kelvin sign in an id is its own name", "subscriptions/s1/resourceGroups/\u212arg", "subscriptions/s1/resourceGroups/\u212arg"},
+		{"ſ in subscriptions", "ſubscriptions/" + testSub, "subscriptions/" + testSub},
+		{"ſ in resourceGroups", "subscriptions/" + testSub + "/resourceGroupſ/rg", "subscriptions/" + testSub + "/resourceGroups/rg"},
+		{"ſ in providers", "subscriptions/" + testSub + "/resourceGroups/rg/providerſ/A.B/t/n", "subscriptions/" + testSub + "/resourceGroups/rg/providers/A.B/t/n"},
+		{"Kelvin sign in an id is its own name", "subscriptions/" + testSub + "/resourceGroups/\u212arg", "subscriptions/" + testSub + "/resourceGroups/\u212arg"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -36,9 +36,9 @@ func (s *Server) seedOne(tx *store.Tx, a SeedAssignment) error {
 	if _, ok := parseGUID(a.Name); !ok {
 		return errInvalidAssignmentName(a.Name)
 	}
-	scope, ok := ParseScope(a.Scope)
-	if !ok {
-		return errInvalidScope(a.Scope)
+	scope, serr := parseScope(a.Scope)
+	if serr != nil {
+		return serr
 	}
 	p := gen.RoleAssignmentProperties{PrincipalId: a.PrincipalID, RoleDefinitionId: a.RoleDefinitionID,
 		Description: optional(a.Description), Condition: optional(a.Condition), ConditionVersion: optional(a.ConditionVersion)}

@@ -154,21 +154,8 @@ func checkAPIVersion(next echo.HandlerFunc) echo.HandlerFunc {
 
 // parseGUID returns the canonical lower-case form of a GUID.
 func parseGUID(s string) (string, bool) {
-	if len(s) != 36 {
+	if !isGUID(s) {
 		return "", false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return "", false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-				return "", false
-			}
-		}
 	}
 	return strings.ToLower(s), true
 }
