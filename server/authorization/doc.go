@@ -12,5 +12,6 @@
 //     groups are scopes of their own, not ancestors of subscriptions;
 //   - bootstrap owners (from flags or the seed file) hold Owner everywhere without an
 //     assignment being stored, so they never show up in lists;
-//   - JWT signatures are not checked, as in every local emulator.
+//   - JWT signatures are not checked, as in every local emulator; so a claim counts only
+//     when plausible (an oid that is a GUID, printable name claims), else as if absent.
 package authorization

@@ -57,7 +57,7 @@ func callerFrom(ctx context.Context) Caller {
 }
 
 // authenticate requires a bearer token and puts the caller into the request context: the
-// `oid` claim of a JWT (signature not checked), else the principal the seed maps the token
+// `oid` claim of a JWT when it is a GUID (signature not checked), else the principal the seed maps the token
 // to, else the default principal.
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
@@ -80,12 +80,22 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// maxNameClaim bounds the claims that name a caller in 403 messages (upn and the like):
+// Entra ID's user principal names are at most 113 characters, app ids are GUIDs.
+const maxNameClaim = 256
+
+// callerForToken is who a token says the caller is. Claims are read unverified, so a claim
+// counts only when it is plausible: an oid that is a GUID (Entra ID object ids are), a name
+// claim that validate.Claim accepts. An implausible oid is treated as a missing one (the
+// seed's mapping, else the default principal) and an implausible name claim as a missing
+// one (the next name claim, else the oid), so nothing a token makes up is stored as
+// createdBy/updatedBy or echoed in a message.
 func (s *Server) callerForToken(token string) Caller {
 	if claims, ok := jwtClaims(token); ok {
-		if oid, _ := claims["oid"].(string); oid != "" {
+		if oid, _ := claims["oid"].(string); isGUID(oid) {
 			c := Caller{PrincipalID: strings.ToLower(oid), Name: oid, Type: "User"}
 			for _, k := range []string{"upn", "unique_name", "preferred_username", "appid", "azp"} {
-				if v, _ := claims[k].(string); v != "" {
+				if v, _ := claims[k].(string); validate.Claim(v, maxNameClaim) {
 					c.Name = v
 					break
 				}

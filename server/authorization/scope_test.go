@@ -761,12 +761,14 @@ func TestCallerForToken(t *testing.T) {
 	)
 	badBase64 := "header.!!!.sig"
 	badJSON := unsignedJWT([]byte(`{"oid":"` + oid))
+	mappedBadOID := unsignedJWT([]byte(`{"oid":"not-a-guid"}`))
 	s, err := New(Config{
 		DefaultPrincipal: fallback,
 		Tokens: map[string]Principal{
 			"alice-token": {ID: strings.ToUpper(mapped), Name: "alice@example.com"},
 			"svc-token":   {ID: mapped, Type: "ServicePrincipal"},
 			badJSON:       {ID: mapped, Name: "mapped-bad-jwt"},
+			mappedBadOID:  {ID: mapped, Name: "mapped-bad-oid"},
 		},
 	}, store.New())
 	if err != nil {
@@ -803,6 +805,23 @@ func TestCallerForToken(t *testing.T) {
 			Caller{PrincipalID: fallback, Name: fallback, Type: "User"}},
 		{"JWT with bad JSON: falls back to the seed", badJSON,
 			Caller{PrincipalID: mapped, Name: "mapped-bad-jwt", Type: "User"}},
+		// Unverified claims count only when plausible; else as if absent.
+		{"oid not a GUID, with control characters: default", claimsJWT(t, map[string]any{"oid": "not-a-guid\u0000\n<x>", "upn": "u@example.com"}),
+			Caller{PrincipalID: fallback, Name: fallback, Type: "User"}},
+		{"oid of 5000 characters: default", claimsJWT(t, map[string]any{"oid": strings.Repeat("a", 5000)}),
+			Caller{PrincipalID: fallback, Name: fallback, Type: "User"}},
+		{"oid of invalid UTF-8: default", unsignedJWT([]byte("{\"oid\":\"\xff\"}")),
+			Caller{PrincipalID: fallback, Name: fallback, Type: "User"}},
+		{"GUID oid with a NUL after it: default", claimsJWT(t, map[string]any{"oid": oid + "\u0000"}),
+			Caller{PrincipalID: fallback, Name: fallback, Type: "User"}},
+		{"braced GUID oid: default", claimsJWT(t, map[string]any{"oid": "{" + oid + "}"}),
+			Caller{PrincipalID: fallback, Name: fallback, Type: "User"}},
+		{"oid not a GUID, token mapped in the seed: the seed", mappedBadOID,
+			Caller{PrincipalID: mapped, Name: "mapped-bad-oid", Type: "User"}},
+		{"upn with control characters: the next name claim", claimsJWT(t, map[string]any{"oid": oid, "upn": "u\u0000@example.com", "appid": "app-1"}),
+			Caller{PrincipalID: oid, Name: "app-1", Type: "User"}},
+		{"every name claim implausible: the oid", claimsJWT(t, map[string]any{"oid": oid, "upn": "a\nb", "unique_name": strings.Repeat("n", 257), "preferred_username": "\ufffd", "appid": "x\u202e", "azp": 7}),
+			Caller{PrincipalID: oid, Name: oid, Type: "User"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"net/mail"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -14,7 +15,8 @@ import (
 )
 
 // authenticate requires a bearer token (any is accepted; IAM is not enforced) and records
-// the caller for Operation.user: the email claim of a JWT, else the default user.
+// the caller for Operation.user: the email claim of a JWT when it is a plausible address
+// (plausibleEmail), else the default user.
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		scheme, token, _ := strings.Cut(validate.Header(c.Request().Header, echo.HeaderAuthorization), " ")
@@ -57,7 +59,8 @@ func userFrom(ctx context.Context) string {
 	return ""
 }
 
-// jwtEmail reads the email claim of a compact JWT without checking its signature.
+// jwtEmail reads the email claim of a compact JWT without checking its signature, "" when
+// there is none or it is not plausible (plausibleEmail).
 func jwtEmail(token string) string {
 	if strings.Count(token, ".") != 2 {
 		return ""
@@ -70,8 +73,24 @@ func jwtEmail(token string) string {
 	var claims struct {
 		Email string `json:"email"`
 	}
-	if json.Unmarshal(payload, &claims) != nil {
+	if json.Unmarshal(payload, &claims) != nil || !plausibleEmail(claims.Email) {
 		return ""
 	}
 	return claims.Email
+}
+
+// maxEmail is the longest address SMTP can carry (RFC 5321's 256-octet path less its angle
+// brackets).
+const maxEmail = 254
+
+// plausibleEmail reports whether an email claim, read unverified, may be recorded as
+// Operation.user: a bare address (no display name, no angle brackets) that net/mail parses,
+// at most maxEmail bytes, of characters validate.Claim accepts. Any other claim is ignored
+// and the default user recorded, as when the token has no email claim.
+func plausibleEmail(s string) bool {
+	if !validate.Claim(s, maxEmail) {
+		return false
+	}
+	a, err := mail.ParseAddress(s)
+	return err == nil && a.Name == "" && a.Address == s
 }
