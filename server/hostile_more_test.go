@@ -406,3 +406,39 @@ func TestRawBytesInRequestTarget(t *testing.T) {
 		})
 	}
 }
+
+// TestBinderErrorsInPlainWords: what the spec allows but a handler's Go type cannot hold
+// (an integer written as 1.0 or 1e3, a number beyond any float64, "-0" for an unsigned
+// parameter) is a 400 naming the member or parameter, in each API's words, never in the
+// binders' Go terms.
+func TestBinderErrorsInPlainWords(t *testing.T) {
+	srv := understudytest.Start(t)
+	interconnect := func(count string) string {
+		return `{"name":"ic-words","location":"` + hLoc + `","linkType":"LINK_TYPE_ETHERNET_10G_LR","requestedLinkCount":` + count + `,"interconnectType":"DEDICATED"}`
+	}
+	cases := []struct {
+		hostileCase
+		says string // the member or parameter the message names
+	}{
+		{hostileCase{name: "compute integer as 1.0", method: "POST", path: hProject + "/global/interconnects", headers: hCompute, body: interconnect("1.0"), envelope: googleEnvelope, want: []int{400}}, "requestedLinkCount"},
+		{hostileCase{name: "compute integer as 1e0", method: "POST", path: hProject + "/global/interconnects", headers: hCompute, body: interconnect("1e0"), envelope: googleEnvelope, want: []int{400}}, "requestedLinkCount"},
+		{hostileCase{name: "compute 1e400", method: "POST", path: hProject + "/global/interconnects", headers: hCompute, body: interconnect("1e400"), envelope: googleEnvelope, want: []int{400}}, "requestedLinkCount"},
+		{hostileCase{name: "compute maxResults -0", method: "GET", path: hProject + "/global/forwardingRules?maxResults=-0", headers: hCompute, envelope: googleEnvelope, want: []int{400}}, "maxResults"},
+		{hostileCase{name: "accounts limit 1.0", method: "GET", path: "/v2/core/accounts?limit=1.0", headers: hAccounts, envelope: v2Envelope, want: []int{400}}, "limit"},
+		{hostileCase{name: "admin count 1.0", method: "POST", path: "/_understudy/faults", body: `{"status":503,"count":1.0}`, envelope: adminEnvelope, want: []int{400}}, "count"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, body := tc.run(t, srv.URL)
+			msg, _ := tc.envelope(body)
+			if !strings.Contains(msg, tc.says) {
+				t.Errorf("message %q does not name %s", msg, tc.says)
+			}
+			for _, leak := range []string{"Unmarshal type error", "strconv", "json.Number", "Go int", "Go value", "offset=", "cannot unmarshal", "error binding"} {
+				if strings.Contains(string(body), leak) {
+					t.Errorf("message in Go's terms (%q): %s", leak, body)
+				}
+			}
+		})
+	}
+}

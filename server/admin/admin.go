@@ -7,7 +7,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -115,13 +114,7 @@ func toError(c echo.Context, err error) *Error {
 	cause := httperr.Classify(err)
 	switch cause.Kind {
 	case httperr.Invalid:
-		ve := *cause.Validation
-		if strings.Contains(ve.Reason, "json.Number") {
-			// kin-openapi on a number too large for a float64 (1e400): "cannot convert
-			// json.Number to float64".
-			ve.Reason = "number out of range"
-		}
-		return &Error{Status: cause.Status, Code: "InvalidRequest", Message: ve.Error()}
+		return &Error{Status: cause.Status, Code: "InvalidRequest", Message: cause.Validation.Error()}
 	case httperr.UnsupportedMediaType:
 		return &Error{Status: cause.Status, Code: "UnsupportedMediaType", Message: "send application/json"}
 	case httperr.TooLarge:

@@ -55,6 +55,9 @@ func toError(c echo.Context, err error) *Error {
 	if errors.As(err, &ae) {
 		return ae
 	}
+	if ve, ok := httperr.Binding(c, err); ok {
+		return fromValidation(ve) // what the binders refuse, said as the validator says it
+	}
 	cause := httperr.Classify(err)
 	switch cause.Kind {
 	case httperr.Invalid:

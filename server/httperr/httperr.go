@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -83,6 +84,13 @@ func Classify(err error) Cause {
 			return Cause{Kind: TooLarge, Status: ve.Status, Limit: limit}
 		case http.StatusUnsupportedMediaType:
 			return Cause{Kind: UnsupportedMediaType, Status: ve.Status, Validation: ve}
+		}
+		if strings.Contains(ve.Reason, "json.Number") {
+			// kin-openapi's words for a number beyond a float64 (1e400): "cannot convert
+			// json.Number to float64".
+			plain := *ve
+			plain.Reason = "number out of range"
+			ve = &plain
 		}
 		return Cause{Kind: Invalid, Status: http.StatusBadRequest, Validation: ve}
 	case errors.As(err, &mbe):
