@@ -3,6 +3,8 @@ package validate
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -543,5 +545,24 @@ func (s JSONSerializer) Deserialize(c echo.Context, i any) error {
 		}
 		return nil
 	}
-	return s.DefaultJSONSerializer.Deserialize(c, i)
+	// Any other body is bound as Echo's DefaultJSONSerializer binds it (same errors), except
+	// that nothing but white space may follow the value: the Decoder alone stops after it.
+	dec := json.NewDecoder(c.Request().Body)
+	err := dec.Decode(i)
+	if err == nil {
+		if _, terr := dec.Token(); terr != io.EOF {
+			var mbe *http.MaxBytesError
+			if errors.As(terr, &mbe) {
+				return terr
+			}
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Syntax error: offset=%v, error=unexpected data after the JSON value", dec.InputOffset()))
+		}
+		return nil
+	}
+	if ute, ok := err.(*json.UnmarshalTypeError); ok {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Unmarshal type error: expected=%v, got=%v, field=%v, offset=%v", ute.Type, ute.Value, ute.Field, ute.Offset)).SetInternal(err)
+	} else if se, ok := err.(*json.SyntaxError); ok {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Syntax error: offset=%v, error=%v", se.Offset, se.Error())).SetInternal(err)
+	}
+	return err
 }

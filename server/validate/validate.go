@@ -326,7 +326,13 @@ func (v *Validator) checkBody(ctx context.Context, input *openapi3filter.Request
 	mt := rb.Content.Get(contentType)
 	if !v.fastJSON || !hasBody || len(data) == 0 || mt == nil || mt.Schema == nil || !isJSON(contentType) ||
 		isBinary(mt.Schema) || mt.Encoding[""] != nil {
-		return openapi3filter.ValidateRequestBody(ctx, input, rb)
+		err := openapi3filter.ValidateRequestBody(ctx, input, rb)
+		// kin's JSON decoder stops after the first value and ignores the rest: a body with
+		// more is refused as the decoding above refuses it, before its schema is looked at.
+		if (err == nil || bodySchemaError(err)) && hasBody && trailing(contentType, data) {
+			return trailingError(input, rb, data)
+		}
+		return err
 	}
 	// What ValidateRequestBody does to the request before it decodes.
 	st.putBack(req, len(data))
@@ -349,6 +355,11 @@ func (v *Validator) checkBody(ctx context.Context, input *openapi3filter.Request
 		return &openapi3filter.RequestError{Input: input, RequestBody: rb, Reason: "failed to decode request body",
 			Err: &openapi3filter.ParseError{Kind: openapi3filter.KindInvalidFormat, Cause: err}}
 	}
+	// kin's decoder stops after the first value and ignores what follows it: anything but
+	// white space is refused here (the quick check refuses it too).
+	if !onlySpace(data[dec.InputOffset():]) {
+		return trailingError(input, rb, data)
+	}
 	if err := mt.Schema.Value.VisitJSON(value, route.bodyOpts...); err != nil {
 		id := strings.TrimSpace(mt.Schema.Ref)
 		if id == "" && mt.Schema.Value != nil {
@@ -363,6 +374,55 @@ func (v *Validator) checkBody(ctx context.Context, input *openapi3filter.Request
 	st.validated.value = value
 	req.Body = &st.validated
 	return nil
+}
+
+// onlySpace reports whether b is JSON white space only.
+func onlySpace(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// trailing reports whether data, a body of this Content-Type, is read by kin-openapi as
+// JSON and is not one JSON value alone: either it is not JSON at all (kin's decoding fails
+// first) or something other than white space follows the value.
+func trailing(contentType string, data []byte) bool {
+	return len(data) > 0 && jsonLike(contentType) && !json.Valid(data)
+}
+
+// trailingError is the decoding error for a JSON body with data after its value.
+func trailingError(input *openapi3filter.RequestValidationInput, rb *openapi3.RequestBody, data []byte) error {
+	return &openapi3filter.RequestError{Input: input, RequestBody: rb, Reason: "failed to decode request body",
+		Err: &openapi3filter.ParseError{Kind: openapi3filter.KindInvalidFormat, Cause: trailingData(data)}}
+}
+
+// bodySchemaError reports whether err is kin's error for a body that decoded and then did
+// not match its schema.
+func bodySchemaError(err error) bool {
+	var re *openapi3filter.RequestError
+	var se *openapi3.SchemaError
+	return errors.As(err, &re) && re.RequestBody != nil && re.Parameter == nil && errors.As(re.Err, &se)
+}
+
+// trailingData is the error encoding/json's Unmarshal reports for data, one JSON value
+// followed by something other than white space ("invalid character 'x' after top-level
+// value"): only a request about to be refused pays for it.
+func trailingData(data []byte) error {
+	var raw json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	return errors.New("unexpected data after the JSON value")
+}
+
+// jsonLike reports whether kin-openapi decodes a body of this Content-Type as JSON: its
+// media type is application/json or ends in +json (RFC 6839).
+func jsonLike(contentType string) bool {
+	mt := strings.ToLower(mediaType(contentType))
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }
 
 // isJSON reports whether the media type of a Content-Type value, as kin's body decoding
@@ -546,6 +606,8 @@ func (e *Error) Error() string {
 		return "request body: " + e.Reason
 	case e.In == "body":
 		return e.Name + ": " + e.Reason
+	case e.Name == "":
+		return e.In + ": " + e.Reason
 	default:
 		return fmt.Sprintf("%s parameter %q: %s", e.In, e.Name, e.Reason)
 	}
