@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -441,6 +442,17 @@ func (fs *fuzzServer) run(t *testing.T, in fuzzInput, defaults map[string]string
 	if rec.Code >= 200 && rec.Code < 300 && req.Method != "HEAD" && rec.Code != http.StatusNoContent &&
 		strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") && !json.Valid(body) {
 		t.Fatalf("2xx with a body that is not JSON: %s", desc())
+	}
+	if rec.Code >= 200 && rec.Code < 300 {
+		// A query url.ParseQuery refuses (a parameter it drops) and a JSON body that is not
+		// exactly one value are never accepted.
+		if _, err := url.ParseQuery(req.URL.RawQuery); err != nil {
+			t.Fatalf("accepted a query string that does not parse (%v): %s", err, desc())
+		}
+		ct, _, _ := strings.Cut(req.Header.Get("Content-Type"), ";")
+		if len(in.body) > 0 && strings.EqualFold(strings.TrimSpace(ct), "application/json") && !json.Valid(in.body) {
+			t.Fatalf("accepted a JSON body that is not one JSON value: %s", desc())
+		}
 	}
 	if rec.Code >= 400 && req.Method != "HEAD" {
 		if _, err := envelope(body); err != nil {

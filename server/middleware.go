@@ -5,8 +5,11 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/understudy-dev/understudy/server/validate"
 )
 
 // The server's middleware is composed once, in New, around route (see ServeHTTP): front
@@ -38,10 +41,21 @@ func recovered(log *slog.Logger, c echo.Context, err *error) {
 	}
 }
 
-// limited refuses bodies over limit bytes: at once when Content-Length says so, else when
-// reading passes the limit (the validator reads the body and reports 413).
+// limited refuses a query string that does not parse, and bodies over limit bytes: at once
+// when Content-Length says so, else when reading passes the limit (the validator reads the
+// body and reports 413).
+//
+// Every parser of the query (Echo's, the generated binders', kin-openapi's) drops a
+// parameter with a bad %-escape or a ';' and ignores the error, so the request would go on
+// without it: every route of every API and of /_understudy/ answers 400 instead (see
+// validate.Query), unknown paths included. The hosted pages (/r/) are the exception: a
+// browser's page whose URL means the same whatever query a mail or a tracker added to it
+// (they read none; see TestHostedFlow).
 func limited(c echo.Context, limit int64, next echo.HandlerFunc) error {
 	req := c.Request()
+	if err := validate.Query(req.URL.RawQuery); err != nil && !strings.HasPrefix(requestPath(c), prefixHosted) {
+		return err
+	}
 	if req.ContentLength > limit {
 		return &http.MaxBytesError{Limit: limit}
 	}
