@@ -43,7 +43,8 @@ import (
 // on what would make them differ: duplicate member names (kin keeps the last), a member whose name matches a
 // declared property only when case is ignored (encoding/json would bind it to that
 // property), a number that is not a plain integer where the schema wants an integer, and
-// anything after the body's value (kin ignores it).
+// anything after the body's value (kin's decoder ignores it; checkBody refuses it then, as
+// malformed JSON).
 
 // quickSchema is a body schema prepared for the quick check.
 type quickSchema struct {
@@ -178,7 +179,7 @@ func quickAccept(q *quickSchema, data []byte, opts []openapi3.SchemaValidationOp
 	st.dec.Reset(&st.in)
 	ok := st.value(q, opts)
 	if ok {
-		// Nothing but white space may follow: kin would ignore it, encoding/json would not.
+		// Nothing but white space may follow: else kin's path decides (and refuses it).
 		_, err := st.dec.ReadToken()
 		ok = err == io.EOF
 	}
