@@ -351,7 +351,7 @@ func (p *parser) parseValue(op Operator) (Value, *Error) {
 		}
 		v = Value{Text: t.text, Quoted: true}
 	case TypeGuid:
-		if t.kind != tokString && t.kind != tokWord || !isGUID(t.text) {
+		if t.kind != tokString && t.kind != tokWord || !IsGUID(t.text) {
 			return v, errAt(t.pos, "%s needs a GUID such as 2a2b9908-6ea1-4ae2-8e65-a410df84e7d1, found %s", op, describe(t))
 		}
 		v = Value{Text: t.text, Quoted: t.kind == tokString}

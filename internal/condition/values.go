@@ -42,8 +42,9 @@ func allDigits(s string) bool {
 	return true
 }
 
-// isGUID reports whether s has the 8-4-4-4-12 hexadecimal GUID shape.
-func isGUID(s string) bool {
+// IsGUID reports whether s has the 8-4-4-4-12 hexadecimal GUID shape (either case). The
+// authorization API checks its ids with it too.
+func IsGUID(s string) bool {
 	if len(s) != 36 {
 		return false
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/understudy-dev/understudy/internal/condition"
 )
 
 // FuzzParseScope checks that ParseScope and rewrite never panic, that an accepted scope is
@@ -82,7 +84,7 @@ func checkScope(t *testing.T, raw string, sc Scope) {
 	if !utf8.ValidString(sc.Path) || strings.ContainsFunc(sc.Path, unicode.IsControl) {
 		t.Fatalf("ParseScope(%q) accepted invalid UTF-8 or a control character", raw)
 	}
-	if strings.HasPrefix(sc.Key, "subscriptions/") && !isGUID(segs[1]) {
+	if strings.HasPrefix(sc.Key, "subscriptions/") && !condition.IsGUID(segs[1]) {
 		t.Fatalf("ParseScope(%q) accepted subscription id %q, not a GUID", raw, segs[1])
 	}
 	if strings.HasPrefix(sc.Key, "subscriptions/") {

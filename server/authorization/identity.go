@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/understudy-dev/understudy/internal/condition"
 	"github.com/understudy-dev/understudy/server/validate"
 )
 
@@ -92,7 +93,7 @@ const maxNameClaim = 256
 // createdBy/updatedBy or echoed in a message.
 func (s *Server) callerForToken(token string) Caller {
 	if claims, ok := jwtClaims(token); ok {
-		if oid, _ := claims["oid"].(string); isGUID(oid) {
+		if oid, _ := claims["oid"].(string); condition.IsGUID(oid) {
 			c := Caller{PrincipalID: strings.ToLower(oid), Name: oid, Type: "User"}
 			for _, k := range []string{"upn", "unique_name", "preferred_username", "appid", "azp"} {
 				if v, _ := claims[k].(string); validate.Claim(v, maxNameClaim) {

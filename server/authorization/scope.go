@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/understudy-dev/understudy/internal/condition"
 )
 
 // Scope is a parsed role-assignment scope.
@@ -51,7 +53,7 @@ func parseScope(raw string) (Scope, *Error) {
 		if len(rest) > 0 && (!asciiEqualFold(rest[0], "resourceGroups") || len(rest) < 2 || !validResourcePath(rest[2:])) {
 			return Scope{}, errInvalidScope(raw)
 		}
-		if !isGUID(segs[1]) {
+		if !condition.IsGUID(segs[1]) {
 			return Scope{}, errInvalidSubscriptionID(segs[1])
 		}
 		if len(rest) > 0 && !validGroupName(rest[1]) {
@@ -91,27 +93,6 @@ func parseScope(raw string) (Scope, *Error) {
 //
 // Word and GUID comparisons fold ASCII only; a non-ASCII name is its own name, compared
 // byte for byte.
-
-// isGUID reports whether s is a GUID in its 8-4-4-4-12 hex form.
-func isGUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-				return false
-			}
-		}
-	}
-	return true
-}
 
 // maxGroupName is the longest resource group name (or management group id) ARM accepts.
 const maxGroupName = 90

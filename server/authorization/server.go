@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
+	"github.com/understudy-dev/understudy/internal/condition"
 	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/server/validate"
 )
@@ -154,7 +155,7 @@ func checkAPIVersion(next echo.HandlerFunc) echo.HandlerFunc {
 
 // parseGUID returns the canonical lower-case form of a GUID.
 func parseGUID(s string) (string, bool) {
-	if !isGUID(s) {
+	if !condition.IsGUID(s) {
 		return "", false
 	}
 	return strings.ToLower(s), true
