@@ -113,19 +113,25 @@ func newAccount(t *testing.T, base string) string {
 // newRule inserts forwarding rule name (operations finish within the default 300ms).
 func newRule(t *testing.T, base, name string) {
 	t.Helper()
-	status, b := do(t, "POST", base+hProject+"/global/forwardingRules", withHeaders(hCompute, "Content-Type", "application/json"),
-		strings.NewReader(`{"name":"`+name+`","portRange":"443-443"}`), 0)
+	insertAndWait(t, base, "forwardingRules", name, `{"name":"`+name+`","portRange":"443-443"}`)
+}
+
+// insertAndWait inserts body into the global compute collection and waits until the
+// resource name can be read.
+func insertAndWait(t *testing.T, base, collection, name, body string) {
+	t.Helper()
+	status, b := do(t, "POST", base+hProject+"/global/"+collection, withHeaders(hCompute, "Content-Type", "application/json"), strings.NewReader(body), 0)
 	if status != 200 {
-		t.Fatalf("insert rule: %d %s", status, b)
+		t.Fatalf("insert into %s: %d %s", collection, status, b)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		if status, _ := do(t, "GET", base+hProject+"/global/forwardingRules/"+name, hCompute, nil, 0); status == 200 {
+		if status, _ := do(t, "GET", base+hProject+"/global/"+collection+"/"+name, hCompute, nil, 0); status == 200 {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("rule %s never appeared", name)
+	t.Fatalf("%s %s never appeared", collection, name)
 }
 
 // TestDuplicateJSONKeys: a duplicated key is decided the same way by the validator and by

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/understudy-dev/understudy/understudytest"
 )
@@ -59,19 +58,7 @@ func get(t *testing.T, url string, headers map[string]string) string {
 // for it.
 func newGroup(t *testing.T, base, name, desc string) {
 	t.Helper()
-	status, b := do(t, "POST", base+hProject+"/global/interconnectAttachmentGroups", withHeaders(hCompute, "Content-Type", "application/json"),
-		strings.NewReader(`{"name":"`+name+`","description":"`+desc+`","intent":{"availabilitySla":"NO_SLA"}}`), 0)
-	if status != 200 {
-		t.Fatalf("insert group: %d %s", status, b)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if status, _ := do(t, "GET", base+hProject+"/global/interconnectAttachmentGroups/"+name, hCompute, nil, 0); status == 200 {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("group %s never appeared", name)
+	insertAndWait(t, base, "interconnectAttachmentGroups", name, `{"name":"`+name+`","description":"`+desc+`","intent":{"availabilitySla":"NO_SLA"}}`)
 }
 
 func TestTrailingDataAfterTheBody(t *testing.T) {
