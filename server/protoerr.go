@@ -21,12 +21,13 @@ import (
 // envelope of the API that owns the request's path, as every other error is answered, with
 // the same status except that 501 and 505 become 400: the request is the client's mistake.
 //
-// The API is found from the request line, kept as the connection reads it: the first bytes
-// read after the previous response.
+// The API is found from the request line, kept as the connection reads it: the last line
+// that looks like one among the bytes read since the previous response (a client may send
+// several requests at once), else the first line read since.
 
 // headMax is how much of a request's start a served connection keeps: enough for the
-// request line of any path an API owns.
-const headMax = 256
+// request line of any path an API owns. tailMax is how much of the latest bytes it keeps.
+const headMax, tailMax = 256, 1024
 
 // cannedHeaders follow the status line of every plain-text error net/http writes itself
 // (net/http's errorHeaders); a response written through a handler always has a Date header.
@@ -42,13 +43,12 @@ type servedConn struct {
 	// read); reads never do, so what follows is the readers' own.
 	answered   atomic.Bool
 	collecting bool   // head is not complete yet
-	head       []byte // the current request's first line, or its first headMax bytes
+	head       []byte // the first line read since the last response, or its first headMax bytes
+	tail       []byte // the last tailMax bytes read since the last response
 }
 
 func (s *Server) served(c net.Conn) *servedConn {
-	sc := &servedConn{Conn: c, s: s}
-	sc.answered.Store(true)
-	return sc
+	return &servedConn{Conn: c, s: s, collecting: true}
 }
 
 func (c *servedConn) Read(p []byte) (int, error) {
@@ -56,29 +56,38 @@ func (c *servedConn) Read(p []byte) (int, error) {
 	if n > 0 {
 		if c.answered.Load() {
 			c.answered.Store(false)
-			c.head, c.collecting = c.head[:0], true
+			c.head, c.tail, c.collecting = c.head[:0], c.tail[:0], true
 		}
-		if c.collecting {
-			c.keep(p[:n])
-		}
+		c.keep(p[:n])
 	}
 	return n, err
 }
 
-// keep adds b to the request's start, up to its first line or headMax bytes.
+// keep adds b to the bytes kept of what was read since the last response.
 func (c *servedConn) keep(b []byte) {
-	if i := bytes.IndexByte(b, '\n'); i >= 0 {
-		b, c.collecting = b[:i], false
+	if c.collecting {
+		h := b
+		if i := bytes.IndexByte(h, '\n'); i >= 0 {
+			h, c.collecting = h[:i], false
+		}
+		if room := headMax - len(c.head); len(h) >= room {
+			h, c.collecting = h[:room], false
+		}
+		c.head = append(c.head, h...)
 	}
-	if room := headMax - len(c.head); len(b) >= room {
-		b, c.collecting = b[:room], false
+	if len(b) >= tailMax {
+		c.tail = append(c.tail[:0], b[len(b)-tailMax:]...)
+		return
 	}
-	c.head = append(c.head, b...)
+	if over := len(c.tail) + len(b) - tailMax; over > 0 {
+		c.tail = c.tail[:copy(c.tail, c.tail[over:])]
+	}
+	c.tail = append(c.tail, b...)
 }
 
 // Write sends p, unless p is one of net/http's own answers (see above), which it replaces.
-// Those are written by the goroutine that read the request, after its reads: head is
-// complete and safe to read.
+// Those are written by the goroutine that read the request, after its reads: what was
+// kept is complete and safe to read.
 func (c *servedConn) Write(p []byte) (int, error) {
 	if status, detail, ok := canned(p); ok {
 		if _, err := c.Conn.Write(c.envelope(status, detail)); err != nil {
@@ -88,6 +97,34 @@ func (c *servedConn) Write(p []byte) (int, error) {
 	}
 	c.answered.Store(true)
 	return c.Conn.Write(p)
+}
+
+// requestStart is the request line an answer is chosen by: the last line kept that looks
+// like one, else the first line read since the last response.
+func (c *servedConn) requestStart() []byte {
+	rest := c.tail
+	for len(rest) > 0 {
+		i := bytes.LastIndexByte(rest[:len(rest)-1], '\n')
+		line := rest[i+1:]
+		if looksLikeRequestLine(line) {
+			return line
+		}
+		if i < 0 {
+			break
+		}
+		rest = rest[:i+1]
+	}
+	return c.head
+}
+
+// looksLikeRequestLine reports whether line has the shape "TOKEN SP TARGET SP HTTP/".
+func looksLikeRequestLine(line []byte) bool {
+	method, rest, ok := bytes.Cut(line, []byte(" "))
+	if !ok || len(method) == 0 || bytes.ContainsAny(method, "\r\t\x00") {
+		return false
+	}
+	target, proto, ok := bytes.Cut(rest, []byte(" "))
+	return ok && len(target) > 0 && bytes.HasPrefix(proto, []byte("HTTP/"))
 }
 
 // CloseWrite lets net/http half-close the connection after a 431, as it does with a bare
@@ -100,11 +137,13 @@ func (c *servedConn) CloseWrite() error {
 }
 
 // canned recognises a response net/http wrote itself for a request no handler saw: one of
-// its plain-text errors, or its 417. It returns the status and the text after the status's
-// name ("missing required Host header"), if any.
+// its plain-text errors, or its 417, each written whole in one write. It returns the
+// status and the text after the status's name ("missing required Host header"), if any.
+// Nothing else can match: a handler's response has a Date header, and a piece of a longer
+// one would have to end exactly as net/http's answer ends.
 func canned(p []byte) (status int, detail string, ok bool) {
-	const proto = "HTTP/1.1 "
-	if len(p) < len(proto)+3 || string(p[:len(proto)]) != proto || p[len(proto)] < '4' {
+	const proto, proto10 = "HTTP/1.1 ", "HTTP/1.0 "
+	if len(p) < len(proto)+3 || string(p[:len(proto)]) != proto && string(p[:len(proto)]) != proto10 || p[len(proto)] < '4' {
 		return 0, "", false // the usual response: a 1xx, 2xx or 3xx
 	}
 	for _, d := range p[len(proto) : len(proto)+3] {
@@ -119,12 +158,18 @@ func canned(p []byte) (status int, detail string, ok bool) {
 	}
 	rest := p[len(line):]
 	if status == http.StatusExpectationFailed {
-		// Written through a response of net/http's own, not in plain text; a handler's
-		// (an injected fault's) has its Content-Type before its Date.
-		const head, tail = "\r\nConnection: close\r\nDate: ", "\r\nContent-Length: 0\r\n\r\n"
-		return status, "", bytes.HasPrefix(rest, []byte(head)) && bytes.HasSuffix(rest, []byte(tail))
+		// Written through a response of net/http's own (in the request's HTTP version), not
+		// in plain text; a handler's (an injected fault's) has its Content-Type before its
+		// Date.
+		const head, date, tail = "\r\nConnection: close\r\nDate: ", len("Mon, 02 Jan 2006 15:04:05 GMT"), "\r\nContent-Length: 0\r\n\r\n"
+		return status, "", len(rest) == len(head)+date+len(tail) && bytes.HasPrefix(rest, []byte(head)) && bytes.HasSuffix(rest, []byte(tail))
 	}
-	if !bytes.HasPrefix(rest, []byte(cannedHeaders)) {
+	if string(p[:len(proto)]) != proto || !bytes.HasPrefix(rest, []byte(cannedHeaders)) {
+		return 0, "", false
+	}
+	// The body: the status line again, or (501) the one fixed sentence.
+	if body := rest[len(cannedHeaders):]; !bytes.Equal(body, line[len(proto):]) &&
+		!(status == http.StatusNotImplemented && string(body) == "Unsupported transfer encoding") {
 		return 0, "", false
 	}
 	if _, after, found := bytes.Cut(line, []byte(": ")); found {
@@ -136,7 +181,7 @@ func canned(p []byte) (status int, detail string, ok bool) {
 // envelope is the whole response, headers and body, that answers a request net/http
 // refused with status, in the envelope of the API owning the path of the request's line.
 func (c *servedConn) envelope(status int, detail string) []byte {
-	method, path := requestLine(c.head)
+	method, path := requestLine(c.requestStart())
 	msg := protocolMessage(status, detail)
 	if status >= 500 {
 		status = http.StatusBadRequest

@@ -169,6 +169,43 @@ func TestProtocolErrorsInTheAPIsEnvelopes(t *testing.T) {
 		t.Errorf("second request on the connection: %d %s, want compute's 400", resp.StatusCode, body)
 	}
 
+	// Requests sent at once: the malformed one is answered in its own API's envelope, not
+	// in that of the one before it.
+	c2, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	_ = c2.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(c2, "GET /v2/core/accounts HTTP/1.1\r\nHost: x\r\n\r\nGET /v2/core/accounts HTTP/1.1\r\nHost: x\r\n\r\n"+
+		"GET /compute/v1/projects/p/global/forwardingRules/%zz HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	br2 := bufio.NewReader(c2)
+	for i := 0; i < 2; i++ { // accounts: 401 without a key
+		resp, err := http.ReadResponse(br2, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	resp, err = http.ReadResponse(br2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 400 || json.Unmarshal(body, &env) != nil || env.Error.Code != 400 {
+		t.Errorf("malformed request after two at once: %d %s, want compute's 400", resp.StatusCode, body)
+	}
+
+	// HTTP/1.0 and an unknown expectation.
+	resp, body = roundTrip(t, addr, "POST /compute/v1/projects/p/global/forwardingRules HTTP/1.0\r\nHost: x\r\nExpect: garbage\r\nContent-Length: 2\r\n\r\n{}")
+	if resp.StatusCode != 417 || json.Unmarshal(body, &env) != nil || env.Error.Code != 417 {
+		t.Errorf("HTTP/1.0 with Expect: garbage: %d %s, want compute's 417", resp.StatusCode, body)
+	}
+
 	// A 417 that a fault rule injects is the rule's, not replaced.
 	rule := `{"status":417,"message":"injected 417","path":"/compute/v1/projects/p417"}`
 	resp, body = roundTrip(t, addr, fmt.Sprintf("POST /_understudy/faults HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(rule), rule))
@@ -199,7 +236,12 @@ func TestCanned(t *testing.T) {
 		{"HTTP/1.1 400 Bad Request: missing required Host header" + cannedHeaders + "400 Bad Request: missing required Host header", 400, "missing required Host header", true},
 		{"HTTP/1.1 431 Request Header Fields Too Large" + cannedHeaders + "431 Request Header Fields Too Large", 431, "", true},
 		{"HTTP/1.1 501 Not Implemented" + cannedHeaders + "Unsupported transfer encoding", 501, "", true},
-		{"HTTP/1.1 417 Expectation Failed\r\nConnection: close\r\nDate: x\r\nContent-Length: 0\r\n\r\n", 417, "", true},
+		{"HTTP/1.1 417 Expectation Failed\r\nConnection: close\r\nDate: Sat, 21 Nov 2026 22:25:21 GMT\r\nContent-Length: 0\r\n\r\n", 417, "", true},
+		{"HTTP/1.0 417 Expectation Failed\r\nConnection: close\r\nDate: Sat, 21 Nov 2026 22:25:21 GMT\r\nContent-Length: 0\r\n\r\n", 417, "", true},
+		// A piece of a longer response (a page echoing what a client stored) that starts
+		// like net/http's answer but does not end as it does.
+		{"HTTP/1.1 400 Bad Request" + cannedHeaders + "400 Bad Request</p></main>", 0, "", false},
+		{"HTTP/1.0 400 Bad Request" + cannedHeaders + "400 Bad Request", 0, "", false},
 		// A 417 a fault rule injected, through a handler.
 		{"HTTP/1.1 417 Expectation Failed\r\nContent-Type: application/json\r\nDate: x\r\nContent-Length: 2\r\n\r\n{}", 417, "", false},
 		{"HTTP/1.1 417 Expectation Failed\r\nConnection: close\r\nContent-Type: application/json\r\nDate: x\r\n\r\n{}", 417, "", false},
