@@ -187,7 +187,7 @@ func errInvalidResourceGroup(name string) *Error {
 	var bad strings.Builder
 	for i := 0; i < len(name); {
 		r, size := utf8.DecodeRuneInString(name[i:])
-		if !groupRune(r) || r == utf8.RuneError && size == 1 {
+		if !groupRune(r) { // nor is invalid UTF-8 (U+FFFD, no letter)
 			bad.WriteString(name[i : i+size]) // the bytes as sent, for shown to escape
 		}
 		i += size
