@@ -18,10 +18,11 @@ import (
 // timeouts: ReadHeaderTimeout 10s, ReadTimeout 60s, WriteTimeout 5m, IdleTimeout 2m,
 // MaxHeaderBytes 64 KiB). None of them may stop the server from answering others promptly.
 
-// startServe runs serve on a free port for the rest of the test and returns its address.
-func startServe(t *testing.T) string {
+// startServe runs serve on a free port, with these flags besides, for the rest of the test
+// and returns its address.
+func startServe(t *testing.T, flags ...string) string {
 	t.Helper()
-	cfg, err := Load([]string{"--addr", "127.0.0.1:0"}, func(string) string { return "" }, io.Discard)
+	cfg, err := Load(append([]string{"--addr", "127.0.0.1:0"}, flags...), func(string) string { return "" }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

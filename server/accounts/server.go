@@ -51,11 +51,13 @@ type Config struct {
 	UpdateLatency time.Duration
 	// PublicURL is the base of link URLs; "" uses the request's own host.
 	PublicURL string
-	// Now is the clock.
+	// Now is the clock; nil is time.Now, or the server's clock (which the admin API
+	// advances) when server.New serves the API.
 	Now func() time.Time
 	// Random is the source of ids and secrets (crypto/rand when nil).
 	Random io.Reader
-	// Log receives internal errors.
+	// Log receives internal errors; nil is slog.Default(), or the server's logger when
+	// server.New serves the API.
 	Log *slog.Logger
 }
 
@@ -82,8 +84,6 @@ func DefaultConfig() Config {
 		SessionLifetime:    30 * time.Minute,
 		IdempotencyWindow:  30 * 24 * time.Hour,
 		AccountConcurrency: 1,
-		Now:                time.Now,
-		Log:                slog.Default(),
 	}
 }
 
@@ -119,10 +119,10 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 		cfg.AccountConcurrency = def.AccountConcurrency
 	}
 	if cfg.Now == nil {
-		cfg.Now = def.Now
+		cfg.Now = time.Now
 	}
 	if cfg.Log == nil {
-		cfg.Log = def.Log
+		cfg.Log = slog.Default()
 	}
 	s := &Server{cfg: cfg, db: db, tables: store.NewAccounts(db), slots: newAccountSlots()}
 	if err := s.loadPlatforms(); err != nil {

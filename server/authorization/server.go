@@ -42,9 +42,11 @@ type Config struct {
 	// OtherPrefixes are path prefixes other APIs own (e.g. /v2/): the scope rewriting leaves
 	// them alone, so that those APIs answer them.
 	OtherPrefixes []string
-	// Now is the clock.
+	// Now is the clock; nil is time.Now, or the server's clock (which the admin API
+	// advances) when server.New serves the API.
 	Now func() time.Time
-	// Log receives internal errors.
+	// Log receives internal errors; nil is slog.Default(), or the server's logger when
+	// server.New serves the API.
 	Log *slog.Logger
 }
 
@@ -54,8 +56,6 @@ func DefaultConfig() Config {
 		DefaultPrincipal:   "00000000-0000-0000-0000-00000000c0de",
 		MaxPerSubscription: maxRoleAssignmentsPerSubscript,
 		PageSize:           1000,
-		Now:                time.Now,
-		Log:                slog.Default(),
 	}
 }
 
@@ -74,10 +74,10 @@ var _ gen.StrictServerInterface = (*Server)(nil)
 func New(cfg Config, db *store.DB) (*Server, error) {
 	def := DefaultConfig()
 	if cfg.Now == nil {
-		cfg.Now = def.Now
+		cfg.Now = time.Now
 	}
 	if cfg.Log == nil {
-		cfg.Log = def.Log
+		cfg.Log = slog.Default()
 	}
 	if cfg.MaxPerSubscription <= 0 {
 		cfg.MaxPerSubscription = def.MaxPerSubscription

@@ -45,14 +45,18 @@ type Config struct {
 	AttachmentsPerGroup int
 	// PublicURL is the base of selfLinks and targetLinks; "" uses the request's own host.
 	PublicURL string
-	Now       func() time.Time
-	Random    io.Reader
-	Log       *slog.Logger
+	// Now is the clock; nil is time.Now, or the server's clock (which the admin API
+	// advances) when server.New serves the API.
+	Now    func() time.Time
+	Random io.Reader
+	// Log receives internal errors; nil is slog.Default(), or the server's logger when
+	// server.New serves the API.
+	Log *slog.Logger
 }
 
 // DefaultConfig returns the configuration used when nothing is said.
 func DefaultConfig() Config {
-	return Config{Operations: operations.DefaultConfig(), DefaultUser: "user@understudy.local", AttachmentsPerGroup: 16, Now: time.Now, Log: slog.Default()}
+	return Config{Operations: operations.DefaultConfig(), DefaultUser: "user@understudy.local", AttachmentsPerGroup: 16}
 }
 
 // Server implements the generated strict server interface.
@@ -74,10 +78,10 @@ func New(cfg Config, db *store.DB) *Server {
 		cfg.DefaultUser = def.DefaultUser
 	}
 	if cfg.Now == nil {
-		cfg.Now = def.Now
+		cfg.Now = time.Now
 	}
 	if cfg.Log == nil {
-		cfg.Log = def.Log
+		cfg.Log = slog.Default()
 	}
 	if cfg.Random == nil {
 		cfg.Random = rand.Reader
