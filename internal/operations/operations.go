@@ -189,7 +189,12 @@ func (e *Engine) Begin(tx *store.Tx, s Start) (store.Operation, error) {
 func (e *Engine) finish(tx *store.Tx, pk string, op store.Operation, at time.Time) (store.Operation, error) {
 	op.Status, op.Progress, op.EndTime = Done, 100, at
 	if op.StartTime.IsZero() {
+		// As view showed it while it ran: a timed operation started a quarter of the way
+		// through its delay (unless it finished before that).
 		op.StartTime = at
+		if d := op.DueTime.Sub(op.InsertTime); !op.Manual && d > 0 && op.InsertTime.Add(d/4).Before(at) {
+			op.StartTime = op.InsertTime.Add(d / 4)
+		}
 	}
 	if op.Failure == nil {
 		if f := e.finishers[op.Kind]; f != nil {

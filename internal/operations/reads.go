@@ -79,12 +79,21 @@ func (e *Engine) List(scope string) ([]store.Operation, error) {
 	return out, err
 }
 
-// Delete forgets an operation (it does not undo or stop anything).
+// Delete forgets an operation. It does not undo or stop anything: the real service carries
+// on with the work after the record has gone, and an operation that has not finished is
+// finished first, so that its effect, decided at accept, happens (a deleted insert's
+// resource would otherwise hold its name unreadable until a reset).
 func (e *Engine) Delete(scope, nameOrID string) error {
 	return e.db.Update(func(tx *store.Tx) error {
 		op, ok := e.lookup(tx, scope, nameOrID)
 		if !ok {
 			return ErrNotFound
+		}
+		if !op.Done() {
+			var err error
+			if op, err = e.finish(tx, op.Key(), op, e.cfg.Now()); err != nil {
+				return err
+			}
 		}
 		_, _, err := e.t.Ops.Delete(tx, op.Key())
 		return err

@@ -26,6 +26,9 @@ type ForwardingRule struct {
 	// Pending is set while the insert's operation runs: the name is taken, but the rule is
 	// not readable yet.
 	Pending bool
+	// Deleting is set while an accepted delete's operation runs: the resource is still
+	// readable, but nothing may change or use it (resourceNotReady).
+	Deleting bool
 }
 
 // Key is the rule's primary key.

@@ -21,6 +21,9 @@ type Interconnect struct {
 	Labels             map[string]string
 	Created            time.Time
 	Pending            bool // insert still running
+	// Deleting is set while an accepted delete's operation runs: the resource is still
+	// readable, but nothing may change or use it (resourceNotReady).
+	Deleting bool
 }
 
 // Key is the interconnect's primary key.
@@ -49,6 +52,9 @@ type InterconnectAttachment struct {
 	Group string
 	// Generation counts changes, so that a group's etag changes when its attachments do.
 	Generation uint64
+	// Deleting is set while an accepted delete's operation runs: the resource is still
+	// readable, but nothing may change or use it (resourceNotReady).
+	Deleting bool
 }
 
 // Key is the attachment's primary key.
@@ -70,6 +76,9 @@ type AttachmentGroup struct {
 	Generation        uint64 // counts changes; part of the etag
 	Created           time.Time
 	Pending           bool
+	// Deleting is set while an accepted delete's operation runs: the resource is still
+	// readable, but nothing may change or use it (resourceNotReady).
+	Deleting bool
 }
 
 // Key is the group's primary key.

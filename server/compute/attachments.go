@@ -108,6 +108,11 @@ func (s *Server) placeAttachment(tx *store.Tx, a *store.InterconnectAttachment, 
 		}
 		return err
 	}
+	if ic.Deleting {
+		e := notReady(interconnectPath(ic.Project, ic.Name))
+		e.Location = "resource.interconnect"
+		return e
+	}
 	if a.VlanTag, err = s.vlanTag(tx, ic, vlan); err != nil {
 		return err
 	}
@@ -196,8 +201,14 @@ func (s *Server) InterconnectAttachmentsDelete(ctx context.Context, req gen.Inte
 		if err != nil {
 			return operations.Start{}, err
 		}
+		if a.Deleting {
+			return operations.Start{}, notReady(attachmentPath(a.Project, a.Region, a.Name))
+		}
 		if a.Group != "" {
 			return operations.Start{}, inUse(attachmentPath(a.Project, a.Region, a.Name), groupPath(a.Project, a.Group))
+		}
+		if err := markDeleting(s, tx, s.ic.Attachments, a, setAttachmentDeleting); err != nil {
+			return operations.Start{}, err
 		}
 		return operations.Start{Scope: regionScope(a.Project, a.Region), Kind: kindAttachmentDelete, OperationType: "delete", Target: a.Key(),
 			TargetID: a.ID}, nil

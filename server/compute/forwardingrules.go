@@ -67,6 +67,12 @@ func (s *Server) GlobalForwardingRulesDelete(ctx context.Context, req gen.Global
 		if err != nil {
 			return operations.Start{}, err
 		}
+		if rule.Deleting {
+			return operations.Start{}, notReady(rulePath(rule.Project, rule.Name))
+		}
+		if err := markDeleting(s, tx, s.tables.ForwardingRules, rule, setRuleDeleting); err != nil {
+			return operations.Start{}, err
+		}
 		return operations.Start{Kind: kindRuleDelete, OperationType: "delete", Target: rule.Key(),
 			TargetID: rule.ID}, nil
 	})
@@ -141,6 +147,9 @@ func (s *Server) GlobalForwardingRulesSetLabels(ctx context.Context, req gen.Glo
 		if err != nil {
 			return operations.Start{}, err
 		}
+		if rule.Deleting {
+			return operations.Start{}, notReady(rulePath(rule.Project, rule.Name))
+		}
 		if len(req.Body.LabelFingerprint) == 0 || !bytes.Equal(req.Body.LabelFingerprint, labelFingerprint(rule.Labels, rule.LabelGeneration)) {
 			return operations.Start{}, &Error{Status: http.StatusPreconditionFailed, Reason: "conditionNotMet",
 				Message: "Labels fingerprint either invalid or resource labels have changed", Location: "If-Match", LocationType: gen.GoogleErrorItemLocationTypeHeader}
@@ -208,6 +217,22 @@ func finishInsert[R any](tx *store.Tx, t *store.Table[R], key, what string, sett
 	return nil
 }
 
+// markDeleting marks r, stored in t, as being deleted until its delete's operation
+// finishes; with operations that finish at accept the finisher deletes it at once, in the
+// same transaction, so there is nothing to mark.
+func markDeleting[R interface{ Key() string }](s *Server, tx *store.Tx, t *store.Table[R], r R, set func(*R)) error {
+	if s.ops.FinishesAtAccept() {
+		return nil
+	}
+	set(&r)
+	return t.Put(tx, r.Key(), r)
+}
+
+func setRuleDeleting(r *store.ForwardingRule)               { r.Deleting = true }
+func setInterconnectDeleting(i *store.Interconnect)         { i.Deleting = true }
+func setAttachmentDeleting(a *store.InterconnectAttachment) { a.Deleting = true }
+func setGroupDeleting(g *store.AttachmentGroup)             { g.Deleting = true }
+
 // settleRule, settleInterconnect, settleAttachment and settleGroup are finishInsert's
 // settle for each kind: the resource with Pending cleared, and whether it was set. (They
 // take and return values: a pointer handed to a function value would move the resource to
@@ -241,7 +266,6 @@ func (s *Server) finishRuleInsert(tx *store.Tx, op store.Operation) error {
 }
 
 func (s *Server) finishRuleDelete(tx *store.Tx, op store.Operation) error {
-	// Two deletes may have been accepted; the second finds nothing left to do.
 	_, _, err := s.tables.ForwardingRules.Delete(tx, op.Target)
 	return err
 }

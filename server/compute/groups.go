@@ -148,6 +148,12 @@ func (s *Server) InterconnectAttachmentGroupsDelete(ctx context.Context, req gen
 		if err != nil {
 			return operations.Start{}, err
 		}
+		if g.Deleting {
+			return operations.Start{}, notReady(groupPath(g.Project, g.Name))
+		}
+		if err := markDeleting(s, tx, s.ic.Groups, g, setGroupDeleting); err != nil {
+			return operations.Start{}, err
+		}
 		return operations.Start{Kind: kindGroupDelete, OperationType: "delete", Target: g.Key(),
 			TargetID: g.ID}, nil
 	})
@@ -252,6 +258,11 @@ func (s *Server) checkAttachments(tx *store.Tx, g store.AttachmentGroup, urls ma
 			return nil, &store.OperationFailure{HTTPStatus: 404, HTTPMessage: "NOT FOUND", Errors: []store.OperationError{{
 				Code: "RESOURCE_NOT_FOUND", Message: fmt.Sprintf("The resource '%s' was not found", attachmentPath(r.Project, r.Region, r.Name))}}}
 		}
+		if a.Deleting {
+			return nil, &store.OperationFailure{HTTPStatus: 400, HTTPMessage: "BAD REQUEST", Errors: []store.OperationError{{
+				Code: "RESOURCE_NOT_READY", Location: "resource.attachments." + k,
+				Message: fmt.Sprintf("The resource '%s' is not ready", attachmentPath(r.Project, r.Region, r.Name))}}}
+		}
 		if (a.Group != "" && a.Group != g.Name) || hasValue(keys, key) {
 			holder := a.Group
 			if holder == "" || holder == g.Name {
@@ -329,7 +340,7 @@ func (s *Server) finishGroupInsert(tx *store.Tx, op store.Operation) error {
 func (s *Server) finishGroupDelete(tx *store.Tx, op store.Operation) error {
 	g, ok := s.ic.Groups.Get(tx, op.Target)
 	if !ok {
-		return nil // two deletes were accepted; the first did it
+		return nil // nothing left to delete
 	}
 	released := g
 	released.Attachments = nil

@@ -62,6 +62,9 @@ func (s *Server) InterconnectAttachmentGroupsPatch(ctx context.Context, req gen.
 		if err != nil {
 			return operations.Start{}, err
 		}
+		if g.Deleting {
+			return operations.Start{}, notReady(groupPath(g.Project, g.Name))
+		}
 		if e := deref(b.Etag); e != "" && e != s.groupEtag(tx, g) {
 			return operations.Start{}, &Error{Status: http.StatusPreconditionFailed, Reason: "conditionNotMet",
 				Message: "Etag either invalid or resource has changed", Location: "resource.etag"}

@@ -205,9 +205,15 @@ func (s *Server) InterconnectsDelete(ctx context.Context, req gen.InterconnectsD
 		if err != nil {
 			return operations.Start{}, err
 		}
+		if ic.Deleting {
+			return operations.Start{}, notReady(interconnectPath(ic.Project, ic.Name))
+		}
 		if users := s.attachmentsOn(tx, ic); len(users) > 0 {
 			a := users[0]
 			return operations.Start{}, inUse(interconnectPath(ic.Project, ic.Name), attachmentPath(a.Project, a.Region, a.Name))
+		}
+		if err := markDeleting(s, tx, s.ic.Interconnects, ic, setInterconnectDeleting); err != nil {
+			return operations.Start{}, err
 		}
 		return operations.Start{Kind: kindInterconnectDelete, OperationType: "delete", Target: ic.Key(),
 			TargetID: ic.ID}, nil
@@ -275,6 +281,12 @@ func (s *Server) renderInterconnect(ctx context.Context, tx *store.Tx, ic store.
 
 func alreadyExists(path string) *Error {
 	return &Error{Status: http.StatusConflict, Reason: "alreadyExists", Message: fmt.Sprintf("The resource '%s' already exists", path)}
+}
+
+// notReady is the real service's answer to a change of, or a reference to, a resource
+// whose delete is still running.
+func notReady(path string) *Error {
+	return &Error{Status: http.StatusBadRequest, Reason: "resourceNotReady", Message: fmt.Sprintf("The resource '%s' is not ready", path)}
 }
 
 func inUse(resource, user string) *Error {
