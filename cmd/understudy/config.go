@@ -154,6 +154,9 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 		return c, fmt.Errorf("--compute-operation-mode: %w", err)
 	}
 	comp.Operations.Mode = mode
+	if comp.Operations.Retention > operations.MaxRetention {
+		return c, fmt.Errorf("--compute-operation-retention (%v) may be at most %v", comp.Operations.Retention, operations.MaxRetention)
+	}
 	c.Server.Compute = comp
 	for name, d := range map[string]time.Duration{"read-header-timeout": c.HTTP.ReadHeaderTimeout, "read-timeout": c.HTTP.ReadTimeout,
 		"write-timeout": c.HTTP.WriteTimeout, "idle-timeout": c.HTTP.IdleTimeout, "shutdown-timeout": c.HTTP.ShutdownTimeout} {

@@ -116,6 +116,8 @@ func TestLoad(t *testing.T) {
 			}},
 		{name: "write timeout not above the wait timeout", args: []string{"--write-timeout", "1m", "--compute-wait-timeout", "2m"}, wantErr: "must exceed --compute-wait-timeout"},
 		{name: "non-positive timeout", args: []string{"--idle-timeout", "0s"}, wantErr: "idle-timeout"},
+		{name: "an operation longer than a day", args: []string{"--compute-operation-mode", "2500000h"}, wantErr: "--compute-operation-mode"},
+		{name: "a retention longer than 30 days", args: []string{"--compute-operation-retention", "721h"}, wantErr: "--compute-operation-retention"},
 		{name: "bad log level", args: []string{"--log-level", "loud"}, wantErr: "log-level"},
 		{name: "bad environment value", env: map[string]string{"UNDERSTUDY_BODY_LIMIT": "lots"}, wantErr: "UNDERSTUDY_BODY_LIMIT"},
 		{name: "non-positive body limit", args: []string{"--body-limit", "0"}, wantErr: "body-limit"},

@@ -353,7 +353,8 @@ type ClientInterface interface {
 	//
 	// Adds `seconds` (fractions allowed) to the server's clock; it never goes back, not even
 	// on reset. The clock can be at most 9223372036 seconds (about 292 years) ahead of real
-	// time and show no time past 9999-12-31T23:59:59Z: an advance that would go beyond
+	// time and show no time past 2261-12-31T23:59:59Z (the operations' order is kept in
+	// nanoseconds since 1970, which run out in 2262): an advance that would go beyond
 	// either is refused with 400 `InvalidRequest` and leaves the clock unchanged.
 	//
 	// Takes any type of body and a specified content type.
@@ -365,7 +366,8 @@ type ClientInterface interface {
 	//
 	// Adds `seconds` (fractions allowed) to the server's clock; it never goes back, not even
 	// on reset. The clock can be at most 9223372036 seconds (about 292 years) ahead of real
-	// time and show no time past 9999-12-31T23:59:59Z: an advance that would go beyond
+	// time and show no time past 2261-12-31T23:59:59Z (the operations' order is kept in
+	// nanoseconds since 1970, which run out in 2262): an advance that would go beyond
 	// either is refused with 400 `InvalidRequest` and leaves the clock unchanged.
 	//
 	// Takes a body of the `application/json` content type.
@@ -487,7 +489,8 @@ func (c *Client) GetClock(ctx context.Context, reqEditors ...RequestEditorFn) (*
 //
 // Adds `seconds` (fractions allowed) to the server's clock; it never goes back, not even
 // on reset. The clock can be at most 9223372036 seconds (about 292 years) ahead of real
-// time and show no time past 9999-12-31T23:59:59Z: an advance that would go beyond
+// time and show no time past 2261-12-31T23:59:59Z (the operations' order is kept in
+// nanoseconds since 1970, which run out in 2262): an advance that would go beyond
 // either is refused with 400 `InvalidRequest` and leaves the clock unchanged.
 //
 // Takes any type of body and a specified content type.
@@ -509,7 +512,8 @@ func (c *Client) AdvanceClockWithBody(ctx context.Context, contentType string, b
 //
 // Adds `seconds` (fractions allowed) to the server's clock; it never goes back, not even
 // on reset. The clock can be at most 9223372036 seconds (about 292 years) ahead of real
-// time and show no time past 9999-12-31T23:59:59Z: an advance that would go beyond
+// time and show no time past 2261-12-31T23:59:59Z (the operations' order is kept in
+// nanoseconds since 1970, which run out in 2262): an advance that would go beyond
 // either is refused with 400 `InvalidRequest` and leaves the clock unchanged.
 //
 // Takes a body of the `application/json` content type.
@@ -1169,7 +1173,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Adds `seconds` (fractions allowed) to the server's clock; it never goes back, not even
 	// on reset. The clock can be at most 9223372036 seconds (about 292 years) ahead of real
-	// time and show no time past 9999-12-31T23:59:59Z: an advance that would go beyond
+	// time and show no time past 2261-12-31T23:59:59Z (the operations' order is kept in
+	// nanoseconds since 1970, which run out in 2262): an advance that would go beyond
 	// either is refused with 400 `InvalidRequest` and leaves the clock unchanged.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -1181,7 +1186,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Adds `seconds` (fractions allowed) to the server's clock; it never goes back, not even
 	// on reset. The clock can be at most 9223372036 seconds (about 292 years) ahead of real
-	// time and show no time past 9999-12-31T23:59:59Z: an advance that would go beyond
+	// time and show no time past 2261-12-31T23:59:59Z (the operations' order is kept in
+	// nanoseconds since 1970, which run out in 2262): an advance that would go beyond
 	// either is refused with 400 `InvalidRequest` and leaves the clock unchanged.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -1817,7 +1823,8 @@ func (c *ClientWithResponses) GetClockWithResponse(ctx context.Context, reqEdito
 //
 // Adds `seconds` (fractions allowed) to the server's clock; it never goes back, not even
 // on reset. The clock can be at most 9223372036 seconds (about 292 years) ahead of real
-// time and show no time past 9999-12-31T23:59:59Z: an advance that would go beyond
+// time and show no time past 2261-12-31T23:59:59Z (the operations' order is kept in
+// nanoseconds since 1970, which run out in 2262): an advance that would go beyond
 // either is refused with 400 `InvalidRequest` and leaves the clock unchanged.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -1835,7 +1842,8 @@ func (c *ClientWithResponses) AdvanceClockWithBodyWithResponse(ctx context.Conte
 //
 // Adds `seconds` (fractions allowed) to the server's clock; it never goes back, not even
 // on reset. The clock can be at most 9223372036 seconds (about 292 years) ahead of real
-// time and show no time past 9999-12-31T23:59:59Z: an advance that would go beyond
+// time and show no time past 2261-12-31T23:59:59Z (the operations' order is kept in
+// nanoseconds since 1970, which run out in 2262): an advance that would go beyond
 // either is refused with 400 `InvalidRequest` and leaves the clock unchanged.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -3359,69 +3367,69 @@ func (sh *strictHandler) Reset(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"zFptbxs5kv4rhd4DYgFtqSU72VjBfNDNJTM+THYNx8DszSqIKbEkcdxN9pJsK9rA//1QJPtFEmXLEw+w",
-	"gwEiS93FYrFennqK35K5KkolUVqTjL8lGk2ppEH3x3utlaYPcyUtSksfWVnmYs6sUHLwu1GSvsOvrChz",
-	"dB/bVzgm4+Rvyn5QleRJmhRoDFvSl1IB44WQgJKXSkgLzMLgSyU5amMrvhlIVWLy8JAmZr7CgpHA/9K4",
-	"SMbJXwatwgP/qxk4Ra+D6skDvcjRzLUoSc9knEzkBhZM5JXGfkeu2+Xk6pL+2X7h7xJBLcCuELCocmaR",
-	"w+Tq0vSTNEFZFcn4nwmr7Epp8W9njCRN2HyuKrJj6oxaWUw+p4ndlLRnY7WQy+QhTX7M1fxuf8WbFYJB",
-	"fY/6lYE5PUNrlVqVqK3wByLV+qkXK61RWrCiQHp/oXTBbDJOOLN4St8mEZXUYmHQfsK5ktzsr/CzWsOC",
-	"aWArZJzMopHlbgkQFoTZXkhVs7yziqyKGWpndI3/qoRGTsajrewu3FpLzX7HuW2sNeH3TM6dgzHOBanF",
+	"zFptbxs5kv4rhd4DYgFtqSU7mVjBfNDNJTM+THYNx8DszSqIKbEkcdxN9pJsK9rA//1QJPtFEmXLEy+w",
+	"gwEiS93FYrFennqK35K5KkolUVqTjL8lGk2ppEH3x3utlaYPcyUtSksfWVnmYs6sUHLwh1GSvsOvrChz",
+	"dB/bVzgm4+Svyn5QleRJmhRoDFvSl1IB44WQgJKXSkgLzMLgSyU5amMrvhlIVWLy8JAmZr7CgpHA/9K4",
+	"SMbJXwatwgP/qxk4Ra+D6skDvcjRzLUoSc9knEzkBhZM5JXGfkeu2+Xk6pL+2X7hbxJBLcCuELCocmaR",
+	"w+Tq0vSTNEFZFcn4Hwmr7Epp8S9njCRN2HyuKrJj6oxaWUw+p4ndlLRnY7WQy+QhTX7K1fxuf8WbFYJB",
+	"fY/6lYE5PUNrlVqVqK3wByLV+qkXK61RWrCiQHp/oXTBbDJOOLN4St8mEZXUYmHQfsK5ktzsr/CLWsOC",
+	"aWArZJzMopHlbgkQFoTZXkhVs7yziqyKGWpndI3/rIRGTsajrewu3FpLzf7AuW2sNeH3TM6dgzHOBanF",
 	"8quOaRYsN5geUNsqKNQ9usM8YFhzaOtBNZLBOIcTZqFQxgKDDTLdi++8YF9FQT5yNnwzGp1nWZoUQvqv",
 	"sqcMYx4xxraf7ynbBtArA2otwUUjoLzHXJUIC6WdEXzwTa4u9w3RxO++j7mf9t/wgb77wgQKNl8Jiaca",
-	"GWezHIEe7Me8r0kMu0J+XTELa3LntVZyGXl5x3ZOl1bgvgl3nve7jVn6A6tyG9vWgn4AXeUIQpJF57hv",
+	"GWezHIEe7Me8r0kMu0J+WzELa3LntVZyGXl5x3ZOl1bgvgl3nve7jVn6A6tyG9vWgn4AXeUIQpJF57hv",
 	"E1aKWErJN2BXwpDlU1ivUIJBGzVJ3KjNKRy2peDx10jhVwYEj75F+U3ONx8jATDhHDmEBzovC2lxSe77",
 	"yPm1+oZHDhy/XSn+mL38E0+YjOzvMvHlo7Kax54QVzK7OiCHfjJgLNNWyCWshV052U9J1GrGZiIXdhM3",
 	"1XxFSQ4seT2Dgtn5CoTxHoccToZevg3HCWtmYCnuUYJUEntHZWHy/4IJSTpF83zB5AYKpREoUNBYQzne",
 	"VX2kNPgO2MxQSFIykQpyUQgb9wuNVm8mC4v60+H0SsXfwDU9euqejRmxI9RYZitzoAq634BJs0ZNFsuc",
-	"lsF5Qcl804tJ3ckKgtBKWOdgbvhFGBvXos0QZj8zuB8j6l/6c1Wao8vRG2AavQ+gi1lhsTBP4SCftR4a",
+	"lsF5Qcl804tJ3ckKgtBKWOdgbvhVGBvXos0QZj8zuB8j6l/6c1Wao8vRG2AavQ+gi1lhsTBP4SCftR4a",
 	"nZnWbLO3v6DDwa1dV/lzS+3Ee6Rz3YLdofGqU3g0bkT4C5QGk6s1cLWWB/PmY1sktHZkgoSTyfVH9ymF",
-	"+1H4oDT8pNQyJ/9mRskepXEy/eTq8pVpamXfl/FfUC4pDwxHb6NZupKxIlGWlG2UEyvxqw1ZzEXWrllS",
-	"ekqCxgaikCXd8jVkGMbi4JGU/SsTYclcySXMcEHh7KOClj5Ruv5yqegLlwwpi4UAynr9Lop5k9F/UQzz",
-	"h6oAnHD0QTJNLiW5HnKYbaCFL/1p0ts9gWx0/oeKx883N1ehguyKfPMCZQRO6MxMifNXnW8vee8oD/oD",
+	"+1H4oDT8rNQyJ/9mRskepXEy/eTq8pVpamXfl/FfUS4pDwxHb6NZupKxIlGWlG2UEyvxqw1ZzEXWrllS",
+	"ekqCxgaikCXd8jVkGMbi4JGU/RsTYclcySXMcEHh7KOClj5Ruv5yqegLlwwpi4UAynr9Lop5k9F/UQzz",
+	"p6oAnHD0QTJNLiW5HnKYbaCFL/1p0ts9gWx0/qeKxy83N1ehguyKfPMCZQRO6MxMifNXnW8vee8oD/oT",
 	"VWZH7ig7f/tCxabjlp26M4ah32M4tFDlVCGsRd6bSpav2cakkIHEe9QpZP3Ra1ASQ4dAKKnSoCSwe9SE",
 	"AmDSrNMUM1MyjWYquUIDUllwwQVsyYQ0Fm7dn7f9qXwccQ8fhdovUpOatd6+OX86LI6oV9RbuOCEk/Ms",
-	"O319cdFzeWq/em0t//ri4vHFHyIJ/mdkeczlrpFxIdEY0FgqbSMt0oGNTNzxw626u23xie9Hw7a2mmZ1",
+	"O319cdFzeWq/em0t//ri4vHFHyIJ/hdkeczlrpFxIdEY0FgqbSMt0oGNTNzxw626u23xie9Hw7a2mmZ1",
 	"F22Kq5Kc5dNTbZgR3mmbFVx8+Ap5BPa5R22E5yz2T6NNPzCrRM4hPP102/EIVrj2fh5HC/+rKi1ZDiit",
-	"FjG0UBeJ/Vf/hmsKn4XQxh4ND4Iy1zhXmj8JE5rFH9lXEBWlT5pU4l3id7/ZI5ulG1+RfX5yZ81BxHE1",
+	"FjG0UBeJ/Vf/imsKn4XQxh4ND4Iy1zhXmj8JE5rFH9lXEBWlT5pU4l3iD7/ZI5ulG1+RfX5yZ81BxHE1",
 	"r3zO/XiAuXBFkCqiUncpaVOIPBehzT7ScQ6VGVJzp8A8r6KQgN2WxOXEYDyNjBAgpdNntCkklX7xZV1V",
-	"Ps/+q0K9iUoJqx1SsCYFX5n2UDmcBB84veSUrf5x2v7di67yDOgex/6OvoqwBDs2Y1oL8pcTu0ep9Y7l",
-	"xHZiITxErto4QzB+s68tT4zHjEF7jSbKLPzqC7GmZ4D7Pv15Cdi9etvNte6bSLo9Nn3Rg0IuVE0Bs7lT",
+	"Ps/+s0K9iUoJqx1SsCYFX5n2UDmcBB84veSUrf5+2v7di67yDOgex/6OvoqwBDs2Y1oL8pcTu0ep9Y7l",
+	"xHZiITxErto4QzB+s68tT4zHjEF7jSbKLPzmC7GmZ4D7Pv15Cdi9etvNte6bSLo9Nn3Rg0IuVE0Bs7lT",
 	"XDI6hg7blOzxrXtMFL2uVd4wvib1+RZut3jf2zF5vK9EqTeGQz82uAhO5YzN76hkrh05xAwYRI483XKB",
 	"kGzSbjOWwr4/AJOcYleLuenDDfVdEpFTY8sqAuY2cN3v2qasZtGs62qY5FPpt258ttKV7PDGSvfB0XYG",
 	"KoNw+23qWadpMv42dW3MNEmnNXqeJg8Pt++cH9T4iNkOKPKkgEOgBDnhRMh5XnEyEZMQQgUKpLwFa00Q",
 	"TXroyGCh2dwhVkWFeSrxq68PKZhqviLEM+pn9OMIM4c/mM8YUDLNCiQY5NkGuxZz7BFEbDrt8yybyttL",
 	"ec9ywUMeuK0XrmG/ZEV9lkFDpVvhHtpZYfNt52rZyqRTwJNhSK3SlY/krJ/1z0JIuhjZcqt5Tbkv8UDT",
 	"7qBqB1foShpQcgy5kHeAX0uhN2kH9ZdaLXVwUktuQvCWXEFwLErlIdtaSK7WBliew0Ll1PcK24dLB6+9",
-	"u9Y8eplXJnCzjuqmdpGjt8lWAaEt+AlCuj2sGWXZ80Y1bpiQjLLRm9Ph8HQ0vBlm4+z1OMv6WZb9tkfO",
+	"u9Y8eplXJnCzjuqmdpGjt8lWAaEt+AlCuj2sGWXZ80Y1bpiQjLLRm9Ph8HQ0vBlm4+z1OMv6WZb9vkfO",
 	"j8+y7OiBjNcwMoi5aTl499ui5llj0pr9+QGPH9xURcH0JjowIf9hS0M5bUJOk3ymN/Y9YcDaeUKpYshs",
 	"wrmB24ARbuGkjh13lmqNvFf399savCOg4dogWFLMUrJKXeTiPcqpVNInNZdrQgqaMwkzhHqycDEanZ39",
-	"dZSdvYGwPpywGdXw0cXITR1Mb3sSM5XOhSiVmZVaU/LyPsVI3MXFxelwdHo2vBmdjV9fjF9f/DamZBFs",
-	"4HPWWlU5h6WCGW4UuTEKu0JNfqpxURnkPpjPswz2wpwWzpHdo2lHLFBJ6jCXyGM+HNZu/dhJ+m/FN89z",
-	"4WZs8+a5vllPlB62i6HVFT78GYE1fCSwLl40sIC5jrWTS74/1D7W3NRO9VwovWaaHxF3Xd4zR4uxDrRQ",
-	"5EIUPJtO3e7vec88R6Y/eIF7Z3Ue6ZWUBwCueue4sN9vEK/snq4RQ6SHa04HmzSzpLRulw4zwdvGyIWx",
-	"h2zxTL+tz+ifoSdrptg13ZpQOkPJvUX8sMm/dTrcGvAfYPX2a1muZiz/4L1IyOW1I82FNKhtsjWqGEWp",
-	"m2HbVLzOzh4+Hx1GLYV/IJQCff+9fvKhPeKob8Srz3VNmQc+3WO+QJSdCEKdpUi7bGMaGlCXiwkDQalx",
-	"Ib5SRynmK/LTqSQ/cgiu57l4l9FJWtN88UCSa6RDo5Zbeh08Ob4/Uk6nUpV+RpBvvMAObfYOlA7M8q1f",
-	"4xYIWkp6lgkLtw2L7avIUoGSfZhMpdtqO3VqqfRABEbmCyeOSHcXEgKdznuNAqqyUxnepdbDihx8JuLv",
-	"goYdyvQWZkhobQjUfocTIJsZr7yziVpYKukn2dhX/F4f2oNTW/dZXAh7WBBY1T5cNynpDksLbK6VY98I",
-	"HURK5lwjs+gHPN9RMY8L7DDYGD07Xp+K0GfFp5tDHVWgh3+GEf7TstuzbPdYXkvbyBf8+3PchHPqLh8r",
-	"gnE0MPgm+MMxkEBJr/g7OM/OG45MI0W6pB/DcITZcMFh+xy8+Dp0mobTV7onrko0XtPxBEFPBu4ncCFu",
-	"ZLztpd3j6sxr3uxPsR4+H4NiatVo00tHB74QiHnm2a2aCUIU2Ew85Q+jLAO1Q9a7xMy4m426rwKACjeR",
-	"9vrcMKz4XlxTB1GiqNnYmTQMR/3XXV6B431ydKgFBQ/E2s6uX+LAAjV2xDEFUuvgOV1pRZABKwOW6ip+",
-	"LZVx4/5xJ6l9qavrF6ssy+FkttnBHr7tdBbupVO5/+qXmhX90rSzK2GsWmpWgBfnZDQSe55I6UgyVmnk",
-	"XzwtaZwSd0LyXtrSJj8Rxnd98CvTEHpx9uRjsMyTbkV2GZQ5E9sOlfwFbv7v6v0jVnLlkxDXwUe+sVL8",
-	"MK1L0DRJGy1/mD5aN6ZJ6o39w5Q0niYPcOa22TrsbnaJ+mZtou/2yY4fFY1hn3LO7blWPPm/L0or0MRo",
-	"3QMtYY2+kmPTaRBHEYpFaV8gQj8ovUTbnXc9ryWsNXLMzhylbeFtAMGTq0sDJ1LZXYzZS0F2hoJpTShN",
-	"ZUebVwaM+DfCyTDLMoq+sNteH35GRqI6UFW74R7yFIwCq+5Q+h7hDjdmKv0zrCyR6XfhtgJz18b8W93R",
-	"k9Bh+BSJSGpgOyf3aHl2FyO2LeKvU/brsuyWaeuyH9gcl8zdzaKH9Lg1j7v/EVOpu/sDGCF2V+QpxRoq",
-	"vrkoErLyIT2aqdWWCrGrBcMserlgr/IHArO97BTm2u19n2GWHbSLu0gYV2e4ff0och8qAqGeCRLalBSh",
-	"P7oj5qw/GrYD4eTq759ujkT+Bu0vbIa5qUeH42QQ1hjcDwelVq6+DYrNafh8OhydDbywwWJb2mChT9c4",
-	"G3SFdsa49PnL/eh8Y//x6f2nn34scvb+YtEOK8fnw1E9UN2dAdD//eHo7LfkGYxK96LDoZqzf/dNbl1j",
-	"+H58tJUyjypExqfiOBHzP1qVgZG0TnPfhfNwD8VdPnHX6dp7KTlzU3uDtueJccW4CSAY+VS6C02UnFUh",
-	"5izPN+POtE9XUrpZni8hhhVhMmUQDQRO3rGDuQddCH4YSel47S4JwP5YxLdJQatxdEJhOvPUwBrzqTSW",
-	"bdq/+9Bhs1riwioVS+vesi8G3b24Z3hjO2o/hM6d+WjDnnN5Ae8zaNuOph0QIVVDt1zMI0mGO65YwWOQ",
-	"qznLu3eT/MPUyOg8GScra8vxYDAc/bWf9bP+cPw2e5sllA/DSrsifwyTeIe5Z74N2xpXtynZ6/jw+eH/",
-	"AwAA//8=",
+	"MMrO3kBYH07YjGr46GLkpg6mtz2JmUrnQpTKzEqtKXl5n2LGwmj0Zng6HJ2eDW9GZ+PXF+PXF7/7yti4",
+	"lXkVeCdh4A5LQmxTKZlUZgt1Dy9+yAihiPnK5ThSSUhaYNQbU/oJVvVZcK2qnMNSwQw3igIDhV35NTQu",
+	"KoPcp4fzLIO9xEFbyZHdo2mHNlBJ6lmXyGNREdZuI8NJ+m/FN88LimYQ9Oa53l7PqB62y6vVFT78O0J1",
+	"+EioXrxoqAJzPXAnO31/8H6s2a6derxQes00PyKSu0xqjhZjPW2hyIUoHDcdJNDf8555jkx/8AL3zuo8",
+	"0n0pDykcHshxYb/fIF7ZPV0jhkgPV7EO2mmmU2ndgB3mlreNkQtjD9nimX5bn9E/QpfXzMVrAjehBImS",
+	"e4v48ZV/63S4dWXgAE+4Xx1zNWP5B+9FQi6vHQ0vpEFtk63hxyhKBg3bNuV1dvbw+egwaocCB0IpDAS+",
+	"108+tEcc9Y14PbuuSfjA0HsUGai3E0E4thRpl79MQ0vrcjGhKig1LsTXUAHIT6eS/Mhhwp5n911GJ2lN",
+	"O8cD7a6RDo2aeOl18HT7/pA6nUpV+qlDvvECO0TcO1A6cNW3fo1bILAq6VkmLNw2vLivIksFSvZhMpVu",
+	"q+0cqyXnA7UYmVicOGreXXEIBD3vNQqoyk5leJeaGSty8JmIvwsadkjYW5gh4b8hUEMfToBsZrzyziZq",
+	"YQkknGRjjyF6fWgPTm3dkHEh7IFG4Gn7cN2kJFfF2Vwrx+cR3oiUzLlGZtGPjL6jYh4X2GFUMnp2vD4V",
+	"oc+KTzfZOqpAD/8dRvhPy27Pst1jeS1tI1/w789xE86pX32sCMbRwOCb4A/HQAIlveLv4Dw7b1g3jRTp",
+	"kn4M4xZmw5WJ7XPw4uvQaVpYX+meuHzReE3HEwQ9GdikwK64IfS2l3aPqzMBerM/F3v4fAyKqVWjTS8d",
+	"wfhCIOaZZ7dqZhJRYDPxQwQYZRmoHfrfJWbG3bTVfRUAVLjbtNc5h/HH9+KaOogSRc3GzuxiOOq/7jIV",
+	"HO+To0MtKHgg1nZ2/RIHFsi2I44p0GQHz+lKK4IMWBmwVFfxa6mMu0Aw7iS1L3V1/WKVZTmczDY72MM3",
+	"ss7CvXQq91/9UvOsX5oGeSWMVUvNCvDinIxGYs9TMx1JxiqN/IsnOo1T4k5I3ktbIuZnwvius35lGoow",
+	"zsd8DJZ50q3ILoMyZ2LboZK/wM3/Xb1/xEqufBLiOvjIN1aKH6d1CZomaaPlj9NH68Y0Sb2xf5ySxtPk",
+	"Ac7cNluH3c0uUd+sTfTdPtnxo6Ix7FPOuT0piyf/90VpBZoYUXygJazRV3JsOg3iKEKxKO0LROgHpZdo",
+	"uxO057WEtUaOK5qjtC28DSB4cnVp4EQqu4sxeynIzpgxrSmqqexo88qAEf9COBlmWUbRF3bb68MvyEhU",
+	"B6pqNy5EnoJRYNUdSt8j3OHGTKV/hpUlMv0u3H9g7iKaf6s7zBI6jLMiEUkNbOfkHi3P7qrFtkX8Bc1+",
+	"XZbdMm1d9iOg45K5u6v0kB635nE3SmIqdXd/ACPEbp88pVhD7jdXT0JWPqRHMwfbUiF2WWGYRa8r7FX+",
+	"QIm216fCpLy9QTTMsoN2cVcT4+oMty80RW5YRSDUM0FCm5Ii9Ed3aJ31R8N2xJxc/e3TzZHI36D9lc0w",
+	"N/UwcpwMwhqD++Gg1MrVt0GxOQ2fT4ejs4EXNlhsSxss9OkaZ4Ou0M5gmD5/uR+db+zfP73/9PNPRc7e",
+	"Xyza8ef4fDiqR7S7UwX6vz8cnf2ePINR6V6dOFRz9m/Tya2LEd+Pj7ZS5lGFyPhUHCdi/kerMjCS1mnu",
+	"u3AeOHZ3ncVd0GtvuuTM3QMwaHueGFeMmwCCkU+luyJFyVkVYs7yfDPuzA91JaWbDvoSYlgRZl0G0UDg",
+	"5B07mHvQheDHm5SO1+7aAewPWnybFLQaR2cepjOhDawxn0pj2ab9uw8dNqslLqxSsbTuLfti0N2Le4Y3",
+	"tsP7Q+jcmY827DmXF/A+g7btaNqRE1I1dMvFPJJkuOOKFTwGuZqzvHvbyT9MjYzOk3GysrYcDwbD0Q/9",
+	"rJ/1h+O32dssoXwYVtoV+VOY7TvMPfNt2NYAvE3JXseHzw//HwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -10,9 +10,12 @@ import (
 	"time"
 )
 
-// Latest is the latest time the clock may show: the last instant of year 9999, the last
-// one RFC 3339 (and so every API's JSON) can write.
-var Latest = time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)
+// Latest is the latest time the clock may show: the last instant of 2261. Operations are
+// ordered by their times in nanoseconds since 1970, which an int64 holds up to 2262-04-11;
+// the clock stops short of that by more than the longest operation delay and retention
+// (see operations.MaxDelay and operations.MaxRetention). Past it, the operations' order
+// would wrap around and every operation would vanish at once.
+var Latest = time.Date(2261, 12, 31, 23, 59, 59, 999999999, time.UTC)
 
 // MaxOffset is the furthest the clock can be ahead of its base: the offset is an int64 of
 // nanoseconds (about 292 years).

@@ -44,7 +44,16 @@ type Mode struct {
 	Delay time.Duration
 }
 
-// ParseMode reads "immediate", "manual" or a duration such as "300ms".
+// MaxDelay and MaxRetention bound how long an operation runs and how long it is kept once
+// finished: with clock.Latest, they keep every time the engine orders operations by
+// (clock.Latest + MaxDelay + MaxRetention) within what nanoseconds since 1970 in an int64
+// can hold.
+const (
+	MaxDelay     = 24 * time.Hour
+	MaxRetention = 30 * 24 * time.Hour
+)
+
+// ParseMode reads "immediate", "manual" or a duration such as "300ms" (at most MaxDelay).
 func ParseMode(s string) (Mode, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "immediate", "0", "0s":
@@ -55,6 +64,9 @@ func ParseMode(s string) (Mode, error) {
 	d, err := time.ParseDuration(s)
 	if err != nil || d < 0 {
 		return Mode{}, fmt.Errorf("operation mode %q: want immediate, manual or a duration such as 300ms", s)
+	}
+	if d > MaxDelay {
+		return Mode{}, fmt.Errorf("operation mode %q: an operation may take at most %v", s, MaxDelay)
 	}
 	return Mode{Delay: d}, nil
 }

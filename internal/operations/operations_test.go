@@ -6,12 +6,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
 	"unsafe"
 
+	serverclock "github.com/understudy-dev/understudy/internal/clock"
 	"github.com/understudy-dev/understudy/internal/store"
 )
 
@@ -257,8 +259,20 @@ func TestParseMode(t *testing.T) {
 			t.Errorf("ParseMode(%q) = %v, %v; want %s", in, m, err, want)
 		}
 	}
-	if _, err := ParseMode("soon"); err == nil {
-		t.Error("ParseMode accepted soon")
+	for _, bad := range []string{"soon", "-1s", "24h0m1s", "2500000h"} {
+		if _, err := ParseMode(bad); err == nil {
+			t.Errorf("ParseMode accepted %s", bad)
+		}
+	}
+}
+
+// TestLimitsKeepTimesInNanoseconds: the engine orders operations by their due and end times
+// in nanoseconds since 1970 (an int64); the latest the clock shows plus the longest delay
+// and retention must stay within it, or the order wraps around and operations vanish.
+func TestLimitsKeepTimesInNanoseconds(t *testing.T) {
+	last := serverclock.Latest.Add(MaxDelay).Add(MaxRetention)
+	if last.UnixNano() < serverclock.Latest.UnixNano() || last.After(time.Unix(0, math.MaxInt64)) {
+		t.Errorf("%s + %v + %v = %s, past what nanoseconds since 1970 hold (%s)", serverclock.Latest, MaxDelay, MaxRetention, last, time.Unix(0, math.MaxInt64).UTC())
 	}
 }
 

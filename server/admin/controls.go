@@ -105,7 +105,7 @@ func (s *Server) GetClock(context.Context, gen.GetClockRequestObject) (gen.GetCl
 
 // AdvanceClock moves the server's clock forward. An advance that would take the clock past
 // what it can hold (its offset wrapping around, which would send it back in time, or a time
-// past year 9999) is refused and leaves the clock where it is.
+// past clock.Latest) is refused and leaves the clock where it is.
 func (s *Server) AdvanceClock(ctx context.Context, req gen.AdvanceClockRequestObject) (gen.AdvanceClockResponseObject, error) {
 	ns := req.Body.Seconds * float64(time.Second)
 	if !(ns < float64(clock.MaxOffset)) { // the spec's maximum keeps it far below; NaN too
