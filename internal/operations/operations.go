@@ -155,14 +155,15 @@ type Start struct {
 	Done bool
 }
 
-// Existing returns the operation a requestId already started in the project.
-func (e *Engine) Existing(tx *store.Tx, project, requestID string) (store.Operation, bool) {
+// Existing returns the operation a requestId already started in the scope (a project's
+// global operations, or its operations in a region).
+func (e *Engine) Existing(tx *store.Tx, scope, requestID string) (store.Operation, bool) {
 	if requestID == "" {
 		return store.Operation{}, false
 	}
 	// The key is built on the stack: a requestId is looked up on every mutation that has one.
 	var buf [128]byte
-	_, op, ok := e.t.ByRequestID.GetBytes(tx, store.AppendRequestIDKey(buf[:0], project, requestID))
+	_, op, ok := e.t.ByRequestID.GetBytes(tx, store.AppendRequestIDKey(buf[:0], scope, requestID))
 	if !ok {
 		return op, false
 	}

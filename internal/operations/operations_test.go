@@ -161,33 +161,48 @@ func TestDoneAtOnceAndFailure(t *testing.T) {
 func TestRequestIDAndRetention(t *testing.T) {
 	f := newFixture(t, Mode{})
 	op := f.begin(t, Start{Target: "a", RequestID: "r1"})
-	lookup := func(project, id string) (store.Operation, bool) {
+	lookup := func(scope, id string) (store.Operation, bool) {
 		var got store.Operation
 		var ok bool
-		_ = f.db.View(func(tx *store.Tx) error { got, ok = f.e.Existing(tx, project, id); return nil })
+		_ = f.db.View(func(tx *store.Tx) error { got, ok = f.e.Existing(tx, scope, id); return nil })
 		return got, ok
 	}
-	if got, ok := lookup("p", "r1"); !ok || got.Name != op.Name {
+	if got, ok := lookup("projects/p/global", "r1"); !ok || got.Name != op.Name {
 		t.Fatalf("requestId lookup: %v %v", got.Name, ok)
 	}
-	if _, ok := lookup("other", "r1"); ok {
-		t.Fatal("requestIds leaked across projects")
+	for _, other := range []string{"projects/other/global", "projects/p/regions/us-east4"} {
+		if _, ok := lookup(other, "r1"); ok {
+			t.Fatalf("requestIds leaked into %s", other)
+		}
 	}
-	// Global and regional operations of a project share requestIds.
+	// A project's global and regional operations keep their requestIds apart: a global
+	// method never answers with a regional operation.
 	regional := Start{Scope: "projects/p/regions/r", Project: "p", Kind: "things.insert", RequestID: "r1"}
-	if err := f.db.Update(func(tx *store.Tx) error { _, err := f.e.Begin(tx, regional); return err }); !errors.Is(err, store.ErrConflict) {
-		t.Fatalf("a second operation with a used requestId: %v, want a conflict", err)
+	var rop store.Operation
+	if err := f.db.Update(func(tx *store.Tx) error { var err error; rop, err = f.e.Begin(tx, regional); return err }); err != nil {
+		t.Fatalf("a regional operation with a global operation's requestId: %v", err)
+	}
+	if got, ok := lookup("projects/p/regions/r", "r1"); !ok || got.Name != rop.Name {
+		t.Errorf("regional lookup: %v %v", got.Name, ok)
+	}
+	if got, _ := lookup("projects/p/global", "r1"); got.Name != op.Name {
+		t.Errorf("global lookup after the regional operation: %v", got.Name)
+	}
+	again := regional
+	again.Target = "b"
+	if err := f.db.Update(func(tx *store.Tx) error { _, err := f.e.Begin(tx, again); return err }); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("a second operation with a used requestId in its scope: %v, want a conflict", err)
 	}
 
 	f.clk.Advance(59 * time.Minute)
-	if f.e.Advance(); f.e.Count() != 1 {
+	if f.e.Advance(); f.e.Count() != 2 {
 		t.Fatal("forgotten before the retention period")
 	}
 	f.clk.Advance(2 * time.Minute)
 	if f.e.Advance(); f.e.Count() != 0 {
 		t.Fatal("kept after the retention period")
 	}
-	if _, ok := lookup("p", "r1"); ok {
+	if _, ok := lookup("projects/p/global", "r1"); ok {
 		t.Error("the requestId outlived its operation")
 	}
 	if _, err := f.e.Get("projects/p/global", op.Name); !errors.Is(err, ErrNotFound) {

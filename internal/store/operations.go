@@ -86,8 +86,9 @@ type Operations struct {
 	Ops *Table[Operation]
 	// ByID finds an operation by scope and numeric id.
 	ByID *Unique[Operation]
-	// ByRequestID finds the operation a requestId started, within its project (global and
-	// regional operations alike).
+	// ByRequestID finds the operation a requestId started, within its scope (a project's
+	// global operations, or its operations in one region): a global method never answers
+	// with a regional operation, which the client would then look for among the global ones.
 	ByRequestID *Unique[Operation]
 	// InOrder lists a scope's operations in acceptance order (Seq within the scope).
 	InOrder *Numbered[Operation]
@@ -108,7 +109,7 @@ func NewOperations(db *DB) *Operations {
 		Ops:  t,
 		ByID: t.AddUnique("id", func(b []byte, o Operation) ([]byte, bool) { return appendKey(b, o.Scope, o.ID), true }),
 		ByRequestID: t.AddUnique("requestId", func(b []byte, o Operation) ([]byte, bool) {
-			return AppendRequestIDKey(b, o.Project, o.ClientOperationID), o.ClientOperationID != ""
+			return AppendRequestIDKey(b, o.Scope, o.ClientOperationID), o.ClientOperationID != ""
 		}),
 		InOrder: t.AddNumbered(func(o Operation) (string, uint64, bool) { return o.Scope, o.Seq, true }),
 		Due: t.AddNumbered(func(o Operation) (string, uint64, bool) {
@@ -120,12 +121,13 @@ func NewOperations(db *DB) *Operations {
 	}
 }
 
-// RequestIDKey is the ByRequestID key of a requestId: requestIds are unique per project.
-func RequestIDKey(project, requestID string) string { return project + "|" + requestID }
+// RequestIDKey is the ByRequestID key of a requestId: requestIds are unique per operation
+// scope (Operation.Scope).
+func RequestIDKey(scope, requestID string) string { return scope + "|" + requestID }
 
-// AppendRequestIDKey appends RequestIDKey(project, requestID) to b, for GetBytes.
-func AppendRequestIDKey(b []byte, project, requestID string) []byte {
-	return appendKey(b, project, requestID)
+// AppendRequestIDKey appends RequestIDKey(scope, requestID) to b, for GetBytes.
+func AppendRequestIDKey(b []byte, scope, requestID string) []byte {
+	return appendKey(b, scope, requestID)
 }
 
 // UnixNanos is the number by which Due and Finished order times, for their scans.

@@ -339,13 +339,13 @@ func TestUniqueKeysMatchTheirStringForms(t *testing.T) {
 			if pk, _, ok := a.ByTriple.Get(tx, ra.Triple()); !ok || pk != "n1" {
 				t.Errorf("%s: triple -> %q %v", kind, pk, ok)
 			}
-			if pk, _, ok := ops.ByRequestID.Get(tx, RequestIDKey("p", "req-1")); !ok || pk != op.Key() {
+			if pk, _, ok := ops.ByRequestID.Get(tx, RequestIDKey(op.Scope, "req-1")); !ok || pk != op.Key() {
 				t.Errorf("%s: requestId -> %q %v", kind, pk, ok)
 			}
-			if pk, _, ok := ops.ByRequestID.GetBytes(tx, AppendRequestIDKey(nil, "p", "req-1")); !ok || pk != op.Key() {
+			if pk, _, ok := ops.ByRequestID.GetBytes(tx, AppendRequestIDKey(nil, op.Scope, "req-1")); !ok || pk != op.Key() {
 				t.Errorf("%s: requestId bytes -> %q %v", kind, pk, ok)
 			}
-			if _, _, ok := ops.ByRequestID.GetBytes(tx, AppendRequestIDKey(nil, "p", "req-2")); ok {
+			if _, _, ok := ops.ByRequestID.GetBytes(tx, AppendRequestIDKey(nil, op.Scope, "req-2")); ok {
 				t.Errorf("%s: an unknown requestId was found", kind)
 			}
 			if pk, _, ok := ops.ByID.Get(tx, "projects/p/global|42"); !ok || pk != op.Key() {

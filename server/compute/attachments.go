@@ -37,11 +37,11 @@ func (s *Server) InterconnectAttachmentsInsert(ctx context.Context, req gen.Inte
 		return nil, err
 	}
 	a.ID, a.Created, a.Pending = s.newID(), s.cfg.Now(), !s.ops.FinishesAtAccept()
-	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
+	op, err := s.mutate(ctx, req.Project, regionScope(req.Project, req.Region), requestID, func(tx *store.Tx) (operations.Start, error) {
 		if err := s.placeAttachment(tx, &a, b.VlanTag8021q); err != nil {
 			return operations.Start{}, err
 		}
-		return operations.Start{Scope: regionScope(a.Project, a.Region), Kind: kindAttachmentInsert, OperationType: "insert", Target: a.Key(),
+		return operations.Start{Kind: kindAttachmentInsert, OperationType: "insert", Target: a.Key(),
 			TargetID: a.ID}, nil
 	})
 	if err != nil {
@@ -196,7 +196,7 @@ func (s *Server) InterconnectAttachmentsDelete(ctx context.Context, req gen.Inte
 	if err != nil {
 		return nil, err
 	}
-	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
+	op, err := s.mutate(ctx, req.Project, regionScope(req.Project, req.Region), requestID, func(tx *store.Tx) (operations.Start, error) {
 		a, err := s.readableAttachment(tx, req.Project, req.Region, req.InterconnectAttachment)
 		if err != nil {
 			return operations.Start{}, err
@@ -210,7 +210,7 @@ func (s *Server) InterconnectAttachmentsDelete(ctx context.Context, req gen.Inte
 		if err := markDeleting(s, tx, s.ic.Attachments, a, setAttachmentDeleting); err != nil {
 			return operations.Start{}, err
 		}
-		return operations.Start{Scope: regionScope(a.Project, a.Region), Kind: kindAttachmentDelete, OperationType: "delete", Target: a.Key(),
+		return operations.Start{Kind: kindAttachmentDelete, OperationType: "delete", Target: a.Key(),
 			TargetID: a.ID}, nil
 	})
 	if err != nil {

@@ -39,8 +39,8 @@ func (s *Server) GlobalForwardingRulesInsert(ctx context.Context, req gen.Global
 	// The key and scope are made once, before the transaction: the key serves the lookup,
 	// the Put and the operation's target, and nothing is built under the writer lock.
 	key, scope := s.newRuleKey(&rule), globalScope(req.Project)
-	start := operations.Start{Scope: scope, Kind: kindRuleInsert, OperationType: "insert", Target: key, TargetID: rule.ID}
-	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
+	start := operations.Start{Kind: kindRuleInsert, OperationType: "insert", Target: key, TargetID: rule.ID}
+	op, err := s.mutate(ctx, req.Project, scope, requestID, func(tx *store.Tx) (operations.Start, error) {
 		if _, taken := s.tables.ForwardingRules.Get(tx, key); taken {
 			return operations.Start{}, &Error{Status: http.StatusConflict, Reason: "alreadyExists",
 				Message: fmt.Sprintf("The resource '%s' already exists", rulePath(req.Project, rule.Name))}
@@ -62,7 +62,7 @@ func (s *Server) GlobalForwardingRulesDelete(ctx context.Context, req gen.Global
 	if err != nil {
 		return nil, err
 	}
-	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
+	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
 		rule, err := s.readableRule(tx, req.Project, req.ForwardingRule)
 		if err != nil {
 			return operations.Start{}, err
@@ -142,7 +142,7 @@ func (s *Server) GlobalForwardingRulesSetLabels(ctx context.Context, req gen.Glo
 		return nil, err
 	}
 	scope := globalScope(req.Project) // once: the operation's scope and the target's link
-	op, err := s.mutate(ctx, req.Project, "", func(tx *store.Tx) (operations.Start, error) {
+	op, err := s.mutate(ctx, req.Project, scope, "", func(tx *store.Tx) (operations.Start, error) {
 		rule, err := s.readableRule(tx, req.Project, req.Resource)
 		if err != nil {
 			return operations.Start{}, err
@@ -159,7 +159,7 @@ func (s *Server) GlobalForwardingRulesSetLabels(ctx context.Context, req gen.Glo
 		if err := s.tables.ForwardingRules.Put(tx, rule.Key(), rule); err != nil {
 			return operations.Start{}, err
 		}
-		return operations.Start{Scope: scope, OperationType: "setLabels", Done: true,
+		return operations.Start{OperationType: "setLabels", Done: true,
 			TargetLink: s.link3(ctx, scope, "/forwardingRules/", rule.Name), TargetID: rule.ID}, nil
 	})
 	if err != nil {
@@ -168,12 +168,16 @@ func (s *Server) GlobalForwardingRulesSetLabels(ctx context.Context, req gen.Glo
 	return s.replyOperation(ctx, op), nil
 }
 
-// mutate runs a mutation's accept step and starts its operation in one transaction. A
-// requestId seen before in the project returns the original operation and changes nothing.
-func (s *Server) mutate(ctx context.Context, project, requestID string, accept func(tx *store.Tx) (operations.Start, error)) (store.Operation, error) {
+// mutate runs a mutation's accept step and starts its operation, in scope (the project's
+// global operations when ""), in one transaction. A requestId seen before in the scope
+// returns the original operation and changes nothing.
+func (s *Server) mutate(ctx context.Context, project, scope, requestID string, accept func(tx *store.Tx) (operations.Start, error)) (store.Operation, error) {
+	if scope == "" {
+		scope = globalScope(project)
+	}
 	var op store.Operation
 	err := s.db.Update(func(tx *store.Tx) error {
-		if prior, ok := s.ops.Existing(tx, project, requestID); ok {
+		if prior, ok := s.ops.Existing(tx, scope, requestID); ok {
 			op = prior
 			return nil
 		}
@@ -181,10 +185,7 @@ func (s *Server) mutate(ctx context.Context, project, requestID string, accept f
 		if err != nil {
 			return err
 		}
-		start.Project, start.RequestID, start.User = project, requestID, userFrom(ctx)
-		if start.Scope == "" {
-			start.Scope = globalScope(project)
-		}
+		start.Project, start.Scope, start.RequestID, start.User = project, scope, requestID, userFrom(ctx)
 		op, err = s.ops.Begin(tx, start)
 		return err
 	})

@@ -49,8 +49,8 @@ func (s *Server) InterconnectAttachmentGroupsInsert(ctx context.Context, req gen
 	all, k, _ := s.keyAndID(g.Project, g.Name, false)
 	key, scope := all[:k], globalScope(req.Project)
 	g.Name, g.ID = all[len(g.Project)+1:k], all[k:]
-	accepted := operations.Start{Scope: scope, Kind: kindGroupInsert, OperationType: "insert", Target: key, TargetID: g.ID}
-	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
+	accepted := operations.Start{Kind: kindGroupInsert, OperationType: "insert", Target: key, TargetID: g.ID}
+	op, err := s.mutate(ctx, req.Project, scope, requestID, func(tx *store.Tx) (operations.Start, error) {
 		if _, taken := s.ic.Groups.Get(tx, key); taken {
 			return operations.Start{}, alreadyExists(groupPath(g.Project, g.Name))
 		}
@@ -143,7 +143,7 @@ func (s *Server) InterconnectAttachmentGroupsDelete(ctx context.Context, req gen
 	if err != nil {
 		return nil, err
 	}
-	op, err := s.mutate(ctx, req.Project, requestID, func(tx *store.Tx) (operations.Start, error) {
+	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
 		g, err := s.readableGroup(tx, req.Project, req.InterconnectAttachmentGroup)
 		if err != nil {
 			return operations.Start{}, err

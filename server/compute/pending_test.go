@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
 )
@@ -196,4 +197,31 @@ func mustStatus[R interface{ StatusCode() int }](r R, err error) int {
 		return -1
 	}
 	return r.StatusCode()
+}
+
+// TestRequestIDsAreKeptPerScope: a requestId used by a regional operation does not answer a
+// global method with that regional operation (the client would then wait for it among the
+// global operations and get 404); each scope keeps its own.
+func TestRequestIDsAreKeptPerScope(t *testing.T) {
+	w := newWorld(t, operations.Mode{})
+	w.interconnect("ic-1", "iad-zone1-1")
+	id := uuid.New()
+	ic := w.url("global/interconnects/ic-1")
+	att, err := w.c.InterconnectAttachmentsInsertWithResponse(apiCtx, apiProject, "us-east4", &gen.InterconnectAttachmentsInsertParams{RequestId: &id},
+		gen.InterconnectAttachment{Name: "att-1", Interconnect: &ic})
+	if err != nil || att.StatusCode() != 200 || att.JSON200.Region == nil {
+		t.Fatalf("attachment: %v %s", err, att.Body)
+	}
+	rule := apiInsert(t, w.c, "fr-1", &id, nil)
+	if rule.StatusCode() != 200 || rule.JSON200.Region != nil || *rule.JSON200.Name == *att.JSON200.Name || *rule.JSON200.OperationType != "insert" {
+		t.Fatalf("a global insert with a regional operation's requestId: %s", rule.Body)
+	}
+	if r := apiGetRule(t, w.c, "fr-1"); r.StatusCode() != 200 {
+		t.Errorf("the rule was not created: %d", r.StatusCode())
+	}
+	// Within a scope, the requestId still returns the original operation.
+	again := apiInsert(t, w.c, "fr-2", &id, nil)
+	if again.StatusCode() != 200 || *again.JSON200.Name != *rule.JSON200.Name {
+		t.Errorf("a retry in the same scope: %s", again.Body)
+	}
 }
