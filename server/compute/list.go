@@ -3,7 +3,6 @@ package compute
 import (
 	"encoding/base64"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -11,33 +10,25 @@ import (
 
 // listQuery is a list call's filter, page size, page token and order.
 type listQuery struct {
-	nameEq, nameNe string // "" when not filtered
-	maxResults     int
-	after          string // the sort key of the last item of the previous page
-	newestFirst    bool   // orderBy creationTimestamp desc (else by name)
+	filter      *nameFilter // nil when not filtered
+	maxResults  int
+	after       string // the sort key of the last item of the previous page
+	newestFirst bool   // orderBy creationTimestamp desc (else by name)
 }
 
-var (
-	reFilterEq = regexp.MustCompile(`^\(?\s*name\s*(=|eq)\s*"?([^"\s)]*)"?\s*\)?$`)
-	reFilterNe = regexp.MustCompile(`^\(?\s*name\s*(!=|ne)\s*"?([^"\s)]*)"?\s*\)?$`)
-)
-
-// parseListQuery reads the list parameters. Filters on name equality and inequality are
-// understood (name = "x", name eq x, name != x, name ne x); others are rejected rather
-// than silently ignored.
+// parseListQuery reads the list parameters. A filter on the name is understood (see
+// parseFilter); any other, or a malformed one, is refused rather than silently ignored.
 func parseListQuery(filter, pageToken, orderBy string, maxResults *int) (listQuery, error) {
 	q := listQuery{maxResults: 500}
 	if maxResults != nil && *maxResults > 0 {
 		q.maxResults = *maxResults
 	}
-	if f := strings.TrimSpace(filter); f != "" {
-		if m := reFilterEq.FindStringSubmatch(f); m != nil {
-			q.nameEq = m[2]
-		} else if m := reFilterNe.FindStringSubmatch(f); m != nil {
-			q.nameNe = m[2]
-		} else {
-			return q, invalidField("filter", fmt.Sprintf("Invalid value for field 'filter': '%s'. understudy understands filters on name only: name = \"x\" or name != \"x\".", filter))
+	if strings.TrimSpace(filter) != "" {
+		nf, err := parseFilter(filter) // untrimmed, so that positions count in what was sent
+		if err != nil {
+			return q, invalidField("filter", fmt.Sprintf("Invalid value for field 'filter': '%s'. %s", filter, err))
 		}
+		q.filter = nf
 	}
 	switch strings.TrimSpace(orderBy) {
 	case "", "name":
@@ -87,10 +78,10 @@ func (q listQuery) sortKey(it listItem) string {
 func page(items []listItem, q listQuery) (idx []int, next string) {
 	order := make([]int, 0, len(items))
 	for i, it := range items {
-		if (q.nameEq != "" && it.name != q.nameEq) || (q.nameNe != "" && it.name == q.nameNe) {
+		if q.after != "" && q.sortKey(it) <= q.after {
 			continue
 		}
-		if q.after != "" && q.sortKey(it) <= q.after {
+		if q.filter != nil && !q.filter.match(it.name) {
 			continue
 		}
 		order = append(order, i)
