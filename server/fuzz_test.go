@@ -615,6 +615,8 @@ func FuzzComputeRequest(f *testing.F) {
 		{1, p + "/global/forwardingRules/fr-fuzz/setLabels", "", `{"labels":{"Env":"x","a":"b"},"labelFingerprint":"{fp}"}`, 0, ""},
 		{0, p + "/global/forwardingRules/fr-fuzz", "", "", 2, ""},
 		{0, p + "/global/forwardingRules", "filter=name%3Dfr-*&maxResults=1&orderBy=creationTimestamp%20desc", "", 2, ""},
+		{0, p + "/global/forwardingRules", "filter=(name%20eq%20'fr-.*')%20(name%20ne%20%22fr-x%5C%22%22)&maxResults=1", "", 2, ""},
+		{0, p + "/global/forwardingRules", "filter=name%20%3D%20fr-fuzz%20OR%20name%20!%3D%20''%20AND%20(name%20%3D%20%22%5C%22)", "", 2, ""},
 		{0, p + "/global/operations/{op}", "", "", 2, ""},
 		{1, p + "/global/operations/{op}/wait", "", "", 2, ""},
 		{0, p + "/global/operations", "filter=status%3DDONE", "", 2, ""},
