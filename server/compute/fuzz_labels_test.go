@@ -49,7 +49,8 @@ func FuzzLabels(f *testing.F) {
 	f.Add("ſ=x", uint8(0))     // lower-case long s
 	f.Add("a\xff=x", uint8(0)) // invalid UTF-8 in a key
 	f.Add("a=\xff", uint8(0))  // and in a value
-	f.Add("ª=x", uint8(0))     // a letter that is neither upper nor lower
+	f.Add("ª=x", uint8(0))     // a letter that is neither upper nor lower (Lo)
+	f.Add("日本=x", uint8(0))    // a key starting with an international character
 	f.Add("a٣=٣", uint8(0))    // non-ASCII digits
 	f.Add(strings.Repeat("a", 63)+"=", uint8(0))
 	f.Add(strings.Repeat("a", 64)+"=", uint8(0))
@@ -108,8 +109,8 @@ func checkAcceptedLabels(t *testing.T, labels map[string]string) {
 		if n := utf8.RuneCountInString(k); n < 1 || n > 63 {
 			t.Fatalf("accepted key %q of %d characters", k, n)
 		}
-		if first, _ := utf8.DecodeRuneInString(k); !unicode.IsLower(first) {
-			t.Fatalf("accepted key %q that does not start with a lowercase letter", k)
+		if first, _ := utf8.DecodeRuneInString(k); !unicode.IsLower(first) && !unicode.Is(unicode.Lo, first) {
+			t.Fatalf("accepted key %q that starts with neither a lowercase letter nor an international character (Lo)", k)
 		}
 		if n := utf8.RuneCountInString(v); n > 63 {
 			t.Fatalf("accepted value %q of %d characters", v, n)

@@ -31,7 +31,7 @@ func validateLabels(labels map[string]string) error {
 	for _, k := range keys {
 		v := labels[k]
 		if n := utf8.RuneCountInString(k); n < 1 || n > 63 || !startsLower(k) || !labelChars(k) {
-			return invalidField("labels."+k, fmt.Sprintf("Invalid value for field 'labels': '%s'. Label keys must be between 1 and 63 characters long, start with a lowercase letter, and contain only lowercase letters, numeric characters, underscores and dashes.", k))
+			return invalidField("labels."+k, fmt.Sprintf("Invalid value for field 'labels': '%s'. Label keys must be between 1 and 63 characters long, start with a lowercase letter or an international character, and contain only lowercase letters, numeric characters, underscores and dashes.", k))
 		}
 		if utf8.RuneCountInString(v) > 63 || !labelChars(v) {
 			return invalidField("labels."+k, fmt.Sprintf("Invalid value for field 'labels.%s': '%s'. Label values must be between 0 and 63 characters long and contain only lowercase letters, numeric characters, underscores and dashes.", k, v))
@@ -40,9 +40,11 @@ func validateLabels(labels map[string]string) error {
 	return nil
 }
 
+// startsLower reports whether a label key starts as the real service requires: with a
+// lowercase letter or an international character (\p{Ll} or \p{Lo}, such as 日).
 func startsLower(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
-	return unicode.IsLower(r)
+	return unicode.IsLower(r) || unicode.Is(unicode.Lo, r)
 }
 
 func labelChars(s string) bool {

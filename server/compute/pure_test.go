@@ -25,6 +25,7 @@ func TestValidateLabels(t *testing.T) {
 		{"empty set", map[string]string{}, ""},
 		{"typical", map[string]string{"env": "prod", "team_a": "web-1", "empty": ""}, ""},
 		{"international lowercase", map[string]string{"équipe": "café"}, ""},
+		{"key starting with an international character", map[string]string{"日本": "東京"}, ""},
 		{"63-character key and value", map[string]string{"k" + strings.Repeat("a", 62): strings.Repeat("v", 63)}, ""},
 		{"uppercase key", map[string]string{"Env": "prod"}, "labels.Env"},
 		{"key starting with a digit", map[string]string{"1env": "x"}, "labels.1env"},
