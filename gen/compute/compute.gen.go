@@ -1040,7 +1040,7 @@ type ForwardingRule struct {
 	LabelFingerprint []byte `json:"labelFingerprint,omitempty"`
 
 	// Labels Labels as key-value pairs: at most 64; keys 1-63 characters starting with a lowercase
-	// letter; keys and values only lowercase letters, digits, `_` and `-` (international
+	// letter or an international character; keys and values only lowercase letters, digits, `_` and `-` (international
 	// lowercase letters allowed); values 0-63 characters and may be empty. The character
 	// rules and key lengths are enforced by the server, not by this schema.
 	//
@@ -1132,7 +1132,7 @@ type GlobalSetLabelsRequest struct {
 	LabelFingerprint []byte `json:"labelFingerprint,omitempty"`
 
 	// Labels Labels as key-value pairs: at most 64; keys 1-63 characters starting with a lowercase
-	// letter; keys and values only lowercase letters, digits, `_` and `-` (international
+	// letter or an international character; keys and values only lowercase letters, digits, `_` and `-` (international
 	// lowercase letters allowed); values 0-63 characters and may be empty. The character
 	// rules and key lengths are enforced by the server, not by this schema.
 	//
@@ -1257,7 +1257,7 @@ type Interconnect struct {
 	LabelFingerprint []byte `json:"labelFingerprint,omitempty"`
 
 	// Labels Labels as key-value pairs: at most 64; keys 1-63 characters starting with a lowercase
-	// letter; keys and values only lowercase letters, digits, `_` and `-` (international
+	// letter or an international character; keys and values only lowercase letters, digits, `_` and `-` (international
 	// lowercase letters allowed); values 0-63 characters and may be empty. The character
 	// rules and key lengths are enforced by the server, not by this schema.
 	//
@@ -1370,7 +1370,7 @@ type InterconnectAttachment struct {
 	LabelFingerprint []byte `json:"labelFingerprint,omitempty"`
 
 	// Labels Labels as key-value pairs: at most 64; keys 1-63 characters starting with a lowercase
-	// letter; keys and values only lowercase letters, digits, `_` and `-` (international
+	// letter or an international character; keys and values only lowercase letters, digits, `_` and `-` (international
 	// lowercase letters allowed); values 0-63 characters and may be empty. The character
 	// rules and key lengths are enforced by the server, not by this schema.
 	//
@@ -1977,7 +1977,7 @@ type InterconnectLocationRegionInfo struct {
 type InterconnectLocationRegionInfoLocationPresence string
 
 // Labels Labels as key-value pairs: at most 64; keys 1-63 characters starting with a lowercase
-// letter; keys and values only lowercase letters, digits, `_` and `-` (international
+// letter or an international character; keys and values only lowercase letters, digits, `_` and `-` (international
 // lowercase letters allowed); values 0-63 characters and may be empty. The character
 // rules and key lengths are enforced by the server, not by this schema.
 //
@@ -3142,7 +3142,8 @@ type ClientInterface interface {
 	// Operation is already `DONE`, and the fingerprint changes after every call. As in the
 	// real API, this method takes no `requestId`.
 	//
-	// Labels: at most 64; keys 1-63 characters starting with a lowercase letter; keys and
+	// Labels: at most 64; keys 1-63 characters starting with a lowercase letter or an
+	// international character; keys and
 	// values only lowercase letters, digits, `_` and `-` (international lowercase letters
 	// allowed); values 0-63 characters. Violations are rejected with 400 `invalid` naming
 	// the label. This document checks the counts and lengths it can express; the server
@@ -3163,7 +3164,8 @@ type ClientInterface interface {
 	// Operation is already `DONE`, and the fingerprint changes after every call. As in the
 	// real API, this method takes no `requestId`.
 	//
-	// Labels: at most 64; keys 1-63 characters starting with a lowercase letter; keys and
+	// Labels: at most 64; keys 1-63 characters starting with a lowercase letter or an
+	// international character; keys and
 	// values only lowercase letters, digits, `_` and `-` (international lowercase letters
 	// allowed); values 0-63 characters. Violations are rejected with 400 `invalid` naming
 	// the label. This document checks the counts and lengths it can express; the server
@@ -3800,7 +3802,8 @@ func (c *Client) GlobalForwardingRulesGet(ctx context.Context, project ProjectPa
 // Operation is already `DONE`, and the fingerprint changes after every call. As in the
 // real API, this method takes no `requestId`.
 //
-// Labels: at most 64; keys 1-63 characters starting with a lowercase letter; keys and
+// Labels: at most 64; keys 1-63 characters starting with a lowercase letter or an
+// international character; keys and
 // values only lowercase letters, digits, `_` and `-` (international lowercase letters
 // allowed); values 0-63 characters. Violations are rejected with 400 `invalid` naming
 // the label. This document checks the counts and lengths it can express; the server
@@ -3831,7 +3834,8 @@ func (c *Client) GlobalForwardingRulesSetLabelsWithBody(ctx context.Context, pro
 // Operation is already `DONE`, and the fingerprint changes after every call. As in the
 // real API, this method takes no `requestId`.
 //
-// Labels: at most 64; keys 1-63 characters starting with a lowercase letter; keys and
+// Labels: at most 64; keys 1-63 characters starting with a lowercase letter or an
+// international character; keys and
 // values only lowercase letters, digits, `_` and `-` (international lowercase letters
 // allowed); values 0-63 characters. Violations are rejected with 400 `invalid` naming
 // the label. This document checks the counts and lengths it can express; the server
@@ -7674,7 +7678,8 @@ type ClientWithResponsesInterface interface {
 	// Operation is already `DONE`, and the fingerprint changes after every call. As in the
 	// real API, this method takes no `requestId`.
 	//
-	// Labels: at most 64; keys 1-63 characters starting with a lowercase letter; keys and
+	// Labels: at most 64; keys 1-63 characters starting with a lowercase letter or an
+	// international character; keys and
 	// values only lowercase letters, digits, `_` and `-` (international lowercase letters
 	// allowed); values 0-63 characters. Violations are rejected with 400 `invalid` naming
 	// the label. This document checks the counts and lengths it can express; the server
@@ -7695,7 +7700,8 @@ type ClientWithResponsesInterface interface {
 	// Operation is already `DONE`, and the fingerprint changes after every call. As in the
 	// real API, this method takes no `requestId`.
 	//
-	// Labels: at most 64; keys 1-63 characters starting with a lowercase letter; keys and
+	// Labels: at most 64; keys 1-63 characters starting with a lowercase letter or an
+	// international character; keys and
 	// values only lowercase letters, digits, `_` and `-` (international lowercase letters
 	// allowed); values 0-63 characters. Violations are rejected with 400 `invalid` naming
 	// the label. This document checks the counts and lengths it can express; the server
@@ -10324,7 +10330,8 @@ func (c *ClientWithResponses) GlobalForwardingRulesGetWithResponse(ctx context.C
 // Operation is already `DONE`, and the fingerprint changes after every call. As in the
 // real API, this method takes no `requestId`.
 //
-// Labels: at most 64; keys 1-63 characters starting with a lowercase letter; keys and
+// Labels: at most 64; keys 1-63 characters starting with a lowercase letter or an
+// international character; keys and
 // values only lowercase letters, digits, `_` and `-` (international lowercase letters
 // allowed); values 0-63 characters. Violations are rejected with 400 `invalid` naming
 // the label. This document checks the counts and lengths it can express; the server
@@ -10351,7 +10358,8 @@ func (c *ClientWithResponses) GlobalForwardingRulesSetLabelsWithBodyWithResponse
 // Operation is already `DONE`, and the fingerprint changes after every call. As in the
 // real API, this method takes no `requestId`.
 //
-// Labels: at most 64; keys 1-63 characters starting with a lowercase letter; keys and
+// Labels: at most 64; keys 1-63 characters starting with a lowercase letter or an
+// international character; keys and
 // values only lowercase letters, digits, `_` and `-` (international lowercase letters
 // allowed); values 0-63 characters. Violations are rejected with 400 `invalid` naming
 // the label. This document checks the counts and lengths it can express; the server
@@ -17814,223 +17822,223 @@ var swaggerSpec = []string{
 	"51T9tXXfbgLQN8mrKeCFTAEaFc6o8CzBpUUwctIWnCRXEKwcKV6c6AFTyQiH+bKEMMBBGF5lnIGWvJ1m",
 	"NaB+6+I3wOt9vIrzdKGje4XlpYdH5qlR9gPCCLWzZBNZeXgpn1hTTAPiYQgJkMG3seNBHRCBAlEySp3e",
 	"RbMjYSL4n/1xfKs/Ttx9UkDxb4sQXiTEvxMB9ucFZ6fi2zZrWrI9vnVuyX1ZIDMusRuwM767Fz4L0VHj",
-	"nN9kyCwf1TXDBmIhDgAEVWDrxllUIyryquR7XGmUXkmAP4izrcRjTMl8BrLG0sBVtmBbk4BKB/KIrr2G",
-	"sMevOfvnqvlqqoeQAoLvuSwieAbYwqIHRjRYeUQ8dkvukQfzJhzZhE79wE7XvxKp7HDJZUgQq5Qp5I8S",
-	"oZ9l5CEngAQvSmelOzKBZDT8RV+to0bWEvs29tzfiXNFGMMzklmEXj0jCuejhXg0o4A+fzCjCfgIiU0u",
-	"8LqBMHp70UeNY8CHZit7DqyD0PLNtZVJzhd5fRzGzQpyhYVo45GC5em5rtMLstSKZsSIReHmvdTGNJCV",
-	"H7xp7SNf5OzS1YIEro1cZ0T3MEUrytwZZ2ZHjfLEFZheMwHDL4mqxC1InTC9Ykfqu39UjSPza/zx//er",
-	"WT799Ku8ZZ5+3c+MJY2YX6bJGrN7as8Dn/orFof9VVALQuAWCsFVhLnzI0fOZeSLENlArRc/R1TNJKug",
-	"pjzvEgpJmuJEsf+FKvq2ZzESXviLBWefotj/lXwo6rW6IDJtxEMso2x//NyIWjMSfiQBVxbW7+/zzjMi",
-	"UeMgwiwqaBfhF4s+uywOcUieBNtzCY0/nmcaURUs244V8wa4ItNz+NfvVN2FSEaNYjEKqVQFDHOXUW3o",
-	"DVAXT25Wi6ZTAAtrUVPQZRE1tbuljFCHDzUzJIcmPwy+CY+ExElZIxV+jk20miPbv8zJY2FhswVPfzVK",
-	"G3bjtsbeb3j1qwFCBXwml7p/GA77SbKusihdjzj6EiXsc93eEL3r3XQvi01M1A8Rr3fhO3ldkUF7tu8U",
-	"6kij2nhgNdcNuSpKz3hUpkrj9Oi4dnxcP6w2Tk8PG6cnR6ePyFThpGzLplbFZ+4g68gm7ue1XV0p+LGt",
-	"RHS7FlygjUdqwdGOyFR7o7uFZPbtBlBt/8WRhtLQSZa+rVwXCQuoWUdz8iVx6WTTlZQxJP6OeVyvmcdH",
-	"Vfhf+aiG6xPTbjiH5GhaNnFtUrcbTpn/dYxPJkUWOWpaxApnLIIIvRV6lH7+UnnuUdAf51STlXerUK52",
-	"6kU2MKO+D3ReoSRF8SXO+B3CiTj/JRKEwXPHSCgUjrTxGV4rFStVPctx1so7wpxb5VqmWa0qvBuHcAbG",
-	"pLDvMn6PaziSlaCuH4I7FweZxCsqf2JWq1r1k2qxItUFtc/zGB1OXMBeYpGlqBGLb3yFC9pwH2DIiUXL",
-	"bNNQUTFwG2W6Lt6SsEZvpbsSBw4eJQ6684Nbrqb6NL1vdyfFecbw6yiyPfGJc7TwPxOGLBlqaiFBYgiy",
-	"BjfdbvLKpYDeFBt2gu1bnYrKBkpGSb5YMkqXRQEuRa9zJY4oAZdPwyqZiJuuliiaKjRXIQ5mJGxnGq1V",
-	"s+KZWKHbyM7PY8YPeg1yqY2lhUDEfVQezNBFRzaCf+rMLyW0LnwHepWN0cWyfMPCcB/eC9U4Lkaf2qIp",
-	"/CAS/K/8q2L7ixQZhduahgD6dpHBS6NsVsy8vMNVQXQ3dz3w6tiEMZfONEhLZaMPRNqOarCwkX7d3vtQ",
-	"ZA5tsX4H3Tciqr/nUVTwTe1cU0C3QMv6AknumdhUEenQeJjcGglpcos1O6WqrJuS+eXs1UpTpuTauaGU",
-	"6zOs19Bmtros7u2+zNDPdkgW656YjJVPJGaK3myfnEsSYtfL9rw5cC+hX1ExlnM09z2IdIkCkmR4HlhA",
-	"cmZHuRI2jb0VPcjVL+Itt73wgT8jbe9pg+DGcq3p578aJagaVaSXP/EHW19swJcWvf26daphITMnWuix",
-	"mWrj+lTamUoofAEgcjW9L0UYB63r3s3gojXu9oZjoQWDwPnTTW/YHLf+dQE5Jylyuf5SKc+CIPYSy7Kh",
-	"6BuJncuYAdsXiLgOWQJmrQ/V4RxioT1Rv0tsQCbKPad6uf/A4yQ3fIZr08sNgR1qaurUJZ4j2JGNITEr",
-	"VCfcQC4/Ive72YBTSNWakXozZYV9sPGAb/epKwk5U5Z+Add6/DFZfOWhKTJaQ+mgyy2u+fjNHf3xulH1",
-	"GRzysXn7ib3wvr49NtsgXv3tz+VvX2spw38jO3UGXJeGgYAZi96sKPHRgqJGAKgmL1mClwCUNOy+vSk/",
-	"XZoVFBIIO8Prca877jfft6xMtOlsViO7vIXZZHwD7el9Uidi3xhR67LVH7SgaOw4Yjg3161LyxAFadvN",
-	"zvj65uKidX0teNZNd9BqXnyAwKpkruZFp9Xs3vTH75ptkYqZ13bylijSIC+3r38cX7f/3Rp3moP3rcF4",
-	"+KHZHbevmu9bcLlklFr/6rcG7atWd9jsJN5t/WvYGnSbnXGz3x7/3BxILfRdu9W5HH9sdm5a497H1mDQ",
-	"voT8yHb3n60L/v0fW4Nuq3M9jrsEdz82O+3L8YdWszP8ML740Lr4cfyuNxhf/tJtXrUvxj+3W+8/8Nc7",
-	"b0tGCXrLW+j0foFk1fj7nfb1ED78odW8HOu8VKsFAeO4bHEtutW9+KVklLqtfw3HH3r9cfPyctC6vgYp",
-	"oHl93X4vkj+j+xfNLr/V7vPu/dwcJG62u9fDZveiNf7Q5C2IZNR2d9gavGtetDKf1KWN7LuQJDv8uTf4",
-	"UX+E34l1f/6XApcftwaD3kBg06d2psyJ1TZZySiJOWp33/XGN109qG7Q+ummPeBbpnc9br4ftFp8ruGG",
-	"3F3tLt8N47e/jKHaRrzt4vVIiFWXrU5LLPj1xYfWVXMMqy4yadvvu72BuNfuvu+04knoD3r91mD4y3jY",
-	"uup3mkOR9X3Zuug0ee/k7XbrGq5HxyWToCsTVJbclhX4kDrsf4xKt+R+VDoblQBBe1QyRiV4HK5BfoSK",
-	"8TDLzqj01Xqw0nspbVzrELbFBKwMs40kmwV97pkdyhSz4kmTqhSQZe1rSXJ7SzKSPn4kkYolGklNPcx3",
-	"dtgBfHq9xY+isqjeZsGRr6s9uVtGKovyWVGPd33EjrsglCk477xgnS3ROT8JXSFqSgqhCxcgyT1ALfAr",
-	"WXCD01W4CkiHP5oR/AEtTAhndQEXHxzkr0Jdxo8M4I6/mngk/oKIIAedIrvtC2knjAt9wYO7NNrd6voR",
-	"OlTUcGYdG9cu2o54OrMhPjv+KhfTZCBua7gmljbxCQl00Ot0ejcayEKyZhKnae85G8oGElhb3+udzO/J",
-	"Xqs74swyEpZtaKqs/IzlKO5jk7JeLJ5CPKaZSl0nFVeROfFLEqhgzV6sxjwQk7T4ZPUzPqtMNoUM/lCq",
-	"O04jiJBMoyhIlZWUWtEisX9PMIwNfouiO0FBPutpcRkWsa1rEiFf8cNDsnu27mtUoa+ZSXlvm91LCd1x",
-	"KUqCRZIyFxma76Xsqf4Q8spmOJnMw5dDDprShijpwXkcQwPwOkSg60TdlNmM0EWrqDXsOo7GyPRUrvsf",
-	"nc22q2gPS0NPlH+MMLL+lzdnoZtBm29czi/ckEX1xAoJOaLD+bapXOHmknwmHp+Q8hTb/NNroY6Flyo2",
-	"BWeTD3Hgcs3EcDosCXZ4Hs2KKIGmJiRKTBYwPApyWVgAIXY8o0Tj/4aZbnY+3+n676FmAolFm9gYBIuS",
-	"ClMWf1aCpV2Jrc8F5g1MEfYqcMP7a76MorM+XoXzWoY82FyFc1SrVBG2bcKYrNYEpiLMN/wqnPuB+7vM",
-	"rX9LcEACJExd8KgKtdCRl3hTy5CNKKb3osFz3UKwYiSwVPa6RRbY9Sxke9hdiNX6589D8ZZEr8JaLd8R",
-	"dcgUrzwJPTj1/DvBWvR+qoCoxMWbwNPiwrFt+ysaMjnrMOP+gZilA/7fkiF0Bmh9QzQ5f/bA9vyVU156",
-	"OORnGkw+xEDEcUMj7rtAIIbQCnTvrwIEbyFOoflu2PoNYQbjkrJL7mR4NMUz1Zi4jeKgUDiwfBqTIxdj",
-	"TH8CHkxsJ7Fhvn6FGCbBfmyfhtgGwVGCZ2qLDknp2KWyJmtym8XPvWGILFZe5PfFiK0m4M6awkKLUTT7",
-	"bfTZPNOiXu9w4IDMq6K+R1SY6z0ISjnfUiItOuGJx+78wHPQhMxdcXchkcE4Oy+Df02BP+RmehnpvBLq",
-	"RFbrEc2Db9o/jzokh6i/pxtxwaQfBti+FTiZI6qihCuoj8M5M9DEd1zCDD3YLx6vILyECnqMplzqvYO5",
-	"00rFMZHV8ZlQxw/eMBTDSwsRkEEchmCHS58PCiowa6svQC/AJOjAEwAwGrgOQXsTzAhYPS2+B88OpKV8",
-	"7jNlQtdSMsDkN6IXPv3MaSifAjbHgZDEBFJoNDtn/MlycSIlchOFXfQcRcSJXxYkiw+LOrLcloBhQxDB",
-	"qzIKKqhJ71Vl/oQ4jD3ezyVB5AtUi3IXS8+13VAhqSp7vwgR4e0yQgTDBqbzhglKwAeUigbn3dPjxsVW",
-	"ERHimGqU1TpHS9/zkBvK9UDIEtsrlsMrUHqBCy9rd+6wG1pRGVrtxj+sRGATbzciM/toRUPXS4IQisAs",
-	"PpSOy6DC8dx3GOStImvqeiEJLANZC/xlIKzwFtqrlg+rVQNJ8o4Oq9V9A1l+4JDg7T3vFtRZAH8MQtZa",
-	"FDYYUACuTzPeQzqKmKq+qK5/vQI2Z8lF4eQzmqqE+8DSViKWYCVnk3VCvPCH/zBffWcZkDC87wcuDS30",
-	"24q/uMQBXhBIZwllvXr+pQ3njEmBQ+x0G3veOZ9rQBwWyS3SccKPDLZD9M/rXhe62gWJhj+RzvVZ4NCe",
-	"c9q5KbXiHLmOeF3lUvCeJtMpGFToCAnlokEyvodV0EBtCZVCLLFXJLgKqO4Bch3o7eYiGDJgPo4HO+e8",
-	"QWijC3wvZonTawi1kn4EFFmf4qIj/CjwpnW0HYgvE2U2YCEXcUkOcJepAsHI8QkAXfKmhfMmUYSDqzPK",
-	"/SpIsLZllOeV2t4K+BaOno3en9yjz9hzHalvAl6l3CHWe2DPIPgpwGkrouKyTIUbeikerLPPvc+mZK37",
-	"JaP0WYS1l85Kn00ZK0rx0i2dleqVaqUuQq/mIOxkJsj9IX99VQ7KmCUPVrJ+4YyEWTnaUSpL5N8NBYzF",
-	"fwS8Tw6P14GfRaqQHyBK7ggLFRSSqPwhScQPeSShgprQYlQJEPIQBM4QI0E4ikldTLxgvwjKxp+UYlvG",
-	"g1CUULkUQTYRDkVjRFMERSbC5HoaFWwBYny0ikwK2hKRwdAf0XV/JOLaK1S5gCmWEM0W6HjSD+Xrxp6S",
-	"mPN3yTWseC4LYScoqlU6+zVbQYwfOeiLheSySOmrsfXxdzCsnzh5LPL4VcQiCr/SE3NV+PlohQq/Mcjg",
-	"KIVfbnph8a7FLEW+AxGjkh3ww1arVpVkrqpAL7ngAUt9wLmTyGGOEhxdZ3vwQfpsR9aCX/8otftNBblV",
-	"qjcqpnlcOTytmDUAde0HfujbPlc3hhf9Umay1NaCNOtpLNfS0SwFS+kdIRM0DWDcDtcEXTojwZJPFaeJ",
-	"7/5JyS8fV7PhzQ/C831WOjQbR3XzyKyd1I+Pqo1Ds3rIby0/RqSx3f/YKKkwhijuIDkbJaMEGse7xPeO",
-	"L+iwarPPzv3VD+oJlsonhVge7LzFHqa2S2dCOy+dxb7Zq2a3+R6sXFK9mgblOzLhR9IPwgGmM0iFadTL",
-	"jUZd9+U/Nt85e90Pos+LWMin+oxo7QNvqh/4X1zCDu7IhD/5RezwjQvQEUQqFetRupgdLmzXrP/753Zo",
-	"Lz7e4n/90/ulDjUonnmawA4KBrNt5rR36wMB/To/EirNFEGpb4gzn/WliDYcvMXOQAgc4hVz+ys3VBlM",
-	"RM0BKYoXeVGBJMgkPABuWSxwcA8eKxbmMXnYWzMGsPdZLKn06Svf/FkBY4B+xiXenLbjEk8T37lXddp0",
-	"FTBdim1EYzHUQFb6mEtWPE1ciSu2xUVuzuW7zBKJpiMaxVYLz5+D9vA0JNBdEPnuZbUcEdMbzgN/NZvr",
-	"KTf7FdRbcNGbdzKmsxaaENvncr81vOhDp9cpjIUsRWEgq1cRPAtZnOAJVQialZTdEhqnzKhOyOGgmytM",
-	"SjGXAoInjitTYq6mVJ+Bg8L2qSNFLkXDQdLhTYFQw1CjesrVKr4K9y3Qo3nvRBEK1yNaVVcuS4Wu56Fg",
-	"RcFtDegAsO7QK+FVH9E9WSXM4rKNtS8mGARA0VdZTixLsOND/RkkzDit2AA5nvMiCdUoWxGmCrQkgevH",
-	"yjlYlAN35lLsxZ8YUb6PxIKDfsF1MwMQnyB7hMubfMsWl9uiFKxnldwGahZeUtSBT0KpnZ2knN2klIdJ",
-	"HBmSwwvx/Zdkxw/jbYKvxTGIYbAiXx8rumZ4rUvVadWuT05J+XhqknIDn9jlU6d+WK5NjrBJGvaxc1pV",
-	"AuBx3TRPzVrj8LjeqHJhsGom8zeyZdNqtRrJpinJJE6LjZbu4VmmqfTNOLEyzpusPr0wE5uaDx7edS2x",
-	"L2cKj6IpVFl4Wi5cnGyWI6TrCV7PLOqKhK+cdKzCp0ELk14X8DinihmOiNmXwkwomdiLynmN6un2ly58",
-	"OvVcO3xCwVBksucKcAVkw6/Gw6xVB38kL3wV4qVHwkxfNr/OdGdNWtTkZ98RBioIhyLOPrKSn7B0s73w",
-	"v6T2ADh5mPQRe0S4eCKphoX4PhZspGkK3tMEi0h4gVwWBf8xg4JNXPgKWSS4TQNCEJ5hl76soFNcqpHr",
-	"8dz2qMRXv2tZ6Kl555FjTk9wzS7XJw1SbkwPcfnEPnXKVWJOOclv2IeO4p21k8P6UbV2ZJqNk+Paaf2o",
-	"cbKJd5pPwjtPjzQGNK3hE9OuknJdcSLOfE7tqpPBO+O98414Z/GuR/wwzhJ/5YeORnO/AT9sbH+p64fv",
-	"/BV9SkOJYDSP4YfGZh/MIzmY5s4aUc5Lojqwa6YSrs66dsKEocwuLPLH3AHYSaYThvohuicK4kNdmfIJ",
-	"L85A+Fx8l9zjG/OCVxP+Q034aUjIB+v1VACuls5Kfy/j/mOsCetMI0XE/hZM4j35RhqTCqn4ehDRdD6W",
-	"bOP8gEBlIcFy7ua+R0ScHpKRfrtxIjDMi69blSzDfKqkPG9HK1PO1Z89rjnFgVFWLseAQklc2/KIgRau",
-	"QN/wA+le10iUsDPLUA7RasOsQZFtEabc9cMrEloV1Jui8M5HgYiEtrHnsZSzX29WlXb1KRlRtrJtQhwW",
-	"gd9SkaKq/AibrO5RWJ+ycqd4rLSzR9hFKkJG74xS3sBdoQUlVVCTyXD+EY3jCCF+RkR7iSIFEIYQa5Wg",
-	"aoq98xiMYpSGKB7RR2MUr781otswiivoo+t7MlAzERoEPW5Uq8hyKcT4WDIGX2j+sIP5murhRvacKP1f",
-	"xCZDTxWusRtCWBX5suSc+1zzyYyo9mbAN8FeDIgcrWrUaxVdIwQ0SoiDbqgLCJG2hxkjbL+4iBWTgmd3",
-	"Pojz/4Ii1gNdDxmiRaP28+J6+fYkuE6JFjamgqpDJkyOmFGYab6HJbpWSxJxuGcwxUegsDnm3tNIFAS5",
-	"LRu987u1vCd2dWRAAPjAP6n5vbFufpdZVq+2BsVLI8LM0F6SN+5/35Jlw6xtf6EfkEgyeQdoTk8olF7L",
-	"iEQ5fZDK8fwianbZY4G0+oh41M2JJFlhqSMq4lLRrmGp0OTzx6XOFPjsdxaYGguRSJchBVbTG4YsTvQt",
-	"4dbYXOsaFj0z0nXTJnkNeH0NeN1OSfToVy2FC9pWhfegH3E5+KeuP5NXHP8grvz32cOAyaWu1L51l2qy",
-	"S6Jiq0zfhE5phXCvPWDnEeAE/F3qD3qXNxeAM9PtdSOoHNHWo82R/cB3VrZI59EqRE39AGn1fkiIZ6Wz",
-	"0r/Mf9ZwvdNYHP4UWSHrp9Wj2slhzTxqnJon9ZPjRg2k2WhDpgeYP6A1uXbDTuSagz9zbexdh8HKDlcB",
-	"7G+5MLA9RR1q+ClrNEKucvznvawWaZYEBGvGrv71G+3dTwoUVtYj5tTi23asltWxWunrJ06UYKrFbEoi",
-	"NZOprmoPff0UQeGDWgeXyzO5lE+tSGwiYQfpz2cEWW/eeC/Z2+KSfju/lSLB1ZsFvT9tqPXmYWkC+MZF",
-	"KBB4TTd/KicAWwQbC2pZSZFKS1rRhK0C7akype1Oe/jL+LrT1LF3rCwLrG5y269sSjPk0isn8jlB3FGk",
-	"s2ZZBTubzBF2iO066gU3YXiNq/YnIqRl9fUR3dsWDY12DoYe0UQ0dJzuyCVc+HbM6PhwAW2BOLIUk8uU",
-	"JiK6aKDJSiariutaSDVKRlQbiP8Z6R+cN0EacF6kdaZSE821yE7nuuIUu94qIMqsuhQ6l54GDYnVTMu+",
-	"JsFn1yaQtXkmOh9/aupSl81JpEUJFQ2SNCsClPrXT3wsGZV11I5NF/+xDK7KRPMjayzJKlf6YeA35XQD",
-	"uIAegTWiEIIVz1PG7OyfjWiZnzatzZtBRxgvBI4J9UXaOSSaxk8lVdszQAaA7NIsyOW9RrWhVyLaN5Al",
-	"8VqU8Rpai9s/X++XMKhI48mEeD6dicqXVCCriOna8wN9Vib36j7vXJSJrw5HgKAKyb7ov9b5GM+w2U0i",
-	"GsJoqjDUt81LNGj9dNO6Hlr70GNQifUDEc6xUEJHJU0MADQo6O+oJMHG9lRyunkU43rwQ8GXCMnupQCh",
-	"eU/qyHrXG7xtX162utZ+BNAT4XpbCqxmz4rRzywD+h+hqokjt3BDS5xuTOUG1luAk2TF8rakc2m5UdA8",
-	"ya5TKR4x2dbmaET3GCHJgtRp7Xu/gnaLIhzRQmGE6OHpEhuV/9esibSq/KrdPkS7fYh2+UBlMUebeAqB",
-	"+TVj4zVj40EZG9nWkKf3Gu2k4H4PeRzQk79VIscWhbC46vkkLqCDPzbcLZzxsVnFzQ5W2uSjSKA37ZAF",
-	"MqJJkZUsGPE+SwWJ+ipkWiqfonePzBkxchJGolwSvUcLfI/+43NVRgjy0ufEp2ZCVOf2v32uyUaR8GVS",
-	"TjZw4b9V/skxOcWmXZ+UD53jabkxqeHyid0g5aPpCa5OanbDOSJKEjgxT6tHh4368bFZq57WGyfm4SZJ",
-	"oPYUksBJvRazU9s+ntaxOTktH+HjSSJP5jvMP9mh65vzT165e05Wyrfg7t82LeXJuHuBLJWn5rqGMLok",
-	"klaE8XdPJqrISrecjU2Iwu3gWpu/DN2Fy0LXRp5v3yasq8JiUo4MKQUsL8aIii8Kw2b06t2ciOKh0eZC",
-	"/OOinn+a2Uo+F4WQ8DbjXBr0mFSajfzxBTJqnoA5fmNW92pF+ZYxAtK24hDn2sNv+YlV+3Qi/pAcut29",
-	"6F31m8P2205rfNUaDnrXJaOkgrFlnbEEfwO4Zh0vWibxlOUA3c9ueH/g+DZLjPuArZZLPwgPpu6XMvMw",
-	"AH8vPUyxshjFI1GjgLDs5JHnYneIPD6vkE0gXP3nuvdmjtdecbEDjphKyYiDA8Bn/Ykfjg1TMmi9b/e6",
-	"f645kftv26So7RnNTBxCEXvvP3399A3CTX46YR+rk2Gd/vP2acJNXkNNXkNNvm2oyZPZptfF841S4t8n",
-	"G/AJBXOQgjNCPqRd5TlEc2GwugvcUBaaFREbXDy2tF4AdB3QPC5CW9pxlZK2/g3R8nnUWDbKtIz5UPh3",
-	"VDhZowgQI51WCCN8Iy1ie8nsLrB63bmMxCYufxUia7V0cEiuMLu1olAYiBUB4G60IMGMCP/2mazekpwI",
-	"tAwI78yIBnpKpeoK5KUZKDkdhIaBKy2D8AEH3ZJ7NLmHf/ZU3U6lNPCLLlMfQtp3cCieNGRdFNUwC/H9",
-	"vkgYlFVltVUb0RUV+omjHML6JKj0Ri04BWoXK6VGToMISUehLyI5+LTFw/UDZHsEB3oCJEysB7ZTN0R7",
-	"zNc/+0NiflQ8+4hOV56HKLlDCwxBHHP/LjF7AVn4nyEBEJpXo+QKlAqsifdRZUQveK8AaV1u1bUQJZEU",
-	"qNxsMusS8x0wR/4qZK5DoqlRWihO7aP15EKx5xJTYeNADANRn5ZFDL5QeQ0+QTlbW0uZFcVXcpJaZZgL",
-	"WFmVNnoOHeO73g1lheFQrOSKRu9jr4J60xHVEmLhMZJOiZXquZYNi6JkWBUuFH1AD8xKpMa6mzNiE5ry",
-	"iCazfiqoS+7WI6fUp0RhcKFxW2dZcTCOT9iIQvmIL3w597LibvYNGBtY1bUYmRHdKxToss8Pww4RLdIw",
-	"H4e0pONVjPzwlP1kMJYrrGIjKi0L0Vy+YRmhVdJkQtO7Bu3BBH2We1csOyeiTbHejE1Xnlxpfh40+sf3",
-	"NrmLovjAryKlGLZmihnRdVvMeWLS5GGP41/kRwIifB9gDIpXiH2XAKEbzTeCu/8VvRs3EXn884XZePjL",
-	"cxuI7ggLa7lKSNSByECkrtS+dZceE2YjUuXkl/IzOnbVo59CoenDQXypiJua3SBH+GRSNp36tNzAh5Py",
-	"qX3slE9IdapiQyABPTun+zA7p/vIbNSOT6rVRr1uHp7Wjszj482xOYdPgQinB7jYziExp7Vq+XAqHFvl",
-	"U0c4tjI8chHt+2b53MX7nh+cc7hLPver7y4ny1tIE3tpABQtKNyKxMcp5Er/FTLAWyGeXblsIWjPk5kg",
-	"gJb9uWJ/DrJSFrZmjCdq2ULhK72KcEGzyIhq+HqbPZYJ1yDC7FaaKrIUthEVUnAF9Umgf35PMw2IcRJm",
-	"6TnsyaSC/TO9kNuIWhe9brclWOBl+7r5ttO6tGKlW3t5jhmysLNwaYviiUecMzTFHgOHZ6KV3s/d6HSl",
-	"ku3z25ASvNbOTV8zupwjy2VN8A7JOr0Xw/bHVqw+xoV8s0Z207dkqVGr3ZWvVpClLTa0Gi2I596SpILh",
-	"S8/tiGJROF0XSsDNgCxYsmutSt67m07nFxhINKGZPguhD2DPEyUk4AOGel2bTwqKJJNPcPrGfJCIsGxX",
-	"6ueJUDJpx7EuW+8HTUhYiGY1RijY6l2OlMDHupfXj+Wrv3kbFk+mXBsAiEBSflcEQHhitHOmqih/B+5p",
-	"o6ROcumsJM6iLuUkTq1w3CTGAfTC+B6c2omBKLKSMxRFWmE3PGW2vEZzuIgoz/jDExA0klisc93e+LrT",
-	"LOyV7/bGzeGwefHhqtUdXo/bXeGaHze7l+N/CwH3G7ujuxku6XWS71I08cM5go0NBBZ2BhcWOJEGj965",
-	"+Ad89AIYRdgB4ckMh33sRpXeQXBRP4k+yt5nUF5VdzJPwM6Xhf5e/rd8ufAbC8UdVaN6ZzCk7FLXaM/2",
-	"1R8odvpz4QOqm6fKXcsqsMvA/+wy16fE2d9Q01PDThrRAuBJgIcpi3PL9GRRsTuKzQNgTT9QZbOjLFiM",
-	"JivXC8suFV4WfwoJxFGInxysHlwy9VeBjLiBYrOq0uyIWi52RLGwL/wf9h+b/zMNsLVvCE+WOOSgWyYa",
-	"B/pgAYGQHkw41VxeXnpQ5flee0FEG4KzzIPKuixReFQgO6FNwE4j+mBkJ7QO7LRFtIu23ivE0ivE0gbC",
-	"lMBWikDJa+axeYjeuZ47CwhBF/4qCEe0yeaTVUAN9LGJalWzcTyiN9Tl1ITzK6glqMsj/9YjfIySLSKS",
-	"ZCMlELNClwoJsdsbDD+Mm1etQfuimYt5bh6Xq6fl2uHQrJ41Ts4OzUq13ihXj7Oivlq/rVzqfkHye2jv",
-	"8sIsX16Y5n7JiCKk+pw0OmANk89n3Hwn/4YzplqJAdFLG+O61EzHFtVY3OavLgkJXDpzJomvmFFMXJtO",
-	"ZZCX4oKDMLyCNYIYMdF6H0IHbN58p3fR7MjgwZIWqvS0Mjjs87Ue5XTpfaf3FgJDn74zNqFhgD0TztBz",
-	"hllFJ+YguX6RMiGBUjqgYQhplvV/Z1IhEnrScx2v2l/3eNUeerxqf+7j9eLbubbTdv5UaFVyKwWH7Jd/",
-	"zUKyOF39e9gKe80ffii90HgfFg6ZGNAuoFaR/PjXALPyNLkhS3GKp/mxGlPSf6Aufy3kI8jscnaBnayP",
-	"WFEACiDrS61GqjoV1A4ZstReBQn/bo7DJDJLxYvaAhT+4tL6Cyf4qA//WTJ7XiXUVwn1u2WhO0qEj+BD",
-	"heLx1dT/bePwvXhnPwuzeiqMc/aEVrlm2uKZDW2eiT/xIGjzHMsXNPsEmOYJy9eIFsA038JqXw1irwax",
-	"rKOcNISte2Y35iFWh9VTmYdY5yKADA2zVyz0FyToCr7aEv1DF36wXJMGLonDx0McpBN8mX8RyQg2nhED",
-	"KYEFRmmaxyf16qlZqzeqR4dmrXZ4LL19GT7Sb5rypz8p3Y2Xrcv2RXMIHtENMkp2wcB0VR+X3spmO+3u",
-	"j+PhL/3WuDX80Bp0W8OxWX0/7gw0ieQlZQJNsHLtslo+6tsXPg2xHbYW2PVKZ/zK/8pdzHtRSvh7Iy9y",
-	"73ocObM15w4XdC78FZ+aWhQcnb78nBKRGLU2QC4KaVEE26wGgi4/aw8fqP7vqPb/NbT9PCW/EDQ1iukZ",
-	"F2Y4F6Ek2E8KJ5n41AayIu3ZGFFLHWt+Y31TZ+QewsMJHOuK1iTEnvFv3gw6ok6OcmJGloK96crzDIF7",
-	"C8xPdNSKNprFb0Y1DHMowGhVrdZtPiT4Raz9c5AHIRhWRmnJ9JSEG1Xkqo2oTDJrIItKcVkm8fBGRDyY",
-	"Fk+HrItO7xpiA9eT0xQK94huzMPUsLdRb+GGAKii80ILTYjtLwhDFmeKXNYStSCZJVLlkHBE8/+LaN/z",
-	"rGKRMrUwAXobpZStoXZvqrB4hrYheUNNnN2gvFECyVs4uhPblu+gHDTuPNTtLCn6XCbHhXNCR1Q+F2OA",
-	"y0BQcoZkQKSRCIgU3OAMRcxAJVllcQRLZRr6mWfou0+kesUKzrKFZQipzy1wbpbg/pISWKYg9SAx4sXy",
-	"jeqTQ+d4eorLpl0j5cb0CJdPJlW7XHMaRGD7mbZSH2q106rZOKzVj0+qZqNRP6rmV4bU1JxHZRHVanEm",
-	"To2cHjkNuz4xy1VsTmp23Sk3iEjK+Q4RfnfoemYSUWIKDwsi/GareM+bR7QmzH97PF+9e995OtB3hQO8",
-	"QY5/mN0z6Zx7GJLvVnfcBqBeLsDnIfWmDaAi90yLDF4xgvZcansrJ1mtg6VA/NKS4L6S2iWW7llaKg3I",
-	"dMU0mAmtanqb3jDy9r4pEAZULWXLUHU9JLrCXOtOBfVUHojwRSaGlYMsTLIFzRSusMIPHtF1bOEK6inh",
-	"VRqAE/gNNIXI4EO7QtmC0X9fAMPfAlH4bwUhfDKt4tqkYZePnBNSbmBzUj7lfPCQcAHEnNTtQyfyRB4e",
-	"VU/Ner1RNU9OatXjY7O+KWG5/iQQwkcncdKvc0pqk6ptNsoChbdKygKFt2F/jxDCxbu+GUL4byw+ODns",
-	"5yHiQy8AKv4XgQ/eaNzbLcRmOys3lAMzx1lgQSLAeoEriYHFWbYbrvN2YNecMT4p6O6LB+H8aYJvXr1i",
-	"fwKv2PEFHVZt9tm5F14xsM/CUtLPEp0SEGZevWXfubfs4SamzYFBf9d4oKdQg2Np7RGxP6KtOGVxe/yP",
-	"9AYViP8ZCF1Va1xU7/P5KeGf8CmReq1oVChjbrCujnGlToAsniuVF9oiX5ZQHBZaksVvtIigES2SDLdT",
-	"RFAc+ZSTDLdzRJBYgkhieA0Keg0KWjvgekTQI+ro5aF6rcOW/0Uq7r00rNcz19xbh/U65MtiHpm1k/rx",
-	"UbVxaFYPn0WfnvrBHQ4cl84GK4+wg2lQviOT7br0H/l7zsxEkmucHh3Xjo/rh9XG6elh4/Tk6HTLnjOf",
-	"Ys8dacs2JbXJsV0tn5IT59g+mpQPcWNaJzUnY88xEnaEVPttt13R/m/YduYOaHLf+bb7lL8JnimyS6PV",
-	"uxuQisR0rQlqf9q4rrWRaMJwWhZ6mDx88Ef0e6NDaAAgvxJEONWrbEtSdDtOzEK273nEVsWpRxRTdkcC",
-	"hmrVhpAjqS8CS1CPSqzzgNh+4KCZqk4vXQlJ9BDlU3LZiFLiAtjwijpclqd+gFjoL5fEqaDmNCRwShhS",
-	"8T932FXRaGLsligchUTfIJRLwiC7LLR4Dz2fK+6Izf07LhAXElRfxp8RffBb2aYa6zsnAXmD7rDKUHDO",
-	"o9X+O1WDWzs9m490AaPursexEgcgwpkeUUv6HyxUFkGPyJIBDdqVONdE1FubYPv2HKIrgZNb8rJDuJbL",
-	"iFBgXYbMalVA8csclKaEBtU6HKeyaFCiOgi6xRkPzKqwD134DrGEZzG+dUUYwzNiVdBFrDZr+nQAsDYz",
-	"PwwJRZhTAuHeTKjPhQ7zCxiav/lJfrmK5cU1LdgR8GHYGkLF8x3+ahKNXz17Cfj74sEIlh+ww92FG5bO",
-	"zCND/JRG7XZ32BpIfLmyBqhW7rcG5feD3k2/vCSBEmok1Jhry7cl601LRrrVaqw5ScZLEoxlsR+Q/nmP",
-	"VQcdf4Fdmtuo+DR2cIhhvWBwHTGoxCgSsHD91mAMoyhB/BqGZUxP3VdROgnOEr8L5Q7ebG/zDSJfbEIc",
-	"zmehJ2fIPKpUJXnyOJXn5Cx9XEtnpXe9wdv25WWrW9Juxwe9dNao1l/V7D+Lmv33Rs+Opv/vY67fUaJ5",
-	"pJJywAV23u/sTJbHCEYIM8R8rpswGXUlEc5HXInQa+CCz0fiSyOHYMdzQf9kXO7Zk5OLamjh0lVImIEU",
-	"NimeeGRfldMZUQE2C8VzRczahKBYGPODWA47Qzb2PK4r2QBoDPXkVdKvnuLbpCPqJ6MpXIaSkO0i6k2m",
-	"Lsi8hQoa4luI0Ipi4/JC/NfkIViSV4Ho5QWiV574anp+CtPzk3M/Q1GaFfUIU8G+Op10hIv0b8Emf8Zu",
-	"qADln5hXqgiWP8SPrwe5sTJPgnmRCPLa+9hpdvUr+8ilED09E4Uni8BjoELoGDr0/nZwDFQUG0ND0dgV",
-	"FnaDJ3xEd4aF3ewJR016z4WFmRJi1CIF7mweIjbHy0S89zkYNuBpVVpQXzdRDg7TEY0/WbzmwMs43QfQ",
-	"/VcX/V/ARV80yG4rlgdOVTf+NorkBFPnznXCeems9LZ/PTar70tbIypNJTDUT6rb650DXfVFuoVAwk8F",
-	"RBFnRpoaItqlshZJ8Kp2pz38ZXzZu2q2u+MouPLkpFGrHpuH9VrNPDmpV+vHh6ngyhcJmCtUTr0QdMgi",
-	"XJXOzEajmoGBJmtJbAstfC4YM6MU+KsQhK4nDlEV7cqdKT/yhNLzw+uPsBDbKja13f/YGPe6nV/WAySN",
-	"UrgeLsubGOLZSbVm/gb6gLkFdSTuyVN7qQuTq0cWkNgZlFRj4X8NWFKcoP2bKzoUQi/JLxuRFlW5pIqU",
-	"oJoCNFElzYWVREGRxFoTIouVBx/MDnM/Q1YIWCZWvzkYdlsDFQwp/xz3B72P7Uu4DsLmWplrhQBirKOk",
-	"JHo1onvJstjCJLVwGXPpbL+S8aoOoZKaLiFTRgUfCuKpICuT5ufAqMgUUJnXEaNxaFK8vKeKC4LlDUpC",
-	"o6giNBRvFkmfQqIf0Tsci79ZxcN1PJYKsgTdFBJ9CCAqmEksFFmhe0RlxeoIhgUVRWEZ0RG9FIdGVFb1",
-	"JSqLrIMeb5CIBFpGGrJFQLUYyIrkDWtELSlwQMkMRW4tZEXklt9YhCsLca5Ykb+hZvmEgIrnT+GWgczG",
-	"Ef/vIXhnqYNOTk6PNhTnj5FldFINE4gZc2dUJdZ6Pih4IZ6NKOyXGqwbZNhO7qNi3drZlIIO6Ez6JuJa",
-	"TIhnke0SmoiyiFPQLpuOUQVZ2QITdN8hgfuZn6WICuhNv2EawJCqOiIUKCtT2OIrIAqSjGjmEzV+FLAo",
-	"yQ/7hXdClcKPaVLyrIpImBmorEpBx+G8gp4fyCdK+xX65I6wPgK0KcL14a8GBD0W3Ed0VdtDrpZUnYT2",
-	"MWQ5Y7jl0rVaQkzD/hGdjSzjYsh6MnM2CtAa4s+Ibob8EWjUUODGUAWB7qNqV0Z8WKK+yvLz4ElYEEGI",
-	"02Ugta36Jyqx/nIYQbsYFP7siELZSurDFc4XVxILqHYvrGDlaDfFlJnHqQovhkB0ik8mx/aRUz4kjWm5",
-	"geuT8oldc8omqU7VvShV86hWPTypm0eNeu308Ng8aRxtQCAyn8TtVDs8imF8pkd2DddJwywLB84xLp9M",
-	"Tu2qY5LCCETPp/4/nz66AeWo+PTkoBxpy1QU5SjbqvSEvq2HWyReyOuVISesgSBpADGvEEiFIZC0aStk",
-	"IXg6f1leIfSHoSZpQudW1IX4W1bCnbaGq5S37fLwlXRpUsArrUvDXPRkCZylrErWYBII7TmyPewCEJIb",
-	"JlXw5wRdiiulJqGW9MEAzpIG97kb0JIBcizoK3zSQToCTTQgXE1UmEuGAmRK4WpEGQJcAYEMgY3gTEq2",
-	"h8Kf8cswtyK94DtCZtIF95fJadhNcM8WoP5W2E4mrtuH5HhSPnVq03KDAIykaZfrzuH0GJ9OTLtGlBBX",
-	"rx/XjhonJ2a1dto4Ojw+rlc3xQ41nkKIO6024vAbctw4OiQ1fFIW8EjmtCzgkQ6dwthOfy0hbofp2Ywf",
-	"9SqY5XFIHV7qcYLZXwtcaldxa1fEqacQgwwZNZQKBrDApCkMh0pm4WQUu5QpECrt84UhqMABAc4SYbcW",
-	"vTB2QqbSeeYLpA69JMP8DrGtXqNE/u5RIgWhtF6jR/7C0SNPYXDdUqjvz2LSecZSfc9vnnkS5C4tC1gP",
-	"+9jTrvs0khYhLQdsDsyQ6M75QdD7T1gEcAcQMKn2g8NyMwjYA+KaR/QJiv6l4ppFDcCswGb04LhmRH0t",
-	"1ymOa0abw5pFCy8MIvYaz/xXjGe2CQ0D7Jm74I89l49NZCXVniC1y6zF2VG1+jE5xWbju/KxqWl/Jskl",
-	"Y1UPHj5JG1LIat+vpy2agzwBzg92sum8IMzUlvP5PJhTkanpL4A6lTEWTbxLs8/HynUPQaAqntKdGeYb",
-	"w1AJH8gTw1BBVtnTw1BJvJtdYKjWRJ3v0WXzClr1/YNWrZOEzRShgGX4QWcYwi4nZI45JfDcW4LwiK7h",
-	"PMCZ9pgP6kZ0/BkRZuD4uTW7LvIDvUFKEnZeiK4tdMy+OyvvXwE94e8lODdeJedXyfkVmuiR0ES78q0n",
-	"k2R3gCl6mDCbxioa0UTG1MOxikY0E6wIPQ6raESzwYrQ47CKRnQbWNEab34JsKJX5pzDnHOhjWppt+df",
-	"hI0DtNErH9+dj6+DKL0y8VeEpQIISzuzfN4QsVeBG94DK/D5kGpbiovxZ9Se4vruTq95/sopLz0cTv1g",
-	"UfrEKbLIwhS8KLnqWuI5VG1lSPFscPBRhB2H0xq0xwhBlvZ4uTwn3tIykFUu84es/QrfqIEnT8rZwYFZ",
-	"O65UK9WKeXZSPakCb5BTle7Ge6ETxwhjKFh5EuVZOCFFnEUlJqxCjX6XxCQDnpVqWoQ/b8A7EFY56X2m",
-	"DpcEtLgWdN1pap/dFKmT8XURKIidMqSB2jjEnj9b64zKrGRoz/ajjGCZu+kStp/TgahYWsaXY/iARCSM",
-	"gbR6Zyid6hx1JOeDWR8aqCOxC5SXn/T1s60znLm06QIGWooCwuye2vPAp/6KocUqVK74qIJD5Idf21Q9",
-	"3Z6fO9xdPxuRjqwPr5GOr5++/v8BAAD//w==",
+	"nN9kyCwf1TXDBmIhDgAEVWDrxllUIyrzqvwgypaiKjgpakC2ylVK6bMEcIQ4F0s0wpREaCBrLM1fZQs2",
+	"fdzqiK69hrDHrzn756r5aqr/kCCC77mkIjgKWMqiB0Y0WHlEPHZL7pEHsyrc3IRO/cBOV8cSie5wyWVI",
+	"kLKUoeSPEqGfZVwiJ48EL0pnpTsygVQ1/EVfy6NG1gbwbey5vxPnijCGZySzRL16RpTVRwvxaEZ5ff5g",
+	"RhPwERIbZOB1A2H09qKPGseAHs1W9hwYC6Hlm2srk9gv8vo4jJsVxAwLwccjBYvXc02oF2QpHc2ITYuy",
+	"znupbWsgKz+009rne5arH3S1IIFrI9cZ0T1M0Yoyd8ZZ3VGjPHEF4tdMgPRLkitRDVLnT6/nkfruH1Xj",
+	"yPwaf/z//WqWTz/9Km+Zp1/3MyNNI9aYadDG7J7a88Cn/orFQYEV1IIAuYXCdxVB8PzIkXMZFyMEOlD6",
+	"xc8RVTPJKqgpqYEESpKGOuzgEKv0khHdsxgJL/zFgjNXFmJqkyv5UNRrdUHk4YiHWEZR//i5EbVmJPxI",
+	"Aq5KrN/f551nRGLKQfxZVO4uQjcWfXZZHACRPAm25xIafzzPcKLqW7YdK+YccEUm7/Cv36mqDJEEG0Vq",
+	"FFK4CpjtLqPK0RuAMJ7c6BZNp4Ad1mKqoMsipmp3OxqhDh9qZsAOTX4YPBceCYmTslUqdB2baBVJtn+Z",
+	"k8fComgLnv5qlDbsxm2Nvd/w6lcDRA74TC51/zAc9pNkXeVYuh5x9CVKWO+6vSF617vpXhabmKgfIprv",
+	"wnfyuiJD+mzfKdSRRrXxwFqvGzJZlBbyqDyWxunRce34uH5YbZyeHjZOT45OH5HHwknZlk2tStPcQU6S",
+	"TdzPa7u6UvBjW4nodh25QBuP1JGjHZGpFEd3C0n0282j2v6L4xClGZQsfVs5NhL2UbOO5uRL4tLJpisp",
+	"U0n8HfO4XjOPj6rwv/JRDdcnpt1wDsnRtGzi2qRuN5wy/+sYn0yKLHLUtIgkzlgEEZgrtCz9/KWy4KOQ",
+	"QM6pJivvVmFg7dSLbNhGfR/ovEJJiuJLnPE7hBNx/kukD4Nfj5FQqCNp0zS8VipWyHqW48qVd4Sxt8p1",
+	"ULNaVWg4DuEMjElh32X8Htd/JCtBXT8EZy8OMolXVBzFrFa12ijVYiWsC+qm5zF2nLiAvcQiS1EjFt/4",
+	"Che08D7AzBOLltmGo6Ji4DbKdF28JWGr3kp3JUocPEocdOcHt1yJ9Wl63+5OivNM5ddR3HviE+do4X8m",
+	"DFkyENVCgsQQZA1uut3klUsBzCk27ATbtzoVlQ2UjJJ8sWSULovCX4pe50ocUXoun4ZVMk03XUtRNFVo",
+	"rkIczEjYzjRpq2bFM7FCt5Gdn8eMH/Qa5FIbSwuBiAqpPJihi45shAbVmV9KaF34DvQqG8GLZXmOhVk/",
+	"vBeqcVyqPrVFU+hCJPhf+VfF9hcpMgq3NQ0B9O0ig5cm26yIenmHq4Lobu564POxCWMunWmAl8qCH4ik",
+	"HtVgYRP+ujX4obgd2mL9DrpvRFR/z6Oo4LnaueKAbp+W1QeS3DOxqSLSofEwuTUS0uQWW3dKVVk3NPPL",
+	"2auVpkzJtXNDKddn2LahzWx1WdzbfZmhn+2QLNb9NBkrn0jbFL3ZPjmXJMSul+2Xc+BeQr+iYiznaO57",
+	"EAcThSvJ4D2wgOTMjnI0bBp7K3qQq1/EW2574QN/Rlrm0wbBjcVc089/NUpQU6pIL3/iD7a+2IA+LXr7",
+	"detUw0JmTrTQYzPVxvWptDOVUPgCAOhqel+KMA5a172bwUVr3O0Nx0ILBoHzp5vesDlu/esCMlJS5HL9",
+	"pVKeBUHsJZZlQ9E3EjuXEQW2L/ByHbIERFsfasc5xEJ7orqX2IBMFINO9XL/gcdJbvgMx6eXGyA71NTU",
+	"qUs8R7AjG0PaVqhOuIFcfkTud7MBp3CsNSP1ZsoK+2DjAd/ucVcScqYs/QKO9/hjsjTLQxNotIbSIZlb",
+	"HPfxmzt663Wj6jO462Pz9hP76H19e2y2Qbx645/LG7/WUob/RnbqDLguDQMBQha9WVHiowUljwBuTV6y",
+	"BC8BoGnYfXtTfro0KyikF3aG1+Ned9xvvm9ZmVjU2axGdnkLs8n4BtrT+6ROxL4xotZlqz9oQUnZccRw",
+	"bq5bl5YhytW2m53x9c3FRev6WvCsm+6g1bz4AGFXyUzOi06r2b3pj9812yJRM6/t5C1RwkFebl//OL5u",
+	"/7s17jQH71uD8fBDsztuXzXft+ByySi1/tVvDdpXre6w2Um82/rXsDXoNjvjZr89/rk5kFrou3arczn+",
+	"2OzctMa9j63BoH0J2ZPt7j9bF/z7P7YG3Vbnehx3Ce5+bHbal+MPrWZn+GF88aF18eP4XW8wvvyl27xq",
+	"X4x/brfef+Cvd96WjBL0lrfQ6f0Cqazx9zvt6yF8+EOreTnWealWKQLGcdniWnSre/FLySh1W/8ajj/0",
+	"+uPm5eWgdX0NUkDz+rr9XqSGRvcvml1+q93n3fu5OUjcbHevh83uRWv8oclbEKmq7e6wNXjXvGhlPqlL",
+	"G9l3IYV2+HNv8KP+CL8T6/78LwU9P24NBr2BQK5P7UyZMattspJREnPU7r7rjW+6esjdoPXTTXvAt0zv",
+	"etx8P2i1+FzDDbm72l2+G8ZvfxlDLY5428XrkRCrLludlljw64sPravmGFZd5Nm233d7A3Gv3X3facWT",
+	"0B/0+q3B8JfxsHXV7zSHIif8snXRafLeydvt1jVcj45LJkFXJqgsuS0rLCJ12P8YlW7J/ah0NioBvvao",
+	"ZIxK8Dhcg+wJFQFilp1R6av1YKX3Utq41gFuiwlYGWYbSTYL+twzO5QpZsWTJlUpIMva15Lk9pZkpIT8",
+	"SCIVSzSSmnqY7+ywA/j0eosfRd1Rvc2CI19Xe3K3jFQW5bOiWu/6iB13QShTYN95oTxbYnd+ErpC1JQU",
+	"QhcuAJZ7gGngV7LACKercBWQDn80I/gDWpgQzuoCLj44yF+FuowfGcAdfzXxSPwFEV8OOkV22xfSThiX",
+	"AYMHd2m0u9X1I3SoqOHMKjeuXbQd8XRmQ3x2/FUu4slA3NZQTyxt4hMS6KDX6fRuNAiGZEUlTtPeczaU",
+	"DTOwtr7XO5nfk71Wd8SZZSQs29BUWfkZy1HcxyZlvVg8hXhMM5W6TiquInPilyRQoZy9WI15IGJp8cnq",
+	"Z3xWmWwKGfyhkHecZBDhnEYxkipnKbWiRSIDn2AYG/wWRXeCAoTWk+YyLGJb1yTCxeKHh2T3bN3XqAJj",
+	"M1P23ja7lxLY41IUDIskZS4yNN9L2VP9IeSVzWAzmYcvhxw0pQ1R0oPzOIYGwHeIwN6JuilzHaGLVlFr",
+	"2HUcjZHpqVz3PzqbbVfRHpaGnig7GWFk/S9vzkI3gzbfuJxfuCGLqo0VEnJEh/NtU7nCzSX5TDw+IeUp",
+	"tvmn10IdCy9VbArOJh/iwOWaieF0WBIK8TyaFVEgTU1IlLYsQHoUILOwAEJkeUYBx/8NM93sfL7T1eFD",
+	"zQQSizaxMQgWJRXELP6sBEu7ElufC8wbmCLsVeCG99d8GUVnfbwK57UMebC5CueoVqkibNuEMVnLCUxF",
+	"mG/4VTj3A/d3mXn/luCABEiYuuBRFWqh4zLxppYhG1FM70WD57qFYMVIYKncdosssOtZyPawuxCr9c+f",
+	"h+ItiW2FtUq/I+qQKV55Ephw6vl3grXo/VQBUYmLN4GnRY1j2/ZXNGRy1mHG/QMxSwf8vyVD6AzQ+oZY",
+	"c/7sge35K6e89HDIzzSYfIiBiOOGRtx3gU8MoRXo3l8FCN5CnELz3bD1G8IMxiVll9zJ8GiKZ6oxcRvF",
+	"QaFwYPk0Jkcuxpj+BDyY2E5iw3z9CjFMgv3YPg2xDYKjhNbUFh1S1rFLZcXW5DaLn3vDEFmsvMjvixFb",
+	"TcCdNYWFFqNo9tvos3mmRb3e4cABmVdFfY+oMNd7EJRyvqWAWnTCE4/d+YHnoAmZu+LuQuKGcXZeBv+a",
+	"gobIzQMz0lkn1Ims1iOaB+60fx51SA5Rf0834oJJPwywfStQNEdURQlXUB+Hc2agie+4hBl6sF88XkF4",
+	"CRX0GE251HsHc6cVkmMi5+MzoY4fvGEoBp8WIiCDOAzBDpc+HxTUZ9ZWX0BigEnQgScAfjRwHYL2JpgR",
+	"sHpafA+eHUhL+dxnyoSuJWyAyW9EL3z6mdNQPgVsjgMhiQkc0Wh2zviT5eJESmQuCrvoOYqIE78sSBYf",
+	"FnVkMS4B0oYggldlFFRQk96ruv0JcRh7vJ9LgsgXqCXlLpaea7uhwllV9n4RIsLbZYQIhg1M5w0TlIAP",
+	"KBUNzrunx42LrSIixDHVKKt1jpa+5yE3lOuBkCW2VyyHV6AwAxde1u7cYTe0oiK12o1/WInAJt5uRGb2",
+	"0YqGrpeEKBSBWXwoHZdB/eO57zDIakXW1PVCElgGshb4y0BY4S20Vy0fVqsGkuQdHVar+way/MAhwdt7",
+	"3i2owgD+GISstShsMKAAmJ9mvId0FDFVfVF7/3oFbM6Si8LJZzRVCfeBpa1ELMFKziariHjhD/9hvvrO",
+	"MiBheN8PXBpa6LcVf3GJA7wgkM4Symr2/EsbzhmTAofY6Tb2vHM+14BHLJJbpOOEHxlsh+if170udLUL",
+	"Eg1/Ip0JtMChPee0c1NqxTlyHfG6yqXgPU2mUzCo3xESykWDZHwPq6CB2hIqwVgis0joFVDdA+Q60NvN",
+	"JTJkwHwcD3bOeYPQRhf4XswSp9cQaiX9CCiyPsUlSfhR4E3rWDwQXyaKcMBCLuKCHeAuU+WDkeMTgMHk",
+	"TQvnTaJEB1dnlPtVkGBtyyjPK7W9FfAtHD0bvT+5R5+x5zpS3wQ0S7lDrPfAnkHwU3DUVkTFZRELN/RS",
+	"PFhnn3ufTcla90tG6bMIay+dlT6bMlaU4qVbOivVK9VKXYRezUHYyUyf+0P++qoclDFLHqxkdcMZCbMy",
+	"uKNUlsi/GwqQi/8I8J8cHq/DQotUIT9AlNwRFiqgJFEXRJKIH/JIQgU1ocWoTiDkIQgUIkaCcBSTuph4",
+	"wX4RlI0/KcW2jAehZKFyKYJsIhyKxoimCIpMhMn1NCpQA8T4aBWZFLQlIoOhP6Lr/kjEtVeogQFTLAGc",
+	"LdDxpB/K1409JTHn75JrWPFcFsJOUFSrdPZrtoIYP3LQFwvJZZHSV2Pr4+9gWD9x8ljk8auIRRR+pSfm",
+	"qvDz0QoVfmOQwVEKv9z0wuJdi1mKfAciRiU74IetVq0qyVzViF5ywQOW+oBzJ5HhHCU4us724IP02Y6s",
+	"Bb/+UWr3mwqQq1RvVEzzuHJ4WjFrAPnaD/zQt32ubgwv+qXMZKmt5WrW01iupaNZCpbSO0ImaBrAuB2u",
+	"Cbp0RoIlnypOE9/9k5JfPq5mw5sfhOf7rHRoNo7q5pFZO6kfH1Ubh2b1kN9afoxIY7v/sVFSYQxR3EFy",
+	"NkpGCTSOd4nvHV/QYdVmn537qx/UEyyVTwqxPNh5iz1MbZfOhHZeOot9s1fNbvM9WLmkejUNyndkwo+k",
+	"H4QDTGeQCtOolxuNuu7Lf2w2dPa6H0SfF7GQT/UZ0doH3lQ/8L+4hB3ckQl/8ovY4RsXoCOIVCrWo3Qx",
+	"O1zYrln/98/t0F58vMX/+qf3Sx0qVDzzNIEdFAxm28xp79YHAvp1fiRUmimCUt8QZz7rSxFtOHiLnYEQ",
+	"OMQr5vZXbqgymIiKBFIUL/KiglCQSXgA67JY4OAePFYszGPysLdmDEDxs1hS6dNXvvmzAsYAG41LvDlt",
+	"xwWgJr5zr6q46SpgulDbiMZiqIGs9DGXrHiauBLXc4tL4JzLd5klEk1HNIqtFp4/B+3haUiguyDy3cta",
+	"OiKmN5wH/mo211Nu9iuot+CiN+9kTGctNCG2z+V+a3jRh06vUxgLWYrCQFavIngWsjjBE6oQNCspuyU0",
+	"TplRnZDDQTdXiJViLgVATxxXpsRcTak+AweF7VNHilyKhoOkw5sCoYahRvWUq1V8Fe5boEfz3okSFa5H",
+	"tJqvXJYKXc9DwYqC2xrQAWDdoVfCqz6ie7KGmMVlG2tfTDAIgKKvsthYlmDHh/ozSJhxWrEBcjznRRLI",
+	"UbYiTBVoSQLXj5VzsCgH7syl2Is/MaJ8H4kFB/2C62YG4EFB9giXN/mWLS63RSlYzyq5DdQsvKSoA5+E",
+	"Qjw7STm7SSkPkzgyJIcX4vsvyY4fxtsEX4tjEMNgRb4+VnTN8FqXqtOqXZ+ckvLx1CTlBj6xy6dO/bBc",
+	"mxxhkzTsY+e0qgTA47ppnpq1xuFxvVHlwmDVTOZvZMum1Wo1kk1TkkmcFhst3cOzTFPpm3FiZZw3WX16",
+	"YSY2NR88vOtaYl/OFB5FU6iy8LRcuDjZLEdI1xO8nlnUFQlfOelYhU+DFia9LuBxThUzHBGzL4WZUDKx",
+	"F5XzGtXT7S9d+HTquXb4hIKhyGTPFeAKyIZfjYdZqw7+SF74KsRLj4SZvmx+nenOmrSoyc++IwxUEA5F",
+	"nH1kJT9h6WZ74X9J7QFw8jDpI/aIcPFEUg0L8X0s2EjTFLynCRaR8AK5LAr+YwblnLjwFbJIcJsGhCA8",
+	"wy59WUGnuFQj1+O57VGJr37XstBT884jx5ye4Jpdrk8apNyYHuLyiX3qlKvEnHKS37APHcU7ayeH9aNq",
+	"7cg0GyfHtdP6UeNkE+80n4R3nh5pDGhawyemXSXluuJEnPmc2lUng3fGe+cb8c7iXY/4YZwl/soPHY3m",
+	"fgN+2Nj+UtcP3/kr+pSGEsFoHsMPjc0+mEdyMM2dNaKcl0RVYtdMJVydde2ECUOZXVjkj7kDsJNMJwz1",
+	"Q3RPFMSHujLlE16cgfC5+C65xzfmBa8m/Iea8NOQkA/W66mAYy2dlf5exv3HWBPWmUaKiP0tmMR78o00",
+	"JhVS8fUgoul8LNnG+QGBukOC5dzNfY+IOD0kI/1240RgmBdftypZhvlUwXnejlbEnKs/e1xzigOjrFyO",
+	"AWWUuLblEQMtXIG+4QfSva6RKGFnlqEcotWGWYMS3CJMueuHVyS0Kqg3ReGdjwIRCW1jz2MpZ7/erCr8",
+	"6lMyomxl24Q4LAK/pSJFVfkRNlndo7A+ZeVO8VhpZ4+wi1SEjN4ZpbyBu0ILSqqgJpPh/CMaxxFC/IyI",
+	"9hIlDCAMIdYqQdUUe+cxCMZIBzCWQZabEIxH9NEQxutvjeg2COMK+uj6nozjTEQOwYAa1SqyXAohQJYM",
+	"0ReGAdjgfMn1aCR7TpR5QIQuQ08V7LEbQtQV+bLkjP1cc9mMqPZmwPfIXoyXHC161GsVfCPkN0qIg26o",
+	"CwCStocZI2y/uAQWU4pn900I8vCCEtgDPRMZkkej9vPievn2JLhOSR42poLoQ6JMjhRSmKe+hyW6VksS",
+	"McBnsNRHmLE51uDTSFIEsS4b3PO7NcwndnVkXwB0wT+pdb6xbp2XSVivpgjFaiPCzNBeknXuf9+CZ8Os",
+	"bX+hH5BIcHkHYE9PKLNey4BFOX2Q6fH8Emx2zWQBxPqIcNXNeSZZUasjKsJW0a5Rq9Dk84etzhQ27XcW",
+	"txrLmEgXMQWU0xuGLE70LeH12FwoGxY9MxB20yZ5jYd9jYfdTkn04FgtwwvaVlX7oB9xLfmnLl6TV1n/",
+	"IC4b+NnDANmlrtS+dZdqskui3KvM7oROaVV0rz1g5xEeBfxd6g96lzcXAEPT7XUjJB3R1qOtlf3Ad1a2",
+	"yPbRyktN/QBpxYJIiGels9K/zH/WcL3TWBz+FBkp66fVo9rJYc08apyaJ/WT40YNpNloQ6YHmD+gNbl2",
+	"w07kmoM/c23sXYfByg5XAexvuTCwPUURa/gpCzxCKnP8570sNWmWBEJrxq7+9Rvt3U8KM1YWM+bU4tt2",
+	"rJbVsVrp6ydOlGCqxWxKIjWTmbBqD339FCHlg1oHl8szuZRPrUhsImEH6c9nxGBv3ngv2dvikn47v5Ui",
+	"sdebBb0/bST25mFpAvjGRSgQl003fyonPlvEIgtqWUmRSkta0YStAu2pGqftTnv4y/i609SheawsA61u",
+	"ctuvbMpC5NIrJ/I5Md5RILRmeAU7m0whdojtOuoFN2GXjUv+JwKoZen2Ed3bFiyNdo6VHtFEsHScDckl",
+	"XPh2zOj4cAGMgTiyUpPLlCYiumigyUrmsorrWsQ1SgZcG4j/GekfnDdBlnBeIHamUhPNtUhe57riFLve",
+	"KiDKrLoUOpeeJQ1510xLzibBZ9cmkNR5Jjoff2rqUpfNSaRFCRUNcjgrArP61098LBmFd9SOTdcGsgyu",
+	"ykTzI0swySJY+mHgN+V0A/aAHqA1ohChFc9Txuzsn41omZ82rc2bQUcYLwTMCfVFVjrkocZPJVXbMwAO",
+	"gOTTLETmvUa1oRcq2jeQJeFclPEaWovbP1/vlzCoSOPJhHg+nYmymVQAr4jp2vMDfVYm9+o+71yUqK8O",
+	"R4CgSMm+6L/W+RjusNlNAh7CaKow1LfNSzRo/XTTuh5a+9BjUIn1AxHOsVBCRyVNDACwKOjvqCSxyPZU",
+	"7rp5FMN+8EPBlwjJ7qXwonlP6sh61xu8bV9etrrWfoTfE8F+WwrLZs+KwdEsA/ofga6JI7dwQ0ucbkzl",
+	"BtZbgJNkxfK2pHNpuVHQPMmuUxkgMdnW5mhE9xghyWrWae17v4J2CzIc0UJRhujh2RQblf/XpIq0qvyq",
+	"3T5Eu32IdvlAZTFHm3gKgfk1oeM1oeNBCR3Z1pCn9xrtpOB+D2ke0JO/VZ7HFoWwuOr5JC6ggz823C2c",
+	"ELJZxc2OZdrko0iAO+2QJDKiSZGVLBjxPksFifoqoloqn6J3j0wpMXLySaJUE71HC3yP/uNzVUYI8tLn",
+	"xKdmQlTn9r99KspGkfBlMlI2cOG/VXrKMTnFpl2flA+d42m5Manh8ondIOWj6QmuTmp2wzkiShI4MU+r",
+	"R4eN+vGxWaue1hsn5uEmSaD2FJLASb0Ws1PbPp7WsTk5LR/h40kijeY7TE/Zoeub01NeuXtO0sq34O7f",
+	"Nmvlybh7gSSWp+a6hjC6JHJahPF3T+axyEK4nI1NiIL14FqbvwzdhctC10aeb98mrKvCYlKODCkFLC/G",
+	"iIovCsNm9OrdnIjaotHmQvzjotx/mtlKPheFkPA241Qb9JhMm4388QUSbp6AOX5jVvdqRfmWMQLStuIQ",
+	"59rDb/mJVft0Iv6QHLrdvehd9ZvD9ttOa3zVGg561yWjpIKxZRmyBH8DNGcdTlrm+JTlAN3Pbnh/4Pg2",
+	"S4z7gK2WSz8ID6bulzLzMOCCLz1MsbIYxSNRo4Cw7OSR52J3iDw+r5BsIFz957r3Zo7XXnGxA46YSsmI",
+	"gwPAZ/2JH44NUzJovW/3un+uOZH7b9ukqO0ZzUwcQhF77z99/fQNwk1+OmEfq5Nhnf7z9mnCTV5DTV5D",
+	"Tb5tqMmT2abXxfONUuLfJ1nwCQVzkIIzQj6kXeU5RHNhsLoL3FDWoRURG1w8trReALId0DwuQlvacZWS",
+	"tv4N0fJ51Fg2CLWM+VDweFQ4WaMIECOddQgjfCMtYnvJ7C6wet25jMQmLn8VImu1dHBIrjC7taJQGIgV",
+	"AVxvtCDBjAj/9pks7pKcCLQMCO/MiAZ6xqXqCuSlGSg5HYSGgSstg/ABB92SezS5h3/2VFlPpTTwiy5T",
+	"H0Lad3AonjRk2RTVMAvx/b7IJ5RFZ7VVG9EVFfqJoxzC+iSo7EctOAVKGyulRk6DCElHoS8iOfi0xcP1",
+	"A2R7BAd6fiRMrAe2UzdEe8zXP/tDYn5UPPuITleehyi5QwsMQRxz/y4xewFZ+J8hARCaV6PkCpQKrIn3",
+	"UWVEL3ivAIhdbtW1ECWRFKjcbDIpE/MdMEf+KmSuQ6KpUVooTu2j9eRCsecSU2HjQAwDUZ+WRQy+UHkN",
+	"PkE5W1vLqBW1WXJyXmWYC1hZlTZ6Dh3ju94NZQHiUKzkikbvY6+CetMR1fJl4TGSzpiV6rmWLIuiXFkV",
+	"LhR9QA/MSmTOupsTZhOa8ogms34qqEvu1iOn1KdE3XChcVtnWXEwjk/YiEJ1iS98Ofey4m72DRgbWNW1",
+	"GJkR3SsU6LLPD8MOES3SMB+HtKTjVYz88JT9ZDCWK6xiIyotC9FcvmEZoVXSZELTuwbtwQR9lntXLDsn",
+	"ok2x3oxNV55caX4eNPrH9za5i6L4wK8ipRi2ZooZ0XVbzHli0uRhj+Nf5EcCInwfYAyKV4h9l/ihG803",
+	"grv/Fb0bNxF5/POF2Xj4y3MbiO4IC2u5SkjUgchApK7UvnWXHhNmI1Ll5JfyMzp21aOfQqHpw0F8qYib",
+	"mt0gR/hkUjad+rTcwIeT8ql97JRPSHWqYkMgAT07p/swO6f7yGzUjk+q1Ua9bh6e1o7M4+PNsTmHTwEY",
+	"pwe42M4hMae1avlwKhxb5VNHOLYyPHIR7ftm+dzF+54fnHO4Sz73q+8uJ8tbSBN7aXwULSjcisTHKeRK",
+	"/xUywFshnl25bCFoz5OZIICW/blifw6yUha2ZownSt1CXSy9yHBBs8iIavB7mz2WCdcgwuxWmiqyFLYR",
+	"FVJwBfVJoH9+TzMNiHESZuk57Mmkgv0zvc7biFoXvW63JVjgZfu6+bbTurRipVt7eY4ZsrCzcGmL4olH",
+	"nDM0xR4Dh2eild7P3eh0pZLt89uQErzWzk1fM7qcI8tlTfAOyTK+F8P2x1asPsZ1frNGdtO3ZCVSq92V",
+	"r1aQpS02tBotiOfekqSC4UvP7YhiUVddF0rAzYAsWLJrrYjeu5tO5xcYSDShmT4LoQ9gzxMVJuADhnpd",
+	"m08KiiSTT3D6xnyQiLBsV+rniVAyacexLlvvB01IWIhmNUYo2OpdjpTAx7qX14/lq795GxZPplwbAIhA",
+	"Un5XBEB4YrRzpoosfwfuaaOkTnLprCTOoi7lJE6tcNwkxgH0wvgenNqJgSiykjMURVphNzxltrxGc7iI",
+	"KM/4wxMQNJJYrHPd3vi60yzsle/2xs3hsHnx4arVHV6P213hmh83u5fjfwsB9xu7o7sZLul1ku9SNPHD",
+	"OYKNDQQWdgYXFjiRBo/eufgHfPQCGEXYAeHJDId97EaV3kFwUT+JPsreZ1BeVZYyT8DOl4X+Xv63fLnw",
+	"GwvFHVXCemcwpOxK2GjP9tUfKHb6c+EDip+nqmHLIrHLwP/sMtenxNnfUPJTw04a0QLgSQCXKWt3y/Rk",
+	"UdA7is0D3E0/UFW1oyxYjCYr1wvLLhVeFn8KCcRRiJ8crB5cMvVXgYy4gVq0qhDtiFoudkQtsS/8H/Yf",
+	"m/8zDbC1bwhPljjkoFsmGgf6YAGBkB5MONVcXl56UAT6XntBRBuCs8yDwrssUZdUIDuhTcBOI/pgZCe0",
+	"Duy0RbSLtt4rxNIrxNIGwpTAVoowy2vmsXmI3rmeOwsIQRf+KghHtMnmk1VADfSxiWpVs3E8ojfU5dSE",
+	"8ysoNajLI//WI3yMki0ikmQjJRCzQpcKCbHbGww/jJtXrUH7opkLiW4el6un5drh0KyeNU7ODs1Ktd4o",
+	"V4+zor5av61c6n5B8nto7/LCLF9emOZ+yYgipPqcNDpgDZPPZ9x8J/+GM6ZaifHSSxvjutRMxxbVWNzm",
+	"ry4JCVw6cyaJr5hRTFybTmWQl+KCgzC8gjWCGDHReh9CB2zefKd30ezI4MGSFqr0tDI47PO1HuV06X2n",
+	"9xYCQ5++MzahYYA9E87Qc4ZZRSfmILl+kTIhgVI6oGEIaZb1f2dSIRJ60nMdr9pf93jVHnq8an/u4/Xi",
+	"27m203b+VGhVcgsJh+yXf81Csjhd/XvYCnvNH34ovdB4HxYOmRjQLqBWkfz41wCz8jS5IUtxiqf5sRpT",
+	"0n+gLn8t5CPI7HJ2/Z2sj1hRAAoA70utRqo6FdQOGbLUXgUJ/26OwyQyS8WL2gKQ/uLS+gsn+KgP/1ky",
+	"e14l1FcJ9btloTtKhI/gQ4Xi8dXU/23j8L14Zz8Ls3oqjHP2hFa5ZtrimQ1tnok/8SBo8xzLFzT7BJjm",
+	"CcvXiBbANN/Cal8NYq8GsayjnDSErXtmN+YhVofVU5mHWOcigAwNs1cs9Bck6Aq+2hL9Qxd+sFyTBi6J",
+	"w8dDHKQTfJl/EckINp4RAymBBUZpmscn9eqpWas3qkeHZq12eCy9fRk+0m+a8qc/Kd2Nl63L9kVzCB7R",
+	"DTJKdj3BdFUfl97KZjvt7o/j4S/91rg1/NAadFvDsVl9P+4MNInkJWUCTbBy7bJaPurbFz4NsR22Ftj1",
+	"Smf8yv/KXcx7UUr4eyMvcu96HDmzNecOF3Qu/BWfmloUHJ2+/JwSkRi1NkAuCmlRBNusBoIuP2sPH6j+",
+	"76j2/zW0/TwlvxA0NYrpGRdmOBehJNhPCieZ+NQGsiLt2RhRSx1rfmN9U2fkHsLDCRzritYkxJ7xb94M",
+	"OqJOjnJiRpaCvenK8wyBewvMT3TUijaaxW9GJQ5zKMBoVa3WbT4k+EWs/XOQByEYVkZpyfSUhBtV5KqN",
+	"qEwyayCLSnFZJvHwRkQ8mBZPh6yLTu8aYgPXk9MUCveIbszD1LC3UW/hhgCoovNCC02I7S8IQxZnilzW",
+	"EqUimSVS5ZBwRPP/i2jf86xakjK1MAF6G6WUraF2byrAeIa2IXlDTZzdoLxRAslbOLoT25bvoBw07jzU",
+	"7Swp+lwmx4VzQkdUPhdjgMtAUHKGZECkkQiIFNzgDEXMQCVZZXEES2Ua+pln6LtPpHrFCs6yhWUIqc8t",
+	"cG6W4P6SElimIPUgMeLF8o3qk0PneHqKy6ZdI+XG9AiXTyZVu1xzGkRg+5m2Uh9qtdOq2Tis1Y9Pqmaj",
+	"UT+q5leG1NScR2UR1WpxJk6NnB45Dbs+MctVbE5qdt0pN4hIyvkOEX536HpmElFiCg8LIvxmq3jPm0e0",
+	"Jsx/ezxfvXvfeTrQd4UDvEGOf5jdM+mcexiS71Z33AagXi7A5yH1pg2gIvdMiwxeMYL2XGp7KydZrYOl",
+	"QPzSkuC+ktollu5ZWioNyHTFNJgJrah6m94w8va+KRAGVC1ly1B1PSS6wlzrTgX1VB6I8EUmhpWDLEyy",
+	"Bc0UrrDCDx7RdWzhCuop4VUagBP4DTSFyOBDu0LZgtF/XwDD3wJR+G8FIXwyreLapGGXj5wTUm5gc1I+",
+	"5XzwkHABxJzU7UMn8kQeHlVPzXq9UTVPTmrV42Ozvilhuf4kEMJHJ3HSr3NKapOqbTbKAoW3SsoChbdh",
+	"f48QwsW7vhlC+G8sPjg57Och4kMvACr+F4EP3mjc2y3EZjsrN5QDM8dZYEEiwHqBK4mBxVm2G67zdmDX",
+	"nDE+Kejuiwfh/GmCb169Yn8Cr9jxBR1WbfbZuRdeMbDPwlLSzxKdEhBmXr1l37m37OEmps2BQX/XeKCn",
+	"UINjae0RsT+irThlcXv8j/QGFYj/GQhdVWtcVO/z+Snhn/ApkXqtaFQoY26wro5xpU6ALJ4rlRfaIl+W",
+	"UBwWWpLFb7SIoBEtkgy3U0RQHPmUkwy3c0SQWIJIYngNCnoNClo74HpE0CPq6OWheq3Dlv9FKu69NKzX",
+	"M9fcW4f1OuTLYh6ZtZP68VG1cWhWD59Fn576wR0OHJfOBiuPsINpUL4jk+269B/5e87MRJJrnB4d146P",
+	"64fVxunpYeP05Oh0y54zn2LPHWnLNiW1ybFdLZ+SE+fYPpqUD3FjWic1J2PPMRJ2hFT7bbdd0f5v2Hbm",
+	"Dmhy3/m2+5S/CZ4pskuj1bsbkIrEdK0Jan/auK61kWjCcFoWepg8fPBH9HujQ2gAIL8SRDjVq2xLUnQ7",
+	"TsxCtu95xFbFqUcUU3ZHAoZq1YaQI6kvAktQj0qs84DYfuCgmapOL10JSfQQ5VNy2YhS4gLY8Io6XJan",
+	"foBY6C+XxKmg5jQkcEoYUvE/d9hV0Whi7JYoHIVE3yCUS8Iguyy0eA89nyvuiM39Oy4QFxJUX8afEX3w",
+	"W9mmGus7JwF5g+6wylBwzqPV/jtVg1s7PZuPdAGj7q7HsRIHIMKZHlFL+h8sVBZBj8iSAQ3alTjXRNRb",
+	"m2D79hyiK4GTW/KyQ7iWy4hQYF2GzGpVQPHLHJSmhAbVOhynsmhQojoIusUZD8yqsA9d+A6xhGcxvnVF",
+	"GMMzYlXQRaw2a/p0ALA2Mz8MCUWYUwLh3kyoz4UO8wsYmr/5SX65iuXFNS3YEfBh2BpCxfMd/moSjV89",
+	"ewn4++LBCJYfsMPdhRuWzswjQ/yURu12d9gaSHy5sgaoVu63BuX3g95Nv7wkgRJqJNSYa8u3JetNS0a6",
+	"1WqsOUnGSxKMZbEfkP55j1UHHX+BXZrbqPg0dnCIYb1gcB0xqMQoErBw/dZgDKMoQfwahmVMT91XUToJ",
+	"zhK/C+UO3mxv8w0iX2xCHM5noSdnyDyqVCV58jiV5+QsfVxLZ6V3vcHb9uVlq1vSbscHvXTWqNZf1ew/",
+	"i5r990bPjqb/72Ou31GieaSScsAFdt7v7EyWxwhGCDPEfK6bMBl1JRHOR1yJ0Gvggs9H4ksjh2DHc0H/",
+	"ZFzu2ZOTi2po4dJVSJiBFDYpnnhkX5XTGVEBNgvFc0XM2oSgWBjzg1gOO0M29jyuK9kAaAz15FXSr57i",
+	"26Qj6iejKVyGkpDtIupNpi7IvIUKGuJbiNCKYuPyQvzX5CFYkleB6OUFolee+Gp6fgrT85NzP0NRmhX1",
+	"CFPBvjqddISL9G/BJn/GbqgA5Z+YV6oIlj/Ej68HubEyT4J5kQjy2vvYaXb1K/vIpRA9PROFJ4vAY6BC",
+	"6Bg69P52cAxUFBtDQ9HYFRZ2gyd8RHeGhd3sCUdNes+FhZkSYtQiBe5sHiI2x8tEvPc5GDbgaVVaUF83",
+	"UQ4O0xGNP1m85sDLON0H0P1XF/1fwEVfNMhuK5YHTlU3/jaK5ART5851wnnprPS2fz02q+9LWyMqTSUw",
+	"1E+q2+udA131RbqFQMJPBUQRZ0aaGiLapbIWSfCqdqc9/GV82btqtrvjKLjy5KRRqx6bh/VazTw5qVfr",
+	"x4ep4MoXCZgrVE69EHTIIlyVzsxGo5qBgSZrSWwLLXwuGDOjFPirEISuJw5RFe3KnSk/8oTS88Prj7AQ",
+	"2yo2td3/2Bj3up1f1gMkjVK4Hi7Lmxji2Um1Zv4G+oC5BXUk7slTe6kLk6tHFpDYGZRUY+F/DVhSnKD9",
+	"mys6FEIvyS8bkRZVuaSKlKCaAjRRJc2FlURBkcRaEyKLlQcfzA5zP0NWCFgmVr85GHZbAxUMKf8c9we9",
+	"j+1LuA7C5lqZa4UAYqyjpCR6NaJ7ybLYwiS1cBlz6Wy/kvGqDqGSmi4hU0YFHwriqSArk+bnwKjIFFCZ",
+	"1xGjcWhSvLyniguC5Q1KQqOoIjQUbxZJn0KiH9E7HIu/WcXDdTyWCrIE3RQSfQggKphJLBRZoXtEZcXq",
+	"CIYFFUVhGdERvRSHRlRW9SUqi6yDHm+QiARaRhqyRUC1GMiK5A1rRC0pcEDJDEVuLWRF5JbfWIQrC3Gu",
+	"WJG/oWb5hICK50/hloHMxhH/7yF4Z6mDTk5OjzYU54+RZXRSDROIGXNnVCXWej4oeCGejSjslxqsG2TY",
+	"Tu6jYt3a2ZSCDuhM+ibiWkyIZ5HtEpqIsohT0C6bjlEFWdkCE3TfIYH7mZ+liAroTb9hGsCQqjoiFCgr",
+	"U9jiKyAKkoxo5hM1fhSwKMkP+4V3QpXCj2lS8qyKSJgZqKxKQcfhvIKeH8gnSvsV+uSOsD4CtCnC9eGv",
+	"BgQ9FtxHdFXbQ66WVJ2E9jFkOWO45dK1WkJMw/4RnY0s42LIejJzNgrQGuLPiG6G/BFo1FDgxlAFge6j",
+	"aldGfFiivsry8+BJWBBBiNNlILWt+icqsf5yGEG7GBT+7IhC2UrqwxXOF1cSC6h2L6xg5Wg3xZSZx6kK",
+	"L4ZAdIpPJsf2kVM+JI1puYHrk/KJXXPKJqlO1b0oVfOoVj08qZtHjXrt9PDYPGkcbUAgMp/E7VQ7PIph",
+	"fKZHdg3XScMsCwfOMS6fTE7tqmOSwghEz6f+P58+ugHlqPj05KAcactUFOUo26r0hL6th1skXsjrlSEn",
+	"rIEgaQAxrxBIhSGQtGkrZCF4On9ZXiH0h6EmaULnVtSF+FtWwp22hquUt+3y8JV0aVLAK61Lw1z0ZAmc",
+	"paxK1mASCO05sj3sAhCSGyZV8OcEXYorpSahlvTBAM6SBve5G9CSAXIs6Ct80kE6Ak00IFxNVJhLhgJk",
+	"SuFqRBkCXAGBDIGN4ExKtofCn/HLMLciveA7QmbSBfeXyWnYTXDPFqD+VthOJq7bh+R4Uj51atNygwCM",
+	"pGmX687h9BifTky7RpQQV68f144aJydmtXbaODo8Pq5XN8UONZ5CiDutNuLwG3LcODokNXxSFvBI5rQs",
+	"4JEOncLYTn8tIW6H6dmMH/UqmOVxSB1e6nGC2V8LXGpXcWtXxKmnEIMMGTWUCgawwKQpDIdKZuFkFLuU",
+	"KRAq7fOFIajAAQHOEmG3Fr0wdkKm0nnmC6QOvSTD/A6xrV6jRP7uUSIFobReo0f+wtEjT2Fw3VKo789i",
+	"0nnGUn3Pb555EuQuLQtYD/vY0677NJIWIS0HbA7MkOjO+UHQ+09YBHAHEDCp9oPDcjMI2APimkf0CYr+",
+	"peKaRQ3ArMBm9OC4ZkR9LdcpjmtGm8OaRQsvDCL2Gs/8V4xntgkNA+yZu+CPPZePTWQl1Z4gtcusxdlR",
+	"tfoxOcVm47vysalpfybJJWNVDx4+SRtSyGrfr6ctmoM8Ac4PdrLpvCDM1Jbz+TyYU5Gp6S+AOpUxFk28",
+	"S7PPx8p1D0GgKp7SnRnmG8NQCR/IE8NQQVbZ08NQSbybXWCo1kSd79Fl8wpa9f2DVq2ThM0UoYBl+EFn",
+	"GMIuJ2SOOSXw3FuC8Iiu4TzAmfaYD+pGdPwZEWbg+Lk1uy7yA71BShJ2XoiuLXTMvjsr718BPeHvJTg3",
+	"XiXnV8n5FZrokdBEu/KtJ5Nkd4Apepgwm8YqGtFExtTDsYpGNBOsCD0Oq2hEs8GK0OOwikZ0G1jRGm9+",
+	"CbCiV+acw5xzoY1qabfnX4SNA7TRKx/fnY+vgyi9MvFXhKUCCEs7s3zeELFXgRveAyvw+ZBqW4qL8WfU",
+	"nuL67k6vef7KKS89HE79YFH6xCmyyMIUvCi56lriOVRtZUjxbHDwUYQdh9MatMcIQZb2eLk8J97SMpBV",
+	"LvOHrP0K36iBJ0/K2cGBWTuuVCvVinl2Uj2pAm+QU5XuxnuhE8cIYyhYeRLlWTghRZxFJSasQo1+l8Qk",
+	"A56ValqEP2/AOxBWOel9pg6XBLS4FnTdaWqf3RSpk/F1ESiInTKkgdo4xJ4/W+uMyqxkaM/2o4xgmbvp",
+	"Eraf04GoWFrGl2P4gEQkjIG0emconeocdSTng1kfGqgjsQuUl5/09bOtM5y5tOkCBlqKAsLsntrzwKf+",
+	"iqHFKlSu+KiCQ+SHX9tUPd2enzvcXT8bkY6sD6+Rjq+fvv7/AQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
