@@ -156,6 +156,18 @@ func TestInterconnectAndAttachmentRules(t *testing.T) {
 			wantGoogleError(t, r.StatusCode(), r.Body, tt.status, tt.reason)
 		})
 	}
+	t.Run("only in a region the interconnect's location serves", func(t *testing.T) {
+		for _, region := range []string{"europe-west3", "mars-north1"} {
+			r, err := w.c.InterconnectAttachmentsInsertWithResponse(apiCtx, apiProject, region, nil, gen.InterconnectAttachment{Name: "att-far", Interconnect: &ic})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := wantGoogleError(t, r.StatusCode(), r.Body, 400, "invalid")
+			if e.Errors[0].Location != "resource.interconnect" || !strings.Contains(e.Message, region) {
+				t.Errorf("%s: %+v", region, e)
+			}
+		}
+	})
 	t.Run("the lowest free VLAN tag is picked", func(t *testing.T) {
 		attach(gen.InterconnectAttachment{Name: "att-3", Interconnect: &ic})
 		r, _ := w.c.InterconnectAttachmentsGetWithResponse(apiCtx, apiProject, "us-west2", "att-3", nil)

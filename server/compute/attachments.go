@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
@@ -112,6 +114,13 @@ func (s *Server) placeAttachment(tx *store.Tx, a *store.InterconnectAttachment, 
 		e := notReady(interconnectPath(ic.Project, ic.Name))
 		e.Location = "resource.interconnect"
 		return e
+	}
+	// An attachment is made in a region its interconnect's location serves (the location's
+	// regionInfos); any other region, real or not, would put the metro somewhere it is not
+	// and change what the SLA analysis of a group sees.
+	if l, ok := s.locations.byName[ic.Location]; ok && !slices.Contains(l.Regions, a.Region) {
+		return invalidField("resource.interconnect", fmt.Sprintf("Invalid value for field 'resource.interconnect': '%s'. The interconnect's location '%s' does not serve region '%s'; it serves %s.",
+			interconnectPath(ic.Project, ic.Name), l.Name, a.Region, strings.Join(l.Regions, ", ")))
 	}
 	if a.VlanTag, err = s.vlanTag(tx, ic, vlan); err != nil {
 		return err
