@@ -448,3 +448,40 @@ func TestBinderErrorsInPlainWords(t *testing.T) {
 		})
 	}
 }
+
+// TestMalformedJSONInPlainWords: a body that is not JSON is refused in each API's envelope
+// with what is wrong and where, not in encoding/json's terms ("invalid character 'h'
+// looking for beginning of value", "unexpected EOF").
+func TestMalformedJSONInPlainWords(t *testing.T) {
+	srv := understudytest.Start(t)
+	bodies := map[string]string{
+		"hello":          "expected a JSON value, found 'h'",
+		`{"a":1,}`:       "expected a member name in double quotes",
+		`{"a":[1,2`:      "ends before its JSON value does",
+		"\xef\xbb\xbf{}": "byte order mark",
+		" ":              "empty or white space only",
+	}
+	for _, target := range bodyTargets {
+		for body, says := range bodies {
+			t.Run(target.api+" "+body, func(t *testing.T) {
+				h := map[string]string{"Content-Type": "application/json"}
+				for k, v := range target.headers {
+					h[k] = v
+				}
+				status, out := do(t, target.method, srv.URL+target.path, h, strings.NewReader(body), int64(len(body)))
+				msg, err := target.envelope(out)
+				if status != 400 || err != nil {
+					t.Fatalf("%d %v %s", status, err, out)
+				}
+				if !strings.Contains(msg, says) {
+					t.Errorf("message %q does not say %q", msg, says)
+				}
+				for _, leak := range []string{"invalid character", "looking for", "EOF"} {
+					if strings.Contains(msg, leak) {
+						t.Errorf("message in encoding/json's terms (%q): %s", leak, msg)
+					}
+				}
+			})
+		}
+	}
+}

@@ -687,6 +687,9 @@ func convert(err error) error {
 		out.Reason = sanitize(pe.Reason)
 		if pe.Cause != nil {
 			out.Reason = sanitize(pe.Cause.Error())
+			if reason, ok := jsonReason(pe.Cause); ok {
+				out.Reason = reason
+			}
 		}
 	default:
 		reason := re.Reason
