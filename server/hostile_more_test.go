@@ -432,6 +432,10 @@ func TestBinderErrorsInPlainWords(t *testing.T) {
 		{hostileCase{name: "compute maxResults -0", method: "GET", path: hProject + "/global/forwardingRules?maxResults=-0", headers: hCompute, envelope: googleEnvelope, want: []int{400}}, "maxResults"},
 		{hostileCase{name: "accounts limit 1.0", method: "GET", path: "/v2/core/accounts?limit=1.0", headers: hAccounts, envelope: v2Envelope, want: []int{400}}, "limit"},
 		{hostileCase{name: "admin count 1.0", method: "POST", path: "/_understudy/faults", body: `{"status":503,"count":1.0}`, envelope: adminEnvelope, want: []int{400}}, "count"},
+		{hostileCase{name: "ARM $top abc", method: "GET", path: hRG + "/providers/Vendor.Authorization/roleAssignments" + hV + "&$top=abc", headers: hARM, envelope: armEnvelopeStrict, want: []int{400}}, "whole number"},
+		{hostileCase{name: "ARM $top 1e20", method: "GET", path: hRG + "/providers/Vendor.Authorization/roleAssignments" + hV + "&$top=99999999999999999999", headers: hARM, envelope: armEnvelopeStrict, want: []int{400}}, "out of range"},
+		{hostileCase{name: "accounts limit 1e2", method: "GET", path: "/v2/core/accounts?limit=1e2", headers: hAccounts, envelope: v2Envelope, want: []int{400}}, "whole number"},
+		{hostileCase{name: "compute maxResults 1e3", method: "GET", path: hProject + "/global/forwardingRules?maxResults=1e3", headers: hCompute, envelope: googleEnvelope, want: []int{400}}, "whole number"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -440,7 +444,7 @@ func TestBinderErrorsInPlainWords(t *testing.T) {
 			if !strings.Contains(msg, tc.says) {
 				t.Errorf("message %q does not name %s", msg, tc.says)
 			}
-			for _, leak := range []string{"Unmarshal type error", "strconv", "json.Number", "Go int", "Go value", "offset=", "cannot unmarshal", "error binding"} {
+			for _, leak := range []string{"Unmarshal type error", "strconv", "json.Number", "Go int", "Go value", "offset=", "cannot unmarshal", "error binding", "invalid syntax", "value out of range"} {
 				if strings.Contains(string(body), leak) {
 					t.Errorf("message in Go's terms (%q): %s", leak, body)
 				}

@@ -36,6 +36,7 @@ import (
 	"net/url"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -689,6 +690,17 @@ func convert(err error) error {
 			out.Reason = sanitize(pe.Cause.Error())
 			if reason, ok := jsonReason(pe.Cause); ok {
 				out.Reason = reason
+			}
+		}
+		// A parameter that does not parse as the number its schema says: strconv's bare
+		// "invalid syntax" or "value out of range" named nothing the client could act on.
+		switch {
+		case errors.Is(pe.Cause, strconv.ErrRange):
+			out.Reason = "number out of range"
+		case errors.Is(pe.Cause, strconv.ErrSyntax):
+			out.Reason = "must be a number"
+			if re.Parameter != nil && re.Parameter.Schema != nil && re.Parameter.Schema.Value != nil && re.Parameter.Schema.Value.Type.Is("integer") {
+				out.Reason = "must be a whole number, written in digits"
 			}
 		}
 	default:
