@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -87,6 +88,9 @@ func fromValidation(ve *validate.Error) *Error {
 	case ve.In == "body" && ve.Reason == "unknown field":
 		field := "resource." + ve.Name
 		return &Error{Status: http.StatusBadRequest, Reason: "invalid", Message: fmt.Sprintf("Invalid JSON payload received. Unknown name %q: Cannot find field.", field), Location: field}
+	case ve.In == "body" && ve.Name == "name" && nameRuleRefused(ve):
+		// The spec's name rule refused it: the real service's words, with the name.
+		return checkName(ve.Value).(*Error)
 	case ve.In == "body" && ve.Missing:
 		field := "resource." + ve.Name
 		return &Error{Status: http.StatusBadRequest, Reason: "required", Message: fmt.Sprintf("Required field '%s' not specified", field), Location: field}
@@ -101,4 +105,14 @@ func fromValidation(ve *validate.Error) *Error {
 		return &Error{Status: http.StatusBadRequest, Reason: "required", Message: fmt.Sprintf("Required parameter '%s' not specified", ve.Name), Location: ve.Name, LocationType: lt}
 	}
 	return &Error{Status: http.StatusBadRequest, Reason: "invalid", Message: fmt.Sprintf("Invalid value for %s parameter '%s': %s", ve.In, ve.Name, ve.Reason), Location: ve.Name}
+}
+
+// nameRuleRefused reports whether the validator refused a body's name by the rule checkName
+// applies (so that checkName refuses ve.Value too): an empty name, or one the validator
+// quoted back that checkName also refuses.
+func nameRuleRefused(ve *validate.Error) bool {
+	if ve.Value == "" {
+		return strings.HasPrefix(ve.Reason, "minimum string length")
+	}
+	return checkName(ve.Value) != nil
 }

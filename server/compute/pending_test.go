@@ -1,6 +1,7 @@
 package compute_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -223,5 +224,33 @@ func TestRequestIDsAreKeptPerScope(t *testing.T) {
 	again := apiInsert(t, w.c, "fr-2", &id, nil)
 	if again.StatusCode() != 200 || *again.JSON200.Name != *rule.JSON200.Name {
 		t.Errorf("a retry in the same scope: %s", again.Body)
+	}
+}
+
+// TestNameErrorsInTheRealServicesWords: a name the spec's rule refuses gets the real
+// service's message, quoting the name (compute.md), over HTTP, where the validator answers
+// before the handler's own check would (it once answered "string doesn't match the regular
+// expression ..." and "minimum string length is 1").
+func TestNameErrorsInTheRealServicesWords(t *testing.T) {
+	srv, _ := apiServer(t, operations.Mode{})
+	c := apiClient(t, srv, "ops@example.com")
+	long := strings.Repeat("a", 64)
+	for name, want := range map[string]string{
+		"BAD": "Invalid value for field 'resource.name': 'BAD'. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?)'",
+		"a-":  "Invalid value for field 'resource.name': 'a-'. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?)'",
+		long:  "Invalid value for field 'resource.name': '" + long + "'. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?)'",
+		"":    "Required field 'resource.name' not specified",
+	} {
+		r, err := c.GlobalForwardingRulesInsertWithBodyWithResponse(apiCtx, apiProject, nil, "application/json", strings.NewReader(`{"name":"`+name+`"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		reason := "invalid"
+		if name == "" {
+			reason = "required"
+		}
+		if e := wantGoogleError(t, r.StatusCode(), r.Body, 400, reason); e.Message != want || e.Errors[0].Location != "resource.name" {
+			t.Errorf("%q: %q at %s, want %q", name, e.Message, e.Errors[0].Location, want)
+		}
 	}
 }

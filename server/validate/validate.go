@@ -39,6 +39,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -597,6 +598,10 @@ type Error struct {
 	Reason string
 	// Missing is true when a required value is absent.
 	Missing bool
+	// Value is the string a body schema refused, when it is short and printable (at most
+	// 256 bytes of UTF-8 without control characters), for an API whose messages quote what
+	// was sent, as the compute API's do; "" otherwise.
+	Value string
 	// Cause is the underlying error, when there is one.
 	Cause error
 }
@@ -663,6 +668,9 @@ func convert(err error) error {
 		path := se.JSONPointer()
 		if out.In == "body" {
 			out.Name = strings.Join(path, ".")
+			if v, ok := se.Value.(string); ok && printable(v) {
+				out.Value = v
+			}
 		}
 		out.Reason, out.Missing = schemaReason(se)
 		if out.Missing && out.In == "body" {
@@ -726,6 +734,20 @@ func schemaReason(se *openapi3.SchemaError) (reason string, missing bool) {
 		return se.Reason, true
 	}
 	return sanitize(se.Reason), false
+}
+
+// printable reports whether s may be quoted back in a message: short, UTF-8, no control
+// characters.
+func printable(s string) bool {
+	if len(s) > 256 || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // sanitize keeps messages to one line of reasonable length.
