@@ -308,7 +308,7 @@ func TestPatchEtagAndRecompute(t *testing.T) {
 	}
 	// Merge patch: add the sjc attachments.
 	sjc1, sjc2 := urls["sjc1"], urls["sjc2"]
-	r := patch(gen.InterconnectAttachmentGroupPatch{Etag: before.Etag, Attachments: map[string]gen.InterconnectAttachmentGroupAttachment{
+	r := patch(gen.InterconnectAttachmentGroupPatch{Etag: before.Etag, Attachments: map[string]*gen.InterconnectAttachmentGroupAttachment{
 		"s1": {Attachment: &sjc1}, "s2": {Attachment: &sjc2}}}, "")
 	if r.StatusCode() != 200 || *r.JSON200.Status != "DONE" || *r.JSON200.OperationType != "patch" || r.JSON200.Error != nil {
 		t.Fatalf("patch: %s", r.Body)
@@ -335,8 +335,23 @@ func TestPatchEtagAndRecompute(t *testing.T) {
 		bad := patch(gen.InterconnectAttachmentGroupPatch{}, "name")
 		wantGoogleError(t, bad.StatusCode(), bad.Body, 400, "invalid")
 	})
-	t.Run("merge patch removes an entry whose attachment is empty, and frees it", func(t *testing.T) {
-		r := patch(gen.InterconnectAttachmentGroupPatch{Attachments: map[string]gen.InterconnectAttachmentGroupAttachment{"s2": {}}}, "")
+	t.Run("merge patch: {} leaves an entry as it is, a new one needs an attachment", func(t *testing.T) {
+		r := patch(gen.InterconnectAttachmentGroupPatch{Attachments: map[string]*gen.InterconnectAttachmentGroupAttachment{"s2": {}}}, "")
+		if r.StatusCode() != 200 || r.JSON200.Error != nil {
+			t.Fatal(string(r.Body))
+		}
+		if g := mustGroup(t, w, "g"); len(g.Attachments) != 4 {
+			t.Errorf("after merging {} into s2: %d attachments", len(g.Attachments))
+		}
+		for _, mask := range []string{"", "attachments"} {
+			r = patch(gen.InterconnectAttachmentGroupPatch{Attachments: map[string]*gen.InterconnectAttachmentGroupAttachment{"new": {}}}, mask)
+			if e := wantGoogleError(t, r.StatusCode(), r.Body, 400, "required"); e.Errors[0].Location != "resource.attachments.new.attachment" {
+				t.Errorf("mask %q: %+v", mask, e)
+			}
+		}
+	})
+	t.Run("merge patch removes an entry given as null, and frees it", func(t *testing.T) {
+		r := patch(gen.InterconnectAttachmentGroupPatch{Attachments: map[string]*gen.InterconnectAttachmentGroupAttachment{"s2": nil}}, "")
 		if r.StatusCode() != 200 {
 			t.Fatal(string(r.Body))
 		}
@@ -351,7 +366,7 @@ func TestPatchEtagAndRecompute(t *testing.T) {
 	t.Run("a patch with a failing attachment changes nothing", func(t *testing.T) {
 		etag := *mustGroup(t, w, "g").Etag
 		bogus := w.url("regions/us-west1/interconnectAttachments/nope")
-		r := patch(gen.InterconnectAttachmentGroupPatch{Attachments: map[string]gen.InterconnectAttachmentGroupAttachment{"x": {Attachment: &bogus}}}, "")
+		r := patch(gen.InterconnectAttachmentGroupPatch{Attachments: map[string]*gen.InterconnectAttachmentGroupAttachment{"x": {Attachment: &bogus}}}, "")
 		if r.StatusCode() != 200 || r.JSON200.Error == nil || r.JSON200.Error.Errors[0].Code != "RESOURCE_NOT_FOUND" {
 			t.Fatalf("patch: %s", r.Body)
 		}

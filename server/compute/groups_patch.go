@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
@@ -18,8 +19,8 @@ var maskFields = map[string]string{
 }
 
 // InterconnectAttachmentGroupsPatch changes a group. Without updateMask it is a merge patch
-// (fields present replace the current ones; attachments merge key by key, and a key whose
-// attachment is empty is removed); with updateMask the listed fields are set from the body,
+// (fields present replace the current ones; attachments merge key by key, and a key given
+// as null is removed); with updateMask the listed fields are set from the body,
 // or cleared when the body lacks them. A given etag must be current (412 conditionNotMet).
 // The change is decided and applied at accept and its operation comes back DONE; attachment
 // failures end it with errors and change nothing.
@@ -43,14 +44,19 @@ func (s *Server) InterconnectAttachmentGroupsPatch(ctx context.Context, req gen.
 	} else if mask["intent"] {
 		return nil, &Error{Status: http.StatusBadRequest, Reason: "required", Message: "Required field 'resource.intent' not specified", Location: "resource.intent"}
 	}
-	// Entries with an empty attachment are removals in a merge patch; keep them apart.
+	// As a merge patch (RFC 7386) has it, an entry given as null is removed (Google's Go
+	// client sends one for a key in NullFields), and one given as {} merges nothing into the
+	// entry already there: without an attachment it can only name an entry the group has.
 	present := map[string]gen.InterconnectAttachmentGroupAttachment{}
-	var removed []string
+	var removed, blank []string
 	for k, v := range b.Attachments {
-		if deref(v.Attachment) == "" {
+		switch {
+		case v == nil:
 			removed = append(removed, k)
-		} else {
-			present[k] = v
+		case deref(v.Attachment) == "":
+			blank = append(blank, k)
+		default:
+			present[k] = *v
 		}
 	}
 	urls, err := attachmentURLs(present)
@@ -64,6 +70,9 @@ func (s *Server) InterconnectAttachmentGroupsPatch(ctx context.Context, req gen.
 		}
 		if g.Deleting {
 			return operations.Start{}, notReady(groupPath(g.Project, g.Name))
+		}
+		if err := checkBlankEntries(g, blank, mask); err != nil {
+			return operations.Start{}, err
 		}
 		if e := deref(b.Etag); e != "" && e != s.groupEtag(tx, g) {
 			return operations.Start{}, &Error{Status: http.StatusPreconditionFailed, Reason: "conditionNotMet",
@@ -89,6 +98,22 @@ func (s *Server) InterconnectAttachmentGroupsPatch(ctx context.Context, req gen.
 		return nil, err
 	}
 	return s.replyOperation(ctx, op), nil
+}
+
+// checkBlankEntries refuses attachment entries without an attachment that would not leave
+// an entry of g as it is: a new key, or any key when updateMask replaces the whole map.
+func checkBlankEntries(g store.AttachmentGroup, blank []string, mask map[string]bool) error {
+	if len(mask) > 0 && !mask["attachments"] {
+		return nil // the mask leaves attachments alone
+	}
+	for _, k := range blank {
+		if _, kept := g.AttachmentURLs[k]; !kept || mask["attachments"] {
+			quoted := strconv.Quote(k) // the key as JSON would escape it, whatever it holds
+			field := "resource.attachments." + quoted[1:len(quoted)-1] + ".attachment"
+			return &Error{Status: http.StatusBadRequest, Reason: "required", Message: fmt.Sprintf("Required field '%s' not specified", field), Location: field}
+		}
+	}
+	return nil
 }
 
 func parseUpdateMask(s string) (map[string]bool, error) {

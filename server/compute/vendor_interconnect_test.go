@@ -811,6 +811,30 @@ func TestVendorInterconnectTopology(t *testing.T) {
 		}
 	})
 
+	t.Run("PatchRemovesAnEntryInNullFields", func(t *testing.T) {
+		// How Google's client removes a map entry in a merge patch: NullFields sends it as
+		// null (ForceSendFields sends the map, empty here). It was refused with 400 when the
+		// spec allowed no null there.
+		vicGroup(t, svc, vicGroupRequest("g-null", "NO_SLA", spare))
+		defer vicDeleteGroup(t, svc, "g-null")
+		patch := &compute.InterconnectAttachmentGroup{ForceSendFields: []string{"Attachments"}, NullFields: []string{"Attachments.k0"}}
+		op, err := svc.InterconnectAttachmentGroups.Patch(vendorProject, "g-null", patch).Context(ctx).Do()
+		if err != nil {
+			t.Fatalf("Patch with Attachments.k0 in NullFields: %v", err)
+		}
+		vicNoOpError(t, "patch g-null", op)
+		g, err := svc.InterconnectAttachmentGroups.Get(vendorProject, "g-null").Context(ctx).Do()
+		if err != nil {
+			t.Fatalf("Get g-null: %v", err)
+		}
+		if len(g.Attachments) != 0 {
+			t.Errorf("attachments after removing k0: %v", g.Attachments)
+		}
+		if got := attachmentGroup(t, "us-east4", "att-spare"); got != "" {
+			t.Errorf("att-spare still in %q after its entry was removed", got)
+		}
+	})
+
 	t.Run("DeletesRefused", func(t *testing.T) {
 		_, err := svc.InterconnectAttachments.Delete(vendorProject, "us-east4", "att-iad-1").Context(ctx).Do()
 		ge := vendorAPIError(t, err, http.StatusBadRequest, "resourceInUseByAnotherResource")
