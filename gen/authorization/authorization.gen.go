@@ -302,7 +302,7 @@ type RoleAssignmentsListForScopeParams struct {
 	// SkipToken The opaque continuation token from a previous page's `nextLink`.
 	SkipToken *string `form:"$skipToken,omitempty" json:"$skipToken,omitempty"`
 
-	// Top At most this many assignments in one page (understudy's knob; default and maximum 1000).
+	// Top At most this many assignments in one page (understudy's knob; default and maximum 1000); `nextLink` keeps it.
 	Top *int32 `form:"$top,omitempty" json:"$top,omitempty"`
 
 	// TenantId Tenant id for cross-tenant requests; accepted and ignored by understudy.
@@ -441,7 +441,8 @@ type ClientInterface interface {
 	// Without a filter: assignments at, above and below the scope. `$filter=atScope()`: at or
 	// above. `$filter=principalId eq '{id}'` or `assignedTo('{id}')`: that principal's
 	// assignments at, above or below. Any other filter: 400 `UnsupportedQuery`. Results come
-	// in pages; follow `nextLink` (it carries `$skipToken`) until it is absent.
+	// in pages; follow `nextLink` (it carries `$skipToken`, and the `$filter` and `$top` of
+	// the request) until it is absent.
 	//
 	// Corresponds with GET /{scope}/providers/Vendor.Authorization/roleAssignments (the `RoleAssignmentsListForScope` operationId).
 	RoleAssignmentsListForScope(ctx context.Context, scope Scope, params *RoleAssignmentsListForScopeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -530,7 +531,8 @@ func (c *Client) RoleDefinitionsGetById(ctx context.Context, roleDefinitionId Ro
 // Without a filter: assignments at, above and below the scope. `$filter=atScope()`: at or
 // above. `$filter=principalId eq '{id}'` or `assignedTo('{id}')`: that principal's
 // assignments at, above or below. Any other filter: 400 `UnsupportedQuery`. Results come
-// in pages; follow `nextLink` (it carries `$skipToken`) until it is absent.
+// in pages; follow `nextLink` (it carries `$skipToken`, and the `$filter` and `$top` of
+// the request) until it is absent.
 //
 // Corresponds with GET /{scope}/providers/Vendor.Authorization/roleAssignments (the `RoleAssignmentsListForScope` operationId).
 func (c *Client) RoleAssignmentsListForScope(ctx context.Context, scope Scope, params *RoleAssignmentsListForScopeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1248,7 +1250,8 @@ type ClientWithResponsesInterface interface {
 	// Without a filter: assignments at, above and below the scope. `$filter=atScope()`: at or
 	// above. `$filter=principalId eq '{id}'` or `assignedTo('{id}')`: that principal's
 	// assignments at, above or below. Any other filter: 400 `UnsupportedQuery`. Results come
-	// in pages; follow `nextLink` (it carries `$skipToken`) until it is absent.
+	// in pages; follow `nextLink` (it carries `$skipToken`, and the `$filter` and `$top` of
+	// the request) until it is absent.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1688,7 +1691,8 @@ func (c *ClientWithResponses) RoleDefinitionsGetByIdWithResponse(ctx context.Con
 // Without a filter: assignments at, above and below the scope. `$filter=atScope()`: at or
 // above. `$filter=principalId eq '{id}'` or `assignedTo('{id}')`: that principal's
 // assignments at, above or below. Any other filter: 400 `UnsupportedQuery`. Results come
-// in pages; follow `nextLink` (it carries `$skipToken`) until it is absent.
+// in pages; follow `nextLink` (it carries `$skipToken`, and the `$filter` and `$top` of
+// the request) until it is absent.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -2949,82 +2953,82 @@ func (sh *strictHandler) RoleDefinitionsGet(ctx echo.Context, scope Scope, roleD
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7DwNbxs3ln/lYa6HWIeRNJblLxmLO6Vug9ylbS5OWuCioEPNPElcz5AqybGjNfTfDyTnW5Qs2W6vt7tA",
-	"gEgaku+D7/u98YMX8XTJGTIlvdGDh19JukzQfP7AExxLSecsRab0LzJLUyJW3sgbg0ASowBSLgCigIBA",
-	"yTMRIcwFz5ae792RJEO9mcbeyOvLbCojQZeKcib75HJwOhvMzrun0dlJdzg9n3Yvzi8vu4NTcjq7PJ9G",
-	"J9NBvzjyjT5R9hVKJeb9peB3NEYh+z8ji7nojTO14IL+jeij+6KBvOxPg9nwJDoddvH84rw7vDgbdC8u",
-	"p8ddcnZ6MiOX0ex8eO75HiMpeiNvz9VLwZcoFLX8igQShfFrzZ+z2cV0Op0Ou5c4mHaH05PTLjkhcTeI",
-	"gmlATslFPNAH5Ft+Yt7IGwSDs+7xcXdw/PE4GAX6Xy8Igv/xfC/GkmfeyPuAJAYSRSglzLgAtUCY0iSh",
-	"bA4KSWoQoyyiS5K81UyPcBDh8RC7F6fxeXd4NrjsTuNp1B2eDuPg9Pgyvrw4r2/6uFpqJnySKDzf05y8",
-	"xhllVMM3B+7D/GqL7JMojs8H5Lx7cnJx2h1e4Kw7jYeD7uwsOJtNycUxQY2AjLgB/GJC4vletowPvZR8",
-	"y+5LWfueXEmF6TVRpHb7Y7X7Kp8uJK9XzXtJiFQ/8JjO6ONQ62sPAd3cV4e/9j1lv+6jft567Rt7UklF",
-	"05581DKc0UR1KYMP1rToMzYNyO8jerne77m6qffWBJJpgjdagKU3+uz1vS9ttf2Z4j2QJClNpPRhmimI",
-	"OUpgXOln/B5WPAPFISW3CIStIFoQNkfZ02BRpFRKTZc3+vzgkUjln71/62t7bIASRcblgy++x7hqf79u",
-	"rll/sVr+o2WCZb9XXvBrfS9vmb6+fa69xn1vre99SQRJUaEw3Bov6c8oZC4BTRZpKRi/fwt3doHmQyYx",
-	"N3JUgua6AXQFGdMyoLJ4BTJbLrlQEsJBMBh0g2E3OA41v3JnZlUjf+D5HtWgfstQrGoXv6TdHKo2efhb",
-	"RgXG3kiJDLVhWmBqtDyl7B2yuVp4o+OSFVIJyualjFdybxnqolKDBT4ztlszreZHr8y135GExvDm09vr",
-	"JiV7eiZD45KoRUWi2ERtJ6Xka0Hp4PTM34vypptw0a0JatAdl1uadO6piVvobCDyklTeWBflIs14Lx8k",
-	"3qEgCWikQOLc2D+4p2rBM2XoTpDE2lfLhMjFaMLCprt7kDRehz64fm67uQcxX4e++wjX2pr1fNDskksS",
-	"4br/oAld25/WIXAxYeGGnf2BMDJHTU4/LT8WZ2uUexPWuMIX9OKOa7bBwr53GwwvHr/cj8gIU07RNU+A",
-	"xsYWRYJL2VX2Nw0fpZJXJiRbKoyBsBjonHGBMUxXNVPV22J9VAF4C/pnw01015p0ueRMWi/0nRBcmECE",
-	"M5XH62S5TGhkTfNfpbW45f08eFhtiY3hb1iI775SqaTneylKSeaYi3nLWgFJtOdZAZrlPcPIiohvBM68",
-	"kfcv/SrN6Nunsm8w/pDTYClqcn3MVjAjNMkE+kCZUZ7xhx/A4A3I7jDhS6yDNJz4thkvuXT1lrJYmyEa",
-	"I1NUrWCKC/0Tyd2tsUUsS7VrzcOtccVLz/esMsRv8/2e7/0XrrT7bV2Tb+9lHMfGGpHkLZvxTZyq5zlx",
-	"lM24SElhF5sBB3WeoelqbcuR4dO/YqQq372TI84TakqycaYh8BoVoYmDMGYJ8o0FBIZSK0hsVsvCEUjt",
-	"DOWCLHGTVrI/51qoU4Wp3EsGW7dTEUmEICv93SrIBmxISbSgDLtaBXQACHqhD9ib9yB0qVPoYKoWe8OP",
-	"TQg/Wn4ZFsrDiMpvxEFMqc+b9CyylLCKmnylE2dFxByVW5hmFJMYuIAy9AOiYEayRPlwv0AGt4zfbxGw",
-	"yqB/tnyvMP6yTfxKK+IOKR02oy1npS3cm7EtVO0BLgzfl2G7i+USldaDPJbP9eSeJnFERCx9SCnLpFET",
-	"xlU3X+bQkyKc34CgswrtlAoAVjhtwhA2ZGrzjluS08gttgHSi6CG5/7H1zOVjdPtA8CvUZLFGMNM8BTC",
-	"HE54MKDrXaRc10hoQ6zx4CCoLtP5vllx0WgYJamS/O2GuqzWXEGoF4dWsXQiOad3yBwu7E1ekrtBcUcj",
-	"LKF7vvc9F0jnrFhxjXqB059tVgXbEt2KEBz+yxFhhf0HE9GtDy3s5UFrz4SCJP6JJasiFNzAnW3Nx2oB",
-	"jUnNjohJVTp7HdukbpcBaTLvfbVvo5y065SbauVWnz5O7slKQrgPD/dhXsva0biIXvOVDS64rGCTdBuj",
-	"vW9UBjZvZcrjlTGOYGtgXS66tjpXhN2bwvUSl9Ei9iDK3lGpPqA0Wtym6SeGsCRzk/m3tMRh0hl+Ve8o",
-	"u3Xz5tOHd0X8pBeac6+ATKWWYW6D5YRI+2AvMS4LbbvUQ9qzqSzP3SskaVkNl3Wsc9yi8jiz3zcYtgvv",
-	"VxIq7vbgJ1YmbhDWquWhSd7Cdg0hBCJwwgoUr2z9Aknc5SxZQYrpFIWEo9DYMJ28l5V9/aWsKNeevF6Z",
-	"xL2sT4cdSIlORMDc4JREtwYXIrBIJm2C3Wo6cBaX9dSN2Hv8evwtlEsK3/8fH/I0+3NuHW4UF2SOfWn/",
-	"H0cRz0zTJOHT3FnIvs4rCWUo5Egr/he4MZLz3W8ZSSS8SvhcvjKWpJa4XhxfDhySVmK0sxJYroKEsHmm",
-	"9SYv0V2BYXs46AUhUFlm3r5NvZX+Td9Q7k6tZyS1A6msnGQN3eMzF7JVxd6FZSk8oBZE5YYqNuCbPvBR",
-	"/as1g9qAjLk0FVGaGqWzmY430iEZdvWv+0CIMcG5htFKXwt5cJU+3saFmSl3g63/xFX6XNRtWvy0ZRcH",
-	"GjUAm/FD7XsBusnJxyE0+l87b+2VBGtcgMYNr39QZXCjebbbGjbjvrWrx+ZCulUwBRqPIOy7Sn8HNkke",
-	"5pmpOU5Y+NStOtsjbGWroDDFGdcGs35cr9cLe5DHJQJVJphOSyQ8FaY1h4dV+com4yNBoCXD5GKkWbDd",
-	"S5VrXcc9bIZx0/mWpxiOWsOyDe1ddfSzbEfLPztq7HWV2+a4m90/Z95QE++j0sF29s0hnihIz8sd2ngX",
-	"TZsXzhsqxJt5wxPj/xof/rD4v4K5K0p28PTPHR27kN07Kq7pxPOiYqd8bOD7y8KO6ZjsI0n4vTQx0/0C",
-	"dZypICJMx6DWAmHc26PbvbUZJqs2X+tYIAqOwn5o2il4h2JlEOgcWI7aFUcYQkv41IzKOAuZja660y0U",
-	"FTQWV8UgV4Frp8uvioAOSqru+1b50spWVpZNh95dS3abg7DWxA+1rw6/zaTiqfm+Z6H/plGg2BKgaial",
-	"ZmLE9kogRUViokhv27zUWD0S78LRp4/fdrZ6rkMD9jJo3YjX61Hs9lP3CfCaLaj15rCO0083+PYUyttj",
-	"Po+Tn1Rw92GCax7oIE6st1raQs50iIZRJqha3egzrKxwkqnFwOHm/pYJ7I6vu1KtEoSftJ+DQS8Ami4T",
-	"GlEFs4Tf9+rjIorcojSx6hSJQAGK3yIbGeIjkiQogMoJ019DTuMQooTQ1Jah/vOXj3BElQRjA1UmjGVh",
-	"XEG0wOgW444PmEg0h9WjPJ3VYzxhM5ogpGRpTaOBDIrXNhUpa7nZRrmaChv35HQZU1x36p9E4o28hVJL",
-	"Oer3Ez6nrFfrPCc8Iom+oJSzvuVmv9iPxeydgZBJFL/SdIlCckZyPlffEVY8E6BX6bybZ0zZ3m1xj/am",
-	"zE9Fo9KUDiKDc97xrjDbMOS1Z68kYJolpEgFCYPxhx/yu/7wevwtjN+/HW2U0mBqe7ntwEzxCSO1azGe",
-	"cEFREBEtaESSYoZDG7GqutN273mCOkW41yqEJFqYNROWkhXEvDdhE6ZVLcxL2qEdBqmaYXJJmNwyKXJk",
-	"XKJt0u8/2BF2rOUlK6BKYjKDvFzTyK7Cq1wUxR2KCZPLRMsysRgQpbdai/BoJB324EZnQyiLxrzNmGwJ",
-	"a8JMnCXIPRwRafpvUUINeTHvGPfzr4Pvwy7KiCwxNovmyFDQyP5vTHJti2HpdzpOKMp2wBBjCWEDrRG8",
-	"tio9yYLgJDLqZT5iXtf799qc11/q02JgWntywrJcD03PMO8WQvgwsf29iTd6mJiu5MTzJ0Vf0ny2/VDz",
-	"MW/nms/N/vXEWxd5q6IqaWoCNPTZDMIduZi/Ie8dz/eK4bXGrNva9/gSGVlSb+Sd9ILeiXbCRC2Moh+c",
-	"LbWzvrU+xdkE1gGKdGngQvBsvjAcprF1QRvaa2sDE3b01HyuYzlcTguameVmiCx/fYPq9SqfDquN0QyC",
-	"YP8hGrNDbCS2Ln9Y7NiI+fcel9nYuPYfz0V61rzmXUU3gJJ+29+2KJWTuW9QOS5yauwMmDRQkbmZQW1x",
-	"2PvSmv387AZfLelvzBCu/Uf31OZJ1xriE/uIW0X5l3xyj8CMJgrFqCGrRPlApvwOjX2ZYsLvK2vYg/Ab",
-	"u+kvRJls6agTjrSh5WLCzLbakloBBfA3ePVA4/UrG6sXadNHfmR/1scY5anVMSfMjRgXFq8ejNkKuFqg",
-	"KEkZBgGEn1g+QYvxf2coVmEPbGouIeIpThhlJk2WVzDjZkY5LJLvUEdDEBEhKEoIv5G3dPlRW92wAxlT",
-	"NMmL8Tbx3qaWtWv49R2V6nsubvLpvpb8tJKaiqt+o4tT45/v5J5v2Vpst42WzWWtkdRi+ZYpvvwitw3x",
-	"HQcDxxif74rR+ZL8lpkGiKIsy/MBEyuaGQQdw+Ad5Zltwr2StQvZNmJYXY23c0byUfzGOl+QyvYAUx1G",
-	"18WOMuBFk/OoEcjdMj69KsNbG6x8pWmWwnEQBJ2teCu+bGBcZkKUqZOBLQDrYzSDg8CUf/OvJTGUKZyj",
-	"sNQ8Yk7KGVAzFP9kz6A/5hWjz8949enP95LTP9ybRQe/6fLlII/uHBxw+Pb66EBjauC5/l2D3YzBdBJC",
-	"oJixrnv4Oq2He3hr1/84t26D1uZrD2vr5BNU6IpcdfApy4anmeeu+kJHgyDoGO8xCIa2r6xM6fSeSGCc",
-	"mbLJbg93bSEfyrkXMkxlyNqc4Xo0ZK0PbzxRwLeFrDX2ai7mXLepqpkAotuuw0j/IBg6K13lpYDMokV7",
-	"17N0xl5hWUav8J8WDVDt34r2yA7l2ZI8VSJYfy1oGAzbQ8U/cvU9z1gc1kWR7iuJb1D9UwwdYviiSdMz",
-	"pON3Mq2Od9QONci+t8y2le2xLbnFYCrLG+omcTFTlvadEW1Uj20MbjvV0uSWaabINMEJM9PkEo7CGjAz",
-	"SFWM8zS+5Eg2MgIddpjphscHYMKOTZHuqURr7XvQaNn77Vx4wjTm9mJtjdKQRdncEhkRZgvEhOmg2KRc",
-	"zSv4ZKj+kSvTJFIK47BzNWEEJGqy7DHFm97mZYmjvFDZQsWv0OxoMyBwlkmMNdDLCXO/kJDTl1e+86ra",
-	"Xq71XlCF4YSZ6626aIBsxkVkXg/TSHC2T95nRSd/nwules3j1WHh9nJH1/NP8Mr87xP9HxwLP9Vqbgzs",
-	"rpvdaSUyXP/9BiZGpfMesI4q8pGbPAA5/nuKv/JG5/OdoBUZHSvnA0jP9YgHpgH1WuS26p7tKZR/ecBY",
-	"csQY442K5/2CywJ383JUPuIQ8TsUtZrfhJUVvaKrb8tR5j2FVyEwIgS/l6C4KZXY1w0iIrFLmUQmqaJ3",
-	"2LFvgderdRNG5baC3R71bp3nPVpQc2LcrII1lthBhFcvWRB78bLL/6M/GLHHH3j4Hf9Ww5cntiJ2Fy7c",
-	"A1IvUrVw/BEBCZk02ml6u676xfM6FH9I/eLJTTebN5LKnnGxxZzVssnq8GuO8kduA8OwCoN7+/TS/tlH",
-	"e1If7f9aTJ/fcavN6xjMikmdz65BEmO+7PiBy/8QMGMqjT/uYhbDUX02hsSx0JE8n0Fo/k6OyFjY8Xwv",
-	"K2dgRv3+8eC8F/SC3vHoIrgITNKaM9idtvpm5MOHRJsWHQjYetNmbbS6s17lCNrRymbjxOQgTpNlEuJm",
-	"B3xm5pLgyBGZdFpQWzb8fwMAAP//",
+	"7FwLbyM3kv4rhb4cxj60pLYsv2Qs7jRxMpi7STI3jwS40SBNdZckrrvJDsm2R2vovx9I9luULNmTXG53",
+	"gQFGUvNRVSxWffVoP3gRTzPOkCnpjR88/ELSLEHz+R1PcCIlXbAUmdK/yDxNiVh5Y28CAkmMAkg1AIgC",
+	"AgIlz0WEsBA8zzzfuyNJjnoyjb2xN5D5TEaCZopyJgfkang2H84vemfR+WlvNLuY9S4vrq56wzNyNr+6",
+	"mEWns+GgXPKVXlEOFEolFoNM8Dsao5CDn5HFXPQnuVpyQf9G9NID0SJeDmbBfHQanY16eHF50Rtdng97",
+	"l1ezkx45Pzudk6tofjG68HyPkRS9sbfn6EzwDIWiVl6RQKIwfqnlcz6/nM1ms1HvCoez3mh2etYjpyTu",
+	"BVEwC8gZuYyHeoFiyk/MG3vDYHjeOznpDU8+nATjQP/rB0HwP57vxVjJzBt775DEQKIIpYQ5F6CWCDOa",
+	"JJQtQCFJDWGURTQjyWst9AiHEZ6MsHd5Fl/0RufDq94snkW90dkoDs5OruKry4vmpA+rTAvho0Th+Z6W",
+	"5A3OKaN6f7PgPsKvp8gBieL4Ykgueqenl2e90SXOe7N4NOzNz4Pz+YxcnhDUBMiIm42/mpJ4vpdn8aGH",
+	"UkzZfShr35MrqTC9IYo0Tn+idh/l05Xk5ap9LgmR6gce0zl9fNfm2EO2bs9r7r/2PWW/7nP9vPXaN/ak",
+	"1oq2PfmgdTiniepRBu+sadFrbBqQ30f1inu/5+j2vbcmkMwSfK8VWHrjT97A+9y9tj9TvAeSJJWJlD7M",
+	"cgUxRwmMK/2M38OK56A4pOQWgbAVREvCFij7elsUKZVS8+WNPz14JFLFZ+/fBtoem02JIpPqwWffY1x1",
+	"v9+0x6w/21v+oxWCFb9XHfBLfS6vmT6+fY69IX1vrc89I4KkqFAYaU0y+jMKWWhAW0RaCyZvX8OdHaDl",
+	"kEssjByVoKVuNrqGnGkdUHm8AplnGRdKQjgMhsNeMOoFJ6GWV+HM7NUoHni+R/VWv+UoVo2Dz2iv2FWb",
+	"PPwtpwJjb6xEjtowLTE1tzyl7A2yhVp645NKFFIJyhaVjtd6bwXq4lJvC3xubLcWWsOPXptjvyMJjeHV",
+	"x9c3bU729EyGx4yoZc2i2CRtJ6fkS8np8Ozc34vztptw8a0ZavEdV1PafO55E7fw2SLka3L53rooF2vG",
+	"e/kg8Q4FSUATBRIXxv7BPVVLnivDd4Ik1r5aJkQux1MWtt3dg6TxOvTB9XPXzT2IxTr03Uu4xjas54MW",
+	"l8xIhOvBg2Z0bX9ah8DFlIUbdvYHwsgCNTuDtPpYrq1J7k9Z6wi/ohd3HLMFC/uebTC6fPxwPyAjTDlV",
+	"1zwBGhtbFAkuZU/Z3/T+KJW8NpAsUxgDYTHQBeMCY5itGqaqv8X6qHLjLeSfjzbJXWvWZcaZtF7oOyG4",
+	"MECEM1XgdZJlCY2saf6rtBa3Op8HD+spsTH8LQvx3RcqlfR8L0UpyQILNe9YKyCJ9jwrQDO8bwRZM/GN",
+	"wLk39v5lUIcZA/tUDgzF7woeLEdtqU/YCuaEJrlAHygzl2fy7gcwdAOyO0x4hs0tjSS+beMl1129pSzW",
+	"ZojGyBRVK5jhUv9ECndrbBHLU+1aC7g1qWXp+Z69DPHrYr7ne/+FK+1+O8fk23OZxLGxRiR5zeZ8k6b6",
+	"ecEcZXMuUlLaxTbgoM41NF+daQUxfPZXjFTtu3dKxLlC45JsrGkYvEFFaOJgjFmGfGMBgaHUFyQ2o2Xp",
+	"CKR2hnJJMtzklewvuQ7pVGEq99LBzunUTBIhyEp/txdkY29ISbSkDHv6CmgACHqgD9hf9CF0XafQIVSt",
+	"9kYemzv8aOVlRCgPY6o4EQcz1X3e5GeZp4TV3BQjnTQrIhao3Mo0p5jEwAVU0A+IgjnJE+XD/RIZ3DJ+",
+	"v0XBaoP+ycq9pvjzNvWrrIgbUjpsRlfPKlu4t2A7pNoFXBS+rWC7S+QSlb4HBZYv7sk9TeKIiFj6kFKW",
+	"S3NNGFe9YpjjnpRwfmMHHVVop1RuYJXTBgxhS6c2z7ijOa3YYttGehA06Nx/+WaksrG6fQD4JUryGGOY",
+	"C55CWOwTHrzRzS5WbhosdHdsyOCgXV2m820746LJMJekDvK3G+oqW3MNoR4c2oulA8kFvUPmcGGvipTc",
+	"exR3NMJqd8/3vucC6YKVI25QD3D6s82sYFejOwjB4b8cCCscPBhEtz40sVeA1r6BgiT+iSWrEgpu0M62",
+	"xmMNQGNCsyNiQpXjvZZtc7fLgLSF97aet5FO2rXK+3rkVp8+Se7JSkK4jwz3EV7H2tG4RK/FyJYUXFaw",
+	"zbrFaG9bmYHNU5nxeGWMI9gcWI+Lns3OlbB7U7m+xmF0mD2IszdUqncozS3u8vQTQ8jIwkT+nVviMOkM",
+	"v6g3lN26ZfPx3ZsSP+mBZt1rIDOpdZhbsJwQaR/spcZVom3X9ZB2bSqrdfeCJB2r4bKOTYlbUh4X9tuW",
+	"wHbR/UJCLd0+/MSqwA3CRrY8NMFb2M0hhEAETllJ4rXNXyCJe5wlK0gxnaGQcBQaG6aD9yqzr79UGeXG",
+	"k5crE7hX+enwGFKiAxEwJzgj0a2hhQgsg0kbYHeKDpzFVT51A3tPXk6+hWpI6fv/410RZn8qrMN7xQVZ",
+	"4EDa/ydRxHNTNEn4rHAWcqDjSkIZCjnWF/8zvDea891vOUkkvEj4Qr4wlqQRuF6eXA0dmlZRtDMTWI2C",
+	"hLBFru9NkaK7BiP2cNgPQqCyirx9G3or/Zs+ocKdWs9IGgtSWTvJBrkn5y5i64y9i8pKeUAtiSoMVWy2",
+	"b/vAR+9foxjU3ciYS5MRpam5dDbS8cYakmFP/7rPDjEmuNB7dMLXUh9cqY/XcWlmqtlg8z9xHT6XeZuO",
+	"PG3axUFGY4NN/ND4Xm7dluTjO7TqXztP7YUEa1yAxi2vf1BmcKN4ttsatnHf2lVjcxHdSZgCjccQDlyp",
+	"vwOLJA+L3OQcpyx86lQd7RG2sllQmOGca4PZXK7f74d9KHCJQJULpsMSCU/d05rDw7J8VZHxERBo2TCx",
+	"GGknbPe6yo2q4x42w7jpYspTDEejYNnd7U299LNsR8c/O3LszSu3zXG3q3/OuKGh3keVgz3eN4Z4oiI9",
+	"L3bo0l0Wbb5y3FAT3o4bnoj/G3L4w/B/veculOyQ6Z8bHbuI3RsVN+7E81CxUz826P1ladt0TPSRJPxe",
+	"Gsx0v0SNMxVEhGkMai0Qxv09qt1bi2GyLvN1lgWi4CgchKacgncoVoaA4wPTUbtwhGG02p+aVhlnIrNV",
+	"VXe6hTKDxuI6GeRKcO10+XUS0MFJXX3fql/6slWZZVOhd+eS3eYgbBTxQ+2rw29zqXhqvu+Z6H/fSlBs",
+	"AahaSKnpGLG1EkhRkZgo0t/WLzVRj+BdOPr44dvjrZ7rUMBegdYNvN5EsdtX3QfgtUtQ681mHaefbsnt",
+	"KZx323weZz+p991HCK5+oIMksd5qaUs90xANo1xQtXqv17C6wkmulkOHm/tbLrA3uelJtUoQftJ+Dob9",
+	"AGiaJTSiCuYJv+8320UUuUVpsOoMiUABit8iGxvmI5IkKIDKKdNfQ07jEKKE0NSmof7zlw9wRJUEYwNV",
+	"LoxlYVxBtMToFuNjHzCRaBZrojwd1WM8ZXOaIKQks6bR7AyKNyaVIWs12aJczYXFPQVfxhQ3nfpHkXhj",
+	"b6lUJseDQcIXlPUbleeERyTRB5RyNrDSHJTzsey9MzvkEsWvNM1QSM5IIef6O8KK5wL0KB1385wpW7st",
+	"z9GelPmpLFSa1EFkaC4q3jVlG4a88eyFBEzzhJShIGEwefdDcdbvXk6+hcnb1+ONVBrMbC23C8wUnzLS",
+	"OBbjCZcUBRHRkkYkKXs4tBGrsztd914EqDOEe32FkERLM2bKUrKCmPenbMr0VQuLlHZom0HqYpjMCJNb",
+	"OkWOjEu0Rfr9GzvCY2t5yQqokpjMoUjXtKKr8LpQRXGHYspklmhdJpYCovRUaxEeRdJhH97raAhlWZi3",
+	"EZNNYU2ZwVmC3MMRkab+FiXUsBfzY+N+/nX4fdhDGZEMYzNogQwFjez/xiQ3phiRfqdxQpm2A4YYSwhb",
+	"ZI3hpb3S0zwITiNzvcxHLPJ6/97o8/pLs1sMTGlPTlle3ENTMyyqhRA+TG19b+qNH6amKjn1/GlZlzSf",
+	"bT3UfCzKueZzu3499dZl3KqoSto3AVr32TTCHbmEv6Hvx57vlc1rrV63te/xDBnJqDf2TvtB/1Q7YaKW",
+	"5qIfHC11o761XsVZBNYARbpu4FLwfLE0EqaxdUEbt9fmBqbs6Knx3LGVcNUtaHqW2xBZ/voK1ctV0R3W",
+	"aKMZBsH+TTRmhtgIbF3+sJyxgfn3bpfZmLj2H49F+ta8FlVF9wYV/7a+bUmqOnNfoXIc5MzYGTBhoCIL",
+	"04PakbD3udP7+cm9fT1ksNFDuPYfndPoJ13rHZ9YR9yqyr8UnXsE5jRRKMYtXSXKBzLjd2jsywwTfl9b",
+	"wz6E39hJfyHKREtHx+FYG1oupsxMawxpJFAAf4MXDzRev7BYvQybPvAj+7NexlyeRh5zytyEcWHp6sOE",
+	"rYCrJYqKlVEQQPiRFR20GP93jmIV9sGG5hIinuKUUWbCZHkNc256lMMy+A41GoKICEFRQviNvKXZB211",
+	"Q+tEDYgqGCxM8DeKZyHwuUVYhTU/hpwpmhSpexumb7vEjUP79Q2V6nsu3he9gB1t64RA9Rn4rZpPQ9q+",
+	"U9a+PYRyui3LbA7rNLCWw7f0/BVS2dbydxIMHU1/vgvR84z8lptyiaIsL6IHgyxNx4JGPHhHeW5Ldi9k",
+	"4/i2NSTWB+nt7Kh8lL6Jji6kshXDVIPuppJSBrwsiR61YN8t47PrCgxbaPOFpnkKJ0EQHF83VfAWMZNA",
+	"1VZmFM9abFTBFGXqdGhzyHptLfUgMBnk4mvFIWUKFygsi49YpKqN1PTVP9m56I9F0unTM96e+vO9J/UP",
+	"93LSwS/LfD4IFDh7DxzwoNl90Go8eC5E0NtuwjgdxxAo27SbIKHJ6+EgwRr7Pw4ZWNzbfnNibXFCggpd",
+	"4FfjV1nVTE1LeF1aOhoGwbFxKcNgZEvTymRf74kExpnJvOx2ezd250Ml95UMU4V6221gj6LeZv/HExV8",
+	"G+ptiFdLsZC6jXZNExHddhxG+4fByJksqw4FZB4tu7OedWfsEVaZ+Jr+WVlD1U6vrLDsuDxb4q9aBZtv",
+	"Fo2CUbcv+Ueuvuc5i8OmKtJ9NfEVqn+qoUMNv2rc9Qzt+J1Mq+M1t0MNsu9l+bbMP3Y1t+xtZUVN3sQ+",
+	"plHTvnaijeqJBea22C1NeJrmiswSnDLTkC7hKGxsZnqxyo6g1peCyFaYoGGHaZB4vIcmPLZR1j2VaK19",
+	"H1pVf78bTk+ZptwerE1zGrYoW1gmI8JsjpkwjZRN1NY+go+G6x+5MnUmpTAOj6+njIBEzZZdpnxZ3Lxv",
+	"cVTkOjuk+DWZx9oMCJznEmO96dWUud9pKPgrkudFYm4v13ovqMJwyszx1oU4QDbnIjJvmGkiONsnGLSq",
+	"U7wShlK95PHqMLid7Sic/gneuv990P/BWPipVnOj53fdLnArkeP67xeYmCtdlJE1qii6dgoAcvL3hL+K",
+	"WunznaBVGY2Vix6m53rEA8OAZjpzW4LQliWqP15gLDlijPFG0vR+yWVJu3m/quiSiPgdikbacMqqpGDZ",
+	"GGBzVOZVhxchMCIEv5eguMmf2DcWIiKxR5lEJqmid3hsXyRvJvymjMptOb89UuY6zns0y+akuJ0aaw2x",
+	"vQwvvmaW7KunXf4f/c2JPf5GxO/45x4+P7GasTtx4e6x+ipZC8ffIZCQS3M7TXnYlb94XpHjD8lfPLlu",
+	"Z+NGUtszLraYs0Y0WS9+w1H+yC0wDGsY3N+nHPfPUtyTSnH/12r6/KJdo+XHUFY2+3xy9aIY82U7GFz+",
+	"h4DpdGn9fRgzGI6a7TUkjoVG8nwOoflTOyJn4bHne3nVRjMeDE6GF/2gH/RPxpfBZWCC1kLA7rDVN10j",
+	"PiTatGggYPNNm7nR+sz6tSPoopXNaoqJQZwmywTE7SL63LQ2wZEDmRx3du3Y8P8NAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

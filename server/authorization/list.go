@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"net/http"
 	"net/url"
+	"strconv"
 	"sync"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
@@ -86,7 +87,7 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 		return nil
 	})
 	if more {
-		next := s.nextLink(ctx, scope.Path, req.Params.Filter, encodeSkipToken(last))
+		next := s.nextLink(ctx, scope.Path, req.Params.Filter, req.Params.Top, encodeSkipToken(last))
 		page.nextLink = &next
 	}
 	return page, nil
@@ -176,11 +177,16 @@ func (p *assignmentPage) release() {
 	pages.Put(p)
 }
 
-func (s *Server) nextLink(ctx context.Context, scopePath string, filter *string, token string) string {
+// nextLink is the URL of the page after token: the same list, filter and page size ($top,
+// as ARM keeps it across pages; without it the next page would be of the default size).
+func (s *Server) nextLink(ctx context.Context, scopePath string, filter *string, top *int32, token string) string {
 	q := url.Values{}
 	q.Set("api-version", APIVersion)
 	if filter != nil && *filter != "" {
 		q.Set("$filter", *filter)
+	}
+	if top != nil {
+		q.Set("$top", strconv.Itoa(int(*top)))
 	}
 	q.Set("$skipToken", token)
 	return s.baseURL(ctx) + "/" + scopePath + providerSegment + "roleAssignments?" + q.Encode()

@@ -1,6 +1,7 @@
 package authorization_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"sort"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
+	"github.com/understudy-dev/understudy/internal/spectest"
 )
 
 // fixture assignments at several levels of one subscription, and one elsewhere.
@@ -158,7 +160,7 @@ func TestScopeShapes(t *testing.T) {
 	}
 	for i, scope := range scopes {
 		t.Run(scope, func(t *testing.T) {
-			name := "00000000-0000-4000-8000-00000000010" + string(rune('0'+i))
+			name := fmt.Sprintf("00000000-0000-4000-8000-%012d", 100+i)
 			created := mustPut(t, raw, scope, name, props(principal1, readerID), http.StatusCreated)
 			if *created.Properties.Scope != "/"+scope {
 				t.Errorf("scope = %s, want /%s", *created.Properties.Scope, scope)
@@ -194,5 +196,58 @@ func TestRawPathsLikeARMClients(t *testing.T) {
 		if resp.StatusCode != 200 {
 			t.Errorf("GET %s: %d", path, resp.StatusCode)
 		}
+	}
+}
+
+// TestListNextLinkKeepsTop follows nextLink as it is, as ARM clients do: every page keeps
+// the page size $top asked for on the first.
+func TestListNextLinkKeepsTop(t *testing.T) {
+	e := newEnv(t)
+	c := e.client("token", true)
+	scope := subScope + "/resourceGroups/paged"
+	want := map[string]bool{}
+	for i := range 6 {
+		name := fmt.Sprintf("00000000-0000-4000-8000-%012d", 100+i)
+		principal := fmt.Sprintf("ce2ce14e-85d7-4629-bdbc-%012d", i) // one triple each
+		mustPut(t, c, scope, name, props(principal, readerID), http.StatusCreated)
+		want[name] = true
+	}
+	top := int32(2)
+	resp, err := c.RoleAssignmentsListForScopeWithResponse(ctx, scope, &gen.RoleAssignmentsListForScopeParams{ApiVersion: apiVersion, Top: &top})
+	if err != nil || resp.StatusCode() != http.StatusOK {
+		t.Fatalf("first page: %v %s", err, resp.Body)
+	}
+	spec, err := gen.GetSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: spectest.Transport(t, spec, nil)}
+	var sizes []int
+	for {
+		sizes = append(sizes, len(resp.JSON200.Value))
+		for _, a := range resp.JSON200.Value {
+			delete(want, *a.Name)
+		}
+		if resp.JSON200.NextLink == nil {
+			break
+		}
+		if len(sizes) > 6 {
+			t.Fatalf("still paging after %v", sizes)
+		}
+		if next, err := url.Parse(*resp.JSON200.NextLink); err != nil || next.Query().Get("$top") != "2" {
+			t.Errorf("nextLink %q does not carry $top=2", *resp.JSON200.NextLink)
+		}
+		req, _ := http.NewRequest(http.MethodGet, *resp.JSON200.NextLink, nil)
+		req.Header.Set("Authorization", "Bearer token")
+		raw, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp, err = gen.ParseRoleAssignmentsListForScopeResponse(raw); err != nil || resp.StatusCode() != http.StatusOK {
+			t.Fatalf("GET nextLink: %v %s", err, resp.Body)
+		}
+	}
+	if fmt.Sprint(sizes) != "[2 2 2]" || len(want) != 0 {
+		t.Errorf("page sizes %v, not listed %v; want pages of 2 covering all six", sizes, want)
 	}
 }
