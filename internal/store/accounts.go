@@ -25,8 +25,12 @@ type Account struct {
 	// Configurations holds the applied configurations (customer, merchant, recipient) and
 	// their requested capabilities, by capability path such as "stripe_balance.stripe_transfers".
 	Configurations map[string]map[string]bool
-	// Onboarded is set when the hosted flow has collected everything: requested capabilities
-	// then become active.
+	// OnboardedConfigurations are the configurations whose onboarding a submitted link
+	// completed (the account accepted their terms): once nothing else is missing, their
+	// requested capabilities are active. Sorted, each once.
+	OnboardedConfigurations []string
+	// Onboarded says every configuration is onboarded: a seeded account that says so, or one
+	// stored before onboarding was recorded per configuration.
 	Onboarded bool
 	// Concurrency is the account's own limit of updating requests in flight (seeded; 0: its
 	// platform's limit).
@@ -44,8 +48,14 @@ func AccountScope(platform string, livemode bool) string {
 	return platform + "|test"
 }
 
+// OnboardedFor says whether the onboarding of configuration name is complete.
+func (a Account) OnboardedFor(name string) bool {
+	return a.Onboarded || slices.Contains(a.OnboardedConfigurations, name)
+}
+
 func cloneAccount(a Account) Account {
 	a.Metadata = maps.Clone(a.Metadata)
+	a.OnboardedConfigurations = slices.Clone(a.OnboardedConfigurations)
 	if a.Configurations != nil {
 		c := make(map[string]map[string]bool, len(a.Configurations))
 		for k, v := range a.Configurations {

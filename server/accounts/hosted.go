@@ -171,7 +171,7 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 			status = http.StatusNotFound
 			return nil
 		}
-		applyForm(&acct, apply)
+		applyForm(&acct, apply, cur.Configurations)
 		if err := s.tables.Accounts.Put(tx, acct.ID, acct); err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"net/mail"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -175,9 +176,10 @@ func checkField(name, v string) (string, string) {
 
 func isASCIILetter(b byte) bool { return ('a' <= b && b <= 'z') || ('A' <= b && b <= 'Z') }
 
-// applyForm writes checked values into the account and marks it onboarded: the form is the
-// only way the account accepts the terms of service.
-func applyForm(a *store.Account, apply map[string]string) {
+// applyForm writes checked values into the account and marks the link's configurations
+// onboarded: the form is the only way the account accepts the terms of service, and it
+// accepts them for what the link was made for, not for every configuration of the account.
+func applyForm(a *store.Account, apply map[string]string, configurations []string) {
 	for name, v := range apply {
 		switch name {
 		case fieldDisplayName:
@@ -190,7 +192,12 @@ func applyForm(a *store.Account, apply map[string]string) {
 			a.EntityType = v
 		}
 	}
-	a.Onboarded = true
+	for _, name := range configurations {
+		if _, applied := a.Configurations[name]; applied && !slices.Contains(a.OnboardedConfigurations, name) {
+			a.OnboardedConfigurations = append(a.OnboardedConfigurations, name)
+		}
+	}
+	slices.Sort(a.OnboardedConfigurations)
 }
 
 func accountValue(a store.Account, name string) string {

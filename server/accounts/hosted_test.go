@@ -122,6 +122,8 @@ type hostedLinkOptions struct {
 	fields    string // collection_options.fields, "" for the default
 	returnURL string // instead of hostedReturn
 	refresh   string // instead of hostedRefresh
+	// configurations are the link's configurations (default: recipient).
+	configurations []string
 }
 
 // createLink makes an account link and returns its url.
@@ -130,7 +132,10 @@ func (e *hostedEnv) createLink(account string, o hostedLinkOptions) string {
 	if o.useCase == "" {
 		o.useCase = "account_onboarding"
 	}
-	flow := map[string]any{"configurations": []string{"recipient"}, "refresh_url": hostedRefresh}
+	if o.configurations == nil {
+		o.configurations = []string{"recipient"}
+	}
+	flow := map[string]any{"configurations": o.configurations, "refresh_url": hostedRefresh}
 	if o.refresh != "" {
 		flow["refresh_url"] = o.refresh
 	}
@@ -851,6 +856,72 @@ func TestHostedFlowAccountLimit(t *testing.T) {
 		t.Fatalf("the other update: %d", status)
 	}
 	hostedRedirect(t, hostedPost(t, c, link, hostedValidForm(p)), http.StatusSeeOther, hostedReturn)
+}
+
+// TestHostedFlowActivatesOnlyTheLinksConfigurations: a submitted form completes the
+// onboarding of its link's configurations, and only theirs; the other configurations of
+// the account stay restricted until a link for them is submitted, onboarding or update.
+func TestHostedFlowActivatesOnlyTheLinksConfigurations(t *testing.T) {
+	e := newHostedEnv(t, nil)
+	status, out := e.api(http.MethodPost, "/v2/core/accounts", `{"configuration":{"recipient":{"capabilities":`+hostedRecipientJSON+`},`+
+		`"merchant":{"capabilities":{"card_payments":{"requested":true}}}}}`)
+	if status != http.StatusOK {
+		t.Fatalf("create account: %d %v", status, out)
+	}
+	acct := out["id"].(string)
+	read := func() map[string]any {
+		t.Helper()
+		status, a := e.api(http.MethodGet, "/v2/core/accounts/"+acct+"?include=requirements&include=configuration.recipient&include=configuration.merchant", "")
+		if status != http.StatusOK {
+			t.Fatalf("get account: %d %v", status, a)
+		}
+		return a
+	}
+	statuses := func(a map[string]any) string {
+		return fmt.Sprintf("merchant %v, recipient %v",
+			hostedDig(a, "configuration", "merchant", "capabilities", "card_payments", "status"),
+			hostedDig(a, "configuration", "recipient", "capabilities", "stripe_balance", "stripe_transfers", "status"))
+	}
+	// restricts lists, per requirement, the capabilities it holds back.
+	restricts := func(a map[string]any) string {
+		var out []string
+		for _, en := range hostedDig(a, "requirements", "entries").([]any) {
+			var caps []string
+			list, _ := hostedDig(en.(map[string]any), "impact", "restricts_capabilities").([]any)
+			for _, c := range list {
+				caps = append(caps, fmt.Sprint(c.(map[string]any)["configuration"], ".", c.(map[string]any)["capability"]))
+			}
+			out = append(out, fmt.Sprintf("%v:%s", en.(map[string]any)["description"], strings.Join(caps, "+")))
+		}
+		return strings.Join(out, " ")
+	}
+
+	link := e.createLink(acct, hostedLinkOptions{configurations: []string{"merchant"}})
+	c, p := e.open(t, link)
+	hostedRedirect(t, hostedPost(t, c, link, hostedValidForm(p)), http.StatusSeeOther, hostedReturn)
+	a := read()
+	if got, want := statuses(a), "merchant active, recipient restricted"; got != want {
+		t.Errorf("after the merchant link: %s, want %s", got, want)
+	}
+	if got, want := restricts(a), "identity.attestations.terms_of_service.account:recipient.stripe_transfers"; got != want {
+		t.Errorf("after the merchant link, requirements %s, want %s", got, want)
+	}
+
+	// An update link for the recipient configuration: nothing is missing but its terms.
+	link = e.createLink(acct, hostedLinkOptions{useCase: "account_update", configurations: []string{"recipient"}})
+	c, p = e.open(t, link)
+	if p.value("display_name") != "Jenny Rosen" || hostedHasAttr(p.byID("display_name"), "required") {
+		t.Errorf("the update form does not show what the account has, as optional")
+	}
+	form := url.Values{"nonce": {p.value("nonce")}, "terms_of_service": {"accepted"}}
+	hostedRedirect(t, hostedPost(t, c, link, form), http.StatusSeeOther, hostedReturn)
+	a = read()
+	if got, want := statuses(a), "merchant active, recipient active"; got != want {
+		t.Errorf("after the recipient update link: %s, want %s", got, want)
+	}
+	if got := restricts(a); got != "" {
+		t.Errorf("after both links, requirements %s, want none", got)
+	}
 }
 
 func hostedURL(t *testing.T, s string) *url.URL {

@@ -16,17 +16,24 @@ import (
 type requirement struct {
 	// Field is the v2 field path, e.g. identity.country; it is the entry's description.
 	Field string
+	// Configurations are the applied configurations it holds back (sorted): their requested
+	// capabilities are restricted until it is met.
+	Configurations []string
 }
 
 // termsOfService is met only by the hosted form: the account itself must accept the terms.
+// A link's form accepts them for the link's configurations alone, so the requirement holds
+// back the configurations no submitted link (nor the seed) has onboarded yet.
 const termsOfService = "identity.attestations.terms_of_service.account"
 
 // requirementsOf lists what the account must still provide before its requested
-// capabilities can become active. An account without configurations needs nothing.
+// capabilities can become active. An account without configurations needs nothing. The
+// account's details are shared by every configuration: one missing holds back all of them.
 func requirementsOf(a store.Account) []requirement {
 	if len(a.Configurations) == 0 {
 		return nil
 	}
+	all := appliedConfigurations(a)
 	var out []requirement
 	for _, f := range []struct {
 		field string
@@ -36,10 +43,29 @@ func requirementsOf(a store.Account) []requirement {
 		{"display_name", a.DisplayName != ""},
 		{"identity.country", a.Country != ""},
 		{"identity.entity_type", a.EntityType != ""},
-		{termsOfService, a.Onboarded},
 	} {
 		if !f.have {
-			out = append(out, requirement{Field: f.field})
+			out = append(out, requirement{Field: f.field, Configurations: all})
+		}
+	}
+	var terms []string
+	for _, name := range all {
+		if !a.OnboardedFor(name) {
+			terms = append(terms, name)
+		}
+	}
+	if len(terms) > 0 {
+		out = append(out, requirement{Field: termsOfService, Configurations: terms})
+	}
+	return out
+}
+
+// heldBack is the set of configurations some requirement holds back.
+func heldBack(reqs []requirement) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range reqs {
+		for _, name := range r.Configurations {
+			out[name] = true
 		}
 	}
 	return out
@@ -82,15 +108,15 @@ func renderAccount(a store.Account, include []gen.AccountInclude) gen.V2CoreAcco
 		cfg.Customer.SetNull()
 		cfg.Merchant.SetNull()
 		cfg.Recipient.SetNull()
-		active := len(reqs) == 0
+		held := heldBack(reqs)
 		if caps, ok := a.Configurations["customer"]; ok && has(gen.AccountIncludeConfigurationCustomer) {
-			cfg.Customer.Set(gen.CustomerConfiguration{Applied: true, Capabilities: capabilitiesAs[gen.CustomerCapabilities](caps, active)})
+			cfg.Customer.Set(gen.CustomerConfiguration{Applied: true, Capabilities: capabilitiesAs[gen.CustomerCapabilities](caps, !held["customer"])})
 		}
 		if caps, ok := a.Configurations["merchant"]; ok && has(gen.AccountIncludeConfigurationMerchant) {
-			cfg.Merchant.Set(gen.MerchantConfiguration{Applied: true, Capabilities: capabilitiesAs[gen.MerchantCapabilities](caps, active)})
+			cfg.Merchant.Set(gen.MerchantConfiguration{Applied: true, Capabilities: capabilitiesAs[gen.MerchantCapabilities](caps, !held["merchant"])})
 		}
 		if caps, ok := a.Configurations["recipient"]; ok && has(gen.AccountIncludeConfigurationRecipient) {
-			cfg.Recipient.Set(gen.RecipientConfiguration{Applied: true, Capabilities: capabilitiesAs[gen.RecipientCapabilities](caps, active)})
+			cfg.Recipient.Set(gen.RecipientConfiguration{Applied: true, Capabilities: capabilitiesAs[gen.RecipientCapabilities](caps, !held["recipient"])})
 		}
 		out.Configuration.Set(cfg)
 	}
@@ -124,7 +150,9 @@ func renderRequirements(a store.Account, reqs []requirement) gen.AccountRequirem
 	if len(reqs) == 0 {
 		return out
 	}
-	var restricted []gen.RestrictedCapability
+	// The requested capabilities of each configuration, which an entry holding the
+	// configuration back restricts.
+	capsOf := map[string][]gen.RestrictedCapability{}
 	for _, name := range appliedConfigurations(a) {
 		paths := make([]string, 0, len(a.Configurations[name]))
 		for p, requested := range a.Configurations[name] {
@@ -134,13 +162,17 @@ func renderRequirements(a store.Account, reqs []requirement) gen.AccountRequirem
 		}
 		sort.Strings(paths)
 		for _, p := range paths {
-			restricted = append(restricted, gen.RestrictedCapability{
+			capsOf[name] = append(capsOf[name], gen.RestrictedCapability{
 				Capability: p[strings.LastIndex(p, ".")+1:], Configuration: gen.ConfigurationType(name),
 				Deadline: gen.RequirementDeadline{Status: gen.RequirementDeadlineStatusCurrentlyDue},
 			})
 		}
 	}
 	for _, r := range reqs {
+		var restricted []gen.RestrictedCapability
+		for _, name := range r.Configurations {
+			restricted = append(restricted, capsOf[name]...)
+		}
 		e := gen.RequirementEntry{
 			AwaitingActionFrom: gen.RequirementEntryAwaitingActionFromUser,
 			Description:        r.Field,
@@ -165,8 +197,8 @@ func renderRequirements(a store.Account, reqs []requirement) gen.AccountRequirem
 
 // capabilitiesAs builds a configuration's generated capabilities type from the requested
 // capability paths, through JSON, so that one function serves every configuration's shape.
-// A capability that was requested is active once nothing is required, else restricted
-// until the account provides what is missing.
+// A capability that was requested is active once nothing holds its configuration back,
+// else restricted until the account provides what is missing.
 func capabilitiesAs[T any](caps map[string]bool, active bool) T {
 	tree := map[string]any{}
 	for path, requested := range caps {

@@ -31,8 +31,9 @@ type SeedAccount struct {
 	Platform string `yaml:"platform"`
 	// Mode is test (the default) or live.
 	Mode string `yaml:"mode"`
-	// Onboarded says the account has accepted the terms of service, as the hosted form
-	// does: its requested capabilities are then active.
+	// Onboarded says the account has accepted the terms of service for every configuration,
+	// as the hosted form of a link for all of them does: its requested capabilities are then
+	// active.
 	Onboarded bool `yaml:"onboarded"`
 	// Concurrency is the account's own limit of updating requests in flight (0: its
 	// platform's limit).

@@ -7,7 +7,8 @@
 //   - any sk_test_/sk_live_ key belongs to the default platform unless the seed gives it to
 //     another platform; livemode follows the key and test and live data never meet;
 //   - onboarding always needs the terms of service accepted, which only the hosted form can
-//     do: an account's requested capabilities become active when the form is submitted;
+//     do: the requested capabilities of a link's configurations become active when its form
+//     is submitted, and those of the account's other configurations stay restricted;
 //   - an Idempotency-Key is remembered only for requests that succeeded: a failed request
 //     may be retried with the same key and runs again (v2 semantics).
 //   - the hosted pages ignore the query of their URL, even one Go's form parsing refuses
