@@ -1053,6 +1053,12 @@ type V2CoreAccountList struct {
 // AccountId defines model for AccountId.
 type AccountId = string
 
+// AppliedConfigurations defines model for AppliedConfigurations.
+type AppliedConfigurations = []ConfigurationType
+
+// Closed defines model for Closed.
+type Closed = bool
+
 // IdempotencyKey defines model for IdempotencyKey.
 type IdempotencyKey = string
 
@@ -1115,6 +1121,18 @@ type ListAccountsParams struct {
 	// Page Opaque page token taken from `next_page_url` or `previous_page_url` of an earlier
 	// response; omit it for the first page.
 	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// AppliedConfigurations Lists only the accounts that have all of these configurations applied (and maybe
+	// others); omitted, accounts are listed whatever their configurations. Repeated once
+	// per value (`?applied_configurations=merchant&applied_configurations=recipient`); the
+	// indexed form (`applied_configurations[0]=merchant`, which stripe-go sends) and
+	// `applied_configurations[]` are rewritten to it before validation, as for `include`.
+	AppliedConfigurations AppliedConfigurations `form:"applied_configurations,omitempty" json:"applied_configurations,omitempty"`
+
+	// Closed Lists only closed accounts (`true`) or only open ones (`false`, the default). This
+	// server has no way to close an account (no `/close` operation), so every account is
+	// open and `closed=true` lists none.
+	Closed *Closed `form:"closed,omitempty" json:"closed,omitempty"`
 
 	// ServiceVersion API version the request is written against: a date followed by a release name.
 	// Required on every request; a missing or unsupported value is rejected with 400
@@ -1319,11 +1337,13 @@ type ClientInterface interface {
 
 	// ListAccounts List accounts
 	//
-	// Lists the platform's accounts in the mode of the API key, newest first. To walk the
-	// pages, follow `next_page_url` or `previous_page_url`: relative URLs that carry the
-	// opaque `page` token, `null` when there is no such page. Optional sections of the
-	// listed accounts (`configuration`, `defaults`, `future_requirements`, `identity`,
-	// `requirements`) are `null`.
+	// Lists the platform's accounts in the mode of the API key, newest first, narrowed by
+	// `applied_configurations` and `closed`. To walk the pages, follow `next_page_url` or
+	// `previous_page_url`: relative URLs that carry the opaque `page` token and the
+	// filters, `null` when there is no such page. A page token belongs to the filters of
+	// the list it came from: sent with other filters it is refused (400
+	// `parameter_invalid`). Optional sections of the listed accounts (`configuration`,
+	// `defaults`, `future_requirements`, `identity`, `requirements`) are `null`.
 	//
 	// Corresponds with GET /v2/core/accounts (the `ListAccounts` operationId).
 	ListAccounts(ctx context.Context, params *ListAccountsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1498,11 +1518,13 @@ func (c *Client) CreateAccountLink(ctx context.Context, params *CreateAccountLin
 
 // ListAccounts List accounts
 //
-// Lists the platform's accounts in the mode of the API key, newest first. To walk the
-// pages, follow `next_page_url` or `previous_page_url`: relative URLs that carry the
-// opaque `page` token, `null` when there is no such page. Optional sections of the
-// listed accounts (`configuration`, `defaults`, `future_requirements`, `identity`,
-// `requirements`) are `null`.
+// Lists the platform's accounts in the mode of the API key, newest first, narrowed by
+// `applied_configurations` and `closed`. To walk the pages, follow `next_page_url` or
+// `previous_page_url`: relative URLs that carry the opaque `page` token and the
+// filters, `null` when there is no such page. A page token belongs to the filters of
+// the list it came from: sent with other filters it is refused (400
+// `parameter_invalid`). Optional sections of the listed accounts (`configuration`,
+// `defaults`, `future_requirements`, `identity`, `requirements`) are `null`.
 //
 // Corresponds with GET /v2/core/accounts (the `ListAccounts` operationId).
 func (c *Client) ListAccounts(ctx context.Context, params *ListAccountsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1810,6 +1832,30 @@ func NewListAccountsRequest(server string, params *ListAccountsParams) (*http.Re
 
 		}
 
+		if params.AppliedConfigurations != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "applied_configurations", params.AppliedConfigurations, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Closed != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "closed", *params.Closed, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -2105,11 +2151,13 @@ type ClientWithResponsesInterface interface {
 
 	// ListAccountsWithResponse List accounts
 	//
-	// Lists the platform's accounts in the mode of the API key, newest first. To walk the
-	// pages, follow `next_page_url` or `previous_page_url`: relative URLs that carry the
-	// opaque `page` token, `null` when there is no such page. Optional sections of the
-	// listed accounts (`configuration`, `defaults`, `future_requirements`, `identity`,
-	// `requirements`) are `null`.
+	// Lists the platform's accounts in the mode of the API key, newest first, narrowed by
+	// `applied_configurations` and `closed`. To walk the pages, follow `next_page_url` or
+	// `previous_page_url`: relative URLs that carry the opaque `page` token and the
+	// filters, `null` when there is no such page. A page token belongs to the filters of
+	// the list it came from: sent with other filters it is refused (400
+	// `parameter_invalid`). Optional sections of the listed accounts (`configuration`,
+	// `defaults`, `future_requirements`, `identity`, `requirements`) are `null`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2671,11 +2719,13 @@ func (c *ClientWithResponses) CreateAccountLinkWithResponse(ctx context.Context,
 
 // ListAccountsWithResponse List accounts
 //
-// Lists the platform's accounts in the mode of the API key, newest first. To walk the
-// pages, follow `next_page_url` or `previous_page_url`: relative URLs that carry the
-// opaque `page` token, `null` when there is no such page. Optional sections of the
-// listed accounts (`configuration`, `defaults`, `future_requirements`, `identity`,
-// `requirements`) are `null`.
+// Lists the platform's accounts in the mode of the API key, newest first, narrowed by
+// `applied_configurations` and `closed`. To walk the pages, follow `next_page_url` or
+// `previous_page_url`: relative URLs that carry the opaque `page` token and the
+// filters, `null` when there is no such page. A page token belongs to the filters of
+// the list it came from: sent with other filters it is refused (400
+// `parameter_invalid`). Optional sections of the listed accounts (`configuration`,
+// `defaults`, `future_requirements`, `identity`, `requirements`) are `null`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -3246,6 +3296,20 @@ func (w *ServerInterfaceWrapper) ListAccounts(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "applied_configurations" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "applied_configurations", ctx.QueryParams(), &params.AppliedConfigurations, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter applied_configurations: %s", err))
+	}
+
+	// ------------- Optional query parameter "closed" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "closed", ctx.QueryParams(), &params.Closed, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter closed: %s", err))
 	}
 
 	headers := ctx.Request().Header
@@ -4274,164 +4338,170 @@ func (sh *strictHandler) RetrieveAccount(ctx echo.Context, id AccountId, params 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"5H37d9s2mui/gqu758TuUrL8SNrYp2dumjTTtEmTsZ3Z7US5IkxCEmoSYAHQsprj/30PngRIUA876XR2",
-	"fkksCQQBfB++9+PTIKNlRQkigg9OPw0WCOaIqT/P0W814uJVLj/kiGcMVwJTMjgdvCf4txoBnCMi8Awj",
-	"BugMiAXmgOmHwF7K0G/T0WiU7icAFpyCJcNCIAIEBWKBAEfsBjFQ0PlokAzQLSyrAg1OB/Kxm6OTlfjv",
-	"i+8v/vq8LOD3T2eDRH5fY4bywalgNUoGPFugEsqlVVAIxOSy/r98+MOz4T/g8Pfx8OnH//yPQTIQq0rO",
-	"ywXDZD64u7tLBhVksETC7PNZltGaRPf56oXeGAJQDwJ7KcwyoTcWLlx9f/jzzfjlX//29PynH+bP/57/",
-	"NEgGWE5UQbEYJAMCSzkU52s3VMLb14jMxWJwevT4cTIoMbGfD7v7SQavclRWVCCSrX5Cq+4u3sBrxNUu",
-	"3r29uAQczpCEAkOCrUbgmf4DLLFYaMjAEoFrtAKQ5OCK5qsEXK3cLxNSFVDMKCvV7yXNUaKexUSNYUhI",
-	"pKAELDHJ6TIBFWJyOAeEylFzQNBSPcuQqBlRK5uQrGYMEQEY4nUhmtVQhueYwAJwAUXNR+DSX6IaBkGO",
-	"ZzOkHpfrBZhPCEO/okygHOydjMcgxc0ZTRFjlKX7Z+FulwtcIPXVDDMuHCZjDrjARQEwmZBZgecL9Z0/",
-	"/9Nw/mu0mmIyrTlK9+X5vn//6oV+JKNliUiO8tGEBMjzeHacPYWPj4Zfo/HV8CR/cjV8Cg/R8Cj7ZjbO",
-	"T66+hk8OLS7pK9pgkwf+oYT/g1CJZEWdoy4OvVV/SDCgTP7F2xdDUFDRqi6gQGfNIEIFkMvMAWTIAFx+",
-	"4BOSkrooUg1PdyHlMenxKdZLSQ2qVAjK06YkQxKjwA0sajQhe+lfzMBvNTUSq0k9Hh89sd+aa1ZKAifB",
-	"cUFLBC5e/MQBRyRXW8AkR7coBxJL/Rk/jD/GJ/1w+LE1L6DMrfjDx/TMJ3EMSdKH+ISIBeUK2bg8rmaH",
-	"V2hGGZJbwjmUB5cATgEsCiAWDCGgr488QZhlqBId/PkwsOtsCIta2eCjHFUVVMJU0xmFQ7/ViK08gmTA",
-	"7qMOFqhU9PE/GJoNTgf/96DhFAd6GD+wtNM8f+dwCjIGV/IzFyuF4XIP8vNrXGIRo1G3uKxLQOrySrMT",
-	"g1gcUE1YKjhHAcU9HMc3U6g3+FvJ0QzWhdCPlPpN8sNYXQjzyS0dE4HmiKn78A7Oo5cBSvYnVwQEvZZM",
-	"Dcp/Z4yWICXoVkzlb9OaFanCjIqhG0xr7n89A5AABFmBEZPkileUcHQGaIkFwEIC3aNGavctoqEme3OZ",
-	"3f7863z55sV8/Ob397dv5oP4scjRIW3YQAsuELvBGfo7Ylxtu30Kz969Ajf6R0P5HcG0vB7OISZcnEoS",
-	"DYVE5KKgS5RLhgIBQwWCHKkLP5qQc8MQJcDRDWIrO+MZgKDEnEveQRmoCa+rijJJDhQVCMix4ggn4/GE",
-	"EFjKJ+TSNMlUlERdzPB53j7Yo/HRk+H48fDo61EOFwWGfaTXHNHQntGWYspkkn86uRvK/47sf5PJ6AMc",
-	"/t4rs1gEUVfyO5gb6Ux+yiiRPFf+CauqwJmiIQe/cg01t69PA8X5FCRpJtFwcCqJcDIoEecK0wc1R9MM",
-	"cjQy129KyRWFLMdkPmJoxhBfyAdPgd2oA/sMoyK3cBp4t0mRtakZppnvIJEvYlP3XrkMucvmuNZRne/l",
-	"HOfmQPTxhKh5GaKjWYNEwxIp+jKDuNDgdxQXNlsygyiziCMFCrOzRF7btMVzU7CEEgdrbjGwI5PsxUSQ",
-	"RPIEBJxElVOkeeYC3iDwzFLAmyMtd6pP05ujqWQDnE+vCppdo1yK2IZYFJhcP+ITklEyw/OaQc2Gc6pm",
-	"LaHIFi1xVo/k07LmYqoGTAWVssvUYoCcU7LOCZH0+zmVQlB2X8TLFCcaxMWlQdKPmJcLxNRNN4JiIeVT",
-	"KhYSOmRYMTpniDf6R8313ccctGA1AudK3l3RmrnhcCaFDwj4gjIBclTA1eifjMPP3OJCybyLe56ECrSA",
-	"KqWYXolUw/EHygXKv2/g4kAp0K04WIiyCGA4kBLQcfZ/cprJUwFygPoK6R/anyXSB78f6k+XEiQSpZSo",
-	"R4W+g3rMgR1kPrbnOGheEnCyCLlsn6Xm1QsoAIcrDpbyr6W8nEtGyRzsKS6hjgTMCir1E75EjIMfLt+8",
-	"TgCR/Aj8ePH25/2RPLyfqXhJa5I/7BIQKqYzNc16vJc6Ea1ZhiSVIY+kaFCTfPQnoLGWjDi6hW4xt6IL",
-	"5qCjKoK91O061Wd5SekbSFaGn/GHHamlWQwKNFWC4BTdZgjlaO0hG0oLMkj0LuQjAAJLRlEu/9SUJ1sB",
-	"OTtQs0tZpa6kbMM9eDRv/yOBYDcKsOA7rVxSizUH50jGewJrsaAM/47yzy13vNIoDKRQ+RNagYrRG5yj",
-	"/BTw66mQSP3VV199Ba+y/E+A9nKR12glKVggl14TuiQjfVTotlICaYzCPvi0nhFQuzcANR7QTEHZpwuw",
-	"wn8QryIroHmxel0CjDFIMSxEblBBKzQaNG/0DW/PYQWvcCGV166OATL3q1KZQCDZKLoi0d0YhwbJoGK0",
-	"QkxgLSgb1EAR295/LZBasVyn95IF5OAKIQLco96BXlFaIEi0XivfuOnkmr1d6PHuyWmOBMQF7y7sHEEu",
-	"hTarAOrxZwCVlViB5QIRkMJM4BuUyqVtpae31/FCvbyrr9/5GswH7/jchjvr/+jmoFdSB5OTWsj6sOpu",
-	"VF6llqCqtWJDjLRtaLmgBQJ6bnnjtN0I1KSQ8h6ckDSYY/RVas1PWvRXlon8DGDCcY4AFkkHi5RcYMQR",
-	"+8CEUKa+UJdVUlX7aq0tyj/hVeHMKiHeZTUXtERsI1zMuPCk7uRdZ9kCanKxboI3ZlxnAoYyXGG0eYZz",
-	"O7A1RQsV3I68tflv2RYN3kEGNb7CPMfaqPjOO7sZLDhq05fnIZYIqqCysr4Egy8JQDBbaHFZEgWHvc39",
-	"xihCJB4ELLOfh4KsmeaBgLMT3fXD44U2h0VIj/nFmEWAUmeN7d+c8Vnr/qXGtsZT/7aNtrggWiLpX4My",
-	"fQ4LJKRm9uriLTg5OvwaOEkmU46Hgi4RU/aK2Bsbi4syrXw6vosYV5JBQTNYoMhxvGNohiRPBWYI2Hv1",
-	"/eVLUEAyr5VCAed8PwEl5QJUbrCy2AWkufPKtVTXnU2ztDW365W1/Ha9V+YXa6o3n67QAhtDWB9QrTV5",
-	"V6DKyVhkJZdL6kPy+PDJk+EhgEW1gMMjYB5TIN0Ex2fDf3z8dBSHo17zVH8fYzYFmsPCHoMcdgooQfZ4",
-	"0u/VD5erCqX2Buyl8uJBskqTCUnn9AYxUiIipuZ8EpBikuMbnNewkJ8IJdOK0RkWxipjTlaxbclOOBJx",
-	"BtI1wAY4YY423OUWaHEvevuKSK3NiFhXtBZaStJHIaU7u2W5QyP49SFXhN42aLKW3Ophz6l2LLSgu1Ze",
-	"dYBcSwd7nV3PCKAtf1comWiJIYMEXCGPzSjO49w6yllB6lKDzxdRPF4a/uBx1vCHhikk1pshRbFZLWqG",
-	"poHHJ1nnC+rcGXMUrzG5flnQZZ/jT0tmkiEASW0BlCI3NcZ6a3h0ZMRKrm64RPxsQTkikp2kchXpNuSk",
-	"KPTpTzU4Nou57gmzbLnFUMTs7rAtXCyQNgGZ10sC2NyGGWXbC93+xBoblcPplX74sOss8yzsUYWFocB6",
-	"i5UTU2jiYqEgv0W3lfakMAALhmC+UrxcrlxvZXA6qBmOEVHto911BZQo6lAgOfKsQ/Tm+AaRyNt3pYEB",
-	"IMPjClaexHBnDbG06H8vYundEMVGup4T7cN2P2izS+quBwd7SlHWbge+H6OYD74JjYC5632g9ia0L8KZ",
-	"lrfLmgtJB62iFArlf9xtWTf5D0JU71nRRfCtHtoFDzdg2XuOnkPeI584emlQSV7nBKBsQaVUyWgZ+FkV",
-	"t7HMAMxwUUgtlXSxp4uQW7r1HVe4SwYh8t5jgm0Yd/egHBP3AaCmSmL76qxzO3Dc6973QWxkGJzya3Nt",
-	"cDAikXUszhrrmBwEFrTI5Ug+IeZ+a4+EiyD5VTEi2MBeRZIYghG69/TL97WQ+ZkRoSEiD0KHZprPjRTb",
-	"gfuyV0Pw4emJewqsnji3G+Z1pK1zXyrrqm0elfV5raKzxi6e2NsP8wITxLUhtKxgJkbgPdfBTBOSBlFK",
-	"mgtFZMa0rQBqR1nXiraN6QsRwXBMm35LlArKVip+q8IoU8fsM5WG1wTmThs4iDnIa7Q1R/GO+XulcMTC",
-	"k+qyhJt1ER9iF+aRNgLajTeTxrCxscQaj9e9aI81XkPfdI15aLTe2hR+SR1hCa3hCZAQPpNwkfiWM7j0",
-	"WVAC1OJiBvJeQ/L6M7lwVvWtjPVGA7OybXM9Bb6RHKJCxFxOhuQtzLQp24sgil7THmt5ZFWrDgQkIbbm",
-	"eU34F3TZ0hc5LW5iINJOzE9uHzkSiJWYYDKfOvO7f3GnFeRimteo873e+PQGMTwzrqbgFKZKaw/PYnpV",
-	"c0lMeOvrxvbgfxu3Q/iKBKdFbS3/niIsYCamcpxi4oROvZHqRCSBm0qyEJm3I4rleu9uhih+OWH4JUZF",
-	"HsUvnC2Af4QBLUpd0Ik87BTsGbFrX2tYnIIU3SAialiYIYHy7z8svw+GxjGwo8j2LBm3mEWguSZbiYcz",
-	"dybbKRTmDO/i5ocN07xUj/jktJm4A12zsviL1gM61Hp2Ja4bT/bPfoqRk2lrVzFfa+AVC31xAT5v6wry",
-	"Ebox5j3QPNyEJL2/GGxvHX7OEBTIEwa9CModkOM7miuDepq150t7Na9tEkskuVEzNoYcY2vaKYY/cRGc",
-	"u4vVnuvIv4V2E97U0bvnn8fnPNt0BL5X4cBGe8LcWWdjLLTlct7iCHoccZZVoTLK/N8xLIU8YIYBNQzA",
-	"PFdxiCF0A9OXni+A6zfjcRuSyeB2OKfDDnhzyBdK6di0uRduoHwK86qAq6mOW25v5Wepg/IFXRJnunUG",
-	"PgLcG7WWEZp3pNKKitk98BR7fqttUgxCf4acYPtcFS85BTR5SiYXZUc71eaUhxIJmEMBNzuCzbg4xbbe",
-	"Zs93HTHWeb9apLP0OaTnZ6GoqkMaG98F5gBecRTz18BaUMkIsykmOWYoE1MBb7e9XE10z9bbvF+MgH8S",
-	"otFoLEbHT+Vz7bZPrVu/5y3iY6KrDnlz195u9XUQxrBsdrmYgRsUsGApEnF6Lb/duKmshc5bBVz4z3TY",
-	"k1lya+qP2577vW1/PaDZ86ljBVfao2QjYWPG/QeeyDpMe+Fzi5iU64h7QNQXkAOdYwAE9UU/dFsxrSDO",
-	"6qJQ6huJazCeD3Y7X3yEZTZKo3I8D5JBxwOvMnOsN1qvx/jf46tijLK3+ngikScqos2mZsmh/Tp6O30t",
-	"W2CChgzBXN4uE54iaY8RV8G6BI7ERbFtTsRQQQY2hFo+uC50N+nNTG3nPPnB6F2hwwaitvctpUd57XOa",
-	"1RIq7ZABGw4qT3Q12uzx84Jcu9DRYaRsOIMZJnPg/XxmbO0qYXg208YPk5HksnhGsZ3Fg0WeQ4HmlDWR",
-	"M3obATij0cftAzdfTkjaQEenBLrY3A4k+sKaY5K+F9LbQUn9A+A1Fgol5eqlkKcSY6iJCMqBnGUHCMVd",
-	"MXYVrUU1mBMjx2FYcZRK6NBmG0EswaEzAwklw6PbW2Cz4rr31AVRbwxsNuSgY85VE8TWvVb77uecVFuK",
-	"rDNVq/2BzekMpFQhSGBfigaUNBm78okordMZPi8pK+Nna9JdGh8G0Kka+hpdMbrkiIGKcsEBjobx3F8/",
-	"Gm3Uf5QC9lnCybz3PDmJEbd76kYxnWe3mDQXUNVha+0Yq4atbbMjQknWc6EoQUOBS2QyZ5VhS0J9Cbn2",
-	"NuooptZbDo++idFOxEo+pbMp12mwPRLsAmXXV/QWXKkaC60ERJ3QrlFOzSfvuJmv5XFTie+bTcJ687F7",
-	"a/35XcvXlTIfI5AuhKg0fZZ/8RS8P38d2pzU96cHB+abUUbLg+YKHWi1shvp4lmp1Ax/OT04mEwu/jNq",
-	"qnIRwjurftYe99lUv2wxzdEVFtMKrrYyTUbUPimZs/xhM0jZ52EzcFTBh+8lJmTHwPVFVNg4dD8H1HrV",
-	"1x1ht2aenSC4Zp57wHEn5TyeURElbXF4/Jso51Ei9QDlfF1axO7KeQ9o9mK8x6LRA3XzNWSgB9EaM2F8",
-	"d0H9nsdRGSnc+QUSEvuu0Wqo+XsFMdOZZFxQ+Qxo3hR4uIyTS6/uDNSVxJfH4wm5Riue6Jo1UOhMh5Mx",
-	"yBaQwUwgxhMbKm9/fTz2f24pN58GlOWITXE+OB08+fr4sVL54K2/68fjyGG5ZJfvILm2hRHW88d3cCXV",
-	"0KxFVK8guXbFZboQVxkX92IwS8zQZ+IoG3d7r3vxBQ9kDb3e5lh2ItBN3tPO4pHzUX4u+UienbXP8K0T",
-	"tnpx2LDbewo4KqRiegULaMT/rRZzoR77Tj/VIebbnf4XkXZ6gPWlgRBKPg+SVD4zQLa7FJvFlp6D/TeR",
-	"W+Lk4wGCy9o8zN0llz7oBKILQxnCN/LeMEj4DDHtm60UhX+oILPuiq9Hvn5asoE8B5Gujzgwd6a7D7PD",
-	"hxBId2Sfm1lvurgPII99BwQWqHApuq7aiomhY/c+vs1EbetD3JG1O2PoCxPaHItTsmHPOinNs6B2N7xd",
-	"mYbIe229hhZdMPN93G7xfeGsP9AlqNlcXvJg/QDzHQIHk4EL/4zZfzvhz5GTjEdh9wSdRwwNS4gFJvMp",
-	"1MlJM0bLGJmnXM7oKLt8KozYdeGgNUcsuptgyhhX096eCoqFlfZakeUudD5045i4kpExG6dRN5FyBkQz",
-	"xOlVgUpuig74abMm784WsrlX1LpyQUQiTHSk/w4zvdIP3LmCl9Pcu187Xg2Te4UY2kqscc+fu2fMpVLi",
-	"9ZTpeifx8Oo2HNsx7rse6bl9WFdZ2ZiLH8XwEBsddji4RE7ZP7HY5jcQFFdFqHOBNQJuh3/39mTbG2Xe",
-	"Fr0iay/oD3UJSTOn9+PmqeMh3/78Gw7vlbstbfyCAixgVSHCAZ65zIaGGOu0KiRi2RQ6kp5Ps+3FnCb8",
-	"vknZdbysgpzr6iRb4rSdKxRyety3ffV9orvYcJ7n/t1v1y4yP1mx3dTtCbmcFq6l0hdqGVideTy6cL2K",
-	"gYmcfbUu0NYMSUwFJZ2ihzlIzQ/pVuEJthTfujfZMd1X2V+2e5d1GjY+X71JyfeVxXJaIrGguUp0Ydxm",
-	"eOj1bfSTNbO5Z5L+JLo1JLQnLaZ1k9ZkJrXTXuJVDRitBSYozLmzXwZ5LttljWzYpUvz6mzP/KCEz6II",
-	"9mlSwEKsFiprHjIECCVoMy4/gEPbRTecurXzztxbnkK/NK6M7ZQLK886egYzRjnvO6IvIKknA4FjHvz/",
-	"sqTWX8YVymiJuKS6AuQ1AnvnL5+D4+Pjp+D95fMElLgoMEcZJTnfd/DEM8URTJ0/z8mbQ6H96hvvdTyu",
-	"O65lmB3FYRQh/+vL56kctPBeOvq/xmCw6omJsMHGXrJgIFi3FcW4YL1TvH60RMCDBNk2YWg23V6a96IY",
-	"PC5xibiAZRXhiR5iAWHHaYnNQzNQMZRhrmpRBwfZVCO/HD89PTw5HR+PHh8e/SMd9RQtD4f1oel26QZ/",
-	"P3pOmc3E6MkZIroMpava187WgMUSrrjcH0dEnHVq66gCpMFpp4lXWCyJ5ywnXpmqBKStfgyQIdtiwiY1",
-	"99bpiWXKa/PfdFOtjEgJQ6Glyhuky0h+iaoYbXUwKyjfZF/1Q3vVwvRDPfbUh2bRfIH8mY3ikk4a2pgX",
-	"09zUdjbNPeOjwyJiLuLa1hCTyG3CpjUqF7ZQGIqUCMNChWJpF9S2tcK8mlDbwcpVAHxg+NvGdd0jtzFW",
-	"I0GlC23RhioBuj1TGnaaEKBAks8fPtFBgqQuEcMZ366B0+fKXNJBMDeojOdAslqH6HplJ+gMyAds5Wx+",
-	"PZUfp6lyx++b7HsNF8SFGha/z7tnJCWWt3XFX3UOgCFDz22PDT3+EVfB/L5t7+ZolFHmOkr0JIs/EEHa",
-	"yo1UiswOkj5q7ghnl9eHtKuhLT7FCCqxBbdoi8JsDhE84PSWa2vEjIAdv8bkOsaSBSoryqDUdTkm8wIN",
-	"a47A+/PXlgn5he5tUeU2E3+lqRyhks0+MLXVJrQ2en9cFrwHAdeVzvgUip0e2+Ye6jWbRdmuHvLBobqP",
-	"12hlbyAmmy7gl7pMKickeqOi6RoSB6CIhOEyBLOFSaDwsOPMIBCodYj9puJx98897tzg5vK69OPmEnpQ",
-	"D66Srv22Nk25dYO4iBeqUf0ivC5U3Qtg6WlvQX7jtcPcta7aSuILJe6ItBf0l4qZ4AooJNeQwDY3UT6i",
-	"VpFYYcOWbYS2t9Q23LzTxmq7t9vHoivw2lvtnHxiqGZ4ILFldhFBBZJmNcNidSEP3kSSIMgQe1aLRfPp",
-	"pcV5U/V/0G0uwlHGkLBtARKQ2p4Fum1JIHPo9iUp2HMUQyd5WObe/8iE7DlpYD/RdRchB+kz05RB8a5T",
-	"8J1aNdDzXCPTQCUdgWeRZgWmjYHXLtH0zzrsS3DSAqlCVkXj1NsaWrAQotIdAlQBlyZNRP5pumbVJEeM",
-	"izpfgRJiIiAmiPFuNGMz7hEHqKyLJkwF3By5sM2h83s/e/fqtMvLlAR+cHN0IAnngf1S6oi2HVjDJL1k",
-	"GJVtp7W5imJ51oqTlbHZXI8k8A6KBU/AFc0x4omp3a98KDwxeWjcvVid6IS49CYttBpbFSzkJiVOcWoq",
-	"1AuuOxcuKbvW6oJamdyqAM1pjSZkQp5TcqMbcXLAF5BpUVhnT0kyprFFjhyuRyGD3A0maUlU4fdoNEoD",
-	"7NV9UVXd/mu0esQnBGjpNUcZzhEHqaXW6ZnmmfIsFFrLy+z0HqRLS6oiRSO1xFartdTalKMd48Be+ssv",
-	"v/wyfPNm+OLFSO/DdJszm0h0gTQQM7OYpm+qht7QWDPSd28vLlMXMhztAbZnQ2CPHj/2QmD3T5XVze+x",
-	"Kl/cabO6VaNUEPZJVSv8TiGbsjD/ePH25xEwFnojRdjmeK5coOJJNmOz6d2ToxkmSM3oZCU9a2DB0rSY",
-	"r7FfqSlcEYbmra6eoREsdYiykrXC5qCGRSRqWbTEQne8tLBwPUayolZXtamL6MjY1Spo7lZzI9ykQdJh",
-	"qjDAXL8zh0P6R5BBxtTBgtSc6PBVntpsUkUHBRZFi6Q57i+v7t7NEZCEovlWwtMvK8j3B8ngxvZYjLQe",
-	"lNJjhQis8OB0cDwaj451OtFCcawDdvDJTHd38Ek1o7yT38+R6AuTkPz2BnMsNCVVl0+LupTwWpes1Ms0",
-	"PbBckpiuYmbLIqseWgqZ7X50FzIJXT/comLIVJ9SKLM0zTYU/9EV0qjywEKbczghHHHVVnJPqib0GqN9",
-	"/W63EhWWktESgSuYXeuUNfCMrEABBWJ6e4nZxEp/nBDd5C1thMc00VREl3lAOdg7Hh/tWy1J99IDqVfd",
-	"1XA/Rz9f5VKkqBDxNbJWr8aj8fgPabCmz0U5BL+dDCrKxURPiUYjQwIPVIfbL9JhTecWBpmkUp7z2ok/",
-	"lxrG8DklgtFYDp42EqeEDlVlcaVy9i8gGVwgMXyukCOO6BaHbGdyjfJ7PwhRvSXFKgEXsEQXWKBvL5QP",
-	"JAE8o1VjqTXglzdtf/1a5GqOx0c9dQ7kzVpCHhTiVknp0NXpPgNzKl8rGXyIbuERvqbZmrDeKL6ubUka",
-	"28jJ+KRPQ3FofeA3D2ysjzs+54ngg9MPH71anIO3lXHZtS0VYUlWSYDhnEtVQM8MVLHhj60W7x92MFFI",
-	"SJUwR7b41r36uzcq61btYNXMXtv6T4dPkicnsSpmd8kawGtBLfHMnUffgCuJU3QGGCQ5LYlJvfZ2VdRa",
-	"lHtyePHXxYqW5/XvX9/y5eOjwyfyi1/Hzy7+lj9/vXwT36riOFtvtKinSu+Z7v/F3+/RUd9+PyaKkkXI",
-	"hckHVg3Bk6Y4tk1bt7dftFlehQjKE9tyWzSEYkIMYzi1ffHCTqm2o5ArECmFlhIJJ83H2w1NiFca+hFv",
-	"e4u0H9pVDN038p7mSFwypOMWQ1JVfW0J81Q5ECyjhl4Rfm3BsD4FLXERJLVAne+t48V0801iUrgwN1NJ",
-	"KWwOMWlaj1Y20LGE7Np01d8/U5JXVcCV6Z6eKFeIBMaE2O6sFiKUqR8FpUDX4ZLHOVPUcO9kfLwfY628",
-	"viqxCJnr2psdEH4Fahsc7SHByKKyli0aZG6kOKXQTc1MfR31Y1nxEmMNInxH89Waxn+3w+VyOZSnNqxZ",
-	"gYjUEfNWJ8CWC23wKyJkNWKUI/L/vAT0gVcrQRdFDJ06gx/lc+BcPtfqIHPaKZ+TyS+Pfzu6uD4fL3+5",
-	"upw9yQ//+8fqb+U3zwaxnP8mNX/rfoJeZYq70KYjicfdP0mAqvSHX2j9SArsRaH9b1ouqr6c2KSYG+b2",
-	"7iJHUBRDskZ4786rDpPH4+MeAb81nRUuQpHWm+xeIkbw/K4SxnhnCeNE73bHZ/4EksyFomC+LNOSkntl",
-	"mLtkEDczKaYaZYq6BKfkA/0uoMD837GVOazhWrPrrnkv1t9EmTA11/QGmD4n+xoljft4Qjw+GfDCEUhd",
-	"93m/gULQSSjaSWFCmlYKWjOEjK2UOG3aKZxpr4piSOZR17ZEp3Yqm9kCZdfcdC/FHKhc5dMwt0bex6Ax",
-	"Oyo4AifjcVOJK9qi/SyQJlSfZL62UbKcd0JOxid+va/9s9DQ1T5ExcJLarxILl1Iri3qA02b9YPtW8Gf",
-	"BWq/FmpcY752d2EbRu3aE5s3Hj3dULtsX8HE6VBGOpMI7KvwIyCVBdUdwLZxV7+ulGAEjG1K4FJhnpWr",
-	"BA31pDMnOZmjUyjbHt8QvYis0qkH3JVVYiSlGXJgTJzGwjmQwv6GJzwT5E9oNdhe+Ih0HXYO3V5Nx/fu",
-	"xVuJtMOlPoRVoYOGPZsr6ajBYWOnbevveG6z7kK3b3zcWzP6XmLLgwHgHOTtYL/Hp4ffjMbj8T9C32h7",
-	"3JE/rnGBm/RD66OO+5iNR1md/+nBweHR16PxaDw6PP1m/M34gB1E13ywvXr5U37+/uVxiY9/eLIlqsVa",
-	"Ytkq7J3UuWggkq6dFmmJ9c/E23ZnHd37+3Ngczd4ZENHeWcRMYjXkhUbo3jfm83gAzPyVT7YXgL8Dubu",
-	"tslHDjc/EjSo31YC/JmKl6rupXrg6eYHnlMyK7COJjg52uKBS0rfQGLzX/lOcma7kfyd37PGCHxrzGIG",
-	"2OC1EhyjQiXvdRe8VjKKL/084o0jw9TRLr30MOcAJ2ipKjmoRrjgkoIlLK610FDBOeKJdXWmge9e+xI7",
-	"7vv0FDAvrIDbbipSxlNz0gr+ViOQygdSoExSSSQFQwkigNfZQscbgG6hcCtPFpj7HmTw0PjkdismFaAc",
-	"9BMPhQn5fitl/gFyxGusCeHGge/gHBkx4yGsTsfOfOiPs24RYBvgbDhVKzxZU8gdbCV9bNSPmfcig72q",
-	"x02crX5py87ysmbKgf0OCXBR62i3PuajJ1CFkHpNyy7QVA/usGwvrvOun4G3AwvVbBKIrUiiLmn4ixLJ",
-	"vz2c1OPx0RM58ls1/M1ldvvzr/Plmxfz8Zvf39++mUfDbvSL7smerJS1XWzWvxJb+kzEXx6RO4Muzefa",
-	"D7LBUNC1ALh6+bAopDbkVNN+gj+akL4OHWegRTmt5srD7CFTpAmSlaPBqS2wLkmpredmmtg56pC2jAhJ",
-	"Y91QuRcIMoBJv/47avJAXIyKnoH2Mod26whFy21/iVwXalGmBu5R+f2NOuO/mL7YyRFpKHak3ky3FlKs",
-	"kIjXo06pVNpguD1l7yHaWxFp107kw5re2+0AbT+wvlPZ7n5q5hdVMT8Hu/3UNIAyfMl1gTKfA0xw1Z+0",
-	"bfizIEbiskXDxn7622muC/mrO6STi9d0zWu61IW95+4+7ox+/ysFi1jFxq0lDa8d6Ie+cjG65kub0bfr",
-	"sjRlNpSFvamA0leJ4UOYw9pFqw5iD8Iu+01aqUO20Kpwd/exp6BK3wNB3RR7Vzp1UDys7ea83328+xi0",
-	"Ld3h/TZDWolld/c0HGwyGvxL2wt2VP+/lBofl+ZiyvvBJ5z3B/ydm8BRSpCfVBY4NNaIdeBZkItmPPoT",
-	"4p6lrpe1ca3ISTD3PRYxLTuUlygpVhOiywzCUjWpbCfnhlITQ5Kk3NxbbnJ5eduITPcQsmxnsI9/Cnb9",
-	"b6Adf2qHP4QRDrZ90N0fxOh8+qxJ7ZcgtP/rjbGfibieG2qxmbyGbvwwG+iDZrsqfj0WeOQFgFOiPM9m",
-	"+UCZEolLbN/jCIHUGz4cLlBRSR13OJSDUhVtusbZogiLWX9Hse8kv7TpfeJiujBrB6Pp2LMGrUdNaJQ7",
-	"p0gIYl+sAW/lm3pRBPJNJl6gG9vZfa2xX8fDHzVQhgzJM0W5Mg9xcIUWWIV/B6bxRxykJmwuiA5zZpAm",
-	"mB2TJiJdZbSsTHAc+OHyzWudm/DjxdufdZg5QSgHhFrWeRoE7JkUGmWYthWuMoYU/YKFSfHXG/ZjQO4+",
-	"3v1PAAAA//8=",
+	"5H17d9s2nuhXwdXdc2LPUrJsJ2ljn565btJM3SZNxnZmt418RYiEJNQkwAKgZTXH330PngRJUKLspNPZ",
+	"+SexSADE44ff+/FpkNC8oAQRwQcnnwZLBFPE1J8X6LcScXGeyh8p4gnDhcCUDE4GHwj+rUQAp4gIPMeI",
+	"AToHYok5YLoT2IsZ+m06Go3i/QjAjFOwYlgIRICgQCwR4IjdIgYyuhgNogG6g3mRocHJQHa7PXq6Fv99",
+	"+d3l317mGfzuxXwQyeclZigdnAhWomjAkyXKoZxaAYVATE7r/8vOH8+Gv8Dh7+Phi+v//I9BNBDrQo7L",
+	"BcNkMbi/v48GBWQwR8Ks8yxJaEmC6zx/pReGANSNwF4Mk0TohdUnrp4f/nQ7fv23v7+4+PH7xct/pD8O",
+	"ogGWAxVQLAfRgMBcNsXpxgXl8O4NIguxHJwcPXsWDXJM7O/D9nqiwVlRZBilLymZ40XJoJw8by/mDeaC",
+	"A0qytb8iDsQSCrCEtwjALDPr5QgkteEA1B8Be5CkIIfrGZoQKpaI8f1TQHN5tmlUDQoZAhnmAqVgtYQC",
+	"ybMWS4RZY9wRuEAFgrIdJQmakAIxcAuzEoG9+K/mo9N6n29yxJIlJGJSjsdHzzsaMZTgAiMi4v1T+ekJ",
+	"wSRFdygFc8pyeZDBfh/H1278OAKrJU6WQG52gYYLCjgiKd8HkKQT0jXCdayWz5AH8liAGZpThuTicKpa",
+	"RgByORkQY5JkZYri0YT4MPVxYGcyuJaPi4ymyMKLgqvfSsTWFWCFJzTwgQsLlCvg+A+G5oOTwf89qBDA",
+	"gW7GD2qgdCUB7t4BHmQMruVvLtYK8OV2yt8vM8pRuhHuEtWkgpK9WK4l3geU6Qa0QARQguSrOcw4iiMF",
+	"rCmawzIT+yNwtcR8Qgz2WEIOCAUruJZ7rEYHkFSXlVAQH6jHsRxar2c/ApwCCZFr11KOqb4toTvW0/xG",
+	"zU1BsfwKQY3TUfMLn4MeoLbvZgWum9nNGaUZgkTd4/MU5QUViCTrH9G6vZFv4Q3iajvev7u8AhzOkVw2",
+	"Q4KtR+BM/wFWWCw1hoU5AjdordY0o+k6ArO1ezMhRQaFugrqRtMURaovJqoNQ0Iid0rACpOUriJQICab",
+	"y72QrRaAoJXqy5AoGeH6kiUlY4gIwBAvM1HNhjK8wARmgAsoSi4P0puiagZBiudzpLrL+apTYehXlEj0",
+	"sPd0PAYxrvZoihijzNxub6glzpB6NMeMC0eRMAdc4CwDmEzIPMOLpXrmj/+iPv4NWk8xmZYcxftyfz98",
+	"OH+luyQ0zxFJUdoAicGz+XHyAj47Gn6FxrPh0/T5bPgCHqLhUfL1fJw+nX0Fnx9amqBJbQU03vEP5fk/",
+	"hiSca4TShqF36g95DCjRiL1B4AQFBS3KDAp0WjUiVAA5zdRgNnng8gefkJiUWRbr83SEVW6Tbu9wmwEV",
+	"D9kDh+snZC/+q2n4jeYqxFpjd/vUkMtc4il5HJc0R+Dy1Y9coWS1BB+/+yNKlB4c9OPhdWNc4GHjj9fx",
+	"qc+qaHyO+ISIpUQ0N2jN5XZVKwxgeE4VVRVLhhDQ10fuIEwSVIgW/Hwc2HlWDIKaWU/8b2ayO8K3PJDp",
+	"3wPbv8E5FiEcdYfzMgekzGeaLXTInmrEUsAFqnFOh+PwYjL1hSAOlV1y/SX5Y6wuhPnlpo6JQAvE1H14",
+	"DxfBywAlGytnBAS9kZQayn/njOYgJuhOTOW7acmyWEFGwdAtpiX3H88lxUGQZRgxia54QQlHmieSZF8S",
+	"+AobqdU3kIYa7O1VcvfTr4vV21eL8dvfP9y9XQzC2yJb13HDFlxwidgtTtA/EONq2c1dOHt/Dm71S4P5",
+	"HcK0DAxcQEy4OJEoGgoJyFlGVyiVBAUChjIEOVIXfjQhF4axlQeuqawZ8RRAkGPOJe2gDJSEl0VBmUQH",
+	"muPz0bGiCE/H4wkhMJc95NQ0ylSYRF3Men/e3Nij8dHz4fjZ8OirUQqXGYZdqNds0dDuUU9xYzJJPz29",
+	"H8r/jux/k8noIxz+3il7WABRV/JbmBopS/5KKJE0V/6pGLlE4ZCDX7k+NbeuTwNF+dRJ0kSC4eBEIuFo",
+	"kCPOFaQPSo6mCeRoZK7flJIZhSzFZDFiaM4QX8qOJ8Au1B37HKMstec08G6TQmtT00wT30EkP8Sm7rty",
+	"GnKV1XZtwjrfyTEuzIbo7amD5lUdHM0cJBjmSOGXOcSZPv6Kp66WZBpRZgFHMhRmZZG8tnGD5sZgBSUM",
+	"ltxCYIsn2QuxIJGkCQg4jiqlSNNMJVadWQx4e6TlR/Vrens0lWSA8+kso8kNSqWobJBFhsnNEz4hDSEs",
+	"pWrUHIpk2RBLdUs+zUsupqrBVFDJu0wtBMgxJemcEMWtU8kEJQ8FvERRokGYXRpE3YB5tURM3XTDKGaS",
+	"P1WCJMBkWDC6YIhXeoSS67uPOWiclZQcJb+7piVzzeFcMh8Q8CVlAqQog+vRPxmGz9zk6px5G/Y8DhVo",
+	"BlVyMZ0cqT7H76kUsr+rzsUdpUB34mAp8qx2hgPJAR0n/yelidwVIBuoR0i/aP6WQF97f6h/STlMgali",
+	"9ajQd1C3ObCNzM/mGAfVR2qULIAum3upafUSCsDhmivdAljJy7lilCzAnqISakvAPKNSPuErxDj4/urt",
+	"mwgQpYf44fLdT/sjuXk/UfGaliR93CUgVEznapjNcC9lIlqyBEksQ55I1qAk6ehPgGMtGnF4C91hblkX",
+	"zEFLVAR7sVt1rPfyitK3kKwNPeOP21KLsxgUaKoYwSm6SxBK0cZNNpgWJJDoVcguADqdE0rlnxrzJGsg",
+	"RwdqdMmrlIXkbbh3HtXX/8hDsAsFWPCdZi6xxYaNcyjjA4GlWFKGf0fp5+Y7zjUIA8lU/ojWoGD0Fqco",
+	"PQH8ZiokUP/lL3/5C5wl6Z8A7OUkb9BaYrAaX3pD6IqM9Fahu0IxpCEM++jdOiOgdF8Aqj2giTplHy/A",
+	"Av9BtIqsgabF6nMRMMogRbAQuUUZLdBoUH3RV6C/hAWc4UwKr20ZAyTurRKZ6mpghVckuBvl0CAaFIwW",
+	"iAmsGWUDGiH14n8tkZqxnKf3kSXkYIYQAa6rt6FO6yblWvnFrQpRN/Clbu96TlMkIM4C+vYLBLlk2qwA",
+	"qNufApQXYg1WS0RADBOBb1Esp9ZPMduYxyv18ba8fu9LMB+97XMLbs3/2o1BZ1IGk4Pak/XPqr1QeZUa",
+	"jKqWig0y0rqh1ZJmCOix5Y3TeiNQkkzye3BC4toYo7/EVv2kWX+lmUhPASYcpwhgEbWgSPEFhh2xHSaE",
+	"MvXAGjDcp7W0KP+Es8ypVepwl5Rc0Byxredi2tV36j6qFPhbBnhr2rUGcGaMbSNc2IaNIRqg4Fbkzc3/",
+	"Sl8weA8Z1PAK0xRrpeJ7b++MmrsOKXUTFRBUncra2gQNvEQAwWSp2WWJFBz0VvcbowCSeNRhmfU89siq",
+	"YR55cHag++7zeKXVYQHUY94YtQhQ4uysZvY7bdy/2OjWeOzftlGPC6I5ku45KNXnMENCSmbnl+/A06PD",
+	"r4DjZBJleMjoCjGlrwh9sdK4KNXKp+P7gHIlGmQ0gRkKbMd7huZI0lRgmoC98++uXoMMkkWpBAq44PsR",
+	"yCkXoHCNlcauhppbn9yIdd3eVFPbcLvOrea3bYU2b6yq3vyaoSU2irCuQ7Xa5F0PVQ7GAjO5WlH/JI8P",
+	"nz8fHgKYFUs4PAKmmzrSbed4Nvzl+tNR+Bz1nKf6eYjYZGgBM7sNstkJoATZ7Ym/Uy+u1gWK7Q3Yi+XF",
+	"g2QdRxMSL+gtYiRHREzN/kQgxiTFtzgtYSZ/EUqmBaNzLIxWxuysItuSnHAkwgSkrYCtwYTZ2voqe4DF",
+	"g/DtOZFSm2GxZrQUmkvSWyG5O7tkZYDVjF8XcAXwbQUmm43JqtlLqg0LjdPdyK+6g9yIBzuNXWcE0Ia9",
+	"q86ZaI4hgQTMkEdmFOWpjPLqsMpcH5/Poni0tP7Co6z1FxVRiKw1Q7Ji81KUDE1rFp9oky2odWfMVrzB",
+	"5OZ1Rlddhj/NmUmCACS2BVCy3NQo663i0aERy7m65hLwkyXliEhyEstZxH3QSZbp3Z/q4+jhf2B7mGnL",
+	"JSZb/FuazMUSaRWQ+bxEgNVtmFPWn+kOeUPkmJzrzodtY5mnYQ8KLAzVtLdYGTGFRi72FORTdFdoSwoD",
+	"MGMIpmtFy+XM9VIGJ4OS4RAS1TbaXWdAicIOGZItT1tIb4FvEQl8fVcc2PBO8berNvMoBDsbkKUF/wch",
+	"S++GKDLStpxoG7Z7odUusbseHOwpQVmbHfh+CGM++iZUDOau94Ham9C8CKea385LLiQetIJSnSn/427L",
+	"psG/F6L4wLI2gPfqtAscboGyDxy9hLyDP3H40oCSvM4RQMmSSq6S0bxmZ1XUxhIDMMdZJqVU0oaeNkD2",
+	"NOs7qnAfDerA+4AB+hDu9kY5Iu4fgBoqCq2rNc9+x/Gge991YiND4JRdm2uFg2GJrGFxXmnHZCOwpFkq",
+	"WypvMn3t9moeJL8qQgSrs1eeJAZh1M17+uP7msn8zIBQIZFHgUM1zOcGin7HfdUpIfjn6bF76lg9dm43",
+	"yGtxWxc+V9YW2zws69NahWeNXjyytx+mGSaIa0VoXsBEjMAHrp2ZJiSueSlpKhTgGeOmAKgNZW0tWh/V",
+	"FyKC4ZA0/Y4oEZStlf9WgVGittknKhWtqak7reMg5iAtUW+K4m3zd0rgCLknlXkOt8si/oldmi5NALQL",
+	"rwYNQWOliTUWrwfhHqu8hr7qGvO60rq3KvyKOsRS14ZHQJ7wqTwXCW8pgyufBEVATS6kIO9UJG/ek0un",
+	"Ve+lrDcSmOVtq+sp8K2kEAUi5nIyJG9holXZngdR8Jp2aMsDs1q3TkAiYque14h/SVcNeZHT7DZ0RNqI",
+	"+cmtI0UCsRwTTBZTp373L+60gFxM0xK1nuuFT28Rw3NjaqrtwlRJ7fW9mM5KLpEJbzyudA/+07Aewhck",
+	"OM1Kq/n3BGEBEzHVnvESmdCp11LtiERwU4kWAuO2WLFUr92NEIQvxwy/xihLg/CFkyXwt7CGi2LndCI3",
+	"OwZ71q9cS1icghjdIiJKmJkmNeHf7yyf15qGIbAlyHZMGTeIRU1yjXqxh3O3J/0ECrOH92H1w5ZhXqsu",
+	"PjqtBm6drplZ+EObD7ou9eyKXLfu7J99FwM705SuQrbWmlWsbourwXNfU5AP0JUy75Hq4col6cPloL92",
+	"+CVDUCCPGfQ8KHcAjm9pqhTqcdIcL+6UvPoEiEl0o0asFDlG17STD3/kPDh3Z6s905F/C+0ivKGDd8/f",
+	"j8+5t/EIfKfcgY30hLnTzoZIaMPk3GMLOgxxllShPEj83zMsmTxgmgHVDMA0VX6I9dOtqb70eLVz/Xo8",
+	"bp5kNLgbLuiwdbwp5EsldGxb3CvXUPbCvMjgeqr9lptL+UnKoHxJV8Spbp2CjwD3RS1l1NU7UmhF2fwB",
+	"cIo9u1WfEIO6PUMO0D9WxQtOAVWckolF2VFPtT3kIUcCplDA7YZg0y6Msa212bNdB5R13lsLdBY/1/H5",
+	"aZ1V1S6Nle0CcwBnHIXsNbAUVBLCZIpJihlKxFTAu76Xq/Lu6b3Mh/kI+DshKonGQnR4Vz7XarvEus1r",
+	"7uEfE5x1nTa39e1WXgd1H5btJhfTcIsAVpsK5hs0v22/qaQBzr0cLvw+LfJkptwY+rrvvj9Y99dxNHs+",
+	"dizgWluUrCdsSLn/yB3ZBGmvfGoR4nIdcq8h9SXkQMcYAEF91g/dFUwLiPMyy5T4RsISjGeD7WeLD5DM",
+	"SmhUhudBNGhZ4FVkjrVG6/kY+3t4VoxR9k5vT8DzRHm02dAs2bRbRm+GryVLTNCQIZjK22XcUyTuMewq",
+	"2BTAETkvtu2BGMrJwLpQy46bXHejzsjUZsyT74zeZjqsI2o7RpvcyGuf0qSUp9J0GbDuoHJH16PtFj/P",
+	"ybV9OtqNlA3nMMFkAbzXp0bXrgKG53Ot/DARSS6KZxRaWdhZ5CUUaEFZ5Tmjl1E7zqD3cXPDzcMJiavT",
+	"0SGBzje3dRJdbs0hTt9z6W2BpH4BeImFAkk5e8nkqcAYajyCUiBH2eGEwqYYO4vGpCrICaHjultxEEto",
+	"12brQSyPQ0cGEkqGR3d3wEbFte+pc6Le6ths0EFLnasGCM17o/TdTTmp1hRZY6oW+2s6p1MQUwUgNf1S",
+	"0KGkitiVPYK4Tkf4vKYsD++tCXepbBg6wQXU12jG6IojBgrKBQc46MbzcPlotFX+UQLYZ3En877z/GkI",
+	"uT1QNgrJPLv5pDmHqhZZa/pYVWStz4oIJUnHhaIEDQXOkYmcVYoteeoryLW1UXsxNb5yePR1CHcilvMp",
+	"nU+5DoPt4GCXKLmZ0TswW5usKD6noQPaNcip8eQdN+M1LG4q8H27SlgvPnRvrT2/rfmaKfUxAvFSiELj",
+	"Z/kXj8GHizd1nZN6fnJwYJ6MEpofVFfoQIuVbU8XT0ulRvjrycHBZHL5n0FVlfMQ3ln0s/q4zyb6Jctp",
+	"imZYTAu47qWaDIh9kjNn6eNGkLzP40bgqICPX0uIyQ4d1xcRYcOn+zlOrVN83fHsNoyz0wluGOcB57iT",
+	"cB6OqAiitvB5/JsI50Ek9QjhfFNYxO7CecfR7IVojwWjR8rmG9BAB6BVasLw6mr5e54FeaT6yi+RkNB3",
+	"g9ZDTd8LiJmOJOOCyj6g+lLNwmWMXHp2p6AsJLw8G0/IDVrzSOesgUJHOjwdg2QJGUwEYjyyrvL27bOx",
+	"/7oh3HwaUJYiNsXp4GTw/KvjZ0rkg3f+qp+NA5vlgl2+heTGJkbYTB/fw7UUQ5MGUp1BcuOSy7RPXEVc",
+	"PIjArDBDn4mibF3tg+7FF9yQDfi6z7bshKCruKed2SNno/xc/JHcO6uf4b0Dtjph2JDbBzI4yqViOoMZ",
+	"NOx/r8lcqm7f6l4tZN5v978It9NxWF/6EOqcz6M4lc98IP0uxXa2pWNj/034ljD6eATjsjEOc3fOpet0",
+	"aqwLQwnCt/LeMEj4HDFtmy0Uhn8sI7Ppim8Gvm5csgU91zxdn3Bg7kx7HWaFj0GQbss+N7HednEfgR67",
+	"NggsUeZCdF22FeNDxx68fduRWu9N3JG0O2XoK+PaHPJTsm7POijN06C2F9wvTUPguzZfQwMvmPGu+02+",
+	"y531e7oCJVvIS16bP8B8B8fBaODcP0P635b7c2Anw17YHU7nAUXDCmKByWIKdXDSnNE8hOZVfl3nTa56",
+	"1T12nTtoyRELrqY2ZIiqaWtPAcXScnsNz3LnOl834xi/kpFRG8dBM5EyBgQjxOksQzk3SQf8sFkTd2cT",
+	"2TzIa12ZIAIeJtrTf4eRznWHe5fwcpp692vHq2FirxBDvdga1//C9TGXSrHXU6bznYTdq5vn2PRx33VL",
+	"L2xnnWVlayx+EMLr0Oigw51LYJf9HQstfgtCcVmEWhdYA2A/+HuwJdveKPO14BXZeEG/L3NIqjG9l9uH",
+	"Drt8++Nv2bxzd1ua8KUS2BcFIhzguYtsqJCxDqtCIhRNoT3p+TTpz+ZU7vdVyK6jZQXkXGcn6QnTdqw6",
+	"k9Nhvu3K7xNcxZb9vPDvfjN3kXll2XaTt6dO5TRzLYW+upSB1Z6HvQs3ixiYyNHXmxxtTZPIZFDSIXqY",
+	"g9i8iHu5J9hUfJu+ZNu0P2Xf9PuWNRpWNl+9SEn3lcZymiOxpKkKdGHcRnjo+W21k1WjuT5RdxDdBhTa",
+	"ERbTuEkbIpOaYS/hrAaMlgITVI+5sw9rcS79oka2rNKFebWWZ14o5jPLaus0IWB1qBYqah4ypIsBbIXl",
+	"R1BoO+mKUjdW3hq75y50c+NK2U65sPysw2cwYZTzri36Apx6NBA4ZMH/L4tq/WnMUEJzxCXWFSAtEdi7",
+	"eP0SHB8fvwAfrl5GIMdZhjlKKEn5vjtPPFcUweT584y8KRTarr71Xof9usNShllR+IwC6H9z+jwVg1a/",
+	"lw7/b1AYrDt8IqyzsRcsWGOsm4JimLHeyV8/mCLgUYxsEzFUi25OzftQ6DyucI64gHkRoIkeYAFh22mO",
+	"zQMzUDCUYK5yUdc2sspGfjV+cXL49GR8PHp2ePRLPOpIWl5v1gWm/cIN/nH0kjIbidERM0R0GkqXta8Z",
+	"rQGzFVxzuT6OiDht5dZRCUhrux1HXmKxKByzHHlpqiIQN+oxQIZsiQkb1NyZpycUKR8uiNMnhWFVFkml",
+	"kfwSWTGa4mDSUUHH16/6rr1qYrpThz71sVE0XyB+Ziu7pIOGtsbFVDe1GU3zQP/oehIx53Ftc4hJ4DZu",
+	"0xqUM5soDAVShGGhXLG0CapvrjAvJ1S/s3IZAB/p/rZ1Xg+IbQzlSFDhQj3KyUVAl1mL65UmBMiQpPOH",
+	"z7WTIClzxHDC+xVi+1yRS9oJ5hbl4RhIVmoXXS/tBJ0D2cFmzuY3U/lzGitz/L6JvtfngrhQzcL3efeI",
+	"pMjStjb7q/YBMGTwua2xods/4cqZ39ft3R6NEspcRYmOYPFHAkhTuJFCkVlB1F3ezNXbatL6Ou6qcIuP",
+	"MWqZ2Gq3qEdiNgcI3uF0pmur2IwaOX6DyU2IJAuUF5RBKetyTBYZGpYcgQ8XbywR8hPd26TKTSJ+LmyV",
+	"tBinjwxttQGtldwf5gUfgMB1pjM+hWKnbn3uoZ6zmZSt6iE7DtV9vEFrewMx2XYBv9RlUjEhwRsVDNeQ",
+	"MABFwA2XIZgsTQCFBx2nBoBAqV3styWPe3jscesGV5fXhR9Xl9A79dpV0rnfNoYpN24QF+FENapehFeF",
+	"qn0BLD7tTMhvrHaYu9JVvTi+Oscd4PZq9aVCKrgMCkk15GGbmyi7qFlEltmwaRuhrS3Vh5q3ylj1+7rt",
+	"FpyBV95q5+ATgzXrGxKaZhsQlCNpUjIs1pdy440nCYIMsbNSLKtfry3Mm6z/g3ZxEY4ShoQtCxCB2NYs",
+	"0GVLajyHLl8Sgz2HMXSQhyXu3V0mZM9xA/uRzrsIOYjPTFEGRbtOwLdq1kCPc4NMAZV4BM4CxQpMGQOv",
+	"XKKpn3XYFeCkGVIFrArHqa9VuGApRKErBKgELlWYiPzTVM0qSYoYF2W6BjnEREBMEONtb8aq3RMOUF5m",
+	"lZsKuD1ybptDZ/c+e39+0qZligM/uD06kIjzwD6M96tyYBWR9IJhVLSdluYKiuVeK0qWh0ZzNZLAeyiW",
+	"PAIzmmLEI5O7X9lQeGTi0Lj7sNrRCXHhTZppNboqmMlFSpji1GSoF1xXLlxRdqPFBTUzuVQBqt0aTciE",
+	"vKTkVhfi5IAvIdOssI6eciVNT2TL4WYQMsBdQZLmRBV8j0ajuAa9ur6xytt/g9ZP+IQAzb2mKMEp4iC2",
+	"2Do+1TRT7oUCa3mZndyDdGpJlaRopKbYKLUWW51ysGIc2It//vnnn4dv3w5fvRrpdZhqc2YRkU6QBkJq",
+	"FlP0TeXQGxptRvz+3eVV7FyGgzXA9qwL7NGzZ54L7P6J0rr5NVblh1tlVnsVSgX1Oqlqht8qYFMa5h8u",
+	"3/00AkZDb7gIWxzPpQtUNMlGbFa1e1I0x6pY7RA4XkmPWtNgaVzMN+iv1BAuCUP1VZfP0DCW2kVZ8Vr1",
+	"4qCGRERqWqZGtHcWrsZIkpXqqlZ5ER0am61rxd1KbpibuBZ0GCsIMNfv1MGQfgkSyJjaWBCbHR2ep7GN",
+	"JlV4UGCRNVCao/7y6u7dHgGJKLwC1yStpRXk+4NocGtrLAZKD0rusUAEFnhwMjgejUfHOpxoqSjWATv4",
+	"ZIa7P/ikilHey+cLJLrcJCS9vcUcC41J1eXTrC4lvNQpK/U0TQ0sFySms5jZtMiqhpYCZrseXYVMnq7v",
+	"blEwZLJPKZBZmWIbiv7oDGlUWWChjTmcEI64Kiu5J0UTeoPRvv62m4lyS0lojsAMJjc6ZA2ckTXIoEBM",
+	"Ly8yi1jrnxOii7zFFfMYRxqL6DQPKAV7x+OjfSsl6Vp6IPayuxrq5/DneSpZigIRXyJr1Go8Go//kAJr",
+	"el+UQfCbyaCgXEz0kGg0MijwQFW4/SIV1nRsYS2SVPJzhuLJIV5KCWP4khLBaCgGTyuJY0KHKrO4Ejm7",
+	"JxANLpEYvlTAEQZ0C0OKCcXcgPze90IU70i2jsAlzNElFuibS2UDiQBPaFFpas3xy5u2v3kucjbH46OO",
+	"PAfyZq0gryXiVkHp0OXpPgULqou9N8GtvoVvaLLBrTcIrxtLkoYW8nT8tEtCcWB94BcPrLSPO/bzWPDB",
+	"ycdrLxfn4F1hTHZNTUU9JatEwHDBpSigRwYq2fC1FFVsRWn5dgcVhTypHKbIJt/arh5UhWEllHjl9J3I",
+	"2qscrBr549nwFzj8fTx8cf3p8Hn0/Gkoi9l9tOHgNaMWeerOo6/BTMIUnQMGSUpzYkKvvVVlpWblnh9e",
+	"/m25pvlF+ftXd3z17OjwuXzw6/js8u/pyzert+GlKorTe6FZOVVyz3T/r/56j4661nsdKUwWQBcmHlgV",
+	"BI+q5Ng2bN3eftEkeQUiKI1syW1RIYoJMYThxNbFq1dKtRWFXIJIybTkSDhuPlxuaEK81NBPeNNapO3Q",
+	"LmPovuH3NEXikiAdNwiSyuprU5jHyoBgCTX0kvBrDYa1KWiOiyApBep4b+0vpotvEhPChbkZSnJhC4hJ",
+	"VXq0sI6OOWQ3pqr+/qnivIoMrk319EiZQuRhTIitzmpPhDL1UlAKdB4uuZ1zhQ33no6P90OklZezHIs6",
+	"cd14s2uIXx21dY72gGBkQVnzFhUwV1ycEuimZqSuivqhqHgJsQYQvqXpekPhv7vharUayl0blixDRMqI",
+	"aaMSYMOENvgVEbIeMcoR+X9eAPrAy5WgkyLWjTqDH2Q/cCH7NSrInLTS5yTy4fFvR5c3F+PVz7Or+fP0",
+	"8L9/KP6ef302CMX8V6H5vesJepkp7us6HYk87v9JDFShf/xMyyeSYc8ybX/TfFHx5dgmRdwwt3cXOYSi",
+	"CJJVwnt3XlWYPB4fdzD4jeEsc1Fnab3BHsRi1PrvymGMd+YwnurV7tjnT8DJXCoM5vMyDS65k4e5jwZh",
+	"NZMiqkGiqFNwSjrQbQKqqf9bujIHNVxLdu0574XqmygVpqaaXgNT52Rfg6QxH0+IRydrtHAEYld93i+g",
+	"UKskFKykMCFVKQUtGULG1oqdNuUUTrVVRREk09WVLdGhnUpntkTJDTfVSzEHKlb5pB5bI+9jrTA7yjgC",
+	"T8fjKhNXsET7aY2bUHWS+cZCyXLcCXk6furn+9o/rSu6mpuoSHhOjRXJhQvJuQVtoHE1f9C/FPxpTezX",
+	"TI0rzNesLmzdqF15YvPFoxdbcpftqzNxMpThziQA+yL8CEhhQVUHsGXc1du1YoyA0U0JnCvIs3yVoHU5",
+	"6dRxTmbrFMg221dIL8CrtPIBt3mVEEqpmhwYFafRcA4ks7+lh6eC/BGtB/2Zj0DVYWfQ7ZR0fOteuJRI",
+	"013qYz0rdK1gz/ZMOqpxvbBT3/w7ntmsPdH+hY87c0Y/iG159AE4A3nT2e/ZyeHXo/F4/EvdNtpsd+S3",
+	"q0zgJvzQ2qjDNmZjUVb7f3JwcHj01Wg8Go8OT74efz0+YAfBOR/0Fy9/TC8+vD7O8fH3z3uCWqgkls3C",
+	"3gqdCzoi6dxpgZJY/0y4bVbW0bW/Pwc0t51HtlSUdxoRA3gNXrFSind92TQ+MC3P00F/DvBbmLrbJrsc",
+	"bu9SK1DflwP8iYrXKu+l6vBie4eXlMwzrL0Jnh716HBF6VtIbPwr34nPbBaSv/dr1hiGb4NazBw2eKMY",
+	"xyBTyTvNBW8Uj+JzP094ZcgwebRzLzzMGcAJWqlMDlLmjgCBjBlfvA2MiCpOpB2y4hG4omAFsxv9dbhA",
+	"PLLW0bhm7o+BqnPUMvnHJ4B5rgjcVmCRfKFiBQv4W4lALNvHQGmxLG85IXOc6dQ27TAOxcwAXiZL7bMA",
+	"zrSiRY8wQxklC27FLTMOoPMJ0eIXF5JNSSSjOmc0PzH1G7Ewtk7XBYuGgkTyl47yT43mJt4fgXa2c6dw",
+	"4r4VHLR8rCfk8U7WtZrodYZIft9yyn8AL/QGa2S+teF7uEB92p1pQK2XQ+zT8aX2KtTc2GM4Au1i9LHb",
+	"Hb1Bp6wfuCHoDS9uTUh2UCl1cRt+aIHnQO0lh67ckfVHG+qo1yVTdv73SIDLUjsFdtFoPYDKF9WpgXf+",
+	"uLpxi7Px3F/vu/mcpv+lGk0eYsPhqo1B/6okl28OJ+V4fPRctvxGNX97ldz99Oti9fbVYvz29w93bxdB",
+	"7yT9oQdSccuM9nNh+1ei3p+JRsotcnvQJo1cm4u26FPaihJXVgBmmRQanQTfTRdHE9JVyOQUNJCzFfB5",
+	"PcjK5LKCZO1UH7HNQy8RtE17Z8ipww5xQ9cSVUogFaKCIAOYdFPnURUu41x59Ai0g/xIabteYUORC1uG",
+	"I9X5bBTR4x4h2d8qWv+LidWtUJoKYwfS8rRTRoXyrXil/JTkqfWq/TF7B9LuhaRd1ZWPG0qUN/3Y/fiD",
+	"VgLAh0njX1QS/xzk9lNVJ8vQJVcsy/yuQYJLkqVV6J8FMCIXVFuvf6ifTlNd70DdIR2DvaG4YFXMr16i",
+	"7/56Z/D7X8lYhBJb9uY0vKqpH7uy6ujUOE1C30xfU2UjUYaIKlFMV8KKj/VQ3zZYtQB74N90P/rWAVtd",
+	"+XJ/f92Rd6arQy29jL0rrXQxHtS2UwPcX99f16q77vB9G0iu2LL7B+pXtulW/qXVKjtqSb6UtiPMzYV0",
+	"HAefcNrtF3lh/GspQX7sXc3us4GtA2e1kD3j+DAhri91Jb+NBUoOgrlv2AnJ8XV+iZJsPSE6GyPMVS3P",
+	"ZgxznWtiSKKU2wfzTS58sQ/L9AAmyxZQu/5TkOt/A+n4U9NLpO4IYqss3f9BhM7HzxrVfglE+79eZ/2Z",
+	"kOuFwRbb0Wvd26EeNPVRk13l5h/yz/L85ClRBnozfa2tJC7+f48jBGKv+XC4RFkhZdzhUDaKlVPuBpuU",
+	"Qixm/i3BvhUj1MT3kXN9w6zps6dd9CqwHlUeZG6fAp6aXS4ZvBGW6zlbyC8Zt4q2C2z7s0bNH/YS1Ycy",
+	"ZEjuKUq1Vh3M0BIrL/maBeEJB7HxLqw50Tk1SOXzj0nluK8Cf9bGhxB8f/X2jQ7h+OHy3U/aG58glAJC",
+	"Lek8qfk1mkgjrUo3icAShhT+gpnJhKAX7LvK3F/f/08AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

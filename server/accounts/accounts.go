@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
@@ -71,15 +72,52 @@ func (s *Server) account(ctx context.Context, id string) (store.Account, error) 
 	return a, nil
 }
 
-// pageToken is what a page URL carries: where the page starts and the token of the page
-// before it (for previous_page_url).
+// pageToken is what a page URL carries: where the page starts, the token of the page
+// before it (for previous_page_url), and the filters of the list it belongs to.
 type pageToken struct {
 	After string `json:"a"`
 	Prev  string `json:"p,omitempty"`
 	First bool   `json:"f,omitempty"` // the previous page is the first one
+	// Configs and Closed are the list's filter (listFilter).
+	Configs []string `json:"c,omitempty"`
+	Closed  bool     `json:"x,omitempty"`
 }
 
-// ListAccounts lists the caller's accounts, newest first, a page at a time.
+// listFilter is what a list of accounts is narrowed by.
+type listFilter struct {
+	configs []string // applied_configurations: sorted, each once
+	closed  bool
+}
+
+func listFilterOf(p gen.ListAccountsParams) listFilter {
+	f := listFilter{closed: p.Closed != nil && *p.Closed}
+	for _, c := range p.AppliedConfigurations {
+		f.configs = append(f.configs, string(c))
+	}
+	slices.Sort(f.configs)
+	f.configs = slices.Compact(f.configs)
+	return f
+}
+
+// matches says whether an open account is listed: it has every configuration asked for.
+func (f listFilter) matches(a store.Account) bool {
+	for _, name := range f.configs {
+		if _, ok := a.Configurations[name]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// madeFor says whether a page token was made for a list with this filter.
+func (f listFilter) madeFor(t pageToken) bool {
+	return f.closed == t.Closed && slices.Equal(f.configs, t.Configs)
+}
+
+// ListAccounts lists the caller's accounts, newest first, a page at a time, narrowed by
+// applied_configurations and closed. Page URLs repeat the filter, and their token records
+// it: a token sent with another filter is refused rather than used for a list it was not
+// made for.
 func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestObject) (gen.ListAccountsResponseObject, error) {
 	if err := requireV2(ctx); err != nil {
 		return nil, err
@@ -88,6 +126,7 @@ func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestOb
 	if req.Params.Limit != nil {
 		limit = int(*req.Params.Limit)
 	}
+	filter := listFilterOf(req.Params)
 	var after *store.Cursor
 	var tok pageToken
 	current := ""
@@ -101,6 +140,9 @@ func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestOb
 		if err != nil || !ok {
 			return nil, invalidRequest(http.StatusBadRequest, "parameter_invalid", "page: not a page token this server issued; use next_page_url or previous_page_url as they are")
 		}
+		if !filter.madeFor(tok) {
+			return nil, invalidRequest(http.StatusBadRequest, "parameter_invalid", "page: the page token belongs to a list with other filters (applied_configurations, closed); use next_page_url or previous_page_url as they are")
+		}
 		after = &cur
 	}
 	scope := callerFrom(ctx).scope()
@@ -108,7 +150,14 @@ func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestOb
 	var last store.Cursor
 	more := false
 	_ = s.db.View(func(tx *store.Tx) error {
+		if filter.closed {
+			// No account is ever closed: this server has no operation that closes one.
+			return nil
+		}
 		s.tables.Newest.Scan(tx, scope+"|", scope+"}", after, func(c store.Cursor, a store.Account) bool {
+			if !filter.matches(a) {
+				return true
+			}
 			if len(data) == limit {
 				more = true
 				return false
@@ -123,15 +172,15 @@ func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestOb
 	out.NextPageUrl.SetNull()
 	out.PreviousPageUrl.SetNull()
 	if more {
-		next := pageToken{After: last.String(), Prev: current, First: current == ""}
-		out.NextPageUrl.Set(pageURL(limit, encodeToken(next)))
+		next := pageToken{After: last.String(), Prev: current, First: current == "", Configs: filter.configs, Closed: filter.closed}
+		out.NextPageUrl.Set(pageURL(limit, filter, encodeToken(next)))
 	}
 	if current != "" {
 		prev := ""
 		if !tok.First {
 			prev = tok.Prev
 		}
-		out.PreviousPageUrl.Set(pageURL(limit, prev))
+		out.PreviousPageUrl.Set(pageURL(limit, filter, prev))
 	}
 	return gen.ListAccounts200JSONResponse{Body: out, Headers: gen.ListAccounts200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
@@ -141,9 +190,15 @@ func encodeToken(t pageToken) string {
 	return base64.RawURLEncoding.EncodeToString(raw)
 }
 
-// pageURL is a relative list URL, as the v2 API returns.
-func pageURL(limit int, token string) string {
+// pageURL is a relative list URL, as the v2 API returns, with the list's filter.
+func pageURL(limit int, f listFilter, token string) string {
 	q := url.Values{"limit": {strconv.Itoa(limit)}}
+	if len(f.configs) > 0 {
+		q["applied_configurations"] = f.configs
+	}
+	if f.closed {
+		q.Set("closed", "true")
+	}
 	if token != "" {
 		q.Set("page", token)
 	}

@@ -2,12 +2,15 @@ package accounts_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
+	"github.com/understudy-dev/understudy/internal/spectest"
 	"github.com/understudy-dev/understudy/server"
 	"github.com/understudy-dev/understudy/server/accounts"
 )
@@ -350,3 +353,154 @@ func TestAccountLinkValidationMessages(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// apiList sends GET path (a list URL with its query, as sent or as a page URL gives it)
+// and returns the status and the body, checked against the spec.
+func apiList(t *testing.T, e *apiEnv, path string) (int, []byte) {
+	t.Helper()
+	spec, err := gen.GetSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodGet, e.srv.URL+path, nil)
+	req.Header.Set("Authorization", "Bearer "+apiTestKey)
+	req.Header.Set("Service-Version", apiVersion)
+	resp, err := (&http.Client{Transport: spectest.Transport(t, spec, nil)}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, []byte(readBody(resp))
+}
+
+// listIDs decodes a list answer into its account ids and page URLs ("" for null).
+func listIDs(t *testing.T, body []byte) (ids []string, next, prev string) {
+	t.Helper()
+	var l gen.V2CoreAccountList
+	if err := json.Unmarshal(body, &l); err != nil {
+		t.Fatalf("not a list: %v %s", err, body)
+	}
+	for _, a := range l.Data {
+		ids = append(ids, a.Id)
+	}
+	next, _ = l.NextPageUrl.Get()
+	prev, _ = l.PreviousPageUrl.Get()
+	return ids, next, prev
+}
+
+func TestListAccountsFilters(t *testing.T) {
+	e := newAPIEnv(t)
+	c := e.client(apiTestKey)
+	create := func(cfg string) string {
+		t.Helper()
+		var body gen.CreateAccountRequest
+		if err := json.Unmarshal([]byte(`{"configuration":`+cfg+`}`), &body); err != nil {
+			t.Fatal(err)
+		}
+		return apiCreateAccount(t, c, body).Id
+	}
+	id := map[string]string{
+		"r":  create(`{"recipient":{"capabilities":{"stripe_balance":{"stripe_transfers":{"requested":true}}}}}`),
+		"m":  create(`{"merchant":{"capabilities":{"card_payments":{"requested":true}}}}`),
+		"mr": create(`{"merchant":{},"recipient":{}}`),
+		"n":  create(`{}`),
+		"c":  create(`{"customer":{}}`),
+	}
+	name := map[string]string{}
+	for k, v := range id {
+		name[v] = k
+	}
+	names := func(ids []string) string {
+		var out []string
+		for _, i := range ids {
+			out = append(out, name[i])
+		}
+		return strings.Join(out, " ")
+	}
+
+	for _, tt := range []struct{ query, want string }{
+		{"", "c n mr m r"},
+		{"applied_configurations=merchant", "mr m"},
+		{"applied_configurations=merchant&applied_configurations=recipient", "mr"},
+		{"applied_configurations=recipient&applied_configurations=recipient", "mr r"},
+		{"applied_configurations[]=recipient", "mr r"},
+		{"applied_configurations%5B%5D=recipient&applied_configurations%5B%5D=merchant", "mr"},
+		{"applied_configurations[0]=recipient&applied_configurations[1]=merchant", "mr"},
+		{"applied_configurations=customer", "c"},
+		{"closed=false", "c n mr m r"},
+		{"closed=false&applied_configurations=merchant", "mr m"},
+		{"closed=true", ""}, // no account is ever closed here
+		{"closed=true&applied_configurations=merchant", ""},
+	} {
+		t.Run(tt.query, func(t *testing.T) {
+			status, body := apiList(t, e, "/v2/core/accounts?"+tt.query)
+			if status != http.StatusOK {
+				t.Fatalf("%d %s", status, body)
+			}
+			if ids, _, _ := listIDs(t, body); names(ids) != tt.want {
+				t.Errorf("listed %q, want %q", names(ids), tt.want)
+			}
+		})
+	}
+	for _, q := range []string{"applied_configurations=storer", "applied_configurations[0]=storer", "closed=maybe"} {
+		t.Run(q, func(t *testing.T) {
+			status, body := apiList(t, e, "/v2/core/accounts?"+q)
+			wantAPIError(t, status, body, 400, "invalid_request_error", "parameter_invalid")
+		})
+	}
+
+	t.Run("pages keep the filters", func(t *testing.T) {
+		status, body := apiList(t, e, "/v2/core/accounts?limit=1&applied_configurations[0]=recipient")
+		if status != http.StatusOK {
+			t.Fatalf("%d %s", status, body)
+		}
+		var pages []string
+		ids, next, _ := listIDs(t, body)
+		pages = append(pages, names(ids))
+		var prev string
+		for next != "" && len(pages) < 10 {
+			status, body = apiList(t, e, next)
+			if status != http.StatusOK {
+				t.Fatalf("GET %s: %d %s", next, status, body)
+			}
+			ids, next, prev = listIDs(t, body)
+			pages = append(pages, names(ids))
+		}
+		if got := strings.Join(pages, ","); got != "mr,r" {
+			t.Fatalf("pages %q, want mr,r", got)
+		}
+		// Back from the last page.
+		status, body = apiList(t, e, prev)
+		if ids, _, _ := listIDs(t, body); status != http.StatusOK || names(ids) != "mr" {
+			t.Errorf("GET %s: %d %s, want the first page", prev, status, body)
+		}
+	})
+
+	t.Run("a page token is for the filters it was made for", func(t *testing.T) {
+		status, body := apiList(t, e, "/v2/core/accounts?limit=1&applied_configurations=merchant")
+		_, next, _ := listIDs(t, body)
+		if status != http.StatusOK || next == "" {
+			t.Fatalf("%d %s", status, body)
+		}
+		u, err := url.Parse(next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := url.QueryEscape(u.Query().Get("page"))
+		for _, q := range []string{
+			"applied_configurations=merchant&applied_configurations=recipient", // other filters
+			"applied_configurations=recipient",
+			"closed=true",
+			"", // none
+		} {
+			status, body := apiList(t, e, "/v2/core/accounts?limit=1&page="+page+"&"+q)
+			wantAPIError(t, status, body, 400, "invalid_request_error", "parameter_invalid")
+		}
+		// The same filters, in another order or spelling, are the same filters.
+		for _, q := range []string{"applied_configurations=merchant", "applied_configurations[0]=merchant&closed=false"} {
+			status, body := apiList(t, e, "/v2/core/accounts?limit=1&page="+page+"&"+q)
+			if ids, _, _ := listIDs(t, body); status != http.StatusOK || names(ids) != "m" {
+				t.Errorf("%s: %d %s, want the second page (m)", q, status, body)
+			}
+		}
+	})
+}

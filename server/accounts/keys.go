@@ -3,7 +3,9 @@ package accounts
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -141,22 +143,33 @@ func (s *Server) checkServiceVersion(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// normalizeInclude accepts the include[] and include[N] spellings some SDKs send, by
-// rewriting them to the repeated include the spec names, before validation.
-func normalizeInclude(next echo.HandlerFunc) echo.HandlerFunc {
+// listParams are the query parameters that take a list of values.
+var listParams = []string{"include", "applied_configurations"}
+
+// normalizeLists accepts the name[] and name[N] spellings some SDKs send for a list
+// parameter (stripe-go sends name[N]), by rewriting them to the repeated name the spec
+// names, before validation. A query without '[' (escaped or not) is left as it is.
+func normalizeLists(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		if !strings.Contains(req.URL.RawQuery, "include%5B") && !strings.Contains(req.URL.RawQuery, "include[") {
+		raw := req.URL.RawQuery
+		if !strings.Contains(raw, "[") && !strings.Contains(raw, "%5B") && !strings.Contains(raw, "%5b") {
 			return next(c)
 		}
 		q := req.URL.Query()
-		for k, vs := range q {
-			if strings.HasPrefix(k, "include[") && strings.HasSuffix(k, "]") {
-				q.Del(k)
-				q["include"] = append(q["include"], vs...)
+		changed := false
+		for _, k := range slices.Sorted(maps.Keys(q)) { // a stable order of values
+			name, rest, ok := strings.Cut(k, "[")
+			if !ok || !strings.HasSuffix(rest, "]") || !slices.Contains(listParams, name) {
+				continue
 			}
+			q[name] = append(q[name], q[k]...)
+			delete(q, k)
+			changed = true
 		}
-		req.URL.RawQuery = q.Encode()
+		if changed {
+			req.URL.RawQuery = q.Encode()
+		}
 		return next(c)
 	}
 }

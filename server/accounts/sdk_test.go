@@ -550,3 +550,45 @@ func TestSDKRateLimit(t *testing.T) {
 		t.Errorf("link after the burst: %v", err)
 	}
 }
+
+// TestSDKListFilters: stripe-go's list filters (applied_configurations, sent indexed, and
+// closed) narrow the list, and its iterator, following next_page_url with no parameters of
+// its own, keeps them from page to page.
+func TestSDKListFilters(t *testing.T) {
+	srv := startSDKServer(t, nil)
+	client := newSDKClient(t, srv, "sk_test_sdkfilters42")
+	ctx := context.Background()
+	var recipients []string
+	for i := range 3 {
+		recipients = append([]string{createRecipient(t, client, fmt.Sprintf("Recipient %d", i)).ID}, recipients...) // newest first
+		merchant := &stripe.V2CoreAccountCreateParams{Configuration: &stripe.V2CoreAccountCreateConfigurationParams{
+			Merchant: &stripe.V2CoreAccountCreateConfigurationMerchantParams{}}}
+		if _, err := client.V2CoreAccounts.Create(ctx, merchant); err != nil {
+			t.Fatalf("create merchant: %v", err)
+		}
+	}
+	list := func(p *stripe.V2CoreAccountListParams) []string {
+		t.Helper()
+		var ids []string
+		for acct, err := range client.V2CoreAccounts.List(ctx, p).All(ctx) {
+			if err != nil {
+				t.Fatalf("list: %v", err)
+			}
+			if len(ids) > 100 {
+				t.Fatal("list: pagination does not end")
+			}
+			ids = append(ids, acct.ID)
+		}
+		return ids
+	}
+	got := list(&stripe.V2CoreAccountListParams{Limit: stripe.Int64(1), AppliedConfigurations: stripe.StringSlice([]string{"recipient"})})
+	if !slices.Equal(got, recipients) {
+		t.Errorf("recipients, a page at a time: got %v, want %v", got, recipients)
+	}
+	if got := list(&stripe.V2CoreAccountListParams{Closed: stripe.Bool(false)}); len(got) != 6 {
+		t.Errorf("open accounts: got %d, want all 6", len(got))
+	}
+	if got := list(&stripe.V2CoreAccountListParams{Closed: stripe.Bool(true)}); len(got) != 0 {
+		t.Errorf("closed accounts: got %v, want none", got)
+	}
+}

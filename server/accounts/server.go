@@ -9,6 +9,8 @@
 //   - onboarding always needs the terms of service accepted, which only the hosted form can
 //     do: the requested capabilities of a link's configurations become active when its form
 //     is submitted, and those of the account's other configurations stay restricted;
+//   - no operation closes an account, so every account is open: a list with closed=true
+//     finds none; a list's page token belongs to its filters and is refused with others;
 //   - an Idempotency-Key is remembered only for requests that succeeded: a failed request
 //     may be retried with the same key and runs again (v2 semantics).
 //   - the hosted pages ignore the query of their URL, even one Go's form parsing refuses
@@ -146,7 +148,7 @@ func (s *Server) Register(e *echo.Echo) error {
 	if err != nil {
 		return err
 	}
-	m := v.Middlewares(s.authenticate, s.checkServiceVersion, normalizeInclude)
+	m := v.Middlewares(s.authenticate, s.checkServiceVersion, normalizeLists)
 	plain := v.Middlewares()
 	for _, id := range hostedOperations {
 		m[id] = plain[id]
