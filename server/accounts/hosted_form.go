@@ -148,7 +148,9 @@ func checkField(name, v string) (string, string) {
 		if utf8.RuneCountInString(v) > 255 {
 			return "", "Use at most 255 characters."
 		}
-		if strings.ContainsFunc(v, unicode.IsControl) {
+		// Bytes that are not UTF-8 are no more text than control characters are (stored,
+		// they would become U+FFFD).
+		if !utf8.ValidString(v) || strings.ContainsFunc(v, unicode.IsControl) {
 			return "", "Use letters, digits, spaces and punctuation only."
 		}
 		return v, ""
@@ -242,7 +244,9 @@ func newFormPage(l store.AccountLink, a store.Account, nonce string, in *formInp
 		}
 		value := accountValue(a, f.name)
 		if posted {
-			value = in.values[f.name]
+			// As sent, except bytes that are not UTF-8 (refused by checkField), which
+			// would make the page itself invalid.
+			value = strings.ToValidUTF8(in.values[f.name], "\uFFFD")
 		}
 		p.Fields = append(p.Fields, newFormField(f.name, value, missing[f.name], problems[f.name]))
 	}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 
@@ -631,6 +632,28 @@ func TestHostedFlow(t *testing.T) {
 			}
 			if !strings.Contains(q.text(), "Accept the terms of service") {
 				t.Errorf("terms error not said: %s", q.text())
+			}
+		}},
+		{"text that is not UTF-8 is refused like control characters", func(t *testing.T) {
+			// Bytes that are not UTF-8 (a lone surrogate's encoding among them) would be
+			// stored as U+FFFD: the field is refused, and the page stays UTF-8.
+			for _, bad := range []string{"\xff\xfe", "\xed\xa0\x80", "Acme \xc3"} {
+				acct := e.createAccount("")
+				link := e.createLink(acct, hostedLinkOptions{})
+				c, p := e.open(t, link)
+				form := hostedValidForm(p)
+				form.Set("display_name", bad)
+				q := hostedReadPage(t, hostedPost(t, c, link, form), http.StatusBadRequest)
+				if errNode := q.byID("display_name_error"); errNode == nil || !strings.Contains(hostedText(errNode), "Use letters, digits, spaces and punctuation only.") {
+					t.Errorf("%q: no error next to display_name", bad)
+				}
+				if !utf8.ValidString(q.raw) {
+					t.Errorf("%q: the page answered is not UTF-8", bad)
+				}
+				if name := e.account(acct)["display_name"]; name != nil {
+					t.Errorf("%q: display_name stored as %q", bad, name)
+				}
+				hostedRedirect(t, hostedPost(t, c, link, hostedValidForm(q)), http.StatusSeeOther, hostedReturn)
 			}
 		}},
 		{"no return_url answers a completion page", func(t *testing.T) {
