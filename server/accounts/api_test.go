@@ -504,3 +504,46 @@ func TestListAccountsFilters(t *testing.T) {
 		}
 	})
 }
+
+// TestLoneSurrogateEscapes: a lone UTF-16 surrogate escape in a string is refused naming
+// the member, where Go's decoder would store U+FFFD; a pair is the character it spells.
+func TestLoneSurrogateEscapes(t *testing.T) {
+	e := newAPIEnv(t)
+	spec, err := gen.GetSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: spectest.Transport(t, spec, nil)}
+	post := func(body string) (int, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/v2/core/accounts", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+apiTestKey)
+		req.Header.Set("Service-Version", apiVersion)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, []byte(readBody(resp))
+	}
+	for body, field := range map[string]string{
+		`{"display_name":"\ud800"}`:                      "display_name",
+		`{"display_name":"Acme \uDC00 Corp"}`:            "display_name",
+		`{"metadata":{"order":"\ud83d"}}`:                "metadata.order",
+		`{"display_name":"ok","contact_email":"\udfff"}`: "contact_email",
+	} {
+		status, got := post(body)
+		ae := wantAPIError(t, status, got, 400, "invalid_request_error", "parameter_invalid")
+		if !strings.HasPrefix(ae.Message, field+": ") || !strings.Contains(ae.Message, "surrogate") {
+			t.Errorf("%s: message %q, want it to name %s and say what is wrong", body, ae.Message, field)
+		}
+	}
+	status, got := apiList(t, e, "/v2/core/accounts")
+	if ids, _, _ := listIDs(t, got); status != 200 || len(ids) != 0 {
+		t.Errorf("refused requests made accounts: %s", got)
+	}
+	status, got = post(`{"display_name":"Caf\u00e9 \ud83d\ude00"}`)
+	if status != 200 || !strings.Contains(string(got), `"display_name":"Café 😀"`) {
+		t.Errorf("a surrogate pair: %d %s", status, got)
+	}
+}

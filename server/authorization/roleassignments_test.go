@@ -2,12 +2,14 @@ package authorization_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
+	"github.com/understudy-dev/understudy/internal/spectest"
 	"github.com/understudy-dev/understudy/server/authorization"
 )
 
@@ -285,4 +287,56 @@ func TestTokenMappedInConfig(t *testing.T) {
 	if *got.Properties.CreatedBy != principal2 {
 		t.Errorf("createdBy = %s, want the mapped principal %s", *got.Properties.CreatedBy, principal2)
 	}
+}
+
+// TestLoneSurrogateEscapes: a JSON string may spell characters as escapes, and a UTF-16
+// surrogate pair is one character; a lone surrogate is none, and is refused naming the
+// member instead of being stored as U+FFFD (what Go's decoder would make of it).
+func TestLoneSurrogateEscapes(t *testing.T) {
+	e := newEnv(t)
+	c := e.client("token", true)
+	spec, err := gen.GetSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: spectest.Transport(t, spec, nil)}
+	putRaw := func(name, description string) (int, []byte) {
+		t.Helper()
+		body := `{"properties":{"principalId":"` + principal2 + `","roleDefinitionId":"` + readerID + `","description":"` + description + `"}}`
+		req, _ := http.NewRequest(http.MethodPut, e.srv.URL+"/"+rgScope+"/providers/Vendor.Authorization/roleAssignments/"+name+"?api-version="+apiVersion, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer token")
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	for _, d := range []string{`\ud800`, `tail \udfff`, `\ud83d\u0041`, `\\\ud800`} {
+		status, body := putRaw(name1, d)
+		got := wantError(t, status, body, http.StatusBadRequest, "InvalidRequestContent")
+		if got.Target == nil || *got.Target != "properties.description" || !strings.Contains(got.Message, "surrogate") {
+			t.Errorf("%s: target %v, message %q; want properties.description and what is wrong", d, got.Target, got.Message)
+		}
+	}
+	resp, _ := c.RoleAssignmentsGetWithResponse(ctx, rgScope, name1, &gen.RoleAssignmentsGetParams{ApiVersion: apiVersion})
+	wantError(t, resp.StatusCode(), resp.Body, http.StatusNotFound, "RoleAssignmentNotFound")
+
+	// A pair, and the same text sent as \\ud800 (an escaped backslash): both are text.
+	if status, body := putRaw(name1, `caf\u00e9 \ud83d\ude00 \\ud800`); status != http.StatusCreated {
+		t.Fatalf("%d %s", status, body)
+	}
+	got, _ := c.RoleAssignmentsGetWithResponse(ctx, rgScope, name1, &gen.RoleAssignmentsGetParams{ApiVersion: apiVersion})
+	if d := got.JSON200.Properties.Description; d == nil || *d != `café 😀 \ud800` {
+		t.Errorf("description stored as %q", deref(d))
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
 }

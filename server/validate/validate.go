@@ -13,9 +13,12 @@
 // authentication done by Echo middleware only ever passes. The body is read once, into a
 // pooled buffer, and checked to be UTF-8 before anything else; a JSON body is then decoded
 // and validated from those bytes exactly as ValidateRequestBody would (same decoder, same
-// schema options, same errors), other bodies are left to ValidateRequestBody. What a request
-// needs for this (buffer, readers, kin's input) comes from a pool and goes back once the
-// handler has returned. validate_test.go compares the outcome with kin's over many requests.
+// schema options, same errors), other bodies are left to ValidateRequestBody. A JSON body
+// with a string that spells a lone UTF-16 surrogate (surrogate.go) is refused before it is
+// decoded, as a body that is not UTF-8 is, since decoding would silently change it. What a
+// request needs for this (buffer, readers, kin's input) comes from a pool and goes back once
+// the handler has returned. validate_test.go compares the outcome with kin's over many
+// requests.
 //
 // Before that decoding, a JSON body goes through a quick check (fast.go) that walks the
 // bytes against the schema and accepts most valid bodies without building a decoded value;
@@ -326,6 +329,15 @@ func (v *Validator) checkBody(ctx context.Context, input *openapi3filter.Request
 	rb := route.body
 	contentType := Header(req.Header, "Content-Type")
 	mt := rb.Content.Get(contentType)
+	// A string with a lone surrogate escape would decode to U+FFFD (surrogate.go): refused
+	// before anything decodes it, once the content type is one the operation takes, with
+	// the request as kin leaves it when it refuses a body it read.
+	if hasBody && mt != nil && jsonLike(contentType) {
+		if err := checkSurrogates(data); err != nil {
+			st.putBack(req, len(data))
+			return err
+		}
+	}
 	if !v.fastJSON || !hasBody || len(data) == 0 || mt == nil || mt.Schema == nil || !isJSON(contentType) ||
 		isBinary(mt.Schema) || mt.Encoding[""] != nil {
 		err := openapi3filter.ValidateRequestBody(ctx, input, rb)
@@ -623,6 +635,9 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Cause }
 
 func convert(err error) error {
+	if ve, ok := err.(*Error); ok {
+		return ve // already this package's
+	}
 	var me openapi3.MultiError
 	if errors.As(err, &me) && len(me) > 0 {
 		err = me[0]

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -46,6 +47,16 @@ func (v *Validator) reference(req *http.Request, r *route, params map[string]str
 	}
 	input := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: r.Route, Options: v.options}
 	err := openapi3filter.ValidateRequest(req.Context(), input)
+	// A lone surrogate escape in a JSON body the operation takes is refused where the body
+	// would be decoded: after the parameters, before the body is looked at otherwise.
+	ct := Header(req.Header, "Content-Type")
+	var re *openapi3filter.RequestError
+	if r.body != nil && len(data) > 0 && jsonLike(ct) && r.body.Content.Get(ct) != nil &&
+		(err == nil || errors.As(err, &re) && re.RequestBody != nil && re.Parameter == nil) {
+		if se := checkSurrogates(data); se != nil {
+			return se
+		}
+	}
 	// kin ignores what follows a JSON body's value; it is refused where the body is decoded,
 	// before the schema is looked at.
 	if (err == nil || bodySchemaError(err)) && r.body != nil && trailing(Header(req.Header, "Content-Type"), data) {
@@ -173,6 +184,11 @@ func TestCheckMatchesKin(t *testing.T) {
 		"{\"name\":\"fr-1\",\"portRange\":\"443-443\"} \n\t\r", `{"name":"fr-1","portRange":"443-443"}xyz`,
 		`{"name":"g-1","intent":{"availabilitySla":"NO_SLA"}} {}`, "{\"labels\":{\"env\":\"prod\"}}\x00\x01garbage",
 		`{"display_name":"trail"}]]]]`, `{"a":1} {"a":2}`,
+		// Surrogate escapes: lone ones are refused (before the schema, after a malformed
+		// start), pairs are characters.
+		`{"a":"\ud800"}`, `{"display_name":"x\udc00"}`, `{"name":"fr-1","description":"\ud83d\ude00"}`, `{"name":"fr-1","description":"\ud83d"}`,
+		`{"properties":{"principalId":"ce2ce14e-85d7-4629-bdbc-454d0519d987","roleDefinitionId":"/providers/Vendor.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7","description":"\uDBFF"}}`,
+		`{"\ud800":1}`, `{bad "\ud800"}`, `{"a":"\ud800"} trailing`, `{"a":"\\ud800"}`, `{"a":1,"a":"\ud800"}`,
 	}
 	contentTypes := []string{"application/json", "application/json; charset=utf-8", " Application/JSON ", "text/plain", "-", "",
 		"application/x-www-form-urlencoded", "application/merge-patch+json", "application/json;", "application/jsonx"}
@@ -333,5 +349,65 @@ func TestCheckBodyLimit(t *testing.T) {
 		if !errors.As(err, &ve) || ve.Status != http.StatusRequestEntityTooLarge || !strings.Contains(ve.Reason, "limit of 10 bytes") {
 			t.Errorf("transfer %d: %v", tr, err)
 		}
+	}
+}
+
+// BenchmarkCheckBody validates typical JSON bodies as the server does, from reading the
+// body to the handler's turn: a role assignment PUT (no escapes in it; the common case)
+// and one whose description has escapes (\", \u00e9, an escaped pair for an emoji), and an
+// account link. Parameters are valid and the quick check accepts every body.
+func BenchmarkCheckBody(b *testing.B) {
+	authz, err := CachedJSON("authorization", authzgen.GetSpecJSON)()
+	if err != nil {
+		b.Fatal(err)
+	}
+	accts, err := CachedJSON("accounts", accountsgen.GetSpecJSON)()
+	if err != nil {
+		b.Fatal(err)
+	}
+	const assignment = `{"properties":{"principalId":"ce2ce14e-85d7-4629-bdbc-454d0519d987","roleDefinitionId":"/providers/Vendor.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7","description":%s}}`
+	for _, bc := range []struct {
+		name, op, target string
+		doc              *openapi3.T
+		params           map[string]string
+		headers          map[string]string
+		body             string
+	}{
+		{"assignment", "RoleAssignments_Create", "/subscriptions/a925f2f7-5c63-4b7b-8799-25a5f97bc3b2/providers/Vendor.Authorization/roleAssignments/b0f43c54-e787-4862-89b1-a653fa9cf747?api-version=2022-04-01", authz,
+			map[string]string{"scope": "subscriptions/a925f2f7-5c63-4b7b-8799-25a5f97bc3b2", "roleAssignmentName": "b0f43c54-e787-4862-89b1-a653fa9cf747"}, nil,
+			fmt.Sprintf(assignment, `"Reader for the nightly export job of the billing team"`)},
+		{"assignment escapes", "RoleAssignments_Create", "/subscriptions/a925f2f7-5c63-4b7b-8799-25a5f97bc3b2/providers/Vendor.Authorization/roleAssignments/b0f43c54-e787-4862-89b1-a653fa9cf747?api-version=2022-04-01", authz,
+			map[string]string{"scope": "subscriptions/a925f2f7-5c63-4b7b-8799-25a5f97bc3b2", "roleAssignmentName": "b0f43c54-e787-4862-89b1-a653fa9cf747"}, nil,
+			fmt.Sprintf(assignment, `"Reader for the \"nightly\" export job of the caf\u00e9 team \ud83d\ude00"`)},
+		{"account link", "createAccountLink", "/v2/core/account_links", accts, map[string]string{}, map[string]string{"Service-Version": "2026-05-27.dahlia"},
+			`{"account":"acct_1Nv0FGQ9RKHgCVdK","use_case":{"type":"account_onboarding","account_onboarding":{"configurations":["recipient"],"refresh_url":"https://example.com/refresh","return_url":"https://example.com/return"}}}`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			v, err := New(bc.doc, Options{AllowReadOnly: bc.doc == authz})
+			if err != nil {
+				b.Fatal(err)
+			}
+			r := v.routes[bc.op]
+			req := newRequest(r.Method, bc.target, "application/json", bc.body, withLength)
+			for k, val := range bc.headers {
+				req.Header.Set(k, val)
+			}
+			query := req.URL.Query()
+			body := strings.NewReader(bc.body)
+			b.ReportAllocs()
+			for b.Loop() {
+				body.Reset(bc.body)
+				req.Body, req.GetBody = io.NopCloser(body), nil
+				st := getState()
+				maps.Copy(st.params, bc.params)
+				if err := v.check(req, r, st, query); err != nil {
+					b.Fatal(err)
+				}
+				if _, ok := req.Body.(*quickBody); !ok {
+					b.Fatal("not accepted by the quick check")
+				}
+				putState(st)
+			}
+		})
 	}
 }
