@@ -489,3 +489,36 @@ func TestMalformedJSONInPlainWords(t *testing.T) {
 		}
 	}
 }
+
+// TestCharsetsOtherThanUTF8: a body said to be in another charset is refused with 415 in
+// each API's envelope (it was read as UTF-8 whatever it said); UTF-8, however spelled, is
+// taken.
+func TestCharsetsOtherThanUTF8(t *testing.T) {
+	srv := understudytest.Start(t)
+	for _, target := range bodyTargets {
+		for contentType, refused := range map[string]bool{
+			"application/json; charset=latin1":    true,
+			"application/json; charset=utf-16":    true,
+			"application/json;charset=ISO-8859-1": true,
+			"application/json; charset=utf-8":     false,
+			"application/json; charset=UTF8":      false,
+			`application/json; charset="UTF-8"`:   false,
+		} {
+			t.Run(target.api+" "+contentType, func(t *testing.T) {
+				h := map[string]string{"Content-Type": contentType}
+				for k, v := range target.headers {
+					h[k] = v
+				}
+				status, out := do(t, target.method, srv.URL+target.path, h, strings.NewReader(`{}`), 2)
+				if refused {
+					msg, err := target.envelope(out)
+					if status != 415 || err != nil || !strings.Contains(msg, "charset") {
+						t.Errorf("%d %v %s", status, err, out)
+					}
+				} else if status == 415 {
+					t.Errorf("UTF-8 refused: %s", out)
+				}
+			})
+		}
+	}
+}

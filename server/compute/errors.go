@@ -66,7 +66,11 @@ func toError(c echo.Context, err error) *Error {
 	case httperr.TooLarge:
 		return &Error{Status: cause.Status, Reason: "invalid", Message: "The request body is too large."}
 	case httperr.UnsupportedMediaType:
-		return &Error{Status: cause.Status, Reason: "invalid", Message: "Requests must have Content-Type: application/json.", Location: "Content-Type", LocationType: gen.GoogleErrorItemLocationTypeHeader}
+		msg := "Requests must have Content-Type: application/json."
+		if ve := cause.Validation; ve != nil && strings.Contains(ve.Reason, "charset") {
+			msg = "Requests must have Content-Type: application/json, in UTF-8: " + ve.Reason + "."
+		}
+		return &Error{Status: cause.Status, Reason: "invalid", Message: msg, Location: "Content-Type", LocationType: gen.GoogleErrorItemLocationTypeHeader}
 	case httperr.NotFound:
 		return &Error{Status: cause.Status, Reason: "notFound", Message: fmt.Sprintf("The requested URL %s was not found on this server.", c.Request().URL.Path)}
 	case httperr.MethodNotAllowed:
