@@ -230,3 +230,34 @@ func TestAdminBindingErrorsArePlain(t *testing.T) {
 		t.Errorf("faults after refusals: %s", list.Body)
 	}
 }
+
+// TestFaultRulesThatCouldNeverMatch: a rule naming an operationId its API does not have, a
+// path prefix without its leading slash, or /_understudy (never faulted) is refused: a typo
+// in a test's fault would otherwise pass silently and the fault never happen.
+func TestFaultRulesThatCouldNeverMatch(t *testing.T) {
+	srv := understudytest.Start(t)
+	url := srv.URL + "/_understudy/faults"
+	for body, says := range map[string]string{
+		`{"status":503,"operationId":"globalForwardingRules.insrt"}`:                   "any API has no operation",
+		`{"status":503,"api":"accounts","operationId":"globalForwardingRules.insert"}`: "the accounts API has no operation",
+		`{"status":503,"path":"compute/v1/projects"}`:                                  "starts with /",
+		`{"status":503,"path":"/_understudy/health"}`:                                  "never faulted",
+	} {
+		status, b, err := postAdmin(url, body)
+		if err != nil || status != 400 {
+			t.Errorf("%s: %d %v %s", body, status, err, b)
+			continue
+		}
+		if e := decodeAdminError(t, b); e.Error.Code != "InvalidRequest" || !strings.Contains(e.Error.Message, says) {
+			t.Errorf("%s: %s", body, b)
+		}
+	}
+	for _, body := range []string{
+		`{"status":503,"operationId":"globalForwardingRules.insert"}`,
+		`{"status":503,"api":"compute","operationId":"globalForwardingRules.insert","path":"/compute/v1/"}`,
+	} {
+		if status, b, _ := postAdmin(url, body); status != 201 {
+			t.Errorf("%s: %d %s", body, status, b)
+		}
+	}
+}

@@ -155,7 +155,19 @@ func New(cfg Config) (*Server, error) {
 
 	e.HTTPErrorHandler = s.handleError
 
-	adminDeps := admin.Deps{Version: cfg.Version, Clock: clk, Reset: s.Reset, Journal: s.journal, Faults: s.faults, Metrics: s.metrics}
+	adminDeps := admin.Deps{Version: cfg.Version, Clock: clk, Reset: s.Reset, Journal: s.journal, Faults: s.faults, Metrics: s.metrics,
+		Operations: map[string][]string{}}
+	for name, spec := range map[string]func() (*openapi3.T, error){"authorization": authorization.Spec, "accounts": accounts.Spec, "compute": compute.Spec} {
+		doc, err := spec()
+		if err != nil {
+			return nil, err
+		}
+		for _, item := range doc.Paths.Map() {
+			for _, op := range item.Operations() {
+				adminDeps.Operations[name] = append(adminDeps.Operations[name], op.OperationID)
+			}
+		}
+	}
 	if cfg.DataDir != "" {
 		adminDeps.ClockAdvanced = func() error { return s.db.Update(s.saveClock) }
 	}

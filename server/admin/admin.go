@@ -29,6 +29,9 @@ type Deps struct {
 	Journal *control.Journal
 	Faults  *control.Faults
 	Metrics *control.Metrics
+	// Operations are each API's operationIds (by API name, as fault rules name them): a
+	// rule naming another can never match.
+	Operations map[string][]string
 }
 
 // Server implements the generated strict server interface.

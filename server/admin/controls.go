@@ -3,8 +3,11 @@ package admin
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/admin"
@@ -70,7 +73,40 @@ func (s *Server) CreateFault(ctx context.Context, req gen.CreateFaultRequestObje
 	if r.Status != 0 && r.Code == "" {
 		r.Code = defaultFaultCode(r.Status)
 	}
+	if err := s.checkMatchable(r); err != nil {
+		return nil, err
+	}
 	return gen.CreateFault201JSONResponse(faultToWire(s.d.Faults.Add(r))), nil
+}
+
+// checkMatchable refuses a rule that could never match a request: one naming an
+// operationId no API has (or not the named API), or a path prefix that no request path
+// starts with, or one under /_understudy, which is never faulted. A typo in a test's fault
+// would otherwise pass silently, the fault never injected.
+func (s *Server) checkMatchable(r control.Rule) error {
+	if r.OperationID != "" && s.d.Operations != nil {
+		found := false
+		for api, ids := range s.d.Operations {
+			if (r.API == "" || r.API == api) && slices.Contains(ids, r.OperationID) {
+				found = true
+			}
+		}
+		if !found {
+			where := "any API"
+			if r.API != "" {
+				where = "the " + r.API + " API"
+			}
+			return &Error{Status: http.StatusBadRequest, Code: "InvalidRequest",
+				Message: fmt.Sprintf("operationId: %s has no operation %s, so the rule could never match (operationIds are those of specs/<api>.yaml)", where, strconv.Quote(r.OperationID))}
+		}
+	}
+	switch {
+	case r.Path != "" && !strings.HasPrefix(r.Path, "/"):
+		return &Error{Status: http.StatusBadRequest, Code: "InvalidRequest", Message: "path: a path prefix starts with /, as every request path does"}
+	case strings.HasPrefix(r.Path, "/_understudy"):
+		return &Error{Status: http.StatusBadRequest, Code: "InvalidRequest", Message: "path: /_understudy is never faulted, so the rule could never match"}
+	}
+	return nil
 }
 
 // defaultFaultCode is a plausible code for a status when the rule names none.
