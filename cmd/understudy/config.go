@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -182,6 +183,15 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	}
 	if c.HTTP.MaxHeaderBytes <= 0 {
 		return c, fmt.Errorf("--max-header-bytes must be positive")
+	}
+	if c.Server.PublicURL != "" {
+		// Every link the APIs return starts with it: a value that is not an absolute http(s)
+		// URL would make every one of them unusable.
+		u, err := url.Parse(c.Server.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+			return c, fmt.Errorf("--public-url %q: want an absolute http or https URL such as https://understudy.example:8443, without user, query or fragment", c.Server.PublicURL)
+		}
+		c.Server.PublicURL = strings.TrimRight(c.Server.PublicURL, "/")
 	}
 	if c.HTTP.WriteTimeout <= comp.Operations.WaitTimeout {
 		return c, fmt.Errorf("--write-timeout (%v) must exceed --compute-wait-timeout (%v), or waits are cut off", c.HTTP.WriteTimeout, comp.Operations.WaitTimeout)

@@ -118,6 +118,15 @@ func TestLoad(t *testing.T) {
 		{name: "non-positive timeout", args: []string{"--idle-timeout", "0s"}, wantErr: "idle-timeout"},
 		{name: "an operation longer than a day", args: []string{"--compute-operation-mode", "2500000h"}, wantErr: "--compute-operation-mode"},
 		{name: "a retention longer than 30 days", args: []string{"--compute-operation-retention", "721h"}, wantErr: "--compute-operation-retention"},
+		{name: "a public URL without a scheme", args: []string{"--public-url", "example.com"}, wantErr: "--public-url"},
+		{name: "a public URL with a space in its host", args: []string{"--public-url", "http://exa mple.com"}, wantErr: "--public-url"},
+		{name: "a public URL with a query", args: []string{"--public-url", "https://example.com/?a=1"}, wantErr: "--public-url"},
+		{name: "a public URL's trailing slash", args: []string{"--public-url", "https://example.com/emu/"},
+			check: func(t *testing.T, c Config) {
+				if c.Server.PublicURL != "https://example.com/emu" {
+					t.Errorf("public URL %q", c.Server.PublicURL)
+				}
+			}},
 		{name: "bad log level", args: []string{"--log-level", "loud"}, wantErr: "log-level"},
 		{name: "bad environment value", env: map[string]string{"UNDERSTUDY_BODY_LIMIT": "lots"}, wantErr: "UNDERSTUDY_BODY_LIMIT"},
 		{name: "non-positive body limit", args: []string{"--body-limit", "0"}, wantErr: "body-limit"},
