@@ -89,6 +89,10 @@ func TestClockAdvanceRefusesYearsPast2261(t *testing.T) {
 	if e := decodeAdminError(t, b); e.Error.Code != "InvalidRequest" || !strings.Contains(e.Error.Message, "2261-12-31T23:59:59Z") {
 		t.Errorf("refusal: %s", b)
 	}
+	// One advance is at most a year, said in digits (kin wrote 3.16224e+07).
+	if status, b, _ := postAdmin(srv.URL+"/_understudy/clock/advance", `{"seconds":1e20}`); status != 400 || !strings.Contains(string(b), "at most 31622400") {
+		t.Errorf("an advance of 1e20 seconds: %d %s", status, b)
+	}
 	got, _ := adminClient(t, srv).GetClockWithResponse(context.Background())
 	if got.StatusCode() != 200 || got.JSON200.OffsetSeconds != 0 {
 		t.Errorf("after the refusal: %s", got.Body)

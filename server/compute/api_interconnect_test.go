@@ -349,6 +349,28 @@ func TestPatchEtagAndRecompute(t *testing.T) {
 				t.Errorf("mask %q: %+v", mask, e)
 			}
 		}
+		// An empty attachment is no attachment, as insert says, even for a key the group has.
+		r = patch(gen.InterconnectAttachmentGroupPatch{Attachments: map[string]*gen.InterconnectAttachmentGroupAttachment{"s2": {Attachment: ptr("")}}}, "")
+		if e := wantGoogleError(t, r.StatusCode(), r.Body, 400, "required"); e.Errors[0].Location != "resource.attachments.s2.attachment" {
+			t.Errorf("empty attachment: %+v", e)
+		}
+	})
+	t.Run("a bad value inside an entry is named, in plain words", func(t *testing.T) {
+		for body, at := range map[string]string{
+			`{"attachments":{"k1":{"attachment":null}}}`: "resource.attachments.k1.attachment",
+			`{"attachments":{"k1":{"attachment":5}}}`:    "resource.attachments.k1.attachment",
+			`{"attachments":{"k1":5}}`:                   "resource.attachments.k1",
+			`{"attachments":{"k1":{"bogus":1}}}`:         "resource.attachments.k1.bogus",
+		} {
+			r, err := w.c.InterconnectAttachmentGroupsPatchWithBodyWithResponse(apiCtx, apiProject, "g", nil, "application/json", strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := wantGoogleError(t, r.StatusCode(), r.Body, 400, "invalid")
+			if e.Errors[0].Location != at || strings.Contains(e.Message, "Schema:") || strings.Contains(e.Message, "nullable") {
+				t.Errorf("%s: %q at %q, want it named at %s in plain words", body, e.Message, e.Errors[0].Location, at)
+			}
+		}
 	})
 	t.Run("merge patch removes an entry given as null, and frees it", func(t *testing.T) {
 		r := patch(gen.InterconnectAttachmentGroupPatch{Attachments: map[string]*gen.InterconnectAttachmentGroupAttachment{"s2": nil}}, "")

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
-	"net/http"
 	"sort"
 	"strings"
 
@@ -227,8 +226,7 @@ func attachmentURLs(m map[string]gen.InterconnectAttachmentGroupAttachment) (map
 	for k, v := range m {
 		u := deref(v.Attachment)
 		if u == "" {
-			return nil, &Error{Status: http.StatusBadRequest, Reason: "required", Location: "resource.attachments." + k + ".attachment",
-				Message: fmt.Sprintf("Required field 'resource.attachments.%s.attachment' not specified", k)}
+			return nil, attachmentRequired(k)
 		}
 		if _, ok := parseRef(u, "interconnectAttachments"); !ok {
 			return nil, invalidField("resource.attachments."+k+".attachment", fmt.Sprintf("Invalid value for field 'resource.attachments.%s.attachment': '%s'. The URL is malformed.", k, u))

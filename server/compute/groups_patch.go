@@ -53,8 +53,10 @@ func (s *Server) InterconnectAttachmentGroupsPatch(ctx context.Context, req gen.
 		switch {
 		case v == nil:
 			removed = append(removed, k)
-		case deref(v.Attachment) == "":
+		case v.Attachment == nil:
 			blank = append(blank, k)
+		case *v.Attachment == "":
+			return nil, attachmentRequired(k) // as insert answers it
 		default:
 			present[k] = *v
 		}
@@ -108,12 +110,18 @@ func checkBlankEntries(g store.AttachmentGroup, blank []string, mask map[string]
 	}
 	for _, k := range blank {
 		if _, kept := g.AttachmentURLs[k]; !kept || mask["attachments"] {
-			quoted := strconv.Quote(k) // the key as JSON would escape it, whatever it holds
-			field := "resource.attachments." + quoted[1:len(quoted)-1] + ".attachment"
-			return &Error{Status: http.StatusBadRequest, Reason: "required", Message: fmt.Sprintf("Required field '%s' not specified", field), Location: field}
+			return attachmentRequired(k)
 		}
 	}
 	return nil
+}
+
+// attachmentRequired is the error for an attachments entry under key k without an
+// attachment.
+func attachmentRequired(k string) *Error {
+	quoted := strconv.Quote(k) // the key as JSON would escape it, whatever it holds
+	field := "resource.attachments." + quoted[1:len(quoted)-1] + ".attachment"
+	return &Error{Status: http.StatusBadRequest, Reason: "required", Message: fmt.Sprintf("Required field '%s' not specified", field), Location: field}
 }
 
 func parseUpdateMask(s string) (map[string]bool, error) {

@@ -657,8 +657,9 @@ func convert(err error) error {
 	if ve, ok := err.(*Error); ok {
 		return ve // already this package's
 	}
-	var me openapi3.MultiError
-	if errors.As(err, &me) && len(me) > 0 {
+	// Several errors at once (kin's MultiErrors): the first. Only at the top: a MultiError
+	// further down is one combinator's (allOf) and stays inside its SchemaError.
+	if me, ok := err.(openapi3.MultiError); ok && len(me) > 0 {
 		err = me[0]
 	}
 	var re *openapi3filter.RequestError
@@ -700,6 +701,18 @@ func convert(err error) error {
 		out.Reason = "the content type " + strings.TrimPrefix(re.Reason, "header Content-Type has unexpected value ") + " is not supported by this operation"
 	case errors.As(err, &se):
 		path := se.JSONPointer()
+		// A schema reached through allOf (a $ref made nullable) fails as a whole: report
+		// what failed inside it, where it did.
+		for strings.HasPrefix(se.Reason, "doesn't match all schemas from") {
+			var inner *openapi3.SchemaError
+			if se.Origin == nil || !errors.As(se.Origin, &inner) {
+				break
+			}
+			if p := inner.JSONPointer(); len(p) > 0 {
+				path = p // kin gives the inner error the whole path
+			}
+			se = inner
+		}
 		if out.In == "body" {
 			out.Name = strings.Join(path, ".")
 			if v, ok := se.Value.(string); ok && printable(v) {
@@ -767,8 +780,28 @@ func schemaReason(se *openapi3.SchemaError) (reason string, missing bool) {
 	if missingProperty.MatchString(se.Reason) {
 		return se.Reason, true
 	}
-	return sanitize(se.Reason), false
+	if se.Reason == "Value is not nullable" {
+		return "must not be null", false
+	}
+	return sanitize(boundInDigits(se.Reason)), false
 }
+
+// boundInDigits writes the bound in kin's "number must be at most 3.16224e+07" in digits
+// (31622400), as a client would write it.
+func boundInDigits(reason string) string {
+	m := numberBound.FindStringSubmatchIndex(reason)
+	if m == nil {
+		return reason
+	}
+	f, err := strconv.ParseFloat(reason[m[2]:m[3]], 64)
+	if err != nil {
+		return reason
+	}
+	return reason[:m[2]] + strconv.FormatFloat(f, 'f', -1, 64) + reason[m[3]:]
+}
+
+// numberBound finds the bound of kin's minimum and maximum reasons.
+var numberBound = regexp.MustCompile(`^number must be (?:at most|at least|less than|more than|greater than) ([-+0-9.eE]+)`)
 
 // printable reports whether s may be quoted back in a message: short, UTF-8, no control
 // characters.
