@@ -42,8 +42,15 @@ func New(base func() time.Time) *Clock {
 	return &Clock{base: base}
 }
 
-// Now is the base time plus the offset.
-func (c *Clock) Now() time.Time { return c.base().Add(time.Duration(c.offset.Load())) }
+// Now is the base time plus the offset, but never past Latest: an advance stops short of
+// it, and the base (real time) goes on, so a clock advanced to the limit stays there.
+func (c *Clock) Now() time.Time {
+	t := c.base().Add(time.Duration(c.offset.Load()))
+	if t.After(Latest) {
+		return Latest
+	}
+	return t
+}
 
 // Advance moves the clock forward by d (a negative or zero d leaves it where it is) and
 // returns the new time. An advance that would take the offset past MaxOffset (where it

@@ -93,3 +93,17 @@ func TestConcurrentAdvancesNeverWrap(t *testing.T) {
 		t.Errorf("%d advances took, offset %v; want 9 and %v", ok.Load(), c.Offset(), 9*step)
 	}
 }
+
+// TestNowStopsAtLatest: advanced right up to Latest, the clock stays there while its base
+// (real time) goes on; it once went past it a few seconds later.
+func TestNowStopsAtLatest(t *testing.T) {
+	base := Latest.Add(-time.Hour)
+	c := New(func() time.Time { return base })
+	if _, err := c.Advance(time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	base = base.Add(5 * time.Second)
+	if now := c.Now(); !now.Equal(Latest) {
+		t.Errorf("5 s after reaching the limit: %v, want %v", now, Latest)
+	}
+}
