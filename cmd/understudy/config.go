@@ -159,8 +159,12 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 		return c, fmt.Errorf("--compute-operation-retention (%v) may be at most %v", comp.Operations.Retention, operations.MaxRetention)
 	}
 	c.Server.Compute = comp
+	// A zero or negative duration was taken and then quietly replaced by the default.
 	for name, d := range map[string]time.Duration{"read-header-timeout": c.HTTP.ReadHeaderTimeout, "read-timeout": c.HTTP.ReadTimeout,
-		"write-timeout": c.HTTP.WriteTimeout, "idle-timeout": c.HTTP.IdleTimeout, "shutdown-timeout": c.HTTP.ShutdownTimeout} {
+		"write-timeout": c.HTTP.WriteTimeout, "idle-timeout": c.HTTP.IdleTimeout, "shutdown-timeout": c.HTTP.ShutdownTimeout,
+		"accounts-link-lifetime": c.Server.Accounts.LinkLifetime, "accounts-session-lifetime": c.Server.Accounts.SessionLifetime,
+		"accounts-idempotency-window": c.Server.Accounts.IdempotencyWindow, "compute-operation-retention": comp.Operations.Retention,
+		"compute-wait-timeout": comp.Operations.WaitTimeout} {
 		if d <= 0 {
 			return c, fmt.Errorf("--%s must be positive", name)
 		}
