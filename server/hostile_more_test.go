@@ -436,6 +436,9 @@ func TestBinderErrorsInPlainWords(t *testing.T) {
 		{hostileCase{name: "ARM $top 1e20", method: "GET", path: hRG + "/providers/Vendor.Authorization/roleAssignments" + hV + "&$top=99999999999999999999", headers: hARM, envelope: armEnvelopeStrict, want: []int{400}}, "out of range"},
 		{hostileCase{name: "accounts limit 1e2", method: "GET", path: "/v2/core/accounts?limit=1e2", headers: hAccounts, envelope: v2Envelope, want: []int{400}}, "whole number"},
 		{hostileCase{name: "compute maxResults 1e3", method: "GET", path: hProject + "/global/forwardingRules?maxResults=1e3", headers: hCompute, envelope: googleEnvelope, want: []int{400}}, "whole number"},
+		{hostileCase{name: "accounts closed yes", method: "GET", path: "/v2/core/accounts?closed=yes", headers: hAccounts, envelope: v2Envelope, want: []int{400}}, "true or false"},
+		{hostileCase{name: "accounts limit empty", method: "GET", path: "/v2/core/accounts?limit=", headers: hAccounts, envelope: v2Envelope, want: []int{400}}, "empty value is not allowed"},
+		{hostileCase{name: "compute maxResults empty", method: "GET", path: hProject + "/global/forwardingRules?maxResults=", headers: hCompute, envelope: googleEnvelope, want: []int{400}}, "empty value is not allowed"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

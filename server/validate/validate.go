@@ -693,7 +693,9 @@ func convert(err error) error {
 			out.Reason = "required parameter is missing"
 		}
 	case errors.Is(err, openapi3filter.ErrInvalidEmptyValue):
-		out.Missing = true
+		// Given empty: missing only if it is required; an optional one was given a value
+		// it cannot take ("The limit query is required" named nothing wrong).
+		out.Missing = re.Parameter != nil && re.Parameter.Required
 		out.Reason = "empty value is not allowed"
 	case strings.HasPrefix(re.Reason, "header Content-Type has unexpected value"):
 		out.Status = http.StatusUnsupportedMediaType
@@ -754,8 +756,13 @@ func convert(err error) error {
 			out.Reason = "number out of range"
 		case errors.Is(pe.Cause, strconv.ErrSyntax):
 			out.Reason = "must be a number"
-			if re.Parameter != nil && re.Parameter.Schema != nil && re.Parameter.Schema.Value != nil && re.Parameter.Schema.Value.Type.Is("integer") {
-				out.Reason = "must be a whole number, written in digits"
+			if re.Parameter != nil && re.Parameter.Schema != nil && re.Parameter.Schema.Value != nil {
+				switch t := re.Parameter.Schema.Value.Type; {
+				case t.Is("integer"):
+					out.Reason = "must be a whole number, written in digits"
+				case t.Is("boolean"):
+					out.Reason = "must be true or false"
+				}
 			}
 		}
 	default:
