@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -108,8 +109,15 @@ func fromValidation(ve *validate.Error) *Error {
 		}
 		return &Error{Status: http.StatusBadRequest, Reason: "required", Message: fmt.Sprintf("Required parameter '%s' not specified", ve.Name), Location: ve.Name, LocationType: lt}
 	}
+	if m := patternReason.FindStringSubmatch(ve.Reason); m != nil && ve.In == "path" && ve.Value != "" {
+		// A name or id in the path that its rule refuses, in the real service's words.
+		return invalidField(ve.Name, fmt.Sprintf("Invalid value for field '%s': '%s'. Must be a match of regex '%s'", ve.Name, ve.Value, strings.TrimSuffix(strings.TrimPrefix(m[1], "^"), "$")))
+	}
 	return &Error{Status: http.StatusBadRequest, Reason: "invalid", Message: fmt.Sprintf("Invalid value for %s parameter '%s': %s", ve.In, ve.Name, ve.Reason), Location: ve.Name}
 }
+
+// patternReason is kin-openapi's reason for a string its pattern refuses, with the pattern.
+var patternReason = regexp.MustCompile(`^string doesn't match the regular expression "(.*)"$`)
 
 // nameRuleRefused reports whether the validator refused a body's name by the rule checkName
 // applies (so that checkName refuses ve.Value too): an empty name, or one the validator

@@ -254,3 +254,15 @@ func TestNameErrorsInTheRealServicesWords(t *testing.T) {
 		}
 	}
 }
+
+// TestPathNamesInTheRealServicesWords: a name in the path that its rule refuses is quoted
+// with the rule, as the real service words it, rather than in the validator's terms.
+func TestPathNamesInTheRealServicesWords(t *testing.T) {
+	srv, _ := apiServer(t, operations.Mode{})
+	c := apiClient(t, srv, "ops@example.com")
+	r := apiGetRule(t, c, "BAD")
+	e := wantGoogleError(t, r.StatusCode(), r.Body, 400, "invalid")
+	if !strings.HasPrefix(e.Message, "Invalid value for field 'forwardingRule': 'BAD'. Must be a match of regex '") || e.Errors[0].Location != "forwardingRule" {
+		t.Errorf("%q at %q", e.Message, e.Errors[0].Location)
+	}
+}

@@ -629,9 +629,9 @@ type Error struct {
 	Reason string
 	// Missing is true when a required value is absent.
 	Missing bool
-	// Value is the string a body schema refused, when it is short and printable (at most
-	// 256 bytes of UTF-8 without control characters), for an API whose messages quote what
-	// was sent, as the compute API's do; "" otherwise.
+	// Value is the string a schema refused (a body member's or a parameter's), when it is
+	// short and printable (at most 256 bytes of UTF-8 without control characters), for an
+	// API whose messages quote what was sent, as the compute API's do; "" otherwise.
 	Value string
 	// Cause is the underlying error, when there is one.
 	Cause error
@@ -717,9 +717,9 @@ func convert(err error) error {
 		}
 		if out.In == "body" {
 			out.Name = strings.Join(path, ".")
-			if v, ok := se.Value.(string); ok && printable(v) {
-				out.Value = v
-			}
+		}
+		if v, ok := se.Value.(string); ok && printable(v) {
+			out.Value = v
 		}
 		out.Reason, out.Missing = schemaReason(se)
 		if out.Missing && out.In == "body" {
