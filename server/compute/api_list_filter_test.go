@@ -16,11 +16,7 @@ import (
 func TestListFilter(t *testing.T) {
 	srv, clk := apiServer(t, operations.Mode{Delay: time.Second})
 	c := apiClient(t, srv, "dev@example.com")
-	for _, n := range []string{"fr-list-la", "fr-list-ny", "fr-other"} {
-		apiInsert(t, c, n, nil, nil)
-		clk.Advance(10 * time.Millisecond)
-	}
-	clk.Advance(2 * time.Second)
+	apiInsertReadable(t, c, clk, time.Second, "fr-list-la", "fr-list-ny", "fr-other")
 
 	// list follows nextPageToken to the end and returns the names, or the first error.
 	list := func(t *testing.T, p gen.GlobalForwardingRulesListParams) (string, *gen.GlobalForwardingRulesListResponse) {

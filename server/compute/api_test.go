@@ -88,6 +88,17 @@ func apiInsert(t *testing.T, c *gen.ClientWithResponses, name string, requestID 
 	return resp
 }
 
+// apiInsertReadable inserts rules by name, 10 ms apart on clk, and moves clk past their
+// operations' delay so that all are readable.
+func apiInsertReadable(t *testing.T, c *gen.ClientWithResponses, clk *apiClock, delay time.Duration, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		apiInsert(t, c, n, nil, nil)
+		clk.Advance(10 * time.Millisecond)
+	}
+	clk.Advance(delay + time.Second)
+}
+
 func apiGetRule(t *testing.T, c *gen.ClientWithResponses, nameOrID string) *gen.GlobalForwardingRulesGetResponse {
 	t.Helper()
 	resp, err := c.GlobalForwardingRulesGetWithResponse(apiCtx, apiProject, nameOrID, nil)
@@ -314,11 +325,7 @@ func TestSetLabels(t *testing.T) {
 func TestDeleteAndLists(t *testing.T) {
 	srv, clk := apiServer(t, operations.Mode{Delay: time.Second})
 	c := apiClient(t, srv, "dev@example.com")
-	for _, n := range []string{"fr-c", "fr-a", "fr-b"} {
-		apiInsert(t, c, n, nil, nil)
-		clk.Advance(10 * time.Millisecond)
-	}
-	clk.Advance(2 * time.Second)
+	apiInsertReadable(t, c, clk, time.Second, "fr-c", "fr-a", "fr-b")
 
 	list := func(params *gen.GlobalForwardingRulesListParams) []string {
 		var names []string
