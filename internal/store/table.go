@@ -687,6 +687,30 @@ func (o *Ordered[R]) Scan(tx *Tx, lo, hi string, after *Cursor, fn func(c Cursor
 	})
 }
 
+// ScanBackward visits, newest key first, the entries whose index key k satisfies
+// lo <= k < hi and that are at or before the cursor (all of them when it is nil), until fn
+// returns false: what comes before a position, for a list's previous page.
+func (o *Ordered[R]) ScanBackward(tx *Tx, lo, hi string, atOrBefore *Cursor, fn func(c Cursor, r R) bool) {
+	visit := func(e entry) bool {
+		if e.key < lo {
+			return false
+		}
+		if e.key >= hi {
+			return true
+		}
+		r, ok := o.t.rows[e.pk]
+		if !ok {
+			return true
+		}
+		return fn(Cursor{Key: e.key, PK: e.pk}, o.t.copy(r))
+	}
+	if atOrBefore == nil {
+		o.tree.Descend(visit)
+		return
+	}
+	o.tree.DescendLessOrEqual(entry{key: atOrBefore.Key, pk: atOrBefore.PK}, visit)
+}
+
 // Counter counts records by a key, for limits such as "at most N per subscription".
 type Counter[R any] struct {
 	key func(R) (string, bool)

@@ -76,8 +76,6 @@ func (s *Server) account(ctx context.Context, id string) (store.Account, error) 
 // before it (for previous_page_url), and the filters of the list it belongs to.
 type pageToken struct {
 	After string `json:"a"`
-	Prev  string `json:"p,omitempty"`
-	First bool   `json:"f,omitempty"` // the previous page is the first one
 	// Configs and Closed are the list's filter (listFilter).
 	Configs []string `json:"c,omitempty"`
 	Closed  bool     `json:"x,omitempty"`
@@ -149,10 +147,14 @@ func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestOb
 	data := make([]gen.V2CoreAccount, 0, limit)
 	var last store.Cursor
 	more := false
+	prev := "" // the previous page's token; "" for the first page
 	_ = s.db.View(func(tx *store.Tx) error {
 		if filter.closed {
 			// No account is ever closed: this server has no operation that closes one.
 			return nil
+		}
+		if after != nil {
+			prev = s.previousPage(tx, scope, *after, filter, limit)
 		}
 		s.tables.Newest.Scan(tx, scope+"|", scope+"}", after, func(c store.Cursor, a store.Account) bool {
 			if !filter.matches(a) {
@@ -172,17 +174,34 @@ func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestOb
 	out.NextPageUrl.SetNull()
 	out.PreviousPageUrl.SetNull()
 	if more {
-		next := pageToken{After: last.String(), Prev: current, First: current == "", Configs: filter.configs, Closed: filter.closed}
+		next := pageToken{After: last.String(), Configs: filter.configs, Closed: filter.closed}
 		out.NextPageUrl.Set(pageURL(limit, filter, encodeToken(next)))
 	}
 	if current != "" {
-		prev := ""
-		if !tok.First {
-			prev = tok.Prev
-		}
 		out.PreviousPageUrl.Set(pageURL(limit, filter, prev))
 	}
 	return gen.ListAccounts200JSONResponse{Body: out, Headers: gen.ListAccounts200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+}
+
+// previousPage is the token of the page before the one that starts after the cursor: the
+// limit accounts the filter lists just before it start after the listed account that
+// precedes them, or at the list's start ("") when none does. Worked out when asked, so a
+// token holds one position, whatever page it is for (tokens once held the previous page's
+// token, which held its own, and grew a third per page).
+func (s *Server) previousPage(tx *store.Tx, scope string, after store.Cursor, filter listFilter, limit int) string {
+	prev, n := "", 0
+	s.tables.Newest.ScanBackward(tx, scope+"|", scope+"}", &after, func(c store.Cursor, a store.Account) bool {
+		if !filter.matches(a) {
+			return true
+		}
+		if n == limit {
+			prev = encodeToken(pageToken{After: c.String(), Configs: filter.configs, Closed: filter.closed})
+			return false
+		}
+		n++
+		return true
+	})
+	return prev
 }
 
 func encodeToken(t pageToken) string {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -545,5 +546,76 @@ func TestLoneSurrogateEscapes(t *testing.T) {
 	status, got = post(`{"display_name":"Caf\u00e9 \ud83d\ude00"}`)
 	if status != 200 || !strings.Contains(string(got), `"display_name":"Café 😀"`) {
 		t.Errorf("a surrogate pair: %d %s", status, got)
+	}
+}
+
+// TestListAccountsPagingStaysSmall walks 30 accounts a page of one at a time, with a filter
+// that half of them pass, to the end and back through previous_page_url: every account
+// once each way, in order, and a page URL the same size on the last page as on the first
+// (each token once held the previous page's whole token, growing a third per page: the
+// 20th was over 100 KB).
+func TestListAccountsPagingStaysSmall(t *testing.T) {
+	e := newAPIEnv(t)
+	c := e.client(apiTestKey)
+	var want []string // newest first, recipients only
+	for i := 0; i < 60; i++ {
+		if i%2 == 0 {
+			want = append([]string{apiCreateAccount(t, c, recipientAccount()).Id}, want...)
+		} else {
+			apiCreateAccount(t, c, gen.CreateAccountRequest{}) // no configuration: filtered out
+		}
+	}
+	one := gen.Limit(1)
+	list := func(page *string) gen.V2CoreAccountList {
+		t.Helper()
+		resp, err := c.ListAccountsWithResponse(apiCtx, &gen.ListAccountsParams{ServiceVersion: apiVersion, Limit: &one, Page: page,
+			AppliedConfigurations: gen.AppliedConfigurations{"recipient"}})
+		if err != nil || resp.StatusCode() != 200 || len(resp.JSON200.Data) != 1 {
+			t.Fatalf("%v %s", err, resp.Body)
+		}
+		return *resp.JSON200
+	}
+	pageOf := func(u string) *string {
+		if _, tok, ok := strings.Cut(u, "page="); ok {
+			tok, _, _ = strings.Cut(tok, "&")
+			return &tok
+		}
+		return nil
+	}
+	var forward []string
+	var urls []string
+	var page *string
+	for {
+		l := list(page)
+		forward = append(forward, l.Data[0].Id)
+		next, err := l.NextPageUrl.Get()
+		if err != nil {
+			break
+		}
+		urls = append(urls, next)
+		page = pageOf(next)
+	}
+	if strings.Join(forward, ",") != strings.Join(want, ",") {
+		t.Fatalf("forward: %v, want %v", forward, want)
+	}
+	if first, last := len(urls[0]), len(urls[len(urls)-1]); last > first+8 {
+		t.Errorf("the next page URL grew from %d bytes on the first page to %d on the last", first, last)
+	}
+	backward := []string{forward[len(forward)-1]}
+	for {
+		l := list(page)
+		prev, err := l.PreviousPageUrl.Get()
+		if err != nil {
+			break
+		}
+		page = pageOf(prev)
+		backward = append(backward, list(page).Data[0].Id)
+		if page == nil {
+			break
+		}
+	}
+	slices.Reverse(backward)
+	if strings.Join(backward, ",") != strings.Join(want, ",") {
+		t.Errorf("backward: %v, want %v", backward, want)
 	}
 }
