@@ -77,6 +77,9 @@ func toError(c echo.Context, err error) *Error {
 	case httperr.TooLarge:
 		return invalidRequest(cause.Status, "request_too_large", "The request body is too large.")
 	case httperr.UnsupportedMediaType:
+		if reason := cause.Charset(); reason != "" {
+			return invalidRequest(cause.Status, "content_type_invalid", "The Content-Type '%s' is not supported: %s.", c.Request().Header.Get(echo.HeaderContentType), reason)
+		}
 		return invalidRequest(cause.Status, "content_type_invalid", "The Content-Type '%s' is not supported; /v2 requests are application/json.", c.Request().Header.Get(echo.HeaderContentType))
 	case httperr.NotFound:
 		return invalidRequest(cause.Status, "not_found", "Unrecognized request URL (%s: %s).", c.Request().Method, c.Request().URL.Path)

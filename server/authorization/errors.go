@@ -75,6 +75,9 @@ func toError(c echo.Context, err error) *Error {
 	case httperr.TooLarge:
 		return newError(cause.Status, "RequestEntityTooLarge", "The request body is larger than the limit of the server.")
 	case httperr.UnsupportedMediaType:
+		if reason := cause.Charset(); reason != "" {
+			return newError(cause.Status, "UnsupportedMediaType", "The content media type '%s' is not supported: %s.", c.Request().Header.Get(echo.HeaderContentType), reason)
+		}
 		return newError(cause.Status, "UnsupportedMediaType", "The content media type '%s' is not supported. Only 'application/json' is supported.", c.Request().Header.Get(echo.HeaderContentType))
 	case httperr.NotFound:
 		return newError(cause.Status, "NotFound", "No HTTP resource was found that matches the request URI '%s'.", c.Request().URL.Path)

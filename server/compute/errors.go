@@ -68,8 +68,8 @@ func toError(c echo.Context, err error) *Error {
 		return &Error{Status: cause.Status, Reason: "invalid", Message: "The request body is too large."}
 	case httperr.UnsupportedMediaType:
 		msg := "Requests must have Content-Type: application/json."
-		if ve := cause.Validation; ve != nil && strings.Contains(ve.Reason, "charset") {
-			msg = "Requests must have Content-Type: application/json, in UTF-8: " + ve.Reason + "."
+		if reason := cause.Charset(); reason != "" {
+			msg = "Requests must have Content-Type: application/json, in UTF-8: " + reason + "."
 		}
 		return &Error{Status: cause.Status, Reason: "invalid", Message: msg, Location: "Content-Type", LocationType: gen.GoogleErrorItemLocationTypeHeader}
 	case httperr.NotFound:

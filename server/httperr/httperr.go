@@ -59,6 +59,16 @@ type Cause struct {
 	Limit      int64           // for TooLarge, when known
 }
 
+// Charset is why a 415 was answered when it is the body's charset, not its media type,
+// that is refused ("the charset \"latin1\" is not supported: send the body in UTF-8"),
+// else "": an API's usual 415 message names the media type, which was fine.
+func (c Cause) Charset() string {
+	if c.Kind == UnsupportedMediaType && c.Validation != nil && strings.HasPrefix(c.Validation.Reason, "the charset ") {
+		return c.Validation.Reason
+	}
+	return ""
+}
+
 // Classify sorts err. An API checks for its own error type first and passes the rest here.
 func Classify(err error) Cause {
 	var ve *validate.Error

@@ -491,7 +491,7 @@ func readBody(req *http.Request, st *state) (data []byte, hasBody bool, err erro
 	}
 	st.body.Reset(data)
 	req.Body = &st.body
-	if cs := charset(Header(req.Header, "Content-Type")); cs != "" && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
+	if cs := charset(Header(req.Header, "Content-Type")); cs != "" && !utf8Charset(cs) {
 		return nil, true, &Error{Status: http.StatusUnsupportedMediaType, In: "header", Name: "Content-Type",
 			Reason: fmt.Sprintf("the charset %s is not supported: send the body in UTF-8", sanitize(strconv.Quote(cs)))}
 	}
@@ -501,12 +501,23 @@ func readBody(req *http.Request, st *state) (data []byte, hasBody bool, err erro
 	return data, true, nil
 }
 
+// utf8Charset reports whether a body in charset cs is UTF-8: it is, or it is US-ASCII,
+// whose bytes are UTF-8's.
+func utf8Charset(cs string) bool {
+	return strings.EqualFold(cs, "utf-8") || strings.EqualFold(cs, "utf8") || strings.EqualFold(cs, "us-ascii")
+}
+
 // charset is the charset parameter of a Content-Type, "" when it has none. A body in
 // another charset (latin1, utf-16) was read as UTF-8 whatever it said: refused instead. A
 // Content-Type without parameters, the usual one, costs one byte search.
 func charset(contentType string) string {
-	if strings.IndexByte(contentType, ';') < 0 {
+	semi := strings.IndexByte(contentType, ';')
+	if semi < 0 {
 		return ""
+	}
+	// The usual parameter, without mime's map and parsing.
+	if p := strings.TrimLeft(contentType[semi+1:], " "); len(p) == len("charset=utf-8") && strings.EqualFold(p, "charset=utf-8") {
+		return "utf-8"
 	}
 	_, params, err := mime.ParseMediaType(contentType)
 	if err != nil {
