@@ -242,7 +242,7 @@ func TestFaultRulesThatCouldNeverMatch(t *testing.T) {
 	srv := understudytest.Start(t)
 	url := srv.URL + "/_understudy/faults"
 	for body, says := range map[string]string{
-		`{"status":503,"operationId":"globalForwardingRules.insrt"}`:                   "any API has no operation",
+		`{"status":503,"operationId":"globalForwardingRules.insrt"}`:                   "no API has operation",
 		`{"status":503,"api":"accounts","operationId":"globalForwardingRules.insert"}`: "the accounts API has no operation",
 		`{"status":503,"path":"compute/v1/projects"}`:                                  "starts with /",
 		`{"status":503,"path":"/_understudy/health"}`:                                  "never faulted",

@@ -84,17 +84,19 @@ func (m Mode) String() string {
 // Config tunes the engine.
 type Config struct {
 	Mode Mode
-	// Retention is how long finished operations (and their requestIds) are kept.
+	// Retention is how long finished operations (and their requestIds) are kept, at most
+	// MaxRetention (as Mode.Delay is at most MaxDelay).
 	Retention time.Duration
 	// WaitTimeout is the longest a wait call waits.
 	WaitTimeout time.Duration
-	Now         func() time.Time
-	Random      io.Reader
+	// Now is the clock (nil: time.Now); compute gives it the server's.
+	Now    func() time.Time
+	Random io.Reader
 }
 
 // DefaultConfig is what the engine uses when told nothing.
 func DefaultConfig() Config {
-	return Config{Mode: Mode{Delay: 300 * time.Millisecond}, Retention: time.Hour, WaitTimeout: 2 * time.Minute, Now: time.Now}
+	return Config{Mode: Mode{Delay: 300 * time.Millisecond}, Retention: time.Hour, WaitTimeout: 2 * time.Minute}
 }
 
 // Finisher applies an operation's effect when it turns DONE without a failure.
@@ -124,8 +126,12 @@ func New(cfg Config, db *store.DB) *Engine {
 		cfg.WaitTimeout = def.WaitTimeout
 	}
 	if cfg.Now == nil {
-		cfg.Now = def.Now
+		cfg.Now = time.Now
 	}
+	// Past these the times the engine orders operations by leave int64 nanoseconds; the
+	// binary refuses such flags, a caller building the engine itself gets the limits.
+	cfg.Retention = min(cfg.Retention, MaxRetention)
+	cfg.Mode.Delay = min(cfg.Mode.Delay, MaxDelay)
 	if cfg.Random == nil {
 		cfg.Random = rand.Reader
 	}

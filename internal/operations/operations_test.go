@@ -344,3 +344,12 @@ func TestNamesAndIDsFromRandomness(t *testing.T) {
 		t.Fatalf("name %q id %q, want %q %q", op.Name, op.ID, wantName, wantID)
 	}
 }
+
+// TestNewKeepsTheLimits: an engine built with a retention or a delay past the limits (the
+// binary refuses such flags) gets the limits, so its times stay in range.
+func TestNewKeepsTheLimits(t *testing.T) {
+	e := New(Config{Retention: 100 * 365 * 24 * time.Hour, Mode: Mode{Delay: 1000 * time.Hour}}, store.New())
+	if e.cfg.Retention != MaxRetention || e.cfg.Mode.Delay != MaxDelay {
+		t.Errorf("retention %v, delay %v; want %v and %v", e.cfg.Retention, e.cfg.Mode.Delay, MaxRetention, MaxDelay)
+	}
+}

@@ -80,8 +80,8 @@ func (s *Server) CreateFault(ctx context.Context, req gen.CreateFaultRequestObje
 }
 
 // checkMatchable refuses a rule that could never match a request: one naming an
-// operationId no API has (or not the named API), or a path prefix that no request path
-// starts with, or one under /_understudy, which is never faulted. A typo in a test's fault
+// operationId no API has (or not the named API), a path prefix without the leading slash
+// every request path has, or one under /_understudy, which is never faulted. A typo in a test's fault
 // would otherwise pass silently, the fault never injected.
 func (s *Server) checkMatchable(r control.Rule) error {
 	if r.OperationID != "" && s.d.Operations != nil {
@@ -92,12 +92,12 @@ func (s *Server) checkMatchable(r control.Rule) error {
 			}
 		}
 		if !found {
-			where := "any API"
+			where := "no API has"
 			if r.API != "" {
-				where = "the " + r.API + " API"
+				where = "the " + r.API + " API has no"
 			}
 			return &Error{Status: http.StatusBadRequest, Code: "InvalidRequest",
-				Message: fmt.Sprintf("operationId: %s has no operation %s, so the rule could never match (operationIds are those of specs/<api>.yaml)", where, strconv.Quote(r.OperationID))}
+				Message: fmt.Sprintf("operationId: %s operation %s, so the rule could never match (operationIds are those of specs/<api>.yaml)", where, strconv.Quote(r.OperationID))}
 		}
 	}
 	switch {
