@@ -96,6 +96,9 @@ func fromValidation(ve *validate.Error) *Error {
 	case ve.In == "body" && ve.Name == "name" && nameRuleRefused(ve):
 		// The spec's name rule refused it: the real service's words, with the name.
 		return checkName(ve.Value).(*Error)
+	case ve.In == "body" && ve.Name == "name" && (patternReason.MatchString(ve.Reason) || strings.HasPrefix(ve.Reason, "maximum string length")):
+		// The same, for a name too long or unprintable to quote back.
+		return invalidField("resource.name", fmt.Sprintf("Invalid value for field 'resource.name'. Must be a match of regex '%s'", nameRegex))
 	case ve.In == "body" && ve.Missing:
 		field := "resource." + ve.Name
 		return &Error{Status: http.StatusBadRequest, Reason: "required", Message: fmt.Sprintf("Required field '%s' not specified", field), Location: field}

@@ -240,6 +240,9 @@ func TestNameErrorsInTheRealServicesWords(t *testing.T) {
 		"a-":  "Invalid value for field 'resource.name': 'a-'. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?)'",
 		long:  "Invalid value for field 'resource.name': '" + long + "'. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?)'",
 		"":    "Required field 'resource.name' not specified",
+		// Too long, or not printable, to be quoted back.
+		strings.Repeat("a", 300): "Invalid value for field 'resource.name'. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?)'",
+		`a\u0001b`:               "Invalid value for field 'resource.name'. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?)'",
 	} {
 		r, err := c.GlobalForwardingRulesInsertWithBodyWithResponse(apiCtx, apiProject, nil, "application/json", strings.NewReader(`{"name":"`+name+`"}`))
 		if err != nil {
