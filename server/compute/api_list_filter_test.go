@@ -118,6 +118,7 @@ func TestListFilter(t *testing.T) {
 		{"no value before a parenthesis", `(name =)`, "value"},
 		{"invalid regular expression", `name eq "fr-("`, "invalid regular expression"},
 		{"invalid repetition", `name ne *`, "invalid regular expression"},
+		{"bare regular expression with a group", `name eq fr-(list|other)`, "quote it"},
 		{"eq mixed with =", `(name eq fr-.*) (name = fr-other)`, "eq and ne"},
 		{"eq with OR", `(name eq fr-other) OR (name eq fr-list-la)`, "OR"},
 		{"eq terms without parentheses", `name eq fr-.* name ne .*-ny`, "parentheses"},

@@ -279,6 +279,10 @@ func (p *filterParser) comparison() (*nameFilter, error) {
 		}
 		raw, value = p.src[p.pos:end], p.src[p.pos:end]
 		p.pos = end
+		if (op == "eq" || op == "ne") && end < len(p.src) && p.src[end] == '(' {
+			// "name eq fr-(a|b)": the expression goes on past where a bare value stops.
+			return nil, filterErrorf("The regular expression at position %d goes on with '(': quote it, as in name %s \"%s(...)\".", valueAt+1, op, raw)
+		}
 	}
 
 	c := &nameFilter{op: filterCmp, negate: op == "!=" || op == "ne"}
