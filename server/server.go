@@ -63,6 +63,8 @@ type Config struct {
 	// DataDir, when set, keeps the state on disk there (see Open in internal/store): it
 	// survives restarts, and every acknowledged write is synced first. "" keeps it in memory.
 	DataDir string
+	// backend, for tests, is the disk in place of DataDir's (a failing one, say).
+	backend store.Backend
 }
 
 // Server is the assembled HTTP stack.
@@ -200,8 +202,8 @@ func New(cfg Config) (*Server, error) {
 	s.routes = routeIDs(docs...)
 	s.seeds = []func(tx *store.Tx) error{authz.Seed, accts.Seed, comp.Seed}
 	s.restores = []func(tx *store.Tx) error{accts.Restore, comp.Restore}
-	if cfg.DataDir != "" {
-		if err := s.open(cfg.DataDir); err != nil {
+	if cfg.DataDir != "" || cfg.backend != nil {
+		if err := s.open(cfg.DataDir, cfg.backend); err != nil {
 			return nil, err
 		}
 		return s, nil
@@ -216,11 +218,14 @@ func New(cfg Config) (*Server, error) {
 // clockSetting names the setting that keeps how far the clock was advanced.
 const clockSetting = "clockOffset"
 
-// open loads the state kept in dir, or seeds it when dir holds none.
-func (s *Server) open(dir string) error {
-	b, err := bolt.Open(dir)
-	if err != nil {
-		return err
+// open loads the state kept in dir (or by b, when not nil), or seeds it when it holds none.
+func (s *Server) open(dir string, b store.Backend) error {
+	if b == nil {
+		bb, err := bolt.Open(dir)
+		if err != nil {
+			return err
+		}
+		b = bb
 	}
 	seeded, err := s.db.Open(b)
 	if err != nil {

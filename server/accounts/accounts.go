@@ -62,10 +62,12 @@ func (s *Server) RetrieveAccount(ctx context.Context, req gen.RetrieveAccountReq
 func (s *Server) account(ctx context.Context, id string) (store.Account, error) {
 	var a store.Account
 	found := false
-	_ = s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(func(tx *store.Tx) error {
 		a, found = s.tables.Accounts.Get(tx, id)
 		return nil
-	})
+	}); err != nil {
+		return store.Account{}, err
+	}
 	if !found || a.Scope() != callerFrom(ctx).scope() {
 		return a, errNotFound()
 	}
@@ -148,7 +150,7 @@ func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestOb
 	var last store.Cursor
 	more := false
 	prev := "" // the previous page's token; "" for the first page
-	_ = s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(func(tx *store.Tx) error {
 		if filter.closed {
 			// No account is ever closed: this server has no operation that closes one.
 			return nil
@@ -169,7 +171,9 @@ func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestOb
 			return true
 		})
 		return nil
-	})
+	}); err != nil {
+		return nil, err
+	}
 	out := gen.V2CoreAccountList{Data: data}
 	out.NextPageUrl.SetNull()
 	out.PreviousPageUrl.SetNull()

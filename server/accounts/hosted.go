@@ -25,7 +25,10 @@ const sessionCookie = "understudy_link_session"
 // visit after expires_at, goes to the link's refresh_url. Two racing first visits are
 // decided inside one write transaction: exactly one gets the form.
 func (s *Server) OpenAccountLink(ctx context.Context, req gen.OpenAccountLinkRequestObject) (gen.OpenAccountLinkResponseObject, error) {
-	l, ok := s.hostedLink(req.Account, req.Token)
+	l, ok, err := s.hostedLink(req.Account, req.Token)
+	if err != nil {
+		return nil, err
+	}
 	if !ok {
 		return s.openNotFound()
 	}
@@ -36,7 +39,7 @@ func (s *Server) OpenAccountLink(ctx context.Context, req gen.OpenAccountLinkReq
 	session := store.LinkSession{ID: s.random(32), Nonce: s.random(22), ExpiresAt: now.Add(s.cfg.SessionLifetime)}
 	var a store.Account
 	opened, gone := false, false
-	err := s.db.Update(func(tx *store.Tx) error {
+	err = s.db.Update(func(tx *store.Tx) error {
 		cur, found := s.tables.Links.Get(tx, req.Token)
 		if !found {
 			gone = true
@@ -110,7 +113,10 @@ func formFromBody(next echo.HandlerFunc) echo.HandlerFunc {
 // toward its concurrency limit) and goes to return_url (303), or answers a completion page.
 func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLinkRequestObject) (gen.SubmitAccountLinkResponseObject, error) {
 	now := s.now()
-	l, a, ok := s.hostedLinkAndAccount(req.Account, req.Token)
+	l, a, ok, err := s.hostedLinkAndAccount(req.Account, req.Token)
+	if err != nil {
+		return nil, err
+	}
 	if !ok {
 		return s.submitPage(http.StatusNotFound, pageLinkNotValid)
 	}
@@ -139,7 +145,9 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 	// account once and the second one is told so (403) instead of meeting the first one's
 	// hold on the account (429).
 	defer linkSubmissions.lock(l.Token)()
-	if l, ok = s.hostedLink(req.Account, req.Token); !ok {
+	if l, ok, err = s.hostedLink(req.Account, req.Token); err != nil {
+		return nil, err
+	} else if !ok {
 		return s.submitPage(http.StatusNotFound, pageLinkNotValid)
 	}
 	if !sessionAccepts(l, cookie, nonce, now) {
@@ -206,27 +214,28 @@ func sessionAccepts(l store.AccountLink, cookie, nonce string, now time.Time) bo
 }
 
 // hostedLink finds the link of a hosted URL; a link made for another account is not found.
-func (s *Server) hostedLink(account, token string) (store.AccountLink, bool) {
+// The error is the store's (one whose disk failed serves nothing it may have lost).
+func (s *Server) hostedLink(account, token string) (store.AccountLink, bool, error) {
 	var l store.AccountLink
 	found := false
-	_ = s.db.View(func(tx *store.Tx) error {
+	err := s.db.View(func(tx *store.Tx) error {
 		l, found = s.tables.Links.Get(tx, token)
 		return nil
 	})
-	return l, found && l.Account == account
+	return l, found && l.Account == account, err
 }
 
-func (s *Server) hostedLinkAndAccount(account, token string) (store.AccountLink, store.Account, bool) {
+func (s *Server) hostedLinkAndAccount(account, token string) (store.AccountLink, store.Account, bool, error) {
 	var l store.AccountLink
 	var a store.Account
 	found := false
-	_ = s.db.View(func(tx *store.Tx) error {
+	err := s.db.View(func(tx *store.Tx) error {
 		if l, found = s.tables.Links.Get(tx, token); found {
 			a, found = s.tables.Accounts.Get(tx, l.Account)
 		}
 		return nil
 	})
-	return l, a, found && l.Account == account
+	return l, a, found && l.Account == account, err
 }
 
 func (s *Server) openNotFound() (gen.OpenAccountLinkResponseObject, error) {

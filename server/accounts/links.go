@@ -57,10 +57,12 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 		return nil, err
 	}
 	if made.Token != token { // a replay: the link the first request made
-		_ = s.db.View(func(tx *store.Tx) error {
+		if err := s.db.View(func(tx *store.Tx) error {
 			made, _ = s.tables.Links.Get(tx, token)
 			return nil
-		})
+		}); err != nil {
+			return nil, err
+		}
 	}
 	r := &linkCreated{requestID: requestID(ctx)}
 	s.renderLink(ctx, made, r)

@@ -53,7 +53,7 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 		last = c
 		return true
 	}
-	_ = s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(func(tx *store.Tx) error {
 		if filter.Principal != "" {
 			// One principal: walk its assignments, keeping those that relate to the scope.
 			s.tables.ByPrincipal.Scan(tx, filter.Principal, filter.Principal+"\x01", after, func(c store.Cursor, r store.RoleAssignment) bool {
@@ -85,7 +85,9 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 			}
 		}
 		return nil
-	})
+	}); err != nil {
+		return nil, err
+	}
 	if more {
 		next := s.nextLink(ctx, scope.Path, req.Params.Filter, req.Params.Top, encodeSkipToken(last))
 		page.nextLink = &next

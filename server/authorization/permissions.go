@@ -17,7 +17,7 @@ func (s *Server) authorize(ctx context.Context, scope Scope, action, target stri
 		return nil
 	}
 	allowed := false
-	_ = s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(func(tx *store.Tx) error {
 		s.tables.ByPrincipal.Scan(tx, caller.PrincipalID, caller.PrincipalID+"\x01", nil, func(_ store.Cursor, r store.RoleAssignment) bool {
 			if !Covers(r.ScopeKey, scope.Key) {
 				return true
@@ -29,7 +29,9 @@ func (s *Server) authorize(ctx context.Context, scope Scope, action, target stri
 			return true
 		})
 		return nil
-	})
+	}); err != nil {
+		return err
+	}
 	if !allowed {
 		return errAuthorizationFailed(caller, action, target)
 	}

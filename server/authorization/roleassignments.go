@@ -87,10 +87,12 @@ func (s *Server) RoleAssignmentsGet(ctx context.Context, req gen.RoleAssignments
 	}
 	var r store.RoleAssignment
 	found := false
-	_ = s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(func(tx *store.Tx) error {
 		r, found = s.tables.Assignments.Get(tx, nameKey)
 		return nil
-	})
+	}); err != nil {
+		return nil, err
+	}
 	if !found || r.ScopeKey != scope.Key {
 		return nil, errAssignmentNotFound(req.RoleAssignmentName)
 	}

@@ -174,7 +174,7 @@ func (s *Server) InterconnectAttachmentsList(ctx context.Context, req gen.Interc
 	}
 	path := regionScope(req.Project, req.Region) + "/interconnectAttachments"
 	out := gen.InterconnectAttachmentList{Kind: gen.InterconnectAttachmentListKindComputeInterconnectAttachmentList, Id: path, SelfLink: s.link(ctx, path)}
-	_ = s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(func(tx *store.Tx) error {
 		var all []store.InterconnectAttachment
 		prefix := req.Project + "|" + req.Region + "|"
 		s.ic.AttachmentsByName.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, a store.InterconnectAttachment) bool {
@@ -195,7 +195,9 @@ func (s *Server) InterconnectAttachmentsList(ctx context.Context, req gen.Interc
 			out.NextPageToken = &next
 		}
 		return nil
-	})
+	}); err != nil {
+		return nil, err
+	}
 	return gen.InterconnectAttachmentsList200JSONResponse(out), nil
 }
 

@@ -104,7 +104,7 @@ func (s *Server) GlobalForwardingRulesList(ctx context.Context, req gen.GlobalFo
 		return nil, err
 	}
 	var rules []store.ForwardingRule
-	_ = s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(func(tx *store.Tx) error {
 		prefix := req.Project + "|"
 		s.tables.RulesByName.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, r store.ForwardingRule) bool {
 			if !r.Pending {
@@ -113,7 +113,9 @@ func (s *Server) GlobalForwardingRulesList(ctx context.Context, req gen.GlobalFo
 			return true
 		})
 		return nil
-	})
+	}); err != nil {
+		return nil, err
+	}
 	items := make([]listItem, len(rules))
 	for i, r := range rules {
 		items[i] = listItem{name: r.Name, created: r.Created}

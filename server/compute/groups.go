@@ -110,7 +110,7 @@ func (s *Server) InterconnectAttachmentGroupsList(ctx context.Context, req gen.I
 	}
 	path := globalScope(req.Project) + "/interconnectAttachmentGroups"
 	out := gen.InterconnectAttachmentGroupList{Kind: gen.InterconnectAttachmentGroupListKindComputeInterconnectAttachmentGroup, Id: path, SelfLink: s.link(ctx, path)}
-	_ = s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(func(tx *store.Tx) error {
 		var all []store.AttachmentGroup
 		prefix := req.Project + "|"
 		s.ic.GroupsByName.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, g store.AttachmentGroup) bool {
@@ -131,7 +131,9 @@ func (s *Server) InterconnectAttachmentGroupsList(ctx context.Context, req gen.I
 			out.NextPageToken = &next
 		}
 		return nil
-	})
+	}); err != nil {
+		return nil, err
+	}
 	return gen.InterconnectAttachmentGroupsList200JSONResponse(out), nil
 }
 

@@ -169,7 +169,7 @@ func (s *Server) InterconnectsList(ctx context.Context, req gen.InterconnectsLis
 	}
 	path := globalScope(req.Project) + "/interconnects"
 	out := gen.InterconnectList{Kind: gen.InterconnectListKindComputeInterconnectList, Id: path, SelfLink: s.link(ctx, path)}
-	_ = s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(func(tx *store.Tx) error {
 		var all []store.Interconnect
 		prefix := req.Project + "|"
 		s.ic.InterconnectsByName.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, ic store.Interconnect) bool {
@@ -190,7 +190,9 @@ func (s *Server) InterconnectsList(ctx context.Context, req gen.InterconnectsLis
 			out.NextPageToken = &next
 		}
 		return nil
-	})
+	}); err != nil {
+		return nil, err
+	}
 	return gen.InterconnectsList200JSONResponse(out), nil
 }
 
