@@ -36,7 +36,7 @@ func (d *failingDisk) Close() error { return nil }
 
 // TestNoReadShowsAWriteTheDiskRefused: once the disk refuses a write, that write answers
 // 500 and no read of any API shows it, since a restart would lose it: reads answer 500 in
-// their API's envelope. The accounts and authorization APIs once served the refused
+// their API's envelope, and health 503. The accounts and authorization APIs once served the refused
 // account or assignment with 200 (their reads dropped the store's error).
 func TestNoReadShowsAWriteTheDiskRefused(t *testing.T) {
 	disk := &failingDisk{}
@@ -65,6 +65,9 @@ func TestNoReadShowsAWriteTheDiskRefused(t *testing.T) {
 	if code, body := call("POST", "/v2/core/accounts", `{"display_name":"Kept"}`, acct); code != 200 {
 		t.Fatalf("an account before the failure: %d %s", code, body)
 	}
+	if code, body := call("GET", "/_understudy/health", "", nil); code != 200 {
+		t.Fatalf("health before the failure: %d %s", code, body)
+	}
 
 	disk.mu.Lock()
 	disk.fail = true
@@ -88,5 +91,9 @@ func TestNoReadShowsAWriteTheDiskRefused(t *testing.T) {
 		if code != 500 || strings.Contains(body, "Refused") {
 			t.Errorf("%s after the disk failed: %d %.300s", read.name, code, body)
 		}
+	}
+	// Health says so: nothing will work again until a restart.
+	if code, body := call("GET", "/_understudy/health", "", nil); code != 503 || !strings.Contains(body, "Unavailable") {
+		t.Errorf("health after the disk failed: %d %s", code, body)
 	}
 }

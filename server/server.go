@@ -158,7 +158,7 @@ func New(cfg Config) (*Server, error) {
 	e.HTTPErrorHandler = s.handleError
 
 	adminDeps := admin.Deps{Version: cfg.Version, Clock: clk, Reset: s.Reset, Journal: s.journal, Faults: s.faults, Metrics: s.metrics,
-		Operations: map[string][]string{}}
+		Operations: map[string][]string{}, Ready: func() error { return s.db.View(func(*store.Tx) error { return nil }) }}
 	for name, spec := range map[string]func() (*openapi3.T, error){"authorization": authorization.Spec, "accounts": accounts.Spec, "compute": compute.Spec} {
 		doc, err := spec()
 		if err != nil {

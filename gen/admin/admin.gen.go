@@ -426,7 +426,10 @@ type ClientInterface interface {
 
 	// GetHealth Readiness
 	//
-	// Answers 200 once the server is ready to serve every API.
+	// Answers 200 once the server is ready to serve every API, and 503 `Unavailable` once
+	// it cannot keep its state any more (the data directory's disk refused a write: every
+	// change fails from then on, and only a restart recovers the last synced state).
+	// `uptimeSeconds` is real time since start, whatever the admin clock was advanced by.
 	//
 	// Corresponds with GET /_understudy/health (the `GetHealth` operationId).
 	GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -632,7 +635,10 @@ func (c *Client) DeleteFault(ctx context.Context, id string, reqEditors ...Reque
 
 // GetHealth Readiness
 //
-// Answers 200 once the server is ready to serve every API.
+// Answers 200 once the server is ready to serve every API, and 503 `Unavailable` once
+// it cannot keep its state any more (the data directory's disk refused a write: every
+// change fails from then on, and only a restart recovers the last synced state).
+// `uptimeSeconds` is real time since start, whatever the admin clock was advanced by.
 //
 // Corresponds with GET /_understudy/health (the `GetHealth` operationId).
 func (c *Client) GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1252,7 +1258,10 @@ type ClientWithResponsesInterface interface {
 
 	// GetHealthWithResponse Readiness
 	//
-	// Answers 200 once the server is ready to serve every API.
+	// Answers 200 once the server is ready to serve every API, and 503 `Unavailable` once
+	// it cannot keep its state any more (the data directory's disk refused a write: every
+	// change fails from then on, and only a restart recovers the last synced state).
+	// `uptimeSeconds` is real time since start, whatever the admin clock was advanced by.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1944,7 +1953,10 @@ func (c *ClientWithResponses) DeleteFaultWithResponse(ctx context.Context, id st
 
 // GetHealthWithResponse Readiness
 //
-// Answers 200 once the server is ready to serve every API.
+// Answers 200 once the server is ready to serve every API, and 503 `Unavailable` once
+// it cannot keep its state any more (the data directory's disk refused a write: every
+// change fails from then on, and only a restart recovers the last synced state).
+// `uptimeSeconds` is real time since start, whatever the admin clock was advanced by.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -3367,69 +3379,71 @@ func (sh *strictHandler) Reset(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"zFptbxs5kv4rhd4DYgFtqSU7mVjBfNDNJTM+THYNx8DszSqIKbEkcdxN9pJsK9rA//1QJPtFEmXLEy+w",
-	"gwEiS93FYrFennqK35K5KkolUVqTjL8lGk2ppEH3x3utlaYPcyUtSksfWVnmYs6sUHLwh1GSvsOvrChz",
-	"dB/bVzgm4+Svyn5QleRJmhRoDFvSl1IB44WQgJKXSkgLzMLgSyU5amMrvhlIVWLy8JAmZr7CgpHA/9K4",
-	"SMbJXwatwgP/qxk4Ra+D6skDvcjRzLUoSc9knEzkBhZM5JXGfkeu2+Xk6pL+2X7hbxJBLcCuELCocmaR",
-	"w+Tq0vSTNEFZFcn4Hwmr7Epp8S9njCRN2HyuKrJj6oxaWUw+p4ndlLRnY7WQy+QhTX7K1fxuf8WbFYJB",
-	"fY/6lYE5PUNrlVqVqK3wByLV+qkXK61RWrCiQHp/oXTBbDJOOLN4St8mEZXUYmHQfsK5ktzsr/CLWsOC",
-	"aWArZJzMopHlbgkQFoTZXkhVs7yziqyKGWpndI3/rIRGTsajrewu3FpLzf7AuW2sNeH3TM6dgzHOBanF",
-	"8quOaRYsN5geUNsqKNQ9usM8YFhzaOtBNZLBOIcTZqFQxgKDDTLdi++8YF9FQT5yNnwzGp1nWZoUQvqv",
-	"sqcMYx4xxraf7ynbBtArA2otwUUjoLzHXJUIC6WdEXzwTa4u9w3RxO++j7mf9t/wgb77wgQKNl8Jiaca",
-	"GWezHIEe7Me8r0kMu0J+WzELa3LntVZyGXl5x3ZOl1bgvgl3nve7jVn6A6tyG9vWgn4AXeUIQpJF57hv",
-	"E1aKWErJN2BXwpDlU1ivUIJBGzVJ3KjNKRy2peDx10jhVwYEj75F+U3ONx8jATDhHDmEBzovC2lxSe77",
-	"yPm1+oZHDhy/XSn+mL38E0+YjOzvMvHlo7Kax54QVzK7OiCHfjJgLNNWyCWshV052U9J1GrGZiIXdhM3",
-	"1XxFSQ4seT2Dgtn5CoTxHoccToZevg3HCWtmYCnuUYJUEntHZWHy/4IJSTpF83zB5AYKpREoUNBYQzne",
-	"VX2kNPgO2MxQSFIykQpyUQgb9wuNVm8mC4v60+H0SsXfwDU9euqejRmxI9RYZitzoAq634BJs0ZNFsuc",
-	"lsF5Qcl804tJ3ckKgtBKWOdgbvhVGBvXos0QZj8zuB8j6l/6c1Wao8vRG2AavQ+gi1lhsTBP4SCftR4a",
-	"nZnWbLO3v6DDwa1dV/lzS+3Ee6Rz3YLdofGqU3g0bkT4C5QGk6s1cLWWB/PmY1sktHZkgoSTyfVH9ymF",
-	"+1H4oDT8rNQyJ/9mRskepXEy/eTq8pVpamXfl/FfUS4pDwxHb6NZupKxIlGWlG2UEyvxqw1ZzEXWrllS",
-	"ekqCxgaikCXd8jVkGMbi4JGU/RsTYclcySXMcEHh7KOClj5Ruv5yqegLlwwpi4UAynr9Lop5k9F/UQzz",
-	"p6oAnHD0QTJNLiW5HnKYbaCFL/1p0ts9gWx0/qeKxy83N1ehguyKfPMCZQRO6MxMifNXnW8vee8oD/oT",
-	"VWZH7ig7f/tCxabjlp26M4ah32M4tFDlVCGsRd6bSpav2cakkIHEe9QpZP3Ra1ASQ4dAKKnSoCSwe9SE",
-	"AmDSrNMUM1MyjWYquUIDUllwwQVsyYQ0Fm7dn7f9qXwccQ8fhdovUpOatd6+OX86LI6oV9RbuOCEk/Ms",
-	"O319cdFzeWq/em0t//ri4vHFHyIJ/hdkeczlrpFxIdEY0FgqbSMt0oGNTNzxw626u23xie9Hw7a2mmZ1",
-	"F22Kq5Kc5dNTbZgR3mmbFVx8+Ap5BPa5R22E5yz2T6NNPzCrRM4hPP102/EIVrj2fh5HC/+rKi1ZDiit",
-	"FjG0UBeJ/Vf/imsKn4XQxh4ND4Iy1zhXmj8JE5rFH9lXEBWlT5pU4l3iD7/ZI5ulG1+RfX5yZ81BxHE1",
-	"r3zO/XiAuXBFkCqiUncpaVOIPBehzT7ScQ6VGVJzp8A8r6KQgN2WxOXEYDyNjBAgpdNntCkklX7xZV1V",
-	"Ps/+s0K9iUoJqx1SsCYFX5n2UDmcBB84veSUrf5+2v7di67yDOgex/6OvoqwBDs2Y1oL8pcTu0ep9Y7l",
-	"xHZiITxErto4QzB+s68tT4zHjEF7jSbKLPzmC7GmZ4D7Pv15Cdi9etvNte6bSLo9Nn3Rg0IuVE0Bs7lT",
-	"XDI6hg7blOzxrXtMFL2uVd4wvib1+RZut3jf2zF5vK9EqTeGQz82uAhO5YzN76hkrh05xAwYRI483XKB",
-	"kGzSbjOWwr4/AJOcYleLuenDDfVdEpFTY8sqAuY2cN3v2qasZtGs62qY5FPpt258ttKV7PDGSvfB0XYG",
-	"KoNw+23qWadpMv42dW3MNEmnNXqeJg8Pt++cH9T4iNkOKPKkgEOgBDnhRMh5XnEyEZMQQgUKpLwFa00Q",
-	"TXroyGCh2dwhVkWFeSrxq68PKZhqviLEM+pn9OMIM4c/mM8YUDLNCiQY5NkGuxZz7BFEbDrt8yybyttL",
-	"ec9ywUMeuK0XrmG/ZEV9lkFDpVvhHtpZYfNt52rZyqRTwJNhSK3SlY/krJ/1z0JIuhjZcqt5Tbkv8UDT",
-	"7qBqB1foShpQcgy5kHeAX0uhN2kH9ZdaLXVwUktuQvCWXEFwLErlIdtaSK7WBliew0Ll1PcK24dLB6+9",
-	"u9Y8eplXJnCzjuqmdpGjt8lWAaEt+AlCuj2sGWXZ80Y1bpiQjLLRm9Ph8HQ0vBlm4+z1OMv6WZb9vkfO",
-	"j8+y7OiBjNcwMoi5aTl499ui5llj0pr9+QGPH9xURcH0JjowIf9hS0M5bUJOk3ymN/Y9YcDaeUKpYshs",
-	"wrmB24ARbuGkjh13lmqNvFf399savCOg4dogWFLMUrJKXeTiPcqpVNInNZdrQgqaMwkzhHqycDEanZ39",
-	"MMrO3kBYH07YjGr46GLkpg6mtz2JmUrnQpTKzEqtKXl5n2LGwmj0Zng6HJ2eDW9GZ+PXF+PXF7/7yti4",
-	"lXkVeCdh4A5LQmxTKZlUZgt1Dy9+yAihiPnK5ThSSUhaYNQbU/oJVvVZcK2qnMNSwQw3igIDhV35NTQu",
-	"KoPcp4fzLIO9xEFbyZHdo2mHNlBJ6lmXyGNREdZuI8NJ+m/FN88LimYQ9Oa53l7PqB62y6vVFT78O0J1",
-	"+EioXrxoqAJzPXAnO31/8H6s2a6derxQes00PyKSu0xqjhZjPW2hyIUoHDcdJNDf8555jkx/8AL3zuo8",
-	"0n0pDykcHshxYb/fIF7ZPV0jhkgPV7EO2mmmU2ndgB3mlreNkQtjD9nimX5bn9E/QpfXzMVrAjehBImS",
-	"e4v48ZV/63S4dWXgAE+4Xx1zNWP5B+9FQi6vHQ0vpEFtk63hxyhKBg3bNuV1dvbw+egwaocCB0IpDAS+",
-	"108+tEcc9Y14PbuuSfjA0HsUGai3E0E4thRpl79MQ0vrcjGhKig1LsTXUAHIT6eS/Mhhwp5n911GJ2lN",
-	"O8cD7a6RDo2aeOl18HT7/pA6nUpV+qlDvvECO0TcO1A6cNW3fo1bILAq6VkmLNw2vLivIksFSvZhMpVu",
-	"q+0cqyXnA7UYmVicOGreXXEIBD3vNQqoyk5leJeaGSty8JmIvwsadkjYW5gh4b8hUEMfToBsZrzyziZq",
-	"YQkknGRjjyF6fWgPTm3dkHEh7IFG4Gn7cN2kJFfF2Vwrx+cR3oiUzLlGZtGPjL6jYh4X2GFUMnp2vD4V",
-	"oc+KTzfZOqpAD/8dRvhPy27Pst1jeS1tI1/w789xE86pX32sCMbRwOCb4A/HQAIlveLv4Dw7b1g3jRTp",
-	"kn4M4xZmw5WJ7XPw4uvQaVpYX+meuHzReE3HEwQ9GdikwK64IfS2l3aPqzMBerM/F3v4fAyKqVWjTS8d",
-	"wfhCIOaZZ7dqZhJRYDPxQwQYZRmoHfrfJWbG3bTVfRUAVLjbtNc5h/HH9+KaOogSRc3GzuxiOOq/7jIV",
-	"HO+To0MtKHgg1nZ2/RIHFsi2I44p0GQHz+lKK4IMWBmwVFfxa6mMu0Aw7iS1L3V1/WKVZTmczDY72MM3",
-	"ss7CvXQq91/9UvOsX5oGeSWMVUvNCvDinIxGYs9TMx1JxiqN/IsnOo1T4k5I3ktbIuZnwvius35lGoow",
-	"zsd8DJZ50q3ILoMyZ2LboZK/wM3/Xb1/xEqufBLiOvjIN1aKH6d1CZomaaPlj9NH68Y0Sb2xf5ySxtPk",
-	"Ac7cNluH3c0uUd+sTfTdPtnxo6Ix7FPOuT0piyf/90VpBZoYUXygJazRV3JsOg3iKEKxKO0LROgHpZdo",
-	"uxO057WEtUaOK5qjtC28DSB4cnVp4EQqu4sxeynIzpgxrSmqqexo88qAEf9COBlmWUbRF3bb68MvyEhU",
-	"B6pqNy5EnoJRYNUdSt8j3OHGTKV/hpUlMv0u3H9g7iKaf6s7zBI6jLMiEUkNbOfkHi3P7qrFtkX8Bc1+",
-	"XZbdMm1d9iOg45K5u6v0kB635nE3SmIqdXd/ACPEbp88pVhD7jdXT0JWPqRHMwfbUiF2WWGYRa8r7FX+",
-	"QIm216fCpLy9QTTMsoN2cVcT4+oMty80RW5YRSDUM0FCm5Ii9Ed3aJ31R8N2xJxc/e3TzZHI36D9lc0w",
-	"N/UwcpwMwhqD++Gg1MrVt0GxOQ2fT4ejs4EXNlhsSxss9OkaZ4Ou0M5gmD5/uR+db+zfP73/9PNPRc7e",
-	"Xyza8ef4fDiqR7S7UwX6vz8cnf2ePINR6V6dOFRz9m/Tya2LEd+Pj7ZS5lGFyPhUHCdi/kerMjCS1mnu",
-	"u3AeOHZ3ncVd0GtvuuTM3QMwaHueGFeMmwCCkU+luyJFyVkVYs7yfDPuzA91JaWbDvoSYlgRZl0G0UDg",
-	"5B07mHvQheDHm5SO1+7aAewPWnybFLQaR2cepjOhDawxn0pj2ab9uw8dNqslLqxSsbTuLfti0N2Le4Y3",
-	"tsP7Q+jcmY827DmXF/A+g7btaNqRE1I1dMvFPJJkuOOKFTwGuZqzvHvbyT9MjYzOk3GysrYcDwbD0Q/9",
-	"rJ/1h+O32dssoXwYVtoV+VOY7TvMPfNt2NYAvE3JXseHzw//HwAA//8=",
+	"zFptbxs5kv4rhd4DLAFtqSU7mVjBfNDNJTM+THYNx4fZm1UQUc2SxHE32UuyrWgD//dDkewXSS1bnmSB",
+	"GwwQWeouFov18tRT/BqlKi+URGlNNPkaaTSFkgbdH++0Vpo+pEpalJY+sqLIRMqsUHL4h1GSvsMvLC8y",
+	"dB+bVzhGk+ivyr5XpeRRHOVoDFvRl1IB47mQgJIXSkgLzMLwcyk5amNLvh1KVWD0+BhHJl1jzkjgf2hc",
+	"RpPoL8NG4aH/1QydordB9eiRXuRoUi0K0jOaRFO5hSUTWalx0JLrdjm9uaZ/dl/4m0RQS7BrBMzLjFnk",
+	"ML25NoMojlCWeTT5R8RKu1Za/MsZI4ojlqaqJDvGzqilxehTHNltQXs2Vgu5ih7j6KdMpfeHK96tEQzq",
+	"B9RnBlJ6htYqtCpQW+EPRKrNcy+WWqO0YEWO9P5S6ZzZaBJxZvGcvo06VFLLpUH7EVMluTlc4Re1gSXT",
+	"wNbIOJlFI8vcEiAsCLO7kCoXWWsVWeYL1M7oGv9ZCo2cjEdb2V+4sZZa/IGpra015Q9Mps7BGOeC1GLZ",
+	"Tcs0S5YZjI+obRXk6gHdYR4xrDm29aAayWCcQ49ZyJWxwGCLTPe7d56zLyInH7kYvR6PL5MkjnIh/VfJ",
+	"c4YxTxhj188PlG0C6MyA2khw0QgoHzBTBcJSaWcEH3zTm+tDQ9Txe+hj7qfDN3yg778whZylayHxXCPj",
+	"bJEh0IODLu+rE8O+kN/WzMKG3HmjlVx1vLxnO6dLI/DQhHvP+912Wfo9KzPbta0l/QC6zBCEJIumeGgT",
+	"VoiulJJtwa6FIcvHsFmjBIO20yTdRq1P4bgtBe9+jRQ+MyB451uU32S6/dARAFPOkUN4oPWykBZX5L5P",
+	"nF+jb3jkyPHbteJP2cs/8YzJyP4uE18/Kat+7BlxBbPrI3LoJwPGMm2FXMFG2LWT/ZxErRZsITJht92m",
+	"SteU5MCS1zPImU3XIIz3OOTQG3n5NhwnbJiBlXhACVJJ7J+Uhcn/cyYk6dSZ53Mmt5ArjUCBgsYayvGu",
+	"6iOlwbfAFoZCkpKJVJCJXNhuv9Bo9Xa6tKg/Hk+vVPwN3NKj5+7ZLiO2hBrLbGmOVEH3GzBpNqjJYonT",
+	"MjgvKJlt+11S97KCILQS1jmaG34VxnZr0WQIc5gZ3I8d6l/7c1Wao8vRW2AavQ+gi1lhMTfP4SCftR5r",
+	"nZnWbHuwv6DD0a3dltlLS+3Ue6Rz3Zzdo/GqU3jUbkT4C5QGk6kNcLWRR/PmU1sktHZigoTe9PaD+xTD",
+	"wzh8UBp+VmqVkX8zo2Sf0jiZfnpzfWbqWjnwZfxXlCvKA6Pxm84sXcquIlEUlG2UEyvxiw1ZzEXWvlli",
+	"ekqCxhqikCXd8hVkGHXFwRMp+zcmwpKZkitY4JLC2UcFLd1TuvpypegLlwwpi4UASvqDNop5ndB/nRjm",
+	"T1UB6HH0QTKLriW5HnJYbKGBL4NZ1N8/gWR8+aeKxy93dzehguyLfP0dygj06MxMgelZ69tr3j/Jg/5E",
+	"ldmTO04u33ynYtNyy1bdmcDI7zEcWqhyKhfWIu/PJMs2bGtiSEDiA+oYksH4FSiJoUMglFRqUBLYA2pC",
+	"ATCt16mLmSmYRjOTXKEBqSy44AK2YkIaC3P353wwk08j7tGTUPu71KR6rTevL58PixPqFfUWLjihd5kk",
+	"56+urvouTx1Wr53lX11dPb34Y0eC/wVZ1uVyt8i4kGgMaCyUth0t0pGNTN3xw1zdzxt84vvRsK2dplnd",
+	"dzbFZUHO8vG5NswI77T1Ci4+fIU8Afs8oDbCcxaHp9GkH1iUIuMQnn6+7XgCK9x6P+9GC/+tSi1ZBiit",
+	"Fl1ooSoSh6/+FTcUPkuhjT0ZHgRlbjFVmj8LE+rFn9hXENVJn9SpxLvEH36zJzZLd74i+/zkzpqD6MbV",
+	"vPQ598MR5sIVQaqISt3HpE0uskyENvtExzlWZkjNvQLzsopCAvZbEpcTg/E0MkKAlE5f0KaQVPrFl3VV",
+	"+jz7zxL1tlNKWO2YghUpeGaaQ+XQCz5wfs0pW/39vPm737nKC6B7N/Z39FUHS7BnM6a1IH/p2QNKrX8q",
+	"J7YXC+EhctXaGYLx633teGJ3zBi0t2g6mYXffCHW9Axw36e/LAG7V+ftXOu+6Ui3p6YvelDIpaooYJY6",
+	"xSWjY2ixTdEB33rARNHrWmU142tin29hvsP7zifk8b4Sxd4YDv3Y4CI4kwuW3lPJ3DhyiBkwiBx5vOMC",
+	"IdnE7WYshkN/ACY5xa4WqRnAHfVdEpFTY8tKAuY2cN1vm6asYtGs62qY5DPpt258ttKlbPHGSg/A0XYG",
+	"SoMw/zrzrNMsmnyduTZmFsWzCj3PosfH+VvnBxU+YrYFijwp4BAoQU7oCZlmJScTMQkhVCBHyluw0QTR",
+	"pIeODJaapQ6xKirMM4lffH2IwZTpmhDPeJDQj2NMHP5gPmNAwTTLkWCQZxvsRqTYJ4hYd9qXSTKT82v5",
+	"wDLBQx6YVwtXsF+yvDrLoKHSjXAP7ayw2a5zNWxl1Crg0SikVunKR3QxSAYXISRdjOy4VVpR7is80rQ7",
+	"qNrCFbqUBpScQCbkPeCXQuht3EL9hVYrHZzUkpsQvCVXEBzzQnnIthGSq40BlmWwVBn1vcIO4NrBa++u",
+	"FY9eZKUJ3Kyjuqld5OhtslNAaAt+ghDvDmvGSfKyUY0bJkTjZPz6fDQ6H4/uRskkeTVJkkGSJL8fkPOT",
+	"iyQ5eSDjNewYxNw1HLz7bVnxrF3S6v35AY8f3JR5zvS2c2BC/sNWhnLalJwm+kRvHHrCkDXzhEJ1IbMp",
+	"5wbmASPMoVfFjjtLtUHer/r7XQ3eEtBwbRCsKGYpWcUucvEB5Uwq6ZOayzUhBaVMwgKhmixcjccXFz+M",
+	"k4vXENaHHltQDR9fjd3UwfR3JzEz6VyIUplZqw0lL+9TzFgYj1+Pzkfj84vR3fhi8upq8urqd18Za7cy",
+	"Z4F3EgbusSDENpOSSWV2UPfo6oeEEIpI1y7HkUpC0gLj/oTST7Cqz4IbVWYcVgoWuFUUGCjs2q+hcVka",
+	"5D49XCYJHCQO2kqG7AFNM7SBUlLPukLeFRVh7SYynKT/VHz7sqCoB0GvX+rt1Yzqcbe8Wl3i478jVEdP",
+	"hOrVdw1VYK4HbmWnbw/eDxXbtVePl0pvmOYnRHKbSc3QYldPmytyIQrHbQsJDA68J82Q6fde4MFZXXZ0",
+	"X8pDCocHMlzabzeIV/ZA1w5DxMerWAvt1NOpuGrAjnPLu8bIhLHHbPFCv63O6B+hy6vn4hWBG1GCRMm9",
+	"Rfz4yr91Ptq5MnCEJzysjplasOy99yIhV7eOhhfSoLbRzvBj3EkGjZo25VVy8fjp5DBqhgJHQikMBL7V",
+	"T943R9zpG9317LYi4QND71FkoN56gnBsIeI2fxmHltblYkJVUGhcii+hApCfziT5kcOEfc/uu4xO0up2",
+	"jgfaXSMdGjXx0uvg6fbDIXU8k6rwU4ds6wW2iLi3oHTgqud+jTkQWJX0LBMW5jUv7qvISoGSA5jOpNtq",
+	"M8dqyPlALXZMLHqOmndXHAJBz/u1Aqq0MxnepWbGigx8JuJvg4YtEnYOCyT8NwJq6MMJkM2MV97ZRC0t",
+	"gYReMvEYoj+A5uDUzg0ZF8IeaASedgC3dUpyVZylWjk+j/BGR8lMNTKLfmT0DRXztMAOo5Lxi+P1uQh9",
+	"UXy6ydZJBXr07zDC/7fs9iLbPZXX4ibyBf/2HDflnPrVp4pgNxoYfhX88RRIoKRX/C1cJpc166aRIl3S",
+	"j2Hcwmy4MrF7Dl58FTp1C+sr3TOXL2qvaXmCoCcDmxTYFTeE3vXS9nG1JkCvD+dij59OQTGVarTplSMY",
+	"vxOIeeHZreuZRCewmfohAoyTBNQe/e8SM+Nu2uq+CgDK3bCh/P8quYD5/0j2wETGFhnOnYiZFJb6LmrM",
+	"7hGLumZRFxWuP/iZF7MMuNCYWqW3Zwa4MPd1A8McxYITv+gs9CchrS+1yv1sV0mvi0v0juKzTFvQmKoH",
+	"2hgtlFGvZrYyRe4V6Q9mcr4zFZmH3QbGwDdlTlTsyDBXDJrrXR5Pb5ipQDtllyOEQpgKfSvcq3JLpKgH",
+	"2xvpjMaDV20Ch+NDdHIGCgoeSUF7zvA9/DhwkCd4b2APj7rvjVaEpLA0YAlu4JdCGXevYtLK9Z8r0PHZ",
+	"Kssy6C22e5DM9/fOwv14Jg9f/VzRz59r3mAtjFUrzXLw4rwbVhL7nrFqSTJWaeSfPf9rnBL3QvJ+3PBT",
+	"P1Pr4wiHM1Mzp91e9SFY5lm3IrsMi4yJXYeK/gJ3/3vz7gkrOVRBQPToI19ZIX6cVZV5FsW1lj/Oniyn",
+	"syj2xv5xRhrPoke4cNtsHHY/6Xb6ZmWib/bJlh/ltWGfc87dAWJ3TXyXF1ag6eLPj3TKFSiNTq0yQRxF",
+	"KOaF/Q4R+l7pFdr2YPFlnXKlkaPQUpS2Qf2hN5jeXBvoUYXYg979GGRr+hpXzN1MtrQ5M2DEvxB6oyRJ",
+	"KPrCbvsD+AUZiWoheO2mqMhjMAqsukfpW6d73JqZ9M+wokCm34ZrIczdz/NvtWd8QocpX0dEUl/fOrkn",
+	"UYu7gbJrEX9vdVChFbdMA1f8ZOy0ZO6ucD3Gp6152kWbLpXauz8Cnbou5TynWD3zqG/khKx8TI96PLij",
+	"QtcdjlHSeYvjABAFpri5VRYuEDQXq0ZJctQu7sZmtzqj3XteHRfPOpDlC0FCk5I6WKH2LD8ZjEfN5D26",
+	"+dvHuxMbIoP2V7bAzFQz2kk0DGsMH0bDQitX34b59jx8Ph+NL4Ze2HC5K2241OcbXAzbQlvzcvr8+WF8",
+	"ubV///ju488/5Rl7d7VspsKTy9G4mlzvD1vo/8FofPF79AKiqX2j5FjNObxkKHfui3w7PtpJmScVIuNT",
+	"cTc/9V9aFYGotU5zT07wNsp19xabC0AOMTuxfT8vUIyb0Bsgn0l3c4ySs8pFyrJsO2mNVXUppRua+hJi",
+	"WB5GgAbRQBhVONI0C3gc/NSX0vHG3caAw/mT7x6DVpPOUZBpDa4rXD6TxrJt8/cAWiRfw+dYpbrSurfs",
+	"d4PuXtwLvLG503AMnTvz0YY9FfUdvM+gbRq9ZhKHvOqeujySZLjj6ip4DDKVsqx9Ccw/TI2MzqJJtLa2",
+	"mAyHo/EPg2SQDEaTN8mbJKJ8GFbaF/lTuPLgMPfCd6c79wKalOx1fPz0+H8BAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -29,6 +29,9 @@ type Deps struct {
 	Journal *control.Journal
 	Faults  *control.Faults
 	Metrics *control.Metrics
+	// Ready, when set, says whether the state can still be kept (a data directory whose
+	// disk refused a write cannot): health answers 503 when it cannot.
+	Ready func() error
 	// Operations are each API's operationIds (by API name, as fault rules name them): a
 	// rule naming another can never match.
 	Operations map[string][]string
@@ -44,7 +47,7 @@ var _ gen.StrictServerInterface = (*Server)(nil)
 
 // New returns the admin API.
 func New(d Deps) *Server {
-	return &Server{d: d, started: d.Clock.Now()}
+	return &Server{d: d, started: time.Now()}
 }
 
 // Spec returns the admin API's embedded OpenAPI document, parsed once.
@@ -66,7 +69,13 @@ func (s *Server) Register(e *echo.Echo) error {
 
 // GetHealth answers 200 once the server serves.
 func (s *Server) GetHealth(ctx context.Context, _ gen.GetHealthRequestObject) (gen.GetHealthResponseObject, error) {
-	up := s.d.Clock.Now().Sub(s.started).Seconds()
+	if s.d.Ready != nil {
+		if err := s.d.Ready(); err != nil {
+			return nil, &Error{Status: http.StatusServiceUnavailable, Code: "Unavailable",
+				Message: "the state cannot be kept any more (" + err.Error() + "); only a restart recovers the last synced state"}
+		}
+	}
+	up := time.Since(s.started).Seconds() // real time: the admin clock may have been advanced
 	v := s.d.Version
 	return gen.GetHealth200JSONResponse{Status: gen.HealthStatusOk, Version: &v, UptimeSeconds: &up}, nil
 }
