@@ -77,7 +77,9 @@ type Server struct {
 	db    *store.DB
 	apis  []api
 	authz *authorization.Server
-	seeds []func(tx *store.Tx) error // each API's Seed, in the order Reset runs them
+	// stopWaits ends compute's operations waits (Draining).
+	stopWaits func()
+	seeds     []func(tx *store.Tx) error // each API's Seed, in the order Reset runs them
 	// restores pick up each API's counters after state was loaded from disk.
 	restores []func(tx *store.Tx) error
 	settings *store.Table[store.Setting]
@@ -182,6 +184,7 @@ func New(cfg Config) (*Server, error) {
 	compCfg := cfg.Compute
 	cfg.inherit(&compCfg.Now, &compCfg.Log, &compCfg.PublicURL)
 	comp := compute.New(compCfg, s.db)
+	s.stopWaits = comp.StopWaits
 	if err := comp.Register(e); err != nil {
 		return nil, err
 	}
@@ -271,6 +274,11 @@ func (s *Server) saveClock(tx *store.Tx) error {
 	offset := strconv.FormatInt(int64(s.clock.Offset()), 10)
 	return s.settings.Put(tx, clockSetting, store.Setting{Name: clockSetting, Value: offset})
 }
+
+// Draining prepares the handler for a graceful shutdown: requests that would wait (compute's
+// operations wait, up to minutes) answer at once with what they have, so that the drain
+// ends as soon as the requests in flight are done.
+func (s *Server) Draining() { s.stopWaits() }
 
 // Close writes what is still queued for the disk and releases the data dir. The handler
 // must not be serving any more.

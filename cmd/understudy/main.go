@@ -107,6 +107,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 	case <-ctx.Done():
 	}
 	log.Info("shutting down: draining in-flight requests")
+	srv.Draining() // waits answer now: the default wait (2 min) outlasts the drain (30 s)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.HTTP.ShutdownTimeout)
 	defer cancel()
 	if err := hs.Shutdown(shutdownCtx); err != nil {

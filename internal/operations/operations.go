@@ -23,6 +23,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -111,6 +112,9 @@ type Engine struct {
 	seq       atomic.Uint64
 	// nextEvent is the earliest time (unix nanos) at which Advance has anything to do.
 	nextEvent atomic.Int64
+	// stopped is closed by StopWaits: waits return at once from then on.
+	stopped  chan struct{}
+	stopOnce sync.Once
 }
 
 // ErrNotFound: no such operation.
@@ -135,8 +139,13 @@ func New(cfg Config, db *store.DB) *Engine {
 	if cfg.Random == nil {
 		cfg.Random = rand.Reader
 	}
-	return &Engine{cfg: cfg, db: db, t: store.NewOperations(db), finishers: map[string]Finisher{}}
+	return &Engine{cfg: cfg, db: db, t: store.NewOperations(db), finishers: map[string]Finisher{}, stopped: make(chan struct{})}
 }
+
+// StopWaits makes every wait, parked or to come, return the operation as it is now, which
+// a wait may do: a server shutting down drains its requests, and a wait parked for minutes
+// would otherwise hold the shutdown until its timeout.
+func (e *Engine) StopWaits() { e.stopOnce.Do(func() { close(e.stopped) }) }
 
 // Handle registers the finisher of an operation kind (e.g. "forwardingRules.insert").
 func (e *Engine) Handle(kind string, f Finisher) { e.finishers[kind] = f }

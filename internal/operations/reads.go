@@ -121,6 +121,8 @@ func (e *Engine) Wait(ctx context.Context, scope, nameOrID string) (store.Operat
 			return op, nil
 		case <-ctx.Done():
 			return op, nil
+		case <-e.stopped:
+			return op, nil
 		}
 	}
 }

@@ -220,6 +220,9 @@ func deref[T any](p *T) T {
 	return *p
 }
 
+// StopWaits makes operations waits return at once (see operations.Engine.StopWaits).
+func (s *Server) StopWaits() { s.ops.StopWaits() }
+
 // Restore picks up after a restart from a durable store (see operations.Engine.Restore).
 func (s *Server) Restore(tx *store.Tx) error {
 	s.ops.Restore(tx)
