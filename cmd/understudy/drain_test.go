@@ -1,10 +1,7 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -16,22 +13,8 @@ import (
 // and the server stops cleanly. The default wait (2 min) outlasts the drain (30 s): the
 // drain once ran out, dropped the client without an answer and failed.
 func TestShutdownAnswersParkedWaits(t *testing.T) {
-	cfg, err := Load([]string{"--addr", "127.0.0.1:0", "--compute-operation-mode", "10m", "--shutdown-timeout", "5s"}, func(string) string { return "" }, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() { done <- serve(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), ready) }()
-	var base string
-	select {
-	case addr := <-ready:
-		base = "http://" + addr + "/compute/v1/projects/drain-project/global"
-	case err := <-done:
-		t.Fatal(err)
-	}
+	addr, stop := serving(t, "--compute-operation-mode", "10m", "--shutdown-timeout", "5s")
+	base := "http://" + addr + "/compute/v1/projects/drain-project/global"
 	req, _ := http.NewRequest("POST", base+"/forwardingRules", strings.NewReader(`{"name":"fr-drain"}`))
 	req.Header.Set("Authorization", "Bearer t")
 	req.Header.Set("Content-Type", "application/json")
@@ -63,7 +46,8 @@ func TestShutdownAnswersParkedWaits(t *testing.T) {
 		waited <- answer{status: resp.StatusCode, op: got.Status}
 	}()
 	time.Sleep(200 * time.Millisecond) // the wait is parked
-	stop()
+	done := make(chan error, 1)
+	go func() { done <- stop() }()
 	select {
 	case a := <-waited:
 		if a.err != nil || a.status != 200 || a.op == "" || a.op == "DONE" {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,6 +22,13 @@ import (
 // startServe runs serve on a free port, with these flags besides, for the rest of the test
 // and returns its address.
 func startServe(t *testing.T, flags ...string) string {
+	addr, _ := serving(t, flags...)
+	return addr
+}
+
+// serving is startServe, with a stop that ends serve as SIGTERM does and returns what serve
+// returned (the test's cleanup stops it too, once).
+func serving(t *testing.T, flags ...string) (addr string, stop func() error) {
 	t.Helper()
 	cfg, err := Load(append([]string{"--addr", "127.0.0.1:0"}, flags...), func(string) string { return "" }, io.Discard)
 	if err != nil {
@@ -30,7 +38,6 @@ func startServe(t *testing.T, flags ...string) string {
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), ready) }()
-	var addr string
 	select {
 	case addr = <-ready:
 	case err := <-done:
@@ -40,18 +47,25 @@ func startServe(t *testing.T, flags ...string) string {
 		cancel()
 		t.Fatal("serve did not start")
 	}
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("serve: %v", err)
+	var once sync.Once
+	var served error
+	stop = func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case served = <-done:
+			case <-time.After(40 * time.Second):
+				served = errors.New("serve did not stop")
 			}
-		case <-time.After(40 * time.Second):
-			t.Error("serve did not stop")
+		})
+		return served
+	}
+	t.Cleanup(func() {
+		if err := stop(); err != nil {
+			t.Errorf("serve: %v", err)
 		}
 	})
-	return addr
+	return addr, stop
 }
 
 // healthWithin checks that a fresh client (new connection) gets 200 from the health

@@ -220,8 +220,8 @@ func (e *Engine) finish(tx *store.Tx, pk string, op store.Operation, at time.Tim
 		// As view showed it while it ran: a timed operation started a quarter of the way
 		// through its delay (unless it finished before that).
 		op.StartTime = at
-		if d := op.DueTime.Sub(op.InsertTime); !op.Manual && d > 0 && op.InsertTime.Add(d/4).Before(at) {
-			op.StartTime = op.InsertTime.Add(d / 4)
+		if start := runningFrom(op); !op.Manual && op.DueTime.After(op.InsertTime) && start.Before(at) {
+			op.StartTime = start
 		}
 	}
 	if op.Failure == nil {
@@ -312,10 +312,16 @@ func (e *Engine) view(op store.Operation, now time.Time) store.Operation {
 		return op
 	}
 	op.Status = Running
-	op.StartTime = op.InsertTime.Add(d / 4)
+	op.StartTime = runningFrom(op)
 	p := 10 + int(80*float64(elapsed-d/4)/float64(d-d/4))
 	op.Progress = min(max(p, 10), 90)
 	return op
+}
+
+// runningFrom is when a timed operation shows as started: a quarter of the way through
+// its delay.
+func runningFrom(op store.Operation) time.Time {
+	return op.InsertTime.Add(op.DueTime.Sub(op.InsertTime) / 4)
 }
 
 // newKey makes an operation's primary key (Operation.Key) with a new name,

@@ -74,8 +74,8 @@ func (s *Server) account(ctx context.Context, id string) (store.Account, error) 
 	return a, nil
 }
 
-// pageToken is what a page URL carries: where the page starts, the token of the page
-// before it (for previous_page_url), and the filters of the list it belongs to.
+// pageToken is what a page URL carries: where the page starts, and the filters of the list
+// it belongs to (the previous page is worked out from the start: previousPage).
 type pageToken struct {
 	After string `json:"a"`
 	// Configs and Closed are the list's filter (listFilter).
@@ -107,6 +107,11 @@ func (f listFilter) matches(a store.Account) bool {
 		}
 	}
 	return true
+}
+
+// token is the page token of the page of this filtered list that starts after the cursor.
+func (f listFilter) token(after store.Cursor) string {
+	return encodeToken(pageToken{After: after.String(), Configs: f.configs, Closed: f.closed})
 }
 
 // madeFor says whether a page token was made for a list with this filter.
@@ -178,8 +183,7 @@ func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestOb
 	out.NextPageUrl.SetNull()
 	out.PreviousPageUrl.SetNull()
 	if more {
-		next := pageToken{After: last.String(), Configs: filter.configs, Closed: filter.closed}
-		out.NextPageUrl.Set(pageURL(limit, filter, encodeToken(next)))
+		out.NextPageUrl.Set(pageURL(limit, filter, filter.token(last)))
 	}
 	if current != "" {
 		out.PreviousPageUrl.Set(pageURL(limit, filter, prev))
@@ -199,7 +203,7 @@ func (s *Server) previousPage(tx *store.Tx, scope string, after store.Cursor, fi
 			return true
 		}
 		if n == limit {
-			prev = encodeToken(pageToken{After: c.String(), Configs: filter.configs, Closed: filter.closed})
+			prev = filter.token(c)
 			return false
 		}
 		n++

@@ -212,14 +212,11 @@ func (s *Server) InterconnectAttachmentsDelete(ctx context.Context, req gen.Inte
 		if err != nil {
 			return operations.Start{}, err
 		}
-		if a.Deleting {
-			return operations.Start{}, notReady(attachmentPath(a.Project, a.Region, a.Name))
+		if err := beginDelete(s, tx, s.ic.Attachments, a, attachmentPath(a.Project, a.Region, a.Name), attachmentDeleting); err != nil {
+			return operations.Start{}, err
 		}
 		if a.Group != "" {
 			return operations.Start{}, inUse(attachmentPath(a.Project, a.Region, a.Name), groupPath(a.Project, a.Group))
-		}
-		if err := markDeleting(s, tx, s.ic.Attachments, a, setAttachmentDeleting); err != nil {
-			return operations.Start{}, err
 		}
 		return operations.Start{Kind: kindAttachmentDelete, OperationType: "delete", Target: a.Key(),
 			TargetID: a.ID}, nil

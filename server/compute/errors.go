@@ -87,18 +87,17 @@ func toError(c echo.Context, err error) *Error {
 // fromValidation follows the real messages: "Required field 'resource.name' not specified",
 // "Invalid value for field 'resource.name': ...".
 func fromValidation(ve *validate.Error) *Error {
+	if ve.In == "body" && ve.Name == "name" {
+		if e := nameError(ve); e != nil {
+			return e
+		}
+	}
 	switch {
 	case ve.In == "body" && ve.Name == "":
 		return &Error{Status: http.StatusBadRequest, Reason: "parseError", Message: "Invalid JSON payload received. " + ve.Reason}
 	case ve.In == "body" && ve.Reason == "unknown field":
 		field := "resource." + ve.Name
 		return &Error{Status: http.StatusBadRequest, Reason: "invalid", Message: fmt.Sprintf("Invalid JSON payload received. Unknown name %q: Cannot find field.", field), Location: field}
-	case ve.In == "body" && ve.Name == "name" && nameRuleRefused(ve):
-		// The spec's name rule refused it: the real service's words, with the name.
-		return checkName(ve.Value).(*Error)
-	case ve.In == "body" && ve.Name == "name" && (patternReason.MatchString(ve.Reason) || strings.HasPrefix(ve.Reason, "maximum string length")):
-		// The same, for a name too long or unprintable to quote back.
-		return invalidField("resource.name", fmt.Sprintf("Invalid value for field 'resource.name'. Must be a match of regex '%s'", nameRegex))
 	case ve.In == "body" && ve.Missing:
 		field := "resource." + ve.Name
 		return &Error{Status: http.StatusBadRequest, Reason: "required", Message: fmt.Sprintf("Required field '%s' not specified", field), Location: field}
@@ -122,12 +121,19 @@ func fromValidation(ve *validate.Error) *Error {
 // patternReason is kin-openapi's reason for a string its pattern refuses, with the pattern.
 var patternReason = regexp.MustCompile(`^string doesn't match the regular expression "(.*)"$`)
 
-// nameRuleRefused reports whether the validator refused a body's name by the rule checkName
-// applies (so that checkName refuses ve.Value too): an empty name, or one the validator
-// quoted back that checkName also refuses.
-func nameRuleRefused(ve *validate.Error) bool {
-	if ve.Value == "" {
-		return strings.HasPrefix(ve.Reason, "minimum string length")
+// nameError says in the real service's words (checkName's) why the validator refused a
+// body's name by the name rule: with the name when the validator quoted it back, without
+// it when it was too long or unprintable to quote. nil for any other refusal.
+func nameError(ve *validate.Error) *Error {
+	switch {
+	case ve.Value != "":
+		if err := checkName(ve.Value); err != nil {
+			return err.(*Error)
+		}
+	case strings.HasPrefix(ve.Reason, "minimum string length"):
+		return checkName("").(*Error)
+	case patternReason.MatchString(ve.Reason) || strings.HasPrefix(ve.Reason, "maximum string length"):
+		return invalidField("resource.name", fmt.Sprintf("Invalid value for field 'resource.name'. Must be a match of regex '%s'", nameRegex))
 	}
-	return checkName(ve.Value) != nil
+	return nil
 }

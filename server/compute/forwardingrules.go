@@ -67,10 +67,7 @@ func (s *Server) GlobalForwardingRulesDelete(ctx context.Context, req gen.Global
 		if err != nil {
 			return operations.Start{}, err
 		}
-		if rule.Deleting {
-			return operations.Start{}, notReady(rulePath(rule.Project, rule.Name))
-		}
-		if err := markDeleting(s, tx, s.tables.ForwardingRules, rule, setRuleDeleting); err != nil {
+		if err := beginDelete(s, tx, s.tables.ForwardingRules, rule, rulePath(rule.Project, rule.Name), ruleDeleting); err != nil {
 			return operations.Start{}, err
 		}
 		return operations.Start{Kind: kindRuleDelete, OperationType: "delete", Target: rule.Key(),
@@ -220,21 +217,26 @@ func finishInsert[R any](tx *store.Tx, t *store.Table[R], key, what string, sett
 	return nil
 }
 
-// markDeleting marks r, stored in t, as being deleted until its delete's operation
-// finishes; with operations that finish at accept the finisher deletes it at once, in the
-// same transaction, so there is nothing to mark.
-func markDeleting[R interface{ Key() string }](s *Server, tx *store.Tx, t *store.Table[R], r R, set func(*R)) error {
+// beginDelete refuses to delete r, stored in t, while another delete of it runs
+// (resourceNotReady, naming path), and marks it as being deleted until its delete's
+// operation finishes: deleting is r's Deleting flag. With operations that finish at accept
+// the finisher deletes r at once, in the same transaction, so there is nothing to mark. A
+// delete refused later in its transaction rolls the mark back.
+func beginDelete[R interface{ Key() string }](s *Server, tx *store.Tx, t *store.Table[R], r R, path string, deleting func(*R) *bool) error {
+	if *deleting(&r) {
+		return notReady(path)
+	}
 	if s.ops.FinishesAtAccept() {
 		return nil
 	}
-	set(&r)
+	*deleting(&r) = true
 	return t.Put(tx, r.Key(), r)
 }
 
-func setRuleDeleting(r *store.ForwardingRule)               { r.Deleting = true }
-func setInterconnectDeleting(i *store.Interconnect)         { i.Deleting = true }
-func setAttachmentDeleting(a *store.InterconnectAttachment) { a.Deleting = true }
-func setGroupDeleting(g *store.AttachmentGroup)             { g.Deleting = true }
+func ruleDeleting(r *store.ForwardingRule) *bool               { return &r.Deleting }
+func interconnectDeleting(i *store.Interconnect) *bool         { return &i.Deleting }
+func attachmentDeleting(a *store.InterconnectAttachment) *bool { return &a.Deleting }
+func groupDeleting(g *store.AttachmentGroup) *bool             { return &g.Deleting }
 
 // settleRule, settleInterconnect, settleAttachment and settleGroup are finishInsert's
 // settle for each kind: the resource with Pending cleared, and whether it was set. (They

@@ -149,10 +149,7 @@ func (s *Server) InterconnectAttachmentGroupsDelete(ctx context.Context, req gen
 		if err != nil {
 			return operations.Start{}, err
 		}
-		if g.Deleting {
-			return operations.Start{}, notReady(groupPath(g.Project, g.Name))
-		}
-		if err := markDeleting(s, tx, s.ic.Groups, g, setGroupDeleting); err != nil {
+		if err := beginDelete(s, tx, s.ic.Groups, g, groupPath(g.Project, g.Name), groupDeleting); err != nil {
 			return operations.Start{}, err
 		}
 		return operations.Start{Kind: kindGroupDelete, OperationType: "delete", Target: g.Key(),

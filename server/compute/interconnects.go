@@ -207,15 +207,12 @@ func (s *Server) InterconnectsDelete(ctx context.Context, req gen.InterconnectsD
 		if err != nil {
 			return operations.Start{}, err
 		}
-		if ic.Deleting {
-			return operations.Start{}, notReady(interconnectPath(ic.Project, ic.Name))
+		if err := beginDelete(s, tx, s.ic.Interconnects, ic, interconnectPath(ic.Project, ic.Name), interconnectDeleting); err != nil {
+			return operations.Start{}, err
 		}
 		if users := s.attachmentsOn(tx, ic); len(users) > 0 {
 			a := users[0]
 			return operations.Start{}, inUse(interconnectPath(ic.Project, ic.Name), attachmentPath(a.Project, a.Region, a.Name))
-		}
-		if err := markDeleting(s, tx, s.ic.Interconnects, ic, setInterconnectDeleting); err != nil {
-			return operations.Start{}, err
 		}
 		return operations.Start{Kind: kindInterconnectDelete, OperationType: "delete", Target: ic.Key(),
 			TargetID: ic.ID}, nil

@@ -95,13 +95,6 @@ func Classify(err error) Cause {
 		case http.StatusUnsupportedMediaType:
 			return Cause{Kind: UnsupportedMediaType, Status: ve.Status, Validation: ve}
 		}
-		if strings.Contains(ve.Reason, "json.Number") {
-			// kin-openapi's words for a number beyond a float64 (1e400): "cannot convert
-			// json.Number to float64".
-			plain := *ve
-			plain.Reason = "number out of range"
-			ve = &plain
-		}
 		return Cause{Kind: Invalid, Status: http.StatusBadRequest, Validation: ve}
 	case errors.As(err, &mbe):
 		return Cause{Kind: TooLarge, Status: http.StatusRequestEntityTooLarge, Limit: mbe.Limit}

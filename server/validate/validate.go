@@ -783,8 +783,13 @@ func convert(err error) error {
 		}
 		out.Reason = sanitize(reason)
 	}
-	if out.Reason == "" {
+	switch {
+	case out.Reason == "":
 		out.Reason = "invalid value"
+	case strings.Contains(out.Reason, "json.Number"):
+		// kin-openapi's words for a number beyond a float64 (1e400): "cannot convert
+		// json.Number to float64".
+		out.Reason = "number out of range"
 	}
 	return out
 }
