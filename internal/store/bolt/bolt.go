@@ -50,6 +50,9 @@ func Open(dir string) (*Backend, error) {
 		return nil, fmt.Errorf("data dir %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, FileName)
+	if err := checkReadable(path); err != nil {
+		return nil, openError(dir, path, err)
+	}
 	db, err := bbolt.Open(path, 0o600, &bbolt.Options{
 		Timeout: lockWait,
 		// The freelist is rebuilt by a scan at open instead of being written at every commit:
@@ -57,11 +60,8 @@ func Open(dir string) (*Backend, error) {
 		NoFreelistSync: true,
 		FreelistType:   bbolt.FreelistMapType,
 	})
-	switch {
-	case errors.Is(err, bbolt.ErrTimeout):
-		return nil, fmt.Errorf("data dir %s %w (the file %s is locked)", dir, ErrLocked, path)
-	case err != nil:
-		return nil, fmt.Errorf("data dir %s: %w", dir, err)
+	if err != nil {
+		return nil, openError(dir, path, err)
 	}
 	b := &Backend{db: db, path: path}
 	if err := b.checkFormat(); err != nil {
@@ -69,6 +69,18 @@ func Open(dir string) (*Backend, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// openError says why the file at path, in dir, could not be opened.
+func openError(dir, path string, err error) error {
+	switch {
+	case errors.Is(err, bbolt.ErrTimeout):
+		return fmt.Errorf("data dir %s %w (the file %s is locked)", dir, ErrLocked, path)
+	case errors.Is(err, ErrDamaged):
+		return fmt.Errorf("data dir %s: %s %w: move it away to start again from the seed", dir, path, err)
+	default:
+		return fmt.Errorf("data dir %s: %w", dir, err)
+	}
 }
 
 // Path is the database file.
