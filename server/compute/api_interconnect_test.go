@@ -2,6 +2,8 @@ package compute_test
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"sort"
 	"strings"
 	"sync"
@@ -475,5 +477,35 @@ func TestGroupRequestIDAndLists(t *testing.T) {
 	}
 	if !sort.StringsAreSorted(names) || len(names) != 3 {
 		t.Errorf("list: %v", names)
+	}
+}
+
+// TestMethodsNotServedAreNotFound: a path one segment longer than a route (a method of the
+// real API that this one does not have, such as interconnects.getDiagnostics) is 404
+// notFound for every collection, not an invalid name made of the last two segments.
+func TestMethodsNotServedAreNotFound(t *testing.T) {
+	w := newWorld(t, operations.Mode{})
+	w.interconnect("ic-a", "iad-zone1-1")
+	for _, path := range []string{
+		"global/interconnects/ic-a/getDiagnostics",
+		"global/interconnects/ic-a/getMacsecConfig",
+		"global/interconnectLocations/iad-zone1-1/foo",
+		"regions/us-east4/interconnectAttachments/att-a/foo",
+		"global/forwardingRules/fr-a/foo",
+		"global/operations/op-a/foo",
+		"global/interconnectAttachmentGroups/g-a/foo/bar",
+	} {
+		req, _ := http.NewRequest(http.MethodGet, w.url(path), nil)
+		req.Header.Set("Authorization", "Bearer t")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		e := wantGoogleError(t, resp.StatusCode, body, 404, "notFound")
+		if !strings.Contains(e.Message, "was not found on this server") {
+			t.Errorf("%s: %q", path, e.Message)
+		}
 	}
 }

@@ -116,13 +116,29 @@ func (s *Server) Register(e *echo.Echo) error {
 		return err
 	}
 	gen.RegisterHandlersWithOptions(validate.NewRouter(e), gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{
-		OperationMiddlewares: v.Middlewares(s.authenticate, s.advance),
+		OperationMiddlewares: v.Middlewares(wholeSegments, s.authenticate, s.advance),
 	})
 	return nil
 }
 
 // Spec returns the API's embedded OpenAPI document, parsed once.
 var Spec = validate.CachedJSON("compute", gen.GetSpecJSON)
+
+// wholeSegments answers 404, as for any URL the API does not have, when a path is longer
+// than its route: Echo gives a route's last parameter the rest of the path, slashes and all
+// (labstack/echo#2501), so a method this API does not serve, such as
+// interconnects/{name}/getDiagnostics, would otherwise reach interconnects.get and be
+// refused as an interconnect named "{name}/getDiagnostics".
+func wholeSegments(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		for _, v := range c.ParamValues() {
+			if strings.IndexByte(v, '/') >= 0 {
+				return echo.ErrNotFound
+			}
+		}
+		return next(c)
+	}
+}
 
 // advance lets the engine finish due operations before the request looks at anything, so
 // that what it reads is current.
