@@ -375,6 +375,18 @@ func TestSDK(t *testing.T) {
 				t.Errorf("type: got %q, want %q", got, want)
 			}
 		})
+		t.Run("RefreshURLLeftUnset", func(t *testing.T) {
+			// stripe-go writes a required field its caller left unset as null: the error is
+			// the one for a field not given.
+			a := createRecipient(t, client, "No Refresh")
+			p := onboardingLinkParams(a.ID, "recipient")
+			p.UseCase.AccountOnboarding.RefreshURL = nil
+			_, err := client.V2CoreAccountLinks.Create(ctx, p)
+			e := v2Error(t, err, http.StatusBadRequest, "parameter_missing")
+			if got, want := e.Message, "use_case.account_onboarding.refresh_url: required request field missing"; got != want {
+				t.Errorf("message: got %q, want %q", got, want)
+			}
+		})
 		t.Run("AccountsV2Blocked", func(t *testing.T) {
 			blocked := newSDKClient(t, srv, "sk_test_blocked123")
 			_, err := blocked.V2CoreAccountLinks.Create(ctx, onboardingLinkParams("acct_doesnotexist1234567", "recipient"))

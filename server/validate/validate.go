@@ -40,6 +40,7 @@ import (
 	"net/url"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -733,6 +734,12 @@ func convert(err error) error {
 			out.Value = v
 		}
 		out.Reason, out.Missing = schemaReason(se)
+		if se.Reason == "Value is not nullable" && out.In == "body" && re.RequestBody != nil && requiredAt(bodySchema(re.RequestBody), path) {
+			// A required member given as null is a member not given, as the real services
+			// take it (proto3 JSON reads null as unset) and as SDKs send it: stripe-go writes
+			// a required field its caller left unset as null.
+			out.Missing, out.Reason = true, "required field missing"
+		}
 		if out.Missing && out.In == "body" {
 			// kin reports a missing member at its parent; name the member itself.
 			if m := missingProperty.FindStringSubmatch(se.Reason); m != nil {
@@ -798,6 +805,66 @@ var (
 	missingProperty = regexp.MustCompile(`^property "([^"]*)" is missing$`)
 	unknownProperty = regexp.MustCompile(`^property "([^"]*)" is unsupported$`)
 )
+
+// bodySchema is the JSON schema of a request body, or nil.
+func bodySchema(rb *openapi3.RequestBody) *openapi3.Schema {
+	if mt := rb.Content.Get("application/json"); mt != nil && mt.Schema != nil {
+		return mt.Schema.Value
+	}
+	return nil
+}
+
+// requiredAt reports whether the member at path (a JSON pointer's segments) is required by
+// the object schema holding it, following properties, array items, additional properties
+// and allOf from root.
+func requiredAt(root *openapi3.Schema, path []string) bool {
+	if root == nil || len(path) == 0 {
+		return false
+	}
+	parent := root
+	for _, seg := range path[:len(path)-1] {
+		if parent = memberSchema(parent, seg); parent == nil {
+			return false
+		}
+	}
+	return requires(parent, path[len(path)-1])
+}
+
+// memberSchema is the schema s gives the member or item named seg, or nil.
+func memberSchema(s *openapi3.Schema, seg string) *openapi3.Schema {
+	if p := s.Properties[seg]; p != nil && p.Value != nil {
+		return p.Value
+	}
+	if s.Items != nil && s.Items.Value != nil {
+		if _, err := strconv.Atoi(seg); err == nil {
+			return s.Items.Value
+		}
+	}
+	if a := s.AdditionalProperties.Schema; a != nil && a.Value != nil {
+		return a.Value
+	}
+	for _, sub := range s.AllOf {
+		if sub.Value != nil {
+			if m := memberSchema(sub.Value, seg); m != nil {
+				return m
+			}
+		}
+	}
+	return nil
+}
+
+// requires reports whether s, or a schema it combines with allOf, lists name as required.
+func requires(s *openapi3.Schema, name string) bool {
+	if slices.Contains(s.Required, name) {
+		return true
+	}
+	for _, sub := range s.AllOf {
+		if sub.Value != nil && requires(sub.Value, name) {
+			return true
+		}
+	}
+	return false
+}
 
 func schemaReason(se *openapi3.SchemaError) (reason string, missing bool) {
 	if missingProperty.MatchString(se.Reason) {

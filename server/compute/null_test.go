@@ -1,0 +1,35 @@
+package compute_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/understudy-dev/understudy/internal/operations"
+)
+
+// TestNullIsUnset: a required member given as null is reported as not given, as the real
+// API reads proto3 JSON (null is unset); an optional one given as null is still refused.
+func TestNullIsUnset(t *testing.T) {
+	w := newWorld(t, operations.Mode{})
+	post := func(body string) googleError {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, w.url("global/forwardingRules"), strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer t")
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return wantGoogleError(t, resp.StatusCode, b, 400, map[bool]string{true: "required", false: "invalid"}[strings.Contains(body, `"name":null`)])
+	}
+	if e := post(`{"name":null}`); e.Message != "Required field 'resource.name' not specified" {
+		t.Errorf("name null: %q", e.Message)
+	}
+	if e := post(`{"name":"fr-a","portRange":null}`); !strings.Contains(e.Message, "resource.portRange") {
+		t.Errorf("optional null: %q", e.Message)
+	}
+}
