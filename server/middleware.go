@@ -60,7 +60,15 @@ func limited(c echo.Context, limit int64, next echo.HandlerFunc) error {
 		return &http.MaxBytesError{Limit: limit}
 	}
 	if req.Body != nil && req.Body != http.NoBody {
-		req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
+		// The limited body goes on a copy of the request. net/http decides whether the
+		// connection may serve another request by looking at its own request's body: read
+		// to its end, closed early, failed (a bad chunk, a read timeout), or an unread
+		// body behind "Expect: 100-continue". Behind a wrapper it sees none of that, took
+		// a failed body for a consumed one and read what followed it as the next request:
+		// bytes smuggled inside a body ran as requests of their own.
+		limitedReq := *req
+		limitedReq.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
+		c.SetRequest(&limitedReq)
 	}
 	return next(c)
 }
