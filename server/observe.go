@@ -56,7 +56,7 @@ func (s *Server) observed(c echo.Context, next echo.HandlerFunc) error {
 	}
 	d := time.Since(start)
 	status := c.Response().Status
-	op := s.operationID(req.Method, c.Path())
+	op := s.operationID(c.Request().Method, c.Path()) // a HEAD is routed as GET
 	s.metrics.Observe(api, op, status, d)
 	if api != "admin" {
 		id := validate.Header(c.Response().Header(), "Request-Id")

@@ -317,6 +317,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // not-found and method-not-allowed answers.
 func (s *Server) route(c echo.Context) error {
 	r := c.Request()
+	if r.Method == http.MethodHead && !strings.HasPrefix(requestPath(c), prefixHosted) {
+		// HEAD is GET without the body (RFC 9110 section 9.3.2): it is routed and answered
+		// as GET, on a copy of the request, and net/http, which still sees HEAD on its own,
+		// sends the headers only. Not on the hosted pages, whose GET uses up the link: a
+		// link checker's HEAD must not.
+		get := *r
+		get.Method = http.MethodGet
+		c.SetRequest(&get)
+		r = &get
+	}
 	s.echo.Router().Find(r.Method, echo.GetPath(r), c)
 	return s.faulted(c, s.cfg.BodyLimit, c.Handler())
 }
