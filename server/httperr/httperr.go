@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
+	"syscall"
 
 	"github.com/labstack/echo/v4"
 
@@ -118,9 +121,21 @@ func Classify(err error) Cause {
 // LogUnexpected logs err when it is answered with a 5xx that no fault rule injected: a
 // failure of ours, worth a line saying where it happened.
 func LogUnexpected(c echo.Context, status int, err error, log *slog.Logger) {
-	if status >= 500 && !Injected(err) {
+	switch {
+	case status < 500 || Injected(err):
+	case ClientGone(err):
+		log.Debug("client went away", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+	default:
 		log.Error("internal error", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 	}
+}
+
+// ClientGone reports whether err is the connection failing under a response being
+// written: the client closed or reset it, or stopped reading until the write timeout. Not
+// a failure of the server's.
+func ClientGone(err error) bool {
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, net.ErrClosed) || errors.Is(err, os.ErrDeadlineExceeded)
 }
 
 // Injected reports whether err is a fault a rule injected (not worth logging as a failure).

@@ -3,8 +3,14 @@ package httperr
 import (
 	"errors"
 	"fmt"
+	"log/slog"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"os"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/labstack/echo/v4"
@@ -42,5 +48,31 @@ func TestClassify(t *testing.T) {
 				t.Error("validation error not passed on")
 			}
 		})
+	}
+}
+
+// TestClientGoneIsNotAnInternalError: a response whose connection the client reset or
+// closed is logged as the client leaving, at debug level, not as an internal error.
+func TestClientGoneIsNotAnInternalError(t *testing.T) {
+	reset := &net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", syscall.ECONNRESET)}
+	for _, tt := range []struct {
+		err       error
+		gone      bool
+		wantLevel string
+	}{
+		{fmt.Errorf("writing the list: %w", reset), true, "DEBUG"},
+		{&net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", syscall.EPIPE)}, true, "DEBUG"},
+		{errors.New("store: broken"), false, "ERROR"},
+	} {
+		if got := ClientGone(tt.err); got != tt.gone {
+			t.Errorf("ClientGone(%v) = %v", tt.err, got)
+		}
+		var buf strings.Builder
+		log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		c := echo.New().NewContext(httptest.NewRequest(http.MethodGet, "/x", nil), httptest.NewRecorder())
+		LogUnexpected(c, http.StatusInternalServerError, tt.err, log)
+		if !strings.Contains(buf.String(), "level="+tt.wantLevel) {
+			t.Errorf("%v logged %q, want level %s", tt.err, buf.String(), tt.wantLevel)
+		}
 	}
 }
