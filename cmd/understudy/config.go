@@ -80,7 +80,7 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	fs.DurationVar(&c.HTTP.ReadTimeout, "read-timeout", 60*time.Second, "HTTP: longest time to read a whole request")
 	fs.DurationVar(&c.HTTP.WriteTimeout, "write-timeout", 5*time.Minute, "HTTP: longest time to write a response; must exceed --compute-wait-timeout")
 	fs.DurationVar(&c.HTTP.IdleTimeout, "idle-timeout", 2*time.Minute, "HTTP: how long an idle keep-alive connection is kept")
-	fs.IntVar(&c.HTTP.MaxHeaderBytes, "max-header-bytes", 64<<10, "HTTP: largest request header block (larger gets 431 in the API's error envelope)")
+	fs.IntVar(&c.HTTP.MaxHeaderBytes, "max-header-bytes", 64<<10, "HTTP: largest request header block, plus the 4096 bytes net/http allows beyond it (larger gets 431 in the API's error envelope)")
 	memLimit := fs.String("memory-limit", defaultMemoryLimit, "soft memory limit for the Go runtime, e.g. 900MiB or 4GiB; 0 for none: near it the garbage collector works harder, so RSS stays under it while the state fits (a set GOMEMLIMIT wins over the default)")
 	fs.IntVar(&c.GCPercent, "gc-percent", defaultGCPercent, "the garbage collector's target once started (as GOGC): the heap grows by this percentage of what is live before a collection; higher is faster and takes more memory, up to --memory-limit (a set GOGC wins over the default)")
 	fs.DurationVar(&c.HTTP.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long SIGINT/SIGTERM waits for in-flight requests")
