@@ -104,6 +104,9 @@ func fromValidation(ve *validate.Error) *Error {
 	case ve.In == "body":
 		field := "resource." + ve.Name
 		return &Error{Status: http.StatusBadRequest, Reason: "invalid", Message: fmt.Sprintf("Invalid value for field '%s': %s", field, ve.Reason), Location: field}
+	case ve.Unknown:
+		// Google's front end, for a query parameter the method does not have.
+		return &Error{Status: http.StatusBadRequest, Reason: "invalid", Message: fmt.Sprintf("Invalid JSON payload received. Unknown name %q: Cannot bind query parameter. Field '%s' could not be found in request message.", ve.Name, ve.Name)}
 	case ve.Missing:
 		lt := gen.GoogleErrorItemLocationTypeParameter
 		if ve.In == "header" {

@@ -111,7 +111,7 @@ func (s *Server) Register(e *echo.Echo) error {
 		return err
 	}
 	// Clients send back output-only fields they read; the handlers ignore them.
-	v, err := validate.New(spec, validate.Options{AllowReadOnly: true})
+	v, err := validate.New(spec, validate.Options{AllowReadOnly: true, RejectUnknownQuery: true, SystemQuery: systemQuery})
 	if err != nil {
 		return err
 	}
@@ -120,6 +120,13 @@ func (s *Server) Register(e *echo.Echo) error {
 	})
 	return nil
 }
+
+// systemQuery are the query parameters every Google API method takes besides its own (the
+// discovery document's "parameters"), accepted and without effect here; alt and
+// prettyPrint are declared by each operation. Any other parameter an operation does not
+// declare is refused, as Google's front end refuses it: a requestId sent to setLabels,
+// which takes none, would otherwise be ignored, and a client's retry believed safe.
+var systemQuery = []string{"$.xgafv", "access_token", "callback", "fields", "key", "oauth_token", "quotaUser", "upload_protocol", "uploadType", "userIp"}
 
 // Spec returns the API's embedded OpenAPI document, parsed once.
 var Spec = validate.CachedJSON("compute", gen.GetSpecJSON)

@@ -58,6 +58,12 @@ type Options struct {
 	// AllowReadOnly accepts read-only members in request bodies (clients that send back what
 	// they read, as ARM and compute clients do); the handlers ignore them.
 	AllowReadOnly bool
+	// RejectUnknownQuery refuses a query parameter the operation does not declare, as
+	// Google's front end does ("Cannot bind query parameter"), except those named in
+	// SystemQuery, which every operation takes. Without it, undeclared parameters are
+	// ignored.
+	RejectUnknownQuery bool
+	SystemQuery        []string
 }
 
 var defineFormats sync.Once
@@ -69,6 +75,9 @@ const uuidPattern = `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 type Validator struct {
 	routes  map[string]*route
 	options *openapi3filter.Options
+	// unknownQuery: undeclared query parameters are refused, but for systemQuery's.
+	unknownQuery bool
+	systemQuery  map[string]bool
 	// fastJSON: kin decodes application/json with its own stock decoder, which checkBody
 	// repeats from the bytes already read (decided at New: nothing registers one later).
 	fastJSON bool
@@ -128,7 +137,12 @@ func New(doc *openapi3.T, o Options) (*Validator, error) {
 			// know that the schemes are taken care of.
 			AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
 		},
-		fastJSON: stockJSONDecoder(),
+		fastJSON:     stockJSONDecoder(),
+		unknownQuery: o.RejectUnknownQuery,
+		systemQuery:  map[string]bool{},
+	}
+	for _, name := range o.SystemQuery {
+		v.systemQuery[name] = true
 	}
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
@@ -263,7 +277,25 @@ func (v *Validator) checkEcho(c echo.Context, route *route, st *state) error {
 	}
 	// Echo's parsed query, shared with the generated binder, instead of one parse per
 	// query parameter.
-	return v.check(req, route, st, c.QueryParams())
+	query := c.QueryParams()
+	if v.unknownQuery {
+		for name := range query {
+			if !route.takesQuery(name) && !v.systemQuery[name] {
+				return &Error{Status: http.StatusBadRequest, In: "query", Name: name, Reason: "unknown parameter", Unknown: true}
+			}
+		}
+	}
+	return v.check(req, route, st, query)
+}
+
+// takesQuery reports whether the operation declares the query parameter name.
+func (r *route) takesQuery(name string) bool {
+	for _, p := range r.params {
+		if p.In == openapi3.ParameterInQuery && p.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // CheckRequest validates req as operation opID would be validated, outside Echo: for
@@ -641,6 +673,8 @@ type Error struct {
 	Reason string
 	// Missing is true when a required value is absent.
 	Missing bool
+	// Unknown is true for a parameter the operation does not take (Options.RejectUnknownQuery).
+	Unknown bool
 	// Value is the string a schema refused (a body member's or a parameter's), when it is
 	// short and printable (at most 256 bytes of UTF-8 without control characters), for an
 	// API whose messages quote what was sent, as the compute API's do; "" otherwise.
