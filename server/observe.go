@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/binary"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/understudy-dev/understudy/server/authorization"
@@ -48,7 +50,11 @@ func (s *Server) observed(c echo.Context, next echo.HandlerFunc) error {
 	req := c.Request()
 	path := req.URL.Path // before any rewriting
 	api := s.apiName(path)
-	if api != "admin" && validate.Header(c.Response().Header(), "Request-Id") == "" {
+	switch {
+	case api == "admin":
+	case api == "authorization":
+		setARMRequestIDs(c.Response().Header(), req.Header)
+	case validate.Header(c.Response().Header(), "Request-Id") == "":
 		setRequestID(c.Response().Header())
 	}
 	if err := next(c); err != nil {
@@ -62,6 +68,9 @@ func (s *Server) observed(c echo.Context, next echo.HandlerFunc) error {
 		id := validate.Header(c.Response().Header(), "Request-Id")
 		if id == "" {
 			id = validate.Header(c.Response().Header(), "X-Request-Id")
+		}
+		if id == "" {
+			id = validate.Header(c.Response().Header(), "X-Ms-Request-Id")
 		}
 		s.journal.Add(control.Entry{Time: s.clock.Now(), API: api, OperationID: op, Method: req.Method, Path: path, Status: status, Duration: d, RequestID: id})
 	}
@@ -95,6 +104,30 @@ func (s *Server) operationID(method, path string) string {
 // setRequestID sets X-Request-Id to a random id (a uint64 in base 36).
 func setRequestID(h http.Header) {
 	h["X-Request-Id"] = []string{strconv.FormatUint(rand.Uint64(), 36)}
+}
+
+// setARMRequestIDs sets the ids ARM answers every request with: x-ms-request-id, a GUID of
+// the response's own, and x-ms-correlation-request-id, the client's when it sent a GUID
+// there, else the same one. Callers and support tooling quote them.
+func setARMRequestIDs(h, req http.Header) {
+	id := []string{randomGUID()}
+	h["X-Ms-Request-Id"] = id
+	if corr := validate.Header(req, "X-Ms-Correlation-Request-Id"); len(corr) == 36 && uuid.Validate(corr) == nil {
+		h["X-Ms-Correlation-Request-Id"] = []string{corr}
+	} else {
+		h["X-Ms-Correlation-Request-Id"] = id // one slice for both: nothing appends to either
+	}
+}
+
+// randomGUID is a random (version 4) GUID in lower case, from the fast generator: it names a
+// response, it is not a secret (uuid.New would read crypto/rand for each).
+func randomGUID() string {
+	var u uuid.UUID
+	binary.LittleEndian.PutUint64(u[:8], rand.Uint64())
+	binary.LittleEndian.PutUint64(u[8:], rand.Uint64())
+	u[6] = u[6]&0x0f | 0x40 // version 4
+	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
+	return u.String()
 }
 
 // faulted applies the admin API's fault rules to requests of the APIs, after routing (so
