@@ -114,9 +114,14 @@ func fromValidation(ve *validate.Error) *Error {
 		}
 		return &Error{Status: http.StatusBadRequest, Reason: "required", Message: fmt.Sprintf("Required parameter '%s' not specified", ve.Name), Location: ve.Name, LocationType: lt}
 	}
-	if m := patternReason.FindStringSubmatch(ve.Reason); m != nil && ve.In == "path" && ve.Value != "" {
-		// A name or id in the path that its rule refuses, in the real service's words.
-		return invalidField(ve.Name, fmt.Sprintf("Invalid value for field '%s': '%s'. Must be a match of regex '%s'", ve.Name, ve.Value, strings.TrimSuffix(strings.TrimPrefix(m[1], "^"), "$")))
+	if m := patternReason.FindStringSubmatch(ve.Reason); m != nil && ve.In == "path" {
+		// A name or id in the path that its rule refuses, in the real service's words; the
+		// value is quoted back only when it is short and printable (validate.Error.Value).
+		regex := strings.TrimSuffix(strings.TrimPrefix(m[1], "^"), "$")
+		if ve.Value == "" {
+			return invalidField(ve.Name, fmt.Sprintf("Invalid value for field '%s'. Must be a match of regex '%s'", ve.Name, regex))
+		}
+		return invalidField(ve.Name, fmt.Sprintf("Invalid value for field '%s': '%s'. Must be a match of regex '%s'", ve.Name, ve.Value, regex))
 	}
 	return &Error{Status: http.StatusBadRequest, Reason: "invalid", Message: fmt.Sprintf("Invalid value for %s parameter '%s': %s", ve.In, ve.Name, ve.Reason), Location: ve.Name}
 }

@@ -268,4 +268,12 @@ func TestPathNamesInTheRealServicesWords(t *testing.T) {
 	if !strings.HasPrefix(e.Message, "Invalid value for field 'forwardingRule': 'BAD'. Must be a match of regex '") || e.Errors[0].Location != "forwardingRule" {
 		t.Errorf("%q at %q", e.Message, e.Errors[0].Location)
 	}
+	// Not printable: the same words, without the value.
+	for _, name := range []string{"fr\x00x", "fr\xffx"} {
+		r := apiGetRule(t, c, name)
+		e := wantGoogleError(t, r.StatusCode(), r.Body, 400, "invalid")
+		if !strings.HasPrefix(e.Message, "Invalid value for field 'forwardingRule'. Must be a match of regex '") {
+			t.Errorf("%q: %q", name, e.Message)
+		}
+	}
 }
