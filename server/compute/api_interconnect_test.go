@@ -32,6 +32,24 @@ func (w *world) url(path string) string {
 	return w.srv.URL + "/compute/v1/projects/" + apiProject + "/" + path
 }
 
+// raw sends body (JSON, when not empty) to path under the world's project as any caller
+// would, without the generated client, and returns the status and body.
+func (w *world) raw(method, path, body string) (int, []byte) {
+	w.t.Helper()
+	req, _ := http.NewRequest(method, w.url(path), strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer t")
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
 func (w *world) interconnect(name, location string) {
 	w.t.Helper()
 	resp, err := w.c.InterconnectsInsertWithResponse(apiCtx, apiProject, nil, gen.Interconnect{Name: name, Location: w.url("global/interconnectLocations/" + location),
@@ -495,15 +513,8 @@ func TestMethodsNotServedAreNotFound(t *testing.T) {
 		"global/operations/op-a/foo",
 		"global/interconnectAttachmentGroups/g-a/foo/bar",
 	} {
-		req, _ := http.NewRequest(http.MethodGet, w.url(path), nil)
-		req.Header.Set("Authorization", "Bearer t")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		e := wantGoogleError(t, resp.StatusCode, body, 404, "notFound")
+		status, body := w.raw(http.MethodGet, path, "")
+		e := wantGoogleError(t, status, body, 404, "notFound")
 		if !strings.Contains(e.Message, "was not found on this server") {
 			t.Errorf("%s: %q", path, e.Message)
 		}

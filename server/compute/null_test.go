@@ -1,8 +1,6 @@
 package compute_test
 
 import (
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -15,16 +13,8 @@ func TestNullIsUnset(t *testing.T) {
 	w := newWorld(t, operations.Mode{})
 	post := func(body string) googleError {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, w.url("global/forwardingRules"), strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer t")
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return wantGoogleError(t, resp.StatusCode, b, 400, map[bool]string{true: "required", false: "invalid"}[strings.Contains(body, `"name":null`)])
+		status, b := w.raw("POST", "global/forwardingRules", body)
+		return wantGoogleError(t, status, b, 400, map[bool]string{true: "required", false: "invalid"}[strings.Contains(body, `"name":null`)])
 	}
 	if e := post(`{"name":null}`); e.Message != "Required field 'resource.name' not specified" {
 		t.Errorf("name null: %q", e.Message)

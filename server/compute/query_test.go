@@ -1,9 +1,6 @@
 package compute_test
 
 import (
-	"io"
-	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/understudy-dev/understudy/internal/operations"
@@ -14,32 +11,17 @@ import (
 // counted on it would not be safe); the parameters every Google method takes pass.
 func TestUnknownQueryParametersRefused(t *testing.T) {
 	w := newWorld(t, operations.Mode{})
-	call := func(method, path, body string) (int, []byte) {
-		t.Helper()
-		req, _ := http.NewRequest(method, w.url(path), strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer t")
-		if body != "" {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, b
-	}
-	if status, b := call("POST", "global/forwardingRules?requestId=0b1f6471-1bf0-4dda-aec3-111111111111", `{"name":"fr-q"}`); status != 200 {
+	if status, b := w.raw("POST", "global/forwardingRules?requestId=0b1f6471-1bf0-4dda-aec3-111111111111", `{"name":"fr-q"}`); status != 200 {
 		t.Fatalf("insert: %d %s", status, b)
 	}
-	status, b := call("POST", "global/forwardingRules/fr-q/setLabels?requestId=0b1f6471-1bf0-4dda-aec3-222222222222", `{"labels":{"a":"1"},"labelFingerprint":"42WmSpB8rSM="}`)
+	status, b := w.raw("POST", "global/forwardingRules/fr-q/setLabels?requestId=0b1f6471-1bf0-4dda-aec3-222222222222", `{"labels":{"a":"1"},"labelFingerprint":"42WmSpB8rSM="}`)
 	e := wantGoogleError(t, status, b, 400, "invalid")
 	if want := `Invalid JSON payload received. Unknown name "requestId": Cannot bind query parameter. Field 'requestId' could not be found in request message.`; e.Message != want {
 		t.Errorf("message: %q, want %q", e.Message, want)
 	}
-	status, b = call("GET", "global/forwardingRules?colour=blue", "")
+	status, b = w.raw("GET", "global/forwardingRules?colour=blue", "")
 	wantGoogleError(t, status, b, 400, "invalid")
-	if status, b := call("GET", "global/forwardingRules?alt=json&prettyPrint=false&fields=items(name)&quotaUser=u&key=k&$.xgafv=2", ""); status != 200 {
+	if status, b := w.raw("GET", "global/forwardingRules?alt=json&prettyPrint=false&fields=items(name)&quotaUser=u&key=k&$.xgafv=2", ""); status != 200 {
 		t.Errorf("system parameters: %d %s", status, b)
 	}
 }
