@@ -688,10 +688,10 @@ func (o *Ordered[R]) Scan(tx *Tx, lo, hi string, after *Cursor, fn func(c Cursor
 }
 
 // ScanBackward visits, newest key first, the entries whose index key k satisfies
-// lo <= k < hi and that are at or before the cursor (all of them when it is nil), until fn
-// returns false: what comes before a position, for a list's previous page.
-func (o *Ordered[R]) ScanBackward(tx *Tx, lo, hi string, atOrBefore *Cursor, fn func(c Cursor, r R) bool) {
-	visit := func(e entry) bool {
+// lo <= k < hi and that are at or before the cursor, until fn returns false: what comes
+// before a position, for a list's previous page.
+func (o *Ordered[R]) ScanBackward(tx *Tx, lo, hi string, atOrBefore Cursor, fn func(c Cursor, r R) bool) {
+	o.tree.DescendLessOrEqual(entry{key: atOrBefore.Key, pk: atOrBefore.PK}, func(e entry) bool {
 		if e.key < lo {
 			return false
 		}
@@ -703,12 +703,7 @@ func (o *Ordered[R]) ScanBackward(tx *Tx, lo, hi string, atOrBefore *Cursor, fn 
 			return true
 		}
 		return fn(Cursor{Key: e.key, PK: e.pk}, o.t.copy(r))
-	}
-	if atOrBefore == nil {
-		o.tree.Descend(visit)
-		return
-	}
-	o.tree.DescendLessOrEqual(entry{key: atOrBefore.Key, pk: atOrBefore.PK}, visit)
+	})
 }
 
 // Counter counts records by a key, for limits such as "at most N per subscription".

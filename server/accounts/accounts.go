@@ -198,7 +198,7 @@ func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestOb
 // token, which held its own, and grew a third per page).
 func (s *Server) previousPage(tx *store.Tx, scope string, after store.Cursor, filter listFilter, limit int) string {
 	prev, n := "", 0
-	s.tables.Newest.ScanBackward(tx, scope+"|", scope+"}", &after, func(c store.Cursor, a store.Account) bool {
+	s.tables.Newest.ScanBackward(tx, scope+"|", scope+"}", after, func(c store.Cursor, a store.Account) bool {
 		if !filter.matches(a) {
 			return true
 		}

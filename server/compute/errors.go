@@ -115,13 +115,8 @@ func fromValidation(ve *validate.Error) *Error {
 		return &Error{Status: http.StatusBadRequest, Reason: "required", Message: fmt.Sprintf("Required parameter '%s' not specified", ve.Name), Location: ve.Name, LocationType: lt}
 	}
 	if m := patternReason.FindStringSubmatch(ve.Reason); m != nil && ve.In == "path" {
-		// A name or id in the path that its rule refuses, in the real service's words; the
-		// value is quoted back only when it is short and printable (validate.Error.Value).
-		regex := strings.TrimSuffix(strings.TrimPrefix(m[1], "^"), "$")
-		if ve.Value == "" {
-			return invalidField(ve.Name, fmt.Sprintf("Invalid value for field '%s'. Must be a match of regex '%s'", ve.Name, regex))
-		}
-		return invalidField(ve.Name, fmt.Sprintf("Invalid value for field '%s': '%s'. Must be a match of regex '%s'", ve.Name, ve.Value, regex))
+		// A name or id in the path that its rule refuses, in the real service's words.
+		return mustMatch(ve.Name, ve.Value, strings.TrimSuffix(strings.TrimPrefix(m[1], "^"), "$"))
 	}
 	return &Error{Status: http.StatusBadRequest, Reason: "invalid", Message: fmt.Sprintf("Invalid value for %s parameter '%s': %s", ve.In, ve.Name, ve.Reason), Location: ve.Name}
 }
@@ -141,7 +136,7 @@ func nameError(ve *validate.Error) *Error {
 	case strings.HasPrefix(ve.Reason, "minimum string length"):
 		return checkName("").(*Error)
 	case patternReason.MatchString(ve.Reason) || strings.HasPrefix(ve.Reason, "maximum string length"):
-		return invalidField("resource.name", fmt.Sprintf("Invalid value for field 'resource.name'. Must be a match of regex '%s'", nameRegex))
+		return mustMatch("resource.name", "", nameRegex)
 	}
 	return nil
 }

@@ -139,12 +139,9 @@ func (p *filterParser) expr() (*nameFilter, error) {
 		if p.pos == len(p.src) || p.src[p.pos] == ')' {
 			break
 		}
-		if len(and.terms) > 0 && p.word() == "AND" {
-			at := p.pos
-			p.pos += len("AND")
-			p.skipSpace()
-			if p.pos == len(p.src) || p.src[p.pos] == ')' {
-				return nil, filterErrorf("AND at position %d has no expression after it.", at+1)
+		if len(and.terms) > 0 {
+			if _, err := p.connective("AND"); err != nil {
+				return nil, err
 			}
 		}
 		f, err := p.factor()
@@ -162,6 +159,21 @@ func (p *filterParser) expr() (*nameFilter, error) {
 	return and, nil
 }
 
+// connective consumes the keyword kw (AND, OR) if it is next, and makes sure an expression
+// follows it.
+func (p *filterParser) connective(kw string) (found bool, err error) {
+	if p.word() != kw {
+		return false, nil
+	}
+	at := p.pos
+	p.pos += len(kw)
+	p.skipSpace()
+	if p.pos == len(p.src) || p.src[p.pos] == ')' {
+		return false, filterErrorf("%s at position %d has no expression after it.", kw, at+1)
+	}
+	return true, nil
+}
+
 // factor parses terms ORed together.
 func (p *filterParser) factor() (*nameFilter, error) {
 	t, err := p.term()
@@ -171,16 +183,12 @@ func (p *filterParser) factor() (*nameFilter, error) {
 	or := &nameFilter{op: filterOr, terms: []*nameFilter{t}}
 	for {
 		p.skipSpace()
-		if p.word() != "OR" {
+		if found, err := p.connective("OR"); err != nil {
+			return nil, err
+		} else if !found {
 			break
 		}
-		at := p.pos
-		p.pos += len("OR")
 		p.or = true
-		p.skipSpace()
-		if p.pos == len(p.src) || p.src[p.pos] == ')' {
-			return nil, filterErrorf("OR at position %d has no expression after it.", at+1)
-		}
 		t, err := p.term()
 		if err != nil {
 			return nil, err

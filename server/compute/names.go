@@ -11,9 +11,19 @@ func checkName(name string) error {
 		return &Error{Status: 400, Reason: "required", Message: "Required field 'resource.name' not specified", Location: "resource.name"}
 	}
 	if !validName(name) {
-		return invalidField("resource.name", fmt.Sprintf("Invalid value for field 'resource.name': '%s'. Must be a match of regex '%s'", name, nameRegex))
+		return mustMatch("resource.name", name, nameRegex)
 	}
 	return nil
+}
+
+// mustMatch is the real service's refusal of a value of field that does not match regex:
+// "Invalid value for field 'resource.name': 'BAD'. Must be a match of regex '...'", without
+// the value when it is "" (too long or unprintable to quote: validate.Error.Value).
+func mustMatch(field, value, regex string) *Error {
+	if value == "" {
+		return invalidField(field, fmt.Sprintf("Invalid value for field '%s'. Must be a match of regex '%s'", field, regex))
+	}
+	return invalidField(field, fmt.Sprintf("Invalid value for field '%s': '%s'. Must be a match of regex '%s'", field, value, regex))
 }
 
 // validName is ^nameRegex$ spelled out (regexp's backtracking matcher cost a rule insert
