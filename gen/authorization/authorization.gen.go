@@ -338,7 +338,7 @@ type RoleAssignmentsCreateParams struct {
 
 // RoleDefinitionsListParams defines parameters for RoleDefinitionsList.
 type RoleDefinitionsListParams struct {
-	// Filter `roleName eq '{name}'`.
+	// Filter `roleName eq '{name}'`, `type eq 'BuiltInRole'`, `type eq 'CustomRole'` or `atScopeAndBelow()`.
 	Filter *string `form:"$filter,omitempty" json:"$filter,omitempty"`
 
 	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
@@ -494,8 +494,10 @@ type ClientInterface interface {
 	// RoleDefinitionsList List the role definitions usable at a scope
 	//
 	// Every built-in and seeded role definition whose assignable scopes cover the scope.
-	// `$filter=roleName eq '{name}'` narrows to one name (case-insensitive); any other filter
-	// is 400 `UnsupportedQuery`.
+	// `$filter` (ARM's RoleDefinitionFilter, one term): `roleName eq '{name}'` narrows to
+	// one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to one
+	// kind, and `atScopeAndBelow()` adds the custom roles assignable only below the scope;
+	// any other filter is 400 `UnsupportedQuery`.
 	//
 	// Corresponds with GET /{scope}/providers/Vendor.Authorization/roleDefinitions (the `RoleDefinitionsList` operationId).
 	RoleDefinitionsList(ctx context.Context, scope Scope, params *RoleDefinitionsListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -634,8 +636,10 @@ func (c *Client) RoleAssignmentsCreate(ctx context.Context, scope Scope, roleAss
 // RoleDefinitionsList List the role definitions usable at a scope
 //
 // Every built-in and seeded role definition whose assignable scopes cover the scope.
-// `$filter=roleName eq '{name}'` narrows to one name (case-insensitive); any other filter
-// is 400 `UnsupportedQuery`.
+// `$filter` (ARM's RoleDefinitionFilter, one term): `roleName eq '{name}'` narrows to
+// one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to one
+// kind, and `atScopeAndBelow()` adds the custom roles assignable only below the scope;
+// any other filter is 400 `UnsupportedQuery`.
 //
 // Corresponds with GET /{scope}/providers/Vendor.Authorization/roleDefinitions (the `RoleDefinitionsList` operationId).
 func (c *Client) RoleDefinitionsList(ctx context.Context, scope Scope, params *RoleDefinitionsListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1309,8 +1313,10 @@ type ClientWithResponsesInterface interface {
 	// RoleDefinitionsListWithResponse List the role definitions usable at a scope
 	//
 	// Every built-in and seeded role definition whose assignable scopes cover the scope.
-	// `$filter=roleName eq '{name}'` narrows to one name (case-insensitive); any other filter
-	// is 400 `UnsupportedQuery`.
+	// `$filter` (ARM's RoleDefinitionFilter, one term): `roleName eq '{name}'` narrows to
+	// one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to one
+	// kind, and `atScopeAndBelow()` adds the custom roles assignable only below the scope;
+	// any other filter is 400 `UnsupportedQuery`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1780,8 +1786,10 @@ func (c *ClientWithResponses) RoleAssignmentsCreateWithResponse(ctx context.Cont
 // RoleDefinitionsListWithResponse List the role definitions usable at a scope
 //
 // Every built-in and seeded role definition whose assignable scopes cover the scope.
-// `$filter=roleName eq '{name}'` narrows to one name (case-insensitive); any other filter
-// is 400 `UnsupportedQuery`.
+// `$filter` (ARM's RoleDefinitionFilter, one term): `roleName eq '{name}'` narrows to
+// one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to one
+// kind, and `atScopeAndBelow()` adds the custom roles assignable only below the scope;
+// any other filter is 400 `UnsupportedQuery`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -2953,82 +2961,84 @@ func (sh *strictHandler) RoleDefinitionsGet(ctx echo.Context, scope Scope, roleD
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7FwLbyM3kv4rhb4cxj60pLYsv2Qs7jRxMpi7STI3jwS40SBNdZckrrvJDsm2R2vovx9I9luULNmTXG53",
-	"gQFGUvNRVSxWffVoP3gRTzPOkCnpjR88/ELSLEHz+R1PcCIlXbAUmdK/yDxNiVh5Y28CAkmMAkg1AIgC",
-	"AgIlz0WEsBA8zzzfuyNJjnoyjb2xN5D5TEaCZopyJgfkang2H84vemfR+WlvNLuY9S4vrq56wzNyNr+6",
-	"mEWns+GgXPKVXlEOFEolFoNM8Dsao5CDn5HFXPQnuVpyQf9G9NID0SJeDmbBfHQanY16eHF50Rtdng97",
-	"l1ezkx45Pzudk6tofjG68HyPkRS9sbfn6EzwDIWiVl6RQKIwfqnlcz6/nM1ms1HvCoez3mh2etYjpyTu",
-	"BVEwC8gZuYyHeoFiyk/MG3vDYHjeOznpDU8+nATjQP/rB0HwP57vxVjJzBt775DEQKIIpYQ5F6CWCDOa",
-	"JJQtQCFJDWGURTQjyWst9AiHEZ6MsHd5Fl/0RufDq94snkW90dkoDs5OruKry4vmpA+rTAvho0Th+Z6W",
-	"5A3OKaN6f7PgPsKvp8gBieL4Ykgueqenl2e90SXOe7N4NOzNz4Pz+YxcnhDUBMiIm42/mpJ4vpdn8aGH",
-	"UkzZfShr35MrqTC9IYo0Tn+idh/l05Xk5ap9LgmR6gce0zl9fNfm2EO2bs9r7r/2PWW/7nP9vPXaN/ak",
-	"1oq2PfmgdTiniepRBu+sadFrbBqQ30f1inu/5+j2vbcmkMwSfK8VWHrjT97A+9y9tj9TvAeSJJWJlD7M",
-	"cgUxRwmMK/2M38OK56A4pOQWgbAVREvCFij7elsUKZVS8+WNPz14JFLFZ+/fBtoem02JIpPqwWffY1x1",
-	"v9+0x6w/21v+oxWCFb9XHfBLfS6vmT6+fY69IX1vrc89I4KkqFAYaU0y+jMKWWhAW0RaCyZvX8OdHaDl",
-	"kEssjByVoKVuNrqGnGkdUHm8AplnGRdKQjgMhsNeMOoFJ6GWV+HM7NUoHni+R/VWv+UoVo2Dz2iv2FWb",
-	"PPwtpwJjb6xEjtowLTE1tzyl7A2yhVp645NKFFIJyhaVjtd6bwXq4lJvC3xubLcWWsOPXptjvyMJjeHV",
-	"x9c3bU729EyGx4yoZc2i2CRtJ6fkS8np8Ozc34vztptw8a0ZavEdV1PafO55E7fw2SLka3L53rooF2vG",
-	"e/kg8Q4FSUATBRIXxv7BPVVLnivDd4Ik1r5aJkQux1MWtt3dg6TxOvTB9XPXzT2IxTr03Uu4xjas54MW",
-	"l8xIhOvBg2Z0bX9ah8DFlIUbdvYHwsgCNTuDtPpYrq1J7k9Z6wi/ohd3HLMFC/uebTC6fPxwPyAjTDlV",
-	"1zwBGhtbFAkuZU/Z3/T+KJW8NpAsUxgDYTHQBeMCY5itGqaqv8X6qHLjLeSfjzbJXWvWZcaZtF7oOyG4",
-	"MECEM1XgdZJlCY2saf6rtBa3Op8HD+spsTH8LQvx3RcqlfR8L0UpyQILNe9YKyCJ9jwrQDO8bwRZM/GN",
-	"wLk39v5lUIcZA/tUDgzF7woeLEdtqU/YCuaEJrlAHygzl2fy7gcwdAOyO0x4hs0tjSS+beMl1129pSzW",
-	"ZojGyBRVK5jhUv9ECndrbBHLU+1aC7g1qWXp+Z69DPHrYr7ne/+FK+1+O8fk23OZxLGxRiR5zeZ8k6b6",
-	"ecEcZXMuUlLaxTbgoM41NF+daQUxfPZXjFTtu3dKxLlC45JsrGkYvEFFaOJgjFmGfGMBgaHUFyQ2o2Xp",
-	"CKR2hnJJMtzklewvuQ7pVGEq99LBzunUTBIhyEp/txdkY29ISbSkDHv6CmgACHqgD9hf9CF0XafQIVSt",
-	"9kYemzv8aOVlRCgPY6o4EQcz1X3e5GeZp4TV3BQjnTQrIhao3Mo0p5jEwAVU0A+IgjnJE+XD/RIZ3DJ+",
-	"v0XBaoP+ycq9pvjzNvWrrIgbUjpsRlfPKlu4t2A7pNoFXBS+rWC7S+QSlb4HBZYv7sk9TeKIiFj6kFKW",
-	"S3NNGFe9YpjjnpRwfmMHHVVop1RuYJXTBgxhS6c2z7ijOa3YYttGehA06Nx/+WaksrG6fQD4JUryGGOY",
-	"C55CWOwTHrzRzS5WbhosdHdsyOCgXV2m820746LJMJekDvK3G+oqW3MNoR4c2oulA8kFvUPmcGGvipTc",
-	"exR3NMJqd8/3vucC6YKVI25QD3D6s82sYFejOwjB4b8cCCscPBhEtz40sVeA1r6BgiT+iSWrEgpu0M62",
-	"xmMNQGNCsyNiQpXjvZZtc7fLgLSF97aet5FO2rXK+3rkVp8+Se7JSkK4jwz3EV7H2tG4RK/FyJYUXFaw",
-	"zbrFaG9bmYHNU5nxeGWMI9gcWI+Lns3OlbB7U7m+xmF0mD2IszdUqncozS3u8vQTQ8jIwkT+nVviMOkM",
-	"v6g3lN26ZfPx3ZsSP+mBZt1rIDOpdZhbsJwQaR/spcZVom3X9ZB2bSqrdfeCJB2r4bKOTYlbUh4X9tuW",
-	"wHbR/UJCLd0+/MSqwA3CRrY8NMFb2M0hhEAETllJ4rXNXyCJe5wlK0gxnaGQcBQaG6aD9yqzr79UGeXG",
-	"k5crE7hX+enwGFKiAxEwJzgj0a2hhQgsg0kbYHeKDpzFVT51A3tPXk6+hWpI6fv/410RZn8qrMN7xQVZ",
-	"4EDa/ydRxHNTNEn4rHAWcqDjSkIZCjnWF/8zvDea891vOUkkvEj4Qr4wlqQRuF6eXA0dmlZRtDMTWI2C",
-	"hLBFru9NkaK7BiP2cNgPQqCyirx9G3or/Zs+ocKdWs9IGgtSWTvJBrkn5y5i64y9i8pKeUAtiSoMVWy2",
-	"b/vAR+9foxjU3ciYS5MRpam5dDbS8cYakmFP/7rPDjEmuNB7dMLXUh9cqY/XcWlmqtlg8z9xHT6XeZuO",
-	"PG3axUFGY4NN/ND4Xm7dluTjO7TqXztP7YUEa1yAxi2vf1BmcKN4ttsatnHf2lVjcxHdSZgCjccQDlyp",
-	"vwOLJA+L3OQcpyx86lQd7RG2sllQmOGca4PZXK7f74d9KHCJQJULpsMSCU/d05rDw7J8VZHxERBo2TCx",
-	"GGknbPe6yo2q4x42w7jpYspTDEejYNnd7U299LNsR8c/O3LszSu3zXG3q3/OuKGh3keVgz3eN4Z4oiI9",
-	"L3bo0l0Wbb5y3FAT3o4bnoj/G3L4w/B/veculOyQ6Z8bHbuI3RsVN+7E81CxUz826P1ladt0TPSRJPxe",
-	"Gsx0v0SNMxVEhGkMai0Qxv09qt1bi2GyLvN1lgWi4CgchKacgncoVoaA4wPTUbtwhGG02p+aVhlnIrNV",
-	"VXe6hTKDxuI6GeRKcO10+XUS0MFJXX3fql/6slWZZVOhd+eS3eYgbBTxQ+2rw29zqXhqvu+Z6H/fSlBs",
-	"AahaSKnpGLG1EkhRkZgo0t/WLzVRj+BdOPr44dvjrZ7rUMBegdYNvN5EsdtX3QfgtUtQ681mHaefbsnt",
-	"KZx323weZz+p991HCK5+oIMksd5qaUs90xANo1xQtXqv17C6wkmulkOHm/tbLrA3uelJtUoQftJ+Dob9",
-	"AGiaJTSiCuYJv+8320UUuUVpsOoMiUABit8iGxvmI5IkKIDKKdNfQ07jEKKE0NSmof7zlw9wRJUEYwNV",
-	"LoxlYVxBtMToFuNjHzCRaBZrojwd1WM8ZXOaIKQks6bR7AyKNyaVIWs12aJczYXFPQVfxhQ3nfpHkXhj",
-	"b6lUJseDQcIXlPUbleeERyTRB5RyNrDSHJTzsey9MzvkEsWvNM1QSM5IIef6O8KK5wL0KB1385wpW7st",
-	"z9GelPmpLFSa1EFkaC4q3jVlG4a88eyFBEzzhJShIGEwefdDcdbvXk6+hcnb1+ONVBrMbC23C8wUnzLS",
-	"OBbjCZcUBRHRkkYkKXs4tBGrsztd914EqDOEe32FkERLM2bKUrKCmPenbMr0VQuLlHZom0HqYpjMCJNb",
-	"OkWOjEu0Rfr9GzvCY2t5yQqokpjMoUjXtKKr8LpQRXGHYspklmhdJpYCovRUaxEeRdJhH97raAhlWZi3",
-	"EZNNYU2ZwVmC3MMRkab+FiXUsBfzY+N+/nX4fdhDGZEMYzNogQwFjez/xiQ3phiRfqdxQpm2A4YYSwhb",
-	"ZI3hpb3S0zwITiNzvcxHLPJ6/97o8/pLs1sMTGlPTlle3ENTMyyqhRA+TG19b+qNH6amKjn1/GlZlzSf",
-	"bT3UfCzKueZzu3499dZl3KqoSto3AVr32TTCHbmEv6Hvx57vlc1rrV63te/xDBnJqDf2TvtB/1Q7YaKW",
-	"5qIfHC11o761XsVZBNYARbpu4FLwfLE0EqaxdUEbt9fmBqbs6Knx3LGVcNUtaHqW2xBZ/voK1ctV0R3W",
-	"aKMZBsH+TTRmhtgIbF3+sJyxgfn3bpfZmLj2H49F+ta8FlVF9wYV/7a+bUmqOnNfoXIc5MzYGTBhoCIL",
-	"04PakbD3udP7+cm9fT1ksNFDuPYfndPoJ13rHZ9YR9yqyr8UnXsE5jRRKMYtXSXKBzLjd2jsywwTfl9b",
-	"wz6E39hJfyHKREtHx+FYG1oupsxMawxpJFAAf4MXDzRev7BYvQybPvAj+7NexlyeRh5zytyEcWHp6sOE",
-	"rYCrJYqKlVEQQPiRFR20GP93jmIV9sGG5hIinuKUUWbCZHkNc256lMMy+A41GoKICEFRQviNvKXZB211",
-	"Q+tEDYgqGCxM8DeKZyHwuUVYhTU/hpwpmhSpexumb7vEjUP79Q2V6nsu3he9gB1t64RA9Rn4rZpPQ9q+",
-	"U9a+PYRyui3LbA7rNLCWw7f0/BVS2dbydxIMHU1/vgvR84z8lptyiaIsL6IHgyxNx4JGPHhHeW5Ldi9k",
-	"4/i2NSTWB+nt7Kh8lL6Jji6kshXDVIPuppJSBrwsiR61YN8t47PrCgxbaPOFpnkKJ0EQHF83VfAWMZNA",
-	"1VZmFM9abFTBFGXqdGhzyHptLfUgMBnk4mvFIWUKFygsi49YpKqN1PTVP9m56I9F0unTM96e+vO9J/UP",
-	"93LSwS/LfD4IFDh7DxzwoNl90Go8eC5E0NtuwjgdxxAo27SbIKHJ6+EgwRr7Pw4ZWNzbfnNibXFCggpd",
-	"4FfjV1nVTE1LeF1aOhoGwbFxKcNgZEvTymRf74kExpnJvOx2ezd250Ml95UMU4V6221gj6LeZv/HExV8",
-	"G+ptiFdLsZC6jXZNExHddhxG+4fByJksqw4FZB4tu7OedWfsEVaZ+Jr+WVlD1U6vrLDsuDxb4q9aBZtv",
-	"Fo2CUbcv+Ueuvuc5i8OmKtJ9NfEVqn+qoUMNv2rc9Qzt+J1Mq+M1t0MNsu9l+bbMP3Y1t+xtZUVN3sQ+",
-	"plHTvnaijeqJBea22C1NeJrmiswSnDLTkC7hKGxsZnqxyo6g1peCyFaYoGGHaZB4vIcmPLZR1j2VaK19",
-	"H1pVf78bTk+ZptwerE1zGrYoW1gmI8JsjpkwjZRN1NY+go+G6x+5MnUmpTAOj6+njIBEzZZdpnxZ3Lxv",
-	"cVTkOjuk+DWZx9oMCJznEmO96dWUud9pKPgrkudFYm4v13ovqMJwyszx1oU4QDbnIjJvmGkiONsnGLSq",
-	"U7wShlK95PHqMLid7Sic/gneuv990P/BWPipVnOj53fdLnArkeP67xeYmCtdlJE1qii6dgoAcvL3hL+K",
-	"WunznaBVGY2Vix6m53rEA8OAZjpzW4LQliWqP15gLDlijPFG0vR+yWVJu3m/quiSiPgdikbacMqqpGDZ",
-	"GGBzVOZVhxchMCIEv5eguMmf2DcWIiKxR5lEJqmid3hsXyRvJvymjMptOb89UuY6zns0y+akuJ0aaw2x",
-	"vQwvvmaW7KunXf4f/c2JPf5GxO/45x4+P7GasTtx4e6x+ipZC8ffIZCQS3M7TXnYlb94XpHjD8lfPLlu",
-	"Z+NGUtszLraYs0Y0WS9+w1H+yC0wDGsY3N+nHPfPUtyTSnH/12r6/KJdo+XHUFY2+3xy9aIY82U7GFz+",
-	"h4DpdGn9fRgzGI6a7TUkjoVG8nwOoflTOyJn4bHne3nVRjMeDE6GF/2gH/RPxpfBZWCC1kLA7rDVN10j",
-	"PiTatGggYPNNm7nR+sz6tSPoopXNaoqJQZwmywTE7SL63LQ2wZEDmRx3du3Y8P8NAAD//w==",
+	"7FwLbxs5kv4rhb452Dq0Hpbll4zFnTKeCXKXyeScZAa4KJimuksS191kh2Tb0Rr67weS/RZlS7Znbm53",
+	"gQCR1HxUFYtVXz3a917Ik5QzZEp643sPv5EkjdF8vuYxTqSkC5YgU/oXmSUJEStv7E1AIIlQACkHAFFA",
+	"QKDkmQgRFoJnqed7tyTOUE+mkTf2+jKbyVDQVFHOZJ9cDE/mw/lZ9yQ8Pe6OZmez7vnZxUV3eEJO5hdn",
+	"s/B4NuwXS77WK8q+QqnEop8KfksjFLL/C7KIi94kU0su6N+IXrovGsTL/mwwHx2HJ6Munp2fdUfnp8Pu",
+	"+cXsqEtOT47n5CKcn43OPN9jJEFv7O04OhU8RaGolVcokCiMXmn5nM7PZ7PZbNS9wOGsO5odn3TJMYm6",
+	"g3AwG5ATch4N9QL5lJ+ZN/aGg+Fp9+ioOzz6eDQYD/S/3mAw+B/P9yIsZeaNvWskEZAwRClhzgWoJcKM",
+	"xjFlC1BIEkMYZSFNSfxGCz3EYYhHI+yen0Rn3dHp8KI7i2Zhd3QyigYnRxfRxflZfdLHVaqF8Emi8HxP",
+	"S/IK55RRvb9ZcBfhV1Nkn4RRdDYkZ93j4/OT7ugc591ZNBp256eD0/mMnB8R1ATIkJuNX0xJPN/L0mjf",
+	"Q8mnPHwoa9+TK6kwuSKK1E5/oh4+yqcryatV81xiItVPPKJz+viu9bH7bN2cV99/7XvKft3l+nnrtW/s",
+	"SaUVTXvyUetwRmPVpQyurWnRa2wakN9H9fJ7v+Po5r23JpDMYvygFVh6489e3/vSvra/ULwDEseliZQ+",
+	"zDIFEUcJjCv9jN/BimegOCTkBoGwFYRLwhYoe3pbFAmVUvPljT/feyRU+Wfv3/raHptNiSKT8sEX32Nc",
+	"tb9fNcesv9hb/s4KwYrfKw/4lT6XN0wf3y7HXpO+t9bnnhJBElQojLQmKf0Fhcw1oCkirQWT92/g1g7Q",
+	"csgk5kaOStBSNxtdQsa0DqgsWoHM0pQLJSEYDobD7mDUHRwFWl65M7NXI3/g+R7VW33NUKxqB5/Sbr6r",
+	"Nnn4NaMCI2+sRIbaMC0xMbc8oewtsoVaeuOjUhRSCcoWpY5Xem8F6uJSbwt8bmy3FlrNj16aY78lMY3g",
+	"9ac3V01OdvRMhseUqGXFotgk7UFOybeC0+HJqb8T50034eJbM9TgOyqnNPnc8SZu4bNByEty+cG6KBdr",
+	"xnv5IPEWBYlBEwUSF8b+wR1VS54pw3eMJNK+WsZELsdTFjTd3b2k0TrwwfVz283di8U68N1LuMbWrOe9",
+	"FpdMSYjr/r1mdG1/WgfAxZQFG3b2J8LIAjU7/aT8WKytSe5NWeMIX9CLO47ZgoVdz3YwOn/8cD8iI0w5",
+	"Vdc8ARoZWxQKLmVX2d/0/iiVvDSQLFUYAWER0AXjAiOYrWqmqrfF+qhi4y3kn442yV1r1mXKmbRe6Ach",
+	"uDBAhDOV43WSpjENrWn+q7QWtzyfew+rKZEx/A0L8cM3KpX0fC9BKckCczVvWSsgsfY8K0AzvGcEWTHx",
+	"ncC5N/b+pV+FGX37VPYNxdc5D5ajptQnbAVzQuNMoA+Umcszuf4JDN2A7BZjnmJ9SyOJ75t4yXVXbyiL",
+	"tBmiETJF1QpmuNQ/kdzdGlvEskS71hxuTSpZer5nL0P0Jp/v+d5/4Uq739Yx+fZcJlFkrBGJ37A536Sp",
+	"ep4zR9mci4QUdrEJOKhzDc1Xa1pODJ/9FUNV+e4HJeJcoXZJNtY0DF6hIjR2MMYsQ76xgMBQ6gsSmdGy",
+	"cARSO0O5JClu8kp2l1yLdKowkTvpYOt0KiaJEGSlv9sLsrE3JCRcUoZdfQU0AAQ90AfsLXoQuK5T4BCq",
+	"Vnsjj80d3ll5GRHK/ZjKT8TBTHmfN/lZZglhFTf5SCfNiogFKrcyzSnGEXABJfQDomBOslj5cLdEBjeM",
+	"321RsMqgf7Zyryj+sk39SivihpQOm9HWs9IW7izYFql2AReF70vY7hK5RKXvQY7l83tyR+MoJCKSPiSU",
+	"ZdJcE8ZVNx/muCcFnN/YQUcV2ikVG1jltAFD0NCpzTNuaU4jtti2kR4ENTp3X74eqWysbh8AfgvjLMII",
+	"5oInEOT7BHtvdPUQK1c1Fto71mSw164u0/m+mXHRZJhLUgX52w11ma25hEAPDuzF0oHkgt4ic7iw13lK",
+	"7gOKWxpiubvnez9ygXTBihFXqAc4/dlmVrCt0S2E4PBfDoQV9O8Nolvvm9jLQWvPQEES/cziVQEFN2hn",
+	"W+OxGqAxodkhMaFKZ6dlm9w9ZECawntfzdtIJz20yodq5FafPonvyEpCsIsMdxFey9rRqECv+ciGFFxW",
+	"sMm6xWjvG5mBzVOZ8WhljCPYHFiXi67NzhWwe1O5XuIwWszuxdlbKtU1SnOL2zz9zBBSsjCRf+uWOEw6",
+	"w2/qLWU3btl8un5b4Cc90Kx7CWQmtQ5zC5ZjIu2DndS4TLQ9dD2kXZvKct2dIEnLarisY13ilpTHhf2+",
+	"IbCH6D6QUEm3Bz+zMnCDoJYtD0zwFrRzCAEQgVNWkHhp8xdIoi5n8QoSTGYoJBwGxobp4L3M7OsvZUa5",
+	"9uTVygTuZX466EBCdCAC5gRnJLwxtBCBRTBpA+xW0YGzqMynbmDvyavJ91AOKXz/f1znYfbn3Dp8UFyQ",
+	"Bfal/X8ShjwzRZOYz3JnIfs6riSUoZBjffG/wAejOT98zUgs4SDmC3lgLEktcD0/uhg6NK2k6MFMYDkK",
+	"YsIWmb43eYruEozYg2FvEACVZeTt29Bb6d/0CeXu1HpGUluQyspJ1sg9OnURW2XsXVSWygNqSVRuqCKz",
+	"fdMHPnr/asWg9kbGXJqMKE3MpbORjjfWkAy7+tdddogwxoXeoxW+FvrgSn28iQozU84Gm/+JqvC5yNu0",
+	"5GnTLg4yahts4ofa92LrpiQf36FR/3rw1A4kWOMCNGp4/b0ygxvFs4etYRP3rV01NhfRrYQp0GgMQd+V",
+	"+tuzSHK/yEzOccqCp07V0R5hK5sFhRnOuTaY9eV6vV7QgxyXCFSZYDoskfDUPa053C/LVxYZHwGBlg0T",
+	"i5Fmwnanq1yrOu5gM4ybzqc8xXDUCpbt3d5WSz/LdrT8syPHXr9y2xx3s/rnjBtq6n1YOtjOrjHEExXp",
+	"ebFDm+6iaPPCcUNFeDNueCL+r8nhD8P/1Z4PoWSHTP/c6NhF7M6ouHYnnoeKnfqxQe+vS9umY6KPOOZ3",
+	"0mCmuyVqnKkgJExjUGuBMOrtUO3eWgyTVZmvtSwQBYdBPzDlFLxFsTIEdPZMRz2EIwyj5f7UtMo4E5mN",
+	"qrrTLRQZNBZVySBXgutBl18lAR2cVNX3rfqlL1uZWTYVencu2W0OgloRP9C+Ovg+k4on5vuOif4PjQTF",
+	"FoCqhZSYjhFbK4EEFYmIIr1t/VIT9QjehcNPH7/vbPVc+wL2ErRu4PU6it2+6i4Ar1mCWm826zj9dENu",
+	"T+G83ebzOPtxte8uQnD1A+0lifVWS1vomYZoGGaCqtUHvYbVFU4ytRw63NzfMoHdyVVXqlWM8LP2czDs",
+	"DYAmaUxDqmAe87tevV1EkRuUBqvOkAgUoPgNsrFhPiRxjAKonDL9NeA0CiCMCU1sGuo/f/0Ih1RJMDZQ",
+	"ZcJYFsYVhEsMbzDq+ICxRLNYHeXpqB6jKZvTGCEhqTWNZmdQvDapCFnLyRblai4s7sn5Mqa47tQ/idgb",
+	"e0ulUjnu92O+oKxXqzzHPCSxPqCEs76VZr+Yj0Xvndkhkyh+o0mKQnJGcjlX3xFWPBOgR+m4m2dM2dpt",
+	"cY72pMxPRaHSpA5CQ3Ne8a4o2zDktWcHEjDJYlKEgoTB5Pqn/KyvX02+h8n7N+ONVBrMbC23DcwUnzJS",
+	"OxbjCZcUBRHhkoYkLno4tBGrsjtt954HqDOEO32FkIRLM2bKErKCiPembMr0VQvylHZgm0GqYphMCZNb",
+	"OkUOjUu0RfrdGzuCjrW8ZAVUSYznkKdrGtFVcJmrorhFMWUyjbUuE0sBUXqqtQiPIumgBx90NISyKMzb",
+	"iMmmsKbM4CxB7uCQSFN/C2Nq2It4x7iffx3+GHRRhiTFyAxaIENBQ/u/Mcm1KUakP2icUKTtgCFGEoIG",
+	"WWN4Za/0NBsMjkNzvcxHzPN6/17r8/pLvVsMTGlPTlmW30NTM8yrhRDcT219b+qN76emKjn1/GlRlzSf",
+	"bT3UfMzLueZzs3499dZF3Kqoips3ARr32TTCHbqEv6HvHc/3iua1Rq/b2vd4ioyk1Bt7x71B71g7YaKW",
+	"5qLvHS21o761XsVZBNYARbpu4FLwbLE0EqaRdUEbt9fmBqbs8KnxXMdKuOwWND3LTYgsf3uN6tUq7w6r",
+	"tdEMB4Pdm2jMDLER2Lr8YTFjA/Pv3C6zMXHtPx6L9Kx5zauK7g1K/m1925JUdua+RuU4yJmxM2DCQEUW",
+	"pge1JWHvS6v387N7+2pIf6OHcO0/OqfWT7rWOz6xjrhVlX/NO/cIzGmsUIwbukqUD2TGb9HYlxnG/K6y",
+	"hj0IvrOT/kKUiZYOO8FYG1oupsxMqw2pJVAAv8LBPY3WBxarF2HTR35of9bLmMtTy2NOmZswLixdPZiw",
+	"FXC1RFGyMhoMIPjE8g5ajP47Q7EKemBDcwkhT3DKKDNhsryEOTc9ykERfAcaDUFIhKAoIfhO3tD0o7a6",
+	"gXWiBkTlDOYm+DvF0wD43CKs3Jp3IGOKxnnq3obp2y5x7dB+e0ul+pGLD3kvYEvbWiFQdQZ+o+ZTk7bv",
+	"lLVvD6GYbssym8NaDazF8C09f7lUtrX8HQ2GjqY/34XoeUq+ZqZcoijL8ujBIEvTsaARD95SntmS3YGs",
+	"Hd+2hsTqIL0HOyofpW+iowupbMUw0aC7rqSUAS9KoocN2HfD+OyyBMMW2nyjSZbA0WAw6FzWVfAGMZVA",
+	"1VZmFE8bbJTBFGXqeGhzyHptLfXBwGSQ868lh5QpXKCwLD5ikco2UtNX/2Tnoj/mSafPz3h76s/3ntQ/",
+	"3MtJe78s82UvUODsPXDAg3r3QaPx4LkQQW+7CeN0HEOgaNOug4Q6r/uDBGvs/zhkYHFv882JtcUJMSp0",
+	"gV+NX2VZMzUt4VVp6XA4GHSMSxkORrY0rUz29Y5IYJyZzMvDbu/K7ryv5F7IMJWot9kG9ijqrfd/PFHB",
+	"t6Hemni1FHOp22jXNBHRbcdhtH84GDmTZeWhgMzCZXvWs+6MPcIyE1/RPytqqNrpFRWWBy7PlvirUsH6",
+	"m0Wjwajdl/yOqx95xqKgrop0V018jeqfauhQwxeNu56hHb+TaXW85ravQfa9NNuW+ce25ha9rSyvyZvY",
+	"xzRq2tdOtFE9ssDcFrulCU+TTJFZjFNmGtIlHAa1zUwvVtER1PiSE9kIEzTsMA0Sj/fQBB0bZd1Ridba",
+	"96BR9ffb4fSUacrtwdo0p2GLsoVlMiTM5pgJ00jZRG3NI/hkuH7HlakzKYVR0LmcMgISNVt2meJlcfO+",
+	"xWGe62yR4ldkdrQZEDjPJEZ604spc7/TkPOXJ8/zxNxOrvVOUIXBlJnjrQpxgGzORWjeMNNEcLZLMGhV",
+	"J38lDKV6xaPVfnA7faBw+id46/73Qf97Y+GnWs2Nnt91s8CtRIbrv19gYq50XkbWqCLv2skByNHfE/7K",
+	"a6XPd4JWZTRWznuYnusR9wwD6unMbQlCW5Yo/3iBseSIEUYbSdO7JZcF7eb9qrxLIuS3KGppwymrcmaH",
+	"k+ufDiQ0M6M/moe+SZ4oFElnbFuW3xmP+BUO7EsRBwEwIgS/k6b0pUfblxtCIrFLmUQmqaK32PEh0AGq",
+	"mVvrFMjTj+WjqmfgIADF9f5TdkNZ3nhbpMgmLHqFMb877ARAosg689DMNTKRdRmYElsrcao9VytXqd3A",
+	"lmzlDsl+HaE+mh90SnCrZPxtcqnlCmuCaCYHG1vZbo6Dl8wTvnji6f/RX93Y4a9k/I5/8OLLE+s5D6du",
+	"3F1mL5K3cfwlBgmZNHfTFMhdGZznlXn+kAzOkyuXNnImlUXnYotBr8XT1eJXHOU7bqFxUAUCvV0Kkv8s",
+	"Rj6pGPl/rabPL1vWmp4MZUW702dXN44xX7aHw+XHCJhen8ZfyDGD4bDeYESiSOhYhs8hMH9sSGQs6Hi+",
+	"l5WNRON+/2h41hv0Br2j8fngfGDC9lzA7sDdN30zPsTatGhMYDNum9nh6sx6lSNo47XNepKJwpwmy6QE",
+	"mm0Ec9PcBYcObNZp7dqy4f8bAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

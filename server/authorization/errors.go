@@ -165,7 +165,7 @@ func errUnsupportedFilter(filter string) *Error {
 }
 
 func errUnsupportedRoleDefinitionFilter(filter string) *Error {
-	return newError(http.StatusBadRequest, "UnsupportedQuery", "The filter '%s' is not supported. Supported filters are 'roleName eq '{value}''.", filter)
+	return newError(http.StatusBadRequest, "UnsupportedQuery", "The filter '%s' is not supported. Supported filters are 'roleName eq '{value}'', 'type eq 'BuiltInRole'' or 'type eq 'CustomRole'', and 'atScopeAndBelow()'.", filter)
 }
 
 func errInvalidSkipToken() *Error {

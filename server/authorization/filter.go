@@ -19,6 +19,8 @@ var (
 	reAssignedTo = regexp.MustCompile(`(?i)^assignedTo\('([^']*)'\)$`)
 	reAnd        = regexp.MustCompile(`(?i)\s+and\s+`)
 	reRoleName   = regexp.MustCompile(`(?i)^roleName\s+eq\s+'([^']*)'$`)
+	reRoleType   = regexp.MustCompile(`(?i)^type\s+eq\s+'(BuiltInRole|CustomRole)'$`)
+	reAndBelow   = regexp.MustCompile(`(?i)^atScopeAndBelow\(\)$`)
 )
 
 // parseAssignmentFilter accepts ARM's filters: atScope(), principalId eq '{id}',
@@ -55,15 +57,48 @@ func parseAssignmentFilter(raw string) (assignmentFilter, bool) {
 	return f, true
 }
 
-// parseRoleNameFilter accepts "" or roleName eq '{name}'.
-func parseRoleNameFilter(raw string) (name string, ok bool) {
+// roleDefinitionFilter is a parsed $filter of the role-definition list: ARM's
+// RoleDefinitionFilter (roleName, type) and atScopeAndBelow(), one at a time.
+type roleDefinitionFilter struct {
+	// Name, when set, limits results to the role of that name (any case).
+	Name string
+	// Type, when set, is BuiltInRole or CustomRole, as the role's properties.type spells it.
+	Type string
+	// AndBelow adds the custom roles assignable only below the scope.
+	AndBelow bool
+}
+
+// parseRoleDefinitionFilter accepts "", roleName eq '{name}', type eq 'BuiltInRole' or
+// 'CustomRole' (any case), and atScopeAndBelow().
+func parseRoleDefinitionFilter(raw string) (roleDefinitionFilter, bool) {
+	var f roleDefinitionFilter
 	s := strings.TrimSpace(raw)
-	if s == "" {
-		return "", true
+	switch {
+	case s == "":
+	case reAndBelow.MatchString(s):
+		f.AndBelow = true
+	default:
+		if m := reRoleName.FindStringSubmatch(s); m != nil {
+			f.Name = m[1]
+		} else if m := reRoleType.FindStringSubmatch(s); m != nil {
+			f.Type = builtInRole
+			if strings.EqualFold(m[1], customRole) {
+				f.Type = customRole
+			}
+		} else {
+			return f, false
+		}
 	}
-	m := reRoleName.FindStringSubmatch(s)
-	if m == nil {
-		return "", false
+	return f, true
+}
+
+// keeps reports whether the filter lets role r, listed at scope key, through.
+func (f roleDefinitionFilter) keeps(r RoleDefinition, scopeKey string) bool {
+	switch {
+	case f.Name != "" && !strings.EqualFold(r.Name, f.Name), f.Type != "" && r.Type != f.Type:
+		return false
+	case r.AssignableAt(scopeKey):
+		return true
 	}
-	return m[1], true
+	return f.AndBelow && r.AssignableBelow(scopeKey)
 }

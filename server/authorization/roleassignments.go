@@ -21,7 +21,7 @@ func (s *Server) RoleAssignmentsCreate(ctx context.Context, req gen.RoleAssignme
 	if err != nil {
 		return nil, err
 	}
-	want, err := s.assignmentFromRequest(req.Body)
+	want, err := s.assignmentFromRequest(req.Body, scope)
 	if err != nil {
 		return nil, err
 	}
@@ -144,8 +144,10 @@ func (s *Server) target(ctx context.Context, rawScope, name, action string) (Sco
 }
 
 // assignmentFromRequest checks a create-or-update body and returns the fields it sets.
-// Read-only members (scope, createdBy, ...) are ignored: the server sets them.
-func (s *Server) assignmentFromRequest(body *gen.RoleAssignmentsCreateJSONRequestBody) (store.RoleAssignment, error) {
+// Read-only members (scope, createdBy, ...) are ignored: the server sets them. A custom
+// role exists only where it is assignable (as its GET and the list show), so a role used
+// outside its assignableScopes is one that does not exist there.
+func (s *Server) assignmentFromRequest(body *gen.RoleAssignmentsCreateJSONRequestBody, scope Scope) (store.RoleAssignment, error) {
 	if body == nil {
 		return store.RoleAssignment{}, newError(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: a request body is required.")
 	}
@@ -159,7 +161,7 @@ func (s *Server) assignmentFromRequest(body *gen.RoleAssignmentsCreateJSONReques
 	if !ok {
 		return r, errInvalidRoleDefinitionID(p.RoleDefinitionId)
 	}
-	if _, exists := s.roles.get(guid); !exists {
+	if role, exists := s.roles.get(guid); !exists || !role.AssignableAt(scope.Key) {
 		e := errRoleDefinitionDoesNotExist(http.StatusBadRequest, guid)
 		e.Target = "properties.roleDefinitionId"
 		return r, e

@@ -3,7 +3,6 @@ package authorization
 import (
 	"context"
 	"net/http"
-	"strings"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
 )
@@ -17,8 +16,9 @@ func (s *Server) RoleDefinitionsGet(ctx context.Context, req gen.RoleDefinitions
 	if err := s.authorize(ctx, scope, actionRoleDefinitionsRead, "/"+scope.Path+providerSegment+"roleDefinitions/"+req.RoleDefinitionId); err != nil {
 		return nil, err
 	}
+	// A custom role exists at the scopes it can be assigned at, as the list shows it.
 	r, ok := s.roles.get(req.RoleDefinitionId)
-	if !ok {
+	if !ok || !r.AssignableAt(scope.Key) {
 		return nil, errRoleDefinitionDoesNotExist(http.StatusNotFound, req.RoleDefinitionId)
 	}
 	return gen.RoleDefinitionsGet200JSONResponse(roleToWire(r)), nil
@@ -43,17 +43,16 @@ func (s *Server) RoleDefinitionsList(ctx context.Context, req gen.RoleDefinition
 	if err := s.authorize(ctx, scope, actionRoleDefinitionsRead, "/"+scope.Path+providerSegment+"roleDefinitions"); err != nil {
 		return nil, err
 	}
-	name, ok := parseRoleNameFilter(deref(req.Params.Filter))
+	filter, ok := parseRoleDefinitionFilter(deref(req.Params.Filter))
 	if !ok {
 		return nil, errUnsupportedRoleDefinitionFilter(deref(req.Params.Filter))
 	}
 	out := gen.RoleDefinitionsList200JSONResponse{Value: []gen.RoleDefinition{}}
 	for _, id := range s.roles.order {
 		r := s.roles.byID[id]
-		if !r.AssignableAt(scope.Key) || (name != "" && !strings.EqualFold(r.Name, name)) {
-			continue
+		if filter.keeps(r, scope.Key) {
+			out.Value = append(out.Value, roleToWire(r))
 		}
-		out.Value = append(out.Value, roleToWire(r))
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package authorization_test
 
 import (
 	"net/http"
+	"slices"
 	"testing"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
@@ -63,10 +64,51 @@ func TestRoleDefinitions(t *testing.T) {
 			t.Errorf("%d %s", resp.StatusCode(), resp.Body)
 		}
 	})
+	t.Run("list filtered by type, and below the scope", func(t *testing.T) {
+		names := func(scope, filter string) []string {
+			resp, err := c.RoleDefinitionsListWithResponse(ctx, scope, &gen.RoleDefinitionsListParams{ApiVersion: apiVersion, Filter: &filter})
+			if err != nil || resp.StatusCode() != 200 {
+				t.Fatalf("%q: %v %s", filter, err, resp.Body)
+			}
+			var out []string
+			for _, r := range resp.JSON200.Value {
+				out = append(out, *r.Properties.RoleName)
+			}
+			return out
+		}
+		below := rgScope + "/providers/Vendor.Storage/storageAccounts/a"
+		if got := names(below, "type eq 'CustomRole'"); len(got) != 1 || got[0] != "Storage Reader" {
+			t.Errorf("custom roles below the role's scope: %v", got)
+		}
+		if got := names(subScope, "type eq 'CustomRole'"); len(got) != 0 {
+			t.Errorf("custom roles at the subscription: %v, want none (assignable only in the resource group)", got)
+		}
+		if got := names(below, "type eq 'builtinrole'"); len(got) != 5 || slices.Contains(got, "Storage Reader") {
+			t.Errorf("built-in roles: %v, want the 5", got)
+		}
+		if got := names(subScope, "atScopeAndBelow()"); len(got) != 6 || !slices.Contains(got, "Storage Reader") {
+			t.Errorf("at the subscription and below: %v, want the 5 built-ins and the custom role", got)
+		}
+		if got := names("subscriptions/0b1e2d3c-4a5b-4c6d-8e7f-901a2b3c4d5e", "atScopeAndBelow()"); len(got) != 5 {
+			t.Errorf("another subscription and below: %v, want the 5 built-ins", got)
+		}
+	})
 	t.Run("unsupported filter", func(t *testing.T) {
-		f := "type eq 'CustomRole'"
+		f := "type eq 'CustomRole' and roleName eq 'Reader'"
 		resp, _ := c.RoleDefinitionsListWithResponse(ctx, subScope, &gen.RoleDefinitionsListParams{ApiVersion: apiVersion, Filter: &f})
 		wantError(t, resp.StatusCode(), resp.Body, 400, "UnsupportedQuery")
+	})
+	t.Run("a custom role does not exist outside its assignable scopes", func(t *testing.T) {
+		resp, _ := c.RoleDefinitionsGetWithResponse(ctx, subScope, custom.GUID, &gen.RoleDefinitionsGetParams{ApiVersion: apiVersion})
+		wantError(t, resp.StatusCode(), resp.Body, 404, "RoleDefinitionDoesNotExist")
+		resp, _ = c.RoleDefinitionsGetWithResponse(ctx, rgScope, custom.GUID, &gen.RoleDefinitionsGetParams{ApiVersion: apiVersion})
+		if resp.StatusCode() != 200 {
+			t.Errorf("in its resource group: %d %s", resp.StatusCode(), resp.Body)
+		}
+		put := put(t, c, subScope, name2, props(principal1, "/providers/Vendor.Authorization/roleDefinitions/"+custom.GUID))
+		if got := wantError(t, put.StatusCode(), put.Body, 400, "RoleDefinitionDoesNotExist"); got.Target == nil || *got.Target != "properties.roleDefinitionId" {
+			t.Errorf("target = %v", got.Target)
+		}
 	})
 	t.Run("a custom role can be assigned where assignable", func(t *testing.T) {
 		mustPut(t, c, rgScope, name1, props(principal1, "/providers/Vendor.Authorization/roleDefinitions/"+custom.GUID), http.StatusCreated)

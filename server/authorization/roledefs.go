@@ -111,6 +111,17 @@ func (r RoleDefinition) AssignableAt(scopeKey string) bool {
 	return false
 }
 
+// AssignableBelow reports whether one of the role's assignable scopes lies below the scope
+// key (what atScopeAndBelow() adds to a list).
+func (r RoleDefinition) AssignableBelow(scopeKey string) bool {
+	for _, a := range r.AssignableScopes {
+		if a = strings.ToLower(strings.Trim(a, "/")); a != scopeKey && (scopeKey == "" || Covers(scopeKey, a)) {
+			return true
+		}
+	}
+	return false
+}
+
 // roleCatalog is the read-only set of role definitions, by lower-case GUID.
 type roleCatalog struct {
 	byID  map[string]RoleDefinition

@@ -518,33 +518,39 @@ func TestParseAssignmentFilter(t *testing.T) {
 	}
 }
 
-func TestParseRoleNameFilter(t *testing.T) {
-	accepted := []struct{ filter, want string }{
-		{"", ""},
-		{"  ", ""},
-		{"roleName eq 'Reader'", "Reader"},
-		{"ROLENAME   EQ 'User Access Administrator'", "User Access Administrator"},
-		{"  roleName eq 'Owner'  ", "Owner"},
+func TestParseRoleDefinitionFilter(t *testing.T) {
+	accepted := []struct {
+		filter string
+		want   roleDefinitionFilter
+	}{
+		{"", roleDefinitionFilter{}},
+		{"  ", roleDefinitionFilter{}},
+		{"roleName eq 'Reader'", roleDefinitionFilter{Name: "Reader"}},
+		{"ROLENAME   EQ 'User Access Administrator'", roleDefinitionFilter{Name: "User Access Administrator"}},
+		{"  roleName eq 'Owner'  ", roleDefinitionFilter{Name: "Owner"}},
+		{"type eq 'BuiltInRole'", roleDefinitionFilter{Type: "BuiltInRole"}},
+		{"Type eq 'customrole'", roleDefinitionFilter{Type: "CustomRole"}},
+		{"atScopeAndBelow()", roleDefinitionFilter{AndBelow: true}},
 	}
 	for _, tt := range accepted {
 		t.Run(tt.filter, func(t *testing.T) {
-			got, ok := parseRoleNameFilter(tt.filter)
+			got, ok := parseRoleDefinitionFilter(tt.filter)
 			if !ok || got != tt.want {
-				t.Errorf("parseRoleNameFilter(%q) = %q, %v; want %q, true", tt.filter, got, ok, tt.want)
+				t.Errorf("parseRoleDefinitionFilter(%q) = %+v, %v; want %+v, true", tt.filter, got, ok, tt.want)
 			}
 		})
 	}
 	for _, f := range []string{
 		"roleName eq Reader",
 		"roleName ne 'Reader'",
-		"type eq 'BuiltInRole'",
+		"type eq 'OtherRole'",
 		"roleName eq 'Reader' and type eq 'BuiltInRole'",
 		"roleName eq 'Read'er'",
 		"atScope()",
 	} {
 		t.Run("rejects "+f, func(t *testing.T) {
-			if got, ok := parseRoleNameFilter(f); ok {
-				t.Errorf("parseRoleNameFilter(%q) = %q, true; want rejected", f, got)
+			if got, ok := parseRoleDefinitionFilter(f); ok {
+				t.Errorf("parseRoleDefinitionFilter(%q) = %+v, true; want rejected", f, got)
 			}
 		})
 	}

@@ -360,6 +360,25 @@ func TestRoleAssignmentsSDK(t *testing.T) {
 		}
 	})
 
+	t.Run("RoleDefinitionListByType", func(t *testing.T) {
+		// The filter az and PowerShell send to list custom roles only (ARM's
+		// RoleDefinitionFilter); the seed has none, so the built-ins are all there is.
+		for filter, want := range map[string]int{"type eq 'CustomRole'": 0, "type eq 'BuiltInRole'": len(sdkBuiltInRoles)} {
+			pager := sdk.definitions.NewListPager(sdkSubScope, &armauthorization.RoleDefinitionsClientListOptions{Filter: to.Ptr(filter)})
+			n := 0
+			for pager.More() {
+				page, err := pager.NextPage(ctx)
+				if err != nil {
+					t.Fatalf("%s: NextPage: %v", filter, err)
+				}
+				n += len(page.Value)
+			}
+			if n != want {
+				t.Errorf("%s: %d role definitions, want %d", filter, n, want)
+			}
+		}
+	})
+
 	t.Run("RawScopesOnTheWire", func(t *testing.T) {
 		// Every scope the SDK sent went out with raw slashes, never %2F.
 		raw := false

@@ -49,7 +49,7 @@ func (s *Server) seedOne(tx *store.Tx, a SeedAssignment) error {
 		}
 		p.PrincipalType = &pt
 	}
-	want, err := s.assignmentFromRequest(&gen.RoleAssignmentCreateParameters{Properties: p})
+	want, err := s.assignmentFromRequest(&gen.RoleAssignmentCreateParameters{Properties: p}, scope)
 	if err != nil {
 		return err
 	}
