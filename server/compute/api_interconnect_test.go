@@ -520,3 +520,31 @@ func TestMethodsNotServedAreNotFound(t *testing.T) {
 		}
 	}
 }
+
+// TestRelativeReferences: every reference field takes a path relative to the request's
+// project (global/..., regions/...), as Compute Engine does, and answers with full URLs.
+func TestRelativeReferences(t *testing.T) {
+	w := newWorld(t, operations.Mode{})
+	for _, step := range []struct{ path, body string }{
+		{"global/interconnects", `{"name":"ic-rel","location":"global/interconnectLocations/iad-zone1-1","linkType":"LINK_TYPE_ETHERNET_10G_LR","requestedLinkCount":1,"interconnectType":"DEDICATED"}`},
+		{"regions/us-east4/interconnectAttachments", `{"name":"att-rel","interconnect":"global/interconnects/ic-rel"}`},
+		{"global/interconnectAttachmentGroups", `{"name":"g-rel","intent":{"availabilitySla":"NO_SLA"},"attachments":{"a":{"attachment":"regions/us-east4/interconnectAttachments/att-rel"}}}`},
+	} {
+		if status, body := w.raw(http.MethodPost, step.path, step.body); status != 200 || !strings.Contains(string(body), `"status":"DONE"`) || strings.Contains(string(body), `"error"`) {
+			t.Fatalf("POST %s: %d %s", step.path, status, body)
+		}
+	}
+	att, _ := w.c.InterconnectAttachmentsGetWithResponse(apiCtx, apiProject, "us-east4", "att-rel", nil)
+	if att.StatusCode() != 200 || *att.JSON200.Interconnect != w.url("global/interconnects/ic-rel") {
+		t.Errorf("attachment's interconnect: %s", att.Body)
+	}
+	g := mustGroup(t, w, "g-rel")
+	if got := *g.Attachments["a"].Attachment; got != w.url("regions/us-east4/interconnectAttachments/att-rel") {
+		t.Errorf("group's attachment = %q, want the full URL", got)
+	}
+	// A relative path names the request's project only: another project's attachment
+	// must be spelled out, and a missing one ends the operation as any other.
+	if status, body := w.raw(http.MethodPost, "global/interconnectAttachmentGroups", `{"name":"g-rel-2","intent":{"availabilitySla":"NO_SLA"},"attachments":{"a":{"attachment":"regions/us-east4/interconnectAttachments/nope"}}}`); status != 200 || !strings.Contains(string(body), "RESOURCE_NOT_FOUND") {
+		t.Errorf("missing attachment: %d %s", status, body)
+	}
+}

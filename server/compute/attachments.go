@@ -65,7 +65,7 @@ func attachmentFromRequest(project, region string, b gen.InterconnectAttachment)
 	if b.Interconnect == nil || *b.Interconnect == "" {
 		return none, &Error{Status: http.StatusBadRequest, Reason: "required", Message: "Required field 'resource.interconnect' not specified", Location: "resource.interconnect"}
 	}
-	icRef, ok := parseRef(*b.Interconnect, "interconnects")
+	icRef, ok := parseRef(*b.Interconnect, "interconnects", project)
 	if !ok || icRef.Project != project {
 		return none, invalidField("resource.interconnect", fmt.Sprintf("Invalid value for field 'resource.interconnect': '%s'. It must name an interconnect of project %s.", *b.Interconnect, project))
 	}

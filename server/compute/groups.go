@@ -37,7 +37,7 @@ func (s *Server) InterconnectAttachmentGroupsInsert(ctx context.Context, req gen
 	if err != nil {
 		return nil, err
 	}
-	urls, err := attachmentURLs(b.Attachments)
+	urls, err := attachmentURLs(req.Project, b.Attachments)
 	if err != nil {
 		return nil, err
 	}
@@ -218,16 +218,16 @@ func checkIntent(level string) error {
 	return nil
 }
 
-// attachmentURLs reads a group's attachments map (user key -> attachment URL); a malformed
-// URL is a synchronous 400.
-func attachmentURLs(m map[string]gen.InterconnectAttachmentGroupAttachment) (map[string]string, error) {
+// attachmentURLs reads a group's attachments map (user key -> attachment URL, relative
+// ones to project); a malformed URL is a synchronous 400.
+func attachmentURLs(project string, m map[string]gen.InterconnectAttachmentGroupAttachment) (map[string]string, error) {
 	out := make(map[string]string, len(m))
 	for k, v := range m {
 		u := deref(v.Attachment)
 		if u == "" {
 			return nil, attachmentRequired(k)
 		}
-		if _, ok := parseRef(u, "interconnectAttachments"); !ok {
+		if _, ok := parseRef(u, "interconnectAttachments", project); !ok {
 			return nil, invalidField("resource.attachments."+k+".attachment", fmt.Sprintf("Invalid value for field 'resource.attachments.%s.attachment': '%s'. The URL is malformed.", k, u))
 		}
 		out[k] = u
@@ -248,7 +248,7 @@ func (s *Server) checkAttachments(tx *store.Tx, g store.AttachmentGroup, urls ma
 	sort.Strings(userKeys)
 	keys := make(map[string]string, len(urls))
 	for _, k := range userKeys {
-		r, _ := parseRef(urls[k], "interconnectAttachments")
+		r, _ := parseRef(urls[k], "interconnectAttachments", g.Project)
 		key := store.AttachmentKey(r.Project, r.Region, r.Name)
 		a, ok := s.ic.Attachments.Get(tx, key)
 		if r.Project != g.Project || !ok || a.Pending {

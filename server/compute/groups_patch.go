@@ -61,7 +61,7 @@ func (s *Server) InterconnectAttachmentGroupsPatch(ctx context.Context, req gen.
 			present[k] = *v
 		}
 	}
-	urls, err := attachmentURLs(present)
+	urls, err := attachmentURLs(req.Project, present)
 	if err != nil {
 		return nil, err
 	}

@@ -122,7 +122,7 @@ func (s *Server) interconnectFromRequest(project string, b gen.Interconnect) (st
 	if err := checkName(b.Name); err != nil {
 		return store.Interconnect{}, err
 	}
-	loc, ok := parseRef(b.Location, "interconnectLocations")
+	loc, ok := parseRef(b.Location, "interconnectLocations", project)
 	if !ok {
 		return store.Interconnect{}, invalidField("resource.location", fmt.Sprintf("Invalid value for field 'resource.location': '%s'. The URL is malformed.", b.Location))
 	}

@@ -2,23 +2,30 @@ package compute
 
 import "strings"
 
-// ref is a reference to a resource, as a full URL (any host) or a partial path such as
-// projects/p/regions/r/interconnectAttachments/a.
+// ref is a reference to a resource, as a full URL (any host), a partial path such as
+// projects/p/regions/r/interconnectAttachments/a, or a path relative to the project the
+// request names (global/interconnects/i, regions/r/interconnectAttachments/a), the forms
+// Compute Engine accepts for every reference field.
 type ref struct {
 	Project, Region, Name string
 }
 
 // parseRef reads a reference to a resource of collection (e.g. "interconnects"); global
-// references have no region.
-func parseRef(s, collection string) (ref, bool) {
-	i := lastProjects(s)
-	if i < 0 {
-		return ref{}, false
-	}
+// references have no region. project is the request's: the project of a relative path.
+func parseRef(s, collection, project string) (ref, bool) {
 	// The path's segments, as strings.Split would give them, without allocating: a
 	// reference has 5 or 6; a seventh means too many.
 	var parts [7]string
-	n, rest := 0, strings.Trim(s[i:], "/")
+	n, rest := 0, ""
+	switch i := lastProjects(s); {
+	case i >= 0:
+		rest = s[i:]
+	case strings.HasPrefix(s, "global/") || strings.HasPrefix(s, "regions/"):
+		parts[0], parts[1], n, rest = "projects", project, 2, s
+	default:
+		return ref{}, false
+	}
+	rest = strings.Trim(rest, "/")
 	for more := true; more && n < len(parts); n++ {
 		parts[n], rest, more = strings.Cut(rest, "/")
 	}

@@ -6,9 +6,12 @@ import (
 )
 
 // splitRef is parseRef as it was written first, with strings.Split: the reference the
-// allocation-free parseRef must agree with.
-func splitRef(s, collection string) (ref, bool) {
+// allocation-free parseRef must agree with (with relative paths added).
+func splitRef(s, collection, project string) (ref, bool) {
 	i := strings.LastIndex(s, "projects/")
+	if i < 0 && (strings.HasPrefix(s, "global/") || strings.HasPrefix(s, "regions/")) {
+		s, i = "projects/"+project+"/"+s, 0
+	}
 	if i < 0 {
 		return ref{}, false
 	}
@@ -35,11 +38,15 @@ func TestParseRefMatchesSplit(t *testing.T) {
 		"projects/p/a/b/c/d/e/f/g/h", "projects/p/global/interconnects/ic?x=1",
 		"projects/projects/global/interconnects/ic", "xprojects/p/global/interconnects/ic",
 		"projects/p/global/interconnects/projects/", "projects/projects/projects/global/interconnects/ic",
+		"global/interconnects/ic", "global/interconnects/ic/", "regions/r/interconnectAttachments/a",
+		"regions/r/interconnectAttachments/a/b", "regions//interconnectAttachments/a", "global/interconnects/",
+		"/global/interconnects/ic", "xglobal/interconnects/ic", "global/interconnectLocations/iad-zone1-1",
+		"regions/r/interconnectAttachments/projects/p", "global/interconnects/ic/projects/p/global/interconnects/j",
 	}
 	for _, in := range inputs {
 		for _, coll := range []string{"interconnects", "interconnectAttachments"} {
-			got, gotOK := parseRef(in, coll)
-			want, wantOK := splitRef(in, coll)
+			got, gotOK := parseRef(in, coll, "req")
+			want, wantOK := splitRef(in, coll, "req")
 			if got != want || gotOK != wantOK {
 				t.Errorf("parseRef(%q, %q) = %+v, %v; want %+v, %v", in, coll, got, gotOK, want, wantOK)
 			}
@@ -50,9 +57,10 @@ func TestParseRefMatchesSplit(t *testing.T) {
 func FuzzParseRef(f *testing.F) {
 	f.Add("projects/p/regions/r/interconnectAttachments/a", "interconnectAttachments")
 	f.Add("https://x/compute/v1/projects/p/global/interconnects/ic/", "interconnects")
+	f.Add("regions/r/interconnectAttachments/a", "interconnectAttachments")
 	f.Fuzz(func(t *testing.T, in, coll string) {
-		got, gotOK := parseRef(in, coll)
-		want, wantOK := splitRef(in, coll)
+		got, gotOK := parseRef(in, coll, "req")
+		want, wantOK := splitRef(in, coll, "req")
 		if got != want || gotOK != wantOK {
 			t.Fatalf("parseRef(%q, %q) = %+v, %v; want %+v, %v", in, coll, got, gotOK, want, wantOK)
 		}
