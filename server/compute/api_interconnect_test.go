@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/oapi-codegen/nullable"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
@@ -328,8 +329,8 @@ func TestPatchEtagAndRecompute(t *testing.T) {
 	}
 	// Merge patch: add the sjc attachments.
 	sjc1, sjc2 := urls["sjc1"], urls["sjc2"]
-	r := patch(gen.InterconnectAttachmentGroupPatch{Etag: before.Etag, Attachments: map[string]*gen.InterconnectAttachmentGroupAttachment{
-		"s1": {Attachment: &sjc1}, "s2": {Attachment: &sjc2}}}, "")
+	r := patch(gen.InterconnectAttachmentGroupPatch{Etag: set(*before.Etag), Attachments: set(map[string]*gen.InterconnectAttachmentGroupAttachment{
+		"s1": {Attachment: &sjc1}, "s2": {Attachment: &sjc2}})}, "")
 	if r.StatusCode() != 200 || *r.JSON200.Status != "DONE" || *r.JSON200.OperationType != "patch" || r.JSON200.Error != nil {
 		t.Fatalf("patch: %s", r.Body)
 	}
@@ -340,11 +341,11 @@ func TestPatchEtagAndRecompute(t *testing.T) {
 		t.Fatalf("after adding sjc: %s", g.Body)
 	}
 	t.Run("a stale etag", func(t *testing.T) {
-		r := patch(gen.InterconnectAttachmentGroupPatch{Etag: before.Etag, Description: ptr("x")}, "")
+		r := patch(gen.InterconnectAttachmentGroupPatch{Etag: set(*before.Etag), Description: set("x")}, "")
 		wantGoogleError(t, r.StatusCode(), r.Body, 412, "conditionNotMet")
 	})
 	t.Run("updateMask clears what the body lacks", func(t *testing.T) {
-		patch(gen.InterconnectAttachmentGroupPatch{Description: ptr("two metros")}, "")
+		patch(gen.InterconnectAttachmentGroupPatch{Description: set("two metros")}, "")
 		r := patch(gen.InterconnectAttachmentGroupPatch{}, "description")
 		if r.StatusCode() != 200 {
 			t.Fatal(string(r.Body))
@@ -356,7 +357,7 @@ func TestPatchEtagAndRecompute(t *testing.T) {
 		wantGoogleError(t, bad.StatusCode(), bad.Body, 400, "invalid")
 	})
 	t.Run("merge patch: {} leaves an entry as it is, a new one needs an attachment", func(t *testing.T) {
-		r := patch(gen.InterconnectAttachmentGroupPatch{Attachments: map[string]*gen.InterconnectAttachmentGroupAttachment{"s2": {}}}, "")
+		r := patch(gen.InterconnectAttachmentGroupPatch{Attachments: set(map[string]*gen.InterconnectAttachmentGroupAttachment{"s2": {}})}, "")
 		if r.StatusCode() != 200 || r.JSON200.Error != nil {
 			t.Fatal(string(r.Body))
 		}
@@ -364,13 +365,13 @@ func TestPatchEtagAndRecompute(t *testing.T) {
 			t.Errorf("after merging {} into s2: %d attachments", len(g.Attachments))
 		}
 		for _, mask := range []string{"", "attachments"} {
-			r = patch(gen.InterconnectAttachmentGroupPatch{Attachments: map[string]*gen.InterconnectAttachmentGroupAttachment{"new": {}}}, mask)
+			r = patch(gen.InterconnectAttachmentGroupPatch{Attachments: set(map[string]*gen.InterconnectAttachmentGroupAttachment{"new": {}})}, mask)
 			if e := wantGoogleError(t, r.StatusCode(), r.Body, 400, "required"); e.Errors[0].Location != "resource.attachments.new.attachment" {
 				t.Errorf("mask %q: %+v", mask, e)
 			}
 		}
 		// An empty attachment is no attachment, as insert says, even for a key the group has.
-		r = patch(gen.InterconnectAttachmentGroupPatch{Attachments: map[string]*gen.InterconnectAttachmentGroupAttachment{"s2": {Attachment: ptr("")}}}, "")
+		r = patch(gen.InterconnectAttachmentGroupPatch{Attachments: set(map[string]*gen.InterconnectAttachmentGroupAttachment{"s2": {Attachment: ptr("")}})}, "")
 		if e := wantGoogleError(t, r.StatusCode(), r.Body, 400, "required"); e.Errors[0].Location != "resource.attachments.s2.attachment" {
 			t.Errorf("empty attachment: %+v", e)
 		}
@@ -393,7 +394,7 @@ func TestPatchEtagAndRecompute(t *testing.T) {
 		}
 	})
 	t.Run("merge patch removes an entry given as null, and frees it", func(t *testing.T) {
-		r := patch(gen.InterconnectAttachmentGroupPatch{Attachments: map[string]*gen.InterconnectAttachmentGroupAttachment{"s2": nil}}, "")
+		r := patch(gen.InterconnectAttachmentGroupPatch{Attachments: set(map[string]*gen.InterconnectAttachmentGroupAttachment{"s2": nil})}, "")
 		if r.StatusCode() != 200 {
 			t.Fatal(string(r.Body))
 		}
@@ -408,7 +409,7 @@ func TestPatchEtagAndRecompute(t *testing.T) {
 	t.Run("a patch with a failing attachment changes nothing", func(t *testing.T) {
 		etag := *mustGroup(t, w, "g").Etag
 		bogus := w.url("regions/us-west1/interconnectAttachments/nope")
-		r := patch(gen.InterconnectAttachmentGroupPatch{Attachments: map[string]*gen.InterconnectAttachmentGroupAttachment{"x": {Attachment: &bogus}}}, "")
+		r := patch(gen.InterconnectAttachmentGroupPatch{Attachments: set(map[string]*gen.InterconnectAttachmentGroupAttachment{"x": {Attachment: &bogus}})}, "")
 		if r.StatusCode() != 200 || r.JSON200.Error == nil || r.JSON200.Error.Errors[0].Code != "RESOURCE_NOT_FOUND" {
 			t.Fatalf("patch: %s", r.Body)
 		}
@@ -548,3 +549,6 @@ func TestRelativeReferences(t *testing.T) {
 		t.Errorf("missing attachment: %d %s", status, body)
 	}
 }
+
+// set is a patch member given a value.
+func set[T any](v T) nullable.Nullable[T] { return nullable.NewNullableWithValue(v) }

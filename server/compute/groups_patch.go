@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/oapi-codegen/nullable"
+
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
 	"github.com/understudy-dev/understudy/internal/store"
@@ -34,14 +36,14 @@ func (s *Server) InterconnectAttachmentGroupsPatch(ctx context.Context, req gen.
 	if err != nil {
 		return nil, err
 	}
-	if b.Name != nil && *b.Name != req.InterconnectAttachmentGroup {
-		return nil, invalidField("resource.name", fmt.Sprintf("Invalid value for field 'resource.name': '%s'. The name of a group cannot change.", *b.Name))
+	if name := given(b.Name); name != "" && name != req.InterconnectAttachmentGroup {
+		return nil, invalidField("resource.name", fmt.Sprintf("Invalid value for field 'resource.name': '%s'. The name of a group cannot change.", name))
 	}
-	if b.Intent != nil {
-		if err := checkIntent(string(b.Intent.AvailabilitySla)); err != nil {
+	if intent, err := b.Intent.Get(); err == nil {
+		if err := checkIntent(string(intent.AvailabilitySla)); err != nil {
 			return nil, err
 		}
-	} else if mask["intent"] {
+	} else if mask["intent"] || b.Intent.IsNull() {
 		return nil, &Error{Status: http.StatusBadRequest, Reason: "required", Message: "Required field 'resource.intent' not specified", Location: "resource.intent"}
 	}
 	// As a merge patch (RFC 7386) has it, an entry given as null is removed (Google's Go
@@ -49,7 +51,7 @@ func (s *Server) InterconnectAttachmentGroupsPatch(ctx context.Context, req gen.
 	// entry already there: without an attachment it can only name an entry the group has.
 	present := map[string]gen.InterconnectAttachmentGroupAttachment{}
 	var removed, blank []string
-	for k, v := range b.Attachments {
+	for k, v := range given(b.Attachments) {
 		switch {
 		case v == nil:
 			removed = append(removed, k)
@@ -76,13 +78,13 @@ func (s *Server) InterconnectAttachmentGroupsPatch(ctx context.Context, req gen.
 		if err := checkBlankEntries(g, blank, mask); err != nil {
 			return operations.Start{}, err
 		}
-		if e := deref(b.Etag); e != "" && e != s.groupEtag(tx, g) {
+		if e := given(b.Etag); e != "" && e != s.groupEtag(tx, g) {
 			return operations.Start{}, &Error{Status: http.StatusPreconditionFailed, Reason: "conditionNotMet",
 				Message: "Etag either invalid or resource has changed", Location: "resource.etag"}
 		}
 		start := operations.Start{OperationType: "patch", Done: true, TargetLink: s.link(ctx, groupPath(g.Project, g.Name)), TargetID: g.ID}
 		next := g
-		next.AttachmentURLs = mergeAttachments(g.AttachmentURLs, urls, removed, mask)
+		next.AttachmentURLs = mergeAttachments(g.AttachmentURLs, urls, removed, mask, b.Attachments.IsNull())
 		applyScalars(&next, b, mask)
 		keys, failure := s.checkAttachments(tx, next, next.AttachmentURLs)
 		if failure != nil {
@@ -139,9 +141,10 @@ func parseUpdateMask(s string) (map[string]bool, error) {
 	return mask, nil
 }
 
-// mergeAttachments is the group's attachment map after a patch.
-func mergeAttachments(current, given map[string]string, removed []string, mask map[string]bool) map[string]string {
-	if mask["attachments"] {
+// mergeAttachments is the group's attachment map after a patch; cleared says the patch
+// gave attachments as null.
+func mergeAttachments(current, given map[string]string, removed []string, mask map[string]bool, cleared bool) map[string]string {
+	if mask["attachments"] || cleared && len(mask) == 0 {
 		out := map[string]string{}
 		for k, v := range given {
 			out[k] = v
@@ -172,13 +175,20 @@ func applyScalars(g *store.AttachmentGroup, b gen.InterconnectAttachmentGroupPat
 		}
 		return present
 	}
-	if set("description", b.Description != nil) {
-		g.Description = deref(b.Description)
+	if set("description", b.Description.IsSpecified()) {
+		g.Description = given(b.Description)
 	}
-	if set("intent", b.Intent != nil) && b.Intent != nil {
-		g.Intent = string(b.Intent.AvailabilitySla)
+	if intent, err := b.Intent.Get(); set("intent", b.Intent.IsSpecified()) && err == nil {
+		g.Intent = string(intent.AvailabilitySla)
 	}
-	if set("interconnectGroup", b.InterconnectGroup != nil) {
-		g.InterconnectGroup = deref(b.InterconnectGroup)
+	if set("interconnectGroup", b.InterconnectGroup.IsSpecified()) {
+		g.InterconnectGroup = given(b.InterconnectGroup)
 	}
+}
+
+// given is a patch member's value: the zero value when it is absent or null (a null
+// member clears the field, as RFC 7386 has it).
+func given[T any](n nullable.Nullable[T]) T {
+	v, _ := n.Get()
+	return v
 }

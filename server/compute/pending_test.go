@@ -112,7 +112,7 @@ func TestAResourceBeingDeleted(t *testing.T) {
 		},
 		"the group patched": func() (int, []byte) {
 			r, _ := c.InterconnectAttachmentGroupsPatchWithResponse(apiCtx, apiProject, "g-1", nil,
-				gen.InterconnectAttachmentGroupPatch{Description: ptr("new")})
+				gen.InterconnectAttachmentGroupPatch{Description: set("new")})
 			return r.StatusCode(), r.Body
 		},
 		"the interconnect deleted again": func() (int, []byte) {

@@ -835,6 +835,34 @@ func TestVendorInterconnectTopology(t *testing.T) {
 		}
 	})
 
+	t.Run("PatchClearsFieldsInNullFields", func(t *testing.T) {
+		// How Google's client clears a whole field: NullFields sends it as null, which was
+		// refused ("must not be null"). Null description and attachments clear them; a null
+		// intent is refused, a group needs one.
+		req := vicGroupRequest("g-nullf", "NO_SLA", spare)
+		req.Description = "to be cleared"
+		vicGroup(t, svc, req)
+		defer vicDeleteGroup(t, svc, "g-nullf")
+		patch := &compute.InterconnectAttachmentGroup{NullFields: []string{"Description", "Attachments"}}
+		op, err := svc.InterconnectAttachmentGroups.Patch(vendorProject, "g-nullf", patch).Context(ctx).Do()
+		if err != nil {
+			t.Fatalf("Patch with Description and Attachments in NullFields: %v", err)
+		}
+		vicNoOpError(t, "patch g-nullf", op)
+		g, err := svc.InterconnectAttachmentGroups.Get(vendorProject, "g-nullf").Context(ctx).Do()
+		if err != nil {
+			t.Fatalf("Get g-nullf: %v", err)
+		}
+		if g.Description != "" || len(g.Attachments) != 0 || g.Intent == nil || g.Intent.AvailabilitySla != "NO_SLA" {
+			t.Errorf("after clearing: description %q, attachments %v, intent %+v", g.Description, g.Attachments, g.Intent)
+		}
+		if got := attachmentGroup(t, "us-east4", "att-spare"); got != "" {
+			t.Errorf("att-spare still in %q after the attachments were cleared", got)
+		}
+		_, err = svc.InterconnectAttachmentGroups.Patch(vendorProject, "g-nullf", &compute.InterconnectAttachmentGroup{NullFields: []string{"Intent"}}).Context(ctx).Do()
+		vendorAPIError(t, err, http.StatusBadRequest, "required")
+	})
+
 	t.Run("DeletesRefused", func(t *testing.T) {
 		_, err := svc.InterconnectAttachments.Delete(vendorProject, "us-east4", "att-iad-1").Context(ctx).Do()
 		ge := vendorAPIError(t, err, http.StatusBadRequest, "resourceInUseByAnotherResource")
