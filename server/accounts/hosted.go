@@ -68,13 +68,13 @@ func (s *Server) OpenAccountLink(ctx context.Context, req gen.OpenAccountLinkReq
 	case !opened:
 		return openResponse{gen.OpenAccountLink302Response{Headers: gen.OpenAccountLink302ResponseHeaders{Location: l.RefreshURL}}}, nil
 	}
-	body, n, err := renderPage("form.html", newFormPage(l, a, session.Nonce, nil, nil))
+	body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, session.Nonce, nil, nil))
 	if err != nil {
 		return nil, err
 	}
 	cookie := (&http.Cookie{
-		Name: sessionCookie, Value: session.ID, Path: "/r/" + l.Account + "/" + l.Token,
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: isHTTPS(ctx),
+		Name: sessionCookie, Value: session.ID, Path: s.hostedPath(l),
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: s.isHTTPS(ctx),
 	}).String()
 	noStore := "no-store"
 	return openResponse{gen.OpenAccountLink200TexthtmlResponse{
@@ -134,7 +134,7 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 	in := formInputOf(req.Body)
 	apply, problems := checkForm(a, in)
 	if len(problems) > 0 {
-		body, n, err := renderPage("form.html", newFormPage(l, a, l.Session.Nonce, &in, problems))
+		body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, l.Session.Nonce, &in, problems))
 		if err != nil {
 			return nil, err
 		}
@@ -263,10 +263,17 @@ func (s *Server) submitPage(status int, p messagePage) (gen.SubmitAccountLinkRes
 	return submitResponse{gen.SubmitAccountLinkdefaultTexthtmlResponse{Body: body, ContentLength: n, StatusCode: status}}, nil
 }
 
-// isHTTPS says whether the request came over https (directly or, as Echo reads it, through
-// a proxy saying so), for the cookie's Secure attribute.
-func isHTTPS(ctx context.Context) bool {
-	return strings.HasPrefix(requestBaseURL(ctx), "https://")
+// hostedPath is the link's page as the browser addresses it: under the public URL's path,
+// which a proxy in front of understudy serves it from.
+func (s *Server) hostedPath(l store.AccountLink) string {
+	return s.hostedBase + "/r/" + l.Account + "/" + l.Token
+}
+
+// isHTTPS says whether the browser reaches the page over https, for the cookie's Secure
+// attribute: as the public URL says, else as the request came (directly or, as Echo reads
+// it, through a proxy saying so).
+func (s *Server) isHTTPS(ctx context.Context) bool {
+	return strings.HasPrefix(s.baseURL(ctx), "https://")
 }
 
 // linkSubmissions serialises the submissions of each link (by token) while one runs.

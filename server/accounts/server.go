@@ -19,8 +19,11 @@ package accounts
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -99,6 +102,9 @@ type Server struct {
 	keys      map[string]*platform // declared keys
 	slots     *accountSlots
 	seq       atomic.Uint64
+	// hostedBase is the path PublicURL puts before /r/ (as "/base", or ""): what the
+	// browser sees, for the hosted form's action and its cookie's path.
+	hostedBase string
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -128,6 +134,13 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 		cfg.Log = slog.Default()
 	}
 	s := &Server{cfg: cfg, db: db, tables: store.NewAccounts(db), slots: newAccountSlots()}
+	if cfg.PublicURL != "" {
+		u, err := url.Parse(cfg.PublicURL)
+		if err != nil {
+			return nil, fmt.Errorf("public URL: %w", err)
+		}
+		s.hostedBase = strings.TrimRight(u.EscapedPath(), "/")
+	}
 	if err := s.loadPlatforms(); err != nil {
 		return nil, err
 	}
