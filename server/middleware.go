@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/understudy-dev/understudy/server/accounts"
 	"github.com/understudy-dev/understudy/server/validate"
 )
 
@@ -35,7 +36,7 @@ func recovered(log *slog.Logger, c echo.Context, err *error) {
 		if r == http.ErrAbortHandler {
 			panic(r)
 		}
-		log.Error("panic while serving a request", "method", c.Request().Method, "path", c.Request().URL.Path,
+		log.Error("panic while serving a request", "method", c.Request().Method, "path", accounts.LoggedPath(c.Request().URL.Path),
 			"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 		*err = fmt.Errorf("panic: %v", r)
 	}

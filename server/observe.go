@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"github.com/understudy-dev/understudy/server/accounts"
 	"github.com/understudy-dev/understudy/server/authorization"
 	"github.com/understudy-dev/understudy/server/control"
 	"github.com/understudy-dev/understudy/server/httperr"
@@ -43,7 +44,7 @@ func routeIDs(specs ...*openapi3.T) map[string]string {
 }
 
 // observed records every request once it has been answered: a structured log line (never
-// headers, so never tokens or keys), metrics, and (for the APIs, not /_understudy) the
+// headers, so never tokens or keys, and hosted link tokens masked in the path), metrics, and (for the APIs, not /_understudy) the
 // journal. It runs before routing, so it sees the path as the client sent it.
 func (s *Server) observed(c echo.Context, next echo.HandlerFunc) error {
 	start := time.Now()
@@ -77,7 +78,7 @@ func (s *Server) observed(c echo.Context, next echo.HandlerFunc) error {
 	if s.cfg.Log.Enabled(req.Context(), slog.LevelInfo) {
 		s.cfg.Log.LogAttrs(req.Context(), slog.LevelInfo, "request",
 			slog.String("api", api), slog.String("operation", op),
-			slog.String("method", req.Method), slog.String("path", path),
+			slog.String("method", req.Method), slog.String("path", accounts.LoggedPath(path)),
 			slog.Int("status", status), slog.Float64("ms", float64(d.Microseconds())/1000),
 			slog.Int64("bytes", c.Response().Size))
 	}

@@ -118,6 +118,21 @@ func (r submitResponse) VisitSubmitAccountLinkResponse(w http.ResponseWriter) er
 // isHostedPath says whether path is one of the hosted flow's pages, which answer HTML.
 func isHostedPath(path string) bool { return strings.HasPrefix(path, "/r/") }
 
+// LoggedPath is path as a log line may show it: a hosted page's link token is the
+// credential that opens the page, so it is masked as API keys are (alu_test_****abcd).
+func LoggedPath(path string) string {
+	if !isHostedPath(path) {
+		return path
+	}
+	i := strings.LastIndexByte(path, '/')
+	token := path[i+1:]
+	prefix := token[:strings.LastIndexByte(token, '_')+1]
+	if len(token)-len(prefix) < 8 {
+		return path[:i+1] + prefix + "****"
+	}
+	return path[:i+1] + prefix + "****" + token[len(token)-4:]
+}
+
 // writeHostedError answers an error met on a hosted page (/r/...) as an HTML page with the
 // error's status: a browser is on the other end, never an API client.
 func writeHostedError(c echo.Context, e *Error, err error) {

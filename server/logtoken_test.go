@@ -1,0 +1,56 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestLinkTokenNotLogged: the request log line of a hosted page masks the link's token,
+// the credential that opens the page, as API keys are masked; it used to show it whole.
+func TestLinkTokenNotLogged(t *testing.T) {
+	var logs bytes.Buffer
+	s, err := New(Config{Log: slog.New(slog.NewJSONHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	v2 := func(path, body string) map[string]any {
+		req, _ := http.NewRequest(http.MethodPost, hs.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer sk_test_logTokenTest1234")
+		req.Header.Set("Service-Version", "2026-05-27.dahlia")
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("POST %s: %d %v %v", path, resp.StatusCode, err, out)
+		}
+		return out
+	}
+	acct := v2("/v2/core/accounts", `{"display_name":"Log Test","configuration":{"recipient":{"capabilities":{"stripe_balance":{"stripe_transfers":{"requested":true}}}}}}`)["id"].(string)
+	link := v2("/v2/core/account_links", `{"account":"`+acct+`","use_case":{"type":"account_onboarding","account_onboarding":{"configurations":["recipient"],"refresh_url":"https://p.example/r","return_url":"https://p.example/d"}}}`)["url"].(string)
+	token := link[strings.LastIndexByte(link, '/')+1:]
+	resp, err := http.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("open: %d", resp.StatusCode)
+	}
+	masked := token[:strings.LastIndexByte(token, '_')+1] + "****" + token[len(token)-4:]
+	if strings.Contains(logs.String(), token) || !strings.Contains(logs.String(), `"path":"/r/`+acct+`/`+masked+`"`) {
+		t.Errorf("want the token masked as %s in the log:\n%s", masked, logs.String())
+	}
+}
