@@ -288,6 +288,15 @@ type TenantId = string
 // Error The ARM error envelope.
 type Error = ErrorResponse
 
+// RoleDefinitionsListAtTenantParams defines parameters for RoleDefinitionsListAtTenant.
+type RoleDefinitionsListAtTenantParams struct {
+	// Filter `roleName eq '{name}'`, `type eq 'BuiltInRole'`, `type eq 'CustomRole'` or `atScopeAndBelow()`.
+	Filter *string `form:"$filter,omitempty" json:"$filter,omitempty"`
+
+	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
+}
+
 // RoleDefinitionsGetByIdParams defines parameters for RoleDefinitionsGetById.
 type RoleDefinitionsGetByIdParams struct {
 	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
@@ -428,6 +437,16 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// RoleDefinitionsListAtTenant List the tenant's role definitions
+	//
+	// The tenant root (`/`), as ARM's "list all custom roles in a tenant" uses it: every
+	// built-in and every seeded role definition, wherever it is assignable. `$filter` as
+	// at a scope (`atScopeAndBelow()` changes nothing here). Readable by every
+	// authenticated caller, as the role definitions' ids are.
+	//
+	// Corresponds with GET /providers/Vendor.Authorization/roleDefinitions (the `RoleDefinitionsListAtTenant` operationId).
+	RoleDefinitionsListAtTenant(ctx context.Context, params *RoleDefinitionsListAtTenantParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RoleDefinitionsGetById Get a role definition by its id
 	//
 	// Reads a role definition through the id that role assignments return
@@ -508,6 +527,26 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsGet` operationId).
 	RoleDefinitionsGet(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// RoleDefinitionsListAtTenant List the tenant's role definitions
+//
+// The tenant root (`/`), as ARM's "list all custom roles in a tenant" uses it: every
+// built-in and every seeded role definition, wherever it is assignable. `$filter` as
+// at a scope (`atScopeAndBelow()` changes nothing here). Readable by every
+// authenticated caller, as the role definitions' ids are.
+//
+// Corresponds with GET /providers/Vendor.Authorization/roleDefinitions (the `RoleDefinitionsListAtTenant` operationId).
+func (c *Client) RoleDefinitionsListAtTenant(ctx context.Context, params *RoleDefinitionsListAtTenantParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRoleDefinitionsListAtTenantRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // RoleDefinitionsGetById Get a role definition by its id
@@ -669,6 +708,68 @@ func (c *Client) RoleDefinitionsGet(ctx context.Context, scope Scope, roleDefini
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NewRoleDefinitionsListAtTenantRequest constructs an http.Request for the RoleDefinitionsListAtTenant method
+func NewRoleDefinitionsListAtTenantRequest(server string, params *RoleDefinitionsListAtTenantParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/providers/Vendor.Authorization/roleDefinitions")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "$filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "api-version", params.ApiVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
 }
 
 // NewRoleDefinitionsGetByIdRequest constructs an http.Request for the RoleDefinitionsGetById method
@@ -1239,6 +1340,18 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// RoleDefinitionsListAtTenantWithResponse List the tenant's role definitions
+	//
+	// The tenant root (`/`), as ARM's "list all custom roles in a tenant" uses it: every
+	// built-in and every seeded role definition, wherever it is assignable. `$filter` as
+	// at a scope (`atScopeAndBelow()` changes nothing here). Readable by every
+	// authenticated caller, as the role definitions' ids are.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /providers/Vendor.Authorization/roleDefinitions (the `RoleDefinitionsListAtTenant` operationId).
+	RoleDefinitionsListAtTenantWithResponse(ctx context.Context, params *RoleDefinitionsListAtTenantParams, reqEditors ...RequestEditorFn) (*RoleDefinitionsListAtTenantResponse, error)
+
 	// RoleDefinitionsGetByIdWithResponse Get a role definition by its id
 	//
 	// Reads a role definition through the id that role assignments return
@@ -1331,6 +1444,54 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsGet` operationId).
 	RoleDefinitionsGetWithResponse(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetParams, reqEditors ...RequestEditorFn) (*RoleDefinitionsGetResponse, error)
+}
+
+type RoleDefinitionsListAtTenantResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RoleDefinitionListResult
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RoleDefinitionsListAtTenantResponse) GetJSON200() *RoleDefinitionListResult {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RoleDefinitionsListAtTenantResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RoleDefinitionsListAtTenantResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RoleDefinitionsListAtTenantResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RoleDefinitionsListAtTenantResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RoleDefinitionsListAtTenantResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type RoleDefinitionsGetByIdResponse struct {
@@ -1676,6 +1837,24 @@ func (r RoleDefinitionsGetResponse) ContentType() string {
 	return ""
 }
 
+// RoleDefinitionsListAtTenantWithResponse List the tenant's role definitions
+//
+// The tenant root (`/`), as ARM's "list all custom roles in a tenant" uses it: every
+// built-in and every seeded role definition, wherever it is assignable. `$filter` as
+// at a scope (`atScopeAndBelow()` changes nothing here). Readable by every
+// authenticated caller, as the role definitions' ids are.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /providers/Vendor.Authorization/roleDefinitions (the `RoleDefinitionsListAtTenant` operationId).
+func (c *ClientWithResponses) RoleDefinitionsListAtTenantWithResponse(ctx context.Context, params *RoleDefinitionsListAtTenantParams, reqEditors ...RequestEditorFn) (*RoleDefinitionsListAtTenantResponse, error) {
+	rsp, err := c.RoleDefinitionsListAtTenant(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRoleDefinitionsListAtTenantResponse(rsp)
+}
+
 // RoleDefinitionsGetByIdWithResponse Get a role definition by its id
 //
 // Reads a role definition through the id that role assignments return
@@ -1815,6 +1994,39 @@ func (c *ClientWithResponses) RoleDefinitionsGetWithResponse(ctx context.Context
 		return nil, err
 	}
 	return ParseRoleDefinitionsGetResponse(rsp)
+}
+
+// ParseRoleDefinitionsListAtTenantResponse parses an HTTP response from a RoleDefinitionsListAtTenantWithResponse call
+func ParseRoleDefinitionsListAtTenantResponse(rsp *http.Response) (*RoleDefinitionsListAtTenantResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RoleDefinitionsListAtTenantResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RoleDefinitionListResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
 }
 
 // ParseRoleDefinitionsGetByIdResponse parses an HTTP response from a RoleDefinitionsGetByIdWithResponse call
@@ -2060,6 +2272,9 @@ func ParseRoleDefinitionsGetResponse(rsp *http.Response) (*RoleDefinitionsGetRes
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// RoleDefinitionsListAtTenant List the tenant's role definitions
+	// (GET /providers/Vendor.Authorization/roleDefinitions)
+	RoleDefinitionsListAtTenant(ctx echo.Context, params RoleDefinitionsListAtTenantParams) error
 	// RoleDefinitionsGetById Get a role definition by its id
 	// (GET /providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
 	RoleDefinitionsGetById(ctx echo.Context, roleDefinitionId RoleDefinitionId, params RoleDefinitionsGetByIdParams) error
@@ -2086,6 +2301,31 @@ type ServerInterface interface {
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// RoleDefinitionsListAtTenant converts echo context to params.
+func (w *ServerInterfaceWrapper) RoleDefinitionsListAtTenant(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RoleDefinitionsListAtTenantParams
+	// ------------- Optional query parameter "$filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "$filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter $filter: %s", err))
+	}
+
+	// ------------- Required query parameter "api-version" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "api-version", ctx.QueryParams(), &params.ApiVersion, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter api-version: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RoleDefinitionsListAtTenant(ctx, params)
+	return err
 }
 
 // RoleDefinitionsGetById converts echo context to params.
@@ -2398,10 +2638,50 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleDefinitions/:roleDefinitionId", wrapper.RoleDefinitionsGet, options.OperationMiddlewares["RoleDefinitions_Get"]...)
 	router.GET(options.BaseURL+"/providers/Vendor.Authorization/roleDefinitions/:roleDefinitionId", wrapper.RoleDefinitionsGetById, options.OperationMiddlewares["RoleDefinitions_GetById"]...)
 	router.GET(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleDefinitions", wrapper.RoleDefinitionsList, options.OperationMiddlewares["RoleDefinitions_List"]...)
+	router.GET(options.BaseURL+"/providers/Vendor.Authorization/roleDefinitions", wrapper.RoleDefinitionsListAtTenant, options.OperationMiddlewares["RoleDefinitions_ListAtTenant"]...)
 
 }
 
 type ErrorJSONResponse ErrorResponse
+
+type RoleDefinitionsListAtTenantRequestObject struct {
+	Params RoleDefinitionsListAtTenantParams
+}
+
+type RoleDefinitionsListAtTenantResponseObject interface {
+	VisitRoleDefinitionsListAtTenantResponse(w http.ResponseWriter) error
+}
+
+type RoleDefinitionsListAtTenant200JSONResponse RoleDefinitionListResult
+
+func (response RoleDefinitionsListAtTenant200JSONResponse) VisitRoleDefinitionsListAtTenantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RoleDefinitionsListAtTenantdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response RoleDefinitionsListAtTenantdefaultJSONResponse) VisitRoleDefinitionsListAtTenantResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
 
 type RoleDefinitionsGetByIdRequestObject struct {
 	RoleDefinitionId RoleDefinitionId `json:"roleDefinitionId"`
@@ -2712,6 +2992,9 @@ func (response RoleDefinitionsGetdefaultJSONResponse) VisitRoleDefinitionsGetRes
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// RoleDefinitionsListAtTenant List the tenant's role definitions
+	// (GET /providers/Vendor.Authorization/roleDefinitions)
+	RoleDefinitionsListAtTenant(ctx context.Context, request RoleDefinitionsListAtTenantRequestObject) (RoleDefinitionsListAtTenantResponseObject, error)
 	// RoleDefinitionsGetById Get a role definition by its id
 	// (GET /providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
 	RoleDefinitionsGetById(ctx context.Context, request RoleDefinitionsGetByIdRequestObject) (RoleDefinitionsGetByIdResponseObject, error)
@@ -2745,6 +3028,31 @@ func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareF
 type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
+}
+
+// RoleDefinitionsListAtTenant operation middleware
+func (sh *strictHandler) RoleDefinitionsListAtTenant(ctx echo.Context, params RoleDefinitionsListAtTenantParams) error {
+	var request RoleDefinitionsListAtTenantRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RoleDefinitionsListAtTenant(ctx.Request().Context(), request.(RoleDefinitionsListAtTenantRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RoleDefinitionsListAtTenant")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RoleDefinitionsListAtTenantResponseObject); ok {
+		return validResponse.VisitRoleDefinitionsListAtTenantResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
 }
 
 // RoleDefinitionsGetById operation middleware
@@ -2961,84 +3269,86 @@ func (sh *strictHandler) RoleDefinitionsGet(ctx echo.Context, scope Scope, roleD
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7FwLbxs5kv4rhb452Dq0Hpbll4zFnTKeCXKXyeScZAa4KJimuksS191kh2Tb0Rr67weS/RZlS7Znbm53",
-	"gQCR1HxUFYtVXz3a917Ik5QzZEp643sPv5EkjdF8vuYxTqSkC5YgU/oXmSUJEStv7E1AIIlQACkHAFFA",
-	"QKDkmQgRFoJnqed7tyTOUE+mkTf2+jKbyVDQVFHOZJ9cDE/mw/lZ9yQ8Pe6OZmez7vnZxUV3eEJO5hdn",
-	"s/B4NuwXS77WK8q+QqnEop8KfksjFLL/C7KIi94kU0su6N+IXrovGsTL/mwwHx2HJ6Munp2fdUfnp8Pu",
-	"+cXsqEtOT47n5CKcn43OPN9jJEFv7O04OhU8RaGolVcokCiMXmn5nM7PZ7PZbNS9wOGsO5odn3TJMYm6",
-	"g3AwG5ATch4N9QL5lJ+ZN/aGg+Fp9+ioOzz6eDQYD/S/3mAw+B/P9yIsZeaNvWskEZAwRClhzgWoJcKM",
-	"xjFlC1BIEkMYZSFNSfxGCz3EYYhHI+yen0Rn3dHp8KI7i2Zhd3QyigYnRxfRxflZfdLHVaqF8Emi8HxP",
-	"S/IK55RRvb9ZcBfhV1Nkn4RRdDYkZ93j4/OT7ugc591ZNBp256eD0/mMnB8R1ATIkJuNX0xJPN/L0mjf",
-	"Q8mnPHwoa9+TK6kwuSKK1E5/oh4+yqcryatV81xiItVPPKJz+viu9bH7bN2cV99/7XvKft3l+nnrtW/s",
-	"SaUVTXvyUetwRmPVpQyurWnRa2wakN9H9fJ7v+Po5r23JpDMYvygFVh6489e3/vSvra/ULwDEseliZQ+",
-	"zDIFEUcJjCv9jN/BimegOCTkBoGwFYRLwhYoe3pbFAmVUvPljT/feyRU+Wfv3/raHptNiSKT8sEX32Nc",
-	"tb9fNcesv9hb/s4KwYrfKw/4lT6XN0wf3y7HXpO+t9bnnhJBElQojLQmKf0Fhcw1oCkirQWT92/g1g7Q",
-	"csgk5kaOStBSNxtdQsa0DqgsWoHM0pQLJSEYDobD7mDUHRwFWl65M7NXI3/g+R7VW33NUKxqB5/Sbr6r",
-	"Nnn4NaMCI2+sRIbaMC0xMbc8oewtsoVaeuOjUhRSCcoWpY5Xem8F6uJSbwt8bmy3FlrNj16aY78lMY3g",
-	"9ac3V01OdvRMhseUqGXFotgk7UFOybeC0+HJqb8T50034eJbM9TgOyqnNPnc8SZu4bNByEty+cG6KBdr",
-	"xnv5IPEWBYlBEwUSF8b+wR1VS54pw3eMJNK+WsZELsdTFjTd3b2k0TrwwfVz283di8U68N1LuMbWrOe9",
-	"FpdMSYjr/r1mdG1/WgfAxZQFG3b2J8LIAjU7/aT8WKytSe5NWeMIX9CLO47ZgoVdz3YwOn/8cD8iI0w5",
-	"Vdc8ARoZWxQKLmVX2d/0/iiVvDSQLFUYAWER0AXjAiOYrWqmqrfF+qhi4y3kn442yV1r1mXKmbRe6Ach",
-	"uDBAhDOV43WSpjENrWn+q7QWtzyfew+rKZEx/A0L8cM3KpX0fC9BKckCczVvWSsgsfY8K0AzvGcEWTHx",
-	"ncC5N/b+pV+FGX37VPYNxdc5D5ajptQnbAVzQuNMoA+Umcszuf4JDN2A7BZjnmJ9SyOJ75t4yXVXbyiL",
-	"tBmiETJF1QpmuNQ/kdzdGlvEskS71hxuTSpZer5nL0P0Jp/v+d5/4Uq739Yx+fZcJlFkrBGJ37A536Sp",
-	"ep4zR9mci4QUdrEJOKhzDc1Xa1pODJ/9FUNV+e4HJeJcoXZJNtY0DF6hIjR2MMYsQ76xgMBQ6gsSmdGy",
-	"cARSO0O5JClu8kp2l1yLdKowkTvpYOt0KiaJEGSlv9sLsrE3JCRcUoZdfQU0AAQ90AfsLXoQuK5T4BCq",
-	"Vnsjj80d3ll5GRHK/ZjKT8TBTHmfN/lZZglhFTf5SCfNiogFKrcyzSnGEXABJfQDomBOslj5cLdEBjeM",
-	"321RsMqgf7Zyryj+sk39SivihpQOm9HWs9IW7izYFql2AReF70vY7hK5RKXvQY7l83tyR+MoJCKSPiSU",
-	"ZdJcE8ZVNx/muCcFnN/YQUcV2ikVG1jltAFD0NCpzTNuaU4jtti2kR4ENTp3X74eqWysbh8AfgvjLMII",
-	"5oInEOT7BHtvdPUQK1c1Fto71mSw164u0/m+mXHRZJhLUgX52w11ma25hEAPDuzF0oHkgt4ic7iw13lK",
-	"7gOKWxpiubvnez9ygXTBihFXqAc4/dlmVrCt0S2E4PBfDoQV9O8Nolvvm9jLQWvPQEES/cziVQEFN2hn",
-	"W+OxGqAxodkhMaFKZ6dlm9w9ZECawntfzdtIJz20yodq5FafPonvyEpCsIsMdxFey9rRqECv+ciGFFxW",
-	"sMm6xWjvG5mBzVOZ8WhljCPYHFiXi67NzhWwe1O5XuIwWszuxdlbKtU1SnOL2zz9zBBSsjCRf+uWOEw6",
-	"w2/qLWU3btl8un5b4Cc90Kx7CWQmtQ5zC5ZjIu2DndS4TLQ9dD2kXZvKct2dIEnLarisY13ilpTHhf2+",
-	"IbCH6D6QUEm3Bz+zMnCDoJYtD0zwFrRzCAEQgVNWkHhp8xdIoi5n8QoSTGYoJBwGxobp4L3M7OsvZUa5",
-	"9uTVygTuZX466EBCdCAC5gRnJLwxtBCBRTBpA+xW0YGzqMynbmDvyavJ91AOKXz/f1znYfbn3Dp8UFyQ",
-	"Bfal/X8ShjwzRZOYz3JnIfs6riSUoZBjffG/wAejOT98zUgs4SDmC3lgLEktcD0/uhg6NK2k6MFMYDkK",
-	"YsIWmb43eYruEozYg2FvEACVZeTt29Bb6d/0CeXu1HpGUluQyspJ1sg9OnURW2XsXVSWygNqSVRuqCKz",
-	"fdMHPnr/asWg9kbGXJqMKE3MpbORjjfWkAy7+tdddogwxoXeoxW+FvrgSn28iQozU84Gm/+JqvC5yNu0",
-	"5GnTLg4yahts4ofa92LrpiQf36FR/3rw1A4kWOMCNGp4/b0ygxvFs4etYRP3rV01NhfRrYQp0GgMQd+V",
-	"+tuzSHK/yEzOccqCp07V0R5hK5sFhRnOuTaY9eV6vV7QgxyXCFSZYDoskfDUPa053C/LVxYZHwGBlg0T",
-	"i5Fmwnanq1yrOu5gM4ybzqc8xXDUCpbt3d5WSz/LdrT8syPHXr9y2xx3s/rnjBtq6n1YOtjOrjHEExXp",
-	"ebFDm+6iaPPCcUNFeDNueCL+r8nhD8P/1Z4PoWSHTP/c6NhF7M6ouHYnnoeKnfqxQe+vS9umY6KPOOZ3",
-	"0mCmuyVqnKkgJExjUGuBMOrtUO3eWgyTVZmvtSwQBYdBPzDlFLxFsTIEdPZMRz2EIwyj5f7UtMo4E5mN",
-	"qrrTLRQZNBZVySBXgutBl18lAR2cVNX3rfqlL1uZWTYVencu2W0OgloRP9C+Ovg+k4on5vuOif4PjQTF",
-	"FoCqhZSYjhFbK4EEFYmIIr1t/VIT9QjehcNPH7/vbPVc+wL2ErRu4PU6it2+6i4Ar1mCWm826zj9dENu",
-	"T+G83ebzOPtxte8uQnD1A+0lifVWS1vomYZoGGaCqtUHvYbVFU4ytRw63NzfMoHdyVVXqlWM8LP2czDs",
-	"DYAmaUxDqmAe87tevV1EkRuUBqvOkAgUoPgNsrFhPiRxjAKonDL9NeA0CiCMCU1sGuo/f/0Ih1RJMDZQ",
-	"ZcJYFsYVhEsMbzDq+ICxRLNYHeXpqB6jKZvTGCEhqTWNZmdQvDapCFnLyRblai4s7sn5Mqa47tQ/idgb",
-	"e0ulUjnu92O+oKxXqzzHPCSxPqCEs76VZr+Yj0Xvndkhkyh+o0mKQnJGcjlX3xFWPBOgR+m4m2dM2dpt",
-	"cY72pMxPRaHSpA5CQ3Ne8a4o2zDktWcHEjDJYlKEgoTB5Pqn/KyvX02+h8n7N+ONVBrMbC23DcwUnzJS",
-	"OxbjCZcUBRHhkoYkLno4tBGrsjtt954HqDOEO32FkIRLM2bKErKCiPembMr0VQvylHZgm0GqYphMCZNb",
-	"OkUOjUu0RfrdGzuCjrW8ZAVUSYznkKdrGtFVcJmrorhFMWUyjbUuE0sBUXqqtQiPIumgBx90NISyKMzb",
-	"iMmmsKbM4CxB7uCQSFN/C2Nq2It4x7iffx3+GHRRhiTFyAxaIENBQ/u/Mcm1KUakP2icUKTtgCFGEoIG",
-	"WWN4Za/0NBsMjkNzvcxHzPN6/17r8/pLvVsMTGlPTlmW30NTM8yrhRDcT219b+qN76emKjn1/GlRlzSf",
-	"bT3UfMzLueZzs3499dZF3Kqoips3ARr32TTCHbqEv6HvHc/3iua1Rq/b2vd4ioyk1Bt7x71B71g7YaKW",
-	"5qLvHS21o761XsVZBNYARbpu4FLwbLE0EqaRdUEbt9fmBqbs8KnxXMdKuOwWND3LTYgsf3uN6tUq7w6r",
-	"tdEMB4Pdm2jMDLER2Lr8YTFjA/Pv3C6zMXHtPx6L9Kx5zauK7g1K/m1925JUdua+RuU4yJmxM2DCQEUW",
-	"pge1JWHvS6v387N7+2pIf6OHcO0/OqfWT7rWOz6xjrhVlX/NO/cIzGmsUIwbukqUD2TGb9HYlxnG/K6y",
-	"hj0IvrOT/kKUiZYOO8FYG1oupsxMqw2pJVAAv8LBPY3WBxarF2HTR35of9bLmMtTy2NOmZswLixdPZiw",
-	"FXC1RFGyMhoMIPjE8g5ajP47Q7EKemBDcwkhT3DKKDNhsryEOTc9ykERfAcaDUFIhKAoIfhO3tD0o7a6",
-	"gXWiBkTlDOYm+DvF0wD43CKs3Jp3IGOKxnnq3obp2y5x7dB+e0ul+pGLD3kvYEvbWiFQdQZ+o+ZTk7bv",
-	"lLVvD6GYbssym8NaDazF8C09f7lUtrX8HQ2GjqY/34XoeUq+ZqZcoijL8ujBIEvTsaARD95SntmS3YGs",
-	"Hd+2hsTqIL0HOyofpW+iowupbMUw0aC7rqSUAS9KoocN2HfD+OyyBMMW2nyjSZbA0WAw6FzWVfAGMZVA",
-	"1VZmFE8bbJTBFGXqeGhzyHptLfXBwGSQ868lh5QpXKCwLD5ikco2UtNX/2Tnoj/mSafPz3h76s/3ntQ/",
-	"3MtJe78s82UvUODsPXDAg3r3QaPx4LkQQW+7CeN0HEOgaNOug4Q6r/uDBGvs/zhkYHFv882JtcUJMSp0",
-	"gV+NX2VZMzUt4VVp6XA4GHSMSxkORrY0rUz29Y5IYJyZzMvDbu/K7ryv5F7IMJWot9kG9ijqrfd/PFHB",
-	"t6Hemni1FHOp22jXNBHRbcdhtH84GDmTZeWhgMzCZXvWs+6MPcIyE1/RPytqqNrpFRWWBy7PlvirUsH6",
-	"m0Wjwajdl/yOqx95xqKgrop0V018jeqfauhQwxeNu56hHb+TaXW85ravQfa9NNuW+ce25ha9rSyvyZvY",
-	"xzRq2tdOtFE9ssDcFrulCU+TTJFZjFNmGtIlHAa1zUwvVtER1PiSE9kIEzTsMA0Sj/fQBB0bZd1Ridba",
-	"96BR9ffb4fSUacrtwdo0p2GLsoVlMiTM5pgJ00jZRG3NI/hkuH7HlakzKYVR0LmcMgISNVt2meJlcfO+",
-	"xWGe62yR4ldkdrQZEDjPJEZ604spc7/TkPOXJ8/zxNxOrvVOUIXBlJnjrQpxgGzORWjeMNNEcLZLMGhV",
-	"J38lDKV6xaPVfnA7faBw+id46/73Qf97Y+GnWs2Nnt91s8CtRIbrv19gYq50XkbWqCLv2skByNHfE/7K",
-	"a6XPd4JWZTRWznuYnusR9wwD6unMbQlCW5Yo/3iBseSIEUYbSdO7JZcF7eb9qrxLIuS3KGppwymrcmaH",
-	"k+ufDiQ0M6M/moe+SZ4oFElnbFuW3xmP+BUO7EsRBwEwIgS/k6b0pUfblxtCIrFLmUQmqaK32PEh0AGq",
-	"mVvrFMjTj+WjqmfgIADF9f5TdkNZ3nhbpMgmLHqFMb877ARAosg689DMNTKRdRmYElsrcao9VytXqd3A",
-	"lmzlDsl+HaE+mh90SnCrZPxtcqnlCmuCaCYHG1vZbo6Dl8wTvnji6f/RX93Y4a9k/I5/8OLLE+s5D6du",
-	"3F1mL5K3cfwlBgmZNHfTFMhdGZznlXn+kAzOkyuXNnImlUXnYotBr8XT1eJXHOU7bqFxUAUCvV0Kkv8s",
-	"Rj6pGPl/rabPL1vWmp4MZUW702dXN44xX7aHw+XHCJhen8ZfyDGD4bDeYESiSOhYhs8hMH9sSGQs6Hi+",
-	"l5WNRON+/2h41hv0Br2j8fngfGDC9lzA7sDdN30zPsTatGhMYDNum9nh6sx6lSNo47XNepKJwpwmy6QE",
-	"mm0Ec9PcBYcObNZp7dqy4f8bAAD//w==",
+	"7FwJbyM5dv4rRGUCS0HpsCxfMhaJejzT6GSOTh8zQFqNLarqSeK6ilSTLLu1hv57wMe6i7Il2zM72QzQ",
+	"QFsqXu/xHd87SvdeKJK14MC18ib3HnylyToG/PudiGGqFFvyBLg236g0SajceBNvSiTQCCShxQBCNaFE",
+	"ghKpDIEspUjXnu/d0jgFM5lF3sQbqHSuQsnWmgmuBvRydLoYLc57p+HZSW88P5/3Ls4vL3ujU3q6uDyf",
+	"hyfz0SBf8rVZUQ00KC2Xg7UUtywCqQa/AI+E7E9TvRKS/Z2apQeydng1mA8X45PwdNyD84vz3vjibNS7",
+	"uJwf9+jZ6cmCXoaL8/G553ucJuBNvD1Hr6VYg9TM8iuUQDVErwx/zhYX8/l8Pu5dwmjeG89PTnv0hEa9",
+	"YTicD+kpvYhGZoFsys/cm3ij4eisd3zcGx1/OB5OhuZffzgc/o/nexEUPPMm3jugEaFhCEqRhZBEr4DM",
+	"WRwzviQaaIIHYzxkaxq/MUwPYRTC8Rh6F6fReW98NrrszaN52BufjqPh6fFldHlxXp30YbM2TPioQHq+",
+	"Zzh5DQvGmdkfF9yH+eUUNaBhFJ2P6Hnv5OTitDe+gEVvHo1HvcXZ8GwxpxfHFMwBVChw4xcTEs/30nV0",
+	"6KVkUx6+lK3vqY3SkFxTTSu3P9UPX+XTheTVpn4vMVX6RxGxBXt81+rYQ7auz6vuv/U9bT/uo37eduuj",
+	"PSmlom5PPhgZTlmse4yTd9a0mDXaBuS3Eb1M7/ccXdd7awLpPIb3RoCVN/nkDbzPTbX9hcEdoXFcmEjl",
+	"k3mqSSRAES60eSbuyEakRAuS0BsglG9IuKJ8CapvtgWZMKUMXd7k071HQ5397f3bwNhj3JRqOi0efPY9",
+	"LnTz83V9zPaz1fKfLBMs+73igl+Ze3nDzfXtc+0V7ntbc+9rKmkCGiRya7pmv4BUmQTUWWSkYPr2Dbm1",
+	"AwwfUgWZkWOKGK7jRlck5UYGdBptiErXayG1IsFoOBr1huPe8Dgw/MqcmVWN7IHne8xs9SUFualc/Jr1",
+	"sl2NyYMvKZMQeRMtUzCGaQUJannC+A/Al3rlTY4LVigtGV8WMl7KvWWoi0qzLRELtN2GaRU/eoXXfktj",
+	"FpHXH99c1ynZ0zMhjWuqVyWJsn20BymlX3NKR6dn/l6U192Ei25DUI3uqJhSp3NPTdxBZ+0gL0nle+ui",
+	"XKSh9/KJgluQNCbmUETBEu0fuWN6JVKNdMdAI+OrVUzVajLjQd3d3SsWbQOfuL5uurl7udwGvnsJ19iK",
+	"9bw37FJrGsJ2cG8I3dqvtgERcsaDlp39kXK6BEPOICn+zNc2R+7PeO0KX9CLO67ZgoV973Y4vnj8cj8A",
+	"p1w7RRefEBahLQqlUKqn7Xdmf1BaXSEkW2uICOURYUsuJERkvqmYqv4O66PzjXcc/2zcPu7WkK7Wgivr",
+	"hb6TUkgEIoLrDK/T9TpmoTXNf1PW4hb3c+9BOSVCw1+zEN99ZUorz/cSUIouIRPzhrUiNDaeZ0MAh/eR",
+	"kSUR30hYeBPvXwZlmDGwT9UAT/wuo8FSVOf6lG/IgrI4leATxlF5pu9+JHhuAvwWYrGG6pbIiW/reMml",
+	"qzeMR8YMsQi4ZnpD5rAyX9HM3aIt4mliXGsGt6YlLz3fs8oQvcnme773X7Ax7rdxTb69l2kUoTWi8Ru+",
+	"EO0zlc8z4hhfCJnQ3C7WAQdzrmHoakzLDiPmf4NQl777QY44V6goSWtNJPAaNGWxgzBuCfLRAhIOyihI",
+	"hKNV7giUcYZqRdfQppXuz7nG0ZmGRO0lg43bKYmkUtKN+WwVpLU3SWi4Yhx6RgUMACRmoE+gv+yTwKVO",
+	"gYOpRuyRH+0dfrL8Qhaqw4jKbsRBTKHPbXpWaUJ5SU020nlmTeUStFuYFgziiAhJCuhHqCYLmsbaJ3cr",
+	"4OSGi7sdAlYa9E+W7+WJP+8Sv8KKuCGlw2Y05aywhXsztnFUu4DrhG8L2O5iuQJt9CDD8pme3LE4CqmM",
+	"lE8SxlOFasKF7mXDHHqSw/nWDiaqME4p38AKpw0YgppMte+4ITm12GLXRmYQqZxz/+WrkUprdfuAwNcw",
+	"TiOIyEKKhATZPsHBG10/RMp1hYTmjhUeHLSry3S+rWdczDFQScogf7ehLrI1VyQwgwOrWCaQXLJb4A4X",
+	"9jpLyb0HectCKHb3fO97IYEteT7iGswApz9rZwWbEt1ACA7/5UBYweAeEd320MReBlr7CAVp9DOPNzkU",
+	"bJ2d74zHKoAGQ7MOxVClu9eydeoeMiB15r0t57XSSQ+t8r4cudOnT+M7ulEk2IeH+zCvYe1YlKPXbGSN",
+	"Cy4rWCfdYrS3tcxA+1bmItqgcSQ2B9YTsmezcznsbgvXS1xGg9iDKPuBKf0OFGpxk6afOZA1XWLk39AS",
+	"h0nn8FX/wPiNmzcf3/2Q4yczENe9InSujAwLC5ZjquyDvcS4SLQ9pB7Krs1Use5ekKRhNVzWscpxe5TH",
+	"mf22xrCHzn2kSMndPvmZF4EbCSrZ8gCDt6CZQwgIlTDj+RGvbP4CaNQTPN6QBJI5SEU6AdowE7wXmX3z",
+	"ocgoV5682mDgXuSngy5JqAlECN7gnIY3eBYqIQ8mbYDdKDoIHhX51Bb2nr6afkuKIbnv/493WZj9KbMO",
+	"77WQdAkDZf+fhqFIsWgSi3nmLNTAxJWUcZBqYhT/M3mPkvPdl5TGihzFYqmO0JJUAteL48uRQ9KKEz2Y",
+	"CSxGkZjyZWr0JkvRXRFkezDqDwPCVBF5+zb01uY7c0OZO7WekVYWZKp0kpXjHp+5Dltm7F2nLISH6BXV",
+	"maGKcPu6D3xU/yrFoOZGaC4xI8oSVDob6XgTA8mgZ77dZ4cIYliaPRrhay4PrtTHmyg3M8VsYvM/URk+",
+	"53mbBj9t2sVxjMoGbfxQ+ZxvXefk4zvU6l8P3tqRIta4EBbVvP5BmcFW8exha1jHfVtXjc116EbClLBo",
+	"QoKBK/V3YJHkfpliznHGg6dONdEe5RubBSVzWAhjMKvL9fv9oE8yXCJBp5KbsESRp+5pzeFhWb6iyPgI",
+	"CLRkYCxG6wnbvVS5UnXcw2agm86mPMVwVAqWzd1+KJd+lu1o+GdHjr2qcrscd73654wbKuLdKRxsd98Y",
+	"4omC9LzYoXnuvGjzwnFDefB63PBE/F/hw++G/8s9H0LJDp7+sdGx67B7o+KKTjwPFTvlo3XeX1e2TQej",
+	"jzgWdwox090KDM7UJKTcYFBrgSDq71Ht3lkMU2WZr7EsoZp0gkGA5RS4BbnBA3QPTEc9hCOQ0GJ/hq0y",
+	"zkRmrarudAt5Bo1HZTLIleB60OWXSUAHJWX1fad8GWUrMstYoXfnkt3mIKgU8QPjq4NvU6VFgp/3TPS/",
+	"ryUodgBUw6QEO0ZsrYQkoGlENe3v6pea6kfwLul8/PBtd6fnOhSwF6C1hderKHb3qvsAvHoJattu1nH6",
+	"6RrfnkJ5s83ncfLjct99mODqBzqIE9udljaXMwPRIEwl05v3Zg0rK4KmejVyuLm/pxJ60+ue0psYyM/G",
+	"z5FRf0hYso5ZyDRZxOKuX20X0fQGFGLVOVAJkmhxA3yCxIc0jkESpmbcfAwEiwISxpQlNg31n79+IB2m",
+	"FUEbqFOJloULTcIVhDcQdX0CsQJcrIryTFQP0YwvWAwkoWtrGnFnokVlUh6yFpMtyjVUWNyT0YWmuOrU",
+	"P8rYm3grrddqMhjEYsl4v1J5jkVIY3NBieADy81BPh/y3jvcIVUg/8qSNUglOM34XH4GshGpJGaUibtF",
+	"yrWt3eb3aG8Kv8oLlZg6CPHMWcW7PFnLkFeeHSkCSRrTPBSknEzf/Zjd9btX02/J9O2bSSuVRua2ltsE",
+	"ZlrMOK1cC3rCFQNJZbhiIY3zHg5jxMrsTtO9ZwHqHMidUSGg4QrHzHhCNyQS/RmfcaNqQZbSDmwzSFkM",
+	"U2vK1Y5OkQ66RFuk37+xI+hay0s3hGkF8YJk6ZpadBVcZaIob0HOuFrHRpapPQHVZqq1CI8i6aBP3pto",
+	"CFRemLcRk01hzTjiLEnvSIcqrL+FMUPyItFF9/Ovo++DHqiQriHCQUvgIFlo/0eTXJmCLP3O4IQ8bUc4",
+	"QKRIUDvWhLyyKj1Lh8OTENUL/4Qsr/fvlT6vv1S7xQiW9tSMp5keYs0wqxaS4H5m63szb3I/w6rkzPNn",
+	"eV0S/7b1UPwzK+fi3/X69czb5nGrZjquawKp6TM2wnVczG/Je9fzvbx5rdbrtvU9sQZO18ybeCf9Yf/E",
+	"OGGqV6joB0ZLZsrOim/eDCOEBXZdn9iLP1Jk5sVMYXsjCRF0IAEoODSbOPOMQVGE6YmFgzNedIMi7MKr",
+	"NyYUoqY++ha83hq7jZm/EqH2SfDNgsUaZEComnFUeCuonYBqBLBTHr2CWNx1ukHea2kM+soE/BaTYj8q",
+	"1sPnm/x05qqMHw2tpKLbQJIdjW3qiLBIESrB3nzRxYi91HXorv5qIqOptg1HXr158lML1eW4kcAXcmQr",
+	"YUeBTwJji/G7CuyrPyjh35HFg2121BvyaltZAHq0o50p4/mubqbj4cjRz/S50c80Gg736Gbar9NoZ+zp",
+	"aDpyB3Q4LKvNuvcqDm+7BCyQKfqbzZ7W5ePFHqnWHsYk0CU28zZEwvu8bcmB6wTlkEGlyXZrZh+cGGkm",
+	"eLY7td+IgnI525UU6XKFRLPIos2Wo7ZpwBnvPDV1091HpV6DfrXJGkEPlrDqGzGylcNy3UM+oxXe790Z",
+	"15q4j5Q+X0hfg3Zc5BwhBcGMz8tJaKtdeOsfLtVPaxnYKcq/Zk26lFgDNqnJKtU+oXNxC+iR5sZIlsCn",
+	"9DR/yQxppxtMDKYScsZxWmVIJVdqLTeLtrkZzjIkH0THfm2WQeWplCxm3H0wIe25+mTKN0ToFciClPFw",
+	"SIKPPGuWh+i/jc0OjHMzllCRUCQw44xjRkxdkYXA1xGCPM8WmMCHhFRKBooE36gbtv5gAFZg8TLGS6W3",
+	"NWjrGy3WARELG0xlwK1LUq5ZnPtqzMjtUuLKpaFf/F7I91nb78N+sbwDv1berXDbd/Lar/rCjgXVjmGN",
+	"XvV8+Ev6Q98Fs8SafkmxMqoZT7NEAQaR2Jxkghu4ZSK11fkjVbm+Xb3H5UV6DzZPP3q+qSaJQC/HFElM",
+	"fF0VUsaJyLsfOrUI74aL+VUR99oo5itL0oQcD4fD7lVVBG8A1gYl7iRGi3WNjCJvwrg+GdlykVnbcH04",
+	"xGJR9rGgkHENS5CWxEcsUtEx/kT4UmnGzvLLn57xouQf75XI/3fvIR78Xtzng0CBs83IAQ+qjUa1HqMX",
+	"wbEtGLcQMg+sGiChSuvhIMEa+98PGVjcW39JamtxQgwaXODX4FdVtEfg2x9lFbkzGg676FJGw7HtQtFY",
+	"aLmjJsjkmGR92O1d250P5dwLGaYC9dY7Ph9FvdVWrycK+C7UW2Gv4WLGdZvYwn5Btus6UPpHw7Ezg1Fc",
+	"ClFpuGrOepbO2Cssim7l+ed5u4Rxenkx9QHl2RF/lSJYfYlwPBw3X0H4SejvRcqjoCqKbF9JfA36TzF0",
+	"iOGLxl3PkI7fyLQ63mg91CD73jrdVeSDpuTmbew8a7/B2Ad7su0bZsaoHltgbvtaFIanSarpPIYZx3dP",
+	"FOkElc2w7TJv/qt9yA5ZCxMM7MBeqMfb5YKujbLumAJr7fuk1uDjN8PpGTcntxdrKxpIFuNLS2RIuS0n",
+	"UW6QMkZt9Sv4iFT/JDSWlLWGKOhezTglCgxZdpn8dyHw1apOVtZoJU6LY3aNGZCwSBVEZtPLGXe/vpTR",
+	"l9XJshz8Xq71TjINwYzj9ZY1dwJ8IWSIL5OaQwi+TzBoRSd7+xOUfiWizWFwe/1Aj8Qf4Ac2fhv0fzAW",
+	"fqrVbLX3b+u9LFqmsP3nBSao0lnHiEEVWYNeBkCO/5nwV9YW8XwnaEXGYOWsXfG5HvHAMGCfSpetQNYq",
+	"U+6aFLlbCQWVSlTeEBWKW5CVtOGMlzmzji2X1TOj3+NDH5MnGmTSnRB31YdwKqW4U1jlNqPte0whVdBj",
+	"XAFXTLNb6O6sDmHmy10f0sLsP+M3jGc99q7qGY0i68xrVb4KD7Ca3kicGs/VyFUaN7AjW7ln/ezPutkz",
+	"Ek//h35gZ48fxPkNf9vm8xPrOf/Q+mOrmSVVqJtlafxFyzy/SwbnyZVLGznT0qILucOgV+LpcvFrAeon",
+	"YaFxUAYC/X0Kkn8WI59UjPxHi+nzy5aV/kY8Wd7Z+MnVeIfmy7ZrufwYJdjWV/sxLBxMOtVeQhpF0sQy",
+	"YkEC/F0xmfKg6/leWvQMTgaD49F5f9gf9o8nF8OLIYbtGYPdgbuPLXI+sc09PMoybu3scHln/dIRNPFa",
+	"u56EUZjTZGFKoN5GsMA+TtJxYLNuY9eGDf/fAAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

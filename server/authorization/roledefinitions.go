@@ -47,14 +47,29 @@ func (s *Server) RoleDefinitionsList(ctx context.Context, req gen.RoleDefinition
 	if !ok {
 		return nil, errUnsupportedRoleDefinitionFilter(deref(req.Params.Filter))
 	}
-	out := gen.RoleDefinitionsList200JSONResponse{Value: []gen.RoleDefinition{}}
+	return gen.RoleDefinitionsList200JSONResponse(s.listRoles(filter, scope.Key)), nil
+}
+
+// RoleDefinitionsListAtTenant lists every role definition: at the tenant root each custom
+// role is below the scope, wherever it is assignable (ARM lists a tenant's custom roles so).
+func (s *Server) RoleDefinitionsListAtTenant(ctx context.Context, req gen.RoleDefinitionsListAtTenantRequestObject) (gen.RoleDefinitionsListAtTenantResponseObject, error) {
+	filter, ok := parseRoleDefinitionFilter(deref(req.Params.Filter))
+	if !ok {
+		return nil, errUnsupportedRoleDefinitionFilter(deref(req.Params.Filter))
+	}
+	filter.AndBelow = true
+	return gen.RoleDefinitionsListAtTenant200JSONResponse(s.listRoles(filter, "")), nil
+}
+
+// listRoles is the list of the roles filter keeps at the scope key, in name order.
+func (s *Server) listRoles(filter roleDefinitionFilter, scopeKey string) gen.RoleDefinitionListResult {
+	out := gen.RoleDefinitionListResult{Value: []gen.RoleDefinition{}}
 	for _, id := range s.roles.order {
-		r := s.roles.byID[id]
-		if filter.keeps(r, scope.Key) {
+		if r := s.roles.byID[id]; filter.keeps(r, scopeKey) {
 			out.Value = append(out.Value, roleToWire(r))
 		}
 	}
-	return out, nil
+	return out
 }
 
 func roleToWire(r RoleDefinition) gen.RoleDefinition {

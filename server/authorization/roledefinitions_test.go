@@ -93,6 +93,29 @@ func TestRoleDefinitions(t *testing.T) {
 			t.Errorf("another subscription and below: %v, want the 5 built-ins", got)
 		}
 	})
+	t.Run("the tenant root lists every role, custom ones wherever assignable", func(t *testing.T) {
+		for filter, want := range map[string][]string{
+			"":                     {"Contributor", "Owner", "Reader", "Role Based Access Control Administrator", "Storage Reader", "User Access Administrator"},
+			"type eq 'CustomRole'": {"Storage Reader"},
+			"roleName eq 'reader'": {"Reader"},
+		} {
+			params := &gen.RoleDefinitionsListAtTenantParams{ApiVersion: apiVersion}
+			if filter != "" {
+				params.Filter = &filter
+			}
+			resp, err := c.RoleDefinitionsListAtTenantWithResponse(ctx, params)
+			if err != nil || resp.StatusCode() != 200 {
+				t.Fatalf("%q: %v %s", filter, err, resp.Body)
+			}
+			var got []string
+			for _, r := range resp.JSON200.Value {
+				got = append(got, *r.Properties.RoleName)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%q: %v, want %v", filter, got, want)
+			}
+		}
+	})
 	t.Run("unsupported filter", func(t *testing.T) {
 		f := "type eq 'CustomRole' and roleName eq 'Reader'"
 		resp, _ := c.RoleDefinitionsListWithResponse(ctx, subScope, &gen.RoleDefinitionsListParams{ApiVersion: apiVersion, Filter: &f})

@@ -363,18 +363,21 @@ func TestRoleAssignmentsSDK(t *testing.T) {
 	t.Run("RoleDefinitionListByType", func(t *testing.T) {
 		// The filter az and PowerShell send to list custom roles only (ARM's
 		// RoleDefinitionFilter); the seed has none, so the built-ins are all there is.
-		for filter, want := range map[string]int{"type eq 'CustomRole'": 0, "type eq 'BuiltInRole'": len(sdkBuiltInRoles)} {
-			pager := sdk.definitions.NewListPager(sdkSubScope, &armauthorization.RoleDefinitionsClientListOptions{Filter: to.Ptr(filter)})
-			n := 0
-			for pager.More() {
-				page, err := pager.NextPage(ctx)
-				if err != nil {
-					t.Fatalf("%s: NextPage: %v", filter, err)
+		// The scope "" is the tenant root, as the custom-roles REST doc lists a tenant's.
+		for _, scope := range []string{sdkSubScope, ""} {
+			for filter, want := range map[string]int{"type eq 'CustomRole'": 0, "type eq 'BuiltInRole'": len(sdkBuiltInRoles)} {
+				pager := sdk.definitions.NewListPager(scope, &armauthorization.RoleDefinitionsClientListOptions{Filter: to.Ptr(filter)})
+				n := 0
+				for pager.More() {
+					page, err := pager.NextPage(ctx)
+					if err != nil {
+						t.Fatalf("scope %q, %s: NextPage: %v", scope, filter, err)
+					}
+					n += len(page.Value)
 				}
-				n += len(page.Value)
-			}
-			if n != want {
-				t.Errorf("%s: %d role definitions, want %d", filter, n, want)
+				if n != want {
+					t.Errorf("scope %q, %s: %d role definitions, want %d", scope, filter, n, want)
+				}
 			}
 		}
 	})
