@@ -44,7 +44,9 @@ func (s *Server) RoleAssignmentsCreate(ctx context.Context, req gen.RoleAssignme
 // create-versus-update rules live, used by PUT and by the seed.
 func (s *Server) apply(tx *store.Tx, scope Scope, name string, want store.RoleAssignment, caller Caller) (out store.RoleAssignment, created bool, err error) {
 	nameKey := strings.ToLower(name)
-	now := s.cfg.Now().UTC()
+	// ARM's times have 7 fractional digits at most (.NET's ticks of 100 ns:
+	// 2022-01-15T21:08:45.4904312Z); Go's clock gives 9.
+	now := s.cfg.Now().UTC().Truncate(100 * time.Nanosecond)
 	old, exists := s.tables.Assignments.Get(tx, nameKey)
 	if exists {
 		// Names are unique across all scopes; only the mutable fields may change.
