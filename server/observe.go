@@ -44,8 +44,9 @@ func routeIDs(specs ...*openapi3.T) map[string]string {
 }
 
 // observed records every request once it has been answered: a structured log line (never
-// headers, so never tokens or keys, and hosted link tokens masked in the path), metrics, and (for the APIs, not /_understudy) the
-// journal. It runs before routing, so it sees the path as the client sent it.
+// headers, so never tokens or keys, and hosted link tokens masked in the path), metrics,
+// and (for the APIs, not /_understudy) the journal. It runs before routing, so it sees the
+// path as the client sent it.
 func (s *Server) observed(c echo.Context, next echo.HandlerFunc) error {
 	start := time.Now()
 	req := c.Request()

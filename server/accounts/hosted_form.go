@@ -216,9 +216,10 @@ func accountValue(a store.Account, name string) string {
 	return ""
 }
 
-// newFormPage lays out the form of link l for account a, posting to action: the fields the account still
-// lacks (all four when the link collects eventually_due fields or updates the account),
-// prefilled with what is known or, when answering a submission, with what was sent.
+// newFormPage lays out the form of link l for account a, posting to action: the fields the
+// account still lacks (all four when the link collects eventually_due fields or updates the
+// account), prefilled with what is known or, when answering a submission, with what was
+// sent.
 func newFormPage(action string, l store.AccountLink, a store.Account, nonce string, in *formInput, problems map[string]string) formPage {
 	heading := "Account onboarding"
 	if l.UseCase == string(gen.AccountLinkUseCaseTypeAccountUpdate) {

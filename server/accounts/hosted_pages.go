@@ -126,11 +126,7 @@ func LoggedPath(path string) string {
 	}
 	i := strings.LastIndexByte(path, '/')
 	token := path[i+1:]
-	prefix := token[:strings.LastIndexByte(token, '_')+1]
-	if len(token)-len(prefix) < 8 {
-		return path[:i+1] + prefix + "****"
-	}
-	return path[:i+1] + prefix + "****" + token[len(token)-4:]
+	return path[:i+1] + masked(token, token[:strings.LastIndexByte(token, '_')+1])
 }
 
 // writeHostedError answers an error met on a hosted page (/r/...) as an HTML page with the

@@ -120,10 +120,16 @@ func maskKey(k string) string {
 			break
 		}
 	}
-	if len(k)-len(prefix) < 8 {
+	return masked(k, prefix)
+}
+
+// masked is secret s, which starts with prefix, as messages and logs may show it: the
+// prefix and, when at least 8 characters follow it, the last four.
+func masked(s, prefix string) string {
+	if len(s)-len(prefix) < 8 {
 		return prefix + "****"
 	}
-	return prefix + "****" + k[len(k)-4:]
+	return prefix + "****" + s[len(s)-4:]
 }
 
 // checkServiceVersion requires a supported Service-Version on every /v2 request.

@@ -143,10 +143,10 @@ func parseUpdateMask(s string) (map[string]bool, error) {
 
 // mergeAttachments is the group's attachment map after a patch; cleared says the patch
 // gave attachments as null.
-func mergeAttachments(current, given map[string]string, removed []string, mask map[string]bool, cleared bool) map[string]string {
+func mergeAttachments(current, sent map[string]string, removed []string, mask map[string]bool, cleared bool) map[string]string {
 	if mask["attachments"] || cleared && len(mask) == 0 {
 		out := map[string]string{}
-		for k, v := range given {
+		for k, v := range sent {
 			out[k] = v
 		}
 		return out
@@ -158,7 +158,7 @@ func mergeAttachments(current, given map[string]string, removed []string, mask m
 	for k, v := range current {
 		out[k] = v
 	}
-	for k, v := range given {
+	for k, v := range sent {
 		out[k] = v
 	}
 	for _, k := range removed {
