@@ -136,6 +136,11 @@ func New(doc *openapi3.T, o Options) (*Validator, error) {
 			// Authentication is Echo middleware in front of validation; kin only needs to
 			// know that the schemes are taken care of.
 			AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
+			// kin's SchemaError.Error() otherwise appends the schema and the offending value
+			// as indented JSON, whose size grows with the square of the value's nesting: a
+			// 1 MB body of deep arrays in an unknown member took gigabytes to describe. The
+			// messages built here (convert) never used those details.
+			SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.DisableSchemaErrorDetails()},
 		},
 		fastJSON:     stockJSONDecoder(),
 		unknownQuery: o.RejectUnknownQuery,
@@ -209,7 +214,7 @@ func (v *Validator) prepare(rt *routers.Route) *route {
 	if op.RequestBody != nil {
 		r.body = op.RequestBody.Value
 		// As ValidateRequestBody builds them for v.options.
-		r.bodyOpts = []openapi3.SchemaValidationOption{openapi3.VisitAsRequest()}
+		r.bodyOpts = append([]openapi3.SchemaValidationOption{openapi3.VisitAsRequest()}, v.options.SchemaValidationOptions...)
 		if v.options.ExcludeReadOnlyValidations {
 			r.bodyOpts = append(r.bodyOpts, openapi3.DisableReadOnlyValidation())
 		}

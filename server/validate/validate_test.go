@@ -411,3 +411,38 @@ func BenchmarkCheckBody(b *testing.B) {
 		})
 	}
 }
+
+// TestDeepValueErrorStaysSmall: a body refused for a deeply nested value (an unknown member
+// holding 3000 nested arrays) is described without the value. kin's SchemaError.Error()
+// appends the value as indented JSON, which grows with the square of the nesting (18 MB
+// for this 6 KB body, gigabytes for a 1 MB one), and convert asks for it.
+func TestDeepValueErrorStaysSmall(t *testing.T) {
+	doc, err := CachedJSON("accounts", accountsgen.GetSpecJSON)()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := New(doc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const depth = 3000
+	for _, body := range []string{
+		`{"zz":` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}`,
+		`{"metadata":{"a":` + strings.Repeat(`{"b":`, depth) + `1` + strings.Repeat("}", depth) + `}}`,
+	} {
+		req := newRequest(http.MethodPost, "/v2/core/accounts", "application/json", body, withLength)
+		req.Header.Set("Service-Version", "2026-05-27.dahlia")
+		err := v.CheckRequest("createAccount", req, nil)
+		var ve *Error
+		if !errors.As(err, &ve) || ve.Status != http.StatusBadRequest {
+			t.Fatalf("got %v, want a 400", err)
+		}
+		var se *openapi3.SchemaError
+		if !errors.As(err, &se) {
+			t.Fatalf("got %v, want a schema error", err)
+		}
+		if n := len(se.Error()); n > 1000 {
+			t.Errorf("%.40s...: the schema error is %d bytes long, want it without the value", body, n)
+		}
+	}
+}
