@@ -270,7 +270,9 @@ func violations(params openapi3.Parameters, op *openapi3.Operation) []violation 
 		}
 	}
 	vs = append(vs, violation{what: "body of the wrong type", mention: "", mutate: func(r *request) { r.body, r.contentType = `["an array"]`, "application/json" }})
-	vs = append(vs, violation{what: "missing body", mention: "body", mutate: func(r *request) { r.body = "" }})
+	if op.RequestBody.Value.Required {
+		vs = append(vs, violation{what: "missing body", mention: "body", mutate: func(r *request) { r.body = "" }})
+	}
 	return vs
 }
 

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -546,6 +547,13 @@ type CapabilityStatusDetailCode string
 // CapabilityStatusDetailResolution defines model for CapabilityStatusDetail.Resolution.
 type CapabilityStatusDetailResolution string
 
+// CloseAccountRequest Body of `closeAccount`.
+type CloseAccountRequest struct {
+	// AppliedConfigurations Every configuration applied to the account, and no other; may be left out for an
+	// account without configurations.
+	AppliedConfigurations []ConfigurationType `json:"applied_configurations,omitempty"`
+}
+
 // CollectionFields Which requirements to collect; `currently_due` (default) or also `eventually_due`.
 type CollectionFields string
 
@@ -648,6 +656,10 @@ type EntityType string
 
 // ErrorObject Details of an error.
 type ErrorObject struct {
+	// AppliedConfigurations Only on `configs_must_match_to_close`: the configurations applied to the account,
+	// which the close request must name.
+	AppliedConfigurations []ConfigurationType `json:"applied_configurations,omitempty"`
+
 	// Code Machine-readable code, for example `accounts_v2_access_blocked`,
 	// `configs_must_match_to_use_account_links`, `not_found`,
 	// `account_rate_limit_exceeded`, `idempotency_key_in_use`.
@@ -761,6 +773,13 @@ type MerchantConfigurationParams struct {
 //
 // Example: {"order_id":"6735"}
 type Metadata map[string]string
+
+// MetadataUpdate Changes to the account's metadata: each key sent with a value is added or replaced,
+// each key sent as `null` is removed, and keys not sent are kept. Keys are at most 40
+// characters, values at most 500; the account keeps at most 50 keys.
+//
+// Example: {"order_id":null,"region":"emea"}
+type MetadataUpdate map[string]*string
 
 // RecipientBankAccountsCapabilities Payout capabilities to bank accounts.
 type RecipientBankAccountsCapabilities struct {
@@ -940,6 +959,35 @@ type RestrictedCapability struct {
 //
 // Example: 2026-05-27T09:14:03.512Z
 type Timestamp = string
+
+// UpdateAccountRequest Body of `updateAccount`. Every member is optional; members left out keep their value.
+type UpdateAccountRequest struct {
+	// Configuration Configurations to apply to the account, each with its requested capabilities.
+	Configuration *AccountConfigurationParams `json:"configuration,omitempty"`
+
+	// ContactEmail Primary contact email address of the account; `null` removes it.
+	ContactEmail nullable.Nullable[string] `json:"contact_email,omitempty"`
+
+	// Dashboard Which dashboard the account has access to.
+	Dashboard *Dashboard `json:"dashboard,omitempty"`
+
+	// DisplayName Name shown for the account; `null` removes it.
+	DisplayName nullable.Nullable[string] `json:"display_name,omitempty"`
+
+	// Identity Information about the company, individual or other entity behind the account.
+	Identity *AccountIdentityParams `json:"identity,omitempty"`
+
+	// Include Optional sections to populate in the returned account.
+	Include []AccountInclude `json:"include,omitempty"`
+
+	// Metadata Changes to the account's metadata: each key sent with a value is added or replaced,
+	// each key sent as `null` is removed, and keys not sent are kept. Keys are at most 40
+	// characters, values at most 500; the account keeps at most 50 keys.
+	//
+	//
+	// Example: {"order_id":null,"region":"emea"}
+	Metadata *MetadataUpdate `json:"metadata,omitempty"`
+}
 
 // V2CoreAccount A connected account. Every member is always present; optional sections
 // (`configuration`, `defaults`, `future_requirements`, `identity`, `requirements`) are
@@ -1129,9 +1177,8 @@ type ListAccountsParams struct {
 	// `applied_configurations[]` are rewritten to it before validation, as for `include`.
 	AppliedConfigurations AppliedConfigurations `form:"applied_configurations,omitempty" json:"applied_configurations,omitempty"`
 
-	// Closed Lists only closed accounts (`true`) or only open ones (`false`, the default). This
-	// server has no way to close an account (no `/close` operation), so every account is
-	// open and `closed=true` lists none.
+	// Closed Lists only closed accounts (`true`, closed with `closeAccount`) or only open ones
+	// (`false`, the default).
 	Closed *Closed `form:"closed,omitempty" json:"closed,omitempty"`
 
 	// ServiceVersion API version the request is written against: a date followed by a release name.
@@ -1170,6 +1217,36 @@ type RetrieveAccountParams struct {
 	ServiceVersion ServiceVersion `json:"Service-Version"`
 }
 
+// UpdateAccountParams defines parameters for UpdateAccount.
+type UpdateAccountParams struct {
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+
+	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// platform and mode, within the retention window, performs nothing new and returns the
+	// current result with the original status. The same key with a different body is
+	// rejected (400 `idempotency_error`); the same key while the first request is still in
+	// flight is rejected (409 `idempotency_key_in_use`). A UUID is recommended.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CloseAccountParams defines parameters for CloseAccount.
+type CloseAccountParams struct {
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+
+	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// platform and mode, within the retention window, performs nothing new and returns the
+	// current result with the original status. The same key with a different body is
+	// rejected (400 `idempotency_error`); the same key while the first request is still in
+	// flight is rejected (409 `idempotency_key_in_use`). A UUID is recommended.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // SubmitAccountLinkFormdataRequestBody defines body for SubmitAccountLink for application/x-www-form-urlencoded ContentType.
 type SubmitAccountLinkFormdataRequestBody = HostedForm
 
@@ -1178,6 +1255,12 @@ type CreateAccountLinkJSONRequestBody = CreateAccountLinkRequest
 
 // CreateAccountJSONRequestBody defines body for CreateAccount for application/json ContentType.
 type CreateAccountJSONRequestBody = CreateAccountRequest
+
+// UpdateAccountJSONRequestBody defines body for UpdateAccount for application/json ContentType.
+type UpdateAccountJSONRequestBody = UpdateAccountRequest
+
+// CloseAccountJSONRequestBody defines body for CloseAccount for application/json ContentType.
+type CloseAccountJSONRequestBody = CloseAccountRequest
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -1382,6 +1465,72 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v2/core/accounts/{id} (the `RetrieveAccount` operationId).
 	RetrieveAccount(ctx context.Context, id AccountId, params *RetrieveAccountParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateAccountWithBody Update an account
+	//
+	// Updates an open account of the platform in the mode of the API key. Members sent
+	// replace the stored ones; members left out are kept. `display_name` and
+	// `contact_email` sent as `null` are removed; a `metadata` key whose value is `null`
+	// is removed and the other keys are added or replaced. A configuration sent is applied
+	// to the account (it joins `applied_configurations`) and the capabilities it names are
+	// requested or withdrawn; configurations and capabilities not sent are kept. An update
+	// takes one of the account's concurrency slots, as link creation does (429
+	// `account_rate_limit_exceeded` beyond the limit); a closed account is refused (400
+	// `account_closed`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v2/core/accounts/{id} (the `UpdateAccount` operationId).
+	UpdateAccountWithBody(ctx context.Context, id AccountId, params *UpdateAccountParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateAccount Update an account
+	//
+	// Updates an open account of the platform in the mode of the API key. Members sent
+	// replace the stored ones; members left out are kept. `display_name` and
+	// `contact_email` sent as `null` are removed; a `metadata` key whose value is `null`
+	// is removed and the other keys are added or replaced. A configuration sent is applied
+	// to the account (it joins `applied_configurations`) and the capabilities it names are
+	// requested or withdrawn; configurations and capabilities not sent are kept. An update
+	// takes one of the account's concurrency slots, as link creation does (429
+	// `account_rate_limit_exceeded` beyond the limit); a closed account is refused (400
+	// `account_closed`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v2/core/accounts/{id} (the `UpdateAccount` operationId).
+	UpdateAccount(ctx context.Context, id AccountId, params *UpdateAccountParams, body UpdateAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CloseAccountWithBody Close an account
+	//
+	// Closes an open account. `applied_configurations` must name every configuration
+	// applied to the account, and no other (400 `configs_must_match_to_close`, whose error
+	// lists the account's configurations); an account without configurations may be closed
+	// with none named, or with no body at all. A closed account is still retrieved (with
+	// `closed: true`, its contact details, identity and configuration sections `null`, and
+	// no requirements) and is listed only with `closed=true`; it can no longer be updated,
+	// closed again or linked to (400 `account_closed`). Closing takes one of the account's
+	// concurrency slots, as an update does.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v2/core/accounts/{id}/close (the `CloseAccount` operationId).
+	CloseAccountWithBody(ctx context.Context, id AccountId, params *CloseAccountParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CloseAccount Close an account
+	//
+	// Closes an open account. `applied_configurations` must name every configuration
+	// applied to the account, and no other (400 `configs_must_match_to_close`, whose error
+	// lists the account's configurations); an account without configurations may be closed
+	// with none named, or with no body at all. A closed account is still retrieved (with
+	// `closed: true`, its contact details, identity and configuration sections `null`, and
+	// no requirements) and is listed only with `closed=true`; it can no longer be updated,
+	// closed again or linked to (400 `account_closed`). Closing takes one of the account's
+	// concurrency slots, as an update does.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v2/core/accounts/{id}/close (the `CloseAccount` operationId).
+	CloseAccount(ctx context.Context, id AccountId, params *CloseAccountParams, body CloseAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // OpenAccountLink Open the hosted flow of an account link
@@ -1594,6 +1743,112 @@ func (c *Client) CreateAccount(ctx context.Context, params *CreateAccountParams,
 // Corresponds with GET /v2/core/accounts/{id} (the `RetrieveAccount` operationId).
 func (c *Client) RetrieveAccount(ctx context.Context, id AccountId, params *RetrieveAccountParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRetrieveAccountRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateAccountWithBody Update an account
+//
+// Updates an open account of the platform in the mode of the API key. Members sent
+// replace the stored ones; members left out are kept. `display_name` and
+// `contact_email` sent as `null` are removed; a `metadata` key whose value is `null`
+// is removed and the other keys are added or replaced. A configuration sent is applied
+// to the account (it joins `applied_configurations`) and the capabilities it names are
+// requested or withdrawn; configurations and capabilities not sent are kept. An update
+// takes one of the account's concurrency slots, as link creation does (429
+// `account_rate_limit_exceeded` beyond the limit); a closed account is refused (400
+// `account_closed`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v2/core/accounts/{id} (the `UpdateAccount` operationId).
+func (c *Client) UpdateAccountWithBody(ctx context.Context, id AccountId, params *UpdateAccountParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateAccountRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateAccount Update an account
+//
+// Updates an open account of the platform in the mode of the API key. Members sent
+// replace the stored ones; members left out are kept. `display_name` and
+// `contact_email` sent as `null` are removed; a `metadata` key whose value is `null`
+// is removed and the other keys are added or replaced. A configuration sent is applied
+// to the account (it joins `applied_configurations`) and the capabilities it names are
+// requested or withdrawn; configurations and capabilities not sent are kept. An update
+// takes one of the account's concurrency slots, as link creation does (429
+// `account_rate_limit_exceeded` beyond the limit); a closed account is refused (400
+// `account_closed`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v2/core/accounts/{id} (the `UpdateAccount` operationId).
+func (c *Client) UpdateAccount(ctx context.Context, id AccountId, params *UpdateAccountParams, body UpdateAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateAccountRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CloseAccountWithBody Close an account
+//
+// Closes an open account. `applied_configurations` must name every configuration
+// applied to the account, and no other (400 `configs_must_match_to_close`, whose error
+// lists the account's configurations); an account without configurations may be closed
+// with none named, or with no body at all. A closed account is still retrieved (with
+// `closed: true`, its contact details, identity and configuration sections `null`, and
+// no requirements) and is listed only with `closed=true`; it can no longer be updated,
+// closed again or linked to (400 `account_closed`). Closing takes one of the account's
+// concurrency slots, as an update does.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v2/core/accounts/{id}/close (the `CloseAccount` operationId).
+func (c *Client) CloseAccountWithBody(ctx context.Context, id AccountId, params *CloseAccountParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCloseAccountRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CloseAccount Close an account
+//
+// Closes an open account. `applied_configurations` must name every configuration
+// applied to the account, and no other (400 `configs_must_match_to_close`, whose error
+// lists the account's configurations); an account without configurations may be closed
+// with none named, or with no body at all. A closed account is still retrieved (with
+// `closed: true`, its contact details, identity and configuration sections `null`, and
+// no requirements) and is listed only with `closed=true`; it can no longer be updated,
+// closed again or linked to (400 `account_closed`). Closing takes one of the account's
+// concurrency slots, as an update does.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v2/core/accounts/{id}/close (the `CloseAccount` operationId).
+func (c *Client) CloseAccount(ctx context.Context, id AccountId, params *CloseAccountParams, body CloseAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCloseAccountRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2021,6 +2276,148 @@ func NewRetrieveAccountRequest(server string, id AccountId, params *RetrieveAcco
 	return req, nil
 }
 
+// NewUpdateAccountRequest calls the generic UpdateAccount builder with application/json body
+func NewUpdateAccountRequest(server string, id AccountId, params *UpdateAccountParams, body UpdateAccountJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateAccountRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewUpdateAccountRequestWithBody constructs an http.Request for the UpdateAccount method, with any body, and a specified content type
+func NewUpdateAccountRequestWithBody(server string, id AccountId, params *UpdateAccountParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/accounts/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCloseAccountRequest calls the generic CloseAccount builder with application/json body
+func NewCloseAccountRequest(server string, id AccountId, params *CloseAccountParams, body CloseAccountJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCloseAccountRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewCloseAccountRequestWithBody constructs an http.Request for the CloseAccount method, with any body, and a specified content type
+func NewCloseAccountRequestWithBody(server string, id AccountId, params *CloseAccountParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/accounts/%s/close", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -2200,6 +2597,72 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v2/core/accounts/{id} (the `RetrieveAccount` operationId).
 	RetrieveAccountWithResponse(ctx context.Context, id AccountId, params *RetrieveAccountParams, reqEditors ...RequestEditorFn) (*RetrieveAccountResponse, error)
+
+	// UpdateAccountWithBodyWithResponse Update an account
+	//
+	// Updates an open account of the platform in the mode of the API key. Members sent
+	// replace the stored ones; members left out are kept. `display_name` and
+	// `contact_email` sent as `null` are removed; a `metadata` key whose value is `null`
+	// is removed and the other keys are added or replaced. A configuration sent is applied
+	// to the account (it joins `applied_configurations`) and the capabilities it names are
+	// requested or withdrawn; configurations and capabilities not sent are kept. An update
+	// takes one of the account's concurrency slots, as link creation does (429
+	// `account_rate_limit_exceeded` beyond the limit); a closed account is refused (400
+	// `account_closed`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/accounts/{id} (the `UpdateAccount` operationId).
+	UpdateAccountWithBodyWithResponse(ctx context.Context, id AccountId, params *UpdateAccountParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateAccountResponse, error)
+
+	// UpdateAccountWithResponse Update an account
+	//
+	// Updates an open account of the platform in the mode of the API key. Members sent
+	// replace the stored ones; members left out are kept. `display_name` and
+	// `contact_email` sent as `null` are removed; a `metadata` key whose value is `null`
+	// is removed and the other keys are added or replaced. A configuration sent is applied
+	// to the account (it joins `applied_configurations`) and the capabilities it names are
+	// requested or withdrawn; configurations and capabilities not sent are kept. An update
+	// takes one of the account's concurrency slots, as link creation does (429
+	// `account_rate_limit_exceeded` beyond the limit); a closed account is refused (400
+	// `account_closed`).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/accounts/{id} (the `UpdateAccount` operationId).
+	UpdateAccountWithResponse(ctx context.Context, id AccountId, params *UpdateAccountParams, body UpdateAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAccountResponse, error)
+
+	// CloseAccountWithBodyWithResponse Close an account
+	//
+	// Closes an open account. `applied_configurations` must name every configuration
+	// applied to the account, and no other (400 `configs_must_match_to_close`, whose error
+	// lists the account's configurations); an account without configurations may be closed
+	// with none named, or with no body at all. A closed account is still retrieved (with
+	// `closed: true`, its contact details, identity and configuration sections `null`, and
+	// no requirements) and is listed only with `closed=true`; it can no longer be updated,
+	// closed again or linked to (400 `account_closed`). Closing takes one of the account's
+	// concurrency slots, as an update does.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/accounts/{id}/close (the `CloseAccount` operationId).
+	CloseAccountWithBodyWithResponse(ctx context.Context, id AccountId, params *CloseAccountParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CloseAccountResponse, error)
+
+	// CloseAccountWithResponse Close an account
+	//
+	// Closes an open account. `applied_configurations` must name every configuration
+	// applied to the account, and no other (400 `configs_must_match_to_close`, whose error
+	// lists the account's configurations); an account without configurations may be closed
+	// with none named, or with no body at all. A closed account is still retrieved (with
+	// `closed: true`, its contact details, identity and configuration sections `null`, and
+	// no requirements) and is listed only with `closed=true`; it can no longer be updated,
+	// closed again or linked to (400 `account_closed`). Closing takes one of the account's
+	// concurrency slots, as an update does.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/accounts/{id}/close (the `CloseAccount` operationId).
+	CloseAccountWithResponse(ctx context.Context, id AccountId, params *CloseAccountParams, body CloseAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*CloseAccountResponse, error)
 }
 
 // OpenAccountLinkResponse200Headers the declared response headers of an HTTP 200 response for OpenAccountLink
@@ -2603,6 +3066,186 @@ func (r RetrieveAccountResponse) ContentType() string {
 	return ""
 }
 
+// UpdateAccountResponse200Headers the declared response headers of an HTTP 200 response for UpdateAccount
+type UpdateAccountResponse200Headers struct {
+	RequestId string
+}
+
+type UpdateAccountResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreAccount
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateAccountResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateAccountResponse) GetJSON200() *V2CoreAccount {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdateAccountResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UpdateAccountResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateAccountResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UpdateAccountResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateAccountResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r UpdateAccountResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateAccountResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateAccountResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateAccountResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateAccountResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CloseAccountResponse200Headers the declared response headers of an HTTP 200 response for CloseAccount
+type CloseAccountResponse200Headers struct {
+	RequestId string
+}
+
+type CloseAccountResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreAccount
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CloseAccountResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CloseAccountResponse) GetJSON200() *V2CoreAccount {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CloseAccountResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CloseAccountResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CloseAccountResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CloseAccountResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CloseAccountResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CloseAccountResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CloseAccountResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CloseAccountResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CloseAccountResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CloseAccountResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // OpenAccountLinkWithResponse Open the hosted flow of an account link
 //
 // The first visit of a live link consumes it and answers the form that collects what the
@@ -2791,6 +3434,96 @@ func (c *ClientWithResponses) RetrieveAccountWithResponse(ctx context.Context, i
 		return nil, err
 	}
 	return ParseRetrieveAccountResponse(rsp)
+}
+
+// UpdateAccountWithBodyWithResponse Update an account
+//
+// Updates an open account of the platform in the mode of the API key. Members sent
+// replace the stored ones; members left out are kept. `display_name` and
+// `contact_email` sent as `null` are removed; a `metadata` key whose value is `null`
+// is removed and the other keys are added or replaced. A configuration sent is applied
+// to the account (it joins `applied_configurations`) and the capabilities it names are
+// requested or withdrawn; configurations and capabilities not sent are kept. An update
+// takes one of the account's concurrency slots, as link creation does (429
+// `account_rate_limit_exceeded` beyond the limit); a closed account is refused (400
+// `account_closed`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/accounts/{id} (the `UpdateAccount` operationId).
+func (c *ClientWithResponses) UpdateAccountWithBodyWithResponse(ctx context.Context, id AccountId, params *UpdateAccountParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateAccountResponse, error) {
+	rsp, err := c.UpdateAccountWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateAccountResponse(rsp)
+}
+
+// UpdateAccountWithResponse Update an account
+//
+// Updates an open account of the platform in the mode of the API key. Members sent
+// replace the stored ones; members left out are kept. `display_name` and
+// `contact_email` sent as `null` are removed; a `metadata` key whose value is `null`
+// is removed and the other keys are added or replaced. A configuration sent is applied
+// to the account (it joins `applied_configurations`) and the capabilities it names are
+// requested or withdrawn; configurations and capabilities not sent are kept. An update
+// takes one of the account's concurrency slots, as link creation does (429
+// `account_rate_limit_exceeded` beyond the limit); a closed account is refused (400
+// `account_closed`).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/accounts/{id} (the `UpdateAccount` operationId).
+func (c *ClientWithResponses) UpdateAccountWithResponse(ctx context.Context, id AccountId, params *UpdateAccountParams, body UpdateAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAccountResponse, error) {
+	rsp, err := c.UpdateAccount(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateAccountResponse(rsp)
+}
+
+// CloseAccountWithBodyWithResponse Close an account
+//
+// Closes an open account. `applied_configurations` must name every configuration
+// applied to the account, and no other (400 `configs_must_match_to_close`, whose error
+// lists the account's configurations); an account without configurations may be closed
+// with none named, or with no body at all. A closed account is still retrieved (with
+// `closed: true`, its contact details, identity and configuration sections `null`, and
+// no requirements) and is listed only with `closed=true`; it can no longer be updated,
+// closed again or linked to (400 `account_closed`). Closing takes one of the account's
+// concurrency slots, as an update does.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/accounts/{id}/close (the `CloseAccount` operationId).
+func (c *ClientWithResponses) CloseAccountWithBodyWithResponse(ctx context.Context, id AccountId, params *CloseAccountParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CloseAccountResponse, error) {
+	rsp, err := c.CloseAccountWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCloseAccountResponse(rsp)
+}
+
+// CloseAccountWithResponse Close an account
+//
+// Closes an open account. `applied_configurations` must name every configuration
+// applied to the account, and no other (400 `configs_must_match_to_close`, whose error
+// lists the account's configurations); an account without configurations may be closed
+// with none named, or with no body at all. A closed account is still retrieved (with
+// `closed: true`, its contact details, identity and configuration sections `null`, and
+// no requirements) and is listed only with `closed=true`; it can no longer be updated,
+// closed again or linked to (400 `account_closed`). Closing takes one of the account's
+// concurrency slots, as an update does.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/accounts/{id}/close (the `CloseAccount` operationId).
+func (c *ClientWithResponses) CloseAccountWithResponse(ctx context.Context, id AccountId, params *CloseAccountParams, body CloseAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*CloseAccountResponse, error) {
+	rsp, err := c.CloseAccount(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCloseAccountResponse(rsp)
 }
 
 // ParseOpenAccountLinkResponse parses an HTTP response from a OpenAccountLinkWithResponse call
@@ -3143,6 +3876,168 @@ func ParseRetrieveAccountResponse(rsp *http.Response) (*RetrieveAccountResponse,
 	return response, nil
 }
 
+// ParseUpdateAccountResponse parses an HTTP response from a UpdateAccountWithResponse call
+func ParseUpdateAccountResponse(rsp *http.Response) (*UpdateAccountResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateAccountResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreAccount
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateAccountResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCloseAccountResponse parses an HTTP response from a CloseAccountWithResponse call
+func ParseCloseAccountResponse(rsp *http.Response) (*CloseAccountResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CloseAccountResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreAccount
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CloseAccountResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// OpenAccountLink Open the hosted flow of an account link
@@ -3163,6 +4058,12 @@ type ServerInterface interface {
 	// RetrieveAccount Retrieve an account
 	// (GET /v2/core/accounts/{id})
 	RetrieveAccount(ctx echo.Context, id AccountId, params RetrieveAccountParams) error
+	// UpdateAccount Update an account
+	// (POST /v2/core/accounts/{id})
+	UpdateAccount(ctx echo.Context, id AccountId, params UpdateAccountParams) error
+	// CloseAccount Close an account
+	// (POST /v2/core/accounts/{id}/close)
+	CloseAccount(ctx echo.Context, id AccountId, params CloseAccountParams) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -3426,6 +4327,112 @@ func (w *ServerInterfaceWrapper) RetrieveAccount(ctx echo.Context) error {
 	return err
 }
 
+// UpdateAccount converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateAccount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id AccountId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateAccountParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateAccount(ctx, id, params)
+	return err
+}
+
+// CloseAccount converts echo context to params.
+func (w *ServerInterfaceWrapper) CloseAccount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id AccountId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CloseAccountParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CloseAccount(ctx, id, params)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -3476,6 +4483,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/v2/core/accounts", wrapper.ListAccounts, options.OperationMiddlewares["listAccounts"]...)
 	router.POST(options.BaseURL+"/v2/core/accounts", wrapper.CreateAccount, options.OperationMiddlewares["createAccount"]...)
 	router.GET(options.BaseURL+"/v2/core/accounts/:id", wrapper.RetrieveAccount, options.OperationMiddlewares["retrieveAccount"]...)
+	router.POST(options.BaseURL+"/v2/core/accounts/:id", wrapper.UpdateAccount, options.OperationMiddlewares["updateAccount"]...)
+	router.POST(options.BaseURL+"/v2/core/accounts/:id/close", wrapper.CloseAccount, options.OperationMiddlewares["closeAccount"]...)
 	router.POST(options.BaseURL+"/v2/core/account_links", wrapper.CreateAccountLink, options.OperationMiddlewares["createAccountLink"]...)
 	router.GET(options.BaseURL+"/r/:account/:token", wrapper.OpenAccountLink, options.OperationMiddlewares["openAccountLink"]...)
 	router.POST(options.BaseURL+"/r/:account/:token", wrapper.SubmitAccountLink, options.OperationMiddlewares["submitAccountLink"]...)
@@ -4089,6 +5098,244 @@ func (response RetrieveAccountdefaultJSONResponse) VisitRetrieveAccountResponse(
 	return err
 }
 
+type UpdateAccountRequestObject struct {
+	Id     AccountId `json:"id"`
+	Params UpdateAccountParams
+	Body   *UpdateAccountJSONRequestBody
+}
+
+type UpdateAccountResponseObject interface {
+	VisitUpdateAccountResponse(w http.ResponseWriter) error
+}
+
+type UpdateAccount200ResponseHeaders struct {
+	RequestId string
+}
+
+type UpdateAccount200JSONResponse struct {
+	Body    V2CoreAccount
+	Headers UpdateAccount200ResponseHeaders
+}
+
+func (response UpdateAccount200JSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAccount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateAccount400JSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAccount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateAccount401JSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAccount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateAccount404JSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAccount409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateAccount409JSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateAccount429JSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAccountdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response UpdateAccountdefaultJSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseAccountRequestObject struct {
+	Id     AccountId `json:"id"`
+	Params CloseAccountParams
+	Body   *CloseAccountJSONRequestBody
+}
+
+type CloseAccountResponseObject interface {
+	VisitCloseAccountResponse(w http.ResponseWriter) error
+}
+
+type CloseAccount200ResponseHeaders struct {
+	RequestId string
+}
+
+type CloseAccount200JSONResponse struct {
+	Body    V2CoreAccount
+	Headers CloseAccount200ResponseHeaders
+}
+
+func (response CloseAccount200JSONResponse) VisitCloseAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseAccount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CloseAccount400JSONResponse) VisitCloseAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseAccount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CloseAccount401JSONResponse) VisitCloseAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseAccount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CloseAccount404JSONResponse) VisitCloseAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseAccount409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CloseAccount409JSONResponse) VisitCloseAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CloseAccount429JSONResponse) VisitCloseAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseAccountdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response CloseAccountdefaultJSONResponse) VisitCloseAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// OpenAccountLink Open the hosted flow of an account link
@@ -4109,6 +5356,12 @@ type StrictServerInterface interface {
 	// RetrieveAccount Retrieve an account
 	// (GET /v2/core/accounts/{id})
 	RetrieveAccount(ctx context.Context, request RetrieveAccountRequestObject) (RetrieveAccountResponseObject, error)
+	// UpdateAccount Update an account
+	// (POST /v2/core/accounts/{id})
+	UpdateAccount(ctx context.Context, request UpdateAccountRequestObject) (UpdateAccountResponseObject, error)
+	// CloseAccount Close an account
+	// (POST /v2/core/accounts/{id}/close)
+	CloseAccount(ctx context.Context, request CloseAccountRequestObject) (CloseAccountResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -4333,175 +5586,290 @@ func (sh *strictHandler) RetrieveAccount(ctx echo.Context, id AccountId, params 
 	return nil
 }
 
+// UpdateAccount operation middleware
+func (sh *strictHandler) UpdateAccount(ctx echo.Context, id AccountId, params UpdateAccountParams) error {
+	var request UpdateAccountRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	var body UpdateAccountJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateAccount(ctx.Request().Context(), request.(UpdateAccountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateAccount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateAccountResponseObject); ok {
+		return validResponse.VisitUpdateAccountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CloseAccount operation middleware
+func (sh *strictHandler) CloseAccount(ctx echo.Context, id AccountId, params CloseAccountParams) error {
+	var request CloseAccountRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	var body CloseAccountJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CloseAccount(ctx.Request().Context(), request.(CloseAccountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CloseAccount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CloseAccountResponseObject); ok {
+		return validResponse.VisitCloseAccountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"5H17d9s2nuhXwdXdc2LPUrJsJ2ljn565btJM3SZNxnZmt418RYiEJNQkwAKgZTXH330PngRJUKLspNPZ",
-	"+SexSADE44ff+/FpkNC8oAQRwQcnnwZLBFPE1J8X6LcScXGeyh8p4gnDhcCUDE4GHwj+rUQAp4gIPMeI",
-	"AToHYok5YLoT2IsZ+m06Go3i/QjAjFOwYlgIRICgQCwR4IjdIgYyuhgNogG6g3mRocHJQHa7PXq6Fv99",
-	"+d3l317mGfzuxXwQyeclZigdnAhWomjAkyXKoZxaAYVATE7r/8vOH8+Gv8Dh7+Phi+v//I9BNBDrQo7L",
-	"BcNkMbi/v48GBWQwR8Ks8yxJaEmC6zx/pReGANSNwF4Mk0TohdUnrp4f/nQ7fv23v7+4+PH7xct/pD8O",
-	"ogGWAxVQLAfRgMBcNsXpxgXl8O4NIguxHJwcPXsWDXJM7O/D9nqiwVlRZBilLymZ40XJoJw8by/mDeaC",
-	"A0qytb8iDsQSCrCEtwjALDPr5QgkteEA1B8Be5CkIIfrGZoQKpaI8f1TQHN5tmlUDQoZAhnmAqVgtYQC",
-	"ybMWS4RZY9wRuEAFgrIdJQmakAIxcAuzEoG9+K/mo9N6n29yxJIlJGJSjsdHzzsaMZTgAiMi4v1T+ekJ",
-	"wSRFdygFc8pyeZDBfh/H1278OAKrJU6WQG52gYYLCjgiKd8HkKQT0jXCdayWz5AH8liAGZpThuTicKpa",
-	"RgByORkQY5JkZYri0YT4MPVxYGcyuJaPi4ymyMKLgqvfSsTWFWCFJzTwgQsLlCvg+A+G5oOTwf89qBDA",
-	"gW7GD2qgdCUB7t4BHmQMruVvLtYK8OV2yt8vM8pRuhHuEtWkgpK9WK4l3geU6Qa0QARQguSrOcw4iiMF",
-	"rCmawzIT+yNwtcR8Qgz2WEIOCAUruJZ7rEYHkFSXlVAQH6jHsRxar2c/ApwCCZFr11KOqb4toTvW0/xG",
-	"zU1BsfwKQY3TUfMLn4MeoLbvZgWum9nNGaUZgkTd4/MU5QUViCTrH9G6vZFv4Q3iajvev7u8AhzOkVw2",
-	"Q4KtR+BM/wFWWCw1hoU5AjdordY0o+k6ArO1ezMhRQaFugrqRtMURaovJqoNQ0Iid0rACpOUriJQICab",
-	"y72QrRaAoJXqy5AoGeH6kiUlY4gIwBAvM1HNhjK8wARmgAsoSi4P0puiagZBiudzpLrL+apTYehXlEj0",
-	"sPd0PAYxrvZoihijzNxub6glzpB6NMeMC0eRMAdc4CwDmEzIPMOLpXrmj/+iPv4NWk8xmZYcxftyfz98",
-	"OH+luyQ0zxFJUdoAicGz+XHyAj47Gn6FxrPh0/T5bPgCHqLhUfL1fJw+nX0Fnx9amqBJbQU03vEP5fk/",
-	"hiSca4TShqF36g95DCjRiL1B4AQFBS3KDAp0WjUiVAA5zdRgNnng8gefkJiUWRbr83SEVW6Tbu9wmwEV",
-	"D9kDh+snZC/+q2n4jeYqxFpjd/vUkMtc4il5HJc0R+Dy1Y9coWS1BB+/+yNKlB4c9OPhdWNc4GHjj9fx",
-	"qc+qaHyO+ISIpUQ0N2jN5XZVKwxgeE4VVRVLhhDQ10fuIEwSVIgW/Hwc2HlWDIKaWU/8b2ayO8K3PJDp",
-	"3wPbv8E5FiEcdYfzMgekzGeaLXTInmrEUsAFqnFOh+PwYjL1hSAOlV1y/SX5Y6wuhPnlpo6JQAvE1H14",
-	"DxfBywAlGytnBAS9kZQayn/njOYgJuhOTOW7acmyWEFGwdAtpiX3H88lxUGQZRgxia54QQlHmieSZF8S",
-	"+AobqdU3kIYa7O1VcvfTr4vV21eL8dvfP9y9XQzC2yJb13HDFlxwidgtTtA/EONq2c1dOHt/Dm71S4P5",
-	"HcK0DAxcQEy4OJEoGgoJyFlGVyiVBAUChjIEOVIXfjQhF4axlQeuqawZ8RRAkGPOJe2gDJSEl0VBmUQH",
-	"muPz0bGiCE/H4wkhMJc95NQ0ylSYRF3Men/e3Nij8dHz4fjZ8OirUQqXGYZdqNds0dDuUU9xYzJJPz29",
-	"H8r/jux/k8noIxz+3il7WABRV/JbmBopS/5KKJE0V/6pGLlE4ZCDX7k+NbeuTwNF+dRJ0kSC4eBEIuFo",
-	"kCPOFaQPSo6mCeRoZK7flJIZhSzFZDFiaM4QX8qOJ8Au1B37HKMstec08G6TQmtT00wT30EkP8Sm7rty",
-	"GnKV1XZtwjrfyTEuzIbo7amD5lUdHM0cJBjmSOGXOcSZPv6Kp66WZBpRZgFHMhRmZZG8tnGD5sZgBSUM",
-	"ltxCYIsn2QuxIJGkCQg4jiqlSNNMJVadWQx4e6TlR/Vrens0lWSA8+kso8kNSqWobJBFhsnNEz4hDSEs",
-	"pWrUHIpk2RBLdUs+zUsupqrBVFDJu0wtBMgxJemcEMWtU8kEJQ8FvERRokGYXRpE3YB5tURM3XTDKGaS",
-	"P1WCJMBkWDC6YIhXeoSS67uPOWiclZQcJb+7piVzzeFcMh8Q8CVlAqQog+vRPxmGz9zk6px5G/Y8DhVo",
-	"BlVyMZ0cqT7H76kUsr+rzsUdpUB34mAp8qx2hgPJAR0n/yelidwVIBuoR0i/aP6WQF97f6h/STlMgali",
-	"9ajQd1C3ObCNzM/mGAfVR2qULIAum3upafUSCsDhmivdAljJy7lilCzAnqISakvAPKNSPuErxDj4/urt",
-	"mwgQpYf44fLdT/sjuXk/UfGaliR93CUgVEznapjNcC9lIlqyBEksQ55I1qAk6ehPgGMtGnF4C91hblkX",
-	"zEFLVAR7sVt1rPfyitK3kKwNPeOP21KLsxgUaKoYwSm6SxBK0cZNNpgWJJDoVcguADqdE0rlnxrzJGsg",
-	"RwdqdMmrlIXkbbh3HtXX/8hDsAsFWPCdZi6xxYaNcyjjA4GlWFKGf0fp5+Y7zjUIA8lU/ojWoGD0Fqco",
-	"PQH8ZiokUP/lL3/5C5wl6Z8A7OUkb9BaYrAaX3pD6IqM9Fahu0IxpCEM++jdOiOgdF8Aqj2giTplHy/A",
-	"Av9BtIqsgabF6nMRMMogRbAQuUUZLdBoUH3RV6C/hAWc4UwKr20ZAyTurRKZ6mpghVckuBvl0CAaFIwW",
-	"iAmsGWUDGiH14n8tkZqxnKf3kSXkYIYQAa6rt6FO6yblWvnFrQpRN/Clbu96TlMkIM4C+vYLBLlk2qwA",
-	"qNufApQXYg1WS0RADBOBb1Esp9ZPMduYxyv18ba8fu9LMB+97XMLbs3/2o1BZ1IGk4Pak/XPqr1QeZUa",
-	"jKqWig0y0rqh1ZJmCOix5Y3TeiNQkkzye3BC4toYo7/EVv2kWX+lmUhPASYcpwhgEbWgSPEFhh2xHSaE",
-	"MvXAGjDcp7W0KP+Es8ypVepwl5Rc0Byxredi2tV36j6qFPhbBnhr2rUGcGaMbSNc2IaNIRqg4Fbkzc3/",
-	"Sl8weA8Z1PAK0xRrpeJ7b++MmrsOKXUTFRBUncra2gQNvEQAwWSp2WWJFBz0VvcbowCSeNRhmfU89siq",
-	"YR55cHag++7zeKXVYQHUY94YtQhQ4uysZvY7bdy/2OjWeOzftlGPC6I5ku45KNXnMENCSmbnl+/A06PD",
-	"r4DjZBJleMjoCjGlrwh9sdK4KNXKp+P7gHIlGmQ0gRkKbMd7huZI0lRgmoC98++uXoMMkkWpBAq44PsR",
-	"yCkXoHCNlcauhppbn9yIdd3eVFPbcLvOrea3bYU2b6yq3vyaoSU2irCuQ7Xa5F0PVQ7GAjO5WlH/JI8P",
-	"nz8fHgKYFUs4PAKmmzrSbed4Nvzl+tNR+Bz1nKf6eYjYZGgBM7sNstkJoATZ7Ym/Uy+u1gWK7Q3Yi+XF",
-	"g2QdRxMSL+gtYiRHREzN/kQgxiTFtzgtYSZ/EUqmBaNzLIxWxuysItuSnHAkwgSkrYCtwYTZ2voqe4DF",
-	"g/DtOZFSm2GxZrQUmkvSWyG5O7tkZYDVjF8XcAXwbQUmm43JqtlLqg0LjdPdyK+6g9yIBzuNXWcE0Ia9",
-	"q86ZaI4hgQTMkEdmFOWpjPLqsMpcH5/Poni0tP7Co6z1FxVRiKw1Q7Ji81KUDE1rFp9oky2odWfMVrzB",
-	"5OZ1Rlddhj/NmUmCACS2BVCy3NQo663i0aERy7m65hLwkyXliEhyEstZxH3QSZbp3Z/q4+jhf2B7mGnL",
-	"JSZb/FuazMUSaRWQ+bxEgNVtmFPWn+kOeUPkmJzrzodtY5mnYQ8KLAzVtLdYGTGFRi72FORTdFdoSwoD",
-	"MGMIpmtFy+XM9VIGJ4OS4RAS1TbaXWdAicIOGZItT1tIb4FvEQl8fVcc2PBO8berNvMoBDsbkKUF/wch",
-	"S++GKDLStpxoG7Z7odUusbseHOwpQVmbHfh+CGM++iZUDOau94Ham9C8CKea385LLiQetIJSnSn/427L",
-	"psG/F6L4wLI2gPfqtAscboGyDxy9hLyDP3H40oCSvM4RQMmSSq6S0bxmZ1XUxhIDMMdZJqVU0oaeNkD2",
-	"NOs7qnAfDerA+4AB+hDu9kY5Iu4fgBoqCq2rNc9+x/Gge991YiND4JRdm2uFg2GJrGFxXmnHZCOwpFkq",
-	"WypvMn3t9moeJL8qQgSrs1eeJAZh1M17+uP7msn8zIBQIZFHgUM1zOcGin7HfdUpIfjn6bF76lg9dm43",
-	"yGtxWxc+V9YW2zws69NahWeNXjyytx+mGSaIa0VoXsBEjMAHrp2ZJiSueSlpKhTgGeOmAKgNZW0tWh/V",
-	"FyKC4ZA0/Y4oEZStlf9WgVGittknKhWtqak7reMg5iAtUW+K4m3zd0rgCLknlXkOt8si/oldmi5NALQL",
-	"rwYNQWOliTUWrwfhHqu8hr7qGvO60rq3KvyKOsRS14ZHQJ7wqTwXCW8pgyufBEVATS6kIO9UJG/ek0un",
-	"Ve+lrDcSmOVtq+sp8K2kEAUi5nIyJG9holXZngdR8Jp2aMsDs1q3TkAiYque14h/SVcNeZHT7DZ0RNqI",
-	"+cmtI0UCsRwTTBZTp373L+60gFxM0xK1nuuFT28Rw3NjaqrtwlRJ7fW9mM5KLpEJbzyudA/+07Aewhck",
-	"OM1Kq/n3BGEBEzHVnvESmdCp11LtiERwU4kWAuO2WLFUr92NEIQvxwy/xihLg/CFkyXwt7CGi2LndCI3",
-	"OwZ71q9cS1icghjdIiJKmJkmNeHf7yyf15qGIbAlyHZMGTeIRU1yjXqxh3O3J/0ECrOH92H1w5ZhXqsu",
-	"PjqtBm6drplZ+EObD7ou9eyKXLfu7J99FwM705SuQrbWmlWsbourwXNfU5AP0JUy75Hq4col6cPloL92",
-	"+CVDUCCPGfQ8KHcAjm9pqhTqcdIcL+6UvPoEiEl0o0asFDlG17STD3/kPDh3Z6s905F/C+0ivKGDd8/f",
-	"j8+5t/EIfKfcgY30hLnTzoZIaMPk3GMLOgxxllShPEj83zMsmTxgmgHVDMA0VX6I9dOtqb70eLVz/Xo8",
-	"bp5kNLgbLuiwdbwp5EsldGxb3CvXUPbCvMjgeqr9lptL+UnKoHxJV8Spbp2CjwD3RS1l1NU7UmhF2fwB",
-	"cIo9u1WfEIO6PUMO0D9WxQtOAVWckolF2VFPtT3kIUcCplDA7YZg0y6Msa212bNdB5R13lsLdBY/1/H5",
-	"aZ1V1S6Nle0CcwBnHIXsNbAUVBLCZIpJihlKxFTAu76Xq/Lu6b3Mh/kI+DshKonGQnR4Vz7XarvEus1r",
-	"7uEfE5x1nTa39e1WXgd1H5btJhfTcIsAVpsK5hs0v22/qaQBzr0cLvw+LfJkptwY+rrvvj9Y99dxNHs+",
-	"dizgWluUrCdsSLn/yB3ZBGmvfGoR4nIdcq8h9SXkQMcYAEF91g/dFUwLiPMyy5T4RsISjGeD7WeLD5DM",
-	"SmhUhudBNGhZ4FVkjrVG6/kY+3t4VoxR9k5vT8DzRHm02dAs2bRbRm+GryVLTNCQIZjK22XcUyTuMewq",
-	"2BTAETkvtu2BGMrJwLpQy46bXHejzsjUZsyT74zeZjqsI2o7RpvcyGuf0qSUp9J0GbDuoHJH16PtFj/P",
-	"ybV9OtqNlA3nMMFkAbzXp0bXrgKG53Ot/DARSS6KZxRaWdhZ5CUUaEFZ5Tmjl1E7zqD3cXPDzcMJiavT",
-	"0SGBzje3dRJdbs0hTt9z6W2BpH4BeImFAkk5e8nkqcAYajyCUiBH2eGEwqYYO4vGpCrICaHjultxEEto",
-	"12brQSyPQ0cGEkqGR3d3wEbFte+pc6Le6ths0EFLnasGCM17o/TdTTmp1hRZY6oW+2s6p1MQUwUgNf1S",
-	"0KGkitiVPYK4Tkf4vKYsD++tCXepbBg6wQXU12jG6IojBgrKBQc46MbzcPlotFX+UQLYZ3En877z/GkI",
-	"uT1QNgrJPLv5pDmHqhZZa/pYVWStz4oIJUnHhaIEDQXOkYmcVYoteeoryLW1UXsxNb5yePR1CHcilvMp",
-	"nU+5DoPt4GCXKLmZ0TswW5usKD6noQPaNcip8eQdN+M1LG4q8H27SlgvPnRvrT2/rfmaKfUxAvFSiELj",
-	"Z/kXj8GHizd1nZN6fnJwYJ6MEpofVFfoQIuVbU8XT0ulRvjrycHBZHL5n0FVlfMQ3ln0s/q4zyb6Jctp",
-	"imZYTAu47qWaDIh9kjNn6eNGkLzP40bgqICPX0uIyQ4d1xcRYcOn+zlOrVN83fHsNoyz0wluGOcB57iT",
-	"cB6OqAiitvB5/JsI50Ek9QjhfFNYxO7CecfR7IVojwWjR8rmG9BAB6BVasLw6mr5e54FeaT6yi+RkNB3",
-	"g9ZDTd8LiJmOJOOCyj6g+lLNwmWMXHp2p6AsJLw8G0/IDVrzSOesgUJHOjwdg2QJGUwEYjyyrvL27bOx",
-	"/7oh3HwaUJYiNsXp4GTw/KvjZ0rkg3f+qp+NA5vlgl2+heTGJkbYTB/fw7UUQ5MGUp1BcuOSy7RPXEVc",
-	"PIjArDBDn4mibF3tg+7FF9yQDfi6z7bshKCruKed2SNno/xc/JHcO6uf4b0Dtjph2JDbBzI4yqViOoMZ",
-	"NOx/r8lcqm7f6l4tZN5v978It9NxWF/6EOqcz6M4lc98IP0uxXa2pWNj/034ljD6eATjsjEOc3fOpet0",
-	"aqwLQwnCt/LeMEj4HDFtmy0Uhn8sI7Ppim8Gvm5csgU91zxdn3Bg7kx7HWaFj0GQbss+N7HednEfgR67",
-	"NggsUeZCdF22FeNDxx68fduRWu9N3JG0O2XoK+PaHPJTsm7POijN06C2F9wvTUPguzZfQwMvmPGu+02+",
-	"y531e7oCJVvIS16bP8B8B8fBaODcP0P635b7c2Anw17YHU7nAUXDCmKByWIKdXDSnNE8hOZVfl3nTa56",
-	"1T12nTtoyRELrqY2ZIiqaWtPAcXScnsNz3LnOl834xi/kpFRG8dBM5EyBgQjxOksQzk3SQf8sFkTd2cT",
-	"2TzIa12ZIAIeJtrTf4eRznWHe5fwcpp692vHq2FirxBDvdga1//C9TGXSrHXU6bznYTdq5vn2PRx33VL",
-	"L2xnnWVlayx+EMLr0Oigw51LYJf9HQstfgtCcVmEWhdYA2A/+HuwJdveKPO14BXZeEG/L3NIqjG9l9uH",
-	"Drt8++Nv2bxzd1ua8KUS2BcFIhzguYtsqJCxDqtCIhRNoT3p+TTpz+ZU7vdVyK6jZQXkXGcn6QnTdqw6",
-	"k9Nhvu3K7xNcxZb9vPDvfjN3kXll2XaTt6dO5TRzLYW+upSB1Z6HvQs3ixiYyNHXmxxtTZPIZFDSIXqY",
-	"g9i8iHu5J9hUfJu+ZNu0P2Xf9PuWNRpWNl+9SEn3lcZymiOxpKkKdGHcRnjo+W21k1WjuT5RdxDdBhTa",
-	"ERbTuEkbIpOaYS/hrAaMlgITVI+5sw9rcS79oka2rNKFebWWZ14o5jPLaus0IWB1qBYqah4ypIsBbIXl",
-	"R1BoO+mKUjdW3hq75y50c+NK2U65sPysw2cwYZTzri36Apx6NBA4ZMH/L4tq/WnMUEJzxCXWFSAtEdi7",
-	"eP0SHB8fvwAfrl5GIMdZhjlKKEn5vjtPPFcUweT584y8KRTarr71Xof9usNShllR+IwC6H9z+jwVg1a/",
-	"lw7/b1AYrDt8IqyzsRcsWGOsm4JimLHeyV8/mCLgUYxsEzFUi25OzftQ6DyucI64gHkRoIkeYAFh22mO",
-	"zQMzUDCUYK5yUdc2sspGfjV+cXL49GR8PHp2ePRLPOpIWl5v1gWm/cIN/nH0kjIbidERM0R0GkqXta8Z",
-	"rQGzFVxzuT6OiDht5dZRCUhrux1HXmKxKByzHHlpqiIQN+oxQIZsiQkb1NyZpycUKR8uiNMnhWFVFkml",
-	"kfwSWTGa4mDSUUHH16/6rr1qYrpThz71sVE0XyB+Ziu7pIOGtsbFVDe1GU3zQP/oehIx53Ftc4hJ4DZu",
-	"0xqUM5soDAVShGGhXLG0CapvrjAvJ1S/s3IZAB/p/rZ1Xg+IbQzlSFDhQj3KyUVAl1mL65UmBMiQpPOH",
-	"z7WTIClzxHDC+xVi+1yRS9oJ5hbl4RhIVmoXXS/tBJ0D2cFmzuY3U/lzGitz/L6JvtfngrhQzcL3efeI",
-	"pMjStjb7q/YBMGTwua2xods/4cqZ39ft3R6NEspcRYmOYPFHAkhTuJFCkVlB1F3ezNXbatL6Ou6qcIuP",
-	"MWqZ2Gq3qEdiNgcI3uF0pmur2IwaOX6DyU2IJAuUF5RBKetyTBYZGpYcgQ8XbywR8hPd26TKTSJ+LmyV",
-	"tBinjwxttQGtldwf5gUfgMB1pjM+hWKnbn3uoZ6zmZSt6iE7DtV9vEFrewMx2XYBv9RlUjEhwRsVDNeQ",
-	"MABFwA2XIZgsTQCFBx2nBoBAqV3styWPe3jscesGV5fXhR9Xl9A79dpV0rnfNoYpN24QF+FENapehFeF",
-	"qn0BLD7tTMhvrHaYu9JVvTi+Oscd4PZq9aVCKrgMCkk15GGbmyi7qFlEltmwaRuhrS3Vh5q3ylj1+7rt",
-	"FpyBV95q5+ATgzXrGxKaZhsQlCNpUjIs1pdy440nCYIMsbNSLKtfry3Mm6z/g3ZxEY4ShoQtCxCB2NYs",
-	"0GVLajyHLl8Sgz2HMXSQhyXu3V0mZM9xA/uRzrsIOYjPTFEGRbtOwLdq1kCPc4NMAZV4BM4CxQpMGQOv",
-	"XKKpn3XYFeCkGVIFrArHqa9VuGApRKErBKgELlWYiPzTVM0qSYoYF2W6BjnEREBMEONtb8aq3RMOUF5m",
-	"lZsKuD1ybptDZ/c+e39+0qZligM/uD06kIjzwD6M96tyYBWR9IJhVLSdluYKiuVeK0qWh0ZzNZLAeyiW",
-	"PAIzmmLEI5O7X9lQeGTi0Lj7sNrRCXHhTZppNboqmMlFSpji1GSoF1xXLlxRdqPFBTUzuVQBqt0aTciE",
-	"vKTkVhfi5IAvIdOssI6eciVNT2TL4WYQMsBdQZLmRBV8j0ajuAa9ur6xytt/g9ZP+IQAzb2mKMEp4iC2",
-	"2Do+1TRT7oUCa3mZndyDdGpJlaRopKbYKLUWW51ysGIc2It//vnnn4dv3w5fvRrpdZhqc2YRkU6QBkJq",
-	"FlP0TeXQGxptRvz+3eVV7FyGgzXA9qwL7NGzZ54L7P6J0rr5NVblh1tlVnsVSgX1Oqlqht8qYFMa5h8u",
-	"3/00AkZDb7gIWxzPpQtUNMlGbFa1e1I0x6pY7RA4XkmPWtNgaVzMN+iv1BAuCUP1VZfP0DCW2kVZ8Vr1",
-	"4qCGRERqWqZGtHcWrsZIkpXqqlZ5ER0am61rxd1KbpibuBZ0GCsIMNfv1MGQfgkSyJjaWBCbHR2ep7GN",
-	"JlV4UGCRNVCao/7y6u7dHgGJKLwC1yStpRXk+4NocGtrLAZKD0rusUAEFnhwMjgejUfHOpxoqSjWATv4",
-	"ZIa7P/ikilHey+cLJLrcJCS9vcUcC41J1eXTrC4lvNQpK/U0TQ0sFySms5jZtMiqhpYCZrseXYVMnq7v",
-	"blEwZLJPKZBZmWIbiv7oDGlUWWChjTmcEI64Kiu5J0UTeoPRvv62m4lyS0lojsAMJjc6ZA2ckTXIoEBM",
-	"Ly8yi1jrnxOii7zFFfMYRxqL6DQPKAV7x+OjfSsl6Vp6IPayuxrq5/DneSpZigIRXyJr1Go8Go//kAJr",
-	"el+UQfCbyaCgXEz0kGg0MijwQFW4/SIV1nRsYS2SVPJzhuLJIV5KCWP4khLBaCgGTyuJY0KHKrO4Ejm7",
-	"JxANLpEYvlTAEQZ0C0OKCcXcgPze90IU70i2jsAlzNElFuibS2UDiQBPaFFpas3xy5u2v3kucjbH46OO",
-	"PAfyZq0gryXiVkHp0OXpPgULqou9N8GtvoVvaLLBrTcIrxtLkoYW8nT8tEtCcWB94BcPrLSPO/bzWPDB",
-	"ycdrLxfn4F1hTHZNTUU9JatEwHDBpSigRwYq2fC1FFVsRWn5dgcVhTypHKbIJt/arh5UhWEllHjl9J3I",
-	"2qscrBr549nwFzj8fTx8cf3p8Hn0/Gkoi9l9tOHgNaMWeerOo6/BTMIUnQMGSUpzYkKvvVVlpWblnh9e",
-	"/m25pvlF+ftXd3z17OjwuXzw6/js8u/pyzert+GlKorTe6FZOVVyz3T/r/56j4661nsdKUwWQBcmHlgV",
-	"BI+q5Ng2bN3eftEkeQUiKI1syW1RIYoJMYThxNbFq1dKtRWFXIJIybTkSDhuPlxuaEK81NBPeNNapO3Q",
-	"LmPovuH3NEXikiAdNwiSyuprU5jHyoBgCTX0kvBrDYa1KWiOiyApBep4b+0vpotvEhPChbkZSnJhC4hJ",
-	"VXq0sI6OOWQ3pqr+/qnivIoMrk319EiZQuRhTIitzmpPhDL1UlAKdB4uuZ1zhQ33no6P90OklZezHIs6",
-	"cd14s2uIXx21dY72gGBkQVnzFhUwV1ycEuimZqSuivqhqHgJsQYQvqXpekPhv7vharUayl0blixDRMqI",
-	"aaMSYMOENvgVEbIeMcoR+X9eAPrAy5WgkyLWjTqDH2Q/cCH7NSrInLTS5yTy4fFvR5c3F+PVz7Or+fP0",
-	"8L9/KP6ef302CMX8V6H5vesJepkp7us6HYk87v9JDFShf/xMyyeSYc8ybX/TfFHx5dgmRdwwt3cXOYSi",
-	"CJJVwnt3XlWYPB4fdzD4jeEsc1Fnab3BHsRi1PrvymGMd+YwnurV7tjnT8DJXCoM5vMyDS65k4e5jwZh",
-	"NZMiqkGiqFNwSjrQbQKqqf9bujIHNVxLdu0574XqmygVpqaaXgNT52Rfg6QxH0+IRydrtHAEYld93i+g",
-	"UKskFKykMCFVKQUtGULG1oqdNuUUTrVVRREk09WVLdGhnUpntkTJDTfVSzEHKlb5pB5bI+9jrTA7yjgC",
-	"T8fjKhNXsET7aY2bUHWS+cZCyXLcCXk6furn+9o/rSu6mpuoSHhOjRXJhQvJuQVtoHE1f9C/FPxpTezX",
-	"TI0rzNesLmzdqF15YvPFoxdbcpftqzNxMpThziQA+yL8CEhhQVUHsGXc1du1YoyA0U0JnCvIs3yVoHU5",
-	"6dRxTmbrFMg221dIL8CrtPIBt3mVEEqpmhwYFafRcA4ks7+lh6eC/BGtB/2Zj0DVYWfQ7ZR0fOteuJRI",
-	"013qYz0rdK1gz/ZMOqpxvbBT3/w7ntmsPdH+hY87c0Y/iG159AE4A3nT2e/ZyeHXo/F4/EvdNtpsd+S3",
-	"q0zgJvzQ2qjDNmZjUVb7f3JwcHj01Wg8Go8OT74efz0+YAfBOR/0Fy9/TC8+vD7O8fH3z3uCWqgkls3C",
-	"3gqdCzoi6dxpgZJY/0y4bVbW0bW/Pwc0t51HtlSUdxoRA3gNXrFSind92TQ+MC3P00F/DvBbmLrbJrsc",
-	"bu9SK1DflwP8iYrXKu+l6vBie4eXlMwzrL0Jnh716HBF6VtIbPwr34nPbBaSv/dr1hiGb4NazBw2eKMY",
-	"xyBTyTvNBW8Uj+JzP094ZcgwebRzLzzMGcAJWqlMDlLmjgCBjBlfvA2MiCpOpB2y4hG4omAFsxv9dbhA",
-	"PLLW0bhm7o+BqnPUMvnHJ4B5rgjcVmCRfKFiBQv4W4lALNvHQGmxLG85IXOc6dQ27TAOxcwAXiZL7bMA",
-	"zrSiRY8wQxklC27FLTMOoPMJ0eIXF5JNSSSjOmc0PzH1G7Ewtk7XBYuGgkTyl47yT43mJt4fgXa2c6dw",
-	"4r4VHLR8rCfk8U7WtZrodYZIft9yyn8AL/QGa2S+teF7uEB92p1pQK2XQ+zT8aX2KtTc2GM4Au1i9LHb",
-	"Hb1Bp6wfuCHoDS9uTUh2UCl1cRt+aIHnQO0lh67ckfVHG+qo1yVTdv73SIDLUjsFdtFoPYDKF9WpgXf+",
-	"uLpxi7Px3F/vu/mcpv+lGk0eYsPhqo1B/6okl28OJ+V4fPRctvxGNX97ldz99Oti9fbVYvz29w93bxdB",
-	"7yT9oQdSccuM9nNh+1ei3p+JRsotcnvQJo1cm4u26FPaihJXVgBmmRQanQTfTRdHE9JVyOQUNJCzFfB5",
-	"PcjK5LKCZO1UH7HNQy8RtE17Z8ipww5xQ9cSVUogFaKCIAOYdFPnURUu41x59Ai0g/xIabteYUORC1uG",
-	"I9X5bBTR4x4h2d8qWv+LidWtUJoKYwfS8rRTRoXyrXil/JTkqfWq/TF7B9LuhaRd1ZWPG0qUN/3Y/fiD",
-	"VgLAh0njX1QS/xzk9lNVJ8vQJVcsy/yuQYJLkqVV6J8FMCIXVFuvf6ifTlNd70DdIR2DvaG4YFXMr16i",
-	"7/56Z/D7X8lYhBJb9uY0vKqpH7uy6ujUOE1C30xfU2UjUYaIKlFMV8KKj/VQ3zZYtQB74N90P/rWAVtd",
-	"+XJ/f92Rd6arQy29jL0rrXQxHtS2UwPcX99f16q77vB9G0iu2LL7B+pXtulW/qXVKjtqSb6UtiPMzYV0",
-	"HAefcNrtF3lh/GspQX7sXc3us4GtA2e1kD3j+DAhri91Jb+NBUoOgrlv2AnJ8XV+iZJsPSE6GyPMVS3P",
-	"ZgxznWtiSKKU2wfzTS58sQ/L9AAmyxZQu/5TkOt/A+n4U9NLpO4IYqss3f9BhM7HzxrVfglE+79eZ/2Z",
-	"kOuFwRbb0Wvd26EeNPVRk13l5h/yz/L85ClRBnozfa2tJC7+f48jBGKv+XC4RFkhZdzhUDaKlVPuBpuU",
-	"Qixm/i3BvhUj1MT3kXN9w6zps6dd9CqwHlUeZG6fAp6aXS4ZvBGW6zlbyC8Zt4q2C2z7s0bNH/YS1Ycy",
-	"ZEjuKUq1Vh3M0BIrL/maBeEJB7HxLqw50Tk1SOXzj0nluK8Cf9bGhxB8f/X2jQ7h+OHy3U/aG58glAJC",
-	"Lek8qfk1mkgjrUo3icAShhT+gpnJhKAX7LvK3F/f/08AAAD//w==",
+	"7H17d9s2nuhXwdXdc2rPUrLsOGljn565btJMM02ajO3Mbhv5ihAJSahJgAVAy2qOv/sePAmSoETZTiez",
+	"M/8klgSCePzez0+DhOYFJYgIPjj5NFgimCKm/jxHv5WIi9ep/JAinjBcCEzJ4GTwgeDfSgRwiojAc4wY",
+	"oHMglpgDph8CezFDv01Ho1G8HwGYcQpWDAuBCBAUiCUCHLEbxEBGF6NBNEC3MC8yNDgZyMdujo7X4r8v",
+	"vr/4y4s8g98/nw8i+X2JGUoHJ4KVKBrwZIlyKJdWQCEQk8v6//Lhj2fDX+Dw9/Hw+dV//scgGoh1Iefl",
+	"gmGyGNzd3UWDAjKYI2H2eZYktCTBfb5+qTeGANSDwF4Mk0TojdUXrr4//Olm/Oovf3t+/uMPixd/T38c",
+	"RAMsJyqgWA6iAYG5HIrTjRvK4e0bRBZiOTg5evo0GuSY2M+H7f1Eg7OiyDBKX1Ayx4uSQbl43t7MG8wF",
+	"B5Rka39HHIglFGAJbxCAWWb2yxFIatMBqF8C9iBJQQ7XMzQhVCwR4/ungObybtOomhQyBDLMBUrBagkF",
+	"knctlgizxrwjcI4KBOU4ShI0IQVi4AZmJQJ78Z/NS6f1Z77NEUuWkIhJOR4fPesYxFCCC4yIiPdP5asn",
+	"BJMU3aIUzCnL5UUGn/s4vnLzxxFYLXGyBPKwCzRcUMARSfk+gCSdkK4ZrmK1fYY8kMcCzNCcMiQ3h1M1",
+	"MgKQy8WAGJMkK1MUjybEh6mPA7uSwZX8ushoiiy8KLj6rURsXQFWeEEDH7iwQLkCjv9gaD44Gfzfg4oA",
+	"HOhh/KAGSpcS4O4c4EHG4Fp+5mKtAF8ep/z8IqMcpRvhLlFDKijZi+Ve4sj+sMJiCWL1wWBlvA8o0w/T",
+	"AhFACeITshfPYcblgxKSUzSHZSb2G6enhoTPSb+udi5mEveY2e2M0gxBovDsdYryggpEkvWPaN3e6Ft4",
+	"jbha0ft3F5eAwzmSV8+QYOsRONN/6D0qCghzBK7RWgITmNF0HYHZ2v0yIUUGhQJVhXE0RZF6FhM1hiEh",
+	"iS8lYIVJSlcRKBCTwzmQeInJAhC0Us8yJEpGuEaCpGQMEQEY4mUmqtVQhheYwAxwAUXJR+DSX6IaBkGK",
+	"53OkHpfrBZhPCEO/okSi797xeAxiXJ3RFDFGmcE+b6olzpD6ao4ZF45jYA64wFkGMJmQeYYXS/WdP//z",
+	"+vzXaD3FZFpyFO/L8/3w4fVL/UhC8xyRFKUNkBg8nT9JnsOnR8Ov0Xg2PE6fzYbP4SEaHiXfzMfp8exr",
+	"+OzQ0mzNCiug8a5/KO//IST7tUb4Ngy9U3/Ia0CJJrwNBiQoKGhRZlCg02oQoQLIZaaG8sgLlx/4hMSk",
+	"zLJY36djfPKY9HhHewyoeMQYOFosMe7PZuC3muuLtaa+9lvDznJJR+R1XNAcgYuXP3JFMtUWfPrrzyhJ",
+	"bnDSj4dXjXmBRy0/XsWnviih6a0kD2JJuQI2Lo+r2mGAAnOquJ5YMoSARh95gjBJUCFa8PNxYNdZMXC1",
+	"sp702axkd4JsZRTzfA9q/AbnWIRo1C3OyxyQMp9psc0RY6oJSwEXqCbZHI7Dm8nUG4I0VD6S6zfJD2OF",
+	"EOaTWzomAi0QU/jwHi6CyAClmClXBAS9lpwUyn/njOYgJuhWTOVv05JlsYKMgqEbTEvufz0HkAAEWYYR",
+	"k+SKF5RwpGUWyZYlA66okdp9g2ioyd5eJrc//bpYvX25GL/9/cPt28UgfCxydJ02bKEFF4jd4AT9HTGu",
+	"tt08hbP3r8GN/tFQfkcwrYABFxATLk4kiYZCAnKW0RVKJUOBgKEMQY4Uwo8m5NwInvLCpVy2tjOeAghy",
+	"zLnkHZSBkvCyKCiT5EBLZD45VhzheDyeEAJz+YRcmiaZipIoxKw/z5sHezQ+ejYcPx0efT1K4TLDsIv0",
+	"miMa2jPqqQ5MJumn47uh/O/I/jeZjD7C4e+duoEFEIWS38HUaEHyU0KJ5LnyTyVoJYqGHPzK9a25fX0a",
+	"KM6nbpImEgwHJ5IIR4Mcca4gfVByNE0gRyODflNKZhSyFJPFiKE5Q3wpHzwBdqPu2ucYZam9p4GHTYqs",
+	"Tc0wzXwHkXwRm7r3ymXIXVbHtYnqfC/nODcHoo+nDpqXdXA0a5BgmCNFX+YQZ/r6K5m32pIZRJkFHClQ",
+	"mJ1FEm3jBs+NwQpKGCydsNiSSfZCIkgkeQICTqJKKdI8U6k9Z5YC3hxp/U59mt4cTSUb4Hw6y2hyjVKp",
+	"ysppMkyuv+IT0tCQUqqmzKFIlg2dUY/k07zkYqoGTAWVgsvUXr+ck6uFQi0MV2uUOODP9xVv6mZdL1AT",
+	"qUkNjbMrwtxK3G6/enAaKylaSvNUCmHJfQE/UZxwEBbXBlE3YlwuEVOUxgiqmZSPlaIJMBkWjC4Y4pWd",
+	"oeSa9mAOGrAiNUspb69pydxwOJfCDwR8SZkAKcrgevQPxqEzt7i6ZtCGfU9CBlpAllJUp0Ss7/EHKpXw",
+	"76t7cVcp0K04WIo8q93hQEpgT5L/k9JEngqQA9RXSP/Q/CyRrvb7of50Ka9EQrUSNanQNECPObCDzMfm",
+	"HAfVS2qcNECum2epZYUlFIDDNVe2B7CSxGHFKFmAPcWl1JGAeUalfsRXiHHww+XbNxEgyk7x14t3P+2P",
+	"5OH9RMUrWpL0YUhAqJjO1TSb4V7qZLRkCZJUjnwlRZOSpKMvgMZbuuFoErrF3IpOmIOWqgr2YrfrWJ/l",
+	"JaVvIVkbfsofdqSWaDEo0FQJolN0myCUoo2HbCg9SCDRu5CPAOjoKUrln5ryJGsgZwdqdikrlYWUrbh3",
+	"H9Xb/8hLsBsFWPCdVi6pxYaDcyTjA4GlWFKGf0fpY8s9rzUIAynU/ojWoGD0BqcoPQH8eiokUP/pT3/6",
+	"E5wl6RcA9nKR12gtKVhNLr4mdEVG+qjQbaEE4hCFffBpnRFQujcANR7QRN2yTxdggf8gXkXWQPNi9boI",
+	"GGOUYliI3KCMFmg0qN7oG9hfwALOcCaV57aOAxL3q1LZ6iKOoisS3I1xahANCkYLxATWgroBjZD58b+W",
+	"SK1YrtN7yRJyMEOIAPeod6DO6if1avnGrQZTN/GFHu+enKZIQJwF7PHnCHIpvVkFVI8/BSgvxBqsloiA",
+	"GCYC36BYLq2f4baxjpfq5W17wZ2vQX30js9tuLX+KzcHnUkdUE5qb9a/q/ZGJSo1JFatlRtipG1TqyXN",
+	"ENBzS4zTditQkkzKe3BC4tocoz/F1vylVQ9lGUlPASYcpwhgEbWgSMkFRhyxDyjZWH5hHRzu1VpblX/C",
+	"WebMOnW4S0ouaI7Y1nsx4+ondRdVBv4tE7w141oTODfHthnO7cDGFA1QcDvy1ua/pS8YvIcManiFaYq1",
+	"UfO9d3bGzF6HlLoLCwiqbmVtfYYGXiKAYLLU4rIkCg56K/zGKEAkHnRZZj8PvbJqmgdenJ3orvs+Xmpz",
+	"XID0mF+MWQYodXpWcwueNvAvNrY9HvvYNuqBIFoi6V6DMr0OMySkZvb64h04Pjr8GjhJJlGOj4yuEFP2",
+	"ktAbK4uPMu18enIXMO5Eg4wmMEOB43jP0BxJngrMELD3+vvLVyCDZFEqhQIu+H4EcsoFKNxgZTGskebW",
+	"KzdSXXc21dI2YNdra3lue6nNL9ZVYD7N0BIbQ1zXpVpr9q6XKidjgZVcrqh/k08Onz0bHgKYFUs4PALm",
+	"MXWl2+7xbPjL1aej8D3qNU/19yFmk6EFzOwxyGEngBJkjyf+Xv1wuS5QbDFgL5aIB8k6jiYkXtAbxEiO",
+	"iJia84lAjEmKb3Bawkx+IpRMC0bnWMT7kbI965NVbFuyE45EmIG0DcA1mDBHW99lD7C4F719TaTWZkSs",
+	"GS2FlpL0UUjpzm5ZOWG14NcFXAF6W4HJZmezGvaCasdG43Y3yqvuIjfSwU5n2xkBtOFvq0smWmJIIAEz",
+	"5LEZ7aZ2Tnt1WWWur88XUTxeWv/B46z1HyqmEFlvihTF5qUoGZrWPE7RJl9UC2fMUbzB5PpVRlddjkct",
+	"mUmGACS1BVCK3NQ4C6zt05ERK7m64RLwkyXliEh2EstVxH3ISZbp05/q6+gRn2CfMMuWW0y2xL80hYsl",
+	"0iYg83pJACtsmFPWX+gORUvkmLzWDx+2nXWehT+osDDUNNdyZcOSxMXegvwW3Rbak8MAzBiC6Vrxcrly",
+	"vZXByaBkOEREtY941xVQoqhDhuTI0xbRW+AbRAJv35UGNqJX/OOqrTwKwc4GYmnB/17E0sMQxUbanhvt",
+	"Q3c/aLNL7NCDgz2lKGu3B98PUcwHY0IlYO6KD9RiQhMRTrW8nZdcSDpoFaW6UP7HYcumyX8QovjAsjaA",
+	"93poFzjcAmUfOHoBeYd84uilASWJzhFAyZJKqZLRvObnVdzGMgMwx1kmtVTShp42QPYMK3Bc4S4a1IH3",
+	"HhP0Ydztg3JM3L8ANVUU2ldrnf2u415433VjI8PglIOOa4ODEYmsY3NeWceUF29Js1SO5BNi8Ft7JFwE",
+	"y6+KEcHq7lUkiyEYdQ+jfrkJentkQKiIyIPAoZrmsYGi33VfdmoI/n164p66Vk+c2w3yWtLWuS+VtdU2",
+	"j8r6vFbRWWMXjyz2wzTDBHFtCM0LmIgR+MB1MNWExLUoKc2FAjJj3FQAtaOsbUXrY/pCRDAc0qbfEaWC",
+	"srWKHyswStQx+0yl4jU1c6cNXMQcpCXqzVG8Y/5eKRyh8Kgyz+F2XcS/sQvzSBMA7carSUPQWFlijcfr",
+	"XrTHGq+hb7rGvG607m0Kv6SOsNSt4RGQN3wq70XCW8rgymdBEVCLCxnIOw3Jm8/kwlnVexnrjQZmZdsK",
+	"PQW+kRyiQMQgJ0MSCxNtyvYimIJo2mEtD6xq3boBSYiteV4T/iVdNfRFTrOb0BVpJ+Ynt48UCcRyTDBZ",
+	"TJ353UfcaQG5mKYlan2vNz69QQzPjaupdgpTpbXXz2I6K7kkJrzxdWV78L8N2yF8RYLTrLSWf08RFjAR",
+	"Ux05L4kJnXoj1YlIAjeVZCEwb0sUS/Xe3QxB+PICx724rR3w7TuaKjNaPQY9IGqFA+1bkPO9iq9r+LKC",
+	"8rOGIUK1meUU5HAtgShDcwFoqX3tkEyI5RIST+X3jXQKRbgfK8Y/ZFOpFI5XGGVpEIdxsgQ+mNbofewC",
+	"eyRAx2DPhu9rLZZTEKMbREQJMzOkZmDxH5bf14aGsbxlLOhYMm4w5Jp1IOolgs/dmfRT2swZ3oVNPFum",
+	"eaUe8VlWNXELg8zKwi+62njRdc1yVwa29WS/9FMMnEwTc0L+7BrO1/2dNXju627zAboymD7QBF+FfX24",
+	"GPS3wL9gCArkCdwPpbbN+eJO7bZPkp4kN2rGylhm7Hk75WlELkp3d9XFc8/5WGg34U0dxD3/PB7zbOMR",
+	"0CzJaKiYOwt4SExpuPV7HEGHs9OKAygPCljvGZaCNDDDgBoGYJqqWM/67dbMi3q+2r1+Mx43bzIa3A4X",
+	"dNi63hTypVLstm3upRson8K8yOB6qmPTm1v5Ser5fElXxJnHnRGVAPdGrcnVRQCABUfZ/B5wij3fYJ80",
+	"krrPSE7QPx/JS0ACVS6ayTfa0Ra4Pa0lRwKmUMDtznYzLkyxrUffiw8IGES9Xy3QWfpcp+endXVAh41W",
+	"/iHMAZxxFPKJwVJQyQiTKSYpZigRUwFv+yJXFUHVe5v3i8PwT0JUWqOF6PCpPNZuu1TnzXvuEYMUXHWd",
+	"N7d9GtYmAupxQtvdWmbgFiW3thTMN1jX27FpSQOcewW1+M+02JNZcmPqq77nfm/7asfV7PnUsYBr7bWz",
+	"0cYhB8oDT2QTpL30uUVIynXEvUbUl5ADnUcCBPVFP3RbMK2Ez8ssUyoyCWswnp+7X7xDgGVWirly7g+i",
+	"QSvKQWVfWY+/Xo+JcQivijHK3unjCUT3qKhBm34nh95fi36n0r8J2JjmctLGpy5siiZE5/WrJ1S2jaVw",
+	"yvhqEuUeUZOOnM2nmY6ZLDFBQ4ZgKimJCXeSdNaI5mBTQlLkoiK35xapoBUbki8f3BQKHnVmWjdz+Pzk",
+	"hraAZQOb2zUByLW8lJQmpYTAZgiKDS+W0LMebfcge0HTbUjUYclsOIcJJgvg/XxqfDcqAX4+18Y0k2Hn",
+	"stJGoZ2Fg49eQIEWlFWRWHobtesMRrM3D9x8OSFxdTs6xdXFerduoitMPqTVeCHiLZDUPwBeYqFAUq5e",
+	"CrQq0YqaCLMUyFl2uKGwa8+uorGoCnJCrKceph6kiDpU3kaky+vQma6EkuHR7S2wWZ5tmuSC8rcGyhvS",
+	"13IPqAlC695oaeiWEqi2ilnnvDZx1OxrpyCmCkBqtrRggFKVgS6fCNJ1nTH2irI8fLYmfaryiemCKlCj",
+	"0YzRFUcMFJQLDnAwLOz+uuBoq66nSO2jhCd673l2HCJu99QDQ/rdbjGOLkCvxcKbMXsVC++zI0JJ0oFQ",
+	"lKChwDkymeDKiCdvfQW59l7rqLjGWw6PvgnRTsRyPqXzKddp3R3S+hIl1zN6C2ZrUHFrK1XpAg0a5NR8",
+	"EsfNfA0PrirksN3FoDcfwlsbH9K28s2UOwKBeClEoemz/IvH4MP5m7p9TX1/cnBgvhklND+oUOhAq9Dt",
+	"yCnPIqdm+PPJwcFkcvGfQbOcizjfWc21tsdHU3OT5TRFMyymBVz3MsMGVFyphbD0YTNI2edhM3BUwIfv",
+	"JaRQhK7rs6jr4dt9jFvrVNV3vLsN8+x0gxvmucc97mSICGfoBElb+D7+RQwRQSL1AEPEpjSb3Q0RHVez",
+	"F+I9FoweaIfYQAY6AK0yiYZ3V6tH9TQoI9V3foGEhL5rtB5q/l5AzHRmIhdUPgOqN9W8ecahp1d3CspC",
+	"wsvT8YRcozWPdA0mKHTmzPEYJEvIYCIQ45FNvbC/Ph37PzeUm08DylLEpjgdnAyeff3kqVL54K2/66fj",
+	"DYf1wcWv9T2yrRpngwYvIVlo8luv1WEt2Cc6ivYarU0wty5f4irrwNTgNkNFBhOURhNSfwK6pEgVAZTT",
+	"G1VykaT6mHXWiRzHELhGhRiBH9XxM+RdwYRsvoPTmph1jVDh/6zetOFudAIzQwt9KChHcBCCYZfT9h0k",
+	"17b+ymax5T1cq3iHBq+bQXLtali1EVElVt2L768wQ4/E6Lfu9l7k6jMeyAY22udYduKbVXrjzlKrc5M/",
+	"ltgqz86azXjvvMxOGDZS0D3lThU5NZ3BDBqtrNdiLtRj3+mnWjy23+l/FiG047I+9yXUBdIHCZCPfCH9",
+	"kGK7NNlxsP8i4mSYfDxAntyYbr27QNl1OzWJkqEE4RuJNwwSPkdMhwcUisI/VL7chOKbga+blmwhz6Qh",
+	"Axmcae/D7PAhBNId2WMz622I+wDy2HVAYIkyl4nviiqZUFl27+PbTtR6H+KOrN3ZqF+aDIZQqJzNbtC5",
+	"p55hu73hftVYAu+1ZVkadMHMd9Vv8V1R6z/QFSjZQsne/voB5jvErkYDF+UdMsu3shwCJxlOtujILQnY",
+	"f1YQC0wWU6hzEOeM5iEyT7mc0VF2+VQ9MN9FfZccseBualOGuJp2whVQLK2010ggcRkyde+aCW0aGWt+",
+	"HPTeKR9NsBAEnWUo56a2iJ8db9Jrbb2qeyWnKM9QwDesE3p2mOm1fuDO1dWdph5+7YgaJsUSMdRLrHHP",
+	"n7tnDFIp8XrKdFmjcBZF8x6bqSy7Hum5fVgXU9paciMI4XVodNDh7iVwyv6JhTa/haC4YmEtBNYA2A/+",
+	"wkklPQIMLEaZtwVRZCOC/lDmkFRzej9unzqc2eHPv+XwXjtsacKX6mNRFIhwgOcugakixjp7EolQ0pRO",
+	"mOHTpL+YU2XZVJn5jpcVkHNdhKgnTNu56kJOhxWqq4xXcBdbzvPcx/1miTLzkxXbTXmuOpfTwrVU+upa",
+	"BlZnHg5w3axiYCJnX2+K9TZDIlMoTWfiYg5i80PcK2rEVtzc9CY7pv0q+0u/d1lfbuWK15uUfF8Zkqc5",
+	"Ekuaqnw2xm0il17fVvdlNZt7JurOld1AQjuy3xqYtCEBsZndFi5ewmgpMEH11Fr7ZS2drV9y2JZdumzO",
+	"1vbMD0r4zLLaPk2mZx2qhSqOARkChBK0HZYfwKHtoitO3dh5a+6ep9AtjSsfCOXCyrOOnsGEUc67jugz",
+	"SOrRQOBQYMV/WVLrL2OGEpojLqmuAGmJwN75qxfgyZMnz8GHyxcRyHGWYY4SSlK+7+4TzxVHMOU8Pd97",
+	"CoUOd9iK1+HUgrCWYXYUvqMA+d9cJVOlmtbx0tH/DQaDdUeoio1393KCa4J1U1EMC9Y7pYwE4yYfJMg2",
+	"CUO16ebSvBeF7uMS54gLmBcBnugBFhB2nJbYPDADBUMJ5qrkfe0gq6YHl+PnJ4fHJ+Mno6eHR7/Eo47e",
+	"CPVhXWDaL+NFu8EeJ7Go9OfakFh06upXuGTWa4QK0w5MeaBCRSy+zOwjRzu0/81GuG1NSLoPFfmjE5Q6",
+	"9rY5F2mr2PPv3KSGDzpoKvv70QvKLDJ15JMSXQbaVc1tIhzMVnDNJeHhSN5ms7adKgBeQ6s48gp7RuGa",
+	"IZFXJjICcaMfE2TItpiyRUU66+SFKtX0zAAIlBCu2haqMs6foypVK4a/o8Od7/jw0z7UwvRDHY6Oh9K4",
+	"z5BbuRWhdULpVpJUsdAmIbtn7ky9iKejeLaGpwRuk1KjQTmzhTpRoEQnFip0VfuG+9bq9Goy9rsrV4H3",
+	"geHCW9d1j7z3UI0iRa57tHuNgG6DGtc7TQmQISmAHz7TQdWkzBHDCe/XKPWxOIcOGrxBeTg/npXIFNNw",
+	"YEbnQD5gO1fw66n8OI1VtMu+qX6j70XlCJkA8TY+756tGlke0NZL1TkAhgw9tz229PivuEr08o3uN0ej",
+	"hDLXUaqjWMsDAaRpdUgHbgdRd/tR12+zKYTXaVdFW3yKUauEWsOiHoVRHSB4l9NZLrWDHb/B5DrEkgXK",
+	"C8ogW0eAY7LI0LDkCHw4f2OZkN9oxjY1aDLx15rKESrZ7APLHthiB5VBLqyk3YOA60qjfArFTo/1wUO9",
+	"ZrMoGxYnHxwqfLxGa4uBUqTbjICfC5lUDl0Qo4LpbRIGoAikLTAEk6VJOPOg49QAECh1StK24q33r0vR",
+	"wuAKeV1pigoJvVuvoZKuvbqxhEUDg7gIF4pT/Zq8LpRtBLD0tLMhjnGnY+5aV/aS+OoSd0Daq/WXDNnG",
+	"Mygk15CXbTBRPqJWEVlhw5ZNhra3ZB9u3mpj2e/t9rHgCrz2ljsn6xmqWT+Q0DLbgKAC75OSYbG+kAdv",
+	"QrwQZIidlVKHtJ9eWZg3XXcG7eZeHCUMCduWJwKx7Rmk24bVZA7dPiwGe45i6KQ4y9y7H5mQPScN7EdV",
+	"6O2ZaYqkeNcJ+E6tGuh5rpFpYBaPwFmgWZBpI+S1Szb9Mw+7EkK1QKqAVdE49baKFiyFKHSHHlVArUqr",
+	"k3+arpklSRHjokzXIIeYCIgJYrwdulyN+4oDlEv12caPgZsjF+Y+dAEpZ+9fn7R5mZLAD26ODiThPLBf",
+	"xvtVO9CKSXrJgyo7WWtzBcXyrBUny0Oz2TaJI/AeiiWPwIymGPHI9M5Rzk0embxd7l6sTnRCXDqoFlqN",
+	"eQBmcpMSpjg1HWIE152LV5Rda3VBrUxuVYDqtEYTMiEvKLnRjbg54EvItCiss00lGdPQIkcON4OQAe4K",
+	"krQkquB7NBrFNeiVX+zrvjnXaP0VnxCgpdcUJThFHMSWWsenmmfKs1BgLZHZ6T1IB6WrmnMjtcRGq9XY",
+	"OnuCHWPBXvzzzz//PHz7dvjy5Ujvw3SbNZuIdIFSELJ/mqavqobt0Fgz4vfvLi5jl2IR7AG6Z+PRj54+",
+	"9VIG9k+UOdzvsS5f3Gqz3qtROqj3SVcr/E4Bm3L9/PXi3U8jYAyoRoqwzXGduVPxJJvhXvXOS9EcE6Rm",
+	"dLKSnrVmWta0mG8wLKspnBGsequrJ2wES51ioGStenNwwyIitSyaY6E7Xtu7cD2+kqxUqFrVJXZkbLau",
+	"NXctuRFu4lqSdqwgwKDfqYMh/SNIIGPqYEFsTnT4Oo1t9r2igwKLrEHSHPeXqLt3cwQkoai+lffpl/Xl",
+	"+4NocGN7LAdaD0vpsUAEFnhwMngyGo+e6PTLpeJYB+zgk5nu7uCTakZ9J79fINEVvyT57Q3mWGhKqpBP",
+	"i7qU8FKXjNbLND0oXVKtriJq2xKoHpYKmO1+dBdQebt+HFTBkKlMqEBmZZpdKf6j00SoCo2ANkd7Qjji",
+	"qq30nlRN6DVG+/rdbiUqXiyhOQIzmFzrFF9wRtYggwIxvb3IbGKtP06IbrIaV8JjHGkqoksAoRTsPRkf",
+	"7VstSbfTBbFXXd1wP0c/X6dSpCgQ8TWyRq/mo/H4D2lwqs9Feeq/nQwKysVET4lGI0MCD1SH+8/S4VTn",
+	"Ytcy76U8ZzienOKF1DCGLygRjIZylrWROCZ0qDp7KJWzewHR4AKJ4QsFHGFAtzCkhFDMDcjv/SBE8Y5k",
+	"6whcwBxdYIG+vVDOyQjwhBaVpdZcv8S0/c1rkat5Mj7qqIEjMWsFea0RhiriAV2fjFOwoPK1ksHXwa1+",
+	"hG9osiHePgivG1uShzZyPD7u0lAcWB/4zXsr6+OOz3ki+ODk45VXC3vwrjC+9Kalol4SXRJguOBSFdAz",
+	"A1Xs/0qqKpDBHAl1cB93MFHIm8phimxhxu3mQdUYXkJJ1Ra+Ull7tYNXM388G/4Ch7+Ph8+vPh0+i54d",
+	"hypc3kUbLl4LapFn7jz6BswkTNE5YJCkNCemVIW3q6zUotyzw4u/LNc0Py9///qWr54eHT6TX/w6Prv4",
+	"W/rizepteKuK4/TeaFZOld4z3f+zv9+jo679XkWKkgXIhamfAChJUFQ1p7BlPiz2iybLKxBBaQRmaE5N",
+	"LxkzdEIMYzixfWnrzdJtRz9XPFgKLTkSTpoPt/ubEK81Q7tFug4QcRW79428pzkSlwzpSYMhqar6toVI",
+	"rBwIllFDrwmOtmBYn4KWuAiSWqCuj6EDOXXza2LSLTE3U0kpbAExqVp/FzYCOYfsWnLK4/F4/1RJXkUG",
+	"17rgfx4pV4i8jAmx3dHtjVCmfhSUAu0Hlcc5V9Rw73j8ZD/EWnk5y7GoM9eNmF0j/OqqbdaCBwQjC8pa",
+	"tqiAuZLilEI3NTPViP+WKiISYg0gfEfT9YbGu7fD1Wo1lKc2LFmGiNQR00Yn3oYLbfArImQ9YpQj8v+8",
+	"gh0Dr7aMLphbd+oM/iqfA+fyuUYHt5NWabVEfvnkt6OL6/Px6ufZ5fxZevjffy3+ln9zNgjVSKlKmfTu",
+	"5+tV8rmr23Qk8bj7BwlQhf7wMy2/kgJ7lmn/m5aLis8nNinmhrnFXeQIimJI1gjv4bzq8Pxk/KRDwG9M",
+	"Z4WLukjrTXYvEaP2/K4SxnhnCeNY73bHZ74ASeZCUTBflmlIyZ0yzF00CJuZFFMNMkVdnlnygW4XUM38",
+	"37KVOajhWrNrr3kv1F9MmTA11/QGmD5j+xokjft4Qjw+We8RAGJruR/5DYxqnfyCnYwmpGplpDVDyNha",
+	"idOmnZGuHqAZknnUtQ3TOdfKZrZEyTU33cMxB6p+wEk96U3io83nBTdHYA9lHIHj8biqXBiqiLhfr1+A",
+	"bjEXtsU25tX0cn/a3SvnnZDj8bFfH3H/tG7oah6iYuE5NV4kl8cn1xb0gcbV+kHvio16L07t10KNa4zb",
+	"7O5v8xtsDUf7xqPnW2o97qs7cTqUkc4kAPsq/AhIZUF15xFAa/jq17USjICxTQmcK8izcpWgdT3p1ElO",
+	"5ugUyDbHV0QvIKu0asW3ZZUQSamGHBgTp7FwDqSwv+UJzwT5I1oP+gsfga7/zqHbqen43r1wK69muNTH",
+	"eseAWsO87ZXH1OB6Y8W+9co8t1l7oXe9BZXOfgL3ElsefAHOQd6Mwn16cvjNaDwe/1L3jTbHHfnjKhe4",
+	"Cae1Puqwj9l4lNX5nxwcHB59PRqPxqPDk2/G34wP2EFwzQf91csf0/MPr57k+MkPz3qCWqglpe3Q0cpp",
+	"DQYi6VqTgZaU/0i4bXa206VrHgOa28EjHRKpb2NRFhEDeA1ZsTKKd73ZDD4wI1+ng/4S4HcwddgmHznc",
+	"/sgHAo0jS2sjvSTAn6h4peoEqweeb3/gBSXzDOtoguOjHg9cUvoWEpuYzneSMz8QdFsoEc2TNZ10qenT",
+	"BrOYuWzwRgmOQaGSd7oL3igZxZd+vuKVI8PEMede3qZzgBO0UiVWpM4dAQIZM7F4GwQR1RxQB2TFI3BJ",
+	"wQpm1/rtcIF4ZL2jcc3dHwPVZ7Dl8o9PAPNCEbjtgCblQiUKFvC3EoFYjo+BsmJZ2XJC5jjTZaja+VVK",
+	"mAG8TJY6ZgGcaUOLnmGGMkoWrtiWmQfQ+YRo9YsLKaYkUlCdM5qfeCW3tHBqH8GiYSCR8qXj/FNjuYn3",
+	"R6Adbe4MTtz3goNWjPWEPDzI2hxRSCCS77eS8h8gC73BmphvHfgeLlCfcWcaUOvtiPs8+EJHFWpp7CES",
+	"gQ4x+tgdjt7gUzYO3DD0RhS3ZiQ7mJS6pA0/58cLoPYaB1ThyPqlDXPUq5IpP/97JMBFqYMCu3i0nkDV",
+	"1+u0wLt4XD24Jdl44a933XJOM/5SzSYvsRFw1aagf1aay7eHk3I8PnomR36rhr+9TG5/+nWxevtyMX77",
+	"+4fbt4tgdJJ+0T25uBVG+4Ww/TNx70fikfKI3Bm0WSPX7qIt9pS2ocS1nIFZJpVGp8F388XRhHTnojWI",
+	"s1XweT370RSZg2TtTB+x7VEiCbQtE2rYqaMOccPWElVGIJWigiADmHRz51GVLuNCefQMtIP9SG27nuGk",
+	"2IVNg0p1oSnF9LjHSPa3qtb/ZGp1K5WmotiBelntWm6hQkheK12leWq7an/K3kG0exFpl/XW6EM/qvbV",
+	"jmP38w9aBVPvp41/Vk38Mdjtp6qHouFLrpGiK0fqQYKrXqdN6I8CGJHLdq/3H9bfTlPdC0fhkC6OsKG5",
+	"b9VMt94i9+5qZ/D7XylYhAoB95Y0vK7lH7vKXemaVU1G36wrVZUJUo6IqoJTVyWZj/Uc/DZYtQB74GO6",
+	"nxbvgK1ufLm7u+ooCNX1QK3uk8WVVh0nD2rbNTvuru6uat3Vd3i/rfCgxLK7e9pXttlW/qnNKjtaST6X",
+	"tSMszYVsHAefcNodF3lu4mspQX7uXc3vs0GsA2e1lD0T+DAh7llqHVXWAyUnwdx37IT0+Lq8REm2nhBd",
+	"JhXmqs9zM4e5LjUxJEnKzb3lJpe+2EdkuoeQZRPYr74Idv0voB1/akaJ1ANBbAe+uz+I0fn0WZPaz0Fo",
+	"/9fbrB+JuJ4barGVvHYpyx+MuxfqyKt7EdK3JleAIyKkAqkaDuggPUF1ogfigbotVWeB2EcmpQXrVoQV",
+	"VsfNpgU6+UB1LTgFUOrQGtZVmjVYqaqirhuCfmZCqk4HLiRB0/Zr19qg2TdhBJrd17kpWmYI2IQ0+i7v",
+	"YQF+pZhw0KWXV0lMNRMBFiZ2QpXBqGIFKFO25pTBFTlt9aQk9cjFUOOGM+vWnxABrxH3Sx+EwwF4RgWP",
+	"5HFX6bRy7yrtZG97FACYoTV1AVE5FirqUNPyqn5fy1RupzQOhaBZoVYo6Itjj5/TBlFpom0TRKs/UsDa",
+	"sAujvA//8YwM/UwJwf4evflJsPrUH2tYcDcS/Vto2VXzbrV1+YLFEUkINd35tzf9S/OmazJwf/3yQCHr",
+	"hvBM+XNLQBp1Mveq6bMJ+qv9PiEdTaQVIyfUyCN7G0L7dIPqyMg4Jhs5c17/GkP3FiY5cCXfSYFC9fup",
+	"SxM5XIOZ6WKdTohycRMpLSjlNbKiiFyoSn6FAsAsUzJSi7frvEKrz6ZgTz4p5To18gRI2hxHKt7TVpMy",
+	"ts0IWEqixZuG+GUUbZtuqqRFQmtpHlrCwty606UabgqI6dd/q95+qv36RO4no2SBmNy9wfRoQuymVFYF",
+	"ZUoY0lenL6glrwAJLSoasVPOmpCwoAWtkKaErKBDRb7lX0Dw6WUZ6O9/8E7NkxL+aHeDcRD0kATMl5+L",
+	"6evvvnjj+v2961t4eeTV0Ps3I/+SwuIy1QlkGx+vp23Uq7981P4DVa8glGjmJfxTojiPWbvmE8QVMtzj",
+	"CIHYGz4cLlFWxBGIh0M5KFbZxRuCaxUJNOtviRStYidNe0vkcvgwC2n8Pq6MqlQ4d06BlNOu3BLeqC/m",
+	"ZY3INxme1M7lbb/WxCuG0131pQwZkmeKUh0eCGZoiVW6fy0U8isOYpMmWcsGdPEcVfECTKoKBKqCydok",
+	"Q4IfLt++0bUo/nrx7icjXyGkhCxjujqpJWiakik6JtC0GkgYUgQPZqako96wn/Nzd3X3PwEAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -35,6 +35,9 @@ type Account struct {
 	// Concurrency is the account's own limit of updating requests in flight (seeded; 0: its
 	// platform's limit).
 	Concurrency int
+	// Closed says the account was closed: it is still read and listed (with closed=true),
+	// but no longer changed.
+	Closed bool
 }
 
 // Scope is the platform and mode an account lives in; accounts of other scopes are invisible.

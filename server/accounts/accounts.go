@@ -22,10 +22,8 @@ func (s *Server) CreateAccount(ctx context.Context, req gen.CreateAccountRequest
 	if req.Body != nil {
 		body = *req.Body
 	}
-	for k := range deref(body.Metadata) {
-		if len(k) > 40 {
-			return nil, invalidRequest(http.StatusBadRequest, "parameter_invalid", "metadata: keys must be at most 40 characters (%q is %d)", k, len(k))
-		}
+	if err := checkMetadataKeys(deref(body.Metadata)); err != nil {
+		return nil, err
 	}
 	c := callerFrom(ctx)
 	id, err := s.idempotent(ctx, "createAccount", req.Params.IdempotencyKey, body, func() (string, error) {
@@ -99,8 +97,12 @@ func listFilterOf(p gen.ListAccountsParams) listFilter {
 	return f
 }
 
-// matches says whether an open account is listed: it has every configuration asked for.
+// matches says whether an account is listed: it is closed or open as asked, and has every
+// configuration asked for.
 func (f listFilter) matches(a store.Account) bool {
+	if a.Closed != f.closed {
+		return false
+	}
 	for _, name := range f.configs {
 		if _, ok := a.Configurations[name]; !ok {
 			return false
@@ -156,10 +158,6 @@ func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestOb
 	more := false
 	prev := "" // the previous page's token; "" for the first page
 	if err := s.db.View(func(tx *store.Tx) error {
-		if filter.closed {
-			// No account is ever closed: this server has no operation that closes one.
-			return nil
-		}
 		if after != nil {
 			prev = s.previousPage(tx, scope, *after, filter, limit)
 		}
@@ -256,21 +254,37 @@ func accountFromRequest(b gen.CreateAccountRequest) store.Account {
 	for k, v := range deref(b.Metadata) {
 		a.Metadata[k] = v
 	}
-	if cfg := b.Configuration; cfg != nil {
-		add := func(name string, caps any) {
-			a.Configurations[name] = capabilityPaths(caps)
+	applyConfigurations(&a, b.Configuration)
+	return a
+}
+
+// applyConfigurations applies the configurations a request names to the account, each with
+// the capabilities it requests or withdraws; the account's other configurations, and the
+// capabilities the request does not name, are kept.
+func applyConfigurations(a *store.Account, cfg *gen.AccountConfigurationParams) {
+	if cfg == nil {
+		return
+	}
+	apply := func(name string, caps any) {
+		if a.Configurations == nil {
+			a.Configurations = map[string]map[string]bool{}
 		}
-		if cfg.Customer != nil {
-			add("customer", cfg.Customer.Capabilities)
+		if a.Configurations[name] == nil {
+			a.Configurations[name] = map[string]bool{}
 		}
-		if cfg.Merchant != nil {
-			add("merchant", cfg.Merchant.Capabilities)
-		}
-		if cfg.Recipient != nil {
-			add("recipient", cfg.Recipient.Capabilities)
+		for path, requested := range capabilityPaths(caps) {
+			a.Configurations[name][path] = requested
 		}
 	}
-	return a
+	if cfg.Customer != nil {
+		apply("customer", cfg.Customer.Capabilities)
+	}
+	if cfg.Merchant != nil {
+		apply("merchant", cfg.Merchant.Capabilities)
+	}
+	if cfg.Recipient != nil {
+		apply("recipient", cfg.Recipient.Capabilities)
+	}
 }
 
 // capabilityPaths flattens a generated capabilities-params value into path -> requested,

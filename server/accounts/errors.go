@@ -23,6 +23,9 @@ type Error struct {
 	UserMessage   string
 	DocURL        string
 	RetryAfterSec int
+	// AppliedConfigurations are the account's configurations, which configs_must_match_to_close
+	// lists.
+	AppliedConfigurations []string
 }
 
 func (e *Error) Error() string { return e.Type + "/" + e.Code + ": " + e.Message }
@@ -58,6 +61,9 @@ func WriteError(c echo.Context, err error, log *slog.Logger) {
 	}
 	if e.DocURL != "" {
 		body.DocUrl = nullable.NewNullableWithValue(e.DocURL)
+	}
+	for _, name := range e.AppliedConfigurations {
+		body.AppliedConfigurations = append(body.AppliedConfigurations, gen.ConfigurationType(name))
 	}
 	_ = c.JSON(e.Status, gen.ErrorResponse{Error: body})
 }

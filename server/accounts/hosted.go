@@ -49,8 +49,8 @@ func (s *Server) OpenAccountLink(ctx context.Context, req gen.OpenAccountLinkReq
 		if cur.Consumed || !now.Before(cur.ExpiresAt) {
 			return nil // another visit got here first
 		}
-		if a, found = s.tables.Accounts.Get(tx, cur.Account); !found {
-			gone = true
+		if a, found = s.tables.Accounts.Get(tx, cur.Account); !found || a.Closed {
+			gone = true // a link to an account closed since is no use
 			return nil
 		}
 		cur.Consumed, cur.Session = true, session
@@ -175,7 +175,7 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 			return nil
 		}
 		acct, found := s.tables.Accounts.Get(tx, cur.Account)
-		if !found {
+		if !found || acct.Closed {
 			status = http.StatusNotFound
 			return nil
 		}

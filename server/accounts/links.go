@@ -12,8 +12,8 @@ import (
 )
 
 // CreateAccountLink makes a single-use, expiring link into the hosted flow. Its checks run
-// in the documented order: Accounts v2 enabled, the account exists, the configurations
-// match, the account's concurrency limit.
+// in the documented order: Accounts v2 enabled, the account exists (and is open), the
+// configurations match, the account's concurrency limit.
 func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLinkRequestObject) (gen.CreateAccountLinkResponseObject, error) {
 	body := *req.Body
 	flow, err := chosenFlow(body.UseCase)
@@ -26,7 +26,7 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 	c := callerFrom(ctx)
 	var made store.AccountLink // the link this request makes, if it makes one
 	create := func() (string, error) {
-		a, err := s.account(ctx, body.Account)
+		a, err := s.openAccount(ctx, body.Account)
 		if err != nil {
 			return "", err
 		}

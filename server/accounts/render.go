@@ -141,6 +141,18 @@ func renderAccount(a store.Account, include []gen.AccountInclude) gen.V2CoreAcco
 		fr.Summary.SetNull()
 		out.FutureRequirements.Set(fr)
 	}
+	if a.Closed {
+		// v2 returns "limited, non-personally-identifiable information" for a closed
+		// account: what tracks its history (id, configurations, dates, metadata) stays, its
+		// contact details, identity and configuration sections do not, and it has nothing
+		// left to provide.
+		out.Closed = true
+		out.ContactEmail, out.DisplayName = optionalString(""), optionalString("")
+		out.Configuration.SetNull()
+		out.Identity.SetNull()
+		out.Requirements.SetNull()
+		out.FutureRequirements.SetNull()
+	}
 	return out
 }
 

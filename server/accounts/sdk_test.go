@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -602,5 +603,72 @@ func TestSDKListFilters(t *testing.T) {
 	}
 	if got := list(&stripe.V2CoreAccountListParams{Closed: stripe.Bool(true)}); len(got) != 0 {
 		t.Errorf("closed accounts: got %v, want none", got)
+	}
+}
+
+// TestSDKUpdateAndClose: stripe-go's Update (a metadata key removed with a nil value, a
+// configuration added) and Close (naming the account's configurations), and the closed
+// account in its list filter.
+func TestSDKUpdateAndClose(t *testing.T) {
+	srv := startSDKServer(t, nil)
+	client := newSDKClient(t, srv, "sk_test_sdkupdateclose")
+	ctx := context.Background()
+	create := recipientParams("Jenny Rosen")
+	create.AddMetadata("order_id", "6735")
+	create.AddMetadata("stale", "yes")
+	a, err := client.V2CoreAccounts.Create(ctx, create)
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+
+	update := &stripe.V2CoreAccountUpdateParams{
+		DisplayName: stripe.String("Jenny R."),
+		Identity:    &stripe.V2CoreAccountUpdateIdentityParams{Country: stripe.String("US"), EntityType: stripe.String("individual")},
+		Configuration: &stripe.V2CoreAccountUpdateConfigurationParams{Merchant: &stripe.V2CoreAccountUpdateConfigurationMerchantParams{
+			Capabilities: &stripe.V2CoreAccountUpdateConfigurationMerchantCapabilitiesParams{
+				CardPayments: &stripe.V2CoreAccountUpdateConfigurationMerchantCapabilitiesCardPaymentsParams{Requested: stripe.Bool(true)}}}},
+		Include: stripe.StringSlice([]string{"identity", "configuration.merchant"}),
+	}
+	update.AddMetadata("stale", nil)
+	update.AddMetadata("region", stripe.String("emea"))
+	got, err := client.V2CoreAccounts.Update(ctx, a.ID, update)
+	if err != nil {
+		t.Fatalf("update: %v", err)
+	}
+	if got.DisplayName != "Jenny R." || got.Identity == nil || got.Identity.Country != "US" {
+		t.Errorf("updated: display name %q, identity %+v", got.DisplayName, got.Identity)
+	}
+	if want := map[string]string{"order_id": "6735", "region": "emea"}; !maps.Equal(got.Metadata, want) {
+		t.Errorf("metadata: got %v, want %v", got.Metadata, want)
+	}
+	if !slices.Equal(got.AppliedConfigurations, []stripe.V2CoreAccountAppliedConfiguration{"merchant", "recipient"}) {
+		t.Errorf("applied configurations: got %v", got.AppliedConfigurations)
+	}
+	if got.Configuration == nil || got.Configuration.Merchant == nil || got.Configuration.Merchant.Capabilities == nil ||
+		got.Configuration.Merchant.Capabilities.CardPayments == nil || got.Configuration.Merchant.Capabilities.CardPayments.Status != "restricted" {
+		t.Errorf("merchant configuration: got %+v, want card_payments restricted", got.Configuration)
+	}
+
+	_, err = client.V2CoreAccounts.Close(ctx, a.ID, &stripe.V2CoreAccountCloseParams{AppliedConfigurations: stripe.StringSlice([]string{"recipient"})})
+	v2Error(t, err, http.StatusBadRequest, "configs_must_match_to_close")
+	closed, err := client.V2CoreAccounts.Close(ctx, a.ID, &stripe.V2CoreAccountCloseParams{AppliedConfigurations: stripe.StringSlice([]string{"merchant", "recipient"})})
+	if err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	if !closed.Closed || closed.ContactEmail != "" || closed.Identity != nil {
+		t.Errorf("closed account: %+v, want closed without contact details or identity", closed)
+	}
+	_, err = client.V2CoreAccounts.Update(ctx, a.ID, &stripe.V2CoreAccountUpdateParams{DisplayName: stripe.String("Again")})
+	v2Error(t, err, http.StatusBadRequest, "account_closed")
+
+	var listed []string
+	for acct, err := range client.V2CoreAccounts.List(ctx, &stripe.V2CoreAccountListParams{Closed: stripe.Bool(true)}).All(ctx) {
+		if err != nil {
+			t.Fatalf("list closed: %v", err)
+		}
+		listed = append(listed, acct.ID)
+	}
+	if !slices.Equal(listed, []string{a.ID}) {
+		t.Errorf("closed accounts: got %v, want [%s]", listed, a.ID)
 	}
 }

@@ -9,8 +9,10 @@
 //   - onboarding always needs the terms of service accepted, which only the hosted form can
 //     do: the requested capabilities of a link's configurations become active when its form
 //     is submitted, and those of the account's other configurations stay restricted;
-//   - no operation closes an account, so every account is open: a list with closed=true
-//     finds none; a list's page token belongs to its filters and is refused with others;
+//   - a closed account is still read and listed (closed=true) with its contact details,
+//     identity and configuration sections withheld, and refused with account_closed by
+//     anything that would change it; a list's page token belongs to its filters and is
+//     refused with others;
 //   - an Idempotency-Key is remembered only for requests that succeeded: a failed request
 //     may be retried with the same key and runs again (v2 semantics).
 //   - the hosted pages ignore the query of their URL, even one Go's form parsing refuses

@@ -115,6 +115,8 @@ var bodyTypes = map[string]func() any{
 	"RoleAssignments_Create":              func() any { return new(authzgen.RoleAssignmentsCreateJSONRequestBody) },
 	"createAccountLink":                   func() any { return new(accountsgen.CreateAccountLinkJSONRequestBody) },
 	"createAccount":                       func() any { return new(accountsgen.CreateAccountJSONRequestBody) },
+	"updateAccount":                       func() any { return new(accountsgen.UpdateAccountJSONRequestBody) },
+	"closeAccount":                        func() any { return new(accountsgen.CloseAccountJSONRequestBody) },
 	"advanceClock":                        func() any { return new(admingen.AdvanceClockJSONRequestBody) },
 	"createFault":                         func() any { return new(admingen.CreateFaultJSONRequestBody) },
 	"globalForwardingRules.insert":        func() any { return new(computegen.GlobalForwardingRulesInsertJSONRequestBody) },
