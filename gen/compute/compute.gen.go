@@ -3089,7 +3089,7 @@ type ClientInterface interface {
 	// (`get`, `list`) only once the returned Operation is `DONE`.
 	//
 	// With `requestId`, a retry within the retention period returns the original Operation
-	// and changes nothing, whatever its body.
+	// and changes nothing, whatever its body (once the body passes this document's validation).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3109,7 +3109,7 @@ type ClientInterface interface {
 	// (`get`, `list`) only once the returned Operation is `DONE`.
 	//
 	// With `requestId`, a retry within the retention period returns the original Operation
-	// and changes nothing, whatever its body.
+	// and changes nothing, whatever its body (once the body passes this document's validation).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3220,7 +3220,8 @@ type ClientInterface interface {
 	//
 	// `configured` and `logicalStructure` are computed by the server from the attachments
 	// (see `InterconnectAttachmentGroup`). With `requestId`, a retry within the retention
-	// period returns the original Operation and changes nothing, whatever its body.
+	// period returns the original Operation and changes nothing, whatever its body,
+	// once the body passes this document's validation.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3254,7 +3255,8 @@ type ClientInterface interface {
 	//
 	// `configured` and `logicalStructure` are computed by the server from the attachments
 	// (see `InterconnectAttachmentGroup`). With `requestId`, a retry within the retention
-	// period returns the original Operation and changes nothing, whatever its body.
+	// period returns the original Operation and changes nothing, whatever its body,
+	// once the body passes this document's validation.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3316,7 +3318,7 @@ type ClientInterface interface {
 	// `logicalStructure`; attachments removed from the group are free for other groups.
 	//
 	// With `requestId`, a retry within the retention period returns the original Operation
-	// and changes nothing, whatever its body.
+	// and changes nothing, whatever its body (once the body passes this document's validation).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3353,7 +3355,7 @@ type ClientInterface interface {
 	// `logicalStructure`; attachments removed from the group are free for other groups.
 	//
 	// With `requestId`, a retry within the retention period returns the original Operation
-	// and changes nothing, whatever its body.
+	// and changes nothing, whatever its body (once the body passes this document's validation).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3426,7 +3428,7 @@ type ClientInterface interface {
 	// `provisionedLinkCount` equal to `requestedLinkCount`.
 	//
 	// With `requestId`, a retry within the retention period returns the original Operation
-	// and changes nothing, whatever its body.
+	// and changes nothing, whatever its body (once the body passes this document's validation).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3450,7 +3452,7 @@ type ClientInterface interface {
 	// `provisionedLinkCount` equal to `requestedLinkCount`.
 	//
 	// With `requestId`, a retry within the retention period returns the original Operation
-	// and changes nothing, whatever its body.
+	// and changes nothing, whatever its body (once the body passes this document's validation).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3563,7 +3565,7 @@ type ClientInterface interface {
 	// groups, come from its interconnect's location.
 	//
 	// With `requestId`, a retry within the retention period returns the original Operation
-	// and changes nothing, whatever its body.
+	// and changes nothing, whatever its body (once the body passes this document's validation).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3598,7 +3600,7 @@ type ClientInterface interface {
 	// groups, come from its interconnect's location.
 	//
 	// With `requestId`, a retry within the retention period returns the original Operation
-	// and changes nothing, whatever its body.
+	// and changes nothing, whatever its body (once the body passes this document's validation).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3709,7 +3711,7 @@ func (c *Client) GlobalForwardingRulesList(ctx context.Context, project ProjectP
 // (`get`, `list`) only once the returned Operation is `DONE`.
 //
 // With `requestId`, a retry within the retention period returns the original Operation
-// and changes nothing, whatever its body.
+// and changes nothing, whatever its body (once the body passes this document's validation).
 //
 // Takes any type of body and a specified content type.
 //
@@ -3739,7 +3741,7 @@ func (c *Client) GlobalForwardingRulesInsertWithBody(ctx context.Context, projec
 // (`get`, `list`) only once the returned Operation is `DONE`.
 //
 // With `requestId`, a retry within the retention period returns the original Operation
-// and changes nothing, whatever its body.
+// and changes nothing, whatever its body (once the body passes this document's validation).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3910,7 +3912,8 @@ func (c *Client) InterconnectAttachmentGroupsList(ctx context.Context, project P
 //
 // `configured` and `logicalStructure` are computed by the server from the attachments
 // (see `InterconnectAttachmentGroup`). With `requestId`, a retry within the retention
-// period returns the original Operation and changes nothing, whatever its body.
+// period returns the original Operation and changes nothing, whatever its body,
+// once the body passes this document's validation.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3954,7 +3957,8 @@ func (c *Client) InterconnectAttachmentGroupsInsertWithBody(ctx context.Context,
 //
 // `configured` and `logicalStructure` are computed by the server from the attachments
 // (see `InterconnectAttachmentGroup`). With `requestId`, a retry within the retention
-// period returns the original Operation and changes nothing, whatever its body.
+// period returns the original Operation and changes nothing, whatever its body,
+// once the body passes this document's validation.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4046,7 +4050,7 @@ func (c *Client) InterconnectAttachmentGroupsGet(ctx context.Context, project Pr
 // `logicalStructure`; attachments removed from the group are free for other groups.
 //
 // With `requestId`, a retry within the retention period returns the original Operation
-// and changes nothing, whatever its body.
+// and changes nothing, whatever its body (once the body passes this document's validation).
 //
 // Takes any type of body and a specified content type.
 //
@@ -4093,7 +4097,7 @@ func (c *Client) InterconnectAttachmentGroupsPatchWithBody(ctx context.Context, 
 // `logicalStructure`; attachments removed from the group are free for other groups.
 //
 // With `requestId`, a retry within the retention period returns the original Operation
-// and changes nothing, whatever its body.
+// and changes nothing, whatever its body (once the body passes this document's validation).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4216,7 +4220,7 @@ func (c *Client) InterconnectsList(ctx context.Context, project ProjectPath, par
 // `provisionedLinkCount` equal to `requestedLinkCount`.
 //
 // With `requestId`, a retry within the retention period returns the original Operation
-// and changes nothing, whatever its body.
+// and changes nothing, whatever its body (once the body passes this document's validation).
 //
 // Takes any type of body and a specified content type.
 //
@@ -4250,7 +4254,7 @@ func (c *Client) InterconnectsInsertWithBody(ctx context.Context, project Projec
 // `provisionedLinkCount` equal to `requestedLinkCount`.
 //
 // With `requestId`, a retry within the retention period returns the original Operation
-// and changes nothing, whatever its body.
+// and changes nothing, whatever its body (once the body passes this document's validation).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4443,7 +4447,7 @@ func (c *Client) InterconnectAttachmentsList(ctx context.Context, project Projec
 // groups, come from its interconnect's location.
 //
 // With `requestId`, a retry within the retention period returns the original Operation
-// and changes nothing, whatever its body.
+// and changes nothing, whatever its body (once the body passes this document's validation).
 //
 // Takes any type of body and a specified content type.
 //
@@ -4488,7 +4492,7 @@ func (c *Client) InterconnectAttachmentsInsertWithBody(ctx context.Context, proj
 // groups, come from its interconnect's location.
 //
 // With `requestId`, a retry within the retention period returns the original Operation
-// and changes nothing, whatever its body.
+// and changes nothing, whatever its body (once the body passes this document's validation).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -7621,7 +7625,7 @@ type ClientWithResponsesInterface interface {
 	// (`get`, `list`) only once the returned Operation is `DONE`.
 	//
 	// With `requestId`, a retry within the retention period returns the original Operation
-	// and changes nothing, whatever its body.
+	// and changes nothing, whatever its body (once the body passes this document's validation).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7641,7 +7645,7 @@ type ClientWithResponsesInterface interface {
 	// (`get`, `list`) only once the returned Operation is `DONE`.
 	//
 	// With `requestId`, a retry within the retention period returns the original Operation
-	// and changes nothing, whatever its body.
+	// and changes nothing, whatever its body (once the body passes this document's validation).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7758,7 +7762,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// `configured` and `logicalStructure` are computed by the server from the attachments
 	// (see `InterconnectAttachmentGroup`). With `requestId`, a retry within the retention
-	// period returns the original Operation and changes nothing, whatever its body.
+	// period returns the original Operation and changes nothing, whatever its body,
+	// once the body passes this document's validation.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7792,7 +7797,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// `configured` and `logicalStructure` are computed by the server from the attachments
 	// (see `InterconnectAttachmentGroup`). With `requestId`, a retry within the retention
-	// period returns the original Operation and changes nothing, whatever its body.
+	// period returns the original Operation and changes nothing, whatever its body,
+	// once the body passes this document's validation.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7858,7 +7864,7 @@ type ClientWithResponsesInterface interface {
 	// `logicalStructure`; attachments removed from the group are free for other groups.
 	//
 	// With `requestId`, a retry within the retention period returns the original Operation
-	// and changes nothing, whatever its body.
+	// and changes nothing, whatever its body (once the body passes this document's validation).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7895,7 +7901,7 @@ type ClientWithResponsesInterface interface {
 	// `logicalStructure`; attachments removed from the group are free for other groups.
 	//
 	// With `requestId`, a retry within the retention period returns the original Operation
-	// and changes nothing, whatever its body.
+	// and changes nothing, whatever its body (once the body passes this document's validation).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7976,7 +7982,7 @@ type ClientWithResponsesInterface interface {
 	// `provisionedLinkCount` equal to `requestedLinkCount`.
 	//
 	// With `requestId`, a retry within the retention period returns the original Operation
-	// and changes nothing, whatever its body.
+	// and changes nothing, whatever its body (once the body passes this document's validation).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8000,7 +8006,7 @@ type ClientWithResponsesInterface interface {
 	// `provisionedLinkCount` equal to `requestedLinkCount`.
 	//
 	// With `requestId`, a retry within the retention period returns the original Operation
-	// and changes nothing, whatever its body.
+	// and changes nothing, whatever its body (once the body passes this document's validation).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8127,7 +8133,7 @@ type ClientWithResponsesInterface interface {
 	// groups, come from its interconnect's location.
 	//
 	// With `requestId`, a retry within the retention period returns the original Operation
-	// and changes nothing, whatever its body.
+	// and changes nothing, whatever its body (once the body passes this document's validation).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8162,7 +8168,7 @@ type ClientWithResponsesInterface interface {
 	// groups, come from its interconnect's location.
 	//
 	// With `requestId`, a retry within the retention period returns the original Operation
-	// and changes nothing, whatever its body.
+	// and changes nothing, whatever its body (once the body passes this document's validation).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10249,7 +10255,7 @@ func (c *ClientWithResponses) GlobalForwardingRulesListWithResponse(ctx context.
 // (`get`, `list`) only once the returned Operation is `DONE`.
 //
 // With `requestId`, a retry within the retention period returns the original Operation
-// and changes nothing, whatever its body.
+// and changes nothing, whatever its body (once the body passes this document's validation).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10275,7 +10281,7 @@ func (c *ClientWithResponses) GlobalForwardingRulesInsertWithBodyWithResponse(ct
 // (`get`, `list`) only once the returned Operation is `DONE`.
 //
 // With `requestId`, a retry within the retention period returns the original Operation
-// and changes nothing, whatever its body.
+// and changes nothing, whatever its body (once the body passes this document's validation).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10428,7 +10434,8 @@ func (c *ClientWithResponses) InterconnectAttachmentGroupsListWithResponse(ctx c
 //
 // `configured` and `logicalStructure` are computed by the server from the attachments
 // (see `InterconnectAttachmentGroup`). With `requestId`, a retry within the retention
-// period returns the original Operation and changes nothing, whatever its body.
+// period returns the original Operation and changes nothing, whatever its body,
+// once the body passes this document's validation.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10468,7 +10475,8 @@ func (c *ClientWithResponses) InterconnectAttachmentGroupsInsertWithBodyWithResp
 //
 // `configured` and `logicalStructure` are computed by the server from the attachments
 // (see `InterconnectAttachmentGroup`). With `requestId`, a retry within the retention
-// period returns the original Operation and changes nothing, whatever its body.
+// period returns the original Operation and changes nothing, whatever its body,
+// once the body passes this document's validation.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10552,7 +10560,7 @@ func (c *ClientWithResponses) InterconnectAttachmentGroupsGetWithResponse(ctx co
 // `logicalStructure`; attachments removed from the group are free for other groups.
 //
 // With `requestId`, a retry within the retention period returns the original Operation
-// and changes nothing, whatever its body.
+// and changes nothing, whatever its body (once the body passes this document's validation).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10595,7 +10603,7 @@ func (c *ClientWithResponses) InterconnectAttachmentGroupsPatchWithBodyWithRespo
 // `logicalStructure`; attachments removed from the group are free for other groups.
 //
 // With `requestId`, a retry within the retention period returns the original Operation
-// and changes nothing, whatever its body.
+// and changes nothing, whatever its body (once the body passes this document's validation).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10706,7 +10714,7 @@ func (c *ClientWithResponses) InterconnectsListWithResponse(ctx context.Context,
 // `provisionedLinkCount` equal to `requestedLinkCount`.
 //
 // With `requestId`, a retry within the retention period returns the original Operation
-// and changes nothing, whatever its body.
+// and changes nothing, whatever its body (once the body passes this document's validation).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10736,7 +10744,7 @@ func (c *ClientWithResponses) InterconnectsInsertWithBodyWithResponse(ctx contex
 // `provisionedLinkCount` equal to `requestedLinkCount`.
 //
 // With `requestId`, a retry within the retention period returns the original Operation
-// and changes nothing, whatever its body.
+// and changes nothing, whatever its body (once the body passes this document's validation).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10911,7 +10919,7 @@ func (c *ClientWithResponses) InterconnectAttachmentsListWithResponse(ctx contex
 // groups, come from its interconnect's location.
 //
 // With `requestId`, a retry within the retention period returns the original Operation
-// and changes nothing, whatever its body.
+// and changes nothing, whatever its body (once the body passes this document's validation).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10952,7 +10960,7 @@ func (c *ClientWithResponses) InterconnectAttachmentsInsertWithBodyWithResponse(
 // groups, come from its interconnect's location.
 //
 // With `requestId`, a retry within the retention period returns the original Operation
-// and changes nothing, whatever its body.
+// and changes nothing, whatever its body (once the body passes this document's validation).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -17907,147 +17915,148 @@ var swaggerSpec = []string{
 	"4WlIoLsg8t3L2joipjecB/5qNtdTbvYrqLfgojfvZExnVSlAhqzhRR86vU5hLGQpCgNZvYrgWcjiBE+o",
 	"QtCspOyW0DhlRnVCDgfdXCFWirkUAD1xXJkSczWl+gwcFLZPHSlyKRoOkg5vCoQahhrVU65W8VW4b4Ee",
 	"zXsnSlS4HtFqD3NZKnQ9DwUrCm5rQAeAdYdeCa/6iO7J+mQWl22sfTHBIACKvspCZlmCHR+qqHoXpxUb",
-	"IMdzXiSBHGUrwlSBliRw/Vg5B4ty4M5cir34EyPK95FYcNAvuG5mAB4UZI9weZNv2eJyW5SC9ayS20DN",
-	"wkuKOvBJKMSzk5Szm5TyMIkjQ3J4Ib7/kuz4YbxN8LU4BjEMVuTrY0XXDK91qTqt2vXJKSkfT01SbuAT",
-	"u3zq1A/LtckRNknDPnZOq0oAPK6b5qlZaxwe1xtVLgxWzWT+RrZsWq1WI9k0JZnEabHR0j08yzSVvhkn",
-	"VsZ5k9WnF2ZiU/PBw7uuJfblTOFRNIUqC0/LhYuTzXKEdD3B65lFXZHwlZOOVfg0aGHS6wIe51QxwxEx",
-	"+1KYCSUTe1E5r1E93f7ShU+nnqsK6T6JYCgy2XMFuAKy4VfjYdaqgz+SF74K8dIjYaYvm19nurMmLWry",
-	"s+8IAxWEQxFnH1nJT1i62V74X1J7AJw8TPqIPSJcPJFUw0J8Hws20jQF72mCRSS8QC6Lgv+YQTknLnyF",
-	"LBLcpgEhCM+wS19W0Cku1cj1eG57VOKr37Us9NS888gxpye4ZpfrkwYpN6aHuHxinzrlKjGnnOQ37ENH",
-	"8c7ayWH9qFo7Ms3GyXHttH7UONnEO80n4Z2nRxoDmtbwiWlXSbmuOBFnPqd21cngnfHe+Ua8s3jXI34Y",
-	"Z4m/8kNHo7nfgB82tr/U9cN3/oo+paFEMJrH8ENjsw/mkRxMc2eNKOclUZXYNVMJV2ddO2HCUGYXFvlj",
-	"7gDsJNMJQ/0Q3RMF8aGuTPmEF2cgfC6+S+7xjXnBqwn/oSb8NCTkg/V6KuBYS2elv5dx/zHWhHWmkSJi",
-	"fwsm8Z58I41JhVR8PYhoOh9LtnF+QKDukGA5d3PfIyJOD8lIv904ERjmxdetSpZhPlWAnrejFTHn6s8e",
-	"15ziwCgrl2NAGSWubXnEQAtXoG/4gXSvayRK2JllKIdotWHWoAS3CFPu+uEVCa0K6k1ReOejQERC29jz",
-	"WMrZrzerCr/6lIwoW9k2IQ6LwG+pSFFVfoRNVvcorE9ZuVM8VtrZI+wiFSGjd0Ypb+Cu0IKSKqjJZDj/",
-	"iMZxhBA/I6K9RAkDCEOItUpQNcXeeQyCMdIBjGWQ5SYE4xF9NITx+lsjug3CuII+ur4n4zgTkUMwoEa1",
-	"iiyXQgiQJUP0hWEANjhfcj0ayZ4TZR4QocvQUwV77IYQdUW+LDljP9dcNiOqvRnwPbIX4yVHix71WgXf",
-	"CPmNEuKgG+oCgKTtYcYI2y8ugcWU4tl9E4I8vKAE9kDPRIbk0aj9vLhevj0JrlOSh42pIPqQKJMjhRTm",
-	"qe9hia7VkkQM8Bks9RFmbI41+DSSFEGsywb3/G4N84ldHdkXAF3wT2qdb6xb52US1qspQrHaiDAztJdk",
-	"nfvft+DZMGvbX+gHJBJc3gHY0xPKrNcyYFFOH2R6PL8Em10zWQCxPiJcdXOeSVbU6oiKsFW0a9QqNPn8",
-	"YaszhU37ncWtxjIm0kVMAeX0hiGLE31LeD02F8qGRc8MhN20SV7jYV/jYbdTEj04VsvwgrZV1T7oR1xL",
-	"/qmL1+RV1j+IywZ+9jBAdqkrtW/dpZrskij3KrM7oVNaFd1rD9h5hEcBv0v9Qe/y5gJgaLq9boSkI9p6",
-	"tLWyH/jOyhbZPlp5qakfIK1YEAnxrHRW+pf5zxqudxqLw58iI2X9tHpUOzmsmUeNU/OkfnLcqIE0G23I",
-	"9ADzB7Qm127YiVxz8Geujb3rMFjZ4SqA/S0XBranKGINf8oCj5DKHP+8l6UmzZJAaM3Y1b9+o737SWHG",
-	"ymLGnFp8247VsjpWK339xIkSTLWYTUmkZjITVu2hr58ipHxQ6+ByeSaX8qkViU0k7CD9+YwY7M0b7yV7",
-	"W1zSb+e3UiT2erOg96eNxN48LE0A37gIBeKy6eZP5cRni1hkQS0rKVJpSSuasFWgPVXjtN1pD38ZX3ea",
-	"OjSPlWWg1U1u+5VNWYhceuVEPifGOwqE1gyvYGeTKcQOsV1HveAm7LJxyf9EALUs3T6ie9uCpdHOsdIj",
-	"mgiWjrMhuYQL344ZHR8ugDEQR1ZqcpnSREQXDTRZyVxWcV2LuEbJgGsD8Z+R/sF5E2QJ5wViZyo10VyL",
-	"5HWuK06x660CosyqS6Fz6VnSkHfNtORsEnx2bQJJnWei8/Gnpi512ZxEWpRQ0SCHsyIwq3/9xMeSUXhH",
-	"7dh0bSDL4KpMND+yBJMsgqUfBn5TTjdgD+gBWiMKEVrxPGXMzv7ZiJb5adPavBl0hPFCwJxQX2SlQx5q",
-	"/FRStT0D4ABIPs1CZN5rVBt6oaJ9A1kSzkUZr6G1uP3z9X4Jg4o0nkyI59OZKJtJBfCKmK49P9BnZXKv",
-	"7vPORYn66nAECIqU7Iv+a52P4Q6b3STgIYymCkN927xEg9ZPN63robUPPQaVWD8Q4RwLJXRU0sQAAIuC",
-	"/o5KEotsT+Wum0cx7Ac/FHyJkOxeCi+a96SOrHe9wdv25WWra+1H+D0R7LelsGz2rBgczTKg/xHomjhy",
-	"Cze0xOnGVG5gvQU4SVYsb0s6l5YbBc2T7DqVARKTbW2ORnSPEZKsZp3WvvcraLcgwxEtFGWIHp5NsVH5",
-	"f02qSKvKr9rtQ7Tbh2iXD1QWc7SJpxCYXxM6XhM6HpTQkW0NeXqv0U4K7veQ5gE9+VvleWxRCIurnk/i",
-	"Ajr4Y8Pdwgkhm1Xc7FimTT6KBLjTDkkiI5oUWcmCEe+zVJCoryKqpfIpevfIlBIjJ58kSjXRe7TA9+g/",
-	"PldlhCAvfU58aiZEdW7/26eibBQJXyYjZQMX/lulpxyTU2za9Un50DmelhuTGi6f2A1SPpqe4OqkZjec",
-	"I6IkgRPztHp02KgfH5u16mm9cWIebpIEak8hCZzUazE7te3jaR2bk9PyET6eJNJovsP0lB26vjk95ZW7",
-	"5yStfAvu/m2zVp6MuxdIYnlqrmsIo0sip0UYf/dkHosshMvZ2IQoWA+utfnL0F24LHRt5Pn2bcK6Kiwm",
-	"5ciQUsDyYoyo+KIwbEav3s2JqC0abS7EPy7K/aeZreRzUQgJbzNOtUGPybTZyB9fIOHmCZjjN2Z1r1aU",
-	"bxkjIG0rDnGuPfyWn1i1Tyfih+TQ7e5F76rfHLbfdlrjq9Zw0LsuGSUVjC3LkCX4G6A563DSMsenLAfo",
-	"fnbD+wPHt1li3AdstVz6QXgwdb+UmYcBF3zpYYqVxSgeiRoFhGUnjzwXu0Pk8XmFZAPh6j/XvTdzvPaK",
-	"ix1wxFRKRhwcAD7rT/xwbJiSQet9u9f9c82J3H/bJkVtz2hm4hCK2Hv/6eunbxBu8tMJ+1idDOv0n7dP",
-	"E27yGmryGmrybUNNnsw2vS6eb5QS/z7Jgk8omIMUnBHyIe0qzyGaC4PVXeCGsg6tiNjg4rGl9QKQ7YDm",
-	"cRHa0o6rlLT1b4iWz6PGskGoZcyHgsejwskaRYAY6axDGOEbaRHbS2Z3gdXrzmUkNnH5qxBZq6WDQ3KF",
-	"2a0VhcJArAjgeqMFCWZE+LfPZHGX5ESgZUB4Z0Y00DMuVVcgL81AyekgNAxcaRmEDzjoltyjyT38s6fK",
-	"eiqlgV90mfoQ0r6DQ/GkIcumqIZZiO/3RT6hLDqrrdqIrqjQTxzlENYnQWU/asEpUNpYKTVyGkRIOgp9",
-	"EcnBpy0erh8g2yM40PMjYWI9sJ26Idpjvv7ZHxLzo+LZR3S68jxEyR1aYAjimPt3idkLyML/DAmA0Lwa",
-	"JVegVGBNvI8qI3rBewVA7HKrroUoiaRA5WaTSZmY74A58lchcx0STY3SQnFqH60nF4o9l5gKGwdiGIj6",
-	"tCxi8IXKa/AJytnaWkatqM2Sk/Mqw1zAyqq00XPoGN/1bigLEIdiJVc0eh97FdSbjqiWLwuPkXTGrFTP",
-	"tWRZFOXKqnCh6AN6YFYic9bdnDCb0JRHNJn1U0FdcrceOaU+JeqGC43bOsuKg3F8wkYUqkt84cu5lxV3",
-	"s2/A2MCqrsXIjOheoUCXfX4YdohokYb5OKQlHa9i5Ien7CeDsVxhFRtRaVmI5vINywitkiYTmt41aA8m",
-	"6LPcu2LZORFtivVmbLry5Erz86DRP763yV0UxQd+FSnFsDVTzIiu22LOE5MmD3sc/yI/EhDh+wBjULxC",
-	"7LvED91ovhHc/a/o3biJyOOfL8zGw1+e20B0R1hYy1VCog5EBiJ1pfatu/SYMBuRKie/lJ/Rsase/RQK",
-	"TR8O4ktF3NTsBjnCJ5Oy6dSn5QY+nJRP7WOnfEKqUxUbAgno2Tndh9k53Udmo3Z8Uq026nXz8LR2ZB4f",
-	"b47NOXwKwDg9wMV2Dok5rVXLh1Ph2CqfOsKxleGRi2jfN8vnLt73/OCcw13yuV99dzlZ3kKa2Evjo2hB",
-	"4VYkPk4hV/qvkAHeCvHsymULQXuezAQBtOzPFftzkJWysDVjPFHqFupi6UWGC5pFRlSD39vssUy4BhFm",
-	"t9JUkaWwjaiQgiuoTwL983uaaUCMkzBLz2FPJhXsn+l13kbUuuh1uy3BAi/b1823ndalFSvd2stzzJCF",
-	"nYVLWxRPPOKcoSn2GDg8E630fu5GpyuVbJ/fhpTgtXZu+prR5RxZLmuCd0iW8b0Ytj+2YvUxrvObNbKb",
-	"viUrkVrtrny1gixtsaHVaEE895YkFQxfem5HFIu66rpQAm4GZMGSXWtF9N7ddDq/wECiCc30WQh9AHue",
-	"qDABHzDU69p8UlAkmXyC0zfmg0SEZbtSP0+Ekkk7jnXZej9oQsJCNKsxQsFW73KkBD7Wvbx+LF/9zduw",
-	"eDLl2gBABJLyuyIAwhOjnTNVZPk7cE8bJXWSS2clcRZ1KSdxaoXjJjEOoBfG9+DUTgxEkZWcoSjSCrvh",
-	"KbPlNZrDRUR5xh+egKCRxGKd6/bG151mYa98tzduDofNiw9Xre7wetzuCtf8uNm9HP9bCLjf2B3dzXBJ",
-	"r5N8l6KJH84RbGwgsLAzuLDAiTR49M7FP+CjF8Aowg4IT2Y47GM3qvQOgov6SfRR9j6D8qqylHkCdr4s",
-	"9Pfyv+XLhd9YKO6oEtY7gyFlV8JGe7avfqDY6c+FDyh+nqqGLYvELgP/s8tcnxJnf0PJTw07aUQLgCcB",
-	"XKas3S3Tk0VB7yg2D3A3/UBV1Y6yYDGarFwvLLtUeFn8KSQQRyF+crB6cMnUXwUy4gZq0apCtCNqudgR",
-	"tcS+8H/Yf2z+zzTA1r4hPFnikINumWgc6IMFBEJ6MOFUc3l56UER6HvtBRFtCM4yDwrvskRdUoHshDYB",
-	"O43og5Gd0Dqw0xbRLtp6rxBLrxBLGwhTAlspwiyvmcfmIXrneu4sIARd+KsgHNEmm09WATXQxyaqVc3G",
-	"8YjeUJdTE86voNSgLo/8W4/wMUq2iEiSjZRAzApdKiTEbm8w/DBuXrUG7YtmLiS6eVyunpZrh0OzetY4",
-	"OTs0K9V6o1w9zor6av22cqn7Bcnvob3LC7N8eWGa+yUjipDqc9LogDVMPp9x8538DWdMtRLjpZc2xnWp",
-	"mY4tqrG4zV9dEhK4dOZMEl8xo5i4Np3KIC/FBQdheAVrBDFiovU+hA7YvPlO76LZkcGDJS1U6WllcNjn",
-	"az3K6dL7Tu8tBIY+fWdsQsMAeyacoecMs4pOzEFy/SJlQgKldEDDENIs6//OpEIk9KTnOl61v+7xqj30",
-	"eNX+3Mfrxbdzbaft/KnQquQWEg7ZL/+ahWRxuvr3sBX2mj/8UHqh8T4sHDIxoF1ArSL58a8BZuVpckOW",
-	"4hRP82M1pqT/QF3+WshHkNnl7Po7WR+xogAUAN6XWo1UdSqoHTJkqb0KEv7dHIdJZJaKF7UFIP3FpfUX",
-	"TvBRH/6zZPa8SqivEup3y0J3lAgfwYcKxeOrqf/bxuF78c5+Fmb1VBjn7Amtcs20xTMb2jwTf+JB0OY5",
-	"li9o9gkwzROWrxEtgGm+hdW+GsReDWJZRzlpCFv3zG7MQ6wOq6cyD7HORQAZGmavWOgvSNAVfLUl+ocu",
-	"/GC5Jg1cEoePhzhIJ/gy/yKSEWw8IwZSAguM0jSPT+rVU7NWb1SPDs1a7fBYevsyfKTfNOVPf1K6Gy9b",
-	"l+2L5hA8ohtklOx6gumqPi69lc122t0fx8Nf+q1xa/ihNei2hmOz+n7cGWgSyUvKBJpg5dpltXzUty98",
-	"GmI7bC2w65XO+JX/lbuY96KU8PdGXuTe9ThyZmvOHS7oXPgrPjW1KDg6ffk5JSIxam2AXBTSogi2WQ0E",
-	"XX7WHj5Q/d9R7f9raPt5Sn4haGoU0zMuzHAuQkmwnxROMvGpDWRF2rMxopY61vzG+qbOyD2EhxM41hWt",
-	"SYg949+8GXREnRzlxIwsBXvTlecZAvcWmJ/oqBVtNIvfjEoc5lCA0apardt8SPAXsfbPQR6EYFgZpSXT",
-	"UxJuVJGrNqIyyayBLCrFZZnEwxsR8WBaPB2yLjq9a4gNXE9OUyjcI7oxD1PD3ka9hRsCoIrOCy00Iba/",
-	"IAxZnClyWUuUimSWSJVDwhHN/y+ifc+zaknK1MIE6G2UUraG2r2pAOMZ2obkDTVxdoPyRgkkb+HoTmxb",
-	"voNy0LjzULezpOhzmRwXzgkdUflcjAEuA0HJGZIBkUYiIFJwgzMUMQOVZJXFESyVaehnnqHvPpHqFSs4",
-	"yxaWIaQ+t8C5WYL7S0pgmYLUg8SIF8s3qk8OnePpKS6bdo2UG9MjXD6ZVO1yzWkQge1n2kp9qNVOq2bj",
-	"sFY/PqmajUb9qJpfGVJTcx6VRVSrxZk4NXJ65DTs+sQsV7E5qdl1p9wgIinnO0T43aHrmUlEiSk8LIjw",
-	"m63iPW8e0Zow/+3xfPXufefpQN8VDvAGOf5hds+kc+5hSL5b3XEbgHq5AJ+H1Js2gIrcMy0yeMUI2nOp",
-	"7a2cZLUOlgLxS0uC+0pql1i6Z2mpNCDTFdNgJrSi6m16w8jb+6ZAGFC1lC1D1fWQ6ApzrTsV1FN5IMIX",
-	"mRhWDrIwyRY0U7jCCj94RNexhSuop4RXaQBO4DfQFCKDD+0KZQtG/30BDH8LROG/FYTwybSKa5OGXT5y",
-	"Tki5gc1J+ZTzwUPCBRBzUrcPncgTeXhUPTXr9UbVPDmpVY+PzfqmhOX6k0AIH53ESb/OKalNqrbZKAsU",
-	"3iopCxTehv09QggX7/pmCOG/sfjg5LCfh4gPvQCo+F8EPnijcW+3EJvtrNxQDswcZ4EFiQDrBa4kBhZn",
-	"2W64ztuBXXPG+KSguy8ehPOnCb559Yr9Cbxixxd0WLXZZ+deeMXAPgtLST9LdEpAmHn1ln3n3rKHm5g2",
-	"Bwb9XeOBnkINjqW1R8T+iLbilMXt8T/SG1Qg/mcgdFWtcVG9z+enhH/Cp0TqtaJRoYy5wbo6xpU6AbJ4",
-	"rlReaIt8WUJxWGhJFr/RIoJGtEgy3E4RQXHkU04y3M4RQWIJIonhNSjoNSho7YDrEUGPqKOXh+q1Dlv+",
-	"F6m499KwXs9cc28d1uuQL4t5ZNZO6sdH1cahWT18Fn166gd3OHBcOhusPMIOpkH5jky269J/5O85MxNJ",
-	"rnF6dFw7Pq4fVhunp4eN05Oj0y17znyKPXekLduU1CbHdrV8Sk6cY/toUj7EjWmd1JyMPcdI2BFS7bfd",
-	"dkX7v2HbmTugyX3n2+5T/iZ4psgujVbvbkAqEtO1Jqj9aeO61kaiCcNpWehh8vDBH9HfGx1CAwD5lSDC",
-	"qV5lW5Ki23FiFrJ9zyO2Kk49opiyOxIwVKs2hBxJfRFYgnpUYp0HxPYDB81UdXrpSkiihyifkstGlBIX",
-	"wIZX1OGyPPUDxEJ/uSROBTWnIYFTwpCK/7nDropGE2O3ROEoJPoGoVwSBtllocV76PlccUds7t9xgbiQ",
-	"oPoy/ozog9/KNtVY3zkJyBt0h1WGgnMerfbfqRrc2unZfKQLGHV3PY6VOAARzvSIWtL/YKGyCHpElgxo",
-	"0K7EuSai3toE27fnEF0JnNySlx3CtVxGhALrMmRWqwKKX+agNCU0qNbhOJVFgxLVQdAtznhgVoV96MJ3",
-	"iCU8i/GtK8IYnhGrgi5itVnTpwOAtZn5YUgowpwSCPdmQn0udJhfwND8zU/yy1UsL65pwY6AD8PWECqe",
-	"7/BXk2j86tlLwN8XD0aw/IAd7i7csHRmHhniT2nUbneHrYHElytrgGrlfmtQfj/o3fTLSxIooUZCjbm2",
-	"fFuy3rRkpFutxpqTZLwkwVgW+wHpn/dYddDxF9iluY2KT2MHhxjWCwbXEYNKjCIBC9dvDcYwihLEr2FY",
-	"xvTUfRWlk+As8btQ7uDN9jbfIPLFJsThfBZ6cobMo0pVkiePU3lOztLHtXRWetcbvG1fXra6Je12fNBL",
-	"Z41q/VXN/rOo2X9v9Oxo+v8+5vodJZpHKikHXGDn/c7OZHmMYIQwQ8znugmTUVcS4XzElQi9Bi74fCS+",
-	"NHIIdjwX9E/G5Z49ObmohhYuXYWEGUhhk+KJR/ZVOZ0RFWCzUDxXxKxNCIqFMT+I5bAzZGPP47qSDYDG",
-	"UE9eJf3qKb5NOqJ+MprCZSgJ2S6i3mTqgsxbqKAhvoUIrSg2Li/Ef00egiV5FYheXiB65YmvpuenMD0/",
-	"OfczFKVZUY8wFeyr00lHuEj/FmzyZ+yGClD+iXmlimD5Q/zx9SA3VuZJMC8SQV57HzvNrn5lH7kUoqdn",
-	"ovBkEXgMVAgdQ4fe3w6OgYpiY2goGrvCwm7whI/ozrCwmz3hqEnvubAwU0KMWqTAnc1DxOZ4mYj3PgfD",
-	"BjytSgvq6ybKwWE6ovEni9cceBmn+wC6/+qi/wu46IsG2W3F8sCp6sbfRpGcYOrcuU44L52V3vavx2b1",
-	"fWlrRKWpBIb6SXV7vXOgq75ItxBI+KmAKOLMSFNDRLtU1iIJXtXutIe/jC97V812dxwFV56cNGrVY/Ow",
-	"XquZJyf1av34MBVc+SIBc4XKqReCDlmEq9KZ2WhUMzDQZC2JbaGFzwVjZpQCfxWC0PXEIaqiXbkz5Uee",
-	"UHp+eP0RFmJbxaa2+x8b416388t6gKRRCtfDZXkTQzw7qdbM30AfMLegjsQ9eWovdWFy9cgCEjuDkmos",
-	"/K8BS4oTtH9zRYdC6CX5ZSPSoiqXVJESVFOAJqqkubCSKCiSWGtCZLHy4IPZYe5nyAoBy8TqNwfDbmug",
-	"giHlz3F/0PvYvoTrIGyulblWCCDGOkpKolcjupcsiy1MUguXMZfO9isZr+oQKqnpEjJlVPChIJ4KsjJp",
-	"fg6MikwBlXkdMRqHJsXLe6q4IFjeoCQ0iipCQ/FmkfQpJPoRvcOx+JtVPFzHY6kgS9BNIdGHAKKCmcRC",
-	"kRW6R1RWrI5gWFBRFJYRHdFLcWhEZVVforLIOujxBolIoGWkIVsEVIuBrEjesEbUkgIHlMxQ5NZCVkRu",
-	"+Y1FuLIQ54oV+TfULJ8QUPH8KdwykNk44v89BO8sddDJyenRhuL8MbKMTqphAjFj7oyqxFrPBwUvxLMR",
-	"hf1Sg3WDDNvJfVSsWzubUtABnUnfRFyLCfEssl1CE1EWcQraZdMxqiArW2CC7jskcD/zsxRRAb3pN0wD",
-	"GFJVR4QCZWUKW3wFREGSEc18osaPAhYl+WG/8E6oUvgxTUqeVREJMwOVVSnoOJxX0PMD+URpv0Kf3BHW",
-	"R4A2Rbg+/NWAoMeC+4iuanvI1ZKqk9A+hixnDLdculZLiGnYP6KzkWVcDFlPZs5GAVpD/BnRzZA/Ao0a",
-	"CtwYqiDQfVTtyogPS9RXWX4ePAkLIghxugyktlX/RCXWXw4jaBeDwp8dUShbSX24wvniSmIB1e6FFawc",
-	"7aaYMvM4VeHFEIhO8cnk2D5yyoekMS03cH1SPrFrTtkk1am6F6VqHtWqhyd186hRr50eHpsnjaMNCETm",
-	"k7idaodHMYzP9Miu4TppmGXhwDnG5ZPJqV11TFIYgej51P/n00c3oBwVn54clCNtmYqiHGVblZ7Qt/Vw",
-	"i8QLeb0y5IQ1ECQNIOYVAqkwBJI2bYUsBE/nL8srhP4w1CRN6NyKuhB/y0q409ZwlfK2XR6+ki5NCnil",
-	"dWmYi54sgbOUVckaTAKhPUe2h10AQnLDpAr+nKBLcaXUJNSSPhjAWdLgPncDWjJAjgV9hU86SEegiQaE",
-	"q4kKc8lQgEwpXI0oQ4ArIJAhsBGcScn2UPgzfhnmVqQXfEfITLrg/jI5DbsJ7tkC1N8K28nEdfuQHE/K",
-	"p05tWm4QgJE07XLdOZwe49OJadeIEuLq9ePaUePkxKzWThtHh8fH9eqm2KHGUwhxp9VGHH5DjhtHh6SG",
-	"T8oCHsmclgU80qFTGNvpryXE7TA9m/GjXgWzPA6pw0s9TjD7a4FL7Spu7Yo49RRikCGjhlLBABaYNIXh",
-	"UMksnIxilzIFQqV9vjAEFTggwFki7NaiF8ZOyFQ6z3yB1KGXZJjfIbbVa5TI3z1KpCCU1mv0yF84euQp",
-	"DK5bCvX9WUw6z1iq7/nNM0+C3KVlAethH3vadZ9G0iKk5YDNgRkS3Tk/CHr/CYsA7gACJtV+cFhuBgF7",
-	"QFzziD5B0b9UXLOoAZgV2IweHNeMqK/lOsVxzWhzWLNo4YVBxF7jmf+K8cw2oWGAPXMX/LHn8rGJrKTa",
-	"E6R2mbU4O6pWPyan2Gx8Vz42Ne3PJLlkrOrBwydpQwpZ7fv1tEVzkCfA+cFONp0XhJnacj6fB3MqMjX9",
-	"BVCnMsaiiXdp9vlYue4hCFTFU7ozw3xjGCrhA3liGCrIKnt6GCqJd7MLDNWaqPM9umxeQau+f9CqdZKw",
-	"mSIUsAw/6AxD2OWEzDGnBJ57SxAe0TWcBzjTHvNB3YiOPyPCDBw/t2bXRX6gN0hJws4L0bWFjtl3Z+X9",
-	"K6An/L0E58ar5PwqOb9CEz0SmmhXvvVkkuwOMEUPE2bTWEUjmsiYejhW0YhmghWhx2EVjWg2WBF6HFbR",
-	"iG4DK1rjzS8BVvTKnHOYcy60US3t9vyLsHGANnrl47vz8XUQpVcm/oqwVABhaWeWzxsi9ipww3tgBT4f",
-	"Um1LcTH+jNpTXN/d6TXPXznlpYfDqR8sSp84RRZZmIIXJVddSzyHqq0MKZ4NDj6KsONwWoP2GCHI0h4v",
-	"l+fEW1oGsspl/pC1X+EbNfDkSTk7ODBrx5VqpVoxz06qJ1XgDXKq0t14L3TiGGEMBStPojwLJ6SIs6jE",
-	"hFWo0e+SmGTAs1JNi/DnDXgHwionvc/U4ZKAFteCrjtN7bObInUyvi4CBbFThjRQG4fY82drnVGZlQzt",
-	"2X6UESxzN13C9nM6EBVLy/hyDB+QiIQxkFbvDKVTnaOO5Hww60MDdSR2gfLyk75+tnWGM5c2XcBAS1FA",
-	"mN1Tex741F8xtFiFyhUfVXCI/PBrm6qn2/P/f+H0LqnWwosObBZjFB21sbWAAAAA//8=",
+	"IMdzXiSBHGUrwlSBliRw/Vg5B4ty4M5cir34EyPK95FYcNAvuG5mAB4UZI9weZNvWbQX9RN+crGRpHSU",
+	"N0xTIfaLS3pR0tazynoDNW8vKRzBJ6F0z05y0W5yzcNklAxZ44UkhZdk4A/jhoITxlGLYbAiXx8r7Gb4",
+	"uUvVadWuT05J+XhqknIDn9jlU6d+WK5NjrBJGvaxc1pVIuNx3TRPzVrj8LjeqHLxsWomMz6ypdlqtRpJ",
+	"sylZJk6kjZbu4XmpqYTPOBUzzrSsPr34ExunDx7edS0VMGcKj6IpVHl7WvZcnJ6WI9brKWHPLByLFLGc",
+	"BK7Cp0ELrF4XCTlvi1mUiPKX4k8o2d6LSoaN6un2ly58OvVcVXr3SURJkfueK/IVkCa/Gg+zbx38kbzw",
+	"VQikHgkzvd/8OtPdO2nhlJ99R5i0IICKOPvISn7C0g39wmOT2gPgFmLSq+wR4RSK5CAW4vtYFJLGLHhP",
+	"E0UicQeyXxRgyAwKQHFxLWSRqDcNCEF4hl36sqJRcalGrsdzW7ASX/2uZaGn5p1Hjjk9wTW7XJ80SLkx",
+	"PcTlE/vUKVeJOeUkv2EfOop31k4O60fV2pFpNk6Oa6f1o8bJJt5pPgnvPD3SGNC0hk9Mu0rKdcWJOPM5",
+	"tatOBu+M98434p3Fux7xwziv/JUfOhrN/Qb8sLH9pa4fvvNX9ClNK4LRPIYfGpu9No/kYJoDbEQ5L4nq",
+	"yq4ZV7gC7NoJo4cy1LDIg3MH8CiZbhvqh+ieKFAQdWXKJ7w4A+Fz8V1yj2/MC16N/g81+qdBJB+s11MB",
+	"4Fo6K/293AGPsSasM40UEftbMIn35BtpTCoI4+tBRNP5WLLN+QMClYoEy7mb+x4RkX1IxgbuxonAlC++",
+	"blWyTPmpkvW8Ha3sOVd/9rjmFIdSWbkcAwovcW3LIwZauAKvww+kQ14jUcIyLYM/RKsNswZFu0Vgc9cP",
+	"r0hoVVBvisI7HwUidtrGnsdS4QF6s6pUrE/JiLKVbRPisAgul4qkVuV52GSnjwIBlV08xWOlZT5CO1Ix",
+	"NXpnlPIGDg4tjKmCmkwmAIxoHHkI1mwRHyaKHkDgQqxVgqop9s5jMI+RDnkswzI3YR6P6KNBj9ffGtFt",
+	"oMcV9NH1PRn5mYg1ggE1qlVkuRQs/pYM6heGAdjgfMn1+CV7TpR5QAQ7Q08VULIbQpwW+bLkjP1cc/KM",
+	"qPZmwPfIXoywHC161GsVriPkN0qIg26oC5CTtgc+ix0cEzGleHbfhCAPLyiBPdAzkSF5NGo/L66Xb0+C",
+	"65TkYWMqiD6k1uRIIYV56ntYomu1JBEDfAZLfYQym2MNPo0kRRDrsuFAv1vDfGJXR/YFwCP8k1rnG+vW",
+	"eZm29WqKUKw2IswM7SVZ5/73LXg2zNr2F/oBiQSXdwAP9YQy67UMcZTTB7khzy/BZldZFtCtjwhw3ZyZ",
+	"khXnOqIi0BXtGucKTT5/oOtModl+Z5GusYyJdBFTgD+9YcjiRN8SXo/NpbVh0TNDZzdtktcI2tcI2u2U",
+	"RA+n1XLCoG1V5w/6EVeff+pyN3m1+A/iQoOfPQwgX+pK7Vt3qSa7JArEynxQ6JRWd/faA3YeIVjA71J/",
+	"0Lu8uQDgmm6vG2HviLYeba3sB76zskV+kFaQauoHSCsvREI8K52V/mX+s4brncbi8KfISFk/rR7VTg5r",
+	"5lHj1Dypnxw3aiDNRhsyPcD8Aa3JtRt2Itcc/JlrY+86DFZ2uApgf8uFge0pyl7Dn7IkJCQ/xz/vZXFK",
+	"syQwXTN29a/faO9+UiizsvwxpxbftmO1rI7VSl8/caIEUy1mUxKpmcydVXvo66cIWx/UOrhcnsmlfGpF",
+	"YhMJO0h/PiNqe/PGe8neFpf02/mtFInW3izo/WljtzcPSxPANy5CgUhuuvlTORHdInpZUMtKilRa0oom",
+	"bBVoT1VFbXfaw1/G152mDuZjZRlodZPbfmVT3iKXXjmRz4kKj0KnNcMr2Nlk0rFDbNdRL7gJu6yw5a6F",
+	"XMti7yO6ty28Gu0cXT2iifDqOH+SS7jw7ZjR8eECfANxZG0nlylNRHTRQJOVzH4V17UYbZQM0TYQ/xnp",
+	"H5w3QV5xXuh2plITzbVId+e64hS73iogyqy6FDqXnlcNmdpMS+cmwWfXJpAGeiY6H39q6lKXzUmkRQkV",
+	"DbI+KwLl+tdPfCwZpXrUjk1XE7IMrspE8yOLNsmyWfph4DfldANagR6gNaIQoRXPU8bs7J+NaJmfNq3N",
+	"m0FHGC8EMAr1RR47ZK7GTyVV2zOAGoB01SwM571GtaGXNto3kCUBYJTxGlqL2z9f75cwqEjjyYR4Pp2J",
+	"QptUQLWI6drzA31WJvfqPu9clNqvDkeAoKzJvui/1vkYILHZTUIkwmiqMNS3zUs0aP1007oeWvvQY1CJ",
+	"9QMRzrFQQkclTQwAeCno76gk0cv2VLa7eRQDhfBDwZcIye6lEKZ5T+rIetcbvG1fXra61n6E+BMBhVsK",
+	"/WbPiuHULAP6H8G0iSO3cENLnG5M5QbWW4CTZMXytqRzablR0DzJrlM5IzHZ1uZoRPcYIcn612nte7+C",
+	"dgsyHNFCUYaoWP6FMaI7JmDsbC54TcNIK9ev+vBD9OGH6KMPVC9z9I+nELFfU0BeU0AelAKSbT95ej/T",
+	"Tirx95AYAj35W2WGbFEhiyurT+I0Ovhjw93CKSSbleLs6KdNXo0EgNQOaSUjmhRyyYIR77NUqaivYrCl",
+	"uip698gkFCMnAyVKTtF7tMD36D8+V36E6C+9VHxqJkR1bv/bJ69sFAlfJodlAxf+WyW0HJNTbNr1SfnQ",
+	"OZ6WG5MaLp/YDVI+mp7g6qRmN5wjoiSBE/O0enTYqB8fm7Xqab1xYh5ukgRqTyEJnNRrMTu17eNpHZuT",
+	"0/IRPp4kEm++w4SWHbq+OaHllbvnpLl8C+7+bfNcnoy7F0h7eWquawgzTSILRpiL92Tmiyy2y9nYhCjo",
+	"EK61+cvQXbgsdG3k+fZtwh4rbCzlyPRSwFZjjKj4ojCFRq/ezYmoXxptLsQ/ToVvI8VsJZ+Lgk54m3Fy",
+	"DnpMbs5G/vgCKTpPwBy/Mat7taJ8y6gCaVtxiHPt4bf8xKp9OhE/JIdudy96V/3msP220xpftYaD3nXJ",
+	"KCnLoix1luBvgBitQ1bLrKCyHKD72Q3vDxzfZolxH7DVcukH4cHU/VJmHgbs8aWHKVYWo3gkahQQyJ08",
+	"8lzsDpHH5xXSE0RwwLnu75njtVdc7IDrplIy4nAC8HJ/4odjw5QMWu/bve6fa07k/ts2KWp7RjMTB13E",
+	"/v5PXz99gwCVn07Yx+pkWKf/vH2aAJXX4JTX4JRvG5zyZLbpdfF8o5T490kvfELBHKTgjCARaVd5DtFc",
+	"GKzuAjeUtW5FjAcXjy2tF4CeBzSPi9CWdlylpK1/Q7R8HjWWDXQto0QUBB8VbtkoZsRI5ynCCN9Ii9he",
+	"Mh8MrF53LiOxictfhchaLR0ckivMbq3Yl+kyhAE7HC1IMCPCI34mC8gkJwItA8I7M6KBnqOpugKZbAZK",
+	"TgehYeBKyyB8wEG35B5N7uGfPVU6VCkN/KLL1IeQ9h0ciicNWZpFNcxCfL8vMhBlYVtt1UZ0RYV+4igX",
+	"sj4JKl9SC2eB8slKqZHTIILYUeiL2A8+bfFw/QDZHsGBnlEJE+uB7dQN0R7z9c/+kJgfFQE/otOV5yFK",
+	"7tACQ9jH3L9LzF5AFv5nSBmE5tUouQKlQnHifVQZ0QveKwB7l1t1LahJpBEqN5tM48R8B8yRvwqZ65Bo",
+	"apQWilP7aD0dUey5xFTYOBDDQNSnZRG1L1Reg09QztbWcnBF/ZecLFkZGANWVqWNnkPH+K53Q1nkOBQr",
+	"uaLR+9iroN50RLUMW3iMpHNspXqupdeiKLtWBRhFH9BDuRK5tu7mFNuEpjyiyTyhCuqSu/VYK/UpUZtc",
+	"aNzWWVbkjOMTNqJQweILX869rEidfQPGBlZ1LapmRPcKhcbs88OwQwyMNMzHQTDpCBcjP6BlPxm+5Qqr",
+	"2IhKy0I0l29YRjCWNJnQ9K5BezBBn+XeFcvOiWhTrDdj05UnV5qfB43+8b1N7qK4P/CrSCmGrZliRnTd",
+	"FnOemDR52OOIGfmRgAjfBxiD4hVifxGM0o0GHyEP/BX9ITcRQf3zBeZ4+Mtzm5TuCAtruWpL1IHIpKSu",
+	"1L51lx4TmCPS8eSX8rNGdtW8n0IF6sNBfKkYnZrdIEf4ZFI2nfq03MCHk/KpfeyUT0h1qqJJIMk9O2/8",
+	"MDtv/Mhs1I5PqtVGvW4entaOzOPjzdE8h08BSqeHxNjOITGntWr5cCpcYeVTR7jCMnx4Ee37Zjnjxfue",
+	"H85zuEvO+Ku3LyeTXMgfe2kMFi3w3IoEzinkY/8VssxbIZ5duWwhaM+TGS2Alv25ooUOstIitmalJwrw",
+	"QrUuvfRxQUPKiGoQf5t9nAlnIsLsVho3slS8ERVycwX1SaB/fk8zJohxEmbpefLJxIX9M7363IhaF71u",
+	"tyVY4GX7uvm207q0YjVde3mOGbKws3Bpi+KJR5wzNMUeAxdpopXez93odKUS+vPbkDK/1s5NXzPTnCPL",
+	"ZU3wJ8niwhfD9sdWrHDG1YezRnbTt2R9VKvdla9WkKUtNrQaLYjn3pKkSuJLX++IYlHtXRdKwDGBLFiy",
+	"a62037ubTucXGEg0oZleDqFBYM8TdS/gA4Z6XZtPCqonk09w+sZ8kIiwbFdq9IngM2n5sS5b7wdNSIqI",
+	"ZjVGQdjqj47Uxsc6pNeP5auHehveT6ZcGwBQQVJ+VwRA+G60c6ZKP38HDm2jpE5y6awkzqIu5SROrXD1",
+	"JMYB9ML4HtzgiYEospIzFEVaYTc8ZUa+RnO4iCjP+MNTFjSSWKxz3d74utMs7Mfv9sbN4bB58eGq1R1e",
+	"j9td4cwfN7uX438LAfcbO7C7GU7sdZLvUjTxwzmCjQ0EFnYGFxY4kQYf4Ln4B7z6AnxFWA7hyQwXf+x4",
+	"lf5EcGo/iT7K3mdQXlUsM0/AzpeF/l4eu3y58BsLxR1VWHtnwKXs+txoz/bVDxSHCXDhA0qyp2p0y9K1",
+	"y8D/7DLXp8TZ31CIVMNnGtECAE0AySkrissUaFFmPIrmA2xPP1C1vqNMW4wmK9cLyy4Vfhl/CknKUVCg",
+	"HKwejjL1V4GM0YEKuao87ohaLnZEhbMv/B/2H5v/Mw2wtW8I35c45KBbJhoH+mABgZA+TzjVXF5eelCa",
+	"+l57QcQngnvNg3LALFEtVaBHoU3gUSP6YPQotA4etUW0i7beK4zTK4zTBsKUwG+KcNFr5rF5iN65njsL",
+	"CEEX/ioIR7TJ5pNVQA30sYlqVbNxPKI31OXUhPMrKICoyyP/1mOCjJItYphkIyUQs0KXCgmx2xsMP4yb",
+	"V61B+6KZC7tuHperp+Xa4dCsnjVOzg7NSrXeKFePs+LEWr+tXOp+QfJ7aO/ywixfXpjmfsmIYqr6nDQ6",
+	"YA2Tz2fcfCd/wxlTrcSY7KWNkWBqpmOLaixu81eXhAQunTmTxFfMKIquTacyLExxwUEYXsEaQVSZaL0P",
+	"wQY2b77Tu2h2ZLhhSQtueloZHPb5Wo9yuvS+03sLoaRP3xmb0DDAngln6DkDs6ITc5Bcv0iZkGAsHdAw",
+	"hDTL+r8zqRAJPem5jlftr3u8ag89XrU/9/F68e1c22k7fyq0KrnljUP2y79mIVmcrv49bIW95g8/lF5o",
+	"vA8LoEwMaBfgrEh+/GsAZnma3JClOMXT/FiNKek/UJe/FvIRZHY5u8ZP1kesKGQFwP2lViNVnQpqhwxZ",
+	"aq+ChH83x2ES/aXiRW1BIYDi0voLpwSpD/9ZcoFeJdRXCfW7ZaE7SoSP4EOFIvjV1P9tI/e9eGc/C7N6",
+	"Khx19oRWuWba4pkNn56JWPEg+PQcyxc0+wS46QnL14gWwE3fwmpfDWKvBrGso5w0hK17ZjdmLlaH1VOZ",
+	"uVjnIoAMDbNXLPQXJOgKvtoS/UMXfrBckwYuicPHQxykE3yZsRHJCDaeEQMpgQVGaZrHJ/XqqVmrN6pH",
+	"h2atdngsvX0ZPtJvmiSoPyndjZety/ZFcwge0Q0ySnbNwnTlIJfeymY77e6P4+Ev/da4NfzQGnRbw7FZ",
+	"fT/uDDSJ5CVlAk2wcu2yWj7q2xc+DbEdthbY9Upn/Mr/yl3Me1FK+HsjL3Lvehw5szXnDhd0LvwVn5pa",
+	"FBydvvycEpEYtTZALgppUQTbrAaCLj9rDx+o/u+o9v81tP08Jb8Q/DWK6RkXZjgXoSTYTwonmRjYBrIi",
+	"7dkYUUsda35jfVNnZCvCwwms7IrWJMSe8W/eDDqiFo9yYkaWgr3pyvMMga0LzE901Io2msVvRmUUcyjA",
+	"aFWt1m0+JPiLWPvnIA9CMKyM0pIJLQk3qshuG1GZltZAFpXiskz74Y2IeDAtng5ZF53eNcQGrqezKaTv",
+	"Ed2Yuanhe6Pewg0BgkXnhRaaENtfEIYszhS5rCXKUTJLJNch4Yjm/xfRvudZ9SplMmICWDdKQltDBt9U",
+	"5PEMbUMLh7o7u8GFowRauHB0J7Yt30E5iN95yN5ZUvS5TKcL54SOqHwuxhmXgaDkDMmASCMRECm4wRmK",
+	"mIFKy8riCJbKTfQzz9BfMPXqFY84y3qWIdY+t4i6Web7S8psmaLXgwSPF8tQqk8OnePpKS6bdo2UG9Mj",
+	"XD6ZVO1yzWkQgR9o2krhqNVOq2bjsFY/PqmajUb9qJpfr1JTjB6Vd1Srxbk7NXJ65DTs+sQsV7E5qdl1",
+	"p9wgIo3nO0QR3qHrmWlHiSk8LIginK0UPm/m0Zr4/+0xg/XufecJRN8V1vAGyf9hltKkO+9haMFbHXgb",
+	"wIC5yJ+HBpw2mYpsNS2WeMUI2nOp7a2cZA0RlgIKTMuO+0rOl3i9Z2k5NiDTFdOgLLRS7216w8jb+6ZA",
+	"MVAVni1DVRuRCA5zrTsV1FOZI8J7mRhWDnoxyRZNU9jFCqN4RNfxiyuop4Q3aTJOYETQFOqDD+0K9QxG",
+	"/32BGH8L1OK/FUzxybSKa5OGXT5yTki5gc1J+ZTzwUPCBRBzUrcPnch3eXhUPTXr9UbVPDmpVY+Pzfqm",
+	"FOf6k8AUH53EacLOKalNqrbZKAuk3yopC6Tfhv09whQX7/pmmOK/sfjg5LCfh4gPvQCo+F8EonijOXC3",
+	"oJztrNxQLs8c94IFqQPrZbckzhZn2W64ztuBXXPG+KTAvi8etvOnCdd59aP9Cfxoxxd0WLXZZ+de+NHA",
+	"ogtLST9LBEzApHn1r33n/rWHm5g2hxL9XSOInkINjqW1R0QLibbiJMftEUPSf1QgYmggdFWtcVFT0Oen",
+	"hH/Cp0TqtaJRoYy5wbo6xpU6AeR4rlReaIt8WULJWmhJFtjRYohGtEj63E4xRHGsVE763M4xRGIJIonh",
+	"NYzoNYxo7YDrMUSPqNWXhwO2Do3+F6nq99JAYM9c128dCOyQL4t5ZNZO6sdH1cahWT18Fn166gd3OHBc",
+	"OhusPMIOpkH5jky269J/5O85MxN7rnF6dFw7Pq4fVhunp4eN05Oj0y17znyKPXekLduU1CbHdrV8Sk6c",
+	"Y/toUj7EjWmd1JyMPcdI2BFS7bfddkX7v2HbmTvgz33n2+5T/iZ4plgwjVbvbkAqEgW2Jqj9aSPB1kai",
+	"CcNpWehh8vDBH9HfGx1CAwASlkDFqV5lW5Ki23EqF7J9zyO2Kpk9opiyOxIwVKs2hBxJfYg9qaAelXjq",
+	"AbH9wEEzVTNfuhKSeCPKp+SyEaXEBUDjFXW4LE/9ALHQXy6JU0HNaUjglDCkIobusKvi18TYLVGcCom+",
+	"QfCXhFp2WWjxHno+V9wRm/t3XCAuJKi+jD8j+uC3sk011ndOAiQH3WGV0+CcR6v9d6o4t3Z6Nh/pAkbd",
+	"XY9jJQ5ZhDM9opb0P1ioLMIkkSUDGrQrcXaKqOk2wfbtOcRjAie35GWHcC2XEaHAugyZ1aqA+5dZK00J",
+	"Jqp1OE5+0cBHdaB1izMemFVhH7rwHWIJz2J864owhmfEqqCLWG3W9OkAgHBmfhgSijCnBMK9mVCfCx3m",
+	"FzA0f/OT/HJV0YtrWrAj4MOwNYSK5zv81STiv3r2EjD+xYMR9D+gjbsLNyydmUeG+FMatdvdYWsgEenK",
+	"GgRbud8alN8Pejf98pIESqiR4GSuLd+WrDctGelWq7HmJBkvSTCWBYVA+uc9Vh10/AV2aW6j4tPYwSGG",
+	"9YLBdcSgEqNIAMn1W4MxjKIE8WsYljE9dV9FeSY4S/wulFR4s73NN4h8sQlxOJ+Fnpwh86hSleTJ41Se",
+	"k7P0cS2dld71Bm/bl5etbkm7HR/00lmjWn9Vs/8savbfG287mv6/j7l+R4nmkUrKARfYeb+zc18eIxgh",
+	"zBDzuW7CZNSVxEQfcSVCr7MLPh+JSI0cgh3PBf0TAub35OSiGlq4dBUSZiCFZoonHtlXJXtGVMDTQoFe",
+	"EbM2ISgWxvwglsPOkI09j+tKNkAgQ816lSasJwU36Yj6yWgKl6EkyLuIepPJDjLToYKG+BYitKLYOJDN",
+	"i8hDsCSvAtHLC0SvPPHV9PwUpucn536GojQr6hGmgn11OukIF+nfgk3+jN1QQdA/Ma9UESx/iD++HuTG",
+	"yjwJSkYiyGvvY6fZ1a/sI5dC9PRMFLcsAqiBCuFp6GD92+E0UFE0DQ13Y1cg2Q2e8BHdGUh2syccNek9",
+	"FxZmSohRixS4s3mI2BwvE/He52DYgKdV+UJ93UTJOUxHNP5k8SoFL+N0H0D3X130fwEXfdEgu63oHzhV",
+	"QfnbKJITTJ071wnnpbPS2/712Ky+L22NqDSVwFA/qW6vqQ501RfpFgI7PxUQRZwZaWoYapfKWiThrtqd",
+	"9vCX8WXvqtnujqPgypOTRq16bB7WazXz5KRerR8fpoIrXyRgrlDJ9kJgI4twVTozG41qBmqarD6xLbTw",
+	"uYDPjFLgr0IQup44RFW0K3em/MgTSs8Pr1jCQmyr2NR2/2Nj3Ot2flkPkDRK4Xq4LG9iiGcn1Zr5G+gD",
+	"5hackrgnT+2lLkyuHllyYmcYU42F/zWATHGC9m+uAVEI7yS/0ERaVOWSKlKCagoCRZVNF1YSBV4Sa02I",
+	"LFYefDA7zP0MWSGgn1j95mDYbQ1UMKT8Oe4Peh/bl3AdhM21UtoKM8RYx1VJ9GpE95Klt4VJauEy5tLZ",
+	"fiXjVR10JTVdQqaMSkQURGBBVibNzwFekSmgMq8jxu/QpHh5T5UjBMsblJ1GUdVpKBAtkj6FRD+idzgW",
+	"f7MKlOsILhVkCbopJPoQYFcwk+gpsgr4iMqq2BFwCyqK2zKiI3opDo2oxepLHBdZaz3eIBEJtIw0yIsA",
+	"dzGQFckb1ohaUuCAIhuK3FrIisgtv7EIVxbiXLEi/4a66BMCKp4/hVsGMhtH/L+H4J2lDjo5OT1Ce4nt",
+	"F9dA29ewaHRSDROIGXNnVCXWej4oeCGejSjslxqsG2TYTu6jguDa2ZSCDuhM+ibiWkyIZ5HtEpqIsohT",
+	"YDCbjlEFWdkCE3TfIYH7mZ+liAroTb9hGiSRqlMiFCgrU9jiKyBKmIxo5hM1fhSwKPsP+4V3QpXbj2lS",
+	"8qyKSJgZqKxKQcfhvIKeH/onSvsV+uSOQEAC5ilCAuKvBgQ9Fg5IdFXbQ66WVJ0EAzJkAWS45dK16kNM",
+	"QwsSnY0s42LIejJzNm7QGkbQiG4GCRL41VASx1AlhO6j+lhGfFiivsoS9+BJWBBBiNOFI7Wt+pcu4/5y",
+	"qEK7mCD+7BhE2Wrtw1XUF1crCyiDL6yS5ehDxdSfxykXL4ZZdIpPJsf2kVM+JI1puYHrk/KJXXPKJqlO",
+	"1b0oufOoVj08qZtHjXrt9PDYPGkcbcAsMp/EUVU7PIqBf6ZHdg3XScMsC5fPMS6fTE7tqmOSwphFz2cw",
+	"eD4NdgMuUvHpycFF0papKC5Sth3qCb1hD7dhvJCfLEOyWINN0iBlXkGTCoMmadNWyKbwdB62vGLrD8NZ",
+	"0sTUrTgN8beshANuDYkpb9vlITLp8qcAZFqXn7mwyhLITFnVssGIENpzZHvYBegkN0wq7c8J0xRXY02C",
+	"M+mDAWQmDVJ0N2gmAyRf0HD4pIN0BLprQLhiqVCaDAXhlELiiHIKuMoCOQUb4ZyUNgDFReOXYW5FQsJ3",
+	"hOWkC+4vkwWxm+CeLUD9rdCgTFy3D8nxpHzq1KblBgHgSdMu153D6TE+nZh2jSghrl4/rh01Tk7Mau20",
+	"cXR4fFyvboo2ajyFEHdabcQBO+S4cXRIavikLACVzGlZACodOoXRoP5aQtwO07MZcepVMMvjkDog1eME",
+	"s78WHNWu4tauGFVPIQYZMs4oFT5ggRFUmBqVzMLJKHYpU7BV2ucLg1aBywLcK8LSLXph7IRlpfPMF0g2",
+	"ekmG+R2iYb3Glfzd40oKgm+9xpv8heNNnsLguqUY4J/FpPOM5QCf3zzzJFhfWt6wHiiyp133aSQtQiIP",
+	"2ByYIfGg88Om95+w0OAOsGFS7QcX52bYsAdEQo/oExQWTEVCizqDWaHQ6MGR0Ij6WnZUHAmNNgdCixZe",
+	"GHbsNQL6rxgBbRMaBtgzd0Esey4fm8hjqj1BMphZi/OpavVjcorNxnflY1PT/kySS8aqHjx8kjYkndW+",
+	"X09bNAd5Apwf7GTTeUFgqi3n83lQqiJT018ApypjLJp4l2afj5XrHoJZVTwJPDMwOAauEj6QJwaugjy0",
+	"pweukgg5uwBXrYk636PL5hXm6vuHuVonCZspQgHL8IPOMARqTsgcc0rgubcE4RFdQ4aAM+0xH9SN6Pgz",
+	"IszA8XNrdl3kB3qDlCTsvBCPW+iYfXdW3r8C3sLfS3BuvErOr5LzK5jRI8GMduVbTybJ7gBs9DBhNo1u",
+	"NKKJHKuHoxuNaCa8EXocutGIZsMbocehG43oNnijNd78EvBGr8w5hznngiHV0m7PvwgbBzCkVz6+Ox9f",
+	"h116ZeKvmEwFMJl2Zvm8IWKvAje8B1bg8yHVtpQj48+oPcX13Z1e8/yVU156OJz6waL0iVNkkbcpeFFy",
+	"1bVUdajzypDi2eDgowg7Dqc1aI8Rgizt8XJ5TrylZSCrXOYPWfsVvlEDT56Us4MDs3ZcqVaqFfPspHpS",
+	"Bd4gpyrdjfdCJ44xyVCw8iQutHBCijiLSkxYhRr9LoliBjwr1bQIf96AkCCsctL7TB0uCWhxLei609Q+",
+	"uylSJ+PrIlAQO2VIHLVxiD1/ttYZlYvJ0J7tRznEMtvTJWw/pwNRebWML8eAA4lIGANpFdJQOjk66kjO",
+	"B7M+NFBHYhfwLz/p62dbZzhzadMlD7QUBYTZPf3/lZxRlJ+XX1qskFtaApuKh9/5AJ+Hx0hU/sjj+Ti9",
+	"S6q18KIDm8UYRUdtbC0gAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

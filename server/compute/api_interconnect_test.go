@@ -356,6 +356,35 @@ func TestPatchEtagAndRecompute(t *testing.T) {
 		bad := patch(gen.InterconnectAttachmentGroupPatch{}, "name")
 		wantGoogleError(t, bad.StatusCode(), bad.Body, 400, "invalid")
 	})
+	t.Run("addressed by number, the body may carry the group's own name", func(t *testing.T) {
+		g := mustGroup(t, w, "g")
+		id := *g.Id
+		r, err := w.c.InterconnectAttachmentGroupsPatchWithResponse(apiCtx, apiProject, id, nil, gen.InterconnectAttachmentGroupPatch{Name: set("g"), Description: set("by number")})
+		if err != nil || r.StatusCode() != 200 || r.JSON200.Error != nil {
+			t.Fatalf("patch by number with the group's name: %v %s", err, r.Body)
+		}
+		if d := mustGroup(t, w, "g").Description; d == nil || *d != "by number" {
+			t.Errorf("description = %v, want the patch's", d)
+		}
+		r, _ = w.c.InterconnectAttachmentGroupsPatchWithResponse(apiCtx, apiProject, id, nil, gen.InterconnectAttachmentGroupPatch{Name: set(id)})
+		wantGoogleError(t, r.StatusCode(), r.Body, 400, "invalid")
+	})
+	t.Run("updateMask ignores the members it does not list, valid or not", func(t *testing.T) {
+		etag := *mustGroup(t, w, "g").Etag
+		bad := "not a url"
+		for _, body := range []gen.InterconnectAttachmentGroupPatch{
+			{Intent: nullable.NewNullNullable[gen.InterconnectAttachmentGroupIntent](), Description: set("masked")},
+			{Intent: set(gen.InterconnectAttachmentGroupIntent{AvailabilitySla: "AVAILABILITY_SLA_UNSPECIFIED"}), Description: set("masked")},
+			{Attachments: set(map[string]*gen.InterconnectAttachmentGroupAttachment{"x": {Attachment: &bad}}), Description: set("masked")},
+		} {
+			if r := patch(body, "description"); r.StatusCode() != 200 || r.JSON200.Error != nil {
+				t.Errorf("%+v under updateMask=description: %s", body, r.Body)
+			}
+		}
+		if g := mustGroup(t, w, "g"); *g.Etag == etag || len(g.Attachments) != 4 || g.Intent.AvailabilitySla != "PRODUCTION_CRITICAL" {
+			t.Errorf("after the masked patches: %+v, want only the description changed", g)
+		}
+	})
 	t.Run("merge patch: {} leaves an entry as it is, a new one needs an attachment", func(t *testing.T) {
 		r := patch(gen.InterconnectAttachmentGroupPatch{Attachments: set(map[string]*gen.InterconnectAttachmentGroupAttachment{"s2": {}})}, "")
 		if r.StatusCode() != 200 || r.JSON200.Error != nil {

@@ -36,22 +36,27 @@ func (s *Server) InterconnectAttachmentGroupsPatch(ctx context.Context, req gen.
 	if err != nil {
 		return nil, err
 	}
-	if name := given(b.Name); name != "" && name != req.InterconnectAttachmentGroup {
-		return nil, invalidField("resource.name", fmt.Sprintf("Invalid value for field 'resource.name': '%s'. The name of a group cannot change.", name))
-	}
-	if intent, err := b.Intent.Get(); err == nil {
-		if err := checkIntent(string(intent.AvailabilitySla)); err != nil {
-			return nil, err
+	// With updateMask, the body's members it does not list are ignored, valid or not.
+	changes := func(field string) bool { return len(mask) == 0 || mask[field] }
+	if changes("intent") {
+		if intent, err := b.Intent.Get(); err == nil {
+			if err := checkIntent(string(intent.AvailabilitySla)); err != nil {
+				return nil, err
+			}
+		} else if mask["intent"] || b.Intent.IsNull() {
+			return nil, &Error{Status: http.StatusBadRequest, Reason: "required", Message: "Required field 'resource.intent' not specified", Location: "resource.intent"}
 		}
-	} else if mask["intent"] || b.Intent.IsNull() {
-		return nil, &Error{Status: http.StatusBadRequest, Reason: "required", Message: "Required field 'resource.intent' not specified", Location: "resource.intent"}
 	}
 	// As a merge patch (RFC 7386) has it, an entry given as null is removed (Google's Go
 	// client sends one for a key in NullFields), and one given as {} merges nothing into the
 	// entry already there: without an attachment it can only name an entry the group has.
 	present := map[string]gen.InterconnectAttachmentGroupAttachment{}
 	var removed, blank []string
-	for k, v := range given(b.Attachments) {
+	sent := given(b.Attachments)
+	if !changes("attachments") {
+		sent = nil
+	}
+	for k, v := range sent {
 		switch {
 		case v == nil:
 			removed = append(removed, k)
@@ -74,6 +79,10 @@ func (s *Server) InterconnectAttachmentGroupsPatch(ctx context.Context, req gen.
 		}
 		if g.Deleting {
 			return operations.Start{}, notReady(groupPath(g.Project, g.Name))
+		}
+		// Compared with the group found, which the path may name by its number.
+		if name := given(b.Name); name != "" && name != g.Name {
+			return operations.Start{}, invalidField("resource.name", fmt.Sprintf("Invalid value for field 'resource.name': '%s'. The name of a group cannot change.", name))
 		}
 		if err := checkBlankEntries(g, blank, mask); err != nil {
 			return operations.Start{}, err
