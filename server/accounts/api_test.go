@@ -338,6 +338,16 @@ func TestAccountLinkValidationMessages(t *testing.T) {
 			"parameter_invalid", "use_case.account_onboarding.refresh_url"},
 		{"unknown configuration", `{"account":"acct_1","use_case":{"type":"account_onboarding","account_onboarding":{"configurations":["storer"],"refresh_url":"https://x.example"}}}`,
 			"parameter_invalid", "use_case.account_onboarding.configurations"},
+		{"a control character in refresh_url", `{"account":"acct_1","use_case":{"type":"account_onboarding","account_onboarding":{"configurations":["recipient"],"refresh_url":"https://x.example/\u0000x","return_url":"https://x.example"}}}`,
+			"parameter_invalid", "use_case.account_onboarding.refresh_url"},
+		{"DEL in refresh_url", `{"account":"acct_1","use_case":{"type":"account_onboarding","account_onboarding":{"configurations":["recipient"],"refresh_url":"https://x.example/\u007fx","return_url":"https://x.example"}}}`,
+			"parameter_invalid", "use_case.account_onboarding.refresh_url"},
+		{"a line separator in return_url", `{"account":"acct_1","use_case":{"type":"account_onboarding","account_onboarding":{"configurations":["recipient"],"return_url":"https://x.example/\u2028x","refresh_url":"https://x.example"}}}`,
+			"parameter_invalid", "use_case.account_onboarding.return_url"},
+		{"an unclosed [ in return_url", `{"account":"acct_1","use_case":{"type":"account_onboarding","account_onboarding":{"configurations":["recipient"],"return_url":"https://[::1/x","refresh_url":"https://x.example"}}}`,
+			"parameter_invalid", "use_case.account_onboarding.return_url"},
+		{"a bad escape in refresh_url", `{"account":"acct_1","use_case":{"type":"account_onboarding","account_onboarding":{"configurations":["recipient"],"refresh_url":"https://x.example/%zz","return_url":"https://x.example"}}}`,
+			"parameter_invalid", "use_case.account_onboarding.refresh_url"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

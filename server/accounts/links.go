@@ -3,6 +3,7 @@ package accounts
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -133,6 +134,14 @@ func chosenFlow(uc gen.AccountLinkUseCaseParams) (*gen.AccountLinkFlowParams, er
 	}
 	if other != nil {
 		return nil, invalidRequest(http.StatusBadRequest, "parameter_invalid", "use_case.%s: must not be set when use_case.type is %s", otherName, uc.Type)
+	}
+	for field, u := range map[string]*string{"refresh_url": &chosen.RefreshUrl, "return_url": chosen.ReturnUrl} {
+		if u == nil {
+			continue
+		}
+		if _, err := url.Parse(*u); err != nil {
+			return nil, invalidRequest(http.StatusBadRequest, "parameter_invalid", "use_case.%s.%s: not a valid URL", uc.Type, field)
+		}
 	}
 	return chosen, nil
 }
