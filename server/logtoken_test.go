@@ -11,8 +11,9 @@ import (
 	"testing"
 )
 
-// TestLinkTokenNotLogged: the request log line of a hosted page masks the link's token,
-// the credential that opens the page, as API keys are masked; it used to show it whole.
+// TestLinkTokenNotLogged: the request log and the request journal mask a link's token,
+// the credential that opens its page, as API keys are masked, wherever it stands in the
+// path; they used to show it whole (the journal always, the log past the page's path).
 func TestLinkTokenNotLogged(t *testing.T) {
 	var logs bytes.Buffer
 	s, err := New(Config{Log: slog.New(slog.NewJSONHandler(&logs, nil))})
@@ -49,8 +50,26 @@ func TestLinkTokenNotLogged(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("open: %d", resp.StatusCode)
 	}
+	// Paths that hold the token without being the page: more segments after it, another
+	// case, another prefix. None uses the link up.
+	for _, u := range []string{link + "/", link + "/x", strings.Replace(link, "/r/", "/R/", 1), strings.Replace(link, "/r/", "/base/r/", 1)} {
+		resp, err := http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	resp, err = http.Get(hs.URL + "/_understudy/requests?limit=20")
+	if err != nil {
+		t.Fatal(err)
+	}
+	journal, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
 	masked := token[:strings.LastIndexByte(token, '_')+1] + "****" + token[len(token)-4:]
-	if strings.Contains(logs.String(), token) || !strings.Contains(logs.String(), `"path":"/r/`+acct+`/`+masked+`"`) {
-		t.Errorf("want the token masked as %s in the log:\n%s", masked, logs.String())
+	for what, text := range map[string]string{"log": logs.String(), "journal": string(journal)} {
+		if strings.Contains(text, token) || !strings.Contains(text, `"path":"/r/`+acct+`/`+masked+`"`) || !strings.Contains(text, `/R/`+acct+`/`+masked) {
+			t.Errorf("want the token masked as %s in the %s:\n%s", masked, what, text)
+		}
 	}
 }

@@ -74,7 +74,7 @@ func (s *Server) observed(c echo.Context, next echo.HandlerFunc) error {
 		if id == "" {
 			id = validate.Header(c.Response().Header(), "X-Ms-Request-Id")
 		}
-		s.journal.Add(control.Entry{Time: s.clock.Now(), API: api, OperationID: op, Method: req.Method, Path: path, Status: status, Duration: d, RequestID: id})
+		s.journal.Add(control.Entry{Time: s.clock.Now(), API: api, OperationID: op, Method: req.Method, Path: accounts.LoggedPath(path), Status: status, Duration: d, RequestID: id})
 	}
 	if s.cfg.Log.Enabled(req.Context(), slog.LevelInfo) {
 		s.cfg.Log.LogAttrs(req.Context(), slog.LevelInfo, "request",

@@ -118,15 +118,21 @@ func (r submitResponse) VisitSubmitAccountLinkResponse(w http.ResponseWriter) er
 // isHostedPath says whether path is one of the hosted flow's pages, which answer HTML.
 func isHostedPath(path string) bool { return strings.HasPrefix(path, "/r/") }
 
-// LoggedPath is path as a log line may show it: a hosted page's link token is the
-// credential that opens the page, so it is masked as API keys are (alu_test_****abcd).
+// LoggedPath is path as a log line or the request journal may show it: a link token is the
+// credential that opens a hosted page, so it is masked as API keys are (alu_test_****abcd),
+// wherever it stands in the path: a hosted page with more segments after it (/r/a/tok/x)
+// and a path no API serves (/R/a/tok, /base/r/a/tok) carry it as well.
 func LoggedPath(path string) string {
-	if !isHostedPath(path) {
+	if !strings.Contains(path, "alu_") {
 		return path
 	}
-	i := strings.LastIndexByte(path, '/')
-	token := path[i+1:]
-	return path[:i+1] + masked(token, token[:strings.LastIndexByte(token, '_')+1])
+	segs := strings.Split(path, "/")
+	for i, seg := range segs {
+		if strings.HasPrefix(seg, "alu_") {
+			segs[i] = masked(seg, seg[:strings.LastIndexByte(seg, '_')+1])
+		}
+	}
+	return strings.Join(segs, "/")
 }
 
 // writeHostedError answers an error met on a hosted page (/r/...) as an HTML page with the
