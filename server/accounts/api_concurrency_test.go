@@ -9,6 +9,7 @@ import (
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/server"
+	"github.com/understudy-dev/understudy/server/accounts"
 )
 
 // race runs n calls of f at the same instant and returns their statuses.
@@ -207,5 +208,39 @@ func TestIdempotencyWhileInFlightAndAfterFailure(t *testing.T) {
 	retried := apiCreateLink(t, c, onboardingLink(a.Id, gen.ConfigurationTypeRecipient), &other)
 	if retried.StatusCode() != 200 {
 		t.Fatalf("retry after a failure: %d %s, want it to run again", retried.StatusCode(), retried.Body)
+	}
+}
+
+// TestIdempotencyAcrossReset: a reset goes back to the seeded state, which remembers no
+// Idempotency-Key, even the key of a request running across it: that request's result is
+// not remembered after the reset (it used to be, and a retry could be answered with a link
+// the reset had removed, every member empty).
+func TestIdempotencyAcrossReset(t *testing.T) {
+	const seeded = "acct_1SeededForReset01"
+	e := newAPIEnv(t, func(c *server.Config) {
+		c.Accounts.UpdateLatency = time.Second
+		c.Accounts.Accounts = []accounts.SeedAccount{{ID: seeded, Body: map[string]any{
+			"configuration": map[string]any{"recipient": map[string]any{}}}}}
+	})
+	c := e.client(apiTestKey)
+	key := "across-reset"
+	var first *gen.CreateAccountLinkResponse
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		first = apiCreateLink(t, c, onboardingLink(seeded, gen.ConfigurationTypeRecipient), &key)
+	}()
+	time.Sleep(300 * time.Millisecond) // the first holds the account now (margins for busy machines)
+	e.srv.Reset(t)
+	wg.Wait()
+	if first.StatusCode() != http.StatusOK {
+		t.Fatalf("first: %d %s", first.StatusCode(), first.Body)
+	}
+	other := onboardingLink(seeded, gen.ConfigurationTypeRecipient)
+	other.UseCase.AccountOnboarding.RefreshUrl = "https://platform.example/refresh-again"
+	second := apiCreateLink(t, c, other, &key)
+	if second.StatusCode() != http.StatusOK || second.JSON200.Url == first.JSON200.Url {
+		t.Fatalf("the key after the reset, with another body: %d %s, want a new link", second.StatusCode(), second.Body)
 	}
 }

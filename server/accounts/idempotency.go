@@ -51,6 +51,13 @@ func (s *Server) idempotent(ctx context.Context, op string, key *string, body an
 
 	ref, runErr := do()
 	err = s.db.Update(func(tx *store.Tx) error {
+		if rec, ok := s.tables.Idempotency.Get(tx, pk); !ok || !rec.InFlight || rec.RequestHash != hash {
+			// The in-flight record is gone: a reset (/_understudy/reset) ran meanwhile and
+			// took what this request made with it, or may have. Remembering the result
+			// would point a retry at something the reset removed (a link answered with
+			// every member empty); without the record a retry runs again.
+			return nil
+		}
 		if runErr != nil {
 			_, _, err := s.tables.Idempotency.Delete(tx, pk)
 			return err

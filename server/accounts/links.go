@@ -58,11 +58,15 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 		return nil, err
 	}
 	if made.Token != token { // a replay: the link the first request made
+		found := false
 		if err := s.db.View(func(tx *store.Tx) error {
-			made, _ = s.tables.Links.Get(tx, token)
+			made, found = s.tables.Links.Get(tx, token)
 			return nil
 		}); err != nil {
 			return nil, err
+		}
+		if !found {
+			return nil, errNotFound() // not an empty link
 		}
 	}
 	r := &linkCreated{requestID: requestID(ctx)}
