@@ -18,7 +18,7 @@ var (
 	rePrincipal  = regexp.MustCompile(`(?i)^principalId\s+eq\s+'([^']*)'$`)
 	reAssignedTo = regexp.MustCompile(`(?i)^assignedTo\('([^']*)'\)$`)
 	reAnd        = regexp.MustCompile(`(?i)\s+and\s+`)
-	reRoleName   = regexp.MustCompile(`(?i)^roleName\s+eq\s+'([^']*)'$`)
+	reRoleName   = regexp.MustCompile(`(?i)^roleName\s+eq\s+'((?:[^']|'')*)'$`) // OData doubles a quote inside a string
 	reRoleType   = regexp.MustCompile(`(?i)^type\s+eq\s+'(BuiltInRole|CustomRole)'$`)
 	reAndBelow   = regexp.MustCompile(`(?i)^atScopeAndBelow\(\)$`)
 )
@@ -60,8 +60,9 @@ func parseAssignmentFilter(raw string) (assignmentFilter, bool) {
 // roleDefinitionFilter is a parsed $filter of the role-definition list: ARM's
 // RoleDefinitionFilter (roleName, type) and atScopeAndBelow(), one at a time.
 type roleDefinitionFilter struct {
-	// Name, when set, limits results to the role of that name (any case).
-	Name string
+	// ByName limits results to the role named Name (any case); an empty Name matches none.
+	ByName bool
+	Name   string
 	// Type, when set, is BuiltInRole or CustomRole, as the role's properties.type spells it.
 	Type string
 	// AndBelow adds the custom roles assignable only below the scope.
@@ -79,7 +80,7 @@ func parseRoleDefinitionFilter(raw string) (roleDefinitionFilter, bool) {
 		f.AndBelow = true
 	default:
 		if m := reRoleName.FindStringSubmatch(s); m != nil {
-			f.Name = m[1]
+			f.ByName, f.Name = true, strings.ReplaceAll(m[1], "''", "'")
 		} else if m := reRoleType.FindStringSubmatch(s); m != nil {
 			f.Type = builtInRole
 			if strings.EqualFold(m[1], customRole) {
@@ -95,7 +96,7 @@ func parseRoleDefinitionFilter(raw string) (roleDefinitionFilter, bool) {
 // keeps reports whether the filter lets role r, listed at scope key, through.
 func (f roleDefinitionFilter) keeps(r RoleDefinition, scopeKey string) bool {
 	switch {
-	case f.Name != "" && !strings.EqualFold(r.Name, f.Name), f.Type != "" && r.Type != f.Type:
+	case f.ByName && !strings.EqualFold(r.Name, f.Name), f.Type != "" && r.Type != f.Type:
 		return false
 	case r.AssignableAt(scopeKey):
 		return true

@@ -98,6 +98,7 @@ func TestRoleDefinitions(t *testing.T) {
 			"":                     {"Contributor", "Owner", "Reader", "Role Based Access Control Administrator", "Storage Reader", "User Access Administrator"},
 			"type eq 'CustomRole'": {"Storage Reader"},
 			"roleName eq 'reader'": {"Reader"},
+			"roleName eq ''":       nil, // a name no role has, not no filter
 		} {
 			params := &gen.RoleDefinitionsListAtTenantParams{ApiVersion: apiVersion}
 			if filter != "" {
