@@ -334,6 +334,12 @@ func TestSeedErrors(t *testing.T) {
       roleDefinitionId: /providers/Vendor.Authorization/roleDefinitions/99999999-9999-4999-8999-999999999999
 `, 7, "authorization.roleAssignments[1].roleDefinitionId", "RoleDefinitionDoesNotExist"},
 		{"a role definition with a bad id", "authorization:\n  roleDefinitions:\n    - id: nope\n      roleName: x\n", 3, "authorization.roleDefinitions[0].id", "is not a GUID"},
+		{"a custom role with a built-in's id", "authorization:\n  roleDefinitions:\n    - id: 8e3af657-a8ff-443c-a75c-2fe8c4bcb635\n      roleName: Not Owner\n", 3, "authorization.roleDefinitions[0].id", "is already the built-in role Owner"},
+		{"two custom roles with one id", "authorization:\n  roleDefinitions:\n    - {id: 33333333-3333-4333-8333-333333333333, roleName: a}\n    - id: 33333333-3333-4333-8333-333333333333\n      roleName: b\n", 4, "authorization.roleDefinitions[1].id", `is already the role "a"`},
+		{"a custom role named as a built-in", "authorization:\n  roleDefinitions:\n    - id: 33333333-3333-4333-8333-333333333333\n      roleName: reader\n", 3, "authorization.roleDefinitions[0].id", "another role has that name"},
+		{"a custom role typed as built-in", "authorization:\n  roleDefinitions:\n    - id: 33333333-3333-4333-8333-333333333333\n      roleName: x\n      type: BuiltInRole\n", 3, "authorization.roleDefinitions[0].id", "a seeded role is a CustomRole"},
+		{"an assignable scope that is no scope", "authorization:\n  roleDefinitions:\n    - id: 33333333-3333-4333-8333-333333333333\n      roleName: x\n      assignableScopes: [/subscriptions/not-a-guid]\n", 3, "authorization.roleDefinitions[0].id", "is not a scope"},
+		{"an empty assignable scope", "authorization:\n  roleDefinitions:\n    - id: 33333333-3333-4333-8333-333333333333\n      roleName: x\n      assignableScopes: ['//']\n", 3, "authorization.roleDefinitions[0].id", "is not a scope"},
 		{"a platform key that is no secret key", "accounts:\n  platforms:\n    - id: p\n      keys: [pk_test_abc]\n", 4, "accounts.platforms[0].keys", "is not a secret key"},
 		{"a group referencing a missing attachment", group, 13,
 			"compute.projects.my-project-123.interconnectAttachmentGroups[0].attachments[1]", "RESOURCE_NOT_FOUND"},

@@ -1,6 +1,7 @@
 package authorization
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 )
@@ -120,6 +121,51 @@ func (r RoleDefinition) AssignableBelow(scopeKey string) bool {
 		}
 	}
 	return false
+}
+
+// checkCustomRoles holds seeded roles to what ARM lets a custom role be: a GUID of its own
+// (a built-in's would silently replace the built-in, and with it what every assignment of
+// the built-in grants), a name no other role has (RoleDefinitionWithSameNameExists), the
+// CustomRole type, and assignable scopes that are scopes ("/", the root, or what a role
+// assignment may name). The first one that breaks a rule is reported.
+func checkCustomRoles(custom []RoleDefinition) error {
+	ids, names := map[string]string{}, map[string]bool{}
+	for _, r := range BuiltInRoles() {
+		ids[strings.ToLower(r.GUID)] = "the built-in role " + r.Name
+		names[strings.ToLower(r.Name)] = true
+	}
+	for _, r := range custom {
+		fail := func(format string, args ...any) error {
+			return fmt.Errorf("authorization: role definition %q: "+format, append([]any{r.Name}, args...)...)
+		}
+		if _, ok := parseGUID(r.GUID); !ok {
+			return fail("id %q is not a GUID", r.GUID)
+		}
+		if owner, taken := ids[strings.ToLower(r.GUID)]; taken {
+			return fail("id %q is already %s", r.GUID, owner)
+		}
+		ids[strings.ToLower(r.GUID)] = fmt.Sprintf("the role %q", r.Name)
+		switch key := strings.ToLower(strings.TrimSpace(r.Name)); {
+		case key == "":
+			return fail("roleName is required")
+		case names[key]:
+			return fail("another role has that name (role names are unique, whatever their case)")
+		default:
+			names[key] = true
+		}
+		if r.Type != "" && r.Type != customRole {
+			return fail("type %q: a seeded role is a %s (the built-in roles are understudy's)", r.Type, customRole)
+		}
+		for _, a := range r.AssignableScopes {
+			if a == everywhere {
+				continue
+			}
+			if _, err := parseScope(a); err != nil {
+				return fail("assignableScopes: %q is not a scope (\"/\", or one such as /subscriptions/{id})", a)
+			}
+		}
+	}
+	return nil
 }
 
 // roleCatalog is the read-only set of role definitions, by lower-case GUID.

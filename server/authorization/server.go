@@ -1,7 +1,6 @@
 package authorization
 
 import (
-	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -88,10 +87,8 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 	if cfg.DefaultPrincipal == "" {
 		cfg.DefaultPrincipal = def.DefaultPrincipal
 	}
-	for _, r := range cfg.RoleDefinitions {
-		if _, ok := parseGUID(r.GUID); !ok {
-			return nil, fmt.Errorf("authorization: role definition %q: id %q is not a GUID", r.Name, r.GUID)
-		}
+	if err := checkCustomRoles(cfg.RoleDefinitions); err != nil {
+		return nil, err
 	}
 	s := &Server{cfg: cfg, db: db, tables: store.NewAuthorization(db), roles: newRoleCatalog(cfg.RoleDefinitions), owners: map[string]bool{}}
 	for _, o := range cfg.BootstrapOwners {
