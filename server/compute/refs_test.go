@@ -1,28 +1,61 @@
 package compute
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
 
-// splitRef is parseRef as it was written first, with strings.Split: the reference the
-// allocation-free parseRef must agree with (with relative paths added).
+// splitRef is parseRef written plainly, with regular expressions and strings.Split: the
+// reference the allocation-free parseRef must agree with.
 func splitRef(s, collection, project string) (ref, bool) {
-	i := strings.LastIndex(s, "projects/")
-	if i < 0 && (strings.HasPrefix(s, "global/") || strings.HasPrefix(s, "regions/")) {
-		s, i = "projects/"+project+"/"+s, 0
+	switch m := refPrefix.FindStringSubmatch(s); {
+	case m != nil:
+		s = m[1]
+	case strings.HasPrefix(s, "global/") || strings.HasPrefix(s, "regions/"):
+		s = "projects/" + project + "/" + s
 	}
-	if i < 0 {
+	if !strings.HasPrefix(s, "projects/") {
 		return ref{}, false
 	}
-	parts := strings.Split(strings.Trim(s[i:], "/"), "/")
+	parts := strings.Split(strings.TrimRight(s, "/"), "/")
+	regional := collection == "interconnectAttachments"
 	switch {
-	case len(parts) == 5 && parts[2] == "global" && parts[3] == collection:
+	case !regional && len(parts) == 5 && parts[2] == "global" && parts[3] == collection:
 		return ref{Project: parts[1], Name: parts[4]}, parts[1] != "" && parts[4] != ""
-	case len(parts) == 6 && parts[2] == "regions" && parts[4] == collection:
+	case regional && len(parts) == 6 && parts[2] == "regions" && parts[4] == collection:
 		return ref{Project: parts[1], Region: parts[3], Name: parts[5]}, parts[1] != "" && parts[3] != "" && parts[5] != ""
 	}
 	return ref{}, false
+}
+
+// refPrefix is what may stand before a reference's projects/ segment: a URL up to the
+// first API path, or one slash.
+var refPrefix = regexp.MustCompile(`^(?:https?://.*?/compute/(?:v1|beta|alpha)/|/)(.*)$`)
+
+// TestParseRefRules: what a reference may look like, and what it may not.
+func TestParseRefRules(t *testing.T) {
+	for in, want := range map[string]bool{
+		"https://www.googleapis.com/compute/v1/projects/p/global/interconnects/ic":       true,
+		"https://compute.googleapis.com/compute/beta/projects/p/global/interconnects/ic": true,
+		"http://127.0.0.1:8080/base/compute/v1/projects/p/global/interconnects/ic":       true,
+		"projects/p/global/interconnects/ic":                                             true,
+		"/projects/p/global/interconnects/ic":                                            true,
+		"global/interconnects/ic":                                                        true,
+		"xprojects/p/global/interconnects/ic":                                            false,
+		"https://evil.example/foo/projects/p/global/interconnects/ic":                    false,
+		"projects/p/projects/p/global/interconnects/ic":                                  false,
+		"regions/us-east4/interconnects/ic":                                              false,
+		"projects/p/regions/us-east4/interconnects/ic":                                   false,
+		"https://www.googleapis.com/compute/v1/global/interconnects/ic":                  false,
+	} {
+		if _, ok := parseRef(in, "interconnects", "req"); ok != want {
+			t.Errorf("parseRef(%q, interconnects) ok = %v, want %v", in, ok, want)
+		}
+	}
+	if _, ok := parseRef("global/interconnectAttachments/a", "interconnectAttachments", "req"); ok {
+		t.Error("an attachment is regional: a global path to one names nothing")
+	}
 }
 
 func TestParseRefMatchesSplit(t *testing.T) {
@@ -42,6 +75,10 @@ func TestParseRefMatchesSplit(t *testing.T) {
 		"regions/r/interconnectAttachments/a/b", "regions//interconnectAttachments/a", "global/interconnects/",
 		"/global/interconnects/ic", "xglobal/interconnects/ic", "global/interconnectLocations/iad-zone1-1",
 		"regions/r/interconnectAttachments/projects/p", "global/interconnects/ic/projects/p/global/interconnects/j",
+		"https://compute/v1/projects/p/global/interconnects/ic", "https://h/compute/compute/v1/projects/p/global/interconnects/ic",
+		"https:///compute/v1/projects/p/global/interconnects/ic", "http://h/compute/v2/projects/p/global/interconnects/ic",
+		"https://h/compute/beta/x/compute/v1/projects/p/global/interconnects/ic", "https://h/compute/alpha/global/interconnects/ic",
+		"ftp://h/compute/v1/projects/p/global/interconnects/ic", "//projects/p/global/interconnects/ic",
 	}
 	for _, in := range inputs {
 		for _, coll := range []string{"interconnects", "interconnectAttachments"} {
