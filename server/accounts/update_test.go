@@ -354,3 +354,40 @@ func TestUpdateIdempotency(t *testing.T) {
 		t.Errorf("the other account's metadata: %v, want none", md)
 	}
 }
+
+// TestAccountTextRules: the API holds display_name and contact_email to what the hosted
+// form accepts, so that an account it makes can be sent back through the form unchanged:
+// no control characters in a name, one bare address in an email.
+func TestAccountTextRules(t *testing.T) {
+	e := newAPIEnv(t)
+	c := e.client(apiTestKey)
+	a := apiCreateAccount(t, c, gen.CreateAccountRequest{})
+	send := func(path, body string) (int, []byte) {
+		req, _ := http.NewRequest(http.MethodPost, e.srv.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+apiTestKey)
+		req.Header.Set("Service-Version", apiVersion)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, []byte(readBody(resp))
+	}
+	for _, path := range []string{"/v2/core/accounts", "/v2/core/accounts/" + a.Id} {
+		for body, field := range map[string]string{
+			`{"display_name":"a\u0000b"}`:                  "display_name",
+			`{"display_name":"a\u001bb"}`:                  "display_name",
+			`{"display_name":"a\u0085b"}`:                  "display_name",
+			`{"contact_email":"not an email"}`:             "contact_email",
+			`{"contact_email":"Jenny <jenny@example.com>"}`: "contact_email",
+		} {
+			status, out := send(path, body)
+			if got := wantAPIError(t, status, out, 400, "invalid_request_error", "parameter_invalid"); !strings.HasPrefix(got.Message, field) {
+				t.Errorf("POST %s %s: %q, want it to name %s", path, body, got.Message, field)
+			}
+		}
+		if status, out := send(path, `{"display_name":"Café «Rosen» & Söhne","contact_email":"jenny.rosen@example.com"}`); status != http.StatusOK {
+			t.Errorf("POST %s with a plain name and email: %d %s", path, status, out)
+		}
+	}
+}

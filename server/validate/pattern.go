@@ -1,7 +1,9 @@
 package validate
 
 import (
+	"errors"
 	"fmt"
+	"net/mail"
 	"regexp"
 	"regexp/syntax"
 	"sync"
@@ -296,6 +298,18 @@ func uuidFormat() openapi3.StringFormatValidator {
 		if !p.MatchString(s) {
 			// As openapi3.NewRegexpFormatValidator words it.
 			return fmt.Errorf(`string doesn't match pattern "%s"`, p)
+		}
+		return nil
+	})
+}
+
+// emailFormat is the "email" format validator: one bare address, as net/mail reads it
+// (name@example.com, not "Jenny <name@example.com>" nor text with no @), the rule the
+// accounts API's hosted form holds contact emails to.
+func emailFormat() openapi3.StringFormatValidator {
+	return openapi3.NewCallbackValidator(func(s string) error {
+		if addr, err := mail.ParseAddress(s); err != nil || addr.Name != "" || addr.Address != s {
+			return errors.New("not an email address such as name@example.com")
 		}
 		return nil
 	})

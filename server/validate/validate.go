@@ -123,6 +123,7 @@ func New(doc *openapi3.T, o Options) (*Validator, error) {
 	defineFormats.Do(func() {
 		// kin checks a format only when a validator for it is registered.
 		openapi3.DefineStringFormatValidator("uuid", uuidFormat())
+		openapi3.DefineStringFormatValidator("email", emailFormat())
 	})
 	v := &Validator{
 		routes: map[string]*route{},
