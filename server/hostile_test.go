@@ -112,6 +112,14 @@ func TestUnknownRoutesAndMethodsUseTheirAPIsEnvelope(t *testing.T) {
 		{"admin wrong method", "DELETE", "/_understudy/health", 405, adminEnvelope},
 		{"path traversal", "GET", "/v2/core/../../etc/passwd", 404, armEnvelope},
 		{"very long path", "GET", "/compute/v1/" + strings.Repeat("a/", 3000), 404, googleEnvelope},
+		// Paths a client meant for an API but wrote oddly (a base URL ending in /, a dot
+		// segment, a capital letter, no trailing slash): that API's envelope, which the
+		// client can read, not the authorization API's.
+		{"compute after a double slash", "GET", "//compute/v1/projects/my-project-123/global/forwardingRules", 404, googleEnvelope},
+		{"compute after a dot segment", "GET", "/./compute/v1/projects/my-project-123/global/forwardingRules", 404, googleEnvelope},
+		{"compute alone", "GET", "/compute", 404, googleEnvelope},
+		{"accounts in capitals", "GET", "/V2/core/accounts", 404, v2Envelope},
+		{"accounts after a double slash", "GET", "//v2/core/accounts", 404, v2Envelope},
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {

@@ -380,5 +380,30 @@ func (s *Server) handleError(err error, c echo.Context) {
 			return
 		}
 	}
-	s.apiFor(requestPath(c)).writeError(c, err, s.cfg.Log)
+	s.apiFor(envelopePath(requestPath(c))).writeError(c, err, s.cfg.Log)
+}
+
+// envelopePath is the path whose owner words an error no API claimed (a route not found,
+// mostly): path as a client most likely meant it, without the empty and dot segments it
+// starts with, in lower case and with a trailing slash, so that //compute/v1/...,
+// /./compute/..., /V2/core/... and /compute get the envelope of the API they were meant
+// for, which their clients can read, rather than the authorization API's, which owns
+// every other path. Only the start is tidied: /r/../../etc stays a hosted page's path. A
+// path with a /providers/ segment is left alone: it is an ARM path (every ARM operation has
+// one, after a scope that may start with anything), which the authorization API served.
+func envelopePath(p string) string {
+	if strings.Contains(strings.ToLower(p), "/providers/") {
+		return p
+	}
+	for {
+		p = strings.TrimLeft(p, "/")
+		if rest, ok := strings.CutPrefix(p, "./"); ok {
+			p = rest
+		} else if rest, ok := strings.CutPrefix(p, "../"); ok {
+			p = rest
+		} else {
+			break
+		}
+	}
+	return "/" + strings.ToLower(p) + "/"
 }

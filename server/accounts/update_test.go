@@ -375,10 +375,10 @@ func TestAccountTextRules(t *testing.T) {
 	}
 	for _, path := range []string{"/v2/core/accounts", "/v2/core/accounts/" + a.Id} {
 		for body, field := range map[string]string{
-			`{"display_name":"a\u0000b"}`:                  "display_name",
-			`{"display_name":"a\u001bb"}`:                  "display_name",
-			`{"display_name":"a\u0085b"}`:                  "display_name",
-			`{"contact_email":"not an email"}`:             "contact_email",
+			`{"display_name":"a\u0000b"}`:                   "display_name",
+			`{"display_name":"a\u001bb"}`:                   "display_name",
+			`{"display_name":"a\u0085b"}`:                   "display_name",
+			`{"contact_email":"not an email"}`:              "contact_email",
 			`{"contact_email":"Jenny <jenny@example.com>"}`: "contact_email",
 		} {
 			status, out := send(path, body)
