@@ -139,12 +139,13 @@ func chosenFlow(uc gen.AccountLinkUseCaseParams) (*gen.AccountLinkFlowParams, er
 	if other != nil {
 		return nil, invalidRequest(http.StatusBadRequest, "parameter_invalid", "use_case.%s: must not be set when use_case.type is %s", otherName, uc.Type)
 	}
-	for field, u := range map[string]*string{"refresh_url": &chosen.RefreshUrl, "return_url": chosen.ReturnUrl} {
-		if u == nil {
-			continue
-		}
+	// The spec's pattern keeps them printable ASCII; what is left is what does not parse.
+	if _, err := url.Parse(chosen.RefreshUrl); err != nil {
+		return nil, invalidRequest(http.StatusBadRequest, "parameter_invalid", "use_case.%s.refresh_url: not a valid URL", uc.Type)
+	}
+	if u := chosen.ReturnUrl; u != nil {
 		if _, err := url.Parse(*u); err != nil {
-			return nil, invalidRequest(http.StatusBadRequest, "parameter_invalid", "use_case.%s.%s: not a valid URL", uc.Type, field)
+			return nil, invalidRequest(http.StatusBadRequest, "parameter_invalid", "use_case.%s.return_url: not a valid URL", uc.Type)
 		}
 	}
 	return chosen, nil
