@@ -1,7 +1,6 @@
 package store
 
 import (
-	"maps"
 	"math"
 	"slices"
 	"time"
@@ -56,17 +55,65 @@ func (a Account) OnboardedFor(name string) bool {
 	return a.Onboarded || slices.Contains(a.OnboardedConfigurations, name)
 }
 
-func cloneAccount(a Account) Account {
-	a.Metadata = maps.Clone(a.Metadata)
-	a.OnboardedConfigurations = slices.Clone(a.OnboardedConfigurations)
-	if a.Configurations != nil {
-		c := make(map[string]map[string]bool, len(a.Configurations))
-		for k, v := range a.Configurations {
-			c[k] = maps.Clone(v)
+// accountCodec keeps an account's fields in the order of the struct.
+var accountCodec = Codec[Account]{
+	Encode: func(e *Enc, a Account) {
+		e.String(a.ID)
+		e.String(a.Platform)
+		e.Bool(a.Livemode)
+		e.Uint(a.Seq)
+		e.Time(a.Created)
+		e.String(a.DisplayName)
+		e.String(a.ContactEmail)
+		e.String(a.Dashboard)
+		e.String(a.Country)
+		e.String(a.EntityType)
+		e.StringMap(a.Metadata)
+		if a.Configurations == nil {
+			e.Uint(0)
+		} else {
+			e.Uint(uint64(len(a.Configurations)) + 1)
+			for name, caps := range a.Configurations {
+				e.String(name)
+				if caps == nil {
+					e.Uint(0)
+					continue
+				}
+				e.Uint(uint64(len(caps)) + 1)
+				for c, on := range caps {
+					e.String(c)
+					e.Bool(on)
+				}
+			}
 		}
-		a.Configurations = c
-	}
-	return a
+		e.Strings(a.OnboardedConfigurations)
+		e.Bool(a.Onboarded)
+		e.Int(a.Concurrency)
+		e.Bool(a.Closed)
+	},
+	Decode: func(d *Dec) Account {
+		a := Account{ID: d.String(), Platform: d.String(), Livemode: d.Bool(), Seq: d.Uint(), Created: d.Time(),
+			DisplayName: d.String(), ContactEmail: d.String(), Dashboard: d.String(), Country: d.String(),
+			EntityType: d.String(), Metadata: d.StringMap()}
+		if n := d.Uint(); n > 0 {
+			a.Configurations = make(map[string]map[string]bool, n-1)
+			for range n - 1 {
+				name := d.String()
+				var caps map[string]bool
+				if m := d.Uint(); m > 0 {
+					caps = make(map[string]bool, m-1)
+					for range m - 1 {
+						c := d.String()
+						caps[c] = d.Bool()
+					}
+				}
+				a.Configurations[name] = caps
+			}
+		}
+		a.OnboardedConfigurations = d.Strings()
+		a.Onboarded, a.Concurrency, a.Closed = d.Bool(), d.Int(), d.Bool()
+		return a
+	},
 }
 
 // AccountLink is a stored account link: a single-use, expiring way into the hosted flow.
@@ -99,9 +146,34 @@ type LinkSession struct {
 	Submitted bool
 }
 
-func cloneLink(l AccountLink) AccountLink {
-	l.Configurations = slices.Clone(l.Configurations)
-	return l
+// linkCodec keeps a link's fields in the order of the struct.
+var linkCodec = Codec[AccountLink]{
+	Encode: func(e *Enc, l AccountLink) {
+		e.String(l.Token)
+		e.String(l.Account)
+		e.String(l.Platform)
+		e.Bool(l.Livemode)
+		e.Time(l.Created)
+		e.Time(l.ExpiresAt)
+		e.String(l.UseCase)
+		e.Strings(l.Configurations)
+		e.String(l.RefreshURL)
+		e.String(l.ReturnURL)
+		e.String(l.CollectFields)
+		e.String(l.FutureRequirements)
+		e.Bool(l.Consumed)
+		e.String(l.Session.ID)
+		e.String(l.Session.Nonce)
+		e.Time(l.Session.ExpiresAt)
+		e.Bool(l.Session.Submitted)
+	},
+	Decode: func(d *Dec) AccountLink {
+		return AccountLink{Token: d.String(), Account: d.String(), Platform: d.String(), Livemode: d.Bool(),
+			Created: d.Time(), ExpiresAt: d.Time(), UseCase: d.String(), Configurations: d.Strings(),
+			RefreshURL: d.String(), ReturnURL: d.String(), CollectFields: d.String(),
+			FutureRequirements: d.String(), Consumed: d.Bool(),
+			Session: LinkSession{ID: d.String(), Nonce: d.String(), ExpiresAt: d.Time(), Submitted: d.Bool()}}
+	},
 }
 
 // Idempotency records a request made with an Idempotency-Key.
@@ -111,6 +183,20 @@ type Idempotency struct {
 	InFlight    bool
 	Ref         string // what the first request made: an account id or a link token
 	Expires     time.Time
+}
+
+// idempotencyCodec keeps a key's fields in the order of the struct.
+var idempotencyCodec = Codec[Idempotency]{
+	Encode: func(e *Enc, r Idempotency) {
+		e.String(r.Key)
+		e.String(r.RequestHash)
+		e.Bool(r.InFlight)
+		e.String(r.Ref)
+		e.Time(r.Expires)
+	},
+	Decode: func(d *Dec) Idempotency {
+		return Idempotency{Key: d.String(), RequestHash: d.String(), InFlight: d.Bool(), Ref: d.String(), Expires: d.Time()}
+	},
 }
 
 // Accounts holds the accounts API's tables.
@@ -124,12 +210,12 @@ type Accounts struct {
 
 // NewAccounts adds the accounts tables to db.
 func NewAccounts(db *DB) *Accounts {
-	t := NewTable[Account](db, "accounts", cloneAccount)
+	t := NewTable(db, "accounts", accountCodec)
 	return &Accounts{
 		Accounts:    t,
 		Newest:      t.AddOrdered(func(a Account) (string, bool) { return NewestKey(a.Scope(), a.Seq), true }),
-		Links:       NewTable[AccountLink](db, "accountLinks", cloneLink),
-		Idempotency: NewTable[Idempotency](db, "idempotencyKeys", nil),
+		Links:       NewTable(db, "accountLinks", linkCodec),
+		Idempotency: NewTable(db, "idempotencyKeys", idempotencyCodec),
 	}
 }
 

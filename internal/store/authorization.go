@@ -45,10 +45,7 @@ type Authorization struct {
 
 // NewAuthorization adds the authorization tables to db.
 func NewAuthorization(db *DB) *Authorization {
-	t := NewTable[RoleAssignment](db, "roleAssignments", nil)
-	t.canonical = canonicalAssignment
-	// The key is the lower-cased name; canonicalAssignment has copied the name already.
-	t.keyIn = func(r RoleAssignment) string { return r.Name }
+	t := NewTable(db, "roleAssignments", assignmentCodec)
 	return &Authorization{
 		Assignments: t,
 		ByTriple: t.AddUnique("triple", func(b []byte, r RoleAssignment) ([]byte, bool) {
@@ -72,23 +69,39 @@ func ScopeAndBelow(scopeKey string) [][2]string {
 	}
 }
 
-// canonicalAssignment shares what assignments repeat (the scope, its key, and the ids of
-// subscriptions, roles and callers) and keeps only the strings it needs: the name and scope
-// usually come as parts of the request path, and copies let the path go instead of keeping
-// all of it alive for as long as the assignment.
-func canonicalAssignment(r RoleAssignment, s *sharer) RoleAssignment {
-	r.Name = strings.Clone(r.Name)
-	r.Scope = s.share(0, r.Scope)
-	if r.ScopeKey == r.Scope {
-		r.ScopeKey = r.Scope
-	} else {
-		r.ScopeKey = s.share(1, r.ScopeKey)
-	}
-	r.Subscription = s.share(2, r.Subscription)
-	r.RoleDefinitionGUID = s.share(3, r.RoleDefinitionGUID)
-	r.PrincipalType = s.share(4, r.PrincipalType)
-	r.ConditionVersion = s.share(5, r.ConditionVersion)
-	r.CreatedBy, r.UpdatedBy = s.share(6, r.CreatedBy), s.share(7, r.UpdatedBy)
-	r.CreatedByType, r.UpdatedByType = s.share(8, r.CreatedByType), s.share(9, r.UpdatedByType)
-	return r
+// assignmentCodec keeps an assignment's fields in the order of the struct. What often
+// repeats the field before it (the scope key its scope, the updater its creator) takes a
+// byte when it does.
+var assignmentCodec = Codec[RoleAssignment]{
+	Encode: func(e *Enc, r RoleAssignment) {
+		e.String(r.Name)
+		e.String(r.Scope)
+		e.StringOr(r.ScopeKey, r.Scope)
+		e.String(r.Subscription)
+		e.String(r.RoleDefinitionGUID)
+		e.String(r.PrincipalID)
+		e.String(r.PrincipalType)
+		e.String(r.Description)
+		e.String(r.Condition)
+		e.String(r.ConditionVersion)
+		e.String(r.DelegatedManagedIdentityResourceID)
+		e.String(r.CreatedBy)
+		e.StringOr(r.UpdatedBy, r.CreatedBy)
+		e.String(r.CreatedByType)
+		e.StringOr(r.UpdatedByType, r.CreatedByType)
+		e.Time(r.CreatedOn)
+		e.Time(r.UpdatedOn)
+	},
+	Decode: func(d *Dec) RoleAssignment {
+		r := RoleAssignment{Name: d.String(), Scope: d.String()}
+		r.ScopeKey = d.StringOr(r.Scope)
+		r.Subscription, r.RoleDefinitionGUID, r.PrincipalID, r.PrincipalType = d.String(), d.String(), d.String(), d.String()
+		r.Description, r.Condition, r.ConditionVersion = d.String(), d.String(), d.String()
+		r.DelegatedManagedIdentityResourceID, r.CreatedBy = d.String(), d.String()
+		r.UpdatedBy = d.StringOr(r.CreatedBy)
+		r.CreatedByType = d.String()
+		r.UpdatedByType = d.StringOr(r.CreatedByType)
+		r.CreatedOn, r.UpdatedOn = d.Time(), d.Time()
+		return r
+	},
 }

@@ -15,7 +15,7 @@ import (
 
 func benchFixture(b *testing.B) fixture {
 	db := New()
-	tb := NewTable[rec](db, "recs", cloneRec)
+	tb := NewTable(db, "recs", recCodec)
 	return fixture{
 		db: db,
 		t:  tb,

@@ -1,9 +1,6 @@
 package store
 
-import (
-	"maps"
-	"time"
-)
+import "time"
 
 // ForwardingRule is a stored global forwarding rule.
 type ForwardingRule struct {
@@ -34,20 +31,32 @@ type ForwardingRule struct {
 // Key is the rule's primary key.
 func (r ForwardingRule) Key() string { return r.Project + "|" + r.Name }
 
-func cloneForwardingRule(r ForwardingRule) ForwardingRule {
-	r.Labels = maps.Clone(r.Labels)
-	return r
-}
-
-// canonicalRule shares what rules repeat: the project, which comes as part of the request
-// path (a copy of its own lets the request line go instead of living as long as the rule),
-// and the protocol, scheme, version, port range, network and target, which many rules
-// have in common. Fewer strings of their own mean less for the garbage collector to mark.
-func canonicalRule(r ForwardingRule, s *sharer) ForwardingRule {
-	r.Project = s.share(0, r.Project)
-	r.IPProtocol, r.LoadBalancingScheme, r.IPVersion = s.share(1, r.IPProtocol), s.share(2, r.LoadBalancingScheme), s.share(3, r.IPVersion)
-	r.PortRange, r.Network, r.Target = s.share(4, r.PortRange), s.share(5, r.Network), s.share(6, r.Target)
-	return r
+// ruleCodec keeps a rule's fields in the order of the struct.
+var ruleCodec = Codec[ForwardingRule]{
+	Encode: func(e *Enc, r ForwardingRule) {
+		e.String(r.Project)
+		e.String(r.Name)
+		e.String(r.ID)
+		e.String(r.Description)
+		e.String(r.IPAddress)
+		e.String(r.IPProtocol)
+		e.String(r.PortRange)
+		e.String(r.Target)
+		e.String(r.LoadBalancingScheme)
+		e.String(r.Network)
+		e.String(r.IPVersion)
+		e.StringMap(r.Labels)
+		e.Uint(r.LabelGeneration)
+		e.Time(r.Created)
+		e.Bool(r.Pending)
+		e.Bool(r.Deleting)
+	},
+	Decode: func(d *Dec) ForwardingRule {
+		return ForwardingRule{Project: d.String(), Name: d.String(), ID: d.String(), Description: d.String(),
+			IPAddress: d.String(), IPProtocol: d.String(), PortRange: d.String(), Target: d.String(),
+			LoadBalancingScheme: d.String(), Network: d.String(), IPVersion: d.String(), Labels: d.StringMap(),
+			LabelGeneration: d.Uint(), Created: d.Time(), Pending: d.Bool(), Deleting: d.Bool()}
+	},
 }
 
 // Compute holds the compute API's resource tables.
@@ -65,9 +74,7 @@ type Compute struct {
 
 // NewCompute adds the compute tables to db.
 func NewCompute(db *DB) *Compute {
-	rules := NewTable[ForwardingRule](db, "forwardingRules", cloneForwardingRule)
-	rules.canonical = canonicalRule
-	rules.madeKeys = true // keys are ForwardingRule.Key's, also as an operation's Target
+	rules := NewTable(db, "forwardingRules", ruleCodec)
 	return &Compute{
 		ForwardingRules: rules,
 		RuleByID:        rules.AddUnique("id", func(b []byte, r ForwardingRule) ([]byte, bool) { return appendKey(b, r.Project, r.ID), true }),

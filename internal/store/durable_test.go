@@ -84,7 +84,7 @@ func TestReplaceWipes(t *testing.T) {
 func openSeeded(t *testing.T, dir string) bool {
 	t.Helper()
 	db := New()
-	NewTable[rec](db, "recs", cloneRec)
+	NewTable(db, "recs", recCodec)
 	seeded, err := db.Open(openBolt(t, dir))
 	if err != nil {
 		t.Fatal(err)

@@ -1,9 +1,6 @@
 package store
 
-import (
-	"maps"
-	"time"
-)
+import "time"
 
 // Interconnect is a stored (dedicated) interconnect: a physical connection at a location.
 type Interconnect struct {
@@ -84,48 +81,90 @@ type AttachmentGroup struct {
 // Key is the group's primary key.
 func (g AttachmentGroup) Key() string { return g.Project + "|" + g.Name }
 
-func cloneInterconnect(i Interconnect) Interconnect {
-	i.Labels = maps.Clone(i.Labels)
-	return i
+// interconnectCodec, attachmentCodec and groupCodec keep their records' fields in the
+// order of the structs.
+var interconnectCodec = Codec[Interconnect]{
+	Encode: func(e *Enc, i Interconnect) {
+		e.String(i.Project)
+		e.String(i.Name)
+		e.String(i.ID)
+		e.String(i.Description)
+		e.String(i.Location)
+		e.String(i.LinkType)
+		e.Int(i.RequestedLinkCount)
+		e.String(i.InterconnectType)
+		e.String(i.CustomerName)
+		e.String(i.NocContactEmail)
+		e.Bool(i.AdminEnabled)
+		e.StringMap(i.Labels)
+		e.Time(i.Created)
+		e.Bool(i.Pending)
+		e.Bool(i.Deleting)
+	},
+	Decode: func(d *Dec) Interconnect {
+		return Interconnect{Project: d.String(), Name: d.String(), ID: d.String(), Description: d.String(),
+			Location: d.String(), LinkType: d.String(), RequestedLinkCount: d.Int(), InterconnectType: d.String(),
+			CustomerName: d.String(), NocContactEmail: d.String(), AdminEnabled: d.Bool(), Labels: d.StringMap(),
+			Created: d.Time(), Pending: d.Bool(), Deleting: d.Bool()}
+	},
 }
 
-func cloneAttachment(a InterconnectAttachment) InterconnectAttachment {
-	a.Labels = maps.Clone(a.Labels)
-	return a
+var attachmentCodec = Codec[InterconnectAttachment]{
+	Encode: func(e *Enc, a InterconnectAttachment) {
+		e.String(a.Project)
+		e.String(a.Region)
+		e.String(a.Name)
+		e.String(a.ID)
+		e.String(a.Description)
+		e.String(a.Interconnect)
+		e.String(a.Type)
+		e.String(a.Router)
+		e.Bool(a.AdminEnabled)
+		e.Int(a.VlanTag)
+		e.String(a.Bandwidth)
+		e.Int(a.Mtu)
+		e.String(a.StackType)
+		e.StringMap(a.Labels)
+		e.Time(a.Created)
+		e.Bool(a.Pending)
+		e.String(a.Group)
+		e.Uint(a.Generation)
+		e.Bool(a.Deleting)
+	},
+	Decode: func(d *Dec) InterconnectAttachment {
+		return InterconnectAttachment{Project: d.String(), Region: d.String(), Name: d.String(), ID: d.String(),
+			Description: d.String(), Interconnect: d.String(), Type: d.String(), Router: d.String(),
+			AdminEnabled: d.Bool(), VlanTag: d.Int(), Bandwidth: d.String(), Mtu: d.Int(), StackType: d.String(),
+			Labels: d.StringMap(), Created: d.Time(), Pending: d.Bool(), Group: d.String(), Generation: d.Uint(),
+			Deleting: d.Bool()}
+	},
 }
 
-func cloneGroup(g AttachmentGroup) AttachmentGroup {
-	g.Attachments = maps.Clone(g.Attachments)
-	g.AttachmentURLs = maps.Clone(g.AttachmentURLs)
-	return g
-}
-
-// canonicalInterconnect, canonicalAttachment and canonicalGroup share what their records
-// repeat (as canonicalRule does for rules): the project and region, which come as parts of
-// the request path, and the enumerations and references many records have in common.
-func canonicalInterconnect(i Interconnect, s *sharer) Interconnect {
-	i.Project, i.Location = s.share(0, i.Project), s.share(1, i.Location)
-	i.LinkType, i.InterconnectType = s.share(2, i.LinkType), s.share(3, i.InterconnectType)
-	i.CustomerName, i.NocContactEmail = s.share(4, i.CustomerName), s.share(5, i.NocContactEmail)
-	return i
-}
-
-func canonicalAttachment(a InterconnectAttachment, s *sharer) InterconnectAttachment {
-	a.Project, a.Region, a.Interconnect = s.share(0, a.Project), s.share(1, a.Region), s.share(2, a.Interconnect)
-	a.Type, a.Router = s.share(3, a.Type), s.share(4, a.Router)
-	a.Bandwidth, a.StackType = s.share(5, a.Bandwidth), s.share(6, a.StackType)
-	return a
-}
-
-func canonicalGroup(g AttachmentGroup, s *sharer) AttachmentGroup {
-	g.Project, g.Intent, g.InterconnectGroup = s.share(0, g.Project), s.share(1, g.Intent), s.share(2, g.InterconnectGroup)
-	return g
+var groupCodec = Codec[AttachmentGroup]{
+	Encode: func(e *Enc, g AttachmentGroup) {
+		e.String(g.Project)
+		e.String(g.Name)
+		e.String(g.ID)
+		e.String(g.Description)
+		e.String(g.Intent)
+		e.StringMap(g.Attachments)
+		e.StringMap(g.AttachmentURLs)
+		e.String(g.InterconnectGroup)
+		e.Uint(g.Generation)
+		e.Time(g.Created)
+		e.Bool(g.Pending)
+		e.Bool(g.Deleting)
+	},
+	Decode: func(d *Dec) AttachmentGroup {
+		return AttachmentGroup{Project: d.String(), Name: d.String(), ID: d.String(), Description: d.String(),
+			Intent: d.String(), Attachments: d.StringMap(), AttachmentURLs: d.StringMap(),
+			InterconnectGroup: d.String(), Generation: d.Uint(), Created: d.Time(), Pending: d.Bool(),
+			Deleting: d.Bool()}
+	},
 }
 
 // Interconnects holds the interconnect world's tables. They are keyed by their records' Key
-// methods (AttachmentKey for attachments); Put keeps the key it is given, so a key must be
-// a string of its own, never cut from a longer one that the record does not keep whole (a
-// group's key is followed by its id in one string, see compute's keyAndID).
+// methods (AttachmentKey for attachments).
 type Interconnects struct {
 	Interconnects  *Table[Interconnect]
 	InterconnectID *Unique[Interconnect]
@@ -147,13 +186,9 @@ type Interconnects struct {
 
 // NewInterconnects adds the interconnect tables to db.
 func NewInterconnects(db *DB) *Interconnects {
-	ics := NewTable[Interconnect](db, "interconnects", cloneInterconnect)
-	atts := NewTable[InterconnectAttachment](db, "interconnectAttachments", cloneAttachment)
-	groups := NewTable[AttachmentGroup](db, "interconnectAttachmentGroups", cloneGroup)
-	// Keys are the Key methods' (and AttachmentKey's), also as an operation's Target or a
-	// group's attachment.
-	ics.madeKeys, atts.madeKeys, groups.madeKeys = true, true, true
-	ics.canonical, atts.canonical, groups.canonical = canonicalInterconnect, canonicalAttachment, canonicalGroup
+	ics := NewTable(db, "interconnects", interconnectCodec)
+	atts := NewTable(db, "interconnectAttachments", attachmentCodec)
+	groups := NewTable(db, "interconnectAttachmentGroups", groupCodec)
 	return &Interconnects{
 		Interconnects:       ics,
 		InterconnectID:      ics.AddUnique("id", func(b []byte, i Interconnect) ([]byte, bool) { return appendKey(b, i.Project, i.ID), true }),

@@ -1,9 +1,6 @@
 package store
 
-import (
-	"slices"
-	"time"
-)
+import "time"
 
 // Operation is a stored long-running operation (compute's Operation resource).
 type Operation struct {
@@ -55,23 +52,70 @@ func (o Operation) Done() bool { return o.Status == "DONE" }
 // Key is the operation's primary key.
 func (o Operation) Key() string { return o.Scope + "|" + o.Name }
 
-func cloneOperation(o Operation) Operation {
-	if o.Failure != nil {
-		f := *o.Failure
-		f.Errors = slices.Clone(f.Errors)
-		o.Failure = &f
-	}
-	return o
-}
-
-// canonicalOperation shares what operations repeat: the scope (built for each request),
-// the project (part of the request path: a copy of its own lets the request line go), the
-// caller and the description. Kind, OperationType and Status are the engine's constants
-// already.
-func canonicalOperation(o Operation, s *sharer) Operation {
-	o.Scope, o.Project = s.share(0, o.Scope), s.share(1, o.Project)
-	o.User, o.Description = s.share(2, o.User), s.share(3, o.Description)
-	return o
+// operationCodec keeps an operation's fields in the order of the struct; a failure's
+// error details, of no fixed shape, as JSON.
+var operationCodec = Codec[Operation]{
+	Encode: func(e *Enc, o Operation) {
+		e.String(o.Scope)
+		e.String(o.Project)
+		e.String(o.Name)
+		e.String(o.ID)
+		e.Uint(o.Seq)
+		e.String(o.Kind)
+		e.String(o.OperationType)
+		e.String(o.TargetLink)
+		e.String(o.TargetID)
+		e.String(o.Target)
+		e.String(o.User)
+		e.String(o.ClientOperationID)
+		e.String(o.Description)
+		e.String(o.Status)
+		e.Int(o.Progress)
+		e.Time(o.InsertTime)
+		e.Time(o.StartTime)
+		e.Time(o.EndTime)
+		e.Time(o.DueTime)
+		e.Bool(o.Manual)
+		f := o.Failure
+		e.Bool(f != nil)
+		if f == nil {
+			return
+		}
+		e.Int(f.HTTPStatus)
+		e.String(f.HTTPMessage)
+		if f.Errors == nil {
+			e.Uint(0)
+			return
+		}
+		e.Uint(uint64(len(f.Errors)) + 1)
+		for _, fe := range f.Errors {
+			e.String(fe.Code)
+			e.String(fe.Message)
+			e.String(fe.Location)
+			e.JSON(fe.Details)
+		}
+	},
+	Decode: func(d *Dec) Operation {
+		o := Operation{Scope: d.String(), Project: d.String(), Name: d.String(), ID: d.String(), Seq: d.Uint(),
+			Kind: d.String(), OperationType: d.String(), TargetLink: d.String(), TargetID: d.String(),
+			Target: d.String(), User: d.String(), ClientOperationID: d.String(), Description: d.String(),
+			Status: d.String(), Progress: d.Int(), InsertTime: d.Time(), StartTime: d.Time(), EndTime: d.Time(),
+			DueTime: d.Time(), Manual: d.Bool()}
+		if !d.Bool() {
+			return o
+		}
+		f := &OperationFailure{HTTPStatus: d.Int(), HTTPMessage: d.String()}
+		if n := d.Uint(); n > 0 {
+			f.Errors = make([]OperationError, n-1)
+			for i := range f.Errors {
+				fe := &f.Errors[i]
+				fe.Code, fe.Message, fe.Location = d.String(), d.String(), d.String()
+				d.JSON(&fe.Details)
+			}
+		}
+		o.Failure = f
+		return o
+	},
 }
 
 // unixNanos is t as a number that orders times. (Times before 1970 do not occur: the clock
@@ -80,9 +124,7 @@ func unixNanos(t time.Time) uint64 { return uint64(max(t.UnixNano(), 0)) }
 
 // Operations holds the operations table.
 type Operations struct {
-	// Ops is keyed by Operation.Key. Put keeps the key it is given, so a key must be a
-	// string of its own, never cut from a longer one that the operation does not keep whole
-	// (the engine's newKey follows the key with the operation's id).
+	// Ops is keyed by Operation.Key.
 	Ops *Table[Operation]
 	// ByID finds an operation by scope and numeric id.
 	ByID *Unique[Operation]
@@ -102,9 +144,7 @@ type Operations struct {
 
 // NewOperations adds the operations table to db.
 func NewOperations(db *DB) *Operations {
-	t := NewTable[Operation](db, "operations", cloneOperation)
-	t.canonical = canonicalOperation
-	t.madeKeys = true // the engine's keys are Operation.Key's
+	t := NewTable(db, "operations", operationCodec)
 	return &Operations{
 		Ops:  t,
 		ByID: t.AddUnique("id", func(b []byte, o Operation) ([]byte, bool) { return appendKey(b, o.Scope, o.ID), true }),

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"maps"
@@ -8,20 +9,19 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unsafe"
 )
 
 // TestPutKeepsIndexesExact runs random puts and deletes, some in transactions that fail,
 // over few keys (so that records change and swap index keys, and conflicts happen), and
 // after each transaction checks the table against a model and every index against the
 // rows: Put changes only the index entries whose keys changed, and that must leave the
-// indexes exactly what indexing the rows from scratch would give. It also checks that a
-// record's key is one string shared by the table and its index entries.
+// indexes exactly what indexing the rows from scratch would give. Records are put again
+// and again, so chunks die and are compacted all along.
 func TestPutKeepsIndexesExact(t *testing.T) {
 	for _, collide := range []bool{false, true} {
 		t.Run(fmt.Sprint("collide=", collide), func(t *testing.T) {
 			db := New()
-			tb := NewTable[rec](db, "recs", nil)
+			tb := NewTable(db, "recs", recCodec)
 			byEmail := tb.AddUnique("email", func(b []byte, r rec) ([]byte, bool) { return appendKey(b, "e", r.Email), r.Email != "" })
 			byGroup := tb.AddUnique("group+other", func(b []byte, r rec) ([]byte, bool) {
 				return appendKey(b, r.Group, r.Other), r.Other != ""
@@ -87,8 +87,8 @@ func TestPutKeepsIndexesExact(t *testing.T) {
 				if err == nil {
 					model = next
 				}
-				if !maps.Equal(tb.rows, model) {
-					t.Fatalf("step %d: rows %v, want %v", step, tb.rows, model)
+				if rows := rowsOf(tb); !maps.Equal(rows, model) {
+					t.Fatalf("step %d: rows %v, want %v", step, rows, model)
 				}
 				checkIndexes(t, step, tb, []*Unique[rec]{byEmail, byGroup}, []*Ordered[rec]{inGroup, byOther, pkOrder}, []*Numbered[rec]{numbered}, count)
 			}
@@ -102,6 +102,15 @@ func hasKey[R any](m map[string]R, k string) bool { _, ok := m[k]; return ok }
 
 // rec is the test's record: few values, so that keys are shared and swapped often.
 type rec struct{ Email, Group, Other string }
+
+var recCodec = Codec[rec]{
+	Encode: func(e *Enc, r rec) { e.String(r.Email); e.String(r.Group); e.StringOr(r.Other, r.Group) },
+	Decode: func(d *Dec) rec {
+		r := rec{Email: d.String(), Group: d.String()}
+		r.Other = d.StringOr(r.Group)
+		return r
+	},
+}
 
 // modelConflict: would putting r under pk give a unique key of r to another record?
 func modelConflict(m map[string]rec, pk string, r rec) bool {
@@ -125,66 +134,122 @@ func modelConflict(m map[string]rec, pk string, r rec) bool {
 	return false
 }
 
-// checkIndexes compares every index of t with what indexing its rows afresh gives, and
-// checks that each index entry holds the very key string the rows map holds.
-func checkIndexes[R any](t *testing.T, step int, tb *Table[R], us []*Unique[R], os []*Ordered[R], ns []*Numbered[R], c *Counter[R]) {
-	t.Helper()
-	keyData := map[string]*byte{}
-	for pk := range tb.rows {
-		keyData[pk] = unsafe.StringData(pk)
-	}
-	shared := func(where, pk string) {
-		if keyData[pk] != unsafe.StringData(pk) {
-			t.Fatalf("step %d: %s holds another copy of the key %q", step, where, pk)
+// TestKeysInTheRecordAreKeptOnce: a primary key or an ordered index's key that the
+// record's encoding holds (a name that is the key, a scope) is kept as its place there, not
+// as a second copy; a key made of several fields is kept whole. Either way it reads back.
+func TestKeysInTheRecordAreKeptOnce(t *testing.T) {
+	type named struct{ Name, Group string }
+	db := New()
+	tb := NewTable(db, "named", Codec[named]{
+		Encode: func(e *Enc, r named) { e.String(r.Name); e.String(r.Group) },
+		Decode: func(d *Dec) named { return named{Name: d.String(), Group: d.String()} },
+	})
+	byGroup := tb.AddOrdered(func(r named) (string, bool) { return r.Group, r.Group != "" })
+	joined := tb.AddOrdered(func(r named) (string, bool) { return r.Name + "/" + r.Group, true })
+	count := tb.AddCounter(func(r named) (string, bool) { return r.Group, true })
+	put := func(pk string, r named) {
+		if err := db.Update(func(tx *Tx) error { return tb.Put(tx, pk, r) }); err != nil {
+			t.Fatal(err)
 		}
 	}
+	put("alpha-name", named{Name: "alpha-name", Group: "group-1"})
+	put("other-key", named{Name: "beta-name", Group: ""})
+	// extra is how many bytes a version holds beyond its key table and the record's
+	// encoding: the keys it does not find in the encoding.
+	extra := func(pk string) int {
+		slot, ok := tb.find(tb.hash(pk), pk)
+		if !ok {
+			t.Fatalf("%s is not stored", pk)
+		}
+		var e Enc
+		tb.codec.Encode(&e, tb.decode(slot))
+		return len(tb.recs.payload(slot)) - 8*3 - len(e.b)
+	}
+	// alpha-name's key and group are in its encoding; only the joined key is not.
+	if got, want := extra("alpha-name"), len("alpha-name/group-1"); got != want {
+		t.Errorf("alpha-name keeps %d bytes of keys, want %d", got, want)
+	}
+	// other-key's primary key is not its name: it is kept, and so is the joined key.
+	if got, want := extra("other-key"), len("other-key")+len("beta-name/"); got != want {
+		t.Errorf("other-key keeps %d bytes of keys, want %d", got, want)
+	}
+	checkIndexes(t, 0, tb, nil, []*Ordered[named]{byGroup, joined}, nil, count)
+}
+
+// rowsOf is every record of tb, by primary key.
+func rowsOf[R any](tb *Table[R]) map[string]R {
+	rows := map[string]R{}
+	tb.Each(&readTx, func(pk string, r R) bool {
+		rows[pk] = r
+		return true
+	})
+	return rows
+}
+
+// checkIndexes compares every index of t with what indexing its records afresh gives, and
+// checks the records' chunks: every slot's version where its slot says, and each chunk's
+// live bytes what its live versions take.
+func checkIndexes[R any](t *testing.T, step int, tb *Table[R], us []*Unique[R], os []*Ordered[R], ns []*Numbered[R], c *Counter[R]) {
+	t.Helper()
+	checkRecords(t, step, &tb.recs)
+	rows := rowsOf(tb)
+	if len(rows) != tb.recs.count {
+		t.Fatalf("step %d: %d records, counted %d", step, len(rows), tb.recs.count)
+	}
+	slotOf := map[string]uint32{}
+	tb.recs.each(func(slot uint32) bool {
+		pk := tb.pkOf(slot)
+		if s, ok := tb.find(tb.hash(pk), pk); !ok || s != slot {
+			t.Fatalf("step %d: %q is in slot %d, found in %d %v", step, pk, slot, s, ok)
+		}
+		slotOf[pk] = slot
+		return true
+	})
 	for _, u := range us {
 		want := 0
-		for pk, r := range tb.rows {
+		for pk, r := range rows {
 			kb, ok := u.key(nil, r)
 			if !ok {
 				continue
 			}
 			want++
-			k := string(kb)
-			if holder, found := u.holder(k, nil); !found || holder != pk {
-				t.Fatalf("step %d: %s %q -> %q %v, want %q", step, u.name, k, holder, found, pk)
+			if holder, _, found := u.GetBytes(&readTx, kb); !found || holder != pk {
+				t.Fatalf("step %d: %s %q -> %q %v, want %q", step, u.name, kb, holder, found, pk)
 			}
 		}
 		got := 0
-		for h, pk := range u.slots {
-			got++
-			shared(u.name, pk)
-			if k, _ := u.key(nil, tb.rows[pk]); u.hashBytes(k) != h {
-				t.Fatalf("step %d: %s: %q sits under a hash not its key's", step, u.name, pk)
-			}
-			for _, p := range u.more[h] {
+		for h, slot := range u.idx.one {
+			for _, s := range append([]uint32{slot}, u.idx.more[h]...) {
 				got++
-				shared(u.name, p)
+				if k, ok := u.key(nil, tb.decode(s)); !ok || u.hashBytes(k) != h {
+					t.Fatalf("step %d: %s: slot %d sits under a hash not its key's", step, u.name, s)
+				}
 			}
 		}
 		if got != want {
 			t.Fatalf("step %d: %s has %d entries, want %d", step, u.name, got, want)
 		}
 	}
+	type entry struct{ key, pk string }
 	for i, o := range os {
 		var want, got []entry
-		for pk, r := range tb.rows {
-			if k, ok := o.keyOf(pk, r); ok {
-				want = append(want, entry{key: k, pk: pk})
+		for pk, r := range rows {
+			if o.key == nil {
+				want = append(want, entry{pk, pk})
+			} else if k, ok := o.key(r); ok {
+				want = append(want, entry{k, pk})
 			}
 		}
-		slices.SortFunc(want, func(a, b entry) int {
-			if a.less(b) {
-				return -1
+		slices.SortFunc(want, func(a, b entry) int { return compareEntry(a.key, a.pk, b.key, b.pk) })
+		for _, chunk := range o.list.chunks {
+			if len(chunk) == 0 || len(chunk) > chunkMax {
+				t.Fatalf("step %d: ordered index %d: a chunk of %d entries", step, i, len(chunk))
 			}
-			return 1
-		})
-		o.tree.Ascend(func(e entry) bool {
-			got = append(got, e)
-			shared(fmt.Sprint("ordered index ", i), e.pk)
-			return true
-		})
+			for _, s := range chunk {
+				k, pk := o.entry(s)
+				got = append(got, entry{k, pk})
+			}
+		}
 		if !slices.Equal(got, want) {
 			t.Fatalf("step %d: ordered index %d = %v, want %v", step, i, got, want)
 		}
@@ -192,12 +257,12 @@ func checkIndexes[R any](t *testing.T, step int, tb *Table[R], us []*Unique[R], 
 	for i, x := range ns {
 		type placed struct {
 			group string
-			e     numEntry
+			e     testEntry
 		}
 		var want, got []placed
-		for pk, r := range tb.rows {
+		for pk, r := range rows {
 			if g, n, ok := x.key(r); ok {
-				want = append(want, placed{g, numEntry{n: n, pk: pk}})
+				want = append(want, placed{g, testEntry{n: n, pk: pk}})
 			}
 		}
 		slices.SortFunc(want, func(a, b placed) int {
@@ -216,11 +281,11 @@ func checkIndexes[R any](t *testing.T, step int, tb *Table[R], us []*Unique[R], 
 					t.Fatalf("step %d: numbered index %d: a chunk of %d entries", step, i, len(chunk))
 				}
 				for _, e := range chunk {
-					if len(got) > 0 && got[len(got)-1].group == g && got[len(got)-1].e.compare(e) >= 0 {
-						t.Fatalf("step %d: numbered index %d: %v after %v", step, i, e, got[len(got)-1].e)
+					te := testEntry{n: e.n, pk: tb.pkOf(e.slot)}
+					if len(got) > 0 && got[len(got)-1].group == g && got[len(got)-1].e.compare(te) >= 0 {
+						t.Fatalf("step %d: numbered index %d: %v after %v", step, i, te, got[len(got)-1].e)
 					}
-					got = append(got, placed{g, e})
-					shared(fmt.Sprint("numbered index ", i), e.pk)
+					got = append(got, placed{g, te})
 				}
 			}
 		}
@@ -229,7 +294,7 @@ func checkIndexes[R any](t *testing.T, step int, tb *Table[R], us []*Unique[R], 
 		}
 	}
 	want := map[string]int{}
-	for _, r := range tb.rows {
+	for _, r := range rows {
 		if k, ok := c.key(r); ok {
 			want[k]++
 		}
@@ -239,58 +304,39 @@ func checkIndexes[R any](t *testing.T, step int, tb *Table[R], us []*Unique[R], 
 	}
 }
 
-// TestKeyInSharesTheKey: a table whose records hold their own key keeps that string as the
-// key (in the rows and every index) when Put stores a record anew; a record put again keeps
-// the key it had. The indexes stay exact through it all, rollbacks too.
-func TestKeyInSharesTheKey(t *testing.T) {
-	type named struct{ Name, Group string }
-	db := New()
-	tb := NewTable[named](db, "named", nil)
-	tb.canonical = func(r named, _ *sharer) named { r.Name = strings.Clone(r.Name); return r }
-	tb.keyIn = func(r named) string { return r.Name }
-	u := tb.AddUnique("group", func(b []byte, r named) ([]byte, bool) { return append(b, r.Group...), r.Group != "" })
-	o := tb.AddOrdered(func(r named) (string, bool) { return r.Group, true })
-	pko := tb.AddPKOrder()
-	c := tb.AddCounter(func(r named) (string, bool) { return r.Group, true })
-	// check checks the indexes, and that the record under shared (if not "") holds the
-	// very string that is its key.
-	check := func(step int, shared string) {
-		t.Helper()
-		checkIndexes(t, step, tb, []*Unique[named]{u}, []*Ordered[named]{o, pko}, nil, c)
-		for pk, r := range tb.rows {
-			if pk == shared && unsafe.StringData(r.Name) != unsafe.StringData(pk) {
-				t.Fatalf("step %d: %q is kept twice", step, pk)
-			}
+// checkRecords checks the chunks: each slot's version is where the slot says and names the
+// slot, each chunk's live bytes are what its live versions take, a chunk let go holds
+// nothing, and no chunk but the one being filled is less than half live for long (it is
+// compacted once a write is done).
+func checkRecords(t *testing.T, step int, rs *records) {
+	t.Helper()
+	live := make([]int, len(rs.chunks))
+	for slot, ref := range rs.refs {
+		if ref == noVersion {
+			continue
+		}
+		c, off := int(ref>>32), int(uint32(ref))
+		chunk := rs.chunks[c]
+		if chunk == nil || off+headerSize > len(chunk) {
+			t.Fatalf("step %d: slot %d points past its chunk %d", step, slot, c)
+		}
+		if got := binary.LittleEndian.Uint32(chunk[off:]); got != uint32(slot) {
+			t.Fatalf("step %d: slot %d's version names slot %d", step, slot, got)
+		}
+		live[c] += headerSize + int(binary.LittleEndian.Uint32(chunk[off+4:]))
+	}
+	for c, chunk := range rs.chunks {
+		if live[c] != rs.live[c] {
+			t.Fatalf("step %d: chunk %d counts %d live bytes, holds %d", step, c, rs.live[c], live[c])
+		}
+		if chunk == nil {
+			continue
+		}
+		if c != rs.cur && live[c]*2 < cap(chunk) {
+			t.Fatalf("step %d: chunk %d is %d of %d bytes live, and not compacted", step, c, live[c], cap(chunk))
 		}
 	}
-	put := func(pk, name, group string, fail bool) {
-		_ = db.Update(func(tx *Tx) error {
-			if err := tb.Put(tx, strings.Clone(pk), named{Name: strings.Clone(name), Group: group}); err != nil {
-				t.Fatal(err)
-			}
-			if fail {
-				return errBoom
-			}
-			return nil
-		})
+	if len(rs.sparse) > 0 {
+		t.Fatalf("step %d: %d chunks wait for compaction after a write", step, len(rs.sparse))
 	}
-	put("a", "a", "", false) // new: the key comes from the record
-	check(1, "a")
-	put("a", "a", "g1", false) // no unique key to find it by: the record's again
-	check(2, "a")
-	put("a", "a", "g1", false) // found through the unique index: its key stays
-	check(3, "")
-	put("b", "B", "g2", false) // the record's name is not its key: a copy
-	check(4, "")
-	put("c", "c", "g4", false)
-	check(5, "c")
-	put("a", "a", "g3", true)
-	check(6, "")
-	_ = db.Update(func(tx *Tx) error {
-		if _, _, err := tb.Delete(tx, "a"); err != nil {
-			t.Fatal(err)
-		}
-		return errBoom
-	})
-	check(7, "")
 }

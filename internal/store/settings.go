@@ -8,4 +8,9 @@ type Setting struct {
 }
 
 // NewSettings adds the settings table to db; records are keyed by name.
-func NewSettings(db *DB) *Table[Setting] { return NewTable[Setting](db, "settings", nil) }
+func NewSettings(db *DB) *Table[Setting] {
+	return NewTable(db, "settings", Codec[Setting]{
+		Encode: func(e *Enc, s Setting) { e.String(s.Name); e.String(s.Value) },
+		Decode: func(d *Dec) Setting { return Setting{Name: d.String(), Value: d.String()} },
+	})
+}

@@ -4,38 +4,59 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
-// TestNumListAgainstModel puts and removes entries in a numbered list, in order (as
+// testEntry is a sorted list's entry in the tests: a number, then a key, as a numbered
+// index orders its entries.
+type testEntry struct {
+	n  uint64
+	pk string
+}
+
+// at compares an entry with a, as sorted's methods are given.
+func (a testEntry) at(x testEntry) int { return x.compare(a) }
+
+func (a testEntry) compare(b testEntry) int {
+	switch {
+	case a.n < b.n:
+		return -1
+	case a.n > b.n:
+		return 1
+	}
+	return strings.Compare(a.pk, b.pk)
+}
+
+// TestSortedAgainstModel puts and removes entries in a sorted list, in order (as
 // operations come), out of order, again, from the front (as retention removes them) and
-// anywhere, past many chunks, and after each step checks the list against a sorted model: the same
-// entries, in order, in chunks neither empty nor over chunkMax.
-func TestNumListAgainstModel(t *testing.T) {
+// anywhere, past many chunks, and after each step checks the list against a sorted model:
+// the same entries, in order, in chunks neither empty nor over chunkMax.
+func TestSortedAgainstModel(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
 		rng := rand.New(rand.NewPCG(seed, 7))
-		var l numList
-		var model []numEntry
+		var l sorted[testEntry]
+		var model []testEntry
 		next := uint64(0)
 		for step := range 20000 {
 			switch op := rng.IntN(10); {
 			case op < 4: // in order
 				next += uint64(rng.IntN(3)) // equal numbers too: the key orders them
-				e := numEntry{n: next, pk: fmt.Sprint("p", step)}
-				l.put(e)
+				e := testEntry{n: next, pk: fmt.Sprint("p", step)}
+				l.put(e, e.at)
 				model = insertModel(model, e)
 			case op < 6: // anywhere
-				e := numEntry{n: uint64(rng.IntN(int(next) + 10)), pk: fmt.Sprint("q", rng.IntN(50))}
-				l.put(e)
+				e := testEntry{n: uint64(rng.IntN(int(next) + 10)), pk: fmt.Sprint("q", rng.IntN(50))}
+				l.put(e, e.at)
 				model = insertModel(model, e)
 			case op < 7 && len(model) > 0: // the oldest
-				if !l.remove(model[0]) {
+				if !l.remove(model[0].at) {
 					t.Fatalf("step %d: remove(%v) found nothing", step, model[0])
 				}
 				model = model[1:]
 			case op < 9 && len(model) > 0: // any
 				i := rng.IntN(len(model))
-				if !l.remove(model[i]) {
+				if !l.remove(model[i].at) {
 					t.Fatalf("step %d: remove(%v) found nothing", step, model[i])
 				}
 				model = slices.Delete(model, i, i+1)
@@ -44,16 +65,16 @@ func TestNumListAgainstModel(t *testing.T) {
 				if rng.IntN(2) == 0 {
 					e = model[rng.IntN(len(model))]
 				}
-				l.put(e)
+				l.put(e, e.at)
 			default: // absent
-				if e := (numEntry{n: next + 1000, pk: "absent"}); l.remove(e) {
+				if e := (testEntry{n: next + 1000, pk: "absent"}); l.remove(e.at) {
 					t.Fatalf("step %d: removed %v, which was never put", step, e)
 				}
 			}
 			if step%8 != 0 {
 				continue // checked every few steps: the check walks the whole list
 			}
-			var got []numEntry
+			var got []testEntry
 			for _, chunk := range l.chunks {
 				if len(chunk) == 0 || len(chunk) > chunkMax {
 					t.Fatalf("step %d: a chunk of %d entries", step, len(chunk))
@@ -71,8 +92,8 @@ func TestNumListAgainstModel(t *testing.T) {
 }
 
 // insertModel puts e into the sorted model, replacing an equal entry.
-func insertModel(m []numEntry, e numEntry) []numEntry {
-	i, found := slices.BinarySearchFunc(m, e, numEntry.compare)
+func insertModel(m []testEntry, e testEntry) []testEntry {
+	i, found := slices.BinarySearchFunc(m, e, testEntry.compare)
 	if found {
 		m[i] = e
 		return m
@@ -89,7 +110,7 @@ func TestNumberedScanRanges(t *testing.T) {
 		N     uint64
 	}
 	db := New()
-	tb := NewTable[rec](db, "recs", nil)
+	tb := NewTable(db, "recs", JSONCodec[rec]())
 	byN := tb.AddNumbered(func(r rec) (string, uint64, bool) { return r.Group, r.N, true })
 	rng := rand.New(rand.NewPCG(5, 5))
 	var all []rec
@@ -106,7 +127,7 @@ func TestNumberedScanRanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	slices.SortFunc(all, func(a, b rec) int {
-		return numEntry{n: a.N, pk: a.PK}.compare(numEntry{n: b.N, pk: b.PK})
+		return testEntry{n: a.N, pk: a.PK}.compare(testEntry{n: b.N, pk: b.PK})
 	})
 	for range 200 {
 		lo, hi := uint64(rng.IntN(2100)), uint64(rng.IntN(2100))
@@ -126,6 +147,77 @@ func TestNumberedScanRanges(t *testing.T) {
 		})
 		if !slices.Equal(got, want) {
 			t.Fatalf("Scan(a, %d, %d) with a limit of %d: %d records, want %d", lo, hi, limit, len(got), len(want))
+		}
+	}
+}
+
+// TestOrderedScansAgainstModel: over thousands of records whose keys repeat (so that the
+// primary key orders entries of one key), Scan from a range's start or after a cursor, and
+// ScanBackward from a cursor, visit exactly what a sorted model says, in order.
+func TestOrderedScansAgainstModel(t *testing.T) {
+	type rec struct{ PK, Key string }
+	db := New()
+	tb := NewTable(db, "recs", Codec[rec]{
+		Encode: func(e *Enc, r rec) { e.String(r.PK); e.String(r.Key) },
+		Decode: func(d *Dec) rec { return rec{PK: d.String(), Key: d.String()} },
+	})
+	byKey := tb.AddOrdered(func(r rec) (string, bool) { return r.Key, r.Key != "k13" })
+	rng := rand.New(rand.NewPCG(11, 12))
+	model := map[string]rec{}
+	if err := db.Update(func(tx *Tx) error {
+		for range 5000 {
+			r := rec{PK: fmt.Sprint("p", rng.IntN(4000)), Key: fmt.Sprint("k", rng.IntN(40))}
+			model[r.PK] = r
+			if err := tb.Put(tx, r.PK, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var sortedModel []Cursor
+	for _, r := range model {
+		if r.Key != "k13" {
+			sortedModel = append(sortedModel, Cursor{Key: r.Key, PK: r.PK})
+		}
+	}
+	slices.SortFunc(sortedModel, func(a, b Cursor) int { return compareEntry(a.Key, a.PK, b.Key, b.PK) })
+	for range 300 {
+		lo, hi := fmt.Sprint("k", rng.IntN(45)), fmt.Sprint("k", rng.IntN(45))
+		cur := Cursor{Key: fmt.Sprint("k", rng.IntN(45)), PK: fmt.Sprint("p", rng.IntN(4100))}
+		limit := 1 + rng.IntN(600)
+		var wantFwd, wantBack, gotFwd, gotBack []Cursor
+		for _, c := range sortedModel {
+			if c.Key >= lo && c.Key < hi && compareEntry(c.Key, c.PK, cur.Key, cur.PK) > 0 && len(wantFwd) < limit {
+				wantFwd = append(wantFwd, c)
+			}
+		}
+		for i := len(sortedModel) - 1; i >= 0; i-- {
+			c := sortedModel[i]
+			if c.Key >= lo && c.Key < hi && compareEntry(c.Key, c.PK, cur.Key, cur.PK) <= 0 && len(wantBack) < limit {
+				wantBack = append(wantBack, c)
+			}
+		}
+		_ = db.View(func(tx *Tx) error {
+			byKey.Scan(tx, lo, hi, &cur, func(c Cursor, r rec) bool {
+				if r.PK != c.PK || r.Key != c.Key {
+					t.Fatalf("cursor %v with record %v", c, r)
+				}
+				gotFwd = append(gotFwd, c)
+				return len(gotFwd) < limit
+			})
+			byKey.ScanBackward(tx, lo, hi, cur, func(c Cursor, r rec) bool {
+				gotBack = append(gotBack, c)
+				return len(gotBack) < limit
+			})
+			return nil
+		})
+		if !slices.Equal(gotFwd, wantFwd) {
+			t.Fatalf("Scan(%s, %s, after %v): %d entries, want %d", lo, hi, cur, len(gotFwd), len(wantFwd))
+		}
+		if !slices.Equal(gotBack, wantBack) {
+			t.Fatalf("ScanBackward(%s, %s, %v): %d entries, want %d", lo, hi, cur, len(gotBack), len(wantBack))
 		}
 	}
 }

@@ -20,9 +20,9 @@ type rec struct {
 	Tags             []string
 }
 
-func cloneRec(r rec) rec {
-	r.Tags = append([]string(nil), r.Tags...)
-	return r
+var recCodec = Codec[rec]{
+	Encode: func(e *Enc, r rec) { e.String(r.ID); e.String(r.Email); e.String(r.Group); e.Strings(r.Tags) },
+	Decode: func(d *Dec) rec { return rec{ID: d.String(), Email: d.String(), Group: d.String(), Tags: d.Strings()} },
 }
 
 type fixture struct {
@@ -54,7 +54,7 @@ func forEachBackend(t *testing.T, test func(t *testing.T, f fixture)) {
 func openFixture(t *testing.T, dir string) fixture {
 	t.Helper()
 	db := New()
-	tb := NewTable[rec](db, "recs", cloneRec)
+	tb := NewTable(db, "recs", recCodec)
 	f := fixture{
 		db:      db,
 		t:       tb,
@@ -373,7 +373,7 @@ func TestNumberedScan(t *testing.T) {
 		N         uint64
 	}
 	db := New()
-	tb := NewTable[rec](db, "recs", nil)
+	tb := NewTable(db, "recs", JSONCodec[rec]())
 	byN := tb.AddNumbered(func(r rec) (string, uint64, bool) { return r.Group, r.N, r.N != 0 })
 	if err := db.Update(func(tx *Tx) error {
 		for _, r := range []rec{

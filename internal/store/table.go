@@ -2,14 +2,13 @@ package store
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	"slices"
 	"strings"
-	"unique"
-
-	"github.com/google/btree"
+	"unsafe"
 )
 
 // sep separates the index key from the primary key in an encoded Cursor; primary keys must
@@ -17,33 +16,35 @@ import (
 const sep = "\x00"
 
 // Table holds records of type R by primary key, with the indexes added to it before use.
+//
+// The records are kept as bytes (records, codec.go), each under a slot that its index
+// entries hold. A record's stored version is its encoding followed by its primary key and
+// its ordered indexes' keys, so that an index compares keys without decoding records; a
+// key that appears in the encoding (a name that is also the primary key, a scope) is kept
+// as its place there rather than a second copy.
 type Table[R any] struct {
 	name  string
-	clone func(R) R
-	// canonical, when set, rewrites a record as Put stores it or it is loaded from disk (to
-	// share repeated strings); it must not change what the record means.
-	canonical func(R, *sharer) R
-	// shared is canonical's memory of the strings it shared last.
-	shared sharer
-	rows   map[string]R
-	// madeKeys: every primary key Put is given is a string made for the call (by a Key
-	// method, or together with strings the record keeps, as compute's keyAndID and the
-	// operations engine's newKey make them), never a piece of a longer one such as a
-	// request's path, so Put keeps it without a copy.
-	madeKeys bool
-	// keyIn, when set, returns the record's own copy of its primary key (as canonical
-	// leaves it), if it holds one: Put keeps that string as the key rather than a second
-	// copy.
-	keyIn    func(R) string
+	codec Codec[R]
+	recs  records
+	seed  maphash.Seed
+	byPK  hashIndex // primary key hash -> slot
+	// keyed is the number of ordered indexes with a key of their own (not the primary key),
+	// each a key in every version.
+	keyed    int
 	uniques  []*Unique[R]
 	ordered  []*Ordered[R]
 	numbered []*Numbered[R]
 	counts   []*Counter[R]
-	// uput is Put's scratch, one per unique index, and kbuf and kbuf2 hold unique keys as
-	// writes derive them. Writes are serialised (they hold the writer lock), so one of each
-	// per table serves them all.
+	// Writes are serialised (they hold the writer lock), so one of each scratch buffer per
+	// table serves them all: uput is Put's, one per unique index; kbuf and kbuf2 hold
+	// unique keys as writes derive them; enc and vbuf hold a version being made; stay
+	// and renumber say which ordered and numbered entries a Put leaves or moves.
 	uput        []uniquePut
 	kbuf, kbuf2 []byte
+	enc         Enc
+	vbuf        []byte
+	stay        []bool
+	renumber    []bool
 	// undo holds, newest last, what undoes this table's changes in the open write
 	// transaction (Tx.undo says in which order tables undo theirs).
 	undo []undoEntry[R]
@@ -56,33 +57,27 @@ type undoEntry[R any] struct {
 	existed bool
 }
 
-// NewTable adds a table to db. clone, when not nil, deep-copies a record; it is needed when
-// R holds maps, slices or pointers.
-func NewTable[R any](db *DB, name string, clone func(R) R) *Table[R] {
-	t := &Table[R]{name: name, clone: clone, rows: map[string]R{}}
+// NewTable adds a table to db, its records kept through codec.
+func NewTable[R any](db *DB, name string, codec Codec[R]) *Table[R] {
+	t := &Table[R]{name: name, codec: codec, recs: newRecords(), seed: maphash.MakeSeed()}
+	t.byPK.clear()
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	db.tables = append(db.tables, t)
 	return t
 }
 
-func (t *Table[R]) copy(r R) R {
-	if t.clone == nil {
-		return r
-	}
-	return t.clone(r)
-}
-
 func (t *Table[R]) reset() {
-	t.rows = map[string]R{}
+	t.recs = newRecords()
+	t.byPK.clear()
 	for _, u := range t.uniques {
-		u.clear()
+		u.idx.clear()
 	}
 	for _, o := range t.ordered {
-		o.tree.Clear(false)
+		o.list.chunks = nil
 	}
 	for _, x := range t.numbered {
-		x.clear()
+		x.groups = map[string]*sorted[numEntry]{}
 	}
 	for _, c := range t.counts {
 		c.n = map[string]int{}
@@ -100,61 +95,145 @@ func (t *Table[R]) load(pk string, value []byte) error {
 	if err := json.Unmarshal(value, &r); err != nil {
 		return err
 	}
-	if t.canonical != nil {
-		r = t.canonical(r, &t.shared)
+	if _, ok := t.find(t.hash(pk), pk); ok {
+		return fmt.Errorf("the key is stored twice")
 	}
-	if t.keyIn != nil && t.keyIn(r) == pk {
-		pk = t.keyIn(r) // one string for both, as Put keeps them
-	}
-	t.rows[pk] = r
-	t.index(pk, r)
+	t.add(pk, r)
 	return nil
 }
 
-func (t *Table[R]) size() int { return len(t.rows) }
+func (t *Table[R]) size() int { return t.recs.count }
 
-// share returns s as one copy that equal strings share, through unique.Make, whose table
-// forgets values nobody holds a handle to: records made around the same time share their
-// repeated strings, and nothing is kept for values no longer in use.
-func share(s string) string {
-	if s == "" {
-		return ""
+func (t *Table[R]) hash(pk string) uint64 { return maphash.String(t.seed, pk) }
+
+// find is the slot of the record under pk, whose hash is h.
+func (t *Table[R]) find(h uint64, pk string) (uint32, bool) {
+	first, ok, more := t.byPK.get(h)
+	if !ok {
+		return 0, false
 	}
-	return unique.Make(s).Value()
+	if t.pkOf(first) == pk {
+		return first, true
+	}
+	for _, s := range more {
+		if t.pkOf(s) == pk {
+			return s, true
+		}
+	}
+	return 0, false
 }
 
-// sharer shares strings as share does, remembering the string it shared last for each of
-// a record's fields: records put one after another mostly repeat their neighbour's project,
-// scope and enumerations, and comparing with it is cheaper than unique.Make's lookup. Each
-// table has its own, used under the writer lock (or while loading, alone).
-type sharer struct{ last [12]string }
+// decode is the record in slot.
+func (t *Table[R]) decode(slot uint32) R {
+	return t.codec.Decode(&Dec{b: t.recs.payload(slot)[8*(1+t.keyed):]})
+}
 
-// share is share(v), for the field-th field of a record.
-func (s *sharer) share(field int, v string) string {
-	if v != s.last[field] {
-		s.last[field] = share(v)
+// A version's payload starts with its keys, each as an offset into the payload and a length
+// (32 bits each): the primary key first, then the key of each ordered index that has one
+// of its own (a length of noKey: the index leaves the record out). The record's encoding
+// follows, then the keys that are not in it. An index reads a key in one step, without
+// decoding the record.
+const noKey = ^uint32(0)
+
+// version builds, in the table's buffer, the payload that stores r under pk.
+func (t *Table[R]) version(pk string, r R) []byte {
+	head := 8 * (1 + t.keyed)
+	v := slices.Grow(t.vbuf[:0], head)[:head]
+	t.enc.b = v
+	t.codec.Encode(&t.enc, r)
+	v = t.enc.b
+	if len(v) > sizeLimit {
+		panic("store: a record too large to store")
 	}
-	return s.last[field]
+	rec := len(v)
+	v = putKey(v, 0, rec, pk, true)
+	for _, o := range t.ordered {
+		if o.key != nil {
+			k, ok := o.key(r)
+			v = putKey(v, o.spec, rec, k, ok)
+		}
+	}
+	t.vbuf = v
+	return v
+}
+
+// minRef is the shortest key found in the record's encoding rather than appended: shorter
+// ones are appended (the search would cost more than it saves).
+const minRef = 4
+
+// putKey sets the i-th key of the payload v, whose record's encoding ends at rec: where
+// the encoding holds the key's bytes, or appended.
+func putKey(v []byte, i, rec int, key string, ok bool) []byte {
+	at := v[8*i : 8*i+8]
+	if !ok {
+		binary.LittleEndian.PutUint64(at, uint64(noKey)<<32)
+		return v
+	}
+	off := -1
+	if len(key) >= minRef {
+		if j := bytes.Index(v[:rec], unsafe.Slice(unsafe.StringData(key), len(key))); j >= 0 {
+			off = j
+		}
+	}
+	if off < 0 {
+		off = len(v)
+		v = append(v, key...)
+		at = v[8*i : 8*i+8]
+	}
+	binary.LittleEndian.PutUint32(at, uint32(off))
+	binary.LittleEndian.PutUint32(at[4:], uint32(len(key)))
+	return v
+}
+
+// versionKey is the i-th key of a payload (0: the primary key), a string that shares the
+// payload's bytes.
+func versionKey(p []byte, i int) (string, bool) {
+	off, n := binary.LittleEndian.Uint32(p[8*i:]), binary.LittleEndian.Uint32(p[8*i+4:])
+	if n == noKey {
+		return "", false
+	}
+	if n == 0 {
+		return "", true
+	}
+	return unsafe.String(&p[off], n), true
+}
+
+// pkOf is the primary key of the record in slot.
+func (t *Table[R]) pkOf(slot uint32) string {
+	pk, _ := versionKey(t.recs.payload(slot), 0)
+	return pk
+}
+
+// keyOf is the primary key of the record in slot, and its i-th key (1 and on: the ordered
+// indexes' own keys).
+func (t *Table[R]) keyOf(slot uint32, i int) (key, pk string, ok bool) {
+	p := t.recs.payload(slot)
+	pk, _ = versionKey(p, 0)
+	key, ok = versionKey(p, i)
+	return key, pk, ok
 }
 
 // Len is the number of records.
-func (t *Table[R]) Len(tx *Tx) int { return len(t.rows) }
+func (t *Table[R]) Len(tx *Tx) int { return t.recs.count }
 
-// Get returns a copy of the record with primary key pk.
+// Get returns the record with primary key pk. It is the caller's: its maps and slices are
+// its own, and its strings never change.
 func (t *Table[R]) Get(tx *Tx, pk string) (R, bool) {
-	r, ok := t.rows[pk]
+	slot, ok := t.find(t.hash(pk), pk)
 	if !ok {
-		return r, false
+		var zero R
+		return zero, false
 	}
-	return t.copy(r), true
+	return t.decode(slot), true
 }
 
-// Put stores a copy of r under pk, replacing any record there. It fails with a
-// *ConflictError when a unique index key of r is held by another record.
+// Put stores r under pk, replacing any record there. It fails with a *ConflictError when
+// a unique index key of r is held by another record. What Put stores is a copy: the caller
+// may change r's maps and slices afterwards.
 //
 // A Put derives each index key of r once, and changes an index only where the record's key
 // changed: a record put again with the same keys (a finisher, a label change) leaves its
-// index entries, and the string that stores its key, as they were.
+// index entries as they were.
 func (t *Table[R]) Put(tx *Tx, pk string, r R) error {
 	if !tx.writable {
 		return ErrReadOnly
@@ -162,9 +241,8 @@ func (t *Table[R]) Put(tx *Tx, pk string, r R) error {
 	if strings.Contains(pk, sep) {
 		return fmt.Errorf("store: primary key %q contains NUL", pk)
 	}
-	// stored is the key string the record already has in the table, when a unique index
-	// finds it under r's key: the table keeps using it.
-	stored, found := "", false
+	hpk := t.hash(pk)
+	slot, existed := t.find(hpk, pk)
 	put := t.uput
 	for i, u := range t.uniques {
 		k, ok := t.uniqueKey(u, r)
@@ -173,36 +251,27 @@ func (t *Table[R]) Put(tx *Tx, pk string, r R) error {
 			continue
 		}
 		h := u.hashBytes(k)
-		holder, taken, self, kept := u.check(h, k, pk)
+		holder, taken, kept := u.check(h, k, slot, existed)
 		if taken {
-			return &ConflictError{Table: t.name, Index: u.name, Key: string(k), Holder: holder}
+			return &ConflictError{Table: t.name, Index: u.name, Key: string(k), Holder: strings.Clone(t.pkOf(holder))}
 		}
 		put[i].h, put[i].kept = h, kept
-		if kept {
-			stored, found = self, true
-		}
 	}
-	old, existed := t.rows[pk]
-	r = t.copy(r)
-	if t.canonical != nil {
-		r = t.canonical(r, &t.shared)
+	var old R
+	if existed {
+		old = t.decode(slot)
 	}
-	switch {
-	case found:
-		pk = stored
-	case t.keyIn != nil && t.keyIn(r) == pk:
-		pk = t.keyIn(r)
-	case !t.madeKeys:
-		// The key is kept in the table and its indexes: a copy, so that a key cut from a
-		// request's path does not keep the whole path alive.
-		pk = strings.Clone(pk)
+	payload := t.version(pk, r)
+	if !existed {
+		slot = t.recs.newSlot()
+		t.byPK.add(hpk, slot)
 	}
-	t.rows[pk] = r
-	t.reindex(pk, old, existed, r, found)
+	t.replace(slot, old, existed, r, payload)
 	if tx.logged {
-		tx.record(t, pk, r)
+		tx.record(t, pk, t.decode(slot))
 	}
 	t.logUndo(tx, pk, old, existed)
+	t.recs.compact()
 	return nil
 }
 
@@ -210,79 +279,146 @@ func (t *Table[R]) Put(tx *Tx, pk string, r R) error {
 type uniquePut struct {
 	h  uint64 // the hash of r's key
 	ok bool   // r is indexed
-	// kept: the record already sits under h, under the stored key; nothing changes.
+	// kept: the record's slot already sits under h; nothing changes.
 	kept bool
 }
 
-// reindex moves the record under pk from old (if it existed) to r in every index, after
-// Put has filled t.uput. same says pk is the string the old record's entries hold.
-func (t *Table[R]) reindex(pk string, old R, existed bool, r R, same bool) {
+// replace writes payload (r's version) to slot, which held old if it existed, and moves
+// the record in every index, after Put has filled t.uput. Entries leave an ordered index
+// while the old version (whose keys they are found by) is still there, and come in once
+// the new one is.
+func (t *Table[R]) replace(slot uint32, old R, existed bool, r R, payload []byte) {
 	for i, u := range t.uniques {
-		p := t.uput[i]
-		if p.kept {
-			continue
-		}
-		if existed {
+		if p := t.uput[i]; !p.kept && existed {
 			if k, ok := t.uniqueKey(u, old); ok {
-				u.remove(u.hashBytes(k), pk)
+				u.idx.remove(u.hashBytes(k), slot)
 			}
 		}
-		if p.ok {
-			u.add(p.h, pk)
-		}
 	}
-	for _, o := range t.ordered {
-		k, ok := o.keyOf(pk, r)
-		if existed {
-			ko, oko := o.keyOf(pk, old)
-			if oko && ok && ko == k {
-				// The entry stays where it is. In primary key order under the stored key it
-				// holds these very strings, so nothing changes; else it is replaced in place
-				// (one descent, not a delete and an insert), so that it keeps no string the
-				// record no longer holds.
-				if !same || o.key != nil {
-					o.tree.ReplaceOrInsert(entry{key: k, pk: pk})
-				}
+	t.stay = slices.Grow(t.stay[:0], len(t.ordered))[:len(t.ordered)]
+	if existed {
+		for i, o := range t.ordered {
+			if o.spec == 0 {
+				t.stay[i] = true // the primary key, which stays
 				continue
 			}
-			if oko {
-				o.tree.Delete(entry{key: ko, pk: pk})
+			k, ok := versionKey(payload, o.spec)
+			ko, _, oko := t.keyOf(slot, o.spec)
+			t.stay[i] = ok && oko && k == ko
+			if oko && !t.stay[i] {
+				o.remove(slot)
 			}
 		}
-		if ok {
-			o.tree.ReplaceOrInsert(entry{key: k, pk: pk})
+	} else {
+		clear(t.stay)
+	}
+	t.renumber = slices.Grow(t.renumber[:0], len(t.numbered))[:len(t.numbered)]
+	for i, x := range t.numbered {
+		g, n, ok := x.key(r)
+		t.renumber[i] = ok
+		if existed {
+			if og, on, ook := x.key(old); ook {
+				if ok && og == g && on == n {
+					t.renumber[i] = false
+				} else {
+					x.remove(og, numEntry{n: on, slot: slot})
+				}
+			}
 		}
 	}
-	for _, x := range t.numbered {
-		x.reindex(pk, old, existed, r)
+	t.recs.write(slot, payload)
+	for i, o := range t.ordered {
+		if !t.stay[i] && o.holds(slot) {
+			o.put(slot)
+		}
+	}
+	for i, x := range t.numbered {
+		if t.renumber[i] {
+			g, n, _ := x.key(r)
+			x.put(g, numEntry{n: n, slot: slot})
+		}
+	}
+	for i, u := range t.uniques {
+		if p := t.uput[i]; !p.kept && p.ok {
+			u.idx.add(p.h, slot)
+		}
 	}
 	for _, c := range t.counts {
 		k, ok := c.key(r)
 		if existed {
-			ko, oko := c.key(old)
-			if oko && ok && ko == k {
-				continue
-			}
-			if oko {
-				if c.n[ko]--; c.n[ko] <= 0 {
-					delete(c.n, ko)
+			if ko, oko := c.key(old); oko {
+				if ok && ko == k {
+					continue
 				}
+				c.down(ko)
 			}
 		}
 		if ok {
-			c.n[k]++
+			c.up(k)
 		}
 	}
 }
 
-// Each visits every record in no particular order until fn returns false. It is for work
-// over a whole table, such as recovering counters after a restart.
-func (t *Table[R]) Each(tx *Tx, fn func(pk string, r R) bool) {
-	for pk, r := range t.rows {
-		if !fn(pk, t.copy(r)) {
-			return
+// add stores r under pk, which holds no record, and indexes it: a load, or an undo.
+func (t *Table[R]) add(pk string, r R) {
+	payload := t.version(pk, r)
+	slot := t.recs.newSlot()
+	t.byPK.add(t.hash(pk), slot)
+	t.recs.write(slot, payload)
+	for _, u := range t.uniques {
+		if k, ok := t.uniqueKey(u, r); ok {
+			u.idx.add(u.hashBytes(k), slot)
 		}
 	}
+	for _, o := range t.ordered {
+		if o.holds(slot) {
+			o.put(slot)
+		}
+	}
+	for _, x := range t.numbered {
+		if g, n, ok := x.key(r); ok {
+			x.put(g, numEntry{n: n, slot: slot})
+		}
+	}
+	for _, c := range t.counts {
+		if k, ok := c.key(r); ok {
+			c.up(k)
+		}
+	}
+}
+
+// remove takes the record r, in slot under the primary key whose hash is hpk, out of
+// every index and frees its slot.
+func (t *Table[R]) remove(hpk uint64, slot uint32, r R) {
+	for _, u := range t.uniques {
+		if k, ok := t.uniqueKey(u, r); ok {
+			u.idx.remove(u.hashBytes(k), slot)
+		}
+	}
+	for _, o := range t.ordered {
+		if o.holds(slot) {
+			o.remove(slot)
+		}
+	}
+	for _, x := range t.numbered {
+		if g, n, ok := x.key(r); ok {
+			x.remove(g, numEntry{n: n, slot: slot})
+		}
+	}
+	for _, c := range t.counts {
+		if k, ok := c.key(r); ok {
+			c.down(k)
+		}
+	}
+	t.byPK.remove(hpk, slot)
+	t.recs.drop(slot)
+}
+
+// Each visits every record in no particular order until fn returns false. It is for work
+// over a whole table, such as recovering counters after a restart. fn must not change the
+// table.
+func (t *Table[R]) Each(tx *Tx, fn func(pk string, r R) bool) {
+	t.recs.each(func(slot uint32) bool { return fn(t.pkOf(slot), t.decode(slot)) })
 }
 
 // Delete removes the record with primary key pk and returns it.
@@ -291,17 +427,19 @@ func (t *Table[R]) Delete(tx *Tx, pk string) (R, bool, error) {
 	if !tx.writable {
 		return zero, false, ErrReadOnly
 	}
-	old, ok := t.rows[pk]
+	hpk := t.hash(pk)
+	slot, ok := t.find(hpk, pk)
 	if !ok {
 		return zero, false, nil
 	}
-	t.unindex(pk, old)
-	delete(t.rows, pk)
+	old := t.decode(slot)
+	t.remove(hpk, slot, old)
 	if tx.logged {
 		tx.record(t, pk, nil)
 	}
 	t.logUndo(tx, pk, old, true)
-	return t.copy(old), true, nil
+	t.recs.compact()
+	return old, true, nil
 }
 
 // logUndo notes how to undo a change to the record under pk, which was old if it existed.
@@ -317,14 +455,14 @@ func (t *Table[R]) undoLast() {
 	e := t.undo[n]
 	t.undo[n] = undoEntry[R]{} // let the old record go
 	t.undo = t.undo[:n]
-	if cur, ok := t.rows[e.pk]; ok {
-		t.unindex(e.pk, cur)
-		delete(t.rows, e.pk)
+	hpk := t.hash(e.pk)
+	if slot, ok := t.find(hpk, e.pk); ok {
+		t.remove(hpk, slot, t.decode(slot))
 	}
 	if e.existed {
-		t.rows[e.pk] = e.old
-		t.index(e.pk, e.old)
+		t.add(e.pk, e.old)
 	}
+	t.recs.compact()
 }
 
 // forgetUndo empties the undo entries (they hold old records), keeping the slice for the
@@ -338,58 +476,68 @@ func (t *Table[R]) forgetUndo() {
 	t.undo = t.undo[:0]
 }
 
-// index adds r, stored under pk, to every index. t.rows[pk] must already be r.
-func (t *Table[R]) index(pk string, r R) {
-	for _, u := range t.uniques {
-		if k, ok := t.uniqueKey(u, r); ok {
-			u.add(u.hashBytes(k), pk)
-		}
-	}
-	for _, o := range t.ordered {
-		if k, ok := o.keyOf(pk, r); ok {
-			o.tree.ReplaceOrInsert(entry{key: k, pk: pk})
-		}
-	}
-	for _, x := range t.numbered {
-		x.index(pk, r)
-	}
-	for _, c := range t.counts {
-		if k, ok := c.key(r); ok {
-			c.n[k]++
-		}
-	}
+// hashIndex finds slots by a 64-bit hash of a key; the caller confirms a match against
+// the record, so it is exact. Slots whose keys share a hash (rare) wait in a short list.
+// Both maps hold numbers only: the collector does not scan them.
+type hashIndex struct {
+	one  map[uint64]uint32   // hash -> slot
+	more map[uint64][]uint32 // hash -> further slots under it
 }
 
-func (t *Table[R]) unindex(pk string, r R) {
-	for _, u := range t.uniques {
-		if k, ok := t.uniqueKey(u, r); ok {
-			u.remove(u.hashBytes(k), pk)
-		}
+func (x *hashIndex) clear() { x.one, x.more = map[uint64]uint32{}, map[uint64][]uint32{} }
+
+// get is the first slot under h, if any, and the further ones.
+func (x *hashIndex) get(h uint64) (first uint32, ok bool, more []uint32) {
+	first, ok = x.one[h]
+	if ok && len(x.more) > 0 {
+		more = x.more[h]
 	}
-	for _, o := range t.ordered {
-		if k, ok := o.keyOf(pk, r); ok {
-			o.tree.Delete(entry{key: k, pk: pk})
-		}
+	return first, ok, more
+}
+
+func (x *hashIndex) add(h uint64, s uint32) {
+	if _, taken := x.one[h]; !taken {
+		x.one[h] = s
+		return
 	}
-	for _, x := range t.numbered {
-		x.unindex(pk, r)
-	}
-	for _, c := range t.counts {
-		if k, ok := c.key(r); ok {
-			if c.n[k]--; c.n[k] <= 0 {
-				delete(c.n, k)
+	x.more[h] = append(x.more[h], s)
+}
+
+func (x *hashIndex) remove(h uint64, s uint32) {
+	if first, ok := x.one[h]; ok && first == s {
+		if rest := x.more[h]; len(rest) > 0 {
+			x.one[h] = rest[0]
+			if len(rest) == 1 {
+				delete(x.more, h)
+			} else {
+				x.more[h] = rest[1:]
 			}
+		} else {
+			delete(x.one, h)
 		}
+		return
+	}
+	rest := x.more[h]
+	for i, p := range rest {
+		if p == s {
+			rest = append(rest[:i:i], rest[i+1:]...)
+			break
+		}
+	}
+	if len(rest) == 0 {
+		delete(x.more, h)
+	} else {
+		x.more[h] = rest
 	}
 }
 
 // Unique is an index in which no two records share a key.
 //
 // It keeps a 64-bit hash of each key, not the key: index keys are often long concatenations
-// (scope|role|principal) that would otherwise cost an allocation per record. A lookup
-// confirms a hash match by deriving the key again from the record, so it is exact; records
-// whose keys share a hash (rare) wait in a short list. Keys are appended to a buffer, never
-// made strings: writes derive them into the table's buffers at no allocation.
+// (scope|role|principal) that would otherwise be stored again for each record. A lookup
+// confirms a hash match by deriving the key again from the record, so it is exact. Keys
+// are appended to a buffer, never made strings: writes derive them into the table's
+// buffers at no allocation.
 type Unique[R any] struct {
 	t    *Table[R]
 	name string
@@ -397,15 +545,14 @@ type Unique[R any] struct {
 	seed maphash.Seed
 	// collide, in tests only, replaces the hash to force keys to share one.
 	collide func(string) uint64
-	slots   map[uint64]string   // key hash -> primary key
-	more    map[uint64][]string // key hash -> further primary keys whose keys share it
+	idx     hashIndex
 }
 
 // AddUnique adds a unique index. key appends a record's key to b and returns the result
 // (appendKey builds the usual shape); it returns false for records that are not indexed.
 func (t *Table[R]) AddUnique(name string, key func(b []byte, r R) ([]byte, bool)) *Unique[R] {
 	u := &Unique[R]{t: t, name: name, key: key, seed: maphash.MakeSeed()}
-	u.clear()
+	u.idx.clear()
 	t.uniques = append(t.uniques, u)
 	t.uput = make([]uniquePut, len(t.uniques))
 	return u
@@ -435,10 +582,6 @@ func (t *Table[R]) uniqueKey(u *Unique[R], r R) ([]byte, bool) {
 	return k, ok
 }
 
-func (u *Unique[R]) clear() {
-	u.slots, u.more = map[uint64]string{}, map[uint64][]string{}
-}
-
 // hash and hashBytes agree: maphash gives a string and its bytes the same hash.
 func (u *Unique[R]) hash(k string) uint64 {
 	if u.collide != nil {
@@ -454,40 +597,27 @@ func (u *Unique[R]) hashBytes(k []byte) uint64 {
 	return maphash.Bytes(u.seed, k)
 }
 
-// holder is the primary key of the record whose key is k. buf, when not nil, is scratch
-// for deriving keys (a writer's); a reader derives into a buffer of its own.
-func (u *Unique[R]) holder(k string, buf *[]byte) (string, bool) {
-	return u.find(u.hash(k), buf, func(got []byte) bool { return string(got) == k })
-}
-
-// holderBytes is holder for a key in bytes.
-func (u *Unique[R]) holderBytes(k []byte, buf *[]byte) (string, bool) {
-	return u.find(u.hashBytes(k), buf, func(got []byte) bool { return bytes.Equal(got, k) })
-}
-
-// find is the primary key, among the records under hash h, of the one whose key (derived
-// into buf) satisfies is.
-func (u *Unique[R]) find(h uint64, buf *[]byte, is func(key []byte) bool) (string, bool) {
-	if pk, ok := u.slots[h]; ok {
-		if got, ok := u.keyOf(pk, buf); ok && is(got) {
-			return pk, true
+// find is the slot and record, among those under hash h, whose key (derived into buf, or
+// a buffer of its own if buf is nil) is k.
+func (u *Unique[R]) find(h uint64, k []byte, buf *[]byte) (uint32, R, bool) {
+	first, ok, more := u.idx.get(h)
+	if ok {
+		if r, ok := u.holds(first, k, buf); ok {
+			return first, r, true
+		}
+		for _, s := range more {
+			if r, ok := u.holds(s, k, buf); ok {
+				return s, r, true
+			}
 		}
 	}
-	for _, pk := range u.more[h] {
-		if got, ok := u.keyOf(pk, buf); ok && is(got) {
-			return pk, true
-		}
-	}
-	return "", false
+	var zero R
+	return 0, zero, false
 }
 
-// keyOf derives the key of the record under pk into *buf, or a buffer of its own if buf
-// is nil.
-func (u *Unique[R]) keyOf(pk string, buf *[]byte) ([]byte, bool) {
-	r, ok := u.t.rows[pk]
-	if !ok {
-		return nil, false
-	}
+// holds reports whether the record in slot has the key k, and returns it.
+func (u *Unique[R]) holds(slot uint32, k []byte, buf *[]byte) (R, bool) {
+	r := u.t.decode(slot)
 	var b []byte
 	if buf != nil {
 		b = *buf
@@ -496,92 +626,47 @@ func (u *Unique[R]) keyOf(pk string, buf *[]byte) ([]byte, bool) {
 	if buf != nil {
 		*buf = got[:0]
 	}
-	return got, ok
+	return r, ok && bytes.Equal(got, k)
 }
 
-// check looks in bucket h for a record other than pk whose key is k (taken: it holds k),
-// and reports whether pk itself is in the bucket (kept) with the string stored for it
-// (self). Put uses it so as not to derive pk's own key again: if pk is in the bucket its
-// entry already serves r, whether or not its old key was k. Keys of others are derived
-// into the table's second buffer (k is in the first). The caller holds the writer lock.
-func (u *Unique[R]) check(h uint64, k []byte, pk string) (holder string, taken bool, self string, kept bool) {
-	p, ok := u.slots[h]
+// check looks under h for a record other than the one in slot (if it exists) whose key is
+// k (taken: holder holds k), and reports whether slot itself is under h (kept). Put uses
+// it so as not to derive the record's own key again: if its slot is under h, that entry
+// already serves r, whether or not its old key was k. Keys of others are derived into the
+// table's second buffer (k is in the first). The caller holds the writer lock.
+func (u *Unique[R]) check(h uint64, k []byte, slot uint32, existed bool) (holder uint32, taken, kept bool) {
+	first, ok, more := u.idx.get(h)
 	if !ok {
-		return "", false, "", false
+		return 0, false, false
 	}
-	if p == pk {
-		self, kept = p, true
-	} else if got, ok := u.keyOf(p, &u.t.kbuf2); ok && bytes.Equal(got, k) {
-		return p, true, "", false
-	}
-	if len(u.more) > 0 {
-		for _, p := range u.more[h] {
-			if p == pk {
-				self, kept = p, true
-			} else if got, ok := u.keyOf(p, &u.t.kbuf2); ok && bytes.Equal(got, k) {
-				return p, true, "", false
-			}
+	for i := -1; i < len(more); i++ {
+		s := first
+		if i >= 0 {
+			s = more[i]
+		}
+		if existed && s == slot {
+			kept = true
+		} else if _, ok := u.holds(s, k, &u.t.kbuf2); ok {
+			return s, true, false
 		}
 	}
-	return "", false, self, kept
-}
-
-func (u *Unique[R]) add(h uint64, pk string) {
-	if _, taken := u.slots[h]; !taken {
-		u.slots[h] = pk
-		return
-	}
-	u.more[h] = append(u.more[h], pk)
-}
-
-func (u *Unique[R]) remove(h uint64, pk string) {
-	if u.slots[h] == pk {
-		if rest := u.more[h]; len(rest) > 0 {
-			u.slots[h] = rest[0]
-			if len(rest) == 1 {
-				delete(u.more, h)
-			} else {
-				u.more[h] = rest[1:]
-			}
-		} else {
-			delete(u.slots, h)
-		}
-		return
-	}
-	rest := u.more[h]
-	for i, p := range rest {
-		if p == pk {
-			rest = append(rest[:i:i], rest[i+1:]...)
-			break
-		}
-	}
-	if len(rest) == 0 {
-		delete(u.more, h)
-	} else {
-		u.more[h] = rest
-	}
+	return 0, false, kept
 }
 
 // Get returns the record holding key. Inside a write transaction it derives keys into the
 // table's buffer, as writes do.
 func (u *Unique[R]) Get(tx *Tx, key string) (pk string, r R, ok bool) {
-	pk, ok = u.holder(key, u.scratch(tx))
-	if !ok {
-		return "", r, false
-	}
-	r, ok = u.t.Get(tx, pk)
-	return pk, r, ok
+	return u.GetBytes(tx, unsafe.Slice(unsafe.StringData(key), len(key)))
 }
 
 // GetBytes is Get for a key held in bytes, which it does not keep: a caller can build the
 // key in a buffer on its stack instead of allocating a string per lookup.
 func (u *Unique[R]) GetBytes(tx *Tx, key []byte) (pk string, r R, ok bool) {
-	pk, ok = u.holderBytes(key, u.scratch(tx))
+	slot, r, ok := u.find(u.hashBytes(key), key, u.scratch(tx))
 	if !ok {
 		return "", r, false
 	}
-	r, ok = u.t.Get(tx, pk)
-	return pk, r, ok
+	return u.t.pkOf(slot), r, true
 }
 
 // scratch is the buffer a lookup derives keys into: the table's inside a write transaction
@@ -595,42 +680,89 @@ func (u *Unique[R]) scratch(tx *Tx) *[]byte {
 
 // Ordered is an index kept in key order, for range scans and paging.
 type Ordered[R any] struct {
-	t    *Table[R]
-	key  func(R) (string, bool) // nil: the primary key
-	tree *btree.BTreeG[entry]
+	t   *Table[R]
+	key func(R) (string, bool) // nil: the primary key
+	keyOrder
 }
 
-func (o *Ordered[R]) keyOf(pk string, r R) (string, bool) {
-	if o.key == nil {
-		return pk, true
-	}
-	return o.key(r)
+// keyOrder is an ordered index's entries: slots, in order of the record's key, then its
+// primary key, both read from the slot's version. It needs nothing of the record type, so
+// its comparisons are plain functions the compiler inlines.
+type keyOrder struct {
+	recs *records
+	// spec is the place of the index's key among a version's keys (0: the primary key).
+	spec int
+	list sorted[uint32]
 }
 
-// entry is one record's place in an ordered index. Both strings are usually the record's
-// own (a field and the primary key), so an entry costs no allocation of its own.
-type entry struct{ key, pk string }
+// holds reports whether the index has an entry for the record in slot (as its stored
+// version says).
+func (o *keyOrder) holds(slot uint32) bool {
+	_, ok := versionKey(o.recs.payload(slot), o.spec)
+	return ok
+}
 
-// less orders entries by key, then primary key. One three-way comparison of the keys: index
-// keys share long prefixes (a scope, a project) and often a length, and a < followed by an
-// == would compare them twice.
-func (a entry) less(b entry) bool {
-	if c := strings.Compare(a.key, b.key); c != 0 {
-		return c < 0
+// entry is the index key and the primary key of the record in slot.
+func (o *keyOrder) entry(slot uint32) (key, pk string) {
+	p := o.recs.payload(slot)
+	key, _ = versionKey(p, o.spec)
+	pk, _ = versionKey(p, 0)
+	return key, pk
+}
+
+// compareEntry orders entries by key, then primary key. One three-way comparison of the
+// keys: index keys share long prefixes (a scope, a project) and often a length, and a <
+// followed by an == would compare them twice.
+func compareEntry(key, pk, key2, pk2 string) int {
+	if c := strings.Compare(key, key2); c != 0 {
+		return c
 	}
-	return a.pk < b.pk
+	return strings.Compare(pk, pk2)
+}
+
+// compareTo orders the entry of slot against the entry (key, pk). It reads the slot's
+// primary key only when the keys are equal.
+func (o *keyOrder) compareTo(slot uint32, key, pk string) int {
+	p := o.recs.payload(slot)
+	k, _ := versionKey(p, o.spec)
+	if c := strings.Compare(k, key); c != 0 || o.spec == 0 {
+		return c
+	}
+	kpk, _ := versionKey(p, 0)
+	return strings.Compare(kpk, pk)
+}
+
+// put adds the record in slot, whose version is written; remove takes it out, while its
+// version is still the one it was indexed by. Each reads the slot's key once, and
+// compares the entries it passes with it.
+func (o *keyOrder) put(slot uint32) {
+	key, pk := o.entry(slot)
+	o.list.put(slot, func(s uint32) int { return o.compareTo(s, key, pk) })
+}
+
+func (o *keyOrder) remove(slot uint32) {
+	key, pk := o.entry(slot)
+	o.list.remove(func(s uint32) int { return o.compareTo(s, key, pk) })
+}
+
+// seek is the place of the first entry not before (key, pk).
+func (o *keyOrder) seek(key, pk string) pos {
+	return o.list.seek(func(s uint32) int { return o.compareTo(s, key, pk) })
 }
 
 // AddOrdered adds an ordered index. key returns false for records that are not indexed.
 // Index keys must not contain NUL.
 func (t *Table[R]) AddOrdered(key func(R) (string, bool)) *Ordered[R] {
-	o := &Ordered[R]{t: t, key: key, tree: btree.NewG(32, entry.less)}
+	o := &Ordered[R]{t: t, key: key, keyOrder: keyOrder{recs: &t.recs}}
+	if key != nil {
+		t.keyed++
+		o.spec = t.keyed
+	}
 	t.ordered = append(t.ordered, o)
 	return o
 }
 
 // AddPKOrder adds an index of the records in primary key order, for lists by key prefix.
-// It derives nothing from the records, so it costs no allocation per change.
 func (t *Table[R]) AddPKOrder() *Ordered[R] { return t.AddOrdered(nil) }
 
 // padded appends n in decimal, zero-padded to 20 digits, so that numbers sort as strings.
@@ -667,42 +799,36 @@ func ParseCursor(s string) (Cursor, bool) {
 }
 
 // Scan visits, in order, the entries whose index key k satisfies lo <= k < hi and that
-// come after the cursor (if not nil), until fn returns false.
+// come after the cursor (if not nil), until fn returns false. fn must not change the
+// table.
 func (o *Ordered[R]) Scan(tx *Tx, lo, hi string, after *Cursor, fn func(c Cursor, r R) bool) {
-	start := entry{key: lo}
-	if after != nil {
-		if c := (entry{key: after.Key, pk: after.PK + sep}); !c.less(start) {
-			start = c // the smallest entry after the cursor's
-		}
+	key, pk := lo, ""
+	if after != nil && compareEntry(after.Key, after.PK+sep, lo, "") >= 0 {
+		key, pk = after.Key, after.PK+sep // the smallest entry after the cursor's
 	}
-	o.tree.AscendGreaterOrEqual(start, func(e entry) bool {
-		if e.key >= hi {
+	o.list.ascend(o.seek(key, pk), func(s uint32) bool {
+		k, p := o.entry(s)
+		if k >= hi {
 			return false
 		}
-		r, ok := o.t.rows[e.pk]
-		if !ok {
-			return true
-		}
-		return fn(Cursor{Key: e.key, PK: e.pk}, o.t.copy(r))
+		return fn(Cursor{Key: k, PK: p}, o.t.decode(s))
 	})
 }
 
 // ScanBackward visits, newest key first, the entries whose index key k satisfies
 // lo <= k < hi and that are at or before the cursor, until fn returns false: what comes
-// before a position, for a list's previous page.
+// before a position, for a list's previous page. fn must not change the table.
 func (o *Ordered[R]) ScanBackward(tx *Tx, lo, hi string, atOrBefore Cursor, fn func(c Cursor, r R) bool) {
-	o.tree.DescendLessOrEqual(entry{key: atOrBefore.Key, pk: atOrBefore.PK}, func(e entry) bool {
-		if e.key < lo {
+	// The first entry after the cursor's: every entry before it is at or before the cursor.
+	o.list.descend(o.seek(atOrBefore.Key, atOrBefore.PK+sep), func(s uint32) bool {
+		k, p := o.entry(s)
+		if k < lo {
 			return false
 		}
-		if e.key >= hi {
+		if k >= hi {
 			return true
 		}
-		r, ok := o.t.rows[e.pk]
-		if !ok {
-			return true
-		}
-		return fn(Cursor{Key: e.key, PK: e.pk}, o.t.copy(r))
+		return fn(Cursor{Key: k, PK: p}, o.t.decode(s))
 	})
 }
 
@@ -721,3 +847,17 @@ func (t *Table[R]) AddCounter(key func(R) (string, bool)) *Counter[R] {
 
 // Count returns how many records have the key.
 func (c *Counter[R]) Count(tx *Tx, key string) int { return c.n[key] }
+
+func (c *Counter[R]) up(k string) {
+	if n, ok := c.n[k]; ok {
+		c.n[k] = n + 1
+		return
+	}
+	c.n[strings.Clone(k)] = 1 // k may share a version's bytes: the count keeps its own
+}
+
+func (c *Counter[R]) down(k string) {
+	if c.n[k]--; c.n[k] <= 0 {
+		delete(c.n, k)
+	}
+}

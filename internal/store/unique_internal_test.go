@@ -12,7 +12,7 @@ import (
 func TestUniqueWithCollidingHashes(t *testing.T) {
 	type rec struct{ ID, Key string }
 	db := New()
-	tb := NewTable[rec](db, "recs", nil)
+	tb := NewTable(db, "recs", JSONCodec[rec]())
 	u := tb.AddUnique("key", func(b []byte, r rec) ([]byte, bool) { return append(b, r.Key...), r.Key != "" })
 	u.collide = func(k string) uint64 { return uint64(len(k) % 2) } // two buckets for all
 	put := func(id, key string) error {
