@@ -218,15 +218,17 @@ func checkIndexes[R any](t *testing.T, step int, tb *Table[R], us []*Unique[R], 
 			}
 		}
 		got := 0
-		for h, slot := range u.idx.one {
-			for _, s := range append([]uint32{slot}, u.idx.more[h]...) {
-				got++
-				if k, ok := u.key(nil, tb.decode(s)); !ok || u.hashBytes(k) != h {
-					t.Fatalf("step %d: %s: slot %d sits under a hash not its key's", step, u.name, s)
-				}
+		for _, e := range u.idx.e {
+			if e == 0 {
+				continue
+			}
+			got++
+			s := uint32(e) - 1
+			if k, ok := u.key(nil, tb.decode(s)); !ok || u.hashBytes(k)>>32 != e>>32 {
+				t.Fatalf("step %d: %s: slot %d sits under a hash not its key's", step, u.name, s)
 			}
 		}
-		if got != want {
+		if got != want || got != u.idx.n {
 			t.Fatalf("step %d: %s has %d entries, want %d", step, u.name, got, want)
 		}
 	}

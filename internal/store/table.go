@@ -108,19 +108,7 @@ func (t *Table[R]) hash(pk string) uint64 { return maphash.String(t.seed, pk) }
 
 // find is the slot of the record under pk, whose hash is h.
 func (t *Table[R]) find(h uint64, pk string) (uint32, bool) {
-	first, ok, more := t.byPK.get(h)
-	if !ok {
-		return 0, false
-	}
-	if t.pkOf(first) == pk {
-		return first, true
-	}
-	for _, s := range more {
-		if t.pkOf(s) == pk {
-			return s, true
-		}
-	}
-	return 0, false
+	return t.byPK.lookup(h, func(s uint32) bool { return t.pkOf(s) == pk })
 }
 
 // decode is the record in slot.
@@ -477,57 +465,88 @@ func (t *Table[R]) forgetUndo() {
 }
 
 // hashIndex finds slots by a 64-bit hash of a key; the caller confirms a match against
-// the record, so it is exact. Slots whose keys share a hash (rare) wait in a short list.
-// Both maps hold numbers only: the collector does not scan them.
+// the record, so it is exact, and slots whose keys share a hash (rare) are all found.
+//
+// It is one array (open addressing, linear probing) of 64-bit entries, each the top 32
+// bits of a hash and a slot (plus one: 0 is an empty entry). A lookup in a large index
+// costs one cache miss, where Go's maps walk a directory, a table and a group; and the
+// array holds no pointers. An entry's home is the top bits of its hash, so growing
+// rehashes from the entries alone.
 type hashIndex struct {
-	one  map[uint64]uint32   // hash -> slot
-	more map[uint64][]uint32 // hash -> further slots under it
+	e    []uint64
+	bits uint // len(e) is 1<<bits
+	n    int
 }
 
-func (x *hashIndex) clear() { x.one, x.more = map[uint64]uint32{}, map[uint64][]uint32{} }
+func (x *hashIndex) clear() { *x = hashIndex{e: make([]uint64, 8), bits: 3} }
 
-// get is the first slot under h, if any, and the further ones.
-func (x *hashIndex) get(h uint64) (first uint32, ok bool, more []uint32) {
-	first, ok = x.one[h]
-	if ok && len(x.more) > 0 {
-		more = x.more[h]
+func (x *hashIndex) home(tag uint32) int { return int(tag >> (32 - x.bits)) }
+
+// lookup calls match with the slots under h in turn until it returns true, and returns
+// that slot.
+func (x *hashIndex) lookup(h uint64, match func(slot uint32) bool) (uint32, bool) {
+	tag, mask := uint32(h>>32), len(x.e)-1
+	for i := x.home(tag); ; i = (i + 1) & mask {
+		e := x.e[i]
+		if e == 0 {
+			return 0, false
+		}
+		if uint32(e>>32) == tag && match(uint32(e)-1) {
+			return uint32(e) - 1, true
+		}
 	}
-	return first, ok, more
 }
 
 func (x *hashIndex) add(h uint64, s uint32) {
-	if _, taken := x.one[h]; !taken {
-		x.one[h] = s
-		return
+	if (x.n+1)*2 > len(x.e) {
+		x.grow()
 	}
-	x.more[h] = append(x.more[h], s)
+	x.put(uint64(h>>32)<<32 | uint64(s+1))
+	x.n++
 }
 
+func (x *hashIndex) put(e uint64) {
+	mask := len(x.e) - 1
+	for i := x.home(uint32(e >> 32)); ; i = (i + 1) & mask {
+		if x.e[i] == 0 {
+			x.e[i] = e
+			return
+		}
+	}
+}
+
+// grow doubles the array: at most half full, a probe mostly stays in one cache line.
+func (x *hashIndex) grow() {
+	old := x.e
+	x.bits++
+	x.e = make([]uint64, 1<<x.bits)
+	for _, e := range old {
+		if e != 0 {
+			x.put(e)
+		}
+	}
+}
+
+// remove takes slot s out from under h. The entries after it in its run move back to
+// fill the gap where that brings them no further from home, so that no lookup ever stops
+// short of an entry (no tombstones).
 func (x *hashIndex) remove(h uint64, s uint32) {
-	if first, ok := x.one[h]; ok && first == s {
-		if rest := x.more[h]; len(rest) > 0 {
-			x.one[h] = rest[0]
-			if len(rest) == 1 {
-				delete(x.more, h)
-			} else {
-				x.more[h] = rest[1:]
-			}
-		} else {
-			delete(x.one, h)
+	want, mask := uint64(h>>32)<<32|uint64(s+1), len(x.e)-1
+	i := x.home(uint32(h >> 32))
+	for x.e[i] != want {
+		if x.e[i] == 0 {
+			return
 		}
-		return
+		i = (i + 1) & mask
 	}
-	rest := x.more[h]
-	for i, p := range rest {
-		if p == s {
-			rest = append(rest[:i:i], rest[i+1:]...)
-			break
+	x.e[i] = 0
+	x.n--
+	for j := (i + 1) & mask; x.e[j] != 0; j = (j + 1) & mask {
+		// The entry at j may move to i if i lies between its home and j.
+		if e := x.e[j]; (j-x.home(uint32(e>>32)))&mask >= (j-i)&mask {
+			x.e[i], x.e[j] = e, 0
+			i = j
 		}
-	}
-	if len(rest) == 0 {
-		delete(x.more, h)
-	} else {
-		x.more[h] = rest
 	}
 }
 
@@ -600,19 +619,17 @@ func (u *Unique[R]) hashBytes(k []byte) uint64 {
 // find is the slot and record, among those under hash h, whose key (derived into buf, or
 // a buffer of its own if buf is nil) is k.
 func (u *Unique[R]) find(h uint64, k []byte, buf *[]byte) (uint32, R, bool) {
-	first, ok, more := u.idx.get(h)
-	if ok {
-		if r, ok := u.holds(first, k, buf); ok {
-			return first, r, true
-		}
-		for _, s := range more {
-			if r, ok := u.holds(s, k, buf); ok {
-				return s, r, true
-			}
-		}
+	var r R
+	slot, ok := u.idx.lookup(h, func(s uint32) bool {
+		var held bool
+		r, held = u.holds(s, k, buf)
+		return held
+	})
+	if !ok {
+		var zero R
+		return 0, zero, false
 	}
-	var zero R
-	return 0, zero, false
+	return slot, r, true
 }
 
 // holds reports whether the record in slot has the key k, and returns it.
@@ -635,20 +652,16 @@ func (u *Unique[R]) holds(slot uint32, k []byte, buf *[]byte) (R, bool) {
 // already serves r, whether or not its old key was k. Keys of others are derived into the
 // table's second buffer (k is in the first). The caller holds the writer lock.
 func (u *Unique[R]) check(h uint64, k []byte, slot uint32, existed bool) (holder uint32, taken, kept bool) {
-	first, ok, more := u.idx.get(h)
-	if !ok {
-		return 0, false, false
-	}
-	for i := -1; i < len(more); i++ {
-		s := first
-		if i >= 0 {
-			s = more[i]
-		}
+	holder, taken = u.idx.lookup(h, func(s uint32) bool {
 		if existed && s == slot {
 			kept = true
-		} else if _, ok := u.holds(s, k, &u.t.kbuf2); ok {
-			return s, true, false
+			return false
 		}
+		_, held := u.holds(s, k, &u.t.kbuf2)
+		return held
+	})
+	if taken {
+		return holder, true, false
 	}
 	return 0, false, kept
 }

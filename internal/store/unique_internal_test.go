@@ -3,6 +3,8 @@ package store
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -61,5 +63,48 @@ func TestUniqueWithCollidingHashes(t *testing.T) {
 	})
 	if err := put("x", "key-0"); err != nil {
 		t.Errorf("a deleted record's key is still taken: %v", err)
+	}
+}
+
+// TestHashIndexAgainstModel adds and removes entries at random, with hashes crowded into
+// few homes (so that runs are long, wrap around the end and lose entries from their
+// middle), and after each step finds every entry the model holds and none it does not.
+func TestHashIndexAgainstModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var x hashIndex
+	x.clear()
+	type entry struct {
+		h uint64
+		s uint32
+	}
+	var model []entry
+	hashes := []uint64{0, 1 << 63, 1<<64 - 1, 1 << 62, 3 << 62, 0x8000_0001_0000_0000}
+	for step := range 20000 {
+		if len(model) > 0 && rng.IntN(5) < 2 {
+			i := rng.IntN(len(model))
+			x.remove(model[i].h, model[i].s)
+			model = slices.Delete(model, i, i+1)
+		} else {
+			e := entry{h: hashes[rng.IntN(len(hashes))] ^ uint64(rng.IntN(4))<<32, s: uint32(step)}
+			if rng.IntN(3) == 0 {
+				e.h = rng.Uint64()
+			}
+			x.add(e.h, e.s)
+			model = append(model, e)
+		}
+		if x.n != len(model) {
+			t.Fatalf("step %d: %d entries, want %d", step, x.n, len(model))
+		}
+		if step%16 != 0 {
+			continue
+		}
+		for _, e := range model {
+			if _, ok := x.lookup(e.h, func(s uint32) bool { return s == e.s }); !ok {
+				t.Fatalf("step %d: slot %d under %x is lost", step, e.s, e.h)
+			}
+		}
+		if _, ok := x.lookup(hashes[0], func(s uint32) bool { return s == uint32(step)+1 }); ok {
+			t.Fatalf("step %d: found a slot never added", step)
+		}
 	}
 }
