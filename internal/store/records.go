@@ -25,11 +25,19 @@ type records struct {
 	spare  []int    // numbers of chunks let go, for new ones
 	sparse []int    // chunks to compact
 	// refs holds each slot's version as its chunk (high 32 bits) and offset, or noVersion
-	// for a free slot.
-	refs      []uint64
+	// for a free slot, in pages of refsPage: growing never copies what is there (doubling
+	// one array of a million slots stalled every request for milliseconds).
+	refs      [][]uint64
+	slots     int // slots made
 	freeSlots []uint32
 	count     int
 }
+
+const refsPage = 1 << 12
+
+func (rs *records) ref(slot uint32) uint64 { return rs.refs[slot/refsPage][slot%refsPage] }
+
+func (rs *records) setRef(slot uint32, ref uint64) { rs.refs[slot/refsPage][slot%refsPage] = ref }
 
 const (
 	noVersion  = ^uint64(0)
@@ -47,8 +55,13 @@ func (rs *records) newSlot() uint32 {
 		rs.freeSlots = rs.freeSlots[:n-1]
 		return s
 	}
-	rs.refs = append(rs.refs, noVersion)
-	return uint32(len(rs.refs) - 1)
+	if rs.slots%refsPage == 0 {
+		rs.refs = append(rs.refs, make([]uint64, refsPage))
+	}
+	s := uint32(rs.slots)
+	rs.slots++
+	rs.setRef(s, noVersion)
+	return s
 }
 
 // write makes payload the slot's version, in place of the one it had, if any.
@@ -59,8 +72,8 @@ func (rs *records) write(slot uint32, payload []byte) {
 	binary.LittleEndian.PutUint32(dst, slot)
 	binary.LittleEndian.PutUint32(dst[4:], uint32(len(payload)))
 	copy(dst[headerSize:], payload)
-	old := rs.refs[slot]
-	rs.refs[slot] = uint64(c)<<32 | uint64(off)
+	old := rs.ref(slot)
+	rs.setRef(slot, uint64(c)<<32|uint64(off))
 	if old == noVersion {
 		rs.count++
 	} else {
@@ -70,7 +83,7 @@ func (rs *records) write(slot uint32, payload []byte) {
 
 // payload is the slot's version's payload, which the caller must not change.
 func (rs *records) payload(slot uint32) []byte {
-	ref := rs.refs[slot]
+	ref := rs.ref(slot)
 	chunk, off := rs.chunks[ref>>32], uint32(ref)
 	n := binary.LittleEndian.Uint32(chunk[off+4:])
 	return chunk[off+headerSize : off+headerSize+n : off+headerSize+n]
@@ -78,8 +91,8 @@ func (rs *records) payload(slot uint32) []byte {
 
 // drop frees the slot and its version.
 func (rs *records) drop(slot uint32) {
-	rs.free(rs.refs[slot])
-	rs.refs[slot] = noVersion
+	rs.free(rs.ref(slot))
+	rs.setRef(slot, noVersion)
 	rs.freeSlots = append(rs.freeSlots, slot)
 	rs.count--
 }
@@ -159,10 +172,10 @@ func (rs *records) compact() {
 		for off := 0; off < len(chunk); {
 			slot := binary.LittleEndian.Uint32(chunk[off:])
 			n := headerSize + int(binary.LittleEndian.Uint32(chunk[off+4:]))
-			if rs.refs[slot] == uint64(c)<<32|uint64(off) {
+			if rs.ref(slot) == uint64(c)<<32|uint64(off) {
 				nc, noff := rs.alloc(n)
 				copy(rs.chunks[nc][noff:noff+n], chunk[off:off+n])
-				rs.refs[slot] = uint64(nc)<<32 | uint64(noff)
+				rs.setRef(slot, uint64(nc)<<32|uint64(noff))
 				rs.live[c] -= n
 			}
 			off += n
@@ -173,8 +186,8 @@ func (rs *records) compact() {
 
 // each calls fn with every slot that holds a record, until it returns false.
 func (rs *records) each(fn func(slot uint32) bool) {
-	for s, ref := range rs.refs {
-		if ref != noVersion && !fn(uint32(s)) {
+	for s := range rs.slots {
+		if rs.ref(uint32(s)) != noVersion && !fn(uint32(s)) {
 			return
 		}
 	}

@@ -92,8 +92,8 @@ func TestHashIndexAgainstModel(t *testing.T) {
 			x.add(e.h, e.s)
 			model = append(model, e)
 		}
-		if x.n != len(model) {
-			t.Fatalf("step %d: %d entries, want %d", step, x.n, len(model))
+		if x.len() != len(model) {
+			t.Fatalf("step %d: %d entries, want %d", step, x.len(), len(model))
 		}
 		if step%16 != 0 {
 			continue
