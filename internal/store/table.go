@@ -134,11 +134,11 @@ func (t *Table[R]) version(pk string, r R) []byte {
 		panic("store: a record too large to store")
 	}
 	rec := len(v)
-	v = putKey(v, 0, rec, pk, true)
+	v = putKey(v, 0, head, rec, pk, true)
 	for _, o := range t.ordered {
 		if o.key != nil {
 			k, ok := o.key(r)
-			v = putKey(v, o.spec, rec, k, ok)
+			v = putKey(v, o.spec, head, rec, k, ok)
 		}
 	}
 	t.vbuf = v
@@ -149,9 +149,9 @@ func (t *Table[R]) version(pk string, r R) []byte {
 // ones are appended (the search would cost more than it saves).
 const minRef = 4
 
-// putKey sets the i-th key of the payload v, whose record's encoding ends at rec: where
+// putKey sets the i-th key of the payload v, whose record's encoding is v[head:rec]: where
 // the encoding holds the key's bytes, or appended.
-func putKey(v []byte, i, rec int, key string, ok bool) []byte {
+func putKey(v []byte, i, head, rec int, key string, ok bool) []byte {
 	at := v[8*i : 8*i+8]
 	if !ok {
 		binary.LittleEndian.PutUint64(at, uint64(noKey)<<32)
@@ -159,8 +159,8 @@ func putKey(v []byte, i, rec int, key string, ok bool) []byte {
 	}
 	off := -1
 	if len(key) >= minRef {
-		if j := bytes.Index(v[:rec], unsafe.Slice(unsafe.StringData(key), len(key))); j >= 0 {
-			off = j
+		if j := bytes.Index(v[head:rec], unsafe.Slice(unsafe.StringData(key), len(key))); j >= 0 {
+			off = head + j
 		}
 	}
 	if off < 0 {
