@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	computegen "github.com/understudy-dev/understudy/gen/compute"
 )
 
 // TestWithoutDocs: documentation members of the document's own objects go; names chosen by
@@ -43,5 +45,41 @@ func TestWithoutDocs(t *testing.T) {
 	}
 	if _, err := withoutDocs([]byte(`{"paths":{"/x":`)); err == nil {
 		t.Error("a truncated document was accepted")
+	}
+}
+
+// TestRequestsOnly: the cached document keeps what checking a request reads (an insert's
+// body schema, its parameters, the security schemes) and none of the responses; the
+// generated full document is untouched.
+func TestRequestsOnly(t *testing.T) {
+	doc, err := CachedJSON("compute", computegen.GetSpecJSON)()
+	if err != nil {
+		t.Fatal(err)
+	}
+	insert := doc.Paths.Find("/compute/v1/projects/{project}/global/forwardingRules").Post
+	body := insert.RequestBody.Value.Content.Get("application/json").Schema.Value
+	if body == nil || body.Properties["portRange"] == nil || body.Properties["portRange"].Value == nil {
+		t.Fatalf("the insert's body schema lost its properties: %+v", body)
+	}
+	if len(insert.Parameters) == 0 || insert.Parameters[0].Value == nil || insert.Parameters[0].Value.Schema.Value == nil {
+		t.Errorf("the insert's parameters were not kept resolved")
+	}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			if op.Responses != nil && op.Responses.Status(200) != nil {
+				t.Errorf("%s %s kept its responses", method, path)
+			}
+		}
+	}
+	if c := doc.Components; c.Schemas != nil || c.Responses != nil || c.Parameters != nil || len(c.SecuritySchemes) == 0 {
+		t.Errorf("components: %d schemas, %d responses, %d parameters, %d security schemes; want only the security schemes",
+			len(c.Schemas), len(c.Responses), len(c.Parameters), len(c.SecuritySchemes))
+	}
+	full, err := computegen.GetSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Paths.Find("/compute/v1/projects/{project}/global/forwardingRules").Post.Responses.Status(200) == nil || len(full.Components.Schemas) == 0 {
+		t.Error("the generated full document lost its responses")
 	}
 }
