@@ -69,21 +69,13 @@ var accountCodec = Codec[Account]{
 		e.String(a.Country)
 		e.String(a.EntityType)
 		e.StringMap(a.Metadata)
-		if a.Configurations == nil {
-			e.Uint(0)
-		} else {
-			e.Uint(uint64(len(a.Configurations)) + 1)
-			for name, caps := range a.Configurations {
-				e.String(name)
-				if caps == nil {
-					e.Uint(0)
-					continue
-				}
-				e.Uint(uint64(len(caps)) + 1)
-				for c, on := range caps {
-					e.String(c)
-					e.Bool(on)
-				}
+		e.Len(len(a.Configurations), a.Configurations == nil)
+		for name, caps := range a.Configurations {
+			e.String(name)
+			e.Len(len(caps), caps == nil)
+			for c, on := range caps {
+				e.String(c)
+				e.Bool(on)
 			}
 		}
 		e.Strings(a.OnboardedConfigurations)
@@ -95,14 +87,14 @@ var accountCodec = Codec[Account]{
 		a := Account{ID: d.String(), Platform: d.String(), Livemode: d.Bool(), Seq: d.Uint(), Created: d.Time(),
 			DisplayName: d.String(), ContactEmail: d.String(), Dashboard: d.String(), Country: d.String(),
 			EntityType: d.String(), Metadata: d.StringMap()}
-		if n := d.Uint(); n > 0 {
-			a.Configurations = make(map[string]map[string]bool, n-1)
-			for range n - 1 {
+		if n, isNil := d.Len(); !isNil {
+			a.Configurations = make(map[string]map[string]bool, n)
+			for range n {
 				name := d.String()
 				var caps map[string]bool
-				if m := d.Uint(); m > 0 {
-					caps = make(map[string]bool, m-1)
-					for range m - 1 {
+				if m, isNil := d.Len(); !isNil {
+					caps = make(map[string]bool, m)
+					for range m {
 						c := d.String()
 						caps[c] = d.Bool()
 					}

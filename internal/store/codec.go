@@ -116,13 +116,19 @@ func (e *Enc) Time(t time.Time) {
 	e.Uint(uint64(t.Nanosecond()))
 }
 
-// StringMap appends m; nil and empty stay apart.
-func (e *Enc) StringMap(m map[string]string) {
-	if m == nil {
+// Len appends the length of a map or slice, n, keeping nil (isNil) apart from empty; the
+// elements follow. Dec.Len reads it.
+func (e *Enc) Len(n int, isNil bool) {
+	if isNil {
 		e.Uint(0)
 		return
 	}
-	e.Uint(uint64(len(m)) + 1)
+	e.Uint(uint64(n) + 1)
+}
+
+// StringMap appends m; nil and empty stay apart.
+func (e *Enc) StringMap(m map[string]string) {
+	e.Len(len(m), m == nil)
 	for k, v := range m {
 		e.String(k)
 		e.String(v)
@@ -131,11 +137,7 @@ func (e *Enc) StringMap(m map[string]string) {
 
 // Strings appends s; nil and empty stay apart.
 func (e *Enc) Strings(s []string) {
-	if s == nil {
-		e.Uint(0)
-		return
-	}
-	e.Uint(uint64(len(s)) + 1)
+	e.Len(len(s), s == nil)
 	for _, v := range s {
 		e.String(v)
 	}
@@ -244,14 +246,23 @@ func (d *Dec) Time() time.Time {
 	return t
 }
 
+// Len reads what Enc.Len wrote.
+func (d *Dec) Len() (n int, isNil bool) {
+	v := d.Uint()
+	if v == 0 {
+		return 0, true
+	}
+	return int(v - 1), false
+}
+
 // StringMap reads a StringMap, into a map of its own.
 func (d *Dec) StringMap() map[string]string {
-	n := d.Uint()
-	if n == 0 {
+	n, isNil := d.Len()
+	if isNil {
 		return nil
 	}
-	m := make(map[string]string, n-1)
-	for range n - 1 {
+	m := make(map[string]string, n)
+	for range n {
 		k := d.String()
 		m[k] = d.String()
 	}
@@ -260,11 +271,11 @@ func (d *Dec) StringMap() map[string]string {
 
 // Strings reads Strings, into a slice of its own.
 func (d *Dec) Strings() []string {
-	n := d.Uint()
-	if n == 0 {
+	n, isNil := d.Len()
+	if isNil {
 		return nil
 	}
-	s := make([]string, n-1)
+	s := make([]string, n)
 	for i := range s {
 		s[i] = d.String()
 	}

@@ -83,11 +83,7 @@ var operationCodec = Codec[Operation]{
 		}
 		e.Int(f.HTTPStatus)
 		e.String(f.HTTPMessage)
-		if f.Errors == nil {
-			e.Uint(0)
-			return
-		}
-		e.Uint(uint64(len(f.Errors)) + 1)
+		e.Len(len(f.Errors), f.Errors == nil)
 		for _, fe := range f.Errors {
 			e.String(fe.Code)
 			e.String(fe.Message)
@@ -105,8 +101,8 @@ var operationCodec = Codec[Operation]{
 			return o
 		}
 		f := &OperationFailure{HTTPStatus: d.Int(), HTTPMessage: d.String()}
-		if n := d.Uint(); n > 0 {
-			f.Errors = make([]OperationError, n-1)
+		if n, isNil := d.Len(); !isNil {
+			f.Errors = make([]OperationError, n)
 			for i := range f.Errors {
 				fe := &f.Errors[i]
 				fe.Code, fe.Message, fe.Location = d.String(), d.String(), d.String()

@@ -192,15 +192,6 @@ func (t *Table[R]) pkOf(slot uint32) string {
 	return pk
 }
 
-// keyOf is the primary key of the record in slot, and its i-th key (1 and on: the ordered
-// indexes' own keys).
-func (t *Table[R]) keyOf(slot uint32, i int) (key, pk string, ok bool) {
-	p := t.recs.payload(slot)
-	pk, _ = versionKey(p, 0)
-	key, ok = versionKey(p, i)
-	return key, pk, ok
-}
-
 // Len is the number of records.
 func (t *Table[R]) Len(tx *Tx) int { return t.recs.count }
 
@@ -291,7 +282,7 @@ func (t *Table[R]) replace(slot uint32, old R, existed bool, r R, payload []byte
 				continue
 			}
 			k, ok := versionKey(payload, o.spec)
-			ko, _, oko := t.keyOf(slot, o.spec)
+			ko, oko := versionKey(t.recs.payload(slot), o.spec)
 			t.stay[i] = ok && oko && k == ko
 			if oko && !t.stay[i] {
 				o.remove(slot)
