@@ -20,6 +20,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/understudy-dev/understudy/internal/clock"
+	"github.com/understudy-dev/understudy/internal/pollwatch"
 	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/internal/store/bolt"
 	"github.com/understudy-dev/understudy/server/accounts"
@@ -88,8 +89,10 @@ type Server struct {
 	faults   *control.Faults
 	metrics  *control.Metrics
 	routes   map[string]string // "METHOD /echo/path" -> operationId
-	// answered counts the responses yieldToOthers has seen, yields how often it yielded.
-	answered, yields atomic.Uint64
+	// watch counts the responses yieldToOthers has seen and keeps the network polled while
+	// they flow (see pollwatch); yields is how often a request yielded.
+	watch  *pollwatch.Watchdog
+	yields atomic.Uint64
 }
 
 // api is one API mounted on the server: which paths and errors are its own, and how it
@@ -150,6 +153,7 @@ func New(cfg Config) (*Server, error) {
 	e.HideBanner, e.HidePort = true, true
 	e.JSONSerializer = validate.JSONSerializer{} // binds quick-checked bodies from their bytes
 	s := &Server{echo: e, cfg: cfg, db: store.New(), clock: clk, journal: control.NewJournal(0), faults: &control.Faults{}}
+	s.watch = pollwatch.New(pollwatch.Interval, nil)
 	s.metrics = control.NewMetrics(s.db.Counts)
 	s.settings = store.NewSettings(s.db)
 
@@ -285,7 +289,10 @@ func (s *Server) Draining() { s.stopWaits() }
 
 // Close writes what is still queued for the disk and releases the data dir. The handler
 // must not be serving any more.
-func (s *Server) Close() error { return s.db.Close() }
+func (s *Server) Close() error {
+	s.watch.Stop()
+	return s.db.Close()
+}
 
 // inherit gives an API the server's clock, logger and public URL where it has none.
 func (c Config) inherit(now *func() time.Time, log **slog.Logger, publicURL *string) {

@@ -28,7 +28,7 @@ type connKey struct{}
 
 // connActivity is what yieldToOthers remembers of one connection.
 type connActivity struct {
-	last atomic.Uint64 // Server.answered after this connection's previous response
+	last atomic.Uint64 // the server's count of responses after this connection's previous one
 	conn net.Conn      // the connection, quiet while its request yields (see Listener)
 }
 
@@ -49,7 +49,7 @@ func (s *Server) yieldToOthers(ctx context.Context) {
 	if !ok {
 		return
 	}
-	n := s.answered.Add(1)
+	n := s.watch.Answered()
 	if prev := conn.last.Swap(n); n-prev > 1 {
 		s.yields.Add(1)
 		yielding(conn.conn, true)
