@@ -30,6 +30,9 @@ type Config struct {
 	// GCPercent is the garbage collector's target (GOGC) once the server has started
 	// (0: leave the runtime's, which GOGC sets).
 	GCPercent int
+	// GCMinHeap is the smallest heap goal once the server has started, however little is
+	// live (0: none).
+	GCMinHeap uint64
 	Server    server.Config
 	HTTP      HTTPLimits
 }
@@ -83,6 +86,7 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	fs.IntVar(&c.HTTP.MaxHeaderBytes, "max-header-bytes", 64<<10, "HTTP: largest request header block, plus the 4096 bytes net/http allows beyond it (larger gets 431 in the API's error envelope)")
 	memLimit := fs.String("memory-limit", defaultMemoryLimit, "soft memory limit for the Go runtime, e.g. 900MiB or 4GiB; 0 for none: near it the garbage collector works harder, so RSS stays under it while the state fits (a set GOMEMLIMIT wins over the default)")
 	fs.IntVar(&c.GCPercent, "gc-percent", defaultGCPercent, "the garbage collector's target once started (as GOGC): the heap grows by this percentage of what is live before a collection; higher is faster and takes more memory, up to --memory-limit (a set GOGC wins over the default)")
+	minHeap := fs.String("gc-min-heap", defaultGCMinHeap, "the heap the garbage collector lets grow before collecting, however little is live, e.g. 64MiB; 0 for none: a small state is otherwise collected many times a second under load, and each collection delays the requests in flight")
 	fs.DurationVar(&c.HTTP.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long SIGINT/SIGTERM waits for in-flight requests")
 	fs.Usage = func() {
 		fmt.Fprintf(usage, "understudy serves the authorization, accounts and compute APIs on one port.\n\nUsage: understudy [flags]\n\nEvery flag can also be set as an environment variable: --public-url as %sPUBLIC_URL.\n\nFlags:\n", envPrefix)
@@ -179,6 +183,13 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 		}
 		c.MemoryLimit = n
 	}
+	if *minHeap != "0" {
+		n, err := parseBytes(*minHeap)
+		if err != nil {
+			return c, fmt.Errorf("--gc-min-heap %q: %w", *minHeap, err)
+		}
+		c.GCMinHeap = uint64(n)
+	}
 	switch {
 	case c.GCPercent <= 0:
 		return c, fmt.Errorf("--gc-percent must be positive")
@@ -218,6 +229,14 @@ const defaultMemoryLimit = "900MiB"
 // bench: 12-16% more account links and rule inserts per second than at 100. The memory
 // limit still bounds the heap, so a large state costs no more RSS than before.
 const defaultGCPercent = 300
+
+// defaultGCMinHeap: a small state under load (3 MB live and 200 MB/s allocated for the
+// requests, as account links make) is collected 4 times a second instead of 14. Measured
+// with wrk, account links at 64 connections, the server pinned to one core, four
+// alternations: p99 4.05-4.46 -> 3.36-3.60 ms, 8% more req/s, RSS under load 36 -> 86 MiB
+// (idle RSS unchanged). States that grow pass the floor within a second or two and are
+// collected as before.
+const defaultGCMinHeap = "64MiB"
 
 // parseBytes reads a size such as 1048576, 512KiB, 900MiB or 2GiB.
 func parseBytes(s string) (int64, error) {

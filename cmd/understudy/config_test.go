@@ -62,6 +62,22 @@ func TestLoad(t *testing.T) {
 				t.Errorf("memory limit = %d, want 3 GiB", c.MemoryLimit)
 			}
 		}},
+		{name: "default smallest heap goal", check: func(t *testing.T, c Config) {
+			if c.GCMinHeap != 64<<20 {
+				t.Errorf("GC min heap = %d, want 64 MiB", c.GCMinHeap)
+			}
+		}},
+		{name: "no smallest heap goal", args: []string{"--gc-min-heap", "0"}, check: func(t *testing.T, c Config) {
+			if c.GCMinHeap != 0 {
+				t.Errorf("GC min heap = %d, want none", c.GCMinHeap)
+			}
+		}},
+		{name: "smallest heap goal from the environment", env: map[string]string{"UNDERSTUDY_GC_MIN_HEAP": "256MiB"}, check: func(t *testing.T, c Config) {
+			if c.GCMinHeap != 256<<20 {
+				t.Errorf("GC min heap = %d, want 256 MiB", c.GCMinHeap)
+			}
+		}},
+		{name: "bad smallest heap goal", args: []string{"--gc-min-heap", "-5MiB"}, wantErr: "--gc-min-heap"},
 		{name: "default GC percent", check: func(t *testing.T, c Config) {
 			if c.GCPercent != 300 {
 				t.Errorf("GC percent = %d, want 300", c.GCPercent)

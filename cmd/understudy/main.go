@@ -20,6 +20,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/understudy-dev/understudy/internal/heapfloor"
 	"github.com/understudy-dev/understudy/server"
 )
 
@@ -79,6 +80,8 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 	if cfg.GCPercent > 0 {
 		debug.SetGCPercent(cfg.GCPercent)
 	}
+	floor := heapfloor.Start(cfg.GCMinHeap) // on top of the percentage just set
+	defer floor.Stop()
 	hs := &http.Server{
 		Handler:           srv.Handler(),
 		ConnContext:       srv.ConnContext,
