@@ -44,13 +44,6 @@ func Start(bytes uint64) *Floor {
 	return f
 }
 
-// Percent is the percentage set after the last collection.
-func (f *Floor) Percent() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.set
-}
-
 // Stop gives the collector its own percentage back; the floor is not kept any more.
 func (f *Floor) Stop() {
 	f.mu.Lock()
