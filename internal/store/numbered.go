@@ -39,7 +39,7 @@ func (x *Numbered[R]) put(group string, e numEntry) {
 		l = &sorted[numEntry]{}
 		x.groups[strings.Clone(group)] = l // group may share a version's bytes
 	}
-	l.put(e, func(y numEntry) int { return x.compare(y, e) })
+	l.put(e, func(y numEntry) int { return x.compare(y, e) }, nil)
 }
 
 // AddNumbered adds a numbered index. key returns the record's group and number, or false
@@ -62,12 +62,12 @@ func (x *Numbered[R]) Scan(tx *Tx, group string, lo, hi uint64, fn func(r R) boo
 			return -1
 		}
 		return 1
-	})
+	}, nil)
 	l.ascend(from, func(e numEntry) bool { return e.n < hi && fn(x.t.decode(e.slot)) })
 }
 
 func (x *Numbered[R]) remove(group string, e numEntry) {
-	if l := x.groups[group]; l != nil && l.remove(func(y numEntry) int { return x.compare(y, e) }) && len(l.chunks) == 0 {
+	if l := x.groups[group]; l != nil && l.remove(func(y numEntry) int { return x.compare(y, e) }, nil) && len(l.chunks) == 0 {
 		delete(x.groups, group)
 	}
 }

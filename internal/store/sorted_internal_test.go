@@ -15,8 +15,13 @@ type testEntry struct {
 	pk string
 }
 
-// at compares an entry with a, as sorted's methods are given.
+// at compares an entry with a, as sorted's methods are given; atFence compares a fence.
 func (a testEntry) at(x testEntry) int { return x.compare(a) }
+
+func (a testEntry) atFence(f string) int { return strings.Compare(f, a.fence()) }
+
+// fence is the entry as a string that orders as entries do.
+func (a testEntry) fence() string { return fmt.Sprintf("%020d%s%s", a.n, sep, a.pk) }
 
 func (a testEntry) compare(b testEntry) int {
 	switch {
@@ -31,63 +36,88 @@ func (a testEntry) compare(b testEntry) int {
 // TestSortedAgainstModel puts and removes entries in a sorted list, in order (as
 // operations come), out of order, again, from the front (as retention removes them) and
 // anywhere, past many chunks, and after each step checks the list against a sorted model:
-// the same entries, in order, in chunks neither empty nor over chunkMax.
+// the same entries, in order, in chunks neither empty nor over chunkMax, and with fences
+// each its chunk's last entry's, in a list that keeps them.
 func TestSortedAgainstModel(t *testing.T) {
-	for _, seed := range []uint64{1, 2, 3} {
-		rng := rand.New(rand.NewPCG(seed, 7))
-		var l sorted[testEntry]
-		var model []testEntry
-		next := uint64(0)
-		for step := range 20000 {
-			switch op := rng.IntN(10); {
-			case op < 4: // in order
-				next += uint64(rng.IntN(3)) // equal numbers too: the key orders them
-				e := testEntry{n: next, pk: fmt.Sprint("p", step)}
-				l.put(e, e.at)
-				model = insertModel(model, e)
-			case op < 6: // anywhere
-				e := testEntry{n: uint64(rng.IntN(int(next) + 10)), pk: fmt.Sprint("q", rng.IntN(50))}
-				l.put(e, e.at)
-				model = insertModel(model, e)
-			case op < 7 && len(model) > 0: // the oldest
-				if !l.remove(model[0].at) {
-					t.Fatalf("step %d: remove(%v) found nothing", step, model[0])
+	for _, fenced := range []bool{false, true} {
+		for _, seed := range []uint64{1, 2, 3} {
+			t.Run(fmt.Sprintf("fenced=%v/seed=%d", fenced, seed), func(t *testing.T) {
+				var l sorted[testEntry]
+				if fenced {
+					l.fence = testEntry.fence
 				}
-				model = model[1:]
-			case op < 9 && len(model) > 0: // any
-				i := rng.IntN(len(model))
-				if !l.remove(model[i].at) {
-					t.Fatalf("step %d: remove(%v) found nothing", step, model[i])
-				}
-				model = slices.Delete(model, i, i+1)
-			case op < 10 && len(model) > 0 && rng.IntN(2) == 0: // put again: the last, or any
-				e := model[len(model)-1]
-				if rng.IntN(2) == 0 {
-					e = model[rng.IntN(len(model))]
-				}
-				l.put(e, e.at)
-			default: // absent
-				if e := (testEntry{n: next + 1000, pk: "absent"}); l.remove(e.at) {
-					t.Fatalf("step %d: removed %v, which was never put", step, e)
-				}
+				checkSortedAgainstModel(t, &l, seed)
+			})
+		}
+	}
+}
+
+// checkSortedAgainstModel runs TestSortedAgainstModel's steps on l.
+func checkSortedAgainstModel(t *testing.T, l *sorted[testEntry], seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	var model []testEntry
+	next := uint64(0)
+	for step := range 20000 {
+		switch op := rng.IntN(10); {
+		case op < 4: // in order
+			next += uint64(rng.IntN(3)) // equal numbers too: the key orders them
+			e := testEntry{n: next, pk: fmt.Sprint("p", step)}
+			l.put(e, e.at, e.atFence)
+			model = insertModel(model, e)
+		case op < 6: // anywhere
+			e := testEntry{n: uint64(rng.IntN(int(next) + 10)), pk: fmt.Sprint("q", rng.IntN(50))}
+			l.put(e, e.at, e.atFence)
+			model = insertModel(model, e)
+		case op < 7 && len(model) > 0: // the oldest
+			if !l.remove(model[0].at, model[0].atFence) {
+				t.Fatalf("step %d: remove(%v) found nothing", step, model[0])
 			}
-			if step%8 != 0 {
-				continue // checked every few steps: the check walks the whole list
+			model = model[1:]
+		case op < 9 && len(model) > 0: // any
+			i := rng.IntN(len(model))
+			if !l.remove(model[i].at, model[i].atFence) {
+				t.Fatalf("step %d: remove(%v) found nothing", step, model[i])
 			}
-			var got []testEntry
-			for _, chunk := range l.chunks {
-				if len(chunk) == 0 || len(chunk) > chunkMax {
-					t.Fatalf("step %d: a chunk of %d entries", step, len(chunk))
-				}
-				got = append(got, chunk...)
+			model = slices.Delete(model, i, i+1)
+		case op < 10 && len(model) > 0 && rng.IntN(2) == 0: // put again: the last, or any
+			e := model[len(model)-1]
+			if rng.IntN(2) == 0 {
+				e = model[rng.IntN(len(model))]
 			}
-			if !slices.Equal(got, model) {
-				t.Fatalf("step %d: list of %d entries differs from the model of %d", step, len(got), len(model))
+			l.put(e, e.at, e.atFence)
+		default: // absent
+			if e := (testEntry{n: next + 1000, pk: "absent"}); l.remove(e.at, e.atFence) {
+				t.Fatalf("step %d: removed %v, which was never put", step, e)
 			}
 		}
-		if len(l.chunks) < 3 {
-			t.Fatalf("seed %d: only %d chunks: the test did not cross chunks", seed, len(l.chunks))
+		if step%8 != 0 {
+			continue // checked every few steps: the check walks the whole list
 		}
+		var got []testEntry
+		for _, chunk := range l.chunks {
+			if len(chunk) == 0 || len(chunk) > chunkMax {
+				t.Fatalf("step %d: a chunk of %d entries", step, len(chunk))
+			}
+			got = append(got, chunk...)
+		}
+		if !slices.Equal(got, model) {
+			t.Fatalf("step %d: list of %d entries differs from the model of %d", step, len(got), len(model))
+		}
+		if l.fence != nil {
+			if len(l.fences) != max(len(l.chunks)-1, 0) {
+				t.Fatalf("step %d: %d fences for %d chunks", step, len(l.fences), len(l.chunks))
+			}
+			for c, f := range l.fences {
+				if last := l.chunks[c][len(l.chunks[c])-1]; f != last.fence() {
+					t.Fatalf("step %d: chunk %d's fence is %q, its last entry %v", step, c, f, last)
+				}
+			}
+		} else if len(l.fences) != 0 {
+			t.Fatalf("step %d: fences in a list without", step)
+		}
+	}
+	if len(l.chunks) < 3 {
+		t.Fatalf("seed %d: only %d chunks: the test did not cross chunks", seed, len(l.chunks))
 	}
 }
 

@@ -74,7 +74,7 @@ func (t *Table[R]) reset() {
 		u.idx.clear()
 	}
 	for _, o := range t.ordered {
-		o.list.chunks = nil
+		o.list.clear()
 	}
 	for _, x := range t.numbered {
 		x.groups = map[string]*sorted[numEntry]{}
@@ -655,17 +655,45 @@ func (o *keyOrder) compareTo(slot uint32, key, pk string) int {
 // compares the entries it passes with it.
 func (o *keyOrder) put(slot uint32) {
 	key, pk := o.entry(slot)
-	o.list.put(slot, func(s uint32) int { return o.compareTo(s, key, pk) })
+	o.list.put(slot, func(s uint32) int { return o.compareTo(s, key, pk) },
+		func(f string) int { return o.compareFence(f, key, pk) })
 }
 
 func (o *keyOrder) remove(slot uint32) {
 	key, pk := o.entry(slot)
-	o.list.remove(func(s uint32) int { return o.compareTo(s, key, pk) })
+	o.list.remove(func(s uint32) int { return o.compareTo(s, key, pk) },
+		func(f string) int { return o.compareFence(f, key, pk) })
 }
 
 // seek is the place of the first entry not before (key, pk).
 func (o *keyOrder) seek(key, pk string) pos {
-	return o.list.seek(func(s uint32) int { return o.compareTo(s, key, pk) })
+	return o.list.seek(func(s uint32) int { return o.compareTo(s, key, pk) },
+		func(f string) int { return o.compareFence(f, key, pk) })
+}
+
+// fenceOf is the list's fence for the entry of slot: its entry as one string, the key and
+// the primary key joined by sep (which neither holds), so that fences order as entries do;
+// the primary key alone in primary key order. A copy: the version's bytes move when its
+// chunk of records is compacted.
+func (o *keyOrder) fenceOf(slot uint32) string {
+	key, pk := o.entry(slot)
+	if o.spec == 0 {
+		return strings.Clone(key)
+	}
+	return key + sep + pk
+}
+
+// compareFence orders a fence against the entry (key, pk), as compareTo orders a slot's.
+func (o *keyOrder) compareFence(fence, key, pk string) int {
+	if o.spec == 0 {
+		return strings.Compare(fence, key)
+	}
+	// The fence's key is key exactly when sep follows key's bytes; else the fence orders
+	// as its key does against key (sep sorts before every byte of a key).
+	if n := len(key); len(fence) > n && fence[n] == sep[0] && fence[:n] == key {
+		return strings.Compare(fence[n+1:], pk)
+	}
+	return strings.Compare(fence, key)
 }
 
 // AddOrdered adds an ordered index. key returns false for records that are not indexed.
@@ -676,6 +704,7 @@ func (t *Table[R]) AddOrdered(key func(R) (string, bool)) *Ordered[R] {
 		t.keyed++
 		o.spec = t.keyed
 	}
+	o.list.fence = o.fenceOf
 	t.ordered = append(t.ordered, o)
 	return o
 }
