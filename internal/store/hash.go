@@ -55,6 +55,17 @@ func (x *hashIndex) lookup(h uint64, match func(slot uint32) bool) (uint32, bool
 	}
 }
 
+// touch reads the entry where a lookup of h starts, so that the lookup finds it in the
+// cache; what it returns is only for the caller to keep, lest the read be compiled away.
+func (x *hashIndex) touch(h uint64) uint64 {
+	tag := uint32(h >> 32)
+	g := x.segment(tag)
+	if g == nil || len(g.e) == 0 {
+		return 0
+	}
+	return g.e[g.home(tag)]
+}
+
 func (x *hashIndex) add(h uint64, s uint32) {
 	if x.segs == nil {
 		x.segs = make([]hashSegment, 1<<segmentBits)
