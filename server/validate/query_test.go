@@ -2,6 +2,7 @@ package validate
 
 import (
 	"errors"
+	"math/rand/v2"
 	"net/url"
 	"strings"
 	"testing"
@@ -66,6 +67,25 @@ func BenchmarkQuery(b *testing.B) {
 	for b.Loop() {
 		if Query(raw) != nil {
 			b.Fatal("refused")
+		}
+	}
+}
+
+// TestPathUnescapeMatchesURL: pathUnescape answers as url.PathUnescape on strings made of
+// escapes good and bad, plus signs, slashes and other bytes.
+func TestPathUnescapeMatchesURL(t *testing.T) {
+	pieces := []string{"", "a", "Z", "/", "+", "%", "%2F", "%2f", "%25", "%e2%82%ac", "%G0", "%0", "%0g", "%%", "é", "\x00", " ", "-._~"}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 100000 {
+		var b strings.Builder
+		for k := r.IntN(8); k >= 0; k-- {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := b.String()
+		want, err := url.PathUnescape(s)
+		got, ok := pathUnescape(s)
+		if ok != (err == nil) || ok && got != want {
+			t.Fatalf("pathUnescape(%q) = %q, %v; url.PathUnescape gives %q, %v", s, got, ok, want, err)
 		}
 	}
 }

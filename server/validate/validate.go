@@ -275,7 +275,7 @@ func (v *Validator) checkEcho(c echo.Context, route *route, st *state) error {
 		}
 		val := values[i]
 		if escaped {
-			if u, err := url.PathUnescape(val); err == nil {
+			if u, ok := pathUnescape(val); ok {
 				val = u
 			}
 		}
