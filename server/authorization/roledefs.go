@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/understudy-dev/understudy/internal/ascii"
 )
 
 // RoleDefinition is a role: what it allows and where it may be assigned.
@@ -73,7 +75,7 @@ func (r RoleDefinition) Allows(action string) bool {
 
 func matchesAny(patterns []string, action string) bool {
 	for _, p := range patterns {
-		if wildcardMatch(strings.ToLower(p), strings.ToLower(action)) {
+		if wildcardMatch(ascii.Lower(p), ascii.Lower(action)) {
 			return true
 		}
 	}
@@ -104,7 +106,7 @@ func wildcardMatch(p, s string) bool {
 // AssignableAt reports whether the role may be used at the scope key.
 func (r RoleDefinition) AssignableAt(scopeKey string) bool {
 	for _, a := range r.AssignableScopes {
-		a = strings.ToLower(strings.Trim(a, "/"))
+		a = ascii.Lower(strings.Trim(a, "/"))
 		if a == "" || Covers(a, scopeKey) {
 			return true
 		}
@@ -116,7 +118,7 @@ func (r RoleDefinition) AssignableAt(scopeKey string) bool {
 // key (what atScopeAndBelow() adds to a list).
 func (r RoleDefinition) AssignableBelow(scopeKey string) bool {
 	for _, a := range r.AssignableScopes {
-		if a = strings.ToLower(strings.Trim(a, "/")); a != scopeKey && (scopeKey == "" || Covers(scopeKey, a)) {
+		if a = ascii.Lower(strings.Trim(a, "/")); a != scopeKey && (scopeKey == "" || Covers(scopeKey, a)) {
 			return true
 		}
 	}
@@ -197,6 +199,6 @@ func newRoleCatalog(custom []RoleDefinition) *roleCatalog {
 }
 
 func (c *roleCatalog) get(guid string) (RoleDefinition, bool) {
-	r, ok := c.byID[strings.ToLower(guid)]
+	r, ok := c.byID[ascii.Lower(guid)]
 	return r, ok
 }

@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/understudy-dev/understudy/internal/ascii"
 )
 
 // routeWords are the fixed words after /providers/Vendor.Authorization/, spelled as the
@@ -160,14 +162,32 @@ func lastIndexFold(s, sub string) int {
 		return len(s)
 	}
 	// Only where the first byte matches is the rest compared: the words searched for start
-	// with a '/', of which a path has a few.
+	// with a '/', of which a path has a few, and which has no other case to look for.
 	first := asciiLowerByte(sub[0])
+	if first == asciiUpperByte(first) {
+		for i := len(s) - len(sub); i >= 0; i-- {
+			if i = strings.LastIndexByte(s[:i+1], first); i < 0 {
+				return -1
+			}
+			if asciiEqualFold(s[i:i+len(sub)], sub) {
+				return i
+			}
+		}
+		return -1
+	}
 	for i := len(s) - len(sub); i >= 0; i-- {
 		if asciiLowerByte(s[i]) == first && asciiEqualFold(s[i:i+len(sub)], sub) {
 			return i
 		}
 	}
 	return -1
+}
+
+func asciiUpperByte(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c - ('a' - 'A')
+	}
+	return c
 }
 
 func asciiLowerByte(c byte) byte {
@@ -177,20 +197,27 @@ func asciiLowerByte(c byte) byte {
 	return c
 }
 
-// asciiLower lower-cases ASCII letters only, allocating only when there is one to change.
+// asciiLower lower-cases ASCII letters only, allocating only when there is one to change,
+// and copying the runs between upper-case letters whole (a scope has a few: resourceGroups).
 func asciiLower(s string) string {
-	i := 0
-	for i < len(s) && !('A' <= s[i] && s[i] <= 'Z') {
-		i++
-	}
-	if i == len(s) {
-		return s
+	if ascii.IsLower(s) {
+		return s // the usual case, found eight bytes at a time
 	}
 	var b strings.Builder
-	b.Grow(len(s))
-	b.WriteString(s[:i])
-	for ; i < len(s); i++ {
-		b.WriteByte(asciiLowerByte(s[i]))
+	from := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' {
+			if from == 0 {
+				b.Grow(len(s))
+			}
+			b.WriteString(s[from:i])
+			b.WriteByte(c + 'a' - 'A')
+			from = i + 1
+		}
 	}
+	if from == 0 {
+		return s // non-ASCII bytes, but no letter to change
+	}
+	b.WriteString(s[from:])
 	return b.String()
 }

@@ -51,6 +51,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/labstack/echo/v4"
+
+	"github.com/understudy-dev/understudy/internal/ascii"
 )
 
 // Options tune validation for one API.
@@ -475,7 +477,7 @@ func trailingData(data []byte) error {
 // jsonLike reports whether kin-openapi decodes a body of this Content-Type as JSON: its
 // media type is application/json or ends in +json (RFC 6839).
 func jsonLike(contentType string) bool {
-	mt := strings.ToLower(mediaType(contentType))
+	mt := ascii.Lower(mediaType(contentType))
 	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }
 
