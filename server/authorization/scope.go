@@ -197,6 +197,9 @@ func asciiEqualFold(a, b string) bool {
 	if len(a) != len(b) {
 		return false
 	}
+	if a == b {
+		return true // the usual case (a word spelled as the routes spell it), compared whole
+	}
 	for i := 0; i < len(a); i++ {
 		if asciiLowerByte(a[i]) != asciiLowerByte(b[i]) {
 			return false
