@@ -140,15 +140,43 @@ func (o *Object) OptInt(name string, v *int32) {
 }
 
 // OptTime writes a *time.Time member with omitempty, if not nil, as MarshalJSON writes
-// it; it reports false where MarshalJSON would fail (see Time).
-func (o *Object) OptTime(name string, v *time.Time) bool {
+// it; it reports false where MarshalJSON would fail (see Time). times, if not nil, keeps
+// the text of the last time written through it.
+func (o *Object) OptTime(name string, v *time.Time, times *Times) bool {
 	if v == nil {
 		return true
 	}
 	o.Key(name)
 	var ok bool
-	o.B, ok = Time(o.B, *v)
+	if times != nil {
+		o.B, ok = times.Append(o.B, *v)
+	} else {
+		o.B, ok = Time(o.B, *v)
+	}
 	return ok
+}
+
+// Times writes times as Time does and keeps the text of the last one: the times of a
+// record are often one instant (created and last modified, in a record just made), each
+// formatted again for some 800 instructions where a copy costs a few dozen.
+type Times struct {
+	t    time.Time
+	text []byte
+	buf  [40]byte
+}
+
+// Append appends t as Time does.
+func (c *Times) Append(b []byte, t time.Time) ([]byte, bool) {
+	// == and not Equal: the same instant in another location is written otherwise.
+	if c.text != nil && t == c.t {
+		return append(b, c.text...), true
+	}
+	start := len(b)
+	b, ok := Time(b, t)
+	if ok {
+		c.t, c.text = t, append(c.buf[:0], b[start:]...)
+	}
+	return b, ok
 }
 
 // TimeOK reports whether MarshalJSON can write t (and so Time): its year is 0 to 9999.

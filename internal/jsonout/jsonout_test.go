@@ -85,6 +85,25 @@ func TestTimeMatchesMarshalJSON(t *testing.T) {
 	}
 }
 
+// TestTimesMatchesTime: Times writes what Time writes, for times drawn from a few, so that
+// most repeat the one before: the same instant, in other zones too, and years Time
+// declines.
+func TestTimesMatchesTime(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	base := time.Date(2026, 11, 25, 1, 2, 3, 400500600, time.UTC)
+	pool := []time.Time{base, base, base.Add(time.Nanosecond), base.In(time.FixedZone("", 3600)),
+		base.Truncate(time.Second), base.AddDate(9000, 0, 0), time.Time{}}
+	var times Times
+	for i := range 10000 {
+		tm := pool[rng.IntN(len(pool))]
+		want, wantOK := Time([]byte("x"), tm)
+		got, ok := times.Append([]byte("x"), tm)
+		if ok != wantOK || !bytes.Equal(got, want) {
+			t.Fatalf("time %d (%v): got %s %v, want %s %v", i, tm, got, ok, want, wantOK)
+		}
+	}
+}
+
 // BenchmarkString quotes the strings of a compute operation: links, names, times, ids.
 func BenchmarkString(b *testing.B) {
 	strs := []string{

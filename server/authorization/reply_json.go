@@ -13,21 +13,22 @@ import (
 // 0-9999), which is then left to encoding/json and its error.
 // TestAppendRoleAssignmentMatchesEncodingJSON holds the two to the same bytes for any value.
 func appendRoleAssignment(b []byte, a *gen.RoleAssignment) ([]byte, bool) {
+	var times jsonout.Times // the four times are mostly one or two instants
 	w := jsonout.Open(b)
 	w.OptString("id", a.Id)
 	w.OptString("name", a.Name)
 	w.Key("properties")
 	var ok bool
-	if w.B, ok = appendAssignmentProperties(w.B, &a.Properties); !ok {
+	if w.B, ok = appendAssignmentProperties(w.B, &a.Properties, &times); !ok {
 		return b, false
 	}
 	if sd := a.SystemData; sd != nil {
 		w.Key("systemData")
 		s := jsonout.Open(w.B)
-		createdOK := s.OptTime("createdAt", sd.CreatedAt)
+		createdOK := s.OptTime("createdAt", sd.CreatedAt, &times)
 		s.OptString("createdBy", sd.CreatedBy)
 		s.OptString("createdByType", (*string)(sd.CreatedByType))
-		modifiedOK := s.OptTime("lastModifiedAt", sd.LastModifiedAt)
+		modifiedOK := s.OptTime("lastModifiedAt", sd.LastModifiedAt, &times)
 		s.OptString("lastModifiedBy", sd.LastModifiedBy)
 		s.OptString("lastModifiedByType", (*string)(sd.LastModifiedByType))
 		if !createdOK || !modifiedOK {
@@ -39,12 +40,12 @@ func appendRoleAssignment(b []byte, a *gen.RoleAssignment) ([]byte, bool) {
 	return w.Close(), true
 }
 
-func appendAssignmentProperties(b []byte, p *gen.RoleAssignmentProperties) ([]byte, bool) {
+func appendAssignmentProperties(b []byte, p *gen.RoleAssignmentProperties, times *jsonout.Times) ([]byte, bool) {
 	w := jsonout.Open(b)
 	w.OptString("condition", p.Condition)
 	w.OptString("conditionVersion", p.ConditionVersion)
 	w.OptString("createdBy", p.CreatedBy)
-	ok := w.OptTime("createdOn", p.CreatedOn)
+	ok := w.OptTime("createdOn", p.CreatedOn, times)
 	w.OptString("delegatedManagedIdentityResourceId", p.DelegatedManagedIdentityResourceId)
 	w.OptString("description", p.Description)
 	w.String("principalId", p.PrincipalId)
@@ -52,6 +53,6 @@ func appendAssignmentProperties(b []byte, p *gen.RoleAssignmentProperties) ([]by
 	w.String("roleDefinitionId", p.RoleDefinitionId)
 	w.OptString("scope", p.Scope)
 	w.OptString("updatedBy", p.UpdatedBy)
-	ok = w.OptTime("updatedOn", p.UpdatedOn) && ok
+	ok = w.OptTime("updatedOn", p.UpdatedOn, times) && ok
 	return w.Close(), ok
 }
