@@ -185,6 +185,14 @@ func (e *Engine) Existing(tx *store.Tx, scope, requestID string) (store.Operatio
 	return e.view(op, e.cfg.Now()), true
 }
 
+// Touch adds Existing's lookup of requestID in scope to ts (see store.Touches).
+func (e *Engine) Touch(ts *store.Touches, scope, requestID string) {
+	if requestID != "" {
+		var buf [128]byte
+		store.TouchUnique(ts, e.t.ByRequestID, store.AppendRequestIDKey(buf[:0], scope, requestID))
+	}
+}
+
 // Begin accepts an operation inside the caller's transaction, the one that also reserves
 // or changes the resource. An operation DONE at once is finished in the same transaction.
 func (e *Engine) Begin(tx *store.Tx, s Start) (store.Operation, error) {

@@ -414,3 +414,62 @@ func TestNumberedScan(t *testing.T) {
 		}
 	}
 }
+
+// TestTouchesChangeNothing: reading ahead where lookups start (Touches), for keys present
+// and absent and for more keys than it keeps, changes no answer; readers that do the same
+// beside writers change nothing either (their Read does nothing, which -race checks).
+func TestTouchesChangeNothing(t *testing.T) {
+	f := openFixture(t, "")
+	for i := range 100 {
+		f.put(t, rec{ID: fmt.Sprint("r", i), Email: fmt.Sprint("e", i), Group: "g"})
+	}
+	touchAll := func(ts *Touches, i int) {
+		for _, k := range []string{fmt.Sprint("r", i), fmt.Sprint("absent", i), fmt.Sprint("r", i+1)} {
+			TouchKey(ts, f.t, k)
+			TouchUnique(ts, f.byEmail, []byte("e"+k[1:]))
+		}
+	}
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(2)
+		go func() { // a writer: touches, then looks up and puts
+			defer wg.Done()
+			for i := range 200 {
+				var ts Touches
+				touchAll(&ts, i%100)
+				if err := f.db.Update(func(tx *Tx) error {
+					ts.Read(tx)
+					r, ok := f.t.Get(tx, fmt.Sprint("r", i%100))
+					if !ok || r.Email != fmt.Sprint("e", i%100) {
+						return fmt.Errorf("r%d: %v %v", i%100, r, ok)
+					}
+					return f.t.Put(tx, fmt.Sprint("w", w, "-", i), rec{ID: fmt.Sprint("w", w, "-", i), Group: "w"})
+				}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+		go func() { // a reader: the same in a read transaction
+			defer wg.Done()
+			for i := range 200 {
+				var ts Touches
+				touchAll(&ts, i%100)
+				f.db.View(func(tx *Tx) error {
+					ts.Read(tx)
+					if _, _, ok := f.byEmail.Get(tx, fmt.Sprint("e", i%100)); !ok {
+						t.Errorf("e%d not found", i%100)
+					}
+					return nil
+				})
+			}
+		}()
+	}
+	wg.Wait()
+	f.db.View(func(tx *Tx) error {
+		if n := f.count.Count(tx, "w"); n != 800 {
+			t.Errorf("%d records written, want 800", n)
+		}
+		return nil
+	})
+}

@@ -39,7 +39,7 @@ func (s *Server) InterconnectAttachmentsInsert(ctx context.Context, req gen.Inte
 		return nil, err
 	}
 	a.ID, a.Created, a.Pending = s.newID(), s.cfg.Now(), !s.ops.FinishesAtAccept()
-	op, err := s.mutate(ctx, req.Project, regionScope(req.Project, req.Region), requestID, func(tx *store.Tx) (operations.Start, error) {
+	op, err := s.mutate(ctx, req.Project, regionScope(req.Project, req.Region), requestID, nil, func(tx *store.Tx) (operations.Start, error) {
 		if err := s.placeAttachment(tx, &a, b.VlanTag8021q); err != nil {
 			return operations.Start{}, err
 		}
@@ -207,7 +207,7 @@ func (s *Server) InterconnectAttachmentsDelete(ctx context.Context, req gen.Inte
 	if err != nil {
 		return nil, err
 	}
-	op, err := s.mutate(ctx, req.Project, regionScope(req.Project, req.Region), requestID, func(tx *store.Tx) (operations.Start, error) {
+	op, err := s.mutate(ctx, req.Project, regionScope(req.Project, req.Region), requestID, nil, func(tx *store.Tx) (operations.Start, error) {
 		a, err := s.readableAttachment(tx, req.Project, req.Region, req.InterconnectAttachment)
 		if err != nil {
 			return operations.Start{}, err

@@ -40,7 +40,11 @@ func (s *Server) GlobalForwardingRulesInsert(ctx context.Context, req gen.Global
 	// the Put and the operation's target, and nothing is built under the writer lock.
 	key, scope := s.newRuleKey(&rule), globalScope(req.Project)
 	start := operations.Start{Kind: kindRuleInsert, OperationType: "insert", Target: key, TargetID: rule.ID}
-	op, err := s.mutate(ctx, req.Project, scope, requestID, func(tx *store.Tx) (operations.Start, error) {
+	var ts store.Touches // what the insert looks up: the rule's name and id
+	store.TouchKey(&ts, s.tables.ForwardingRules, key)
+	var buf [128]byte
+	store.TouchUnique(&ts, s.tables.RuleByID, append(append(append(buf[:0], rule.Project...), '|'), rule.ID...))
+	op, err := s.mutate(ctx, req.Project, scope, requestID, &ts, func(tx *store.Tx) (operations.Start, error) {
 		if _, taken := s.tables.ForwardingRules.Get(tx, key); taken {
 			return operations.Start{}, &Error{Status: http.StatusConflict, Reason: "alreadyExists",
 				Message: fmt.Sprintf("The resource '%s' already exists", rulePath(req.Project, rule.Name))}
@@ -62,7 +66,7 @@ func (s *Server) GlobalForwardingRulesDelete(ctx context.Context, req gen.Global
 	if err != nil {
 		return nil, err
 	}
-	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
+	op, err := s.mutate(ctx, req.Project, "", requestID, nil, func(tx *store.Tx) (operations.Start, error) {
 		rule, err := s.readableRule(tx, req.Project, req.ForwardingRule)
 		if err != nil {
 			return operations.Start{}, err
@@ -141,7 +145,7 @@ func (s *Server) GlobalForwardingRulesSetLabels(ctx context.Context, req gen.Glo
 		return nil, err
 	}
 	scope := globalScope(req.Project) // once: the operation's scope and the target's link
-	op, err := s.mutate(ctx, req.Project, scope, "", func(tx *store.Tx) (operations.Start, error) {
+	op, err := s.mutate(ctx, req.Project, scope, "", nil, func(tx *store.Tx) (operations.Start, error) {
 		rule, err := s.readableRule(tx, req.Project, req.Resource)
 		if err != nil {
 			return operations.Start{}, err
@@ -169,13 +173,19 @@ func (s *Server) GlobalForwardingRulesSetLabels(ctx context.Context, req gen.Glo
 
 // mutate runs a mutation's accept step and starts its operation, in scope (the project's
 // global operations when ""), in one transaction. A requestId seen before in the scope
-// returns the original operation and changes nothing.
-func (s *Server) mutate(ctx context.Context, project, scope, requestID string, accept func(tx *store.Tx) (operations.Start, error)) (store.Operation, error) {
+// returns the original operation and changes nothing. ts, if not nil, holds the keys
+// accept will look up: with the requestId's, they are read together before any lookup
+// (store.Touches), and wait for memory once.
+func (s *Server) mutate(ctx context.Context, project, scope, requestID string, ts *store.Touches, accept func(tx *store.Tx) (operations.Start, error)) (store.Operation, error) {
 	if scope == "" {
 		scope = globalScope(project)
 	}
 	var op store.Operation
 	err := s.db.Update(func(tx *store.Tx) error {
+		if ts != nil {
+			s.ops.Touch(ts, scope, requestID)
+			ts.Read(tx)
+		}
 		if prior, ok := s.ops.Existing(tx, scope, requestID); ok {
 			op = prior
 			return nil

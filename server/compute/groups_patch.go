@@ -72,7 +72,7 @@ func (s *Server) InterconnectAttachmentGroupsPatch(ctx context.Context, req gen.
 	if err != nil {
 		return nil, err
 	}
-	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
+	op, err := s.mutate(ctx, req.Project, "", requestID, nil, func(tx *store.Tx) (operations.Start, error) {
 		g, err := s.readableGroup(tx, req.Project, req.InterconnectAttachmentGroup)
 		if err != nil {
 			return operations.Start{}, err

@@ -100,7 +100,7 @@ func (s *Server) InterconnectsInsert(ctx context.Context, req gen.InterconnectsI
 		return nil, err
 	}
 	ic.ID, ic.Created, ic.Pending = s.newID(), s.cfg.Now(), !s.ops.FinishesAtAccept()
-	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
+	op, err := s.mutate(ctx, req.Project, "", requestID, nil, func(tx *store.Tx) (operations.Start, error) {
 		if _, taken := s.ic.Interconnects.Get(tx, ic.Key()); taken {
 			return operations.Start{}, alreadyExists(interconnectPath(req.Project, ic.Name))
 		}
@@ -202,7 +202,7 @@ func (s *Server) InterconnectsDelete(ctx context.Context, req gen.InterconnectsD
 	if err != nil {
 		return nil, err
 	}
-	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
+	op, err := s.mutate(ctx, req.Project, "", requestID, nil, func(tx *store.Tx) (operations.Start, error) {
 		ic, err := s.readableInterconnect(tx, req.Project, req.Interconnect)
 		if err != nil {
 			return operations.Start{}, err
