@@ -33,8 +33,10 @@ type Config struct {
 	// GCMinHeap is the smallest heap goal once the server has started, however little is
 	// live (0: none).
 	GCMinHeap uint64
-	Server    server.Config
-	HTTP      HTTPLimits
+	// CPUProfile is a file to write a CPU profile of the whole run to ("": none).
+	CPUProfile string
+	Server     server.Config
+	HTTP       HTTPLimits
 }
 
 // HTTPLimits bound what a client can make the HTTP server wait for or hold.
@@ -87,6 +89,7 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	memLimit := fs.String("memory-limit", defaultMemoryLimit, "soft memory limit for the Go runtime, e.g. 900MiB or 4GiB; 0 for none: near it the garbage collector works harder, so RSS stays under it while the state fits (a set GOMEMLIMIT wins over the default)")
 	fs.IntVar(&c.GCPercent, "gc-percent", defaultGCPercent, "the garbage collector's target once started (as GOGC): the heap grows by this percentage of what is live before a collection; higher is faster and takes more memory, up to --memory-limit (a set GOGC wins over the default)")
 	minHeap := fs.String("gc-min-heap", defaultGCMinHeap, "the heap the garbage collector lets grow before collecting, however little is live, e.g. 64MiB; 0 for none: a small state is otherwise collected many times a second under load, and each collection delays the requests in flight")
+	fs.StringVar(&c.CPUProfile, "cpu-profile", "", "write a CPU profile (pprof) of the run to this file, complete once the server stops: for investigating load, and to refresh cmd/understudy/default.pgo (make pgo)")
 	fs.DurationVar(&c.HTTP.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long SIGINT/SIGTERM waits for in-flight requests")
 	fs.Usage = func() {
 		fmt.Fprintf(usage, "understudy serves the authorization, accounts and compute APIs on one port.\n\nUsage: understudy [flags]\n\nEvery flag can also be set as an environment variable: --public-url as %sPUBLIC_URL.\n\nFlags:\n", envPrefix)

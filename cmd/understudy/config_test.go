@@ -42,6 +42,12 @@ func TestLoad(t *testing.T) {
 				}
 			}},
 		{name: "bad memory limit", args: []string{"--memory-limit", "lots"}, wantErr: "--memory-limit"},
+		{name: "cpu profile from the environment", env: map[string]string{"UNDERSTUDY_CPU_PROFILE": "/tmp/cpu.pprof"},
+			check: func(t *testing.T, c Config) {
+				if c.CPUProfile != "/tmp/cpu.pprof" {
+					t.Errorf("cpu profile = %q", c.CPUProfile)
+				}
+			}},
 		{name: "default memory limit", check: func(t *testing.T, c Config) {
 			if c.MemoryLimit != 900<<20 {
 				t.Errorf("memory limit = %d, want 900 MiB", c.MemoryLimit)

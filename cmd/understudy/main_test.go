@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -75,4 +76,48 @@ func TestBinaryServesAndShutsDownCleanly(t *testing.T) {
 		t.Errorf("no clean-stop line:\n%s", logs)
 	}
 	_ = os.Remove(bin)
+}
+
+// TestCPUProfileIsWrittenOnStop: with --cpu-profile the binary writes a profile of its run,
+// complete (gzip-compressed, as pprof writes them) once it stops on SIGTERM.
+func TestCPUProfileIsWrittenOnStop(t *testing.T) {
+	bin := buildBinary(t)
+	profile := filepath.Join(t.TempDir(), "cpu.pprof")
+	cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--cpu-profile", profile)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(stderr)
+	if !lines.Scan() {
+		t.Fatalf("no start-up line: %v", lines.Err())
+	}
+	var first struct{ Addr string }
+	if err := json.Unmarshal(lines.Bytes(), &first); err != nil || first.Addr == "" {
+		t.Fatalf("start-up line %q: %v", lines.Text(), err)
+	}
+	for range 20 {
+		if resp, err := http.Get("http://" + first.Addr + "/_understudy/health"); err == nil {
+			resp.Body.Close()
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for lines.Scan() {
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v, want 0", err)
+	}
+	b, err := os.ReadFile(profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Fatalf("the profile is not a gzip-compressed pprof profile: %d bytes", len(b))
+	}
 }
