@@ -54,6 +54,9 @@ fuzz: ## run each fuzz target for its budget of executions (or for $(FUZZTIME))
 
 test: lint check-generate fmt-check vet unit fuzz ## everything CI runs
 
-.PHONY: bench
+.PHONY: bench pgo
+pgo: ## refresh cmd/understudy/default.pgo, the profile go build optimizes the binary with (needs wrk)
+	bench/wrk/pgo.sh
+
 bench: ## benchmark understudy against a bare Echo server (BENCHFLAGS="-duration 3s -ops roleassign")
 	$(GO) run ./bench $(BENCHFLAGS)
