@@ -113,49 +113,6 @@ func (t *Table[R]) find(h uint64, pk string) (uint32, bool) {
 	return t.byPK.lookup(h, func(s uint32) bool { return t.pkOf(s) == pk })
 }
 
-// Touches reads, all at once, where the lookups a request is about to make start, so that
-// the lookups find them in the cache: a lookup in a large table reads a random place of its
-// index, seldom cached, and lookups one after another wait for memory one after another.
-// Read back to back, the places wait together (as Put does with its own keys): for a rule
-// insert, its request id, name and id. Add the keys (TouchKey, TouchUnique: hashing them
-// needs no transaction), then Read inside the write transaction that looks them up. At
-// most four keys are kept; more are left out.
-type Touches struct {
-	n     int
-	idx   [4]*hashIndex
-	h     [4]uint64
-	tx    *Tx
-	touch *uint64
-}
-
-// TouchKey adds a lookup of pk in t.
-func TouchKey[R any](ts *Touches, t *Table[R], pk string) { ts.add(&t.byPK, t.hash(pk), &t.touched) }
-
-// TouchUnique adds a lookup of key (which it does not keep) in u.
-func TouchUnique[R any](ts *Touches, u *Unique[R], key []byte) {
-	ts.add(&u.idx, u.hashBytes(key), &u.t.touched)
-}
-
-func (ts *Touches) add(x *hashIndex, h uint64, sink *uint64) {
-	if ts.n < len(ts.idx) {
-		ts.idx[ts.n], ts.h[ts.n], ts.touch = x, h, sink
-		ts.n++
-	}
-}
-
-// Read reads the places, in tx, a write transaction (which holds the writer lock); in any
-// other it does nothing.
-func (ts *Touches) Read(tx *Tx) {
-	if !tx.writable || ts.n == 0 {
-		return
-	}
-	var sum uint64
-	for i := range ts.n {
-		sum += ts.idx[i].touch(ts.h[i])
-	}
-	*ts.touch += sum
-}
-
 // decode is the record in slot.
 func (t *Table[R]) decode(slot uint32) R {
 	return t.codec.Decode(&Dec{b: t.recs.payload(slot)[8*(1+t.keyed):]})
