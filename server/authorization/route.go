@@ -74,11 +74,17 @@ func rewrite(path string) (newPath, newRaw string, ok bool) {
 	} else {
 		newPath = "/" + scope + providerSegment + canonical + sep + tail
 	}
-	rawRest := escapeSegments(canonical, sep, tail)
-	if scope == "" {
-		return newPath, providerSegment + rawRest, true
+	// The raw path in one allocation: what a client means needs no escape but the scope's
+	// slashes.
+	var raw strings.Builder
+	raw.Grow(1 + len(scope) + 2*strings.Count(scope, "/") + len(providerSegment) + len(canonical) + len(sep) + len(tail))
+	if scope != "" {
+		raw.WriteByte('/')
+		writeEscapedScope(&raw, scope)
 	}
-	return newPath, "/" + escapeScope(scope) + providerSegment + rawRest, true
+	raw.WriteString(providerSegment)
+	writeEscapedSegments(&raw, canonical, sep, tail)
+	return newPath, raw.String(), true
 }
 
 // pathSafe[c] reports whether url.PathEscape leaves the ASCII byte c as it is.
@@ -89,32 +95,37 @@ var pathSafe = func() (safe [utf8.RuneSelf]bool) {
 	return safe
 }()
 
-// escapeScope is url.PathEscape(scope), in one pass and one allocation for a scope whose
-// only bytes to escape are its slashes (every scope a client means: ids, names, dots and
-// dashes), where PathEscape looks at each byte twice and builds byte by byte. It was a
-// third of the role-assignment PUT's path handling (callgrind).
-func escapeScope(scope string) string {
-	slashes := 0
-	for i := 0; i < len(scope); i++ {
-		switch c := scope[i]; {
-		case c == '/':
-			slashes++
-		case c >= utf8.RuneSelf || !pathSafe[c]:
-			return url.PathEscape(scope)
-		}
+// writeEscapedScope writes url.PathEscape(scope): in one pass, the runs between slashes
+// copied whole, for a scope whose only bytes to escape are its slashes (every scope a
+// client means: ids, names, dots and dashes), where PathEscape looks at each byte twice
+// and builds byte by byte (it was a third of a role-assignment PUT's path handling,
+// callgrind); any other scope through PathEscape.
+func writeEscapedScope(b *strings.Builder, scope string) {
+	if !pathClean(scope) {
+		b.WriteString(url.PathEscape(scope))
+		return
 	}
-	var b strings.Builder
-	b.Grow(len(scope) + 2*slashes)
 	for {
 		i := strings.IndexByte(scope, '/')
 		if i < 0 {
 			b.WriteString(scope)
-			return b.String()
+			return
 		}
 		b.WriteString(scope[:i])
 		b.WriteString("%2F")
 		scope = scope[i+1:]
 	}
+}
+
+// pathClean reports whether every "/"-separated segment of s is as url.PathEscape leaves
+// it.
+func pathClean(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != '/' && (c >= utf8.RuneSelf || !pathSafe[c]) {
+			return false
+		}
+	}
+	return true
 }
 
 // routeWord is routeWords[strings.ToLower(word)] without allocating for ASCII words.
@@ -133,26 +144,20 @@ func routeWord(word string) (string, bool) {
 	return "", false
 }
 
-// escapeSegments is word+sep+tail with each "/"-separated segment path-escaped, allocating
-// only when some segment needs escaping.
-func escapeSegments(word, sep, tail string) string {
-	clean := url.PathEscape(word) == word
-	for rest := tail; clean && rest != ""; {
-		var seg string
-		seg, rest, _ = strings.Cut(rest, "/")
-		clean = url.PathEscape(seg) == seg
-	}
-	if clean {
-		if sep == "" {
-			return word
-		}
-		return word + sep + tail
+// writeEscapedSegments writes word+sep+tail with each "/"-separated segment path-escaped
+// (word has no "/").
+func writeEscapedSegments(b *strings.Builder, word, sep, tail string) {
+	if pathClean(word) && pathClean(tail) {
+		b.WriteString(word)
+		b.WriteString(sep)
+		b.WriteString(tail)
+		return
 	}
 	parts := strings.Split(word+sep+tail, "/")
 	for j, p := range parts {
 		parts[j] = url.PathEscape(p)
 	}
-	return strings.Join(parts, "/")
+	b.WriteString(strings.Join(parts, "/"))
 }
 
 // lastIndexFold is strings.LastIndex ignoring ASCII case. It folds ASCII only, so that byte

@@ -49,8 +49,9 @@ func checkRouteEquivalence(t *testing.T, path string) {
 	if p != wp || raw != wraw || ok != wok {
 		t.Fatalf("rewrite(%q) = %q, %q, %v; want %q, %q, %v", path, p, raw, ok, wp, wraw, wok)
 	}
-	if got, want := escapeScope(path), url.PathEscape(path); got != want {
-		t.Fatalf("escapeScope(%q) = %q, want %q", path, got, want)
+	var escaped strings.Builder
+	if writeEscapedScope(&escaped, path); escaped.String() != url.PathEscape(path) {
+		t.Fatalf("writeEscapedScope(%q) wrote %q, want %q", path, escaped.String(), url.PathEscape(path))
 	}
 	if got, want := asciiLower(path), asciiLowerReference(path); got != want {
 		t.Fatalf("asciiLower(%q) = %q, want %q", path, got, want)
