@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"context"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 
@@ -41,7 +42,7 @@ func (s *Server) AssignRequestID(next echo.HandlerFunc) echo.HandlerFunc {
 		if !strings.HasPrefix(path, "/v2/") && !strings.HasPrefix(path, "/r/") {
 			return next(c)
 		}
-		id := s.randomID("req_", 14)
+		id := s.requestIDValue()
 		c.Response().Header().Set("Request-Id", id)
 		if k := validate.Header(c.Request().Header, "Idempotency-Key"); k != "" && c.Request().Method == "POST" {
 			c.Response().Header().Set("Idempotency-Key", k)
@@ -54,6 +55,22 @@ func (s *Server) AssignRequestID(next echo.HandlerFunc) echo.HandlerFunc {
 		c.SetRequest(req.WithContext(context.WithValue(req.Context(), requestKey{}, info)))
 		return next(c)
 	}
+}
+
+// requestIDValue is a new Request-Id: req_ and 14 random alphanumerics. An id names a
+// request in logs and support tickets and guards nothing, so it is drawn from math/rand's
+// generator rather than crypto/rand, whose draw was 1% of an account link's CPU; a
+// configured Random source (tests) is used for ids as for secrets.
+func (s *Server) requestIDValue() string {
+	if s.cfg.Random != nil {
+		return s.randomID("req_", 14)
+	}
+	var b [len("req_") + 14]byte
+	copy(b[:], "req_")
+	for i := len("req_"); i < len(b); i++ {
+		b[i] = alphanumerics[rand.IntN(len(alphanumerics))]
+	}
+	return string(b[:])
 }
 
 func requestID(ctx context.Context) string {
