@@ -9,7 +9,8 @@ import (
 
 // TestARMRequestIDs: every authorization answer, errors included, carries
 // x-ms-request-id (a fresh version 4 GUID) and x-ms-correlation-request-id (the client's
-// GUID, or the request id), as ARM's do; the other APIs keep their own ids.
+// GUID, or the request id), as ARM's do; the other APIs keep their own ids: compute an
+// X-Request-Id, accounts their Request-Id only.
 func TestARMRequestIDs(t *testing.T) {
 	addr := servedServer(t)
 	get := func(path, corr string) http.Header {
@@ -54,5 +55,10 @@ func TestARMRequestIDs(t *testing.T) {
 	}
 	if h := get("/compute/v1/projects/my-project-123/global/forwardingRules", ""); h.Get("X-Request-Id") == "" || h.Get("x-ms-request-id") != "" {
 		t.Errorf("compute answer headers: %v", h)
+	}
+	for _, path := range []string{"/v2/core/accounts", "/v2/nowhere", "/r/acct_x/alu_y"} {
+		if h := get(path, ""); h.Get("Request-Id") == "" || h.Get("X-Request-Id") != "" || h.Get("x-ms-request-id") != "" {
+			t.Errorf("accounts answer headers for %s: %v", path, h)
+		}
 	}
 }

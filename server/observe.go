@@ -54,6 +54,10 @@ func (s *Server) observed(c echo.Context, next echo.HandlerFunc) error {
 	api := s.apiName(path)
 	switch {
 	case api == "admin":
+	case api == "accounts":
+		// AssignRequestID, inside, gives every response of this API its Request-Id, as the
+		// real API's: no X-Request-Id besides (the test below would always have found none
+		// set yet).
 	case api == "authorization":
 		setARMRequestIDs(c.Response().Header(), req.Header)
 	case validate.Header(c.Response().Header(), "Request-Id") == "":
