@@ -27,10 +27,11 @@ import (
 func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
+	flags := []string{"--data-dir", dir, "--log-level", "error", "--compute-operation-mode", "200ms"}
 	l := newLedger()
 	const rounds = 4
 	for round := range rounds {
-		p := startBinary(t, bin, dir)
+		p := startBinary(t, bin, flags...)
 		l.verify(t, p.base, round)
 		if t.Failed() {
 			p.kill(t)
@@ -50,7 +51,7 @@ func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
 		wg.Wait()
 		t.Logf("round %d: killed with %d role assignments, %d accounts, %d rules acknowledged so far", round, l.count(l.ra), len(l.accts), len(l.rls))
 	}
-	p := startBinary(t, bin, dir)
+	p := startBinary(t, bin, flags...)
 	defer p.kill(t)
 	l.verify(t, p.base, rounds)
 }
@@ -60,9 +61,11 @@ type process struct {
 	base string
 }
 
-func startBinary(t *testing.T, bin, dir string) *process {
+// startBinary runs bin on a free port with these flags besides, once it has logged its
+// address (the rest of its log is discarded).
+func startBinary(t *testing.T, bin string, flags ...string) *process {
 	t.Helper()
-	cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--data-dir", dir, "--log-level", "error", "--compute-operation-mode", "200ms")
+	cmd := exec.Command(bin, append([]string{"--addr", "127.0.0.1:0"}, flags...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -83,34 +83,17 @@ func TestBinaryServesAndShutsDownCleanly(t *testing.T) {
 func TestCPUProfileIsWrittenOnStop(t *testing.T) {
 	bin := buildBinary(t)
 	profile := filepath.Join(t.TempDir(), "cpu.pprof")
-	cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--cpu-profile", profile)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	lines := bufio.NewScanner(stderr)
-	if !lines.Scan() {
-		t.Fatalf("no start-up line: %v", lines.Err())
-	}
-	var first struct{ Addr string }
-	if err := json.Unmarshal(lines.Bytes(), &first); err != nil || first.Addr == "" {
-		t.Fatalf("start-up line %q: %v", lines.Text(), err)
-	}
+	p := startBinary(t, bin, "--cpu-profile", profile)
+	defer p.kill(t)
 	for range 20 {
-		if resp, err := http.Get("http://" + first.Addr + "/_understudy/health"); err == nil {
+		if resp, err := http.Get(p.base + "/_understudy/health"); err == nil {
 			resp.Body.Close()
 		}
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	for lines.Scan() {
-	}
-	if err := cmd.Wait(); err != nil {
+	if err := p.cmd.Wait(); err != nil {
 		t.Fatalf("exit: %v, want 0", err)
 	}
 	b, err := os.ReadFile(profile)
