@@ -160,21 +160,21 @@ func (o *Object) OptTime(name string, v *time.Time, times *Times) bool {
 // record are often one instant (created and last modified, in a record just made), each
 // formatted again for some 800 instructions where a copy costs a few dozen.
 type Times struct {
-	t    time.Time
-	text []byte
-	buf  [40]byte
+	t   time.Time
+	n   int // the length of t's text in buf; 0 before the first
+	buf [40]byte
 }
 
 // Append appends t as Time does.
 func (c *Times) Append(b []byte, t time.Time) ([]byte, bool) {
 	// == and not Equal: the same instant in another location is written otherwise.
-	if c.text != nil && t == c.t {
-		return append(b, c.text...), true
+	if c.n > 0 && t == c.t {
+		return append(b, c.buf[:c.n]...), true
 	}
 	start := len(b)
 	b, ok := Time(b, t)
-	if ok {
-		c.t, c.text = t, append(c.buf[:0], b[start:]...)
+	if ok && len(b)-start <= len(c.buf) {
+		c.t, c.n = t, copy(c.buf[:], b[start:])
 	}
 	return b, ok
 }
