@@ -149,7 +149,6 @@ type Touches struct {
 	n     int
 	idx   [4]*hashIndex
 	h     [4]uint64
-	tx    *Tx
 	touch *uint64
 }
 

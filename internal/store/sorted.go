@@ -152,7 +152,8 @@ func (l *sorted[E]) remove(at func(x E) int, atFence func(fence string) int) boo
 		if len(l.fences) > 0 {
 			// Its fence goes; or, if it was the last chunk, the fence of the one before,
 			// which now is.
-			l.fences = slices.Delete(l.fences, min(p.c, len(l.fences)-1), min(p.c, len(l.fences)-1)+1)
+			f := min(p.c, len(l.fences)-1)
+			l.fences = slices.Delete(l.fences, f, f+1)
 		}
 	case p.i == 0:
 		// The oldest go first: cut from the front, without moving the rest.

@@ -48,7 +48,7 @@ type Table[R any] struct {
 	// undo holds, newest last, what undoes this table's changes in the open write
 	// transaction (Tx.undo says in which order tables undo theirs).
 	undo []undoEntry[R]
-	// touched keeps what Put and Touch read ahead of lookups, so that the reads stay.
+	// touched keeps what Put and Touches read ahead of lookups, so that the reads stay.
 	touched uint64
 }
 

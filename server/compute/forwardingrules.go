@@ -40,10 +40,7 @@ func (s *Server) GlobalForwardingRulesInsert(ctx context.Context, req gen.Global
 	// the Put and the operation's target, and nothing is built under the writer lock.
 	key, scope := s.newRuleKey(&rule), globalScope(req.Project)
 	start := operations.Start{Kind: kindRuleInsert, OperationType: "insert", Target: key, TargetID: rule.ID}
-	var ts store.Touches // what the insert looks up: the rule's name and id
-	store.TouchKey(&ts, s.tables.ForwardingRules, key)
-	var buf [128]byte
-	store.TouchUnique(&ts, s.tables.RuleByID, append(append(append(buf[:0], rule.Project...), '|'), rule.ID...))
+	ts := touchesOfInsert(s.tables.ForwardingRules, key, s.tables.RuleByID, rule.Project, rule.ID)
 	op, err := s.mutate(ctx, req.Project, scope, requestID, &ts, func(tx *store.Tx) (operations.Start, error) {
 		if _, taken := s.tables.ForwardingRules.Get(tx, key); taken {
 			return operations.Start{}, &Error{Status: http.StatusConflict, Reason: "alreadyExists",
@@ -180,10 +177,12 @@ func (s *Server) mutate(ctx context.Context, project, scope, requestID string, t
 	if scope == "" {
 		scope = globalScope(project)
 	}
+	if ts != nil {
+		s.ops.Touch(ts, scope, requestID) // hashed before the writer lock is taken
+	}
 	var op store.Operation
 	err := s.db.Update(func(tx *store.Tx) error {
 		if ts != nil {
-			s.ops.Touch(ts, scope, requestID)
 			ts.Read(tx)
 		}
 		if prior, ok := s.ops.Existing(tx, scope, requestID); ok {
@@ -199,6 +198,16 @@ func (s *Server) mutate(ctx context.Context, project, scope, requestID string, t
 		return err
 	})
 	return op, err
+}
+
+// touchesOfInsert is what an insert of a resource under key, with the new id in project,
+// looks up: its key in t (taken?) and its id in ids (the index of project|id).
+func touchesOfInsert[R any](t *store.Table[R], key string, ids *store.Unique[R], project, id string) store.Touches {
+	var ts store.Touches
+	store.TouchKey(&ts, t, key)
+	var buf [128]byte
+	store.TouchUnique(&ts, ids, append(append(append(buf[:0], project...), '|'), id...))
+	return ts
 }
 
 // readableRule finds a rule by name or id; one whose insert is still running is not there yet.

@@ -49,10 +49,7 @@ func (s *Server) InterconnectAttachmentGroupsInsert(ctx context.Context, req gen
 	key, scope := all[:k], globalScope(req.Project)
 	g.Name, g.ID = all[len(g.Project)+1:k], all[k:]
 	accepted := operations.Start{Kind: kindGroupInsert, OperationType: "insert", Target: key, TargetID: g.ID}
-	var ts store.Touches // what the insert looks up: the group's name and id
-	store.TouchKey(&ts, s.ic.Groups, key)
-	var buf [128]byte
-	store.TouchUnique(&ts, s.ic.GroupID, append(append(append(buf[:0], g.Project...), '|'), g.ID...))
+	ts := touchesOfInsert(s.ic.Groups, key, s.ic.GroupID, g.Project, g.ID)
 	op, err := s.mutate(ctx, req.Project, scope, requestID, &ts, func(tx *store.Tx) (operations.Start, error) {
 		if _, taken := s.ic.Groups.Get(tx, key); taken {
 			return operations.Start{}, alreadyExists(groupPath(g.Project, g.Name))
