@@ -263,6 +263,25 @@ func envelopeFor(path string) (string, func([]byte) (string, error)) {
 	return "authorization", armEnvelopeStrict
 }
 
+// answeringEnvelope is the API whose envelope answers a request for path, and that
+// envelope: the owner of the path as sent, or, for a path no other API owns as sent, the
+// API it was meant for once its start is tidied (envelopePath: //compute/..., /./v2/...,
+// and a query that cut an ARM path short, as in //r/?/providers/...). A path meant for
+// the hosted pages but not one of theirs as sent gets the accounts API's JSON envelope:
+// their HTML pages are for their own paths.
+func answeringEnvelope(path string) (string, func([]byte) (string, error)) {
+	api, envelope := envelopeFor(path)
+	if api != "authorization" {
+		return api, envelope
+	}
+	switch meant, meantEnvelope := envelopeFor(server.EnvelopePath(path)); meant {
+	case "hosted":
+		return "accounts", v2Envelope
+	default:
+		return meant, meantEnvelope
+	}
+}
+
 // armEnvelopeStrict is armEnvelope that also refuses members ARM's envelope does not have,
 // so that another API's {"error":{"code","message",...}} does not pass for it.
 func armEnvelopeStrict(body []byte) (string, error) {
@@ -416,7 +435,7 @@ func (fs *fuzzServer) run(t *testing.T, in fuzzInput, defaults map[string]string
 		return
 	}
 	fs.log.take()
-	api, envelope := envelopeFor(req.URL.Path)
+	api, envelope := answeringEnvelope(req.URL.Path)
 	rec := httptest.NewRecorder()
 	func() {
 		defer func() {
