@@ -155,7 +155,7 @@ func (e *Engine) Mode() Mode { return e.cfg.Mode }
 
 // FinishesAtAccept says whether every operation Begin accepts is DONE before Begin returns
 // (immediate mode). A handler can then store its resource finished already, and its
-// finisher has nothing left to change.
+// finisher has nothing left to change (Start.Settled skips it).
 func (e *Engine) FinishesAtAccept() bool { return !e.cfg.Mode.Manual && e.cfg.Mode.Delay == 0 }
 
 // Start describes an operation to accept.
@@ -168,6 +168,10 @@ type Start struct {
 	// Done makes the operation DONE at once whatever the mode, as the real service does for
 	// label changes (applied at accept).
 	Done bool
+	// Settled says the caller stored the target, in this transaction, as its finisher would
+	// leave it (see FinishesAtAccept): an operation DONE at accept skips the finisher, which
+	// would only read the target back to find nothing to change.
+	Settled bool
 }
 
 // Existing returns the operation a requestId already started in the scope (a project's
@@ -209,7 +213,7 @@ func (e *Engine) Begin(tx *store.Tx, s Start) (store.Operation, error) {
 		Status: Pending, InsertTime: now, DueTime: now.Add(e.cfg.Mode.Delay), Manual: e.cfg.Mode.Manual && !s.Done,
 	}
 	if s.Done || e.FinishesAtAccept() {
-		return e.finish(tx, key, op, now)
+		return e.finish(tx, key, op, now, s.Settled)
 	}
 	if err := e.t.Ops.Put(tx, key, op); err != nil {
 		return op, fmt.Errorf("operation %s: %w", op.Name, err)
@@ -221,8 +225,8 @@ func (e *Engine) Begin(tx *store.Tx, s Start) (store.Operation, error) {
 }
 
 // finish turns op, stored (or to be stored) under pk, DONE at time at: its finisher runs
-// unless a failure was decided.
-func (e *Engine) finish(tx *store.Tx, pk string, op store.Operation, at time.Time) (store.Operation, error) {
+// unless a failure was decided or the target is settled already (Start.Settled).
+func (e *Engine) finish(tx *store.Tx, pk string, op store.Operation, at time.Time, settled bool) (store.Operation, error) {
 	op.Status, op.Progress, op.EndTime = Done, 100, at
 	if op.StartTime.IsZero() {
 		// As view showed it while it ran: a timed operation started a quarter of the way
@@ -232,7 +236,7 @@ func (e *Engine) finish(tx *store.Tx, pk string, op store.Operation, at time.Tim
 			op.StartTime = start
 		}
 	}
-	if op.Failure == nil {
+	if op.Failure == nil && !settled {
 		if f := e.finishers[op.Kind]; f != nil {
 			if err := f(tx, op); err != nil {
 				return op, fmt.Errorf("operation %s (%s): %w", op.Name, op.Kind, err)
@@ -264,7 +268,7 @@ func (e *Engine) Advance() error {
 			return true
 		})
 		for _, op := range due {
-			if _, err := e.finish(tx, op.Key(), op, op.DueTime); err != nil {
+			if _, err := e.finish(tx, op.Key(), op, op.DueTime, false); err != nil {
 				return err
 			}
 		}

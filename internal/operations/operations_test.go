@@ -91,6 +91,23 @@ func TestImmediate(t *testing.T) {
 	}
 }
 
+// A settled target has nothing left for its finisher when the operation is DONE at accept;
+// an operation that finishes later runs the finisher all the same.
+func TestSettledSkipsTheFinisherOnlyAtAccept(t *testing.T) {
+	f := newFixture(t, Mode{})
+	f.begin(t, Start{Target: "a", Settled: true})
+	f.begin(t, Start{Target: "b"})
+	if f.finishedTargets() != "[b]" {
+		t.Errorf("immediate: finished %s, want [b]", f.finishedTargets())
+	}
+	f = newFixture(t, Mode{Manual: true})
+	op := f.begin(t, Start{Target: "c", Settled: true})
+	f.get(t, op.Name)
+	if got := f.get(t, op.Name); got.Status != Done || f.finishedTargets() != "[c]" {
+		t.Errorf("manual: %s, finished %s, want [c]", got.Status, f.finishedTargets())
+	}
+}
+
 func TestDelayMovesForwardOnly(t *testing.T) {
 	f := newFixture(t, Mode{Delay: 400 * time.Millisecond})
 	op := f.begin(t, Start{Target: "a", RequestID: "r1"})

@@ -50,7 +50,7 @@ func (e *Engine) step(tx *store.Tx, op store.Operation) (store.Operation, error)
 		op.Status, op.Progress, op.StartTime = Running, 50, now
 		return op, e.t.Ops.Put(tx, op.Key(), op)
 	}
-	return e.finish(tx, op.Key(), op, now)
+	return e.finish(tx, op.Key(), op, now, false)
 }
 
 func (e *Engine) lookup(tx *store.Tx, scope, nameOrID string) (store.Operation, bool) {
@@ -91,7 +91,7 @@ func (e *Engine) Delete(scope, nameOrID string) error {
 		}
 		if !op.Done() {
 			var err error
-			if op, err = e.finish(tx, op.Key(), op, e.cfg.Now()); err != nil {
+			if op, err = e.finish(tx, op.Key(), op, e.cfg.Now(), false); err != nil {
 				return err
 			}
 		}

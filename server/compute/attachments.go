@@ -44,7 +44,7 @@ func (s *Server) InterconnectAttachmentsInsert(ctx context.Context, req gen.Inte
 			return operations.Start{}, err
 		}
 		return operations.Start{Kind: kindAttachmentInsert, OperationType: "insert", Target: a.Key(),
-			TargetID: a.ID}, nil
+			TargetID: a.ID, Settled: !a.Pending}, nil
 	})
 	if err != nil {
 		return nil, err

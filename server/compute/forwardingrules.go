@@ -39,7 +39,7 @@ func (s *Server) GlobalForwardingRulesInsert(ctx context.Context, req gen.Global
 	// The key and scope are made once, before the transaction: the key serves the lookup,
 	// the Put and the operation's target, and nothing is built under the writer lock.
 	key, scope := s.newRuleKey(&rule), globalScope(req.Project)
-	start := operations.Start{Kind: kindRuleInsert, OperationType: "insert", Target: key, TargetID: rule.ID}
+	start := operations.Start{Kind: kindRuleInsert, OperationType: "insert", Target: key, TargetID: rule.ID, Settled: !rule.Pending}
 	ts := touchesOfInsert(s.tables.ForwardingRules, key, s.tables.RuleByID, rule.Project, rule.ID)
 	op, err := s.mutate(ctx, req.Project, scope, requestID, &ts, func(tx *store.Tx) (operations.Start, error) {
 		if _, taken := s.tables.ForwardingRules.Get(tx, key); taken {

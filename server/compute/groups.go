@@ -48,7 +48,7 @@ func (s *Server) InterconnectAttachmentGroupsInsert(ctx context.Context, req gen
 	all, k, _ := s.keyAndID(g.Project, g.Name, false)
 	key, scope := all[:k], globalScope(req.Project)
 	g.Name, g.ID = all[len(g.Project)+1:k], all[k:]
-	accepted := operations.Start{Kind: kindGroupInsert, OperationType: "insert", Target: key, TargetID: g.ID}
+	accepted := operations.Start{Kind: kindGroupInsert, OperationType: "insert", Target: key, TargetID: g.ID, Settled: !g.Pending}
 	ts := touchesOfInsert(s.ic.Groups, key, s.ic.GroupID, g.Project, g.ID)
 	op, err := s.mutate(ctx, req.Project, scope, requestID, &ts, func(tx *store.Tx) (operations.Start, error) {
 		if _, taken := s.ic.Groups.Get(tx, key); taken {

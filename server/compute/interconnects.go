@@ -108,7 +108,7 @@ func (s *Server) InterconnectsInsert(ctx context.Context, req gen.InterconnectsI
 			return operations.Start{}, err
 		}
 		return operations.Start{Kind: kindInterconnectInsert, OperationType: "insert", Target: ic.Key(),
-			TargetID: ic.ID}, nil
+			TargetID: ic.ID, Settled: !ic.Pending}, nil
 	})
 	if err != nil {
 		return nil, err
