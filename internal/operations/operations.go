@@ -172,6 +172,40 @@ type Start struct {
 	// leave it (see FinishesAtAccept): an operation DONE at accept skips the finisher, which
 	// would only read the target back to find nothing to change.
 	Settled bool
+	// Identity, if made by Prepare for Scope, is the operation's; else Begin makes one.
+	Identity Identity
+}
+
+// Identity is an operation's key, name and id, and the time it is accepted (which the
+// name carries), made before its transaction.
+type Identity struct {
+	scope, key, name, id string
+	at                   time.Time
+}
+
+// Prepare makes the identity of an operation to be accepted now in scope, and adds to ts
+// (see store.Touches) the lookups Begin will make for it and Existing for requestID: a new
+// operation's key and id are random, so each lookup is a place of a large index seldom in
+// the cache, and read together they wait for memory once.
+func (e *Engine) Prepare(ts *store.Touches, scope, requestID string) Identity {
+	var buf [128]byte
+	if requestID != "" {
+		store.TouchUnique(ts, e.t.ByRequestID, store.AppendRequestIDKey(buf[:0], scope, requestID))
+	}
+	id := e.identity(scope)
+	store.TouchKey(ts, e.t.Ops, id.key)
+	store.TouchUnique(ts, e.t.ByID, store.AppendIDKey(buf[:0], scope, id.id))
+	return id
+}
+
+func (e *Engine) identity(scope string) Identity {
+	now := e.cfg.Now()
+	// One read of randomness for the name and the id: the same bytes, in the same order, as
+	// two reads (16 then 8), with one buffer and one call instead of two.
+	var rnd [24]byte
+	e.read(rnd[:])
+	key, name, id := newKey(scope, now, rnd[:])
+	return Identity{scope: scope, key: key, name: name, id: id, at: now}
 }
 
 // Existing returns the operation a requestId already started in the scope (a project's
@@ -189,23 +223,14 @@ func (e *Engine) Existing(tx *store.Tx, scope, requestID string) (store.Operatio
 	return e.view(op, e.cfg.Now()), true
 }
 
-// Touch adds Existing's lookup of requestID in scope to ts (see store.Touches).
-func (e *Engine) Touch(ts *store.Touches, scope, requestID string) {
-	if requestID != "" {
-		var buf [128]byte
-		store.TouchUnique(ts, e.t.ByRequestID, store.AppendRequestIDKey(buf[:0], scope, requestID))
-	}
-}
-
 // Begin accepts an operation inside the caller's transaction, the one that also reserves
 // or changes the resource. An operation DONE at once is finished in the same transaction.
 func (e *Engine) Begin(tx *store.Tx, s Start) (store.Operation, error) {
-	now := e.cfg.Now()
-	// One read of randomness for the name and the id: the same bytes, in the same order, as
-	// two reads (16 then 8), with one buffer and one call instead of two.
-	var rnd [24]byte
-	e.read(rnd[:])
-	key, name, id := newKey(s.Scope, now, rnd[:])
+	ident := s.Identity
+	if ident.key == "" || ident.scope != s.Scope {
+		ident = e.identity(s.Scope)
+	}
+	key, name, id, now := ident.key, ident.name, ident.id, ident.at
 	op := store.Operation{
 		Scope: s.Scope, Project: s.Project, Name: name, ID: id, Seq: e.seq.Add(1),
 		Kind: s.Kind, OperationType: s.OperationType, TargetLink: s.TargetLink, TargetID: s.TargetID, Target: s.Target,

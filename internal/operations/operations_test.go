@@ -370,3 +370,25 @@ func TestNewKeepsTheLimits(t *testing.T) {
 		t.Errorf("retention %v, delay %v; want %v and %v", e.cfg.Retention, e.cfg.Mode.Delay, MaxRetention, MaxDelay)
 	}
 }
+
+// TestPreparedIdentity: an identity made by Prepare before the transaction names the
+// operation Begin accepts (and is found by name and id); one prepared for another scope is
+// not used.
+func TestPreparedIdentity(t *testing.T) {
+	f := newFixture(t, Mode{})
+	var ts store.Touches
+	ident := f.e.Prepare(&ts, "projects/p/global", "r1")
+	f.clk.Advance(time.Second) // accepted at the time it was prepared, all the same
+	op := f.begin(t, Start{Target: "a", RequestID: "r1", Identity: ident})
+	if op.Name != ident.name || op.ID != ident.id || !op.InsertTime.Equal(ident.at) {
+		t.Fatalf("op %s/%s at %v, want the prepared %s/%s at %v", op.Name, op.ID, op.InsertTime, ident.name, ident.id, ident.at)
+	}
+	if got := f.get(t, op.ID); got.Name != op.Name {
+		t.Errorf("by id: %s, want %s", got.Name, op.Name)
+	}
+	other := f.e.Prepare(&ts, "projects/p/regions/r", "")
+	op2 := f.begin(t, Start{Target: "b", Identity: other})
+	if op2.Name == other.name || op2.Scope != "projects/p/global" {
+		t.Errorf("an identity prepared for another scope was used: %+v", op2)
+	}
+}

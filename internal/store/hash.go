@@ -144,11 +144,11 @@ func (x *hashIndex) len() int {
 // Read back to back, the places wait together (as Put does with its own keys): for a rule
 // insert, its request id, name and id. Add the keys (TouchKey, TouchUnique: hashing them
 // needs no transaction), then Read inside the write transaction that looks them up. At
-// most four keys are kept; more are left out.
+// most six keys are kept; more are left out.
 type Touches struct {
 	n     int
-	idx   [4]*hashIndex
-	h     [4]uint64
+	idx   [6]*hashIndex
+	h     [6]uint64
 	touch *uint64
 }
 

@@ -166,5 +166,8 @@ func AppendRequestIDKey(b []byte, scope, requestID string) []byte {
 	return appendKey(b, scope, requestID)
 }
 
+// AppendIDKey appends the ByID key of an operation's id in scope to b, for TouchUnique.
+func AppendIDKey(b []byte, scope, id string) []byte { return appendKey(b, scope, id) }
+
 // UnixNanos is the number by which Due and Finished order times, for their scans.
 func UnixNanos(t time.Time) uint64 { return unixNanos(t) }

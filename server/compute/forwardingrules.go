@@ -171,14 +171,16 @@ func (s *Server) GlobalForwardingRulesSetLabels(ctx context.Context, req gen.Glo
 // mutate runs a mutation's accept step and starts its operation, in scope (the project's
 // global operations when ""), in one transaction. A requestId seen before in the scope
 // returns the original operation and changes nothing. ts, if not nil, holds the keys
-// accept will look up: with the requestId's, they are read together before any lookup
-// (store.Touches), and wait for memory once.
+// accept will look up: with the requestId's and the new operation's (made before the
+// transaction), they are read together before any lookup (store.Touches), and wait for
+// memory once.
 func (s *Server) mutate(ctx context.Context, project, scope, requestID string, ts *store.Touches, accept func(tx *store.Tx) (operations.Start, error)) (store.Operation, error) {
 	if scope == "" {
 		scope = globalScope(project)
 	}
+	var ident operations.Identity
 	if ts != nil {
-		s.ops.Touch(ts, scope, requestID) // hashed before the writer lock is taken
+		ident = s.ops.Prepare(ts, scope, requestID) // made and hashed before the writer lock is taken
 	}
 	var op store.Operation
 	err := s.db.Update(func(tx *store.Tx) error {
@@ -194,6 +196,7 @@ func (s *Server) mutate(ctx context.Context, project, scope, requestID string, t
 			return err
 		}
 		start.Project, start.Scope, start.RequestID, start.User = project, scope, requestID, userFrom(ctx)
+		start.Identity = ident
 		op, err = s.ops.Begin(tx, start)
 		return err
 	})
