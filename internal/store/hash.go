@@ -142,9 +142,9 @@ func (x *hashIndex) len() int {
 // the lookups find them in the cache: a lookup in a large table reads a random place of its
 // index, seldom cached, and lookups one after another wait for memory one after another.
 // Read back to back, the places wait together (as Put does with its own keys): for a rule
-// insert, its request id, name and id, and its operation's key and id. Add the keys (TouchKey, TouchUnique: hashing them
-// needs no transaction), then Read inside the write transaction that looks them up. At
-// most six keys are kept; more are left out.
+// insert, its request id, name and id, and its operation's key and id. Add the keys
+// (TouchKey, TouchUnique: hashing them needs no transaction), then Read inside the write
+// transaction that looks them up. At most six keys are kept; more are left out.
 type Touches struct {
 	n     int
 	idx   [6]*hashIndex
