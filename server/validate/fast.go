@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -405,14 +406,7 @@ func acceptString[S string | []byte](q *quickString, s S) bool {
 		return false
 	}
 	if q.minLength != 0 || q.maxLength != nil {
-		n := uint64(0)
-		for _, r := range string(s) {
-			if utf16.IsSurrogate(r) {
-				n += 2
-			} else {
-				n++
-			}
-		}
+		n := stringLength(s)
 		if n < q.minLength || q.maxLength != nil && n > *q.maxLength {
 			return false
 		}
@@ -440,6 +434,27 @@ func acceptString[S string | []byte](q *quickString, s S) bool {
 		}
 	}
 	return true
+}
+
+// stringLength is a string's length as kin measures it for minLength and maxLength: its
+// runes as range reads them, one that is a surrogate counting twice (kin's rule, kept
+// exactly). An ASCII byte is one rune: the ASCII head of s, all of it as a rule, is counted
+// without converting a body's bytes to a string, which copied them to the heap.
+func stringLength[S string | []byte](s S) uint64 {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			n := uint64(i)
+			for _, r := range string(s[i:]) {
+				if utf16.IsSurrogate(r) {
+					n += 2
+				} else {
+					n++
+				}
+			}
+			return n
+		}
+	}
+	return uint64(len(s))
 }
 
 // quickParam is kin's ValidateParameter for one parameter where it can be done exactly

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -374,5 +375,31 @@ func TestQuickParamsAgreeWithKin(t *testing.T) {
 	t.Logf("%d parameter values checked, %d accepted by the quick check (%d of them headers)", checked, quick, headers)
 	if quick == 0 || headers == 0 {
 		t.Fatal("the quick check accepted no parameter, or no header parameter")
+	}
+}
+
+// TestStringLengthIsKins holds stringLength, for strings and bytes, to kin's count for
+// minLength and maxLength: range's runes, a surrogate counting twice.
+func TestStringLengthIsKins(t *testing.T) {
+	kin := func(s string) uint64 {
+		n := uint64(0)
+		for _, r := range s {
+			if utf16.IsSurrogate(r) {
+				n += 2
+			} else {
+				n++
+			}
+		}
+		return n
+	}
+	for _, s := range []string{"", "a", "0b1f6471-1bf0-4dda-aec3-00000000be7c", "é", "aé", "éa", "ab€cd",
+		"😀", "x😀y", "\xff", "a\xffb", "\xed\xa0\x80", "ascii then ü and 😀 and \xc3"} {
+		want := kin(s)
+		if got := stringLength(s); got != want {
+			t.Errorf("stringLength(%q) = %d, want %d", s, got, want)
+		}
+		if got := stringLength([]byte(s)); got != want {
+			t.Errorf("stringLength([]byte(%q)) = %d, want %d", s, got, want)
+		}
 	}
 }
