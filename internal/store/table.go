@@ -500,7 +500,12 @@ func (t *Table[R]) AddUnique(name string, key func(b []byte, r R) ([]byte, bool)
 	return u
 }
 
-// appendKey appends parts joined by "|", growing b once.
+// AppendKey appends parts joined by "|", growing b once: the keys of the tables and of
+// their indexes are made so (a record's project and id, say), and a caller outside the
+// store that looks one up (TouchUnique) makes it the same way.
+func AppendKey(b []byte, parts ...string) []byte { return appendKey(b, parts...) }
+
+// appendKey is AppendKey.
 func appendKey(b []byte, parts ...string) []byte {
 	n := len(parts) - 1
 	for _, p := range parts {

@@ -204,12 +204,13 @@ func (s *Server) mutate(ctx context.Context, project, scope, requestID string, t
 }
 
 // touchesOfInsert is what an insert of a resource under key, with the new id in project,
-// looks up: its key in t (taken?) and its id in ids (the index of project|id).
+// looks up: its key in t (taken?) and its id in ids (the index of project and id, keyed
+// as store.AppendKey joins them).
 func touchesOfInsert[R any](t *store.Table[R], key string, ids *store.Unique[R], project, id string) store.Touches {
 	var ts store.Touches
 	store.TouchKey(&ts, t, key)
 	var buf [128]byte
-	store.TouchUnique(&ts, ids, append(append(append(buf[:0], project...), '|'), id...))
+	store.TouchUnique(&ts, ids, store.AppendKey(buf[:0], project, id))
 	return ts
 }
 
