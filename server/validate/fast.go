@@ -376,6 +376,11 @@ func newQuickString(s *openapi3.Schema) *quickString {
 		return nil
 	}
 	q := &quickString{minLength: s.MinLength, maxLength: s.MaxLength, format: s.Format}
+	if q.format == "uuid" && s.Pattern == uuidPattern {
+		// The "uuid" format is this very pattern (uuidFormat): the pattern's match decides,
+		// a second one would only repeat it (compute's requestId has both, on every insert).
+		q.format = ""
+	}
 	for _, e := range s.Enum {
 		str, ok := e.(string)
 		if !ok {

@@ -312,7 +312,9 @@ func FuzzQuickCheck(f *testing.F) {
 // ValidateParameter accepts, and accept the spec's own examples.
 func TestQuickParamsAgreeWithKin(t *testing.T) {
 	values := []string{"", "a", "abc-1", "Bad Value", "a/b", "..", "%2F", "é", "x\u00e9\U0001F600", strings.Repeat("a", 64),
-		strings.Repeat("b", 5000), "0", "-1", "1.5", "true", "ce2ce14e-85d7-4629-bdbc-454d0519d987", "2022-04-01", "2026-05-27.dahlia"}
+		strings.Repeat("b", 5000), "0", "-1", "1.5", "true", "ce2ce14e-85d7-4629-bdbc-454d0519d987", "2022-04-01", "2026-05-27.dahlia",
+		"CE2CE14E-85D7-4629-BDBC-454D0519D987", "ce2ce14e-85d7-4629-bdbc-454d0519d98g", "ce2ce14e85d74629bdbc454d0519d987",
+		"00000000-0000-0000-0000-000000000000", "ce2ce14e-85d7-4629-bdbc-454d0519d987\n"}
 	checked, quick, headers := 0, 0, 0
 	for _, spec := range []func() (*openapi3.T, error){authzgen.GetSpec, accountsgen.GetSpec, computegen.GetSpec, admingen.GetSpec} {
 		doc, err := spec()
