@@ -143,7 +143,7 @@ func NewOperations(db *DB) *Operations {
 	t := NewTable(db, "operations", operationCodec)
 	return &Operations{
 		Ops:  t,
-		ByID: t.AddUnique("id", func(b []byte, o Operation) ([]byte, bool) { return appendKey(b, o.Scope, o.ID), true }),
+		ByID: t.AddUnique("id", func(b []byte, o Operation) ([]byte, bool) { return AppendIDKey(b, o.Scope, o.ID), true }),
 		ByRequestID: t.AddUnique("requestId", func(b []byte, o Operation) ([]byte, bool) {
 			return AppendRequestIDKey(b, o.Scope, o.ClientOperationID), o.ClientOperationID != ""
 		}),
@@ -166,7 +166,8 @@ func AppendRequestIDKey(b []byte, scope, requestID string) []byte {
 	return appendKey(b, scope, requestID)
 }
 
-// AppendIDKey appends the ByID key of an operation's id in scope to b, for TouchUnique.
+// AppendIDKey appends the ByID key of an operation's id in scope to b: ByID is defined with
+// it, and Prepare reads ahead with it (TouchUnique).
 func AppendIDKey(b []byte, scope, id string) []byte { return appendKey(b, scope, id) }
 
 // UnixNanos is the number by which Due and Finished order times, for their scans.
