@@ -501,7 +501,7 @@ func TestOperationalStatus(t *testing.T) {
 func TestGroupRequestIDAndLists(t *testing.T) {
 	w := newWorld(t, operations.Mode{})
 	urls := w.standard()
-	rid := uuid.New()
+	rid := uuid.NewString()
 	insert := func() gen.Operation {
 		u := urls["iad1"]
 		r, _ := w.c.InterconnectAttachmentGroupsInsertWithResponse(apiCtx, apiProject, &gen.InterconnectAttachmentGroupsInsertParams{RequestId: &rid},

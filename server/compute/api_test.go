@@ -74,7 +74,7 @@ func apiClient(t *testing.T, srv *understudytest.Server, email string) *gen.Clie
 	return c
 }
 
-func apiInsert(t *testing.T, c *gen.ClientWithResponses, name string, requestID *uuid.UUID, labels map[string]string) *gen.GlobalForwardingRulesInsertResponse {
+func apiInsert(t *testing.T, c *gen.ClientWithResponses, name string, requestID *string, labels map[string]string) *gen.GlobalForwardingRulesInsertResponse {
 	t.Helper()
 	body := gen.ForwardingRule{Name: name, PortRange: ptr("443-443")}
 	if labels != nil {
@@ -140,14 +140,14 @@ func ptr[T any](v T) *T { return &v }
 func TestInsertLifecycleInManualMode(t *testing.T) {
 	srv, _ := apiServer(t, operations.Mode{Manual: true})
 	c := apiClient(t, srv, "dev@example.com")
-	rid := uuid.New()
+	rid := uuid.NewString()
 	resp := apiInsert(t, c, "fr-web", &rid, nil)
 	if resp.StatusCode() != 200 {
 		t.Fatalf("insert: %d %s", resp.StatusCode(), resp.Body)
 	}
 	op := *resp.JSON200
 	if *op.Kind != "compute#operation" || *op.Status != "PENDING" || *op.Progress != 0 || *op.OperationType != "insert" ||
-		*op.User != "dev@example.com" || *op.ClientOperationId != rid.String() || op.EndTime != nil ||
+		*op.User != "dev@example.com" || *op.ClientOperationId != rid || op.EndTime != nil ||
 		!strings.HasSuffix(op.TargetLink, "/compute/v1/projects/"+apiProject+"/global/forwardingRules/fr-web") ||
 		!strings.HasSuffix(op.SelfLink, "/global/operations/"+*op.Name) || op.TargetId == nil {
 		t.Fatalf("accepted operation: %s", resp.Body)
@@ -194,11 +194,23 @@ func TestInsertLifecycleInManualMode(t *testing.T) {
 func TestRequestIDRules(t *testing.T) {
 	srv, _ := apiServer(t, operations.Mode{})
 	c := apiClient(t, srv, "dev@example.com")
-	nilID := uuid.UUID{}
+	nilID := "00000000-0000-0000-0000-000000000000"
 	resp := apiInsert(t, c, "fr-a", &nilID, nil)
 	got := wantGoogleError(t, resp.StatusCode(), resp.Body, 400, "invalid")
 	if !strings.Contains(got.Message, "requestId") {
 		t.Errorf("message = %q", got.Message)
+	}
+
+	// A UUID spelled in upper case is the same UUID: echoed in lower case, and a retry in
+	// lower case is the same request.
+	upper := "8F14E45F-CEEA-467F-A7C4-00000000CA5E"
+	first := apiInsert(t, c, "fr-case", &upper, nil)
+	if first.StatusCode() != 200 || *first.JSON200.ClientOperationId != strings.ToLower(upper) {
+		t.Fatalf("insert with an upper-case requestId: %d %s", first.StatusCode(), first.Body)
+	}
+	lower := strings.ToLower(upper)
+	if again := apiInsert(t, c, "fr-case-2", &lower, nil); again.StatusCode() != 200 || *again.JSON200.Name != *first.JSON200.Name {
+		t.Fatalf("retry in lower case: %d %s, want operation %s", again.StatusCode(), again.Body, *first.JSON200.Name)
 	}
 	bad, _ := c.GlobalForwardingRulesInsertWithBodyWithResponse(apiCtx, apiProject, nil, "application/json", strings.NewReader(`{"name":"fr-a"}`), func(_ context.Context, r *http.Request) error {
 		r.URL.RawQuery = "requestId=not-a-uuid"
@@ -207,7 +219,7 @@ func TestRequestIDRules(t *testing.T) {
 	wantGoogleError(t, bad.StatusCode(), bad.Body, 400, "invalid")
 
 	// Racing retries of one requestId: one operation, one rule.
-	rid := uuid.New()
+	rid := uuid.NewString()
 	names := make([]string, 16)
 	var wg sync.WaitGroup
 	start := make(chan struct{})

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
+	"github.com/understudy-dev/understudy/internal/ascii"
 	"github.com/understudy-dev/understudy/internal/operations"
 	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/server/httperr"
@@ -298,15 +299,19 @@ func (s *Server) finishRuleDelete(tx *store.Tx, op store.Operation) error {
 	return err
 }
 
-// checkRequestID accepts a missing requestId or a UUID other than the nil UUID.
+// checkRequestID accepts a missing requestId or a UUID other than the nil UUID, and
+// returns it in lower case, so that a retry spelling it in upper case is the same request.
+// The validator has matched the requestId against the canonical pattern (8-4-4-4-12 hex
+// digits), so lower case is the only difference two spellings of one UUID can have.
 func checkRequestID(id *gen.RequestIdQuery) (string, error) {
 	if id == nil {
 		return "", nil
 	}
-	if *id == [16]byte{} {
-		return "", invalidField("requestId", fmt.Sprintf("Invalid value for field 'requestId': '%s'. The requestId must be a valid UUID other than the zero UUID.", id.String()))
+	s := ascii.Lower(*id)
+	if s == "00000000-0000-0000-0000-000000000000" {
+		return "", invalidField("requestId", fmt.Sprintf("Invalid value for field 'requestId': '%s'. The requestId must be a valid UUID other than the zero UUID.", s))
 	}
-	return id.String(), nil
+	return s, nil
 }
 
 // ruleFromRequest checks an insert body and builds the rule it asks for (without id or

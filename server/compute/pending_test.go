@@ -206,7 +206,7 @@ func mustStatus[R interface{ StatusCode() int }](r R, err error) int {
 func TestRequestIDsAreKeptPerScope(t *testing.T) {
 	w := newWorld(t, operations.Mode{})
 	w.interconnect("ic-1", "iad-zone1-1")
-	id := uuid.New()
+	id := uuid.NewString()
 	ic := w.url("global/interconnects/ic-1")
 	att, err := w.c.InterconnectAttachmentsInsertWithResponse(apiCtx, apiProject, "us-east4", &gen.InterconnectAttachmentsInsertParams{RequestId: &id},
 		gen.InterconnectAttachment{Name: "att-1", Interconnect: &ic})
