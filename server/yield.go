@@ -44,6 +44,9 @@ func (s *Server) ConnContext(ctx context.Context, c net.Conn) context.Context {
 
 // yieldToOthers yields when responses went out on other connections since the previous
 // one on this request's connection. The durations that observation records leave it out.
+// It must be called only once the handler is done and its response written: while it
+// yields, the connection answers net/http's background read with nothing (see Listener),
+// which would hide a client going away from a handler still at work.
 func (s *Server) yieldToOthers(ctx context.Context) {
 	conn, ok := ctx.Value(connKey{}).(*connActivity)
 	if !ok {
