@@ -405,3 +405,35 @@ func TestStringLengthIsKins(t *testing.T) {
 		}
 	}
 }
+
+// TestMediaTypeIsKins: the route's media type for a Content-Type header is kin-openapi's
+// Content.Get's, for every operation with a body, the usual header and others alike.
+func TestMediaTypeIsKins(t *testing.T) {
+	headers := []string{"application/json", "Application/JSON", " application/json", "application/json; charset=utf-8",
+		"application/merge-patch+json", "application/x-www-form-urlencoded", "text/plain", "application", ""}
+	checked := 0
+	for _, spec := range []func() (*openapi3.T, error){authzgen.GetSpec, accountsgen.GetSpec, computegen.GetSpec, admingen.GetSpec} {
+		doc, err := spec()
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := New(doc, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for id, r := range v.routes {
+			if r.body == nil {
+				continue
+			}
+			for _, h := range headers {
+				if got, want := r.mediaType(h), r.body.Content.Get(h); got != want {
+					t.Errorf("%s, Content-Type %q: media type %p, kin's %p", id, h, got, want)
+				}
+				checked++
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no operation with a body")
+	}
+}

@@ -100,6 +100,8 @@ type route struct {
 	// visited with, as kin-openapi would build them.
 	body     *openapi3.RequestBody
 	bodyOpts []openapi3.SchemaValidationOption
+	// jsonMedia is body.Content.Get("application/json"), looked up once (see mediaType).
+	jsonMedia *openapi3.MediaType
 	// quick is the quick check of the body's application/json schema (see fast.go); nil
 	// when there is none or the schema is beyond it.
 	quick *quickSchema
@@ -216,6 +218,7 @@ func (v *Validator) prepare(rt *routers.Route) *route {
 
 	if op.RequestBody != nil {
 		r.body = op.RequestBody.Value
+		r.jsonMedia = r.body.Content.Get("application/json")
 		// As ValidateRequestBody builds them for v.options.
 		r.bodyOpts = append([]openapi3.SchemaValidationOption{openapi3.VisitAsRequest()}, v.options.SchemaValidationOptions...)
 		if v.options.ExcludeReadOnlyValidations {
@@ -223,7 +226,7 @@ func (v *Validator) prepare(rt *routers.Route) *route {
 		}
 		if rt.Spec.IsOpenAPI31OrLater() {
 			r.bodyOpts = append(r.bodyOpts, openapi3.EnableJSONSchema2020())
-		} else if mt := r.body.Content.Get("application/json"); mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
+		} else if mt := r.jsonMedia; mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
 			r.quick = prepareQuick(mt.Schema.Value, !v.options.ExcludeReadOnlyValidations)
 		}
 	}
@@ -294,6 +297,16 @@ func (v *Validator) checkEcho(c echo.Context, route *route, st *state) error {
 		}
 	}
 	return v.check(req, route, st, query)
+}
+
+// mediaType is the media type of the operation's body that a body sent as contentType is
+// checked against: kin-openapi's Content.Get, which trims and lower-cases the header and
+// looks it up each time, answered from the route for the usual header.
+func (r *route) mediaType(contentType string) *openapi3.MediaType {
+	if contentType == "application/json" {
+		return r.jsonMedia
+	}
+	return r.body.Content.Get(contentType)
 }
 
 // takesQuery reports whether the operation declares the query parameter name.
@@ -370,7 +383,7 @@ func (v *Validator) checkBody(ctx context.Context, input *openapi3filter.Request
 	req := input.Request
 	rb := route.body
 	contentType := Header(req.Header, "Content-Type")
-	mt := rb.Content.Get(contentType)
+	mt := route.mediaType(contentType)
 	// A string with a lone surrogate escape would decode to U+FFFD (surrogate.go): refused
 	// before anything decodes it, once the content type is one the operation takes, with
 	// the request as kin leaves it when it refuses a body it read.
@@ -394,7 +407,7 @@ func (v *Validator) checkBody(ctx context.Context, input *openapi3filter.Request
 	st.putBack(req, len(data))
 	// A body the quick check accepts is left for Echo's binder, which reads it only for
 	// exactly this media type.
-	if route.quick != nil && mt == route.body.Content.Get("application/json") && echoJSON(contentType) &&
+	if route.quick != nil && mt == route.jsonMedia && echoJSON(contentType) &&
 		quickAccept(route.quick, data, route.bodyOpts) {
 		// From its start: kin's security check may have read st.body (securityKin).
 		st.body.Reset(data)
