@@ -152,6 +152,7 @@ func New(cfg Config) (*Server, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.JSONSerializer = validate.JSONSerializer{} // binds quick-checked bodies from their bytes
+	e.SchemeExtractor = schemeExtractor(echo.ExtractSchemeFromHeaders())
 	s := &Server{echo: e, cfg: cfg, db: store.New(), clock: clk, journal: control.NewJournal(0), faults: &control.Faults{}}
 	s.watch = pollwatch.New(pollwatch.Interval, nil)
 	s.metrics = control.NewMetrics(s.db.Counts)
