@@ -307,15 +307,9 @@ func FuzzQuickCheck(f *testing.F) {
 	})
 }
 
-// TestQuickParamsAgreeWithKin tries values of every parameter the quick check covers, of
-// every operation of every spec: the quick check must accept only what kin's
-// ValidateParameter accepts, and accept the spec's own examples.
-func TestQuickParamsAgreeWithKin(t *testing.T) {
-	values := []string{"", "a", "abc-1", "Bad Value", "a/b", "..", "%2F", "é", "x\u00e9\U0001F600", strings.Repeat("a", 64),
-		strings.Repeat("b", 5000), "0", "-1", "1.5", "true", "ce2ce14e-85d7-4629-bdbc-454d0519d987", "2022-04-01", "2026-05-27.dahlia",
-		"CE2CE14E-85D7-4629-BDBC-454D0519D987", "ce2ce14e-85d7-4629-bdbc-454d0519d98g", "ce2ce14e85d74629bdbc454d0519d987",
-		"00000000-0000-0000-0000-000000000000", "ce2ce14e-85d7-4629-bdbc-454d0519d987\n"}
-	checked, quick, headers := 0, 0, 0
+// specValidators is a validator with the default options for each API's spec.
+func specValidators(t testing.TB) []*Validator {
+	var out []*Validator
 	for _, spec := range []func() (*openapi3.T, error){authzgen.GetSpec, accountsgen.GetSpec, computegen.GetSpec, admingen.GetSpec} {
 		doc, err := spec()
 		if err != nil {
@@ -325,6 +319,21 @@ func TestQuickParamsAgreeWithKin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// TestQuickParamsAgreeWithKin tries values of every parameter the quick check covers, of
+// every operation of every spec: the quick check must accept only what kin's
+// ValidateParameter accepts, and accept the spec's own examples.
+func TestQuickParamsAgreeWithKin(t *testing.T) {
+	values := []string{"", "a", "abc-1", "Bad Value", "a/b", "..", "%2F", "é", "x\u00e9\U0001F600", strings.Repeat("a", 64),
+		strings.Repeat("b", 5000), "0", "-1", "1.5", "true", "ce2ce14e-85d7-4629-bdbc-454d0519d987", "2022-04-01", "2026-05-27.dahlia",
+		"CE2CE14E-85D7-4629-BDBC-454D0519D987", "ce2ce14e-85d7-4629-bdbc-454d0519d98g", "ce2ce14e85d74629bdbc454d0519d987",
+		"00000000-0000-0000-0000-000000000000", "ce2ce14e-85d7-4629-bdbc-454d0519d987\n"}
+	checked, quick, headers := 0, 0, 0
+	for _, v := range specValidators(t) {
 		for id, r := range v.routes {
 			for i, p := range r.params {
 				q := r.quickParams[i]
@@ -412,15 +421,7 @@ func TestMediaTypeIsKins(t *testing.T) {
 	headers := []string{"application/json", "Application/JSON", " application/json", "application/json; charset=utf-8",
 		"application/merge-patch+json", "application/x-www-form-urlencoded", "text/plain", "application", ""}
 	checked := 0
-	for _, spec := range []func() (*openapi3.T, error){authzgen.GetSpec, accountsgen.GetSpec, computegen.GetSpec, admingen.GetSpec} {
-		doc, err := spec()
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := New(doc, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, v := range specValidators(t) {
 		for id, r := range v.routes {
 			if r.body == nil {
 				continue
