@@ -11,11 +11,11 @@ import (
 var forwardedSchemeHeaders = [...]string{echo.HeaderXForwardedProto, echo.HeaderXForwardedProtocol,
 	echo.HeaderXForwardedSsl, echo.HeaderXUrlScheme}
 
-// schemeExtractor is Echo's default scheme extractor, full, answering at once when no
+// schemeExtractor answers as full (Echo's default extractor) does, at once when no
 // forwarding header can change the answer. Each API asks for the scheme of every request it
-// authenticates (its links use it when there is no public URL), and the full extractor
-// first parses the peer's address to learn whether it may trust those headers: 1.2% of a
-// rule insert's instructions, for requests that have none.
+// authenticates (its links use it when there is no public URL), and full first parses the
+// peer's address to learn whether it may trust those headers: about 1% of a rule insert's
+// instructions, for requests that have none.
 func schemeExtractor(full echo.SchemeExtractor) echo.SchemeExtractor {
 	return func(r *http.Request) string {
 		if r.TLS == nil && !hasAny(r.Header, forwardedSchemeHeaders[:]) {
