@@ -17,7 +17,7 @@ cleanup() {
 trap cleanup EXIT
 
 pin_server=() pin_load=() pinned="no (taskset missing or one CPU)"
-if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+if [ "${PIN:-1}" != 0 ] && command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
 	pin_server=(taskset -c 1) pin_load=(taskset -c 0) pinned="servers on CPU 1, wrk on CPU 0"
 fi
 
@@ -55,3 +55,23 @@ make_accounts() {
 			grep -o '"id":"acct_[^"]*"' | head -1 | cut -d'"' -f4 >>"$tmp/accounts"
 	done
 }
+
+# build_baseline OUT: builds the bare Echo server the ratios are taken against.
+build_baseline() {
+	(cd "$root" && go build -o "$1" ./bench/baseline)
+}
+
+# attack OP URL: one wrk run; prints "req/s p50_ms p99_ms non2xx".
+attack() {
+	local out
+	out=$(WRK_OP=$1 WRK_SALT=$RANDOM$RANDOM WRK_ACCOUNTS="$tmp/accounts" \
+		"${pin_load[@]}" wrk -t1 -c"$CONNECTIONS" -d"$DURATION" --latency -s "$here/ops.lua" "$2")
+	awk '
+		function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
+		$1 == "50%" { p50 = ms($2) }
+		$1 == "99%" { p99 = ms($2) }
+		/^Requests\/sec:/ { rps = $2 }
+		/Non-2xx or 3xx responses:/ { bad = $NF }
+		END { printf "%.0f %.2f %.2f %d\n", rps, p50, p99, bad }' <<<"$out"
+}
+

@@ -17,7 +17,8 @@ ROUNDS=${ROUNDS:-3}
 # shellcheck source=bench/wrk/common.sh
 . "$(dirname "$0")/common.sh"
 
-(cd "$root" && go build -o "$tmp/understudy" ./cmd/understudy && go build -o "$tmp/baseline" ./bench/baseline)
+(cd "$root" && go build -o "$tmp/understudy" ./cmd/understudy)
+build_baseline "$tmp/baseline"
 
 start understudy "$tmp/understudy" --log-level warn --compute-operation-mode immediate
 start baseline "$tmp/baseline"
@@ -30,20 +31,6 @@ prepare() {
 	if [ "$1" = accountlink ]; then
 		make_accounts "$us"
 	fi
-}
-
-# attack OP URL: one wrk run; prints "req/s p50_ms p99_ms non2xx".
-attack() {
-	local out
-	out=$(WRK_OP=$1 WRK_SALT=$RANDOM$RANDOM WRK_ACCOUNTS="$tmp/accounts" \
-		"${pin_load[@]}" wrk -t1 -c"$CONNECTIONS" -d"$DURATION" --latency -s "$here/ops.lua" "$2")
-	awk '
-		function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
-		$1 == "50%" { p50 = ms($2) }
-		$1 == "99%" { p99 = ms($2) }
-		/^Requests\/sec:/ { rps = $2 }
-		/Non-2xx or 3xx responses:/ { bad = $NF }
-		END { printf "%.0f %.2f %.2f %d\n", rps, p50, p99, bad }' <<<"$out"
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

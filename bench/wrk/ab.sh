@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Side-by-side: the build of git revision BEFORE against the working tree (AFTER), each
+# against the bare Echo baseline, alternated in one run so that both see the same machine.
+# For each operation and round: baseline, before, after, each a fresh wrk run of DURATION
+# against a server reset to its seed (as run.sh). Prints both ratios and after/before.
+#
+#   bench/wrk/ab.sh 1de59aa
+#   ROUNDS=5 DURATION=5s OPS="frinsert" bench/wrk/ab.sh HEAD~3
+set -euo pipefail
+
+BEFORE=${1:?usage: ab.sh BEFORE-REVISION}
+DURATION=${DURATION:-5s}
+ROUNDS=${ROUNDS:-3}
+# shellcheck source=bench/wrk/common.sh
+. "$(dirname "$0")/common.sh"
+
+git -C "$root" worktree add --detach -q "$tmp/before-src" "$BEFORE"
+trap 'git -C "$root" worktree remove --force "$tmp/before-src" 2>/dev/null || true; cleanup' EXIT
+(cd "$tmp/before-src" && go build -o "$tmp/before" ./cmd/understudy)
+(cd "$root" && go build -o "$tmp/after" ./cmd/understudy)
+build_baseline "$tmp/baseline"
+
+start before "$tmp/before" --log-level warn --compute-operation-mode immediate
+start after "$tmp/after" --log-level warn --compute-operation-mode immediate
+start baseline "$tmp/baseline"
+declare -A url
+for t in before after baseline; do url[$t]=http://$(addr $t); done
+
+prepare() { # TARGET OP
+	curl -fsS -X POST "${url[$1]}/_understudy/reset" >/dev/null
+	: >"$tmp/accounts"
+	if [ "$2" = accountlink ]; then make_accounts "${url[$1]}"; fi
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+echo "wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}'), $(nproc) CPUs, $(date -u '+%F %H:%M') UTC, $CONNECTIONS connections, $DURATION runs, $ROUNDS rounds; pinning: $pinned"
+echo "before: $(git -C "$root" rev-parse --short "$BEFORE"); after: $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo ' + uncommitted changes')"
+echo
+echo "| operation | Echo req/s | before req/s | before p99 | after req/s | after p99 | before ratio | after ratio | after/before |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+for op in $OPS; do
+	: >"$tmp/r.baseline" && : >"$tmp/r.before" && : >"$tmp/r.after"
+	for _ in $(seq "$ROUNDS"); do
+		: >"$tmp/accounts"
+		attack "$op" "${url[baseline]}" >>"$tmp/r.baseline"
+		for t in before after; do
+			prepare "$t" "$op"
+			attack "$op" "${url[$t]}" >>"$tmp/r.$t"
+		done
+	done
+	b=$(cut -d' ' -f1 "$tmp/r.baseline" | median)
+	x=$(cut -d' ' -f1 "$tmp/r.before" | median) xp=$(cut -d' ' -f3 "$tmp/r.before" | median)
+	y=$(cut -d' ' -f1 "$tmp/r.after" | median) yp=$(cut -d' ' -f3 "$tmp/r.after" | median)
+	bad=$(cat "$tmp/r.before" "$tmp/r.after" | awk '{ s += $4 } END { print s + 0 }')
+	awk -v op="$op" -v b="$b" -v x="$x" -v xp="$xp" -v y="$y" -v yp="$yp" -v bad="$bad" \
+		'BEGIN { printf "| %s | %.0f | %.0f | %.2f ms | %.0f | %.2f ms | %.2f | %.2f | %.2f |%s\n", op, b, x, xp, y, yp, x / b, y / b, y / x, (bad > 0 ? " (" bad " non-2xx)" : "") }'
+done
