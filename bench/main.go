@@ -213,7 +213,7 @@ func bench(ctx context.Context, c config, selected []*operation) error {
 
 	// The load generator is the bottleneck against the bare baseline: collect its garbage
 	// less often (measured: ~15% more requests per core). The servers are not told anything:
-	// understudy runs with its own --gc-percent default (GOGC when set), the baseline with
+	// understudy runs with its own GC percent default (GOGC when set), the baseline with
 	// the environment's GOGC.
 	debug.SetGCPercent(400)
 	// Pin after building (the compiler may use every CPU).

@@ -11,8 +11,6 @@ import (
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
-
-	"github.com/understudy-dev/understudy/internal/pollwatch"
 )
 
 // groupStats is what one run measured for one group of requests.
@@ -52,11 +50,6 @@ func attack(ctx context.Context, drv *driver, conns int, d time.Duration, server
 		vegeta.MaxWorkers(uint64(conns)),
 		vegeta.KeepAlive(true),
 	)
-	// The harness runs with GOMAXPROCS 1 when pinned: after its own collections the
-	// runtime's background sweeper would keep it from reading the responses that have
-	// arrived, and their latencies would include that (see internal/pollwatch).
-	watch := pollwatch.New(pollwatch.Interval, nil)
-	defer watch.Stop()
 	stopped := make(chan struct{})
 	defer close(stopped)
 	go func() {
@@ -78,7 +71,6 @@ func attack(ctx context.Context, drv *driver, conns int, d time.Duration, server
 	busy0, _ := machineCPU()
 	wall0 := time.Now()
 	for res := range atk.Attack(vegeta.Targeter(drv.next), vegeta.Rate{Freq: 0}, d, "") {
-		watch.Answered()
 		g := ""
 		if drv.done != nil {
 			g = drv.done(res)

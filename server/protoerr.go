@@ -12,7 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// Why connections are wrapped (Listener), second reason: a request that is not valid
+// Why connections are wrapped (Listener): a request that is not valid
 // HTTP/1.1 (an invalid %-escape in its path, a malformed header, headers over
 // MaxHeaderBytes, a transfer coding other than chunked, an unknown protocol version, an
 // Expect other than 100-continue) never reaches a handler. net/http answers it itself, in
@@ -47,8 +47,21 @@ type servedConn struct {
 	tail       []byte // the last tailMax bytes read since the last response
 }
 
-func (s *Server) served(c net.Conn) *servedConn {
-	return &servedConn{Conn: c, s: s, collecting: true}
+// Listener wraps ln so that its connections answer net/http's own errors in the APIs'
+// envelopes (see above). An http.Server serving Handler should serve this listener.
+func (s *Server) Listener(ln net.Listener) net.Listener { return servedListener{ln, s} }
+
+type servedListener struct {
+	net.Listener
+	s *Server
+}
+
+func (l servedListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return c, err
+	}
+	return &servedConn{Conn: c, s: l.s, collecting: true}, nil
 }
 
 func (c *servedConn) Read(p []byte) (int, error) {

@@ -21,7 +21,6 @@ func servedServer(t *testing.T) string {
 		t.Fatal(err)
 	}
 	hs := httptest.NewUnstartedServer(s.Handler())
-	hs.Config.ConnContext = s.ConnContext
 	hs.Config.MaxHeaderBytes = 4 << 10
 	hs.Listener = s.Listener(hs.Listener)
 	hs.Start()

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -20,7 +19,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/understudy-dev/understudy/internal/clock"
-	"github.com/understudy-dev/understudy/internal/pollwatch"
 	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/internal/store/bolt"
 	"github.com/understudy-dev/understudy/server/accounts"
@@ -28,7 +26,6 @@ import (
 	"github.com/understudy-dev/understudy/server/authorization"
 	"github.com/understudy-dev/understudy/server/compute"
 	"github.com/understudy-dev/understudy/server/control"
-	"github.com/understudy-dev/understudy/server/validate"
 )
 
 // The path prefixes each API owns; authorization's ARM scopes start at the root and take
@@ -70,10 +67,7 @@ type Config struct {
 
 // Server is the assembled HTTP stack.
 type Server struct {
-	echo *echo.Echo
-	// serve is everything ServeHTTP runs for a request: the middleware before routing, then
-	// route.
-	serve echo.HandlerFunc
+	echo  *echo.Echo
 	cfg   Config
 	db    *store.DB
 	apis  []api
@@ -89,10 +83,6 @@ type Server struct {
 	faults   *control.Faults
 	metrics  *control.Metrics
 	routes   map[string]string // "METHOD /echo/path" -> operationId
-	// watch counts the responses yieldToOthers has seen and keeps the network polled while
-	// they flow (see pollwatch); yields is how often a request yielded.
-	watch  *pollwatch.Watchdog
-	yields atomic.Uint64
 }
 
 // api is one API mounted on the server: which paths and errors are its own, and how it
@@ -151,10 +141,8 @@ func New(cfg Config) (*Server, error) {
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.JSONSerializer = validate.JSONSerializer{} // binds quick-checked bodies from their bytes
 	e.SchemeExtractor = schemeExtractor(echo.ExtractSchemeFromHeaders())
 	s := &Server{echo: e, cfg: cfg, db: store.New(), clock: clk, journal: control.NewJournal(0), faults: &control.Faults{}}
-	s.watch = pollwatch.New(pollwatch.Interval, nil)
 	s.metrics = control.NewMetrics(s.db.Counts)
 	s.settings = store.NewSettings(s.db)
 
@@ -207,9 +195,7 @@ func New(cfg Config) (*Server, error) {
 	if err := authz.Register(e); err != nil {
 		return nil, err
 	}
-	// Before routing, outermost first: panics and observation; the accounts API's request
-	// ids; the authorization API's path rewriting, which routing needs.
-	s.serve = s.front(cfg.Log)(accts.AssignRequestID(authz.RewritePath(s.route)))
+	s.use(e, accts, authz)
 	s.routes = routeIDs(docs...)
 	s.seeds = []func(tx *store.Tx) error{authz.Seed, accts.Seed, comp.Seed}
 	s.restores = []func(tx *store.Tx) error{accts.Restore, comp.Restore}
@@ -291,7 +277,6 @@ func (s *Server) Draining() { s.stopWaits() }
 // Close writes what is still queued for the disk and releases the data dir. The handler
 // must not be serving any more.
 func (s *Server) Close() error {
-	s.watch.Stop()
 	return s.db.Close()
 }
 
@@ -309,38 +294,7 @@ func (c Config) inherit(now *func() time.Time, log **slog.Logger, publicURL *str
 }
 
 // Handler is the HTTP handler serving every API.
-func (s *Server) Handler() http.Handler { return s }
-
-// ServeHTTP serves a request as Echo's own ServeHTTP does, with the middleware composed
-// once, in New. Echo composes middleware registered with Pre and Use anew for every request,
-// allocating a closure for each (five per request, with ours).
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	c := s.echo.AcquireContext()
-	c.Reset(r, w)
-	if err := s.serve(c); err != nil {
-		s.echo.HTTPErrorHandler(err, c)
-	}
-	s.echo.ReleaseContext(c)
-}
-
-// route finds the handler of the request (as the middleware before it left the request)
-// and runs it behind the fault rules and the body limit: for every route, and for Echo's
-// not-found and method-not-allowed answers.
-func (s *Server) route(c echo.Context) error {
-	r := c.Request()
-	if r.Method == http.MethodHead && !strings.HasPrefix(requestPath(c), prefixHosted) {
-		// HEAD is GET without the body (RFC 9110 section 9.3.2): it is routed and answered
-		// as GET, on a copy of the request, and net/http, which still sees HEAD on its own,
-		// sends the headers only. Not on the hosted pages, whose GET uses up the link: a
-		// link checker's HEAD must not.
-		get := *r
-		get.Method = http.MethodGet
-		c.SetRequest(&get)
-		r = &get
-	}
-	s.echo.Router().Find(r.Method, echo.GetPath(r), c)
-	return s.faulted(c, s.cfg.BodyLimit, c.Handler())
-}
+func (s *Server) Handler() http.Handler { return s.echo }
 
 // Reset drops all state and goes back to what was seeded, atomically: every API's seed is
 // loaded in the one transaction that empties the store, so a request running at the same

@@ -27,12 +27,9 @@ type Config struct {
 	// MemoryLimit is the Go runtime's soft memory limit in bytes (0: leave the runtime's,
 	// which GOMEMLIMIT sets).
 	MemoryLimit int64
-	// GCPercent is the garbage collector's target (GOGC) once the server has started
-	// (0: leave the runtime's, which GOGC sets).
+	// GCPercent is the garbage collector's target once the server has started: 300, or 0
+	// (the runtime's own) when GOGC is set.
 	GCPercent int
-	// GCMinHeap is the smallest heap goal once the server has started, however little is
-	// live (0: none).
-	GCMinHeap uint64
 	// CPUProfile is a file to write a CPU profile of the whole run to ("": none).
 	CPUProfile string
 	Server     server.Config
@@ -87,8 +84,6 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	fs.DurationVar(&c.HTTP.IdleTimeout, "idle-timeout", 2*time.Minute, "HTTP: how long an idle keep-alive connection is kept")
 	fs.IntVar(&c.HTTP.MaxHeaderBytes, "max-header-bytes", 64<<10, "HTTP: largest request header block, plus the 4096 bytes net/http allows beyond it (larger gets 431 in the API's error envelope)")
 	memLimit := fs.String("memory-limit", defaultMemoryLimit, "soft memory limit for the Go runtime, e.g. 900MiB or 4GiB; 0 for none: near it the garbage collector works harder, so RSS stays under it while the state fits (a set GOMEMLIMIT wins over the default)")
-	fs.IntVar(&c.GCPercent, "gc-percent", defaultGCPercent, "the garbage collector's target once started (as GOGC): the heap grows by this percentage of what is live before a collection; higher is faster and takes more memory, up to --memory-limit (a set GOGC wins over the default)")
-	minHeap := fs.String("gc-min-heap", defaultGCMinHeap, "the heap the garbage collector lets grow before collecting, however little is live, e.g. 64MiB; 0 for none: a small state is otherwise collected many times a second under load, and each collection delays the requests in flight")
 	fs.StringVar(&c.CPUProfile, "cpu-profile", "", "write a CPU profile (pprof) of the run to this file, complete once the server stops: for investigating load, and to refresh cmd/understudy/default.pgo (make pgo)")
 	fs.DurationVar(&c.HTTP.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long SIGINT/SIGTERM waits for in-flight requests")
 	fs.Usage = func() {
@@ -186,17 +181,8 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 		}
 		c.MemoryLimit = n
 	}
-	if *minHeap != "0" {
-		n, err := parseBytes(*minHeap)
-		if err != nil {
-			return c, fmt.Errorf("--gc-min-heap %q: %w", *minHeap, err)
-		}
-		c.GCMinHeap = uint64(n)
-	}
-	switch {
-	case c.GCPercent <= 0:
-		return c, fmt.Errorf("--gc-percent must be positive")
-	case !given["gc-percent"] && getenv(envName("gc-percent")) == "" && getenv("GOGC") != "":
+	c.GCPercent = defaultGCPercent
+	if getenv("GOGC") != "" {
 		c.GCPercent = 0 // the runtime's own, from GOGC
 	}
 	if c.HTTP.MaxHeaderBytes <= 0 {
@@ -227,19 +213,10 @@ func envName(flagName string) string {
 const defaultMemoryLimit = "900MiB"
 
 // defaultGCPercent trades memory for speed once the server has started (start-up's garbage
-// is collected at the runtime's 100, so idle RSS stays the same): with the heap allowed to
-// grow to four times what is live, collections are a third as frequent. Measured with make
-// bench: 12-16% more account links and rule inserts per second than at 100. The memory
-// limit still bounds the heap, so a large state costs no more RSS than before.
+// is collected at the runtime's 100, so idle RSS stays the same): the heap may grow to four
+// times what is live, so collections are a third as frequent. --memory-limit still bounds
+// the heap, so a large state costs no more RSS. GOGC, when set, wins.
 const defaultGCPercent = 300
-
-// defaultGCMinHeap: a small state under load (3 MB live and 200 MB/s allocated for the
-// requests, as account links make) is collected 4 times a second instead of 14. Measured
-// with wrk, account links at 64 connections, the server pinned to one core, four
-// alternations: p99 4.05-4.46 -> 3.36-3.60 ms, 8% more req/s, RSS under load 36 -> 86 MiB
-// (idle RSS unchanged). States that grow pass the floor within a second or two and are
-// collected as before.
-const defaultGCMinHeap = "64MiB"
 
 // parseBytes reads a size such as 1048576, 512KiB, 900MiB or 2GiB.
 func parseBytes(s string) (int64, error) {

@@ -68,22 +68,6 @@ func TestLoad(t *testing.T) {
 				t.Errorf("memory limit = %d, want 3 GiB", c.MemoryLimit)
 			}
 		}},
-		{name: "default smallest heap goal", check: func(t *testing.T, c Config) {
-			if c.GCMinHeap != 64<<20 {
-				t.Errorf("GC min heap = %d, want 64 MiB", c.GCMinHeap)
-			}
-		}},
-		{name: "no smallest heap goal", args: []string{"--gc-min-heap", "0"}, check: func(t *testing.T, c Config) {
-			if c.GCMinHeap != 0 {
-				t.Errorf("GC min heap = %d, want none", c.GCMinHeap)
-			}
-		}},
-		{name: "smallest heap goal from the environment", env: map[string]string{"UNDERSTUDY_GC_MIN_HEAP": "256MiB"}, check: func(t *testing.T, c Config) {
-			if c.GCMinHeap != 256<<20 {
-				t.Errorf("GC min heap = %d, want 256 MiB", c.GCMinHeap)
-			}
-		}},
-		{name: "bad smallest heap goal", args: []string{"--gc-min-heap", "-5MiB"}, wantErr: "--gc-min-heap"},
 		{name: "default GC percent", check: func(t *testing.T, c Config) {
 			if c.GCPercent != 300 {
 				t.Errorf("GC percent = %d, want 300", c.GCPercent)
@@ -94,12 +78,6 @@ func TestLoad(t *testing.T) {
 				t.Errorf("GC percent = %d, want the runtime's own", c.GCPercent)
 			}
 		}},
-		{name: "the flag wins over GOGC", args: []string{"--gc-percent", "150"}, env: map[string]string{"GOGC": "50"}, check: func(t *testing.T, c Config) {
-			if c.GCPercent != 150 {
-				t.Errorf("GC percent = %d, want 150", c.GCPercent)
-			}
-		}},
-		{name: "bad GC percent", args: []string{"--gc-percent", "0"}, wantErr: "--gc-percent"},
 		{name: "flags", args: []string{"--addr", ":0", "--public-url", "http://emu:9", "--log-level", "warn", "--body-limit", "10", "--authz-enforce", "--authz-owners", "a, b"},
 			check: func(t *testing.T, c Config) {
 				if c.Addr != ":0" || c.Server.PublicURL != "http://emu:9" || c.LogLevel != slog.LevelWarn || c.Server.BodyLimit != 10 {

@@ -21,7 +21,6 @@ import (
 	"runtime/pprof"
 	"syscall"
 
-	"github.com/understudy-dev/understudy/internal/heapfloor"
 	"github.com/understudy-dev/understudy/server"
 )
 
@@ -104,11 +103,8 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 	if cfg.GCPercent > 0 {
 		debug.SetGCPercent(cfg.GCPercent)
 	}
-	floor := heapfloor.Start(cfg.GCMinHeap) // on top of the percentage just set
-	defer floor.Stop()
 	hs := &http.Server{
 		Handler:           srv.Handler(),
-		ConnContext:       srv.ConnContext,
 		ReadHeaderTimeout: cfg.HTTP.ReadHeaderTimeout,
 		ReadTimeout:       cfg.HTTP.ReadTimeout,
 		WriteTimeout:      cfg.HTTP.WriteTimeout, // above the compute wait timeout (checked in Load)

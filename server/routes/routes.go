@@ -1,0 +1,83 @@
+// Package routes registers an API's generated routes on Echo: pass a Router to the
+// generated RegisterHandlersWithOptions in place of the Echo instance.
+//
+// Two things differ from registering on Echo directly. Every GET route also answers HEAD,
+// as GET without the body (RFC 9110 section 9.3.2; net/http sends the headers only), except
+// the paths named at New. And a route's middleware is applied once, when it is registered:
+// Echo v4 applies it anew on every request, allocating a closure per middleware. The
+// middleware must not keep per-request state in the closures they return (none of ours do).
+package routes
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/labstack/echo/v4"
+)
+
+// Router adds routes to an Echo instance.
+type Router struct {
+	e *echo.Echo
+	// getOnly are GET paths that do not answer HEAD.
+	getOnly []string
+}
+
+// New returns a Router adding routes to e; GET routes at getOnly paths (as the generated
+// code registers them, e.g. /r/:account/:token) do not answer HEAD.
+func New(e *echo.Echo, getOnly ...string) Router { return Router{e: e, getOnly: getOnly} }
+
+func (r Router) add(method, path string, h echo.HandlerFunc, m []echo.MiddlewareFunc) *echo.Route {
+	for i := len(m) - 1; i >= 0; i-- { // as Echo applies them: m[0] outermost
+		h = m[i](h)
+	}
+	if method == http.MethodGet && !slices.Contains(r.getOnly, path) {
+		r.e.Add(http.MethodHead, path, h)
+	}
+	return r.e.Add(method, path, h)
+}
+
+// CONNECT registers a route for CONNECT.
+func (r Router) CONNECT(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodConnect, path, h, m)
+}
+
+// DELETE registers a route for DELETE.
+func (r Router) DELETE(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodDelete, path, h, m)
+}
+
+// GET registers a route for GET, and for HEAD unless its path is one of the Router's
+// GET-only paths.
+func (r Router) GET(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodGet, path, h, m)
+}
+
+// HEAD registers a route for HEAD.
+func (r Router) HEAD(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodHead, path, h, m)
+}
+
+// OPTIONS registers a route for OPTIONS.
+func (r Router) OPTIONS(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodOptions, path, h, m)
+}
+
+// PATCH registers a route for PATCH.
+func (r Router) PATCH(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodPatch, path, h, m)
+}
+
+// POST registers a route for POST.
+func (r Router) POST(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodPost, path, h, m)
+}
+
+// PUT registers a route for PUT.
+func (r Router) PUT(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodPut, path, h, m)
+}
+
+// TRACE registers a route for TRACE.
+func (r Router) TRACE(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodTrace, path, h, m)
+}
