@@ -32,8 +32,9 @@ lint: ## lint the specs with Spectral (spectral:oas), zero errors allowed
 fmt-check:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt would change the files above" >&2; exit 1)
 
-vet:
+vet: ## go vet over the module, and over bench/ (a module of its own)
 	$(GO) vet ./...
+	cd bench && $(GO) vet ./...
 
 unit: ## go test -race over everything
 	$(GO) test -race -count=1 ./...
@@ -59,4 +60,4 @@ pgo: ## refresh cmd/understudy/default.pgo, the profile go build optimizes the b
 	bench/wrk/pgo.sh
 
 bench: ## benchmark understudy against a bare Echo server (BENCHFLAGS="-duration 3s -ops roleassign")
-	$(GO) run ./bench $(BENCHFLAGS)
+	cd bench && $(GO) run . $(BENCHFLAGS)

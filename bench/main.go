@@ -2,7 +2,7 @@
 // a bare Echo server (bench/baseline) on the same machine, and prints a Markdown report.
 //
 //	make bench BENCHFLAGS="-duration 3s -ops roleassign,frinsert"
-//	go run ./bench -h
+//	cd bench && go run . -h
 //
 // It builds both servers into a temporary directory, starts each once on 127.0.0.1 with a
 // free port (pinned to CPU 1 with taskset when there are two CPUs or more; the harness then
@@ -100,7 +100,7 @@ func run() int {
 	flag.IntVar(&c.starts, "starts", 10, "starts of understudy for the start-to-healthy median")
 	flag.IntVar(&c.accounts, "accounts", 2000, "accounts created for the account-link runs")
 	flag.IntVar(&c.rules, "rules", 512, "forwarding rules carrying the setLabels chains")
-	flag.StringVar(&c.src, "src", ".", "directory (a checkout of this module) to build understudy from")
+	flag.StringVar(&c.src, "src", "..", "directory (a checkout of understudy) to build understudy from; bench is a module of its own in its bench/ directory")
 	flag.BoolVar(&c.pin, "pin", true, "pin servers to CPU 1 and the harness to CPU 0 with taskset, when it exists and there are 2+ CPUs")
 	flag.DurationVar(&c.timeout, "timeout", 0, "bound on the whole run (default: from the other flags)")
 	flag.DurationVar(&c.quietWait, "quiet-wait", 10*time.Second, "before each run, wait up to this long for other processes to leave the CPUs idle (0: don't)")
@@ -207,7 +207,7 @@ func bench(ctx context.Context, c config, selected []*operation) error {
 	if err := goBuild(ctx, c.src, usBin, "./cmd/understudy"); err != nil {
 		return err
 	}
-	if err := goBuild(ctx, ".", baseBin, "./bench/baseline"); err != nil {
+	if err := goBuild(ctx, ".", baseBin, "./baseline"); err != nil {
 		return err
 	}
 

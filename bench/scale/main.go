@@ -1,14 +1,14 @@
 // Command scale measures understudy at size and over time, the two things the per-operation
-// harness (go run ./bench) does not:
+// harness (make bench) does not:
 //
-//	go run ./bench/scale -mode assignments -n 1000000
+//	cd bench && go run ./scale -mode assignments -n 1000000
 //
 // starts understudy, measures role-assignment PUT latency on the empty store, loads n role
 // assignments over HTTP (10 per resource group, 1000 per subscription), then reports the
 // server's RSS, list-by-scope latency (a resource group of 10; a subscription:
 // the first page) and PUT latency again.
 //
-//	go run ./bench/scale -mode soak -duration 60s -retention 15s
+//	cd bench && go run ./scale -mode soak -duration 60s -retention 15s
 //
 // runs a steady compute load (insert a forwarding rule, delete it: both answer operations)
 // and samples the server's RSS every few seconds: once the retention period has passed,
@@ -46,7 +46,7 @@ func main() {
 	flag.IntVar(&latencyConns, "latency-connections", 1, "assignments: connections for the latency measurements (1: one request at a time)")
 	duration := flag.Duration("duration", 60*time.Second, "soak: how long the load runs")
 	retention := flag.Duration("retention", 15*time.Second, "soak: --compute-operation-retention of the server")
-	src := flag.String("src", ".", "checkout to build understudy from")
+	src := flag.String("src", "..", "checkout of understudy to build it from (bench is a module of its own in its bench/ directory)")
 	serverArgs := flag.String("server-args", "", "extra flags for understudy, e.g. \"--memory-limit 900MiB\"")
 	durable := flag.Bool("durable", false, "assignments: run understudy with --data-dir, and time a restart after the load")
 	flag.Parse()
@@ -253,7 +253,7 @@ func assignments(bin string, extra []string, durable bool, n, conns, samples int
 		restartRSS, _ = p.rss()
 	}
 
-	fmt.Printf("`go run ./bench/scale -mode assignments -n %d` (understudy %s; load over HTTP with %d connections; latencies with %d):\n\n", n, strings.Join(extra, " "), conns, latencyConns)
+	fmt.Printf("`cd bench && go run ./scale -mode assignments -n %d` (understudy %s; load over HTTP with %d connections; latencies with %d):\n\n", n, strings.Join(extra, " "), conns, latencyConns)
 	fmt.Println("| measure | value |")
 	fmt.Println("|---|---:|")
 	fmt.Printf("| RSS idle, empty store | %.0f MiB |\n", idle)
@@ -311,7 +311,7 @@ func soak(bin string, extra []string, duration, retention time.Duration, conns i
 		}
 	}
 	wg.Wait()
-	fmt.Printf("`go run ./bench/scale -mode soak -duration %s -retention %s` (%d connections, each: insert a rule, delete it; operations finish at once):\n\n", duration, retention, conns)
+	fmt.Printf("`cd bench && go run ./scale -mode soak -duration %s -retention %s` (%d connections, each: insert a rule, delete it; operations finish at once):\n\n", duration, retention, conns)
 	fmt.Println("| time | RSS | insert+delete pairs so far |")
 	fmt.Println("|---:|---:|---:|")
 	var after []float64

@@ -58,7 +58,7 @@ make_accounts() {
 
 # build_baseline OUT: builds the bare Echo server the ratios are taken against.
 build_baseline() {
-	(cd "$root" && go build -o "$1" ./bench/baseline)
+	(cd "$root/bench" && go build -o "$1" ./baseline)
 }
 
 # attack OP URL: one wrk run; prints "req/s p50_ms p99_ms non2xx".
