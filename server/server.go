@@ -77,7 +77,7 @@ type Server struct {
 	seeds     []func(tx *store.Tx) error // each API's Seed, in the order Reset runs them
 	// restores pick up each API's counters after state was loaded from disk.
 	restores []func(tx *store.Tx) error
-	settings *store.Table[store.Setting]
+	settings *store.Table[setting]
 	clock    *clock.Clock
 	journal  *control.Journal
 	faults   *control.Faults
@@ -144,7 +144,7 @@ func New(cfg Config) (*Server, error) {
 	e.SchemeExtractor = schemeExtractor(echo.ExtractSchemeFromHeaders())
 	s := &Server{echo: e, cfg: cfg, db: store.New(), clock: clk, journal: control.NewJournal(0), faults: &control.Faults{}}
 	s.metrics = control.NewMetrics(s.db.Counts)
-	s.settings = store.NewSettings(s.db)
+	s.settings = store.NewTable[setting](s.db, "settings")
 
 	authzCfg := cfg.Authorization
 	cfg.inherit(&authzCfg.Now, &authzCfg.Log, &authzCfg.PublicURL)
@@ -212,6 +212,13 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// setting is a named server-wide value that must outlive a restart, such as how far the
+// clock has been advanced; the settings table keys them by name.
+type setting struct {
+	Name  string
+	Value string
+}
+
 // clockSetting names the setting that keeps how far the clock was advanced.
 const clockSetting = "clockOffset"
 
@@ -266,7 +273,7 @@ func (s *Server) open(dir string, b store.Backend) error {
 // stored resources after a restart.
 func (s *Server) saveClock(tx *store.Tx) error {
 	offset := strconv.FormatInt(int64(s.clock.Offset()), 10)
-	return s.settings.Put(tx, clockSetting, store.Setting{Name: clockSetting, Value: offset})
+	return s.settings.Put(tx, clockSetting, setting{Name: clockSetting, Value: offset})
 }
 
 // Draining prepares the handler for a graceful shutdown: requests that would wait (compute's

@@ -101,13 +101,13 @@ func DefaultConfig() Config {
 }
 
 // Finisher applies an operation's effect when it turns DONE without a failure.
-type Finisher func(tx *store.Tx, op store.Operation) error
+type Finisher func(tx *store.Tx, op Operation) error
 
 // Engine runs operations.
 type Engine struct {
 	cfg       Config
 	db        *store.DB
-	t         *store.Operations
+	t         *tables
 	finishers map[string]Finisher
 	seq       atomic.Uint64
 	// nextEvent is the earliest time (unix nanos) at which Advance has anything to do.
@@ -139,7 +139,7 @@ func New(cfg Config, db *store.DB) *Engine {
 	if cfg.Random == nil {
 		cfg.Random = rand.Reader
 	}
-	return &Engine{cfg: cfg, db: db, t: store.NewOperations(db), finishers: map[string]Finisher{}, stopped: make(chan struct{})}
+	return &Engine{cfg: cfg, db: db, t: newTables(db), finishers: map[string]Finisher{}, stopped: make(chan struct{})}
 }
 
 // StopWaits makes every wait, parked or to come, return the operation as it is now, which
@@ -164,7 +164,7 @@ type Start struct {
 	Kind, OperationType          string
 	TargetLink, TargetID, Target string
 	User, RequestID, Description string
-	Failure                      *store.OperationFailure
+	Failure                      *Failure
 	// Done makes the operation DONE at once whatever the mode, as the real service does for
 	// label changes (applied at accept).
 	Done bool
@@ -172,51 +172,15 @@ type Start struct {
 	// leave it (see FinishesAtAccept): an operation DONE at accept skips the finisher, which
 	// would only read the target back to find nothing to change.
 	Settled bool
-	// Identity, if made by Prepare for Scope, is the operation's; else Begin makes one.
-	Identity Identity
-}
-
-// Identity is an operation's key, name and id, and the time it is accepted (which the
-// name carries), made before its transaction.
-type Identity struct {
-	scope, key, name, id string
-	at                   time.Time
-}
-
-// Prepare makes the identity of an operation to be accepted now in scope, and adds to ts
-// (see store.Touches) the lookups Begin will make for it and Existing for requestID: a new
-// operation's key and id are random, so each lookup is a place of a large index seldom in
-// the cache, and read together they wait for memory once.
-func (e *Engine) Prepare(ts *store.Touches, scope, requestID string) Identity {
-	var buf [128]byte
-	if requestID != "" {
-		store.TouchUnique(ts, e.t.ByRequestID, store.AppendRequestIDKey(buf[:0], scope, requestID))
-	}
-	id := e.identity(scope)
-	store.TouchKey(ts, e.t.Ops, id.key)
-	store.TouchUnique(ts, e.t.ByID, store.AppendIDKey(buf[:0], scope, id.id))
-	return id
-}
-
-func (e *Engine) identity(scope string) Identity {
-	now := e.cfg.Now()
-	// One read of randomness for the name and the id: the same bytes, in the same order, as
-	// two reads (16 then 8), with one buffer and one call instead of two.
-	var rnd [24]byte
-	e.read(rnd[:])
-	key, name, id := newKey(scope, now, rnd[:])
-	return Identity{scope: scope, key: key, name: name, id: id, at: now}
 }
 
 // Existing returns the operation a requestId already started in the scope (a project's
 // global operations, or its operations in a region).
-func (e *Engine) Existing(tx *store.Tx, scope, requestID string) (store.Operation, bool) {
+func (e *Engine) Existing(tx *store.Tx, scope, requestID string) (Operation, bool) {
 	if requestID == "" {
-		return store.Operation{}, false
+		return Operation{}, false
 	}
-	// The key is built on the stack: a requestId is looked up on every mutation that has one.
-	var buf [128]byte
-	_, op, ok := e.t.ByRequestID.GetBytes(tx, store.AppendRequestIDKey(buf[:0], scope, requestID))
+	_, op, ok := e.t.ByRequestID.Get(tx, idKey(scope, requestID))
 	if !ok {
 		return op, false
 	}
@@ -225,22 +189,19 @@ func (e *Engine) Existing(tx *store.Tx, scope, requestID string) (store.Operatio
 
 // Begin accepts an operation inside the caller's transaction, the one that also reserves
 // or changes the resource. An operation DONE at once is finished in the same transaction.
-func (e *Engine) Begin(tx *store.Tx, s Start) (store.Operation, error) {
-	ident := s.Identity
-	if ident.key == "" || ident.scope != s.Scope {
-		ident = e.identity(s.Scope)
-	}
-	key, name, id, now := ident.key, ident.name, ident.id, ident.at
-	op := store.Operation{
+func (e *Engine) Begin(tx *store.Tx, s Start) (Operation, error) {
+	now := e.cfg.Now()
+	name, id := e.newName(now), e.newID()
+	op := Operation{
 		Scope: s.Scope, Project: s.Project, Name: name, ID: id, Seq: e.seq.Add(1),
 		Kind: s.Kind, OperationType: s.OperationType, TargetLink: s.TargetLink, TargetID: s.TargetID, Target: s.Target,
 		User: s.User, ClientOperationID: s.RequestID, Description: s.Description, Failure: s.Failure,
 		Status: Pending, InsertTime: now, DueTime: now.Add(e.cfg.Mode.Delay), Manual: e.cfg.Mode.Manual && !s.Done,
 	}
 	if s.Done || e.FinishesAtAccept() {
-		return e.finish(tx, key, op, now, s.Settled)
+		return e.finish(tx, op.Key(), op, now, s.Settled)
 	}
-	if err := e.t.Ops.Put(tx, key, op); err != nil {
+	if err := e.t.Ops.Put(tx, op.Key(), op); err != nil {
 		return op, fmt.Errorf("operation %s: %w", op.Name, err)
 	}
 	if !op.Manual {
@@ -251,7 +212,7 @@ func (e *Engine) Begin(tx *store.Tx, s Start) (store.Operation, error) {
 
 // finish turns op, stored (or to be stored) under pk, DONE at time at: its finisher runs
 // unless a failure was decided or the target is settled already (Start.Settled).
-func (e *Engine) finish(tx *store.Tx, pk string, op store.Operation, at time.Time, settled bool) (store.Operation, error) {
+func (e *Engine) finish(tx *store.Tx, pk string, op Operation, at time.Time, settled bool) (Operation, error) {
 	op.Status, op.Progress, op.EndTime = Done, 100, at
 	if op.StartTime.IsZero() {
 		// As view showed it while it ran: a timed operation started a quarter of the way
@@ -283,12 +244,12 @@ func (e *Engine) Advance() error {
 		return nil
 	}
 	return e.db.Update(func(tx *store.Tx) error {
-		var due, expired []store.Operation
-		e.t.Due.Scan(tx, "", 0, store.UnixNanos(now)+1, func(op store.Operation) bool {
+		var due, expired []Operation
+		e.t.Due.Scan(tx, "", 0, unixNanos(now)+1, func(op Operation) bool {
 			due = append(due, op)
 			return true
 		})
-		e.t.Finished.Scan(tx, "", 0, store.UnixNanos(now.Add(-e.cfg.Retention))+1, func(op store.Operation) bool {
+		e.t.Finished.Scan(tx, "", 0, unixNanos(now.Add(-e.cfg.Retention))+1, func(op Operation) bool {
 			expired = append(expired, op)
 			return true
 		})
@@ -311,11 +272,11 @@ func (e *Engine) Advance() error {
 // earliest retention expiry.
 func (e *Engine) resetNextEvent(tx *store.Tx) {
 	next := int64(1<<63 - 1)
-	e.t.Due.Scan(tx, "", 0, math.MaxUint64, func(op store.Operation) bool {
+	e.t.Due.Scan(tx, "", 0, math.MaxUint64, func(op Operation) bool {
 		next = op.DueTime.UnixNano()
 		return false
 	})
-	e.t.Finished.Scan(tx, "", 0, math.MaxUint64, func(op store.Operation) bool {
+	e.t.Finished.Scan(tx, "", 0, math.MaxUint64, func(op Operation) bool {
 		if t := op.EndTime.Add(e.cfg.Retention).UnixNano(); t < next {
 			next = t
 		}
@@ -339,7 +300,7 @@ func (e *Engine) lowerNextEvent(t time.Time) {
 
 // view is the operation as a client sees it now: a timed operation is PENDING for the first
 // quarter of its delay, then RUNNING with progress growing from 10 to 90.
-func (e *Engine) view(op store.Operation, now time.Time) store.Operation {
+func (e *Engine) view(op Operation, now time.Time) Operation {
 	if op.Done() || op.Manual || e.cfg.Mode.Delay <= 0 {
 		return op
 	}
@@ -357,52 +318,24 @@ func (e *Engine) view(op store.Operation, now time.Time) store.Operation {
 
 // runningFrom is when a timed operation shows as started: a quarter of the way through
 // its delay.
-func runningFrom(op store.Operation) time.Time {
+func runningFrom(op Operation) time.Time {
 	return op.InsertTime.Add(op.DueTime.Sub(op.InsertTime) / 4)
 }
 
-// newKey makes an operation's primary key (Operation.Key) with a new name,
-// operation-<epoch millis>-<13 hex>-<8 hex>-<8 hex> (the real shape) from b's first 16
-// random bytes, and its id from the next 8. The name is the key's tail, and the key and the
-// id are pieces of one string: the stored operation keeps one string for the three, not
-// three, and the garbage collector finds one object where it found three. The string is
-// built in a buffer on the stack: fmt.Sprintf cost four allocations (its result and each
-// boxed number), this costs one.
-func newKey(scope string, now time.Time, b []byte) (key, name, id string) {
-	var out [192]byte
-	n := appendName(append(append(out[:0], scope...), '|'), now, b[:16])
-	k := len(n)
-	all := string(appendID(n, b[16:24]))
-	return all[:k], all[len(scope)+1 : k], all[k:]
+// newName makes a new operation's name: operation-<epoch millis>-<13 hex>-<8 hex>-<8 hex>,
+// the real service's shape.
+func (e *Engine) newName(now time.Time) string {
+	var b [16]byte
+	e.read(b[:])
+	return fmt.Sprintf("operation-%d-%013x-%08x-%08x", now.UnixMilli(), binary.BigEndian.Uint64(b[:8])&(1<<52-1),
+		binary.BigEndian.Uint32(b[8:12]), binary.BigEndian.Uint32(b[12:16]))
 }
 
-func appendName(n []byte, now time.Time, b []byte) []byte {
-	n = append(n, "operation-"...)
-	n = strconv.AppendInt(n, now.UnixMilli(), 10)
-	n = appendHex(append(n, '-'), binary.BigEndian.Uint64(b[:8])&(1<<52-1), 13)
-	n = appendHex(append(n, '-'), uint64(binary.BigEndian.Uint32(b[8:12])), 8)
-	return appendHex(append(n, '-'), uint64(binary.BigEndian.Uint32(b[12:16])), 8)
-}
-
-// appendHex appends v in lower-case hex, zero-padded to width digits (as %0<width>x).
-func appendHex(b []byte, v uint64, width int) []byte {
-	var d [16]byte
-	i := len(d)
-	for v != 0 || i > len(d)-width {
-		i--
-		d[i] = "0123456789abcdef"[v&15]
-		v >>= 4
-	}
-	return append(b, d[i:]...)
-}
-
-// appendID appends a positive id made from 8 random bytes, in decimal.
-func appendID(b, r []byte) []byte {
-	id := binary.BigEndian.Uint64(r) >> 1
-	if id == 0 {
-		id = 1
-	}
-	return strconv.AppendUint(b, id, 10)
+// newID makes a new operation's id: a positive random number, in decimal.
+func (e *Engine) newID() string {
+	var b [8]byte
+	e.read(b[:])
+	return strconv.FormatUint(max(binary.BigEndian.Uint64(b[:])>>1, 1), 10)
 }
 
 func (e *Engine) read(b []byte) {
@@ -416,7 +349,7 @@ func (e *Engine) read(b []byte) {
 // due while the process was down finish then; their retention continues from their end).
 func (e *Engine) Restore(tx *store.Tx) {
 	var high uint64
-	e.t.Ops.Each(tx, func(_ string, op store.Operation) bool {
+	e.t.Ops.Each(tx, func(_ string, op Operation) bool {
 		high = max(high, op.Seq)
 		return true
 	})

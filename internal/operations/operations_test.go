@@ -7,11 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
-	"unsafe"
 
 	serverclock "github.com/understudy-dev/understudy/internal/clock"
 	"github.com/understudy-dev/understudy/internal/store"
@@ -42,7 +40,7 @@ func newFixture(t *testing.T, mode Mode) *fixture {
 	t.Helper()
 	f := &fixture{db: store.New(), clk: &clock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}}
 	f.e = New(Config{Mode: mode, Retention: time.Hour, WaitTimeout: 200 * time.Millisecond, Now: f.clk.Now}, f.db)
-	f.e.Handle("things.insert", func(tx *store.Tx, op store.Operation) error {
+	f.e.Handle("things.insert", func(tx *store.Tx, op Operation) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.finished = append(f.finished, op.Target)
@@ -51,12 +49,12 @@ func newFixture(t *testing.T, mode Mode) *fixture {
 	return f
 }
 
-func (f *fixture) begin(t *testing.T, s Start) store.Operation {
+func (f *fixture) begin(t *testing.T, s Start) Operation {
 	t.Helper()
 	if s.Scope == "" {
 		s.Scope, s.Project, s.Kind = "projects/p/global", "p", "things.insert"
 	}
-	var op store.Operation
+	var op Operation
 	err := f.db.Update(func(tx *store.Tx) error {
 		var err error
 		op, err = f.e.Begin(tx, s)
@@ -68,7 +66,7 @@ func (f *fixture) begin(t *testing.T, s Start) store.Operation {
 	return op
 }
 
-func (f *fixture) get(t *testing.T, name string) store.Operation {
+func (f *fixture) get(t *testing.T, name string) Operation {
 	t.Helper()
 	op, err := f.e.Get("projects/p/global", name)
 	if err != nil {
@@ -166,7 +164,7 @@ func TestDoneAtOnceAndFailure(t *testing.T) {
 	if op.Status != Done || f.finishedTargets() != "[a]" {
 		t.Fatalf("done at once: %+v", op)
 	}
-	failure := &store.OperationFailure{HTTPStatus: 404, HTTPMessage: "NOT FOUND", Errors: []store.OperationError{{Code: "RESOURCE_NOT_FOUND", Message: "gone"}}}
+	failure := &Failure{HTTPStatus: 404, HTTPMessage: "NOT FOUND", Errors: []ErrorItem{{Code: "RESOURCE_NOT_FOUND", Message: "gone"}}}
 	failed := f.begin(t, Start{Target: "b", Failure: failure})
 	f.get(t, failed.Name)
 	got := f.get(t, failed.Name)
@@ -178,8 +176,8 @@ func TestDoneAtOnceAndFailure(t *testing.T) {
 func TestRequestIDAndRetention(t *testing.T) {
 	f := newFixture(t, Mode{})
 	op := f.begin(t, Start{Target: "a", RequestID: "r1"})
-	lookup := func(scope, id string) (store.Operation, bool) {
-		var got store.Operation
+	lookup := func(scope, id string) (Operation, bool) {
+		var got Operation
 		var ok bool
 		_ = f.db.View(func(tx *store.Tx) error { got, ok = f.e.Existing(tx, scope, id); return nil })
 		return got, ok
@@ -195,7 +193,7 @@ func TestRequestIDAndRetention(t *testing.T) {
 	// A project's global and regional operations keep their requestIds apart: a global
 	// method never answers with a regional operation.
 	regional := Start{Scope: "projects/p/regions/r", Project: "p", Kind: "things.insert", RequestID: "r1"}
-	var rop store.Operation
+	var rop Operation
 	if err := f.db.Update(func(tx *store.Tx) error { var err error; rop, err = f.e.Begin(tx, regional); return err }); err != nil {
 		t.Fatalf("a regional operation with a global operation's requestId: %v", err)
 	}
@@ -253,7 +251,7 @@ func TestWait(t *testing.T) {
 	t.Run("returns when DONE", func(t *testing.T) {
 		db := store.New()
 		e := New(Config{Mode: Mode{Delay: 50 * time.Millisecond}, WaitTimeout: 5 * time.Second}, db) // the real clock
-		var op store.Operation
+		var op Operation
 		_ = db.Update(func(tx *store.Tx) error {
 			op, _ = e.Begin(tx, Start{Scope: "s", Project: "p"})
 			return nil
@@ -308,40 +306,6 @@ func TestLimitsKeepTimesInNanoseconds(t *testing.T) {
 	}
 }
 
-// TestNewNameShape: names are built by hand; they must read as the format they replace.
-func TestNewNameShape(t *testing.T) {
-	for i, now := range []time.Time{time.UnixMilli(0), time.UnixMilli(1763719200123), time.UnixMilli(1<<62 - 1)} {
-		for j := range 50 {
-			var b [24]byte
-			for k := range b {
-				b[k] = byte(i*131 + j*17 + k*(j%3)*91)
-			}
-			if j%7 == 0 {
-				b = [24]byte{}
-			}
-			if j%7 == 1 {
-				for k := range b {
-					b[k] = 0xff
-				}
-			}
-			want := fmt.Sprintf("operation-%d-%013x-%08x-%08x", now.UnixMilli(),
-				binary.BigEndian.Uint64(b[:8])&(1<<52-1), binary.BigEndian.Uint32(b[8:12]), binary.BigEndian.Uint32(b[12:16]))
-			wantID := strconv.FormatUint(max(binary.BigEndian.Uint64(b[16:])>>1, 1), 10)
-			scope := "projects/p/regions/us-east4"
-			key, name, id := newKey(scope, now, b[:])
-			if key != scope+"|"+want || name != want || id != wantID {
-				t.Fatalf("newKey = %q, %q, %q; want %q, %q, %q", key, name, id, scope+"|"+want, want, wantID)
-			}
-			if unsafe.StringData(name) != unsafe.StringData(key[len(scope)+1:]) {
-				t.Fatal("newKey: the name is a copy, not the key's tail")
-			}
-			if unsafe.StringData(id) != (*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(key)), len(key))) {
-				t.Fatal("newKey: the id is a string of its own, not the one the key is cut from")
-			}
-		}
-	}
-}
-
 // TestNamesAndIDsFromRandomness: the name and id come from the random stream as they did
 // when each read its own bytes (16 for the name, then 8 for the id), so a seeded stream
 // gives the same operations as before.
@@ -368,27 +332,5 @@ func TestNewKeepsTheLimits(t *testing.T) {
 	e := New(Config{Retention: 100 * 365 * 24 * time.Hour, Mode: Mode{Delay: 1000 * time.Hour}}, store.New())
 	if e.cfg.Retention != MaxRetention || e.cfg.Mode.Delay != MaxDelay {
 		t.Errorf("retention %v, delay %v; want %v and %v", e.cfg.Retention, e.cfg.Mode.Delay, MaxRetention, MaxDelay)
-	}
-}
-
-// TestPreparedIdentity: an identity made by Prepare before the transaction names the
-// operation Begin accepts (and is found by name and id); one prepared for another scope is
-// not used.
-func TestPreparedIdentity(t *testing.T) {
-	f := newFixture(t, Mode{})
-	var ts store.Touches
-	ident := f.e.Prepare(&ts, "projects/p/global", "r1")
-	f.clk.Advance(time.Second) // accepted at the time it was prepared, all the same
-	op := f.begin(t, Start{Target: "a", RequestID: "r1", Identity: ident})
-	if op.Name != ident.name || op.ID != ident.id || !op.InsertTime.Equal(ident.at) {
-		t.Fatalf("op %s/%s at %v, want the prepared %s/%s at %v", op.Name, op.ID, op.InsertTime, ident.name, ident.id, ident.at)
-	}
-	if got := f.get(t, op.ID); got.Name != op.Name {
-		t.Errorf("by id: %s, want %s", got.Name, op.Name)
-	}
-	other := f.e.Prepare(&ts, "projects/p/regions/r", "")
-	op2 := f.begin(t, Start{Target: "b", Identity: other})
-	if op2.Name == other.name || op2.Scope != "projects/p/global" {
-		t.Errorf("an identity prepared for another scope was used: %+v", op2)
 	}
 }

@@ -10,11 +10,11 @@ import (
 
 // Get returns an operation by name or numeric id. In manual mode a get advances the
 // operation one step (PENDING, RUNNING, DONE) before answering.
-func (e *Engine) Get(scope, nameOrID string) (store.Operation, error) {
+func (e *Engine) Get(scope, nameOrID string) (Operation, error) {
 	if err := e.Advance(); err != nil {
-		return store.Operation{}, err
+		return Operation{}, err
 	}
-	var op store.Operation
+	var op Operation
 	found := false
 	_ = e.db.View(func(tx *store.Tx) error {
 		op, found = e.lookup(tx, scope, nameOrID)
@@ -44,7 +44,7 @@ func (e *Engine) Get(scope, nameOrID string) (store.Operation, error) {
 }
 
 // step moves a manual operation one state on.
-func (e *Engine) step(tx *store.Tx, op store.Operation) (store.Operation, error) {
+func (e *Engine) step(tx *store.Tx, op Operation) (Operation, error) {
 	now := e.cfg.Now()
 	if op.Status == Pending {
 		op.Status, op.Progress, op.StartTime = Running, 50, now
@@ -53,7 +53,7 @@ func (e *Engine) step(tx *store.Tx, op store.Operation) (store.Operation, error)
 	return e.finish(tx, op.Key(), op, now, false)
 }
 
-func (e *Engine) lookup(tx *store.Tx, scope, nameOrID string) (store.Operation, bool) {
+func (e *Engine) lookup(tx *store.Tx, scope, nameOrID string) (Operation, bool) {
 	if op, ok := e.t.Ops.Get(tx, scope+"|"+nameOrID); ok {
 		return op, true
 	}
@@ -63,14 +63,14 @@ func (e *Engine) lookup(tx *store.Tx, scope, nameOrID string) (store.Operation, 
 
 // List returns a scope's operations in the order they were accepted, as clients see them
 // now. It does not advance manual operations.
-func (e *Engine) List(scope string) ([]store.Operation, error) {
+func (e *Engine) List(scope string) ([]Operation, error) {
 	if err := e.Advance(); err != nil {
 		return nil, err
 	}
 	now := e.cfg.Now()
-	var out []store.Operation
+	var out []Operation
 	err := e.db.View(func(tx *store.Tx) error {
-		e.t.InOrder.Scan(tx, scope, 0, math.MaxUint64, func(op store.Operation) bool {
+		e.t.InOrder.Scan(tx, scope, 0, math.MaxUint64, func(op Operation) bool {
 			out = append(out, e.view(op, now))
 			return true
 		})
@@ -105,7 +105,7 @@ const pollEvery = 5 * time.Millisecond
 
 // Wait returns the operation once it is DONE, or when the wait timeout or ctx ends, in
 // which case it may not be DONE. In manual mode it advances one step, like Get.
-func (e *Engine) Wait(ctx context.Context, scope, nameOrID string) (store.Operation, error) {
+func (e *Engine) Wait(ctx context.Context, scope, nameOrID string) (Operation, error) {
 	deadline := time.NewTimer(e.cfg.WaitTimeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(pollEvery)

@@ -1,10 +1,8 @@
 package store_test
 
 import (
-	"fmt"
 	"strconv"
 	"testing"
-	"time"
 
 	. "github.com/understudy-dev/understudy/internal/store"
 )
@@ -15,12 +13,12 @@ import (
 
 func benchFixture(b *testing.B) fixture {
 	db := New()
-	tb := NewTable(db, "recs", recCodec)
+	tb := NewTable[rec](db, "recs")
 	return fixture{
 		db: db,
 		t:  tb,
-		byEmail: tb.AddUnique("email", func(b []byte, r rec) ([]byte, bool) {
-			return append(append(append(b, r.Group...), '|'), r.Email...), r.Email != ""
+		byEmail: tb.AddUnique("email", func(r rec) (string, bool) {
+			return r.Group + "|" + r.Email, r.Email != ""
 		}),
 		byGroup: tb.AddOrdered(func(r rec) (string, bool) { return r.Group + "|" + r.Email, true }),
 		count:   tb.AddCounter(func(r rec) (string, bool) { return r.Group, true }),
@@ -81,27 +79,4 @@ func BenchmarkPut(b *testing.B) {
 			}
 		}
 	})
-}
-
-// BenchmarkOperationPut stores a finished operation with a requestId per transaction, as
-// an immediate operation is stored (two unique and three ordered indexes).
-func BenchmarkOperationPut(b *testing.B) {
-	db := New()
-	ops := NewOperations(db)
-	now := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
-	all := make([]Operation, b.N)
-	for i := range all {
-		all[i] = Operation{Scope: "projects/bench/global", Project: "bench", Name: fmt.Sprintf("operation-%d-abc", i),
-			ID: strconv.Itoa(1000000 + i), Seq: uint64(i + 1), Kind: "forwardingRules.insert", OperationType: "insert",
-			Target: "bench|fr-" + strconv.Itoa(i), ClientOperationID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i),
-			Status: "DONE", Progress: 100, InsertTime: now, StartTime: now, EndTime: now.Add(time.Duration(i)), DueTime: now}
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := range b.N {
-		op := all[i]
-		if err := db.Update(func(tx *Tx) error { return ops.Ops.Put(tx, op.Key(), op) }); err != nil {
-			b.Fatal(err)
-		}
-	}
 }

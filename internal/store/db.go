@@ -21,7 +21,7 @@ type DB struct {
 
 // table is what the database needs of a Table whatever its record type.
 type table interface {
-	encoder
+	diskTable
 	reset()
 	size() int
 	// load adds a record read from disk, indexes and all, outside any transaction.
@@ -252,6 +252,6 @@ func (tx *Tx) endUndo() {
 
 // record notes a change for the committer (a nil record is a delete). Callers check
 // tx.logged first, so that a database in memory does not even box the record.
-func (tx *Tx) record(t encoder, pk string, record any) {
+func (tx *Tx) record(t diskTable, pk string, record any) {
 	tx.changes = append(tx.changes, change{table: t, pk: pk, record: record})
 }

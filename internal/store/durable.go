@@ -41,12 +41,12 @@ var ErrUnavailable = errors.New("store: the data directory cannot be written")
 // change is a change recorded by a transaction, encoded only when the committer writes it
 // (records are never changed in place once stored, so holding one is safe).
 type change struct {
-	table  encoder
+	table  diskTable
 	pk     string
 	record any // nil: delete
 }
 
-type encoder interface {
+type diskTable interface {
 	tableName() string
 	encode(record any) ([]byte, error)
 }

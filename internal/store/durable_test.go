@@ -84,7 +84,7 @@ func TestReplaceWipes(t *testing.T) {
 func openSeeded(t *testing.T, dir string) bool {
 	t.Helper()
 	db := New()
-	NewTable(db, "recs", recCodec)
+	NewTable[rec](db, "recs")
 	seeded, err := db.Open(openBolt(t, dir))
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // TestPutKeepsIndexesExact runs random puts and deletes, some in transactions that fail,
@@ -21,10 +22,10 @@ func TestPutKeepsIndexesExact(t *testing.T) {
 	for _, collide := range []bool{false, true} {
 		t.Run(fmt.Sprint("collide=", collide), func(t *testing.T) {
 			db := New()
-			tb := NewTable(db, "recs", recCodec)
-			byEmail := tb.AddUnique("email", func(b []byte, r rec) ([]byte, bool) { return appendKey(b, "e", r.Email), r.Email != "" })
-			byGroup := tb.AddUnique("group+other", func(b []byte, r rec) ([]byte, bool) {
-				return appendKey(b, r.Group, r.Other), r.Other != ""
+			tb := NewTable[rec](db, "recs")
+			byEmail := tb.AddUnique("email", func(r rec) (string, bool) { return "e|" + r.Email, r.Email != "" })
+			byGroup := tb.AddUnique("group+other", func(r rec) (string, bool) {
+				return r.Group + "|" + r.Other, r.Other != ""
 			})
 			if collide {
 				byEmail.collide = func(k string) uint64 { return uint64(len(k) % 2) }
@@ -103,15 +104,6 @@ func hasKey[R any](m map[string]R, k string) bool { _, ok := m[k]; return ok }
 // rec is the test's record: few values, so that keys are shared and swapped often.
 type rec struct{ Email, Group, Other string }
 
-var recCodec = Codec[rec]{
-	Encode: func(e *Enc, r rec) { e.String(r.Email); e.String(r.Group); e.StringOr(r.Other, r.Group) },
-	Decode: func(d *Dec) rec {
-		r := rec{Email: d.String(), Group: d.String()}
-		r.Other = d.StringOr(r.Group)
-		return r
-	},
-}
-
 // modelConflict: would putting r under pk give a unique key of r to another record?
 func modelConflict(m map[string]rec, pk string, r rec) bool {
 	keys := func(c rec) []string {
@@ -140,10 +132,7 @@ func modelConflict(m map[string]rec, pk string, r rec) bool {
 func TestKeysInTheRecordAreKeptOnce(t *testing.T) {
 	type named struct{ Name, Group string }
 	db := New()
-	tb := NewTable(db, "named", Codec[named]{
-		Encode: func(e *Enc, r named) { e.String(r.Name); e.String(r.Group) },
-		Decode: func(d *Dec) named { return named{Name: d.String(), Group: d.String()} },
-	})
+	tb := NewTable[named](db, "named")
 	byGroup := tb.AddOrdered(func(r named) (string, bool) { return r.Group, r.Group != "" })
 	joined := tb.AddOrdered(func(r named) (string, bool) { return r.Name + "/" + r.Group, true })
 	count := tb.AddCounter(func(r named) (string, bool) { return r.Group, true })
@@ -161,8 +150,9 @@ func TestKeysInTheRecordAreKeptOnce(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s is not stored", pk)
 		}
-		var e Enc
-		tb.codec.Encode(&e, tb.decode(slot))
+		r := tb.decode(slot)
+		var e encoder
+		tb.codec.enc(&e, unsafe.Pointer(&r))
 		return len(tb.recs.payload(slot)) - 8*3 - len(e.b)
 	}
 	// alpha-name's key and group are in its encoding; only the joined key is not.
@@ -217,12 +207,12 @@ func checkIndexes[R any](t *testing.T, step int, tb *Table[R], us []*Unique[R], 
 	for _, u := range us {
 		want := 0
 		for pk, r := range rows {
-			kb, ok := u.key(nil, r)
+			kb, ok := u.key(r)
 			if !ok {
 				continue
 			}
 			want++
-			if holder, _, found := u.GetBytes(&readTx, kb); !found || holder != pk {
+			if holder, _, found := u.Get(&readTx, kb); !found || holder != pk {
 				t.Fatalf("step %d: %s %q -> %q %v, want %q", step, u.name, kb, holder, found, pk)
 			}
 		}
@@ -233,7 +223,7 @@ func checkIndexes[R any](t *testing.T, step int, tb *Table[R], us []*Unique[R], 
 			}
 			got++
 			s := uint32(e) - 1
-			if k, ok := u.key(nil, tb.decode(s)); !ok || u.hashBytes(k)>>32 != e>>32 {
+			if k, ok := u.key(tb.decode(s)); !ok || u.hash(k)>>32 != e>>32 {
 				t.Fatalf("step %d: %s: slot %d sits under a hash not its key's", step, u.name, s)
 			}
 		}

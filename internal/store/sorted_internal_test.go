@@ -140,7 +140,7 @@ func TestNumberedScanRanges(t *testing.T) {
 		N     uint64
 	}
 	db := New()
-	tb := NewTable(db, "recs", JSONCodec[rec]())
+	tb := NewTable[rec](db, "recs")
 	byN := tb.AddNumbered(func(r rec) (string, uint64, bool) { return r.Group, r.N, true })
 	rng := rand.New(rand.NewPCG(5, 5))
 	var all []rec
@@ -187,10 +187,7 @@ func TestNumberedScanRanges(t *testing.T) {
 func TestOrderedScansAgainstModel(t *testing.T) {
 	type rec struct{ PK, Key string }
 	db := New()
-	tb := NewTable(db, "recs", Codec[rec]{
-		Encode: func(e *Enc, r rec) { e.String(r.PK); e.String(r.Key) },
-		Decode: func(d *Dec) rec { return rec{PK: d.String(), Key: d.String()} },
-	})
+	tb := NewTable[rec](db, "recs")
 	byKey := tb.AddOrdered(func(r rec) (string, bool) { return r.Key, r.Key != "k13" })
 	rng := rand.New(rand.NewPCG(11, 12))
 	model := map[string]rec{}

@@ -20,11 +20,6 @@ type rec struct {
 	Tags             []string
 }
 
-var recCodec = Codec[rec]{
-	Encode: func(e *Enc, r rec) { e.String(r.ID); e.String(r.Email); e.String(r.Group); e.Strings(r.Tags) },
-	Decode: func(d *Dec) rec { return rec{ID: d.String(), Email: d.String(), Group: d.String(), Tags: d.Strings()} },
-}
-
 type fixture struct {
 	db      *DB
 	t       *Table[rec]
@@ -54,11 +49,11 @@ func forEachBackend(t *testing.T, test func(t *testing.T, f fixture)) {
 func openFixture(t *testing.T, dir string) fixture {
 	t.Helper()
 	db := New()
-	tb := NewTable(db, "recs", recCodec)
+	tb := NewTable[rec](db, "recs")
 	f := fixture{
 		db:      db,
 		t:       tb,
-		byEmail: tb.AddUnique("email", func(b []byte, r rec) ([]byte, bool) { return append(b, r.Email...), r.Email != "" }),
+		byEmail: tb.AddUnique("email", func(r rec) (string, bool) { return r.Email, r.Email != "" }),
 		byGroup: tb.AddOrdered(func(r rec) (string, bool) { return r.Group, true }),
 		count:   tb.AddCounter(func(r rec) (string, bool) { return r.Group, true }),
 		dir:     dir,
@@ -238,37 +233,6 @@ func TestOrderedScanAndCursor(t *testing.T) {
 	})
 }
 
-func TestScopeAndBelow(t *testing.T) {
-	db := New()
-	a := NewAuthorization(db)
-	scopes := []string{"subscriptions/s1", "subscriptions/s1/resourcegroups/rg", "subscriptions/s10", "subscriptions/s1-x", "subscriptions/s2"}
-	err := db.Update(func(tx *Tx) error {
-		for i, s := range scopes {
-			r := RoleAssignment{Name: fmt.Sprint(i), ScopeKey: s, PrincipalID: "p", RoleDefinitionGUID: "r"}
-			if err := a.Assignments.Put(tx, r.Name, r); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	_ = db.View(func(tx *Tx) error {
-		for _, rg := range ScopeAndBelow("subscriptions/s1") {
-			a.ByScope.Scan(tx, rg[0], rg[1], nil, func(_ Cursor, r RoleAssignment) bool {
-				got = append(got, r.ScopeKey)
-				return true
-			})
-		}
-		return nil
-	})
-	if fmt.Sprint(got) != "[subscriptions/s1 subscriptions/s1/resourcegroups/rg]" {
-		t.Fatalf("at and below s1 = %v", got)
-	}
-}
-
 // TestConcurrentUniqueInsert races many writers for one unique key: exactly one wins.
 func TestConcurrentUniqueInsert(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, f fixture) {
@@ -314,56 +278,6 @@ func openBolt(t *testing.T, dir string) *bolt.Backend {
 	return b
 }
 
-// TestUniqueKeysMatchTheirStringForms: the unique indexes append their keys; lookups by
-// the string forms callers build (Triple, RequestIDKey, project|id) find the records.
-func TestUniqueKeysMatchTheirStringForms(t *testing.T) {
-	db := New()
-	a, ops, c := NewAuthorization(db), NewOperations(db), NewCompute(db)
-	ra := RoleAssignment{Name: "n1", ScopeKey: "subscriptions/s1", RoleDefinitionGUID: "r1", PrincipalID: "p1"}
-	op := Operation{Scope: "projects/p/global", Project: "p", Name: "operation-1", ID: "42", ClientOperationID: "req-1"}
-	rule := ForwardingRule{Project: "p", Name: "fr", ID: "7"}
-	err := db.Update(func(tx *Tx) error {
-		if err := a.Assignments.Put(tx, ra.Name, ra); err != nil {
-			return err
-		}
-		if err := ops.Ops.Put(tx, op.Key(), op); err != nil {
-			return err
-		}
-		return c.ForwardingRules.Put(tx, rule.Key(), rule)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, kind := range []string{"read", "write"} {
-		check := func(tx *Tx) error {
-			if pk, _, ok := a.ByTriple.Get(tx, ra.Triple()); !ok || pk != "n1" {
-				t.Errorf("%s: triple -> %q %v", kind, pk, ok)
-			}
-			if pk, _, ok := ops.ByRequestID.Get(tx, RequestIDKey(op.Scope, "req-1")); !ok || pk != op.Key() {
-				t.Errorf("%s: requestId -> %q %v", kind, pk, ok)
-			}
-			if pk, _, ok := ops.ByRequestID.GetBytes(tx, AppendRequestIDKey(nil, op.Scope, "req-1")); !ok || pk != op.Key() {
-				t.Errorf("%s: requestId bytes -> %q %v", kind, pk, ok)
-			}
-			if _, _, ok := ops.ByRequestID.GetBytes(tx, AppendRequestIDKey(nil, op.Scope, "req-2")); ok {
-				t.Errorf("%s: an unknown requestId was found", kind)
-			}
-			if pk, _, ok := ops.ByID.Get(tx, "projects/p/global|42"); !ok || pk != op.Key() {
-				t.Errorf("%s: operation id -> %q %v", kind, pk, ok)
-			}
-			if pk, _, ok := c.RuleByID.Get(tx, "p|7"); !ok || pk != "p|fr" {
-				t.Errorf("%s: rule id -> %q %v", kind, pk, ok)
-			}
-			return nil
-		}
-		if kind == "read" {
-			_ = db.View(check)
-		} else {
-			_ = db.Update(check)
-		}
-	}
-}
-
 // TestNumberedScan: a numbered index visits one group's records whose number is in
 // [lo, hi), by number, then primary key; a group that is a prefix of another is a group of
 // its own.
@@ -373,7 +287,7 @@ func TestNumberedScan(t *testing.T) {
 		N         uint64
 	}
 	db := New()
-	tb := NewTable(db, "recs", JSONCodec[rec]())
+	tb := NewTable[rec](db, "recs")
 	byN := tb.AddNumbered(func(r rec) (string, uint64, bool) { return r.Group, r.N, r.N != 0 })
 	if err := db.Update(func(tx *Tx) error {
 		for _, r := range []rec{
@@ -413,63 +327,4 @@ func TestNumberedScan(t *testing.T) {
 			t.Errorf("Scan(%q, %d, %d) = %q, want %q", c.group, c.lo, c.hi, s, c.want)
 		}
 	}
-}
-
-// TestTouchesChangeNothing: reading ahead where lookups start (Touches), for keys present
-// and absent and for more keys than it keeps, changes no answer; readers that do the same
-// beside writers change nothing either (their Read does nothing, which -race checks).
-func TestTouchesChangeNothing(t *testing.T) {
-	f := openFixture(t, "")
-	for i := range 100 {
-		f.put(t, rec{ID: fmt.Sprint("r", i), Email: fmt.Sprint("e", i), Group: "g"})
-	}
-	touchAll := func(ts *Touches, i int) {
-		for _, k := range []string{fmt.Sprint("r", i), fmt.Sprint("absent", i), fmt.Sprint("r", i+1)} {
-			TouchKey(ts, f.t, k)
-			TouchUnique(ts, f.byEmail, []byte("e"+k[1:]))
-		}
-	}
-	var wg sync.WaitGroup
-	for w := range 4 {
-		wg.Add(2)
-		go func() { // a writer: touches, then looks up and puts
-			defer wg.Done()
-			for i := range 200 {
-				var ts Touches
-				touchAll(&ts, i%100)
-				if err := f.db.Update(func(tx *Tx) error {
-					ts.Read(tx)
-					r, ok := f.t.Get(tx, fmt.Sprint("r", i%100))
-					if !ok || r.Email != fmt.Sprint("e", i%100) {
-						return fmt.Errorf("r%d: %v %v", i%100, r, ok)
-					}
-					return f.t.Put(tx, fmt.Sprint("w", w, "-", i), rec{ID: fmt.Sprint("w", w, "-", i), Group: "w"})
-				}); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		}()
-		go func() { // a reader: the same in a read transaction
-			defer wg.Done()
-			for i := range 200 {
-				var ts Touches
-				touchAll(&ts, i%100)
-				f.db.View(func(tx *Tx) error {
-					ts.Read(tx)
-					if _, _, ok := f.byEmail.Get(tx, fmt.Sprint("e", i%100)); !ok {
-						t.Errorf("e%d not found", i%100)
-					}
-					return nil
-				})
-			}
-		}()
-	}
-	wg.Wait()
-	f.db.View(func(tx *Tx) error {
-		if n := f.count.Count(tx, "w"); n != 800 {
-			t.Errorf("%d records written, want 800", n)
-		}
-		return nil
-	})
 }

@@ -24,7 +24,7 @@ const sep = "\x00"
 // as its place there rather than a second copy.
 type Table[R any] struct {
 	name  string
-	codec Codec[R]
+	codec codec
 	recs  records
 	seed  maphash.Seed
 	byPK  hashIndex // primary key hash -> slot
@@ -36,20 +36,20 @@ type Table[R any] struct {
 	numbered []*Numbered[R]
 	counts   []*Counter[R]
 	// Writes are serialised (they hold the writer lock), so one of each scratch buffer per
-	// table serves them all: uput is Put's, one per unique index; kbuf and kbuf2 hold
-	// unique keys as writes derive them; enc and vbuf hold a version being made; stay
-	// and renumber say which ordered and numbered entries a Put leaves or moves.
-	uput        []uniquePut
-	kbuf, kbuf2 []byte
-	enc         Enc
-	vbuf        []byte
-	stay        []bool
-	renumber    []bool
+	// table serves them all: uniqueKeys is what Put learns of a record's unique keys, one
+	// per unique index; enc and vbuf hold a version being made; stay and renumber say
+	// which ordered and numbered entries a Put leaves or moves.
+	uniqueKeys []uniquePut
+	enc        encoder
+	vbuf       []byte
+	stay       []bool
+	renumber   []bool
 	// undo holds, newest last, what undoes this table's changes in the open write
 	// transaction (Tx.undo says in which order tables undo theirs).
 	undo []undoEntry[R]
-	// touched keeps what Put and Touches read ahead of lookups, so that the reads stay.
-	touched uint64
+	// readAhead keeps what Put reads ahead of its lookups, so that the reads are not
+	// compiled away.
+	readAhead uint64
 }
 
 // undoEntry undoes one change: the record under pk goes, and old comes back if it existed.
@@ -59,9 +59,10 @@ type undoEntry[R any] struct {
 	existed bool
 }
 
-// NewTable adds a table to db, its records kept through codec.
-func NewTable[R any](db *DB, name string, codec Codec[R]) *Table[R] {
-	t := &Table[R]{name: name, codec: codec, recs: newRecords(), seed: maphash.MakeSeed()}
+// NewTable adds a table of records of type R to db. R is stored field by field, by a codec
+// derived from its type (codec.go): its fields must be exported.
+func NewTable[R any](db *DB, name string) *Table[R] {
+	t := &Table[R]{name: name, codec: recordCodec[R](), recs: newRecords(), seed: maphash.MakeSeed()}
 	t.byPK.clear()
 	db.mu.Lock()
 	defer db.mu.Unlock()
@@ -115,7 +116,9 @@ func (t *Table[R]) find(h uint64, pk string) (uint32, bool) {
 
 // decode is the record in slot.
 func (t *Table[R]) decode(slot uint32) R {
-	return t.codec.Decode(&Dec{b: t.recs.payload(slot)[8*(1+t.keyed):]})
+	var r R
+	t.codec.dec(&decoder{b: t.recs.payload(slot)[8*(1+t.keyed):]}, unsafe.Pointer(&r))
+	return r
 }
 
 // A version's payload starts with its keys, each as an offset into the payload and a length
@@ -129,8 +132,8 @@ const noKey = ^uint32(0)
 func (t *Table[R]) version(pk string, r R) []byte {
 	head := 8 * (1 + t.keyed)
 	v := slices.Grow(t.vbuf[:0], head)[:head]
-	t.enc.b = v
-	t.codec.Encode(&t.enc, r)
+	t.enc = encoder{b: v}
+	t.codec.enc(&t.enc, unsafe.Pointer(&r))
 	v = t.enc.b
 	if len(v) > sizeLimit {
 		panic("store: a record too large to store")
@@ -223,24 +226,23 @@ func (t *Table[R]) Put(tx *Tx, pk string, r R) error {
 		return fmt.Errorf("store: primary key %q contains NUL", pk)
 	}
 	hpk := t.hash(pk)
-	put := t.uput
+	put := t.uniqueKeys
 	for i, u := range t.uniques {
-		k, ok := u.key(u.kbuf[:0], r)
-		u.kbuf = k[:0]
+		k, ok := u.key(r)
 		put[i] = uniquePut{ok: ok, k: k}
 		if ok {
-			put[i].h = u.hashBytes(k)
+			put[i].h = u.hash(k)
 		}
 	}
 	// Each lookup below reads a place of a large index that is seldom in the cache. Read
 	// together first, they wait for memory once rather than once each.
-	touched := t.byPK.touch(hpk)
+	ahead := t.byPK.touch(hpk)
 	for i, u := range t.uniques {
 		if put[i].ok {
-			touched += u.idx.touch(put[i].h)
+			ahead += u.idx.touch(put[i].h)
 		}
 	}
-	t.touched = touched
+	t.readAhead = ahead
 	slot, existed := t.find(hpk, pk)
 	for i, u := range t.uniques {
 		if !put[i].ok {
@@ -248,7 +250,7 @@ func (t *Table[R]) Put(tx *Tx, pk string, r R) error {
 		}
 		holder, taken, kept := u.check(put[i].h, put[i].k, slot, existed)
 		if taken {
-			return &ConflictError{Table: t.name, Index: u.name, Key: string(put[i].k), Holder: strings.Clone(t.pkOf(holder))}
+			return &ConflictError{Table: t.name, Index: u.name, Key: put[i].k, Holder: strings.Clone(t.pkOf(holder))}
 		}
 		put[i].kept = kept
 	}
@@ -272,7 +274,7 @@ func (t *Table[R]) Put(tx *Tx, pk string, r R) error {
 
 // uniquePut is what Put learned of r in one unique index.
 type uniquePut struct {
-	k  []byte // r's key, in the index's buffer
+	k  string // r's key
 	h  uint64 // its hash
 	ok bool   // r is indexed
 	// kept: the record's slot already sits under h; nothing changes.
@@ -280,14 +282,14 @@ type uniquePut struct {
 }
 
 // replace writes payload (r's version) to slot, which held old if it existed, and moves
-// the record in every index, after Put has filled t.uput. Entries leave an ordered index
+// the record in every index, after Put has filled t.uniqueKeys. Entries leave an ordered index
 // while the old version (whose keys they are found by) is still there, and come in once
 // the new one is.
 func (t *Table[R]) replace(slot uint32, old R, existed bool, r R, payload []byte) {
 	for i, u := range t.uniques {
-		if p := t.uput[i]; !p.kept && existed {
-			if k, ok := t.uniqueKey(u, old); ok {
-				u.idx.remove(u.hashBytes(k), slot)
+		if p := t.uniqueKeys[i]; !p.kept && existed {
+			if k, ok := u.key(old); ok {
+				u.idx.remove(u.hash(k), slot)
 			}
 		}
 	}
@@ -335,7 +337,7 @@ func (t *Table[R]) replace(slot uint32, old R, existed bool, r R, payload []byte
 		}
 	}
 	for i, u := range t.uniques {
-		if p := t.uput[i]; !p.kept && p.ok {
+		if p := t.uniqueKeys[i]; !p.kept && p.ok {
 			u.idx.add(p.h, slot)
 		}
 	}
@@ -362,8 +364,8 @@ func (t *Table[R]) add(pk string, r R) {
 	t.byPK.add(t.hash(pk), slot)
 	t.recs.write(slot, payload)
 	for _, u := range t.uniques {
-		if k, ok := t.uniqueKey(u, r); ok {
-			u.idx.add(u.hashBytes(k), slot)
+		if k, ok := u.key(r); ok {
+			u.idx.add(u.hash(k), slot)
 		}
 	}
 	for _, o := range t.ordered {
@@ -387,8 +389,8 @@ func (t *Table[R]) add(pk string, r R) {
 // every index and frees its slot.
 func (t *Table[R]) remove(hpk uint64, slot uint32, r R) {
 	for _, u := range t.uniques {
-		if k, ok := t.uniqueKey(u, r); ok {
-			u.idx.remove(u.hashBytes(k), slot)
+		if k, ok := u.key(r); ok {
+			u.idx.remove(u.hash(k), slot)
 		}
 	}
 	for _, o := range t.ordered {
@@ -476,60 +478,27 @@ func (t *Table[R]) forgetUndo() {
 //
 // It keeps a 64-bit hash of each key, not the key: index keys are often long concatenations
 // (scope|role|principal) that would otherwise be stored again for each record. A lookup
-// confirms a hash match by deriving the key again from the record, so it is exact. Keys
-// are appended to a buffer, never made strings: writes derive them into the table's
-// buffers at no allocation.
+// confirms a hash match by deriving the key again from the record, so it is exact.
 type Unique[R any] struct {
 	t    *Table[R]
 	name string
-	key  func(b []byte, r R) ([]byte, bool)
+	key  func(r R) (string, bool)
 	seed maphash.Seed
 	// collide, in tests only, replaces the hash to force keys to share one.
 	collide func(string) uint64
 	idx     hashIndex
-	kbuf    []byte // Put derives r's key here (writes hold the writer lock)
 }
 
-// AddUnique adds a unique index. key appends a record's key to b and returns the result
-// (appendKey builds the usual shape); it returns false for records that are not indexed.
-func (t *Table[R]) AddUnique(name string, key func(b []byte, r R) ([]byte, bool)) *Unique[R] {
+// AddUnique adds a unique index. key returns a record's key, or false for records that are
+// not indexed.
+func (t *Table[R]) AddUnique(name string, key func(r R) (string, bool)) *Unique[R] {
 	u := &Unique[R]{t: t, name: name, key: key, seed: maphash.MakeSeed()}
 	u.idx.clear()
 	t.uniques = append(t.uniques, u)
-	t.uput = make([]uniquePut, len(t.uniques))
+	t.uniqueKeys = make([]uniquePut, len(t.uniques))
 	return u
 }
 
-// AppendKey appends parts joined by "|", growing b once: the keys of the tables and of
-// their indexes are made so (a record's project and id, say), and a caller outside the
-// store that looks one up (TouchUnique) makes it the same way.
-func AppendKey(b []byte, parts ...string) []byte { return appendKey(b, parts...) }
-
-// appendKey is AppendKey.
-func appendKey(b []byte, parts ...string) []byte {
-	n := len(parts) - 1
-	for _, p := range parts {
-		n += len(p)
-	}
-	b = slices.Grow(b, n)
-	for i, p := range parts {
-		if i > 0 {
-			b = append(b, '|')
-		}
-		b = append(b, p...)
-	}
-	return b
-}
-
-// uniqueKey derives r's key in u into the table's first buffer. The caller holds the
-// writer lock, and uses the key before the next derivation.
-func (t *Table[R]) uniqueKey(u *Unique[R], r R) ([]byte, bool) {
-	k, ok := u.key(t.kbuf[:0], r)
-	t.kbuf = k[:0]
-	return k, ok
-}
-
-// hash and hashBytes agree: maphash gives a string and its bytes the same hash.
 func (u *Unique[R]) hash(k string) uint64 {
 	if u.collide != nil {
 		return u.collide(k)
@@ -537,55 +506,24 @@ func (u *Unique[R]) hash(k string) uint64 {
 	return maphash.String(u.seed, k)
 }
 
-func (u *Unique[R]) hashBytes(k []byte) uint64 {
-	if u.collide != nil {
-		return u.collide(string(k))
-	}
-	return maphash.Bytes(u.seed, k)
-}
-
-// find is the slot and record, among those under hash h, whose key (derived into buf, or
-// a buffer of its own if buf is nil) is k.
-func (u *Unique[R]) find(h uint64, k []byte, buf *[]byte) (uint32, R, bool) {
-	var r R
-	slot, ok := u.idx.lookup(h, func(s uint32) bool {
-		var held bool
-		r, held = u.holds(s, k, buf)
-		return held
-	})
-	if !ok {
-		var zero R
-		return 0, zero, false
-	}
-	return slot, r, true
-}
-
 // holds reports whether the record in slot has the key k, and returns it.
-func (u *Unique[R]) holds(slot uint32, k []byte, buf *[]byte) (R, bool) {
+func (u *Unique[R]) holds(slot uint32, k string) (R, bool) {
 	r := u.t.decode(slot)
-	var b []byte
-	if buf != nil {
-		b = *buf
-	}
-	got, ok := u.key(b[:0], r)
-	if buf != nil {
-		*buf = got[:0]
-	}
-	return r, ok && bytes.Equal(got, k)
+	got, ok := u.key(r)
+	return r, ok && got == k
 }
 
 // check looks under h for a record other than the one in slot (if it exists) whose key is
 // k (taken: holder holds k), and reports whether slot itself is under h (kept). Put uses
 // it so as not to derive the record's own key again: if its slot is under h, that entry
-// already serves r, whether or not its old key was k. Keys of others are derived into the
-// table's second buffer (k is in the first). The caller holds the writer lock.
-func (u *Unique[R]) check(h uint64, k []byte, slot uint32, existed bool) (holder uint32, taken, kept bool) {
+// already serves r, whether or not its old key was k.
+func (u *Unique[R]) check(h uint64, k string, slot uint32, existed bool) (holder uint32, taken, kept bool) {
 	holder, taken = u.idx.lookup(h, func(s uint32) bool {
 		if existed && s == slot {
 			kept = true
 			return false
 		}
-		_, held := u.holds(s, k, &u.t.kbuf2)
+		_, held := u.holds(s, k)
 		return held
 	})
 	if taken {
@@ -594,29 +532,18 @@ func (u *Unique[R]) check(h uint64, k []byte, slot uint32, existed bool) (holder
 	return 0, false, kept
 }
 
-// Get returns the record holding key. Inside a write transaction it derives keys into the
-// table's buffer, as writes do.
+// Get returns the record holding key, and its primary key.
 func (u *Unique[R]) Get(tx *Tx, key string) (pk string, r R, ok bool) {
-	return u.GetBytes(tx, unsafe.Slice(unsafe.StringData(key), len(key)))
-}
-
-// GetBytes is Get for a key held in bytes, which it does not keep: a caller can build the
-// key in a buffer on its stack instead of allocating a string per lookup.
-func (u *Unique[R]) GetBytes(tx *Tx, key []byte) (pk string, r R, ok bool) {
-	slot, r, ok := u.find(u.hashBytes(key), key, u.scratch(tx))
+	slot, ok := u.idx.lookup(u.hash(key), func(s uint32) bool {
+		var held bool
+		r, held = u.holds(s, key)
+		return held
+	})
 	if !ok {
-		return "", r, false
+		var zero R
+		return "", zero, false
 	}
 	return u.t.pkOf(slot), r, true
-}
-
-// scratch is the buffer a lookup derives keys into: the table's inside a write transaction
-// (which holds the writer lock), else none (the lookup allocates its own).
-func (u *Unique[R]) scratch(tx *Tx) *[]byte {
-	if tx.writable {
-		return &u.t.kbuf2
-	}
-	return nil
 }
 
 // Ordered is an index kept in key order, for range scans and paging.
@@ -734,27 +661,6 @@ func (t *Table[R]) AddOrdered(key func(R) (string, bool)) *Ordered[R] {
 
 // AddPKOrder adds an index of the records in primary key order, for lists by key prefix.
 func (t *Table[R]) AddPKOrder() *Ordered[R] { return t.AddOrdered(nil) }
-
-// padded appends n in decimal, zero-padded to 20 digits, so that numbers sort as strings.
-func padded(b []byte, n uint64) []byte {
-	var d [20]byte
-	for i := len(d) - 1; i >= 0; i-- {
-		d[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return append(b, d[:]...)
-}
-
-// joinPadded is prefix + "|" + padded(n), in one allocation.
-func joinPadded(prefix string, n uint64) string {
-	var sb strings.Builder
-	sb.Grow(len(prefix) + 21)
-	sb.WriteString(prefix)
-	sb.WriteByte('|')
-	var d [20]byte
-	sb.Write(padded(d[:0], n))
-	return sb.String()
-}
 
 // Cursor is a position in an ordered index: the index key and primary key of an entry.
 type Cursor struct{ Key, PK string }

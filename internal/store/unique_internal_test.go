@@ -14,8 +14,8 @@ import (
 func TestUniqueWithCollidingHashes(t *testing.T) {
 	type rec struct{ ID, Key string }
 	db := New()
-	tb := NewTable(db, "recs", JSONCodec[rec]())
-	u := tb.AddUnique("key", func(b []byte, r rec) ([]byte, bool) { return append(b, r.Key...), r.Key != "" })
+	tb := NewTable[rec](db, "recs")
+	u := tb.AddUnique("key", func(r rec) (string, bool) { return r.Key, r.Key != "" })
 	u.collide = func(k string) uint64 { return uint64(len(k) % 2) } // two buckets for all
 	put := func(id, key string) error {
 		return db.Update(func(tx *Tx) error { return tb.Put(tx, id, rec{ID: id, Key: key}) })

@@ -57,14 +57,14 @@ func (s *Server) RetrieveAccount(ctx context.Context, req gen.RetrieveAccountReq
 }
 
 // account finds an account of the caller's platform and mode; any other is not found.
-func (s *Server) account(ctx context.Context, id string) (store.Account, error) {
-	var a store.Account
+func (s *Server) account(ctx context.Context, id string) (Account, error) {
+	var a Account
 	found := false
 	if err := s.db.View(func(tx *store.Tx) error {
 		a, found = s.tables.Accounts.Get(tx, id)
 		return nil
 	}); err != nil {
-		return store.Account{}, err
+		return Account{}, err
 	}
 	if !found || a.Scope() != callerFrom(ctx).scope() {
 		return a, errNotFound()
@@ -99,7 +99,7 @@ func listFilterOf(p gen.ListAccountsParams) listFilter {
 
 // matches says whether an account is listed: it is closed or open as asked, and has every
 // configuration asked for.
-func (f listFilter) matches(a store.Account) bool {
+func (f listFilter) matches(a Account) bool {
 	if a.Closed != f.closed {
 		return false
 	}
@@ -161,7 +161,7 @@ func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestOb
 		if after != nil {
 			prev = s.previousPage(tx, scope, *after, filter, limit)
 		}
-		s.tables.Newest.Scan(tx, scope+"|", scope+"}", after, func(c store.Cursor, a store.Account) bool {
+		s.tables.Newest.Scan(tx, scope+"|", scope+"}", after, func(c store.Cursor, a Account) bool {
 			if !filter.matches(a) {
 				return true
 			}
@@ -196,7 +196,7 @@ func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestOb
 // token, which held its own, and grew a third per page).
 func (s *Server) previousPage(tx *store.Tx, scope string, after store.Cursor, filter listFilter, limit int) string {
 	prev, n := "", 0
-	s.tables.Newest.ScanBackward(tx, scope+"|", scope+"}", after, func(c store.Cursor, a store.Account) bool {
+	s.tables.Newest.ScanBackward(tx, scope+"|", scope+"}", after, func(c store.Cursor, a Account) bool {
 		if !filter.matches(a) {
 			return true
 		}
@@ -236,8 +236,8 @@ func errNotFound() *Error {
 
 // accountFromRequest turns a create request into a record. Configurations given (even
 // empty) are applied; their capabilities are kept by path, e.g. stripe_balance.stripe_transfers.
-func accountFromRequest(b gen.CreateAccountRequest) store.Account {
-	a := store.Account{Metadata: map[string]string{}, Configurations: map[string]map[string]bool{}}
+func accountFromRequest(b gen.CreateAccountRequest) Account {
+	a := Account{Metadata: map[string]string{}, Configurations: map[string]map[string]bool{}}
 	a.DisplayName = deref(b.DisplayName)
 	a.ContactEmail = deref(b.ContactEmail)
 	if b.Dashboard != nil {
@@ -261,7 +261,7 @@ func accountFromRequest(b gen.CreateAccountRequest) store.Account {
 // applyConfigurations applies the configurations a request names to the account, each with
 // the capabilities it requests or withdraws; the account's other configurations, and the
 // capabilities the request does not name, are kept.
-func applyConfigurations(a *store.Account, cfg *gen.AccountConfigurationParams) {
+func applyConfigurations(a *Account, cfg *gen.AccountConfigurationParams) {
 	if cfg == nil {
 		return
 	}

@@ -36,8 +36,8 @@ func (s *Server) OpenAccountLink(ctx context.Context, req gen.OpenAccountLinkReq
 	if l.Consumed || !now.Before(l.ExpiresAt) {
 		return openResponse{gen.OpenAccountLink302Response{Headers: gen.OpenAccountLink302ResponseHeaders{Location: l.RefreshURL}}}, nil
 	}
-	session := store.LinkSession{ID: s.random(32), Nonce: s.random(22), ExpiresAt: now.Add(s.cfg.SessionLifetime)}
-	var a store.Account
+	session := LinkSession{ID: s.random(32), Nonce: s.random(22), ExpiresAt: now.Add(s.cfg.SessionLifetime)}
+	var a Account
 	opened, gone := false, false
 	err = s.db.Update(func(tx *store.Tx) error {
 		cur, found := s.tables.Links.Get(tx, req.Token)
@@ -203,7 +203,7 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 // sessionAccepts says whether a submission with this cookie and nonce is the one the link's
 // session still waits for. The secrets are compared in constant time; a link never opened
 // has no session and accepts nothing.
-func sessionAccepts(l store.AccountLink, cookie, nonce string, now time.Time) bool {
+func sessionAccepts(l AccountLink, cookie, nonce string, now time.Time) bool {
 	sess := l.Session
 	if !l.Consumed || sess.ID == "" || sess.Nonce == "" || sess.Submitted || !now.Before(sess.ExpiresAt) {
 		return false
@@ -215,8 +215,8 @@ func sessionAccepts(l store.AccountLink, cookie, nonce string, now time.Time) bo
 
 // hostedLink finds the link of a hosted URL; a link made for another account is not found.
 // The error is the store's (one whose disk failed serves nothing it may have lost).
-func (s *Server) hostedLink(account, token string) (store.AccountLink, bool, error) {
-	var l store.AccountLink
+func (s *Server) hostedLink(account, token string) (AccountLink, bool, error) {
+	var l AccountLink
 	found := false
 	err := s.db.View(func(tx *store.Tx) error {
 		l, found = s.tables.Links.Get(tx, token)
@@ -225,9 +225,9 @@ func (s *Server) hostedLink(account, token string) (store.AccountLink, bool, err
 	return l, found && l.Account == account, err
 }
 
-func (s *Server) hostedLinkAndAccount(account, token string) (store.AccountLink, store.Account, bool, error) {
-	var l store.AccountLink
-	var a store.Account
+func (s *Server) hostedLinkAndAccount(account, token string) (AccountLink, Account, bool, error) {
+	var l AccountLink
+	var a Account
 	found := false
 	err := s.db.View(func(tx *store.Tx) error {
 		if l, found = s.tables.Links.Get(tx, token); found {
@@ -265,7 +265,7 @@ func (s *Server) submitPage(status int, p messagePage) (gen.SubmitAccountLinkRes
 
 // hostedPath is the link's page as the browser addresses it: under the public URL's path,
 // which a proxy in front of understudy serves it from.
-func (s *Server) hostedPath(l store.AccountLink) string {
+func (s *Server) hostedPath(l AccountLink) string {
 	return s.hostedBase + "/r/" + l.Account + "/" + l.Token
 }
 

@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // The form's fields, named as the form posts them.
@@ -93,7 +92,7 @@ func formInputOf(b *gen.HostedForm) formInput {
 }
 
 // missingFields are the form fields whose requirement the account still lists.
-func missingFields(a store.Account) map[string]bool {
+func missingFields(a Account) map[string]bool {
 	listed := map[string]bool{}
 	for _, r := range requirementsOf(a) {
 		listed[r.Field] = true
@@ -110,7 +109,7 @@ func missingFields(a store.Account) map[string]bool {
 // checkForm validates a submission against what the account still lacks: a field is
 // required only when the account lacks it, but any field given is checked (and applied).
 // It returns the values to apply (normalised; only those given) and the problems by field.
-func checkForm(a store.Account, in formInput) (apply map[string]string, problems map[string]string) {
+func checkForm(a Account, in formInput) (apply map[string]string, problems map[string]string) {
 	missing := missingFields(a)
 	apply, problems = map[string]string{}, map[string]string{}
 	for _, f := range formFieldOrder {
@@ -181,7 +180,7 @@ func isASCIILetter(b byte) bool { return ('a' <= b && b <= 'z') || ('A' <= b && 
 // applyForm writes checked values into the account and marks the link's configurations
 // onboarded: the form is the only way the account accepts the terms of service, and it
 // accepts them for what the link was made for, not for every configuration of the account.
-func applyForm(a *store.Account, apply map[string]string, configurations []string) {
+func applyForm(a *Account, apply map[string]string, configurations []string) {
 	for name, v := range apply {
 		switch name {
 		case fieldDisplayName:
@@ -202,7 +201,7 @@ func applyForm(a *store.Account, apply map[string]string, configurations []strin
 	slices.Sort(a.OnboardedConfigurations)
 }
 
-func accountValue(a store.Account, name string) string {
+func accountValue(a Account, name string) string {
 	switch name {
 	case fieldDisplayName:
 		return a.DisplayName
@@ -220,7 +219,7 @@ func accountValue(a store.Account, name string) string {
 // account still lacks (all four when the link collects eventually_due fields or updates the
 // account), prefilled with what is known or, when answering a submission, with what was
 // sent.
-func newFormPage(action string, l store.AccountLink, a store.Account, nonce string, in *formInput, problems map[string]string) formPage {
+func newFormPage(action string, l AccountLink, a Account, nonce string, in *formInput, problems map[string]string) formPage {
 	heading := "Account onboarding"
 	if l.UseCase == string(gen.AccountLinkUseCaseTypeAccountUpdate) {
 		heading = "Account update"

@@ -43,7 +43,7 @@ func (s *Server) idempotent(ctx context.Context, op string, key *string, body an
 			replay = rec.Ref
 			return nil
 		}
-		return s.tables.Idempotency.Put(tx, pk, store.Idempotency{Key: pk, RequestHash: hash, InFlight: true, Expires: now.Add(s.cfg.IdempotencyWindow)})
+		return s.tables.Idempotency.Put(tx, pk, Idempotency{Key: pk, RequestHash: hash, InFlight: true, Expires: now.Add(s.cfg.IdempotencyWindow)})
 	})
 	if err != nil || replay != "" {
 		return replay, err
@@ -62,7 +62,7 @@ func (s *Server) idempotent(ctx context.Context, op string, key *string, body an
 			_, _, err := s.tables.Idempotency.Delete(tx, pk)
 			return err
 		}
-		return s.tables.Idempotency.Put(tx, pk, store.Idempotency{Key: pk, RequestHash: hash, Ref: ref, Expires: now.Add(s.cfg.IdempotencyWindow)})
+		return s.tables.Idempotency.Put(tx, pk, Idempotency{Key: pk, RequestHash: hash, Ref: ref, Expires: now.Add(s.cfg.IdempotencyWindow)})
 	})
 	if runErr != nil {
 		return "", runErr

@@ -38,7 +38,7 @@ func (a *accountSlots) release(account string) {
 // limitFor is the concurrency limit of an account of platform p: the account's own (set by
 // the seed), else its platform's, else the server's.
 func (s *Server) limitFor(p *platform, account string) int {
-	var a store.Account
+	var a Account
 	_ = s.db.View(func(tx *store.Tx) error {
 		a, _ = s.tables.Accounts.Get(tx, account)
 		return nil

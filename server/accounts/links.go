@@ -25,7 +25,7 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 		return nil, err
 	}
 	c := callerFrom(ctx)
-	var made store.AccountLink // the link this request makes, if it makes one
+	var made AccountLink // the link this request makes, if it makes one
 	create := func() (string, error) {
 		a, err := s.openAccount(ctx, body.Account)
 		if err != nil {
@@ -151,13 +151,13 @@ func chosenFlow(uc gen.AccountLinkUseCaseParams) (*gen.AccountLinkFlowParams, er
 	return chosen, nil
 }
 
-func (s *Server) newLink(a store.Account, useCase gen.AccountLinkUseCaseType, f *gen.AccountLinkFlowParams) store.AccountLink {
+func (s *Server) newLink(a Account, useCase gen.AccountLinkUseCaseType, f *gen.AccountLinkFlowParams) AccountLink {
 	now := s.now()
 	prefix := "alu_test_"
 	if a.Livemode {
 		prefix = "alu_"
 	}
-	l := store.AccountLink{
+	l := AccountLink{
 		Token: s.randomID(prefix, 32), Account: a.ID, Platform: a.Platform, Livemode: a.Livemode,
 		Created: now, ExpiresAt: now.Add(s.cfg.LinkLifetime),
 		UseCase: string(useCase), RefreshURL: f.RefreshUrl, ReturnURL: deref(f.ReturnUrl),
@@ -180,13 +180,13 @@ func (s *Server) newLink(a store.Account, useCase gen.AccountLinkUseCaseType, f 
 }
 
 // linkURL is where the hosted flow of a link is served.
-func (s *Server) linkURL(ctx context.Context, l store.AccountLink) string {
+func (s *Server) linkURL(ctx context.Context, l AccountLink) string {
 	return s.baseURL(ctx) + "/r/" + l.Account + "/" + l.Token
 }
 
 // renderLink fills r with l as the API shows it: the chosen use case's options, the
 // other use case null.
-func (s *Server) renderLink(ctx context.Context, l store.AccountLink, r *linkCreated) {
+func (s *Server) renderLink(ctx context.Context, l AccountLink, r *linkCreated) {
 	r.flow = flowWire{
 		Configurations: make([]gen.ConfigurationType, 0, len(l.Configurations)),
 		RefreshUrl:     l.RefreshURL,

@@ -9,7 +9,6 @@ import (
 	"github.com/oapi-codegen/nullable"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // requirement is a piece of information an account must still provide.
@@ -29,7 +28,7 @@ const termsOfService = "identity.attestations.terms_of_service.account"
 // requirementsOf lists what the account must still provide before its requested
 // capabilities can become active. An account without configurations needs nothing. The
 // account's details are shared by every configuration: one missing holds back all of them.
-func requirementsOf(a store.Account) []requirement {
+func requirementsOf(a Account) []requirement {
 	if len(a.Configurations) == 0 {
 		return nil
 	}
@@ -71,7 +70,7 @@ func heldBack(reqs []requirement) map[string]bool {
 	return out
 }
 
-func appliedConfigurations(a store.Account) []string {
+func appliedConfigurations(a Account) []string {
 	names := make([]string, 0, len(a.Configurations))
 	for name := range a.Configurations {
 		names = append(names, name)
@@ -81,7 +80,7 @@ func appliedConfigurations(a store.Account) []string {
 }
 
 // renderAccount is the wire form of an account; sections not included are null.
-func renderAccount(a store.Account, include []gen.AccountInclude) gen.V2CoreAccount {
+func renderAccount(a Account, include []gen.AccountInclude) gen.V2CoreAccount {
 	has := func(i gen.AccountInclude) bool { return slices.Contains(include, i) }
 	reqs := requirementsOf(a)
 	out := gen.V2CoreAccount{
@@ -156,7 +155,7 @@ func renderAccount(a store.Account, include []gen.AccountInclude) gen.V2CoreAcco
 	return out
 }
 
-func renderRequirements(a store.Account, reqs []requirement) gen.AccountRequirements {
+func renderRequirements(a Account, reqs []requirement) gen.AccountRequirements {
 	out := gen.AccountRequirements{Entries: []gen.RequirementEntry{}}
 	out.Summary.SetNull()
 	if len(reqs) == 0 {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // TestLinkReplyMatchesGenerated: a created link is written (status, headers, body bytes)
@@ -17,7 +16,7 @@ import (
 func TestLinkReplyMatchesGenerated(t *testing.T) {
 	s := &Server{cfg: Config{PublicURL: "http://h"}}
 	at := time.Date(2026, 5, 27, 9, 14, 3, 512e6, time.UTC)
-	links := []store.AccountLink{
+	links := []AccountLink{
 		{Token: "alu_test_x", Account: "acct_1", UseCase: "account_onboarding", Configurations: []string{"recipient"},
 			RefreshURL: "https://example.com/r?a=<b>&c", Created: at, ExpiresAt: at.Add(10 * time.Minute),
 			CollectFields: "currently_due", FutureRequirements: "omit"},
@@ -51,7 +50,7 @@ func TestLinkReplyMatchesGenerated(t *testing.T) {
 
 // generatedLink is l as the generated type, filled member by member: the reference the
 // wire type is held to.
-func generatedLink(s *Server, l store.AccountLink) gen.V2CoreAccountLink {
+func generatedLink(s *Server, l AccountLink) gen.V2CoreAccountLink {
 	flow := gen.AccountLinkFlow{
 		Configurations: []gen.ConfigurationType{}, RefreshUrl: l.RefreshURL,
 		CollectionOptions: gen.CollectionOptions{Fields: gen.CollectionFields(l.CollectFields), FutureRequirements: gen.FutureRequirementsCollection(l.FutureRequirements)},

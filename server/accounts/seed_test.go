@@ -33,7 +33,7 @@ func TestSeedAccounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var all []store.Account
+	var all []Account
 	read := func() {
 		all = nil
 		_ = db.View(func(tx *store.Tx) error {
@@ -44,8 +44,8 @@ func TestSeedAccounts(t *testing.T) {
 				}
 				all = append(all, a)
 			}
-			s.tables.Newest.Scan(tx, "acme|live|", "acme|live}", nil, func(_ store.Cursor, a store.Account) bool { all = append(all, a); return true })
-			s.tables.Newest.Scan(tx, DefaultPlatformID+"|test|", DefaultPlatformID+"|test}", nil, func(_ store.Cursor, a store.Account) bool { all = append(all, a); return true })
+			s.tables.Newest.Scan(tx, "acme|live|", "acme|live}", nil, func(_ store.Cursor, a Account) bool { all = append(all, a); return true })
+			s.tables.Newest.Scan(tx, DefaultPlatformID+"|test|", DefaultPlatformID+"|test}", nil, func(_ store.Cursor, a Account) bool { all = append(all, a); return true })
 			return nil
 		})
 	}

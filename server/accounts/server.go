@@ -100,7 +100,7 @@ func DefaultConfig() Config {
 type Server struct {
 	cfg       Config
 	db        *store.DB
-	tables    *store.Accounts
+	tables    *tables
 	platforms map[string]*platform // by id
 	keys      map[string]*platform // declared keys
 	slots     *accountSlots
@@ -136,7 +136,7 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	s := &Server{cfg: cfg, db: db, tables: store.NewAccounts(db), slots: newAccountSlots()}
+	s := &Server{cfg: cfg, db: db, tables: newTables(db), slots: newAccountSlots()}
 	if cfg.PublicURL != "" {
 		u, err := url.Parse(cfg.PublicURL)
 		if err != nil {
@@ -201,13 +201,13 @@ func sleep(ctx context.Context, d time.Duration) {
 // its retry must be able to run.
 func (s *Server) Restore(tx *store.Tx) error {
 	var high uint64
-	s.tables.Accounts.Each(tx, func(_ string, a store.Account) bool {
+	s.tables.Accounts.Each(tx, func(_ string, a Account) bool {
 		high = max(high, a.Seq)
 		return true
 	})
 	s.seq.Store(high)
 	var running []string
-	s.tables.Idempotency.Each(tx, func(pk string, r store.Idempotency) bool {
+	s.tables.Idempotency.Each(tx, func(pk string, r Idempotency) bool {
 		if r.InFlight {
 			running = append(running, pk)
 		}

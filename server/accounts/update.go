@@ -32,7 +32,7 @@ func (s *Server) UpdateAccount(ctx context.Context, req gen.UpdateAccountRequest
 		return nil, err
 	}
 	id, err := s.idempotent(ctx, "updateAccount", req.Params.IdempotencyKey, onAccount{req.Id, body}, func() (string, error) {
-		return req.Id, s.changeAccount(ctx, req.Id, func(a *store.Account) error { return applyUpdate(a, body) })
+		return req.Id, s.changeAccount(ctx, req.Id, func(a *Account) error { return applyUpdate(a, body) })
 	})
 	if err != nil {
 		return nil, err
@@ -55,7 +55,7 @@ func (s *Server) CloseAccount(ctx context.Context, req gen.CloseAccountRequestOb
 		body = *req.Body
 	}
 	id, err := s.idempotent(ctx, "closeAccount", req.Params.IdempotencyKey, onAccount{req.Id, body}, func() (string, error) {
-		return req.Id, s.changeAccount(ctx, req.Id, func(a *store.Account) error {
+		return req.Id, s.changeAccount(ctx, req.Id, func(a *Account) error {
 			applied := appliedConfigurations(*a)
 			if !sameConfigurations(applied, body.AppliedConfigurations) {
 				return errConfigsMustMatchToClose(applied)
@@ -82,7 +82,7 @@ type onAccount struct {
 }
 
 // openAccount finds an open account of the caller's platform and mode.
-func (s *Server) openAccount(ctx context.Context, id string) (store.Account, error) {
+func (s *Server) openAccount(ctx context.Context, id string) (Account, error) {
 	a, err := s.account(ctx, id)
 	if err == nil && a.Closed {
 		err = errAccountClosed()
@@ -94,7 +94,7 @@ func (s *Server) openAccount(ctx context.Context, id string) (store.Account, err
 // account's concurrency slots (429 beyond its limit). The record is read again inside the
 // write, so that a change made meanwhile (another update, a submitted hosted form, a close)
 // is kept, and an account closed meanwhile is refused.
-func (s *Server) changeAccount(ctx context.Context, id string, change func(*store.Account) error) error {
+func (s *Server) changeAccount(ctx context.Context, id string, change func(*Account) error) error {
 	a, err := s.openAccount(ctx, id)
 	if err != nil {
 		return err
@@ -121,7 +121,7 @@ func (s *Server) changeAccount(ctx context.Context, id string, change func(*stor
 }
 
 // applyUpdate writes an update request into the account.
-func applyUpdate(a *store.Account, b gen.UpdateAccountRequest) error {
+func applyUpdate(a *Account, b gen.UpdateAccountRequest) error {
 	setOrRemove(&a.DisplayName, b.DisplayName)
 	setOrRemove(&a.ContactEmail, b.ContactEmail)
 	if b.Dashboard != nil {

@@ -44,7 +44,7 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 	page := newAssignmentPage()
 	var last store.Cursor
 	more := false
-	visit := func(c store.Cursor, r store.RoleAssignment) bool {
+	visit := func(c store.Cursor, r RoleAssignment) bool {
 		if len(page.items) == limit {
 			more = true
 			return false
@@ -56,7 +56,7 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 	if err := s.db.View(func(tx *store.Tx) error {
 		if filter.Principal != "" {
 			// One principal: walk its assignments, keeping those that relate to the scope.
-			s.tables.ByPrincipal.Scan(tx, filter.Principal, filter.Principal+"\x01", after, func(c store.Cursor, r store.RoleAssignment) bool {
+			s.tables.ByPrincipal.Scan(tx, filter.Principal, filter.Principal+"\x01", after, func(c store.Cursor, r RoleAssignment) bool {
 				if !Covers(r.ScopeKey, scope.Key) && (filter.AtOrAbove || !Covers(scope.Key, r.ScopeKey)) {
 					return true
 				}
@@ -70,7 +70,7 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 		for _, a := range Ancestors(scope.Key) {
 			ranges = append(ranges, [2]string{a, a + "\x01"})
 		}
-		below := store.ScopeAndBelow(scope.Key)
+		below := scopeAndBelow(scope.Key)
 		ranges = append(ranges, below[0])
 		if !filter.AtOrAbove {
 			ranges = append(ranges, below[1])
@@ -104,7 +104,7 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 // A store of a million assignments sits near the memory limit, where garbage is paid for
 // in collections that every request then helps with.
 type assignmentPage struct {
-	items    []store.RoleAssignment
+	items    []RoleAssignment
 	nextLink *string
 }
 
@@ -115,7 +115,7 @@ const pageChunk = 32 << 10
 // records afterwards: it goes back to a pool once written, as does the buffer it is written
 // through.
 var (
-	pages    = sync.Pool{New: func() any { return &assignmentPage{items: make([]store.RoleAssignment, 0, 16)} }}
+	pages    = sync.Pool{New: func() any { return &assignmentPage{items: make([]RoleAssignment, 0, 16)} }}
 	pageBufs = sync.Pool{New: func() any { b := make([]byte, 0, pageChunk+4<<10); return &b }}
 )
 

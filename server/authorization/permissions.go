@@ -18,7 +18,7 @@ func (s *Server) authorize(ctx context.Context, scope Scope, action, target stri
 	}
 	allowed := false
 	if err := s.db.View(func(tx *store.Tx) error {
-		s.tables.ByPrincipal.Scan(tx, caller.PrincipalID, caller.PrincipalID+"\x01", nil, func(_ store.Cursor, r store.RoleAssignment) bool {
+		s.tables.ByPrincipal.Scan(tx, caller.PrincipalID, caller.PrincipalID+"\x01", nil, func(_ store.Cursor, r RoleAssignment) bool {
 			if !Covers(r.ScopeKey, scope.Key) {
 				return true
 			}

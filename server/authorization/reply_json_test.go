@@ -10,7 +10,6 @@ import (
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
 	"github.com/understudy-dev/understudy/internal/jsonout/jsonouttest"
-	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // TestAppendRoleAssignmentMatchesEncodingJSON: for random values of gen.RoleAssignment
@@ -37,7 +36,7 @@ func TestAppendRoleAssignmentMatchesEncodingJSON(t *testing.T) {
 // appendRoleAssignment's path.
 func TestAssignmentRepliesAreHandWritten(t *testing.T) {
 	now := time.Now()
-	w := newWire(store.RoleAssignment{Scope: "subscriptions/s", Name: "n", PrincipalID: "p", RoleDefinitionGUID: "g",
+	w := newWire(RoleAssignment{Scope: "subscriptions/s", Name: "n", PrincipalID: "p", RoleDefinitionGUID: "g",
 		Description: "d", CreatedBy: "c", UpdatedBy: "u", CreatedOn: now, UpdatedOn: now})
 	if _, ok := appendRoleAssignment(nil, &w.RoleAssignment); !ok {
 		t.Error("a role assignment is left to encoding/json")

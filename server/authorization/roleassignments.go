@@ -26,7 +26,7 @@ func (s *Server) RoleAssignmentsCreate(ctx context.Context, req gen.RoleAssignme
 	if err != nil {
 		return nil, err
 	}
-	var out store.RoleAssignment
+	var out RoleAssignment
 	created := false
 	err = s.db.Update(func(tx *store.Tx) error {
 		out, created, err = s.apply(tx, scope, req.RoleAssignmentName, want, callerFrom(ctx))
@@ -43,7 +43,7 @@ func (s *Server) RoleAssignmentsCreate(ctx context.Context, req gen.RoleAssignme
 
 // apply creates or updates the assignment name at scope inside tx: the one place where the
 // create-versus-update rules live, used by PUT and by the seed.
-func (s *Server) apply(tx *store.Tx, scope Scope, name string, want store.RoleAssignment, caller Caller) (out store.RoleAssignment, created bool, err error) {
+func (s *Server) apply(tx *store.Tx, scope Scope, name string, want RoleAssignment, caller Caller) (out RoleAssignment, created bool, err error) {
 	nameKey := ascii.Lower(name)
 	// ARM's times have 7 fractional digits at most (.NET's ticks of 100 ns:
 	// 2022-01-15T21:08:45.4904312Z); Go's clock gives 9.
@@ -59,7 +59,7 @@ func (s *Server) apply(tx *store.Tx, scope Scope, name string, want store.RoleAs
 		if scope.Subscription != "" && s.tables.PerSubscription.Count(tx, scope.Subscription) >= s.cfg.MaxPerSubscription {
 			return out, false, errLimitExceeded(s.cfg.MaxPerSubscription)
 		}
-		out = store.RoleAssignment{
+		out = RoleAssignment{
 			Name: name, Scope: scope.Path, ScopeKey: scope.Key, Subscription: scope.Subscription,
 			RoleDefinitionGUID: want.RoleDefinitionGUID, PrincipalID: want.PrincipalID,
 			CreatedBy: caller.PrincipalID, CreatedByType: caller.Type, CreatedOn: now,
@@ -88,7 +88,7 @@ func (s *Server) RoleAssignmentsGet(ctx context.Context, req gen.RoleAssignments
 	if err != nil {
 		return nil, err
 	}
-	var r store.RoleAssignment
+	var r RoleAssignment
 	found := false
 	if err := s.db.View(func(tx *store.Tx) error {
 		r, found = s.tables.Assignments.Get(tx, nameKey)
@@ -109,7 +109,7 @@ func (s *Server) RoleAssignmentsDelete(ctx context.Context, req gen.RoleAssignme
 	if err != nil {
 		return nil, err
 	}
-	var r store.RoleAssignment
+	var r RoleAssignment
 	deleted := false
 	err = s.db.Update(func(tx *store.Tx) error {
 		old, ok := s.tables.Assignments.Get(tx, nameKey)
@@ -150,12 +150,12 @@ func (s *Server) target(ctx context.Context, rawScope, name, action string) (Sco
 // Read-only members (scope, createdBy, ...) are ignored: the server sets them. A custom
 // role exists only where it is assignable (as its GET and the list show), so a role used
 // outside its assignableScopes is one that does not exist there.
-func (s *Server) assignmentFromRequest(body *gen.RoleAssignmentsCreateJSONRequestBody, scope Scope) (store.RoleAssignment, error) {
+func (s *Server) assignmentFromRequest(body *gen.RoleAssignmentsCreateJSONRequestBody, scope Scope) (RoleAssignment, error) {
 	if body == nil {
-		return store.RoleAssignment{}, newError(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: a request body is required.")
+		return RoleAssignment{}, newError(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: a request body is required.")
 	}
 	p := body.Properties
-	var r store.RoleAssignment
+	var r RoleAssignment
 	var ok bool
 	if r.PrincipalID, ok = parseGUID(p.PrincipalId); !ok {
 		return r, errInvalidPrincipalID(p.PrincipalId)
@@ -210,7 +210,7 @@ func parseRoleDefinitionID(id string) (string, bool) {
 	return parseGUID(id[i+len(roleDefinitionsPrefix):])
 }
 
-func toWire(r store.RoleAssignment) gen.RoleAssignment { return newWire(r).RoleAssignment }
+func toWire(r RoleAssignment) gen.RoleAssignment { return newWire(r).RoleAssignment }
 
 // wireAssignment is a role assignment in its wire form together with every value its
 // pointers point to, so that converting one allocates once rather than once per field.
@@ -225,10 +225,10 @@ type wireAssignment struct {
 	created, updated                  time.Time
 }
 
-func newWire(r store.RoleAssignment) *wireAssignment { return newWireInto(new(wireAssignment), r) }
+func newWire(r RoleAssignment) *wireAssignment { return newWireInto(new(wireAssignment), r) }
 
 // newWireInto renders r into w (whatever w held before).
-func newWireInto(w *wireAssignment, r store.RoleAssignment) *wireAssignment {
+func newWireInto(w *wireAssignment, r RoleAssignment) *wireAssignment {
 	*w = wireAssignment{
 		id:            "/" + r.Scope + providerSegment + "roleAssignments/" + r.Name,
 		name:          r.Name,
@@ -307,7 +307,7 @@ func (a *assignmentDeleted) VisitRoleAssignmentsDeleteResponse(w http.ResponseWr
 // it points to afterwards: its wireAssignment goes back to a pool once written.
 var wires = sync.Pool{New: func() any { return new(wireAssignment) }}
 
-func pooledWire(r store.RoleAssignment) *wireAssignment {
+func pooledWire(r RoleAssignment) *wireAssignment {
 	return newWireInto(wires.Get().(*wireAssignment), r)
 }
 

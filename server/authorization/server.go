@@ -63,7 +63,7 @@ func DefaultConfig() Config {
 type Server struct {
 	cfg    Config
 	db     *store.DB
-	tables *store.Authorization
+	tables *tables
 	roles  *roleCatalog
 	owners map[string]bool
 }
@@ -91,7 +91,7 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 	if err := checkCustomRoles(cfg.RoleDefinitions); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, db: db, tables: store.NewAuthorization(db), roles: newRoleCatalog(cfg.RoleDefinitions), owners: map[string]bool{}}
+	s := &Server{cfg: cfg, db: db, tables: newTables(db), roles: newRoleCatalog(cfg.RoleDefinitions), owners: map[string]bool{}}
 	for _, o := range cfg.BootstrapOwners {
 		s.owners[strings.ToLower(o)] = true
 	}

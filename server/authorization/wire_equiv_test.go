@@ -6,15 +6,15 @@ import (
 	"testing"
 	"time"
 
+	"math/rand/v2"
+
 	gen "github.com/understudy-dev/understudy/gen/authorization"
 	"github.com/understudy-dev/understudy/internal/jsonout"
 	"github.com/understudy-dev/understudy/internal/jsonout/jsonouttest"
-	"github.com/understudy-dev/understudy/internal/store"
-	"math/rand/v2"
 )
 
 // toWireReference is the conversion as first written (a fresh variable per field).
-func toWireReference(r store.RoleAssignment) gen.RoleAssignment {
+func toWireReference(r RoleAssignment) gen.RoleAssignment {
 	id := "/" + r.Scope + providerSegment + "roleAssignments/" + r.Name
 	scope := "/" + r.Scope
 	rd := roleDefinitionsPrefix + r.RoleDefinitionGUID
@@ -40,7 +40,7 @@ func toWireReference(r store.RoleAssignment) gen.RoleAssignment {
 
 func TestAssignmentRepliesMatchGenerated(t *testing.T) {
 	now := time.Date(2026, 11, 21, 7, 0, 0, 123456789, time.UTC)
-	for _, r := range []store.RoleAssignment{
+	for _, r := range []RoleAssignment{
 		{Name: "b0f43c54-e787-4862-89b1-a653fa9cf747", Scope: "subscriptions/s/resourceGroups/rg", RoleDefinitionGUID: "acdd72a7-3385-48ef-bd42-f606fba81ae7",
 			PrincipalID: "ce2ce14e-85d7-4629-bdbc-454d0519d987", PrincipalType: "User", CreatedOn: now, UpdatedOn: now.Add(time.Second)},
 		{Name: "n", Scope: "", RoleDefinitionGUID: "g", PrincipalID: "p", PrincipalType: "Group", Description: "<b>&", Condition: "c", ConditionVersion: "2.0",
@@ -102,7 +102,7 @@ func TestAssignmentPageMatchesGenerated(t *testing.T) {
 		size := []int{0, 1, 2, 10, 100, 300}[i%6]
 		page := newAssignmentPage()
 		for range size {
-			var r store.RoleAssignment
+			var r RoleAssignment
 			for {
 				jsonouttest.Fill(rng, reflect.ValueOf(&r).Elem())
 				if jsonout.TimeOK(r.CreatedOn) && jsonout.TimeOK(r.UpdatedOn) {

@@ -39,7 +39,7 @@ func (s *Server) InterconnectAttachmentsInsert(ctx context.Context, req gen.Inte
 		return nil, err
 	}
 	a.ID, a.Created, a.Pending = s.newID(), s.cfg.Now(), !s.ops.FinishesAtAccept()
-	op, err := s.mutate(ctx, req.Project, regionScope(req.Project, req.Region), requestID, nil, func(tx *store.Tx) (operations.Start, error) {
+	op, err := s.mutate(ctx, req.Project, regionScope(req.Project, req.Region), requestID, func(tx *store.Tx) (operations.Start, error) {
 		if err := s.placeAttachment(tx, &a, b.VlanTag8021q); err != nil {
 			return operations.Start{}, err
 		}
@@ -49,13 +49,13 @@ func (s *Server) InterconnectAttachmentsInsert(ctx context.Context, req gen.Inte
 	if err != nil {
 		return nil, err
 	}
-	return s.replyOperation(ctx, op), nil
+	return gen.InterconnectAttachmentsInsert200JSONResponse(s.renderOperation(ctx, op)), nil
 }
 
 // attachmentFromRequest checks an insert body and builds the attachment it asks for
 // (without id, creation time or VLAN tag): the rules inserts and the seed share.
-func attachmentFromRequest(project, region string, b gen.InterconnectAttachment) (store.InterconnectAttachment, error) {
-	var none store.InterconnectAttachment
+func attachmentFromRequest(project, region string, b gen.InterconnectAttachment) (InterconnectAttachment, error) {
+	var none InterconnectAttachment
 	if err := checkName(b.Name); err != nil {
 		return none, err
 	}
@@ -80,7 +80,7 @@ func attachmentFromRequest(project, region string, b gen.InterconnectAttachment)
 	if err := validateLabels(labels); err != nil {
 		return none, err
 	}
-	a := store.InterconnectAttachment{
+	a := InterconnectAttachment{
 		Project: project, Region: region, Name: b.Name, Description: deref(b.Description),
 		Interconnect: icRef.Name, Type: "DEDICATED", Router: deref(b.Router), AdminEnabled: b.AdminEnabled == nil || *b.AdminEnabled,
 		Bandwidth: "BPS_10G", Mtu: mtu, StackType: "IPV4_ONLY", Labels: labels,
@@ -96,8 +96,8 @@ func attachmentFromRequest(project, region string, b gen.InterconnectAttachment)
 
 // placeAttachment stores a new attachment inside tx: its name must be free, its
 // interconnect there, and its VLAN tag free on it (or the lowest free one is taken).
-func (s *Server) placeAttachment(tx *store.Tx, a *store.InterconnectAttachment, vlan *int32) error {
-	if _, taken := s.ic.Attachments.Get(tx, a.Key()); taken {
+func (s *Server) placeAttachment(tx *store.Tx, a *InterconnectAttachment, vlan *int32) error {
+	if _, taken := s.tables.Attachments.Get(tx, a.Key()); taken {
 		e := alreadyExists(attachmentPath(a.Project, a.Region, a.Name))
 		e.Location = "resource.name"
 		return e
@@ -125,11 +125,11 @@ func (s *Server) placeAttachment(tx *store.Tx, a *store.InterconnectAttachment, 
 	if a.VlanTag, err = s.vlanTag(tx, ic, vlan); err != nil {
 		return err
 	}
-	return s.ic.Attachments.Put(tx, a.Key(), *a)
+	return s.tables.Attachments.Put(tx, a.Key(), *a)
 }
 
 // vlanTag checks a requested VLAN tag is free on the interconnect, or picks the lowest free one.
-func (s *Server) vlanTag(tx *store.Tx, ic store.Interconnect, want *int32) (int, error) {
+func (s *Server) vlanTag(tx *store.Tx, ic Interconnect, want *int32) (int, error) {
 	used := map[int]bool{}
 	for _, a := range s.attachmentsOn(tx, ic) {
 		used[a.VlanTag] = true
@@ -175,9 +175,9 @@ func (s *Server) InterconnectAttachmentsList(ctx context.Context, req gen.Interc
 	path := regionScope(req.Project, req.Region) + "/interconnectAttachments"
 	out := gen.InterconnectAttachmentList{Kind: gen.InterconnectAttachmentListKindComputeInterconnectAttachmentList, Id: path, SelfLink: s.link(ctx, path)}
 	if err := s.db.View(func(tx *store.Tx) error {
-		var all []store.InterconnectAttachment
+		var all []InterconnectAttachment
 		prefix := req.Project + "|" + req.Region + "|"
-		s.ic.AttachmentsByName.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, a store.InterconnectAttachment) bool {
+		s.tables.AttachmentsByName.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, a InterconnectAttachment) bool {
 			if !a.Pending {
 				all = append(all, a)
 			}
@@ -207,12 +207,12 @@ func (s *Server) InterconnectAttachmentsDelete(ctx context.Context, req gen.Inte
 	if err != nil {
 		return nil, err
 	}
-	op, err := s.mutate(ctx, req.Project, regionScope(req.Project, req.Region), requestID, nil, func(tx *store.Tx) (operations.Start, error) {
+	op, err := s.mutate(ctx, req.Project, regionScope(req.Project, req.Region), requestID, func(tx *store.Tx) (operations.Start, error) {
 		a, err := s.readableAttachment(tx, req.Project, req.Region, req.InterconnectAttachment)
 		if err != nil {
 			return operations.Start{}, err
 		}
-		if err := beginDelete(s, tx, s.ic.Attachments, a, attachmentPath(a.Project, a.Region, a.Name), attachmentDeleting); err != nil {
+		if err := beginDelete(s, tx, s.tables.Attachments, a, attachmentPath(a.Project, a.Region, a.Name), attachmentDeleting); err != nil {
 			return operations.Start{}, err
 		}
 		if a.Group != "" {
@@ -224,13 +224,13 @@ func (s *Server) InterconnectAttachmentsDelete(ctx context.Context, req gen.Inte
 	if err != nil {
 		return nil, err
 	}
-	return s.replyOperation(ctx, op), nil
+	return gen.InterconnectAttachmentsDelete200JSONResponse(s.renderOperation(ctx, op)), nil
 }
 
-func (s *Server) readableAttachment(tx *store.Tx, project, region, nameOrID string) (store.InterconnectAttachment, error) {
-	a, ok := s.ic.Attachments.Get(tx, store.AttachmentKey(project, region, nameOrID))
+func (s *Server) readableAttachment(tx *store.Tx, project, region, nameOrID string) (InterconnectAttachment, error) {
+	a, ok := s.tables.Attachments.Get(tx, AttachmentKey(project, region, nameOrID))
 	if !ok {
-		_, a, ok = s.ic.AttachmentID.Get(tx, project+"|"+region+"|"+nameOrID)
+		_, a, ok = s.tables.AttachmentID.Get(tx, project+"|"+region+"|"+nameOrID)
 	}
 	if !ok || a.Pending {
 		return a, notFound(attachmentPath(project, region, nameOrID))
@@ -238,18 +238,18 @@ func (s *Server) readableAttachment(tx *store.Tx, project, region, nameOrID stri
 	return a, nil
 }
 
-func (s *Server) finishAttachmentInsert(tx *store.Tx, op store.Operation) error {
-	return finishInsert(tx, s.ic.Attachments, op.Target, "attachment", settleAttachment)
+func (s *Server) finishAttachmentInsert(tx *store.Tx, op operations.Operation) error {
+	return finishInsert(tx, s.tables.Attachments, op.Target, "attachment", attachmentPending)
 }
 
-func (s *Server) finishAttachmentDelete(tx *store.Tx, op store.Operation) error {
-	_, _, err := s.ic.Attachments.Delete(tx, op.Target)
+func (s *Server) finishAttachmentDelete(tx *store.Tx, op operations.Operation) error {
+	_, _, err := s.tables.Attachments.Delete(tx, op.Target)
 	return err
 }
 
 // attachmentLocation is where an attachment's interconnect is, if it can be found.
-func (s *Server) attachmentLocation(tx *store.Tx, a store.InterconnectAttachment) (Location, store.Interconnect, bool) {
-	ic, ok := s.ic.Interconnects.Get(tx, a.Project+"|"+a.Interconnect)
+func (s *Server) attachmentLocation(tx *store.Tx, a InterconnectAttachment) (Location, Interconnect, bool) {
+	ic, ok := s.tables.Interconnects.Get(tx, a.Project+"|"+a.Interconnect)
 	if !ok {
 		return Location{}, ic, false
 	}
@@ -257,7 +257,7 @@ func (s *Server) attachmentLocation(tx *store.Tx, a store.InterconnectAttachment
 	return l, ic, ok
 }
 
-func (s *Server) renderAttachment(ctx context.Context, tx *store.Tx, a store.InterconnectAttachment) gen.InterconnectAttachment {
+func (s *Server) renderAttachment(ctx context.Context, tx *store.Tx, a InterconnectAttachment) gen.InterconnectAttachment {
 	kind, created, self := "compute#interconnectAttachment", timestamp(a.Created), s.link(ctx, attachmentPath(a.Project, a.Region, a.Name))
 	region, ic := s.link(ctx, "projects/"+a.Project+"/regions/"+a.Region), s.link(ctx, interconnectPath(a.Project, a.Interconnect))
 	typ, bw, stack := gen.InterconnectAttachmentType(a.Type), gen.InterconnectAttachmentBandwidth(a.Bandwidth), gen.InterconnectAttachmentStackType(a.StackType)

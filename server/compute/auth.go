@@ -32,7 +32,7 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		req := c.Request()
 		info := &requestInfo{user: user, host: req.Host}
 		if s.cfg.PublicURL == "" {
-			info.scheme = c.Scheme() // links use it only without a public URL (see link3)
+			info.scheme = c.Scheme() // links use it only without a public URL (see link)
 		}
 		c.SetRequest(req.WithContext(context.WithValue(req.Context(), requestKey{}, info)))
 		return next(c)

@@ -41,20 +41,12 @@ func (s *Server) InterconnectAttachmentGroupsInsert(ctx context.Context, req gen
 	if err != nil {
 		return nil, err
 	}
-	g.Created, g.Pending = s.cfg.Now(), !s.ops.FinishesAtAccept()
-	// The key and scope are made once, before the transaction: the key serves the lookup,
-	// the Put and the operation's target, and nothing is built under the writer lock. The
-	// group's name is the key's tail and its new id follows the key in the same string.
-	all, k, _ := s.keyAndID(g.Project, g.Name, false)
-	key, scope := all[:k], globalScope(req.Project)
-	g.Name, g.ID = all[len(g.Project)+1:k], all[k:]
-	accepted := operations.Start{Kind: kindGroupInsert, OperationType: "insert", Target: key, TargetID: g.ID, Settled: !g.Pending}
-	ts := touchesOfInsert(s.ic.Groups, key, s.ic.GroupID, g.Project, g.ID)
-	op, err := s.mutate(ctx, req.Project, scope, requestID, &ts, func(tx *store.Tx) (operations.Start, error) {
-		if _, taken := s.ic.Groups.Get(tx, key); taken {
+	g.ID, g.Created, g.Pending = s.newID(), s.cfg.Now(), !s.ops.FinishesAtAccept()
+	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
+		if _, taken := s.tables.Groups.Get(tx, g.Key()); taken {
 			return operations.Start{}, alreadyExists(groupPath(g.Project, g.Name))
 		}
-		start := accepted
+		start := operations.Start{Kind: kindGroupInsert, OperationType: "insert", Target: g.Key(), TargetID: g.ID, Settled: !g.Pending}
 		keys, failure := s.checkAttachments(tx, g, urls)
 		if failure != nil {
 			start.Failure = failure
@@ -64,24 +56,24 @@ func (s *Server) InterconnectAttachmentGroupsInsert(ctx context.Context, req gen
 		if err := s.claim(tx, g, nil); err != nil {
 			return start, err
 		}
-		return start, s.ic.Groups.Put(tx, key, g)
+		return start, s.tables.Groups.Put(tx, g.Key(), g)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return s.replyOperation(ctx, op), nil
+	return gen.InterconnectAttachmentGroupsInsert200JSONResponse(s.renderOperation(ctx, op)), nil
 }
 
 // groupFromRequest checks an insert body's name and intent and builds the group it asks
 // for (without id, creation time or attachments): inserts and the seed share it.
-func groupFromRequest(project string, b gen.InterconnectAttachmentGroup) (store.AttachmentGroup, error) {
+func groupFromRequest(project string, b gen.InterconnectAttachmentGroup) (AttachmentGroup, error) {
 	if err := checkName(b.Name); err != nil {
-		return store.AttachmentGroup{}, err
+		return AttachmentGroup{}, err
 	}
 	if err := checkIntent(string(b.Intent.AvailabilitySla)); err != nil {
-		return store.AttachmentGroup{}, err
+		return AttachmentGroup{}, err
 	}
-	return store.AttachmentGroup{Project: project, Name: b.Name, Description: deref(b.Description),
+	return AttachmentGroup{Project: project, Name: b.Name, Description: deref(b.Description),
 		Intent: string(b.Intent.AvailabilitySla), InterconnectGroup: deref(b.InterconnectGroup)}, nil
 }
 
@@ -112,9 +104,9 @@ func (s *Server) InterconnectAttachmentGroupsList(ctx context.Context, req gen.I
 	path := globalScope(req.Project) + "/interconnectAttachmentGroups"
 	out := gen.InterconnectAttachmentGroupList{Kind: gen.InterconnectAttachmentGroupListKindComputeInterconnectAttachmentGroup, Id: path, SelfLink: s.link(ctx, path)}
 	if err := s.db.View(func(tx *store.Tx) error {
-		var all []store.AttachmentGroup
+		var all []AttachmentGroup
 		prefix := req.Project + "|"
-		s.ic.GroupsByName.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, g store.AttachmentGroup) bool {
+		s.tables.GroupsByName.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, g AttachmentGroup) bool {
 			if !g.Pending {
 				all = append(all, g)
 			}
@@ -145,12 +137,12 @@ func (s *Server) InterconnectAttachmentGroupsDelete(ctx context.Context, req gen
 	if err != nil {
 		return nil, err
 	}
-	op, err := s.mutate(ctx, req.Project, "", requestID, nil, func(tx *store.Tx) (operations.Start, error) {
+	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
 		g, err := s.readableGroup(tx, req.Project, req.InterconnectAttachmentGroup)
 		if err != nil {
 			return operations.Start{}, err
 		}
-		if err := beginDelete(s, tx, s.ic.Groups, g, groupPath(g.Project, g.Name), groupDeleting); err != nil {
+		if err := beginDelete(s, tx, s.tables.Groups, g, groupPath(g.Project, g.Name), groupDeleting); err != nil {
 			return operations.Start{}, err
 		}
 		return operations.Start{Kind: kindGroupDelete, OperationType: "delete", Target: g.Key(),
@@ -159,7 +151,7 @@ func (s *Server) InterconnectAttachmentGroupsDelete(ctx context.Context, req gen
 	if err != nil {
 		return nil, err
 	}
-	return s.replyOperation(ctx, op), nil
+	return gen.InterconnectAttachmentGroupsDelete200JSONResponse(s.renderOperation(ctx, op)), nil
 }
 
 // InterconnectAttachmentGroupsGetOperationalStatus reports the group's status over its
@@ -201,10 +193,10 @@ func (s *Server) InterconnectAttachmentGroupsGetOperationalStatus(ctx context.Co
 	return gen.InterconnectAttachmentGroupsGetOperationalStatus200JSONResponse(out), nil
 }
 
-func (s *Server) readableGroup(tx *store.Tx, project, nameOrID string) (store.AttachmentGroup, error) {
-	g, ok := s.ic.Groups.Get(tx, project+"|"+nameOrID)
+func (s *Server) readableGroup(tx *store.Tx, project, nameOrID string) (AttachmentGroup, error) {
+	g, ok := s.tables.Groups.Get(tx, project+"|"+nameOrID)
 	if !ok {
-		_, g, ok = s.ic.GroupID.Get(tx, project+"|"+nameOrID)
+		_, g, ok = s.tables.GroupID.Get(tx, project+"|"+nameOrID)
 	}
 	if !ok || g.Pending {
 		return g, notFound(groupPath(project, nameOrID))
@@ -221,7 +213,7 @@ func checkIntent(level string) error {
 
 // attachmentURLs reads a group's attachments map (user key -> attachment URL, relative
 // ones to project); a malformed URL is a synchronous 400. A group without attachments has
-// none (nil): most are inserted empty, and an empty map costs an allocation each.
+// none (nil).
 func attachmentURLs(project string, m map[string]gen.InterconnectAttachmentGroupAttachment) (map[string]string, error) {
 	if len(m) == 0 {
 		return nil, nil
@@ -242,12 +234,12 @@ func attachmentURLs(project string, m map[string]gen.InterconnectAttachmentGroup
 
 // checkAttachments decides, inside the accept transaction, whether group g may hold the
 // attachments named by urls: their keys, or the failure its operation must end with.
-func (s *Server) checkAttachments(tx *store.Tx, g store.AttachmentGroup, urls map[string]string) (map[string]string, *store.OperationFailure) {
+func (s *Server) checkAttachments(tx *store.Tx, g AttachmentGroup, urls map[string]string) (map[string]string, *operations.Failure) {
 	if len(urls) > s.cfg.AttachmentsPerGroup {
 		return nil, quotaExceeded(s.cfg.AttachmentsPerGroup, len(urls))
 	}
 	if len(urls) == 0 {
-		return nil, nil // nothing to check, and no map to make
+		return nil, nil
 	}
 	userKeys := make([]string, 0, len(urls))
 	for k := range urls {
@@ -257,14 +249,14 @@ func (s *Server) checkAttachments(tx *store.Tx, g store.AttachmentGroup, urls ma
 	keys := make(map[string]string, len(urls))
 	for _, k := range userKeys {
 		r, _ := parseRef(urls[k], "interconnectAttachments", g.Project)
-		key := store.AttachmentKey(r.Project, r.Region, r.Name)
-		a, ok := s.ic.Attachments.Get(tx, key)
+		key := AttachmentKey(r.Project, r.Region, r.Name)
+		a, ok := s.tables.Attachments.Get(tx, key)
 		if r.Project != g.Project || !ok || a.Pending {
-			return nil, &store.OperationFailure{HTTPStatus: 404, HTTPMessage: "NOT FOUND", Errors: []store.OperationError{{
+			return nil, &operations.Failure{HTTPStatus: 404, HTTPMessage: "NOT FOUND", Errors: []operations.ErrorItem{{
 				Code: "RESOURCE_NOT_FOUND", Message: fmt.Sprintf("The resource '%s' was not found", attachmentPath(r.Project, r.Region, r.Name))}}}
 		}
 		if a.Deleting {
-			return nil, &store.OperationFailure{HTTPStatus: 400, HTTPMessage: "BAD REQUEST", Errors: []store.OperationError{{
+			return nil, &operations.Failure{HTTPStatus: 400, HTTPMessage: "BAD REQUEST", Errors: []operations.ErrorItem{{
 				Code: "RESOURCE_NOT_READY", Location: "resource.attachments." + k,
 				Message: fmt.Sprintf("The resource '%s' is not ready", attachmentPath(r.Project, r.Region, r.Name))}}}
 		}
@@ -273,7 +265,7 @@ func (s *Server) checkAttachments(tx *store.Tx, g store.AttachmentGroup, urls ma
 			if holder == "" || holder == g.Name {
 				holder = g.Name // the same attachment twice in one group
 			}
-			return nil, &store.OperationFailure{HTTPStatus: 400, HTTPMessage: "BAD REQUEST", Errors: []store.OperationError{{
+			return nil, &operations.Failure{HTTPStatus: 400, HTTPMessage: "BAD REQUEST", Errors: []operations.ErrorItem{{
 				Code: "RESOURCE_IN_USE_BY_ANOTHER_RESOURCE", Location: "resource.attachments." + k,
 				Message: fmt.Sprintf("The interconnectAttachment resource '%s' is already being used by '%s'",
 					attachmentPath(r.Project, r.Region, r.Name), groupPath(g.Project, holder))}}}
@@ -294,8 +286,8 @@ func hasValue(m map[string]string, v string) bool {
 	return false
 }
 
-func quotaExceeded(limit, got int) *store.OperationFailure {
-	return &store.OperationFailure{HTTPStatus: 403, HTTPMessage: "FORBIDDEN", Errors: []store.OperationError{{
+func quotaExceeded(limit, got int) *operations.Failure {
+	return &operations.Failure{HTTPStatus: 403, HTTPMessage: "FORBIDDEN", Errors: []operations.ErrorItem{{
 		Code:    "QUOTA_EXCEEDED",
 		Message: fmt.Sprintf("Quota 'INTERCONNECT_ATTACHMENTS_PER_GROUP' exceeded.  Limit: %d.0 globally.", limit),
 		Details: []map[string]any{
@@ -309,7 +301,7 @@ func quotaExceeded(limit, got int) *store.OperationFailure {
 
 // claim marks g's attachments as held by it and releases those in previous that it no
 // longer holds; each touched attachment's generation moves, so etags change.
-func (s *Server) claim(tx *store.Tx, g store.AttachmentGroup, previous map[string]string) error {
+func (s *Server) claim(tx *store.Tx, g AttachmentGroup, previous map[string]string) error {
 	keep := map[string]bool{}
 	for _, key := range g.Attachments {
 		keep[key] = true
@@ -318,32 +310,32 @@ func (s *Server) claim(tx *store.Tx, g store.AttachmentGroup, previous map[strin
 		if keep[key] {
 			continue
 		}
-		if a, ok := s.ic.Attachments.Get(tx, key); ok && a.Group == g.Name {
+		if a, ok := s.tables.Attachments.Get(tx, key); ok && a.Group == g.Name {
 			a.Group, a.Generation = "", a.Generation+1
-			if err := s.ic.Attachments.Put(tx, key, a); err != nil {
+			if err := s.tables.Attachments.Put(tx, key, a); err != nil {
 				return err
 			}
 		}
 	}
 	for key := range keep {
-		a, ok := s.ic.Attachments.Get(tx, key)
+		a, ok := s.tables.Attachments.Get(tx, key)
 		if !ok || a.Group == g.Name {
 			continue
 		}
 		a.Group, a.Generation = g.Name, a.Generation+1
-		if err := s.ic.Attachments.Put(tx, key, a); err != nil {
+		if err := s.tables.Attachments.Put(tx, key, a); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *Server) finishGroupInsert(tx *store.Tx, op store.Operation) error {
-	return finishInsert(tx, s.ic.Groups, op.Target, "attachment group", settleGroup)
+func (s *Server) finishGroupInsert(tx *store.Tx, op operations.Operation) error {
+	return finishInsert(tx, s.tables.Groups, op.Target, "attachment group", groupPending)
 }
 
-func (s *Server) finishGroupDelete(tx *store.Tx, op store.Operation) error {
-	g, ok := s.ic.Groups.Get(tx, op.Target)
+func (s *Server) finishGroupDelete(tx *store.Tx, op operations.Operation) error {
+	g, ok := s.tables.Groups.Get(tx, op.Target)
 	if !ok {
 		return nil // nothing left to delete
 	}
@@ -352,7 +344,7 @@ func (s *Server) finishGroupDelete(tx *store.Tx, op store.Operation) error {
 	if err := s.claim(tx, released, g.Attachments); err != nil {
 		return err
 	}
-	_, _, err := s.ic.Groups.Delete(tx, op.Target)
+	_, _, err := s.tables.Groups.Delete(tx, op.Target)
 	return err
 }
 
@@ -364,10 +356,10 @@ type slaInput struct {
 
 // slaInputs describes g's attachments for the analysis: where each is, and whether it is
 // active (admin-enabled, on an admin-enabled interconnect). Sorted by URL.
-func (s *Server) slaInputs(ctx context.Context, tx *store.Tx, g store.AttachmentGroup) []slaInput {
+func (s *Server) slaInputs(ctx context.Context, tx *store.Tx, g AttachmentGroup) []slaInput {
 	var out []slaInput
 	for _, key := range g.Attachments {
-		a, ok := s.ic.Attachments.Get(tx, key)
+		a, ok := s.tables.Attachments.Get(tx, key)
 		if !ok {
 			continue
 		}
@@ -391,7 +383,7 @@ func plain(in []slaInput) []sla.Attachment {
 }
 
 // groupEtag changes whenever the group or one of its attachments changes.
-func (s *Server) groupEtag(tx *store.Tx, g store.AttachmentGroup) string {
+func (s *Server) groupEtag(tx *store.Tx, g AttachmentGroup) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s|%s|%d", g.Key(), g.ID, g.Generation)
 	keys := make([]string, 0, len(g.Attachments))
@@ -400,13 +392,13 @@ func (s *Server) groupEtag(tx *store.Tx, g store.AttachmentGroup) string {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		a, _ := s.ic.Attachments.Get(tx, k)
+		a, _ := s.tables.Attachments.Get(tx, k)
 		fmt.Fprintf(h, "|%s:%d:%t", k, a.Generation, a.AdminEnabled)
 	}
 	return base64.StdEncoding.EncodeToString(h.Sum(nil)[:12])
 }
 
-func (s *Server) renderGroup(ctx context.Context, tx *store.Tx, g store.AttachmentGroup) gen.InterconnectAttachmentGroup {
+func (s *Server) renderGroup(ctx context.Context, tx *store.Tx, g AttachmentGroup) gen.InterconnectAttachmentGroup {
 	kind, created, self, etag := "compute#interconnectAttachmentGroup", timestamp(g.Created), s.link(ctx, groupPath(g.Project, g.Name)), s.groupEtag(tx, g)
 	inputs := plain(s.slaInputs(ctx, tx, g))
 	configured := renderAnalysis(sla.Analyze(sla.Level(g.Intent), inputs))

@@ -72,7 +72,7 @@ func (s *Server) InterconnectAttachmentGroupsPatch(ctx context.Context, req gen.
 	if err != nil {
 		return nil, err
 	}
-	op, err := s.mutate(ctx, req.Project, "", requestID, nil, func(tx *store.Tx) (operations.Start, error) {
+	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
 		g, err := s.readableGroup(tx, req.Project, req.InterconnectAttachmentGroup)
 		if err != nil {
 			return operations.Start{}, err
@@ -105,17 +105,17 @@ func (s *Server) InterconnectAttachmentGroupsPatch(ctx context.Context, req gen.
 		if err := s.claim(tx, next, g.Attachments); err != nil {
 			return start, err
 		}
-		return start, s.ic.Groups.Put(tx, next.Key(), next)
+		return start, s.tables.Groups.Put(tx, next.Key(), next)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return s.replyOperation(ctx, op), nil
+	return gen.InterconnectAttachmentGroupsPatch200JSONResponse(s.renderOperation(ctx, op)), nil
 }
 
 // checkBlankEntries refuses attachment entries without an attachment that would not leave
 // an entry of g as it is: a new key, or any key when updateMask replaces the whole map.
-func checkBlankEntries(g store.AttachmentGroup, blank []string, mask map[string]bool) error {
+func checkBlankEntries(g AttachmentGroup, blank []string, mask map[string]bool) error {
 	if len(mask) > 0 && !mask["attachments"] {
 		return nil // the mask leaves attachments alone
 	}
@@ -177,7 +177,7 @@ func mergeAttachments(current, sent map[string]string, removed []string, mask ma
 }
 
 // applyScalars sets description, intent and interconnectGroup from a patch body.
-func applyScalars(g *store.AttachmentGroup, b gen.InterconnectAttachmentGroupPatch, mask map[string]bool) {
+func applyScalars(g *AttachmentGroup, b gen.InterconnectAttachmentGroupPatch, mask map[string]bool) {
 	set := func(field string, present bool) bool {
 		if len(mask) > 0 {
 			return mask[field]

@@ -100,11 +100,11 @@ func (s *Server) InterconnectsInsert(ctx context.Context, req gen.InterconnectsI
 		return nil, err
 	}
 	ic.ID, ic.Created, ic.Pending = s.newID(), s.cfg.Now(), !s.ops.FinishesAtAccept()
-	op, err := s.mutate(ctx, req.Project, "", requestID, nil, func(tx *store.Tx) (operations.Start, error) {
-		if _, taken := s.ic.Interconnects.Get(tx, ic.Key()); taken {
+	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
+		if _, taken := s.tables.Interconnects.Get(tx, ic.Key()); taken {
 			return operations.Start{}, alreadyExists(interconnectPath(req.Project, ic.Name))
 		}
-		if err := s.ic.Interconnects.Put(tx, ic.Key(), ic); err != nil {
+		if err := s.tables.Interconnects.Put(tx, ic.Key(), ic); err != nil {
 			return operations.Start{}, err
 		}
 		return operations.Start{Kind: kindInterconnectInsert, OperationType: "insert", Target: ic.Key(),
@@ -113,29 +113,29 @@ func (s *Server) InterconnectsInsert(ctx context.Context, req gen.InterconnectsI
 	if err != nil {
 		return nil, err
 	}
-	return s.replyOperation(ctx, op), nil
+	return gen.InterconnectsInsert200JSONResponse(s.renderOperation(ctx, op)), nil
 }
 
 // interconnectFromRequest checks an insert body and builds the interconnect it asks for
 // (without id or creation time): the rules inserts and the seed share.
-func (s *Server) interconnectFromRequest(project string, b gen.Interconnect) (store.Interconnect, error) {
+func (s *Server) interconnectFromRequest(project string, b gen.Interconnect) (Interconnect, error) {
 	if err := checkName(b.Name); err != nil {
-		return store.Interconnect{}, err
+		return Interconnect{}, err
 	}
 	loc, ok := parseRef(b.Location, "interconnectLocations", project)
 	if !ok {
-		return store.Interconnect{}, invalidField("resource.location", fmt.Sprintf("Invalid value for field 'resource.location': '%s'. The URL is malformed.", b.Location))
+		return Interconnect{}, invalidField("resource.location", fmt.Sprintf("Invalid value for field 'resource.location': '%s'. The URL is malformed.", b.Location))
 	}
 	if _, known := s.locations.byName[loc.Name]; !known {
 		e := notFound(locationPath(project, loc.Name))
 		e.Location = "resource.location"
-		return store.Interconnect{}, e
+		return Interconnect{}, e
 	}
 	labels := map[string]string(deref(b.Labels))
 	if err := validateLabels(labels); err != nil {
-		return store.Interconnect{}, err
+		return Interconnect{}, err
 	}
-	return store.Interconnect{
+	return Interconnect{
 		Project: project, Name: b.Name, Description: deref(b.Description), Location: loc.Name,
 		LinkType: string(b.LinkType), RequestedLinkCount: int(b.RequestedLinkCount), InterconnectType: string(b.InterconnectType),
 		CustomerName: deref(b.CustomerName), NocContactEmail: deref(b.NocContactEmail), AdminEnabled: b.AdminEnabled == nil || *b.AdminEnabled,
@@ -170,9 +170,9 @@ func (s *Server) InterconnectsList(ctx context.Context, req gen.InterconnectsLis
 	path := globalScope(req.Project) + "/interconnects"
 	out := gen.InterconnectList{Kind: gen.InterconnectListKindComputeInterconnectList, Id: path, SelfLink: s.link(ctx, path)}
 	if err := s.db.View(func(tx *store.Tx) error {
-		var all []store.Interconnect
+		var all []Interconnect
 		prefix := req.Project + "|"
-		s.ic.InterconnectsByName.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, ic store.Interconnect) bool {
+		s.tables.InterconnectsByName.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, ic Interconnect) bool {
 			if !ic.Pending {
 				all = append(all, ic)
 			}
@@ -202,12 +202,12 @@ func (s *Server) InterconnectsDelete(ctx context.Context, req gen.InterconnectsD
 	if err != nil {
 		return nil, err
 	}
-	op, err := s.mutate(ctx, req.Project, "", requestID, nil, func(tx *store.Tx) (operations.Start, error) {
+	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
 		ic, err := s.readableInterconnect(tx, req.Project, req.Interconnect)
 		if err != nil {
 			return operations.Start{}, err
 		}
-		if err := beginDelete(s, tx, s.ic.Interconnects, ic, interconnectPath(ic.Project, ic.Name), interconnectDeleting); err != nil {
+		if err := beginDelete(s, tx, s.tables.Interconnects, ic, interconnectPath(ic.Project, ic.Name), interconnectDeleting); err != nil {
 			return operations.Start{}, err
 		}
 		if users := s.attachmentsOn(tx, ic); len(users) > 0 {
@@ -220,13 +220,13 @@ func (s *Server) InterconnectsDelete(ctx context.Context, req gen.InterconnectsD
 	if err != nil {
 		return nil, err
 	}
-	return s.replyOperation(ctx, op), nil
+	return gen.InterconnectsDelete200JSONResponse(s.renderOperation(ctx, op)), nil
 }
 
-func (s *Server) readableInterconnect(tx *store.Tx, project, nameOrID string) (store.Interconnect, error) {
-	ic, ok := s.ic.Interconnects.Get(tx, project+"|"+nameOrID)
+func (s *Server) readableInterconnect(tx *store.Tx, project, nameOrID string) (Interconnect, error) {
+	ic, ok := s.tables.Interconnects.Get(tx, project+"|"+nameOrID)
 	if !ok {
-		_, ic, ok = s.ic.InterconnectID.Get(tx, project+"|"+nameOrID)
+		_, ic, ok = s.tables.InterconnectID.Get(tx, project+"|"+nameOrID)
 	}
 	if !ok || ic.Pending {
 		return ic, notFound(interconnectPath(project, nameOrID))
@@ -235,26 +235,26 @@ func (s *Server) readableInterconnect(tx *store.Tx, project, nameOrID string) (s
 }
 
 // attachmentsOn lists the attachments (accepted ones included) on an interconnect.
-func (s *Server) attachmentsOn(tx *store.Tx, ic store.Interconnect) []store.InterconnectAttachment {
-	var out []store.InterconnectAttachment
+func (s *Server) attachmentsOn(tx *store.Tx, ic Interconnect) []InterconnectAttachment {
+	var out []InterconnectAttachment
 	key := ic.Project + "|" + ic.Name
-	s.ic.AttachmentsByInterconnect.Scan(tx, key, key+"\x01", nil, func(_ store.Cursor, a store.InterconnectAttachment) bool {
+	s.tables.AttachmentsByInterconnect.Scan(tx, key, key+"\x01", nil, func(_ store.Cursor, a InterconnectAttachment) bool {
 		out = append(out, a)
 		return true
 	})
 	return out
 }
 
-func (s *Server) finishInterconnectInsert(tx *store.Tx, op store.Operation) error {
-	return finishInsert(tx, s.ic.Interconnects, op.Target, "interconnect", settleInterconnect)
+func (s *Server) finishInterconnectInsert(tx *store.Tx, op operations.Operation) error {
+	return finishInsert(tx, s.tables.Interconnects, op.Target, "interconnect", interconnectPending)
 }
 
-func (s *Server) finishInterconnectDelete(tx *store.Tx, op store.Operation) error {
-	_, _, err := s.ic.Interconnects.Delete(tx, op.Target)
+func (s *Server) finishInterconnectDelete(tx *store.Tx, op operations.Operation) error {
+	_, _, err := s.tables.Interconnects.Delete(tx, op.Target)
 	return err
 }
 
-func (s *Server) renderInterconnect(ctx context.Context, tx *store.Tx, ic store.Interconnect) gen.Interconnect {
+func (s *Server) renderInterconnect(ctx context.Context, tx *store.Tx, ic Interconnect) gen.Interconnect {
 	kind, created, self := "compute#interconnect", timestamp(ic.Created), s.link(ctx, interconnectPath(ic.Project, ic.Name))
 	opStatus, state, links := gen.InterconnectOperationalStatus("OS_ACTIVE"), gen.InterconnectState("ACTIVE"), int32(ic.RequestedLinkCount)
 	admin := ic.AdminEnabled

@@ -5,21 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
-	"github.com/understudy-dev/understudy/internal/store"
 )
 
 func globalScope(project string) string         { return "projects/" + project + "/global" }
 func regionScope(project, region string) string { return "projects/" + project + "/regions/" + region }
 
 // targetCollections are, for the operations of each kind, the collection of the resource
-// they act on. Such an operation does not store its targetLink: it is derived when the
-// operation is read, from the operation's scope and target key (the resource's name is the
-// key's last part), so a stored operation does not keep a URL of its own (about 130 bytes,
-// a tenth of what a rule insert keeps). Other operations (setLabels, patch) store theirs.
+// they act on: such an operation's targetLink is derived when it is read, from its scope and
+// target key (the resource's name is the key's last part), so that it names the host the
+// client used. Other operations (setLabels, patch) store theirs.
 var targetCollections = map[string]string{
 	kindRuleInsert: "/forwardingRules/", kindRuleDelete: "/forwardingRules/",
 	kindGroupInsert: "/interconnectAttachmentGroups/", kindGroupDelete: "/interconnectAttachmentGroups/",
@@ -27,9 +24,9 @@ var targetCollections = map[string]string{
 	kindAttachmentInsert: "/interconnectAttachments/", kindAttachmentDelete: "/interconnectAttachments/",
 }
 
-// targetLink is the targetLink of op: the one it stores (operations stored before links
-// were derived keep theirs), else its target's, derived (see targetCollections).
-func (s *Server) targetLink(ctx context.Context, op store.Operation) string {
+// targetLink is the targetLink of op: the one it stores, else its target's, derived (see
+// targetCollections).
+func (s *Server) targetLink(ctx context.Context, op operations.Operation) string {
 	if op.TargetLink != "" {
 		return op.TargetLink
 	}
@@ -37,7 +34,7 @@ func (s *Server) targetLink(ctx context.Context, op store.Operation) string {
 	if !ok {
 		return ""
 	}
-	return s.link3(ctx, op.Scope, collection, op.Target[strings.LastIndexByte(op.Target, '|')+1:])
+	return s.link(ctx, op.Scope+collection+op.Target[strings.LastIndexByte(op.Target, '|')+1:])
 }
 
 // GlobalOperationsGet reads a global operation (by name or id).
@@ -46,7 +43,7 @@ func (s *Server) GlobalOperationsGet(ctx context.Context, req gen.GlobalOperatio
 	if err != nil {
 		return nil, err
 	}
-	return s.replyOperation(ctx, op), nil
+	return gen.GlobalOperationsGet200JSONResponse(s.renderOperation(ctx, op)), nil
 }
 
 // RegionOperationsGet reads a regional operation.
@@ -55,7 +52,7 @@ func (s *Server) RegionOperationsGet(ctx context.Context, req gen.RegionOperatio
 	if err != nil {
 		return nil, err
 	}
-	return s.replyOperation(ctx, op), nil
+	return gen.RegionOperationsGet200JSONResponse(s.renderOperation(ctx, op)), nil
 }
 
 // GlobalOperationsWait waits for a global operation to be DONE (or for the deadline).
@@ -64,7 +61,7 @@ func (s *Server) GlobalOperationsWait(ctx context.Context, req gen.GlobalOperati
 	if err != nil {
 		return nil, err
 	}
-	return s.replyOperation(ctx, op), nil
+	return gen.GlobalOperationsWait200JSONResponse(s.renderOperation(ctx, op)), nil
 }
 
 // RegionOperationsWait waits for a regional operation.
@@ -73,7 +70,7 @@ func (s *Server) RegionOperationsWait(ctx context.Context, req gen.RegionOperati
 	if err != nil {
 		return nil, err
 	}
-	return s.replyOperation(ctx, op), nil
+	return gen.RegionOperationsWait200JSONResponse(s.renderOperation(ctx, op)), nil
 }
 
 // GlobalOperationsDelete forgets a global operation.
@@ -112,7 +109,7 @@ func (s *Server) RegionOperationsList(ctx context.Context, req gen.RegionOperati
 	return gen.RegionOperationsList200JSONResponse(list), nil
 }
 
-func (s *Server) getOperation(scope, name string) (store.Operation, error) {
+func (s *Server) getOperation(scope, name string) (operations.Operation, error) {
 	op, err := s.ops.Get(scope, name)
 	if errors.Is(err, operations.ErrNotFound) {
 		return op, notFound(scope + "/operations/" + name)
@@ -120,7 +117,7 @@ func (s *Server) getOperation(scope, name string) (store.Operation, error) {
 	return op, err
 }
 
-func (s *Server) waitOperation(ctx context.Context, scope, name string) (store.Operation, error) {
+func (s *Server) waitOperation(ctx context.Context, scope, name string) (operations.Operation, error) {
 	op, err := s.ops.Wait(ctx, scope, name)
 	if errors.Is(err, operations.ErrNotFound) {
 		return op, notFound(scope + "/operations/" + name)
@@ -170,79 +167,32 @@ func maxResultsOf(p *uint32) *int {
 }
 
 // renderOperation is the wire form of an operation.
-func (s *Server) renderOperation(ctx context.Context, op store.Operation) gen.Operation {
-	return s.wireOperation(ctx, op).Operation
-}
-
-// operationWire is an operation in its wire form together with every value its pointers
-// point to, so that rendering one allocates once rather than once per field.
-type operationWire struct {
-	gen.Operation
-	op                         store.Operation
-	kind                       gen.OperationKind
-	status                     gen.OperationStatus
-	progress, code             int32
-	insert, start, end, region string
-	message                    string
-	error                      gen.OperationError
-}
-
-func (s *Server) wireOperation(ctx context.Context, op store.Operation) *operationWire {
-	return s.wireOperationInto(new(operationWire), ctx, op)
-}
-
-// wireOperationInto renders op into w, which must be zero.
-func (s *Server) wireOperationInto(w *operationWire, ctx context.Context, op store.Operation) *operationWire {
-	w.op, w.kind, w.status = op, gen.OperationKindComputeOperation, gen.OperationStatus(op.Status)
-	w.progress, w.insert = int32(op.Progress), timestamp(op.InsertTime)
-	o := &w.op
-	w.Operation = gen.Operation{
-		Kind: &w.kind, Id: &o.ID, Name: &o.Name, OperationType: &o.OperationType,
-		TargetLink: s.targetLink(ctx, *o), SelfLink: s.link3(ctx, o.Scope, "/operations/", o.Name),
-		Status: &w.status, Progress: &w.progress, User: &o.User,
-		InsertTime: &w.insert, CreationTimestamp: &w.insert,
+func (s *Server) renderOperation(ctx context.Context, op operations.Operation) gen.Operation {
+	insert := timestamp(op.InsertTime)
+	out := gen.Operation{
+		Kind: ptr(gen.OperationKindComputeOperation), Id: &op.ID, Name: &op.Name, OperationType: &op.OperationType,
+		TargetLink: s.targetLink(ctx, op), SelfLink: s.link(ctx, op.Scope+"/operations/"+op.Name),
+		Status: ptr(gen.OperationStatus(op.Status)), Progress: ptr(int32(op.Progress)), User: &op.User,
+		InsertTime: &insert, CreationTimestamp: &insert, TargetId: optional(op.TargetID),
+		ClientOperationId: optional(op.ClientOperationID), Description: optional(op.Description),
 	}
-	out := &w.Operation
-	if o.TargetID != "" {
-		out.TargetId = &o.TargetID
+	if _, region, ok := cutRegion(op.Scope); ok {
+		out.Region = ptr(s.link(ctx, "projects/"+op.Project+"/regions/"+region))
 	}
-	if o.ClientOperationID != "" {
-		out.ClientOperationId = &o.ClientOperationID
+	if !op.StartTime.IsZero() {
+		out.StartTime = ptr(timestamp(op.StartTime))
 	}
-	if o.Description != "" {
-		out.Description = &o.Description
-	}
-	if _, region, ok := cutRegion(o.Scope); ok {
-		w.region = s.link(ctx, "projects/"+o.Project+"/regions/"+region)
-		out.Region = &w.region
-	}
-	if !o.StartTime.IsZero() {
-		w.start = timestampLike(o.StartTime, o.InsertTime, w.insert)
-		out.StartTime = &w.start
-	}
-	if o.Done() {
-		w.end = timestampLike(o.EndTime, o.StartTime, w.start)
-		out.EndTime = &w.end
-		if f := o.Failure; f != nil {
-			w.code, w.message = int32(f.HTTPStatus), f.HTTPMessage
-			out.HttpErrorStatusCode, out.HttpErrorMessage = &w.code, &w.message
-			w.error = gen.OperationError{Errors: renderOperationErrors(f.Errors)}
-			out.Error = &w.error
+	if op.Done() {
+		out.EndTime = ptr(timestamp(op.EndTime))
+		if f := op.Failure; f != nil {
+			out.HttpErrorStatusCode, out.HttpErrorMessage = ptr(int32(f.HTTPStatus)), &f.HTTPMessage
+			out.Error = &gen.OperationError{Errors: renderOperationErrors(f.Errors)}
 		}
 	}
-	return w
+	return out
 }
 
-// timestampLike is timestamp(t), or s, already formatted from u, when t falls in u's
-// millisecond: an operation finished at accept starts and ends when it is inserted.
-func timestampLike(t, u time.Time, s string) string {
-	if s != "" && t.UnixMilli() == u.UnixMilli() {
-		return s
-	}
-	return timestamp(t)
-}
-
-func renderOperationErrors(errs []store.OperationError) []gen.OperationErrorItem {
+func renderOperationErrors(errs []operations.ErrorItem) []gen.OperationErrorItem {
 	out := make([]gen.OperationErrorItem, 0, len(errs))
 	for _, e := range errs {
 		item := gen.OperationErrorItem{Code: e.Code}

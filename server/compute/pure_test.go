@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
 )
 
 func TestValidateLabels(t *testing.T) {
@@ -178,34 +177,6 @@ func TestListQueryAndPaging(t *testing.T) {
 	} {
 		if _, err := parseListQuery(bad.filter, bad.pageToken, bad.orderBy, nil); err == nil {
 			t.Errorf("accepted %+v", bad)
-		}
-	}
-}
-
-// TestTimestampLike: a time in the same millisecond as one already formatted reuses that
-// text; any other is formatted.
-func TestTimestampLike(t *testing.T) {
-	u := time.Date(2026, 11, 21, 10, 0, 0, 123_400_000, time.UTC)
-	s := timestamp(u)
-	for _, tc := range []struct {
-		t    time.Time
-		s    string
-		same bool
-	}{
-		{u, s, true},
-		{u.Add(500 * time.Microsecond), s, true},
-		{u.Add(time.Millisecond), s, false},
-		{u.Add(-time.Nanosecond), s, true}, // still the same millisecond
-		{u.Truncate(time.Millisecond).Add(-time.Nanosecond), s, false},
-		{u.Add(time.Hour), s, false},
-		{u, "", false}, // nothing formatted yet
-	} {
-		got := timestampLike(tc.t, u, tc.s)
-		if got != timestamp(tc.t) {
-			t.Errorf("timestampLike(%v) = %q, want %q", tc.t, got, timestamp(tc.t))
-		}
-		if same := tc.s != "" && unsafe.StringData(got) == unsafe.StringData(tc.s); same != tc.same {
-			t.Errorf("timestampLike(%v): reused %v, want %v", tc.t, same, tc.same)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
+	"github.com/understudy-dev/understudy/internal/operations"
 	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/server/validate"
 )
@@ -115,10 +116,10 @@ func (s *Server) seedInterconnect(tx *store.Tx, project string, entry map[string
 		return located(err)
 	}
 	ic.ID, ic.Created = seedID(SeedInterconnects, project, b.Name), s.cfg.Now()
-	if _, taken := s.ic.Interconnects.Get(tx, ic.Key()); taken {
+	if _, taken := s.tables.Interconnects.Get(tx, ic.Key()); taken {
 		return "name", alreadyExists(interconnectPath(project, ic.Name))
 	}
-	return "", s.ic.Interconnects.Put(tx, ic.Key(), ic)
+	return "", s.tables.Interconnects.Put(tx, ic.Key(), ic)
 }
 
 func (s *Server) seedAttachment(tx *store.Tx, project string, entry map[string]any) (string, error) {
@@ -193,7 +194,7 @@ func (s *Server) seedGroup(tx *store.Tx, project string, entry map[string]any) (
 		return located(err)
 	}
 	g.ID, g.Created = seedID(SeedGroups, project, b.Name), s.cfg.Now()
-	if _, taken := s.ic.Groups.Get(tx, g.Key()); taken {
+	if _, taken := s.tables.Groups.Get(tx, g.Key()); taken {
 		return "name", alreadyExists(groupPath(g.Project, g.Name))
 	}
 	// The insert's rules, in its order: the quota, then each attachment exists and is free.
@@ -228,14 +229,14 @@ func (s *Server) seedGroup(tx *store.Tx, project string, entry map[string]any) (
 	if err := s.claim(tx, g, nil); err != nil {
 		return "", err
 	}
-	return "", s.ic.Groups.Put(tx, g.Key(), g)
+	return "", s.tables.Groups.Put(tx, g.Key(), g)
 }
 
 // seedAttachmentURL resolves a seeded group's attachment: region/name, or a name that only
 // one region of the project has.
 func (s *Server) seedAttachmentURL(tx *store.Tx, project, name string) (string, error) {
 	if region, n, ok := strings.Cut(name, "/"); ok {
-		a, found := s.ic.Attachments.Get(tx, store.AttachmentKey(project, region, n))
+		a, found := s.tables.Attachments.Get(tx, AttachmentKey(project, region, n))
 		if !found || a.Pending {
 			return "", fmt.Errorf("RESOURCE_NOT_FOUND: The resource '%s' was not found", attachmentPath(project, region, n))
 		}
@@ -243,7 +244,7 @@ func (s *Server) seedAttachmentURL(tx *store.Tx, project, name string) (string, 
 	}
 	var regions []string
 	prefix := project + "|"
-	s.ic.AttachmentsByName.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, a store.InterconnectAttachment) bool {
+	s.tables.AttachmentsByName.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, a InterconnectAttachment) bool {
 		if a.Name == name && !a.Pending {
 			regions = append(regions, a.Region)
 		}
@@ -259,7 +260,7 @@ func (s *Server) seedAttachmentURL(tx *store.Tx, project, name string) (string, 
 	return "", fmt.Errorf("attachment '%s' is in regions %s: name it as region/name", name, strings.Join(regions, ", "))
 }
 
-func failureError(f *store.OperationFailure) error {
+func failureError(f *operations.Failure) error {
 	if len(f.Errors) == 0 {
 		return errors.New(f.HTTPMessage)
 	}

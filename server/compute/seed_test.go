@@ -43,14 +43,14 @@ func TestSeedProject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	read := func() (store.ForwardingRule, store.AttachmentGroup, store.InterconnectAttachment) {
-		var r store.ForwardingRule
-		var g store.AttachmentGroup
-		var a store.InterconnectAttachment
+	read := func() (ForwardingRule, AttachmentGroup, InterconnectAttachment) {
+		var r ForwardingRule
+		var g AttachmentGroup
+		var a InterconnectAttachment
 		_ = db.View(func(tx *store.Tx) error {
 			r, _ = s.tables.ForwardingRules.Get(tx, "my-project-123|fr")
-			g, _ = s.ic.Groups.Get(tx, "my-project-123|g")
-			a, _ = s.ic.Attachments.Get(tx, store.AttachmentKey("my-project-123", "us-east4", "a1"))
+			g, _ = s.tables.Groups.Get(tx, "my-project-123|g")
+			a, _ = s.tables.Attachments.Get(tx, AttachmentKey("my-project-123", "us-east4", "a1"))
 			return nil
 		})
 		return r, g, a

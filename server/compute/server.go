@@ -64,8 +64,7 @@ func DefaultConfig() Config {
 type Server struct {
 	cfg       Config
 	db        *store.DB
-	tables    *store.Compute
-	ic        *store.Interconnects
+	tables    *tables
 	locations *catalog
 	ops       *operations.Engine
 }
@@ -91,7 +90,7 @@ func New(cfg Config, db *store.DB) *Server {
 		cfg.AttachmentsPerGroup = def.AttachmentsPerGroup
 	}
 	cfg.Operations.Now, cfg.Operations.Random = cfg.Now, cfg.Random
-	s := &Server{cfg: cfg, db: db, tables: store.NewCompute(db), ic: store.NewInterconnects(db),
+	s := &Server{cfg: cfg, db: db, tables: newTables(db),
 		locations: newCatalog(cfg.Locations), ops: operations.New(cfg.Operations, db)}
 	s.ops.Handle(kindRuleInsert, s.finishRuleInsert)
 	s.ops.Handle(kindRuleDelete, s.finishRuleDelete)
@@ -166,8 +165,7 @@ func timestamp(t time.Time) string { return timefmt.Millis(t, "+00:00") }
 func (s *Server) newID() string {
 	var r [8]byte
 	s.read(r[:])
-	var b [20]byte
-	return string(appendID(b[:0], r[:]))
+	return strconv.FormatUint(binary.BigEndian.Uint64(r[:])>>1|1, 10)
 }
 
 // read fills b with randomness.
@@ -177,48 +175,9 @@ func (s *Server) read(b []byte) {
 	}
 }
 
-// keyAndID returns, as one string, a new resource's key (project|name), then a new id
-// (newID's), then a new ephemeral address if withIP; k and i are where the key and the id
-// end. A stored resource whose fields are pieces of it (its name the key's tail, its id)
-// holds one string where it held several: its insert costs one allocation for them, and
-// the garbage collector finds one object, for as long as the resource is kept.
-func (s *Server) keyAndID(project, name string, withIP bool) (all string, k, i int) {
-	// One read of randomness for the id and the address: the same bytes, in the same
-	// order, as a read for each (8, then 3).
-	var r [11]byte
-	n := 8
-	if withIP {
-		n = len(r)
-	}
-	s.read(r[:n])
-	var buf [128]byte // on the stack: only known appenders see it
-	b := append(append(append(buf[:0], project...), '|'), name...)
-	k = len(b)
-	b = appendID(b, r[:8])
-	i = len(b)
-	if withIP {
-		b = appendEphemeralIP(b, r[8:11])
-	}
-	return string(b), k, i
-}
-
-// appendID appends the id made from 8 random bytes r (as newID makes them) to b.
-func appendID(b, r []byte) []byte {
-	return strconv.AppendUint(b, binary.BigEndian.Uint64(r)>>1|1, 10)
-}
-
 // link is an absolute URL of a resource path under /compute/v1/.
-func (s *Server) link(ctx context.Context, path string) string { return s.link3(ctx, path, "", "") }
-
-// link3 is s.link(ctx, a+b+c), concatenated once.
-func (s *Server) link3(ctx context.Context, a, b, c string) string {
-	if s.cfg.PublicURL == "" {
-		if info := infoFrom(ctx); info != nil && info.host != "" && info.host[len(info.host)-1] != '/' {
-			// The request's own base (scheme://host) has no trailing slash to trim.
-			return info.scheme + "://" + info.host + "/compute/v1/" + a + b + c
-		}
-	}
-	return strings.TrimRight(s.baseURL(ctx), "/") + "/compute/v1/" + a + b + c
+func (s *Server) link(ctx context.Context, path string) string {
+	return strings.TrimRight(s.baseURL(ctx), "/") + "/compute/v1/" + path
 }
 
 // baseURL is the configured public URL, else the request's own scheme://host.

@@ -1,0 +1,122 @@
+package accounts
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/understudy-dev/understudy/internal/store"
+)
+
+// Account is a stored v2 account. It belongs to one platform and one mode.
+type Account struct {
+	ID       string // acct_...
+	Platform string
+	Livemode bool
+	Seq      uint64 // creation order within the store, for newest-first lists
+	Created  time.Time
+
+	DisplayName  string
+	ContactEmail string
+	Dashboard    string
+	Country      string // ISO 3166-1 alpha-2
+	EntityType   string
+	Metadata     map[string]string
+
+	// Configurations holds the applied configurations (customer, merchant, recipient) and
+	// their requested capabilities, by capability path such as "stripe_balance.stripe_transfers".
+	Configurations map[string]map[string]bool
+	// OnboardedConfigurations are the configurations whose onboarding a submitted link
+	// completed (the account accepted their terms): once nothing else is missing, their
+	// requested capabilities are active. Sorted, each once.
+	OnboardedConfigurations []string
+	// Onboarded says every configuration is onboarded: a seeded account that says so, or one
+	// stored before onboarding was recorded per configuration.
+	Onboarded bool
+	// Concurrency is the account's own limit of updating requests in flight (seeded; 0: its
+	// platform's limit).
+	Concurrency int
+	// Closed says the account was closed: it is still read and listed (with closed=true),
+	// but no longer changed.
+	Closed bool
+}
+
+// Scope is the platform and mode an account lives in; accounts of other scopes are invisible.
+func (a Account) Scope() string { return AccountScope(a.Platform, a.Livemode) }
+
+// AccountScope names a platform's test or live data.
+func AccountScope(platform string, livemode bool) string {
+	if livemode {
+		return platform + "|live"
+	}
+	return platform + "|test"
+}
+
+// OnboardedFor says whether the onboarding of configuration name is complete.
+func (a Account) OnboardedFor(name string) bool {
+	return a.Onboarded || slices.Contains(a.OnboardedConfigurations, name)
+}
+
+// AccountLink is a stored account link: a single-use, expiring way into the hosted flow.
+type AccountLink struct {
+	Token     string // the secret in the URL: the primary key
+	Account   string
+	Platform  string
+	Livemode  bool
+	Created   time.Time
+	ExpiresAt time.Time
+
+	UseCase            string // account_onboarding or account_update
+	Configurations     []string
+	RefreshURL         string
+	ReturnURL          string // "" when not given
+	CollectFields      string // currently_due or eventually_due
+	FutureRequirements string // include or omit
+
+	// Consumed is set by the first visit; every later visit goes to RefreshURL.
+	Consumed bool
+	// Session is the browser session the first visit opened; the form must come back with it.
+	Session LinkSession
+}
+
+// LinkSession is what the hosted form must present to be accepted, once.
+type LinkSession struct {
+	ID        string // in a cookie
+	Nonce     string // in the form
+	ExpiresAt time.Time
+	Submitted bool
+}
+
+// Idempotency records a request made with an Idempotency-Key.
+type Idempotency struct {
+	Key         string // scope|operation|key: the primary key
+	RequestHash string
+	InFlight    bool
+	Ref         string // what the first request made: an account id or a link token
+	Expires     time.Time
+}
+
+// tables are the accounts API's tables and their indexes.
+type tables struct {
+	Accounts *store.Table[Account]
+	// Newest orders accounts newest first within their scope (newestKey).
+	Newest      *store.Ordered[Account]
+	Links       *store.Table[AccountLink]
+	Idempotency *store.Table[Idempotency]
+}
+
+func newTables(db *store.DB) *tables {
+	t := store.NewTable[Account](db, "accounts")
+	return &tables{
+		Accounts:    t,
+		Newest:      t.AddOrdered(func(a Account) (string, bool) { return newestKey(a.Scope(), a.Seq), true }),
+		Links:       store.NewTable[AccountLink](db, "accountLinks"),
+		Idempotency: store.NewTable[Idempotency](db, "idempotencyKeys"),
+	}
+}
+
+// newestKey is the Newest index key: within a scope, a higher sequence sorts first.
+func newestKey(scope string, seq uint64) string {
+	return fmt.Sprintf("%s|%020d", scope, uint64(math.MaxUint64)-seq)
+}

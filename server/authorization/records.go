@@ -1,0 +1,68 @@
+package authorization
+
+import (
+	"strings"
+	"time"
+
+	"github.com/understudy-dev/understudy/internal/store"
+)
+
+// RoleAssignment is a stored role assignment. Keys (ScopeKey, PrincipalKey, RoleDefinitionGUID)
+// are lower-cased so that lookups are case-insensitive as in ARM; Scope keeps the spelling of
+// the first request.
+type RoleAssignment struct {
+	Name                               string // lower-case GUID: the primary key
+	Scope                              string // without leading slash, as first stored
+	ScopeKey                           string // lower-cased Scope
+	Subscription                       string // lower-cased subscription id, "" outside subscriptions
+	RoleDefinitionGUID                 string // lower-case GUID
+	PrincipalID                        string // lower-case GUID
+	PrincipalType                      string
+	Description                        string
+	Condition                          string
+	ConditionVersion                   string
+	DelegatedManagedIdentityResourceID string
+	CreatedBy, UpdatedBy               string
+	CreatedByType, UpdatedByType       string
+	CreatedOn, UpdatedOn               time.Time
+}
+
+// Triple is the (scope, role definition, principal) key that may hold one assignment only.
+func (r RoleAssignment) Triple() string {
+	return r.ScopeKey + "|" + r.RoleDefinitionGUID + "|" + r.PrincipalID
+}
+
+// tables are the authorization API's tables and their indexes.
+type tables struct {
+	// Assignments is keyed by the lower-case name.
+	Assignments *store.Table[RoleAssignment]
+	// ByTriple enforces one assignment per (scope, role definition, principal).
+	ByTriple *store.Unique[RoleAssignment]
+	// ByScope orders assignments by scope key, for lists at, above and below a scope.
+	ByScope *store.Ordered[RoleAssignment]
+	// ByPrincipal orders assignments by principal id.
+	ByPrincipal *store.Ordered[RoleAssignment]
+	// PerSubscription counts assignments by subscription, for the per-subscription limit.
+	PerSubscription *store.Counter[RoleAssignment]
+}
+
+func newTables(db *store.DB) *tables {
+	t := store.NewTable[RoleAssignment](db, "roleAssignments")
+	return &tables{
+		Assignments:     t,
+		ByTriple:        t.AddUnique("triple", func(r RoleAssignment) (string, bool) { return r.Triple(), true }),
+		ByScope:         t.AddOrdered(func(r RoleAssignment) (string, bool) { return r.ScopeKey, true }),
+		ByPrincipal:     t.AddOrdered(func(r RoleAssignment) (string, bool) { return r.PrincipalID, true }),
+		PerSubscription: t.AddCounter(func(r RoleAssignment) (string, bool) { return r.Subscription, r.Subscription != "" }),
+	}
+}
+
+// scopeAndBelow gives the [lo, hi) ranges of ByScope that hold a scope key and every scope
+// below it.
+func scopeAndBelow(scopeKey string) [][2]string {
+	scopeKey = strings.TrimSuffix(scopeKey, "/")
+	return [][2]string{
+		{scopeKey, scopeKey + "\x01"},    // exactly the scope ("\x01" is the next key after it)
+		{scopeKey + "/", scopeKey + "0"}, // below it ('0' follows '/')
+	}
+}

@@ -1,0 +1,41 @@
+package authorization
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/understudy-dev/understudy/internal/store"
+)
+
+// TestScopeAndBelow: the ranges of ByScope that hold a scope and what is below it, and
+// nothing that merely starts with the same letters.
+func TestScopeAndBelow(t *testing.T) {
+	db := store.New()
+	a := newTables(db)
+	scopes := []string{"subscriptions/s1", "subscriptions/s1/resourcegroups/rg", "subscriptions/s10", "subscriptions/s1-x", "subscriptions/s2"}
+	err := db.Update(func(tx *store.Tx) error {
+		for i, s := range scopes {
+			r := RoleAssignment{Name: fmt.Sprint(i), ScopeKey: s, PrincipalID: "p", RoleDefinitionGUID: "r"}
+			if err := a.Assignments.Put(tx, r.Name, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	_ = db.View(func(tx *store.Tx) error {
+		for _, rg := range scopeAndBelow("subscriptions/s1") {
+			a.ByScope.Scan(tx, rg[0], rg[1], nil, func(_ store.Cursor, r RoleAssignment) bool {
+				got = append(got, r.ScopeKey)
+				return true
+			})
+		}
+		return nil
+	})
+	if fmt.Sprint(got) != "[subscriptions/s1 subscriptions/s1/resourcegroups/rg]" {
+		t.Fatalf("at and below s1 = %v", got)
+	}
+}

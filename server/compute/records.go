@@ -1,0 +1,175 @@
+package compute
+
+import (
+	"time"
+
+	"github.com/understudy-dev/understudy/internal/store"
+)
+
+// The compute API's records, as the store keeps them (one table each, keyed by their Key
+// methods), and the indexes it looks them up by. A member added to a record is stored with
+// it: the store derives how to keep a record from its type.
+
+// ForwardingRule is a stored global forwarding rule.
+type ForwardingRule struct {
+	Project             string
+	Name                string
+	ID                  string
+	Description         string
+	IPAddress           string
+	IPProtocol          string
+	PortRange           string
+	Target              string
+	LoadBalancingScheme string
+	Network             string
+	IPVersion           string
+	Labels              map[string]string
+	// LabelGeneration counts label changes; the label fingerprint is derived from it and the
+	// labels, so it changes on every setLabels.
+	LabelGeneration uint64
+	Created         time.Time
+	// Pending is set while the insert's operation runs: the name is taken, but the rule is
+	// not readable yet.
+	Pending bool
+	// Deleting is set while an accepted delete's operation runs: the resource is still
+	// readable, but nothing may change or use it (resourceNotReady).
+	Deleting bool
+}
+
+// Key is the rule's primary key.
+func (r ForwardingRule) Key() string { return r.Project + "|" + r.Name }
+
+// Interconnect is a stored (dedicated) interconnect: a physical connection at a location.
+type Interconnect struct {
+	Project            string
+	Name               string
+	ID                 string
+	Description        string
+	Location           string // interconnect location name, e.g. iad-zone1-1
+	LinkType           string
+	RequestedLinkCount int
+	InterconnectType   string
+	CustomerName       string
+	NocContactEmail    string
+	AdminEnabled       bool
+	Labels             map[string]string
+	Created            time.Time
+	Pending            bool // insert still running
+	// Deleting is set while an accepted delete's operation runs: the resource is still
+	// readable, but nothing may change or use it (resourceNotReady).
+	Deleting bool
+}
+
+// Key is the interconnect's primary key.
+func (i Interconnect) Key() string { return i.Project + "|" + i.Name }
+
+// InterconnectAttachment is a stored regional attachment (a VLAN) on an interconnect.
+type InterconnectAttachment struct {
+	Project      string
+	Region       string
+	Name         string
+	ID           string
+	Description  string
+	Interconnect string // the interconnect's name (same project)
+	Type         string
+	Router       string
+	AdminEnabled bool
+	VlanTag      int
+	Bandwidth    string
+	Mtu          int
+	StackType    string
+	Labels       map[string]string
+	Created      time.Time
+	Pending      bool
+	// Group is the attachment group that holds it ("" for none): an attachment belongs to one
+	// group at most. It is set when the group's change is accepted.
+	Group string
+	// Generation counts changes, so that a group's etag changes when its attachments do.
+	Generation uint64
+	// Deleting is set while an accepted delete's operation runs: the resource is still
+	// readable, but nothing may change or use it (resourceNotReady).
+	Deleting bool
+}
+
+// Key is the attachment's primary key.
+func (a InterconnectAttachment) Key() string { return AttachmentKey(a.Project, a.Region, a.Name) }
+
+// AttachmentKey is the primary key of an attachment.
+func AttachmentKey(project, region, name string) string { return project + "|" + region + "|" + name }
+
+// AttachmentGroup is a stored interconnect attachment group.
+type AttachmentGroup struct {
+	Project           string
+	Name              string
+	ID                string
+	Description       string
+	Intent            string            // availabilitySla
+	Attachments       map[string]string // user key -> attachment key (AttachmentKey)
+	AttachmentURLs    map[string]string // user key -> the URL as the client sent it
+	InterconnectGroup string
+	Generation        uint64 // counts changes; part of the etag
+	Created           time.Time
+	Pending           bool
+	// Deleting is set while an accepted delete's operation runs: the resource is still
+	// readable, but nothing may change or use it (resourceNotReady).
+	Deleting bool
+}
+
+// Key is the group's primary key.
+func (g AttachmentGroup) Key() string { return g.Project + "|" + g.Name }
+
+// tables are the compute API's tables and their indexes.
+type tables struct {
+	ForwardingRules *store.Table[ForwardingRule]
+	// RuleByID finds a rule by project and numeric id.
+	RuleByID *store.Unique[ForwardingRule]
+	// RulesByName lists a project's rules in name order.
+	RulesByName *store.Ordered[ForwardingRule]
+
+	Interconnects  *store.Table[Interconnect]
+	InterconnectID *store.Unique[Interconnect]
+	// InterconnectsByName lists a project's interconnects.
+	InterconnectsByName *store.Ordered[Interconnect]
+
+	Attachments  *store.Table[InterconnectAttachment]
+	AttachmentID *store.Unique[InterconnectAttachment]
+	// AttachmentsByName lists a project's attachments in a region.
+	AttachmentsByName *store.Ordered[InterconnectAttachment]
+	// AttachmentsByInterconnect finds the attachments on an interconnect ("project|name").
+	AttachmentsByInterconnect *store.Ordered[InterconnectAttachment]
+
+	Groups  *store.Table[AttachmentGroup]
+	GroupID *store.Unique[AttachmentGroup]
+	// GroupsByName lists a project's attachment groups.
+	GroupsByName *store.Ordered[AttachmentGroup]
+}
+
+// newTables adds the compute tables to db.
+func newTables(db *store.DB) *tables {
+	rules := store.NewTable[ForwardingRule](db, "forwardingRules")
+	ics := store.NewTable[Interconnect](db, "interconnects")
+	atts := store.NewTable[InterconnectAttachment](db, "interconnectAttachments")
+	groups := store.NewTable[AttachmentGroup](db, "interconnectAttachmentGroups")
+	return &tables{
+		ForwardingRules: rules,
+		RuleByID:        rules.AddUnique("id", func(r ForwardingRule) (string, bool) { return r.Project + "|" + r.ID, true }),
+		RulesByName:     rules.AddPKOrder(),
+
+		Interconnects:       ics,
+		InterconnectID:      ics.AddUnique("id", func(i Interconnect) (string, bool) { return i.Project + "|" + i.ID, true }),
+		InterconnectsByName: ics.AddPKOrder(),
+
+		Attachments: atts,
+		AttachmentID: atts.AddUnique("id", func(a InterconnectAttachment) (string, bool) {
+			return a.Project + "|" + a.Region + "|" + a.ID, true
+		}),
+		AttachmentsByName: atts.AddPKOrder(),
+		AttachmentsByInterconnect: atts.AddOrdered(func(a InterconnectAttachment) (string, bool) {
+			return a.Project + "|" + a.Interconnect, true
+		}),
+
+		Groups:       groups,
+		GroupID:      groups.AddUnique("id", func(g AttachmentGroup) (string, bool) { return g.Project + "|" + g.ID, true }),
+		GroupsByName: groups.AddPKOrder(),
+	}
+}
