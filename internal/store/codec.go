@@ -24,235 +24,282 @@ import (
 // lower-cased key after the spelling it comes from, an updater after the creator) takes a
 // byte. Values of no fixed type (interfaces) are kept as JSON, as the disk keeps them.
 
-// codec encodes and decodes the values of one type, at a pointer to one.
-type codec struct {
-	enc func(e *encoder, p unsafe.Pointer)
-	dec func(d *decoder, p unsafe.Pointer)
+// A codec is a program: one step per value, nested structs flattened into their parent's
+// steps, run by encode and decode. The two are plain recursive functions rather than a
+// closure per field, so that the record they are given stays on the caller's stack.
+type codec []step
+
+// step encodes or decodes one value, at offset off from the start of what its codec runs on.
+type step struct {
+	kind kind
+	off  uintptr
+	size uintptr      // an int's or uint's size; an element's size (slices, arrays)
+	n    int          // an array's length
+	elem codec        // what a pointer points to; a slice's or array's element
+	key  codec        // a map's key (elem is its value)
+	typ  reflect.Type // the type made when decoding (pointers, slices, maps, interfaces)
 }
+
+type kind uint8
+
+const (
+	kString kind = iota
+	kBool
+	kInt
+	kUint
+	kFloat32
+	kFloat64
+	kTime
+	kBytes
+	kStringMap // map[string]string, read and written directly
+	kPointer
+	kSlice
+	kArray
+	kMap
+	kAny // an empty interface, kept as JSON
+)
 
 // recordCodec is the codec of R. Its fields must all be exported (what is not exported
 // would not reach the disk, which keeps records as JSON).
 func recordCodec[R any]() codec {
 	t := reflect.TypeFor[R]()
-	c, err := codecOf(t)
+	c, err := codecOf(t, 0, nil)
 	if err != nil {
 		panic(fmt.Sprintf("store: no codec for %v: %v", t, err))
 	}
 	return c
 }
 
-var timeType = reflect.TypeFor[time.Time]()
+var (
+	timeType      = reflect.TypeFor[time.Time]()
+	stringMapType = reflect.TypeFor[map[string]string]()
+)
 
-// codecOf derives the codec of values of type t.
-func codecOf(t reflect.Type) (codec, error) {
-	if t == timeType {
-		return codec{
-			enc: func(e *encoder, p unsafe.Pointer) { e.time(*(*time.Time)(p)) },
-			dec: func(d *decoder, p unsafe.Pointer) { *(*time.Time)(p) = d.time() },
-		}, nil
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return codec{
-			enc: func(e *encoder, p unsafe.Pointer) { e.string(*(*string)(p)) },
-			dec: func(d *decoder, p unsafe.Pointer) { *(*string)(p) = d.string() },
-		}, nil
-	case reflect.Bool:
-		return codec{
-			enc: func(e *encoder, p unsafe.Pointer) { e.bool(*(*bool)(p)) },
-			dec: func(d *decoder, p unsafe.Pointer) { *(*bool)(p) = d.bool() },
-		}, nil
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return intCodec(t), nil
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return uintCodec(t), nil
-	case reflect.Float32:
-		return codec{
-			enc: func(e *encoder, p unsafe.Pointer) { e.uint(uint64(math.Float32bits(*(*float32)(p)))) },
-			dec: func(d *decoder, p unsafe.Pointer) { *(*float32)(p) = math.Float32frombits(uint32(d.uint())) },
-		}, nil
-	case reflect.Float64:
-		return codec{
-			enc: func(e *encoder, p unsafe.Pointer) { e.uint(math.Float64bits(*(*float64)(p))) },
-			dec: func(d *decoder, p unsafe.Pointer) { *(*float64)(p) = math.Float64frombits(d.uint()) },
-		}, nil
-	case reflect.Struct:
-		return structCodec(t)
-	case reflect.Pointer:
-		return pointerCodec(t)
-	case reflect.Slice:
-		return sliceCodec(t)
-	case reflect.Array:
-		return arrayCodec(t)
-	case reflect.Map:
-		return mapCodec(t)
-	case reflect.Interface:
-		return jsonCodec(t), nil
-	}
-	return codec{}, fmt.Errorf("%v: values of kind %v cannot be stored", t, t.Kind())
-}
-
-func intCodec(t reflect.Type) codec {
-	size := t.Size()
-	return codec{
-		enc: func(e *encoder, p unsafe.Pointer) {
-			var v int64
-			switch size {
-			case 1:
-				v = int64(*(*int8)(p))
-			case 2:
-				v = int64(*(*int16)(p))
-			case 4:
-				v = int64(*(*int32)(p))
-			default:
-				v = *(*int64)(p)
+// codecOf appends to c the steps of a value of type t at offset off.
+func codecOf(t reflect.Type, off uintptr, c codec) (codec, error) {
+	s := step{off: off, size: t.Size(), typ: t}
+	switch {
+	case t == timeType:
+		s.kind = kTime
+	case t == stringMapType:
+		s.kind = kStringMap
+	default:
+		switch t.Kind() {
+		case reflect.String:
+			s.kind = kString
+		case reflect.Bool:
+			s.kind = kBool
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			s.kind = kInt
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+			s.kind = kUint
+		case reflect.Float32:
+			s.kind = kFloat32
+		case reflect.Float64:
+			s.kind = kFloat64
+		case reflect.Struct:
+			for i := range t.NumField() {
+				f := t.Field(i)
+				if !f.IsExported() {
+					return nil, fmt.Errorf("%v.%s is not exported", t, f.Name)
+				}
+				var err error
+				if c, err = codecOf(f.Type, off+f.Offset, c); err != nil {
+					return nil, err
+				}
 			}
-			e.b = binary.AppendVarint(e.b, v)
-		},
-		dec: func(d *decoder, p unsafe.Pointer) {
-			v := d.int()
-			switch size {
-			case 1:
-				*(*int8)(p) = int8(v)
-			case 2:
-				*(*int16)(p) = int16(v)
-			case 4:
-				*(*int32)(p) = int32(v)
-			default:
-				*(*int64)(p) = v
+			return c, nil
+		case reflect.Pointer:
+			s.kind = kPointer
+		case reflect.Slice:
+			s.kind = kSlice
+			if t.Elem().Kind() == reflect.Uint8 {
+				s.kind = kBytes
 			}
-		},
-	}
-}
-
-func uintCodec(t reflect.Type) codec {
-	size := t.Size()
-	return codec{
-		enc: func(e *encoder, p unsafe.Pointer) {
-			var v uint64
-			switch size {
-			case 1:
-				v = uint64(*(*uint8)(p))
-			case 2:
-				v = uint64(*(*uint16)(p))
-			case 4:
-				v = uint64(*(*uint32)(p))
-			default:
-				v = *(*uint64)(p)
+		case reflect.Array:
+			s.kind, s.n = kArray, t.Len()
+		case reflect.Map:
+			s.kind = kMap
+		case reflect.Interface:
+			if t.NumMethod() > 0 {
+				return nil, fmt.Errorf("%v: only empty interfaces can be stored", t)
 			}
-			e.uint(v)
-		},
-		dec: func(d *decoder, p unsafe.Pointer) {
-			v := d.uint()
-			switch size {
-			case 1:
-				*(*uint8)(p) = uint8(v)
-			case 2:
-				*(*uint16)(p) = uint16(v)
-			case 4:
-				*(*uint32)(p) = uint32(v)
-			default:
-				*(*uint64)(p) = v
-			}
-		},
-	}
-}
-
-// structCodec writes the fields in their order.
-func structCodec(t reflect.Type) (codec, error) {
-	type field struct {
-		off uintptr
-		c   codec
-	}
-	fields := make([]field, 0, t.NumField())
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
-			return codec{}, fmt.Errorf("%v.%s is not exported", t, f.Name)
+			s.kind = kAny
+		default:
+			return nil, fmt.Errorf("%v: values of kind %v cannot be stored", t, t.Kind())
 		}
-		c, err := codecOf(f.Type)
-		if err != nil {
-			return codec{}, err
+	}
+	var err error
+	switch s.kind {
+	case kPointer, kSlice, kArray:
+		s.size = t.Elem().Size()
+		s.elem, err = codecOf(t.Elem(), 0, nil)
+	case kMap:
+		if s.key, err = codecOf(t.Key(), 0, nil); err == nil {
+			s.elem, err = codecOf(t.Elem(), 0, nil)
 		}
-		fields = append(fields, field{f.Offset, c})
 	}
-	return codec{
-		enc: func(e *encoder, p unsafe.Pointer) {
-			for _, f := range fields {
-				f.c.enc(e, unsafe.Add(p, f.off))
-			}
-		},
-		dec: func(d *decoder, p unsafe.Pointer) {
-			for _, f := range fields {
-				f.c.dec(d, unsafe.Add(p, f.off))
-			}
-		},
-	}, nil
+	if err != nil {
+		return nil, err
+	}
+	return append(c, s), nil
 }
 
-// pointerCodec writes whether the pointer is nil, then what it points to.
-func pointerCodec(t reflect.Type) (codec, error) {
-	elem, err := codecOf(t.Elem())
-	if err != nil {
-		return codec{}, err
-	}
-	et := t.Elem()
-	return codec{
-		enc: func(e *encoder, p unsafe.Pointer) {
-			q := *(*unsafe.Pointer)(p)
-			e.bool(q != nil)
-			if q != nil {
-				elem.enc(e, q)
+// encode appends the value at p, of the type c was derived from, to e.
+func encode(e *encoder, c codec, p unsafe.Pointer) {
+	for i := range c {
+		s := &c[i]
+		q := unsafe.Add(p, s.off)
+		switch s.kind {
+		case kString:
+			e.string(*(*string)(q))
+		case kBool:
+			e.bool(*(*bool)(q))
+		case kInt:
+			e.b = binary.AppendVarint(e.b, loadInt(q, s.size))
+		case kUint:
+			e.uint(loadUint(q, s.size))
+		case kFloat32:
+			e.uint(uint64(math.Float32bits(*(*float32)(q))))
+		case kFloat64:
+			e.uint(math.Float64bits(*(*float64)(q)))
+		case kTime:
+			e.time(*(*time.Time)(q))
+		case kBytes:
+			e.bytes(*(*[]byte)(q))
+		case kStringMap:
+			m := *(*map[string]string)(q)
+			e.length(len(m), m == nil)
+			for k, v := range m {
+				e.string(k)
+				e.string(v)
 			}
-		},
-		dec: func(d *decoder, p unsafe.Pointer) {
-			if !d.bool() {
-				*(*unsafe.Pointer)(p) = nil
-				return
+		case kPointer:
+			x := *(*unsafe.Pointer)(q)
+			e.bool(x != nil)
+			if x != nil {
+				encode(e, s.elem, x)
 			}
-			q := reflect.New(et).UnsafePointer()
-			elem.dec(d, q)
-			*(*unsafe.Pointer)(p) = q
-		},
-	}, nil
-}
-
-// sliceCodec writes the length (nil and empty apart), then the elements.
-func sliceCodec(t reflect.Type) (codec, error) {
-	et := t.Elem()
-	if et.Kind() == reflect.Uint8 {
-		return codec{
-			enc: func(e *encoder, p unsafe.Pointer) { e.bytes(*(*[]byte)(p)) },
-			dec: func(d *decoder, p unsafe.Pointer) { *(*[]byte)(p) = d.bytes() },
-		}, nil
-	}
-	elem, err := codecOf(et)
-	if err != nil {
-		return codec{}, err
-	}
-	size := et.Size()
-	return codec{
-		enc: func(e *encoder, p unsafe.Pointer) {
-			h := (*sliceHeader)(p)
+		case kSlice:
+			h := (*sliceHeader)(q)
 			e.length(h.n, h.data == nil)
-			for i := range h.n {
-				elem.enc(e, unsafe.Add(h.data, uintptr(i)*size))
+			for j := range h.n {
+				encode(e, s.elem, unsafe.Add(h.data, uintptr(j)*s.size))
 			}
-		},
-		dec: func(d *decoder, p unsafe.Pointer) {
+		case kArray:
+			for j := range s.n {
+				encode(e, s.elem, unsafe.Add(q, uintptr(j)*s.size))
+			}
+		case kMap:
+			encodeMap(e, s, *(*unsafe.Pointer)(q))
+		case kAny:
+			b, err := json.Marshal(*(*any)(q))
+			if err != nil {
+				panic("store: " + err.Error())
+			}
+			e.bytes(b)
+		}
+	}
+}
+
+// encodeMap writes the map m (its one word) of step s: length, then keys and values.
+func encodeMap(e *encoder, s *step, m unsafe.Pointer) {
+	v := reflect.NewAt(s.typ, unsafe.Pointer(&m)).Elem()
+	e.length(v.Len(), v.IsNil())
+	k := reflect.New(s.typ.Key())
+	x := reflect.New(s.typ.Elem())
+	for it := v.MapRange(); it.Next(); {
+		k.Elem().SetIterKey(it)
+		x.Elem().SetIterValue(it)
+		encode(e, s.key, k.UnsafePointer())
+		encode(e, s.elem, x.UnsafePointer())
+	}
+}
+
+// decode reads into the value at p what encode wrote for one of c's type.
+func decode(d *decoder, c codec, p unsafe.Pointer) {
+	for i := range c {
+		s := &c[i]
+		q := unsafe.Add(p, s.off)
+		switch s.kind {
+		case kString:
+			*(*string)(q) = d.string()
+		case kBool:
+			*(*bool)(q) = d.bool()
+		case kInt:
+			storeInt(q, s.size, d.int())
+		case kUint:
+			storeUint(q, s.size, d.uint())
+		case kFloat32:
+			*(*float32)(q) = math.Float32frombits(uint32(d.uint()))
+		case kFloat64:
+			*(*float64)(q) = math.Float64frombits(d.uint())
+		case kTime:
+			*(*time.Time)(q) = d.time()
+		case kBytes:
+			*(*[]byte)(q) = d.bytes()
+		case kStringMap:
 			n, isNil := d.length()
 			if isNil {
-				*(*sliceHeader)(p) = sliceHeader{}
-				return
+				*(*map[string]string)(q) = nil
+				break
 			}
-			s := reflect.MakeSlice(t, n, n)
-			data := s.UnsafePointer()
-			for i := range n {
-				elem.dec(d, unsafe.Add(data, uintptr(i)*size))
+			m := make(map[string]string, n)
+			for range n {
+				k := d.string()
+				m[k] = d.string()
 			}
-			reflect.NewAt(t, p).Elem().Set(s)
-		},
-	}, nil
+			*(*map[string]string)(q) = m
+		case kPointer:
+			if !d.bool() {
+				*(*unsafe.Pointer)(q) = nil
+				break
+			}
+			x := reflect.New(s.typ.Elem()).UnsafePointer()
+			decode(d, s.elem, x)
+			*(*unsafe.Pointer)(q) = x
+		case kSlice:
+			n, isNil := d.length()
+			if isNil {
+				*(*sliceHeader)(q) = sliceHeader{}
+				break
+			}
+			data := reflect.MakeSlice(s.typ, n, n).UnsafePointer()
+			for j := range n {
+				decode(d, s.elem, unsafe.Add(data, uintptr(j)*s.size))
+			}
+			*(*sliceHeader)(q) = sliceHeader{data: data, n: n, cap: n}
+		case kArray:
+			for j := range s.n {
+				decode(d, s.elem, unsafe.Add(q, uintptr(j)*s.size))
+			}
+		case kMap:
+			*(*unsafe.Pointer)(q) = decodeMap(d, s)
+		case kAny:
+			var v any
+			if err := json.Unmarshal(d.bytes(), &v); err != nil {
+				panic("store: " + err.Error())
+			}
+			*(*any)(q) = v
+		}
+	}
+}
+
+// decodeMap reads a map of step s and returns it (its one word), nil for a nil map.
+func decodeMap(d *decoder, s *step) unsafe.Pointer {
+	n, isNil := d.length()
+	if isNil {
+		return nil
+	}
+	m := reflect.MakeMapWithSize(s.typ, n)
+	for range n {
+		k := reflect.New(s.typ.Key())
+		decode(d, s.key, k.UnsafePointer())
+		x := reflect.New(s.typ.Elem())
+		decode(d, s.elem, x.UnsafePointer())
+		m.SetMapIndex(k.Elem(), x.Elem())
+	}
+	return m.UnsafePointer()
 }
 
 // sliceHeader is how a slice is laid out in memory.
@@ -261,110 +308,53 @@ type sliceHeader struct {
 	n, cap int
 }
 
-func arrayCodec(t reflect.Type) (codec, error) {
-	elem, err := codecOf(t.Elem())
-	if err != nil {
-		return codec{}, err
+func loadInt(p unsafe.Pointer, size uintptr) int64 {
+	switch size {
+	case 1:
+		return int64(*(*int8)(p))
+	case 2:
+		return int64(*(*int16)(p))
+	case 4:
+		return int64(*(*int32)(p))
 	}
-	n, size := t.Len(), t.Elem().Size()
-	return codec{
-		enc: func(e *encoder, p unsafe.Pointer) {
-			for i := range n {
-				elem.enc(e, unsafe.Add(p, uintptr(i)*size))
-			}
-		},
-		dec: func(d *decoder, p unsafe.Pointer) {
-			for i := range n {
-				elem.dec(d, unsafe.Add(p, uintptr(i)*size))
-			}
-		},
-	}, nil
+	return *(*int64)(p)
 }
 
-// mapCodec writes the length (nil and empty apart), then each key and value, in the map's
-// order. Maps of strings to strings (labels, metadata) are read and written directly.
-func mapCodec(t reflect.Type) (codec, error) {
-	if t == reflect.TypeFor[map[string]string]() {
-		return codec{
-			enc: func(e *encoder, p unsafe.Pointer) {
-				m := *(*map[string]string)(p)
-				e.length(len(m), m == nil)
-				for k, v := range m {
-					e.string(k)
-					e.string(v)
-				}
-			},
-			dec: func(d *decoder, p unsafe.Pointer) {
-				n, isNil := d.length()
-				if isNil {
-					*(*map[string]string)(p) = nil
-					return
-				}
-				m := make(map[string]string, n)
-				for range n {
-					k := d.string()
-					m[k] = d.string()
-				}
-				*(*map[string]string)(p) = m
-			},
-		}, nil
+func storeInt(p unsafe.Pointer, size uintptr, v int64) {
+	switch size {
+	case 1:
+		*(*int8)(p) = int8(v)
+	case 2:
+		*(*int16)(p) = int16(v)
+	case 4:
+		*(*int32)(p) = int32(v)
+	default:
+		*(*int64)(p) = v
 	}
-	key, err := codecOf(t.Key())
-	if err != nil {
-		return codec{}, err
-	}
-	elem, err := codecOf(t.Elem())
-	if err != nil {
-		return codec{}, err
-	}
-	return codec{
-		enc: func(e *encoder, p unsafe.Pointer) {
-			m := reflect.NewAt(t, p).Elem()
-			e.length(m.Len(), m.IsNil())
-			k := reflect.New(t.Key()).Elem()
-			v := reflect.New(t.Elem()).Elem()
-			for it := m.MapRange(); it.Next(); {
-				k.SetIterKey(it)
-				v.SetIterValue(it)
-				key.enc(e, k.Addr().UnsafePointer())
-				elem.enc(e, v.Addr().UnsafePointer())
-			}
-		},
-		dec: func(d *decoder, p unsafe.Pointer) {
-			n, isNil := d.length()
-			m := reflect.NewAt(t, p).Elem()
-			if isNil {
-				m.SetZero()
-				return
-			}
-			m.Set(reflect.MakeMapWithSize(t, n))
-			for range n {
-				k := reflect.New(t.Key())
-				key.dec(d, k.UnsafePointer())
-				v := reflect.New(t.Elem())
-				elem.dec(d, v.UnsafePointer())
-				m.SetMapIndex(k.Elem(), v.Elem())
-			}
-		},
-	}, nil
 }
 
-// jsonCodec keeps a value of no fixed type (an interface) as its JSON, and reads it back
-// as a load from disk would.
-func jsonCodec(t reflect.Type) codec {
-	return codec{
-		enc: func(e *encoder, p unsafe.Pointer) {
-			b, err := json.Marshal(reflect.NewAt(t, p).Interface())
-			if err != nil {
-				panic("store: " + err.Error())
-			}
-			e.bytes(b)
-		},
-		dec: func(d *decoder, p unsafe.Pointer) {
-			if err := json.Unmarshal(d.bytes(), reflect.NewAt(t, p).Interface()); err != nil {
-				panic("store: " + err.Error())
-			}
-		},
+func loadUint(p unsafe.Pointer, size uintptr) uint64 {
+	switch size {
+	case 1:
+		return uint64(*(*uint8)(p))
+	case 2:
+		return uint64(*(*uint16)(p))
+	case 4:
+		return uint64(*(*uint32)(p))
+	}
+	return *(*uint64)(p)
+}
+
+func storeUint(p unsafe.Pointer, size uintptr, v uint64) {
+	switch size {
+	case 1:
+		*(*uint8)(p) = uint8(v)
+	case 2:
+		*(*uint16)(p) = uint16(v)
+	case 4:
+		*(*uint32)(p) = uint32(v)
+	default:
+		*(*uint64)(p) = v
 	}
 }
 

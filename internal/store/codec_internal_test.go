@@ -68,10 +68,10 @@ func TestCodecsRoundTrip(t *testing.T) {
 			r.Details = []map[string]any{{"reason": "quota", "n": 2.5, "list": []any{"a", true}}, nil}
 		}
 		var e encoder
-		c.enc(&e, unsafe.Pointer(&r))
+		encode(&e, c, unsafe.Pointer(&r))
 		d := decoder{b: e.b}
 		var got kinds
-		c.dec(&d, unsafe.Pointer(&got))
+		decode(&d, c, unsafe.Pointer(&got))
 		if len(d.b) != 0 {
 			t.Fatalf("%d bytes left after decoding", len(d.b))
 		}

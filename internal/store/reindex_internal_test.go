@@ -152,7 +152,7 @@ func TestKeysInTheRecordAreKeptOnce(t *testing.T) {
 		}
 		r := tb.decode(slot)
 		var e encoder
-		tb.codec.enc(&e, unsafe.Pointer(&r))
+		encode(&e, tb.codec, unsafe.Pointer(&r))
 		return len(tb.recs.payload(slot)) - 8*3 - len(e.b)
 	}
 	// alpha-name's key and group are in its encoding; only the joined key is not.

@@ -117,7 +117,7 @@ func (t *Table[R]) find(h uint64, pk string) (uint32, bool) {
 // decode is the record in slot.
 func (t *Table[R]) decode(slot uint32) R {
 	var r R
-	t.codec.dec(&decoder{b: t.recs.payload(slot)[8*(1+t.keyed):]}, unsafe.Pointer(&r))
+	decode(&decoder{b: t.recs.payload(slot)[8*(1+t.keyed):]}, t.codec, unsafe.Pointer(&r))
 	return r
 }
 
@@ -133,7 +133,7 @@ func (t *Table[R]) version(pk string, r R) []byte {
 	head := 8 * (1 + t.keyed)
 	v := slices.Grow(t.vbuf[:0], head)[:head]
 	t.enc = encoder{b: v}
-	t.codec.enc(&t.enc, unsafe.Pointer(&r))
+	encode(&t.enc, t.codec, unsafe.Pointer(&r))
 	v = t.enc.b
 	if len(v) > sizeLimit {
 		panic("store: a record too large to store")

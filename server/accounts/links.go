@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/oapi-codegen/nullable"
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
-	"github.com/understudy-dev/understudy/server/httperr"
 )
 
 // CreateAccountLink makes a single-use, expiring link into the hosted flow. Its checks run
@@ -69,49 +69,7 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 			return nil, errNotFound() // not an empty link
 		}
 	}
-	r := &linkCreated{requestID: requestID(ctx)}
-	s.renderLink(ctx, made, r)
-	return r, nil
-}
-
-// linkCreated is gen.CreateAccountLink200JSONResponse, written to the same bytes by
-// appendLink into a pooled buffer (and without boxing the whole response into an interface).
-type linkCreated struct {
-	body      linkWire
-	flow      flowWire // what body's chosen use case points to
-	returnURL string   // what flow.ReturnUrl points to, when set
-	requestID string
-}
-
-// linkWire is gen.V2CoreAccountLink as it is written: the same members in the same order,
-// with the use case's options and the return URL as plain pointers (nil writes null)
-// instead of nullable.Nullable, a map that costs an allocation to set and a json.Marshal
-// and a compaction to write. TestLinkReplyMatchesGenerated holds both to the same bytes.
-type linkWire struct {
-	Account   string                      `json:"account"`
-	Created   gen.Timestamp               `json:"created"`
-	ExpiresAt gen.Timestamp               `json:"expires_at"`
-	Livemode  bool                        `json:"livemode"`
-	Object    gen.V2CoreAccountLinkObject `json:"object"`
-	Url       string                      `json:"url"`
-	UseCase   struct {
-		AccountOnboarding *flowWire                  `json:"account_onboarding"`
-		AccountUpdate     *flowWire                  `json:"account_update"`
-		Type              gen.AccountLinkUseCaseType `json:"type"`
-	} `json:"use_case"`
-}
-
-// flowWire is gen.AccountLinkFlow as it is written.
-type flowWire struct {
-	CollectionOptions gen.CollectionOptions   `json:"collection_options"`
-	Configurations    []gen.ConfigurationType `json:"configurations"`
-	RefreshUrl        string                  `json:"refresh_url"`
-	ReturnUrl         *string                 `json:"return_url"`
-}
-
-func (r *linkCreated) VisitCreateAccountLinkResponse(w http.ResponseWriter) error {
-	setHeader(w.Header(), "Request-Id", r.requestID)
-	return httperr.WriteAppended(w, http.StatusOK, &r.body, func(b []byte) ([]byte, bool) { return appendLink(b, &r.body), true })
+	return gen.CreateAccountLink200JSONResponse{Body: s.renderLink(ctx, made), Headers: gen.CreateAccountLink200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // holdAccount takes one of the account's update slots for the duration of an update, or
@@ -184,31 +142,30 @@ func (s *Server) linkURL(ctx context.Context, l AccountLink) string {
 	return s.baseURL(ctx) + "/r/" + l.Account + "/" + l.Token
 }
 
-// renderLink fills r with l as the API shows it: the chosen use case's options, the
-// other use case null.
-func (s *Server) renderLink(ctx context.Context, l AccountLink, r *linkCreated) {
-	r.flow = flowWire{
+// renderLink is l as the API shows it: the chosen use case's options, the other use case
+// null.
+func (s *Server) renderLink(ctx context.Context, l AccountLink) gen.V2CoreAccountLink {
+	flow := gen.AccountLinkFlow{
 		Configurations: make([]gen.ConfigurationType, 0, len(l.Configurations)),
 		RefreshUrl:     l.RefreshURL,
 		CollectionOptions: gen.CollectionOptions{
 			Fields: gen.CollectionFields(l.CollectFields), FutureRequirements: gen.FutureRequirementsCollection(l.FutureRequirements),
 		},
+		ReturnUrl: optionalString(l.ReturnURL),
 	}
 	for _, c := range l.Configurations {
-		r.flow.Configurations = append(r.flow.Configurations, gen.ConfigurationType(c))
+		flow.Configurations = append(flow.Configurations, gen.ConfigurationType(c))
 	}
-	if l.ReturnURL != "" {
-		r.returnURL = l.ReturnURL
-		r.flow.ReturnUrl = &r.returnURL
+	out := gen.V2CoreAccountLink{
+		Object: gen.V2CoreAccountLinkObjectV2CoreAccountLink, Account: l.Account,
+		Created: timestamp(l.Created), ExpiresAt: timestamp(l.ExpiresAt), Livemode: l.Livemode, Url: s.linkURL(ctx, l),
+		UseCase: gen.AccountLinkUseCase{Type: gen.AccountLinkUseCaseType(l.UseCase),
+			AccountOnboarding: nullable.NewNullNullable[gen.AccountLinkFlow](), AccountUpdate: nullable.NewNullNullable[gen.AccountLinkFlow]()},
 	}
-	b := &r.body
-	b.Object, b.Account = gen.V2CoreAccountLinkObjectV2CoreAccountLink, l.Account
-	b.Created, b.ExpiresAt = timestamp(l.Created), timestamp(l.ExpiresAt)
-	b.Livemode, b.Url = l.Livemode, s.linkURL(ctx, l)
-	b.UseCase.Type = gen.AccountLinkUseCaseType(l.UseCase)
 	if strings.EqualFold(l.UseCase, string(gen.AccountLinkUseCaseTypeAccountUpdate)) {
-		b.UseCase.AccountUpdate = &r.flow
+		out.UseCase.AccountUpdate = nullable.NewNullableWithValue(flow)
 	} else {
-		b.UseCase.AccountOnboarding = &r.flow
+		out.UseCase.AccountOnboarding = nullable.NewNullableWithValue(flow)
 	}
+	return out
 }

@@ -3,13 +3,10 @@ package authorization
 import (
 	"context"
 	"encoding/base64"
-	"net/http"
 	"net/url"
 	"strconv"
-	"sync"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
-	"github.com/understudy-dev/understudy/internal/jsonout"
 	"github.com/understudy-dev/understudy/internal/store"
 )
 
@@ -41,15 +38,15 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 		limit = int(*req.Params.Top)
 	}
 
-	page := newAssignmentPage()
+	var page []RoleAssignment
 	var last store.Cursor
 	more := false
 	visit := func(c store.Cursor, r RoleAssignment) bool {
-		if len(page.items) == limit {
+		if len(page) == limit {
 			more = true
 			return false
 		}
-		page.items = append(page.items, r)
+		page = append(page, r)
 		last = c
 		return true
 	}
@@ -88,95 +85,14 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 	}); err != nil {
 		return nil, err
 	}
+	out := gen.RoleAssignmentsListForScope200JSONResponse{Value: make([]gen.RoleAssignment, 0, len(page))}
+	for _, r := range page {
+		out.Value = append(out.Value, renderAssignment(r))
+	}
 	if more {
-		next := s.nextLink(ctx, scope.Path, req.Params.Filter, req.Params.Top, encodeSkipToken(last))
-		page.nextLink = &next
+		out.NextLink = ptr(s.nextLink(ctx, scope.Path, req.Params.Filter, req.Params.Top, encodeSkipToken(last)))
 	}
-	return page, nil
-}
-
-// assignmentPage is RoleAssignmentsListForScope's 200 answer, written as the generated
-// response type writes it (TestAssignmentPageMatchesGenerated), but assignment by
-// assignment from the store's records, and sent in pieces of about pageChunk bytes. Through
-// encoding/json a page of 1,000 assignments (900 KB) left 2.4 MB of garbage (now 0.24 MB):
-// the wire form of each assignment, every time's MarshalJSON, the body in a buffer growing
-// to its size.
-// A store of a million assignments sits near the memory limit, where garbage is paid for
-// in collections that every request then helps with.
-type assignmentPage struct {
-	items    []RoleAssignment
-	nextLink *string
-}
-
-// pageChunk is how much of a page is sent at a time.
-const pageChunk = 32 << 10
-
-// A page is visited once, by the generated strict handler, and nothing keeps it or its
-// records afterwards: it goes back to a pool once written, as does the buffer it is written
-// through.
-var (
-	pages    = sync.Pool{New: func() any { return &assignmentPage{items: make([]RoleAssignment, 0, 16)} }}
-	pageBufs = sync.Pool{New: func() any { b := make([]byte, 0, pageChunk+4<<10); return &b }}
-)
-
-func newAssignmentPage() *assignmentPage { return pages.Get().(*assignmentPage) }
-
-func (p *assignmentPage) VisitRoleAssignmentsListForScopeResponse(w http.ResponseWriter) error {
-	defer p.release()
-	for i := range p.items {
-		if r := &p.items[i]; !jsonout.TimeOK(r.CreatedOn) || !jsonout.TimeOK(r.UpdatedOn) {
-			// Neither can encoding/json write such a time: its error, as before.
-			return p.generated().VisitRoleAssignmentsListForScopeResponse(w)
-		}
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	buf := pageBufs.Get().(*[]byte)
-	wire := wires.Get().(*wireAssignment)
-	defer func() {
-		releaseWire(wire)
-		if cap(*buf) <= 2*pageChunk {
-			pageBufs.Put(buf)
-		}
-	}()
-	o := jsonout.Open((*buf)[:0])
-	o.OptString("nextLink", p.nextLink)
-	o.Key("value")
-	o.B = append(o.B, '[')
-	for i := range p.items {
-		if i > 0 {
-			o.B = append(o.B, ',')
-		}
-		o.B, _ = appendRoleAssignment(o.B, &newWireInto(wire, p.items[i]).RoleAssignment) // times checked above
-		if len(o.B) >= pageChunk {
-			if _, err := w.Write(o.B); err != nil {
-				return err
-			}
-			o.B = o.B[:0]
-		}
-	}
-	o.B = append(o.B, ']')
-	*buf = append(o.Close(), '\n')
-	_, err := w.Write(*buf)
-	return err
-}
-
-// generated is p as the generated response type.
-func (p *assignmentPage) generated() gen.RoleAssignmentsListForScope200JSONResponse {
-	out := gen.RoleAssignmentsListForScope200JSONResponse{Value: make([]gen.RoleAssignment, 0, len(p.items)), NextLink: p.nextLink}
-	for _, r := range p.items {
-		out.Value = append(out.Value, toWire(r))
-	}
-	return out
-}
-
-func (p *assignmentPage) release() {
-	if cap(p.items) > 2048 { // appending grows ARM's largest page, 1,000, to about 1,024
-		return
-	}
-	clear(p.items) // no record kept alive by the pool
-	*p = assignmentPage{items: p.items[:0]}
-	pages.Put(p)
+	return out, nil
 }
 
 // nextLink is the URL of the page after token: the same list, filter and page size ($top,

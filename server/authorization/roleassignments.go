@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
 	"github.com/understudy-dev/understudy/internal/ascii"
 	"github.com/understudy-dev/understudy/internal/condition"
 	"github.com/understudy-dev/understudy/internal/store"
-	"github.com/understudy-dev/understudy/server/httperr"
 )
 
 // RoleAssignmentsCreate creates or updates a role assignment (the seed operation).
@@ -36,9 +34,9 @@ func (s *Server) RoleAssignmentsCreate(ctx context.Context, req gen.RoleAssignme
 		return nil, err
 	}
 	if created {
-		return (*assignmentCreated)(pooledWire(out)), nil
+		return gen.RoleAssignmentsCreate201JSONResponse(renderAssignment(out)), nil
 	}
-	return (*assignmentUpdated)(pooledWire(out)), nil
+	return gen.RoleAssignmentsCreate200JSONResponse(renderAssignment(out)), nil
 }
 
 // apply creates or updates the assignment name at scope inside tx: the one place where the
@@ -99,7 +97,7 @@ func (s *Server) RoleAssignmentsGet(ctx context.Context, req gen.RoleAssignments
 	if !found || r.ScopeKey != scope.Key {
 		return nil, errAssignmentNotFound(req.RoleAssignmentName)
 	}
-	return (*assignmentRead)(pooledWire(r)), nil
+	return gen.RoleAssignmentsGet200JSONResponse(renderAssignment(r)), nil
 }
 
 // RoleAssignmentsDelete deletes one assignment: 200 with what was deleted, 204 when there
@@ -125,7 +123,7 @@ func (s *Server) RoleAssignmentsDelete(ctx context.Context, req gen.RoleAssignme
 	if !deleted {
 		return gen.RoleAssignmentsDelete204Response{}, nil
 	}
-	return (*assignmentDeleted)(pooledWire(r)), nil
+	return gen.RoleAssignmentsDelete200JSONResponse(renderAssignment(r)), nil
 }
 
 // target checks the parts every single-assignment operation shares, in ARM's order: the
@@ -210,128 +208,39 @@ func parseRoleDefinitionID(id string) (string, bool) {
 	return parseGUID(id[i+len(roleDefinitionsPrefix):])
 }
 
-func toWire(r RoleAssignment) gen.RoleAssignment { return newWire(r).RoleAssignment }
-
-// wireAssignment is a role assignment in its wire form together with every value its
-// pointers point to, so that converting one allocates once rather than once per field.
-type wireAssignment struct {
-	gen.RoleAssignment
-	systemData                        gen.SystemData
-	id, name, typ, scope              string
-	description, condition, condVer   string
-	delegatedID, createdBy, updatedBy string
-	principalType                     gen.PrincipalType
-	createdByType, updatedByType      gen.CreatedByType
-	created, updated                  time.Time
-}
-
-func newWire(r RoleAssignment) *wireAssignment { return newWireInto(new(wireAssignment), r) }
-
-// newWireInto renders r into w (whatever w held before).
-func newWireInto(w *wireAssignment, r RoleAssignment) *wireAssignment {
-	*w = wireAssignment{
-		id:            "/" + r.Scope + providerSegment + "roleAssignments/" + r.Name,
-		name:          r.Name,
-		typ:           roleAssignmentType,
-		description:   r.Description,
-		condition:     r.Condition,
-		condVer:       r.ConditionVersion,
-		delegatedID:   r.DelegatedManagedIdentityResourceID,
-		createdBy:     r.CreatedBy,
-		updatedBy:     r.UpdatedBy,
-		principalType: gen.PrincipalType(r.PrincipalType),
-		createdByType: gen.CreatedByType(r.CreatedByType),
-		updatedByType: gen.CreatedByType(r.UpdatedByType),
-		created:       r.CreatedOn,
-		updated:       r.UpdatedOn,
-	}
-	w.scope = w.id[:1+len(r.Scope)] // "/" + r.Scope
-	w.RoleAssignment = gen.RoleAssignment{
-		Id:   &w.id,
-		Name: &w.name,
-		Type: &w.typ,
+// renderAssignment is the wire form of a role assignment.
+func renderAssignment(r RoleAssignment) gen.RoleAssignment {
+	scope := "/" + r.Scope
+	return gen.RoleAssignment{
+		Id:   ptr(scope + providerSegment + "roleAssignments/" + r.Name),
+		Name: &r.Name,
+		Type: ptr(roleAssignmentType),
 		Properties: gen.RoleAssignmentProperties{
-			Scope:                              &w.scope,
+			Scope:                              &scope,
 			RoleDefinitionId:                   roleDefinitionsPrefix + r.RoleDefinitionGUID,
 			PrincipalId:                        r.PrincipalID,
-			PrincipalType:                      &w.principalType,
-			Description:                        optionalIn(&w.description),
-			Condition:                          optionalIn(&w.condition),
-			ConditionVersion:                   optionalIn(&w.condVer),
-			DelegatedManagedIdentityResourceId: optionalIn(&w.delegatedID),
-			CreatedOn:                          &w.created,
-			UpdatedOn:                          &w.updated,
-			CreatedBy:                          optionalIn(&w.createdBy),
-			UpdatedBy:                          optionalIn(&w.updatedBy),
+			PrincipalType:                      ptr(gen.PrincipalType(r.PrincipalType)),
+			Description:                        optional(r.Description),
+			Condition:                          optional(r.Condition),
+			ConditionVersion:                   optional(r.ConditionVersion),
+			DelegatedManagedIdentityResourceId: optional(r.DelegatedManagedIdentityResourceID),
+			CreatedOn:                          &r.CreatedOn,
+			UpdatedOn:                          &r.UpdatedOn,
+			CreatedBy:                          optional(r.CreatedBy),
+			UpdatedBy:                          optional(r.UpdatedBy),
 		},
-		SystemData: &w.systemData,
+		SystemData: &gen.SystemData{
+			CreatedAt:          &r.CreatedOn,
+			CreatedBy:          optional(r.CreatedBy),
+			CreatedByType:      ptr(gen.CreatedByType(r.CreatedByType)),
+			LastModifiedAt:     &r.UpdatedOn,
+			LastModifiedBy:     optional(r.UpdatedBy),
+			LastModifiedByType: ptr(gen.CreatedByType(r.UpdatedByType)),
+		},
 	}
-	w.systemData = gen.SystemData{
-		CreatedAt:          &w.created,
-		CreatedBy:          optionalIn(&w.createdBy),
-		CreatedByType:      &w.createdByType,
-		LastModifiedAt:     &w.updated,
-		LastModifiedBy:     optionalIn(&w.updatedBy),
-		LastModifiedByType: &w.updatedByType,
-	}
-	return w
 }
 
-// The responses that carry one assignment, written as the generated response types write
-// themselves (same type, so the same JSON) without copying the assignment into an interface
-// or encoding into a new buffer.
-type (
-	assignmentCreated wireAssignment
-	assignmentUpdated wireAssignment
-	assignmentRead    wireAssignment
-	assignmentDeleted wireAssignment
-)
-
-func (a *assignmentCreated) VisitRoleAssignmentsCreateResponse(w http.ResponseWriter) error {
-	return replyWire((*wireAssignment)(a), w, http.StatusCreated, (*gen.RoleAssignmentsCreate201JSONResponse)(&a.RoleAssignment))
-}
-
-func (a *assignmentUpdated) VisitRoleAssignmentsCreateResponse(w http.ResponseWriter) error {
-	return replyWire((*wireAssignment)(a), w, http.StatusOK, (*gen.RoleAssignmentsCreate200JSONResponse)(&a.RoleAssignment))
-}
-
-func (a *assignmentRead) VisitRoleAssignmentsGetResponse(w http.ResponseWriter) error {
-	return replyWire((*wireAssignment)(a), w, http.StatusOK, (*gen.RoleAssignmentsGet200JSONResponse)(&a.RoleAssignment))
-}
-
-func (a *assignmentDeleted) VisitRoleAssignmentsDeleteResponse(w http.ResponseWriter) error {
-	return replyWire((*wireAssignment)(a), w, http.StatusOK, (*gen.RoleAssignmentsDelete200JSONResponse)(&a.RoleAssignment))
-}
-
-// A reply is visited once, by the generated strict handler, and nothing keeps it or what
-// it points to afterwards: its wireAssignment goes back to a pool once written.
-var wires = sync.Pool{New: func() any { return new(wireAssignment) }}
-
-func pooledWire(r RoleAssignment) *wireAssignment {
-	return newWireInto(wires.Get().(*wireAssignment), r)
-}
-
-// replyWire writes v (a's assignment as one of the generated types) and recycles a. The
-// body is written by appendRoleAssignment when it can, else by encoding/json.
-func replyWire(a *wireAssignment, w http.ResponseWriter, status int, v any) error {
-	err := httperr.WriteAppended(w, status, v, func(b []byte) ([]byte, bool) { return appendRoleAssignment(b, &a.RoleAssignment) })
-	releaseWire(a)
-	return err
-}
-
-// releaseWire returns a to the pool, holding nothing of the assignment it was.
-func releaseWire(a *wireAssignment) {
-	*a = wireAssignment{}
-	wires.Put(a)
-}
-
-// optionalIn is optional for a string that already lives where the pointer may point.
-func optionalIn(s *string) *string {
-	if *s == "" {
-		return nil
-	}
-	return s
-}
+func ptr[T any](v T) *T { return &v }
 
 func deref(p *string) string {
 	if p == nil {
