@@ -2,8 +2,8 @@
 // expiring account links under /v2/core, with the v2 error envelope, and the hosted
 // onboarding pages the links open (/r/...), which answer HTML.
 //
-// The rules are in ../shared/design/accounts.md; where we decided something the real
-// service leaves open, it is said next to the code. Notable choices:
+// Where we decided something the real service leaves open, it is said next to the code.
+// Notable choices:
 //   - any sk_test_/sk_live_ key belongs to the default platform unless the seed gives it to
 //     another platform; livemode follows the key and test and live data never meet;
 //   - onboarding always needs the terms of service accepted, which only the hosted form can

@@ -2,8 +2,8 @@
 // assignments at hierarchical scopes and the read-only role definitions they refer to, as
 // ARM's RBAC service does for api-version 2022-04-01, under Vendor.Authorization.
 //
-// Where the real service is silent or we chose differently it is said next to the code; the
-// full list of rules is ../shared/design/authorization.md. Notable choices:
+// Where the real service is silent or we chose differently it is said next to the code.
+// Notable choices:
 //   - names in a scope follow ARM's rules (a GUID subscription id, ARM's resource group
 //     name rule, no control characters or invalid UTF-8 anywhere), with ARM's codes
 //     InvalidSubscriptionId and InvalidResourceGroup, so that an accepted scope round-trips

@@ -1,13 +1,13 @@
-// Package compute implements the compute API (gen/compute): global forwarding rules and
-// their labels, and the long-running operations every mutation returns, under /compute/v1,
-// with the Google error envelope. Interconnect attachment groups come with issue 5 and
-// answer 501 until then.
+// Package compute implements the compute API (gen/compute) under /compute/v1, with the
+// Google error envelope: global forwarding rules and their labels, interconnect locations,
+// interconnects, interconnect attachments and attachment groups with their SLA analysis,
+// and the global and regional long-running operations every mutation returns.
 //
 // Every mutation is decided atomically when it is accepted (names reserved, fingerprints
-// compared and set) and returns an Operation run by internal/operations: an inserted rule is
-// readable once its operation is DONE, a deleted one until then; setLabels applies at once
-// and returns a DONE operation, as the real service does. The rules are in
-// ../shared/design/compute.md; choices are said next to the code.
+// compared and set) and returns an Operation run by internal/operations: an inserted
+// resource is readable once its operation is DONE, a deleted one until then; setLabels
+// applies at once and returns a DONE operation, as the real service does. Where we decided
+// something the real service leaves open, it is said next to the code.
 package compute
 
 import (
