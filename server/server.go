@@ -141,7 +141,6 @@ func New(cfg Config) (*Server, error) {
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.SchemeExtractor = schemeExtractor(echo.ExtractSchemeFromHeaders())
 	s := &Server{echo: e, cfg: cfg, db: store.New(), clock: clk, journal: control.NewJournal(0), faults: &control.Faults{}}
 	s.metrics = control.NewMetrics(s.db.Counts)
 	s.settings = store.NewTable[setting](s.db, "settings")
