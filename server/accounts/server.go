@@ -34,6 +34,7 @@ import (
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/internal/timefmt"
+	"github.com/understudy-dev/understudy/server/reply"
 	"github.com/understudy-dev/understudy/server/routes"
 	"github.com/understudy-dev/understudy/server/validate"
 )
@@ -170,7 +171,7 @@ func (s *Server) Register(e *echo.Echo) error {
 		m[id] = plain[id]
 	}
 	m["submitAccountLink"] = append(m["submitAccountLink"], formFromBody)
-	gen.RegisterHandlersWithOptions(routes.New(e, "/r/:account/:token"), gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{OperationMiddlewares: m})
+	gen.RegisterHandlersWithOptions(routes.New(e, "/r/:account/:token"), gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{reply.Middleware[gen.StrictHandlerFunc]}), gen.RegisterHandlersOptions{OperationMiddlewares: m})
 	return nil
 }
 

@@ -28,6 +28,7 @@ import (
 	"github.com/understudy-dev/understudy/internal/operations"
 	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/internal/timefmt"
+	"github.com/understudy-dev/understudy/server/reply"
 	"github.com/understudy-dev/understudy/server/routes"
 	"github.com/understudy-dev/understudy/server/validate"
 )
@@ -115,7 +116,7 @@ func (s *Server) Register(e *echo.Echo) error {
 	if err != nil {
 		return err
 	}
-	gen.RegisterHandlersWithOptions(routes.New(e), gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{
+	gen.RegisterHandlersWithOptions(routes.New(e), gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{reply.Middleware[gen.StrictHandlerFunc]}), gen.RegisterHandlersOptions{
 		OperationMiddlewares: v.Middlewares(wholeSegments, s.authenticate, s.advance),
 	})
 	return nil
