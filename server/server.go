@@ -28,7 +28,6 @@ import (
 	"github.com/understudy-dev/understudy/server/authorization"
 	"github.com/understudy-dev/understudy/server/compute"
 	"github.com/understudy-dev/understudy/server/control"
-	"github.com/understudy-dev/understudy/server/validate"
 )
 
 // The path prefixes each API owns; authorization's ARM scopes start at the root and take
@@ -151,7 +150,6 @@ func New(cfg Config) (*Server, error) {
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.JSONSerializer = validate.JSONSerializer{} // binds quick-checked bodies from their bytes
 	e.SchemeExtractor = schemeExtractor(echo.ExtractSchemeFromHeaders())
 	s := &Server{echo: e, cfg: cfg, db: store.New(), clock: clk, journal: control.NewJournal(0), faults: &control.Faults{}}
 	s.watch = pollwatch.New(pollwatch.Interval, nil)
