@@ -20,7 +20,8 @@ import (
 
 // readBody reads the body once, rejecting one over the limit or not UTF-8 (RFC 8259
 // requires it; Go's decoder would silently turn bad bytes into U+FFFD), and puts the same
-// bytes back as the request's body for kin to read.
+// bytes back for kin and the handler to read, as kin leaves a body it has read: readable
+// again (GetBody), of known length.
 func readBody(req *http.Request) ([]byte, error) {
 	if req.Body == nil || req.Body == http.NoBody {
 		return nil, nil
@@ -34,7 +35,9 @@ func readBody(req *http.Request) ([]byte, error) {
 		}
 		return nil, &Error{Status: http.StatusBadRequest, In: "body", Reason: "the request body could not be read", Cause: err}
 	}
-	req.Body = io.NopCloser(bytes.NewReader(data))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	req.Body, _ = req.GetBody()
+	req.ContentLength = int64(len(data))
 	if err := checkCharset(Header(req.Header, "Content-Type")); err != nil {
 		return nil, err
 	}

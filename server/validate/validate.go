@@ -7,8 +7,9 @@
 // operation's own Echo middleware (through the generated RegisterHandlersOptions
 // .OperationMiddlewares), so no route is looked up per request. One set of kin options
 // serves every request of an API: only requests are validated, authentication is Echo
-// middleware in front of validation, defaults are not filled in (kin would re-encode the
-// whole body), and the decoded body is kept on the request (KeepValidatedValue), so the
+// middleware in front of validation (so kin is given operations without security
+// requirements), defaults are not filled in (kin would re-encode the whole body), and the
+// decoded body is kept on the request (KeepValidatedValue), so the
 // generated strict handler binds the value that was validated instead of decoding the body
 // a second time.
 //
@@ -92,9 +93,6 @@ func New(doc *openapi3.T, o Options) (*Validator, error) {
 			KeepValidatedValue:         true,
 			// A body sent to an operation that takes none is a mistake worth reporting.
 			RejectWhenRequestBodyNotSpecified: true,
-			// Authentication is Echo middleware in front of validation; kin only needs to
-			// know that the schemes are taken care of.
-			AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
 			// kin's SchemaError.Error() otherwise appends the schema and the offending value
 			// as indented JSON, whose size grows with the square of the value's nesting: a
 			// 1 MB body of deep arrays in an unknown member took gigabytes to describe. The
@@ -115,7 +113,12 @@ func New(doc *openapi3.T, o Options) (*Validator, error) {
 			if _, dup := v.routes[op.OperationID]; dup {
 				return nil, fmt.Errorf("validate: operationId %q is used twice", op.OperationID)
 			}
-			r := &route{Route: &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: op}, query: map[string]bool{}}
+			// Authentication is Echo middleware in front of validation: kin's own security
+			// check would only read the body and put it back. The operation kin is given has
+			// no security requirements.
+			kinOp := *op
+			kinOp.Security = &openapi3.SecurityRequirements{}
+			r := &route{Route: &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: &kinOp}, query: map[string]bool{}}
 			for _, params := range []openapi3.Parameters{item.Parameters, op.Parameters} {
 				for _, p := range params {
 					if p.Value.In == openapi3.ParameterInQuery {

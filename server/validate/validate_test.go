@@ -26,9 +26,11 @@ import (
 	computegen "github.com/understudy-dev/understudy/gen/compute"
 )
 
-// reference is the validation check does, written out on its own terms: the body read and
-// checked for UTF-8, then openapi3filter.ValidateRequest on the whole request, then a JSON
-// body's lone surrogate escapes and trailing data refused where kin would have decoded it.
+// reference is the validation check does, written out on its own terms: the body read (and
+// left as kin leaves a body it has read) and checked for UTF-8, then
+// openapi3filter.ValidateRequest on the whole request, the operation as the spec has it
+// (security requirements included, with a no-op AuthenticationFunc), then a JSON body's
+// lone surrogate escapes and trailing data refused where kin would have decoded it.
 func (v *Validator) reference(req *http.Request, r *route, params map[string]string) error {
 	var data []byte
 	if req.Body != nil && req.Body != http.NoBody {
@@ -43,11 +45,17 @@ func (v *Validator) reference(req *http.Request, r *route, params map[string]str
 			return &Error{Status: http.StatusBadRequest, In: "body", Reason: "the request body could not be read", Cause: err}
 		}
 		req.Body = io.NopCloser(bytes.NewReader(data))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+		req.ContentLength = int64(len(data))
 		if !utf8.Valid(data) {
 			return &Error{Status: http.StatusBadRequest, In: "body", Reason: "the request body is not valid UTF-8"}
 		}
 	}
-	input := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: r.Route, Options: v.options}
+	rt := *r.Route
+	rt.Operation = rt.PathItem.GetOperation(rt.Method)
+	options := *v.options
+	options.AuthenticationFunc = openapi3filter.NoopAuthenticationFunc
+	input := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: &rt, Options: &options}
 	err := openapi3filter.ValidateRequest(req.Context(), input)
 	// A lone surrogate escape in a JSON body the operation takes is refused where the body
 	// would be decoded: after the parameters, before the body is looked at otherwise.
