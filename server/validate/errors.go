@@ -59,10 +59,6 @@ func (e *Error) Unwrap() error { return e.Cause }
 func convert(err error) *Error {
 	var re *openapi3filter.RequestError
 	if !errors.As(err, &re) {
-		var se *openapi3filter.SecurityRequirementsError
-		if errors.As(err, &se) {
-			return &Error{Status: http.StatusUnauthorized, In: "header", Name: "Authorization", Reason: "authentication failed", Cause: err}
-		}
 		return &Error{Status: http.StatusBadRequest, In: "body", Reason: sanitize(err.Error()), Cause: err}
 	}
 	out := &Error{Status: http.StatusBadRequest, Cause: err}

@@ -6,12 +6,11 @@
 // The route of each operation is built once at start and the check is attached as that
 // operation's own Echo middleware (through the generated RegisterHandlersOptions
 // .OperationMiddlewares), so no route is looked up per request. One set of kin options
-// serves every request of an API: only requests are validated, authentication is Echo
-// middleware in front of validation (so kin is given operations without security
-// requirements), defaults are not filled in (kin would re-encode the whole body), and the
-// decoded body is kept on the request (KeepValidatedValue), so the
-// generated strict handler binds the value that was validated instead of decoding the body
-// a second time.
+// serves every request of an API: only requests are validated; authentication is Echo
+// middleware in front of validation, so kin is given operations without security
+// requirements; defaults are not filled in (kin would re-encode the whole body); and the
+// decoded body is kept on the request (KeepValidatedValue), so the generated strict
+// handler binds the value that was validated instead of decoding the body a second time.
 //
 // Before kin, the body is read once, through the server's size limit, and refused if its
 // charset is not UTF-8 or its bytes are not (Go's decoder would silently turn bad bytes
@@ -199,6 +198,8 @@ func (v *Validator) check(req *http.Request, route *route, params map[string]str
 	}
 	input := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, QueryParams: query, Route: route.Route, Options: v.options}
 	err = openapi3filter.ValidateRequest(req.Context(), input)
+	// Where kin decoded a JSON body, or would have but for its schema: what kin reports
+	// before the body (a parameter, the content type) is still reported first.
 	if len(data) > 0 && (err == nil || bodyError(err)) && route.takesJSON(Header(req.Header, "Content-Type")) {
 		if se := checkSurrogates(data); se != nil {
 			return se
