@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strings"
 
-	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/labstack/echo/v4"
 
 	"github.com/understudy-dev/understudy/server/validate"
@@ -28,17 +27,9 @@ func Binding(c echo.Context, err error) (*validate.Error, bool) {
 		return nil, false
 	}
 	out := &validate.Error{Status: http.StatusBadRequest, In: "body", Cause: err}
-	var se *jsonv2.SemanticError
 	var ute *json.UnmarshalTypeError
 	var syn *json.SyntaxError
 	switch {
-	case errors.As(err, &se):
-		var path []string
-		for tok := range se.JSONPointer.Tokens() {
-			path = append(path, tok)
-		}
-		out.Name = strings.Join(path, ".")
-		out.Reason = valueReason(se.JSONKind == '0', string(se.JSONValue), isInteger(se.GoType))
 	case errors.As(err, &ute):
 		out.Name = ute.Field
 		literal, number := strings.CutPrefix(ute.Value, "number ")
