@@ -78,12 +78,12 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		s.metrics.Observe(api, op, status, d)
 		if api != "admin" {
 			h := c.Response().Header()
-			id := validate.Header(h, "Request-Id")
+			id := h.Get("Request-Id")
 			if id == "" {
-				id = validate.Header(h, "X-Request-Id")
+				id = h.Get("X-Request-Id")
 			}
 			if id == "" {
-				id = validate.Header(h, "X-Ms-Request-Id")
+				id = h.Get("X-Ms-Request-Id")
 			}
 			s.journal.Add(control.Entry{Time: s.clock.Now(), API: api, OperationID: op, Method: req.Method, Path: accounts.LoggedPath(path), Status: status, Duration: d, RequestID: id})
 		}

@@ -12,7 +12,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/understudy-dev/understudy/server/authorization"
-	"github.com/understudy-dev/understudy/server/validate"
 )
 
 // routeIDs maps "METHOD /echo/path" to the operationId of every operation in specs, so that
@@ -67,7 +66,7 @@ func setRequestID(h http.Header) {
 func setARMRequestIDs(h, req http.Header) {
 	id := []string{randomGUID()}
 	h["X-Ms-Request-Id"] = id
-	if corr := validate.Header(req, "X-Ms-Correlation-Request-Id"); len(corr) == 36 && uuid.Validate(corr) == nil {
+	if corr := req.Get("X-Ms-Correlation-Request-Id"); len(corr) == 36 && uuid.Validate(corr) == nil {
 		h["X-Ms-Correlation-Request-Id"] = []string{corr}
 	} else {
 		h["X-Ms-Correlation-Request-Id"] = id // one slice for both: nothing appends to either

@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
-
-	"github.com/understudy-dev/understudy/server/validate"
 )
 
 // requestKey carries a *requestInfo: what AssignRequestID learns, in one context value.
@@ -44,7 +42,7 @@ func (s *Server) AssignRequestID(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		id := s.requestIDValue()
 		c.Response().Header().Set("Request-Id", id)
-		if k := validate.Header(c.Request().Header, "Idempotency-Key"); k != "" && c.Request().Method == "POST" {
+		if k := c.Request().Header.Get("Idempotency-Key"); k != "" && c.Request().Method == "POST" {
 			c.Response().Header().Set("Idempotency-Key", k)
 		}
 		req := c.Request()

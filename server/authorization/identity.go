@@ -63,7 +63,7 @@ func callerFrom(ctx context.Context) Caller {
 // to, else the default principal.
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		h := validate.Header(c.Request().Header, echo.HeaderAuthorization)
+		h := c.Request().Header.Get(echo.HeaderAuthorization)
 		if h == "" {
 			return errAuthenticationMissing()
 		}

@@ -19,7 +19,7 @@ import (
 // (plausibleEmail), else the default user.
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		scheme, token, _ := strings.Cut(validate.Header(c.Request().Header, echo.HeaderAuthorization), " ")
+		scheme, token, _ := strings.Cut(c.Request().Header.Get(echo.HeaderAuthorization), " ")
 		if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
 			return &Error{Status: http.StatusUnauthorized, Reason: "required",
 				Message:  "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential.",

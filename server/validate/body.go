@@ -38,7 +38,7 @@ func readBody(req *http.Request) ([]byte, error) {
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
 	req.Body, _ = req.GetBody()
 	req.ContentLength = int64(len(data))
-	if err := checkCharset(Header(req.Header, "Content-Type")); err != nil {
+	if err := checkCharset(req.Header.Get("Content-Type")); err != nil {
 		return nil, err
 	}
 	if !utf8.Valid(data) {

@@ -200,7 +200,7 @@ func (v *Validator) check(req *http.Request, route *route, params map[string]str
 	err = openapi3filter.ValidateRequest(req.Context(), input)
 	// Where kin decoded a JSON body, or would have but for its schema: what kin reports
 	// before the body (a parameter, the content type) is still reported first.
-	if len(data) > 0 && (err == nil || bodyError(err)) && route.takesJSON(Header(req.Header, "Content-Type")) {
+	if len(data) > 0 && (err == nil || bodyError(err)) && route.takesJSON(req.Header.Get("Content-Type")) {
 		if se := checkSurrogates(data); se != nil {
 			return se
 		}

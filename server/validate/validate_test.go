@@ -59,7 +59,7 @@ func (v *Validator) reference(req *http.Request, r *route, params map[string]str
 	err := openapi3filter.ValidateRequest(req.Context(), input)
 	// A lone surrogate escape in a JSON body the operation takes is refused where the body
 	// would be decoded: after the parameters, before the body is looked at otherwise.
-	ct := Header(req.Header, "Content-Type")
+	ct := req.Header.Get("Content-Type")
 	var re *openapi3filter.RequestError
 	rb := r.Operation.RequestBody
 	mt, _, _ := strings.Cut(ct, ";")
