@@ -11,7 +11,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/understudy-dev/understudy/internal/jsonout/jsonouttest"
+	"github.com/understudy-dev/understudy/internal/randfill"
 )
 
 // kinds is a record with a field of every kind a derived codec handles.
@@ -59,7 +59,7 @@ func TestCodecsRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
 	for i := range 2000 {
 		var r kinds
-		jsonouttest.Fill(rng, reflect.ValueOf(&r).Elem())
+		randfill.Fill(rng, reflect.ValueOf(&r).Elem())
 		if i%3 == 0 {
 			r.Same, r.Again = r.S, r.S
 		}

@@ -1,6 +1,6 @@
-// Package jsonouttest fills values at random, for tests that hold a hand-written JSON
-// body (package jsonout) to what encoding/json writes for the same value.
-package jsonouttest
+// Package randfill fills values of any type at random, for tests that hold two encoders
+// (or an encoder and a decoder) to the same results over many values.
+package randfill
 
 import (
 	"encoding/json"
