@@ -31,6 +31,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 )
 
@@ -53,7 +54,15 @@ const uuidPattern = `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 // defineFormats registers the string formats the specs use: kin checks a format only when
 // a validator for it is registered, in a map shared by the whole process.
 var defineFormats = sync.OnceFunc(func() {
-	openapi3.DefineStringFormatValidator("uuid", openapi3.NewRegexpFormatValidator(uuidPattern))
+	// A UUID in its 36-character form, any version, either case (uuidPattern), checked by
+	// the uuid package rather than by running the pattern: the words of the error are the
+	// pattern's, as kin's regexp format validator words them.
+	openapi3.DefineStringFormatValidator("uuid", openapi3.NewCallbackValidator(func(s string) error {
+		if len(s) != 36 || uuid.Validate(s) != nil {
+			return fmt.Errorf(`string doesn't match pattern "%s"`, uuidPattern)
+		}
+		return nil
+	}))
 	// One bare address, as net/mail reads it (name@example.com, not "Jenny
 	// <name@example.com>" nor text with no @), the rule the accounts API's hosted form holds
 	// contact emails to.
