@@ -1,23 +1,31 @@
 #!/usr/bin/env bash
-# Side-by-side: the build of git revision BEFORE against the working tree (AFTER), each
-# against the bare Echo baseline, alternated in one run so that both see the same machine.
+# Side-by-side: the build of git revision BEFORE against the working tree (or revision
+# AFTER), each against the bare Echo baseline, alternated in one run so that both see the
+# same machine.
 # For each operation and round: baseline, before, after, each a fresh wrk run of DURATION
 # against a server reset to its seed (as run.sh). Prints both ratios and after/before.
 #
 #   bench/wrk/ab.sh 1de59aa
-#   ROUNDS=5 DURATION=5s OPS="frinsert" bench/wrk/ab.sh HEAD~3
+#   bench/wrk/ab.sh 1de59aa 317a3e8
+#   ROUNDS=5 DURATION=5s OPS="frinsert" PIN=0 bench/wrk/ab.sh HEAD~3
 set -euo pipefail
 
-BEFORE=${1:?usage: ab.sh BEFORE-REVISION}
+BEFORE=${1:?usage: ab.sh BEFORE-REVISION [AFTER-REVISION]}
+AFTER=${2:-}
 DURATION=${DURATION:-5s}
 ROUNDS=${ROUNDS:-3}
 # shellcheck source=bench/wrk/common.sh
 . "$(dirname "$0")/common.sh"
 
 git -C "$root" worktree add --detach -q "$tmp/before-src" "$BEFORE"
-trap 'git -C "$root" worktree remove --force "$tmp/before-src" 2>/dev/null || true; cleanup' EXIT
+after_src=$root
+if [ -n "$AFTER" ]; then
+	git -C "$root" worktree add --detach -q "$tmp/after-src" "$AFTER"
+	after_src=$tmp/after-src
+fi
+trap 'git -C "$root" worktree remove --force "$tmp/before-src" 2>/dev/null || true; [ -z "$AFTER" ] || git -C "$root" worktree remove --force "$tmp/after-src" 2>/dev/null || true; cleanup' EXIT
 (cd "$tmp/before-src" && go build -o "$tmp/before" ./cmd/understudy)
-(cd "$root" && go build -o "$tmp/after" ./cmd/understudy)
+(cd "$after_src" && go build -o "$tmp/after" ./cmd/understudy)
 build_baseline "$tmp/baseline"
 
 start before "$tmp/before" --log-level warn --compute-operation-mode immediate
@@ -35,7 +43,11 @@ prepare() { # TARGET OP
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}'), $(nproc) CPUs, $(date -u '+%F %H:%M') UTC, $CONNECTIONS connections, $DURATION runs, $ROUNDS rounds; pinning: $pinned"
-echo "before: $(git -C "$root" rev-parse --short "$BEFORE"); after: $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo ' + uncommitted changes')"
+if [ -n "$AFTER" ]; then
+	echo "before: $(git -C "$root" rev-parse --short "$BEFORE"); after: $(git -C "$root" rev-parse --short "$AFTER")"
+else
+	echo "before: $(git -C "$root" rev-parse --short "$BEFORE"); after: $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo ' + uncommitted changes')"
+fi
 echo
 echo "| operation | Echo req/s | before req/s | before p99 | after req/s | after p99 | before ratio | after ratio | after/before |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
