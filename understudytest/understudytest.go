@@ -118,6 +118,7 @@ func Start(tb testing.TB, opts ...Option) *Server {
 		tb.Fatalf("understudytest: %v", err)
 	}
 	hs := httptest.NewUnstartedServer(srv.Handler())
+	hs.Config.ConnContext = srv.ConnContext
 	hs.Listener = srv.Listener(hs.Listener)
 	hs.Start()
 	s := &Server{URL: hs.URL, srv: srv, hs: hs}
