@@ -34,7 +34,7 @@ func (s *Server) OpenAccountLink(ctx context.Context, req gen.OpenAccountLinkReq
 	}
 	now := s.now()
 	if l.Consumed || !now.Before(l.ExpiresAt) {
-		return openResponse{gen.OpenAccountLink302Response{Headers: gen.OpenAccountLink302ResponseHeaders{Location: l.RefreshURL}}}, nil
+		return gen.OpenAccountLink302Response{Headers: gen.OpenAccountLink302ResponseHeaders{Location: l.RefreshURL}}, nil
 	}
 	session := LinkSession{ID: s.random(32), Nonce: s.random(22), ExpiresAt: now.Add(s.cfg.SessionLifetime)}
 	var a Account
@@ -66,7 +66,7 @@ func (s *Server) OpenAccountLink(ctx context.Context, req gen.OpenAccountLinkReq
 	case gone:
 		return s.openNotFound()
 	case !opened:
-		return openResponse{gen.OpenAccountLink302Response{Headers: gen.OpenAccountLink302ResponseHeaders{Location: l.RefreshURL}}}, nil
+		return gen.OpenAccountLink302Response{Headers: gen.OpenAccountLink302ResponseHeaders{Location: l.RefreshURL}}, nil
 	}
 	body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, session.Nonce, nil, nil))
 	if err != nil {
@@ -77,10 +77,10 @@ func (s *Server) OpenAccountLink(ctx context.Context, req gen.OpenAccountLinkReq
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: s.isHTTPS(ctx),
 	}).String()
 	noStore := "no-store"
-	return openResponse{gen.OpenAccountLink200TexthtmlResponse{
+	return gen.OpenAccountLink200TexthtmlResponse{
 		Body: body, ContentLength: n,
 		Headers: gen.OpenAccountLink200ResponseHeaders{SetCookie: &cookie, CacheControl: &noStore},
-	}}, nil
+	}, nil
 }
 
 // formFromBody binds the hosted form from the request body alone. The generated binding asks
@@ -138,7 +138,7 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 		if err != nil {
 			return nil, err
 		}
-		return submitResponse{gen.SubmitAccountLink400TexthtmlResponse{HostedErrorTexthtmlResponse: gen.HostedErrorTexthtmlResponse{Body: body, ContentLength: n}}}, nil
+		return gen.SubmitAccountLink400TexthtmlResponse{HostedErrorTexthtmlResponse: gen.HostedErrorTexthtmlResponse{Body: body, ContentLength: n}}, nil
 	}
 
 	// Submissions of one session wait for each other, so that a double submit updates the
@@ -195,7 +195,7 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 	case status == http.StatusForbidden:
 		return s.submitPage(http.StatusForbidden, pageSessionOver)
 	case l.ReturnURL != "":
-		return submitResponse{gen.SubmitAccountLink303Response{Headers: gen.SubmitAccountLink303ResponseHeaders{Location: l.ReturnURL}}}, nil
+		return gen.SubmitAccountLink303Response{Headers: gen.SubmitAccountLink303ResponseHeaders{Location: l.ReturnURL}}, nil
 	}
 	return s.submitPage(http.StatusOK, pageComplete)
 }
@@ -243,7 +243,7 @@ func (s *Server) openNotFound() (gen.OpenAccountLinkResponseObject, error) {
 	if err != nil {
 		return nil, err
 	}
-	return openResponse{gen.OpenAccountLink404TexthtmlResponse{HostedErrorTexthtmlResponse: e}}, nil
+	return gen.OpenAccountLink404TexthtmlResponse{HostedErrorTexthtmlResponse: e}, nil
 }
 
 // submitPage answers a message page with the status.
@@ -254,13 +254,13 @@ func (s *Server) submitPage(status int, p messagePage) (gen.SubmitAccountLinkRes
 	}
 	switch status {
 	case http.StatusOK:
-		return submitResponse{gen.SubmitAccountLink200TexthtmlResponse{Body: body, ContentLength: n}}, nil
+		return gen.SubmitAccountLink200TexthtmlResponse{Body: body, ContentLength: n}, nil
 	case http.StatusForbidden:
-		return submitResponse{gen.SubmitAccountLink403TexthtmlResponse{Body: body, ContentLength: n}}, nil
+		return gen.SubmitAccountLink403TexthtmlResponse{Body: body, ContentLength: n}, nil
 	case http.StatusNotFound:
-		return submitResponse{gen.SubmitAccountLink404TexthtmlResponse{Body: body, ContentLength: n}}, nil
+		return gen.SubmitAccountLink404TexthtmlResponse{Body: body, ContentLength: n}, nil
 	}
-	return submitResponse{gen.SubmitAccountLinkdefaultTexthtmlResponse{Body: body, ContentLength: n, StatusCode: status}}, nil
+	return gen.SubmitAccountLinkdefaultTexthtmlResponse{Body: body, ContentLength: n, StatusCode: status}, nil
 }
 
 // hostedPath is the link's page as the browser addresses it: under the public URL's path,

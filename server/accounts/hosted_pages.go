@@ -60,59 +60,35 @@ func hostedError(p messagePage) (gen.HostedErrorTexthtmlResponse, error) {
 	return gen.HostedErrorTexthtmlResponse{Body: body, ContentLength: n}, nil
 }
 
-// pageWriter adds to every hosted response the headers a page holding a secret URL and a
-// form needs: never cached, never framed, never sent as a referrer (the URL holds the
-// link's token), no script at all; and names the charset of the HTML the generated code
-// labels text/html.
-type pageWriter struct {
-	http.ResponseWriter
-	wroteHeader bool
-}
-
-func (w *pageWriter) WriteHeader(code int) {
-	if !w.wroteHeader {
-		w.wroteHeader = true
-		h := w.Header()
-		if ct := h.Get(echo.HeaderContentType); ct == "" || ct == "text/html" {
-			if code != http.StatusFound && code != http.StatusSeeOther {
-				h.Set(echo.HeaderContentType, "text/html; charset=utf-8")
-			}
+// pageHeaders adds to a hosted response about to be sent with status the headers a page
+// holding a secret URL and a form needs: never cached, never framed, never sent as a
+// referrer (the URL holds the link's token), no script at all; and names the charset of
+// the HTML the generated code labels text/html.
+func pageHeaders(h http.Header, status int) {
+	if ct := h.Get(echo.HeaderContentType); ct == "" || ct == "text/html" {
+		if status != http.StatusFound && status != http.StatusSeeOther {
+			h.Set(echo.HeaderContentType, "text/html; charset=utf-8")
 		}
-		if h.Get("Cache-Control") == "" {
-			h.Set("Cache-Control", "no-store")
-		}
-		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("X-Frame-Options", "DENY")
-		// form-action is left open on purpose: it would also block the redirect to the
-		// platform's return_url that follows a successful submission.
-		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'")
 	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *pageWriter) Write(p []byte) (int, error) {
-	if !w.wroteHeader {
-		w.WriteHeader(http.StatusOK)
+	if h.Get("Cache-Control") == "" {
+		h.Set("Cache-Control", "no-store")
 	}
-	return w.ResponseWriter.Write(p)
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	// form-action is left open on purpose: it would also block the redirect to the
+	// platform's return_url that follows a successful submission.
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'")
 }
 
-// openResponse and submitResponse send a generated response through a pageWriter.
-type openResponse struct {
-	gen.OpenAccountLinkResponseObject
-}
-
-func (r openResponse) VisitOpenAccountLinkResponse(w http.ResponseWriter) error {
-	return r.OpenAccountLinkResponseObject.VisitOpenAccountLinkResponse(&pageWriter{ResponseWriter: w})
-}
-
-type submitResponse struct {
-	gen.SubmitAccountLinkResponseObject
-}
-
-func (r submitResponse) VisitSubmitAccountLinkResponse(w http.ResponseWriter) error {
-	return r.SubmitAccountLinkResponseObject.VisitSubmitAccountLinkResponse(&pageWriter{ResponseWriter: w})
+// hostedPage is the hosted operations' first route middleware: whatever answers the request,
+// the page's headers go with it (pageHeaders).
+func hostedPage(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		res := c.Response()
+		res.Before(func() { pageHeaders(res.Header(), res.Status) })
+		return next(c)
+	}
 }
 
 // isHostedPath says whether path is one of the hosted flow's pages, which answer HTML.
@@ -140,11 +116,12 @@ func LoggedPath(path string) string {
 func writeHostedError(c echo.Context, e *Error, err error) {
 	p := hostedErrorPage(e, err)
 	body, _, rerr := renderPage("message.html", p)
-	w := &pageWriter{ResponseWriter: c.Response()}
+	w := c.Response()
 	w.Header().Set(echo.HeaderContentType, "text/html; charset=utf-8")
 	if e.RetryAfterSec > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfterSec))
 	}
+	pageHeaders(w.Header(), e.Status)
 	w.WriteHeader(e.Status)
 	if rerr != nil {
 		// The templates are parsed at start and their data is plain strings: this does not

@@ -168,7 +168,7 @@ func (s *Server) Register(e *echo.Echo) error {
 	m := v.Middlewares(s.authenticate, s.checkServiceVersion, normalizeLists)
 	plain := v.Middlewares()
 	for _, id := range hostedOperations {
-		m[id] = plain[id]
+		m[id] = append([]echo.MiddlewareFunc{hostedPage}, plain[id]...)
 	}
 	m["submitAccountLink"] = append(m["submitAccountLink"], formFromBody)
 	gen.RegisterHandlersWithOptions(routes.New(e, "/r/:account/:token"), gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{reply.Middleware[gen.StrictHandlerFunc]}), gen.RegisterHandlersOptions{OperationMiddlewares: m})
