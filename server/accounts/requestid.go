@@ -3,7 +3,6 @@ package accounts
 import (
 	"context"
 	"math/rand/v2"
-	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -83,13 +82,4 @@ func (s *Server) baseURL(ctx context.Context) string {
 		return strings.TrimRight(s.cfg.PublicURL, "/")
 	}
 	return requestBaseURL(ctx)
-}
-
-// setHeader is h.Set(key, value), skipping the allocation when h already holds exactly that
-// (Request-Id is set when the request arrives and again by the response).
-func setHeader(h http.Header, key, value string) {
-	if v := h[key]; len(v) == 1 && v[0] == value {
-		return
-	}
-	h.Set(key, value)
 }
