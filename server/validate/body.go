@@ -14,8 +14,6 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
-
-	"github.com/understudy-dev/understudy/internal/ascii"
 )
 
 // readBody reads the body once, rejecting one over the limit or not UTF-8 (RFC 8259
@@ -90,7 +88,7 @@ func (r *route) takesJSON(contentType string) bool {
 		return false
 	}
 	mt, _, _ := strings.Cut(contentType, ";")
-	mt = ascii.Lower(strings.TrimSpace(mt))
+	mt = strings.ToLower(strings.TrimSpace(mt))
 	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }
 
