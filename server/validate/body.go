@@ -61,16 +61,10 @@ func utf8Charset(cs string) bool {
 	return strings.EqualFold(cs, "utf-8") || strings.EqualFold(cs, "utf8") || strings.EqualFold(cs, "us-ascii")
 }
 
-// charset is the charset parameter of a Content-Type, "" when it has none. A Content-Type
-// without parameters, the usual one, costs one byte search.
+// charset is the charset parameter of a Content-Type, "" when it has none.
 func charset(contentType string) string {
-	semi := strings.IndexByte(contentType, ';')
-	if semi < 0 {
+	if !strings.Contains(contentType, ";") {
 		return ""
-	}
-	// The usual parameter, without mime's map and parsing.
-	if p := strings.TrimLeft(contentType[semi+1:], " "); len(p) == len("charset=utf-8") && strings.EqualFold(p, "charset=utf-8") {
-		return "utf-8"
 	}
 	_, params, err := mime.ParseMediaType(contentType)
 	if err != nil {

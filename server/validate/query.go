@@ -54,15 +54,10 @@ func Query(raw string) error {
 // shorter than this cannot have more.
 const maxQueryParams = 10000
 
-// validEscapes reports whether every '%' in s starts an escape url.QueryUnescape accepts.
+// validEscapes reports whether every '%' in s starts an escape, as url.QueryUnescape reads them.
 func validEscapes(s string) bool {
-	for i := strings.IndexByte(s, '%'); i >= 0; i = strings.IndexByte(s, '%') {
-		if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
-			return false
-		}
-		s = s[i+3:]
-	}
-	return true
+	_, err := url.QueryUnescape(s)
+	return err == nil
 }
 
 // pathUnescape is url.PathUnescape (false where it fails), with the runs between escapes
