@@ -56,8 +56,8 @@ func (s *Server) AssignRequestID(next echo.HandlerFunc) echo.HandlerFunc {
 
 // requestIDValue is a new Request-Id: req_ and 14 random alphanumerics. An id names a
 // request in logs and support tickets and guards nothing, so it is drawn from math/rand's
-// generator rather than crypto/rand, whose draw was 1% of an account link's CPU; a
-// configured Random source (tests) is used for ids as for secrets.
+// generator rather than crypto/rand, which it does not need; a configured Random source
+// (tests) is used for ids as for secrets.
 func (s *Server) requestIDValue() string {
 	if s.cfg.Random != nil {
 		return s.randomID("req_", 14)

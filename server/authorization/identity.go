@@ -29,8 +29,7 @@ type Principal struct {
 	Type string `yaml:"type"` // User (default), Application, ManagedIdentity or Key
 }
 
-// requestKey carries a *requestInfo: one context value for what authenticate learns, so
-// that a request costs one context and one allocation for it.
+// requestKey carries a *requestInfo: what authenticate learns, in one context value.
 type requestKey struct{}
 
 type requestInfo struct {
