@@ -464,7 +464,7 @@ func (fs *fuzzServer) run(t *testing.T, in fuzzInput, defaults map[string]string
 	}
 	if rec.Code >= 200 && rec.Code < 300 {
 		// A query url.ParseQuery refuses (a parameter it drops) is never accepted, but by
-		// the hosted pages, which read no query (see limited); nor is a JSON body that is
+		// the hosted pages, which read no query (see limitRequest); nor is a JSON body that is
 		// not exactly one value sent to write something (Echo answers OPTIONS itself,
 		// ignoring any body).
 		if _, err := url.ParseQuery(req.URL.RawQuery); err != nil && api != "hosted" {

@@ -13,7 +13,7 @@ import (
 
 // TestLinkTokenNotLogged: the request log and the request journal mask a link's token,
 // the credential that opens its page, as API keys are masked, wherever it stands in the
-// path; they used to show it whole (the journal always, the log past the page's path).
+// path, in the page's own path and past it.
 func TestLinkTokenNotLogged(t *testing.T) {
 	var logs bytes.Buffer
 	s, err := New(Config{Log: slog.New(slog.NewJSONHandler(&logs, nil))})

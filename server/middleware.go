@@ -153,8 +153,8 @@ func (s *Server) limitRequest(next echo.HandlerFunc) echo.HandlerFunc {
 			// The limited body goes on a copy of the request: net/http decides whether the
 			// connection may serve another request by looking at its own request's body
 			// (read to its end, closed early, failed). Behind a wrapper on the original it
-			// took a failed body for a consumed one, and read the bytes after it as the
-			// next request.
+			// would take a failed body for a consumed one, and read the bytes after it as
+			// the next request.
 			limitedReq := *req
 			limitedReq.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
 			c.SetRequest(&limitedReq)

@@ -7,10 +7,10 @@ import (
 	"github.com/understudy-dev/understudy/understudytest"
 )
 
-// TestInvalidQueryEscapes: a query string with an invalid %-escape (or a ';') used to be
-// accepted with the bad parameter silently dropped (an idempotency key, an api-version, a
-// page size). Every API answers 400 in its own envelope naming the parameter, and nothing
-// is stored.
+// TestInvalidQueryEscapes: a query string with an invalid %-escape (or a ';'), whose bad
+// parameter the query parsers would silently drop (an idempotency key, an api-version, a
+// page size), is answered 400 by every API in its own envelope naming the parameter, and
+// nothing is stored.
 func TestInvalidQueryEscapes(t *testing.T) {
 	srv := understudytest.Start(t)
 	base := srv.URL

@@ -9,9 +9,9 @@ import (
 	"github.com/understudy-dev/understudy/understudytest"
 )
 
-// Bodies with data after their JSON value used to be accepted, the rest ignored (and a
-// handler could bind something else than what was validated). They are refused on every
-// API the way that API refuses malformed JSON, and nothing stored changes.
+// Bodies with data after their JSON value are refused on every API the way that API refuses
+// malformed JSON, and nothing stored changes: ignoring the rest would let a handler bind
+// something else than what was validated.
 
 // errorCode is what identifies an error in any of the envelopes: ARM's and the admin API's
 // code, the v2 type/code, Google's first reason.

@@ -13,11 +13,9 @@ import (
 // the same machine that has sent all it can is asleep, and every response wakes it, on a
 // core that other requests were using. Yielding lets the other requests that are ready run
 // up to the same point, so the responses leave back to back and one wake-up serves many.
-// With a load generator on the same two cores (bench/wrk, unpinned), requests per second are
-// about a third higher and the p99 about half (bench/PERFORMANCE.md).
 //
-// A yield only helps when other connections' requests are being served; otherwise it costs
-// a few microseconds. So a request yields only when responses went out on other connections
+// A yield only helps when other connections' requests are being served; otherwise it only
+// delays the response. So a request yields only when responses went out on other connections
 // since the previous response on its own: true of every connection of a load generator,
 // never of a client making one request at a time, even with idle connections in its pool.
 

@@ -208,8 +208,8 @@ func envName(flagName string) string {
 	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
-// defaultMemoryLimit keeps a million role assignments under 1 GiB of RSS (measured: 878 MiB,
-// with PUT and list latencies as without a limit); small states never come near it.
+// defaultMemoryLimit keeps a million role assignments under 1 GiB of RSS without slowing
+// their PUTs and lists; small states never come near it.
 const defaultMemoryLimit = "900MiB"
 
 // defaultGCPercent trades memory for speed once the server has started (start-up's garbage

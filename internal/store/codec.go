@@ -13,8 +13,8 @@ import (
 
 // A table keeps its records as bytes (see records), not as Go values: a stored Go value
 // holds a pointer for every string, map and slice in it, and the garbage collector follows
-// every one of them in every collection, so a store that grows under load made each
-// collection longer and each request that waited one out slower. Bytes in large chunks
+// every one of them in every collection, so a store that grows under load would make each
+// collection longer and each request that waits one out slower. Bytes in large chunks
 // hold no pointers and cost the collector nothing to keep.
 //
 // The codec of a record type is derived from the type when its table is made: the fields

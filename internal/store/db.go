@@ -96,7 +96,7 @@ type Tx struct {
 	// logged: the database is durable, so changes are recorded for the committer.
 	logged bool
 	// undo names the table of each change, in order; each table keeps, typed, what undoes
-	// its own changes. A closure per change cost an allocation (it captured two records).
+	// its own changes, so that recording a change allocates no closure.
 	undo    []undoer
 	changes []change
 }

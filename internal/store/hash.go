@@ -7,10 +7,9 @@ package store
 // linear probing) of 64-bit entries: the top 32 bits of a hash and a slot (plus one: 0 is
 // an empty entry). A lookup in a large index costs one cache miss, where Go's maps walk a
 // directory, a table and a group; and the arrays hold no pointers. A segment grows on its
-// own, so growing copies a 256th of the index at a time: one array for a whole index of a
-// million entries took tens of milliseconds to grow on the VM of the README (mostly
-// faulting in its fresh pages), and every request waited. An entry's home is the next bits
-// of its hash, so a segment rehashes from its entries alone.
+// own, so growing copies a 256th of the index at a time, where growing one array for a
+// whole large index would hold up every request while it copies. An entry's home is the
+// next bits of its hash, so a segment rehashes from its entries alone.
 type hashIndex struct {
 	segs []hashSegment // nil until the first entry
 }

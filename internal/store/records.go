@@ -26,7 +26,7 @@ type records struct {
 	sparse []int    // chunks to compact
 	// refs holds each slot's version as its chunk (high 32 bits) and offset, or noVersion
 	// for a free slot, in pages of refsPage: growing never copies what is there (doubling
-	// one array of a million slots stalled every request for milliseconds).
+	// one large array would hold up every request while it copies).
 	refs      [][]uint64
 	slots     int // slots made
 	freeSlots []uint32

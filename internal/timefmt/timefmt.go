@@ -1,7 +1,7 @@
 // Package timefmt formats the timestamps the APIs show: UTC, to the millisecond.
 //
 // It spells the one layout out instead of calling time.Format, which interprets its layout
-// on every call: about 2,000 instructions a timestamp, and a compute operation shows four.
+// on every call, and every compute operation and account shows several timestamps.
 package timefmt
 
 import "time"

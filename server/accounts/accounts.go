@@ -192,8 +192,8 @@ func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestOb
 // previousPage is the token of the page before the one that starts after the cursor: the
 // limit accounts the filter lists just before it start after the listed account that
 // precedes them, or at the list's start ("") when none does. Worked out when asked, so a
-// token holds one position, whatever page it is for (tokens once held the previous page's
-// token, which held its own, and grew a third per page).
+// token holds one position, whatever page it is for, rather than the previous page's token,
+// which would hold its own and grow with every page.
 func (s *Server) previousPage(tx *store.Tx, scope string, after store.Cursor, filter listFilter, limit int) string {
 	prev, n := "", 0
 	s.tables.Newest.ScanBackward(tx, scope+"|", scope+"}", after, func(c store.Cursor, a Account) bool {

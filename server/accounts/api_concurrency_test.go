@@ -213,8 +213,8 @@ func TestIdempotencyWhileInFlightAndAfterFailure(t *testing.T) {
 
 // TestIdempotencyAcrossReset: a reset goes back to the seeded state, which remembers no
 // Idempotency-Key, even the key of a request running across it: that request's result is
-// not remembered after the reset (it used to be, and a retry could be answered with a link
-// the reset had removed, every member empty).
+// not remembered after the reset, or a retry could be answered with a link the reset had
+// removed, every member empty.
 func TestIdempotencyAcrossReset(t *testing.T) {
 	const seeded = "acct_1SeededForReset01"
 	e := newAPIEnv(t, func(c *server.Config) {

@@ -3,7 +3,6 @@ package accounts
 import (
 	"context"
 	"math/rand/v2"
-	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -57,8 +56,8 @@ func (s *Server) AssignRequestID(next echo.HandlerFunc) echo.HandlerFunc {
 
 // requestIDValue is a new Request-Id: req_ and 14 random alphanumerics. An id names a
 // request in logs and support tickets and guards nothing, so it is drawn from math/rand's
-// generator rather than crypto/rand, whose draw was 1% of an account link's CPU; a
-// configured Random source (tests) is used for ids as for secrets.
+// generator rather than crypto/rand, which it does not need; a configured Random source
+// (tests) is used for ids as for secrets.
 func (s *Server) requestIDValue() string {
 	if s.cfg.Random != nil {
 		return s.randomID("req_", 14)
@@ -83,13 +82,4 @@ func (s *Server) baseURL(ctx context.Context) string {
 		return strings.TrimRight(s.cfg.PublicURL, "/")
 	}
 	return requestBaseURL(ctx)
-}
-
-// setHeader is h.Set(key, value), skipping the allocation when h already holds exactly that
-// (Request-Id is set when the request arrives and again by the response).
-func setHeader(h http.Header, key, value string) {
-	if v := h[key]; len(v) == 1 && v[0] == value {
-		return
-	}
-	h.Set(key, value)
 }

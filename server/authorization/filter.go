@@ -3,8 +3,6 @@ package authorization
 import (
 	"regexp"
 	"strings"
-
-	"github.com/understudy-dev/understudy/internal/ascii"
 )
 
 // assignmentFilter is a parsed $filter of the role-assignment list.
@@ -43,9 +41,9 @@ func parseAssignmentFilter(raw string) (assignmentFilter, bool) {
 		case reAtScope.MatchString(t) && !f.AtOrAbove:
 			f.AtOrAbove = true
 		case rePrincipal.MatchString(t) && f.Principal == "" && len(terms) == 1:
-			f.Principal = ascii.Lower(rePrincipal.FindStringSubmatch(t)[1])
+			f.Principal = strings.ToLower(rePrincipal.FindStringSubmatch(t)[1])
 		case reAssignedTo.MatchString(t) && f.Principal == "":
-			f.Principal = ascii.Lower(reAssignedTo.FindStringSubmatch(t)[1])
+			f.Principal = strings.ToLower(reAssignedTo.FindStringSubmatch(t)[1])
 		default:
 			return f, false
 		}

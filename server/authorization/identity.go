@@ -8,7 +8,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/understudy-dev/understudy/internal/ascii"
 	"github.com/understudy-dev/understudy/internal/condition"
 	"github.com/understudy-dev/understudy/server/validate"
 )
@@ -30,8 +29,7 @@ type Principal struct {
 	Type string `yaml:"type"` // User (default), Application, ManagedIdentity or Key
 }
 
-// requestKey carries a *requestInfo: one context value for what authenticate learns, so
-// that a request costs one context and one allocation for it.
+// requestKey carries a *requestInfo: what authenticate learns, in one context value.
 type requestKey struct{}
 
 type requestInfo struct {
@@ -95,7 +93,7 @@ const maxNameClaim = 256
 func (s *Server) callerForToken(token string) Caller {
 	if claims, ok := jwtClaims(token); ok {
 		if oid, _ := claims["oid"].(string); condition.IsGUID(oid) {
-			c := Caller{PrincipalID: ascii.Lower(oid), Name: oid, Type: "User"}
+			c := Caller{PrincipalID: strings.ToLower(oid), Name: oid, Type: "User"}
 			for _, k := range []string{"upn", "unique_name", "preferred_username", "appid", "azp"} {
 				if v, _ := claims[k].(string); validate.Claim(v, maxNameClaim) {
 					c.Name = v
@@ -115,7 +113,7 @@ func (s *Server) callerForToken(token string) Caller {
 }
 
 func callerFromPrincipal(p Principal) Caller {
-	c := Caller{PrincipalID: ascii.Lower(p.ID), Name: p.Name, Type: p.Type}
+	c := Caller{PrincipalID: strings.ToLower(p.ID), Name: p.Name, Type: p.Type}
 	if c.Name == "" {
 		c.Name = p.ID
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
-	"github.com/understudy-dev/understudy/internal/ascii"
 	"github.com/understudy-dev/understudy/internal/condition"
 	"github.com/understudy-dev/understudy/internal/store"
 )
@@ -42,7 +41,7 @@ func (s *Server) RoleAssignmentsCreate(ctx context.Context, req gen.RoleAssignme
 // apply creates or updates the assignment name at scope inside tx: the one place where the
 // create-versus-update rules live, used by PUT and by the seed.
 func (s *Server) apply(tx *store.Tx, scope Scope, name string, want RoleAssignment, caller Caller) (out RoleAssignment, created bool, err error) {
-	nameKey := ascii.Lower(name)
+	nameKey := strings.ToLower(name)
 	// ARM's times have 7 fractional digits at most (.NET's ticks of 100 ns:
 	// 2022-01-15T21:08:45.4904312Z); Go's clock gives 9.
 	now := s.cfg.Now().UTC().Truncate(100 * time.Nanosecond)

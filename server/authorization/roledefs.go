@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/understudy-dev/understudy/internal/ascii"
 )
 
 // RoleDefinition is a role: what it allows and where it may be assigned.
@@ -75,7 +73,7 @@ func (r RoleDefinition) Allows(action string) bool {
 
 func matchesAny(patterns []string, action string) bool {
 	for _, p := range patterns {
-		if wildcardMatch(ascii.Lower(p), ascii.Lower(action)) {
+		if wildcardMatch(strings.ToLower(p), strings.ToLower(action)) {
 			return true
 		}
 	}
@@ -106,7 +104,7 @@ func wildcardMatch(p, s string) bool {
 // AssignableAt reports whether the role may be used at the scope key.
 func (r RoleDefinition) AssignableAt(scopeKey string) bool {
 	for _, a := range r.AssignableScopes {
-		a = ascii.Lower(strings.Trim(a, "/"))
+		a = strings.ToLower(strings.Trim(a, "/"))
 		if a == "" || Covers(a, scopeKey) {
 			return true
 		}
@@ -118,7 +116,7 @@ func (r RoleDefinition) AssignableAt(scopeKey string) bool {
 // key (what atScopeAndBelow() adds to a list).
 func (r RoleDefinition) AssignableBelow(scopeKey string) bool {
 	for _, a := range r.AssignableScopes {
-		if a = ascii.Lower(strings.Trim(a, "/")); a != scopeKey && (scopeKey == "" || Covers(scopeKey, a)) {
+		if a = strings.ToLower(strings.Trim(a, "/")); a != scopeKey && (scopeKey == "" || Covers(scopeKey, a)) {
 			return true
 		}
 	}
@@ -199,6 +197,6 @@ func newRoleCatalog(custom []RoleDefinition) *roleCatalog {
 }
 
 func (c *roleCatalog) get(guid string) (RoleDefinition, bool) {
-	r, ok := c.byID[ascii.Lower(guid)]
+	r, ok := c.byID[asciiLower(guid)]
 	return r, ok
 }

@@ -6,8 +6,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
-
-	"github.com/understudy-dev/understudy/internal/ascii"
 )
 
 // routeWords are the fixed words after /providers/Vendor.Authorization/, spelled as the
@@ -58,7 +56,7 @@ func rewrite(path string) (newPath, newRaw string, ok bool) {
 	// The first word after the provider takes the case the routes are registered with.
 	word, tail, slash := strings.Cut(rest, "/")
 	canonical := word
-	if w, known := routeWord(word); known {
+	if w, known := routeWords[strings.ToLower(word)]; known {
 		canonical = w
 	}
 	sep := ""
@@ -74,8 +72,7 @@ func rewrite(path string) (newPath, newRaw string, ok bool) {
 	} else {
 		newPath = "/" + scope + providerSegment + canonical + sep + tail
 	}
-	// The raw path in one allocation: what a client means needs no escape but the scope's
-	// slashes.
+	// What a client means needs no escape but the scope's slashes.
 	var raw strings.Builder
 	raw.Grow(1 + len(scope) + 2*strings.Count(scope, "/") + len(providerSegment) + len(canonical) + len(sep) + len(tail))
 	if scope != "" {
@@ -95,11 +92,10 @@ var pathSafe = func() (safe [utf8.RuneSelf]bool) {
 	return safe
 }()
 
-// writeEscapedScope writes url.PathEscape(scope): in one pass, the runs between slashes
-// copied whole, for a scope whose only bytes to escape are its slashes (every scope a
-// client means: ids, names, dots and dashes), where PathEscape looks at each byte twice
-// and builds byte by byte (it was a third of a role-assignment PUT's path handling,
-// callgrind); any other scope through PathEscape.
+// writeEscapedScope writes url.PathEscape(scope). A scope whose only bytes to escape are its
+// slashes (every scope a client means: ids, names, dots and dashes) is written run by run
+// between the slashes, rather than through PathEscape's byte-by-byte build, because every
+// role-assignment request escapes its scope; any other scope goes through PathEscape.
 func writeEscapedScope(b *strings.Builder, scope string) {
 	if !pathClean(scope) {
 		b.WriteString(url.PathEscape(scope))
@@ -126,22 +122,6 @@ func pathClean(s string) bool {
 		}
 	}
 	return true
-}
-
-// routeWord is routeWords[strings.ToLower(word)] without allocating for ASCII words.
-func routeWord(word string) (string, bool) {
-	for i := 0; i < len(word); i++ {
-		if word[i] >= utf8.RuneSelf {
-			w, known := routeWords[strings.ToLower(word)]
-			return w, known
-		}
-	}
-	for lower, w := range routeWords {
-		if asciiEqualFold(word, lower) {
-			return w, true
-		}
-	}
-	return "", false
 }
 
 // writeEscapedSegments writes word+sep+tail with each "/"-separated segment path-escaped
@@ -202,27 +182,17 @@ func asciiLowerByte(c byte) byte {
 	return c
 }
 
-// asciiLower lower-cases ASCII letters only, allocating only when there is one to change,
-// and copying the runs between upper-case letters whole (a scope has a few: resourceGroups).
+// asciiLower lower-cases the ASCII letters of s and leaves every other byte as it is, so
+// that byte offsets stay those of s.
 func asciiLower(s string) string {
-	if ascii.IsLower(s) {
-		return s // the usual case, found eight bytes at a time
-	}
-	var b strings.Builder
-	from := 0
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; 'A' <= c && c <= 'Z' {
-			if from == 0 {
-				b.Grow(len(s))
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for ; i < len(b); i++ {
+				b[i] = asciiLowerByte(b[i])
 			}
-			b.WriteString(s[from:i])
-			b.WriteByte(c + 'a' - 'A')
-			from = i + 1
+			return string(b)
 		}
 	}
-	if from == 0 {
-		return s // non-ASCII bytes, but no letter to change
-	}
-	b.WriteString(s[from:])
-	return b.String()
+	return s
 }

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// The allocation-free versions of rewrite and its helpers must answer exactly as the
-// straightforward ones they replaced.
+// rewrite escapes scopes and folds case by hand; it must answer exactly as the same steps
+// written with url.PathEscape, strings.Split and strings.LastIndex do.
 
 func rewriteReference(path string) (newPath, newRaw string, ok bool) {
 	i := strings.LastIndex(asciiLowerReference(path), asciiLowerReference(providerSegment))

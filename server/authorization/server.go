@@ -152,8 +152,8 @@ func checkAPIVersion(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// parseGUID returns the canonical lower-case form of a GUID. A GUID is ASCII, so
-// asciiLower gives what strings.ToLower would, at a third of its cost (a PUT parses three).
+// parseGUID returns the canonical lower-case form of a GUID, lowered as every key is
+// (asciiLower).
 func parseGUID(s string) (string, bool) {
 	if !condition.IsGUID(s) {
 		return "", false

@@ -6,9 +6,9 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"net/http"
+	"strings"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
-	"github.com/understudy-dev/understudy/internal/ascii"
 	"github.com/understudy-dev/understudy/internal/operations"
 	"github.com/understudy-dev/understudy/internal/store"
 )
@@ -255,7 +255,7 @@ func checkRequestID(id *gen.RequestIdQuery) (string, error) {
 	if id == nil {
 		return "", nil
 	}
-	s := ascii.Lower(*id)
+	s := strings.ToLower(*id)
 	if s == "00000000-0000-0000-0000-000000000000" {
 		return "", invalidField("requestId", fmt.Sprintf("Invalid value for field 'requestId': '%s'. The requestId must be a valid UUID other than the zero UUID.", s))
 	}

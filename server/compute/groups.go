@@ -172,17 +172,17 @@ func (s *Server) InterconnectAttachmentGroupsGetOperationalStatus(ctx context.Co
 			Configured:  &configured, Operational: &operational,
 		}
 		for _, in := range inputs {
-			st := gen.InterconnectAttachmentGroupsOperationalStatusAttachmentStatus{
+			status := gen.InterconnectAttachmentGroupsOperationalStatusAttachmentStatus{
 				Attachment: in.URL, AdminEnabled: in.adminEnabled, IsActive: "INACTIVE", Status: "CONNECTION_UP"}
 			switch {
 			case !in.adminEnabled:
-				st.Status = "CONNECTION_DISABLED"
+				status.Status = "CONNECTION_DISABLED"
 			case !in.Active:
-				st.Status = "CONNECTION_DOWN"
+				status.Status = "CONNECTION_DOWN"
 			default:
-				st.IsActive = "ACTIVE"
+				status.IsActive = "ACTIVE"
 			}
-			result.AttachmentStatuses = append(result.AttachmentStatuses, st)
+			result.AttachmentStatuses = append(result.AttachmentStatuses, status)
 		}
 		out = gen.InterconnectAttachmentGroupsGetOperationalStatusResponseBody{Etag: s.groupEtag(tx, g), Result: result}
 		return nil
@@ -431,9 +431,9 @@ func renderAnalysis(a sla.Analysis) gen.InterconnectAttachmentGroupConfigured {
 	return gen.InterconnectAttachmentGroupConfigured{AvailabilitySla: &av}
 }
 
-func renderStructure(st sla.Structure) gen.InterconnectAttachmentGroupLogicalStructure {
+func renderStructure(structure sla.Structure) gen.InterconnectAttachmentGroupLogicalStructure {
 	out := gen.InterconnectAttachmentGroupLogicalStructure{Regions: []gen.InterconnectAttachmentGroupLogicalStructureRegion{}}
-	for _, r := range st.Regions {
+	for _, r := range structure.Regions {
 		region := gen.InterconnectAttachmentGroupLogicalStructureRegion{Region: ptr(r.Region)}
 		for _, m := range r.Metros {
 			metro := gen.InterconnectAttachmentGroupLogicalStructureRegionMetro{Metro: ptr(m.Metro)}

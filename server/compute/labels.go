@@ -69,16 +69,13 @@ func labelFingerprint(labels map[string]string, generation uint64) []byte {
 	if generation == 0 && len(labels) == 0 {
 		return emptyLabelFingerprint
 	}
-	var keyArr [16]string
-	keys := keyArr[:0]
+	keys := make([]string, 0, len(labels))
 	for k := range labels {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	// The generation, then "%d:%s=%d:%s;" per label (key length, key, value length, value),
-	// hashed at once.
-	var buf [512]byte
-	b := binary.BigEndian.AppendUint64(buf[:0], generation)
+	// The generation, then "%d:%s=%d:%s;" per label (key length, key, value length, value).
+	b := binary.BigEndian.AppendUint64(make([]byte, 0, 256), generation)
 	for _, k := range keys {
 		v := labels[k]
 		b = strconv.AppendInt(b, int64(len(k)), 10)

@@ -18,26 +18,20 @@ var regionalCollections = map[string]bool{"interconnectAttachments": true}
 // parseRef reads a reference to a resource of collection (e.g. "interconnects"), global or
 // regional as the collection is. project is the request's: the project of a relative path.
 func parseRef(s, collection, project string) (ref, bool) {
-	// The path's segments, as strings.Split would give them, without allocating: a
-	// reference has 5 or 6; a seventh means too many.
-	var parts [7]string
-	n, rest := 0, refPath(s)
-	switch {
+	var parts []string
+	switch rest := refPath(s); {
 	case strings.HasPrefix(rest, "projects/"):
+		parts = strings.Split(strings.TrimRight(rest, "/"), "/")
 	case rest == s && (strings.HasPrefix(s, "global/") || strings.HasPrefix(s, "regions/")):
-		parts[0], parts[1], n = "projects", project, 2
+		parts = append([]string{"projects", project}, strings.Split(strings.TrimRight(s, "/"), "/")...)
 	default:
 		return ref{}, false
 	}
-	rest = strings.TrimRight(rest, "/")
-	for more := true; more && n < len(parts); n++ {
-		parts[n], rest, more = strings.Cut(rest, "/")
-	}
 	regional := regionalCollections[collection]
 	switch {
-	case !regional && n == 5 && parts[2] == "global" && parts[3] == collection:
+	case !regional && len(parts) == 5 && parts[2] == "global" && parts[3] == collection:
 		return ref{Project: parts[1], Name: parts[4]}, parts[1] != "" && parts[4] != ""
-	case regional && n == 6 && parts[2] == "regions" && parts[4] == collection:
+	case regional && len(parts) == 6 && parts[2] == "regions" && parts[4] == collection:
 		return ref{Project: parts[1], Region: parts[3], Name: parts[5]}, parts[1] != "" && parts[3] != "" && parts[5] != ""
 	}
 	return ref{}, false

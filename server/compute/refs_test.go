@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// splitRef is parseRef written plainly, with regular expressions and strings.Split: the
-// reference the allocation-free parseRef must agree with.
+// splitRef is parseRef with a regular expression for what refPath strips by hand: the
+// reference parseRef must agree with.
 func splitRef(s, collection, project string) (ref, bool) {
 	switch m := refPrefix.FindStringSubmatch(s); {
 	case m != nil:

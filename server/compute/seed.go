@@ -91,10 +91,10 @@ func (s *Server) Seed(tx *store.Tx) error {
 			{SeedForwardingRules, p.ForwardingRules, s.seedRule},
 			{SeedGroups, p.Groups, s.seedGroup},
 		}
-		for _, st := range steps {
-			for i, entry := range st.entries {
-				if field, err := st.seed(tx, p.Project, entry); err != nil {
-					return &SeedError{ProjectIndex: pi, Project: p.Project, Collection: st.collection, Index: i, Field: field, Err: err}
+		for _, step := range steps {
+			for i, entry := range step.entries {
+				if field, err := step.seed(tx, p.Project, entry); err != nil {
+					return &SeedError{ProjectIndex: pi, Project: p.Project, Collection: step.collection, Index: i, Field: field, Err: err}
 				}
 			}
 		}

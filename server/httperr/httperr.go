@@ -83,9 +83,9 @@ func Classify(err error) Cause {
 	case errors.As(err, &f):
 		return Cause{Kind: Faulted, Status: f.Status, Code: f.Code, Message: f.Message}
 	case errors.As(err, &ee):
-		// A bad %-escape in the client's query or form, should anything parse one strictly
-		// (nothing does now: the hosted form, where it was met, binds its body itself and
-		// never reads the query): the client's mistake.
+		// A bad %-escape in the client's query or form, should a parser report one
+		// (validate.Query refuses such queries first on every route but the hosted pages,
+		// which read no query and bind their form themselves): the client's mistake.
 		return Cause{Kind: BadRequest, Status: http.StatusBadRequest, Message: "the query or form has an invalid %-escape: " + ee.Error()}
 	case errors.As(err, &ve):
 		switch ve.Status {

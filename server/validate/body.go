@@ -14,8 +14,6 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
-
-	"github.com/understudy-dev/understudy/internal/ascii"
 )
 
 // readBody reads the body once, rejecting one over the limit or not UTF-8 (RFC 8259
@@ -63,16 +61,10 @@ func utf8Charset(cs string) bool {
 	return strings.EqualFold(cs, "utf-8") || strings.EqualFold(cs, "utf8") || strings.EqualFold(cs, "us-ascii")
 }
 
-// charset is the charset parameter of a Content-Type, "" when it has none. A Content-Type
-// without parameters, the usual one, costs one byte search.
+// charset is the charset parameter of a Content-Type, "" when it has none.
 func charset(contentType string) string {
-	semi := strings.IndexByte(contentType, ';')
-	if semi < 0 {
+	if !strings.Contains(contentType, ";") {
 		return ""
-	}
-	// The usual parameter, without mime's map and parsing.
-	if p := strings.TrimLeft(contentType[semi+1:], " "); len(p) == len("charset=utf-8") && strings.EqualFold(p, "charset=utf-8") {
-		return "utf-8"
 	}
 	_, params, err := mime.ParseMediaType(contentType)
 	if err != nil {
@@ -90,7 +82,7 @@ func (r *route) takesJSON(contentType string) bool {
 		return false
 	}
 	mt, _, _ := strings.Cut(contentType, ";")
-	mt = ascii.Lower(strings.TrimSpace(mt))
+	mt = strings.ToLower(strings.TrimSpace(mt))
 	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }
 

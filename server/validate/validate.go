@@ -103,8 +103,8 @@ func New(doc *openapi3.T, o Options) (*Validator, error) {
 			RejectWhenRequestBodyNotSpecified: true,
 			// kin's SchemaError.Error() otherwise appends the schema and the offending value
 			// as indented JSON, whose size grows with the square of the value's nesting: a
-			// 1 MB body of deep arrays in an unknown member took gigabytes to describe. The
-			// messages built here (convert) never use those details.
+			// large body of deep arrays in an unknown member could take gigabytes to
+			// describe. The messages built here (convert) never use those details.
 			SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.DisableSchemaErrorDetails()},
 		},
 		unknownQuery: o.RejectUnknownQuery,

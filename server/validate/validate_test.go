@@ -269,8 +269,8 @@ func compareAll(t *testing.T, api string, full, lean *openapi3.T, bodies, conten
 					for _, body := range bodies {
 						for _, ct := range contentTypes {
 							for _, tr := range transfers {
-								want := observe2(ref, refRoute, params, headers, r.Method, target+query, ct, body, tr, true)
-								got := observe2(v, r, params, headers, r.Method, target+query, ct, body, tr, false)
+								want := checkOutcome(ref, refRoute, params, headers, r.Method, target+query, ct, body, tr, true)
+								got := checkOutcome(v, r, params, headers, r.Method, target+query, ct, body, tr, false)
 								if !reflect.DeepEqual(want, got) {
 									t.Errorf("%s %s %s%s, %q, body %q, transfer %d:\nkin:  %+v\nhere: %+v", api, id, r.Method, query, ct, body, tr, want, got)
 								}
@@ -288,7 +288,7 @@ func compareAll(t *testing.T, api string, full, lean *openapi3.T, bodies, conten
 	}
 }
 
-func observe2(v *Validator, r *route, params, headers map[string]string, method, target, ct, body string, tr transfer, reference bool) outcome {
+func checkOutcome(v *Validator, r *route, params, headers map[string]string, method, target, ct, body string, tr transfer, reference bool) outcome {
 	req := newRequest(method, target, ct, body, tr)
 	for k, val := range headers {
 		req.Header.Set(k, val)
