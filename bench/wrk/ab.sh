@@ -6,7 +6,7 @@
 # against a server reset to its seed (as run.sh). Prints both ratios and after/before.
 #
 #   bench/wrk/ab.sh 1de59aa
-#   bench/wrk/ab.sh 1de59aa 317a3e8
+#   bench/wrk/ab.sh 1de59aa HEAD~2
 #   ROUNDS=5 DURATION=5s OPS="frinsert" PIN=0 bench/wrk/ab.sh HEAD~3
 set -euo pipefail
 
