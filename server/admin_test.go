@@ -194,6 +194,13 @@ func TestFaults(t *testing.T) {
 			t.Errorf("second delete: %d", d.StatusCode())
 		}
 	})
+	t.Run("a rule for GET applies to HEAD, its GET without the body", func(t *testing.T) {
+		method, path, st := "GET", "/compute/v1/projects/my-project-123/global/operations", 503
+		admin.CreateFaultWithResponse(ctx, admingen.FaultRule{Method: &method, Path: &path, Count: ptr(1), Status: &st})
+		if got, _ := do(t, http.MethodHead, srv.URL+path, map[string]string{"Authorization": "Bearer t"}, nil, 0); got != 503 {
+			t.Errorf("HEAD under a GET rule: %d, want 503", got)
+		}
+	})
 	t.Run("a rule needs a status or latency", func(t *testing.T) {
 		bad, _ := admin.CreateFaultWithResponse(ctx, admingen.FaultRule{Api: &api})
 		if bad.StatusCode() != 400 {

@@ -25,15 +25,19 @@ type connKey struct{}
 // connActivity is the server's count of responses after the connection's previous one.
 type connActivity struct{ last atomic.Uint64 }
 
-// ConnContext gives each connection a record of its activity; an http.Server serving
-// Handler should have it as its ConnContext, or requests never yield.
+// ConnContext gives each connection a record of its activity, from the responses sent so
+// far (its first request yields only if others are answered meanwhile); an http.Server
+// serving Handler should have it as its ConnContext, or requests never yield.
 func (s *Server) ConnContext(ctx context.Context, _ net.Conn) context.Context {
-	return context.WithValue(ctx, connKey{}, &connActivity{})
+	a := &connActivity{}
+	a.last.Store(s.answered.Load())
+	return context.WithValue(ctx, connKey{}, a)
 }
 
 // yieldToOthers runs the request, then yields if responses went out on other connections
 // since the previous one on this request's connection (see above). It is the outermost
-// middleware: the response is written by then, and only net/http's send is left.
+// middleware: the response (an error's too, rendered by observe) is written by then, and
+// only net/http's send is left.
 func (s *Server) yieldToOthers(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		err := next(c)

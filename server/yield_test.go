@@ -56,6 +56,16 @@ func TestYieldsOnlyWhenOtherConnectionsWereAnswered(t *testing.T) {
 		t.Errorf("two clients taking turns: %d yields in 40 requests, want at least 39", n)
 	}
 
+	// A client opening a connection per request never yields either.
+	fresh := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	before = s.yields.Load()
+	for range 20 {
+		get(fresh)
+	}
+	if n := s.yields.Load() - before; n != 0 {
+		t.Errorf("one client, a new connection per request: %d yields, want 0", n)
+	}
+
 	// Without ConnContext nothing is known of connections and nothing yields.
 	plain := httptest.NewServer(s.Handler())
 	defer plain.Close()

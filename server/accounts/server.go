@@ -171,7 +171,7 @@ func (s *Server) Register(e *echo.Echo) error {
 		m[id] = append([]echo.MiddlewareFunc{hostedPage}, plain[id]...)
 	}
 	m["submitAccountLink"] = append(m["submitAccountLink"], formFromBody)
-	gen.RegisterHandlersWithOptions(routes.New(e, "/r/:account/:token"), gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{reply.Middleware[gen.StrictHandlerFunc]}), gen.RegisterHandlersOptions{OperationMiddlewares: m})
+	gen.RegisterHandlersWithOptions(routes.New(e, isHostedPath), gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{reply.Middleware[gen.StrictHandlerFunc]}), gen.RegisterHandlersOptions{OperationMiddlewares: m})
 	return nil
 }
 

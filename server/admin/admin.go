@@ -65,7 +65,7 @@ func (s *Server) Register(e *echo.Echo) error {
 	if err != nil {
 		return err
 	}
-	gen.RegisterHandlersWithOptions(routes.New(e), gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{reply.Middleware[gen.StrictHandlerFunc]}), gen.RegisterHandlersOptions{OperationMiddlewares: v.Middlewares()})
+	gen.RegisterHandlersWithOptions(routes.New(e, nil), gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{reply.Middleware[gen.StrictHandlerFunc]}), gen.RegisterHandlersOptions{OperationMiddlewares: v.Middlewares()})
 	return nil
 }
 

@@ -116,7 +116,7 @@ func (s *Server) Register(e *echo.Echo) error {
 	if err != nil {
 		return err
 	}
-	gen.RegisterHandlersWithOptions(routes.New(e), gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{reply.Middleware[gen.StrictHandlerFunc]}), gen.RegisterHandlersOptions{
+	gen.RegisterHandlersWithOptions(routes.New(e, nil), gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{reply.Middleware[gen.StrictHandlerFunc]}), gen.RegisterHandlersOptions{
 		OperationMiddlewares: v.Middlewares(wholeSegments, s.authenticate, s.advance),
 	})
 	return nil

@@ -3,14 +3,13 @@
 //
 // Two things differ from registering on Echo directly. Every GET route also answers HEAD,
 // as GET without the body (RFC 9110 section 9.3.2; net/http sends the headers only), except
-// the paths named at New. And a route's middleware is applied once, when it is registered:
+// the paths New is told to leave GET-only. And a route's middleware is applied once, when it is registered:
 // Echo v4 applies it anew on every request, allocating a closure per middleware. The
 // middleware must not keep per-request state in the closures they return (none of ours do).
 package routes
 
 import (
 	"net/http"
-	"slices"
 
 	"github.com/labstack/echo/v4"
 )
@@ -18,19 +17,20 @@ import (
 // Router adds routes to an Echo instance.
 type Router struct {
 	e *echo.Echo
-	// getOnly are GET paths that do not answer HEAD.
-	getOnly []string
+	// getOnly reports the GET paths that do not answer HEAD (nil: none).
+	getOnly func(path string) bool
 }
 
-// New returns a Router adding routes to e; GET routes at getOnly paths (as the generated
-// code registers them, e.g. /r/:account/:token) do not answer HEAD.
-func New(e *echo.Echo, getOnly ...string) Router { return Router{e: e, getOnly: getOnly} }
+// New returns a Router adding routes to e; GET routes whose path (as the generated code
+// registers it, e.g. /r/:account/:token) getOnly reports, when it is not nil, do not
+// answer HEAD.
+func New(e *echo.Echo, getOnly func(path string) bool) Router { return Router{e: e, getOnly: getOnly} }
 
 func (r Router) add(method, path string, h echo.HandlerFunc, m []echo.MiddlewareFunc) *echo.Route {
 	for i := len(m) - 1; i >= 0; i-- { // as Echo applies them: m[0] outermost
 		h = m[i](h)
 	}
-	if method == http.MethodGet && !slices.Contains(r.getOnly, path) {
+	if method == http.MethodGet && (r.getOnly == nil || !r.getOnly(path)) {
 		r.e.Add(http.MethodHead, path, h)
 	}
 	return r.e.Add(method, path, h)
