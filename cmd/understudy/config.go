@@ -32,8 +32,11 @@ type Config struct {
 	GCPercent int
 	// CPUProfile is a file to write a CPU profile of the whole run to ("": none).
 	CPUProfile string
-	Server     server.Config
-	HTTP       HTTPLimits
+	// Warnings are what the server logs once it starts: flags given that no longer do
+	// anything.
+	Warnings []string
+	Server   server.Config
+	HTTP     HTTPLimits
 }
 
 // HTTPLimits bound what a client can make the HTTP server wait for or hold.
@@ -84,6 +87,14 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	fs.DurationVar(&c.HTTP.IdleTimeout, "idle-timeout", 2*time.Minute, "HTTP: how long an idle keep-alive connection is kept")
 	fs.IntVar(&c.HTTP.MaxHeaderBytes, "max-header-bytes", 64<<10, "HTTP: largest request header block, plus the 4096 bytes net/http allows beyond it (larger gets 431 in the API's error envelope)")
 	memLimit := fs.String("memory-limit", defaultMemoryLimit, "soft memory limit for the Go runtime, e.g. 900MiB or 4GiB; 0 for none: near it the garbage collector works harder, so RSS stays under it while the state fits (a set GOMEMLIMIT wins over the default)")
+	// --gc-percent and --gc-min-heap were folded into --memory-limit: accepted so that a
+	// command line that gives them still starts, and warned about.
+	for _, name := range []string{"gc-percent", "gc-min-heap"} {
+		fs.Func(name, "no longer has an effect (the garbage collector is tuned by --memory-limit, or GOGC)", func(string) error {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("--%s (or %s) no longer has an effect: the garbage collector is tuned by --memory-limit, or GOGC", name, envName(name)))
+			return nil
+		})
+	}
 	fs.StringVar(&c.CPUProfile, "cpu-profile", "", "write a CPU profile (pprof) of the run to this file, complete once the server stops: for investigating load, and to refresh cmd/understudy/default.pgo (make pgo)")
 	fs.DurationVar(&c.HTTP.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long SIGINT/SIGTERM waits for in-flight requests")
 	fs.Usage = func() {

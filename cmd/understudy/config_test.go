@@ -68,6 +68,11 @@ func TestLoad(t *testing.T) {
 				t.Errorf("memory limit = %d, want 3 GiB", c.MemoryLimit)
 			}
 		}},
+		{name: "the folded GC flags still start, with a warning", args: []string{"--gc-percent", "150"}, env: map[string]string{"UNDERSTUDY_GC_MIN_HEAP": "64MiB"}, check: func(t *testing.T, c Config) {
+			if len(c.Warnings) != 2 || !strings.Contains(c.Warnings[0]+c.Warnings[1], "--gc-percent") || !strings.Contains(c.Warnings[0]+c.Warnings[1], "--gc-min-heap") {
+				t.Errorf("warnings = %q, want one for each folded flag", c.Warnings)
+			}
+		}},
 		{name: "default GC percent", check: func(t *testing.T, c Config) {
 			if c.GCPercent != 300 {
 				t.Errorf("GC percent = %d, want 300", c.GCPercent)
