@@ -180,7 +180,7 @@ func (e *Engine) Existing(tx *store.Tx, scope, requestID string) (Operation, boo
 	if requestID == "" {
 		return Operation{}, false
 	}
-	_, op, ok := e.t.ByRequestID.Get(tx, idKey(scope, requestID))
+	_, op, ok := e.t.ByRequestID.Get(tx, scopedKey(scope, requestID))
 	if !ok {
 		return op, false
 	}

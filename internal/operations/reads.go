@@ -54,10 +54,10 @@ func (e *Engine) step(tx *store.Tx, op Operation) (Operation, error) {
 }
 
 func (e *Engine) lookup(tx *store.Tx, scope, nameOrID string) (Operation, bool) {
-	if op, ok := e.t.Ops.Get(tx, scope+"|"+nameOrID); ok {
+	if op, ok := e.t.Ops.Get(tx, scopedKey(scope, nameOrID)); ok {
 		return op, true
 	}
-	_, op, ok := e.t.ByID.Get(tx, scope+"|"+nameOrID)
+	_, op, ok := e.t.ByID.Get(tx, scopedKey(scope, nameOrID))
 	return op, ok
 }
 

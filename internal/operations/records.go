@@ -54,7 +54,7 @@ type ErrorItem struct {
 func (o Operation) Done() bool { return o.Status == "DONE" }
 
 // Key is the operation's primary key.
-func (o Operation) Key() string { return o.Scope + "|" + o.Name }
+func (o Operation) Key() string { return scopedKey(o.Scope, o.Name) }
 
 // unixNanos is t as a number that orders times. (Times before 1970 do not occur: the clock
 // only moves forward from now.)
@@ -64,7 +64,7 @@ func unixNanos(t time.Time) uint64 { return uint64(max(t.UnixNano(), 0)) }
 type tables struct {
 	// Ops is keyed by Operation.Key.
 	Ops *store.Table[Operation]
-	// ByID finds an operation by scope and numeric id (idKey).
+	// ByID finds an operation by scope and numeric id (scopedKey).
 	ByID *store.Unique[Operation]
 	// ByRequestID finds the operation a requestId started, within its scope (a project's
 	// global operations, or its operations in one region): a global method never answers
@@ -84,9 +84,9 @@ func newTables(db *store.DB) *tables {
 	t := store.NewTable[Operation](db, "operations")
 	return &tables{
 		Ops:  t,
-		ByID: t.AddUnique("id", func(o Operation) (string, bool) { return idKey(o.Scope, o.ID), true }),
+		ByID: t.AddUnique("id", func(o Operation) (string, bool) { return scopedKey(o.Scope, o.ID), true }),
 		ByRequestID: t.AddUnique("requestId", func(o Operation) (string, bool) {
-			return idKey(o.Scope, o.ClientOperationID), o.ClientOperationID != ""
+			return scopedKey(o.Scope, o.ClientOperationID), o.ClientOperationID != ""
 		}),
 		InOrder: t.AddNumbered(func(o Operation) (string, uint64, bool) { return o.Scope, o.Seq, true }),
 		Due: t.AddNumbered(func(o Operation) (string, uint64, bool) {
@@ -98,5 +98,6 @@ func newTables(db *store.DB) *tables {
 	}
 }
 
-// idKey is the key of an id (or a requestId) in its scope: unique per scope.
-func idKey(scope, id string) string { return scope + "|" + id }
+// scopedKey is the key of a name, an id or a requestId in an operation scope, where each is
+// unique.
+func scopedKey(scope, s string) string { return scope + "|" + s }

@@ -181,10 +181,12 @@ func encode(e *encoder, c codec, p unsafe.Pointer) {
 				encode(e, s.elem, x)
 			}
 		case kSlice:
-			h := (*sliceHeader)(q)
-			e.length(h.n, h.data == nil)
-			for j := range h.n {
-				encode(e, s.elem, unsafe.Add(h.data, uintptr(j)*s.size))
+			// Every slice is laid out as a []byte is: its elements are read through that.
+			b := *(*[]byte)(q)
+			data := unsafe.Pointer(unsafe.SliceData(b))
+			e.length(len(b), b == nil)
+			for j := range len(b) {
+				encode(e, s.elem, unsafe.Add(data, uintptr(j)*s.size))
 			}
 		case kArray:
 			for j := range s.n {
@@ -261,14 +263,14 @@ func decode(d *decoder, c codec, p unsafe.Pointer) {
 		case kSlice:
 			n, isNil := d.length()
 			if isNil {
-				*(*sliceHeader)(q) = sliceHeader{}
+				*(*[]byte)(q) = nil
 				break
 			}
 			data := reflect.MakeSlice(s.typ, n, n).UnsafePointer()
 			for j := range n {
 				decode(d, s.elem, unsafe.Add(data, uintptr(j)*s.size))
 			}
-			*(*sliceHeader)(q) = sliceHeader{data: data, n: n, cap: n}
+			*(*[]byte)(q) = unsafe.Slice((*byte)(data), n)
 		case kArray:
 			for j := range s.n {
 				decode(d, s.elem, unsafe.Add(q, uintptr(j)*s.size))
@@ -292,20 +294,15 @@ func decodeMap(d *decoder, s *step) unsafe.Pointer {
 		return nil
 	}
 	m := reflect.MakeMapWithSize(s.typ, n)
+	k, x := reflect.New(s.typ.Key()), reflect.New(s.typ.Elem())
 	for range n {
-		k := reflect.New(s.typ.Key())
+		k.Elem().SetZero()
+		x.Elem().SetZero()
 		decode(d, s.key, k.UnsafePointer())
-		x := reflect.New(s.typ.Elem())
 		decode(d, s.elem, x.UnsafePointer())
-		m.SetMapIndex(k.Elem(), x.Elem())
+		m.SetMapIndex(k.Elem(), x.Elem()) // copies both
 	}
 	return m.UnsafePointer()
-}
-
-// sliceHeader is how a slice is laid out in memory.
-type sliceHeader struct {
-	data   unsafe.Pointer
-	n, cap int
 }
 
 func loadInt(p unsafe.Pointer, size uintptr) int64 {

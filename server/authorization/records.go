@@ -7,7 +7,7 @@ import (
 	"github.com/understudy-dev/understudy/internal/store"
 )
 
-// RoleAssignment is a stored role assignment. Keys (ScopeKey, PrincipalKey, RoleDefinitionGUID)
+// RoleAssignment is a stored role assignment. Keys (ScopeKey, PrincipalID, RoleDefinitionGUID)
 // are lower-cased so that lookups are case-insensitive as in ARM; Scope keeps the spelling of
 // the first request.
 type RoleAssignment struct {

@@ -36,14 +36,15 @@ func (s *Server) GlobalForwardingRulesInsert(ctx context.Context, req gen.Global
 	if rule.IPAddress == "" {
 		rule.IPAddress = s.ephemeralIP()
 	}
+	key := rule.Key()
 	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
-		if _, taken := s.tables.ForwardingRules.Get(tx, rule.Key()); taken {
+		if _, taken := s.tables.ForwardingRules.Get(tx, key); taken {
 			return operations.Start{}, alreadyExists(rulePath(req.Project, rule.Name))
 		}
-		if err := s.tables.ForwardingRules.Put(tx, rule.Key(), rule); err != nil {
+		if err := s.tables.ForwardingRules.Put(tx, key, rule); err != nil {
 			return operations.Start{}, err
 		}
-		return operations.Start{Kind: kindRuleInsert, OperationType: "insert", Target: rule.Key(), TargetID: rule.ID, Settled: !rule.Pending}, nil
+		return operations.Start{Kind: kindRuleInsert, OperationType: "insert", Target: key, TargetID: rule.ID, Settled: !rule.Pending}, nil
 	})
 	if err != nil {
 		return nil, err

@@ -42,11 +42,12 @@ func (s *Server) InterconnectAttachmentGroupsInsert(ctx context.Context, req gen
 		return nil, err
 	}
 	g.ID, g.Created, g.Pending = s.newID(), s.cfg.Now(), !s.ops.FinishesAtAccept()
+	key := g.Key()
 	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
-		if _, taken := s.tables.Groups.Get(tx, g.Key()); taken {
+		if _, taken := s.tables.Groups.Get(tx, key); taken {
 			return operations.Start{}, alreadyExists(groupPath(g.Project, g.Name))
 		}
-		start := operations.Start{Kind: kindGroupInsert, OperationType: "insert", Target: g.Key(), TargetID: g.ID, Settled: !g.Pending}
+		start := operations.Start{Kind: kindGroupInsert, OperationType: "insert", Target: key, TargetID: g.ID, Settled: !g.Pending}
 		keys, failure := s.checkAttachments(tx, g, urls)
 		if failure != nil {
 			start.Failure = failure
@@ -56,7 +57,7 @@ func (s *Server) InterconnectAttachmentGroupsInsert(ctx context.Context, req gen
 		if err := s.claim(tx, g, nil); err != nil {
 			return start, err
 		}
-		return start, s.tables.Groups.Put(tx, g.Key(), g)
+		return start, s.tables.Groups.Put(tx, key, g)
 	})
 	if err != nil {
 		return nil, err

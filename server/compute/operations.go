@@ -195,15 +195,7 @@ func (s *Server) renderOperation(ctx context.Context, op operations.Operation) g
 func renderOperationErrors(errs []operations.ErrorItem) []gen.OperationErrorItem {
 	out := make([]gen.OperationErrorItem, 0, len(errs))
 	for _, e := range errs {
-		item := gen.OperationErrorItem{Code: e.Code}
-		if e.Message != "" {
-			m := e.Message
-			item.Message = &m
-		}
-		if e.Location != "" {
-			l := e.Location
-			item.Location = &l
-		}
+		item := gen.OperationErrorItem{Code: e.Code, Message: optional(e.Message), Location: optional(e.Location)}
 		for _, d := range e.Details {
 			item.ErrorDetails = append(item.ErrorDetails, detailAs(d))
 		}

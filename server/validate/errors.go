@@ -115,23 +115,15 @@ func convert(err error) *Error {
 			// a required field its caller left unset as null.
 			out.Missing, out.Reason = true, "required field missing"
 		}
+		// kin reports a missing or unknown member at its parent; name the member itself.
 		if out.Missing && out.In == "body" {
-			// kin reports a missing member at its parent; name the member itself.
-			if m := missingProperty.FindStringSubmatch(se.Reason); m != nil {
-				if len(path) == 0 || path[len(path)-1] != m[1] {
-					path = append(path, m[1])
-				}
-				out.Name = strings.Join(path, ".")
-				out.Reason = "required field missing"
+			if name, ok := memberNamed(missingProperty, se.Reason, path); ok {
+				out.Name, out.Reason = name, "required field missing"
 			}
 		}
 		if out.In == "body" {
-			if m := unknownProperty.FindStringSubmatch(se.Reason); m != nil {
-				if len(path) == 0 || path[len(path)-1] != m[1] {
-					path = append(path, m[1])
-				}
-				out.Name = strings.Join(path, ".")
-				out.Reason = "unknown field"
+			if name, ok := memberNamed(unknownProperty, se.Reason, path); ok {
+				out.Name, out.Reason = name, "unknown field"
 			}
 		}
 	case errors.As(err, &pe):
@@ -174,6 +166,19 @@ func convert(err error) *Error {
 		out.Reason = "number out of range"
 	}
 	return out
+}
+
+// memberNamed is the dotted path of the member a reason of kin's (matching re, which
+// captures the member's name) names, under path, its parent's.
+func memberNamed(re *regexp.Regexp, reason string, path []string) (string, bool) {
+	m := re.FindStringSubmatch(reason)
+	if m == nil {
+		return "", false
+	}
+	if len(path) == 0 || path[len(path)-1] != m[1] {
+		path = append(path, m[1])
+	}
+	return strings.Join(path, "."), true
 }
 
 var (
