@@ -104,7 +104,7 @@ func wildcardMatch(p, s string) bool {
 // AssignableAt reports whether the role may be used at the scope key.
 func (r RoleDefinition) AssignableAt(scopeKey string) bool {
 	for _, a := range r.AssignableScopes {
-		a = strings.ToLower(strings.Trim(a, "/"))
+		a = asciiLower(strings.Trim(a, "/"))
 		if a == "" || Covers(a, scopeKey) {
 			return true
 		}
@@ -116,7 +116,7 @@ func (r RoleDefinition) AssignableAt(scopeKey string) bool {
 // key (what atScopeAndBelow() adds to a list).
 func (r RoleDefinition) AssignableBelow(scopeKey string) bool {
 	for _, a := range r.AssignableScopes {
-		if a = strings.ToLower(strings.Trim(a, "/")); a != scopeKey && (scopeKey == "" || Covers(scopeKey, a)) {
+		if a = asciiLower(strings.Trim(a, "/")); a != scopeKey && (scopeKey == "" || Covers(scopeKey, a)) {
 			return true
 		}
 	}
