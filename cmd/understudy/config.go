@@ -37,6 +37,8 @@ type Config struct {
 	Warnings []string
 	Server   server.Config
 	HTTP     HTTPLimits
+	// TLS says whether and how to serve HTTPS (tls.go).
+	TLS TLSOptions
 }
 
 // HTTPLimits bound what a client can make the HTTP server wait for or hold.
@@ -64,7 +66,11 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on; a port of 0 picks a free one (the chosen address is logged)")
 	fs.StringVar(&c.Seed, "seed", "", "YAML seed file loaded at start on top of the built-in defaults")
 	fs.StringVar(&c.Server.DataDir, "data-dir", "", "keep the state on disk in this directory: it survives restarts, and every acknowledged write is synced first (default: in memory)")
-	fs.StringVar(&c.Server.PublicURL, "public-url", "", "base URL put into links that point back at the server (default http://<addr>)")
+	fs.StringVar(&c.Server.PublicURL, "public-url", "", "base URL put into links that point back at the server (default http://<addr>, https://<addr> when serving HTTPS)")
+	tlsMode := fs.String("tls", "off", "serve HTTPS: auto makes a local CA and a server certificate for localhost, 127.0.0.1, ::1 and --tls-hosts, keeps them in <data-dir>/tls (or a temporary directory) and logs the CA file's path; off serves plain HTTP unless --tls-cert and --tls-key are given")
+	fs.StringVar(&c.TLS.CertFile, "tls-cert", "", "serve HTTPS with this PEM certificate file (the server's certificate, then any intermediates); needs --tls-key")
+	fs.StringVar(&c.TLS.KeyFile, "tls-key", "", "the PEM private key of --tls-cert")
+	tlsHosts := fs.String("tls-hosts", "", "with --tls auto: comma-separated DNS names and IP addresses the server certificate names besides localhost, 127.0.0.1 and ::1")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.Int64Var(&c.Server.BodyLimit, "body-limit", server.DefaultBodyLimit, "largest request body in bytes; larger bodies get 413")
 	fs.BoolVar(&authz.Enforce, "authz-enforce", false, "authorization: enforce permissions (callers need a role granting the action)")
@@ -120,6 +126,9 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	})
 	if envErr != nil {
 		return c, envErr
+	}
+	if err := c.TLS.set(*tlsMode, *tlsHosts); err != nil {
+		return c, err
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		return c, fmt.Errorf("--log-level %q: want debug, info, warn or error", *logLevel)

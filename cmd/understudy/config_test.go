@@ -136,6 +136,40 @@ func TestLoad(t *testing.T) {
 					t.Errorf("public URL %q", c.Server.PublicURL)
 				}
 			}},
+		{name: "plain HTTP by default", check: func(t *testing.T, c Config) {
+			if c.TLS.On() || c.TLS.scheme() != "http" {
+				t.Errorf("TLS = %+v, want off", c.TLS)
+			}
+		}},
+		{name: "tls auto with hosts", args: []string{"--tls", "auto", "--tls-hosts", "understudy.internal, 10.0.0.7,,*.sandbox.test"},
+			check: func(t *testing.T, c Config) {
+				if !c.TLS.Auto || c.TLS.scheme() != "https" || strings.Join(c.TLS.Hosts, ",") != "understudy.internal,10.0.0.7,*.sandbox.test" {
+					t.Errorf("TLS = %+v", c.TLS)
+				}
+			}},
+		{name: "tls from the environment", env: map[string]string{"UNDERSTUDY_TLS": "auto", "UNDERSTUDY_TLS_HOSTS": "emu.test"},
+			check: func(t *testing.T, c Config) {
+				if !c.TLS.Auto || strings.Join(c.TLS.Hosts, ",") != "emu.test" {
+					t.Errorf("TLS = %+v", c.TLS)
+				}
+			}},
+		{name: "tls off, said so", args: []string{"--tls", "off"}, check: func(t *testing.T, c Config) {
+			if c.TLS.On() {
+				t.Errorf("TLS = %+v, want off", c.TLS)
+			}
+		}},
+		{name: "a certificate and its key", args: []string{"--tls-cert", "/etc/understudy/cert.pem"}, env: map[string]string{"UNDERSTUDY_TLS_KEY": "/etc/understudy/key.pem"},
+			check: func(t *testing.T, c Config) {
+				if c.TLS.Auto || !c.TLS.On() || c.TLS.CertFile != "/etc/understudy/cert.pem" || c.TLS.KeyFile != "/etc/understudy/key.pem" {
+					t.Errorf("TLS = %+v", c.TLS)
+				}
+			}},
+		{name: "an unknown tls mode", args: []string{"--tls", "on"}, wantErr: `--tls "on": want auto or off`},
+		{name: "a certificate without its key", args: []string{"--tls-cert", "cert.pem"}, wantErr: "--tls-cert and --tls-key go together"},
+		{name: "a key without its certificate", env: map[string]string{"UNDERSTUDY_TLS_KEY": "key.pem"}, wantErr: "--tls-cert and --tls-key go together"},
+		{name: "tls auto and a certificate", args: []string{"--tls", "auto", "--tls-cert", "cert.pem", "--tls-key", "key.pem"}, wantErr: "--tls auto makes its own certificate"},
+		{name: "tls hosts without auto", args: []string{"--tls-hosts", "emu.test"}, wantErr: "give --tls auto too"},
+		{name: "a tls host with a port", args: []string{"--tls", "auto", "--tls-hosts", "emu.test:8443"}, wantErr: "--tls-hosts"},
 		{name: "bad log level", args: []string{"--log-level", "loud"}, wantErr: "log-level"},
 		{name: "bad environment value", env: map[string]string{"UNDERSTUDY_BODY_LIMIT": "lots"}, wantErr: "UNDERSTUDY_BODY_LIMIT"},
 		{name: "non-positive body limit", args: []string{"--body-limit", "0"}, wantErr: "body-limit"},
@@ -165,7 +199,7 @@ func TestHelpListsEveryFlagAndItsEnvironmentVariable(t *testing.T) {
 	if !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("err = %v, want flag.ErrHelp", err)
 	}
-	for _, want := range []string{"-addr", "-seed", "-public-url", "-log-level", "-body-limit", "-authz-enforce", "UNDERSTUDY_PUBLIC_URL"} {
+	for _, want := range []string{"-addr", "-seed", "-public-url", "-log-level", "-body-limit", "-authz-enforce", "-tls", "-tls-cert", "-tls-key", "-tls-hosts", "UNDERSTUDY_PUBLIC_URL"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("--help does not mention %s:\n%s", want, out.String())
 		}

@@ -20,6 +20,7 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
+	"time"
 
 	"github.com/understudy-dev/understudy/server"
 )
@@ -85,7 +86,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 	cfg.Server.Log = log
 	cfg.Server.Version = version
 	if cfg.Server.PublicURL == "" {
-		cfg.Server.PublicURL = "http://" + addr
+		cfg.Server.PublicURL = cfg.TLS.scheme() + "://" + addr
 	}
 	// On one CPU the runtime has one P, and a goroutine blocked in fdatasync keeps it until
 	// the runtime's monitor takes it back (up to 10 ms later): nothing else runs meanwhile.
@@ -101,6 +102,14 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 		ln.Close()
 		return err
 	}
+	// After server.New, which holds the data dir, so that no other server shares the TLS
+	// files kept in it.
+	tlsConfig, tlsAttrs, tlsCleanup, err := cfg.TLS.load(cfg.Server.DataDir, time.Now())
+	if err != nil {
+		ln.Close()
+		return errors.Join(err, srv.Close())
+	}
+	defer tlsCleanup()
 	// After start-up, whose garbage (the specs' parsing) is collected at the usual pace.
 	if cfg.GCPercent > 0 {
 		debug.SetGCPercent(cfg.GCPercent)
@@ -114,6 +123,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 		IdleTimeout:       cfg.HTTP.IdleTimeout,
 		MaxHeaderBytes:    cfg.HTTP.MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		TLSConfig:         tlsConfig,
 	}
 	// The start-up line is how callers learn the chosen address: it is written whatever the
 	// log level.
@@ -121,12 +131,20 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 	if !log.Enabled(ctx, slog.LevelInfo) {
 		announce = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	}
-	announce.Info("understudy listening", "addr", addr, "url", cfg.Server.PublicURL, "version", version, "dataDir", cfg.Server.DataDir)
+	announce.Info("understudy listening", append([]any{"addr", addr, "url", cfg.Server.PublicURL, "version", version, "dataDir", cfg.Server.DataDir}, tlsAttrs...)...)
 	if ready != nil {
 		ready <- addr
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(srv.Listener(ln)) }()
+	go func() {
+		if tlsConfig != nil {
+			// net/http's own TLS, with HTTP/2: srv.Listener's connections would only see
+			// encrypted bytes, so net/http's plain-text errors go out as they are (docs/tls.md).
+			errc <- hs.ServeTLS(ln, "", "")
+			return
+		}
+		errc <- hs.Serve(srv.Listener(ln))
+	}()
 	select {
 	case err := <-errc:
 		return errors.Join(err, srv.Close())
