@@ -6,12 +6,17 @@
 //	resp, err := client.CheckCompute(srv.Compute.GlobalOperationsGetWithResponse(ctx, project, name, nil))
 //	srv.AdvanceClock(t, 10*time.Minute) // links expire, delayed operations finish
 //	srv.Reset(t)                        // back to the seeded state
+//
+// With WithTLS it serves HTTPS, and its ready clients, HTTPClient and CAFile trust it.
 package understudytest
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -20,6 +25,7 @@ import (
 
 	"github.com/understudy-dev/understudy/client"
 	admingen "github.com/understudy-dev/understudy/gen/admin"
+	"github.com/understudy-dev/understudy/internal/localca"
 	"github.com/understudy-dev/understudy/internal/operations"
 	"github.com/understudy-dev/understudy/server"
 )
@@ -33,8 +39,13 @@ const (
 
 // Server is a running in-process understudy.
 type Server struct {
-	// URL is the base URL, e.g. http://127.0.0.1:41234.
+	// URL is the base URL, e.g. http://127.0.0.1:41234 (https://127.0.0.1:41234 with
+	// WithTLS).
 	URL string
+	// CAFile, with WithTLS, is the PEM file of the CA that signed the server's certificate:
+	// for programs that are not given HTTPClient (SSL_CERT_FILE=CAFile for a Go program,
+	// curl --cacert CAFile). "" without WithTLS.
+	CAFile string
 	// Ready clients for each API, with credentials set (see Token and APIKey).
 	Authorization *client.Authorization
 	Accounts      *client.Accounts
@@ -42,9 +53,11 @@ type Server struct {
 	// Admin is the generated client of the admin API (/_understudy).
 	Admin *admingen.ClientWithResponses
 
-	srv  *server.Server
-	hs   *httptest.Server
-	stop sync.Once
+	srv *server.Server
+	hs  *httptest.Server
+	// transport is HTTPClient's with WithTLS, which trusts the CA (nil: the default).
+	transport *http.Transport
+	stop      sync.Once
 }
 
 // Option changes the server's configuration before it starts.
@@ -53,6 +66,7 @@ type Option func(*options) error
 type options struct {
 	cfg  server.Config
 	logs io.Writer
+	tls  bool
 }
 
 // WithConfig lets a test set any server configuration.
@@ -96,6 +110,14 @@ func WithDataDir(dir string) Option {
 	return func(o *options) error { o.cfg.DataDir = dir; return nil }
 }
 
+// WithTLS serves HTTPS instead of HTTP, with HTTP/2, as the binary's --tls auto does: the
+// server's certificate names localhost, 127.0.0.1 and ::1 and is signed by a CA made for
+// the test (in a temporary directory), which the ready clients and HTTPClient trust, and
+// which CAFile holds for other programs. Links the APIs return start with https://.
+func WithTLS() Option {
+	return func(o *options) error { o.tls = true; return nil }
+}
+
 // WithLogs sends the server's logs (warnings and above) to w instead of the test log.
 func WithLogs(w io.Writer) Option {
 	return func(o *options) error { o.logs = w; return nil }
@@ -119,14 +141,35 @@ func Start(tb testing.TB, opts ...Option) *Server {
 	}
 	hs := httptest.NewUnstartedServer(srv.Handler())
 	hs.Config.ConnContext = srv.ConnContext
-	hs.Listener = srv.Listener(hs.Listener)
-	hs.Start()
-	s := &Server{URL: hs.URL, srv: srv, hs: hs}
+	s := &Server{srv: srv, hs: hs}
+	var clientOpts []client.Option // the clients' own defaults over plain HTTP
+	if o.tls {
+		// As the binary serves HTTPS: net/http's own TLS, HTTP/2 offered, and srv.Listener
+		// left out (its connections would only see encrypted bytes).
+		ca, err := localca.Ensure(tb.TempDir(), nil, time.Now())
+		if err != nil {
+			_ = srv.Close()
+			tb.Fatalf("understudytest: %v", err)
+		}
+		hs.EnableHTTP2 = true
+		hs.TLS = &tls.Config{Certificates: []tls.Certificate{ca.Certificate}, NextProtos: []string{"h2", "http/1.1"}, MinVersion: tls.VersionTLS12}
+		hs.StartTLS()
+		roots := x509.NewCertPool()
+		roots.AddCert(ca.CA)
+		s.transport = http.DefaultTransport.(*http.Transport).Clone()
+		s.transport.TLSClientConfig = &tls.Config{RootCAs: roots}
+		s.CAFile = ca.CAFile
+		clientOpts = append(clientOpts, client.WithHTTPClient(s.HTTPClient()))
+	} else {
+		hs.Listener = srv.Listener(hs.Listener)
+		hs.Start()
+	}
+	s.URL = hs.URL
 	tb.Cleanup(func() { s.Stop(tb) })
-	if s.Authorization, err = client.NewAuthorization(hs.URL, client.WithBearerToken(Token)); err == nil {
-		if s.Accounts, err = client.NewAccounts(hs.URL, client.WithAPIKey(APIKey)); err == nil {
-			if s.Compute, err = client.NewCompute(hs.URL, client.WithBearerToken(Token)); err == nil {
-				s.Admin, err = admingen.NewClientWithResponses(hs.URL)
+	if s.Authorization, err = client.NewAuthorization(hs.URL, append(clientOpts, client.WithBearerToken(Token))...); err == nil {
+		if s.Accounts, err = client.NewAccounts(hs.URL, append(clientOpts, client.WithAPIKey(APIKey))...); err == nil {
+			if s.Compute, err = client.NewCompute(hs.URL, append(clientOpts, client.WithBearerToken(Token))...); err == nil {
+				s.Admin, err = admingen.NewClientWithResponses(hs.URL, admingen.WithHTTPClient(s.HTTPClient()))
 			}
 		}
 	}
@@ -142,10 +185,25 @@ func (s *Server) Stop(tb testing.TB) {
 	tb.Helper()
 	s.stop.Do(func() {
 		s.hs.Close()
+		if s.transport != nil {
+			s.transport.CloseIdleConnections()
+		}
 		if err := s.srv.Close(); err != nil {
 			tb.Errorf("understudytest: stop: %v", err)
 		}
 	})
+}
+
+// HTTPClient returns an HTTP client for requests of the test's own, or for a vendor's SDK
+// (which takes one: option.WithHTTPClient, policy.ClientOptions.Transport,
+// stripe.BackendConfig.HTTPClient). With WithTLS it trusts the server's CA, and only it.
+// With WithTLS its connections are closed when the server stops; without, it uses
+// http.DefaultTransport.
+func (s *Server) HTTPClient() *http.Client {
+	if s.transport == nil {
+		return &http.Client{}
+	}
+	return &http.Client{Transport: s.transport}
 }
 
 // Reset puts every API back into its seeded state.
