@@ -48,7 +48,10 @@ type servedConn struct {
 }
 
 // Listener wraps ln so that its connections answer net/http's own errors in the APIs'
-// envelopes (see above). An http.Server serving Handler should serve this listener.
+// envelopes (see above). An http.Server serving Handler over plain HTTP should serve this
+// listener. Over TLS it is left out: beneath TLS its connections would see only encrypted
+// bytes, and above it net/http would no longer see a *tls.Conn (no HTTP/2, no
+// Request.TLS), so net/http's own answers go out as it writes them.
 func (s *Server) Listener(ln net.Listener) net.Listener { return servedListener{ln, s} }
 
 type servedListener struct {
