@@ -59,6 +59,9 @@ type Config struct {
 	Accounts accounts.Config
 	// Compute configures the compute API.
 	Compute compute.Config
+	// AdminToken, when set, is what every /_understudy/ endpoint but health asks for, as
+	// Authorization: Bearer <AdminToken> (401 otherwise). It is never logged.
+	AdminToken string
 	// DataDir, when set, keeps the state on disk there (see Open in internal/store): it
 	// survives restarts, and every acknowledged write is synced first. "" keeps it in memory.
 	DataDir string
@@ -176,7 +179,7 @@ func New(cfg Config) (*Server, error) {
 
 	e.HTTPErrorHandler = s.handleError
 
-	adminDeps := admin.Deps{Version: cfg.Version, Clock: clk, Reset: s.Reset, Journal: s.journal, Faults: s.faults, Metrics: s.metrics,
+	adminDeps := admin.Deps{Version: cfg.Version, Token: cfg.AdminToken, Clock: clk, Reset: s.Reset, Journal: s.journal, Faults: s.faults, Metrics: s.metrics,
 		Operations: operationIDs, Ready: func() error { return s.db.View(func(*store.Tx) error { return nil }) }}
 	if cfg.DataDir != "" {
 		adminDeps.ClockAdvanced = func() error { return s.db.Update(s.saveClock) }

@@ -12,6 +12,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -39,7 +40,8 @@ type Server struct {
 	Authorization *client.Authorization
 	Accounts      *client.Accounts
 	Compute       *client.Compute
-	// Admin is the generated client of the admin API (/_understudy).
+	// Admin is the generated client of the admin API (/_understudy); it sends the admin
+	// token when WithAdminToken set one.
 	Admin *admingen.ClientWithResponses
 
 	srv  *server.Server
@@ -96,6 +98,12 @@ func WithDataDir(dir string) Option {
 	return func(o *options) error { o.cfg.DataDir = dir; return nil }
 }
 
+// WithAdminToken makes the server ask for token on every /_understudy/ endpoint but health,
+// as --admin-token does; the Admin client sends it.
+func WithAdminToken(token string) Option {
+	return func(o *options) error { o.cfg.AdminToken = token; return nil }
+}
+
 // WithLogs sends the server's logs (warnings and above) to w instead of the test log.
 func WithLogs(w io.Writer) Option {
 	return func(o *options) error { o.logs = w; return nil }
@@ -126,7 +134,7 @@ func Start(tb testing.TB, opts ...Option) *Server {
 	if s.Authorization, err = client.NewAuthorization(hs.URL, client.WithBearerToken(Token)); err == nil {
 		if s.Accounts, err = client.NewAccounts(hs.URL, client.WithAPIKey(APIKey)); err == nil {
 			if s.Compute, err = client.NewCompute(hs.URL, client.WithBearerToken(Token)); err == nil {
-				s.Admin, err = admingen.NewClientWithResponses(hs.URL)
+				s.Admin, err = admingen.NewClientWithResponses(hs.URL, adminAuth(o.cfg.AdminToken))
 			}
 		}
 	}
@@ -163,6 +171,16 @@ func (s *Server) AdvanceClock(tb testing.TB, d time.Duration) {
 	if err != nil || resp.StatusCode() != 200 {
 		tb.Fatalf("understudytest: advance clock: %v %s", err, bodyOf(resp))
 	}
+}
+
+// adminAuth has the admin client send the admin token, when there is one.
+func adminAuth(token string) admingen.ClientOption {
+	return admingen.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		return nil
+	})
 }
 
 func bodyOf(r interface{ GetBody() []byte }) string {

@@ -65,6 +65,7 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	fs.StringVar(&c.Seed, "seed", "", "YAML seed file loaded at start on top of the built-in defaults")
 	fs.StringVar(&c.Server.DataDir, "data-dir", "", "keep the state on disk in this directory: it survives restarts, and every acknowledged write is synced first (default: in memory)")
 	fs.StringVar(&c.Server.PublicURL, "public-url", "", "base URL put into links that point back at the server (default http://<addr>)")
+	fs.StringVar(&c.Server.AdminToken, "admin-token", "", "token every /_understudy/ endpoint but health then asks for, as Authorization: Bearer <token> (401 otherwise); prefer the environment variable, which ps does not show (default: none asked)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.Int64Var(&c.Server.BodyLimit, "body-limit", server.DefaultBodyLimit, "largest request body in bytes; larger bodies get 413")
 	fs.BoolVar(&authz.Enforce, "authz-enforce", false, "authorization: enforce permissions (callers need a role granting the action)")
