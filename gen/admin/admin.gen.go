@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"github.com/oapi-codegen/runtime"
@@ -468,6 +470,17 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /_understudy/reset (the `Reset` operationId).
 	Reset(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetAPISpec An API's OpenAPI document
+	//
+	// The OpenAPI document the server validates an API's requests against, as the YAML it
+	// is written in, byte for byte, comments included: generate a client from the server
+	// you run. `api` is `authorization`, `accounts`, `compute` or `admin`; any other name
+	// is 404 `NotFound`. With `--admin-token` set it needs the token, as every endpoint
+	// but health does.
+	//
+	// Corresponds with GET /_understudy/specs/{api}.yaml (the `GetAPISpec` operationId).
+	GetAPISpec(ctx context.Context, api string, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // GetClock The server's clock
@@ -718,6 +731,27 @@ func (c *Client) ListRequests(ctx context.Context, params *ListRequestsParams, r
 // Corresponds with POST /_understudy/reset (the `Reset` operationId).
 func (c *Client) Reset(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewResetRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAPISpec An API's OpenAPI document
+//
+// The OpenAPI document the server validates an API's requests against, as the YAML it
+// is written in, byte for byte, comments included: generate a client from the server
+// you run. `api` is `authorization`, `accounts`, `compute` or `admin`; any other name
+// is 404 `NotFound`. With `--admin-token` set it needs the token, as every endpoint
+// but health does.
+//
+// Corresponds with GET /_understudy/specs/{api}.yaml (the `GetAPISpec` operationId).
+func (c *Client) GetAPISpec(ctx context.Context, api string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAPISpecRequest(c.Server, api)
 	if err != nil {
 		return nil, err
 	}
@@ -1121,6 +1155,40 @@ func NewResetRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewGetAPISpecRequest constructs an http.Request for the GetAPISpec method
+func NewGetAPISpecRequest(server string, api string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "api", api, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_understudy/specs/%s.yaml", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -1310,6 +1378,19 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /_understudy/reset (the `Reset` operationId).
 	ResetWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ResetResponse, error)
+
+	// GetAPISpecWithResponse An API's OpenAPI document
+	//
+	// The OpenAPI document the server validates an API's requests against, as the YAML it
+	// is written in, byte for byte, comments included: generate a client from the server
+	// you run. `api` is `authorization`, `accounts`, `compute` or `admin`; any other name
+	// is 404 `NotFound`. With `--admin-token` set it needs the token, as every endpoint
+	// but health does.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_understudy/specs/{api}.yaml (the `GetAPISpec` operationId).
+	GetAPISpecWithResponse(ctx context.Context, api string, reqEditors ...RequestEditorFn) (*GetAPISpecResponse, error)
 }
 
 type GetClockResponse struct {
@@ -1812,6 +1893,54 @@ func (r ResetResponse) ContentType() string {
 	return ""
 }
 
+type GetAPISpecResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// YAML200 the response for an HTTP 200 `application/yaml` response
+	YAML200 *map[string]interface{}
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetYAML200 returns the response for an HTTP 200 `application/yaml` response
+func (r GetAPISpecResponse) GetYAML200() *map[string]interface{} {
+	return r.YAML200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetAPISpecResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAPISpecResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAPISpecResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAPISpecResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAPISpecResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetClockWithResponse The server's clock
 //
 // The time the server runs on: link expiry, operation progress, retention and
@@ -2034,6 +2163,25 @@ func (c *ClientWithResponses) ResetWithResponse(ctx context.Context, reqEditors 
 		return nil, err
 	}
 	return ParseResetResponse(rsp)
+}
+
+// GetAPISpecWithResponse An API's OpenAPI document
+//
+// The OpenAPI document the server validates an API's requests against, as the YAML it
+// is written in, byte for byte, comments included: generate a client from the server
+// you run. `api` is `authorization`, `accounts`, `compute` or `admin`; any other name
+// is 404 `NotFound`. With `--admin-token` set it needs the token, as every endpoint
+// but health does.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_understudy/specs/{api}.yaml (the `GetAPISpec` operationId).
+func (c *ClientWithResponses) GetAPISpecWithResponse(ctx context.Context, api string, reqEditors ...RequestEditorFn) (*GetAPISpecResponse, error) {
+	rsp, err := c.GetAPISpec(ctx, api, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAPISpecResponse(rsp)
 }
 
 // ParseGetClockResponse parses an HTTP response from a GetClockWithResponse call
@@ -2380,6 +2528,39 @@ func ParseResetResponse(rsp *http.Response) (*ResetResponse, error) {
 	return response, nil
 }
 
+// ParseGetAPISpecResponse parses an HTTP response from a GetAPISpecWithResponse call
+func ParseGetAPISpecResponse(rsp *http.Response) (*GetAPISpecResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAPISpecResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "yaml") && rsp.StatusCode == 200:
+		var dest map[string]interface{}
+		if err := yaml.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.YAML200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// GetClock The server's clock
@@ -2415,6 +2596,9 @@ type ServerInterface interface {
 	// Reset Reset every API to the seeded state
 	// (POST /_understudy/reset)
 	Reset(ctx echo.Context) error
+	// GetAPISpec An API's OpenAPI document
+	// (GET /_understudy/specs/{api}.yaml)
+	GetAPISpec(ctx echo.Context, api string) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -2558,6 +2742,22 @@ func (w *ServerInterfaceWrapper) Reset(ctx echo.Context) error {
 	return err
 }
 
+// GetAPISpec converts echo context to params.
+func (w *ServerInterfaceWrapper) GetAPISpec(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "api" -------------
+	var api string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "api", ctx.Param("api"), &api, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter api: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetAPISpec(ctx, api)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -2616,6 +2816,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/_understudy/clock", wrapper.GetClock, options.OperationMiddlewares["getClock"]...)
 	router.POST(options.BaseURL+"/_understudy/clock/advance", wrapper.AdvanceClock, options.OperationMiddlewares["advanceClock"]...)
 	router.GET(options.BaseURL+"/_understudy/metrics", wrapper.GetMetrics, options.OperationMiddlewares["getMetrics"]...)
+	router.GET(options.BaseURL+"/_understudy/specs/:api.yaml", wrapper.GetAPISpec, options.OperationMiddlewares["getAPISpec"]...)
 
 }
 
@@ -3022,6 +3223,51 @@ func (response ResetdefaultJSONResponse) VisitResetResponse(w http.ResponseWrite
 	return err
 }
 
+type GetAPISpecRequestObject struct {
+	Api string `json:"api"`
+}
+
+type GetAPISpecResponseObject interface {
+	VisitGetAPISpecResponse(w http.ResponseWriter) error
+}
+
+type GetAPISpec200ApplicationyamlResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetAPISpec200ApplicationyamlResponse) VisitGetAPISpecResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/yaml")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetAPISpecdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response GetAPISpecdefaultJSONResponse) VisitGetAPISpecResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// GetClock The server's clock
@@ -3057,6 +3303,9 @@ type StrictServerInterface interface {
 	// Reset Reset every API to the seeded state
 	// (POST /_understudy/reset)
 	Reset(ctx context.Context, request ResetRequestObject) (ResetResponseObject, error)
+	// GetAPISpec An API's OpenAPI document
+	// (GET /_understudy/specs/{api}.yaml)
+	GetAPISpec(ctx context.Context, request GetAPISpecRequestObject) (GetAPISpecResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -3374,81 +3623,111 @@ func (sh *strictHandler) Reset(ctx echo.Context) error {
 	return nil
 }
 
+// GetAPISpec operation middleware
+func (sh *strictHandler) GetAPISpec(ctx echo.Context, api string) error {
+	var request GetAPISpecRequestObject
+
+	request.Api = api
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetAPISpec(ctx.Request().Context(), request.(GetAPISpecRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetAPISpec")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetAPISpecResponseObject); ok {
+		return validResponse.VisitGetAPISpecResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"zFr/bxs3sv9XBnsPiAWs5ZXspLWC/qBr09bvNWnguMhdu0FELUcS611yj+Ra0QX+3x+G5H6RtLLlJgdc",
-	"USCytEsOhzOf+cyXz1GmilJJlNZEk8+RRlMqadD98UprpelDpqRFaekjK8tcZMwKJc/+NErSd/iJFWWO",
-	"7mP7CsdoEr1R9kdVSR7FUYHGsCV9KRUwXggJKHmphLTALJx9rCRHbWzFN2dSlRjd38eRyVZYMFrwfzQu",
-	"okn0t7NW4DP/qzlzgl4H0aN7epGjybQoSc5oEk3lBhZM5JXGYWddd8rp2yv6Z/uFXyWCWoBdIWBR5cwi",
-	"h+nbKzOM4ghlVUSTPyJW2ZXS4t9OGVEcsSxTFekxdkqtLEYf4shuSjqzsVrIZXQfR9/nKrvd3/FmhWBQ",
-	"36F+ZiCjZ2ivUqsStRX+QqRaP/ZipTVKC1YUSO8vlC6YjSYRZxZP6duoRyS1WBi07zBTkpv9HX5Wa1gw",
-	"DWyFjJNaNLLcbQHCgjDbG6lqnnd2kVUxR+2UrvFfldDISXl0lN2NW22p+Z+Y2UZbU37HZOYMjHEuSCyW",
-	"v+2oZsFyg/EBsa2CQt2hu8wDijWHjh5EozUY53DCLBTKWGCwQaYH/Scv2CdRkI2cj16MxxdJEkeFkP6r",
-	"5DHFmAeUsW3ne8K2DvTMgFpLcN4IKO8wVyXCQmmnBO9807dX+4po/HffxtxP+294R999YQoFy1ZC4qlG",
-	"xtk8R6AHh33W1wDD7iLvV8zCmsx5rZVc9ry8ozsnS7vgvgp3nven7dP0j6zKbd+xFvQD6CpHEJI0muG+",
-	"Tlgp+iAl34BdCUOaj2G9QgkGba9K+pXa3MJhXQre/xoJ/MyA4L1vEb7JbPO6xwGmnCOH8EDnZSEtLsl8",
-	"H7i/Vt7wyIHrtyvFH9KXf+IRlZH+HRJfPbhW89gjy5XMrg6sQz8ZMJZpK+QS1sKu3NqPrajVnM1FLuym",
-	"X1XZikAOLFk9g4LZbAXCeItDDicjv74N1wlrZmAp7lCCVBIHR6Ew2X/BhCSZenG+YHIDhdII5ChorCGM",
-	"d1EfCQZfApsbckkCE6kgF4Ww/Xah0erNdGFRvzsMrxT8DVzTo6fu2T4ldhY1ltnKHIiC7jdg0qxRk8YS",
-	"J2UwXlAy3wz6Vt1BBUFsJexzEBt+Ecb2S9EihNlHBvdjj/hX/l6V5ugwegNMo7cBdD4rLBbmMR7kUeu+",
-	"kZlpzTZ75wsyHDzadZU/NdROvUU60y3YLRovOrlHY0bEv0BpMLlaA1dreRA3HzoisbUjARJOptev3acY",
-	"7sbhg9Lwk1LLnOybGSUHBOOk+unbq2emiZVDH8Z/QbkkHBiNv+1F6Ur2BYmyJLRRblmJn2xAMedZu2qJ",
-	"6SkJGhuKQpp029eUYdTnBw9A9nsmwpa5kkuY44Lc2XsFbX2idP3lUtEXDgwJxYIDJYNhl8W8SOi/Xg7z",
-	"l6IAnHD0TpJGV5JMDznMN9DSl2EaDXZvIBlf/KXg8fPNzdsQQXaXfPEVwgic0J2ZErNnnW+v+OAoC/oL",
-	"UWZn3XFy8e1XCjYds+zEnQmM/BnDpYUopwphLfJBKlm+ZhsTQwIS71DHkAzHz0FJDBkCsaRKg5LA7lAT",
-	"C4Bps08TzEzJNJpUcoUGpLLgnAvYkglpLMzcn7NhKh9m3KMHqfZXiUnNXt++uHjcLY6IV5RbOOeEk4sk",
-	"OX1+eTlwOLUfvba2f355+fDm9z0A/zOyvM/krpFxIdEY0FgqbXtSpAMHmbrrh5m6nbX8xOej4VhbSbO6",
-	"7U2Kq5KM5d1jaZgR3mibHZx/+Ah5BPe5Q22Er1ns30YLPzCvRM4hPP142vEAV7j2dt7PFv5XVVqyHFBa",
-	"LfrYQh0k9l99g2tyn4XQxh5ND4Iw15gpzR+lCc3mD5wrLNVbPmmgxJvEn/6wRyZLNz4ie3xyd81B9PNq",
-	"XnnMfX2gcuGCIEVEpW5jkqYQeS5Cmn2k4RwKMyTmToB5WkShBXZTEoeJQXkaGTFAgtMnpCm0Kv3iw7qq",
-	"PM7+q0K96V0l7HZIwLoo+My0l8rhJNjA6RUntPrHafv3oHeXJ1D3fu7vylc9VYIdnTGtBdnLid0rqQ2O",
-	"rYnt+EJ4iEy1MYag/OZcW5bY7zMG7TWa3srCex+INT0D3OfpTwNg9+qsi7Xumx64PRa+6M4wq7Swm3cE",
-	"IcFfeSHkjbrFAzhq6acuRlOeGnDa05iT2empW+XUPTtz0c6VWuWd0EoWFIHvmBZsnmMqZ7+9+eHV9bub",
-	"337458fpD6+v3ny8+fX/Xr2ZDWIwIVbPpt1a7AT+jkyjhrRKkvPMbeI+4mwI74NHMC9oKknh3Zhlbk1I",
-	"biX6x8n7Ync53sBqpxLWSe7OxKSyK9RxKkUnA71IRjD7TdaVYuQz//Ts/fv3pyQzSisyZrERWSPLi+/S",
-	"Ti0vjWYvU2kbzQoDhO2M1hcSMiWNZaHkC0xyT8MgV8slck+YXACgm527TVpzX1lb+nq5kAtVl/pZ5gxU",
-	"MvdOK0m0V1ffqzjS61rlTWXfxD6uwmyrvj+b0EE944i90TuWawMUYCrnLLslarR2RUAyIUSOPN5y9RBU",
-	"4m7SHcO+3zu9FGi1yMwwlTd1gl1XRK3LUOkhfzrjA4+uZKcFoDQx123iUdtCKnds2tuRXWFRV0oyjZyu",
-	"m+XmpbcCZ1Z0WZu2EzKvLMxWjqXNQCJyk8qjrdudIJCuQ7bnDRdODDoilcpZ69AzqP0dvMkMhuBqzgYq",
-	"gzD7nPqSaRpNPqcuB0+jOK1TvzS6v5+97PgJ6bDD6H1Fy6VPlC/BiZBZXnG6dyYh4DwUSEEX1pryCxmc",
-	"CxaaZS7dUsQqU4mfPLmJwVTZiiBgPEzoxzEmzimZD3dQMs0KJA7vS2V2LTIcwLaTJqmcXck7lgsegtis",
-	"3rjOWSUragMNEirdLu7dzAqbb3tMW2qPOuwzGgVeIB33ic6HyfA8xBMHsVu+ktX9oiUeqDg5z+9AmK6k",
-	"ATKUXMhbwE+l0Ju4k7KWWi118DxLJkm5meSpFByLUvl8Yy0kV2sDLM9hofJcrYmAwZXLDb0P1k2gMq9M",
-	"aCy4Po2BgnH0OtliP3QE3/6KtzuN4yR5Wp/RdcKicTJ+cToanY5HN6NkkjyfJMkwSZLf9zpLk/MkObqb",
-	"6CXs6SLetA0k99uibhL0rdacz3cnfTStioLpTW+3j+yHLQ0F5CkZTfSB3ti3hDPWNsNK1ZdWTDk3MAsE",
-	"dwYnte+4u1Rr5IO6OLUtwUvCBR88luSzhMCx81y8o0CppEfqITSKgIxJmCPUbbHL8fj8/Jtxcv4Cwv5w",
-	"wuYEOePLsWuZmcF2GzGVTdwyK7UmoPQ2xYyF8fjF6HQ0Pj0f3YzPJ88vJ88vf/e0rjEr8ywUTYWBWywp",
-	"3UilZFKZrZRxdPlNQvRaZCuH6g4FJW0wHkwIfoJWPe6vVZVzWCqY40aRY6Cg4E57aFxUpiYyF0kCe8BB",
-	"R8mR3aFpO45QyWzFZBOQt70i7N16hlvp74pvnuYUTRfzxVOtvW6w3m9zQ6srvP9PuOroAVe9/KquCswV",
-	"cDro9OXO+7ou1e6QjIXSa6b5EZ7cbQPkaLGvIFMoMiFPD1p6M9yznixHpn/0C+7d1UVP6UB5nuQIUI4L",
-	"++UK8cLuydqjiPhwFOtQuKa1GtfVg8ONkW1l5MLYQ7p4ot3Wd/RHKFE0Qx119yEigETJvUZ879W/dTra",
-	"mnc5UOTej465mrP8R29FQi6vXQ9JSIPaRludu3FvJXPU5tjPk/P7D0e7UdvROuBKoZv1pXbyY3vFvbbR",
-	"H8+u6w5SaC95FhnqxieCiHsp4m7xPQ71GIfFxKqg1LgQn0IEIDtNJdmR44QD35pyiE6rNbUIHnpGGunS",
-	"fLrlZPC9ov0JiziVqvQts3zjF+xUkV+C0qHRMvN7zIDIqqRnmbAwa5o6PoosFSg5hGkq3VHbJmzbWQp1",
-	"8Z5224nrK7n5nNBd4oNGAJ+x+HcpQ7MiB49EPOQms04HYQZzJP43AmTZKtwA6cx44Z1O1MISSThJJp5D",
-	"DIbQXpzaGu9yLuyJRmgyDOG6gSQXxVmmlStGE9/oCZmZRmbR9zu/IGIe59ihzzd+sr8+5qFP8k/Xlj0q",
-	"QI/+E0r4b0O3J+nuIVyLW88X/Msxbso55asPBcF+NnD2WfD7YyiBkl7wl3CRXDQlY43k6ZJ+DL1CZsO8",
-	"z/Y9+OVr12lSWB/pHpkcaqymYwmCngyl0FAychMU21bava5O+/LFflP3/sMxLKYWjQ69dNXxr0Rinnh3",
-	"q6ah1ktspqEYM04SUDu9KwfMjLtRAfdVIFBuPIzw/3ly7io4d0zkbJ7jzC2RSmEp76LE7BaxbGIWZVFh",
-	"dsc3bJllwIXGzCq9eWaAC3PbJDDMlVhw4jdNQ34SYH2hVeEHE5T0sjigd/Vpy7QFjZm6o4PRRjnlamYj",
-	"M+RekMEwlbOtlt4snDZUDHxS5paKXYXPBYN2NtHz6TUzNWkndDlQUAgtzS+lezW2RIpysJ1+5Gg8fN4t",
-	"4HC8i45GoCDgAQjaMYa/bMehcBdN/viwbdWhzHqELYcC6UFjfqsV8SqsDFgiH/ipVEb4mmS7zMeagny0",
-	"yrIcTuabHYLms32n70Gcyv1XP9adlI9NFWEljFVLzQrwy3mjrFcc+PpVZyVjlUb+0bcyjBPiVkg+iNtq",
-	"1U+UCLnywzPTKQ732djroJlHjYz0clbmTGybV/Q3uPnn21cPaMlxDKKlBx/5zErxXVrH6TSKGym/Sx8M",
-	"rmkUe2V/l5LEaXQP521bwJnvLgT3Wmqtoi9G2o4dFY1iHzPO7V54f4R8VZRWoOlrERzIm2uKGh0bc8Jy",
-	"5K9YlHbzFZIipZehBRUWf1reXEvkCmoZStvmACFTmL69MnBC8WKHiA9ikJ1Bgriu4/l2U1j4mQEj/o1w",
-	"MkqShLwvnHYwhJ+R0VIdPq/dQADyGIzy/SqfSN3ixqTSP8PKEpl+GSacmBs19W9129VCh4Z1j0dSlt+5",
-	"uQc5jBum2taIH8Ee1tzFbdOSF9/kPQ7a3TTifXzcnsfNjPWJ1D39ASLVN1/2mGBNB6QZLguofEiOptO9",
-	"JULfONIo6R1I2qNHoW7cDkiGWZh2RnCUJAf14oaP+8UZbY8s9sxQ9vDMJ1KGFpJ6akTdsZRkOB61QyTR",
-	"21/f3RyZHhm0v7A55qYeN5hEZ2GPs7vRWamVi29nxeY0fD4djc/P/GJni+3Vzhb6dI3zs+6indEP+vzx",
-	"bnyxsf949+rdT98XOXt1uWgHHCYXo3E9hLHbeqH/h6Px+e/RE8pO3eGoQzFnf15Wbo0+fTnr34LMowKR",
-	"8VDcX636QasylG2tk9yXKniX87oR3HaWzfFnt+zAdw8U4yZkCshT6YYgCZxVITKW55tJp8mqKyldCzVM",
-	"MbAiNAQNooHQuHAl1Dyw8zBtQXC8doNFsN+N8rlkkGrS2xgynd58zdJTaSzbtH8PoVPya6s7Vqk+WPea",
-	"/WpE3i/3BGtsx3MOcXWnPjqwL0x9BeszaNu0r+3LIa9zqT6L3Ob72yM5f3wgYPO32RcPGeQqY3l33NE/",
-	"TFmPzsNQyOTsbDT+ZpgMk+Fo8m3ybRLRqkGQ3SW/D0MfjpLPfSq7NTbRIrY/wv2H+/8PAAD//w==",
+	"zHt7b9vG0vdXGfC8QCyAlinZSWsF/UOnTVq/T9MGjouctgzCFTmStiZ3eXaXVnQCf/cHs7u8SZQtNznA",
+	"UxSILC5nZ2fn8puLPgepLEopUBgdzD4HCnUphUb7xyulpKIPqRQGhaGPrCxznjLDpTj7S0tB3+EnVpQ5",
+	"2o/tKxkGs+AXaV7LSmRBGBSoNVvRl0ICywouAEVWSi4MMANnHyuRodKmyrZnQpYY3N+HgU7XWDAi+P8U",
+	"LoNZ8I+zluEz91SfWUavPevBPb2YoU4VL4nPYBbMxRaWjOeVwnGHrj3l/O0V/dN/4VeBIJdg1ghYVDkz",
+	"mMH87ZUeB2GAoiqC2Z8Bq8xaKv4fK4wgDFiayorkGFqhVgaDD2FgtiWdWRvFxSq4D4Pvc5ne7u94s0bQ",
+	"qO5QPdOQ0hraq1SyRGW4uxAhN4+9WCmFwoDhBdL7S6kKZoJZkDGDp/RtMMCSXC41mneYSpHp/R1+khtY",
+	"MgVsjSwjsShkud0CuAGu+xvJapF3dhFVsUBlha7w3xVXmJHw6Ci7G7fSkou/MDWNtObZHROpVTCWZZzY",
+	"YvnbjmiWLNcYHmDbSCjkHdrLPCBYfejonjWiwbIMTpiBQmoDDLbI1Gj45AX7xAvSkfPJi+n0IorCoODC",
+	"fRU9Jhj9gDD6er7HbGtAzzTIjQBrjYDiDnNZIiylskJwxjd/e7UviMZ+93XMPtp/wxn67gtzKFi65gJP",
+	"FbKMLXIEWjge0r7GMewSeb9mBjakzhslxWrg5R3ZWV5agvsi3FnvTjsk6desys3QsZb0AFSVI3BBEk1x",
+	"Xyas5EMuJd+CWXNNkg9hs0YBGs2gSIaF2tzCYVnybPg1YviZBp4NvkX+TaTbNwMGMM8yzMAv6LzMhcEV",
+	"qe8D99fy65ccuH6zltlD8nIrHhEZyd964qsHaTXLHiFXMrM+QIceadCGKcPFCjbcrC3txygquWALnnOz",
+	"HRZVuiYnB4a0nkHBTLoGrp3GYQYnE0ff+OuEDdOw4ncoQEiBo6O8MOl/wbggngb9fMHEFgqpEMhQUBtN",
+	"Pt5GfSQ3+BLYQpNJkjMREnJecDOsFwqN2s6XBtW7w+6Vgr+Ga1p6atcOCbFDVBtmKn0gCtpnwITeoCKJ",
+	"RZZLr7wgRb4dDVHd8Qqc0Irf56Bv+JlrM8xF6yH0vmewDwfYv3L3KlWG1kdvgSl0OoDWZrnBQj+Gg5zX",
+	"um94Zkqx7d75PA8Hj3Zd5U8NtXOnkVZ1C3aL2rFO5tGoEeEvkAp0LjeQyY046DcfOiKhtSMdJJzMr9/Y",
+	"TyHcTf0HqeBHKVc56TfTUozIjZPo52+vnukmVo5dGP8ZxYr8wGT67aCXrsRQkChL8jbSkhX4yXgvZi1r",
+	"VywhrRKgsIEoJEm7fQ0ZJkN28IDLfs+43zKXYgULXJI5O6ugrU+kqr9cSfrCOkPyYt6AotG4i2JeRPTf",
+	"IIb5W1EATjJ0RhIHV4JUDzNYbKGFL+M4GO3eQDS9+FvB46ebm7c+guySfPEVwgic0J3pEtNnnW+vstFR",
+	"GvQ3oswO3Wl08e1XCjYdtezEnRlM3Bn9pfkoJwtuDGajWLB8w7Y6hAgE3qEKIRpPn4MU6DMEQkmVAimA",
+	"3aEiFADzZp8mmOmSKdSxyCRqENKANS5gK8aFNpDYP5NxLB5G3JMHofZXiUnNXt++uHjcLI6IV5RbWOOE",
+	"k4soOn1+eTmyfmo/evW2f355+fDm9wMO/idk+ZDKXSPLuECtQWEplRlIkQ4cZG6vHxJ5m7T4xOWj/li9",
+	"pFneDibFVUnK8u6xNExzp7TNDtY+XIQ8AvvcodLc1Sz2b6N1P7CoeJ6BX/142vEAVrh2ej6MFv6/rJRg",
+	"OaAwig+hhTpI7L/6C27IfJZcaXM0PPDMXGMqVfYoTGg2f+BcntRg+aRxJU4l/nKHPTJZunER2fkne9cZ",
+	"8GFcnVXO5745ULmwQZAiopS3IXFT8DznPs0+UnEOhRlicyfAPC2iEIHdlMT6RC88hYwQILnTJ6QpRJWe",
+	"uLAuK+dn/12h2g5S8bsdYrAuCj7T7aVmcOJ14PQqI2/1r9P279HgLk+A7sPY35avBqoEOzJjSnHSlxOz",
+	"V1IbHVsT27EFv4hUtVEGL/zmXD1NHLYZjeYa9WBl4b0LxIrWQOby9Kc5YPtq0vW19psBd3us+6I7w7RS",
+	"3GzfkQvx9poVXNzIWzzgRw096vpoylO9n3Yw5iQ5PbVUTu3axEY7W2oVd1xJUVAEvmOKs0WOsUh+++WH",
+	"V9fvbn774feP8x/eXP3y8ebX/3n1SzIKQftYncy7tdgZ/BOZQgVxFUXnqd3EfsRkDO+9RTDHaCxI4N2Y",
+	"pW+1T24FuuVkfaG9HKdgtVFxYzm3Z2JCmjWqMBa8k4FeRBNIfhN1pRizxK1O3r9/f0o8ozA8ZQYblhWy",
+	"vPgu7tTy4iB5GQvTSJZrIN/OiD4XkEqhDfMlX2AiczAMcrlaYeYAkw0AdLMLu0mr7mtjSlcv52Ip61I/",
+	"S62CCmbfaTkJ9urqexVHel3JvKns69DFVUh69f1kRgd1iCN0Sm9RrvGuAGOxYOktQaONLQKSCiFmmIU9",
+	"U/dBJewm3SHs272VS4FG8VSPY3FTJ9h1RdTYDJUWudNpF3hUJTotAKkIufaBR60LsdjRaadHZo1FXSlJ",
+	"FWZ03SzXL50WWLWiy9q2nZBFZSBZW5SWgEDMdCyO1m57Ag+6DumeU1w40WiBVCyS1qATqO0dnMqMxmBr",
+	"zhoqjZB8jl3JNA5mn2Obg8dBGNepXxzc3ycvO3ZCMuwgelfRsukT5UtwwkWaVxndOxPg/TwUSEEXNory",
+	"C+GNC5aKpTbdkoQqY4GfHLgJQVfpmlzAdBzRwylG1iiZC3dQMsUKJAzvSmVmw1McQd9Io1gkV+KO5Tzz",
+	"QSypN65zVsGKWkE9h1K1xJ2ZGW7yvsW0pfaggz6DiccFwmKf4Hwcjc99PLEutmcrad0vWuGBipO1/I4L",
+	"U5XQQIqSc3EL+Knkaht2UtZSyZXylmdIJSk3E1kseIZFKV2+seEikxsNLM9hKfNcbgiAwZXNDZ0N1k2g",
+	"Mq+0byzYPo2GgmXoZNJDP3QE1/4K+53GaRQ9rc9oO2HBNJq+OJ1MTqeTm0k0i57PomgcRdEfe52l2XkU",
+	"Hd1NdBwOdBFv2gaSfbasmwRD1Jrzue6ki6ZVUTC1Hez2kf6wlaaAPCelCT7QG/uacMbaZlgph9KKeZZp",
+	"SDzATeCkth17l3KD2aguTvU5eEl+wQWPFdkseeDQWi7eUaCUwnnqMTSCgJQJWCDUbbHL6fT8/JtpdP4C",
+	"/P5wwhbkcqaXU9sy06N+GzEWTdzSa7khR+l0imkD0+mLyelkeno+uZmez55fzp5f/uFgXaNW+pkvmnIN",
+	"t1hSuhELwYTUvZRxcvlNRPCap2vr1a0XFLTBdDQj9+Ol6vz+RlZ5BisJC9xKMgzkFNxpD4XLStdA5iKK",
+	"YM9x0FFyZHeo244jVCJdM9EE5L5V+L1by7CU/imz7dOMoulivniqttcN1vs+NjSqwvv/hqlOHjDVy69q",
+	"qsBsAafjnb7ceN/UpdodkLGUasNUdoQld9sAORocKsgUklTIwYMW3oz3tCfNkanXjuDeXV0MlA6kw0kW",
+	"AOW4NF8uEMfsHq8DgggPR7EOhGtaq2FdPTjcGOkLI+faHJLFE/W2vqM/fYmiGeqouw8BOUgUmZOI6726",
+	"t04nvXmXA0Xu/eiYywXLXzst4mJ1bXtIXGhUJuh17qaDlcxJm2M/j87vPxxtRm1H64Ap+W7Wl+rJ6/aK",
+	"B3VjOJ5d1x0k315yKNLXjU84AfeSh93ie+jrMdYXE6qCUuGSf/IRgPQ0FqRHFhOOXGvKenSi1tQiMt8z",
+	"UkiX5tIty4PrFe1PWISxkKVrmeVbR7BTRX4JUvlGS+L2SIDAqqC1jBtImqaOiyIrCVKMYR4Le9S2Cdt2",
+	"lnxdfKDddmL7SnY+x3eXslHDgMtY3LuUoRmeg/NEmc9Nkk4HIYEFEv6bALJ07W+AZKYd81YmcmkIJJxE",
+	"M4chRmNoL072xrusCTug4ZsMY7huXJKN4ixV0hajCW8MhMxUITPo+p1fEDGPM2zf55s+2V4fs9An2adt",
+	"yx4VoCf/DSH8X/NuT5LdQ34tbC2fZ1/u4+ZZRvnqQ0FwGA2cfebZ/TGQQArH+Eu4iC6akrFCsnRBD32v",
+	"kBk/79O/B0e+Np0mhXWR7pHJoUZrOprAaaUvhfqSkZ2g6Gtp97o67csX+03d+w/HoJiaNTr0ylbHvxKI",
+	"eeLdrZuG2iCwmftizDSKQO70rqxjZpkdFbBfeQBlx8PI/z+Pzm0F547xnC1yTCyJWHBDeRclZreIZROz",
+	"KIvyszuuYcsMg4wrTI1U22caMq5vmwSG2RILztymsc9PvFtfKlm4wQQpHC/W0dv6tGHKgMJU3tHBaKOc",
+	"cjW9FSlmjpHROBZJr6WX+NP6ioFLyiyp0Fb4bDBoZxMdnt4wXYN28i4HCgq+pfmlcK/2LYGkHGynHzmZ",
+	"jp93CzgZ3gVHeyDP4AEXtKMMf1uPfeEumP35oa/Vvsx6hC77AulBZX6rJOEqrDQYAh/4qZSau5pkS+Zj",
+	"DUE+GmlYDieL7Q5Ac9m+lfcojMX+qx/rTsrHpoqw5trIlWIFOHJOKWuKI1e/6lDSRirMPrpWhrZM3HKR",
+	"jcK2WvUjJUK2/PBMd4rDQzr2xkvmUSUjuZyVOeN99Qr+ATe/v331gJQsxiBYenDJZ1by7+I6TsdB2HD5",
+	"XfxgcI2D0An7u5g4joN7OG/bAlZ9d13woKbWIvpiT9vRo6IR7GPK2e+FD0fIV0VpOOqhFsGBvLmGqMGx",
+	"MceTI3vFojTbr5AUSbXyLShP/Gl5c82RLailKEybA/hMYf72SsMJxYsdID4KQXQGCcK6jufaTZ7wMw2a",
+	"/wfhZBJFEVmfP+1oDD8hI1IdPK/sQABmIWjp+lUukbrFrY6FW8PKEpl66SecmB01dW9129Vc+Yb1gEVS",
+	"lt+5uQcxjB2m6kvEjWCPa+xit2nBi2vyHufa7TTifXjcnsfNjA2x1D39ASA1NF/2GGNNB6QZLvNe+RAf",
+	"Tae7x8LQONIkGhxI2oNHvm7cDkj6WZh2RnASRQflYoePh9mZ9EcWB2YoB3DmEyFD65IGakTdsZRoPJ20",
+	"QyTB21/f3RyZHmk0P7MF5roeN5gFZ36Ps7vJWamkjW9nxfbUfz6dTM/PHLGzZZ/a2VKdbnBx1iXaGf2g",
+	"zx/vphdb8693r979+H2Rs1eXy3bAYXYxmdZDGLutF/p/PJme/xE8oezUHY46FHP252VFb/Tpy1F/z2Ue",
+	"FYi0c8XD1aoflCx92dZYzl2pIutiXjuC286yWfxsyY5c90CyTPtMAbNY2CFIcs6y4CnL8+2s02RVlRC2",
+	"heqnGFjhG4IaUYNvXNgSau7RuZ+2IHe8sYNFsN+Ncrmk52o22BjSnd58jdJjoQ3btn+PoVPya6s7Rsoh",
+	"t+4k+9WAvCP3BG1sx3MOYXUrPjqwK0x9Be3TaNq0r+3LYVbnUkdoJEUSfUb48H68ZUX+YLP41xIFbZXJ",
+	"tLKDNp2M1DaymKGrEr7I2QYLN4kbAnOq+fv8zc/AjZ13qZv1pKWLrXFzFfQhhFQWtIsG1+zHbAYrFHTr",
+	"lGqnObe/JfHppucjFltZkWKPIWElt7lj0vu1ZRJCUv/ckj57l5iQart5huSlzYbtUA5QuLCMXkQXkNS/",
+	"SfXDQLA7uUFXYhUevRXa7+3B+8MasVhUBlwFADKJh7KH+durdyWmx1RbXO6vfd2W+M7qARp3y0m/DNPG",
+	"m4EyjEMyX7EO85Al1orXscR6pujBuYiBSYieyQ7/CsUdZbfW0ij3+ThqFLwzS9gMtg1ad2MRJ8nuwZLQ",
+	"T35knAERI7R9/fp7uHw+mY6+QtGwNrdd6xyy/n623x/I+/MDXZszoyEdY5DLlOXdYWe3OAiDSuV+JGx2",
+	"djaZfjOOxtF4Mvs2+jYKiKpnZJfk937kyybkC1fI6g1NtQrpjnD/4f5/AwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
