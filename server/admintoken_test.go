@@ -57,6 +57,9 @@ var adminCalls = []struct {
 	{"advanceClock", 200, func(ctx context.Context, c *admingen.Client, a admingen.RequestEditorFn) (*http.Response, error) {
 		return c.AdvanceClock(ctx, admingen.ClockAdvance{Seconds: 1}, a)
 	}},
+	{"getState", 200, func(ctx context.Context, c *admingen.Client, a admingen.RequestEditorFn) (*http.Response, error) {
+		return c.GetState(ctx, a)
+	}},
 	{"getAPISpec", 200, func(ctx context.Context, c *admingen.Client, a admingen.RequestEditorFn) (*http.Response, error) {
 		return c.GetAPISpec(ctx, "compute", a)
 	}},

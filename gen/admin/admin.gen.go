@@ -245,6 +245,19 @@ type ResetResult struct {
 // ResetResultStatus Always `reset`.
 type ResetResultStatus string
 
+// State A seed file: one section per API, each as `--seed` reads it (the settings and
+// resources it holds are described with the seed file).
+type State struct {
+	// Accounts Settings, platforms, accounts, account links and Idempotency-Keys.
+	Accounts map[string]interface{} `json:"accounts,omitempty"`
+
+	// Authorization Settings, custom role definitions and role assignments.
+	Authorization map[string]interface{} `json:"authorization,omitempty"`
+
+	// Compute Settings, interconnect locations and, by project, resources and finished operations.
+	Compute map[string]interface{} `json:"compute,omitempty"`
+}
+
 // Error understudy's own error envelope for the admin API.
 type Error = ErrorResponse
 
@@ -481,6 +494,28 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /_understudy/specs/{api}.yaml (the `GetAPISpec` operationId).
 	GetAPISpec(ctx context.Context, api string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetState The whole current state, as a seed file
+	//
+	// Every resource of every API, with the settings a seed file can give, as a seed
+	// file: the YAML `--seed` reads. Start a server with `--seed` on it (or reset a server
+	// started so) and every get and list answers as on this one: the same ids, names,
+	// labels, fingerprints and etags, creation times, account links (their tokens and
+	// whether they were used), finished operations and remembered Idempotency-Keys; links
+	// back to the server name the server that answers. The export is deterministic: the
+	// same state gives the same bytes.
+	//
+	// Left out, as work in flight rather than state: running operations and the resources
+	// their inserts are making (a resource whose delete is running is exported, as it
+	// still reads), the session a hosted link's first visit opened (the link is exported
+	// as used), and Idempotency-Keys of requests not yet answered or past their window.
+	// So are understudy's own controls: fault rules, the request journal, metrics and the
+	// clock. The file holds what a seed holds, the platforms' keys and the tokens of
+	// account links included: with `--admin-token` set it needs the token, as every
+	// endpoint but health does.
+	//
+	// Corresponds with GET /_understudy/state (the `GetState` operationId).
+	GetState(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // GetClock The server's clock
@@ -752,6 +787,38 @@ func (c *Client) Reset(ctx context.Context, reqEditors ...RequestEditorFn) (*htt
 // Corresponds with GET /_understudy/specs/{api}.yaml (the `GetAPISpec` operationId).
 func (c *Client) GetAPISpec(ctx context.Context, api string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetAPISpecRequest(c.Server, api)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetState The whole current state, as a seed file
+//
+// Every resource of every API, with the settings a seed file can give, as a seed
+// file: the YAML `--seed` reads. Start a server with `--seed` on it (or reset a server
+// started so) and every get and list answers as on this one: the same ids, names,
+// labels, fingerprints and etags, creation times, account links (their tokens and
+// whether they were used), finished operations and remembered Idempotency-Keys; links
+// back to the server name the server that answers. The export is deterministic: the
+// same state gives the same bytes.
+//
+// Left out, as work in flight rather than state: running operations and the resources
+// their inserts are making (a resource whose delete is running is exported, as it
+// still reads), the session a hosted link's first visit opened (the link is exported
+// as used), and Idempotency-Keys of requests not yet answered or past their window.
+// So are understudy's own controls: fault rules, the request journal, metrics and the
+// clock. The file holds what a seed holds, the platforms' keys and the tokens of
+// account links included: with `--admin-token` set it needs the token, as every
+// endpoint but health does.
+//
+// Corresponds with GET /_understudy/state (the `GetState` operationId).
+func (c *Client) GetState(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetStateRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -1189,6 +1256,33 @@ func NewGetAPISpecRequest(server string, api string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewGetStateRequest constructs an http.Request for the GetState method
+func NewGetStateRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_understudy/state")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -1391,6 +1485,30 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /_understudy/specs/{api}.yaml (the `GetAPISpec` operationId).
 	GetAPISpecWithResponse(ctx context.Context, api string, reqEditors ...RequestEditorFn) (*GetAPISpecResponse, error)
+
+	// GetStateWithResponse The whole current state, as a seed file
+	//
+	// Every resource of every API, with the settings a seed file can give, as a seed
+	// file: the YAML `--seed` reads. Start a server with `--seed` on it (or reset a server
+	// started so) and every get and list answers as on this one: the same ids, names,
+	// labels, fingerprints and etags, creation times, account links (their tokens and
+	// whether they were used), finished operations and remembered Idempotency-Keys; links
+	// back to the server name the server that answers. The export is deterministic: the
+	// same state gives the same bytes.
+	//
+	// Left out, as work in flight rather than state: running operations and the resources
+	// their inserts are making (a resource whose delete is running is exported, as it
+	// still reads), the session a hosted link's first visit opened (the link is exported
+	// as used), and Idempotency-Keys of requests not yet answered or past their window.
+	// So are understudy's own controls: fault rules, the request journal, metrics and the
+	// clock. The file holds what a seed holds, the platforms' keys and the tokens of
+	// account links included: with `--admin-token` set it needs the token, as every
+	// endpoint but health does.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_understudy/state (the `GetState` operationId).
+	GetStateWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetStateResponse, error)
 }
 
 type GetClockResponse struct {
@@ -1941,6 +2059,54 @@ func (r GetAPISpecResponse) ContentType() string {
 	return ""
 }
 
+type GetStateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// YAML200 the response for an HTTP 200 `application/yaml` response
+	YAML200 *State
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetYAML200 returns the response for an HTTP 200 `application/yaml` response
+func (r GetStateResponse) GetYAML200() *State {
+	return r.YAML200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetStateResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetStateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetStateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetStateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetStateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetClockWithResponse The server's clock
 //
 // The time the server runs on: link expiry, operation progress, retention and
@@ -2182,6 +2348,36 @@ func (c *ClientWithResponses) GetAPISpecWithResponse(ctx context.Context, api st
 		return nil, err
 	}
 	return ParseGetAPISpecResponse(rsp)
+}
+
+// GetStateWithResponse The whole current state, as a seed file
+//
+// Every resource of every API, with the settings a seed file can give, as a seed
+// file: the YAML `--seed` reads. Start a server with `--seed` on it (or reset a server
+// started so) and every get and list answers as on this one: the same ids, names,
+// labels, fingerprints and etags, creation times, account links (their tokens and
+// whether they were used), finished operations and remembered Idempotency-Keys; links
+// back to the server name the server that answers. The export is deterministic: the
+// same state gives the same bytes.
+//
+// Left out, as work in flight rather than state: running operations and the resources
+// their inserts are making (a resource whose delete is running is exported, as it
+// still reads), the session a hosted link's first visit opened (the link is exported
+// as used), and Idempotency-Keys of requests not yet answered or past their window.
+// So are understudy's own controls: fault rules, the request journal, metrics and the
+// clock. The file holds what a seed holds, the platforms' keys and the tokens of
+// account links included: with `--admin-token` set it needs the token, as every
+// endpoint but health does.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_understudy/state (the `GetState` operationId).
+func (c *ClientWithResponses) GetStateWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetStateResponse, error) {
+	rsp, err := c.GetState(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetStateResponse(rsp)
 }
 
 // ParseGetClockResponse parses an HTTP response from a GetClockWithResponse call
@@ -2561,6 +2757,39 @@ func ParseGetAPISpecResponse(rsp *http.Response) (*GetAPISpecResponse, error) {
 	return response, nil
 }
 
+// ParseGetStateResponse parses an HTTP response from a GetStateWithResponse call
+func ParseGetStateResponse(rsp *http.Response) (*GetStateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetStateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "yaml") && rsp.StatusCode == 200:
+		var dest State
+		if err := yaml.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.YAML200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// GetClock The server's clock
@@ -2599,6 +2828,9 @@ type ServerInterface interface {
 	// GetAPISpec An API's OpenAPI document
 	// (GET /_understudy/specs/{api}.yaml)
 	GetAPISpec(ctx echo.Context, api string) error
+	// GetState The whole current state, as a seed file
+	// (GET /_understudy/state)
+	GetState(ctx echo.Context) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -2758,6 +2990,15 @@ func (w *ServerInterfaceWrapper) GetAPISpec(ctx echo.Context) error {
 	return err
 }
 
+// GetState converts echo context to params.
+func (w *ServerInterfaceWrapper) GetState(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetState(ctx)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -2816,6 +3057,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/_understudy/clock", wrapper.GetClock, options.OperationMiddlewares["getClock"]...)
 	router.POST(options.BaseURL+"/_understudy/clock/advance", wrapper.AdvanceClock, options.OperationMiddlewares["advanceClock"]...)
 	router.GET(options.BaseURL+"/_understudy/metrics", wrapper.GetMetrics, options.OperationMiddlewares["getMetrics"]...)
+	router.GET(options.BaseURL+"/_understudy/state", wrapper.GetState, options.OperationMiddlewares["getState"]...)
 	router.GET(options.BaseURL+"/_understudy/specs/:api.yaml", wrapper.GetAPISpec, options.OperationMiddlewares["getAPISpec"]...)
 
 }
@@ -3268,6 +3510,50 @@ func (response GetAPISpecdefaultJSONResponse) VisitGetAPISpecResponse(w http.Res
 	return err
 }
 
+type GetStateRequestObject struct {
+}
+
+type GetStateResponseObject interface {
+	VisitGetStateResponse(w http.ResponseWriter) error
+}
+
+type GetState200ApplicationyamlResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetState200ApplicationyamlResponse) VisitGetStateResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/yaml")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetStatedefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response GetStatedefaultJSONResponse) VisitGetStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// GetClock The server's clock
@@ -3306,6 +3592,9 @@ type StrictServerInterface interface {
 	// GetAPISpec An API's OpenAPI document
 	// (GET /_understudy/specs/{api}.yaml)
 	GetAPISpec(ctx context.Context, request GetAPISpecRequestObject) (GetAPISpecResponseObject, error)
+	// GetState The whole current state, as a seed file
+	// (GET /_understudy/state)
+	GetState(ctx context.Context, request GetStateRequestObject) (GetStateResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -3648,86 +3937,124 @@ func (sh *strictHandler) GetAPISpec(ctx echo.Context, api string) error {
 	return nil
 }
 
+// GetState operation middleware
+func (sh *strictHandler) GetState(ctx echo.Context) error {
+	var request GetStateRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetState(ctx.Request().Context(), request.(GetStateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetState")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetStateResponseObject); ok {
+		return validResponse.VisitGetStateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"zHt7b9vG0vdXGfC8QCyAlinZSWsF/UOnTVq/T9MGjouctgzCFTmStiZ3eXaXVnQCf/cHs7u8SZQtNznA",
-	"UxSILC5nZ2fn8puLPgepLEopUBgdzD4HCnUphUb7xyulpKIPqRQGhaGPrCxznjLDpTj7S0tB3+EnVpQ5",
-	"2o/tKxkGs+AXaV7LSmRBGBSoNVvRl0ICywouAEVWSi4MMANnHyuRodKmyrZnQpYY3N+HgU7XWDAi+P8U",
-	"LoNZ8I+zluEz91SfWUavPevBPb2YoU4VL4nPYBbMxRaWjOeVwnGHrj3l/O0V/dN/4VeBIJdg1ghYVDkz",
-	"mMH87ZUeB2GAoiqC2Z8Bq8xaKv4fK4wgDFiayorkGFqhVgaDD2FgtiWdWRvFxSq4D4Pvc5ne7u94s0bQ",
-	"qO5QPdOQ0hraq1SyRGW4uxAhN4+9WCmFwoDhBdL7S6kKZoJZkDGDp/RtMMCSXC41mneYSpHp/R1+khtY",
-	"MgVsjSwjsShkud0CuAGu+xvJapF3dhFVsUBlha7w3xVXmJHw6Ci7G7fSkou/MDWNtObZHROpVTCWZZzY",
-	"YvnbjmiWLNcYHmDbSCjkHdrLPCBYfejonjWiwbIMTpiBQmoDDLbI1Gj45AX7xAvSkfPJi+n0IorCoODC",
-	"fRU9Jhj9gDD6er7HbGtAzzTIjQBrjYDiDnNZIiylskJwxjd/e7UviMZ+93XMPtp/wxn67gtzKFi65gJP",
-	"FbKMLXIEWjge0r7GMewSeb9mBjakzhslxWrg5R3ZWV5agvsi3FnvTjsk6desys3QsZb0AFSVI3BBEk1x",
-	"Xyas5EMuJd+CWXNNkg9hs0YBGs2gSIaF2tzCYVnybPg1YviZBp4NvkX+TaTbNwMGMM8yzMAv6LzMhcEV",
-	"qe8D99fy65ccuH6zltlD8nIrHhEZyd964qsHaTXLHiFXMrM+QIceadCGKcPFCjbcrC3txygquWALnnOz",
-	"HRZVuiYnB4a0nkHBTLoGrp3GYQYnE0ff+OuEDdOw4ncoQEiBo6O8MOl/wbggngb9fMHEFgqpEMhQUBtN",
-	"Pt5GfSQ3+BLYQpNJkjMREnJecDOsFwqN2s6XBtW7w+6Vgr+Ga1p6atcOCbFDVBtmKn0gCtpnwITeoCKJ",
-	"RZZLr7wgRb4dDVHd8Qqc0Irf56Bv+JlrM8xF6yH0vmewDwfYv3L3KlWG1kdvgSl0OoDWZrnBQj+Gg5zX",
-	"um94Zkqx7d75PA8Hj3Zd5U8NtXOnkVZ1C3aL2rFO5tGoEeEvkAp0LjeQyY046DcfOiKhtSMdJJzMr9/Y",
-	"TyHcTf0HqeBHKVc56TfTUozIjZPo52+vnukmVo5dGP8ZxYr8wGT67aCXrsRQkChL8jbSkhX4yXgvZi1r",
-	"VywhrRKgsIEoJEm7fQ0ZJkN28IDLfs+43zKXYgULXJI5O6ugrU+kqr9cSfrCOkPyYt6AotG4i2JeRPTf",
-	"IIb5W1EATjJ0RhIHV4JUDzNYbKGFL+M4GO3eQDS9+FvB46ebm7c+guySfPEVwgic0J3pEtNnnW+vstFR",
-	"GvQ3oswO3Wl08e1XCjYdtezEnRlM3Bn9pfkoJwtuDGajWLB8w7Y6hAgE3qEKIRpPn4MU6DMEQkmVAimA",
-	"3aEiFADzZp8mmOmSKdSxyCRqENKANS5gK8aFNpDYP5NxLB5G3JMHofZXiUnNXt++uHjcLI6IV5RbWOOE",
-	"k4soOn1+eTmyfmo/evW2f355+fDm9wMO/idk+ZDKXSPLuECtQWEplRlIkQ4cZG6vHxJ5m7T4xOWj/li9",
-	"pFneDibFVUnK8u6xNExzp7TNDtY+XIQ8AvvcodLc1Sz2b6N1P7CoeJ6BX/142vEAVrh2ej6MFv6/rJRg",
-	"OaAwig+hhTpI7L/6C27IfJZcaXM0PPDMXGMqVfYoTGg2f+BcntRg+aRxJU4l/nKHPTJZunER2fkne9cZ",
-	"8GFcnVXO5745ULmwQZAiopS3IXFT8DznPs0+UnEOhRlicyfAPC2iEIHdlMT6RC88hYwQILnTJ6QpRJWe",
-	"uLAuK+dn/12h2g5S8bsdYrAuCj7T7aVmcOJ14PQqI2/1r9P279HgLk+A7sPY35avBqoEOzJjSnHSlxOz",
-	"V1IbHVsT27EFv4hUtVEGL/zmXD1NHLYZjeYa9WBl4b0LxIrWQOby9Kc5YPtq0vW19psBd3us+6I7w7RS",
-	"3GzfkQvx9poVXNzIWzzgRw096vpoylO9n3Yw5iQ5PbVUTu3axEY7W2oVd1xJUVAEvmOKs0WOsUh+++WH",
-	"V9fvbn774feP8x/eXP3y8ebX/3n1SzIKQftYncy7tdgZ/BOZQgVxFUXnqd3EfsRkDO+9RTDHaCxI4N2Y",
-	"pW+1T24FuuVkfaG9HKdgtVFxYzm3Z2JCmjWqMBa8k4FeRBNIfhN1pRizxK1O3r9/f0o8ozA8ZQYblhWy",
-	"vPgu7tTy4iB5GQvTSJZrIN/OiD4XkEqhDfMlX2AiczAMcrlaYeYAkw0AdLMLu0mr7mtjSlcv52Ip61I/",
-	"S62CCmbfaTkJ9urqexVHel3JvKns69DFVUh69f1kRgd1iCN0Sm9RrvGuAGOxYOktQaONLQKSCiFmmIU9",
-	"U/dBJewm3SHs272VS4FG8VSPY3FTJ9h1RdTYDJUWudNpF3hUJTotAKkIufaBR60LsdjRaadHZo1FXSlJ",
-	"FWZ03SzXL50WWLWiy9q2nZBFZSBZW5SWgEDMdCyO1m57Ag+6DumeU1w40WiBVCyS1qATqO0dnMqMxmBr",
-	"zhoqjZB8jl3JNA5mn2Obg8dBGNepXxzc3ycvO3ZCMuwgelfRsukT5UtwwkWaVxndOxPg/TwUSEEXNory",
-	"C+GNC5aKpTbdkoQqY4GfHLgJQVfpmlzAdBzRwylG1iiZC3dQMsUKJAzvSmVmw1McQd9Io1gkV+KO5Tzz",
-	"QSypN65zVsGKWkE9h1K1xJ2ZGW7yvsW0pfaggz6DiccFwmKf4Hwcjc99PLEutmcrad0vWuGBipO1/I4L",
-	"U5XQQIqSc3EL+Knkaht2UtZSyZXylmdIJSk3E1kseIZFKV2+seEikxsNLM9hKfNcbgiAwZXNDZ0N1k2g",
-	"Mq+0byzYPo2GgmXoZNJDP3QE1/4K+53GaRQ9rc9oO2HBNJq+OJ1MTqeTm0k0i57PomgcRdEfe52l2XkU",
-	"Hd1NdBwOdBFv2gaSfbasmwRD1Jrzue6ki6ZVUTC1Hez2kf6wlaaAPCelCT7QG/uacMbaZlgph9KKeZZp",
-	"SDzATeCkth17l3KD2aguTvU5eEl+wQWPFdkseeDQWi7eUaCUwnnqMTSCgJQJWCDUbbHL6fT8/JtpdP4C",
-	"/P5wwhbkcqaXU9sy06N+GzEWTdzSa7khR+l0imkD0+mLyelkeno+uZmez55fzp5f/uFgXaNW+pkvmnIN",
-	"t1hSuhELwYTUvZRxcvlNRPCap2vr1a0XFLTBdDQj9+Ol6vz+RlZ5BisJC9xKMgzkFNxpD4XLStdA5iKK",
-	"YM9x0FFyZHeo244jVCJdM9EE5L5V+L1by7CU/imz7dOMoulivniqttcN1vs+NjSqwvv/hqlOHjDVy69q",
-	"qsBsAafjnb7ceN/UpdodkLGUasNUdoQld9sAORocKsgUklTIwYMW3oz3tCfNkanXjuDeXV0MlA6kw0kW",
-	"AOW4NF8uEMfsHq8DgggPR7EOhGtaq2FdPTjcGOkLI+faHJLFE/W2vqM/fYmiGeqouw8BOUgUmZOI6726",
-	"t04nvXmXA0Xu/eiYywXLXzst4mJ1bXtIXGhUJuh17qaDlcxJm2M/j87vPxxtRm1H64Ap+W7Wl+rJ6/aK",
-	"B3VjOJ5d1x0k315yKNLXjU84AfeSh93ie+jrMdYXE6qCUuGSf/IRgPQ0FqRHFhOOXGvKenSi1tQiMt8z",
-	"UkiX5tIty4PrFe1PWISxkKVrmeVbR7BTRX4JUvlGS+L2SIDAqqC1jBtImqaOiyIrCVKMYR4Le9S2Cdt2",
-	"lnxdfKDddmL7SnY+x3eXslHDgMtY3LuUoRmeg/NEmc9Nkk4HIYEFEv6bALJ07W+AZKYd81YmcmkIJJxE",
-	"M4chRmNoL072xrusCTug4ZsMY7huXJKN4ixV0hajCW8MhMxUITPo+p1fEDGPM2zf55s+2V4fs9An2adt",
-	"yx4VoCf/DSH8X/NuT5LdQ34tbC2fZ1/u4+ZZRvnqQ0FwGA2cfebZ/TGQQArH+Eu4iC6akrFCsnRBD32v",
-	"kBk/79O/B0e+Np0mhXWR7pHJoUZrOprAaaUvhfqSkZ2g6Gtp97o67csX+03d+w/HoJiaNTr0ylbHvxKI",
-	"eeLdrZuG2iCwmftizDSKQO70rqxjZpkdFbBfeQBlx8PI/z+Pzm0F547xnC1yTCyJWHBDeRclZreIZROz",
-	"KIvyszuuYcsMg4wrTI1U22caMq5vmwSG2RILztymsc9PvFtfKlm4wQQpHC/W0dv6tGHKgMJU3tHBaKOc",
-	"cjW9FSlmjpHROBZJr6WX+NP6ioFLyiyp0Fb4bDBoZxMdnt4wXYN28i4HCgq+pfmlcK/2LYGkHGynHzmZ",
-	"jp93CzgZ3gVHeyDP4AEXtKMMf1uPfeEumP35oa/Vvsx6hC77AulBZX6rJOEqrDQYAh/4qZSau5pkS+Zj",
-	"DUE+GmlYDieL7Q5Ac9m+lfcojMX+qx/rTsrHpoqw5trIlWIFOHJOKWuKI1e/6lDSRirMPrpWhrZM3HKR",
-	"jcK2WvUjJUK2/PBMd4rDQzr2xkvmUSUjuZyVOeN99Qr+ATe/v331gJQsxiBYenDJZ1by7+I6TsdB2HD5",
-	"XfxgcI2D0An7u5g4joN7OG/bAlZ9d13woKbWIvpiT9vRo6IR7GPK2e+FD0fIV0VpOOqhFsGBvLmGqMGx",
-	"MceTI3vFojTbr5AUSbXyLShP/Gl5c82RLailKEybA/hMYf72SsMJxYsdID4KQXQGCcK6jufaTZ7wMw2a",
-	"/wfhZBJFEVmfP+1oDD8hI1IdPK/sQABmIWjp+lUukbrFrY6FW8PKEpl66SecmB01dW9129Vc+Yb1gEVS",
-	"lt+5uQcxjB2m6kvEjWCPa+xit2nBi2vyHufa7TTifXjcnsfNjA2x1D39ASA1NF/2GGNNB6QZLvNe+RAf",
-	"Tae7x8LQONIkGhxI2oNHvm7cDkj6WZh2RnASRQflYoePh9mZ9EcWB2YoB3DmEyFD65IGakTdsZRoPJ20",
-	"QyTB21/f3RyZHmk0P7MF5roeN5gFZ36Ps7vJWamkjW9nxfbUfz6dTM/PHLGzZZ/a2VKdbnBx1iXaGf2g",
-	"zx/vphdb8693r979+H2Rs1eXy3bAYXYxmdZDGLutF/p/PJme/xE8oezUHY46FHP252VFb/Tpy1F/z2Ue",
-	"FYi0c8XD1aoflCx92dZYzl2pIutiXjuC286yWfxsyY5c90CyTPtMAbNY2CFIcs6y4CnL8+2s02RVlRC2",
-	"heqnGFjhG4IaUYNvXNgSau7RuZ+2IHe8sYNFsN+Ncrmk52o22BjSnd58jdJjoQ3btn+PoVPya6s7Rsoh",
-	"t+4k+9WAvCP3BG1sx3MOYXUrPjqwK0x9Be3TaNq0r+3LYVbnUkdoJEUSfUb48H68ZUX+YLP41xIFbZXJ",
-	"tLKDNp2M1DaymKGrEr7I2QYLN4kbAnOq+fv8zc/AjZ13qZv1pKWLrXFzFfQhhFQWtIsG1+zHbAYrFHTr",
-	"lGqnObe/JfHppucjFltZkWKPIWElt7lj0vu1ZRJCUv/ckj57l5iQart5huSlzYbtUA5QuLCMXkQXkNS/",
-	"SfXDQLA7uUFXYhUevRXa7+3B+8MasVhUBlwFADKJh7KH+durdyWmx1RbXO6vfd2W+M7qARp3y0m/DNPG",
-	"m4EyjEMyX7EO85Al1orXscR6pujBuYiBSYieyQ7/CsUdZbfW0ij3+ThqFLwzS9gMtg1ad2MRJ8nuwZLQ",
-	"T35knAERI7R9/fp7uHw+mY6+QtGwNrdd6xyy/n623x/I+/MDXZszoyEdY5DLlOXdYWe3OAiDSuV+JGx2",
-	"djaZfjOOxtF4Mvs2+jYKiKpnZJfk937kyybkC1fI6g1NtQrpjnD/4f5/AwAA//8=",
+	"zFx7c9tGkv8qU9irklgFkiD1sEVX/uAmzka3ceKSlPNuApc5BJrkRMAMd2YghpvSd7/qnsGLBCXK9tad",
+	"KqVQJDDT6OnHr7t/9J9BovK1kiCtCSZ/BhrMWkkD9MdbrZXGF4mSFqTFl3y9zkTCrVBy+LtREt+DP3i+",
+	"zoBe1rekEEyCn5T9XhUyDcIgB2P4Et+UivE0F5KBTNdKSMu4ZcNPhUxBG1uk26FUawgeH8PAJCvIOS74",
+	"XxoWwST4y7AWeOg+NUMS9MaLHjzijSmYRIs1yhlMgqncsgUXWaFh0FiXnnL6/hr/177hZwlMLZhdAYO8",
+	"yLiFlE3fX5tBEAYgizyY/Bbwwq6UFv8mZQRhwJNEFajHkJRaWAg+hoHdrvGZjdVCLoPHMPg2U8n9/o53",
+	"K2AG9APoE8MSvAb3Wmu1Bm2FOxCpNs/dWGgN0jIrcsD7F0rn3AaTIOUW+vhu0CGSWiwM2FtIlEzN/g4/",
+	"qA1bcM34CniKatHAM9qCCcuEaW+kinnW2EUW+Rw0KV3DvwqhIUXl4aPsblxrS81/h8RW2pqmD1wmZGA8",
+	"TQWKxbP3DdUseGYgPCC2VSxXD0CHeUCx5tCje9FwDZ6m7JRblitjGWdb4LrX/eQ5/0PkaCNno8vx+DyK",
+	"wiAX0r0VPacY84Qy2na+J2ztQCeGqY1k5I0M5ANkag1soTQpwTnf9P31viIq/923Mfpo/w7n6Ls3TFnO",
+	"k5WQ0NfAUz7PgOGFgy7rqwLD7iIfVtyyDZrzRiu57Lh5R3ckS73gvgp3rndP26Xp73mR2a7HWuAHTBcZ",
+	"MCFRowns64SvRVdIybbMroRBzYdsswLJDNhOlXQrtTqFw7oUafdtKPCJYSLtvAvjm0y27zocYJqmkDJ/",
+	"QeNmIS0s0XyfOL9aXn/JgeO3K5U+pS93xTMqQ/1TJL5+cq3qsmeWW3O7OrAOfmSYsVxbIZdsI+yK1n5u",
+	"Ra3mfC4yYbfdqkpWGOSYRavnLOc2WTFhnMVByk5Hbn3rj5NtuGFL8QCSSSWhd1QURvvPuZAoU2ecz7nc",
+	"slxpYOgoYKzBGE9ZHzAMvmF8btAlMZhIxTKRC9ttFxqs3k4XFvTt4fCKyd+wG7y0T9d2KbGxqLHcFuZA",
+	"FqTPGJdmAxo1FpGU3niZktm217XqTlQQiFb8Pgdjw4/C2G4p6ghh9iMDfdgh/rU7V6VToBi9ZVyDswEg",
+	"nxUWcvMcDnJR67GSmWvNt3vP52U4+Gg3RfbSVDt1Fkmmm/N7ME50dI/KjBB/MaWZydSGpWojD8bNpx4R",
+	"0dqRAZKdTm/e0auQPYz9C6XZ35RaZmjf3CjZwzCOqp++vz4xVa4cuDT+I8glxoHR+HVnlC5kV5JYrzHa",
+	"KFpWwh/WRzHyrF21hHiVZBoqiIKapO1LyDDq8oMnQvYHLvyWmZJLNocFurPzCtz6VOnyzaXCNygYYhTz",
+	"DhT1Bk0UcxnhTyeG+awswE5TcE4SB9cSTQ9SNt+yGr4M4qC3ewLR+PyzkscPd3fvfQbZXfLyK6QRdopn",
+	"ZtaQnDTevU57R1nQZ2SZnXXH0fnrr5RsGmbZyDsTNnLP6A/NZzmVC2sh7cWSZxu+NSGLmIQH0CGLBuML",
+	"piT4CgFRUqGZkow/gEYUwKbVPlUyM2uuwcQyVWCYVJaRczG+5EIay2b052wQy6cR9+hJqP1VclK11+vL",
+	"8+fd4oh8hbUFOSc7PY+i/sXVVY/i1H72am1/cXX19OaPHQH+B+BZl8ndAE+FBGOYhrXStqNEOvAgUzp+",
+	"NlP3sxqfuHrUP1araFb3nUVxsUZjuX2uDDPCGW21A/mHy5BHYJ8H0Ea4nsX+adThh80LkaXMX/182fEE",
+	"Vrhxdt6NFv5bFVryjIG0WnShhTJJ7N/6E2zQfRZCG3s0PPDC3ECidPosTKg2f+K5/FKd7ZMqlDiT+N09",
+	"7JHF0p3LyC4+0VmnTHTj6rRwMffdgc4FJUHMiErdhyhNLrJM+DL7SMM5lGZQzJ0E87KMggvsliQUE73y",
+	"NHBEgBhOX1Cm4Kr4iUvrqnBx9l8F6G3nKn63QwKWTcETUx9qyk69DfSvU4xW/+jXf/c6d3kBdO/G/tS+",
+	"6ugS7OiMay3QXk7tXkutd2xPbMcX/EVoqpUxeOVXz9WyxG6fMWBvwHR2Fj64RKzxGpa6Ov1lAZhunTVj",
+	"Lb3TEW6PD1+3ltuX1wIGIGULkcGEYICBhJDSGrRrfaBNY4ad9ft46QytPKU60x+ZRciD1pDGUoNRhU6A",
+	"Pl+pLDVUGrk955CWyAjqbXsOJuyEmbI7e/BprC72HubWyxKydcYtWo4JWblU9YplQt6TvOw6hXytKGX3",
+	"/w5b07DkWq3tzvFnCpQUxqqcaZURNhOSVnBS0JvcGLGUOaaATinKJvVn7o+OqRMlJSSWZcrNBGj7ENH8",
+	"WivcKGT1AaJkKKehiFZGvS7hHrveMZAUWtjtLaYzf6hpLuSduocDOd3iR028sOGmxAzOcE5n/T6t0qdr",
+	"Z4S8qO0vH4RWpD72wLXg8wxiOfvlp+/e3tze/fLdPz9Nv3t3/dOnu5///vanWS9kxuPG2bR5uhP2V+Aa",
+	"NIuLKDpLaBN6CbMB++CjM3eCxhKdv4mfzL3xjRYJ7nL0qJAChQt2ZYAXliSnZ+JS2RXoMJai0Q05j0Zs",
+	"9ossbQ/9jq6effjwoY8yg7Qi4RYqkTXwLP8mbvSV42D2Jpa20qwwDK2I4/pCskRJY7kfP9BxU0nAMrVc",
+	"Quq8ksAInuycNqnPfmXt2s1uhFyocuzEEwqWktM9tSTB3oxnr/uNt2uVVVMmEzqMx2atWdNsQvGH0G/o",
+	"AjBVXNanJYjlnCf3CNM31JBGEwJIIQ1baccDnLDZAArZfg4KESxokZjQaXKzQmelnRj8geAbUrQjXge0",
+	"kHTpuxTmhMpNM4jlXdkoKjv7ljoteLHTjHEASheyMcpSGiuwNoAu7SiWO/7gbNCuIC87fomGFE2FZ+aN",
+	"syAySTzobT3RmxeWzVZUbcyYBEhNLI/2DHoCXzwcsltn9OzUABUEsZzVwWDGyljBnLn1BoxmJ4YVBtjs",
+	"z9i1/uNg8mdMvaQ4COOyhREHj4+zNw0fQx02KlPXmaU2AB4EOxUyyYoUbYZL5vEKywHBI9torJOld0y2",
+	"0NwlQ4XVUSzxwBGkh8wULimOBxF+OIaIHJo72MbWXPMcsBZ1LV+7EQn0WNvBo1jOruUDz0Tqwdis3Ljs",
+	"vUiel8btJVS6Xty5qBU2a3tbPTIKGlVUMPL4VhKGD84G0eDM4yIKzy0/S8q55xIOdE4pajTCny6kYWgo",
+	"mF7RN4Teho3Wy1qrpfZea9EklXSYQdRJmG2ETNXGMJ5lbKGyTG2wkGDX1ONw/lsOM9dZYfyAjOaNhuU8",
+	"BaeTForHR3Bj3LA9MR9H0cvm5TTRDcbR+LI/GvXHo7tRNIkuJlE0iKLo170J6eQsio6eijsJO6bhd/Ug",
+	"lD5blMOurtWq53NTdpeJizznets5tUb74UuDwHKKRhN8xDv2LWHI66HuWnWVx9M0NWzmC7UZOy19h85S",
+	"bSDtlU3WtgRvMC64xLNEn8XoHZLnwgMmWSVdlB+wShEs4ZLNgZXj3avx+Ozs1Tg6u2R+f3bK5xhyxldj",
+	"Gv2aXnscHssq55mV2mCgdDbFjWXj8eWoPxr3z0Z347PJxdXk4upXh3VrFHTim//CsHtYY9kcS8mlMq3W",
+	"x+jqVYRlokhWFNUpCkrcYNybYPjxWnVxf6OKLGVLxeawVegYIBAY4B4aFoUpQdB5FLG9wIGPkgF/AFNP",
+	"zlkhkxWXVTJve4Xfu/YMWumvKt2+zCmqafzlS629JAo8tmscBLKP/wlXHT3hqldf1VUZp0ZkIzp9ufO+",
+	"K0cObf/BRL/hOj3Ck5vjrAwsdDUWc4Um5OBBDY0Ge9aTZMD1927BvbM672iBKYexCABlsLBfrhAn7J6s",
+	"HYoID2exBvyrKAJh2QU7POBrKyMTxh7SxQvttjyj33yrrar7yilagAESZOo04jgE7q7+qMXbOjCs2c+O",
+	"mZrz7HtnRUIub2gWKqQBbYPWBHrc2ZEf1b2ii+js8ePRblRPZg+4kp/KfqmdfF8fcadtdOezm3IS6sek",
+	"DkX6+cepQOC+FmFziBT6viLFYkRVbK1hIf7wGQDtNJZoR4QJe27EShEdV6t6aqmffWrAQ3OlGsngZp77",
+	"TKEwlmrt+gHZ1i3YmIa8YUr7geHM7TFjCFYlXsuFZbNqOOmyyFIxJQdsGkt61JpMUE9I/XynY2x8SvNR",
+	"4pn5KWnaqwRwFYu7F6s7KzLmIlHqa5NZYxI2Y3NA/DdyHSh3Aqgz44QnnaiFRZBwGk0chugNWH1wqkVT",
+	"JBd2QMMPywbspgpJlMV5ohUNVRBvdKTMRAO34Ob2X5Axj3NsP68ev9hfn/PQF/kn0QuOStCj/4QS/r9F",
+	"txfp7qm4FtaeL9Ivj3HTNMV69akk2I0Ghn+K9PEYSKCkE/wNO4/Oq9GHBvR0iR/6zi63nrfWPge3fOk6",
+	"VQnrMt0zDLjKahqWIPBK39L37SZiArWttHlcjTH85T454fHjMSimFA0feklTnq8EYl54dqtqMNwJbKa+",
+	"GTOOIqZ2ZrAUmHlKlBd6ywMo6vVj/L+IzqiD88BFxucZzGiJWAqLdRcWZvcA6ypnYRXlOWiOeMAtZ6nQ",
+	"kFiltyeGpcLcVwUMpxYLTNymsa9PfFhfaJU7go2SThYK9DRnsVxbpiFRD/hguFGGtZrZygRSJ0hvEMtZ",
+	"azQ980/rOwauKKOlQuoOUjKoObYOT2+4KUE7RpcDDQU/mv9SuFfGlkBhDbYzVx+NBxfNBk4KD8HREcgL",
+	"eCAE7RjDZ9uxb9wFk98+tq3at2iPsGXfXz1ozO+1QlwFhWEWwQf8sVZGuJ5kvcynEoJ8ssryjJ3OtzsA",
+	"zVX7pO9eGMv9Wz+VE8FPVRdhJYxVS81z5pZzRlmu2HP9q8ZKxioN6Sc3BjEkxL2QaS+su1V/w0KI2g8n",
+	"puwtH7Cxd14zzxoZ6mW4zrhom1fwF3b3z/dvn9ASYQyEpQcv+ZOvxTdxmafjIKyk/CZ+MrnGQeiU/U2M",
+	"EsfBIzurRwpkvrshuNNSSxV9caRt2FFeKfY542xzOroz5Nt8bQWYrvHCgbq5hKjBsTnHL4f+Cvnabr9C",
+	"UaT00o+v/OIvq5tLiaihloC0dQ3gK4Xp+2vDTjFf7ADxXshkgxATln08N2DxC58YZsS/gZ2OoihC7/NP",
+	"2xuwH4DjUg08r4nYAmnIjHKzLldI3cPWxNJdw9dr4PqNZ+pxoky7u5q0C6E98aLDI7HKb5zckxiGSIFt",
+	"jbivEgxK7ELb1ODFkRWOC+3Eqn0Mj9vzOO5jl0jNpz8ApLp4ks8JVk1AKpKkj8qH5KgYGy0Rumh1o6iT",
+	"WLcHj3zfuCb6ek5XzXUdRdFBvRCJvlucUZt628EF7sCZL4QMdUjq6BE16VXRYDyqyVDB+59v744sjwzY",
+	"H/kcMlPSZibB0O8xfBgNPVnADPNt37/uj8ZnQ7fYcNFebbjQ/Q3Mh81FGxQmfP3pYXy+tf+4fXv7t2/z",
+	"jL+9WtREncn5aFySiXZHL/jfYDQ++zV4QdupSfI7lHP2ed+yReH7ctTfCplHJSLjQnF3t+o7rda+bWtJ",
+	"cteqSJuYl6jkNSeT8DMt23PTA8VTU1FzYklkXgzOKhcJz7LtpDFk1YWUNEL1DAie+4GgATDMDy6ohZp5",
+	"dO6ZGhiON0SQY/vTKFdLeqkmnYMh05jrlyg9lsbybf33gDVafnV3xyrVFdadZr8akHfLvcAaa5rZIaxO",
+	"6sMHdo2pr2B9Bmxd9tVzOUjLWuoIiyRawxDx4eNgy/PsyWHxz2uQuFWqkoJIOo2KlAZZ3BLlyDc562Th",
+	"GOUh4840/zl99yMTlrgy5bAerXS+tY5XgS9ClqicmFTMDfshnbAlSDx1LLWTTNB3ony56eWI5VYVaNgD",
+	"NuNrQbXjrMX9moVsVrLJ8LUPiTM0bcdnmL2hapgIPQzTBQl6Hp2zWfndak8kYrvMDTwSMnjwXkjv04O3",
+	"yRqxnBeWuQ4ASxUcqh6m769v15Ac021xtb/xfVuUOy3JN+6UZ+02TJ1vOtowDsl8xT7MU55YGl7DE0s+",
+	"0pO8iA4mRMtlj6fYTWVl3GeDqDLwLppcp3dXHnE6232wWeiZH6ngDBdDtH3z/bfs6mI07n2FpmHpbrve",
+	"eYz3l1zTTpd/SxZbcglR7EaTqUEBLamjNXmKZvtL8QBhzaqKpaOnVgGgTUUdsFtKb7yiDXr/ctcomkdg",
+	"7nN0XV75e8mmMsplQCcjlkWUD4WxFa2JG1zHAWrpRaGkJ1IEBzwHE8YyI3wTsoWQS9BrLaTndwGqM3RJ",
+	"GaE4pso9Quqpqz/q+iWWmxWUmXTLEDWzwkDaC7uImY5KCo4nBPvc1jdum5of1wjBkre5PO6LRv77IJSo",
+	"HdcNw0OKkQQhrrEimbicTqpweQrPztT6wXiMESqWP8LCMlW4WL5R+p7mrZlYrizT3D8ml26ZSYUwdh7Q",
+	"Fdmeo0oVo9DMdRyMH9Le09fmeG1+m5Uy4CdN1PLyS2M17Sl8PvyhTYgsc3bVK/mAxlD7iK2UQXNBNZ4Y",
+	"BwXZgzDCopCy5LAT/amxdCy5KY+ti3PsSmif7xD9bMHWRRLxvUxZmzp61CCWt4oe9hCL0kz2eY17zEff",
+	"BSnVGkvHMqLjJld0/O2N47qTh9I7brmKYX1CZXZ1ON581SKWbfOuU/Hmc/JfLFtsxefz363HMV+WTRpE",
+	"9C4quFYZTGvmNuVXD73/iiE28j/9jl/4k0T0byBUt9y5lPGLIa6tf/tnebj0Ob+4fPVrnXzP/U+//vW6",
+	"fFX+ENleyESseUbKGvufPv06x1+vyz/Ln+ZNbSFRBd9VjHZaECvEB4GmOfwfkKnSgxaXdNi+xQx5kqav",
+	"xvxV/+zs9UX//DUs+vP0fNxfXEaXizl/PeLwigpu5bBCMa+SjRnyq/HFYrx41b9ILs/65/NX8/7rV1dX",
+	"/fEFv1hcvZonZ/Mx9dbTl55KdUv7gf3bz58KFaUN3n5lou/crPMsinLzgn84x1n0U1VCuENF/j8AFXcV",
+	"Sbr81206JeuCGO2BQvv7Ar99RGTo0lMXjOX0pYas+b1AdzEemM48Y30yHI7GrwbRIBqMJq+j11GAq3pB",
+	"dpf81jPSqec/d7OyFi+7djv3CI8fH/83AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -3,9 +3,25 @@ package operations
 import (
 	"errors"
 	"fmt"
+	"sort"
 
 	"github.com/understudy-dev/understudy/internal/store"
 )
+
+// Finished returns every finished operation, in acceptance order: what a state export
+// records. Operations still running are left out: their effect, decided at accept, has not
+// happened yet, and a replay could not make it happen as it would have.
+func (e *Engine) Finished(tx *store.Tx) []Operation {
+	var out []Operation
+	e.t.Ops.Each(tx, func(_ string, op Operation) bool {
+		if op.Done() {
+			out = append(out, op)
+		}
+		return true
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	return out
+}
 
 // Numbered makes the operations accepted from now on follow seq: a seed that gives its
 // operations their sequence numbers says so first, so that those it does not number, and

@@ -4,6 +4,7 @@
 package admin
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -31,7 +32,9 @@ type Deps struct {
 	// ClockAdvanced, when set, is called after the clock moved (to keep the offset on disk).
 	ClockAdvanced func() error
 	// Reset puts every API back into its seeded state.
-	Reset   func() error
+	Reset func() error
+	// Export writes the whole current state as a seed file.
+	Export  func() ([]byte, error)
 	Journal *control.Journal
 	Faults  *control.Faults
 	Metrics *control.Metrics
@@ -104,6 +107,15 @@ func (s *Server) Reset(ctx context.Context, _ gen.ResetRequestObject) (gen.Reset
 		return nil, err
 	}
 	return gen.Reset200JSONResponse{Status: gen.ResetResultStatusReset}, nil
+}
+
+// GetState writes the whole current state as a seed file.
+func (s *Server) GetState(ctx context.Context, _ gen.GetStateRequestObject) (gen.GetStateResponseObject, error) {
+	doc, err := s.d.Export()
+	if err != nil {
+		return nil, err
+	}
+	return gen.GetState200ApplicationyamlResponse{Body: bytes.NewReader(doc), ContentLength: int64(len(doc))}, nil
 }
 
 // Error is an admin API error.

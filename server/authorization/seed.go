@@ -2,6 +2,7 @@ package authorization
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -102,4 +103,22 @@ func (s *Server) seedOne(tx *store.Tx, a SeedAssignment) error {
 // recorded says whether the entry gives any of the history a state export records.
 func (a SeedAssignment) recorded() bool {
 	return a.CreatedOn != "" || a.UpdatedOn != "" || a.CreatedBy != "" || a.CreatedByType != "" || a.UpdatedBy != "" || a.UpdatedByType != ""
+}
+
+// Export is every role assignment as seed entries, in name order: loaded back, each is the
+// assignment it was, history included.
+func (s *Server) Export(tx *store.Tx) []SeedAssignment {
+	var out []SeedAssignment
+	s.tables.Assignments.Each(tx, func(_ string, r RoleAssignment) bool {
+		out = append(out, SeedAssignment{
+			Scope: r.Scope, Name: r.Name, PrincipalID: r.PrincipalID, PrincipalType: r.PrincipalType,
+			RoleDefinitionID: roleDefinitionsPrefix + r.RoleDefinitionGUID, Description: r.Description,
+			Condition: r.Condition, ConditionVersion: r.ConditionVersion, DelegatedManagedIdentityResourceID: r.DelegatedManagedIdentityResourceID,
+			CreatedOn: timefmt.Exact(r.CreatedOn), CreatedBy: r.CreatedBy, CreatedByType: r.CreatedByType,
+			UpdatedOn: timefmt.Exact(r.UpdatedOn), UpdatedBy: r.UpdatedBy, UpdatedByType: r.UpdatedByType,
+		})
+		return true
+	})
+	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i].Name) < strings.ToLower(out[j].Name) })
+	return out
 }
