@@ -24,7 +24,8 @@ import (
 )
 
 // Seed is the content of a seed file: state and settings loaded at start and restored by
-// reset. Each API has its own section; unknown fields are errors.
+// reset. Each API has its own section; unknown fields are errors. A state export
+// (Server.Export) is one too.
 type Seed struct {
 	Authorization AuthorizationSeed `yaml:"authorization"`
 	Accounts      AccountsSeed      `yaml:"accounts"`
@@ -37,39 +38,42 @@ type Seed struct {
 // AuthorizationSeed is the authorization section of a seed file.
 type AuthorizationSeed struct {
 	// Enforce turns permission checks on (so does --authz-enforce).
-	Enforce bool `yaml:"enforce"`
+	Enforce bool `yaml:"enforce,omitempty"`
 	// DefaultPrincipal is the caller of tokens that name no principal.
-	DefaultPrincipal string `yaml:"defaultPrincipal"`
+	DefaultPrincipal string `yaml:"defaultPrincipal,omitempty"`
 	// BootstrapOwners hold Owner everywhere.
-	BootstrapOwners []string `yaml:"bootstrapOwners"`
+	BootstrapOwners []string `yaml:"bootstrapOwners,omitempty"`
 	// MaxPerSubscription limits assignments under one subscription.
-	MaxPerSubscription int `yaml:"maxPerSubscription"`
+	MaxPerSubscription int `yaml:"maxPerSubscription,omitempty"`
 	// Tokens map bearer tokens to principals.
-	Tokens map[string]authorization.Principal `yaml:"tokens"`
+	Tokens map[string]authorization.Principal `yaml:"tokens,omitempty"`
 	// RoleDefinitions are custom roles.
-	RoleDefinitions []authorization.RoleDefinition `yaml:"roleDefinitions"`
+	RoleDefinitions []authorization.RoleDefinition `yaml:"roleDefinitions,omitempty"`
 	// RoleAssignments exist at start and after every reset.
-	RoleAssignments []authorization.SeedAssignment `yaml:"roleAssignments"`
+	RoleAssignments []authorization.SeedAssignment `yaml:"roleAssignments,omitempty"`
 }
 
 // AccountsSeed is the accounts section of a seed file.
 type AccountsSeed struct {
-	// Platforms other than the default one, each with its own keys and settings.
-	Platforms []accounts.Platform `yaml:"platforms"`
 	// AccountConcurrency is the default per-account limit of updating requests in flight.
-	AccountConcurrency int `yaml:"account_concurrency"`
-	// Accounts exist at start and after every reset.
-	Accounts []accounts.SeedAccount `yaml:"accounts"`
+	AccountConcurrency int `yaml:"account_concurrency,omitempty"`
+	// Platforms other than the default one, each with its own keys and settings.
+	Platforms []accounts.Platform `yaml:"platforms,omitempty"`
+	// Accounts exist at start and after every reset, and so do the links to them and the
+	// Idempotency-Keys a state export records.
+	Accounts        []accounts.SeedAccount        `yaml:"accounts,omitempty"`
+	Links           []accounts.SeedLink           `yaml:"account_links,omitempty"`
+	IdempotencyKeys []accounts.SeedIdempotencyKey `yaml:"idempotency_keys,omitempty"`
 }
 
 // ComputeSeed is the compute section of a seed file.
 type ComputeSeed struct {
 	// OperationMode is how operations finish: immediate, manual or a duration.
-	OperationMode string `yaml:"operationMode"`
+	OperationMode string `yaml:"operationMode,omitempty"`
 	// Locations are interconnect locations added to the built-in catalog.
-	Locations []compute.Location `yaml:"interconnectLocations"`
+	Locations []compute.Location `yaml:"interconnectLocations,omitempty"`
 	// Projects hold resources that exist at start and after every reset, by project id.
-	Projects map[string]compute.SeedProject `yaml:"projects"`
+	Projects map[string]compute.SeedProject `yaml:"projects,omitempty"`
 }
 
 // SeedError is a problem in a seed file: where it is and what is wrong.
@@ -175,7 +179,9 @@ func (s *Seed) Apply(c *Config, explicit func(flag string) bool) error {
 	}
 	at := offsets{
 		roles: len(c.Authorization.RoleDefinitions), assignments: len(c.Authorization.Assignments),
-		platforms: len(c.Accounts.Platforms), accounts: len(c.Accounts.Accounts), projects: len(c.Compute.Projects),
+		platforms: len(c.Accounts.Platforms), projects: len(c.Compute.Projects),
+		accounts: map[string]int{accounts.SeedAccounts: len(c.Accounts.Accounts), accounts.SeedLinks: len(c.Accounts.Links),
+			accounts.SeedIdempotencyKeys: len(c.Accounts.IdempotencyKeys)},
 	}
 
 	a, z := s.Authorization, &c.Authorization
@@ -208,6 +214,8 @@ func (s *Seed) Apply(c *Config, explicit func(flag string) bool) error {
 		ac.AccountConcurrency = s.Accounts.AccountConcurrency
 	}
 	ac.Accounts = append(ac.Accounts, s.Accounts.Accounts...)
+	ac.Links = append(ac.Links, s.Accounts.Links...)
+	ac.IdempotencyKeys = append(ac.IdempotencyKeys, s.Accounts.IdempotencyKeys...)
 
 	cc := &c.Compute
 	for i, l := range s.Compute.Locations {
@@ -239,8 +247,11 @@ func (s *Seed) Apply(c *Config, explicit func(flag string) bool) error {
 }
 
 // offsets are where this seed's entries start in the lists of the configuration it was
-// applied to (earlier seeds' entries come first).
-type offsets struct{ roles, assignments, platforms, accounts, projects int }
+// applied to (earlier seeds' entries come first); accounts' by collection.
+type offsets struct {
+	roles, assignments, platforms, projects int
+	accounts                                map[string]int
+}
 
 // check loads the state c seeds into a scratch store, with the same code as Server.Reset,
 // and reports the first entry that breaks a rule at its line.
@@ -297,7 +308,13 @@ func (s *Seed) check(c *Config, at offsets) error {
 	var ce *compute.SeedError
 	switch {
 	case errors.As(err, &ae):
-		return s.entryError(ae.Index-at.accounts, len(s.Accounts.Accounts), path("accounts", "accounts"), ae.Field, ae.Err)
+		collection := ae.Collection
+		if collection == "" {
+			collection = accounts.SeedAccounts
+		}
+		count := map[string]int{accounts.SeedAccounts: len(s.Accounts.Accounts), accounts.SeedLinks: len(s.Accounts.Links),
+			accounts.SeedIdempotencyKeys: len(s.Accounts.IdempotencyKeys)}[collection]
+		return s.entryError(ae.Index-at.accounts[collection], count, path("accounts", collection), ae.Field, ae.Err)
 	case errors.As(err, &ce):
 		if i := ce.ProjectIndex - at.projects; i < 0 || i >= len(s.Compute.Projects) {
 			return err
@@ -400,6 +417,11 @@ func splitField(f string) []string {
 func assignmentField(err error) (string, error) {
 	var ae *authorization.Error
 	if !errors.As(err, &ae) {
+		for _, f := range []string{"createdOn", "updatedOn"} {
+			if rest, ok := strings.CutPrefix(err.Error(), f+": "); ok {
+				return f, errors.New(rest)
+			}
+		}
 		if strings.Contains(err.Error(), "principalType") {
 			return "principalType", err
 		}

@@ -374,8 +374,8 @@ func TestSeedErrors(t *testing.T) {
 `, 8, "compute.projects.my-project-123.forwardingRules[0].labels.Env", "Label keys must be between 1 and 63 characters long"},
 		{"a forwarding rule with a bad name", "compute:\n  projects:\n    my-project-123:\n      forwardingRules:\n        - name: Web\n", 5,
 			"compute.projects.my-project-123.forwardingRules[0].name", "name"},
-		{"a read-only member", "compute:\n  projects:\n    my-project-123:\n      forwardingRules:\n        - {name: web, id: '12'}\n", 5,
-			"compute.projects.my-project-123.forwardingRules[0].id", "readOnly"},
+		{"a read-only member", "compute:\n  projects:\n    my-project-123:\n      forwardingRules:\n        - {name: web, selfLink: x}\n", 5,
+			"compute.projects.my-project-123.forwardingRules[0].selfLink", "readOnly"},
 		{"an enum", "compute:\n  projects:\n    my-project-123:\n      interconnects:\n        - name: ic1\n          location: iad-zone1-1\n          linkType: LINK_TYPE_ETHERNET_1G\n          requestedLinkCount: 1\n          interconnectType: DEDICATED\n", 7,
 			"compute.projects.my-project-123.interconnects[0].linkType", "value is not one of the allowed values"},
 		{"an unknown location", "compute:\n  projects:\n    my-project-123:\n      interconnects:\n        - {name: ic1, location: xyz-zone1-1, linkType: LINK_TYPE_ETHERNET_10G_LR, requestedLinkCount: 1, interconnectType: DEDICATED}\n", 5,
@@ -386,6 +386,83 @@ func TestSeedErrors(t *testing.T) {
 			"compute.projects.my-project-123.interconnectAttachments[0].region", "required"},
 		{"a bad project id", "compute:\n  projects:\n    P:\n      forwardingRules: []\n", 3, "compute.projects.P", "project id"},
 		{"a bad operation mode", "compute:\n  operationMode: sometimes\n", 2, "compute.operationMode", "want immediate, manual or a duration"},
+		// What a state export records.
+		{"a creation time that is no time", "compute:\n  projects:\n    my-project-123:\n      forwardingRules:\n        - {name: web, creationTimestamp: yesterday}\n", 5,
+			"compute.projects.my-project-123.forwardingRules[0].creationTimestamp", "not an RFC 3339 time"},
+		{"an id that is no number", "compute:\n  projects:\n    my-project-123:\n      forwardingRules:\n        - {name: web, id: abc}\n", 5,
+			"compute.projects.my-project-123.forwardingRules[0].id", "string of digits"},
+		{"an unquoted id", "compute:\n  projects:\n    my-project-123:\n      forwardingRules:\n        - {name: web, id: 12}\n", 5,
+			"compute.projects.my-project-123.forwardingRules[0].id", "quoted"},
+		{"two rules with one id", "compute:\n  projects:\n    my-project-123:\n      forwardingRules:\n        - {name: web, id: '12'}\n        - {name: api, id: '12'}\n", 6,
+			"compute.projects.my-project-123.forwardingRules[1].id", "another resource's"},
+		{"a negative label generation", "compute:\n  projects:\n    my-project-123:\n      forwardingRules:\n        - {name: web, labelGeneration: -1}\n", 5,
+			"compute.projects.my-project-123.forwardingRules[0].labelGeneration", "count of changes"},
+		{"a running operation", "compute:\n  projects:\n    my-project-123:\n      operations:\n        - {name: op-1, id: '1', operationType: insert, status: RUNNING, insertTime: '2026-11-21T10:00:00Z', endTime: '2026-11-21T10:00:01Z'}\n", 5,
+			"compute.projects.my-project-123.operations[0].status", "only finished (DONE)"},
+		{"two operations with one requestId", `compute:
+  projects:
+    my-project-123:
+      operations:
+        - {name: op-1, id: '1', operationType: insert, status: DONE, clientOperationId: 5e1f3a3e-7a53-4c43-9cf5-3b9d6c2a1a01, insertTime: '2026-11-21T10:00:00Z', endTime: '2026-11-21T10:00:01Z'}
+        - name: op-2
+          id: '2'
+          operationType: insert
+          status: DONE
+          clientOperationId: 5e1f3a3e-7a53-4c43-9cf5-3b9d6c2a1a01
+          insertTime: '2026-11-21T10:00:00Z'
+          endTime: '2026-11-21T10:00:01Z'
+`, 10, "compute.projects.my-project-123.operations[1].clientOperationId", "another operation's"},
+		{"an operation's target that is a URL", "compute:\n  projects:\n    my-project-123:\n      operations:\n        - {name: op-1, id: '1', operationType: insert, status: DONE, targetLink: 'https://x/compute/v1/projects/p', insertTime: '2026-11-21T10:00:00Z', endTime: '2026-11-21T10:00:01Z'}\n", 5,
+			"compute.projects.my-project-123.operations[0].targetLink", "path under /compute/v1/"},
+		{"a group's key to no attachment", "compute:\n  projects:\n    my-project-123:\n      interconnectAttachmentGroups:\n        - name: g\n          intent: {availabilitySla: NO_SLA}\n          attachments: {first: us-east4/nope}\n", 7,
+			"compute.projects.my-project-123.interconnectAttachmentGroups[0].attachments.first", "RESOURCE_NOT_FOUND"},
+		{"an assignment's creation time", `authorization:
+  roleAssignments:
+    - scope: subscriptions/a925f2f7-5c63-4b7b-8799-25a5f97bc3b2
+      name: 44444444-4444-4444-8444-444444444444
+      principalId: 77777777-7777-4777-8777-777777777777
+      roleDefinitionId: /providers/Vendor.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7
+      createdOn: soon
+`, 7, "authorization.roleAssignments[0].createdOn", "not an RFC 3339 time"},
+		{"an account's creation time", "accounts:\n  accounts:\n    - {display_name: x, created: '21/11/2026'}\n", 3, "accounts.accounts[0].created", "not an RFC 3339 time"},
+		{"two accounts in one place", "accounts:\n  accounts:\n    - {display_name: x, sequence: 4}\n    - display_name: y\n      sequence: 4\n", 5, "accounts.accounts[1].sequence", "each account has its own place"},
+		{"an onboarded configuration the account lacks", "accounts:\n  accounts:\n    - display_name: x\n      onboarded_configurations: [merchant]\n", 4, "accounts.accounts[0].onboarded_configurations[0]", "the account has none"},
+		{"a link to no account", `accounts:
+  account_links:
+    - account: acct_nope
+      use_case: {type: account_onboarding, account_onboarding: {configurations: [recipient], refresh_url: 'https://p.example/r'}}
+`, 3, "accounts.account_links[0].account", "no account acct_nope"},
+		{"a link whose token is of the other mode", `accounts:
+  accounts:
+    - {id: acct_1Link, display_name: x, configuration: {recipient: {}}}
+  account_links:
+    - token: alu_0123456789abcdefABCDEF
+      account: acct_1Link
+      use_case: {type: account_onboarding, account_onboarding: {configurations: [recipient], refresh_url: 'https://p.example/r'}}
+`, 5, "accounts.account_links[0].token", "test mode"},
+		{"a link body the spec refuses", `accounts:
+  accounts:
+    - {id: acct_1Link, display_name: x, configuration: {recipient: {}}}
+  account_links:
+    - account: acct_1Link
+      use_case: {type: account_onboarding, account_onboarding: {configurations: [recipient], refresh_url: 'not a url'}}
+`, 6, "accounts.account_links[0].use_case.account_onboarding.refresh_url", "doesn't match"},
+		{"a link whose page could not be opened", `accounts:
+  accounts:
+    - {id: acct_1Link, display_name: x, configuration: {recipient: {}}}
+  account_links:
+    - token: alu_test_short
+      account: acct_1Link
+      use_case: {type: account_onboarding, account_onboarding: {configurations: [recipient], refresh_url: 'https://p.example/r'}}
+`, 6, "accounts.account_links[0].account", "could not be opened"},
+		{"an idempotency key to nothing", `accounts:
+  idempotency_keys:
+    - {operation: createAccount, key: k, request_hash: c6fca2670a71564eb197e57bfe5a96d09920e518505c32293525284b796ae7f7, ref: acct_nope, expires_at: '2026-12-26T06:07:56Z'}
+`, 3, "accounts.idempotency_keys[0].ref", "a retry would find nothing"},
+		{"an idempotency key of an operation that takes none", `accounts:
+  idempotency_keys:
+    - {operation: retrieveAccount, key: k, request_hash: c6fca2670a71564eb197e57bfe5a96d09920e518505c32293525284b796ae7f7, ref: acct_nope, expires_at: '2026-12-26T06:07:56Z'}
+`, 3, "accounts.idempotency_keys[0].operation", "does not take an Idempotency-Key"},
 		{"a bad location", "compute:\n  interconnectLocations:\n    - {name: x-1, metro: amsterdam, availabilityZone: zone1, peeringdbFacilityId: '1', regions: [r]}\n", 3,
 			"compute.interconnectLocations[0].metro", "three lowercase letters"},
 	}

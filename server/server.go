@@ -59,6 +59,9 @@ type Config struct {
 	Accounts accounts.Config
 	// Compute configures the compute API.
 	Compute compute.Config
+	// AdminToken, when set, is what every /_understudy/ endpoint but health asks for, as
+	// Authorization: Bearer <AdminToken> (401 otherwise). It is never logged.
+	AdminToken string
 	// DataDir, when set, keeps the state on disk there (see Open in internal/store): it
 	// survives restarts, and every acknowledged write is synced first. "" keeps it in memory.
 	DataDir string
@@ -73,6 +76,8 @@ type Server struct {
 	db    *store.DB
 	apis  []api
 	authz *authorization.Server
+	accts *accounts.Server
+	comp  *compute.Server
 	// stopWaits ends compute's operations waits (Draining).
 	stopWaits func()
 	seeds     []func(tx *store.Tx) error // each API's Seed, in the order Reset runs them
@@ -163,6 +168,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.accts = accts
 
 	// Order matters: the first API that owns a path renders its errors; authorization's ARM
 	// paths start at the root, so it takes whatever no other API claims.
@@ -176,7 +182,7 @@ func New(cfg Config) (*Server, error) {
 
 	e.HTTPErrorHandler = s.handleError
 
-	adminDeps := admin.Deps{Version: cfg.Version, Clock: clk, Reset: s.Reset, Journal: s.journal, Faults: s.faults, Metrics: s.metrics,
+	adminDeps := admin.Deps{Version: cfg.Version, Token: cfg.AdminToken, Clock: clk, Reset: s.Reset, Export: s.Export, Journal: s.journal, Faults: s.faults, Metrics: s.metrics,
 		Operations: operationIDs, Ready: func() error { return s.db.View(func(*store.Tx) error { return nil }) }}
 	if cfg.DataDir != "" {
 		adminDeps.ClockAdvanced = func() error { return s.db.Update(s.saveClock) }
@@ -190,6 +196,7 @@ func New(cfg Config) (*Server, error) {
 	compCfg := cfg.Compute
 	cfg.inherit(&compCfg.Now, &compCfg.Log, &compCfg.PublicURL)
 	comp := compute.New(compCfg, s.db)
+	s.comp = comp
 	s.stopWaits = comp.StopWaits
 	if err := comp.Register(e); err != nil {
 		return nil, err

@@ -50,7 +50,8 @@ type Server struct {
 	Authorization *client.Authorization
 	Accounts      *client.Accounts
 	Compute       *client.Compute
-	// Admin is the generated client of the admin API (/_understudy).
+	// Admin is the generated client of the admin API (/_understudy); it sends the admin
+	// token when WithAdminToken set one.
 	Admin *admingen.ClientWithResponses
 
 	srv *server.Server
@@ -118,6 +119,12 @@ func WithTLS() Option {
 	return func(o *options) error { o.tls = true; return nil }
 }
 
+// WithAdminToken makes the server ask for token on every /_understudy/ endpoint but health,
+// as --admin-token does; the Admin client sends it.
+func WithAdminToken(token string) Option {
+	return func(o *options) error { o.cfg.AdminToken = token; return nil }
+}
+
 // WithLogs sends the server's logs (warnings and above) to w instead of the test log.
 func WithLogs(w io.Writer) Option {
 	return func(o *options) error { o.logs = w; return nil }
@@ -169,7 +176,7 @@ func Start(tb testing.TB, opts ...Option) *Server {
 	if s.Authorization, err = client.NewAuthorization(hs.URL, append(clientOpts, client.WithBearerToken(Token))...); err == nil {
 		if s.Accounts, err = client.NewAccounts(hs.URL, append(clientOpts, client.WithAPIKey(APIKey))...); err == nil {
 			if s.Compute, err = client.NewCompute(hs.URL, append(clientOpts, client.WithBearerToken(Token))...); err == nil {
-				s.Admin, err = admingen.NewClientWithResponses(hs.URL, admingen.WithHTTPClient(s.HTTPClient()))
+				s.Admin, err = admingen.NewClientWithResponses(hs.URL, admingen.WithHTTPClient(s.HTTPClient()), adminAuth(o.cfg.AdminToken))
 			}
 		}
 	}
@@ -221,6 +228,16 @@ func (s *Server) AdvanceClock(tb testing.TB, d time.Duration) {
 	if err != nil || resp.StatusCode() != 200 {
 		tb.Fatalf("understudytest: advance clock: %v %s", err, bodyOf(resp))
 	}
+}
+
+// adminAuth has the admin client send the admin token, when there is one.
+func adminAuth(token string) admingen.ClientOption {
+	return admingen.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		return nil
+	})
 }
 
 func bodyOf(r interface{ GetBody() []byte }) string {

@@ -71,6 +71,7 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	fs.StringVar(&c.TLS.CertFile, "tls-cert", "", "serve HTTPS with this PEM certificate file (the server's certificate, then any intermediates); needs --tls-key")
 	fs.StringVar(&c.TLS.KeyFile, "tls-key", "", "the PEM private key of --tls-cert")
 	tlsHosts := fs.String("tls-hosts", "", "with --tls auto: comma-separated DNS names and IP addresses the server certificate names besides localhost, 127.0.0.1 and ::1")
+	fs.StringVar(&c.Server.AdminToken, "admin-token", "", "token every /_understudy/ endpoint but health then asks for, as Authorization: Bearer <token> (401 otherwise); prefer the environment variable, which ps does not show (default: none asked)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.Int64Var(&c.Server.BodyLimit, "body-limit", server.DefaultBodyLimit, "largest request body in bytes; larger bodies get 413")
 	fs.BoolVar(&authz.Enforce, "authz-enforce", false, "authorization: enforce permissions (callers need a role granting the action)")

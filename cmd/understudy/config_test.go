@@ -35,6 +35,18 @@ func TestLoad(t *testing.T) {
 					t.Errorf("data dir = %q", c.Server.DataDir)
 				}
 			}},
+		{name: "admin token from the environment", env: map[string]string{"UNDERSTUDY_ADMIN_TOKEN": "s3cret-admin"},
+			check: func(t *testing.T, c Config) {
+				if c.Server.AdminToken != "s3cret-admin" {
+					t.Errorf("admin token = %q", c.Server.AdminToken)
+				}
+			}},
+		{name: "admin token flag", args: []string{"--admin-token", "from-flag"}, env: map[string]string{"UNDERSTUDY_ADMIN_TOKEN": "from-env"},
+			check: func(t *testing.T, c Config) {
+				if c.Server.AdminToken != "from-flag" {
+					t.Errorf("admin token = %q, want the flag's", c.Server.AdminToken)
+				}
+			}},
 		{name: "memory limit", args: []string{"--memory-limit", "900MiB"},
 			check: func(t *testing.T, c Config) {
 				if c.MemoryLimit != 900<<20 {
@@ -199,7 +211,7 @@ func TestHelpListsEveryFlagAndItsEnvironmentVariable(t *testing.T) {
 	if !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("err = %v, want flag.ErrHelp", err)
 	}
-	for _, want := range []string{"-addr", "-seed", "-public-url", "-log-level", "-body-limit", "-authz-enforce", "-tls", "-tls-cert", "-tls-key", "-tls-hosts", "UNDERSTUDY_PUBLIC_URL"} {
+	for _, want := range []string{"-addr", "-seed", "-public-url", "-log-level", "-body-limit", "-authz-enforce", "-tls", "-tls-cert", "-tls-key", "-tls-hosts", "-admin-token", "UNDERSTUDY_PUBLIC_URL"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("--help does not mention %s:\n%s", want, out.String())
 		}

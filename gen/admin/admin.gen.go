@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"github.com/oapi-codegen/runtime"
@@ -243,6 +245,19 @@ type ResetResult struct {
 // ResetResultStatus Always `reset`.
 type ResetResultStatus string
 
+// State A seed file: one section per API, each as `--seed` reads it (the settings and
+// resources it holds are described with the seed file).
+type State struct {
+	// Accounts Settings, platforms, accounts, account links and Idempotency-Keys.
+	Accounts map[string]interface{} `json:"accounts,omitempty"`
+
+	// Authorization Settings, custom role definitions and role assignments.
+	Authorization map[string]interface{} `json:"authorization,omitempty"`
+
+	// Compute Settings, interconnect locations and, by project, resources and finished operations.
+	Compute map[string]interface{} `json:"compute,omitempty"`
+}
+
 // Error understudy's own error envelope for the admin API.
 type Error = ErrorResponse
 
@@ -468,6 +483,39 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /_understudy/reset (the `Reset` operationId).
 	Reset(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetAPISpec An API's OpenAPI document
+	//
+	// The OpenAPI document the server validates an API's requests against, as the YAML it
+	// is written in, byte for byte, comments included: generate a client from the server
+	// you run. `api` is `authorization`, `accounts`, `compute` or `admin`; any other name
+	// is 404 `NotFound`. With `--admin-token` set it needs the token, as every endpoint
+	// but health does.
+	//
+	// Corresponds with GET /_understudy/specs/{api}.yaml (the `GetAPISpec` operationId).
+	GetAPISpec(ctx context.Context, api string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetState The whole current state, as a seed file
+	//
+	// Every resource of every API, with the settings a seed file can give, as a seed
+	// file: the YAML `--seed` reads. Start a server with `--seed` on it (or reset a server
+	// started so) and every get and list answers as on this one: the same ids, names,
+	// labels, fingerprints and etags, creation times, account links (their tokens and
+	// whether they were used), finished operations and remembered Idempotency-Keys; links
+	// back to the server name the server that answers. The export is deterministic: the
+	// same state gives the same bytes.
+	//
+	// Left out, as work in flight rather than state: running operations and the resources
+	// their inserts are making (a resource whose delete is running is exported, as it
+	// still reads), the session a hosted link's first visit opened (the link is exported
+	// as used), and Idempotency-Keys of requests not yet answered or past their window.
+	// So are understudy's own controls: fault rules, the request journal, metrics and the
+	// clock. The file holds what a seed holds, the platforms' keys and the tokens of
+	// account links included: with `--admin-token` set it needs the token, as every
+	// endpoint but health does.
+	//
+	// Corresponds with GET /_understudy/state (the `GetState` operationId).
+	GetState(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // GetClock The server's clock
@@ -718,6 +766,59 @@ func (c *Client) ListRequests(ctx context.Context, params *ListRequestsParams, r
 // Corresponds with POST /_understudy/reset (the `Reset` operationId).
 func (c *Client) Reset(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewResetRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAPISpec An API's OpenAPI document
+//
+// The OpenAPI document the server validates an API's requests against, as the YAML it
+// is written in, byte for byte, comments included: generate a client from the server
+// you run. `api` is `authorization`, `accounts`, `compute` or `admin`; any other name
+// is 404 `NotFound`. With `--admin-token` set it needs the token, as every endpoint
+// but health does.
+//
+// Corresponds with GET /_understudy/specs/{api}.yaml (the `GetAPISpec` operationId).
+func (c *Client) GetAPISpec(ctx context.Context, api string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAPISpecRequest(c.Server, api)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetState The whole current state, as a seed file
+//
+// Every resource of every API, with the settings a seed file can give, as a seed
+// file: the YAML `--seed` reads. Start a server with `--seed` on it (or reset a server
+// started so) and every get and list answers as on this one: the same ids, names,
+// labels, fingerprints and etags, creation times, account links (their tokens and
+// whether they were used), finished operations and remembered Idempotency-Keys; links
+// back to the server name the server that answers. The export is deterministic: the
+// same state gives the same bytes.
+//
+// Left out, as work in flight rather than state: running operations and the resources
+// their inserts are making (a resource whose delete is running is exported, as it
+// still reads), the session a hosted link's first visit opened (the link is exported
+// as used), and Idempotency-Keys of requests not yet answered or past their window.
+// So are understudy's own controls: fault rules, the request journal, metrics and the
+// clock. The file holds what a seed holds, the platforms' keys and the tokens of
+// account links included: with `--admin-token` set it needs the token, as every
+// endpoint but health does.
+//
+// Corresponds with GET /_understudy/state (the `GetState` operationId).
+func (c *Client) GetState(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetStateRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -1121,6 +1222,67 @@ func NewResetRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewGetAPISpecRequest constructs an http.Request for the GetAPISpec method
+func NewGetAPISpecRequest(server string, api string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "api", api, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_understudy/specs/%s.yaml", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetStateRequest constructs an http.Request for the GetState method
+func NewGetStateRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_understudy/state")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -1310,6 +1472,43 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /_understudy/reset (the `Reset` operationId).
 	ResetWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ResetResponse, error)
+
+	// GetAPISpecWithResponse An API's OpenAPI document
+	//
+	// The OpenAPI document the server validates an API's requests against, as the YAML it
+	// is written in, byte for byte, comments included: generate a client from the server
+	// you run. `api` is `authorization`, `accounts`, `compute` or `admin`; any other name
+	// is 404 `NotFound`. With `--admin-token` set it needs the token, as every endpoint
+	// but health does.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_understudy/specs/{api}.yaml (the `GetAPISpec` operationId).
+	GetAPISpecWithResponse(ctx context.Context, api string, reqEditors ...RequestEditorFn) (*GetAPISpecResponse, error)
+
+	// GetStateWithResponse The whole current state, as a seed file
+	//
+	// Every resource of every API, with the settings a seed file can give, as a seed
+	// file: the YAML `--seed` reads. Start a server with `--seed` on it (or reset a server
+	// started so) and every get and list answers as on this one: the same ids, names,
+	// labels, fingerprints and etags, creation times, account links (their tokens and
+	// whether they were used), finished operations and remembered Idempotency-Keys; links
+	// back to the server name the server that answers. The export is deterministic: the
+	// same state gives the same bytes.
+	//
+	// Left out, as work in flight rather than state: running operations and the resources
+	// their inserts are making (a resource whose delete is running is exported, as it
+	// still reads), the session a hosted link's first visit opened (the link is exported
+	// as used), and Idempotency-Keys of requests not yet answered or past their window.
+	// So are understudy's own controls: fault rules, the request journal, metrics and the
+	// clock. The file holds what a seed holds, the platforms' keys and the tokens of
+	// account links included: with `--admin-token` set it needs the token, as every
+	// endpoint but health does.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_understudy/state (the `GetState` operationId).
+	GetStateWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetStateResponse, error)
 }
 
 type GetClockResponse struct {
@@ -1812,6 +2011,102 @@ func (r ResetResponse) ContentType() string {
 	return ""
 }
 
+type GetAPISpecResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// YAML200 the response for an HTTP 200 `application/yaml` response
+	YAML200 *map[string]interface{}
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetYAML200 returns the response for an HTTP 200 `application/yaml` response
+func (r GetAPISpecResponse) GetYAML200() *map[string]interface{} {
+	return r.YAML200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetAPISpecResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAPISpecResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAPISpecResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAPISpecResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAPISpecResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetStateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// YAML200 the response for an HTTP 200 `application/yaml` response
+	YAML200 *State
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetYAML200 returns the response for an HTTP 200 `application/yaml` response
+func (r GetStateResponse) GetYAML200() *State {
+	return r.YAML200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetStateResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetStateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetStateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetStateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetStateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetClockWithResponse The server's clock
 //
 // The time the server runs on: link expiry, operation progress, retention and
@@ -2034,6 +2329,55 @@ func (c *ClientWithResponses) ResetWithResponse(ctx context.Context, reqEditors 
 		return nil, err
 	}
 	return ParseResetResponse(rsp)
+}
+
+// GetAPISpecWithResponse An API's OpenAPI document
+//
+// The OpenAPI document the server validates an API's requests against, as the YAML it
+// is written in, byte for byte, comments included: generate a client from the server
+// you run. `api` is `authorization`, `accounts`, `compute` or `admin`; any other name
+// is 404 `NotFound`. With `--admin-token` set it needs the token, as every endpoint
+// but health does.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_understudy/specs/{api}.yaml (the `GetAPISpec` operationId).
+func (c *ClientWithResponses) GetAPISpecWithResponse(ctx context.Context, api string, reqEditors ...RequestEditorFn) (*GetAPISpecResponse, error) {
+	rsp, err := c.GetAPISpec(ctx, api, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAPISpecResponse(rsp)
+}
+
+// GetStateWithResponse The whole current state, as a seed file
+//
+// Every resource of every API, with the settings a seed file can give, as a seed
+// file: the YAML `--seed` reads. Start a server with `--seed` on it (or reset a server
+// started so) and every get and list answers as on this one: the same ids, names,
+// labels, fingerprints and etags, creation times, account links (their tokens and
+// whether they were used), finished operations and remembered Idempotency-Keys; links
+// back to the server name the server that answers. The export is deterministic: the
+// same state gives the same bytes.
+//
+// Left out, as work in flight rather than state: running operations and the resources
+// their inserts are making (a resource whose delete is running is exported, as it
+// still reads), the session a hosted link's first visit opened (the link is exported
+// as used), and Idempotency-Keys of requests not yet answered or past their window.
+// So are understudy's own controls: fault rules, the request journal, metrics and the
+// clock. The file holds what a seed holds, the platforms' keys and the tokens of
+// account links included: with `--admin-token` set it needs the token, as every
+// endpoint but health does.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_understudy/state (the `GetState` operationId).
+func (c *ClientWithResponses) GetStateWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetStateResponse, error) {
+	rsp, err := c.GetState(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetStateResponse(rsp)
 }
 
 // ParseGetClockResponse parses an HTTP response from a GetClockWithResponse call
@@ -2380,6 +2724,72 @@ func ParseResetResponse(rsp *http.Response) (*ResetResponse, error) {
 	return response, nil
 }
 
+// ParseGetAPISpecResponse parses an HTTP response from a GetAPISpecWithResponse call
+func ParseGetAPISpecResponse(rsp *http.Response) (*GetAPISpecResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAPISpecResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "yaml") && rsp.StatusCode == 200:
+		var dest map[string]interface{}
+		if err := yaml.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.YAML200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetStateResponse parses an HTTP response from a GetStateWithResponse call
+func ParseGetStateResponse(rsp *http.Response) (*GetStateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetStateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "yaml") && rsp.StatusCode == 200:
+		var dest State
+		if err := yaml.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.YAML200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// GetClock The server's clock
@@ -2415,6 +2825,12 @@ type ServerInterface interface {
 	// Reset Reset every API to the seeded state
 	// (POST /_understudy/reset)
 	Reset(ctx echo.Context) error
+	// GetAPISpec An API's OpenAPI document
+	// (GET /_understudy/specs/{api}.yaml)
+	GetAPISpec(ctx echo.Context, api string) error
+	// GetState The whole current state, as a seed file
+	// (GET /_understudy/state)
+	GetState(ctx echo.Context) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -2558,6 +2974,31 @@ func (w *ServerInterfaceWrapper) Reset(ctx echo.Context) error {
 	return err
 }
 
+// GetAPISpec converts echo context to params.
+func (w *ServerInterfaceWrapper) GetAPISpec(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "api" -------------
+	var api string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "api", ctx.Param("api"), &api, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter api: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetAPISpec(ctx, api)
+	return err
+}
+
+// GetState converts echo context to params.
+func (w *ServerInterfaceWrapper) GetState(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetState(ctx)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -2616,6 +3057,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/_understudy/clock", wrapper.GetClock, options.OperationMiddlewares["getClock"]...)
 	router.POST(options.BaseURL+"/_understudy/clock/advance", wrapper.AdvanceClock, options.OperationMiddlewares["advanceClock"]...)
 	router.GET(options.BaseURL+"/_understudy/metrics", wrapper.GetMetrics, options.OperationMiddlewares["getMetrics"]...)
+	router.GET(options.BaseURL+"/_understudy/state", wrapper.GetState, options.OperationMiddlewares["getState"]...)
+	router.GET(options.BaseURL+"/_understudy/specs/:api.yaml", wrapper.GetAPISpec, options.OperationMiddlewares["getAPISpec"]...)
 
 }
 
@@ -3022,6 +3465,95 @@ func (response ResetdefaultJSONResponse) VisitResetResponse(w http.ResponseWrite
 	return err
 }
 
+type GetAPISpecRequestObject struct {
+	Api string `json:"api"`
+}
+
+type GetAPISpecResponseObject interface {
+	VisitGetAPISpecResponse(w http.ResponseWriter) error
+}
+
+type GetAPISpec200ApplicationyamlResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetAPISpec200ApplicationyamlResponse) VisitGetAPISpecResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/yaml")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetAPISpecdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response GetAPISpecdefaultJSONResponse) VisitGetAPISpecResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStateRequestObject struct {
+}
+
+type GetStateResponseObject interface {
+	VisitGetStateResponse(w http.ResponseWriter) error
+}
+
+type GetState200ApplicationyamlResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetState200ApplicationyamlResponse) VisitGetStateResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/yaml")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetStatedefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response GetStatedefaultJSONResponse) VisitGetStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// GetClock The server's clock
@@ -3057,6 +3589,12 @@ type StrictServerInterface interface {
 	// Reset Reset every API to the seeded state
 	// (POST /_understudy/reset)
 	Reset(ctx context.Context, request ResetRequestObject) (ResetResponseObject, error)
+	// GetAPISpec An API's OpenAPI document
+	// (GET /_understudy/specs/{api}.yaml)
+	GetAPISpec(ctx context.Context, request GetAPISpecRequestObject) (GetAPISpecResponseObject, error)
+	// GetState The whole current state, as a seed file
+	// (GET /_understudy/state)
+	GetState(ctx context.Context, request GetStateRequestObject) (GetStateResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -3374,76 +3912,149 @@ func (sh *strictHandler) Reset(ctx echo.Context) error {
 	return nil
 }
 
+// GetAPISpec operation middleware
+func (sh *strictHandler) GetAPISpec(ctx echo.Context, api string) error {
+	var request GetAPISpecRequestObject
+
+	request.Api = api
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetAPISpec(ctx.Request().Context(), request.(GetAPISpecRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetAPISpec")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetAPISpecResponseObject); ok {
+		return validResponse.VisitGetAPISpecResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetState operation middleware
+func (sh *strictHandler) GetState(ctx echo.Context) error {
+	var request GetStateRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetState(ctx.Request().Context(), request.(GetStateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetState")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetStateResponseObject); ok {
+		return validResponse.VisitGetStateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"zFptbxs5kv4rhd4DLAFtqSU7mVjBfNDNJTM+THYNx4fZm1UQUc2SxHE32UuyrWgD//dDkewXSS1bnmSB",
-	"GwwQWeouFov18tRT/BqlKi+URGlNNPkaaTSFkgbdH++0Vpo+pEpalJY+sqLIRMqsUHL4h1GSvsMvLC8y",
-	"dB+bVzhGk+ivyr5XpeRRHOVoDFvRl1IB47mQgJIXSkgLzMLwcyk5amNLvh1KVWD0+BhHJl1jzkjgf2hc",
-	"RpPoL8NG4aH/1QydordB9eiRXuRoUi0K0jOaRFO5hSUTWalx0JLrdjm9uaZ/dl/4m0RQS7BrBMzLjFnk",
-	"ML25NoMojlCWeTT5R8RKu1Za/MsZI4ojlqaqJDvGzqilxehTHNltQXs2Vgu5ih7j6KdMpfeHK96tEQzq",
-	"B9RnBlJ6htYqtCpQW+EPRKrNcy+WWqO0YEWO9P5S6ZzZaBJxZvGcvo06VFLLpUH7EVMluTlc4Re1gSXT",
-	"wNbIOJlFI8vcEiAsCLO7kCoXWWsVWeYL1M7oGv9ZCo2cjEdb2V+4sZZa/IGpra015Q9Mps7BGOeC1GLZ",
-	"Tcs0S5YZjI+obRXk6gHdYR4xrDm29aAayWCcQ49ZyJWxwGCLTPe7d56zLyInH7kYvR6PL5MkjnIh/VfJ",
-	"c4YxTxhj188PlG0C6MyA2khw0QgoHzBTBcJSaWcEH3zTm+tDQ9Txe+hj7qfDN3yg778whZylayHxXCPj",
-	"bJEh0IODLu+rE8O+kN/WzMKG3HmjlVx1vLxnO6dLI/DQhHvP+912Wfo9KzPbta0l/QC6zBCEJIumeGgT",
-	"VoiulJJtwa6FIcvHsFmjBIO20yTdRq1P4bgtBe9+jRQ+MyB451uU32S6/dARAFPOkUN4oPWykBZX5L5P",
-	"nF+jb3jkyPHbteJP2cs/8YzJyP4uE18/Kat+7BlxBbPrI3LoJwPGMm2FXMFG2LWT/ZxErRZsITJht92m",
-	"SteU5MCS1zPImU3XIIz3OOTQG3n5NhwnbJiBlXhACVJJ7J+Uhcn/cyYk6dSZ53Mmt5ArjUCBgsYayvGu",
-	"6iOlwbfAFoZCkpKJVJCJXNhuv9Bo9Xa6tKg/Hk+vVPwN3NKj5+7ZLiO2hBrLbGmOVEH3GzBpNqjJYonT",
-	"MjgvKJlt+11S97KCILQS1jmaG34VxnZr0WQIc5gZ3I8d6l/7c1Wao8vRW2AavQ+gi1lhMTfP4SCftR5r",
-	"nZnWbHuwv6DD0a3dltlLS+3Ue6Rz3Zzdo/GqU3jUbkT4C5QGk6kNcLWRR/PmU1sktHZigoTe9PaD+xTD",
-	"wzh8UBp+VmqVkX8zo2Sf0jiZfnpzfWbqWjnwZfxXlCvKA6Pxm84sXcquIlEUlG2UEyvxiw1ZzEXWvlli",
-	"ekqCxhqikCXd8hVkGHXFwRMp+zcmwpKZkitY4JLC2UcFLd1TuvpypegLlwwpi4UASvqDNop5ndB/nRjm",
-	"T1UB6HH0QTKLriW5HnJYbKGBL4NZ1N8/gWR8+aeKxy93dzehguyLfP0dygj06MxMgelZ69tr3j/Jg/5E",
-	"ldmTO04u33ynYtNyy1bdmcDI7zEcWqhyKhfWIu/PJMs2bGtiSEDiA+oYksH4FSiJoUMglFRqUBLYA2pC",
-	"ATCt16mLmSmYRjOTXKEBqSy44AK2YkIaC3P353wwk08j7tGTUPu71KR6rTevL58PixPqFfUWLjihd5kk",
-	"56+urvouTx1Wr53lX11dPb34Y0eC/wVZ1uVyt8i4kGgMaCyUth0t0pGNTN3xw1zdzxt84vvRsK2dplnd",
-	"dzbFZUHO8vG5NswI77T1Ci4+fIU8Afs8oDbCcxaHp9GkH1iUIuMQnn6+7XgCK9x6P+9GC/+tSi1ZBiit",
-	"Fl1ooSoSh6/+FTcUPkuhjT0ZHgRlbjFVmj8LE+rFn9hXENVJn9SpxLvEH36zJzZLd74i+/zkzpqD6MbV",
-	"vPQ598MR5sIVQaqISt3HpE0uskyENvtExzlWZkjNvQLzsopCAvZbEpcTg/E0MkKAlE5f0KaQVPrFl3VV",
-	"+jz7zxL1tlNKWO2YghUpeGaaQ+XQCz5wfs0pW/39vPm737nKC6B7N/Z39FUHS7BnM6a1IH/p2QNKrX8q",
-	"J7YXC+EhctXaGYLx633teGJ3zBi0t2g6mYXffCHW9Axw36e/LAG7V+ftXOu+6Ui3p6YvelDIpaooYJY6",
-	"xSWjY2ixTdEB33rARNHrWmU142tin29hvsP7zifk8b4Sxd4YDv3Y4CI4kwuW3lPJ3DhyiBkwiBx5vOMC",
-	"IdnE7WYshkN/ACY5xa4WqRnAHfVdEpFTY8tKAuY2cN1vm6asYtGs62qY5DPpt258ttKlbPHGSg/A0XYG",
-	"SoMw/zrzrNMsmnyduTZmFsWzCj3PosfH+VvnBxU+YrYFijwp4BAoQU7oCZlmJScTMQkhVCBHyluw0QTR",
-	"pIeODJaapQ6xKirMM4lffH2IwZTpmhDPeJDQj2NMHP5gPmNAwTTLkWCQZxvsRqTYJ4hYd9qXSTKT82v5",
-	"wDLBQx6YVwtXsF+yvDrLoKHSjXAP7ayw2a5zNWxl1Crg0SikVunKR3QxSAYXISRdjOy4VVpR7is80rQ7",
-	"qNrCFbqUBpScQCbkPeCXQuht3EL9hVYrHZzUkpsQvCVXEBzzQnnIthGSq40BlmWwVBn1vcIO4NrBa++u",
-	"FY9eZKUJ3Kyjuqld5OhtslNAaAt+ghDvDmvGSfKyUY0bJkTjZPz6fDQ6H4/uRskkeTVJkkGSJL8fkPOT",
-	"iyQ5eSDjNewYxNw1HLz7bVnxrF3S6v35AY8f3JR5zvS2c2BC/sNWhnLalJwm+kRvHHrCkDXzhEJ1IbMp",
-	"5wbmASPMoVfFjjtLtUHer/r7XQ3eEtBwbRCsKGYpWcUucvEB5Uwq6ZOayzUhBaVMwgKhmixcjccXFz+M",
-	"k4vXENaHHltQDR9fjd3UwfR3JzEz6VyIUplZqw0lL+9TzFgYj1+Pzkfj84vR3fhi8upq8urqd18Za7cy",
-	"Z4F3EgbusSDENpOSSWV2UPfo6oeEEIpI1y7HkUpC0gLj/oTST7Cqz4IbVWYcVgoWuFUUGCjs2q+hcVka",
-	"5D49XCYJHCQO2kqG7AFNM7SBUlLPukLeFRVh7SYynKT/VHz7sqCoB0GvX+rt1Yzqcbe8Wl3i478jVEdP",
-	"hOrVdw1VYK4HbmWnbw/eDxXbtVePl0pvmOYnRHKbSc3QYldPmytyIQrHbQsJDA68J82Q6fde4MFZXXZ0",
-	"X8pDCocHMlzabzeIV/ZA1w5DxMerWAvt1NOpuGrAjnPLu8bIhLHHbPFCv63O6B+hy6vn4hWBG1GCRMm9",
-	"Rfz4yr91Ptq5MnCEJzysjplasOy99yIhV7eOhhfSoLbRzvBj3EkGjZo25VVy8fjp5DBqhgJHQikMBL7V",
-	"T943R9zpG9317LYi4QND71FkoN56gnBsIeI2fxmHltblYkJVUGhcii+hApCfziT5kcOEfc/uu4xO0up2",
-	"jgfaXSMdGjXx0uvg6fbDIXU8k6rwU4ds6wW2iLi3oHTgqud+jTkQWJX0LBMW5jUv7qvISoGSA5jOpNtq",
-	"M8dqyPlALXZMLHqOmndXHAJBz/u1Aqq0MxnepWbGigx8JuJvg4YtEnYOCyT8NwJq6MMJkM2MV97ZRC0t",
-	"gYReMvEYoj+A5uDUzg0ZF8IeaASedgC3dUpyVZylWjk+j/BGR8lMNTKLfmT0DRXztMAOo5Lxi+P1uQh9",
-	"UXy6ydZJBXr07zDC/7fs9iLbPZXX4ibyBf/2HDflnPrVp4pgNxoYfhX88RRIoKRX/C1cJpc166aRIl3S",
-	"j2Hcwmy4MrF7Dl58FTp1C+sr3TOXL2qvaXmCoCcDmxTYFTeE3vXS9nG1JkCvD+dij59OQTGVarTplSMY",
-	"vxOIeeHZreuZRCewmfohAoyTBNQe/e8SM+Nu2uq+CgDK3bCh/P8quYD5/0j2wETGFhnOnYiZFJb6LmrM",
-	"7hGLumZRFxWuP/iZF7MMuNCYWqW3Zwa4MPd1A8McxYITv+gs9CchrS+1yv1sV0mvi0v0juKzTFvQmKoH",
-	"2hgtlFGvZrYyRe4V6Q9mcr4zFZmH3QbGwDdlTlTsyDBXDJrrXR5Pb5ipQDtllyOEQpgKfSvcq3JLpKgH",
-	"2xvpjMaDV20Ch+NDdHIGCgoeSUF7zvA9/DhwkCd4b2APj7rvjVaEpLA0YAlu4JdCGXevYtLK9Z8r0PHZ",
-	"Kssy6C22e5DM9/fOwv14Jg9f/VzRz59r3mAtjFUrzXLw4rwbVhL7nrFqSTJWaeSfPf9rnBL3QvJ+3PBT",
-	"P1Pr4wiHM1Mzp91e9SFY5lm3IrsMi4yJXYeK/gJ3/3vz7gkrOVRBQPToI19ZIX6cVZV5FsW1lj/Oniyn",
-	"syj2xv5xRhrPoke4cNtsHHY/6Xb6ZmWib/bJlh/ltWGfc87dAWJ3TXyXF1ag6eLPj3TKFSiNTq0yQRxF",
-	"KOaF/Q4R+l7pFdr2YPFlnXKlkaPQUpS2Qf2hN5jeXBvoUYXYg979GGRr+hpXzN1MtrQ5M2DEvxB6oyRJ",
-	"KPrCbvsD+AUZiWoheO2mqMhjMAqsukfpW6d73JqZ9M+wokCm34ZrIczdz/NvtWd8QocpX0dEUl/fOrkn",
-	"UYu7gbJrEX9vdVChFbdMA1f8ZOy0ZO6ucD3Gp6152kWbLpXauz8Cnbou5TynWD3zqG/khKx8TI96PLij",
-	"QtcdjlHSeYvjABAFpri5VRYuEDQXq0ZJctQu7sZmtzqj3XteHRfPOpDlC0FCk5I6WKH2LD8ZjEfN5D26",
-	"+dvHuxMbIoP2V7bAzFQz2kk0DGsMH0bDQitX34b59jx8Ph+NL4Ze2HC5K2241OcbXAzbQlvzcvr8+WF8",
-	"ubV///ju488/5Rl7d7VspsKTy9G4mlzvD1vo/8FofPF79AKiqX2j5FjNObxkKHfui3w7PtpJmScVIuNT",
-	"cTc/9V9aFYGotU5zT07wNsp19xabC0AOMTuxfT8vUIyb0Bsgn0l3c4ySs8pFyrJsO2mNVXUppRua+hJi",
-	"WB5GgAbRQBhVONI0C3gc/NSX0vHG3caAw/mT7x6DVpPOUZBpDa4rXD6TxrJt8/cAWiRfw+dYpbrSurfs",
-	"d4PuXtwLvLG503AMnTvz0YY9FfUdvM+gbRq9ZhKHvOqeujySZLjj6ip4DDKVsqx9Ccw/TI2MzqJJtLa2",
-	"mAyHo/EPg2SQDEaTN8mbJKJ8GFbaF/lTuPLgMPfCd6c79wKalOx1fPz0+H8BAAD//w==",
+	"zFx7c9tGkv8qU9irklgFkiD1sEVX/uAmzka3ceKSlPNuApc5BJrkRMAMd2YghpvSd7/qnsGLBCXK9tad",
+	"KqVQJDDT6OnHr7t/9J9BovK1kiCtCSZ/BhrMWkkD9MdbrZXGF4mSFqTFl3y9zkTCrVBy+LtREt+DP3i+",
+	"zoBe1rekEEyCn5T9XhUyDcIgB2P4Et+UivE0F5KBTNdKSMu4ZcNPhUxBG1uk26FUawgeH8PAJCvIOS74",
+	"XxoWwST4y7AWeOg+NUMS9MaLHjzijSmYRIs1yhlMgqncsgUXWaFh0FiXnnL6/hr/177hZwlMLZhdAYO8",
+	"yLiFlE3fX5tBEAYgizyY/Bbwwq6UFv8mZQRhwJNEFajHkJRaWAg+hoHdrvGZjdVCLoPHMPg2U8n9/o53",
+	"K2AG9APoE8MSvAb3Wmu1Bm2FOxCpNs/dWGgN0jIrcsD7F0rn3AaTIOUW+vhu0CGSWiwM2FtIlEzN/g4/",
+	"qA1bcM34CniKatHAM9qCCcuEaW+kinnW2EUW+Rw0KV3DvwqhIUXl4aPsblxrS81/h8RW2pqmD1wmZGA8",
+	"TQWKxbP3DdUseGYgPCC2VSxXD0CHeUCx5tCje9FwDZ6m7JRblitjGWdb4LrX/eQ5/0PkaCNno8vx+DyK",
+	"wiAX0r0VPacY84Qy2na+J2ztQCeGqY1k5I0M5ANkag1soTQpwTnf9P31viIq/923Mfpo/w7n6Ls3TFnO",
+	"k5WQ0NfAUz7PgOGFgy7rqwLD7iIfVtyyDZrzRiu57Lh5R3ckS73gvgp3rndP26Xp73mR2a7HWuAHTBcZ",
+	"MCFRowns64SvRVdIybbMroRBzYdsswLJDNhOlXQrtTqFw7oUafdtKPCJYSLtvAvjm0y27zocYJqmkDJ/",
+	"QeNmIS0s0XyfOL9aXn/JgeO3K5U+pS93xTMqQ/1TJL5+cq3qsmeWW3O7OrAOfmSYsVxbIZdsI+yK1n5u",
+	"Ra3mfC4yYbfdqkpWGOSYRavnLOc2WTFhnMVByk5Hbn3rj5NtuGFL8QCSSSWhd1QURvvPuZAoU2ecz7nc",
+	"slxpYOgoYKzBGE9ZHzAMvmF8btAlMZhIxTKRC9ttFxqs3k4XFvTt4fCKyd+wG7y0T9d2KbGxqLHcFuZA",
+	"FqTPGJdmAxo1FpGU3niZktm217XqTlQQiFb8Pgdjw4/C2G4p6ghh9iMDfdgh/rU7V6VToBi9ZVyDswEg",
+	"nxUWcvMcDnJR67GSmWvNt3vP52U4+Gg3RfbSVDt1Fkmmm/N7ME50dI/KjBB/MaWZydSGpWojD8bNpx4R",
+	"0dqRAZKdTm/e0auQPYz9C6XZ35RaZmjf3CjZwzCOqp++vz4xVa4cuDT+I8glxoHR+HVnlC5kV5JYrzHa",
+	"KFpWwh/WRzHyrF21hHiVZBoqiIKapO1LyDDq8oMnQvYHLvyWmZJLNocFurPzCtz6VOnyzaXCNygYYhTz",
+	"DhT1Bk0UcxnhTyeG+awswE5TcE4SB9cSTQ9SNt+yGr4M4qC3ewLR+PyzkscPd3fvfQbZXfLyK6QRdopn",
+	"ZtaQnDTevU57R1nQZ2SZnXXH0fnrr5RsGmbZyDsTNnLP6A/NZzmVC2sh7cWSZxu+NSGLmIQH0CGLBuML",
+	"piT4CgFRUqGZkow/gEYUwKbVPlUyM2uuwcQyVWCYVJaRczG+5EIay2b052wQy6cR9+hJqP1VclK11+vL",
+	"8+fd4oh8hbUFOSc7PY+i/sXVVY/i1H72am1/cXX19OaPHQH+B+BZl8ndAE+FBGOYhrXStqNEOvAgUzp+",
+	"NlP3sxqfuHrUP1araFb3nUVxsUZjuX2uDDPCGW21A/mHy5BHYJ8H0Ea4nsX+adThh80LkaXMX/182fEE",
+	"Vrhxdt6NFv5bFVryjIG0WnShhTJJ7N/6E2zQfRZCG3s0PPDC3ECidPosTKg2f+K5/FKd7ZMqlDiT+N09",
+	"7JHF0p3LyC4+0VmnTHTj6rRwMffdgc4FJUHMiErdhyhNLrJM+DL7SMM5lGZQzJ0E87KMggvsliQUE73y",
+	"NHBEgBhOX1Cm4Kr4iUvrqnBx9l8F6G3nKn63QwKWTcETUx9qyk69DfSvU4xW/+jXf/c6d3kBdO/G/tS+",
+	"6ugS7OiMay3QXk7tXkutd2xPbMcX/EVoqpUxeOVXz9WyxG6fMWBvwHR2Fj64RKzxGpa6Ov1lAZhunTVj",
+	"Lb3TEW6PD1+3ltuX1wIGIGULkcGEYICBhJDSGrRrfaBNY4ad9ft46QytPKU60x+ZRciD1pDGUoNRhU6A",
+	"Pl+pLDVUGrk955CWyAjqbXsOJuyEmbI7e/BprC72HubWyxKydcYtWo4JWblU9YplQt6TvOw6hXytKGX3",
+	"/w5b07DkWq3tzvFnCpQUxqqcaZURNhOSVnBS0JvcGLGUOaaATinKJvVn7o+OqRMlJSSWZcrNBGj7ENH8",
+	"WivcKGT1AaJkKKehiFZGvS7hHrveMZAUWtjtLaYzf6hpLuSduocDOd3iR028sOGmxAzOcE5n/T6t0qdr",
+	"Z4S8qO0vH4RWpD72wLXg8wxiOfvlp+/e3tze/fLdPz9Nv3t3/dOnu5///vanWS9kxuPG2bR5uhP2V+Aa",
+	"NIuLKDpLaBN6CbMB++CjM3eCxhKdv4mfzL3xjRYJ7nL0qJAChQt2ZYAXliSnZ+JS2RXoMJai0Q05j0Zs",
+	"9ossbQ/9jq6effjwoY8yg7Qi4RYqkTXwLP8mbvSV42D2Jpa20qwwDK2I4/pCskRJY7kfP9BxU0nAMrVc",
+	"Quq8ksAInuycNqnPfmXt2s1uhFyocuzEEwqWktM9tSTB3oxnr/uNt2uVVVMmEzqMx2atWdNsQvGH0G/o",
+	"AjBVXNanJYjlnCf3CNM31JBGEwJIIQ1baccDnLDZAArZfg4KESxokZjQaXKzQmelnRj8geAbUrQjXge0",
+	"kHTpuxTmhMpNM4jlXdkoKjv7ljoteLHTjHEASheyMcpSGiuwNoAu7SiWO/7gbNCuIC87fomGFE2FZ+aN",
+	"syAySTzobT3RmxeWzVZUbcyYBEhNLI/2DHoCXzwcsltn9OzUABUEsZzVwWDGyljBnLn1BoxmJ4YVBtjs",
+	"z9i1/uNg8mdMvaQ4COOyhREHj4+zNw0fQx02KlPXmaU2AB4EOxUyyYoUbYZL5vEKywHBI9torJOld0y2",
+	"0NwlQ4XVUSzxwBGkh8wULimOBxF+OIaIHJo72MbWXPMcsBZ1LV+7EQn0WNvBo1jOruUDz0Tqwdis3Ljs",
+	"vUiel8btJVS6Xty5qBU2a3tbPTIKGlVUMPL4VhKGD84G0eDM4yIKzy0/S8q55xIOdE4pajTCny6kYWgo",
+	"mF7RN4Teho3Wy1qrpfZea9EklXSYQdRJmG2ETNXGMJ5lbKGyTG2wkGDX1ONw/lsOM9dZYfyAjOaNhuU8",
+	"BaeTForHR3Bj3LA9MR9H0cvm5TTRDcbR+LI/GvXHo7tRNIkuJlE0iKLo170J6eQsio6eijsJO6bhd/Ug",
+	"lD5blMOurtWq53NTdpeJizznets5tUb74UuDwHKKRhN8xDv2LWHI66HuWnWVx9M0NWzmC7UZOy19h85S",
+	"bSDtlU3WtgRvMC64xLNEn8XoHZLnwgMmWSVdlB+wShEs4ZLNgZXj3avx+Ozs1Tg6u2R+f3bK5xhyxldj",
+	"Gv2aXnscHssq55mV2mCgdDbFjWXj8eWoPxr3z0Z347PJxdXk4upXh3VrFHTim//CsHtYY9kcS8mlMq3W",
+	"x+jqVYRlokhWFNUpCkrcYNybYPjxWnVxf6OKLGVLxeawVegYIBAY4B4aFoUpQdB5FLG9wIGPkgF/AFNP",
+	"zlkhkxWXVTJve4Xfu/YMWumvKt2+zCmqafzlS629JAo8tmscBLKP/wlXHT3hqldf1VUZp0ZkIzp9ufO+",
+	"K0cObf/BRL/hOj3Ck5vjrAwsdDUWc4Um5OBBDY0Ge9aTZMD1927BvbM672iBKYexCABlsLBfrhAn7J6s",
+	"HYoID2exBvyrKAJh2QU7POBrKyMTxh7SxQvttjyj33yrrar7yilagAESZOo04jgE7q7+qMXbOjCs2c+O",
+	"mZrz7HtnRUIub2gWKqQBbYPWBHrc2ZEf1b2ii+js8ePRblRPZg+4kp/KfqmdfF8fcadtdOezm3IS6sek",
+	"DkX6+cepQOC+FmFziBT6viLFYkRVbK1hIf7wGQDtNJZoR4QJe27EShEdV6t6aqmffWrAQ3OlGsngZp77",
+	"TKEwlmrt+gHZ1i3YmIa8YUr7geHM7TFjCFYlXsuFZbNqOOmyyFIxJQdsGkt61JpMUE9I/XynY2x8SvNR",
+	"4pn5KWnaqwRwFYu7F6s7KzLmIlHqa5NZYxI2Y3NA/DdyHSh3Aqgz44QnnaiFRZBwGk0chugNWH1wqkVT",
+	"JBd2QMMPywbspgpJlMV5ohUNVRBvdKTMRAO34Ob2X5Axj3NsP68ev9hfn/PQF/kn0QuOStCj/4QS/r9F",
+	"txfp7qm4FtaeL9Ivj3HTNMV69akk2I0Ghn+K9PEYSKCkE/wNO4/Oq9GHBvR0iR/6zi63nrfWPge3fOk6",
+	"VQnrMt0zDLjKahqWIPBK39L37SZiArWttHlcjTH85T454fHjMSimFA0feklTnq8EYl54dqtqMNwJbKa+",
+	"GTOOIqZ2ZrAUmHlKlBd6ywMo6vVj/L+IzqiD88BFxucZzGiJWAqLdRcWZvcA6ypnYRXlOWiOeMAtZ6nQ",
+	"kFiltyeGpcLcVwUMpxYLTNymsa9PfFhfaJU7go2SThYK9DRnsVxbpiFRD/hguFGGtZrZygRSJ0hvEMtZ",
+	"azQ980/rOwauKKOlQuoOUjKoObYOT2+4KUE7RpcDDQU/mv9SuFfGlkBhDbYzVx+NBxfNBk4KD8HREcgL",
+	"eCAE7RjDZ9uxb9wFk98+tq3at2iPsGXfXz1ozO+1QlwFhWEWwQf8sVZGuJ5kvcynEoJ8ssryjJ3OtzsA",
+	"zVX7pO9eGMv9Wz+VE8FPVRdhJYxVS81z5pZzRlmu2HP9q8ZKxioN6Sc3BjEkxL2QaS+su1V/w0KI2g8n",
+	"puwtH7Cxd14zzxoZ6mW4zrhom1fwF3b3z/dvn9ASYQyEpQcv+ZOvxTdxmafjIKyk/CZ+MrnGQeiU/U2M",
+	"EsfBIzurRwpkvrshuNNSSxV9caRt2FFeKfY542xzOroz5Nt8bQWYrvHCgbq5hKjBsTnHL4f+Cvnabr9C",
+	"UaT00o+v/OIvq5tLiaihloC0dQ3gK4Xp+2vDTjFf7ADxXshkgxATln08N2DxC58YZsS/gZ2OoihC7/NP",
+	"2xuwH4DjUg08r4nYAmnIjHKzLldI3cPWxNJdw9dr4PqNZ+pxoky7u5q0C6E98aLDI7HKb5zckxiGSIFt",
+	"jbivEgxK7ELb1ODFkRWOC+3Eqn0Mj9vzOO5jl0jNpz8ApLp4ks8JVk1AKpKkj8qH5KgYGy0Rumh1o6iT",
+	"WLcHj3zfuCb6ek5XzXUdRdFBvRCJvlucUZt628EF7sCZL4QMdUjq6BE16VXRYDyqyVDB+59v744sjwzY",
+	"H/kcMlPSZibB0O8xfBgNPVnADPNt37/uj8ZnQ7fYcNFebbjQ/Q3Mh81FGxQmfP3pYXy+tf+4fXv7t2/z",
+	"jL+9WtREncn5aFySiXZHL/jfYDQ++zV4QdupSfI7lHP2ed+yReH7ctTfCplHJSLjQnF3t+o7rda+bWtJ",
+	"cteqSJuYl6jkNSeT8DMt23PTA8VTU1FzYklkXgzOKhcJz7LtpDFk1YWUNEL1DAie+4GgATDMDy6ohZp5",
+	"dO6ZGhiON0SQY/vTKFdLeqkmnYMh05jrlyg9lsbybf33gDVafnV3xyrVFdadZr8akHfLvcAaa5rZIaxO",
+	"6sMHdo2pr2B9Bmxd9tVzOUjLWuoIiyRawxDx4eNgy/PsyWHxz2uQuFWqkoJIOo2KlAZZ3BLlyDc562Th",
+	"GOUh4840/zl99yMTlrgy5bAerXS+tY5XgS9ClqicmFTMDfshnbAlSDx1LLWTTNB3ony56eWI5VYVaNgD",
+	"NuNrQbXjrMX9moVsVrLJ8LUPiTM0bcdnmL2hapgIPQzTBQl6Hp2zWfndak8kYrvMDTwSMnjwXkjv04O3",
+	"yRqxnBeWuQ4ASxUcqh6m769v15Ac021xtb/xfVuUOy3JN+6UZ+02TJ1vOtowDsl8xT7MU55YGl7DE0s+",
+	"0pO8iA4mRMtlj6fYTWVl3GeDqDLwLppcp3dXHnE6232wWeiZH6ngDBdDtH3z/bfs6mI07n2FpmHpbrve",
+	"eYz3l1zTTpd/SxZbcglR7EaTqUEBLamjNXmKZvtL8QBhzaqKpaOnVgGgTUUdsFtKb7yiDXr/ctcomkdg",
+	"7nN0XV75e8mmMsplQCcjlkWUD4WxFa2JG1zHAWrpRaGkJ1IEBzwHE8YyI3wTsoWQS9BrLaTndwGqM3RJ",
+	"GaE4pso9Quqpqz/q+iWWmxWUmXTLEDWzwkDaC7uImY5KCo4nBPvc1jdum5of1wjBkre5PO6LRv77IJSo",
+	"HdcNw0OKkQQhrrEimbicTqpweQrPztT6wXiMESqWP8LCMlW4WL5R+p7mrZlYrizT3D8ml26ZSYUwdh7Q",
+	"Fdmeo0oVo9DMdRyMH9Le09fmeG1+m5Uy4CdN1PLyS2M17Sl8PvyhTYgsc3bVK/mAxlD7iK2UQXNBNZ4Y",
+	"BwXZgzDCopCy5LAT/amxdCy5KY+ti3PsSmif7xD9bMHWRRLxvUxZmzp61CCWt4oe9hCL0kz2eY17zEff",
+	"BSnVGkvHMqLjJld0/O2N47qTh9I7brmKYX1CZXZ1ON581SKWbfOuU/Hmc/JfLFtsxefz363HMV+WTRpE",
+	"9C4quFYZTGvmNuVXD73/iiE28j/9jl/4k0T0byBUt9y5lPGLIa6tf/tnebj0Ob+4fPVrnXzP/U+//vW6",
+	"fFX+ENleyESseUbKGvufPv06x1+vyz/Ln+ZNbSFRBd9VjHZaECvEB4GmOfwfkKnSgxaXdNi+xQx5kqav",
+	"xvxV/+zs9UX//DUs+vP0fNxfXEaXizl/PeLwigpu5bBCMa+SjRnyq/HFYrx41b9ILs/65/NX8/7rV1dX",
+	"/fEFv1hcvZonZ/Mx9dbTl55KdUv7gf3bz58KFaUN3n5lou/crPMsinLzgn84x1n0U1VCuENF/j8AFXcV",
+	"Sbr81206JeuCGO2BQvv7Ar99RGTo0lMXjOX0pYas+b1AdzEemM48Y30yHI7GrwbRIBqMJq+j11GAq3pB",
+	"dpf81jPSqec/d7OyFi+7djv3CI8fH/83AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

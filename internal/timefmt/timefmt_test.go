@@ -42,3 +42,27 @@ func BenchmarkMillis(b *testing.B) {
 		}
 	})
 }
+
+// TestExactParsesBack: what Exact writes, Parse reads back as the same instant to the
+// nanosecond, in UTC; Parse also reads the APIs' own timestamps and refuses what is no
+// RFC 3339 time.
+func TestExactParsesBack(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 10000 {
+		tm := time.Unix(rng.Int64N(300*365*86400), rng.Int64N(1e9)).In(time.FixedZone("x", 3600*(rng.IntN(25)-12)))
+		got, err := Parse(Exact(tm))
+		if err != nil || !got.Equal(tm) || got.Location() != time.UTC {
+			t.Fatalf("Parse(Exact(%v)) = %v, %v", tm, got, err)
+		}
+	}
+	for _, s := range []string{"2026-11-21T10:00:00.123+00:00", "2026-11-21T10:00:00.123Z", "2026-11-21T10:00:00Z", "2022-01-15T21:08:45.4904312Z"} {
+		if _, err := Parse(s); err != nil {
+			t.Errorf("Parse(%q): %v", s, err)
+		}
+	}
+	for _, s := range []string{"", "yesterday", "2026-11-21", "21/11/2026 10:00"} {
+		if _, err := Parse(s); err == nil {
+			t.Errorf("Parse(%q) took it", s)
+		}
+	}
+}

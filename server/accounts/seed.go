@@ -9,13 +9,16 @@ import (
 	"math/big"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/timefmt"
 	"github.com/understudy-dev/understudy/server/validate"
 )
 
@@ -23,29 +26,49 @@ import (
 // the seed file's accounts.accounts. Body holds the create request's members as the API's
 // JSON body takes them (display_name, contact_email, identity, dashboard, metadata,
 // configuration); it is checked by the same spec and rules as POST /v2/core/accounts.
+// Created, Sequence, Closed and OnboardedConfigurations are the account's history, as a
+// state export records it.
 type SeedAccount struct {
 	// ID is the account's id, acct_ followed by letters and digits; when empty one is
 	// derived from the entry, the same at every start and reset.
-	ID string `yaml:"id"`
+	ID string `yaml:"id,omitempty"`
 	// Platform is the platform's id (DefaultPlatformID when empty).
-	Platform string `yaml:"platform"`
+	Platform string `yaml:"platform,omitempty"`
 	// Mode is test (the default) or live.
-	Mode string `yaml:"mode"`
+	Mode string `yaml:"mode,omitempty"`
 	// Onboarded says the account has accepted the terms of service for every configuration,
 	// as the hosted form of a link for all of them does: its requested capabilities are then
 	// active.
-	Onboarded bool `yaml:"onboarded"`
+	Onboarded bool `yaml:"onboarded,omitempty"`
+	// OnboardedConfigurations are the configurations whose terms a submitted link accepted.
+	OnboardedConfigurations []string `yaml:"onboarded_configurations,omitempty"`
 	// Concurrency is the account's own limit of updating requests in flight (0: its
 	// platform's limit).
-	Concurrency int `yaml:"concurrency"`
+	Concurrency int `yaml:"concurrency,omitempty"`
+	// Created is when the account was made, an RFC 3339 time (empty: at the start or reset).
+	Created string `yaml:"created,omitempty"`
+	// Sequence is the account's place in the newest-first order of lists, which their page
+	// tokens carry (0: after every account the seed numbers, in the order of the file).
+	Sequence uint64 `yaml:"sequence,omitempty"`
+	// Closed says the account was closed.
+	Closed bool `yaml:"closed,omitempty"`
 	// Body is the create request.
 	Body map[string]any `yaml:",inline"`
 }
 
-// SeedError is a seeded account that breaks a rule.
+// The lists of the seed file's accounts section, as SeedError names them.
+const (
+	SeedAccounts        = "accounts"
+	SeedLinks           = "account_links"
+	SeedIdempotencyKeys = "idempotency_keys"
+)
+
+// SeedError is a seeded account, link or idempotency key that breaks a rule.
 type SeedError struct {
-	// Index is the account's place in Config.Accounts.
-	Index int
+	// Collection is the list the entry is in (SeedAccounts when empty), Index its place in
+	// the Config's list.
+	Collection string
+	Index      int
 	// Field is the member at fault, dotted (configuration.recipient, metadata.k); "" for the
 	// whole entry.
 	Field string
@@ -53,7 +76,11 @@ type SeedError struct {
 }
 
 func (e *SeedError) Error() string {
-	where := fmt.Sprintf("accounts.accounts[%d]", e.Index)
+	collection := e.Collection
+	if collection == "" {
+		collection = SeedAccounts
+	}
+	where := fmt.Sprintf("accounts.%s[%d]", collection, e.Index)
 	if e.Field != "" {
 		where += "." + e.Field
 	}
@@ -65,15 +92,50 @@ func (e *SeedError) Unwrap() error { return e.Err }
 // seedAccountID is the shape of an account id a seed may give.
 var seedAccountID = regexp.MustCompile(`^acct_[A-Za-z0-9]{1,250}$`)
 
-// Seed loads the configured accounts into tx, each checked as a create request would be.
-// Seeded accounts are created now, in seed order.
+// Seed loads the configured accounts into tx, each checked as a create request would be,
+// then their links and idempotency keys. Seeded accounts without a creation time are
+// created now; those without a sequence are numbered in seed order, after every account
+// that gives one.
 func (s *Server) Seed(tx *store.Tx) error {
+	var high uint64
+	sequences := map[uint64]int{}
+	for i, sa := range s.cfg.Accounts {
+		if sa.Sequence == 0 {
+			continue
+		}
+		if first, dup := sequences[sa.Sequence]; dup {
+			return &SeedError{Index: i, Field: "sequence", Err: fmt.Errorf("%d is the sequence of accounts[%d] too: each account has its own place in the lists", sa.Sequence, first)}
+		}
+		sequences[sa.Sequence] = i
+		high = max(high, sa.Sequence)
+	}
+	raise(&s.seq, high)
 	for i, sa := range s.cfg.Accounts {
 		if err := s.seedAccount(tx, i, sa); err != nil {
 			return err
 		}
 	}
+	for i, sl := range s.cfg.Links {
+		if err := s.seedLink(tx, i, sl); err != nil {
+			return err
+		}
+	}
+	for i, k := range s.cfg.IdempotencyKeys {
+		if err := s.seedIdempotencyKey(tx, i, k); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// raise makes n at least v.
+func raise(n *atomic.Uint64, v uint64) {
+	for {
+		cur := n.Load()
+		if cur >= v || n.CompareAndSwap(cur, v) {
+			return
+		}
+	}
 }
 
 func (s *Server) seedAccount(tx *store.Tx, i int, sa SeedAccount) error {
@@ -122,11 +184,21 @@ func (s *Server) seedAccount(tx *store.Tx, i int, sa SeedAccount) error {
 		return fail("id", "account %s is declared twice (as %q before)", a.ID, prev.DisplayName)
 	}
 	a.Platform, a.Livemode = pid, livemode
-	a.Seq = s.seq.Add(1)
+	a.Seq = sa.Sequence
+	if a.Seq == 0 {
+		a.Seq = s.seq.Add(1)
+	}
 	a.Created = s.now()
+	if sa.Created != "" {
+		if a.Created, err = timefmt.Parse(sa.Created); err != nil {
+			return fail("created", "%v", err)
+		}
+	}
 	a.Concurrency = sa.Concurrency
-	if sa.Onboarded && len(a.Configurations) > 0 {
+	if sa.Onboarded && len(a.Configurations) > 0 && sa.Created == "" {
 		// The hosted form, the only way to accept the terms, collects everything else first.
+		// An account a state export recorded (with its creation time) may have lost some of
+		// it in a later update.
 		for _, r := range requirementsOf(a) {
 			if r.Field != termsOfService {
 				return fail("onboarded", "an onboarded account needs %s: the hosted form collects it before the terms of service are accepted", r.Field)
@@ -134,25 +206,46 @@ func (s *Server) seedAccount(tx *store.Tx, i int, sa SeedAccount) error {
 		}
 	}
 	a.Onboarded = sa.Onboarded
+	for j, name := range sa.OnboardedConfigurations {
+		if _, applied := a.Configurations[name]; !applied {
+			has := "the account has none"
+			if len(a.Configurations) > 0 {
+				has = "it has " + strings.Join(appliedConfigurations(a), ", ")
+			}
+			return fail(fmt.Sprintf("onboarded_configurations.%d", j), "%q is not one of the account's configurations: %s", name, has)
+		}
+		if !slices.Contains(a.OnboardedConfigurations, name) {
+			a.OnboardedConfigurations = append(a.OnboardedConfigurations, name)
+		}
+	}
+	slices.Sort(a.OnboardedConfigurations)
+	a.Closed = sa.Closed
 	return s.tables.Accounts.Put(tx, a.ID, a)
 }
 
 // derivedAccountID is the id of a seeded account that names none: the same for the same
 // entry at every start and reset, and of the shape the API gives (acct_ and 16 alphanumerics).
 func derivedAccountID(i int, platform string, livemode bool, name string) string {
-	sum := sha256.Sum256(fmt.Appendf(nil, "seed|%d|%s|%t|%s", i, platform, livemode, name))
-	n := new(big.Int).SetBytes(sum[:])
-	out := make([]byte, 16)
+	return "acct_" + derivedAlphanumerics(fmt.Sprintf("seed|%d|%s|%t|%s", i, platform, livemode, name), 16)
+}
+
+// derivedAlphanumerics are n alphanumerics derived from seed (at most 43, what 256 bits
+// give): the same for the same seed.
+func derivedAlphanumerics(seed string, n int) string {
+	sum := sha256.Sum256([]byte(seed))
+	num := new(big.Int).SetBytes(sum[:])
+	out := make([]byte, n)
 	base := big.NewInt(int64(len(alphanumerics)))
 	mod := new(big.Int)
 	for j := range out {
-		n.DivMod(n, base, mod)
+		num.DivMod(num, base, mod)
 		out[j] = alphanumerics[mod.Int64()]
 	}
-	return "acct_" + string(out)
+	return string(out)
 }
 
-// seedValidator checks seeded accounts as createAccount requests, built once.
+// seedValidator checks seeded accounts and links as the requests that create them, built
+// once.
 var seedValidator = sync.OnceValues(func() (*validate.Validator, error) {
 	spec, err := Spec()
 	if err != nil {
@@ -165,32 +258,57 @@ var seedValidator = sync.OnceValues(func() (*validate.Validator, error) {
 // request's body, and decodes it. On error it names the member at fault.
 func (s *Server) checkSeedBody(body map[string]any) (gen.CreateAccountRequest, string, error) {
 	var out gen.CreateAccountRequest
+	field, err := s.checkSeedRequest("createAccount", "/v2/core/accounts", body, &out)
+	return out, field, err
+}
+
+// checkHostedPath checks the path of a link's hosted page as the API checks a visit's: on
+// error it names the member at fault (account or token).
+func (s *Server) checkHostedPath(account, token string) (string, error) {
+	v, err := seedValidator()
+	if err != nil {
+		return "", err
+	}
+	req, err := http.NewRequest(http.MethodGet, "/r/x/y", nil)
+	if err != nil {
+		return "", err
+	}
+	if err := v.CheckRequest("openAccountLink", req, map[string]string{"account": account, "token": token}); err != nil {
+		var ve *validate.Error
+		if errors.As(err, &ve) && ve.In == "path" {
+			return ve.Name, errors.New(strings.TrimSpace(ve.Reason))
+		}
+		return "", err
+	}
+	return "", nil
+}
+
+// checkSeedRequest checks body as the body of a POST to path, operation opID, and decodes
+// it into out. On error it names the member at fault.
+func (s *Server) checkSeedRequest(opID, path string, body map[string]any, out any) (string, error) {
 	if body == nil {
 		body = map[string]any{}
 	}
 	raw, err := json.Marshal(body)
 	if err != nil {
-		return out, "", err
+		return "", err
 	}
 	v, err := seedValidator()
 	if err != nil {
-		return out, "", err
+		return "", err
 	}
-	req, err := http.NewRequest(http.MethodPost, "/v2/core/accounts", bytes.NewReader(raw))
+	req, err := http.NewRequest(http.MethodPost, path, bytes.NewReader(raw))
 	if err != nil {
-		return out, "", err
+		return "", err
 	}
 	req.Header.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
 	req.Header.Set("Service-Version", s.cfg.ServiceVersions[0])
-	if err := v.CheckRequest("createAccount", req, nil); err != nil {
+	if err := v.CheckRequest(opID, req, nil); err != nil {
 		var ve *validate.Error
 		if errors.As(err, &ve) && ve.In == "body" {
-			return out, ve.Name, errors.New(strings.TrimSpace(ve.Reason))
+			return ve.Name, errors.New(strings.TrimSpace(ve.Reason))
 		}
-		return out, "", err
+		return "", err
 	}
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return out, "", err
-	}
-	return out, "", nil
+	return "", json.Unmarshal(raw, out)
 }

@@ -44,8 +44,11 @@ type Config struct {
 	// Platforms are declared in the seed, each with its own keys; any other sk_test_/sk_live_
 	// key belongs to the default platform.
 	Platforms []Platform
-	// Accounts exist at start and again after every reset (see Seed).
-	Accounts []SeedAccount
+	// Accounts exist at start and again after every reset (see Seed), and so do Links to
+	// them and IdempotencyKeys.
+	Accounts        []SeedAccount
+	Links           []SeedLink
+	IdempotencyKeys []SeedIdempotencyKey
 	// ServiceVersions are the accepted Service-Version values (the first is the default one).
 	ServiceVersions []string
 	// LinkLifetime is how long an account link stays usable.
@@ -74,13 +77,13 @@ type Config struct {
 // Platform is a platform declared in the seed.
 type Platform struct {
 	ID   string `yaml:"id"`
-	Name string `yaml:"name"`
+	Name string `yaml:"name,omitempty"`
 	// AccountsV2 says whether the platform may use /v2/core (default true).
-	AccountsV2 *bool `yaml:"accounts_v2"`
+	AccountsV2 *bool `yaml:"accounts_v2,omitempty"`
 	// Keys are its secret keys (sk_test_... for test mode, sk_live_... for live mode).
-	Keys []string `yaml:"keys"`
+	Keys []string `yaml:"keys,omitempty"`
 	// AccountConcurrency overrides the per-account limit for its accounts.
-	AccountConcurrency int `yaml:"account_concurrency"`
+	AccountConcurrency int `yaml:"account_concurrency,omitempty"`
 }
 
 // DefaultPlatformID is the platform of every sk_test_/sk_live_ key the seed does not claim.

@@ -1,8 +1,10 @@
 // Package admin implements understudy's own control API (gen/admin) under /_understudy/:
-// readiness and reset.
+// readiness, reset, the request journal, fault rules, the clock and metrics. With a token
+// set, every operation the spec secures (all but health) needs it.
 package admin
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -23,11 +25,16 @@ import (
 // Deps are what the admin API controls and observes.
 type Deps struct {
 	Version string
-	Clock   *clock.Clock
+	// Token, when not empty, is the admin token: every operation but health needs
+	// Authorization: Bearer <Token>.
+	Token string
+	Clock *clock.Clock
 	// ClockAdvanced, when set, is called after the clock moved (to keep the offset on disk).
 	ClockAdvanced func() error
 	// Reset puts every API back into its seeded state.
-	Reset   func() error
+	Reset func() error
+	// Export writes the whole current state as a seed file.
+	Export  func() ([]byte, error)
 	Journal *control.Journal
 	Faults  *control.Faults
 	Metrics *control.Metrics
@@ -65,7 +72,19 @@ func (s *Server) Register(e *echo.Echo) error {
 	if err != nil {
 		return err
 	}
-	gen.RegisterHandlersWithOptions(routes.New(e, nil), gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{reply.Middleware[gen.StrictHandlerFunc]}), gen.RegisterHandlersOptions{OperationMiddlewares: v.Middlewares()})
+	m := v.Middlewares()
+	if s.d.Token != "" {
+		// The token is checked before validation, as the APIs check their credentials.
+		t := newToken(s.d.Token)
+		for _, item := range spec.Paths.Map() {
+			for _, op := range item.Operations() {
+				if needsToken(spec, op) {
+					m[op.OperationID] = append([]echo.MiddlewareFunc{t.middleware}, m[op.OperationID]...)
+				}
+			}
+		}
+	}
+	gen.RegisterHandlersWithOptions(routes.New(e, nil), gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{reply.Middleware[gen.StrictHandlerFunc]}), gen.RegisterHandlersOptions{OperationMiddlewares: m})
 	return nil
 }
 
@@ -88,6 +107,15 @@ func (s *Server) Reset(ctx context.Context, _ gen.ResetRequestObject) (gen.Reset
 		return nil, err
 	}
 	return gen.Reset200JSONResponse{Status: gen.ResetResultStatusReset}, nil
+}
+
+// GetState writes the whole current state as a seed file.
+func (s *Server) GetState(ctx context.Context, _ gen.GetStateRequestObject) (gen.GetStateResponseObject, error) {
+	doc, err := s.d.Export()
+	if err != nil {
+		return nil, err
+	}
+	return gen.GetState200ApplicationyamlResponse{Body: bytes.NewReader(doc), ContentLength: int64(len(doc))}, nil
 }
 
 // Error is an admin API error.

@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	gen "github.com/understudy-dev/understudy/gen/admin"
 	"github.com/understudy-dev/understudy/internal/clock"
 	"github.com/understudy-dev/understudy/server/control"
+	"github.com/understudy-dev/understudy/specs"
 )
 
 // ListRequests returns the journal's matching entries, newest first.
@@ -212,4 +214,14 @@ func optional(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// GetAPISpec serves an API's OpenAPI document as it is written (specs/<api>.yaml).
+func (s *Server) GetAPISpec(_ context.Context, req gen.GetAPISpecRequestObject) (gen.GetAPISpecResponseObject, error) {
+	doc, ok := specs.YAML(req.Api)
+	if !ok {
+		return nil, &Error{Status: http.StatusNotFound, Code: "NotFound",
+			Message: "no API " + strconv.Quote(req.Api) + ": the specs are " + strings.Join(specs.APIs, ", ")}
+	}
+	return gen.GetAPISpec200ApplicationyamlResponse{Body: bytes.NewReader(doc), ContentLength: int64(len(doc))}, nil
 }

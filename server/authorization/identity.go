@@ -25,8 +25,8 @@ type Caller struct {
 // Principal is what the seed file maps a bearer token to.
 type Principal struct {
 	ID   string `yaml:"principalId"`
-	Name string `yaml:"name"`
-	Type string `yaml:"type"` // User (default), Application, ManagedIdentity or Key
+	Name string `yaml:"name,omitempty"`
+	Type string `yaml:"type,omitempty"` // User (default), Application, ManagedIdentity or Key
 }
 
 // requestKey carries a *requestInfo: what authenticate learns, in one context value.

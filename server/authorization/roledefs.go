@@ -10,13 +10,13 @@ import (
 type RoleDefinition struct {
 	GUID             string   `yaml:"id"`
 	Name             string   `yaml:"roleName"`
-	Description      string   `yaml:"description"`
-	Type             string   `yaml:"type"` // BuiltInRole or CustomRole (the default for seeded roles)
-	Actions          []string `yaml:"actions"`
-	NotActions       []string `yaml:"notActions"`
-	DataActions      []string `yaml:"dataActions"`
-	NotDataActions   []string `yaml:"notDataActions"`
-	AssignableScopes []string `yaml:"assignableScopes"`
+	Description      string   `yaml:"description,omitempty"`
+	Type             string   `yaml:"type,omitempty"` // BuiltInRole or CustomRole (the default for seeded roles)
+	Actions          []string `yaml:"actions,omitempty"`
+	NotActions       []string `yaml:"notActions,omitempty"`
+	DataActions      []string `yaml:"dataActions,omitempty"`
+	NotDataActions   []string `yaml:"notDataActions,omitempty"`
+	AssignableScopes []string `yaml:"assignableScopes,omitempty"`
 }
 
 // The built-in roles, with ARM's ids. Their actions follow ARM's, with Microsoft.* renamed

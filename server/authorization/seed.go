@@ -2,21 +2,36 @@ package authorization
 
 import (
 	"fmt"
+	"sort"
+	"strings"
+	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
 	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/timefmt"
 )
 
-// SeedAssignment is a role assignment that exists at start and again after every reset.
+// SeedAssignment is a role assignment that exists at start and again after every reset:
+// the PUT's properties, plus the history a state export records. Without that history the
+// seed made the assignment at the start or reset (understudy-seed, an Application).
 type SeedAssignment struct {
-	Scope            string `yaml:"scope"`
-	Name             string `yaml:"name"`
-	PrincipalID      string `yaml:"principalId"`
-	PrincipalType    string `yaml:"principalType"`
-	RoleDefinitionID string `yaml:"roleDefinitionId"`
-	Description      string `yaml:"description"`
-	Condition        string `yaml:"condition"`
-	ConditionVersion string `yaml:"conditionVersion"`
+	Scope                              string `yaml:"scope"`
+	Name                               string `yaml:"name"`
+	PrincipalID                        string `yaml:"principalId"`
+	PrincipalType                      string `yaml:"principalType,omitempty"`
+	RoleDefinitionID                   string `yaml:"roleDefinitionId"`
+	Description                        string `yaml:"description,omitempty"`
+	Condition                          string `yaml:"condition,omitempty"`
+	ConditionVersion                   string `yaml:"conditionVersion,omitempty"`
+	DelegatedManagedIdentityResourceID string `yaml:"delegatedManagedIdentityResourceId,omitempty"`
+	// CreatedOn and UpdatedOn are RFC 3339 times; CreatedBy and UpdatedBy principal ids,
+	// whose types CreatedByType and UpdatedByType give (User, Application, ...).
+	CreatedOn     string `yaml:"createdOn,omitempty"`
+	CreatedBy     string `yaml:"createdBy,omitempty"`
+	CreatedByType string `yaml:"createdByType,omitempty"`
+	UpdatedOn     string `yaml:"updatedOn,omitempty"`
+	UpdatedBy     string `yaml:"updatedBy,omitempty"`
+	UpdatedByType string `yaml:"updatedByType,omitempty"`
 }
 
 // seedCaller is who created the seeded assignments.
@@ -41,7 +56,8 @@ func (s *Server) seedOne(tx *store.Tx, a SeedAssignment) error {
 		return serr
 	}
 	p := gen.RoleAssignmentProperties{PrincipalId: a.PrincipalID, RoleDefinitionId: a.RoleDefinitionID,
-		Description: optional(a.Description), Condition: optional(a.Condition), ConditionVersion: optional(a.ConditionVersion)}
+		Description: optional(a.Description), Condition: optional(a.Condition), ConditionVersion: optional(a.ConditionVersion),
+		DelegatedManagedIdentityResourceId: optional(a.DelegatedManagedIdentityResourceID)}
 	if a.PrincipalType != "" {
 		pt := gen.PrincipalType(a.PrincipalType)
 		if !pt.Valid() {
@@ -53,6 +69,56 @@ func (s *Server) seedOne(tx *store.Tx, a SeedAssignment) error {
 	if err != nil {
 		return err
 	}
-	_, _, err = s.apply(tx, scope, a.Name, want, seedCaller)
-	return err
+	out, created, err := s.apply(tx, scope, a.Name, want, seedCaller)
+	if err != nil || !created {
+		return err // an assignment given twice is updated, as a second PUT would do
+	}
+	if !a.recorded() {
+		return nil
+	}
+	for _, t := range []struct {
+		field, value string
+		to           *time.Time
+	}{{"createdOn", a.CreatedOn, &out.CreatedOn}, {"updatedOn", a.UpdatedOn, &out.UpdatedOn}} {
+		if t.value == "" {
+			continue
+		}
+		when, err := timefmt.Parse(t.value)
+		if err != nil {
+			return fmt.Errorf("%s: %w", t.field, err)
+		}
+		*t.to = when
+	}
+	for _, f := range []struct{ value, to *string }{
+		{&a.CreatedBy, &out.CreatedBy}, {&a.CreatedByType, &out.CreatedByType},
+		{&a.UpdatedBy, &out.UpdatedBy}, {&a.UpdatedByType, &out.UpdatedByType},
+	} {
+		if *f.value != "" {
+			*f.to = *f.value
+		}
+	}
+	return s.tables.Assignments.Put(tx, strings.ToLower(a.Name), out)
+}
+
+// recorded says whether the entry gives any of the history a state export records.
+func (a SeedAssignment) recorded() bool {
+	return a.CreatedOn != "" || a.UpdatedOn != "" || a.CreatedBy != "" || a.CreatedByType != "" || a.UpdatedBy != "" || a.UpdatedByType != ""
+}
+
+// Export is every role assignment as seed entries, in name order: loaded back, each is the
+// assignment it was, history included.
+func (s *Server) Export(tx *store.Tx) []SeedAssignment {
+	var out []SeedAssignment
+	s.tables.Assignments.Each(tx, func(_ string, r RoleAssignment) bool {
+		out = append(out, SeedAssignment{
+			Scope: r.Scope, Name: r.Name, PrincipalID: r.PrincipalID, PrincipalType: r.PrincipalType,
+			RoleDefinitionID: roleDefinitionsPrefix + r.RoleDefinitionGUID, Description: r.Description,
+			Condition: r.Condition, ConditionVersion: r.ConditionVersion, DelegatedManagedIdentityResourceID: r.DelegatedManagedIdentityResourceID,
+			CreatedOn: timefmt.Exact(r.CreatedOn), CreatedBy: r.CreatedBy, CreatedByType: r.CreatedByType,
+			UpdatedOn: timefmt.Exact(r.UpdatedOn), UpdatedBy: r.UpdatedBy, UpdatedByType: r.UpdatedByType,
+		})
+		return true
+	})
+	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i].Name) < strings.ToLower(out[j].Name) })
+	return out
 }

@@ -32,16 +32,16 @@ func (l Location) Check() error {
 // availability domain (zone1 or zone2). The catalog is read-only; the seed file can add to it.
 type Location struct {
 	Name                       string   `yaml:"name"` // e.g. iad-zone1-1
-	Description                string   `yaml:"description"`
-	Metro                      string   `yaml:"metro"` // three lowercase letters, e.g. iad
-	Zone                       string   `yaml:"availabilityZone"`
-	City                       string   `yaml:"city"`
-	Continent                  string   `yaml:"continent"`
-	Address                    string   `yaml:"address"`
-	FacilityProvider           string   `yaml:"facilityProvider"`
-	FacilityProviderFacilityID string   `yaml:"facilityProviderFacilityId"`
-	PeeringDBFacilityID        string   `yaml:"peeringdbFacilityId"`
-	Regions                    []string `yaml:"regions"` // regions reachable from it
+	Description                string   `yaml:"description,omitempty"`
+	Metro                      string   `yaml:"metro,omitempty"` // three lowercase letters, e.g. iad
+	Zone                       string   `yaml:"availabilityZone,omitempty"`
+	City                       string   `yaml:"city,omitempty"`
+	Continent                  string   `yaml:"continent,omitempty"`
+	Address                    string   `yaml:"address,omitempty"`
+	FacilityProvider           string   `yaml:"facilityProvider,omitempty"`
+	FacilityProviderFacilityID string   `yaml:"facilityProviderFacilityId,omitempty"`
+	PeeringDBFacilityID        string   `yaml:"peeringdbFacilityId,omitempty"`
+	Regions                    []string `yaml:"regions,omitempty"` // regions reachable from it
 }
 
 // Facility names the building, as logicalStructure shows it: the metro and the facility's

@@ -25,8 +25,12 @@ var targetCollections = map[string]string{
 }
 
 // targetLink is the targetLink of op: the one it stores, else its target's, derived (see
-// targetCollections).
+// targetCollections). A seeded operation stores its target's path (projects/...), shown
+// as a URL of this server as a derived one is.
 func (s *Server) targetLink(ctx context.Context, op operations.Operation) string {
+	if strings.HasPrefix(op.TargetLink, "projects/") {
+		return s.link(ctx, op.TargetLink)
+	}
 	if op.TargetLink != "" {
 		return op.TargetLink
 	}

@@ -8,15 +8,20 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
 	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/timefmt"
 	"github.com/understudy-dev/understudy/server/validate"
 )
 
@@ -28,14 +33,24 @@ import (
 //   - an interconnect's location and an attachment's interconnect may be plain names;
 //   - an attachment names its region in "region" (required);
 //   - a group's "attachments" is a list of the project's attachments, each a name (when no
-//     other region has one of that name) or region/name; each is keyed by itself.
+//     other region has one of that name) or region/name, each keyed by itself; or a
+//     mapping of keys to such names.
+//
+// And these, which a state export writes so that the resource reads as it did:
+//   - "id" (a string of digits) and "creationTimestamp" (RFC 3339), the read-only members
+//     that are otherwise derived from the entry and the time of the start or reset;
+//   - a rule's "labelGeneration" and an attachment's or group's "generation", the counts
+//     of changes its labelFingerprint or etag is derived from (0 when absent).
+//
+// Operations are finished operations of the project, as a state export records them.
 type SeedProject struct {
 	// Project is the project's id.
 	Project         string           `yaml:"-"`
-	Interconnects   []map[string]any `yaml:"interconnects"`
-	Attachments     []map[string]any `yaml:"interconnectAttachments"`
-	ForwardingRules []map[string]any `yaml:"forwardingRules"`
-	Groups          []map[string]any `yaml:"interconnectAttachmentGroups"`
+	Interconnects   []map[string]any `yaml:"interconnects,omitempty"`
+	Attachments     []map[string]any `yaml:"interconnectAttachments,omitempty"`
+	ForwardingRules []map[string]any `yaml:"forwardingRules,omitempty"`
+	Groups          []map[string]any `yaml:"interconnectAttachmentGroups,omitempty"`
+	Operations      []SeedOperation  `yaml:"operations,omitempty"`
 }
 
 // The collections of a SeedProject, as SeedError names them (the YAML keys).
@@ -44,6 +59,7 @@ const (
 	SeedAttachments     = "interconnectAttachments"
 	SeedForwardingRules = "forwardingRules"
 	SeedGroups          = "interconnectAttachmentGroups"
+	SeedOperations      = "operations"
 )
 
 // SeedError is a seeded resource that breaks a rule of the API.
@@ -75,8 +91,15 @@ func (e *SeedError) Unwrap() error { return e.Err }
 
 // Seed loads the configured projects' resources into tx: per project its interconnects,
 // then attachments, forwarding rules and attachment groups, each checked as its insert
-// would be and created DONE.
+// would be and created DONE, then its finished operations.
 func (s *Server) Seed(tx *store.Tx) error {
+	var high uint64
+	for _, p := range s.cfg.Projects {
+		for _, op := range p.Operations {
+			high = max(high, op.Sequence)
+		}
+	}
+	s.ops.Numbered(high)
 	for pi, p := range s.cfg.Projects {
 		if err := checkSeedProject(p.Project); err != nil {
 			return &SeedError{ProjectIndex: pi, Project: p.Project, Err: err}
@@ -98,12 +121,115 @@ func (s *Server) Seed(tx *store.Tx) error {
 				}
 			}
 		}
+		// Claiming an attachment for a group counts as a change of it: an attachment that
+		// gives its generation has it once its group has claimed it.
+		for i, entry := range p.Attachments {
+			if err := s.restoreGeneration(tx, p.Project, entry); err != nil {
+				return &SeedError{ProjectIndex: pi, Project: p.Project, Collection: SeedAttachments, Index: i, Field: "generation", Err: err}
+			}
+		}
+		for i, op := range p.Operations {
+			if field, err := s.seedOperation(tx, p.Project, op); err != nil {
+				return &SeedError{ProjectIndex: pi, Project: p.Project, Collection: SeedOperations, Index: i, Field: field, Err: err}
+			}
+		}
 	}
 	return nil
 }
 
+// recorded are the members of a seeded resource that a state export writes and an insert
+// body has no room for: its id and creation time (read-only members of the insert), and
+// the count of changes a fingerprint or etag is derived from.
+type recorded struct {
+	id         string    // "" derives one
+	created    time.Time // zero: the time of the start or reset
+	generation uint64
+}
+
+// seedDigits is the shape of a resource's id: a decimal uint64.
+var seedDigits = regexp.MustCompile(`^[0-9]{1,20}$`)
+
+// takeRecorded removes from body (a copy of the entry) the members recorded says, reading
+// the count of changes from the member generation names ("" when the kind has none). On
+// error it names the member at fault.
+func takeRecorded(body map[string]any, generation string) (recorded, string, error) {
+	var r recorded
+	if v, given := body["id"]; given {
+		delete(body, "id")
+		id, ok := v.(string)
+		if _, err := strconv.ParseUint(id, 10, 64); !ok || !seedDigits.MatchString(id) || err != nil {
+			return r, "id", fmt.Errorf("want the resource's id as a string of digits (quoted, as an export writes it), got %v", v)
+		}
+		r.id = id
+	}
+	if v, given := body["creationTimestamp"]; given {
+		delete(body, "creationTimestamp")
+		text, _ := v.(string)
+		t, err := timefmt.Parse(text)
+		if err != nil {
+			return r, "creationTimestamp", err
+		}
+		r.created = t
+	}
+	if v, given := body[generation]; given && generation != "" {
+		delete(body, generation)
+		n, ok := v.(int64)
+		if !ok || n < 0 {
+			return r, generation, fmt.Errorf("want a count of changes (0 or more), got %v", v)
+		}
+		r.generation = uint64(n)
+	}
+	return r, "", nil
+}
+
+// idOr is the recorded id, else derived.
+func (r recorded) idOr(derived string) string {
+	if r.id != "" {
+		return r.id
+	}
+	return derived
+}
+
+// createdOr is the recorded creation time, else now.
+func (r recorded) createdOr(now time.Time) time.Time {
+	if !r.created.IsZero() {
+		return r.created
+	}
+	return now
+}
+
+// idTaken is the error of a seeded resource whose id another one of the project has.
+func idTaken(err error, id string) (string, error) {
+	if errors.Is(err, store.ErrConflict) {
+		return "id", fmt.Errorf("id %s is another resource's of the project", id)
+	}
+	return located(err)
+}
+
+// restoreGeneration gives an attachment entry's recorded generation to the attachment.
+func (s *Server) restoreGeneration(tx *store.Tx, project string, entry map[string]any) error {
+	v, given := entry["generation"]
+	if !given {
+		return nil
+	}
+	region, _ := entry["region"].(string)
+	name, _ := entry["name"].(string)
+	n, _ := v.(int64)
+	key := AttachmentKey(project, region, name)
+	a, ok := s.tables.Attachments.Get(tx, key)
+	if !ok {
+		return fmt.Errorf("attachment %s is not there", key)
+	}
+	a.Generation = uint64(n)
+	return s.tables.Attachments.Put(tx, key, a)
+}
+
 func (s *Server) seedInterconnect(tx *store.Tx, project string, entry map[string]any) (string, error) {
 	body := maps.Clone(entry)
+	rec, field, err := takeRecorded(body, "")
+	if err != nil {
+		return field, err
+	}
 	if loc, ok := body["location"].(string); ok && loc != "" && !strings.Contains(loc, "/") {
 		body["location"] = locationPath(project, loc)
 	}
@@ -115,15 +241,24 @@ func (s *Server) seedInterconnect(tx *store.Tx, project string, entry map[string
 	if err != nil {
 		return located(err)
 	}
-	ic.ID, ic.Created = seedID(SeedInterconnects, project, b.Name), s.cfg.Now()
+	ic.ID, ic.Created = rec.idOr(seedID(SeedInterconnects, project, b.Name)), rec.createdOr(s.cfg.Now())
 	if _, taken := s.tables.Interconnects.Get(tx, ic.Key()); taken {
 		return "name", alreadyExists(interconnectPath(project, ic.Name))
 	}
-	return "", s.tables.Interconnects.Put(tx, ic.Key(), ic)
+	if err := s.tables.Interconnects.Put(tx, ic.Key(), ic); err != nil {
+		return idTaken(err, ic.ID)
+	}
+	return "", nil
 }
 
 func (s *Server) seedAttachment(tx *store.Tx, project string, entry map[string]any) (string, error) {
 	body := maps.Clone(entry)
+	// The recorded generation is given once the groups have claimed their attachments
+	// (restoreGeneration); taken here, it is checked with the rest.
+	rec, field, err := takeRecorded(body, "generation")
+	if err != nil {
+		return field, err
+	}
 	region, ok := body["region"].(string)
 	if _, given := body["region"]; given && !ok {
 		return "region", errors.New("want the region's name, such as us-east4")
@@ -143,21 +278,30 @@ func (s *Server) seedAttachment(tx *store.Tx, project string, entry map[string]a
 	if err != nil {
 		return located(err)
 	}
-	a.ID, a.Created = seedID(SeedAttachments, project+"|"+region, b.Name), s.cfg.Now()
-	return located(s.placeAttachment(tx, &a, b.VlanTag8021q))
+	a.ID, a.Created = rec.idOr(seedID(SeedAttachments, project+"|"+region, b.Name)), rec.createdOr(s.cfg.Now())
+	if err := s.placeAttachment(tx, &a, b.VlanTag8021q); err != nil {
+		return idTaken(err, a.ID)
+	}
+	return "", nil
 }
 
 func (s *Server) seedRule(tx *store.Tx, project string, entry map[string]any) (string, error) {
+	body := maps.Clone(entry)
+	rec, field, err := takeRecorded(body, "labelGeneration")
+	if err != nil {
+		return field, err
+	}
 	var b gen.ForwardingRule
-	if field, err := checkSeedBody("globalForwardingRules.insert", project, "", entry, &b); err != nil {
+	if field, err := checkSeedBody("globalForwardingRules.insert", project, "", body, &b); err != nil {
 		return field, err
 	}
 	rule, err := ruleFromRequest(project, b)
 	if err != nil {
 		return located(err)
 	}
-	rule.ID = seedID(SeedForwardingRules, project, rule.Name)
-	rule.Created = s.cfg.Now()
+	rule.ID = rec.idOr(seedID(SeedForwardingRules, project, rule.Name))
+	rule.Created = rec.createdOr(s.cfg.Now())
+	rule.LabelGeneration = rec.generation
 	if rule.IPAddress == "" {
 		rule.IPAddress = seedIP(rule.Key())
 	}
@@ -165,24 +309,42 @@ func (s *Server) seedRule(tx *store.Tx, project string, entry map[string]any) (s
 		return "name", &Error{Status: http.StatusConflict, Reason: "alreadyExists",
 			Message: fmt.Sprintf("The resource '%s' already exists", rulePath(project, rule.Name))}
 	}
-	return "", s.tables.ForwardingRules.Put(tx, rule.Key(), rule)
+	if err := s.tables.ForwardingRules.Put(tx, rule.Key(), rule); err != nil {
+		return idTaken(err, rule.ID)
+	}
+	return "", nil
 }
 
 func (s *Server) seedGroup(tx *store.Tx, project string, entry map[string]any) (string, error) {
 	body := maps.Clone(entry)
-	var names []string
-	if list, given := body["attachments"]; given {
-		items, ok := list.([]any)
-		if !ok {
-			return "attachments", errors.New("want a list of the project's attachments, each a name or region/name")
-		}
-		for i, it := range items {
+	rec, field, err := takeRecorded(body, "generation")
+	if err != nil {
+		return field, err
+	}
+	// The group's attachments: names (each keyed by itself), or keys to names.
+	var names, keys, fields []string
+	switch list := body["attachments"].(type) {
+	case nil:
+	case []any:
+		for i, it := range list {
+			field := fmt.Sprintf("attachments.%d", i)
 			n, ok := it.(string)
 			if !ok || n == "" {
-				return fmt.Sprintf("attachments.%d", i), errors.New("want an attachment's name or region/name")
+				return field, errors.New("want an attachment's name or region/name")
 			}
-			names = append(names, n)
+			names, keys, fields = append(names, n), append(keys, n), append(fields, field)
 		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(list)) {
+			field := "attachments." + k
+			n, ok := list[k].(string)
+			if !ok || n == "" {
+				return field, errors.New("want an attachment's name or region/name")
+			}
+			names, keys, fields = append(names, n), append(keys, k), append(fields, field)
+		}
+	default:
+		return "attachments", errors.New("want a list of the project's attachments, each a name or region/name, or a mapping of keys to them")
 	}
 	delete(body, "attachments")
 	var b gen.InterconnectAttachmentGroup
@@ -193,7 +355,7 @@ func (s *Server) seedGroup(tx *store.Tx, project string, entry map[string]any) (
 	if err != nil {
 		return located(err)
 	}
-	g.ID, g.Created = seedID(SeedGroups, project, b.Name), s.cfg.Now()
+	g.ID, g.Created, g.Generation = rec.idOr(seedID(SeedGroups, project, b.Name)), rec.createdOr(s.cfg.Now()), rec.generation
 	if _, taken := s.tables.Groups.Get(tx, g.Key()); taken {
 		return "name", alreadyExists(groupPath(g.Project, g.Name))
 	}
@@ -201,35 +363,37 @@ func (s *Server) seedGroup(tx *store.Tx, project string, entry map[string]any) (
 	if len(names) > s.cfg.AttachmentsPerGroup {
 		return "attachments", failureError(quotaExceeded(s.cfg.AttachmentsPerGroup, len(names)))
 	}
-	urls, index := map[string]string{}, map[string]int{}
+	urls, fieldOf := map[string]string{}, map[string]string{}
 	for i, n := range names {
-		field := fmt.Sprintf("attachments.%d", i)
-		if _, dup := urls[n]; dup {
-			return field, fmt.Errorf("RESOURCE_IN_USE_BY_ANOTHER_RESOURCE: attachment %s is listed twice", n)
+		if _, dup := urls[keys[i]]; dup {
+			return fields[i], fmt.Errorf("RESOURCE_IN_USE_BY_ANOTHER_RESOURCE: attachment %s is listed twice", n)
 		}
 		u, err := s.seedAttachmentURL(tx, project, n)
 		if err != nil {
-			return field, err
+			return fields[i], err
 		}
-		urls[n], index[n] = u, i
+		urls[keys[i]], fieldOf[keys[i]] = u, fields[i]
 	}
-	keys, failure := s.checkAttachments(tx, g, urls)
+	held, failure := s.checkAttachments(tx, g, urls)
 	if failure != nil {
 		field := "attachments"
 		for _, e := range failure.Errors {
-			if i, ok := index[strings.TrimPrefix(e.Location, "resource.attachments.")]; ok {
-				field = fmt.Sprintf("attachments.%d", i)
+			if f, ok := fieldOf[strings.TrimPrefix(e.Location, "resource.attachments.")]; ok {
+				field = f
 			}
 		}
 		return field, failureError(failure)
 	}
-	if len(keys) > 0 {
-		g.Attachments, g.AttachmentURLs = keys, urls
+	if len(held) > 0 {
+		g.Attachments, g.AttachmentURLs = held, urls
 	}
 	if err := s.claim(tx, g, nil); err != nil {
 		return "", err
 	}
-	return "", s.tables.Groups.Put(tx, g.Key(), g)
+	if err := s.tables.Groups.Put(tx, g.Key(), g); err != nil {
+		return idTaken(err, g.ID)
+	}
+	return "", nil
 }
 
 // seedAttachmentURL resolves a seeded group's attachment: region/name, or a name that only

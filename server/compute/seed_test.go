@@ -92,7 +92,9 @@ func TestSeedGroupRules(t *testing.T) {
 			"attachments.1", "RESOURCE_IN_USE_BY_ANOTHER_RESOURCE"},
 		{"listed twice", []map[string]any{group("a2", "a2")}, 0, "attachments.1", "listed twice"},
 		{"quota", []map[string]any{group("a2", "us-east4/a1")}, 1, "attachments", "QUOTA_EXCEEDED"},
-		{"not a list", []map[string]any{{"name": "g2", "intent": map[string]any{"availabilitySla": "NO_SLA"}, "attachments": map[string]any{"k": "a2"}}}, 0, "attachments", "list"},
+		{"not a list", []map[string]any{{"name": "g2", "intent": map[string]any{"availabilitySla": "NO_SLA"}, "attachments": "a2"}}, 0, "attachments", "list"},
+		{"a key to no attachment", []map[string]any{{"name": "g2", "intent": map[string]any{"availabilitySla": "NO_SLA"}, "attachments": map[string]any{"k": "nope"}}}, 0, "attachments.k", "RESOURCE_NOT_FOUND"},
+		{"a key to a number", []map[string]any{{"name": "g2", "intent": map[string]any{"availabilitySla": "NO_SLA"}, "attachments": map[string]any{"k": int64(2)}}}, 0, "attachments.k", "name or region/name"},
 		{"intent", []map[string]any{{"name": "g2", "intent": map[string]any{"availabilitySla": "BEST"}}}, 0, "intent.availabilitySla", "allowed values"},
 	}
 	for _, tt := range tests {

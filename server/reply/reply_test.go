@@ -252,6 +252,8 @@ var responses = []any{
 	admin.GetHealth200JSONResponse{},
 	admin.GetHealthdefaultJSONResponse{},
 	admin.GetMetricsdefaultJSONResponse{},
+	admin.GetStatedefaultJSONResponse{},
+	admin.GetAPISpecdefaultJSONResponse{},
 	admin.ClearRequestsdefaultJSONResponse{},
 	admin.ListRequests200JSONResponse{},
 	admin.ListRequestsdefaultJSONResponse{},

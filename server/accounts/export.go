@@ -1,0 +1,190 @@
+package accounts
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/timefmt"
+)
+
+// State is the accounts API's state as seed entries: what Export writes and Seed loads.
+type State struct {
+	Accounts        []SeedAccount
+	Links           []SeedLink
+	IdempotencyKeys []SeedIdempotencyKey
+}
+
+// Export is the API's state as seed entries: every account (in creation order), every
+// link and every remembered Idempotency-Key, each with what a seed cannot derive (ids,
+// tokens, times, sequences). Loaded back, the accounts read and list as they did, the links
+// open as they did and the keys replay what they made. Left out, as state of requests in
+// flight rather than of the API: the browser session a link's first visit opened (its form
+// cannot be submitted after a replay; the link is consumed), keys whose request had not
+// been answered, and keys past their window, which no retry would find anyway.
+func (s *Server) Export(tx *store.Tx) State {
+	var out State
+	var accounts []Account
+	s.tables.Accounts.Each(tx, func(_ string, a Account) bool {
+		accounts = append(accounts, a)
+		return true
+	})
+	sort.Slice(accounts, func(i, j int) bool {
+		if accounts[i].Seq != accounts[j].Seq {
+			return accounts[i].Seq < accounts[j].Seq
+		}
+		return accounts[i].ID < accounts[j].ID
+	})
+	for _, a := range accounts {
+		sa := SeedAccount{ID: a.ID, Onboarded: a.Onboarded, Concurrency: a.Concurrency,
+			Created: timefmt.Exact(a.Created), Sequence: a.Seq, Closed: a.Closed, Body: accountBody(a)}
+		if a.Platform != DefaultPlatformID {
+			sa.Platform = a.Platform
+		}
+		if a.Livemode {
+			sa.Mode = "live"
+		}
+		sa.OnboardedConfigurations = slices.Clone(a.OnboardedConfigurations)
+		out.Accounts = append(out.Accounts, sa)
+	}
+
+	var links []AccountLink
+	s.tables.Links.Each(tx, func(_ string, l AccountLink) bool {
+		links = append(links, l)
+		return true
+	})
+	sort.Slice(links, func(i, j int) bool {
+		if !links[i].Created.Equal(links[j].Created) {
+			return links[i].Created.Before(links[j].Created)
+		}
+		return links[i].Token < links[j].Token
+	})
+	for _, l := range links {
+		out.Links = append(out.Links, SeedLink{Token: l.Token, Created: timefmt.Exact(l.Created), ExpiresAt: timefmt.Exact(l.ExpiresAt),
+			Consumed: l.Consumed, Body: linkBody(l)})
+	}
+
+	now := s.now()
+	var keys []Idempotency
+	s.tables.Idempotency.Each(tx, func(_ string, k Idempotency) bool {
+		if !k.InFlight && now.Before(k.Expires) {
+			keys = append(keys, k)
+		}
+		return true
+	})
+	sort.Slice(keys, func(i, j int) bool { return keys[i].Key < keys[j].Key })
+	for _, k := range keys {
+		platform, livemode, op, key, ok := s.splitIdempotencyKey(k.Key)
+		if !ok {
+			continue // of a platform the seed no longer declares: no request could use it
+		}
+		sk := SeedIdempotencyKey{Operation: op, Key: key, RequestHash: k.RequestHash, Ref: k.Ref, ExpiresAt: timefmt.Exact(k.Expires)}
+		if platform != DefaultPlatformID {
+			sk.Platform = platform
+		}
+		if livemode {
+			sk.Mode = "live"
+		}
+		out.IdempotencyKeys = append(out.IdempotencyKeys, sk)
+	}
+	return out
+}
+
+// splitIdempotencyKey reads an Idempotency record's key, platform|mode|operation|key. A
+// platform's id may hold a '|', so the longest declared platform that fits is the one.
+func (s *Server) splitIdempotencyKey(pk string) (platform string, livemode bool, op, key string, ok bool) {
+	for id := range s.platforms {
+		for _, mode := range []string{"test", "live"} {
+			rest, found := strings.CutPrefix(pk, id+"|"+mode+"|")
+			if !found || len(id) <= len(platform) {
+				continue
+			}
+			o, k, cut := strings.Cut(rest, "|")
+			if !cut {
+				continue
+			}
+			platform, livemode, op, key, ok = id, mode == "live", o, k, true
+		}
+	}
+	return platform, livemode, op, key, ok
+}
+
+// accountBody is the create request that makes a's details: the members a retrieve shows,
+// and each configuration with the capabilities it requests or withdraws.
+func accountBody(a Account) map[string]any {
+	b := map[string]any{}
+	for k, v := range map[string]string{"display_name": a.DisplayName, "contact_email": a.ContactEmail, "dashboard": a.Dashboard} {
+		if v != "" {
+			b[k] = v
+		}
+	}
+	identity := map[string]any{}
+	if a.Country != "" {
+		identity["country"] = a.Country
+	}
+	if a.EntityType != "" {
+		identity["entity_type"] = a.EntityType
+	}
+	if len(identity) > 0 {
+		b["identity"] = identity
+	}
+	if len(a.Metadata) > 0 {
+		md := map[string]any{}
+		for k, v := range a.Metadata {
+			md[k] = v
+		}
+		b["metadata"] = md
+	}
+	if len(a.Configurations) > 0 {
+		cfg := map[string]any{}
+		for name, caps := range a.Configurations {
+			c := map[string]any{}
+			if len(caps) > 0 {
+				c["capabilities"] = capabilityTree(caps)
+			}
+			cfg[name] = c
+		}
+		b["configuration"] = cfg
+	}
+	return b
+}
+
+// capabilityTree undoes capabilityPaths: "stripe_balance.stripe_transfers" -> requested
+// becomes {stripe_balance: {stripe_transfers: {requested: requested}}}.
+func capabilityTree(paths map[string]bool) map[string]any {
+	tree := map[string]any{}
+	for path, requested := range paths {
+		node := tree
+		parts := strings.Split(path, ".")
+		for _, p := range parts[:len(parts)-1] {
+			next, ok := node[p].(map[string]any)
+			if !ok {
+				next = map[string]any{}
+				node[p] = next
+			}
+			node = next
+		}
+		node[parts[len(parts)-1]] = map[string]any{"requested": requested}
+	}
+	return tree
+}
+
+// linkBody is the create request that makes l.
+func linkBody(l AccountLink) map[string]any {
+	configs := make([]any, 0, len(l.Configurations))
+	for _, c := range l.Configurations {
+		configs = append(configs, c)
+	}
+	flow := map[string]any{
+		"configurations": configs,
+		"refresh_url":    l.RefreshURL,
+		"collection_options": map[string]any{
+			"fields": l.CollectFields, "future_requirements": l.FutureRequirements,
+		},
+	}
+	if l.ReturnURL != "" {
+		flow["return_url"] = l.ReturnURL
+	}
+	return map[string]any{"account": l.Account, "use_case": map[string]any{"type": l.UseCase, l.UseCase: flow}}
+}

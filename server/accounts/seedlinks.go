@@ -1,0 +1,157 @@
+package accounts
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	gen "github.com/understudy-dev/understudy/gen/accounts"
+	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/timefmt"
+)
+
+// SeedLink is an account link that exists at start and again after every reset: an entry
+// of the seed file's accounts.account_links. Body holds the create request's members
+// (account, use_case), checked by the same spec and rules as POST /v2/core/account_links,
+// except that the account, which must be seeded, may have been closed since.
+type SeedLink struct {
+	// Token is the secret in the link's URL: alu_test_ (test mode) or alu_ (live mode),
+	// as the account's mode is, then letters and digits. When empty one is derived from the
+	// entry, the same at every start and reset.
+	Token string `yaml:"token,omitempty"`
+	// Created and ExpiresAt are RFC 3339 times (empty: the start or reset, and the link
+	// lifetime after Created).
+	Created   string `yaml:"created,omitempty"`
+	ExpiresAt string `yaml:"expires_at,omitempty"`
+	// Consumed says the link was visited: every later visit goes to its refresh_url.
+	Consumed bool `yaml:"consumed,omitempty"`
+	// Body is the create request.
+	Body map[string]any `yaml:",inline"`
+}
+
+// SeedIdempotencyKey is an Idempotency-Key that a successful request used, as a state
+// export records it: a retry with the same key and body gets what that request made, a
+// retry with another body 400 idempotency_error, until ExpiresAt.
+type SeedIdempotencyKey struct {
+	// Platform and Mode are whose key it is (platform_default and test when empty).
+	Platform string `yaml:"platform,omitempty"`
+	Mode     string `yaml:"mode,omitempty"`
+	// Operation is the request's operationId: createAccount, updateAccount, closeAccount
+	// or createAccountLink.
+	Operation string `yaml:"operation"`
+	Key       string `yaml:"key"`
+	// RequestHash is the SHA-256 of the request (hex), which a retry's must equal.
+	RequestHash string `yaml:"request_hash"`
+	// Ref is what the request made: an account's id, or a link's token.
+	Ref       string `yaml:"ref"`
+	ExpiresAt string `yaml:"expires_at"`
+}
+
+// idempotentOperations are the operations that remember Idempotency-Keys.
+var idempotentOperations = []string{"createAccount", "updateAccount", "closeAccount", "createAccountLink"}
+
+func (s *Server) seedLink(tx *store.Tx, i int, sl SeedLink) error {
+	fail := func(field, format string, args ...any) error {
+		return &SeedError{Collection: SeedLinks, Index: i, Field: field, Err: fmt.Errorf(format, args...)}
+	}
+	var body gen.CreateAccountLinkRequest
+	if field, err := s.checkSeedRequest("createAccountLink", "/v2/core/account_links", sl.Body, &body); err != nil {
+		return &SeedError{Collection: SeedLinks, Index: i, Field: field, Err: err}
+	}
+	flow, err := chosenFlow(body.UseCase)
+	if err != nil {
+		return &SeedError{Collection: SeedLinks, Index: i, Field: "use_case", Err: err}
+	}
+	a, ok := s.tables.Accounts.Get(tx, body.Account)
+	if !ok {
+		return fail("account", "no account %s: declare it under accounts.accounts", body.Account)
+	}
+	for _, cfg := range flow.Configurations {
+		if _, applied := a.Configurations[string(cfg)]; !applied {
+			return fail("use_case", "configuration %s is not applied to account %s (configs_must_match_to_use_account_links)", cfg, a.ID)
+		}
+	}
+	l := s.newLink(a, body.UseCase.Type, flow)
+	l.Token = sl.Token
+	if l.Token == "" {
+		l.Token = "alu_test_" + derivedAlphanumerics(fmt.Sprintf("seed-link|%d|%s", i, a.ID), 32)
+		if a.Livemode {
+			l.Token = "alu_" + l.Token[len("alu_test_"):]
+		}
+	}
+	if strings.HasPrefix(l.Token, "alu_test_") == a.Livemode {
+		mode := "alu_test_ (the account is in test mode)"
+		if a.Livemode {
+			mode = "alu_ but not alu_test_ (the account is in live mode)"
+		}
+		return fail("token", "%s is not a link token of the account's mode: want %s followed by letters and digits", LoggedPath(l.Token), mode)
+	}
+	// The link's hosted page must be one the API serves.
+	if field, err := s.checkHostedPath(a.ID, l.Token); err != nil {
+		return fail(field, "the link's page /r/%s/%s could not be opened: %v", a.ID, LoggedPath(l.Token), err)
+	}
+	if _, dup := s.tables.Links.Get(tx, l.Token); dup {
+		return fail("token", "link %s is declared twice", LoggedPath(l.Token))
+	}
+	if sl.Created != "" {
+		if l.Created, err = timefmt.Parse(sl.Created); err != nil {
+			return fail("created", "%v", err)
+		}
+	}
+	l.ExpiresAt = l.Created.Add(s.cfg.LinkLifetime)
+	if sl.ExpiresAt != "" {
+		if l.ExpiresAt, err = timefmt.Parse(sl.ExpiresAt); err != nil {
+			return fail("expires_at", "%v", err)
+		}
+	}
+	l.Consumed = sl.Consumed
+	return s.tables.Links.Put(tx, l.Token, l)
+}
+
+func (s *Server) seedIdempotencyKey(tx *store.Tx, i int, k SeedIdempotencyKey) error {
+	fail := func(field, format string, args ...any) error {
+		return &SeedError{Collection: SeedIdempotencyKeys, Index: i, Field: field, Err: fmt.Errorf(format, args...)}
+	}
+	pid := k.Platform
+	if pid == "" {
+		pid = DefaultPlatformID
+	}
+	if _, ok := s.platforms[pid]; !ok {
+		return fail("platform", "no platform %q: declare it under accounts.platforms", pid)
+	}
+	var livemode bool
+	switch k.Mode {
+	case "", "test":
+	case "live":
+		livemode = true
+	default:
+		return fail("mode", "%q is neither test nor live", k.Mode)
+	}
+	known := false
+	for _, op := range idempotentOperations {
+		known = known || op == k.Operation
+	}
+	if !known {
+		return fail("operation", "%q does not take an Idempotency-Key: want one of %s", k.Operation, strings.Join(idempotentOperations, ", "))
+	}
+	if k.Key == "" {
+		return fail("key", "required: the Idempotency-Key")
+	}
+	if b, err := hex.DecodeString(k.RequestHash); err != nil || len(b) != 32 {
+		return fail("request_hash", "want the request's SHA-256, as 64 hexadecimal digits")
+	}
+	_, isAccount := s.tables.Accounts.Get(tx, k.Ref)
+	_, isLink := s.tables.Links.Get(tx, k.Ref)
+	if !isAccount && !isLink {
+		return fail("ref", "%q is neither a seeded account's id nor a seeded link's token: a retry would find nothing", LoggedPath(k.Ref))
+	}
+	expires, err := timefmt.Parse(k.ExpiresAt)
+	if err != nil {
+		return fail("expires_at", "%v", err)
+	}
+	pk := AccountScope(pid, livemode) + "|" + k.Operation + "|" + k.Key
+	if _, dup := s.tables.Idempotency.Get(tx, pk); dup {
+		return fail("key", "key %q of %s is declared twice", k.Key, k.Operation)
+	}
+	return s.tables.Idempotency.Put(tx, pk, Idempotency{Key: pk, RequestHash: k.RequestHash, Ref: k.Ref, Expires: expires})
+}
