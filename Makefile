@@ -10,6 +10,9 @@ SPECS       := $(wildcard specs/*.yaml)
 FUZZTIME    ?=
 fuzz_budget  = $(or $(FUZZTIME),$(1))
 ADDR        ?= 127.0.0.1:8080
+DOCKER      ?= docker
+IMAGE       ?= understudy:dev
+VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
 .PHONY: run build generate check-generate lint fmt-check vet unit fuzz test
 
@@ -51,6 +54,15 @@ fuzz: ## run each fuzz target for its budget of executions (or for $(FUZZTIME))
 	$(GO) test -run '^$$' -fuzz '^FuzzComputeRequest$$' -fuzztime $(call fuzz_budget,40000x) ./server/
 
 test: lint check-generate fmt-check vet unit fuzz ## everything CI runs
+
+.PHONY: image image-test
+image: ## build the container image $(IMAGE): the static binary, built here, FROM scratch
+	rm -rf build/image && mkdir -p build/image/data
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o build/image/understudy ./cmd/understudy
+	$(DOCKER) build --build-arg VERSION=$(VERSION) -t $(IMAGE) -f Dockerfile build/image
+
+image-test: ## smoke-test $(IMAGE) under docker run, then run the testcontainers module's test against it
+	IMAGE=$(IMAGE) .ci/smoke-image.sh
 
 .PHONY: bench pgo
 pgo: ## refresh cmd/understudy/default.pgo, the profile go build optimizes the binary with (needs wrk)
