@@ -35,9 +35,10 @@ lint: ## lint the specs with Spectral (spectral:oas), zero errors allowed
 fmt-check:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt would change the files above" >&2; exit 1)
 
-vet: ## go vet over the module, and over bench/ (a module of its own)
+vet: ## go vet over the module, and over bench/ and understudytc/ (modules of their own)
 	$(GO) vet ./...
 	cd bench && $(GO) vet ./...
+	cd understudytc && $(GO) vet ./...
 
 unit: ## go test -race over everything
 	$(GO) test -race -count=1 ./...
@@ -61,8 +62,14 @@ image: ## build the container image $(IMAGE): the static binary, built here, FRO
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o build/image/understudy ./cmd/understudy
 	$(DOCKER) build --build-arg VERSION=$(VERSION) -t $(IMAGE) -f Dockerfile build/image
 
-image-test: ## smoke-test $(IMAGE) under docker run, then run the testcontainers module's test against it
+# The Docker daemon is taken to publish ports on this machine (the smoke test calls
+# 127.0.0.1): testcontainers-go is told so, since inside a container it would otherwise look
+# for them at the default gateway. Its reaper (Ryuk) is off: its image cannot be pulled here,
+# and the tests terminate their containers themselves.
+image-test: image ## smoke-test $(IMAGE) under docker run, then run understudytc's tests against it
 	IMAGE=$(IMAGE) .ci/smoke-image.sh
+	cd understudytc && UNDERSTUDY_IMAGE=$(IMAGE) TESTCONTAINERS_RYUK_DISABLED=true \
+		TESTCONTAINERS_HOST_OVERRIDE=$${TESTCONTAINERS_HOST_OVERRIDE:-localhost} $(GO) test -count=1 ./...
 
 .PHONY: bench pgo
 pgo: ## refresh cmd/understudy/default.pgo, the profile go build optimizes the binary with (needs wrk)
