@@ -30,7 +30,7 @@ func healthcheck(args []string, getenv func(string) string, stdout, stderr io.Wr
 	}
 	if err == nil {
 		var url string
-		if url, err = healthURL(cfg.Addr); err == nil {
+		if url, err = healthURL(cfg.TLS.scheme(), cfg.Addr); err == nil {
 			ctx, cancel := context.WithTimeout(context.Background(), healthcheckTimeout)
 			defer cancel()
 			err = checkHealth(ctx, url)
@@ -44,9 +44,9 @@ func healthcheck(args []string, getenv func(string) string, stdout, stderr io.Wr
 	return 0
 }
 
-// healthURL is the health endpoint of a server listening on addr, reached over loopback
-// when addr listens on every interface (0.0.0.0, [::] or no host).
-func healthURL(addr string) (string, error) {
+// healthURL is the health endpoint of a server serving scheme on addr, reached over
+// loopback when addr listens on every interface (0.0.0.0, [::] or no host).
+func healthURL(scheme, addr string) (string, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return "", fmt.Errorf("--addr %q: %w", addr, err)
@@ -57,17 +57,20 @@ func healthURL(addr string) (string, error) {
 	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
 		host = "127.0.0.1"
 	}
-	return "http://" + net.JoinHostPort(host, port) + "/_understudy/health", nil
+	return scheme + "://" + net.JoinHostPort(host, port) + "/_understudy/health", nil
 }
 
 // plainToTLS is what net/http's server answers to a plain HTTP request on a TLS listener.
 const plainToTLS = "HTTP request to an HTTPS server"
 
-// checkHealth GETs url and wants a 200. A server that serves TLS answers the plain request
-// with net/http's 400 "Client sent an HTTP request to an HTTPS server"; the check then asks
-// again over https. It does not verify the certificate there: the question is whether the
-// process on this address answers, and its certificate names the server's public name, not
-// the loopback address the check dials.
+// checkHealth GETs url and wants a 200. It does not verify an https server's certificate:
+// the question is whether the process on this address answers, and the certificate names
+// the server's public names, perhaps not the address the check dials.
+//
+// A server told to serve HTTPS by a flag the check does not see (a container's HEALTHCHECK
+// sees its environment, not its command's arguments) answers a plain request with
+// net/http's 400 "Client sent an HTTP request to an HTTPS server"; the check then asks again
+// over https. The server logs that request as a TLS handshake error.
 func checkHealth(ctx context.Context, url string) error {
 	// No proxy from the environment: the server is on this machine.
 	rt := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}

@@ -11,7 +11,7 @@ import (
 
 func TestHealthURL(t *testing.T) {
 	for _, tt := range []struct {
-		name, addr, want, err string
+		name, scheme, addr, want, err string
 	}{
 		{name: "every IPv4 interface", addr: "0.0.0.0:8080", want: "http://127.0.0.1:8080/_understudy/health"},
 		{name: "every IPv6 interface", addr: "[::]:9000", want: "http://127.0.0.1:9000/_understudy/health"},
@@ -20,11 +20,16 @@ func TestHealthURL(t *testing.T) {
 		{name: "one interface", addr: "10.1.2.3:80", want: "http://10.1.2.3:80/_understudy/health"},
 		{name: "IPv6 loopback", addr: "[::1]:8080", want: "http://[::1]:8080/_understudy/health"},
 		{name: "a name", addr: "localhost:8080", want: "http://localhost:8080/_understudy/health"},
+		{name: "https", scheme: "https", addr: "0.0.0.0:8443", want: "https://127.0.0.1:8443/_understudy/health"},
 		{name: "a free port", addr: "127.0.0.1:0", err: "needs the port itself"},
 		{name: "no port", addr: "127.0.0.1", err: "missing port"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := healthURL(tt.addr)
+			scheme := tt.scheme
+			if scheme == "" {
+				scheme = "http"
+			}
+			got, err := healthURL(scheme, tt.addr)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("healthURL(%q) = %q, %v; want an error saying %q", tt.addr, got, err, tt.err)
@@ -90,18 +95,25 @@ func TestHealthcheckWantsA200(t *testing.T) {
 	}
 }
 
-// A server that serves TLS answers a plain request with 400; the check asks again over https.
-func TestHealthcheckFollowsTLS(t *testing.T) {
-	hs := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/_understudy/health" {
-			_, _ = w.Write([]byte(`{"status":"OK"}`))
-			return
-		}
-		http.NotFound(w, r)
-	}))
-	defer hs.Close()
-	if code, _, errs := runHealthcheck([]string{"--addr", addrOf(hs.URL)}); code != 0 {
-		t.Errorf("TLS server: exit %d, %q; want 0", code, errs)
+func TestHealthcheckOverTLS(t *testing.T) {
+	srv := understudytest.Start(t, understudytest.WithTLS())
+	addr := addrOf(srv.URL)
+	// As the server is told: https at once, its certificate not verified.
+	if code, _, errs := runHealthcheck([]string{"--addr", addr, "--tls", "auto"}); code != 0 {
+		t.Errorf("--tls auto: exit %d, %q; want 0", code, errs)
+	}
+	if code, _, errs := runHealthcheck(nil, "UNDERSTUDY_ADDR="+addr, "UNDERSTUDY_TLS=auto"); code != 0 {
+		t.Errorf("UNDERSTUDY_TLS=auto: exit %d, %q; want 0", code, errs)
+	}
+	// Told nothing of TLS: the plain request gets net/http's 400, and the check asks again
+	// over https.
+	if code, _, errs := runHealthcheck([]string{"--addr", addr}); code != 0 {
+		t.Errorf("TLS not given: exit %d, %q; want 0", code, errs)
+	}
+	// Told of TLS where there is none: no second try.
+	plain := understudytest.Start(t)
+	if code, _, errs := runHealthcheck([]string{"--addr", addrOf(plain.URL), "--tls", "auto"}); code != 1 {
+		t.Errorf("--tls auto against plain HTTP: exit %d, %q; want 1", code, errs)
 	}
 }
 
