@@ -2,7 +2,7 @@
 #
 # Build it with `make image` (IMAGE=understudy:dev): the binary is built on the host with
 # CGO_ENABLED=0 and this file is built FROM scratch with the directory `make image` prepares
-# (build/image: the binary and an empty data directory) as its context, so nothing is pulled
+# (build/image: the binary and two empty directories) as its context, so nothing is pulled
 # from a registry and no builder image is needed. docs/container.md describes how to run it.
 FROM scratch
 
@@ -17,6 +17,10 @@ COPY understudy /understudy
 # server keeps its state in memory unless told otherwise, and a VOLUME would leave an
 # anonymous volume behind every run.
 COPY --chown=65532:65532 data /data
+# /tmp, for the same user: --tls auto without --data-dir keeps its CA in a temporary
+# directory, and scratch has none. (Not world-writable: COPY does not keep a directory's
+# mode, and a scratch image has no shell to chmod with.)
+COPY --chown=65532:65532 tmp /tmp
 
 # A numeric user: scratch has no /etc/passwd to look a name up in.
 USER 65532:65532

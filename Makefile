@@ -58,8 +58,8 @@ test: lint check-generate fmt-check vet unit fuzz ## everything CI runs
 
 .PHONY: image image-test
 image: ## build the container image $(IMAGE): the static binary, built here, FROM scratch
-	rm -rf build/image && mkdir -p build/image/data
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o build/image/understudy ./cmd/understudy
+	rm -rf build/image && mkdir -p build/image/data build/image/tmp
+	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o build/image/understudy ./cmd/understudy
 	$(DOCKER) build --build-arg VERSION=$(VERSION) -t $(IMAGE) -f Dockerfile build/image
 
 # The Docker daemon is taken to publish ports on this machine (the smoke test calls

@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # Smoke test of understudy's container image ($IMAGE, default understudy:dev, built by
 # `make image`) under plain `docker run`: the image's own HEALTHCHECK turns healthy, one call
-# per API succeeds, SIGTERM stops it with exit 0, and state written with /data on a named
-# volume is there in a new container on the same volume. Any failure exits non-zero with the
-# container's logs. Needs docker and curl.
+# per API succeeds, SIGTERM stops it with exit 0, state written with /data on a named volume
+# is there in a new container on the same volume, and --tls auto serves https. Any failure
+# exits non-zero with the container's logs. Needs docker and curl, and a daemon that
+# publishes ports on this machine (it calls 127.0.0.1).
 set -euo pipefail
 
 IMAGE=${IMAGE:-understudy:dev}
 RUN=understudy-smoke-$$
 VOLUME=$RUN-data
 containers=()
+scratch=$(mktemp -d)
 
 cleanup() {
   for c in "${containers[@]}"; do docker rm -f "$c" >/dev/null 2>&1 || true; done
   docker volume rm -f "$VOLUME" >/dev/null 2>&1 || true
+  rm -rf "$scratch"
 }
 trap cleanup EXIT
 
@@ -60,7 +63,7 @@ start() {
   docker run -d --name "$name" -p 127.0.0.1::8080 "${opts[@]}" "$IMAGE" "${args[@]}" >/dev/null
   wait_healthy "$name"
   BASE=http://$(docker port "$name" 8080/tcp | head -n1)
-  step "$name is healthy at $BASE"
+  step "$name is healthy on ${BASE#http://}"
 }
 
 # stop NAME: SIGTERM, and the server must drain and exit 0.
@@ -144,5 +147,15 @@ start "$RUN-disk2" -v "$VOLUME:/data" -- --data-dir /data
 read_state
 stop "$RUN-disk2"
 step "on volume $VOLUME: written in one container, read back in a new one"
+
+# HTTPS, told by the environment: the health check asks over https, and the CA the server
+# made in /tmp (the image's own: scratch has none) verifies its certificate.
+start "$RUN-tls" -e UNDERSTUDY_TLS=auto
+ca=$(field caFile "$(docker logs "$RUN-tls" 2>&1 | head -n1)")
+docker cp "$RUN-tls:$ca" "$scratch/ca.pem" >/dev/null
+curl -sS --fail --cacert "$scratch/ca.pem" "https://${BASE#http://}/_understudy/health" >/dev/null ||
+  fail "https health, trusting the CA the server made"
+stop "$RUN-tls"
+step "over https: healthy, its certificate signed by the CA it made"
 
 step "OK"
