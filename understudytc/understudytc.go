@@ -18,6 +18,7 @@ package understudytc
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/testcontainers/testcontainers-go"
@@ -53,7 +54,7 @@ type Container struct {
 
 // Run starts image (understudy's, e.g. understudy:dev from `make image`), waits until its
 // health endpoint answers 200, and returns it with its clients. opts are testcontainers-go
-// customizers: this package's (WithOperationMode, WithSeedFile) or any other
+// customizers: this package's (WithOperationMode, WithSeedFile, WithAdminToken) or any other
 // (testcontainers.WithEnv for a flag's UNDERSTUDY_* variable, testcontainers.WithCmdArgs
 // for flags). When Run fails after the container was created, it returns the container too,
 // for the caller to terminate.
@@ -63,21 +64,28 @@ func Run(ctx context.Context, image string, opts ...testcontainers.ContainerCust
 		testcontainers.WithWaitStrategy(wait.ForHTTP("/_understudy/health").WithPort(Port).
 			WithStartupTimeout(time.Minute)),
 	}, opts...)
-	dc, err := testcontainers.Run(ctx, image, all...)
+	// testcontainers.Run, but keeping the request: the Admin client needs its admin token.
+	req := testcontainers.GenericContainerRequest{ContainerRequest: testcontainers.ContainerRequest{Image: image}, Started: true}
+	for _, opt := range all {
+		if err := opt.Customize(&req); err != nil {
+			return nil, fmt.Errorf("understudytc: %w", err)
+		}
+	}
+	ctr, err := testcontainers.GenericContainer(ctx, req)
 	var c *Container
-	if dc != nil {
-		c = &Container{Container: dc}
+	if ctr != nil {
+		c = &Container{Container: ctr}
 	}
 	if err != nil {
 		return c, fmt.Errorf("understudytc: %w", err)
 	}
-	if c.URL, err = dc.PortEndpoint(ctx, Port, "http"); err != nil {
+	if c.URL, err = ctr.PortEndpoint(ctx, Port, "http"); err != nil {
 		return c, fmt.Errorf("understudytc: %w", err)
 	}
 	if c.Authorization, err = client.NewAuthorization(c.URL, client.WithBearerToken(Token)); err == nil {
 		if c.Accounts, err = client.NewAccounts(c.URL, client.WithAPIKey(APIKey)); err == nil {
 			if c.Compute, err = client.NewCompute(c.URL, client.WithBearerToken(Token)); err == nil {
-				c.Admin, err = admingen.NewClientWithResponses(c.URL)
+				c.Admin, err = admingen.NewClientWithResponses(c.URL, adminAuth(req.Env[adminTokenEnv]))
 			}
 		}
 	}
@@ -91,6 +99,26 @@ func Run(ctx context.Context, image string, opts ...testcontainers.ContainerCust
 // get or wait) or a duration such as "300ms" (--compute-operation-mode).
 func WithOperationMode(mode string) testcontainers.CustomizeRequestOption {
 	return testcontainers.WithEnv(map[string]string{"UNDERSTUDY_COMPUTE_OPERATION_MODE": mode})
+}
+
+// adminTokenEnv is --admin-token's environment variable.
+const adminTokenEnv = "UNDERSTUDY_ADMIN_TOKEN"
+
+// WithAdminToken makes the server ask for token on every /_understudy/ endpoint but health,
+// as --admin-token does; the Admin client sends it (as it sends a token given with
+// testcontainers.WithEnv).
+func WithAdminToken(token string) testcontainers.CustomizeRequestOption {
+	return testcontainers.WithEnv(map[string]string{adminTokenEnv: token})
+}
+
+// adminAuth sends the admin token, when there is one.
+func adminAuth(token string) admingen.ClientOption {
+	return admingen.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		return nil
+	})
 }
 
 // seedPath is where WithSeedFile puts the seed file in the container.

@@ -3,6 +3,7 @@ package understudytc_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -90,9 +91,20 @@ func TestOneCallPerAPI(t *testing.T) {
 	}
 }
 
-func TestSeedOperationModeAndClock(t *testing.T) {
-	ctr := run(t, understudytc.WithSeedFile("testdata/seed.yaml"), understudytc.WithOperationMode("manual"))
+func TestSeedOperationModeClockAndAdminToken(t *testing.T) {
+	ctr := run(t, understudytc.WithSeedFile("testdata/seed.yaml"), understudytc.WithOperationMode("manual"),
+		understudytc.WithAdminToken("understudytc-admin-secret"))
 	ctx := context.Background()
+
+	// The admin API asks for the token, which the Admin client sends (below).
+	resp, err := http.Get(ctr.URL + "/_understudy/clock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the clock without the admin token: %d, want 401", resp.StatusCode)
+	}
 
 	rule, err := client.CheckCompute(ctr.Compute.GlobalForwardingRulesGetWithResponse(ctx, "my-project-123", "fr-seeded", nil))
 	if err != nil || rule.JSON200.Labels == nil || (*rule.JSON200.Labels)["env"] != "test" {
