@@ -10,6 +10,9 @@ SPECS       := $(wildcard specs/*.yaml)
 FUZZTIME    ?=
 fuzz_budget  = $(or $(FUZZTIME),$(1))
 ADDR        ?= 127.0.0.1:8080
+DOCKER      ?= docker
+IMAGE       ?= understudy:dev
+VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
 .PHONY: run build generate check-generate lint fmt-check vet unit fuzz test
 
@@ -32,9 +35,10 @@ lint: ## lint the specs with Spectral (spectral:oas), zero errors allowed
 fmt-check:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt would change the files above" >&2; exit 1)
 
-vet: ## go vet over the module, and over bench/ (a module of its own)
+vet: ## go vet over the module, and over bench/ and understudytc/ (modules of their own)
 	$(GO) vet ./...
 	cd bench && $(GO) vet ./...
+	cd understudytc && $(GO) vet ./...
 
 unit: ## go test -race over everything
 	$(GO) test -race -count=1 ./...
@@ -51,6 +55,21 @@ fuzz: ## run each fuzz target for its budget of executions (or for $(FUZZTIME))
 	$(GO) test -run '^$$' -fuzz '^FuzzComputeRequest$$' -fuzztime $(call fuzz_budget,40000x) ./server/
 
 test: lint check-generate fmt-check vet unit fuzz ## everything CI runs
+
+.PHONY: image image-test
+image: ## build the container image $(IMAGE): the static binary, built here, FROM scratch
+	rm -rf build/image && mkdir -p build/image/data build/image/tmp
+	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o build/image/understudy ./cmd/understudy
+	$(DOCKER) build --build-arg VERSION=$(VERSION) -t $(IMAGE) -f Dockerfile build/image
+
+# The Docker daemon is taken to publish ports on this machine (the smoke test calls
+# 127.0.0.1): testcontainers-go is told so, since inside a container it would otherwise look
+# for them at the default gateway. Its reaper (Ryuk) is off: its image cannot be pulled here,
+# and the tests terminate their containers themselves.
+image-test: image ## smoke-test $(IMAGE) under docker run, then run understudytc's tests against it
+	IMAGE=$(IMAGE) .ci/smoke-image.sh
+	cd understudytc && UNDERSTUDY_IMAGE=$(IMAGE) TESTCONTAINERS_RYUK_DISABLED=true \
+		TESTCONTAINERS_HOST_OVERRIDE=$${TESTCONTAINERS_HOST_OVERRIDE:-localhost} $(GO) test -count=1 ./...
 
 .PHONY: bench pgo
 pgo: ## refresh cmd/understudy/default.pgo, the profile go build optimizes the binary with (needs wrk)

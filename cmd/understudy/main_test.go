@@ -40,6 +40,10 @@ func TestBinaryServesAndShutsDownCleanly(t *testing.T) {
 		t.Fatalf("health: %v %v", err, resp)
 	}
 	resp.Body.Close()
+	// The healthcheck subcommand, as a container's HEALTHCHECK runs it.
+	if out, err := exec.Command(bin, "healthcheck", "--addr", first.Addr).CombinedOutput(); err != nil {
+		t.Errorf("healthcheck of the running server: %v %s, want exit 0", err, out)
+	}
 
 	const secret = "super-secret-token-value"
 	req, _ := http.NewRequest(http.MethodGet, base+"/subscriptions/a925f2f7-5c63-4b7b-8799-25a5f97bc3b2/providers/Vendor.Authorization/roleAssignments?api-version=2022-04-01", nil)
@@ -64,6 +68,10 @@ func TestBinaryServesAndShutsDownCleanly(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("did not exit after SIGTERM")
+	}
+	err = exec.Command(bin, "healthcheck", "--addr", first.Addr).Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Errorf("healthcheck of the stopped server: %v, want exit 1", err)
 	}
 	logs := rest.String()
 	if !strings.Contains(logs, `"msg":"request"`) || !strings.Contains(logs, `"status":200`) {
