@@ -105,11 +105,15 @@ ACCOUNTS=(-H "Authorization: Bearer sk_test_smoke" -H "Service-Version: 2026-05-
 
 # write_state: one write per API; sets ACCOUNT to the new account's id.
 write_state() {
-  local op
+  local op out
   call PUT "$ASSIGNMENT" 201 "${ARM[@]}" \
     -d '{"properties":{"principalId":"'$PRINCIPAL'","roleDefinitionId":"'$READER'"}}' >/dev/null
   ACCOUNT=$(field id "$(call POST /v2/core/accounts 200 "${ACCOUNTS[@]}" -d '{"display_name":"Smoke Test"}')")
-  op=$(field name "$(call POST "/compute/v1/projects/$PROJECT/global/forwardingRules" 200 "${ARM[@]}" -d '{"name":"fr-smoke"}')")
+  out=$(call POST "/compute/v1/projects/$PROJECT/global/forwardingRules" 200 "${ARM[@]}" -d '{"name":"fr-smoke"}')
+  op=$(field name "$out")
+  # Links follow the address the client used, not the container's 0.0.0.0.
+  [[ $(field selfLink "$out") == "$BASE/compute/v1/projects/$PROJECT/global/operations/$op" ]] ||
+    fail "the operation's selfLink $(field selfLink "$out") does not start with $BASE"
   [[ $(field status "$(call POST "/compute/v1/projects/$PROJECT/global/operations/$op/wait" 200 "${ARM[@]}")") == DONE ]] ||
     fail "operation $op is not DONE after its wait"
 }

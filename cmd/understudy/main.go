@@ -92,7 +92,9 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 	addr := ln.Addr().String()
 	cfg.Server.Log = log
 	cfg.Server.Version = version
-	if cfg.Server.PublicURL == "" {
+	// Links name the listening address, unless it is every interface (as in a container):
+	// that names no host a client can use, so links then follow each request's own Host.
+	if host, _, _ := net.SplitHostPort(addr); cfg.Server.PublicURL == "" && !net.ParseIP(host).IsUnspecified() {
 		cfg.Server.PublicURL = cfg.TLS.scheme() + "://" + addr
 	}
 	// On one CPU the runtime has one P, and a goroutine blocked in fdatasync keeps it until
@@ -138,7 +140,11 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 	if !log.Enabled(ctx, slog.LevelInfo) {
 		announce = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	}
-	announce.Info("understudy listening", append([]any{"addr", addr, "url", cfg.Server.PublicURL, "version", version, "dataDir", cfg.Server.DataDir}, tlsAttrs...)...)
+	linkBase := cfg.Server.PublicURL
+	if linkBase == "" {
+		linkBase = "the request's host"
+	}
+	announce.Info("understudy listening", append([]any{"addr", addr, "url", linkBase, "version", version, "dataDir", cfg.Server.DataDir}, tlsAttrs...)...)
 	if ready != nil {
 		ready <- addr
 	}
