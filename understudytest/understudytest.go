@@ -14,10 +14,12 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -59,6 +61,7 @@ type Server struct {
 	// transport is HTTPClient's with WithTLS, which trusts the CA (nil: the default).
 	transport *http.Transport
 	stop      sync.Once
+	tempDirs  []string // New's, removed by Close
 }
 
 // Option changes the server's configuration before it starts.
@@ -133,10 +136,51 @@ func WithLogs(w io.Writer) Option {
 // Start runs a server for the rest of the test.
 func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
-	o := &options{logs: tbWriter{tb: tb}}
+	s, err := start(tbWriter{tb: tb}, tb.TempDir, opts)
+	if err != nil {
+		tb.Fatalf("understudytest: %v", err)
+	}
+	tb.Cleanup(func() { s.Stop(tb) })
+	return s
+}
+
+// New runs a server outside a test, for TestMain or an example, until Close; its logs
+// (warnings and above) go to standard error unless WithLogs says otherwise.
+func New(opts ...Option) (*Server, error) {
+	var dirs []string
+	s, err := start(os.Stderr, func() string {
+		d, err := os.MkdirTemp("", "understudytest-")
+		if err != nil {
+			panic("understudytest: " + err.Error())
+		}
+		dirs = append(dirs, d)
+		return d
+	}, opts)
+	if err != nil {
+		for _, d := range dirs {
+			os.RemoveAll(d)
+		}
+		return nil, err
+	}
+	s.tempDirs = dirs
+	return s, nil
+}
+
+// Close shuts down a server New started, as Stop does, and removes its temporary files.
+func (s *Server) Close() error {
+	err := s.shutdown()
+	for _, d := range s.tempDirs {
+		os.RemoveAll(d)
+	}
+	return err
+}
+
+// start builds and starts the server; tempDir gives a directory that lives as long as it.
+func start(logs io.Writer, tempDir func() string, opts []Option) (*Server, error) {
+	o := &options{logs: logs}
 	for _, opt := range opts {
 		if err := opt(o); err != nil {
-			tb.Fatalf("understudytest: %v", err)
+			return nil, err
 		}
 	}
 	if o.cfg.Log == nil {
@@ -144,7 +188,7 @@ func Start(tb testing.TB, opts ...Option) *Server {
 	}
 	srv, err := server.New(o.cfg)
 	if err != nil {
-		tb.Fatalf("understudytest: %v", err)
+		return nil, err
 	}
 	hs := httptest.NewUnstartedServer(srv.Handler())
 	hs.Config.ConnContext = srv.ConnContext
@@ -153,10 +197,10 @@ func Start(tb testing.TB, opts ...Option) *Server {
 	if o.tls {
 		// As the binary serves HTTPS: net/http's own TLS, HTTP/2 offered, and srv.Listener
 		// left out (its connections would only see encrypted bytes).
-		ca, err := localca.Ensure(tb.TempDir(), nil, time.Now())
+		ca, err := localca.Ensure(tempDir(), nil, time.Now())
 		if err != nil {
 			_ = srv.Close()
-			tb.Fatalf("understudytest: %v", err)
+			return nil, err
 		}
 		hs.EnableHTTP2 = true
 		hs.TLS = &tls.Config{Certificates: []tls.Certificate{ca.Certificate}, NextProtos: []string{"h2", "http/1.1"}, MinVersion: tls.VersionTLS12}
@@ -172,7 +216,6 @@ func Start(tb testing.TB, opts ...Option) *Server {
 		hs.Start()
 	}
 	s.URL = hs.URL
-	tb.Cleanup(func() { s.Stop(tb) })
 	if s.Authorization, err = client.NewAuthorization(hs.URL, append(clientOpts, client.WithBearerToken(Token))...); err == nil {
 		if s.Accounts, err = client.NewAccounts(hs.URL, append(clientOpts, client.WithAPIKey(APIKey))...); err == nil {
 			if s.Compute, err = client.NewCompute(hs.URL, append(clientOpts, client.WithBearerToken(Token))...); err == nil {
@@ -181,24 +224,31 @@ func Start(tb testing.TB, opts ...Option) *Server {
 		}
 	}
 	if err != nil {
-		tb.Fatalf("understudytest: clients: %v", err)
+		_ = s.shutdown()
+		return nil, fmt.Errorf("clients: %w", err)
 	}
-	return s
+	return s, nil
 }
 
 // Stop shuts the server down: it stops serving, then writes what is queued for the disk and
 // releases its data dir. The end of the test stops it too.
 func (s *Server) Stop(tb testing.TB) {
 	tb.Helper()
+	if err := s.shutdown(); err != nil {
+		tb.Errorf("understudytest: stop: %v", err)
+	}
+}
+
+// shutdown stops serving, then closes the server, once.
+func (s *Server) shutdown() (err error) {
 	s.stop.Do(func() {
 		s.hs.Close()
 		if s.transport != nil {
 			s.transport.CloseIdleConnections()
 		}
-		if err := s.srv.Close(); err != nil {
-			tb.Errorf("understudytest: stop: %v", err)
-		}
+		err = s.srv.Close()
 	})
+	return err
 }
 
 // HTTPClient returns an HTTP client for requests of the test's own, or for a vendor's SDK
