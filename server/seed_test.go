@@ -558,20 +558,18 @@ compute:
 	}
 }
 
-// The README's example seed is a valid one.
-func TestReadmeSeedExample(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+// The seed file reference's example (docs/seed.md) is a valid seed.
+func TestDocumentedSeedExample(t *testing.T) {
+	doc, err := os.ReadFile("../docs/seed.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, _ := strings.Cut(string(readme), "## Seed file\n")
-	section, _, _ = strings.Cut(section, "\n## ")
-	_, block, ok := strings.Cut(section, "```yaml\n")
+	_, block, ok := strings.Cut(string(doc), "```yaml\n")
 	block, _, _ = strings.Cut(block, "```")
 	if !ok || !strings.HasPrefix(block, "authorization:") {
-		t.Fatalf("no example in the README's seed section")
+		t.Fatalf("no example in docs/seed.md")
 	}
-	seed, err := server.ParseSeed("README.md", []byte(block))
+	seed, err := server.ParseSeed("docs/seed.md", []byte(block))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -580,6 +578,6 @@ func TestReadmeSeedExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(cfg.Accounts.Accounts) != 1 || len(cfg.Compute.Projects) != 1 || len(cfg.Authorization.Assignments) != 1 || len(cfg.Accounts.Platforms) != 2 {
-		t.Errorf("README example: %+v", cfg)
+		t.Errorf("docs/seed.md example: %+v", cfg)
 	}
 }

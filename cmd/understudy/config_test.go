@@ -218,6 +218,46 @@ func TestHelpListsEveryFlagAndItsEnvironmentVariable(t *testing.T) {
 	}
 }
 
+// TestConfigurationDocListsEveryFlag: docs/configuration.md has a row for every flag
+// --help lists, and no row for a flag that does not exist.
+func TestConfigurationDocListsEveryFlag(t *testing.T) {
+	var help strings.Builder
+	if _, err := Load([]string{"--help"}, func(string) string { return "" }, &help); !errors.Is(err, flag.ErrHelp) {
+		t.Fatal(err)
+	}
+	flags := map[string]bool{}
+	for _, line := range strings.Split(help.String(), "\n") {
+		if name, ok := strings.CutPrefix(line, "  -"); ok {
+			name, _, _ = strings.Cut(name, " ")
+			flags[name] = true
+		}
+	}
+	doc, err := os.ReadFile("../../docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := map[string]bool{}
+	for _, line := range strings.Split(string(doc), "\n") {
+		if !strings.HasPrefix(line, "| `--") {
+			continue
+		}
+		cell, _, _ := strings.Cut(line[2:], " |")
+		for _, f := range strings.Split(cell, ", ") {
+			documented[strings.Trim(f, "`-")] = true
+		}
+	}
+	for f := range flags {
+		if !documented[f] {
+			t.Errorf("--%s is not in docs/configuration.md", f)
+		}
+	}
+	for f := range documented {
+		if !flags[f] {
+			t.Errorf("docs/configuration.md documents --%s, which does not exist", f)
+		}
+	}
+}
+
 // writeSeed writes a small seed file and returns its path.
 func writeSeed(t *testing.T) string {
 	path := filepath.Join(t.TempDir(), "seed.yaml")
