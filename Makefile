@@ -1,4 +1,4 @@
-# understudy: `make run` serves every API on 127.0.0.1:8080; `make test` runs what CI runs.
+# understudy: `make run` serves every API on 127.0.0.1:8080; `make test` runs the tests (CI also runs `make image-test`).
 
 GO          ?= go
 SPECTRAL    := npx --yes @stoplight/spectral-cli@6.16.3
@@ -14,7 +14,7 @@ DOCKER      ?= docker
 IMAGE       ?= understudy:dev
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: run build generate check-generate lint fmt-check vet unit fuzz test
+.PHONY: run build generate check-generate lint fmt-check vet unit readme fuzz test
 
 run: ## serve every API on $(ADDR)
 	$(GO) run ./cmd/understudy --addr $(ADDR)
@@ -43,6 +43,9 @@ vet: ## go vet over the module, and over bench/ and understudytc/ (modules of th
 unit: ## go test -race over everything
 	$(GO) test -race -count=1 ./...
 
+readme: ## run the README's shell blocks against a built server (its Go blocks are held by a test)
+	.ci/readme-blocks.sh
+
 fuzz: ## run each fuzz target for its budget of executions (or for $(FUZZTIME))
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(call fuzz_budget,700000x) ./internal/condition/
 	$(GO) test -run '^$$' -fuzz '^FuzzAnalyze$$' -fuzztime $(call fuzz_budget,250000x) ./internal/sla/
@@ -54,7 +57,7 @@ fuzz: ## run each fuzz target for its budget of executions (or for $(FUZZTIME))
 	$(GO) test -run '^$$' -fuzz '^FuzzHostedFlowRequest$$' -fuzztime $(call fuzz_budget,20000x) ./server/
 	$(GO) test -run '^$$' -fuzz '^FuzzComputeRequest$$' -fuzztime $(call fuzz_budget,40000x) ./server/
 
-test: lint check-generate fmt-check vet unit fuzz ## everything CI runs
+test: lint check-generate fmt-check vet unit readme fuzz ## everything CI runs but the image
 
 .PHONY: image image-test
 image: ## build the container image $(IMAGE): the static binary, built here, FROM scratch
