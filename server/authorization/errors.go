@@ -175,7 +175,7 @@ func errInvalidSkipToken() *Error {
 }
 
 func errInvalidScope(scope string) *Error {
-	return newError(http.StatusBadRequest, "InvalidScope", "The scope '/%s' is not valid. Use subscriptions/{id}, subscriptions/{id}/resourceGroups/{name}, a resource under a resource group, or providers/Vendor.Management/managementGroups/{id}, with names of printable characters.", shown(strings.Trim(scope, "/")))
+	return newError(http.StatusBadRequest, "InvalidScope", "The scope '/%s' is not valid. Use subscriptions/{id}, subscriptions/{id}/resourceGroups/{name}, a resource under a resource group, or providers/Microsoft.Management/managementGroups/{id}, the root /, with names of printable characters.", shown(strings.Trim(scope, "/")))
 }
 
 // errInvalidSubscriptionID is ARM's answer to a subscription id that is not a GUID.

@@ -18,7 +18,7 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 	if serr != nil {
 		return nil, serr
 	}
-	if err := s.authorize(ctx, scope, actionRoleAssignmentsRead, "/"+scope.Path+providerSegment+"roleAssignments"); err != nil {
+	if err := s.authorize(ctx, scope, actionRoleAssignmentsRead, scope.ID()+providerSegment+"roleAssignments"); err != nil {
 		return nil, err
 	}
 	filter, ok := parseAssignmentFilter(deref(req.Params.Filter))
@@ -107,7 +107,7 @@ func (s *Server) nextLink(ctx context.Context, scopePath string, filter *string,
 		q.Set("$top", strconv.Itoa(int(*top)))
 	}
 	q.Set("$skipToken", token)
-	return s.baseURL(ctx) + "/" + scopePath + providerSegment + "roleAssignments?" + q.Encode()
+	return s.baseURL(ctx) + scopeID(scopePath) + providerSegment + "roleAssignments?" + q.Encode()
 }
 
 // The skip token is the position of the last entry returned, opaque to clients.

@@ -136,7 +136,7 @@ func (s *Server) target(ctx context.Context, rawScope, name, action string) (Sco
 	if serr != nil {
 		return Scope{}, "", serr
 	}
-	target := "/" + scope.Path + providerSegment + "roleAssignments/" + name
+	target := scope.ID() + providerSegment + "roleAssignments/" + name
 	if err := s.authorize(ctx, scope, action, target); err != nil {
 		return Scope{}, "", err
 	}
@@ -200,7 +200,7 @@ func parseRoleDefinitionID(id string) (string, bool) {
 		return "", false
 	}
 	if prefix := id[:i]; prefix != "" {
-		if _, ok := ParseScope(prefix); !ok || !strings.HasPrefix(prefix, "/") {
+		if sc, ok := ParseScope(prefix); !ok || sc.Root() || !strings.HasPrefix(prefix, "/") {
 			return "", false
 		}
 	}
@@ -211,7 +211,7 @@ func parseRoleDefinitionID(id string) (string, bool) {
 func renderAssignment(r RoleAssignment) gen.RoleAssignment {
 	scope := "/" + r.Scope
 	return gen.RoleAssignment{
-		Id:   ptr(scope + providerSegment + "roleAssignments/" + r.Name),
+		Id:   ptr(scopeID(r.Scope) + providerSegment + "roleAssignments/" + r.Name),
 		Name: &r.Name,
 		Type: ptr(roleAssignmentType),
 		Properties: gen.RoleAssignmentProperties{
