@@ -493,10 +493,10 @@ func TestParseAssignmentFilter(t *testing.T) {
 		{"principalId eq", "principalId eq '" + p + "'", assignmentFilter{Principal: p}},
 		{"principalId eq lowers the id", "principalId eq '" + strings.ToUpper(p) + "'", assignmentFilter{Principal: p}},
 		{"principalId any case and spacing", "PRINCIPALID   EQ  '" + p + "'", assignmentFilter{Principal: p}},
-		{"assignedTo", "assignedTo('" + p + "')", assignmentFilter{Principal: p}},
-		{"atScope and assignedTo", "atScope() and assignedTo('" + p + "')", assignmentFilter{AtOrAbove: true, Principal: p}},
-		{"assignedTo and atScope", "assignedTo('" + p + "') and atScope()", assignmentFilter{AtOrAbove: true, Principal: p}},
-		{"AND in capitals", "atScope() AND assignedTo('" + p + "')", assignmentFilter{AtOrAbove: true, Principal: p}},
+		{"assignedTo", "assignedTo('" + p + "')", assignmentFilter{Principal: p, Groups: true}},
+		{"atScope and assignedTo", "atScope() and assignedTo('" + p + "')", assignmentFilter{AtOrAbove: true, Principal: p, Groups: true}},
+		{"assignedTo and atScope", "assignedTo('" + p + "') and atScope()", assignmentFilter{AtOrAbove: true, Principal: p, Groups: true}},
+		{"AND in capitals", "atScope() AND assignedTo('" + p + "')", assignmentFilter{AtOrAbove: true, Principal: p, Groups: true}},
 	}
 	for _, tt := range accepted {
 		t.Run(tt.name, func(t *testing.T) {

@@ -39,6 +39,9 @@ var seedCaller = Caller{PrincipalID: "understudy-seed", Name: "understudy-seed",
 
 // Seed loads the configured assignments into tx through the same checks and rules as a PUT.
 func (s *Server) Seed(tx *store.Tx) error {
+	if err := s.seedDirectory(tx); err != nil {
+		return err
+	}
 	for i, a := range s.cfg.Assignments {
 		if err := s.seedOne(tx, a); err != nil {
 			return fmt.Errorf("authorization.roleAssignments[%d] (%s at %s): %w", i, a.Name, a.Scope, err)
@@ -103,6 +106,12 @@ func (s *Server) seedOne(tx *store.Tx, a SeedAssignment) error {
 // recorded says whether the entry gives any of the history a state export records.
 func (a SeedAssignment) recorded() bool {
 	return a.CreatedOn != "" || a.UpdatedOn != "" || a.CreatedBy != "" || a.CreatedByType != "" || a.UpdatedBy != "" || a.UpdatedByType != ""
+}
+
+// ExportDirectory is the directory as seed entries, in id order: the seed's principals and
+// those the admin API added, with each group's direct members.
+func (s *Server) ExportDirectory(tx *store.Tx) []DirectoryEntry {
+	return s.exportDirectory(tx)
 }
 
 // Export is every role assignment as seed entries, in name order: loaded back, each is the

@@ -34,6 +34,15 @@ type Config struct {
 	RoleDefinitions []RoleDefinition
 	// Assignments exist at start and again after every reset.
 	Assignments []SeedAssignment
+	// ManagementGroups place subscriptions under management groups, and groups under
+	// groups: assignments at a group then apply to what is below it.
+	ManagementGroups []ManagementGroup
+	// Directory is the principals (and group members) that exist at start and again after
+	// every reset; the admin API adds more.
+	Directory []DirectoryEntry
+	// StrictPrincipals refuses an assignment to a principal the directory does not know
+	// (400 PrincipalNotFound), as ARM does.
+	StrictPrincipals bool
 	// MaxPerSubscription limits assignments under one subscription (ARM: 4000).
 	MaxPerSubscription int
 	// PageSize is the largest page of a list (ARM: 1000).
@@ -67,6 +76,7 @@ type Server struct {
 	tables *tables
 	roles  *roleCatalog
 	owners map[string]bool
+	hier   *hierarchy
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -92,7 +102,11 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 	if err := checkCustomRoles(cfg.RoleDefinitions); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, db: db, tables: newTables(db), roles: newRoleCatalog(cfg.RoleDefinitions), owners: map[string]bool{}}
+	hier, err := newHierarchy(cfg.ManagementGroups)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, db: db, tables: newTables(db), roles: newRoleCatalog(cfg.RoleDefinitions), owners: map[string]bool{}, hier: hier}
 	for _, o := range cfg.BootstrapOwners {
 		s.owners[strings.ToLower(o)] = true
 	}
