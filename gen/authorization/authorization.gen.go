@@ -124,6 +124,15 @@ type Permission struct {
 	NotDataActions []string `json:"notDataActions,omitempty"`
 }
 
+// PermissionGetResult The caller's permissions at a scope.
+type PermissionGetResult struct {
+	// NextLink The URL of the next page; understudy answers in one page.
+	NextLink *string `json:"nextLink,omitempty"`
+
+	// Value One entry per role that applies.
+	Value []Permission `json:"value"`
+}
+
 // PrincipalType The kind of principal; `User` when not given.
 type PrincipalType string
 
@@ -303,6 +312,12 @@ type RoleDefinitionsGetByIdParams struct {
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
+// PermissionsListForScopeParams defines parameters for PermissionsListForScope.
+type PermissionsListForScopeParams struct {
+	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
+}
+
 // RoleAssignmentsListForScopeParams defines parameters for RoleAssignmentsListForScope.
 type RoleAssignmentsListForScopeParams struct {
 	// Filter `atScope()`, `principalId eq '{id}'`, `assignedTo('{id}')`, or `atScope() and assignedTo('{id}')`.
@@ -455,6 +470,21 @@ type ClientInterface interface {
 	// Corresponds with GET /providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsGetById` operationId).
 	RoleDefinitionsGetById(ctx context.Context, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PermissionsListForScope List the caller's permissions at a scope
+	//
+	// What the caller may do at the scope: one entry per role assignment that applies to
+	// it there (its own, and those of every group it is in, at the scope or above it: the
+	// resource group, the subscription, the management groups above it, the root), each
+	// with its role's actions, notActions, dataActions and notDataActions; two assignments
+	// of the same role give one entry. ARM's `Permissions_ListForResourceGroup` and
+	// `Permissions_ListForResource` are this operation at a resource group and at a
+	// resource; every other scope is served too. Bootstrap owners get Owner's. Readable by
+	// every authenticated caller: it is about the caller. api-version: `2015-07-01`
+	// (without data actions), `2018-01-01-preview`, `2022-04-01`, `2022-05-01-preview`.
+	//
+	// Corresponds with GET /{scope}/providers/Vendor.Authorization/permissions (the `PermissionsListForScope` operationId).
+	PermissionsListForScope(ctx context.Context, scope Scope, params *PermissionsListForScopeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RoleAssignmentsListForScope List role assignments for a scope
 	//
 	// Without a filter: assignments at, above and below the scope. `$filter=atScope()`: at or
@@ -557,6 +587,31 @@ func (c *Client) RoleDefinitionsListAtTenant(ctx context.Context, params *RoleDe
 // Corresponds with GET /providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsGetById` operationId).
 func (c *Client) RoleDefinitionsGetById(ctx context.Context, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRoleDefinitionsGetByIdRequest(c.Server, roleDefinitionId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PermissionsListForScope List the caller's permissions at a scope
+//
+// What the caller may do at the scope: one entry per role assignment that applies to
+// it there (its own, and those of every group it is in, at the scope or above it: the
+// resource group, the subscription, the management groups above it, the root), each
+// with its role's actions, notActions, dataActions and notDataActions; two assignments
+// of the same role give one entry. ARM's `Permissions_ListForResourceGroup` and
+// `Permissions_ListForResource` are this operation at a resource group and at a
+// resource; every other scope is served too. Bootstrap owners get Owner's. Readable by
+// every authenticated caller: it is about the caller. api-version: `2015-07-01`
+// (without data actions), `2018-01-01-preview`, `2022-04-01`, `2022-05-01-preview`.
+//
+// Corresponds with GET /{scope}/providers/Vendor.Authorization/permissions (the `PermissionsListForScope` operationId).
+func (c *Client) PermissionsListForScope(ctx context.Context, scope Scope, params *PermissionsListForScopeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPermissionsListForScopeRequest(c.Server, scope, params)
 	if err != nil {
 		return nil, err
 	}
@@ -789,6 +844,63 @@ func NewRoleDefinitionsGetByIdRequest(server string, roleDefinitionId RoleDefini
 	}
 
 	operationPath := fmt.Sprintf("/providers/Vendor.Authorization/roleDefinitions/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "api-version", params.ApiVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPermissionsListForScopeRequest constructs an http.Request for the PermissionsListForScope method
+func NewPermissionsListForScopeRequest(server string, scope Scope, params *PermissionsListForScopeParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "scope", scope, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/%s/providers/Vendor.Authorization/permissions", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -1362,6 +1474,23 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsGetById` operationId).
 	RoleDefinitionsGetByIdWithResponse(ctx context.Context, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetByIdParams, reqEditors ...RequestEditorFn) (*RoleDefinitionsGetByIdResponse, error)
 
+	// PermissionsListForScopeWithResponse List the caller's permissions at a scope
+	//
+	// What the caller may do at the scope: one entry per role assignment that applies to
+	// it there (its own, and those of every group it is in, at the scope or above it: the
+	// resource group, the subscription, the management groups above it, the root), each
+	// with its role's actions, notActions, dataActions and notDataActions; two assignments
+	// of the same role give one entry. ARM's `Permissions_ListForResourceGroup` and
+	// `Permissions_ListForResource` are this operation at a resource group and at a
+	// resource; every other scope is served too. Bootstrap owners get Owner's. Readable by
+	// every authenticated caller: it is about the caller. api-version: `2015-07-01`
+	// (without data actions), `2018-01-01-preview`, `2022-04-01`, `2022-05-01-preview`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /{scope}/providers/Vendor.Authorization/permissions (the `PermissionsListForScope` operationId).
+	PermissionsListForScopeWithResponse(ctx context.Context, scope Scope, params *PermissionsListForScopeParams, reqEditors ...RequestEditorFn) (*PermissionsListForScopeResponse, error)
+
 	// RoleAssignmentsListForScopeWithResponse List role assignments for a scope
 	//
 	// Without a filter: assignments at, above and below the scope. `$filter=atScope()`: at or
@@ -1536,6 +1665,54 @@ func (r RoleDefinitionsGetByIdResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RoleDefinitionsGetByIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PermissionsListForScopeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PermissionGetResult
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PermissionsListForScopeResponse) GetJSON200() *PermissionGetResult {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r PermissionsListForScopeResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PermissionsListForScopeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PermissionsListForScopeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PermissionsListForScopeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PermissionsListForScopeResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -1871,6 +2048,29 @@ func (c *ClientWithResponses) RoleDefinitionsGetByIdWithResponse(ctx context.Con
 	return ParseRoleDefinitionsGetByIdResponse(rsp)
 }
 
+// PermissionsListForScopeWithResponse List the caller's permissions at a scope
+//
+// What the caller may do at the scope: one entry per role assignment that applies to
+// it there (its own, and those of every group it is in, at the scope or above it: the
+// resource group, the subscription, the management groups above it, the root), each
+// with its role's actions, notActions, dataActions and notDataActions; two assignments
+// of the same role give one entry. ARM's `Permissions_ListForResourceGroup` and
+// `Permissions_ListForResource` are this operation at a resource group and at a
+// resource; every other scope is served too. Bootstrap owners get Owner's. Readable by
+// every authenticated caller: it is about the caller. api-version: `2015-07-01`
+// (without data actions), `2018-01-01-preview`, `2022-04-01`, `2022-05-01-preview`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /{scope}/providers/Vendor.Authorization/permissions (the `PermissionsListForScope` operationId).
+func (c *ClientWithResponses) PermissionsListForScopeWithResponse(ctx context.Context, scope Scope, params *PermissionsListForScopeParams, reqEditors ...RequestEditorFn) (*PermissionsListForScopeResponse, error) {
+	rsp, err := c.PermissionsListForScope(ctx, scope, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePermissionsListForScopeResponse(rsp)
+}
+
 // RoleAssignmentsListForScopeWithResponse List role assignments for a scope
 //
 // Without a filter: assignments at, above and below the scope. `$filter=atScope()`: at or
@@ -2045,6 +2245,39 @@ func ParseRoleDefinitionsGetByIdResponse(rsp *http.Response) (*RoleDefinitionsGe
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest RoleDefinition
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePermissionsListForScopeResponse parses an HTTP response from a PermissionsListForScopeWithResponse call
+func ParsePermissionsListForScopeResponse(rsp *http.Response) (*PermissionsListForScopeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PermissionsListForScopeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PermissionGetResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -2278,6 +2511,9 @@ type ServerInterface interface {
 	// RoleDefinitionsGetById Get a role definition by its id
 	// (GET /providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
 	RoleDefinitionsGetById(ctx echo.Context, roleDefinitionId RoleDefinitionId, params RoleDefinitionsGetByIdParams) error
+	// PermissionsListForScope List the caller's permissions at a scope
+	// (GET /{scope}/providers/Vendor.Authorization/permissions)
+	PermissionsListForScope(ctx echo.Context, scope Scope, params PermissionsListForScopeParams) error
 	// RoleAssignmentsListForScope List role assignments for a scope
 	// (GET /{scope}/providers/Vendor.Authorization/roleAssignments)
 	RoleAssignmentsListForScope(ctx echo.Context, scope Scope, params RoleAssignmentsListForScopeParams) error
@@ -2350,6 +2586,31 @@ func (w *ServerInterfaceWrapper) RoleDefinitionsGetById(ctx echo.Context) error 
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RoleDefinitionsGetById(ctx, roleDefinitionId, params)
+	return err
+}
+
+// PermissionsListForScope converts echo context to params.
+func (w *ServerInterfaceWrapper) PermissionsListForScope(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "scope" -------------
+	var scope Scope
+
+	err = runtime.BindStyledParameterWithOptions("simple", "scope", ctx.Param("scope"), &scope, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scope: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PermissionsListForScopeParams
+	// ------------- Required query parameter "api-version" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "api-version", ctx.QueryParams(), &params.ApiVersion, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter api-version: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PermissionsListForScope(ctx, scope, params)
 	return err
 }
 
@@ -2639,6 +2900,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/providers/Vendor.Authorization/roleDefinitions/:roleDefinitionId", wrapper.RoleDefinitionsGetById, options.OperationMiddlewares["RoleDefinitions_GetById"]...)
 	router.GET(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleDefinitions", wrapper.RoleDefinitionsList, options.OperationMiddlewares["RoleDefinitions_List"]...)
 	router.GET(options.BaseURL+"/providers/Vendor.Authorization/roleDefinitions", wrapper.RoleDefinitionsListAtTenant, options.OperationMiddlewares["RoleDefinitions_ListAtTenant"]...)
+	router.GET(options.BaseURL+"/:scope/providers/Vendor.Authorization/permissions", wrapper.PermissionsListForScope, options.OperationMiddlewares["Permissions_ListForScope"]...)
 
 }
 
@@ -2712,6 +2974,46 @@ type RoleDefinitionsGetByIddefaultJSONResponse struct {
 }
 
 func (response RoleDefinitionsGetByIddefaultJSONResponse) VisitRoleDefinitionsGetByIdResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PermissionsListForScopeRequestObject struct {
+	Scope  Scope `json:"scope"`
+	Params PermissionsListForScopeParams
+}
+
+type PermissionsListForScopeResponseObject interface {
+	VisitPermissionsListForScopeResponse(w http.ResponseWriter) error
+}
+
+type PermissionsListForScope200JSONResponse PermissionGetResult
+
+func (response PermissionsListForScope200JSONResponse) VisitPermissionsListForScopeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PermissionsListForScopedefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response PermissionsListForScopedefaultJSONResponse) VisitPermissionsListForScopeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -2998,6 +3300,9 @@ type StrictServerInterface interface {
 	// RoleDefinitionsGetById Get a role definition by its id
 	// (GET /providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
 	RoleDefinitionsGetById(ctx context.Context, request RoleDefinitionsGetByIdRequestObject) (RoleDefinitionsGetByIdResponseObject, error)
+	// PermissionsListForScope List the caller's permissions at a scope
+	// (GET /{scope}/providers/Vendor.Authorization/permissions)
+	PermissionsListForScope(ctx context.Context, request PermissionsListForScopeRequestObject) (PermissionsListForScopeResponseObject, error)
 	// RoleAssignmentsListForScope List role assignments for a scope
 	// (GET /{scope}/providers/Vendor.Authorization/roleAssignments)
 	RoleAssignmentsListForScope(ctx context.Context, request RoleAssignmentsListForScopeRequestObject) (RoleAssignmentsListForScopeResponseObject, error)
@@ -3075,6 +3380,32 @@ func (sh *strictHandler) RoleDefinitionsGetById(ctx echo.Context, roleDefinition
 		return err
 	} else if validResponse, ok := response.(RoleDefinitionsGetByIdResponseObject); ok {
 		return validResponse.VisitRoleDefinitionsGetByIdResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PermissionsListForScope operation middleware
+func (sh *strictHandler) PermissionsListForScope(ctx echo.Context, scope Scope, params PermissionsListForScopeParams) error {
+	var request PermissionsListForScopeRequestObject
+
+	request.Scope = scope
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PermissionsListForScope(ctx.Request().Context(), request.(PermissionsListForScopeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PermissionsListForScope")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PermissionsListForScopeResponseObject); ok {
+		return validResponse.VisitPermissionsListForScopeResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -3269,86 +3600,94 @@ func (sh *strictHandler) RoleDefinitionsGet(ctx echo.Context, scope Scope, roleD
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7FwJbyM5dv4rRGUCS0HpsCxfMhaJejzT6GSOTh8zQFqNLarqSeK6ilSTLLu1hv57wMe6i7Il2zM72QzQ",
-	"QFsqXu/xHd87SvdeKJK14MC18ib3HnylyToG/PudiGGqFFvyBLg236g0SajceBNvSiTQCCShxQBCNaFE",
-	"ghKpDIEspUjXnu/d0jgFM5lF3sQbqHSuQsnWmgmuBvRydLoYLc57p+HZSW88P5/3Ls4vL3ujU3q6uDyf",
-	"hyfz0SBf8rVZUQ00KC2Xg7UUtywCqQa/AI+E7E9TvRKS/Z2apQeydng1mA8X45PwdNyD84vz3vjibNS7",
-	"uJwf9+jZ6cmCXoaL8/G553ucJuBNvD1Hr6VYg9TM8iuUQDVErwx/zhYX8/l8Pu5dwmjeG89PTnv0hEa9",
-	"YTicD+kpvYhGZoFsys/cm3ij4eisd3zcGx1/OB5OhuZffzgc/o/nexEUPPMm3jugEaFhCEqRhZBEr4DM",
-	"WRwzviQaaIIHYzxkaxq/MUwPYRTC8Rh6F6fReW98NrrszaN52BufjqPh6fFldHlxXp30YbM2TPioQHq+",
-	"Zzh5DQvGmdkfF9yH+eUUNaBhFJ2P6Hnv5OTitDe+gEVvHo1HvcXZ8GwxpxfHFMwBVChw4xcTEs/30nV0",
-	"6KVkUx6+lK3vqY3SkFxTTSu3P9UPX+XTheTVpn4vMVX6RxGxBXt81+rYQ7auz6vuv/U9bT/uo37eduuj",
-	"PSmlom5PPhgZTlmse4yTd9a0mDXaBuS3Eb1M7/ccXdd7awLpPIb3RoCVN/nkDbzPTbX9hcEdoXFcmEjl",
-	"k3mqSSRAES60eSbuyEakRAuS0BsglG9IuKJ8CapvtgWZMKUMXd7k071HQ5397f3bwNhj3JRqOi0efPY9",
-	"LnTz83V9zPaz1fKfLBMs+73igl+Ze3nDzfXtc+0V7ntbc+9rKmkCGiRya7pmv4BUmQTUWWSkYPr2Dbm1",
-	"AwwfUgWZkWOKGK7jRlck5UYGdBptiErXayG1IsFoOBr1huPe8Dgw/MqcmVWN7IHne8xs9SUFualc/Jr1",
-	"sl2NyYMvKZMQeRMtUzCGaQUJannC+A/Al3rlTY4LVigtGV8WMl7KvWWoi0qzLRELtN2GaRU/eoXXfktj",
-	"FpHXH99c1ynZ0zMhjWuqVyWJsn20BymlX3NKR6dn/l6U192Ei25DUI3uqJhSp3NPTdxBZ+0gL0nle+ui",
-	"XKSh9/KJgluQNCbmUETBEu0fuWN6JVKNdMdAI+OrVUzVajLjQd3d3SsWbQOfuL5uurl7udwGvnsJ19iK",
-	"9bw37FJrGsJ2cG8I3dqvtgERcsaDlp39kXK6BEPOICn+zNc2R+7PeO0KX9CLO67ZgoV973Y4vnj8cj8A",
-	"p1w7RRefEBahLQqlUKqn7Xdmf1BaXSEkW2uICOURYUsuJERkvqmYqv4O66PzjXcc/2zcPu7WkK7Wgivr",
-	"hb6TUkgEIoLrDK/T9TpmoTXNf1PW4hb3c+9BOSVCw1+zEN99ZUorz/cSUIouIRPzhrUiNDaeZ0MAh/eR",
-	"kSUR30hYeBPvXwZlmDGwT9UAT/wuo8FSVOf6lG/IgrI4leATxlF5pu9+JHhuAvwWYrGG6pbIiW/reMml",
-	"qzeMR8YMsQi4ZnpD5rAyX9HM3aIt4mliXGsGt6YlLz3fs8oQvcnme773X7Ax7rdxTb69l2kUoTWi8Ru+",
-	"EO0zlc8z4hhfCJnQ3C7WAQdzrmHoakzLDiPmf4NQl777QY44V6goSWtNJPAaNGWxgzBuCfLRAhIOyihI",
-	"hKNV7giUcYZqRdfQppXuz7nG0ZmGRO0lg43bKYmkUtKN+WwVpLU3SWi4Yhx6RgUMACRmoE+gv+yTwKVO",
-	"gYOpRuyRH+0dfrL8Qhaqw4jKbsRBTKHPbXpWaUJ5SU020nlmTeUStFuYFgziiAhJCuhHqCYLmsbaJ3cr",
-	"4OSGi7sdAlYa9E+W7+WJP+8Sv8KKuCGlw2Y05aywhXsztnFUu4DrhG8L2O5iuQJt9CDD8pme3LE4CqmM",
-	"lE8SxlOFasKF7mXDHHqSw/nWDiaqME4p38AKpw0YgppMte+4ITm12GLXRmYQqZxz/+WrkUprdfuAwNcw",
-	"TiOIyEKKhATZPsHBG10/RMp1hYTmjhUeHLSry3S+rWdczDFQScogf7ehLrI1VyQwgwOrWCaQXLJb4A4X",
-	"9jpLyb0HectCKHb3fO97IYEteT7iGswApz9rZwWbEt1ACA7/5UBYweAeEd320MReBlr7CAVp9DOPNzkU",
-	"bJ2d74zHKoAGQ7MOxVClu9eydeoeMiB15r0t57XSSQ+t8r4cudOnT+M7ulEk2IeH+zCvYe1YlKPXbGSN",
-	"Cy4rWCfdYrS3tcxA+1bmItqgcSQ2B9YTsmezcznsbgvXS1xGg9iDKPuBKf0OFGpxk6afOZA1XWLk39AS",
-	"h0nn8FX/wPiNmzcf3/2Q4yczENe9InSujAwLC5ZjquyDvcS4SLQ9pB7Krs1Use5ekKRhNVzWscpxe5TH",
-	"mf22xrCHzn2kSMndPvmZF4EbCSrZ8gCDt6CZQwgIlTDj+RGvbP4CaNQTPN6QBJI5SEU6AdowE7wXmX3z",
-	"ocgoV5682mDgXuSngy5JqAlECN7gnIY3eBYqIQ8mbYDdKDoIHhX51Bb2nr6afkuKIbnv/493WZj9KbMO",
-	"77WQdAkDZf+fhqFIsWgSi3nmLNTAxJWUcZBqYhT/M3mPkvPdl5TGihzFYqmO0JJUAteL48uRQ9KKEz2Y",
-	"CSxGkZjyZWr0JkvRXRFkezDqDwPCVBF5+zb01uY7c0OZO7WekVYWZKp0kpXjHp+5Dltm7F2nLISH6BXV",
-	"maGKcPu6D3xU/yrFoOZGaC4xI8oSVDob6XgTA8mgZ77dZ4cIYliaPRrhay4PrtTHmyg3M8VsYvM/URk+",
-	"53mbBj9t2sVxjMoGbfxQ+ZxvXefk4zvU6l8P3tqRIta4EBbVvP5BmcFW8exha1jHfVtXjc116EbClLBo",
-	"QoKBK/V3YJHkfpliznHGg6dONdEe5RubBSVzWAhjMKvL9fv9oE8yXCJBp5KbsESRp+5pzeFhWb6iyPgI",
-	"CLRkYCxG6wnbvVS5UnXcw2agm86mPMVwVAqWzd1+KJd+lu1o+GdHjr2qcrscd73654wbKuLdKRxsd98Y",
-	"4omC9LzYoXnuvGjzwnFDefB63PBE/F/hw++G/8s9H0LJDp7+sdGx67B7o+KKTjwPFTvlo3XeX1e2TQej",
-	"jzgWdwox090KDM7UJKTcYFBrgSDq71Ht3lkMU2WZr7EsoZp0gkGA5RS4BbnBA3QPTEc9hCOQ0GJ/hq0y",
-	"zkRmrarudAt5Bo1HZTLIleB60OWXSUAHJWX1fad8GWUrMstYoXfnkt3mIKgU8QPjq4NvU6VFgp/3TPS/",
-	"ryUodgBUw6QEO0ZsrYQkoGlENe3v6pea6kfwLul8/PBtd6fnOhSwF6C1hderKHb3qvsAvHoJattu1nH6",
-	"6RrfnkJ5s83ncfLjct99mODqBzqIE9udljaXMwPRIEwl05v3Zg0rK4KmejVyuLm/pxJ60+ue0psYyM/G",
-	"z5FRf0hYso5ZyDRZxOKuX20X0fQGFGLVOVAJkmhxA3yCxIc0jkESpmbcfAwEiwISxpQlNg31n79+IB2m",
-	"FUEbqFOJloULTcIVhDcQdX0CsQJcrIryTFQP0YwvWAwkoWtrGnFnokVlUh6yFpMtyjVUWNyT0YWmuOrU",
-	"P8rYm3grrddqMhjEYsl4v1J5jkVIY3NBieADy81BPh/y3jvcIVUg/8qSNUglOM34XH4GshGpJGaUibtF",
-	"yrWt3eb3aG8Kv8oLlZg6CPHMWcW7PFnLkFeeHSkCSRrTPBSknEzf/Zjd9btX02/J9O2bSSuVRua2ltsE",
-	"ZlrMOK1cC3rCFQNJZbhiIY3zHg5jxMrsTtO9ZwHqHMidUSGg4QrHzHhCNyQS/RmfcaNqQZbSDmwzSFkM",
-	"U2vK1Y5OkQ66RFuk37+xI+hay0s3hGkF8YJk6ZpadBVcZaIob0HOuFrHRpapPQHVZqq1CI8i6aBP3pto",
-	"CFRemLcRk01hzTjiLEnvSIcqrL+FMUPyItFF9/Ovo++DHqiQriHCQUvgIFlo/0eTXJmCLP3O4IQ8bUc4",
-	"QKRIUDvWhLyyKj1Lh8OTENUL/4Qsr/fvlT6vv1S7xQiW9tSMp5keYs0wqxaS4H5m63szb3I/w6rkzPNn",
-	"eV0S/7b1UPwzK+fi3/X69czb5nGrZjquawKp6TM2wnVczG/Je9fzvbx5rdbrtvU9sQZO18ybeCf9Yf/E",
-	"OGGqV6joB0ZLZsrOim/eDCOEBXZdn9iLP1Jk5sVMYXsjCRF0IAEoODSbOPOMQVGE6YmFgzNedIMi7MKr",
-	"NyYUoqY++ha83hq7jZm/EqH2SfDNgsUaZEComnFUeCuonYBqBLBTHr2CWNx1ukHea2kM+soE/BaTYj8q",
-	"1sPnm/x05qqMHw2tpKLbQJIdjW3qiLBIESrB3nzRxYi91HXorv5qIqOptg1HXr158lML1eW4kcAXcmQr",
-	"YUeBTwJji/G7CuyrPyjh35HFg2121BvyaltZAHq0o50p4/mubqbj4cjRz/S50c80Gg736Gbar9NoZ+zp",
-	"aDpyB3Q4LKvNuvcqDm+7BCyQKfqbzZ7W5ePFHqnWHsYk0CU28zZEwvu8bcmB6wTlkEGlyXZrZh+cGGkm",
-	"eLY7td+IgnI525UU6XKFRLPIos2Wo7ZpwBnvPDV1091HpV6DfrXJGkEPlrDqGzGylcNy3UM+oxXe790Z",
-	"15q4j5Q+X0hfg3Zc5BwhBcGMz8tJaKtdeOsfLtVPaxnYKcq/Zk26lFgDNqnJKtU+oXNxC+iR5sZIlsCn",
-	"9DR/yQxppxtMDKYScsZxWmVIJVdqLTeLtrkZzjIkH0THfm2WQeWplCxm3H0wIe25+mTKN0ToFciClPFw",
-	"SIKPPGuWh+i/jc0OjHMzllCRUCQw44xjRkxdkYXA1xGCPM8WmMCHhFRKBooE36gbtv5gAFZg8TLGS6W3",
-	"NWjrGy3WARELG0xlwK1LUq5ZnPtqzMjtUuLKpaFf/F7I91nb78N+sbwDv1berXDbd/Lar/rCjgXVjmGN",
-	"XvV8+Ev6Q98Fs8SafkmxMqoZT7NEAQaR2Jxkghu4ZSK11fkjVbm+Xb3H5UV6DzZPP3q+qSaJQC/HFElM",
-	"fF0VUsaJyLsfOrUI74aL+VUR99oo5itL0oQcD4fD7lVVBG8A1gYl7iRGi3WNjCJvwrg+GdlykVnbcH04",
-	"xGJR9rGgkHENS5CWxEcsUtEx/kT4UmnGzvLLn57xouQf75XI/3fvIR78Xtzng0CBs83IAQ+qjUa1HqMX",
-	"wbEtGLcQMg+sGiChSuvhIMEa+98PGVjcW39JamtxQgwaXODX4FdVtEfg2x9lFbkzGg676FJGw7HtQtFY",
-	"aLmjJsjkmGR92O1d250P5dwLGaYC9dY7Ph9FvdVWrycK+C7UW2Gv4WLGdZvYwn5Btus6UPpHw7Ezg1Fc",
-	"ClFpuGrOepbO2Cssim7l+ed5u4Rxenkx9QHl2RF/lSJYfYlwPBw3X0H4SejvRcqjoCqKbF9JfA36TzF0",
-	"iOGLxl3PkI7fyLQ63mg91CD73jrdVeSDpuTmbew8a7/B2Ad7su0bZsaoHltgbvtaFIanSarpPIYZx3dP",
-	"FOkElc2w7TJv/qt9yA5ZCxMM7MBeqMfb5YKujbLumAJr7fuk1uDjN8PpGTcntxdrKxpIFuNLS2RIuS0n",
-	"UW6QMkZt9Sv4iFT/JDSWlLWGKOhezTglCgxZdpn8dyHw1apOVtZoJU6LY3aNGZCwSBVEZtPLGXe/vpTR",
-	"l9XJshz8Xq71TjINwYzj9ZY1dwJ8IWSIL5OaQwi+TzBoRSd7+xOUfiWizWFwe/1Aj8Qf4Ac2fhv0fzAW",
-	"fqrVbLX3b+u9LFqmsP3nBSao0lnHiEEVWYNeBkCO/5nwV9YW8XwnaEXGYOWsXfG5HvHAMGCfSpetQNYq",
-	"U+6aFLlbCQWVSlTeEBWKW5CVtOGMlzmzji2X1TOj3+NDH5MnGmTSnRB31YdwKqW4U1jlNqPte0whVdBj",
-	"XAFXTLNb6O6sDmHmy10f0sLsP+M3jGc99q7qGY0i68xrVb4KD7Ca3kicGs/VyFUaN7AjW7ln/ezPutkz",
-	"Ek//h35gZ48fxPkNf9vm8xPrOf/Q+mOrmSVVqJtlafxFyzy/SwbnyZVLGznT0qILucOgV+LpcvFrAeon",
-	"YaFxUAYC/X0Kkn8WI59UjPxHi+nzy5aV/kY8Wd7Z+MnVeIfmy7ZrufwYJdjWV/sxLBxMOtVeQhpF0sQy",
-	"YkEC/F0xmfKg6/leWvQMTgaD49F5f9gf9o8nF8OLIYbtGYPdgbuPLXI+sc09PMoybu3scHln/dIRNPFa",
-	"u56EUZjTZGFKoN5GsMA+TtJxYLNuY9eGDf/fAAAA//8=",
+	"7FwLb9tIkv4rBd4sLB2oh2U7tmUs7pTJJMjdzGQuj13gomDZIktSr6luprtpR2vovx+6mm9RtmR7dmf3",
+	"BggQS2qyu6qrq76q+sg7L5SrRAoURnvjOw+/sVUSI/39XsY40ZovxAqFsd/odLViau2NvQkoZBEqYMUA",
+	"YAYYKNQyVSHCQsk08XzvhsUp2ot55I29gU5nOlQ8MVwKPWCXo7P5aH7eOwtfnPROZ+ez3sX55WVvdMbO",
+	"5pfns/BkNhrkt3xj76gHBrVRi0Gi5A2PUOnBn1BEUvUnqVlKxf/G7K0HqrZ4PZgN56cn4dlpD88vznun",
+	"Fy9GvYvL2XGPvTg7mbPLcH5+eu75nmAr9MbenqMTJRNUhjt9hQqZweil1c+L+cVsNpud9i5xNOudzk7O",
+	"euyERb1hOJwN2Rm7iEb2Btkl74Q39kbD0Yve8XFvdPzxeDge2n/94XD4v57vRVjozBt775FFwMIQtYa5",
+	"VGCWCDMex1wswCBb0cK4CHnC4rdW6SGOQjw+xd7FWXTeO30xuuzNolnYOz07jYZnx5fR5cV59aKP68Qq",
+	"4ZNG5fme1eQrnHPB7fx0w32UX16iByyMovMRO++dnFyc9U4vcN6bRaej3vzF8MV8xi6OGdoF6FDSxM9m",
+	"JJ7vpUl06KZkl9y/KRvf02ttcPWKGVbZ/Ym5fysfbyQv1/V9iZk2P8mIz/nDs1bHHjJ1/brq/BvfM+7j",
+	"PsfP22x88ielVdT9yUdrwymPTY8LeO9ci73HtgP5dUwvO/d7jq6fe+cC2SzGD9aAtTf+7A28L81j+yeO",
+	"t8DiuHCR2odZaiCSqEFIY3+Tt7CWKRgJK3aNwMQawiUTC9R9Oy2qFdfayuWNP995LDTZ396/D6w/pkmZ",
+	"YZPihy++J6Rpfn5VH7P54k75z04JTv1escEv7b68FXb79tn2iva9jd33hCm2QoOKtDVJ+J9Q6cwC6iqy",
+	"VjD55S3cuAFWD6nGzMlxDVbrNNEVpMLagEmjNeg0SaQyGoLRcDTqDU97w+PA6isLZu5oZD94vsftVF9T",
+	"VOvKxie8l81qXR5+TbnCyBsblaJ1TEtc0SlfcfEjioVZeuPjQhXaKC4WhY2Xdu8U2ialnRbknHy3VVol",
+	"jl7Rtt+wmEfw5tPbV3VJ9oxMJGPCzLIUUW0v7V5J2bdc0tHZC38vyethok1uK1BN7qi4pC7nnidxh5y1",
+	"hTynlB9ciGoTjaKXDxpvULEY7KJA44L8H9xys5SpIbljZJGN1TpmejmeiqAe7u40jzaBD21fN8PcnVps",
+	"Ar/9Fm1jK97zzqpLJyzEzeDOCrpxX20CkGoqgnLkTzxUUsu56f/EBFuglWiwKv7Mb29XDR1plqiguBiu",
+	"ERMrNVcWMcZTQdNeQZD5j/KWAXBNsCYxGAHTpCttzwlptuuDVBAMAuhoQpsagj+MXgc+LZdpYAJwlZh1",
+	"rvQxBA8Fi36/H3QLDGVQMGFASWn6U1GzxmcEJC0W63DPvmY6PL142E4/kiytp9BJySOS2+6s7uWS49cU",
+	"tdFXlW0QEfCFkAojmK0rXre/w5GafOIdy39xur3cjRVdJ1JoF1B/UEoqwlRSmCz1YEkS89Bt21+1Cx7F",
+	"/tx5WF4SUQyrObsfvnFttOd7K9SaLTA7sQ3HCyy2QXQNSMP7pMhSiO8Uzr2x92+DMmMauF/1gFb8PpPB",
+	"SVTX+kSsYc54nCr0gQuyt8n7n4DWDShuMJYJVqckTXxfh35tbueai8h6VB6hMNysYYZL+xXLkAO5VZGu",
+	"LErIkOOk1KXne+4ERm+z6z3f+29cWyTR2Cbf7cskisixsvitmMvtNZW/Z8JxMZdqxXIXX8dOvPUeVq7G",
+	"Zdli5OyvGJoShtyrkdY7VA7J1j1JwFdoGI9bBBNOIJ+cOQjU9oBENFrnMc35qyVLcFtWtr/mGkvnBld6",
+	"Lxts7E4pJFOKre1nd0C25oYVC5dcYM8eAYtlwQ70AfuLPgRtxyloUao1e9LH9gw/O32RCvVhQmU70iJM",
+	"cZ635VmmKyZKabKRrWs2TC3QtBvTnGMc2chToFhgBuYsjY0Pt0sUcC3k7Q4DKx36Z6f3csVfdplf4UXa",
+	"0XGLz2jaWeEL91ZsY6nuBm0r/KXIQNpUrtHYc5ClJdk5ueVxFDIVaR9WXKQurAtpetmwlnOSZyZbM9gE",
+	"yQalfAJnnC73CWo2tb3HDcuppUm7JrKDoLLO/W9fTbq27u5+APwWxmmEEcyVXEGQzRMcPNGr+0R5VRGh",
+	"OWNFBwfNurnXMt6geY86jXccqJDFMaojDZVs1pUOCQZtm4PAb+ZHLq7bb/fp/Y+577UDIWELrGWHTOhb",
+	"C0S5ACmQfu8T1mLROxGvc6y1JXJRdqjP+U4goDBqbdfvEIRZ2uXbmIr7O7bKSWrTb/U4upW0Hsd6xc6u",
+	"lTxTWSTaHR2Lat8VBHZw4LyZkAYW/AZFC254k5V0P6C64SEWs3u+91oq5AuRj3iFdkAriNiuKjfdSAOW",
+	"tYCGFlgbDO7IfjaHFoazpGcvmxA78/kKiqTUvsMo1e3uddu6dPdZTV15v5TXbZUj77vLh3LkTiA1iW/Z",
+	"Whdp2r063Ed5DZvmUZ4yZCNrWmiz9broDhj/Uqssbe/KTEZrikjgaqg9qXquupvnOtvG9Ryb0RD2IMl+",
+	"5Hqn/3yXOTArU+OU6OdxnGxGybV0GUrMtHmyx6wfD+3uzXVx373cZcNrPN5l7ty0B9ZtA1YxuA/vRJEt",
+	"Q1DptgSUMQfNGlQATOFU5Eu8cvUvZFFPingNK1zNbIzqBOTDAh+CojNkPxQdicovL9dU+Cn6G0EXVsxm",
+	"f0A7OGPhNa2FKcwzeFfVaDStpIiKevxWwjN5OfkeiiE54PrP91lt43PmHT4YqdgCB9r9PwlDmVLTLZaz",
+	"LFjogU3mGReo9Nge/C/wgSznh68pizUcxXKhj8iTVKoFF8eXoxZLK1Z0byW5GAUxE4vUnpusxHsFpPZg",
+	"1B/Wqk6+q3cY+53doSycusjIKjfkugySleUev2hbbNnxaVtlYTwOR2Sjafp6DHzw/FWaic2JyF1SRZ2v",
+	"6NC59NIbWxyMPfvtPjNEGOPCztGoGeT20FZvehvlbqa4GlzxMCprFnmxrKFPV+tqWUZlgm38UPmcT13X",
+	"5MMz1Pqn9+7akQbnXIBHtah/UGV5q/n6AHisDd609WjbFt0ouAOPxhAM2krHBzbZ7hYp1aynInjspTbF",
+	"ZmLtkgCY4Vxah1m9Xb/fD/qQ4RKFJlXC1YkfO6dzh4eVVosm9QMg0IlBCTCrF/z3OsqVrvUePoPCdHbJ",
+	"YxxHpeHdnO3H8tZP8h2N+NzSo6keuV2Bu949bs0bKubdKQJsd98c4pGG9LTcobnuvOn3zHlDufB63vBI",
+	"/F/Rw98N/5dz3oeSW3T620bHbYvdGxVXzsTTUHGrfWyt989LR/Oi7COO5a0mzHS7RIszDYRMWAzqPBBG",
+	"/T3YEjubqbpsEzduC8xAJxgE1MPCG1RrWkD3wBrgfTiCBC3m50S1aq0e11gZrWEhL1uKqKzAtVUVH1sv",
+	"qrI3dtqXPWxFOZ8YHu0F/HZ3EFRIIAE1Yr9PtZEr+rxnd+VDrUCxA6BaJa2IceQaVLBCwyJmWH8X325i",
+	"HsC70Pn08fvuzsh1KGAvQOsWXq+i2N133Qfg1ft+m22yV2ucruntMZI3aWIPix+X8+6jhDY+2UGa2Oz0",
+	"tLmdWYiGYaq4WX+w93C2IllqlqOWMPe3VGFv8qqnzTpGeGfjHIz6Q+CrJOYhNzCP5W2/WlA27Bo1YdUZ",
+	"MoUKjLxGMSbhXXEbuJ4K+zGQPAogjBlfuTLUf/35I3S40UA+0KSKPIuQBsIlhtcYdX3AWCPdrIrybFaP",
+	"0VTMeYywYolzjTQzGFm5KE9Zi4sdyrVSONyTyUWuuBrUP6nYG3tLYxI9HgxiueCiX2n3xzJksd2glRQD",
+	"p81Bfj3m3E2aIdWo/sJXCSotBcv0XH5GWMtUgR1l826ZCuMa5vk+up2ir/LuMJUOQlpzRjMoV7blyCu/",
+	"HWnAVRqzPBVkAibvf8r2+v3Lyfcw+eXteKuUBjPXQG8CMyOnglW2hSLhkqNiKlzykMU5B8g6sbK60wzv",
+	"WYI6Q7i1RwhZuKQxU7Fia4hkfyqmwh61ICtpB45MVHYgdcKE3sE06lBIdMyI/YlBQdd5XrYGbjTGc8jK",
+	"NbXsKrjKTFHdoJoKncTWlplbATP2UucRHkTSQR8+2GwIdc6GcBmTK2FNBeEsxW6hwzQ1PcOYk3iR7FL4",
+	"+cPoddBDHbIEIxq0QIGKh+5/csmVS0ilP1ickJftQCBGGoLassbw0h3paTocnoR0vOhPzOp6/1HhCf6x",
+	"yjYE6qfqqUizc0iN2qxFC8Hd1DVVp974bkqt4KnnT/NmMP3tmtD0Z9ZDp7/rpIGpt8nzVsNNXD8JUDvP",
+	"RKTstCl/y967nu/l5McaV3LjezJBwRLujb2T/rB/YoMwM0s66AdmS/aSnW32CveKgF3XB7fxRxqmXsw1",
+	"0WMhJNBBApDhsOzCqWcdigZuxg4OTkXBJibYRVtvXShGzfPoO/B6Y/02Vf5KhNqH4Ls5jw2qAJieirJN",
+	"CZ2AGQKwExG9xFjedrpBztW1Dn1pE36HSYnPTCSE2Tpfnd0qG0dDZ6kUNvyc9NZ0GEfAIw1Modv5ggVL",
+	"XPw6dNd/sZnRxDiWl1cn337eQnU5bgT8CkeuE3YU+BBYX0zfVWBf/YcS/h05PLitjjqhszaVA6BHOzhk",
+	"mc53UciOh6MWEtmXBolsNBzuQSHbj961M/dsYXq1J3Q0LOvNts9VLN5RMxyQKfjxds4KSfFIb81hXQJb",
+	"EBm8YRLel82WHbStoBwyqJC0N/bqgwsjzQLPZufpt6ag24LtUsl0sSSheeTQ5lagdmXAqeg8tnTT3edI",
+	"vUHzcp0RiQ+2sOoTVWqrhtW2D/kVW+n93nTErQv3sdKnG+kbNC0bOSNIAVTxeT4L3aKbb/zDrXpPykAj",
+	"w28146JckKUADspB9iXNMyYCSoM8UqkZV3kkhDU5XazQpQzyVjhkaZZSUwvYRTV60C4LXdwOqUxJVfWZ",
+	"vEGKjGZJPcjqA3q+G1sBie6bkt7txuniNn4WoqSxuQoLl1NBZW67RCvRkS75WSULyocK2YikqBOXrsDc",
+	"yurRnooqo5JUteA3WKqwn6GDoKyMuOD3mjh0JcAl6DYV942j9mzjEZO2xxldQ9UAK9V4le2C4707pXPt",
+	"IHIERso+vJTSaKNYYrcQlYWqBt7ZP490DRxMhbtXGzgY5+Bklj9G4L7vQwWSjiEYDY/PesNzC0qnopM/",
+	"dlAlsnV9GnXRGx7bf4nCG463gV97fKb4dFYd0+YsW9T6oeCzP9Zb2j+zgumzPue0twdto7PtcKNthLZn",
+	"DPgP8OUqTrWyE49wqG7TfkUv2nwkcKcnzWyWgYOB41rEZ8bPXJE9izMLNUt3V+L1P2ZwtNMNxlZb9IyI",
+	"vawypNJxcviXR5sczGZ15o+y4762tyH/XGn8TkX7wqRy6+rDROSOIRfldDiE4JPIHlnD6H8s8g2sF7Am",
+	"piGUK5wKLqivoK9gLumhwCDvVgQ2FkDIlLJBIvhOX/Pko01Tgzw2YDVnsTnrd0YmAci5K0ll6W8XUmF4",
+	"XDgVm2/vgkKVTWue8Puzi3IP/BpJpqJtv1XXfjWj6LjSRMuwxhNj+fDnzCr8tmRVJuxrSvwSw0WalVup",
+	"FEe8WgbkL2XqOE42RhXbt+uxmXIjvXuf+3lwfRMDK0mug2sbxde101MhwUKnVie7FnJ2VVQPXS3oG1+l",
+	"KzgeDofdq6oJXiMmNtfeKYyRSU2MovrMhTkZuaa7vbfV+nBILffsYyEhFwYXqJyID3ik4mGnRyaBrUHn",
+	"0a8r+O29mOD/3dsADn46/ctBqVUrWbMFHVTpmjWm5rOAg61keG7B/hYqaHjwfwJk4KoH9UeVNw4nxGiw",
+	"rYRgUiV0QTJzz48WeVVnNBy6p0dHw1PH5XNp1S3TIKSgVtX9Ye+Vm/lQzT2TYypqB3Xe/IO1gyph9pEG",
+	"vgv0VtRrtZhp3bUHiHXNd20HWf9oeNpaBy42BXQaLptXPenMuC0sqAvl+mc56Yyy0oyScs/h2VHFKk2w",
+	"+ij/6fC0+fTcz9K8lqmIgqop8n0t8Q2a382wxQyftXr1BOv4lVxry3slDnXIvpeku6gS2LTc/GEgkZEY",
+	"KfehJ1vcw9HWqR47YO7YgZoKQKvUsFmMU0GPTWroBJXJiLyeU6hrH7JF1tIECzuIUfow6Tjouizrlmt0",
+	"3r4PNZqk3yxKToVdeVYio74wicXFwgkZMuGa8kxYpExZW30LPpHUP0tDWbcxGAXdq6lgoNGK5W6Tv1mA",
+	"alidrDm81X4qltm1bkDhPNUY2Ukvp6L9ydtMvqzUmHUy9wqtt4obDKaCtresKACKuVShK/hxDVLskww6",
+	"08leXIDavJTR+jC4ndzDNPsNvObq10H/B2Phx3rNrYekNnVGoFEpbv51gQkd6Yx3Z1FFRnPOAMjxvxL+",
+	"yshlTw+CzmQsVs5I30+NiAemAfvwBRyPo9bfb+/swy11Ssp+fk4rDeUNqkrZcCrKmlnHtRXq/aXX9KNP",
+	"xRODatUdQ3vvHARTSt66/o0d7Z4GDZnGHhcaheaG32B3Z4+dKl/tXXYj7fxTcc1F9qRSGweBRZEL5jWu",
+	"REUHxElqFE5t5GrUKm0Y2FGt3JOF8Dv74AmFp3+i19zt8Vq6X/ENc18e2RX/h7I4tiiBqaaz2drXeXqz",
+	"/O9SwXk0/8Nlzqz06FLtcOiVfLq8+SuJ+mfpoHFQJgL9fWgdv1M6HkXp+Eeb6dPJHxWWOK0s54d/bqMv",
+	"k/typNe2OMaAyNG1V1LSYOhUGdksipTNZeQcAnq7p0pF0PV8Ly2Y1+PB4Hh03h/2h/3j8cXwYkhpe6bg",
+	"9sTdJ6KxD44iKaKs4rZdHa6/YiULBE28tt1Poiys1WU5ukqNjDUnNjx0WrBZtzFrzYf7+7NpWM6xplZb",
+	"Tjppvgghm6jaEd982fxfAAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -109,10 +109,10 @@ func errMissingAPIVersion() *Error {
 	return newError(http.StatusBadRequest, "MissingApiVersionParameter", "The api-version query parameter (?api-version=) is required for all requests.")
 }
 
-func errUnsupportedAPIVersion(version, resourceType string) *Error {
+func errUnsupportedAPIVersion(version, resourceType string, supported []string) *Error {
 	return newError(http.StatusBadRequest, "NoRegisteredProviderFound",
 		"No registered resource provider found for location 'global' and API version '%s' for type '%s'. The supported api-versions are '%s'. The supported locations are ''.",
-		version, resourceType, APIVersion)
+		version, resourceType, strings.Join(supported, ", "))
 }
 
 func errInvalidAssignmentName(name string) *Error {

@@ -2,6 +2,7 @@ package authorization
 
 import (
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -147,6 +148,15 @@ func (s *Server) ownPathsOnly(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// apiVersions are the api-versions served, by resource type. The permissions operations
+// take every version the REST specification defines for them; the shape differs only in
+// that 2015-07-01 has no data actions.
+var apiVersions = map[string][]string{
+	"roleAssignments": {APIVersion},
+	"roleDefinitions": {APIVersion},
+	"permissions":     {"2015-07-01", "2018-01-01-preview", "2022-04-01", "2022-05-01-preview"},
+}
+
 // checkAPIVersion answers ARM's errors for a missing or unsupported api-version before
 // anything else about the request is looked at, as ARM does.
 func checkAPIVersion(next echo.HandlerFunc) echo.HandlerFunc {
@@ -155,12 +165,15 @@ func checkAPIVersion(next echo.HandlerFunc) echo.HandlerFunc {
 		if v == "" {
 			return errMissingAPIVersion()
 		}
-		if v != APIVersion {
-			kind := "roleAssignments"
-			if strings.Contains(strings.ToLower(c.Request().URL.Path), "/roledefinitions") {
-				kind = "roleDefinitions"
-			}
-			return errUnsupportedAPIVersion(v, kind)
+		kind := "roleAssignments"
+		path := strings.ToLower(c.Request().URL.Path)
+		if strings.Contains(path, "/roledefinitions") {
+			kind = "roleDefinitions"
+		} else if strings.HasSuffix(path, "/permissions") {
+			kind = "permissions"
+		}
+		if !slices.Contains(apiVersions[kind], v) {
+			return errUnsupportedAPIVersion(v, kind, apiVersions[kind])
 		}
 		return next(c)
 	}
