@@ -66,6 +66,15 @@ var adminCalls = []struct {
 	{"getMetrics", 200, func(ctx context.Context, c *admingen.Client, a admingen.RequestEditorFn) (*http.Response, error) {
 		return c.GetMetrics(ctx, a)
 	}},
+	{"listPrincipals", 200, func(ctx context.Context, c *admingen.Client, a admingen.RequestEditorFn) (*http.Response, error) {
+		return c.ListPrincipals(ctx, a)
+	}},
+	{"putPrincipal", 201, func(ctx context.Context, c *admingen.Client, a admingen.RequestEditorFn) (*http.Response, error) {
+		return c.PutPrincipal(ctx, "0a0a0a0a-0000-4000-8000-000000000001", admingen.Principal{Type: admingen.PrincipalTypeUser}, a)
+	}},
+	{"deletePrincipal", 404, func(ctx context.Context, c *admingen.Client, a admingen.RequestEditorFn) (*http.Response, error) {
+		return c.DeletePrincipal(ctx, "0a0a0a0a-0000-4000-8000-0000000000ff", a)
+	}},
 }
 
 func bearer(token string) admingen.RequestEditorFn {

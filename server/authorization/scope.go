@@ -43,7 +43,7 @@ const mgKeyPrefix = "providers/microsoft.management/managementgroups/"
 //	subscriptions/{sid}/resourceGroups/{rg}
 //	subscriptions/{sid}/resourceGroups/{rg}/providers/{ns}/{type}/{name}[/{type}/{name}...]
 //	providers/Microsoft.Management/managementGroups/{id}
-//	/ (the tenant root; "" too)
+//	/ (the tenant root)
 //
 // Management groups keep the real provider name, Microsoft.Management, as every provider
 // but Authorization does; Vendor.Management, which turn 1 served, stays accepted as the same
@@ -60,8 +60,8 @@ func ParseScope(raw string) (Scope, bool) {
 // breaks ARM's rules for it.
 func parseScope(raw string) (Scope, *Error) {
 	path := strings.Trim(raw, "/")
-	if path == "" {
-		return Scope{}, nil // the tenant root
+	if path == "" && raw != "" {
+		return Scope{}, nil // the tenant root: "/" (an empty string says nothing, and is refused)
 	}
 	segs := strings.Split(path, "/")
 	for _, s := range segs {

@@ -72,7 +72,10 @@ func TestParseScopeAccepted(t *testing.T) {
 // TestParseScopeRootAndManagementGroups: the tenant root is "/" (or nothing), and a
 // management group is one scope whichever provider spelling names it.
 func TestParseScopeRootAndManagementGroups(t *testing.T) {
-	for _, raw := range []string{"", "/", "///"} {
+	if got, ok := ParseScope(""); ok {
+		t.Errorf("ParseScope(\"\") = %+v, want refused: an empty string names no scope", got)
+	}
+	for _, raw := range []string{"/", "///"} {
 		if got, ok := ParseScope(raw); !ok || !got.Root() || got.ID() != "" {
 			t.Errorf("ParseScope(%q) = %+v, %v; want the root", raw, got, ok)
 		}
