@@ -60,8 +60,8 @@ func ParseScope(raw string) (Scope, bool) {
 // breaks ARM's rules for it.
 func parseScope(raw string) (Scope, *Error) {
 	path := strings.Trim(raw, "/")
-	if path == "" && raw != "" {
-		return Scope{}, nil // the tenant root: "/" (an empty string says nothing, and is refused)
+	if raw == "/" {
+		return Scope{}, nil // the tenant root; "" and "//" name nothing and are refused
 	}
 	segs := strings.Split(path, "/")
 	for _, s := range segs {

@@ -72,10 +72,12 @@ func TestParseScopeAccepted(t *testing.T) {
 // TestParseScopeRootAndManagementGroups: the tenant root is "/" (or nothing), and a
 // management group is one scope whichever provider spelling names it.
 func TestParseScopeRootAndManagementGroups(t *testing.T) {
-	if got, ok := ParseScope(""); ok {
-		t.Errorf("ParseScope(\"\") = %+v, want refused: an empty string names no scope", got)
+	for _, raw := range []string{"", "//", "///"} {
+		if got, ok := ParseScope(raw); ok {
+			t.Errorf("ParseScope(%q) = %+v, want refused: only \"/\" is the root", raw, got)
+		}
 	}
-	for _, raw := range []string{"/", "///"} {
+	for _, raw := range []string{"/"} {
 		if got, ok := ParseScope(raw); !ok || !got.Root() || got.ID() != "" {
 			t.Errorf("ParseScope(%q) = %+v, %v; want the root", raw, got, ok)
 		}

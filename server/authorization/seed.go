@@ -119,8 +119,12 @@ func (s *Server) ExportDirectory(tx *store.Tx) []DirectoryEntry {
 func (s *Server) Export(tx *store.Tx) []SeedAssignment {
 	var out []SeedAssignment
 	s.tables.Assignments.Each(tx, func(_ string, r RoleAssignment) bool {
+		scope := r.Scope
+		if scope == "" {
+			scope = "/" // the root, as a seed names it
+		}
 		out = append(out, SeedAssignment{
-			Scope: r.Scope, Name: r.Name, PrincipalID: r.PrincipalID, PrincipalType: r.PrincipalType,
+			Scope: scope, Name: r.Name, PrincipalID: r.PrincipalID, PrincipalType: r.PrincipalType,
 			RoleDefinitionID: roleDefinitionsPrefix + r.RoleDefinitionGUID, Description: r.Description,
 			Condition: r.Condition, ConditionVersion: r.ConditionVersion, DelegatedManagedIdentityResourceID: r.DelegatedManagedIdentityResourceID,
 			CreatedOn: timefmt.Exact(r.CreatedOn), CreatedBy: r.CreatedBy, CreatedByType: r.CreatedByType,
