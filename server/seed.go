@@ -272,7 +272,7 @@ func (s *Seed) check(c *Config, at offsets) error {
 	authzCfg.Assignments = nil
 	if i, err := firstFailing(len(authzCfg.RoleDefinitions), func(k int) error {
 		cfg := authzCfg
-		cfg.RoleDefinitions = cfg.RoleDefinitions[:k]
+		cfg.RoleDefinitions, cfg.ManagementGroups = cfg.RoleDefinitions[:k], nil
 		_, err := authorization.New(cfg, store.New())
 		return err
 	}); err != nil {
