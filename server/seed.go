@@ -51,6 +51,13 @@ type AuthorizationSeed struct {
 	RoleDefinitions []authorization.RoleDefinition `yaml:"roleDefinitions,omitempty"`
 	// RoleAssignments exist at start and after every reset.
 	RoleAssignments []authorization.SeedAssignment `yaml:"roleAssignments,omitempty"`
+	// StrictPrincipals refuses assignments to principals the directory does not know (so
+	// does --authz-strict-principals).
+	StrictPrincipals bool `yaml:"strictPrincipals,omitempty"`
+	// ManagementGroups say which subscriptions (and groups) sit in which management group.
+	ManagementGroups []authorization.ManagementGroup `yaml:"managementGroups,omitempty"`
+	// Directory is the principals and group memberships, at start and after every reset.
+	Directory []authorization.DirectoryEntry `yaml:"directory,omitempty"`
 }
 
 // AccountsSeed is the accounts section of a seed file.
@@ -179,6 +186,7 @@ func (s *Seed) Apply(c *Config, explicit func(flag string) bool) error {
 	}
 	at := offsets{
 		roles: len(c.Authorization.RoleDefinitions), assignments: len(c.Authorization.Assignments),
+		groups: len(c.Authorization.ManagementGroups), directory: len(c.Authorization.Directory),
 		platforms: len(c.Accounts.Platforms), projects: len(c.Compute.Projects),
 		accounts: map[string]int{accounts.SeedAccounts: len(c.Accounts.Accounts), accounts.SeedLinks: len(c.Accounts.Links),
 			accounts.SeedIdempotencyKeys: len(c.Accounts.IdempotencyKeys)},
@@ -204,6 +212,9 @@ func (s *Seed) Apply(c *Config, explicit func(flag string) bool) error {
 	}
 	z.RoleDefinitions = append(z.RoleDefinitions, a.RoleDefinitions...)
 	z.Assignments = append(z.Assignments, a.RoleAssignments...)
+	z.StrictPrincipals = z.StrictPrincipals || a.StrictPrincipals
+	z.ManagementGroups = append(z.ManagementGroups, a.ManagementGroups...)
+	z.Directory = append(z.Directory, a.Directory...)
 
 	ac := &c.Accounts
 	ac.Platforms = append(ac.Platforms, s.Accounts.Platforms...)
@@ -250,6 +261,7 @@ func (s *Seed) Apply(c *Config, explicit func(flag string) bool) error {
 // applied to (earlier seeds' entries come first); accounts' by collection.
 type offsets struct {
 	roles, assignments, platforms, projects int
+	groups, directory                       int
 	accounts                                map[string]int
 }
 
@@ -260,11 +272,34 @@ func (s *Seed) check(c *Config, at offsets) error {
 	authzCfg.Assignments = nil
 	if i, err := firstFailing(len(authzCfg.RoleDefinitions), func(k int) error {
 		cfg := authzCfg
-		cfg.RoleDefinitions = cfg.RoleDefinitions[:k]
+		cfg.RoleDefinitions, cfg.ManagementGroups = cfg.RoleDefinitions[:k], nil
 		_, err := authorization.New(cfg, store.New())
 		return err
 	}); err != nil {
 		return s.entryError(i-at.roles, len(s.Authorization.RoleDefinitions), path("authorization", "roleDefinitions"), "id", err)
+	}
+	if i, err := firstFailing(len(authzCfg.ManagementGroups), func(k int) error {
+		cfg := authzCfg
+		cfg.ManagementGroups, cfg.Directory = cfg.ManagementGroups[:k], nil
+		_, err := authorization.New(cfg, store.New())
+		return err
+	}); err != nil {
+		return s.entryError(i-at.groups, len(s.Authorization.ManagementGroups), path("authorization", "managementGroups"), "", err)
+	}
+	if i, err := firstFailing(len(authzCfg.Directory), func(k int) error {
+		cfg := authzCfg
+		cfg.Directory = cfg.Directory[:k]
+		db := store.New()
+		authz, err := authorization.New(cfg, db)
+		if err != nil {
+			return err
+		}
+		return db.Replace(authz.Seed)
+	}); err != nil {
+		if inner := errors.Unwrap(err); inner != nil {
+			err = inner // without authorization's own "directory[i]" prefix
+		}
+		return s.entryError(i-at.directory, len(s.Authorization.Directory), path("authorization", "directory"), "", err)
 	}
 	if i, err := firstFailing(len(c.Authorization.Assignments), func(k int) error {
 		cfg := c.Authorization

@@ -124,6 +124,15 @@ type Permission struct {
 	NotDataActions []string `json:"notDataActions,omitempty"`
 }
 
+// PermissionGetResult The caller's permissions at a scope.
+type PermissionGetResult struct {
+	// NextLink The URL of the next page; understudy answers in one page.
+	NextLink *string `json:"nextLink,omitempty"`
+
+	// Value One entry per role that applies.
+	Value []Permission `json:"value"`
+}
+
 // PrincipalType The kind of principal; `User` when not given.
 type PrincipalType string
 
@@ -303,6 +312,12 @@ type RoleDefinitionsGetByIdParams struct {
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
+// PermissionsListForScopeParams defines parameters for PermissionsListForScope.
+type PermissionsListForScopeParams struct {
+	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
+}
+
 // RoleAssignmentsListForScopeParams defines parameters for RoleAssignmentsListForScope.
 type RoleAssignmentsListForScopeParams struct {
 	// Filter `atScope()`, `principalId eq '{id}'`, `assignedTo('{id}')`, or `atScope() and assignedTo('{id}')`.
@@ -455,6 +470,21 @@ type ClientInterface interface {
 	// Corresponds with GET /providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsGetById` operationId).
 	RoleDefinitionsGetById(ctx context.Context, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PermissionsListForScope List the caller's permissions at a scope
+	//
+	// What the caller may do at the scope: one entry per role assignment that applies to
+	// it there (its own, and those of every group it is in, at the scope or above it: the
+	// resource group, the subscription, the management groups above it, the root), each
+	// with its role's actions, notActions, dataActions and notDataActions; two assignments
+	// of the same role give one entry. ARM's `Permissions_ListForResourceGroup` and
+	// `Permissions_ListForResource` are this operation at a resource group and at a
+	// resource; every other scope is served too. Bootstrap owners get Owner's. Readable by
+	// every authenticated caller: it is about the caller. api-version: `2015-07-01`
+	// (without data actions), `2018-01-01-preview`, `2022-04-01`, `2022-05-01-preview`.
+	//
+	// Corresponds with GET /{scope}/providers/Vendor.Authorization/permissions (the `PermissionsListForScope` operationId).
+	PermissionsListForScope(ctx context.Context, scope Scope, params *PermissionsListForScopeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RoleAssignmentsListForScope List role assignments for a scope
 	//
 	// Without a filter: assignments at, above and below the scope. `$filter=atScope()`: at or
@@ -557,6 +587,31 @@ func (c *Client) RoleDefinitionsListAtTenant(ctx context.Context, params *RoleDe
 // Corresponds with GET /providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsGetById` operationId).
 func (c *Client) RoleDefinitionsGetById(ctx context.Context, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRoleDefinitionsGetByIdRequest(c.Server, roleDefinitionId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PermissionsListForScope List the caller's permissions at a scope
+//
+// What the caller may do at the scope: one entry per role assignment that applies to
+// it there (its own, and those of every group it is in, at the scope or above it: the
+// resource group, the subscription, the management groups above it, the root), each
+// with its role's actions, notActions, dataActions and notDataActions; two assignments
+// of the same role give one entry. ARM's `Permissions_ListForResourceGroup` and
+// `Permissions_ListForResource` are this operation at a resource group and at a
+// resource; every other scope is served too. Bootstrap owners get Owner's. Readable by
+// every authenticated caller: it is about the caller. api-version: `2015-07-01`
+// (without data actions), `2018-01-01-preview`, `2022-04-01`, `2022-05-01-preview`.
+//
+// Corresponds with GET /{scope}/providers/Vendor.Authorization/permissions (the `PermissionsListForScope` operationId).
+func (c *Client) PermissionsListForScope(ctx context.Context, scope Scope, params *PermissionsListForScopeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPermissionsListForScopeRequest(c.Server, scope, params)
 	if err != nil {
 		return nil, err
 	}
@@ -789,6 +844,63 @@ func NewRoleDefinitionsGetByIdRequest(server string, roleDefinitionId RoleDefini
 	}
 
 	operationPath := fmt.Sprintf("/providers/Vendor.Authorization/roleDefinitions/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "api-version", params.ApiVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPermissionsListForScopeRequest constructs an http.Request for the PermissionsListForScope method
+func NewPermissionsListForScopeRequest(server string, scope Scope, params *PermissionsListForScopeParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "scope", scope, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/%s/providers/Vendor.Authorization/permissions", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -1362,6 +1474,23 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsGetById` operationId).
 	RoleDefinitionsGetByIdWithResponse(ctx context.Context, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetByIdParams, reqEditors ...RequestEditorFn) (*RoleDefinitionsGetByIdResponse, error)
 
+	// PermissionsListForScopeWithResponse List the caller's permissions at a scope
+	//
+	// What the caller may do at the scope: one entry per role assignment that applies to
+	// it there (its own, and those of every group it is in, at the scope or above it: the
+	// resource group, the subscription, the management groups above it, the root), each
+	// with its role's actions, notActions, dataActions and notDataActions; two assignments
+	// of the same role give one entry. ARM's `Permissions_ListForResourceGroup` and
+	// `Permissions_ListForResource` are this operation at a resource group and at a
+	// resource; every other scope is served too. Bootstrap owners get Owner's. Readable by
+	// every authenticated caller: it is about the caller. api-version: `2015-07-01`
+	// (without data actions), `2018-01-01-preview`, `2022-04-01`, `2022-05-01-preview`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /{scope}/providers/Vendor.Authorization/permissions (the `PermissionsListForScope` operationId).
+	PermissionsListForScopeWithResponse(ctx context.Context, scope Scope, params *PermissionsListForScopeParams, reqEditors ...RequestEditorFn) (*PermissionsListForScopeResponse, error)
+
 	// RoleAssignmentsListForScopeWithResponse List role assignments for a scope
 	//
 	// Without a filter: assignments at, above and below the scope. `$filter=atScope()`: at or
@@ -1536,6 +1665,54 @@ func (r RoleDefinitionsGetByIdResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RoleDefinitionsGetByIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PermissionsListForScopeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PermissionGetResult
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PermissionsListForScopeResponse) GetJSON200() *PermissionGetResult {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r PermissionsListForScopeResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PermissionsListForScopeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PermissionsListForScopeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PermissionsListForScopeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PermissionsListForScopeResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -1871,6 +2048,29 @@ func (c *ClientWithResponses) RoleDefinitionsGetByIdWithResponse(ctx context.Con
 	return ParseRoleDefinitionsGetByIdResponse(rsp)
 }
 
+// PermissionsListForScopeWithResponse List the caller's permissions at a scope
+//
+// What the caller may do at the scope: one entry per role assignment that applies to
+// it there (its own, and those of every group it is in, at the scope or above it: the
+// resource group, the subscription, the management groups above it, the root), each
+// with its role's actions, notActions, dataActions and notDataActions; two assignments
+// of the same role give one entry. ARM's `Permissions_ListForResourceGroup` and
+// `Permissions_ListForResource` are this operation at a resource group and at a
+// resource; every other scope is served too. Bootstrap owners get Owner's. Readable by
+// every authenticated caller: it is about the caller. api-version: `2015-07-01`
+// (without data actions), `2018-01-01-preview`, `2022-04-01`, `2022-05-01-preview`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /{scope}/providers/Vendor.Authorization/permissions (the `PermissionsListForScope` operationId).
+func (c *ClientWithResponses) PermissionsListForScopeWithResponse(ctx context.Context, scope Scope, params *PermissionsListForScopeParams, reqEditors ...RequestEditorFn) (*PermissionsListForScopeResponse, error) {
+	rsp, err := c.PermissionsListForScope(ctx, scope, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePermissionsListForScopeResponse(rsp)
+}
+
 // RoleAssignmentsListForScopeWithResponse List role assignments for a scope
 //
 // Without a filter: assignments at, above and below the scope. `$filter=atScope()`: at or
@@ -2045,6 +2245,39 @@ func ParseRoleDefinitionsGetByIdResponse(rsp *http.Response) (*RoleDefinitionsGe
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest RoleDefinition
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePermissionsListForScopeResponse parses an HTTP response from a PermissionsListForScopeWithResponse call
+func ParsePermissionsListForScopeResponse(rsp *http.Response) (*PermissionsListForScopeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PermissionsListForScopeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PermissionGetResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -2278,6 +2511,9 @@ type ServerInterface interface {
 	// RoleDefinitionsGetById Get a role definition by its id
 	// (GET /providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
 	RoleDefinitionsGetById(ctx echo.Context, roleDefinitionId RoleDefinitionId, params RoleDefinitionsGetByIdParams) error
+	// PermissionsListForScope List the caller's permissions at a scope
+	// (GET /{scope}/providers/Vendor.Authorization/permissions)
+	PermissionsListForScope(ctx echo.Context, scope Scope, params PermissionsListForScopeParams) error
 	// RoleAssignmentsListForScope List role assignments for a scope
 	// (GET /{scope}/providers/Vendor.Authorization/roleAssignments)
 	RoleAssignmentsListForScope(ctx echo.Context, scope Scope, params RoleAssignmentsListForScopeParams) error
@@ -2350,6 +2586,31 @@ func (w *ServerInterfaceWrapper) RoleDefinitionsGetById(ctx echo.Context) error 
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RoleDefinitionsGetById(ctx, roleDefinitionId, params)
+	return err
+}
+
+// PermissionsListForScope converts echo context to params.
+func (w *ServerInterfaceWrapper) PermissionsListForScope(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "scope" -------------
+	var scope Scope
+
+	err = runtime.BindStyledParameterWithOptions("simple", "scope", ctx.Param("scope"), &scope, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scope: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PermissionsListForScopeParams
+	// ------------- Required query parameter "api-version" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "api-version", ctx.QueryParams(), &params.ApiVersion, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter api-version: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PermissionsListForScope(ctx, scope, params)
 	return err
 }
 
@@ -2639,6 +2900,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/providers/Vendor.Authorization/roleDefinitions/:roleDefinitionId", wrapper.RoleDefinitionsGetById, options.OperationMiddlewares["RoleDefinitions_GetById"]...)
 	router.GET(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleDefinitions", wrapper.RoleDefinitionsList, options.OperationMiddlewares["RoleDefinitions_List"]...)
 	router.GET(options.BaseURL+"/providers/Vendor.Authorization/roleDefinitions", wrapper.RoleDefinitionsListAtTenant, options.OperationMiddlewares["RoleDefinitions_ListAtTenant"]...)
+	router.GET(options.BaseURL+"/:scope/providers/Vendor.Authorization/permissions", wrapper.PermissionsListForScope, options.OperationMiddlewares["Permissions_ListForScope"]...)
 
 }
 
@@ -2712,6 +2974,46 @@ type RoleDefinitionsGetByIddefaultJSONResponse struct {
 }
 
 func (response RoleDefinitionsGetByIddefaultJSONResponse) VisitRoleDefinitionsGetByIdResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PermissionsListForScopeRequestObject struct {
+	Scope  Scope `json:"scope"`
+	Params PermissionsListForScopeParams
+}
+
+type PermissionsListForScopeResponseObject interface {
+	VisitPermissionsListForScopeResponse(w http.ResponseWriter) error
+}
+
+type PermissionsListForScope200JSONResponse PermissionGetResult
+
+func (response PermissionsListForScope200JSONResponse) VisitPermissionsListForScopeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PermissionsListForScopedefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response PermissionsListForScopedefaultJSONResponse) VisitPermissionsListForScopeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -2998,6 +3300,9 @@ type StrictServerInterface interface {
 	// RoleDefinitionsGetById Get a role definition by its id
 	// (GET /providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
 	RoleDefinitionsGetById(ctx context.Context, request RoleDefinitionsGetByIdRequestObject) (RoleDefinitionsGetByIdResponseObject, error)
+	// PermissionsListForScope List the caller's permissions at a scope
+	// (GET /{scope}/providers/Vendor.Authorization/permissions)
+	PermissionsListForScope(ctx context.Context, request PermissionsListForScopeRequestObject) (PermissionsListForScopeResponseObject, error)
 	// RoleAssignmentsListForScope List role assignments for a scope
 	// (GET /{scope}/providers/Vendor.Authorization/roleAssignments)
 	RoleAssignmentsListForScope(ctx context.Context, request RoleAssignmentsListForScopeRequestObject) (RoleAssignmentsListForScopeResponseObject, error)
@@ -3075,6 +3380,32 @@ func (sh *strictHandler) RoleDefinitionsGetById(ctx echo.Context, roleDefinition
 		return err
 	} else if validResponse, ok := response.(RoleDefinitionsGetByIdResponseObject); ok {
 		return validResponse.VisitRoleDefinitionsGetByIdResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PermissionsListForScope operation middleware
+func (sh *strictHandler) PermissionsListForScope(ctx echo.Context, scope Scope, params PermissionsListForScopeParams) error {
+	var request PermissionsListForScopeRequestObject
+
+	request.Scope = scope
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PermissionsListForScope(ctx.Request().Context(), request.(PermissionsListForScopeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PermissionsListForScope")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PermissionsListForScopeResponseObject); ok {
+		return validResponse.VisitPermissionsListForScopeResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -3269,86 +3600,97 @@ func (sh *strictHandler) RoleDefinitionsGet(ctx echo.Context, scope Scope, roleD
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7FwJbyM5dv4rRGUCS0HpsCxfMhaJejzT6GSOTh8zQFqNLarqSeK6ilSTLLu1hv57wMe6i7Il2zM72QzQ",
-	"QFsqXu/xHd87SvdeKJK14MC18ib3HnylyToG/PudiGGqFFvyBLg236g0SajceBNvSiTQCCShxQBCNaFE",
-	"ghKpDIEspUjXnu/d0jgFM5lF3sQbqHSuQsnWmgmuBvRydLoYLc57p+HZSW88P5/3Ls4vL3ujU3q6uDyf",
-	"hyfz0SBf8rVZUQ00KC2Xg7UUtywCqQa/AI+E7E9TvRKS/Z2apQeydng1mA8X45PwdNyD84vz3vjibNS7",
-	"uJwf9+jZ6cmCXoaL8/G553ucJuBNvD1Hr6VYg9TM8iuUQDVErwx/zhYX8/l8Pu5dwmjeG89PTnv0hEa9",
-	"YTicD+kpvYhGZoFsys/cm3ij4eisd3zcGx1/OB5OhuZffzgc/o/nexEUPPMm3jugEaFhCEqRhZBEr4DM",
-	"WRwzviQaaIIHYzxkaxq/MUwPYRTC8Rh6F6fReW98NrrszaN52BufjqPh6fFldHlxXp30YbM2TPioQHq+",
-	"Zzh5DQvGmdkfF9yH+eUUNaBhFJ2P6Hnv5OTitDe+gEVvHo1HvcXZ8GwxpxfHFMwBVChw4xcTEs/30nV0",
-	"6KVkUx6+lK3vqY3SkFxTTSu3P9UPX+XTheTVpn4vMVX6RxGxBXt81+rYQ7auz6vuv/U9bT/uo37eduuj",
-	"PSmlom5PPhgZTlmse4yTd9a0mDXaBuS3Eb1M7/ccXdd7awLpPIb3RoCVN/nkDbzPTbX9hcEdoXFcmEjl",
-	"k3mqSSRAES60eSbuyEakRAuS0BsglG9IuKJ8CapvtgWZMKUMXd7k071HQ5397f3bwNhj3JRqOi0efPY9",
-	"LnTz83V9zPaz1fKfLBMs+73igl+Ze3nDzfXtc+0V7ntbc+9rKmkCGiRya7pmv4BUmQTUWWSkYPr2Dbm1",
-	"AwwfUgWZkWOKGK7jRlck5UYGdBptiErXayG1IsFoOBr1huPe8Dgw/MqcmVWN7IHne8xs9SUFualc/Jr1",
-	"sl2NyYMvKZMQeRMtUzCGaQUJannC+A/Al3rlTY4LVigtGV8WMl7KvWWoi0qzLRELtN2GaRU/eoXXfktj",
-	"FpHXH99c1ynZ0zMhjWuqVyWJsn20BymlX3NKR6dn/l6U192Ei25DUI3uqJhSp3NPTdxBZ+0gL0nle+ui",
-	"XKSh9/KJgluQNCbmUETBEu0fuWN6JVKNdMdAI+OrVUzVajLjQd3d3SsWbQOfuL5uurl7udwGvnsJ19iK",
-	"9bw37FJrGsJ2cG8I3dqvtgERcsaDlp39kXK6BEPOICn+zNc2R+7PeO0KX9CLO67ZgoV973Y4vnj8cj8A",
-	"p1w7RRefEBahLQqlUKqn7Xdmf1BaXSEkW2uICOURYUsuJERkvqmYqv4O66PzjXcc/2zcPu7WkK7Wgivr",
-	"hb6TUkgEIoLrDK/T9TpmoTXNf1PW4hb3c+9BOSVCw1+zEN99ZUorz/cSUIouIRPzhrUiNDaeZ0MAh/eR",
-	"kSUR30hYeBPvXwZlmDGwT9UAT/wuo8FSVOf6lG/IgrI4leATxlF5pu9+JHhuAvwWYrGG6pbIiW/reMml",
-	"qzeMR8YMsQi4ZnpD5rAyX9HM3aIt4mliXGsGt6YlLz3fs8oQvcnme773X7Ax7rdxTb69l2kUoTWi8Ru+",
-	"EO0zlc8z4hhfCJnQ3C7WAQdzrmHoakzLDiPmf4NQl777QY44V6goSWtNJPAaNGWxgzBuCfLRAhIOyihI",
-	"hKNV7giUcYZqRdfQppXuz7nG0ZmGRO0lg43bKYmkUtKN+WwVpLU3SWi4Yhx6RgUMACRmoE+gv+yTwKVO",
-	"gYOpRuyRH+0dfrL8Qhaqw4jKbsRBTKHPbXpWaUJ5SU020nlmTeUStFuYFgziiAhJCuhHqCYLmsbaJ3cr",
-	"4OSGi7sdAlYa9E+W7+WJP+8Sv8KKuCGlw2Y05aywhXsztnFUu4DrhG8L2O5iuQJt9CDD8pme3LE4CqmM",
-	"lE8SxlOFasKF7mXDHHqSw/nWDiaqME4p38AKpw0YgppMte+4ITm12GLXRmYQqZxz/+WrkUprdfuAwNcw",
-	"TiOIyEKKhATZPsHBG10/RMp1hYTmjhUeHLSry3S+rWdczDFQScogf7ehLrI1VyQwgwOrWCaQXLJb4A4X",
-	"9jpLyb0HectCKHb3fO97IYEteT7iGswApz9rZwWbEt1ACA7/5UBYweAeEd320MReBlr7CAVp9DOPNzkU",
-	"bJ2d74zHKoAGQ7MOxVClu9eydeoeMiB15r0t57XSSQ+t8r4cudOnT+M7ulEk2IeH+zCvYe1YlKPXbGSN",
-	"Cy4rWCfdYrS3tcxA+1bmItqgcSQ2B9YTsmezcznsbgvXS1xGg9iDKPuBKf0OFGpxk6afOZA1XWLk39AS",
-	"h0nn8FX/wPiNmzcf3/2Q4yczENe9InSujAwLC5ZjquyDvcS4SLQ9pB7Krs1Use5ekKRhNVzWscpxe5TH",
-	"mf22xrCHzn2kSMndPvmZF4EbCSrZ8gCDt6CZQwgIlTDj+RGvbP4CaNQTPN6QBJI5SEU6AdowE7wXmX3z",
-	"ocgoV5682mDgXuSngy5JqAlECN7gnIY3eBYqIQ8mbYDdKDoIHhX51Bb2nr6afkuKIbnv/493WZj9KbMO",
-	"77WQdAkDZf+fhqFIsWgSi3nmLNTAxJWUcZBqYhT/M3mPkvPdl5TGihzFYqmO0JJUAteL48uRQ9KKEz2Y",
-	"CSxGkZjyZWr0JkvRXRFkezDqDwPCVBF5+zb01uY7c0OZO7WekVYWZKp0kpXjHp+5Dltm7F2nLISH6BXV",
-	"maGKcPu6D3xU/yrFoOZGaC4xI8oSVDob6XgTA8mgZ77dZ4cIYliaPRrhay4PrtTHmyg3M8VsYvM/URk+",
-	"53mbBj9t2sVxjMoGbfxQ+ZxvXefk4zvU6l8P3tqRIta4EBbVvP5BmcFW8exha1jHfVtXjc116EbClLBo",
-	"QoKBK/V3YJHkfpliznHGg6dONdEe5RubBSVzWAhjMKvL9fv9oE8yXCJBp5KbsESRp+5pzeFhWb6iyPgI",
-	"CLRkYCxG6wnbvVS5UnXcw2agm86mPMVwVAqWzd1+KJd+lu1o+GdHjr2qcrscd73654wbKuLdKRxsd98Y",
-	"4omC9LzYoXnuvGjzwnFDefB63PBE/F/hw++G/8s9H0LJDp7+sdGx67B7o+KKTjwPFTvlo3XeX1e2TQej",
-	"jzgWdwox090KDM7UJKTcYFBrgSDq71Ht3lkMU2WZr7EsoZp0gkGA5RS4BbnBA3QPTEc9hCOQ0GJ/hq0y",
-	"zkRmrarudAt5Bo1HZTLIleB60OWXSUAHJWX1fad8GWUrMstYoXfnkt3mIKgU8QPjq4NvU6VFgp/3TPS/",
-	"ryUodgBUw6QEO0ZsrYQkoGlENe3v6pea6kfwLul8/PBtd6fnOhSwF6C1hderKHb3qvsAvHoJattu1nH6",
-	"6RrfnkJ5s83ncfLjct99mODqBzqIE9udljaXMwPRIEwl05v3Zg0rK4KmejVyuLm/pxJ60+ue0psYyM/G",
-	"z5FRf0hYso5ZyDRZxOKuX20X0fQGFGLVOVAJkmhxA3yCxIc0jkESpmbcfAwEiwISxpQlNg31n79+IB2m",
-	"FUEbqFOJloULTcIVhDcQdX0CsQJcrIryTFQP0YwvWAwkoWtrGnFnokVlUh6yFpMtyjVUWNyT0YWmuOrU",
-	"P8rYm3grrddqMhjEYsl4v1J5jkVIY3NBieADy81BPh/y3jvcIVUg/8qSNUglOM34XH4GshGpJGaUibtF",
-	"yrWt3eb3aG8Kv8oLlZg6CPHMWcW7PFnLkFeeHSkCSRrTPBSknEzf/Zjd9btX02/J9O2bSSuVRua2ltsE",
-	"ZlrMOK1cC3rCFQNJZbhiIY3zHg5jxMrsTtO9ZwHqHMidUSGg4QrHzHhCNyQS/RmfcaNqQZbSDmwzSFkM",
-	"U2vK1Y5OkQ66RFuk37+xI+hay0s3hGkF8YJk6ZpadBVcZaIob0HOuFrHRpapPQHVZqq1CI8i6aBP3pto",
-	"CFRemLcRk01hzTjiLEnvSIcqrL+FMUPyItFF9/Ovo++DHqiQriHCQUvgIFlo/0eTXJmCLP3O4IQ8bUc4",
-	"QKRIUDvWhLyyKj1Lh8OTENUL/4Qsr/fvlT6vv1S7xQiW9tSMp5keYs0wqxaS4H5m63szb3I/w6rkzPNn",
-	"eV0S/7b1UPwzK+fi3/X69czb5nGrZjquawKp6TM2wnVczG/Je9fzvbx5rdbrtvU9sQZO18ybeCf9Yf/E",
-	"OGGqV6joB0ZLZsrOim/eDCOEBXZdn9iLP1Jk5sVMYXsjCRF0IAEoODSbOPOMQVGE6YmFgzNedIMi7MKr",
-	"NyYUoqY++ha83hq7jZm/EqH2SfDNgsUaZEComnFUeCuonYBqBLBTHr2CWNx1ukHea2kM+soE/BaTYj8q",
-	"1sPnm/x05qqMHw2tpKLbQJIdjW3qiLBIESrB3nzRxYi91HXorv5qIqOptg1HXr158lML1eW4kcAXcmQr",
-	"YUeBTwJji/G7CuyrPyjh35HFg2121BvyaltZAHq0o50p4/mubqbj4cjRz/S50c80Gg736Gbar9NoZ+zp",
-	"aDpyB3Q4LKvNuvcqDm+7BCyQKfqbzZ7W5ePFHqnWHsYk0CU28zZEwvu8bcmB6wTlkEGlyXZrZh+cGGkm",
-	"eLY7td+IgnI525UU6XKFRLPIos2Wo7ZpwBnvPDV1091HpV6DfrXJGkEPlrDqGzGylcNy3UM+oxXe790Z",
-	"15q4j5Q+X0hfg3Zc5BwhBcGMz8tJaKtdeOsfLtVPaxnYKcq/Zk26lFgDNqnJKtU+oXNxC+iR5sZIlsCn",
-	"9DR/yQxppxtMDKYScsZxWmVIJVdqLTeLtrkZzjIkH0THfm2WQeWplCxm3H0wIe25+mTKN0ToFciClPFw",
-	"SIKPPGuWh+i/jc0OjHMzllCRUCQw44xjRkxdkYXA1xGCPM8WmMCHhFRKBooE36gbtv5gAFZg8TLGS6W3",
-	"NWjrGy3WARELG0xlwK1LUq5ZnPtqzMjtUuLKpaFf/F7I91nb78N+sbwDv1berXDbd/Lar/rCjgXVjmGN",
-	"XvV8+Ev6Q98Fs8SafkmxMqoZT7NEAQaR2Jxkghu4ZSK11fkjVbm+Xb3H5UV6DzZPP3q+qSaJQC/HFElM",
-	"fF0VUsaJyLsfOrUI74aL+VUR99oo5itL0oQcD4fD7lVVBG8A1gYl7iRGi3WNjCJvwrg+GdlykVnbcH04",
-	"xGJR9rGgkHENS5CWxEcsUtEx/kT4UmnGzvLLn57xouQf75XI/3fvIR78Xtzng0CBs83IAQ+qjUa1HqMX",
-	"wbEtGLcQMg+sGiChSuvhIMEa+98PGVjcW39JamtxQgwaXODX4FdVtEfg2x9lFbkzGg676FJGw7HtQtFY",
-	"aLmjJsjkmGR92O1d250P5dwLGaYC9dY7Ph9FvdVWrycK+C7UW2Gv4WLGdZvYwn5Btus6UPpHw7Ezg1Fc",
-	"ClFpuGrOepbO2Cssim7l+ed5u4Rxenkx9QHl2RF/lSJYfYlwPBw3X0H4SejvRcqjoCqKbF9JfA36TzF0",
-	"iOGLxl3PkI7fyLQ63mg91CD73jrdVeSDpuTmbew8a7/B2Ad7su0bZsaoHltgbvtaFIanSarpPIYZx3dP",
-	"FOkElc2w7TJv/qt9yA5ZCxMM7MBeqMfb5YKujbLumAJr7fuk1uDjN8PpGTcntxdrKxpIFuNLS2RIuS0n",
-	"UW6QMkZt9Sv4iFT/JDSWlLWGKOhezTglCgxZdpn8dyHw1apOVtZoJU6LY3aNGZCwSBVEZtPLGXe/vpTR",
-	"l9XJshz8Xq71TjINwYzj9ZY1dwJ8IWSIL5OaQwi+TzBoRSd7+xOUfiWizWFwe/1Aj8Qf4Ac2fhv0fzAW",
-	"fqrVbLX3b+u9LFqmsP3nBSao0lnHiEEVWYNeBkCO/5nwV9YW8XwnaEXGYOWsXfG5HvHAMGCfSpetQNYq",
-	"U+6aFLlbCQWVSlTeEBWKW5CVtOGMlzmzji2X1TOj3+NDH5MnGmTSnRB31YdwKqW4U1jlNqPte0whVdBj",
-	"XAFXTLNb6O6sDmHmy10f0sLsP+M3jGc99q7qGY0i68xrVb4KD7Ca3kicGs/VyFUaN7AjW7ln/ezPutkz",
-	"Ek//h35gZ48fxPkNf9vm8xPrOf/Q+mOrmSVVqJtlafxFyzy/SwbnyZVLGznT0qILucOgV+LpcvFrAeon",
-	"YaFxUAYC/X0Kkn8WI59UjPxHi+nzy5aV/kY8Wd7Z+MnVeIfmy7ZrufwYJdjWV/sxLBxMOtVeQhpF0sQy",
-	"YkEC/F0xmfKg6/leWvQMTgaD49F5f9gf9o8nF8OLIYbtGYPdgbuPLXI+sc09PMoybu3scHln/dIRNPFa",
-	"u56EUZjTZGFKoN5GsMA+TtJxYLNuY9eGDf/fAAAA//8=",
+	"7FwLbxs5kv4rhb5ZWDq0Hpbt2JaxuFMmkyB3M5O5PHaBi4Jtqrskcd0iOyTbjtbQfz+w2G+1bMn27M7u",
+	"DRAglsTmo1is+qrqY995oVwlUqAw2hvfefiNrZIY6e/3MsaJ1nwhViiM/UanqxVTa2/sTUAhi1ABKxoA",
+	"M8BAoZapChEWSqaJ53s3LE7RPswjb+wNdDrToeKJ4VLoAbscnc1H8/PeWfjipHc6O5/1Ls4vL3ujM3Y2",
+	"vzyfhSez0SDv8o3tUQ8MaqMWg0TJGx6h0oM/oYik6k9Ss5SK/43ZrgeqNnk9mA3npyfh2WkPzy/Oe6cX",
+	"L0a9i8vZcY+9ODuZs8twfn567vmeYCv0xt6erRMlE1SGO3mFCpnB6KWVz4v5xWw2m532LnE0653OTs56",
+	"7IRFvWE4nA3ZGbuIRraD7JF3wht7o+HoRe/4uDc6/ng8HA/tv/5wOPxfz/ciLGTmjb33yCJgYYhaw1wq",
+	"MEuEGY9jLhZgkK1oYlyEPGHxWyv0EEchHp9i7+IsOu+dvhhd9mbRLOydnp1Gw7Pjy+jy4rz60Md1YoXw",
+	"SaPyfM9K8hXOueB2fOpwH+GXj+gBC6PofMTOeycnF2e90wuc92bR6ag3fzF8MZ+xi2OGdgI6lDTwsymJ",
+	"53tpEh26Kdkj92/Kxvf0WhtcvWKGVXZ/Yu7fyscryct1fV9ips1PMuJz/vCo1baHDF1/rjr+xveM+7jP",
+	"8fM2G5/sSakVdXvy0epwymPT4wLeO9Ni+9g2IL+O6mXnfs/W9XPvTCCbxfjBKrD2xp+9gfeleWz/xPEW",
+	"WBwXJlL7MEsNRBI1CGnsb/IW1jIFI2HFrhGYWEO4ZGKBum+HRbXiWtt1eePPdx4LTfa39+8Da49pUGbY",
+	"pPjhi+8JaZqfX9XbbL64U/6zE4ITv1ds8Eu7L2+F3b59tr0ifW9j9z1hiq3QoCJpTRL+J1Q604C6iKwW",
+	"TH55CzeugZVDqjEzclyDlToNdAWpsDpg0mgNOk0SqYyGYDQcjXrD097wOLDyypyZOxrZD57vcTvU1xTV",
+	"urLxCe9lo1qTh19TrjDyxkalaA3TEld0yldc/IhiYZbe+LgQhTaKi0Wh46XeO4G2rdIOC3JOttsKreJH",
+	"r2jbb1jMI3jz6e2r+kr29Ey0xoSZZblEtT21e1fKvuUrHZ298Pdaed1NtK3bLqi27qh4pL7OPU/ijnXW",
+	"JvKcq/zgXFTb0sh7+aDxBhWLwU4KNC7I/sEtN0uZGlp3jCyyvlrHTC/HUxHU3d2d5tEm8KHt66abu1OL",
+	"TeC3d9HWtmI976y4dMJC3Azu7EI37qtNAFJNRVC2/ImHSmo5N/2fmGALtCsarIo/8+7trKEjzRIVFA/D",
+	"NWJiV82VRYzxVNCwVxBk9qPsMgCuCdYkBiNgmmSl7TkhyXZ9kAqCQQAdTWhTQ/CH0evAp+kyDUwArhKz",
+	"zoU+huAhZ9Hv94NugaEMCiYMKClNfypq2viMgKRFYx3u2VdNh6cXD+vpR1pL6yl0q+QRrdvurO7lK8ev",
+	"KWqjryrbICLgCyEVRjBbV6xuf4chNfnAO6b/4nR7uhu7dJ1IoZ1D/UEpqQhTSWGy0IMlScxDt21/1c55",
+	"FPtz52H5SEQ+rGbsfvjGtdGe761Qa7bA7MQ2DC+w2DrRNSA175Mgy0V8p3Dujb1/G5QR08D9qgc04/fZ",
+	"GtyK6lKfiDXMGY9ThT5wQfo2ef8T0LwBxQ3GMsHqkCSJ7+vQr83sXHMRWYvKIxSGmzXMcGm/YhlyILMq",
+	"0pVFCRlynJSy9HzPncDobfa853v/jWuLJBrb5Lt9mUQRGVYWvxVzuT2n8vdscVzMpVqx3MTXsRNv7cOu",
+	"q/FYNhk5+yuGpoQh90qktYfKIdnqkxb4Cg3jccvChFuQT8YcBGp7QCJqrXOf5uzVkiW4vVa2v+QaU+cG",
+	"V3ovHWzsTrlIphRb28/ugGyNDSsWLrnAnj0CFsuCbegD9hd9CNqOU9AiVKv2JI/tEX528iIR6sMWle1I",
+	"y2KK87y9nmW6YqJcTdaydc6GqQWadmWac4wj63kKFAvMwJylsfHhdokCroW83aFgpUH/7ORezvjLLvUr",
+	"rEg7Om6xGU09K2zh3oJtTNV10DbDX4oIpE3kGo09B1lYkp2TWx5HIVOR9mHFRercupCmlzVrOSd5ZLI1",
+	"gg2QrFPKB3DK6WKfoKZT23vc0JxamLRrINsIKvPcv/tq0LXVu/sB8FsYpxFGMFdyBUE2TnDwQK/uW8qr",
+	"yhKaI1ZkcNCom3s14w2a96jTeMeBClkcozrSUIlmXeqQYNC2Ogj8Zn7k4rq9u0/vf8xtr20ICVtgLTpk",
+	"Qt9aIMoFSIH0e5+wFoveiXidY62tJRdph/qY7wQCCqPWdv4OQZilnb71qbi/YaucpDb5Vo+jm0nrcaxn",
+	"7OxcyTKVSaLd3rHI9l1BYBsHzpoJaWDBb1C04IY3WUr3A6obHmIxuud7r6VCvhB5i1doG7SCiO2sctOM",
+	"NGBZC2hogbXB4I70Z3NoYjgLevbSCbEznq+gSArtO4xC3e5e3dZXd5/W1IX3S/ncVjryvl4+lC13AqlJ",
+	"fMvWugjT7pXhPsJr6DSP8pAha1mTQpuu15fugPEvtczS9q7MZLQmjwQuh9qTqueyu3mss61cz7EZjcUe",
+	"tLIfud5pP99lBsyuqXFK9PMYTjaj4Fq6CCVm2jzZYtaPh3Z9c130u5e5bFiNx5vMnZv2wLytwyoa9+Gd",
+	"KKJlCCrVloAi5qCZgwqAKZyKfIpXLv+FLOpJEa9hhauZ9VGdgGxY4ENQVIbsh6IiUfnl5ZoSP0V9I+jC",
+	"itnoD2gHZyy8prkwhXkE77IajaKVFFGRj98KeCYvJ99D0SQHXP/5PsttfM6swwcjFVvgQLv/J2EoUyq6",
+	"xXKWOQs9sME84wKVHtuD/wU+kOb88DVlsYajWC70EVmSSrbg4vhy1KJpxYzuzSQXrSBmYpHac5OleK+A",
+	"xB6M+sNa1sl3+Q5jv7M7lLlT5xlZpUOuSydZme7xi7bJlhWftlkWyuNwRNaahq/7wAfPX6WY2ByIzCVl",
+	"1PmKDp0LL72xxcHYs9/uM0KEMS7sGI2cQa4Pbfmmt1FuZoqnwSUPozJnkSfLGvJ0ua6WaVQG2MYPlc/5",
+	"0HVJPjxCrX56764daXDGBXhU8/oHZZa3iq8PgMda401bjbZt0o2EO/BoDMGgLXV8YJHtbpFSznoqgsc+",
+	"akNsJtYuCIAZzqU1mNXu+v1+0IcMlyg0qRIuT/zYMZ05PCy1WhSpHwCBbhkUALN6wn+vo1ypWu9hM8hN",
+	"Z488xnBUCt7N0X4su36S7Wj455YaTfXI7XLc9epxa9xQUe9O4WC7+8YQj1Skp8UOzXnnRb9njhvKidfj",
+	"hkfi/4oc/m74vxzzPpTcItPfNjpum+zeqLhyJp6Gilv1Y2u+f146mhdFH3EsbzVhptslWpxpIGTCYlBn",
+	"gTDq78GW2FlM1WWZuNEtMAOdYBBQDQtvUK1pAt0Dc4D34QhaaDE+J6pVa/a4xspodQt52lJEZQauLav4",
+	"2HxRlb2xU7/sYSvS+cTwaE/gt5uDoEICCagQ+32qjVzR5z2rKx9qCYodANUKaUWMI1egghUaFjHD+rv4",
+	"dhPzAN6FzqeP33d3eq5DAXsBWrfwehXF7u51H4BXr/tttslerX66JrfHrLxJE3t4+XE57j5CaOOTHSSJ",
+	"zU5Lm+uZhWgYpoqb9Qfbh9MVyVKzHLW4ub+lCnuTVz1t1jHCO+vnYNQfAl8lMQ+5gXksb/vVhLJh16gJ",
+	"q86QKVRg5DWKMS3eJbeB66mwHwPJowDCmPGVS0P9158/QocbDWQDTarIsghpIFxieI1R1weMNVJnVZRn",
+	"o3qMpmLOY4QVS5xppJHByMpDechaPOxQrl2Fwz3ZusgUV536JxV7Y29pTKLHg0EsF1z0K+X+WIYsthu0",
+	"kmLgpDnIn8ecu0kjpBrVX/gqQaWlYJmcy88Ia5kqsK1s3C1TYVzBPN9Ht1P0VV4dptRBSHPOaAblzLYM",
+	"eeW3Iw24SmOWh4JMwOT9T9lev385+R4mv7wdb6XSYOYK6E1gZuRUsMq2kCdcclRMhUsesjjnAJWZnaZr",
+	"z4LTGcKtPT7IwiW1mYoVW0MkXQaCdr9SHil4b6AtKLvNXVOmbu7RahFlKqbCuVfrtlbAwCjEcZPmAsEg",
+	"8KGk8jjStp6KzuPoPz6wmbxxilgLK5sanKRGZzSIVdevt/UbHHIHMArSZB8mokbacIWXqWAG6GRR5GUf",
+	"mSEd3SJYLmcBNImM9sOiFRdEO0xSk3MzIq4wNFKtp2LJbtAKcJ0gdG6XPFxaPaplBoNa9B7AKrVWkZlw",
+	"2aWZuHX4QE9PRZDDmI+y03UZw3K3nSWw+2ZhA+2kNbtBVt4IHLGsrEbrhAm9g3XWIXjkWDL7k8QCN2mr",
+	"VdxojOeQpe5qkXZwlYlT3aCaCp3EVvrMzSDbC/IOD0ZVQR8+2MgYc5XI9tClM6eCMLdit9BhmgrgYcxp",
+	"eZHsEhT5w+h10EMdsgQjarRAgYqH7n9yz5VHSKQ/WMyYp3BBIEYagtq0xvDSmfdpOhyehGRq6U/Mcrz/",
+	"UeGM/rHCPIWOWeJUtJ9fFmuZeRArIMeWyzrRvlVOKwCLZIEq9Hoq0syyU+k/K/pDcDd1ZfqpN76bErlg",
+	"6vnTnF5AfztaA/2ZsTLo7zoNZept8kyI4Sau21aoeQg6I522LdyyoF3P93I6bY19u/E9maBgCffG3kl/",
+	"2D+xsI6ZJbmOA+Nv+8hO4kbVzNlQoeuDU58jDVMv5poI1xASjKUFkPqx7MGpZ12U3aWxCzCmouCnE5An",
+	"BbLGBKOmlfddOHRjkQDlksuYpw/Bd3MeG1QBMGe0MpsNnYAZstkTEb20psvahoz9bSHCkosFZLrxPqe1",
+	"zNb57OxWWWQWOn0nz+DnNMqmGzoCHmlgCt3OF/pJtzvqwaD+i421J8bxBr06nfvzVpyQRyKAX+HI1VaP",
+	"Ah8CMp/2u0ogUf+hDCiOXISxLY46Rbg2lAtpjnawEjOZ7yIlHg9HLbTELw1a4mg43IOUuB9hcGc2o4U7",
+	"2J4ioGZZtb99rGLyjuzjoHFx48KOWcEDR3prDGsS2IKuFzRUwvuy2dKDthmUTQYV2v/GPn1wqq2ZMtzs",
+	"PP1WFXQbfFsqmS6WtGgeufhlC/q5xLJFQI9MBnb3OVJv0LxcZ9T0gzWsekdPbWVF2/Yhf2IrYbQ3wXXr",
+	"wX209OlK+gZNy0bOCJgA5RCfT0O3LjBs/MO1ek8SSiNn1KrGf96J8guINCZKU4OOVMHGVWYSRS/cOHjh",
+	"glB5K/J4Q2oiFTivRnA1c13cNqkMSXUaAvnWMxLSqcN1fwv9u2+2ooyiGz9zUdLY6JdZhEyFEztFu6Ij",
+	"XTL+Sl6dDxX6Gq2iToW7AnMrq0d7KqocXRLVgt9gKcJ+hg6CMtfmnN9rYmWWMJkA4FTc144K/o1LS20X",
+	"ZF2J3gArxXiV7YLDhk7oXDugHYGRsg8vpTTaKJbYLURlAa+Bd/bPI10DB1Ph+moDB+McnMzyiynu+z5U",
+	"gO0YgtHw+Kw3PLfQdio6+UWWKjWy61Ori97w2P5LFN5wvA382oWs4tNZtU2bsWwR64fihsRjraX9M0vB",
+	"P+vNub0taBtBcocZbaNIPqPDf4CBWTGqlZ14hEF1m/YrWtHmJdOdljTTWQYOBo5rHp+ZPG1RJA1Kc1fi",
+	"9T9mcLTTDcZWWnTryD5WaVKpYTr8y6NNDmbLkN99bbsh+1yhEkxF+8SkypMZE5Ebhnwpp8MhBJ9EdgkS",
+	"o/+xyDewVsCqmIZQrnAquKBKlb7K8goQ5PWvwPoCCJlS1kkE3+lrnny0wW5Q5qIqMYuNfL8zMglAzl2S",
+	"Mwuiu5AKw+PCqNiofRcUqmxa84TfH12Ue+DXaFcVafutsvarEUXHJThamjXuIObNnzOq8NuCVZmwrykx",
+	"lgwXaZbAp+QuMbUZkL2UqWPNWR9VbN+ui1jlRnr33iR7cH4TAytJpoNr68XXtdNToVVDp5Z5vRZydlXk",
+	"o11G6RtfpSs4Hg6H3auqCl4jJjbW3rkYI5PaMop6BhfmZORoHLZvK/XhkEgc2cdihVwYXKByS3zAIhXX",
+	"5x4ZBLY6nUe/AOO396qL/3fvlzj4fQdfDgqtWum/LeigSgCucX+fBRxsBcNzC/a3UEHDgv8TIAOXPahf",
+	"ft84nBCjwbYUgkmV0AVt0d1ILuKqzmg4dPeRR8NTxw51YdUt0yCkoOLn/W7vlRv5UMk9k2Eqcgf1mxgP",
+	"5g6qFOxHKvgu0FsRr5ViJnVXZCAeP9+1HaT9o+Fpax642BTQabhsPvWkM+O2sCDDlPOfrStVqJzkdM/h",
+	"2ZHFKlWw+nKI0+Fp8z7mz9K8lqmIgqoq8n018Q2a39WwRQ2fNXv1BO34lUxry5tKDjXIvpeku8g32NTc",
+	"/HqZyGixFPvQXSl33d4a1WMHzB3f1FXIVqlhsxingi7iaugElcHoOkROyq99yCZZCxOoNutPRfAwjT3o",
+	"uijrlmt01r4PNeKt30xKToWdeZYiI6YBLYuLhVtkyISjeTBhkTJFbfUt+ESr/lkairqNwSjoXk0FA412",
+	"Wa6b/F0VlMPq5HSDZvmpmGbXmgGF81RjZAe9nIr2u9zZ+rJUY1YP3cu13ipuMJgK2t5KGRvFXKrQJfy4",
+	"Bin2CQad6mSvwkBtXspofRjcTu7hLv4GXpz266D/g7HwY63m1rW7TZ1jalSKm39dYEJHOmNyWlSREecz",
+	"AHL8r4S/Mrri052gUxmLlbNrBE/1iAeGAfvwBRwbpFbfb6/swy1VSsp6fk5UDuUNqkracCrKnFnHlRXq",
+	"9aXX9KNPyRODatUdQ3vtHARTSt66+o1t7e4Xh0xjjwuNQnPDb7C7s8ZOma/2KruRdvypuOYiu/vWxkFg",
+	"UeSceY0rUZEBMd0aiVPruRq5SusGdmQr92Qh/M4+eELi6Z/oxYl7vOjwV3xn4ZdHVsX/oSyOLaJpquls",
+	"ttZ1nl4s/7tkcB7N/3CRMystulQ7DHolni47fyVR/ywdNA7KQKC/D63jd0rHoygd/2g1fTr5o3LvgGaW",
+	"3zj43EaIJ/PlqLNtfowB0e1rLzmlxsQtLWsqUaRsLCPnEND7YlUqgq7ne2nB5R8PBsej8/6wP+wfjy+G",
+	"F0MK2zMBtwfujr7ug6NIiijLuG1nh+sv7ckcQROvbdeTKAprNVmOrlIjY83pfgV0WrBZtzFqzYb7+7Np",
+	"WM7ap1JbTjppvlojG6haEd982fxfAAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

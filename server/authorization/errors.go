@@ -109,10 +109,10 @@ func errMissingAPIVersion() *Error {
 	return newError(http.StatusBadRequest, "MissingApiVersionParameter", "The api-version query parameter (?api-version=) is required for all requests.")
 }
 
-func errUnsupportedAPIVersion(version, resourceType string) *Error {
+func errUnsupportedAPIVersion(version, resourceType string, supported []string) *Error {
 	return newError(http.StatusBadRequest, "NoRegisteredProviderFound",
 		"No registered resource provider found for location 'global' and API version '%s' for type '%s'. The supported api-versions are '%s'. The supported locations are ''.",
-		version, resourceType, APIVersion)
+		version, resourceType, strings.Join(supported, ", "))
 }
 
 func errInvalidAssignmentName(name string) *Error {
@@ -160,6 +160,25 @@ func errAssignmentNotFound(name string) *Error {
 	return newError(http.StatusNotFound, "RoleAssignmentNotFound", "The role assignment '%s' is not found.", name)
 }
 
+// errPrincipalNotFound is ARM's answer for a principal the directory does not know, in its
+// words; ARM writes the ids without dashes [observed: Azure/avdaccelerator#76,
+// Azure/HubAndSpokeResearchEnclave#50].
+func errPrincipalNotFound(principal, tenant string) *Error {
+	return newError(http.StatusBadRequest, "PrincipalNotFound",
+		"Principal %s does not exist in the directory %s. Check that you have the correct principal ID. If you are creating this principal and then immediately assigning a role, this error might be related to a replication delay. In this case, set the role assignment principalType property to a value, such as ServicePrincipal, User, or Group.  See https://aka.ms/docs-principaltype",
+		strings.ReplaceAll(principal, "-", ""), tenant)
+}
+
+// errUnmatchedPrincipalType is ARM's answer for a principalType other than the directory's,
+// its spelling ("PrinciaplType") and spacing kept [observed: Azure/azure-dev#3581].
+func errUnmatchedPrincipalType(principal, actual, sent string) *Error {
+	e := newError(http.StatusBadRequest, "UnmatchedPrincipalType",
+		"The PrincipalId '%s' has type '%s' , which is different from specified PrinciaplType '%s'.",
+		strings.ReplaceAll(principal, "-", ""), actual, sent)
+	e.Target = "properties.principalType"
+	return e
+}
+
 func errUnsupportedFilter(filter string) *Error {
 	return newError(http.StatusBadRequest, "UnsupportedQuery", "The filter '%s' is not supported. Supported filters are either 'atScope()' or 'principalId eq '{value}' or assignedTo('{value}')'.", filter)
 }
@@ -175,7 +194,7 @@ func errInvalidSkipToken() *Error {
 }
 
 func errInvalidScope(scope string) *Error {
-	return newError(http.StatusBadRequest, "InvalidScope", "The scope '/%s' is not valid. Use subscriptions/{id}, subscriptions/{id}/resourceGroups/{name}, a resource under a resource group, or providers/Vendor.Management/managementGroups/{id}, with names of printable characters.", shown(strings.Trim(scope, "/")))
+	return newError(http.StatusBadRequest, "InvalidScope", "The scope '/%s' is not valid. Use subscriptions/{id}, subscriptions/{id}/resourceGroups/{name}, a resource under a resource group, or providers/Microsoft.Management/managementGroups/{id}, the root /, with names of printable characters.", shown(strings.Trim(scope, "/")))
 }
 
 // errInvalidSubscriptionID is ARM's answer to a subscription id that is not a GUID.

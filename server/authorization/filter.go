@@ -11,6 +11,8 @@ type assignmentFilter struct {
 	AtOrAbove bool
 	// Principal, when set, limits results to one principal (lower-case).
 	Principal string
+	// Groups adds the assignments of every group Principal is in (assignedTo()).
+	Groups bool
 }
 
 var (
@@ -43,7 +45,7 @@ func parseAssignmentFilter(raw string) (assignmentFilter, bool) {
 		case rePrincipal.MatchString(t) && f.Principal == "" && len(terms) == 1:
 			f.Principal = strings.ToLower(rePrincipal.FindStringSubmatch(t)[1])
 		case reAssignedTo.MatchString(t) && f.Principal == "":
-			f.Principal = strings.ToLower(reAssignedTo.FindStringSubmatch(t)[1])
+			f.Principal, f.Groups = strings.ToLower(reAssignedTo.FindStringSubmatch(t)[1]), true
 		default:
 			return f, false
 		}

@@ -6,6 +6,46 @@ import (
 	"github.com/understudy-dev/understudy/internal/store"
 )
 
+// The one place where what a principal may do at a scope is worked out: its assignments,
+// and those of every group it is in (transitively), at the scope or above it (the path
+// prefixes, the management groups above the subscription, the root), each granting what its
+// role allows. authorize (the checks under --authz-enforce) and the permissions operation
+// both read it.
+
+// grant is one assignment that applies to a principal at a scope, with its role.
+type grant struct {
+	Assignment RoleAssignment
+	Role       RoleDefinition
+}
+
+// grantsAt calls fn with each assignment that applies to principal at scopeKey, and its
+// role, until fn returns false. Bootstrap owners hold Owner everywhere without an
+// assignment: for them fn is called first with Owner and a zero assignment.
+func (s *Server) grantsAt(tx *store.Tx, principal, scopeKey string, fn func(g grant) bool) {
+	if s.owners[principal] {
+		if owner, ok := s.roles.get(OwnerRoleID); ok && !fn(grant{Role: owner}) {
+			return
+		}
+	}
+	for _, p := range s.principalAndGroups(tx, principal) {
+		stop := false
+		s.tables.ByPrincipal.Scan(tx, p, p+"\x01", nil, func(_ store.Cursor, r RoleAssignment) bool {
+			if !s.hier.covers(r.ScopeKey, scopeKey) {
+				return true
+			}
+			role, ok := s.roles.get(r.RoleDefinitionGUID)
+			if ok && !fn(grant{Assignment: r, Role: role}) {
+				stop = true
+				return false
+			}
+			return true
+		})
+		if stop {
+			return
+		}
+	}
+}
+
 // authorize checks, when enforcement is on, that the caller holds at the scope or above an
 // assignment whose role grants action. target names the resource in the 403 message.
 func (s *Server) authorize(ctx context.Context, scope Scope, action, target string) error {
@@ -13,20 +53,11 @@ func (s *Server) authorize(ctx context.Context, scope Scope, action, target stri
 		return nil
 	}
 	caller := callerFrom(ctx)
-	if s.owners[caller.PrincipalID] {
-		return nil
-	}
 	allowed := false
 	if err := s.db.View(func(tx *store.Tx) error {
-		s.tables.ByPrincipal.Scan(tx, caller.PrincipalID, caller.PrincipalID+"\x01", nil, func(_ store.Cursor, r RoleAssignment) bool {
-			if !Covers(r.ScopeKey, scope.Key) {
-				return true
-			}
-			if role, ok := s.roles.get(r.RoleDefinitionGUID); ok && role.Allows(action) {
-				allowed = true
-				return false
-			}
-			return true
+		s.grantsAt(tx, caller.PrincipalID, scope.Key, func(g grant) bool {
+			allowed = g.Role.Allows(action)
+			return !allowed
 		})
 		return nil
 	}); err != nil {

@@ -45,6 +45,10 @@ func (s *Server) apply(tx *store.Tx, scope Scope, name string, want RoleAssignme
 	// ARM's times have 7 fractional digits at most (.NET's ticks of 100 ns:
 	// 2022-01-15T21:08:45.4904312Z); Go's clock gives 9.
 	now := s.cfg.Now().UTC().Truncate(100 * time.Nanosecond)
+	principalType, err := s.principalType(tx, want.PrincipalID, want.PrincipalType, caller.Tenant)
+	if err != nil {
+		return out, false, err
+	}
 	old, exists := s.tables.Assignments.Get(tx, nameKey)
 	if exists {
 		// Names are unique across all scopes; only the mutable fields may change.
@@ -63,7 +67,7 @@ func (s *Server) apply(tx *store.Tx, scope Scope, name string, want RoleAssignme
 		}
 		created = true
 	}
-	out.PrincipalType = want.PrincipalType
+	out.PrincipalType = principalType
 	out.Description = want.Description
 	out.Condition = want.Condition
 	out.ConditionVersion = want.ConditionVersion
@@ -136,7 +140,7 @@ func (s *Server) target(ctx context.Context, rawScope, name, action string) (Sco
 	if serr != nil {
 		return Scope{}, "", serr
 	}
-	target := "/" + scope.Path + providerSegment + "roleAssignments/" + name
+	target := scope.ID() + providerSegment + "roleAssignments/" + name
 	if err := s.authorize(ctx, scope, action, target); err != nil {
 		return Scope{}, "", err
 	}
@@ -167,7 +171,7 @@ func (s *Server) assignmentFromRequest(body *gen.RoleAssignmentsCreateJSONReques
 		return r, e
 	}
 	r.RoleDefinitionGUID = guid
-	r.PrincipalType = defaultPrincipalType
+	// Left empty when not sent: apply resolves it from the directory.
 	if p.PrincipalType != nil {
 		r.PrincipalType = string(*p.PrincipalType)
 	}
@@ -200,7 +204,7 @@ func parseRoleDefinitionID(id string) (string, bool) {
 		return "", false
 	}
 	if prefix := id[:i]; prefix != "" {
-		if _, ok := ParseScope(prefix); !ok || !strings.HasPrefix(prefix, "/") {
+		if sc, ok := ParseScope(prefix); !ok || sc.Root() || !strings.HasPrefix(prefix, "/") {
 			return "", false
 		}
 	}
@@ -211,7 +215,7 @@ func parseRoleDefinitionID(id string) (string, bool) {
 func renderAssignment(r RoleAssignment) gen.RoleAssignment {
 	scope := "/" + r.Scope
 	return gen.RoleAssignment{
-		Id:   ptr(scope + providerSegment + "roleAssignments/" + r.Name),
+		Id:   ptr(scopeID(r.Scope) + providerSegment + "roleAssignments/" + r.Name),
 		Name: &r.Name,
 		Type: ptr(roleAssignmentType),
 		Properties: gen.RoleAssignmentProperties{

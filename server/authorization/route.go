@@ -13,7 +13,13 @@ import (
 var routeWords = map[string]string{
 	"roleassignments": "roleAssignments",
 	"roledefinitions": "roleDefinitions",
+	"permissions":     "permissions",
 }
+
+// rootScope is how the tenant root travels as the route's scope segment: "/" escaped. The
+// routes of role definitions have tenant-level paths of their own; the others are served
+// at the root through their scope routes.
+const rootScope = "%2F"
 
 // OriginalPathKey is the key of the Echo context under which RewritePath keeps the path as
 // the client sent it, when it changes it.
@@ -62,6 +68,15 @@ func rewrite(path string) (newPath, newRaw string, ok bool) {
 	sep := ""
 	if slash {
 		sep = "/"
+	}
+	if scope == "" && (canonical == routeWords["roleassignments"] || canonical == routeWords["permissions"]) {
+		// /providers/Vendor.Authorization/roleAssignments/...: the tenant root, "/", as the
+		// scope (ARM's clients send the root scope "/" so, or as "//providers/...").
+		newPath = "//" + providerSegment + canonical + sep + tail
+		var raw strings.Builder
+		raw.WriteString("/" + rootScope + providerSegment)
+		writeEscapedSegments(&raw, canonical, sep, tail)
+		return newPath, raw.String(), true
 	}
 	// The path only changes where it is not already in its canonical form.
 	if canonical == word && path[i:i+len(providerSegment)] == providerSegment &&

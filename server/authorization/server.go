@@ -2,6 +2,7 @@ package authorization
 
 import (
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +35,15 @@ type Config struct {
 	RoleDefinitions []RoleDefinition
 	// Assignments exist at start and again after every reset.
 	Assignments []SeedAssignment
+	// ManagementGroups place subscriptions under management groups, and groups under
+	// groups: assignments at a group then apply to what is below it.
+	ManagementGroups []ManagementGroup
+	// Directory is the principals (and group members) that exist at start and again after
+	// every reset; the admin API adds more.
+	Directory []DirectoryEntry
+	// StrictPrincipals refuses an assignment to a principal the directory does not know
+	// (400 PrincipalNotFound), as ARM does.
+	StrictPrincipals bool
 	// MaxPerSubscription limits assignments under one subscription (ARM: 4000).
 	MaxPerSubscription int
 	// PageSize is the largest page of a list (ARM: 1000).
@@ -67,6 +77,7 @@ type Server struct {
 	tables *tables
 	roles  *roleCatalog
 	owners map[string]bool
+	hier   *hierarchy
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -92,7 +103,11 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 	if err := checkCustomRoles(cfg.RoleDefinitions); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, db: db, tables: newTables(db), roles: newRoleCatalog(cfg.RoleDefinitions), owners: map[string]bool{}}
+	hier, err := newHierarchy(cfg.ManagementGroups)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, db: db, tables: newTables(db), roles: newRoleCatalog(cfg.RoleDefinitions), owners: map[string]bool{}, hier: hier}
 	for _, o := range cfg.BootstrapOwners {
 		s.owners[strings.ToLower(o)] = true
 	}
@@ -133,6 +148,15 @@ func (s *Server) ownPathsOnly(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// apiVersions are the api-versions served, by resource type. The permissions operations
+// take every version the REST specification defines for them; the shape differs only in
+// that 2015-07-01 has no data actions.
+var apiVersions = map[string][]string{
+	"roleAssignments": {APIVersion},
+	"roleDefinitions": {APIVersion},
+	"permissions":     {"2015-07-01", "2018-01-01-preview", "2022-04-01", "2022-05-01-preview"},
+}
+
 // checkAPIVersion answers ARM's errors for a missing or unsupported api-version before
 // anything else about the request is looked at, as ARM does.
 func checkAPIVersion(next echo.HandlerFunc) echo.HandlerFunc {
@@ -141,12 +165,15 @@ func checkAPIVersion(next echo.HandlerFunc) echo.HandlerFunc {
 		if v == "" {
 			return errMissingAPIVersion()
 		}
-		if v != APIVersion {
-			kind := "roleAssignments"
-			if strings.Contains(strings.ToLower(c.Request().URL.Path), "/roledefinitions") {
-				kind = "roleDefinitions"
-			}
-			return errUnsupportedAPIVersion(v, kind)
+		kind := "roleAssignments"
+		path := strings.ToLower(c.Request().URL.Path)
+		if strings.Contains(path, "/roledefinitions") {
+			kind = "roleDefinitions"
+		} else if strings.HasSuffix(path, "/permissions") {
+			kind = "permissions"
+		}
+		if !slices.Contains(apiVersions[kind], v) {
+			return errUnsupportedAPIVersion(v, kind, apiVersions[kind])
 		}
 		return next(c)
 	}
