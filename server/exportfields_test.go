@@ -24,6 +24,8 @@ func TestExportDecidesEveryRecordField(t *testing.T) {
 		{authorization.RoleAssignment{}, []string{"Name", "Scope", "ScopeKey", "Subscription", "RoleDefinitionGUID", "PrincipalID", "PrincipalType",
 			"Description", "Condition", "ConditionVersion", "DelegatedManagedIdentityResourceID", "CreatedBy", "UpdatedBy", "CreatedByType",
 			"UpdatedByType", "CreatedOn", "UpdatedOn"}, nil},
+		{authorization.RoleDefinition{}, []string{"GUID", "Name", "Description", "Type", "Actions", "NotActions", "DataActions", "NotDataActions",
+			"AssignableScopes", "CreatedOn", "CreatedBy", "UpdatedOn", "UpdatedBy"}, nil},
 		{accounts.Account{}, []string{"ID", "Platform", "Livemode", "Seq", "Created", "DisplayName", "ContactEmail", "Dashboard", "Country",
 			"EntityType", "Metadata", "Configurations", "OnboardedConfigurations", "Onboarded", "Concurrency", "Closed"}, nil},
 		{accounts.AccountLink{}, []string{"Token", "Account", "Platform", "Livemode", "Created", "ExpiresAt", "UseCase", "Configurations",

@@ -46,6 +46,11 @@ func buildState(t *testing.T, c *stateClient) {
 	ra(stateSub+"/resourceGroups/rg-state", "B0F43C54-E787-4862-89B1-A653FA9CF747", `{"properties":{"principalId":"c1c1c1c1-0000-4000-8000-000000000004","roleDefinitionId":"/providers/Vendor.Authorization/roleDefinitions/33333333-3333-4333-8333-333333333333"}}`, 201)
 	ra(stateSub, "a1a1a1a1-0000-4000-8000-000000000005", `{"properties":{"principalId":"c1c1c1c1-0000-4000-8000-000000000005","roleDefinitionId":"`+reader+`"}}`, 201)
 	c.must(200, http.MethodDelete, "/"+stateSub+stateRoleProvider+"roleAssignments/a1a1a1a1-0000-4000-8000-000000000005"+armVersion, stateARM(), "")
+	// A custom role made by PUT, updated, and assigned: the export keeps it with its history.
+	rd := "/" + stateSub + stateRoleProvider + "roleDefinitions/44444444-4444-4444-8444-444444444444" + armVersion
+	c.must(201, http.MethodPut, rd, stateARM(), `{"properties":{"roleName":"State Operator","permissions":[{"actions":["Microsoft.Compute/*/read"],"dataActions":["Microsoft.Storage/*/read"]}],"assignableScopes":["/`+stateSub+`"]}}`)
+	c.must(201, http.MethodPut, rd, stateARM(), `{"properties":{"roleName":"State Operator","description":"updated","permissions":[{"actions":["Microsoft.Compute/*/read"],"notActions":["Microsoft.Compute/secrets/read"]}],"assignableScopes":["/`+stateSub+`"]}}`)
+	ra(stateSub, "a1a1a1a1-0000-4000-8000-000000000006", `{"properties":{"principalId":"c1c1c1c1-0000-4000-8000-000000000006","roleDefinitionId":"/providers/Vendor.Authorization/roleDefinitions/44444444-4444-4444-8444-444444444444"}}`, 201)
 
 	// Compute, in manual mode: rules with label changes, one deleted; interconnects,
 	// attachments in two regions, a group patched after its insert, a group whose insert
@@ -137,6 +142,7 @@ func statePaths(t *testing.T, a *stateClient) []stateRead {
 	add(stateRoleProvider+"roleDefinitions"+armVersion, stateARM())
 	add("/"+stateSub+stateRoleProvider+"roleDefinitions"+armVersion+"&$filter=type%20eq%20'CustomRole'", stateARM())
 	add("/"+stateSub+stateRoleProvider+"roleDefinitions/33333333-3333-4333-8333-333333333333"+armVersion, stateARM())
+	add("/"+stateSub+stateRoleProvider+"roleDefinitions/44444444-4444-4444-8444-444444444444?api-version=2022-05-01-preview", stateARM())
 
 	// Compute: every collection of both projects, a page at a time and newest first too,
 	// and every item of each.

@@ -207,7 +207,7 @@ type RoleAssignmentProperties struct {
 	UpdatedOn *time.Time `json:"updatedOn,omitempty"`
 }
 
-// RoleDefinition A role definition (read-only).
+// RoleDefinition A role definition; the body of a create-or-update request too (its read-only members are ignored there).
 type RoleDefinition struct {
 	// Id `/providers/Vendor.Authorization/roleDefinitions/{guid}`.
 	Id *string `json:"id,omitempty"`
@@ -216,7 +216,7 @@ type RoleDefinition struct {
 	Name *string `json:"name,omitempty"`
 
 	// Properties What a role allows and where it can be assigned.
-	Properties RoleDefinitionProperties `json:"properties"`
+	Properties *RoleDefinitionProperties `json:"properties,omitempty"`
 
 	// Type Always `Vendor.Authorization/roleDefinitions`.
 	Type *string `json:"type,omitempty"`
@@ -236,17 +236,29 @@ type RoleDefinitionProperties struct {
 	// AssignableScopes The scopes the role can be assigned at (`/` for everywhere).
 	AssignableScopes []string `json:"assignableScopes,omitempty"`
 
+	// CreatedBy The principal that created a custom role (api-version 2022-05-01-preview only).
+	CreatedBy *string `json:"createdBy,omitempty"`
+
+	// CreatedOn Creation time of a custom role (api-version 2022-05-01-preview only).
+	CreatedOn *time.Time `json:"createdOn,omitempty"`
+
 	// Description What the role is for.
 	Description *string `json:"description,omitempty"`
 
 	// Permissions The allowed and excluded actions.
 	Permissions []Permission `json:"permissions,omitempty"`
 
-	// RoleName The role name, e.g. `Reader`.
+	// RoleName The role name, e.g. `Reader`; unique in the tenant, whatever its case.
 	RoleName *string `json:"roleName,omitempty"`
 
 	// Type `BuiltInRole` or `CustomRole`.
 	Type *string `json:"type,omitempty"`
+
+	// UpdatedBy The principal that last updated a custom role (api-version 2022-05-01-preview only).
+	UpdatedBy *string `json:"updatedBy,omitempty"`
+
+	// UpdatedOn Last update time of a custom role (api-version 2022-05-01-preview only).
+	UpdatedOn *time.Time `json:"updatedOn,omitempty"`
 }
 
 // SystemData Creation and modification metadata.
@@ -293,13 +305,21 @@ type RoleDefinitionsListAtTenantParams struct {
 	// Filter `roleName eq '{name}'`, `type eq 'BuiltInRole'`, `type eq 'CustomRole'` or `atScopeAndBelow()`.
 	Filter *string `form:"$filter,omitempty" json:"$filter,omitempty"`
 
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers
+	// with that version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
 // RoleDefinitionsGetByIdParams defines parameters for RoleDefinitionsGetById.
 type RoleDefinitionsGetByIdParams struct {
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers
+	// with that version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
@@ -317,7 +337,11 @@ type RoleAssignmentsListForScopeParams struct {
 	// TenantId Tenant id for cross-tenant requests; accepted and ignored by understudy.
 	TenantId *TenantId `form:"tenantId,omitempty" json:"tenantId,omitempty"`
 
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers
+	// with that version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
@@ -326,7 +350,11 @@ type RoleAssignmentsDeleteParams struct {
 	// TenantId Tenant id for cross-tenant requests; accepted and ignored by understudy.
 	TenantId *TenantId `form:"tenantId,omitempty" json:"tenantId,omitempty"`
 
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers
+	// with that version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
@@ -335,13 +363,21 @@ type RoleAssignmentsGetParams struct {
 	// TenantId Tenant id for cross-tenant requests; accepted and ignored by understudy.
 	TenantId *TenantId `form:"tenantId,omitempty" json:"tenantId,omitempty"`
 
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers
+	// with that version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
 // RoleAssignmentsCreateParams defines parameters for RoleAssignmentsCreate.
 type RoleAssignmentsCreateParams struct {
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers
+	// with that version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
@@ -350,18 +386,49 @@ type RoleDefinitionsListParams struct {
 	// Filter `roleName eq '{name}'`, `type eq 'BuiltInRole'`, `type eq 'CustomRole'` or `atScopeAndBelow()`.
 	Filter *string `form:"$filter,omitempty" json:"$filter,omitempty"`
 
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers
+	// with that version's shape; any other is refused (400 `NoRegisteredProviderFound`).
+	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
+}
+
+// RoleDefinitionsDeleteParams defines parameters for RoleDefinitionsDelete.
+type RoleDefinitionsDeleteParams struct {
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers
+	// with that version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
 // RoleDefinitionsGetParams defines parameters for RoleDefinitionsGet.
 type RoleDefinitionsGetParams struct {
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers
+	// with that version's shape; any other is refused (400 `NoRegisteredProviderFound`).
+	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
+}
+
+// RoleDefinitionsCreateOrUpdateParams defines parameters for RoleDefinitionsCreateOrUpdate.
+type RoleDefinitionsCreateOrUpdateParams struct {
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers
+	// with that version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
 // RoleAssignmentsCreateJSONRequestBody defines body for RoleAssignmentsCreate for application/json ContentType.
 type RoleAssignmentsCreateJSONRequestBody = RoleAssignmentCreateParameters
+
+// RoleDefinitionsCreateOrUpdateJSONRequestBody defines body for RoleDefinitionsCreateOrUpdate for application/json ContentType.
+type RoleDefinitionsCreateOrUpdateJSONRequestBody = RoleDefinition
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -521,12 +588,50 @@ type ClientInterface interface {
 	// Corresponds with GET /{scope}/providers/Vendor.Authorization/roleDefinitions (the `RoleDefinitionsList` operationId).
 	RoleDefinitionsList(ctx context.Context, scope Scope, params *RoleDefinitionsListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// RoleDefinitionsDelete Delete a custom role definition
+	//
+	// Deletes a custom role visible at the scope and returns it (200); 204 when there is
+	// none. A role that any assignment still uses is refused (409
+	// `RoleDefinitionHasAssignments`), and so is a built-in role.
+	//
+	// Corresponds with DELETE /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsDelete` operationId).
+	RoleDefinitionsDelete(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RoleDefinitionsGet Get a role definition at a scope
 	//
-	// Returns a built-in or seeded role definition; 404 `RoleDefinitionDoesNotExist` otherwise.
+	// Returns a built-in role, or a custom role assignable at the scope; 404
+	// `RoleDefinitionDoesNotExist` otherwise.
 	//
 	// Corresponds with GET /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsGet` operationId).
 	RoleDefinitionsGet(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RoleDefinitionsCreateOrUpdateWithBody Create or update a custom role definition
+	//
+	// Creates the custom role `{roleDefinitionId}` or replaces what it allows, its name,
+	// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
+	// accept no other status). `roleName` is required and unique in the tenant, whatever
+	// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
+	// scope; a built-in role cannot be changed. The caller needs
+	// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsCreateOrUpdate` operationId).
+	RoleDefinitionsCreateOrUpdateWithBody(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RoleDefinitionsCreateOrUpdate Create or update a custom role definition
+	//
+	// Creates the custom role `{roleDefinitionId}` or replaces what it allows, its name,
+	// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
+	// accept no other status). `roleName` is required and unique in the tenant, whatever
+	// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
+	// scope; a built-in role cannot be changed. The caller needs
+	// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsCreateOrUpdate` operationId).
+	RoleDefinitionsCreateOrUpdate(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, body RoleDefinitionsCreateOrUpdateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // RoleDefinitionsListAtTenant List the tenant's role definitions
@@ -693,13 +798,81 @@ func (c *Client) RoleDefinitionsList(ctx context.Context, scope Scope, params *R
 	return c.Client.Do(req)
 }
 
+// RoleDefinitionsDelete Delete a custom role definition
+//
+// Deletes a custom role visible at the scope and returns it (200); 204 when there is
+// none. A role that any assignment still uses is refused (409
+// `RoleDefinitionHasAssignments`), and so is a built-in role.
+//
+// Corresponds with DELETE /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsDelete` operationId).
+func (c *Client) RoleDefinitionsDelete(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRoleDefinitionsDeleteRequest(c.Server, scope, roleDefinitionId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // RoleDefinitionsGet Get a role definition at a scope
 //
-// Returns a built-in or seeded role definition; 404 `RoleDefinitionDoesNotExist` otherwise.
+// Returns a built-in role, or a custom role assignable at the scope; 404
+// `RoleDefinitionDoesNotExist` otherwise.
 //
 // Corresponds with GET /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsGet` operationId).
 func (c *Client) RoleDefinitionsGet(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRoleDefinitionsGetRequest(c.Server, scope, roleDefinitionId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RoleDefinitionsCreateOrUpdateWithBody Create or update a custom role definition
+//
+// Creates the custom role `{roleDefinitionId}` or replaces what it allows, its name,
+// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
+// accept no other status). `roleName` is required and unique in the tenant, whatever
+// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
+// scope; a built-in role cannot be changed. The caller needs
+// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsCreateOrUpdate` operationId).
+func (c *Client) RoleDefinitionsCreateOrUpdateWithBody(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRoleDefinitionsCreateOrUpdateRequestWithBody(c.Server, scope, roleDefinitionId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RoleDefinitionsCreateOrUpdate Create or update a custom role definition
+//
+// Creates the custom role `{roleDefinitionId}` or replaces what it allows, its name,
+// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
+// accept no other status). `roleName` is required and unique in the tenant, whatever
+// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
+// scope; a built-in role cannot be changed. The caller needs
+// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsCreateOrUpdate` operationId).
+func (c *Client) RoleDefinitionsCreateOrUpdate(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, body RoleDefinitionsCreateOrUpdateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRoleDefinitionsCreateOrUpdateRequest(c.Server, scope, roleDefinitionId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1232,6 +1405,70 @@ func NewRoleDefinitionsListRequest(server string, scope Scope, params *RoleDefin
 	return req, nil
 }
 
+// NewRoleDefinitionsDeleteRequest constructs an http.Request for the RoleDefinitionsDelete method
+func NewRoleDefinitionsDeleteRequest(server string, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsDeleteParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "scope", scope, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "roleDefinitionId", roleDefinitionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/%s/providers/Vendor.Authorization/roleDefinitions/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "api-version", params.ApiVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewRoleDefinitionsGetRequest constructs an http.Request for the RoleDefinitionsGet method
 func NewRoleDefinitionsGetRequest(server string, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetParams) (*http.Request, error) {
 	var err error
@@ -1292,6 +1529,83 @@ func NewRoleDefinitionsGetRequest(server string, scope Scope, roleDefinitionId R
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewRoleDefinitionsCreateOrUpdateRequest calls the generic RoleDefinitionsCreateOrUpdate builder with application/json body
+func NewRoleDefinitionsCreateOrUpdateRequest(server string, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, body RoleDefinitionsCreateOrUpdateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRoleDefinitionsCreateOrUpdateRequestWithBody(server, scope, roleDefinitionId, params, "application/json", bodyReader)
+}
+
+// NewRoleDefinitionsCreateOrUpdateRequestWithBody constructs an http.Request for the RoleDefinitionsCreateOrUpdate method, with any body, and a specified content type
+func NewRoleDefinitionsCreateOrUpdateRequestWithBody(server string, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "scope", scope, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "roleDefinitionId", roleDefinitionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/%s/providers/Vendor.Authorization/roleDefinitions/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "api-version", params.ApiVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -1436,14 +1750,54 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /{scope}/providers/Vendor.Authorization/roleDefinitions (the `RoleDefinitionsList` operationId).
 	RoleDefinitionsListWithResponse(ctx context.Context, scope Scope, params *RoleDefinitionsListParams, reqEditors ...RequestEditorFn) (*RoleDefinitionsListResponse, error)
 
+	// RoleDefinitionsDeleteWithResponse Delete a custom role definition
+	//
+	// Deletes a custom role visible at the scope and returns it (200); 204 when there is
+	// none. A role that any assignment still uses is refused (409
+	// `RoleDefinitionHasAssignments`), and so is a built-in role.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsDelete` operationId).
+	RoleDefinitionsDeleteWithResponse(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsDeleteParams, reqEditors ...RequestEditorFn) (*RoleDefinitionsDeleteResponse, error)
+
 	// RoleDefinitionsGetWithResponse Get a role definition at a scope
 	//
-	// Returns a built-in or seeded role definition; 404 `RoleDefinitionDoesNotExist` otherwise.
+	// Returns a built-in role, or a custom role assignable at the scope; 404
+	// `RoleDefinitionDoesNotExist` otherwise.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsGet` operationId).
 	RoleDefinitionsGetWithResponse(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetParams, reqEditors ...RequestEditorFn) (*RoleDefinitionsGetResponse, error)
+
+	// RoleDefinitionsCreateOrUpdateWithBodyWithResponse Create or update a custom role definition
+	//
+	// Creates the custom role `{roleDefinitionId}` or replaces what it allows, its name,
+	// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
+	// accept no other status). `roleName` is required and unique in the tenant, whatever
+	// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
+	// scope; a built-in role cannot be changed. The caller needs
+	// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsCreateOrUpdate` operationId).
+	RoleDefinitionsCreateOrUpdateWithBodyWithResponse(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RoleDefinitionsCreateOrUpdateResponse, error)
+
+	// RoleDefinitionsCreateOrUpdateWithResponse Create or update a custom role definition
+	//
+	// Creates the custom role `{roleDefinitionId}` or replaces what it allows, its name,
+	// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
+	// accept no other status). `roleName` is required and unique in the tenant, whatever
+	// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
+	// scope; a built-in role cannot be changed. The caller needs
+	// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsCreateOrUpdate` operationId).
+	RoleDefinitionsCreateOrUpdateWithResponse(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, body RoleDefinitionsCreateOrUpdateJSONRequestBody, reqEditors ...RequestEditorFn) (*RoleDefinitionsCreateOrUpdateResponse, error)
 }
 
 type RoleDefinitionsListAtTenantResponse struct {
@@ -1789,6 +2143,54 @@ func (r RoleDefinitionsListResponse) ContentType() string {
 	return ""
 }
 
+type RoleDefinitionsDeleteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RoleDefinition
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RoleDefinitionsDeleteResponse) GetJSON200() *RoleDefinition {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RoleDefinitionsDeleteResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RoleDefinitionsDeleteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RoleDefinitionsDeleteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RoleDefinitionsDeleteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RoleDefinitionsDeleteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type RoleDefinitionsGetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1831,6 +2233,54 @@ func (r RoleDefinitionsGetResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RoleDefinitionsGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RoleDefinitionsCreateOrUpdateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *RoleDefinition
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r RoleDefinitionsCreateOrUpdateResponse) GetJSON201() *RoleDefinition {
+	return r.JSON201
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RoleDefinitionsCreateOrUpdateResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RoleDefinitionsCreateOrUpdateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RoleDefinitionsCreateOrUpdateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RoleDefinitionsCreateOrUpdateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RoleDefinitionsCreateOrUpdateResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -1981,9 +2431,27 @@ func (c *ClientWithResponses) RoleDefinitionsListWithResponse(ctx context.Contex
 	return ParseRoleDefinitionsListResponse(rsp)
 }
 
+// RoleDefinitionsDeleteWithResponse Delete a custom role definition
+//
+// Deletes a custom role visible at the scope and returns it (200); 204 when there is
+// none. A role that any assignment still uses is refused (409
+// `RoleDefinitionHasAssignments`), and so is a built-in role.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsDelete` operationId).
+func (c *ClientWithResponses) RoleDefinitionsDeleteWithResponse(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsDeleteParams, reqEditors ...RequestEditorFn) (*RoleDefinitionsDeleteResponse, error) {
+	rsp, err := c.RoleDefinitionsDelete(ctx, scope, roleDefinitionId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRoleDefinitionsDeleteResponse(rsp)
+}
+
 // RoleDefinitionsGetWithResponse Get a role definition at a scope
 //
-// Returns a built-in or seeded role definition; 404 `RoleDefinitionDoesNotExist` otherwise.
+// Returns a built-in role, or a custom role assignable at the scope; 404
+// `RoleDefinitionDoesNotExist` otherwise.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -1994,6 +2462,46 @@ func (c *ClientWithResponses) RoleDefinitionsGetWithResponse(ctx context.Context
 		return nil, err
 	}
 	return ParseRoleDefinitionsGetResponse(rsp)
+}
+
+// RoleDefinitionsCreateOrUpdateWithBodyWithResponse Create or update a custom role definition
+//
+// Creates the custom role `{roleDefinitionId}` or replaces what it allows, its name,
+// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
+// accept no other status). `roleName` is required and unique in the tenant, whatever
+// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
+// scope; a built-in role cannot be changed. The caller needs
+// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsCreateOrUpdate` operationId).
+func (c *ClientWithResponses) RoleDefinitionsCreateOrUpdateWithBodyWithResponse(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RoleDefinitionsCreateOrUpdateResponse, error) {
+	rsp, err := c.RoleDefinitionsCreateOrUpdateWithBody(ctx, scope, roleDefinitionId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRoleDefinitionsCreateOrUpdateResponse(rsp)
+}
+
+// RoleDefinitionsCreateOrUpdateWithResponse Create or update a custom role definition
+//
+// Creates the custom role `{roleDefinitionId}` or replaces what it allows, its name,
+// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
+// accept no other status). `roleName` is required and unique in the tenant, whatever
+// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
+// scope; a built-in role cannot be changed. The caller needs
+// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsCreateOrUpdate` operationId).
+func (c *ClientWithResponses) RoleDefinitionsCreateOrUpdateWithResponse(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, body RoleDefinitionsCreateOrUpdateJSONRequestBody, reqEditors ...RequestEditorFn) (*RoleDefinitionsCreateOrUpdateResponse, error) {
+	rsp, err := c.RoleDefinitionsCreateOrUpdate(ctx, scope, roleDefinitionId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRoleDefinitionsCreateOrUpdateResponse(rsp)
 }
 
 // ParseRoleDefinitionsListAtTenantResponse parses an HTTP response from a RoleDefinitionsListAtTenantWithResponse call
@@ -2237,6 +2745,42 @@ func ParseRoleDefinitionsListResponse(rsp *http.Response) (*RoleDefinitionsListR
 	return response, nil
 }
 
+// ParseRoleDefinitionsDeleteResponse parses an HTTP response from a RoleDefinitionsDeleteWithResponse call
+func ParseRoleDefinitionsDeleteResponse(rsp *http.Response) (*RoleDefinitionsDeleteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RoleDefinitionsDeleteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RoleDefinition
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseRoleDefinitionsGetResponse parses an HTTP response from a RoleDefinitionsGetWithResponse call
 func ParseRoleDefinitionsGetResponse(rsp *http.Response) (*RoleDefinitionsGetResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -2257,6 +2801,39 @@ func ParseRoleDefinitionsGetResponse(rsp *http.Response) (*RoleDefinitionsGetRes
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRoleDefinitionsCreateOrUpdateResponse parses an HTTP response from a RoleDefinitionsCreateOrUpdateWithResponse call
+func ParseRoleDefinitionsCreateOrUpdateResponse(rsp *http.Response) (*RoleDefinitionsCreateOrUpdateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RoleDefinitionsCreateOrUpdateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest RoleDefinition
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -2293,9 +2870,15 @@ type ServerInterface interface {
 	// RoleDefinitionsList List the role definitions usable at a scope
 	// (GET /{scope}/providers/Vendor.Authorization/roleDefinitions)
 	RoleDefinitionsList(ctx echo.Context, scope Scope, params RoleDefinitionsListParams) error
+	// RoleDefinitionsDelete Delete a custom role definition
+	// (DELETE /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
+	RoleDefinitionsDelete(ctx echo.Context, scope Scope, roleDefinitionId RoleDefinitionId, params RoleDefinitionsDeleteParams) error
 	// RoleDefinitionsGet Get a role definition at a scope
 	// (GET /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
 	RoleDefinitionsGet(ctx echo.Context, scope Scope, roleDefinitionId RoleDefinitionId, params RoleDefinitionsGetParams) error
+	// RoleDefinitionsCreateOrUpdate Create or update a custom role definition
+	// (PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
+	RoleDefinitionsCreateOrUpdate(ctx echo.Context, scope Scope, roleDefinitionId RoleDefinitionId, params RoleDefinitionsCreateOrUpdateParams) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -2551,6 +3134,39 @@ func (w *ServerInterfaceWrapper) RoleDefinitionsList(ctx echo.Context) error {
 	return err
 }
 
+// RoleDefinitionsDelete converts echo context to params.
+func (w *ServerInterfaceWrapper) RoleDefinitionsDelete(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "scope" -------------
+	var scope Scope
+
+	err = runtime.BindStyledParameterWithOptions("simple", "scope", ctx.Param("scope"), &scope, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scope: %s", err))
+	}
+
+	// ------------- Path parameter "roleDefinitionId" -------------
+	var roleDefinitionId RoleDefinitionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "roleDefinitionId", ctx.Param("roleDefinitionId"), &roleDefinitionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter roleDefinitionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RoleDefinitionsDeleteParams
+	// ------------- Required query parameter "api-version" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "api-version", ctx.QueryParams(), &params.ApiVersion, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter api-version: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RoleDefinitionsDelete(ctx, scope, roleDefinitionId, params)
+	return err
+}
+
 // RoleDefinitionsGet converts echo context to params.
 func (w *ServerInterfaceWrapper) RoleDefinitionsGet(ctx echo.Context) error {
 	var err error
@@ -2581,6 +3197,39 @@ func (w *ServerInterfaceWrapper) RoleDefinitionsGet(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RoleDefinitionsGet(ctx, scope, roleDefinitionId, params)
+	return err
+}
+
+// RoleDefinitionsCreateOrUpdate converts echo context to params.
+func (w *ServerInterfaceWrapper) RoleDefinitionsCreateOrUpdate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "scope" -------------
+	var scope Scope
+
+	err = runtime.BindStyledParameterWithOptions("simple", "scope", ctx.Param("scope"), &scope, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scope: %s", err))
+	}
+
+	// ------------- Path parameter "roleDefinitionId" -------------
+	var roleDefinitionId RoleDefinitionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "roleDefinitionId", ctx.Param("roleDefinitionId"), &roleDefinitionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter roleDefinitionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RoleDefinitionsCreateOrUpdateParams
+	// ------------- Required query parameter "api-version" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "api-version", ctx.QueryParams(), &params.ApiVersion, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter api-version: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RoleDefinitionsCreateOrUpdate(ctx, scope, roleDefinitionId, params)
 	return err
 }
 
@@ -2635,7 +3284,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleAssignments/:roleAssignmentName", wrapper.RoleAssignmentsGet, options.OperationMiddlewares["RoleAssignments_Get"]...)
 	router.PUT(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleAssignments/:roleAssignmentName", wrapper.RoleAssignmentsCreate, options.OperationMiddlewares["RoleAssignments_Create"]...)
 	router.GET(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleAssignments", wrapper.RoleAssignmentsListForScope, options.OperationMiddlewares["RoleAssignments_ListForScope"]...)
+	router.DELETE(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleDefinitions/:roleDefinitionId", wrapper.RoleDefinitionsDelete, options.OperationMiddlewares["RoleDefinitions_Delete"]...)
 	router.GET(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleDefinitions/:roleDefinitionId", wrapper.RoleDefinitionsGet, options.OperationMiddlewares["RoleDefinitions_Get"]...)
+	router.PUT(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleDefinitions/:roleDefinitionId", wrapper.RoleDefinitionsCreateOrUpdate, options.OperationMiddlewares["RoleDefinitions_CreateOrUpdate"]...)
 	router.GET(options.BaseURL+"/providers/Vendor.Authorization/roleDefinitions/:roleDefinitionId", wrapper.RoleDefinitionsGetById, options.OperationMiddlewares["RoleDefinitions_GetById"]...)
 	router.GET(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleDefinitions", wrapper.RoleDefinitionsList, options.OperationMiddlewares["RoleDefinitions_List"]...)
 	router.GET(options.BaseURL+"/providers/Vendor.Authorization/roleDefinitions", wrapper.RoleDefinitionsListAtTenant, options.OperationMiddlewares["RoleDefinitions_ListAtTenant"]...)
@@ -2949,6 +3600,55 @@ func (response RoleDefinitionsListdefaultJSONResponse) VisitRoleDefinitionsListR
 	return err
 }
 
+type RoleDefinitionsDeleteRequestObject struct {
+	Scope            Scope            `json:"scope"`
+	RoleDefinitionId RoleDefinitionId `json:"roleDefinitionId"`
+	Params           RoleDefinitionsDeleteParams
+}
+
+type RoleDefinitionsDeleteResponseObject interface {
+	VisitRoleDefinitionsDeleteResponse(w http.ResponseWriter) error
+}
+
+type RoleDefinitionsDelete200JSONResponse RoleDefinition
+
+func (response RoleDefinitionsDelete200JSONResponse) VisitRoleDefinitionsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RoleDefinitionsDelete204Response struct {
+}
+
+func (response RoleDefinitionsDelete204Response) VisitRoleDefinitionsDeleteResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type RoleDefinitionsDeletedefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response RoleDefinitionsDeletedefaultJSONResponse) VisitRoleDefinitionsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RoleDefinitionsGetRequestObject struct {
 	Scope            Scope            `json:"scope"`
 	RoleDefinitionId RoleDefinitionId `json:"roleDefinitionId"`
@@ -2990,6 +3690,48 @@ func (response RoleDefinitionsGetdefaultJSONResponse) VisitRoleDefinitionsGetRes
 	return err
 }
 
+type RoleDefinitionsCreateOrUpdateRequestObject struct {
+	Scope            Scope            `json:"scope"`
+	RoleDefinitionId RoleDefinitionId `json:"roleDefinitionId"`
+	Params           RoleDefinitionsCreateOrUpdateParams
+	Body             *RoleDefinitionsCreateOrUpdateJSONRequestBody
+}
+
+type RoleDefinitionsCreateOrUpdateResponseObject interface {
+	VisitRoleDefinitionsCreateOrUpdateResponse(w http.ResponseWriter) error
+}
+
+type RoleDefinitionsCreateOrUpdate201JSONResponse RoleDefinition
+
+func (response RoleDefinitionsCreateOrUpdate201JSONResponse) VisitRoleDefinitionsCreateOrUpdateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RoleDefinitionsCreateOrUpdatedefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response RoleDefinitionsCreateOrUpdatedefaultJSONResponse) VisitRoleDefinitionsCreateOrUpdateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// RoleDefinitionsListAtTenant List the tenant's role definitions
@@ -3013,9 +3755,15 @@ type StrictServerInterface interface {
 	// RoleDefinitionsList List the role definitions usable at a scope
 	// (GET /{scope}/providers/Vendor.Authorization/roleDefinitions)
 	RoleDefinitionsList(ctx context.Context, request RoleDefinitionsListRequestObject) (RoleDefinitionsListResponseObject, error)
+	// RoleDefinitionsDelete Delete a custom role definition
+	// (DELETE /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
+	RoleDefinitionsDelete(ctx context.Context, request RoleDefinitionsDeleteRequestObject) (RoleDefinitionsDeleteResponseObject, error)
 	// RoleDefinitionsGet Get a role definition at a scope
 	// (GET /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
 	RoleDefinitionsGet(ctx context.Context, request RoleDefinitionsGetRequestObject) (RoleDefinitionsGetResponseObject, error)
+	// RoleDefinitionsCreateOrUpdate Create or update a custom role definition
+	// (PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
+	RoleDefinitionsCreateOrUpdate(ctx context.Context, request RoleDefinitionsCreateOrUpdateRequestObject) (RoleDefinitionsCreateOrUpdateResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -3237,6 +3985,33 @@ func (sh *strictHandler) RoleDefinitionsList(ctx echo.Context, scope Scope, para
 	return nil
 }
 
+// RoleDefinitionsDelete operation middleware
+func (sh *strictHandler) RoleDefinitionsDelete(ctx echo.Context, scope Scope, roleDefinitionId RoleDefinitionId, params RoleDefinitionsDeleteParams) error {
+	var request RoleDefinitionsDeleteRequestObject
+
+	request.Scope = scope
+	request.RoleDefinitionId = roleDefinitionId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RoleDefinitionsDelete(ctx.Request().Context(), request.(RoleDefinitionsDeleteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RoleDefinitionsDelete")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RoleDefinitionsDeleteResponseObject); ok {
+		return validResponse.VisitRoleDefinitionsDeleteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // RoleDefinitionsGet operation middleware
 func (sh *strictHandler) RoleDefinitionsGet(ctx echo.Context, scope Scope, roleDefinitionId RoleDefinitionId, params RoleDefinitionsGetParams) error {
 	var request RoleDefinitionsGetRequestObject
@@ -3264,91 +4039,151 @@ func (sh *strictHandler) RoleDefinitionsGet(ctx echo.Context, scope Scope, roleD
 	return nil
 }
 
+// RoleDefinitionsCreateOrUpdate operation middleware
+func (sh *strictHandler) RoleDefinitionsCreateOrUpdate(ctx echo.Context, scope Scope, roleDefinitionId RoleDefinitionId, params RoleDefinitionsCreateOrUpdateParams) error {
+	var request RoleDefinitionsCreateOrUpdateRequestObject
+
+	request.Scope = scope
+	request.RoleDefinitionId = roleDefinitionId
+	request.Params = params
+
+	var body RoleDefinitionsCreateOrUpdateJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RoleDefinitionsCreateOrUpdate(ctx.Request().Context(), request.(RoleDefinitionsCreateOrUpdateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RoleDefinitionsCreateOrUpdate")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RoleDefinitionsCreateOrUpdateResponseObject); ok {
+		return validResponse.VisitRoleDefinitionsCreateOrUpdateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7FwJbyM5dv4rRGUCS0HpsCxfMhaJejzT6GSOTh8zQFqNLarqSeK6ilSTLLu1hv57wMe6i7Il2zM72QzQ",
-	"QFsqXu/xHd87SvdeKJK14MC18ib3HnylyToG/PudiGGqFFvyBLg236g0SajceBNvSiTQCCShxQBCNaFE",
-	"ghKpDIEspUjXnu/d0jgFM5lF3sQbqHSuQsnWmgmuBvRydLoYLc57p+HZSW88P5/3Ls4vL3ujU3q6uDyf",
-	"hyfz0SBf8rVZUQ00KC2Xg7UUtywCqQa/AI+E7E9TvRKS/Z2apQeydng1mA8X45PwdNyD84vz3vjibNS7",
-	"uJwf9+jZ6cmCXoaL8/G553ucJuBNvD1Hr6VYg9TM8iuUQDVErwx/zhYX8/l8Pu5dwmjeG89PTnv0hEa9",
-	"YTicD+kpvYhGZoFsys/cm3ij4eisd3zcGx1/OB5OhuZffzgc/o/nexEUPPMm3jugEaFhCEqRhZBEr4DM",
-	"WRwzviQaaIIHYzxkaxq/MUwPYRTC8Rh6F6fReW98NrrszaN52BufjqPh6fFldHlxXp30YbM2TPioQHq+",
-	"Zzh5DQvGmdkfF9yH+eUUNaBhFJ2P6Hnv5OTitDe+gEVvHo1HvcXZ8GwxpxfHFMwBVChw4xcTEs/30nV0",
-	"6KVkUx6+lK3vqY3SkFxTTSu3P9UPX+XTheTVpn4vMVX6RxGxBXt81+rYQ7auz6vuv/U9bT/uo37eduuj",
-	"PSmlom5PPhgZTlmse4yTd9a0mDXaBuS3Eb1M7/ccXdd7awLpPIb3RoCVN/nkDbzPTbX9hcEdoXFcmEjl",
-	"k3mqSSRAES60eSbuyEakRAuS0BsglG9IuKJ8CapvtgWZMKUMXd7k071HQ5397f3bwNhj3JRqOi0efPY9",
-	"LnTz83V9zPaz1fKfLBMs+73igl+Ze3nDzfXtc+0V7ntbc+9rKmkCGiRya7pmv4BUmQTUWWSkYPr2Dbm1",
-	"AwwfUgWZkWOKGK7jRlck5UYGdBptiErXayG1IsFoOBr1huPe8Dgw/MqcmVWN7IHne8xs9SUFualc/Jr1",
-	"sl2NyYMvKZMQeRMtUzCGaQUJannC+A/Al3rlTY4LVigtGV8WMl7KvWWoi0qzLRELtN2GaRU/eoXXfktj",
-	"FpHXH99c1ynZ0zMhjWuqVyWJsn20BymlX3NKR6dn/l6U192Ei25DUI3uqJhSp3NPTdxBZ+0gL0nle+ui",
-	"XKSh9/KJgluQNCbmUETBEu0fuWN6JVKNdMdAI+OrVUzVajLjQd3d3SsWbQOfuL5uurl7udwGvnsJ19iK",
-	"9bw37FJrGsJ2cG8I3dqvtgERcsaDlp39kXK6BEPOICn+zNc2R+7PeO0KX9CLO67ZgoV973Y4vnj8cj8A",
-	"p1w7RRefEBahLQqlUKqn7Xdmf1BaXSEkW2uICOURYUsuJERkvqmYqv4O66PzjXcc/2zcPu7WkK7Wgivr",
-	"hb6TUkgEIoLrDK/T9TpmoTXNf1PW4hb3c+9BOSVCw1+zEN99ZUorz/cSUIouIRPzhrUiNDaeZ0MAh/eR",
-	"kSUR30hYeBPvXwZlmDGwT9UAT/wuo8FSVOf6lG/IgrI4leATxlF5pu9+JHhuAvwWYrGG6pbIiW/reMml",
-	"qzeMR8YMsQi4ZnpD5rAyX9HM3aIt4mliXGsGt6YlLz3fs8oQvcnme773X7Ax7rdxTb69l2kUoTWi8Ru+",
-	"EO0zlc8z4hhfCJnQ3C7WAQdzrmHoakzLDiPmf4NQl777QY44V6goSWtNJPAaNGWxgzBuCfLRAhIOyihI",
-	"hKNV7giUcYZqRdfQppXuz7nG0ZmGRO0lg43bKYmkUtKN+WwVpLU3SWi4Yhx6RgUMACRmoE+gv+yTwKVO",
-	"gYOpRuyRH+0dfrL8Qhaqw4jKbsRBTKHPbXpWaUJ5SU020nlmTeUStFuYFgziiAhJCuhHqCYLmsbaJ3cr",
-	"4OSGi7sdAlYa9E+W7+WJP+8Sv8KKuCGlw2Y05aywhXsztnFUu4DrhG8L2O5iuQJt9CDD8pme3LE4CqmM",
-	"lE8SxlOFasKF7mXDHHqSw/nWDiaqME4p38AKpw0YgppMte+4ITm12GLXRmYQqZxz/+WrkUprdfuAwNcw",
-	"TiOIyEKKhATZPsHBG10/RMp1hYTmjhUeHLSry3S+rWdczDFQScogf7ehLrI1VyQwgwOrWCaQXLJb4A4X",
-	"9jpLyb0HectCKHb3fO97IYEteT7iGswApz9rZwWbEt1ACA7/5UBYweAeEd320MReBlr7CAVp9DOPNzkU",
-	"bJ2d74zHKoAGQ7MOxVClu9eydeoeMiB15r0t57XSSQ+t8r4cudOnT+M7ulEk2IeH+zCvYe1YlKPXbGSN",
-	"Cy4rWCfdYrS3tcxA+1bmItqgcSQ2B9YTsmezcznsbgvXS1xGg9iDKPuBKf0OFGpxk6afOZA1XWLk39AS",
-	"h0nn8FX/wPiNmzcf3/2Q4yczENe9InSujAwLC5ZjquyDvcS4SLQ9pB7Krs1Use5ekKRhNVzWscpxe5TH",
-	"mf22xrCHzn2kSMndPvmZF4EbCSrZ8gCDt6CZQwgIlTDj+RGvbP4CaNQTPN6QBJI5SEU6AdowE7wXmX3z",
-	"ocgoV5682mDgXuSngy5JqAlECN7gnIY3eBYqIQ8mbYDdKDoIHhX51Bb2nr6afkuKIbnv/493WZj9KbMO",
-	"77WQdAkDZf+fhqFIsWgSi3nmLNTAxJWUcZBqYhT/M3mPkvPdl5TGihzFYqmO0JJUAteL48uRQ9KKEz2Y",
-	"CSxGkZjyZWr0JkvRXRFkezDqDwPCVBF5+zb01uY7c0OZO7WekVYWZKp0kpXjHp+5Dltm7F2nLISH6BXV",
-	"maGKcPu6D3xU/yrFoOZGaC4xI8oSVDob6XgTA8mgZ77dZ4cIYliaPRrhay4PrtTHmyg3M8VsYvM/URk+",
-	"53mbBj9t2sVxjMoGbfxQ+ZxvXefk4zvU6l8P3tqRIta4EBbVvP5BmcFW8exha1jHfVtXjc116EbClLBo",
-	"QoKBK/V3YJHkfpliznHGg6dONdEe5RubBSVzWAhjMKvL9fv9oE8yXCJBp5KbsESRp+5pzeFhWb6iyPgI",
-	"CLRkYCxG6wnbvVS5UnXcw2agm86mPMVwVAqWzd1+KJd+lu1o+GdHjr2qcrscd73654wbKuLdKRxsd98Y",
-	"4omC9LzYoXnuvGjzwnFDefB63PBE/F/hw++G/8s9H0LJDp7+sdGx67B7o+KKTjwPFTvlo3XeX1e2TQej",
-	"jzgWdwox090KDM7UJKTcYFBrgSDq71Ht3lkMU2WZr7EsoZp0gkGA5RS4BbnBA3QPTEc9hCOQ0GJ/hq0y",
-	"zkRmrarudAt5Bo1HZTLIleB60OWXSUAHJWX1fad8GWUrMstYoXfnkt3mIKgU8QPjq4NvU6VFgp/3TPS/",
-	"ryUodgBUw6QEO0ZsrYQkoGlENe3v6pea6kfwLul8/PBtd6fnOhSwF6C1hderKHb3qvsAvHoJattu1nH6",
-	"6RrfnkJ5s83ncfLjct99mODqBzqIE9udljaXMwPRIEwl05v3Zg0rK4KmejVyuLm/pxJ60+ue0psYyM/G",
-	"z5FRf0hYso5ZyDRZxOKuX20X0fQGFGLVOVAJkmhxA3yCxIc0jkESpmbcfAwEiwISxpQlNg31n79+IB2m",
-	"FUEbqFOJloULTcIVhDcQdX0CsQJcrIryTFQP0YwvWAwkoWtrGnFnokVlUh6yFpMtyjVUWNyT0YWmuOrU",
-	"P8rYm3grrddqMhjEYsl4v1J5jkVIY3NBieADy81BPh/y3jvcIVUg/8qSNUglOM34XH4GshGpJGaUibtF",
-	"yrWt3eb3aG8Kv8oLlZg6CPHMWcW7PFnLkFeeHSkCSRrTPBSknEzf/Zjd9btX02/J9O2bSSuVRua2ltsE",
-	"ZlrMOK1cC3rCFQNJZbhiIY3zHg5jxMrsTtO9ZwHqHMidUSGg4QrHzHhCNyQS/RmfcaNqQZbSDmwzSFkM",
-	"U2vK1Y5OkQ66RFuk37+xI+hay0s3hGkF8YJk6ZpadBVcZaIob0HOuFrHRpapPQHVZqq1CI8i6aBP3pto",
-	"CFRemLcRk01hzTjiLEnvSIcqrL+FMUPyItFF9/Ovo++DHqiQriHCQUvgIFlo/0eTXJmCLP3O4IQ8bUc4",
-	"QKRIUDvWhLyyKj1Lh8OTENUL/4Qsr/fvlT6vv1S7xQiW9tSMp5keYs0wqxaS4H5m63szb3I/w6rkzPNn",
-	"eV0S/7b1UPwzK+fi3/X69czb5nGrZjquawKp6TM2wnVczG/Je9fzvbx5rdbrtvU9sQZO18ybeCf9Yf/E",
-	"OGGqV6joB0ZLZsrOim/eDCOEBXZdn9iLP1Jk5sVMYXsjCRF0IAEoODSbOPOMQVGE6YmFgzNedIMi7MKr",
-	"NyYUoqY++ha83hq7jZm/EqH2SfDNgsUaZEComnFUeCuonYBqBLBTHr2CWNx1ukHea2kM+soE/BaTYj8q",
-	"1sPnm/x05qqMHw2tpKLbQJIdjW3qiLBIESrB3nzRxYi91HXorv5qIqOptg1HXr158lML1eW4kcAXcmQr",
-	"YUeBTwJji/G7CuyrPyjh35HFg2121BvyaltZAHq0o50p4/mubqbj4cjRz/S50c80Gg736Gbar9NoZ+zp",
-	"aDpyB3Q4LKvNuvcqDm+7BCyQKfqbzZ7W5ePFHqnWHsYk0CU28zZEwvu8bcmB6wTlkEGlyXZrZh+cGGkm",
-	"eLY7td+IgnI525UU6XKFRLPIos2Wo7ZpwBnvPDV1091HpV6DfrXJGkEPlrDqGzGylcNy3UM+oxXe790Z",
-	"15q4j5Q+X0hfg3Zc5BwhBcGMz8tJaKtdeOsfLtVPaxnYKcq/Zk26lFgDNqnJKtU+oXNxC+iR5sZIlsCn",
-	"9DR/yQxppxtMDKYScsZxWmVIJVdqLTeLtrkZzjIkH0THfm2WQeWplCxm3H0wIe25+mTKN0ToFciClPFw",
-	"SIKPPGuWh+i/jc0OjHMzllCRUCQw44xjRkxdkYXA1xGCPM8WmMCHhFRKBooE36gbtv5gAFZg8TLGS6W3",
-	"NWjrGy3WARELG0xlwK1LUq5ZnPtqzMjtUuLKpaFf/F7I91nb78N+sbwDv1berXDbd/Lar/rCjgXVjmGN",
-	"XvV8+Ev6Q98Fs8SafkmxMqoZT7NEAQaR2Jxkghu4ZSK11fkjVbm+Xb3H5UV6DzZPP3q+qSaJQC/HFElM",
-	"fF0VUsaJyLsfOrUI74aL+VUR99oo5itL0oQcD4fD7lVVBG8A1gYl7iRGi3WNjCJvwrg+GdlykVnbcH04",
-	"xGJR9rGgkHENS5CWxEcsUtEx/kT4UmnGzvLLn57xouQf75XI/3fvIR78Xtzng0CBs83IAQ+qjUa1HqMX",
-	"wbEtGLcQMg+sGiChSuvhIMEa+98PGVjcW39JamtxQgwaXODX4FdVtEfg2x9lFbkzGg676FJGw7HtQtFY",
-	"aLmjJsjkmGR92O1d250P5dwLGaYC9dY7Ph9FvdVWrycK+C7UW2Gv4WLGdZvYwn5Btus6UPpHw7Ezg1Fc",
-	"ClFpuGrOepbO2Cssim7l+ed5u4Rxenkx9QHl2RF/lSJYfYlwPBw3X0H4SejvRcqjoCqKbF9JfA36TzF0",
-	"iOGLxl3PkI7fyLQ63mg91CD73jrdVeSDpuTmbew8a7/B2Ad7su0bZsaoHltgbvtaFIanSarpPIYZx3dP",
-	"FOkElc2w7TJv/qt9yA5ZCxMM7MBeqMfb5YKujbLumAJr7fuk1uDjN8PpGTcntxdrKxpIFuNLS2RIuS0n",
-	"UW6QMkZt9Sv4iFT/JDSWlLWGKOhezTglCgxZdpn8dyHw1apOVtZoJU6LY3aNGZCwSBVEZtPLGXe/vpTR",
-	"l9XJshz8Xq71TjINwYzj9ZY1dwJ8IWSIL5OaQwi+TzBoRSd7+xOUfiWizWFwe/1Aj8Qf4Ac2fhv0fzAW",
-	"fqrVbLX3b+u9LFqmsP3nBSao0lnHiEEVWYNeBkCO/5nwV9YW8XwnaEXGYOWsXfG5HvHAMGCfSpetQNYq",
-	"U+6aFLlbCQWVSlTeEBWKW5CVtOGMlzmzji2X1TOj3+NDH5MnGmTSnRB31YdwKqW4U1jlNqPte0whVdBj",
-	"XAFXTLNb6O6sDmHmy10f0sLsP+M3jGc99q7qGY0i68xrVb4KD7Ca3kicGs/VyFUaN7AjW7ln/ezPutkz",
-	"Ek//h35gZ48fxPkNf9vm8xPrOf/Q+mOrmSVVqJtlafxFyzy/SwbnyZVLGznT0qILucOgV+LpcvFrAeon",
-	"YaFxUAYC/X0Kkn8WI59UjPxHi+nzy5aV/kY8Wd7Z+MnVeIfmy7ZrufwYJdjWV/sxLBxMOtVeQhpF0sQy",
-	"YkEC/F0xmfKg6/leWvQMTgaD49F5f9gf9o8nF8OLIYbtGYPdgbuPLXI+sc09PMoybu3scHln/dIRNPFa",
-	"u56EUZjTZGFKoN5GsMA+TtJxYLNuY9eGDf/fAAAA//8=",
+	"7FyNb9s4lv9XCN0cYh/kzyRN4mBx50xmer3ttL2k3QGuLla09GxzI5EuSSX1Bv7fD3zUt+RETtLZub0B",
+	"CjSWKZLv8X383gd97/giWgsOXCtncu/ANxqtQ8C/r0QIU6XYkkfAtXmi4iiicuNMnCmRQAOQhGYDCNWE",
+	"EglKxNIHspQiXjuuc0vDGMzLLHAmzkDFc+VLttZMcDWgZ+PjxXhx0jv2Xx32juYn897pydlZb3xMjxdn",
+	"J3P/cD4epFO+NjOqgQal5XKwluKWBSDV4C/AAyH701ivhGR/p2bqgSxtXg3mw8XRoX981IOT05Pe0emr",
+	"ce/0bD7q0VfHhwt65i9Ojk4c1+E0AmfitBy9lmINUjPLL18C1RBcGP68WpzO5/P5Ue8MxvPe0fzwuEcP",
+	"adAb+sP5kB7T02BsJkheec+diTMejl/1RqPeePRxNJwMzb/+cDj8H8d1Ash45kycK6ABob4PSpGFkESv",
+	"gMxZGDK+JBpohBtj3GdrGr4xTPdh7MPoCHqnx8FJ7+jV+Kw3D+Z+7+j4KBgej86Cs9OT4ksfN2vDhE8K",
+	"pOM6hpOXsGCcmfVxwjbMz19RA+oHwcmYnvQOD0+Pe0ensOjNg6Nxb/Fq+Goxp6cjCmYDyhe48IsJieM6",
+	"8TrY91CSVx4+lK3rqI3SEF1STQunP9UPH+XTheRiUz6XkCr9iwjYgj2+anHsPkuX3yuuv3UdbT+2UT9n",
+	"u3XRnuRSUbYnH40MxyzUPcbJlTUtZo66Afk+opfofcvRZb23JpDOQ7g2AqycyWdn4Hypqu1fGNwRGoaZ",
+	"iVQumceaBAIU4UKb78Qd2YiYaEEiegOE8g3xV5QvQfXNsiAjppShy5l8vneor5O/nX8bGHuMi1JNp9kX",
+	"X1yHC139fFkes/1itfydZYJlv5Md8IU5lzfcHF+bYy9w39mac19TSSPQIJFb0zX7C0iVSECZRUYKph/e",
+	"kFs7oE/MmgUXoyZkPBwd94YnveHINX+f9EbD3nDUW0u4ZXCHz07Ng8KzGbcPzyoDx8Pe8LDh2VHDs9Pq",
+	"hONhfeXx2L6c/n1c+D6hJciZU6IF99iGmEeX+Yn6K0K5ugOpZvyO6RXRK6pTnh4oolZ0DecoXEKvQBKm",
+	"iIRFrCAgnaPhkHjvxBUsmdIgIfiQ6NvPIuaB1+3PuOOmMMEanWQ7juswc4hfY5CbgkqtWS9Z2zgT+Boz",
+	"CYEz0TIGY/JXEKH9jBh/C3ypV85klAmZ0pLxZWY9cotiRbVJfsyyRCzQK8qy+Fiab2nIAvL605vLfomS",
+	"lj4faVxTvcpJlPWtPUgp/ZZSOj5+5baivOyAm+g2BJXozkWtTGdLG7eDztJGXpLKa+v8m0hDXOASBbcg",
+	"aUjMpoiCJVoEYiRcxBrpDoEGBgWpkKrVZMa9MpC4VyzYei5pelwFEPdyufXc5imaxhb80r1hl1pTH7aD",
+	"e0Po1j7aekTIGfdqHuwXyukSDDmDKPszndtsuap0L4iPGo7ZwrC2Zzs8On38cD8Cp1w3ii5+Q1iAUNaX",
+	"Qqmets/M+qC0Okewu9YQEMoDwpZcSAjIfENibtio42DT32F9dLrwju2/Oqpvd2tIV2vBlfXvP0kpJEI8",
+	"wXUSCdH1OmS+dXp/U9aXZedz70D+SoAutWQhfvrGlFaO60SgFF1CIuYVa0VoaHz6hgAO7yMjcyJ+kLBw",
+	"Js6/DPIAbmC/VQPc8VVCg6WozPUp35AFZWEswSWMo/JMr34huG8C/BZCsYbiksiJH8tItElXbxgPjBli",
+	"AXDN9IbMYWUe0QTIoC3icWRASwJkpzkvHdexyhC8Sd53XOfPsDHApnJMrj2XaRCgNaLhG74Q9T3l3yfE",
+	"Mb4QMqKpXSxDOdY4h6Gr8lqyGTH/G/g6R0UPcqRxhoKS1OZEAi9BUxY2EMYtQS5aQMJBGQUJcLRKHYEy",
+	"zhD9fZ1W2p5zla0zDZFqJYOV08mJpFLSjflsFaS2Nomov2IcekYFDLQmZqBLoL/sE69JnbwGphqxR37U",
+	"V3hn+YUsVPsRlZxIAzGZPtfpWcUR5Tk1ycjGPWsql6CbhWnBIAyIkCQD1YRqsqBxqF1ytwJObri42yFg",
+	"uUH/bPme7/jLLvHLrEgzWG+wGVU5y2xha8ZWtmonaNrhhywgamK5Am30IImSEj25Y2HgUxkol0SMxwrV",
+	"hAvdS4Y16EkaKNVWMPGacUrpAlY4bSjmlWSqfsYVySlFbbsWMoNIYZ/tpy/GgLXZ7RcEvvlhHEBAFlJE",
+	"xEvW8fZe6PIhUi4LJFRXLPBgr1WbTOeHci7LbAOVJE+f7DbUWR7snHhmsGcVy4ToS3YLvMGFvU6Sndcg",
+	"b5kP2eqO6/wsJLAlT0dcghnQ6M/q+daqRFcQQoP/akBY3uAeEd1235RpAlr7CAVp8J6HmxQK1vbOd8Zj",
+	"BUCDoVmHYqjSbTVtmbqHDEiZeR/y92qJuodmuc5H7vTp0/CObhTx2vCwDfMq1o4FKXpNRpa40GQFy6Rb",
+	"jPahlHOpn8pcBBs0jsRmF3tC9mzeM4XddeF6icOoELsXZW+Z0legUIurNL3nQNZ0iZF/RUsaTDqHb/ot",
+	"4zfNvPl09TbFT2YgzntO6FwZGRYWLIdU2S9aiXGWwnxIPZSdm6ls3laQpGI1mqxjkeN2K48z+0OJYQ/t",
+	"+0CRnLt98p5ngRvxCnUID4M3r5pD8AiVMOPpFs9t/gJo0BM83JAIojlIRToe2jATvGc1E/Mhy9UXvrnY",
+	"YOCeZf69LomoCUQInuCc+je4FyohDSZtgF0p5wgeZJnqGvaeXkx/JNmQ1Pf/x1USZn9OrMO1FpIuYaDs",
+	"/1PfFzGWo0IxT5yFGpi4kjIOUk2M4n8h1yg5P32NaajIQSiW6gAtSSFwPR2djRskLdvRgznWbBQJKV/G",
+	"Rm+SFN05QbZ74/7QI0xlkbdrQ29tnpkTStyp9Yy0MCFTuZMsbHf0qmmzeS2kaZeZ8NgEZjIaly/7wEf1",
+	"r1Bmqy6E5tJsXLMIlc5GOs7EQDLomadtVggghKVZoxK+pvLQlPp4E6RmJnub2PxPkIfPad6mwk+bdmnY",
+	"RmGBOn4ofE6XLnPy8RVKlcUHT+1AEWtcCAtKXn+vzGCtLPmwNSzjvm1T9bJp05WEKWHBhHiDptTfnuWn",
+	"+2WMOccZ9576qon2KN/YLCiZw0IYg1mcrt/ve32S4BIJOpbchCWKPHVNaw73y/Jl5dtHQKAlA2MxWk7Y",
+	"tlLlQj23hc1AN5288hTDUSgFV1d7m0/9LNtR8c8NOfaiyu1y3OW6amPckIu3dbKPQ0CihSAdplWDQy44",
+	"TzObhG7baOSJIvm8KKSq4Gn554UjkHzj5QjkiZFEgQ8tI4lHhOMhCN3Apt83dG7abGvIXFCY50HmxiOv",
+	"7ffXle2OwtAkDMWdQkB1ZzTHwCqfcgNQrXmCoN+iyWBnpUzlNcDKtIRq0vEGHtZa4Bbk5i5T3Yxzj2OA",
+	"Wg73STiOEj9WWkR2p51Cnbihro2wtPuiYC+xfU/Zw1Mx4gPgDAUkOzeGnV0tEVmxK6TR+aZ5Sh7kKbem",
+	"NOKDwCpPtTZIQN49slNRjW3O8vfYYeKdk5izrzGkFShbrHPJ3YpqI53EuB6fqir4PR6Nd0plzd8Uulc8",
+	"A6W8H/HE8XNj+v0ZCON7ifQeMOQ3luoml3NdSrft0EAjjBF2ltnKH4lA04Bq2t/VVznVjyl059PHH3dT",
+	"sm/4mYVgteizGJPtnrVNuFIuqG7rTX2Nx13i21Mor7YDPk5+mK/bhglNfYN7cWK7U/JSOTMBB/ixZHpz",
+	"beawsiJorFfjBqj191hCb3rZU3oTAnlvsBYZ94eEReuQ+UyTRSju+oWOAqLpDSiMvOZAJUiixQ3wCRLv",
+	"0zDExqkZNx89wQKP+CFlkdW///r1owXO6LR1LNGkc6GJvwL/BoKuSyBUgJMVLQoQBRDM+IKFQCK6tr4c",
+	"VyZaFF5KEzDZyzZmM1RY7J3QhdihCCw/ydCZOCut12oyGIRiyXi/0EcRCp+G5oAiwQeWm4P0fUh7dHGF",
+	"WIH8K4vWIJXgNOFz/hnIRsSSmFGE2rSX7URIz9GeFD5Ky+6YCPNxz0n/Rr6zmgctfHegCERxSNPEBuVk",
+	"evVLctZXF9MfyfTDm0ktMUzmtjOhGhxoMeO0cCwI3VYMJJX+ivk0TDuSjBHLQ6MqHk3SLXNAh0aA+isc",
+	"M+MR3ZBA9Gd8xo2qeUmBxrOtTXlpV60pVzv6njqI4WzLSfs2Ja9rLS/dGOcK4YIkycdSrsA7T0RR3oKc",
+	"cbUOjSxTuwOq0S+jRXg0mvP65NrE9qBSJ2/jf5uQnXEMDCS9Ix2qsJrshwzJC0QXvfW/jn/2eqB8uoYA",
+	"By2Bg2S+/R9NcuEVZOlPBthmMSwHCBTxStuakAur0rN4ODz0Ub3wT7BZasqJ9+8Ft/knD7d+9dP1R8MN",
+	"8HPzi+cNeSN+dv+hk3dG4pzYaqlco99W69NT7vYJVr/VjMeJcmNZPSmoE+9+ZkvgM2dyP8PC/cxxZ2np",
+	"Hv+2LQP4Z9LxgH+XWzxmzjZN7Wimw7J6kZKRwC7cTtOJ1pSo67hO2t9Zagfduo5YA6dr5kycw/6wf2g8",
+	"O9UrtB57pgHMKzubItJ+MSFseNN1iZWmA0VmTsgU9lYXQRFKI01enDnGSinC9MQGRTOetaIjZkZ5MnYZ",
+	"gqqSuzaEs2AVE+ZZnNYn3g8LFmqQHqFqxtGKWOnveFRjGDflwQWE4q7T9dJGb+MlVowviY3MsBkeW0bm",
+	"m3R35qiMc/at+KMvQpIbej/VAWEBpmvsyRtgRbOLHOUAVv31LVN6qm1PnlPu3P5cQ9Yp6CfwlRzYYvGB",
+	"5xLPGHh8VoDe5S9yCH5gMXmdHeWe1dJSNno42NHxl/B8V8PfaDhuaPn7Umn5Gw+HLRr+2jXj7czANPTl",
+	"Nac1cFjSvtC8VrZ520hj0VF2ucKsWQiwDlRtDWMS6BJvElREwvmyrclB0w7yIYNCh//WvL13xq+aA93u",
+	"1H4jCqrJg6+kiJcrJJoFFsLWvL/NlM9456k5yW4blXoN+mKT9ErvLWHF63iyluZtOof0jVqSq3XzaO3F",
+	"NlL6fCF9DbrhIOeIUwg2RbychNY66rfu/lL9tK6anaL8a9LHTok1YJOSrFLtEjoXt4AeaW6MZI6mck/z",
+	"p8SQdrrexAA1IWccXysMKZQTrOVmwTY1w0me8KPo2MdmGlSeQlVvxps3JqTdV59Ms5slKSl4q+QTV/F6",
+	"LaSG4L+NzfaMczOWUBFfRDDjjGNeWJ2ThcC7UF6abfZMNEV8KiUDRbwf1A1bfzSozbMgHIOw3NvygHg/",
+	"aLH2iFjYCC1Bg10Sc83C1FdjXnqXEhcODf3iz0JeJ53xD/vF/AzcUgdEgdtuI6/doi/sWKTeMKxynSMd",
+	"/pL+0G2CWWJNv8bYPKAZj5PsA0am2L9nIia4ZSK2DSwHqnB8u9rz84N0Hrxf8Oj+pppEAr0cUyQyQXtR",
+	"SBknIm0Q6pTCxhsu5udZMG1Do28siiMyGg6H3fOiCN4ArA1K3EmMFusSGVkyhnF9OLY5TDO34fpwiPXU",
+	"5GNGIeMaliAtiY9YpOxSxRPhS+G+QlJl+fyMW9q/v/vY/+8uQe99KffLXqCgsROvAR4Ue/FKbXgvgmNr",
+	"MM5E3klgVQEJRVr3BwnW2P92yMDi3vI9wq3FCSFoaAK/Br+qrIMIKxB5o0VnPBx20aWMh0e2UQsL9eSO",
+	"miCTY+b2Ybd3aVfel3MvZJgy1Ftuin4U9Ra7IZ8o4LtQb4G9hosJ1wv9FGzXcaD0j4dHjRmM7FCIiv1V",
+	"9a1n6Yw9wqz0nO9/nnYUGaeX9hs/oDw74q9cBIv3bI+GR9VbOu+EtleIi6LI2kria9B/iGGDGL5o3PUM",
+	"6fhOprXh0ve+Btl11vGuyiFUJTe96cGTDjWMffDagr2EaYzqyAJzW3NVGJ5GsabzEGYcr2cp0vEKi2Fn",
+	"ctofW/qQbLIUJhjYge2Cj3eUel0bZd0xBdba90mpQu1Ww+kZNzu3B2vLJEgW40tLpE+5rVFRbpAyRm3l",
+	"I/iEVL8TGvsBtIbA657POCUKDFl2mjQXjrcPO0mtpJY4zbbZrfwAwdmMN9/wS+hLim9JYr+Va72TTIM3",
+	"43i8ecMEAb4Q0sf71mYTgrcJBq3oJBekQekLEWz2g9vrBzqFfge/7vN90P/eWPipVrN2A2Zb7ujSMobt",
+	"Py8wQZVO2n0MqkiaRxIAMvpnwl9Jr8XznaAVGYOVk1aa53rEPcOANpUuW9YsVaaaa1LkbiUUFCpRaVug",
+	"L25BFtKGM57nzDq2XFbOjP6MX7qYPNEgo+6ENFd9CKdSijuFpXMz2l7186mCHuMKuGKa3UJ3Z3UIM1/N",
+	"9SEtzPozfsN4cg2lqXpGg8A681KVr8ADLNFXEqfGc1VylcYN7MhWtqyf/VE3e0bi6f/Qr3u1+DWu7/jD",
+	"Wl+eWM/5h9Yfax0ysULdzEvjL1rm+U0yOI9XLnflb2xorirtmrdMsYQnebuMbTSysTZLUjvn1bwOUzOO",
+	"0TRJbnxg9FLOhROlWRgm/Q6NqDvf/n9SVbzK3LXGVwksneSOyCzVxjZmyaTfqNLeUr53J3Kwa6vw7T4p",
+	"nBcvj2Z5nKKs5As8ojcPJm8qZ2kvnJXWKbjRolhinqcmNpcC1DthYzYvj1Bb1sr/qJM/qU7+j7agz66o",
+	"t0jTFCXSq5taREQS1iH1IVFelvyopnIxTYNXEGa8eAs2L7EWgHKfTO3vJ5LxcEQYJ3OhV3gRQaWdZfZX",
+	"O7HF9/ryz2rG7UVpo/8WTSpNday6/Rwwe9bg2ijUppAevP0w4+n1BzTPpKJmvzK9uqYRTp3mR86TXrUq",
+	"RSSKlcaLQDOeaG5F6dPUzxyS7E9Qz7XMeKubakmyhTw511K0CPb830ubd3q5nEsjqntCxe2L29iRNA/F",
+	"XOUHS6MDlTZBP/ZLrr8wXwolFnrf3w7Y8Quwz5gQqWiGshehmCc/Af5Mk/lYXmb0O4AH6eWPLD/wfVIO",
+	"T3DtxWsQKEnpBYjPTf35eIq2q7spMqUEu/+LlyDsYNIpXjmgQSBB4W/MefgzxTLmXtdxnTi7WjAZDEbj",
+	"k/6wP+yPJqfD0yFa+ISMZhvvoji5xLbr8iBBXfV6b+7q+nloV83A1DtEMK/aGIRYmFxqDFzgdQ/SKWVb",
+	"7PF0zxNxcLODyzebnKDg9gebC5urBG//GwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -18,16 +18,7 @@ func (s *Server) authorize(ctx context.Context, scope Scope, action, target stri
 	}
 	allowed := false
 	if err := s.db.View(func(tx *store.Tx) error {
-		s.tables.ByPrincipal.Scan(tx, caller.PrincipalID, caller.PrincipalID+"\x01", nil, func(_ store.Cursor, r RoleAssignment) bool {
-			if !Covers(r.ScopeKey, scope.Key) {
-				return true
-			}
-			if role, ok := s.roles.get(r.RoleDefinitionGUID); ok && role.Allows(action) {
-				allowed = true
-				return false
-			}
-			return true
-		})
+		allowed = s.grants(tx, caller.PrincipalID, scope.Key, action, false)
 		return nil
 	}); err != nil {
 		return err
@@ -36,4 +27,32 @@ func (s *Server) authorize(ctx context.Context, scope Scope, action, target stri
 		return errAuthorizationFailed(caller, action, target)
 	}
 	return nil
+}
+
+// grants reports whether principal holds, at the scope key or above, an assignment whose
+// role (built-in or custom, as it is now) grants the action, or the data action when data
+// is set: the one place where assignments and roles make a permission.
+func (s *Server) grants(tx *store.Tx, principal, scopeKey, action string, data bool) bool {
+	allowed := false
+	s.tables.ByPrincipal.Scan(tx, principal, principal+"\x01", nil, func(_ store.Cursor, r RoleAssignment) bool {
+		if !Covers(r.ScopeKey, scopeKey) {
+			return true
+		}
+		role, ok := s.role(tx, r.RoleDefinitionGUID)
+		if ok && (!data && role.Allows(action) || data && role.AllowsData(action)) {
+			allowed = true
+			return false
+		}
+		return true
+	})
+	return allowed
+}
+
+// role is the role definition with the GUID (any case): built-in, or custom as stored.
+func (s *Server) role(tx *store.Tx, guid string) (RoleDefinition, bool) {
+	key := asciiLower(guid)
+	if r, ok := builtInByID()[key]; ok {
+		return r, true
+	}
+	return s.tables.CustomRoles.Get(tx, key)
 }

@@ -44,16 +44,27 @@ type tables struct {
 	ByPrincipal *store.Ordered[RoleAssignment]
 	// PerSubscription counts assignments by subscription, for the per-subscription limit.
 	PerSubscription *store.Counter[RoleAssignment]
+	// PerRole counts assignments by role definition: a role still assigned cannot be deleted.
+	PerRole *store.Counter[RoleAssignment]
+
+	// CustomRoles is keyed by the lower-case GUID; built-in roles are not stored.
+	CustomRoles *store.Table[RoleDefinition]
+	// RoleNames makes custom role names unique in the tenant, whatever their case.
+	RoleNames *store.Unique[RoleDefinition]
 }
 
 func newTables(db *store.DB) *tables {
 	t := store.NewTable[RoleAssignment](db, "roleAssignments")
+	roles := store.NewTable[RoleDefinition](db, "roleDefinitions")
 	return &tables{
 		Assignments:     t,
 		ByTriple:        t.AddUnique("triple", func(r RoleAssignment) (string, bool) { return r.Triple(), true }),
 		ByScope:         t.AddOrdered(func(r RoleAssignment) (string, bool) { return r.ScopeKey, true }),
 		ByPrincipal:     t.AddOrdered(func(r RoleAssignment) (string, bool) { return r.PrincipalID, true }),
 		PerSubscription: t.AddCounter(func(r RoleAssignment) (string, bool) { return r.Subscription, r.Subscription != "" }),
+		PerRole:         t.AddCounter(func(r RoleAssignment) (string, bool) { return r.RoleDefinitionGUID, true }),
+		CustomRoles:     roles,
+		RoleNames:       roles.AddUnique("roleName", func(r RoleDefinition) (string, bool) { return roleNameKey(r.Name), true }),
 	}
 }
 

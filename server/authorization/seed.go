@@ -37,8 +37,12 @@ type SeedAssignment struct {
 // seedCaller is who created the seeded assignments.
 var seedCaller = Caller{PrincipalID: "understudy-seed", Name: "understudy-seed", Type: "Application"}
 
-// Seed loads the configured assignments into tx through the same checks and rules as a PUT.
+// Seed loads the configured custom roles, then the assignments, into tx through the same
+// checks and rules as PUTs.
 func (s *Server) Seed(tx *store.Tx) error {
+	if err := s.seedRoles(tx); err != nil {
+		return err
+	}
 	for i, a := range s.cfg.Assignments {
 		if err := s.seedOne(tx, a); err != nil {
 			return fmt.Errorf("authorization.roleAssignments[%d] (%s at %s): %w", i, a.Name, a.Scope, err)
