@@ -108,7 +108,7 @@ func (f roleDefinitionFilter) keeps(r RoleDefinition, scopeKey string) bool {
 }
 
 // splitAnd splits an OData filter at each "and" outside quoted strings: role names such as
-// 'Reader and Data Access' hold the word. A doubled quote inside a string (”) toggles
+// 'Reader and Data Access' hold the word. A quote doubled inside a string toggles
 // twice, so it needs no case of its own.
 func splitAnd(s string) []string {
 	var out []string
