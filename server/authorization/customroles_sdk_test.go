@@ -10,6 +10,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/authorization/armauthorization/v2"
 
@@ -152,4 +153,56 @@ func TestCustomRolesSDK(t *testing.T) {
 			t.Fatalf("reuse the name: %v", err)
 		}
 	})
+}
+
+// sdkVersionPolicy sends every request with its api-version, as clients built on other
+// versions of the REST specification do (a widely used infrastructure tool reads role
+// definitions with 2022-05-01-preview).
+type sdkVersionPolicy string
+
+func (v sdkVersionPolicy) Do(req *policy.Request) (*http.Response, error) {
+	q := req.Raw().URL.Query()
+	q.Set("api-version", string(v))
+	req.Raw().URL.RawQuery = q.Encode()
+	return req.Next()
+}
+
+// TestSDKOtherAPIVersions: the SDK's clients, made to send other api-versions, read what
+// the server answers in each version's shape.
+func TestSDKOtherAPIVersions(t *testing.T) {
+	srv := understudytest.Start(t)
+	ctx := context.Background()
+	base := newSDKEnv(t, srv.URL)
+	const roleID = "5d6e7f80-1a2b-4c3d-8e4f-a0b1c2d3e4f7"
+	if _, err := base.definitions.CreateOrUpdate(ctx, sdkSubScope, roleID, armauthorization.RoleDefinition{Properties: &armauthorization.RoleDefinitionProperties{
+		RoleName: to.Ptr("Versioned Reader"), AssignableScopes: to.SliceOfPtrs("/" + sdkSubScope),
+		Permissions: []*armauthorization.Permission{{Actions: to.SliceOfPtrs("*/read"), DataActions: to.SliceOfPtrs("Microsoft.Storage/*/read")}},
+	}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := base.assignments.Create(ctx, sdkRGScope, "6e7f8091-2b3c-4d4e-8f50-b1c2d3e4f5b1", sdkCreateParams(sdkPrincipal1, "described"), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"2015-07-01", "2018-01-01-preview", "2022-05-01-preview"} {
+		t.Run(v, func(t *testing.T) {
+			sdk := newSDKEnvWith(t, srv.URL, sdkVersionPolicy(v))
+			rd, err := sdk.definitions.GetByID(ctx, "/providers/"+sdkMSNamespace+"/roleDefinitions/"+roleID, nil)
+			if err != nil {
+				t.Fatalf("GetByID: %v", err)
+			}
+			if got := len(rd.Properties.Permissions[0].DataActions) > 0; got != (v != "2015-07-01") {
+				t.Errorf("dataActions present = %v", got)
+			}
+			ra, err := sdk.assignments.Get(ctx, sdkRGScope, "6e7f8091-2b3c-4d4e-8f50-b1c2d3e4f5b1", nil)
+			if err != nil {
+				t.Fatalf("Get assignment: %v", err)
+			}
+			if got := ra.Properties.Description != nil; got != (v == "2022-05-01-preview") {
+				t.Errorf("description present = %v", got)
+			}
+			if sdkDeref(ra.Properties.PrincipalID) != sdkPrincipal1 {
+				t.Errorf("principalId = %q", sdkDeref(ra.Properties.PrincipalID))
+			}
+		})
+	}
 }

@@ -420,6 +420,12 @@ type sdkEnv struct {
 // token whose oid is sdkCaller, no retries, the namespace rename and a recorder.
 func newSDKEnv(t *testing.T, baseURL string) *sdkEnv {
 	t.Helper()
+	return newSDKEnvWith(t, baseURL)
+}
+
+// newSDKEnvWith is newSDKEnv with more per-call policies after the namespace rename.
+func newSDKEnvWith(t *testing.T, baseURL string, more ...policy.Policy) *sdkEnv {
+	t.Helper()
 	rec := &sdkRecorder{}
 	opts := &arm.ClientOptions{
 		ClientOptions: policy.ClientOptions{
@@ -432,7 +438,7 @@ func newSDKEnv(t *testing.T, baseURL string) *sdkEnv {
 			InsecureAllowCredentialWithHTTP: true, // the test server is plain http
 			Retry:                           policy.RetryOptions{MaxRetries: -1},
 			Telemetry:                       policy.TelemetryOptions{Disabled: true},
-			PerCallPolicies:                 []policy.Policy{sdkNamespacePolicy{}},
+			PerCallPolicies:                 append([]policy.Policy{sdkNamespacePolicy{}}, more...),
 			PerRetryPolicies:                []policy.Policy{rec},
 		},
 		DisableRPRegistration: true,
