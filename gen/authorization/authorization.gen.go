@@ -302,7 +302,7 @@ type Error = ErrorResponse
 
 // RoleDefinitionsListAtTenantParams defines parameters for RoleDefinitionsListAtTenant.
 type RoleDefinitionsListAtTenantParams struct {
-	// Filter `roleName eq '{name}'`, `type eq 'BuiltInRole'`, `type eq 'CustomRole'` or `atScopeAndBelow()`.
+	// Filter `roleName eq '{name}'`, `type eq 'BuiltInRole'`, `type eq 'CustomRole'`, `atScopeAndBelow()`, or several joined by `and`.
 	Filter *string `form:"$filter,omitempty" json:"$filter,omitempty"`
 
 	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
@@ -383,7 +383,7 @@ type RoleAssignmentsCreateParams struct {
 
 // RoleDefinitionsListParams defines parameters for RoleDefinitionsList.
 type RoleDefinitionsListParams struct {
-	// Filter `roleName eq '{name}'`, `type eq 'BuiltInRole'`, `type eq 'CustomRole'` or `atScopeAndBelow()`.
+	// Filter `roleName eq '{name}'`, `type eq 'BuiltInRole'`, `type eq 'CustomRole'`, `atScopeAndBelow()`, or several joined by `and`.
 	Filter *string `form:"$filter,omitempty" json:"$filter,omitempty"`
 
 	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
@@ -507,7 +507,7 @@ type ClientInterface interface {
 	// RoleDefinitionsListAtTenant List the tenant's role definitions
 	//
 	// The tenant root (`/`), as ARM's "list all custom roles in a tenant" uses it: every
-	// built-in and every seeded role definition, wherever it is assignable. `$filter` as
+	// built-in and every custom role definition, wherever it is assignable. `$filter` as
 	// at a scope (`atScopeAndBelow()` changes nothing here). Readable by every
 	// authenticated caller, as the role definitions' ids are.
 	//
@@ -579,11 +579,12 @@ type ClientInterface interface {
 
 	// RoleDefinitionsList List the role definitions usable at a scope
 	//
-	// Every built-in and seeded role definition whose assignable scopes cover the scope.
-	// `$filter` (ARM's RoleDefinitionFilter, one term): `roleName eq '{name}'` narrows to
-	// one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to one
-	// kind, and `atScopeAndBelow()` adds the custom roles assignable only below the scope;
-	// any other filter is 400 `UnsupportedQuery`.
+	// Every built-in and custom role definition whose assignable scopes cover the scope,
+	// in name order. `$filter` (ARM's RoleDefinitionFilter): `roleName eq '{name}'` narrows
+	// to one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to
+	// one kind, and `atScopeAndBelow()` adds the custom roles assignable only below the
+	// scope; the terms may be joined by `and`, each at most once; any other filter is 400
+	// `UnsupportedQuery`.
 	//
 	// Corresponds with GET /{scope}/providers/Vendor.Authorization/roleDefinitions (the `RoleDefinitionsList` operationId).
 	RoleDefinitionsList(ctx context.Context, scope Scope, params *RoleDefinitionsListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -637,7 +638,7 @@ type ClientInterface interface {
 // RoleDefinitionsListAtTenant List the tenant's role definitions
 //
 // The tenant root (`/`), as ARM's "list all custom roles in a tenant" uses it: every
-// built-in and every seeded role definition, wherever it is assignable. `$filter` as
+// built-in and every custom role definition, wherever it is assignable. `$filter` as
 // at a scope (`atScopeAndBelow()` changes nothing here). Readable by every
 // authenticated caller, as the role definitions' ids are.
 //
@@ -779,11 +780,12 @@ func (c *Client) RoleAssignmentsCreate(ctx context.Context, scope Scope, roleAss
 
 // RoleDefinitionsList List the role definitions usable at a scope
 //
-// Every built-in and seeded role definition whose assignable scopes cover the scope.
-// `$filter` (ARM's RoleDefinitionFilter, one term): `roleName eq '{name}'` narrows to
-// one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to one
-// kind, and `atScopeAndBelow()` adds the custom roles assignable only below the scope;
-// any other filter is 400 `UnsupportedQuery`.
+// Every built-in and custom role definition whose assignable scopes cover the scope,
+// in name order. `$filter` (ARM's RoleDefinitionFilter): `roleName eq '{name}'` narrows
+// to one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to
+// one kind, and `atScopeAndBelow()` adds the custom roles assignable only below the
+// scope; the terms may be joined by `and`, each at most once; any other filter is 400
+// `UnsupportedQuery`.
 //
 // Corresponds with GET /{scope}/providers/Vendor.Authorization/roleDefinitions (the `RoleDefinitionsList` operationId).
 func (c *Client) RoleDefinitionsList(ctx context.Context, scope Scope, params *RoleDefinitionsListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1657,7 +1659,7 @@ type ClientWithResponsesInterface interface {
 	// RoleDefinitionsListAtTenantWithResponse List the tenant's role definitions
 	//
 	// The tenant root (`/`), as ARM's "list all custom roles in a tenant" uses it: every
-	// built-in and every seeded role definition, wherever it is assignable. `$filter` as
+	// built-in and every custom role definition, wherever it is assignable. `$filter` as
 	// at a scope (`atScopeAndBelow()` changes nothing here). Readable by every
 	// authenticated caller, as the role definitions' ids are.
 	//
@@ -1739,11 +1741,12 @@ type ClientWithResponsesInterface interface {
 
 	// RoleDefinitionsListWithResponse List the role definitions usable at a scope
 	//
-	// Every built-in and seeded role definition whose assignable scopes cover the scope.
-	// `$filter` (ARM's RoleDefinitionFilter, one term): `roleName eq '{name}'` narrows to
-	// one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to one
-	// kind, and `atScopeAndBelow()` adds the custom roles assignable only below the scope;
-	// any other filter is 400 `UnsupportedQuery`.
+	// Every built-in and custom role definition whose assignable scopes cover the scope,
+	// in name order. `$filter` (ARM's RoleDefinitionFilter): `roleName eq '{name}'` narrows
+	// to one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to
+	// one kind, and `atScopeAndBelow()` adds the custom roles assignable only below the
+	// scope; the terms may be joined by `and`, each at most once; any other filter is 400
+	// `UnsupportedQuery`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2290,7 +2293,7 @@ func (r RoleDefinitionsCreateOrUpdateResponse) ContentType() string {
 // RoleDefinitionsListAtTenantWithResponse List the tenant's role definitions
 //
 // The tenant root (`/`), as ARM's "list all custom roles in a tenant" uses it: every
-// built-in and every seeded role definition, wherever it is assignable. `$filter` as
+// built-in and every custom role definition, wherever it is assignable. `$filter` as
 // at a scope (`atScopeAndBelow()` changes nothing here). Readable by every
 // authenticated caller, as the role definitions' ids are.
 //
@@ -2414,11 +2417,12 @@ func (c *ClientWithResponses) RoleAssignmentsCreateWithResponse(ctx context.Cont
 
 // RoleDefinitionsListWithResponse List the role definitions usable at a scope
 //
-// Every built-in and seeded role definition whose assignable scopes cover the scope.
-// `$filter` (ARM's RoleDefinitionFilter, one term): `roleName eq '{name}'` narrows to
-// one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to one
-// kind, and `atScopeAndBelow()` adds the custom roles assignable only below the scope;
-// any other filter is 400 `UnsupportedQuery`.
+// Every built-in and custom role definition whose assignable scopes cover the scope,
+// in name order. `$filter` (ARM's RoleDefinitionFilter): `roleName eq '{name}'` narrows
+// to one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to
+// one kind, and `atScopeAndBelow()` adds the custom roles assignable only below the
+// scope; the terms may be joined by `and`, each at most once; any other filter is 400
+// `UnsupportedQuery`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -4094,96 +4098,97 @@ func (sh *strictHandler) RoleDefinitionsCreateOrUpdate(ctx echo.Context, scope S
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7FyNb9s4lv9XCN0cYh/kzyRN4mBx50xmer3ttL2k3QGuLla09GxzI5EuSSX1Bv7fD3zUt+RETtLZub0B",
-	"CjSWKZLv8X383gd97/giWgsOXCtncu/ANxqtQ8C/r0QIU6XYkkfAtXmi4iiicuNMnCmRQAOQhGYDCNWE",
-	"EglKxNIHspQiXjuuc0vDGMzLLHAmzkDFc+VLttZMcDWgZ+PjxXhx0jv2Xx32juYn897pydlZb3xMjxdn",
-	"J3P/cD4epFO+NjOqgQal5XKwluKWBSDV4C/AAyH701ivhGR/p2bqgSxtXg3mw8XRoX981IOT05Pe0emr",
-	"ce/0bD7q0VfHhwt65i9Ojk4c1+E0AmfitBy9lmINUjPLL18C1RBcGP68WpzO5/P5Ue8MxvPe0fzwuEcP",
-	"adAb+sP5kB7T02BsJkheec+diTMejl/1RqPeePRxNJwMzb/+cDj8H8d1Ash45kycK6ABob4PSpGFkESv",
-	"gMxZGDK+JBpohBtj3GdrGr4xTPdh7MPoCHqnx8FJ7+jV+Kw3D+Z+7+j4KBgej86Cs9OT4ksfN2vDhE8K",
-	"pOM6hpOXsGCcmfVxwjbMz19RA+oHwcmYnvQOD0+Pe0ensOjNg6Nxb/Fq+Goxp6cjCmYDyhe48IsJieM6",
-	"8TrY91CSVx4+lK3rqI3SEF1STQunP9UPH+XTheRiUz6XkCr9iwjYgj2+anHsPkuX3yuuv3UdbT+2UT9n",
-	"u3XRnuRSUbYnH40MxyzUPcbJlTUtZo66Afk+opfofcvRZb23JpDOQ7g2AqycyWdn4Hypqu1fGNwRGoaZ",
-	"iVQumceaBAIU4UKb78Qd2YiYaEEiegOE8g3xV5QvQfXNsiAjppShy5l8vneor5O/nX8bGHuMi1JNp9kX",
-	"X1yHC139fFkes/1itfydZYJlv5Md8IU5lzfcHF+bYy9w39mac19TSSPQIJFb0zX7C0iVSECZRUYKph/e",
-	"kFs7oE/MmgUXoyZkPBwd94YnveHINX+f9EbD3nDUW0u4ZXCHz07Ng8KzGbcPzyoDx8Pe8LDh2VHDs9Pq",
-	"hONhfeXx2L6c/n1c+D6hJciZU6IF99iGmEeX+Yn6K0K5ugOpZvyO6RXRK6pTnh4oolZ0DecoXEKvQBKm",
-	"iIRFrCAgnaPhkHjvxBUsmdIgIfiQ6NvPIuaB1+3PuOOmMMEanWQ7juswc4hfY5CbgkqtWS9Z2zgT+Boz",
-	"CYEz0TIGY/JXEKH9jBh/C3ypV85klAmZ0pLxZWY9cotiRbVJfsyyRCzQK8qy+Fiab2nIAvL605vLfomS",
-	"lj4faVxTvcpJlPWtPUgp/ZZSOj5+5baivOyAm+g2BJXozkWtTGdLG7eDztJGXpLKa+v8m0hDXOASBbcg",
-	"aUjMpoiCJVoEYiRcxBrpDoEGBgWpkKrVZMa9MpC4VyzYei5pelwFEPdyufXc5imaxhb80r1hl1pTH7aD",
-	"e0Po1j7aekTIGfdqHuwXyukSDDmDKPszndtsuap0L4iPGo7ZwrC2Zzs8On38cD8Cp1w3ii5+Q1iAUNaX",
-	"Qqmets/M+qC0Okewu9YQEMoDwpZcSAjIfENibtio42DT32F9dLrwju2/Oqpvd2tIV2vBlfXvP0kpJEI8",
-	"wXUSCdH1OmS+dXp/U9aXZedz70D+SoAutWQhfvrGlFaO60SgFF1CIuYVa0VoaHz6hgAO7yMjcyJ+kLBw",
-	"Js6/DPIAbmC/VQPc8VVCg6WozPUp35AFZWEswSWMo/JMr34huG8C/BZCsYbiksiJH8tItElXbxgPjBli",
-	"AXDN9IbMYWUe0QTIoC3icWRASwJkpzkvHdexyhC8Sd53XOfPsDHApnJMrj2XaRCgNaLhG74Q9T3l3yfE",
-	"Mb4QMqKpXSxDOdY4h6Gr8lqyGTH/G/g6R0UPcqRxhoKS1OZEAi9BUxY2EMYtQS5aQMJBGQUJcLRKHYEy",
-	"zhD9fZ1W2p5zla0zDZFqJYOV08mJpFLSjflsFaS2Nomov2IcekYFDLQmZqBLoL/sE69JnbwGphqxR37U",
-	"V3hn+YUsVPsRlZxIAzGZPtfpWcUR5Tk1ycjGPWsql6CbhWnBIAyIkCQD1YRqsqBxqF1ytwJObri42yFg",
-	"uUH/bPme7/jLLvHLrEgzWG+wGVU5y2xha8ZWtmonaNrhhywgamK5Am30IImSEj25Y2HgUxkol0SMxwrV",
-	"hAvdS4Y16EkaKNVWMPGacUrpAlY4bSjmlWSqfsYVySlFbbsWMoNIYZ/tpy/GgLXZ7RcEvvlhHEBAFlJE",
-	"xEvW8fZe6PIhUi4LJFRXLPBgr1WbTOeHci7LbAOVJE+f7DbUWR7snHhmsGcVy4ToS3YLvMGFvU6Sndcg",
-	"b5kP2eqO6/wsJLAlT0dcghnQ6M/q+daqRFcQQoP/akBY3uAeEd1235RpAlr7CAVp8J6HmxQK1vbOd8Zj",
-	"BUCDoVmHYqjSbTVtmbqHDEiZeR/y92qJuodmuc5H7vTp0/CObhTx2vCwDfMq1o4FKXpNRpa40GQFy6Rb",
-	"jPahlHOpn8pcBBs0jsRmF3tC9mzeM4XddeF6icOoELsXZW+Z0legUIurNL3nQNZ0iZF/RUsaTDqHb/ot",
-	"4zfNvPl09TbFT2YgzntO6FwZGRYWLIdU2S9aiXGWwnxIPZSdm6ls3laQpGI1mqxjkeN2K48z+0OJYQ/t",
-	"+0CRnLt98p5ngRvxCnUID4M3r5pD8AiVMOPpFs9t/gJo0BM83JAIojlIRToe2jATvGc1E/Mhy9UXvrnY",
-	"YOCeZf69LomoCUQInuCc+je4FyohDSZtgF0p5wgeZJnqGvaeXkx/JNmQ1Pf/x1USZn9OrMO1FpIuYaDs",
-	"/1PfFzGWo0IxT5yFGpi4kjIOUk2M4n8h1yg5P32NaajIQSiW6gAtSSFwPR2djRskLdvRgznWbBQJKV/G",
-	"Rm+SFN05QbZ74/7QI0xlkbdrQ29tnpkTStyp9Yy0MCFTuZMsbHf0qmmzeS2kaZeZ8NgEZjIaly/7wEf1",
-	"r1Bmqy6E5tJsXLMIlc5GOs7EQDLomadtVggghKVZoxK+pvLQlPp4E6RmJnub2PxPkIfPad6mwk+bdmnY",
-	"RmGBOn4ofE6XLnPy8RVKlcUHT+1AEWtcCAtKXn+vzGCtLPmwNSzjvm1T9bJp05WEKWHBhHiDptTfnuWn",
-	"+2WMOccZ9576qon2KN/YLCiZw0IYg1mcrt/ve32S4BIJOpbchCWKPHVNaw73y/Jl5dtHQKAlA2MxWk7Y",
-	"tlLlQj23hc1AN5288hTDUSgFV1d7m0/9LNtR8c8NOfaiyu1y3OW6amPckIu3dbKPQ0CihSAdplWDQy44",
-	"TzObhG7baOSJIvm8KKSq4Gn554UjkHzj5QjkiZFEgQ8tI4lHhOMhCN3Apt83dG7abGvIXFCY50HmxiOv",
-	"7ffXle2OwtAkDMWdQkB1ZzTHwCqfcgNQrXmCoN+iyWBnpUzlNcDKtIRq0vEGHtZa4Bbk5i5T3Yxzj2OA",
-	"Wg73STiOEj9WWkR2p51Cnbihro2wtPuiYC+xfU/Zw1Mx4gPgDAUkOzeGnV0tEVmxK6TR+aZ5Sh7kKbem",
-	"NOKDwCpPtTZIQN49slNRjW3O8vfYYeKdk5izrzGkFShbrHPJ3YpqI53EuB6fqir4PR6Nd0plzd8Uulc8",
-	"A6W8H/HE8XNj+v0ZCON7ifQeMOQ3luoml3NdSrft0EAjjBF2ltnKH4lA04Bq2t/VVznVjyl059PHH3dT",
-	"sm/4mYVgteizGJPtnrVNuFIuqG7rTX2Nx13i21Mor7YDPk5+mK/bhglNfYN7cWK7U/JSOTMBB/ixZHpz",
-	"beawsiJorFfjBqj191hCb3rZU3oTAnlvsBYZ94eEReuQ+UyTRSju+oWOAqLpDSiMvOZAJUiixQ3wCRLv",
-	"0zDExqkZNx89wQKP+CFlkdW///r1owXO6LR1LNGkc6GJvwL/BoKuSyBUgJMVLQoQBRDM+IKFQCK6tr4c",
-	"VyZaFF5KEzDZyzZmM1RY7J3QhdihCCw/ydCZOCut12oyGIRiyXi/0EcRCp+G5oAiwQeWm4P0fUh7dHGF",
-	"WIH8K4vWIJXgNOFz/hnIRsSSmFGE2rSX7URIz9GeFD5Ky+6YCPNxz0n/Rr6zmgctfHegCERxSNPEBuVk",
-	"evVLctZXF9MfyfTDm0ktMUzmtjOhGhxoMeO0cCwI3VYMJJX+ivk0TDuSjBHLQ6MqHk3SLXNAh0aA+isc",
-	"M+MR3ZBA9Gd8xo2qeUmBxrOtTXlpV60pVzv6njqI4WzLSfs2Ja9rLS/dGOcK4YIkycdSrsA7T0RR3oKc",
-	"cbUOjSxTuwOq0S+jRXg0mvP65NrE9qBSJ2/jf5uQnXEMDCS9Ix2qsJrshwzJC0QXvfW/jn/2eqB8uoYA",
-	"By2Bg2S+/R9NcuEVZOlPBthmMSwHCBTxStuakAur0rN4ODz0Ub3wT7BZasqJ9+8Ft/knD7d+9dP1R8MN",
-	"8HPzi+cNeSN+dv+hk3dG4pzYaqlco99W69NT7vYJVr/VjMeJcmNZPSmoE+9+ZkvgM2dyP8PC/cxxZ2np",
-	"Hv+2LQP4Z9LxgH+XWzxmzjZN7Wimw7J6kZKRwC7cTtOJ1pSo67hO2t9Zagfduo5YA6dr5kycw/6wf2g8",
-	"O9UrtB57pgHMKzubItJ+MSFseNN1iZWmA0VmTsgU9lYXQRFKI01enDnGSinC9MQGRTOetaIjZkZ5MnYZ",
-	"gqqSuzaEs2AVE+ZZnNYn3g8LFmqQHqFqxtGKWOnveFRjGDflwQWE4q7T9dJGb+MlVowviY3MsBkeW0bm",
-	"m3R35qiMc/at+KMvQpIbej/VAWEBpmvsyRtgRbOLHOUAVv31LVN6qm1PnlPu3P5cQ9Yp6CfwlRzYYvGB",
-	"5xLPGHh8VoDe5S9yCH5gMXmdHeWe1dJSNno42NHxl/B8V8PfaDhuaPn7Umn5Gw+HLRr+2jXj7czANPTl",
-	"Nac1cFjSvtC8VrZ520hj0VF2ucKsWQiwDlRtDWMS6BJvElREwvmyrclB0w7yIYNCh//WvL13xq+aA93u",
-	"1H4jCqrJg6+kiJcrJJoFFsLWvL/NlM9456k5yW4blXoN+mKT9ErvLWHF63iyluZtOof0jVqSq3XzaO3F",
-	"NlL6fCF9DbrhIOeIUwg2RbychNY66rfu/lL9tK6anaL8a9LHTok1YJOSrFLtEjoXt4AeaW6MZI6mck/z",
-	"p8SQdrrexAA1IWccXysMKZQTrOVmwTY1w0me8KPo2MdmGlSeQlVvxps3JqTdV59Ms5slKSl4q+QTV/F6",
-	"LaSG4L+NzfaMczOWUBFfRDDjjGNeWJ2ThcC7UF6abfZMNEV8KiUDRbwf1A1bfzSozbMgHIOw3NvygHg/",
-	"aLH2iFjYCC1Bg10Sc83C1FdjXnqXEhcODf3iz0JeJ53xD/vF/AzcUgdEgdtuI6/doi/sWKTeMKxynSMd",
-	"/pL+0G2CWWJNv8bYPKAZj5PsA0am2L9nIia4ZSK2DSwHqnB8u9rz84N0Hrxf8Oj+pppEAr0cUyQyQXtR",
-	"SBknIm0Q6pTCxhsu5udZMG1Do28siiMyGg6H3fOiCN4ArA1K3EmMFusSGVkyhnF9OLY5TDO34fpwiPXU",
-	"5GNGIeMaliAtiY9YpOxSxRPhS+G+QlJl+fyMW9q/v/vY/+8uQe99KffLXqCgsROvAR4Ue/FKbXgvgmNr",
-	"MM5E3klgVQEJRVr3BwnW2P92yMDi3vI9wq3FCSFoaAK/Br+qrIMIKxB5o0VnPBx20aWMh0e2UQsL9eSO",
-	"miCTY+b2Ybd3aVfel3MvZJgy1Ftuin4U9Ra7IZ8o4LtQb4G9hosJ1wv9FGzXcaD0j4dHjRmM7FCIiv1V",
-	"9a1n6Yw9wqz0nO9/nnYUGaeX9hs/oDw74q9cBIv3bI+GR9VbOu+EtleIi6LI2kria9B/iGGDGL5o3PUM",
-	"6fhOprXh0ve+Btl11vGuyiFUJTe96cGTDjWMffDagr2EaYzqyAJzW3NVGJ5GsabzEGYcr2cp0vEKi2Fn",
-	"ctofW/qQbLIUJhjYge2Cj3eUel0bZd0xBdba90mpQu1Ww+kZNzu3B2vLJEgW40tLpE+5rVFRbpAyRm3l",
-	"I/iEVL8TGvsBtIbA657POCUKDFl2mjQXjrcPO0mtpJY4zbbZrfwAwdmMN9/wS+hLim9JYr+Va72TTIM3",
-	"43i8ecMEAb4Q0sf71mYTgrcJBq3oJBekQekLEWz2g9vrBzqFfge/7vN90P/eWPipVrN2A2Zb7ujSMobt",
-	"Py8wQZVO2n0MqkiaRxIAMvpnwl9Jr8XznaAVGYOVk1aa53rEPcOANpUuW9YsVaaaa1LkbiUUFCpRaVug",
-	"L25BFtKGM57nzDq2XFbOjP6MX7qYPNEgo+6ENFd9CKdSijuFpXMz2l7186mCHuMKuGKa3UJ3Z3UIM1/N",
-	"9SEtzPozfsN4cg2lqXpGg8A681KVr8ADLNFXEqfGc1VylcYN7MhWtqyf/VE3e0bi6f/Qr3u1+DWu7/jD",
-	"Wl+eWM/5h9Yfax0ysULdzEvjL1rm+U0yOI9XLnflb2xorirtmrdMsYQnebuMbTSysTZLUjvn1bwOUzOO",
-	"0TRJbnxg9FLOhROlWRgm/Q6NqDvf/n9SVbzK3LXGVwksneSOyCzVxjZmyaTfqNLeUr53J3Kwa6vw7T4p",
-	"nBcvj2Z5nKKs5As8ojcPJm8qZ2kvnJXWKbjRolhinqcmNpcC1DthYzYvj1Bb1sr/qJM/qU7+j7agz66o",
-	"t0jTFCXSq5taREQS1iH1IVFelvyopnIxTYNXEGa8eAs2L7EWgHKfTO3vJ5LxcEQYJ3OhV3gRQaWdZfZX",
-	"O7HF9/ryz2rG7UVpo/8WTSpNday6/Rwwe9bg2ijUppAevP0w4+n1BzTPpKJmvzK9uqYRTp3mR86TXrUq",
-	"RSSKlcaLQDOeaG5F6dPUzxyS7E9Qz7XMeKubakmyhTw511K0CPb830ubd3q5nEsjqntCxe2L29iRNA/F",
-	"XOUHS6MDlTZBP/ZLrr8wXwolFnrf3w7Y8Quwz5gQqWiGshehmCc/Af5Mk/lYXmb0O4AH6eWPLD/wfVIO",
-	"T3DtxWsQKEnpBYjPTf35eIq2q7spMqUEu/+LlyDsYNIpXjmgQSBB4W/MefgzxTLmXtdxnTi7WjAZDEbj",
-	"k/6wP+yPJqfD0yFa+ISMZhvvoji5xLbr8iBBXfV6b+7q+nloV83A1DtEMK/aGIRYmFxqDFzgdQ/SKWVb",
-	"7PF0zxNxcLODyzebnKDg9gebC5urBG//GwAA//8=",
+	"7FyNb9s4lv9XCN0cEh9kW3aSJnGwuHMnnV5vO20vaWeAq4sVLT3bnMikS1JJvYH/9wMf9S3ZkZN0dm5v",
+	"gAKNbYrke3wfv/dB3TuBWK4EB66VM7p34BtdriLAv69EBGOl2JwvgWvzjYqXSyrXzsgZEwk0BEloNoBQ",
+	"TSiRoEQsAyBzKeKV4zq3NIrBPMxCZ+T0VTxVgWQrzQRXfXo+PJkNZ6fdk+DFUfd4ejrtnp2en3eHJ/Rk",
+	"dn46DY6mw3465Wszo+prUFrO+yspblkIUvV/AR4K2RvHeiEk+zs1U/dlafOqP/Vmx0fByXEXTs9Ou8dn",
+	"L4bds/PpoEtfnBzN6HkwOz0+dVyH0yU4I6fl6JUUK5CaWX4FEqiG8KXhz4vZ2XQ6nR53z2E47R5Pj066",
+	"9IiGXS/wph49oWfh0EyQPPKeOyNn6A1fdAeD7nDwceCNPPOv53ne/ziuE0LGM2fkXAENCQ0CUIrMhCR6",
+	"AWTKoojxOdFAl7gxxgO2otEbw/QAhgEMjqF7dhKedo9fDM+703AadI9PjkPvZHAenp+dFh/6uF4ZJnxS",
+	"IB3XMZy8hBnjzKyPE7Zhfv6I6tMgDE+H9LR7dHR20j0+g1l3Gh4Pu7MX3ovZlJ4NKJgNqEDgws8mJI7r",
+	"xKtw30NJHtl9KBvXUWulYXlJNS2c/ljvPsrHC8nLdflcIqr0zyJkM/bwqsWx+yxdfq64/sZ1tP3YRv2c",
+	"zcZFe5JLRdmefDQyHLNIdxknV9a0mDnqBuT7iF6i9y1Hl/XemkA6jeDaCLByRp+dvvOlqra/MLgjNIoy",
+	"E6lcMo01CQUowoU2v4k7shYx0YIs6Q0QytckWFA+B9Uzy4JcMqUMXc7o871DA5387fxb39hjXJRqOs5+",
+	"+OI6XOjq58vymM0Xq+XvLBMs+53sgF+ac3nDzfG1OfYC952NOfcVlXQJGiRya7xiv4BUiQSUWWSkYPzh",
+	"Dbm1A3rErFlwMWpEht7gpOuddr2Ba/4+7Q68rjforiTcMrjD787MF4XvJtx+eV4ZOPS63lHDd8cN351V",
+	"Jxx69ZWHQ/tw+vdJ4feEljBnTokW3GMbYh5c5hUNFoRydQdSTfgd0wuiF1SnPD1QRC3oCi5QuIRegCRM",
+	"EQmzWEFIDo89j/jvxBXMmdIgIfyQ6NtPIuah3+lNuOOmMMEanWQ7juswc4hfY5DrgkqtWDdZ2zgT+Boz",
+	"CaEz0jIGY/IXsET7uWT8LfC5XjijQSZkSkvG55n1yC2KFdUm+THLEjFDryjL4mNpvqURC8nrT28ueyVK",
+	"Wvp8pHFF9SInUda3tpNS+i2ldHjywm1FedkBN9FtCCrRnYtamc6WNm4LnaWNPCeV19b5N5GGuMAlCm5B",
+	"0oiYTREFc7QIxEi4iDXSHQENDQpSEVWL0YT7ZSBxr1i48V3S9HUVQNzL+cZ3m6doGlvwS/eGXWpFA9j0",
+	"7w2hG/vVxidCTrhf82A/U07nYMjpL7M/07nNlqtK94z4qOGYLQxre7be8dnDh/sROOW6UXTxF8JChLKB",
+	"FEp1tf3OrA9KqwsEuysNIaE8JGzOhYSQTNck5oaNOg7XvS3WR6cLb9n+i+P6djeGdLUSXFn//kpKIRHi",
+	"Ca6TSIiuVhELrNP7TVlflp3PvQP5IyG61JKFePWNKa0c11mCUnQOiZhXrBWhkfHpawI4vIeMzIn4QcLM",
+	"GTn/0s8DuL79VfVxx1cJDZaiMtfHfE1mlEWxBJcwjsozvvqZ4L4J8FuIxAqKSyInfiwj0SZdvWE8NGaI",
+	"hcA102syhYX5iiZABm0Rj5cGtCRAdpzz0nEdqwzhm+R5x3X+CmsDbCrH5NpzGYchWiMaveEzUd9T/ntC",
+	"HOMzIZc0tYtlKMca5zB0VR5LNiOmv0Ggc1S0kyONMxSUpDYnEngJmrKogTBuCXLRAhIOyihIiKNV6giU",
+	"cYbo7+u00vacq2ydaViqVjJYOZ2cSColXZvPVkFqa5MlDRaMQ9eogIHWxAx0CfTmPeI3qZPfwFQj9siP",
+	"+grvLL+QhWo/opITaSAm0+c6PYt4SXlOTTKycc+ayjnoZmGaMYhCIiTJQDWhmsxoHGmX3C2Akxsu7rYI",
+	"WG7QP1u+5zv+sk38MivSDNYbbEZVzjJb2Jqxla3aCZp2+CELiJpYrkAbPUiipERP7lgUBlSGyiVLxmOF",
+	"asKF7ibDGvQkDZRqK5h4zTildAErnDYU80syVT/jiuSUorZtC5lBpLDP9tMXY8Da7PYHAt+CKA4hJDMp",
+	"lsRP1vH3XuhyFymXBRKqKxZ4sNeqTabzQzmXZbaBSpKnT7Yb6iwPdkF8M9i3imVC9Dm7Bd7gwl4nyc5r",
+	"kLcsgGx1x3V+EhLYnKcjLsEMaPRn9XxrVaIrCKHBfzUgLL9/j4hus2/KNAGtPYSCNHzPo3UKBWt751vj",
+	"sQKgwdDskGKo0mk1bZm6XQakzLwP+XO1RN2uWa7zkVt9+ji6o2tF/DY8bMO8irVjYYpek5ElLjRZwTLp",
+	"FqN9KOVc6qcyFeEajSOx2cWukF2b90xhd124nuMwKsTuRdlbpvQVKNTiKk3vOZAVnWPkX9GSBpPO4Zt+",
+	"y/hNM28+Xb1N8ZMZiPNeEDpVRoaFBcsRVfaHVmKcpTB3qYeyczOVzdsKklSsRpN1LHLcbuVhZn8oMWzX",
+	"vg8UybnbI+95FrgRv1CH8DF486s5BJ9QCROebvHC5i+Ahl3BozVZwnIKUpFDH22YCd6zmon5kOXqC7+8",
+	"XGPgnmX+/Q5ZUhOIEDzBKQ1ucC9UQhpM2gC7Us4RPMwy1TXsPX45/pFkQ1Lf/x9XSZj9ObEO11pIOoe+",
+	"sv+Pg0DEWI6KxDRxFqpv4krKOEg1Mor/hVyj5Lz6GtNIkYNIzNUBWpJC4Ho2OB82SFq2o5051mwUiSif",
+	"x0ZvkhTdBUG2+8Oe5xOmssjbtaG3Nt+ZE0rcqfWMtDAhU7mTLGx38KJps3ktpGmXmfDYBGYyGpcv+8AH",
+	"9a9QZqsuhObSbFyzJSqdjXSckYFk0DXftlkhhAjmZo1K+JrKQ1Pq402YmpnsaWLzP2EePqd5mwo/bdql",
+	"YRuFBer4ofA5XbrMyYdXKFUWd57agSLWuBAWlrz+XpnBWllytzUs475NU/WyadOVhClh4Yj4/abU357l",
+	"p/t5jDnHCfcf+6iJ9ihf2ywomcJMGINZnK7X6/k9kuASCTqW3IQlijx2TWsO98vyZeXbB0CgJQNjMVpO",
+	"2LZS5UI9t4XNQDedPPIYw1EoBVdXe5tP/STbUfHPDTn2osptc9zlumpj3JCLt3WyD0NAooUgh0yrBodc",
+	"cJ5mNgmdttHII0XyaVFIVcHT8s8zRyD5xssRyCMjiQIfWkYSDwjHLgjdwKY/NnRu2mxryFxQmKdB5sYj",
+	"r+3314XtjsLQJIrEnUJAdWc0x8CqgHIDUK15grDXoslga6VM5TXAyrSEanLo932stcAtyPVdproZ5x7G",
+	"ALUc7qNwHCVBrLRY2p0eFurEDXVthKWdZwV7ie17zB4eixF3gDMUkOzcGHZ2tURkxa6QRueb5il5mKfc",
+	"mtKIO4FVnmptkIC8e2SrohrbnOXvscPEvyAxZ19jSCtQtljnkrsF1UY6iXE9AVVV8HsyGG6Vypq/KXSv",
+	"+AZK+T/iiePnxvT7ExDG9xLpPWDI7yzVTS7nupRu26KBRhiX2FlmK39kCZqGVNPetr7KsX5IoQ8/ffxx",
+	"OyX7hp9ZCFaLPosx2fZZ24Qr5YLqpt7U13jcJb49hvJqO+DD5Ef5um2Y0NQ3uBcnNlslL5UzE3BAEEum",
+	"19dmDisrgsZ6MWyAWn+PJXTHl12l1xGQ9wZrkWHPI2y5iljANJlF4q5X6Cggmt6AwshrClSCJFrcAB8h",
+	"8QGNImycmnDz0Rcs9EkQUba0+vdfv360wBmdto4lmnQuNAkWENxA2HEJRApwsqJFAaIAwgmfsQjIkq6s",
+	"L8eViRaFh9IETPawjdkMFRZ7J3QhdigCy08yckbOQuuVGvX7kZgz3iv0UUQioJE5oKXgfcvNfvo8pD26",
+	"uEKsQP6NLVcgleA04XP+GchaxJKYUYTatJftREjP0Z4UfpWW3TERFuCek/6NfGc1D1r47UARWMYRTRMb",
+	"lJPx1c/JWV+9HP9Ixh/ejGqJYTK1nQnV4ECLCaeFY0HotmAgqQwWLKBR2pFkjFgeGlXxaJJumQI6NAI0",
+	"WOCYCV/SNQlFb8In3KianxRofNvalJd21YpytaXv6RAxnG05ad+m5Hes5aVr41whmpEk+VjKFfgXiSjK",
+	"W5ATrlaRkWVqd0A1+mW0CA9Gc36PXJvYHlTq5G38bxOyE46BgaR35JAqrCYHEUPyQtFBb/2vw5/8LqiA",
+	"riDEQXPgIFlg/0eTXHgEWfrKANsshuUAoSJ+aVsj8tKq9CT2vKMA1Qv/BJulppz4/15wm3/xcetXr64/",
+	"Gm5AkJtfPG/IG/Gz+w+HeWckzomtlso1+m21Pj3lTo9g9VtNeJwoN5bVk4I68e8ntgQ+cUb3EyzcTxx3",
+	"kpbu8W/bMoB/Jh0P+He5xWPibNLUjmY6KqsXKRkJ7MI9bDrRmhJ1HNdJ+ztL7aAb1xEr4HTFnJFz1PN6",
+	"R8azU71A67FnGsA8srUpIu0XE8KGNx2XWGk6UGTiRExhb3URFKE00uTBiWOslCJMj2xQNOFZKzpiZpSn",
+	"IqTKldy1IZwFq5gwz+K0HvF/mLFIg/QJVROOVsRK/6FPNYZxYx6+hEjcHXb8tNHbeIkF43NiIzNshseW",
+	"kek63Z05KuOcAyv+6IuQ5IbeT3VAWIjpGnvyBljR7CJHOYBVf3vLlB5r25PnlDu3P9eQdQr6CXwlB7ZY",
+	"fOC7xDcGHr8rQO/yDzkEx+/rzMCkZ2r3fhOM234/n3LbWJG3QpY2YeOKgy29gMlpbGsFHHjDhmbAL5Vm",
+	"wKHntWgFbNemtzU309Cx15zwwGFJY0PzWtnmbYuNxU3ZtQuzZiH0OlC1NYyxoHO8Y1ARFufLpiYhTTvI",
+	"h/QLvf8b8/TeucBqdnSz1S4YUVBNvn0hRTxfINEstOC2hgtsDn3CDx+brey0UbbXoF+uky7qvSWseFFP",
+	"1hLATeeQPlFLf7VuK6092EZKny6kr0E3HOQUEQzBdonnk9Bar/3G3V+qH9dvs1WUf0063CmxBmxUklWq",
+	"XUKn4hbQV02NAc1xVu6D/pIY2cOOPzIQTsgJx8cKQwqFBmvTWbg5sEmTNIP4URzar800qDyFet+EN29M",
+	"SLuvHhlnd05SUvC+ySeu4tVKSA3hfxub7Ru3ZyyhIoFYwoQzjhljdUFmAm9J+Wke2jdxFgmolAwU8X9Q",
+	"N2z10eA538JzDM9yP8xD4v+gxconYmZjtwQndkjMNYtSL44Z621KXDg09Jg/CXmd9Mzv9pj5Gbil3ogC",
+	"t91GXrv2ENLHLUitD6tc9EiHP6c/dJsAmFjRrzG2FWjG4yQvgTErdvaZWApumYhta8uBKhzftsb9/CCd",
+	"nTcPHtzfWJOlQC/HFFmacL4opIwTkbYOHZYCyhsuphdZmG2Dpm9sGS/JwPO8zkVRBG8AVgY/biVGi1WJ",
+	"jCxNw7g+GtrsppnbcN3zsNKafMwoZFzDHKQl8QGLlF23eCR8KdxkSOovn59wf/uPd1P7/9316L2v637Z",
+	"CxQ09ug1wINil16pQe9ZcGwNxpmYPAm5KiChSOv+IMEa+98PGVjcW75huLE4IQINTeDX4FeV9RZhbSJv",
+	"wTgcel4HXcrQO7YtXFjCJ3fUhJ8cc7q73d6lXXlfzj2TYcpQb7ld+kHUW+yTfKSAb0O9BfYaLiZcL3Ra",
+	"sG3HgdI/9I4bcxvZoRAVB4vqU0/SGXuEWVE63/807TUyTi/tRN6hPFvir1wEizdwj73j6v2dd0Lby8VF",
+	"UWRtJfE16D/FsEEMnzXueoJ0fCfT2nAdfF+D7DqreFtNEaqSm94B4UnvGsY+eKHBXs80RnVggbmtxioM",
+	"T5exptMIJhwvbily6BcWw57ltHO29CHZZClMMLADGwkf7jX1OzbKumMKrLXvkVLt2q2G0xNudm4P1hZQ",
+	"kCzG55bIgHJbvaLcIGWM2spH8Ampfic0dgpoDaHfuZhwShQYsuw0aZYc7yUeJlWUWko122an8mqC8wlv",
+	"vvuX0JeU5ZKUfyvXeieZBn/C8XjzVgoCfCZkgDexzSYEbxMMWtFJrk6D0i9FuN4Pbq929BD9Ad77833Q",
+	"/95Y+LFWs3Y3ZlPu9dIyhs0/LzBBlU4agQyqSNpKEgAy+GfCX0kXxtOdoBUZg5WTJpunesQ9w4A2NTBb",
+	"8CzVrJqrVeRuIRQUalRpw2AgbkHmaUMXM272TSoyBFksZR3aulo5UfoT/tgZkeaiEOFUSnGnJlwLzLfY",
+	"m4ABVdBlXAFXTLNb6GwtHmH6q7F8hMV6M+UN48ktlabiGg1D69FLRcACI7CCn2VPJxz5cJHURuRSpVeI",
+	"KsUo15b1aZJkEjwovVnHMs04kGPPm/CGRGfLotyfxbjHF+N2ZLP+D71MrMXLv77je7y+PLJI9A8tatYa",
+	"cmKFup5X4p+1dvS7pIUeLoduSwrZeF9VukNvmWIJT/LuHNvXZAN4luSLLqrJIqYmHEN0klwwwZConGAn",
+	"SrMoStorGqF8vv3/pKp4c7pjjbkSWI/JvZtZqo3VzDJUv1P5vqV8b88OYZNY4dd98kLPXnPNkkPNQOIB",
+	"vdmZEaqcpb3fVlqn4JaLYonJo5rYXApQ74QNBP087G1ZgP+z+P6o4vs/2oI+uUzfIvdTlEi/bmoRk0pY",
+	"RTSARHlZ8g5P5WLuB288THjx0m1ety2g7x4Z29c1kqE3IIyTqdALvPeg0kY2+5JQ7Ci+vvyrmnB7L9vo",
+	"vwWaSlMdq04vB+C+Nbg2tLV5qZ2XLSY8vW2B5plU1OxXphfXdIlTp0mXi6Q1rkoRWcZK472jDEdXlD7N",
+	"J00hSSmF9QTOhLe6GJdkcMijEzhFi2DP/720yaznS+Q0orpHlPG+uI1tTtNITFV+sHR5oNKe64deHPsz",
+	"C6RQYqb3fVXBlhfOPmFCpKIZyr6MxDR54/gTTeZDyZ7BHwAepHdNsqTD98ljPMK1F29doCSl9y0+N10H",
+	"wFO0TeRNMSsleNmgeOfCDiaHxRsONAwlKHylnY9vRZYx9zuO68TZTYZRvz8Ynva8ntcbjM68Mw8tfEJG",
+	"s413UZxcYruDeZigrnoROXd1vTy0q6Z16m0nmKxtDEIsTC51G87wdgk5bEjhdC4ScXCzg8s3m5yg4Pb9",
+	"0IXNVYK3/w0AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
