@@ -26,6 +26,8 @@ func TestExportDecidesEveryRecordField(t *testing.T) {
 			"UpdatedByType", "CreatedOn", "UpdatedOn"}, nil},
 		{authorization.DirectoryObject{}, []string{"ID", "Type", "DisplayName"}, nil},
 		{authorization.Membership{}, []string{"Group", "Member"}, nil},
+		{authorization.RoleDefinition{}, []string{"GUID", "Name", "Description", "Type", "Actions", "NotActions", "DataActions", "NotDataActions",
+			"AssignableScopes", "CreatedOn", "CreatedBy", "UpdatedOn", "UpdatedBy"}, nil},
 		{accounts.Account{}, []string{"ID", "Platform", "Livemode", "Seq", "Created", "DisplayName", "ContactEmail", "Dashboard", "Country",
 			"EntityType", "Metadata", "Configurations", "OnboardedConfigurations", "Onboarded", "Concurrency", "Closed"}, nil},
 		{accounts.AccountLink{}, []string{"Token", "Account", "Platform", "Livemode", "Created", "ExpiresAt", "UseCase", "Configurations",

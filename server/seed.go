@@ -175,7 +175,8 @@ func syntaxError(file string, err error) error {
 }
 
 // Apply adds the seed to c. Lists (bootstrap owners, tokens, role definitions and
-// assignments, platforms, accounts, locations, projects) are added to, enforce is on when
+// assignments, platforms, accounts, locations, projects) are added to (a role definition
+// replaces an earlier one of the same id), enforce is on when
 // either says so, and the other settings are taken from the seed unless explicit says their
 // flag (or its environment variable) was given. Then the seeded state is loaded once into a
 // scratch store, as start and reset will load it, so that an entry breaking an API's rule
@@ -184,6 +185,12 @@ func (s *Seed) Apply(c *Config, explicit func(flag string) bool) error {
 	if explicit == nil {
 		explicit = func(string) bool { return false }
 	}
+	// A custom role whose id an earlier seed gave (the built-in seed's example role, say)
+	// is replaced by this seed's: so a state export, which writes every custom role, loads
+	// back on top of the built-in seed.
+	c.Authorization.RoleDefinitions = slices.DeleteFunc(slices.Clone(c.Authorization.RoleDefinitions), func(old authorization.RoleDefinition) bool {
+		return slices.ContainsFunc(s.Authorization.RoleDefinitions, func(r authorization.RoleDefinition) bool { return strings.EqualFold(r.GUID, old.GUID) })
+	})
 	at := offsets{
 		roles: len(c.Authorization.RoleDefinitions), assignments: len(c.Authorization.Assignments),
 		groups: len(c.Authorization.ManagementGroups), directory: len(c.Authorization.Directory),

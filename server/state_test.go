@@ -53,6 +53,11 @@ func buildState(t *testing.T, c *stateClient) {
 		`{"type":"Group","displayName":"state group","members":["22222222-2222-4222-8222-222222222222","c1c1c1c1-0000-4000-8000-000000000003"]}`)
 	c.must(201, http.MethodPut, "/providers/Vendor.Authorization/roleAssignments/a1a1a1a1-0000-4000-8000-000000000006"+armVersion, stateARM(),
 		`{"properties":{"principalId":"c1c1c1c1-0000-4000-8000-000000000006","roleDefinitionId":"`+reader+`"}}`)
+	// A custom role made by PUT, updated, and assigned: the export keeps it with its history.
+	rd := "/" + stateSub + stateRoleProvider + "roleDefinitions/44444444-4444-4444-8444-444444444444" + armVersion
+	c.must(201, http.MethodPut, rd, stateARM(), `{"properties":{"roleName":"State Operator","permissions":[{"actions":["Microsoft.Compute/*/read"],"dataActions":["Microsoft.Storage/*/read"]}],"assignableScopes":["/`+stateSub+`"]}}`)
+	c.must(201, http.MethodPut, rd, stateARM(), `{"properties":{"roleName":"State Operator","description":"updated","permissions":[{"actions":["Microsoft.Compute/*/read"],"notActions":["Microsoft.Compute/secrets/read"]}],"assignableScopes":["/`+stateSub+`"]}}`)
+	ra(stateSub, "a1a1a1a1-0000-4000-8000-000000000007", `{"properties":{"principalId":"c1c1c1c1-0000-4000-8000-000000000007","roleDefinitionId":"/providers/Vendor.Authorization/roleDefinitions/44444444-4444-4444-8444-444444444444"}}`, 201)
 
 	// Compute, in manual mode: rules with label changes, one deleted; interconnects,
 	// attachments in two regions, a group patched after its insert, a group whose insert
@@ -151,6 +156,7 @@ func statePaths(t *testing.T, a *stateClient) []stateRead {
 	add(stateRoleProvider+"roleDefinitions"+armVersion, stateARM())
 	add("/"+stateSub+stateRoleProvider+"roleDefinitions"+armVersion+"&$filter=type%20eq%20'CustomRole'", stateARM())
 	add("/"+stateSub+stateRoleProvider+"roleDefinitions/33333333-3333-4333-8333-333333333333"+armVersion, stateARM())
+	add("/"+stateSub+stateRoleProvider+"roleDefinitions/44444444-4444-4444-8444-444444444444?api-version=2022-05-01-preview", stateARM())
 
 	// Compute: every collection of both projects, a page at a time and newest first too,
 	// and every item of each.

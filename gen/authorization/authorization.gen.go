@@ -216,7 +216,7 @@ type RoleAssignmentProperties struct {
 	UpdatedOn *time.Time `json:"updatedOn,omitempty"`
 }
 
-// RoleDefinition A role definition (read-only).
+// RoleDefinition A role definition; the body of a create-or-update request too (its read-only members are ignored there).
 type RoleDefinition struct {
 	// Id `/providers/Vendor.Authorization/roleDefinitions/{guid}`.
 	Id *string `json:"id,omitempty"`
@@ -225,7 +225,7 @@ type RoleDefinition struct {
 	Name *string `json:"name,omitempty"`
 
 	// Properties What a role allows and where it can be assigned.
-	Properties RoleDefinitionProperties `json:"properties"`
+	Properties *RoleDefinitionProperties `json:"properties,omitempty"`
 
 	// Type Always `Vendor.Authorization/roleDefinitions`.
 	Type *string `json:"type,omitempty"`
@@ -245,17 +245,29 @@ type RoleDefinitionProperties struct {
 	// AssignableScopes The scopes the role can be assigned at (`/` for everywhere).
 	AssignableScopes []string `json:"assignableScopes,omitempty"`
 
+	// CreatedBy The principal that created a custom role (api-version 2022-05-01-preview only).
+	CreatedBy *string `json:"createdBy,omitempty"`
+
+	// CreatedOn Creation time of a custom role (api-version 2022-05-01-preview only).
+	CreatedOn *time.Time `json:"createdOn,omitempty"`
+
 	// Description What the role is for.
 	Description *string `json:"description,omitempty"`
 
 	// Permissions The allowed and excluded actions.
 	Permissions []Permission `json:"permissions,omitempty"`
 
-	// RoleName The role name, e.g. `Reader`.
+	// RoleName The role name, e.g. `Reader`; unique in the tenant, whatever its case.
 	RoleName *string `json:"roleName,omitempty"`
 
 	// Type `BuiltInRole` or `CustomRole`.
 	Type *string `json:"type,omitempty"`
+
+	// UpdatedBy The principal that last updated a custom role (api-version 2022-05-01-preview only).
+	UpdatedBy *string `json:"updatedBy,omitempty"`
+
+	// UpdatedOn Last update time of a custom role (api-version 2022-05-01-preview only).
+	UpdatedOn *time.Time `json:"updatedOn,omitempty"`
 }
 
 // SystemData Creation and modification metadata.
@@ -299,22 +311,37 @@ type Error = ErrorResponse
 
 // RoleDefinitionsListAtTenantParams defines parameters for RoleDefinitionsListAtTenant.
 type RoleDefinitionsListAtTenantParams struct {
-	// Filter `roleName eq '{name}'`, `type eq 'BuiltInRole'`, `type eq 'CustomRole'` or `atScopeAndBelow()`.
+	// Filter `roleName eq '{name}'`, `type eq 'BuiltInRole'`, `type eq 'CustomRole'`, `atScopeAndBelow()`, or several joined by `and`.
 	Filter *string `form:"$filter,omitempty" json:"$filter,omitempty"`
 
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
+	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
 // RoleDefinitionsGetByIdParams defines parameters for RoleDefinitionsGetById.
 type RoleDefinitionsGetByIdParams struct {
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
+	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
 // PermissionsListForScopeParams defines parameters for PermissionsListForScope.
 type PermissionsListForScopeParams struct {
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
+	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
@@ -332,7 +359,12 @@ type RoleAssignmentsListForScopeParams struct {
 	// TenantId Tenant id for cross-tenant requests; accepted and ignored by understudy.
 	TenantId *TenantId `form:"tenantId,omitempty" json:"tenantId,omitempty"`
 
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
+	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
@@ -341,7 +373,12 @@ type RoleAssignmentsDeleteParams struct {
 	// TenantId Tenant id for cross-tenant requests; accepted and ignored by understudy.
 	TenantId *TenantId `form:"tenantId,omitempty" json:"tenantId,omitempty"`
 
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
+	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
@@ -350,33 +387,78 @@ type RoleAssignmentsGetParams struct {
 	// TenantId Tenant id for cross-tenant requests; accepted and ignored by understudy.
 	TenantId *TenantId `form:"tenantId,omitempty" json:"tenantId,omitempty"`
 
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
+	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
 // RoleAssignmentsCreateParams defines parameters for RoleAssignmentsCreate.
 type RoleAssignmentsCreateParams struct {
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
+	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
 // RoleDefinitionsListParams defines parameters for RoleDefinitionsList.
 type RoleDefinitionsListParams struct {
-	// Filter `roleName eq '{name}'`, `type eq 'BuiltInRole'`, `type eq 'CustomRole'` or `atScopeAndBelow()`.
+	// Filter `roleName eq '{name}'`, `type eq 'BuiltInRole'`, `type eq 'CustomRole'`, `atScopeAndBelow()`, or several joined by `and`.
 	Filter *string `form:"$filter,omitempty" json:"$filter,omitempty"`
 
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
+	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
+	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
+}
+
+// RoleDefinitionsDeleteParams defines parameters for RoleDefinitionsDelete.
+type RoleDefinitionsDeleteParams struct {
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
+	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
 // RoleDefinitionsGetParams defines parameters for RoleDefinitionsGet.
 type RoleDefinitionsGetParams struct {
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
+	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
+	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
+}
+
+// RoleDefinitionsCreateOrUpdateParams defines parameters for RoleDefinitionsCreateOrUpdate.
+type RoleDefinitionsCreateOrUpdateParams struct {
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
+	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
 // RoleAssignmentsCreateJSONRequestBody defines body for RoleAssignmentsCreate for application/json ContentType.
 type RoleAssignmentsCreateJSONRequestBody = RoleAssignmentCreateParameters
+
+// RoleDefinitionsCreateOrUpdateJSONRequestBody defines body for RoleDefinitionsCreateOrUpdate for application/json ContentType.
+type RoleDefinitionsCreateOrUpdateJSONRequestBody = RoleDefinition
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -455,7 +537,7 @@ type ClientInterface interface {
 	// RoleDefinitionsListAtTenant List the tenant's role definitions
 	//
 	// The tenant root (`/`), as ARM's "list all custom roles in a tenant" uses it: every
-	// built-in and every seeded role definition, wherever it is assignable. `$filter` as
+	// built-in and every custom role definition, wherever it is assignable. `$filter` as
 	// at a scope (`atScopeAndBelow()` changes nothing here). Readable by every
 	// authenticated caller, as the role definitions' ids are.
 	//
@@ -542,27 +624,66 @@ type ClientInterface interface {
 
 	// RoleDefinitionsList List the role definitions usable at a scope
 	//
-	// Every built-in and seeded role definition whose assignable scopes cover the scope.
-	// `$filter` (ARM's RoleDefinitionFilter, one term): `roleName eq '{name}'` narrows to
-	// one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to one
-	// kind, and `atScopeAndBelow()` adds the custom roles assignable only below the scope;
-	// any other filter is 400 `UnsupportedQuery`.
+	// Every built-in and custom role definition whose assignable scopes cover the scope,
+	// in name order. `$filter` (ARM's RoleDefinitionFilter): `roleName eq '{name}'` narrows
+	// to one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to
+	// one kind, and `atScopeAndBelow()` adds the custom roles assignable only below the
+	// scope; the terms may be joined by `and`, each at most once; any other filter is 400
+	// `UnsupportedQuery`.
 	//
 	// Corresponds with GET /{scope}/providers/Vendor.Authorization/roleDefinitions (the `RoleDefinitionsList` operationId).
 	RoleDefinitionsList(ctx context.Context, scope Scope, params *RoleDefinitionsListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// RoleDefinitionsDelete Delete a custom role definition
+	//
+	// Deletes a custom role visible at the scope and returns it (200); 204 when there is
+	// none. A role that any assignment still uses is refused (409
+	// `RoleDefinitionHasAssignments`), and so is a built-in role.
+	//
+	// Corresponds with DELETE /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsDelete` operationId).
+	RoleDefinitionsDelete(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RoleDefinitionsGet Get a role definition at a scope
 	//
-	// Returns a built-in or seeded role definition; 404 `RoleDefinitionDoesNotExist` otherwise.
+	// Returns a built-in role, or a custom role assignable at the scope; 404
+	// `RoleDefinitionDoesNotExist` otherwise.
 	//
 	// Corresponds with GET /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsGet` operationId).
 	RoleDefinitionsGet(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RoleDefinitionsCreateOrUpdateWithBody Create or update a custom role definition
+	//
+	// Creates the custom role `{roleDefinitionId}` or replaces what it allows, its name,
+	// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
+	// accept no other status). `roleName` is required and unique in the tenant, whatever
+	// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
+	// scope; a built-in role cannot be changed. The caller needs
+	// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsCreateOrUpdate` operationId).
+	RoleDefinitionsCreateOrUpdateWithBody(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RoleDefinitionsCreateOrUpdate Create or update a custom role definition
+	//
+	// Creates the custom role `{roleDefinitionId}` or replaces what it allows, its name,
+	// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
+	// accept no other status). `roleName` is required and unique in the tenant, whatever
+	// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
+	// scope; a built-in role cannot be changed. The caller needs
+	// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsCreateOrUpdate` operationId).
+	RoleDefinitionsCreateOrUpdate(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, body RoleDefinitionsCreateOrUpdateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // RoleDefinitionsListAtTenant List the tenant's role definitions
 //
 // The tenant root (`/`), as ARM's "list all custom roles in a tenant" uses it: every
-// built-in and every seeded role definition, wherever it is assignable. `$filter` as
+// built-in and every custom role definition, wherever it is assignable. `$filter` as
 // at a scope (`atScopeAndBelow()` changes nothing here). Readable by every
 // authenticated caller, as the role definitions' ids are.
 //
@@ -729,11 +850,12 @@ func (c *Client) RoleAssignmentsCreate(ctx context.Context, scope Scope, roleAss
 
 // RoleDefinitionsList List the role definitions usable at a scope
 //
-// Every built-in and seeded role definition whose assignable scopes cover the scope.
-// `$filter` (ARM's RoleDefinitionFilter, one term): `roleName eq '{name}'` narrows to
-// one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to one
-// kind, and `atScopeAndBelow()` adds the custom roles assignable only below the scope;
-// any other filter is 400 `UnsupportedQuery`.
+// Every built-in and custom role definition whose assignable scopes cover the scope,
+// in name order. `$filter` (ARM's RoleDefinitionFilter): `roleName eq '{name}'` narrows
+// to one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to
+// one kind, and `atScopeAndBelow()` adds the custom roles assignable only below the
+// scope; the terms may be joined by `and`, each at most once; any other filter is 400
+// `UnsupportedQuery`.
 //
 // Corresponds with GET /{scope}/providers/Vendor.Authorization/roleDefinitions (the `RoleDefinitionsList` operationId).
 func (c *Client) RoleDefinitionsList(ctx context.Context, scope Scope, params *RoleDefinitionsListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -748,13 +870,81 @@ func (c *Client) RoleDefinitionsList(ctx context.Context, scope Scope, params *R
 	return c.Client.Do(req)
 }
 
+// RoleDefinitionsDelete Delete a custom role definition
+//
+// Deletes a custom role visible at the scope and returns it (200); 204 when there is
+// none. A role that any assignment still uses is refused (409
+// `RoleDefinitionHasAssignments`), and so is a built-in role.
+//
+// Corresponds with DELETE /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsDelete` operationId).
+func (c *Client) RoleDefinitionsDelete(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRoleDefinitionsDeleteRequest(c.Server, scope, roleDefinitionId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // RoleDefinitionsGet Get a role definition at a scope
 //
-// Returns a built-in or seeded role definition; 404 `RoleDefinitionDoesNotExist` otherwise.
+// Returns a built-in role, or a custom role assignable at the scope; 404
+// `RoleDefinitionDoesNotExist` otherwise.
 //
 // Corresponds with GET /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsGet` operationId).
 func (c *Client) RoleDefinitionsGet(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRoleDefinitionsGetRequest(c.Server, scope, roleDefinitionId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RoleDefinitionsCreateOrUpdateWithBody Create or update a custom role definition
+//
+// Creates the custom role `{roleDefinitionId}` or replaces what it allows, its name,
+// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
+// accept no other status). `roleName` is required and unique in the tenant, whatever
+// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
+// scope; a built-in role cannot be changed. The caller needs
+// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsCreateOrUpdate` operationId).
+func (c *Client) RoleDefinitionsCreateOrUpdateWithBody(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRoleDefinitionsCreateOrUpdateRequestWithBody(c.Server, scope, roleDefinitionId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RoleDefinitionsCreateOrUpdate Create or update a custom role definition
+//
+// Creates the custom role `{roleDefinitionId}` or replaces what it allows, its name,
+// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
+// accept no other status). `roleName` is required and unique in the tenant, whatever
+// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
+// scope; a built-in role cannot be changed. The caller needs
+// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsCreateOrUpdate` operationId).
+func (c *Client) RoleDefinitionsCreateOrUpdate(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, body RoleDefinitionsCreateOrUpdateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRoleDefinitionsCreateOrUpdateRequest(c.Server, scope, roleDefinitionId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1344,6 +1534,70 @@ func NewRoleDefinitionsListRequest(server string, scope Scope, params *RoleDefin
 	return req, nil
 }
 
+// NewRoleDefinitionsDeleteRequest constructs an http.Request for the RoleDefinitionsDelete method
+func NewRoleDefinitionsDeleteRequest(server string, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsDeleteParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "scope", scope, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "roleDefinitionId", roleDefinitionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/%s/providers/Vendor.Authorization/roleDefinitions/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "api-version", params.ApiVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewRoleDefinitionsGetRequest constructs an http.Request for the RoleDefinitionsGet method
 func NewRoleDefinitionsGetRequest(server string, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetParams) (*http.Request, error) {
 	var err error
@@ -1408,6 +1662,83 @@ func NewRoleDefinitionsGetRequest(server string, scope Scope, roleDefinitionId R
 	return req, nil
 }
 
+// NewRoleDefinitionsCreateOrUpdateRequest calls the generic RoleDefinitionsCreateOrUpdate builder with application/json body
+func NewRoleDefinitionsCreateOrUpdateRequest(server string, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, body RoleDefinitionsCreateOrUpdateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRoleDefinitionsCreateOrUpdateRequestWithBody(server, scope, roleDefinitionId, params, "application/json", bodyReader)
+}
+
+// NewRoleDefinitionsCreateOrUpdateRequestWithBody constructs an http.Request for the RoleDefinitionsCreateOrUpdate method, with any body, and a specified content type
+func NewRoleDefinitionsCreateOrUpdateRequestWithBody(server string, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "scope", scope, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "roleDefinitionId", roleDefinitionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/%s/providers/Vendor.Authorization/roleDefinitions/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "api-version", params.ApiVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -1455,7 +1786,7 @@ type ClientWithResponsesInterface interface {
 	// RoleDefinitionsListAtTenantWithResponse List the tenant's role definitions
 	//
 	// The tenant root (`/`), as ARM's "list all custom roles in a tenant" uses it: every
-	// built-in and every seeded role definition, wherever it is assignable. `$filter` as
+	// built-in and every custom role definition, wherever it is assignable. `$filter` as
 	// at a scope (`atScopeAndBelow()` changes nothing here). Readable by every
 	// authenticated caller, as the role definitions' ids are.
 	//
@@ -1554,25 +1885,66 @@ type ClientWithResponsesInterface interface {
 
 	// RoleDefinitionsListWithResponse List the role definitions usable at a scope
 	//
-	// Every built-in and seeded role definition whose assignable scopes cover the scope.
-	// `$filter` (ARM's RoleDefinitionFilter, one term): `roleName eq '{name}'` narrows to
-	// one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to one
-	// kind, and `atScopeAndBelow()` adds the custom roles assignable only below the scope;
-	// any other filter is 400 `UnsupportedQuery`.
+	// Every built-in and custom role definition whose assignable scopes cover the scope,
+	// in name order. `$filter` (ARM's RoleDefinitionFilter): `roleName eq '{name}'` narrows
+	// to one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to
+	// one kind, and `atScopeAndBelow()` adds the custom roles assignable only below the
+	// scope; the terms may be joined by `and`, each at most once; any other filter is 400
+	// `UnsupportedQuery`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /{scope}/providers/Vendor.Authorization/roleDefinitions (the `RoleDefinitionsList` operationId).
 	RoleDefinitionsListWithResponse(ctx context.Context, scope Scope, params *RoleDefinitionsListParams, reqEditors ...RequestEditorFn) (*RoleDefinitionsListResponse, error)
 
+	// RoleDefinitionsDeleteWithResponse Delete a custom role definition
+	//
+	// Deletes a custom role visible at the scope and returns it (200); 204 when there is
+	// none. A role that any assignment still uses is refused (409
+	// `RoleDefinitionHasAssignments`), and so is a built-in role.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsDelete` operationId).
+	RoleDefinitionsDeleteWithResponse(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsDeleteParams, reqEditors ...RequestEditorFn) (*RoleDefinitionsDeleteResponse, error)
+
 	// RoleDefinitionsGetWithResponse Get a role definition at a scope
 	//
-	// Returns a built-in or seeded role definition; 404 `RoleDefinitionDoesNotExist` otherwise.
+	// Returns a built-in role, or a custom role assignable at the scope; 404
+	// `RoleDefinitionDoesNotExist` otherwise.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsGet` operationId).
 	RoleDefinitionsGetWithResponse(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetParams, reqEditors ...RequestEditorFn) (*RoleDefinitionsGetResponse, error)
+
+	// RoleDefinitionsCreateOrUpdateWithBodyWithResponse Create or update a custom role definition
+	//
+	// Creates the custom role `{roleDefinitionId}` or replaces what it allows, its name,
+	// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
+	// accept no other status). `roleName` is required and unique in the tenant, whatever
+	// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
+	// scope; a built-in role cannot be changed. The caller needs
+	// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsCreateOrUpdate` operationId).
+	RoleDefinitionsCreateOrUpdateWithBodyWithResponse(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RoleDefinitionsCreateOrUpdateResponse, error)
+
+	// RoleDefinitionsCreateOrUpdateWithResponse Create or update a custom role definition
+	//
+	// Creates the custom role `{roleDefinitionId}` or replaces what it allows, its name,
+	// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
+	// accept no other status). `roleName` is required and unique in the tenant, whatever
+	// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
+	// scope; a built-in role cannot be changed. The caller needs
+	// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsCreateOrUpdate` operationId).
+	RoleDefinitionsCreateOrUpdateWithResponse(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, body RoleDefinitionsCreateOrUpdateJSONRequestBody, reqEditors ...RequestEditorFn) (*RoleDefinitionsCreateOrUpdateResponse, error)
 }
 
 type RoleDefinitionsListAtTenantResponse struct {
@@ -1966,6 +2338,54 @@ func (r RoleDefinitionsListResponse) ContentType() string {
 	return ""
 }
 
+type RoleDefinitionsDeleteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RoleDefinition
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RoleDefinitionsDeleteResponse) GetJSON200() *RoleDefinition {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RoleDefinitionsDeleteResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RoleDefinitionsDeleteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RoleDefinitionsDeleteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RoleDefinitionsDeleteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RoleDefinitionsDeleteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type RoleDefinitionsGetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2014,10 +2434,58 @@ func (r RoleDefinitionsGetResponse) ContentType() string {
 	return ""
 }
 
+type RoleDefinitionsCreateOrUpdateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *RoleDefinition
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r RoleDefinitionsCreateOrUpdateResponse) GetJSON201() *RoleDefinition {
+	return r.JSON201
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RoleDefinitionsCreateOrUpdateResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RoleDefinitionsCreateOrUpdateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RoleDefinitionsCreateOrUpdateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RoleDefinitionsCreateOrUpdateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RoleDefinitionsCreateOrUpdateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // RoleDefinitionsListAtTenantWithResponse List the tenant's role definitions
 //
 // The tenant root (`/`), as ARM's "list all custom roles in a tenant" uses it: every
-// built-in and every seeded role definition, wherever it is assignable. `$filter` as
+// built-in and every custom role definition, wherever it is assignable. `$filter` as
 // at a scope (`atScopeAndBelow()` changes nothing here). Readable by every
 // authenticated caller, as the role definitions' ids are.
 //
@@ -2164,11 +2632,12 @@ func (c *ClientWithResponses) RoleAssignmentsCreateWithResponse(ctx context.Cont
 
 // RoleDefinitionsListWithResponse List the role definitions usable at a scope
 //
-// Every built-in and seeded role definition whose assignable scopes cover the scope.
-// `$filter` (ARM's RoleDefinitionFilter, one term): `roleName eq '{name}'` narrows to
-// one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to one
-// kind, and `atScopeAndBelow()` adds the custom roles assignable only below the scope;
-// any other filter is 400 `UnsupportedQuery`.
+// Every built-in and custom role definition whose assignable scopes cover the scope,
+// in name order. `$filter` (ARM's RoleDefinitionFilter): `roleName eq '{name}'` narrows
+// to one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to
+// one kind, and `atScopeAndBelow()` adds the custom roles assignable only below the
+// scope; the terms may be joined by `and`, each at most once; any other filter is 400
+// `UnsupportedQuery`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -2181,9 +2650,27 @@ func (c *ClientWithResponses) RoleDefinitionsListWithResponse(ctx context.Contex
 	return ParseRoleDefinitionsListResponse(rsp)
 }
 
+// RoleDefinitionsDeleteWithResponse Delete a custom role definition
+//
+// Deletes a custom role visible at the scope and returns it (200); 204 when there is
+// none. A role that any assignment still uses is refused (409
+// `RoleDefinitionHasAssignments`), and so is a built-in role.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsDelete` operationId).
+func (c *ClientWithResponses) RoleDefinitionsDeleteWithResponse(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsDeleteParams, reqEditors ...RequestEditorFn) (*RoleDefinitionsDeleteResponse, error) {
+	rsp, err := c.RoleDefinitionsDelete(ctx, scope, roleDefinitionId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRoleDefinitionsDeleteResponse(rsp)
+}
+
 // RoleDefinitionsGetWithResponse Get a role definition at a scope
 //
-// Returns a built-in or seeded role definition; 404 `RoleDefinitionDoesNotExist` otherwise.
+// Returns a built-in role, or a custom role assignable at the scope; 404
+// `RoleDefinitionDoesNotExist` otherwise.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -2194,6 +2681,46 @@ func (c *ClientWithResponses) RoleDefinitionsGetWithResponse(ctx context.Context
 		return nil, err
 	}
 	return ParseRoleDefinitionsGetResponse(rsp)
+}
+
+// RoleDefinitionsCreateOrUpdateWithBodyWithResponse Create or update a custom role definition
+//
+// Creates the custom role `{roleDefinitionId}` or replaces what it allows, its name,
+// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
+// accept no other status). `roleName` is required and unique in the tenant, whatever
+// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
+// scope; a built-in role cannot be changed. The caller needs
+// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsCreateOrUpdate` operationId).
+func (c *ClientWithResponses) RoleDefinitionsCreateOrUpdateWithBodyWithResponse(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RoleDefinitionsCreateOrUpdateResponse, error) {
+	rsp, err := c.RoleDefinitionsCreateOrUpdateWithBody(ctx, scope, roleDefinitionId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRoleDefinitionsCreateOrUpdateResponse(rsp)
+}
+
+// RoleDefinitionsCreateOrUpdateWithResponse Create or update a custom role definition
+//
+// Creates the custom role `{roleDefinitionId}` or replaces what it allows, its name,
+// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
+// accept no other status). `roleName` is required and unique in the tenant, whatever
+// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
+// scope; a built-in role cannot be changed. The caller needs
+// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsCreateOrUpdate` operationId).
+func (c *ClientWithResponses) RoleDefinitionsCreateOrUpdateWithResponse(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, body RoleDefinitionsCreateOrUpdateJSONRequestBody, reqEditors ...RequestEditorFn) (*RoleDefinitionsCreateOrUpdateResponse, error) {
+	rsp, err := c.RoleDefinitionsCreateOrUpdate(ctx, scope, roleDefinitionId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRoleDefinitionsCreateOrUpdateResponse(rsp)
 }
 
 // ParseRoleDefinitionsListAtTenantResponse parses an HTTP response from a RoleDefinitionsListAtTenantWithResponse call
@@ -2470,6 +2997,42 @@ func ParseRoleDefinitionsListResponse(rsp *http.Response) (*RoleDefinitionsListR
 	return response, nil
 }
 
+// ParseRoleDefinitionsDeleteResponse parses an HTTP response from a RoleDefinitionsDeleteWithResponse call
+func ParseRoleDefinitionsDeleteResponse(rsp *http.Response) (*RoleDefinitionsDeleteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RoleDefinitionsDeleteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RoleDefinition
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseRoleDefinitionsGetResponse parses an HTTP response from a RoleDefinitionsGetWithResponse call
 func ParseRoleDefinitionsGetResponse(rsp *http.Response) (*RoleDefinitionsGetResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -2490,6 +3053,39 @@ func ParseRoleDefinitionsGetResponse(rsp *http.Response) (*RoleDefinitionsGetRes
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRoleDefinitionsCreateOrUpdateResponse parses an HTTP response from a RoleDefinitionsCreateOrUpdateWithResponse call
+func ParseRoleDefinitionsCreateOrUpdateResponse(rsp *http.Response) (*RoleDefinitionsCreateOrUpdateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RoleDefinitionsCreateOrUpdateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest RoleDefinition
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -2529,9 +3125,15 @@ type ServerInterface interface {
 	// RoleDefinitionsList List the role definitions usable at a scope
 	// (GET /{scope}/providers/Vendor.Authorization/roleDefinitions)
 	RoleDefinitionsList(ctx echo.Context, scope Scope, params RoleDefinitionsListParams) error
+	// RoleDefinitionsDelete Delete a custom role definition
+	// (DELETE /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
+	RoleDefinitionsDelete(ctx echo.Context, scope Scope, roleDefinitionId RoleDefinitionId, params RoleDefinitionsDeleteParams) error
 	// RoleDefinitionsGet Get a role definition at a scope
 	// (GET /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
 	RoleDefinitionsGet(ctx echo.Context, scope Scope, roleDefinitionId RoleDefinitionId, params RoleDefinitionsGetParams) error
+	// RoleDefinitionsCreateOrUpdate Create or update a custom role definition
+	// (PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
+	RoleDefinitionsCreateOrUpdate(ctx echo.Context, scope Scope, roleDefinitionId RoleDefinitionId, params RoleDefinitionsCreateOrUpdateParams) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -2812,6 +3414,39 @@ func (w *ServerInterfaceWrapper) RoleDefinitionsList(ctx echo.Context) error {
 	return err
 }
 
+// RoleDefinitionsDelete converts echo context to params.
+func (w *ServerInterfaceWrapper) RoleDefinitionsDelete(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "scope" -------------
+	var scope Scope
+
+	err = runtime.BindStyledParameterWithOptions("simple", "scope", ctx.Param("scope"), &scope, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scope: %s", err))
+	}
+
+	// ------------- Path parameter "roleDefinitionId" -------------
+	var roleDefinitionId RoleDefinitionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "roleDefinitionId", ctx.Param("roleDefinitionId"), &roleDefinitionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter roleDefinitionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RoleDefinitionsDeleteParams
+	// ------------- Required query parameter "api-version" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "api-version", ctx.QueryParams(), &params.ApiVersion, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter api-version: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RoleDefinitionsDelete(ctx, scope, roleDefinitionId, params)
+	return err
+}
+
 // RoleDefinitionsGet converts echo context to params.
 func (w *ServerInterfaceWrapper) RoleDefinitionsGet(ctx echo.Context) error {
 	var err error
@@ -2842,6 +3477,39 @@ func (w *ServerInterfaceWrapper) RoleDefinitionsGet(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RoleDefinitionsGet(ctx, scope, roleDefinitionId, params)
+	return err
+}
+
+// RoleDefinitionsCreateOrUpdate converts echo context to params.
+func (w *ServerInterfaceWrapper) RoleDefinitionsCreateOrUpdate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "scope" -------------
+	var scope Scope
+
+	err = runtime.BindStyledParameterWithOptions("simple", "scope", ctx.Param("scope"), &scope, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scope: %s", err))
+	}
+
+	// ------------- Path parameter "roleDefinitionId" -------------
+	var roleDefinitionId RoleDefinitionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "roleDefinitionId", ctx.Param("roleDefinitionId"), &roleDefinitionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter roleDefinitionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RoleDefinitionsCreateOrUpdateParams
+	// ------------- Required query parameter "api-version" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "api-version", ctx.QueryParams(), &params.ApiVersion, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter api-version: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RoleDefinitionsCreateOrUpdate(ctx, scope, roleDefinitionId, params)
 	return err
 }
 
@@ -2896,7 +3564,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleAssignments/:roleAssignmentName", wrapper.RoleAssignmentsGet, options.OperationMiddlewares["RoleAssignments_Get"]...)
 	router.PUT(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleAssignments/:roleAssignmentName", wrapper.RoleAssignmentsCreate, options.OperationMiddlewares["RoleAssignments_Create"]...)
 	router.GET(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleAssignments", wrapper.RoleAssignmentsListForScope, options.OperationMiddlewares["RoleAssignments_ListForScope"]...)
+	router.DELETE(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleDefinitions/:roleDefinitionId", wrapper.RoleDefinitionsDelete, options.OperationMiddlewares["RoleDefinitions_Delete"]...)
 	router.GET(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleDefinitions/:roleDefinitionId", wrapper.RoleDefinitionsGet, options.OperationMiddlewares["RoleDefinitions_Get"]...)
+	router.PUT(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleDefinitions/:roleDefinitionId", wrapper.RoleDefinitionsCreateOrUpdate, options.OperationMiddlewares["RoleDefinitions_CreateOrUpdate"]...)
 	router.GET(options.BaseURL+"/providers/Vendor.Authorization/roleDefinitions/:roleDefinitionId", wrapper.RoleDefinitionsGetById, options.OperationMiddlewares["RoleDefinitions_GetById"]...)
 	router.GET(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleDefinitions", wrapper.RoleDefinitionsList, options.OperationMiddlewares["RoleDefinitions_List"]...)
 	router.GET(options.BaseURL+"/providers/Vendor.Authorization/roleDefinitions", wrapper.RoleDefinitionsListAtTenant, options.OperationMiddlewares["RoleDefinitions_ListAtTenant"]...)
@@ -3251,6 +3921,55 @@ func (response RoleDefinitionsListdefaultJSONResponse) VisitRoleDefinitionsListR
 	return err
 }
 
+type RoleDefinitionsDeleteRequestObject struct {
+	Scope            Scope            `json:"scope"`
+	RoleDefinitionId RoleDefinitionId `json:"roleDefinitionId"`
+	Params           RoleDefinitionsDeleteParams
+}
+
+type RoleDefinitionsDeleteResponseObject interface {
+	VisitRoleDefinitionsDeleteResponse(w http.ResponseWriter) error
+}
+
+type RoleDefinitionsDelete200JSONResponse RoleDefinition
+
+func (response RoleDefinitionsDelete200JSONResponse) VisitRoleDefinitionsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RoleDefinitionsDelete204Response struct {
+}
+
+func (response RoleDefinitionsDelete204Response) VisitRoleDefinitionsDeleteResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type RoleDefinitionsDeletedefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response RoleDefinitionsDeletedefaultJSONResponse) VisitRoleDefinitionsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RoleDefinitionsGetRequestObject struct {
 	Scope            Scope            `json:"scope"`
 	RoleDefinitionId RoleDefinitionId `json:"roleDefinitionId"`
@@ -3292,6 +4011,48 @@ func (response RoleDefinitionsGetdefaultJSONResponse) VisitRoleDefinitionsGetRes
 	return err
 }
 
+type RoleDefinitionsCreateOrUpdateRequestObject struct {
+	Scope            Scope            `json:"scope"`
+	RoleDefinitionId RoleDefinitionId `json:"roleDefinitionId"`
+	Params           RoleDefinitionsCreateOrUpdateParams
+	Body             *RoleDefinitionsCreateOrUpdateJSONRequestBody
+}
+
+type RoleDefinitionsCreateOrUpdateResponseObject interface {
+	VisitRoleDefinitionsCreateOrUpdateResponse(w http.ResponseWriter) error
+}
+
+type RoleDefinitionsCreateOrUpdate201JSONResponse RoleDefinition
+
+func (response RoleDefinitionsCreateOrUpdate201JSONResponse) VisitRoleDefinitionsCreateOrUpdateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RoleDefinitionsCreateOrUpdatedefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response RoleDefinitionsCreateOrUpdatedefaultJSONResponse) VisitRoleDefinitionsCreateOrUpdateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// RoleDefinitionsListAtTenant List the tenant's role definitions
@@ -3318,9 +4079,15 @@ type StrictServerInterface interface {
 	// RoleDefinitionsList List the role definitions usable at a scope
 	// (GET /{scope}/providers/Vendor.Authorization/roleDefinitions)
 	RoleDefinitionsList(ctx context.Context, request RoleDefinitionsListRequestObject) (RoleDefinitionsListResponseObject, error)
+	// RoleDefinitionsDelete Delete a custom role definition
+	// (DELETE /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
+	RoleDefinitionsDelete(ctx context.Context, request RoleDefinitionsDeleteRequestObject) (RoleDefinitionsDeleteResponseObject, error)
 	// RoleDefinitionsGet Get a role definition at a scope
 	// (GET /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
 	RoleDefinitionsGet(ctx context.Context, request RoleDefinitionsGetRequestObject) (RoleDefinitionsGetResponseObject, error)
+	// RoleDefinitionsCreateOrUpdate Create or update a custom role definition
+	// (PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
+	RoleDefinitionsCreateOrUpdate(ctx context.Context, request RoleDefinitionsCreateOrUpdateRequestObject) (RoleDefinitionsCreateOrUpdateResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -3568,6 +4335,33 @@ func (sh *strictHandler) RoleDefinitionsList(ctx echo.Context, scope Scope, para
 	return nil
 }
 
+// RoleDefinitionsDelete operation middleware
+func (sh *strictHandler) RoleDefinitionsDelete(ctx echo.Context, scope Scope, roleDefinitionId RoleDefinitionId, params RoleDefinitionsDeleteParams) error {
+	var request RoleDefinitionsDeleteRequestObject
+
+	request.Scope = scope
+	request.RoleDefinitionId = roleDefinitionId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RoleDefinitionsDelete(ctx.Request().Context(), request.(RoleDefinitionsDeleteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RoleDefinitionsDelete")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RoleDefinitionsDeleteResponseObject); ok {
+		return validResponse.VisitRoleDefinitionsDeleteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // RoleDefinitionsGet operation middleware
 func (sh *strictHandler) RoleDefinitionsGet(ctx echo.Context, scope Scope, roleDefinitionId RoleDefinitionId, params RoleDefinitionsGetParams) error {
 	var request RoleDefinitionsGetRequestObject
@@ -3595,102 +4389,162 @@ func (sh *strictHandler) RoleDefinitionsGet(ctx echo.Context, scope Scope, roleD
 	return nil
 }
 
+// RoleDefinitionsCreateOrUpdate operation middleware
+func (sh *strictHandler) RoleDefinitionsCreateOrUpdate(ctx echo.Context, scope Scope, roleDefinitionId RoleDefinitionId, params RoleDefinitionsCreateOrUpdateParams) error {
+	var request RoleDefinitionsCreateOrUpdateRequestObject
+
+	request.Scope = scope
+	request.RoleDefinitionId = roleDefinitionId
+	request.Params = params
+
+	var body RoleDefinitionsCreateOrUpdateJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RoleDefinitionsCreateOrUpdate(ctx.Request().Context(), request.(RoleDefinitionsCreateOrUpdateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RoleDefinitionsCreateOrUpdate")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RoleDefinitionsCreateOrUpdateResponseObject); ok {
+		return validResponse.VisitRoleDefinitionsCreateOrUpdateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7FwLbxs5kv4rhb5ZWDq0Hpbt2JaxuFMmkyB3M5O5PHaBi4Jtqrskcd0iOyTbjtbQfz+w2G+1bMn27M7u",
-	"DRAglsTmo1is+qrqY995oVwlUqAw2hvfefiNrZIY6e/3MsaJ1nwhViiM/UanqxVTa2/sTUAhi1ABKxoA",
-	"M8BAoZapChEWSqaJ53s3LE7RPswjb+wNdDrToeKJ4VLoAbscnc1H8/PeWfjipHc6O5/1Ls4vL3ujM3Y2",
-	"vzyfhSez0SDv8o3tUQ8MaqMWg0TJGx6h0oM/oYik6k9Ss5SK/43ZrgeqNnk9mA3npyfh2WkPzy/Oe6cX",
-	"L0a9i8vZcY+9ODuZs8twfn567vmeYCv0xt6erRMlE1SGO3mFCpnB6KWVz4v5xWw2m532LnE0653OTs56",
-	"7IRFvWE4nA3ZGbuIRraD7JF3wht7o+HoRe/4uDc6/ng8HA/tv/5wOPxfz/ciLGTmjb33yCJgYYhaw1wq",
-	"MEuEGY9jLhZgkK1oYlyEPGHxWyv0EEchHp9i7+IsOu+dvhhd9mbRLOydnp1Gw7Pjy+jy4rz60Md1YoXw",
-	"SaPyfM9K8hXOueB2fOpwH+GXj+gBC6PofMTOeycnF2e90wuc92bR6ag3fzF8MZ+xi2OGdgI6lDTwsymJ",
-	"53tpEh26Kdkj92/Kxvf0WhtcvWKGVXZ/Yu7fyscryct1fV9ips1PMuJz/vCo1baHDF1/rjr+xveM+7jP",
-	"8fM2G5/sSakVdXvy0epwymPT4wLeO9Ni+9g2IL+O6mXnfs/W9XPvTCCbxfjBKrD2xp+9gfeleWz/xPEW",
-	"WBwXJlL7MEsNRBI1CGnsb/IW1jIFI2HFrhGYWEO4ZGKBum+HRbXiWtt1eePPdx4LTfa39+8Da49pUGbY",
-	"pPjhi+8JaZqfX9XbbL64U/6zE4ITv1ds8Eu7L2+F3b59tr0ifW9j9z1hiq3QoCJpTRL+J1Q604C6iKwW",
-	"TH55CzeugZVDqjEzclyDlToNdAWpsDpg0mgNOk0SqYyGYDQcjXrD097wOLDyypyZOxrZD57vcTvU1xTV",
-	"urLxCe9lo1qTh19TrjDyxkalaA3TEld0yldc/IhiYZbe+LgQhTaKi0Wh46XeO4G2rdIOC3JOttsKreJH",
-	"r2jbb1jMI3jz6e2r+kr29Ey0xoSZZblEtT21e1fKvuUrHZ298Pdaed1NtK3bLqi27qh4pL7OPU/ijnXW",
-	"JvKcq/zgXFTb0sh7+aDxBhWLwU4KNC7I/sEtN0uZGlp3jCyyvlrHTC/HUxHU3d2d5tEm8KHt66abu1OL",
-	"TeC3d9HWtmI976y4dMJC3Azu7EI37qtNAFJNRVC2/ImHSmo5N/2fmGALtCsarIo/8+7trKEjzRIVFA/D",
-	"NWJiV82VRYzxVNCwVxBk9qPsMgCuCdYkBiNgmmSl7TkhyXZ9kAqCQQAdTWhTQ/CH0evAp+kyDUwArhKz",
-	"zoU+huAhZ9Hv94NugaEMCiYMKClNfypq2viMgKRFYx3u2VdNh6cXD+vpR1pL6yl0q+QRrdvurO7lK8ev",
-	"KWqjryrbICLgCyEVRjBbV6xuf4chNfnAO6b/4nR7uhu7dJ1IoZ1D/UEpqQhTSWGy0IMlScxDt21/1c55",
-	"FPtz52H5SEQ+rGbsfvjGtdGe761Qa7bA7MQ2DC+w2DrRNSA175Mgy0V8p3Dujb1/G5QR08D9qgc04/fZ",
-	"GtyK6lKfiDXMGY9ThT5wQfo2ef8T0LwBxQ3GMsHqkCSJ7+vQr83sXHMRWYvKIxSGmzXMcGm/YhlyILMq",
-	"0pVFCRlynJSy9HzPncDobfa853v/jWuLJBrb5Lt9mUQRGVYWvxVzuT2n8vdscVzMpVqx3MTXsRNv7cOu",
-	"q/FYNhk5+yuGpoQh90qktYfKIdnqkxb4Cg3jccvChFuQT8YcBGp7QCJqrXOf5uzVkiW4vVa2v+QaU+cG",
-	"V3ovHWzsTrlIphRb28/ugGyNDSsWLrnAnj0CFsuCbegD9hd9CNqOU9AiVKv2JI/tEX528iIR6sMWle1I",
-	"y2KK87y9nmW6YqJcTdaydc6GqQWadmWac4wj63kKFAvMwJylsfHhdokCroW83aFgpUH/7ORezvjLLvUr",
-	"rEg7Om6xGU09K2zh3oJtTNV10DbDX4oIpE3kGo09B1lYkp2TWx5HIVOR9mHFRercupCmlzVrOSd5ZLI1",
-	"gg2QrFPKB3DK6WKfoKZT23vc0JxamLRrINsIKvPcv/tq0LXVu/sB8FsYpxFGMFdyBUE2TnDwQK/uW8qr",
-	"yhKaI1ZkcNCom3s14w2a96jTeMeBClkcozrSUIlmXeqQYNC2Ogj8Zn7k4rq9u0/vf8xtr20ICVtgLTpk",
-	"Qt9aIMoFSIH0e5+wFoveiXidY62tJRdph/qY7wQCCqPWdv4OQZilnb71qbi/YaucpDb5Vo+jm0nrcaxn",
-	"7OxcyTKVSaLd3rHI9l1BYBsHzpoJaWDBb1C04IY3WUr3A6obHmIxuud7r6VCvhB5i1doG7SCiO2sctOM",
-	"NGBZC2hogbXB4I70Z3NoYjgLevbSCbEznq+gSArtO4xC3e5e3dZXd5/W1IX3S/ncVjryvl4+lC13AqlJ",
-	"fMvWugjT7pXhPsJr6DSP8pAha1mTQpuu15fugPEvtczS9q7MZLQmjwQuh9qTqueyu3mss61cz7EZjcUe",
-	"tLIfud5pP99lBsyuqXFK9PMYTjaj4Fq6CCVm2jzZYtaPh3Z9c130u5e5bFiNx5vMnZv2wLytwyoa9+Gd",
-	"KKJlCCrVloAi5qCZgwqAKZyKfIpXLv+FLOpJEa9hhauZ9VGdgGxY4ENQVIbsh6IiUfnl5ZoSP0V9I+jC",
-	"itnoD2gHZyy8prkwhXkE77IajaKVFFGRj98KeCYvJ99D0SQHXP/5PsttfM6swwcjFVvgQLv/J2EoUyq6",
-	"xXKWOQs9sME84wKVHtuD/wU+kOb88DVlsYajWC70EVmSSrbg4vhy1KJpxYzuzSQXrSBmYpHac5OleK+A",
-	"xB6M+sNa1sl3+Q5jv7M7lLlT5xlZpUOuSydZme7xi7bJlhWftlkWyuNwRNaahq/7wAfPX6WY2ByIzCVl",
-	"1PmKDp0LL72xxcHYs9/uM0KEMS7sGI2cQa4Pbfmmt1FuZoqnwSUPozJnkSfLGvJ0ua6WaVQG2MYPlc/5",
-	"0HVJPjxCrX56764daXDGBXhU8/oHZZa3iq8PgMda401bjbZt0o2EO/BoDMGgLXV8YJHtbpFSznoqgsc+",
-	"akNsJtYuCIAZzqU1mNXu+v1+0IcMlyg0qRIuT/zYMZ05PCy1WhSpHwCBbhkUALN6wn+vo1ypWu9hM8hN",
-	"Z488xnBUCt7N0X4su36S7Wj455YaTfXI7XLc9epxa9xQUe9O4WC7+8YQj1Skp8UOzXnnRb9njhvKidfj",
-	"hkfi/4oc/m74vxzzPpTcItPfNjpum+zeqLhyJp6Gilv1Y2u+f146mhdFH3EsbzVhptslWpxpIGTCYlBn",
-	"gTDq78GW2FlM1WWZuNEtMAOdYBBQDQtvUK1pAt0Dc4D34QhaaDE+J6pVa/a4xspodQt52lJEZQauLav4",
-	"2HxRlb2xU7/sYSvS+cTwaE/gt5uDoEICCagQ+32qjVzR5z2rKx9qCYodANUKaUWMI1egghUaFjHD+rv4",
-	"dhPzAN6FzqeP33d3eq5DAXsBWrfwehXF7u51H4BXr/tttslerX66JrfHrLxJE3t4+XE57j5CaOOTHSSJ",
-	"zU5Lm+uZhWgYpoqb9Qfbh9MVyVKzHLW4ub+lCnuTVz1t1jHCO+vnYNQfAl8lMQ+5gXksb/vVhLJh16gJ",
-	"q86QKVRg5DWKMS3eJbeB66mwHwPJowDCmPGVS0P9158/QocbDWQDTarIsghpIFxieI1R1weMNVJnVZRn",
-	"o3qMpmLOY4QVS5xppJHByMpDechaPOxQrl2Fwz3ZusgUV536JxV7Y29pTKLHg0EsF1z0K+X+WIYsthu0",
-	"kmLgpDnIn8ecu0kjpBrVX/gqQaWlYJmcy88Ia5kqsK1s3C1TYVzBPN9Ht1P0VV4dptRBSHPOaAblzLYM",
-	"eeW3Iw24SmOWh4JMwOT9T9lev385+R4mv7wdb6XSYOYK6E1gZuRUsMq2kCdcclRMhUsesjjnAJWZnaZr",
-	"z4LTGcKtPT7IwiW1mYoVW0MkXQaCdr9SHil4b6AtKLvNXVOmbu7RahFlKqbCuVfrtlbAwCjEcZPmAsEg",
-	"8KGk8jjStp6KzuPoPz6wmbxxilgLK5sanKRGZzSIVdevt/UbHHIHMArSZB8mokbacIWXqWAG6GRR5GUf",
-	"mSEd3SJYLmcBNImM9sOiFRdEO0xSk3MzIq4wNFKtp2LJbtAKcJ0gdG6XPFxaPaplBoNa9B7AKrVWkZlw",
-	"2aWZuHX4QE9PRZDDmI+y03UZw3K3nSWw+2ZhA+2kNbtBVt4IHLGsrEbrhAm9g3XWIXjkWDL7k8QCN2mr",
-	"VdxojOeQpe5qkXZwlYlT3aCaCp3EVvrMzSDbC/IOD0ZVQR8+2MgYc5XI9tClM6eCMLdit9BhmgrgYcxp",
-	"eZHsEhT5w+h10EMdsgQjarRAgYqH7n9yz5VHSKQ/WMyYp3BBIEYagtq0xvDSmfdpOhyehGRq6U/Mcrz/",
-	"UeGM/rHCPIWOWeJUtJ9fFmuZeRArIMeWyzrRvlVOKwCLZIEq9Hoq0syyU+k/K/pDcDd1ZfqpN76bErlg",
-	"6vnTnF5AfztaA/2ZsTLo7zoNZept8kyI4Sau21aoeQg6I522LdyyoF3P93I6bY19u/E9maBgCffG3kl/",
-	"2D+xsI6ZJbmOA+Nv+8hO4kbVzNlQoeuDU58jDVMv5poI1xASjKUFkPqx7MGpZ12U3aWxCzCmouCnE5An",
-	"BbLGBKOmlfddOHRjkQDlksuYpw/Bd3MeG1QBMGe0MpsNnYAZstkTEb20psvahoz9bSHCkosFZLrxPqe1",
-	"zNb57OxWWWQWOn0nz+DnNMqmGzoCHmlgCt3OF/pJtzvqwaD+i421J8bxBr06nfvzVpyQRyKAX+HI1VaP",
-	"Ah8CMp/2u0ogUf+hDCiOXISxLY46Rbg2lAtpjnawEjOZ7yIlHg9HLbTELw1a4mg43IOUuB9hcGc2o4U7",
-	"2J4ioGZZtb99rGLyjuzjoHFx48KOWcEDR3prDGsS2IKuFzRUwvuy2dKDthmUTQYV2v/GPn1wqq2ZMtzs",
-	"PP1WFXQbfFsqmS6WtGgeufhlC/q5xLJFQI9MBnb3OVJv0LxcZ9T0gzWsekdPbWVF2/Yhf2IrYbQ3wXXr",
-	"wX209OlK+gZNy0bOCJgA5RCfT0O3LjBs/MO1ek8SSiNn1KrGf96J8guINCZKU4OOVMHGVWYSRS/cOHjh",
-	"glB5K/J4Q2oiFTivRnA1c13cNqkMSXUaAvnWMxLSqcN1fwv9u2+2ooyiGz9zUdLY6JdZhEyFEztFu6Ij",
-	"XTL+Sl6dDxX6Gq2iToW7AnMrq0d7KqocXRLVgt9gKcJ+hg6CMtfmnN9rYmWWMJkA4FTc144K/o1LS20X",
-	"ZF2J3gArxXiV7YLDhk7oXDugHYGRsg8vpTTaKJbYLURlAa+Bd/bPI10DB1Ph+moDB+McnMzyiynu+z5U",
-	"gO0YgtHw+Kw3PLfQdio6+UWWKjWy61Ori97w2P5LFN5wvA382oWs4tNZtU2bsWwR64fihsRjraX9M0vB",
-	"P+vNub0taBtBcocZbaNIPqPDf4CBWTGqlZ14hEF1m/YrWtHmJdOdljTTWQYOBo5rHp+ZPG1RJA1Kc1fi",
-	"9T9mcLTTDcZWWnTryD5WaVKpYTr8y6NNDmbLkN99bbsh+1yhEkxF+8SkypMZE5Ebhnwpp8MhBJ9EdgkS",
-	"o/+xyDewVsCqmIZQrnAquKBKlb7K8goQ5PWvwPoCCJlS1kkE3+lrnny0wW5Q5qIqMYuNfL8zMglAzl2S",
-	"Mwuiu5AKw+PCqNiofRcUqmxa84TfH12Ue+DXaFcVafutsvarEUXHJThamjXuIObNnzOq8NuCVZmwrykx",
-	"lgwXaZbAp+QuMbUZkL2UqWPNWR9VbN+ui1jlRnr33iR7cH4TAytJpoNr68XXtdNToVVDp5Z5vRZydlXk",
-	"o11G6RtfpSs4Hg6H3auqCl4jJjbW3rkYI5PaMop6BhfmZORoHLZvK/XhkEgc2cdihVwYXKByS3zAIhXX",
-	"5x4ZBLY6nUe/AOO396qL/3fvlzj4fQdfDgqtWum/LeigSgCucX+fBRxsBcNzC/a3UEHDgv8TIAOXPahf",
-	"ft84nBCjwbYUgkmV0AVt0d1ILuKqzmg4dPeRR8NTxw51YdUt0yCkoOLn/W7vlRv5UMk9k2Eqcgf1mxgP",
-	"5g6qFOxHKvgu0FsRr5ViJnVXZCAeP9+1HaT9o+Fpax642BTQabhsPvWkM+O2sCDDlPOfrStVqJzkdM/h",
-	"2ZHFKlWw+nKI0+Fp8z7mz9K8lqmIgqoq8n018Q2a39WwRQ2fNXv1BO34lUxry5tKDjXIvpeku8g32NTc",
-	"/HqZyGixFPvQXSl33d4a1WMHzB3f1FXIVqlhsxingi7iaugElcHoOkROyq99yCZZCxOoNutPRfAwjT3o",
-	"uijrlmt01r4PNeKt30xKToWdeZYiI6YBLYuLhVtkyISjeTBhkTJFbfUt+ESr/lkairqNwSjoXk0FA412",
-	"Wa6b/F0VlMPq5HSDZvmpmGbXmgGF81RjZAe9nIr2u9zZ+rJUY1YP3cu13ipuMJgK2t5KGRvFXKrQJfy4",
-	"Bin2CQad6mSvwkBtXspofRjcTu7hLv4GXpz266D/g7HwY63m1rW7TZ1jalSKm39dYEJHOmNyWlSREecz",
-	"AHL8r4S/Mrri052gUxmLlbNrBE/1iAeGAfvwBRwbpFbfb6/swy1VSsp6fk5UDuUNqkracCrKnFnHlRXq",
-	"9aXX9KNPyRODatUdQ3vtHARTSt66+o1t7e4Xh0xjjwuNQnPDb7C7s8ZOma/2KruRdvypuOYiu/vWxkFg",
-	"UeSceY0rUZEBMd0aiVPruRq5SusGdmQr92Qh/M4+eELi6Z/oxYl7vOjwV3xn4ZdHVsX/oSyOLaJpquls",
-	"ttZ1nl4s/7tkcB7N/3CRMystulQ7DHolni47fyVR/ywdNA7KQKC/D63jd0rHoygd/2g1fTr5o3LvgGaW",
-	"3zj43EaIJ/PlqLNtfowB0e1rLzmlxsQtLWsqUaRsLCPnEND7YlUqgq7ne2nB5R8PBsej8/6wP+wfjy+G",
-	"F0MK2zMBtwfujr7ug6NIiijLuG1nh+sv7ckcQROvbdeTKAprNVmOrlIjY83pfgV0WrBZtzFqzYb7+7Np",
-	"WM7ap1JbTjppvlojG6haEd982fxfAAAA//8=",
+	"7H0Pc9s4ku9XQfHNlqVX1B8rdmzLtfWeMpnJ5XZmMhcnO1U3TC0hsiVhTQEKANqjTem7X6EBkiBF2ZLs",
+	"7M7ubdVUjSWBABpoNH7d/WvmS5CI5Upw4FoF4y8B/EaXqwzw7/cig4lSbM6XwLX5RuXLJZXrYBxMiASa",
+	"giS0bECoJpRIUCKXCZC5FPkqCIM7muVgHmZpMA4GKp+qRLKVZoKrAb0anc9Gs4veefLyRe9sejHtXV5c",
+	"XfVG5/R8dnUxTV5MR4OiyzemRzXQoLScD1ZS3LEUpBr8GXgqZH+S64WQ7G/UdD2QtcmrwXQ4O3uRnJ/1",
+	"4OLyond2+XLUu7yanvboy/MXM3qVzC7OLoIw4HQJwTjYs/VKihVIzex6JRKohvSVWZ+Xs8vpdDo9613B",
+	"aNo7m74479EXNO0Nk+F0SM/pZToyHbhH3vFgHIyGo5e909Pe6PTD6XA8NP/1h8PhfwdhkEK5ZsE4eA80",
+	"JTRJQCkyE5LoBZApyzLG50QDXeLEGE/YimZvzaInMErg9Ax6l+fpRe/s5eiqN02nSe/s/Cwdnp9epVeX",
+	"F/5DH9YrswgfFcggDMxKvoYZ48yMjx3us/jVI2pAkzS9GNGL3osXl+e9s0uY9abp2ag3ezl8OZvSy1MK",
+	"ZgIqETjwsylJEAb5Kj10U9wjD2/KJgzUWmlYvqaaers/0Q9v5fFK8mpd35eMKv2jSNmMPT6q3/aQoevP",
+	"+eNvwkDbj/scv2CzCdGeVFpRtycfjA7nLNM9xsl7a1pMH9sG5Ouonjv3e7aun3trAuk0gxujwCoY/xoM",
+	"gk/NY/tnBveEZllpIlVIprkmqQBFuNDmN3FP1iInWpAlvQVC+ZokC8rnoPpmWJBLppSRKxj/+iWgiXZ/",
+	"B/93YOwxDko1nZQ/fAoDLnTz8+t6m80ne8p/sotglz8oN/iV2Ze33GzfPtvurX6wMfu+opIuQYPE1Zqs",
+	"2J9BKqcB9SUyWjD5+S25sw36xIzpXTFqTEbD0/Pe8KI3PA3N3xe902FveNpbSbhjcI/fXZovvO8ibr+8",
+	"ajQcDXvDFy3fnbV8d9nscDTcHnk0sg8Xf597vztZ0mpxarLgHPcR5tFhfq6UZIy9+st1cG/f0WRBKFf3",
+	"IBW5Z3pB9ILqiLsdOlFELegKrlFVhV6AJEwRCbNcQUo6Z8MhiX8S72HOlAYJ6c/u9H4vcp7G3X7Eg7AA",
+	"HdaEuekEYcCMSnzOQa69A7piPTe2uZrgc84kpMFYyxzMBbKAJVrjJeM/AJ/rRTA+LVVWacn4vLRFlX2y",
+	"it+mjWZYImZ4x8q6MlqZ72jGUvLm49vX/ZokeyIIlHFF9aISUW5P7UFJ6W+FpKPzl+Fektev8za5jUA1",
+	"uSvFrcu5p8XcIWdtIs8p5Y2FEm2iIcoIiYI7kDQjZlJEwRztC6q4yDXKnQFNDaZSGVWLccTjOiz5oli6",
+	"iUPS9nUTjnyR800ctnfR1ta75b6Y5VIrmsBm8MUIurFfbWIiZMTjquWPLJFCiZnu/0g5nYORaLAs/yy6",
+	"N7MmHXtWy4fJLcDKSM2kQfZZxHHYaxI7O191GZsTbuDnSkNKqMK1Uuac4Mp2QyIkiQcx6Sj0ChSJ/zD6",
+	"Pg5xulQRygksV3pdLPqYxI9d6v1+P+6WWFcDp1wTKYRu2o9nBI4tGmvx6b5qOjy7fFxPP6AsrafQSslS",
+	"lNvsrOoVksPnHJRW19428JSwORcSUjJdk5ybxdR5uu7vMKS6GHjH9F+ebU93Y0RXK8GVBT7fSSkkYl/B",
+	"tXMR6WqVscRu21+VveTL/fkSQPVIilijZuy++40prYIwWIJSdA7uxDYML6GZATtrAti8jwtZCfGNhFkw",
+	"Dv7PoPJsB/ZXNcAZv3cyWInqqz7hazKjLMslhIRx1LfJ+x8JzpsAv4NMrMAfElfi2zpEbzM7t4ynxqKy",
+	"FLhmek2msDBfUYfw0KzyfGnQnEP4k2otgzCwJzB9654PwuBPsDaIr7FNod2XSZqiYaXZWz4T23OqfnfC",
+	"MT4TckkLE1/HuKy1DyNX4zE3GTH9KyS6gosPrkhrD94h2eoTBXwNmrKsRTBuBQotXuGgzAFJsbUq7jRr",
+	"rwx02ZaV7r9yjakzDUu1lw42dqcSkkpJ1+azPSBbY5MlTRaMQ88cAeNzENMwJNCf90ncdpzilkU1ao/r",
+	"sT3CT3a9cAnVYUK5HWkRpjzP2/Is8iXllTSuZeucNZVz0O3KNGOQpebmKb0NQjWZ0TzTIblfACe3XNzv",
+	"ULDKoP9q172a8add6ldakXYvpsVmNPWstIV7L2xjqraDthlWTkDbkivQ5hw499Gdk3uWpQmVqQrJkvHc",
+	"Xutc6J5r1nJOCg9yawTjyJpLqRjAKqf1UeOaTm3vcUNzau7sroFMI+LNc//ufed4q3f7A4HfkixPISUz",
+	"KZYkduPEBw/0+iFRXnsiNEf01uCgUTcPasYb0O9B5dmOA5XQLAN5oogXdbAhXoRB2+rA4Tf9A+O37d19",
+	"fP9DYXtNQ7Kic7j2cErpZDJOBAf8vY9Yi6bveLYusNaWyGV4qD7mOw4EuJZrM3+LIIznShCfwP6GzTtJ",
+	"bevrH0c7k9bjWI+smrmiZaqCebtvxzIqe01i0zi21owLTebsDngLbnjjQu83IO9YAuXoQRh8LySwOS9a",
+	"vAbToBVEbEf/m2akActaQEMLrI0HX1B/NocG8J3Ts5dO8J3+vIci0bXvUHR1u3t1W5fuIa2pL97P1XNb",
+	"YeOHermpWu4EUpPsnq5V6aY9uIb7LF5Dp1lauAyuZW0V2nS9LroFxj/XIoDbuzIV6RpvJGJj3T0hezYK",
+	"X/g628r1HJvREPYgyX5gaqf9fOcMmJGpcUrU8xhOOkXnWlgPJaNKP9li1o+Hsn0zVfa7l7lsWI3jTebO",
+	"TXtk3ubCKhv3yTteessk9rJiMXrMcTMGFRMqIeLFFK9t/Ato2hM8W5MlLKfmjurEaMPikMRlBs98KDNH",
+	"3i+v1hj4KfNQcZcsqfH+CO7glCa3OBcqofDgbVSjkVwUPC3zJlsOz+TV5FtSNikA1/9/72IbvzrrcKOF",
+	"pHMYKPv/SZKIHJOjmZi6y0INjDNPGQepxubgfyI3qDnffc5ppshJJubqBC2JFy24PL0atWhaOaMHI/5l",
+	"K5JRPs/NuXEh3muCyx6P+sNa1Cm08Q5tvjM75K5TezNSr0OmqkvSm+7py7bJVpm5tlmWymNxhGuNw9fv",
+	"wEfPn5f0bQ6E5tJMXLMlHjrrXgZjg4OhZ77dZ4QUMpibMRoxg0If2uJNb9PCzJRPExs8TKuYRREsa6yn",
+	"jXW1TMMbYBs/eJ+Loesr+fgItTz3g7t2oog1LoSltVv/oMjyVpL8EfBYa7xpy6W3TboRcCcsHZN40BY6",
+	"PjAZ+mWeY8w64vGxjxoXm/K1dQLIFGbCGEy/u36/H/eJwyUSdC65jRMfO6Y1h4eFVksywSMg0IqBDjCt",
+	"B/z3Osoeu2APm4HXtHvkGMPhEROao/1Qdf0k29G4n1tyNP6R23Vx17P8rX5Dpd72kn0cAhItBOkwrVou",
+	"ZO/yNL1J6O7rjRypkk/zQpoHvEgfPrMHUk287oEc6Ul467CnJ/GIcjwEoVuW6fcNndsmuzdk9g7M0yBz",
+	"65ZvzfeXheXqoWuSZeJeIaC6NyfHwKqEcgNQrXmCtL8H5WVnplVVOeRGt4Rq0okHMSa44A7k+r48uuXK",
+	"PY4BtgLnR+E4SpJcabG0M+14PIMWXgTC0u6zgj1n+46Zw7EY8QFwhgpS7htDnuGeiMznKLVevkVwmKdV",
+	"nLMtdntsVM7nMu08qMY2l0kT5DvF1yTn7HMORdrPZkhDcr+g2mgnMVdPQlUT/J6fjnZq5dZ943GpYsyT",
+	"f4s7jp9bcx5PQBhfS6UPgCF/Z61uu3JuauG2HSfQKOMSeY423UqWoGlKNe3vYvlO9GMHuvPxw7e7JTnU",
+	"/SxdsC3v0/fJdve6j7tSz2JvtimmrdtdW7djJG+SUx8XP6vG3WcR2lisB63EZqfmFXpmHA5Icsn0+sb0",
+	"YXVF0FwvRi1Q62+5hN7kdU/pdQbkncFaZNQfErZcZSxhmswycd/30yOa3oJCz2sKVIIkWtwCH6PwNlVD",
+	"mIq4+RgLlsYkyShb2vP3n798sMAZL22dSzTpXGiSLCC5hbQbEsgUYGe+RQGiANKIz1gGZElX9i7HkYkW",
+	"3kNFAKZ82PpsRgqLvZ1ciB18YPlRZsE4WGi9UuPBIBNzxvseeSUTCc3MBi0FH9jVHBTPQ8EYxxFyBfIv",
+	"bLkCqQSnbp2rz0DWIpfEtCLUhr0s/aPYR7tT+FXBdcBAWIJzdqSZamZbN6j324kisMwzWgQ2KCeT9z+6",
+	"vX7/avItmfz8drwVGCZTSwdpOgdaRJx624LQbcFAUpksWEKzgtFWuUVNLOpCLVPAy4wATRbYJuJLuiap",
+	"sPE03H0v2WesnhVCGcfgvsAETt3so35KMOIRt3jQ4IUloURLgHGTtEXiQRySiphmS0VUxDvHkdlCQqfi",
+	"zipiLUjS1OBVrpW73ZfdsN42bFSuWERcUrX7ZMJrFCSbRow41YgLbBzBPDIFPLpl6KeaBcFJOBIbTZeM",
+	"I9l5lesCcqRMQqKFXEd8Qe/ALOB6BaRzv2BIw63HueNaLComy9xYRaqTRRdnYuUwAIYli4jHBe7+IDpd",
+	"G/+udttaArNvBp7hThqzG7tkXWxpkhW3Qq0oVzs4lB3E85bztT/lMbaTNlrFtIJsRlwguhY3iq/dcso7",
+	"kBFXq8ysPrUzcHuBt8Ojnn3cJzcZVQsoVMLtoQ3ORxydREnvSYcqpHMkGUPxUtFF5PaH0fdxD1RCV5Bi",
+	"ozlwkCyx/8fr2XsEl/Q74+SU8QwOkCoS16Y1Jq+seY/y4fBFgqYW/wS7Y5ST+P95EOqPMU79/Xc3H8xq",
+	"QFJdxXj+oSoRKvW7U7GssU+kgqrQ6Kg1DeXBP1ERL/e82ydIRlERz53ZR5aL47eQ+EtkGSlRMP4SIY8m",
+	"CsKoYNLg35bBg386AhL+XWdcRcGmCPppprO64SW16wMPUKdtf7fMazcIg4I5XiOab8JArIDTFQvGwYv+",
+	"sP/CYD6qF3ivHBggMo/s5Cj5NtA4vt2QWN06USQKMqawBsSHy6ib1D0YBeb+UoTpsXWXI16WzKA3hdrl",
+	"g+3qCgitc2/dGEyllB58n8TfzFimQcaEWovmDDrpxFSjQZ/w9JWxa8ZwuIIUgx8WjM+J9dmxaAcZXNN1",
+	"MTuzVQa2JfYw4LURFozh5h11QliKgTy786UOYsFZPbSh/vIDU3qiLUU2qFeY/LrlcxXuIIHP5MTSCE7i",
+	"kMRoW813nlNW/6FyzvD77cXAcHhhBf8qGLf025hyy3OqmMm1SViP82QHNdftxi5m7ulw1MLN/dTg5o6G",
+	"wz2YufuxZndG7VoItO2hMGzmKC/tY5WTt4w3i6jL8jAzpgcjTtTWGMZY0DnWQjWUJfi02dKQthlUTQZe",
+	"jdLGPH1wlLgZN9/stAtGFVQb6ltIkc8XKDRLrduzhRhtdsUApyPj2N19Dtsb0K/Wrj7jYA3zC4rlVmqg",
+	"bR+KJ7YCo3uzvLce3EdLn66kb0C3bOQU8QxBIs3zaehWFc8mPFyr92RiNUJ6rWr8y07noERWY+T1NTh5",
+	"HqT26Xno9DBtcznWdxX3vHBThMLAkr3vEOW6S42ZJt6QmKxE38DcmXqB1A4f5YdbToP9Zss5KbsJ3eUl",
+	"tHGaqQHWmD3EvJS5KFRFe63IpSHxOJwoRZ0Pek30vfCPdsR9ojou1ZzdQbWEfYcbYq/eD6/F75GaXKFr",
+	"xI0Rf6gdsl4s2afy+Vqq+S0C1YRWy3jtdsGWE9lFZ8ri85RoIfrklRBaaUlXZgtBGpysyTvz54mqwYaI",
+	"277aYMO4gC3TojrLft8nHhgek7iqd4wj3imquXx+cDfEVo1KyBi/LTBh9cmPTcZtxrJlWW/KMqFjraX5",
+	"06WanrXMd28L2sYS3mFG23jCz3jhP0JD9oyqtxNHGFS7aV/RijYr4ndaUqezlFgYOK7d+FQX0Y4y1lCZ",
+	"uwrJ/9FB1U43HpvVwtI785jXxEvkW2TM0s2JTUp4kQL7tekG7bPHp4l4+8SELGIgk7ImuBAF64E/cpWv",
+	"VkJqSP/LIN/YWAGjYookYgkRZxwzsurahSNIXOR5Y3MXkIRKaS6J+Bt1y1YfjI8cVyEsz5vhKYm/0WIV",
+	"EzGzsVHne3dJzjXLSqNinP1dUMjbtOYJf9jvqPYgrHEPvdUOW9faVlCWj1uzu92sUYhbNH9OryJsc2PF",
+	"in7OkbanGc9d3B9jwliuQAnaS5Fb6qi5o8rt21WNWG1k8GA55aPzm2iyFGg6mDK3+Lp2erzaAtKpBWxv",
+	"uZhel2FsG4j6jS3zJTkdDofda18FbwFWxgvfKYwWq5oYZRqEcf1iZLOHpm+z6sMhMpncx1JCxjXMQVoR",
+	"H7FIZQ3pkU5g66Vz9Nt6fn/v5flf9zKcg1/O8ukg16qVA9+CDnwWfI0A/yzgYMsZnhmwv4UKGhb8nwAZ",
+	"2OhB/Q0QG4sTMtDQFkLQueSq5O7asvzSr+qMhkNblD8anlmKtHWr7qkiXHDMmT587b22Ix+6cs9kmMrY",
+	"Qb0c6dHYgV+HcKSC7wK93vKaVXSr7jEZ2a7tQO0fDc9aI8TlphCVJ4vmU086M3YLS9JXNf/p2kteFZU+",
+	"DxyeHVGsSgX9N6ScDc+aRck/CW1f/uKrIttXE9+A/rcatqjhs0avnqAdX8m0tryu51CDHAarfBdnB5qa",
+	"W9RYcqheemQLBu07J4xRPbXA3LKdFAaAlrmm0wwijtXoinRibzCsCSoqU2of3CRrbgKmdMOIx4/XcsRd",
+	"62XdMwXW2vdJjRsWNoOSETczdyEyJCigWIzPrZAJ5ZYdQrlByui11bfgI0r9k9DodWsNady9jjglCoxY",
+	"tpsi84gxrE7BUmgmpsppdhuvjrqKePsLDZx8LtTo0qh7Xa33kmmII47b62W/gc+ETGzAjyki+D7OoFUd",
+	"9z4YUPqVSNeHwe3VAxzd38FbHr8O+j8YCx9rNbdqTzd1LrWWOWz+dYEJHmlHtDWowtE2HQA5/VfCX47l",
+	"+PRL0KqMwcqOxPrUG/FAN2AfJoElkdQy/+05f3KPmZIq018Q8hNxB7IKG4YYcbNvupMpSJ8Q0LFZhnq6",
+	"6Xv8sTsm7al1wqmU4l5FXAuMt9hK+4Qq6DGugCum2R10d6bgMfzVmoTHvJDp8pZxVwXaRlGgaWpv9BqV",
+	"wlsIZMmV0dOI4zpcuwyzXKqiRLeR0rcZH0JdkEnwpPbmQ7to5gI5Gw4j3hLo3JPa8G9Kw/GUhgeiWf9E",
+	"r47d41WvX/GtrZ+OTLX/Q6khW6TXXOFZb00WPT0D/3cJCz1OKtkVFLL+vmpUX9wxxdyaVElyS3S1Djxz",
+	"8aLrZrCIqYiji04m/tt0agF2ojTLMkdSa4Xy1fT/gyr/zSRda8yVwHxMdbuZofaxmmWE6u9EgtpTv3dH",
+	"h5BN7f16SFzo2ZkrZXCoHUg8cm4ejAg19tLWj9fG8a5lXy0xeLSlNq8FqJ+EdQTjyu3dk8b0bwrTURSm",
+	"f7QFfTLZaY/Yj6+R8bapRUwqYZXRBNzhZe6N7SrE2A9WFEbcf6lFlbf10HefTNybzkbDU8I4mQq9wLpC",
+	"VdCB7SvhkfV08/pPKuL2vSfm/DuejaY6V91+BcBja3Cta2vjUg8WM0a8qGZE80wax+wXphc3dIldF0GX",
+	"gurTlMjWHUyB0BJHNw59EU+aggsppdsBnIjvVXjuIjjk6ACObxHs/r+TNpj1fIGcVlR3RBrvU9hKFp1m",
+	"YqqqjaVL5JzZV/k88s8EVFU1B74KaAfv6AkdohTtUPZVJqbu35d5osl8LNhz+juAB0UtZxl0+DpxjCOu",
+	"dr+qETWpqGf8ta3cDnfRFua0+ayUYDGfX9NoG5OOX0FI01SCwvf0xvhvYMicx90gDPKyUnA8GJyOLvrD",
+	"/rB/Or4cXg7Rwjsx2m28LY4Lia2x4KlDXdtJ5PoLLp1r1wzrbNNOMFjb6oRYmFzjbM+wepN0WkI43Wun",
+	"DmG5cdVk3Q4Kbl9f6U2u5ryF+3NzaVE6iMSdgsLafFudG8jn120+bf4nAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

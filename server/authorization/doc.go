@@ -1,7 +1,8 @@
 // Package authorization implements the authorization API (gen/authorization): role
-// assignments at hierarchical scopes, the read-only role definitions they refer to and the
-// caller's permissions, as ARM's RBAC service does for api-version 2022-04-01, under
-// Vendor.Authorization.
+// assignments at hierarchical scopes, the role definitions they refer to (the vendor's
+// built-in catalog, package builtin, and custom roles) and the caller's permissions, as
+// ARM's RBAC service does for api-version 2022-04-01 and the other versions its REST
+// specification defines (versions.go), under Vendor.Authorization.
 //
 // Where the real service is silent or we chose differently it is said next to the code.
 // Notable choices:

@@ -112,7 +112,7 @@ func errMissingAPIVersion() *Error {
 func errUnsupportedAPIVersion(version, resourceType string, supported []string) *Error {
 	return newError(http.StatusBadRequest, "NoRegisteredProviderFound",
 		"No registered resource provider found for location 'global' and API version '%s' for type '%s'. The supported api-versions are '%s'. The supported locations are ''.",
-		version, resourceType, strings.Join(supported, ", "))
+		shown(version), resourceType, strings.Join(supported, ", "))
 }
 
 func errInvalidAssignmentName(name string) *Error {
@@ -133,6 +133,46 @@ func errInvalidRoleDefinitionID(id string) *Error {
 
 func errRoleDefinitionDoesNotExist(status int, guid string) *Error {
 	return newError(status, "RoleDefinitionDoesNotExist", "The specified role definition with ID '%s' does not exist.", guid)
+}
+
+// Custom role definitions' errors. RoleDefinitionWithSameNameExists and
+// RoleDefinitionHasAssignments are ARM's codes and words; the others are understudy's,
+// in ARM's manner, where the vendor documents none.
+
+func errInvalidRoleDefinitionGUID(id string) *Error {
+	return newError(http.StatusBadRequest, "InvalidRoleDefinitionId", "The role definition ID '%s' is not valid. The role definition ID must be a GUID.", shown(id))
+}
+
+func errRoleNameMissing() *Error {
+	e := newError(http.StatusBadRequest, "RoleDefinitionNameNullOrEmpty", "The role definition name cannot be null or empty.")
+	e.Target = "properties.roleName"
+	return e
+}
+
+func errRoleNameExists() *Error {
+	e := newError(http.StatusConflict, "RoleDefinitionWithSameNameExists", "A role definition cannot be updated with a name that already exists.")
+	e.Target = "properties.roleName"
+	return e
+}
+
+func errAssignableScopesMissing() *Error {
+	e := newError(http.StatusBadRequest, "InvalidAssignableScopes", "The role definition must have at least one assignable scope.")
+	e.Target = "properties.assignableScopes"
+	return e
+}
+
+func errInvalidAssignableScope(scope string) *Error {
+	e := newError(http.StatusBadRequest, "InvalidAssignableScope", "The assignable scope '%s' is not a scope. Use '/', /subscriptions/{id}, a resource group, a resource or /providers/Microsoft.Management/managementGroups/{id}.", shown(scope))
+	e.Target = "properties.assignableScopes"
+	return e
+}
+
+func errBuiltInRoleReadOnly(guid string) *Error {
+	return newError(http.StatusBadRequest, "BuiltInRoleDefinitionCannotBeModified", "The role definition '%s' is a built-in role. Built-in roles cannot be created, updated or deleted; create a custom role instead.", guid)
+}
+
+func errRoleDefinitionHasAssignments(guid string) *Error {
+	return newError(http.StatusConflict, "RoleDefinitionHasAssignments", "There are existing role assignments referencing role '%s'. Remove them before deleting the role definition.", guid)
 }
 
 func errInvalidCondition(detail string) *Error {

@@ -104,7 +104,7 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 	}
 	out := gen.RoleAssignmentsListForScope200JSONResponse{Value: make([]gen.RoleAssignment, 0, len(page))}
 	for _, r := range page {
-		out.Value = append(out.Value, renderAssignment(r))
+		out.Value = append(out.Value, shapeAssignment(apiVersion(ctx), renderAssignment(r)))
 	}
 	if more {
 		out.NextLink = ptr(s.nextLink(ctx, scope.Path, req.Params.Filter, req.Params.Top, encodeSkipToken(last)))
@@ -116,7 +116,7 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 // as ARM keeps it across pages; without it the next page would be of the default size).
 func (s *Server) nextLink(ctx context.Context, scopePath string, filter *string, top *int32, token string) string {
 	q := url.Values{}
-	q.Set("api-version", APIVersion)
+	q.Set("api-version", apiVersion(ctx)) // the next page in the shape of the first
 	if filter != nil && *filter != "" {
 		q.Set("$filter", *filter)
 	}

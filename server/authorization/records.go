@@ -57,6 +57,13 @@ type tables struct {
 	ByPrincipal *store.Ordered[RoleAssignment]
 	// PerSubscription counts assignments by subscription, for the per-subscription limit.
 	PerSubscription *store.Counter[RoleAssignment]
+	// PerRole counts assignments by role definition: a role still assigned cannot be deleted.
+	PerRole *store.Counter[RoleAssignment]
+
+	// CustomRoles is keyed by the lower-case GUID; built-in roles are not stored.
+	CustomRoles *store.Table[RoleDefinition]
+	// RoleNames makes custom role names unique in the tenant, whatever their case.
+	RoleNames *store.Unique[RoleDefinition]
 
 	// Directory holds the principals, by lower-case id.
 	Directory *store.Table[DirectoryObject]
@@ -71,6 +78,7 @@ type tables struct {
 func newTables(db *store.DB) *tables {
 	t := store.NewTable[RoleAssignment](db, "roleAssignments")
 	m := store.NewTable[Membership](db, "memberships")
+	roles := store.NewTable[RoleDefinition](db, "roleDefinitions")
 	return &tables{
 		Directory:       store.NewTable[DirectoryObject](db, "directory"),
 		Memberships:     m,
@@ -81,6 +89,9 @@ func newTables(db *store.DB) *tables {
 		ByScope:         t.AddOrdered(func(r RoleAssignment) (string, bool) { return r.ScopeKey, true }),
 		ByPrincipal:     t.AddOrdered(func(r RoleAssignment) (string, bool) { return r.PrincipalID, true }),
 		PerSubscription: t.AddCounter(func(r RoleAssignment) (string, bool) { return r.Subscription, r.Subscription != "" }),
+		PerRole:         t.AddCounter(func(r RoleAssignment) (string, bool) { return r.RoleDefinitionGUID, true }),
+		CustomRoles:     roles,
+		RoleNames:       roles.AddUnique("roleName", func(r RoleDefinition) (string, bool) { return roleNameKey(r.Name), true }),
 	}
 }
 

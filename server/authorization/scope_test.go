@@ -554,6 +554,10 @@ func TestParseRoleDefinitionFilter(t *testing.T) {
 		{"type eq 'BuiltInRole'", roleDefinitionFilter{Type: "BuiltInRole"}},
 		{"Type eq 'customrole'", roleDefinitionFilter{Type: "CustomRole"}},
 		{"atScopeAndBelow()", roleDefinitionFilter{AndBelow: true}},
+		{"roleName eq 'Reader' and type eq 'BuiltInRole'", roleDefinitionFilter{ByName: true, Name: "Reader", Type: "BuiltInRole"}},
+		{"type eq 'CustomRole' AND atScopeAndBelow()", roleDefinitionFilter{Type: "CustomRole", AndBelow: true}},
+		{"roleName eq 'Reader and Data Access'", roleDefinitionFilter{ByName: true, Name: "Reader and Data Access"}},
+		{"roleName eq 'Reader and Data Access' and type eq 'BuiltInRole'", roleDefinitionFilter{ByName: true, Name: "Reader and Data Access", Type: "BuiltInRole"}},
 	}
 	for _, tt := range accepted {
 		t.Run(tt.filter, func(t *testing.T) {
@@ -567,7 +571,9 @@ func TestParseRoleDefinitionFilter(t *testing.T) {
 		"roleName eq Reader",
 		"roleName ne 'Reader'",
 		"type eq 'OtherRole'",
-		"roleName eq 'Reader' and type eq 'BuiltInRole'",
+		"roleName eq 'Reader' and roleName eq 'Owner'",
+		"type eq 'BuiltInRole' and type eq 'CustomRole'",
+		"roleName eq 'Reader' and",
 		"roleName eq 'Read'er'",
 		"atScope()",
 	} {
@@ -600,7 +606,7 @@ func TestBuiltInRolesAllow(t *testing.T) {
 		raRead      = "Vendor.Authorization/roleAssignments/read"
 		rdWrite     = "Vendor.Authorization/roleDefinitions/write"
 		elevate     = "Vendor.Authorization/elevateAccess/Action"
-		supportCase = "Vendor.Support/supportTickets/write"
+		supportCase = "Microsoft.Support/supportTickets/write" // only the authorization namespace is renamed
 	)
 	tests := []struct {
 		role   string

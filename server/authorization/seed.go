@@ -37,9 +37,13 @@ type SeedAssignment struct {
 // seedCaller is who created the seeded assignments.
 var seedCaller = Caller{PrincipalID: "understudy-seed", Name: "understudy-seed", Type: "Application"}
 
-// Seed loads the configured assignments into tx through the same checks and rules as a PUT.
+// Seed loads the configured directory and custom roles, then the assignments, into tx
+// through the same checks and rules as PUTs.
 func (s *Server) Seed(tx *store.Tx) error {
 	if err := s.seedDirectory(tx); err != nil {
+		return err
+	}
+	if err := s.seedRoles(tx); err != nil {
 		return err
 	}
 	for i, a := range s.cfg.Assignments {

@@ -2,7 +2,6 @@ package authorization
 
 import (
 	"log/slog"
-	"slices"
 	"strings"
 	"time"
 
@@ -16,9 +15,6 @@ import (
 	"github.com/understudy-dev/understudy/server/validate"
 )
 
-// APIVersion is the only api-version served.
-const APIVersion = "2022-04-01"
-
 // Config is what the authorization API can be told at start.
 type Config struct {
 	// DefaultPrincipal is the caller of a token that is neither a JWT with an oid claim nor
@@ -31,7 +27,8 @@ type Config struct {
 	// BootstrapOwners hold Owner everywhere, so that someone can make the first assignments
 	// when Enforce is on.
 	BootstrapOwners []string
-	// RoleDefinitions are custom roles in addition to the built-in ones.
+	// RoleDefinitions are custom roles that exist at start and again after every reset, in
+	// addition to the built-in ones.
 	RoleDefinitions []RoleDefinition
 	// Assignments exist at start and again after every reset.
 	Assignments []SeedAssignment
@@ -75,7 +72,6 @@ type Server struct {
 	cfg    Config
 	db     *store.DB
 	tables *tables
-	roles  *roleCatalog
 	owners map[string]bool
 	hier   *hierarchy
 }
@@ -107,7 +103,7 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, db: db, tables: newTables(db), roles: newRoleCatalog(cfg.RoleDefinitions), owners: map[string]bool{}, hier: hier}
+	s := &Server{cfg: cfg, db: db, tables: newTables(db), owners: map[string]bool{}, hier: hier}
 	for _, o := range cfg.BootstrapOwners {
 		s.owners[strings.ToLower(o)] = true
 	}
@@ -126,7 +122,7 @@ func (s *Server) Register(e *echo.Echo) error {
 		return err
 	}
 	gen.RegisterHandlersWithOptions(routes.New(e, nil), gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{reply.Middleware[gen.StrictHandlerFunc]}), gen.RegisterHandlersOptions{
-		OperationMiddlewares: v.Middlewares(s.ownPathsOnly, s.authenticate, checkAPIVersion),
+		OperationMiddlewares: v.Middlewares(s.ownPathsOnly, s.authenticate, checkAPIVersion, dropNulls),
 	})
 	return nil
 }
@@ -143,37 +139,6 @@ func (s *Server) ownPathsOnly(next echo.HandlerFunc) echo.HandlerFunc {
 			if strings.HasPrefix(c.Request().URL.Path, p) {
 				return echo.ErrNotFound
 			}
-		}
-		return next(c)
-	}
-}
-
-// apiVersions are the api-versions served, by resource type. The permissions operations
-// take every version the REST specification defines for them; the shape differs only in
-// that 2015-07-01 has no data actions.
-var apiVersions = map[string][]string{
-	"roleAssignments": {APIVersion},
-	"roleDefinitions": {APIVersion},
-	"permissions":     {"2015-07-01", "2018-01-01-preview", "2022-04-01", "2022-05-01-preview"},
-}
-
-// checkAPIVersion answers ARM's errors for a missing or unsupported api-version before
-// anything else about the request is looked at, as ARM does.
-func checkAPIVersion(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		v := c.QueryParam("api-version")
-		if v == "" {
-			return errMissingAPIVersion()
-		}
-		kind := "roleAssignments"
-		path := strings.ToLower(c.Request().URL.Path)
-		if strings.Contains(path, "/roledefinitions") {
-			kind = "roleDefinitions"
-		} else if strings.HasSuffix(path, "/permissions") {
-			kind = "permissions"
-		}
-		if !slices.Contains(apiVersions[kind], v) {
-			return errUnsupportedAPIVersion(v, kind, apiVersions[kind])
 		}
 		return next(c)
 	}

@@ -48,6 +48,11 @@ var responses = []any{
 	authorization.RoleDefinitionsListdefaultJSONResponse{},
 	authorization.RoleDefinitionsGet200JSONResponse{},
 	authorization.RoleDefinitionsGetdefaultJSONResponse{},
+	authorization.RoleDefinitionsCreateOrUpdate201JSONResponse{},
+	authorization.RoleDefinitionsCreateOrUpdatedefaultJSONResponse{},
+	authorization.RoleDefinitionsDelete200JSONResponse{},
+	authorization.RoleDefinitionsDelete204Response{},
+	authorization.RoleDefinitionsDeletedefaultJSONResponse{},
 	// accounts
 	accounts.BadRequestJSONResponse{},
 	accounts.ConflictJSONResponse{},
