@@ -112,8 +112,9 @@ func (e *SeedError) Unwrap() error { return e.Err }
 //go:embed seed-default.yaml
 var defaultSeed []byte
 
-// DefaultSeed is the built-in seed: no state, and the defaults of the settings a seed file
-// can change (the operation mode, say). A --seed file is applied after it.
+// DefaultSeed is the built-in seed: the defaults of the settings a seed file can change
+// (the operation mode, say) and one custom role, the one the vendor's role-assignment
+// examples assign. A --seed file is applied after it.
 func DefaultSeed() *Seed {
 	s, err := ParseSeed("(built-in default)", defaultSeed)
 	if err != nil {
