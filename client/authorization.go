@@ -9,8 +9,9 @@ import (
 	"github.com/understudy-dev/understudy/gen/authorization"
 )
 
-// AuthorizationAPIVersion is the api-version the authorization API serves; pass it in every
-// request's params (ApiVersion).
+// AuthorizationAPIVersion is the api-version the generated shapes are written for; pass it
+// in every request's params (ApiVersion). The API also serves the older and preview versions
+// the vendor's REST specification defines, each in its own shape (docs/authorization.md).
 const AuthorizationAPIVersion = "2022-04-01"
 
 // Authorization is a client of the authorization API (ARM-style role assignments and role

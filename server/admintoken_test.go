@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	admingen "github.com/understudy-dev/understudy/gen/admin"
@@ -22,6 +24,8 @@ const adminToken = "adm1n-t0ken-never-logged"
 
 // adminCalls make one request to each operation of the admin API, through the generated
 // client, and say what a caller with the token gets.
+var principalSeq atomic.Int64
+
 var adminCalls = []struct {
 	op   string
 	want int // the status with the right token
@@ -65,6 +69,16 @@ var adminCalls = []struct {
 	}},
 	{"getMetrics", 200, func(ctx context.Context, c *admingen.Client, a admingen.RequestEditorFn) (*http.Response, error) {
 		return c.GetMetrics(ctx, a)
+	}},
+	{"listPrincipals", 200, func(ctx context.Context, c *admingen.Client, a admingen.RequestEditorFn) (*http.Response, error) {
+		return c.ListPrincipals(ctx, a)
+	}},
+	{"putPrincipal", 201, func(ctx context.Context, c *admingen.Client, a admingen.RequestEditorFn) (*http.Response, error) {
+		// A new principal each time, so that every accepted call creates (201).
+		return c.PutPrincipal(ctx, fmt.Sprintf("0a0a0a0a-0000-4000-8000-%012d", principalSeq.Add(1)), admingen.Principal{Type: admingen.PrincipalTypeUser}, a)
+	}},
+	{"deletePrincipal", 404, func(ctx context.Context, c *admingen.Client, a admingen.RequestEditorFn) (*http.Response, error) {
+		return c.DeletePrincipal(ctx, "0a0a0a0a-0000-4000-8000-0000000000ff", a)
 	}},
 }
 

@@ -33,11 +33,14 @@ func (s *Server) Export() ([]byte, error) {
 	seed := &Seed{}
 	a := s.cfg.Authorization
 	seed.Authorization = AuthorizationSeed{Enforce: a.Enforce, DefaultPrincipal: a.DefaultPrincipal, BootstrapOwners: slices.Clone(a.BootstrapOwners),
-		MaxPerSubscription: a.MaxPerSubscription, Tokens: a.Tokens, RoleDefinitions: a.RoleDefinitions}
+		MaxPerSubscription: a.MaxPerSubscription, Tokens: a.Tokens,
+		StrictPrincipals: a.StrictPrincipals, ManagementGroups: a.ManagementGroups}
 	seed.Accounts = AccountsSeed{AccountConcurrency: s.cfg.Accounts.AccountConcurrency, Platforms: s.cfg.Accounts.Platforms}
 	seed.Compute = ComputeSeed{OperationMode: s.cfg.Compute.Operations.Mode.String(), Locations: s.cfg.Compute.Locations}
 	err := s.db.View(func(tx *store.Tx) error {
+		seed.Authorization.RoleDefinitions = s.authz.ExportRoles(tx) // custom roles as they are now, PUTs included
 		seed.Authorization.RoleAssignments = s.authz.Export(tx)
+		seed.Authorization.Directory = s.authz.ExportDirectory(tx)
 		st := s.accts.Export(tx)
 		seed.Accounts.Accounts, seed.Accounts.Links, seed.Accounts.IdempotencyKeys = st.Accounts, st.Links, st.IdempotencyKeys
 		for _, p := range s.comp.Export(tx) {

@@ -51,6 +51,13 @@ type AuthorizationSeed struct {
 	RoleDefinitions []authorization.RoleDefinition `yaml:"roleDefinitions,omitempty"`
 	// RoleAssignments exist at start and after every reset.
 	RoleAssignments []authorization.SeedAssignment `yaml:"roleAssignments,omitempty"`
+	// StrictPrincipals refuses assignments to principals the directory does not know (so
+	// does --authz-strict-principals).
+	StrictPrincipals bool `yaml:"strictPrincipals,omitempty"`
+	// ManagementGroups say which subscriptions (and groups) sit in which management group.
+	ManagementGroups []authorization.ManagementGroup `yaml:"managementGroups,omitempty"`
+	// Directory is the principals and group memberships, at start and after every reset.
+	Directory []authorization.DirectoryEntry `yaml:"directory,omitempty"`
 }
 
 // AccountsSeed is the accounts section of a seed file.
@@ -105,8 +112,9 @@ func (e *SeedError) Unwrap() error { return e.Err }
 //go:embed seed-default.yaml
 var defaultSeed []byte
 
-// DefaultSeed is the built-in seed: no state, and the defaults of the settings a seed file
-// can change (the operation mode, say). A --seed file is applied after it.
+// DefaultSeed is the built-in seed: the defaults of the settings a seed file can change
+// (the operation mode, say) and one custom role, the one the vendor's role-assignment
+// examples assign. A --seed file is applied after it.
 func DefaultSeed() *Seed {
 	s, err := ParseSeed("(built-in default)", defaultSeed)
 	if err != nil {
@@ -168,7 +176,8 @@ func syntaxError(file string, err error) error {
 }
 
 // Apply adds the seed to c. Lists (bootstrap owners, tokens, role definitions and
-// assignments, platforms, accounts, locations, projects) are added to, enforce is on when
+// assignments, platforms, accounts, locations, projects) are added to (a role definition
+// replaces an earlier one of the same id), enforce is on when
 // either says so, and the other settings are taken from the seed unless explicit says their
 // flag (or its environment variable) was given. Then the seeded state is loaded once into a
 // scratch store, as start and reset will load it, so that an entry breaking an API's rule
@@ -177,8 +186,15 @@ func (s *Seed) Apply(c *Config, explicit func(flag string) bool) error {
 	if explicit == nil {
 		explicit = func(string) bool { return false }
 	}
+	// A custom role whose id an earlier seed gave (the built-in seed's example role, say)
+	// is replaced by this seed's: so a state export, which writes every custom role, loads
+	// back on top of the built-in seed.
+	c.Authorization.RoleDefinitions = slices.DeleteFunc(slices.Clone(c.Authorization.RoleDefinitions), func(old authorization.RoleDefinition) bool {
+		return slices.ContainsFunc(s.Authorization.RoleDefinitions, func(r authorization.RoleDefinition) bool { return strings.EqualFold(r.GUID, old.GUID) })
+	})
 	at := offsets{
 		roles: len(c.Authorization.RoleDefinitions), assignments: len(c.Authorization.Assignments),
+		groups: len(c.Authorization.ManagementGroups), directory: len(c.Authorization.Directory),
 		platforms: len(c.Accounts.Platforms), projects: len(c.Compute.Projects),
 		accounts: map[string]int{accounts.SeedAccounts: len(c.Accounts.Accounts), accounts.SeedLinks: len(c.Accounts.Links),
 			accounts.SeedIdempotencyKeys: len(c.Accounts.IdempotencyKeys)},
@@ -204,6 +220,9 @@ func (s *Seed) Apply(c *Config, explicit func(flag string) bool) error {
 	}
 	z.RoleDefinitions = append(z.RoleDefinitions, a.RoleDefinitions...)
 	z.Assignments = append(z.Assignments, a.RoleAssignments...)
+	z.StrictPrincipals = z.StrictPrincipals || a.StrictPrincipals
+	z.ManagementGroups = append(z.ManagementGroups, a.ManagementGroups...)
+	z.Directory = append(z.Directory, a.Directory...)
 
 	ac := &c.Accounts
 	ac.Platforms = append(ac.Platforms, s.Accounts.Platforms...)
@@ -250,6 +269,7 @@ func (s *Seed) Apply(c *Config, explicit func(flag string) bool) error {
 // applied to (earlier seeds' entries come first); accounts' by collection.
 type offsets struct {
 	roles, assignments, platforms, projects int
+	groups, directory                       int
 	accounts                                map[string]int
 }
 
@@ -260,11 +280,34 @@ func (s *Seed) check(c *Config, at offsets) error {
 	authzCfg.Assignments = nil
 	if i, err := firstFailing(len(authzCfg.RoleDefinitions), func(k int) error {
 		cfg := authzCfg
-		cfg.RoleDefinitions = cfg.RoleDefinitions[:k]
+		cfg.RoleDefinitions, cfg.ManagementGroups = cfg.RoleDefinitions[:k], nil
 		_, err := authorization.New(cfg, store.New())
 		return err
 	}); err != nil {
 		return s.entryError(i-at.roles, len(s.Authorization.RoleDefinitions), path("authorization", "roleDefinitions"), "id", err)
+	}
+	if i, err := firstFailing(len(authzCfg.ManagementGroups), func(k int) error {
+		cfg := authzCfg
+		cfg.ManagementGroups, cfg.Directory = cfg.ManagementGroups[:k], nil
+		_, err := authorization.New(cfg, store.New())
+		return err
+	}); err != nil {
+		return s.entryError(i-at.groups, len(s.Authorization.ManagementGroups), path("authorization", "managementGroups"), "", err)
+	}
+	if i, err := firstFailing(len(authzCfg.Directory), func(k int) error {
+		cfg := authzCfg
+		cfg.Directory = cfg.Directory[:k]
+		db := store.New()
+		authz, err := authorization.New(cfg, db)
+		if err != nil {
+			return err
+		}
+		return db.Replace(authz.Seed)
+	}); err != nil {
+		if inner := errors.Unwrap(err); inner != nil {
+			err = inner // without authorization's own "directory[i]" prefix
+		}
+		return s.entryError(i-at.directory, len(s.Authorization.Directory), path("authorization", "directory"), "", err)
 	}
 	if i, err := firstFailing(len(c.Authorization.Assignments), func(k int) error {
 		cfg := c.Authorization

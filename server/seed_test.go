@@ -339,6 +339,18 @@ func TestSeedErrors(t *testing.T) {
 		{"a custom role named as a built-in", "authorization:\n  roleDefinitions:\n    - id: 33333333-3333-4333-8333-333333333333\n      roleName: reader\n", 3, "authorization.roleDefinitions[0].id", "another role has that name"},
 		{"a custom role typed as built-in", "authorization:\n  roleDefinitions:\n    - id: 33333333-3333-4333-8333-333333333333\n      roleName: x\n      type: BuiltInRole\n", 3, "authorization.roleDefinitions[0].id", "a seeded role is a CustomRole"},
 		{"an assignable scope that is no scope", "authorization:\n  roleDefinitions:\n    - id: 33333333-3333-4333-8333-333333333333\n      roleName: x\n      assignableScopes: [/subscriptions/not-a-guid]\n", 3, "authorization.roleDefinitions[0].id", "is not a scope"},
+		{"a management group under an undeclared parent", "authorization:\n  managementGroups:\n    - {id: a}\n    - {id: b, parent: c}\n", 4, "authorization.managementGroups[1]", `parent "c" is not a declared management group`},
+		{"a subscription in two management groups", "authorization:\n  managementGroups:\n    - {id: a, subscriptions: [a925f2f7-5c63-4b7b-8799-25a5f97bc3b2]}\n    - {id: b, subscriptions: [a925f2f7-5c63-4b7b-8799-25a5f97bc3b2]}\n", 4, "authorization.managementGroups[1]", "is in two management groups"},
+		{"a group member not in the directory", "authorization:\n  directory:\n    - {id: 22222222-2222-4222-8222-222222222222, type: User}\n    - {id: 55555555-5555-4555-8555-555555555555, type: Group, members: [66666666-6666-4666-8666-666666666666]}\n", 4, "authorization.directory[1]", "is not in the directory"},
+		{"a principal of an unknown type", "authorization:\n  directory:\n    - {id: 22222222-2222-4222-8222-222222222222, type: Robot}\n", 3, "authorization.directory[0]", `type "Robot" is not one of`},
+		{"an assignment to a principal outside the directory, strict", `authorization:
+  strictPrincipals: true
+  roleAssignments:
+    - scope: subscriptions/a925f2f7-5c63-4b7b-8799-25a5f97bc3b2
+      name: 44444444-4444-4444-8444-444444444444
+      principalId: 22222222-2222-4222-8222-222222222222
+      roleDefinitionId: /providers/Vendor.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7
+`, 4, "authorization.roleAssignments[0]", "PrincipalNotFound"},
 		{"an empty assignable scope", "authorization:\n  roleDefinitions:\n    - id: 33333333-3333-4333-8333-333333333333\n      roleName: x\n      assignableScopes: ['//']\n", 3, "authorization.roleDefinitions[0].id", "is not a scope"},
 		{"a platform key that is no secret key", "accounts:\n  platforms:\n    - id: p\n      keys: [pk_test_abc]\n", 4, "accounts.platforms[0].keys", "is not a secret key"},
 		{"a group referencing a missing attachment", group, 13,
@@ -577,7 +589,9 @@ func TestDocumentedSeedExample(t *testing.T) {
 	if err := seed.Apply(&cfg, nil); err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.Accounts.Accounts) != 1 || len(cfg.Compute.Projects) != 1 || len(cfg.Authorization.Assignments) != 1 || len(cfg.Accounts.Platforms) != 2 {
+	a := cfg.Authorization
+	if len(cfg.Accounts.Accounts) != 1 || len(cfg.Compute.Projects) != 1 || len(a.Assignments) != 2 || len(cfg.Accounts.Platforms) != 2 ||
+		len(a.ManagementGroups) != 2 || len(a.Directory) != 3 {
 		t.Errorf("docs/seed.md example: %+v", cfg)
 	}
 }

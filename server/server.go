@@ -183,7 +183,7 @@ func New(cfg Config) (*Server, error) {
 	e.HTTPErrorHandler = s.handleError
 
 	adminDeps := admin.Deps{Version: cfg.Version, Token: cfg.AdminToken, Clock: clk, Reset: s.Reset, Export: s.Export, Journal: s.journal, Faults: s.faults, Metrics: s.metrics,
-		Operations: operationIDs, Ready: func() error { return s.db.View(func(*store.Tx) error { return nil }) }}
+		Operations: operationIDs, Directory: authz, Ready: func() error { return s.db.View(func(*store.Tx) error { return nil }) }}
 	if cfg.DataDir != "" {
 		adminDeps.ClockAdvanced = func() error { return s.db.Update(s.saveClock) }
 	}

@@ -46,6 +46,18 @@ func buildState(t *testing.T, c *stateClient) {
 	ra(stateSub+"/resourceGroups/rg-state", "B0F43C54-E787-4862-89B1-A653FA9CF747", `{"properties":{"principalId":"c1c1c1c1-0000-4000-8000-000000000004","roleDefinitionId":"/providers/Vendor.Authorization/roleDefinitions/33333333-3333-4333-8333-333333333333"}}`, 201)
 	ra(stateSub, "a1a1a1a1-0000-4000-8000-000000000005", `{"properties":{"principalId":"c1c1c1c1-0000-4000-8000-000000000005","roleDefinitionId":"`+reader+`"}}`, 201)
 	c.must(200, http.MethodDelete, "/"+stateSub+stateRoleProvider+"roleAssignments/a1a1a1a1-0000-4000-8000-000000000005"+armVersion, stateARM(), "")
+	// The directory: a group added through the admin API, holding the seed's alice and a
+	// principal of an assignment above; an assignment to it at the root.
+	c.must(201, http.MethodPut, "/_understudy/authorization/principals/c1c1c1c1-0000-4000-8000-000000000003", stateAdmin(), `{"type":"ManagedIdentity"}`)
+	c.must(201, http.MethodPut, "/_understudy/authorization/principals/c1c1c1c1-0000-4000-8000-000000000006", stateAdmin(),
+		`{"type":"Group","displayName":"state group","members":["22222222-2222-4222-8222-222222222222","c1c1c1c1-0000-4000-8000-000000000003"]}`)
+	c.must(201, http.MethodPut, "/providers/Vendor.Authorization/roleAssignments/a1a1a1a1-0000-4000-8000-000000000006"+armVersion, stateARM(),
+		`{"properties":{"principalId":"c1c1c1c1-0000-4000-8000-000000000006","roleDefinitionId":"`+reader+`"}}`)
+	// A custom role made by PUT, updated, and assigned: the export keeps it with its history.
+	rd := "/" + stateSub + stateRoleProvider + "roleDefinitions/44444444-4444-4444-8444-444444444444" + armVersion
+	c.must(201, http.MethodPut, rd, stateARM(), `{"properties":{"roleName":"State Operator","permissions":[{"actions":["Microsoft.Compute/*/read"],"dataActions":["Microsoft.Storage/*/read"]}],"assignableScopes":["/`+stateSub+`"]}}`)
+	c.must(201, http.MethodPut, rd, stateARM(), `{"properties":{"roleName":"State Operator","description":"updated","permissions":[{"actions":["Microsoft.Compute/*/read"],"notActions":["Microsoft.Compute/secrets/read"]}],"assignableScopes":["/`+stateSub+`"]}}`)
+	ra(stateSub, "a1a1a1a1-0000-4000-8000-000000000007", `{"properties":{"principalId":"c1c1c1c1-0000-4000-8000-000000000007","roleDefinitionId":"/providers/Vendor.Authorization/roleDefinitions/44444444-4444-4444-8444-444444444444"}}`, 201)
 
 	// Compute, in manual mode: rules with label changes, one deleted; interconnects,
 	// attachments in two regions, a group patched after its insert, a group whose insert
@@ -134,9 +146,17 @@ func statePaths(t *testing.T, a *stateClient) []stateRead {
 			add(v.(map[string]any)["id"].(string)+armVersion, stateARM())
 		}
 	}
+	for _, p := range []string{"22222222-2222-4222-8222-222222222222", "c1c1c1c1-0000-4000-8000-000000000003"} {
+		add("/"+stateSub+stateRoleProvider+"roleAssignments"+armVersion+"&$filter=assignedTo('"+p+"')", stateARM())
+	}
+	add(stateRoleProvider+"roleAssignments"+armVersion+"&$filter=atScope()", stateARM())
+	add("/providers/Microsoft.Management/managementGroups/mg-example"+stateRoleProvider+"roleAssignments"+armVersion, stateARM())
+	add("/"+stateSub+"/resourceGroups/rg-state"+stateRoleProvider+"permissions"+armVersion, stateARM())
+	add("/_understudy/authorization/principals", stateAdmin())
 	add(stateRoleProvider+"roleDefinitions"+armVersion, stateARM())
 	add("/"+stateSub+stateRoleProvider+"roleDefinitions"+armVersion+"&$filter=type%20eq%20'CustomRole'", stateARM())
 	add("/"+stateSub+stateRoleProvider+"roleDefinitions/33333333-3333-4333-8333-333333333333"+armVersion, stateARM())
+	add("/"+stateSub+stateRoleProvider+"roleDefinitions/44444444-4444-4444-8444-444444444444?api-version=2022-05-01-preview", stateARM())
 
 	// Compute: every collection of both projects, a page at a time and newest first too,
 	// and every item of each.
@@ -246,7 +266,8 @@ func TestStateRoundTrip(t *testing.T) {
 	exported := exportState(t, srvA)
 	t.Logf("export, %d bytes:\n%s", len(exported), exported)
 	for _, want := range []string{"fr-a", "labelGeneration: 2", "att-3", "g-1", "patched", "RESOURCE_NOT_FOUND", "clientOperationId: 5e1f3a3e-7a53-4c43-9cf5-3b9d6c2a1a01",
-		"a1a1a1a1-0000-4000-8000-000000000003", "B0F43C54-E787-4862-89B1-A653FA9CF747", "closed: true", "onboarded_configurations:", "consumed: true", "key: link-alpha", "operationMode: manual"} {
+		"a1a1a1a1-0000-4000-8000-000000000003", "B0F43C54-E787-4862-89B1-A653FA9CF747", "closed: true", "onboarded_configurations:", "consumed: true", "key: link-alpha", "operationMode: manual",
+		"managementGroups:", "id: mg-example", "displayName: state group", "type: ManagedIdentity", "scope: /\n"} {
 		if !bytes.Contains(exported, []byte(want)) {
 			t.Errorf("the export lacks %q", want)
 		}

@@ -71,6 +71,10 @@ func (c *stateClient) must(want int, method, path string, header map[string]stri
 
 func stateARM() map[string]string { return map[string]string{"Authorization": "Bearer " + stateOwner} }
 
+func stateAdmin() map[string]string {
+	return map[string]string{"Authorization": "Bearer " + stateAdminToken}
+}
+
 func stateCompute() map[string]string { return map[string]string{"Authorization": "Bearer any-token"} }
 
 func stateAccounts(key string) map[string]string {

@@ -75,6 +75,7 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.Int64Var(&c.Server.BodyLimit, "body-limit", server.DefaultBodyLimit, "largest request body in bytes; larger bodies get 413")
 	fs.BoolVar(&authz.Enforce, "authz-enforce", false, "authorization: enforce permissions (callers need a role granting the action)")
+	fs.BoolVar(&authz.StrictPrincipals, "authz-strict-principals", false, "authorization: refuse role assignments to principals the directory (seed file, admin API) does not know, with 400 PrincipalNotFound")
 	owners := fs.String("authz-owners", "", "authorization: comma-separated principal ids that hold Owner everywhere")
 	fs.StringVar(&authz.DefaultPrincipal, "authz-default-principal", authz.DefaultPrincipal, "authorization: principal id of callers whose token names none")
 	fs.IntVar(&authz.MaxPerSubscription, "authz-max-per-subscription", authz.MaxPerSubscription, "authorization: most role assignments under one subscription")

@@ -104,6 +104,18 @@ func TestLoad(t *testing.T) {
 					t.Errorf("authorization = %+v", c.Server.Authorization)
 				}
 			}},
+		{name: "strict principals from the environment", env: map[string]string{"UNDERSTUDY_AUTHZ_STRICT_PRINCIPALS": "true"},
+			check: func(t *testing.T, c Config) {
+				if !c.Server.Authorization.StrictPrincipals {
+					t.Errorf("StrictPrincipals = false, want true from UNDERSTUDY_AUTHZ_STRICT_PRINCIPALS")
+				}
+			}},
+		{name: "strict principals from the flag", args: []string{"--authz-strict-principals"},
+			check: func(t *testing.T, c Config) {
+				if !c.Server.Authorization.StrictPrincipals {
+					t.Errorf("StrictPrincipals = false, want true from --authz-strict-principals")
+				}
+			}},
 		{name: "environment", env: map[string]string{"UNDERSTUDY_ADDR": "0.0.0.0:1", "UNDERSTUDY_AUTHZ_ENFORCE": "true", "UNDERSTUDY_AUTHZ_MAX_PER_SUBSCRIPTION": "7"},
 			check: func(t *testing.T, c Config) {
 				if c.Addr != "0.0.0.0:1" || !c.Server.Authorization.Enforce || c.Server.Authorization.MaxPerSubscription != 7 {

@@ -60,6 +60,36 @@ func (e HealthStatus) Valid() bool {
 	}
 }
 
+// Defines values for PrincipalType.
+const (
+	PrincipalTypeDevice           PrincipalType = "Device"
+	PrincipalTypeForeignGroup     PrincipalType = "ForeignGroup"
+	PrincipalTypeGroup            PrincipalType = "Group"
+	PrincipalTypeManagedIdentity  PrincipalType = "ManagedIdentity"
+	PrincipalTypeServicePrincipal PrincipalType = "ServicePrincipal"
+	PrincipalTypeUser             PrincipalType = "User"
+)
+
+// Valid indicates whether the value is a known member of the PrincipalType enum.
+func (e PrincipalType) Valid() bool {
+	switch e {
+	case PrincipalTypeDevice:
+		return true
+	case PrincipalTypeForeignGroup:
+		return true
+	case PrincipalTypeGroup:
+		return true
+	case PrincipalTypeManagedIdentity:
+		return true
+	case PrincipalTypeServicePrincipal:
+		return true
+	case PrincipalTypeUser:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ResetResultStatus.
 const (
 	ResetResultStatusReset ResetResultStatus = "reset"
@@ -203,6 +233,32 @@ type Health struct {
 // HealthStatus Always `ok` when the server answers.
 type HealthStatus string
 
+// Principal A principal of the authorization API's directory.
+type Principal struct {
+	// DisplayName A name for people.
+	DisplayName *string `json:"displayName,omitempty"`
+
+	// Id The object id (lower-case), as the path names it.
+	Id *string `json:"id,omitempty"`
+
+	// Members A group's direct members' object ids (groups only).
+	Members []string `json:"members,omitempty"`
+
+	// Type What the principal is. A managed identity is a service principal to role
+	// assignments (`principalType: ServicePrincipal`).
+	Type PrincipalType `json:"type"`
+}
+
+// PrincipalType What the principal is. A managed identity is a service principal to role
+// assignments (`principalType: ServicePrincipal`).
+type PrincipalType string
+
+// PrincipalList The directory.
+type PrincipalList struct {
+	// Value Every principal, in id order.
+	Value []Principal `json:"value"`
+}
+
 // RequestList Journal entries.
 type RequestList struct {
 	// Requests Newest first.
@@ -251,7 +307,7 @@ type State struct {
 	// Accounts Settings, platforms, accounts, account links and Idempotency-Keys.
 	Accounts map[string]interface{} `json:"accounts,omitempty"`
 
-	// Authorization Settings, custom role definitions and role assignments.
+	// Authorization Settings, custom role definitions, management groups, the directory and role assignments.
 	Authorization map[string]interface{} `json:"authorization,omitempty"`
 
 	// Compute Settings, interconnect locations and, by project, resources and finished operations.
@@ -275,6 +331,9 @@ type ListRequestsParams struct {
 	// Limit At most this many entries (default 100).
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 }
+
+// PutPrincipalJSONRequestBody defines body for PutPrincipal for application/json ContentType.
+type PutPrincipalJSONRequestBody = Principal
 
 // AdvanceClockJSONRequestBody defines body for AdvanceClock for application/json ContentType.
 type AdvanceClockJSONRequestBody = ClockAdvance
@@ -355,6 +414,51 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 
 // The interface specification for the client above.
 type ClientInterface interface {
+
+	// ListPrincipals The authorization API's directory
+	//
+	// Every principal of the authorization API's directory, in id order, each group with
+	// its direct members: those the seed file declares (`authorization.directory`) and
+	// those added here. A role assignment to a principal the directory knows gets its
+	// `principalType` from it; `assignedTo()` and permission checks follow its groups; with
+	// `--authz-strict-principals`, an assignment to a principal it does not know is 400
+	// `PrincipalNotFound`.
+	//
+	// Corresponds with GET /_understudy/authorization/principals (the `ListPrincipals` operationId).
+	ListPrincipals(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeletePrincipal Remove a principal from the directory
+	//
+	// Removes the principal and its memberships (as a group and as a member); role
+	// assignments to it stay, as ARM keeps those of a deleted principal. 404 when the
+	// directory does not know it.
+	//
+	// Corresponds with DELETE /_understudy/authorization/principals/{id} (the `DeletePrincipal` operationId).
+	DeletePrincipal(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutPrincipalWithBody Add or replace a principal of the directory
+	//
+	// Creates the principal (201) or replaces it (200). A group's `members` become its
+	// direct members, replacing any it had; each must already be in the directory (add
+	// members before their groups). Like every resource, it lasts until a reset, which
+	// goes back to the seed file's directory.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /_understudy/authorization/principals/{id} (the `PutPrincipal` operationId).
+	PutPrincipalWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutPrincipal Add or replace a principal of the directory
+	//
+	// Creates the principal (201) or replaces it (200). A group's `members` become its
+	// direct members, replacing any it had; each must already be in the directory (add
+	// members before their groups). Like every resource, it lasts until a reset, which
+	// goes back to the seed file's directory.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /_understudy/authorization/principals/{id} (the `PutPrincipal` operationId).
+	PutPrincipal(ctx context.Context, id string, body PutPrincipalJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetClock The server's clock
 	//
@@ -516,6 +620,91 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /_understudy/state (the `GetState` operationId).
 	GetState(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// ListPrincipals The authorization API's directory
+//
+// Every principal of the authorization API's directory, in id order, each group with
+// its direct members: those the seed file declares (`authorization.directory`) and
+// those added here. A role assignment to a principal the directory knows gets its
+// `principalType` from it; `assignedTo()` and permission checks follow its groups; with
+// `--authz-strict-principals`, an assignment to a principal it does not know is 400
+// `PrincipalNotFound`.
+//
+// Corresponds with GET /_understudy/authorization/principals (the `ListPrincipals` operationId).
+func (c *Client) ListPrincipals(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListPrincipalsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeletePrincipal Remove a principal from the directory
+//
+// Removes the principal and its memberships (as a group and as a member); role
+// assignments to it stay, as ARM keeps those of a deleted principal. 404 when the
+// directory does not know it.
+//
+// Corresponds with DELETE /_understudy/authorization/principals/{id} (the `DeletePrincipal` operationId).
+func (c *Client) DeletePrincipal(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeletePrincipalRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutPrincipalWithBody Add or replace a principal of the directory
+//
+// Creates the principal (201) or replaces it (200). A group's `members` become its
+// direct members, replacing any it had; each must already be in the directory (add
+// members before their groups). Like every resource, it lasts until a reset, which
+// goes back to the seed file's directory.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /_understudy/authorization/principals/{id} (the `PutPrincipal` operationId).
+func (c *Client) PutPrincipalWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutPrincipalRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutPrincipal Add or replace a principal of the directory
+//
+// Creates the principal (201) or replaces it (200). A group's `members` become its
+// direct members, replacing any it had; each must already be in the directory (add
+// members before their groups). Like every resource, it lasts until a reset, which
+// goes back to the seed file's directory.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /_understudy/authorization/principals/{id} (the `PutPrincipal` operationId).
+func (c *Client) PutPrincipal(ctx context.Context, id string, body PutPrincipalJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutPrincipalRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // GetClock The server's clock
@@ -827,6 +1016,114 @@ func (c *Client) GetState(ctx context.Context, reqEditors ...RequestEditorFn) (*
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NewListPrincipalsRequest constructs an http.Request for the ListPrincipals method
+func NewListPrincipalsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_understudy/authorization/principals")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewDeletePrincipalRequest constructs an http.Request for the DeletePrincipal method
+func NewDeletePrincipalRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_understudy/authorization/principals/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPutPrincipalRequest calls the generic PutPrincipal builder with application/json body
+func NewPutPrincipalRequest(server string, id string, body PutPrincipalJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPutPrincipalRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewPutPrincipalRequestWithBody constructs an http.Request for the PutPrincipal method, with any body, and a specified content type
+func NewPutPrincipalRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_understudy/authorization/principals/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
 }
 
 // NewGetClockRequest constructs an http.Request for the GetClock method
@@ -1327,6 +1624,55 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// ListPrincipalsWithResponse The authorization API's directory
+	//
+	// Every principal of the authorization API's directory, in id order, each group with
+	// its direct members: those the seed file declares (`authorization.directory`) and
+	// those added here. A role assignment to a principal the directory knows gets its
+	// `principalType` from it; `assignedTo()` and permission checks follow its groups; with
+	// `--authz-strict-principals`, an assignment to a principal it does not know is 400
+	// `PrincipalNotFound`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_understudy/authorization/principals (the `ListPrincipals` operationId).
+	ListPrincipalsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListPrincipalsResponse, error)
+
+	// DeletePrincipalWithResponse Remove a principal from the directory
+	//
+	// Removes the principal and its memberships (as a group and as a member); role
+	// assignments to it stay, as ARM keeps those of a deleted principal. 404 when the
+	// directory does not know it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /_understudy/authorization/principals/{id} (the `DeletePrincipal` operationId).
+	DeletePrincipalWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeletePrincipalResponse, error)
+
+	// PutPrincipalWithBodyWithResponse Add or replace a principal of the directory
+	//
+	// Creates the principal (201) or replaces it (200). A group's `members` become its
+	// direct members, replacing any it had; each must already be in the directory (add
+	// members before their groups). Like every resource, it lasts until a reset, which
+	// goes back to the seed file's directory.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_understudy/authorization/principals/{id} (the `PutPrincipal` operationId).
+	PutPrincipalWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutPrincipalResponse, error)
+
+	// PutPrincipalWithResponse Add or replace a principal of the directory
+	//
+	// Creates the principal (201) or replaces it (200). A group's `members` become its
+	// direct members, replacing any it had; each must already be in the directory (add
+	// members before their groups). Like every resource, it lasts until a reset, which
+	// goes back to the seed file's directory.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_understudy/authorization/principals/{id} (the `PutPrincipal` operationId).
+	PutPrincipalWithResponse(ctx context.Context, id string, body PutPrincipalJSONRequestBody, reqEditors ...RequestEditorFn) (*PutPrincipalResponse, error)
+
 	// GetClockWithResponse The server's clock
 	//
 	// The time the server runs on: link expiry, operation progress, retention and
@@ -1509,6 +1855,150 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /_understudy/state (the `GetState` operationId).
 	GetStateWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetStateResponse, error)
+}
+
+type ListPrincipalsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PrincipalList
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListPrincipalsResponse) GetJSON200() *PrincipalList {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListPrincipalsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListPrincipalsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListPrincipalsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListPrincipalsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListPrincipalsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeletePrincipalResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DeletePrincipalResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeletePrincipalResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeletePrincipalResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeletePrincipalResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeletePrincipalResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PutPrincipalResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Principal
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Principal
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PutPrincipalResponse) GetJSON200() *Principal {
+	return r.JSON200
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r PutPrincipalResponse) GetJSON201() *Principal {
+	return r.JSON201
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r PutPrincipalResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PutPrincipalResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PutPrincipalResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PutPrincipalResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PutPrincipalResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type GetClockResponse struct {
@@ -2107,6 +2597,79 @@ func (r GetStateResponse) ContentType() string {
 	return ""
 }
 
+// ListPrincipalsWithResponse The authorization API's directory
+//
+// Every principal of the authorization API's directory, in id order, each group with
+// its direct members: those the seed file declares (`authorization.directory`) and
+// those added here. A role assignment to a principal the directory knows gets its
+// `principalType` from it; `assignedTo()` and permission checks follow its groups; with
+// `--authz-strict-principals`, an assignment to a principal it does not know is 400
+// `PrincipalNotFound`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_understudy/authorization/principals (the `ListPrincipals` operationId).
+func (c *ClientWithResponses) ListPrincipalsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListPrincipalsResponse, error) {
+	rsp, err := c.ListPrincipals(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListPrincipalsResponse(rsp)
+}
+
+// DeletePrincipalWithResponse Remove a principal from the directory
+//
+// Removes the principal and its memberships (as a group and as a member); role
+// assignments to it stay, as ARM keeps those of a deleted principal. 404 when the
+// directory does not know it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /_understudy/authorization/principals/{id} (the `DeletePrincipal` operationId).
+func (c *ClientWithResponses) DeletePrincipalWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeletePrincipalResponse, error) {
+	rsp, err := c.DeletePrincipal(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeletePrincipalResponse(rsp)
+}
+
+// PutPrincipalWithBodyWithResponse Add or replace a principal of the directory
+//
+// Creates the principal (201) or replaces it (200). A group's `members` become its
+// direct members, replacing any it had; each must already be in the directory (add
+// members before their groups). Like every resource, it lasts until a reset, which
+// goes back to the seed file's directory.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_understudy/authorization/principals/{id} (the `PutPrincipal` operationId).
+func (c *ClientWithResponses) PutPrincipalWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutPrincipalResponse, error) {
+	rsp, err := c.PutPrincipalWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutPrincipalResponse(rsp)
+}
+
+// PutPrincipalWithResponse Add or replace a principal of the directory
+//
+// Creates the principal (201) or replaces it (200). A group's `members` become its
+// direct members, replacing any it had; each must already be in the directory (add
+// members before their groups). Like every resource, it lasts until a reset, which
+// goes back to the seed file's directory.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_understudy/authorization/principals/{id} (the `PutPrincipal` operationId).
+func (c *ClientWithResponses) PutPrincipalWithResponse(ctx context.Context, id string, body PutPrincipalJSONRequestBody, reqEditors ...RequestEditorFn) (*PutPrincipalResponse, error) {
+	rsp, err := c.PutPrincipal(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutPrincipalResponse(rsp)
+}
+
 // GetClockWithResponse The server's clock
 //
 // The time the server runs on: link expiry, operation progress, retention and
@@ -2378,6 +2941,108 @@ func (c *ClientWithResponses) GetStateWithResponse(ctx context.Context, reqEdito
 		return nil, err
 	}
 	return ParseGetStateResponse(rsp)
+}
+
+// ParseListPrincipalsResponse parses an HTTP response from a ListPrincipalsWithResponse call
+func ParseListPrincipalsResponse(rsp *http.Response) (*ListPrincipalsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListPrincipalsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PrincipalList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeletePrincipalResponse parses an HTTP response from a DeletePrincipalWithResponse call
+func ParseDeletePrincipalResponse(rsp *http.Response) (*DeletePrincipalResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeletePrincipalResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePutPrincipalResponse parses an HTTP response from a PutPrincipalWithResponse call
+func ParsePutPrincipalResponse(rsp *http.Response) (*PutPrincipalResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PutPrincipalResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Principal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Principal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
 }
 
 // ParseGetClockResponse parses an HTTP response from a GetClockWithResponse call
@@ -2792,6 +3457,15 @@ func ParseGetStateResponse(rsp *http.Response) (*GetStateResponse, error) {
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// ListPrincipals The authorization API's directory
+	// (GET /_understudy/authorization/principals)
+	ListPrincipals(ctx echo.Context) error
+	// DeletePrincipal Remove a principal from the directory
+	// (DELETE /_understudy/authorization/principals/{id})
+	DeletePrincipal(ctx echo.Context, id string) error
+	// PutPrincipal Add or replace a principal of the directory
+	// (PUT /_understudy/authorization/principals/{id})
+	PutPrincipal(ctx echo.Context, id string) error
 	// GetClock The server's clock
 	// (GET /_understudy/clock)
 	GetClock(ctx echo.Context) error
@@ -2836,6 +3510,47 @@ type ServerInterface interface {
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// ListPrincipals converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPrincipals(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPrincipals(ctx)
+	return err
+}
+
+// DeletePrincipal converts echo context to params.
+func (w *ServerInterfaceWrapper) DeletePrincipal(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeletePrincipal(ctx, id)
+	return err
+}
+
+// PutPrincipal converts echo context to params.
+func (w *ServerInterfaceWrapper) PutPrincipal(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutPrincipal(ctx, id)
+	return err
 }
 
 // GetClock converts echo context to params.
@@ -3058,11 +3773,139 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/_understudy/clock/advance", wrapper.AdvanceClock, options.OperationMiddlewares["advanceClock"]...)
 	router.GET(options.BaseURL+"/_understudy/metrics", wrapper.GetMetrics, options.OperationMiddlewares["getMetrics"]...)
 	router.GET(options.BaseURL+"/_understudy/state", wrapper.GetState, options.OperationMiddlewares["getState"]...)
+	router.GET(options.BaseURL+"/_understudy/authorization/principals", wrapper.ListPrincipals, options.OperationMiddlewares["listPrincipals"]...)
+	router.DELETE(options.BaseURL+"/_understudy/authorization/principals/:id", wrapper.DeletePrincipal, options.OperationMiddlewares["deletePrincipal"]...)
+	router.PUT(options.BaseURL+"/_understudy/authorization/principals/:id", wrapper.PutPrincipal, options.OperationMiddlewares["putPrincipal"]...)
 	router.GET(options.BaseURL+"/_understudy/specs/:api.yaml", wrapper.GetAPISpec, options.OperationMiddlewares["getAPISpec"]...)
 
 }
 
 type ErrorJSONResponse ErrorResponse
+
+type ListPrincipalsRequestObject struct {
+}
+
+type ListPrincipalsResponseObject interface {
+	VisitListPrincipalsResponse(w http.ResponseWriter) error
+}
+
+type ListPrincipals200JSONResponse PrincipalList
+
+func (response ListPrincipals200JSONResponse) VisitListPrincipalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPrincipalsdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response ListPrincipalsdefaultJSONResponse) VisitListPrincipalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeletePrincipalRequestObject struct {
+	Id string `json:"id"`
+}
+
+type DeletePrincipalResponseObject interface {
+	VisitDeletePrincipalResponse(w http.ResponseWriter) error
+}
+
+type DeletePrincipal204Response struct {
+}
+
+func (response DeletePrincipal204Response) VisitDeletePrincipalResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeletePrincipaldefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response DeletePrincipaldefaultJSONResponse) VisitDeletePrincipalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutPrincipalRequestObject struct {
+	Id   string `json:"id"`
+	Body *PutPrincipalJSONRequestBody
+}
+
+type PutPrincipalResponseObject interface {
+	VisitPutPrincipalResponse(w http.ResponseWriter) error
+}
+
+type PutPrincipal200JSONResponse Principal
+
+func (response PutPrincipal200JSONResponse) VisitPutPrincipalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutPrincipal201JSONResponse Principal
+
+func (response PutPrincipal201JSONResponse) VisitPutPrincipalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutPrincipaldefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response PutPrincipaldefaultJSONResponse) VisitPutPrincipalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
 
 type GetClockRequestObject struct {
 }
@@ -3556,6 +4399,15 @@ func (response GetStatedefaultJSONResponse) VisitGetStateResponse(w http.Respons
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// ListPrincipals The authorization API's directory
+	// (GET /_understudy/authorization/principals)
+	ListPrincipals(ctx context.Context, request ListPrincipalsRequestObject) (ListPrincipalsResponseObject, error)
+	// DeletePrincipal Remove a principal from the directory
+	// (DELETE /_understudy/authorization/principals/{id})
+	DeletePrincipal(ctx context.Context, request DeletePrincipalRequestObject) (DeletePrincipalResponseObject, error)
+	// PutPrincipal Add or replace a principal of the directory
+	// (PUT /_understudy/authorization/principals/{id})
+	PutPrincipal(ctx context.Context, request PutPrincipalRequestObject) (PutPrincipalResponseObject, error)
 	// GetClock The server's clock
 	// (GET /_understudy/clock)
 	GetClock(ctx context.Context, request GetClockRequestObject) (GetClockResponseObject, error)
@@ -3607,6 +4459,102 @@ func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareF
 type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
+}
+
+// ListPrincipals operation middleware
+func (sh *strictHandler) ListPrincipals(ctx echo.Context) error {
+	var request ListPrincipalsRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListPrincipals(ctx.Request().Context(), request.(ListPrincipalsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListPrincipals")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPrincipalsResponseObject); ok {
+		return validResponse.VisitListPrincipalsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeletePrincipal operation middleware
+func (sh *strictHandler) DeletePrincipal(ctx echo.Context, id string) error {
+	var request DeletePrincipalRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeletePrincipal(ctx.Request().Context(), request.(DeletePrincipalRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeletePrincipal")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeletePrincipalResponseObject); ok {
+		return validResponse.VisitDeletePrincipalResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PutPrincipal operation middleware
+func (sh *strictHandler) PutPrincipal(ctx echo.Context, id string) error {
+	var request PutPrincipalRequestObject
+
+	request.Id = id
+
+	var body PutPrincipalJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PutPrincipal(ctx.Request().Context(), request.(PutPrincipalRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PutPrincipal")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PutPrincipalResponseObject); ok {
+		return validResponse.VisitPutPrincipalResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
 }
 
 // GetClock operation middleware
@@ -3965,96 +4913,110 @@ func (sh *strictHandler) GetState(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"zFx7c9tGkv8qU9irklgFkiD1sEVX/uAmzka3ceKSlPNuApc5BJrkRMAMd2YghpvSd7/qnsGLBCXK9tad",
-	"KqVQJDDT6OnHr7t/9J9BovK1kiCtCSZ/BhrMWkkD9MdbrZXGF4mSFqTFl3y9zkTCrVBy+LtREt+DP3i+",
-	"zoBe1rekEEyCn5T9XhUyDcIgB2P4Et+UivE0F5KBTNdKSMu4ZcNPhUxBG1uk26FUawgeH8PAJCvIOS74",
-	"XxoWwST4y7AWeOg+NUMS9MaLHjzijSmYRIs1yhlMgqncsgUXWaFh0FiXnnL6/hr/177hZwlMLZhdAYO8",
-	"yLiFlE3fX5tBEAYgizyY/Bbwwq6UFv8mZQRhwJNEFajHkJRaWAg+hoHdrvGZjdVCLoPHMPg2U8n9/o53",
-	"K2AG9APoE8MSvAb3Wmu1Bm2FOxCpNs/dWGgN0jIrcsD7F0rn3AaTIOUW+vhu0CGSWiwM2FtIlEzN/g4/",
-	"qA1bcM34CniKatHAM9qCCcuEaW+kinnW2EUW+Rw0KV3DvwqhIUXl4aPsblxrS81/h8RW2pqmD1wmZGA8",
-	"TQWKxbP3DdUseGYgPCC2VSxXD0CHeUCx5tCje9FwDZ6m7JRblitjGWdb4LrX/eQ5/0PkaCNno8vx+DyK",
-	"wiAX0r0VPacY84Qy2na+J2ztQCeGqY1k5I0M5ANkag1soTQpwTnf9P31viIq/923Mfpo/w7n6Ls3TFnO",
-	"k5WQ0NfAUz7PgOGFgy7rqwLD7iIfVtyyDZrzRiu57Lh5R3ckS73gvgp3rndP26Xp73mR2a7HWuAHTBcZ",
-	"MCFRowns64SvRVdIybbMroRBzYdsswLJDNhOlXQrtTqFw7oUafdtKPCJYSLtvAvjm0y27zocYJqmkDJ/",
-	"QeNmIS0s0XyfOL9aXn/JgeO3K5U+pS93xTMqQ/1TJL5+cq3qsmeWW3O7OrAOfmSYsVxbIZdsI+yK1n5u",
-	"Ra3mfC4yYbfdqkpWGOSYRavnLOc2WTFhnMVByk5Hbn3rj5NtuGFL8QCSSSWhd1QURvvPuZAoU2ecz7nc",
-	"slxpYOgoYKzBGE9ZHzAMvmF8btAlMZhIxTKRC9ttFxqs3k4XFvTt4fCKyd+wG7y0T9d2KbGxqLHcFuZA",
-	"FqTPGJdmAxo1FpGU3niZktm217XqTlQQiFb8Pgdjw4/C2G4p6ghh9iMDfdgh/rU7V6VToBi9ZVyDswEg",
-	"nxUWcvMcDnJR67GSmWvNt3vP52U4+Gg3RfbSVDt1Fkmmm/N7ME50dI/KjBB/MaWZydSGpWojD8bNpx4R",
-	"0dqRAZKdTm/e0auQPYz9C6XZ35RaZmjf3CjZwzCOqp++vz4xVa4cuDT+I8glxoHR+HVnlC5kV5JYrzHa",
-	"KFpWwh/WRzHyrF21hHiVZBoqiIKapO1LyDDq8oMnQvYHLvyWmZJLNocFurPzCtz6VOnyzaXCNygYYhTz",
-	"DhT1Bk0UcxnhTyeG+awswE5TcE4SB9cSTQ9SNt+yGr4M4qC3ewLR+PyzkscPd3fvfQbZXfLyK6QRdopn",
-	"ZtaQnDTevU57R1nQZ2SZnXXH0fnrr5RsGmbZyDsTNnLP6A/NZzmVC2sh7cWSZxu+NSGLmIQH0CGLBuML",
-	"piT4CgFRUqGZkow/gEYUwKbVPlUyM2uuwcQyVWCYVJaRczG+5EIay2b052wQy6cR9+hJqP1VclK11+vL",
-	"8+fd4oh8hbUFOSc7PY+i/sXVVY/i1H72am1/cXX19OaPHQH+B+BZl8ndAE+FBGOYhrXStqNEOvAgUzp+",
-	"NlP3sxqfuHrUP1araFb3nUVxsUZjuX2uDDPCGW21A/mHy5BHYJ8H0Ea4nsX+adThh80LkaXMX/182fEE",
-	"Vrhxdt6NFv5bFVryjIG0WnShhTJJ7N/6E2zQfRZCG3s0PPDC3ECidPosTKg2f+K5/FKd7ZMqlDiT+N09",
-	"7JHF0p3LyC4+0VmnTHTj6rRwMffdgc4FJUHMiErdhyhNLrJM+DL7SMM5lGZQzJ0E87KMggvsliQUE73y",
-	"NHBEgBhOX1Cm4Kr4iUvrqnBx9l8F6G3nKn63QwKWTcETUx9qyk69DfSvU4xW/+jXf/c6d3kBdO/G/tS+",
-	"6ugS7OiMay3QXk7tXkutd2xPbMcX/EVoqpUxeOVXz9WyxG6fMWBvwHR2Fj64RKzxGpa6Ov1lAZhunTVj",
-	"Lb3TEW6PD1+3ltuX1wIGIGULkcGEYICBhJDSGrRrfaBNY4ad9ft46QytPKU60x+ZRciD1pDGUoNRhU6A",
-	"Pl+pLDVUGrk955CWyAjqbXsOJuyEmbI7e/BprC72HubWyxKydcYtWo4JWblU9YplQt6TvOw6hXytKGX3",
-	"/w5b07DkWq3tzvFnCpQUxqqcaZURNhOSVnBS0JvcGLGUOaaATinKJvVn7o+OqRMlJSSWZcrNBGj7ENH8",
-	"WivcKGT1AaJkKKehiFZGvS7hHrveMZAUWtjtLaYzf6hpLuSduocDOd3iR028sOGmxAzOcE5n/T6t0qdr",
-	"Z4S8qO0vH4RWpD72wLXg8wxiOfvlp+/e3tze/fLdPz9Nv3t3/dOnu5///vanWS9kxuPG2bR5uhP2V+Aa",
-	"NIuLKDpLaBN6CbMB++CjM3eCxhKdv4mfzL3xjRYJ7nL0qJAChQt2ZYAXliSnZ+JS2RXoMJai0Q05j0Zs",
-	"9ossbQ/9jq6effjwoY8yg7Qi4RYqkTXwLP8mbvSV42D2Jpa20qwwDK2I4/pCskRJY7kfP9BxU0nAMrVc",
-	"Quq8ksAInuycNqnPfmXt2s1uhFyocuzEEwqWktM9tSTB3oxnr/uNt2uVVVMmEzqMx2atWdNsQvGH0G/o",
-	"AjBVXNanJYjlnCf3CNM31JBGEwJIIQ1baccDnLDZAArZfg4KESxokZjQaXKzQmelnRj8geAbUrQjXge0",
-	"kHTpuxTmhMpNM4jlXdkoKjv7ljoteLHTjHEASheyMcpSGiuwNoAu7SiWO/7gbNCuIC87fomGFE2FZ+aN",
-	"syAySTzobT3RmxeWzVZUbcyYBEhNLI/2DHoCXzwcsltn9OzUABUEsZzVwWDGyljBnLn1BoxmJ4YVBtjs",
-	"z9i1/uNg8mdMvaQ4COOyhREHj4+zNw0fQx02KlPXmaU2AB4EOxUyyYoUbYZL5vEKywHBI9torJOld0y2",
-	"0NwlQ4XVUSzxwBGkh8wULimOBxF+OIaIHJo72MbWXPMcsBZ1LV+7EQn0WNvBo1jOruUDz0Tqwdis3Ljs",
-	"vUiel8btJVS6Xty5qBU2a3tbPTIKGlVUMPL4VhKGD84G0eDM4yIKzy0/S8q55xIOdE4pajTCny6kYWgo",
-	"mF7RN4Teho3Wy1qrpfZea9EklXSYQdRJmG2ETNXGMJ5lbKGyTG2wkGDX1ONw/lsOM9dZYfyAjOaNhuU8",
-	"BaeTForHR3Bj3LA9MR9H0cvm5TTRDcbR+LI/GvXHo7tRNIkuJlE0iKLo170J6eQsio6eijsJO6bhd/Ug",
-	"lD5blMOurtWq53NTdpeJizznets5tUb74UuDwHKKRhN8xDv2LWHI66HuWnWVx9M0NWzmC7UZOy19h85S",
-	"bSDtlU3WtgRvMC64xLNEn8XoHZLnwgMmWSVdlB+wShEs4ZLNgZXj3avx+Ozs1Tg6u2R+f3bK5xhyxldj",
-	"Gv2aXnscHssq55mV2mCgdDbFjWXj8eWoPxr3z0Z347PJxdXk4upXh3VrFHTim//CsHtYY9kcS8mlMq3W",
-	"x+jqVYRlokhWFNUpCkrcYNybYPjxWnVxf6OKLGVLxeawVegYIBAY4B4aFoUpQdB5FLG9wIGPkgF/AFNP",
-	"zlkhkxWXVTJve4Xfu/YMWumvKt2+zCmqafzlS629JAo8tmscBLKP/wlXHT3hqldf1VUZp0ZkIzp9ufO+",
-	"K0cObf/BRL/hOj3Ck5vjrAwsdDUWc4Um5OBBDY0Ge9aTZMD1927BvbM672iBKYexCABlsLBfrhAn7J6s",
-	"HYoID2exBvyrKAJh2QU7POBrKyMTxh7SxQvttjyj33yrrar7yilagAESZOo04jgE7q7+qMXbOjCs2c+O",
-	"mZrz7HtnRUIub2gWKqQBbYPWBHrc2ZEf1b2ii+js8ePRblRPZg+4kp/KfqmdfF8fcadtdOezm3IS6sek",
-	"DkX6+cepQOC+FmFziBT6viLFYkRVbK1hIf7wGQDtNJZoR4QJe27EShEdV6t6aqmffWrAQ3OlGsngZp77",
-	"TKEwlmrt+gHZ1i3YmIa8YUr7geHM7TFjCFYlXsuFZbNqOOmyyFIxJQdsGkt61JpMUE9I/XynY2x8SvNR",
-	"4pn5KWnaqwRwFYu7F6s7KzLmIlHqa5NZYxI2Y3NA/DdyHSh3Aqgz44QnnaiFRZBwGk0chugNWH1wqkVT",
-	"JBd2QMMPywbspgpJlMV5ohUNVRBvdKTMRAO34Ob2X5Axj3NsP68ev9hfn/PQF/kn0QuOStCj/4QS/r9F",
-	"txfp7qm4FtaeL9Ivj3HTNMV69akk2I0Ghn+K9PEYSKCkE/wNO4/Oq9GHBvR0iR/6zi63nrfWPge3fOk6",
-	"VQnrMt0zDLjKahqWIPBK39L37SZiArWttHlcjTH85T454fHjMSimFA0feklTnq8EYl54dqtqMNwJbKa+",
-	"GTOOIqZ2ZrAUmHlKlBd6ywMo6vVj/L+IzqiD88BFxucZzGiJWAqLdRcWZvcA6ypnYRXlOWiOeMAtZ6nQ",
-	"kFiltyeGpcLcVwUMpxYLTNymsa9PfFhfaJU7go2SThYK9DRnsVxbpiFRD/hguFGGtZrZygRSJ0hvEMtZ",
-	"azQ980/rOwauKKOlQuoOUjKoObYOT2+4KUE7RpcDDQU/mv9SuFfGlkBhDbYzVx+NBxfNBk4KD8HREcgL",
-	"eCAE7RjDZ9uxb9wFk98+tq3at2iPsGXfXz1ozO+1QlwFhWEWwQf8sVZGuJ5kvcynEoJ8ssryjJ3OtzsA",
-	"zVX7pO9eGMv9Wz+VE8FPVRdhJYxVS81z5pZzRlmu2HP9q8ZKxioN6Sc3BjEkxL2QaS+su1V/w0KI2g8n",
-	"puwtH7Cxd14zzxoZ6mW4zrhom1fwF3b3z/dvn9ASYQyEpQcv+ZOvxTdxmafjIKyk/CZ+MrnGQeiU/U2M",
-	"EsfBIzurRwpkvrshuNNSSxV9caRt2FFeKfY542xzOroz5Nt8bQWYrvHCgbq5hKjBsTnHL4f+Cvnabr9C",
-	"UaT00o+v/OIvq5tLiaihloC0dQ3gK4Xp+2vDTjFf7ADxXshkgxATln08N2DxC58YZsS/gZ2OoihC7/NP",
-	"2xuwH4DjUg08r4nYAmnIjHKzLldI3cPWxNJdw9dr4PqNZ+pxoky7u5q0C6E98aLDI7HKb5zckxiGSIFt",
-	"jbivEgxK7ELb1ODFkRWOC+3Eqn0Mj9vzOO5jl0jNpz8ApLp4ks8JVk1AKpKkj8qH5KgYGy0Rumh1o6iT",
-	"WLcHj3zfuCb6ek5XzXUdRdFBvRCJvlucUZt628EF7sCZL4QMdUjq6BE16VXRYDyqyVDB+59v744sjwzY",
-	"H/kcMlPSZibB0O8xfBgNPVnADPNt37/uj8ZnQ7fYcNFebbjQ/Q3Mh81FGxQmfP3pYXy+tf+4fXv7t2/z",
-	"jL+9WtREncn5aFySiXZHL/jfYDQ++zV4QdupSfI7lHP2ed+yReH7ctTfCplHJSLjQnF3t+o7rda+bWtJ",
-	"cteqSJuYl6jkNSeT8DMt23PTA8VTU1FzYklkXgzOKhcJz7LtpDFk1YWUNEL1DAie+4GgATDMDy6ohZp5",
-	"dO6ZGhiON0SQY/vTKFdLeqkmnYMh05jrlyg9lsbybf33gDVafnV3xyrVFdadZr8akHfLvcAaa5rZIaxO",
-	"6sMHdo2pr2B9Bmxd9tVzOUjLWuoIiyRawxDx4eNgy/PsyWHxz2uQuFWqkoJIOo2KlAZZ3BLlyDc562Th",
-	"GOUh4840/zl99yMTlrgy5bAerXS+tY5XgS9ClqicmFTMDfshnbAlSDx1LLWTTNB3ony56eWI5VYVaNgD",
-	"NuNrQbXjrMX9moVsVrLJ8LUPiTM0bcdnmL2hapgIPQzTBQl6Hp2zWfndak8kYrvMDTwSMnjwXkjv04O3",
-	"yRqxnBeWuQ4ASxUcqh6m769v15Ac021xtb/xfVuUOy3JN+6UZ+02TJ1vOtowDsl8xT7MU55YGl7DE0s+",
-	"0pO8iA4mRMtlj6fYTWVl3GeDqDLwLppcp3dXHnE6232wWeiZH6ngDBdDtH3z/bfs6mI07n2FpmHpbrve",
-	"eYz3l1zTTpd/SxZbcglR7EaTqUEBLamjNXmKZvtL8QBhzaqKpaOnVgGgTUUdsFtKb7yiDXr/ctcomkdg",
-	"7nN0XV75e8mmMsplQCcjlkWUD4WxFa2JG1zHAWrpRaGkJ1IEBzwHE8YyI3wTsoWQS9BrLaTndwGqM3RJ",
-	"GaE4pso9Quqpqz/q+iWWmxWUmXTLEDWzwkDaC7uImY5KCo4nBPvc1jdum5of1wjBkre5PO6LRv77IJSo",
-	"HdcNw0OKkQQhrrEimbicTqpweQrPztT6wXiMESqWP8LCMlW4WL5R+p7mrZlYrizT3D8ml26ZSYUwdh7Q",
-	"Fdmeo0oVo9DMdRyMH9Le09fmeG1+m5Uy4CdN1PLyS2M17Sl8PvyhTYgsc3bVK/mAxlD7iK2UQXNBNZ4Y",
-	"BwXZgzDCopCy5LAT/amxdCy5KY+ti3PsSmif7xD9bMHWRRLxvUxZmzp61CCWt4oe9hCL0kz2eY17zEff",
-	"BSnVGkvHMqLjJld0/O2N47qTh9I7brmKYX1CZXZ1ON581SKWbfOuU/Hmc/JfLFtsxefz363HMV+WTRpE",
-	"9C4quFYZTGvmNuVXD73/iiE28j/9jl/4k0T0byBUt9y5lPGLIa6tf/tnebj0Ob+4fPVrnXzP/U+//vW6",
-	"fFX+ENleyESseUbKGvufPv06x1+vyz/Ln+ZNbSFRBd9VjHZaECvEB4GmOfwfkKnSgxaXdNi+xQx5kqav",
-	"xvxV/+zs9UX//DUs+vP0fNxfXEaXizl/PeLwigpu5bBCMa+SjRnyq/HFYrx41b9ILs/65/NX8/7rV1dX",
-	"/fEFv1hcvZonZ/Mx9dbTl55KdUv7gf3bz58KFaUN3n5lou/crPMsinLzgn84x1n0U1VCuENF/j8AFXcV",
-	"Sbr81206JeuCGO2BQvv7Ar99RGTo0lMXjOX0pYas+b1AdzEemM48Y30yHI7GrwbRIBqMJq+j11GAq3pB",
-	"dpf81jPSqec/d7OyFi+7djv3CI8fH/83AAD//w==",
+	"zHz7c9s29u+/guHuTKQZSqZkO4nl6Q/eNml9t2kztnu72zI3gsgjCWsK4AKgVW3H//udcwC+JEqWE9+9",
+	"X08ntWUSODg4j895+c8gUatcSZDWBJM/Aw0mV9IA/fBOa6Xxm0RJC9LitzzPM5FwK5Q8+ZdREj+DP/gq",
+	"z4C+rV9JIZgEPyn7XhUyDcJgBcbwBX4oFePpSkgGMs2VkJZxy04+FzIFbWyRbk6kyiF4fAwDkyxhxXHB",
+	"v2qYB5PgLyc1wSfut+aECL3xpAeP+GIKJtEiRzqDSXAlN2zORVZoGDbWpVNefbzG/7Vf+FkCU3Nml8Bg",
+	"VWTcQsquPl6bYRAGIItVMPk94IVdKi3+Q8wIwoAniSqQjyExtbAQfAoDu8nxzMZqIRfBYxh8m6nkfnfH",
+	"uyUwA/oB9CvDEnwG98q1ykFb4S5EqvVTLxZag7TMihXg+3OlV9wGkyDlFgb4adBBkprPDdhbSJRMze4O",
+	"P6g1m3PN+BJ4imzRwDPaggnLhGlvpIpZ1thFFqsZaGK6hn8XQkOKzMOjbG9cc0vN/gWJrbh1lT5wmZCA",
+	"8TQVSBbPPjZYM+eZgXAP2VaxlXoAusw9jDX7ju5JwzV4mrIet2yljGWcbYDrfvfJV/wPsUIZOR29Ho/P",
+	"oigMVkK6j6KnGGMOMKMt5zvE1gr0yjC1loy0kYF8gEzlwOZKExOc8l19vN5lRKW/uzJGv9p9wyn69gtX",
+	"bMWTpZAw0MBTPsuA4YPDLumrDMP2Ir8uuWVrFOe1VnLR8fIW74iWesFdFm49707bxen3vMhs17Hm+Aum",
+	"iwyYkMjRBHZ5wnPRZVKyDbNLYZDzIVsvQTIDtpMl3UytbmE/L0Xa/RoS/MowkXa+hfZNJpsPHQpwlaaQ",
+	"Mv9A42UhLSxQfA/cX02vf2TP9dulSg/xyz3xBMuQ/2SJrw+uVT32xHI5t8s96+CvDDOWayvkgq2FXdLa",
+	"T62o1YzPRCbspptVyRKNHLMo9ZytuE2WTBgncZCy3sitb/11sjU3bCEeQDKpJPSPssIo/ysuJNLUaedX",
+	"XG7YSmlgqChgrEEbT14f0AxeMj4zqJJoTKRimVgJ2y0XGqzeXM0t6Nv95hWdv2E3+OiAnu1iYmNRY7kt",
+	"zB4vSL9jXJo1aORYRFR64WVKZpt+16pbVkEgWvH77LUNPwpju6moLYTZtQz0yw7yr929Kp0C2egN4xqc",
+	"DADprLCwMk/hIGe1HiuaudZ8s3M+T8Peo90U2XNd7ZWTSBLdFb8H40hH9ajECPEXU5qZTK1ZqtZyr908",
+	"dEREa0caSNa7uvlA34XsYey/UZp9r9QiQ/nmRsk+mnFk/dXH61em8pVD58Z/BLlAOzAav+200oXschJ5",
+	"jtZG0bIS/rDeipFmbbMlxKck01BBFOQkbV9ChlGXHhww2b9y4bfMlFywGcxRnZ1W4NY9pcsPFwo/IGOI",
+	"VswrUNQfNlHM6wi/OjHMF3kB1kvBKUkcXEsUPUjZbMNq+DKMg/72DUTjsy9yHj/c3X30HmR7ydcv4EZY",
+	"D+/M5JC8anx6nfaPkqAv8DJb646js7cv5GwaYtnwOxM2cmf0l+a9nFoJayHtx5Jna74xIYuYhAfQIYuG",
+	"43OmJPgIAVFSoZmSjD+ARhTArqp9Kmdmcq7BxDJVYJhUlpFyMb7gQhrLpvTjdBjLw4h7dBBqv4hPqvZ6",
+	"+/rsabU4wl9hbEHKyXpnUTQ4v7jok53a9V6t7c8vLg5v/thh4H8AnnWJ3A3wVEgwhmnIlbYdIdKeg1zR",
+	"9bOpup/W+MTFo/5YraBZ3XcGxUWOwnL7VBhmhBPaagfSD+chj8A+D6CNcDmL3duozQ+bFSJLmX/66bDj",
+	"AFb4qIVMRM6zZzvUvHyzzEO00g3eXaVCQ2KV3uzeVypMnvHNT3zVGZ5JvnIBYQ4qz7b93fj89TOCC3dc",
+	"JlLWy9Qa9CDhBvohKhESjpaM9kMoiRthSIg2LphYXUCnVccb6xI2ttCqyKuTM//kq5oGw3r0jKnxXoWd",
+	"cm4taFzo//weDS74YH41eP/pz7ePg+aPZ8/5cTR+/GtnVMP/uHbbjsh5thFZ+XNnxEs8q25fGLSXKy75",
+	"AlImUpBW2A0aaE5KIJLm01YxrTKIJTdGLOQKsRPrTasH7jY5TNite68SzmnfGdZSSX8xoIMw+B75GITB",
+	"9uNBGHxw9Fx7coIweK80iIUs3/kO8JUOXd/SHfrtQc3Zj7QPSP8Dz4oO/r57AL2p2RWidxKpg91Ho+ya",
+	"D08hbUdF1+lunP/rPtv/UoWWPGMgrRZdUUQJHndf/QnW6FbnQht79IE8MTeQKJ0+eahq8wPn8kt1plUr",
+	"iOFcxb/cYY9Motw5pO5wC/mAlInueDstHBb7sCejSeAYkbJS9yQIK5FlwqffjnQo++AnkrkFPJ+HNMms",
+	"bqUqCCt55mngGBkizHpG+uLOW2MH91XhbM2/C9CbzlX8bvsILIsFr0x9qSnreRkYXKNisX8M6p/7nbs8",
+	"I6TvzglQWrvDlm7xjGstUF56difV3j82V75tvdxDKKqVMHjmV+dqSWK3zhiwN2A6M46/OoCu8RmWuvzd",
+	"84AZvTptYjD65GnTfADW3Fpun58jMAApm4sMJhQeGEgIyuSgXUoUZRpBw3QwwEenKOUp5Z/8lVkMhVAa",
+	"0lhqMKrQCYEKtlRZaihl4vacQVpGTFBv673clpkpqzZ7T+NAyjYgdbSELM+4RckxISuXqr5jmZD3RC+7",
+	"TmGVK4Lyg7/DxjQkuWZru6L0hQQlhbFqRTAAYzYhaQUTegyBkMChKJd7qL0o0UmvNcBDJ51leesLKUTV",
+	"1YmSEhFbplw1kdgUshm6Z4Ubhay+YqQMT2LI5pV2sYu4x65PDCSFFnZziw7PX3u6EvJO3cOeaMDir5qR",
+	"xpqbMtpwotWbDga0yoCenVLMRgVD+SC0IvaxB64FnyEgm/7y03fvbm7vfvnun5+vvvtw/dPnu5///u6n",
+	"aT9kxkec06vm/U/Y34Br0Cwuoug0oU3oW5gO2a/efnNHaCzRPDQjL3NvfIpWgnscdS4kU+LMYekChCXK",
+	"6UxcKrsEHcZSNPKoZ9GITX+RpXSiZtLT019//XWANCMITLiFimQNPFt9EzcqUnEwvYylrTgrDEMp4ri+",
+	"kCxR0ljuC5d03ZRMYJlaLCB1ektwBW92RpvUd7+0NndVXyHnqixY84TMqaQAqEFJsFMd3qmb4etaZVV9",
+	"2oQuOmTTVpV6OiELRXFz6Ew05Wqsd1wQyxlP7hGUr6mUhSIEkEIathyTh0BhM3Ucsl0vFSKc0CIxoePk",
+	"eonKSjsx+APDdkhRjnht8kLipc9vmleUqDLDWN6VKeayJmgpR4sPO84YB7F0IRtFcKUxFmmH3qUcxXJL",
+	"H5wM2iWsylpBooHiBZ6ZSydBJJJAoLzqBZgVlk2XlKeYMgmQmlgerRl0Ap922Ce3TuhZzwClEmI5rY3B",
+	"lJW2gjlx6w8ZVV0NKwyw6Z+xKxrGweTPmLLQcRDGZfIzDh4fp5cNHUMeNnJarqZDCUS8CNYTMsmKFGWG",
+	"S+YRjY9p2VoLa0F6xWRzzZ27VJpxGUu8cITxITOFc5vjYYS/HENECs0dsGM513wFFrQvFtm1SKDP2goe",
+	"xXJ6LR94JlIP16blxmXWVvJVKdyeQqXrxZ2KWmGztrbVxeagkX8JRh4BS0L5wekwGp565ETmuaVnLbd4",
+	"UkVv9OAC7JNh3lEZlFYs6LEIuUniQyyF3U46TJhdKgNtjMFSSDKuAaPu1n7Daqdp3yEY9zanAusStMuL",
+	"tt0v5Qab4X3LX99LtTZsAVSjQy1phflTNtdqxYS9ZFO3IqR3qtd3OpKDXgmDt8GSJSTkLbJMrXElDw8u",
+	"/clRrwu7/M8AcWJiB/UFTNG8HCBXWFbJPhKLQudkrYqhywYhn9ptBUVBJoz9WF932G5PGkfREc1Jx3UQ",
+	"tbMNHR1EW/kG+v28bBLoWrki1XUnORxSrFZcb/xyB8URlYkvDOLwK9Sg4BMucJRanPwp0kenFBlY6Er2",
+	"rtQDmK1EE0oFXr6X7qXIDeuRN3FqQJbVkEHAB/qXHZkmq/DOjeUbyv5d3Xxg9wC58Zqi5owzR1Va7zxk",
+	"Z9FZFeLGshbwLeGxXTLilmvmpraE5GwfA9Kvv0a3UEvmSelaetpxlWjpvOHEzzvj9HJFxCRlcpOiuLLb",
+	"Lhj7rwH9c4b/vC1/LL8CBEXBpIxJPRqiEncd6zm4XmvKfy1P+vgpDPKiw4J/q4HbHRHtjaNRH92Ohjzj",
+	"PvbrjaOoj7azTA1PvQRP2QwSRU1qppSqUrpDv4RzvRuKIXl66cz+qjCW8Qyx3YbNoMxU1XLZ42kaS79U",
+	"WUu1SxDam87+kP0o7sFDmzKOCXGbjCPQKqQVWRnXh2y9FMkylguU9xIyttxKK9ffoQV5YdsqQD78byrd",
+	"PK9/s1U1CMrY1uE6EzQy878fJ3118sAlho9u6WwkWdt5CZTVx/+GJ+jyAjdO7pzlGEej/86uThlewFxd",
+	"pWlDe1pmy0Ok5/ifpGxk7cRgFERjMNeISnUhDUP8ngl5jyGLQNxV19JzrRbaB1PIU/yMoJKosydsLWSK",
+	"uIdnWY1ZhuyaitYurCq7U/OsML7jkRpIDVvxFLr0ZwHW9eV+kWQ1FIhadINxNH49GI0G49HdKJpE55Mo",
+	"GkZR9NtOy+vkNIqO1glH4R5w4jtbXwKYtKPOYyXhhNddurnqqmtcpalhU59hn7JeGdLQXao1pP3a7jUp",
+	"uES76fIBlYUMCRfAA8hYKuns6JBVjGAJl2i6y37di/H49PTNODp9zfz+rMdnGAmOL8bUy2v67f7mWFap",
+	"CLNUa4xfnUxxY9l4/Ho0GI0Hp6O78enk/GJyfvGbS1LWyalXvptLGHYPuWVCxlJyqUyrlj26eBN5+0/B",
+	"NgWnEjcY9yeErh1XXTi+VkWWsoViM9goVAwQdun20DAvTJmbOosithPP4VEy4CXyc3wqZLLkssqxtLXC",
+	"711rxhd6laq9+vVzpb3s/H4xJ/CEqo4OqOrFi6oq49RZ0rBOX6+8H8oesrb+sLnSa67TIzS52Z94OHhw",
+	"0KbOWA13pCfJgOv3bsFjUPlPyqW+KC+Vwdy+GD7fprUTke/1Yo2sXNXzHZagcH/H5m4ou48Xz5Tb8o5+",
+	"9zXSKh1ftkUGaCBBpo4jrm/DvTUYtQZx9nTf7XrHTM149t5JkZCLG2puFdKAtkGrpXjc2WI1qot859Hp",
+	"46ej1ahutd2jSr7N9mvl5H19xd3RWqc/uylbW33fq0vu+Ya2HsbSPBdhsysw9AVhl4LhdslyDXPxh/cA",
+	"KKexRDmiVF3f9cySRcfVqmJo6ptZNeCluQw60eCSCLujH2EsVe7KNNnGLdhob7tkSvsO0KnbY8qikPpn",
+	"2JoLy6ZVt6nzIgvFlByyq1jSUevu8Lrl1TfsdfQB96jhlQaHfNtr2q8IcIlk927ooySfMPAp42mjtREj",
+	"PMR/Ix+30Q0gz1zzj+OJmlsECb1o4jBEf8jqi1OtuTNSYQc0fPfjkN1UJom8OE+0oi45xBsdLjMhrO4a",
+	"sb/CYx6n2L4BefxsfX1KQ5+ln9QvfpSDHv2/YML/NOv2LN4dsmthrfnihYI/ftgJdqOBo/OJSjrCL1sJ",
+	"PQ2o6RJ/6UvyvExldWXyStV5MkHWGmmqk2K1JDw/79XogHx91pmsehrFlKThoRfUnvNiScZn3d2y6vTt",
+	"BDZXvkY2jiKmtppqyTDzlGYY6CMPoKhJA+3/eXRKhbUHLjI+y2BKS8RSWIy7KGELkFc+C1g1VOQ6ybnl",
+	"daaBUlvmvgpgOFW+YOI2jX184s16mV2VNLSAtJChp0Sa5doyDYl6wIPhRhnGamYjE0gdIf1hLKetXuOp",
+	"P63PGLigjJYKqWhLzqAemnR4es1NCdrRuuxJKPhe66+Fe6VtCRTGYFuN0qPx8LxZV0vh4fgcmydwjwna",
+	"EoYvlmNfTw0mv39qS7WvnB8hy77svVeYP2qFuAoKwyyCD/gjV0a4UnG9zOcSgny2yvKM9WabLYDmon3i",
+	"dz+M5e6rn8tWrs9VFmEpjFULzVfMLeeEslzRl/oaKxmrNKSfXUrfEBH3Qqb9sM5WfY+BEKUfXpmy5L9H",
+	"xj54zjwpZMiXkzzjoi1ewV/Y3T8/vjvAJcIYCEv3PvInz8U3cemn4yCsqPwmPuhc4yB0zP4mRorj4JGd",
+	"1p0eJL7bJrhTUksWfbWlbcjRqmLsU8LZbsbt9pDvVrkVYLq6PvbEzSVEDY71OX451FdY5fYFapTvlV74",
+	"riK/+PPi5pIiSqglIG0dA/hI4erjtWE99BdbQLwfMtnoZA7LPJ7re/ELvzLMiP8A642iKELt86ftD9kP",
+	"wHGpBp7X1JEMaciMci1ILpC6h42JpXuG5zlwfelHrzjNwLq3mv2yQvuO2T0F68bNHcQwNOXV5oibDR+W",
+	"2IW2qcGL6zI9zrTTmORjeNyexw2zdZHUPP0eINU1+PYUYVVjSjX15q3yPjqqVtsWCV1zUqOoc1JqBx75",
+	"vHE9uemb8evhxVEU7eULTUV3kzNqz1J2DHd24MxnQobaJHXkiJp98dFwPKq72IOPP9/eHRkeGbA/8hlk",
+	"pux3ngQnfo+Th9GJ7+E0J6vNwH8/GI1PT9xiJ/P2aidzPVjD7KS5aKP3HL///DA+29h/3L67/f7bVcbf",
+	"XczrDuvJ2WhcdoFvl17wv+FofPpb8Iy0U3M6Y5/P2R3kla3Zi69H/S2TeZQjMs4Ud2ervtMq92lbS5S7",
+	"VEXaxLw0G1wP2RF+pmX7rnqgeGqqwnQsaToTjbNaiYRn2WbS6H3ThZRUXveNqXzlC4IGwDBfuKAUaubR",
+	"uW+gRXO8pskGtluNcrGkp2rSWRgyjXbLEqXH0li+qX8eskbKr87uWKW6zLrj7IsBebfcM6Sxng/Yh9WJ",
+	"fXhgl5h6AekzYOuwr9mPUMZSR0gkdZueID58HG74KjtYLP45B4lbpSopXDNZHYRQIYsaQnjZKVU7Czci",
+	"XI0b/vPqw49MWGphLnsoUUpnG+vaXfGbkCVq5XqWXA8mpBO2AIm3jqF2kgn6IxdlM4+jI5YbVaBgD9mU",
+	"54Jix3aX3zRk03IMAL/3JnGKou3aTKeXFA1TnzVNRRKhZ9EZm9a9cK5he7uhFq+EBB68FtLndPB2D20s",
+	"Z4VlLgNATVR7ooerj9e3OSTHZFtc7G983hbpTsueaHfL03YapvY3HWkYh2ReMA9zSBNLwWtoYtkmfrBd",
+	"taNBtaWyx08+XMlKuE+HUSXgXdML3X2HpUb0ptsHm4a+ITcVnOFiiLZv3n/LLs5H4/4LJA1LddvWzmO0",
+	"vxwSOtCjW7ZGIdmNJFNjdqec+Wm02CZcUoEkrJvdY+nmiioD0J4hGrJbcm+8mubw+uWeUVSP6FFrDCoZ",
+	"r/S9bHI3ynlARyOGReQPhbFVtzk3uI4D1NKTQk5PpAgO+ApMGMuM8E3I5kIuQOdaSN92D8jO0DllhOLo",
+	"KncmiXou/qjjl1iul1B60g1D1MwKA2k/7JqXcRM+4Jq4YHco6dJtU48tNEwwDYw3fnZ/OcIP+JOjdiMI",
+	"aB5StCQIcY0VycT5dGKF81N4d6bmD9pjtFCx/BHmlqnC2fK10vdUb83EYmmZ5v6YXLplJhXC2DqgC7L9",
+	"6BBFjEIzl3Ewvkh7T38Hhdfit6b+VBe+U8rLL43RtJ+s8OYPZUJkmZOrfjmm4TqpOVsqg+KCbHxlHBRk",
+	"D8IIi0TKcviQ2p8aS8eSm/LauobFXAjt/R2inw3YOkiiNnxTxqauPWoYy1tFh9033GImu+MmOwMpPgtS",
+	"sjWWrsuIrptU0Q3erd2QImkofeKWq0bjXlGYXV2OF181j2VbvGtXvP4S/xfL1hDJ0/7v1uOYr/MmjQnC",
+	"rhk+rTK4qnukyb966P03NLGR/xp0/INfSUR/1K565c65DD+j7z/+We4Pfc7OX7/5rXa+Z/5rUP/ztvyu",
+	"/KIpSd8aSMw6stW4NYBQE4ks+K4aRaQFMUJ8ECiaJ/8bZKr0sDXic9J+xZzwJE3fjPmbwenp2/PB2VuY",
+	"D2bp2Xgwfx29ns/42xGHNxRwK4cVilnlbMwJvxifz8fzN4Pz5PXp4Gz2ZjZ4++biYjA+5+fzizez5HQ2",
+	"ptx6+txbqV5pH9h//PStUFDaGKesRPSDq3WeRtHKPOMvoTqJPhQlhFsTYv8fQMVdNbtW/rnSTsq6IEa7",
+	"oNAe4/z9EyJD5566YCynWdOs+Yde3MN4YTrzg4STk5PR+M0wGkbD0eRt9DYKcFVPyE6buh8UpJz/zNXK",
+	"WuNytdq5Izx+evy/AQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -124,6 +124,15 @@ type Permission struct {
 	NotDataActions []string `json:"notDataActions,omitempty"`
 }
 
+// PermissionGetResult The caller's permissions at a scope.
+type PermissionGetResult struct {
+	// NextLink The URL of the next page; understudy answers in one page.
+	NextLink *string `json:"nextLink,omitempty"`
+
+	// Value One entry per role that applies.
+	Value []Permission `json:"value"`
+}
+
 // PrincipalType The kind of principal; `User` when not given.
 type PrincipalType string
 
@@ -207,7 +216,7 @@ type RoleAssignmentProperties struct {
 	UpdatedOn *time.Time `json:"updatedOn,omitempty"`
 }
 
-// RoleDefinition A role definition (read-only).
+// RoleDefinition A role definition; the body of a create-or-update request too (its read-only members are ignored there).
 type RoleDefinition struct {
 	// Id `/providers/Vendor.Authorization/roleDefinitions/{guid}`.
 	Id *string `json:"id,omitempty"`
@@ -216,7 +225,7 @@ type RoleDefinition struct {
 	Name *string `json:"name,omitempty"`
 
 	// Properties What a role allows and where it can be assigned.
-	Properties RoleDefinitionProperties `json:"properties"`
+	Properties *RoleDefinitionProperties `json:"properties,omitempty"`
 
 	// Type Always `Vendor.Authorization/roleDefinitions`.
 	Type *string `json:"type,omitempty"`
@@ -236,17 +245,29 @@ type RoleDefinitionProperties struct {
 	// AssignableScopes The scopes the role can be assigned at (`/` for everywhere).
 	AssignableScopes []string `json:"assignableScopes,omitempty"`
 
+	// CreatedBy The principal that created a custom role (api-version 2022-05-01-preview only).
+	CreatedBy *string `json:"createdBy,omitempty"`
+
+	// CreatedOn Creation time of a custom role (api-version 2022-05-01-preview only).
+	CreatedOn *time.Time `json:"createdOn,omitempty"`
+
 	// Description What the role is for.
 	Description *string `json:"description,omitempty"`
 
 	// Permissions The allowed and excluded actions.
 	Permissions []Permission `json:"permissions,omitempty"`
 
-	// RoleName The role name, e.g. `Reader`.
+	// RoleName The role name, e.g. `Reader`; unique in the tenant, whatever its case.
 	RoleName *string `json:"roleName,omitempty"`
 
 	// Type `BuiltInRole` or `CustomRole`.
 	Type *string `json:"type,omitempty"`
+
+	// UpdatedBy The principal that last updated a custom role (api-version 2022-05-01-preview only).
+	UpdatedBy *string `json:"updatedBy,omitempty"`
+
+	// UpdatedOn Last update time of a custom role (api-version 2022-05-01-preview only).
+	UpdatedOn *time.Time `json:"updatedOn,omitempty"`
 }
 
 // SystemData Creation and modification metadata.
@@ -290,16 +311,37 @@ type Error = ErrorResponse
 
 // RoleDefinitionsListAtTenantParams defines parameters for RoleDefinitionsListAtTenant.
 type RoleDefinitionsListAtTenantParams struct {
-	// Filter `roleName eq '{name}'`, `type eq 'BuiltInRole'`, `type eq 'CustomRole'` or `atScopeAndBelow()`.
+	// Filter `roleName eq '{name}'`, `type eq 'BuiltInRole'`, `type eq 'CustomRole'`, `atScopeAndBelow()`, or several joined by `and`.
 	Filter *string `form:"$filter,omitempty" json:"$filter,omitempty"`
 
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
+	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
 // RoleDefinitionsGetByIdParams defines parameters for RoleDefinitionsGetById.
 type RoleDefinitionsGetByIdParams struct {
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
+	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
+	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
+}
+
+// PermissionsListForScopeParams defines parameters for PermissionsListForScope.
+type PermissionsListForScopeParams struct {
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
+	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
@@ -317,7 +359,12 @@ type RoleAssignmentsListForScopeParams struct {
 	// TenantId Tenant id for cross-tenant requests; accepted and ignored by understudy.
 	TenantId *TenantId `form:"tenantId,omitempty" json:"tenantId,omitempty"`
 
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
+	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
@@ -326,7 +373,12 @@ type RoleAssignmentsDeleteParams struct {
 	// TenantId Tenant id for cross-tenant requests; accepted and ignored by understudy.
 	TenantId *TenantId `form:"tenantId,omitempty" json:"tenantId,omitempty"`
 
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
+	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
@@ -335,33 +387,78 @@ type RoleAssignmentsGetParams struct {
 	// TenantId Tenant id for cross-tenant requests; accepted and ignored by understudy.
 	TenantId *TenantId `form:"tenantId,omitempty" json:"tenantId,omitempty"`
 
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
+	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
 // RoleAssignmentsCreateParams defines parameters for RoleAssignmentsCreate.
 type RoleAssignmentsCreateParams struct {
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
+	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
 // RoleDefinitionsListParams defines parameters for RoleDefinitionsList.
 type RoleDefinitionsListParams struct {
-	// Filter `roleName eq '{name}'`, `type eq 'BuiltInRole'`, `type eq 'CustomRole'` or `atScopeAndBelow()`.
+	// Filter `roleName eq '{name}'`, `type eq 'BuiltInRole'`, `type eq 'CustomRole'`, `atScopeAndBelow()`, or several joined by `and`.
 	Filter *string `form:"$filter,omitempty" json:"$filter,omitempty"`
 
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
+	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
+	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
+}
+
+// RoleDefinitionsDeleteParams defines parameters for RoleDefinitionsDelete.
+type RoleDefinitionsDeleteParams struct {
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
+	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
 // RoleDefinitionsGetParams defines parameters for RoleDefinitionsGet.
 type RoleDefinitionsGetParams struct {
-	// ApiVersion The API version to use for this operation; understudy supports `2022-04-01`.
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
+	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
+	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
+}
+
+// RoleDefinitionsCreateOrUpdateParams defines parameters for RoleDefinitionsCreateOrUpdate.
+type RoleDefinitionsCreateOrUpdateParams struct {
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
+	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
 // RoleAssignmentsCreateJSONRequestBody defines body for RoleAssignmentsCreate for application/json ContentType.
 type RoleAssignmentsCreateJSONRequestBody = RoleAssignmentCreateParameters
+
+// RoleDefinitionsCreateOrUpdateJSONRequestBody defines body for RoleDefinitionsCreateOrUpdate for application/json ContentType.
+type RoleDefinitionsCreateOrUpdateJSONRequestBody = RoleDefinition
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -440,7 +537,7 @@ type ClientInterface interface {
 	// RoleDefinitionsListAtTenant List the tenant's role definitions
 	//
 	// The tenant root (`/`), as ARM's "list all custom roles in a tenant" uses it: every
-	// built-in and every seeded role definition, wherever it is assignable. `$filter` as
+	// built-in and every custom role definition, wherever it is assignable. `$filter` as
 	// at a scope (`atScopeAndBelow()` changes nothing here). Readable by every
 	// authenticated caller, as the role definitions' ids are.
 	//
@@ -454,6 +551,21 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsGetById` operationId).
 	RoleDefinitionsGetById(ctx context.Context, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PermissionsListForScope List the caller's permissions at a scope
+	//
+	// What the caller may do at the scope: one entry per role assignment that applies to
+	// it there (its own, and those of every group it is in, at the scope or above it: the
+	// resource group, the subscription, the management groups above it, the root), each
+	// with its role's actions, notActions, dataActions and notDataActions; two assignments
+	// of the same role give one entry. ARM's `Permissions_ListForResourceGroup` and
+	// `Permissions_ListForResource` are this operation at a resource group and at a
+	// resource; every other scope is served too. Bootstrap owners get Owner's. Readable by
+	// every authenticated caller: it is about the caller. api-version: `2015-07-01`
+	// (without data actions), `2018-01-01-preview`, `2022-04-01`, `2022-05-01-preview`.
+	//
+	// Corresponds with GET /{scope}/providers/Vendor.Authorization/permissions (the `PermissionsListForScope` operationId).
+	PermissionsListForScope(ctx context.Context, scope Scope, params *PermissionsListForScopeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RoleAssignmentsListForScope List role assignments for a scope
 	//
@@ -512,27 +624,66 @@ type ClientInterface interface {
 
 	// RoleDefinitionsList List the role definitions usable at a scope
 	//
-	// Every built-in and seeded role definition whose assignable scopes cover the scope.
-	// `$filter` (ARM's RoleDefinitionFilter, one term): `roleName eq '{name}'` narrows to
-	// one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to one
-	// kind, and `atScopeAndBelow()` adds the custom roles assignable only below the scope;
-	// any other filter is 400 `UnsupportedQuery`.
+	// Every built-in and custom role definition whose assignable scopes cover the scope,
+	// in name order. `$filter` (ARM's RoleDefinitionFilter): `roleName eq '{name}'` narrows
+	// to one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to
+	// one kind, and `atScopeAndBelow()` adds the custom roles assignable only below the
+	// scope; the terms may be joined by `and`, each at most once; any other filter is 400
+	// `UnsupportedQuery`.
 	//
 	// Corresponds with GET /{scope}/providers/Vendor.Authorization/roleDefinitions (the `RoleDefinitionsList` operationId).
 	RoleDefinitionsList(ctx context.Context, scope Scope, params *RoleDefinitionsListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// RoleDefinitionsDelete Delete a custom role definition
+	//
+	// Deletes a custom role visible at the scope and returns it (200); 204 when there is
+	// none. A role that any assignment still uses is refused (409
+	// `RoleDefinitionHasAssignments`), and so is a built-in role.
+	//
+	// Corresponds with DELETE /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsDelete` operationId).
+	RoleDefinitionsDelete(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RoleDefinitionsGet Get a role definition at a scope
 	//
-	// Returns a built-in or seeded role definition; 404 `RoleDefinitionDoesNotExist` otherwise.
+	// Returns a built-in role, or a custom role assignable at the scope; 404
+	// `RoleDefinitionDoesNotExist` otherwise.
 	//
 	// Corresponds with GET /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsGet` operationId).
 	RoleDefinitionsGet(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RoleDefinitionsCreateOrUpdateWithBody Create or update a custom role definition
+	//
+	// Creates the custom role `{roleDefinitionId}` or replaces what it allows, its name,
+	// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
+	// accept no other status). `roleName` is required and unique in the tenant, whatever
+	// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
+	// scope; a built-in role cannot be changed. The caller needs
+	// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsCreateOrUpdate` operationId).
+	RoleDefinitionsCreateOrUpdateWithBody(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RoleDefinitionsCreateOrUpdate Create or update a custom role definition
+	//
+	// Creates the custom role `{roleDefinitionId}` or replaces what it allows, its name,
+	// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
+	// accept no other status). `roleName` is required and unique in the tenant, whatever
+	// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
+	// scope; a built-in role cannot be changed. The caller needs
+	// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsCreateOrUpdate` operationId).
+	RoleDefinitionsCreateOrUpdate(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, body RoleDefinitionsCreateOrUpdateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // RoleDefinitionsListAtTenant List the tenant's role definitions
 //
 // The tenant root (`/`), as ARM's "list all custom roles in a tenant" uses it: every
-// built-in and every seeded role definition, wherever it is assignable. `$filter` as
+// built-in and every custom role definition, wherever it is assignable. `$filter` as
 // at a scope (`atScopeAndBelow()` changes nothing here). Readable by every
 // authenticated caller, as the role definitions' ids are.
 //
@@ -557,6 +708,31 @@ func (c *Client) RoleDefinitionsListAtTenant(ctx context.Context, params *RoleDe
 // Corresponds with GET /providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsGetById` operationId).
 func (c *Client) RoleDefinitionsGetById(ctx context.Context, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRoleDefinitionsGetByIdRequest(c.Server, roleDefinitionId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PermissionsListForScope List the caller's permissions at a scope
+//
+// What the caller may do at the scope: one entry per role assignment that applies to
+// it there (its own, and those of every group it is in, at the scope or above it: the
+// resource group, the subscription, the management groups above it, the root), each
+// with its role's actions, notActions, dataActions and notDataActions; two assignments
+// of the same role give one entry. ARM's `Permissions_ListForResourceGroup` and
+// `Permissions_ListForResource` are this operation at a resource group and at a
+// resource; every other scope is served too. Bootstrap owners get Owner's. Readable by
+// every authenticated caller: it is about the caller. api-version: `2015-07-01`
+// (without data actions), `2018-01-01-preview`, `2022-04-01`, `2022-05-01-preview`.
+//
+// Corresponds with GET /{scope}/providers/Vendor.Authorization/permissions (the `PermissionsListForScope` operationId).
+func (c *Client) PermissionsListForScope(ctx context.Context, scope Scope, params *PermissionsListForScopeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPermissionsListForScopeRequest(c.Server, scope, params)
 	if err != nil {
 		return nil, err
 	}
@@ -674,11 +850,12 @@ func (c *Client) RoleAssignmentsCreate(ctx context.Context, scope Scope, roleAss
 
 // RoleDefinitionsList List the role definitions usable at a scope
 //
-// Every built-in and seeded role definition whose assignable scopes cover the scope.
-// `$filter` (ARM's RoleDefinitionFilter, one term): `roleName eq '{name}'` narrows to
-// one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to one
-// kind, and `atScopeAndBelow()` adds the custom roles assignable only below the scope;
-// any other filter is 400 `UnsupportedQuery`.
+// Every built-in and custom role definition whose assignable scopes cover the scope,
+// in name order. `$filter` (ARM's RoleDefinitionFilter): `roleName eq '{name}'` narrows
+// to one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to
+// one kind, and `atScopeAndBelow()` adds the custom roles assignable only below the
+// scope; the terms may be joined by `and`, each at most once; any other filter is 400
+// `UnsupportedQuery`.
 //
 // Corresponds with GET /{scope}/providers/Vendor.Authorization/roleDefinitions (the `RoleDefinitionsList` operationId).
 func (c *Client) RoleDefinitionsList(ctx context.Context, scope Scope, params *RoleDefinitionsListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -693,13 +870,81 @@ func (c *Client) RoleDefinitionsList(ctx context.Context, scope Scope, params *R
 	return c.Client.Do(req)
 }
 
+// RoleDefinitionsDelete Delete a custom role definition
+//
+// Deletes a custom role visible at the scope and returns it (200); 204 when there is
+// none. A role that any assignment still uses is refused (409
+// `RoleDefinitionHasAssignments`), and so is a built-in role.
+//
+// Corresponds with DELETE /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsDelete` operationId).
+func (c *Client) RoleDefinitionsDelete(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRoleDefinitionsDeleteRequest(c.Server, scope, roleDefinitionId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // RoleDefinitionsGet Get a role definition at a scope
 //
-// Returns a built-in or seeded role definition; 404 `RoleDefinitionDoesNotExist` otherwise.
+// Returns a built-in role, or a custom role assignable at the scope; 404
+// `RoleDefinitionDoesNotExist` otherwise.
 //
 // Corresponds with GET /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsGet` operationId).
 func (c *Client) RoleDefinitionsGet(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRoleDefinitionsGetRequest(c.Server, scope, roleDefinitionId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RoleDefinitionsCreateOrUpdateWithBody Create or update a custom role definition
+//
+// Creates the custom role `{roleDefinitionId}` or replaces what it allows, its name,
+// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
+// accept no other status). `roleName` is required and unique in the tenant, whatever
+// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
+// scope; a built-in role cannot be changed. The caller needs
+// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsCreateOrUpdate` operationId).
+func (c *Client) RoleDefinitionsCreateOrUpdateWithBody(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRoleDefinitionsCreateOrUpdateRequestWithBody(c.Server, scope, roleDefinitionId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RoleDefinitionsCreateOrUpdate Create or update a custom role definition
+//
+// Creates the custom role `{roleDefinitionId}` or replaces what it allows, its name,
+// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
+// accept no other status). `roleName` is required and unique in the tenant, whatever
+// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
+// scope; a built-in role cannot be changed. The caller needs
+// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsCreateOrUpdate` operationId).
+func (c *Client) RoleDefinitionsCreateOrUpdate(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, body RoleDefinitionsCreateOrUpdateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRoleDefinitionsCreateOrUpdateRequest(c.Server, scope, roleDefinitionId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -789,6 +1034,63 @@ func NewRoleDefinitionsGetByIdRequest(server string, roleDefinitionId RoleDefini
 	}
 
 	operationPath := fmt.Sprintf("/providers/Vendor.Authorization/roleDefinitions/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "api-version", params.ApiVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPermissionsListForScopeRequest constructs an http.Request for the PermissionsListForScope method
+func NewPermissionsListForScopeRequest(server string, scope Scope, params *PermissionsListForScopeParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "scope", scope, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/%s/providers/Vendor.Authorization/permissions", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -1232,6 +1534,70 @@ func NewRoleDefinitionsListRequest(server string, scope Scope, params *RoleDefin
 	return req, nil
 }
 
+// NewRoleDefinitionsDeleteRequest constructs an http.Request for the RoleDefinitionsDelete method
+func NewRoleDefinitionsDeleteRequest(server string, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsDeleteParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "scope", scope, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "roleDefinitionId", roleDefinitionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/%s/providers/Vendor.Authorization/roleDefinitions/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "api-version", params.ApiVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewRoleDefinitionsGetRequest constructs an http.Request for the RoleDefinitionsGet method
 func NewRoleDefinitionsGetRequest(server string, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetParams) (*http.Request, error) {
 	var err error
@@ -1296,6 +1662,83 @@ func NewRoleDefinitionsGetRequest(server string, scope Scope, roleDefinitionId R
 	return req, nil
 }
 
+// NewRoleDefinitionsCreateOrUpdateRequest calls the generic RoleDefinitionsCreateOrUpdate builder with application/json body
+func NewRoleDefinitionsCreateOrUpdateRequest(server string, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, body RoleDefinitionsCreateOrUpdateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRoleDefinitionsCreateOrUpdateRequestWithBody(server, scope, roleDefinitionId, params, "application/json", bodyReader)
+}
+
+// NewRoleDefinitionsCreateOrUpdateRequestWithBody constructs an http.Request for the RoleDefinitionsCreateOrUpdate method, with any body, and a specified content type
+func NewRoleDefinitionsCreateOrUpdateRequestWithBody(server string, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "scope", scope, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "roleDefinitionId", roleDefinitionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/%s/providers/Vendor.Authorization/roleDefinitions/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "api-version", params.ApiVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -1343,7 +1786,7 @@ type ClientWithResponsesInterface interface {
 	// RoleDefinitionsListAtTenantWithResponse List the tenant's role definitions
 	//
 	// The tenant root (`/`), as ARM's "list all custom roles in a tenant" uses it: every
-	// built-in and every seeded role definition, wherever it is assignable. `$filter` as
+	// built-in and every custom role definition, wherever it is assignable. `$filter` as
 	// at a scope (`atScopeAndBelow()` changes nothing here). Readable by every
 	// authenticated caller, as the role definitions' ids are.
 	//
@@ -1361,6 +1804,23 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsGetById` operationId).
 	RoleDefinitionsGetByIdWithResponse(ctx context.Context, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetByIdParams, reqEditors ...RequestEditorFn) (*RoleDefinitionsGetByIdResponse, error)
+
+	// PermissionsListForScopeWithResponse List the caller's permissions at a scope
+	//
+	// What the caller may do at the scope: one entry per role assignment that applies to
+	// it there (its own, and those of every group it is in, at the scope or above it: the
+	// resource group, the subscription, the management groups above it, the root), each
+	// with its role's actions, notActions, dataActions and notDataActions; two assignments
+	// of the same role give one entry. ARM's `Permissions_ListForResourceGroup` and
+	// `Permissions_ListForResource` are this operation at a resource group and at a
+	// resource; every other scope is served too. Bootstrap owners get Owner's. Readable by
+	// every authenticated caller: it is about the caller. api-version: `2015-07-01`
+	// (without data actions), `2018-01-01-preview`, `2022-04-01`, `2022-05-01-preview`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /{scope}/providers/Vendor.Authorization/permissions (the `PermissionsListForScope` operationId).
+	PermissionsListForScopeWithResponse(ctx context.Context, scope Scope, params *PermissionsListForScopeParams, reqEditors ...RequestEditorFn) (*PermissionsListForScopeResponse, error)
 
 	// RoleAssignmentsListForScopeWithResponse List role assignments for a scope
 	//
@@ -1425,25 +1885,66 @@ type ClientWithResponsesInterface interface {
 
 	// RoleDefinitionsListWithResponse List the role definitions usable at a scope
 	//
-	// Every built-in and seeded role definition whose assignable scopes cover the scope.
-	// `$filter` (ARM's RoleDefinitionFilter, one term): `roleName eq '{name}'` narrows to
-	// one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to one
-	// kind, and `atScopeAndBelow()` adds the custom roles assignable only below the scope;
-	// any other filter is 400 `UnsupportedQuery`.
+	// Every built-in and custom role definition whose assignable scopes cover the scope,
+	// in name order. `$filter` (ARM's RoleDefinitionFilter): `roleName eq '{name}'` narrows
+	// to one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to
+	// one kind, and `atScopeAndBelow()` adds the custom roles assignable only below the
+	// scope; the terms may be joined by `and`, each at most once; any other filter is 400
+	// `UnsupportedQuery`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /{scope}/providers/Vendor.Authorization/roleDefinitions (the `RoleDefinitionsList` operationId).
 	RoleDefinitionsListWithResponse(ctx context.Context, scope Scope, params *RoleDefinitionsListParams, reqEditors ...RequestEditorFn) (*RoleDefinitionsListResponse, error)
 
+	// RoleDefinitionsDeleteWithResponse Delete a custom role definition
+	//
+	// Deletes a custom role visible at the scope and returns it (200); 204 when there is
+	// none. A role that any assignment still uses is refused (409
+	// `RoleDefinitionHasAssignments`), and so is a built-in role.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsDelete` operationId).
+	RoleDefinitionsDeleteWithResponse(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsDeleteParams, reqEditors ...RequestEditorFn) (*RoleDefinitionsDeleteResponse, error)
+
 	// RoleDefinitionsGetWithResponse Get a role definition at a scope
 	//
-	// Returns a built-in or seeded role definition; 404 `RoleDefinitionDoesNotExist` otherwise.
+	// Returns a built-in role, or a custom role assignable at the scope; 404
+	// `RoleDefinitionDoesNotExist` otherwise.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsGet` operationId).
 	RoleDefinitionsGetWithResponse(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetParams, reqEditors ...RequestEditorFn) (*RoleDefinitionsGetResponse, error)
+
+	// RoleDefinitionsCreateOrUpdateWithBodyWithResponse Create or update a custom role definition
+	//
+	// Creates the custom role `{roleDefinitionId}` or replaces what it allows, its name,
+	// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
+	// accept no other status). `roleName` is required and unique in the tenant, whatever
+	// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
+	// scope; a built-in role cannot be changed. The caller needs
+	// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsCreateOrUpdate` operationId).
+	RoleDefinitionsCreateOrUpdateWithBodyWithResponse(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RoleDefinitionsCreateOrUpdateResponse, error)
+
+	// RoleDefinitionsCreateOrUpdateWithResponse Create or update a custom role definition
+	//
+	// Creates the custom role `{roleDefinitionId}` or replaces what it allows, its name,
+	// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
+	// accept no other status). `roleName` is required and unique in the tenant, whatever
+	// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
+	// scope; a built-in role cannot be changed. The caller needs
+	// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsCreateOrUpdate` operationId).
+	RoleDefinitionsCreateOrUpdateWithResponse(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, body RoleDefinitionsCreateOrUpdateJSONRequestBody, reqEditors ...RequestEditorFn) (*RoleDefinitionsCreateOrUpdateResponse, error)
 }
 
 type RoleDefinitionsListAtTenantResponse struct {
@@ -1536,6 +2037,54 @@ func (r RoleDefinitionsGetByIdResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RoleDefinitionsGetByIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PermissionsListForScopeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PermissionGetResult
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PermissionsListForScopeResponse) GetJSON200() *PermissionGetResult {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r PermissionsListForScopeResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PermissionsListForScopeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PermissionsListForScopeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PermissionsListForScopeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PermissionsListForScopeResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -1789,6 +2338,54 @@ func (r RoleDefinitionsListResponse) ContentType() string {
 	return ""
 }
 
+type RoleDefinitionsDeleteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RoleDefinition
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RoleDefinitionsDeleteResponse) GetJSON200() *RoleDefinition {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RoleDefinitionsDeleteResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RoleDefinitionsDeleteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RoleDefinitionsDeleteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RoleDefinitionsDeleteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RoleDefinitionsDeleteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type RoleDefinitionsGetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1837,10 +2434,58 @@ func (r RoleDefinitionsGetResponse) ContentType() string {
 	return ""
 }
 
+type RoleDefinitionsCreateOrUpdateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *RoleDefinition
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r RoleDefinitionsCreateOrUpdateResponse) GetJSON201() *RoleDefinition {
+	return r.JSON201
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RoleDefinitionsCreateOrUpdateResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RoleDefinitionsCreateOrUpdateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RoleDefinitionsCreateOrUpdateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RoleDefinitionsCreateOrUpdateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RoleDefinitionsCreateOrUpdateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // RoleDefinitionsListAtTenantWithResponse List the tenant's role definitions
 //
 // The tenant root (`/`), as ARM's "list all custom roles in a tenant" uses it: every
-// built-in and every seeded role definition, wherever it is assignable. `$filter` as
+// built-in and every custom role definition, wherever it is assignable. `$filter` as
 // at a scope (`atScopeAndBelow()` changes nothing here). Readable by every
 // authenticated caller, as the role definitions' ids are.
 //
@@ -1869,6 +2514,29 @@ func (c *ClientWithResponses) RoleDefinitionsGetByIdWithResponse(ctx context.Con
 		return nil, err
 	}
 	return ParseRoleDefinitionsGetByIdResponse(rsp)
+}
+
+// PermissionsListForScopeWithResponse List the caller's permissions at a scope
+//
+// What the caller may do at the scope: one entry per role assignment that applies to
+// it there (its own, and those of every group it is in, at the scope or above it: the
+// resource group, the subscription, the management groups above it, the root), each
+// with its role's actions, notActions, dataActions and notDataActions; two assignments
+// of the same role give one entry. ARM's `Permissions_ListForResourceGroup` and
+// `Permissions_ListForResource` are this operation at a resource group and at a
+// resource; every other scope is served too. Bootstrap owners get Owner's. Readable by
+// every authenticated caller: it is about the caller. api-version: `2015-07-01`
+// (without data actions), `2018-01-01-preview`, `2022-04-01`, `2022-05-01-preview`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /{scope}/providers/Vendor.Authorization/permissions (the `PermissionsListForScope` operationId).
+func (c *ClientWithResponses) PermissionsListForScopeWithResponse(ctx context.Context, scope Scope, params *PermissionsListForScopeParams, reqEditors ...RequestEditorFn) (*PermissionsListForScopeResponse, error) {
+	rsp, err := c.PermissionsListForScope(ctx, scope, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePermissionsListForScopeResponse(rsp)
 }
 
 // RoleAssignmentsListForScopeWithResponse List role assignments for a scope
@@ -1964,11 +2632,12 @@ func (c *ClientWithResponses) RoleAssignmentsCreateWithResponse(ctx context.Cont
 
 // RoleDefinitionsListWithResponse List the role definitions usable at a scope
 //
-// Every built-in and seeded role definition whose assignable scopes cover the scope.
-// `$filter` (ARM's RoleDefinitionFilter, one term): `roleName eq '{name}'` narrows to
-// one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to one
-// kind, and `atScopeAndBelow()` adds the custom roles assignable only below the scope;
-// any other filter is 400 `UnsupportedQuery`.
+// Every built-in and custom role definition whose assignable scopes cover the scope,
+// in name order. `$filter` (ARM's RoleDefinitionFilter): `roleName eq '{name}'` narrows
+// to one name (case-insensitive), `type eq 'BuiltInRole'` or `type eq 'CustomRole'` to
+// one kind, and `atScopeAndBelow()` adds the custom roles assignable only below the
+// scope; the terms may be joined by `and`, each at most once; any other filter is 400
+// `UnsupportedQuery`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -1981,9 +2650,27 @@ func (c *ClientWithResponses) RoleDefinitionsListWithResponse(ctx context.Contex
 	return ParseRoleDefinitionsListResponse(rsp)
 }
 
+// RoleDefinitionsDeleteWithResponse Delete a custom role definition
+//
+// Deletes a custom role visible at the scope and returns it (200); 204 when there is
+// none. A role that any assignment still uses is refused (409
+// `RoleDefinitionHasAssignments`), and so is a built-in role.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsDelete` operationId).
+func (c *ClientWithResponses) RoleDefinitionsDeleteWithResponse(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsDeleteParams, reqEditors ...RequestEditorFn) (*RoleDefinitionsDeleteResponse, error) {
+	rsp, err := c.RoleDefinitionsDelete(ctx, scope, roleDefinitionId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRoleDefinitionsDeleteResponse(rsp)
+}
+
 // RoleDefinitionsGetWithResponse Get a role definition at a scope
 //
-// Returns a built-in or seeded role definition; 404 `RoleDefinitionDoesNotExist` otherwise.
+// Returns a built-in role, or a custom role assignable at the scope; 404
+// `RoleDefinitionDoesNotExist` otherwise.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -1994,6 +2681,46 @@ func (c *ClientWithResponses) RoleDefinitionsGetWithResponse(ctx context.Context
 		return nil, err
 	}
 	return ParseRoleDefinitionsGetResponse(rsp)
+}
+
+// RoleDefinitionsCreateOrUpdateWithBodyWithResponse Create or update a custom role definition
+//
+// Creates the custom role `{roleDefinitionId}` or replaces what it allows, its name,
+// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
+// accept no other status). `roleName` is required and unique in the tenant, whatever
+// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
+// scope; a built-in role cannot be changed. The caller needs
+// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsCreateOrUpdate` operationId).
+func (c *ClientWithResponses) RoleDefinitionsCreateOrUpdateWithBodyWithResponse(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RoleDefinitionsCreateOrUpdateResponse, error) {
+	rsp, err := c.RoleDefinitionsCreateOrUpdateWithBody(ctx, scope, roleDefinitionId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRoleDefinitionsCreateOrUpdateResponse(rsp)
+}
+
+// RoleDefinitionsCreateOrUpdateWithResponse Create or update a custom role definition
+//
+// Creates the custom role `{roleDefinitionId}` or replaces what it allows, its name,
+// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
+// accept no other status). `roleName` is required and unique in the tenant, whatever
+// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
+// scope; a built-in role cannot be changed. The caller needs
+// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsCreateOrUpdate` operationId).
+func (c *ClientWithResponses) RoleDefinitionsCreateOrUpdateWithResponse(ctx context.Context, scope Scope, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsCreateOrUpdateParams, body RoleDefinitionsCreateOrUpdateJSONRequestBody, reqEditors ...RequestEditorFn) (*RoleDefinitionsCreateOrUpdateResponse, error) {
+	rsp, err := c.RoleDefinitionsCreateOrUpdate(ctx, scope, roleDefinitionId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRoleDefinitionsCreateOrUpdateResponse(rsp)
 }
 
 // ParseRoleDefinitionsListAtTenantResponse parses an HTTP response from a RoleDefinitionsListAtTenantWithResponse call
@@ -2045,6 +2772,39 @@ func ParseRoleDefinitionsGetByIdResponse(rsp *http.Response) (*RoleDefinitionsGe
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest RoleDefinition
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePermissionsListForScopeResponse parses an HTTP response from a PermissionsListForScopeWithResponse call
+func ParsePermissionsListForScopeResponse(rsp *http.Response) (*PermissionsListForScopeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PermissionsListForScopeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PermissionGetResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -2237,6 +2997,42 @@ func ParseRoleDefinitionsListResponse(rsp *http.Response) (*RoleDefinitionsListR
 	return response, nil
 }
 
+// ParseRoleDefinitionsDeleteResponse parses an HTTP response from a RoleDefinitionsDeleteWithResponse call
+func ParseRoleDefinitionsDeleteResponse(rsp *http.Response) (*RoleDefinitionsDeleteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RoleDefinitionsDeleteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RoleDefinition
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseRoleDefinitionsGetResponse parses an HTTP response from a RoleDefinitionsGetWithResponse call
 func ParseRoleDefinitionsGetResponse(rsp *http.Response) (*RoleDefinitionsGetResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -2270,6 +3066,39 @@ func ParseRoleDefinitionsGetResponse(rsp *http.Response) (*RoleDefinitionsGetRes
 	return response, nil
 }
 
+// ParseRoleDefinitionsCreateOrUpdateResponse parses an HTTP response from a RoleDefinitionsCreateOrUpdateWithResponse call
+func ParseRoleDefinitionsCreateOrUpdateResponse(rsp *http.Response) (*RoleDefinitionsCreateOrUpdateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RoleDefinitionsCreateOrUpdateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest RoleDefinition
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// RoleDefinitionsListAtTenant List the tenant's role definitions
@@ -2278,6 +3107,9 @@ type ServerInterface interface {
 	// RoleDefinitionsGetById Get a role definition by its id
 	// (GET /providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
 	RoleDefinitionsGetById(ctx echo.Context, roleDefinitionId RoleDefinitionId, params RoleDefinitionsGetByIdParams) error
+	// PermissionsListForScope List the caller's permissions at a scope
+	// (GET /{scope}/providers/Vendor.Authorization/permissions)
+	PermissionsListForScope(ctx echo.Context, scope Scope, params PermissionsListForScopeParams) error
 	// RoleAssignmentsListForScope List role assignments for a scope
 	// (GET /{scope}/providers/Vendor.Authorization/roleAssignments)
 	RoleAssignmentsListForScope(ctx echo.Context, scope Scope, params RoleAssignmentsListForScopeParams) error
@@ -2293,9 +3125,15 @@ type ServerInterface interface {
 	// RoleDefinitionsList List the role definitions usable at a scope
 	// (GET /{scope}/providers/Vendor.Authorization/roleDefinitions)
 	RoleDefinitionsList(ctx echo.Context, scope Scope, params RoleDefinitionsListParams) error
+	// RoleDefinitionsDelete Delete a custom role definition
+	// (DELETE /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
+	RoleDefinitionsDelete(ctx echo.Context, scope Scope, roleDefinitionId RoleDefinitionId, params RoleDefinitionsDeleteParams) error
 	// RoleDefinitionsGet Get a role definition at a scope
 	// (GET /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
 	RoleDefinitionsGet(ctx echo.Context, scope Scope, roleDefinitionId RoleDefinitionId, params RoleDefinitionsGetParams) error
+	// RoleDefinitionsCreateOrUpdate Create or update a custom role definition
+	// (PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
+	RoleDefinitionsCreateOrUpdate(ctx echo.Context, scope Scope, roleDefinitionId RoleDefinitionId, params RoleDefinitionsCreateOrUpdateParams) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -2350,6 +3188,31 @@ func (w *ServerInterfaceWrapper) RoleDefinitionsGetById(ctx echo.Context) error 
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RoleDefinitionsGetById(ctx, roleDefinitionId, params)
+	return err
+}
+
+// PermissionsListForScope converts echo context to params.
+func (w *ServerInterfaceWrapper) PermissionsListForScope(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "scope" -------------
+	var scope Scope
+
+	err = runtime.BindStyledParameterWithOptions("simple", "scope", ctx.Param("scope"), &scope, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scope: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PermissionsListForScopeParams
+	// ------------- Required query parameter "api-version" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "api-version", ctx.QueryParams(), &params.ApiVersion, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter api-version: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PermissionsListForScope(ctx, scope, params)
 	return err
 }
 
@@ -2551,6 +3414,39 @@ func (w *ServerInterfaceWrapper) RoleDefinitionsList(ctx echo.Context) error {
 	return err
 }
 
+// RoleDefinitionsDelete converts echo context to params.
+func (w *ServerInterfaceWrapper) RoleDefinitionsDelete(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "scope" -------------
+	var scope Scope
+
+	err = runtime.BindStyledParameterWithOptions("simple", "scope", ctx.Param("scope"), &scope, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scope: %s", err))
+	}
+
+	// ------------- Path parameter "roleDefinitionId" -------------
+	var roleDefinitionId RoleDefinitionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "roleDefinitionId", ctx.Param("roleDefinitionId"), &roleDefinitionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter roleDefinitionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RoleDefinitionsDeleteParams
+	// ------------- Required query parameter "api-version" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "api-version", ctx.QueryParams(), &params.ApiVersion, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter api-version: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RoleDefinitionsDelete(ctx, scope, roleDefinitionId, params)
+	return err
+}
+
 // RoleDefinitionsGet converts echo context to params.
 func (w *ServerInterfaceWrapper) RoleDefinitionsGet(ctx echo.Context) error {
 	var err error
@@ -2581,6 +3477,39 @@ func (w *ServerInterfaceWrapper) RoleDefinitionsGet(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RoleDefinitionsGet(ctx, scope, roleDefinitionId, params)
+	return err
+}
+
+// RoleDefinitionsCreateOrUpdate converts echo context to params.
+func (w *ServerInterfaceWrapper) RoleDefinitionsCreateOrUpdate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "scope" -------------
+	var scope Scope
+
+	err = runtime.BindStyledParameterWithOptions("simple", "scope", ctx.Param("scope"), &scope, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scope: %s", err))
+	}
+
+	// ------------- Path parameter "roleDefinitionId" -------------
+	var roleDefinitionId RoleDefinitionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "roleDefinitionId", ctx.Param("roleDefinitionId"), &roleDefinitionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter roleDefinitionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RoleDefinitionsCreateOrUpdateParams
+	// ------------- Required query parameter "api-version" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "api-version", ctx.QueryParams(), &params.ApiVersion, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter api-version: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RoleDefinitionsCreateOrUpdate(ctx, scope, roleDefinitionId, params)
 	return err
 }
 
@@ -2635,10 +3564,13 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleAssignments/:roleAssignmentName", wrapper.RoleAssignmentsGet, options.OperationMiddlewares["RoleAssignments_Get"]...)
 	router.PUT(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleAssignments/:roleAssignmentName", wrapper.RoleAssignmentsCreate, options.OperationMiddlewares["RoleAssignments_Create"]...)
 	router.GET(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleAssignments", wrapper.RoleAssignmentsListForScope, options.OperationMiddlewares["RoleAssignments_ListForScope"]...)
+	router.DELETE(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleDefinitions/:roleDefinitionId", wrapper.RoleDefinitionsDelete, options.OperationMiddlewares["RoleDefinitions_Delete"]...)
 	router.GET(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleDefinitions/:roleDefinitionId", wrapper.RoleDefinitionsGet, options.OperationMiddlewares["RoleDefinitions_Get"]...)
+	router.PUT(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleDefinitions/:roleDefinitionId", wrapper.RoleDefinitionsCreateOrUpdate, options.OperationMiddlewares["RoleDefinitions_CreateOrUpdate"]...)
 	router.GET(options.BaseURL+"/providers/Vendor.Authorization/roleDefinitions/:roleDefinitionId", wrapper.RoleDefinitionsGetById, options.OperationMiddlewares["RoleDefinitions_GetById"]...)
 	router.GET(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleDefinitions", wrapper.RoleDefinitionsList, options.OperationMiddlewares["RoleDefinitions_List"]...)
 	router.GET(options.BaseURL+"/providers/Vendor.Authorization/roleDefinitions", wrapper.RoleDefinitionsListAtTenant, options.OperationMiddlewares["RoleDefinitions_ListAtTenant"]...)
+	router.GET(options.BaseURL+"/:scope/providers/Vendor.Authorization/permissions", wrapper.PermissionsListForScope, options.OperationMiddlewares["Permissions_ListForScope"]...)
 
 }
 
@@ -2712,6 +3644,46 @@ type RoleDefinitionsGetByIddefaultJSONResponse struct {
 }
 
 func (response RoleDefinitionsGetByIddefaultJSONResponse) VisitRoleDefinitionsGetByIdResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PermissionsListForScopeRequestObject struct {
+	Scope  Scope `json:"scope"`
+	Params PermissionsListForScopeParams
+}
+
+type PermissionsListForScopeResponseObject interface {
+	VisitPermissionsListForScopeResponse(w http.ResponseWriter) error
+}
+
+type PermissionsListForScope200JSONResponse PermissionGetResult
+
+func (response PermissionsListForScope200JSONResponse) VisitPermissionsListForScopeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PermissionsListForScopedefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response PermissionsListForScopedefaultJSONResponse) VisitPermissionsListForScopeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -2949,6 +3921,55 @@ func (response RoleDefinitionsListdefaultJSONResponse) VisitRoleDefinitionsListR
 	return err
 }
 
+type RoleDefinitionsDeleteRequestObject struct {
+	Scope            Scope            `json:"scope"`
+	RoleDefinitionId RoleDefinitionId `json:"roleDefinitionId"`
+	Params           RoleDefinitionsDeleteParams
+}
+
+type RoleDefinitionsDeleteResponseObject interface {
+	VisitRoleDefinitionsDeleteResponse(w http.ResponseWriter) error
+}
+
+type RoleDefinitionsDelete200JSONResponse RoleDefinition
+
+func (response RoleDefinitionsDelete200JSONResponse) VisitRoleDefinitionsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RoleDefinitionsDelete204Response struct {
+}
+
+func (response RoleDefinitionsDelete204Response) VisitRoleDefinitionsDeleteResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type RoleDefinitionsDeletedefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response RoleDefinitionsDeletedefaultJSONResponse) VisitRoleDefinitionsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RoleDefinitionsGetRequestObject struct {
 	Scope            Scope            `json:"scope"`
 	RoleDefinitionId RoleDefinitionId `json:"roleDefinitionId"`
@@ -2990,6 +4011,48 @@ func (response RoleDefinitionsGetdefaultJSONResponse) VisitRoleDefinitionsGetRes
 	return err
 }
 
+type RoleDefinitionsCreateOrUpdateRequestObject struct {
+	Scope            Scope            `json:"scope"`
+	RoleDefinitionId RoleDefinitionId `json:"roleDefinitionId"`
+	Params           RoleDefinitionsCreateOrUpdateParams
+	Body             *RoleDefinitionsCreateOrUpdateJSONRequestBody
+}
+
+type RoleDefinitionsCreateOrUpdateResponseObject interface {
+	VisitRoleDefinitionsCreateOrUpdateResponse(w http.ResponseWriter) error
+}
+
+type RoleDefinitionsCreateOrUpdate201JSONResponse RoleDefinition
+
+func (response RoleDefinitionsCreateOrUpdate201JSONResponse) VisitRoleDefinitionsCreateOrUpdateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RoleDefinitionsCreateOrUpdatedefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response RoleDefinitionsCreateOrUpdatedefaultJSONResponse) VisitRoleDefinitionsCreateOrUpdateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// RoleDefinitionsListAtTenant List the tenant's role definitions
@@ -2998,6 +4061,9 @@ type StrictServerInterface interface {
 	// RoleDefinitionsGetById Get a role definition by its id
 	// (GET /providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
 	RoleDefinitionsGetById(ctx context.Context, request RoleDefinitionsGetByIdRequestObject) (RoleDefinitionsGetByIdResponseObject, error)
+	// PermissionsListForScope List the caller's permissions at a scope
+	// (GET /{scope}/providers/Vendor.Authorization/permissions)
+	PermissionsListForScope(ctx context.Context, request PermissionsListForScopeRequestObject) (PermissionsListForScopeResponseObject, error)
 	// RoleAssignmentsListForScope List role assignments for a scope
 	// (GET /{scope}/providers/Vendor.Authorization/roleAssignments)
 	RoleAssignmentsListForScope(ctx context.Context, request RoleAssignmentsListForScopeRequestObject) (RoleAssignmentsListForScopeResponseObject, error)
@@ -3013,9 +4079,15 @@ type StrictServerInterface interface {
 	// RoleDefinitionsList List the role definitions usable at a scope
 	// (GET /{scope}/providers/Vendor.Authorization/roleDefinitions)
 	RoleDefinitionsList(ctx context.Context, request RoleDefinitionsListRequestObject) (RoleDefinitionsListResponseObject, error)
+	// RoleDefinitionsDelete Delete a custom role definition
+	// (DELETE /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
+	RoleDefinitionsDelete(ctx context.Context, request RoleDefinitionsDeleteRequestObject) (RoleDefinitionsDeleteResponseObject, error)
 	// RoleDefinitionsGet Get a role definition at a scope
 	// (GET /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
 	RoleDefinitionsGet(ctx context.Context, request RoleDefinitionsGetRequestObject) (RoleDefinitionsGetResponseObject, error)
+	// RoleDefinitionsCreateOrUpdate Create or update a custom role definition
+	// (PUT /{scope}/providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
+	RoleDefinitionsCreateOrUpdate(ctx context.Context, request RoleDefinitionsCreateOrUpdateRequestObject) (RoleDefinitionsCreateOrUpdateResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -3075,6 +4147,32 @@ func (sh *strictHandler) RoleDefinitionsGetById(ctx echo.Context, roleDefinition
 		return err
 	} else if validResponse, ok := response.(RoleDefinitionsGetByIdResponseObject); ok {
 		return validResponse.VisitRoleDefinitionsGetByIdResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PermissionsListForScope operation middleware
+func (sh *strictHandler) PermissionsListForScope(ctx echo.Context, scope Scope, params PermissionsListForScopeParams) error {
+	var request PermissionsListForScopeRequestObject
+
+	request.Scope = scope
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PermissionsListForScope(ctx.Request().Context(), request.(PermissionsListForScopeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PermissionsListForScope")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PermissionsListForScopeResponseObject); ok {
+		return validResponse.VisitPermissionsListForScopeResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -3237,6 +4335,33 @@ func (sh *strictHandler) RoleDefinitionsList(ctx echo.Context, scope Scope, para
 	return nil
 }
 
+// RoleDefinitionsDelete operation middleware
+func (sh *strictHandler) RoleDefinitionsDelete(ctx echo.Context, scope Scope, roleDefinitionId RoleDefinitionId, params RoleDefinitionsDeleteParams) error {
+	var request RoleDefinitionsDeleteRequestObject
+
+	request.Scope = scope
+	request.RoleDefinitionId = roleDefinitionId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RoleDefinitionsDelete(ctx.Request().Context(), request.(RoleDefinitionsDeleteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RoleDefinitionsDelete")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RoleDefinitionsDeleteResponseObject); ok {
+		return validResponse.VisitRoleDefinitionsDeleteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // RoleDefinitionsGet operation middleware
 func (sh *strictHandler) RoleDefinitionsGet(ctx echo.Context, scope Scope, roleDefinitionId RoleDefinitionId, params RoleDefinitionsGetParams) error {
 	var request RoleDefinitionsGetRequestObject
@@ -3264,91 +4389,162 @@ func (sh *strictHandler) RoleDefinitionsGet(ctx echo.Context, scope Scope, roleD
 	return nil
 }
 
+// RoleDefinitionsCreateOrUpdate operation middleware
+func (sh *strictHandler) RoleDefinitionsCreateOrUpdate(ctx echo.Context, scope Scope, roleDefinitionId RoleDefinitionId, params RoleDefinitionsCreateOrUpdateParams) error {
+	var request RoleDefinitionsCreateOrUpdateRequestObject
+
+	request.Scope = scope
+	request.RoleDefinitionId = roleDefinitionId
+	request.Params = params
+
+	var body RoleDefinitionsCreateOrUpdateJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RoleDefinitionsCreateOrUpdate(ctx.Request().Context(), request.(RoleDefinitionsCreateOrUpdateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RoleDefinitionsCreateOrUpdate")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RoleDefinitionsCreateOrUpdateResponseObject); ok {
+		return validResponse.VisitRoleDefinitionsCreateOrUpdateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7FwJbyM5dv4rRGUCS0HpsCxfMhaJejzT6GSOTh8zQFqNLarqSeK6ilSTLLu1hv57wMe6i7Il2zM72QzQ",
-	"QFsqXu/xHd87SvdeKJK14MC18ib3HnylyToG/PudiGGqFFvyBLg236g0SajceBNvSiTQCCShxQBCNaFE",
-	"ghKpDIEspUjXnu/d0jgFM5lF3sQbqHSuQsnWmgmuBvRydLoYLc57p+HZSW88P5/3Ls4vL3ujU3q6uDyf",
-	"hyfz0SBf8rVZUQ00KC2Xg7UUtywCqQa/AI+E7E9TvRKS/Z2apQeydng1mA8X45PwdNyD84vz3vjibNS7",
-	"uJwf9+jZ6cmCXoaL8/G553ucJuBNvD1Hr6VYg9TM8iuUQDVErwx/zhYX8/l8Pu5dwmjeG89PTnv0hEa9",
-	"YTicD+kpvYhGZoFsys/cm3ij4eisd3zcGx1/OB5OhuZffzgc/o/nexEUPPMm3jugEaFhCEqRhZBEr4DM",
-	"WRwzviQaaIIHYzxkaxq/MUwPYRTC8Rh6F6fReW98NrrszaN52BufjqPh6fFldHlxXp30YbM2TPioQHq+",
-	"Zzh5DQvGmdkfF9yH+eUUNaBhFJ2P6Hnv5OTitDe+gEVvHo1HvcXZ8GwxpxfHFMwBVChw4xcTEs/30nV0",
-	"6KVkUx6+lK3vqY3SkFxTTSu3P9UPX+XTheTVpn4vMVX6RxGxBXt81+rYQ7auz6vuv/U9bT/uo37eduuj",
-	"PSmlom5PPhgZTlmse4yTd9a0mDXaBuS3Eb1M7/ccXdd7awLpPIb3RoCVN/nkDbzPTbX9hcEdoXFcmEjl",
-	"k3mqSSRAES60eSbuyEakRAuS0BsglG9IuKJ8CapvtgWZMKUMXd7k071HQ5397f3bwNhj3JRqOi0efPY9",
-	"LnTz83V9zPaz1fKfLBMs+73igl+Ze3nDzfXtc+0V7ntbc+9rKmkCGiRya7pmv4BUmQTUWWSkYPr2Dbm1",
-	"AwwfUgWZkWOKGK7jRlck5UYGdBptiErXayG1IsFoOBr1huPe8Dgw/MqcmVWN7IHne8xs9SUFualc/Jr1",
-	"sl2NyYMvKZMQeRMtUzCGaQUJannC+A/Al3rlTY4LVigtGV8WMl7KvWWoi0qzLRELtN2GaRU/eoXXfktj",
-	"FpHXH99c1ynZ0zMhjWuqVyWJsn20BymlX3NKR6dn/l6U192Ei25DUI3uqJhSp3NPTdxBZ+0gL0nle+ui",
-	"XKSh9/KJgluQNCbmUETBEu0fuWN6JVKNdMdAI+OrVUzVajLjQd3d3SsWbQOfuL5uurl7udwGvnsJ19iK",
-	"9bw37FJrGsJ2cG8I3dqvtgERcsaDlp39kXK6BEPOICn+zNc2R+7PeO0KX9CLO67ZgoV973Y4vnj8cj8A",
-	"p1w7RRefEBahLQqlUKqn7Xdmf1BaXSEkW2uICOURYUsuJERkvqmYqv4O66PzjXcc/2zcPu7WkK7Wgivr",
-	"hb6TUkgEIoLrDK/T9TpmoTXNf1PW4hb3c+9BOSVCw1+zEN99ZUorz/cSUIouIRPzhrUiNDaeZ0MAh/eR",
-	"kSUR30hYeBPvXwZlmDGwT9UAT/wuo8FSVOf6lG/IgrI4leATxlF5pu9+JHhuAvwWYrGG6pbIiW/reMml",
-	"qzeMR8YMsQi4ZnpD5rAyX9HM3aIt4mliXGsGt6YlLz3fs8oQvcnme773X7Ax7rdxTb69l2kUoTWi8Ru+",
-	"EO0zlc8z4hhfCJnQ3C7WAQdzrmHoakzLDiPmf4NQl777QY44V6goSWtNJPAaNGWxgzBuCfLRAhIOyihI",
-	"hKNV7giUcYZqRdfQppXuz7nG0ZmGRO0lg43bKYmkUtKN+WwVpLU3SWi4Yhx6RgUMACRmoE+gv+yTwKVO",
-	"gYOpRuyRH+0dfrL8Qhaqw4jKbsRBTKHPbXpWaUJ5SU020nlmTeUStFuYFgziiAhJCuhHqCYLmsbaJ3cr",
-	"4OSGi7sdAlYa9E+W7+WJP+8Sv8KKuCGlw2Y05aywhXsztnFUu4DrhG8L2O5iuQJt9CDD8pme3LE4CqmM",
-	"lE8SxlOFasKF7mXDHHqSw/nWDiaqME4p38AKpw0YgppMte+4ITm12GLXRmYQqZxz/+WrkUprdfuAwNcw",
-	"TiOIyEKKhATZPsHBG10/RMp1hYTmjhUeHLSry3S+rWdczDFQScogf7ehLrI1VyQwgwOrWCaQXLJb4A4X",
-	"9jpLyb0HectCKHb3fO97IYEteT7iGswApz9rZwWbEt1ACA7/5UBYweAeEd320MReBlr7CAVp9DOPNzkU",
-	"bJ2d74zHKoAGQ7MOxVClu9eydeoeMiB15r0t57XSSQ+t8r4cudOnT+M7ulEk2IeH+zCvYe1YlKPXbGSN",
-	"Cy4rWCfdYrS3tcxA+1bmItqgcSQ2B9YTsmezcznsbgvXS1xGg9iDKPuBKf0OFGpxk6afOZA1XWLk39AS",
-	"h0nn8FX/wPiNmzcf3/2Q4yczENe9InSujAwLC5ZjquyDvcS4SLQ9pB7Krs1Use5ekKRhNVzWscpxe5TH",
-	"mf22xrCHzn2kSMndPvmZF4EbCSrZ8gCDt6CZQwgIlTDj+RGvbP4CaNQTPN6QBJI5SEU6AdowE7wXmX3z",
-	"ocgoV5682mDgXuSngy5JqAlECN7gnIY3eBYqIQ8mbYDdKDoIHhX51Bb2nr6afkuKIbnv/493WZj9KbMO",
-	"77WQdAkDZf+fhqFIsWgSi3nmLNTAxJWUcZBqYhT/M3mPkvPdl5TGihzFYqmO0JJUAteL48uRQ9KKEz2Y",
-	"CSxGkZjyZWr0JkvRXRFkezDqDwPCVBF5+zb01uY7c0OZO7WekVYWZKp0kpXjHp+5Dltm7F2nLISH6BXV",
-	"maGKcPu6D3xU/yrFoOZGaC4xI8oSVDob6XgTA8mgZ77dZ4cIYliaPRrhay4PrtTHmyg3M8VsYvM/URk+",
-	"53mbBj9t2sVxjMoGbfxQ+ZxvXefk4zvU6l8P3tqRIta4EBbVvP5BmcFW8exha1jHfVtXjc116EbClLBo",
-	"QoKBK/V3YJHkfpliznHGg6dONdEe5RubBSVzWAhjMKvL9fv9oE8yXCJBp5KbsESRp+5pzeFhWb6iyPgI",
-	"CLRkYCxG6wnbvVS5UnXcw2agm86mPMVwVAqWzd1+KJd+lu1o+GdHjr2qcrscd73654wbKuLdKRxsd98Y",
-	"4omC9LzYoXnuvGjzwnFDefB63PBE/F/hw++G/8s9H0LJDp7+sdGx67B7o+KKTjwPFTvlo3XeX1e2TQej",
-	"jzgWdwox090KDM7UJKTcYFBrgSDq71Ht3lkMU2WZr7EsoZp0gkGA5RS4BbnBA3QPTEc9hCOQ0GJ/hq0y",
-	"zkRmrarudAt5Bo1HZTLIleB60OWXSUAHJWX1fad8GWUrMstYoXfnkt3mIKgU8QPjq4NvU6VFgp/3TPS/",
-	"ryUodgBUw6QEO0ZsrYQkoGlENe3v6pea6kfwLul8/PBtd6fnOhSwF6C1hderKHb3qvsAvHoJattu1nH6",
-	"6RrfnkJ5s83ncfLjct99mODqBzqIE9udljaXMwPRIEwl05v3Zg0rK4KmejVyuLm/pxJ60+ue0psYyM/G",
-	"z5FRf0hYso5ZyDRZxOKuX20X0fQGFGLVOVAJkmhxA3yCxIc0jkESpmbcfAwEiwISxpQlNg31n79+IB2m",
-	"FUEbqFOJloULTcIVhDcQdX0CsQJcrIryTFQP0YwvWAwkoWtrGnFnokVlUh6yFpMtyjVUWNyT0YWmuOrU",
-	"P8rYm3grrddqMhjEYsl4v1J5jkVIY3NBieADy81BPh/y3jvcIVUg/8qSNUglOM34XH4GshGpJGaUibtF",
-	"yrWt3eb3aG8Kv8oLlZg6CPHMWcW7PFnLkFeeHSkCSRrTPBSknEzf/Zjd9btX02/J9O2bSSuVRua2ltsE",
-	"ZlrMOK1cC3rCFQNJZbhiIY3zHg5jxMrsTtO9ZwHqHMidUSGg4QrHzHhCNyQS/RmfcaNqQZbSDmwzSFkM",
-	"U2vK1Y5OkQ66RFuk37+xI+hay0s3hGkF8YJk6ZpadBVcZaIob0HOuFrHRpapPQHVZqq1CI8i6aBP3pto",
-	"CFRemLcRk01hzTjiLEnvSIcqrL+FMUPyItFF9/Ovo++DHqiQriHCQUvgIFlo/0eTXJmCLP3O4IQ8bUc4",
-	"QKRIUDvWhLyyKj1Lh8OTENUL/4Qsr/fvlT6vv1S7xQiW9tSMp5keYs0wqxaS4H5m63szb3I/w6rkzPNn",
-	"eV0S/7b1UPwzK+fi3/X69czb5nGrZjquawKp6TM2wnVczG/Je9fzvbx5rdbrtvU9sQZO18ybeCf9Yf/E",
-	"OGGqV6joB0ZLZsrOim/eDCOEBXZdn9iLP1Jk5sVMYXsjCRF0IAEoODSbOPOMQVGE6YmFgzNedIMi7MKr",
-	"NyYUoqY++ha83hq7jZm/EqH2SfDNgsUaZEComnFUeCuonYBqBLBTHr2CWNx1ukHea2kM+soE/BaTYj8q",
-	"1sPnm/x05qqMHw2tpKLbQJIdjW3qiLBIESrB3nzRxYi91HXorv5qIqOptg1HXr158lML1eW4kcAXcmQr",
-	"YUeBTwJji/G7CuyrPyjh35HFg2121BvyaltZAHq0o50p4/mubqbj4cjRz/S50c80Gg736Gbar9NoZ+zp",
-	"aDpyB3Q4LKvNuvcqDm+7BCyQKfqbzZ7W5ePFHqnWHsYk0CU28zZEwvu8bcmB6wTlkEGlyXZrZh+cGGkm",
-	"eLY7td+IgnI525UU6XKFRLPIos2Wo7ZpwBnvPDV1091HpV6DfrXJGkEPlrDqGzGylcNy3UM+oxXe790Z",
-	"15q4j5Q+X0hfg3Zc5BwhBcGMz8tJaKtdeOsfLtVPaxnYKcq/Zk26lFgDNqnJKtU+oXNxC+iR5sZIlsCn",
-	"9DR/yQxppxtMDKYScsZxWmVIJVdqLTeLtrkZzjIkH0THfm2WQeWplCxm3H0wIe25+mTKN0ToFciClPFw",
-	"SIKPPGuWh+i/jc0OjHMzllCRUCQw44xjRkxdkYXA1xGCPM8WmMCHhFRKBooE36gbtv5gAFZg8TLGS6W3",
-	"NWjrGy3WARELG0xlwK1LUq5ZnPtqzMjtUuLKpaFf/F7I91nb78N+sbwDv1berXDbd/Lar/rCjgXVjmGN",
-	"XvV8+Ev6Q98Fs8SafkmxMqoZT7NEAQaR2Jxkghu4ZSK11fkjVbm+Xb3H5UV6DzZPP3q+qSaJQC/HFElM",
-	"fF0VUsaJyLsfOrUI74aL+VUR99oo5itL0oQcD4fD7lVVBG8A1gYl7iRGi3WNjCJvwrg+GdlykVnbcH04",
-	"xGJR9rGgkHENS5CWxEcsUtEx/kT4UmnGzvLLn57xouQf75XI/3fvIR78Xtzng0CBs83IAQ+qjUa1HqMX",
-	"wbEtGLcQMg+sGiChSuvhIMEa+98PGVjcW39JamtxQgwaXODX4FdVtEfg2x9lFbkzGg676FJGw7HtQtFY",
-	"aLmjJsjkmGR92O1d250P5dwLGaYC9dY7Ph9FvdVWrycK+C7UW2Gv4WLGdZvYwn5Btus6UPpHw7Ezg1Fc",
-	"ClFpuGrOepbO2Cssim7l+ed5u4Rxenkx9QHl2RF/lSJYfYlwPBw3X0H4SejvRcqjoCqKbF9JfA36TzF0",
-	"iOGLxl3PkI7fyLQ63mg91CD73jrdVeSDpuTmbew8a7/B2Ad7su0bZsaoHltgbvtaFIanSarpPIYZx3dP",
-	"FOkElc2w7TJv/qt9yA5ZCxMM7MBeqMfb5YKujbLumAJr7fuk1uDjN8PpGTcntxdrKxpIFuNLS2RIuS0n",
-	"UW6QMkZt9Sv4iFT/JDSWlLWGKOhezTglCgxZdpn8dyHw1apOVtZoJU6LY3aNGZCwSBVEZtPLGXe/vpTR",
-	"l9XJshz8Xq71TjINwYzj9ZY1dwJ8IWSIL5OaQwi+TzBoRSd7+xOUfiWizWFwe/1Aj8Qf4Ac2fhv0fzAW",
-	"fqrVbLX3b+u9LFqmsP3nBSao0lnHiEEVWYNeBkCO/5nwV9YW8XwnaEXGYOWsXfG5HvHAMGCfSpetQNYq",
-	"U+6aFLlbCQWVSlTeEBWKW5CVtOGMlzmzji2X1TOj3+NDH5MnGmTSnRB31YdwKqW4U1jlNqPte0whVdBj",
-	"XAFXTLNb6O6sDmHmy10f0sLsP+M3jGc99q7qGY0i68xrVb4KD7Ca3kicGs/VyFUaN7AjW7ln/ezPutkz",
-	"Ek//h35gZ48fxPkNf9vm8xPrOf/Q+mOrmSVVqJtlafxFyzy/SwbnyZVLGznT0qILucOgV+LpcvFrAeon",
-	"YaFxUAYC/X0Kkn8WI59UjPxHi+nzy5aV/kY8Wd7Z+MnVeIfmy7ZrufwYJdjWV/sxLBxMOtVeQhpF0sQy",
-	"YkEC/F0xmfKg6/leWvQMTgaD49F5f9gf9o8nF8OLIYbtGYPdgbuPLXI+sc09PMoybu3scHln/dIRNPFa",
-	"u56EUZjTZGFKoN5GsMA+TtJxYLNuY9eGDf/fAAAA//8=",
+	"7H0Pc9s4ku9XQfHNlqVX1B8rdmzLtfWeMpnJ5XZmMhcnO1U3TC0hsiVhTQEKANqjTem7X6EBkiBF2ZLs",
+	"7M7ubdVUjSWBABpoNH7d/WvmS5CI5Upw4FoF4y8B/EaXqwzw7/cig4lSbM6XwLX5RuXLJZXrYBxMiASa",
+	"giS0bECoJpRIUCKXCZC5FPkqCIM7muVgHmZpMA4GKp+qRLKVZoKrAb0anc9Gs4veefLyRe9sejHtXV5c",
+	"XfVG5/R8dnUxTV5MR4OiyzemRzXQoLScD1ZS3LEUpBr8GXgqZH+S64WQ7G/UdD2QtcmrwXQ4O3uRnJ/1",
+	"4OLyond2+XLUu7yanvboy/MXM3qVzC7OLoIw4HQJwTjYs/VKihVIzex6JRKohvSVWZ+Xs8vpdDo9613B",
+	"aNo7m74479EXNO0Nk+F0SM/pZToyHbhH3vFgHIyGo5e909Pe6PTD6XA8NP/1h8PhfwdhkEK5ZsE4eA80",
+	"JTRJQCkyE5LoBZApyzLG50QDXeLEGE/YimZvzaInMErg9Ax6l+fpRe/s5eiqN02nSe/s/Cwdnp9epVeX",
+	"F/5DH9YrswgfFcggDMxKvoYZ48yMjx3us/jVI2pAkzS9GNGL3osXl+e9s0uY9abp2ag3ezl8OZvSy1MK",
+	"ZgIqETjwsylJEAb5Kj10U9wjD2/KJgzUWmlYvqaaers/0Q9v5fFK8mpd35eMKv2jSNmMPT6q3/aQoevP",
+	"+eNvwkDbj/scv2CzCdGeVFpRtycfjA7nLNM9xsl7a1pMH9sG5Ouonjv3e7aun3trAuk0gxujwCoY/xoM",
+	"gk/NY/tnBveEZllpIlVIprkmqQBFuNDmN3FP1iInWpAlvQVC+ZokC8rnoPpmWJBLppSRKxj/+iWgiXZ/",
+	"B/93YOwxDko1nZQ/fAoDLnTz8+t6m80ne8p/sotglz8oN/iV2Ze33GzfPtvurX6wMfu+opIuQYPE1Zqs",
+	"2J9BKqcB9SUyWjD5+S25sw36xIzpXTFqTEbD0/Pe8KI3PA3N3xe902FveNpbSbhjcI/fXZovvO8ibr+8",
+	"ajQcDXvDFy3fnbV8d9nscDTcHnk0sg8Xf597vztZ0mpxarLgHPcR5tFhfq6UZIy9+st1cG/f0WRBKFf3",
+	"IBW5Z3pB9ILqiLsdOlFELegKrlFVhV6AJEwRCbNcQUo6Z8MhiX8S72HOlAYJ6c/u9H4vcp7G3X7Eg7AA",
+	"HdaEuekEYcCMSnzOQa69A7piPTe2uZrgc84kpMFYyxzMBbKAJVrjJeM/AJ/rRTA+LVVWacn4vLRFlX2y",
+	"it+mjWZYImZ4x8q6MlqZ72jGUvLm49vX/ZokeyIIlHFF9aISUW5P7UFJ6W+FpKPzl+Fektev8za5jUA1",
+	"uSvFrcu5p8XcIWdtIs8p5Y2FEm2iIcoIiYI7kDQjZlJEwRztC6q4yDXKnQFNDaZSGVWLccTjOiz5oli6",
+	"iUPS9nUTjnyR800ctnfR1ta75b6Y5VIrmsBm8MUIurFfbWIiZMTjquWPLJFCiZnu/0g5nYORaLAs/yy6",
+	"N7MmHXtWy4fJLcDKSM2kQfZZxHHYaxI7O191GZsTbuDnSkNKqMK1Uuac4Mp2QyIkiQcx6Sj0ChSJ/zD6",
+	"Pg5xulQRygksV3pdLPqYxI9d6v1+P+6WWFcDp1wTKYRu2o9nBI4tGmvx6b5qOjy7fFxPP6AsrafQSslS",
+	"lNvsrOoVksPnHJRW19428JSwORcSUjJdk5ybxdR5uu7vMKS6GHjH9F+ebU93Y0RXK8GVBT7fSSkkYl/B",
+	"tXMR6WqVscRu21+VveTL/fkSQPVIilijZuy++40prYIwWIJSdA7uxDYML6GZATtrAti8jwtZCfGNhFkw",
+	"Dv7PoPJsB/ZXNcAZv3cyWInqqz7hazKjLMslhIRx1LfJ+x8JzpsAv4NMrMAfElfi2zpEbzM7t4ynxqKy",
+	"FLhmek2msDBfUYfw0KzyfGnQnEP4k2otgzCwJzB9654PwuBPsDaIr7FNod2XSZqiYaXZWz4T23OqfnfC",
+	"MT4TckkLE1/HuKy1DyNX4zE3GTH9KyS6gosPrkhrD94h2eoTBXwNmrKsRTBuBQotXuGgzAFJsbUq7jRr",
+	"rwx02ZaV7r9yjakzDUu1lw42dqcSkkpJ1+azPSBbY5MlTRaMQ88cAeNzENMwJNCf90ncdpzilkU1ao/r",
+	"sT3CT3a9cAnVYUK5HWkRpjzP2/Is8iXllTSuZeucNZVz0O3KNGOQpebmKb0NQjWZ0TzTIblfACe3XNzv",
+	"ULDKoP9q172a8add6ldakXYvpsVmNPWstIV7L2xjqraDthlWTkDbkivQ5hw499Gdk3uWpQmVqQrJkvHc",
+	"Xutc6J5r1nJOCg9yawTjyJpLqRjAKqf1UeOaTm3vcUNzau7sroFMI+LNc//ufed4q3f7A4HfkixPISUz",
+	"KZYkduPEBw/0+iFRXnsiNEf01uCgUTcPasYb0O9B5dmOA5XQLAN5oogXdbAhXoRB2+rA4Tf9A+O37d19",
+	"fP9DYXtNQ7Kic7j2cErpZDJOBAf8vY9Yi6bveLYusNaWyGV4qD7mOw4EuJZrM3+LIIznShCfwP6GzTtJ",
+	"bevrH0c7k9bjWI+smrmiZaqCebtvxzIqe01i0zi21owLTebsDngLbnjjQu83IO9YAuXoQRh8LySwOS9a",
+	"vAbToBVEbEf/m2akActaQEMLrI0HX1B/NocG8J3Ts5dO8J3+vIci0bXvUHR1u3t1W5fuIa2pL97P1XNb",
+	"YeOHermpWu4EUpPsnq5V6aY9uIb7LF5Dp1lauAyuZW0V2nS9LroFxj/XIoDbuzIV6RpvJGJj3T0hezYK",
+	"X/g628r1HJvREPYgyX5gaqf9fOcMmJGpcUrU8xhOOkXnWlgPJaNKP9li1o+Hsn0zVfa7l7lsWI3jTebO",
+	"TXtk3ubCKhv3yTteessk9rJiMXrMcTMGFRMqIeLFFK9t/Ato2hM8W5MlLKfmjurEaMPikMRlBs98KDNH",
+	"3i+v1hj4KfNQcZcsqfH+CO7glCa3OBcqofDgbVSjkVwUPC3zJlsOz+TV5FtSNikA1/9/72IbvzrrcKOF",
+	"pHMYKPv/SZKIHJOjmZi6y0INjDNPGQepxubgfyI3qDnffc5ppshJJubqBC2JFy24PL0atWhaOaMHI/5l",
+	"K5JRPs/NuXEh3muCyx6P+sNa1Cm08Q5tvjM75K5TezNSr0OmqkvSm+7py7bJVpm5tlmWymNxhGuNw9fv",
+	"wEfPn5f0bQ6E5tJMXLMlHjrrXgZjg4OhZ77dZ4QUMpibMRoxg0If2uJNb9PCzJRPExs8TKuYRREsa6yn",
+	"jXW1TMMbYBs/eJ+Loesr+fgItTz3g7t2oog1LoSltVv/oMjyVpL8EfBYa7xpy6W3TboRcCcsHZN40BY6",
+	"PjAZ+mWeY8w64vGxjxoXm/K1dQLIFGbCGEy/u36/H/eJwyUSdC65jRMfO6Y1h4eFVksywSMg0IqBDjCt",
+	"B/z3Osoeu2APm4HXtHvkGMPhEROao/1Qdf0k29G4n1tyNP6R23Vx17P8rX5Dpd72kn0cAhItBOkwrVou",
+	"ZO/yNL1J6O7rjRypkk/zQpoHvEgfPrMHUk287oEc6Ul467CnJ/GIcjwEoVuW6fcNndsmuzdk9g7M0yBz",
+	"65ZvzfeXheXqoWuSZeJeIaC6NyfHwKqEcgNQrXmCtL8H5WVnplVVOeRGt4Rq0okHMSa44A7k+r48uuXK",
+	"PY4BtgLnR+E4SpJcabG0M+14PIMWXgTC0u6zgj1n+46Zw7EY8QFwhgpS7htDnuGeiMznKLVevkVwmKdV",
+	"nLMtdntsVM7nMu08qMY2l0kT5DvF1yTn7HMORdrPZkhDcr+g2mgnMVdPQlUT/J6fjnZq5dZ943GpYsyT",
+	"f4s7jp9bcx5PQBhfS6UPgCF/Z61uu3JuauG2HSfQKOMSeY423UqWoGlKNe3vYvlO9GMHuvPxw7e7JTnU",
+	"/SxdsC3v0/fJdve6j7tSz2JvtimmrdtdW7djJG+SUx8XP6vG3WcR2lisB63EZqfmFXpmHA5Icsn0+sb0",
+	"YXVF0FwvRi1Q62+5hN7kdU/pdQbkncFaZNQfErZcZSxhmswycd/30yOa3oJCz2sKVIIkWtwCH6PwNlVD",
+	"mIq4+RgLlsYkyShb2vP3n798sMAZL22dSzTpXGiSLCC5hbQbEsgUYGe+RQGiANKIz1gGZElX9i7HkYkW",
+	"3kNFAKZ82PpsRgqLvZ1ciB18YPlRZsE4WGi9UuPBIBNzxvseeSUTCc3MBi0FH9jVHBTPQ8EYxxFyBfIv",
+	"bLkCqQSnbp2rz0DWIpfEtCLUhr0s/aPYR7tT+FXBdcBAWIJzdqSZamZbN6j324kisMwzWgQ2KCeT9z+6",
+	"vX7/avItmfz8drwVGCZTSwdpOgdaRJx624LQbcFAUpksWEKzgtFWuUVNLOpCLVPAy4wATRbYJuJLuiap",
+	"sPE03H0v2WesnhVCGcfgvsAETt3so35KMOIRt3jQ4IUloURLgHGTtEXiQRySiphmS0VUxDvHkdlCQqfi",
+	"zipiLUjS1OBVrpW73ZfdsN42bFSuWERcUrX7ZMJrFCSbRow41YgLbBzBPDIFPLpl6KeaBcFJOBIbTZeM",
+	"I9l5lesCcqRMQqKFXEd8Qe/ALOB6BaRzv2BIw63HueNaLComy9xYRaqTRRdnYuUwAIYli4jHBe7+IDpd",
+	"G/+udttaArNvBp7hThqzG7tkXWxpkhW3Qq0oVzs4lB3E85bztT/lMbaTNlrFtIJsRlwguhY3iq/dcso7",
+	"kBFXq8ysPrUzcHuBt8Ojnn3cJzcZVQsoVMLtoQ3ORxydREnvSYcqpHMkGUPxUtFF5PaH0fdxD1RCV5Bi",
+	"ozlwkCyx/8fr2XsEl/Q74+SU8QwOkCoS16Y1Jq+seY/y4fBFgqYW/wS7Y5ST+P95EOqPMU79/Xc3H8xq",
+	"QFJdxXj+oSoRKvW7U7GssU+kgqrQ6Kg1DeXBP1ERL/e82ydIRlERz53ZR5aL47eQ+EtkGSlRMP4SIY8m",
+	"CsKoYNLg35bBg386AhL+XWdcRcGmCPppprO64SW16wMPUKdtf7fMazcIg4I5XiOab8JArIDTFQvGwYv+",
+	"sP/CYD6qF3ivHBggMo/s5Cj5NtA4vt2QWN06USQKMqawBsSHy6ib1D0YBeb+UoTpsXWXI16WzKA3hdrl",
+	"g+3qCgitc2/dGEyllB58n8TfzFimQcaEWovmDDrpxFSjQZ/w9JWxa8ZwuIIUgx8WjM+J9dmxaAcZXNN1",
+	"MTuzVQa2JfYw4LURFozh5h11QliKgTy786UOYsFZPbSh/vIDU3qiLUU2qFeY/LrlcxXuIIHP5MTSCE7i",
+	"kMRoW813nlNW/6FyzvD77cXAcHhhBf8qGLf025hyy3OqmMm1SViP82QHNdftxi5m7ulw1MLN/dTg5o6G",
+	"wz2YufuxZndG7VoItO2hMGzmKC/tY5WTt4w3i6jL8jAzpgcjTtTWGMZY0DnWQjWUJfi02dKQthlUTQZe",
+	"jdLGPH1wlLgZN9/stAtGFVQb6ltIkc8XKDRLrduzhRhtdsUApyPj2N19Dtsb0K/Wrj7jYA3zC4rlVmqg",
+	"bR+KJ7YCo3uzvLce3EdLn66kb0C3bOQU8QxBIs3zaehWFc8mPFyr92RiNUJ6rWr8y07noERWY+T1NTh5",
+	"HqT26Xno9DBtcznWdxX3vHBThMLAkr3vEOW6S42ZJt6QmKxE38DcmXqB1A4f5YdbToP9Zss5KbsJ3eUl",
+	"tHGaqQHWmD3EvJS5KFRFe63IpSHxOJwoRZ0Pek30vfCPdsR9ojou1ZzdQbWEfYcbYq/eD6/F75GaXKFr",
+	"xI0Rf6gdsl4s2afy+Vqq+S0C1YRWy3jtdsGWE9lFZ8ri85RoIfrklRBaaUlXZgtBGpysyTvz54mqwYaI",
+	"277aYMO4gC3TojrLft8nHhgek7iqd4wj3imquXx+cDfEVo1KyBi/LTBh9cmPTcZtxrJlWW/KMqFjraX5",
+	"06WanrXMd28L2sYS3mFG23jCz3jhP0JD9oyqtxNHGFS7aV/RijYr4ndaUqezlFgYOK7d+FQX0Y4y1lCZ",
+	"uwrJ/9FB1U43HpvVwtI785jXxEvkW2TM0s2JTUp4kQL7tekG7bPHp4l4+8SELGIgk7ImuBAF64E/cpWv",
+	"VkJqSP/LIN/YWAGjYookYgkRZxwzsurahSNIXOR5Y3MXkIRKaS6J+Bt1y1YfjI8cVyEsz5vhKYm/0WIV",
+	"EzGzsVHne3dJzjXLSqNinP1dUMjbtOYJf9jvqPYgrHEPvdUOW9faVlCWj1uzu92sUYhbNH9OryJsc2PF",
+	"in7OkbanGc9d3B9jwliuQAnaS5Fb6qi5o8rt21WNWG1k8GA55aPzm2iyFGg6mDK3+Lp2erzaAtKpBWxv",
+	"uZhel2FsG4j6jS3zJTkdDofda18FbwFWxgvfKYwWq5oYZRqEcf1iZLOHpm+z6sMhMpncx1JCxjXMQVoR",
+	"H7FIZQ3pkU5g66Vz9Nt6fn/v5flf9zKcg1/O8ukg16qVA9+CDnwWfI0A/yzgYMsZnhmwv4UKGhb8nwAZ",
+	"2OhB/Q0QG4sTMtDQFkLQueSq5O7asvzSr+qMhkNblD8anlmKtHWr7qkiXHDMmT587b22Ix+6cs9kmMrY",
+	"Qb0c6dHYgV+HcKSC7wK93vKaVXSr7jEZ2a7tQO0fDc9aI8TlphCVJ4vmU086M3YLS9JXNf/p2kteFZU+",
+	"DxyeHVGsSgX9N6ScDc+aRck/CW1f/uKrIttXE9+A/rcatqjhs0avnqAdX8m0tryu51CDHAarfBdnB5qa",
+	"W9RYcqheemQLBu07J4xRPbXA3LKdFAaAlrmm0wwijtXoinRibzCsCSoqU2of3CRrbgKmdMOIx4/XcsRd",
+	"62XdMwXW2vdJjRsWNoOSETczdyEyJCigWIzPrZAJ5ZYdQrlByui11bfgI0r9k9DodWsNady9jjglCoxY",
+	"tpsi84gxrE7BUmgmpsppdhuvjrqKePsLDZx8LtTo0qh7Xa33kmmII47b62W/gc+ETGzAjyki+D7OoFUd",
+	"9z4YUPqVSNeHwe3VAxzd38FbHr8O+j8YCx9rNbdqTzd1LrWWOWz+dYEJHmlHtDWowtE2HQA5/VfCX47l",
+	"+PRL0KqMwcqOxPrUG/FAN2AfJoElkdQy/+05f3KPmZIq018Q8hNxB7IKG4YYcbNvupMpSJ8Q0LFZhnq6",
+	"6Xv8sTsm7al1wqmU4l5FXAuMt9hK+4Qq6DGugCum2R10d6bgMfzVmoTHvJDp8pZxVwXaRlGgaWpv9BqV",
+	"wlsIZMmV0dOI4zpcuwyzXKqiRLeR0rcZH0JdkEnwpPbmQ7to5gI5Gw4j3hLo3JPa8G9Kw/GUhgeiWf9E",
+	"r47d41WvX/GtrZ+OTLX/Q6khW6TXXOFZb00WPT0D/3cJCz1OKtkVFLL+vmpUX9wxxdyaVElyS3S1Djxz",
+	"8aLrZrCIqYiji04m/tt0agF2ojTLMkdSa4Xy1fT/gyr/zSRda8yVwHxMdbuZofaxmmWE6u9EgtpTv3dH",
+	"h5BN7f16SFzo2ZkrZXCoHUg8cm4ejAg19tLWj9fG8a5lXy0xeLSlNq8FqJ+EdQTjyu3dk8b0bwrTURSm",
+	"f7QFfTLZaY/Yj6+R8bapRUwqYZXRBNzhZe6N7SrE2A9WFEbcf6lFlbf10HefTNybzkbDU8I4mQq9wLpC",
+	"VdCB7SvhkfV08/pPKuL2vSfm/DuejaY6V91+BcBja3Cta2vjUg8WM0a8qGZE80wax+wXphc3dIldF0GX",
+	"gurTlMjWHUyB0BJHNw59EU+aggsppdsBnIjvVXjuIjjk6ACObxHs/r+TNpj1fIGcVlR3RBrvU9hKFp1m",
+	"YqqqjaVL5JzZV/k88s8EVFU1B74KaAfv6AkdohTtUPZVJqbu35d5osl8LNhz+juAB0UtZxl0+DpxjCOu",
+	"dr+qETWpqGf8ta3cDnfRFua0+ayUYDGfX9NoG5OOX0FI01SCwvf0xvhvYMicx90gDPKyUnA8GJyOLvrD",
+	"/rB/Or4cXg7Rwjsx2m28LY4Lia2x4KlDXdtJ5PoLLp1r1wzrbNNOMFjb6oRYmFzjbM+wepN0WkI43Wun",
+	"DmG5cdVk3Q4Kbl9f6U2u5ryF+3NzaVE6iMSdgsLafFudG8jn120+bf4nAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

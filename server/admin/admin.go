@@ -41,6 +41,8 @@ type Deps struct {
 	// Ready, when set, says whether the state can still be kept (a data directory whose
 	// disk refused a write cannot): health answers 503 when it cannot.
 	Ready func() error
+	// Directory is the authorization API's directory of principals.
+	Directory Directory
 	// Operations are each API's operationIds (by API name, as fault rules name them): a
 	// rule naming another can never match.
 	Operations map[string][]string

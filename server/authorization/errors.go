@@ -109,10 +109,10 @@ func errMissingAPIVersion() *Error {
 	return newError(http.StatusBadRequest, "MissingApiVersionParameter", "The api-version query parameter (?api-version=) is required for all requests.")
 }
 
-func errUnsupportedAPIVersion(version, resourceType string) *Error {
+func errUnsupportedAPIVersion(version, resourceType string, supported []string) *Error {
 	return newError(http.StatusBadRequest, "NoRegisteredProviderFound",
 		"No registered resource provider found for location 'global' and API version '%s' for type '%s'. The supported api-versions are '%s'. The supported locations are ''.",
-		version, resourceType, APIVersion)
+		shown(version), resourceType, strings.Join(supported, ", "))
 }
 
 func errInvalidAssignmentName(name string) *Error {
@@ -133,6 +133,46 @@ func errInvalidRoleDefinitionID(id string) *Error {
 
 func errRoleDefinitionDoesNotExist(status int, guid string) *Error {
 	return newError(status, "RoleDefinitionDoesNotExist", "The specified role definition with ID '%s' does not exist.", guid)
+}
+
+// Custom role definitions' errors. RoleDefinitionWithSameNameExists and
+// RoleDefinitionHasAssignments are ARM's codes and words; the others are understudy's,
+// in ARM's manner, where the vendor documents none.
+
+func errInvalidRoleDefinitionGUID(id string) *Error {
+	return newError(http.StatusBadRequest, "InvalidRoleDefinitionId", "The role definition ID '%s' is not valid. The role definition ID must be a GUID.", shown(id))
+}
+
+func errRoleNameMissing() *Error {
+	e := newError(http.StatusBadRequest, "RoleDefinitionNameNullOrEmpty", "The role definition name cannot be null or empty.")
+	e.Target = "properties.roleName"
+	return e
+}
+
+func errRoleNameExists() *Error {
+	e := newError(http.StatusConflict, "RoleDefinitionWithSameNameExists", "A role definition cannot be updated with a name that already exists.")
+	e.Target = "properties.roleName"
+	return e
+}
+
+func errAssignableScopesMissing() *Error {
+	e := newError(http.StatusBadRequest, "InvalidAssignableScopes", "The role definition must have at least one assignable scope.")
+	e.Target = "properties.assignableScopes"
+	return e
+}
+
+func errInvalidAssignableScope(scope string) *Error {
+	e := newError(http.StatusBadRequest, "InvalidAssignableScope", "The assignable scope '%s' is not a scope. Use '/', /subscriptions/{id}, a resource group, a resource or /providers/Microsoft.Management/managementGroups/{id}.", shown(scope))
+	e.Target = "properties.assignableScopes"
+	return e
+}
+
+func errBuiltInRoleReadOnly(guid string) *Error {
+	return newError(http.StatusBadRequest, "BuiltInRoleDefinitionCannotBeModified", "The role definition '%s' is a built-in role. Built-in roles cannot be created, updated or deleted; create a custom role instead.", guid)
+}
+
+func errRoleDefinitionHasAssignments(guid string) *Error {
+	return newError(http.StatusConflict, "RoleDefinitionHasAssignments", "There are existing role assignments referencing role '%s'. Remove them before deleting the role definition.", guid)
 }
 
 func errInvalidCondition(detail string) *Error {
@@ -160,6 +200,25 @@ func errAssignmentNotFound(name string) *Error {
 	return newError(http.StatusNotFound, "RoleAssignmentNotFound", "The role assignment '%s' is not found.", name)
 }
 
+// errPrincipalNotFound is ARM's answer for a principal the directory does not know, in its
+// words; ARM writes the ids without dashes [observed: Azure/avdaccelerator#76,
+// Azure/HubAndSpokeResearchEnclave#50].
+func errPrincipalNotFound(principal, tenant string) *Error {
+	return newError(http.StatusBadRequest, "PrincipalNotFound",
+		"Principal %s does not exist in the directory %s. Check that you have the correct principal ID. If you are creating this principal and then immediately assigning a role, this error might be related to a replication delay. In this case, set the role assignment principalType property to a value, such as ServicePrincipal, User, or Group.  See https://aka.ms/docs-principaltype",
+		strings.ReplaceAll(principal, "-", ""), tenant)
+}
+
+// errUnmatchedPrincipalType is ARM's answer for a principalType other than the directory's,
+// its spelling ("PrinciaplType") and spacing kept [observed: Azure/azure-dev#3581].
+func errUnmatchedPrincipalType(principal, actual, sent string) *Error {
+	e := newError(http.StatusBadRequest, "UnmatchedPrincipalType",
+		"The PrincipalId '%s' has type '%s' , which is different from specified PrinciaplType '%s'.",
+		strings.ReplaceAll(principal, "-", ""), actual, sent)
+	e.Target = "properties.principalType"
+	return e
+}
+
 func errUnsupportedFilter(filter string) *Error {
 	return newError(http.StatusBadRequest, "UnsupportedQuery", "The filter '%s' is not supported. Supported filters are either 'atScope()' or 'principalId eq '{value}' or assignedTo('{value}')'.", filter)
 }
@@ -175,7 +234,7 @@ func errInvalidSkipToken() *Error {
 }
 
 func errInvalidScope(scope string) *Error {
-	return newError(http.StatusBadRequest, "InvalidScope", "The scope '/%s' is not valid. Use subscriptions/{id}, subscriptions/{id}/resourceGroups/{name}, a resource under a resource group, or providers/Vendor.Management/managementGroups/{id}, with names of printable characters.", shown(strings.Trim(scope, "/")))
+	return newError(http.StatusBadRequest, "InvalidScope", "The scope '/%s' is not valid. Use subscriptions/{id}, subscriptions/{id}/resourceGroups/{name}, a resource under a resource group, or providers/Microsoft.Management/managementGroups/{id}, the root /, with names of printable characters.", shown(strings.Trim(scope, "/")))
 }
 
 // errInvalidSubscriptionID is ARM's answer to a subscription id that is not a GUID.

@@ -11,6 +11,8 @@ type assignmentFilter struct {
 	AtOrAbove bool
 	// Principal, when set, limits results to one principal (lower-case).
 	Principal string
+	// Groups adds the assignments of every group Principal is in (assignedTo()).
+	Groups bool
 }
 
 var (
@@ -43,7 +45,7 @@ func parseAssignmentFilter(raw string) (assignmentFilter, bool) {
 		case rePrincipal.MatchString(t) && f.Principal == "" && len(terms) == 1:
 			f.Principal = strings.ToLower(rePrincipal.FindStringSubmatch(t)[1])
 		case reAssignedTo.MatchString(t) && f.Principal == "":
-			f.Principal = strings.ToLower(reAssignedTo.FindStringSubmatch(t)[1])
+			f.Principal, f.Groups = strings.ToLower(reAssignedTo.FindStringSubmatch(t)[1]), true
 		default:
 			return f, false
 		}
@@ -69,19 +71,22 @@ type roleDefinitionFilter struct {
 	AndBelow bool
 }
 
-// parseRoleDefinitionFilter accepts "", roleName eq '{name}', type eq 'BuiltInRole' or
-// 'CustomRole' (any case), and atScopeAndBelow().
+// parseRoleDefinitionFilter accepts "", and the terms roleName eq '{name}', type eq
+// 'BuiltInRole' or 'CustomRole' (any case) and atScopeAndBelow(), alone or joined by "and",
+// each at most once (ARM's RoleDefinitionFilter has the members roleName and type).
 func parseRoleDefinitionFilter(raw string) (roleDefinitionFilter, bool) {
 	var f roleDefinitionFilter
 	s := strings.TrimSpace(raw)
-	switch {
-	case s == "":
-	case reAndBelow.MatchString(s):
-		f.AndBelow = true
-	default:
-		if m := reRoleName.FindStringSubmatch(s); m != nil {
+	if s == "" {
+		return f, true
+	}
+	for _, t := range splitAnd(s) {
+		t = strings.TrimSpace(t)
+		if reAndBelow.MatchString(t) && !f.AndBelow {
+			f.AndBelow = true
+		} else if m := reRoleName.FindStringSubmatch(t); m != nil && !f.ByName {
 			f.ByName, f.Name = true, strings.ReplaceAll(m[1], "''", "'")
-		} else if m := reRoleType.FindStringSubmatch(s); m != nil {
+		} else if m := reRoleType.FindStringSubmatch(t); m != nil && f.Type == "" {
 			f.Type = builtInRole
 			if strings.EqualFold(m[1], customRole) {
 				f.Type = customRole
@@ -94,12 +99,35 @@ func parseRoleDefinitionFilter(raw string) (roleDefinitionFilter, bool) {
 }
 
 // keeps reports whether the filter lets role r, listed at scope key, through.
-func (f roleDefinitionFilter) keeps(r RoleDefinition, scopeKey string) bool {
+func (f roleDefinitionFilter) keeps(h *hierarchy, r RoleDefinition, scopeKey string) bool {
 	switch {
 	case f.ByName && !strings.EqualFold(r.Name, f.Name), f.Type != "" && r.Type != f.Type:
 		return false
-	case r.AssignableAt(scopeKey):
+	case h.assignableAt(r, scopeKey):
 		return true
 	}
-	return f.AndBelow && r.AssignableBelow(scopeKey)
+	return f.AndBelow && h.assignableBelow(r, scopeKey)
+}
+
+// splitAnd splits an OData filter at each "and" outside quoted strings: role names such as
+// 'Reader and Data Access' hold the word. A quote doubled inside a string toggles
+// twice, so it needs no case of its own.
+func splitAnd(s string) []string {
+	var out []string
+	quoted, start := false, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\'' {
+			quoted = !quoted
+			continue
+		}
+		if quoted {
+			continue
+		}
+		if loc := reAnd.FindStringIndex(s[i:]); loc != nil && loc[0] == 0 {
+			out = append(out, s[start:i])
+			start = i + loc[1]
+			i = start - 1
+		}
+	}
+	return append(out, s[start:])
 }

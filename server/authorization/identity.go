@@ -20,7 +20,13 @@ type Caller struct {
 	Name string
 	// Type is the systemData identity type: User, Application, ManagedIdentity or Key.
 	Type string
+	// Tenant is the caller's directory: the tid claim of a JWT (a GUID), else "" (which
+	// messages spell defaultTenant).
+	Tenant string
 }
+
+// defaultTenant is the directory of callers whose token names none (a made-up id).
+const defaultTenant = "00000000-0000-0000-0000-0000000000d1"
 
 // Principal is what the seed file maps a bearer token to.
 type Principal struct {
@@ -102,6 +108,9 @@ func (s *Server) callerForToken(token string) Caller {
 			}
 			if t, _ := claims["idtyp"].(string); strings.EqualFold(t, "app") {
 				c.Type = "Application"
+			}
+			if tid, _ := claims["tid"].(string); condition.IsGUID(tid) {
+				c.Tenant = strings.ToLower(tid)
 			}
 			return c
 		}

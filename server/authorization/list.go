@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/base64"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
 	"github.com/understudy-dev/understudy/internal/store"
@@ -18,7 +20,7 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 	if serr != nil {
 		return nil, serr
 	}
-	if err := s.authorize(ctx, scope, actionRoleAssignmentsRead, "/"+scope.Path+providerSegment+"roleAssignments"); err != nil {
+	if err := s.authorize(ctx, scope, actionRoleAssignmentsRead, scope.ID()+providerSegment+"roleAssignments"); err != nil {
 		return nil, err
 	}
 	filter, ok := parseAssignmentFilter(deref(req.Params.Filter))
@@ -52,26 +54,41 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 	}
 	if err := s.db.View(func(tx *store.Tx) error {
 		if filter.Principal != "" {
-			// One principal: walk its assignments, keeping those that relate to the scope.
-			s.tables.ByPrincipal.Scan(tx, filter.Principal, filter.Principal+"\x01", after, func(c store.Cursor, r RoleAssignment) bool {
-				if !Covers(r.ScopeKey, scope.Key) && (filter.AtOrAbove || !Covers(scope.Key, r.ScopeKey)) {
-					return true
+			// One principal (and, for assignedTo(), every group it is in): walk their
+			// assignments, keeping those that relate to the scope. Principals in ascending
+			// order, so that one cursor pages across all of them.
+			principals := []string{filter.Principal}
+			if filter.Groups {
+				principals = s.principalAndGroups(tx, filter.Principal)
+				slices.Sort(principals)
+			}
+			for _, p := range principals {
+				if after != nil && p+"\x01" <= after.Key {
+					continue
 				}
-				return visit(c, r)
-			})
+				s.tables.ByPrincipal.Scan(tx, p, p+"\x01", after, func(c store.Cursor, r RoleAssignment) bool {
+					if !s.hier.covers(r.ScopeKey, scope.Key) && (filter.AtOrAbove || !s.hier.covers(scope.Key, r.ScopeKey)) {
+						return true
+					}
+					return visit(c, r)
+				})
+				if more {
+					break
+				}
+			}
 			return nil
 		}
-		// Ancestors, the scope itself, then (without atScope()) its subtree: disjoint key
-		// ranges in ascending order, so one cursor pages across all of them.
-		ranges := [][2]string{}
-		for _, a := range Ancestors(scope.Key) {
+		// The scopes above (the root, management groups, path prefixes), the scope itself,
+		// then (without atScope()) what is below it: disjoint key ranges in ascending order,
+		// so one cursor pages across all of them.
+		ranges := [][2]string{{scope.Key, scope.Key + "\x01"}}
+		for _, a := range s.hier.above(scope.Key) {
 			ranges = append(ranges, [2]string{a, a + "\x01"})
 		}
-		below := scopeAndBelow(scope.Key)
-		ranges = append(ranges, below[0])
 		if !filter.AtOrAbove {
-			ranges = append(ranges, below[1])
+			ranges = append(ranges, s.hier.below(scope.Key)...)
 		}
+		slices.SortFunc(ranges, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
 		for _, rg := range ranges {
 			if after != nil && rg[1] <= after.Key {
 				continue
@@ -87,7 +104,7 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 	}
 	out := gen.RoleAssignmentsListForScope200JSONResponse{Value: make([]gen.RoleAssignment, 0, len(page))}
 	for _, r := range page {
-		out.Value = append(out.Value, renderAssignment(r))
+		out.Value = append(out.Value, shapeAssignment(apiVersion(ctx), renderAssignment(r)))
 	}
 	if more {
 		out.NextLink = ptr(s.nextLink(ctx, scope.Path, req.Params.Filter, req.Params.Top, encodeSkipToken(last)))
@@ -99,7 +116,7 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 // as ARM keeps it across pages; without it the next page would be of the default size).
 func (s *Server) nextLink(ctx context.Context, scopePath string, filter *string, top *int32, token string) string {
 	q := url.Values{}
-	q.Set("api-version", APIVersion)
+	q.Set("api-version", apiVersion(ctx)) // the next page in the shape of the first
 	if filter != nil && *filter != "" {
 		q.Set("$filter", *filter)
 	}
@@ -107,7 +124,7 @@ func (s *Server) nextLink(ctx context.Context, scopePath string, filter *string,
 		q.Set("$top", strconv.Itoa(int(*top)))
 	}
 	q.Set("$skipToken", token)
-	return s.baseURL(ctx) + "/" + scopePath + providerSegment + "roleAssignments?" + q.Encode()
+	return s.baseURL(ctx) + scopeID(scopePath) + providerSegment + "roleAssignments?" + q.Encode()
 }
 
 // The skip token is the position of the last entry returned, opaque to clients.

@@ -6,6 +6,58 @@ import (
 	"github.com/understudy-dev/understudy/internal/store"
 )
 
+// The one place where what a principal may do at a scope is worked out: its assignments,
+// and those of every group it is in (transitively), at the scope or above it (the path
+// prefixes, the management groups above the subscription, the root), each granting what its
+// role (built-in, or custom as it is now) allows. authorize (the checks under
+// --authz-enforce) and the permissions operation both read grantsAt.
+
+// grant is one assignment that applies to a principal at a scope, with its role.
+type grant struct {
+	Assignment RoleAssignment
+	Role       RoleDefinition
+}
+
+// grantsAt calls fn with each assignment that applies to principal at scopeKey, and its
+// role, until fn returns false. Bootstrap owners hold Owner everywhere without an
+// assignment: for them fn is called first with Owner and a zero assignment.
+func (s *Server) grantsAt(tx *store.Tx, principal, scopeKey string, fn func(g grant) bool) {
+	if s.owners[principal] {
+		if owner, ok := s.role(tx, OwnerRoleID); ok && !fn(grant{Role: owner}) {
+			return
+		}
+	}
+	for _, p := range s.principalAndGroups(tx, principal) {
+		stop := false
+		s.tables.ByPrincipal.Scan(tx, p, p+"\x01", nil, func(_ store.Cursor, r RoleAssignment) bool {
+			if !s.hier.covers(r.ScopeKey, scopeKey) {
+				return true
+			}
+			role, ok := s.role(tx, r.RoleDefinitionGUID)
+			if ok && !fn(grant{Assignment: r, Role: role}) {
+				stop = true
+				return false
+			}
+			return true
+		})
+		if stop {
+			return
+		}
+	}
+}
+
+// grants reports whether principal holds at scopeKey (grantsAt) a role that grants the
+// action: the control-plane action (actions minus notActions, with wildcards), or the data
+// action when data is set (dataActions minus notDataActions).
+func (s *Server) grants(tx *store.Tx, principal, scopeKey, action string, data bool) bool {
+	allowed := false
+	s.grantsAt(tx, principal, scopeKey, func(g grant) bool {
+		allowed = !data && g.Role.Allows(action) || data && g.Role.AllowsData(action)
+		return !allowed
+	})
+	return allowed
+}
+
 // authorize checks, when enforcement is on, that the caller holds at the scope or above an
 // assignment whose role grants action. target names the resource in the 403 message.
 func (s *Server) authorize(ctx context.Context, scope Scope, action, target string) error {
@@ -13,21 +65,9 @@ func (s *Server) authorize(ctx context.Context, scope Scope, action, target stri
 		return nil
 	}
 	caller := callerFrom(ctx)
-	if s.owners[caller.PrincipalID] {
-		return nil
-	}
 	allowed := false
 	if err := s.db.View(func(tx *store.Tx) error {
-		s.tables.ByPrincipal.Scan(tx, caller.PrincipalID, caller.PrincipalID+"\x01", nil, func(_ store.Cursor, r RoleAssignment) bool {
-			if !Covers(r.ScopeKey, scope.Key) {
-				return true
-			}
-			if role, ok := s.roles.get(r.RoleDefinitionGUID); ok && role.Allows(action) {
-				allowed = true
-				return false
-			}
-			return true
-		})
+		allowed = s.grants(tx, caller.PrincipalID, scope.Key, action, false)
 		return nil
 	}); err != nil {
 		return err
@@ -36,4 +76,13 @@ func (s *Server) authorize(ctx context.Context, scope Scope, action, target stri
 		return errAuthorizationFailed(caller, action, target)
 	}
 	return nil
+}
+
+// role is the role definition with the GUID (any case): built-in, or custom as stored.
+func (s *Server) role(tx *store.Tx, guid string) (RoleDefinition, bool) {
+	key := asciiLower(guid)
+	if r, ok := builtInByID()[key]; ok {
+		return r, true
+	}
+	return s.tables.CustomRoles.Get(tx, key)
 }

@@ -32,6 +32,19 @@ func (r RoleAssignment) Triple() string {
 	return r.ScopeKey + "|" + r.RoleDefinitionGUID + "|" + r.PrincipalID
 }
 
+// DirectoryObject is a principal of the directory: a user, group, service principal or
+// managed identity (or a foreign group or device), by lower-case object id.
+type DirectoryObject struct {
+	ID          string
+	Type        string // a DirectoryType
+	DisplayName string
+}
+
+// Membership says that Member (a principal's lower-case id) is directly in Group.
+type Membership struct {
+	Group, Member string
+}
+
 // tables are the authorization API's tables and their indexes.
 type tables struct {
 	// Assignments is keyed by the lower-case name.
@@ -44,18 +57,45 @@ type tables struct {
 	ByPrincipal *store.Ordered[RoleAssignment]
 	// PerSubscription counts assignments by subscription, for the per-subscription limit.
 	PerSubscription *store.Counter[RoleAssignment]
+	// PerRole counts assignments by role definition: a role still assigned cannot be deleted.
+	PerRole *store.Counter[RoleAssignment]
+
+	// CustomRoles is keyed by the lower-case GUID; built-in roles are not stored.
+	CustomRoles *store.Table[RoleDefinition]
+	// RoleNames makes custom role names unique in the tenant, whatever their case.
+	RoleNames *store.Unique[RoleDefinition]
+
+	// Directory holds the principals, by lower-case id.
+	Directory *store.Table[DirectoryObject]
+	// Memberships is keyed by group|member.
+	Memberships *store.Table[Membership]
+	// ByMember orders memberships by member: the groups a principal is directly in.
+	ByMember *store.Ordered[Membership]
+	// ByGroup orders memberships by group: a group's direct members.
+	ByGroup *store.Ordered[Membership]
 }
 
 func newTables(db *store.DB) *tables {
 	t := store.NewTable[RoleAssignment](db, "roleAssignments")
+	m := store.NewTable[Membership](db, "memberships")
+	roles := store.NewTable[RoleDefinition](db, "roleDefinitions")
 	return &tables{
+		Directory:       store.NewTable[DirectoryObject](db, "directory"),
+		Memberships:     m,
+		ByMember:        m.AddOrdered(func(r Membership) (string, bool) { return r.Member, true }),
+		ByGroup:         m.AddOrdered(func(r Membership) (string, bool) { return r.Group, true }),
 		Assignments:     t,
 		ByTriple:        t.AddUnique("triple", func(r RoleAssignment) (string, bool) { return r.Triple(), true }),
 		ByScope:         t.AddOrdered(func(r RoleAssignment) (string, bool) { return r.ScopeKey, true }),
 		ByPrincipal:     t.AddOrdered(func(r RoleAssignment) (string, bool) { return r.PrincipalID, true }),
 		PerSubscription: t.AddCounter(func(r RoleAssignment) (string, bool) { return r.Subscription, r.Subscription != "" }),
+		PerRole:         t.AddCounter(func(r RoleAssignment) (string, bool) { return r.RoleDefinitionGUID, true }),
+		CustomRoles:     roles,
+		RoleNames:       roles.AddUnique("roleName", func(r RoleDefinition) (string, bool) { return roleNameKey(r.Name), true }),
 	}
 }
+
+func membershipKey(group, member string) string { return group + "|" + member }
 
 // scopeAndBelow gives the [lo, hi) ranges of ByScope that hold a scope key and every scope
 // below it.

@@ -33,9 +33,9 @@ func (s *Server) RoleAssignmentsCreate(ctx context.Context, req gen.RoleAssignme
 		return nil, err
 	}
 	if created {
-		return gen.RoleAssignmentsCreate201JSONResponse(renderAssignment(out)), nil
+		return gen.RoleAssignmentsCreate201JSONResponse(shapeAssignment(apiVersion(ctx), renderAssignment(out))), nil
 	}
-	return gen.RoleAssignmentsCreate200JSONResponse(renderAssignment(out)), nil
+	return gen.RoleAssignmentsCreate200JSONResponse(shapeAssignment(apiVersion(ctx), renderAssignment(out))), nil
 }
 
 // apply creates or updates the assignment name at scope inside tx: the one place where the
@@ -45,6 +45,19 @@ func (s *Server) apply(tx *store.Tx, scope Scope, name string, want RoleAssignme
 	// ARM's times have 7 fractional digits at most (.NET's ticks of 100 ns:
 	// 2022-01-15T21:08:45.4904312Z); Go's clock gives 9.
 	now := s.cfg.Now().UTC().Truncate(100 * time.Nanosecond)
+	// A custom role exists only where it is assignable (as its GET and the list show: at its
+	// assignable scopes and below them in the hierarchy), so a role used elsewhere is one
+	// that does not exist there. Looked up in the transaction, so that a role deleted
+	// meanwhile is not assigned.
+	if role, ok := s.role(tx, want.RoleDefinitionGUID); !ok || !s.hier.assignableAt(role, scope.Key) {
+		e := errRoleDefinitionDoesNotExist(http.StatusBadRequest, want.RoleDefinitionGUID)
+		e.Target = "properties.roleDefinitionId"
+		return out, false, e
+	}
+	principalType, err := s.principalType(tx, want.PrincipalID, want.PrincipalType, caller.Tenant)
+	if err != nil {
+		return out, false, err
+	}
 	old, exists := s.tables.Assignments.Get(tx, nameKey)
 	if exists {
 		// Names are unique across all scopes; only the mutable fields may change.
@@ -63,7 +76,7 @@ func (s *Server) apply(tx *store.Tx, scope Scope, name string, want RoleAssignme
 		}
 		created = true
 	}
-	out.PrincipalType = want.PrincipalType
+	out.PrincipalType = principalType
 	out.Description = want.Description
 	out.Condition = want.Condition
 	out.ConditionVersion = want.ConditionVersion
@@ -96,7 +109,7 @@ func (s *Server) RoleAssignmentsGet(ctx context.Context, req gen.RoleAssignments
 	if !found || r.ScopeKey != scope.Key {
 		return nil, errAssignmentNotFound(req.RoleAssignmentName)
 	}
-	return gen.RoleAssignmentsGet200JSONResponse(renderAssignment(r)), nil
+	return gen.RoleAssignmentsGet200JSONResponse(shapeAssignment(apiVersion(ctx), renderAssignment(r))), nil
 }
 
 // RoleAssignmentsDelete deletes one assignment: 200 with what was deleted, 204 when there
@@ -122,7 +135,7 @@ func (s *Server) RoleAssignmentsDelete(ctx context.Context, req gen.RoleAssignme
 	if !deleted {
 		return gen.RoleAssignmentsDelete204Response{}, nil
 	}
-	return gen.RoleAssignmentsDelete200JSONResponse(renderAssignment(r)), nil
+	return gen.RoleAssignmentsDelete200JSONResponse(shapeAssignment(apiVersion(ctx), renderAssignment(r))), nil
 }
 
 // target checks the parts every single-assignment operation shares, in ARM's order: the
@@ -136,7 +149,7 @@ func (s *Server) target(ctx context.Context, rawScope, name, action string) (Sco
 	if serr != nil {
 		return Scope{}, "", serr
 	}
-	target := "/" + scope.Path + providerSegment + "roleAssignments/" + name
+	target := scope.ID() + providerSegment + "roleAssignments/" + name
 	if err := s.authorize(ctx, scope, action, target); err != nil {
 		return Scope{}, "", err
 	}
@@ -144,9 +157,8 @@ func (s *Server) target(ctx context.Context, rawScope, name, action string) (Sco
 }
 
 // assignmentFromRequest checks a create-or-update body and returns the fields it sets.
-// Read-only members (scope, createdBy, ...) are ignored: the server sets them. A custom
-// role exists only where it is assignable (as its GET and the list show), so a role used
-// outside its assignableScopes is one that does not exist there.
+// Read-only members (scope, createdBy, ...) are ignored: the server sets them. Whether the
+// role exists is apply's to say, in the transaction.
 func (s *Server) assignmentFromRequest(body *gen.RoleAssignmentsCreateJSONRequestBody, scope Scope) (RoleAssignment, error) {
 	if body == nil {
 		return RoleAssignment{}, newError(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: a request body is required.")
@@ -161,13 +173,8 @@ func (s *Server) assignmentFromRequest(body *gen.RoleAssignmentsCreateJSONReques
 	if !ok {
 		return r, errInvalidRoleDefinitionID(p.RoleDefinitionId)
 	}
-	if role, exists := s.roles.get(guid); !exists || !role.AssignableAt(scope.Key) {
-		e := errRoleDefinitionDoesNotExist(http.StatusBadRequest, guid)
-		e.Target = "properties.roleDefinitionId"
-		return r, e
-	}
 	r.RoleDefinitionGUID = guid
-	r.PrincipalType = defaultPrincipalType
+	// Left empty when not sent: apply resolves it from the directory.
 	if p.PrincipalType != nil {
 		r.PrincipalType = string(*p.PrincipalType)
 	}
@@ -200,7 +207,7 @@ func parseRoleDefinitionID(id string) (string, bool) {
 		return "", false
 	}
 	if prefix := id[:i]; prefix != "" {
-		if _, ok := ParseScope(prefix); !ok || !strings.HasPrefix(prefix, "/") {
+		if sc, ok := ParseScope(prefix); !ok || sc.Root() || !strings.HasPrefix(prefix, "/") {
 			return "", false
 		}
 	}
@@ -211,7 +218,7 @@ func parseRoleDefinitionID(id string) (string, bool) {
 func renderAssignment(r RoleAssignment) gen.RoleAssignment {
 	scope := "/" + r.Scope
 	return gen.RoleAssignment{
-		Id:   ptr(scope + providerSegment + "roleAssignments/" + r.Name),
+		Id:   ptr(scopeID(r.Scope) + providerSegment + "roleAssignments/" + r.Name),
 		Name: &r.Name,
 		Type: ptr(roleAssignmentType),
 		Properties: gen.RoleAssignmentProperties{

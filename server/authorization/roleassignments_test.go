@@ -246,9 +246,9 @@ func TestAPIVersionAndAuthentication(t *testing.T) {
 		}
 	})
 	t.Run("unsupported api-version", func(t *testing.T) {
-		resp, _ := c.RoleAssignmentsCreateWithResponse(ctx, rgScope, name1, &gen.RoleAssignmentsCreateParams{ApiVersion: "2015-07-01"}, body)
+		resp, _ := c.RoleAssignmentsCreateWithResponse(ctx, rgScope, name1, &gen.RoleAssignmentsCreateParams{ApiVersion: "2019-01-01"}, body)
 		got := wantError(t, resp.StatusCode(), resp.Body, 400, "NoRegisteredProviderFound")
-		if !strings.Contains(got.Message, "'2015-07-01'") || !strings.Contains(got.Message, "'2022-04-01'") {
+		if !strings.Contains(got.Message, "'2019-01-01'") || !strings.Contains(got.Message, "2022-04-01") {
 			t.Errorf("message %q should name the asked and the supported versions", got.Message)
 		}
 	})

@@ -3,8 +3,11 @@ package authorization
 import (
 	"context"
 	"net/http"
+	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
+	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/timefmt"
 )
 
 // RoleDefinitionsGet reads a role definition at a scope.
@@ -16,22 +19,82 @@ func (s *Server) RoleDefinitionsGet(ctx context.Context, req gen.RoleDefinitions
 	if err := s.authorize(ctx, scope, actionRoleDefinitionsRead, "/"+scope.Path+providerSegment+"roleDefinitions/"+req.RoleDefinitionId); err != nil {
 		return nil, err
 	}
+	r, ok := s.readRole(req.RoleDefinitionId)
 	// A custom role exists at the scopes it can be assigned at, as the list shows it.
-	r, ok := s.roles.get(req.RoleDefinitionId)
-	if !ok || !r.AssignableAt(scope.Key) {
+	if !ok || !s.hier.assignableAt(r, scope.Key) {
 		return nil, errRoleDefinitionDoesNotExist(http.StatusNotFound, req.RoleDefinitionId)
 	}
-	return gen.RoleDefinitionsGet200JSONResponse(roleToWire(r)), nil
+	return gen.RoleDefinitionsGet200JSONResponse(renderRole(ctx, r)), nil
 }
 
 // RoleDefinitionsGetById reads a role definition through the id assignments return. Role
 // definitions are readable by every authenticated caller at this tenant-level path.
 func (s *Server) RoleDefinitionsGetById(ctx context.Context, req gen.RoleDefinitionsGetByIdRequestObject) (gen.RoleDefinitionsGetByIdResponseObject, error) {
-	r, ok := s.roles.get(req.RoleDefinitionId)
+	r, ok := s.readRole(req.RoleDefinitionId)
 	if !ok {
 		return nil, errRoleDefinitionDoesNotExist(http.StatusNotFound, req.RoleDefinitionId)
 	}
-	return gen.RoleDefinitionsGetById200JSONResponse(roleToWire(r)), nil
+	return gen.RoleDefinitionsGetById200JSONResponse(renderRole(ctx, r)), nil
+}
+
+// RoleDefinitionsCreateOrUpdate creates or replaces a custom role: 201 either way, as ARM
+// answers (the vendor's SDKs take no other status).
+func (s *Server) RoleDefinitionsCreateOrUpdate(ctx context.Context, req gen.RoleDefinitionsCreateOrUpdateRequestObject) (gen.RoleDefinitionsCreateOrUpdateResponseObject, error) {
+	guid, ok := parseGUID(req.RoleDefinitionId)
+	if !ok {
+		return nil, errInvalidRoleDefinitionGUID(req.RoleDefinitionId)
+	}
+	scope, serr := parseScope(req.Scope)
+	if serr != nil {
+		return nil, serr
+	}
+	if err := s.authorize(ctx, scope, actionRoleDefinitionsWrite, "/"+scope.Path+providerSegment+"roleDefinitions/"+req.RoleDefinitionId); err != nil {
+		return nil, err
+	}
+	want, rerr := roleFromRequest(req.Body, guid)
+	if rerr != nil {
+		return nil, rerr
+	}
+	var out RoleDefinition
+	err := s.db.Update(func(tx *store.Tx) error {
+		var err error
+		out, err = s.putRole(tx, want, callerFrom(ctx).PrincipalID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return gen.RoleDefinitionsCreateOrUpdate201JSONResponse(renderRole(ctx, out)), nil
+}
+
+// RoleDefinitionsDelete deletes a custom role visible at the scope: 200 with what was
+// deleted, 204 when there was none.
+func (s *Server) RoleDefinitionsDelete(ctx context.Context, req gen.RoleDefinitionsDeleteRequestObject) (gen.RoleDefinitionsDeleteResponseObject, error) {
+	guid, ok := parseGUID(req.RoleDefinitionId)
+	if !ok {
+		return nil, errInvalidRoleDefinitionGUID(req.RoleDefinitionId)
+	}
+	scope, serr := parseScope(req.Scope)
+	if serr != nil {
+		return nil, serr
+	}
+	if err := s.authorize(ctx, scope, actionRoleDefinitionsDelete, "/"+scope.Path+providerSegment+"roleDefinitions/"+req.RoleDefinitionId); err != nil {
+		return nil, err
+	}
+	var out RoleDefinition
+	deleted := false
+	err := s.db.Update(func(tx *store.Tx) error {
+		var err error
+		out, deleted, err = s.deleteRole(tx, scope, guid)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !deleted {
+		return gen.RoleDefinitionsDelete204Response{}, nil
+	}
+	return gen.RoleDefinitionsDelete200JSONResponse(renderRole(ctx, out)), nil
 }
 
 // RoleDefinitionsList lists the role definitions assignable at a scope.
@@ -47,7 +110,7 @@ func (s *Server) RoleDefinitionsList(ctx context.Context, req gen.RoleDefinition
 	if !ok {
 		return nil, errUnsupportedRoleDefinitionFilter(deref(req.Params.Filter))
 	}
-	return gen.RoleDefinitionsList200JSONResponse(s.listRoles(filter, scope.Key)), nil
+	return gen.RoleDefinitionsList200JSONResponse(s.listRoles(ctx, filter, scope.Key)), nil
 }
 
 // RoleDefinitionsListAtTenant lists every role definition: at the tenant root each custom
@@ -58,21 +121,53 @@ func (s *Server) RoleDefinitionsListAtTenant(ctx context.Context, req gen.RoleDe
 		return nil, errUnsupportedRoleDefinitionFilter(deref(req.Params.Filter))
 	}
 	filter.AndBelow = true
-	return gen.RoleDefinitionsListAtTenant200JSONResponse(s.listRoles(filter, "")), nil
+	return gen.RoleDefinitionsListAtTenant200JSONResponse(s.listRoles(ctx, filter, "")), nil
 }
 
-// listRoles is the list of the roles filter keeps at the scope key, in name order.
-func (s *Server) listRoles(filter roleDefinitionFilter, scopeKey string) gen.RoleDefinitionListResult {
-	out := gen.RoleDefinitionListResult{Value: []gen.RoleDefinition{}}
-	for _, id := range s.roles.order {
-		if r := s.roles.byID[id]; filter.keeps(r, scopeKey) {
-			out.Value = append(out.Value, roleToWire(r))
+// readRole is the role with the GUID as it is now.
+func (s *Server) readRole(guid string) (r RoleDefinition, ok bool) {
+	_ = s.db.View(func(tx *store.Tx) error {
+		r, ok = s.role(tx, guid)
+		return nil
+	})
+	return r, ok
+}
+
+// listRoles is the list of the roles filter keeps at the scope key, in name order: the
+// built-in catalog and the custom roles, read in one transaction.
+func (s *Server) listRoles(ctx context.Context, filter roleDefinitionFilter, scopeKey string) gen.RoleDefinitionListResult {
+	var kept []RoleDefinition
+	if filter.Type != customRole {
+		for _, r := range builtInOrder() {
+			if filter.keeps(s.hier, r, scopeKey) {
+				kept = append(kept, r)
+			}
 		}
+	}
+	if filter.Type != builtInRole {
+		var custom []RoleDefinition
+		_ = s.db.View(func(tx *store.Tx) error {
+			s.tables.CustomRoles.Each(tx, func(_ string, r RoleDefinition) bool {
+				if filter.keeps(s.hier, r, scopeKey) {
+					custom = append(custom, r)
+				}
+				return true
+			})
+			return nil
+		})
+		kept = append(kept, custom...)
+		sortRoles(kept)
+	}
+	out := gen.RoleDefinitionListResult{Value: make([]gen.RoleDefinition, 0, len(kept))}
+	for _, r := range kept {
+		out.Value = append(out.Value, renderRole(ctx, r))
 	}
 	return out
 }
 
-func roleToWire(r RoleDefinition) gen.RoleDefinition {
+// renderRole is the wire form of a role definition, in the shape of the request's
+// api-version.
+func renderRole(ctx context.Context, r RoleDefinition) gen.RoleDefinition {
 	id := roleDefinitionsPrefix + r.GUID
 	name, typ := r.GUID, roleDefinitionType
 	nonNil := func(s []string) []string {
@@ -85,14 +180,25 @@ func roleToWire(r RoleDefinition) gen.RoleDefinition {
 		Actions: nonNil(r.Actions), NotActions: nonNil(r.NotActions),
 		DataActions: nonNil(r.DataActions), NotDataActions: nonNil(r.NotDataActions),
 	}
-	return gen.RoleDefinition{
-		Id: &id, Name: &name, Type: &typ,
-		Properties: gen.RoleDefinitionProperties{
-			RoleName:         &r.Name,
-			Type:             &r.Type,
-			Description:      &r.Description,
-			Permissions:      []gen.Permission{perm},
-			AssignableScopes: r.AssignableScopes,
-		},
+	p := &gen.RoleDefinitionProperties{
+		RoleName:         &r.Name,
+		Type:             &r.Type,
+		Description:      &r.Description,
+		Permissions:      []gen.Permission{perm},
+		AssignableScopes: r.AssignableScopes,
 	}
+	if r.Type == customRole {
+		p.CreatedOn, p.UpdatedOn = parsedTime(r.CreatedOn), parsedTime(r.UpdatedOn)
+		p.CreatedBy, p.UpdatedBy = optional(r.CreatedBy), optional(r.UpdatedBy)
+	}
+	return shapeRole(apiVersion(ctx), gen.RoleDefinition{Id: &id, Name: &name, Type: &typ, Properties: p})
+}
+
+// parsedTime is a stored RFC 3339 time, nil when there is none.
+func parsedTime(s string) *time.Time {
+	t, err := timefmt.Parse(s)
+	if s == "" || err != nil {
+		return nil
+	}
+	return &t
 }

@@ -3,6 +3,7 @@ package authorization_test
 import (
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
@@ -39,63 +40,66 @@ func TestRoleDefinitions(t *testing.T) {
 			t.Errorf("message = %q", got.Message)
 		}
 	})
+	names := func(scope, filter string) []string {
+		resp, err := c.RoleDefinitionsListWithResponse(ctx, scope, &gen.RoleDefinitionsListParams{ApiVersion: apiVersion, Filter: &filter})
+		if err != nil || resp.StatusCode() != 200 {
+			t.Fatalf("%q: %v %s", filter, err, resp.Body)
+		}
+		var out []string
+		for _, r := range resp.JSON200.Value {
+			out = append(out, *r.Properties.RoleName)
+		}
+		return out
+	}
+	// Every built-in role but Reservations Administrator, assignable under
+	// /providers/Microsoft.Capacity only, is assignable in a subscription.
+	builtIns := len(authorization.BuiltInRoles()) - 1
+	below := rgScope + "/providers/Vendor.Storage/storageAccounts/a"
 	t.Run("list: built-ins everywhere, a custom role only where assignable", func(t *testing.T) {
-		count := func(scope string) (n int, hasCustom bool) {
-			resp, err := c.RoleDefinitionsListWithResponse(ctx, scope, &gen.RoleDefinitionsListParams{ApiVersion: apiVersion})
-			if err != nil || resp.StatusCode() != 200 {
-				t.Fatalf("%v %s", err, resp.Body)
-			}
-			for _, r := range resp.JSON200.Value {
-				hasCustom = hasCustom || *r.Properties.RoleName == "Storage Reader"
-			}
-			return len(resp.JSON200.Value), hasCustom
+		if got := names(subScope, ""); len(got) != builtIns || slices.Contains(got, "Storage Reader") || !slices.Contains(got, "AcrPull") {
+			t.Errorf("at the subscription: %d roles, want the %d built-ins", len(got), builtIns)
 		}
-		if n, custom := count(subScope); n != 5 || custom {
-			t.Errorf("at the subscription: %d roles (custom %v), want the 5 built-ins", n, custom)
+		if got := names(below, ""); len(got) != builtIns+1 || !slices.Contains(got, "Storage Reader") {
+			t.Errorf("below the custom role's scope: %d roles, want %d", len(got), builtIns+1)
 		}
-		if n, custom := count(rgScope + "/providers/Vendor.Storage/storageAccounts/a"); n != 6 || !custom {
-			t.Errorf("below the custom role's scope: %d roles (custom %v), want 6", n, custom)
+		if got := names(subScope, ""); !slices.IsSorted(got) {
+			t.Error("the list is not in name order")
 		}
 	})
 	t.Run("list filtered by role name, any case", func(t *testing.T) {
-		f := "roleName eq 'contributor'"
-		resp, _ := c.RoleDefinitionsListWithResponse(ctx, subScope, &gen.RoleDefinitionsListParams{ApiVersion: apiVersion, Filter: &f})
-		if resp.StatusCode() != 200 || len(resp.JSON200.Value) != 1 || *resp.JSON200.Value[0].Name != authorization.ContributorRoleID {
-			t.Errorf("%d %s", resp.StatusCode(), resp.Body)
+		for _, name := range []string{"contributor", "ACRPULL", "Reader and Data Access"} {
+			f := "roleName eq '" + name + "'"
+			resp, _ := c.RoleDefinitionsListWithResponse(ctx, subScope, &gen.RoleDefinitionsListParams{ApiVersion: apiVersion, Filter: &f})
+			if resp.StatusCode() != 200 || len(resp.JSON200.Value) != 1 || !strings.EqualFold(*resp.JSON200.Value[0].Properties.RoleName, name) {
+				t.Errorf("%s: %d %.300s", f, resp.StatusCode(), resp.Body)
+			}
 		}
 	})
 	t.Run("list filtered by type, and below the scope", func(t *testing.T) {
-		names := func(scope, filter string) []string {
-			resp, err := c.RoleDefinitionsListWithResponse(ctx, scope, &gen.RoleDefinitionsListParams{ApiVersion: apiVersion, Filter: &filter})
-			if err != nil || resp.StatusCode() != 200 {
-				t.Fatalf("%q: %v %s", filter, err, resp.Body)
-			}
-			var out []string
-			for _, r := range resp.JSON200.Value {
-				out = append(out, *r.Properties.RoleName)
-			}
-			return out
-		}
-		below := rgScope + "/providers/Vendor.Storage/storageAccounts/a"
 		if got := names(below, "type eq 'CustomRole'"); len(got) != 1 || got[0] != "Storage Reader" {
 			t.Errorf("custom roles below the role's scope: %v", got)
 		}
 		if got := names(subScope, "type eq 'CustomRole'"); len(got) != 0 {
 			t.Errorf("custom roles at the subscription: %v, want none (assignable only in the resource group)", got)
 		}
-		if got := names(below, "type eq 'builtinrole'"); len(got) != 5 || slices.Contains(got, "Storage Reader") {
-			t.Errorf("built-in roles: %v, want the 5", got)
+		if got := names(below, "type eq 'builtinrole'"); len(got) != builtIns || slices.Contains(got, "Storage Reader") {
+			t.Errorf("built-in roles: %d, want the %d", len(got), builtIns)
 		}
-		if got := names(subScope, "atScopeAndBelow()"); len(got) != 6 || !slices.Contains(got, "Storage Reader") {
-			t.Errorf("at the subscription and below: %v, want the 5 built-ins and the custom role", got)
+		if got := names(subScope, "atScopeAndBelow()"); len(got) != builtIns+1 || !slices.Contains(got, "Storage Reader") {
+			t.Errorf("at the subscription and below: %d, want the built-ins and the custom role", len(got))
 		}
-		if got := names("subscriptions/0b1e2d3c-4a5b-4c6d-8e7f-901a2b3c4d5e", "atScopeAndBelow()"); len(got) != 5 {
-			t.Errorf("another subscription and below: %v, want the 5 built-ins", got)
+		if got := names("subscriptions/0b1e2d3c-4a5b-4c6d-8e7f-901a2b3c4d5e", "atScopeAndBelow()"); len(got) != builtIns {
+			t.Errorf("another subscription and below: %d, want the built-ins", len(got))
+		}
+		if got := names(below, "roleName eq 'storage reader' and type eq 'CustomRole'"); !slices.Equal(got, []string{"Storage Reader"}) {
+			t.Errorf("name and type: %v", got)
+		}
+		if got := names(below, "roleName eq 'Storage Reader' and type eq 'BuiltInRole'"); len(got) != 0 {
+			t.Errorf("a custom role's name with the built-in type: %v", got)
 		}
 	})
 	t.Run("the tenant root lists every role, custom ones wherever assignable", func(t *testing.T) {
 		for filter, want := range map[string][]string{
-			"":                     {"Contributor", "Owner", "Reader", "Role Based Access Control Administrator", "Storage Reader", "User Access Administrator"},
 			"type eq 'CustomRole'": {"Storage Reader"},
 			"roleName eq 'reader'": {"Reader"},
 			"roleName eq ''":       nil, // a name no role has, not no filter
@@ -116,9 +120,13 @@ func TestRoleDefinitions(t *testing.T) {
 				t.Errorf("%q: %v, want %v", filter, got, want)
 			}
 		}
+		resp, err := c.RoleDefinitionsListAtTenantWithResponse(ctx, &gen.RoleDefinitionsListAtTenantParams{ApiVersion: apiVersion})
+		if err != nil || resp.StatusCode() != 200 || len(resp.JSON200.Value) != len(authorization.BuiltInRoles())+1 {
+			t.Errorf("every role: %v %d", err, len(resp.JSON200.Value))
+		}
 	})
 	t.Run("unsupported filter", func(t *testing.T) {
-		f := "type eq 'CustomRole' and roleName eq 'Reader'"
+		f := "roleName eq 'Reader' and roleName eq 'Owner'"
 		resp, _ := c.RoleDefinitionsListWithResponse(ctx, subScope, &gen.RoleDefinitionsListParams{ApiVersion: apiVersion, Filter: &f})
 		wantError(t, resp.StatusCode(), resp.Body, 400, "UnsupportedQuery")
 	})

@@ -4,9 +4,15 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
+
+	"github.com/understudy-dev/understudy/internal/timefmt"
+	"github.com/understudy-dev/understudy/server/authorization/builtin"
 )
 
-// RoleDefinition is a role: what it allows and where it may be assigned.
+// RoleDefinition is a role: what it allows and where it may be assigned. Custom roles are
+// stored as they are (the seed file's roleDefinitions, and what PUT makes); built-in roles
+// come from the vendor's catalog (package builtin).
 type RoleDefinition struct {
 	GUID             string   `yaml:"id"`
 	Name             string   `yaml:"roleName"`
@@ -17,10 +23,16 @@ type RoleDefinition struct {
 	DataActions      []string `yaml:"dataActions,omitempty"`
 	NotDataActions   []string `yaml:"notDataActions,omitempty"`
 	AssignableScopes []string `yaml:"assignableScopes,omitempty"`
+	// The history of a custom role, which api-version 2022-05-01-preview shows and a state
+	// export records: RFC 3339 times and principal ids. A seeded role without it was made by
+	// the seed at start or reset.
+	CreatedOn string `yaml:"createdOn,omitempty"`
+	CreatedBy string `yaml:"createdBy,omitempty"`
+	UpdatedOn string `yaml:"updatedOn,omitempty"`
+	UpdatedBy string `yaml:"updatedBy,omitempty"`
 }
 
-// The built-in roles, with ARM's ids. Their actions follow ARM's, with Microsoft.* renamed
-// to Vendor.*; only the parts that matter for Vendor.Authorization are kept.
+// Ids of the built-in roles this package names, as in ARM.
 const (
 	OwnerRoleID                    = "8e3af657-a8ff-443c-a75c-2fe8c4bcb635"
 	ContributorRoleID              = "b24988ac-6180-42a0-ab88-20f7382dd24c"
@@ -31,6 +43,8 @@ const (
 	actionRoleAssignmentsRead      = "Vendor.Authorization/roleAssignments/read"
 	actionRoleAssignmentsDelete    = "Vendor.Authorization/roleAssignments/delete"
 	actionRoleDefinitionsRead      = "Vendor.Authorization/roleDefinitions/read"
+	actionRoleDefinitionsWrite     = "Vendor.Authorization/roleDefinitions/write"
+	actionRoleDefinitionsDelete    = "Vendor.Authorization/roleDefinitions/delete"
 	roleDefinitionsPrefix          = "/providers/Vendor.Authorization/roleDefinitions/"
 	roleAssignmentType             = "Vendor.Authorization/roleAssignments"
 	roleDefinitionType             = "Vendor.Authorization/roleDefinitions"
@@ -42,33 +56,49 @@ const (
 	maxRoleAssignmentsPerSubscript = 4000
 )
 
-// BuiltInRoles returns the built-in role definitions.
-func BuiltInRoles() []RoleDefinition {
-	all := []string{everywhere}
-	return []RoleDefinition{
-		{GUID: OwnerRoleID, Name: "Owner", Type: builtInRole, AssignableScopes: all,
-			Description: "Grants full access to manage all resources, including the ability to assign roles in Azure RBAC.",
-			Actions:     []string{"*"}},
-		{GUID: ContributorRoleID, Name: "Contributor", Type: builtInRole, AssignableScopes: all,
-			Description: "Grants full access to manage all resources, but does not allow you to assign roles in Azure RBAC.",
-			Actions:     []string{"*"},
-			NotActions:  []string{"Vendor.Authorization/*/Delete", "Vendor.Authorization/*/Write", "Vendor.Authorization/elevateAccess/Action"}},
-		{GUID: ReaderRoleID, Name: "Reader", Type: builtInRole, AssignableScopes: all,
-			Description: "View all resources, but does not allow you to make any changes.",
-			Actions:     []string{"*/read"}},
-		{GUID: UserAccessAdministratorRoleID, Name: "User Access Administrator", Type: builtInRole, AssignableScopes: all,
-			Description: "Lets you manage user access to Azure resources.",
-			Actions:     []string{"*/read", "Vendor.Authorization/*", "Vendor.Support/*"}},
-		{GUID: RBACAdministratorRoleID, Name: "Role Based Access Control Administrator", Type: builtInRole, AssignableScopes: all,
-			Description: "Manage access to Azure resources by assigning roles using Azure RBAC.",
-			Actions:     []string{actionRoleAssignmentsWrite, actionRoleAssignmentsDelete, "*/read", "Vendor.Support/*"}},
+// BuiltInRoles returns the built-in role definitions: the vendor's published catalog, with
+// the vendor's own authorization namespace renamed in actions and assignable scopes as
+// everywhere else in this API (other namespaces keep their real names).
+var BuiltInRoles = sync.OnceValue(func() []RoleDefinition {
+	var out []RoleDefinition
+	for _, r := range builtin.Roles() {
+		out = append(out, RoleDefinition{
+			GUID: r.ID, Name: r.Name, Description: r.Description, Type: builtInRole,
+			Actions: renamed(r.Actions), NotActions: renamed(r.NotActions),
+			DataActions: renamed(r.DataActions), NotDataActions: renamed(r.NotDataActions),
+			AssignableScopes: renamed(r.AssignableScopes),
+		})
 	}
+	return out
+})
+
+// renamed is list with the vendor's namespace Microsoft.Authorization spelled as this API
+// spells it.
+func renamed(list []string) []string {
+	if list == nil {
+		return nil
+	}
+	out := make([]string, len(list))
+	for i, s := range list {
+		if j := strings.Index(strings.ToLower(s), "microsoft.authorization"); j >= 0 && (j == 0 || s[j-1] == '/') {
+			s = s[:j] + "Vendor.Authorization" + s[j+len("microsoft.authorization"):]
+		}
+		out[i] = s
+	}
+	return out
 }
 
-// Allows reports whether the role grants action: some action pattern matches it and no
-// not-action does. Patterns use * as a wildcard and compare case-insensitively.
+// Allows reports whether the role grants the control-plane action: some action pattern
+// matches it and no not-action does. Patterns use * as a wildcard and compare
+// case-insensitively.
 func (r RoleDefinition) Allows(action string) bool {
 	return matchesAny(r.Actions, action) && !matchesAny(r.NotActions, action)
+}
+
+// AllowsData reports whether the role grants the data action: dataActions minus
+// notDataActions, as Allows. Control-plane actions never grant data actions.
+func (r RoleDefinition) AllowsData(action string) bool {
+	return matchesAny(r.DataActions, action) && !matchesAny(r.NotDataActions, action)
 }
 
 func matchesAny(patterns []string, action string) bool {
@@ -101,39 +131,48 @@ func wildcardMatch(p, s string) bool {
 	return strings.HasSuffix(s, last)
 }
 
-// AssignableAt reports whether the role may be used at the scope key.
-func (r RoleDefinition) AssignableAt(scopeKey string) bool {
+// assignableAt reports whether role r may be used at the scope key: one of its assignable
+// scopes is the scope or above it in the hierarchy (the root, a management group above
+// the subscription, a path prefix).
+func (h *hierarchy) assignableAt(r RoleDefinition, scopeKey string) bool {
 	for _, a := range r.AssignableScopes {
-		a = asciiLower(strings.Trim(a, "/"))
-		if a == "" || Covers(a, scopeKey) {
+		if h.covers(assignableKey(a), scopeKey) {
 			return true
 		}
 	}
 	return false
 }
 
-// AssignableBelow reports whether one of the role's assignable scopes lies below the scope
-// key (what atScopeAndBelow() adds to a list).
-func (r RoleDefinition) AssignableBelow(scopeKey string) bool {
+// assignableBelow reports whether one of role r's assignable scopes lies below the scope
+// key in the hierarchy (what atScopeAndBelow() adds to a list).
+func (h *hierarchy) assignableBelow(r RoleDefinition, scopeKey string) bool {
 	for _, a := range r.AssignableScopes {
-		if a = asciiLower(strings.Trim(a, "/")); a != scopeKey && (scopeKey == "" || Covers(scopeKey, a)) {
+		if k := assignableKey(a); k != scopeKey && h.covers(scopeKey, k) {
 			return true
 		}
 	}
 	return false
 }
 
-// checkCustomRoles holds seeded roles to what ARM lets a custom role be: a GUID of its own
-// (a built-in's would silently replace the built-in, and with it what every assignment of
-// the built-in grants), a name no other role has (RoleDefinitionWithSameNameExists), the
-// CustomRole type, and assignable scopes that are scopes ("/", the root, or what a role
-// assignment may name). The first one that breaks a rule is reported.
+// assignableKey is the scope key of an assignable scope as a role carries it: "/", a scope
+// as a role assignment names it (either management-group provider spelling), or a path no
+// assignment names, compared as a path (the catalog's Reservations Administrator is
+// assignable under /providers/Microsoft.Capacity).
+func assignableKey(a string) string {
+	if strings.Trim(a, "/") == "" {
+		return ""
+	}
+	if sc, ok := ParseScope(a); ok {
+		return sc.Key
+	}
+	return asciiLower(strings.Trim(a, "/"))
+}
+
+// checkCustomRoles holds seeded roles to the rules a PUT holds custom roles to (checkRole),
+// and to one id and one name each among themselves. The first one that breaks a rule is
+// reported.
 func checkCustomRoles(custom []RoleDefinition) error {
 	ids, names := map[string]string{}, map[string]bool{}
-	for _, r := range BuiltInRoles() {
-		ids[strings.ToLower(r.GUID)] = "the built-in role " + r.Name
-		names[strings.ToLower(r.Name)] = true
-	}
 	for _, r := range custom {
 		fail := func(format string, args ...any) error {
 			return fmt.Errorf("authorization: role definition %q: "+format, append([]any{r.Name}, args...)...)
@@ -141,62 +180,93 @@ func checkCustomRoles(custom []RoleDefinition) error {
 		if _, ok := parseGUID(r.GUID); !ok {
 			return fail("id %q is not a GUID", r.GUID)
 		}
+		if b, ok := builtInByID()[asciiLower(r.GUID)]; ok {
+			return fail("id %q is already the built-in role %s", r.GUID, b.Name)
+		}
 		if owner, taken := ids[strings.ToLower(r.GUID)]; taken {
 			return fail("id %q is already %s", r.GUID, owner)
 		}
 		ids[strings.ToLower(r.GUID)] = fmt.Sprintf("the role %q", r.Name)
-		switch key := strings.ToLower(strings.TrimSpace(r.Name)); {
-		case key == "":
-			return fail("roleName is required")
-		case names[key]:
-			return fail("another role has that name (role names are unique, whatever their case)")
-		default:
-			names[key] = true
-		}
 		if r.Type != "" && r.Type != customRole {
-			return fail("type %q: a seeded role is a %s (the built-in roles are understudy's)", r.Type, customRole)
+			return fail("type %q: a seeded role is a %s (the built-in roles are the vendor's catalog)", r.Type, customRole)
 		}
-		for _, a := range r.AssignableScopes {
-			if a == everywhere {
-				continue
+		if len(r.AssignableScopes) == 0 {
+			r.AssignableScopes = []string{everywhere} // a seeded role without them is assignable everywhere
+		}
+		key := roleNameKey(r.Name)
+		if _, builtIn := builtInByName()[key]; builtIn || names[key] {
+			return fail("another role has that name (role names are unique, whatever their case)")
+		}
+		if err := checkRole(r); err != nil {
+			return fail("%s", err.Message)
+		}
+		for _, t := range []struct{ field, value string }{{"createdOn", r.CreatedOn}, {"updatedOn", r.UpdatedOn}} {
+			if _, err := timefmt.Parse(t.value); t.value != "" && err != nil {
+				return fail("%s: %v", t.field, err)
 			}
-			if _, err := parseScope(a); err != nil {
-				return fail("assignableScopes: %q is not a scope (\"/\", or one such as /subscriptions/{id})", a)
-			}
+		}
+		if names[key] {
+			return fail("another role has that name (role names are unique, whatever their case)")
+		}
+		names[key] = true
+	}
+	return nil
+}
+
+// checkRole is what a custom role must be, whoever makes it: a name that no built-in role
+// has, and assignable scopes that are scopes ("/", or what a role assignment may name).
+func checkRole(r RoleDefinition) *Error {
+	key := roleNameKey(r.Name)
+	if key == "" {
+		return errRoleNameMissing()
+	}
+	if _, taken := builtInByName()[key]; taken {
+		return errRoleNameExists()
+	}
+	if len(r.AssignableScopes) == 0 {
+		return errAssignableScopesMissing()
+	}
+	for _, a := range r.AssignableScopes {
+		if a == everywhere {
+			continue
+		}
+		if _, ok := ParseScope(a); !ok || !strings.HasPrefix(a, "/") {
+			return errInvalidAssignableScope(a)
 		}
 	}
 	return nil
 }
 
-// roleCatalog is the read-only set of role definitions, by lower-case GUID.
-type roleCatalog struct {
-	byID  map[string]RoleDefinition
-	order []string // GUIDs sorted by role name
-}
+// roleNameKey is the form role names are compared in: trimmed, any case.
+func roleNameKey(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
 
-func newRoleCatalog(custom []RoleDefinition) *roleCatalog {
-	c := &roleCatalog{byID: map[string]RoleDefinition{}}
-	for _, r := range append(BuiltInRoles(), custom...) {
-		r.GUID = strings.ToLower(r.GUID)
-		if r.Type == "" {
-			r.Type = customRole
+// builtInByID and builtInByName index the catalog by lower-case GUID and by roleNameKey.
+var (
+	builtInByID = sync.OnceValue(func() map[string]RoleDefinition {
+		m := map[string]RoleDefinition{}
+		for _, r := range BuiltInRoles() {
+			m[r.GUID] = r
 		}
-		if len(r.AssignableScopes) == 0 {
-			r.AssignableScopes = []string{everywhere}
+		return m
+	})
+	builtInByName = sync.OnceValue(func() map[string]RoleDefinition {
+		m := map[string]RoleDefinition{}
+		for _, r := range BuiltInRoles() {
+			m[roleNameKey(r.Name)] = r
 		}
-		c.byID[r.GUID] = r
-	}
-	for id := range c.byID {
-		c.order = append(c.order, id)
-	}
-	sort.Slice(c.order, func(i, j int) bool {
-		a, b := c.byID[c.order[i]], c.byID[c.order[j]]
+		return m
+	})
+	// builtInOrder is the catalog sorted by name, as lists show it.
+	builtInOrder = sync.OnceValue(func() []RoleDefinition {
+		out := append([]RoleDefinition(nil), BuiltInRoles()...)
+		sortRoles(out)
+		return out
+	})
+)
+
+func sortRoles(roles []RoleDefinition) {
+	sort.Slice(roles, func(i, j int) bool {
+		a, b := roles[i], roles[j]
 		return a.Name < b.Name || (a.Name == b.Name && a.GUID < b.GUID)
 	})
-	return c
-}
-
-func (c *roleCatalog) get(guid string) (RoleDefinition, bool) {
-	r, ok := c.byID[asciiLower(guid)]
-	return r, ok
 }

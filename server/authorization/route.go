@@ -1,6 +1,7 @@
 package authorization
 
 import (
+	"net/http"
 	"net/url"
 	"strings"
 	"unicode/utf8"
@@ -13,7 +14,13 @@ import (
 var routeWords = map[string]string{
 	"roleassignments": "roleAssignments",
 	"roledefinitions": "roleDefinitions",
+	"permissions":     "permissions",
 }
+
+// rootScope is how the tenant root travels as the route's scope segment: "/" escaped. The
+// reads of role definitions have tenant-level paths of their own; the rest is served at the
+// root through the scope routes.
+const rootScope = "%2F"
 
 // OriginalPathKey is the key of the Echo context under which RewritePath keeps the path as
 // the client sent it, when it changes it.
@@ -35,7 +42,7 @@ func (s *Server) RewritePath(next echo.HandlerFunc) echo.HandlerFunc {
 				return next(c) // another API's path: theirs to answer, 404 included
 			}
 		}
-		if p, raw, ok := rewrite(path); ok {
+		if p, raw, ok := rewriteRequest(c.Request().Method, path); ok {
 			if p != path {
 				c.Set(OriginalPathKey, path)
 			}
@@ -43,6 +50,20 @@ func (s *Server) RewritePath(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// rewriteRequest is rewrite, and sends a PUT or DELETE of a role definition at the tenant
+// level (/providers/Vendor.Authorization/roleDefinitions/{id}) to the scope routes with the
+// root "/" as its scope: custom roles are made and deleted at the root as at any scope. A
+// GET there stays on its own route (RoleDefinitions_GetById), which reads every role.
+func rewriteRequest(method, path string) (newPath, newRaw string, ok bool) {
+	newPath, newRaw, ok = rewrite(path)
+	const tenantRoles = providerSegment + "roleDefinitions/"
+	if ok && (method == http.MethodPut || method == http.MethodDelete) &&
+		strings.HasPrefix(newRaw, tenantRoles) && len(newRaw) > len(tenantRoles) {
+		return "//" + newPath, "/" + rootScope + newRaw, true
+	}
+	return newPath, newRaw, ok
 }
 
 // rewrite returns the new Path and RawPath for a decoded request path.
@@ -62,6 +83,15 @@ func rewrite(path string) (newPath, newRaw string, ok bool) {
 	sep := ""
 	if slash {
 		sep = "/"
+	}
+	if scope == "" && (canonical == routeWords["roleassignments"] || canonical == routeWords["permissions"]) {
+		// /providers/Vendor.Authorization/roleAssignments/...: the tenant root, "/", as the
+		// scope (ARM's clients send the root scope "/" so, or as "//providers/...").
+		newPath = "//" + providerSegment + canonical + sep + tail
+		var raw strings.Builder
+		raw.WriteString("/" + rootScope + providerSegment)
+		writeEscapedSegments(&raw, canonical, sep, tail)
+		return newPath, raw.String(), true
 	}
 	// The path only changes where it is not already in its canonical form.
 	if canonical == word && path[i:i+len(providerSegment)] == providerSegment &&

@@ -26,6 +26,10 @@ func rewriteReference(path string) (newPath, newRaw string, ok bool) {
 	}
 	suffix := providerSegment + strings.Join(rest, "/")
 	rawSuffix := providerSegment + strings.Join(escaped, "/")
+	if scope == "" && (rest[0] == "roleAssignments" || rest[0] == "permissions") {
+		// The tenant root travels as the scope "/".
+		return "//" + suffix, "/%2F" + rawSuffix, true
+	}
 	if scope == "" {
 		return suffix, rawSuffix, true
 	}

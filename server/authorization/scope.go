@@ -12,19 +12,42 @@ import (
 type Scope struct {
 	// Path is the scope as sent, without leading or trailing slashes.
 	Path string
-	// Key is Path lower-cased: scopes compare case-insensitively, as in ARM.
+	// Key is Path lower-cased: scopes compare case-insensitively, as in ARM. A management
+	// group's key is spelled with Microsoft.Management whatever the request said.
 	Key string
-	// Subscription is the lower-cased subscription id, "" for management groups.
+	// Subscription is the lower-cased subscription id, "" for management groups and the root.
 	Subscription string
 }
+
+// Root reports whether the scope is the tenant root "/".
+func (sc Scope) Root() bool { return sc.Path == "" }
+
+// ID is the scope as ids spell it before /providers/...: "/" and the path, or "" for the
+// root (whose assignments are /providers/Vendor.Authorization/roleAssignments/{name}).
+func (sc Scope) ID() string { return scopeID(sc.Path) }
+
+func scopeID(path string) string {
+	if path == "" {
+		return ""
+	}
+	return "/" + path
+}
+
+// mgKeyPrefix starts the key of every management group scope, whichever provider spelling
+// it was sent with.
+const mgKeyPrefix = "providers/microsoft.management/managementgroups/"
 
 // ParseScope checks that raw has one of the shapes ARM accepts:
 //
 //	subscriptions/{sid}
 //	subscriptions/{sid}/resourceGroups/{rg}
 //	subscriptions/{sid}/resourceGroups/{rg}/providers/{ns}/{type}/{name}[/{type}/{name}...]
-//	providers/Vendor.Management/managementGroups/{id}
+//	providers/Microsoft.Management/managementGroups/{id}
+//	/ (the tenant root)
 //
+// Management groups keep the real provider name, Microsoft.Management, as every provider
+// but Authorization does; Vendor.Management, which turn 1 served, stays accepted as the same
+// scope (the key is the same).
 // A resource may itself be followed by /providers/{ns}/{type}/{name} (an extension resource).
 // The names in it must also be valid: see the rules after parseScope.
 func ParseScope(raw string) (Scope, bool) {
@@ -37,6 +60,9 @@ func ParseScope(raw string) (Scope, bool) {
 // breaks ARM's rules for it.
 func parseScope(raw string) (Scope, *Error) {
 	path := strings.Trim(raw, "/")
+	if raw == "/" {
+		return Scope{}, nil // the tenant root; "" and "//" name nothing and are refused
+	}
 	segs := strings.Split(path, "/")
 	for _, s := range segs {
 		if s == "" || s == "." || s == ".." {
@@ -64,10 +90,11 @@ func parseScope(raw string) (Scope, *Error) {
 		}
 		sc.Subscription = asciiLower(segs[1])
 		return sc, nil
-	case len(segs) == 4 && word(0, "providers") && word(1, "Vendor.Management") && word(2, "managementGroups"):
+	case len(segs) == 4 && word(0, "providers") && (word(1, "Microsoft.Management") || word(1, "Vendor.Management")) && word(2, "managementGroups"):
 		if !validGroupName(segs[3]) {
 			return Scope{}, errInvalidScope(raw)
 		}
+		sc.Key = mgKeyPrefix + asciiLower(segs[3])
 		return sc, nil
 	}
 	return Scope{}, errInvalidScope(raw)

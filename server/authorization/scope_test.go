@@ -37,10 +37,10 @@ func TestParseScopeAccepted(t *testing.T) {
 			testRG + "/providers/A.B/t/n/providers/C.D/t2/n2", testSub},
 		{"extension of a child resource", testRG + "/providers/A.B/t/n/c/m/providers/C.D/t2/n2",
 			testRG + "/providers/A.B/t/n/c/m/providers/C.D/t2/n2", testSub},
-		{"management group", "providers/Vendor.Management/managementGroups/mg",
-			"providers/Vendor.Management/managementGroups/mg", ""},
-		{"management group, other case", "PROVIDERS/vendor.management/MANAGEMENTGROUPS/MG",
-			"PROVIDERS/vendor.management/MANAGEMENTGROUPS/MG", ""},
+		{"management group", "providers/Microsoft.Management/managementGroups/mg",
+			"providers/Microsoft.Management/managementGroups/mg", ""},
+		{"management group, other case", "PROVIDERS/microsoft.management/MANAGEMENTGROUPS/MG",
+			"PROVIDERS/microsoft.management/MANAGEMENTGROUPS/MG", ""},
 		{"mixed case words and ids", "Subscriptions/" + strings.ToUpper(testSub) + "/RESOURCEGROUPS/My-RG/Providers/Vendor.Storage/storageAccounts/Acct",
 			"Subscriptions/" + strings.ToUpper(testSub) + "/RESOURCEGROUPS/My-RG/Providers/Vendor.Storage/storageAccounts/Acct", testSub},
 		{"leading slash", "/subscriptions/" + testSub, "subscriptions/" + testSub, testSub},
@@ -69,13 +69,34 @@ func TestParseScopeAccepted(t *testing.T) {
 	}
 }
 
+// TestParseScopeRootAndManagementGroups: the tenant root is "/" (or nothing), and a
+// management group is one scope whichever provider spelling names it.
+func TestParseScopeRootAndManagementGroups(t *testing.T) {
+	for _, raw := range []string{"", "//", "///"} {
+		if got, ok := ParseScope(raw); ok {
+			t.Errorf("ParseScope(%q) = %+v, want refused: only \"/\" is the root", raw, got)
+		}
+	}
+	for _, raw := range []string{"/"} {
+		if got, ok := ParseScope(raw); !ok || !got.Root() || got.ID() != "" {
+			t.Errorf("ParseScope(%q) = %+v, %v; want the root", raw, got, ok)
+		}
+	}
+	vendor, ok1 := ParseScope("providers/Vendor.Management/managementGroups/MG1")
+	real, ok2 := ParseScope("/providers/Microsoft.Management/managementGroups/mg1")
+	if !ok1 || !ok2 || vendor.Key != real.Key || vendor.Key != mgKeyPrefix+"mg1" {
+		t.Errorf("management group keys: %+v (%v) and %+v (%v), want both %q", vendor, ok1, real, ok2, mgKeyPrefix+"mg1")
+	}
+	if vendor.Path != "providers/Vendor.Management/managementGroups/MG1" {
+		t.Errorf("Path = %q, want the scope as sent", vendor.Path)
+	}
+}
+
 func TestParseScopeRejected(t *testing.T) {
 	tests := []struct {
 		name string
 		raw  string
 	}{
-		{"empty", ""},
-		{"only slashes", "///"},
 		{"subscriptions without id", "subscriptions"},
 		{"empty segment", "subscriptions//x"},
 		{"empty segment in the middle", "subscriptions/" + testSub + "//resourceGroups/rg"},
@@ -96,8 +117,8 @@ func TestParseScopeRejected(t *testing.T) {
 		{"dot-dot", ".."},
 		{"dot-dot in a scope", "subscriptions/" + testSub + "/resourceGroups/../x"},
 		{"dot segment", "subscriptions/./resourceGroups/rg"},
-		{"management group without id", "providers/Vendor.Management/managementGroups"},
-		{"management group with more", "providers/Vendor.Management/managementGroups/mg/x"},
+		{"management group without id", "providers/Microsoft.Management/managementGroups"},
+		{"management group with more", "providers/Microsoft.Management/managementGroups/mg/x"},
 		{"management group of another namespace", "providers/Vendor.Other/managementGroups/mg"},
 		{"resource provider at the root", "providers/Vendor.Storage/storageAccounts/acct"},
 	}
@@ -477,10 +498,10 @@ func TestParseAssignmentFilter(t *testing.T) {
 		{"principalId eq", "principalId eq '" + p + "'", assignmentFilter{Principal: p}},
 		{"principalId eq lowers the id", "principalId eq '" + strings.ToUpper(p) + "'", assignmentFilter{Principal: p}},
 		{"principalId any case and spacing", "PRINCIPALID   EQ  '" + p + "'", assignmentFilter{Principal: p}},
-		{"assignedTo", "assignedTo('" + p + "')", assignmentFilter{Principal: p}},
-		{"atScope and assignedTo", "atScope() and assignedTo('" + p + "')", assignmentFilter{AtOrAbove: true, Principal: p}},
-		{"assignedTo and atScope", "assignedTo('" + p + "') and atScope()", assignmentFilter{AtOrAbove: true, Principal: p}},
-		{"AND in capitals", "atScope() AND assignedTo('" + p + "')", assignmentFilter{AtOrAbove: true, Principal: p}},
+		{"assignedTo", "assignedTo('" + p + "')", assignmentFilter{Principal: p, Groups: true}},
+		{"atScope and assignedTo", "atScope() and assignedTo('" + p + "')", assignmentFilter{AtOrAbove: true, Principal: p, Groups: true}},
+		{"assignedTo and atScope", "assignedTo('" + p + "') and atScope()", assignmentFilter{AtOrAbove: true, Principal: p, Groups: true}},
+		{"AND in capitals", "atScope() AND assignedTo('" + p + "')", assignmentFilter{AtOrAbove: true, Principal: p, Groups: true}},
 	}
 	for _, tt := range accepted {
 		t.Run(tt.name, func(t *testing.T) {
@@ -533,6 +554,10 @@ func TestParseRoleDefinitionFilter(t *testing.T) {
 		{"type eq 'BuiltInRole'", roleDefinitionFilter{Type: "BuiltInRole"}},
 		{"Type eq 'customrole'", roleDefinitionFilter{Type: "CustomRole"}},
 		{"atScopeAndBelow()", roleDefinitionFilter{AndBelow: true}},
+		{"roleName eq 'Reader' and type eq 'BuiltInRole'", roleDefinitionFilter{ByName: true, Name: "Reader", Type: "BuiltInRole"}},
+		{"type eq 'CustomRole' AND atScopeAndBelow()", roleDefinitionFilter{Type: "CustomRole", AndBelow: true}},
+		{"roleName eq 'Reader and Data Access'", roleDefinitionFilter{ByName: true, Name: "Reader and Data Access"}},
+		{"roleName eq 'Reader and Data Access' and type eq 'BuiltInRole'", roleDefinitionFilter{ByName: true, Name: "Reader and Data Access", Type: "BuiltInRole"}},
 	}
 	for _, tt := range accepted {
 		t.Run(tt.filter, func(t *testing.T) {
@@ -546,7 +571,9 @@ func TestParseRoleDefinitionFilter(t *testing.T) {
 		"roleName eq Reader",
 		"roleName ne 'Reader'",
 		"type eq 'OtherRole'",
-		"roleName eq 'Reader' and type eq 'BuiltInRole'",
+		"roleName eq 'Reader' and roleName eq 'Owner'",
+		"type eq 'BuiltInRole' and type eq 'CustomRole'",
+		"roleName eq 'Reader' and",
 		"roleName eq 'Read'er'",
 		"atScope()",
 	} {
@@ -579,7 +606,7 @@ func TestBuiltInRolesAllow(t *testing.T) {
 		raRead      = "Vendor.Authorization/roleAssignments/read"
 		rdWrite     = "Vendor.Authorization/roleDefinitions/write"
 		elevate     = "Vendor.Authorization/elevateAccess/Action"
-		supportCase = "Vendor.Support/supportTickets/write"
+		supportCase = "Microsoft.Support/supportTickets/write" // only the authorization namespace is renamed
 	)
 	tests := []struct {
 		role   string

@@ -32,6 +32,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/authorization/armauthorization/v2"
 
 	"github.com/understudy-dev/understudy/server"
+	"github.com/understudy-dev/understudy/server/authorization"
 	"github.com/understudy-dev/understudy/understudytest"
 )
 
@@ -70,6 +71,9 @@ var (
 		sdkReaderGUID:                          "Reader",
 		"18d7d88d-d35e-4fb5-a5c3-7773c20a72d9": "User Access Administrator",
 		"f58310d9-a9f6-439a-9e8d-f62e7b41a168": "Role Based Access Control Administrator",
+		"7f951dda-4ed3-4680-a7ca-43fe172d538d": "AcrPull",
+		"ba92f5b4-2d11-453d-a403-e96b0029c9fe": "Storage Blob Data Contributor",
+		"4633458b-17de-408a-b874-0445c86b69e6": "Key Vault Secrets User",
 	}
 )
 
@@ -362,10 +366,16 @@ func TestRoleAssignmentsSDK(t *testing.T) {
 
 	t.Run("RoleDefinitionListByType", func(t *testing.T) {
 		// The filter az and PowerShell send to list custom roles only (ARM's
-		// RoleDefinitionFilter); the seed has none, so the built-ins are all there is.
+		// RoleDefinitionFilter); the seed has none, so the built-in catalog is all there is.
 		// The scope "" is the tenant root, as the custom-roles REST doc lists a tenant's.
 		for _, scope := range []string{sdkSubScope, ""} {
-			for filter, want := range map[string]int{"type eq 'CustomRole'": 0, "type eq 'BuiltInRole'": len(sdkBuiltInRoles)} {
+			// Every built-in role is assignable in a subscription but Reservations
+			// Administrator (under /providers/Microsoft.Capacity only).
+			builtIns := len(authorization.BuiltInRoles())
+			if scope != "" {
+				builtIns--
+			}
+			for filter, want := range map[string]int{"type eq 'CustomRole'": 0, "type eq 'BuiltInRole'": builtIns} {
 				pager := sdk.definitions.NewListPager(scope, &armauthorization.RoleDefinitionsClientListOptions{Filter: to.Ptr(filter)})
 				n := 0
 				for pager.More() {
@@ -410,6 +420,12 @@ type sdkEnv struct {
 // token whose oid is sdkCaller, no retries, the namespace rename and a recorder.
 func newSDKEnv(t *testing.T, baseURL string) *sdkEnv {
 	t.Helper()
+	return newSDKEnvWith(t, baseURL)
+}
+
+// newSDKEnvWith is newSDKEnv with more per-call policies after the namespace rename.
+func newSDKEnvWith(t *testing.T, baseURL string, more ...policy.Policy) *sdkEnv {
+	t.Helper()
 	rec := &sdkRecorder{}
 	opts := &arm.ClientOptions{
 		ClientOptions: policy.ClientOptions{
@@ -422,7 +438,7 @@ func newSDKEnv(t *testing.T, baseURL string) *sdkEnv {
 			InsecureAllowCredentialWithHTTP: true, // the test server is plain http
 			Retry:                           policy.RetryOptions{MaxRetries: -1},
 			Telemetry:                       policy.TelemetryOptions{Disabled: true},
-			PerCallPolicies:                 []policy.Policy{sdkNamespacePolicy{}},
+			PerCallPolicies:                 append([]policy.Policy{sdkNamespacePolicy{}}, more...),
 			PerRetryPolicies:                []policy.Policy{rec},
 		},
 		DisableRPRegistration: true,

@@ -37,8 +37,15 @@ type SeedAssignment struct {
 // seedCaller is who created the seeded assignments.
 var seedCaller = Caller{PrincipalID: "understudy-seed", Name: "understudy-seed", Type: "Application"}
 
-// Seed loads the configured assignments into tx through the same checks and rules as a PUT.
+// Seed loads the configured directory and custom roles, then the assignments, into tx
+// through the same checks and rules as PUTs.
 func (s *Server) Seed(tx *store.Tx) error {
+	if err := s.seedDirectory(tx); err != nil {
+		return err
+	}
+	if err := s.seedRoles(tx); err != nil {
+		return err
+	}
 	for i, a := range s.cfg.Assignments {
 		if err := s.seedOne(tx, a); err != nil {
 			return fmt.Errorf("authorization.roleAssignments[%d] (%s at %s): %w", i, a.Name, a.Scope, err)
@@ -105,13 +112,23 @@ func (a SeedAssignment) recorded() bool {
 	return a.CreatedOn != "" || a.UpdatedOn != "" || a.CreatedBy != "" || a.CreatedByType != "" || a.UpdatedBy != "" || a.UpdatedByType != ""
 }
 
+// ExportDirectory is the directory as seed entries, in id order: the seed's principals and
+// those the admin API added, with each group's direct members.
+func (s *Server) ExportDirectory(tx *store.Tx) []DirectoryEntry {
+	return s.exportDirectory(tx)
+}
+
 // Export is every role assignment as seed entries, in name order: loaded back, each is the
 // assignment it was, history included.
 func (s *Server) Export(tx *store.Tx) []SeedAssignment {
 	var out []SeedAssignment
 	s.tables.Assignments.Each(tx, func(_ string, r RoleAssignment) bool {
+		scope := r.Scope
+		if scope == "" {
+			scope = "/" // the root, as a seed names it
+		}
 		out = append(out, SeedAssignment{
-			Scope: r.Scope, Name: r.Name, PrincipalID: r.PrincipalID, PrincipalType: r.PrincipalType,
+			Scope: scope, Name: r.Name, PrincipalID: r.PrincipalID, PrincipalType: r.PrincipalType,
 			RoleDefinitionID: roleDefinitionsPrefix + r.RoleDefinitionGUID, Description: r.Description,
 			Condition: r.Condition, ConditionVersion: r.ConditionVersion, DelegatedManagedIdentityResourceID: r.DelegatedManagedIdentityResourceID,
 			CreatedOn: timefmt.Exact(r.CreatedOn), CreatedBy: r.CreatedBy, CreatedByType: r.CreatedByType,

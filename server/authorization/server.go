@@ -15,9 +15,6 @@ import (
 	"github.com/understudy-dev/understudy/server/validate"
 )
 
-// APIVersion is the only api-version served.
-const APIVersion = "2022-04-01"
-
 // Config is what the authorization API can be told at start.
 type Config struct {
 	// DefaultPrincipal is the caller of a token that is neither a JWT with an oid claim nor
@@ -30,10 +27,20 @@ type Config struct {
 	// BootstrapOwners hold Owner everywhere, so that someone can make the first assignments
 	// when Enforce is on.
 	BootstrapOwners []string
-	// RoleDefinitions are custom roles in addition to the built-in ones.
+	// RoleDefinitions are custom roles that exist at start and again after every reset, in
+	// addition to the built-in ones.
 	RoleDefinitions []RoleDefinition
 	// Assignments exist at start and again after every reset.
 	Assignments []SeedAssignment
+	// ManagementGroups place subscriptions under management groups, and groups under
+	// groups: assignments at a group then apply to what is below it.
+	ManagementGroups []ManagementGroup
+	// Directory is the principals (and group members) that exist at start and again after
+	// every reset; the admin API adds more.
+	Directory []DirectoryEntry
+	// StrictPrincipals refuses an assignment to a principal the directory does not know
+	// (400 PrincipalNotFound), as ARM does.
+	StrictPrincipals bool
 	// MaxPerSubscription limits assignments under one subscription (ARM: 4000).
 	MaxPerSubscription int
 	// PageSize is the largest page of a list (ARM: 1000).
@@ -65,8 +72,8 @@ type Server struct {
 	cfg    Config
 	db     *store.DB
 	tables *tables
-	roles  *roleCatalog
 	owners map[string]bool
+	hier   *hierarchy
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -92,7 +99,11 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 	if err := checkCustomRoles(cfg.RoleDefinitions); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, db: db, tables: newTables(db), roles: newRoleCatalog(cfg.RoleDefinitions), owners: map[string]bool{}}
+	hier, err := newHierarchy(cfg.ManagementGroups)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, db: db, tables: newTables(db), owners: map[string]bool{}, hier: hier}
 	for _, o := range cfg.BootstrapOwners {
 		s.owners[strings.ToLower(o)] = true
 	}
@@ -111,7 +122,7 @@ func (s *Server) Register(e *echo.Echo) error {
 		return err
 	}
 	gen.RegisterHandlersWithOptions(routes.New(e, nil), gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{reply.Middleware[gen.StrictHandlerFunc]}), gen.RegisterHandlersOptions{
-		OperationMiddlewares: v.Middlewares(s.ownPathsOnly, s.authenticate, checkAPIVersion),
+		OperationMiddlewares: v.Middlewares(s.ownPathsOnly, s.authenticate, checkAPIVersion, dropNulls),
 	})
 	return nil
 }
@@ -128,25 +139,6 @@ func (s *Server) ownPathsOnly(next echo.HandlerFunc) echo.HandlerFunc {
 			if strings.HasPrefix(c.Request().URL.Path, p) {
 				return echo.ErrNotFound
 			}
-		}
-		return next(c)
-	}
-}
-
-// checkAPIVersion answers ARM's errors for a missing or unsupported api-version before
-// anything else about the request is looked at, as ARM does.
-func checkAPIVersion(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		v := c.QueryParam("api-version")
-		if v == "" {
-			return errMissingAPIVersion()
-		}
-		if v != APIVersion {
-			kind := "roleAssignments"
-			if strings.Contains(strings.ToLower(c.Request().URL.Path), "/roledefinitions") {
-				kind = "roleDefinitions"
-			}
-			return errUnsupportedAPIVersion(v, kind)
 		}
 		return next(c)
 	}

@@ -1,0 +1,173 @@
+package authorization_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	gen "github.com/understudy-dev/understudy/gen/authorization"
+	"github.com/understudy-dev/understudy/server/authorization"
+)
+
+// putRole makes the custom role guid through client c at the subscription.
+func putRole(t *testing.T, c *gen.ClientWithResponses, guid, name string, perm gen.Permission, scopes ...string) *gen.RoleDefinitionsCreateOrUpdateResponse {
+	t.Helper()
+	resp, err := c.RoleDefinitionsCreateOrUpdateWithResponse(ctx, subScope, guid, &gen.RoleDefinitionsCreateOrUpdateParams{ApiVersion: apiVersion},
+		gen.RoleDefinition{Properties: &gen.RoleDefinitionProperties{RoleName: &name, Permissions: []gen.Permission{perm}, AssignableScopes: scopes}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// TestEnforceCustomRoles: under enforcement a custom role grants what its actions say, with
+// wildcards, minus its notActions; a change to the role changes what its assignments grant,
+// and managing custom roles takes roleDefinitions/write and /delete.
+func TestEnforceCustomRoles(t *testing.T) {
+	e := newEnforcedEnv(t)
+	owner := e.client(jwt(ownerOID), true)
+	const (
+		operator   = "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"
+		roleGUID   = "4d5e6f7a-8b9c-4d0e-8f1a-2b3c4d5e6f7a"
+		writerGUID = "4d5e6f7a-8b9c-4d0e-8f1a-2b3c4d5e6f7b"
+	)
+	// Assignment writes anywhere in the authorization namespace, but not deletes.
+	perm := gen.Permission{Actions: []string{"Vendor.Authorization/role*/*"}, NotActions: []string{"*/delete"}}
+	if r := putRole(t, owner, roleGUID, "Assignment Writer", perm, "/"+subScope); r.StatusCode() != 201 {
+		t.Fatalf("%d %s", r.StatusCode(), r.Body)
+	}
+	grant(t, owner, rgScope, operator, roleGUID)
+	op := e.client(jwt(operator), true)
+
+	name := newGUID()
+	mustPut(t, op, rgScope, name, props(principal2, readerID), http.StatusCreated)
+	r, _ := op.RoleAssignmentsGetWithResponse(ctx, rgScope, name, &gen.RoleAssignmentsGetParams{ApiVersion: apiVersion})
+	if r.StatusCode() != 200 {
+		t.Errorf("read under the role: %d %s", r.StatusCode(), r.Body)
+	}
+	d, _ := op.RoleAssignmentsDeleteWithResponse(ctx, rgScope, name, &gen.RoleAssignmentsDeleteParams{ApiVersion: apiVersion})
+	wantError(t, d.StatusCode(), d.Body, 403, "AuthorizationFailed")
+	// Only in the resource group it was assigned at.
+	s := put(t, op, subScope, newGUID(), props(principal2, readerID))
+	wantError(t, s.StatusCode(), s.Body, 403, "AuthorizationFailed")
+	// The role's actions also cover roleDefinitions/write: it may make roles at the resource group...
+	g, _ := op.RoleDefinitionsCreateOrUpdateWithResponse(ctx, rgScope, writerGUID, &gen.RoleDefinitionsCreateOrUpdateParams{ApiVersion: apiVersion},
+		gen.RoleDefinition{Properties: &gen.RoleDefinitionProperties{RoleName: ptr("Group Role"), AssignableScopes: []string{"/" + rgScope}}})
+	if g.StatusCode() != 201 {
+		t.Errorf("role write at the resource group: %d %s", g.StatusCode(), g.Body)
+	}
+	// ...but not delete them (notActions */delete).
+	dr, _ := op.RoleDefinitionsDeleteWithResponse(ctx, rgScope, writerGUID, &gen.RoleDefinitionsDeleteParams{ApiVersion: apiVersion})
+	wantError(t, dr.StatusCode(), dr.Body, 403, "AuthorizationFailed")
+
+	// Narrowing the role takes effect at once.
+	perm.NotActions = append(perm.NotActions, "Vendor.Authorization/roleAssignments/write")
+	if r := putRole(t, owner, roleGUID, "Assignment Writer", perm, "/"+subScope); r.StatusCode() != 201 {
+		t.Fatalf("%d %s", r.StatusCode(), r.Body)
+	}
+	again := put(t, op, rgScope, newGUID(), props(principal2, readerID))
+	wantError(t, again.StatusCode(), again.Body, 403, "AuthorizationFailed")
+
+	// A caller without a role cannot make custom roles.
+	nobody := e.client(jwt("5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b"), true)
+	w := putRole(t, nobody, newGUID(), "Nope", gen.Permission{Actions: []string{"*/read"}}, "/"+subScope)
+	got := wantError(t, w.StatusCode(), w.Body, 403, "AuthorizationFailed")
+	if want := "Vendor.Authorization/roleDefinitions/write"; !strings.Contains(got.Message, want) {
+		t.Errorf("message %q does not name %s", got.Message, want)
+	}
+}
+
+// TestDataActions: dataActions grant data actions, minus notDataActions, and never
+// control-plane actions; actions never grant data actions.
+func TestDataActions(t *testing.T) {
+	blob := authorization.RoleDefinition{DataActions: []string{"Microsoft.Storage/storageAccounts/blobServices/containers/blobs/*"},
+		NotDataActions: []string{"*/delete"}}
+	owner := authorization.RoleDefinition{Actions: []string{"*"}}
+	for _, tt := range []struct {
+		role       authorization.RoleDefinition
+		action     string
+		data, ctrl bool
+	}{
+		{blob, "Microsoft.Storage/storageAccounts/blobServices/containers/blobs/read", true, false},
+		{blob, "MICROSOFT.STORAGE/storageAccounts/blobServices/containers/blobs/write", true, false},
+		{blob, "Microsoft.Storage/storageAccounts/blobServices/containers/blobs/delete", false, false},
+		{owner, "Microsoft.Storage/storageAccounts/blobServices/containers/blobs/read", false, true},
+	} {
+		t.Run(tt.action, func(t *testing.T) {
+			if got := tt.role.AllowsData(tt.action); got != tt.data {
+				t.Errorf("AllowsData = %v, want %v", got, tt.data)
+			}
+			if got := tt.role.Allows(tt.action); got != tt.ctrl {
+				t.Errorf("Allows = %v, want %v", got, tt.ctrl)
+			}
+		})
+	}
+	// The catalog's data roles carry their data actions.
+	for _, r := range authorization.BuiltInRoles() {
+		if r.Name == "Storage Blob Data Reader" && !r.AllowsData("Microsoft.Storage/storageAccounts/blobServices/containers/blobs/read") {
+			t.Error("Storage Blob Data Reader does not read blobs")
+		}
+		if r.Name == "Key Vault Secrets User" && (!r.AllowsData("Microsoft.KeyVault/vaults/secrets/getSecret/action") || r.AllowsData("Microsoft.KeyVault/vaults/secrets/setSecret/action")) {
+			t.Error("Key Vault Secrets User's data actions are wrong")
+		}
+	}
+}
+
+// TestRaceCustomRoleNames: racing creates of one name under different ids make exactly one
+// role; racing deletes of a role and assignments of it never leave an assignment of a
+// deleted role.
+func TestRaceCustomRoleNames(t *testing.T) {
+	const n = 32
+	e := newEnv(t)
+	c := e.client("token", true)
+	results := stampede(n, func(i int) func() outcome {
+		guid := fmt.Sprintf("9a9a9a9a-0000-4000-8000-%012d", i)
+		return func() outcome {
+			r := putRole(t, c, guid, "Racer", gen.Permission{Actions: []string{"*/read"}}, "/"+subScope)
+			return outcomeOf(r.StatusCode(), r.Body, nil)
+		}
+	})
+	got := tally(t, results)
+	if want := map[string]int{"201": 1, "409 RoleDefinitionWithSameNameExists": n - 1}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+
+	for round := range 8 {
+		guid := fmt.Sprintf("8b8b8b8b-0000-4000-8000-%012d", round)
+		if r := putRole(t, c, guid, fmt.Sprintf("Short-lived %d", round), gen.Permission{Actions: []string{"*/read"}}, "/"+subScope); r.StatusCode() != 201 {
+			t.Fatalf("%d %s", r.StatusCode(), r.Body)
+		}
+		names := make([]string, n)
+		results := stampede(n, func(i int) func() outcome {
+			names[i] = newGUID()
+			if i == 0 {
+				return func() outcome {
+					r, err := c.RoleDefinitionsDeleteWithResponse(ctx, subScope, guid, &gen.RoleDefinitionsDeleteParams{ApiVersion: apiVersion})
+					if err != nil {
+						return outcome{err: err}
+					}
+					return outcomeOf(r.StatusCode(), r.Body, nil)
+				}
+			}
+			return func() outcome {
+				r := put(t, c, rgScope, names[i], props(newGUID(), roleID(guid)))
+				return outcomeOf(r.StatusCode(), r.Body, nil)
+			}
+		})
+		roleGone := results[0].status == http.StatusOK
+		assigned := 0
+		for _, r := range results[1:] {
+			if r.status == http.StatusCreated {
+				assigned++
+			}
+		}
+		if roleGone && assigned > 0 {
+			// Each assignment must have come before the delete, which then had to refuse.
+			t.Fatalf("round %d: the role was deleted and %d assignments of it were made", round, assigned)
+		}
+		if !roleGone && results[0].code != "RoleDefinitionHasAssignments" {
+			t.Fatalf("round %d: delete: %d %s", round, results[0].status, results[0].code)
+		}
+	}
+}

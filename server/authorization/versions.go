@@ -1,0 +1,107 @@
+package authorization
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	gen "github.com/understudy-dev/understudy/gen/authorization"
+)
+
+// APIVersion is the version the seed specifies and this API's shapes are written for; older
+// versions answer with less (shapeAssignment, shapeRole).
+const APIVersion = "2022-04-01"
+
+// apiVersions are the api-versions the vendor's REST specification defines for each
+// resource type, from 2015-07-01 through 2022-05-01-preview, oldest first: what ARM serves,
+// and so what clients send (a widely used infrastructure tool reads role definitions with
+// 2022-05-01-preview). Each answers with its own shape (shapeAssignment, shapeRole,
+// permissionOf).
+var apiVersions = map[string][]string{
+	"roleAssignments": {"2015-07-01", "2017-10-01-preview", "2018-01-01-preview", "2018-09-01-preview",
+		"2020-03-01-preview", "2020-04-01-preview", "2020-08-01-preview", "2020-10-01-preview", "2022-04-01", "2022-05-01-preview"},
+	"roleDefinitions": {"2015-07-01", "2017-10-01-preview", "2018-01-01-preview", "2022-04-01", "2022-05-01-preview"},
+	"permissions":     {"2015-07-01", "2018-01-01-preview", "2022-04-01", "2022-05-01-preview"},
+}
+
+// versionKey carries the request's api-version (a string) in its context.
+type versionKey struct{}
+
+// checkAPIVersion answers ARM's errors for a missing or unsupported api-version before
+// anything else about the request is looked at, as ARM does, and keeps the version for the
+// handlers' shapes.
+func checkAPIVersion(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		v := c.QueryParam("api-version")
+		if v == "" {
+			return errMissingAPIVersion()
+		}
+		// The resource type is the word after the last provider segment (the scope before it
+		// may hold any word); the routes spell it canonically (RewritePath).
+		kind := "roleAssignments"
+		path := c.Request().URL.Path
+		if i := lastIndexFold(path, providerSegment); i >= 0 {
+			if word, _, _ := strings.Cut(path[i+len(providerSegment):], "/"); apiVersions[word] != nil {
+				kind = word
+			}
+		}
+		supported := apiVersions[kind]
+		// ARM compares api-versions without regard to case.
+		i := slices.IndexFunc(supported, func(s string) bool { return strings.EqualFold(s, v) })
+		if i < 0 {
+			return errUnsupportedAPIVersion(v, kind, supported)
+		}
+		req := c.Request()
+		c.SetRequest(req.WithContext(context.WithValue(req.Context(), versionKey{}, supported[i])))
+		return next(c)
+	}
+}
+
+// apiVersion is the request's api-version; APIVersion outside a request.
+func apiVersion(ctx context.Context) string {
+	if v, ok := ctx.Value(versionKey{}).(string); ok {
+		return v
+	}
+	return APIVersion
+}
+
+// since reports whether version v is the given date's or later: api-versions start with
+// the date they were published, and a preview comes before the stable version of its day
+// in no version list here, so the date decides.
+func since(v, date string) bool { return v[:10] >= date }
+
+// shapeAssignment trims a role assignment to what version v returns: principalType arrived
+// in 2018-09-01-preview; description, condition, conditionVersion, the delegated identity
+// and the created/updated members in 2020-03-01-preview; systemData in 2022-04-01.
+func shapeAssignment(v string, a gen.RoleAssignment) gen.RoleAssignment {
+	p := &a.Properties
+	if !since(v, "2018-09-01") {
+		p.PrincipalType = nil
+	}
+	if !since(v, "2020-03-01") {
+		p.Description, p.Condition, p.ConditionVersion, p.DelegatedManagedIdentityResourceId = nil, nil, nil, nil
+		p.CreatedOn, p.UpdatedOn, p.CreatedBy, p.UpdatedBy = nil, nil, nil, nil
+	}
+	if !since(v, "2022-04-01") {
+		a.SystemData = nil
+	}
+	return a
+}
+
+// shapeRole trims a role definition to what version v returns: dataActions and
+// notDataActions arrived in 2018-01-01-preview; the created/updated members exist in
+// 2022-05-01-preview only.
+func shapeRole(v string, r gen.RoleDefinition) gen.RoleDefinition {
+	p := r.Properties
+	if !since(v, "2018-01-01") {
+		for i := range p.Permissions {
+			p.Permissions[i].DataActions, p.Permissions[i].NotDataActions = nil, nil
+		}
+	}
+	if !since(v, "2022-05-01") {
+		p.CreatedOn, p.UpdatedOn, p.CreatedBy, p.UpdatedBy = nil, nil, nil, nil
+	}
+	return r
+}

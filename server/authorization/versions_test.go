@@ -1,0 +1,223 @@
+package authorization_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/understudy-dev/understudy/server/authorization"
+)
+
+// do sends a raw request with a bearer token and returns the status and the body decoded as
+// a JSON object (nil when there is none).
+func (e *env) do(t *testing.T, method, path, body string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(method, e.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer token")
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var out map[string]any
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &out); err != nil {
+			t.Fatalf("%s %s: %d, not JSON: %s", method, path, resp.StatusCode, raw)
+		}
+	}
+	return resp.StatusCode, out
+}
+
+func member(m map[string]any, path ...string) (any, bool) {
+	var v any = m
+	for _, k := range path {
+		o, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = o[k]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// TestAPIVersions: every api-version the REST specification defines answers, in its own
+// shape; others are refused with ARM's error naming the supported ones.
+func TestAPIVersions(t *testing.T) {
+	e := newEnv(t)
+	const roleGUID = "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d"
+	assignment := func(v string) string {
+		return "/" + rgScope + "/providers/Vendor.Authorization/roleAssignments/" + name1 + "?api-version=" + v
+	}
+	body := `{"properties":{"principalId":"` + principal1 + `","roleDefinitionId":"` + readerID + `","principalType":"Group","description":"d","condition":"@Resource[Microsoft.Storage/storageAccounts/blobServices/containers:name] StringEquals 'logs'"}}`
+	if st, got := e.do(t, http.MethodPut, assignment("2022-04-01"), body); st != 201 {
+		t.Fatalf("create: %d %v", st, got)
+	}
+	roleBody := `{"properties":{"roleName":"Versioned","permissions":[{"actions":["Microsoft.Compute/*/read"],"dataActions":["Microsoft.Storage/*/read"]}],"assignableScopes":["/` + subScope + `"]}}`
+	if st, got := e.do(t, http.MethodPut, "/"+subScope+"/providers/Vendor.Authorization/roleDefinitions/"+roleGUID+"?api-version=2022-04-01", roleBody); st != 201 {
+		t.Fatalf("create role: %d %v", st, got)
+	}
+
+	assignmentTests := []struct {
+		version                            string
+		principalType, description, system bool
+	}{
+		{"2015-07-01", false, false, false},
+		{"2017-10-01-preview", false, false, false},
+		{"2018-01-01-preview", false, false, false},
+		{"2018-09-01-preview", true, false, false},
+		{"2020-03-01-preview", true, true, false},
+		{"2020-04-01-preview", true, true, false},
+		{"2020-08-01-preview", true, true, false},
+		{"2020-10-01-preview", true, true, false},
+		{"2022-04-01", true, true, true},
+		{"2022-05-01-preview", true, true, true},
+		{"2022-04-01", true, true, true},
+	}
+	for _, tt := range assignmentTests {
+		t.Run("role assignment "+tt.version, func(t *testing.T) {
+			for _, path := range []string{assignment(tt.version), "/" + rgScope + "/providers/Vendor.Authorization/roleAssignments?api-version=" + tt.version} {
+				st, got := e.do(t, http.MethodGet, path, "")
+				if st != 200 {
+					t.Fatalf("GET %s: %d %v", path, st, got)
+				}
+				if v, ok := got["value"].([]any); ok { // the list: its first entry
+					got = v[0].(map[string]any)
+				}
+				if rd, _ := member(got, "properties", "roleDefinitionId"); rd != "/providers/Vendor.Authorization/roleDefinitions/"+authorization.ReaderRoleID {
+					t.Errorf("roleDefinitionId = %v", rd)
+				}
+				for _, m := range []struct {
+					path []string
+					want bool
+				}{
+					{[]string{"properties", "principalType"}, tt.principalType},
+					{[]string{"properties", "description"}, tt.description},
+					{[]string{"properties", "condition"}, tt.description},
+					{[]string{"properties", "createdOn"}, tt.description},
+					{[]string{"properties", "updatedBy"}, tt.description},
+					{[]string{"systemData"}, tt.system},
+				} {
+					if _, ok := member(got, m.path...); ok != m.want {
+						t.Errorf("%s: %v present = %v, want %v", path, m.path, ok, m.want)
+					}
+				}
+			}
+		})
+	}
+
+	for _, tt := range []struct {
+		version            string
+		dataActions, times bool
+	}{
+		{"2015-07-01", false, false},
+		{"2017-10-01-preview", false, false},
+		{"2018-01-01-preview", true, false},
+		{"2022-04-01", true, false},
+		{"2022-05-01-preview", true, true},
+	} {
+		t.Run("role definition "+tt.version, func(t *testing.T) {
+			st, got := e.do(t, http.MethodGet, "/"+subScope+"/providers/Vendor.Authorization/roleDefinitions/"+roleGUID+"?api-version="+tt.version, "")
+			if st != 200 {
+				t.Fatalf("%d %v", st, got)
+			}
+			perms, _ := member(got, "properties", "permissions")
+			perm := perms.([]any)[0].(map[string]any)
+			if _, ok := perm["dataActions"]; ok != tt.dataActions {
+				t.Errorf("dataActions present = %v, want %v", ok, tt.dataActions)
+			}
+			if _, ok := member(got, "properties", "createdOn"); ok != tt.times {
+				t.Errorf("createdOn present = %v, want %v", ok, tt.times)
+			}
+			// Built-in roles have no history in any version.
+			st, got = e.do(t, http.MethodGet, "/providers/Vendor.Authorization/roleDefinitions/"+authorization.ReaderRoleID+"?api-version="+tt.version, "")
+			if _, ok := member(got, "properties", "createdOn"); st != 200 || ok {
+				t.Errorf("reader: %d, createdOn present %v", st, ok)
+			}
+		})
+	}
+
+	t.Run("nextLink keeps the version", func(t *testing.T) {
+		small := newEnv(t, func(c *authorization.Config) { c.PageSize = 1 })
+		for i := range 2 {
+			name := fmt.Sprintf("0000000%d-aaaa-4bbb-8ccc-000000000000", i)
+			b := `{"properties":{"principalId":"` + principal1 + `","roleDefinitionId":"/providers/Vendor.Authorization/roleDefinitions/` + []string{authorization.ReaderRoleID, authorization.OwnerRoleID}[i] + `"}}`
+			if st, got := small.do(t, http.MethodPut, "/"+subScope+"/providers/Vendor.Authorization/roleAssignments/"+name+"?api-version=2022-04-01", b); st != 201 {
+				t.Fatalf("%d %v", st, got)
+			}
+		}
+		_, got := small.do(t, http.MethodGet, "/"+subScope+"/providers/Vendor.Authorization/roleAssignments?api-version=2018-09-01-preview", "")
+		if next, _ := got["nextLink"].(string); !strings.Contains(next, "api-version=2018-09-01-preview") {
+			t.Errorf("nextLink = %q", next)
+		}
+	})
+
+	for _, tt := range []struct{ name, path, version, kind string }{
+		{"an unknown version for assignments", assignment("2019-01-01"), "2019-01-01", "roleAssignments"},
+		{"a role-definition-only date for assignments", assignment("2018-07-01-preview"), "2018-07-01-preview", "roleAssignments"},
+		{"an assignment-only version for definitions", "/providers/Vendor.Authorization/roleDefinitions/" + authorization.ReaderRoleID + "?api-version=2020-10-01-preview", "2020-10-01-preview", "roleDefinitions"},
+		{"nonsense", "/" + subScope + "/providers/Vendor.Authorization/roleDefinitions?api-version=latest", "latest", "roleDefinitions"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st, got := e.do(t, http.MethodGet, tt.path, "")
+			code, _ := member(got, "error", "code")
+			msg, _ := member(got, "error", "message")
+			m, _ := msg.(string)
+			if st != 400 || code != "NoRegisteredProviderFound" || !strings.Contains(m, "'"+tt.version+"'") || !strings.Contains(m, "for type '"+tt.kind+"'") || !strings.Contains(m, "2015-07-01, ") {
+				t.Errorf("%d %v", st, got)
+			}
+		})
+	}
+	t.Run("versions compare without case", func(t *testing.T) {
+		if st, got := e.do(t, http.MethodGet, "/providers/Vendor.Authorization/roleDefinitions/"+authorization.ReaderRoleID+"?api-version=2022-05-01-PREVIEW", ""); st != 200 {
+			t.Errorf("%d %v", st, got)
+		}
+	})
+}
+
+// TestNullIsAbsent: a member sent as JSON null is read as one not sent, as ARM reads it.
+func TestNullIsAbsent(t *testing.T) {
+	e := newEnv(t)
+	st, got := e.do(t, http.MethodPut, "/"+rgScope+"/providers/Vendor.Authorization/roleAssignments/"+name1+"?api-version=2022-04-01",
+		`{"properties":{"principalId":"`+principal1+`","roleDefinitionId":"`+readerID+`","description":null,"condition":null,"conditionVersion":null,"principalType":null,"delegatedManagedIdentityResourceId":null,"scope":null},"id":null}`)
+	if st != 201 {
+		t.Fatalf("%d %v", st, got)
+	}
+	if pt, _ := member(got, "properties", "principalType"); pt != "User" {
+		t.Errorf("principalType = %v, want the default", pt)
+	}
+	if _, ok := member(got, "properties", "description"); ok {
+		t.Errorf("description present: %v", got)
+	}
+	st, got = e.do(t, http.MethodPut, "/"+subScope+"/providers/Vendor.Authorization/roleDefinitions/"+name2+"?api-version=2022-04-01",
+		`{"properties":{"roleName":"Nulls","description":null,"type":null,"permissions":[{"actions":["*/read"],"notActions":null,"dataActions":null}],"assignableScopes":["/`+subScope+`"]},"name":null}`)
+	if st != 201 {
+		t.Fatalf("role: %d %v", st, got)
+	}
+	// Null stays refused where ARM refuses it: a required member, an array element.
+	for _, b := range []string{
+		`{"properties":{"principalId":null,"roleDefinitionId":"` + readerID + `"}}`,
+		`{"properties":null}`,
+	} {
+		st, got := e.do(t, http.MethodPut, "/"+rgScope+"/providers/Vendor.Authorization/roleAssignments/"+name2+"?api-version=2022-04-01", b)
+		if code, _ := member(got, "error", "code"); st != 400 || code != "InvalidRequestContent" {
+			t.Errorf("%s: %d %v", b, st, got)
+		}
+	}
+	st, got = e.do(t, http.MethodPut, "/"+subScope+"/providers/Vendor.Authorization/roleDefinitions/"+name1+"?api-version=2022-04-01",
+		`{"properties":{"roleName":"x","permissions":[{"actions":[null]}],"assignableScopes":["/`+subScope+`"]}}`)
+	if code, _ := member(got, "error", "code"); st != 400 || code != "InvalidRequestContent" {
+		t.Errorf("null array element: %d %v", st, got)
+	}
+}
