@@ -51,9 +51,15 @@ func TestRoleDefinitions(t *testing.T) {
 		}
 		return out
 	}
-	// Every built-in role but Reservations Administrator, assignable under
-	// /providers/Microsoft.Capacity only, is assignable in a subscription.
-	builtIns := len(authorization.BuiltInRoles()) - 1
+	// Every built-in role assignable at "/" is assignable in a subscription; the few the
+	// vendor makes assignable elsewhere only (Reservations under /providers/Microsoft.Capacity,
+	// Service Group roles under /providers/Microsoft.Management/serviceGroups) are not.
+	builtIns := 0
+	for _, r := range authorization.BuiltInRoles() {
+		if slices.Contains(r.AssignableScopes, "/") {
+			builtIns++
+		}
+	}
 	below := rgScope + "/providers/Vendor.Storage/storageAccounts/a"
 	t.Run("list: built-ins everywhere, a custom role only where assignable", func(t *testing.T) {
 		if got := names(subScope, ""); len(got) != builtIns || slices.Contains(got, "Storage Reader") || !slices.Contains(got, "AcrPull") {

@@ -369,11 +369,16 @@ func TestRoleAssignmentsSDK(t *testing.T) {
 		// RoleDefinitionFilter); the seed has none, so the built-in catalog is all there is.
 		// The scope "" is the tenant root, as the custom-roles REST doc lists a tenant's.
 		for _, scope := range []string{sdkSubScope, ""} {
-			// Every built-in role is assignable in a subscription but Reservations
-			// Administrator (under /providers/Microsoft.Capacity only).
+			// Every built-in role is listed at the root; in a subscription, those assignable
+			// at "/" (not the few the vendor makes assignable under a provider only).
 			builtIns := len(authorization.BuiltInRoles())
 			if scope != "" {
-				builtIns--
+				builtIns = 0
+				for _, r := range authorization.BuiltInRoles() {
+					if slices.Contains(r.AssignableScopes, "/") {
+						builtIns++
+					}
+				}
 			}
 			for filter, want := range map[string]int{"type eq 'CustomRole'": 0, "type eq 'BuiltInRole'": builtIns} {
 				pager := sdk.definitions.NewListPager(scope, &armauthorization.RoleDefinitionsClientListOptions{Filter: to.Ptr(filter)})

@@ -1,8 +1,8 @@
 // Package builtin is the vendor's published catalog of built-in roles, kept as data: every
-// role's id, name and description (roles.txt, from the vendor's built-in roles page) and, for
-// the roles whose definitions were transcribed, the permissions and description the API
-// returns (permissions.json, from the same page's per-category definitions). Actions are
-// as the vendor publishes them (Microsoft.* namespaces); the authorization API renames its own
+// role's id, name and description (roles.txt, from the vendor's built-in roles page) and
+// every role's permissions (permissions.json, whose header names where each block of
+// definitions was copied from and when). Actions are as the vendor publishes them
+// (Microsoft.* namespaces, the vendor's own casing); the authorization API renames its own
 // namespace when it loads them.
 package builtin
 
@@ -37,7 +37,23 @@ type Role struct {
 	AssignableScopes []string // "/" unless the vendor says otherwise
 }
 
-// definition is an entry of permissions.json.
+// permissionsFile is permissions.json: where the definitions were copied from, then the
+// definitions by role id.
+type permissionsFile struct {
+	Sources []Source              `json:"sources"`
+	Roles   map[string]definition `json:"roles"`
+}
+
+// Source is one block of permissions.json's definitions: how many roles, copied from where,
+// on which day.
+type Source struct {
+	Roles int    `json:"roles"`
+	From  string `json:"from"`
+	Taken string `json:"taken"`
+}
+
+// definition is an entry of permissions.json. Description is the one the API returns where
+// it was copied with the permissions; without it the role keeps roles.txt's.
 type definition struct {
 	Description      string   `json:"description"`
 	Actions          []string `json:"actions"`
@@ -50,19 +66,36 @@ type definition struct {
 // Roles returns the catalog in the order of roles.txt. It panics if the embedded data is
 // malformed, which TestCatalogShape rules out.
 var Roles = sync.OnceValue(func() []Role {
-	roles, err := parse(rolesTxt, permissionsJSON)
+	roles, _, err := parse(rolesTxt, permissionsJSON)
 	if err != nil {
 		panic(err)
 	}
 	return roles
 })
 
-func parse(txt string, perms []byte) ([]Role, error) {
-	defs := map[string]definition{}
+// Sources says where permissions.json's definitions were copied from.
+var Sources = sync.OnceValue(func() []Source {
+	_, sources, err := parse(rolesTxt, permissionsJSON)
+	if err != nil {
+		panic(err)
+	}
+	return sources
+})
+
+func parse(txt string, perms []byte) ([]Role, []Source, error) {
+	var file permissionsFile
 	dec := json.NewDecoder(strings.NewReader(string(perms)))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&defs); err != nil {
-		return nil, fmt.Errorf("builtin: permissions.json: %w", err)
+	if err := dec.Decode(&file); err != nil {
+		return nil, nil, fmt.Errorf("builtin: permissions.json: %w", err)
+	}
+	defs := file.Roles
+	counted := 0
+	for _, s := range file.Sources {
+		counted += s.Roles
+	}
+	if counted != len(defs) {
+		return nil, nil, fmt.Errorf("builtin: permissions.json: its sources account for %d roles, it defines %d", counted, len(defs))
 	}
 	var roles []Role
 	used := map[string]bool{}
@@ -72,13 +105,15 @@ func parse(txt string, perms []byte) ([]Role, error) {
 		}
 		f := strings.SplitN(line, "|", 3)
 		if len(f) != 3 {
-			return nil, fmt.Errorf("builtin: roles.txt:%d: want id|roleName|description", n+1)
+			return nil, nil, fmt.Errorf("builtin: roles.txt:%d: want id|roleName|description", n+1)
 		}
 		r := Role{ID: strings.ToLower(f[0]), Name: f[1], Description: f[2], AssignableScopes: []string{"/"}}
 		if d, ok := defs[r.ID]; ok {
 			used[r.ID] = true
 			r.Defined = true
-			r.Description = d.Description
+			if d.Description != "" {
+				r.Description = d.Description
+			}
 			r.Actions, r.NotActions, r.DataActions, r.NotDataActions = d.Actions, d.NotActions, d.DataActions, d.NotDataActions
 			if len(d.AssignableScopes) > 0 {
 				r.AssignableScopes = d.AssignableScopes
@@ -88,8 +123,8 @@ func parse(txt string, perms []byte) ([]Role, error) {
 	}
 	for id := range defs {
 		if !used[id] {
-			return nil, fmt.Errorf("builtin: permissions.json: %s is not in roles.txt", id)
+			return nil, nil, fmt.Errorf("builtin: permissions.json: %s is not in roles.txt", id)
 		}
 	}
-	return roles, nil
+	return roles, file.Sources, nil
 }
