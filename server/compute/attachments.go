@@ -168,7 +168,7 @@ func (s *Server) InterconnectAttachmentsGet(ctx context.Context, req gen.Interco
 // InterconnectAttachmentsList lists a project's attachments in a region.
 func (s *Server) InterconnectAttachmentsList(ctx context.Context, req gen.InterconnectAttachmentsListRequestObject) (gen.InterconnectAttachmentsListResponseObject, error) {
 	p := req.Params
-	q, err := parseListQuery(deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
+	q, err := parseListQuery[gen.InterconnectAttachment](deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
 	if err != nil {
 		return nil, err
 	}
@@ -187,9 +187,11 @@ func (s *Server) InterconnectAttachmentsList(ctx context.Context, req gen.Interc
 		for i, a := range all {
 			items[i] = listItem{name: a.Name, created: a.Created}
 		}
-		idx, next := page(items, q)
-		for _, i := range idx {
-			out.Items = append(out.Items, s.renderAttachment(ctx, tx, all[i]))
+		var next string
+		var err error
+		out.Items, next, err = page(items, q, func(i int) gen.InterconnectAttachment { return s.renderAttachment(ctx, tx, all[i]) })
+		if err != nil {
+			return err
 		}
 		if next != "" {
 			out.NextPageToken = &next

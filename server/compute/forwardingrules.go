@@ -92,7 +92,7 @@ func (s *Server) GlobalForwardingRulesGet(ctx context.Context, req gen.GlobalFor
 // GlobalForwardingRulesList lists a project's readable rules.
 func (s *Server) GlobalForwardingRulesList(ctx context.Context, req gen.GlobalForwardingRulesListRequestObject) (gen.GlobalForwardingRulesListResponseObject, error) {
 	p := req.Params
-	q, err := parseListQuery(deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
+	q, err := parseListQuery[gen.ForwardingRule](deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
 	if err != nil {
 		return nil, err
 	}
@@ -113,11 +113,12 @@ func (s *Server) GlobalForwardingRulesList(ctx context.Context, req gen.GlobalFo
 	for i, r := range rules {
 		items[i] = listItem{name: r.Name, created: r.Created}
 	}
-	idx, next := page(items, q)
 	path := globalScope(req.Project) + "/forwardingRules"
 	out := gen.ForwardingRuleList{Kind: gen.ForwardingRuleListKindComputeForwardingRuleList, Id: path, SelfLink: s.link(ctx, path)}
-	for _, i := range idx {
-		out.Items = append(out.Items, s.renderRule(ctx, rules[i]))
+	var next string
+	out.Items, next, err = page(items, q, func(i int) gen.ForwardingRule { return s.renderRule(ctx, rules[i]) })
+	if err != nil {
+		return nil, err
 	}
 	if next != "" {
 		out.NextPageToken = &next
