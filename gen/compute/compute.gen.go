@@ -421,6 +421,21 @@ func (e InterconnectAttachmentType) Valid() bool {
 	}
 }
 
+// Defines values for InterconnectAttachmentAggregatedListKind.
+const (
+	InterconnectAttachmentAggregatedListKindComputeInterconnectAttachmentAggregatedList InterconnectAttachmentAggregatedListKind = "compute#interconnectAttachmentAggregatedList"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectAttachmentAggregatedListKind enum.
+func (e InterconnectAttachmentAggregatedListKind) Valid() bool {
+	switch e {
+	case InterconnectAttachmentAggregatedListKindComputeInterconnectAttachmentAggregatedList:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InterconnectAttachmentGroupConfiguredAvailabilitySLAEffectiveSla.
 const (
 	InterconnectAttachmentGroupConfiguredAvailabilitySLAEffectiveSlaEFFECTIVESLAUNSPECIFIED InterconnectAttachmentGroupConfiguredAvailabilitySLAEffectiveSla = "EFFECTIVE_SLA_UNSPECIFIED"
@@ -781,6 +796,21 @@ func (e OperationStatus) Valid() bool {
 	case OperationStatusPENDING:
 		return true
 	case OperationStatusRUNNING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OperationAggregatedListKind.
+const (
+	OperationAggregatedListKindComputeOperationAggregatedList OperationAggregatedListKind = "compute#operationAggregatedList"
+)
+
+// Valid indicates whether the value is a known member of the OperationAggregatedListKind enum.
+func (e OperationAggregatedListKind) Valid() bool {
+	switch e {
+	case OperationAggregatedListKindComputeOperationAggregatedList:
 		return true
 	default:
 		return false
@@ -1443,6 +1473,34 @@ type InterconnectAttachmentState string
 // `PARTNER_PROVIDER` with 400 `invalid`.
 type InterconnectAttachmentType string
 
+// InterconnectAttachmentAggregatedList One page of interconnect attachments of every region, by scope.
+type InterconnectAttachmentAggregatedList struct {
+	// Id Identifier of the list, `projects/<project>/aggregated/interconnectAttachments`.
+	Id string `json:"id"`
+
+	// Items The attachments on this page by scope (`regions/<region>`).
+	Items map[string]InterconnectAttachmentsScopedList `json:"items,omitempty"`
+
+	// Kind Type of the resource; always `compute#interconnectAttachmentAggregatedList`.
+	Kind InterconnectAttachmentAggregatedListKind `json:"kind"`
+
+	// NextPageToken Set when more results remain; pass it as `pageToken` to get the next page.
+	NextPageToken *string `json:"nextPageToken,omitempty"`
+
+	// SelfLink Server-defined URL of the list.
+	SelfLink string `json:"selfLink"`
+
+	// Unreachables Scopes that could not be reached; understudy has none.
+	Unreachables []string `json:"unreachables,omitempty"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
+// InterconnectAttachmentAggregatedListKind Type of the resource; always `compute#interconnectAttachmentAggregatedList`.
+type InterconnectAttachmentAggregatedListKind string
+
 // InterconnectAttachmentGroup A group of interconnect attachments with an intended availability SLA; the server
 // reports the SLA the attachments actually support in `configured` and their topology in
 // `logicalStructure`, both recomputed whenever the group or one of its attachments
@@ -1823,6 +1881,16 @@ type InterconnectAttachmentList struct {
 // InterconnectAttachmentListKind Type of the resource; always `compute#interconnectAttachmentList`.
 type InterconnectAttachmentListKind string
 
+// InterconnectAttachmentsScopedList The attachments of one scope on a page, or a warning when there are none.
+type InterconnectAttachmentsScopedList struct {
+	// InterconnectAttachments The scope's attachments on this page.
+	InterconnectAttachments []InterconnectAttachment `json:"interconnectAttachments,omitempty"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
 // InterconnectList One page of interconnects.
 type InterconnectList struct {
 	// Id Identifier of the list, `projects/<project>/global/interconnects`.
@@ -2102,6 +2170,34 @@ type OperationKind string
 // OperationStatus Status of the operation; moves `PENDING` -> `RUNNING` -> `DONE`, never back.
 type OperationStatus string
 
+// OperationAggregatedList One page of operations of every scope, by scope.
+type OperationAggregatedList struct {
+	// Id Identifier of the list, `projects/<project>/aggregated/operations`.
+	Id string `json:"id"`
+
+	// Items The operations on this page by scope (`global`, `regions/<region>`).
+	Items map[string]OperationsScopedList `json:"items,omitempty"`
+
+	// Kind Type of the resource; always `compute#operationAggregatedList`.
+	Kind OperationAggregatedListKind `json:"kind"`
+
+	// NextPageToken Set when more results remain; pass it as `pageToken` to get the next page.
+	NextPageToken *string `json:"nextPageToken,omitempty"`
+
+	// SelfLink Server-defined URL of the list.
+	SelfLink string `json:"selfLink"`
+
+	// Unreachables Scopes that could not be reached; understudy has none.
+	Unreachables []string `json:"unreachables,omitempty"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
+// OperationAggregatedListKind Type of the resource; always `compute#operationAggregatedList`.
+type OperationAggregatedListKind string
+
 // OperationError Errors met while processing the operation; set only when it failed.
 type OperationError struct {
 	// Errors The errors.
@@ -2196,6 +2292,16 @@ type OperationWarningData struct {
 	Value *string `json:"value,omitempty"`
 }
 
+// OperationsScopedList The operations of one scope on a page, or a warning when there are none.
+type OperationsScopedList struct {
+	// Operations The scope's operations on this page.
+	Operations []Operation `json:"operations,omitempty"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
 // QuotaExceededInfo Details of an exceeded quota.
 type QuotaExceededInfo struct {
 	// Dimensions Quota dimensions the limit applies to.
@@ -2274,6 +2380,9 @@ type FilterQuery = string
 // (an unsigned 64-bit integer in decimal).
 type ForwardingRulePath = NameOrId
 
+// IncludeAllScopesQuery defines model for IncludeAllScopesQuery.
+type IncludeAllScopesQuery = bool
+
 // InterconnectAttachmentGroupPath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
 // (an unsigned 64-bit integer in decimal).
 type InterconnectAttachmentGroupPath = NameOrId
@@ -2322,6 +2431,9 @@ type ResourcePath = NameOrId
 // ReturnPartialSuccessQuery defines model for ReturnPartialSuccessQuery.
 type ReturnPartialSuccessQuery = bool
 
+// ServiceProjectNumberQuery defines model for ServiceProjectNumberQuery.
+type ServiceProjectNumberQuery = string
+
 // UpdateMaskQuery defines model for UpdateMaskQuery.
 type UpdateMaskQuery = string
 
@@ -2348,6 +2460,94 @@ type Unauthorized = GoogleErrorResponse
 
 // UnexpectedError The error envelope of every non-2xx response.
 type UnexpectedError = GoogleErrorResponse
+
+// InterconnectAttachmentsAggregatedListParams defines parameters for InterconnectAttachmentsAggregatedList.
+type InterconnectAttachmentsAggregatedListParams struct {
+	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
+	// `name`: `name = fr-web`, `name != fr-web` (AIP-160 style, the whole name against a
+	// literal) and `name eq fr-.*`, `name ne fr-.*` (an RE2 regular expression that must
+	// match the whole name). The value is bare or in double or single quotes. Comparisons
+	// combine with `AND` (or side by side) and `OR`, in parentheses as needed; `eq` and
+	// `ne` are not mixed with `=` and `!=` and take no `OR`. Any other field or operator,
+	// and any malformed expression, is rejected with 400 `invalid`.
+	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// IncludeAllScopes Whether every visible scope is listed, also those of a type where the resource is
+	// never found: for interconnect attachments, the `global` scope (always empty).
+	IncludeAllScopes *IncludeAllScopesQuery `form:"includeAllScopes,omitempty" json:"includeAllScopes,omitempty"`
+
+	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
+	// results remain, the response carries a `nextPageToken`.
+	MaxResults *MaxResultsQuery `form:"maxResults,omitempty" json:"maxResults,omitempty"`
+
+	// OrderBy Sort order: `name` (ascending by name, the default) or `creationTimestamp desc`
+	// (newest first). Any other value is rejected with 400 `invalid`.
+	OrderBy *OrderByQuery `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// PageToken The `nextPageToken` of the previous page, to get the next one. The token is opaque;
+	// one that understudy did not issue is rejected with 400 `invalid`.
+	PageToken *PageTokenQuery `form:"pageToken,omitempty" json:"pageToken,omitempty"`
+
+	// ReturnPartialSuccess Whether to return the reachable results when some scopes are unreachable. Accepted
+	// and without effect: understudy has no unreachable scopes.
+	ReturnPartialSuccess *ReturnPartialSuccessQuery `form:"returnPartialSuccess,omitempty" json:"returnPartialSuccess,omitempty"`
+
+	// ServiceProjectNumber The Shared VPC service project for which the list is made. Accepted and without
+	// effect: understudy has no Shared VPC.
+	ServiceProjectNumber *ServiceProjectNumberQuery `form:"serviceProjectNumber,omitempty" json:"serviceProjectNumber,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// GlobalOperationsAggregatedListParams defines parameters for GlobalOperationsAggregatedList.
+type GlobalOperationsAggregatedListParams struct {
+	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
+	// `name`: `name = fr-web`, `name != fr-web` (AIP-160 style, the whole name against a
+	// literal) and `name eq fr-.*`, `name ne fr-.*` (an RE2 regular expression that must
+	// match the whole name). The value is bare or in double or single quotes. Comparisons
+	// combine with `AND` (or side by side) and `OR`, in parentheses as needed; `eq` and
+	// `ne` are not mixed with `=` and `!=` and take no `OR`. Any other field or operator,
+	// and any malformed expression, is rejected with 400 `invalid`.
+	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// IncludeAllScopes Whether every visible scope is listed, also those of a type where the resource is
+	// never found: for interconnect attachments, the `global` scope (always empty).
+	IncludeAllScopes *IncludeAllScopesQuery `form:"includeAllScopes,omitempty" json:"includeAllScopes,omitempty"`
+
+	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
+	// results remain, the response carries a `nextPageToken`.
+	MaxResults *MaxResultsQuery `form:"maxResults,omitempty" json:"maxResults,omitempty"`
+
+	// OrderBy Sort order: `name` (ascending by name, the default) or `creationTimestamp desc`
+	// (newest first). Any other value is rejected with 400 `invalid`.
+	OrderBy *OrderByQuery `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// PageToken The `nextPageToken` of the previous page, to get the next one. The token is opaque;
+	// one that understudy did not issue is rejected with 400 `invalid`.
+	PageToken *PageTokenQuery `form:"pageToken,omitempty" json:"pageToken,omitempty"`
+
+	// ReturnPartialSuccess Whether to return the reachable results when some scopes are unreachable. Accepted
+	// and without effect: understudy has no unreachable scopes.
+	ReturnPartialSuccess *ReturnPartialSuccessQuery `form:"returnPartialSuccess,omitempty" json:"returnPartialSuccess,omitempty"`
+
+	// ServiceProjectNumber The Shared VPC service project for which the list is made. Accepted and without
+	// effect: understudy has no Shared VPC.
+	ServiceProjectNumber *ServiceProjectNumberQuery `form:"serviceProjectNumber,omitempty" json:"serviceProjectNumber,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
 
 // GlobalForwardingRulesListParams defines parameters for GlobalForwardingRulesList.
 type GlobalForwardingRulesListParams struct {
@@ -3064,6 +3264,35 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// InterconnectAttachmentsAggregatedList List interconnect attachments of every region
+	//
+	// Returns one page of the project's interconnect attachments across all regions,
+	// grouped in `items` by scope (`regions/<region>`). Every region of the interconnect
+	// location catalog, and every region holding an attachment, is a key of `items`;
+	// a scope without attachments on this page carries a `NO_RESULTS_ON_PAGE` warning
+	// instead of `interconnectAttachments`. With `includeAllScopes=true` the `global`
+	// scope is listed too (it never holds attachments). Items are ordered by scope, then
+	// by name (or newest first with `orderBy=creationTimestamp desc`); `maxResults` counts
+	// attachments, and `nextPageToken` continues across scopes. `filter` applies to the
+	// attachments as in `interconnectAttachments.list`.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/aggregated/interconnectAttachments (the `InterconnectAttachmentsAggregatedList` operationId).
+	InterconnectAttachmentsAggregatedList(ctx context.Context, project ProjectPath, params *InterconnectAttachmentsAggregatedListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GlobalOperationsAggregatedList List operations of every scope
+	//
+	// Returns one page of the project's operations across all scopes, grouped in `items`
+	// by scope: `global` for global operations and `regions/<region>` for regional ones.
+	// `global`, every region of the interconnect location catalog and every region with
+	// operations are keys of `items`; a scope without operations on this page carries a
+	// `NO_RESULTS_ON_PAGE` warning instead of `operations`. Items are ordered by scope,
+	// then by name (or newest first with `orderBy=creationTimestamp desc`); `maxResults`
+	// counts operations, and `nextPageToken` continues across scopes. `filter` applies
+	// to the operations as in `globalOperations.list`.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/aggregated/operations (the `GlobalOperationsAggregatedList` operationId).
+	GlobalOperationsAggregatedList(ctx context.Context, project ProjectPath, params *GlobalOperationsAggregatedListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GlobalForwardingRulesList List global forwarding rules
 	//
 	// Returns one page of the project's global forwarding rules, sorted by name (or newest
@@ -3674,6 +3903,55 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/operations/{operation}/wait (the `RegionOperationsWait` operationId).
 	RegionOperationsWait(ctx context.Context, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsWaitParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// InterconnectAttachmentsAggregatedList List interconnect attachments of every region
+//
+// Returns one page of the project's interconnect attachments across all regions,
+// grouped in `items` by scope (`regions/<region>`). Every region of the interconnect
+// location catalog, and every region holding an attachment, is a key of `items`;
+// a scope without attachments on this page carries a `NO_RESULTS_ON_PAGE` warning
+// instead of `interconnectAttachments`. With `includeAllScopes=true` the `global`
+// scope is listed too (it never holds attachments). Items are ordered by scope, then
+// by name (or newest first with `orderBy=creationTimestamp desc`); `maxResults` counts
+// attachments, and `nextPageToken` continues across scopes. `filter` applies to the
+// attachments as in `interconnectAttachments.list`.
+//
+// Corresponds with GET /compute/v1/projects/{project}/aggregated/interconnectAttachments (the `InterconnectAttachmentsAggregatedList` operationId).
+func (c *Client) InterconnectAttachmentsAggregatedList(ctx context.Context, project ProjectPath, params *InterconnectAttachmentsAggregatedListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentsAggregatedListRequest(c.Server, project, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GlobalOperationsAggregatedList List operations of every scope
+//
+// Returns one page of the project's operations across all scopes, grouped in `items`
+// by scope: `global` for global operations and `regions/<region>` for regional ones.
+// `global`, every region of the interconnect location catalog and every region with
+// operations are keys of `items`; a scope without operations on this page carries a
+// `NO_RESULTS_ON_PAGE` warning instead of `operations`. Items are ordered by scope,
+// then by name (or newest first with `orderBy=creationTimestamp desc`); `maxResults`
+// counts operations, and `nextPageToken` continues across scopes. `filter` applies
+// to the operations as in `globalOperations.list`.
+//
+// Corresponds with GET /compute/v1/projects/{project}/aggregated/operations (the `GlobalOperationsAggregatedList` operationId).
+func (c *Client) GlobalOperationsAggregatedList(ctx context.Context, project ProjectPath, params *GlobalOperationsAggregatedListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalOperationsAggregatedListRequest(c.Server, project, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // GlobalForwardingRulesList List global forwarding rules
@@ -4635,6 +4913,320 @@ func (c *Client) RegionOperationsWait(ctx context.Context, project ProjectPath, 
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NewInterconnectAttachmentsAggregatedListRequest constructs an http.Request for the InterconnectAttachmentsAggregatedList method
+func NewInterconnectAttachmentsAggregatedListRequest(server string, project ProjectPath, params *InterconnectAttachmentsAggregatedListParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/aggregated/interconnectAttachments", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.IncludeAllScopes != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "includeAllScopes", *params.IncludeAllScopes, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MaxResults != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "maxResults", *params.MaxResults, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "uint32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageToken", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ReturnPartialSuccess != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "returnPartialSuccess", *params.ReturnPartialSuccess, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ServiceProjectNumber != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "serviceProjectNumber", *params.ServiceProjectNumber, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGlobalOperationsAggregatedListRequest constructs an http.Request for the GlobalOperationsAggregatedList method
+func NewGlobalOperationsAggregatedListRequest(server string, project ProjectPath, params *GlobalOperationsAggregatedListParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/aggregated/operations", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.IncludeAllScopes != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "includeAllScopes", *params.IncludeAllScopes, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MaxResults != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "maxResults", *params.MaxResults, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "uint32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageToken", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ReturnPartialSuccess != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "returnPartialSuccess", *params.ReturnPartialSuccess, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ServiceProjectNumber != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "serviceProjectNumber", *params.ServiceProjectNumber, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
 }
 
 // NewGlobalForwardingRulesListRequest constructs an http.Request for the GlobalForwardingRulesList method
@@ -7598,6 +8190,39 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// InterconnectAttachmentsAggregatedListWithResponse List interconnect attachments of every region
+	//
+	// Returns one page of the project's interconnect attachments across all regions,
+	// grouped in `items` by scope (`regions/<region>`). Every region of the interconnect
+	// location catalog, and every region holding an attachment, is a key of `items`;
+	// a scope without attachments on this page carries a `NO_RESULTS_ON_PAGE` warning
+	// instead of `interconnectAttachments`. With `includeAllScopes=true` the `global`
+	// scope is listed too (it never holds attachments). Items are ordered by scope, then
+	// by name (or newest first with `orderBy=creationTimestamp desc`); `maxResults` counts
+	// attachments, and `nextPageToken` continues across scopes. `filter` applies to the
+	// attachments as in `interconnectAttachments.list`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/aggregated/interconnectAttachments (the `InterconnectAttachmentsAggregatedList` operationId).
+	InterconnectAttachmentsAggregatedListWithResponse(ctx context.Context, project ProjectPath, params *InterconnectAttachmentsAggregatedListParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsAggregatedListResponse, error)
+
+	// GlobalOperationsAggregatedListWithResponse List operations of every scope
+	//
+	// Returns one page of the project's operations across all scopes, grouped in `items`
+	// by scope: `global` for global operations and `regions/<region>` for regional ones.
+	// `global`, every region of the interconnect location catalog and every region with
+	// operations are keys of `items`; a scope without operations on this page carries a
+	// `NO_RESULTS_ON_PAGE` warning instead of `operations`. Items are ordered by scope,
+	// then by name (or newest first with `orderBy=creationTimestamp desc`); `maxResults`
+	// counts operations, and `nextPageToken` continues across scopes. `filter` applies
+	// to the operations as in `globalOperations.list`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/aggregated/operations (the `GlobalOperationsAggregatedList` operationId).
+	GlobalOperationsAggregatedListWithResponse(ctx context.Context, project ProjectPath, params *GlobalOperationsAggregatedListParams, reqEditors ...RequestEditorFn) (*GlobalOperationsAggregatedListResponse, error)
+
 	// GlobalForwardingRulesListWithResponse List global forwarding rules
 	//
 	// Returns one page of the project's global forwarding rules, sorted by name (or newest
@@ -8254,6 +8879,130 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/operations/{operation}/wait (the `RegionOperationsWait` operationId).
 	RegionOperationsWaitWithResponse(ctx context.Context, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsWaitParams, reqEditors ...RequestEditorFn) (*RegionOperationsWaitResponse, error)
+}
+
+type InterconnectAttachmentsAggregatedListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectAttachmentAggregatedList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentsAggregatedListResponse) GetJSON200() *InterconnectAttachmentAggregatedList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentsAggregatedListResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentsAggregatedListResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentsAggregatedListResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentsAggregatedListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentsAggregatedListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentsAggregatedListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentsAggregatedListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GlobalOperationsAggregatedListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OperationAggregatedList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GlobalOperationsAggregatedListResponse) GetJSON200() *OperationAggregatedList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GlobalOperationsAggregatedListResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GlobalOperationsAggregatedListResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GlobalOperationsAggregatedListResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GlobalOperationsAggregatedListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GlobalOperationsAggregatedListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GlobalOperationsAggregatedListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GlobalOperationsAggregatedListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type GlobalForwardingRulesListResponse struct {
@@ -10222,6 +10971,51 @@ func (r RegionOperationsWaitResponse) ContentType() string {
 	return ""
 }
 
+// InterconnectAttachmentsAggregatedListWithResponse List interconnect attachments of every region
+//
+// Returns one page of the project's interconnect attachments across all regions,
+// grouped in `items` by scope (`regions/<region>`). Every region of the interconnect
+// location catalog, and every region holding an attachment, is a key of `items`;
+// a scope without attachments on this page carries a `NO_RESULTS_ON_PAGE` warning
+// instead of `interconnectAttachments`. With `includeAllScopes=true` the `global`
+// scope is listed too (it never holds attachments). Items are ordered by scope, then
+// by name (or newest first with `orderBy=creationTimestamp desc`); `maxResults` counts
+// attachments, and `nextPageToken` continues across scopes. `filter` applies to the
+// attachments as in `interconnectAttachments.list`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/aggregated/interconnectAttachments (the `InterconnectAttachmentsAggregatedList` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentsAggregatedListWithResponse(ctx context.Context, project ProjectPath, params *InterconnectAttachmentsAggregatedListParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsAggregatedListResponse, error) {
+	rsp, err := c.InterconnectAttachmentsAggregatedList(ctx, project, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentsAggregatedListResponse(rsp)
+}
+
+// GlobalOperationsAggregatedListWithResponse List operations of every scope
+//
+// Returns one page of the project's operations across all scopes, grouped in `items`
+// by scope: `global` for global operations and `regions/<region>` for regional ones.
+// `global`, every region of the interconnect location catalog and every region with
+// operations are keys of `items`; a scope without operations on this page carries a
+// `NO_RESULTS_ON_PAGE` warning instead of `operations`. Items are ordered by scope,
+// then by name (or newest first with `orderBy=creationTimestamp desc`); `maxResults`
+// counts operations, and `nextPageToken` continues across scopes. `filter` applies
+// to the operations as in `globalOperations.list`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/aggregated/operations (the `GlobalOperationsAggregatedList` operationId).
+func (c *ClientWithResponses) GlobalOperationsAggregatedListWithResponse(ctx context.Context, project ProjectPath, params *GlobalOperationsAggregatedListParams, reqEditors ...RequestEditorFn) (*GlobalOperationsAggregatedListResponse, error) {
+	rsp, err := c.GlobalOperationsAggregatedList(ctx, project, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGlobalOperationsAggregatedListResponse(rsp)
+}
+
 // GlobalForwardingRulesListWithResponse List global forwarding rules
 //
 // Returns one page of the project's global forwarding rules, sorted by name (or newest
@@ -11087,6 +11881,100 @@ func (c *ClientWithResponses) RegionOperationsWaitWithResponse(ctx context.Conte
 		return nil, err
 	}
 	return ParseRegionOperationsWaitResponse(rsp)
+}
+
+// ParseInterconnectAttachmentsAggregatedListResponse parses an HTTP response from a InterconnectAttachmentsAggregatedListWithResponse call
+func ParseInterconnectAttachmentsAggregatedListResponse(rsp *http.Response) (*InterconnectAttachmentsAggregatedListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentsAggregatedListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectAttachmentAggregatedList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGlobalOperationsAggregatedListResponse parses an HTTP response from a GlobalOperationsAggregatedListWithResponse call
+func ParseGlobalOperationsAggregatedListResponse(rsp *http.Response) (*GlobalOperationsAggregatedListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GlobalOperationsAggregatedListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OperationAggregatedList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
 }
 
 // ParseGlobalForwardingRulesListResponse parses an HTTP response from a GlobalForwardingRulesListWithResponse call
@@ -12628,6 +13516,12 @@ func ParseRegionOperationsWaitResponse(rsp *http.Response) (*RegionOperationsWai
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// InterconnectAttachmentsAggregatedList List interconnect attachments of every region
+	// (GET /compute/v1/projects/{project}/aggregated/interconnectAttachments)
+	InterconnectAttachmentsAggregatedList(ctx echo.Context, project ProjectPath, params InterconnectAttachmentsAggregatedListParams) error
+	// GlobalOperationsAggregatedList List operations of every scope
+	// (GET /compute/v1/projects/{project}/aggregated/operations)
+	GlobalOperationsAggregatedList(ctx echo.Context, project ProjectPath, params GlobalOperationsAggregatedListParams) error
 	// GlobalForwardingRulesList List global forwarding rules
 	// (GET /compute/v1/projects/{project}/global/forwardingRules)
 	GlobalForwardingRulesList(ctx echo.Context, project ProjectPath, params GlobalForwardingRulesListParams) error
@@ -12720,6 +13614,168 @@ type ServerInterface interface {
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// InterconnectAttachmentsAggregatedList converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentsAggregatedList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentsAggregatedListParams
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "includeAllScopes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "includeAllScopes", ctx.QueryParams(), &params.IncludeAllScopes, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter includeAllScopes: %s", err))
+	}
+
+	// ------------- Optional query parameter "maxResults" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "maxResults", ctx.QueryParams(), &params.MaxResults, runtime.BindQueryParameterOptions{Type: "integer", Format: "uint32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter maxResults: %s", err))
+	}
+
+	// ------------- Optional query parameter "orderBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "orderBy", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orderBy: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageToken" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
+	}
+
+	// ------------- Optional query parameter "returnPartialSuccess" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "returnPartialSuccess", ctx.QueryParams(), &params.ReturnPartialSuccess, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter returnPartialSuccess: %s", err))
+	}
+
+	// ------------- Optional query parameter "serviceProjectNumber" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "serviceProjectNumber", ctx.QueryParams(), &params.ServiceProjectNumber, runtime.BindQueryParameterOptions{Type: "string", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter serviceProjectNumber: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentsAggregatedList(ctx, project, params)
+	return err
+}
+
+// GlobalOperationsAggregatedList converts echo context to params.
+func (w *ServerInterfaceWrapper) GlobalOperationsAggregatedList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GlobalOperationsAggregatedListParams
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "includeAllScopes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "includeAllScopes", ctx.QueryParams(), &params.IncludeAllScopes, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter includeAllScopes: %s", err))
+	}
+
+	// ------------- Optional query parameter "maxResults" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "maxResults", ctx.QueryParams(), &params.MaxResults, runtime.BindQueryParameterOptions{Type: "integer", Format: "uint32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter maxResults: %s", err))
+	}
+
+	// ------------- Optional query parameter "orderBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "orderBy", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orderBy: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageToken" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
+	}
+
+	// ------------- Optional query parameter "returnPartialSuccess" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "returnPartialSuccess", ctx.QueryParams(), &params.ReturnPartialSuccess, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter returnPartialSuccess: %s", err))
+	}
+
+	// ------------- Optional query parameter "serviceProjectNumber" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "serviceProjectNumber", ctx.QueryParams(), &params.ServiceProjectNumber, runtime.BindQueryParameterOptions{Type: "string", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter serviceProjectNumber: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GlobalOperationsAggregatedList(ctx, project, params)
+	return err
 }
 
 // GlobalForwardingRulesList converts echo context to params.
@@ -14220,6 +15276,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 		Handler: si,
 	}
 
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/aggregated/interconnectAttachments", wrapper.InterconnectAttachmentsAggregatedList, options.OperationMiddlewares["interconnectAttachments.aggregatedList"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/aggregated/operations", wrapper.GlobalOperationsAggregatedList, options.OperationMiddlewares["globalOperations.aggregatedList"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules", wrapper.GlobalForwardingRulesList, options.OperationMiddlewares["globalForwardingRules.list"]...)
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules", wrapper.GlobalForwardingRulesInsert, options.OperationMiddlewares["globalForwardingRules.insert"]...)
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:forwardingRule", wrapper.GlobalForwardingRulesDelete, options.OperationMiddlewares["globalForwardingRules.delete"]...)
@@ -14267,6 +15325,142 @@ type PreconditionFailedJSONResponse GoogleErrorResponse
 type UnauthorizedJSONResponse GoogleErrorResponse
 
 type UnexpectedErrorJSONResponse GoogleErrorResponse
+
+type InterconnectAttachmentsAggregatedListRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Params  InterconnectAttachmentsAggregatedListParams
+}
+
+type InterconnectAttachmentsAggregatedListResponseObject interface {
+	VisitInterconnectAttachmentsAggregatedListResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentsAggregatedList200JSONResponse InterconnectAttachmentAggregatedList
+
+func (response InterconnectAttachmentsAggregatedList200JSONResponse) VisitInterconnectAttachmentsAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsAggregatedList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentsAggregatedList400JSONResponse) VisitInterconnectAttachmentsAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsAggregatedList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentsAggregatedList401JSONResponse) VisitInterconnectAttachmentsAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsAggregatedListdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentsAggregatedListdefaultJSONResponse) VisitInterconnectAttachmentsAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalOperationsAggregatedListRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Params  GlobalOperationsAggregatedListParams
+}
+
+type GlobalOperationsAggregatedListResponseObject interface {
+	VisitGlobalOperationsAggregatedListResponse(w http.ResponseWriter) error
+}
+
+type GlobalOperationsAggregatedList200JSONResponse OperationAggregatedList
+
+func (response GlobalOperationsAggregatedList200JSONResponse) VisitGlobalOperationsAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalOperationsAggregatedList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GlobalOperationsAggregatedList400JSONResponse) VisitGlobalOperationsAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalOperationsAggregatedList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GlobalOperationsAggregatedList401JSONResponse) VisitGlobalOperationsAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalOperationsAggregatedListdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response GlobalOperationsAggregatedListdefaultJSONResponse) VisitGlobalOperationsAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
 
 type GlobalForwardingRulesListRequestObject struct {
 	Project ProjectPath `json:"project"`
@@ -16626,6 +17820,12 @@ func (response RegionOperationsWaitdefaultJSONResponse) VisitRegionOperationsWai
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// InterconnectAttachmentsAggregatedList List interconnect attachments of every region
+	// (GET /compute/v1/projects/{project}/aggregated/interconnectAttachments)
+	InterconnectAttachmentsAggregatedList(ctx context.Context, request InterconnectAttachmentsAggregatedListRequestObject) (InterconnectAttachmentsAggregatedListResponseObject, error)
+	// GlobalOperationsAggregatedList List operations of every scope
+	// (GET /compute/v1/projects/{project}/aggregated/operations)
+	GlobalOperationsAggregatedList(ctx context.Context, request GlobalOperationsAggregatedListRequestObject) (GlobalOperationsAggregatedListResponseObject, error)
 	// GlobalForwardingRulesList List global forwarding rules
 	// (GET /compute/v1/projects/{project}/global/forwardingRules)
 	GlobalForwardingRulesList(ctx context.Context, request GlobalForwardingRulesListRequestObject) (GlobalForwardingRulesListResponseObject, error)
@@ -16725,6 +17925,58 @@ func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareF
 type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
+}
+
+// InterconnectAttachmentsAggregatedList operation middleware
+func (sh *strictHandler) InterconnectAttachmentsAggregatedList(ctx echo.Context, project ProjectPath, params InterconnectAttachmentsAggregatedListParams) error {
+	var request InterconnectAttachmentsAggregatedListRequestObject
+
+	request.Project = project
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentsAggregatedList(ctx.Request().Context(), request.(InterconnectAttachmentsAggregatedListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentsAggregatedList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentsAggregatedListResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentsAggregatedListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GlobalOperationsAggregatedList operation middleware
+func (sh *strictHandler) GlobalOperationsAggregatedList(ctx echo.Context, project ProjectPath, params GlobalOperationsAggregatedListParams) error {
+	var request GlobalOperationsAggregatedListRequestObject
+
+	request.Project = project
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GlobalOperationsAggregatedList(ctx.Request().Context(), request.(GlobalOperationsAggregatedListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GlobalOperationsAggregatedList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GlobalOperationsAggregatedListResponseObject); ok {
+		return validResponse.VisitGlobalOperationsAggregatedListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
 }
 
 // GlobalForwardingRulesList operation middleware
@@ -17650,412 +18902,431 @@ func (sh *strictHandler) RegionOperationsWait(ctx echo.Context, project ProjectP
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Lc+JGujf+VfrlvFVj7xEYAb5X6hzGZmbYYCAYTzYb5o8aqQGtRYuoxXicvPPd/9VPd0stIYHwbSaJ",
-	"t2ozRpdWX5/783v+KNn+YulTQkNWOvujtMQBXpCQBPCr6YU/rUhwz/92CLMDdxm6Pi2dlQaELX3KCJr6",
-	"wQKH58in3j2y/sN8aiGXIUaCz8SpoGtCQzS5R+GcoM+EOn7whqEZoSTAIXGQ7bn8y8iniHwmwT2ysedV",
-	"SkaJfMGLpUdKZyXeZMkoufyrv0FnjBLFC34Le2HJKDF7ThaYd/H/BmRaOiv910E8pgNxlx00vbD09atR",
-	"eud6IQlyRiVuIvJlGRDGXJ8i/zMJoPOey3iHA8L8VWATVkEr6pCAhSvnHpHP2FvhkDDEv4wDl/mUIX86",
-	"ohbvqnWG4F/0A5oG5TsysQx54f9EV9Bes90vm0dVxMJ7jxjw0bu57xEET+IZdikLER5Rzw1JgL19hKkj",
-	"2yG/8XYq/4gapkReQHuYokGrhgIyW3k4MbhwjkO0WLFwRBc4tOepb+5X0JAvG/ZWhK/pBAcE+QFyKXL8",
-	"1cSDH8ylM4+g31Z+yCflIh7/iNr+YuJSgu7ccI6sZvfSQnvwikP4nuD/ykH0BpbB213igNBwThhhCDNE",
-	"CXGIc44s8pvFH+TzSSzE+0H9EC3cL8SRrf9giZb+j/wjxLf8IWi6gpr0HvnhnARo6hLP4R33l3wP+oEx",
-	"ovx5TO/RAnt8OxNHmySDjzwg/yF2qL7VqFaR5dLP2HMdqzKiie2aWOecfTuFbZbYugv8pUPoLJyXzmrV",
-	"xolRCu+X/FEWBi6diZ3rB3c4cFw6G6w80sf82fQG7vKv+wGiqwUJXBu5DvKnsKzT6G0UrDySPGPJ3i55",
-	"03FnE58tGaWA/LZyA+KUzsJgRYqeP96zXtB2YChtGpLA9ikldtgMQ2zPF4SG7wN/tdx1XK7WFMJRW2jG",
-	"G0uOchn4TplgFpbhZvZw3fyuPefYn2jYyQG72Cn/7lNilj97mO4y3qcfase3MR/VowbqyUbyhmluH6Pq",
-	"x9OP8DEjWx+Qa4sxbR/R04zkCn8ZELbyQpbDG6/wF3exWvCBTEjABxGI5znz9ilBSzwjBqqi0EeH1Spy",
-	"qe2tmPuZoD2HTPHKC/nl/Qr6eU4oWvgBGVHVQkAW2KWC5wVKsrBxELicDyCLki9hH8/I0L8lNE1yD6vZ",
-	"VHYRjShBaWVn+HtVoyTEl9JZaeXSsF4rGfw1Pk55f+FS8asakWQ+9zMSwKz1gIk8YFv76sXkykeXy+Zx",
-	"vWYeH1Xhf+WjGq5PTLvhHJKjadnEtUndbjhl/usYn+RQ7qixp9khvcAhwdv7nO1x7Qch8vkjUtjhkgez",
-	"CQWWM7kHiUKssFyBfT4zlh0Q6OPQXRAW4sUS8XatEd2j5I6wEE3dgIX7OguPBJId2HL2Z3L4sy9Gmsug",
-	"D4+y+HO0QXNmiMtSqZ2sdsMyIJ9df8XkGQp9NCMh3OHP89MlRLGQv8VH7i/xbytyPqL84IEYp0mjjuuA",
-	"eOQytvM8XcwOF7Zr1v/9czu0Fx9v8b/+6f1S/+mHnJlaqqHsKsz0AxKG9/3ApXkaxs9zAqsd+silDmfp",
-	"OnWooKZtkyUfFJfe+MD8VYjIdErs8EyfDezd4XvGaU24CqiU0O0Q/fO615UCbr5ewgiXKZdxZ3+YYo8R",
-	"C/l0RDWNJTmL8EzOhMVNJaZMztDE9z2CqZwi/z+5bEXeRO1LcTIUZeGq1xwvCSJfXBYy5C6Wnmu7oXef",
-	"JDSL+/JSNFE2a/Vs+iEf2Eg9ljgMScDf/f9+xeXfP/1axuXfq+XTT380jNrJ11/lr/9bytoEAzLbQjqn",
-	"ctH5c2KgNLoeDdVlCMvNkBzkipVtQsMAezlsVDS80wD/uyz++ZUP67/zxvXbirCw7eSy0lvC5MjgScTw",
-	"lJ9uFJAwuD9DWPwhzit/jvFRB6pZrilFV+UqGSPKn5Z3AhISyr+GliRwfdgcETtgBlKHAVhR4M5cij0U",
-	"MTM4UvYc0xlhI0p93uysgq5WLEQTgjAC2oFubtqXkiSHcyw+TF1PXN+DDpKA68+C/rDEA6K7nBjtV1DL",
-	"nvsEhmVFnaiIMxj9bq8Tq+q0atcnp6R8PDVJuYFP7PKpUz8s1yZH2CQN+9g5reYQrmguE6cwlgZWLr+j",
-	"L361fIrL02b53ac/Tr6W9Z+NXX6ata/rm8YofSnP/HLWThLmhhfT9pR942lEhgFssz4OQhd71yvbJoxt",
-	"J/dic8p9jO05nngkEjbvuPTI/AVBzPaXXDwMCFrR6MGYMQi9fgNnmGOGqK+/LNssTs6DjAFuo+s3SweH",
-	"5Aqz2w2CApgpGJ+NFTxuIAysa4HLjCyx4FLClsEXkGn8EH6fIUtr1DJG1OJyKw0tA8m/Kvgzdj08cT03",
-	"vL/2ML8Ta5JM2lN0TQO0YAuO9ogyim/J2MaMILYknufSGctsesw8nNHYeCZaC31//xxhej+igpbw/m+T",
-	"WlBzwrhI4AeILJbh/Rnslonv3AM3WC49l0sGDOER5YweLUgw4ypKaM/RHiMkKYTvpymLNg9G9mzl0JVV",
-	"tLh5EpFZrTUSlGXv12b538A7xb/V8un40z/2RqNK5o39f+wZu76x/4/9/8liVV/5KRcCFdh732JH8i7+",
-	"y/Zh5PxPmFGhOB+AQfbsj3i2/iiRIPAD8YpDSmcNrjnBNVY6+/WPkuNz9a50Vpp5/gR7XMkijOEZ70tb",
-	"LKkU6qe+stC9UZSowmf2zRl60w98Zwxb8I3Oi4TlEtTRGfmC3uz9zxlwaP5vJIxUjSMzEkb2/2f/DdA3",
-	"DCMpyV1V+vrpe+gYX5RipPa978880uLzrMzxYk2T5KSJIqM+Py9wSBYElHiXITl4fgcjRfJBn3cZWriM",
-	"cdZf+mpoe6MXtOkNI8W3COyt+EhFb7PVYoE5BSw1qW67A4UG0zVzHlrxfWqUYEkeue+GQpmAlURvpBDF",
-	"DpJy8YEQENnBioHhsHGQbS5jB0lT2xugQl5AsHOPJoSz4RUjDleDcz8l+niwwf7IDlIWzMQuVoOB2X17",
-	"3xTUVAkQqc391xg9bHb9leydlTAhZuytF99VGYMVc6iMfg+ZwYcu1jPvoe9rrHLHCHq/vk8EKYzI5aM2",
-	"hbJVp5QNdXkoWLH+rUK8R7bE+U5V/q+c8R/1vzfCxBGrjosCStzvJPDhRuVRbPKFu/r167OyzphXGpxZ",
-	"hvrud1m0Z7GUYqN7oEtjrkWjCRlRh3iEC7V7Yl6RtfnMWSCafjVKFz6deq4d7sh1U9675JZPq4lCe8Sh",
-	"MLJIC5IPQxcHE6yoxNl4Lk6fh1gmB8IOhBL7JqIcorf6fpV3WuLGI2hXwU+vcaPNjOg7nutNxPoF5nuH",
-	"z6/NuebC3CBgFpx7YWfDIYrshC+3FA+WvZ5zgZ6qUxuWTXjaN6yd0AT+JKdnqwz70udp5w49C1eNup5Y",
-	"xuSXIVQovZ77oIq2Qjy7chko2I8zVJi1wnuAfxQRF5i7pjRHQ5ljJm3mjr6Ktk8dl3en64dXJEyt4y6N",
-	"Pvk6gEOShHhmITCmOT5hIq4qCgZTHXnDkL0KAqCdlMAidP3wnb+izrMKJLA5on7Bxth4pBsvK3zcYdGx",
-	"KUyEtupUTc4ziB3Jj8K6ijciV0l6VsXt2NyZNa1w3HjTSkDlkrwfzPwwJHT/W0x67K86eGBYxDMv0NN3",
-	"cEcRMnMZscd84SXhRFXqJDoDdSkjQfhNlnSTZPesS1X8w7tIlHmxh1nrsoMo2fheRMnnWZIn6s7jZchc",
-	"Kjj3GZHHhEsg/O5lr9v65kdmu/D2Yodo166srVYUh7nxUClrmVgruRYyxsHGIfb82bdeFDUQdvDl/ncV",
-	"h/qCK1Ho+9LVxw9erpQgbm+VE74PQqbiejYyYbMWM+Fa/ZicYrNRFrz4GJdPJqd21THJC9C5Z+ztM+hn",
-	"ieFlrX4UdASKQD8gkZLzDrsecZ5ZJ9Ms6+1p+Qq0wDXD+pxgJ2VV7+AJ8RiaunRGgmXg0nCT6uWJp+f4",
-	"M9ldr3v8p55lVeFDiV65DLEQe8RQvt4opALW9obiVTj3A/f3x65q1Sy+qk35TRW8XGBp/ZlL0UC6rytJ",
-	"n5YMY0qtUOqNZzpFIrxPRhpNCA4gxOmWUDm95MsSglxa8XQ9cIYPdwq6CEnAST08X0F9j2BGUBjcizwz",
-	"vgl4R7AdIrZaLv0gTMzpBNu3hMpOp/1BD2j66U1MUbA4dMNIREwS+pl4/pLo31XpjlszHVWEnYW90EIQ",
-	"/RM7ic718DIIfmQQZwzZkRCER1eL0tmvIqnxU0aaYypCxyi9XXm3bRBFI8Z9HeJwxTJC8OE67yBGk5V3",
-	"G4mwIj9DT55ZBpz9hK6wyUjj2sfFhb+iGVPQjVI+Pl4xZYrjzUTxkip5Ip0iwdcFzAkF21bGh7u56xEU",
-	"+BBWhvh2K/i5KTCgoX8BnSz4VZBnxJso5Md0xzGynAWJYhrnJLkgchL52PbUIKW5Z99IDBt8jQ7Y3OLd",
-	"czFoNYft7vuSUeJ6SckoDXqdTrv7fvy2efFjyShdD5vDm+vxTfe637pov2u3LvlmW9tbIQ5mJCw6Sb6c",
-	"lUKT8jW65E8giPyrUYJT26ZTP2vrBis7XAXEQTZeMTAMYyppyNp+VaQt3Qqn6Tb2hHoHvEzFj3O6ZaDw",
-	"fsnve/dRVDkLCf8mP6quLbJek7GynAStQlKZAd3BS5dVbH+RdVAXJMQODgUlwY4QDrDXT/R87a0U2Ype",
-	"QyyeEYeE2PVYBf1I7pk0zloi2h6Xf2+W/10tn5bHn/7bMhAO0cJnITpqjKg9xwG2QxIwA7kOgXF7/h0J",
-	"LvCCeBeYEU6u3JChCfF8OlM08pbcGyDxhSr5V0RHrq2nYgfrFBM823LyJQHGnOqzEIMBCt30+63B+Lrb",
-	"/LE1vmhet5KTPmhd924GF61xtzccv+vddC9FXpYKoTyqJ0Ozm+V/Q8QjhDv+t/wrJ+dgbRTv1gzS2Ysn",
-	"o4DTrgxpW00Zrs/47m33EXacgDBmcIE59G3fg3AAzvRQwOU8qWG5AZjzAjyduvaIhj7CSBzOCupRuV9F",
-	"zJ5YrTsIe174DvE84hjQKvA7EQ8dhc66VMkgIzrxHZewisrOggjbKNxPkqYKsoQwaqEFvueUcOZ+JjR+",
-	"4BzhaUhgrGxEwzm5lxKrAAAI54G/ms2RxUgoZGCrgq5kxxc4uCUOsgKCHT4qy5BfexcLpJaI2rY0GVXk",
-	"ezMS4QjIrAL+nDujfgD8glDhxIiHAps2STja/aZYkPVNGy+WWBOgECtPfo2dI8yYO6PCoKr1Ar7sL9ww",
-	"TMxjYj/XGxXTPK4cnlbMWhbpaPf7cntk9ivaO6HPGaNyzfDOiUhndo6s4UXf2tQZyTqaH0pGqXXdLxml",
-	"9sUV/6dTH1+23jVvOkPOOC6G/Nrwgv/35rKfyTbWcunWe30hH0GhuyAGGry7QPV6/RSF5Eso4rkXrue5",
-	"DDRHJrbvdMpIauJq1dpRuXpYrh0Pq7Uzs3FWrVcOzVq5enxWrQqBFHaSSlHYTF7TnewtJa3VLleSlCYz",
-	"fc0oabszC0QiVq8kDRSYCkrfMyBMyl+G7sJloWtzyexWsiuIUCcM7XFS6eDAQUvsOHzXYUaOGvupBKd3",
-	"/6Tkl4+r2fDmB50rT+5Dkkxf2fufszgm/L8PPv3R+Lr/j7WLta8//PD/kpfqX3/IjB03SiKCLsXH4VCU",
-	"40S6FXV/WxHOf2joTl0SoL2VS8OjBiQ0YOQQ210IdufSWWp4h2bjqG4embWT+vFRtXFoVg/Xk3JEEtbW",
-	"neAuP5KAZe6Ddh99FvfUeklKcI6sdv9jo8i54s/xM9X/eMRPTix4jT+2BtftXjfzJN26NGMSuZobiy5i",
-	"z5zLPEZkSYnkv5LuQStTbPmvDPCGLfOUJsiF9rfyDQv7AifVOfuXv3CC+PZk++cqxUywFAEAM6IJ1tEU",
-	"ZE4l8UhDCQtxEDIu7FiN2s+L6+Xbk+D66oe1/DD95osfD9HXbfqsGCk872PnLfYwtV06u+a3SZZGobMm",
-	"FXY49YNzZLX+NWwNus1Oke2qnuXMQP45vmp2m+9bXNRqd6O76s+Mu+PrVudd4vrHZqedrWmI7JjNOZ6K",
-	"OCqSkbA0nsOuwiFSzAftcaZiVuuH+znZbSmBceHSKAXHWEvr3ItSMv4RZ2Nkrisl4Z0f3K6P5mbQUYOR",
-	"zwhC7yqLCKw5Z9ZgXxPy2p3LQONY+wyXEQf8eGTk/sbiozzfQm/lXxZSo4Gs0aparduefwd/kLL4PXdn",
-	"c3HBEp2T84asRqNebjTqKToir2Z1kBFv2nHpbS4TcMjU5fKSNi9R6kwRSiSGsnGexSOxIVU6JmzifpYJ",
-	"tlKmRnv6YJVwzTfXl/v9SqaiEKc//iq276etykPHZRn97UlsDN7pbG2Brau4Wcy1HTNROX7PZXytIw+E",
-	"WGT5U6xzTjSJtQaNs0MoSqY0EJIFy8llTI0WgWfJFWgH5wiLVD4gWnDi+Vy5TFmhtaY3EdKUGhdrejgI",
-	"8P3TMlu+zpZOTvMfy6aGOghE1vmRs7HwgzjxVWCknKMlZgy5IRefrGWMJJHGjOC3Kk91bm3f84it5OO1",
-	"Ju9wQPmfW5YoMmD+LJ9PHzNYIRAstW5mHbv3JJTSXNTmlTS/ZGTbyzvCMDojYTmS9nQQltT5o55LyfXE",
-	"XyiD1UardH5/oibEYDNpXqGB6X1JKVuqQ0qMZWhCpnzvALAZCFdrmDMpC7AQ4KKWZCceY8u6kDKhvdY7",
-	"A92Se6FIxzeV6W1tSgSpfsqeDQXxf1zHskxJ74FaXiv5VUul3cGk9NZ37vlWtQTtTdI1VtGk47VV3C67",
-	"DzVhfd32EtFBLlzmaaCguIm8d5iqEc3p6YyEVgVdCbeioYSeQPgbz1DDrHH6mvCi/pkl+MwNEXur1tei",
-	"mWvfFg69rLX7MBz2kXA3IP5UgotDwEUBd4VyEmZ9wKWO+9l1VsqBx87Riq3Adky+YDv07pF0RhTiytoE",
-	"tEOyyGLLkesw3Z3L+FfClnwee/KwEPIAIgoRGgb3bxiSDW6X6mCa4w5EE/Np80rCQDKlPHhfsBlLe8Eq",
-	"7sG4tn1dHMHMp+eKElggsIPg1Oy3k/Jb5ONd38RanNX6cgtXupHMEBcJfCBLgzPG0e347hRhmgIT0qIw",
-	"cr8vfPeZ+qylnrGA2DJdsop8/XGi5KdM58uOmyhTjslzaFxhe+5SUubsW4KR8AfPYkAKA1lqZwEEq4wb",
-	"AkgNPY0DgDjSRM/YmgRooEplDWhUxSZt2+bx/pa7Lhrolo0eOdgzt47Y7MqXzidX4GFRn5ZrX77ESF1r",
-	"mz8KXChIOdZGJBrI6v0H4mVYo7kcCQ5Mx7dXC0JDiXI08VfhBjejx1/LHjzcKkwFea9All0jf19zxpAt",
-	"oDfhu2sDySAvm8zekQ0JGvOnUxKwYmbvVeBtVMd5g5ViXrc2+AJtwjLiG4qK8rpL3Z/yv0ST6/OxJIEK",
-	"k4yDJ/Kkx00rmR+NsSZlxtEYaff/kgRRMIYmckaxrvkS51b9oZ3KHdjFlZkMvT2DCaaOyApezu8ZuNZh",
-	"46MJCe8IiQx0n12HBG+YMnsJ/OU5GVF7xUJ/we+BaxrnRPcWd3JKjKBcLydKOjkNjbfwv116y/kQUGH5",
-	"BnH4WYMIiAyQInhafiztKz2POiscm9Cm9Gzu4rLMclRiZ+HSFuXMxkmAlop1zw8zScyvQlCVRrBzZPHX",
-	"c+3DaMjXTIM+klEYiTYF2rbevzMkMRH5mK2LXrfbuhi2e93xZe/nroVcKrGn8kLHuaIQnSbsiXNjJWIO",
-	"IvisF3Y+NsqmWa5Vh9XTs2r1rFqt1M3jcvWkoPNR7f5upvH7Qt4VuY9TCSnQIWEo7HuJIMhMceWZnJvP",
-	"79czzeOTevXUrNUb1aNDs1Y7PH64Xy87eSSTT0XUWN/jAj2VESFZ680ZiPlBSJykiRIgVx2fJNl/liyZ",
-	"1fFI7UlTmfUOW5ety/ZFc9i6tNAen1HHtWHuI2IsX3d9um8gq98cDLutAeCziSgMzOX6kJJgH8LIrPZw",
-	"3B+0PzaHLQvtOWQZENEg9lwMc6N9cl+XwqPLJaMUN1IySvKbT+7c1Gcnx7W5BoH93Tg2K6hJR3SNamoO",
-	"zDlm35HrstjU7eLKlHw2g44siUTs9Zeha8OmI9ieK1lUykogduxRPxVAIW4kdman3f1xPPyl3xq3hh9a",
-	"g25rODar1ffjzqBkZN/Mv9cQLzYyd3O+Hq0JwNm5S3dzEpD1+y4TshNzfUoctDddeR4/pyO6FHiSaBr4",
-	"C827Y8Ehli4Za/88tsIByeXvo5tBJ72V5mG4ZGcHB3d3d6kwxgN5lg4+mwcPyjhKIu8nPawP8AEnie8j",
-	"/cApEP3n8gb79oWIZm8tsJuhHsHlKLQsIitKLkbd3gUwf66Zh4RyBQZRn/NUOcmZrN9Py0sZ7KN3PW5e",
-	"DNsfWxbyqa02IGggMdKvy5B12etyhqCFrgtw4ETSLFot+bTzlhIHMPpKyeB/33T7g97H9nW71xVBx1uJ",
-	"i3YGIkl8Uyyy0EC0t84R+W2FPYYyRfoCQ88MaM7pt2ZGXf/apm6nNKjoZbW/BW1LbOFaRreiegRmZiD6",
-	"c/vkWYjDLFFlh42WiEZUO2fXbZPln9dotMaCMtcpQ/z6tEWbTqaBP1yv1tOQ9z52ml3twj5XuuEaYHBn",
-	"JPur0ziiboggTPjC81cOGvgrwCijAOI520mn1gKHR3S7Tp0dOCxaYj6sc0J6G1Gl24gIYS7/6fD8AFvM",
-	"DJQQd+05sW/Tsbb7USjxiK7FEn8zjVtbzyL6NhcO9Xe4ZDii2Qo1n0tdn25fN992+PzAqCi2Q/czeWoF",
-	"G6+n0efKO9kp9ZDe5Up0+fiRDWrUMwor2xLVi1C9CabOnesoCHa5MUpv+9dcniwZ67UZIqkuenV9ys6R",
-	"JVtI7RCNQIoH4Bvyz6voz+ii+qMW361Fd2vqj3p8txG32IivHup/vo/+iq69//bB4MoeY1aVPeakWtwe",
-	"80z2EuLMSFMDB7/M8e21nBlBOoo4Ev6Y9Z1RQe+4pK8RxKTBQlG3EWUkhGAg0BTSIvQbFusgexYIwtYZ",
-	"spofm+1O82270x7+Mr7sXTXb3bEJJlH+SC3vkZq1r1FTJlA5V0QjqBFXz/pAyci8Xsu53uz+krndnt84",
-	"dXLSqFWPzcN6rWaenNSr9ePDJzFOFVcck5vhTcRP0MyHqEZh3In0RSTVxRF9oL4YZUGDIqJtu2fXJJNQ",
-	"PKVnNCLFbKCAOSlVB+87MyylhIe/j1lpEa4SDNhsNKpp3ns1vOGiK8zXOaQ9+1PEHxQFaVTpMQOZjaOq",
-	"gczDahWo2snJ6RHa0+qLpVxM6zUokmRD9GVdXVPF5Hj7uvYGj68rcNttJPHq6xYSFwJEZ1qUw4PsJYli",
-	"kc9kMXl608WTmiMkrM0mYp2caH1BQnxLaMyMlQK1xOH8KcXcNIJWkcMWgIa4cVxpVXKND4nvniMWgj6F",
-	"mcgOFdnCUmV7znEeiEFIGV6O6FukJrAQ25qFWykE7f7HxrjX7fxSylMY2/3PRxDbLjQ9mWAG7+QrAfCI",
-	"zCyLP/HpecwzIrpujRCGgIkWB6Z5qNlvoz3pX9Ll0/1MA89l691N92IYu4zGg9ZPN63r4XjQumi1P4Jr",
-	"qd/qXra778cXN9fD3lVroF1SjiaBbdBKQBvsbj5SF/TF031c+dJGQn3TBPSkiq/ZN1Tts9g9J+pYq2mA",
-	"jl/y67nFGTOccPF0pNvJ3Becog/x7KRaM3/LyCtptVropFqrmD8J61OIZ0aab1TQjeA2SxIkxNXzZDiB",
-	"qA0ljS+QMi00Fs8X1TwDQnj7gkjWUvKJWa2am7hoo3pa17hoLRN3olDiTnszcOBuEAAKkTrHzsfE0kqD",
-	"HuWyXUINvO40zxNaXUCWfiA1vetOc81lje1QhORKAB0onGf7dOrOVgFxLBWA4wYo9Je+58/uhZXIEwAZ",
-	"EdqGZaCJH85RQCQ1FkYyoorey5EFSpByIesy6ghgTNCZZhuMAmhU2v72sJmEDQ+OhoAk5m8ry50Wo3JD",
-	"b6l/R6NGdCkt066XjAl4SNDXhr2iaQqZAFD6qkmOCnOqhX3hYOKGAQ7u0YqRoGxzQkulasoqqIXtuazR",
-	"L0CyqUBic+lsDdE+kvqEHU7AekDgI/UlSYevn4tTKis5uwx57sINY3PrqKRFUsCBh9dGJSjzj+OCzubR",
-	"fgV9dH1PuKpGdIpdT2cwoJ2G9lzjNLL6GrCTCA1vPwdiJN7Uj1iki7iRb2OwModVZbBqmLVvb7AK8Syr",
-	"PczJuywxLEwn93yXRZv2DUNqPWTs4pq9/Ry5YVw51KcyJlhBhEw1qrIHBcIhKxBHBAirQO0EOfODLNql",
-	"SolzIgjl/sAfIrabG4rqMTGSuVK4hdGKtyhyDeFprdjgXmZeyn4FtddoUUq3/pf5zxqudxqLQyiX/A1M",
-	"V/XT6lHt5LBmHjVOzZP6yXGj9ijTlbBlPPDUtUUDKSvYZp8CpqidfljQMtgzbM1WpjzqLEFqK+iahHz7",
-	"efdCOBEAO4LAqXjVCH1uRF/G8CSqZ+5ifXpf1EGRPhuPWLZOuqlCVgnJ1B4ZsrHumnkmG8QzK4jZ3ml5",
-	"onaURh/jd06AviMsVqmyQUTaaB7I7uQZStuhs8KWIDZaKPNWBQ1eIG7pgSjjRbMXiggb6yx2FS5XoQCD",
-	"RFEahuKtCQk/ICjmgJyzSWplaLL6iO4irCu2nCkkp2rbPoWspbvErjvN3fMXCrecmaGTpTdFcwiFoef3",
-	"ETsBnYy/IRHGF0KUS6UtQQVp9zORM5SRTefO5lzJzfw2Dl02vTeQjZdLvvXD5Nf5ou1hzY0+ora/8pxI",
-	"x7P6g97ljYgEuBi0h+2LZsdCk1Uo22CJJ7qJp9jcv2MjmvvAftLS0Hr3rgWGm/F1p5kytXR7/GLJKGV0",
-	"J3lV/0Ihm4yai2sPv/V8+5ZkJakKcEG2aekUwIpKWI2QJaIVhBdk1Fh6FQpndT1kr7Yzhrg1WPy5Dk67",
-	"yHz3qEp33O204IfE4ts+tUkAMX1cZgABbuoHot77RPQRIogeGXwvm8qJu+/2xs3hsHnx4arVHV5bZxp1",
-	"lUDOCVkz9fy43R1ftYaD3rjZvRz/u9dtWWcjivksBT7ysH3L0mYBSbCli/5A+uHRngXvMMsQtxicU6vd",
-	"vehd9ZvD9ttOS3yJ9zHNPSghjgjjAhQR0VLcJEDHMKGHj+iKEWe/gpJND1rv271ugbYlq0V7isdbI6o1",
-	"j1TrV+3r63b3/fh9p/e22RkPejfDdvc9H526A7NlIKs3/NAa8A8zUcQmSZ7ednoXP7YGIno7SZ0y5iZ9",
-	"VQ6rZJSy+yNonLagaxfWV7hklKDLWqNwuQjVS6RyZgulUghbriaea2cmsUIEqdjU4ugA3BHo3vqxKeTc",
-	"IF+WHqY5we4fVgtM40Ro7dlHf1fszCzOGhBS9kRilDhFkCaexHSyXOxY+89MN+T+zuJKM5W5yZ65D0AJ",
-	"1nvwb345CvPhEs6BHyBJSp53Xh7Jn9ox4H1x7YaLWysGEfRCr4oy6PKUnHURN8NcmzLLQ4P8M5GMFbOC",
-	"WCYXdYulz0P6e0Y0GUSVEqSsNTNSVuzUU0pfm1XU9OzsqKRuBz7LC4EWdp0Kakb2ceVcNJB161LHQi4D",
-	"zITtphUR4qGVLOTvC+c0Bn4HF/azFKACJlENcu0c2pTGz9jXVylq9XsUkNum4NbdUN02tbQjxJs0zz0H",
-	"sNsmT90To7xttdul4N42We3+DrhvKxoQbM+5JJAl5Md3EbP9JeeMwlqReXLyuU96iV8cbm4Xc+k2o49K",
-	"Bcyx+pxJ6UkjkXi5JDhgGv6STYwRhdnTAr8MIRsZaIptwcAwdRDn/xXUAWkcMiQgozmLBGqyzWPPZXpS",
-	"hHT07IJEzmezOX0S5SBm61Idk0k0a7MUC6nPM0lXvP3iouhGSTSF8KosoVZRC/ZTr4QY24OWQ4j9gPqS",
-	"tzJy2yv8xudbnXfyfBVZpUXekDWVBmpy2JgRTbkxNFyzGIpwHY4jEeK/rg5905WO5ulBKx5RMVh0mJnc",
-	"Nc/4hPq4nE0JhwzNJACRl4TweXAm6oW2I/GRN+d0i5sJtJQ3Sc9k6vS52CmbMqJrqyoc6XgvsI254viN",
-	"SPN6Px60VciGxBocbaRHmCizeLUrRV2+VEbEghO8N9q0j1P2MzKJRClBpevHer4hS5Npc8GndfNefn4i",
-	"0VeF+h8Cg7oxsxHiN6SFVkWEAZUcUWtDhyxD5B8qadBAzBdxBpzUBDMVGOIHwHCEvjDi8qzMBLBmJLSQ",
-	"jSmayAwosAHcBW4I8q4enWZpA7OMKDzOGFFL21AZ4FOiq+eyRr8R5U2WQYEyRIQLeDH0XTqiWqX+nHCW",
-	"GHt+/zyCyorSY9Mtj6g6AIBMll/PR4/Z2xqpJzT+xHwbCKenUNYf4koPXXke5MTaHsEBcdCewAh8w6+4",
-	"Ih6RESpcaVNYOoFk6VJkdVee947/Ytb+WXJJ8iYeTYjtL8iIyulOrpbnM8KksA7Io+dx4KOWIQ07K+56",
-	"o1qtjKgeLCmCHdOj5HOFGYBtTnIzlotFNmLP602hIuQTxDh+Mkq8g3yBcglBKgwh7mXxoMefZV6TtVo6",
-	"OCRXmN1aYifyqXZlTDrsHIc3ypvk/7hUlkGQG1YGTUEJRv1cQwDKcf3kaH9E4ToY9hZQtQsWM2vbBWTh",
-	"f45y5inRnvnjq4U8gj8TURMrYhiiLQx6u8vQHkaU3EFPKSEQOajvKohoE/Bq2k4bUb5/kxPh8sO3RAFZ",
-	"etgmLMGkBFTOAi/Fntm6XK8hlo8PscyZ5G0hl0M9slKhcktinwTZFgwnr3DUGdDuEY14A8yX406nBNqM",
-	"EpI0zmCg7PhHkYVg1jJwaiuoKSx6qkTwWbKNFY3ewN6W6MitM/ZnjZZ8NLlVcZNFSO3LR1YWWbrX0Mmd",
-	"QyfPuSxJ/RBqz4oK4CA5xHUNVURzLO+pw7xetHTHOMr0gn7PcZW7qB3sfQbuST6odVToeavWkY2nUtCp",
-	"lE/0KzuFkwv/wCO2K1sbwzrQNh9B9Kk107hR+lKe+WWxxx+8ElzT27aSve1Jw0O9wgnQ/LgaNsz3mZaZ",
-	"xCXvRMKU9F2pSOYRtbS2LBSlR3nuLUklJ6j4SwnHk7BWUO/eiOGQ4y6ljfyb5XsxZJIz6PxWU9HZwvYP",
-	"4nf8yM2gs+6p04OdniYibn0Fm6nhZXl6nkE2haHlJp6/u+l0fhnf9NeCvhJuGuog7HlCSYNFryD5JkAe",
-	"nwnjgstGCqJpD3uKmG+KJduvIOuy9X7QvGxdWmciSiP+iDGicIX6YQVZiWACGYgHtRqSjrVUBqlou2SU",
-	"4u5GP276ycqV2fgrT5cWoh2wJ1rdFPXSlzrqeWJTJTuxo+uvwJbecl75Lkme1vwY/TV4snwr6RuWBOi2",
-	"zgWgmNiAQhV1AswZcWULBFhB9K/K9xi4b5Rc1oSTsyEjPhEjbImlWQNeu+lbBiJ8Bq12V75ZQW15upOQ",
-	"6fy8emQaIn8FK5rgIw88t1EWvfp6gYPKcnZgMei6RAo7Zz3ZQHQjupdqByBossDs9o0MbPg9N0zCjI5o",
-	"fgOCayeXRUK2SEtmFnLBiGZCF6QmOAruHF8Pm8Ob6/FN98euII4Z405dXXsOKGmMeNDuX7cuxhe97rv2",
-	"+5tBU4RntVqXrUv5teiZQat5+ct42BsPWtc3V63xu07vZ/2Zjw34GoBBiK/AtZu+uCJ78liEBR1LwSgN",
-	"ejfD1iDV/beD3o+tbhbywpY4Mx1ZKUHTtNMabd7iBPnBAWhss1P56aK3FFkT98QveSuHwBUM5ipKL3eM",
-	"6EqKsS8V1vUyEV259TvzH3+t4/ncgVW7HeGXKJmb+N7DQyt3PXkpK9wzn73nPHGFztnr6XqR05VbvqCZ",
-	"U5TpDGE+IhXwEkU2iGoGyU0qHOEjqqGyV5AW+Ci0aRuH2PNnfL9OVq4HScl7OEQe51to6q9kegczRE0I",
-	"AY2segDuYi29IcptUPYVxAhx0NT1CPQHO040Fibc8xQvyBs2oum4KpfJAIIw8NGepVU1ABHdpfKWyjFZ",
-	"i18fUXDEIZzOuYYoLjVzDwlC0oO6RlRGEcVD5t3MifdIi9ZaqFg2/jVUKMiqNs9CvFbBQA3KQJ5LCUOM",
-	"LLHwyUzuESV3/Cqy5zjAdijry201xaeHsTuEblxyww3nEhZRRsWuB8ucj6hedIHrYiI62Z4TZ+WJBDeA",
-	"R4JwLC0QTRVCSPu4FIrp9spQmTFrFzLcLdqLqRCyJptPVgEVY3gXYHo7XQVpPFP5UKFe+DR0aaaWf6Fu",
-	"pWc2Ae72btC+aJaMUvO63Rz3mxdcCxpHVy/Gieutm0Gv34I/u73B8MO4edWKnrzu3SSuRA+nH00+WCS/",
-	"7iWd0eZxuXparh0OzepZ4+Ts0KxU641y9fgpnNEZlUzjIoLh/dK1ARJMP5wqYifRy9ZvK5e6X5DcKGjv",
-	"8sIsX16Y5n6WZ3trn9W3+hJWJYOAKMCVNdKR2N2yX1Zmb0sP6ElMTLPlLK1wobsmJuZ0Us1VqpfqciFX",
-	"sZOVKvEIP/ah+WC39ZMJeqrI4nYXbSeu0bG1e9udp/EJyGWunCgnLgjYM8lg8zBwCy1lBt/O2P7iocu3",
-	"G3YZ2sPIoiScYttCrrNvIMedudKBlKqdVyoMYtumUz9Hx1Ap23GGjowRcZk2p0D6BI5g4K+oUw4DdwlE",
-	"kj1I11BrP4i6VyQG9iGiuBrDObqDCtN6LypxuekQ3xJWuPBNpsdIJmx2WtZZplCcqPHFRecKsi46vWvw",
-	"8FAfAsKS7+1J7DyIypmK5Pn1DNEOsFJoqBAblLmqrP97ZvoyZK860SkHk+uGiYmcBV8L6h07Guhiwf1l",
-	"1fyotNnD1f2oiR3V/ljPeW6VPyLBz6n6a+u+3QSgb5JXU8ALmQI0KpxRaVyCnIug+KQtOEmuIGg+Urw4",
-	"0QOmkhEO82UJIYaDMLzKOAMteTvNakD91sVvgHn8eBXni0NH9wrLSw+P8lOj7AeEEWpnySayAvZSPrGm",
-	"mAbEwxASIAOVY8eDOiACjaRklDq9i2ZHwpXwn/1xfKs/Ttx9UmD7b4tUXyTVpBMVjsgLek/Fu23WtGR7",
-	"fOvckvuyQAhdYjdgZ3x3L3wWoqPGOb/JkFk+qmuGDcRCHAAYr8B4jrP5RlTm9/lBlLVHVXBS1IBslauU",
-	"0mcJIB1xTqBohCmJ0EDWWJq/yhZs+rjVEV17DWGPX3P2z1Xz1VT/IVEJ33NJRXAUsJRFD4xosPKIeOyW",
-	"3CMPZlW4uQmd+oGdrtImABfgksuQIGUpQ8kfJUI/yzhFTh4JXpTOSndkAimT+Iu+lkeNrA3g29hzfyfO",
-	"FWEMz0gWAfPUM4gEgR+ghXh0nS7BgxlNwEdIbJCB1w2E0duLPmocA4o5W9lzYCyElm+urUxiv8jr4zBu",
-	"VhAzLAQfL4sPZQlaXBPqBVlKRzNi06K8+F5q2xrIyg/ttPb5nuXqB10tSODayHVGdA9TtKLMnXFWd9Qo",
-	"T1yBPDcTxSIkyZXoGqnzp9eVSX33j6pxZH6NP/7/fjXLp59+lbfM06/7mZGmEWvMNGhjdk/teeBTf8Xi",
-	"oMAKakGA3ELhDIsAe37kyLmMixECHSj94s8RVTPJKqgpqYEE7JKGOuzgEKs0pxHdsxgJL/zFgjNXFmJq",
-	"kyv5UNRrdUHkg4mH2NuVd9sG2T/juRG1ZiT8SAKuSqzf3+edZ0RiG1KVAhXqQZHSeOuyOAAieRJEGlXU",
-	"eJ7hRNVZbTtWzDngikwi41+/U9VBIgk2itQopHAVMNtdRhXMNwCyPLnRLZpOAX+txVRBl0VM1e52NEId",
-	"PtTMgB2a/DB4LjwSEidlq1QoTzbRKuNs/zInj4VF0RY8/dUobdiN2xp7v+HVrwaIHPCZXOr+YTjsJ8m6",
-	"yvV1PeLoS5Sw3nV7Q/Sud9O9LDYxUT9ENN+F7+R1RYb02b5TqCONauOBNYc3ZMUoLeRROTGN06Pj2vFx",
-	"/bDaOD09bJyeHJ0+IieGk7Itm1qVSLqDfCebuJ/XdnWl4Me2EtHtOnKBNh6pI0c7IlMpju4Wkui3m0e1",
-	"/RfHIUozKFn6tnJsJOyjZh3NyZfEpZNNV1Kmkvg75nG9Zh4fVeF/5aMark9Mu+EckqNp2cS1Sd1uOGX+",
-	"6xifTIosctS0iCTOWAQRmCu0LP38pdAYopBAzqkmK+9WYbHt1Its+FB9H+i8QkmK4kuc8TuEE3H+l0hj",
-	"B78eI6FQR9KmaXitVKyg+izHlSvvCGNvleugZrWqUJkcwhkYk8K+y/g9rv9IVoK6fgjOXhxkEq+oSI9Z",
-	"rWo1eqrFSqkX1E3PYwxDcQF7iUWWokYsvvEVLmjhfYCZJxYtsw1HRcXAbZTpunhLwla9le5KtEJ4lDjo",
-	"zg9uuRLr0/S+3Z0U55nKr6O498QnztHC/0wYsmQgqoUEiSHIGtx0u8krlwIgVmzYCbZvdSoqGygZJfli",
-	"yShdFoVhFb3OlTiiVGA+DatkSnC6pqdoqtBchTiYkbCdadJWzYpnYoVuIzs/jxk/6DXIpTaWFgIRFVJ5",
-	"MEMXHdkIUaszv5TQuvAd6FU2khzL8hwLs354L1TjqI5/eoumUK5I8L/yV8X2FykyCrc1DQH07SKDlybb",
-	"rIh6eYerguhu7nrg87EJYy6dacCryoIfiKQe1WBhE/66Nfih+DHaYv0Oum9EVH/Po6jgudq58oVun5ZV",
-	"MJLcM7GpItKh8TC5NRLS5BZbd0pVWTc088vZq5WmTMm1c0Mp12fYtqHNbHVZ3Nt9maGf7ZAs1v00GSuf",
-	"SNsUvdk+OZckxK6X7Zdz4F5Cv6JiLOdo7nsQBxOFK8ngPbCA5MyOcjRsGnsrepCrX8RbbnvhA39GWubT",
-	"BsGNRYXTz381SlDbrEgvf+IPtr7YgIIuevt161TDQmZOtNBjM9XG9am0M5VQ+AIAOWt6X4owDlrXvZvB",
-	"RWvc7Q3HQgsGgfOnm96wOW796wIyUlLkcv2lUp4FQewllmVD0TcSO5cRBbYvcJsdsgRkZR9qGDrEQnui",
-	"ypzYgEwUJU/1cv+Bx0lu+AzHp5cbIDvU1FQBKATsyMaQthWqE24AWg+9380GnMJT14zUmykr7IONB3y7",
-	"x11JyJmy9As43uOPyRJBD02g0RpKh2RucdzHb+7ordeNqs/gro/N20/so/f17bHZBvHqjX8ub/xaSxn+",
-	"G9kpDZLKnyIrerOixEcLSm8B7J+8ZAleAoDnsPv2pvx0aVZQSC/sDK/Hve6433zfsjIx0bNZjezyFmaT",
-	"8Q20p/dJnYh9Y0Sty1Z/0ILSxuOI4dxcty4tQ5RNbjc74+ubi4vW9bXgWTfdQat58QHCrpKZnBedVrN7",
-	"0x+/a7ZFomZe28lbopSIvNy+/nF83f53a9xpDt63BuPhh2Z33L5qvm/B5ZJRav2r3xq0r1rdYbOTeLf1",
-	"r2Fr0G12xs1+e/xzcyC10HftVudy/LHZuWmNex9bg0H7ErIn291/ti74939sDbqtzvU47hLc/djstC/H",
-	"H1rNzvDD+OJD6+LH8bveYHz5S7d51b4Y/9xuvf/AX++8LRkl6C1vodP7BVJZ4+932tdD+PCHVvNyrPNS",
-	"rWIJjOOyxbXoVvfil5JR6rb+NRx/6PXHzcvLQev6GqSA5vV1+71IDY3uXzS7/Fa7z7v3c3OQuNnuXg+b",
-	"3YvW+EOTtyBSVdvdYWvwrnnRynxSlzay70IK7fDn3uBH/RF+J9b9+S9VAmHcGgx6A1FBIbUzZcastslK",
-	"RknMUbv7rje+6eohd4PWTzftAd8yvetx8/2g1eJzDTfk7mp3+W4Yv/1lDDVh4m0Xr0dCrLpsdVpiwa8v",
-	"PrSummNYdZFn237f7Q3EvXb3facVT0J/0Ou3BsNfxsPWVb/THIqc8MvWRafJeydvt1vXcD06LpkEXZmg",
-	"suS2rLCI1GH/Y1S6Jfej0tmoBDjvo5IxKsHjcA2yJ1QEiFl2RqWv1oOV3ktp41oHWi4mYGWYbSTZLOhz",
-	"z+xQppgVT5pUpYAsa19LkttbkpES8iOJVCzRSGrqYb6zww7g0+stfhT1b/U2C458Xe3J3TJSWZTPiqrR",
-	"6yN23AWhTIHO54XybInd+UnoClFTUghduACc7wGmgV/Jqi09XYWrgHT4oxnBH9DChHBWF3DxwUH+KtRl",
-	"/MgA7viriUfiL4j4ctApstu+kHbCuBwdPLhLo92trh+hQ0UNZ1Zbcu2i7YinMxvis+OvchFPBuK2hnpi",
-	"aROfkEAHvU6nd6NBMCQre3Ga9p6zoWyYgbX1vd7J/J7stbojziwjYdmGpsrKz1iO4j42KevF4inEY5qp",
-	"1HVScRWZE78kgQrl7MVqzANr3BefrH7GZ5XJppDBHwrKx0kGESZsFCOpcpZSK1okMvAJhrHBb1F0Jyhg",
-	"cj1pLsMitnVNIlwsfnhIds/WfY0qMDYzZe9ts3spgT0uReG6SFLmIkPzvZQ91Q8hr2wGm8k8fDnkoClt",
-	"iJIenMcxNAC+QwT2TtRNmesIXbSKWsOu42iMTE/luv/R2Wy7ivawNPRE2ckII+t/eXMWuhm0+cbl/MIN",
-	"WVT1rpCQIzqcb5vKFW4uyWfi8QkpT7HNP70W6lh4qWJTcDb5EAcu10wMp8OSUIjn0ayIQn1qQqK0ZQHS",
-	"o4DBhQUQIsszCon+b5jpZufzLdXPe2W5DzUTSCzaxMYgWJRUELP4WQmWdiW2PheYNzBF2KvADe+v+TKK",
-	"zvp4Fc5rGfJgcxXOUa1SRdi2CWOyphiYijDf8Ktw7gfu7zLz/i3BAQmQMHXBoyrUQsdl4k0tQzaimN6L",
-	"Bs91C8GKkcBSue0WWWDXs5DtYXchVuufPw/FWxLbCmsVp0fUIVO88iQw4dTz7wRr0fupAqISF28CT4sa",
-	"x7btr2jI5KzDjPsHYpYO+H9LhtAZoPUNseb82QPb81dOeenhkJ9pMPkQAxHHDY247wL7GEIr0L2/ChC8",
-	"hTiF5rth6zeEGYxLyi65k+HRFM9UY+I2ioNC4cDyaUyOXIwx/Ql4MLGdxIb5+hVimAT7sX0aYhsERwmt",
-	"qS06pKxjl8rKwcltFj/3hiGyWHmR3xcjtpqAO2sKCy1G0ey30WfzTIt6vcOBAzKvivoGQHM3QB4EpZxv",
-	"KeQXnfDEY3d+4DloQuauuLuQuGGcnZfBv6agIXLzwIx01gl1Iqv1iOaBO+2fRx2SQ9Tf0424YNIPA2zf",
-	"ChTNEVVRwhXUx+GcGWjiOy5hhh7sF49XEF5CBT1GUy713gkw+LigIRM5H58JdfzgDUMxkLUsYABxGIId",
-	"Ln0+KKgTrq2+gMQAk6ADTwD8aOA6BO1NMCNg9bT4Hjw7kJbyuc+UCV1L2ACT34he+PQzp6F8CtgcqipM",
-	"7iWOaDQ7Z/zJcnEipdc/OEcRceKXBcniw6KOLAonQNoQRPCqjIIKatJ7JO31CXEYe7yfS4LIF6hp5i6W",
-	"nmu7ocJZVfZ+ESLC22WECIYNTOcNE5SADygVDc67p8eNi60iIsQx1SirdY6WvuchN5TrgZAltlcsh1eg",
-	"QAgXXtbu3GE3tKJiydqNf1iJwCbebkRm9tGKhq6XhCgUgVl8KB2XQR3uue8wyGpF1tT1QhJYBrIW+MtA",
-	"WOEttFctH1arBpLkHR1Wq/sGsvzAIcHbe94tUZvCh7mz1qKwwYACYH6a8R7SUcRU9XEQuti7XgGbs+Si",
-	"cPIZTVXCfWBpKxFLsJKzyWo2XvjDf1hUqGMZkDC87wcuDS3024q/uMQBXhBIZxHneA47asM5k3VC5E63",
-	"seed87kGPGKR3CIdJ/zIYDuEEhLQ1S5INPyJdCbQAof2nNPOTakV58h1xOsql4L3NJlOwaAISihqSyTj",
-	"e1gFDdSWUAnGEplFQq+A6h4g14Hebi7VIgPm43iwc84bhDa6wPdilji9hlAr6UdAkfUpLo3DjwJvWsfi",
-	"gfgyUQxGVNeIC8eAu0yVsUaOTwAGkzctnDeJUjFcnVHuV0GCtS2jPK/U9lbAt3D0bPT+5B59xp7rSH0T",
-	"0CzlDrFEBRkQ/BQctRVRcSH7hG7opXiwzj73PpuSte6XjNJnEdZeOit9NmWsKMVLt3RWqleqlboIvZqD",
-	"sJOZPveH/OurclDGLHmwklU2ZyTMyuCOUlki/24oQC7+I8B/cni8DgstUoX8AFFyR1iogJJExSNJIn7I",
-	"IwkV1IQWo3qVkIcgUIgYCcJRTOpi4gX7RVA2/qQU2zIehNKZyqUIsolwKBojmiIoMhEm19OoQA0Q46NV",
-	"ZFLQlogMhv6IrvsjEddeob4GTLEEcLZAx5N+KF839pTEnL9LrmHFc1kIO0FRrdxyEfEjB32xkFwWKX01",
-	"tj7+Dob1EyePRR6/ilhE4Vd6Yq4KPx+tUOE3BhkcpfDLTS8s3rWYpch3IGJUsgN+2GrVqpLMVZ2PJRc8",
-	"YKkPOHcSGc5RgqPrbA8+SJ/tyFrw6x+ldr+pALlK9UbFNI8rh6cVswaQr/3AD33b5+rG8KJfykyW2loa",
-	"Zz2N5Vo6mqVgKb0jZIKmAYzb4ZqgS2ckWPKp4jTx3T8p+eXjaja8+UF4vs9Kh2bjqG4embWT+vFRtXFo",
-	"Vg/5reXHiDS2+x8bJRXGEMUdJGejZJRA43iX+N7xBR1WbfbZub/6QT3BUvmkEMuDnbfYw9R26Uxo56Wz",
-	"2Dd71ew234OVS6pX06B8Ryb8SPpBOMB0BqkwjXq50ajrvvzHZkNnr/tB9HkRC/lUnxGtfeBN9QP/i0vY",
-	"wR2Z8Ce/iB2+cQE6gkilYj1KF7PDhe2a9X//3A7txcdb/K9/er/UoULFM08T2EHBYLbNnPZufSCgX+dH",
-	"QqWZIij1DXHms74U0YaDt9gZCIFDvGJuf+WGKoOJqEggRfEiLyoIBZmEB7AuiwUO7sFjxcI8Jg97a8YA",
-	"FD+LJZU+feWbPytgDLDRuMSb03ZcXGriO/eqmqCuAqYLBo5oLIYayEofc8mKp4krcV3BuCTOuXyXyfJ5",
-	"IxrFVgvPn4P28DQk0F0Q+e5lbR0R0xvOA381m+spN/sV1Ftw0Zt3MqazqhQgQ9bwog+dXqcwFrIUhYGs",
-	"XkXwLGRxgidUIWhWUnZLaJwyozohh4NurhArxVwKgJ44rkyJuZpSfQYOCtunjhS5FA0HSYc3BUINQ43q",
-	"KVer+Crct0CP5r0TJSpcj2i1h7ksFbqeh4IVBbc1oAPAukOvhFd9RPdkfTKLyzbWvphgEABFX2UhsyzB",
-	"jg9VVL2L04oNkOM5L5JAjrIVYapASxK4fqycg0U5cGcuxV78iRHl+0gsOOgXXDczAA8Kske4vMm3LNqL",
-	"+gk/udhIUjrKG6apEPvFJb0oaetZZb2BmreXFI7gk1C6Zye5aDe55mEySoas8UKSwksy8IdxQ8EJ46jF",
-	"MFiRr48VdjP83KXqtGrXJ6ekfDw1SbmBT+zyqVM/LNcmR9gkDfvYOa0qkfG4bpqnZq1xeFxvVLn4WDWT",
-	"GR/Z0my1Wo2k2ZQsEyfSRkv38LzUVMJnnIoZZ1pWn178iY3TBw/vupYKmDOFR9EUqrw9LXsuTk/LEev1",
-	"lLBnFo5FilhOAlfh06AFVq+LhJy3xSxKRPlL8SeUbO9FJcNG9XT7Sxc+nXquKr37JKKkyH3PFfkKSJNf",
-	"jYfZtw7+SF74KgRSj4SZ3m9+nenunbRwys++I0xaEEBFnH1kJT9h6YZ+4bFJ7QFwCzHpVfaIcApFchAL",
-	"8X0sCkljFryniSKRuAPZLwowZAYFoLi4FrJI1JsGhCA8wy59WdGouFQj1+O5LViJr37XstBT884jx5ye",
-	"4Jpdrk8apNyYHuLyiX3qlKvEnHKS37APHcU7ayeH9aNq7cg0GyfHtdP6UeNkE+80n4R3nh5pDGhawyem",
-	"XSXluuJEnPmc2lUng3fGe+cb8c7iXY/4YZxX/soPHY3mfgN+2Nj+UtcP3/kr+pSmFcFoHsMPjc1em0dy",
-	"MM0BNqKcl0R1ZdeMK1wBdu2E0UMZaljkwbkDeJRMtw31Q3RPFCiIujLlE16cgfC5+C65xzfmBa9G/4ca",
-	"/dMgkg/W66kAcC2dlf5e7oDHWBPWmUaKiP0tmMR78o00JhWE8fUgoul8LNnm/AGBSkWC5dzNfY+IyD4k",
-	"YwN340RgyhdftypZpvxUyXrejlb2nKs/e1xzikOprFyOAYWXuLblEQMtXIHX4QfSIa+RKGGZlsEfotWG",
-	"WYOi3SKwueuHVyS0Kqg3ReGdjwIRO21jz2Op8AC9WVUq1qdkRNnKtglxWASXS0VSq/I8bLLTR4GAyi6e",
-	"4rHSMh+hHamYGr0zSnkDB4cWxlRBTSYTAEY0jjwEa7aIDxNFDyBwIdYqQdUUe+cxmMdIhzyWYZmbMI9H",
-	"9NGgx+tvjeg20OMK+uj6noz8TMQawYAa1SqyXAoWf0sG9QvDAGxwvuR6/JI9J8o8IIKdoacKKNkNIU6L",
-	"fFlyxn6uOXlGVHsz4HtkL0ZYjhY96rUK1xHyGyXEQTfUBchJ2wOfxQ6OiZhSPLtvQpCHF5TAHuiZyJA8",
-	"GrWfF9fLtyfBdUrysDEVRB9Sa3KkkMI89T0s0bVakogBPoOlPkKZzbEGn0aSIoh12XCg361hPrGrI/sC",
-	"4BH+Sa3zjXXrvEzbejVFKFYbEWaG9pKsc//7FjwbZm37C/2ARILLO4CHekKZ9VqGOMrpg9yQ55dgs6ss",
-	"C+jWRwS4bs5MyYpzHVER6Ip2jXOFJp8/0HWm0Gy/s0jXWMZEuogpwJ/eMGRxom8Jr8fm0tqw6Jmhs5s2",
-	"yWsE7WsE7XZKoofTajlh0Laq8wf9iKvPP3W5m7xa/AdxocHPHgaQL3Wl9q27VJNdEgViZT4odEqru3vt",
-	"ATuPECzgd6k/6F3eXABwTbfXjbB3RFuPtlb2A99Z2SI/SCtINfUDpJUXIiGelc5K/zL/WcP1TmNx+FNk",
-	"pKyfVo9qJ4c186hxap7UT44bNZBmow2ZHmD+gNbk2g07kWsO/sy1sXcdBis7XAWwv+XCwPYUZa/hT1kS",
-	"EpKf45/3sjilWRKYrhm7+tdvtHc/KZRZWf6YU4tv27FaVsdqpa+fOFGCqRazKYnUTObOqj309VOErQ9q",
-	"HVwuz+RSPrUisYmEHaQ/nxG1vXnjvWRvi0v67fxWikRrbxb0/rSx25uHpQngGxehQCQ33fypnIhuEb0s",
-	"qGUlRSotaUUTtgq0p6qitjvt4S/j605TB/Oxsgy0usltv7Ipb5FLr5zI50SFR6HTmuEV7Gwy6dghtuuo",
-	"F9yEXVbYctdCrmWx9xHd2xZejXaOrh7RRHh1nD/JJVz4dszo+HABvoE4sraTy5QmIrpooMlKZr+K61qM",
-	"NkqGaBuI/4z0D86bIK84L3Q7U6mJ5lqku3NdcYpdbxUQZVZdCp1Lz6uGTG2mpXOT4LNrE0gDPROdjz81",
-	"danL5iTSooSKBlmfFYFy/esnPpaMUj1qx6arCVkGV2Wi+ZFFm2TZLP0w8JtyugGtQA/QGlGI0IrnKWN2",
-	"9s9GtMxPm9bmzaAjjBcCGIX6Io8dMlfjp5Kq7RlADUC6ahaG816j2tBLG+0byJIAMMp4Da3F7Z+v90sY",
-	"VKTxZEI8n85EoU0qoFrEdO35gT4rk3t1n3cuSu1XhyNAUNZkX/Rf63wMkNjsJiESYTRVGOrb5iUatH66",
-	"aV0PrX3oMajE+oEI51gooaOSJgYAvBT0d1SS6GV7KtvdPIqBQvih4EuEZPdSCNO8J3VkvesN3rYvL1td",
-	"az9C/ImAwi2FfrNnxXBqlgH9j2DaxJFbuKElTjemcgPrLcBJsmJ5W9K5tNwoaJ5k16mckZhsa3M0onuM",
-	"kGT967T2vV9BuwUZjmihKENULP/CGNEdEzB2Nhe8pmGkletXffgh+vBD9NEHqpc5+sdTiNivKSCvKSAP",
-	"SgHJtp88vZ9pJ5X4e0gMgZ78rTJDtqiQxZXVJ3EaHfyx4W7hFJLNSnF29NMmr0YCQGqHtJIRTQq5ZMGI",
-	"91mqVNRXMdhSXRW9e2QSipGTgRIlp+g9WuB79B+fKz9C9JdeKj41E6I6t//tk1c2ioQvk8OygQv/rRJa",
-	"jskpNu36pHzoHE/LjUkNl0/sBikfTU9wdVKzG84RUZLAiXlaPTps1I+PzVr1tN44MQ83SQK1p5AETuq1",
-	"mJ3a9vG0js3JafkIH08SiTffYULLDl3fnNDyyt1z0ly+BXf/tnkuT8bdC6S9PDXXNYSZJpEFI8zFezLz",
-	"RRbb5WxsQhR0CNfa/GXoLlwWujbyfPs2YY8VNpZyZHopYKsxRlR8UZhCo1fv5kTUL402F+Ifp8K3kWK2",
-	"ks9FQSe8zTg5Bz0mN2cjf3yBFJ0nYI7fmNW9WlG+ZVSBtK04xLn28Ft+YtU+nYgfkkO3uxe9q35z2H7b",
-	"aY2vWsNB77pklJRlUZY6S/A3QIzWIatlVlBZDtD97Ib3B45vs8S4D9hqufSD8GDqfikzDwP2+NLDFCuL",
-	"UTwSNQoI5E4eeS52h8jj8wrpCSI44Fz398zx2isudsB1UykZcTgBeLk/8cOxYUoGrfftXvfPNSdy/22b",
-	"FLU9o5mJgy5if/+nr5++QYDKTyfsY3UyrNN/3j5NgMprcMprcMq3DU55Mtv0uni+UUr8+6QXPqFgDlJw",
-	"RpCItKs8h2guDFZ3gRvKWrcixoOLx5bWC0DPA5rHRWhLO65S0ta/IVo+jxrLBrqWUSIKgo8Kt2wUM2Kk",
-	"8xRhhG+kRWwvmQ8GVq87l5HYxOWvQmStlg4OyRVmt1bsy3QZwoAdjhYkmBHhET+TBWSSE4GWAeGdGdFA",
-	"z9FUXYFMNgMlp4PQMHClZRA+4KBbco8m9/DPniodqpQGftFl6kNI+w4OxZOGLM2iGmYhvt8XGYiysK22",
-	"aiO6okI/cZQLWZ8ElS+phbNA+WSl1MhpEEHsKPRF7Aeftni4foBsj+BAz6iEifXAduqGaI/5+md/SMyP",
-	"ioAf0enK8xAld2iBIexj7t8lZi8gC/8zpAxC82qUXIFSoTjxPqqM6AXvFYC9y626FtQk0giVm02mcWK+",
-	"A+bIX4XMdUg0NUoLxal9tJ6OKPZcYipsHIhhIOrTsojaFyqvwScoZ2trObii/ktOlqwMjAErq9JGz6Fj",
-	"fNe7oSxyHIqVXNHofexVUG86olqGLTxG0jm2Uj3X0mtRlF2rAoyiD+ihXIlcW3dzim1CUx7RZJ5QBXXJ",
-	"3XqslfqUqE0uNG7rLCtyxvEJG1GoYPGFL+deVqTOvgFjA6u6FlUzonuFQmP2+WHYIQZGGubjIJh0hIuR",
-	"H9CynwzfcoVVbESlZSGayzcsIxhLmkxoetegPZigz3LvimXnRLQp1pux6cqTK83Pg0b/+N4md1HcH/hV",
-	"pBTD1kwxI7puizlPTJo87HHEjPxIQITvA4xB8QqxvwhG6UaDj5AH/or+kJuIoP75AnM8/OW5TUp3hIW1",
-	"XLUl6kBkUlJXat+6S48JzBHpePJL+Vkju2reT6EC9eEgvlSMTs1ukCN8MimbTn1abuDDSfnUPnbKJ6Q6",
-	"VdEkkOSenTd+mJ03fmQ2ascn1WqjXjcPT2tH5vHx5miew6cApdNDYmznkJjTWrV8OBWusPKpI1xhGT68",
-	"iPZ9s5zx4n3PD+c53CVn/NXbl5NJLuSPvTQGixZ4bkUC5xTysf8KWeatEM+uXLYQtOfJjBZAy/5c0UIH",
-	"WWkRW7PSEwV4oVqXXvq4oCFlRDWIv80+zoQzEWF2K40bWSreiAq5uYL6JNA/v6cZE8Q4CbP0PPlk4sL+",
-	"mV59bkSti1632xIs8LJ93XzbaV1asZquvTzHDFnYWbi0RfHEI84ZmmKPgYs00Urv5250ulIJ/fltSJlf",
-	"a+emr5lpzpHlsib4k2Rx4Yth+2MrVjjj6sNZI7vpW7I+qtXuylcryNIWG1qNFsRzb0lSJfGlr3dEsaj2",
-	"rgsl4JhAFizZtVba791Np/MLDCSa0Ewvh9AgsOeJuhfwAUO9rs0nBdWTySc4fWM+SERYtis1+kTwmbT8",
-	"WJet94MmJEVEsxqjIGz1R0dq42Md0uvH8tVDvQ3vJ1OuDQCoICm/KwIgfDfaOVOln78Dh7ZRUie5dFYS",
-	"Z1GXchKnVrh6EuMAemF8D27wxEAUWckZiiKtsBueMiNfozlcRJRn/OEpCxpJLNa5bm983WkW9uN3e+Pm",
-	"cNi8+HDV6g6vx+2ucOaPm93L8b+FgPuNHdjdDCf2Osl3KZr44RzBxgYCCzuDCwucSIMP8Fz8A159Ab4i",
-	"LIfwZIaLP3a8Sn8iOLWfRB9l7zMoryqWmSdg58tCfy+PXb5c+I2F4o4qrL0z4FJ2fW60Z/vqB4rDBLjw",
-	"ASXZUzW6ZenaZeB/dpnrU+LsbyhEquEzjWgBgCaA5JQVxWUKtCgzHkXzAbanH6ha31GmLUaTleuFZZcK",
-	"v4w/hSTlKChQDlYPR5n6q0DG6ECFXFUed0QtFzuiwtkX/g/7j83/mQbY2jeE70scctAtE40DfbCAQEif",
-	"J5xqLi8vPShNfa+9IOITwb3mQTlglqiWKtCj0CbwqBF9MHoUWgeP2iLaRVvvFcbpFcZpA2FK4DdFuOg1",
-	"89g8RO9cz50FhKALfxWEI9pk88kqoAb62ES1qtk4HtEb6nJqwvkVFEDU5ZF/6zFBRskWMUyykRKIWaFL",
-	"hYTY7Q2GH8bNq9agfdHMhV03j8vV03LtcGhWzxonZ4dmpVpvlKvHWXFird9WLnW/IPk9tHd5YZYvL0xz",
-	"v2REMVV9ThodsIbJ5zNuvpO/4YypVmJM9tLGSDA107FFNRa3+atLQgKXzpxJ4itmFEXXplMZFqa44CAM",
-	"r2CNIKpMtN6HYAObN9/pXTQ7MtywpAU3Pa0MDvt8rUc5XXrf6b2FUNKn74xNaBhgz4Qz9JyBWdGJOUiu",
-	"X6RMSDCWDmgYQppl/d+ZVIiEnvRcx6v21z1etYcer9qf+3i9+Hau7bSdPxValdzyxiH75V+zkCxOV/8e",
-	"tsJe84cfSi803ocFUCYGtAtwViQ//jUAszxNbshSnOJpfqzGlPQfqMtfC/kIMrucXeMn6yNWFLIC4P5S",
-	"q5GqTgW1Q4YstVdBwr+b4zCJ/lLxoragEEBxaf2FU4LUh/8suUCvEuqrhPrdstAdJcJH8KFCEfxq6v+2",
-	"kftevLOfhVk9FY46e0KrXDNt8cyGT89ErHgQfHqO5QuafQLc9ITla0QL4KZvYbWvBrFXg1jWUU4awtY9",
-	"sxszF6vD6qnMXKxzEUCGhtkrFvoLEnQFX22J/qELP1iuSQOXxOHjIQ7SCb7M2IhkBBvPiIGUwAKjNM3j",
-	"k3r11KzVG9WjQ7NWOzyW3r4MH+k3TRLUn5TuxsvWZfuiOQSP6AYZJbtmYbpykEtvZbOddvfH8fCXfmvc",
-	"Gn5oDbqt4disvh93BppE8pIygSZYuXZZLR/17QufhtgOWwvseqUzfuV/5S7mvSgl/L2RF7l3PY6c2Zpz",
-	"hws6F/6KT00tCo5OX35OiUiMWhsgF4W0KIJtVgNBl5+1hw9U/3dU+/8a2n6ekl8I/hrF9IwLM5yLUBLs",
-	"J4WTTAxsA1mR9myMqKWONb+xvqkzshXh4QRWdkVrEmLP+DdvBh1Ri0c5MSNLwd505XmGwNYF5ic6akUb",
-	"zeI3ozKKORRgtKpW6zYfEvxFrP1zkAchGFZGacmEloQbVWS3jahMS2sgi0pxWab98EZEPJgWT4esi07v",
-	"GmID19PZFNL3iG7M3NTwvVFv4YYAwaLzQgtNiO0vCEMWZ4pc1hLlKJklkuuQcETz/4to3/OsepUyGTEB",
-	"rBsloa0hg28q8niGtqGFQ92d3eDCUQItXDi6E9uW76AcxO88ZO8sKfpcptOFc0JHVD4X44zLQFByhmRA",
-	"pJEIiBTc4AxFzEClZWVxBEvlJvqZZ+gvmHr1ikecZT3LEGufW0TdLPP9JWW2TNHrQYLHi2Uo1SeHzvH0",
-	"FJdNu0bKjekRLp9Mqna55jSIwA80baVw1GqnVbNxWKsfn1TNRqN+VM2vV6kpRo/KO6rV4tydGjk9chp2",
-	"fWKWq9ic1Oy6U24QkcbzHaII79D1zLSjxBQeFkQRzlYKnzfzaE38//aYwXr3vvMEou8Ka3iD5P8wS2nS",
-	"nfcwtOCtDrwNYMBc5M9DA06bTEW2mhZLvGIE7bnU9lZOsoYISwEFpmXHfSXnS7zes7QcG5DpimlQFlqp",
-	"9za9YeTtfVOgGKgKz5ahqo1IBIe51p0K6qnMEeG9TAwrB72YZIumKexihVE8ouv4xRXUU8KbNBknMCJo",
-	"CvXBh3aFegaj/75AjL8FavHfCqb4ZFrFtUnDLh85J6TcwOakfMr54CHhAog5qduHTuS7PDyqnpr1eqNq",
-	"npzUqsfHZn1TinP9SWCKj07iNGHnlNQmVdtslAXSb5WUBdJvw/4eYYqLd30zTPHfWHxwctjPQ8SHXgBU",
-	"/C8CUbzRHLhbUM52Vm4ol2eOe8GC1IH1slsSZ4uzbDdc5+3ArjljfFJg3xcP2/nThOu8+tH+BH604ws6",
-	"rNrss3Mv/Ghg0YWlpJ8lAiZg0rz6175z/9rDTUybQ4n+rhFET6EGx9LaI6KFRFtxkuP2iCHpPyoQMTQQ",
-	"uqrWuKgp6PNTwj/hUyL1WtGoUMbcYF0d40qdAHI8VyovtEW+LKFkLbQkC+xoMUQjWiR9bqcYojhWKid9",
-	"bucYIrEEkcTwGkb0Gka0dsD1GKJH1OrLwwFbh0b/i1T1e2kgsGeu67cOBHbIl8U8Mmsn9eOjauPQrB4+",
-	"iz499YM7HDgunQ1WHmEH06B8Rybbdek/8vecmYk91zg9Oq4dH9cPq43T08PG6cnR6ZY9Zz7FnjvSlm1K",
-	"apNju1o+JSfOsX00KR/ixrROak7GnmMk7Aip9ttuu6L937DtzB3w577zbfcpfxM8UyyYRqt3NyAViQJb",
-	"E9T+tJFgayPRhOG0LPQwefjgj+jvjQ6hAQAJS6DiVK+yLUnR7TiVC9m+5xFblcweUUzZHQkYqlUbQo6k",
-	"PsSeVFCPSjz1gNh+4KCZqpkvXQlJvBHlU3LZiFLiAqDxijpclqd+gFjoL5fEqaDmNCRwShhSEUN32FXx",
-	"a2LslihOhUTfIPhLQi27LLR4Dz2fK+6Izf07LhAXElRfxp8RffBb2aYa6zsnAZKD7rDKaXDOo9X+O1Wc",
-	"Wzs9m490AaPursexEocswpkeUUv6HyxUFmGSyJIBDdqVODtF1HSbYPv2HOIxgZNb8rJDuJbLiFBgXYbM",
-	"alXA/cuslaYEE9U6HCe/aOCjOtC6xRkPzKqwD134DrGEZzG+dUUYwzNiVdBFrDZr+nQAQDgzPwwJRZhT",
-	"AuHeTKjPhQ7zCxiav/lJfrmq6MU1LdgR8GHYGkLF8x3+ahLxXz17CRj/4sEI+h/Qxt2FG5bOzCND/CmN",
-	"2u3usDWQiHRlDYKt3G8Nyu8HvZt+eUkCJdRIcDLXlm9L1puWjHSr1VhzkoyXJBjLgkIg/fMeqw46/gK7",
-	"NLdR8Wns4BDDesHgOmJQiVEkgOT6rcEYRlGC+DUMy5ieuq+iPBOcJX4XSiq82d7mG0S+2IQ4nM9CT86Q",
-	"eVSpSvLkcSrPyVn6uJbOSu96g7fty8tWt6Tdjg966axRrb+q2X8WNfvvjbcdTf/fx1y/o0TzSCXlgAvs",
-	"vN/ZuS+PEYwQZoj5XDdhMupKYqKPuBKh19kFn49EpEYOwY7ngv4JAfN7cnJRDS1cugoJM5BCM8UTj+yr",
-	"kj0jKuBpoUCviFmbEBQLY34Qy2FnyMaex3UlGyCQoWa9ShPWk4KbdET9ZDSFy1AS5F1EvclkB5npUEFD",
-	"fAsRWlFsHMjmReQhWJJXgejlBaJXnvhqen4K0/OTcz9DUZoV9QhTwb46nXSEi/RvwSZ/xm6oIOifmFeq",
-	"CJY/xB9fD3JjZZ4EJSMR5LX3sdPs6lf2kUshenomilsWAdRAhfA0dLD+7XAaqCiahoa7sSuQ7AZP+Iju",
-	"DCS72ROOmvSeCwszJcSoRQrc2TxEbI6XiXjvczBswNOqfKG+bqLkHKYjGn+yeJWCl3G6D6D7ry76v4CL",
-	"vmiQ3Vb0D5yqoPxtFMkJps6d64Tz0lnpbf96bFbfl7ZGVJpKYKifVLfXVAe66ot0C4GdnwqIIs6MNDUM",
-	"tUtlLZJwV+1Oe/jL+LJ31Wx3x1Fw5clJo1Y9Ng/rtZp5clKv1o8PU8GVLxIwV6hkeyGwkUW4Kp2ZjUY1",
-	"AzVNVp/YFlr4XMBnRinwVyEIXU8coiralTtTfuQJpeeHVyxhIbZVbGq7/7Ex7nU7v6wHSBqlcD1cljcx",
-	"xLOTas38DfQBcwtOSdyTp/ZSFyZXjyw5sTOMqcbC/xpApjhB+zfXgCiEd5JfaCItqnJJFSlBNQWBosqm",
-	"CyuJAi+JtSZEFisPPpgd5n6GrBDQT6x+czDstgYqGFL+HPcHvY/tS7gOwuZaKW2FGWKs46okejWie8nS",
-	"28IktXAZc+lsv5Lxqg66kpouIVNGJSIKIrAgK5Pm5wCvyBRQmdcR43doUry8p8oRguUNyk6jqOo0FIgW",
-	"SZ9Coh/ROxyLv1kFynUElwqyBN0UEn0IsCuYSfQUWQV8RGVV7Ai4BRXFbRnREb0Uh0bUYvUljoustR5v",
-	"kIgEWkYa5EWAuxjIiuQNa0QtKXBAkQ1Fbi1kReSW31iEKwtxrliRf0Nd9AkBFc+fwi0DmY0j/t9D8M5S",
-	"B52cnB6hvcT2i2ug7WtYNDqphgnEjLkzqhJrPR8UvBDPRhT2Sw3WDTJsJ/dRQXDtbEpBB3QmfRNxLSbE",
-	"s8h2CU1EWcQpMJhNx6iCrGyBCbrvkMD9zM9SRAX0pt8wDZJI1SkRCpSVKWzxFRAlTEY084kaPwpYlP2H",
-	"/cI7ocrtxzQpeVZFJMwMVFaloONwXkHPD/0Tpf0KfXJHICAB8xQhAfFXA4IeCwckuqrtIVdLqk6CARmy",
-	"ADLccula9SGmoQWJzkaWcTFkPZk5GzdoDSNoRDeDBAn8aiiJY6gSQvdRfSwjPixRX2WJe/AkLIggxOnC",
-	"kdpW/UuXcX85VKFdTBB/dgyibLX24Srqi6uVBZTBF1bJcvShYurP45SLF8MsOsUnk2P7yCkfksa03MD1",
-	"SfnErjllk1Sn6l6U3HlUqx6e1M2jRr12enhsnjSONmAWmU/iqKodHsXAP9Mju4brpGGWhcvnGJdPJqd2",
-	"1TFJYcyi5zMYPJ8GuwEXqfj05OAiactUFBcp2w71hN6wh9swXshPliFZrMEmaZAyr6BJhUGTtGkrZFN4",
-	"Og9bXrH1h+EsaWLqVpyG+FtWwgG3hsSUt+3yEJl0+VMAMq3Lz1xYZQlkpqxq2WBECO05sj3sAnSSGyaV",
-	"9ueEaYqrsSbBmfTBADKTBim6GzSTAZIvaDh80kE6At01IFyxVChNhoJwSiFxRDkFXGWBnIKNcE5KG4Di",
-	"ovHLMLciIeE7wnLSBfeXyYLYTXDPFqD+VmhQJq7bh+R4Uj51atNygwDwpGmX687h9BifTky7RpQQV68f",
-	"144aJydmtXbaODo8Pq5XN0UbNZ5CiDutNuKAHXLcODokNXxSFoBK5rQsAJUOncJoUH8tIW6H6dmMOPUq",
-	"mOVxSB2Q6nGC2V8LjmpXcWtXjKqnEIMMGWeUCh+wwAgqTI1KZuFkFLuUKdgq7fOFQavAZQHuFWHpFr0w",
-	"dsKy0nnmCyQbvSTD/A7RsF7jSv7ucSUFwbde403+wvEmT2Fw3VIM8M9i0nnGcoDPb555EqwvLW9YDxTZ",
-	"0677NJIWIZEHbA7MkHjQ+WHT+09YaHAH2DCp9oOLczNs2AMioUf0CQoLpiKhRZ3BrFBo9OBIaER9LTsq",
-	"joRGmwOhRQsvDDv2GgH9V4yAtgkNA+yZuyCWPZePTeQx1Z4gGcysxflUtfoxOcVm47vysalpfybJJWNV",
-	"Dx4+SRuSzmrfr6ctmoM8Ac4PdrLpvCAw1Zbz+TwoVZGp6S+AU5UxFk28S7PPx8p1D8GsKp4EnhkYHANX",
-	"CR/IEwNXQR7a0wNXSYScXYCr1kSd79Fl8wpz9f3DXK2ThM0UoYBl+EFnGAI1J2SOOSXw3FuC8IiuIUPA",
-	"mfaYD+pGdPwZEWbg+Lk1uy7yA71BShJ2XojHLXTMvjsr718Bb+HvJTg3XiXnV8n5FczokWBGu/KtJ5Nk",
-	"dwA2epgwm0Y3GtFEjtXD0Y1GNBPeCD0O3WhEs+GN0OPQjUZ0G7zRGm9+CXijV+acw5xzwZBqabfnX4SN",
-	"AxjSKx/fnY+vwy69MvFXTKYCmEw7s3zeELFXgRveAyvw+ZBqW8qR8WfUnuL67k6vef7KKS89HE79YFH6",
-	"xCmyyNsUvCi56lqqOtR5ZUjxbHDwUYQdh9MatMcIQZb2eLk8J97SMpBVLvOHrP0K36iBJ0/K2cGBWTuu",
-	"VCvVinl2Uj2pAm+QU5XuxnuhE8eYZChYeRIXWjghRZxFJSasQo1+l0QxA56ValqEP29ASBBWOel9pg6X",
-	"BLS4FnTdaWqf3RSpk/F1ESiInTIkjto4xJ4/W+uMysVkaM/2oxxime3pEraf04GovFrGl2PAgUQkjIG0",
-	"CmkonRwddSTng1kfGqgjsQv4l5/09bOtM/z/C2vUol95gLRFQSGxuDIvOaMoPy+/tFght7QENhUPv/MB",
-	"Pg+Pkaj8kcfzcXqXVGvhRQc2izGKjtrYWkAAAAD//w==",
+	"7L0Lk9pG1jf+Vfrleas8s49guM29Us+DGWyzYYAA42w2+I8aqQHtiBZRixlP8vq7/6tPd0stIYGYm53E",
+	"W7XxoEurr+f6O+f8UbC85cqjhAascPFHYYV9vCQB8eFXww1+WhP/gf9tE2b5zipwPFq4KAwIW3mUETTz",
+	"/CUOLpFH3Qdk/od51EQOQ4z4d8QuoSGhAZo+oGBB0B2htue/YWhOKPFxQGxkuQ7/MvIoInfEf0AWdt1S",
+	"wSiQz3i5cknhosCbLBgFh3/1N+iMUaB4yW9hNygYBWYtyBLzLv5fn8wKF4X/OorGdCTusqOGGxS+fDEK",
+	"7xw3IH7GqMRNRD6vfMKY41Hk3REfOu86jHfYJ8xb+xZhJbSmNvFZsLYfELnD7hoHhCH+Zew7zKMMebMx",
+	"NXlXzQsE/6If0Mwv3pOpacgL/ye8gg4a7X6xclJGLHhwiQEfvV94LkHwJJ5jh7IA4TF1nYD42D1EmNqy",
+	"HfIbb6f0j7BhSuQFdIApGrSqyCfztYtjgwsWOEDLNQvGdIkDa5H45mEJjfiyYXdN+JpOsU+Q5yOHIttb",
+	"T134wRw6dwn6be0FfFKa0fjH1PKWU4cSdO8EC2Q2ulcmOoBXbML3BP9XDqI3MA3e7gr7hAYLwghDmCFK",
+	"iE3sS2SS30z+IJ9PYiLeD+oFaOl8JrZs/QdTtPR/5B8BvuUPQdMl1KAPyAsWxEczh7g277i34nvQ840x",
+	"5c9j+oCW2OXbmdjaJBl85D75D7EC9a16uYxMh95h17HN0pjGtmtsnTP27Qy2WWzrLvHnDqHzYFG4qJbr",
+	"Z0YheFjxR1ngO3Qudq7n32Pfduh8sHZJH/Nnkxu4y7/u+Yiul8R3LOTYyJvBss7Ct5G/dkn8jMV7u+JN",
+	"R52NfbZgFHzy29rxiV24CPw1yXv+eM96ftuGobSp5a5t0nDdoeWtCMs4jj8vCKyZIA13DnP4pmP8Fb4q",
+	"4kgaCLvMQ8HCY4QPFiM+deh+QXwCI1dHFjlsTClvC828NbUv+JwghwbEtzxKiRUgHATYWix5x8UBNOeu",
+	"N8WuKT96gN17/MAQWa6Ch8PE0ovZSFtvJzHc2MrLhZ56nkswldMT9akRdum9761X+y57xvDQnDcW3wQr",
+	"37OLBLOgCDfTd4OT3bXn2hppH3imYccH7GC7+LtHSaV452K6z3iff6gdz8J8VE8aqCsbyRpmZfcYVT+e",
+	"f4RPGdnmgBxLjGn3iJ5nJNf484CwtRtk0apr/NlZrpd8IFPi80H44nku23iUoBWeEwOVUeCh43IZAU1g",
+	"zh1BBzaZ4bUb8MuHJfTzglC09HwypqoFnyyxQw1FzYTgZWHfdzibRCYln4M+npORd0tokiMdl9OJ0jIc",
+	"UYwcyc7w98pGQUh3hYvC2qFBrVow+Gt8nPL+0qHiVznkWHzu58SHWesBj33EtvbUi/GVDy8XK6e1auX0",
+	"pAz/K55UcW1aser2MTmZFSu4Oq1ZdbvIf53iswzGFjb2PDuk59vEf/uQsT2Gnh8gjz8iZUEumDGLUODI",
+	"0wcQuMQKyxU45DNjWj6BPo6cJWEBXq4Qb9cc0wNK7gkL0MzxWXCoSzihvLaH1JL+mQzxxRMjzZRfjk/S",
+	"xJdwg2bMEBc1EztZ7YaVT+4cb83kGQo8NCcB3OHP89MlJNWAv8VH7q3wb2tyOab84IGUqwnrtmOD9Ogw",
+	"tvc8NefHS8up1P79czuwlh9v8b/+6f5S++mHjJlaqaHsK+v1fRIED33focEO2SjwkENtztJ16lBCDcsi",
+	"Kz4oLtzygXnrAJHZjFjBhT4bQqLhtCZY+1QqMFaA/jnsdaX8n622McJF7lXU2R9m2GXERB4dU02hi88i",
+	"PJMxYVFTu4Skvu/9J5OtyJuofSVOhqIsXDNd4BVB5LPDAoac5cp1LCdwH+KEZvlQXIkmipVqLZ1+yAe2",
+	"Uo8VDgLi83f/v19x8fdPvxZx8fdy8fzTH3WjevblV/nr/xbSNsGAzHeQzplcdP6cGCgNr4dDdRjCcjPE",
+	"B7lmRYvQwMduBhsVDe81wP8uin9+5cP676xx/bYmLGjbmaz0ljA5MngSMTzjpxv5JPAfLhAWf4jzyp9j",
+	"fNS+apYrkuFVuUrGmPKn5R2fBITyr6EV8R0PNkfIDpiB1GEAVuQ7c4diF4XMDI6UtcB0TrhG4fFm5yV0",
+	"vWYBmhKEEdAOdHPTvpIkOVhg8WHquOL6AXSQ+FwbEfSHxR4Q3eXE6LCEWtbCIzAsM+xESZzB8Hd7k1iV",
+	"Z2WrNj0nxdNZhRTr+Mwqntu142J1eoIrpG6d2uflDMIVzmXsFEbSwNrhd/TFLxfPcXHWKL779MfZl6L+",
+	"s77Pz0r1y+amMQqfi3OvmLaThGr3asqw0iWfR2QYwDbrYz9wsDtcWxZhbDe5F5tT7mNsLTBXipWoeM+l",
+	"R+YtpZrMwFaypuGDEWMQZo8tnGGBGaKe/rJsMz8591MGuIuuD4l/51hEUvAuiNNbRIbhAvvERh/7TThO",
+	"jhUeeVDv7xeOtGu5DuM8Hy2xncEexzR7FqLPJE9ZpVqrH5+cnp2XK9WM08RShpR+sBwanNTjJ6v4P0BL",
+	"/6gYlfMv6QT1ZmXjgFxjdrtlosDwxfgGWsPjBsLA7Ze4yMgKC8YurGN8zzNtjuD3BTK1Rk1jTE0u6tPA",
+	"NJD8q4TvsOPiqeM6wcPQxfyOZlKRFjpdOQPDgQnUcEwZxbdkYmFGEFsR13XonKU2PWEuTmlsMhetBZ53",
+	"eIkwfRhTQX55/3cJeqgxZVyK8nxh3bmATTP17AdgoKuV6/DdwhAeUy4boSXx51yrC6wFOmCExPWWpHGo",
+	"oJuW0mcrY/Osw8XNEiIr5Wo9tmUOfm0U/w3ihvi3XDyffPrHwXhcSr1x+I8DY983Dv9x+D9pm/ELJ4xC",
+	"BgUPwltsS3bPf1kejJz/CTMqbA1HYOK/+COarT8KxPc9X7xik8JFnSubcI0VLn79o2B7XCMuXBSEfY7r",
+	"pYQxPOd9aYsllXoQJwJiV79RxLvEZ/bNBXrT9z17Alvwjc6+hS0cNPg5+YzeHPzPBQg1/N9QfisbJ5VQ",
+	"fjv8n8M3wBIwjKQgd1Xhy6dvoWN8UfJxp/eeN3dJi8+zcvCINY2TkwYK3UT8vMAhWRKwezgMycHzOxgp",
+	"LgkmEE59Hca4tFT4Ymh7o+e36Q0j+bcI7K3oSIVvs/VyiTkFLDSobu4EHRDTDQsoWjMwx8KSPHHfjXRb",
+	"8xvJhNhRXJU4EjI1O1ozsLXWj9ItjOwobp18A1TI9Qm2H9CUcMllzYiNpg/ZnxJ9PNpismVHCaNvbBer",
+	"wcDsvn1oCGqqZK7E5v5rjB42u/5K+s6KWV1T9tar76qUwYo5VHbSx8zgYxfrhffQtzVWuWMEvd/cJ4IU",
+	"huTySZtCmfcT+pm6PBKsWP9WLt4jW+J8pyz/V0z5j/rfG2EVirTtZQ6993fie3Cj9CQ2+cpd/fLlRVln",
+	"xCsNziwTvspwz2IpxYb3wPyAKfX4WMbUJi7hQu2BmFdkbj9zJoimX4xC06Mz17GCPbluwh8c3/JJzVoo",
+	"3DgQdilpdPNg6OJgguGZ2FvPxfnLEMv4QNiR0PvfhJRD9Fbfr/JOS9x4Au3K+ekNbrSdEX3Dc72NWL/C",
+	"fO/x+Y0517y+WwTMnHMvTJM4QKFp9fWW4tGy10su0HN1asuyCXDClrUTmsCf5PTslGFf+zzt3aEX4aph",
+	"12PLGP8ygM+S63kIqmgrwPNrh4GC/TRDRaWaew/wjyLiAHPXlOZwKAvMpJvB1lfR8qjt8O50veCaBIl1",
+	"3KfRZ18H8OGSAM9NBMY02yNMIPVCeKHqyBuGrLXvA+2kBBah6wXvvDW1X1Qggc0R9gs2xtYjXX9d4eMe",
+	"i44BQk1fdaom5wXEjvhHYV3FG6F3KTmr4nZk7kybVjhuvGkloHJJ3vPnXhAQevg1Jj1y8R09Eknywgv0",
+	"/B3cU4RMXUbAV4JjiRNVqZPoDNShjPjBV1nSbZLdiy5V/g/vI1FmwTXT1mUPUbL+rYiSL7Mkz9Sdp8uQ",
+	"mVQQwMnimHAJhN+96nVbX/3I7BbeXu0Q7duVjdUKoatbD5Wylom1kmshYSEWDrDrzb/2oqiBsKPPD78r",
+	"6O4rrkSu70tXHz94mVKCuL1TTvg2CJmCQm1lwpVqxISrtVNyjiv1ouDFp7h4Nj23ynaFvAKde8HevoB+",
+	"Fhte2uqHoA1QBPo+CZWcd9hxif3COplmWW/PitegBW4Y1hcE2wmregdPicvQzKFz4q98hwbbVC9XPL3A",
+	"d2R/ve7pn3qRVYUPxXrlMMQC7BJD+XpDSAWs7Q3F62Dh+c7vT13VciX/qjbkNxXeO8fSenOHooF0X5fi",
+	"Pi2J/EqsUOKNFzpFAhEpYUlTgn1Ahd0SKqeXfF4ByKUVTdcjZ/h4L9BFQHxO6uH5Euq7BDOCAv9BRC7y",
+	"TcA7gq0AsfVq5flBbE6n2LolVHY66Q96RNPPb2IK8fXQDSMGMiX0jrjeiujfVQG0O2NnFSjRxG5gIkD/",
+	"RE6iSx2LBnhRBtBsiLcF3CJdLwsXv4ow2U8pgbMJhI5ReLt2b9sgioaMexjgYM1Sohbguoiqm67d21CE",
+	"FSEterzRyufsJ3CETUYa1z4um96apkxBN4yS+XjNlCmON6Mj4SDeJBlVwtcFzAk521bGh/uF4xLkewAr",
+	"Q3y75fzcDBjQyGtCJ3N+FeQZ8SYK+DHdc4wsY0FCGOiCxBdETiIf24EapDT3HBqxYYOv0QabW7R7moNW",
+	"Y9Tuvi8YBa6XFIzCoNfptLvvJ28bzR8LRmE4aoxuhpOb7rDfarbftVtXfLNt7K0A+3MS5J0kT85Krkn5",
+	"El7ypoC7/2IU4NS26cxL27r+2grWPrGRhdcyNJRKGrKxXxVpS7bCabqFXaHeAS9TkHtOtwwUPKz4ffch",
+	"BOKzgPBvKiwqxcsEvJiToHVASnOgO3jlsJLlLdMO6pIE2MaBoCTYFsIBdvuxnm+8lSBb4WuIRTNikwA7",
+	"LiuhH8kDk8ZZUwQo4OLvjeK/y8Xz4uTTf5sGwgFaeixAJ/UxtRbYx1ZAfGYgxyYwbte7J34TL4nbxIxw",
+	"cuUEDE2J69G5opG35MEAiS9Q4eQCHbmxnoodbFJM8GzLyZcEGHOqzwIMBih00++3BpNht/Fja9JsDFvx",
+	"SR+0hr2bQbM16fZGk3e9m+6VCGVTEMqTWhzN3ij+GxCPAHf8b/lXRpjGxijebRik0xdPAqeTrgxpW00Y",
+	"ri/47m33EbZtnzBmcIE58CzPBTgAZ3rI53Ke1LAcH8x5Pp7NHGtMAw9hJA5nCfWo3K8CsydW6x6Q4kvP",
+	"Jq4LQdXUFvxOQMhD6KxDlQwyplPPdggrqYA2QNiGcD9JmkrIFMKoiZb4gVPCuXNHaPTAJcKzgMBY2ZgG",
+	"C/IgJVaRUiJY+N56vkAmI4GQgc0SupYdX2L/ltjI9Am2+ahMQ37tXSSQmgLobmoyqsggwEiYmUIGYvDn",
+	"nDn1fOAXhAonRjQU2LRxwtHuN8SCbG7aaLHEmgCFWLvya+wSYcacORUGVa0X8GVv6QRBbB5j+7lWL1Uq",
+	"p6Xj81KlmkY62v2+3B6p/Qr3TuBpCHnonEA6s0tkjpp9c1tnJOtofCgYhdawXzAK7eY1/6dTm1y13jVu",
+	"OiPOOJojfm3U5P+9ueqnso2N8MPNXjflIyhwlsRAg3dNVKvVzlFAPgcCz710XNdhoDkysX1nM0YSE1ct",
+	"V0+K5eNi9XRUrl5U6hflWum4Ui2WTy/KZSGQwk5SUR3byWuyk72VpLXa5VKc0qRG/BkFbXempSWJ1CtJ",
+	"A0WWDqXvGQCT8laBs3RY4FhcMruV7AoQ6oShA04qbezbaIVtm+86zMhJ/TARE/bun5T88nE9H938oHPl",
+	"6UNA4nEJB/9zEWHC//vo0x/1L4f/2LhY/fLDD/8vfqn25YdU7LhREAi6BB+HQ1GMYg/X1PltTTj/oYEz",
+	"c4iPDtYQNgEBDRjZxHKWgt05dJ4Y3nGlflKrnFSqZ7XTk3L9uFI+3oxjEnFrO3eCs/pIfJa6D9p9dCfu",
+	"qfWSlOASme3+x3qec8Wf42eq//GEn5xI8Jp8bA2G7V439STdOjRlErmaG4kuYs9cytBPZEqJ5L/i7kEz",
+	"VWz5r5R0IDvmKUmQc+1v5RsW9gVOqjP2L3/hDPHtyQ4vVVSeYCkib8iYxlhHQ5A5FfckDSUswH7AuLBj",
+	"1qs/L4ert2f+8PqHjZA6/earHw/R1136rBgpPO9h+y12MbUcOh/y2yRNo9BZk4Idzjz/Epmtf41ag26j",
+	"k2e7qmc5M5B/Tq4b3cb7Fhe12t3wrvoz5e5k2Oq8i13/2Oi00zUNER2zPSxWEUdFMmKWxkvYVThAivmg",
+	"A85UKuXa8WFGQGBCYFw6NAzBMTYiYQ/CkIx/RNEYqetKSXDv+bebo7kZdNRg5DNGlLMGRHpYVHYp7GtC",
+	"Xrt3GGgcG5/hMuKAH4+UcOlIfJTnW+it/MtCajSQOV6XyzXL9e7hD1IUvxfOfCEumKJzct6QWa/XivV6",
+	"LUFH5NW0DjLizjoOvc1kAjaZOVxe0uYlDJ3JQ4nEULbOs3gkMqRKx4RFnDsZkyxlanSgD1YJ13xzfX44",
+	"LKUqClHE6K9i+37aqTx0HJbS355MJ8I7na4tsE0VN425tiMmKsfvOoyvdeiBEIssf4p1zkCTmBvZhPaA",
+	"oqRKAwFZsoxYxsRoEXiWHJEg4hJhEcoHRAtOPJ8rhykrtNb0NkKaUOMiTQ/7Pn54XmbL19nUyWn2Y+nU",
+	"UM+bkXZ+5GwsPT+KFRZpZS7RCjOGnICLT+YqSr6RTLPBb5We69xanusSS8nHG03eY5/yP3csUWjA/Fk+",
+	"nzxmsEIgWGrdTDt270kgpbmwzWtpfklJUCDvCMPonATFUNrT89Ykzh91HUqGU2+pDFZbrdLZ/QmbEINN",
+	"pXm5Bqb3JaFsqQ4pMZahKZnxvQOp8kC42kjTk7AACwEubEl24im2rKaUCa2N3hnoljwIRTq6qUxvG1Mi",
+	"SPVz9mwkiP/TOpZmSnoP1HKo5FctlHYPk9Jbz37gW1Ums4vTNVbSpOONVdwtu480YX3T9hLSQS5cZmmg",
+	"oLiJVAEwVWOa0dM5CcwSuhZuRUMJPb7wN16geqXK6WvMi/pnluBTN0Tkrdpci0amfVs49NLW7sNo1EfC",
+	"3YD4UzEuDoCLHO4K5SRM+4BDbefOsdfKgccu0ZqtwXZMPmMrcB+QdEbk4sraBLQDskxjy6HrMNmdq+hX",
+	"zJZ8GXnysBDyIKsWIjTwH94wJBvcLdXBNEcdCCfm0/aVhIGkSnnwvmAzpvaCmd+DARkn426Lyyit5Qzi",
+	"zhyGGv12XH4Lfbybm1jDWW0ut3ClG/EIcRHAB7I0OGNs3Y7vzBCmifxLGgoj8/vCd5+qz5rqGROILdMl",
+	"q9DXHwVKfkp1vuy5iVLlmCyHxjW2Fg4lRc6+Zf4W/uBFlJDCQKbaWZDUV+KGIKWGHsYBiTiSRM/YGQRo",
+	"oFJpI3Wtwibt2ubR/pa7Lhzojo0eOthTt47Y7MqXzidXpBCjHi1WP3+OkpttbP4QuJCTcmyMSDSQ1vsP",
+	"xE2xRnM5EhyYtmetl4QGMjHU1FsHW9yMLn8tffBwKzcV5L0CWXaD/H3JGEO6gN6A724MJIW8bDN7hzYk",
+	"aMybzYjP8pm91767VR3nDZbyed3a4Au0CEvBN+QV5XWXujfjf4kmN+djRXwFk4zAE1nS47aVzEZjbEiZ",
+	"ERoj6f5fET8EY2giZ4h1zZY4d+oP7UTswD6uzDj09gImmNoiKni1eGDgWoeNj6YkuCckNNDdOTbx3zBl",
+	"9hIZvRdkTK01C7wlvweuaZyB7s3v5JQ5gjK9nCju5DQ03sL/dugt50NAheUbxOZnDRAQKUmK4Gn5saSv",
+	"9DLsrHBsQpvSs7mPyzLNUYntpUNblDMbO5bnVax7NswkNr8q6aw0gl0ik7+eaR9GI75mWuojicKItSny",
+	"t+v9u0AyjSQfs9nsdbut5qjd606uej93TeRQmXsqCzrOFYXwNGFXnBszhjkIM469svOxXqxUitXyqHx+",
+	"US5flMulWuW0WD7L6XxUu7+bavxuyrsi9nEmUwp0SBAI+14MBJkqrryQc/Pl/XqVyulZrXxeqdbq5ZPj",
+	"SrV6fPp4v1568Egqnwqpsb7HRcJZRoRkrTdnIOb5AbHjJkrIUmt7JM7+02TJtI6Hak+Symx22LxqXbWb",
+	"jVHrykQHfEZtx4K5D4mxfN3x6KGBzH5jMOq2BpCfTaAwMJfrA0r8Q4CRme3RpD9of2yMWiY6sMnKJ6JB",
+	"7DoY5kb75KEuhYeXC0YhaqRgFOQ3n925qc9OhmtzI2v4N+PYLKEGHdMNqqk5MBeYfUOuy3xTt48rU/LZ",
+	"FDqyIjKLo7cKHAs2HcHWQsmiUlYCseOAegkAhbgR25mddvfHyeiXfmvSGn1oDbqt0aRSLr+fdAYFI/1m",
+	"9r26eLGeupuz9WhNAE6PXYqKW8TuO0zITszxKLHRwWztuvycjulKpOBEM99bat4dEw6xdMmYh5eRFQ5I",
+	"Ln8f3Qw6ya20CIIVuzg6ur+/T8AYj+RZOrqrHD0q4iherCDuYX2EDzhOfJ/oB07UHXgpb7BnNQWavbXE",
+	"Top6BJdDaFlIVpRcjLq9JjB/rpkHhHIFBlGP81Q5yams30vKSynsozecNJqj9seWiTxqqQ0IGkiUHNlh",
+	"yLzqdTlD0KDrIp9yLGgWrVd82nlLsQMYfqVg8L9vuv1B72N72O51Beh4J3HRzkAoiW/DIgsNRHvrEpHf",
+	"1thlKFWkzzH0VEBzRr81M+rm17Z1O6FBhS+r/S1oW2wLV1O6FZZwqKQC0V/aJ88CHKSJKntstBgaUe2c",
+	"fbdNmn9eo9EaC0pdpxTx69MObToeBv54vVoPQz742Gl0tQuHXOmGa5C2PCXYX53GMXUCBDDhpuutbTTw",
+	"1pCjjEISz/leOrUGHB7T3Tp1OnBYtMQ8WOeY9DamSrcRCGEu/+kVDSBtMTNQTNy1FsS6TWJtD0Mo8Zhu",
+	"YIm/msatrWcefZsLh/o7XDIc03SFms+lrk+3h423HT4/MCqKrcC5I8+tYOPNMPpMeSc9pB7CuxyZkD96",
+	"ZIsa9YLCyq5A9TxUb4qpfe/YKmu93BiFt/0hlycLxmY5i1CqC1/dnLJLZMoWEjtEI5DiAfiG/PM6/DO8",
+	"qP6oRner4d2q+qMW3a1HLdajq8f6n+/Dv8Jr778+GFzZYyplZY85K+e3x7yQvYTYc9LQkoNfZfj2Wvac",
+	"ID2LOBL+mM2dUULvuKSvEcS4wUJRtzFlJAAwEGgKSRH6DYt0kAMTBGHzApmNj412p/G23WmPfplc9a4b",
+	"7e6kAiZR/kg165GqeahRUyaycq6JRlBDrp72gYKRer2acb3R/SV1u728cersrF4tn1aOa9Vq5eysVq6d",
+	"Hj+LcSq/4hjfDG9CfoLmHqAahXEn1BeRVBfH9JH6YhgFDYqItu1eXJOMp+IpvKARKWIDOcxJidKB35hh",
+	"KSE8/H3MSstgHWPAlXq9nOS916MbLrrCfF1C2LM3Q/xBUcNHVWszUKV+UjZQ5bhcBqp2dnZ+gg60kmwJ",
+	"F9NmDYo42RB92VTXVP093r6uvcHjmwrcbhtJtPq6hcQBgOhcQzk8yl4Sq6/5QhaT5zddPKs5Qqa12Uas",
+	"4xOtL0iAbwmNmLFSoFY4WDynmJvMoJXnsPmgIW4dV1KV3OBD4ruXiAWgT2EmokNFtLBU2V5ynEdiEFKG",
+	"lyP6GqEJLMCWZuFWCkG7/7E+6XU7vxSyFMZ2/+4EsO1C05MBZvBOthIAj8jIsugTn17GPCPQdRuEMCzY",
+	"LIFpLmr02+hA+pd0+fQw1cBz1Xp3022OIpfRZND66aY1HE0GrWar/RFcS/1W96rdfT9p3gxHvevWQLuk",
+	"HE0it0Erltpgf/ORuqAvnu7jypY2YuqbJqDHVXzNvqHKxUXuOVEZXU0DdPyKX8+sZ5nihIumI9lO6r7g",
+	"FH2E52flauW3lLiSVquFzsrVUuUnYX0K8NxI8o0SuhHcZkXiZbgv43ACURtKGl8gZFpoLK4nCqD6hPD2",
+	"BZGsJuSTSrlc2cZF6+XzmsZFq6l5J3IF7qSb9hrzuU/mGGyFu0J5skqRR0g4Qb4MKJ5vQb6Zl4vywWHP",
+	"s9IpmqWtYTuPQUOlTyIDEKuYwdSsSLHJ0kKBwolCB6Yi/WKs4pcMXDtMDRN4fkUhvhlS433yvPjXiADi",
+	"ezC1Ma3gIMvAMzNlFly7opbvVNZC5Axwo3hfAl2+N7Di1YOR2ttzkO6XTUQlt8+kLsAlpG+AcjUxZlEa",
+	"dhqXMQORT1aeL41Gw05jA/2CrUCg+2UuLihbanl05szXPrFNheVzfBR4K8/15g/C4OyKXDth4h7TQFMv",
+	"WCCfyMMh7O2cEsJH5ch8pZM5EMAddgTS1dC55mYIsXgqA8huBF7MHQBcVmQ3528rJ4AGd7uht9S7p2Ej",
+	"usKX6iKIw4uej2LCXtGMDjupphTOYU41BCn2p07gY/8BrRnxixaX2ai0crESamFrAUV1xlTk26ciqaND",
+	"5xvFMaK6nHB2RYYgwFBTT0qH8PVLwfBlHX2HIddZOkHkuRkXNMYAsgO8Ni6g39ZegKNy+pWTwxL66Hiu",
+	"8HqP6Qw7ri6rgqErsBaa0CoLOYJkGibWPMzIVhRt6icsUjNq5OvYviujsrJ91yvVr2/7DvA8rT3MJUVZ",
+	"4F3IMw98l4Wb9g1Daj0kDHrDdXfJWVxYt9mjUqhS2YZmGlU5cKjlriHAGIcECKuYjxg58/w02nVYQj+D",
+	"c3AtK4eCa1VsNycQhaiiogjKdifs37xFEbYMT2t1Sw9SQ9wOS6i9QYsSZrp/Vf5ZxbVOfXkMxeq/ghW8",
+	"dl4+qZ4dVysn9fPKWe3stF59khVcmEUfeeraooGEQX27exJT1E4+LGgZ7Bm2YXZX4BwWI7UlNCQB337u",
+	"g5DIRK4uQeAU9D1MZDmmr2PDFoV49zFkv8/r60yejScsWyfZVC4Dp2RqT0R/bXp5X8ic+cK2pnSgizxR",
+	"e0qjT4GwxOpHICxWqbRFRNpqaUzv5AVKurTSEJAQZiGUQ7OEBq8AgXxkwYK8gVB5hI1NFrsOVutA5JVF",
+	"YUSX4q0xCd8nKOKAnLNJamVosvqY7iOsK7acKiQnymQ/h6yle9eHncb+oVC5W04vWp+iN4VzCBXpFw8h",
+	"OwGdjL8hixUshSiXiICEyvXOHZEzlBKY68wXhAXp38aBw2YPBrLwasW3fhD/Ol+0A6whcsZU6N5KxzP7",
+	"g97VjQAVNQftUbvZ6Jhoug5kGyz2RDf2FFt492xMMx84jBstW+/etcAGPBl2GgmrbbfHLxaMQkp34lf1",
+	"L+Qy76q5GLr4retZtyQt3l3kKWXblk7lalKx72GSmnAF4QUJQE2uQu4A0cfs1XbKEHeaR17q4LTzzHeP",
+	"qsjp/U4LfkxYj+VRi/gAD+YyAwhwM89HzFsSNBV9BDDiE+N4ZFMZITzd3qQxGjWaH65b3dHQvNCoq8wJ",
+	"H5M1E89P2t3JdWs06E0a3avJv3vdlnkxppjPku8hF1u3LGkWkARbon2OJKQHHZjwDjMNcYvBOTXb3Wbv",
+	"ut8Ytd92WuJLvI9J7kEJsQUiFMyRoqWoSbANMqGHj+maEfuwhOJND1rv271ujrYlq40MwOaYas0j1fp1",
+	"ezhsd99P3nd6bxudyaB3M2p33/PRqTswWwYye6MPrQH/MBP1sOLk6W2n1/yxNRCBIHHqlDI3yatyWAWj",
+	"kN4fQeO0Bd24sLnCBaMAXdYahct5qF4sKjxdKJVC2Go9dR0rNR4ewOhiU4ujA5nTQPfWj00uPyn5vHIx",
+	"zYib+bBeYhrlVNCeffJ3xc5M46w+IUVXxFiKUwQZJ+Lp4UwH2+bhC9MNub/TuNJcBYGzF+4DUILNHvyb",
+	"Xw4Rg1zCOfJ8JEnJy87LE/lTO6qdkV+74eLWmkEwjtCrwmDcLCVnU8RNMdcmzPLQIP9MKGNFrCCSyUUJ",
+	"dOk+la7jMY3jMROClLlhRkqDYT6n9LVdRU3Ozp5K6qMdr9KuU0KN0D6ucAoGMm8dapvIYZB+ZbdpRaDF",
+	"tOqn/H2Bc8HA7+DCYZoClMMkqvnULqFNafyMfGGlvFa/J+WE3IaT3y9B5LaW9swWKc1zL5Ejcpun7pkT",
+	"Ru602+XyJIuu/R1SSG53I99EdwVCgF0iYa1IPTnZ3OdbdhZ3UiyvW40+Kqo4w+pzIaUnjUTi1Ypgn2mp",
+	"3CxijCnMnoYhNYRsZKAZtgQDw9RGnP+XUAekcQi2guQIaSRQk22eei6TkyKkoxcXJDI+m87p49ifiK1L",
+	"dUzG423MUiSkvswkXfP284uiWyXRRLJoZQk181qwn3slxNgetRxC7IcEUlkrI7e9Amm93Oq8k+crzyot",
+	"s4asqTRQ3sfCjGjKjaGlSIyymm5m9olFC22qQ191pcN5etSKh1QMFh1mJnPNUz6hPi5nU2ZWh2ZiudVX",
+	"hPB5sKfqhbYtEWvb00OIm7HES2/insnE6XOwXaxIcOhOVTjU8V5hG3PF8SuR5s1+PGqrkC0xejjcSE8w",
+	"UabxakeKunypjJAFx3hvuGmfpuynBCWKqqRK14/0fENWOdTmgk/r9r388kSiD3lGH5lReWuQNOA3pIVW",
+	"IcKASo6puaVDpiFCmZU0aCDmCZwBJzX+XAFDPB8YjtAXxlyelUFF5pwEJrIwRVMZTAk2gHvfCUDe1dFp",
+	"pjYw0wjhccaYmtqGSsljJ7p6iQQgzghDsIugQBkC4QJeDH2XjqmCuoBLKRXOEpWxOLwMs+6FkfbJlsdU",
+	"HQBIcphdGkzH7O1E6gmNPzbfBsLJKZSlzLjSQ9euC+H1lkuwT2x0INKNvuFXHIFHZIQKV9oMlk4kxXUo",
+	"Mrtr133HfzHz8CK+JFkTj6bE8pZkTOV0x1fL9RhhUliHJMaXEfBRS7YAOyvqer1cLo2pDpYUYMfkKPlc",
+	"YQZ5e6eZyQ/yIRux6/ZmUFz2GTCOn4wC7yBfoExCkIAhRL3MD3r8WYZImuuVjQNyjdmtKXYin2pHhrfA",
+	"zrF5o7xJ/o9DZUUVuWElaAqquernGgAop7Wzk8Mxhetg2FtCAUBYzLRt55Oldxem36BEe+aPLyZyCb4j",
+	"orxeyDBEWxj0doehA4wouYeeUkIAOajvKkC0iUyN2k4bU75/4xPh8MO3Qj5ZudgiLMakRNatJV6JPbNz",
+	"ub5DLJ8OscyY5F2Qy5GOrFQJ/iWxj+frFwwnqwbdBdDuMQ15A8yX7cxmBNoMYxs1zmCgdPyjCGiqVFNS",
+	"XpdQQ1j0VLXxi3gbaxq+gd0d6MidM/ZnRUs+mdwq3GQeUvv6yMo8S/cdOrk3dPKSy5IyykbgtITkEJVI",
+	"VYjmSN5Th3mz/vGeOMrkgn7LuMp91A72PiWFUnZ+/LBm/E6tIz01U06nUjbRL+0FJxf+gSdsV7Yxhs2c",
+	"/XwE4ac2TONG4XNx7hXFHn/0SnBNb9dK9nbnHxjpxZKA5keF9WG+L7TIJC55xwKmpO9KIZnH1NTaMlEY",
+	"HuU6tyQRnKDwlzKzVzxQ0n0woszqUZeSRv7t8r0YMskYdHarCXS2sP2D+B09cjPobHrqdLDT8yDiNlew",
+	"kRhemqfnBWRTGFpmDot3N53OL5Ob/gboK+amoTbCriuUNFj0EpJvQvb0C2FccNhYZXs7wK4i5tuwZIcl",
+	"ZF613g8aV60r80KgNKKPGGMKV6gXlJAZAxNIIB6UfYk71hLB6KLtglGIuhv+uOnHi+Cmp3J6vrAQ7YA9",
+	"0+omqJe+1GHPY5sq3ok9XX85tvSO88p3Sfy0ZmP0NzIdZltJ37B4rn/zUuQmFBtQqKK2jzkjLu3IJpgz",
+	"kWDpWwTuGwWHNeDkbEmuEcMIm2JpNnI43vRNAxE+g2a7K98sobY83fHqC/y8umQWIG8NKxrjI488t2FC",
+	"DvX1HAeVZezAfFkwY9kwOOtJz2k5pgeJdiCbVVpezEMjpczEgRPEMxaPaXYDgmvHl0Vmf5KWzLQkKGOa",
+	"mgUlMcEhuHMyHDVGN8PJTffHriCOKeNOXN14DihplDyl3R+2mpNmr/uu/f5m0BDwrFbrqnUlvxY+M2g1",
+	"rn6ZjHqTQWt4c92avOv0ftaf+ViHr0FeGfEVuHbTF1dkT56arEVPy2IUBr2bUWuQ6P7bQe/HVjcticsO",
+	"nJmepC1G07TTGm7e/AT5aZk/sp3Kz4feys6NsTX3x24wV156uSeiKyvfx8vCul4H0bVnapDvJYFfF1il",
+	"56LJ4xDmYpRIQeNRiACfE0O47uSAwr3qC3laKTXJ6sE5i9KAEMe/l3AJ68fkBc7BU1Zn68zvRzxfo+55",
+	"7HuPB7XuS/MS9s8XpnovSetyUbjvdO016FonswZNI6Oy3gXCfEQKahRiSkRJmvgmFRCEMdVKa5SQBjkV",
+	"dgwLB9j15ny/TteOC+HgBzhALpcY0Mxby8AaZojCPiK/veoBOOq1wJIwqkRZthAjxEYzxyXQH2zb4ViY",
+	"AEZQvCRv2JgmEW0Ok9CNwPfQgamVpgHlyKHyloru2YgcGFNwgSKcjHYH/JyaucfAv3Q43ZhK/FY0ZN7N",
+	"DKRNUqnRQHrpRQygzMzm/uh7LMAbZWjUoAzkOpQwxMgKC2/Y9AFRcs+vImuBfWwFskjoTidIchj750GP",
+	"6iY5wULmtpV45E2Y0uWY6pVzuBYscOHWgthrV4QWQmIqAMJpEEBVzSbpXVSpqHeX90tFCzYl0DDciwnw",
+	"XoMtpmufijG88zG9na39ZFJq+VCuXng0cGiqfaWpbiVnNpah892g3WwUjEJj2G5M+o0m1z8n4dXmJHa9",
+	"dTPo9VvwZ7c3GH2YNK5b4ZPD3k3sSvhw8tH4g3kiG18TBlA5LZbPi9XjUaV8UT+7OK6UyrV6sXz6HDCA",
+	"lHLUUSXY4GHlWJCMTT+cCisV62Xrt7VDnc9IbhR0cNWsFK+alcphGqZgZ5/Vt/oyoU0KAVGpbjZIR2x3",
+	"y36Zqb0tPKInETFNl7O06rPOhpiY0Uk1V4leqsu5nPR2WpDKExAEx5VHAwaeTdBTlXJ3O8c7UaGlnd3b",
+	"7baOTkAmc+VEOXZBJJyTDDYrkXmupUzh2ynbXzx09XbLLkMHGJmUBDNsmcixDw1kO3NHuu4SBVALuTOR",
+	"t+nMy9AxVLB8FBsl0TkO0+YUSJ/I4Oh7a2oXA99ZAZFkj9I11NoPwu7lQR8/Kueo/NIlul/gAMVQuKWw",
+	"rjMkXWe5q5el+upkqGynZV6kCsWxQo1cdC4hs9npDcG3Rj2A4sXfO5BZCwEPNRNpCzZjczvASqGhXGxQ",
+	"Rgmz/u+pgeMQN2yHpxyM3VsmJnTTfMmpd+xpGo0E99dV88P6lI9X98Mm9lT7Iz3npVX+kAS/pOqvrftu",
+	"E4C+Sb6bAl7JFKBR4U2jgKpUIcIR4ubFOLmCcIVQ8eJED5hKChDp8wrAnYMguE45Ay15O8lqQP3WxW9I",
+	"sPnxOorUh44e5JaXHo+vVKPs+4QRaqXJJiS49/xbtJJPbCimPnExgDEkRDxy+agDIvLAFIxCp9dsdGSi",
+	"GP6zP4lu9Sexu89aneTrlhvJE+TTCav/ZIUbJJCG2zUt2R7fOrfkoShys66w47MLvruXHgvQSf2S32So",
+	"UjypaYYNxALsQxpkkV07iqMcUxlZ6flhvCRVsLCwAdkqVymltxjSo0TRmKIRpiRCA5kTaf4qmrDpo1bH",
+	"dOM1hF1+zT68VM2XE/2HEDH8wCUVwVHAUhY+MKb+2iXisVvygFyYVQEwIHTm+Vay1KZIdQGXHIYEKUsY",
+	"Sv4oEHonEaKcPBK8LFwU7skUglXxZ30tT+ppG8CzsOv8TuxrwhiekzQC5qpnEPF9z0dL8egmXYIHU5qA",
+	"j5DIIAOvGwijt80+qp9CKQq2thbAWAgt3gzT6yQss/o4ipoVxAwLwcdN40NpghbXhHp+mtLRCNk0WADQ",
+	"QWLbGsjMBtWah3zPcvWDrpfEdyzk2GN6gClaU+bMOas7qRenjsj5NxcVfyTJlXlNEudPLw6W+O4fZeOk",
+	"8iX6+P/7tVI8//SrvFU5/3KYivENWWOqQRuzB2otfI96axbBMUuoBdDEpcrwLEIb+JEjlxKRJAQ6UPrF",
+	"n2OqZpKVUENSA5kqTRrqsI0DrALMxvTAZCRoesslZ64swNQi1/KhsNfqgojEEw+xt2v3tg2yf8pzY2rO",
+	"SfCR+FyV2Lx/yDvPiMwqSVXwWaDDUaXx1mER9CR+EkQAW9h4luFEFctu22bEOeCKDN/jX79XJZ5CCTbE",
+	"yORSuHKY7a7IyicWDrjekpkK59mNbuF0isTjGpoNuizQbPvb0Qi1+VBToVI0/mHwXLgkIHbCVqnya1lE",
+	"K2+2+8ucPOYWRVvw9BejsGU37mrs/ZZXvxggcsBnMqn7h9GoHyfrKsracYmtL1HMetftjdC73k33Kt/E",
+	"hP0QOMqmZ2d1RYIpLc/O1ZF6uf7IwvFb4pGUFvKkaKT6+clp9fS0dlyun58f18/PTs6fEI3ESdmOTa3q",
+	"3N1DpJlFnLuNXV3K+bGdRHS3jpyjjSfqyOGOSFWKw7u5JPrd5lFt/0UIUGkGJSvPUo6NmH20UkML8jl2",
+	"6WzblYSpJPpO5bRWrZyelOF/xZMqrk0rVt0+JiezYgVXpzWrbhf5r1N8Ns2zyGHTAsOdsggCEi20LP38",
+	"JfJghGBMzqmma/dWZcHbqxfpiVv1faDzCiUpii9xxm8TTsT5XyKBAPj1GAmEOpI0TcNruazSvjfPcOXK",
+	"O8LYW+Y6aKVcVvmwbMIZGJPCvsP4Pa7/SFaCul4Azl7spxKvsNJapVzWCq2V85C13LrpZZQ9UlzAbmyR",
+	"pagRiW98hXNaeB9h5olEy3TDUV4xcBdlGuZvSdiqd9JdmScSHiU2uvf8W67EejS5b/cnxVmm8mEYcRD7",
+	"xCVaeneEIVNCgE0kSAxB5uCm241fuRKpecWGnWLrVqeisoGCUZAvFozCVd4EuKLXmRJHGITNp2EdD8ZO",
+	"FmYWTeWaqwD7cxK0U03aqlnxTKTQbWXnlxHjB70GOdTC0kIgUCGlRzN00ZGtyYF15pcQWpeeDb1Kz+HH",
+	"0jzHwqwfPAjVWIoKolBkpozHW/pf+atkecsEGYXbmoYA+naewUuTbVosg7zDVUF0v3Bc8PlYhDGHzrWU",
+	"twn4p2owtwl/0xr82Mw92mL9DrpvSFR/z6Ko4Lnau+aIbp+W9Ufi3DO2qULSofEwuTVi0uQOW3c4T/uU",
+	"5IwrySKEEdC1r16DM+rJC5TdDOdmZ6VNfUIyCm0KDsvll1ctuemlr+92gfp7Yc2/VWHNhLli09nEL6dT",
+	"7KR0EqffTiB1+xT/FrSZbjIT9/Yn9dDPdkCWm77alGmPBc2L3uyenCsSYMdNp4423IvZWKgYyyVaeC5g",
+	"4ULIogTwghU0Y3aUs3Hb2Fvhg1+MwoK4q10vfODPSO9c0imw7b0NJ8IXowCVJfP08if+YOuzBTUoRG+/",
+	"7JxqWMjUiRa2rFTT0eZUWqmGKPgCpNHXbD8J4WjQGvZuBs3WpNsbTYQlDJTOn256o8ak9a8mxAMmRKbN",
+	"lwpZVkSxl1iaHVXfSOxSooosT2TNt8kK8tp7UEHWJiY6EDU+xQZkMIpkLw8feZzkhk8BP7iZIPmRZqoS",
+	"6dwE+cQQNBuoE25ArjT6sJ8fKFHNQnNUbZeuYB9sPeC75R6lJafq068AvtGkHVGg7bHhi7rYlIBl7wDv",
+	"RG/uidjJEJGeC7ITubieGafj6dtju9j0HZHz4hLKz9GXkz5c2SktIaA3Q2b4ZkmpkCYEGkLSVXnJFLwE",
+	"yk3A7juY8dOleUIguLszGk563Um/8b5lplakSGc1sss7mE3KN9CB3id1Ig6NMTWvWv1Bq9kYta4mIcO5",
+	"GbauuHrRbwxG7UZnMrxpNlvDoeBZN91Bq9H8ANDLeBx9s9NqdG/6k3eNtgiTz2o7fksUcpKX28MfJ8P2",
+	"v1uTTmPwvjWYjD40upP2deN9Cy4XjELrX/3WoH3d6o4andi7rX+NWoNuozNp9NuTnxsDaYl61251riYf",
+	"G52b1qT3sTUYtK8gdr3d/Weryb//Y2vQbXWGk6hLcPdjo9O+mnxoNTqjD5Pmh1bzx8m73mBy9Uu3cd1u",
+	"Tn5ut95/4K933haMAvSWt9Dp/QKJBKLvd9rDEXz4Q6txNdF5qVYvCsZx1eq3uletbvOXglHotv41mnzo",
+	"9SeNq6tBazgEKaAxHLbfi8D88H6z0eW32n3evZ8bg9jNdnc4anSbrcmHBm9BJApod0etwbtGs5X6pC5t",
+	"pN+FBAajn3uDH/VH+J3I/sd/qQI0k9Zg0BuI+jWJnSnzFWibrGAUxBy1u+96k5uuDrsdtH66aQ/4lukN",
+	"J433g1aLzzXckLur3eW7YfL2lwlU5Iq2XbQeMbHqqtVpiQUfNj+0rhsTWHWR5aD9vtsbiHvt7vtOK5qE",
+	"/qDXbw1Gv0xGret+pzESGTmuWs1Og/dO3m63hnA9PC6pBF2ZodPktjRoVOKw/zEu3JKHceFiXADzwLhg",
+	"jAvwOFyDCCqFAqsU7XHhi/low9eVtHNvprnPJ2ClmG4l2cyJu0ntUKqYFU2aVKWALGtfi5PbW5ISFvYj",
+	"CVUs0Uhi6mG+021F8OnNFj+K6uN6m/uOfGd0fNyg9kzB8ZqotjUePkMyex7R61kj4Df1yMwzKLVv+SwC",
+	"BWlzimxnSShTU5RlI9wBiPxJKF9hU1KqXzpQB8aFFD1eqmFvtg7WPunwR1MQddDClPD19rk8ZiNvHehK",
+	"U+hVtL311CXRF0TQDihp6W03pfMlqq4KD+7TaHenP10opWHDqcUDHStvO+Lp1Ib47HjrzAReA3FbS+Jl",
+	"ahMfE+kHvU6nd6NlFIoXquRM4j3n6+lZczbWd7iXTzPea3VHEEFGgqIFTRUVeKMYgum2WT/ygdTEY5r/",
+	"ybETYLXUiV8RX+HjezFi8xhre/7J6qd8VtnAcnlR0QpquKjIrTDFeQg8V4GgiRXNA7d+hmFscQbn3Qmq",
+	"zoYeiZxiYty5JmGaR354SHrPNgEcKtogNQ76baN7JfNUXYk6rKHqwWWwxnspzKsfQgDcnjst9fBlkIOG",
+	"NMpKenAZARMhlxwRqeTCbsoAcuiimde8OIwgbqnwj01Qh73dGBjuYWk5C1M+IIzM/+XNmehm0OYbl/ML",
+	"J2BhEddcPFx0ONvYlyktXpE74vIJKc6wxT+9gR/PvVSRbT2dfIgDl2l3h9Nhysy+l+GsiLqzakLCXBAi",
+	"55yqcyFMqhCuk1IX+3+DVOwSn2+pzz8oV0ig2ZQiWTGyrsGiJCJDxM+Sv7JKkTk/x7yBbcda+07wMOTL",
+	"KKU+vA4W1RQBu7EOFqhaKiNsWYQxWSITbG+Yb/h1sPB853eZzuQtwT7xkbAdwqMKv6Y7vHhTq4CNKaYP",
+	"osFL3eSyZsQ3VcIQkyyx45rIcrGzFKv1z59H4i2ZqhGjKNHnmNpkhteuzLM7c717wVr0fiqUaezije9q",
+	"oTjYsrw1DZicdZhx70jM0hH/b8EQShi0viWAhz97ZLne2i6uXBzwMw02NGIgYjuBEfVdpPIHvBp68NY+",
+	"grcQp9B8N+z8hrArctXDIfcy5oTiuWpM3EYR0h4OLJ/G+MjFGJOfgAdj20lsmC9fABgq2I/l0QBbIDjK",
+	"TNHaokMeEOxQWQg/vs2i594wRJZrNwTTYMTWU/APzmChxSga/Ta6q1xooQT32LdB5lWhNFCfw/GRC0i/",
+	"yx11acMTHnvs3vNdG03JwhF3lzINJmfnRXBYqnw7mcG1RjKUj9qhG2BMs3IVHl6GHZJD1N/TdS/wkQQ+",
+	"tm4FomJMVehFCfVxsGAGmnq2Q5ihI6ij8QrCS6igx2jGpd57Udskqs/LRCDdHaG2579hKKrLIOvxALhN",
+	"sMOVxwdlIxzoR17kGQIbqw1PQDZt37EJOphiRsCMbPI9eHEkXQ8LjymfhBYFBzbUMW169I7TUD4FbAFF",
+	"gqYPElMSzs4Ff7KYn0jp5XwuUUic+GVBsviwqC1rnIqcowg8+ypMq4Qa9AFJB0hMHMYu7+eKIPIZSnQ6",
+	"y5XrWE6g0oYrB4rA3fF2GSGCYQPTecMEJeADSoTY8O7pwThiq4iwG0w1ympeopXnusgJ5HogJAEmkRxe",
+	"gnpXXHjZuHOPncAMa/9rN/5hxtCivN2QzByiNQ0cN55xV6Bd+VA6Dgu4krbwbAapApA5c9yA+KaBzCX+",
+	"PBBuDRMdlIvH5bKBJHlHx+XyoYFMz7eJ//aBd0uUWvJg7syN0BawSEFuWs0bAjF+Yqr62A8c7A7XwOZM",
+	"uSicfIZTFfPHmNpKRBKs5GyyOJsb/PAfFtadWvkkCB76vkMDE/225i+usI+XBGIExTlewI7acs5k2Su5",
+	"0y3supd8riG9vogYlJ4ofmSwFUBFJOhqFyQa/kQyvHKJA2vBaee2eLVL5NjidRWgxnsaj1FjUNMrEKWS",
+	"4qBJVkIDtSVU1gaZ7krmswLV3UeODb3dXnlMRiFFINtLzhuENrrED2KWOL0G/Kp0zKDQnBdVeuNHgTet",
+	"JzgD0K6obSaKRUV10MDKZXvWGjiH7RHI6sybFt6wWOUzrs4of7YgwdqWUa5sarlr4Fs4fDZ8f/qA7rDr",
+	"2FLfhOTMcoeYoiAaCH6quoIZUnEh+wRO4CZ4sM4+D+4qkrUeFozCnYgVKlwU7ioSgE/xyilcFGqlcqkm",
+	"8KwLEHZSY5L/kH990WF2W/JszkmQliIjjBUMneeByCL0H5FdLTO3L7Z8j0Eorsq7YshidmIhTNBnTB1a",
+	"txVQJ5dJBr6nFFWMkuYpGUCQDKK/t/Bcsbh6zjoDCDZE+kL9EejY5Zhi2bN7WRItK+FomMEbp/v/pO2U",
+	"CxcsINjeUuWEmaoOmdiIpOG6Arr2A1ebTEHHJAZxTEX/HAb+RWKjwPPQgRNIqLgEK8WKHLT54OBUAKEW",
+	"m1piPgOoZKWO/oHnI0ruBfjDZzInmKLvP2TR88s4lxBCeyxPu1iWBPFGIi8bZA4XO0fw9FLIfjQj7Eb9",
+	"V6jzRjMnteSCzx8Ooafb0LISz5ZwHDnJD5tiDJkFpqJHjvrifHBxr/DF2Pn4OxjhT5wD5Xm8ndgauV+8",
+	"Dhcm9ys9sdy5nw9XNPcbgxRun/vlIfHvHIvI+e6CaTv3yw03yD+uSFaQ70B8heTznHJWy2Wlcql6ZHzD",
+	"CpJ0xMUOkQ8kTAfg2FtgOjmItmYS2sg4sS2n8q9/pMUZR/X8yqOKqudXOyuH9fygu2dn9Wr5tHJcq1Yr",
+	"Z2e1cu30uBCvhfbk7BlpyYSh4IRjFVWuSQEE2pE7XMHv9QxnslyFCr16/kQfEUrna9fiuGpdtQWg4sun",
+	"MNoM2uM0HSxLmlNP2D/TQQLCsfGr9NQKK0sh9LNutsyPRmhoLIw092YIiuLaiWBeb5Kvv0l4L8GgkWvB",
+	"G0mi/WyLkeM0fjEKwgj7uKzjib7DoPevqKDHbXwxCnVBktJ6E5Kuo7fYHghBV7xS2f3KDVWGOlHYSaqA",
+	"eV5U+ZBkRD3kaFsusf8AnlIWbC0WoYtyEEUz5+Qsk9J94s3nF47jfvZHysOaIUiTgIUsY6BN+RfkLbh9",
+	"Ecp1sUhOrT2hG2fKyIkAUQrqTRSvQnbIzygpPm9Kz0Lx1rvkE5HKR5ObUVJszgqqCaXmMd0mNiNdatYB",
+	"r9tkWbCXUfSssuyYCmE2Hin2FFF2rGom61MqJNkNW0+mCLvx5HfZ9bvs+q3IrjGYeSiuii2bxDb9Kps9",
+	"rVUq55Vq/fi0Vi9X6ie1ciUeCplee7pcjmTVhLgQZZgIRcLHJ2xIZEKIchREKQggGcCzCR8biP2jx3de",
+	"hakrl70e3fw83Yw8P4O1S9jRzC/ek6kKac2KRU6KqKEW8+wiqmj50SIqvJ5HRM0KwnwZqVQ7R7kF0ayQ",
+	"4R2yp879/vTSZmYEtCZeJhlsLrky/TQ8QbDMcKzqpWUToo4q+ZFP1imhBrTIZROCfSYyaol6GpzAjSP/",
+	"UuQxAvFHuJP4k9JXnvJgCf0cBcaAQ1iExRhjmpSeREq3zHgZlZ4bMT7aSKLicljoewq8Md2MqkENKmIv",
+	"xBTLIrBSbs0Wrd7F1xAksW9MqvrrCUffsnyTcbZDAefXPwrtfkOVlinU6qVK5bR0fF6qVKFsZN/3As/y",
+	"XM55mv2Csd0cp4k49Uo1FHE2E7INZbiU9OZLjD+ZopkP47YLRmHm0DnxV3yqOC9+909Kfvm4no9uflAW",
+	"vmMucVVOKtWz2ulJuX5cKYOFb/Ux9Ee1+x/rmzJWfDYKRgFgHu9i3ztt0lHZYnf2w/UP6gmWyIwKEanY",
+	"fotdTC2HzgUkqnARRRhdN7qN9wAtlLJcKGKsPD8YYAo8vV6vFev1WuH5BbFMCUcIU8/1GdHaB95U3/c+",
+	"O4Qd3ZMpf/Kz2OFbF0DKGomIxUJzfry0nErt3z+3A2v58Rb/65/uLzWocv/C05RfLnm3OZAdIkmSKf5p",
+	"xZEMJr8hjCRYUoFLzysvLSoFqvyAazK9bVUCg6CpZz9cIgna0HA3pYTrf0wj37+BzOQxl6x4FrviE+m/",
+	"twUkiREaXMp3mSlSpo5pKIUL84iNDvAsINBd8LM/IGvBT7fITBEsfG89X+jJ4w5LqLd0ggA6GdFZE02J",
+	"5S0JQ+ao2YdOb1IYE5mKwkB+WkXwTGRygifwJ9CspOymgPnI3MAx8AMAolTtNTGXotREFB2tsAUakukC",
+	"UOGWR20pcikaDpIObwqEGobq5XNkYpevwkMLwEu8d6LMveOKFFRC9OOyVOC4LvLXFIKvIM81rDv0SsSG",
+	"jemBOSeQnQ+sTIdigkEAFH3ljJzYqYIdH6rwWEcJcg0AT3BeJEuSyVYEPgytiO94ESIKDGC+M3codqNP",
+	"jCnfR2LBAdSxcOjcgMom4Nzm8ibfsugg7Cf85GIjSQBD3jANt3GYX9KLVPuXlPUGat5eUziCT7717If9",
+	"5KL95JrHySgpssYrSQqvycAfxw0FJ4xi7wN/Tb48VdhNCS4qlGdlqzY9J8XTWYUU6/jMKp7bteNidXqC",
+	"K6RundrnoVP4z2+w+4bNdTum8CScwtC0F8WBR4kWM8T6b8b8t7fNKk0k5LwtYlEiV40UfwLJ9l5VMqyX",
+	"z3e/1PTozHWs4BlFSZHFOVPkyyFNPta+dfRH/MIXIZC6JEgNOeLXmY6pTwqn/OzbwqQF7hFiHyIz/glT",
+	"R1cLmHxiDwAWn8lQHpcIJH4oB7EAP0SikDRmwXuaKBKKO5DDSaW+n3tUxIhA1Qgp6s18QhCeY4e+rmiU",
+	"X6qR6/HSFqzYV79pWei5eeeJXZmd4apVrE3rpFifHePimXVuF8ukMuMkv24d24p3Vs+Oayfl6kmlUj87",
+	"rZ7XTupn23hn5Vl45/mJxoBmVXxWscqkWFOciDOfc6tsp/DOaO98Jd6Zv+shP4wyJH/nh7ZGc78CP6zv",
+	"fqnrBe+8NX1O04pgNE/hh8Z2r80TOZgWdTCmnJeonNqbxhWuADtWzOihDDUs9ODcQ6L/VLcN9QL0QFR6",
+	"e3Vlxic8PwPhc/FNco+vzAu+G/0fa/RPlkN7tF5PRSnCwkXh7+UOeIo1YZNpJIjY34JJvCdfSWNSkW9f",
+	"jkKazseSbs4fkJWLLcnA7xeeS0Q4NZIB2ftxIjDli6+bpTRT/nLNAkR+W2M3lBjeROyJqz8HXHOK4lfN",
+	"TI5hHgIyNMAuMdDSEVmnPV865DUSJSzTMuJOtFqvVJFpeVRkk+h6wTUJzBLqzVBw7yFfJKywsOuyBDxA",
+	"b5Z8xlYAZm0ypmxtWYTYLCz8SEVqRuV52GanD6OvlV08wWOlZT6s26ECGfXOKOUNHBxa7GgJNZjMujKm",
+	"Ubg3WLNFUK4o3w3AhUirBFVT7J2nVO9EevFOGQu/rXrnmD65fOfmW2O6q3xnCX10PFeDIMe2C6qXy8h0",
+	"KFj8TZlJRRgGYIPzJdeDRq0FUeYBie/lPVUlP50AgmPJ5xVn7Jeak2dMtTd9vkcOolqh4aKHvVZwHSG/",
+	"UUJsdEMdKJ5mueCz2MMxEVGKF/dNCPLwihLYIz0TKZJHvfrzcrh6e+YPE5KHhakg+pDPKEMKyc1T38MS",
+	"DdWShAzwBSz1Yb3EDGvweTxaK72w3TdrmI/t6j8HmHbHPNY3rfMx4O3f2RShWG1ImBk6iLPOw29b8KxX",
+	"qrtf6PskFFzeQZGDZ5RZhxLiKKcPEvK8vASbHm4lihA+fyYBmQ4oDec6po+I6Smhhmjy5YGuc1WX8RtD",
+	"ukYyJtJFTFHC4A1DJif6pvB6bI+4hEXfI7BebJLvCNrvCNrdlESH0+J4rpIw5Bn6EQV8f62Y6y9G2KXq",
+	"1+5SVXbpi1GIkvBBp+6w4+Kp4zrBw9AFdh6mDYbfhf6gd3XThPTr3V43zCAv2nqytbLve/baEkmZtLDe",
+	"mecjLX6eBHheuCj8q/LPKq516svjn0IjZe28fFI9O65WTurnlbPa2Wm9KnMPyA2ZHGD2gHIGlMNO5JqD",
+	"N3cs7A4Df20Fa59oKRdgey5J4Hvizxm2eAcg42T080EmIagURHXClF3961fau59UvcSCOFGcWnzdjlXT",
+	"OlYtfPkkgrYC3xOzKYmUzOSghXaFVaJBrYPLxblcyudWJLaRsKPk51NQ29s33mv29qkZDKCVJyQvkOLS",
+	"Xy1xgRzWznQFchFyILnp9k9lILoFellQy1KCVJrSiiZsFejAlHU/2p326JfJsNPQM6ibaQZa3eR2WNqW",
+	"LI5Lr5zIZ6DCQ+i0ZngFO5vM9GgTy7HVC07MLitsuRuQaxyAhD+mB7vg1WhvdPWYxuDVUdI6mY8rlqLK",
+	"JyJnLrGB6YFNV2oioosGmq5lykFxXcNoozhE20D8Z6h/cN4EyRyzoNupSk041yLHKNcVZ9hx1z5RZtWV",
+	"0Ln0ZJaQHpNpOTRFFDvk3rsQnY8+NXOowxYk1KKEigap9kqiVuOvn/hYOHGDgyWG0YRqeGLHhrdkwULT",
+	"4KpMOD8C4Cf2BvX0w8BvyumGFLE6QGtMAaEVzVPK7BxejGkxnigOcqKC8UJko6aeSB4KGeWip+Kq7QXk",
+	"d4UcgWmVCA/q5Toyu70REhcODWTKyGRlvIbWovYvN/slDCrSeDIlrkfnkCcNU5EfW0zXgefrszJ9UPd5",
+	"58J8qupw+AgK9B+K/mudj8r8NLrxQj8wmjIM9W3jCg1aP920hiPzEHoMKrF+IIIFFkrouKCJAZDTH/o7",
+	"LsiSEQcqxWjlJMrOzA8FXyIku5eok8h7UkPmu97gbfvqqtU1D8M062G5S1OlHD8woxoWpgH9D2tjiCO3",
+	"dAJTnG5M5QbWW4CTZEbytqRzSblR0DzJrhMxIxHZ1uZoTA8YIcjcwnE5ud0PZDimuVCGKF/8hTGmewZg",
+	"7G0u+B6GkVSuv+vDj9GHH6OPPlK9zNA/nkPE/h4C8j0E5FEhIOn2k+f3M+2lEn8LgSHQk79VZMgOFTK/",
+	"svosTqOjP7bczR1Csl0pTkc/bfNqxLL27xFWEk9MHCzIkhH3TqpU1FMYbKmuit49MQjFyIhACYNT9B4t",
+	"8QP6j8eVHyH6Sy8Vn5opUZ07/PrBK1tFwteJYdnChf9WAS2n5BxXrNq0eGyfzor1aRUXz6w6KZ7MznB5",
+	"WrXq9gkJMwRXzssnx/Xa6WmlWj6v1c8qx9skgepzSAJntWrETi3rdFbDlel58QSfTmOBN99gQMseXd8e",
+	"0PKdu2eEuXwN7v5141yejbvnCHt5bq5rCDNNLApGmIsPZOQLWKVMYGNTolKHcK3NWwXO0mGBYyHXs25j",
+	"9lhhYymGppccthpjTMUXhSk0fPV+QUR5hXBzIf5xKnwbCWYr+VwIOuFtRsE56CmxOVv54yuE6DwDc/zK",
+	"rO67FeVrogqkbcUm9tDFb/mJVft0Kn5IDt3uNnvX/cao/bbTmly3RoPesGAUlGURFjfB36BMn14nUEYF",
+	"FeUAnTsneDiyPYvFxn3E1quV5wdHM+dzkbkYCj6uXCyg6vGRqFEAkDt+5LnYHSCXzyuEJwhwwKXu71ng",
+	"jVccbIPrplQwIjgBeLk/8cOxZUoGrfftXvfPNSdy/+2aFLU9w5mJQBeRv//Tl09fAaDy0xn7WJ6OavSf",
+	"t88DUPkOTvkOTvm64JRns01viudbpcS/T3jhMwrmIAWngESkXeUlRHNhsLr3nQCMVKrmMhePTa0XkD0P",
+	"aB4XoU3tuEpJW/+GaPkybCy9uqBEiagUfFS4ZUPMiJGMU4QRvpEWsYN4PBhYve4dRiITl7cOkLle2Tgg",
+	"15jdmpEvE+rC/XPY66Il8edEeMQvZNXu+ESglU94Z8bU12M0VVcgks1A8ekgNBAVMHwiPmBDEbrpA/xz",
+	"AMVZA/9BKQ38osPUh5D2HRyIJw1ZD1s1zAL8cCgiEPEUXtJWbUzXVOgntnIh65Og4iU1OMvMIa6tlBo5",
+	"DQLEHhZl49MWDdfzkeUS7OsRlTCxLthOnQAdME//7A+x+VEI+DGdrV0XUXKPlhhgHwvvPjZ7Pll6dxAy",
+	"CM2rUXIFSkFxon1UGtMm7xVU2JRbdQPUJMIIlZtNhnFivgMWyFsHzLFJODVKC8WJfbQZjij2XGwqouKB",
+	"1KNFgdoXKq/BJyhja2sxuKLodkaUrATGgJVVaaOXYWkWRwQOwLbmM7Cm4fvYLaHebEy1CFt4jCRjbKV6",
+	"roXXojC6VgGMwg/oUK5YrK2zPcQ2pimPaTxOqIS65H4Ta6U+BWVnTKFxmxdpyBnbI2xMoWzwZ76cB2lI",
+	"nUMDxgZWdQ1VM6YHuaAxh/ww7IGBkYb5CASTRLgY2YCWwzh8yxFWsTGVloVwLt+wFDCWNJnQ5K5BBzBB",
+	"d3LvimXnRLQh1pux2dqVK83Pg0b/+N4m9yHuD/wqUophG6aYMd20xVzGJk0e9ggxIz/iE+H7AGNQtELs",
+	"L5KjdKvBR8gDf0V/yE1IUP98wBwXf35pkxLUzMtUW8IOhCYldaX6tbv0FGCOCMdT9QYzo0b21byfQwXq",
+	"w0F8LYxO1aqTE3w2LVbs2qxYx8fT4rl1ahfPSHmm0CQQ5J4eN36cHjd+UqlXT8/K5XqtVjk+r55UTk+3",
+	"o3mOnyMpnQ6JsexjUplVy8XjmXCFFc9t4QpL8eGFtO+rxYzn73s2nOd4n5jx796+jEhyIX8cJHOwaMBz",
+	"MxQ4ZxCP/VeIMm8FeH7tsKWgPc9mtABa9udCCx2lhUXsjEqP1WDELhInL7VKZrYhZUy1FH/bfZwxZyLC",
+	"7FYaN9JUvDEVcnMJ9Ymvf/5AMyaIcRJm6nHy8cCFwwtkinGZoEOZzV632xIs8Ko9bLzttK7MSE3XXl5g",
+	"hkxsLx3aonjqEvsCzbDLwEUaa6X3czc8XYmA/uw2pMyvtXPT18w0l8h0WAP8SaCkm43mqP2xFSmc8L3M",
+	"kd30TaEfI7Pdla+WtDqi2IVWwwVxnVsSV0k86esdUwy9iBelpe5DCZmwZMOwC8h8d9Pp/AIDCSc01csh",
+	"NAjsuqLuBXzAUK9r80lB9WTyCU7fmAcSEZbtSo0+Bj6Tlh/zqvV+0ICgiHBWoywIO/3Rodr4VIf05rH8",
+	"7qHele8nVa4VFQrj8rsiAMJ3o50zIXwa34JD2yiok1y4KIizqEs5sVMrXD2xcQC9ML4FN3hsIIqsZAxF",
+	"kVbYDc8Zka/RHKj2Ls7440MWNJKYr3Pd3mTYaeT243d7k8Zo1Gh+uG51R8NJuyuc+ZNG92rybyHgfmUH",
+	"djfFib1J8h2Kpl6wQLCxgcDCzoDSmJQId/+l+Ae8+iL5irAcwpMpLv7I8Sr9ieDUfhZ9lL1PobwDSZWy",
+	"BOxsWejv5bHLlgu/slDckbXa90+4lFrynaEDywvrv0cwAS58cLlEJYNU71mYoilEuN45zPEosQ+3FCLV",
+	"8jONaY4ETZCSU9aglyHQRQhrDtF8kNvTk4kzxzSMtMVounbcoOhQ4ZfxZhCkHIIC5WB1OMrMW/sSo4MO",
+	"oE3BfsfUdLAtKpx95v+w/1j8n5mPzUND+L7EIQfdMtY40AcTCIT0ecKp5vLyyl0zhOmD9oLAJ4J7zSUI",
+	"2zaLVUsV2aPQtuRRY/ro7FFoM3nUDtEu3Hrf0zh9T+O0hTDF8jeFedGrldPKMXrnuM7cJwQ1vbUfjGmD",
+	"LaZrnxroYwNVy5X66ZjeUIdTE86voACiLo/8W8cEGQVLYJhkIwUQswKHCgmx2xuMPkwa161Bu9nITLte",
+	"OS2Wz4vV41GlfFE/uziulMq1erF8moYTa/22dqjzGcnvoYOrZqV41axUDgtGiKnqc9JogzVMPp9y8538",
+	"DWdMtRLlZC9sRYKpmY4sqpG4zV9dEeI7dG5PY1+phCi6Np1JWJjigoMguIY1AlSZaL0PYAOLN9/pNRsd",
+	"CTcsaOCm55XBYZ9v9CijS+87vbcAJX3+zliEBj52K3CGXhKYFZ6Yo/j6hcqETMbSAQ1DSLOs/zuTCpHQ",
+	"k17qeFX/user+tjjVf1zH69X387Vvbbzp1yrklneOGC//GsekOX5+t+jVtBr/PBD4ZXG+zgAZWxA+yTO",
+	"CuXHv0bCLFeTG9IUp2ian6oxxf0H6vKXXD6C1C6n1/hJ+4gZQlYgub/UaqSqU0LtgCFT7VWQ8O8XOIhn",
+	"fym5YVtQCCC/tP7KIUHqw3+WWKDvEup3CfWbZaF7SoRP4EO5EPxq6v+2yH032tkvwqyeK486e0arXCNp",
+	"8UxPn56aseJR6dMzLF/Q7DPkTY9ZvsY0R970Haz2u0Hsu0Es7SjHDWGbntmtkYvlUflcRi7WuAggoWHW",
+	"mgXekvhdwVdbon+o6fmrDWngith8PMRGOsGXERuhjGDhOTGQElhglJXK6VmtfF6p1urlk+NKtXp8Kr19",
+	"KT7SrxokqD8p3Y1Xrat2szECj+gWGSW9ZmGycpBDb2WznXb3x8nol35r0hp9aA26rdGkUn4/6Qw0ieQ1",
+	"ZQJNsHKsolo+6llNjwbYClpL7LiFC37lf+Uu5r0oxPy9oRe5N5yEzmzNucMFnaa35lNTDcHRycsvKRGJ",
+	"UWsD5KKQhiLYZTUQdPlFe/hI9X9Ptf+voe1nKfm50l+jiJ5xYYZzEUr8w7hwkpoD20BmqD0bY2qqY81v",
+	"bG7qlGhFeDiWK7ukNQnYM/7Nm0FH1OJRTszQUnAwW7uuIXLrAvMTHTXDjWbym2EZxQwKMF6XyzWLDwn+",
+	"IubhJciDAIaVKC0Z0BJzo4rotjGVYWl1ZFIpLsuwH96IwINpeDpkNju9IWADN8PZVKbvMd0auanl90a9",
+	"pRNAChadF5poSixvSRgyOVPkspYoR8lMEVyHhCOa/1+gfS/T6lXKYMRYYt0wCG0jM/i2Io8XaFe2cKi7",
+	"s1+6cBTLFi4c3bFty3dQRsbvrMzeaVL0pQynCxaEjql8LsozLoGg5AJJQKQRA0QKbnCBQmagwrLSOIKp",
+	"YhO91DP0Fwy9+p6POM16liLWvrSIul3m+0vKbKmi16MEj1eLUKpNj+3T2TkuVqwqKdZnJ7h4Ni1bxapd",
+	"JyJ/YMVSCke1el6u1I+rtdOzcqVer52Us+tVaorRk+KOqtUodqdKzk/sulWbVoplXJlWrZpdrBMRxvMN",
+	"ZhHeo+upYUexKTzOmUU4XSl82cijDfH/6+cM1rv3jQcQfVO5hrdI/o+zlMbdeY/LFrzTgbclGTAX+bOy",
+	"ASdNpiJaTcMSrxlBBw613LUdryHCEokCk7LjoZLzZb7ei6Qc65PZmmmpLLRS7216w8jbh4bIYqAqPJuG",
+	"qjYiMzgstO6UUE9FjgjvZWxYGdmLSbpomshdrHIUj+lm/uIS6inhTZqMYzkiaCLrgwftCvUMRv9tJTH+",
+	"GlmL/1Zpis9mZVyd1q3iiX1GinVcmRbPOR88JlwAqUxr1rEd+i6PT8rnlVqtXq6cnVXLp6eV2rYQ59qz",
+	"pCk+OYvChO1zUp2WrUq9KDL9lklRZPqtW99imuL8Xd+epvhvLD7YGeznMeJDzwcq/hdJUbzVHLgfKGc3",
+	"KzeUyzPDvWBC6MBm2S2ZZ4uzbCfY5O3ArjljfNbEvq8O2/nTwHW++9H+BH600yYdlS12Zz8IPxpYdGEp",
+	"6Z3MgAk5ab77175x/9rjTUzboUR/VwTRc6jBkbT2BLSQaCsKctyNGJL+oxyIoYHQVbXGRU1Bj58S/gmP",
+	"EqnXikaFMub4m+oYV+pEIsdLpfJCW+TzCkrWQkuywI6GIRrTPOFze2GIIqxURvjc3hgisQShxPAdRvQd",
+	"RrRxwHUM0RNq9WXlAdtMjf4Xqer32onAXriu32YisGO+LJWTSvWsdnpSrh9Xyscvok/PPP8e+7ZD54O1",
+	"S9jRzC/ek+luXfqP7D1XSc09Vz8/Oa2entaOy/Xz8+P6+dnJ+Y49V3mOPXeiLduMVKenVrl4Ts7sU+tk",
+	"WjzG9VmNVO2UPcdI0BFS7dfddnn7v2XbVfbIP/eNb7tP2ZvghbBgGq3e34CUBwW2Iaj9aZFgGyPRhOGk",
+	"LPQ4efjoj/DvrQ6hASQSlomKE71KtySFt6NQLmR5rkssVTJ7TDFl98RnqFquCzmSeoA9KaEelfnUfWJ5",
+	"vo3mqma+dCXE840on5LDxpQSBxIar6nNZXnq+YgF3mpF7BJqzAICp4QhhRi6x47Cr4mxm6I4FRJ9A/CX",
+	"TLXssMDkPXQ9rrgjtvDuuUCcS1B9HX9G+MGvZZuqb+6cWJIcdI9VTIN9Ga7236ni3Mbp2X6kcxh19z2O",
+	"pQiyCGd6TE3pfzBRUcAkkSkBDdqVKDpF1HSbYuv2EvCYwMlNedkmXMtlRCiwDkOVclmk+5dRKw2ZTFTr",
+	"cBT8oiUf1ROtm5zxwKwK+1DTs4kpPIvRrWvCGJ4Ts4Sakdqs6dM+JMKZe0FAKMKcEgj3Zkx9znWYX8HQ",
+	"/NVP8utVRc+vacGOgA/D1hAqnmfzV+MZ/9WzV5DjXzwYpv6HbOPO0gkKF5UTQ/wpjdrt7qg1kBnpiloK",
+	"tmK/NSi+H/Ru+sUV8ZVQI5OTOZZ8W7LepGSkW60mmpNksiL+RBYUAumf91h10PaW2KGZjYpPYxsHGNYL",
+	"BtcRg4qNIpZIrt8aTGAUBcCvYVjG5NR9EeWZ4Czxu1BS4c3uNt8g8tkixOZ8FnpygSonpbIkTy6n8pyc",
+	"JY9r4aLwrjd42766anUL2u3ooBcu6uXadzX7z6Jm/73zbYfT//cx1+8p0TxRSTniAjvvd3rsy1MEI4QZ",
+	"Yh7XTZhEXcmc6GOuROh1dsHnIzNSI5tg23VA/wTA/IGcXFRFS4euA8IMpLKZ4qlLDlXJnjEV6WmhQK/A",
+	"rE0JioQxz4/ksAtkYdflupIFKZChZr0KE9aDght0TL04msJhKJ7kXaDeZLCDjHQooRG+BYRWiI0D2TyP",
+	"PARL8l0gen2B6DtP/G56fg7T87NzP0NRmjV1CVNgX51O2sJF+rdgkz9jJ1Ap6J+ZVyoEyx/ijy9HmViZ",
+	"Z8mSEQN5HXzsNLr6lUPkUEBPz0VxyzwJNVCufBp6sv7d6TRQ3mwaWt6NfRPJbvGEj+neiWS3e8JRgz5w",
+	"YWGuhBi1SL4zXwSILfAqhve+BMMGPK3KF+rrJkrOYTqm0SfzVyl4Haf7ALr/3UX/F3DR5wXZ7cz+gRMV",
+	"lL+OIjnF1L537GBRuCi87Q8nlfL7wk5EZUUJDLWz8u6a6kBXPRFuIXLnJwBRxJ6ThpZD7UpZi2S6q3an",
+	"PfplctW7brS7kxBceXZWr5ZPK8e1arVydlYr106PE+DKVwHM5SrZnivZyDJYFy4q9Xo5JWuarD6xC1r4",
+	"UonPjILvrQMQup4ZoiralTtTfuQZpefHVyxhAbYUNrXd/1if9LqdXzYBkkYh2ITL8iZGeH5WrlZ+A32g",
+	"siNPSdST5/ZS5yZXTyw5sXcaU42F/zUSmeIY7d9eAyJXvpPsQhNJUZVLqkgJqokUKKpsurCSqOQlkdaE",
+	"yHLtwgfTYe4XyAwg+4nZbwxG3dZAgSHlz0l/0PvYvoLrIGxulNJWOUOMzbwqsV6N6UG89LYwSS0dxhw6",
+	"PyylvKonXUlMl5ApwxIROTOwIDOV5mckXpEhoDKuI8rfoUnx8p4qRwiWNyg7jcKq01AgWgR9Col+TO9x",
+	"JP6mFSjXM7iUkCnoppDoA0i7gpnMniKrgI+prIodJm5BefO2jOmYXolDI2qxejKPi6y1Hm2QkASaRjLJ",
+	"i0juYiAzlDfMMTWlwAFFNhS5NZEZklt+YxmsTcS5Ykn+DXXRpwRUPG8GtwxUqZ/w/x6Dd5ba6Ozs/AQd",
+	"xLZfVAPtUMtFo5NqmEDMmDOnKrDW9UDBC/B8TGG/VGHdIMJ2+hAWBNfOphR0QGfSNxHXYgI8D22X0EQY",
+	"RZxIBrPtGJWQmS4wQfdt4jt3/CyFVEBv+g3TUhKpOiVCgTJThS2+AqKEyZimPlHlRwGLsv+wX3gnVLn9",
+	"iCbFz6pAwsxBZVUKOg4WJfTyqX/CsF+hT+6ZCEikeQozAfFXfYKemg5IdFXbQ44WVB1PBmTIAsj/P3vn",
+	"0uOoDQfwr2L1NCPhDDbP7K2X9lKpUnvNSnHAaaIyZgXJYQ773VfYPAwYgglBGYbrDMHGYP/fvz//15m1",
+	"ug+lEi1ITLb0jItHlouZ1dygFiNox/ohQYJfzVviGEULoY+yP5ZRbZZyrnmLex5JeKfiIG42jpQ+1UW3",
+	"cZ+PKqTjgvjsDCK1WTveRJ3drBxgDM5sknXYQ8PMn/uMi9mYRVviH7zADaFD7SO0iXWAfoBDiKh5LP5X",
+	"Fne62HR8C7m2hbeOh3zb7WEWoUkCVdhxK/DP0Q0wsaiNoAj5eAT6h21ghogOZhY9zmHwOAu2h4s0fHk6",
+	"uEjSaxrKRVL7oSaMho33YcwUJ1NoFi1skoSUWaFJg6FJ0rIN8ilMF2HrarY+jrMkqak3OQ3VWPtaAK5F",
+	"Yur67LqITLL+KYBMbf05U1bTGplJ1S2bOxEuwQkEETlzdNL5UjfaH4lpqrqx1uFM8sNwMpOEFNVDMxlc",
+	"8+UWTrboXDvitmtCM8OyoDQZBcKpQeIoawoyk4XXFPTinAprgDcXrX7M11YUJDwRy0lW3OepgtBT3NUK",
+	"1JeiQSFiBQ71DnAb4iO0KQdPogBaoXP0yPaAAkwLJc6yPOzavo9MvLVdx/Mssy/byJ5CiduadpWwQz3b",
+	"dSgmPhRAJXSEAqjkhINpUMtS4jSWp584tSpmXRJSBlLdp5gtC0elq27pMqqmUIOMPM+okT6w505Q4Wos",
+	"dJbsGCVnlhbYKmn4wdAqHrLg4RXh6RazMLRYVrLMnKHYaE6B+YQ0rDWv5KvnlQyEb635JgvON5nC4Xqj",
+	"GeBncek8sB3g490zk7C+pLphOVHkRfp7zEptkRfycJ9DauQ86O606dcJGw1qYMNys5+HOPuxYSMyoXds",
+	"gsaCjUxo0WdQlQoNRmdCAxZL1VFVJjToT4QWd5gZO7ZmQC8xAzqg7JKQCOkQyx4VYxN1THiCYjCEq3oq",
+	"bHl0S5D9VDG2YtkfpLko3urb+EXqKTrDzxtpK9egS4GLEy2fzoxgqhv78zGUqtLVtABOleJZJPWuKT7v",
+	"1evGMKuGF4ErE4MrcJWIgUwMruJ1aNODq3JCjg64qqXqPGPIZsVcPT/mqn0k9J8IAzzDo/YwT9Q80BPJ",
+	"ToLo/D8FZMdaZAi+p6M05uZGuf1TKtzA1XUtvy6IE/mGjNb8vDwfd9A2ezov7xJ4C19LcbZXzXnVnFeY",
+	"0Z0wI125NZkmqwE2GqfMNulGO1arsRpPN9oxJd4I3Ec32jE13gjcRzfasVt4o5ZsngNvtArnDuHcCUPC",
+	"zbDnQsQ4hyGtclxfjrexS6sQX5lMA5hM2iI/uxENrsn58sFFQZw9Er7Rjiy7pvimMntX62dRfA3hj4hc",
+	"jnHy/tv37EQWdZtCFtXfulSqzvu8pqCQ2TzAxwAJw+ysAS8ppWAvXQ7hiUY/9gbYQ5hdtH/dZB9qEuU7",
+	"5dvbG8LextyYG/TNN32Ty4Z8qZrT+FPYxBWTDCTXKOdCiyCkyLPYVAerMKP/qFPMuMxq3FqkP/cQEoRX",
+	"Lo8+szDTBKS8FvDvX79Lw/Zl6ihGF4mCJIS8cDQgFxLF/7UmU9RipuAliMsa4rza80zT144JlO3VFCNX",
+	"wIFaJowBpA5poFkcXU6kY0DVQP8UW0IH/hXXY/3pzRVWvtpmywOpRAGQ9IMFpyRm8TUF79dLEYovez6U",
+	"cfjWR/W37M/vfFzdYcujQzVw6+j4+f3nrwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -17,6 +17,7 @@ type listQuery struct {
 	maxResults  int
 	after       string // the sort key of the last item of the previous page
 	newestFirst bool   // orderBy creationTimestamp desc (else by name)
+	aggregated  bool   // an aggregatedList: items are ordered by scope first
 }
 
 // parseListQuery reads the parameters of a list whose items are W (the generated wire
@@ -24,7 +25,16 @@ type listQuery struct {
 // a field W does not have, is refused rather than silently ignored. Every list hooks in
 // with it and page.
 func parseListQuery[W any](filter, pageToken, orderBy string, maxResults *int) (listQuery, error) {
-	q := listQuery{maxResults: 500}
+	return parseQuery[W](listQuery{}, filter, pageToken, orderBy, maxResults)
+}
+
+// parseAggregatedQuery reads the parameters of an aggregatedList whose items are W.
+func parseAggregatedQuery[W any](filter, pageToken, orderBy string, maxResults *int) (listQuery, error) {
+	return parseQuery[W](listQuery{aggregated: true}, filter, pageToken, orderBy, maxResults)
+}
+
+func parseQuery[W any](q listQuery, filter, pageToken, orderBy string, maxResults *int) (listQuery, error) {
+	q.maxResults = 500
 	if maxResults != nil && *maxResults > 0 {
 		q.maxResults = *maxResults
 	}
@@ -58,10 +68,14 @@ func parseListQuery[W any](filter, pageToken, orderBy string, maxResults *int) (
 // continues, so that a made-up token, or one from a list in the other order, is refused
 // rather than read as a position.
 func (q listQuery) tokenPrefix() string {
+	prefix := "1n|"
 	if q.newestFirst {
-		return "1c|"
+		prefix = "1c|"
 	}
-	return "1n|"
+	if q.aggregated {
+		prefix = "a" + prefix
+	}
+	return prefix
 }
 
 // listItem is what paging needs of a listed resource.
@@ -69,20 +83,31 @@ type listItem struct {
 	name    string
 	created time.Time
 	seq     uint64 // tie-break for equal timestamps
+	scope   string // of an aggregatedList's item: "global" or "regions/<region>"
 }
 
 // sortKey orders items for the query: by name, or newest first.
 func (q listQuery) sortKey(it listItem) string {
+	key := it.name
 	if q.newestFirst {
-		return fmt.Sprintf("%020d|%020d|%s", ^uint64(it.created.UnixNano()), ^it.seq, it.name)
+		key = fmt.Sprintf("%020d|%020d|%s", ^uint64(it.created.UnixNano()), ^it.seq, it.name)
 	}
-	return it.name
+	if q.aggregated {
+		return it.scope + "\x00" + key
+	}
+	return key
 }
 
 // page filters items on their wire form (render(i) is item i as the list returns it),
 // orders and cuts them: it returns one page in wire form and the next page token ("" on
 // the last page). Without a filter only the page is rendered.
 func page[W any](items []listItem, q listQuery, render func(i int) W) (out []W, next string, err error) {
+	_, out, next, err = pageOf(items, q, render)
+	return out, next, err
+}
+
+// pageOf is page that also returns the indexes of the items on the page.
+func pageOf[W any](items []listItem, q listQuery, render func(i int) W) (idx []int, out []W, next string, err error) {
 	order := make([]int, 0, len(items))
 	var rendered map[int]W
 	if q.filter != nil {
@@ -96,7 +121,7 @@ func page[W any](items []listItem, q listQuery, render func(i int) W) (out []W, 
 			w := render(i)
 			ok, err := q.filter.MatchValue(w)
 			if err != nil {
-				return nil, "", err
+				return nil, nil, "", err
 			}
 			if !ok {
 				continue
@@ -118,5 +143,5 @@ func page[W any](items []listItem, q listQuery, render func(i int) W) (out []W, 
 			out = append(out, render(i))
 		}
 	}
-	return out, next, nil
+	return order, out, next, nil
 }

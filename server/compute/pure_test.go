@@ -122,7 +122,7 @@ func TestValidNameMatchesRegex(t *testing.T) {
 
 func TestListQueryAndPaging(t *testing.T) {
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	items := []listItem{{"c", base, 1}, {"a", base.Add(time.Second), 2}, {"b", base.Add(2 * time.Second), 3}, {"d", base.Add(2 * time.Second), 4}}
+	items := []listItem{{name: "c", created: base, seq: 1}, {name: "a", created: base.Add(time.Second), seq: 2}, {name: "b", created: base.Add(2 * time.Second), seq: 3}, {name: "d", created: base.Add(2 * time.Second), seq: 4}}
 	// The wire form the filter sees is a resource with just a name.
 	type named struct {
 		Name string `json:"name"`
