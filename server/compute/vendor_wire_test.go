@@ -291,3 +291,85 @@ func TestVendorAggregatedLists(t *testing.T) {
 		}
 	})
 }
+
+func TestVendorPartialResponse(t *testing.T) {
+	w := newWireWorld(t)
+	ctx := context.Background()
+
+	l, err := w.svc.GlobalForwardingRules.List(vendorProject).Fields("items(name,labels)", "nextPageToken").MaxResults(2).Context(ctx).Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Kind != "" || l.Id != "" || l.SelfLink != "" || l.NextPageToken == "" || len(l.Items) != 2 {
+		t.Errorf("list trimmed to items(name,labels),nextPageToken: %+v", l)
+	}
+	for _, r := range l.Items {
+		if r.Name == "" || len(r.Labels) == 0 || r.Kind != "" || r.SelfLink != "" || r.LabelFingerprint != "" || r.PortRange != "" {
+			t.Errorf("item trimmed to name and labels: %+v", r)
+		}
+	}
+
+	r, err := w.svc.GlobalForwardingRules.Get(vendorProject, "fr-prod-api").Fields("name", "labels/env").Context(ctx).Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Name != "fr-prod-api" || r.Labels["env"] != "prod" || r.Description != "" || r.Id != 0 || r.Kind != "" {
+		t.Errorf("get trimmed to name,labels/env: %+v", r)
+	}
+
+	agg, err := w.svc.InterconnectAttachments.AggregatedList(vendorProject).Fields("items/*/interconnectAttachments(name,region)").Context(ctx).Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	east := agg.Items["regions/us-east4"].InterconnectAttachments
+	if agg.Kind != "" || len(east) != 3 || east[0].Name != "att-e1" || east[0].Region == "" || east[0].Interconnect != "" {
+		t.Errorf("aggregated trimmed: kind %q, us-east4 %+v", agg.Kind, east)
+	}
+	if wn := agg.Items["regions/europe-west3"].Warning; wn != nil {
+		t.Errorf("warning not selected, got %+v", wn)
+	}
+
+	// An operation (a mutation's answer) is trimmed too, after the change is made.
+	op, err := w.svc.GlobalForwardingRules.SetLabels(vendorProject, "fr-dev-web", &compute.GlobalSetLabelsRequest{
+		Labels: map[string]string{"env": "dev"}, LabelFingerprint: mustFingerprint(t, w.svc, "fr-dev-web"),
+	}).Fields("status,operationType").Context(ctx).Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op.Status != "DONE" || op.OperationType != "setLabels" || op.Name != "" || op.SelfLink != "" {
+		t.Errorf("operation trimmed to status,operationType: %+v", op)
+	}
+
+	// A member the response cannot have, or a malformed selection, is 400 and changes nothing.
+	for _, f := range []googleapi.Field{"colour", "items(name,colour)", "name/first", "items(name", "items()"} {
+		_, err := w.svc.GlobalForwardingRules.List(vendorProject).Fields(f).Context(ctx).Do()
+		ge := vendorAPIError(t, err, http.StatusBadRequest, "invalidParameter")
+		if !strings.HasPrefix(ge.Message, "Invalid field selection ") {
+			t.Errorf("fields %s: message %q", f, ge.Message)
+		}
+		if loc, lt := vendorErrorItem(t, ge); loc != "fields" || lt != "parameter" {
+			t.Errorf("fields %s: location %s %s", f, loc, lt)
+		}
+	}
+	fp := mustFingerprint(t, w.svc, "fr-prod-web")
+	_, err = w.svc.GlobalForwardingRules.SetLabels(vendorProject, "fr-prod-web", &compute.GlobalSetLabelsRequest{Labels: map[string]string{}, LabelFingerprint: fp}).Fields("colour").Context(ctx).Do()
+	vendorAPIError(t, err, http.StatusBadRequest, "invalidParameter")
+	if mustFingerprint(t, w.svc, "fr-prod-web") != fp {
+		t.Error("a setLabels refused for its fields changed the labels")
+	}
+
+	// Errors are not trimmed.
+	_, err = w.svc.GlobalForwardingRules.Get(vendorProject, "nope").Fields("name").Context(ctx).Do()
+	if ge := vendorAPIError(t, err, http.StatusNotFound, "notFound"); !strings.Contains(ge.Message, "was not found") {
+		t.Errorf("404 trimmed: %s", ge.Body)
+	}
+}
+
+func mustFingerprint(t *testing.T, svc *compute.Service, name string) string {
+	t.Helper()
+	r, err := svc.GlobalForwardingRules.Get(vendorProject, name).Context(context.Background()).Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.LabelFingerprint
+}
