@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -185,6 +186,38 @@ func (s *Server) mutate(ctx context.Context, project, scope, requestID string, a
 		return err
 	})
 	return op, err
+}
+
+// errValidateOnly rolls back a mutation that was only to be checked.
+var errValidateOnly = errors.New("compute: validateOnly")
+
+// validateOnly decides a mutation as mutate does and then rolls every change back, the
+// operation's record and its requestId included (validateOnly=true): the answer is the
+// operation the request would have started, DONE, since nothing is left to wait for.
+func (s *Server) validateOnly(ctx context.Context, project, scope, _ string, accept func(tx *store.Tx) (operations.Start, error)) (operations.Operation, error) {
+	var op operations.Operation
+	err := s.db.Update(func(tx *store.Tx) error {
+		start, err := accept(tx)
+		if err != nil {
+			return err
+		}
+		start.Project, start.Scope, start.User = project, scope, userFrom(ctx)
+		if op, err = s.ops.Begin(tx, start); err != nil {
+			return err
+		}
+		return errValidateOnly
+	})
+	if !errors.Is(err, errValidateOnly) {
+		return op, err
+	}
+	op.Status, op.Progress = "DONE", 100
+	if op.StartTime.IsZero() {
+		op.StartTime = op.InsertTime
+	}
+	if op.EndTime.IsZero() {
+		op.EndTime = op.InsertTime
+	}
+	return op, nil
 }
 
 // readableRule finds a rule by name or id; one whose insert is still running is not there yet.

@@ -373,3 +373,123 @@ func mustFingerprint(t *testing.T, svc *compute.Service, name string) string {
 	}
 	return r.LabelFingerprint
 }
+
+// systemParams are the discovery document's parameters that every method takes, as a
+// client may send them (fields is held by TestVendorPartialResponse).
+var systemParams = []googleapi.CallOption{
+	googleapi.QueryParameter("$.xgafv", "2"), googleapi.QueryParameter("access_token", "tok"),
+	googleapi.QueryParameter("alt", "json"), googleapi.QueryParameter("callback", "cb"),
+	googleapi.QueryParameter("key", "api-key"), googleapi.QueryParameter("oauth_token", "tok"),
+	googleapi.QueryParameter("prettyPrint", "true"), googleapi.QuotaUser("someone"),
+	googleapi.QueryParameter("uploadType", "media"), googleapi.QueryParameter("upload_protocol", "raw"),
+	googleapi.UserIP("192.0.2.1"),
+}
+
+func TestVendorSystemParameters(t *testing.T) {
+	w := newWireWorld(t)
+	ctx := context.Background()
+	op, err := w.svc.GlobalForwardingRules.Insert(vendorProject, &compute.ForwardingRule{Name: "fr-sys", PortRange: "80-80"}).Context(ctx).Do(systemParams...)
+	if err != nil {
+		t.Fatalf("insert: %v", err)
+	}
+	if _, err := w.svc.GlobalOperations.Wait(vendorProject, op.Name).Context(ctx).Do(systemParams...); err != nil {
+		t.Fatalf("wait: %v", err)
+	}
+	if _, err := w.svc.GlobalForwardingRules.Get(vendorProject, "fr-sys").View("FULL").Context(ctx).Do(systemParams...); err != nil {
+		t.Fatalf("get, view FULL: %v", err)
+	}
+	if _, err := w.svc.GlobalForwardingRules.List(vendorProject).Context(ctx).Do(systemParams...); err != nil {
+		t.Fatalf("list: %v", err)
+	}
+	if _, err := w.svc.GlobalOperations.AggregatedList(vendorProject).Context(ctx).Do(systemParams...); err != nil {
+		t.Fatalf("aggregatedList: %v", err)
+	}
+	if _, err := w.svc.InterconnectAttachments.Get(vendorProject, "us-east4", "att-e1").Context(ctx).Do(systemParams...); err != nil {
+		t.Fatalf("attachment get: %v", err)
+	}
+	if _, err := w.svc.GlobalForwardingRules.Delete(vendorProject, "fr-sys").Context(ctx).Do(systemParams...); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	// What a method does not declare is still refused, and a declared enum still holds.
+	_, err = w.svc.GlobalForwardingRules.Get(vendorProject, "fr-prod-web").Context(ctx).Do(googleapi.QueryParameter("requestId", "x"))
+	vendorAPIError(t, err, http.StatusBadRequest, "invalid")
+	_, err = w.svc.GlobalForwardingRules.Get(vendorProject, "fr-prod-web").View("ALL").Context(ctx).Do()
+	vendorAPIError(t, err, http.StatusBadRequest, "invalid")
+}
+
+func TestVendorValidateOnly(t *testing.T) {
+	w := newWireWorld(t)
+	ctx := context.Background()
+	att := func(name string) *compute.InterconnectAttachment {
+		return &compute.InterconnectAttachment{Name: name, Interconnect: w.base + "/global/interconnects/ic-iad", Type: "DEDICATED", Router: w.base + "/regions/us-east4/routers/r"}
+	}
+	before, err := w.svc.RegionOperations.List(vendorProject, "us-east4").Context(ctx).Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := w.svc.InterconnectAttachments.Insert(vendorProject, "us-east4", att("att-dry")).ValidateOnly(true).RequestId(vendorUUID(t)).Context(ctx).Do()
+	if err != nil {
+		t.Fatalf("validateOnly insert: %v", err)
+	}
+	if op.Status != "DONE" || op.OperationType != "insert" || !strings.HasSuffix(op.TargetLink, "/interconnectAttachments/att-dry") {
+		t.Errorf("validateOnly operation: %+v", op)
+	}
+	if _, err := w.svc.InterconnectAttachments.Get(vendorProject, "us-east4", "att-dry").Context(ctx).Do(); err == nil {
+		t.Error("validateOnly created the attachment")
+	}
+	_, err = w.svc.RegionOperations.Get(vendorProject, "us-east4", op.Name).Context(ctx).Do()
+	vendorAPIError(t, err, http.StatusNotFound, "notFound")
+	after, err := w.svc.RegionOperations.List(vendorProject, "us-east4").Context(ctx).Do()
+	if err != nil || len(after.Items) != len(before.Items) {
+		t.Errorf("validateOnly left an operation: %d before, %d after (%v)", len(before.Items), len(after.Items), err)
+	}
+	// What would fail fails the same.
+	_, err = w.svc.InterconnectAttachments.Insert(vendorProject, "us-east4", att("att-e1")).ValidateOnly(true).Context(ctx).Do()
+	vendorAPIError(t, err, http.StatusConflict, "alreadyExists")
+	// And without it, the same request creates the attachment.
+	op, err = w.svc.InterconnectAttachments.Insert(vendorProject, "us-east4", att("att-dry")).ValidateOnly(false).Context(ctx).Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vicNoOpError(t, "insert att-dry", vicWaitRegion(t, w.svc, "us-east4", op.Name))
+}
+
+// TestEmptyBodyOnBodylessPost: wait takes no body; the empty JSON values some clients send
+// there anyway are taken as none, and anything else is still refused.
+func TestEmptyBodyOnBodylessPost(t *testing.T) {
+	w := newWireWorld(t)
+	ops, err := w.svc.GlobalOperations.List(vendorProject).MaxResults(1).Context(context.Background()).Do()
+	if err != nil || len(ops.Items) != 1 {
+		t.Fatalf("list: %v", err)
+	}
+	url := w.base + "/global/operations/" + ops.Items[0].Name + "/wait"
+	for _, tt := range []struct {
+		body, ctype string
+		want        int
+	}{
+		{"", "", 200},
+		{"", "application/json", 200},
+		{"{}", "application/json", 200},
+		{"{ }\n", "application/json", 200},
+		{"null", "application/json", 200},
+		{"  ", "application/json", 200},
+		{"{}", "", 200},
+		{`{"a":1}`, "application/json", 400},
+		{"[]", "application/json", 400},
+		{"{", "application/json", 400},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(tt.body))
+		req.Header.Set("Authorization", "Bearer t")
+		if tt.ctype != "" {
+			req.Header.Set("Content-Type", tt.ctype)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("body %q (%s): got %d, want %d", tt.body, tt.ctype, resp.StatusCode, tt.want)
+		}
+	}
+}

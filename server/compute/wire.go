@@ -3,6 +3,7 @@ package compute
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"mime"
 	"net/http"
 	"strings"
@@ -14,25 +15,31 @@ import (
 	"github.com/understudy-dev/understudy/internal/fieldsel"
 )
 
-// responseShapes are, by operationId (as the validator's middlewares are keyed), the shapes
-// of the operations' 200 bodies, read once from the full spec: the validator's copy has no
-// responses.
-var responseShapes = sync.OnceValues(func() (map[string]*fieldsel.Shape, error) {
+// wire is what the wire middlewares need to know of each operation, by operationId (as
+// the validator's middlewares are keyed), read once from the full spec: the validator's
+// copy has no responses.
+type wire struct {
+	shapes map[string]*fieldsel.Shape // of the 200 bodies
+	noBody map[string]bool            // the operations that take no request body
+}
+
+var wireFacts = sync.OnceValues(func() (wire, error) {
 	doc, err := gen.GetSwagger()
 	if err != nil {
-		return nil, err
+		return wire{}, err
 	}
-	shapes := map[string]*fieldsel.Shape{}
+	w := wire{shapes: map[string]*fieldsel.Shape{}, noBody: map[string]bool{}}
 	for _, item := range doc.Paths.Map() {
 		for _, op := range item.Operations() {
 			if r := op.Responses.Status(http.StatusOK); r != nil && r.Value != nil {
 				if mt := r.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil {
-					shapes[op.OperationID] = fieldsel.ShapeOf(mt.Schema.Value)
+					w.shapes[op.OperationID] = fieldsel.ShapeOf(mt.Schema.Value)
 				}
 			}
+			w.noBody[op.OperationID] = op.RequestBody == nil
 		}
 	}
-	return shapes, nil
+	return w, nil
 })
 
 // partialResponse is Google's partial response for an operation whose 200 body has shape
@@ -119,4 +126,40 @@ func (w *bufferedWriter) WriteHeader(status int) {
 func (w *bufferedWriter) Write(b []byte) (int, error) {
 	w.WriteHeader(http.StatusOK)
 	return w.body.Write(b)
+}
+
+// maxEmptyBody is the longest body looked at for an empty JSON value.
+const maxEmptyBody = 64
+
+// emptyBodyIsNone lets a method that takes no body (globalOperations.wait) be sent the
+// empty JSON values some clients send there anyway ({}, null, or blanks), as Google's
+// front end does: such a body is dropped before validation. Any other body is left for
+// the validator to refuse.
+func emptyBodyIsNone(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		if req.Body == nil || req.Body == http.NoBody || req.ContentLength > maxEmptyBody {
+			return next(c)
+		}
+		head, err := io.ReadAll(io.LimitReader(req.Body, maxEmptyBody+1))
+		if err != nil {
+			return err
+		}
+		switch v := bytes.TrimSpace(head); {
+		case len(head) <= maxEmptyBody && (len(v) == 0 || string(v) == "null" || isEmptyObject(v)):
+			req.Body, req.ContentLength = http.NoBody, 0
+			req.Header.Del(echo.HeaderContentLength)
+		default:
+			req.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.MultiReader(bytes.NewReader(head), req.Body), req.Body}
+		}
+		return next(c)
+	}
+}
+
+// isEmptyObject reports whether b is {} with only blanks inside.
+func isEmptyObject(b []byte) bool {
+	return len(b) >= 2 && b[0] == '{' && b[len(b)-1] == '}' && len(bytes.TrimSpace(b[1:len(b)-1])) == 0
 }
