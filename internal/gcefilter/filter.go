@@ -100,8 +100,9 @@ func (n *node) match(doc any) bool {
 		return false
 	}
 	vals := collect(doc, n.path, nil)
-	if len(vals) == 0 {
-		// An absent scalar reads as its zero value, as a resource's unset members do.
+	if len(vals) == 0 && n.cmp != ":" {
+		// An absent scalar reads as its zero value, as a resource's unset members do; it
+		// has nothing, though (mtu:* is false when mtu is not set).
 		switch n.kind {
 		case kindString:
 			vals = []any{""}

@@ -65,6 +65,9 @@ func TestMatch(t *testing.T) {
 		{`description = ""`, "a-prod,c-none"},
 		{`description:dev`, "b-dev"},
 		{`description:*`, "b-dev"},
+		{`mtu:*`, "a-prod,b-dev"},
+		{`adminEnabled:*`, "a-prod,b-dev"},
+		{`adminEnabled:false`, "b-dev"},
 		{`intent.availabilitySla = PRODUCTION_CRITICAL`, "b-dev"},
 		{`candidateSubnets = "169.254.1.0/29"`, "a-prod"},
 		{`candidateSubnets:"169.254.1.0/29"`, "a-prod"},
@@ -172,4 +175,23 @@ func FuzzParse(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// BenchmarkMatchValue: one comparison of a labelled resource, judged on its JSON form as
+// a list judges each candidate.
+func BenchmarkMatchValue(b *testing.B) {
+	f, err := Parse(`(labels.env = prod) OR (mtu > 1500)`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Check(reflect.TypeFor[resource]()); err != nil {
+		b.Fatal(err)
+	}
+	r := resource{Name: "a-prod", Id: ptr("900"), AdminEnabled: ptr(true), Mtu: ptr(int32(1440)), Created: ptr("2024-01-01T00:00:00.000+00:00"),
+		Labels: map[string]string{"env": "prod", "team": "net"}, Ranges: []string{"169.254.0.0/29"}, Description: ptr("a resource of a realistic size")}
+	for b.Loop() {
+		if ok, err := f.MatchValue(r); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+	}
 }
