@@ -126,7 +126,7 @@ func (s *Server) Register(e *echo.Echo) error {
 			mws[id] = append([]echo.MiddlewareFunc{emptyBodyIsNone}, mws[id]...)
 		}
 		// After validation: a request is judged whole before its answer is trimmed.
-		mws[id] = append(mws[id], partialResponse(w.shapes[id]))
+		mws[id] = append(mws[id], checkSystemParameters, partialResponse(w.shapes[id]))
 	}
 	gen.RegisterHandlersWithOptions(routes.New(e, nil), gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{reply.Middleware[gen.StrictHandlerFunc]}), gen.RegisterHandlersOptions{
 		OperationMiddlewares: mws,

@@ -415,6 +415,10 @@ func TestVendorSystemParameters(t *testing.T) {
 	vendorAPIError(t, err, http.StatusBadRequest, "invalid")
 	_, err = w.svc.GlobalForwardingRules.Get(vendorProject, "fr-prod-web").View("ALL").Context(ctx).Do()
 	vendorAPIError(t, err, http.StatusBadRequest, "invalid")
+	_, err = w.svc.GlobalForwardingRules.Get(vendorProject, "fr-prod-web").Context(ctx).Do(googleapi.QueryParameter("$.xgafv", "3"))
+	if ge := vendorAPIError(t, err, http.StatusBadRequest, "invalid"); !strings.Contains(ge.Message, "'$.xgafv'") {
+		t.Errorf("$.xgafv=3: %s", ge.Message)
+	}
 }
 
 func TestVendorValidateOnly(t *testing.T) {

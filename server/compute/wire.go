@@ -3,9 +3,11 @@ package compute
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
@@ -162,4 +164,26 @@ func emptyBodyIsNone(next echo.HandlerFunc) echo.HandlerFunc {
 // isEmptyObject reports whether b is {} with only blanks inside.
 func isEmptyObject(b []byte) bool {
 	return len(b) >= 2 && b[0] == '{' && b[len(b)-1] == '}' && len(bytes.TrimSpace(b[1:len(b)-1])) == 0
+}
+
+// systemEnums are the allowed values of the system parameters (the discovery document's
+// top-level parameters, which every method takes) that are enums and that no operation
+// declares itself: the validator lets system parameters through unchecked.
+var systemEnums = map[string][]string{"$.xgafv": {"1", "2"}}
+
+// checkSystemParameters refuses a system parameter with a value it cannot take, as the
+// validator refuses a declared one.
+func checkSystemParameters(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		q := c.QueryParams()
+		for name, allowed := range systemEnums {
+			for _, v := range q[name] {
+				if !slices.Contains(allowed, v) {
+					return &Error{Status: http.StatusBadRequest, Reason: "invalid", Location: name, LocationType: gen.GoogleErrorItemLocationTypeParameter,
+						Message: fmt.Sprintf("Invalid value for query parameter '%s': value is not one of the allowed values [\"%s\"]", name, strings.Join(allowed, `","`))}
+				}
+			}
+		}
+		return next(c)
+	}
 }
