@@ -421,6 +421,21 @@ func (e InterconnectAttachmentType) Valid() bool {
 	}
 }
 
+// Defines values for InterconnectAttachmentAggregatedListKind.
+const (
+	InterconnectAttachmentAggregatedListKindComputeInterconnectAttachmentAggregatedList InterconnectAttachmentAggregatedListKind = "compute#interconnectAttachmentAggregatedList"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectAttachmentAggregatedListKind enum.
+func (e InterconnectAttachmentAggregatedListKind) Valid() bool {
+	switch e {
+	case InterconnectAttachmentAggregatedListKindComputeInterconnectAttachmentAggregatedList:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InterconnectAttachmentGroupConfiguredAvailabilitySLAEffectiveSla.
 const (
 	InterconnectAttachmentGroupConfiguredAvailabilitySLAEffectiveSlaEFFECTIVESLAUNSPECIFIED InterconnectAttachmentGroupConfiguredAvailabilitySLAEffectiveSla = "EFFECTIVE_SLA_UNSPECIFIED"
@@ -787,6 +802,21 @@ func (e OperationStatus) Valid() bool {
 	}
 }
 
+// Defines values for OperationAggregatedListKind.
+const (
+	OperationAggregatedListKindComputeOperationAggregatedList OperationAggregatedListKind = "compute#operationAggregatedList"
+)
+
+// Valid indicates whether the value is a known member of the OperationAggregatedListKind enum.
+func (e OperationAggregatedListKind) Valid() bool {
+	switch e {
+	case OperationAggregatedListKindComputeOperationAggregatedList:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for OperationListKind.
 const (
 	OperationListKindComputeOperationList OperationListKind = "compute#operationList"
@@ -943,6 +973,42 @@ func (e SetCommonInstanceMetadataOperationMetadataPerLocationOperationInfoState)
 	case SetCommonInstanceMetadataOperationMetadataPerLocationOperationInfoStatePROPAGATING:
 		return true
 	case SetCommonInstanceMetadataOperationMetadataPerLocationOperationInfoStateUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ViewQuery.
+const (
+	ViewQueryBASIC ViewQuery = "BASIC"
+	ViewQueryFULL  ViewQuery = "FULL"
+)
+
+// Valid indicates whether the value is a known member of the ViewQuery enum.
+func (e ViewQuery) Valid() bool {
+	switch e {
+	case ViewQueryBASIC:
+		return true
+	case ViewQueryFULL:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GlobalForwardingRulesGetParamsView.
+const (
+	GlobalForwardingRulesGetParamsViewBASIC GlobalForwardingRulesGetParamsView = "BASIC"
+	GlobalForwardingRulesGetParamsViewFULL  GlobalForwardingRulesGetParamsView = "FULL"
+)
+
+// Valid indicates whether the value is a known member of the GlobalForwardingRulesGetParamsView enum.
+func (e GlobalForwardingRulesGetParamsView) Valid() bool {
+	switch e {
+	case GlobalForwardingRulesGetParamsViewBASIC:
+		return true
+	case GlobalForwardingRulesGetParamsViewFULL:
 		return true
 	default:
 		return false
@@ -1443,6 +1509,34 @@ type InterconnectAttachmentState string
 // `PARTNER_PROVIDER` with 400 `invalid`.
 type InterconnectAttachmentType string
 
+// InterconnectAttachmentAggregatedList One page of interconnect attachments of every region, by scope.
+type InterconnectAttachmentAggregatedList struct {
+	// Id Identifier of the list, `projects/<project>/aggregated/interconnectAttachments`.
+	Id string `json:"id"`
+
+	// Items The attachments on this page by scope (`regions/<region>`).
+	Items map[string]InterconnectAttachmentsScopedList `json:"items,omitempty"`
+
+	// Kind Type of the resource; always `compute#interconnectAttachmentAggregatedList`.
+	Kind InterconnectAttachmentAggregatedListKind `json:"kind"`
+
+	// NextPageToken Set when more results remain; pass it as `pageToken` to get the next page.
+	NextPageToken *string `json:"nextPageToken,omitempty"`
+
+	// SelfLink Server-defined URL of the list.
+	SelfLink string `json:"selfLink"`
+
+	// Unreachables Scopes that could not be reached; understudy has none.
+	Unreachables []string `json:"unreachables,omitempty"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
+// InterconnectAttachmentAggregatedListKind Type of the resource; always `compute#interconnectAttachmentAggregatedList`.
+type InterconnectAttachmentAggregatedListKind string
+
 // InterconnectAttachmentGroup A group of interconnect attachments with an intended availability SLA; the server
 // reports the SLA the attachments actually support in `configured` and their topology in
 // `logicalStructure`, both recomputed whenever the group or one of its attachments
@@ -1823,6 +1917,16 @@ type InterconnectAttachmentList struct {
 // InterconnectAttachmentListKind Type of the resource; always `compute#interconnectAttachmentList`.
 type InterconnectAttachmentListKind string
 
+// InterconnectAttachmentsScopedList The attachments of one scope on a page, or a warning when there are none.
+type InterconnectAttachmentsScopedList struct {
+	// InterconnectAttachments The scope's attachments on this page.
+	InterconnectAttachments []InterconnectAttachment `json:"interconnectAttachments,omitempty"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
 // InterconnectList One page of interconnects.
 type InterconnectList struct {
 	// Id Identifier of the list, `projects/<project>/global/interconnects`.
@@ -2102,6 +2206,34 @@ type OperationKind string
 // OperationStatus Status of the operation; moves `PENDING` -> `RUNNING` -> `DONE`, never back.
 type OperationStatus string
 
+// OperationAggregatedList One page of operations of every scope, by scope.
+type OperationAggregatedList struct {
+	// Id Identifier of the list, `projects/<project>/aggregated/operations`.
+	Id string `json:"id"`
+
+	// Items The operations on this page by scope (`global`, `regions/<region>`).
+	Items map[string]OperationsScopedList `json:"items,omitempty"`
+
+	// Kind Type of the resource; always `compute#operationAggregatedList`.
+	Kind OperationAggregatedListKind `json:"kind"`
+
+	// NextPageToken Set when more results remain; pass it as `pageToken` to get the next page.
+	NextPageToken *string `json:"nextPageToken,omitempty"`
+
+	// SelfLink Server-defined URL of the list.
+	SelfLink string `json:"selfLink"`
+
+	// Unreachables Scopes that could not be reached; understudy has none.
+	Unreachables []string `json:"unreachables,omitempty"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
+// OperationAggregatedListKind Type of the resource; always `compute#operationAggregatedList`.
+type OperationAggregatedListKind string
+
 // OperationError Errors met while processing the operation; set only when it failed.
 type OperationError struct {
 	// Errors The errors.
@@ -2196,6 +2328,16 @@ type OperationWarningData struct {
 	Value *string `json:"value,omitempty"`
 }
 
+// OperationsScopedList The operations of one scope on a page, or a warning when there are none.
+type OperationsScopedList struct {
+	// Operations The scope's operations on this page.
+	Operations []Operation `json:"operations,omitempty"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
 // QuotaExceededInfo Details of an exceeded quota.
 type QuotaExceededInfo struct {
 	// Dimensions Quota dimensions the limit applies to.
@@ -2274,6 +2416,9 @@ type FilterQuery = string
 // (an unsigned 64-bit integer in decimal).
 type ForwardingRulePath = NameOrId
 
+// IncludeAllScopesQuery defines model for IncludeAllScopesQuery.
+type IncludeAllScopesQuery = bool
+
 // InterconnectAttachmentGroupPath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
 // (an unsigned 64-bit integer in decimal).
 type InterconnectAttachmentGroupPath = NameOrId
@@ -2322,8 +2467,17 @@ type ResourcePath = NameOrId
 // ReturnPartialSuccessQuery defines model for ReturnPartialSuccessQuery.
 type ReturnPartialSuccessQuery = bool
 
+// ServiceProjectNumberQuery defines model for ServiceProjectNumberQuery.
+type ServiceProjectNumberQuery = string
+
 // UpdateMaskQuery defines model for UpdateMaskQuery.
 type UpdateMaskQuery = string
+
+// ValidateOnlyQuery defines model for ValidateOnlyQuery.
+type ValidateOnlyQuery = bool
+
+// ViewQuery defines model for ViewQuery.
+type ViewQuery string
 
 // BadRequest The error envelope of every non-2xx response.
 type BadRequest = GoogleErrorResponse
@@ -2349,15 +2503,118 @@ type Unauthorized = GoogleErrorResponse
 // UnexpectedError The error envelope of every non-2xx response.
 type UnexpectedError = GoogleErrorResponse
 
+// InterconnectAttachmentsAggregatedListParams defines parameters for InterconnectAttachmentsAggregatedList.
+type InterconnectAttachmentsAggregatedListParams struct {
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
+	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// IncludeAllScopes Whether every visible scope is listed, also those of a type where the resource is
+	// never found: for interconnect attachments, the `global` scope (always empty).
+	IncludeAllScopes *IncludeAllScopesQuery `form:"includeAllScopes,omitempty" json:"includeAllScopes,omitempty"`
+
+	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
+	// results remain, the response carries a `nextPageToken`.
+	MaxResults *MaxResultsQuery `form:"maxResults,omitempty" json:"maxResults,omitempty"`
+
+	// OrderBy Sort order: `name` (ascending by name, the default) or `creationTimestamp desc`
+	// (newest first). Any other value is rejected with 400 `invalid`.
+	OrderBy *OrderByQuery `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// PageToken The `nextPageToken` of the previous page, to get the next one. The token is opaque;
+	// one that understudy did not issue is rejected with 400 `invalid`.
+	PageToken *PageTokenQuery `form:"pageToken,omitempty" json:"pageToken,omitempty"`
+
+	// ReturnPartialSuccess Whether to return the reachable results when some scopes are unreachable. Accepted
+	// and without effect: understudy has no unreachable scopes.
+	ReturnPartialSuccess *ReturnPartialSuccessQuery `form:"returnPartialSuccess,omitempty" json:"returnPartialSuccess,omitempty"`
+
+	// ServiceProjectNumber The Shared VPC service project for which the list is made. Accepted and without
+	// effect: understudy has no Shared VPC.
+	ServiceProjectNumber *ServiceProjectNumberQuery `form:"serviceProjectNumber,omitempty" json:"serviceProjectNumber,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// GlobalOperationsAggregatedListParams defines parameters for GlobalOperationsAggregatedList.
+type GlobalOperationsAggregatedListParams struct {
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
+	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// IncludeAllScopes Whether every visible scope is listed, also those of a type where the resource is
+	// never found: for interconnect attachments, the `global` scope (always empty).
+	IncludeAllScopes *IncludeAllScopesQuery `form:"includeAllScopes,omitempty" json:"includeAllScopes,omitempty"`
+
+	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
+	// results remain, the response carries a `nextPageToken`.
+	MaxResults *MaxResultsQuery `form:"maxResults,omitempty" json:"maxResults,omitempty"`
+
+	// OrderBy Sort order: `name` (ascending by name, the default) or `creationTimestamp desc`
+	// (newest first). Any other value is rejected with 400 `invalid`.
+	OrderBy *OrderByQuery `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// PageToken The `nextPageToken` of the previous page, to get the next one. The token is opaque;
+	// one that understudy did not issue is rejected with 400 `invalid`.
+	PageToken *PageTokenQuery `form:"pageToken,omitempty" json:"pageToken,omitempty"`
+
+	// ReturnPartialSuccess Whether to return the reachable results when some scopes are unreachable. Accepted
+	// and without effect: understudy has no unreachable scopes.
+	ReturnPartialSuccess *ReturnPartialSuccessQuery `form:"returnPartialSuccess,omitempty" json:"returnPartialSuccess,omitempty"`
+
+	// ServiceProjectNumber The Shared VPC service project for which the list is made. Accepted and without
+	// effect: understudy has no Shared VPC.
+	ServiceProjectNumber *ServiceProjectNumberQuery `form:"serviceProjectNumber,omitempty" json:"serviceProjectNumber,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
 // GlobalForwardingRulesListParams defines parameters for GlobalForwardingRulesList.
 type GlobalForwardingRulesListParams struct {
-	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
-	// `name`: `name = fr-web`, `name != fr-web` (AIP-160 style, the whole name against a
-	// literal) and `name eq fr-.*`, `name ne fr-.*` (an RE2 regular expression that must
-	// match the whole name). The value is bare or in double or single quotes. Comparisons
-	// combine with `AND` (or side by side) and `OR`, in parentheses as needed; `eq` and
-	// `ne` are not mixed with `=` and `!=` and take no `OR`. Any other field or operator,
-	// and any malformed expression, is rejected with 400 `invalid`.
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
 	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
@@ -2421,6 +2678,10 @@ type GlobalForwardingRulesDeleteParams struct {
 
 // GlobalForwardingRulesGetParams defines parameters for GlobalForwardingRulesGet.
 type GlobalForwardingRulesGetParams struct {
+	// View How much of the rule to return: `BASIC` (the default) or `FULL`, which adds
+	// `attachedExtensions`. understudy attaches no extensions, so both views are the same.
+	View *GlobalForwardingRulesGetParamsView `form:"view,omitempty" json:"view,omitempty"`
+
 	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
 	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
 
@@ -2429,6 +2690,9 @@ type GlobalForwardingRulesGetParams struct {
 	// every call.
 	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
 }
+
+// GlobalForwardingRulesGetParamsView defines parameters for GlobalForwardingRulesGet.
+type GlobalForwardingRulesGetParamsView string
 
 // GlobalForwardingRulesSetLabelsParams defines parameters for GlobalForwardingRulesSetLabels.
 type GlobalForwardingRulesSetLabelsParams struct {
@@ -2443,13 +2707,18 @@ type GlobalForwardingRulesSetLabelsParams struct {
 
 // InterconnectAttachmentGroupsListParams defines parameters for InterconnectAttachmentGroupsList.
 type InterconnectAttachmentGroupsListParams struct {
-	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
-	// `name`: `name = fr-web`, `name != fr-web` (AIP-160 style, the whole name against a
-	// literal) and `name eq fr-.*`, `name ne fr-.*` (an RE2 regular expression that must
-	// match the whole name). The value is bare or in double or single quotes. Comparisons
-	// combine with `AND` (or side by side) and `OR`, in parentheses as needed; `eq` and
-	// `ne` are not mixed with `=` and `!=` and take no `OR`. Any other field or operator,
-	// and any malformed expression, is rejected with 400 `invalid`.
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
 	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
@@ -2559,13 +2828,18 @@ type InterconnectAttachmentGroupsGetOperationalStatusParams struct {
 
 // InterconnectLocationsListParams defines parameters for InterconnectLocationsList.
 type InterconnectLocationsListParams struct {
-	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
-	// `name`: `name = fr-web`, `name != fr-web` (AIP-160 style, the whole name against a
-	// literal) and `name eq fr-.*`, `name ne fr-.*` (an RE2 regular expression that must
-	// match the whole name). The value is bare or in double or single quotes. Comparisons
-	// combine with `AND` (or side by side) and `OR`, in parentheses as needed; `eq` and
-	// `ne` are not mixed with `=` and `!=` and take no `OR`. Any other field or operator,
-	// and any malformed expression, is rejected with 400 `invalid`.
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
 	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
@@ -2606,13 +2880,18 @@ type InterconnectLocationsGetParams struct {
 
 // InterconnectsListParams defines parameters for InterconnectsList.
 type InterconnectsListParams struct {
-	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
-	// `name`: `name = fr-web`, `name != fr-web` (AIP-160 style, the whole name against a
-	// literal) and `name eq fr-.*`, `name ne fr-.*` (an RE2 regular expression that must
-	// match the whole name). The value is bare or in double or single quotes. Comparisons
-	// combine with `AND` (or side by side) and `OR`, in parentheses as needed; `eq` and
-	// `ne` are not mixed with `=` and `!=` and take no `OR`. Any other field or operator,
-	// and any malformed expression, is rejected with 400 `invalid`.
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
 	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
@@ -2687,13 +2966,18 @@ type InterconnectsGetParams struct {
 
 // GlobalOperationsListParams defines parameters for GlobalOperationsList.
 type GlobalOperationsListParams struct {
-	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
-	// `name`: `name = fr-web`, `name != fr-web` (AIP-160 style, the whole name against a
-	// literal) and `name eq fr-.*`, `name ne fr-.*` (an RE2 regular expression that must
-	// match the whole name). The value is bare or in double or single quotes. Comparisons
-	// combine with `AND` (or side by side) and `OR`, in parentheses as needed; `eq` and
-	// `ne` are not mixed with `=` and `!=` and take no `OR`. Any other field or operator,
-	// and any malformed expression, is rejected with 400 `invalid`.
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
 	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
@@ -2756,13 +3040,18 @@ type GlobalOperationsWaitParams struct {
 
 // InterconnectAttachmentsListParams defines parameters for InterconnectAttachmentsList.
 type InterconnectAttachmentsListParams struct {
-	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
-	// `name`: `name = fr-web`, `name != fr-web` (AIP-160 style, the whole name against a
-	// literal) and `name eq fr-.*`, `name ne fr-.*` (an RE2 regular expression that must
-	// match the whole name). The value is bare or in double or single quotes. Comparisons
-	// combine with `AND` (or side by side) and `OR`, in parentheses as needed; `eq` and
-	// `ne` are not mixed with `=` and `!=` and take no `OR`. Any other field or operator,
-	// and any malformed expression, is rejected with 400 `invalid`.
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
 	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
@@ -2797,6 +3086,13 @@ type InterconnectAttachmentsInsertParams struct {
 	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
 	// with 400). Echoed in `Operation.clientOperationId`.
 	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// ValidateOnly When true, the request is checked as it would be (name free, interconnect there,
+	// VLAN tag free, every value valid) but nothing is committed: the answer is the
+	// operation it would have started, `DONE`, and it is not kept (it cannot be read or
+	// waited on) and its `requestId` is not remembered. A request that would fail gets the
+	// same error as without it.
+	ValidateOnly *ValidateOnlyQuery `form:"validateOnly,omitempty" json:"validateOnly,omitempty"`
 
 	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
 	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
@@ -2837,13 +3133,18 @@ type InterconnectAttachmentsGetParams struct {
 
 // RegionOperationsListParams defines parameters for RegionOperationsList.
 type RegionOperationsListParams struct {
-	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
-	// `name`: `name = fr-web`, `name != fr-web` (AIP-160 style, the whole name against a
-	// literal) and `name eq fr-.*`, `name ne fr-.*` (an RE2 regular expression that must
-	// match the whole name). The value is bare or in double or single quotes. Comparisons
-	// combine with `AND` (or side by side) and `OR`, in parentheses as needed; `eq` and
-	// `ne` are not mixed with `=` and `!=` and take no `OR`. Any other field or operator,
-	// and any malformed expression, is rejected with 400 `invalid`.
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
 	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
@@ -3063,6 +3364,35 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 
 // The interface specification for the client above.
 type ClientInterface interface {
+
+	// InterconnectAttachmentsAggregatedList List interconnect attachments of every region
+	//
+	// Returns one page of the project's interconnect attachments across all regions,
+	// grouped in `items` by scope (`regions/<region>`). Every region of the interconnect
+	// location catalog, and every region holding an attachment, is a key of `items`;
+	// a scope without attachments on this page carries a `NO_RESULTS_ON_PAGE` warning
+	// instead of `interconnectAttachments`. With `includeAllScopes=true` the `global`
+	// scope is listed too (it never holds attachments). Items are ordered by scope, then
+	// by name (or newest first with `orderBy=creationTimestamp desc`); `maxResults` counts
+	// attachments, and `nextPageToken` continues across scopes. `filter` applies to the
+	// attachments as in `interconnectAttachments.list`.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/aggregated/interconnectAttachments (the `InterconnectAttachmentsAggregatedList` operationId).
+	InterconnectAttachmentsAggregatedList(ctx context.Context, project ProjectPath, params *InterconnectAttachmentsAggregatedListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GlobalOperationsAggregatedList List operations of every scope
+	//
+	// Returns one page of the project's operations across all scopes, grouped in `items`
+	// by scope: `global` for global operations and `regions/<region>` for regional ones.
+	// `global`, every region of the interconnect location catalog and every region with
+	// operations are keys of `items`; a scope without operations on this page carries a
+	// `NO_RESULTS_ON_PAGE` warning instead of `operations`. Items are ordered by scope,
+	// then by name (or newest first with `orderBy=creationTimestamp desc`); `maxResults`
+	// counts operations, and `nextPageToken` continues across scopes. `filter` applies
+	// to the operations as in `globalOperations.list`.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/aggregated/operations (the `GlobalOperationsAggregatedList` operationId).
+	GlobalOperationsAggregatedList(ctx context.Context, project ProjectPath, params *GlobalOperationsAggregatedListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GlobalForwardingRulesList List global forwarding rules
 	//
@@ -3674,6 +4004,55 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/operations/{operation}/wait (the `RegionOperationsWait` operationId).
 	RegionOperationsWait(ctx context.Context, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsWaitParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// InterconnectAttachmentsAggregatedList List interconnect attachments of every region
+//
+// Returns one page of the project's interconnect attachments across all regions,
+// grouped in `items` by scope (`regions/<region>`). Every region of the interconnect
+// location catalog, and every region holding an attachment, is a key of `items`;
+// a scope without attachments on this page carries a `NO_RESULTS_ON_PAGE` warning
+// instead of `interconnectAttachments`. With `includeAllScopes=true` the `global`
+// scope is listed too (it never holds attachments). Items are ordered by scope, then
+// by name (or newest first with `orderBy=creationTimestamp desc`); `maxResults` counts
+// attachments, and `nextPageToken` continues across scopes. `filter` applies to the
+// attachments as in `interconnectAttachments.list`.
+//
+// Corresponds with GET /compute/v1/projects/{project}/aggregated/interconnectAttachments (the `InterconnectAttachmentsAggregatedList` operationId).
+func (c *Client) InterconnectAttachmentsAggregatedList(ctx context.Context, project ProjectPath, params *InterconnectAttachmentsAggregatedListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentsAggregatedListRequest(c.Server, project, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GlobalOperationsAggregatedList List operations of every scope
+//
+// Returns one page of the project's operations across all scopes, grouped in `items`
+// by scope: `global` for global operations and `regions/<region>` for regional ones.
+// `global`, every region of the interconnect location catalog and every region with
+// operations are keys of `items`; a scope without operations on this page carries a
+// `NO_RESULTS_ON_PAGE` warning instead of `operations`. Items are ordered by scope,
+// then by name (or newest first with `orderBy=creationTimestamp desc`); `maxResults`
+// counts operations, and `nextPageToken` continues across scopes. `filter` applies
+// to the operations as in `globalOperations.list`.
+//
+// Corresponds with GET /compute/v1/projects/{project}/aggregated/operations (the `GlobalOperationsAggregatedList` operationId).
+func (c *Client) GlobalOperationsAggregatedList(ctx context.Context, project ProjectPath, params *GlobalOperationsAggregatedListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalOperationsAggregatedListRequest(c.Server, project, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // GlobalForwardingRulesList List global forwarding rules
@@ -4637,6 +5016,320 @@ func (c *Client) RegionOperationsWait(ctx context.Context, project ProjectPath, 
 	return c.Client.Do(req)
 }
 
+// NewInterconnectAttachmentsAggregatedListRequest constructs an http.Request for the InterconnectAttachmentsAggregatedList method
+func NewInterconnectAttachmentsAggregatedListRequest(server string, project ProjectPath, params *InterconnectAttachmentsAggregatedListParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/aggregated/interconnectAttachments", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.IncludeAllScopes != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "includeAllScopes", *params.IncludeAllScopes, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MaxResults != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "maxResults", *params.MaxResults, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "uint32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageToken", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ReturnPartialSuccess != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "returnPartialSuccess", *params.ReturnPartialSuccess, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ServiceProjectNumber != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "serviceProjectNumber", *params.ServiceProjectNumber, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGlobalOperationsAggregatedListRequest constructs an http.Request for the GlobalOperationsAggregatedList method
+func NewGlobalOperationsAggregatedListRequest(server string, project ProjectPath, params *GlobalOperationsAggregatedListParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/aggregated/operations", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.IncludeAllScopes != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "includeAllScopes", *params.IncludeAllScopes, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MaxResults != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "maxResults", *params.MaxResults, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "uint32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageToken", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ReturnPartialSuccess != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "returnPartialSuccess", *params.ReturnPartialSuccess, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ServiceProjectNumber != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "serviceProjectNumber", *params.ServiceProjectNumber, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGlobalForwardingRulesListRequest constructs an http.Request for the GlobalForwardingRulesList method
 func NewGlobalForwardingRulesListRequest(server string, project ProjectPath, params *GlobalForwardingRulesListParams) (*http.Request, error) {
 	var err error
@@ -5001,6 +5694,18 @@ func NewGlobalForwardingRulesGetRequest(server string, project ProjectPath, forw
 		// styled parameters, preserving literal commas as delimiters
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
+
+		if params.View != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "view", *params.View, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
 
 		if params.Alt != nil {
 
@@ -6927,6 +7632,18 @@ func NewInterconnectAttachmentsInsertRequestWithBody(server string, project Proj
 
 		}
 
+		if params.ValidateOnly != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "validateOnly", *params.ValidateOnly, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Alt != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
@@ -7598,6 +8315,39 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// InterconnectAttachmentsAggregatedListWithResponse List interconnect attachments of every region
+	//
+	// Returns one page of the project's interconnect attachments across all regions,
+	// grouped in `items` by scope (`regions/<region>`). Every region of the interconnect
+	// location catalog, and every region holding an attachment, is a key of `items`;
+	// a scope without attachments on this page carries a `NO_RESULTS_ON_PAGE` warning
+	// instead of `interconnectAttachments`. With `includeAllScopes=true` the `global`
+	// scope is listed too (it never holds attachments). Items are ordered by scope, then
+	// by name (or newest first with `orderBy=creationTimestamp desc`); `maxResults` counts
+	// attachments, and `nextPageToken` continues across scopes. `filter` applies to the
+	// attachments as in `interconnectAttachments.list`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/aggregated/interconnectAttachments (the `InterconnectAttachmentsAggregatedList` operationId).
+	InterconnectAttachmentsAggregatedListWithResponse(ctx context.Context, project ProjectPath, params *InterconnectAttachmentsAggregatedListParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsAggregatedListResponse, error)
+
+	// GlobalOperationsAggregatedListWithResponse List operations of every scope
+	//
+	// Returns one page of the project's operations across all scopes, grouped in `items`
+	// by scope: `global` for global operations and `regions/<region>` for regional ones.
+	// `global`, every region of the interconnect location catalog and every region with
+	// operations are keys of `items`; a scope without operations on this page carries a
+	// `NO_RESULTS_ON_PAGE` warning instead of `operations`. Items are ordered by scope,
+	// then by name (or newest first with `orderBy=creationTimestamp desc`); `maxResults`
+	// counts operations, and `nextPageToken` continues across scopes. `filter` applies
+	// to the operations as in `globalOperations.list`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/aggregated/operations (the `GlobalOperationsAggregatedList` operationId).
+	GlobalOperationsAggregatedListWithResponse(ctx context.Context, project ProjectPath, params *GlobalOperationsAggregatedListParams, reqEditors ...RequestEditorFn) (*GlobalOperationsAggregatedListResponse, error)
+
 	// GlobalForwardingRulesListWithResponse List global forwarding rules
 	//
 	// Returns one page of the project's global forwarding rules, sorted by name (or newest
@@ -8254,6 +9004,130 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/operations/{operation}/wait (the `RegionOperationsWait` operationId).
 	RegionOperationsWaitWithResponse(ctx context.Context, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsWaitParams, reqEditors ...RequestEditorFn) (*RegionOperationsWaitResponse, error)
+}
+
+type InterconnectAttachmentsAggregatedListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectAttachmentAggregatedList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentsAggregatedListResponse) GetJSON200() *InterconnectAttachmentAggregatedList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentsAggregatedListResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentsAggregatedListResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentsAggregatedListResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentsAggregatedListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentsAggregatedListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentsAggregatedListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentsAggregatedListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GlobalOperationsAggregatedListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OperationAggregatedList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GlobalOperationsAggregatedListResponse) GetJSON200() *OperationAggregatedList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GlobalOperationsAggregatedListResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GlobalOperationsAggregatedListResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GlobalOperationsAggregatedListResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GlobalOperationsAggregatedListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GlobalOperationsAggregatedListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GlobalOperationsAggregatedListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GlobalOperationsAggregatedListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type GlobalForwardingRulesListResponse struct {
@@ -10222,6 +11096,51 @@ func (r RegionOperationsWaitResponse) ContentType() string {
 	return ""
 }
 
+// InterconnectAttachmentsAggregatedListWithResponse List interconnect attachments of every region
+//
+// Returns one page of the project's interconnect attachments across all regions,
+// grouped in `items` by scope (`regions/<region>`). Every region of the interconnect
+// location catalog, and every region holding an attachment, is a key of `items`;
+// a scope without attachments on this page carries a `NO_RESULTS_ON_PAGE` warning
+// instead of `interconnectAttachments`. With `includeAllScopes=true` the `global`
+// scope is listed too (it never holds attachments). Items are ordered by scope, then
+// by name (or newest first with `orderBy=creationTimestamp desc`); `maxResults` counts
+// attachments, and `nextPageToken` continues across scopes. `filter` applies to the
+// attachments as in `interconnectAttachments.list`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/aggregated/interconnectAttachments (the `InterconnectAttachmentsAggregatedList` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentsAggregatedListWithResponse(ctx context.Context, project ProjectPath, params *InterconnectAttachmentsAggregatedListParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsAggregatedListResponse, error) {
+	rsp, err := c.InterconnectAttachmentsAggregatedList(ctx, project, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentsAggregatedListResponse(rsp)
+}
+
+// GlobalOperationsAggregatedListWithResponse List operations of every scope
+//
+// Returns one page of the project's operations across all scopes, grouped in `items`
+// by scope: `global` for global operations and `regions/<region>` for regional ones.
+// `global`, every region of the interconnect location catalog and every region with
+// operations are keys of `items`; a scope without operations on this page carries a
+// `NO_RESULTS_ON_PAGE` warning instead of `operations`. Items are ordered by scope,
+// then by name (or newest first with `orderBy=creationTimestamp desc`); `maxResults`
+// counts operations, and `nextPageToken` continues across scopes. `filter` applies
+// to the operations as in `globalOperations.list`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/aggregated/operations (the `GlobalOperationsAggregatedList` operationId).
+func (c *ClientWithResponses) GlobalOperationsAggregatedListWithResponse(ctx context.Context, project ProjectPath, params *GlobalOperationsAggregatedListParams, reqEditors ...RequestEditorFn) (*GlobalOperationsAggregatedListResponse, error) {
+	rsp, err := c.GlobalOperationsAggregatedList(ctx, project, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGlobalOperationsAggregatedListResponse(rsp)
+}
+
 // GlobalForwardingRulesListWithResponse List global forwarding rules
 //
 // Returns one page of the project's global forwarding rules, sorted by name (or newest
@@ -11087,6 +12006,100 @@ func (c *ClientWithResponses) RegionOperationsWaitWithResponse(ctx context.Conte
 		return nil, err
 	}
 	return ParseRegionOperationsWaitResponse(rsp)
+}
+
+// ParseInterconnectAttachmentsAggregatedListResponse parses an HTTP response from a InterconnectAttachmentsAggregatedListWithResponse call
+func ParseInterconnectAttachmentsAggregatedListResponse(rsp *http.Response) (*InterconnectAttachmentsAggregatedListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentsAggregatedListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectAttachmentAggregatedList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGlobalOperationsAggregatedListResponse parses an HTTP response from a GlobalOperationsAggregatedListWithResponse call
+func ParseGlobalOperationsAggregatedListResponse(rsp *http.Response) (*GlobalOperationsAggregatedListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GlobalOperationsAggregatedListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OperationAggregatedList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
 }
 
 // ParseGlobalForwardingRulesListResponse parses an HTTP response from a GlobalForwardingRulesListWithResponse call
@@ -12628,6 +13641,12 @@ func ParseRegionOperationsWaitResponse(rsp *http.Response) (*RegionOperationsWai
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// InterconnectAttachmentsAggregatedList List interconnect attachments of every region
+	// (GET /compute/v1/projects/{project}/aggregated/interconnectAttachments)
+	InterconnectAttachmentsAggregatedList(ctx echo.Context, project ProjectPath, params InterconnectAttachmentsAggregatedListParams) error
+	// GlobalOperationsAggregatedList List operations of every scope
+	// (GET /compute/v1/projects/{project}/aggregated/operations)
+	GlobalOperationsAggregatedList(ctx echo.Context, project ProjectPath, params GlobalOperationsAggregatedListParams) error
 	// GlobalForwardingRulesList List global forwarding rules
 	// (GET /compute/v1/projects/{project}/global/forwardingRules)
 	GlobalForwardingRulesList(ctx echo.Context, project ProjectPath, params GlobalForwardingRulesListParams) error
@@ -12720,6 +13739,168 @@ type ServerInterface interface {
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// InterconnectAttachmentsAggregatedList converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentsAggregatedList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentsAggregatedListParams
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "includeAllScopes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "includeAllScopes", ctx.QueryParams(), &params.IncludeAllScopes, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter includeAllScopes: %s", err))
+	}
+
+	// ------------- Optional query parameter "maxResults" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "maxResults", ctx.QueryParams(), &params.MaxResults, runtime.BindQueryParameterOptions{Type: "integer", Format: "uint32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter maxResults: %s", err))
+	}
+
+	// ------------- Optional query parameter "orderBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "orderBy", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orderBy: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageToken" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
+	}
+
+	// ------------- Optional query parameter "returnPartialSuccess" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "returnPartialSuccess", ctx.QueryParams(), &params.ReturnPartialSuccess, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter returnPartialSuccess: %s", err))
+	}
+
+	// ------------- Optional query parameter "serviceProjectNumber" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "serviceProjectNumber", ctx.QueryParams(), &params.ServiceProjectNumber, runtime.BindQueryParameterOptions{Type: "string", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter serviceProjectNumber: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentsAggregatedList(ctx, project, params)
+	return err
+}
+
+// GlobalOperationsAggregatedList converts echo context to params.
+func (w *ServerInterfaceWrapper) GlobalOperationsAggregatedList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GlobalOperationsAggregatedListParams
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "includeAllScopes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "includeAllScopes", ctx.QueryParams(), &params.IncludeAllScopes, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter includeAllScopes: %s", err))
+	}
+
+	// ------------- Optional query parameter "maxResults" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "maxResults", ctx.QueryParams(), &params.MaxResults, runtime.BindQueryParameterOptions{Type: "integer", Format: "uint32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter maxResults: %s", err))
+	}
+
+	// ------------- Optional query parameter "orderBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "orderBy", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orderBy: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageToken" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
+	}
+
+	// ------------- Optional query parameter "returnPartialSuccess" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "returnPartialSuccess", ctx.QueryParams(), &params.ReturnPartialSuccess, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter returnPartialSuccess: %s", err))
+	}
+
+	// ------------- Optional query parameter "serviceProjectNumber" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "serviceProjectNumber", ctx.QueryParams(), &params.ServiceProjectNumber, runtime.BindQueryParameterOptions{Type: "string", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter serviceProjectNumber: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GlobalOperationsAggregatedList(ctx, project, params)
+	return err
 }
 
 // GlobalForwardingRulesList converts echo context to params.
@@ -12896,6 +14077,13 @@ func (w *ServerInterfaceWrapper) GlobalForwardingRulesGet(ctx echo.Context) erro
 
 	// Parameter object where we will unmarshal all parameters from the context
 	var params GlobalForwardingRulesGetParams
+	// ------------- Optional query parameter "view" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
+	}
+
 	// ------------- Optional query parameter "alt" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
@@ -13832,6 +15020,13 @@ func (w *ServerInterfaceWrapper) InterconnectAttachmentsInsert(ctx echo.Context)
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
 	}
 
+	// ------------- Optional query parameter "validateOnly" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "validateOnly", ctx.QueryParams(), &params.ValidateOnly, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter validateOnly: %s", err))
+	}
+
 	// ------------- Optional query parameter "alt" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
@@ -14220,6 +15415,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 		Handler: si,
 	}
 
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/aggregated/interconnectAttachments", wrapper.InterconnectAttachmentsAggregatedList, options.OperationMiddlewares["interconnectAttachments.aggregatedList"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/aggregated/operations", wrapper.GlobalOperationsAggregatedList, options.OperationMiddlewares["globalOperations.aggregatedList"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules", wrapper.GlobalForwardingRulesList, options.OperationMiddlewares["globalForwardingRules.list"]...)
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules", wrapper.GlobalForwardingRulesInsert, options.OperationMiddlewares["globalForwardingRules.insert"]...)
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:forwardingRule", wrapper.GlobalForwardingRulesDelete, options.OperationMiddlewares["globalForwardingRules.delete"]...)
@@ -14267,6 +15464,142 @@ type PreconditionFailedJSONResponse GoogleErrorResponse
 type UnauthorizedJSONResponse GoogleErrorResponse
 
 type UnexpectedErrorJSONResponse GoogleErrorResponse
+
+type InterconnectAttachmentsAggregatedListRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Params  InterconnectAttachmentsAggregatedListParams
+}
+
+type InterconnectAttachmentsAggregatedListResponseObject interface {
+	VisitInterconnectAttachmentsAggregatedListResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentsAggregatedList200JSONResponse InterconnectAttachmentAggregatedList
+
+func (response InterconnectAttachmentsAggregatedList200JSONResponse) VisitInterconnectAttachmentsAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsAggregatedList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentsAggregatedList400JSONResponse) VisitInterconnectAttachmentsAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsAggregatedList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentsAggregatedList401JSONResponse) VisitInterconnectAttachmentsAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsAggregatedListdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentsAggregatedListdefaultJSONResponse) VisitInterconnectAttachmentsAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalOperationsAggregatedListRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Params  GlobalOperationsAggregatedListParams
+}
+
+type GlobalOperationsAggregatedListResponseObject interface {
+	VisitGlobalOperationsAggregatedListResponse(w http.ResponseWriter) error
+}
+
+type GlobalOperationsAggregatedList200JSONResponse OperationAggregatedList
+
+func (response GlobalOperationsAggregatedList200JSONResponse) VisitGlobalOperationsAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalOperationsAggregatedList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GlobalOperationsAggregatedList400JSONResponse) VisitGlobalOperationsAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalOperationsAggregatedList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GlobalOperationsAggregatedList401JSONResponse) VisitGlobalOperationsAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalOperationsAggregatedListdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response GlobalOperationsAggregatedListdefaultJSONResponse) VisitGlobalOperationsAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
 
 type GlobalForwardingRulesListRequestObject struct {
 	Project ProjectPath `json:"project"`
@@ -16626,6 +17959,12 @@ func (response RegionOperationsWaitdefaultJSONResponse) VisitRegionOperationsWai
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// InterconnectAttachmentsAggregatedList List interconnect attachments of every region
+	// (GET /compute/v1/projects/{project}/aggregated/interconnectAttachments)
+	InterconnectAttachmentsAggregatedList(ctx context.Context, request InterconnectAttachmentsAggregatedListRequestObject) (InterconnectAttachmentsAggregatedListResponseObject, error)
+	// GlobalOperationsAggregatedList List operations of every scope
+	// (GET /compute/v1/projects/{project}/aggregated/operations)
+	GlobalOperationsAggregatedList(ctx context.Context, request GlobalOperationsAggregatedListRequestObject) (GlobalOperationsAggregatedListResponseObject, error)
 	// GlobalForwardingRulesList List global forwarding rules
 	// (GET /compute/v1/projects/{project}/global/forwardingRules)
 	GlobalForwardingRulesList(ctx context.Context, request GlobalForwardingRulesListRequestObject) (GlobalForwardingRulesListResponseObject, error)
@@ -16725,6 +18064,58 @@ func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareF
 type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
+}
+
+// InterconnectAttachmentsAggregatedList operation middleware
+func (sh *strictHandler) InterconnectAttachmentsAggregatedList(ctx echo.Context, project ProjectPath, params InterconnectAttachmentsAggregatedListParams) error {
+	var request InterconnectAttachmentsAggregatedListRequestObject
+
+	request.Project = project
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentsAggregatedList(ctx.Request().Context(), request.(InterconnectAttachmentsAggregatedListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentsAggregatedList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentsAggregatedListResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentsAggregatedListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GlobalOperationsAggregatedList operation middleware
+func (sh *strictHandler) GlobalOperationsAggregatedList(ctx echo.Context, project ProjectPath, params GlobalOperationsAggregatedListParams) error {
+	var request GlobalOperationsAggregatedListRequestObject
+
+	request.Project = project
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GlobalOperationsAggregatedList(ctx.Request().Context(), request.(GlobalOperationsAggregatedListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GlobalOperationsAggregatedList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GlobalOperationsAggregatedListResponseObject); ok {
+		return validResponse.VisitGlobalOperationsAggregatedListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
 }
 
 // GlobalForwardingRulesList operation middleware
@@ -17650,412 +19041,442 @@ func (sh *strictHandler) RegionOperationsWait(ctx echo.Context, project ProjectP
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Lc+JGujf+VfrlvFVj7xEYAb5X6hzGZmbYYCAYTzYb5o8aqQGtRYuoxXicvPPd/9VPd0stIYHwbSaJ",
-	"t2ozRpdWX5/783v+KNn+YulTQkNWOvujtMQBXpCQBPCr6YU/rUhwz/92CLMDdxm6Pi2dlQaELX3KCJr6",
-	"wQKH58in3j2y/sN8aiGXIUaCz8SpoGtCQzS5R+GcoM+EOn7whqEZoSTAIXGQ7bn8y8iniHwmwT2ysedV",
-	"SkaJfMGLpUdKZyXeZMkoufyrv0FnjBLFC34Le2HJKDF7ThaYd/H/BmRaOiv910E8pgNxlx00vbD09atR",
-	"eud6IQlyRiVuIvJlGRDGXJ8i/zMJoPOey3iHA8L8VWATVkEr6pCAhSvnHpHP2FvhkDDEv4wDl/mUIX86",
-	"ohbvqnWG4F/0A5oG5TsysQx54f9EV9Bes90vm0dVxMJ7jxjw0bu57xEET+IZdikLER5Rzw1JgL19hKkj",
-	"2yG/8XYq/4gapkReQHuYokGrhgIyW3k4MbhwjkO0WLFwRBc4tOepb+5X0JAvG/ZWhK/pBAcE+QFyKXL8",
-	"1cSDH8ylM4+g31Z+yCflIh7/iNr+YuJSgu7ccI6sZvfSQnvwikP4nuD/ykH0BpbB213igNBwThhhCDNE",
-	"CXGIc44s8pvFH+TzSSzE+0H9EC3cL8SRrf9giZb+j/wjxLf8IWi6gpr0HvnhnARo6hLP4R33l3wP+oEx",
-	"ovx5TO/RAnt8OxNHmySDjzwg/yF2qL7VqFaR5dLP2HMdqzKiie2aWOecfTuFbZbYugv8pUPoLJyXzmrV",
-	"xolRCu+X/FEWBi6diZ3rB3c4cFw6G6w80sf82fQG7vKv+wGiqwUJXBu5DvKnsKzT6G0UrDySPGPJ3i55",
-	"03FnE58tGaWA/LZyA+KUzsJgRYqeP96zXtB2YChtGpLA9ikldtgMQ2zPF4SG7wN/tdx1XK7WFMJRW2jG",
-	"G0uOchn4TplgFpbhZvZw3fyuPefYn2jYyQG72Cn/7lNilj97mO4y3qcfase3MR/VowbqyUbyhmluH6Pq",
-	"x9OP8DEjWx+Qa4sxbR/R04zkCn8ZELbyQpbDG6/wF3exWvCBTEjABxGI5znz9ilBSzwjBqqi0EeH1Spy",
-	"qe2tmPuZoD2HTPHKC/nl/Qr6eU4oWvgBGVHVQkAW2KWC5wVKsrBxELicDyCLki9hH8/I0L8lNE1yD6vZ",
-	"VHYRjShBaWVn+HtVoyTEl9JZaeXSsF4rGfw1Pk55f+FS8asakWQ+9zMSwKz1gIk8YFv76sXkykeXy+Zx",
-	"vWYeH1Xhf+WjGq5PTLvhHJKjadnEtUndbjhl/usYn+RQ7qixp9khvcAhwdv7nO1x7Qch8vkjUtjhkgez",
-	"CQWWM7kHiUKssFyBfT4zlh0Q6OPQXRAW4sUS8XatEd2j5I6wEE3dgIX7OguPBJId2HL2Z3L4sy9Gmsug",
-	"D4+y+HO0QXNmiMtSqZ2sdsMyIJ9df8XkGQp9NCMh3OHP89MlRLGQv8VH7i/xbytyPqL84IEYp0mjjuuA",
-	"eOQytvM8XcwOF7Zr1v/9czu0Fx9v8b/+6f1S/+mHnJlaqqHsKsz0AxKG9/3ApXkaxs9zAqsd+silDmfp",
-	"OnWooKZtkyUfFJfe+MD8VYjIdErs8EyfDezd4XvGaU24CqiU0O0Q/fO615UCbr5ewgiXKZdxZ3+YYo8R",
-	"C/l0RDWNJTmL8EzOhMVNJaZMztDE9z2CqZwi/z+5bEXeRO1LcTIUZeGq1xwvCSJfXBYy5C6Wnmu7oXef",
-	"JDSL+/JSNFE2a/Vs+iEf2Eg9ljgMScDf/f9+xeXfP/1axuXfq+XTT380jNrJ11/lr/9bytoEAzLbQjqn",
-	"ctH5c2KgNLoeDdVlCMvNkBzkipVtQsMAezlsVDS80wD/uyz++ZUP67/zxvXbirCw7eSy0lvC5MjgScTw",
-	"lJ9uFJAwuD9DWPwhzit/jvFRB6pZrilFV+UqGSPKn5Z3AhISyr+GliRwfdgcETtgBlKHAVhR4M5cij0U",
-	"MTM4UvYc0xlhI0p93uysgq5WLEQTgjAC2oFubtqXkiSHcyw+TF1PXN+DDpKA68+C/rDEA6K7nBjtV1DL",
-	"nvsEhmVFnaiIMxj9bq8Tq+q0atcnp6R8PDVJuYFP7PKpUz8s1yZH2CQN+9g5reYQrmguE6cwlgZWLr+j",
-	"L361fIrL02b53ac/Tr6W9Z+NXX6ata/rm8YofSnP/HLWThLmhhfT9pR942lEhgFssz4OQhd71yvbJoxt",
-	"J/dic8p9jO05nngkEjbvuPTI/AVBzPaXXDwMCFrR6MGYMQi9fgNnmGOGqK+/LNssTs6DjAFuo+s3SweH",
-	"5Aqz2w2CApgpGJ+NFTxuIAysa4HLjCyx4FLClsEXkGn8EH6fIUtr1DJG1OJyKw0tA8m/Kvgzdj08cT03",
-	"vL/2ML8Ta5JM2lN0TQO0YAuO9ogyim/J2MaMILYknufSGctsesw8nNHYeCZaC31//xxhej+igpbw/m+T",
-	"WlBzwrhI4AeILJbh/Rnslonv3AM3WC49l0sGDOER5YweLUgw4ypKaM/RHiMkKYTvpymLNg9G9mzl0JVV",
-	"tLh5EpFZrTUSlGXv12b538A7xb/V8un40z/2RqNK5o39f+wZu76x/4/9/8liVV/5KRcCFdh732JH8i7+",
-	"y/Zh5PxPmFGhOB+AQfbsj3i2/iiRIPAD8YpDSmcNrjnBNVY6+/WPkuNz9a50Vpp5/gR7XMkijOEZ70tb",
-	"LKkU6qe+stC9UZSowmf2zRl60w98Zwxb8I3Oi4TlEtTRGfmC3uz9zxlwaP5vJIxUjSMzEkb2/2f/DdA3",
-	"DCMpyV1V+vrpe+gYX5RipPa978880uLzrMzxYk2T5KSJIqM+Py9wSBYElHiXITl4fgcjRfJBn3cZWriM",
-	"cdZf+mpoe6MXtOkNI8W3COyt+EhFb7PVYoE5BSw1qW67A4UG0zVzHlrxfWqUYEkeue+GQpmAlURvpBDF",
-	"DpJy8YEQENnBioHhsHGQbS5jB0lT2xugQl5AsHOPJoSz4RUjDleDcz8l+niwwf7IDlIWzMQuVoOB2X17",
-	"3xTUVAkQqc391xg9bHb9leydlTAhZuytF99VGYMVc6iMfg+ZwYcu1jPvoe9rrHLHCHq/vk8EKYzI5aM2",
-	"hbJVp5QNdXkoWLH+rUK8R7bE+U5V/q+c8R/1vzfCxBGrjosCStzvJPDhRuVRbPKFu/r167OyzphXGpxZ",
-	"hvrud1m0Z7GUYqN7oEtjrkWjCRlRh3iEC7V7Yl6RtfnMWSCafjVKFz6deq4d7sh1U9675JZPq4lCe8Sh",
-	"MLJIC5IPQxcHE6yoxNl4Lk6fh1gmB8IOhBL7JqIcorf6fpV3WuLGI2hXwU+vcaPNjOg7nutNxPoF5nuH",
-	"z6/NuebC3CBgFpx7YWfDIYrshC+3FA+WvZ5zgZ6qUxuWTXjaN6yd0AT+JKdnqwz70udp5w49C1eNup5Y",
-	"xuSXIVQovZ77oIq2Qjy7chko2I8zVJi1wnuAfxQRF5i7pjRHQ5ljJm3mjr6Ktk8dl3en64dXJEyt4y6N",
-	"Pvk6gEOShHhmITCmOT5hIq4qCgZTHXnDkL0KAqCdlMAidP3wnb+izrMKJLA5on7Bxth4pBsvK3zcYdGx",
-	"KUyEtupUTc4ziB3Jj8K6ijciV0l6VsXt2NyZNa1w3HjTSkDlkrwfzPwwJHT/W0x67K86eGBYxDMv0NN3",
-	"cEcRMnMZscd84SXhRFXqJDoDdSkjQfhNlnSTZPesS1X8w7tIlHmxh1nrsoMo2fheRMnnWZIn6s7jZchc",
-	"Kjj3GZHHhEsg/O5lr9v65kdmu/D2Yodo166srVYUh7nxUClrmVgruRYyxsHGIfb82bdeFDUQdvDl/ncV",
-	"h/qCK1Ho+9LVxw9erpQgbm+VE74PQqbiejYyYbMWM+Fa/ZicYrNRFrz4GJdPJqd21THJC9C5Z+ztM+hn",
-	"ieFlrX4UdASKQD8gkZLzDrsecZ5ZJ9Ms6+1p+Qq0wDXD+pxgJ2VV7+AJ8RiaunRGgmXg0nCT6uWJp+f4",
-	"M9ldr3v8p55lVeFDiV65DLEQe8RQvt4opALW9obiVTj3A/f3x65q1Sy+qk35TRW8XGBp/ZlL0UC6rytJ",
-	"n5YMY0qtUOqNZzpFIrxPRhpNCA4gxOmWUDm95MsSglxa8XQ9cIYPdwq6CEnAST08X0F9j2BGUBjcizwz",
-	"vgl4R7AdIrZaLv0gTMzpBNu3hMpOp/1BD2j66U1MUbA4dMNIREwS+pl4/pLo31XpjlszHVWEnYW90EIQ",
-	"/RM7ic718DIIfmQQZwzZkRCER1eL0tmvIqnxU0aaYypCxyi9XXm3bRBFI8Z9HeJwxTJC8OE67yBGk5V3",
-	"G4mwIj9DT55ZBpz9hK6wyUjj2sfFhb+iGVPQjVI+Pl4xZYrjzUTxkip5Ip0iwdcFzAkF21bGh7u56xEU",
-	"+BBWhvh2K/i5KTCgoX8BnSz4VZBnxJso5Md0xzGynAWJYhrnJLkgchL52PbUIKW5Z99IDBt8jQ7Y3OLd",
-	"czFoNYft7vuSUeJ6SckoDXqdTrv7fvy2efFjyShdD5vDm+vxTfe637pov2u3LvlmW9tbIQ5mJCw6Sb6c",
-	"lUKT8jW65E8giPyrUYJT26ZTP2vrBis7XAXEQTZeMTAMYyppyNp+VaQt3Qqn6Tb2hHoHvEzFj3O6ZaDw",
-	"fsnve/dRVDkLCf8mP6quLbJek7GynAStQlKZAd3BS5dVbH+RdVAXJMQODgUlwY4QDrDXT/R87a0U2Ype",
-	"QyyeEYeE2PVYBf1I7pk0zloi2h6Xf2+W/10tn5bHn/7bMhAO0cJnITpqjKg9xwG2QxIwA7kOgXF7/h0J",
-	"LvCCeBeYEU6u3JChCfF8OlM08pbcGyDxhSr5V0RHrq2nYgfrFBM823LyJQHGnOqzEIMBCt30+63B+Lrb",
-	"/LE1vmhet5KTPmhd924GF61xtzccv+vddC9FXpYKoTyqJ0Ozm+V/Q8QjhDv+t/wrJ+dgbRTv1gzS2Ysn",
-	"o4DTrgxpW00Zrs/47m33EXacgDBmcIE59G3fg3AAzvRQwOU8qWG5AZjzAjyduvaIhj7CSBzOCupRuV9F",
-	"zJ5YrTsIe174DvE84hjQKvA7EQ8dhc66VMkgIzrxHZewisrOggjbKNxPkqYKsoQwaqEFvueUcOZ+JjR+",
-	"4BzhaUhgrGxEwzm5lxKrAAAI54G/ms2RxUgoZGCrgq5kxxc4uCUOsgKCHT4qy5BfexcLpJaI2rY0GVXk",
-	"ezMS4QjIrAL+nDujfgD8glDhxIiHAps2STja/aZYkPVNGy+WWBOgECtPfo2dI8yYO6PCoKr1Ar7sL9ww",
-	"TMxjYj/XGxXTPK4cnlbMWhbpaPf7cntk9ivaO6HPGaNyzfDOiUhndo6s4UXf2tQZyTqaH0pGqXXdLxml",
-	"9sUV/6dTH1+23jVvOkPOOC6G/Nrwgv/35rKfyTbWcunWe30hH0GhuyAGGry7QPV6/RSF5Eso4rkXrue5",
-	"DDRHJrbvdMpIauJq1dpRuXpYrh0Pq7Uzs3FWrVcOzVq5enxWrQqBFHaSSlHYTF7TnewtJa3VLleSlCYz",
-	"fc0oabszC0QiVq8kDRSYCkrfMyBMyl+G7sJloWtzyexWsiuIUCcM7XFS6eDAQUvsOHzXYUaOGvupBKd3",
-	"/6Tkl4+r2fDmB50rT+5Dkkxf2fufszgm/L8PPv3R+Lr/j7WLta8//PD/kpfqX3/IjB03SiKCLsXH4VCU",
-	"40S6FXV/WxHOf2joTl0SoL2VS8OjBiQ0YOQQ210IdufSWWp4h2bjqG4embWT+vFRtXFoVg/Xk3JEEtbW",
-	"neAuP5KAZe6Ddh99FvfUeklKcI6sdv9jo8i54s/xM9X/eMRPTix4jT+2BtftXjfzJN26NGMSuZobiy5i",
-	"z5zLPEZkSYnkv5LuQStTbPmvDPCGLfOUJsiF9rfyDQv7AifVOfuXv3CC+PZk++cqxUywFAEAM6IJ1tEU",
-	"ZE4l8UhDCQtxEDIu7FiN2s+L6+Xbk+D66oe1/DD95osfD9HXbfqsGCk872PnLfYwtV06u+a3SZZGobMm",
-	"FXY49YNzZLX+NWwNus1Oke2qnuXMQP45vmp2m+9bXNRqd6O76s+Mu+PrVudd4vrHZqedrWmI7JjNOZ6K",
-	"OCqSkbA0nsOuwiFSzAftcaZiVuuH+znZbSmBceHSKAXHWEvr3ItSMv4RZ2Nkrisl4Z0f3K6P5mbQUYOR",
-	"zwhC7yqLCKw5Z9ZgXxPy2p3LQONY+wyXEQf8eGTk/sbiozzfQm/lXxZSo4Gs0aparduefwd/kLL4PXdn",
-	"c3HBEp2T84asRqNebjTqKToir2Z1kBFv2nHpbS4TcMjU5fKSNi9R6kwRSiSGsnGexSOxIVU6JmzifpYJ",
-	"tlKmRnv6YJVwzTfXl/v9SqaiEKc//iq276etykPHZRn97UlsDN7pbG2Brau4Wcy1HTNROX7PZXytIw+E",
-	"WGT5U6xzTjSJtQaNs0MoSqY0EJIFy8llTI0WgWfJFWgH5wiLVD4gWnDi+Vy5TFmhtaY3EdKUGhdrejgI",
-	"8P3TMlu+zpZOTvMfy6aGOghE1vmRs7HwgzjxVWCknKMlZgy5IRefrGWMJJHGjOC3Kk91bm3f84it5OO1",
-	"Ju9wQPmfW5YoMmD+LJ9PHzNYIRAstW5mHbv3JJTSXNTmlTS/ZGTbyzvCMDojYTmS9nQQltT5o55LyfXE",
-	"XyiD1UardH5/oibEYDNpXqGB6X1JKVuqQ0qMZWhCpnzvALAZCFdrmDMpC7AQ4KKWZCceY8u6kDKhvdY7",
-	"A92Se6FIxzeV6W1tSgSpfsqeDQXxf1zHskxJ74FaXiv5VUul3cGk9NZ37vlWtQTtTdI1VtGk47VV3C67",
-	"DzVhfd32EtFBLlzmaaCguIm8d5iqEc3p6YyEVgVdCbeioYSeQPgbz1DDrHH6mvCi/pkl+MwNEXur1tei",
-	"mWvfFg69rLX7MBz2kXA3IP5UgotDwEUBd4VyEmZ9wKWO+9l1VsqBx87Riq3Adky+YDv07pF0RhTiytoE",
-	"tEOyyGLLkesw3Z3L+FfClnwee/KwEPIAIgoRGgb3bxiSDW6X6mCa4w5EE/Np80rCQDKlPHhfsBlLe8Eq",
-	"7sG4tn1dHMHMp+eKElggsIPg1Oy3k/Jb5ONd38RanNX6cgtXupHMEBcJfCBLgzPG0e347hRhmgIT0qIw",
-	"cr8vfPeZ+qylnrGA2DJdsop8/XGi5KdM58uOmyhTjslzaFxhe+5SUubsW4KR8AfPYkAKA1lqZwEEq4wb",
-	"AkgNPY0DgDjSRM/YmgRooEplDWhUxSZt2+bx/pa7Lhrolo0eOdgzt47Y7MqXzidX4GFRn5ZrX77ESF1r",
-	"mz8KXChIOdZGJBrI6v0H4mVYo7kcCQ5Mx7dXC0JDiXI08VfhBjejx1/LHjzcKkwFea9All0jf19zxpAt",
-	"oDfhu2sDySAvm8zekQ0JGvOnUxKwYmbvVeBtVMd5g5ViXrc2+AJtwjLiG4qK8rpL3Z/yv0ST6/OxJIEK",
-	"k4yDJ/Kkx00rmR+NsSZlxtEYaff/kgRRMIYmckaxrvkS51b9oZ3KHdjFlZkMvT2DCaaOyApezu8ZuNZh",
-	"46MJCe8IiQx0n12HBG+YMnsJ/OU5GVF7xUJ/we+BaxrnRPcWd3JKjKBcLydKOjkNjbfwv116y/kQUGH5",
-	"BnH4WYMIiAyQInhafiztKz2POiscm9Cm9Gzu4rLMclRiZ+HSFuXMxkmAlop1zw8zScyvQlCVRrBzZPHX",
-	"c+3DaMjXTIM+klEYiTYF2rbevzMkMRH5mK2LXrfbuhi2e93xZe/nroVcKrGn8kLHuaIQnSbsiXNjJWIO",
-	"IvisF3Y+NsqmWa5Vh9XTs2r1rFqt1M3jcvWkoPNR7f5upvH7Qt4VuY9TCSnQIWEo7HuJIMhMceWZnJvP",
-	"79czzeOTevXUrNUb1aNDs1Y7PH64Xy87eSSTT0XUWN/jAj2VESFZ680ZiPlBSJykiRIgVx2fJNl/liyZ",
-	"1fFI7UlTmfUOW5ety/ZFc9i6tNAen1HHtWHuI2IsX3d9um8gq98cDLutAeCziSgMzOX6kJJgH8LIrPZw",
-	"3B+0PzaHLQvtOWQZENEg9lwMc6N9cl+XwqPLJaMUN1IySvKbT+7c1Gcnx7W5BoH93Tg2K6hJR3SNamoO",
-	"zDlm35HrstjU7eLKlHw2g44siUTs9Zeha8OmI9ieK1lUykogduxRPxVAIW4kdman3f1xPPyl3xq3hh9a",
-	"g25rODar1ffjzqBkZN/Mv9cQLzYyd3O+Hq0JwNm5S3dzEpD1+y4TshNzfUoctDddeR4/pyO6FHiSaBr4",
-	"C827Y8Ehli4Za/88tsIByeXvo5tBJ72V5mG4ZGcHB3d3d6kwxgN5lg4+mwcPyjhKIu8nPawP8AEnie8j",
-	"/cApEP3n8gb79oWIZm8tsJuhHsHlKLQsIitKLkbd3gUwf66Zh4RyBQZRn/NUOcmZrN9Py0sZ7KN3PW5e",
-	"DNsfWxbyqa02IGggMdKvy5B12etyhqCFrgtw4ETSLFot+bTzlhIHMPpKyeB/33T7g97H9nW71xVBx1uJ",
-	"i3YGIkl8Uyyy0EC0t84R+W2FPYYyRfoCQ88MaM7pt2ZGXf/apm6nNKjoZbW/BW1LbOFaRreiegRmZiD6",
-	"c/vkWYjDLFFlh42WiEZUO2fXbZPln9dotMaCMtcpQ/z6tEWbTqaBP1yv1tOQ9z52ml3twj5XuuEaYHBn",
-	"JPur0ziiboggTPjC81cOGvgrwCijAOI520mn1gKHR3S7Tp0dOCxaYj6sc0J6G1Gl24gIYS7/6fD8AFvM",
-	"DJQQd+05sW/Tsbb7USjxiK7FEn8zjVtbzyL6NhcO9Xe4ZDii2Qo1n0tdn25fN992+PzAqCi2Q/czeWoF",
-	"G6+n0efKO9kp9ZDe5Up0+fiRDWrUMwor2xLVi1C9CabOnesoCHa5MUpv+9dcniwZ67UZIqkuenV9ys6R",
-	"JVtI7RCNQIoH4Bvyz6voz+ii+qMW361Fd2vqj3p8txG32IivHup/vo/+iq69//bB4MoeY1aVPeakWtwe",
-	"80z2EuLMSFMDB7/M8e21nBlBOoo4Ev6Y9Z1RQe+4pK8RxKTBQlG3EWUkhGAg0BTSIvQbFusgexYIwtYZ",
-	"spofm+1O82270x7+Mr7sXTXb3bEJJlH+SC3vkZq1r1FTJlA5V0QjqBFXz/pAyci8Xsu53uz+krndnt84",
-	"dXLSqFWPzcN6rWaenNSr9ePDJzFOFVcck5vhTcRP0MyHqEZh3In0RSTVxRF9oL4YZUGDIqJtu2fXJJNQ",
-	"PKVnNCLFbKCAOSlVB+87MyylhIe/j1lpEa4SDNhsNKpp3ns1vOGiK8zXOaQ9+1PEHxQFaVTpMQOZjaOq",
-	"gczDahWo2snJ6RHa0+qLpVxM6zUokmRD9GVdXVPF5Hj7uvYGj68rcNttJPHq6xYSFwJEZ1qUw4PsJYli",
-	"kc9kMXl608WTmiMkrM0mYp2caH1BQnxLaMyMlQK1xOH8KcXcNIJWkcMWgIa4cVxpVXKND4nvniMWgj6F",
-	"mcgOFdnCUmV7znEeiEFIGV6O6FukJrAQ25qFWykE7f7HxrjX7fxSylMY2/3PRxDbLjQ9mWAG7+QrAfCI",
-	"zCyLP/HpecwzIrpujRCGgIkWB6Z5qNlvoz3pX9Ll0/1MA89l691N92IYu4zGg9ZPN63r4XjQumi1P4Jr",
-	"qd/qXra778cXN9fD3lVroF1SjiaBbdBKQBvsbj5SF/TF031c+dJGQn3TBPSkiq/ZN1Tts9g9J+pYq2mA",
-	"jl/y67nFGTOccPF0pNvJ3Becog/x7KRaM3/LyCtptVropFqrmD8J61OIZ0aab1TQjeA2SxIkxNXzZDiB",
-	"qA0ljS+QMi00Fs8X1TwDQnj7gkjWUvKJWa2am7hoo3pa17hoLRN3olDiTnszcOBuEAAKkTrHzsfE0kqD",
-	"HuWyXUINvO40zxNaXUCWfiA1vetOc81lje1QhORKAB0onGf7dOrOVgFxLBWA4wYo9Je+58/uhZXIEwAZ",
-	"EdqGZaCJH85RQCQ1FkYyoorey5EFSpByIesy6ghgTNCZZhuMAmhU2v72sJmEDQ+OhoAk5m8ry50Wo3JD",
-	"b6l/R6NGdCkt066XjAl4SNDXhr2iaQqZAFD6qkmOCnOqhX3hYOKGAQ7u0YqRoGxzQkulasoqqIXtuazR",
-	"L0CyqUBic+lsDdE+kvqEHU7AekDgI/UlSYevn4tTKis5uwx57sINY3PrqKRFUsCBh9dGJSjzj+OCzubR",
-	"fgV9dH1PuKpGdIpdT2cwoJ2G9lzjNLL6GrCTCA1vPwdiJN7Uj1iki7iRb2OwModVZbBqmLVvb7AK8Syr",
-	"PczJuywxLEwn93yXRZv2DUNqPWTs4pq9/Ry5YVw51KcyJlhBhEw1qrIHBcIhKxBHBAirQO0EOfODLNql",
-	"SolzIgjl/sAfIrabG4rqMTGSuVK4hdGKtyhyDeFprdjgXmZeyn4FtddoUUq3/pf5zxqudxqLQyiX/A1M",
-	"V/XT6lHt5LBmHjVOzZP6yXGj9ijTlbBlPPDUtUUDKSvYZp8CpqidfljQMtgzbM1WpjzqLEFqK+iahHz7",
-	"efdCOBEAO4LAqXjVCH1uRF/G8CSqZ+5ifXpf1EGRPhuPWLZOuqlCVgnJ1B4ZsrHumnkmG8QzK4jZ3ml5",
-	"onaURh/jd06AviMsVqmyQUTaaB7I7uQZStuhs8KWIDZaKPNWBQ1eIG7pgSjjRbMXiggb6yx2FS5XoQCD",
-	"RFEahuKtCQk/ICjmgJyzSWplaLL6iO4irCu2nCkkp2rbPoWspbvErjvN3fMXCrecmaGTpTdFcwiFoef3",
-	"ETsBnYy/IRHGF0KUS6UtQQVp9zORM5SRTefO5lzJzfw2Dl02vTeQjZdLvvXD5Nf5ou1hzY0+ora/8pxI",
-	"x7P6g97ljYgEuBi0h+2LZsdCk1Uo22CJJ7qJp9jcv2MjmvvAftLS0Hr3rgWGm/F1p5kytXR7/GLJKGV0",
-	"J3lV/0Ihm4yai2sPv/V8+5ZkJakKcEG2aekUwIpKWI2QJaIVhBdk1Fh6FQpndT1kr7Yzhrg1WPy5Dk67",
-	"yHz3qEp33O204IfE4ts+tUkAMX1cZgABbuoHot77RPQRIogeGXwvm8qJu+/2xs3hsHnx4arVHV5bZxp1",
-	"lUDOCVkz9fy43R1ftYaD3rjZvRz/u9dtWWcjivksBT7ysH3L0mYBSbCli/5A+uHRngXvMMsQtxicU6vd",
-	"vehd9ZvD9ttOS3yJ9zHNPSghjgjjAhQR0VLcJEDHMKGHj+iKEWe/gpJND1rv271ugbYlq0V7isdbI6o1",
-	"j1TrV+3r63b3/fh9p/e22RkPejfDdvc9H526A7NlIKs3/NAa8A8zUcQmSZ7ednoXP7YGIno7SZ0y5iZ9",
-	"VQ6rZJSy+yNonLagaxfWV7hklKDLWqNwuQjVS6RyZgulUghbriaea2cmsUIEqdjU4ugA3BHo3vqxKeTc",
-	"IF+WHqY5we4fVgtM40Ro7dlHf1fszCzOGhBS9kRilDhFkCaexHSyXOxY+89MN+T+zuJKM5W5yZ65D0AJ",
-	"1nvwb345CvPhEs6BHyBJSp53Xh7Jn9ox4H1x7YaLWysGEfRCr4oy6PKUnHURN8NcmzLLQ4P8M5GMFbOC",
-	"WCYXdYulz0P6e0Y0GUSVEqSsNTNSVuzUU0pfm1XU9OzsqKRuBz7LC4EWdp0Kakb2ceVcNJB161LHQi4D",
-	"zITtphUR4qGVLOTvC+c0Bn4HF/azFKACJlENcu0c2pTGz9jXVylq9XsUkNum4NbdUN02tbQjxJs0zz0H",
-	"sNsmT90To7xttdul4N42We3+DrhvKxoQbM+5JJAl5Md3EbP9JeeMwlqReXLyuU96iV8cbm4Xc+k2o49K",
-	"Bcyx+pxJ6UkjkXi5JDhgGv6STYwRhdnTAr8MIRsZaIptwcAwdRDn/xXUAWkcMiQgozmLBGqyzWPPZXpS",
-	"hHT07IJEzmezOX0S5SBm61Idk0k0a7MUC6nPM0lXvP3iouhGSTSF8KosoVZRC/ZTr4QY24OWQ4j9gPqS",
-	"tzJy2yv8xudbnXfyfBVZpUXekDWVBmpy2JgRTbkxNFyzGIpwHY4jEeK/rg5905WO5ulBKx5RMVh0mJnc",
-	"Nc/4hPq4nE0JhwzNJACRl4TweXAm6oW2I/GRN+d0i5sJtJQ3Sc9k6vS52CmbMqJrqyoc6XgvsI254viN",
-	"SPN6Px60VciGxBocbaRHmCizeLUrRV2+VEbEghO8N9q0j1P2MzKJRClBpevHer4hS5Npc8GndfNefn4i",
-	"0VeF+h8Cg7oxsxHiN6SFVkWEAZUcUWtDhyxD5B8qadBAzBdxBpzUBDMVGOIHwHCEvjDi8qzMBLBmJLSQ",
-	"jSmayAwosAHcBW4I8q4enWZpA7OMKDzOGFFL21AZ4FOiq+eyRr8R5U2WQYEyRIQLeDH0XTqiWqX+nHCW",
-	"GHt+/zyCyorSY9Mtj6g6AIBMll/PR4/Z2xqpJzT+xHwbCKenUNYf4koPXXke5MTaHsEBcdCewAh8w6+4",
-	"Ih6RESpcaVNYOoFk6VJkdVee947/Ytb+WXJJ8iYeTYjtL8iIyulOrpbnM8KksA7Io+dx4KOWIQ07K+56",
-	"o1qtjKgeLCmCHdOj5HOFGYBtTnIzlotFNmLP602hIuQTxDh+Mkq8g3yBcglBKgwh7mXxoMefZV6TtVo6",
-	"OCRXmN1aYifyqXZlTDrsHIc3ypvk/7hUlkGQG1YGTUEJRv1cQwDKcf3kaH9E4ToY9hZQtQsWM2vbBWTh",
-	"f45y5inRnvnjq4U8gj8TURMrYhiiLQx6u8vQHkaU3EFPKSEQOajvKohoE/Bq2k4bUb5/kxPh8sO3RAFZ",
-	"etgmLMGkBFTOAi/Fntm6XK8hlo8PscyZ5G0hl0M9slKhcktinwTZFgwnr3DUGdDuEY14A8yX406nBNqM",
-	"EpI0zmCg7PhHkYVg1jJwaiuoKSx6qkTwWbKNFY3ewN6W6MitM/ZnjZZ8NLlVcZNFSO3LR1YWWbrX0Mmd",
-	"QyfPuSxJ/RBqz4oK4CA5xHUNVURzLO+pw7xetHTHOMr0gn7PcZW7qB3sfQbuST6odVToeavWkY2nUtCp",
-	"lE/0KzuFkwv/wCO2K1sbwzrQNh9B9Kk107hR+lKe+WWxxx+8ElzT27aSve1Jw0O9wgnQ/LgaNsz3mZaZ",
-	"xCXvRMKU9F2pSOYRtbS2LBSlR3nuLUklJ6j4SwnHk7BWUO/eiOGQ4y6ljfyb5XsxZJIz6PxWU9HZwvYP",
-	"4nf8yM2gs+6p04OdniYibn0Fm6nhZXl6nkE2haHlJp6/u+l0fhnf9NeCvhJuGuog7HlCSYNFryD5JkAe",
-	"nwnjgstGCqJpD3uKmG+KJduvIOuy9X7QvGxdWmciSiP+iDGicIX6YQVZiWACGYgHtRqSjrVUBqlou2SU",
-	"4u5GP276ycqV2fgrT5cWoh2wJ1rdFPXSlzrqeWJTJTuxo+uvwJbecl75Lkme1vwY/TV4snwr6RuWBOi2",
-	"zgWgmNiAQhV1AswZcWULBFhB9K/K9xi4b5Rc1oSTsyEjPhEjbImlWQNeu+lbBiJ8Bq12V75ZQW15upOQ",
-	"6fy8emQaIn8FK5rgIw88t1EWvfp6gYPKcnZgMei6RAo7Zz3ZQHQjupdqByBossDs9o0MbPg9N0zCjI5o",
-	"fgOCayeXRUK2SEtmFnLBiGZCF6QmOAruHF8Pm8Ob6/FN98euII4Z405dXXsOKGmMeNDuX7cuxhe97rv2",
-	"+5tBU4RntVqXrUv5teiZQat5+ct42BsPWtc3V63xu07vZ/2Zjw34GoBBiK/AtZu+uCJ78liEBR1LwSgN",
-	"ejfD1iDV/beD3o+tbhbywpY4Mx1ZKUHTtNMabd7iBPnBAWhss1P56aK3FFkT98QveSuHwBUM5ipKL3eM",
-	"6EqKsS8V1vUyEV259TvzH3+t4/ncgVW7HeGXKJmb+N7DQyt3PXkpK9wzn73nPHGFztnr6XqR05VbvqCZ",
-	"U5TpDGE+IhXwEkU2iGoGyU0qHOEjqqGyV5AW+Ci0aRuH2PNnfL9OVq4HScl7OEQe51to6q9kegczRE0I",
-	"AY2segDuYi29IcptUPYVxAhx0NT1CPQHO040Fibc8xQvyBs2oum4KpfJAIIw8NGepVU1ABHdpfKWyjFZ",
-	"i18fUXDEIZzOuYYoLjVzDwlC0oO6RlRGEcVD5t3MifdIi9ZaqFg2/jVUKMiqNs9CvFbBQA3KQJ5LCUOM",
-	"LLHwyUzuESV3/Cqy5zjAdijry201xaeHsTuEblxyww3nEhZRRsWuB8ucj6hedIHrYiI62Z4TZ+WJBDeA",
-	"R4JwLC0QTRVCSPu4FIrp9spQmTFrFzLcLdqLqRCyJptPVgEVY3gXYHo7XQVpPFP5UKFe+DR0aaaWf6Fu",
-	"pWc2Ae72btC+aJaMUvO63Rz3mxdcCxpHVy/Gieutm0Gv34I/u73B8MO4edWKnrzu3SSuRA+nH00+WCS/",
-	"7iWd0eZxuXparh0OzepZ4+Ts0KxU641y9fgpnNEZlUzjIoLh/dK1ARJMP5wqYifRy9ZvK5e6X5DcKGjv",
-	"8sIsX16Y5n6WZ3trn9W3+hJWJYOAKMCVNdKR2N2yX1Zmb0sP6ElMTLPlLK1wobsmJuZ0Us1VqpfqciFX",
-	"sZOVKvEIP/ah+WC39ZMJeqrI4nYXbSeu0bG1e9udp/EJyGWunCgnLgjYM8lg8zBwCy1lBt/O2P7iocu3",
-	"G3YZ2sPIoiScYttCrrNvIMedudKBlKqdVyoMYtumUz9Hx1Ap23GGjowRcZk2p0D6BI5g4K+oUw4DdwlE",
-	"kj1I11BrP4i6VyQG9iGiuBrDObqDCtN6LypxuekQ3xJWuPBNpsdIJmx2WtZZplCcqPHFRecKsi46vWvw",
-	"8FAfAsKS7+1J7DyIypmK5Pn1DNEOsFJoqBAblLmqrP97ZvoyZK860SkHk+uGiYmcBV8L6h07Guhiwf1l",
-	"1fyotNnD1f2oiR3V/ljPeW6VPyLBz6n6a+u+3QSgb5JXU8ALmQI0KpxRaVyCnIug+KQtOEmuIGg+Urw4",
-	"0QOmkhEO82UJIYaDMLzKOAMteTvNakD91sVvgHn8eBXni0NH9wrLSw+P8lOj7AeEEWpnySayAvZSPrGm",
-	"mAbEwxASIAOVY8eDOiACjaRklDq9i2ZHwpXwn/1xfKs/Ttx9UmD7b4tUXyTVpBMVjsgLek/Fu23WtGR7",
-	"fOvckvuyQAhdYjdgZ3x3L3wWoqPGOb/JkFk+qmuGDcRCHAAYr8B4jrP5RlTm9/lBlLVHVXBS1IBslauU",
-	"0mcJIB1xTqBohCmJ0EDWWJq/yhZs+rjVEV17DWGPX3P2z1Xz1VT/IVEJ33NJRXAUsJRFD4xosPKIeOyW",
-	"3CMPZlW4uQmd+oGdrtImABfgksuQIGUpQ8kfJUI/yzhFTh4JXpTOSndkAimT+Iu+lkeNrA3g29hzfyfO",
-	"FWEMz0gWAfPUM4gEgR+ghXh0nS7BgxlNwEdIbJCB1w2E0duLPmocA4o5W9lzYCyElm+urUxiv8jr4zBu",
-	"VhAzLAQfL4sPZQlaXBPqBVlKRzNi06K8+F5q2xrIyg/ttPb5nuXqB10tSODayHVGdA9TtKLMnXFWd9Qo",
-	"T1yBPDcTxSIkyZXoGqnzp9eVSX33j6pxZH6NP/7/fjXLp59+lbfM06/7mZGmEWvMNGhjdk/teeBTf8Xi",
-	"oMAKakGA3ELhDIsAe37kyLmMixECHSj94s8RVTPJKqgpqYEE7JKGOuzgEKs0pxHdsxgJL/zFgjNXFmJq",
-	"kyv5UNRrdUHkg4mH2NuVd9sG2T/juRG1ZiT8SAKuSqzf3+edZ0RiG1KVAhXqQZHSeOuyOAAieRJEGlXU",
-	"eJ7hRNVZbTtWzDngikwi41+/U9VBIgk2itQopHAVMNtdRhXMNwCyPLnRLZpOAX+txVRBl0VM1e52NEId",
-	"PtTMgB2a/DB4LjwSEidlq1QoTzbRKuNs/zInj4VF0RY8/dUobdiN2xp7v+HVrwaIHPCZXOr+YTjsJ8m6",
-	"yvV1PeLoS5Sw3nV7Q/Sud9O9LDYxUT9ENN+F7+R1RYb02b5TqCONauOBNYc3ZMUoLeRROTGN06Pj2vFx",
-	"/bDaOD09bJyeHJ0+IieGk7Itm1qVSLqDfCebuJ/XdnWl4Me2EtHtOnKBNh6pI0c7IlMpju4Wkui3m0e1",
-	"/RfHIUozKFn6tnJsJOyjZh3NyZfEpZNNV1Kmkvg75nG9Zh4fVeF/5aMark9Mu+EckqNp2cS1Sd1uOGX+",
-	"6xifTIosctS0iCTOWAQRmCu0LP38pdAYopBAzqkmK+9WYbHt1Its+FB9H+i8QkmK4kuc8TuEE3H+l0hj",
-	"B78eI6FQR9KmaXitVKyg+izHlSvvCGNvleugZrWqUJkcwhkYk8K+y/g9rv9IVoK6fgjOXhxkEq+oSI9Z",
-	"rWo1eqrFSqkX1E3PYwxDcQF7iUWWokYsvvEVLmjhfYCZJxYtsw1HRcXAbZTpunhLwla9le5KtEJ4lDjo",
-	"zg9uuRLr0/S+3Z0U55nKr6O498QnztHC/0wYsmQgqoUEiSHIGtx0u8krlwIgVmzYCbZvdSoqGygZJfli",
-	"yShdFoVhFb3OlTiiVGA+DatkSnC6pqdoqtBchTiYkbCdadJWzYpnYoVuIzs/jxk/6DXIpTaWFgIRFVJ5",
-	"MEMXHdkIUaszv5TQuvAd6FU2khzL8hwLs354L1TjqI5/eoumUK5I8L/yV8X2FykyCrc1DQH07SKDlybb",
-	"rIh6eYerguhu7nrg87EJYy6dacCryoIfiKQe1WBhE/66Nfih+DHaYv0Oum9EVH/Po6jgudq58oVun5ZV",
-	"MJLcM7GpItKh8TC5NRLS5BZbd0pVWTc088vZq5WmTMm1c0Mp12fYtqHNbHVZ3Nt9maGf7ZAs1v00GSuf",
-	"SNsUvdk+OZckxK6X7Zdz4F5Cv6JiLOdo7nsQBxOFK8ngPbCA5MyOcjRsGnsrepCrX8RbbnvhA39GWubT",
-	"BsGNRYXTz381SlDbrEgvf+IPtr7YgIIuevt161TDQmZOtNBjM9XG9am0M5VQ+AIAOWt6X4owDlrXvZvB",
-	"RWvc7Q3HQgsGgfOnm96wOW796wIyUlLkcv2lUp4FQewllmVD0TcSO5cRBbYvcJsdsgRkZR9qGDrEQnui",
-	"ypzYgEwUJU/1cv+Bx0lu+AzHp5cbIDvU1FQBKATsyMaQthWqE24AWg+9380GnMJT14zUmykr7IONB3y7",
-	"x11JyJmy9As43uOPyRJBD02g0RpKh2RucdzHb+7ordeNqs/gro/N20/so/f17bHZBvHqjX8ub/xaSxn+",
-	"G9kpDZLKnyIrerOixEcLSm8B7J+8ZAleAoDnsPv2pvx0aVZQSC/sDK/Hve6433zfsjIx0bNZjezyFmaT",
-	"8Q20p/dJnYh9Y0Sty1Z/0ILSxuOI4dxcty4tQ5RNbjc74+ubi4vW9bXgWTfdQat58QHCrpKZnBedVrN7",
-	"0x+/a7ZFomZe28lbopSIvNy+/nF83f53a9xpDt63BuPhh2Z33L5qvm/B5ZJRav2r3xq0r1rdYbOTeLf1",
-	"r2Fr0G12xs1+e/xzcyC10HftVudy/LHZuWmNex9bg0H7ErIn291/ti74939sDbqtzvU47hLc/djstC/H",
-	"H1rNzvDD+OJD6+LH8bveYHz5S7d51b4Y/9xuvf/AX++8LRkl6C1vodP7BVJZ4+932tdD+PCHVvNyrPNS",
-	"rWIJjOOyxbXoVvfil5JR6rb+NRx/6PXHzcvLQev6GqSA5vV1+71IDY3uXzS7/Fa7z7v3c3OQuNnuXg+b",
-	"3YvW+EOTtyBSVdvdYWvwrnnRynxSlzay70IK7fDn3uBH/RF+J9b9+S9VAmHcGgx6A1FBIbUzZcastslK",
-	"RknMUbv7rje+6eohd4PWTzftAd8yvetx8/2g1eJzDTfk7mp3+W4Yv/1lDDVh4m0Xr0dCrLpsdVpiwa8v",
-	"PrSummNYdZFn237f7Q3EvXb3facVT0J/0Ou3BsNfxsPWVb/THIqc8MvWRafJeydvt1vXcD06LpkEXZmg",
-	"suS2rLCI1GH/Y1S6Jfej0tmoBDjvo5IxKsHjcA2yJ1QEiFl2RqWv1oOV3ktp41oHWi4mYGWYbSTZLOhz",
-	"z+xQppgVT5pUpYAsa19LkttbkpES8iOJVCzRSGrqYb6zww7g0+stfhT1b/U2C458Xe3J3TJSWZTPiqrR",
-	"6yN23AWhTIHO54XybInd+UnoClFTUghduACc7wGmgV/Jqi09XYWrgHT4oxnBH9DChHBWF3DxwUH+KtRl",
-	"/MgA7viriUfiL4j4ctApstu+kHbCuBwdPLhLo92trh+hQ0UNZ1Zbcu2i7YinMxvis+OvchFPBuK2hnpi",
-	"aROfkEAHvU6nd6NBMCQre3Ga9p6zoWyYgbX1vd7J/J7stbojziwjYdmGpsrKz1iO4j42KevF4inEY5qp",
-	"1HVScRWZE78kgQrl7MVqzANr3BefrH7GZ5XJppDBHwrKx0kGESZsFCOpcpZSK1okMvAJhrHBb1F0Jyhg",
-	"cj1pLsMitnVNIlwsfnhIds/WfY0qMDYzZe9ts3spgT0uReG6SFLmIkPzvZQ91Q8hr2wGm8k8fDnkoClt",
-	"iJIenMcxNAC+QwT2TtRNmesIXbSKWsOu42iMTE/luv/R2Wy7ivawNPRE2ckII+t/eXMWuhm0+cbl/MIN",
-	"WVT1rpCQIzqcb5vKFW4uyWfi8QkpT7HNP70W6lh4qWJTcDb5EAcu10wMp8OSUIjn0ayIQn1qQqK0ZQHS",
-	"o4DBhQUQIsszCon+b5jpZufzLdXPe2W5DzUTSCzaxMYgWJRUELP4WQmWdiW2PheYNzBF2KvADe+v+TKK",
-	"zvp4Fc5rGfJgcxXOUa1SRdi2CWOyphiYijDf8Ktw7gfu7zLz/i3BAQmQMHXBoyrUQsdl4k0tQzaimN6L",
-	"Bs91C8GKkcBSue0WWWDXs5DtYXchVuufPw/FWxLbCmsVp0fUIVO88iQw4dTz7wRr0fupAqISF28CT4sa",
-	"x7btr2jI5KzDjPsHYpYO+H9LhtAZoPUNseb82QPb81dOeenhkJ9pMPkQAxHHDY247wL7GEIr0L2/ChC8",
-	"hTiF5rth6zeEGYxLyi65k+HRFM9UY+I2ioNC4cDyaUyOXIwx/Ql4MLGdxIb5+hVimAT7sX0aYhsERwmt",
-	"qS06pKxjl8rKwcltFj/3hiGyWHmR3xcjtpqAO2sKCy1G0ey30WfzTIt6vcOBAzKvivoGQHM3QB4EpZxv",
-	"KeQXnfDEY3d+4DloQuauuLuQuGGcnZfBv6agIXLzwIx01gl1Iqv1iOaBO+2fRx2SQ9Tf0424YNIPA2zf",
-	"ChTNEVVRwhXUx+GcGWjiOy5hhh7sF49XEF5CBT1GUy713gkw+LigIRM5H58JdfzgDUMxkLUsYABxGIId",
-	"Ln0+KKgTrq2+gMQAk6ADTwD8aOA6BO1NMCNg9bT4Hjw7kJbyuc+UCV1L2ACT34he+PQzp6F8CtgcqipM",
-	"7iWOaDQ7Z/zJcnEipdc/OEcRceKXBcniw6KOLAonQNoQRPCqjIIKatJ7JO31CXEYe7yfS4LIF6hp5i6W",
-	"nmu7ocJZVfZ+ESLC22WECIYNTOcNE5SADygVDc67p8eNi60iIsQx1SirdY6WvuchN5TrgZAltlcsh1eg",
-	"QAgXXtbu3GE3tKJiydqNf1iJwCbebkRm9tGKhq6XhCgUgVl8KB2XQR3uue8wyGpF1tT1QhJYBrIW+MtA",
-	"WOEttFctH1arBpLkHR1Wq/sGsvzAIcHbe94tUZvCh7mz1qKwwYACYH6a8R7SUcRU9XEQuti7XgGbs+Si",
-	"cPIZTVXCfWBpKxFLsJKzyWo2XvjDf1hUqGMZkDC87wcuDS3024q/uMQBXhBIZxHneA47asM5k3VC5E63",
-	"seed87kGPGKR3CIdJ/zIYDuEEhLQ1S5INPyJdCbQAof2nNPOTakV58h1xOsql4L3NJlOwaAISihqSyTj",
-	"e1gFDdSWUAnGEplFQq+A6h4g14Hebi7VIgPm43iwc84bhDa6wPdilji9hlAr6UdAkfUpLo3DjwJvWsfi",
-	"gfgyUQxGVNeIC8eAu0yVsUaOTwAGkzctnDeJUjFcnVHuV0GCtS2jPK/U9lbAt3D0bPT+5B59xp7rSH0T",
-	"0CzlDrFEBRkQ/BQctRVRcSH7hG7opXiwzj73PpuSte6XjNJnEdZeOit9NmWsKMVLt3RWqleqlboIvZqD",
-	"sJOZPveH/OurclDGLHmwklU2ZyTMyuCOUlki/24oQC7+I8B/cni8DgstUoX8AFFyR1iogJJExSNJIn7I",
-	"IwkV1IQWo3qVkIcgUIgYCcJRTOpi4gX7RVA2/qQU2zIehNKZyqUIsolwKBojmiIoMhEm19OoQA0Q46NV",
-	"ZFLQlogMhv6IrvsjEddeob4GTLEEcLZAx5N+KF839pTEnL9LrmHFc1kIO0FRrdxyEfEjB32xkFwWKX01",
-	"tj7+Dob1EyePRR6/ilhE4Vd6Yq4KPx+tUOE3BhkcpfDLTS8s3rWYpch3IGJUsgN+2GrVqpLMVZ2PJRc8",
-	"YKkPOHcSGc5RgqPrbA8+SJ/tyFrw6x+ldr+pALlK9UbFNI8rh6cVswaQr/3AD33b5+rG8KJfykyW2loa",
-	"Zz2N5Vo6mqVgKb0jZIKmAYzb4ZqgS2ckWPKp4jTx3T8p+eXjaja8+UF4vs9Kh2bjqG4embWT+vFRtXFo",
-	"Vg/5reXHiDS2+x8bJRXGEMUdJGejZJRA43iX+N7xBR1WbfbZub/6QT3BUvmkEMuDnbfYw9R26Uxo56Wz",
-	"2Dd71ew234OVS6pX06B8Ryb8SPpBOMB0BqkwjXq50ajrvvzHZkNnr/tB9HkRC/lUnxGtfeBN9QP/i0vY",
-	"wR2Z8Ce/iB2+cQE6gkilYj1KF7PDhe2a9X//3A7txcdb/K9/er/UoULFM08T2EHBYLbNnPZufSCgX+dH",
-	"QqWZIij1DXHms74U0YaDt9gZCIFDvGJuf+WGKoOJqEggRfEiLyoIBZmEB7AuiwUO7sFjxcI8Jg97a8YA",
-	"FD+LJZU+feWbPytgDLDRuMSb03ZcXGriO/eqmqCuAqYLBo5oLIYayEofc8mKp4krcV3BuCTOuXyXyfJ5",
-	"IxrFVgvPn4P28DQk0F0Q+e5lbR0R0xvOA381m+spN/sV1Ftw0Zt3MqazqhQgQ9bwog+dXqcwFrIUhYGs",
-	"XkXwLGRxgidUIWhWUnZLaJwyozohh4NurhArxVwKgJ44rkyJuZpSfQYOCtunjhS5FA0HSYc3BUINQ43q",
-	"KVer+Crct0CP5r0TJSpcj2i1h7ksFbqeh4IVBbc1oAPAukOvhFd9RPdkfTKLyzbWvphgEABFX2UhsyzB",
-	"jg9VVL2L04oNkOM5L5JAjrIVYapASxK4fqycg0U5cGcuxV78iRHl+0gsOOgXXDczAA8Kske4vMm3LNqL",
-	"+gk/udhIUjrKG6apEPvFJb0oaetZZb2BmreXFI7gk1C6Zye5aDe55mEySoas8UKSwksy8IdxQ8EJ46jF",
-	"MFiRr48VdjP83KXqtGrXJ6ekfDw1SbmBT+zyqVM/LNcmR9gkDfvYOa0qkfG4bpqnZq1xeFxvVLn4WDWT",
-	"GR/Z0my1Wo2k2ZQsEyfSRkv38LzUVMJnnIoZZ1pWn178iY3TBw/vupYKmDOFR9EUqrw9LXsuTk/LEev1",
-	"lLBnFo5FilhOAlfh06AFVq+LhJy3xSxKRPlL8SeUbO9FJcNG9XT7Sxc+nXquKr37JKKkyH3PFfkKSJNf",
-	"jYfZtw7+SF74KgRSj4SZ3m9+nenunbRwys++I0xaEEBFnH1kJT9h6YZ+4bFJ7QFwCzHpVfaIcApFchAL",
-	"8X0sCkljFryniSKRuAPZLwowZAYFoLi4FrJI1JsGhCA8wy59WdGouFQj1+O5LViJr37XstBT884jx5ye",
-	"4Jpdrk8apNyYHuLyiX3qlKvEnHKS37APHcU7ayeH9aNq7cg0GyfHtdP6UeNkE+80n4R3nh5pDGhawyem",
-	"XSXluuJEnPmc2lUng3fGe+cb8c7iXY/4YZxX/soPHY3mfgN+2Nj+UtcP3/kr+pSmFcFoHsMPjc1em0dy",
-	"MM0BNqKcl0R1ZdeMK1wBdu2E0UMZaljkwbkDeJRMtw31Q3RPFCiIujLlE16cgfC5+C65xzfmBa9G/4ca",
-	"/dMgkg/W66kAcC2dlf5e7oDHWBPWmUaKiP0tmMR78o00JhWE8fUgoul8LNnm/AGBSkWC5dzNfY+IyD4k",
-	"YwN340RgyhdftypZpvxUyXrejlb2nKs/e1xzikOprFyOAYWXuLblEQMtXIHX4QfSIa+RKGGZlsEfotWG",
-	"WYOi3SKwueuHVyS0Kqg3ReGdjwIRO21jz2Op8AC9WVUq1qdkRNnKtglxWASXS0VSq/I8bLLTR4GAyi6e",
-	"4rHSMh+hHamYGr0zSnkDB4cWxlRBTSYTAEY0jjwEa7aIDxNFDyBwIdYqQdUUe+cxmMdIhzyWYZmbMI9H",
-	"9NGgx+tvjeg20OMK+uj6noz8TMQawYAa1SqyXAoWf0sG9QvDAGxwvuR6/JI9J8o8IIKdoacKKNkNIU6L",
-	"fFlyxn6uOXlGVHsz4HtkL0ZYjhY96rUK1xHyGyXEQTfUBchJ2wOfxQ6OiZhSPLtvQpCHF5TAHuiZyJA8",
-	"GrWfF9fLtyfBdUrysDEVRB9Sa3KkkMI89T0s0bVakogBPoOlPkKZzbEGn0aSIoh12XCg361hPrGrI/sC",
-	"4BH+Sa3zjXXrvEzbejVFKFYbEWaG9pKsc//7FjwbZm37C/2ARILLO4CHekKZ9VqGOMrpg9yQ55dgs6ss",
-	"C+jWRwS4bs5MyYpzHVER6Ip2jXOFJp8/0HWm0Gy/s0jXWMZEuogpwJ/eMGRxom8Jr8fm0tqw6Jmhs5s2",
-	"yWsE7WsE7XZKoofTajlh0Laq8wf9iKvPP3W5m7xa/AdxocHPHgaQL3Wl9q27VJNdEgViZT4odEqru3vt",
-	"ATuPECzgd6k/6F3eXABwTbfXjbB3RFuPtlb2A99Z2SI/SCtINfUDpJUXIiGelc5K/zL/WcP1TmNx+FNk",
-	"pKyfVo9qJ4c186hxap7UT44bNZBmow2ZHmD+gNbk2g07kWsO/sy1sXcdBis7XAWwv+XCwPYUZa/hT1kS",
-	"EpKf45/3sjilWRKYrhm7+tdvtHc/KZRZWf6YU4tv27FaVsdqpa+fOFGCqRazKYnUTObOqj309VOErQ9q",
-	"HVwuz+RSPrUisYmEHaQ/nxG1vXnjvWRvi0v67fxWikRrbxb0/rSx25uHpQngGxehQCQ33fypnIhuEb0s",
-	"qGUlRSotaUUTtgq0p6qitjvt4S/j605TB/Oxsgy0usltv7Ipb5FLr5zI50SFR6HTmuEV7Gwy6dghtuuo",
-	"F9yEXVbYctdCrmWx9xHd2xZejXaOrh7RRHh1nD/JJVz4dszo+HABvoE4sraTy5QmIrpooMlKZr+K61qM",
-	"NkqGaBuI/4z0D86bIK84L3Q7U6mJ5lqku3NdcYpdbxUQZVZdCp1Lz6uGTG2mpXOT4LNrE0gDPROdjz81",
-	"danL5iTSooSKBlmfFYFy/esnPpaMUj1qx6arCVkGV2Wi+ZFFm2TZLP0w8JtyugGtQA/QGlGI0IrnKWN2",
-	"9s9GtMxPm9bmzaAjjBcCGIX6Io8dMlfjp5Kq7RlADUC6ahaG816j2tBLG+0byJIAMMp4Da3F7Z+v90sY",
-	"VKTxZEI8n85EoU0qoFrEdO35gT4rk3t1n3cuSu1XhyNAUNZkX/Rf63wMkNjsJiESYTRVGOrb5iUatH66",
-	"aV0PrX3oMajE+oEI51gooaOSJgYAvBT0d1SS6GV7KtvdPIqBQvih4EuEZPdSCNO8J3VkvesN3rYvL1td",
-	"az9C/ImAwi2FfrNnxXBqlgH9j2DaxJFbuKElTjemcgPrLcBJsmJ5W9K5tNwoaJ5k16mckZhsa3M0onuM",
-	"kGT967T2vV9BuwUZjmihKENULP/CGNEdEzB2Nhe8pmGkletXffgh+vBD9NEHqpc5+sdTiNivKSCvKSAP",
-	"SgHJtp88vZ9pJ5X4e0gMgZ78rTJDtqiQxZXVJ3EaHfyx4W7hFJLNSnF29NMmr0YCQGqHtJIRTQq5ZMGI",
-	"91mqVNRXMdhSXRW9e2QSipGTgRIlp+g9WuB79B+fKz9C9JdeKj41E6I6t//tk1c2ioQvk8OygQv/rRJa",
-	"jskpNu36pHzoHE/LjUkNl0/sBikfTU9wdVKzG84RUZLAiXlaPTps1I+PzVr1tN44MQ83SQK1p5AETuq1",
-	"mJ3a9vG0js3JafkIH08SiTffYULLDl3fnNDyyt1z0ly+BXf/tnkuT8bdC6S9PDXXNYSZJpEFI8zFezLz",
-	"RRbb5WxsQhR0CNfa/GXoLlwWujbyfPs2YY8VNpZyZHopYKsxRlR8UZhCo1fv5kTUL402F+Ifp8K3kWK2",
-	"ks9FQSe8zTg5Bz0mN2cjf3yBFJ0nYI7fmNW9WlG+ZVSBtK04xLn28Ft+YtU+nYgfkkO3uxe9q35z2H7b",
-	"aY2vWsNB77pklJRlUZY6S/A3QIzWIatlVlBZDtD97Ib3B45vs8S4D9hqufSD8GDqfikzDwP2+NLDFCuL",
-	"UTwSNQoI5E4eeS52h8jj8wrpCSI44Fz398zx2isudsB1UykZcTgBeLk/8cOxYUoGrfftXvfPNSdy/22b",
-	"FLU9o5mJgy5if/+nr5++QYDKTyfsY3UyrNN/3j5NgMprcMprcMq3DU55Mtv0uni+UUr8+6QXPqFgDlJw",
-	"RpCItKs8h2guDFZ3gRvKWrcixoOLx5bWC0DPA5rHRWhLO65S0ta/IVo+jxrLBrqWUSIKgo8Kt2wUM2Kk",
-	"8xRhhG+kRWwvmQ8GVq87l5HYxOWvQmStlg4OyRVmt1bsy3QZwoAdjhYkmBHhET+TBWSSE4GWAeGdGdFA",
-	"z9FUXYFMNgMlp4PQMHClZRA+4KBbco8m9/DPniodqpQGftFl6kNI+w4OxZOGLM2iGmYhvt8XGYiysK22",
-	"aiO6okI/cZQLWZ8ElS+phbNA+WSl1MhpEEHsKPRF7Aeftni4foBsj+BAz6iEifXAduqGaI/5+md/SMyP",
-	"ioAf0enK8xAld2iBIexj7t8lZi8gC/8zpAxC82qUXIFSoTjxPqqM6AXvFYC9y626FtQk0giVm02mcWK+",
-	"A+bIX4XMdUg0NUoLxal9tJ6OKPZcYipsHIhhIOrTsojaFyqvwScoZ2trObii/ktOlqwMjAErq9JGz6Fj",
-	"fNe7oSxyHIqVXNHofexVUG86olqGLTxG0jm2Uj3X0mtRlF2rAoyiD+ihXIlcW3dzim1CUx7RZJ5QBXXJ",
-	"3XqslfqUqE0uNG7rLCtyxvEJG1GoYPGFL+deVqTOvgFjA6u6FlUzonuFQmP2+WHYIQZGGubjIJh0hIuR",
-	"H9CynwzfcoVVbESlZSGayzcsIxhLmkxoetegPZigz3LvimXnRLQp1pux6cqTK83Pg0b/+N4md1HcH/hV",
-	"pBTD1kwxI7puizlPTJo87HHEjPxIQITvA4xB8QqxvwhG6UaDj5AH/or+kJuIoP75AnM8/OW5TUp3hIW1",
-	"XLUl6kBkUlJXat+6S48JzBHpePJL+Vkju2reT6EC9eEgvlSMTs1ukCN8MimbTn1abuDDSfnUPnbKJ6Q6",
-	"VdEkkOSenTd+mJ03fmQ2ascn1WqjXjcPT2tH5vHx5miew6cApdNDYmznkJjTWrV8OBWusPKpI1xhGT68",
-	"iPZ9s5zx4n3PD+c53CVn/NXbl5NJLuSPvTQGixZ4bkUC5xTysf8KWeatEM+uXLYQtOfJjBZAy/5c0UIH",
-	"WWkRW7PSEwV4oVqXXvq4oCFlRDWIv80+zoQzEWF2K40bWSreiAq5uYL6JNA/v6cZE8Q4CbP0PPlk4sL+",
-	"mV59bkSti1632xIs8LJ93XzbaV1asZquvTzHDFnYWbi0RfHEI84ZmmKPgYs00Urv5250ulIJ/fltSJlf",
-	"a+emr5lpzpHlsib4k2Rx4Yth+2MrVjjj6sNZI7vpW7I+qtXuylcryNIWG1qNFsRzb0lSJfGlr3dEsaj2",
-	"rgsl4JhAFizZtVba791Np/MLDCSa0Ewvh9AgsOeJuhfwAUO9rs0nBdWTySc4fWM+SERYtis1+kTwmbT8",
-	"WJet94MmJEVEsxqjIGz1R0dq42Md0uvH8tVDvQ3vJ1OuDQCoICm/KwIgfDfaOVOln78Dh7ZRUie5dFYS",
-	"Z1GXchKnVrh6EuMAemF8D27wxEAUWckZiiKtsBueMiNfozlcRJRn/OEpCxpJLNa5bm983WkW9uN3e+Pm",
-	"cNi8+HDV6g6vx+2ucOaPm93L8b+FgPuNHdjdDCf2Osl3KZr44RzBxgYCCzuDCwucSIMP8Fz8A159Ab4i",
-	"LIfwZIaLP3a8Sn8iOLWfRB9l7zMoryqWmSdg58tCfy+PXb5c+I2F4o4qrL0z4FJ2fW60Z/vqB4rDBLjw",
-	"ASXZUzW6ZenaZeB/dpnrU+LsbyhEquEzjWgBgCaA5JQVxWUKtCgzHkXzAbanH6ha31GmLUaTleuFZZcK",
-	"v4w/hSTlKChQDlYPR5n6q0DG6ECFXFUed0QtFzuiwtkX/g/7j83/mQbY2jeE70scctAtE40DfbCAQEif",
-	"J5xqLi8vPShNfa+9IOITwb3mQTlglqiWKtCj0CbwqBF9MHoUWgeP2iLaRVvvFcbpFcZpA2FK4DdFuOg1",
-	"89g8RO9cz50FhKALfxWEI9pk88kqoAb62ES1qtk4HtEb6nJqwvkVFEDU5ZF/6zFBRskWMUyykRKIWaFL",
-	"hYTY7Q2GH8bNq9agfdHMhV03j8vV03LtcGhWzxonZ4dmpVpvlKvHWXFird9WLnW/IPk9tHd5YZYvL0xz",
-	"v2REMVV9ThodsIbJ5zNuvpO/4YypVmJM9tLGSDA107FFNRa3+atLQgKXzpxJ4itmFEXXplMZFqa44CAM",
-	"r2CNIKpMtN6HYAObN9/pXTQ7MtywpAU3Pa0MDvt8rUc5XXrf6b2FUNKn74xNaBhgz4Qz9JyBWdGJOUiu",
-	"X6RMSDCWDmgYQppl/d+ZVIiEnvRcx6v21z1etYcer9qf+3i9+Hau7bSdPxValdzyxiH75V+zkCxOV/8e",
-	"tsJe84cfSi803ocFUCYGtAtwViQ//jUAszxNbshSnOJpfqzGlPQfqMtfC/kIMrucXeMn6yNWFLIC4P5S",
-	"q5GqTgW1Q4YstVdBwr+b4zCJ/lLxoragEEBxaf2FU4LUh/8suUCvEuqrhPrdstAdJcJH8KFCEfxq6v+2",
-	"kftevLOfhVk9FY46e0KrXDNt8cyGT89ErHgQfHqO5QuafQLc9ITla0QL4KZvYbWvBrFXg1jWUU4awtY9",
-	"sxszF6vD6qnMXKxzEUCGhtkrFvoLEnQFX22J/qELP1iuSQOXxOHjIQ7SCb7M2IhkBBvPiIGUwAKjNM3j",
-	"k3r11KzVG9WjQ7NWOzyW3r4MH+k3TRLUn5TuxsvWZfuiOQSP6AYZJbtmYbpykEtvZbOddvfH8fCXfmvc",
-	"Gn5oDbqt4disvh93BppE8pIygSZYuXZZLR/17QufhtgOWwvseqUzfuV/5S7mvSgl/L2RF7l3PY6c2Zpz",
-	"hws6F/6KT00tCo5OX35OiUiMWhsgF4W0KIJtVgNBl5+1hw9U/3dU+/8a2n6ekl8I/hrF9IwLM5yLUBLs",
-	"J4WTTAxsA1mR9myMqKWONb+xvqkzshXh4QRWdkVrEmLP+DdvBh1Ri0c5MSNLwd505XmGwNYF5ic6akUb",
-	"zeI3ozKKORRgtKpW6zYfEvxFrP1zkAchGFZGacmEloQbVWS3jahMS2sgi0pxWab98EZEPJgWT4esi07v",
-	"GmID19PZFNL3iG7M3NTwvVFv4YYAwaLzQgtNiO0vCEMWZ4pc1hLlKJklkuuQcETz/4to3/OsepUyGTEB",
-	"rBsloa0hg28q8niGtqGFQ92d3eDCUQItXDi6E9uW76AcxO88ZO8sKfpcptOFc0JHVD4X44zLQFByhmRA",
-	"pJEIiBTc4AxFzEClZWVxBEvlJvqZZ+gvmHr1ikecZT3LEGufW0TdLPP9JWW2TNHrQYLHi2Uo1SeHzvH0",
-	"FJdNu0bKjekRLp9Mqna55jSIwA80baVw1GqnVbNxWKsfn1TNRqN+VM2vV6kpRo/KO6rV4tydGjk9chp2",
-	"fWKWq9ic1Oy6U24QkcbzHaII79D1zLSjxBQeFkQRzlYKnzfzaE38//aYwXr3vvMEou8Ka3iD5P8wS2nS",
-	"nfcwtOCtDrwNYMBc5M9DA06bTEW2mhZLvGIE7bnU9lZOsoYISwEFpmXHfSXnS7zes7QcG5DpimlQFlqp",
-	"9za9YeTtfVOgGKgKz5ahqo1IBIe51p0K6qnMEeG9TAwrB72YZIumKexihVE8ouv4xRXUU8KbNBknMCJo",
-	"CvXBh3aFegaj/75AjL8FavHfCqb4ZFrFtUnDLh85J6TcwOakfMr54CHhAog5qduHTuS7PDyqnpr1eqNq",
-	"npzUqsfHZn1TinP9SWCKj07iNGHnlNQmVdtslAXSb5WUBdJvw/4eYYqLd30zTPHfWHxwctjPQ8SHXgBU",
-	"/C8CUbzRHLhbUM52Vm4ol2eOe8GC1IH1slsSZ4uzbDdc5+3ArjljfFJg3xcP2/nThOu8+tH+BH604ws6",
-	"rNrss3Mv/Ghg0YWlpJ8lAiZg0rz6175z/9rDTUybQ4n+rhFET6EGx9LaI6KFRFtxkuP2iCHpPyoQMTQQ",
-	"uqrWuKgp6PNTwj/hUyL1WtGoUMbcYF0d40qdAHI8VyovtEW+LKFkLbQkC+xoMUQjWiR9bqcYojhWKid9",
-	"bucYIrEEkcTwGkb0Gka0dsD1GKJH1OrLwwFbh0b/i1T1e2kgsGeu67cOBHbIl8U8Mmsn9eOjauPQrB4+",
-	"iz499YM7HDgunQ1WHmEH06B8Rybbdek/8vecmYk91zg9Oq4dH9cPq43T08PG6cnR6ZY9Zz7FnjvSlm1K",
-	"apNju1o+JSfOsX00KR/ixrROak7GnmMk7Aip9ttuu6L937DtzB3w577zbfcpfxM8UyyYRqt3NyAViQJb",
-	"E9T+tJFgayPRhOG0LPQwefjgj+jvjQ6hAQAJS6DiVK+yLUnR7TiVC9m+5xFblcweUUzZHQkYqlUbQo6k",
-	"PsSeVFCPSjz1gNh+4KCZqpkvXQlJvBHlU3LZiFLiAqDxijpclqd+gFjoL5fEqaDmNCRwShhSEUN32FXx",
-	"a2LslihOhUTfIPhLQi27LLR4Dz2fK+6Izf07LhAXElRfxp8RffBb2aYa6zsnAZKD7rDKaXDOo9X+O1Wc",
-	"Wzs9m490AaPursexEocswpkeUUv6HyxUFmGSyJIBDdqVODtF1HSbYPv2HOIxgZNb8rJDuJbLiFBgXYbM",
-	"alXA/cuslaYEE9U6HCe/aOCjOtC6xRkPzKqwD134DrGEZzG+dUUYwzNiVdBFrDZr+nQAQDgzPwwJRZhT",
-	"AuHeTKjPhQ7zCxiav/lJfrmq6MU1LdgR8GHYGkLF8x3+ahLxXz17CRj/4sEI+h/Qxt2FG5bOzCND/CmN",
-	"2u3usDWQiHRlDYKt3G8Nyu8HvZt+eUkCJdRIcDLXlm9L1puWjHSr1VhzkoyXJBjLgkIg/fMeqw46/gK7",
-	"NLdR8Wns4BDDesHgOmJQiVEkgOT6rcEYRlGC+DUMy5ieuq+iPBOcJX4XSiq82d7mG0S+2IQ4nM9CT86Q",
-	"eVSpSvLkcSrPyVn6uJbOSu96g7fty8tWt6Tdjg966axRrb+q2X8WNfvvjbcdTf/fx1y/o0TzSCXlgAvs",
-	"vN/ZuS+PEYwQZoj5XDdhMupKYqKPuBKh19kFn49EpEYOwY7ngv4JAfN7cnJRDS1cugoJM5BCM8UTj+yr",
-	"kj0jKuBpoUCviFmbEBQLY34Qy2FnyMaex3UlGyCQoWa9ShPWk4KbdET9ZDSFy1AS5F1EvclkB5npUEFD",
-	"fAsRWlFsHMjmReQhWJJXgejlBaJXnvhqen4K0/OTcz9DUZoV9QhTwb46nXSEi/RvwSZ/xm6oIOifmFeq",
-	"CJY/xB9fD3JjZZ4EJSMR5LX3sdPs6lf2kUshenomilsWAdRAhfA0dLD+7XAaqCiahoa7sSuQ7AZP+Iju",
-	"DCS72ROOmvSeCwszJcSoRQrc2TxEbI6XiXjvczBswNOqfKG+bqLkHKYjGn+yeJWCl3G6D6D7ry76v4CL",
-	"vmiQ3Vb0D5yqoPxtFMkJps6d64Tz0lnpbf96bFbfl7ZGVJpKYKifVLfXVAe66ot0C4GdnwqIIs6MNDUM",
-	"tUtlLZJwV+1Oe/jL+LJ31Wx3x1Fw5clJo1Y9Ng/rtZp5clKv1o8PU8GVLxIwV6hkeyGwkUW4Kp2ZjUY1",
-	"AzVNVp/YFlr4XMBnRinwVyEIXU8coiralTtTfuQJpeeHVyxhIbZVbGq7/7Ex7nU7v6wHSBqlcD1cljcx",
-	"xLOTas38DfQBcwtOSdyTp/ZSFyZXjyw5sTOMqcbC/xpApjhB+zfXgCiEd5JfaCItqnJJFSlBNQWBosqm",
-	"CyuJAi+JtSZEFisPPpgd5n6GrBDQT6x+czDstgYqGFL+HPcHvY/tS7gOwuZaKW2FGWKs46okejWie8nS",
-	"28IktXAZc+lsv5Lxqg66kpouIVNGJSIKIrAgK5Pm5wCvyBRQmdcR43doUry8p8oRguUNyk6jqOo0FIgW",
-	"SZ9Coh/ROxyLv1kFynUElwqyBN0UEn0IsCuYSfQUWQV8RGVV7Ai4BRXFbRnREb0Uh0bUYvUljoustR5v",
-	"kIgEWkYa5EWAuxjIiuQNa0QtKXBAkQ1Fbi1kReSW31iEKwtxrliRf0Nd9AkBFc+fwi0DmY0j/t9D8M5S",
-	"B52cnB6hvcT2i2ug7WtYNDqphgnEjLkzqhJrPR8UvBDPRhT2Sw3WDTJsJ/dRQXDtbEpBB3QmfRNxLSbE",
-	"s8h2CU1EWcQpMJhNx6iCrGyBCbrvkMD9zM9SRAX0pt8wDZJI1SkRCpSVKWzxFRAlTEY084kaPwpYlP2H",
-	"/cI7ocrtxzQpeVZFJMwMVFaloONwXkHPD/0Tpf0KfXJHICAB8xQhAfFXA4IeCwckuqrtIVdLqk6CARmy",
-	"ADLccula9SGmoQWJzkaWcTFkPZk5GzdoDSNoRDeDBAn8aiiJY6gSQvdRfSwjPixRX2WJe/AkLIggxOnC",
-	"kdpW/UuXcX85VKFdTBB/dgyibLX24Srqi6uVBZTBF1bJcvShYurP45SLF8MsOsUnk2P7yCkfksa03MD1",
-	"SfnErjllk1Sn6l6U3HlUqx6e1M2jRr12enhsnjSONmAWmU/iqKodHsXAP9Mju4brpGGWhcvnGJdPJqd2",
-	"1TFJYcyi5zMYPJ8GuwEXqfj05OAiactUFBcp2w71hN6wh9swXshPliFZrMEmaZAyr6BJhUGTtGkrZFN4",
-	"Og9bXrH1h+EsaWLqVpyG+FtWwgG3hsSUt+3yEJl0+VMAMq3Lz1xYZQlkpqxq2WBECO05sj3sAnSSGyaV",
-	"9ueEaYqrsSbBmfTBADKTBim6GzSTAZIvaDh80kE6At01IFyxVChNhoJwSiFxRDkFXGWBnIKNcE5KG4Di",
-	"ovHLMLciIeE7wnLSBfeXyYLYTXDPFqD+VmhQJq7bh+R4Uj51atNygwDwpGmX687h9BifTky7RpQQV68f",
-	"144aJydmtXbaODo8Pq5XN0UbNZ5CiDutNuKAHXLcODokNXxSFoBK5rQsAJUOncJoUH8tIW6H6dmMOPUq",
-	"mOVxSB2Q6nGC2V8LjmpXcWtXjKqnEIMMGWeUCh+wwAgqTI1KZuFkFLuUKdgq7fOFQavAZQHuFWHpFr0w",
-	"dsKy0nnmCyQbvSTD/A7RsF7jSv7ucSUFwbde403+wvEmT2Fw3VIM8M9i0nnGcoDPb555EqwvLW9YDxTZ",
-	"0677NJIWIZEHbA7MkHjQ+WHT+09YaHAH2DCp9oOLczNs2AMioUf0CQoLpiKhRZ3BrFBo9OBIaER9LTsq",
-	"joRGmwOhRQsvDDv2GgH9V4yAtgkNA+yZuyCWPZePTeQx1Z4gGcysxflUtfoxOcVm47vysalpfybJJWNV",
-	"Dx4+SRuSzmrfr6ctmoM8Ac4PdrLpvCAw1Zbz+TwoVZGp6S+AU5UxFk28S7PPx8p1D8GsKp4EnhkYHANX",
-	"CR/IEwNXQR7a0wNXSYScXYCr1kSd79Fl8wpz9f3DXK2ThM0UoYBl+EFnGAI1J2SOOSXw3FuC8IiuIUPA",
-	"mfaYD+pGdPwZEWbg+Lk1uy7yA71BShJ2XojHLXTMvjsr718Bb+HvJTg3XiXnV8n5FczokWBGu/KtJ5Nk",
-	"dwA2epgwm0Y3GtFEjtXD0Y1GNBPeCD0O3WhEs+GN0OPQjUZ0G7zRGm9+CXijV+acw5xzwZBqabfnX4SN",
-	"AxjSKx/fnY+vwy69MvFXTKYCmEw7s3zeELFXgRveAyvw+ZBqW8qR8WfUnuL67k6vef7KKS89HE79YFH6",
-	"xCmyyNsUvCi56lqqOtR5ZUjxbHDwUYQdh9MatMcIQZb2eLk8J97SMpBVLvOHrP0K36iBJ0/K2cGBWTuu",
-	"VCvVinl2Uj2pAm+QU5XuxnuhE8eYZChYeRIXWjghRZxFJSasQo1+l0QxA56ValqEP29ASBBWOel9pg6X",
-	"BLS4FnTdaWqf3RSpk/F1ESiInTIkjto4xJ4/W+uMysVkaM/2oxxime3pEraf04GovFrGl2PAgUQkjIG0",
-	"CmkonRwddSTng1kfGqgjsQv4l5/09bOtM/z/C2vUol95gLRFQSGxuDIvOaMoPy+/tFght7QENhUPv/MB",
-	"Pg+Pkaj8kcfzcXqXVGvhRQc2izGKjtrYWkAAAAD//w==",
+	"7P0Jk+JGtj8Mf5V8uTeiqbmCYqs9HPfSFN3NmAIMVHs8pl+USAloSqSwUlQ19r+/+xN5MlNKCYmltm7b",
+	"PRHjLrSkcj3nd/Y/cpa3WHqU0IDlLv/ILbGPFyQgPvyqu8FPK+Kv+d82YZbvLAPHo7nLXJ+wpUcZQVPP",
+	"X+DgCnnUXSPzP8yjJnIYYsS/J3YRDQgN0GSNgjlB94Tanv+GoRmhxMcBsZHlOvzLyKOI3BN/jSzsusWc",
+	"kSOf8WLpktxljjeZM3IO/+pv0BkjR/GC38JukDNyzJqTBeZd/G+fTHOXuf86jsZ0LO6y47ob5L58MXLv",
+	"HDcgfsaoxE1EPi99wpjjUeTdEx867zqMd9gnzFv5FmEGwgxu+AS7MFzHIijAd4QhJyii+ojyXmDfYR5F",
+	"vMMMYTR1iGsjbyrfFG3xlpyAz5pPgpVPiY3yJgtwsGKmMaKmQwNCgyK+x46LJ47rBOuBi00DmS6eEJcV",
+	"Cb03rxCGPspPLHBgzQlDD3NCEaZrRFyyIDQYUdsj7MhAmCJvyVfB8xGmNsLoHrsrconMH3jL/z/472hV",
+	"KlWt6K/oIon++sFE+XqrVyiflq4QXS0mxGdq8DA2ec1AXjAnvvgO4zdY4Dt0xntjXpooP8fsUh/T5T9g",
+	"K/G1IDTgMyHuXfLxIowWeInuyNpApraKlw9kwm+y1UQ0f2Qgz0cm+c2EcZqUmCiPKeo3KyPqk9nKxbEV",
+	"D+Y4QIsVC8Qcwko9zD2XiI4fFdFwLv/mvZvwQXo+ciiyvdXEJSPq+Yg5dOYS9NvKCwgroka4ExiyvMXE",
+	"oQQ9OMEcmfXOtYny8IZN+EHh/x6Jnnb7poEcOqJ8ImkwJ0xMGyXEJvZVYky8H9QL0ML5TGzROu+6mHO1",
+	"1MyALYqoN6K8ff66ITYJ4wcQuwYi2Joj5gSMj4n/4z1QpHWhiOpyk8U2Md9XI8p7MMf3xFAbCloQj1tY",
+	"3PZcW2w5ukYL7HIKQmx9CfhQfPIfYgXEHlEYSq1UQqZD77Hr2GZxRGMkItoy6Ae09D07g15M4XjHSMYC",
+	"f24TOgvmuctKqXZu5IL1kj8q9o6gGJ7/gH3bobP+yiU9zJ9NEo4OXsAuoKsF8R0LOeEhn4ZvI3/lkjht",
+	"m/qFBzJRvV3ypqPOxj6bM3I++W3l+MTOXQb+iuxL93jPun7LhqG0qOWubFJ33YHlLQnLIIM/zwnsGkGS",
+	"7x3mTFyCGH+Fb3lBCg2EXeahYO4xwgeLEZ86vpd8Et8ZDt8XvC009VbUvuRzgjhR8y2PUmIFCAcBtuac",
+	"PvENOifInLneBLum/Ggeuw94zRBZLIP1UWL5xWykrbeTGG5s5eVCTzzPJZjK6Yn6VA+79N73VstDlz1j",
+	"eGjGG4tvAr5hCwSzoAA303eDk92159oaaR94pmHHB+xgu/C7R0m5cO9iesh4n3+obc/CfFRPGqgrG8ka",
+	"Znn3GFU/nn+ETxnZ5oAcS4xp94ieZyQ3+HOfsJUbZNGqG/zZWawWEmTwQfjieY4pPUrQEs+IgUoo8NBJ",
+	"qYSAJjDnnqC8TaZ45Qb88lER/cyZ4MLzCUcFogWfLLBDDUXNBOC1sO87AOZMSj4HPTwjQ++O0CRXOiml",
+	"E6VFOKIYOZKd4e+VjJxA1bnL3MqhQbWSM/hrfJzy/sKh4lcp5Fh87mfEh1nrArt/xLb21IvxlQ8vF8pn",
+	"1Ur57LQE/yucVnB1UrZq9gk5nRbKuDKpWjW7wH+d4fMMxhY29jw7pOvbxH+7ztgeA88PkMcfuUQm7wAH",
+	"f8wiFDjyZA3IXKywXIEjgIuWT6CPQ2dBWIAXS8TbNUc0T8kDAZjts+CoiOp0reNageIFdEG7kUv6ZzLg",
+	"iydGmolfTk7T4Eu4QTNmiKPZxE5Wu2Hpk3vHWzF5hgIPzUgAd/jz/HQJMBzwt/jIvSX+bUWuRpQfPADS",
+	"K2oTnwUre41sxwaA6jB28Dw1ZicLyylX//1zK7AWH+/wv/7p/lL96YeMmVqqoRyK9Xo+CYJ1z3dosAMb",
+	"BR5yqM1Zuk4diqhuWWTJB8URLh+YtwoQmU6JFVzqsyEQDac1XOQDsWCJrQD9c9DtSBEjW1xmhKP+ZdTZ",
+	"H6bYZcREHh1RTZCOzyI8kzFhUVO7QFLP9/6TyVbkTdS6FidDURaHITbHS4LIZ4dxyWKxdB3LCdx1nNAs",
+	"1oWlaKJQrlTT6Yd8YCv1WOIgID5/9///Ky78/unXAi78XipcfPqjZlTOv/wqf/13Lm0T9MlsB+lU8jt/",
+	"TgyUhtfDoToMYbkZ4oNcsYJFaOBjN4ONioYPGuD/FMQ/v/Jh/U/WuH5bERa07ExWekeUTgOeRAxP+elG",
+	"Pgn89SXC4o9IuGR81L5qlsuL4VW5SoaQ3+QdnwSE8q+hJfEdDzZHyA6YgdRhAFbkOzOHYheFzAyOlDXH",
+	"dCYlzblDZ0V0w2X1CRECp2Oj29vWtSTJwRyLD1PHFdfz0EHic2lE0B8WeyASN4+KqGnNPQLDMsNOFMUZ",
+	"DH+3NolVaVqyqpMLUjiblkmhhs+twoVdPSlUJqe4TGrWmX1RyiBc4VzGTmGEBlYOv6MvfqlwgQvTeuHd",
+	"pz/OvxT0n7VDfpYrXzY3jZH7XJh5hbSdJES7VxOGlSz5PJChD9ush/3Awe5gZVmEsd3kXmxOpfOz5pgL",
+	"xQoqChWKt5BiMgMdxoqGD0aMYUR3cIY5Zoh6+suyzf3JuZ8ywF10fSBUmJKCdwBOb4EMgzn2iY0+9hqh",
+	"8lMeeRDvH+aO1J2BUtJhaIHtDPY4otmzEH0mecrKlWrt5PTs/KJUrmScJpYypPSD5dDgtBY/WYX/BVr6",
+	"R9koX3xJJ6i3SxsH5Aazuy0TBbovxjfQCh4HxbHlLRa4wMgSC8YuFGR8zzNtjuD3ZUy9qSmETQNtUQ1r",
+	"KhWpJNSFM1AcmEANR5RRfEfGFmYEsSVxXYfOWGrTY+bilMbGM9Fa4HlHVwjT9YgK8sv7vwvoofqEcRTl",
+	"+UK7cwmbZuLZa2Cgy6Xr8N3CEB5Rjo3QgvgzLtUF1hzlGSFxuSWpHMrpqqX02crYPKtwcbNAZLlUqcW2",
+	"TP7XeuHfADfEv6XCxfjTP/KjUTH1xtE/8sahbxz94+h/0zfjRz6fOCBd6q6ziRlFQDVjXN5hyJoT607M",
+	"sxOgB2/l2pyl5gHWTH1CjLjGgy8vMUb0Y7veQQGeyWekwhAEIVjfIzRZBUiyaviQt1g4QUBssc6Ysgfi",
+	"8xuwE8NljHoxx/cEsQD7oHI0r7udpmnAHhQmEy5R3JFlgPJOoDTME6DQNvL8EX3ADt95Hj2SLzFkhlzW",
+	"VC34ZEE4dSB2EdXDiQEJRnRjih2XSz+yowBxiO97Pp8yRcydYG/V5L22Wrso80eHPGSs6AfvAS1W1jyE",
+	"pCuXRLzqEplv64NWQxz0uID77rbdNg1Jp7FtsxGVNIPYzc8BoYxDMrMYk1nEfSDMJHzGQMxDEy+Yo3uH",
+	"PAjOp2Bg8jTyr2acN/5ybCYIXS1yl7/mYAg5Q7z7aXPrf+GYQIhfYLR8i22JdPkvy4NDz/8EYiLUbMdg",
+	"VeQfUV37IwfLKV6xSe6yVioZ4hrLXf76R872Fhj6LVTTOSO3IIzhGe9LS1AzufM5/xME/Y3CLUU+yDeX",
+	"6E3P9+wxUN83OnIVpiZQXs3IZ/Qm/7+XgOf5v6HoUjJOy6HocvS/R28ADWEYSU4S1NyXT99Cx/ii7AfM",
+	"3nvezCVNPs/KpizWNL7R6yi0TPPtC/xBHFl+hOXg+R2MFEAE7R8HHg5jXFDIfTG0vdH1W/SWkf23COyt",
+	"iJuEb7PVYoH52czVqa7pB+KB6YbyH60YWCJgSZ6474a6meWNxF/sOC5FHwtxkh2vGJgZasfpynV2HFfM",
+	"vwEG7HJKukYTwgn4ihEbTdbZnxJ9PN5irWDHCXtHbBerwcDsvl3XBZBQ4kZic/81Rg+bXX8lfWcl2O/G",
+	"3nr1XZUyWDGHykTwmBl87GK98B76tsYqd4yg95v7RJDCkFw+aVMoy1ZCNaEuDwUr1r+1F++RLXG+U5L/",
+	"K6T8R/3vjVCIRoqmxR4qn9+J78GN4pPY5Ct39cuXF2WdEa8Er5iEmT7cs1gKcJGHErUjcD2iNnEJR9V5",
+	"Ma8cUW87cyZIZV+MXMOjU9exggO5bsIVIr7lk0olAYVxIFSyUt/swdDFwQSbC7G3nouLlyGW8YGwY6Hy",
+	"ehNSDtFbfb/KO01x4wm0a89Pb3Cj7YzoG57rbcT6Feb7gM9vzLnm8LAFYO4590IrjwMUWhVebykejb1e",
+	"coGeq1Nblk345WxZOyEJ/ElOz04M+9rn6eAOvQhXDbseW8b4l8G1M7meRyCKNgM8u3EYCNhPU1SUK3vv",
+	"Af5RRBxg7prQHA5ljpm0sNn6KloetR3enY4X3JAgsY6HNPrs6wDuCyTAMxOBHtn2iFDpRd67qiNvGLJW",
+	"vg+0kxJYhI4XvPNW1H5RQAKbI+wXbIytR7r2uuDjAYuOgXOmvupUTc4LwI74R2FdxRuhYTU5q+J2pOlP",
+	"m1Y4brxpBVA5kvf8mRcEhB59jUmPrNvHj3SieuEFev4OHgghU5cRXIvBpsqJqpRJdAbqUEb84Kss6TZk",
+	"96JLtf+HD0GUWZ7KaetyAJSsfStQ8mWW5Jm683QMmUkFwS9fHBNl5brudppf/cjsBm+vdogO7crGaoVe",
+	"21sPldKWibWSayE9oiwcYNebfe1FUQNhx5/Xvyuv9Vdcib2+L019/OBlogRxeydO+DYImfIC3MqEy5WI",
+	"CVeqZ+QCl2sFwYvPcOF8cmGV7DJ5BTr3gr19AflsmIxNS65+6K8EgkDPJ6GQ8w47LrFfWCbTNOutaeEG",
+	"pMANxfqcYDuhVW9DrBuaOnRG/KXv0GCb6CUi44QTxcFy3dM/9SKrCh+K9cphiAXYJYay9YbeRLC2txSv",
+	"grnnO78/dVVL5f1XtS6/qUId9lhab+ZQ1Jfm62LcpiWdHhMrlHjjhU6R8IaRHnkTgn1wiLwjVE4v+bwE",
+	"/65mNF2PnOGTg5wuAuJzUg/PF1HPJZgRFPhrhGfYoXwT8I5gK0BstVx6fhCb0wm27giVnU7agx7R9POr",
+	"mMLQEuiGEfOvJvSeuN6S6N9VMfs7w/WVu5CJ3cBE4IgTGYmudJcfcJVmEJUAIf7gsisdc2A5P6XE6ic8",
+	"dIzc25V71wIoGjLuAcS3pwTswHURUDpZuXchhBXRXHqo3dLn7CdwhE5GKtc+LhreiqZMQScMEPt4w5Qq",
+	"jjejO4FCqFUyoIqvC6gT9mxbKR8e5o5LkO+BRyXi223Pz02BAQ29BnRyz68CnhFvooAf0wPHyDIWJPSA",
+	"npP4gshJ5GPLq0FKdc+RERs22Bpt0LlFu6fRb9aHrc77nJHjcknOyPW77Xar8378tt74MWfkBsP68HYw",
+	"vu0Mes1G612reZ3i/WXkAuzPSLDvJHlyVvaalC/hJW8CISdfjByc2hademlb119ZwconNrLwSkZFU0lD",
+	"NvarIm3JVjhNt7ArxDvgZSrahNMtAwXrJb/vrsMYFBYQ/k3lhk3xIuFZz0nQKiDFGdAdvHRY0fIWaQd1",
+	"QQJs40BQEmwLcIDdXqznG28lyFb4GmLRjNgkwI7LiuhHsmZSOWuK2Bxc+L1e+HepcFEYf/of00A4QAuP",
+	"Bei0NqLWHPvYCiB9hGMTGLfrPRC/gRfEbWBGOLlyAoYmxPXoTNFIyAvBEV+gkjUIV8SN9VTsYJNigmVb",
+	"Tr4kwJhTfRZgUECh216v2R8POvUfm+NGfdCMT3q/Oeje9hvNcac7HL/r3nauRRSn8h4+rcYDOeqFf4Oz",
+	"L3j6/o/8KyNCaWMU7zYU0umLJ2MGkqYMqVtNKK4v+e5t9RC2bZ8wZnDAHHiW54I7AGd6yOc4T0pYjg/q",
+	"PB9Pp441ooGHMBKHs4i6VO5X4bMnVusBXEUXnk1cF/IJUFvwOxbLAMGnWmKQEZ14tkNYUcVygnN56O4n",
+	"SVNRJREx0QKvOSWcOfeERg9cITwNCIyVjWgwJ2uJWEUWm2Due6vZHJmMBAIDm0V0Izu+wP4dsZHpE2zz",
+	"UYVpWN5FgNQUMR6mhlFFfg5GwmQ4MgYJfJJn1POBX0AaDjBPqKHApo0TjlavLhZkc9NGiyXWJHQJFmz8",
+	"CmHGnBkVClWtF/BlTzhmax+P7edqrVgunxVPLorlShrpaPV6cnuk9ivcO4GnBYdA54STP7tC5rDRM7d1",
+	"RrKO+oeckWsOejkj12rc8H/a1fF18139tj3kjKMx5NeGDf7f2+teKtvYiLzd7HVDPoICZ0EM1H/XQNVq",
+	"9QIF5HMgQhkWjus6DCRHJrbvdMpIYuIqpcppoXRSqJwNS5XLcu2yVC2elCuF0tllqSQAKewk5S6+nbwm",
+	"O9ldSlqrXS7GKU1qsKuR03ZnWiakSLySNFAkwVHyngFuUt4ycBYOCxyLI7M7ya6WMvlQnpNKG/s2WmLb",
+	"5rsOM3JaO0qEQ777JyW/fFzNhrc/6Fx5sg5IPCQn/7+XUTjE/xx/+qP25egfGxcrX3744f/FL1W//JAa",
+	"NmHkhAddgo/DoShEYbcr6vy2Ipz/0MCZOsRH+RVEDEEsD0Y2sZyFYHcOnSWGd1KunVbLp+XKefXstFQ7",
+	"KZdONkP4RMjmzp3gLD8Sn6Xug1YP3Yt7ar0kJbhCZqv3sbbPueLP8TPV+3jKT04EvMYfm/1Bq9tJPUl3",
+	"Dk2ZRC7mJhNdXcmoZ2RKRPJfcfOgmQpb/islE86OeUoS5L32t7INC/0CJ9UZ+5e/cI749mRHVyogVbAU",
+	"EQEzojHWURdkTkWJSEUJxLQwDnbMWuXnxWD59twf3PywEU2q33z14yH6ukueFSOF5z1sv8UuppZDZwN+",
+	"m6RJFDprUm6HU8+/QmbzX8Nmv1Nv77Nd1bOcGcg/xzf1Tv19k0OtVie8q/5MuTseNNvvYtc/1tutdElD",
+	"BKpsjwhXxFGRjJim8Qp2FQ6QYj4oz5lKuVQ9OcqIhU0AxoVDw+gzYyMIPB+GZPwjisZIXVdKggfPv9sc",
+	"zW2/rQYjnzGidE0A6WFR2ZXQrwm89uAwkDg2PsMxYp8fj5RMARF8lOdbyK38ywI1hlnnXO9BZJoriN9z",
+	"ZzYPk9Dxzsl5Q2atVi3UatUEHZFX0zrIiDttO/QukwnYZOpwvKTNSxg6sw8lEkPZOs/ikUiRKg0TFnHu",
+	"ZTi+xNQorw9WgWu+uT6vj4qpgkIULP2r2L6fdgoPbYel9LcrM+nwTqdLC2xTxE1jrq2Iicrxuw7jax1a",
+	"IMQiy59inTO8ScyNRFoHuKKkooGALFhGGG9itAgsS47IjXKFsIhiBaIFJ57PlcOUFlprehshTYhxkaSH",
+	"fR+vn5fZ8nU2dXKa/Vg6NdRTxqSdHzkbC8+PwuRFRqUrtMQMIk0xQ+YyyjuTzDDDbxWf69xanusSS+Hj",
+	"jSYfsE/5nzuWKFRg/iyfTx4zWCEAllo3047dexJINBe2eSPVLym5OeQdoRidkaAQoj09ZVPi/FHXoWQw",
+	"8RZKYbVVK53dn7AJMdhUmrfXwPS+JIQt1SEFYxmakCnfO5AqEsDVRoaqhAZYALiwJdmJp+iyGhITWhu9",
+	"M9AdWQtBOrqpVG8bUyJI9XP2bCiI/9M6lqZKeg/UcqDwqxZKe4BK6a1nr/lWlXkc43SNFTV0vLGKu7H7",
+	"UAPrm7qXWCh0lgQKgluYbXfCEXt6T2ckMIvoRpgVDQV6fGFvvES1coXT15gV9c+M4FM3RGSt2lyLeqZ+",
+	"Wxj00tbuw3DYQ8LcgPhTMS4ODhd7mCuUkTDtAw61nXvHXikDHrtCK7YC3TH5jK3AXSNpjNiLK2sT0ArI",
+	"Io0th6bDZHeuo18xXfJVZMmTeaQhoRwiNPDXbxiSDe5GdTDNUQfCifm0fSVhIKkoT2Q1ADZjai+Y+1sw",
+	"INlq3GxxFWV0nULcmcNQvdeK47fQxru5iTU/q83lFqZ0Ix4hrjIUc2kLg4Cp6fGdKcI0kXpM88LI/L6w",
+	"3afKs6Z6xhTJvnVkFdr6o0DJT6nGlwM3USqOyTJo3GBr7lBS4Oxbpi7iD15GuVgMkRmD7yz+t/Ibgmwy",
+	"ehgH5KBJEj1jZxCggYrFJGkMfZN2bfNof8tdFw50x0YPDeypW0dsdmVL55MrUphQjxYqnz9Hef02Nn/o",
+	"uLAn5dgYkWggrfcfiJuijeY4EgyYtmetFoQGMifaxFsFW8yMLn8tffBwa28qyHsFWHaD/H3JGEM6QK/D",
+	"dzcGkkJetqm9Qx0SNOZNp8Rn+6m9V767VRznDRb3s7q1wBZoEZbi37AvlNdN6t6U/yWa3JyPJfGVm2Tk",
+	"PJGFHretZLY3xgbKjLwxkub/JfFDZwwNcoa+rtmIc6f80ErEDhxiyoy73l7CBFNbRAUv52sGpnXY+GhC",
+	"ggdCQgXdvWMT/w1Tai8QOyDXj7Vigbfg98A0jTO8e/c3csr0WJlWThQ3choab+F/O/SO8yGgwvINYvOz",
+	"Bh4QKfm54Gn5saSt9CrsrDBsQpvSsnmIyTLNUInthUOblDMbO5biWKx7tptJbH5VvmWpBLtCJn89Uz+M",
+	"hnzNtKxf0gsj1qaovaD37xLJDKp8zGaj2+k0G8NWtzO+7v7cMaEKg7nNdZwLCuFpwq44N2bM5yBM6fTK",
+	"xsdaoVwuVErD0sVlqXRZKhWr5bNC6XxP46Pa/Z1U5XdD3hWxj1OZUqBNgkDo92JOkKlw5YWMmy9v1yuX",
+	"z86rpYtypVornZ6UK5WTs8fb9dKDR1L5VEiN9T0uci0zIpC13pyBmOcHxI6rKCFBs+2ROPtPw5JpHQ/F",
+	"niSV2eywed28bjXqw+a1ifJ8Rm3HgrkPibF83fHokYHMXr0/7DT7kLFMeGFgjusDSnxZyKU1HPf6rY/1",
+	"YdNEeZssfSIaxK6DYW60Tx7pKDy8nDNyUSM5Iye/+ezGTX12MkybGwnzvxnDZhHV6YhuUE3NgDnH7Bsy",
+	"Xe43dYeYMiWfTaEjSyITmHrLwLFg00HRHIlFJVYC2JGnXsKBQtyI7cx2q/PjePhLrzluDj80+53mcFwu",
+	"ld6P2/2ckX4z+15NvFhL3c3ZcrQGgNNjl6K6LrH7UJ/Ju3eY40HdqunKdQ1IvLgU2WfR1PcWmnXHhEMs",
+	"TTLm0VWkhQOSy99Ht/12civNg2DJLo+PHx4eEm6Mx/IsHd+Xjx8VcRSv0xG3sD7CBhwnvk+0AydKbryU",
+	"NdizGsKbvbnATop4BJdD17KQrChcjDrdBjB/LpkHhHIBBlGP81Q5yams30vipRT20R2M641h62PTRB61",
+	"1AYECSTKC+4wmRgU5TXXdZFKPBY0i1ZLPu28pdgBDL+SM/jft51ev/uxNWh1O8LpeCdx0c5AiMS3+SIL",
+	"CUR76wqR31bYjZKTxiD9HkNPdWjO6LemRt382rZuJySo8GW1vwVti23hSkq3wuol5VRH9Je2ybMAB2lQ",
+	"5YCNFvNGVDvn0G2TZp/XaLTGglLXKQV+fdohTcfDwB8vV+thyHnIARxdOOJCN1yDjP0pwf7qNI6oEyBw",
+	"E2643spGfW8FOcooJPGcHSRTa47DI7pbpk53HBYtMQ/WOYbeRlTJNsJDmOM/PTEuZOxmBorBXZVUOSY+",
+	"H4WuxCO64Uv81SRubT33kbc5ONTf4chwRNMFaj6XujzdGtTftvn8wKgotgLnnjy3gI03w+gz8U56SD2E",
+	"dzmyFkX0yBYx6gXByq5A9X2o3gRT+8GxVcEGuTFyb3sDjidzxmYllxDVha9uTtkVMmULiR2iEUjxAHxD",
+	"/nkT/hleVH9UoruV8G5F/VGN7taiFmvR1RP9z/fhX+G191/fGVzpY8olpY85L+2vj3khfQmxZ6Su5cW/",
+	"zrDtNe0ZQXoCfSTsMZs7o4jecaSvEcS4wkJRtxFlJABnIJAUkhD6DYtkkLwJQNi8RGb9Y73Vrr9ttVvD",
+	"X8bX3Zt6qzMug0qUP1LJeqRiHmnUlIVFSiOCGnL1tA/kjNTrlYzr9c4vqdvt5ZVT5+e1SumsfFKtVMrn",
+	"59VS9ezkWZRT+wuO8c3wJuQnaOaBV6NQ7oTyIpLi4og+Ul4Mo6BBENG23YtLkvFUPLkXVCJFbGAPdVKi",
+	"auY3plhKgIe/j1ppEaxiDLhcq5WSvPdmeMuhK8zXFYQ9e1PEH4zXcTBQuXZaMlD5pFQCqnZ+fnGK8vEq",
+	"27qJabP8SpxsiL5simuq9CRvX5fe4PFNAW63jiRafV1D4oCD6EzzcniUviRWWvaFNCbPr7p4VnWETGuz",
+	"jVjHJ1pfkADfERoxYyVALXEwf06Ym8ygtc9h80FC3DqupCi5wYfEd68QC0CewkxEh4poYSmyveQ4j8Ug",
+	"JIaXI/oaoQkswJam4VYCQav3sTbudtq/5LIExlbv/hR824WkJwPM4J1sIQAekZFl0Sc+vYx65korfa8R",
+	"wrBWuXRMc1G910J5aV/S8elRqoLnuvnuttMYRiajcb/5021zMBz3m41m6yOYlnrNznWr837cuB0MuzfN",
+	"vnZJGZpEboNmLLXB4eojdUFfPN3GlY02YuKbBtDjIr6m31CVEiPzHLgxqJ9j6Pg1v55ZyjXFCBdNR7Kd",
+	"1H3BKfoQz85LlfJvKXElzWYTnZcqxfJPSFWlMpJ8o4huBbdZkngF+qu4O4Go8SSVLxAyLSQW1xO1f31C",
+	"ZNUrb4EqCXxSLpXK27horXRR1bhoJTXvxF6BO+mqvfps5pMZBl3hrlCerCr8kSecIF8GmqxFFcKXjPLB",
+	"Yc+z0imaxa1hO4/xhkqfRAZOrGIGU7MixSZLCwUKJwrlTUX6xVjFLxm4dpQaJvD8gkJ8M6TG++zz4l8j",
+	"AojvwdTGtFqbLMOfmSm14MoVZawnsgwoZ4AbdSsT3uUHO1a8ejBSa3sO0sOyiajk9pnUBbiEtA1QLibG",
+	"NEqDdv0qpiDyydLzpdJo0K5veL9gKxDe/TIXF1TstTw6dWYrn9im8uVzfBR4S8/1ZmuhcHZFrp0wcY9p",
+	"iEJ2PpGHQ+jbOSWEj8qR+UomcyCAO+wIpKuhM83MEPriqQwguz3wYuYA4LIiuzl/WxkBNHe3W3pHvQca",
+	"NqILfKkmgrh70fNRTNgrmtJhJ9WU4BzmVPMgxf7ECXzsr9GKEb9gccxGpZaLFVETW3MoqjOiIt8+FUkd",
+	"HTrbKI4RlaSFsysyBIEPNfUkOoSvXwmGT1eqnpzrLKBqpDTDjHIaYwDsAK+Ncui3lRdglJcADJVPj4ro",
+	"o+O5wuo9olA2UsOqoOgKrLkGWmUNU0CmYWLNo4xsRdGmfsIiNaJGvo7uuzwsKd13rVz5+rrvAM/S2sMc",
+	"KUKeQ6WFXfNdFm7aNwyp9ZBu0BumuyvO4sKS5R6VoEplG5pqVCXvUMtdQYAxDgkQVjEfMXLm+Wm066iI",
+	"oMArJ4JQNBdMq2K7OYEoRBUVRVC6O6H/5i2KsGV4WivZm08NcTsqotYGLUqo6f5V/mcFV9u1xclPP3yd",
+	"1CvVi9Jp5fykUj6tXZTPq+dntcqTtOBCLfrIU9cSDSQU6tvNk5iiVvJhQctgz7ANtbtyzmExUltEAxLw",
+	"7eeuBSITuboEgVOu72EiyxF9HR22qEF9iCL7/b62zuTZeMKytZNN7aXglEztid5fm1beF1JnvrCuKd3R",
+	"RZ6oA9HoU1xYYvUjEBarVNwCkbZqGtM7eYmSJq00D0gIsxDCoVlE/VdwgXxkwYJ9A6H2ARubLHYVLFeB",
+	"yCuLwoguxVtjCN8nKOKAnLNJamVoWH1EDwHrii2nguREhfjnwFq6dX3Qrh8eCrV3y6nBfmlyUziHHLE9",
+	"zNchOwGZjL8hixUsBJRLREBOpwScd+QMpQTmOrM5YUH6t3HgsOnaQBZeLvnWD+Jf54uWx5pHzogK2VvJ",
+	"eGav372+FU5FjX5r2GrU2yaUmxdtsNgTndhTbO49sBHNfOAorrRsvnvXBB3weNCuJ7S2nS6/mDNyKd2J",
+	"X9W/sJd6V83FwMVvXc+6I2nx7iJPKdu2dCpXk4p9D5PUhCsIL0gH1OQq7B0g+pi92koZ4k71yEsdnNY+",
+	"892lKnL6sNOCHxPWY3nUIj64B3PMAABu6vmIeQuCJqKP4Iz4xDge2VRGCE+nO64Ph/XGh5tmZzgwLzXq",
+	"KnPCx7Bm4vlxqzO+aQ773XG9cz3+d7fTNC9HFPNZ8j3kYuuOJdUCkmBLb59j6dKD8ia8w0xD3GJwTs1W",
+	"p9G96dWHrbftpvgS72OSe1BCbOERCupI0VLUJOgGmZDDR3TFiH1URPGm+833rW5nj7Ylq40UwOaIas0j",
+	"1fpNazBodd6P37e7b+vtcb97O2x13vPRqTswWwYyu8MPzT7/MBP1sOLk6W272/ix2ReBIHHqlDI3yaty",
+	"WDkjl94fQeO0Bd24sLnCOSMHXdYahcv7UL1YVHg6KJUgbLmauI6VGg8PzuhiU4ujA5nTQPbWj81edlLy",
+	"eelimhE382G1wDTKqaA9++Tvip2Zxll9QgquiLEUpwgyTsTTw5kOts2jF6Ybcn+ncaWZCgJnL9wHoASb",
+	"Pfg3vxx6DHKEc+z5SJKSl52XJ/KnVlQ7Y3/phsOtFYNgHCFXhcG4WULOJsRNUdcm1PLQIP9MiLEiVhBh",
+	"clECXZpPpel4ROP+mAkgZW6okdLcMJ8TfW0XUZOzc6CQ+mjDq9TrFFE91I8rPwUDmXcOtU3kMEi/slu1",
+	"IrzFtOqn/H3h54KB38GFozQBaA+VqGZTu4I2pfIzsoUV99X6PSkn5DY/+cMSRG5r6cBskVI99xI5IrdZ",
+	"6p45YeROvd1elmTRtb9DCsntZuTb6K7wEGBXSGgrUk9ONvf5lo3F7RTN61alj4oqztD6XEr0pJFIvFwS",
+	"7DMtlZtFjBGF2dN8SA2BjQw0xZZgYJjaiPP/ImoDGodgK0iOkEYCNWzz1HOZnBSBjl4cSGR8Np3Tx31/",
+	"IrYuxTEZj7cxSxFIfZlJuuHt7w9FtyLRRLJopQk199VgP/dKiLE9ajkE7IcEUlkrI7e9ctJ6udV5J8/X",
+	"Pqu0yBqyJtJAeR8LM6IJN4aWIjHKarqZ2ScWLbQpDn3VlQ7n6VErHlIxWHSYmcw1T/mE+ricTZlZHZqJ",
+	"5VZfEsLnwZ6oF1q29Fjbnh5C3IwlXnoTt0wmTp+D7UJZOofuFIVDGe8VtjEXHL8Sad7sx6O2CtkSo4fD",
+	"jfQEFWUar3Yk1OVLZYQsOMZ7w037NGE/JShRVCVVsn4k5xuyyqE2F3xat+/llycSPcgz+siMyluDpMF/",
+	"Q2polUcYUMkRNbd0yDREKLNCgwZinvAz4KTGnynHEM8HhiPkhRHHszKoyJyRwEQWpmgigylBB/DgOwHg",
+	"Xd07zdQGZhqhe5wxoqa2oVLy2ImuXiHhEGeEIdgFEKAM4eECVgx9l46ocnUBk1KqO0tUxuLoKsy6F0ba",
+	"J1seUXUAIMlhdmkw3Wdvp6eekPhj820gnJxCWcqMCz105boQXm+5BPvERnmRbvQNv+IIf0RGqDClTWHp",
+	"RFJchyKzs3Ldd/wXM48u40uSNfFoQixvQUZUTnd8tVyPESbBOiQxvoocH7VkC7Czoq7XSqXiiOrOksLZ",
+	"MTlKPleYQd7eSWbyg/08G7HrdqdQXPYZfBw/GTneQb5AmYQg4YYQ9XJ/p8efZYikuVraOCA3mN2ZYify",
+	"qXZkeAvsHJs3ypvk/zhUVlSRG1Y6TUE1V/1cgwPKWfX89GhE4Too9hZQABAWM23b+WTh3YfpNyjRnvnj",
+	"i4lcgu+JKK8XMgzRFga53WEojxElD9BTSgh4Duq7CjzaRKZGbaeNKN+/8Ylw+OFbIp8sXWwRFmNSIuvW",
+	"Ai/Fntm5XN9dLJ/uYpkxybtcLoe6Z6VK8C+JfTxfv2A4WTXoLoF2j2jIG2C+bGc6JdBmGNuocQYDpfs/",
+	"ioCmciUl5XUR1YVGT1Ubv4y3saLhG9jd4R25c8b+rN6STya3ym9yH1L7+p6V+yzdd9fJg10nrziWlFE2",
+	"wk9LIIeoRKryaI7wnjrMm/WPD/SjTC7ot+xXeYjYwd6npFDKzo8f1ozfKXWkp2ba06iUTfSLB7mTC/vA",
+	"E7Yr2xjDZs5+PoLwUxuqcSP3uTDzCmKPP3oluKS3ayW7u/MPDPViSUDzo8L6MN+XWmQSR96xgClpu1Ke",
+	"zCNqam2ZKAyPcp07kghOUP6XMrNXPFDSXRtRZvWoS0kl/3Z8L4ZMMgad3WrCO1vo/gF+R4/c9tubljrd",
+	"2el5POI2V7CeGF6apecFsCkMLTOHxbvbdvuX8W1vw+krZqahNsKuK4Q0WPQikm9C9vRLoVxw2Ehle8tj",
+	"VxHzbb5kR0VkXjff9+vXzWvzUnhpRB8xRhSuUC8oIjPmTCAd8aDsS9ywlghGF23njFzU3fDHbS9eBDc9",
+	"ldPzhYVoB+yZVjdBvfSlDnse21TxThxo+ttjS+84r3yXxE9rto/+RqbDbC3pGxbP9W9eidyEYgMKUdT2",
+	"MWfExR3ZBPdMJFj8Fh33jZzD6nBytiTXiPkIm2JpNnI43vZMAxE+g2arI98sopY83fHqC/y8umQaIG8F",
+	"KxrjI488t2FCDvX1PQ4qy9iB+2XBjGXD4KwnPafliOYT7UA2q7S8mEdGSpmJvBPEMxaPaHYDgmvHl0Vm",
+	"f5KazLQkKCOamgUlMcGhc+d4MKwPbwfj286PHUEcU8aduLrxHFDSKHlKqzdoNsaNbudd6/1tvy7cs5rN",
+	"6+a1/Fr4TL9Zv/5lPOyO+83B7U1z/K7d/Vl/5mMNvgZ5ZcRX4NptT1yRPXlqshY9LYuR63dvh81+ovtv",
+	"+90fm520JC47/Mz0JG0xmqad1nDz7k+Qn5b5I9uo/HzeW9m5Mbbm/tjtzLUvvTzQoysr38fLunW9jkfX",
+	"galBvpcEfl3HKj0XzT4GYQ6jRAoaj0IE+IwYwnQnBxTuVV/gaSXUJKsH71mUBkAc/17CJKwfkxc4B09Z",
+	"na0zfxjxfI2657HvPd6p9VCal9B/vjDVe0latxeF+07XXoOutTNr0NQzKutdIsxHpFyNQp8SUZImvkmF",
+	"C8KIaqU1ikhzORV6DAsH2PVmfL9OVo4L4eB5HCCXIwY09VYysIYZorCPyG+vegCGei2wJIwqUZotxAix",
+	"0dRxCfQH23Y4FiYcIyhekDdsRJMebQ6TrhuB76G8qZWmAeHIofKWiu7ZiBwYUTCBIpyMdgf/OTVzj3H/",
+	"0t3pRlT6b0VD5t3M8LRJCjWak156EQMoM7O5P3oeC/BGGRo1KAO5DiUMMbLEwho2WSNKHvhVZM2xj61A",
+	"FgndaQRJDuPwPOhR3SQnmMvcttIfedNN6WpE9co5XAoWfuHWnNgrV4QWQmIqcITTXABVNZukdVGlot5d",
+	"3i/VW7AhHQ3DvZhw3quz+WTlUzGGdz6md9OVn0xKLR/aqxceDRyaql9pqFvJmY1l6HzXbzXqOSNXH7Tq",
+	"4169weXPcXi1MY5db972u70m/Nnp9ocfxvWbZvjkoHsbuxI+nHw0/uA+kY2v6QZQPiuULgqVk2G5dFk7",
+	"vzwpF0vVWqF09hxuACnlqKNKsMF66ViQjE0/nMpXKtbL5m8rhzqfkdwoKH/dKBeuG+XyUZpPwc4+q2/1",
+	"ZEKbFAKiUt1skI7Y7pb9MlN7m3tETyJimo6ztOqzzgZMzOikmqtEL9XlvYz0dlqQyhM8CE7Kj3YYeDag",
+	"pyrl7jaOt6NCSzu7t9tsHZ2ATObKiXLsgkg4JxlsViLzvZYyhW+nbH/x0PXbLbsM5TEyKQmm2DKRYx8Z",
+	"yHZmjjTdJQqg5vbORN6iUy9DxlDB8lFslPTOcZg2p0D6RAZH31tRuxD4zhKIJHuUrKHWvh92bx/v40fl",
+	"HJVfukIPcxygmBduMazrDEnX2d7Vy1JtdTJUtt00L1NBcaxQI4fORWQ22t0B2NaoB6548ffyMmsh+ENN",
+	"RdqCzdjcNrBSaGgvNiijhFnv99TAcYgbtsNTDsruLRMTmmm+7Cl3HKgajYD764r5YX3Kx4v7YRMHiv2R",
+	"nPPSIn9Igl9S9NfWfbcKQN8k31UBr6QK0KjwplJAVaoQ4Qhx9WKcXEG4Qih4caIHTCXFEenzEpw7+0Fw",
+	"k3IGmvJ2ktWA+K3Db0iw+fEmitSHjub3xkuP969Uo+z5hBFqpWETEjx4/h1ayic2BFOfuBicMaSLeGTy",
+	"UQdE5IHJGbl2t1Fvy0Qx/GdvHN3qjWN3n7U6ydctN7JPkE87rP6TFW6Q8DTcLmnJ9vjWuSPrgsjNusSO",
+	"zy757l54LECntSt+k6Fy4bSqKTYQC7APaZBFdu0ojnJEZWSl54fxklS5hYUNyFa5SCmtxZAeJYrGFI0w",
+	"hQgNZI6l+qtgwqaPWh3RjdcQdvk1++hKNV9K9B9CxPCaIxXBUUBTFj4wov7KJeKxO7JGLsyqcDAgdOr5",
+	"VrLUpkh1AZcchgQpSyhK/sgRei89RDl5JHiRu8w9kAkEq+LP+lqe1tI2gGdh1/md2DeEMTwjaQTMVc8g",
+	"4vuejxbi0U26BA+mNAEfIZFCBl43EEZvGz1UO4NSFGxlzYGxEFq4HaTXSVhk9XEYNSuIGRbAx03jQ2lA",
+	"i0tCXT9N6KiHbBo0ACif2LYGMrOdas0jvme5+EFXC+I7FnLsEc1jilaUOTPO6k5rhYkjcv7NRMUfSXJl",
+	"XpPE+dOLgyW++0fJOC1/iT7+/34tFy4+/SpvlS++HKX6+IasMVWhjdmaWnPfo96KRe6YRdQE18SFyvAs",
+	"Qhv4kSNX0iNJADoQ+sWfI6pmkhVRXVIDmSpNKuqwjQOsAsxGNG8yEjS8xYIzVxZgapEb+VDYa3VBROKJ",
+	"h9jblXvXAuyf8tyImjMSfCQ+FyU27x/xzjMis0pSFXwW6O6oUnnrsMj1JH4SRABb2HiW4kQVy27ZZsQ5",
+	"4IoM3+Nff1AlnkIEG/rI7CVw7aG2uyZLn1g44HJLZiqcZ1e6hdMpEo9r3mzQZeHNdrgejVCbDzXVVYrG",
+	"PwyWC5cExE7oKlV+LYto5c12f5mTx72haBOe/mLktuzGXY293/LqFwMgB3wmk7p/GA57cbKuoqwdl9j6",
+	"EsW0d53uEL3r3nau95uYsB/Cj7Lh2Vldkc6Ulmfv1ZFaqfbIwvFb4pGUFPKkaKTaxelZ5eyselKqXVyc",
+	"1C7OTy+eEI3ESdmOTa3q3D1ApJlFnPuNXV3c82M7iehuGXmPNp4oI4c7IlUoDu/uheh3q0e1/Rd5gEo1",
+	"KFl6ljJsxPSj5Sqak8+xS+fbriRUJdF3ymfVSvnstAT/K5xWcHVStmr2CTmdFsq4MqlaNbvAf53h88k+",
+	"ixw2LXy4UxZBuEQLKUs/f4k8GKEzJudUk5V7p7LgHdSL9MSt+j7QeYVCiuJLnPHbhBNx/pdIIAB2PUYC",
+	"IY4kVdPw2l5aad+bZZhy5R2h7C1xGbRcKql8WDbhDIxJsO8wfo/LP5KVoI4XgLEX+6nEK6y0Vi6VtEJr",
+	"pX3I2t6y6VWUPVJcwG5skSXUiOAbX+E9NbyPUPNE0DJdcbQvDNxFmQb7tyR01TvprswTCY8SGz14/h0X",
+	"Yj2a3LeHk+IsVfkgjDiIfeIKLbx7wpApXYBNJEgMQWb/ttOJX7kWqXnFhp1g606norKBnJGTL+aM3PW+",
+	"CXBFrzMRRxiEzadhFQ/GThZmFk3tNVcB9mckaKWqtFWz4plIoNvKzq8ixg9yDXKohaWGQHiFFB/N0EVH",
+	"tiYH1plfArQuPBt6lZ7Dj6VZjoVaP1gL0VhCBVEoMhPj8Zb+T/4qWt4iQUbhtiYhgLy9z+ClyjYtlkHe",
+	"4aIgepg7Lth8LMKYQ2daytuE+6dqcG8V/qY2+LGZe7TF+h1k35Co/p5FUcFydXDNEV0/LeuPxLlnbFOF",
+	"pEPjYXJrxNDkDl13OE+HlOSMC8kihBG8a1+9BmfUkxcouxnOzc5Km/qEZBTaFByW45dXLbnppa/vdkD9",
+	"vbDm36qwZkJdsWls4pfTKXYSncTptxNI2T7FvgVtpqvMxL3DST30sxWQxaatNmXaY0Hzoje7J+eaBNhx",
+	"06mjDfdiOhYqxnKF5p4LvnChy6J04AUtaMbsKGPjtrE3wwe/GLk5cZe7XvjAn5HWuaRRYNt7G0aEL0YO",
+	"Kkvu08uf+IPNzxbUoBC9/bJzqmEhUyda6LJSVUebU2mlKqLgC5BGX9P9JMBRvzno3vYbzXGnOxwLTRgI",
+	"nT/ddof1cfNfDYgHTECmzZdyWVpEsZdYmh5V30jsSnoVWZ7Imm+TJeS196CCrE1MlBc1PsUGZDCKZC+P",
+	"Hnmc5IZPcX5wM53kh5qqSqRzE+QTQ9BsoE64AbnS6PowO1CimoVmqNqOrmAfbD3gu3GPkpJT5elXcL7R",
+	"0I4o0PbY8EUdNiXcsnc470RvHuixkwGRnstlJzJxPbOfjqdvj+2w6btHzosjlJ+jLydtuLJTWkJAb4rM",
+	"8M2iEiFNCDSEpKvykil4CZSbgN2Xn/LTpVlCILi7PRyMu51xr/6+aaZWpEhnNbLLO5hNyjdQXu+TOhFH",
+	"xoia181ev9moD5vX45Dh3A6a11y86NX7w1a9PR7cNhrNwUDwrNtOv1lvfADXy3gcfaPdrHdue+N39ZYI",
+	"k89qO35LFHKSl1uDH8eD1r+b43a9/77ZHw8/1Dvj1k39fRMu54xc81+9Zr910+wM6+3Yu81/DZv9Tr09",
+	"rvda45/rfamJetdqtq/HH+vt2+a4+7HZ77euIXa91flns8G//2Oz32m2B+OoS3D3Y73duh5/aNbbww/j",
+	"xodm48fxu25/fP1Lp37Taox/bjXff+Cvt9/mjBz0lrfQ7v4CiQSi77dbgyF8+EOzfj3WealWLwrGcd3s",
+	"NTvXzU7jl5yR6zT/NRx/6PbG9evrfnMwABRQHwxa70Vgfni/Ue/wW60e797P9X7sZqszGNY7jeb4Q523",
+	"IBIFtDrDZv9dvdFMfVJHG+l3IYHB8Odu/0f9EX4n0v/xX6oAzbjZ73f7on5NYmfKfAXaJssZOTFHrc67",
+	"7vi2o7vd9ps/3bb6fMt0B+P6+36zyecabsjd1erw3TB++8sYKnJF2y5ajxisum62m2LBB40PzZv6GFZd",
+	"ZDlove90++Jeq/O+3Ywmodfv9pr94S/jYfOm164PRUaO62ajXee9k7dbzQFcD49LKkFXaug03JbmGpU4",
+	"7H+McndkPcpdjnKgHhjljFEOHodrEEGlvMDKBXuU+2I+WvF1LfXcm2nu9wNYKapbSTb39LtJ7VAqzIom",
+	"TYpSQJa1r8XJ7R1JCQv7kYQilmgkMfUw3+m6Ivj0ZosfRfVxvc1DR74zOj6uUHum4HgNqm2Nh89AZs8D",
+	"vZ41An5Tjsw8g1L6ls8iEJA2p8h2FoQyNUVZOsIdDpE/CeErbEqi+oUDdWBcSNHjpSr2pqtg5ZM2fzTF",
+	"ow5amBC+3j7HYzbyVoEuNIVWRdtbTVwSfUEE7YCQlt52Qxpfouqq8OAhjXZ22tOFUBo2nFo80LH2bUc8",
+	"ndoQnx1vlZnAqy9ua0m8TG3iY5C+3223u7daRqF4oUrOJN5zvp6eNWdjfQcH2TTjvVZ3BBFkJChY0FRB",
+	"OW8UQme6bdqP/ZzUxGOa/cmxE85qqRO/JL7yj+/GiM1jtO37T1Yv5bNKB7aXFRUtoYaLitwKU5yHjucq",
+	"EDSxovu4Wz/DMLYYg/fdCarOhh6JnKJi3LkmYZpHfnhIes82HThUtEFqHPTbeuda5qm6FnVYQ9GDY7D6",
+	"ewnm1Q8BALfnTks9fBnkoC6VspIeXEWOiZBLjohUcmE3ZQA5dNHcV704iFzcUt0/Np067O3KwHAPS81Z",
+	"mPIBYWT+H2/ORLf9Ft+4nF84AQuLuO7Fw0WHs5V9mWjxmtwTl09IYYot/ukN//G9lyrSraeTD3HgMvXu",
+	"cDpMmdn3KpwVUXdWTUiYC0LknFN1LoRKFcJ1Uupi/1+Q6rvE51vK82tlCgk0nVKEFSPtGixKIjJE/Cz6",
+	"S6sYqfP3mDfQ7Vgr3wnWA76MEvXhVTCvpADs+iqYo0qxhLBlEcZkiUzQvWG+4VfB3POd32U6k7cE+8RH",
+	"QncIjyr/Nd3gxZtaBmxEMV2LBq90lcuKEd9UCUNMssCOayLLxc5CrNY/fx6Kt2SqRoyiRJ8japMpXrky",
+	"z+7U9R4Ea9H7qbxMYxdvfVcLxcGW5a1owOSsw4x7x2KWjvl/c4YQwqD1LQE8/Nljy/VWdmHp4oCfadCh",
+	"EQMR2wmMqO8ilT/4q6G1t/IRvIU4hea7Yec3hF6Rix4OeZAxJxTPVGPiNoo87eHA8mmMj1yMMfkJeDC2",
+	"ncSG+fIFHEMF+7E8GmALgKPMFK0tOuQBwQ6VhfDj2yx67g1DZLFyQ2cajNhqAvbBKSy0GEW910L35Ust",
+	"lOAB+zZgXhVKA/U5HB+54Ol3taMubXjCY489eL5rowmZO+LuQqbB5Oy8AAZLlW8nM7jWSIbyUTs0A4xo",
+	"Vq7Co6uwQ3KI+nu67AU2ksDH1p3wqBhRFXpRRD0czJmBJp7tEGboHtTReAXhJVTQYzTlqPdB1DaJ6vMy",
+	"EUh3T6jt+W8YiuoyyHo84Nwm2OHS44OyEQ70Iy/yDIGO1YYnIJu279gE5SeYEVAjm3wPXh5L08PcY8om",
+	"oUXBgQ51RBsevec0lE8Bm0ORoMla+pSEs3PJnyzsT6T0cj5XKCRO/LIgWXxY1JY1TkXOUQSWfRWmVUR1",
+	"ukbSABKDw9jl/VwSRD5DiU5nsXQdywlU2nBlQBF+d7xdRohg2MB03jBBCfiAEiE2vHt6MI7YKiLsBlON",
+	"sppXaOm5LnICuR4ISQeTCIcXod4VBy8bdx6wE5hh7X/txj/MmLcobzckM0doRQPHjWfcFd6ufChthwVc",
+	"SJt7NoNUAcicOm5AfNNA5gJ/7guzhonypcJJqWQgSd7RSal0ZCDT823iv13zbolSSx7MnbkR2gIaKchN",
+	"q1lDIMZPTFUP+4GD3cEK2JwpF4WTz3CqYvYYs4gifxdQuDOUN3Uno2KxaB6pEuJAigBTRb5O0VJGEFiy",
+	"RlndzQ1++A8LC1ctfRIE657v0MBEv634i0vs4wWBIENBCOawJbccVFk3Sx4VC7uukUA3WpviIVF8i7cr",
+	"FkqkdEB5cyrKbBnIBGH7loll4/y7teR/3ZE1/0dAhzEcJv4beIf6KZYLu+4EW3fw+tL1sD3kMCz8NV76",
+	"XuBZHnhC/Xfx8wxP782jK77NoLKACJaURjhOLbAV8Ib/Oeh2ikh1FDHiwhnTi8hxBgP9m67csD10R8iS",
+	"ofxS7Irw+iX0FtYxD/UmBXc5MuJ7w5DPHMuCa+Y/IKWZ/H7I2WThM7lo4bdlgZA5vieykhgyHXqPXcfu",
+	"qbURp6cDKJUPPRkyu8CBNef8cFsM4hVybPG6Cjrk/YjHHTKo0xaI8ldxR1hWRH11zFUmDpnCTOYoA3WM",
+	"jxwberu9mpyMLIscp/mESQ3DAq/FxuU8GHySpbENhSraqHofJ2+8aT1pHThii3p1ogBYVNsONJe2Z60A",
+	"DdgegUzdvGlh4YxVs+MiqvJREGxVO8XKPYFa7gqwCA6fDd+frBEspNQhQMJtuf6mOGcA5lXFDDPkzALP",
+	"Bk7gJnCVDony92UJl45yRu5exH/lLnP3ZRlUQfHSyV3mqsVSsSp8lOcAYFPjzP+Qf33RqdqW3KkzEqSl",
+	"PQnjP0OHiEBkhvqPyJiXma8ZW77HILxa5dIxZIFCsRDijJm6u+RWJ0m5TDKZQUqhzCgRosJ1gjYS/b25",
+	"54rF1fMQGsCEIXobaspAx65GFMuePcgyd1lJZMOs7Djdpiv14RwwsoBge0vlGmaq2nJiI5K66wp3xB+4",
+	"KGwK1iL9SkdU9M9hwMKIjQLPQ3knkO7/0gEtVriiBVyMnwpgvmJTSz/eAKqTqaOf93xEyYNw6PGZzPOm",
+	"ePYPWTz6Ks75hSAWy70vliXBkJHItQfZ4MXOETitGEIKTbG+UdMXavfRzEktuuDHAYfQ0/WiWcmEizju",
+	"DcsPm+KrmUXDokeOe+J8cAif+2LsfPwdjPAnDgr2ebyV2Bp7v3gTLszer3TFcu/9fLiie7/RT0Fwe788",
+	"IP69YxE53x0wV+z9ct0N9h9XBN/kOxAzIwEMp5yVUkmJ0arGHN+wgiQdcyQocryEKR4ce4vr1R5EW1Pz",
+	"bWQR2ZYn+9c/0mLHoxqNpWFZ1WisnpfCGo3Q3fPzWqV0Vj6pVirl8/NqqXp2kovXt3tyRpS0BNFQRMSx",
+	"Cip/qHDu2pEPXoVU6FnrZAkSFU73/MlbIs+rr11f5bp53RJOMl8+hRGE0B6n6aAt1Ay1Qqed7vghjFW/",
+	"Suu70JzlQtv5Zsv8aITK49xQM1mHjm5c4hTM603y9TcJizQoqfZa8HqSaD/bYuxxGr8YOaFYf1wm+UTf",
+	"YdCHV8nQY3G+GLmaIElpvQlJ1/FbbPcF0BWvlHe/ckuV8lUU65Ji/T4vqhxXMksC5N1bLLC/Bus3C7YW",
+	"ANGhHERGzTg5y6R0n3jz+4PjuO/EI/GwptzTELDAMgbaxL+At+D2ZYjrYtG5WntC35GJkRNBvxTEmygG",
+	"iezAzygJnzfRs1Cm6F3yiUjPpOFmlITNWYFSIWoe0W2wGemoWXdi3oZlQQdK0bNi2REVYDYe/fcUKDtS",
+	"dbD1KRVIdkN/lwlhN578jl2/Y9dvBbvGQgdCuCq2bNJf7VfZ7Fm1XL4oV2onZ9VaqVw7rZbK8fDW9Hri",
+	"pVKEVRNwIcoaEkLCxyfhSGS3iPJORGklIMHDs4GPjSiM48d3XqUeUG4YesT683Qzsub1Vy5hx1O/8EAm",
+	"Kkw5K748CVFDKebZIapo+dEQFV7fB6JmBda+DCrVztHeQDQrDHwH9tS5358ebWZGtWvwMslg98KV6afh",
+	"CcAyw1iulwtOQB1VxmU/rFNEdWiRYxOCfSaypIkaKZzAjSKbYWQFBPgjTIT8Sen/kPJgEf0cBTuBkV+E",
+	"OhkjmkRPIk1fZgyUSrmOGB9thKg4DgvtiYE3opuRUqhORTyNmGJZ2Ffi1mxo9S6+hoDEvjFU9dcDR98y",
+	"vsk42yHA+fWPXKtXV+WCctVasVw+K55cFMsVKAXak+ZQznkavZyxXR2nQZxauRJCnM0kewMZAic9NGTc",
+	"BpmgqQ/jtnNGburQGfGXfKo4L373T0p++biaDW9/UBq+E464yqflynn17LRUOymXQMO3/Bjao1q9j7VN",
+	"jBWfjZyRA+Pqu9j3zhp0WLLYvb2++UE9wRLZbiHKGNtvsYup5dCZcHPLXUZRYzf1Tv09uItKLBdCjKXn",
+	"B31MgafXatVCrVbNPT8Qy0Q4Akw912dEax94Uz3f++wQdvxAJvzJz2KHb10AiTUSUai5xuxkYTnl6r9/",
+	"bgXW4uMd/tc/3V+qP/3w8tO0Py55tzmQHZAkyRT/tHAkg8lvgJEES8px9Lz00iKNoHITmCbT21ZlTQia",
+	"ePb6CklHHM2Xqpgw/Y9oZPs3kJk85pIVT2NXfCLt97ZwM2OEBlfyXWaKNLgjGqJwoR6xUR5PAwLdBTv7",
+	"GllzfrpFtpFg7nur2VxPCHhURN2FEwTQyYjOmmhCLG9BGDKHjR50epPCmMhUFAY8QBTBM5HJCZ7wKYJm",
+	"JWU3heuWzPccc34AJzdVT0/MpSgfEkW8K98CzTvtEnxMLI/aEnIpGg5IhzcFoIahWukCmdjlq7BugkMa",
+	"753LPJmqBXKNAPTjWCpwXBf5KwoBdZC7HNYdeiXi/UY0b84IZFwELdORmGAAgKKvnJETOxXY8aEKi3WU",
+	"9NgA5wnOi2SZOdmK8PlDS+I7XuTlBgow35k5FLvRJ0aU7yOx4ODUMXfozIBqNWDc5niTb1mUD/sJPzls",
+	"JAnHkDdM89s42h/pRaL9S2K9vpq31wRH8Mm3nr0+DBcdhmseh1FSsMYrIYXXZOCP44aCE0b5FAJ/Rb48",
+	"FeymBIzlStOSVZ1ckMLZtEwKNXxuFS7s6kmhMjnFZVKzzuyL0Cj851fYfcPquh1TeBpOYajai2L7o+SZ",
+	"GbD+m1H/HayzSoOEnLdFLErkH5LwJ5Bs71WRYa10sfulhkenrmMFzwglRWbuTMi3B5p8rH7r+I/4hS8C",
+	"kLokSA0j49eZHieRBKf87NtCpQXmEWIfITP+CVP3mBehD4k9APEVTIZnuUREV4Q4iAV4HUEhqcyC9zQo",
+	"EsIdyMulyhnMPCrifqASiIR6U58QhGfYoa8LjfZHNXI9XlqDFfvqN42Fnpt3ntrl6TmuWIXqpEYKtekJ",
+	"LpxbF3ahRMpTTvJr1omteGfl/KR6Wqqclsu187PKRfW0dr6Nd5afhXdenGoMaFrB52WrRApVxYk487mw",
+	"SnYK74z2zlfinft3PeSHUdbr7/zQ1mjuV+CHtd0vdbzgnbeiz6laEYzmKfzQ2G61eSIH06IORpTzEpUn",
+	"fVO5wgVgx4opPZSihoUWnAco3pBqtqFegNZElSxQV6Z8wvdnIHwuvknu8dEhD38WxvHdQvBYC0GyHt6j",
+	"lQBU1KLMXeb+XraDp6geNjlMguL9LTjKe/KVxCsVJvflOGQAfCzpuv8+WbrYktz+Ye65RMTTIxmRfxjb",
+	"Ar2/+LpZTNP7L1YsQOS3FXZDePEm4mVcVspzMSsKYDYz2YsMuAywSwy0cETacc+X1nuNRAk1tgzPE63W",
+	"yhVkWh4V6UQ6XnBDArOIulMUPHjIFxlLLOy6LOFLoDdLPmMrAB04GVEIMSU2Cyt/UpGbU5kptin1w/B7",
+	"pURPMGSpxg8Lt6ioR70zStIDa4gW+1tEdSbT7oxoFO8Pqu9YsC/1dBEU5FKxd55SvhXp1VtlMoRt5VtH",
+	"9Mn1WzffGtFd9VuL6KPjuZq/cmy7xOJzTZlKR2gRYIPzJdcjTK05UboE6QzMe6pqvjoBRNKSz0vO2K80",
+	"i9CIam/6fI/ko2Kx4aKHvVa+PQLsUUJsdEsdqJ5nuWDgOMCKEVGKFzdkCPKw7/Nfz4yRgjxqlZ8Xg+Xb",
+	"c3+QQB4WpoLoQ0KrDBSyN099D0s0UEsSMsAXUOuHBTMzVMcX8dCu9MqG36wWP7ar/xyetzvmsbapyo95",
+	"6f6d9RaK1YaEmaF8nHUefdvAs1au7H6h55MQuLyDKhfPiFkH0h9STh/ksHh5BJsemyWqUD5/2gGZDyrN",
+	"KXZEHxEAVER1mQPmxb1iZ6ow5zfmFhthTKRDTFHD4g1DJif6pjCRbA/PhEU/IApfbJLv7rbf3W13UxLd",
+	"9xbHE5uE8dHQjyg6/GsFaH8xwi5VvnaXKrJLX4xclIUROnWPHRdPHNcJ1gMX2HmYNxp+53r97vVtA/Lv",
+	"d7qdsISAaOvJ2sqe79krkWxJjwGeej7Sgu1JgGe5y9y/yv+s4Gq7tjj5KVRSVi9Kp5Xzk0r5tHZRPq+e",
+	"n9UqMlGB3JDJAWYPaM/oc9iJXHLwZo6F3UHgr6xg5RMtPwNszwUJfE/8OcUW7wCkHI1+rmXGgnJOlKdM",
+	"2dW/fqW9+0kVzMyJE8WpxdftWCWtY5Xcl08iwivwPTGbkkjJtA9aHFhYJhzEOrhcmMmlfG5BYhsJO05+",
+	"PsXFe/vGe83ePjXdAbTyhEwHEi791bIcyGHtzG0gF2EPt2+6/VMZ7t/C1VlQy2KCVJpSiyZ0FShvysIv",
+	"rXZr+Mt40K7rKfTNNAWtrnI7Km7LLMfRKyfyGS7koZ+1pngFPZtM9WkTy7HVC05MLyt0uRv+2TgAhD+i",
+	"+V2+2OhgV+wRjfliRxnuZPKuWD4rn4ikycQGpgc6XSmJiC4aaLKSKSPFdc2hG8X9uQ3Ef4byB+dNkM0z",
+	"y887VagJ51okmeWy4hQ77sonSq26FDKXns0U8qMyLYmqCHmHRH2XovPRp6YOddichFKUENEgL19RFOv8",
+	"9RMfCyducLDEMBpQDlHs2PCWrFhpGlyUCedHeAOKvUE9/TDwm3K6IUew7s01ouDOFc1TyuwcXY5oIZ5V",
+	"DpLigvJCpCOnnsgeC+nnoqfiou0lJPiFhIJppSjztVINmZ3uEIkLRwYyZRizUl5Da1H7V5v9EgoVqTyZ",
+	"ENejM0iqhqlIISqmK+/5+qxM1uo+71yYUFcdDh8tcWDNj0T/tc5HdZ7qnXilJxhNCYb6tn6N+s2fbpuD",
+	"oXkEPQaRWD8QwRwLIXSU02AAFHWA/o5ysmZIXuWYLZ9G6bn5oTiC9J+ie4lCmbwnVWS+6/bftq6vmx3z",
+	"KMyzH9Y7NVXO+bwZFTGRCVDD4ijiyC2cwBSnG1O5gfUW4CSZEd6WdC6JGwXNk+w6EWASkW1tjkY0zwhB",
+	"5haOy8ntYR6JI7qXSyLaL1jDGNEDozUOVhd8j9lICtff5eHHyMOPkUcfKV5myB/PAbG/x4t8jxd5VLxI",
+	"uv7k+e1MB4nE30IUCfTkbxVGskOE3F9YfRaj0fEfW+7uHW+yXShO937aZtWIlW04IAYlnsU4mJMFI+69",
+	"FKmopxy2pbgqevfEiBUjI1wljGTRe7TAa/Qfjws/AvpLKxWfmglRnTv6+pEuWyHh6wS8bOHCf6volzNy",
+	"gctWdVI4sc+mhdqkggvnVo0UTqfnuDSpWDX7lITphMsXpdOTWvXsrFwpXVRr5+WTbUig8hxI4Lxaidip",
+	"ZZ1Nq7g8uSic4rNJLErnG4x+OaDr26NfvnP3jJiYr8Hdv25QzLNx9z1iZJ6b6xpCTRMLmRHq4rwMkwGt",
+	"lAlsbEJUnhEutXnLwFk4LHAs5HrWXUwfK3QshVD1soeuxhhR8UWhCg1ffZgTUYsh3FyIf5wK20aC2Uo+",
+	"Fzqd8DajSB70lECerfzxFeJ5noE5fmVW912L8jW9CqRuxSb2wMVv+YlV+3QifkgO3eo0uje9+rD1tt0c",
+	"3zSH/e4gZ+SUZhEWN8HfoE6jXihSRgUV5ACdeydYH9uexWLjPmar5dLzg+Op87nAXAwVP5cuFq7q8ZGo",
+	"UYAjd/zIc9gdIJfPK4QnCOeAK93eM8cbrzjYBtNNMWdE7gRg5f7ED8eWKek337e6nT/XnMj9t2tS1PYM",
+	"ZyZyuojs/Z++fPoKDio/nbOPpcmwSv959zwOKt+dU747p3xd55Rn001vwvOtKPHvE174jMAcUHCKk4jU",
+	"q7wENBcKqwffCUBJFdZr9AkytV5Aqj2geRxCm9pxlUhb/4Zo+SpsLL0UofQSUfn6ZBHH0GfESMYpwgjf",
+	"SI1YPh4PBlqvB4eRSMXlrQJkrpY2DsgNZndmZMuEInL/HHQ7aEH8GREW8UtZtj0+EWjpE96ZEfX1GE3V",
+	"FYhkM1B8OggNRLkMn4gP2FCxbrKGf/JQnTfw10po4Bcdpj6EtO/gQDxpyJKhqmEW4PWRiEDEE3hJW7UR",
+	"XVEhn9jKhKxPgoqX1NxZRNlOKdTIaRBO7GEFNz5t0XA9H1kuwb4eUQkT64Lu1AlQnnn6Z3+IzY/ygB/R",
+	"6cp1ESUPaIHB7WPuPcRmzycL7x5CBqF5NUouQClXnGgfFUe0wXsF5TjlVt1wahJhhMrMJsM4Md8Bc+St",
+	"AubYJJwaJYXixD7aDEcUey42FVGlQerRgvDaFyKvwScoY2trMbii6npGlKx0jAEtq5JGr8I6Lo4IHIBt",
+	"zWdgRcP3sVtE3emIahG28BhJxthK8VwLr0VhdK1yMAo/oLtyxWJtne0htjFJeUTjcUJF1CEPm75W6lNQ",
+	"o8YUErd5meY5Y3uEjaDGK7jzoHyap86RAWMDrbrmVTOi+b1cY474YTjAB0Yq5iMnmKSHi5Ht0HIUd99y",
+	"hFZsRKVmIZzLNyzFGUuqTGhy16A8TNC93Lti2TkRresFe8VK8/Og0T++t8lD6PcHdhWJYtiGKmZEN3Ux",
+	"V7FJk4c98piRH/GJsH2AMihaIfYXSWi6VeEj8MBf0R5yGxLUP59jjos/v7RKCQrsZYotYQdClZK6Uvna",
+	"XXqKY44Ix1PFCTOjRg6VvJ9DBOrBQXwtH52KVSOn+HxSKNvVaaGGTyaFC+vMLpyT0lR5k0CQe3rc+El6",
+	"3PhpuVY5Oy+VatVq+eSiclo+O9vuzXPyHBnsdJcYyz4h5WmlVDiZClNY4cIWprAUG15I+75azPj+fc92",
+	"5zk5JGb8u7UvI5Jc4I98MgeL5nhuhoBzCvHYf4Uo82aAZzcOWwja82xKC6Blfy5voeO0sIidUemxgo3Y",
+	"ReLkpZbUzFakjKiWD3C7jTNmTESY3UnlRpqIN6ICNxdRj/j65/OaMkGMkzBTj5OPBy4cXSJTjMsEGcps",
+	"dDudpmCB161B/W27eW1GYrr28hwzZGJ74dAmxROX2Jdoil0GJtJYK92fO+HpSgT0Z7chMb/Wzm1PU9Nc",
+	"IdNhdbAngZBu1hvD1sdmJHDC9zJHdtszhXyMzFZHvlrUio5iF1oNF8R17khcJPGkrXdEMfQiXsGWuusi",
+	"MmHJBmEXkPnutt3+BQYSTmiqlUNIENh1RZEM+IChXtfmk4LoyeQTnL4xDxARlu1KiT7mfCY1P+Z1832/",
+	"DkER4axGWRB22qNDsfGpBunNY/ndQr0r308qrhXlDOP4XREAYbvRzpkAn8a3YNA2cuok5y5z4izqKCd2",
+	"aoWpJzYOoBfGt2AGjw1EkZWMoSjSCrvhOSPyNZoDpeHFGX98yIJGEvfrXKc7HrTre9vxO91xfTisNz7c",
+	"NDvDwbjVEcb8cb1zPf63ALhf2YDdSTFib5J8h6KJF8wRbGwgsLAzoI4mJcLcfyX+Aau+SL4iNIfwZIqJ",
+	"PzK8SnsiGLWfRR5l71Mob19SpSyAnY2F/l4Wu2xc+JVBcVsWdj884VJqfXiG8pYXFouP3AQ4+OC4RCWD",
+	"VO9ZmKIJRLjeO8zxKLGPtlQt1fIzjegeCZogJacsWC9DoAsQ1hx680FuT08mzhzRMNIWo8nKcYOCQ4Vd",
+	"xptCkHLoFCgHq7ujTL2VL310UB7aFOx3RE0H26Ic2mf+D/uPxf+Z+tg8MoTtSxxykC1jjQN9MIFASJsn",
+	"nGqOl5fuiiFM19oLwj8RzGsuQdi2Way0qsgehbYljxrRR2ePQpvJo3ZAu3DrfU/j9D2N0xbCFMvfFOZF",
+	"r5TPyifoneM6M58Q1PBWfjCidTafrHxqoI91VCmVa2cjeksdTk04v4JqiToe+bfuE2TkLOHDJBvJAcwK",
+	"HCoQYqfbH34Y12+a/Vajnpl2vXxWKF0UKifDcumydn55Ui6WqrVC6SzNT6z528qhzmckv4fy141y4bpR",
+	"Lh/ljNCnqsdJow3aMPl8ys138jecMdVKlJM9t9UTTM10pFGN4DZ/dUmI79CZPYl9pRx60bXoVLqFKS7Y",
+	"D4IbWCPwKhOt98DZwOLNt7uNelu6G+Y056bnxeCwzzd6lNGl9+3uW3Alff7OWIQGPnbLcIZe0jErPDHH",
+	"8fULhQmZjKUNEoZAs6z3O5MCkZCTXup4Vf66x6vy2ONV+XMfr1ffzpWDtvOnvVYlsxZywH751ywgi4vV",
+	"v4fNoFv/4YfcK433cQ6UsQEdkjgrxI9/jYRZroYb0gSnaJqfKjHF7Qfq8pe9bASpXU4vCJT2ETN0WYHk",
+	"/lKqkaJOEbUChky1VwHhP8xxEM/+UnTDtqAQwP5o/ZVDgtSH/yyxQN8R6neE+s2y0AMR4RP40F4e/Grq",
+	"/7ae+260s1+EWT1XHnX2jFq5elLjmZ4+PTVjxaPSp2dovqDZZ8ibHtN8jegeedN3sNrvCrHvCrG0oxxX",
+	"hG1aZrdGLpaGpQsZuVjlEEC6hlkrFngL4ncEX22K/qGG5y830MA1sfl4iI10gi8jNkKMYOEZMZACLDDK",
+	"cvnsvFq6KFeqtdLpSblSOTmT1r4UG+lXDRLUn5TmxuvmdatRH4JFdAtGSa9ZmKwc5NA72Wy71flxPPyl",
+	"1xw3hx+a/U5zOC6X3o/bfQ2RvCYm0ICVYxXU8lHPang0wFbQXGDHzV3yK/8ndzHvRS5m7w2tyN3BODRm",
+	"a8YdDnQa3opPTSV0jk5efklEJEatDZBDIc2LYJfWQNDlF+3hI8X/A8X+v4a0nyXk75X+GkX0jIMZzkUo",
+	"8Y/i4CQ1B7aBzFB6NkbUVMea39jc1CnRivBwLFd2UWsSfM/4N2/7bVGLRxkxQ01BfrpyXUPk1gXmJzpq",
+	"hhvN5DfDMooZFGC0KpWqFh8S/EXMoyvAg+AMK720ZEBLzIwqottGVIal1ZBJJVyWYT+8EeEPpvnTIbPR",
+	"7g7AN3AznE1l+h7RrZGbWn5v1F04AaRg0XmhiSbE8haEIZMzRY61RDlKZorgOiQM0fz/wtv3Kq1epQxG",
+	"jCXWDYPQNjKDbyvyeIl2ZQuHujuHpQtHsWzhwtAd27Z8B2Vk/M7K7J2Goq9kOF0wJ3RE5XNRnnHpCEou",
+	"kXSINGIOkYIbXKKQGaiwrDSOYKrYRC/1DP0FQ6++5yNO056lwNqXhqjbMd9fErOlQq9HAY9Xi1CqTk7s",
+	"s+kFLpStCinUpqe4cD4pWYWKXSMif2DZUgJHpXJRKtdOKtWz81K5VquelrLrVWqC0ZPijiqVKHanQi5O",
+	"7ZpVnZQLJVyeVKyqXagREcbzDWYRPqDrqWFHsSk82TOLcLpQ+LKRRxvw/+vnDNa7940HEH1TuYa3IP/H",
+	"aUrj5rzHZQveacDbkgyYQ/6sbMBJlamIVtN8iVeMoLxDLXdlx2uIsESiwCR2PFI4X+brvUziWJ9MV0xL",
+	"ZaGVem/RW0berusii4Gq8GwaqtqIzOAw17pTRF0VOSKsl7FhZWQvJunQNJG7WOUoHtHN/MVF1FXgTaqM",
+	"YzkiaCLrgwftCvEMRv9tJTH+GlmL/1Zpis+nJVyZ1KzCqX1OCjVcnhQuOB88IRyAlCdV68QObZcnp6WL",
+	"crVaK5XPzyuls7NydVuIc/VZ0hSfnkdhwvYFqUxKVrlWEJl+S6QgMv3WrG8xTfH+Xd+epvhvDB/sDPbz",
+	"GPjQ9YGK/0VSFG9VBx7mlLOblRvK5JlhXjAhdGCz7JbMs8VZthNs8nZg15wxPmti31d32/nTuOt8t6P9",
+	"CexoZw06LFns3l4LOxpodGEp6b3MgAk5ab7b175x+9rjVUzbXYn+rh5EzyEGR2jtCd5Coq0oyHG3x5C0",
+	"H+3hMdQXsqrWuKgp6PFTwj/hUSLlWtGoEMYcf1Mc40KdSOR4pUReaIt8XkLJWmhJFtjRfIhGdJ/wuYN8",
+	"iCJfqYzwuYN9iMQShIjhuxvRdzeijQOu+xA9oVZfVh6wzdTof5Gqfq+dCOyF6/ptJgI74ctSPi1Xzqtn",
+	"p6XaSbl08iLy9NTzH7BvO3TWX7mEHU/9wgOZ7Jal/8jec+XU3HO1i9OzytlZ9aRUu7g4qV2cn17s2HPl",
+	"59hzp9qyTUllcmaVChfk3D6zTieFE1ybVknFTtlzjARtgWq/7rbbt/9btl35gPxz3/i2+5S9CV7IF0yj",
+	"1YcrkPbxAtsAan9aT7CNkWhgOImFHoeHj/8I/95qEOpDImGZqDjRq3RNUng7CuVClue6xFIls0cUU/ZA",
+	"fIYqpZrAkdQD35Mi6lKZT90nlufbaKZq5ktTQjzfiLIpOWxEKXEgofGK2hzLU89HLPCWS2IXUX0aEDgl",
+	"DCmPoQfsKP81MXZTFKdCom/g/CVTLTssMHkPXY8L7ojNvQcOiPcCqq9jzwg/+LV0U7XNnRNLkoMesIpp",
+	"sK/C1f47VZzbOD3bj/QeSt1Dj2MxclmEMz2iprQ/mKgg3CSRKR0atCtRdIqo6TbB1t0V+GMCJzflZZtw",
+	"KZcRIcA6DJVLJZHuX0at1GUyUa3DUfCLlnxUT7RucsYDsyr0Qw3PJqawLEa3bghjeEbMImpEYrMmT/uQ",
+	"CGfmBQGhCHNKIMybMfF5r8P8Cormr36SX68q+v6SFuwI+DBsDSHieTZ/NZ7xXz17DTn+xYNh6n/INu4s",
+	"nCB3WT41xJ9Sqd3qDJt9mZGuoKVgK/Sa/cL7fve2V1gSX4EamZzMseTbkvUmkZGutRprRpLxkvhjWVAI",
+	"0D/vseqg7S2wQzMbFZ/GNg4wrBcMri0GFRtFLJFcr9kfwyhy4L+GYRmTU/dFlGeCs8TvQkmFN7vbfIPI",
+	"Z4sQm/NZ6MklKp8WS5I8uZzKc3KWPK65y9y7bv9t6/q62clpt6ODnruslarfxew/i5j99863HU7/30dd",
+	"fyCieaKQcswBO+93euzLU4ARwgwxj8smTHpdyZzoIy5E6HV2weYjM1Ijm2DbdUD+BIf5vJxcVEELh64C",
+	"wgykspniiUuOVMmeERXpaaFAr/BZmxAUgTHPj3DYJbKw63JZyYIUyFCzXoUJ60HBdTqiXtybwmEonuRd",
+	"eL3JYAcZ6VBEQ3wHHlqhbxxg833wECzJd0D0+oDoO0/8rnp+DtXzs3M/Q1GaFXUJU86+Op20hYn0b8Em",
+	"f8ZOoFLQPzOvVB4sf4g/vhxn+so8S5aMmJNX/mO73tGvHCGHgvf0TBS33CehBtorn4aerH93Og20bzYN",
+	"Le/GoYlkt1jCR/TgRLLbLeGoTtccLMwUiFGL5DuzeYDYHC9j/t5XoNiAp1X5Qn3dRMk5TEf0/2Pv3HbT",
+	"RsI4/iojbjaRbOoTYHKXVXarSN0mSqtKlVzFgz0QtDDuYrNVLvruK3/jGY+P2GBYSnyz2gawBzOH7/j7",
+	"p7dsrlJwmqT7Ewy/T9FfQIq+aZHdTvoHziko/z+O5AxT/8fSj14GN4PfHz8969r7wc6KSp0bDKat7dZU",
+	"h301YO0WjJ2fK4gi/oLcSgy1Ox4tSnBX9x/uP399vnv46/b+47MorrRty9Am+sg0DN22Tc2cjHLFlScp",
+	"mGsk2d4INrKOtoMb3bK0Empaoj6xq7TwWOAzZbAJthEYXR2XqLLrJjMzuUmH1vP+iiVhhD1em3r/+MV6",
+	"fvj44WuxQFIZRMVy2fgSn/HC1gz9H/AH9B2cknQkXWepG29XB0pOtMaYSkf4ZYBMcWbvr9eAaMQ7qRaa",
+	"yJuqsaWKuKGaQ6Bw2XQWJeHwktRrQmS9XcENy8vcb5AbAf3Efbx9+vzxjydeDJn88/nx6eHL/R38HYzN",
+	"gpQ2Z4YoRa5KZlQOvcpKb7OQ1HoZhku6uB6WfFSGruQeF7MphUREQwILckv3/ArwStICmvR1pPwOyYpP",
+	"XuNyhBB5A9lpJFSnQSCaNX0yi96hP3Bq/pYJlMsElyFy2b7JLPoIsCs4TOgpiQq4QxNVbAFuQU25LQ51",
+	"6B1bNEyLNUg4LonWejpBxBboKnnIC4O7KMgV9obrUDcxOEBkg2+3LnLFdhu/sI62LopPxWHy/6CLPiPg",
+	"4gVzeElBujWO/zuC7Cz1kW1Px+gqM/1SDbRriUUjb9XwAHEYLheUN9auAnDwIrxwKMwXA3436LCdvQpB",
+	"cGltJoYO+EzyJIq9mAgvROwSLiG6iHMwmLplNERuucEEw/fJZvlvvJbELiBf+rdQQhJxnRLmQLmlxlb8",
+	"CzAJE4eWvsOIlwJmsv8wX+JBcLn9dE/KrlVWCbMAl5U76Dh6GaLjo39E2y/zJ1uCgBjmSZCA4o9uCDoU",
+	"B8SGKs2hpdRUnYUBKYkAMry0pAX1oVCiBbHBisg4+8pyM3M5N6jACHJoPSSI8atBEkfhEkKvQh9LSReL",
+	"GGsicQ+ZhDVhG3FeOFKaqhct4346qlCbEET7tvAv7MuT+Cj5RcFF5b7w/n7tyX3RBh7kif24Cieqmc90",
+	"mEdyMtDRFNuziTf21RGx5qqFzZlqe4av6kSb89dER+jY0Ea2qY8t05iOJrptjWtAR3on2S1jNE5pQfOx",
+	"Z2CTWLrK8kQTrNqzqaf5OmkMOjpelOF4bm8NTKn546mAKUk/U1OYUnnwqsMU2v6BjxMl10rMkQJrSeLQ",
+	"9KSlxqQl6bE1CkR0l5arUmjfD84k2bY74Q7pvdxM1q6Ab6qadlUYJ9loZRSnotEdW7hhBudUJrENkYfI",
+	"e0HeCi+Bt7SMsp7+MdlOqYRrlugkfxnAOUkc0nY8JwXMZXCL4ocO1hE4vBsSe6Mc7aRw7lMO3yEaEWI/",
+	"BxoRahlQ3IUARdL0w/BsWRfDGQGgZGv/NK0T7az9cgPqTSGkdGx6IzKZqVPfmKsWAVql7qmmP5pP8HSm",
+	"ewbhRpxpToyxZdu6Zkyt8WgyMbW6EiWrCyNuqllplQ+ZWOMRMbCtMgqTPlcZhWnkN0ZIXZYR1+Lx1GOq",
+	"esOs6oSUKVaHGWaXxbBqa261BVt1YQYpSXFSrubAhcgpi09ymyXeRvGShpx1Jd2+MekK8hyQk2HhcTYK",
+	"pRUASz4zT9ChdMoD8wwRWn0xylsvRmlI7OqLVC64SKWLgOsOBcFfJaRzRA3B44dnOgGESc3GcnXJlfT3",
+	"gAprEbp/IOYQKglEurrW+rpDdcIWrLHE7Ye8aD1rbI/yaYd2oEaYK59m4oRl9dNo7/JpRAOppSotn0b1",
+	"1dPsCidmlfVl05dYNu0RGm3wSm+DOTtWjo01PxkddJDpRtqEZZgTMsW6dVY5Nv7Yj2S5lPyq7/Z/SDWd",
+	"asb5ZtrEM6gy4IJNq5jOCWlWO9bncdBWItR0AXCrku8imXf54/NQu24f0FXzzvHSauKUdsVyIB3TrqB5",
+	"rXvaVYLVaUO7Kpg655iy6dlY58/GKm4J9TtCg8jwXmsYqjtn5AXHO8Fq+TdB2KEFnASs6VUYgLshln9I",
+	"WBg4fV8hrouCjXxBSjJxXijibbTMzi7KewmQhrdlOFu95dxbzj0B6UACUttzqzNLtgUNaT9jNo9Ecmim",
+	"MWt/JJJDS5lI6DAkkkPLmUjoMCSSQ3cxkQpn8ymYSP3hXHE4VxKUjHza80KOcSAo9ed4+3O8yGrqD/Ee",
+	"5NQA5NT6yI8vRLztZhm9wlEQxF/J2KFhFr+Hz6nY3231sVWw9dXvKxzNg8168C3ekVmzJzuLsr+61N8O",
+	"4rAh4mc2JPgowr4f7zXoKiQEudLbVfWFrL67CnJVNX6Tez2MJ+pmlayUm3fvdGMy1IbaUL+xNVuDsyF5",
+	"VPlhvGc+cQoyQ5vtKoFJsyQkq7MYphsrc6P/zKLP4MzKXZqVP9dgFVhULsk+Uz+2BKS6FvTpw61027pK",
+	"nZK7s0JB7KvQberhCK+CRWEwvIEzRFdeIBqPkxbRJQmvKwYgNNlK7pxSCjKVMAqSZNVQvqNaDKTihmU3",
+	"euJLog0xLMjm+sOdT7j0p83rJEgtCgiHr9R72QQ02IZovY14Kl4IRYg8fGFSPcjx/Mqv2/a2Yusou3Fh",
+	"6/j57ed/AQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -39,7 +39,11 @@ func (s *Server) InterconnectAttachmentsInsert(ctx context.Context, req gen.Inte
 		return nil, err
 	}
 	a.ID, a.Created, a.Pending = s.newID(), s.cfg.Now(), !s.ops.FinishesAtAccept()
-	op, err := s.mutate(ctx, req.Project, regionScope(req.Project, req.Region), requestID, func(tx *store.Tx) (operations.Start, error) {
+	run := s.mutate
+	if deref(req.Params.ValidateOnly) {
+		run = s.validateOnly
+	}
+	op, err := run(ctx, req.Project, regionScope(req.Project, req.Region), requestID, func(tx *store.Tx) (operations.Start, error) {
 		if err := s.placeAttachment(tx, &a, b.VlanTag8021q); err != nil {
 			return operations.Start{}, err
 		}
@@ -168,7 +172,7 @@ func (s *Server) InterconnectAttachmentsGet(ctx context.Context, req gen.Interco
 // InterconnectAttachmentsList lists a project's attachments in a region.
 func (s *Server) InterconnectAttachmentsList(ctx context.Context, req gen.InterconnectAttachmentsListRequestObject) (gen.InterconnectAttachmentsListResponseObject, error) {
 	p := req.Params
-	q, err := parseListQuery(deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
+	q, err := parseListQuery[gen.InterconnectAttachment](deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
 	if err != nil {
 		return nil, err
 	}
@@ -187,9 +191,11 @@ func (s *Server) InterconnectAttachmentsList(ctx context.Context, req gen.Interc
 		for i, a := range all {
 			items[i] = listItem{name: a.Name, created: a.Created}
 		}
-		idx, next := page(items, q)
-		for _, i := range idx {
-			out.Items = append(out.Items, s.renderAttachment(ctx, tx, all[i]))
+		var next string
+		var err error
+		out.Items, next, err = page(items, q, func(i int) gen.InterconnectAttachment { return s.renderAttachment(ctx, tx, all[i]) })
+		if err != nil {
+			return err
 		}
 		if next != "" {
 			out.NextPageToken = &next

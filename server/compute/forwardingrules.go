@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -92,7 +93,7 @@ func (s *Server) GlobalForwardingRulesGet(ctx context.Context, req gen.GlobalFor
 // GlobalForwardingRulesList lists a project's readable rules.
 func (s *Server) GlobalForwardingRulesList(ctx context.Context, req gen.GlobalForwardingRulesListRequestObject) (gen.GlobalForwardingRulesListResponseObject, error) {
 	p := req.Params
-	q, err := parseListQuery(deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
+	q, err := parseListQuery[gen.ForwardingRule](deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
 	if err != nil {
 		return nil, err
 	}
@@ -113,11 +114,12 @@ func (s *Server) GlobalForwardingRulesList(ctx context.Context, req gen.GlobalFo
 	for i, r := range rules {
 		items[i] = listItem{name: r.Name, created: r.Created}
 	}
-	idx, next := page(items, q)
 	path := globalScope(req.Project) + "/forwardingRules"
 	out := gen.ForwardingRuleList{Kind: gen.ForwardingRuleListKindComputeForwardingRuleList, Id: path, SelfLink: s.link(ctx, path)}
-	for _, i := range idx {
-		out.Items = append(out.Items, s.renderRule(ctx, rules[i]))
+	var next string
+	out.Items, next, err = page(items, q, func(i int) gen.ForwardingRule { return s.renderRule(ctx, rules[i]) })
+	if err != nil {
+		return nil, err
 	}
 	if next != "" {
 		out.NextPageToken = &next
@@ -184,6 +186,38 @@ func (s *Server) mutate(ctx context.Context, project, scope, requestID string, a
 		return err
 	})
 	return op, err
+}
+
+// errValidateOnly rolls back a mutation that was only to be checked.
+var errValidateOnly = errors.New("compute: validateOnly")
+
+// validateOnly decides a mutation as mutate does and then rolls every change back, the
+// operation's record and its requestId included (validateOnly=true): the answer is the
+// operation the request would have started, DONE, since nothing is left to wait for.
+func (s *Server) validateOnly(ctx context.Context, project, scope, _ string, accept func(tx *store.Tx) (operations.Start, error)) (operations.Operation, error) {
+	var op operations.Operation
+	err := s.db.Update(func(tx *store.Tx) error {
+		start, err := accept(tx)
+		if err != nil {
+			return err
+		}
+		start.Project, start.Scope, start.User = project, scope, userFrom(ctx)
+		if op, err = s.ops.Begin(tx, start); err != nil {
+			return err
+		}
+		return errValidateOnly
+	})
+	if !errors.Is(err, errValidateOnly) {
+		return op, err
+	}
+	op.Status, op.Progress = "DONE", 100
+	if op.StartTime.IsZero() {
+		op.StartTime = op.InsertTime
+	}
+	if op.EndTime.IsZero() {
+		op.EndTime = op.InsertTime
+	}
+	return op, nil
 }
 
 // readableRule finds a rule by name or id; one whose insert is still running is not there yet.

@@ -98,7 +98,7 @@ func (s *Server) InterconnectAttachmentGroupsGet(ctx context.Context, req gen.In
 // InterconnectAttachmentGroupsList lists a project's groups.
 func (s *Server) InterconnectAttachmentGroupsList(ctx context.Context, req gen.InterconnectAttachmentGroupsListRequestObject) (gen.InterconnectAttachmentGroupsListResponseObject, error) {
 	p := req.Params
-	q, err := parseListQuery(deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
+	q, err := parseListQuery[gen.InterconnectAttachmentGroup](deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
 	if err != nil {
 		return nil, err
 	}
@@ -117,9 +117,11 @@ func (s *Server) InterconnectAttachmentGroupsList(ctx context.Context, req gen.I
 		for i, g := range all {
 			items[i] = listItem{name: g.Name, created: g.Created}
 		}
-		idx, next := page(items, q)
-		for _, i := range idx {
-			out.Items = append(out.Items, s.renderGroup(ctx, tx, all[i]))
+		var next string
+		var err error
+		out.Items, next, err = page(items, q, func(i int) gen.InterconnectAttachmentGroup { return s.renderGroup(ctx, tx, all[i]) })
+		if err != nil {
+			return err
 		}
 		if next != "" {
 			out.NextPageToken = &next

@@ -41,7 +41,7 @@ func (s *Server) InterconnectLocationsGet(ctx context.Context, req gen.Interconn
 // InterconnectLocationsList lists the catalog.
 func (s *Server) InterconnectLocationsList(ctx context.Context, req gen.InterconnectLocationsListRequestObject) (gen.InterconnectLocationsListResponseObject, error) {
 	p := req.Params
-	q, err := parseListQuery(deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
+	q, err := parseListQuery[gen.InterconnectLocation](deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
 	if err != nil {
 		return nil, err
 	}
@@ -49,11 +49,14 @@ func (s *Server) InterconnectLocationsList(ctx context.Context, req gen.Intercon
 	for i, n := range s.locations.names {
 		items[i] = listItem{name: n, created: catalogCreated, seq: uint64(i)}
 	}
-	idx, next := page(items, q)
 	path := globalScope(req.Project) + "/interconnectLocations"
 	out := gen.InterconnectLocationList{Kind: gen.InterconnectLocationListKindComputeInterconnectLocationList, Id: path, SelfLink: s.link(ctx, path)}
-	for _, i := range idx {
-		out.Items = append(out.Items, s.renderLocation(ctx, req.Project, s.locations.byName[s.locations.names[i]]))
+	var next string
+	out.Items, next, err = page(items, q, func(i int) gen.InterconnectLocation {
+		return s.renderLocation(ctx, req.Project, s.locations.byName[s.locations.names[i]])
+	})
+	if err != nil {
+		return nil, err
 	}
 	if next != "" {
 		out.NextPageToken = &next
@@ -163,7 +166,7 @@ func (s *Server) InterconnectsGet(ctx context.Context, req gen.InterconnectsGetR
 // InterconnectsList lists a project's interconnects.
 func (s *Server) InterconnectsList(ctx context.Context, req gen.InterconnectsListRequestObject) (gen.InterconnectsListResponseObject, error) {
 	p := req.Params
-	q, err := parseListQuery(deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
+	q, err := parseListQuery[gen.Interconnect](deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
 	if err != nil {
 		return nil, err
 	}
@@ -182,9 +185,11 @@ func (s *Server) InterconnectsList(ctx context.Context, req gen.InterconnectsLis
 		for i, ic := range all {
 			items[i] = listItem{name: ic.Name, created: ic.Created}
 		}
-		idx, next := page(items, q)
-		for _, i := range idx {
-			out.Items = append(out.Items, s.renderInterconnect(ctx, tx, all[i]))
+		var next string
+		var err error
+		out.Items, next, err = page(items, q, func(i int) gen.Interconnect { return s.renderInterconnect(ctx, tx, all[i]) })
+		if err != nil {
+			return err
 		}
 		if next != "" {
 			out.NextPageToken = &next

@@ -116,8 +116,20 @@ func (s *Server) Register(e *echo.Echo) error {
 	if err != nil {
 		return err
 	}
+	w, err := wireFacts()
+	if err != nil {
+		return err
+	}
+	mws := v.Middlewares(wholeSegments, s.authenticate, s.advance)
+	for id := range mws {
+		if w.noBody[id] {
+			mws[id] = append([]echo.MiddlewareFunc{emptyBodyIsNone}, mws[id]...)
+		}
+		// After validation: a request is judged whole before its answer is trimmed.
+		mws[id] = append(mws[id], checkSystemParameters, partialResponse(w.shapes[id]))
+	}
 	gen.RegisterHandlersWithOptions(routes.New(e, nil), gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{reply.Middleware[gen.StrictHandlerFunc]}), gen.RegisterHandlersOptions{
-		OperationMiddlewares: v.Middlewares(wholeSegments, s.authenticate, s.advance),
+		OperationMiddlewares: mws,
 	})
 	return nil
 }
