@@ -94,6 +94,27 @@ func (e ForwardingRuleIPProtocol) Valid() bool {
 	}
 }
 
+// Defines values for ForwardingRuleExternalManagedBackendBucketMigrationState.
+const (
+	ForwardingRuleExternalManagedBackendBucketMigrationStatePREPARE          ForwardingRuleExternalManagedBackendBucketMigrationState = "PREPARE"
+	ForwardingRuleExternalManagedBackendBucketMigrationStateTESTALLTRAFFIC   ForwardingRuleExternalManagedBackendBucketMigrationState = "TEST_ALL_TRAFFIC"
+	ForwardingRuleExternalManagedBackendBucketMigrationStateTESTBYPERCENTAGE ForwardingRuleExternalManagedBackendBucketMigrationState = "TEST_BY_PERCENTAGE"
+)
+
+// Valid indicates whether the value is a known member of the ForwardingRuleExternalManagedBackendBucketMigrationState enum.
+func (e ForwardingRuleExternalManagedBackendBucketMigrationState) Valid() bool {
+	switch e {
+	case ForwardingRuleExternalManagedBackendBucketMigrationStatePREPARE:
+		return true
+	case ForwardingRuleExternalManagedBackendBucketMigrationStateTESTALLTRAFFIC:
+		return true
+	case ForwardingRuleExternalManagedBackendBucketMigrationStateTESTBYPERCENTAGE:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ForwardingRuleIpVersion.
 const (
 	ForwardingRuleIpVersionIPV4               ForwardingRuleIpVersion = "IPV4"
@@ -145,6 +166,60 @@ func (e ForwardingRuleLoadBalancingScheme) Valid() bool {
 	}
 }
 
+// Defines values for ForwardingRuleNetworkTier.
+const (
+	ForwardingRuleNetworkTierFIXEDSTANDARD                  ForwardingRuleNetworkTier = "FIXED_STANDARD"
+	ForwardingRuleNetworkTierPREMIUM                        ForwardingRuleNetworkTier = "PREMIUM"
+	ForwardingRuleNetworkTierSTANDARD                       ForwardingRuleNetworkTier = "STANDARD"
+	ForwardingRuleNetworkTierSTANDARDOVERRIDESFIXEDSTANDARD ForwardingRuleNetworkTier = "STANDARD_OVERRIDES_FIXED_STANDARD"
+)
+
+// Valid indicates whether the value is a known member of the ForwardingRuleNetworkTier enum.
+func (e ForwardingRuleNetworkTier) Valid() bool {
+	switch e {
+	case ForwardingRuleNetworkTierFIXEDSTANDARD:
+		return true
+	case ForwardingRuleNetworkTierPREMIUM:
+		return true
+	case ForwardingRuleNetworkTierSTANDARD:
+		return true
+	case ForwardingRuleNetworkTierSTANDARDOVERRIDESFIXEDSTANDARD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ForwardingRulePscConnectionStatus.
+const (
+	ForwardingRulePscConnectionStatusACCEPTED          ForwardingRulePscConnectionStatus = "ACCEPTED"
+	ForwardingRulePscConnectionStatusCLOSED            ForwardingRulePscConnectionStatus = "CLOSED"
+	ForwardingRulePscConnectionStatusNEEDSATTENTION    ForwardingRulePscConnectionStatus = "NEEDS_ATTENTION"
+	ForwardingRulePscConnectionStatusPENDING           ForwardingRulePscConnectionStatus = "PENDING"
+	ForwardingRulePscConnectionStatusREJECTED          ForwardingRulePscConnectionStatus = "REJECTED"
+	ForwardingRulePscConnectionStatusSTATUSUNSPECIFIED ForwardingRulePscConnectionStatus = "STATUS_UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the ForwardingRulePscConnectionStatus enum.
+func (e ForwardingRulePscConnectionStatus) Valid() bool {
+	switch e {
+	case ForwardingRulePscConnectionStatusACCEPTED:
+		return true
+	case ForwardingRulePscConnectionStatusCLOSED:
+		return true
+	case ForwardingRulePscConnectionStatusNEEDSATTENTION:
+		return true
+	case ForwardingRulePscConnectionStatusPENDING:
+		return true
+	case ForwardingRulePscConnectionStatusREJECTED:
+		return true
+	case ForwardingRulePscConnectionStatusSTATUSUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ForwardingRuleListKind.
 const (
 	ForwardingRuleListKindComputeForwardingRuleList ForwardingRuleListKind = "compute#forwardingRuleList"
@@ -154,6 +229,102 @@ const (
 func (e ForwardingRuleListKind) Valid() bool {
 	switch e {
 	case ForwardingRuleListKindComputeForwardingRuleList:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetHealthOperationMetadataHealthInfoAvailabilitySloStatus.
+const (
+	GetHealthOperationMetadataHealthInfoAvailabilitySloStatusAVAILABILITYSLOSTATUSINSLO       GetHealthOperationMetadataHealthInfoAvailabilitySloStatus = "AVAILABILITY_SLO_STATUS_IN_SLO"
+	GetHealthOperationMetadataHealthInfoAvailabilitySloStatusAVAILABILITYSLOSTATUSOUTOFSLO    GetHealthOperationMetadataHealthInfoAvailabilitySloStatus = "AVAILABILITY_SLO_STATUS_OUT_OF_SLO"
+	GetHealthOperationMetadataHealthInfoAvailabilitySloStatusAVAILABILITYSLOSTATUSSLOUNKNOWN  GetHealthOperationMetadataHealthInfoAvailabilitySloStatus = "AVAILABILITY_SLO_STATUS_SLO_UNKNOWN"
+	GetHealthOperationMetadataHealthInfoAvailabilitySloStatusAVAILABILITYSLOSTATUSUNSPECIFIED GetHealthOperationMetadataHealthInfoAvailabilitySloStatus = "AVAILABILITY_SLO_STATUS_UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the GetHealthOperationMetadataHealthInfoAvailabilitySloStatus enum.
+func (e GetHealthOperationMetadataHealthInfoAvailabilitySloStatus) Valid() bool {
+	switch e {
+	case GetHealthOperationMetadataHealthInfoAvailabilitySloStatusAVAILABILITYSLOSTATUSINSLO:
+		return true
+	case GetHealthOperationMetadataHealthInfoAvailabilitySloStatusAVAILABILITYSLOSTATUSOUTOFSLO:
+		return true
+	case GetHealthOperationMetadataHealthInfoAvailabilitySloStatusAVAILABILITYSLOSTATUSSLOUNKNOWN:
+		return true
+	case GetHealthOperationMetadataHealthInfoAvailabilitySloStatusAVAILABILITYSLOSTATUSUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetHealthOperationMetadataHealthInfoHealthStatus.
+const (
+	GetHealthOperationMetadataHealthInfoHealthStatusHEALTHSTATUSHEALTHY     GetHealthOperationMetadataHealthInfoHealthStatus = "HEALTH_STATUS_HEALTHY"
+	GetHealthOperationMetadataHealthInfoHealthStatusHEALTHSTATUSUNHEALTHY   GetHealthOperationMetadataHealthInfoHealthStatus = "HEALTH_STATUS_UNHEALTHY"
+	GetHealthOperationMetadataHealthInfoHealthStatusHEALTHSTATUSUNSPECIFIED GetHealthOperationMetadataHealthInfoHealthStatus = "HEALTH_STATUS_UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the GetHealthOperationMetadataHealthInfoHealthStatus enum.
+func (e GetHealthOperationMetadataHealthInfoHealthStatus) Valid() bool {
+	switch e {
+	case GetHealthOperationMetadataHealthInfoHealthStatusHEALTHSTATUSHEALTHY:
+		return true
+	case GetHealthOperationMetadataHealthInfoHealthStatusHEALTHSTATUSUNHEALTHY:
+		return true
+	case GetHealthOperationMetadataHealthInfoHealthStatusHEALTHSTATUSUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetHealthOperationMetadataHealthInfoRepairCategory.
+const (
+	GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYCRITICALFAILURE     GetHealthOperationMetadataHealthInfoRepairCategory = "REPAIR_CATEGORY_CRITICAL_FAILURE"
+	GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYEMERGENTMAINTENANCE GetHealthOperationMetadataHealthInfoRepairCategory = "REPAIR_CATEGORY_EMERGENT_MAINTENANCE"
+	GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYPLANNEDMAINTENANCE  GetHealthOperationMetadataHealthInfoRepairCategory = "REPAIR_CATEGORY_PLANNED_MAINTENANCE"
+	GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYUNSPECIFIED         GetHealthOperationMetadataHealthInfoRepairCategory = "REPAIR_CATEGORY_UNSPECIFIED"
+	GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYUSERREPORTEDFAULT   GetHealthOperationMetadataHealthInfoRepairCategory = "REPAIR_CATEGORY_USER_REPORTED_FAULT"
+)
+
+// Valid indicates whether the value is a known member of the GetHealthOperationMetadataHealthInfoRepairCategory enum.
+func (e GetHealthOperationMetadataHealthInfoRepairCategory) Valid() bool {
+	switch e {
+	case GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYCRITICALFAILURE:
+		return true
+	case GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYEMERGENTMAINTENANCE:
+		return true
+	case GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYPLANNEDMAINTENANCE:
+		return true
+	case GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYUNSPECIFIED:
+		return true
+	case GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYUSERREPORTEDFAULT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetHealthOperationMetadataHealthInfoUnhealthyReason.
+const (
+	GetHealthOperationMetadataHealthInfoUnhealthyReasonUNHEALTHYREASONPENDINGUSERAPPROVAL GetHealthOperationMetadataHealthInfoUnhealthyReason = "UNHEALTHY_REASON_PENDING_USER_APPROVAL"
+	GetHealthOperationMetadataHealthInfoUnhealthyReasonUNHEALTHYREASONREPAIRING           GetHealthOperationMetadataHealthInfoUnhealthyReason = "UNHEALTHY_REASON_REPAIRING"
+	GetHealthOperationMetadataHealthInfoUnhealthyReasonUNHEALTHYREASONUNSCHEDULABLE       GetHealthOperationMetadataHealthInfoUnhealthyReason = "UNHEALTHY_REASON_UNSCHEDULABLE"
+	GetHealthOperationMetadataHealthInfoUnhealthyReasonUNHEALTHYREASONUNSPECIFIED         GetHealthOperationMetadataHealthInfoUnhealthyReason = "UNHEALTHY_REASON_UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the GetHealthOperationMetadataHealthInfoUnhealthyReason enum.
+func (e GetHealthOperationMetadataHealthInfoUnhealthyReason) Valid() bool {
+	switch e {
+	case GetHealthOperationMetadataHealthInfoUnhealthyReasonUNHEALTHYREASONPENDINGUSERAPPROVAL:
+		return true
+	case GetHealthOperationMetadataHealthInfoUnhealthyReasonUNHEALTHYREASONREPAIRING:
+		return true
+	case GetHealthOperationMetadataHealthInfoUnhealthyReasonUNHEALTHYREASONUNSCHEDULABLE:
+		return true
+	case GetHealthOperationMetadataHealthInfoUnhealthyReasonUNHEALTHYREASONUNSPECIFIED:
 		return true
 	default:
 		return false
@@ -172,6 +343,27 @@ func (e GoogleErrorItemLocationType) Valid() bool {
 	case GoogleErrorItemLocationTypeHeader:
 		return true
 	case GoogleErrorItemLocationTypeParameter:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectAvailableFeatures.
+const (
+	InterconnectAvailableFeaturesIFCROSSSITENETWORK InterconnectAvailableFeatures = "IF_CROSS_SITE_NETWORK"
+	InterconnectAvailableFeaturesIFL2FORWARDING     InterconnectAvailableFeatures = "IF_L2_FORWARDING"
+	InterconnectAvailableFeaturesIFMACSEC           InterconnectAvailableFeatures = "IF_MACSEC"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectAvailableFeatures enum.
+func (e InterconnectAvailableFeatures) Valid() bool {
+	switch e {
+	case InterconnectAvailableFeaturesIFCROSSSITENETWORK:
+		return true
+	case InterconnectAvailableFeaturesIFL2FORWARDING:
+		return true
+	case InterconnectAvailableFeaturesIFMACSEC:
 		return true
 	default:
 		return false
@@ -238,6 +430,27 @@ func (e InterconnectOperationalStatus) Valid() bool {
 	}
 }
 
+// Defines values for InterconnectRequestedFeatures.
+const (
+	InterconnectRequestedFeaturesIFCROSSSITENETWORK InterconnectRequestedFeatures = "IF_CROSS_SITE_NETWORK"
+	InterconnectRequestedFeaturesIFL2FORWARDING     InterconnectRequestedFeatures = "IF_L2_FORWARDING"
+	InterconnectRequestedFeaturesIFMACSEC           InterconnectRequestedFeatures = "IF_MACSEC"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectRequestedFeatures enum.
+func (e InterconnectRequestedFeatures) Valid() bool {
+	switch e {
+	case InterconnectRequestedFeaturesIFCROSSSITENETWORK:
+		return true
+	case InterconnectRequestedFeaturesIFL2FORWARDING:
+		return true
+	case InterconnectRequestedFeaturesIFMACSEC:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InterconnectState.
 const (
 	InterconnectStateACTIVE        InterconnectState = "ACTIVE"
@@ -250,6 +463,54 @@ func (e InterconnectState) Valid() bool {
 	case InterconnectStateACTIVE:
 		return true
 	case InterconnectStateUNPROVISIONED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectSubzone.
+const (
+	InterconnectSubzoneSUBZONEA InterconnectSubzone = "SUBZONE_A"
+	InterconnectSubzoneSUBZONEB InterconnectSubzone = "SUBZONE_B"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectSubzone enum.
+func (e InterconnectSubzone) Valid() bool {
+	switch e {
+	case InterconnectSubzoneSUBZONEA:
+		return true
+	case InterconnectSubzoneSUBZONEB:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass.
+const (
+	InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC1 InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass = "TC1"
+	InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC2 InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass = "TC2"
+	InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC3 InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass = "TC3"
+	InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC4 InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass = "TC4"
+	InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC5 InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass = "TC5"
+	InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC6 InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass = "TC6"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass enum.
+func (e InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass) Valid() bool {
+	switch e {
+	case InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC1:
+		return true
+	case InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC2:
+		return true
+	case InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC3:
+		return true
+	case InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC4:
+		return true
+	case InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC5:
+		return true
+	case InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC6:
 		return true
 	default:
 		return false
@@ -331,6 +592,24 @@ func (e InterconnectAttachmentEdgeAvailabilityDomain) Valid() bool {
 	}
 }
 
+// Defines values for InterconnectAttachmentEncryption.
+const (
+	InterconnectAttachmentEncryptionIPSEC InterconnectAttachmentEncryption = "IPSEC"
+	InterconnectAttachmentEncryptionNONE  InterconnectAttachmentEncryption = "NONE"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectAttachmentEncryption enum.
+func (e InterconnectAttachmentEncryption) Valid() bool {
+	switch e {
+	case InterconnectAttachmentEncryptionIPSEC:
+		return true
+	case InterconnectAttachmentEncryptionNONE:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InterconnectAttachmentOperationalStatus.
 const (
 	InterconnectAttachmentOperationalStatusOSACTIVE        InterconnectAttachmentOperationalStatus = "OS_ACTIVE"
@@ -403,6 +682,7 @@ func (e InterconnectAttachmentState) Valid() bool {
 // Defines values for InterconnectAttachmentType.
 const (
 	InterconnectAttachmentTypeDEDICATED       InterconnectAttachmentType = "DEDICATED"
+	InterconnectAttachmentTypeL2DEDICATED     InterconnectAttachmentType = "L2_DEDICATED"
 	InterconnectAttachmentTypePARTNER         InterconnectAttachmentType = "PARTNER"
 	InterconnectAttachmentTypePARTNERPROVIDER InterconnectAttachmentType = "PARTNER_PROVIDER"
 )
@@ -412,9 +692,32 @@ func (e InterconnectAttachmentType) Valid() bool {
 	switch e {
 	case InterconnectAttachmentTypeDEDICATED:
 		return true
+	case InterconnectAttachmentTypeL2DEDICATED:
+		return true
 	case InterconnectAttachmentTypePARTNER:
 		return true
 	case InterconnectAttachmentTypePARTNERPROVIDER:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectAttachmentConfigurationConstraintsBgpMd5.
+const (
+	InterconnectAttachmentConfigurationConstraintsBgpMd5MD5OPTIONAL    InterconnectAttachmentConfigurationConstraintsBgpMd5 = "MD5_OPTIONAL"
+	InterconnectAttachmentConfigurationConstraintsBgpMd5MD5REQUIRED    InterconnectAttachmentConfigurationConstraintsBgpMd5 = "MD5_REQUIRED"
+	InterconnectAttachmentConfigurationConstraintsBgpMd5MD5UNSUPPORTED InterconnectAttachmentConfigurationConstraintsBgpMd5 = "MD5_UNSUPPORTED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectAttachmentConfigurationConstraintsBgpMd5 enum.
+func (e InterconnectAttachmentConfigurationConstraintsBgpMd5) Valid() bool {
+	switch e {
+	case InterconnectAttachmentConfigurationConstraintsBgpMd5MD5OPTIONAL:
+		return true
+	case InterconnectAttachmentConfigurationConstraintsBgpMd5MD5REQUIRED:
+		return true
+	case InterconnectAttachmentConfigurationConstraintsBgpMd5MD5UNSUPPORTED:
 		return true
 	default:
 		return false
@@ -652,6 +955,48 @@ func (e InterconnectListKind) Valid() bool {
 	}
 }
 
+// Defines values for InterconnectLocationAvailableFeatures.
+const (
+	InterconnectLocationAvailableFeaturesIFCROSSSITENETWORK InterconnectLocationAvailableFeatures = "IF_CROSS_SITE_NETWORK"
+	InterconnectLocationAvailableFeaturesIFL2FORWARDING     InterconnectLocationAvailableFeatures = "IF_L2_FORWARDING"
+	InterconnectLocationAvailableFeaturesIFMACSEC           InterconnectLocationAvailableFeatures = "IF_MACSEC"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectLocationAvailableFeatures enum.
+func (e InterconnectLocationAvailableFeatures) Valid() bool {
+	switch e {
+	case InterconnectLocationAvailableFeaturesIFCROSSSITENETWORK:
+		return true
+	case InterconnectLocationAvailableFeaturesIFL2FORWARDING:
+		return true
+	case InterconnectLocationAvailableFeaturesIFMACSEC:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectLocationAvailableLinkTypes.
+const (
+	InterconnectLocationAvailableLinkTypesLINKTYPEETHERNET100GLR  InterconnectLocationAvailableLinkTypes = "LINK_TYPE_ETHERNET_100G_LR"
+	InterconnectLocationAvailableLinkTypesLINKTYPEETHERNET10GLR   InterconnectLocationAvailableLinkTypes = "LINK_TYPE_ETHERNET_10G_LR"
+	InterconnectLocationAvailableLinkTypesLINKTYPEETHERNET400GLR4 InterconnectLocationAvailableLinkTypes = "LINK_TYPE_ETHERNET_400G_LR4"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectLocationAvailableLinkTypes enum.
+func (e InterconnectLocationAvailableLinkTypes) Valid() bool {
+	switch e {
+	case InterconnectLocationAvailableLinkTypesLINKTYPEETHERNET100GLR:
+		return true
+	case InterconnectLocationAvailableLinkTypesLINKTYPEETHERNET10GLR:
+		return true
+	case InterconnectLocationAvailableLinkTypesLINKTYPEETHERNET400GLR4:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InterconnectLocationContinent.
 const (
 	InterconnectLocationContinentAFRICA        InterconnectLocationContinent = "AFRICA"
@@ -745,6 +1090,96 @@ func (e InterconnectLocationRegionInfoLocationPresence) Valid() bool {
 	case InterconnectLocationRegionInfoLocationPresenceLPGLOBAL:
 		return true
 	case InterconnectLocationRegionInfoLocationPresenceLPLOCALREGION:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectOutageNotificationIssueType.
+const (
+	InterconnectOutageNotificationIssueTypeITOUTAGE        InterconnectOutageNotificationIssueType = "IT_OUTAGE"
+	InterconnectOutageNotificationIssueTypeITPARTIALOUTAGE InterconnectOutageNotificationIssueType = "IT_PARTIAL_OUTAGE"
+	InterconnectOutageNotificationIssueTypeOUTAGE          InterconnectOutageNotificationIssueType = "OUTAGE"
+	InterconnectOutageNotificationIssueTypePARTIALOUTAGE   InterconnectOutageNotificationIssueType = "PARTIAL_OUTAGE"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectOutageNotificationIssueType enum.
+func (e InterconnectOutageNotificationIssueType) Valid() bool {
+	switch e {
+	case InterconnectOutageNotificationIssueTypeITOUTAGE:
+		return true
+	case InterconnectOutageNotificationIssueTypeITPARTIALOUTAGE:
+		return true
+	case InterconnectOutageNotificationIssueTypeOUTAGE:
+		return true
+	case InterconnectOutageNotificationIssueTypePARTIALOUTAGE:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectOutageNotificationSource.
+const (
+	InterconnectOutageNotificationSourceGOOGLE     InterconnectOutageNotificationSource = "GOOGLE"
+	InterconnectOutageNotificationSourceNSRCGOOGLE InterconnectOutageNotificationSource = "NSRC_GOOGLE"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectOutageNotificationSource enum.
+func (e InterconnectOutageNotificationSource) Valid() bool {
+	switch e {
+	case InterconnectOutageNotificationSourceGOOGLE:
+		return true
+	case InterconnectOutageNotificationSourceNSRCGOOGLE:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectOutageNotificationState.
+const (
+	InterconnectOutageNotificationStateACTIVE     InterconnectOutageNotificationState = "ACTIVE"
+	InterconnectOutageNotificationStateCANCELLED  InterconnectOutageNotificationState = "CANCELLED"
+	InterconnectOutageNotificationStateCOMPLETED  InterconnectOutageNotificationState = "COMPLETED"
+	InterconnectOutageNotificationStateNSACTIVE   InterconnectOutageNotificationState = "NS_ACTIVE"
+	InterconnectOutageNotificationStateNSCANCELED InterconnectOutageNotificationState = "NS_CANCELED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectOutageNotificationState enum.
+func (e InterconnectOutageNotificationState) Valid() bool {
+	switch e {
+	case InterconnectOutageNotificationStateACTIVE:
+		return true
+	case InterconnectOutageNotificationStateCANCELLED:
+		return true
+	case InterconnectOutageNotificationStateCOMPLETED:
+		return true
+	case InterconnectOutageNotificationStateNSACTIVE:
+		return true
+	case InterconnectOutageNotificationStateNSCANCELED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MetadataFilterFilterMatchCriteria.
+const (
+	MetadataFilterFilterMatchCriteriaMATCHALL MetadataFilterFilterMatchCriteria = "MATCH_ALL"
+	MetadataFilterFilterMatchCriteriaMATCHANY MetadataFilterFilterMatchCriteria = "MATCH_ANY"
+	MetadataFilterFilterMatchCriteriaNOTSET   MetadataFilterFilterMatchCriteria = "NOT_SET"
+)
+
+// Valid indicates whether the value is a known member of the MetadataFilterFilterMatchCriteria enum.
+func (e MetadataFilterFilterMatchCriteria) Valid() bool {
+	switch e {
+	case MetadataFilterFilterMatchCriteriaMATCHALL:
+		return true
+	case MetadataFilterFilterMatchCriteriaMATCHANY:
+		return true
+	case MetadataFilterFilterMatchCriteriaNOTSET:
 		return true
 	default:
 		return false
@@ -1006,6 +1441,24 @@ type ForwardingRule struct {
 	// IPProtocol IP protocol to which the rule applies; `TCP` when omitted on insert.
 	IPProtocol *ForwardingRuleIPProtocol `json:"IPProtocol,omitempty"`
 
+	// AllPorts The ports, portRange, and allPorts fields are mutually exclusive. Only packets addressed to ports in the specified range will be forwarded to the backends configured with this forwarding rule.
+	AllPorts *bool `json:"allPorts,omitempty"`
+
+	// AllowGlobalAccess If set to true, clients can access the internal passthrough Network Load Balancers, the regional internal Application Load Balancer, and the regional internal proxy Network Load Balancer from all regions. If false, only allows access from the local region the load balancer is located at.
+	AllowGlobalAccess *bool `json:"allowGlobalAccess,omitempty"`
+
+	// AllowPscGlobalAccess This is used in PSC consumer ForwardingRule to control whether the PSC endpoint can be accessed from another region.
+	AllowPscGlobalAccess *bool `json:"allowPscGlobalAccess,omitempty"`
+
+	// AttachedExtensions The extensions that are attached to this ForwardingRule.
+	AttachedExtensions []ForwardingRuleAttachedExtension `json:"attachedExtensions,omitempty"`
+
+	// BackendService Identifies the backend service to which the forwarding rule sends traffic.
+	BackendService *string `json:"backendService,omitempty"`
+
+	// BaseForwardingRule The URL for the corresponding base forwarding rule. By base forwarding rule, we mean the forwarding rule that has the same IP address, protocol, and port settings with the current forwarding rule, but without sourceIPRanges specified.
+	BaseForwardingRule *string `json:"baseForwardingRule,omitempty"`
+
 	// CreationTimestamp Creation time, RFC 3339 text with milliseconds and offset.
 	//
 	// Example: 2026-05-27T02:14:03.512-07:00
@@ -1013,6 +1466,12 @@ type ForwardingRule struct {
 
 	// Description Optional description.
 	Description *string `json:"description,omitempty"`
+
+	// ExternalManagedBackendBucketMigrationState Specifies the canary migration state for the backend buckets attached to this forwarding rule. Possible values are PREPARE, TEST_BY_PERCENTAGE, and TEST_ALL_TRAFFIC.
+	ExternalManagedBackendBucketMigrationState *ForwardingRuleExternalManagedBackendBucketMigrationState `json:"externalManagedBackendBucketMigrationState,omitempty"`
+
+	// ExternalManagedBackendBucketMigrationTestingPercentage Determines the fraction of requests to backend buckets that should be processed by the global external Application Load Balancer.
+	ExternalManagedBackendBucketMigrationTestingPercentage *float32 `json:"externalManagedBackendBucketMigrationTestingPercentage,omitempty"`
 
 	// Fingerprint Fingerprint of the whole resource, for optimistic locking of patches (standard padded base64).
 	//
@@ -1024,8 +1483,14 @@ type ForwardingRule struct {
 	// Example: 5146316128376045105
 	Id *string `json:"id,omitempty"`
 
+	// IpCollection Resource reference of a PublicDelegatedPrefix. The PDP must be a sub-PDP in EXTERNAL_IPV6_FORWARDING_RULE_CREATION mode.
+	IpCollection *string `json:"ipCollection,omitempty"`
+
 	// IpVersion IP version of the address; `IPV4` when omitted on insert.
 	IpVersion *ForwardingRuleIpVersion `json:"ipVersion,omitempty"`
+
+	// IsMirroringCollector Indicates whether or not this load balancer can be used as a collector for packet mirroring. To prevent mirroring loops, instances behind this load balancer will not have their traffic mirrored even if aPacketMirroring rule applies to them.
+	IsMirroringCollector *bool `json:"isMirroringCollector,omitempty"`
 
 	// Kind Type of the resource; always `compute#forwardingRule`.
 	//
@@ -1051,6 +1516,9 @@ type ForwardingRule struct {
 	// LoadBalancingScheme What the rule is used for; `EXTERNAL` when omitted on insert.
 	LoadBalancingScheme *ForwardingRuleLoadBalancingScheme `json:"loadBalancingScheme,omitempty"`
 
+	// MetadataFilters Opaque filter criteria used by load balancer to restrict routing configuration to a limited set of xDS compliant clients. In their xDS requests to load balancer, xDS clients present node metadata.
+	MetadataFilters []MetadataFilter `json:"metadataFilters,omitempty"`
+
 	// Name Name of the resource, unique in the project; set at creation (RFC 1035).
 	//
 	// Example: fr-web
@@ -1059,13 +1527,47 @@ type ForwardingRule struct {
 	// Network URL of the network, for internal schemes; empty otherwise.
 	Network *string `json:"network,omitempty"`
 
+	// NetworkTier This signifies the networking tier used for configuring this load balancer and can only take the following values:PREMIUM, STANDARD.
+	NetworkTier *ForwardingRuleNetworkTier `json:"networkTier,omitempty"`
+
+	// NoAutomateDnsZone This is used in PSC consumer ForwardingRule to control whether it should try to auto-generate a DNS zone or not. Non-PSC forwarding rules do not use this field.
+	NoAutomateDnsZone *bool `json:"noAutomateDnsZone,omitempty"`
+
 	// PortRange Port range forwarded to the target, `<low>-<high>`, for example `443-443`.
 	//
 	// Example: 443-443
 	PortRange *string `json:"portRange,omitempty"`
 
+	// Ports The ports, portRange, and allPorts fields are mutually exclusive. Only packets addressed to ports in the specified range will be forwarded to the backends configured with this forwarding rule.
+	Ports []string `json:"ports,omitempty"`
+
+	// PscConnectionId The PSC connection id of the PSC forwarding rule.
+	PscConnectionId     *string                            `json:"pscConnectionId,omitempty"`
+	PscConnectionStatus *ForwardingRulePscConnectionStatus `json:"pscConnectionStatus,omitempty"`
+
+	// Region URL of the region where the regional forwarding rule resides. This field is not applicable to global forwarding rules.
+	Region *string `json:"region,omitempty"`
+
 	// SelfLink Server-defined URL of the resource.
 	SelfLink *string `json:"selfLink,omitempty"`
+
+	// SelfLinkWithId Server-defined URL for this resource with the resource id.
+	SelfLinkWithId *string `json:"selfLinkWithId,omitempty"`
+
+	// ServiceDirectoryRegistrations Service Directory resources to register this forwarding rule with. Currently, only supports a single Service Directory resource.
+	ServiceDirectoryRegistrations []ForwardingRuleServiceDirectoryRegistration `json:"serviceDirectoryRegistrations,omitempty"`
+
+	// ServiceLabel An optional prefix to the service name for this forwarding rule. If specified, the prefix is the first label of the fully qualified service name.
+	ServiceLabel *string `json:"serviceLabel,omitempty"`
+
+	// ServiceName [Output Only] The internal fully qualified service name for this forwarding rule.
+	ServiceName *string `json:"serviceName,omitempty"`
+
+	// SourceIpRanges If not empty, this forwarding rule will only forward the traffic when the source IP address matches one of the IP addresses or CIDR ranges set here. Note that a forwarding rule can only have up to 64 source IP ranges, and this field can only be used with a regional forwarding rule whose scheme isEXTERNAL.
+	SourceIpRanges []string `json:"sourceIpRanges,omitempty"`
+
+	// Subnetwork This field identifies the subnetwork that the load balanced IP should belong to for this forwarding rule, used with internal load balancers and external passthrough Network Load Balancers with IPv6.
+	Subnetwork *string `json:"subnetwork,omitempty"`
 
 	// Target URL of the target resource that receives the traffic (for example a target proxy).
 	Target *string `json:"target,omitempty"`
@@ -1074,11 +1576,26 @@ type ForwardingRule struct {
 // ForwardingRuleIPProtocol IP protocol to which the rule applies; `TCP` when omitted on insert.
 type ForwardingRuleIPProtocol string
 
+// ForwardingRuleExternalManagedBackendBucketMigrationState Specifies the canary migration state for the backend buckets attached to this forwarding rule. Possible values are PREPARE, TEST_BY_PERCENTAGE, and TEST_ALL_TRAFFIC.
+type ForwardingRuleExternalManagedBackendBucketMigrationState string
+
 // ForwardingRuleIpVersion IP version of the address; `IPV4` when omitted on insert.
 type ForwardingRuleIpVersion string
 
 // ForwardingRuleLoadBalancingScheme What the rule is used for; `EXTERNAL` when omitted on insert.
 type ForwardingRuleLoadBalancingScheme string
+
+// ForwardingRuleNetworkTier This signifies the networking tier used for configuring this load balancer and can only take the following values:PREMIUM, STANDARD.
+type ForwardingRuleNetworkTier string
+
+// ForwardingRulePscConnectionStatus defines model for ForwardingRule.PscConnectionStatus.
+type ForwardingRulePscConnectionStatus string
+
+// ForwardingRuleAttachedExtension Reference to an extension resource that is attached to this ForwardingRule.
+type ForwardingRuleAttachedExtension struct {
+	// Reference The resource name.
+	Reference *string `json:"reference,omitempty"`
+}
 
 // ForwardingRuleList One page of global forwarding rules.
 type ForwardingRuleList struct {
@@ -1106,6 +1623,54 @@ type ForwardingRuleList struct {
 
 // ForwardingRuleListKind Type of the resource; always `compute#forwardingRuleList`.
 type ForwardingRuleListKind string
+
+// ForwardingRuleServiceDirectoryRegistration Describes the auto-registration of the forwarding rule to Service Directory. The region and project of the Service Directory resource generated from this registration will be the same as this forwarding rule.
+type ForwardingRuleServiceDirectoryRegistration struct {
+	// Namespace Service Directory namespace to register the forwarding rule under.
+	Namespace *string `json:"namespace,omitempty"`
+
+	// Service Service Directory service to register the forwarding rule under.
+	Service *string `json:"service,omitempty"`
+
+	// ServiceDirectoryRegion [Optional] Service Directory region to register this global forwarding rule under. Default to "us-central1".
+	ServiceDirectoryRegion *string `json:"serviceDirectoryRegion,omitempty"`
+}
+
+// GetHealthOperationMetadata Metadata for GetHealth operations.
+type GetHealthOperationMetadata struct {
+	// HealthInfo Health information.
+	HealthInfo *GetHealthOperationMetadataHealthInfo `json:"healthInfo,omitempty"`
+}
+
+// GetHealthOperationMetadataHealthInfo Health information.
+type GetHealthOperationMetadataHealthInfo struct {
+	// AvailabilitySloStatus The availability SLO status.
+	AvailabilitySloStatus *GetHealthOperationMetadataHealthInfoAvailabilitySloStatus `json:"availabilitySloStatus,omitempty"`
+
+	// HealthStatus The health status.
+	HealthStatus *GetHealthOperationMetadataHealthInfoHealthStatus `json:"healthStatus,omitempty"`
+
+	// RepairCategory The repair category.
+	RepairCategory *GetHealthOperationMetadataHealthInfoRepairCategory `json:"repairCategory,omitempty"`
+
+	// UnhealthyReason The reason for unhealthy status.
+	UnhealthyReason *GetHealthOperationMetadataHealthInfoUnhealthyReason `json:"unhealthyReason,omitempty"`
+
+	// UpdateTime The time when health info was updated.
+	UpdateTime *string `json:"updateTime,omitempty"`
+}
+
+// GetHealthOperationMetadataHealthInfoAvailabilitySloStatus The availability SLO status.
+type GetHealthOperationMetadataHealthInfoAvailabilitySloStatus string
+
+// GetHealthOperationMetadataHealthInfoHealthStatus The health status.
+type GetHealthOperationMetadataHealthInfoHealthStatus string
+
+// GetHealthOperationMetadataHealthInfoRepairCategory The repair category.
+type GetHealthOperationMetadataHealthInfoRepairCategory string
+
+// GetHealthOperationMetadataHealthInfoUnhealthyReason The reason for unhealthy status.
+type GetHealthOperationMetadataHealthInfoUnhealthyReason string
 
 // GetVersionOperationMetadata Metadata of a get-version operation.
 type GetVersionOperationMetadata struct {
@@ -1217,10 +1782,22 @@ type InstancesBulkInsertOperationMetadata struct {
 // `requestedLinkCount` and `interconnectType` are required on insert; members marked
 // `readOnly` are set by the server and ignored when sent.
 type Interconnect struct {
+	// AaiEnabled Enable or disable the application awareness feature on this Cloud Interconnect.
+	AaiEnabled *bool `json:"aaiEnabled,omitempty"`
+
 	// AdminEnabled Whether the interconnect carries traffic; `true` when omitted on insert. The
 	// attachments of an interconnect with `adminEnabled: false` are `CONNECTION_DOWN` in
 	// `interconnectAttachmentGroups.getOperationalStatus`.
 	AdminEnabled *bool `json:"adminEnabled,omitempty"`
+
+	// ApplicationAwareInterconnect Configuration information for application awareness on this Cloud Interconnect.
+	ApplicationAwareInterconnect *InterconnectApplicationAwareInterconnect `json:"applicationAwareInterconnect,omitempty"`
+
+	// AvailableFeatures List of features available for this Interconnect connection, which can take one of the following values: - IF_MACSEC: If present, then the Interconnect connection is provisioned on MACsec capable hardware ports. If not present, then the Interconnect connection is provisioned on non-MACsec capable ports.
+	AvailableFeatures []InterconnectAvailableFeatures `json:"availableFeatures,omitempty"`
+
+	// CircuitInfos A list of CircuitInfo objects, that describe the individual circuits in this LAG.
+	CircuitInfos []InterconnectCircuitInfo `json:"circuitInfos,omitempty"`
 
 	// CreationTimestamp Creation time, RFC 3339 text with milliseconds and offset.
 	//
@@ -1233,6 +1810,18 @@ type Interconnect struct {
 	// Description Optional description.
 	Description *string `json:"description,omitempty"`
 
+	// EffectiveLocation URL of the InterconnectLocation object that represents where this connection is to be provisioned. By default it will be the same as the location field.
+	EffectiveLocation *string `json:"effectiveLocation,omitempty"`
+
+	// ExpectedOutages A list of outages expected for this Interconnect.
+	ExpectedOutages []InterconnectOutageNotification `json:"expectedOutages,omitempty"`
+
+	// GoogleIpAddress IP address configured on the Google side of the Interconnect link. This can be used only for ping tests.
+	GoogleIpAddress *string `json:"googleIpAddress,omitempty"`
+
+	// GoogleReferenceId Google reference ID to be used when raising support tickets with Google or otherwise to debug backend connectivity issues.
+	GoogleReferenceId *string `json:"googleReferenceId,omitempty"`
+
 	// Id Server-generated unique identifier (uint64, as a decimal string).
 	//
 	// Example: 1178309123406512257
@@ -1240,6 +1829,9 @@ type Interconnect struct {
 
 	// InterconnectAttachments URLs of the attachments that use this interconnect, sorted; absent when none does.
 	InterconnectAttachments []string `json:"interconnectAttachments,omitempty"`
+
+	// InterconnectGroups URLs of InterconnectGroups that include this Interconnect. Order is arbitrary and items are unique.
+	InterconnectGroups []string `json:"interconnectGroups,omitempty"`
 
 	// InterconnectType `DEDICATED` (a dedicated physical connection), `PARTNER` (through a partner), or `IT_PRIVATE` (deprecated alias of `DEDICATED`).
 	InterconnectType InterconnectInterconnectType `json:"interconnectType"`
@@ -1275,6 +1867,12 @@ type Interconnect struct {
 	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/global/interconnectLocations/iad-zone1-1
 	Location string `json:"location"`
 
+	// Macsec Configuration information for enabling Media Access Control security (MACsec) on this Cloud Interconnect connection between Google and your on-premises router.
+	Macsec *InterconnectMacsec `json:"macsec,omitempty"`
+
+	// MacsecEnabled Enable or disable MACsec on this Interconnect connection. MACsec enablement fails if the MACsec object is not specified.
+	MacsecEnabled *bool `json:"macsecEnabled,omitempty"`
+
 	// Name Name of the interconnect, unique in the project; set at creation (RFC 1035).
 	//
 	// Example: iad-ic-zone1
@@ -1286,20 +1884,47 @@ type Interconnect struct {
 	// OperationalStatus `OS_ACTIVE` once the insert Operation is `DONE` (understudy turns interconnects up at once).
 	OperationalStatus *InterconnectOperationalStatus `json:"operationalStatus,omitempty"`
 
+	// Params Additional interconnect parameters.
+	Params *InterconnectParams `json:"params,omitempty"`
+
+	// PeerIpAddress IP address configured on the customer side of the Interconnect link. The customer should configure this IP address during turnup when prompted by Google NOC.
+	PeerIpAddress *string `json:"peerIpAddress,omitempty"`
+
 	// ProvisionedLinkCount Number of links provisioned; equals `requestedLinkCount` once the insert Operation is `DONE`.
 	ProvisionedLinkCount *int32 `json:"provisionedLinkCount,omitempty"`
+
+	// RemoteLocation Indicates that this is a Cross-Cloud Interconnect. This field specifies the location outside of Google's network that the interconnect is connected to.
+	RemoteLocation *string `json:"remoteLocation,omitempty"`
+
+	// RequestedFeatures Optional. This parameter can be provided only with Interconnect INSERT.
+	RequestedFeatures []InterconnectRequestedFeatures `json:"requestedFeatures,omitempty"`
 
 	// RequestedLinkCount Number of physical links requested in the bundle.
 	//
 	// Example: 2
 	RequestedLinkCount int32 `json:"requestedLinkCount"`
 
+	// SatisfiesPzs Reserved for future use.
+	SatisfiesPzs *bool `json:"satisfiesPzs,omitempty"`
+
 	// SelfLink Server-defined URL of the resource.
 	SelfLink *string `json:"selfLink,omitempty"`
 
+	// SelfLinkWithId Server-defined URL for this resource with the resource id.
+	SelfLinkWithId *string `json:"selfLinkWithId,omitempty"`
+
 	// State `ACTIVE` once the insert Operation is `DONE`.
 	State *InterconnectState `json:"state,omitempty"`
+
+	// Subzone To be deprecated.
+	Subzone *InterconnectSubzone `json:"subzone,omitempty"`
+
+	// WireGroups A list of the URLs of all CrossSiteNetwork WireGroups configured to use this Interconnect. The Interconnect cannot be deleted if this list is non-empty.
+	WireGroups []string `json:"wireGroups,omitempty"`
 }
+
+// InterconnectAvailableFeatures defines model for Interconnect.AvailableFeatures.
+type InterconnectAvailableFeatures string
 
 // InterconnectInterconnectType `DEDICATED` (a dedicated physical connection), `PARTNER` (through a partner), or `IT_PRIVATE` (deprecated alias of `DEDICATED`).
 type InterconnectInterconnectType string
@@ -1310,8 +1935,50 @@ type InterconnectLinkType string
 // InterconnectOperationalStatus `OS_ACTIVE` once the insert Operation is `DONE` (understudy turns interconnects up at once).
 type InterconnectOperationalStatus string
 
+// InterconnectRequestedFeatures defines model for Interconnect.RequestedFeatures.
+type InterconnectRequestedFeatures string
+
 // InterconnectState `ACTIVE` once the insert Operation is `DONE`.
 type InterconnectState string
+
+// InterconnectSubzone To be deprecated.
+type InterconnectSubzone string
+
+// InterconnectApplicationAwareInterconnect Configuration information for application awareness on this Cloud Interconnect.
+type InterconnectApplicationAwareInterconnect struct {
+	// BandwidthPercentagePolicy InterconnectApplicationAwareInterconnectBandwidthPercentagePolicy
+	BandwidthPercentagePolicy *InterconnectApplicationAwareInterconnectBandwidthPercentagePolicy `json:"bandwidthPercentagePolicy,omitempty"`
+
+	// ProfileDescription Description for the application awareness profile on this Cloud Interconnect.
+	ProfileDescription *string `json:"profileDescription,omitempty"`
+
+	// ShapeAveragePercentages Optional field to specify a list of shape average percentages to be applied in conjunction with StrictPriorityPolicy or BandwidthPercentagePolicy.
+	ShapeAveragePercentages []InterconnectApplicationAwareInterconnectBandwidthPercentage `json:"shapeAveragePercentages,omitempty"`
+
+	// StrictPriorityPolicy Specify configuration for StrictPriorityPolicy.
+	StrictPriorityPolicy *InterconnectApplicationAwareInterconnectStrictPriorityPolicy `json:"strictPriorityPolicy,omitempty"`
+}
+
+// InterconnectApplicationAwareInterconnectBandwidthPercentage Specify bandwidth percentages [1-100] for various traffic classes in BandwidthPercentagePolicy. The sum of all percentages must equal 100.
+type InterconnectApplicationAwareInterconnectBandwidthPercentage struct {
+	// Percentage Bandwidth percentage for a specific traffic class.
+	Percentage *uint32 `json:"percentage,omitempty"`
+
+	// TrafficClass TrafficClass whose bandwidth percentage is being specified.
+	TrafficClass *InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass `json:"trafficClass,omitempty"`
+}
+
+// InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass TrafficClass whose bandwidth percentage is being specified.
+type InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass string
+
+// InterconnectApplicationAwareInterconnectBandwidthPercentagePolicy InterconnectApplicationAwareInterconnectBandwidthPercentagePolicy
+type InterconnectApplicationAwareInterconnectBandwidthPercentagePolicy struct {
+	// BandwidthPercentages Specify bandwidth percentages for various traffic classes for queuing type Bandwidth Percent.
+	BandwidthPercentages []InterconnectApplicationAwareInterconnectBandwidthPercentage `json:"bandwidthPercentages,omitempty"`
+}
+
+// InterconnectApplicationAwareInterconnectStrictPriorityPolicy Specify configuration for StrictPriorityPolicy.
+type InterconnectApplicationAwareInterconnectStrictPriorityPolicy = map[string]interface{}
 
 // InterconnectAttachment An interconnect attachment (VLAN attachment): a VLAN on an interconnect that connects
 // it to a Cloud Router in a region. Only the members below are modelled, and others are
@@ -1332,10 +1999,52 @@ type InterconnectAttachment struct {
 	// Bandwidth Provisioned bandwidth of the attachment; `BPS_10G` when omitted.
 	Bandwidth *InterconnectAttachmentBandwidth `json:"bandwidth,omitempty"`
 
+	// CandidateCloudRouterIpAddress Single IPv4 address + prefix length to be configured on the cloud router interface for this interconnect attachment. - Both candidate_cloud_router_ip_address and candidate_customer_router_ip_address fields must be set or both must be unset.
+	CandidateCloudRouterIpAddress *string `json:"candidateCloudRouterIpAddress,omitempty"`
+
+	// CandidateCloudRouterIpv6Address Single IPv6 address + prefix length to be configured on the cloud router interface for this interconnect attachment. - Both candidate_cloud_router_ipv6_address and candidate_customer_router_ipv6_address fields must be set or both must be unset.
+	CandidateCloudRouterIpv6Address *string `json:"candidateCloudRouterIpv6Address,omitempty"`
+
+	// CandidateCustomerRouterIpAddress Single IPv4 address + prefix length to be configured on the customer router interface for this interconnect attachment.
+	CandidateCustomerRouterIpAddress *string `json:"candidateCustomerRouterIpAddress,omitempty"`
+
+	// CandidateCustomerRouterIpv6Address Single IPv6 address + prefix length to be configured on the customer router interface for this interconnect attachment.
+	CandidateCustomerRouterIpv6Address *string `json:"candidateCustomerRouterIpv6Address,omitempty"`
+
+	// CandidateIpv6Subnets This field is not available.
+	CandidateIpv6Subnets []string `json:"candidateIpv6Subnets,omitempty"`
+
+	// CandidateSubnets Up to 16 candidate prefixes that can be used to restrict the allocation of cloudRouterIpAddress and customerRouterIpAddress for this attachment. All prefixes must be within link-local address space (169.254.0.0/16) and must be /29 or shorter (/28, /27, etc).
+	CandidateSubnets []string `json:"candidateSubnets,omitempty"`
+
+	// CloudRouterIpAddress IPv4 address + prefix length to be configured on Cloud Router Interface for this interconnect attachment.
+	CloudRouterIpAddress *string `json:"cloudRouterIpAddress,omitempty"`
+
+	// CloudRouterIpv6Address IPv6 address + prefix length to be configured on Cloud Router Interface for this interconnect attachment.
+	CloudRouterIpv6Address *string `json:"cloudRouterIpv6Address,omitempty"`
+
+	// CloudRouterIpv6InterfaceId This field is not available.
+	CloudRouterIpv6InterfaceId *string `json:"cloudRouterIpv6InterfaceId,omitempty"`
+
+	// ConfigurationConstraints InterconnectAttachmentConfigurationConstraints
+	ConfigurationConstraints *InterconnectAttachmentConfigurationConstraints `json:"configurationConstraints,omitempty"`
+
 	// CreationTimestamp Creation time, RFC 3339 text with milliseconds and offset.
 	//
 	// Example: 2024-11-20T10:00:00.380-08:00
 	CreationTimestamp *string `json:"creationTimestamp,omitempty"`
+
+	// CustomerRouterIpAddress IPv4 address + prefix length to be configured on the customer router subinterface for this interconnect attachment.
+	CustomerRouterIpAddress *string `json:"customerRouterIpAddress,omitempty"`
+
+	// CustomerRouterIpv6Address IPv6 address + prefix length to be configured on the customer router subinterface for this interconnect attachment.
+	CustomerRouterIpv6Address *string `json:"customerRouterIpv6Address,omitempty"`
+
+	// CustomerRouterIpv6InterfaceId This field is not available.
+	CustomerRouterIpv6InterfaceId *string `json:"customerRouterIpv6InterfaceId,omitempty"`
+
+	// DataplaneVersion Dataplane version for this InterconnectAttachment. This field is only present for Dataplane version 2 and higher.
+	DataplaneVersion *int32 `json:"dataplaneVersion,omitempty"`
 
 	// Description Optional description.
 	Description *string `json:"description,omitempty"`
@@ -1344,6 +2053,12 @@ type InterconnectAttachment struct {
 	// sets it from the interconnect's location (`zone1`: `AVAILABILITY_DOMAIN_1`,
 	// `zone2`: `AVAILABILITY_DOMAIN_2`) and ignores a value sent.
 	EdgeAvailabilityDomain *InterconnectAttachmentEdgeAvailabilityDomain `json:"edgeAvailabilityDomain,omitempty"`
+
+	// Encryption Indicates the user-supplied encryption option of this VLAN attachment (interconnectAttachment). Can only be specified at attachment creation for PARTNER or DEDICATED attachments.
+	Encryption *InterconnectAttachmentEncryption `json:"encryption,omitempty"`
+
+	// GoogleReferenceId Google reference ID, to be used when raising support tickets with Google or otherwise to debug backend connectivity issues. [Deprecated] This field is not used.
+	GoogleReferenceId *string `json:"googleReferenceId,omitempty"`
 
 	// Id Server-generated unique identifier (uint64, as a decimal string).
 	//
@@ -1357,10 +2072,16 @@ type InterconnectAttachment struct {
 	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/global/interconnects/iad-ic-zone1
 	Interconnect *string `json:"interconnect,omitempty"`
 
+	// IpsecInternalAddresses A list of URLs of addresses that have been reserved for the VLAN attachment. Used only for the VLAN attachment that has the encryption option as IPSEC.
+	IpsecInternalAddresses []string `json:"ipsecInternalAddresses,omitempty"`
+
 	// Kind Type of the resource; always `compute#interconnectAttachment`.
 	//
 	// Example: compute#interconnectAttachment
 	Kind *string `json:"kind,omitempty"`
+
+	// L2Forwarding L2 Interconnect Attachment related configuration.
+	L2Forwarding *InterconnectAttachmentL2Forwarding `json:"l2Forwarding,omitempty"`
 
 	// LabelFingerprint Fingerprint of the current label set (standard padded base64 of 8 bytes). An
 	// attachment without labels has `42WmSpB8rSM=`.
@@ -1391,15 +2112,36 @@ type InterconnectAttachment struct {
 	// OperationalStatus `OS_ACTIVE` once the insert Operation is `DONE`.
 	OperationalStatus *InterconnectAttachmentOperationalStatus `json:"operationalStatus,omitempty"`
 
+	// PairingKey [Output only for type PARTNER. Input only for PARTNER_PROVIDER.
+	PairingKey *string `json:"pairingKey,omitempty"`
+
+	// Params Additional interconnect attachment parameters.
+	Params *InterconnectAttachmentParams `json:"params,omitempty"`
+
+	// PartnerAsn Optional BGP ASN for the router supplied by a Layer 3 Partner if they configured BGP on behalf of the customer. Output only for PARTNER type, input only for PARTNER_PROVIDER, not available for DEDICATED.
+	PartnerAsn *string `json:"partnerAsn,omitempty"`
+
+	// PartnerMetadata Informational metadata about Partner attachments from Partners to display to customers. These fields are propagated from PARTNER_PROVIDER attachments to their corresponding PARTNER attachments.
+	PartnerMetadata *InterconnectAttachmentPartnerMetadata `json:"partnerMetadata,omitempty"`
+
+	// PrivateInterconnectInfo Information for an interconnect attachment when this belongs to an interconnect of type DEDICATED.
+	PrivateInterconnectInfo *InterconnectAttachmentPrivateInfo `json:"privateInterconnectInfo,omitempty"`
+
 	// Region URL of the region of the attachment, taken from the request path.
 	//
 	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/regions/us-east4
 	Region *string `json:"region,omitempty"`
 
+	// RemoteService [Output Only] If the attachment is on a Cross-Cloud Interconnect connection, this field contains the interconnect's remote location service provider. Example values: "Amazon Web Services" "Microsoft Azure".
+	RemoteService *string `json:"remoteService,omitempty"`
+
 	// Router URL of the Cloud Router in the attachment's region; stored as given, not checked.
 	//
 	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/regions/us-east4/routers/prod-router
 	Router *string `json:"router,omitempty"`
+
+	// SatisfiesPzs Reserved for future use.
+	SatisfiesPzs *bool `json:"satisfiesPzs,omitempty"`
 
 	// SelfLink Server-defined URL of the resource.
 	SelfLink *string `json:"selfLink,omitempty"`
@@ -1410,8 +2152,11 @@ type InterconnectAttachment struct {
 	// State `ACTIVE` once the insert Operation is `DONE`; the other values are those of the real API (partner attachments).
 	State *InterconnectAttachmentState `json:"state,omitempty"`
 
-	// Type Type of the attachment; `DEDICATED` when omitted. understudy rejects `PARTNER` and
-	// `PARTNER_PROVIDER` with 400 `invalid`.
+	// SubnetLength Length of the IPv4 subnet mask. Allowed values: - 29 (default) - 30
+	SubnetLength *int32 `json:"subnetLength,omitempty"`
+
+	// Type Type of the attachment; `DEDICATED` when omitted. understudy rejects `L2_DEDICATED`,
+	// `PARTNER` and `PARTNER_PROVIDER` with 400 `invalid`.
 	Type *InterconnectAttachmentType `json:"type,omitempty"`
 
 	// VlanTag8021q IEEE 802.1Q VLAN tag, set at creation. Unique per interconnect; when omitted the
@@ -1430,6 +2175,9 @@ type InterconnectAttachmentBandwidth string
 // `zone2`: `AVAILABILITY_DOMAIN_2`) and ignores a value sent.
 type InterconnectAttachmentEdgeAvailabilityDomain string
 
+// InterconnectAttachmentEncryption Indicates the user-supplied encryption option of this VLAN attachment (interconnectAttachment). Can only be specified at attachment creation for PARTNER or DEDICATED attachments.
+type InterconnectAttachmentEncryption string
+
 // InterconnectAttachmentOperationalStatus `OS_ACTIVE` once the insert Operation is `DONE`.
 type InterconnectAttachmentOperationalStatus string
 
@@ -1439,9 +2187,27 @@ type InterconnectAttachmentStackType string
 // InterconnectAttachmentState `ACTIVE` once the insert Operation is `DONE`; the other values are those of the real API (partner attachments).
 type InterconnectAttachmentState string
 
-// InterconnectAttachmentType Type of the attachment; `DEDICATED` when omitted. understudy rejects `PARTNER` and
-// `PARTNER_PROVIDER` with 400 `invalid`.
+// InterconnectAttachmentType Type of the attachment; `DEDICATED` when omitted. understudy rejects `L2_DEDICATED`,
+// `PARTNER` and `PARTNER_PROVIDER` with 400 `invalid`.
 type InterconnectAttachmentType string
+
+// InterconnectAttachmentConfigurationConstraints InterconnectAttachmentConfigurationConstraints
+type InterconnectAttachmentConfigurationConstraints struct {
+	// BgpMd5 Whether the attachment's BGP session requires/allows/disallows BGP MD5 authentication. This can take one of the following values: MD5_OPTIONAL, MD5_REQUIRED, MD5_UNSUPPORTED.
+	BgpMd5 *InterconnectAttachmentConfigurationConstraintsBgpMd5 `json:"bgpMd5,omitempty"`
+
+	// BgpPeerAsnRanges List of ASN ranges that the remote location is known to support. Formatted as an array of inclusive ranges {min: min-value, max: max-value}.
+	BgpPeerAsnRanges []InterconnectAttachmentConfigurationConstraintsBgpPeerASNRange `json:"bgpPeerAsnRanges,omitempty"`
+}
+
+// InterconnectAttachmentConfigurationConstraintsBgpMd5 Whether the attachment's BGP session requires/allows/disallows BGP MD5 authentication. This can take one of the following values: MD5_OPTIONAL, MD5_REQUIRED, MD5_UNSUPPORTED.
+type InterconnectAttachmentConfigurationConstraintsBgpMd5 string
+
+// InterconnectAttachmentConfigurationConstraintsBgpPeerASNRange InterconnectAttachmentConfigurationConstraintsBgpPeerASNRange
+type InterconnectAttachmentConfigurationConstraintsBgpPeerASNRange struct {
+	Max *uint32 `json:"max,omitempty"`
+	Min *uint32 `json:"min,omitempty"`
+}
 
 // InterconnectAttachmentGroup A group of interconnect attachments with an intended availability SLA; the server
 // reports the SLA the attachments actually support in `configured` and their topology in
@@ -1796,6 +2562,51 @@ type InterconnectAttachmentGroupsOperationalStatusAttachmentStatusIsActive strin
 // those of the real API.
 type InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus string
 
+// InterconnectAttachmentL2Forwarding L2 Interconnect Attachment related configuration.
+type InterconnectAttachmentL2Forwarding struct {
+	// ApplianceMappings Optional. A map of VLAN tags to appliances and optional inner mapping rules.
+	ApplianceMappings map[string]InterconnectAttachmentL2ForwardingApplianceMapping `json:"applianceMappings,omitempty"`
+
+	// DefaultApplianceIpAddress Optional. A single IPv4 or IPv6 address used as the default destination IP when there is no VLAN mapping result found.
+	DefaultApplianceIpAddress *string `json:"defaultApplianceIpAddress,omitempty"`
+
+	// GeneveHeader GeneveHeader related configurations.
+	GeneveHeader *InterconnectAttachmentL2ForwardingGeneveHeader `json:"geneveHeader,omitempty"`
+
+	// Network Required. Resource URL of the network to which this attachment belongs.
+	Network *string `json:"network,omitempty"`
+
+	// TunnelEndpointIpAddress Required. A single IPv4 or IPv6 address.
+	TunnelEndpointIpAddress *string `json:"tunnelEndpointIpAddress,omitempty"`
+}
+
+// InterconnectAttachmentL2ForwardingApplianceMapping Two-level VLAN-to-Appliance mapping rule.
+type InterconnectAttachmentL2ForwardingApplianceMapping struct {
+	// ApplianceIpAddress Optional. A single IPv4 or IPv6 address used as the destination IP address for ingress packets that match on a VLAN tag, but do not match a more specific inner VLAN tag.
+	ApplianceIpAddress *string `json:"applianceIpAddress,omitempty"`
+
+	// InnerVlanToApplianceMappings Optional. Used to match against the inner VLAN when the packet contains two VLAN tags.
+	InnerVlanToApplianceMappings []InterconnectAttachmentL2ForwardingApplianceMappingInnerVlanToApplianceMapping `json:"innerVlanToApplianceMappings,omitempty"`
+
+	// Name Optional. The name of this appliance mapping rule.
+	Name *string `json:"name,omitempty"`
+}
+
+// InterconnectAttachmentL2ForwardingApplianceMappingInnerVlanToApplianceMapping The inner VLAN-to-Appliance mapping.
+type InterconnectAttachmentL2ForwardingApplianceMappingInnerVlanToApplianceMapping struct {
+	// InnerApplianceIpAddress Required in this object. A single IPv4 or IPv6 address used as the destination IP address for ingress packets that match on both VLAN tags.
+	InnerApplianceIpAddress *string `json:"innerApplianceIpAddress,omitempty"`
+
+	// InnerVlanTags Required in this object. Used to match the inner VLAN tag on the packet.
+	InnerVlanTags []string `json:"innerVlanTags,omitempty"`
+}
+
+// InterconnectAttachmentL2ForwardingGeneveHeader GeneveHeader related configurations.
+type InterconnectAttachmentL2ForwardingGeneveHeader struct {
+	// Vni Optional. VNI is a 24-bit unique virtual network identifier, from 0 to 16,777,215.
+	Vni *uint32 `json:"vni,omitempty"`
+}
+
 // InterconnectAttachmentList One page of interconnect attachments of a region.
 type InterconnectAttachmentList struct {
 	// Id Identifier of the list, `projects/<project>/regions/<region>/interconnectAttachments`.
@@ -1822,6 +2633,42 @@ type InterconnectAttachmentList struct {
 
 // InterconnectAttachmentListKind Type of the resource; always `compute#interconnectAttachmentList`.
 type InterconnectAttachmentListKind string
+
+// InterconnectAttachmentParams Additional interconnect attachment parameters.
+type InterconnectAttachmentParams struct {
+	// ResourceManagerTags Tag keys/values directly bound to this resource. Tag keys and values have the same definition as resource manager tags.
+	ResourceManagerTags map[string]string `json:"resourceManagerTags,omitempty"`
+}
+
+// InterconnectAttachmentPartnerMetadata Informational metadata about Partner attachments from Partners to display to customers. These fields are propagated from PARTNER_PROVIDER attachments to their corresponding PARTNER attachments.
+type InterconnectAttachmentPartnerMetadata struct {
+	// InterconnectName Plain text name of the Interconnect this attachment is connected to, as displayed in the Partner's portal. For instance "Chicago 1".
+	InterconnectName *string `json:"interconnectName,omitempty"`
+
+	// PartnerName Plain text name of the Partner providing this attachment. This value may be validated to match approved Partner values.
+	PartnerName *string `json:"partnerName,omitempty"`
+
+	// PortalUrl URL of the Partner's portal for this Attachment. Partners may customise this to be a deep link to the specific resource on the Partner portal.
+	PortalUrl *string `json:"portalUrl,omitempty"`
+}
+
+// InterconnectAttachmentPrivateInfo Information for an interconnect attachment when this belongs to an interconnect of type DEDICATED.
+type InterconnectAttachmentPrivateInfo struct {
+	// Tag8021q 802.1q encapsulation tag to be used for traffic between Google and the customer, going to and from this network and region.
+	Tag8021q *uint32 `json:"tag8021q,omitempty"`
+}
+
+// InterconnectCircuitInfo Describes a single physical circuit between the Customer and Google. CircuitInfo objects are created by Google, so all fields are output only.
+type InterconnectCircuitInfo struct {
+	// CustomerDemarcId Customer-side demarc ID for this circuit.
+	CustomerDemarcId *string `json:"customerDemarcId,omitempty"`
+
+	// GoogleCircuitId Google-assigned unique ID for this circuit. Assigned at circuit turn-up.
+	GoogleCircuitId *string `json:"googleCircuitId,omitempty"`
+
+	// GoogleDemarcId Google-side demarc ID for this circuit. Assigned at circuit turn-up and provided by Google to the customer in the LOA.
+	GoogleDemarcId *string `json:"googleDemarcId,omitempty"`
+}
 
 // InterconnectList One page of interconnects.
 type InterconnectList struct {
@@ -1867,6 +2714,12 @@ type InterconnectLocation struct {
 	// Example: zone1
 	AvailabilityZone *string `json:"availabilityZone,omitempty"`
 
+	// AvailableFeatures List of features available at this InterconnectLocation, which can take one of the following values: - IF_MACSEC - IF_CROSS_SITE_NETWORK
+	AvailableFeatures []InterconnectLocationAvailableFeatures `json:"availableFeatures,omitempty"`
+
+	// AvailableLinkTypes List of link types available at this InterconnectLocation, which can take one of the following values: - LINK_TYPE_ETHERNET_10G_LR - LINK_TYPE_ETHERNET_100G_LR - LINK_TYPE_ETHERNET_400G_LR4
+	AvailableLinkTypes []InterconnectLocationAvailableLinkTypes `json:"availableLinkTypes,omitempty"`
+
 	// City City of the metro, for example `Ashburn` or `Frankfurt`.
 	//
 	// Example: Ashburn
@@ -1879,6 +2732,9 @@ type InterconnectLocation struct {
 	//
 	// Example: 2017-09-25T10:48:51.034-07:00
 	CreationTimestamp *string `json:"creationTimestamp,omitempty"`
+
+	// CrossSiteInterconnectInfos A list of InterconnectLocation.CrossSiteInterconnectInfo objects, that describe where Cross-Site Interconnect wires may connect to from this location and associated connection parameters. Cross-Site Interconnect isn't allowed to locations which are not listed.
+	CrossSiteInterconnectInfos []InterconnectLocationCrossSiteInterconnectInfo `json:"crossSiteInterconnectInfos,omitempty"`
 
 	// Description Description of the location, typically the facility's name.
 	//
@@ -1921,6 +2777,9 @@ type InterconnectLocation struct {
 	// SelfLink Server-defined URL of the location; what `Interconnect.location` takes.
 	SelfLink *string `json:"selfLink,omitempty"`
 
+	// SingleRegionProductionCriticalPeerLocations URLs of the other locations that can pair up with this location to support Single-Region 99.99% SLA. E.g.
+	SingleRegionProductionCriticalPeerLocations []string `json:"singleRegionProductionCriticalPeerLocations,omitempty"`
+
 	// Status `AVAILABLE`: interconnects can be provisioned here. `CLOSED`: no new interconnects (insert is refused).
 	Status *InterconnectLocationStatus `json:"status,omitempty"`
 
@@ -1928,11 +2787,29 @@ type InterconnectLocation struct {
 	SupportsPzs *bool `json:"supportsPzs,omitempty"`
 }
 
+// InterconnectLocationAvailableFeatures defines model for InterconnectLocation.AvailableFeatures.
+type InterconnectLocationAvailableFeatures string
+
+// InterconnectLocationAvailableLinkTypes defines model for InterconnectLocation.AvailableLinkTypes.
+type InterconnectLocationAvailableLinkTypes string
+
 // InterconnectLocationContinent Continent of the location.
 type InterconnectLocationContinent string
 
 // InterconnectLocationStatus `AVAILABLE`: interconnects can be provisioned here. `CLOSED`: no new interconnects (insert is refused).
 type InterconnectLocationStatus string
+
+// InterconnectLocationCrossSiteInterconnectInfo Information about Cross-Site Interconnect wires which may be created between the containing location and another remote location.
+type InterconnectLocationCrossSiteInterconnectInfo struct {
+	// City The remote location for Cross-Site Interconnect wires. This specifies an InterconnectLocation city (metropolitan area designator), which itself may match multiple InterconnectLocations.
+	City *string `json:"city,omitempty"`
+
+	// MaxDynamicPathBandwidthGbps The maximum unmetered bandwidth for dynamic paths allowable per WireGroup for this metro.
+	MaxDynamicPathBandwidthGbps *string `json:"maxDynamicPathBandwidthGbps,omitempty"`
+
+	// MaxFixedPathBandwidthGbps The maximum unmetered bandwidth for fixed paths allowable per WireGroup for this metro.
+	MaxFixedPathBandwidthGbps *string `json:"maxFixedPathBandwidthGbps,omitempty"`
+}
 
 // InterconnectLocationList One page of interconnect locations.
 type InterconnectLocationList struct {
@@ -1968,6 +2845,9 @@ type InterconnectLocationRegionInfo struct {
 	// Example: 2
 	ExpectedRttMs *string `json:"expectedRttMs,omitempty"`
 
+	// L2ForwardingEnabled Whether L2 attachments can be made in this region on interconnects at this location; always false here (only DEDICATED attachments are modelled).
+	L2ForwardingEnabled *bool `json:"l2ForwardingEnabled,omitempty"`
+
 	// LocationPresence Network presence of the location relative to the region.
 	LocationPresence *InterconnectLocationRegionInfoLocationPresence `json:"locationPresence,omitempty"`
 
@@ -1979,6 +2859,66 @@ type InterconnectLocationRegionInfo struct {
 
 // InterconnectLocationRegionInfoLocationPresence Network presence of the location relative to the region.
 type InterconnectLocationRegionInfoLocationPresence string
+
+// InterconnectMacsec Configuration information for enabling Media Access Control security (MACsec) on this Cloud Interconnect connection between Google and your on-premises router.
+type InterconnectMacsec struct {
+	// FailOpen If set to true, the Interconnect connection is configured with ashould-secure MACsec security policy, that allows the Google router to fallback to cleartext traffic if the MKA session cannot be established. By default, the Interconnect connection is configured with amust-secure security policy that drops all traffic if the MKA session cannot be established with your router.
+	FailOpen *bool `json:"failOpen,omitempty"`
+
+	// PreSharedKeys Required. A keychain placeholder describing a set of named key objects along with their start times.
+	PreSharedKeys []InterconnectMacsecPreSharedKey `json:"preSharedKeys,omitempty"`
+}
+
+// InterconnectMacsecPreSharedKey Describes a pre-shared key used to setup MACsec in static connectivity association key (CAK) mode.
+type InterconnectMacsecPreSharedKey struct {
+	// Name Required. A name for this pre-shared key.
+	Name *string `json:"name,omitempty"`
+
+	// StartTime A RFC3339 timestamp on or after which the key is valid. startTime can be in the future.
+	StartTime *string `json:"startTime,omitempty"`
+}
+
+// InterconnectOutageNotification Description of a planned outage on this Interconnect.
+type InterconnectOutageNotification struct {
+	// AffectedCircuits If issue_type is IT_PARTIAL_OUTAGE, a list of the Google-side circuit IDs that will be affected.
+	AffectedCircuits []string `json:"affectedCircuits,omitempty"`
+
+	// Description A description about the purpose of the outage.
+	Description *string `json:"description,omitempty"`
+
+	// EndTime Scheduled end time for the outage (milliseconds since Unix epoch).
+	EndTime *string `json:"endTime,omitempty"`
+
+	// IssueType Form this outage is expected to take, which can take one of the following values: - OUTAGE: The Interconnect may be completely out of service for some or all of the specified window. - PARTIAL_OUTAGE: Some circuits comprising the Interconnect as a whole should remain up, but with reduced bandwidth.
+	IssueType *InterconnectOutageNotificationIssueType `json:"issueType,omitempty"`
+
+	// Name Unique identifier for this outage notification.
+	Name *string `json:"name,omitempty"`
+
+	// Source The party that generated this notification, which can take the following value: - GOOGLE: this notification as generated by Google.
+	Source *InterconnectOutageNotificationSource `json:"source,omitempty"`
+
+	// StartTime Scheduled start time for the outage (milliseconds since Unix epoch).
+	StartTime *string `json:"startTime,omitempty"`
+
+	// State State of this notification, which can take one of the following values: - ACTIVE: This outage notification is active. The event could be in the past, present, or future.
+	State *InterconnectOutageNotificationState `json:"state,omitempty"`
+}
+
+// InterconnectOutageNotificationIssueType Form this outage is expected to take, which can take one of the following values: - OUTAGE: The Interconnect may be completely out of service for some or all of the specified window. - PARTIAL_OUTAGE: Some circuits comprising the Interconnect as a whole should remain up, but with reduced bandwidth.
+type InterconnectOutageNotificationIssueType string
+
+// InterconnectOutageNotificationSource The party that generated this notification, which can take the following value: - GOOGLE: this notification as generated by Google.
+type InterconnectOutageNotificationSource string
+
+// InterconnectOutageNotificationState State of this notification, which can take one of the following values: - ACTIVE: This outage notification is active. The event could be in the past, present, or future.
+type InterconnectOutageNotificationState string
+
+// InterconnectParams Additional interconnect parameters.
+type InterconnectParams struct {
+	// ResourceManagerTags Tag keys/values directly bound to this resource. Tag keys and values have the same definition as resource manager tags.
+	ResourceManagerTags map[string]string `json:"resourceManagerTags,omitempty"`
+}
 
 // Labels Labels as key-value pairs: at most 64; keys 1-63 characters starting with a lowercase
 // letter or an international character; keys and values only lowercase letters, digits, `_` and `-` (international
@@ -1995,6 +2935,27 @@ type LocalizedMessage struct {
 
 	// Message The message in that locale.
 	Message *string `json:"message,omitempty"`
+}
+
+// MetadataFilter Opaque filter criteria used by load balancers to restrict routing configuration to a limited set of load balancing proxies. Proxies and sidecars involved in load balancing would typically present metadata to the load balancers that need to match criteria specified here.
+type MetadataFilter struct {
+	// FilterLabels The list of label value pairs that must match labels in the provided metadata based on filterMatchCriteria
+	FilterLabels []MetadataFilterLabelMatch `json:"filterLabels,omitempty"`
+
+	// FilterMatchCriteria Specifies how individual filter label matches within the list of filterLabels and contributes toward the overall metadataFilter match.
+	FilterMatchCriteria *MetadataFilterFilterMatchCriteria `json:"filterMatchCriteria,omitempty"`
+}
+
+// MetadataFilterFilterMatchCriteria Specifies how individual filter label matches within the list of filterLabels and contributes toward the overall metadataFilter match.
+type MetadataFilterFilterMatchCriteria string
+
+// MetadataFilterLabelMatch MetadataFilter label name value pairs that are expected to match corresponding labels presented as metadata to the load balancer.
+type MetadataFilterLabelMatch struct {
+	// Name Name of metadata label.
+	Name *string `json:"name,omitempty"`
+
+	// Value The value of the label must match the specified value.
+	Value *string `json:"value,omitempty"`
 }
 
 // NameOrId A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
@@ -2020,6 +2981,9 @@ type Operation struct {
 
 	// Error Errors met while processing the operation; set only when it failed.
 	Error *OperationError `json:"error,omitempty"`
+
+	// GetHealthOperationMetadata Metadata for GetHealth operations.
+	GetHealthOperationMetadata *GetHealthOperationMetadata `json:"getHealthOperationMetadata,omitempty"`
 
 	// GetVersionOperationMetadata Metadata of a get-version operation.
 	GetVersionOperationMetadata *GetVersionOperationMetadata `json:"getVersionOperationMetadata,omitempty"`
@@ -17650,412 +18614,532 @@ func (sh *strictHandler) RegionOperationsWait(ctx echo.Context, project ProjectP
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Lc+JGujf+VfrlvFVj7xEYAb5X6hzGZmbYYCAYTzYb5o8aqQGtRYuoxXicvPPd/9VPd0stIYHwbSaJ",
-	"t2ozRpdWX5/783v+KNn+YulTQkNWOvujtMQBXpCQBPCr6YU/rUhwz/92CLMDdxm6Pi2dlQaELX3KCJr6",
-	"wQKH58in3j2y/sN8aiGXIUaCz8SpoGtCQzS5R+GcoM+EOn7whqEZoSTAIXGQ7bn8y8iniHwmwT2ysedV",
-	"SkaJfMGLpUdKZyXeZMkoufyrv0FnjBLFC34Le2HJKDF7ThaYd/H/BmRaOiv910E8pgNxlx00vbD09atR",
-	"eud6IQlyRiVuIvJlGRDGXJ8i/zMJoPOey3iHA8L8VWATVkEr6pCAhSvnHpHP2FvhkDDEv4wDl/mUIX86",
-	"ohbvqnWG4F/0A5oG5TsysQx54f9EV9Bes90vm0dVxMJ7jxjw0bu57xEET+IZdikLER5Rzw1JgL19hKkj",
-	"2yG/8XYq/4gapkReQHuYokGrhgIyW3k4MbhwjkO0WLFwRBc4tOepb+5X0JAvG/ZWhK/pBAcE+QFyKXL8",
-	"1cSDH8ylM4+g31Z+yCflIh7/iNr+YuJSgu7ccI6sZvfSQnvwikP4nuD/ykH0BpbB213igNBwThhhCDNE",
-	"CXGIc44s8pvFH+TzSSzE+0H9EC3cL8SRrf9giZb+j/wjxLf8IWi6gpr0HvnhnARo6hLP4R33l3wP+oEx",
-	"ovx5TO/RAnt8OxNHmySDjzwg/yF2qL7VqFaR5dLP2HMdqzKiie2aWOecfTuFbZbYugv8pUPoLJyXzmrV",
-	"xolRCu+X/FEWBi6diZ3rB3c4cFw6G6w80sf82fQG7vKv+wGiqwUJXBu5DvKnsKzT6G0UrDySPGPJ3i55",
-	"03FnE58tGaWA/LZyA+KUzsJgRYqeP96zXtB2YChtGpLA9ikldtgMQ2zPF4SG7wN/tdx1XK7WFMJRW2jG",
-	"G0uOchn4TplgFpbhZvZw3fyuPefYn2jYyQG72Cn/7lNilj97mO4y3qcfase3MR/VowbqyUbyhmluH6Pq",
-	"x9OP8DEjWx+Qa4sxbR/R04zkCn8ZELbyQpbDG6/wF3exWvCBTEjABxGI5znz9ilBSzwjBqqi0EeH1Spy",
-	"qe2tmPuZoD2HTPHKC/nl/Qr6eU4oWvgBGVHVQkAW2KWC5wVKsrBxELicDyCLki9hH8/I0L8lNE1yD6vZ",
-	"VHYRjShBaWVn+HtVoyTEl9JZaeXSsF4rGfw1Pk55f+FS8asakWQ+9zMSwKz1gIk8YFv76sXkykeXy+Zx",
-	"vWYeH1Xhf+WjGq5PTLvhHJKjadnEtUndbjhl/usYn+RQ7qixp9khvcAhwdv7nO1x7Qch8vkjUtjhkgez",
-	"CQWWM7kHiUKssFyBfT4zlh0Q6OPQXRAW4sUS8XatEd2j5I6wEE3dgIX7OguPBJId2HL2Z3L4sy9Gmsug",
-	"D4+y+HO0QXNmiMtSqZ2sdsMyIJ9df8XkGQp9NCMh3OHP89MlRLGQv8VH7i/xbytyPqL84IEYp0mjjuuA",
-	"eOQytvM8XcwOF7Zr1v/9czu0Fx9v8b/+6f1S/+mHnJlaqqHsKsz0AxKG9/3ApXkaxs9zAqsd+silDmfp",
-	"OnWooKZtkyUfFJfe+MD8VYjIdErs8EyfDezd4XvGaU24CqiU0O0Q/fO615UCbr5ewgiXKZdxZ3+YYo8R",
-	"C/l0RDWNJTmL8EzOhMVNJaZMztDE9z2CqZwi/z+5bEXeRO1LcTIUZeGq1xwvCSJfXBYy5C6Wnmu7oXef",
-	"JDSL+/JSNFE2a/Vs+iEf2Eg9ljgMScDf/f9+xeXfP/1axuXfq+XTT380jNrJ11/lr/9bytoEAzLbQjqn",
-	"ctH5c2KgNLoeDdVlCMvNkBzkipVtQsMAezlsVDS80wD/uyz++ZUP67/zxvXbirCw7eSy0lvC5MjgScTw",
-	"lJ9uFJAwuD9DWPwhzit/jvFRB6pZrilFV+UqGSPKn5Z3AhISyr+GliRwfdgcETtgBlKHAVhR4M5cij0U",
-	"MTM4UvYc0xlhI0p93uysgq5WLEQTgjAC2oFubtqXkiSHcyw+TF1PXN+DDpKA68+C/rDEA6K7nBjtV1DL",
-	"nvsEhmVFnaiIMxj9bq8Tq+q0atcnp6R8PDVJuYFP7PKpUz8s1yZH2CQN+9g5reYQrmguE6cwlgZWLr+j",
-	"L361fIrL02b53ac/Tr6W9Z+NXX6ata/rm8YofSnP/HLWThLmhhfT9pR942lEhgFssz4OQhd71yvbJoxt",
-	"J/dic8p9jO05nngkEjbvuPTI/AVBzPaXXDwMCFrR6MGYMQi9fgNnmGOGqK+/LNssTs6DjAFuo+s3SweH",
-	"5Aqz2w2CApgpGJ+NFTxuIAysa4HLjCyx4FLClsEXkGn8EH6fIUtr1DJG1OJyKw0tA8m/Kvgzdj08cT03",
-	"vL/2ML8Ta5JM2lN0TQO0YAuO9ogyim/J2MaMILYknufSGctsesw8nNHYeCZaC31//xxhej+igpbw/m+T",
-	"WlBzwrhI4AeILJbh/Rnslonv3AM3WC49l0sGDOER5YweLUgw4ypKaM/RHiMkKYTvpymLNg9G9mzl0JVV",
-	"tLh5EpFZrTUSlGXv12b538A7xb/V8un40z/2RqNK5o39f+wZu76x/4/9/8liVV/5KRcCFdh732JH8i7+",
-	"y/Zh5PxPmFGhOB+AQfbsj3i2/iiRIPAD8YpDSmcNrjnBNVY6+/WPkuNz9a50Vpp5/gR7XMkijOEZ70tb",
-	"LKkU6qe+stC9UZSowmf2zRl60w98Zwxb8I3Oi4TlEtTRGfmC3uz9zxlwaP5vJIxUjSMzEkb2/2f/DdA3",
-	"DCMpyV1V+vrpe+gYX5RipPa978880uLzrMzxYk2T5KSJIqM+Py9wSBYElHiXITl4fgcjRfJBn3cZWriM",
-	"cdZf+mpoe6MXtOkNI8W3COyt+EhFb7PVYoE5BSw1qW67A4UG0zVzHlrxfWqUYEkeue+GQpmAlURvpBDF",
-	"DpJy8YEQENnBioHhsHGQbS5jB0lT2xugQl5AsHOPJoSz4RUjDleDcz8l+niwwf7IDlIWzMQuVoOB2X17",
-	"3xTUVAkQqc391xg9bHb9leydlTAhZuytF99VGYMVc6iMfg+ZwYcu1jPvoe9rrHLHCHq/vk8EKYzI5aM2",
-	"hbJVp5QNdXkoWLH+rUK8R7bE+U5V/q+c8R/1vzfCxBGrjosCStzvJPDhRuVRbPKFu/r167OyzphXGpxZ",
-	"hvrud1m0Z7GUYqN7oEtjrkWjCRlRh3iEC7V7Yl6RtfnMWSCafjVKFz6deq4d7sh1U9675JZPq4lCe8Sh",
-	"MLJIC5IPQxcHE6yoxNl4Lk6fh1gmB8IOhBL7JqIcorf6fpV3WuLGI2hXwU+vcaPNjOg7nutNxPoF5nuH",
-	"z6/NuebC3CBgFpx7YWfDIYrshC+3FA+WvZ5zgZ6qUxuWTXjaN6yd0AT+JKdnqwz70udp5w49C1eNup5Y",
-	"xuSXIVQovZ77oIq2Qjy7chko2I8zVJi1wnuAfxQRF5i7pjRHQ5ljJm3mjr6Ktk8dl3en64dXJEyt4y6N",
-	"Pvk6gEOShHhmITCmOT5hIq4qCgZTHXnDkL0KAqCdlMAidP3wnb+izrMKJLA5on7Bxth4pBsvK3zcYdGx",
-	"KUyEtupUTc4ziB3Jj8K6ijciV0l6VsXt2NyZNa1w3HjTSkDlkrwfzPwwJHT/W0x67K86eGBYxDMv0NN3",
-	"cEcRMnMZscd84SXhRFXqJDoDdSkjQfhNlnSTZPesS1X8w7tIlHmxh1nrsoMo2fheRMnnWZIn6s7jZchc",
-	"Kjj3GZHHhEsg/O5lr9v65kdmu/D2Yodo166srVYUh7nxUClrmVgruRYyxsHGIfb82bdeFDUQdvDl/ncV",
-	"h/qCK1Ho+9LVxw9erpQgbm+VE74PQqbiejYyYbMWM+Fa/ZicYrNRFrz4GJdPJqd21THJC9C5Z+ztM+hn",
-	"ieFlrX4UdASKQD8gkZLzDrsecZ5ZJ9Ms6+1p+Qq0wDXD+pxgJ2VV7+AJ8RiaunRGgmXg0nCT6uWJp+f4",
-	"M9ldr3v8p55lVeFDiV65DLEQe8RQvt4opALW9obiVTj3A/f3x65q1Sy+qk35TRW8XGBp/ZlL0UC6rytJ",
-	"n5YMY0qtUOqNZzpFIrxPRhpNCA4gxOmWUDm95MsSglxa8XQ9cIYPdwq6CEnAST08X0F9j2BGUBjcizwz",
-	"vgl4R7AdIrZaLv0gTMzpBNu3hMpOp/1BD2j66U1MUbA4dMNIREwS+pl4/pLo31XpjlszHVWEnYW90EIQ",
-	"/RM7ic718DIIfmQQZwzZkRCER1eL0tmvIqnxU0aaYypCxyi9XXm3bRBFI8Z9HeJwxTJC8OE67yBGk5V3",
-	"G4mwIj9DT55ZBpz9hK6wyUjj2sfFhb+iGVPQjVI+Pl4xZYrjzUTxkip5Ip0iwdcFzAkF21bGh7u56xEU",
-	"+BBWhvh2K/i5KTCgoX8BnSz4VZBnxJso5Md0xzGynAWJYhrnJLkgchL52PbUIKW5Z99IDBt8jQ7Y3OLd",
-	"czFoNYft7vuSUeJ6SckoDXqdTrv7fvy2efFjyShdD5vDm+vxTfe637pov2u3LvlmW9tbIQ5mJCw6Sb6c",
-	"lUKT8jW65E8giPyrUYJT26ZTP2vrBis7XAXEQTZeMTAMYyppyNp+VaQt3Qqn6Tb2hHoHvEzFj3O6ZaDw",
-	"fsnve/dRVDkLCf8mP6quLbJek7GynAStQlKZAd3BS5dVbH+RdVAXJMQODgUlwY4QDrDXT/R87a0U2Ype",
-	"QyyeEYeE2PVYBf1I7pk0zloi2h6Xf2+W/10tn5bHn/7bMhAO0cJnITpqjKg9xwG2QxIwA7kOgXF7/h0J",
-	"LvCCeBeYEU6u3JChCfF8OlM08pbcGyDxhSr5V0RHrq2nYgfrFBM823LyJQHGnOqzEIMBCt30+63B+Lrb",
-	"/LE1vmhet5KTPmhd924GF61xtzccv+vddC9FXpYKoTyqJ0Ozm+V/Q8QjhDv+t/wrJ+dgbRTv1gzS2Ysn",
-	"o4DTrgxpW00Zrs/47m33EXacgDBmcIE59G3fg3AAzvRQwOU8qWG5AZjzAjyduvaIhj7CSBzOCupRuV9F",
-	"zJ5YrTsIe174DvE84hjQKvA7EQ8dhc66VMkgIzrxHZewisrOggjbKNxPkqYKsoQwaqEFvueUcOZ+JjR+",
-	"4BzhaUhgrGxEwzm5lxKrAAAI54G/ms2RxUgoZGCrgq5kxxc4uCUOsgKCHT4qy5BfexcLpJaI2rY0GVXk",
-	"ezMS4QjIrAL+nDujfgD8glDhxIiHAps2STja/aZYkPVNGy+WWBOgECtPfo2dI8yYO6PCoKr1Ar7sL9ww",
-	"TMxjYj/XGxXTPK4cnlbMWhbpaPf7cntk9ivaO6HPGaNyzfDOiUhndo6s4UXf2tQZyTqaH0pGqXXdLxml",
-	"9sUV/6dTH1+23jVvOkPOOC6G/Nrwgv/35rKfyTbWcunWe30hH0GhuyAGGry7QPV6/RSF5Eso4rkXrue5",
-	"DDRHJrbvdMpIauJq1dpRuXpYrh0Pq7Uzs3FWrVcOzVq5enxWrQqBFHaSSlHYTF7TnewtJa3VLleSlCYz",
-	"fc0oabszC0QiVq8kDRSYCkrfMyBMyl+G7sJloWtzyexWsiuIUCcM7XFS6eDAQUvsOHzXYUaOGvupBKd3",
-	"/6Tkl4+r2fDmB50rT+5Dkkxf2fufszgm/L8PPv3R+Lr/j7WLta8//PD/kpfqX3/IjB03SiKCLsXH4VCU",
-	"40S6FXV/WxHOf2joTl0SoL2VS8OjBiQ0YOQQ210IdufSWWp4h2bjqG4embWT+vFRtXFoVg/Xk3JEEtbW",
-	"neAuP5KAZe6Ddh99FvfUeklKcI6sdv9jo8i54s/xM9X/eMRPTix4jT+2BtftXjfzJN26NGMSuZobiy5i",
-	"z5zLPEZkSYnkv5LuQStTbPmvDPCGLfOUJsiF9rfyDQv7AifVOfuXv3CC+PZk++cqxUywFAEAM6IJ1tEU",
-	"ZE4l8UhDCQtxEDIu7FiN2s+L6+Xbk+D66oe1/DD95osfD9HXbfqsGCk872PnLfYwtV06u+a3SZZGobMm",
-	"FXY49YNzZLX+NWwNus1Oke2qnuXMQP45vmp2m+9bXNRqd6O76s+Mu+PrVudd4vrHZqedrWmI7JjNOZ6K",
-	"OCqSkbA0nsOuwiFSzAftcaZiVuuH+znZbSmBceHSKAXHWEvr3ItSMv4RZ2Nkrisl4Z0f3K6P5mbQUYOR",
-	"zwhC7yqLCKw5Z9ZgXxPy2p3LQONY+wyXEQf8eGTk/sbiozzfQm/lXxZSo4Gs0aparduefwd/kLL4PXdn",
-	"c3HBEp2T84asRqNebjTqKToir2Z1kBFv2nHpbS4TcMjU5fKSNi9R6kwRSiSGsnGexSOxIVU6JmzifpYJ",
-	"tlKmRnv6YJVwzTfXl/v9SqaiEKc//iq276etykPHZRn97UlsDN7pbG2Brau4Wcy1HTNROX7PZXytIw+E",
-	"WGT5U6xzTjSJtQaNs0MoSqY0EJIFy8llTI0WgWfJFWgH5wiLVD4gWnDi+Vy5TFmhtaY3EdKUGhdrejgI",
-	"8P3TMlu+zpZOTvMfy6aGOghE1vmRs7HwgzjxVWCknKMlZgy5IRefrGWMJJHGjOC3Kk91bm3f84it5OO1",
-	"Ju9wQPmfW5YoMmD+LJ9PHzNYIRAstW5mHbv3JJTSXNTmlTS/ZGTbyzvCMDojYTmS9nQQltT5o55LyfXE",
-	"XyiD1UardH5/oibEYDNpXqGB6X1JKVuqQ0qMZWhCpnzvALAZCFdrmDMpC7AQ4KKWZCceY8u6kDKhvdY7",
-	"A92Se6FIxzeV6W1tSgSpfsqeDQXxf1zHskxJ74FaXiv5VUul3cGk9NZ37vlWtQTtTdI1VtGk47VV3C67",
-	"DzVhfd32EtFBLlzmaaCguIm8d5iqEc3p6YyEVgVdCbeioYSeQPgbz1DDrHH6mvCi/pkl+MwNEXur1tei",
-	"mWvfFg69rLX7MBz2kXA3IP5UgotDwEUBd4VyEmZ9wKWO+9l1VsqBx87Riq3Adky+YDv07pF0RhTiytoE",
-	"tEOyyGLLkesw3Z3L+FfClnwee/KwEPIAIgoRGgb3bxiSDW6X6mCa4w5EE/Np80rCQDKlPHhfsBlLe8Eq",
-	"7sG4tn1dHMHMp+eKElggsIPg1Oy3k/Jb5ONd38RanNX6cgtXupHMEBcJfCBLgzPG0e347hRhmgIT0qIw",
-	"cr8vfPeZ+qylnrGA2DJdsop8/XGi5KdM58uOmyhTjslzaFxhe+5SUubsW4KR8AfPYkAKA1lqZwEEq4wb",
-	"AkgNPY0DgDjSRM/YmgRooEplDWhUxSZt2+bx/pa7Lhrolo0eOdgzt47Y7MqXzidX4GFRn5ZrX77ESF1r",
-	"mz8KXChIOdZGJBrI6v0H4mVYo7kcCQ5Mx7dXC0JDiXI08VfhBjejx1/LHjzcKkwFea9All0jf19zxpAt",
-	"oDfhu2sDySAvm8zekQ0JGvOnUxKwYmbvVeBtVMd5g5ViXrc2+AJtwjLiG4qK8rpL3Z/yv0ST6/OxJIEK",
-	"k4yDJ/Kkx00rmR+NsSZlxtEYaff/kgRRMIYmckaxrvkS51b9oZ3KHdjFlZkMvT2DCaaOyApezu8ZuNZh",
-	"46MJCe8IiQx0n12HBG+YMnsJ/OU5GVF7xUJ/we+BaxrnRPcWd3JKjKBcLydKOjkNjbfwv116y/kQUGH5",
-	"BnH4WYMIiAyQInhafiztKz2POiscm9Cm9Gzu4rLMclRiZ+HSFuXMxkmAlop1zw8zScyvQlCVRrBzZPHX",
-	"c+3DaMjXTIM+klEYiTYF2rbevzMkMRH5mK2LXrfbuhi2e93xZe/nroVcKrGn8kLHuaIQnSbsiXNjJWIO",
-	"IvisF3Y+NsqmWa5Vh9XTs2r1rFqt1M3jcvWkoPNR7f5upvH7Qt4VuY9TCSnQIWEo7HuJIMhMceWZnJvP",
-	"79czzeOTevXUrNUb1aNDs1Y7PH64Xy87eSSTT0XUWN/jAj2VESFZ680ZiPlBSJykiRIgVx2fJNl/liyZ",
-	"1fFI7UlTmfUOW5ety/ZFc9i6tNAen1HHtWHuI2IsX3d9um8gq98cDLutAeCziSgMzOX6kJJgH8LIrPZw",
-	"3B+0PzaHLQvtOWQZENEg9lwMc6N9cl+XwqPLJaMUN1IySvKbT+7c1Gcnx7W5BoH93Tg2K6hJR3SNamoO",
-	"zDlm35HrstjU7eLKlHw2g44siUTs9Zeha8OmI9ieK1lUykogduxRPxVAIW4kdman3f1xPPyl3xq3hh9a",
-	"g25rODar1ffjzqBkZN/Mv9cQLzYyd3O+Hq0JwNm5S3dzEpD1+y4TshNzfUoctDddeR4/pyO6FHiSaBr4",
-	"C827Y8Ehli4Za/88tsIByeXvo5tBJ72V5mG4ZGcHB3d3d6kwxgN5lg4+mwcPyjhKIu8nPawP8AEnie8j",
-	"/cApEP3n8gb79oWIZm8tsJuhHsHlKLQsIitKLkbd3gUwf66Zh4RyBQZRn/NUOcmZrN9Py0sZ7KN3PW5e",
-	"DNsfWxbyqa02IGggMdKvy5B12etyhqCFrgtw4ETSLFot+bTzlhIHMPpKyeB/33T7g97H9nW71xVBx1uJ",
-	"i3YGIkl8Uyyy0EC0t84R+W2FPYYyRfoCQ88MaM7pt2ZGXf/apm6nNKjoZbW/BW1LbOFaRreiegRmZiD6",
-	"c/vkWYjDLFFlh42WiEZUO2fXbZPln9dotMaCMtcpQ/z6tEWbTqaBP1yv1tOQ9z52ml3twj5XuuEaYHBn",
-	"JPur0ziiboggTPjC81cOGvgrwCijAOI520mn1gKHR3S7Tp0dOCxaYj6sc0J6G1Gl24gIYS7/6fD8AFvM",
-	"DJQQd+05sW/Tsbb7USjxiK7FEn8zjVtbzyL6NhcO9Xe4ZDii2Qo1n0tdn25fN992+PzAqCi2Q/czeWoF",
-	"G6+n0efKO9kp9ZDe5Up0+fiRDWrUMwor2xLVi1C9CabOnesoCHa5MUpv+9dcniwZ67UZIqkuenV9ys6R",
-	"JVtI7RCNQIoH4Bvyz6voz+ii+qMW361Fd2vqj3p8txG32IivHup/vo/+iq69//bB4MoeY1aVPeakWtwe",
-	"80z2EuLMSFMDB7/M8e21nBlBOoo4Ev6Y9Z1RQe+4pK8RxKTBQlG3EWUkhGAg0BTSIvQbFusgexYIwtYZ",
-	"spofm+1O82270x7+Mr7sXTXb3bEJJlH+SC3vkZq1r1FTJlA5V0QjqBFXz/pAyci8Xsu53uz+krndnt84",
-	"dXLSqFWPzcN6rWaenNSr9ePDJzFOFVcck5vhTcRP0MyHqEZh3In0RSTVxRF9oL4YZUGDIqJtu2fXJJNQ",
-	"PKVnNCLFbKCAOSlVB+87MyylhIe/j1lpEa4SDNhsNKpp3ns1vOGiK8zXOaQ9+1PEHxQFaVTpMQOZjaOq",
-	"gczDahWo2snJ6RHa0+qLpVxM6zUokmRD9GVdXVPF5Hj7uvYGj68rcNttJPHq6xYSFwJEZ1qUw4PsJYli",
-	"kc9kMXl608WTmiMkrM0mYp2caH1BQnxLaMyMlQK1xOH8KcXcNIJWkcMWgIa4cVxpVXKND4nvniMWgj6F",
-	"mcgOFdnCUmV7znEeiEFIGV6O6FukJrAQ25qFWykE7f7HxrjX7fxSylMY2/3PRxDbLjQ9mWAG7+QrAfCI",
-	"zCyLP/HpecwzIrpujRCGgIkWB6Z5qNlvoz3pX9Ll0/1MA89l691N92IYu4zGg9ZPN63r4XjQumi1P4Jr",
-	"qd/qXra778cXN9fD3lVroF1SjiaBbdBKQBvsbj5SF/TF031c+dJGQn3TBPSkiq/ZN1Tts9g9J+pYq2mA",
-	"jl/y67nFGTOccPF0pNvJ3Becog/x7KRaM3/LyCtptVropFqrmD8J61OIZ0aab1TQjeA2SxIkxNXzZDiB",
-	"qA0ljS+QMi00Fs8X1TwDQnj7gkjWUvKJWa2am7hoo3pa17hoLRN3olDiTnszcOBuEAAKkTrHzsfE0kqD",
-	"HuWyXUINvO40zxNaXUCWfiA1vetOc81lje1QhORKAB0onGf7dOrOVgFxLBWA4wYo9Je+58/uhZXIEwAZ",
-	"EdqGZaCJH85RQCQ1FkYyoorey5EFSpByIesy6ghgTNCZZhuMAmhU2v72sJmEDQ+OhoAk5m8ry50Wo3JD",
-	"b6l/R6NGdCkt066XjAl4SNDXhr2iaQqZAFD6qkmOCnOqhX3hYOKGAQ7u0YqRoGxzQkulasoqqIXtuazR",
-	"L0CyqUBic+lsDdE+kvqEHU7AekDgI/UlSYevn4tTKis5uwx57sINY3PrqKRFUsCBh9dGJSjzj+OCzubR",
-	"fgV9dH1PuKpGdIpdT2cwoJ2G9lzjNLL6GrCTCA1vPwdiJN7Uj1iki7iRb2OwModVZbBqmLVvb7AK8Syr",
-	"PczJuywxLEwn93yXRZv2DUNqPWTs4pq9/Ry5YVw51KcyJlhBhEw1qrIHBcIhKxBHBAirQO0EOfODLNql",
-	"SolzIgjl/sAfIrabG4rqMTGSuVK4hdGKtyhyDeFprdjgXmZeyn4FtddoUUq3/pf5zxqudxqLQyiX/A1M",
-	"V/XT6lHt5LBmHjVOzZP6yXGj9ijTlbBlPPDUtUUDKSvYZp8CpqidfljQMtgzbM1WpjzqLEFqK+iahHz7",
-	"efdCOBEAO4LAqXjVCH1uRF/G8CSqZ+5ifXpf1EGRPhuPWLZOuqlCVgnJ1B4ZsrHumnkmG8QzK4jZ3ml5",
-	"onaURh/jd06AviMsVqmyQUTaaB7I7uQZStuhs8KWIDZaKPNWBQ1eIG7pgSjjRbMXiggb6yx2FS5XoQCD",
-	"RFEahuKtCQk/ICjmgJyzSWplaLL6iO4irCu2nCkkp2rbPoWspbvErjvN3fMXCrecmaGTpTdFcwiFoef3",
-	"ETsBnYy/IRHGF0KUS6UtQQVp9zORM5SRTefO5lzJzfw2Dl02vTeQjZdLvvXD5Nf5ou1hzY0+ora/8pxI",
-	"x7P6g97ljYgEuBi0h+2LZsdCk1Uo22CJJ7qJp9jcv2MjmvvAftLS0Hr3rgWGm/F1p5kytXR7/GLJKGV0",
-	"J3lV/0Ihm4yai2sPv/V8+5ZkJakKcEG2aekUwIpKWI2QJaIVhBdk1Fh6FQpndT1kr7Yzhrg1WPy5Dk67",
-	"yHz3qEp33O204IfE4ts+tUkAMX1cZgABbuoHot77RPQRIogeGXwvm8qJu+/2xs3hsHnx4arVHV5bZxp1",
-	"lUDOCVkz9fy43R1ftYaD3rjZvRz/u9dtWWcjivksBT7ysH3L0mYBSbCli/5A+uHRngXvMMsQtxicU6vd",
-	"vehd9ZvD9ttOS3yJ9zHNPSghjgjjAhQR0VLcJEDHMKGHj+iKEWe/gpJND1rv271ugbYlq0V7isdbI6o1",
-	"j1TrV+3r63b3/fh9p/e22RkPejfDdvc9H526A7NlIKs3/NAa8A8zUcQmSZ7ednoXP7YGIno7SZ0y5iZ9",
-	"VQ6rZJSy+yNonLagaxfWV7hklKDLWqNwuQjVS6RyZgulUghbriaea2cmsUIEqdjU4ugA3BHo3vqxKeTc",
-	"IF+WHqY5we4fVgtM40Ro7dlHf1fszCzOGhBS9kRilDhFkCaexHSyXOxY+89MN+T+zuJKM5W5yZ65D0AJ",
-	"1nvwb345CvPhEs6BHyBJSp53Xh7Jn9ox4H1x7YaLWysGEfRCr4oy6PKUnHURN8NcmzLLQ4P8M5GMFbOC",
-	"WCYXdYulz0P6e0Y0GUSVEqSsNTNSVuzUU0pfm1XU9OzsqKRuBz7LC4EWdp0Kakb2ceVcNJB161LHQi4D",
-	"zITtphUR4qGVLOTvC+c0Bn4HF/azFKACJlENcu0c2pTGz9jXVylq9XsUkNum4NbdUN02tbQjxJs0zz0H",
-	"sNsmT90To7xttdul4N42We3+DrhvKxoQbM+5JJAl5Md3EbP9JeeMwlqReXLyuU96iV8cbm4Xc+k2o49K",
-	"Bcyx+pxJ6UkjkXi5JDhgGv6STYwRhdnTAr8MIRsZaIptwcAwdRDn/xXUAWkcMiQgozmLBGqyzWPPZXpS",
-	"hHT07IJEzmezOX0S5SBm61Idk0k0a7MUC6nPM0lXvP3iouhGSTSF8KosoVZRC/ZTr4QY24OWQ4j9gPqS",
-	"tzJy2yv8xudbnXfyfBVZpUXekDWVBmpy2JgRTbkxNFyzGIpwHY4jEeK/rg5905WO5ulBKx5RMVh0mJnc",
-	"Nc/4hPq4nE0JhwzNJACRl4TweXAm6oW2I/GRN+d0i5sJtJQ3Sc9k6vS52CmbMqJrqyoc6XgvsI254viN",
-	"SPN6Px60VciGxBocbaRHmCizeLUrRV2+VEbEghO8N9q0j1P2MzKJRClBpevHer4hS5Npc8GndfNefn4i",
-	"0VeF+h8Cg7oxsxHiN6SFVkWEAZUcUWtDhyxD5B8qadBAzBdxBpzUBDMVGOIHwHCEvjDi8qzMBLBmJLSQ",
-	"jSmayAwosAHcBW4I8q4enWZpA7OMKDzOGFFL21AZ4FOiq+eyRr8R5U2WQYEyRIQLeDH0XTqiWqX+nHCW",
-	"GHt+/zyCyorSY9Mtj6g6AIBMll/PR4/Z2xqpJzT+xHwbCKenUNYf4koPXXke5MTaHsEBcdCewAh8w6+4",
-	"Ih6RESpcaVNYOoFk6VJkdVee947/Ytb+WXJJ8iYeTYjtL8iIyulOrpbnM8KksA7Io+dx4KOWIQ07K+56",
-	"o1qtjKgeLCmCHdOj5HOFGYBtTnIzlotFNmLP602hIuQTxDh+Mkq8g3yBcglBKgwh7mXxoMefZV6TtVo6",
-	"OCRXmN1aYifyqXZlTDrsHIc3ypvk/7hUlkGQG1YGTUEJRv1cQwDKcf3kaH9E4ToY9hZQtQsWM2vbBWTh",
-	"f45y5inRnvnjq4U8gj8TURMrYhiiLQx6u8vQHkaU3EFPKSEQOajvKohoE/Bq2k4bUb5/kxPh8sO3RAFZ",
-	"etgmLMGkBFTOAi/Fntm6XK8hlo8PscyZ5G0hl0M9slKhcktinwTZFgwnr3DUGdDuEY14A8yX406nBNqM",
-	"EpI0zmCg7PhHkYVg1jJwaiuoKSx6qkTwWbKNFY3ewN6W6MitM/ZnjZZ8NLlVcZNFSO3LR1YWWbrX0Mmd",
-	"QyfPuSxJ/RBqz4oK4CA5xHUNVURzLO+pw7xetHTHOMr0gn7PcZW7qB3sfQbuST6odVToeavWkY2nUtCp",
-	"lE/0KzuFkwv/wCO2K1sbwzrQNh9B9Kk107hR+lKe+WWxxx+8ElzT27aSve1Jw0O9wgnQ/LgaNsz3mZaZ",
-	"xCXvRMKU9F2pSOYRtbS2LBSlR3nuLUklJ6j4SwnHk7BWUO/eiOGQ4y6ljfyb5XsxZJIz6PxWU9HZwvYP",
-	"4nf8yM2gs+6p04OdniYibn0Fm6nhZXl6nkE2haHlJp6/u+l0fhnf9NeCvhJuGuog7HlCSYNFryD5JkAe",
-	"nwnjgstGCqJpD3uKmG+KJduvIOuy9X7QvGxdWmciSiP+iDGicIX6YQVZiWACGYgHtRqSjrVUBqlou2SU",
-	"4u5GP276ycqV2fgrT5cWoh2wJ1rdFPXSlzrqeWJTJTuxo+uvwJbecl75Lkme1vwY/TV4snwr6RuWBOi2",
-	"zgWgmNiAQhV1AswZcWULBFhB9K/K9xi4b5Rc1oSTsyEjPhEjbImlWQNeu+lbBiJ8Bq12V75ZQW15upOQ",
-	"6fy8emQaIn8FK5rgIw88t1EWvfp6gYPKcnZgMei6RAo7Zz3ZQHQjupdqByBossDs9o0MbPg9N0zCjI5o",
-	"fgOCayeXRUK2SEtmFnLBiGZCF6QmOAruHF8Pm8Ob6/FN98euII4Z405dXXsOKGmMeNDuX7cuxhe97rv2",
-	"+5tBU4RntVqXrUv5teiZQat5+ct42BsPWtc3V63xu07vZ/2Zjw34GoBBiK/AtZu+uCJ78liEBR1LwSgN",
-	"ejfD1iDV/beD3o+tbhbywpY4Mx1ZKUHTtNMabd7iBPnBAWhss1P56aK3FFkT98QveSuHwBUM5ipKL3eM",
-	"6EqKsS8V1vUyEV259TvzH3+t4/ncgVW7HeGXKJmb+N7DQyt3PXkpK9wzn73nPHGFztnr6XqR05VbvqCZ",
-	"U5TpDGE+IhXwEkU2iGoGyU0qHOEjqqGyV5AW+Ci0aRuH2PNnfL9OVq4HScl7OEQe51to6q9kegczRE0I",
-	"AY2segDuYi29IcptUPYVxAhx0NT1CPQHO040Fibc8xQvyBs2oum4KpfJAIIw8NGepVU1ABHdpfKWyjFZ",
-	"i18fUXDEIZzOuYYoLjVzDwlC0oO6RlRGEcVD5t3MifdIi9ZaqFg2/jVUKMiqNs9CvFbBQA3KQJ5LCUOM",
-	"LLHwyUzuESV3/Cqy5zjAdijry201xaeHsTuEblxyww3nEhZRRsWuB8ucj6hedIHrYiI62Z4TZ+WJBDeA",
-	"R4JwLC0QTRVCSPu4FIrp9spQmTFrFzLcLdqLqRCyJptPVgEVY3gXYHo7XQVpPFP5UKFe+DR0aaaWf6Fu",
-	"pWc2Ae72btC+aJaMUvO63Rz3mxdcCxpHVy/Gieutm0Gv34I/u73B8MO4edWKnrzu3SSuRA+nH00+WCS/",
-	"7iWd0eZxuXparh0OzepZ4+Ts0KxU641y9fgpnNEZlUzjIoLh/dK1ARJMP5wqYifRy9ZvK5e6X5DcKGjv",
-	"8sIsX16Y5n6WZ3trn9W3+hJWJYOAKMCVNdKR2N2yX1Zmb0sP6ElMTLPlLK1wobsmJuZ0Us1VqpfqciFX",
-	"sZOVKvEIP/ah+WC39ZMJeqrI4nYXbSeu0bG1e9udp/EJyGWunCgnLgjYM8lg8zBwCy1lBt/O2P7iocu3",
-	"G3YZ2sPIoiScYttCrrNvIMedudKBlKqdVyoMYtumUz9Hx1Ap23GGjowRcZk2p0D6BI5g4K+oUw4DdwlE",
-	"kj1I11BrP4i6VyQG9iGiuBrDObqDCtN6LypxuekQ3xJWuPBNpsdIJmx2WtZZplCcqPHFRecKsi46vWvw",
-	"8FAfAsKS7+1J7DyIypmK5Pn1DNEOsFJoqBAblLmqrP97ZvoyZK860SkHk+uGiYmcBV8L6h07Guhiwf1l",
-	"1fyotNnD1f2oiR3V/ljPeW6VPyLBz6n6a+u+3QSgb5JXU8ALmQI0KpxRaVyCnIug+KQtOEmuIGg+Urw4",
-	"0QOmkhEO82UJIYaDMLzKOAMteTvNakD91sVvgHn8eBXni0NH9wrLSw+P8lOj7AeEEWpnySayAvZSPrGm",
-	"mAbEwxASIAOVY8eDOiACjaRklDq9i2ZHwpXwn/1xfKs/Ttx9UmD7b4tUXyTVpBMVjsgLek/Fu23WtGR7",
-	"fOvckvuyQAhdYjdgZ3x3L3wWoqPGOb/JkFk+qmuGDcRCHAAYr8B4jrP5RlTm9/lBlLVHVXBS1IBslauU",
-	"0mcJIB1xTqBohCmJ0EDWWJq/yhZs+rjVEV17DWGPX3P2z1Xz1VT/IVEJ33NJRXAUsJRFD4xosPKIeOyW",
-	"3CMPZlW4uQmd+oGdrtImABfgksuQIGUpQ8kfJUI/yzhFTh4JXpTOSndkAimT+Iu+lkeNrA3g29hzfyfO",
-	"FWEMz0gWAfPUM4gEgR+ghXh0nS7BgxlNwEdIbJCB1w2E0duLPmocA4o5W9lzYCyElm+urUxiv8jr4zBu",
-	"VhAzLAQfL4sPZQlaXBPqBVlKRzNi06K8+F5q2xrIyg/ttPb5nuXqB10tSODayHVGdA9TtKLMnXFWd9Qo",
-	"T1yBPDcTxSIkyZXoGqnzp9eVSX33j6pxZH6NP/7/fjXLp59+lbfM06/7mZGmEWvMNGhjdk/teeBTf8Xi",
-	"oMAKakGA3ELhDIsAe37kyLmMixECHSj94s8RVTPJKqgpqYEE7JKGOuzgEKs0pxHdsxgJL/zFgjNXFmJq",
-	"kyv5UNRrdUHkg4mH2NuVd9sG2T/juRG1ZiT8SAKuSqzf3+edZ0RiG1KVAhXqQZHSeOuyOAAieRJEGlXU",
-	"eJ7hRNVZbTtWzDngikwi41+/U9VBIgk2itQopHAVMNtdRhXMNwCyPLnRLZpOAX+txVRBl0VM1e52NEId",
-	"PtTMgB2a/DB4LjwSEidlq1QoTzbRKuNs/zInj4VF0RY8/dUobdiN2xp7v+HVrwaIHPCZXOr+YTjsJ8m6",
-	"yvV1PeLoS5Sw3nV7Q/Sud9O9LDYxUT9ENN+F7+R1RYb02b5TqCONauOBNYc3ZMUoLeRROTGN06Pj2vFx",
-	"/bDaOD09bJyeHJ0+IieGk7Itm1qVSLqDfCebuJ/XdnWl4Me2EtHtOnKBNh6pI0c7IlMpju4Wkui3m0e1",
-	"/RfHIUozKFn6tnJsJOyjZh3NyZfEpZNNV1Kmkvg75nG9Zh4fVeF/5aMark9Mu+EckqNp2cS1Sd1uOGX+",
-	"6xifTIosctS0iCTOWAQRmCu0LP38pdAYopBAzqkmK+9WYbHt1Its+FB9H+i8QkmK4kuc8TuEE3H+l0hj",
-	"B78eI6FQR9KmaXitVKyg+izHlSvvCGNvleugZrWqUJkcwhkYk8K+y/g9rv9IVoK6fgjOXhxkEq+oSI9Z",
-	"rWo1eqrFSqkX1E3PYwxDcQF7iUWWokYsvvEVLmjhfYCZJxYtsw1HRcXAbZTpunhLwla9le5KtEJ4lDjo",
-	"zg9uuRLr0/S+3Z0U55nKr6O498QnztHC/0wYsmQgqoUEiSHIGtx0u8krlwIgVmzYCbZvdSoqGygZJfli",
-	"yShdFoVhFb3OlTiiVGA+DatkSnC6pqdoqtBchTiYkbCdadJWzYpnYoVuIzs/jxk/6DXIpTaWFgIRFVJ5",
-	"MEMXHdkIUaszv5TQuvAd6FU2khzL8hwLs354L1TjqI5/eoumUK5I8L/yV8X2FykyCrc1DQH07SKDlybb",
-	"rIh6eYerguhu7nrg87EJYy6dacCryoIfiKQe1WBhE/66Nfih+DHaYv0Oum9EVH/Po6jgudq58oVun5ZV",
-	"MJLcM7GpItKh8TC5NRLS5BZbd0pVWTc088vZq5WmTMm1c0Mp12fYtqHNbHVZ3Nt9maGf7ZAs1v00GSuf",
-	"SNsUvdk+OZckxK6X7Zdz4F5Cv6JiLOdo7nsQBxOFK8ngPbCA5MyOcjRsGnsrepCrX8RbbnvhA39GWubT",
-	"BsGNRYXTz381SlDbrEgvf+IPtr7YgIIuevt161TDQmZOtNBjM9XG9am0M5VQ+AIAOWt6X4owDlrXvZvB",
-	"RWvc7Q3HQgsGgfOnm96wOW796wIyUlLkcv2lUp4FQewllmVD0TcSO5cRBbYvcJsdsgRkZR9qGDrEQnui",
-	"ypzYgEwUJU/1cv+Bx0lu+AzHp5cbIDvU1FQBKATsyMaQthWqE24AWg+9380GnMJT14zUmykr7IONB3y7",
-	"x11JyJmy9As43uOPyRJBD02g0RpKh2RucdzHb+7ordeNqs/gro/N20/so/f17bHZBvHqjX8ub/xaSxn+",
-	"G9kpDZLKnyIrerOixEcLSm8B7J+8ZAleAoDnsPv2pvx0aVZQSC/sDK/Hve6433zfsjIx0bNZjezyFmaT",
-	"8Q20p/dJnYh9Y0Sty1Z/0ILSxuOI4dxcty4tQ5RNbjc74+ubi4vW9bXgWTfdQat58QHCrpKZnBedVrN7",
-	"0x+/a7ZFomZe28lbopSIvNy+/nF83f53a9xpDt63BuPhh2Z33L5qvm/B5ZJRav2r3xq0r1rdYbOTeLf1",
-	"r2Fr0G12xs1+e/xzcyC10HftVudy/LHZuWmNex9bg0H7ErIn291/ti74939sDbqtzvU47hLc/djstC/H",
-	"H1rNzvDD+OJD6+LH8bveYHz5S7d51b4Y/9xuvf/AX++8LRkl6C1vodP7BVJZ4+932tdD+PCHVvNyrPNS",
-	"rWIJjOOyxbXoVvfil5JR6rb+NRx/6PXHzcvLQev6GqSA5vV1+71IDY3uXzS7/Fa7z7v3c3OQuNnuXg+b",
-	"3YvW+EOTtyBSVdvdYWvwrnnRynxSlzay70IK7fDn3uBH/RF+J9b9+S9VAmHcGgx6A1FBIbUzZcastslK",
-	"RknMUbv7rje+6eohd4PWTzftAd8yvetx8/2g1eJzDTfk7mp3+W4Yv/1lDDVh4m0Xr0dCrLpsdVpiwa8v",
-	"PrSummNYdZFn237f7Q3EvXb3facVT0J/0Ou3BsNfxsPWVb/THIqc8MvWRafJeydvt1vXcD06LpkEXZmg",
-	"suS2rLCI1GH/Y1S6Jfej0tmoBDjvo5IxKsHjcA2yJ1QEiFl2RqWv1oOV3ktp41oHWi4mYGWYbSTZLOhz",
-	"z+xQppgVT5pUpYAsa19LkttbkpES8iOJVCzRSGrqYb6zww7g0+stfhT1b/U2C458Xe3J3TJSWZTPiqrR",
-	"6yN23AWhTIHO54XybInd+UnoClFTUghduACc7wGmgV/Jqi09XYWrgHT4oxnBH9DChHBWF3DxwUH+KtRl",
-	"/MgA7viriUfiL4j4ctApstu+kHbCuBwdPLhLo92trh+hQ0UNZ1Zbcu2i7YinMxvis+OvchFPBuK2hnpi",
-	"aROfkEAHvU6nd6NBMCQre3Ga9p6zoWyYgbX1vd7J/J7stbojziwjYdmGpsrKz1iO4j42KevF4inEY5qp",
-	"1HVScRWZE78kgQrl7MVqzANr3BefrH7GZ5XJppDBHwrKx0kGESZsFCOpcpZSK1okMvAJhrHBb1F0Jyhg",
-	"cj1pLsMitnVNIlwsfnhIds/WfY0qMDYzZe9ts3spgT0uReG6SFLmIkPzvZQ91Q8hr2wGm8k8fDnkoClt",
-	"iJIenMcxNAC+QwT2TtRNmesIXbSKWsOu42iMTE/luv/R2Wy7ivawNPRE2ckII+t/eXMWuhm0+cbl/MIN",
-	"WVT1rpCQIzqcb5vKFW4uyWfi8QkpT7HNP70W6lh4qWJTcDb5EAcu10wMp8OSUIjn0ayIQn1qQqK0ZQHS",
-	"o4DBhQUQIsszCon+b5jpZufzLdXPe2W5DzUTSCzaxMYgWJRUELP4WQmWdiW2PheYNzBF2KvADe+v+TKK",
-	"zvp4Fc5rGfJgcxXOUa1SRdi2CWOyphiYijDf8Ktw7gfu7zLz/i3BAQmQMHXBoyrUQsdl4k0tQzaimN6L",
-	"Bs91C8GKkcBSue0WWWDXs5DtYXchVuufPw/FWxLbCmsVp0fUIVO88iQw4dTz7wRr0fupAqISF28CT4sa",
-	"x7btr2jI5KzDjPsHYpYO+H9LhtAZoPUNseb82QPb81dOeenhkJ9pMPkQAxHHDY247wL7GEIr0L2/ChC8",
-	"hTiF5rth6zeEGYxLyi65k+HRFM9UY+I2ioNC4cDyaUyOXIwx/Ql4MLGdxIb5+hVimAT7sX0aYhsERwmt",
-	"qS06pKxjl8rKwcltFj/3hiGyWHmR3xcjtpqAO2sKCy1G0ey30WfzTIt6vcOBAzKvivoGQHM3QB4EpZxv",
-	"KeQXnfDEY3d+4DloQuauuLuQuGGcnZfBv6agIXLzwIx01gl1Iqv1iOaBO+2fRx2SQ9Tf0424YNIPA2zf",
-	"ChTNEVVRwhXUx+GcGWjiOy5hhh7sF49XEF5CBT1GUy713gkw+LigIRM5H58JdfzgDUMxkLUsYABxGIId",
-	"Ln0+KKgTrq2+gMQAk6ADTwD8aOA6BO1NMCNg9bT4Hjw7kJbyuc+UCV1L2ACT34he+PQzp6F8CtgcqipM",
-	"7iWOaDQ7Z/zJcnEipdc/OEcRceKXBcniw6KOLAonQNoQRPCqjIIKatJ7JO31CXEYe7yfS4LIF6hp5i6W",
-	"nmu7ocJZVfZ+ESLC22WECIYNTOcNE5SADygVDc67p8eNi60iIsQx1SirdY6WvuchN5TrgZAltlcsh1eg",
-	"QAgXXtbu3GE3tKJiydqNf1iJwCbebkRm9tGKhq6XhCgUgVl8KB2XQR3uue8wyGpF1tT1QhJYBrIW+MtA",
-	"WOEttFctH1arBpLkHR1Wq/sGsvzAIcHbe94tUZvCh7mz1qKwwYACYH6a8R7SUcRU9XEQuti7XgGbs+Si",
-	"cPIZTVXCfWBpKxFLsJKzyWo2XvjDf1hUqGMZkDC87wcuDS3024q/uMQBXhBIZxHneA47asM5k3VC5E63",
-	"seed87kGPGKR3CIdJ/zIYDuEEhLQ1S5INPyJdCbQAof2nNPOTakV58h1xOsql4L3NJlOwaAISihqSyTj",
-	"e1gFDdSWUAnGEplFQq+A6h4g14Hebi7VIgPm43iwc84bhDa6wPdilji9hlAr6UdAkfUpLo3DjwJvWsfi",
-	"gfgyUQxGVNeIC8eAu0yVsUaOTwAGkzctnDeJUjFcnVHuV0GCtS2jPK/U9lbAt3D0bPT+5B59xp7rSH0T",
-	"0CzlDrFEBRkQ/BQctRVRcSH7hG7opXiwzj73PpuSte6XjNJnEdZeOit9NmWsKMVLt3RWqleqlboIvZqD",
-	"sJOZPveH/OurclDGLHmwklU2ZyTMyuCOUlki/24oQC7+I8B/cni8DgstUoX8AFFyR1iogJJExSNJIn7I",
-	"IwkV1IQWo3qVkIcgUIgYCcJRTOpi4gX7RVA2/qQU2zIehNKZyqUIsolwKBojmiIoMhEm19OoQA0Q46NV",
-	"ZFLQlogMhv6IrvsjEddeob4GTLEEcLZAx5N+KF839pTEnL9LrmHFc1kIO0FRrdxyEfEjB32xkFwWKX01",
-	"tj7+Dob1EyePRR6/ilhE4Vd6Yq4KPx+tUOE3BhkcpfDLTS8s3rWYpch3IGJUsgN+2GrVqpLMVZ2PJRc8",
-	"YKkPOHcSGc5RgqPrbA8+SJ/tyFrw6x+ldr+pALlK9UbFNI8rh6cVswaQr/3AD33b5+rG8KJfykyW2loa",
-	"Zz2N5Vo6mqVgKb0jZIKmAYzb4ZqgS2ckWPKp4jTx3T8p+eXjaja8+UF4vs9Kh2bjqG4embWT+vFRtXFo",
-	"Vg/5reXHiDS2+x8bJRXGEMUdJGejZJRA43iX+N7xBR1WbfbZub/6QT3BUvmkEMuDnbfYw9R26Uxo56Wz",
-	"2Dd71ew234OVS6pX06B8Ryb8SPpBOMB0BqkwjXq50ajrvvzHZkNnr/tB9HkRC/lUnxGtfeBN9QP/i0vY",
-	"wR2Z8Ce/iB2+cQE6gkilYj1KF7PDhe2a9X//3A7txcdb/K9/er/UoULFM08T2EHBYLbNnPZufSCgX+dH",
-	"QqWZIij1DXHms74U0YaDt9gZCIFDvGJuf+WGKoOJqEggRfEiLyoIBZmEB7AuiwUO7sFjxcI8Jg97a8YA",
-	"FD+LJZU+feWbPytgDLDRuMSb03ZcXGriO/eqmqCuAqYLBo5oLIYayEofc8mKp4krcV3BuCTOuXyXyfJ5",
-	"IxrFVgvPn4P28DQk0F0Q+e5lbR0R0xvOA381m+spN/sV1Ftw0Zt3MqazqhQgQ9bwog+dXqcwFrIUhYGs",
-	"XkXwLGRxgidUIWhWUnZLaJwyozohh4NurhArxVwKgJ44rkyJuZpSfQYOCtunjhS5FA0HSYc3BUINQ43q",
-	"KVer+Crct0CP5r0TJSpcj2i1h7ksFbqeh4IVBbc1oAPAukOvhFd9RPdkfTKLyzbWvphgEABFX2UhsyzB",
-	"jg9VVL2L04oNkOM5L5JAjrIVYapASxK4fqycg0U5cGcuxV78iRHl+0gsOOgXXDczAA8Kske4vMm3LNqL",
-	"+gk/udhIUjrKG6apEPvFJb0oaetZZb2BmreXFI7gk1C6Zye5aDe55mEySoas8UKSwksy8IdxQ8EJ46jF",
-	"MFiRr48VdjP83KXqtGrXJ6ekfDw1SbmBT+zyqVM/LNcmR9gkDfvYOa0qkfG4bpqnZq1xeFxvVLn4WDWT",
-	"GR/Z0my1Wo2k2ZQsEyfSRkv38LzUVMJnnIoZZ1pWn178iY3TBw/vupYKmDOFR9EUqrw9LXsuTk/LEev1",
-	"lLBnFo5FilhOAlfh06AFVq+LhJy3xSxKRPlL8SeUbO9FJcNG9XT7Sxc+nXquKr37JKKkyH3PFfkKSJNf",
-	"jYfZtw7+SF74KgRSj4SZ3m9+nenunbRwys++I0xaEEBFnH1kJT9h6YZ+4bFJ7QFwCzHpVfaIcApFchAL",
-	"8X0sCkljFryniSKRuAPZLwowZAYFoLi4FrJI1JsGhCA8wy59WdGouFQj1+O5LViJr37XstBT884jx5ye",
-	"4Jpdrk8apNyYHuLyiX3qlKvEnHKS37APHcU7ayeH9aNq7cg0GyfHtdP6UeNkE+80n4R3nh5pDGhawyem",
-	"XSXluuJEnPmc2lUng3fGe+cb8c7iXY/4YZxX/soPHY3mfgN+2Nj+UtcP3/kr+pSmFcFoHsMPjc1em0dy",
-	"MM0BNqKcl0R1ZdeMK1wBdu2E0UMZaljkwbkDeJRMtw31Q3RPFCiIujLlE16cgfC5+C65xzfmBa9G/4ca",
-	"/dMgkg/W66kAcC2dlf5e7oDHWBPWmUaKiP0tmMR78o00JhWE8fUgoul8LNnm/AGBSkWC5dzNfY+IyD4k",
-	"YwN340RgyhdftypZpvxUyXrejlb2nKs/e1xzikOprFyOAYWXuLblEQMtXIHX4QfSIa+RKGGZlsEfotWG",
-	"WYOi3SKwueuHVyS0Kqg3ReGdjwIRO21jz2Op8AC9WVUq1qdkRNnKtglxWASXS0VSq/I8bLLTR4GAyi6e",
-	"4rHSMh+hHamYGr0zSnkDB4cWxlRBTSYTAEY0jjwEa7aIDxNFDyBwIdYqQdUUe+cxmMdIhzyWYZmbMI9H",
-	"9NGgx+tvjeg20OMK+uj6noz8TMQawYAa1SqyXAoWf0sG9QvDAGxwvuR6/JI9J8o8IIKdoacKKNkNIU6L",
-	"fFlyxn6uOXlGVHsz4HtkL0ZYjhY96rUK1xHyGyXEQTfUBchJ2wOfxQ6OiZhSPLtvQpCHF5TAHuiZyJA8",
-	"GrWfF9fLtyfBdUrysDEVRB9Sa3KkkMI89T0s0bVakogBPoOlPkKZzbEGn0aSIoh12XCg361hPrGrI/sC",
-	"4BH+Sa3zjXXrvEzbejVFKFYbEWaG9pKsc//7FjwbZm37C/2ARILLO4CHekKZ9VqGOMrpg9yQ55dgs6ss",
-	"C+jWRwS4bs5MyYpzHVER6Ip2jXOFJp8/0HWm0Gy/s0jXWMZEuogpwJ/eMGRxom8Jr8fm0tqw6Jmhs5s2",
-	"yWsE7WsE7XZKoofTajlh0Laq8wf9iKvPP3W5m7xa/AdxocHPHgaQL3Wl9q27VJNdEgViZT4odEqru3vt",
-	"ATuPECzgd6k/6F3eXABwTbfXjbB3RFuPtlb2A99Z2SI/SCtINfUDpJUXIiGelc5K/zL/WcP1TmNx+FNk",
-	"pKyfVo9qJ4c186hxap7UT44bNZBmow2ZHmD+gNbk2g07kWsO/sy1sXcdBis7XAWwv+XCwPYUZa/hT1kS",
-	"EpKf45/3sjilWRKYrhm7+tdvtHc/KZRZWf6YU4tv27FaVsdqpa+fOFGCqRazKYnUTObOqj309VOErQ9q",
-	"HVwuz+RSPrUisYmEHaQ/nxG1vXnjvWRvi0v67fxWikRrbxb0/rSx25uHpQngGxehQCQ33fypnIhuEb0s",
-	"qGUlRSotaUUTtgq0p6qitjvt4S/j605TB/Oxsgy0usltv7Ipb5FLr5zI50SFR6HTmuEV7Gwy6dghtuuo",
-	"F9yEXVbYctdCrmWx9xHd2xZejXaOrh7RRHh1nD/JJVz4dszo+HABvoE4sraTy5QmIrpooMlKZr+K61qM",
-	"NkqGaBuI/4z0D86bIK84L3Q7U6mJ5lqku3NdcYpdbxUQZVZdCp1Lz6uGTG2mpXOT4LNrE0gDPROdjz81",
-	"danL5iTSooSKBlmfFYFy/esnPpaMUj1qx6arCVkGV2Wi+ZFFm2TZLP0w8JtyugGtQA/QGlGI0IrnKWN2",
-	"9s9GtMxPm9bmzaAjjBcCGIX6Io8dMlfjp5Kq7RlADUC6ahaG816j2tBLG+0byJIAMMp4Da3F7Z+v90sY",
-	"VKTxZEI8n85EoU0qoFrEdO35gT4rk3t1n3cuSu1XhyNAUNZkX/Rf63wMkNjsJiESYTRVGOrb5iUatH66",
-	"aV0PrX3oMajE+oEI51gooaOSJgYAvBT0d1SS6GV7KtvdPIqBQvih4EuEZPdSCNO8J3VkvesN3rYvL1td",
-	"az9C/ImAwi2FfrNnxXBqlgH9j2DaxJFbuKElTjemcgPrLcBJsmJ5W9K5tNwoaJ5k16mckZhsa3M0onuM",
-	"kGT967T2vV9BuwUZjmihKENULP/CGNEdEzB2Nhe8pmGkletXffgh+vBD9NEHqpc5+sdTiNivKSCvKSAP",
-	"SgHJtp88vZ9pJ5X4e0gMgZ78rTJDtqiQxZXVJ3EaHfyx4W7hFJLNSnF29NMmr0YCQGqHtJIRTQq5ZMGI",
-	"91mqVNRXMdhSXRW9e2QSipGTgRIlp+g9WuB79B+fKz9C9JdeKj41E6I6t//tk1c2ioQvk8OygQv/rRJa",
-	"jskpNu36pHzoHE/LjUkNl0/sBikfTU9wdVKzG84RUZLAiXlaPTps1I+PzVr1tN44MQ83SQK1p5AETuq1",
-	"mJ3a9vG0js3JafkIH08SiTffYULLDl3fnNDyyt1z0ly+BXf/tnkuT8bdC6S9PDXXNYSZJpEFI8zFezLz",
-	"RRbb5WxsQhR0CNfa/GXoLlwWujbyfPs2YY8VNpZyZHopYKsxRlR8UZhCo1fv5kTUL402F+Ifp8K3kWK2",
-	"ks9FQSe8zTg5Bz0mN2cjf3yBFJ0nYI7fmNW9WlG+ZVSBtK04xLn28Ft+YtU+nYgfkkO3uxe9q35z2H7b",
-	"aY2vWsNB77pklJRlUZY6S/A3QIzWIatlVlBZDtD97Ib3B45vs8S4D9hqufSD8GDqfikzDwP2+NLDFCuL",
-	"UTwSNQoI5E4eeS52h8jj8wrpCSI44Fz398zx2isudsB1UykZcTgBeLk/8cOxYUoGrfftXvfPNSdy/22b",
-	"FLU9o5mJgy5if/+nr5++QYDKTyfsY3UyrNN/3j5NgMprcMprcMq3DU55Mtv0uni+UUr8+6QXPqFgDlJw",
-	"RpCItKs8h2guDFZ3gRvKWrcixoOLx5bWC0DPA5rHRWhLO65S0ta/IVo+jxrLBrqWUSIKgo8Kt2wUM2Kk",
-	"8xRhhG+kRWwvmQ8GVq87l5HYxOWvQmStlg4OyRVmt1bsy3QZwoAdjhYkmBHhET+TBWSSE4GWAeGdGdFA",
-	"z9FUXYFMNgMlp4PQMHClZRA+4KBbco8m9/DPniodqpQGftFl6kNI+w4OxZOGLM2iGmYhvt8XGYiysK22",
-	"aiO6okI/cZQLWZ8ElS+phbNA+WSl1MhpEEHsKPRF7Aeftni4foBsj+BAz6iEifXAduqGaI/5+md/SMyP",
-	"ioAf0enK8xAld2iBIexj7t8lZi8gC/8zpAxC82qUXIFSoTjxPqqM6AXvFYC9y626FtQk0giVm02mcWK+",
-	"A+bIX4XMdUg0NUoLxal9tJ6OKPZcYipsHIhhIOrTsojaFyqvwScoZ2trObii/ktOlqwMjAErq9JGz6Fj",
-	"fNe7oSxyHIqVXNHofexVUG86olqGLTxG0jm2Uj3X0mtRlF2rAoyiD+ihXIlcW3dzim1CUx7RZJ5QBXXJ",
-	"3XqslfqUqE0uNG7rLCtyxvEJG1GoYPGFL+deVqTOvgFjA6u6FlUzonuFQmP2+WHYIQZGGubjIJh0hIuR",
-	"H9CynwzfcoVVbESlZSGayzcsIxhLmkxoetegPZigz3LvimXnRLQp1pux6cqTK83Pg0b/+N4md1HcH/hV",
-	"pBTD1kwxI7puizlPTJo87HHEjPxIQITvA4xB8QqxvwhG6UaDj5AH/or+kJuIoP75AnM8/OW5TUp3hIW1",
-	"XLUl6kBkUlJXat+6S48JzBHpePJL+Vkju2reT6EC9eEgvlSMTs1ukCN8MimbTn1abuDDSfnUPnbKJ6Q6",
-	"VdEkkOSenTd+mJ03fmQ2ascn1WqjXjcPT2tH5vHx5miew6cApdNDYmznkJjTWrV8OBWusPKpI1xhGT68",
-	"iPZ9s5zx4n3PD+c53CVn/NXbl5NJLuSPvTQGixZ4bkUC5xTysf8KWeatEM+uXLYQtOfJjBZAy/5c0UIH",
-	"WWkRW7PSEwV4oVqXXvq4oCFlRDWIv80+zoQzEWF2K40bWSreiAq5uYL6JNA/v6cZE8Q4CbP0PPlk4sL+",
-	"mV59bkSti1632xIs8LJ93XzbaV1asZquvTzHDFnYWbi0RfHEI84ZmmKPgYs00Urv5250ulIJ/fltSJlf",
-	"a+emr5lpzpHlsib4k2Rx4Yth+2MrVjjj6sNZI7vpW7I+qtXuylcryNIWG1qNFsRzb0lSJfGlr3dEsaj2",
-	"rgsl4JhAFizZtVba791Np/MLDCSa0Ewvh9AgsOeJuhfwAUO9rs0nBdWTySc4fWM+SERYtis1+kTwmbT8",
-	"WJet94MmJEVEsxqjIGz1R0dq42Md0uvH8tVDvQ3vJ1OuDQCoICm/KwIgfDfaOVOln78Dh7ZRUie5dFYS",
-	"Z1GXchKnVrh6EuMAemF8D27wxEAUWckZiiKtsBueMiNfozlcRJRn/OEpCxpJLNa5bm983WkW9uN3e+Pm",
-	"cNi8+HDV6g6vx+2ucOaPm93L8b+FgPuNHdjdDCf2Osl3KZr44RzBxgYCCzuDCwucSIMP8Fz8A159Ab4i",
-	"LIfwZIaLP3a8Sn8iOLWfRB9l7zMoryqWmSdg58tCfy+PXb5c+I2F4o4qrL0z4FJ2fW60Z/vqB4rDBLjw",
-	"ASXZUzW6ZenaZeB/dpnrU+LsbyhEquEzjWgBgCaA5JQVxWUKtCgzHkXzAbanH6ha31GmLUaTleuFZZcK",
-	"v4w/hSTlKChQDlYPR5n6q0DG6ECFXFUed0QtFzuiwtkX/g/7j83/mQbY2jeE70scctAtE40DfbCAQEif",
-	"J5xqLi8vPShNfa+9IOITwb3mQTlglqiWKtCj0CbwqBF9MHoUWgeP2iLaRVvvFcbpFcZpA2FK4DdFuOg1",
-	"89g8RO9cz50FhKALfxWEI9pk88kqoAb62ES1qtk4HtEb6nJqwvkVFEDU5ZF/6zFBRskWMUyykRKIWaFL",
-	"hYTY7Q2GH8bNq9agfdHMhV03j8vV03LtcGhWzxonZ4dmpVpvlKvHWXFird9WLnW/IPk9tHd5YZYvL0xz",
-	"v2REMVV9ThodsIbJ5zNuvpO/4YypVmJM9tLGSDA107FFNRa3+atLQgKXzpxJ4itmFEXXplMZFqa44CAM",
-	"r2CNIKpMtN6HYAObN9/pXTQ7MtywpAU3Pa0MDvt8rUc5XXrf6b2FUNKn74xNaBhgz4Qz9JyBWdGJOUiu",
-	"X6RMSDCWDmgYQppl/d+ZVIiEnvRcx6v21z1etYcer9qf+3i9+Hau7bSdPxValdzyxiH75V+zkCxOV/8e",
-	"tsJe84cfSi803ocFUCYGtAtwViQ//jUAszxNbshSnOJpfqzGlPQfqMtfC/kIMrucXeMn6yNWFLIC4P5S",
-	"q5GqTgW1Q4YstVdBwr+b4zCJ/lLxoragEEBxaf2FU4LUh/8suUCvEuqrhPrdstAdJcJH8KFCEfxq6v+2",
-	"kftevLOfhVk9FY46e0KrXDNt8cyGT89ErHgQfHqO5QuafQLc9ITla0QL4KZvYbWvBrFXg1jWUU4awtY9",
-	"sxszF6vD6qnMXKxzEUCGhtkrFvoLEnQFX22J/qELP1iuSQOXxOHjIQ7SCb7M2IhkBBvPiIGUwAKjNM3j",
-	"k3r11KzVG9WjQ7NWOzyW3r4MH+k3TRLUn5TuxsvWZfuiOQSP6AYZJbtmYbpykEtvZbOddvfH8fCXfmvc",
-	"Gn5oDbqt4disvh93BppE8pIygSZYuXZZLR/17QufhtgOWwvseqUzfuV/5S7mvSgl/L2RF7l3PY6c2Zpz",
-	"hws6F/6KT00tCo5OX35OiUiMWhsgF4W0KIJtVgNBl5+1hw9U/3dU+/8a2n6ekl8I/hrF9IwLM5yLUBLs",
-	"J4WTTAxsA1mR9myMqKWONb+xvqkzshXh4QRWdkVrEmLP+DdvBh1Ri0c5MSNLwd505XmGwNYF5ic6akUb",
-	"zeI3ozKKORRgtKpW6zYfEvxFrP1zkAchGFZGacmEloQbVWS3jahMS2sgi0pxWab98EZEPJgWT4esi07v",
-	"GmID19PZFNL3iG7M3NTwvVFv4YYAwaLzQgtNiO0vCEMWZ4pc1hLlKJklkuuQcETz/4to3/OsepUyGTEB",
-	"rBsloa0hg28q8niGtqGFQ92d3eDCUQItXDi6E9uW76AcxO88ZO8sKfpcptOFc0JHVD4X44zLQFByhmRA",
-	"pJEIiBTc4AxFzEClZWVxBEvlJvqZZ+gvmHr1ikecZT3LEGufW0TdLPP9JWW2TNHrQYLHi2Uo1SeHzvH0",
-	"FJdNu0bKjekRLp9Mqna55jSIwA80baVw1GqnVbNxWKsfn1TNRqN+VM2vV6kpRo/KO6rV4tydGjk9chp2",
-	"fWKWq9ic1Oy6U24QkcbzHaII79D1zLSjxBQeFkQRzlYKnzfzaE38//aYwXr3vvMEou8Ka3iD5P8wS2nS",
-	"nfcwtOCtDrwNYMBc5M9DA06bTEW2mhZLvGIE7bnU9lZOsoYISwEFpmXHfSXnS7zes7QcG5DpimlQFlqp",
-	"9za9YeTtfVOgGKgKz5ahqo1IBIe51p0K6qnMEeG9TAwrB72YZIumKexihVE8ouv4xRXUU8KbNBknMCJo",
-	"CvXBh3aFegaj/75AjL8FavHfCqb4ZFrFtUnDLh85J6TcwOakfMr54CHhAog5qduHTuS7PDyqnpr1eqNq",
-	"npzUqsfHZn1TinP9SWCKj07iNGHnlNQmVdtslAXSb5WUBdJvw/4eYYqLd30zTPHfWHxwctjPQ8SHXgBU",
-	"/C8CUbzRHLhbUM52Vm4ol2eOe8GC1IH1slsSZ4uzbDdc5+3ArjljfFJg3xcP2/nThOu8+tH+BH604ws6",
-	"rNrss3Mv/Ghg0YWlpJ8lAiZg0rz6175z/9rDTUybQ4n+rhFET6EGx9LaI6KFRFtxkuP2iCHpPyoQMTQQ",
-	"uqrWuKgp6PNTwj/hUyL1WtGoUMbcYF0d40qdAHI8VyovtEW+LKFkLbQkC+xoMUQjWiR9bqcYojhWKid9",
-	"bucYIrEEkcTwGkb0Gka0dsD1GKJH1OrLwwFbh0b/i1T1e2kgsGeu67cOBHbIl8U8Mmsn9eOjauPQrB4+",
-	"iz499YM7HDgunQ1WHmEH06B8Rybbdek/8vecmYk91zg9Oq4dH9cPq43T08PG6cnR6ZY9Zz7FnjvSlm1K",
-	"apNju1o+JSfOsX00KR/ixrROak7GnmMk7Aip9ttuu6L937DtzB3w577zbfcpfxM8UyyYRqt3NyAViQJb",
-	"E9T+tJFgayPRhOG0LPQwefjgj+jvjQ6hAQAJS6DiVK+yLUnR7TiVC9m+5xFblcweUUzZHQkYqlUbQo6k",
-	"PsSeVFCPSjz1gNh+4KCZqpkvXQlJvBHlU3LZiFLiAqDxijpclqd+gFjoL5fEqaDmNCRwShhSEUN32FXx",
-	"a2LslihOhUTfIPhLQi27LLR4Dz2fK+6Izf07LhAXElRfxp8RffBb2aYa6zsnAZKD7rDKaXDOo9X+O1Wc",
-	"Wzs9m490AaPursexEocswpkeUUv6HyxUFmGSyJIBDdqVODtF1HSbYPv2HOIxgZNb8rJDuJbLiFBgXYbM",
-	"alXA/cuslaYEE9U6HCe/aOCjOtC6xRkPzKqwD134DrGEZzG+dUUYwzNiVdBFrDZr+nQAQDgzPwwJRZhT",
-	"AuHeTKjPhQ7zCxiav/lJfrmq6MU1LdgR8GHYGkLF8x3+ahLxXz17CRj/4sEI+h/Qxt2FG5bOzCND/CmN",
-	"2u3usDWQiHRlDYKt3G8Nyu8HvZt+eUkCJdRIcDLXlm9L1puWjHSr1VhzkoyXJBjLgkIg/fMeqw46/gK7",
-	"NLdR8Wns4BDDesHgOmJQiVEkgOT6rcEYRlGC+DUMy5ieuq+iPBOcJX4XSiq82d7mG0S+2IQ4nM9CT86Q",
-	"eVSpSvLkcSrPyVn6uJbOSu96g7fty8tWt6Tdjg966axRrb+q2X8WNfvvjbcdTf/fx1y/o0TzSCXlgAvs",
-	"vN/ZuS+PEYwQZoj5XDdhMupKYqKPuBKh19kFn49EpEYOwY7ngv4JAfN7cnJRDS1cugoJM5BCM8UTj+yr",
-	"kj0jKuBpoUCviFmbEBQLY34Qy2FnyMaex3UlGyCQoWa9ShPWk4KbdET9ZDSFy1AS5F1EvclkB5npUEFD",
-	"fAsRWlFsHMjmReQhWJJXgejlBaJXnvhqen4K0/OTcz9DUZoV9QhTwb46nXSEi/RvwSZ/xm6oIOifmFeq",
-	"CJY/xB9fD3JjZZ4EJSMR5LX3sdPs6lf2kUshenomilsWAdRAhfA0dLD+7XAaqCiahoa7sSuQ7AZP+Iju",
-	"DCS72ROOmvSeCwszJcSoRQrc2TxEbI6XiXjvczBswNOqfKG+bqLkHKYjGn+yeJWCl3G6D6D7ry76v4CL",
-	"vmiQ3Vb0D5yqoPxtFMkJps6d64Tz0lnpbf96bFbfl7ZGVJpKYKifVLfXVAe66ot0C4GdnwqIIs6MNDUM",
-	"tUtlLZJwV+1Oe/jL+LJ31Wx3x1Fw5clJo1Y9Ng/rtZp5clKv1o8PU8GVLxIwV6hkeyGwkUW4Kp2ZjUY1",
-	"AzVNVp/YFlr4XMBnRinwVyEIXU8coiralTtTfuQJpeeHVyxhIbZVbGq7/7Ex7nU7v6wHSBqlcD1cljcx",
-	"xLOTas38DfQBcwtOSdyTp/ZSFyZXjyw5sTOMqcbC/xpApjhB+zfXgCiEd5JfaCItqnJJFSlBNQWBosqm",
-	"CyuJAi+JtSZEFisPPpgd5n6GrBDQT6x+czDstgYqGFL+HPcHvY/tS7gOwuZaKW2FGWKs46okejWie8nS",
-	"28IktXAZc+lsv5Lxqg66kpouIVNGJSIKIrAgK5Pm5wCvyBRQmdcR43doUry8p8oRguUNyk6jqOo0FIgW",
-	"SZ9Coh/ROxyLv1kFynUElwqyBN0UEn0IsCuYSfQUWQV8RGVV7Ai4BRXFbRnREb0Uh0bUYvUljoustR5v",
-	"kIgEWkYa5EWAuxjIiuQNa0QtKXBAkQ1Fbi1kReSW31iEKwtxrliRf0Nd9AkBFc+fwi0DmY0j/t9D8M5S",
-	"B52cnB6hvcT2i2ug7WtYNDqphgnEjLkzqhJrPR8UvBDPRhT2Sw3WDTJsJ/dRQXDtbEpBB3QmfRNxLSbE",
-	"s8h2CU1EWcQpMJhNx6iCrGyBCbrvkMD9zM9SRAX0pt8wDZJI1SkRCpSVKWzxFRAlTEY084kaPwpYlP2H",
-	"/cI7ocrtxzQpeVZFJMwMVFaloONwXkHPD/0Tpf0KfXJHICAB8xQhAfFXA4IeCwckuqrtIVdLqk6CARmy",
-	"ADLccula9SGmoQWJzkaWcTFkPZk5GzdoDSNoRDeDBAn8aiiJY6gSQvdRfSwjPixRX2WJe/AkLIggxOnC",
-	"kdpW/UuXcX85VKFdTBB/dgyibLX24Srqi6uVBZTBF1bJcvShYurP45SLF8MsOsUnk2P7yCkfksa03MD1",
-	"SfnErjllk1Sn6l6U3HlUqx6e1M2jRr12enhsnjSONmAWmU/iqKodHsXAP9Mju4brpGGWhcvnGJdPJqd2",
-	"1TFJYcyi5zMYPJ8GuwEXqfj05OAiactUFBcp2w71hN6wh9swXshPliFZrMEmaZAyr6BJhUGTtGkrZFN4",
-	"Og9bXrH1h+EsaWLqVpyG+FtWwgG3hsSUt+3yEJl0+VMAMq3Lz1xYZQlkpqxq2WBECO05sj3sAnSSGyaV",
-	"9ueEaYqrsSbBmfTBADKTBim6GzSTAZIvaDh80kE6At01IFyxVChNhoJwSiFxRDkFXGWBnIKNcE5KG4Di",
-	"ovHLMLciIeE7wnLSBfeXyYLYTXDPFqD+VmhQJq7bh+R4Uj51atNygwDwpGmX687h9BifTky7RpQQV68f",
-	"144aJydmtXbaODo8Pq5XN0UbNZ5CiDutNuKAHXLcODokNXxSFoBK5rQsAJUOncJoUH8tIW6H6dmMOPUq",
-	"mOVxSB2Q6nGC2V8LjmpXcWtXjKqnEIMMGWeUCh+wwAgqTI1KZuFkFLuUKdgq7fOFQavAZQHuFWHpFr0w",
-	"dsKy0nnmCyQbvSTD/A7RsF7jSv7ucSUFwbde403+wvEmT2Fw3VIM8M9i0nnGcoDPb555EqwvLW9YDxTZ",
-	"0677NJIWIZEHbA7MkHjQ+WHT+09YaHAH2DCp9oOLczNs2AMioUf0CQoLpiKhRZ3BrFBo9OBIaER9LTsq",
-	"joRGmwOhRQsvDDv2GgH9V4yAtgkNA+yZuyCWPZePTeQx1Z4gGcysxflUtfoxOcVm47vysalpfybJJWNV",
-	"Dx4+SRuSzmrfr6ctmoM8Ac4PdrLpvCAw1Zbz+TwoVZGp6S+AU5UxFk28S7PPx8p1D8GsKp4EnhkYHANX",
-	"CR/IEwNXQR7a0wNXSYScXYCr1kSd79Fl8wpz9f3DXK2ThM0UoYBl+EFnGAI1J2SOOSXw3FuC8IiuIUPA",
-	"mfaYD+pGdPwZEWbg+Lk1uy7yA71BShJ2XojHLXTMvjsr718Bb+HvJTg3XiXnV8n5FczokWBGu/KtJ5Nk",
-	"dwA2epgwm0Y3GtFEjtXD0Y1GNBPeCD0O3WhEs+GN0OPQjUZ0G7zRGm9+CXijV+acw5xzwZBqabfnX4SN",
-	"AxjSKx/fnY+vwy69MvFXTKYCmEw7s3zeELFXgRveAyvw+ZBqW8qR8WfUnuL67k6vef7KKS89HE79YFH6",
-	"xCmyyNsUvCi56lqqOtR5ZUjxbHDwUYQdh9MatMcIQZb2eLk8J97SMpBVLvOHrP0K36iBJ0/K2cGBWTuu",
-	"VCvVinl2Uj2pAm+QU5XuxnuhE8eYZChYeRIXWjghRZxFJSasQo1+l0QxA56ValqEP29ASBBWOel9pg6X",
-	"BLS4FnTdaWqf3RSpk/F1ESiInTIkjto4xJ4/W+uMysVkaM/2oxxime3pEraf04GovFrGl2PAgUQkjIG0",
-	"CmkonRwddSTng1kfGqgjsQv4l5/09bOtM/z/C2vUol95gLRFQSGxuDIvOaMoPy+/tFght7QENhUPv/MB",
-	"Pg+Pkaj8kcfzcXqXVGvhRQc2izGKjtrYWkAAAAD//w==",
+	"7P0Jdxo5ujCOfxW93Pd/Ys8AAdtxEvv0uZdgnDCNgQGcTE/Tf0pUCdC4UNEllR2633z339EjqTZULF7S",
+	"fe+dOXM6pkql9dGzL7+X3GC5Chhhgpcufi+tcIiXRJAQfjV88feIhGv5t0e4G9KVoAErXZQGhK8Cxgma",
+	"BeESi0sUMH+NnH/xgDmIcsRJeE+8KhoSJtB0jcSCoHvCvCB8xdGcMBJiQTzk+lSOjAKGyD0J18jFvl8t",
+	"lUvkK16ufFK6KMkuS+USlaP+CpMplxheylfYF6VyibsLssRyiv83JLPSRek/Xidreq3e8tcNX5S+fSuX",
+	"rqkvSFiwKvUSka+rkHBOA4aCexLC5H3K5YRDwoModAmvooh5JOQi8taI3GM/woJwJEfGIeUB4yiYjZkj",
+	"p+pcIPgX/YBmYeWBTJ2yfvB/4ifoqNHuV+rnNcTF2idlGPRhEfgEQUs8x5RxgfCY+VSQEPvHCDNP90N+",
+	"lf1U/xJ3zIh+gI4wQ4PWCQrJPPJxZnFigQVaRlyM2RILd5Eb87iKRvLYsB8ReaZTHBIUhIgy5AXR1Icf",
+	"nLK5T9CvUSDkpjST9Y+ZGyynlBH0QMUCOY3ulYOO4BOPSJiQ/+pF9AZOWfa7wiFhYkE44QhzxAjxiHeJ",
+	"HPKrIxvK/SQOkvNggUBL+pV4uvcfHNXT/9F/CHwnG0HXVdRgaxSIBQnRjBLfkxMPVhIGg7A8ZrI9Zmu0",
+	"xL4EZ+KlNqksVx6SfxFXmLHOajXkUHaPfeo51THLgGvmnAvgdgZglgHdJf7aIWwuFqWLk9rZu3JJrFey",
+	"KRchZXMFuUH4gEOPsvkg8kkfy7Z5AO7K0YMQsWhJQuoi6qFgBsc6i79GYeST7B3LznYlu04mmxm2VC6F",
+	"5NeIhsQrXYgwIvvePzmzXtj2YCltJkjoBowRVzSEwO5iSZj4GAbR6tB10VRXCMd9obnsLLvKVRh4FYK5",
+	"qMBL+3Jp8dRecu3PtOzsgin2Kr8FjNQr9z5mh6z3+ZfaCVwsV/Wkhfq6k6Jl1nev0czj+Vf4lJVtLoi6",
+	"ak27V/Q8K7nBXweER77gBbTxBn+ly2gpFzIloVxEqNpL4h0wglZ4TsqohkSA3tRqiDLXjzi9J+jIIzMc",
+	"+UI+Pq6iLwvC0DIIyZiZHkKyxJQpmhcazsLFYUglHUAOI19FH8/JKLgjLI9y39TsWHYZryiDafVk5He1",
+	"ckmxL6WLUkSZOD0pleVncp36/ZIy9asWo2S593MSwq71gIg8AqwD82H25OPHlfrb05P62/Ma/K9yfoJP",
+	"p3X3zHtDzmeVOj6ZnrpnXkX+eovfFWDuuLPngZBe6JHww7oAPIZBKFAgm2hmR3Ie3CUMSM50DRyFOmF9",
+	"AsdyZxw3JDDHEV0SLvByhWS/zpgdMfJAuEAzGnJxnCbhMUNyAFm2D1NAnwO10kIC/ebcRp9jAC3YIclL",
+	"5SDZQMMqJPc0iLi+QyJAcyLgjWwvb5dixYT8Sq48WOFfI3I5ZvLiARuX4kY96gF7RDk/eJ+a8zdLl9ZP",
+	"//mlLdzl5zv8j7/5P53+/YeCnVqZpRzKzPRDIsS6H1JWJGF8WRA4bREgyjxJ0tPYoYoarktWclGSe5ML",
+	"CyKByGxGXHGR3g3sP+A1l7hGRCHTHLor0N+Gva5mcIvlEk4kT7lKJvvDDPucOChgY5aSWLK7CG0KNizp",
+	"KrNleoemQeATzPQWBf8qJCv6JWpfqZthMIsUvRZ4RRD5SrngiC5XPnWp8NdZRLNcV1aqi0r95NSOP3SD",
+	"rdhjhYUgofz2//8zrvz2y88VXPmtVnn/y+9n5ZN3337Wv/5vyQYEAzLfgTpn+tBlO7VQFj+Pl0o5whoY",
+	"souMeMUlTITYLyCjquODFvjXivrnZ7msvxat69eIcNH2CknpHeF6ZdAScTyTtxuFRITrC4TVH+q+ynZc",
+	"rjo03UpJKX6qT6k8ZrK1fhMSQZgcDa1ISAMAjpgc8DIylwFIUUjnlGEfxcQMrpS7wGxO+JixQHY7r6Kb",
+	"iAs0JQgjwB3o9rZ9pVGyWGA1MKO+en4EEyShlJ8V/uGZBmq6EhkdV1HLXQQEluXEk6iqOxj/bm8iq9qs",
+	"5p5O35PK21mdVM7wO7fy3jt9UzmZnuM6OXPfeu9rBYgr3svMLUy4gYjKN+nDr1Xe48qsUbn+5fd33yrp",
+	"n2eH/KyffNsEmnLpa2UeVGyQpNQN303aM/qN52EZBgBmfRwKiv1h5LqE893oXgGnhmPsLvDUJzGz+SC5",
+	"Rx4sCeJusJLsYUhQxOKGCWFQcv0WyrDAHLEg/bHuc390HloWuAuv3648LMgN5ndbGAVQU3C5GxE0LyMM",
+	"pGuJK5yssKJSSpchD5Cn6CH8vkBOqlOnPGaO5FuZcMpI/1XF95j6eEp9KtZDH8s3iSTJtT4lLWmAFOzA",
+	"1R4zzvAdmbiYE8RXxPcpm3Nr1xPuY0tnk7nqTQTB8SXCbD1mCpfI+e/iWlBjyiVLEISILFdifQHQMg28",
+	"NVCD1cqnkjPgCI+ZJPRoScK5FFGEu0BHnJAsE36cxyypfSjbd6sAr0Tx4RZxRPXayVkGsxz93Kj8E2in",
+	"+rdWeT/55S9H43HV+uL4L0flQ784/svxf9pI1Td5yxVDBfreD9jTtEv+cgNYufwTdlQJzq9BIXvxe7Jb",
+	"v5dIGAah+sQjpYszKTnBM166+Pn3khdI8a50UZr7wRT7UsginOO5nEtbHalm6meB0dC9MpioKnf21QV6",
+	"1Q8DbwIg+CpNi5TmEsTROfmKXh395wVQaPlvzIzUyuf1mBk5/s/jV4DfMKykpKGq9O2XP8PE5KHsh2o/",
+	"BsHcJy25z0Ydr840i04aKFbqy/sCl2RJQIinHOnFyzcYGZQP8jzlaEk5l6S/9K2cgo1e2Ga3nOwPIgBb",
+	"yZWKv+bRcoklBiw1WFp3BwINZhvqPBRJOC2X4EieCHcjJUzASaJXmonir7N88WvFIPLXEQfF4dlru7qM",
+	"v86q2l4BFvJDgr01mhJJhiNOPCkGFw6l5vh6i/6Rv85pMDNQbBYDu/th3VDY1DAQOeD+n7F6APb0J3bI",
+	"yqgQLbD13aHKsli1h0bp95gdfOxhvTAM/bnWqiFG4ftNOFGoMEaXTwIKo6vOCRvm8UiR4vRYe9Ee3ZOk",
+	"OzX9v4rlP+Z/r5SKIxEdl3sIcb+RMIAX1SeRye881W/fXpR0JrSyLImlSEM/5THMYs3Fxu9AlsZSikZT",
+	"MmYe8Ylkao/UviJn+51zgDX9Vi41AzbzqSsOpLo5610W5PNiopIesVBKFq1BCmDp6mKCFpV4W+/F+5dB",
+	"ltmF8NdKiH0VYw412zS86jct9eIJuGvPoTeo0XZC9Cfe623I+jvs9wHDb+x5yoS5hcHcc++Vng0LFOsJ",
+	"v99RPJr3eskDeq5JbTk2ZWnfcnZKEvhvcnt28rDf+z4dPKEXoarx1DPHmB0ZXIXy53kMomhL4PkN5SBg",
+	"P01RUT/ZGwbkoIhQIO4poTleygJzrTP30qfoBsyjcjrdQNwQkTvHQzp99nMAgyQReO4gUKZ5AeHKryp2",
+	"BjMTecWRG4Uh4E5G4BC6gbgOIua9KEMCwBHPCwBj65U++77MxwNWE5vBRqROnZnNeQG2IzsonKv6IjaV",
+	"5HdVvU7UnbZthesmuzYMquTkg3AeCEHY8R+x6Ym96vUj3SJe+ICef4IHspDWY8Q+D5SVRCJVLZOkCShl",
+	"nITiDznSbZzdix7V/gMfwlEW+R7azuUAVvLsz8JKvsyRPNN0ns5DFmLBRcCJviaSA5Fvr3rd1h9+ZXYz",
+	"b9/tEh06lY3Tiv0wt14qoy1TZ6XPQvs4uFhgP5j/0YdiFsJff13/ZvxQv+NJ7DW+NvXJi1fIJajXO/mE",
+	"PwciM349W4lw/SQhwienb8l7XD+rKFr8FlfeTd+7Na9OvgOee8HZvoB8llme7fRjpyMQBPohiYWca0x9",
+	"4r2wTJbSrLdnlRuQAjcU6wuCvZxWvYOnxOdoRtmchKuQMrFN9PJV6wW+J4fLdU8f6kVOFQbKzIpyxAX2",
+	"SdnYemOXCjjbW4YjsQhC+ttTT7VW3/9UG3pM47y8x9EGc8rQQJuvq1mblnZjyp1Q7osXukXKvU97Gk0J",
+	"DsHF6Y4wvb3k6wqcXFrJdj1yh98c5HQhSChRPbSvor5PMCdIhGsVZyaBQE4EuwLxaLUKQpHZ0yl27wjT",
+	"k87bgx7R9fOrmGJncZhGOeMxSdg98YMVSY9rwh13RjoaDzsH+8JB4P2TGIku0+5l4PzIwc8YoiPBCY9F",
+	"y9LFzyqo8RdLmGPOQ6dc+hD5d21gRWPCPRRYRNzigg/P5QQxmkb+XczCqviMdPDMKpTkR1Clk9HKtc/L",
+	"ZhAxyxZ045CPzzfcqOJkN7G/pAmeyIdIyHMBdcKefRvlw8OC+gSFAbiVIQluew43AwI0CpowyT1HBX5G",
+	"fYmEvKYHrpEXHEjs07gg2QPRmyjXdmQWqdU9x+XMssHW6IHOLYGe5qDVGLW7H0vlkpRLSuXSoNfptLsf",
+	"Jx8azR9L5dJw1BjdDie33WG/1Wxft1tXEtg2YEvgcE7EvpsU6F3Za1O+xY+CKTiRfyuX4Na22SywgW4Y",
+	"uSIKiYdcHHFQDGOmccgGvBrUlu9F4nQX+0q8A1pm/Mcl3iojsV7J9/469irngsgx5VWlrop6zfrKShQU",
+	"CVKdA97BK8qrbrC0XdQlEdjDQmES7CnmAPv9zMw3vsqhrfgzxJMd8YjA1OdV9CNZc62cdZS3Pa781qj8",
+	"s1Z5X5n88lenjLBAy4ALdH42Zu4Ch9gVJORlRD0C6/aDBxI28ZL4TcyJRFdUcDQlfsDmBkfekXUZOD5h",
+	"gn+Vd+TGeRpysIkxwbKtN18jYCyxPhcYFFDott9vDSbDbuPH1qTZGLaymz5oDXu3g2Zr0u2NJte92+6V",
+	"issyLpTnp1nX7Ebln+DxCO6Of9V/FcQcbKziekMhbT887QWcN2Vo3WpOcX0hobfdR9jzQsJ5WTLMInAD",
+	"H9wBJNFDoeTztIRFQ1DnhXg2o+6YiQBhpC5nFfWYhlfls6dO6wHcnpeBR3yfeGXoFeid8oeOXWcpMzzI",
+	"mE0DjxJeNdFZ4GEbu/tp1FRFjmJGHbTEa4kJ5/SesKTBJcIzQWCtfMzEgqw1x6oSAIhFGETzBXI4EYoH",
+	"dqroRk98icM74iEnJNiTq3LKerTrhCF1lNe2k+JRVbw3J3EeAR1VINvROQtCoBeEKSNGshQA2iziaPcb",
+	"6kA2gTY5LHUmgCEiX4/GLxHmnM6ZUqimZgEjB0sqRGYfM/B8elat199W37yv1k9sqKPd72vwsM4rhh0R",
+	"SMJoTDNycsrTmV8iZ9TsO9smo0lH41OpXGoN+6Vyqd28kf90TidXrevGbWckCUdzJJ+NmvK/t1d9K9nA",
+	"vt8PQsHtnusSuCXAB6EYSMBQwGm+MY7tAL6RiAArka86VFRD+0qyl4KbA1FUGfqN+bgVcemMEk9fowfq",
+	"+xJa9TVUXwDZVZwql9hnRueAT3VUDeW2MIm8wz4sN3j4CNe8oRz8Nw9pBvApxwwjUo7Dx1zMIDSJ8yTi",
+	"VyL3FebcXJUuEQ9BeIc6AfbQB+xj5gLKTgKfsJ982UhkguwXapvtH63C4OvaPhCahcFSno7+jFdRe4YU",
+	"rlNXGpbPzTKgOeTDCCSlVR/pB9hDU9Mt5YrfJB7CYsu+9rm7fWtH8pyMfxVlqD9sAiWJliREWdwNLErA",
+	"RBj48ibErJf8hDBvFUiBVx7JlOjlEE+vP3bammsG2TJd0HgSr/VVEMblVtnhn8Tvta9pSJD5VkEl5bmJ",
+	"ywGpIEu+S/rJftbIz0gTZUCuJmpHLwSHIV7L9/pCDBXHYwFljzAhrxZP35+YQ8qgoLy1lsNN02SsasN0",
+	"U8zJJsHd3MTbQQd8CUHPG4QqSEFFEmO+Gd6EPqytL8roQdJN7StoNS5L0TyWDG0Uu5yQbE6EgDCXOC7P",
+	"GMU3xp1GIg490v59fUCHPMFdWqS2HVeyYxuBy5sb1tRNkKBLUkaD6yY6PT19jwT5qiaBltT3KQc1HVe8",
+	"wmzGSY5KndROziu1N5WTt6PayUX97KJ2Wn1TP6nU3l7UavtMNTOr/CR7K83Yph5Xs2ydNVZYzlChsRvM",
+	"8Jx4HxREfogkjbih80QmtsDSUO811xYDhsM1WpqPkBTcSAxoBtankSY/+Vu7AXb9gHM69TWbrKhaf9Dq",
+	"NwatMhq1hqPJh58m/dag2eqOGh9bCpTgeaPTmYwGjevrdjNNnvXHkgTnWplHmQ6t5Hmv/RoRLkG5T0KX",
+	"MAGqm/zeXRFBwiVlevNmUpigiq/XPCUIhfldg1vFF0HkexLRrsJAY1rNN2mG2cyymKJl5MyZH2CRYBSV",
+	"hAIE/oRRtOVzSjSdWhxR6Y2M6rUMhx+sBF1SLqgridadlhwhWIxwdCSlFg+HHlphT7IWEtOcnx3nYo2v",
+	"/8bIT5+j+ej2h/TEp2tBspGkR/95kYRn/fX1L7+ffTv+y8bDk28//PD/so9Ov/1gDeMql5Qzew70gT+t",
+	"JDHtEaO/RkSKggrBh+gookycn0FsIUYecelSSZ6UzXPLe1M/Oz+tn9dP3p2+Pa+dvanX3mzGx6p46J14",
+	"gq6age8T144ojOczCsmMhIQpLzGM+tHUp+4V8clcLqcfkhn9qlzG+1f9lLM4j6YV+YQy1PrHqDXoNjqT",
+	"dv/z+eS6N/jSGFy1ux8ng9tOa6LUKL0uyFFWckVXn0nIrdNs99G9emcgS1OOS+S0+5/P9mHGZTvJiPc/",
+	"n0t2O9HWTD63BsN2r2u935TfUClTUzbX+6jUwLn5MU/eKsJjVigItVQPvFmaWdM8EbBYAAqu6Reuh2LH",
+	"0dKMWkWjAFJWSMoXP0V+EKx4WS5TyG6loLqgwJNuDAjsupwMmDzEgtDQsA26Q+Ih2T+iM4T7WKEuM1Ba",
+	"8tF8/tLOs91RZrkZo/UqlVpAQdulzhOBHK3x+Y+s+5VjVQv9hyU51g7gzwu8eyEtw2Yo+40UNQqQkvzg",
+	"HZI4hx9fmhB+JbKrBHtjlhHNG2ozDaeiDVFc4BDoH3LOTr4sh6sP78LhzQ8b8ffpl98d56m57uKY1Uqh",
+	"fYA9RVoomw/la2LT2KZFfyN2zILwEjkGmexzs01bKWwbHHTT6DY+tq7khe/Gb82flreTYatznXn+udFp",
+	"2zW5RvmoEhhyG/uFJfJXmeeQG1JBQorjqJXs9YQYfNm5K1AYRKCnNvKz5jQDhJFPl1SA9hQA9evVEJKr",
+	"+BRLOUuJwFXUZvqCy/dpxiEzZll9ruXmVUhAmcMCT/Lvam17S0k3mc0ofdsUglSw9vaUI4ZBMGQzY/i+",
+	"hEVjgQx7jo4k212vnb45Lki2kNNfLimLI8LLG1lGjuII4b8kwcHWa8CUVL+5GilC6cXoNorZibUCsF2E",
+	"Xypzr1IfPlBup4S6ixElYYGMzumcJay2bi8hR0hWw9yjGI7gzSZl0NFSWpuI74iW3Hw/eJCfKEb7oj9o",
+	"3bRvb8poOGp0rxqDq/Tlu27/o3U1MW9K5ZJurQwj5qH5c9L73BoM2let4ST3oe2isaARiWCJBbli/J8B",
+	"I8+usaAx9yzCNVy0SAQxG4cwuuoO0W8BI5qgV1E3YBU5SE484cgLgMhGnGj5hRLfs1PKWF1nSTWUaKs3",
+	"1GtKSV1Gzjiq1U5dP3iAP0hF/V7Q+UI9cBTw6XuBnLOz08rZ2WmOrOqnNgBc/Y/VOMY4bdM+l0NbK+42",
+	"ldMX5MOx74YGN90qlRPGAiLVR/PwmakkBulYzdxstvojIFvNTm8If3RbravhpDEatbqS65b3stW9UmbM",
+	"QetvraZqb7dd7pyQdkfbhga1svJhQUKS1ZTmNUMh4dQjXEoX5toY50PtlDFVl9du/eF7aXY48Wcdyu4K",
+	"RTePzCgjHsosQeeeOGSAL1Qs2t5ewyhVCJiGtBQWq7qSYFdvz9FBY3gFtq0gXA/A3Kq93+yToS5Bcfsk",
+	"1bLiR5Sx1nqLYJJV1FRcsr/WmmvtXiIFGp2luHiQR6pgh1sWabvBelOAK93cgwYDVUSgdPZSvjVIJW2g",
+	"Tg5pQx/VniV4qmwyC8puqNbh0JAbKcJkiookPvw1wr7CbnlTeNG5dq0s1M+9SKwiAUj1F5DNY3Zj20DF",
+	"S9oL0pR+daX0q1brDDgwSjanXARAvq+ARr9R1E2LpMDvwzGoG5CyFS61kgjosdrR5C2BmMRm+2qgiAYH",
+	"rlGiH0m0hdZA443ZxAwQiMfRSkLB+VlqdNWbMfnEKCr+zgjzcHlxMZ5Tnu6KEUSUG1HlMKrEo2khE5rG",
+	"n1nDQvJVYm9Ns4KeXGesRgT/BBEUwkk5td4Y4jKcpdJ7x1rH3RY41Vm7f39uvQaK89lKb1STBHFqt2mX",
+	"0Hu9CQbAjtK8kTH9K7PdcdXqxpAkZ/tZSTO/7HRt2DQXHebrMIj1cZIpZYmhK7dCyvexd2UN87Guz87T",
+	"xAMYrLQDJ+z28+hQbjm8nk5jLE9wC2nPzt2mfG0nSlYNDD7lkk+OncUVg6x/Kh65IPDP2chifkDUoFWr",
+	"aa62Je1cXoQA4y5ViWkvEVZZ12J8CHtFuXEYfhQJtaGU59PbyXN20sJhcTO7vJfO12vjWvRuLIMwyVGo",
+	"0llfApKR8hzmyFklSX/z6X3lqwJSeziH6MaqdWuXDzhk8s8dRxT7mn7R7fM4B04IDA+pae7GQVv5pcPQ",
+	"0RX8mmpMCkJymOqtIBOm3PwNLtAknpmb3Kf6Xpk+itnGVMpg7RkBvHNqGkZOjG3MYG+2czpZvCJxHV9h",
+	"G07cnFDcOMcsb24AeChv4+z2GS7lDvC0wTKQYJPffjaG41+sxzDX2sisfGDH3Xo26EqnoxcBGqdzBI9L",
+	"1f1cBj8S8YlgXyzia2JUjgfCsPkM+Jq411Sm3k2oWEAT40W71VW+cJafkj6+FbuM7LPeT5nZHLByvVLK",
+	"lNHA6paezbgZFLm9y7ubboqGnR5SLtkZz7fPjXan8aHdaY9+mgw7vYlWNLS78lepXNigdzua9K53NJJ/",
+	"3nZ/7Pa+dLe0OlSpoQ5728JVC8tyP7UandEnM7D69VOpnHt+2y1+c6j+ZYVp2MSCzIOipLaqDXJ1o/R0",
+	"B61+oz2YNBuj1sfe4KdJc9AetZuNzuS60e7cgkdEvknrpjX42OqOJjeNdnfU6ja6TVuzfqfR7baudrRK",
+	"L9fydtgaTAatfm8wal1NlLPkPpsSMXU+60GBq/Qo9k4HFBC3txxofFSTQasx7HUnWnumJtfo9we9z2BS",
+	"2mioVqMUbRsvb7vD5qfW1W2n8aHTKmhwECCoDLgjuizg5QVdEsUzLRIcAEGN6ktvP/5+H6SljfdWLF2A",
+	"iMHVYE5EJTbupwt15Bh/5lNGhtNguSc6LppP3MVTF5aeS85HzEzIeC1wNCUzybSCrnxmCPiW5WojdNyT",
+	"nsRT4h20xg65G7MrozuyVrbJ5GVOJ5VsiRKYn3NmIyWCP21iVt4BWJOhscGn0i0fQD0/BN5agqqjGJ0s",
+	"j82rKQv/xinu9j8YpRwONv3zYwFMMlRFrlHgUaRyo8NWjVnBTOdEOFV0o0JPy8YSGaqY1At0Vj+Rgl0m",
+	"0va/sxeCFSCSiEarRrggBkoFfdrO7tNo1Nf0A7nasyneLQjK3yOkzQSS2gagzKP31ItMkCe/RBE3djXs",
+	"Cn+NdMDaXuqA1Aa0BVna9AFxeOnvViFwlRb4YEqXOXnLqL4lp79+xZHucLduDbY5mUC8Mb9sP0lYiFW9",
+	"BN8rMuOkPnD2j3IbukFaDyKZh0uDCZxEQ9rot7OKozgOeBOIU7k4rCymR8JyNou40umCvg8C9rx0rBed",
+	"IcxyBWdSkfqF46v4bqtPjmPaOErUTXNGcTx4kkzX7iNzIBBZ5daioLcb7C4oIxVJvnXBCtnwIilaUEaO",
+	"gSwo06lzS0DZhXSqPyjWkEd65Z2JYsuoWt0oRmnyV+wC8wS+NdTFC90B6HEQtj0WAoDdxFvLzVU1k1jA",
+	"KidfvybVnDaAPw5u3xNzbKxIdWCb/SfiW5zoO5TdgaXRC9xoSZjQlXCmQSS2hKL68jP74uHV3lhQzgqU",
+	"aBvo71vBGuyawQaMu7EQC3rZ5q0f+8FBZ8FsRkK+n7d+FPpbjSKywz3VLG3jSWqJgd+XlU+HXQezxDl1",
+	"cz9WJDSpdBKBu4h73HaSxRH7G1xmErGfDxFfkTAO2E+xnHE+pGKOc6f80M7llzsk3DWbnukCNph5KnP0",
+	"arHmEH4NgI+mRDwQEnvN3VOPhK+4cQwz0Wpj5kZcBEv5DsKXcUEGqP0DYXUdmcJIWJQNhC2naIv8m7I7",
+	"SYcAC+sviCfvGkTJWwrZQGs9WD6e9jKerAp+hT519OshYa22YFaMaYtJUmMxlagXkDuAcuWssiAolVAE",
+	"4QccEgYhfQSLKCSxqafpB5GH2rnqpJaAOG9JWWYGurCmgrviVAiZ8zVVPrUp9BI58vNCH1s0kjCTKs+j",
+	"MwVk+lQVodPzu0C6bp/cc6fZ63ZbzVG7151c9b50HUSZro9UlN5MCirxbca+urdOJi4+vTPJPjfkNudv",
+	"3DbskSkPvK0fOY7SevrkWh0ht5E1DohPHzJH8TcJp9jOnEfs1VXWkX4uZsoTM+XjsOGQiSqofT25aTSH",
+	"reYFas+MCy94oSgkUDAMolzhByleq7O+aTQ5cZGLVzDRBQ49uXzlkAdeLiwQTxpBMiC5UVTnaXIdh2lc",
+	"T5qD3nA4GbZHrUm3NfrSG/xYKsvnnZNUVIl6pPbAyoHuis10aehGVLTZLOB2yq4Os5m0QwqvQ7wwFjq4",
+	"TpubUnKa7ll7M1KOOo2Pe7Mm6W1NDb3Xir5n9OJZpV6vnNRGtfcXtdpFrVY9rb+t1N7tGb1o6JDdsamp",
+	"36bdlQjqECGUiT+TssoqOLxUdCTUtaP3pFMoxKW4L1tFbg1Cxj1FXyse+0lSnrtLKkVO6kZB/K0p8kxF",
+	"gc0zyUCUOCLvPBWTH6sXCWx17kpuRaCaIPOJHcE9CurV6N1A0JnGx/sAv8oZ017tk3Mi5Sys4+mVcIM4",
+	"9Yjt9BQjrRxU0/FbxokNQQIcQbjYzxtVTTb28bH5i+oZJXF57SsNC8r5SqLhEFPIIqd9L5GgyrEaLrLu",
+	"IAiTYAMQVMg0msdxpAbW7qlYqxLG+y3g5WMg6/W3705r7+snp2e18zf1k5M3bx8fA2nPeWu9vLGAkGZ7",
+	"VNFn49mf7q6MeBAK4mXddaBStBcQvt25bxdMb5SD3DLl9kZb7SDGXD/yiOVuIqgxDh5k4ZSKEIdrxQ/L",
+	"+epKn/IAn28NdpWTc9W6ajcbo9aVg44kVKhYSi+RcRKMeFxGTr8xGHVbAyiNqXwKMVrhUDASHkMGL6c9",
+	"mvQH7c+NUctBR55Esjo5hk8xbFZqyOO0cit+LLmLuJNSuaTHtDIaT/GfSu9OQdRjJkP5nyrmsYoabMw2",
+	"hIFUbOMC8z9RVON+W3dIlKMWX62pEHSx9GAlqAtAR7C7MCoerYIAaf5I8teZgHn1IgOZnXb3x8nop35r",
+	"0hp9ag26rdGkXqt9nHQGpbL9ZfG7M/XhmRWa/X04G3va6CTWI/M+JxAczSLfl/d0zFaqlK/y5kq8NR24",
+	"xNrF0jm+TIxbQDbk9+h20MmD0kKIFb94/frh4SGXQe61vkuv7+uvH5XsOUmOXi/lowk3Vd/Y5cQ9hOO5",
+	"UV/E3x6gadBylVEnFAhlVdOOQAeQln2Gqc8RVQdqulHMqY6+yeRO2RS8d8d1ZgnlE2M703UEXjDCM3Cb",
+	"KmFqa4mpRbsKj2NOMkafRq2Guj0I/EJLDKWMsWTdWIqX5VZ5JcirOyxksjecNJqj9ueWgwJwDF/EefOT",
+	"YvKUI+eq15WEL5UdVdWfz9RlQNFKbrvsKYNo4lFKZfn3bbc/6H1uD9u97p4uKWAXOojh76sv5LeEhI9l",
+	"4c0Z7Gbi021VzEPcm75FyTieDp6NQhatFHO3CoMl1P6erg2T3e0192KbU3gwVnJuSwWqlLupry4R+TXC",
+	"PkdWbekeYGHNJ1ow75SFOiTLQGyRepMEGDq+REXlYtQMA84rFi1nOtqPZxIHxfQkiIQ5S7XPKY12HMaS",
+	"JzX6TwiHKLAp6o0r1uMZBYGeZGKL1bKf1rBr+U+FrqSn0e4OW4PRy6q38nz2JjxsA6yc+SD+2GBnxYFk",
+	"EPCJBXCWlNGlXFjdmqkXC8rlsfZ/49bUM1JgVJqDWQRa8YhvCzhJ0Z7/6eGc9gRbzgH4P+ONaxD64dic",
+	"R9Pf7IH3oItIhKv0eMPbD//sdVuTRqkc//3BCsUPNCRFkm2ibBIqSZ0yP/i+QipDKogJJvsSd5MmDCJI",
+	"ZPY87snrr03N2DgpNjBGlKs5AEPEKpuRNweKw7ZYshTLnZIorBfaIk3/ssPm2NhhHTnAHtnMJCVJOZMD",
+	"5NvNXdvNXFkT2xQz74F6YpHkSesHPnXXz2XF+VA4gCLNM+qTq22K47TvitFK29ete9vPzJe6bQu8Io17",
+	"EsqpxZPcQqGMa1CgaegaMsWoWwOdIax6Q6ukO61HVEmdAOW7AftXxFwdQyMWaAj5aPohDUIq1mqXpNhR",
+	"uIWP0vQeeFjWeFjLRJ9rCrZNKHKeePyiDruEQ33M8WXJHOzP9Uq9VvsFgPMehzSIYlsvcn0MQdKUbTlF",
+	"wIw8WhpMm+4ckr4B+4nqtZrVp6MwveEHy3QV2jDMn5udaIZPjYpdJ/VHTfmNhUil3ur4a9vGJZVPMyKv",
+	"IWejZh3SNJ/Af0/hv2fw3zfw33MLaXtmKEkA+wBYefp4e6BoXpQHtAhGt8GmfPdrRCIQudYrkkAq0iP+",
+	"MXjmKac5LMBQ9j3LZv6S+2H73uqX3y6so/h4p6N0Hb+jz51GN/Xg+AJhBM8gkNNSLdPoGsaMCpXFTNHB",
+	"QRBBkX8Wp0t4VOb9MdvtcGTPvK964gGwyxkd/JgZwq6SYkkgTClSsOuSleBllDFauAvi3uWT1R/HufjH",
+	"bCMZ/5PdkR7rDpQ6z32cgaooW8tRMgdjZvf2kXuZdvZpDxsfOnJ/YFUMg+H82b1/NutQFmqt7TUpoT4S",
+	"ZTzXZItB7wVVzrsqPe4jPMZoNwMYpQ/94aRe+1jKQ0c/pZtPMPbGll0iR/eQg5AUoVQNYAz95038Z/zQ",
+	"/HGSvD2J356YP06Tt2dJj2fJ0zfpPz/Gf8XPPlrlTRczj3pYEEBECg9tUTgOVSajdv/+LNYI/tWk+fFB",
+	"32xqGG3qIwHVhQbVCRLOsJtyBCtAs1VUQR8CAZ5gaqoT6GmieprQ1cTMRKfvM620TtPSUCdlM1l7IYVk",
+	"iKZyFPMsYtrJZ88tuz/fY9PO/zybdn++97almj7TxukhXhbcjEr78M07aPIvdfAvNH054SFkP+LbEybp",
+	"hHPGYfOwrEzxcIVD3UJeqfp5Anl6Y4zKPO1WlE4JC1jYT3TiM3VHcrCkgNoOZ8kOpi9Mw/eTGRhgluSd",
+	"MlAKV1TNEXOOKt3FUf38ffXkzVm1Vq29rp8fw7Dm49cn7yGacBGE8gSPXp+8K6PXJ2/LiAj3+MAN3Qs9",
+	"H3xRMuxn+yAQ2+3SuCd6PPh6fMdJx73b811uvS2bfadFmWbAuAgx1W5Xe0tu8XKaRb39UY6v9ZpxfH1X",
+	"O9zx9flh24ZFeTSlzwww+5ODZ6ED32MFzwr1HhZ45WNGCosZXJkWcU0Dq+9sI4Wss5MAydRk7ZbfbvZ4",
+	"AhC8oPNFrrTH/ibfl3Kh9uakkUogc1UQeNvy5rlMMypYclMyqaLrIMwI5FnXTSNdjyWnBinC4rpaaTh6",
+	"xRPL85EDbibOBXIy2WWuejeNdndSh3gl2eSkqMmJc5yS5jnCKnYjJdBbU+WYAfJpbUyvBc8b3Z/s1WmY",
+	"G65Xu032wHeEFR5pk0Dync6RqnadcpTTAaEju/R6XEXNVH7MJJ8zzqiUYqcfCcXax1LyEPFZpo8yW8xj",
+	"2GqWyqVur2uvy/M4D+vyd3KxRj9fxYbTXyx5j+X4fxI/7Hfvzk5qb+tvTk9O6u/endZO3755Fj/s/f0L",
+	"s7f9VaI1ngcAvMoHOHYrRNqrcMwe6VYY1ykHqEzhlRd3OFSOhiknN0uNHE5cU/W7YRLfbrOdx3bzOEuu",
+	"rsR2T9CUEMgnmvhhyL3OXfEqus2EOliaZIu7bSIPzBFc2MNkgOfyq06w0h4e1inF+T4OwydJjpXHsbWd",
+	"dA9/gPd2Trf7v8d3eymijH60fnZW28gYOLpFlKn9ujQRmbIhOpLbrr89LqP62XmtjOpvajUg+u/evT9H",
+	"R6rKZapYXWytAOJxVqsl6SqySFfNZdPbCn9V3lay/7TzFTTf5OB2O+gmp592z6WCm2SPut2jnHWVw/S9",
+	"j9nLues+v9/sM/vCUvnnj2RdnL09QawSs2kmqIraLPNSP5/ADK5aA6vscbjrbYKIUk64Kpamwbfx/R8+",
+	"9lFj2I0pQiyuaQ5yukYYdfCahOgU9VWP2tl8nRb7ZD8BQ1OywP4s705dRfk9MjyiXHoZ0e17VM6Ka0pU",
+	"MtQ8V42j8p8JH2PbVzn/dBqMR21wphPwOaL3WGSsxfsktyvo33RmgoX3LdFhwQUC3xGWiEnGtLrCYvGc",
+	"BjBdBfl1xMHEdVbaK/XlMhCksKJutiZCe8PwB+LzFr/kTEh+Ott/2kqYExvVlBLp0eTrNYk4qqils82b",
+	"+P1xqbHEvwUMfSFTk2mXj0toXLqhbhjwYCZQ47coJCpL7u5Ngdu39bDzlvcNrlodxiXiAszPmKtq9OoS",
+	"aQv3Sx7+a7UIbfLUK7L5yP139ioW2E1FjBnTbLv/+WzS63Z+KhWZ7kGXRrmO3/F02Uv4ptgcC010vctk",
+	"iF9ext9YJYHb4HkEOF0l+dN81Oi30ZHGqGnx/tjqsXzVur7tNkdJCOZk0Pr7bWs4mgxazVb7M4RqmuSs",
+	"zdvhqHfTGqQemcBNVeqolUs9+yh/aEaE4V02EoAo5WZcm+T+TJfeQEvM78DoEjwQL5XH4+Q9OjJ8JKqg",
+	"01ppr4yBYgOG0qGrxRJTxp6f0phlfT5SDi+KZ+XI6ZxMkvblMUvCcCFHT572OhYmN6v3Sk843Xkq2jY5",
+	"dNOtFXoliznC83e1k/qvFj1Xq9VC72on1frfldwq8LycZ2Sr6Faxvytje9To/TKbGweSKBlnHc7pnJmY",
+	"lQdJIGchIbJ/RTpPcgJTvVarb2Prz2rvT1Ns/cnmwe9bi+RAE8oT3Ap3d77hQzhf3XhvbFnQbF5Krziw",
+	"iJxwXfwEVs9fY3mT+GuPcvUXtLq5eoNwJBaECWoSWcU5G3Zn1bm5ejPp9UftXrfRKcMviWvag9aV+nXb",
+	"Hd72VVrqNK5Kf1Yql9Lf6Z+pD/dCMtP5qk+AAy+qsmQyDUkWXFc7iiOi8uwI5eiOBQ+QuV+rMUFlvsQA",
+	"0pgjzBBoXVTSNl2sz/T7+5KyC7SkrAL7VEZL/PVC/kf9/vY4j8ydcPNB78Gwqyol7hdbcUA2tsOn8JLX",
+	"JD9W/tYs8Vf5zz4u0UtlTtnd9PE7FvvaHeJZqp3uAMas5jutVdeupMyTwJktNdC4zNhzQqJKzkHZkE5j",
+	"I20HdnUFSqO9pwwyHGvh0zF58WiIRLAK/GC+Vv6JfjCnLvaHIoxcyUI6ZeX0ExLN2CrrALnX+EqvLDT4",
+	"hYq0swUfM10cOvZKjfPaQZK7vbLZZbxHmTdmDhF4rr42PqOp1G23TF1600laAWX1KM3mRXlMLsYtsJJS",
+	"q25m/86dmhZOYE9T2RiTJCVgq3IlY8m0zYJXUQu7yilrzCBrFNTMohzKKafkv6xCSyFNVfEMwmJYoFlY",
+	"GP1S0XumwiYhGEwVYdZeu+NSKpsMsA7w2biEfo0CgWPODtXPj6voMw18FQI+ZjNM/TRDDWYL4S5SnPUR",
+	"JzH7HJcoOc74wSbXNAHqJxxSM+nkj3GqqI9qxqnirH6yv1PFS5mqBZ4XFvcWwR1hxqa2VgWWNdC+4lk3",
+	"/vKmp/closJUjB+zgOlUveqJAVKFVY5UBh+A4xgBxc5gGXQWhDbcdVxFX8CX3OjmwBNfgRsVyn0LKitm",
+	"bAnKXC17VLXHoDVPdNhH1nTxx1XU3sBFObPBP+p/O8GnnbPlm7//UPpDbJqn72vnJ+/enNTPz97X352+",
+	"e3t28iSbJhNPuHVt1YEt3VOhQgezzXxPCpfNTeonkkv3oGCKZ1BtFQ2JkODnr5WY40GxJ4XgjPYq5hnT",
+	"mOf5sx/lduUgU93HfV3j83fjCcfWyXe1l8FFE7UnpkLZDAp4IfPKCyvE7OHQ+kb9chg3+pSIp7R+mCGs",
+	"Tqm6hUXaO+1jMqsLlHdQsKU9gpTFSi/qVNHgO+Q92lDDFiTLe71h0js04rGQ2dgksYnVR9IuLdca2prh",
+	"8EOSi/jX2Kqc4tXH7BBm3ZBlK5OcKZKGn4XXSjvDDTuNJ4tlxT1bE+fb5KZ4DyXH9rBYx+QEZDL5hfZT",
+	"WhJLHH+cJFXvkKXIBZ0vCBf2sUG9vy4jF69WymEsM7o8tCOcCuAaMxdy+BgZz+kPele3KgbNFDZz0DQS",
+	"ug+eadHNtOKL4IGPWWGD46wKs3V93QJF9WTYaeRUy92efFgqlyzTyT5Nj7CXesjsxdDHH/zAvSOh1RCC",
+	"eZCyV1mO7lKXADJ1ZOJKs/EJwgc641D+FJ6o99kOq23LEl9QA3T4ZKzlZnRxuYNuC35MPlI3YC4JIR8U",
+	"xCQZCzgPlgRN1RzBRv7EBKS6q4K8nd3epDEaNZqfblrd0dC5SGHXBZZLzvKaufaTdndy0xoNepNG92ry",
+	"z1635VyMGZa7FAbIx+4dz6sFNMLWzrmvtQcuOnLgG+6U1SsO99Rpd5u9m35j1P7QaamR5Bzz1IMR4qkA",
+	"YqgqrHpKugQ/Oq7k8DGLOPGOqyjb9aD1sd3r7tG3JrXoyNB4Z8xS3SPT+017OGx3P04+dnofGp3JoHc7",
+	"anc/ytWZN7BbZeT0Rp9aAzkwh1TZXhY9fej0mj+2Bir7YxY7WfYm/1Qvq1Qu2eejcFzqQDcebJ5wqVyC",
+	"Kac6/af24N0t5KcrrNiZUs2EraKpT11rbRnIbaWAWl0dqAUPsnf62uybLdvHrCAh2qdoiVlSnyjV9snj",
+	"Ksi0UdaQkIqvsqSrWwTVm7IF7x2KPef4hfGGhm8bVZqbgir8hecAmGBzBv+Uj2MHf8nhvA5CpFHJy+7L",
+	"E+lTO9Y0HCDdjLRv/ysVNKMDRmJEXd2Hxd1ZAbgRhxDEPFZCCtJWp1GS6kAblsfMydXvzTBSzoYayV5g",
+	"+Pm4r+0ian53DhRSofK9lXWA4v7FphGt16miRqwfN84UZeTcUeY5iHIoZbZbtaK8V42c/ooj+b12llN+",
+	"4/LBsU0A2kMlGpee4uJSpZFVys/EqaC6r9avnWj3Ur2WUzLzOKrVTl39E36QfdIqOBv6lMcmaLAuxeCH",
+	"zYuj1XMmLZg89WyiCaVsVSmJNtPNPZLN/j7e9Sm9nb6k+2jtbA4djHwVfTwnIwlQNt2T3izNVfHIB4/l",
+	"JabsEq0whyAvzJGzMp04Eg3NiWIAZPewydXn0nm5ge/rTMsla2XqkGB3ITkBG5OfvEXcDVaSMipthfXm",
+	"7B9A8YBDtkdgQmxy+qLb55EegArc0NTuHIr5LJrXrUofk0q8QOtzobmnFIrEqxXBIU+VRXVJecxg91I+",
+	"7WXFG5XRDLuKgGHmIUn/q6gD3Djk5oGqDjYUmOJtnnov85uiuKMXZyQKhrVT+mzxr4Ssa3FMp2/a9FeI",
+	"mdSX2aQb2f/+rOhWTrSMMgyy0YQ6z1Qb/ZFre9RxKLYfijEWnYwGe1NW/eVO51rfr31OaVm05JRI4wcP",
+	"JHQxJynhppwqN5xUCN+sUpcJ7t0Uh/7Qk4736VEnHmMxOHTYmcIztwxhBte76SiGCrpR7FRFs1iEyH3w",
+	"puaDtqfeO9trQqiXmSKCr7KWydzto9ir1LWr6E5ROJbxvgMYS8HxD0LNm/N4FKiQLSH1OAakJ6gobbTa",
+	"1MCTR1WOSXCG9sZA+zRh35JDgIIvj5H1EzlfoQ0nvRdyW7fD8ssjiT7U7D5MwP8QeHD3t+fUA/8NraE1",
+	"HmGAJcfM2TIhp6wy3xlusIx4oPwMJKoJ58YxBBK5GnlhLPlZHeTozIlwTG4jrnNZEPQQUgH8bto7zUkt",
+	"zCnH7nHlMXNSAGWpCaumeomUQ1w5ztin8nWX04lrU1A6ZsbVBUxKVneWJK7/+DKuYBsnZsz3PGbmAkDB",
+	"YJP+EdmzP2qfvZ2eekriz+x3GeH8FqpgHRB6WOT7kI3R9QkOiYeO4uoJrk+VPyInTJnSVA5enXyAIacb",
+	"+f41ZD1zji+yR1K08WhK3GBJxkxvd/a0/IATrpl1wkS4vkwcH1O5OQGykqmf1WrVMUs7Sypnx/wq5V5h",
+	"qGKjhOgneDZi3+/NShc/P4uP4y/lkpygPKBCRJBzQ0hmub/T4xcdsu1EKw8LcoP5naMgUW411TE4ADme",
+	"7FR2Kf+hTATpu6Cdpv427HUz9xocUN6evjs/HjN4Doq95QV4V8rDtIFdSJbBfZytlZFUm9+/Ocgn+J5w",
+	"5VZm7ovqC4PcTjk6woiRB5gpIwQ8B9NQBR5tqupwCtLGTMJvdiOovHwrFJKVj13CM0RKldpa4pWCmZ3H",
+	"9W8Xy6e7WBZs8i6Xy1Has1IjbYPsMU/yeEzXiuAoljJYCbqkXFBXkvA7yuYXgLvHLKYNsF8enUEGmFRe",
+	"oBRlKCO7/6MKb6qfgM41SzWqqKE0epKvlcNcZPuIWPwF9nd4R+7csf+u3pJPRrfGb3IfVPv9PSv3Obp/",
+	"u04e7Dp5marUovy0FOcQ82SxR3PC75nLDEzZU/wo8wf6Z/arPETs4B8tGbcHhK8Cxok1xBre7JY67Jm8",
+	"9zQqFSP96kHu5Mo+8ARw5Rtr2NCQwwrioTZU4+XS18o8qCgYf/RJSElv10n2dudDkfuaSpuCOLRTOgDY",
+	"74tUZJLkvDMBU9wkalSezGPmpPpyUBwe5dM7kgtOMP6XOhF8RlvB/HXZRGONWTKlvJJ/O3+vlkwKFl3c",
+	"a847W+n+gf1OmtwOOpuWurSz0/N4xG2eYCO3PGu63OfnTWFphTl1rm87nZ8mt/0Np6+MmYZ5UEQGhDQ4",
+	"9CrSX171vnSdC6VcoHxsigMcYd8g822+ZMdV5Fy1Pg4aV60r50J5aSSDlMcMnrBAVJGTcSZIpdfLGdZy",
+	"oemq71K5lEw3/nHbh8wBibvBLy8bFpK6YM90ujnslT7qeOYZoMpO4kDT3x4gveO+SijJ3tZiH/2NwhjF",
+	"WtJXHGUqWTiXqpSFAkAlinohloS4uqP4xJ51J6p/Rsf9conyBtycLRlAMj7CjjqajZIft32njIjcQafd",
+	"1V9WUVvf7owRAO6rT2YCBRGcaIaOPPLexllDzOh7XFReAIH7FU3J5MqQpMdeAmXMjnL9QHY9WxmV43K2",
+	"C4ko0REV2aTHY1bcgaLa2WPR2ei0JtOWqWXMrKlachscO3dOhqPG6HY4ue3+2FXI0bLu3NONdoBJkwwv",
+	"kCNy0ux1r9sfbwcN5Z7Val21rvRocZtBq3H102TUmwxaw9ub1uS60/uSbvP5DEaD5DdqFHh221dP9Eye",
+	"mlEmnTumXBr0bketQW76Hwa9H1tdW6aZHX5m6TSUGZyWuq0x8O6PkDu5hJUHGBo6J9lEWUmnKCQ+qBky",
+	"Ua8W3Lxa+RQzl9zg1Yqy+TMHmqfX1sgNtalvTWr8NkBHGMzi7DAQCR5Plsdl/IFdpoyRUH4hu0Vh5BNu",
+	"rcalQ7/jiWxJ9Z6eCk+VAAnCbC0NQH86yaqJLPcIF1Q5FqN2P2adQqJwplpTPFuQT9AsiJhndVSaQ5jU",
+	"J4I9lU3saYfwMd0buHVBtVabRKkgv4oGplBuinzGJZ8lZ0ghTDlTy8LE71tXJCLGiN9i3iqgTGw5hGQO",
+	"Ww+h+pTAt60QeqBf70NQ8ck98eGEKyKoxB1mgHPLLXx2iMxAIk4VH6FsDn+vsEqeDfo0FXIOyfiStEzT",
+	"SCAvUNEy8B4rJ7+4SKS6fuYDuyepbPLZx2wUNGwYp2ipt7r0ih54jinjJvgsHjTlpCnXksoL+BAkCOSJ",
+	"kuA2OGkXr84mGdr1aukC5wQUY3GCd1wIRi8C9tuWc7ine3JQ1huxeRngg31wdJwT3PgzqEV/lwsCqWcy",
+	"sLUF5vH8kNlnYT4H6wLPjbZHTewQ99PHgcfHHAE64PzTn9o5Er55/veMbrsdn7ttSUcxOjmrTKkwdpR7",
+	"GooI+zFlSuwqZWVDqqliT+W3b9+WT+pv9itme8COPTaMgG93DXw+H3wjnKp36pd+VSCm7umSv6/Ue6Bf",
+	"flYZ+b2c87+PX76ElgPc8gG4/jd45f9J3OP7cdLuQ5JWxE0LI4YgGTgRJLSgPQNCN5jhOQkN0SiSxbZ7",
+	"A5RGeI7uyJq/1toElUXGX6OpFDQQuJqA6VwbsJD5ACQr/REUpIAESZIbgdOkpniE+RIt1XzzdNBs8bdD",
+	"Nj2f0fug1H4Km6sDWOpOdIhpfzO1rSIK+gVIlx7lKx+v5Z8m2TkHZowTU3QSh5AZZoXnQMlUF7l0qNlK",
+	"R4HOZecGYQg2I0gaZVKm56zTeT4o2aWulWXs+1gyD/KSspRVtp2t1JIVzCg36bSBywBnA71yw4sQsy2v",
+	"OFoFoZBU9xo4Ii6AdRuXmgvq4nmA6ioZdlF29oOmbQ5JJTlS2btyBRIhcajKgrXEUMUIsthikZESVrIH",
+	"4sUdKmi2zxOWdxv6W5XF+e1IioOlC4LFsCSnpiAIig/JdqqEEUYeISso5aghIxGi4vsUsOxuqAN4Cq+f",
+	"zkL/6EulvBKLK5FrYkx5OnVfvr3cT0k1sxn/s3itMGkw5Av+FRHm4hWPfO2Chefp+lBwMLoU0ZSIB0KY",
+	"qQilLZnx3S6jeQBAFsAr7WdEecxByqcJV7bJK+4q13ao43GThm5ExSOO6Qp+TaGkmZZ8Vos1py72kat6",
+	"jXcD8s6bgn5yiWp7qig1vBZFdCqfkGBtelVNwbkD+34aKQapQLGNIzU7fkWWOHRtZb/MhCqcepLQyHao",
+	"fZXcM70Ku4IMZmWmX1hUrKJyQyeeV7b+UcM0wiLeOhGFrKIMWwWDF69Mj71rXdvGhVPSmd9Sx2AwSFyd",
+	"UePuTq/xCGxxmPjCX1JOsRXhenxw8KFSR86P7IXljpeUNvaSMf4tWXwPyaKjw1UsReGYPbDlAmG5IhOy",
+	"FcfmPCg7QgZIVSjHmAGO4DRgxMtU6VH+IC4W2A/mEl6nEfUhrd4RFsiXMjuaBZFOUMLLiGB3Ac60Y2Zm",
+	"AAEPqQQdcXaOmK5yIukv9QnMB3tevBaeqDRf8THLRwZSrkNgRBigIycxjdfByEyZfmWypGxkYBgzcCWH",
+	"lOmZrIEQh2h27jFhdOmwxDHTcXDJkuU0CyKW8sbhVLCj1V+qSMfZD7hIlfw2efL1TMuSlyQccSIlS02l",
+	"GXmQT5G7wCF2jbC505k0v4zDy7/G0KpLlss90HHdm+Fel2MmvxWEgUgBfBfE17sL4kW+kkVAywoBhalQ",
+	"SkkiA+aSvJe2KdC470p9ck2wiMJtufxnukWqYhUWm3WBzf0ua2vYfrUNKqh9PblpNIetpvq7OegNh5Nh",
+	"e9SadFujL73Bj2maEpeQKWjYvp50TibXvcGXxuBKJYOK+7ei+F0BfPGaJY6T9GfLRimZRrZ5oa3qtLs/",
+	"qqxZrdGn1qDbGk3qtY+TzqDo3ZaXZ+rlmW13i/sqlUuFk7C/i8d5zO671tjgpg4rjjFmLlS3wRfTKGTq",
+	"pl2HmN3NojBfZFM32qsyd8AEZVZvqqZ5lb//maJB14N2s1EqlxrDdmPSbzRL5VJzEj9tTjLPW7eDXr8F",
+	"f3Z7g9GnSeOmFbcc9m4zT+LG+abZhvvkMfueQT/1t5Xa+8rJm1G9dnH27uJNvVo7PavU3u5brD4MOB/S",
+	"zQp1WyvO2m5gtVnUlZH/ysro5WnxUjMfqkyb/C6raXqgElGC8sPonoKUWB1TB3BB5TxwqTEH6eJuafVo",
+	"4SiUs1cCYV20SQQJl6ERCiT5CwQsXTkJHsyVmx0q3KB97u/W6Kyr5Ff+9pQlGpWiu7/O0HoTwpoBp9av",
+	"EWX0K9I3Gh1dNeuVq2a9fmwL9doJXGasvs4zbuFHTAbyDU4kg4b0vBzrbEuPmEnCm9nFNpMZ/RVPR1Rt",
+	"n6TZq9wszePH1vq+fUpg15v6o+O4nk1u1IC4R8xSLNfsMb3d0UTJDSjk1SWPl3mg6oBofr2o3u1eR2kR",
+	"AyzgrxpdfdgCZegII4cRMcOug6h3XEYenVMdUZGdYn2/6ppzGrACFD9aJDlMk5RVm1i3rGiUMkaEQcS8",
+	"igjpCqgZfxKSHMTT2wcrPkayN2u4RA+SHGWSI1TNSwe4yP1EHaUjVRPvh4EXuQrbUyHxrjxjs7gdyTWU",
+	"w25CgYBcSo52hWmIopXZ9DT5S3IvoiHMo6LTHr1/X33//v+Hhp1GFbWq86cl3yhyoTaZHTst58KqRkAp",
+	"LQKS9L6KnGanN4SoDhZAEHj2uyNdLwfMiTOVMHczK2QH2DroaM+ijrBH2yuKxogM1OL7FBT9tqemppj0",
+	"P96ComyR29knxcNo41asek/p7rVzmxSOshwVU8CYqzRn0cYXpjXKF6mTxHLrbLVBTtuwwCvXymkiF9Ai",
+	"oPNV4FMBxe2IJIWczhkWQXhs5EEqJIqAHVDmvGXkCyrpta3n/e77En+9WjO8pG4fi8UHzLwH6onFx+mq",
+	"AKPq8o8oYsCOQq1+/RHsiqd6g+LLXDGjgHdXJERfaEhUiHKs5U8yQNmLW++zgGv6lXjPNP2Z7Os7TX7f",
+	"C3eg/5SfBoDvaImIAe/xFomEthxmmUjIzEtbJWK27iWtE6lz322lSAPJv60V38lakeLsLKoFXaleZZ7K",
+	"uupl+QPITBUTFcllAKNqiTn/ugK3lIEQN5Y70NKv8+wrWAjSuheopfb5JknKDBM92lsGe3wqDT/lNlsY",
+	"8Gii2Don2foRiv1aYo/ELsF66rYtzTCVWT4I2DZ0BBnTY0+LjUIIy8Ajvq+Ztd112M1Q/ZBwwmxl/rva",
+	"b2KlW2yYBcABmN7HluvEucLcfVXNoFQudXrNRkeXO5A/+5PkVX+SefvL3iLUVh+f1GReKBj0+VPV3WCX",
+	"E/dAjjRT7RbRnIcPFLOXzOUN8ShGDdclnKNmwEQY+IgTNwqBl7tpNDlxj2NS1PSDyMuyiCnFnsUVZx1E",
+	"IQpYZRWSJeWEy1stSGjLk0n93sqG1dszyMYsoUnu1abvW2oGlKdrUqmatnwRRL5XgUURpFaULFEyqu5a",
+	"q0B1QWs5gl6Dmi6oOLHvT7ELLl2Q3g1UwsYLiSrwuvmxERfMTtKlEC7kdvMF8arow9pEkB2+lGXEhVlI",
+	"bgVahxsGK2D2Dp6YGgGOKzmiTfywCslwgUPi/UjWO0K57sjaXWDKEJhtF4HvkdAomVVJTSj4MFP1UyDl",
+	"WOyQ5AdsnlZlcIFD8QQthrpC/dTkDw+bsPTxeP+tVUgqHPqBhUc6GIQTEa0MjFIGgfjUjcHiHvJ2aqW6",
+	"PEr57VGz8eMx4PnNW2XXxqVPCVwzYykgOy07GySPYkRt/TbQ4LqpzCXGwiIxRxAiPJO3yMQQEpUJjyu3",
+	"ziqKuzTU0Rj1IxGFjwmA6kUCz0k3kLJA4pJx8FHFinssYZhJ3i6AnmN8mNFRbZr7oZgX8bTTGrfiNsp5",
+	"RCbgLyk7HEGUc7vRmfRuR42PrbIpDKEJWNrTzHiQta+0TuqB+j54oOqBD0tav9WU0UhnmEuV9FlF4SoV",
+	"vK72xwo4hHl2sBnGvgCEeYrXM5VS9HYfZRg/TiXbccvoV0RWgbs43iK2WhIu8IjYq2pdB6FWp+phpXRl",
+	"uFFJfvAdOdSerQ7xAjxjMpje6H4CyYQI4q9NNgZOwnvqkqQIjrw+vm8GMVoYibCZFzxUUQVlIeYCDeVn",
+	"Gjg4DBFSbuokZ2YBXLJKx6jIpJaWULRSEaGAg0PiRW5avZBm5tojPW6pXNqA3lK5FP+Re/PL3saDTUtL",
+	"jK/0QbHUTbcjLRBVC2xKOBSafCZp+5SLcKrbjYO3nLg88I+93sdO62KzA7nXSf+xf2eGL4ZvS+VSdzho",
+	"TvSvXw7DwcllSmjmC14nSaBss5CP48DWrfu44wKpbCIXSgVpOW4IEtQZjuRpknvIFQKwnFCSFeairEUW",
+	"AZVgE9qykcKk2eg2Wx2TROOm32mNVGWj4SRu0x1OVLOilBJb6dOzBh79O9oI9reDp8TfurpchsEdi1X9",
+	"yVndkXVFRaOsMA35hZTLlwEX6PzsUi2vXjk/TTniqatHDQuLk/oJY6YrKqSiLJiJZoo7uNzYNBDykyoM",
+	"qhNuTI5l5Ey0u2bFAQ1I0uuYbXxm3CqOL033tdz8ITW8IlBKvQhXK24wZpB8A5pJTs6HXVX6BiIlTVdh",
+	"uKTovipxBY8oR4pDzzn2/V4i7F5nhpQnTvCydFF6IFOtGU+f5fmZDQACF/v0N+LdEM7x3Mqf+qYNImEY",
+	"hGipmm5eHGho6QIGIYlrFnwuebQPzT46ewuBKjxyF6BlJKxyO3SsBGlZNMdR0q1CXlhpwfdOBGAC666p",
+	"Lw6O5NblxGbwLXJDKkhIcZz9yQ+w5AJ8zFwdTRcSORdXgNAoIT4T9q10dD5dUknztLiX6kR+sAqDr5Tw",
+	"KuqrPwCqJHvr4pAjyu4D/165ieY+fAAcn3jRaOyeBAVq/VN+0nJHGUmHksXrTJgrMIluKilgXxJMY9He",
+	"G0dJ2QalsIZOLBBxk13AV/glKUSvAj/i2U8xh2q/+jBu5EdNPdF9ReAsLMC8oR8b928bZpOuxzbARfCA",
+	"KPPoPfUi7BuIUcuGBRJuHIRFal/SOwgn7QZMhHQaCSLh6QGHyuc6uCeh5HqXmRWontNE+6Yxan6aNDqd",
+	"Utn83f0JnAVHk2FrtCdtLtynw25Pthu9GSBgbwACoMqUbKEBMRM+qiFEw7XKZrEVuPeV/403TtwZjGTF",
+	"UzBxO6irNRntrzr4BLyzsgq03ROBydn1QptbTiNhEGBXj3J0t4yc4mzAzrEkulIgYtGShNRF1BuzI8xQ",
+	"xHRQ1rlKNaFD++TV1AYEXZAxx0CkeOSj3Li/18rn9W/J4P/v53rl/S8/61f199+Ordx0bOixRpBgvmbu",
+	"IgxYEPEkj2wVtSCn6jISRv8uohDMh+RSp1JU5kkQA9SfY2Z2kldRQ7MzKU48hgxdGWPMjhxORDNYLgPW",
+	"1gHCBtzjWZsHqoSIasQ/RP5dG1xHLO3GzJkT8ZmEnAZs8/2xnDwnuhw+M1UzRDqPLo/FjDhnXs4TAipv",
+	"xJ0XuRY6Ifk1Ily0PScxFsATXXdEjv4ghTh6T1hsj42T+1VLz+OBfEVWIXGlkLilhufTigZY3FLj7SzD",
+	"gKk0nNo7pfooT9NCnc8XY8aOB45VIV7O7doUBnYJcq563ZazX4loyd/tbVhtQWtIwyY+EeyLxQYw7urr",
+	"Y/GXqt8iKN+j48JPv5XBegXTL2R7P41G/Sy/a8pOUV+yGMnRZ/xmu70Ruu7ddq/22/B4HiqxbDPwiqai",
+	"s8u6gbfXRM5qZ5nI7H0Ds7cWaDC2+ieVZzh7f/725O3b0ze1s/fv35y9f3f+/gnlGSSK3HFZNEICNBQS",
+	"l9D7jdtS3XOwnch5t3lljz6e6EkSQ4TVdSR+u5dxeLdjcgr+kpS42gEZNGPa/yDjmVw/RQvyNfPo3bYn",
+	"OYeiZJz629OT+tvzGvyvcn6CT6d198x7Q85nlTo+mZ66Z15F/nqL3033OeS4a5XU2ha1rupqmIxdCUnN",
+	"XsA4O62kgNPIvzNlwQ+ahV3nnoaDNA0yIrQaSTIUHpHEQf6lKqpB6BMnQskSeadw+Gwvf/AwmBfEZOo3",
+	"6bxitZopEOwRSRi5llcpl+8QFoZEoS7EpjCCQyvy0r57pYt6rQbFLtSv2j5obW83h8uknL56gP3MIWsW",
+	"JmEL5Qnv6Vv9CGeohGW1u1fty17uwkzD/XvarkuP8a4unA9NiYcegvBOCmgBy8Pt4ai4yIN7GKdgzwxx",
+	"iZbBPeHI0TmRHaRQDEHO4LbbzT4BUCxrgJ1i9y6NRXUHpXJJf1gql+QH+7ltw+wKOY64KpXchihbnSp2",
+	"jdOFRVRXe+2VwOGcWHN/tD3TrWqTCIpbyfllQvhBXkKUuVirTlV4d/XRBF1NxH5HLLVlcszwMvBgVvai",
+	"5twWs6WcX40pS7MKxMuDaK7gMgn/S/+qusEyh0bhdUryAEXkPovXjo225O76jRQx0cOC+qD7cgnnlM0N",
+	"q2+y3at0yjiUgpf6bG/vj02fyceWMk0d1m8gU8dI9bcijGq0h/s4gtm9OIFbyVPPDFDFqCNFwzRoZLjJ",
+	"HR6hORFo0x1TPrafVh4zZc+OCs3XWzxAoU+7GK7eHX7MMM+2IEurY0/+IDIVhNRsdm/OFRGY+nbvdQ/e",
+	"ZeQrptZyiRYB5E9i68TOCVk4QLNSsDvGHXfb2ltxQyl+EX+164NPso128sxbSrZ9t2FZ+VYu/RoFAu8z",
+	"y7/Lhq2vLiEe8dRsv+3cajhI60YrOdYqNlqCYKxCKIygMpRl0semEeOgNezdDpqtSbc3migpGBjOv9/2",
+	"Ro1J6x9NKI6QQ5ebH5WKNBMKlrhNN5MGJH4ZJxaE2jDIIyvCPHC/duTqHHQEJ6EBUOU0zs/y+JHXSQO8",
+	"xVjgF2a6GaXEVFXbVkfLKRc3c8PLUDiWrQ8zjn2KlphV5GXW9Xdj6912zApwsPWC745LMRyylZf+DuEp",
+	"yWASEsfs0VmAUx3lc6vsCG9JvjwwpiWtrH2BoJZEbf7MkSxBGjy26yD+HbPyUjErGz1Z7EJ6UqnqyMEM",
+	"OfGXVcM+OuD7AxXo9SNH0RKwTwL0Hc3k7UppQaHSTWc0nPS6k37jY8s5tloZrKRGT3kHsbGMgY7SczI3",
+	"4rg8Zs5Vqz9oQbDHJCY4t8PWlVNGjvGxG942m63hUNGs2+6g1Wh+gmjgbFGhZqfV6N72J9eNtnJ3Kuo7",
+	"+wrS35jH7eGPk2H7n61JpzH42BpMRp8a3Un7pvGxBY9L5VLrH/3WoH3T6o4ancy3rX+MWoNuozNp9NuT",
+	"L42BlkKv263O1eRzo3PbmvQ+twaD9hUU8ml3/9ZqyvF/bA26rc5wkkwJ3n5udNpXk0+tRmf0adL81Gr+",
+	"OLnuDSZXP3UbN+3m5Eu79fGT/LzzoVQuwWxlD53eT1BVKRm/0x6OYOBPrcbVJE1LS+XSTXs4bHc/qnVc",
+	"taQU3eo2weTc+sdo8qnXnzSurgat4RC4gMZw2P6oqhTF75uNrnzV7pssTumX7e5w1Og2W5NPDdmDqprU",
+	"7o5ag+tGs2VtmeY27G+hmpNJIBU3kW8S2V/+ag7ao3az0Zm0BoPeAB7mITPlyKmBrFQuqT1qd697k9tu",
+	"OhJ80Pr7bXsgQaY3nDQ+DlotudfwQkNXuyuhYfLhp0lv9AkqQukXyXlk2KqrlnHHGzY/tW4aEzh1VfKp",
+	"/bHbG6h37e7HTivZhP6g128NRj9NRq2bfqcxUuXJrlrNTkPOTr9ut4bwPL4uVoRuVFA2vs3mL5a77L+P",
+	"S3dkPS5djEvcDVZkXCqPlZkdnkEaNBNMVK9449I359FC75XWceVp4r4MlkVto9HmnrZ864SsbFayaVqU",
+	"ArScGi2Lbu+IJbr9RxKLWKqT3NbDfjuH+Dl8Tvs4qD73XPmm2FMIMlpY1G0R8PObK/bokjBuklU80oPz",
+	"70pWiLvSTOhSshirlQ/l9QJrUS3lL9uRTW3p4ZaQexhq1kj2AQIl0jx+rAD3gmjqk2QEldkFZAp7302t",
+	"JyQQ00Dv9XwP6bS70/SjZKi4Y4tEIkLq7tuPam3tSO5OEBUW3xyo16kCnE5q4zMc6KDX6fRuU9UAk2KL",
+	"khhKnPZRkqE9XaCGB6nf7X5P6s5yIioudFUxdsZK7E+yTVjfz09DNUupSqmX89ewp4BPsr30EjHmkVXw",
+	"9t+svmVYo7LZS+EP+RqS9D53ZG1cMbX/u8kWtukivTPI9BmWscVusS8kIKp8a4pzmezly5GUaN4dk0Cy",
+	"oxdmNfzQ6F7pGpNgGimXYk5ZsgyNj5r3ND8Uv7K97qn18hWgg4bWIWp8cJn45kAdWKLKwMbT1OkgYYrO",
+	"vtqwYeKNYbVUbtofve26qxiGtaInTjOMMHL+S3bnoNtBWwKupBdUcBCP9mZy1ISLdVOFzM0VuSe+3JDK",
+	"DIMH8YYP+N5HlaiC7ehDXbhCNTHcDkdX5b+Md0VeZR5vSJx/WGX80fpirQGEZAGWkMP/ElYzu9xvLX6u",
+	"jeZepFQgCWuTKIPgUHLx8OpnNVy51UT7vMe+gSpCxSsP5TGqyQY4EosTCz/YiMQCnVRrCKvAdBHcEYZA",
+	"VYQlwEdiEYT0N51C+wPBIQmRUnVBU+NqkS4RLLtaCT5mmK1Vh5dpDUHESeiYJNUOWWLqO8j1MV2q0/rb",
+	"l5H6SpdZxqno7DHTEd1Kup75wYMiLel5GoeozEMoSRInIMCuG0RMcL3rsOPBa7VLr+V/S2UlM0DvW9IW",
+	"yLavXT+IvMrKx0LeaVD5kDIiHhXlZO4AZMq1QgV/w1dIYmgJDTvHUGowySlT8qDjRhiem87Ua5Q4m8KF",
+	"lduYXblaY34IaJgBJwUw376BD5MiP5ApyxWJt3MpdeiQexpTRkK+SXGTdq84IktTa0SRrmiqwxVwvIpG",
+	"v43u6xcpb1qdAwTF4TBjptT1ynX7srCMispoHt/wTLOHIITYtQVVb5e6hLUk5xWwr5kc74XZksr5RCJx",
+	"jRPsj1lRhbrjy3hCeonp79JKXFDpixC7d4jck3A9Zsb7uIr6WCx4GU0DjxJeTjv7JetViJcwhY913B/s",
+	"XVz9GsqPyAf3hHlB+CodPKlYQA5+GIocQolZVVYjdfoqtz2oBFURWggrCKlH0NEUc1Xq1pEwePFaa8oX",
+	"ATcq9FTuD1D5jVkzYPcSh8ot0FHy07XagWR3LmTLyv5ISiXUU3rRSxQjJxXXKFGWXBbzkLr4ql44As9g",
+	"E2pVRQ22Rlpfn2GHsS/nuSKIfKVccESXK5+6VPjrsik3ohIugIuI7JcTogg2EJ1XXGECuaCcl7mcXtof",
+	"XYGK8jzHLIVZnUu0CnwfUaHPAyFHgVfCh1fnRCjmZePNA6bCQUeOAsPUi784Gccm2W+MZo5RxAT1s9Xy",
+	"lWOWXApkM18SsQg8roJQHRWX4pSRs8RfB0oL76CjWuVNrVaOSz6/qdWOy8gJQo+EH9ZyWhLlKHsMQs6G",
+	"dzcoUKCufEp5D3F6aqv6OBQU+8MIyJyjD0Wiz3irMuYDJ3USCQerKZuiXNgXP/yLB2acVUiEWPdDyoSD",
+	"fo3kh0m8qL7HC4CoLfeMa4ZDQbqLff8SqTgVriDSGE7klcGuQH8b9row1S5wNLJFPkQSokQk7twWsnGJ",
+	"qK48ZGI05EyzYRocPYRUCAIBpFn/Hp5UtY4TL+kSC7qGAlbx9dSD2d5oFmuJwzsCh6QEKAemoB3xE3+w",
+	"S0kblDS6xGu1SxJfg6uVtiOgWPuEE1cfKgCZp4tqgH8ZnbMgJHCQy2o8GzCXeYEbAeXwAgIB1bJrZbyB",
+	"yYXkXyqWiLLY/KpQcApkjOWVuX7kqRQspm38/XRtiq2BvBlxNR+ARRWxDozfQB+/E2NxxfsIKvwcDU6T",
+	"z6P7uiatx6Vy6V65tZcuSvd17SvK8IqWLkqn1Vr1VLleLYDZsWZi+l3/9c0YKBOSPJAUWX44J8KWACUO",
+	"kYntuzoK71+qikcBjZdUKRQp4DkKQsTIA+HCVDwBScegiB+KUEIVNaBHhFcrgkOu4htUORFOQjFOUF2C",
+	"vABeFGaTLTXbZmlYRV8SkyLwJsqgWB6zHELRATaFlkaTg0dFaxs0qXBLjAZFMGab9kgkpdflSqzVFi8w",
+	"VMV3QMbTdqggrewpqT2/zp5h1adcACQYrFW6+NkuICZNXvfVQUpepPStvLO5Ctj7u0SP+zS/iUnE3p/0",
+	"1F7t3T4+ob2/GFgoyt4fN3yx/9QSkqK/AY9RTQ7kZTup1QxnrktKgHJZMaevJXVSeQDjyG/q7XY+yN/t",
+	"WFvw8++ldj+uHl46PavW62+rb95X6yelcqnd74eBCNxAihujZr9kDcIqndROzir1euWkPqrVLuD/1bP6",
+	"SaX2ThVs2AxjGWpDs2YstXWETNEshHV7UhKkbE7CldwqiROv/8bIT5+j+ej2B2X5vii9qZ+dn9bP6yfv",
+	"Tt+e187e1Gtv5KvV5xg1tvufz0rGjSH2O8juRqlcAonjOjPe2yYb1Vx+761vfjAteC7QHnx5sPfBRFUr",
+	"6bx0kdhmbxrdxkfQcmnxahZWHsi0pKpqDjCbQyjM2Wnl7Ow0bct/amI9+7m/jodXvpDPNYzq7ZPsSgei",
+	"v34gU9nyq4LwrQfQUUgq5+tRas7fLF1aP/3nl7Zwl5/v8D/+5v90+vcfXn6bQA8KCrNd6rTrzYWAfF3s",
+	"CZUniiDUn6k7bxspxg2vP2BvoBgO9Ul99ye3zChMiKdEeGDF9/nQxFfr4D7INr5c4nBtChoVEHmArbnE",
+	"LHaSVPoFSsraHMagfAwkeLP3bVL2E8mcrS+Rlh9SImA1x4WOWcKGlpGTv+aaFM8yT0KiWUlPScecMHGp",
+	"v+WOCmAds9i3Wln+PHQEWdrkdIHlW0t2nUGyM6hREgbRfJEOuTmuot5Sst5ykgmeddCUuIHk+51Rsw+T",
+	"3sQwDnIMhoFoYYPwHORIhKdEIehWY3ZHSZw6UjvDh4NsbkrPqb1UeeMTvzLD5qaE6gswULgB8zTLFWfY",
+	"kr3IroCp4eis9l6KVfIU1i2Qo+XsfB5oh2jw6AXWT/JSgvo+CiMGZmtImwLnDrNSVvUxO3KkvCs3hnLh",
+	"HKsNBgZQzVUScuJZGTu51C/AYSbhymXg4yUtSiVcCIlQqgq0IiENEuEcNMohnVOG/WSIMYNkDHDgIF9I",
+	"2awMlRggekTymxJk0VE8T/gp2UaSk1Fe8ZQIcbw/pxcHbb0orzcw+/Y9mSMY8kPgrQ/jiw7jax7Ho1h4",
+	"je/EKXxPAv44aqgoYeK1KMKIfHsqs2uxc5dqs5p7On1PKm9ndVI5w+/cynvv9E3lZHqO6+TMfeu9rxmW",
+	"8e1pvf6+fnL25u3pWU2yj7V6NuLDzs3WarWYm83xMkkgbXx0j49LzQV8JqGYSaRl7fnZn0Q5/frxU0+F",
+	"AhZs4Xm8hSZuLxU9l4SnFbD16ZCwF2aOVYhYQQDX3rch5Vi9yRJK2paQKOXlr9kfocned+UMz2rvd3/U",
+	"DNjMp8qU+0yspIp9L2T59uAmv5Ufp996/Xv2wTfFkPpEWK3f8jlPm3fyzKlKxAwqLXCgIt4xcrJDOGlF",
+	"v7LY5GAAzEJcW5V9ooxCMR/EBV4nrJBWZsF3KVYkZncg+sUkIpkHTJkrIYePZvVmISEIzzFl35c12p+r",
+	"0efx0hqszKh/al7ouWnnuVefvcMnbuV0ekYqZ7M3uPLOfe9VaqQ+kyj/zH3jGdp58u7N6Xnt5LxeP3v3",
+	"9uT96fnZu220s/4stPP9eYoAzU7wu7pbI5VTQ4kk8Xnv1jwL7Uxg5w+inftPPaaHSVz5v+mhl8K5fwA9",
+	"PNv9UTcQ10HEnlO1ogjNU+hhebvV5okULGUAGzNIkK09jDeVKyZZcUrpYRQ1PLbgPEB6FKvZhgUCrYlJ",
+	"CmKezOSG709A5F78KanHH0wL/q30f6zSP59d99FyPVO1gEoXpf9d5oCnaBM2iUYOif2vIBIfyR8kMRkn",
+	"jG+vY5wu12JX5w8I1K5RJEeVSVCJTrVv4GGUCFT5anSnalPlQ/pU8muE/ZhjeJWQJyn+HEnJKXGlcgop",
+	"hnN8ibCUtnxSRkuq8nUEoTbIp1CU0kxr5w/V61n9BDluwJRjczcQN0Q4VdSbIfEQoFD5TrvY93nOPSDd",
+	"LfmKITV8wMiY8ch1CfF4nEecqaBWY3nYpqePHQGNXjxHY7VmPs52ZHxq0pMxwpsqQ5O4MVVRw2RgHrP/",
+	"j71vbWocx97/Kqq8mVAVB9txblBb9U8D08v+aWCB7t3ZdRdWbAW8bWTWdppmp/q7/0pHki0ntuOEEGjI",
+	"i5kmN1uSdXnOOc95TsY8lAUxb0OPlxsG4kJmVYKpyefOU8TgkaoFL2iZVWLwNn2yGvz8r2y6SA2+jb74",
+	"YSCYnzmuEXTI0nXk+BQ8/o4g9XPHAFcV5pUbUv6Se0uke4CTnaGlUkHe53WVyY97drDvK0Eemyq/jNgc",
+	"aWbS8+lDT1st6Tocv4Hc92fqg+SkG0DMYonARLZTPHtsgm8PG0RgK0YmCpCHZf7j7vL+wyC6nEEeLqZ8",
+	"04fUmhIUUvtM/QiP6FI+kvQAfAZPfapeW+INHqZIEWBdsRzoq3XM52Z16l8APcJf1DtvzXvnRdrW1hUh",
+	"j9p0Y45RM3907rxu4GkZ5uIfnEckBS6/gzzUGjHrpaA4iuGD3JDnR7BqtsYoTdbg0q1PILhWZ6YU8Vxt",
+	"yomuaFmeK1zy+YmuN1LN9pUxXTOMiVSIycWffouRwzZ9h0c9iqpizzz0Qups1STZMmi3DNrFO4lKp1Vy",
+	"wuDa2NP+F1ICu3z22dorJ5c0MN5NG6B9D3gZWvmO+dJNMkWTfrYaWT4oNOo79gM89gM/ebwM4DhPFSzg",
+	"deP84uzw8wEI15yenabaO/xaT/ZWnkehN+WVhNWS4JMwQkqlapLgm8Ze45/G30zcObHuun9PnZSdod4z",
+	"B13T6FlDY9AZ9C0T0Gw6IWc7WN6hOVxbMROZ5RDe+C4OLpNo6ibTiPBCdjdcsOHff4IYR8j/nGCXNQCS",
+	"n7OX7LBmD8hocE3Xgln97xeau1+lymyDryi2W7xsw8yihpmNn1/ZpgRDzUdTbFI3IndWzqGfX1NtfTDr",
+	"4G3tRjzKdRsSVVvY7uztC1jb1RNvk62tj/SPy69Sh61dDfR+We52dbcUAF75EGowuWn1rUoY3Zy9zHfL",
+	"9sxW6QgvGvdVoKYjFNOOT46v/ri+PBmpYj5OkYNWdbnttKvyFhl6ZZt8CSs8pU4rjlfws4mkY4+4UJVO",
+	"qQck/bLclztHuca8VI9Nm4vo1WhpdrVNc/TqLH+SIVy4d3bQse6CfAPxsnLBwhLhTeQFjsH1y99XONoo",
+	"T9FuIfYytT/Y2QR5xWXU7UKjJh3rrMztBPvBNCLSrXrPbS41rxoytWMlnVtUh/ZCEu/xxme3mvjUj29J",
+	"akVxEw2yPttc5frfX1lfCkr1yBk7W03IaTFTJh0fUQxKlONSFwP7UAw3qBWoBC2bAkMrG6eC0dnZs6nG",
+	"Vptyzc8XJ6JcI6QR05DnsUPmavatvGm7B1IDkK5apOHctHRLLW2000KOEICRzmu4Wnb9/fl2cYeKcJ6M",
+	"SRDSGyiGiSmXauHD1QwjdVTGj/Jz1rg0tV8ujghBWZMd3n6l8ZlA4ug0L5EIvdGhqx9Gh+ji6O+fjy6v",
+	"nB1oMZjE6oJIbjE3Qu2GAgNAXgraazeEellTZrsbvUwohC0K9oiQaN6MwjRrSQc5v59dfDg+PDw6dXZS",
+	"xZ9UKNyR6jdNJ5NTc1rQ/lSmjS+5Oz9x+OrGVExg9QqwkpwMb4t9bhY38j1PHNczOSPZtq2MkU2bMSHI",
+	"qThx2Xa7HMnQprVYhqhe/kXLpksmYCztLtimYcwa11t7eBV7eBV7dEXzssT+WAfE3qaAbFNAVkoBKfaf",
+	"rD/OtJRJ/BoSQ6Al7yozZIEJWd9YXUvQaPfPik9rp5BUG8XF7KeqqEZOQGqJtBKb5kEuuYtJ8F2YVDSU",
+	"HGxhrvLWPTEJpVWSgZImp6gtusOP6D8hM3449BdRKjY0YyIbt/PyySuVkHAzOSwVp/C7SmjpkyE23M5Y",
+	"63r9iWaNTawNXItovckA62PTtbwekUhgYAz1Xtfq9PuGqQ871sDoViEBcx1IYNAxs+PUdfuTDjbGQ62H",
+	"++Nc4s0rTGhZounVCS3b070kzeUlTveXzXNZ2+leI+1l3adui7tpclkw3F3cFJkvotguO8bGREqHMKst",
+	"vE/8Oz9OfBcFofst54/lPhYtdb3U8NW0bMrvyF2h6U8fbgmvX5pOLsRuTnlsY+awFedcSjph18ySc9BT",
+	"cnMqz8cNpOis4XB84aNu60V5SVaB8K14xLsM8Ae2YuU8HfMX4oQ+Pj04+3Q+ujr+cHJ0/eno6uLsstFq",
+	"SM+iKHWWO99AMVqVrBZZQZrooP/dTx53vdCNc/3ejaf392GU7E78H1ocYNAevw8wxdJjlPVE9gKI3Pkl",
+	"z2B3ggI2rpCewMkB+2q85xbP/cTHHoRu2o1WRieAKPdXtjgqhuTi6OPx2emvNSZi/i0aFDk905HJSBdZ",
+	"vP/rz68vQFD5+yD+oo+vOvRv39ZDUNmSU7bklJclp6zNNz0PzytR4vtJL1wjMAcUXEASEX6V54Dm3GH1",
+	"EPmJqHXLOR4MHjtKK0A9D/Y8BqEdZbkKpK3eg195P71YsdC1YIlICT7Kw7IpZ6Q1m6cIPfxNeMSa+Xww",
+	"8Ho9+DHJXFzhNEHO9N7DCfmE429OFsv0Y4RBOxzdkeiG8Ij4niggkx8IdB8R1hibRmqOpmwKZLK1UH44",
+	"CE0iX3gG4QYe+kYe0fgR/mnK0qHSaGBv+rG8EVLugxP+zZYozSIvHCf4cYdnIIrCtspTs+mUcvvEkyFk",
+	"dRBkvqRCZ4HyydKoEcPASewoCTn3gw1b1t0wQm5AcKRmVMLABuA79RPUjEP1tn/JjY9kwNt0Mg0CRMkD",
+	"usNA+7gNH3KjF5G78DukDMLlZS+ZASWpONk8atv0gLUKxN7FVJ0jNfE0QhlmE2mcmM2AWxROk9j3SDo0",
+	"0grFM/NoPh2Rz7ncULg44t1ANKQaZ+1zk7fFBqhkais5uLz+S0mWrCDGgJdVWqP70DA26/1EFDlO+JOc",
+	"0vT3OGijs4lNlQxb+BqZzbEV5rmSXovS7FpJMEpvoFK5crm2fnWKbc5Stmk+T6iNTsnDPNdK3orXJucW",
+	"t7NXxJzxQhLbFCpY/GCPs1nE1NlpQd/Aq66wamzarEWN2WGLYQkOjHDMZySYWYZLq5zQspOnb/ncK2ZT",
+	"4VlIx/K3uICMJVwmdHbWoCYM0Hcxd/ljZ5voiD/vOJ5MA/Gk2XpQ9j82t8lDyvuDuIpAMfGcK8am876Y",
+	"/dygicWeMWbETSLCYx/gDMqeUPxGNEorHT4cD7zFeMjndEP99Yg5Af7x3C6lBxInZqnZkjYgdSnJd8yX",
+	"btJTiDk8HU/cqTxrZFnLex0m0DksxE1xdEzXIj08GGuG15loFu6OtaHb97QB0SeSTQJJ7sV5493ivPGe",
+	"YZn9ga5bnY7RHZo9o9+vZvN01yFKp1JiXK9LjImpa90JD4VpQ4+HwgpieOne92I54/XbXk7n6S6TM76N",
+	"9pVkknP80ZzVYFGI504KOCeQj/0WssyPEnzzyY/v+N6zNqcF7GW/FltotygtYmFWeq4AL1TrUksf13Sk",
+	"2FSR+KuOceaCiQjH34Rzo8jEsynHzW10TiL19k3FmcD7SWJHzZPPJy7s7KnV52zqHJydnh7xI/Dw+HL0",
+	"4eTo0MnMdOXHtzhGDvbufHpE8Tgg3h6a4CCGEGnuKmf/OE1X10xCf/k1BOZXrvP5XHHT7CPHj0cQTxLF",
+	"hQ+ujr8cZQZnVn24qGefzx1RH9U5PhU/bSNHedhw1fSBBP43kjdJQhHrtSnm1d5VUAKBCeTAI7tUSvv9",
+	"/vnk5A/oSDqghVEObkHgIOB1L+AGLflzZTwpmJ6x+Abb3+IQEBEW1xUWfY58Jjw/zuHRx4sRJEWko5qp",
+	"ICyMR6dm41MD0vPLchuhXqT3U4hrIxAqyON3uQHw2I2yzmTp51cQ0G415Epu7DX4WlRRTm7V8lBPrh+w",
+	"X7ReQxg81xG5rZR0RW6tMBvWmZGv7DkMIoo1vnrKgrIl1mvc6dn15cmodhz/9Ox6dHU1Ovjrp6PTq8vr",
+	"41MezL8enR5e/4sD3BcOYJ8WBLHnt3yfonGY3CKY2LDBwsxgYIFt0hAD3Of/QFSfi69wzyF8syDEnwVe",
+	"RTwRgtprsUfjjwU7ryyWWQawy7HQ+4rYlePCFwbFJ7Kw9tKCS8X1uVHTDeULlNEEGPiAkuwzNbpF6dr7",
+	"KPzux35IibdTUYhU0WeyaQ2BJpDkFBXFRQo0LzOesvlA2zOMZK3vNNMWo/HUDxLNpzwuE04gSTklBYrO",
+	"qnSUSTiNBEcHKuTK8rg2dXzs8QpnP9g/8X9c9s8kws5Oi8e++CIH2zJ3cdgfHNggRMwTVjXDy/cBlKZ+",
+	"VH7A+YkQXgugHHCcq5bK1aNQlXiUTVdWj0Lz4lELoF069bYyTlsZp4qNKafflOqim0bf6KLf/cC/iQhB",
+	"B+E0Smw6im/H04i20JcRMnXD6tv0M/XZbsLOKyiAqOKRf6mcoFbD5RwmcZEGwKzEpxwhnp5dXP31evTp",
+	"6OL4YFQqu270NX2omd0rQ9+zBntdo613LE3vF/HEjv479an/A4n7oebhgaEdHhjGTqOVcqrO2dbogTdM",
+	"fL/gw9/Fa1hj8iqZJnujkgkmRzrzqGZwm/30npDIpzfeOHcXI2XRHdOJoIXJU/AiST7BMwJWGb/6OZAN",
+	"XHb5k7OD0YmgGzYUctN6MTjM87kWlTTp48nZB6CSrr8xLqFJhAMD1tBzErPSFbObf36pMSHEWE7AwuBo",
+	"Nj7/XywMIm4nPdfyMt/u8jJXXV7mr728Nj6dzaWm89daT6W0vHES//HPm4TcDaf/ujpKzkZ/+UtjQ/1d",
+	"jUCZ69AywlkpfnwbglmBghuKDKdsmJ9qMeXjB/Ltn7ViBIVNLq7xU3QTJ6WsgLi/sGqEqdNGx0mMHDlX",
+	"AeE/3OIkr/7SDtJrQSGA+mh9wylB8sa/Si7QFqFuEeqrPUKXRIRPOIdqMfjl0L9b5n6QzexnOazWpaMe",
+	"r9ErN5r1eBbLpxcqVqwkn17i+YLLrkE3Pef5smkN3fQFR+3WIbZ1iBUt5bwjbD4yW5m5qF/pQ5G52GEQ",
+	"QFDD3GmchHckOuXn6hFvHzoIo/s5NHBIPNYf4iF1wxcZGylGcPENaSEJWKCXhtEfdPShYXYsvdc1TLPb",
+	"F9G+ghjpiyYJqt8U4cbDo8Pjg9EVREQrMEpxzcLZykE+/SYue3J8+v+vr/44P7o+uvrr0cXp0dW1oX+8",
+	"PrlQEMkmMYECrHxXk4+Phu5BSBPsJkd32A8ae+yd/ydmMWtFIxfvTaPIZ5fXaTBbCe4woHMQTtnQmCk5",
+	"evbt50REvNdKBxkUUlgEi7wGfF9+1hauaP4vafa/DWu/zMivJX+Nsv2MgRl2ilAS7eTBSaEGdgs5qfXc",
+	"sqkjlzX7YH5SF2QrwpdzWtlt5ZLAPWP3/HxxwmvxyCBm6iloTqZB0OLaunD48YY66URz2IdpGcWSHcCe",
+	"6nrHZV2Cv4izsw94EMiwgqUlElpyYVSe3WZTkZZmIYcKuCzSfthFOB9M4dMh5+Dk7BK4gfPpbFLp26aV",
+	"mZuKvjc6u/MTkGBRz0IHjYkb3pEYOexQZFiLl6OMHZ5ch3ggmv3H2b77RfUqRTJiTlg3TUKbUwavKvK4",
+	"hxaphUPdneXkwlFOLZwHunPTls2gEsXvMmXvIhS9L9LpkltCbSq+l+mMCyIo2UOCENnKESL5abCH0sNA",
+	"pmUVnQiOzE0MC9fQG0y92uoRF3nPCmDtc0PUasz3JjFbIfRaCXhsLEOpM+56/ckQa4ZrEs2a9LA2GOuu",
+	"ZnoW4fqBhisNDtMc6obVNTv9gW5YVqenl9erVAyjJ+UdmWaWu2OSYc+z3M7Y0HRsjE2342kW4Wk8r1BF",
+	"eImmF6Yd5YawW1NFuNgofN7Mozn4//KawWrzXnkC0avSGq5A/qt5SvPhvNXUghcG8CrEgBnkL1MDnnWZ",
+	"8mw1hUs8jQlq+tQNpl6+hkg8IxQ4ix13JM4Xer17szg2IpNprEhZKKXej+nnmHx4HHEVA1nh2WnJaiNC",
+	"weFWaU4bncnMER69zHWrRL2YFEPTGe1iqVFs03n94jY6k+BNuIxzGhF0RvUhhOty8wx6/7pEjF9Ctfhd",
+	"yRQPJjo2x5ar9bwB0SxsjLUhOwe7hAEQY9xxu14au+z29KHR6Vi6MRiYer9vdKpSnDtrkSnuDbI0YW9I",
+	"zLHuGpbGlX51onGlX8t9jTLF9ZteLVP8juGDV3L8rAIfziLYxd+IRHGlO3A5Us7io7wlQ54l4QUHUgfm",
+	"y24JnS12ZPvJ/NkOxzU7GNcq7Ltx2s4vQ9fZxtF+gTha/4Be6W783XvkcTTw6MKjpN+FAiZo0mzja688",
+	"vra6i6maSvReGUTrMIMztPYEthC/VpbkuJgxJOJHNRhDF9xWVS7OawqGbJWwW4SUCLuWX5QbY340b44x",
+	"o44LOe5LkxeuRX7cQ8lauJIosKNwiGxaJ31uKQ5RxpUqSZ9bmkPEH0GKGLY0oi2NaG6BqxyiJ9TqK9MB",
+	"m5dGfyNV/TYtBPbMdf3mhcC67LEYPcMcdPo93eoaevdZ7OlJGD3gyPPpzcU0IPHuJNIeyHixLf1n+Zwz",
+	"CrXnrGGvb/b7na5uDYddazjoDRfMOWMdc66nPLYJMcd9V9eGZOD13d5Y62Jr0iGmVzDnYpKccFT7stOu",
+	"bvsrpp2xhP7cK592X8snwTNxwZS9enkHUh0W2BxQ+2WZYHM9UcDwLBZaDQ/v/pn+XRkQugAhYSFUPNOq",
+	"Yk9S+nGWyoXcMAiIK0tm2xTT+IFEMTJ1i+NIGgL3pI3OqNBTj4gbRh66kTXzRSghrzciY0p+bFNKfBA0",
+	"nlKPYXkaRihOwvt74rXRaJIQWCUxkoyhB+xL/hrvu8OLUyHeNiB/CallP04c1sIgZIY7im/DBwaIawHV",
+	"zcQz0hu+lG/Kmp85OZEc9IBlToO3nz7t91Rxbm71VC/pGk7dZZdjO6Mswpq2qSPiDw7SOE0SOYLQoLyT",
+	"Zafwmm5j7H7bBz4mnOSOeNsjzMqNCTdg/RgZus7l/kXWykiIiSoNzpJfFPFRVWjdYQcPjCr3Dx2EHnF4",
+	"ZDH76BOJY3xDnDY6yMxmxZ6OQAjnJkwSQhFmOwEPb+bM51qLeQOO5hdfyZuril7f0oIZATeGqcFNvNBj",
+	"P80r/svvHoLGP/9iKv0PauP+nZ809oxei/8pnNrHp1dHF0KRTlMk2LTzowvt48XZ53PtnkQS1AhxMt8V",
+	"vxZH7ywyUr1W10qQ5PqeRNeioBCgf9Zi2UAvvMM+Lb0ovzX2cILheUHnTnincr3ICcmdH11cQy8awF/D",
+	"8Bhnh+4nL88Ea4l9CiUVflt8zd8Q+eES4rFzFlqyh4xeWxfbU8B2ebadzS7Xxl7j97OLD8eHh0enDeXj",
+	"bKE39iy9szWzfxUz+33rbafD/37c9UsimicaKbsMsLN2F+e+PAUYIRyjOGS2SSxYV0IT3WZGhFpnF2I+",
+	"QpEaeQR7gQ/2JxDmm2JwkYnufDpNSNxCUs0UjwOyI0v22JTL00KBXs5ZGxOUgbEwynDYHnJxEDBbyQUJ",
+	"ZKhZL9OE1aTgEbVpmGdT+DHKi7xz1ptIdhCZDm10hb8BQyvlxgE2r4OH4JFsAdHmAdH2TNy6ntfhel77",
+	"6deSO82UBiSWZF91n/R4iPRdHJP/wH4iJejXfFZKBsuf/I+fu6VcmbWoZORIXs0vJ6NT9Z0d5FNgT9/w",
+	"4pZ1BDVQLT0NVax/sZwGqqumoehuLCskWxEJt+nSQrLVkXA0oo8MLNxIECMfUuTf3CYovsX3Ob73Pjg2",
+	"4NuyfKH63HjJOUxtmt2yfpWCzQTdL6D52xD9GwjR1yXZLVT/wDMVlF/GkBxj6j34XnLb2Gt8OL+8NvSP",
+	"jYWMSkMChs5AX1xTHfbVkKdbcO38GUIU8W7ISNFQO5TeIiF3dXxyfPXH9eHZp9Hx6XVKrhwMLFPvG92O",
+	"aRqDQUfv9Lsz5MqNEOZqlWyvJTZyl0wbe4Zl6QWqaaL6xCJq4XMJn7UaUThNAHStmaLKrytmprjJGtHz",
+	"6hVL4gS7kpt6fP7Fuj47PfljniDZaiTzdFl2iSt8M9BN479gDxgLdEqylqw7Sl17u3piyYmlZUyVI/xt",
+	"CJni3N5fXQOilt5JeaGJWajKkCqSQHVGAkWWTedeEilekllNiNxNA7hhMc19DzkJqJ8456OLq9OjC0mG",
+	"FC+vzy/OvhwfwvsANudKaUvNkNa8rkquVTZt5ktvc5fUnR/HPr3ZaRf8VBVdmRkujinTEhE1FViQU7jn",
+	"lwiviBRQkdeR6XcoKF58JssRgucNyk6jtOo0FIjmSZ8c0dv0AWfwt6hAuarg0kYO3zc5ok9AdgXHQj1F",
+	"VAG3qaiKnQq3oLq6LTa16SFfNLwWayh0XESt9WyCpFug05oVeeHiLi3kpHjDsakjAAcU2ZDbrYOcdLtl",
+	"H9wlUwexU7Et/oa66GMCJl44gY9ayLB67P9diM5SDw0Gwx5q5qZfVgNtR9GiUbdqGEAcx/4NlYm1QQgG",
+	"XoJvbArzxYTnBhm248e0ILiyNgXQAZtJnUTMiknwTeq7hEukWcQzYjBVy6iNnGLABM33SOR/Z2sp3QXU",
+	"S/8WK5JEsk4JN6CcQrDFngAvYWLTwm+YbClgXvYf5gtrhCy3n+1J+bXKmTA3YLJKAx0nt230/NI/adov",
+	"tyeXFALiMk+pEhD7aUTQU+WAeFOVOeQrSdV5MaCWKIAMH/l0rvpQrKgF8camnnHeZTWZuVg3aE4jyKbV",
+	"IkFcvxpK4rRkCaHHtD5WK1ssaVtFiXuIJNwRvhHPFo5UpuqbLuO+OVWhZVwQv7oGUbFZu7qJunGzsoYx",
+	"uGGTrMQeqmf+PM242Jhm0RAPxn2352ldYk00C3fG2sA1Pc0g+kR+liZ39ky9O+gYPatjDrt9Y2D1KjSL",
+	"jLUEqsxuLxP+mfRcE3eIZWg85NPH2mA8dHXPILU1i57PYfB8FmyFLlL94SnRRVIeU11dpGI/1BqjYav7",
+	"MDYUJytAFnOySYqkzFY0qbZokjJstXwK64uwlRVbX01nSYGpC3Uasns5uQDcnBJT2bQrU2RS8ScXZJrH",
+	"zwysxjllpqJq2eBESNxb5AbYB+kkP8kb7c8p05RVY82LM6mdAWUmRVJ0OWmmFiBfsHDYoAM6Ats1Isyw",
+	"lCpNLSnhNKPEkeYUMJMFcgoq5ZykNQDFRbMfw9jyhIRXpOWkAvfNZEEsB9yLAdS7UoMycMftkv5YG3rm",
+	"RLMICE8artbxupM+Ho4N1yQSxHU6fbNnDQaGbg6tXrff7+hVbCNrHSBuqFsZYYf0rV6XmHigcUElY6Jx",
+	"QaWuV1sN6m2BuCWGp1pxagvMyk5IVZDqacDsbclRLQu3ltWoWgcMagme0Qx9wAEnKHc1SszCtlHs01jK",
+	"Vim3ry1aBSELCK9wTzdvRWspLSv1zNxAstEmD8xXqIa15ZW8d15JTfGtLd/kDfNN1uFwXVAM8Fdx6Txj",
+	"OcDnd8+sRetLyRtWiSJN5f2QpmgREnnA5xC3hB50OW16Z42FBpeQDRNmP4Q4q2XDVmBC23QNhQVnmNC8",
+	"zmARFRqtzIRGNFSyozImNKomQvMrbFh2bMuAfosMaJfQJMKBsYxi2XPF2Hgek7mGZDDDzPKpzE6fDLFh",
+	"vaoYmxz2Z0IuBU91d/VBqkg6M19vpC0dgzIAF0ZL+XQ2KEy1YH0+j0pV6mp6AzpVBX1R4N3s8flUXLeK",
+	"ZlX9JPBCYnAmXMVjIGsWroI8tPULVwmFnGWEq+agzmsM2Wxlrl6/zNX8llC9I9TwDK+0hoGoOSa3mO0E",
+	"gf+NIGzTOWUIWNNBHIK5kS7/mHA3cPa9Ob8uCiP1gpTk/LzAx621zF6dl/ct6C28L+BsbZHzFjlvxYye",
+	"KGa07Lm1NiS7hLDRamB2Vt3Iprkcq9XVjWxaKG+EnqZuZNNieSP0NHUjmy6SN5o7mzchb7Q9nEsO51Ix",
+	"JHM27PlGjnEQQ9qe48uf4/OyS9tDfKvJVEOTaekjn12IuNPITx7hKAhZl8wF5cjYd+ScYvbuUj8Lwqmn",
+	"3Qc4mYTRXeMr25F53iY/i/JPXUlVhzqvMZJnNgT4KMKex/Ya1IwJQY7ydU27JcG900KOprEvOTttNlGj",
+	"QKyUvd1dw+y39bbeNvYG+kCHs0EM1WwzPnKbONMkQ9E0ELrQPAjJeRbtbGPlZvTveRUzOLNmLs3pzxUK",
+	"CdwrJ6LP1GNIQOG1oMuTkXLbKqZOwd05URB7GiSOujjBQXgz1xiZixmjphumOcQi29Mn8U5JA9LyagV3",
+	"zgQHckyYFlIqpKHZ5Oi0ISU3LLrRhVwSy4h/hflYf7xwhAsf7WzJAyVFAeH4kbq3UUjDaYzupokMxac1",
+	"H9I4/NykOlP9+aXdXfa26dZRdOO5rePn15//FwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
