@@ -1506,10 +1506,14 @@ type ErrorInfo struct {
 }
 
 // ForwardingRule A global forwarding rule: an IP address, protocol and port range that direct traffic
-// to a target. Only the members below are modelled, and others are rejected in request
-// bodies. `name` is required on insert. `labels` may be given on insert; afterwards
-// they change only through `setLabels`. Members marked `readOnly`, `labelFingerprint`
-// and `fingerprint` are set by the server and ignored when sent on insert.
+// to a target. Every member of the discovery document is accepted; those of regional
+// products only (`ports`, `allPorts`, `allowGlobalAccess`, `sourceIpRanges`, `serviceLabel`,
+// `isMirroringCollector`) and a `networkTier` other than `PREMIUM` are refused with 400
+// `invalid` saying why (their empty and false values are accepted), and members the
+// document does not define are refused as unknown. `name` is required on insert. `labels`
+// may be given on insert; afterwards they change only through `setLabels`. Members marked
+// `readOnly`, `labelFingerprint` and `fingerprint` are set by the server and ignored when
+// sent on insert.
 type ForwardingRule struct {
 	// IPAddress IP address that the rule serves; assigned by the server when omitted on insert.
 	//
@@ -1519,10 +1523,10 @@ type ForwardingRule struct {
 	// IPProtocol IP protocol to which the rule applies; `TCP` when omitted on insert.
 	IPProtocol *ForwardingRuleIPProtocol `json:"IPProtocol,omitempty"`
 
-	// AllPorts The ports, portRange, and allPorts fields are mutually exclusive. Only packets addressed to ports in the specified range will be forwarded to the backends configured with this forwarding rule.
+	// AllPorts Forward every port; regional rules only: `true` is refused on a global rule (400 `invalid`).
 	AllPorts *bool `json:"allPorts,omitempty"`
 
-	// AllowGlobalAccess If set to true, clients can access the internal passthrough Network Load Balancers, the regional internal Application Load Balancer, and the regional internal proxy Network Load Balancer from all regions. If false, only allows access from the local region the load balancer is located at.
+	// AllowGlobalAccess Access from every region to a regional internal load balancer: `true` is refused on a global rule (400 `invalid`).
 	AllowGlobalAccess *bool `json:"allowGlobalAccess,omitempty"`
 
 	// AllowPscGlobalAccess This is used in PSC consumer ForwardingRule to control whether the PSC endpoint can be accessed from another region.
@@ -1531,7 +1535,7 @@ type ForwardingRule struct {
 	// AttachedExtensions The extensions that are attached to this ForwardingRule.
 	AttachedExtensions []ForwardingRuleAttachedExtension `json:"attachedExtensions,omitempty"`
 
-	// BackendService Identifies the backend service to which the forwarding rule sends traffic.
+	// BackendService URL of the backend service that receives the traffic (passthrough load balancers); stored as given. A rule cannot have both a `target` and a `backendService` (400 `invalid`).
 	BackendService *string `json:"backendService,omitempty"`
 
 	// BaseForwardingRule The URL for the corresponding base forwarding rule. By base forwarding rule, we mean the forwarding rule that has the same IP address, protocol, and port settings with the current forwarding rule, but without sourceIPRanges specified.
@@ -1548,10 +1552,10 @@ type ForwardingRule struct {
 	// ExternalManagedBackendBucketMigrationState Specifies the canary migration state for the backend buckets attached to this forwarding rule. Possible values are PREPARE, TEST_BY_PERCENTAGE, and TEST_ALL_TRAFFIC.
 	ExternalManagedBackendBucketMigrationState *ForwardingRuleExternalManagedBackendBucketMigrationState `json:"externalManagedBackendBucketMigrationState,omitempty"`
 
-	// ExternalManagedBackendBucketMigrationTestingPercentage Determines the fraction of requests to backend buckets that should be processed by the global external Application Load Balancer.
+	// ExternalManagedBackendBucketMigrationTestingPercentage Share (0-100) of backend bucket requests served by the global external Application Load Balancer; only with `externalManagedBackendBucketMigrationState: TEST_BY_PERCENTAGE` (else 400 `invalid`).
 	ExternalManagedBackendBucketMigrationTestingPercentage *float32 `json:"externalManagedBackendBucketMigrationTestingPercentage,omitempty"`
 
-	// Fingerprint Fingerprint of the whole resource, for optimistic locking of patches (standard padded base64).
+	// Fingerprint Fingerprint of the whole resource (standard padded base64 of 8 bytes), a hash of its contents: it changes whenever a member of the rule (labels included) changes, and only then.
 	//
 	// Example: uFJneYVugTU=
 	Fingerprint []byte `json:"fingerprint,omitempty"`
@@ -1567,7 +1571,7 @@ type ForwardingRule struct {
 	// IpVersion IP version of the address; `IPV4` when omitted on insert.
 	IpVersion *ForwardingRuleIpVersion `json:"ipVersion,omitempty"`
 
-	// IsMirroringCollector Indicates whether or not this load balancer can be used as a collector for packet mirroring. To prevent mirroring loops, instances behind this load balancer will not have their traffic mirrored even if aPacketMirroring rule applies to them.
+	// IsMirroringCollector Collector for packet mirroring; INTERNAL (regional) rules only: `true` is refused on a global rule (400 `invalid`).
 	IsMirroringCollector *bool `json:"isMirroringCollector,omitempty"`
 
 	// Kind Type of the resource; always `compute#forwardingRule`.
@@ -1594,7 +1598,7 @@ type ForwardingRule struct {
 	// LoadBalancingScheme What the rule is used for; `EXTERNAL` when omitted on insert.
 	LoadBalancingScheme *ForwardingRuleLoadBalancingScheme `json:"loadBalancingScheme,omitempty"`
 
-	// MetadataFilters Opaque filter criteria used by load balancer to restrict routing configuration to a limited set of xDS compliant clients. In their xDS requests to load balancer, xDS clients present node metadata.
+	// MetadataFilters xDS metadata filters; only for `loadBalancingScheme: INTERNAL_SELF_MANAGED` (else 400 `invalid`). Stored and returned as given.
 	MetadataFilters []MetadataFilter `json:"metadataFilters,omitempty"`
 
 	// Name Name of the resource, unique in the project; set at creation (RFC 1035).
@@ -1605,46 +1609,48 @@ type ForwardingRule struct {
 	// Network URL of the network, for internal schemes; empty otherwise.
 	Network *string `json:"network,omitempty"`
 
-	// NetworkTier This signifies the networking tier used for configuring this load balancer and can only take the following values:PREMIUM, STANDARD.
+	// NetworkTier Network tier of the rule; `PREMIUM` when omitted, the only tier of a global rule (any other is refused with 400 `invalid`).
 	NetworkTier *ForwardingRuleNetworkTier `json:"networkTier,omitempty"`
 
 	// NoAutomateDnsZone This is used in PSC consumer ForwardingRule to control whether it should try to auto-generate a DNS zone or not. Non-PSC forwarding rules do not use this field.
 	NoAutomateDnsZone *bool `json:"noAutomateDnsZone,omitempty"`
 
-	// PortRange Port range forwarded to the target, `<low>-<high>`, for example `443-443`.
+	// PortRange Port range forwarded to the target: a port (`80`) or `<low>-<high>` of ports 1-65535; always returned as a range (`80-80`), as the real service returns it.
 	//
 	// Example: 443-443
 	PortRange *string `json:"portRange,omitempty"`
 
-	// Ports The ports, portRange, and allPorts fields are mutually exclusive. Only packets addressed to ports in the specified range will be forwarded to the backends configured with this forwarding rule.
+	// Ports Up to five ports or port ranges; regional rules only, so a non-empty list is refused on a global rule (400 `invalid`).
 	Ports []string `json:"ports,omitempty"`
 
 	// PscConnectionId The PSC connection id of the PSC forwarding rule.
-	PscConnectionId     *string                            `json:"pscConnectionId,omitempty"`
+	PscConnectionId *string `json:"pscConnectionId,omitempty"`
+
+	// PscConnectionStatus Status of a PSC connection; absent (understudy models no PSC producers), ignored when sent.
 	PscConnectionStatus *ForwardingRulePscConnectionStatus `json:"pscConnectionStatus,omitempty"`
 
-	// Region URL of the region where the regional forwarding rule resides. This field is not applicable to global forwarding rules.
+	// Region URL of the region of a regional rule; absent on a global rule, ignored when sent.
 	Region *string `json:"region,omitempty"`
 
 	// SelfLink Server-defined URL of the resource.
 	SelfLink *string `json:"selfLink,omitempty"`
 
-	// SelfLinkWithId Server-defined URL for this resource with the resource id.
+	// SelfLinkWithId Server-defined URL of the rule with its id in place of its name.
 	SelfLinkWithId *string `json:"selfLinkWithId,omitempty"`
 
-	// ServiceDirectoryRegistrations Service Directory resources to register this forwarding rule with. Currently, only supports a single Service Directory resource.
+	// ServiceDirectoryRegistrations Service Directory registrations of the rule; stored and returned as given.
 	ServiceDirectoryRegistrations []ForwardingRuleServiceDirectoryRegistration `json:"serviceDirectoryRegistrations,omitempty"`
 
-	// ServiceLabel An optional prefix to the service name for this forwarding rule. If specified, the prefix is the first label of the fully qualified service name.
+	// ServiceLabel Prefix of the service name of regional internal load balancers: refused on a global rule (400 `invalid`).
 	ServiceLabel *string `json:"serviceLabel,omitempty"`
 
 	// ServiceName [Output Only] The internal fully qualified service name for this forwarding rule.
 	ServiceName *string `json:"serviceName,omitempty"`
 
-	// SourceIpRanges If not empty, this forwarding rule will only forward the traffic when the source IP address matches one of the IP addresses or CIDR ranges set here. Note that a forwarding rule can only have up to 64 source IP ranges, and this field can only be used with a regional forwarding rule whose scheme isEXTERNAL.
+	// SourceIpRanges Source ranges of regional EXTERNAL rules only: a non-empty list is refused on a global rule (400 `invalid`).
 	SourceIpRanges []string `json:"sourceIpRanges,omitempty"`
 
-	// Subnetwork This field identifies the subnetwork that the load balanced IP should belong to for this forwarding rule, used with internal load balancers and external passthrough Network Load Balancers with IPv6.
+	// Subnetwork URL of the subnetwork of the rule's address (internal schemes); stored as given, not checked.
 	Subnetwork *string `json:"subnetwork,omitempty"`
 
 	// Target URL of the target resource that receives the traffic (for example a target proxy).
@@ -1663,10 +1669,10 @@ type ForwardingRuleIpVersion string
 // ForwardingRuleLoadBalancingScheme What the rule is used for; `EXTERNAL` when omitted on insert.
 type ForwardingRuleLoadBalancingScheme string
 
-// ForwardingRuleNetworkTier This signifies the networking tier used for configuring this load balancer and can only take the following values:PREMIUM, STANDARD.
+// ForwardingRuleNetworkTier Network tier of the rule; `PREMIUM` when omitted, the only tier of a global rule (any other is refused with 400 `invalid`).
 type ForwardingRuleNetworkTier string
 
-// ForwardingRulePscConnectionStatus defines model for ForwardingRule.PscConnectionStatus.
+// ForwardingRulePscConnectionStatus Status of a PSC connection; absent (understudy models no PSC producers), ignored when sent.
 type ForwardingRulePscConnectionStatus string
 
 // ForwardingRuleAttachedExtension Reference to an extension resource that is attached to this ForwardingRule.
@@ -1855,10 +1861,12 @@ type InstancesBulkInsertOperationMetadata struct {
 }
 
 // Interconnect An interconnect: a bundle of physical links between the provider's network and the
-// customer's, at an interconnect location. Only the members below are modelled, and
-// others are rejected in request bodies. `name`, `location`, `linkType`,
+// customer's, at an interconnect location. Every member of the discovery document is
+// accepted; members it does not define are refused. `name`, `location`, `linkType`,
 // `requestedLinkCount` and `interconnectType` are required on insert; members marked
-// `readOnly` are set by the server and ignored when sent.
+// `readOnly` are set by the server and ignored when sent. What the real service learns
+// from the physical world (circuits, link addresses, reference ids) is made up by
+// understudy, stable for the interconnect.
 type Interconnect struct {
 	// AaiEnabled Enable or disable the application awareness feature on this Cloud Interconnect.
 	AaiEnabled *bool `json:"aaiEnabled,omitempty"`
@@ -1871,10 +1879,10 @@ type Interconnect struct {
 	// ApplicationAwareInterconnect Configuration information for application awareness on this Cloud Interconnect.
 	ApplicationAwareInterconnect *InterconnectApplicationAwareInterconnect `json:"applicationAwareInterconnect,omitempty"`
 
-	// AvailableFeatures List of features available for this Interconnect connection, which can take one of the following values: - IF_MACSEC: If present, then the Interconnect connection is provisioned on MACsec capable hardware ports. If not present, then the Interconnect connection is provisioned on non-MACsec capable ports.
+	// AvailableFeatures Features the provisioned ports have: those requested.
 	AvailableFeatures []InterconnectAvailableFeatures `json:"availableFeatures,omitempty"`
 
-	// CircuitInfos A list of CircuitInfo objects, that describe the individual circuits in this LAG.
+	// CircuitInfos One circuit per provisioned link, with made-up `googleCircuitId` and `googleDemarcId` (no `customerDemarcId`).
 	CircuitInfos []InterconnectCircuitInfo `json:"circuitInfos,omitempty"`
 
 	// CreationTimestamp Creation time, RFC 3339 text with milliseconds and offset.
@@ -1888,16 +1896,16 @@ type Interconnect struct {
 	// Description Optional description.
 	Description *string `json:"description,omitempty"`
 
-	// EffectiveLocation URL of the InterconnectLocation object that represents where this connection is to be provisioned. By default it will be the same as the location field.
+	// EffectiveLocation URL of the location where the interconnect is provisioned: its `location`.
 	EffectiveLocation *string `json:"effectiveLocation,omitempty"`
 
-	// ExpectedOutages A list of outages expected for this Interconnect.
+	// ExpectedOutages Outages expected; absent (none are ever scheduled here).
 	ExpectedOutages []InterconnectOutageNotification `json:"expectedOutages,omitempty"`
 
-	// GoogleIpAddress IP address configured on the Google side of the Interconnect link. This can be used only for ping tests.
+	// GoogleIpAddress Link-local address of the provider's side of the link, for ping tests; made up, stable for the interconnect.
 	GoogleIpAddress *string `json:"googleIpAddress,omitempty"`
 
-	// GoogleReferenceId Google reference ID to be used when raising support tickets with Google or otherwise to debug backend connectivity issues.
+	// GoogleReferenceId Reference id for support tickets; made up, stable for the interconnect.
 	GoogleReferenceId *string `json:"googleReferenceId,omitempty"`
 
 	// Id Server-generated unique identifier (uint64, as a decimal string).
@@ -1908,7 +1916,7 @@ type Interconnect struct {
 	// InterconnectAttachments URLs of the attachments that use this interconnect, sorted; absent when none does.
 	InterconnectAttachments []string `json:"interconnectAttachments,omitempty"`
 
-	// InterconnectGroups URLs of InterconnectGroups that include this Interconnect. Order is arbitrary and items are unique.
+	// InterconnectGroups URLs of the interconnect groups that include the interconnect; absent when none does.
 	InterconnectGroups []string `json:"interconnectGroups,omitempty"`
 
 	// InterconnectType `DEDICATED` (a dedicated physical connection), `PARTNER` (through a partner), or `IT_PRIVATE` (deprecated alias of `DEDICATED`).
@@ -1948,7 +1956,7 @@ type Interconnect struct {
 	// Macsec Configuration information for enabling Media Access Control security (MACsec) on this Cloud Interconnect connection between Google and your on-premises router.
 	Macsec *InterconnectMacsec `json:"macsec,omitempty"`
 
-	// MacsecEnabled Enable or disable MACsec on this Interconnect connection. MACsec enablement fails if the MACsec object is not specified.
+	// MacsecEnabled Whether MACsec is enabled; `true` without a `macsec` configuration is refused with 400 `invalid`.
 	MacsecEnabled *bool `json:"macsecEnabled,omitempty"`
 
 	// Name Name of the interconnect, unique in the project; set at creation (RFC 1035).
@@ -1962,10 +1970,10 @@ type Interconnect struct {
 	// OperationalStatus `OS_ACTIVE` once the insert Operation is `DONE` (understudy turns interconnects up at once).
 	OperationalStatus *InterconnectOperationalStatus `json:"operationalStatus,omitempty"`
 
-	// Params Additional interconnect parameters.
+	// Params Input only: resource manager tags for the insert of an interconnect; accepted, not stored or returned.
 	Params *InterconnectParams `json:"params,omitempty"`
 
-	// PeerIpAddress IP address configured on the customer side of the Interconnect link. The customer should configure this IP address during turnup when prompted by Google NOC.
+	// PeerIpAddress Link-local address of the customer's side of the link (the next address after `googleIpAddress`).
 	PeerIpAddress *string `json:"peerIpAddress,omitempty"`
 
 	// ProvisionedLinkCount Number of links provisioned; equals `requestedLinkCount` once the insert Operation is `DONE`.
@@ -1974,7 +1982,7 @@ type Interconnect struct {
 	// RemoteLocation Indicates that this is a Cross-Cloud Interconnect. This field specifies the location outside of Google's network that the interconnect is connected to.
 	RemoteLocation *string `json:"remoteLocation,omitempty"`
 
-	// RequestedFeatures Optional. This parameter can be provided only with Interconnect INSERT.
+	// RequestedFeatures Features the ports must have (`IF_MACSEC`, `IF_CROSS_SITE_NETWORK`); one the location does not offer (`IF_L2_FORWARDING`) is refused with 400 `invalid`.
 	RequestedFeatures []InterconnectRequestedFeatures `json:"requestedFeatures,omitempty"`
 
 	// RequestedLinkCount Number of physical links requested in the bundle.
@@ -1982,7 +1990,7 @@ type Interconnect struct {
 	// Example: 2
 	RequestedLinkCount int32 `json:"requestedLinkCount"`
 
-	// SatisfiesPzs Reserved for future use.
+	// SatisfiesPzs Reserved; always false.
 	SatisfiesPzs *bool `json:"satisfiesPzs,omitempty"`
 
 	// SelfLink Server-defined URL of the resource.
@@ -1997,7 +2005,7 @@ type Interconnect struct {
 	// Subzone To be deprecated.
 	Subzone *InterconnectSubzone `json:"subzone,omitempty"`
 
-	// WireGroups A list of the URLs of all CrossSiteNetwork WireGroups configured to use this Interconnect. The Interconnect cannot be deleted if this list is non-empty.
+	// WireGroups URLs of cross-site wire groups using the interconnect; absent (not modelled).
 	WireGroups []string `json:"wireGroups,omitempty"`
 }
 
@@ -2059,10 +2067,12 @@ type InterconnectApplicationAwareInterconnectBandwidthPercentagePolicy struct {
 type InterconnectApplicationAwareInterconnectStrictPriorityPolicy = map[string]interface{}
 
 // InterconnectAttachment An interconnect attachment (VLAN attachment): a VLAN on an interconnect that connects
-// it to a Cloud Router in a region. Only the members below are modelled, and others are
-// rejected in request bodies. `name` is required on insert, and so is `interconnect`
-// for the only type understudy accepts, `DEDICATED` (checked by the server). Members
-// marked `readOnly` are set by the server and ignored when sent.
+// it to a Cloud Router in a region. Every member of the discovery document is accepted;
+// those of other types of attachment (`pairingKey`, `partnerAsn`, `partnerMetadata`,
+// `l2Forwarding`) are refused on the only type understudy accepts, `DEDICATED`, with 400
+// `invalid` saying why, and members the document does not define are refused. `name` is
+// required on insert, and so is `interconnect` (checked by the server). Members marked
+// `readOnly` are set by the server and ignored when sent.
 type InterconnectAttachment struct {
 	// AdminEnabled Whether the attachment carries traffic; `true` when omitted. An attachment with
 	// `adminEnabled: false` is `CONNECTION_DISABLED` and inactive in
@@ -2077,7 +2087,7 @@ type InterconnectAttachment struct {
 	// Bandwidth Provisioned bandwidth of the attachment; `BPS_10G` when omitted.
 	Bandwidth *InterconnectAttachmentBandwidth `json:"bandwidth,omitempty"`
 
-	// CandidateCloudRouterIpAddress Single IPv4 address + prefix length to be configured on the cloud router interface for this interconnect attachment. - Both candidate_cloud_router_ip_address and candidate_customer_router_ip_address fields must be set or both must be unset.
+	// CandidateCloudRouterIpAddress The Cloud Router's address with its prefix length (at most /31), given with `candidateCustomerRouterIpAddress` (both or neither, in one subnet, free on the interconnect).
 	CandidateCloudRouterIpAddress *string `json:"candidateCloudRouterIpAddress,omitempty"`
 
 	// CandidateCloudRouterIpv6Address Single IPv6 address + prefix length to be configured on the cloud router interface for this interconnect attachment. - Both candidate_cloud_router_ipv6_address and candidate_customer_router_ipv6_address fields must be set or both must be unset.
@@ -2092,13 +2102,13 @@ type InterconnectAttachment struct {
 	// CandidateIpv6Subnets This field is not available.
 	CandidateIpv6Subnets []string `json:"candidateIpv6Subnets,omitempty"`
 
-	// CandidateSubnets Up to 16 candidate prefixes that can be used to restrict the allocation of cloudRouterIpAddress and customerRouterIpAddress for this attachment. All prefixes must be within link-local address space (169.254.0.0/16) and must be /29 or shorter (/28, /27, etc).
+	// CandidateSubnets Up to 16 link-local prefixes (within 169.254.0.0/16, /29 or shorter) to pick the BGP /29 from: the first free one on the interconnect, in the order given; none free is 400 `invalid`. Without candidates a free /29 anywhere in 169.254.0.0/16 is picked.
 	CandidateSubnets []string `json:"candidateSubnets,omitempty"`
 
-	// CloudRouterIpAddress IPv4 address + prefix length to be configured on Cloud Router Interface for this interconnect attachment.
+	// CloudRouterIpAddress The Cloud Router's BGP address with its prefix length: the first host of the subnet picked (for example `169.254.10.1/29`), or `candidateCloudRouterIpAddress`.
 	CloudRouterIpAddress *string `json:"cloudRouterIpAddress,omitempty"`
 
-	// CloudRouterIpv6Address IPv6 address + prefix length to be configured on Cloud Router Interface for this interconnect attachment.
+	// CloudRouterIpv6Address For `IPV4_IPV6` attachments, the Cloud Router's IPv6 address: the first host of a free /125 of `candidateIpv6Subnets`, else of 2600:2d00:0:2::/64, or `candidateCloudRouterIpv6Address`.
 	CloudRouterIpv6Address *string `json:"cloudRouterIpv6Address,omitempty"`
 
 	// CloudRouterIpv6InterfaceId This field is not available.
@@ -2112,16 +2122,16 @@ type InterconnectAttachment struct {
 	// Example: 2024-11-20T10:00:00.380-08:00
 	CreationTimestamp *string `json:"creationTimestamp,omitempty"`
 
-	// CustomerRouterIpAddress IPv4 address + prefix length to be configured on the customer router subinterface for this interconnect attachment.
+	// CustomerRouterIpAddress The customer router's BGP address with its prefix length: the second host of the subnet picked (for example `169.254.10.2/29`), or `candidateCustomerRouterIpAddress`.
 	CustomerRouterIpAddress *string `json:"customerRouterIpAddress,omitempty"`
 
-	// CustomerRouterIpv6Address IPv6 address + prefix length to be configured on the customer router subinterface for this interconnect attachment.
+	// CustomerRouterIpv6Address For `IPV4_IPV6` attachments, the customer router's IPv6 address: the second host of the /125 picked, or `candidateCustomerRouterIpv6Address`.
 	CustomerRouterIpv6Address *string `json:"customerRouterIpv6Address,omitempty"`
 
 	// CustomerRouterIpv6InterfaceId This field is not available.
 	CustomerRouterIpv6InterfaceId *string `json:"customerRouterIpv6InterfaceId,omitempty"`
 
-	// DataplaneVersion Dataplane version for this InterconnectAttachment. This field is only present for Dataplane version 2 and higher.
+	// DataplaneVersion Dataplane version; always 2.
 	DataplaneVersion *int32 `json:"dataplaneVersion,omitempty"`
 
 	// Description Optional description.
@@ -2132,10 +2142,10 @@ type InterconnectAttachment struct {
 	// `zone2`: `AVAILABILITY_DOMAIN_2`) and ignores a value sent.
 	EdgeAvailabilityDomain *InterconnectAttachmentEdgeAvailabilityDomain `json:"edgeAvailabilityDomain,omitempty"`
 
-	// Encryption Indicates the user-supplied encryption option of this VLAN attachment (interconnectAttachment). Can only be specified at attachment creation for PARTNER or DEDICATED attachments.
+	// Encryption `NONE` (the default; what Terraform always sends) or `IPSEC` (HA VPN over the attachment).
 	Encryption *InterconnectAttachmentEncryption `json:"encryption,omitempty"`
 
-	// GoogleReferenceId Google reference ID, to be used when raising support tickets with Google or otherwise to debug backend connectivity issues. [Deprecated] This field is not used.
+	// GoogleReferenceId Reference id for support tickets; made up, stable for the attachment.
 	GoogleReferenceId *string `json:"googleReferenceId,omitempty"`
 
 	// Id Server-generated unique identifier (uint64, as a decimal string).
@@ -2150,7 +2160,7 @@ type InterconnectAttachment struct {
 	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/global/interconnects/iad-ic-zone1
 	Interconnect *string `json:"interconnect,omitempty"`
 
-	// IpsecInternalAddresses A list of URLs of addresses that have been reserved for the VLAN attachment. Used only for the VLAN attachment that has the encryption option as IPSEC.
+	// IpsecInternalAddresses URLs of regional internal address ranges for HA VPN gateways; only with `encryption: IPSEC` (else 400 `invalid`). Stored as given.
 	IpsecInternalAddresses []string `json:"ipsecInternalAddresses,omitempty"`
 
 	// Kind Type of the resource; always `compute#interconnectAttachment`.
@@ -2190,13 +2200,13 @@ type InterconnectAttachment struct {
 	// OperationalStatus `OS_ACTIVE` once the insert Operation is `DONE`.
 	OperationalStatus *InterconnectAttachmentOperationalStatus `json:"operationalStatus,omitempty"`
 
-	// PairingKey [Output only for type PARTNER. Input only for PARTNER_PROVIDER.
+	// PairingKey Pairing key of PARTNER and PARTNER_PROVIDER attachments; refused on DEDICATED ones (400 `invalid`).
 	PairingKey *string `json:"pairingKey,omitempty"`
 
-	// Params Additional interconnect attachment parameters.
+	// Params Input only: resource manager tags for the insert of an attachment; accepted, not stored or returned.
 	Params *InterconnectAttachmentParams `json:"params,omitempty"`
 
-	// PartnerAsn Optional BGP ASN for the router supplied by a Layer 3 Partner if they configured BGP on behalf of the customer. Output only for PARTNER type, input only for PARTNER_PROVIDER, not available for DEDICATED.
+	// PartnerAsn Partner BGP ASN (int64 as a decimal string); not available for DEDICATED attachments (400 `invalid`).
 	PartnerAsn *string `json:"partnerAsn,omitempty"`
 
 	// PartnerMetadata Informational metadata about Partner attachments from Partners to display to customers. These fields are propagated from PARTNER_PROVIDER attachments to their corresponding PARTNER attachments.
@@ -2210,7 +2220,7 @@ type InterconnectAttachment struct {
 	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/regions/us-east4
 	Region *string `json:"region,omitempty"`
 
-	// RemoteService [Output Only] If the attachment is on a Cross-Cloud Interconnect connection, this field contains the interconnect's remote location service provider. Example values: "Amazon Web Services" "Microsoft Azure".
+	// RemoteService Remote cloud of a Cross-Cloud Interconnect attachment; absent (not modelled).
 	RemoteService *string `json:"remoteService,omitempty"`
 
 	// Router URL of the Cloud Router in the attachment's region; stored as given, not checked.
@@ -2218,7 +2228,7 @@ type InterconnectAttachment struct {
 	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/regions/us-east4/routers/prod-router
 	Router *string `json:"router,omitempty"`
 
-	// SatisfiesPzs Reserved for future use.
+	// SatisfiesPzs Reserved; always false.
 	SatisfiesPzs *bool `json:"satisfiesPzs,omitempty"`
 
 	// SelfLink Server-defined URL of the resource.
@@ -2230,7 +2240,7 @@ type InterconnectAttachment struct {
 	// State `ACTIVE` once the insert Operation is `DONE`; the other values are those of the real API (partner attachments).
 	State *InterconnectAttachmentState `json:"state,omitempty"`
 
-	// SubnetLength Length of the IPv4 subnet mask. Allowed values: - 29 (default) - 30
+	// SubnetLength Input only: length of the BGP subnet, 29 (the default) or 30; other values are refused with 400 `invalid`.
 	SubnetLength *int32 `json:"subnetLength,omitempty"`
 
 	// Type Type of the attachment; `DEDICATED` when omitted. understudy rejects `L2_DEDICATED`,
@@ -2253,7 +2263,7 @@ type InterconnectAttachmentBandwidth string
 // `zone2`: `AVAILABILITY_DOMAIN_2`) and ignores a value sent.
 type InterconnectAttachmentEdgeAvailabilityDomain string
 
-// InterconnectAttachmentEncryption Indicates the user-supplied encryption option of this VLAN attachment (interconnectAttachment). Can only be specified at attachment creation for PARTNER or DEDICATED attachments.
+// InterconnectAttachmentEncryption `NONE` (the default; what Terraform always sends) or `IPSEC` (HA VPN over the attachment).
 type InterconnectAttachmentEncryption string
 
 // InterconnectAttachmentOperationalStatus `OS_ACTIVE` once the insert Operation is `DONE`.
@@ -2712,7 +2722,7 @@ type InterconnectAttachmentList struct {
 // InterconnectAttachmentListKind Type of the resource; always `compute#interconnectAttachmentList`.
 type InterconnectAttachmentListKind string
 
-// InterconnectAttachmentParams Additional interconnect attachment parameters.
+// InterconnectAttachmentParams Input only: resource manager tags for the insert of an attachment; accepted, not stored or returned.
 type InterconnectAttachmentParams struct {
 	// ResourceManagerTags Tag keys/values directly bound to this resource. Tag keys and values have the same definition as resource manager tags.
 	ResourceManagerTags map[string]string `json:"resourceManagerTags,omitempty"`
@@ -2916,10 +2926,10 @@ type InterconnectLocation struct {
 	// Example: zone1
 	AvailabilityZone *string `json:"availabilityZone,omitempty"`
 
-	// AvailableFeatures List of features available at this InterconnectLocation, which can take one of the following values: - IF_MACSEC - IF_CROSS_SITE_NETWORK
+	// AvailableFeatures Features interconnects at the location can request: `IF_CROSS_SITE_NETWORK` and `IF_MACSEC` at every location of the catalog.
 	AvailableFeatures []InterconnectLocationAvailableFeatures `json:"availableFeatures,omitempty"`
 
-	// AvailableLinkTypes List of link types available at this InterconnectLocation, which can take one of the following values: - LINK_TYPE_ETHERNET_10G_LR - LINK_TYPE_ETHERNET_100G_LR - LINK_TYPE_ETHERNET_400G_LR4
+	// AvailableLinkTypes Link types offered: all three at every location of the catalog.
 	AvailableLinkTypes []InterconnectLocationAvailableLinkTypes `json:"availableLinkTypes,omitempty"`
 
 	// City City of the metro, for example `Ashburn` or `Frankfurt`.
@@ -2935,7 +2945,7 @@ type InterconnectLocation struct {
 	// Example: 2017-09-25T10:48:51.034-07:00
 	CreationTimestamp *string `json:"creationTimestamp,omitempty"`
 
-	// CrossSiteInterconnectInfos A list of InterconnectLocation.CrossSiteInterconnectInfo objects, that describe where Cross-Site Interconnect wires may connect to from this location and associated connection parameters. Cross-Site Interconnect isn't allowed to locations which are not listed.
+	// CrossSiteInterconnectInfos Where cross-site wires may go from here; absent (not modelled).
 	CrossSiteInterconnectInfos []InterconnectLocationCrossSiteInterconnectInfo `json:"crossSiteInterconnectInfos,omitempty"`
 
 	// Description Description of the location, typically the facility's name.
@@ -2979,7 +2989,7 @@ type InterconnectLocation struct {
 	// SelfLink Server-defined URL of the location; what `Interconnect.location` takes.
 	SelfLink *string `json:"selfLink,omitempty"`
 
-	// SingleRegionProductionCriticalPeerLocations URLs of the other locations that can pair up with this location to support Single-Region 99.99% SLA. E.g.
+	// SingleRegionProductionCriticalPeerLocations URLs of the locations that pair with this one for single-region 99.99%: those of the same metro in the other zone.
 	SingleRegionProductionCriticalPeerLocations []string `json:"singleRegionProductionCriticalPeerLocations,omitempty"`
 
 	// Status `AVAILABLE`: interconnects can be provisioned here. `CLOSED`: no new interconnects (insert is refused).
@@ -3116,7 +3126,7 @@ type InterconnectOutageNotificationSource string
 // InterconnectOutageNotificationState State of this notification, which can take one of the following values: - ACTIVE: This outage notification is active. The event could be in the past, present, or future.
 type InterconnectOutageNotificationState string
 
-// InterconnectParams Additional interconnect parameters.
+// InterconnectParams Input only: resource manager tags for the insert of an interconnect; accepted, not stored or returned.
 type InterconnectParams struct {
 	// ResourceManagerTags Tag keys/values directly bound to this resource. Tag keys and values have the same definition as resource manager tags.
 	ResourceManagerTags map[string]string `json:"resourceManagerTags,omitempty"`
@@ -18816,551 +18826,549 @@ func (sh *strictHandler) RegionOperationsWait(ctx echo.Context, project ProjectP
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P2LdxpJsieO/yu57P6OpbmAQZJlWzp97mKEbKYRMIDs6Wn6RyVVKchxkUVXVkmme/2/f09GPupBFhR6",
-	"eObu3jlz2qgqK5+RkRGREZ/4s+IGq3XACIt45eLPyhqHeEUiEsJfLT/6W0zCjfjtEe6GdB3RgFUuKiPC",
-	"1wHjBN0F4QpHlyhg/gY5/+QBcxDliJPwnnh1NCYsQvMNipYE3RPmBeErjhaEkRBHxEOuT0XLKGCI3JNw",
-	"g1zs+/VKtUK+4dXaJ5WLiqiyUq1Q0erv0JlqheGVeIX9qFKtcHdJVlh08X+F5K5yUfmfr5MxvZZv+euW",
-	"H1W+f69WrqkfkbBgVPIlIt/WIeGcBgwF9ySEzvuUiw6HhAdx6BJeRzHzSMij2Nsgco/9GEeEI9EyDikP",
-	"GEfB3ZQ5oqvOBYJ/0U/oLqw9kLlTVQ/+h3mCjlrdYa153kA82vikCo0+LAOfICiJF5gyHiE8ZT6NSIj9",
-	"Y4SZp+ohv4t66n8xFTOiHqAjzNCoc4JCsoh9nBlctMQRWsU8mrIVjtxlrs3jOpqIZcN+TMSaznFIUBAi",
-	"ypAXxHMf/uCULXyCfo+DSExKOxn/lLnBak4ZQQ80WiKn1b9y0BF84hFBE+JfNYjByKmKetc4JCxaEk44",
-	"whwxQjziXSKH/O6IgmI+iYNEP1gQoRX9RjxV+0+OrOl/qB8R/ioKQdV11GIbFERLEqI7SnxPdDxYCxoM",
-	"wuqUifKYbdAK+4KciZeapKoYeUj+SdxIt3XWaCCHsnvsU8+pT1mGXDPrXEC3d0BmGdJd4W89whbRsnJx",
-	"0jh7V61Em7UoyqOQsoWk3CB8wKFH2WIU+2SIRdk8AfdF60GIWLwiIXUR9VBwB8t6Z75GYeyT7B7L9nYt",
-	"qk46m2m2Uq2E5PeYhsSrXERhTMruP9GzQdj1YChdFpHQDRgjbtSKIuwuV4RFH8MgXh86LpqqCmFTF1qI",
-	"yrKjXIeBVyOYRzV4aR8uLe7aS479mYadHTDFXu2PgJFm7d7H7JDxPv9Qe4GLxaieNFBfVVI0zOb+Mep+",
-	"PP8InzKy7QFRV45p/4ieZyQ3+NuI8NiPeMHZeIO/0VW8EgOZk1AMIpTlxeEdMILWeEGqqIGiAL1pNBBl",
-	"rh9zek/QkUfucOxH4vFxHX1ZEoZWQUimTNcQkhWmTJ55oZYsXByGVJwDyGHkWzTECzIJvhKWZ7lvGnYu",
-	"uzIjynBa1RnxXaNakeJL5aISUxadnlSq4jMxTvV+RZn8q2FYspj7BQlh1gZwiDyCrAP9YXblzeNa8+3p",
-	"SfPteQP+Vzs/wafzpnvmvSHnd7UmPpmfumdeTfz1Fr8r4NymsuehkEHokfDDpoA8xkEYoUAUUcKOkDy4",
-	"SxgcOfMNSBRyhdUKHIuZcdyQQB8ndEV4hFdrJOp1puyIkQfCI3RHQx4dp49wI5AccCzbmyk4nwM50sID",
-	"+s257Xw2BFowQ0KWylGypoZ1SO5pEHO1h6IALUgEb0R5sbukKBaJr8TIgzX+PSaXUyY2HohxKWnUox6I",
-	"R5Tzg+epvXizcmnz9B9fupG7+vwV//2v/i+nf/upYKbWeiiHCjPDkETRZhhSVqRhfFkSWO0oQJR54khP",
-	"c4c6arkuWYtBCelNDCyII0Tu7ogbXaRnA/sPeMMFr4nikCkJ3Y3QX8eDvhJwi/USToRMuU46+9Md9jlx",
-	"UMCmLKWxZGcRyhRMWFJVZsrUDM2DwCeYqSkK/ll4rKiXqHsld4bmLEL1WuI1QeQb5RFHdLX2qUsjf5Nl",
-	"NKtNbS2rqDVPTu38QxXYyT3WOIpIKL79//+Ka3/89msN1/5o1N7/9udZ9eTd91/VX/+rYiOCEVnsYZ13",
-	"atFFOTlQZp6boVKOsCKG7CBjXnMJi0LsFxyjsuKDBvgfNfnPr2JY/1E0rt9jwqOuV3iUfiVcjQxKIo7v",
-	"xO5GIYnCzQXC8ofcr6IcF6MOdbVCUzJP1SpVp0yUVm9CEhEmWkNrEtIAiMMcB7yK9GaAoyikC8qwj8xh",
-	"BlvKXWK2IHzKWCCqXdTRTcwjNCcII+Ad6Pa2e6VYcrTEsmFGffn8CDpIQqE/S/7DMwVkdwUzOq6jjrsM",
-	"CAzLMZ2oyz1o/u5uM6vGXcM9nb8ntbd3TVI7w+/c2nvv9E3tZH6Om+TMfeu9bxQwLjOXmV2YSAMxFW/S",
-	"i9+ovce1u1bt+rc/332vpf88O+TP5sn3baKpVr7VFkHNRknS3PDDtD1t33gekWEEZDbEYUSxP45dl3C+",
-	"n91L4lR0jN0lnvvECJsPQnrkwYog7gZrIR6GBMXMFEwOBqnX7zgZlpgjFqQ/VnWWZ+ehZYD7+Prt2sMR",
-	"ucH86w5BAcwUXMxGDMWrCMPRtcI1TtZYnlLSliEWkKfOQ/j7AjmpSp3qlDlCbmWRU0XqVx3fY+rjOfVp",
-	"tBn7WLxJNEmu7ClpTQO0YAe29pRxhr+SmYs5QXxNfJ+yBbdWPeM+tlQ2W8jaoiA4vkSYbaZM8hLR/31S",
-	"C2rNuRAJghCR1TraXAC1zANvA6fBeu1TIRlwhKdMHPRoRcKFUFEid4mOOCFZIfw4z1lS81C1z1YBX4nN",
-	"4hZJRM3GyVmGsxz92qr9A85O+W+j9n7221+OptO69cXxX46qh35x/Jfj/7QdVd/FLpcCFdh7P2BPnV3i",
-	"LzeAkYufMKNScX4NBtmLP5PZ+rNCwjAI5SceqVycCc0JnvHKxa9/VrxAqHeVi8rCD+bYF0oW4RwvRF+6",
-	"ckmVUH8XaAvdK82J6mJmX12gV8Mw8GZAgq/SZ5G0XII6uiDf0Kuj/7yAE1r8a4SRRvW8aYSR4/88fgX8",
-	"DcNIKoqqKt9/+3fomFiUcqz2YxAsfNIR86zN8XJNs+ykhYxRX+wX2CQrAko85UgNXrzBSLN80OcpRyvK",
-	"uTj6K9+rKdoYhF12y0l5EgHaSraU+ZrHqxUWHLDSYmnbHSg0mG2Z81As6LRagSV5It1NpDIBK4leKSGK",
-	"v87Kxa+lgMhfxxwMh2ev7eYy/jpransFXMgPCfY2aE7EMRxz4gk1uLAp2cfXO+yP/HXOgpmhYj0YmN0P",
-	"m5bkplqAyBH3/x2jB2JPf2KnrIwJ0UJbP5yqLIOVc6iNfo+Zwccu1gvT0L/XWBXFSH6/TSeSFRp2+SSi",
-	"0LbqnLKhH0/kUZxuq9TZo2oS505D/a9m+Y/+3ytp4khUx1UJJe4PEgbwov6kY/IHd/X79xc9OpOzsioO",
-	"yyhN/ZQbmsVKijXvQJfGQotGczJlHvGJEGqP5LwiZ/eec0A0/V6ttAN251M3OvDUzd3eZUk+ryZK7RFH",
-	"0siiLEgBDF1uTLCiEm/nvnj/MswyOxD+WiqxrwznkL1N06t605EvnsC7Sja9dRrtPoj+jed6F7P+AfN9",
-	"QPNbc566wtwhYJace2lnwxEydsIftxSPlr1ecoGeq1M7lk3etO9YO6kJ/BfZPXtl2B+9nw7u0Iucqqbr",
-	"mWXMtgyuQvn1PAZVtBPhxQ3loGA/zVDRPClNA6JRRCgc7iml2QxlibmymXvpVXQD5lHRnX4Q3ZAot46H",
-	"VPrs6wAXkiTCCweBMc0LCJd+VcYZTHfkFUduHIbAOxmBRegH0XUQM+9FBRIgDtMvIIydW/rsxwofD1h2",
-	"7A4mIrXqTE/OC4gd2UZhXeUX5qokP6vydWLutE0rbDdRtRZQhSQfhIsgigg7/ldMenJf9fqRbhEvvEDP",
-	"38EDRUjrMmKfB/KWRDBVpZOkD1DKOAmjf8mS7pLsXnSpyjd8iERZ5HtoW5cDRMmzfxdR8mWW5Jm683QZ",
-	"spALLgNO1DYREoh4ezXod/7lW2a/8PbDNtGhXdlaLeOHuXNTaWuZXCu1FsrHwcUR9oPFv3pR9ED462+b",
-	"P7Qf6g9ciVLtq6s+sfEKpQT5eq+c8O/ByLRfz85DuHmSHMInp2/Je9w8q8mz+C2uvZu/dxtek/wAPveC",
-	"vX0B/SwzPNvqG6cjUASGITFKzjWmPvFeWCdLWda7d7Ub0AK3DOtLgr2cVb2H58Tn6I6yBQnXIWXRLtXL",
-	"l6WX+J4crtc9vakXWVVoKNMryhGPsE+q+q7XuFTA2t4yHEfLIKR/PHVVG83yq9pSbWrn5RJLGywoQyN1",
-	"fV3P3mkpN6bcCuW+eKFdJN37lKfRnOAQXJy+Eqaml3xbg5NLJ5muR87wm4OcLiISClYP5eto6BPMCYrC",
-	"jYwzE0QgOoLdCPF4vQ7CKDOnc+x+JUx1On8f9Iiqn9/EZJzFoRvVjMckYffED9Yk3a4Od9wb6ag97Bzs",
-	"Rw4C75/kkugy7V4Gzo8c/IwhOhKc8Fi8qlz8KoMaf7OEOeY8dKqVD7H/tQuiqDm4xxGOYm5xwYfnooMY",
-	"zWP/qxFhZXxGOnhmHYrjJ6LSJqOMa59X7SBmlinom5CPzzdcm+JENcZfUgdP5EMkxLqAOaFk3dr48LCk",
-	"PkFhAG5lSJBbyebu4ACaBG3oZMlWQZ6RX6JIbNMDx8gLFsT4NC5JdkHUJIqxHelBKnPPcTUzbLhr9MDm",
-	"llBPe9RpTbr9j5VqRegllWplNOj1uv2Psw+t9s+VamU8aU1ux7Pb/njYaXevu50rQWxbtBXhcEGispMU",
-	"qFkpNSnfzaNgDk7k36sV2LVddhfYSDeM3SgOiYdcHHMwDGOmeMgWvWrWlq9F8HQX+1K9g7NM+48LvlVF",
-	"0WYt3vsb41XOIyLaFFuVujLqNesrK1hQHJH6AvgOXlNed4OVbaOuSIQ9HElOgj0pHGB/mOn51lc5tmU+",
-	"QzyZEY9EmPq8jn4mG66Ms470tse1P1q1fzRq72uz3/7DqSIcoVXAI3R+NmXuEofYjUjIq4h6BMbtBw8k",
-	"bOMV8duYE8GuaMTRnPgBW2ge+ZVsqiDxRTr4V3pHbq2nPg62OSbcbKvJVwwYC67PIwwGKHQ7HHZGs3G/",
-	"9XNn1m6NO9lJH3XGg9tRuzPrDyaz68Ft/0rGZWkXyvPTrGt2q/YP8HgEd8f/UL8KYg62RnG9ZZC2L57y",
-	"As5fZSjbas5wfSGotztE2PNCwnlVCMxR4AY+uAOIQw+FQs5TGhYNwZwX4rs76k5ZFCCM5OasowFT9Cp9",
-	"9uRqPYDb8yrwiO8Trwq1wnkn/aGN6yxlWgaZsnngUcLrOjoLPGyNu59iTXXkSGHUQSu8EZxwQe8JSwpc",
-	"InwXERgrn7JoSTZKYpUAANEyDOLFEjmcRFIGduroRnV8hcOvxENOSLAnRuVUVWvXiUDqSK9tJyWjynhv",
-	"TgyOgIoqEOXoggUhnBeEyUuMZChAtFnG0R225IJsE22yWHJNgEPEvmqNXyLMOV0waVBN9QJaDlY0ijLz",
-	"mKHn07N6s/m2/uZ9vXliYx3d4VCRh7VfhnaiQByM+mpGdE56OvNL5EzaQ2dXZ9TR0fpUqVY642GlWum2",
-	"b8Q/vdPZVee6ddubiIOjPRHPJm3x39urofXYwL4/DMKI2z3XBXELgg/CaCQIQxKn/kY7tgP5xlEMXIl8",
-	"U6GiitrXQryMuF4QeSpDvUaOWxOX3lHiqW30QH1fUKvahvILOHalpMoF97mjC+CnKqqGcluYRN5hH4Yb",
-	"PHyEbd6SDv7bi3QH9CnaDGNSNeFjLmYQmsR5EvErmPsac663Sp9ED0H4FfUC7KEP2MfMBZadBD5hP/my",
-	"legE2S/kNNs/WofBt429IXQXBiuxOuozXkfdOyR5ndzSMHyuhwHFAQ8jECet/Eg9wB6a62opl/Im8RCO",
-	"dszrkLu7p3Yi1kn7V1GGhuM2nCTxioQoy7tBRAlYFAa+2AlG9BKfEOatA6HwiiWZEzUc4qnxG6ethRKQ",
-	"Ld0FiyfxOt8iwriYKjv9E/Ne+ZqGBOlvJVVSnuu4aJBGZMX3aT/Zz1r5HqlDGZirjtpRA8FhiDfivdoQ",
-	"YynxWEjZIywSW4un94+RkDIsKH9by2GnqWOsbuN0c8zJ9oG7PYm3ox74EoKdNwhlkIKMJMZ8O7wJfdhY",
-	"X1TRgzg3la+g9XJZqOZGM7Sd2NXkyOYkiiDMxcTl6UvxrXbncWRCj5R/3xDYIU94l1KpbcuVzNhW4PL2",
-	"hLVVERTRFami0XUbnZ6evkcR+SY7gVbU9ykHMx2XssLdHSe5U+qkcXJea7ypnbydNE4ummcXjdP6m+ZJ",
-	"rfH2otEo09VMr/KdHKyVYJt6XM+KddZYYdFDycZuMMML4n2QFPkhFmfEDV0kOrGFlsZqrrm6MWA43KCV",
-	"/ggJxY0YQtO0Po/V8ZPftVtkNww4p3NficnyVBuOOsPWqFNFk854Mvvwy2zYGbU7/UnrY0eSEjxv9Xqz",
-	"yah1fd1tp49n9bE4gnOl9KNMhdbjudR8TQgXpDwkoUtYBKab/NxdkYiEK8rU5N0JZYJKuV7JlKAU5mcN",
-	"dhVfBrHvCUa7DgPFaZXcpARm3cviEy2jZ975AY4SjiJBKEDhTwRFG55TYulU6oiEN9Km1yosfrCO6Iry",
-	"iLri0PqqNEcIFiMcHQmtxcOhh9bYE6KF4DTnZ8e5WOPrvzLyy+d4Mbn9Kd3x+SYi2UjSo/+8SMKz/uP1",
-	"b3+efT/+y9bDk+8//fR/so9Ov/9kDeOqVqQze470QT6tJTHtMaO/x0SogpLBh+gopiw6P4PYQow84tKV",
-	"1DwpW+SG96Z5dn7aPG+evDt9e944e9NsvNmOj5Xx0Hv5BF23A98nrp1RaM9nFJI7EhImvcQwGsZzn7pX",
-	"xCcLMZxhSO7oN+kyPrwappzFeTyviSeUoc7fJ51Rv9WbdYefz2fXg9GX1uiq2/84G932OjNpRhn0QY+y",
-	"Hld0/ZmE3NrN7hDdy3eastTJcYmc7vDzWRlhXJQTgvjw87kQtxNrzexzZzTuDvrW/U35DRU6NWULNY/S",
-	"DJzrH/PEriLciEJBqLR6kM3SwpqSiUDEAlJwdb2wPaQ4jla61TqaBABZIU4+8xT5QbDmVTHMSFQrFNUl",
-	"BZl0q0EQ10Vn4MojWhIaarFBVUg8JOpH9A7hIZasSzeU1nyUnL+yy2xfKbPsjMlmnYIWkNR2qXAikKMs",
-	"Pv8z637lWM1C/9MCjrWH+PMKbymmpcUMeX8jVI0CpiQ+eIcEz+HHlzqEX6rsEmBvyjKqeUtOppZU1EUU",
-	"j3AI5x9yzk6+rMbrD+/C8c1PW/H36Zc/nOfJvu6TmOVIoXyAPXm0ULYYi9fEZrFNq/5a7bgLwkvkaGZS",
-	"ZmfrskLZ1jzoptVvfexciQ3fN2/1T8vb2bjTu848/9zqde2WXG18lACG3CZ+YcH8JfIcckMakZBiE7WS",
-	"3Z4Qgy8qdyMUBjHYqbX+rCTNAGHk0xWNwHoKhPrtagzgKj7FQs+SKnAddZna4OJ9WnDItFmVnyu9eR0S",
-	"MOawwBPyuxxbaS3pJjMZle/bSpAM1t4NOaIFBH1sZi6+L2HQOEJaPEdHQuxuNk7fHBeALeTslyvKTER4",
-	"dQtl5MhECP8lCQ62bgMmtfrt0QgVSg1GlZHCjrEKwHQRfimve6X58IFy+0moqphQEhbo6JwuWCJqq/KC",
-	"ciIhauh9ZOgI3myfDCpaSlkT8VeiNDffDx7EJ1LQvhiOOjfd25sqGk9a/avW6Cq9+a67f+9czfSbSrWi",
-	"SsuLEf1Q/5wNPndGo+5VZzzLfWjbaCxoxVGwwhG5YvwfASPPbrGgRnqOwg1stDgKjBiHMLrqj9EfASPq",
-	"QK+jfsBqopGcesKRF8AhG3Oi9BdKfM9+UhpznQVqKLFWb5nXpJG6ipxp3Gicun7wAD9ITf69pIulfOBI",
-	"4lP7AjlnZ6e1s7PT3LGqntoIcP1/rcXR8LTt+7kc21pzty2dvgAPxz4bitxUqRQmjIVE6o+W4TNdSS6k",
-	"jZm53e4MJ3BstXuDMfzodzpX41lrMun0hdQt9mWnfyWvMUedv3basrz97nJvh5Q72i42qIyVD0sSkqyl",
-	"NG8ZCgmnHuFCu9DbRjsfKqeMudy89tsfXsqyw4l/16Psa6Hq5pE7yoiHMkNQ2BOHNPCFRsuuV6oZaQqB",
-	"qyGlhRlTVxLs6pVsHSyGV3C3FYSbEVy3Ku83e2eoS5Apn0AtS3lEXtZadxF0so7aUkr2N8pyrdxLhEKj",
-	"UIqLG3mkCXa8Y5C2HawmBaTS7TloMTBFBNJmL/RbzVTSF9TJIm3Zo7p3CZ+qamRBUQ1VNhwacq1FaKSo",
-	"WPDD32PsS+6WvwovWte+VYT6dRBH6zgCpvob6OZG3NjVUPGQSlGatK+upX3VejsDDoxCzKkWEZDvS6JR",
-	"b+TpplRSkPdhGeQOSN0VrpSRCM5jOaPJWwIxie3u1UgeGhykRsF+xKEdKQs03uqNEYBAPY7XggrOz1Kt",
-	"y9r0lY9hUeY7rczD5sXFfE56uktBEFGuVZXDTiUezwuF0DT/zF4sJF8l961pUdAT4zRmRPBPiIJCOqmm",
-	"xmsoLiNZSru3sTruv4GTlXWH9+fWbSAln53njSySME7lNu0Seq8mQRPYUVo20lf/8truuG51Y0jA2X6V",
-	"2sxve10btq+LDvN1GBl7nBBKWXLRlRsh5WXuu7IX88bWZ5dpTAOaK+3hCfv9PHqUWxZvoGCMxQruONqz",
-	"fbcZX7uJkVURg0+5kJONs7gUkNWfUkYuCPxztlDMD4gatFo19da2wM7lVQi43KUSmPYSYYm6ZvghzBXl",
-	"2mH4UUeojaU8n91OrLOTVg6Li9n1vTRer01qUbOxCsIEo1DCWV8CkxH6HObIWSegv3l4X/Gq4Kg9XEJ0",
-	"jWndWuUDDpn4uWeJjK/pF1U+z3NgheDiIdXN/Txop7x0GDu6gr/mipOCkhymaitAwhSTvyUFauCZhcY+",
-	"VftK11EsNqYgg5VnBMjOqW5oPdHcMcN9s13SyfIVwev4Gtt44naHTOGcsLw9AeChvEuyK9Ncyh3gaY1l",
-	"KMGmv/2qL45/sy7DQlkjs/qBnXer3qArBUcfBWiaxgieVurlXAY/kugTwX60NNtEmxwPpGH9Gcg1ptYU",
-	"Uu82VSyhiPai3ekqX9jLT0kd34tdRsqM91OmNweMXI2UMnlpYHVLzyJuBkVu72LvpouicW+ApEt2xvPt",
-	"c6vba33o9rqTX2bj3mCmDA3dvvirUi0sMLidzAbXewqJn7f9n/uDL/0dpQ41asjF3jVwWcIy3E+dVm/y",
-	"STcs//qlUs09v+0XvznU/rLGNGzjiCyCIlBbWQa5qlC6u6POsNUdzdqtSefjYPTLrD3qTrrtVm923er2",
-	"bsEjIl+kc9MZfez0J7ObVrc/6fRb/bat2LDX6vc7V3tKpYdreTvujGajznAwmnSuZtJZssykxEyuz2ZU",
-	"4Co9Md7pwAJMecuCmqWajTqt8aA/U9Yz2bnWcDgafIYrpa2CcjTS0Lb18rY/bn/qXN32Wh96nYICBxGC",
-	"RMCd0FWBLB/RFZEy0zLhARDUKL/0ysn3ZZiWury3cukCRgyuBgsS1czlfjpRR07wZz5lZDwPViXZcVF/",
-	"TBVPHVi6LzkfMd0h7bXA0ZzcCaEVbOV3+gDfMVx1CW1qUp14SryDstghd6t3VfSVbOTdZPIyZ5NKpkQq",
-	"zM/Zs4lUwZ/WMavsAKLJWN/Bp+CWDzg9PwTeRpCqIwWdrIzN66kb/q1V3O9/MEk5HGz75xsFTAhURa5R",
-	"4FEksdFhqqasoKcLEjl1dCNDT6v6JjKUMakX6Kx5IhS7TKTtf2UvBCtBJBGNVotwQQyUDPq0rd2nyWSo",
-	"zg/kKs8mM1sQlF8ipE0HktoaoMyj99SLdZAnv0Qx1/dq2I38DVIBa6XMAakJ6EZkZbMHmPDSP61K4Dqt",
-	"8EGXLnP6ljZ9C0l/84ojVeF+2xpMc9IBMzG/7V5JGIjVvATfy2PGSX3glI9yG7tB2g4ihIdLzQmcxELa",
-	"GnazhiMTB7xNxCksDquI6ZGwmkURlzZdsPdBwJ6XjvWidwizXMKZVKR+Yfsyvtvqk+PoMo5UddOSkYkH",
-	"T8B07T4yBxKRVW8tCnq7we6SMlITx7dKWCEKXiRJC6rI0ZQFaToVtgSkXUhD/UGyhjzTq+4Fiq2ien0r",
-	"GaXGr9hH5gl9K6ozA91D6CYI2x4LAcSu463F5MqcSSxgtZNv35JsTlvEb4LbS3KOrRHJCmy9/0R8ixN9",
-	"j7KvcNPoBW68IixSmXDmQRztCEX1xWf2wcOr0lxQ9AqMaFvs73vBGOyWwRa0uzUQC3vZ5a1v/OCgsuDu",
-	"joS8nLd+HPo7L0VEhSXNLF3tSWqJgS8ryqfDroO7xDl1ez7WJNRQOonCXSQ97lrJ4oj9LSkzidjPh4iv",
-	"SWgC9lMip8FDKpY49+oP3Ry+3CHhrll4pguYYOZJ5Oj1csMh/BoIH81J9ECI8Zq7px4JX3HtGKaj1abM",
-	"jXkUrMQ7CF/GBQhQ5QNhVR6ZwkhYlA2ErabOFvGbsq/iHAIurL4gnthrECVvSWQDpVVj+XjaS9NZGfwK",
-	"daro10PCWm3BrBjTDhNHjeWqRL4A7ADKpbPKkqAUoAjCDzgkDEL6CI7ikJirnrYfxB7q5rKTWgLivBVl",
-	"mR6oxJqS7oqhEDLrq7N8qqvQS+SIzwt9bNFE0EwqPY9CCsjUKTNCp/t3gVTePjHnTnvQ73fak+6gP7sa",
-	"fOk7iDKVH6kI3kwoKmY3Y1/uWycTF5+emWSeW2Ka8ztuF/fIpAfeVY9oR1o9fXItl5DbjjUOjE8tMkfm",
-	"m0RS7GbWw3h1VVWkn4uZ9MRM+ThsOWSiGupez25a7XGnfYG6d9qFF7xQJBMoaAZRLvmDUK/lWt+02py4",
-	"yMVr6OgSh54YvnTIAy8XFkRPakEIILlWZOXp49qEaVzP2qPBeDwbdyedWb8z+TIY/Vypiue9k1RUiXwk",
-	"58Aqge6LzXRp6MY06rK7gNtPdrmY7aQcknwd4oVxpILr1HVTSk9TNStvRspRr/WxtGiSntZU06VG9COj",
-	"F89qzWbtpDFpvL9oNC4ajfpp822t8a5k9KI+h+yOTW31Nu2uRFCPRJG84s9AVlkVh5eKjoS8dvSe9AqV",
-	"uJT0ZcvIrUhIu6eobcWNnyTlub0kIXJSOwrib3WSZxoV3HkmCESJI/LeVdH4WIM4wlbnrmRXBLII0p/Y",
-	"GdyjqF623g8ieqf4cRnil5gx3XUZzImUs7CKp5fKDeLUI7bVk4K0dFBNx29pJzYEADgR4VE5b1TZWePj",
-	"Y/MXVT1K4vK6V4oWpPOVYMMhpoAip3wvUUSlYzVsZFVBECbBBqCokHm8MHGkmtbuabSRKYzLDeDlYyCb",
-	"zbfvThvvmyenZ43zN82TkzdvHx8Dace8tW5eoyCkxR6Z9Fl79qerqyIehBHxsu46kCnaCwjf7dy3j6a3",
-	"0kHu6HJ3q6xyEGOuH3vEsjcR5BgHD7JwTqMQhxspD4v+qkyfYgGfbwx2k5Nz1bnqtluTzpWDjgRVyFhK",
-	"L9FxEo54XEXOsDWa9DsjSI0pfQoxWuMwYiQ8BgQvpzuZDUfdz61Jx0FHnmCyChzDpxgmK9Xkcdq4ZR4L",
-	"6cJUUqlWVJtWQeMp/lPp2SmIeswglP9bxTzWUYtN2ZYykIptXGL+bxTVWG7qDolyVOqrFQpBJUsP1hF1",
-	"gegIdpfaxKNMEKDNHwn5OhMwL19kKLPX7f88m/wy7Mw6k0+dUb8zmTUbjY+z3qhStb8sfncmPzyzUrNf",
-	"RrKxw0YnsR6Z9zmF4Ogu9n2xT6dsLVP5Sm+uxFvTgU2sXCyd48vkcguODfE9uh318qS0jKI1v3j9+uHh",
-	"IYcg91rtpdf3zdePAntOwNGblXw04bbpG7ucuIdIPDfyC/PtAZYGpVdpc0KBUlbX5QhUALDsd5j6HFG5",
-	"oLoaKZyq6JsMdsq24r0/rjN7UD4xtjOdR+AFIzwDty0BUzsrTC3WVXhsJEnDPrVZDfUHEPiFVhhSGWMh",
-	"urGULMut+kqQN3dYjsnBeNZqT7qfOw4KwDF8aXDzk2TylCPnatAXB18KHVXmn8/kZUDxWky7qCnDaEwr",
-	"lar4fdsfjgafu+PuoF/SJQXuhQ4S+IfyC/EtIeFjRXi9BvuF+HRZGfNgalO7KGnHU8GzccjitRTu1mGw",
-	"gtzf840WsvuDdimxOcUHjZFzFxSoNO6mvrpE5PcY+xxZraUlyMKKJ1rQ79QNdUhWQbRD600AMFR8iYzK",
-	"xagdBpzXLFbOdLQfzwAHmfMkiCO9lnKeUxZtE8aSP2rUTwiHKLhTVBNXbMfTBgLVyeQuVul+ysKu9D8Z",
-	"upLuRrc/7owmL2veysvZ2/Swi7By1wfmY82dpQSSYcAnFsJZUUZXYmBNK1IvjigXyzr8g1uhZ4TCKC0H",
-	"dzFYxWO+K+Akdfb83x7OaQfYcg7g/xlvXM3QD+fmPJ7/YQ+8B1tEolyl2xvffvjHoN+ZtSpV8/uDlYof",
-	"aEiKNNvE2BRJkDp5/eD7kqmMaUR0MNkXU036YIiCRGfP8568/VrnjDWg2CAYUS77AAIRq21H3hyoDtti",
-	"yVIid0qjsG5oizb92547x9ae25ED7iPbGVCSlDM5UL79umv3NVf2im2OmfdAvWiZ4KQNA5+6m+e6xflQ",
-	"2IA8mu+oT652GY7TvivaKm0ft6qt3DVfarct8Zq07kkoumY6ueOE0q5BgTpDN4AUI3cNVIawrA2tk+qU",
-	"HVGCOgHLdwP2z5i5KoYmWqIx4NEMQxqENNrIWRJqR+EUPsrSe+BiWeNhLR19ri7YJqHIeeLxgzpsE47V",
-	"MpvNklnYX5u1ZqPxGxDnPQ5pEJu7XuT6GIKkKduxisAZebzSnDZdOYC+gfiJmo2G1aejEN7wg6W7km1o",
-	"4c/NdjQjp8bFrpPqo7b4xnJIpd6q+GvbxCWZTzMqrz7OJu0mwDSfwH9P4b9n8N838N9zy9H2zFSSEPYB",
-	"tPL09kqwaF6EA1pEo7toU7z7PSYxqFybNUkoFakW/zV85imrOS7gUPY5yyJ/ifmwfW/1y+8W5lF8vNNR",
-	"Oo/f0edeq596cHyBMIJnEMhpyZapbQ1TRiOJYibPwVEQQ5J/ZuASHoW8P2X7HY7syPuyJh6AuJyxwU+Z",
-	"PtglKJYgwpQhBbsuWUe8ijKXFu6SuF/zYPXHBot/yrbA+J/sjvRYd6DUepZxBqqjbC5HIRxMmd3bR8xl",
-	"2tmnO2596In5gVExDBfnz+79s52HstBqbc9JCfmRKOO5Ijsu9F7Q5Lwv02MZ5dGw3QxhVD4Mx7Nm42Ml",
-	"Tx3DlG0+4dhbU3aJHFVDjkJSB6UsAG2onzfmp3mof5wkb0/M2xP94zR5e5bUeJY8fZP++dH8Ms8+WvVN",
-	"FzOPejgiwIgkH9phcBxLJKPu8P7MWAT/Q8P8+GBv1jmMtu2RwOpCzeoiEt5hN+UIVsBm66iGPgQReILJ",
-	"rs6gppmsaUbXM90TBd+nSymbpqWgAmXTqL0AIRmiuWhFP4uZcvIpOWX35yUm7fzfZ9Luz0tPW6roM02c",
-	"auJlyU2btA+fvIM6/1IL/0LdFx0eA/oR3w2YpADntMPmYahMprnCpm4BV6p5nlCemhhtMk+7FaUhYYEL",
-	"+4lN/E7ukRwtSaK201kyg+kN0/L9pAeamMXxThkYhWsy54heRwl3cdQ8f18/eXNWb9Qbr5vnx9Cs/vj1",
-	"yXuIJlwGoVjBo9cn76ro9cnbKiKRe3zghJZizwdvlIz42T2IxPa7NJZkjwdvjx/YaVO7He9y527Zrjut",
-	"yrQDxqMQU+V2VVpzM8NpF9X2r3J8bTa04+u7xuGOr89P2zYuyuM5fWaCKX8cPMs58CNG8KxU7+EIr33M",
-	"SGEygytdwuQ0sPrOtlLMOtsJ0Ew1arf4drvGE6DgJV0sc6k9yl/5vpQLtbcgrRSAzFVB4G3HW+SQZmSw",
-	"5LZmUkfXQZhRyLOum1q7ngpJDSDCTF6tNB294snN85EDbibOBXIy6DJXg5tWtz9rQrySKHJSVOTEOU5p",
-	"8xxhGbuRUuitUDm6gTysja614Hmr/4s9Ow1zw816/5U9yB1hjcfqSiD5TmGkylmnHOVsQOjIrr0e11E7",
-	"hY+Z4DnjjEnJOP0IKlY+lkKGMGuZXspsMo9xp12pVvqDvj0vz+M8rKs/yMUa/XplLk5/s+Aei/b/Tfyw",
-	"3707O2m8bb45PTlpvnt32jh9++ZZ/LDL+xdmd/urxGq8CIB4pQ+wcStEyqtwyh7pVmjylANVpvjKizsc",
-	"SkfDlJObJUcOJ67O+t3SwLe77s7NvblByVWZ2O4JmhMCeKKJH4aY69wWr6PbTKiDpUg2uds288AcwYY9",
-	"TAd4Lr/qhCuV8LBOGc7LOAyfJBgrjxNre+ka/gXe2znb7v87vturKM7YR5tnZ40txMDJLaJMzteljsgU",
-	"BdGRmHb17XEVNc/OG1XUfNNowKH/7t37c3Qks1ymktWZ2wo4PM4ajQSuIst0ZV+2va3wN+ltJepPO19B",
-	"8W0Jbr+DbrL6afdcGnEN9qjKPcpZVzpM3/uYvZy77vP7zT6zLywVP38mm2L09oSxCs6mhKA66rLMS/V8",
-	"Bj246oysusfhrrcJI0o54cpYmhbfJfd/+DhErXHfnAhGXVMS5HyDMOrhDQnRKRrKGpWz+Sat9ol6Aobm",
-	"ZIn9u7w7dR3l50jLiGLoVUR3z1E1q65JVUmf5rlsHLX/TOQY27yK/qdhMB41wZlKwOeI3uMoc1tcBtyu",
-	"oH5dmQ4WLpuiw8ILIvyVsERN0leraxwtn/MCTGVBfh1zuOI6q5SCvlwFESnMqJvNidDduvgD9XmHX3Im",
-	"JD+N9p++JcypjbJLifao8Xo1EEcddRTavI7fn1ZaK/xHwNAXMtdIu3xaQdPKDXXDgAd3EWr9EYdEouTu",
-	"nxTYfTsXO3/zviVVy8W4RDyC62fMZTZ6uYnUDfdLLv5rOQh15alGZPOR+6/sVRxhNxUxpq9mu8PPZ7NB",
-	"v/dLpejqHmxplKv4HU+lvYRviq9joYjKd5k08dvL+BtLELgtmScCp6sEP81HrWEXHSmOmlbvj60ey1ed",
-	"69t+e5KEYM5Gnb/ddsaT2ajT7nQ/Q6imBmdt344ng5vOKPVIB27KVEedHPTso/yhGYm07LIFACKNmyY3",
-	"yf2ZSr2BVph/hUuX4IF4KRyPk/foSMuRqIZOG5VSiIHRFg2lQ1eLNabMfX7KYpb1+Ug5vEiZlSOndzJL",
-	"ylenLAnDBYye/NnrWITcrN0r3eF05alo22TRdbVW6hUi5gQv3jVOmr9b7FydTge9a5zUm3+TemuEF9W8",
-	"IFtHt1L8Xeu7R8XeL7PYOACipJ11OKcLpmNWHsQBeRcSIuqXR+dJTmFqNhrNXWL9WeP9aUqsP9le+LK5",
-	"SA68QnmCW+H+yrd8CBfrG++NDQXN5qX0ioOIyAlXyU9g9Pw1FjuJv/Yol7+g1M3VG4TjaElYRDWQlcFs",
-	"2I+qc3P1ZjYYTrqDfqtXhb8Er+mOOlfyr9v++HYoYanTvCr9WaVaSX+n/kx9WIrJzBfrIQEJvCjLkkYa",
-	"EiK4ynZkIqLy4gjl6CsLHgC5X5kxwWS+wkDSmCPMEFhdJGibStan6/1zRdkFWlFWg3mqohX+diH+I//+",
-	"/jiPzL1080HNwbgvMyWWi604AI3t8C685DbJt5XfNSv8TfxTxiV6Ja9T9hd9/IwZX7tDPEuV0x3QmPX6",
-	"TlnVlSsp8wRxZlMNtC4z9zkhkSnnIG1Ir7UF24FdlYFSW+8pA4RjpXw6GhePhigK1oEfLDbSP9EPFtTF",
-	"/jgKY1eIkE5VOv2ERAm28naA3Ct+pUYWav5Co7SzBZ8ylRzaeKUaXDsAuSuFZpfxHmXelDkkwgv5tfYZ",
-	"TUG33TK56XUlaQOU1aM0i4vyGCzGHbSSMqtuo3/nVk0pJzCnKTTGBKQE7qpcIVgydWfB66iDXemUNWWA",
-	"GgU5syiHdMop/S9r0JJMU2Y8g7AYFigRFlq/lOc9k2GTEAwmkzArr91pJYUmA6IDfDatoN/jIMJGskPN",
-	"8+M6+kwDX4aAT9kdpn5aoIZri8hdpiTrI06M+GxSlBxn/GCTbZoQ9RMWqZ1U8q9xqmhOGtqp4qx5Ut6p",
-	"4qWuqiO8KEzuHQVfCdN3ahuZYFkR7SuedeOvbnt6XyIa6YzxUxYwBdUrn2gilVzlSCL4AB0bBmScwTLs",
-	"LAhtvOu4jr6AL7m2zYEnviQ3Gkn3LcismLlLkNfVokaZewxK88SGfWSFiz+uo+4WL8pdG/y9+dcTfNo7",
-	"W73520+Vf8md5un7xvnJuzcnzfOz9813p+/enp086U6TRU/YdV1ZgQ3uqdCgg9k23pPkZQsN/URycA+S",
-	"pniG1dbRmESC/PyNVHM8SPYkGZy2XhmZMc15nh/9KDcrB13VfSzrGp/fG09Ytl6+qlIXLupQeyIUynZQ",
-	"wAtdr7ywQcweDq121G+HSaNPiXhK24cZwnKV6jtEpNKwj0mvLlDeQcEGewSQxdIu6tTR6AfgHm2ZYQvA",
-	"8l5vXekdGvFYKGxsH7HJrY84u5Req8/WjIQfklzEv+JW1ZSsPmWHCOv6WLYKyZkkafhZZK20M9y413qy",
-	"WlZcsxU436Y3mTkUEtvDcmOOE9DJxBfKT2lFLHH8BiRVzZAlyQVdLAmP7G2DeX9TRS5er6XDWKZ1sWhH",
-	"OBXANWUuYPhoHc8ZjgZXtzIGTSc2c9A8jlQdPFOinynFl8EDn7LCAsdZE2bn+roDhurZuNfKmZb7A/Gw",
-	"Uq1YupN9mm6hlHlIz8XYxx/8wP1KQutFCOZB6r7KsnSXKgWQziNjMs2aFYQPFOJQfhWeaPfZTatdyxBf",
-	"0AJ0eGes6WZUcrmDdgt+DB6pGzCXhIAHBTFJ+gacByuC5rKPcEf+RABSVVUBbmd/MGtNJq32p5tOfzJ2",
-	"LlLcdYnFkLOyZq78rNuf3XQmo8Gs1b+a/WPQ7zgXU4bFLIUB8rH7lefNAophK+fc18oDFx058A13qvIV",
-	"h33qdPvtwc2wNel+6HVkS6KP+dODEeLJAGLIKixrSqoEPzou9fApiznxjusoW/Wo87E76JeoWx216Eif",
-	"8c6UpapHuvab7njc7X+cfewNPrR6s9HgdtLtfxSj029gtqrIGUw+dUaiYQ5Q2V6WPX3oDdo/d0YS/THL",
-	"nSxzk3+qhlWpVuz9kTwutaBbD7ZXuFKtQJdTlf5DefDuV/LTGVbsQqkSwtbx3KeuNbcMYFtJopZbB3LB",
-	"g+6d3jZl0bJ9zAoA0T7FK8yS/ESpsk9uV1Km7WQNCan5EiVd7iLI3pRNeO9Q7DnHL8w3FH3bTqWFTqjC",
-	"X7gPwAm2e/AP8dg4+AsJ53UQIsVKXnZenng+dY2l4QDtZqJ8+1/JoBkVMGIYdb2MiLs3A3DLhBAYGSs5",
-	"CtK3TpME6kBdLE+Zk8vfmxGknC0zkj3B8PNJX7tV1PzsHKikQuZ7q+gAyf2Lr0aUXaeOWsY+rp0pqsj5",
-	"SpnnIMohldl+04r0XtV6+iuOxPfKWU76jYsHxzYFqIRJ1KSe4tGlhJGVxs/EqaBe1urXTax7qVqrKZ15",
-	"Gjcap676E/4gZWAVnC17ymMBGqxD0fxhe+Mo85yGBROrngWakMZWCUm0DTf3SDH7x3jXp+x2apOWsdrZ",
-	"HDoY+RYN8YJMBEHZbE9qspRUxWMfPJZXmLJLtMYcgrwwR85aV+IINrQgUgAQ1cMk15/L5uUGvq+QlivW",
-	"zNQhwe5SSAI2IT95i7gbrMXJKK0V1p1TPoDiAYesRGCCuXL6osrnmR6QCuzQ1OwcyvksltedRh8NJV5g",
-	"9blQ0lOKReL1muCQp9KiuqQ6ZTB7KZ/2qpSNqugOu/IAw8xD4vyvox5I44DNA1kdbCwwJds8dV/mJ0VK",
-	"Ry8uSBQ0az/ps8m/kmNdqWMKvmnbX8EIqS8zSTei/vKi6E5JtIoyArK2hDrPlBv9kWN71HJIsR+SMRat",
-	"jCJ7nVb95VbnWu2vMqu0KhpySqXxgwcSupiTlHJTTaUbTjKEb2epywT3bqtD/9KVNvP0qBU3XAwWHWam",
-	"cM0tTejG1Ww6UqCCaqQ4VVMiFiFiHry5/qDryffO7pwQ8mUmieCr7M1kbvdR7NWaylV0rypsdLwfQMZC",
-	"cfwXsebtfjyKVMiOkHpsCOkJJkrbWa1z4ImlqpojOHP2GqJ9mrJvwRCg4Mujdf1Ez5dsw0nPhZjW3bT8",
-	"8kxiCDm7D1PwPwQe7P3dmHrgv6EstNojDLjklDk7OuRUJfKdlgariAfSz0CwmnChHUMAyFXrC1Mhz6og",
-	"R2dBIkdjG3GFZUHQQ0gjkHfT3mlOamBO1bjHVafMSRGUJSes7Oolkg5xVYPYJ/G6q2ng2hSVTpl2dYEr",
-	"Jas7SxLXf3xpMtgaYMZ8zVOmNwAkDNbwj8iO/qh89vZ66kmNPzPfVYTzUyiDdUDpYbHvAxqj6xMcEg8d",
-	"mewJrk+lPyInTF6lSQxeBT7AkNOPff8aUM+c44vskhRNPJoTN1iRKVPTnV0tP+CEK2GdsCjcXCaOjyls",
-	"TqCspOtnjUZ9ytLOktLZMT9KMVcYsthIJfoJno3Y9wd3lYtfn8XH8bdqRXRQLFAhI8i5ISS9LO/0+EWF",
-	"bDvx2sMRucH8qyMpUUw1VTE4QDmeqFRUKf6hLArSe0E5Tf11POhn9jU4oLw9fXd+PGXwHAx7qwvwrhSL",
-	"aSO7kKyCe4PWykiqzJ/fHeQTfE+4dCvT+0XWhUFvpxwdYcTIA/SUEQKeg2mqAo82mXU4RWlTJug3OxFU",
-	"bL41Csnaxy7hmUNKptpa4bWkmb3L9d8ulk93sSyY5H0ul5O0Z6Vi2prZY57geMw38sCRImWwjuiK8oi6",
-	"4gj/StniAnj3lJmzAebLo3eAAJPCBUqdDFVk93+U4U3NE7C5Zk+NOmpJi56Qa0UzF9k6Yma+wP4e78i9",
-	"M/Zf1VvyyexW+02WYbU/3rOyzNL9t+vkwa6Tl6lMLdJPS0oORiYzHs2JvKc3MwhlT/GjzC/ov7Nf5SFq",
-	"B/9oQdweEb4OGCfWEGt4s1/rsCN5l7xUKmb69YPcyeX9wBPIlW+NYctCDiMwTW2ZxquVb7VFUJM0/uiV",
-	"EJrevpUc7MdDEfOagk1BHMpJGwDM90UqMklI3pmAKa6BGqUn85Q5qbocZMKjfPqV5IITtP+lAoLPWCuY",
-	"v6nqaKwpS7qUN/Lvlu/lkEnBoItrzXlnS9s/iN9JkdtRb/umLu3s9Dwecdsr2MoNzwqX+/yyKQytEFPn",
-	"+rbX+2V2O9xy+spc0zAPksiAkgaLXkfqy6vBl75zIY0LlE91coAj7GtmvsuX7LiOnKvOx1HrqnPlXEgv",
-	"jaSR6pTBExZEdeRknAlS8Hq5i7VcaLqsu1KtJN01f9wOATkgcTf47WXDQlIb7JlWN8e90kttep4hqmwn",
-	"Drz6K0HSe/aroJLsbi320d9KjFFsJX3FUSaThXMpU1lIApSqqBdicRDX9ySfKJl3ov7v6LhfrVDegp2z",
-	"AwEk4yPsyKXZSvlxO3SqiIgZdLp99WUdddXuzlwCwH71yV2EghhWNHOOPHLfGtQQ3XqJjcoLKLBc0pQM",
-	"VoY4euwpUKbsKFcPoOvZ0qgcV7NVCEaJjmiUBT2esuIK5KmdXRaFRqcsmTaklimzQrXkJtg4d87Gk9bk",
-	"djy77f/cl8zRMu7c061ywEkThBfAiJy1B/3r7sfbUUu6Z3U6V50r1ZopM+q0rn6ZTQazUWd8e9OZXfcG",
-	"X9JlPp9BawB+I1uBZ7dD+UT15KmIMmnsmGplNLiddEa57n8YDX7u9G1IM3v8zNIwlBmeltqthnjLM+Re",
-	"DrDygIuG3kkWKCupFIXEBzNDJurVwpvXa59i5pIbvF5TtnjmQPP02Fq5prbtrUmO3xbYCIM7gw4DkeCm",
-	"s9yk8QdxmTJGQvGFqBaFsU+4NRuXCv02HdkB9Z7uCk+lAAnCbC4NYH8KZFVHlnuER1Q6FqPu0IhOIZE8",
-	"U47J9Bb0E3QXxMyzOiotIEzqE8GeRBN72iJ8TNcGbl2QrdWmUUrKr6ORTpSbOj5NymchGVIIU87kstDx",
-	"+9YRRTFjxO8wbx1QFu1YhKQPOxeh/pTAt50UeqBf70NQ88k98WGFa1FQMxVmiHPHLnx2isxQIk4lH6Fs",
-	"Ab/XWIJngz1NhpwDGF8CyzSPI+QFMloG3mPp5GeSRMrtpz+we5KKIp99zCZBy8ZxioZ6q1KvqIYXmDKu",
-	"g89MoyknTTGWFC7gQ5AwkCdqgrvopFs8OptmaLerpROcEzCMGYB3XEhGL0L2u4ZzuKd7slDWHbG9GeCD",
-	"MjzaYIJrfwY56B+yQQB6JkNbO2geLw7pfZbmc7Qe4YW29siOHeJ++jjy+Jg7gA5Y//SndomEb6//PaO7",
-	"dsfnflecoxidnNXmNNL3KPc0jGLsm5MpuVepyjukhkz2VH379m31pPmmXDLbA2bssWEEfLdr4PP54Gvl",
-	"VL6Tf6lXBWpqSZf8slrvgX75WWPkj3LO/zF++YJaDnDLB+L6f8Er/9/EPX5oQLsPAa0wRQsjhgAMnEQk",
-	"tLA9TUI3mOEFCfWhUaSL7fYGqEzwAn0lG/5aWRMkioy/QXOhaCBwNYGrc3WBhfQHoFmpjyAhBQAkCWkE",
-	"VpPq5BH6S7SS/c2fg3qKvx8y6XlE74Og/SQ3lwuwUpWoENPhNrStPBTUC9AuPcrXPt6InxrsnIMwxolO",
-	"OolDQIZZ4wWcZLKKHBxqNtNRoLDs3CAM4c4IQKM0ZHrudjovByWz1LeKjEMfC+FBbFKWupXtZjO1ZBUz",
-	"yjWcNkgZ4GygRq5lEaKn5RVH6yCMxKl7DRIRj0B0m1baS+riRYCaEgy7CJ39oG7rRZIgRxK9K5cgEYBD",
-	"JQrWCkMWI0CxxVFGS1iLGohnKpTUbO8nDO829Hcai/PTkSQHSycEM7QkuiYpCJIPiXIyhRFGHiFrSOWo",
-	"KCNRosx+Clh2NuQCPEXWT6PQP3pTSa/E4kzk6jCmPA3dly8v5lOcmlnE/yxfKwQNBrzg3xFhLl7z2Fcu",
-	"WHiRzg8FC6NSEc1J9EAI0xmh1E2m2dtVtAiAyAJ4pfyMKDcSpHiaSGXbsuK+dG2HOh63aejGNHrEMl3B",
-	"X3NIaaY0n/Vyw6mLfeTKWs1sAO68Tugnhiinp45SzStVREH5hASrq1dZFJw7sO+nmWKQChTbWlI941dk",
-	"hUPXlvZLd6jGqScOGlEOda+SfaZGYTeQQa909wuTitUkNnTieWWrH7V0IRyZqYvikNXkxVZB48UjU23v",
-	"G9eudmGVFPJbahk0BzHZGRXv7g1aj+AWz4gea4GMNUiuLl4r3/40aixKgcZOWVLG4tj1aPhYvSESDEYD",
-	"/JpyeU5C29GRyq+QBYlMedtPmfQenAfeRrvTYwASy2sFx/v8zhMsygTJ3CQq9BJPqsMhZB/nhfAMfrFQ",
-	"BlE2um4nzrGSidaf7NzaYonxP/XGGMwSsXYo943SHuXUqBvTTRAr5rbly3UY7Cjf8IisUq6dMugeqETy",
-	"Gn+T2CO40oPS1zKoe5fscOgckJbEF80UFfQu/anRKvC0J6z+VDZcgB6qoADk9amqI+U9WxoBAOArtpxX",
-	"TdIhLccAdkoaXULPD1f5Ys239R8I9LkD3vNZrr5M/San4vddIOQGOWKrjjr6GbSxkOQDDpLEnTrmwHbX",
-	"Vd5mUUctabPQNojtc6HEUux3Ft3alIa1yhCYxJ5jaEickFL8sEvveZ5+8EoNt2o41K6Rp/tncAW1YDEe",
-	"aHNP3HQSly3MU6iMSpXS6SFBv+d6DrRxPO2RKKOR5DmdLNyWF5FQvJeBpy+NiPQRgTQPEN+CXTeIWbRV",
-	"fcoPELvLzGTm1AN1qLeNkPCEc22yXdnBUvv+Kg9bvk/BAwqJTyGOTOmOWo7hOVzNOUnDQVKuVhrmPQiT",
-	"+V8REpmkYTQkygCiKNdIaYngZTdGiELJuNKwewfbW/fOWre4vRKhp0o4BHhA8GZWVtZHQhBteSw9c8jp",
-	"U2bjMOrSCJSCYrIiyPbGqnMfq0AcZS2Tx62tqGQngFOk7fAQAMhUklrIMhhwovJPSY6zTWU5bEOTNMuK",
-	"jNcfTGYKcqrXkfhS3f6kM1LOTGPLo53od4etcSnwOxCVQl/wNaW0yZRvVjQ8wKOjzBi+UptVzS/lOZy6",
-	"SB3n6aJPhslroWUhUF5KwjYtGhZEo1cJqOYz9ziLkGHFSxCidazuTtVcKoOUAovTmI8eiTD166hHvyaG",
-	"EiMB1CVMSj1pUf/cqOyDcPvI4hUJqatkMOlbP628OTt/K02ij4+b35JJd4mPhwz4Sb0qQji8keCcB028",
-	"tKlLVmAFE1GCrZ5Vir2nTupO5MGDOi8+USCOYgRTqLo5rWjYQvng5GkdftQJ8qxghFqaSDYyyGyCmRtj",
-	"iRQK54RTT6m1YM+XnhJCCZ0bA7c0rUj5xCR4KyndPffp/RhxvJtLk38YmH3mRkYT2LbKt/MKyH662EMk",
-	"TRtqCVu+j6xqp1INQq3RP9ZyOLRpYgcC/jPsbzg1WouxYPt4o/zRLUNIxtiB82V7FgzgCgcocSYTZ+qP",
-	"jdLzrHBZ9jmRrPKFNn9Ra4dzAwW3vGOyJVbG8+NY7RpIcsg/CbuKZK4cFeocxFvvPIqyJ1GGJVqArmT2",
-	"yQRtKXdkM4+EjOBIes2+AIRNyXk8nDSS9S0gD4kCJq/JiYz9ZYdAX4lGuldGykwEL7xX5sosSrSkoXfI",
-	"ougBpBGXXhDqqtwKgXTyY/lFvvHDaQQmRcoAu6d4L5nsEYQ1ypW9lZB4MfMwczcJ4BYcBgB8koObrCZ4",
-	"ky8AeZXnOhJ2i0ggrER+zMiOGWqWSCIvTM6HUtFhDo/8JT0bLZjAT4ATPtRPMYc88cKeii/pn1jKK/G/",
-	"fRF/hC9iT21t692nFQrvAq4KDUswXPZBRh5liFTeVk8ZXBxyGjDi1VEK7FdGkLs4wn6wEPQ6j6kP8vQR",
-	"jpBPMIeIJZXSgFel1f6BRssp0z0AJpSC9Dd4/sYThxPQIX0C/cGeZ8bCkyCIV3zK8iKWYotS2DhykmDa",
-	"JlzmU8XfTV6FLcz2KQPwKUiynMkzFi1T6J2PAd5MA5lOmULOTIYsulmAcZgPJ03Bo1oRFoqiIoYBj7Bv",
-	"Qhl0Zm1z0vlUnM+crHGo/XoYeRBPkbvEIXa1e+pe8Sc/DAvY4w50y8wBJkiHMpgDdTRvA0ReTpn4NiIM",
-	"nBDBUwsQud0l8WJfei9CXIYUQRLwVYQj0PryuE7QxAEj9ck1wUJW2pH9+06VQOYbmS4rp/Dr/V1V8XPl",
-	"sqHXUPd6dtNqjztt+bs9GozHs3F30pn1O5Mvg9HP6TPF2M8LCnavZ72T2fVg9KU1upLpY0z9Vha/T/4x",
-	"YxY8Tpw/OyZKekGKMi80Vb1u/2eZZ6cz+dQZ9TuTWbPxcdYbFb3b8fJMvjyzzW5xXZVqpbAT9nemncfM",
-	"vmtVqdoKiDil72bAfVt8OY9DJnfadYjZ17s4jHLikypUZq+4AYsos+IvtPWr/P5Pyxyt61G33apUK61x",
-	"tzUbttqVaqU9M0/bs8zzzu1oMOzAz/5gNPk0a910TMnx4DbzxBTOF80WLHP58yNhAptva433tZM3k2bj",
-	"4uzdxZtmvXF6Vmu8LQkT6IYB52MakfSm6rI7mzW/Je/wcvqE3oH1dlFV2mO0KhU/TzmkKuEDPquJ77L2",
-	"uQcqGCW4S2tv9SDliGtOBwCt4TxwqQ4gY1JuSwdUFLZCOXsVISwYhDTzJxKKZCiQFiyIYOjS0+RgqVzP",
-	"UOEEldm/O13ervJubsnuqQo2KnR5f5M56zXobYacOr/HlNFvSO1odHTVbtau2s3msQ0csuy93Ea59IQW",
-	"eUTnLN6SRDJsSPXLsfa28oieJLKZXW3TuZRfpV3R9nRSz1Wul/pxKZc1z5Zt5AlQkG+aj3afeza9URFi",
-	"CZRDo9c8i0tZsgMKZXUh42UesHg1J6GS17MdTikSZfpnUQMs5C8LXX3YQWXoCCOHkegOuw6i3nEVeXRB",
-	"FQZbtoulOiajFgpY/GSZZD1Mktxsc92qPKOkL3UYxMyrRSFdS+feJzHJkeleKV+eR2j2egyX6EEcRxk4",
-	"9bp+6YAUWU7VkVEVsuPDMPBiV3J7Ggm+K9ZYD24PHL+E+ElOIDguhUS7xjRE8VpPevr4S7K1oTH0o6YS",
-	"pbx/X3///v+Hxr1WHXXqi6fZLotAlxzjY+NcWM0IKGVFQOK8ryOn3RuMAQeOBQAbnf3uSLnYg5n2TqbY",
-	"3M4jB049sqJSIpmaIz78wxptD17InmFkYL/esfYGUux7SUtN8dH/+JgrGb24W3ySMowKhzPBOqloHwWH",
-	"ATcmGYmKSWIMySqIsrJ4Loag8Kom9ykcljt7q+za2imA5y+u9WQiF9gisPN14NMIMyGmiaOQ0wXDURAe",
-	"a32QRoJFwAxIp/dV7EdUnNe2msvt9xX+drVheEXdIY6WHzDzHqgXLT/O1wUcdYW/0VW8QjEDcVQsgf4I",
-	"ZsWTtaE1jpZcCqPAd9ckRF9oSCSosXG9SHLGJAd77T8PONpX+Ns1/Ua8Z+r+najrB3W+7IY7EHHBTxPA",
-	"D7yJMIT3+BuJ5Gw57GYiOWZe+lbCiHUveTuRWvf9txRpIvnv24ofdFuRkuwspgUpdarouSy4Ry7ID5Ke",
-	"mqMAMymoWlCqv60hdmkURTeWPdBRr/PiK9wQpG0vUYAw+nyTpHGFjh6V1sEeD77vp4B2CiFSNe5l7ySb",
-	"cV6KXyvskdS1N3TdNqUZoTIrB4HYho7Au8/EZm+lTl8FHvF9JaztE5uqFd3UEK74XZsqpyKt16rE1rUA",
-	"QAbRexPrmoRj670v859XqpXeoN3qqQTp4s/hLHk1nGXe/lZahdqJCpDqzAvBxz7/pf0NdjlxD5RI27kA",
-	"xCwmABFUK4TLG+JRjFquSzhH7YBFYeAjTtw4BFnuptXmxD02R5H0hM+IiCnDniV4fxPEIQpYbR2SFeWE",
-	"i10dqejBnHsR9QdrG1fv3oE7uqAmMVfbaBmpHmSjbWRIM18Gse/VYFAEyRElQxSCqrtRJlCQkuQ9pRqD",
-	"7C6YOLHvz7ELIBCQEApMwhq3gEryuvm5hTjhXLFAlWCB8EhMN18Sr44+bDTm5OFDWcU80gPJjUDZcMNg",
-	"DcLewR2TLcByJUu0zR/WIRkvcUi8n8lmD/jjV7Jxl5gyBNe2y8D3SKiNzDJIFlLE34G9U2ZVMhAGfsAW",
-	"aVMGj3AYPcGKIbfQMNX5w4HWLHU8HvFhHZIah3pg4NqZnZMoXmsapQxC7KhryOIePLCUUV0spfj2qN36",
-	"+Rj4/Pauslvj0qsEPk5GC8h2yy4GiaWYUFu9LWQCx00weQDRy/hO7CKNOkpk7iwugWDqyFSpT0d9qR9r",
-	"J98DtY1BHOEF6QdCF0hcMg5eKmO4x4KGmZDtAqjZ8MOMjWr7uv/uDkQZBXPBrbyNch6TGYTYiAongIvc",
-	"bfVmg9tJ62OnqlPJqwMsjU2hMSe6V8om9UB9HxANVMOHpbneHb2fidmXNg5QQ+JwnYK7lvNjD8dnnp1s",
-	"xsYXgDBPyno6zFFN91FG8ONUiB23jH5DZB24y+MdaqsFop3HRMeq5UKSglCZU1WzQrvS0qg4fvBXcuh9",
-	"tlzEC/CMyXB6bfsJhBASEX+j8ds5Ce+pK6cA0i+I7eP7upEkNOOBMi94qKMaylLMBRqLzxRxyAjxkHIZ",
-	"opbrBUjJMoGbPCaVtoTitQwHBh4cEi920+aFtDDXnah2K9XKFvVWqhXzI/fmt9KXB7cFuAXJQrHUTrcz",
-	"LVBVC+6UcBip4zOFBrGUUPmm2q2Ft6y4WPCPg8HHXudiuwIx10n9BhEmIxfDt5VqpT8etWfqr98O48HJ",
-	"ZkrOzBfcTuKAsvVCPDYe4Tvncc8GkvkHLqQJ0rLcENincqKI1ST3kF0AaDk5SdaYR1Xtt1wVWyo5W7aS",
-	"HrRb/Xanp2H3b4a9zgR+98czU6Y/nslij4pOelaowv/GJ4T57eE58XeOLpeTbM9gZX2iV1/Jpibx69aY",
-	"hvxC6OWrgEfo/OxSDq9ZOz9NOeLJrUe1CIuTyJQpU7EqKVw2pvEUTAWXW5MGSn4S3yIr4frKsYqcmXLX",
-	"rDlgAUlqnbKtz7RbxfGlrr6R6z8kk5YHlDQvwtYyBaYM4PqhmJDkfJhVaW8gQtN0txGYQONQiAdSQs85",
-	"9v1ZIexe5ZITK07wqnJReSBzZRlPr+X5mY0AAhf79A/i3RDO8cIqn/q6DCJhGIRoJYtubxwoaKkCGkmF",
-	"IsHnQkb70B6is7cAbcdjdwlWRsJqt2PHeiCtivo4SaqVzAtLK3hp6HANxXlN/ehg7GcFjnQH3yI3pBEJ",
-	"KTb5YvwACynAx8xV+JshEX1xI1AaBcVngY/ARufTFRVnnlL3UpWID9Zh8I0SDgAz36iiKiHeujjkiLL7",
-	"wL+XbqK5Dx+AxydeNDoqxcCIKvtTvtNiRhlJg0+acSbCFVyJbhspYF4STmOx3mtHSVEGpbhGKsBWNupL",
-	"/qIPKI2uY3o/x1zG38pGb8RHbdXRsipwlhag31CPTfq3NbN9rps7wGXwgCjz6D31YoCaAYqRw4YBEq4d",
-	"hKPUvKRnEFbaDVgU0nkMEFPBAw6lz3VwT0Ih9a4yI5A1pw/tm9ak/WnW6vUqVf27/4vCmRh3JiXP5sJ5",
-	"Omz3ZKtRkwEK9hYhAKtM6RaKEDOAs4pCFF1L/PudxF1W/9feOKYyaMnKp6DjdlKXY9LWX7nwWRCzZDtB",
-	"2ZIMTPRuENrcclqJgACzepQ7d6vIKc4f6hyLQ1coRDoikXpTdoQZipmCcTyX4PQKDFRsTXWBcCzPqpwA",
-	"kZKRj3Lt/tmonje/J43/n1+btfe//apeNd9/P7ZK0+aixxpBgvmGucswYEHMEyAmHUS9iiNtf4/iEK4P",
-	"yaVKviavJ0ENkD+nTM8kr6OWEmdSkrihDAVZOGVHDidRO1itAtZVkMKa3E2v9QOnihyNO8w/xP7XLriO",
-	"WMpNmbMg0WcSchqw7ffHCotEhvoxnWc/A0TFjZphsmzlPCEAqMxUXuRa6ITk95jwqOs5yWUBPKnKS0XR",
-	"+oNQ4ug9YeY+1qQDq1eexwP5iqxD4gol8RKEJgUzmUrV9mQkRotbqpnOKjSYStyXwnI73NO00ObzRV9j",
-	"m4aNKcTLuV1fSsFBKKnO1aDfccqh5Qj5rvTFagdKQ+Km6BPBfrTcIsZ9dX0s/lLWW0TlJSou/PR7FW6v",
-	"oPuFYu+nyWSYlXelTfMOU1+IGMnSZ/xm+4MJuh7c9q/KTbjphwSVawdeUVcUbpwbeKU6ctY4y2A5l4Vy",
-	"3pnSXd/VPymh+9n787cnb9+evmmcvX//5uz9u/P3T0DFFCxyz2ZRDAnYUEhcQu+3dku9ZGN7mfP+65US",
-	"dTzRk8RQhNV1xLwtdTm83zE5RX9JEk3lgAyWMeV/kPFMbp6iJfmWefRu15OcQ1HSTvPt6Unz7XkD/lc7",
-	"P8Gn86Z75r0h53e1Jj6Zn7pnXk389Ra/m5dZZFO1xMKx4VzLTPw6x09ypGY3oMlnKU7Aeex/VWjL9YN6",
-	"Ybe5p+kgfQZpFVq2JAQKj4jDQfwCmF0Z+sRJJHWJvFM4fFbKHzwMFgUxmepNOhNRo3GpAhg9Ig5GrvRV",
-	"ysU7hCN9RKE+xKYwgkMr81K+e5WLZqMB6fHlX40ybK20m8OltBuJtZQPsJ9ZZCXCJGKhWOGSvtWPcIZK",
-	"RFa7e1VZ8XIfZxqXr2m3Ld3wXQWGDEWJhx6C8KtQ0AKWp9vDWXGRB/c4gwZrmrhEq+CecOSoLKoOkiyG",
-	"IGd02+9nnwApVhXBzrH7Nc1FVQWVakV9WKlWxAfl3Lahd4USh078BdMQ2/C+E4RrWVWpuYpwuCDWbAFd",
-	"T1cryySK4s7j/DKN8A0p1JmLwwQ1USYveNyBLjti3yOZnaqhtzPC8CrwoFfWrRJzW8yWdH7VV1lKVCBe",
-	"nkQzMp6o6X+rv+pusMqxUXid0jzAEFlm8Mqx0ZYOWr0RKiZ6WFIfbF8u4ZyyhRb1dX5smYAVh0Lxkp+V",
-	"9v7Y9pl8LBJMarH+AJ3aMNU/ijiqth6WcQSze3GCtJI/PTNEZVhH6gxTpJGRJvd4hOZUoG13TPHYvlp5",
-	"zpRdOxopud7iAQp12tVw+e7wZYZ+diOysjr25BciPe2qN/sn5wrAJO3e6xJoMqNfMTmWS7QMIOMK2yT3",
-	"nIDCAZaVgtnR7ri7xt4xBYX6Rfz1vg8+iTLKyTN/U7Lru62ble/Vyu9xEOEyvfybKNj55hLiEU/29vve",
-	"qYaFtE601GOtaqMlCMaqhEILEtQ2k3AyzRhHnfHgdtTuzPqDyUxqwSBw/u12MGnNOn9vQzr1HLvc/qhS",
-	"ZJmQtMRttpk0IfFLk4pM4nx6ZE2YB+7Xjhidg45gJRQBSoDwfC+PH7mdFMFbLgv8QqSbSUpNlVCjKlpO",
-	"urjpHV6VSNObwy7HPmUxjlO3d7s5K9DBzg2+Py5FS8hWWfoHhKckjQlKnLJH5w1NVZTHVtkT3pJ8eWBM",
-	"S9pY+wJBLYnZ/JkjWYI0eey2Qfx3zMpLxaxs1WS5F1KduoBTl0UhHLWO+bKuxUenqnPpOOqRI88SuJ8E",
-	"6ju6E7srZQWdjTrj295kPBv0Z8PWx45zbM/ZZDtqVJf3HDaWNtBRuk96RxxXp8y56gxHHQj2mJkD53bc",
-	"uXKqyNE+duPbdrszHssz67Y/6rTanyAaWO14RcXtXqfVvx3Orltd6e5UVHf2FcDf6Mfd8c+zcfcfnVmv",
-	"NfrYGc0mn1r9Wfem9bEDjyvVSufvw86oe9PpT1q9zLedv086o36rN2sNu7MvrZHSQq+7nd7V7HOrd9uZ",
-	"DT53RqPuVadfqVa6/b922qL9nzujfqc3niVdgrefW73u1exTp9WbfJq1P3XaP8+uB6PZ1S/91k23PfvS",
-	"7Xz8JD7vfahUK9BbUUNv8IvoWqr9Xnc8gYY/dVpXs/RZWqlWbrrjcbf/UY7jqiO06E6/DVfOnb9PZp8G",
-	"w1nr6mrUGY9BCmiNx92Pfek+pt+3W33xqjvUKE7pl93+eNLqtzuzTy1Rw6w7/Hwu8yFct9oda8m0tGF/",
-	"O+inAKRMEfEm0f3FXxp+e9YZjQYjmYshR5kpR05FZJVqRc5Rt389mN3205Hgo87fbrsjQTKD8az1cdTp",
-	"iLmGF4q6un1BDbMPv8wgpUNCdsl6ZMSqq452xxu3P3VuWjNY9RYgiHc/9gcj+a7b/9jrJJMwHA2GndHk",
-	"l9mkczPstSYdABi/6rR7LdE79brbGcNzs12sDF2boGxym81fLLfZ/5xWvpLNtHIxrXA3WJNppTqV1+zw",
-	"DGDQdDBRs+ZNK9+dRyu9V8rGtY20XE7AsphtFNsseZdv7ZBVzEomTalSwJZTrWXZ7VdiiW7/mRgVS1aS",
-	"m3qYb+cQP4fPaR+HJCNDiZFvqz2FJKOURVUWgTy/PWKPrgjjGqzikR6cf5O6gqlKCaErIWKs1z4kugus",
-	"qcmkv2xPFLXBw60gW6k46kIhPkCgRFrGNwZwL4jnPklakMguoFPY624rOyGBmAZ6r/p7SKX9vVc/Uocy",
-	"FVs0kiikbtl6ZGlrRWJ2gjgaF1h9R/J1KrWWk5r4jAQ6GvR6g9vJbDxpTW7Hs3S6BHEYCp72URxDJV2g",
-	"xgeZ3+1+T3LPchLVXKiqpu8Za8afZJeyXs5PQ+WdS0yl1Mv5a9jTziVoL4NEjXlk8sDykzW0NKtNNqUM",
-	"/oDXkMD7fCUb7Yqp/N81Wti2i/TeINNnGMaOe4uylICo9K0pxjIp5cuhtlSpmASSbb0Q1fBDq381kNLb",
-	"lcw7ZSRlITK0PirZU/8h5ZXDM5cUsYOWsiEqfnCZ+OY4MEhAznVMNxUcJHTRKWsNGyfeGNabyu37R2+3",
-	"7crQsDL0GJhhhJHzv0V1DroddQXhivOCRlymHS0r5MgOF9umCoWbK3JPfDEhtTsMHsRbPuCllyoxBdvZ",
-	"h9xwhWZi2B2OrMq5NLMiExTpCTH4wxLxRycPlhZAAAuwhBz+78h6zS7mW6mfG225j1ImkES0SYxBsCi5",
-	"eHj5Zz1cu/XE+lxi3sAUIeOVx2IZZWcDHEfLE4s82IqjJTqpNxCWgekyCy6YirAg+DhaBiH9Q0FofyA4",
-	"JCGSpi4oql0tUl5zUNU64lOG2UZWeJm2EMSchI4GqXbIClPfQa6P6Uqu1l+/TORXVUR8TlIpfok3ZSqi",
-	"W2rXd37wII+WdD+1Q1Tm4W3opwAIVKJNrmYdZjx4LWfptfhvpSp1Bqh9B2yBKPva9YPYq619HIk9DSYf",
-	"UkXEo1E16TsQmXStkMHf8BUSHFpQw942pBlMSMqUPKi4EYYXujL5GiXOprBhxTRmRy7HmG8CCmbISRLM",
-	"9+/gwySPH0DKkpmWpItPJbXogD2NKVMpKLNklpR7xRFZxT5O4n15PFfhCtiMojXsovvmRcqbVmGAIBMO",
-	"M2XSXC9dty+zgVpbiOZmh2eKPQQhxK4tqXy7mrIjKd1grwb3axrjvRAtqZoHEmGesVpPWUGn+PGl6ZAa",
-	"Yvq7tBEXTPpRiN2vMkPglGnv4zoa4mjJq2geeJTwatrZLxmvZLyESX6s4v5g7sQofTHTKmc7QfeEeUH4",
-	"Kh08KUVADn4YKvN2QKWHfJTe8hLbHkyCHpSAsIKQegQdzTGXibgcQYMXr5WlfBlwbUJPYX+AyW/K2gG7",
-	"FzxUTIGKkp9vVI5EMzsXomStPJNKZ7K/RIY5ybhGwbLEsJiH5MZHOCRThsAzWIda1VGLbZCy12fEYeyL",
-	"fq4JIt8ojziiq7VPXRr5KnmKtvdLFxFRLydEHthw6LzikhOIAeW8zEX30v7oklSk5zlmKc7qXKJ14PuI",
-	"Rmo9EHIkeSVyeH1BIim8bL15wDRy0JEjyTD14i9OxrFJ1GvYzDGKWUR9KSXFXIpJ0jFLDAXQzGXSYy6D",
-	"UB0Zl+JUkbPC30bSCu+go0btTaNR1YAd6E2jcVxFThB6JPywEd0SLEfexyDkbHl3gwHFOa5mjPcQpyen",
-	"aojDiGJ/HMMx56hFEezTTFXm+sBJrUQiwaqTTZ5c2I9++icPdDvrkETRZhhSFjno91h8mMSLqn28BIra",
-	"sc+4EjgkpbvY9y+RjFPhKqEiTpKRYzdCfx0P+tDVvkm5mA+RXOlc+btCNi4R9bjKdCdjNERPs2EaHD2E",
-	"NIoIBJBm/Xt4HY00SWhoCZViQeVQwDK+nnrQ2xslYq1w+JXAIkkFyoEuKEf8xB/sUpwNUhtd4Y2cJcGv",
-	"wdVK3SMgY33CqQzpETDzdFIN8C+jCxaEMinjqm56A9dlOuusyQ8tqpaXN9C5kPxTxhJRZq5fJQtOkYy+",
-	"eWWuH3sSgkWXNd/PNxKVQ+mbMZf9AVqUEesg+I3U8juGi0vZJ6KRnzuD08fn0X1THa3HlWrlXrq1Vy4q",
-	"903lK8rwmlYuKqf1Rv1Uul4tQdixIjH9qX591xeUyZE8Eiey+HBBIhsAigmRMfe7KgrvnzKLR8EZL04l",
-	"nUtdhiAFIWLkgfBIZzwBTUeziJ+KWEIdtaBGhNdrgkOuEhxCOhFOwmiasLqEeQG9SM4mSiqxzVKwjr4k",
-	"V4ogm8gLxeqU5RiKCrApvGnUGDwyWluzSclbDBuMginbvo9EQnuFpNIwxUss6BY5oOOpe6ggbeypyDm/",
-	"zq5h3ac8AkrQXKty8atdQUyKvB7KhRSySOV7dW9xGbD3N8EeyxS/MUdE6U8Gcq5KlzcrVPqLkeVEKf1x",
-	"y4/Kdy05UtQ34DGqjgOx2U4aDS2Z69y2ayF4wFK/FqeTxAE0kd/U2+98kN/bxlrw65+V7rClM+tUTs/q",
-	"zebb+pv39eZJpVrpDodhEAVuINSNSXtYsQZhVU4aJ2e1ZrN20pw0Ghfw//pZ86TWeCcTNmyHsYzVRbMS",
-	"LNXtCJmjuxDG7QlNkLIFCddiqgRPvP4rI798jheT25/kzfdF5U3z7Py0ed48eXf69rxx9qbZeCNerT8b",
-	"1tgdfj6raDcG43eQnY1KtQIax3WmvbdtNmm4/N7b3PykS/BcoD348mDvg46qltp55SK5m71p9Vsfwcql",
-	"1Ku7sPZA5mJLBmE0wmwBoTBnp7Wzs9P0Xf5TgfXs6/7aNC99IZ+rGVnbJ1GVCkR//UDmouQ3SeE7F6An",
-	"mVTO16PSXrxZubR5+o8v3chdff6K//5X/5fTv/308tMEdlAwmO0zp11vDwT062JPqPyhCEr9mdzztpYM",
-	"b3j9AXsjKXDIT5r7P7ll2mBCPKnCgyhe5kMdX62C+wBtfLXC4UYnNCo45IG2FoKz2I+kym/fBfHbHMYg",
-	"fQwAvNnr1pD9RAhnm0uk9IeUCljPSaFTloihVeTkt7k6iu8yT0KiRElPasecsOhSfcsdGcA6Zca3Wt78",
-	"eegIUNpEd0Hk2whxnS1U/vBoGQbxYpkOuTmuo8FKiN6ikwmfddCcuIGQ+53J/8fe9zY1riPrfxVV3kyo",
-	"ioPtOP+gtuqXAWaW+2OABebsPbuewoqtgO8YmbWdYbin5rvfUkuy5cR2nBACA3mxewZIbFmW1E93P/30",
-	"wTkMev6EcZAjTxioFpYHnoMcduBxVwguK052h3ucolI7h8PBN0/7dXIBGtCNz3hlEuYqTvUeJCigR6dQ",
-	"tpcKW+wq7FIAamJk6UPmVrG38HgEfjQbXRCHghCd9ROG1tR+EKBoSiFtDbIp8N5hVDyrbtOmw/xdNjF+",
-	"nDg7fIIBAPKxMkNOvEJgxx71n4Aws3LlFuB4ZosUwYWIJDxUge5J5IeZcw4R5ci/8SkOslvYFMQY4IWD",
-	"f8F8sxZ0YoDqEYY32ZJFzXSc8CODjWTGR/kQKy7ETn2klxZtPSvWu5DztklwBLf8GHqPy+Gi5XDNahil",
-	"AGtsCCls0oCvZg25JcxYi0k0Jb+eCnYL8twNfaK7nfGQaP2JQTQLD1xt6HW6mjnuYYNYbt8b6hIy9juG",
-	"MTRMq9vvWDqDj7qRr/goRrO6rqdodgbLZIW06atbvS51puAzK8XMKi319cOfLDi9u/rQlVLAkinspVMo",
-	"6/aU6rmsPK0E1qslYc8MjnmJWEkBV+3doBCr5yEhs22ZieIsfwF/EmH2NooMLX24+EsHIZ0EPk/lrglK",
-	"8tr3UshXA03+aq0W39r9K/+LXxyQBiQpzH6z38dqemcWnHIhZghpAYGKeDvIyd/CUQP9PGMzswYgLRSL",
-	"rHJAeFIoxUFxgh8zKCSCWfA9BYqkcAeqX6QQyU1IeboSNHwE1JtEhCB8g326WWhUH9WI9/HcEazcXV81",
-	"Flq37ex5xmSATVfrjC2iWZMu1gbu0NN0YkzYkW+5XU/aTnPQ7fR0s2cY1qBvDjs9a1BlO4212M5hTzFA",
-	"ExMPDFcnWkdaImZ8hq7uFdjObO28kO2sP/TUHmZ15Vt76Cln7gvYQ2vxl07D5FM4pesMrXBD8xR72KrO",
-	"2jzRgikJMJuCQLZgGM8HV6RYsRL0kIGaOM3gPIA8SmHahoYJeiRSFET+ZsImvL4BYXPxKq3HC9uCbdB/",
-	"1aD/rLruyn495b2AGnuN95UOeEo0Yd5ozBxi78JIfCYv5DFJEsav3fRMZ89SHM6/INC7hpsc3iaBC50K",
-	"buBylghC+fzuTrsolA/yqeQ/UxykiOFDZp6Y+9NknlNGpXJKLYazs48w87YC0kJ3PtfrCCORkFeOKB6Z",
-	"FuQPflXLMJHjhpQTm0/D5AtJnDY6m6DkIUQR5067OAjiGXqAelnyE4M0fEiJTeOp6xLixamOOOVFrTLz",
-	"UBWnT4mAMi4+Y2NFZD5VO5KcGnUw0nnjbWgyGlMbjaQCs00z5qFsiHkberzdMBAXMq8SXE2+dp4iBo9U",
-	"LXhBy6wSg7fpk9Xg579l00Vq8G30hx8GgvmZ4xrBA1m6jhyfQsTfEaR+HhjgqsK8c0PKX3JviQwPcLIz",
-	"jFQqyPu8rzL5ec8M+76S5LGp8s2IrZFmJj2fvvR01JKuw/EbyH1/pT5ITroB5CyWSExkJ8Wz5yb48bBB",
-	"BLZiZqIAeVjmP+8u7z8OossZ5OFiyg99KK0pQSG1bepneEWX8pWkBvAZIvWpem1JNHiYIkWAdcVyoK82",
-	"MJ9b1Wl8AfQIf9PovDUfnRdlW9tQhDS16cEco2bedO68buBpGebiL5xHJAUun0Aeao2Y9VJQHMX0QW3I",
-	"8yNYtVpjlBZrcOnWJxBcqytTiniuNuVEV7QszxUu+fxE1xupZvvKmK4ZxkQqxOTiTx9i5LBD3+FZj6Ku",
-	"2DMvvZA6W7VItgzaLYN28Umi0mmVmjC4Nva0/w0pgVM++9vaOyeXDDDeTQeg/Qh4G1r5G/Olh2SKIf1q",
-	"NbJ6UBjUD+wHeOwHfvJ4GYA5TxUs4OfG+cXZ4dcDEK45PTtNtXf4tZ4crTyPQm/KOwmrLcEnYYSUTtUk",
-	"wTeNvcZ/G/9l4s6Jddf9Rxqk7Az1njnomkbPGhqDzqBvmYBm0wU5+4DlDzSHaytWIvMcwhvfxcFlEk3d",
-	"ZBoR3sjuhgs2/PsvEOMI+T8n2GUDgOLn7EdmrNkLMhpc07VgVf/7hdbuN6ky2+A7ip0WLzsws2hgZuPX",
-	"N3YowVTz2RSH1I2onZVr6Ne3VFsf3Dr4tXYjXuW6HYmqI2x39vYFrO3qhbfJ0dZH+sflV6nD1q4Ger8t",
-	"d7v6sRQAXvkSajC5afWtShjdnL3MT8v2zFHpiCgaj1WgpiMU045Pjq/+vL48GaliPk5RgFYNue20q+oW",
-	"GXplh3wJKzylTiuBV4iziaJjj7jQlU7pByTjsjyWO0e5xrxVj02bi+jVaGl2tU1z9OqsfpIhXLh3ZujY",
-	"44J8A/GydsHCE+FD5A2OIfTLf69wtFGeot1C7MfU/2C2CeqKy6jbhU5NOtdZm9sJ9oNpRGRY9Z77XGpd",
-	"NVRqx0o5t+gO7YUk3uODz2418akf35LUi+IuGlR9trnK9b+/sWcpaNUjV+xsNyGnxVyZdH5EMyjRjkvd",
-	"DOyPYrpBrUAlaNkUGFrZPBXMzs6eTTW225Rrfr04Ee0aoYyYhryOHSpXs0/lXds9kBqActUiDeempVtq",
-	"a6OdFnKEAIwMXsPVsuvvz4+LB1RE8GRMgpDeQDNMTLlUC5+uZhipszJ+lH9ng0tL++XmiBC0Ndnh41cG",
-	"nwkkjk7zEonwNDo86sfRIbo4+sfXo8srZwdGDC6xuiGSW8ydULuhwACQl4Lx2g2hXtaU1e5GLxMKYZuC",
-	"vSIkhjejMM1G0kHOp7OLj8eHh0enzk6q+JMKhTtS/abpZHJqTgvGn8q08S135ycO392YigWsXgF2kpPh",
-	"bXHOzeJGfuYJcz1TM5Id28oc2bQZE4KcCovLjtvlSIY2rcUyRPXqL1o2XbIAY+lwwbYMY9a53vrDq/jD",
-	"q/ijK7qXJf7HOiD2tgRkWwKyUglIcfxk/XmmpVzi11AYAiN5V5UhC1zI+s7qWpJGu39V/LV2CUm1U1zM",
-	"fqrKauQEpJYoK7FpHuSSu5gEP4RLRUPJwRbuKh/dE4tQWiUVKGlxijqiO/yI/idkzg+H/iJLxaZmTOTg",
-	"dl6+eKUSEm6mhqXCCr+rgpY+GWLD7Yy1rtefaNbYxNrAtYjWmwywPjZdy+sRiQQGxlDvda1Ov2+Y+rBj",
-	"DYxuFRIw14EEBh0zM6eu2590sDEeaj3cH+cKb15hQcsSQ68uaNla95Iyl5ew7i9b57I2616j7GXdVrfF",
-	"wzS5KhgeLm6KyhfRbJeZsTGR0iHMawvvE//OjxPfRUHofs/FY3mMRUtDLzViNS2b8jvyUGj61YdbwvuX",
-	"posLsZtTntuYMbbCzqWkE3bNrDgHPaU2p9I+bqBEZw3G8YVN3TaK8pKsAhFb8Yh3GeCPbMfKdTrmPwgL",
-	"fXx6cPblfHR1/PHk6PrL0dXF2WWj1ZCRRdHqLGffQDFalawWVUGaeED/h5887nqhG+eeezee3t+HUbI7",
-	"8X9qcYBBe/w+wBTLiFH2JPIpgMid3/IMdicoYPMK5QmcHLCv5ntu8dxXfOxB6qbdaGV0Ashyf2Obo2JK",
-	"Lo4+H5+d/l5zItbfokmRyzOdmYx0keX7v/369gIElX8M4j/08VWH/tf39RBUtuSULTnlZckpa4tNz8Pz",
-	"SpT4fsoL1wjMAQUXkEREXOU5oDkPWD1EfiJ63XKOB4PHjjIKUM+DM49BaEfZrgJpq/fgV95PL1YsdC1Y",
-	"IlKCj/K0bMoZac3WKcITfhARsWa+HgyiXg9+TLIQVzhNkDO993BCvuD4u5PlMv0YYdAOR3ckuiE8I74n",
-	"GsjkJwLdR4QNxqaRWqMphwKVbC2Unw5Ck8gXkUG4gYe+k0c0foT/NGXrUOk0sF/6sbwRUu6DE/7JlmjN",
-	"Ii8cJ/hxh1cgisa2yluz6ZRy/8STKWR1EmS9pEJngfbJ0qkR08BJ7CgJOfeDTVv2uGGE3IDgSK2ohIkN",
-	"IHbqJ6gZh+pt/5abH8mAt+lkGgSIkgd0h4H2cRs+5GYvInfhDygZhMvLp2QOlKTiZOuobdMDNioQexdL",
-	"dY7UxMsIZZpNlHFitgJuUThNYt8j6dRILxTPrKP5ckS+5nJT4eKIPwaiIdU4a5+7vC02QSVLW6nB5f1f",
-	"SqpkBTEGoqzSG92HgbFV7yeiyXHC3+SUpt/HQRudTWyqVNjCx8hsja1wz5XyWpRW10qCUXoDlcqVq7X1",
-	"q0tsc56yTfN1Qm10Sh7muVbyVrw3Ofe4nb0i5owXktim0MHiJ3udzSKmzk4Lng2i6gqrxqbNWtSYHbYZ",
-	"luDAiMB8RoKZZbi0ygktO3n6ls+jYjYVkYV0Lj/EBWQsETKhs6sGNWGCfoi1y187O0RH/H3H8WQaiDfN",
-	"9oNy/rG1TR5S3h/kVQSKiedCMTadj8Xs5yZNbPaMMSNuEhGe+4BgUPaG4jeiUVoZ8OF44C3mQ76mB+rv",
-	"R8wJ8M/nDik9kDgxS92WdABpSEn+xnzpIT2FmMPL8cSdyqtGlvW81+ECncNG3BRHx3Qt0sODsWZ4nYlm",
-	"4e5YG7p9TxsQfSLZJFDkXlw33i2uG+8Zltkf6LrV6Rjdodkz+v1qNk93HaJ0KiXG9brEmJi61p3wVJg2",
-	"9HgqrCCHl559L1YzXn/s5XSe7jI149tsX0klOccfzVkNFoV47qSAcwL12G+hyvwowTdf/PiOnz1rC1rA",
-	"WfZ7sYV2i8oiFlal5xrwQrcutfVxzUCKTRWJv+ocZy6ZiHD8XQQ3ilw8m3Lc3EbnJFJv31SCCfw5Seyo",
-	"dfL5woWdPbX7nE2dg7PT0yNuAg+PL0cfT44OncxNV758i2PkYO/Op0cUjwPi7aEJDmJIkeaucvbP03R3",
-	"zRT0l19DYH7lOl/PlTDNPnL8eAT5JNFc+ODq+I+jzOHMug8XPdnXc0f0R3WOT8VX28hRXjZcNX0hgf+d",
-	"5F2SUOR6bYp5t3cVlEBiAjnwyi6V1n6fvp6c/AkPkk5oYZaDexA4CHjfC7hBS35dmU8KrmcsPsHOtzgE",
-	"RITFdYVHnyOficiPc3j0+WIERRHprGYqCAvz0anb+NSE9Py23GaoF+n9FOLaCIQK8vhdHgA8d6PsM9n6",
-	"+RUktFsNuZMbew2+F1WUk9u1PNWTew44L1qvIQ2eexB5rJQ8ijxaYTWssyJfOXMYRBR7fPWSBeVIrDe4",
-	"07Pry5NR7Tz+6dn16OpqdPD3L0enV5fXx6c8mX89Oj28/hcHuC+cwD4tSGLPH/k+ReMwuUWwsOGAhZXB",
-	"wAI7pCEHuM//A1l9Lr7CI4fwyYIUf5Z4FflESGqvxR+NPxecvLJZZhnALsdC7ytjV44LXxgUn8jG2ksL",
-	"LhX350ZNN5Q/oIwmwMAHtGSf6dEtWtfeR+EPP/ZDSrydikakij6TTWsINIEkp+goLkqgeZvxlM0H2p5h",
-	"JHt9p5W2GI2nfpBoPuV5mXACRcopKVA8rEpHmYTTSHB0oEOubI9rU8fHHu9w9pP9J/4fl/1nEmFnp8Vz",
-	"X3yTg2+ZuzicDw4cECLnCbua4eX7AFpTPypf4PxESK8F0A44znVL5epRqEo8yqYrq0ehefGoBdAuXXpb",
-	"GaetjFPFwZTTb0p10U2jb3TRJz/wbyJC0EE4jRKbjuLb8TSiLfTHCJm6YfVt+pX67DRh9goaIKp45F8q",
-	"J6jVcDmHSVykATAr8SlHiKdnF1d/vx59Obo4PhiVyq4bfU0famb3ytD3rMFe12jrHUvT+0U8saP/TH3q",
-	"/0Tifqh5eGBohweGsdNopZyqc3Y0ehANE58v+OMn8TPsMXmVTJO9UckEkzOdRVQzuM2+ek9I5NMbb5y7",
-	"i5Gy6I7pRNDCpBW8SJIv8I6AVcavfg5kA5dd/uTsYHQi6IYNhdy0XgwO63xuRCVD+nxy9hGopOsfjEto",
-	"EuHAgD30nMSsdMfs5t9f6kwIMZYT8DA4mo3P/zcWDhH3k55re5lvd3uZq24v8/feXhtfzuZSy/lbrbdS",
-	"2t44if/875uE3A2n/7o6Ss5Gf/tbY0PPuxqBMvdAywhnpfjxbQhmBQpuKHKcsml+qseUzx/IX/+qlSMo",
-	"HHJxj5+imzgpZQXE/YVXI1ydNjpOYuTItQoI/+EWJ3n1l3aQXgsaAdRH6xsuCZI3/l1qgbYIdYtQX60J",
-	"XRIRPsEO1WLwy6l/t8z9IFvZz2Ks1qWjHq8xKjeajXgWy6cXKlasJJ9eEvmCy65BNz0X+bJpDd30BaZ2",
-	"GxDbBsSKtnI+EDafma2sXNSv9KGoXOwwCCCoYe40TsI7Ep1yu3rEx4cOwuh+Dg0cEo89D/GQeuCLio0U",
-	"I7j4hrSQBCzwlIbRH3T0oWF2LL3XNUyz2xfZvoIc6YsWCaqfFOnGw6PD44PRFWREKzBKcc/C2c5BPv0u",
-	"LntyfPr/r6/+PD+6Prr6+9HF6dHVtaF/vj65UBDJJjGBAqx8V5Ovj4buQUgT7CZHd9gPGnvsN/9PrGI2",
-	"ikYu35tmkc8ur9NktpLcYUDnIJyyqTFTcvTsr58TEfGnVh6QQSGFRbAoasDP5Wcd4Yru/5Ju/9vw9suc",
-	"/Fry1yg7zxiYYVaEkmgnD04KNbBbyEm955ZNHbmt2R/mF3VBtSJ8OKeV3VYuCdwzds+vFye8F49MYqaR",
-	"guZkGgQtrq0Lxo8P1EkXmsP+mLZRLDkB7Kmud1z2SPAv4uzsAx4EMqxgaYmCllwalVe32VSUpVnIoQIu",
-	"i7IfdhHOB1P4dMg5ODm7BG7gfDmbVPq2aWXlpqLvjc7u/AQkWFRb6KAxccM7EiOHGUWGtXg7ytjhxXWI",
-	"J6LZ/zjbd7+oX6UoRswJ66ZFaHPK4FVNHvfQIrVw6LuznFw4yqmF80R3btmyFVSi+F2m7F2EovdFOV1y",
-	"S6hNxecynXFBBCV7SBAiWzlCJLcGeyg1BrIsq8giOLI2MSzcQ2+w9GqrR1wUPSuAtc8NUasx35vEbIXQ",
-	"ayXgsbEKpc646/UnQ6wZrkk0a9LD2mCsu5rpWYTrBxqudDhMc6gbVtfs9Ae6YVmdnl7er1JxjJ5Ud2Sa",
-	"We2OSYY9z3I7Y0PTsTE23Y6nWYSX8bxCFeElhl5YdpSbwm5NFeFip/B5K4/m4P/Lawarw3vlBUSvSmu4",
-	"AvmvFinNp/NWUwtemMCrEANmkL9MDXg2ZMqr1RQu8TQmqOlTN5h6+R4i8YxQ4Cx23JE4X+j17s3i2IhM",
-	"prEiZaG0ej+mX2Py8XHEVQxkh2enJbuNCAWHW2U4bXQmK0d49jL3WCXqxaQYms5oF0uNYpvO6xe30ZkE",
-	"byJknNOIoDOqDyFcl7tn8PSvS8T4JVSL35VM8WCiY3NsuVrPGxDNwsZYGzI72CUMgBjjjtv10txlt6cP",
-	"jU7H0o3BwNT7faNTVeLcWYtMcW+QlQl7Q2KOddewNK70qxONK/1a7muUKa4/9GqZ4ncMH7wS87MKfDiL",
-	"4BR/IxLFleHA5Ug5i015S6Y8S9ILDpQOzLfdEjpbzGT7ybxtB3PNDONahX03Ttv5beg62zzab5BH6x/Q",
-	"K92Nf3iPPI8GEV14lfSHUMAETZptfu2V59dWDzFVU4neK4NoHW5whtaewBbi18qKHBczhkT+qAZj6IL7",
-	"qsrFeU/BkO0SdouQEuHX8otyZ8yP5t0x5tRxIcd96fLCtcjPe2hZC1cSDXYUDpFN65TPLcUhyrhSJeVz",
-	"S3OI+CtIEcOWRrSlEc1tcJVD9IRefWU6YPPS6G+kq9+mhcCeua/fvBBYl70Wo2eYg06/p1tdQ+8+iz89",
-	"CaMHHHk+vbmYBiTenUTaAxkv9qX/Kl9zRqH2nDXs9c1+v9PVreGwaw0HveGCNWesY831lNc2Iea47+ra",
-	"kAy8vtsba11sTTrE9ArWXEySE45qX3bZ1R1/xbIzltCfe+XL7lv5IngmLphyVi8fQKrDApsDar8tE2zu",
-	"SRQwPIuFVsPDu3+l/65MCF2AkLAQKp4ZVXEkKf1zVsqF3DAIiCtbZtsU0/iBRDEydYvjSBoC96SNzqjQ",
-	"U4+IG0YeupE980UqIa83InNKfmxTSnwQNJ5Sj2F5GkYoTsL7e+K10WiSENglMZKMoQfsS/4af3aHN6dC",
-	"fGxA/hJSy36cOGyEQcgcdxTfhg8MENcCqpvJZ6Q3fKnYlDW/cnIiOegBy5oGbz992++p49zc7qne0jWC",
-	"ustux3ZGWYQ9bVNH5B8cpHGaJHIEoUH5TVadwnu6jbH7fR/4mGDJHfFrjzAvNybcgfVjZOg6l/sXVSsj",
-	"ISaqDDgrflHER1WhdYcZHphVHh86CD3i8Mxi9qcvJI7xDXHa6CBzmxV/OgIhnJswSQhFmJ0EPL2Zc59r",
-	"beYNBJpffCdvrit6fU8LVgTcGJYGd/FCj301r/gvP3sIGv/8g6n0P6iN+3d+0tgzei3+TxHUPj69OroQ",
-	"inSaIsGmnR9daJ8vzr6ea/ckkqBGiJP5rvi2ML2zyEiNWl0rSZLrexJdi4ZCgP7ZiOUAvfAO+7T0ovzW",
-	"2MMJhvcFD3fCHyr3FDkhufOji2t4igbw1zC8xtmp+8XbM8FeYn+FlgofFl/zAyI/XUI8ZmdhJHvI6LV1",
-	"cTwF7JRnx9nsdm3sNT6dXXw8Pjw8Om0of842emPP0jtbN/t3cbPft952Ov3vJ1y/JKJ5opOyywA7G3dx",
-	"7ctTgBHCMYpD5pvEgnUlNNFt5kSofXYh5yMUqZFHsBf44H8CYb4pJheZ6M6n04TELSTVTPE4IDuyZY9N",
-	"uTwtNOjlnLUxQRkYC6MMh+0hFwcB85VckECGnvWyTFgtCh5Rm4Z5NoUfo7zIO2e9iWIHUenQRlf4OzC0",
-	"Um4cYPM6eAheyRYQbR4QbW3iNvS8jtDz2q1fS540UxqQWJJ91XPS4ynSd2Em/4n9RErQr9lWSgbLX/wf",
-	"v3ZLuTJrUcnIkbyaf5yMTtXf7CCfAnv6hje3rCOogWrpaahi/YvlNFBdNQ1Fd2NZIdmKTLhNlxaSrc6E",
-	"oxF9ZGDhRoIY+ZIi/+Y2QfEtvs/xvfchsAGflu0L1ffGW85hatPslvW7FGwm6X4Bw9+m6N9Air4uyW6h",
-	"+gee6aD8Mo7kGFPvwfeS28Ze4+P55bWhf24sZFQaEjB0Bvrinupwroa83IJr588Qooh3Q0aKhtqhjBYJ",
-	"uavjk+OrP68Pz76Mjk+vU3LlYGCZet/odkzTGAw6eqffnSFXboQwV6tley2xkbtk2tgzLEsvUE0T3ScW",
-	"UQufS/is1YjCaQKga80UVX5dsTLFTdaInlfvWBIn2JXc1OPzP6zrs9OTP+cJkq1GMk+XZZe4wjcD3TT+",
-	"A/6AsUCnJBvJurPUtY+rJ7acWFrGVDHhb0PIFOfO/uoeELX0TsobTcxCVYZUkQSqMxIosm06j5JI8ZLM",
-	"a0LkbhrADYtp7nvISUD9xDkfXVydHl1IMqT48fr84uyP40P4PYDNuVbaUjOkNa+rkhuVTZv51ts8JHXn",
-	"x7FPb3baBV9VRVdmpotjyrRFRE0FFuQUnvklwiuiBFTUdWT6HQqKF3+T7Qgh8gZtp1HadRoaRPOiT47o",
-	"bfqAM/hb1KBcVXBpI4efmxzRJyC7gmOhniK6gNtUdMVOhVtQXd0Wm9r0kG8a3os1FDouotd6tkDSI9Bp",
-	"zYq8cHGXFnJSvOHY1BGAA5psyOPWQU563LI/3CVTBzGr2Bb/hr7oYwIuXjiBP7WQYfXY/3chO0s9NBgM",
-	"e6iZW35ZD7QdRYtGPaphAnEc+zdUFtYGITh4Cb6xKawXE94bVNiOH9OG4MreFEAHfCZ1ETEvJsE3aewS",
-	"LpFWEc+IwVRtozZyigETDN8jkf+D7aX0FFAv/SFWJIlknxLuQDmFYIu9Ad7CxKaFnzDZVsDoBw6mBNYL",
-	"G4RYRO3sTMrvVc6EuQGXVTroOLlto+eX/knLfrk/uaQQEJd5SpWA2Fcjgp4qB8SHqqwhXymqzosBtUQD",
-	"ZPiTT+e6D8WKWhAfbBoZ54+sFjMX6wbNaQTZtFokiOtXQ0uclmwh9Jj2x2plmyUdq2hxD5mEO8IP4tnG",
-	"kcpSfdNt3DenKrRMCOJ31yAqdmtXd1E37lbWcAY37JKV+EP13J+nORcb0ywa4sG47/Y8rUusiWbhzlgb",
-	"uKanGUSfyL+lxZ09U+8OOkbP6pjDbt8YWL0KzSJjLYkqs9vLhH8mPdfEHWIZGk/59LE2GA9d3TNIbc2i",
-	"5wsYPJ8HW6GLVH96SnSRlNdUVxepOA61xmzY6jGMDeXJCpDFnGySIimzFU2qLZqkTFutmML6MmxlzdZX",
-	"01lSYOpCnYbsXk4uATenxFS27MoUmVT8yQWZ5vEzA6txTpmpqFs2BBES9xa5AfZBOslP8k77c8o0Zd1Y",
-	"8+JM6sOAMpMiKbqcNFMLkC94OGzSAR2B7xoR5lhKlaaWlHCaUeJIawqYywI1BZVyTtIbgOai2ZdhbnlB",
-	"wivSclKB+2aqIJYD7sUA6l2pQRm443ZJf6wNPXOiWQSEJw1X63jdSR8Px4ZrEgniOp2+2bMGA0M3h1av",
-	"2+939Cq2kbUOEDfUrYywQ/pWr0tMPNC4oJIx0bigUterrQb1tkDcEtNTrTi1BWZlFlIVpHoaMHtbclTL",
-	"wq1lNarWAYNagmc0Qx9wIAjKQ40Ss7BjFPs0lrJVyu1ri1ZBygLSKzzSzUfRWkrLSrWZGyg22qTBfIVq",
-	"WFteyXvnldQU39ryTd4w32QdAdcFzQB/l5DOM7YDfP7wzFq0vpS6YZUo0lR+H9IULUIhD8Qc4pbQgy6n",
-	"Te+ssdHgErJhwu2HFGe1bNgKTGibrqGx4AwTmvcZLKJCo5WZ0IiGSnVUxoRG1URofoUNy45tGdBvkQHt",
-	"EppEODCWUSx7rhwbr2My11AMZphZPZXZ6ZMhNqxXlWOT0/5MyKXgre6uPkkVRWfm6820pXNQBuDCaKmY",
-	"zgaFqRbsz+dRqUpDTW9Ap6rgWRR4N2s+n4rrVtGsql8EXkgMzoSreA5kzcJVUIe2fuEqoZCzjHDVHNR5",
-	"jSmbrczV65e5mj8Sqk+EGpHhlfYwEDXH5BazkyDwvxOEbTqnDAF7OohDcDfS7R8THgbOPjcX10VhpF6Q",
-	"klycF/i4tbbZq4vyvgW9hfcFnK0tct4i562Y0RPFjJa1W2tDsksIG60GZmfVjWyaq7FaXd3IpoXyRuhp",
-	"6kY2LZY3Qk9TN7LpInmjOdu8CXmjrXEuMc6lYkjmbNrzjZhxEEPa2vHl7fi87NLWiG81mWpoMi1t8tmF",
-	"iDuN/OQRTEHIHslc0I6MfUauKebvLvW1IJx62n2Ak0kY3TW+sROZ121yW5R/60qpOvR5jZG02ZDgowh7",
-	"HjtrUDMmBDnKxzXtlgT3Tgs5msY+5Oy02UKNArFT9nZ3DbPf1tt629gb6AMdbIOYqtlhfOY+caZJhqJp",
-	"IHSheRKS8yza2cHK3ehPeRUzsFkzl+b05wqFBB6VE9ln6jEkoPBa0OXJSLltFVOn4O6cKIg9DQpHXZzg",
-	"ILyZG4ysxYxR0w3TGmJR7emTeKdkAGl7tYI7Z4IDOSZMCykd0tBscXQ6kJIbFt3oQm6JZcS/wnyuP144",
-	"w4WvdrblgVKigHD8SN3bKKThNEZ300Sm4tOeD2kefm5Rnanx/NLHXfa26dFRdOO5o+PXt1//FwAA//8=",
+	"7L0Ldxo59i/6VXQ4567Y8wcCtuMk9uo1h2CcMI2BAZxMT5NLyVUy1LhQ0aUqO3SffPe7tLekeiBefmT6",
+	"f8/MmtXB9VDpsbVf2vu3/yi54XwRcsZjUTr7o7SgEZ2zmEXwVyOI/56waCl/e0y4kb+I/ZCXzkoDJhYh",
+	"F4zchtGcxuck5MGSOP8SIXeIL4hg0T3zqmTIeExuliSeMXLPuBdGrwSZMs4iGjOPuIEvv0xCTtg9i5bE",
+	"pUFQLZVL7BudLwJWOivJJkvlki+/+ht0plzidC5v0SAulUvCnbE5lV38XxG7LZ2V/ufrdEyv8a543Qji",
+	"0vfv5dKlH8QsWjMqvEnYt0XEhPBDTsJ7FkHnA1/IDkdMhEnkMlElCfdYJOLEWxJ2T4OExkwQ+WUa+SLk",
+	"goS3Y+7IrjpnBP4lP5HbqPLAbpyyuvA/zBVy0Gj3K/XTGhHxMmBl+OjDLAwYgSfplPpcxISOeeDHLKLB",
+	"IaHcU+2w32Q71b+YhjlTF8gB5WTQOiIRmyYBzQ0untGYzBMRj/mcxu6s8M3DKhnJZaNBwuSa3tCIkTAi",
+	"PidemNwE8Ifw+TRg5LckjOWkNNPxj7kbzm98zsiDH8+I0+heOOQAXvGYpAn5rxpEb+CUZbsLGjEez5hg",
+	"glBBOGMe886Jw35z5INyPplDZD94GJO5/415qvWfHGzpf6gfMb2TD0HTVdLgSxLGMxaRW58Fnux4uJA0",
+	"GEblMZfPU74kcxpIcmZeZpLKcuQR+xdzY/2tk1qNOD6/p4HvOdUxz5Frbp3X0O0tkFmOdOf0W4fxaTwr",
+	"nR3VTt6VS/FyIR8VceTzKVJuGD3QyPP5dJAErE/ls0UC7sqvhxHhyZxFvkt8j4S3sKy35m0SJQHL77F8",
+	"bxey6bSzuc+WyqWI/Zb4EfNKZ3GUsF33n+xZL2p7MJQ2j1nkhpwzN27EMXVnc8bjj1GYLPYdl59pilDT",
+	"FpnKxvKjXEShV2FUxBW4aR+uv75rLzn2Zxp2fsA+9Sq/h5zVK/cB5fuM9/mH2gldKkf1pIEGqpF1w6xv",
+	"H6Pux/OP8CkjWx2Q7+KYto/oeUZyRb8NmEiCWKyRjVf0mz9P5nIgNyySg4jweSm8Q87Igk5ZmdRIHJI3",
+	"tRrxuRskwr9n5MBjtzQJYnn5sEq+zBgn8zBiY65biNic+hxlXqQ1C5dGkS/lAHE4+xb36ZSNwjvGiyz3",
+	"Tc3OZedmRDlOqzoj36uVS6i+lM5Kic/j46NSWb4mx6nuz32Of9UMS5ZzP2URzFoPhMgjyDrUL+ZX3lyu",
+	"1N8eH9Xfntbgf5XTI3p8U3dPvDfs9LZSp0c3x+6JV5F/vaXv1nBu09jzUEgv8lj0YbmGPIZhFJNQPqKU",
+	"Hal5CJdxEDk3S9AocIXVChzKmXHciEEfR/6ciZjOF0S264z5AWcPTMTk1o9EfJgV4UYh2UMs2z+zRj6H",
+	"ONK1AvrNqU0+GwJdM0NSlypQsqaGRcTu/TARag/FIZmyGO7I5+XuQlUslm/JkYcL+lvCzsdcbjxQ4zLa",
+	"qOd7oB75Quw9T83pm7nr14//+aUdu/PPd/Qffwt+Of77T2tmaqGHsq8y049YHC/7kc/XWRhfZgxWOw6J",
+	"zz0p0rPcoUoarssWclBSe5MDC5OYsNtb5sZn2dmgwQNdCslr4iTiSkN3Y/K3Ya+rFNz1dolgUqdcpJ39",
+	"6ZYGgjkk5GOesVjyswjPrJmwtKnclKkZugnDgFGupij811qxom6S9gXuDM1ZpOk1owtG2DdfxIL480Xg",
+	"u34cLPOMZr6sLLCJSv3o2M4/1AMbuceCxjGL5Lv/76+08vvXXyu08nut8v7rHyflo3fff1V//a+SjQgG",
+	"bLqFdd6qRZfP4UC5uW6G6gtCFTHkB5mIist4HNFgjRjFhvca4H9V8J9f5bD+a924fkuYiNveWlF6x4Qa",
+	"GTxJBL2Vu5tELI6WZ4TiD9yv8jkhRx3pZqWlZK6qVSqPuXxa3YlYzLj8GlmwyA+BOIw4EGWiNwOIosif",
+	"+pwGxAgz2FLujPIpE2POQ9nstEquEhGTG0YoAd5Brq/bF4olxzOKH+Z+gNcPoIMskvYz8h+RewC7K5nR",
+	"YZW03FnIYFiO6UQV96D5u73KrGq3Nff45j2rvL2ts8oJfedW3nvHbypHN6e0zk7ct9772hrGZeYytwtT",
+	"bSDx5Z3s4tcq72nltlG5/PrHu++V7J8n+/xZP/q+SjTl0rfKNKzYKAndDT/M2tP+jedRGQZAZn0axT4N",
+	"honrMiG2s3skTkXH1J3Rm4AZZfNBao8inDMi3HAh1cOIkYSbB1PBgHb9Bskwo4LwMPuyanN3dh5ZBriN",
+	"r18vPBqzKyruNigK4KYQcjYSeLxMKIiuOa0ItqAopdCXIRdQZOQh/H1GnEyjTnnMHam38tgpE/WrSu+p",
+	"H9AbP/Dj5TCg8k5qSQrlT8laGmAFO7C1x1xwescmLhWMiAULAp9PhbXpiQiopbHJFFuLw/DwnFC+HHPk",
+	"JbL/27QW0rgRUiUII8Lmi3h5BtRyE3pLkAaLReBLzUAQOuZS0JM5i6bSRIndGTkQjOWV8MMiZ8nMQ9k+",
+	"W2v4SmIWd51GVK8dneQ4y8Gvjco/QXbiv7XK+8nXvxyMx1XrjcO/HJT3fePwL4d/tYmq73KXo0IF/t4P",
+	"1FOyS/7lhjBy+RNmFA3n1+CQPfsjna0/SiyKwghf8Vjp7ERaTnBNlM5+/aPkhdK8K52VpkF4QwNpZDEh",
+	"6FT2pY1LqpT621B76F5pTlSVM/vqjLzqR6E3ARJ8lZVF6LkEc3TKvpFXB389Awkt/zXKSK18WjfKyOFf",
+	"D18Bf6MwkpKiqtL3r3+GjslF2Y3VfgzDacBacp61Ox7XNM9OGsQ49eV+gU0yZ2DE+4Kowcs7lGiWD/a8",
+	"L8jcF0KK/tL3coY2elGbXwu2O4kAbaVbyrwtkvmcSg5YavCs7w4MGspX3HkkkXRaLsGSPJHuRmhMwEqS",
+	"V0qJEq/zevFrVBDF60SA4/Dktd1dJl7nXW2vgAsFEaPektwwKYYTwTxpBq/9FPbx9Qb/o3hd8GDmqFgP",
+	"Bmb3w7KB3FQrEAXi/v/H6IHYs6/YKSvnQrTQ1g+nKstgcQ610+8xM/jYxXphGvpzjVVRDPL7VTpBVmjY",
+	"5ZOIQvuqC8aGvjxCUZz91k6yR7Uk5U5N/a9i+Y/+3yt0caSm43wHI+53FoVwo/okMfmDu/r9+4uKzlRW",
+	"lqWwjLPU7wtDs1RpseYe2NJUWtHkho25xwImldoDnFfibN5zDqim38ulZshvA9+N95S6hdO7PMkXzUS0",
+	"HmmMThblQQph6LgxwYvKvI374v3LMMv8QMRrNGJfGc6Bvc3Sq7rTwhtP4F07fnpFGm0WRH/iud7ErH/A",
+	"fO/x+ZU5zxxhblAwd5x79LPRmBg/4Y9bikfrXi+5QM/VqQ3LhiftG9YOLYH/Jrtnqw77o/fT3h16Ealq",
+	"up5bxvyXIVSouJ6HYIq2Yjq98gUY2E9zVNSPdqYB+VHCfBDuGaPZDGVGhfKZe9lVdEPu+bI73TC+YnFh",
+	"Hfdp9NnXAQ4kWUynDgFnmhcygXFVJhhMd+SVIG4SRcA7OYNF6IbxZZhw70UVEiAO0y8gjI1b+uTHKh8P",
+	"FDt2CxORWXWuJ+cF1I78R2Fd8Q1zVFKcVbydujtt0wrbTTatFVSpyYfRNIxjxg//HZOenle9fmRYxAsv",
+	"0PN3cE8V0rqMNBAhnpJIpqpskqwA9blgUfxvWdJNmt2LLtXuH95Ho1wXe2hblz1UyZM/iyr5MkvyTN15",
+	"ug65lgvOQsHUNpEaiLx70eu2/u1bZrvy9sM20b5dWVktE4e5cVNpbxmulVoLFePg0pgG4fTfvSh6IOL1",
+	"t+XvOg71B67ETt9XR31y463VEvD2Vj3hz8HIdFzPRiFcP0qF8NHxW/ae1k8qKIvf0sq7m/duzauzH8Dn",
+	"XrC3L2Cf5YZnW30TdASGQD9ixsi5pH7AvBe2yTKe9fZt5QqswBXH+oxRr+BV79AbFghy6/MpixaRz+NN",
+	"pleAT8/oPdvfrnv6p15kVeFDuV75goiYBqysz3pNSAWs7TWnSTwLI//3p65qrb77qjbUN3Xw8g5LG059",
+	"Tgbq+LqaP9NSYUyFFSq88UK7CMP7VKTRDaMRhDjdMa6ml31bQJBLK52uR87wm72CLmIWSVYPz1dJP2BU",
+	"MBJHS8wzk0QgO0LdmIhksQijODenN9S9Y1x1unge9Iimn9/FZILFoRvlXMQk4/csCBcs+12d7rg101FH",
+	"2Dk0iB0C0T/pIdF5NrwMgh8FxBlDdiQE4fFkXjr7FZMav1rSHAsROuXShyS4a4MqagT3MKZxIiwh+HBd",
+	"dpCSmyS4Myos5mdkk2cWkRQ/sY8+GeVc+zxvhgm3TEHXpHx8vhLaFSebMfGSOnmimCIh1wXcCTu2rZ0P",
+	"DzM/YCQKIayMSHLb8XO3IIBGYRM6ueNXQZ/BN0kst+meYxRrFsTENM5YfkHUJMqxHehBKnfPYTk3bDhr",
+	"9MDnllJPc9BqjNrdj6VySdolpXJp0Ot02t2Pkw+N5s+lcmk4aoyuh5Pr7rDfarYv260LSWwrtBXTaMri",
+	"XScpVLOy06R8N5fCGwgi/14uwa5t89vQRrpR4sZJxDzi0kSAY5hyxUNW6FWztmIrkqe7NEDzDmSZjh+X",
+	"fKtM4uVC3g+WJqpcxEx+U25V38Ws13ysrGRBScyqU+A7dOGLqhvObRt1zmLq0Rg5CfVQOaBBP9fzlbcK",
+	"bMu8RkQ6Ix6LqR+IKvmZLYVyzjoYbU8rvzcq/6xV3lcmX//LKRMak3koYnJ6MubujEbUjVkkysT3GIw7",
+	"CB9Y1KRzFjSpYJJd+bEgNywI+VTzyDu2LIPGF+vkX4yOXFlPLQ5WOSacbKvJVwyYSq4vYgoOKHLd77cG",
+	"k2G38XNr0mwMW/lJH7SGvetBszXp9kaTy9519wLzsnQI5elxPjS7UfknRDxCuON/qV9rcg5WRnG54pC2",
+	"L56KAi4eZSjfasFxfSapt90n1PMiJkRZKsxx6IYBhANIoUciqecpC8uPwJ0X0dtb3x3zOCSU4OaskhZk",
+	"maiAPTWnni/cEK57oZugVy9NgjgnMXgwMPQQBjLm0j5PXMjWC5bkwJF9EBDyGwT9zO/w4SOMqAGxzPKi",
+	"Ck9YDCAfAK7gdgElF0OLxZUvl9nn02YYBMyNw8jB1G7I3osfwuhu5LPIycZvOP1B66p9fYUJ3RG7hRgK",
+	"He0LEcsY7ksEXcqZfZgtIfjYVyoqfADWBekUg8H1NByW4T7OHCQfjLmZLmPWeOzW5yzXAypIwu94+MCr",
+	"OpUNwpFNbKTi41XioObujPmcLqXcmPr3jKdPnBN6GzOgDOjAUqn3uAjxLAqT6UzOZ4wGg1MlV6q7cxrd",
+	"MW/MnYhRr8eDpZx4+Nxlqr6rsOrb3JWIEcEM6IJKwZDP+VMeRiBcGR9zjJ82Y4Etnmez7X4DyXd1i6ek",
+	"jRQM/DQJ1OfEOaFC+FOO7udMN8AvHc79OM5NZG73H59U6/W31Tfvq/UjG6Nt9/tqM1n7ZXZaHEo1Qh9k",
+	"yc5hXLg4J86o2Xc2dUYJ2sanUrnUGvZL5VK7eSX/6RxPLlqXjevOSIrZ5kheGzXlf68v+lYhq/eXBW0C",
+	"eYZCvpAb8jx1wsgO42Y9I04cJZoIkURDTqhmPTC0g1x8/GE1nTiTegBdyW/v1T7hdXIbhXPVL+wRAZ5k",
+	"eudrLT8IqUduaEC5C5mfz9nTvnA3d3Y084WJvfI56Q+bIGWSOYtInq+D+hLyOAoDue5GLZOvMO4tQmkM",
+	"u5RDvBl8jnk4C2lA11Qpz5bugjeUea1vMePCD7mwZ3Uwc1/FoUp2pd6VPYSktnzH5Qf9mM3FNsso/1qj",
+	"2CMlsIGV6IweNRAaRXQp7yuzbojsfXUI14OOlkDqUaM5KZegy/x7ldqmpBk5WFAhNKvLkYs4PCciBpZE",
+	"BbLOKmkglaiIOXCJ3ITxTMoRlIiOFiv53jobCCvdjDdUsFWBv7pQcqS3KsrPDSNMksBMZipW06vIh6X1",
+	"Rpk8MDJnKlbRerg9oyK1TG0aQzlVGQSLY0izMXmB+lB+5bs3SWxSn5QA76MAJ2LBXP/WN24SG0mkM7aS",
+	"OL06YU31CIn9OSuTwWWTHB8fvycx+4adIHM/CHwBbkIBwwlvbwUr8P2j2tFppfamcvR2VDs6q5+c1Y6r",
+	"b+pHldrbs1ptl67melXsZG+hFOvM5WperbTmKsseIq+7opxOmfcBye5D4t6x+Mqfpja5hZaGaq6FOrHg",
+	"VOpy+iUiDUdmCE3vqRtoWqxyhhWy64dC+DdBTv3pD1r9xqBVJqPWcDT58Muk3xo0W91R42MLSQmuNzqd",
+	"yWjQuLxsN7MCT70shVrhKX0p16BV4O00XyMmJCn3WeQyHoPraGXuZnI4B7VKvVY7lHwnPz/auaaxprSm",
+	"oWSN7gVppF400pHs54NiPwqzCuGDdl/kM8vEOuSASS10lQMZQ/k2CGmcsiRE0QCPRaq82QCpUlet4ryI",
+	"z2R8xwfSpvKkGrGgniengQp2eiKffkduljETUg+WbAZykaS5p1yM4oz4sU7zBWWIgaZYsDVQaCsXNYB6",
+	"eMw71O8hSSl1lhXQLJLLv3H2y+dkOrr+KTsXslv57NqDv56lKWv/9frrHyffD/+ycvHo+08//Z/8pePv",
+	"P1lT28olDPAvkBRooZU0zz/h/m8Jk+Yxj+U+jchB4vP49ATyLSnxmOvP0Rr3+fQwP7w39ZPT4/pp/ejd",
+	"8dvT2smbeu3Nas4w5ohv5V3+QhlOvt2iVqsdsVsWMY6Rc5T0k5vAdy9YwKZyOP2I3frfMIy+f9HPBNCL",
+	"5KYir/ictP4xag26jc6k3f98OrnsDb40Bhft7sfJ4LrTmqBrqdcl89BjVhHqLz6zSFi72e6Te7yniUdJ",
+	"s3PitPufT3ZRueVzUt3ufz6VSnXqwZp8bg2G7V7XynNsBqhFUOlbwHIXFNjIXL94TtpdnBpyoBXdwxfR",
+	"w+98biHO0XKRQTzABT9X8BXEUY6o/5mPCnOs3qr/acHs2kJ/RctyJ1aktQ88VpJG5w7c6NywHLCN0coY",
+	"85wRrJRArcAo5iNiGoFYJM7J0Zf5cPHhXTS8+mkFFiB784ezHezrNmUdRwrPh9RDieTz6VDeZjZHctbG",
+	"1hbPbRidE0fv5102l35WWrWaDVw1uo2PrQu557rmrv5puTsZtjqXueufG5223cGsfaKIq2gxir5dDIl+",
+	"iCAsnlByWW5RxzI7Z8TakzUimAyVgcE9hSuQtTZ2ta2ucuMofV81nTD9ezOICW7pshE6uaP0c9g/NCZa",
+	"4SYHUpGu147fHK6Bbyh4ROc+Nznm5RXckgOTc/yXNN3YSsHKXbfR/FPPlGGVjDMApouJc+WdA7v5wRd2",
+	"OZLxClomDm+S2M8rIucZp2GW3BFYCtUQ9UqBL1NzIphh36vIAofZ7XLZ/kfrYjIcNboXjYGkdfVtPGHR",
+	"F/XPSe9zazBoX7SGk8KLtq3Bw0YSh3Maswsu/hly9uzuDT8mYhYmgQeHr3FIaBKHRvchlFx0h+T3kCOE",
+	"SBhXSTfkFfmRgp0hiBeCrzQRTBkiPgs8u2yThioYmhbMotTtrb6gbRumvN1nhKKle+C8qzkIEDZOarVj",
+	"Nwgf4Aer4N8zfzrDCwCiBd5sUq+cvnlz/MYIzeyGp+rLsuWKbBw0PHU6FBg/hgbG8QvG6cnJceXk5NhG",
+	"yAu7d+96Icd2698z1TupcpgZEFZXX5mIkFDCQ17BLRRAzM1++obhaKvnfQWmtRBuE4PIAF/H7gpRVKee",
+	"ymDMWCil+mj9N9eVXQ648906JxQBQQ4yB/BShQ0g8EI+jAcgLJL2UNYTDrkPOadvs9nqj0C2NTu9Ifzo",
+	"tloXw0ljNGp1pXYsWUGre4FHsIPW31pNfN5+7rp18CqUbhPDVV5YGHqOcMzIi6SxZpRbOyNYcNvx+d1a",
+	"6wlPTDyS652CxNjnA1/8eNb29vqMVgrBjPWBKS4CitaQvKTPb3foA2z3Czh4C6PlAM6CVWievUuSO5jn",
+	"1eGxeiEvocRzaBx59j7c0F3bxs4e0Nmw46SZqDudPfvOHhmu8fGLs8cYPysz37XqS7/2kniRxESu3Vcw",
+	"Y00nbpMgWJLfEhqA7zLfbfSgWTxkO9FC7nzThmyJpjcaLdkZ0jp0zkj8cexbJDe76GrpY1k6fSXMCd5B",
+	"UYFb9ctjQIA7Y+4d86zrigJ8Y0fwkdR1teHMQC6oEr7mKFxy8G9LG1V9z4KV/Yq6+NetR/2rRyT7nf0P",
+	"jC9G6lY8PdwpjNAXu5zx5I9ejZ/HLpPNB3ZkeNvjHjq+sCxeT8H6yhW0BzqI1b7bHG/t1MGmiEFujTJx",
+	"TPA0qnXqT9Ts1iTCOSuo3ntk0Vk9WnrHWWDYipowBMX7CNRqRC8IWLDl5Fz5QgfQPorX23b68zmM5Do7",
+	"WW1n/WN2syWLX2sTlGo25mGUYvYhvPM5WVAhNWvJVZxFCoJbhLuVt9bIjv1VE9e4Va1NPtCIy59blsjE",
+	"Xn5Rzxd5DqwQOJ0z3dzOgzYK9v3Y0QX8daM4Kdh6WSVlDTKknPwV7UYDsUw1FqjaV7oNmzqkGFLqWofD",
+	"c9gruW48+EFAblh65glWmF105/mK5HViQW08cbVD5mEElMRIP+sEgMGwSVXZ5XPmGPypH8tRgs0m+FUf",
+	"ZH4ldq0UYzUyvfDFGt6tekMuFDx7HJJxFjN3XKruFkL3kcWfGA3imdkm2mG2Jw1fGVdgGBHTaga5dpUq",
+	"ZvCIjirdGDq+tpef0ja+rw+T2GW8n3K92WPkaqQ+R2+1NUw7j0AZrrOS5d7NPkqGnR7BEOWcmfu50e40",
+	"PrQ77dEvk2GnN1HGa7sr/yqV1z7Qux5NepdbHpI/r7s/d3tfuhue2tdQxsXeNHB8wjLcT61GZ/RJfxj/",
+	"+qVULly/7q6/s69Nv6B+1KQxm4brQF7xGeKqh7LdHbT6jfZg0myMWh97g18mzUF71G42OpPLRrtzDSf0",
+	"xUdaV63Bx1Z3NLlqtLujVrfRbdoe63ca3W7rYstT2eFa7g5bg8mg1e8NRq2LCYbD7TIpCcf1WQ7WhA6P",
+	"TLQ2sADzvGVBzVJNBq3GsNedKI8Mdq7R7w96n+EsY+VBHA06b1ZuXneHzU+ti+tO40OnteaBvQgBEWFH",
+	"/nyNLh/7c4Y60yzlAZDkh296u+n3uzAtdXBr5dJrGDE60llcMQe72cIVBcWfBz5nw5twviM7Xtcf08RT",
+	"B5btS/EoWHVIn1gLcsNupdIK0WW3WoBvGK46/TQtqU48Jf6/qQ5U3ZXelckdW2KQS3pTW38rU4IG83P2",
+	"bIQm+NM6ZtUdQDUZ6sPfDPzwHtLzQ+gtJak6qOjkdWxRzRwtr6zi9oPvUeak2xKBnQuTsR9/41mDcQbe",
+	"LMd8TU+nLHaq5ApTMcv6HC3CHM0zclI/koZdLvP0v/Pxt5Ug0gw/S3jy2pwgTIK0rd2n0aiv5AdxVVSL",
+	"mS1IUt8hxUsnVto+4HPPv/e9RCc9inOSiATybdg36sbBkqgErp3cAZkJaMdsbvMHmHTLP6xG4CJr8EGX",
+	"zgv2FsOyOkRq+stXgqgGt/vWYJrTDpiJ+bp5JWEgVvcSvI9ixsm84Oye9TV0w6wfRCoP55oTOKlruNFv",
+	"5x1HJi92lYgz2BRWFdNjUTmPqo2gp+DvgwQ2L5v75N8SygsFWDKZ62u/j/nO1mAQRz/joKmb1YxMfnQK",
+	"LmsPztiTiKx267oksCvqznzOKlJ8qwIO8sGz1NtdJo6mLChbqbAWMA8pA30HGUZFplfeCpxaJtXqSnFG",
+	"jeewjcxT+lZUZwa6hdBNUrI9/h+IXecfy8nFHAse8srRt29pdaMV4jfJ3jtyjpURYQO23n9igSWou+Pz",
+	"O0j61ClTqjLMTZjEG1IzA/maffBwa2cuKHsFTrQV9vd9zRjsnsEGfHdlIBb2sil63ARgQWPh7S2LxG7R",
+	"40kUbDwUkQ3u6GZpQ/6ky4QlJ3xXVT6bhhzeyl/Y5Op8LFikoWVSg3ud9rhpJddnsK9omekBfzFlesEi",
+	"k8CeUTkNPtB6jXOr/dAu4K3tk/6Zhys6gwnmHiIpL2ZLAenIQPjkhsUPjJmYr3vfY9EroSOpsGbtjI25",
+	"m4g4nMt7kM5L1yAi7ZEYOuZpZqjOhvQ3pkDqvMdyRs7I3z6/kzIJOLIKv2ee3HeQQW4p8gJPq5aL6ZNp",
+	"Z1ZzHXfMYsSoBpKGR2ZDeQJGIy7GXDmiWbogD2EUeOTA9SM38WNRxl2tjkMZlMfSR3u+Jw6hEgb1GEkW",
+	"oLunISZlqVdK4aZTOHI1PS0plZT6LS7fsBzn4A3I9/cF/ARHfiZ9gT7QiHHIz2M0TiJmjqOaQZh4pF2o",
+	"KGpJVPPmPs/1QBXDxL2xHr4gR4O6Mqc6rj3XgdFrAlDJSNJ1pqSOyu7PtYlpGNn+nRFVa0/SgtPsdbut",
+	"5qjd604uel+6DvG5qmm0DpJMGlOG49AAeYuTy2XPzkw6zw05zUWusInD5Ur6bmpHfgc9swG7xCW05YWq",
+	"OymrkJY281Qc2YzeszOV4m02YU6umlj6y0lz0BsOJ8P2qDXptkZfeoOfS2V5vXOUCf3HS1eN5rDVtKqK",
+	"2xIH1U5q89tQ2NV89QTw8eyQ5M4rqyQx6rFKsiAOYi00VZueYit49YLNaeTKiwc8JI5mluby4c4KRnZh",
+	"mmn/dxruj8yJO6nU65Wj2qj2/qxWO6vVqsf1t5Xaux1z4vQE2eNtmupuNoqGkQ6LYxQpOSAmq/r/Ujl3",
+	"UK3Nv2edtaZYVofSWsDDjEVslV/5IktzZxAqlgq2nYKENE5TL4mpNUpI3SD6wTQiEWq0Sh4G6VWS/Lwk",
+	"YB6RfX0cueK3umHs3ypWswvV4gZqL9Ym9UtBXpHTEpjQIFOf1ugrULw/o7tiCDigrcRMxOJci8rNsnGX",
+	"OccOmzAbW6zgICOo4UMKUorEPuRQPmNvXj6frF5/++649r5+dHxSO31TPzp68/bx+WR2TFXrNjLLnBXR",
+	"WFRYB3xnmysTEUZZCkewYUnlUqXcHMO2jUhXyg1u6XJunwPuj+q6ylRceejFe2132jgXrYt2szGCRBVJ",
+	"B57cuVKma6U0DWY+LBOn3xiMuq0BFFvE1HlKFjSKOYsOARPKaY8m/UH7c2PUcsiBxxYRwwZp4FOYnswn",
+	"c1kN5rIU+6aRUrmkvmnVAJ4SgZSdnTUJayv17P806WpV0uBjvqKqZtLSZlT8iRLSdpu6fRLUlNFnTW5X",
+	"cc7hIvZdIDpG3Zl2kigjHuzhA2lo5jKY8UaOMjvt7s+T0S/91qQ1+tQadFujSb1W+zjpDEpl+831907w",
+	"xRMrNQe7aBV2IOKdVAxycJsEgdynY77A4rAYD5XGOzqwiVWQonN4XkhWke+T60GnSEqzOF6Is9evHx4e",
+	"Cphkr9Veen1ff/0o+OAUbrteKmaTrTqPqSuYu4/ScoVvmHfX2sHa7LxqNAVzIZwSH03tTLUBKXGwLUdy",
+	"z1t/mqggs40pXnbLeHsCX14GPjGJLwtB/4KpfKHbRKzN1pz6FkckXC5qe6kHinR7kOND5hSq4FKpafGM",
+	"3imsRkFYtLot8rA3nDSao/bnlkNCiKGeGcj1tA65L4hz0etKCZfJ61EZWllIf5Is5LTLlnIcxXylVJa/",
+	"r7v9Qe9ze9judXeM3oAjlL2U8z6+Id9lLHqUup1ZgKK6jXXVIUxWv4TBCk5BvUeZv318KdMyfrxNSJDo",
+	"y8y8dU7YbwkNBLE6BHdYWiuc5Jp+Zw5kIzYP4w3mYZujhmUAyjCXkpJmFApRsTjMyMikNhqMHJG3L8Mk",
+	"1guCZy0ZB67BQSvKBfUTov/XHKGpidvVJQRuIAB3AHykA8d4b5wycaxeHylhpK6bG47xAMOBBraTcww5",
+	"h9tZ6ct5nYpa9iqBbaLUgvvdvKxZNuofOa58ZKHEuc/9uRxY3Yr8SmNfSDrp/y6ssB0ATWNUYnBobtiX",
+	"GXn0Z0zDM2fpJtzbAFGlpTB3g5USdrwkZw+ZkM/ZVEx+fw4vkpvf7enXgAScWlbZ7w2vP/yz121NGqWy",
+	"+f3BSsQPfsS2GbIusCThx3JCI6bt2ATw2NcasKBSQ45rAIXRHm/A2vKnMkpyxgawbkKL/ft1yzlbY4u3",
+	"fY8zuGZe80sDqIFc7ccnm49N8kc2N5R7D74Xz1Ksqn4Y+O7yuU4FPqz9AMrnWz9gF5vcrNl4De3eso9b",
+	"tbbbsVFmi8zogjXuWSS7ZjopNjh8VThMqATpklDMhQxvCTRGKLZGFmlzCnobQTqBTbsh/1fCXZU3Es/I",
+	"MI58N+5Hfhj58RJnSdpRa6fwUe7VPRfLmppp6ehzdcE2CesCBh4/qP024VAts9ksuYX9tV6p12pfgTjv",
+	"aeSHiTk7JG5AhWBSnd+wipCPJJI5HBwGQa5x0INAByX1Ws0ax7AWYu6DpbvINrQG6OY7mlNWk/Xhguql",
+	"pnzHIlkyd1W1KdvEpdUvc5CNWgaNmnUAnz2C/x7Df0/gv2/gv6cWefTMVJIS9h608vTv7cCixTosxnU0",
+	"uok25b3fEpaAOF4uWEqpRH3x38NnnrKawzUcyj5nefeKnA/b+9ZY9PbaWnqPD7TJ1nI7+NxpdDMXDs8I",
+	"JXANkhctFRO102DM/RhxjVEODsIECr1zg7HxKPT1MTfw6wrsfLlA4IBsr50F9eWe/JkBsrfy7TcEz/yl",
+	"Q7cg3iY4SoPFncMcYHnIM/BHkj4zzhLslihnjwPKW0DWV4DTyS646Rmw9DFfDffBRkUICnzuSIAcKGCB",
+	"fLTP4SYw9L0ChGyBOI8NhMms4S5hMFWSrzwoJ37M7XEucmKyYS7tYeNDp3WB8Q8+p3Ag/uxxL6tVE9d6",
+	"xO0VFKGaj89F4ZENB20v6M7eVpdwF9vUCIgcYZQ+9IeTeu1jqbwCp5L6/VPZsjJl58RRLRQoJCPS8QH4",
+	"hvp5ZX6ai/rHUXr3yNw90j+O07snaYsn6dU32Z8fzS9z7aPVnHUp93yPxgxYJnLMDT5OqbdlmWsGdcTg",
+	"+CwQjiYAhzc50CVMXh/XD8uqoAIGh6XfVv7RwucdcgBQ4WFEOFZbK+vaR4iBUia3EWOaXWbJxo5VYx/s",
+	"/ena4Q59Pg0YaffvT804/6swQFVgSAnUlHu7ME2RlkExi26pm4G2WSP/qqRCPshRm85OoKUJtjTxF/en",
+	"E+Mq5l72OTWN1kfBghMGQlay2jBCKHZ9LeEqXmnDxNlXatPMnew/czqKaf/J26vzL7XwL9R92eEh0P26",
+	"0glopauqqiYwcT8QIvO5tZ9CILz6KThi1YEHzgwT5EBubZ+T+un76tGbk2qtWntdPy2T10fvIe9tFkYx",
+	"iw5lCwvfvYMJ+/CxD/dvo3B+lklmUpvbusFNBbgw8liEbOUcpRK85ouCZ5t8UYeMZoBwLCufld+mfIkn",
+	"wSt9h6NgX+Mk7TGRj2Wocjo2M9XsJM1CEeeRoVRv86BLjh5UvVatvz5676iok438f7dQOndHZnoJUS79",
+	"zyeAVO1ko5MQ7rMwD9nNZxuxXr360RsIj7FtFKdMAEU2vCVHp7Xa2ZFXq53Vzo7Ozl6fnmyaATOOR81B",
+	"W295Owjjxq262nbWVmuGXMQR9VXs186mqZnr5rrW/l1xsPWajoN9V9s/DnanDVbgyHvsMRzHYzbZkXWT",
+	"rVF0qo8Z8lO22uqMrO42y9hhr+HIt4xs3/2z8vqzbiFpdC8CytlaqPsL/YROhDdnfEePPNB+qUhqb8oa",
+	"GTSYizVZtC1vWoCNwczHVUOmSoBcMgGN+bhRbYyPpXoImUYmAycrkV+J9CD6wIFAGOeMODmomIveVaPd",
+	"ndTBASIfOVr3yJEqN4fGvxTVUBIlY/9bcW/0B4oYNbrVNdcb3V/spU+4Gy3XLKHTxUAWcKegUXlOHqQB",
+	"PWJRRCXFaBISjHsC0Y/b/WGr6ZCDTw3yud8l4f2KG+IwXz1h2GqWyiX5LWsPXzSmOq+Z/gkiqt+9Ozmq",
+	"va2/OT46qr97d1w7fvvmWSKqd48bzE/Lq9S3PA0hmgNje024IFHRgiprbf9wQVPRGvHz00364oGEGECY",
+	"iWmzVA4RzNX1oRs62279sfgqEq0WwQqLVQ5RbYwpjZncO/miPmY7nhG9kTYWCbCh9G5V3J8rNDrVuXYI",
+	"ks540neJ+c34jh+nBnayLfwbArALLtT/e8Kv53GSc0PWT05qK7B5o2tph8J8YZhXeEvkgzlpc1gm9ZPT",
+	"WpnU39RqICzfvXt/Sg7wkCJTQSxi/8J4tXXlEfTMYl9WQ6boNwyZku1nI6jg8VXNZ3vobbr62cBbPxYZ",
+	"XPRHh+FizPN9QPnLBeI+f0TsM0e56rMoC1o43iN3DCCWVJII0I/6PYHPXciLqSJ4nj2dMmJIEqfYCSd8",
+	"/8DblFllQnDNsZptYHAPbLvGsAsw2KcnVq3iPG8zgOBJx5RVfy1Dy1BN5a+pwmEbcfbQ79FDzzUCIUT+",
+	"PY1zh7+74LOtaV83pjNl96hcUNzJMb1jPDUOVGQZWdB49pynRNgB8ToRcA50UtoJvXEexmxtIdQB3FYu",
+	"e3AtrYsqth2IrQbube8P2Lkb57l4hr2ieeI8bId2f6l5f42DUEdyakS2aLP/xjG1MXUzyVL65BA8K71u",
+	"55fSupNl8KbkMl3MO+tPC43DBuvlqU98fZloW0QQW9EVTKiDgd9o9NvkQPGyLGs8tMbrXrQur7vNUZp9",
+	"OBm0/n7dGo4mg1az1f4MWYoa2bN5PRz1rlqDzCWds4i1V1oF3NJHRQNzFmuZv5pUsEhiVedBneqooUsh",
+	"og8Zj97n9S5puh3XzolF0doUWL8DKl28QmrZ5M71BknuVDrjyMlHLmSiSFAlFMTpHE0ycSRjniaqAkhD",
+	"USNwbGPLuWOyHc42nslHTWlDN2slcqnBjej0Xe2o/ptl6VqtFnlXO6rW/47RQTGdlot6YpVco3a50Odw",
+	"Jug6h20CQD065AQq3etEkQemD6JiOkXZdlSwR+q1Wn2T1nxSe3+c0ZqPVhd+13oXe3r0nxDGt73xlZi9",
+	"6eLKe7M++29FfMEOY0IV2IDRi9dQJ1689nyBv+Cpq4s3hCbxjPHY12BJ4AF2KQelQ5tIiNAuX5QKLm7M",
+	"M/n6pNcftXvdRqcMf0mW1B60LvCv6+7wuo/Qx1mWln2tVC5l31N/Zl7ciRfdTBd9BsrrutI0HRVTLdVX",
+	"5ROJUywk0FGMj9UX5I6HD4AOrzx64MmdUyBpqfZyAk4NBAZzg0T496buzR9zn5+Ruc8rME9lMqffzuR/",
+	"8O/vj4uA3Eo3H9QcDLtYVG63XIY9EL/278JLbpPit4q7Zk6/yX92CUGeo5d/+6OPnzETMbZPJKcKHQMa",
+	"s+rJ6oRNhW5yTxJnHs6+cZ47ZogYZsRBaYpOYwXKgroxorFqR7bPAUVXxWE4GnvNj0gcLsIgnC4xyi4I",
+	"p74rLfYoceMkYk4ZA2AiptRfLy2bDaXHcWSR5i++KeIOHRlzVfnWREoavDQAT9sJJY1kYyC5N+YOi+kU",
+	"39aRjxnorWuOm143kvXvWOMi81ghj8H720ArGa/lKsJ0YdWUCQNzmkH8o9GNH0c0WpJEsKjiSv2TKztd",
+	"VEmLuhigNOaAaQR1mXyoNZ8NX8z7i5Bp3rAg5FNIQ+GhUtbg6+co77Fku+SjgT/34zRcdVzKIKyA6gCv",
+	"jUvktySMKTlQ6hmpnx5WyWc/DDB3esxvqR9k9W44AIjdWUYBPxDMaNmmDMZhLpoz3aYpUT9hkZppI/+e",
+	"M/76qKbP+E/qR7uf8b/UCWpMp7b2qFQU4/COcX06tdT5erD+r0Q+bL68Gq98nqnAP+YhV3CweEUTKXKV",
+	"AwS0ATo2DMhU9smxszCy8a7DKvkCEdGJSrCCyHckNz/GoL45/JV11eMpqmwR61vB0yJ1ER9YIckPq6S9",
+	"wosKXvl/1P92RI87J/M3f//p31O///h97fTo3Zuj+unJ+/q743dvT46edDrI4yfsujY2YINAWuv2oTzn",
+	"a/qYxmQbJCRWwElAmhI5VlslQxZL8guWaOZ4UFAIGZyG/jI6Y5bzPD8+UGFW9joJ+7hrgHdxbzxh2TrF",
+	"pnY6z1BC7YkYIquh7S90evHCfjN7+rHaUV/300afkmGU0Q8gBwhmtbpBRdroj7V38owUj/ptwECQ6YLe",
+	"U6dKBj8AGWjFWbsGQO71yonZvhmGa5UNG6SidrdlMH61bM1p+FEusDq1cMsZXX3M91HWtVi2Ksm5Qlz0",
+	"WXStbIzWsNN4slm2vmVryKPNbjJzKDW2h9nSiBOwyeQbKphuzix58wbCU82QpZCCP50xEdu/DYcAyzJx",
+	"6WIhST/Of10u2gHNpCGNuQu17rWN5/QHvYtrzKTSxbMccpPEqg2Re6Kbe0rMwgcx5msfOMy7MFuXly3w",
+	"Z0+GnUbBA93tyYulcsnSnfzV7Bd2cg/puRgG9EMQuncssh6XUBFysWnpzlWZGV2rxFQzNSsILyiYn+Iq",
+	"PNHvs5lW25YhvqAHaP/OWLGOVQGzvXYLfQxGpxtyl0UAwgT5OVKBg4C9cM7IDfYRs0+fBm+pmlqDbNnt",
+	"TRqjUaP56arVHQ2dswx3nVEov5/TNQvPT9rdyVVrNOhNGt2LyT973ZZzNuZUzlIUkoC6d6LoFlAMW8WM",
+	"vlaBoeTAgXeEU8ZbAvap0+42e1f9xqj9odPCL8k+FqUHZ8xD0AmoXIstpU0CeoVAO3zME8G8wyrJNz1o",
+	"fWz3uju0rUQtOdAy3hnzTPNEt37VHg7b3Y+Tj53eh0ZnMuhdj9rdj3J0+g7MVpk4vdGn1kB+GCvge3n2",
+	"9KHTa/7cGiA+Yp47WeameFUNq1Qu2fuDPC6zoCsXVle4VC5BlzON/lMFrG438rNVPOxKqVLCFslN4LvW",
+	"+iWA/4REjVsHovLB9s5um12RoQPK16CQfUrmlKc1cDLPPvm7SJk2yRoxVgkQwxt3EVQIKqQe+NRzDl+Y",
+	"byj6tkmlqS7aIV64D8AJVnvwTwxEUjxEajivw4goVvKy8/JE+dQ2noY9rBupbiUCEjfQrjIx2+uMnFUV",
+	"d2uVWdTi5GeMjpWKguyp0yhN2FcHy2PuFGrE5hQpZ8WNZC9i+3za12YTtTg7exqp24vtrwO7QL9OlTSM",
+	"f1zHXJSJc+dzD9EXdnKtYJCCttNfCSLfx2gghdYkLxzaDKAdXKKZMv8YPaecn2lQQXVXr1879e5lWi1n",
+	"bOZxUqsdu+pP+IPtAg7grPhTHgszYB2K5g+rG0e55zQMl1z1PFwCOlsRAgi08+dQs39M8HrGb6c26S5e",
+	"O1tAB2ff4j6dspEkKJvvSU2W0qpEEkBA8Jz6/JwsqIDcIyqIs9CNOJINTRkqAACiurBXPXycz8sNgwAh",
+	"3K1NJjxi1J1JTcCm5Kd3iXDDhZSM6K2w7pzd8xMeaMR3iPs3R05f1PNFpgekAjs0Mzv7cj6L53Wj00eD",
+	"ba/x+pwp7SnDIuliwWgkMqU3XVZWRZsyIeNl1I3K5Ja6KMAo94iU/1XSAW0cEGag0oGNBWZ0m6fuy+Kk",
+	"qNL/L61IrPmsXdLnizelYl2ZYwouaTVewSipLzNJV7L93VXRjZooVjIxCrL2hDrPVH/7kWN71HKg2g+B",
+	"yetWRpG9Lt39cqtzqfbXLqs0XzfkjEkThA8scqlgGeOmnEn3T6tQr1YZy+WcrppD/9aVNvP0qBU3XAwW",
+	"HWZm7ZpbPqE/rmbTQYUKmkF1qqJULMbkPHg3+oW2h/edzVUT8GauCNyr/MlkYff51KvUVajoVlPY2Hg/",
+	"gIyl4fhvYs2r/XgUqbANmd7UENITXJQ2We0rVVcuVdmI4JzsNUT7NGPfktoOWFDaX0hSOx/ZhpOdCzmt",
+	"m2n55ZlEH+pCP7IC/kZkOIjfUB5aHREGXHLMnQ0dcsqIlKO1wTIRIcYZSFYTTXVgCACnanthLPVZFdvu",
+	"TFnsQPjtjUrJBx/AQ+RjAnk2Os3JDMwpm/C48pg7GYKy1BrFrp4TDIgrG9y5ChhQ5SxQbIZKx1yHusCR",
+	"kjWcBYPBHnzBDs9NZVQDL1hsecz1BoCitAUQQ1LAMFQxe1sj9dDiz813mdDiFCq8NGn08CQIAFPQDRiN",
+	"mEcOTMkCN/AxHlEwjkdpiHmrEDI4cbpJEFwCAphzeJZfknUTT26YG87ZmKvpzq9WEAomlLIORefP08BH",
+	"X+QpK+36Sa1WHfNssCQGOxZHKeeKCqizfrMW8XG3yEYaBL3b0tmvzxLj+LVckh2UC7SWERTCELLIK7sG",
+	"PWqoKidZeDRmV1TcOUiJcqp9lW0ClONBHufNEv7xeRxm94IKmvrbsNfN7WsIQHl7/O70cMzhOjj25mcQ",
+	"XSkX00Z2EZuH93JFqaKx9Jk/vjskYPSeCQwr0/sF26Jgt/uCHFDC2QP0lDMGkYNZqoKINqwam6G0MZf0",
+	"m58IqN+7IBFbBNRlIieksBjVnC6QZrYu139CLJ8eYrlmkreFXI6ykZWKaWtmT0WKiHGzRIGDKmW4iP25",
+	"L2LflSL8zufTM+DdY25kA8yX598C7kkGriYjGcrEHv+I6U31I/C55qVGlTTQoyf1WvmZs3wbCTdv0GBL",
+	"dOTWGfvvGi35ZHar4yZ3YbU/PrJyl6X7T+jk3qGT51KX5CGgkGKcFmoORiczEc2pvqc3MyhlT4mjLC7o",
+	"nzmuch+zQ3y04EYPmFiEXFhz4PHOdqvDjke946HSeqZf3SucHM8HnkCuYmUMKx5yGIH51IprvFz6VpmG",
+	"FaTxR6+EtPS2rWRvO9yInNcMKgkR8Bz6AGC+zzKZSVLzziVMCY2xipHMY+5k2nKISY8K/DtWSE4wCGYY",
+	"WpbzVvBAYc9jgq3pUtHJv1m/xyGzNYNe32ohOht9/6B+p49cDzqrJ3XZYKfniYhbXcFGYXhWCNnn101h",
+	"aGshay6vO51fJtf9laCv3DEN96BoCxhpsOhVot686H3pOmfoXPDFWEPcH9BAM/NNsWSHVeJctD4OGhet",
+	"C+cMozTSj5THHK7wMK4SJxdMoALxIPc+f7BWSE3HtkvlUtpd88d1HwAG0nCDry+bFpLZYM+0ugXulV1q",
+	"0/McUeU7sefR3w4kvWW/Qh393G5dH6O/Ut5hvZf0lSC5egzOOWKKIAGiKepFVAri6pYSCjtWT6j+GQP3",
+	"yyVfNGDnbAAKycUIO7g0K4UrrvsaRtlpd9WbVdJWuzt3CAD7NWC3MQkTWNGcHHnkvjXgIvrrO2xUsYYC",
+	"dyv9kcPKkKLHXshjzA8K7QB4na0YyGE534RklOTAj/NY8GO+vgGU2vllUWBvypNpA3TJFK/JRhcVJtgE",
+	"d06Go8boeji57v7cReZoGXfh6spzwElTIBhAapw0e93L9sfrQQPDs1qti9aF+pp5ZtBqXPwyGfUmg9bw",
+	"+qo1uez0vmSf+XwCXwOMHPwKXLvu4xXVk6cCz2QhZsqlQe961BoUuv9h0Pu51bUB0myJM8uiPOZ4Wma3",
+	"GuLdnSF3CniQexw0dI7y+FZpoyRiAbgZclmvFt68WAQ+5S67oouFz6fPnGieHVuj8KlVf6v2WVVJA3yE",
+	"4a1Bh4FMcNNZYQrdK0hSziL5hmyWREnAhLX6lUr9Nh3ZgDye7YrIlMMIo3xdCWB/VNVlUpnlHhOxj4HF",
+	"pN03qlPEkGfimExvwT4ht2HCPWug0hTSpD4x6iHm2NMW4WO2NQjrgoLJNosSKb9KBrqabEZ8mjrLUjP0",
+	"IU3ZzyqaOn/fOqI44ZwFLe4tQp/HGxYh7cPGRag+JfFtI4XuGdf7EFYCds8CWOFKHFZMgzni3LALn50i",
+	"c5RoysmEEfH5FH4vKOBIoz8NU85Drou2ASzTTRITL8RsGbhPMcjPFGXE7adfsEeSykc+B5SPwoaN46wb",
+	"6rXADEL14Sn1udDJZ+ajmSBNOZZMDayHMGUgT7QEN9FJe/3obJah3a+WDlpqxNx42eS+WktGL0L2m4az",
+	"f6R7ulDWHbG6GeCFXXi0QdfW8Qw46B+yQQB6JkdbG2ieTvfpfZ7mC7Qe06n29mDH9gk/fRx5fCwIoD3W",
+	"P/uqXSMRq+t/z/1Nu+Nztw0VHsnRSeXGj/U5yr0fxQkNjGRKz1XKeIZUw8JH5bdv35aP6m92Kx67x4w9",
+	"No1AbA4NfL4YfG2c4j38S91aY6buGJK/q9W7Z1x+3hn5o4Lzf0xcvqSWPcLygbj+b4jK/5OEx/cN3vVe",
+	"4HIpHqmmBzKnnE5ZhCaMTvPSAFNwtJnDJFZlazHxR2EDh5E5TbfHvuOnrvBLWtiss+E2RxGURhTAxcVr",
+	"5YVA9JlgSW6kgUIgRAWO3NXBF9EvgEWmXprRe0wUEFKLASrwMeFT2GfGYq1932exilDde60aSgG0JOeq",
+	"EZWa2l9FzkVhom6AVer5YhHQpfypKyEJUOIE04UbaQSIMgs6BQmITWzAa8d5Zn5E3DCK4KwJwKYM3nv+",
+	"VLuoP6Wz1LWqmv2ASqVDbm6eOc1t52ul5A06X+hSzaCdQJCCGrnWYZielleCLMIoltL6EjQpEYPKNy41",
+	"Z75LpyGpj0vVDbDre3VbLxKCIyHqV67vCnAU0bPmdEluGAH0WxrnrIuFbIF5pkGkZns/YXjXUbDRyVyc",
+	"jrSGZCPTOUNLsmtIQb5g+ByWqaTEY2wBJRsVZaTGl9lPIc/PBi7AU2yELLz8ozcVRjOurxiuhDhU1zeQ",
+	"f8Xn5XxKaWsAiVepPl4LNgw4w78Rxl26EEmgQrfoVE0umAOwMKoY0A2LHxjjBCM09Qmo2dtlMg2ByEK4",
+	"peKTfGE0T3k11eZWdcxt1cf2DVhu+pGb+PEjlukC/rqBCl3KYlrMlsJ3aUBcbNXMBqDa68Jzcog4PVWS",
+	"+bwyYRQEUMSoOrLFRyEohAZBlimGmQSzlSXVM37B5jRybdWxdIcqwvekoJHPkfZFus/UKOyONeiV7r6l",
+	"dex2BTGl04gtW/ukoR+isZk6KbMreCC25uPrR6a+vW1cm74Lq6QQ4zLLoDmIqSKoeHen13gEt3hG1FkL",
+	"1KxBgHXpQuUEZNFmSQZsdszTZywBYY+GndUbIsVuzJTWt0DErqmfn4nSH3OMOrwJvaUOw6cAQFa0Jg63",
+	"xaunGJYpArq16P7e0LOPi154hnhaeIb4fHDZTINqkYlWnxwU2+DpoUHmjnG0pWptH/eNsjpxatRJ6zJM",
+	"FHNbiQHbD65ULEXM5pmQUEzWBypBXhMsUz+GUPZT9jiHtG/THQ6dA9JCXNLco5LeMQ4bip2UNcghvoof",
+	"XoM6qiAE0HRRbWSibndGDgDYi5WgV20TGT0GMFeyqBR6foQqv23erf5AgNANsKDPcmRm2jdVDb9vAi83",
+	"iBMrbVTJz2CNRayYqKBURuaZXAXbGdnuvo4qaaCvQ/suVuXCDkuxPch0ZVMa1oqpM6kfyNCQlJCofti1",
+	"9yJP33ul+ist7OsPKdL9M4SQWjAc9/TVp+E9aagXFRk0R2VKzZT7HOx7oedAO9WzkYyYxYRyOl24legj",
+	"aXjPQk8fNjGMLYHyEJAXQ103THi80nwmfpC6s9xkFswDJdSbRkl4glwbrTa2t9a+vcn9lu9T+EAiFviQ",
+	"f6ZsR63HiAIe5w3Lwkj6Qq00zHsYpfM/Zyw21cD8iCkHiPFiKS0tVbzszgj5UDquLFzf3n7arbPWXv+9",
+	"HVJWlXIIsIIQBa28s4+ELlqJdHrmVNWnzMZ+1KWRKyXF5FWQ1Y1VFQFVCTzKW4bi1vYoshPAN9L+e0gc",
+	"hCy1AH5jCBSNUo/iKpUVMBFNTS4rol63N5ooqKpOC3Gp2t1Ra6CCoIaWSxtR8/Zb451A80BVigLJ15TR",
+	"hgXlrCh6gGPnc+P4ymxWNb++KODbxUqcZx99Mrxeg8zWAuxlNGzzRcOC/PhVCsb5zD3OI2tYcRakap2o",
+	"M1c1l8ohpUDmNFakx2LqB1XS8e9SR4nRAKoIr1JNv6h/LstKcxWEEp7MWeS7SgfDmPxx6c3J6Vt0iT4+",
+	"335FJ92kPu4z4Cf1ah0y4hWCeu418ehTR1ZgBSFRiq2eVZ96T53UjYiFe3VevqLAH+UIxtB0fVzScId4",
+	"4ehpHX6UBHlWEEOtTaQbGXQ2ycyNswSVwhsmfE+ZteDPxwgLaYTeGAc3ulZQPzGF4XbU7p5bej9GHW8X",
+	"CtXvB4KfO5HRBLZq8m08ArJLF3tqpfmGWsJGEBCr2alMg0hb9I/1HPZtltiehQI4DZbCN1aL8WAHdKni",
+	"2C1DSMfYAvmyOgsGqEUABDnHupz6ZWP0PCvMln1OkFW+0OZf97X9uYGCad4w2Yix8fz4V5sGkgr5J2Fe",
+	"sdyRo0KrgzztjaIoL4lyLNECkIVVK1OUpoLI5h6LOKMxRtu+APTNjvO4P2mk67uGPBA9DI/JGeYM830g",
+	"s+RH2hdGy0wVL7pV58otSjzzI2+fRdEDyCI1vSBE1m4rBNrJj+UXxY/vTyMwKagDbJ7irWSyRRHW6Fj2",
+	"r0TMS7hHubtMgbpAGABgSgGmspziVL4AVFaR6yBcF0MArVR/zOmOOWpGBJIXJud9qWi/QEnxkhGRFizh",
+	"J8AQ7xvfWECseOEIx5eMa9wpmvE/MYw/Ioaxo7a29ezTCqF3BkeFhiUYLvuAGUs5IsXT6jGHg0Phh5x5",
+	"VZIBCcbMc5fGNAinkl5vEj8AffqAxiRgVECmkyqFIMrotX/w49mY6x4AE8qUAjB1AEwkjmBgQwYM+kM9",
+	"z4xFpMkTr8SYF1UsxRZR2Thw0iTcOhzm+4q/m3oMK1jvYw6gVfmwTS0hzMw9BrAzC4A65gpxMx2y7OYa",
+	"bMRiGmoGVtWKzLAum6IfipgGJgVCV+Q2ki7wpXwWbEEjHdfD2YO8StwZjagbs0jspP4Uh2EBidyAipkT",
+	"YJJ0fA5zoETzKrDk+ZjLd2PGIQgRIrUAydudMS8JMHoR8jlQBUlBWwmNweor4kHBJ/YYacAuGZW6ks0J",
+	"qe4U41Xi/EAlpUvmwER8Rpz25aQ56A2Hk2F71Jp0W6MvvcHPare0LydXjeaw1XRkI+g9LUC/6h2aEyTG",
+	"aW5ru1SW1ztHk8ve4EtjcIG1ZsynrHx9m9JjJkcyNil0rDXV+R0W+SAhIIJ5ZxBCBkbX48bXaXd/xvI7",
+	"rdGn1qDbGk3qtdrHSWdQKttvrr93gi+ePGr8rtWSaSrc4IyZmcPibYjZTRJxJPDLiPK72ySKC1qLemgX",
+	"EnVDHvvcCpfQ1LeK2y4r6huXg3azUSqXGsN2Y9JvNEvlUnNirjYnueut60Gv34Kf3d5g9GnSuGqZJ4e9",
+	"69wV83Dx0fyDu5y5/EhUv/rbSu195ejNqF47O3l39qZerR2fVGpvd0T1c6NQiKEfs6xYb/Pb0A6IAJGW",
+	"oRAV4ceMPPiSlczpkkxDPHuTTxh98gBOWUKPBQHzDh+lR2oFo7mum7uQ/sYgrYtiYFZKeGXJC6T1GSxz",
+	"0knDu+ZWovVb4nP/G1GbgRxcNOuVi2a9fmiDQdz1JGmpglAiiwTV1XlXZGduB6t+Odbelh7Rk1SbsBsa",
+	"umrwq2zw1JZO6rkq9FJf3inIyrPV1XgC6OGb+qMDvp7N0lGEuAOen9HEnyUIKt0Ba7VLqZXkLmCNfKVh",
+	"5jucUX136Z9FcbWQPz508WEDlZEDShzO4lvqOsT3DsvE86e+QhvLd3GnjmGc/RruOJql9f3Sci5pwH46",
+	"p8DeMfo3ChPuVeLIX2A46pOY5MB0b6fok0fYonoM5+RhRmOSAw6v6psORFLtppxjHgB2vB+FXuIit/dj",
+	"yXflGuvBbQGeT+058OktqB/pefaFwbnGz1Vwmcj799X37/+fM5KDvYEgM9THlaWFODlPd7utwxlyTHiI",
+	"c2a1gEnGAAYJWyVOs9MbAvQZDwEpOf/egYoOBw/jLVaVXC2dBvEo2NBOao2KVxL9360J5hBA6xmOBq7X",
+	"DURgULS+7+hkWK8DPD5dCBPvoOWKbDp/Mof6DUKOqEwuk2eSSVRRCBDg7NemASDfcSSdiM3DOK/PFsLf",
+	"154yFF4FIt7YW+WS1efZonjm2jEmHvBHIPRFGPgx5YRGTMpE4U85jcPosKyG7seSV8AMYLz2PAliXwpu",
+	"W8u7bfw5/Xax5HTuu30azz5Q7j34Xjz7eLNYw1rn9Js/T+Yk4XMWS9OM3OiXYFY8bI0saDwT0moLH4AB",
+	"L1hEvvgRQxxfEzWQlklJJXzlr3vI+Dn9dul/Y94zdf9WtvWDOr/rhtsTZCDIEsAPdKIbwnu8Mz0VMvs5",
+	"1VOp89IOdaPfvaRjPbPu2x3sWSL5j6P9BznaMyqeJSJS6TWY+JXHs1jx99Git4+6Mwsw87cFpN0M4vjK",
+	"sgda6nZRjwXndtZ/EYeEks9XaeVS6OjBzsbY4/Hmgwy2zFpUUA312DnKF1lH9WtOPZY5sYWu26Y0p+bn",
+	"9SBQ28gBBKaZtOKVauE5X8k2talc0p/qw+m0a7PpVJLwQj2x4tEGlBz/3qRpppnEeu9jye9SudTpNRsd",
+	"VRNc/tmfpLf6k9zdrzvbUhsT2jOdeSHE1Oc/b76irmDunhpps5A7l09nZ5JqpXJ5xTyfkobrMiFIM+Rx",
+	"FAZEMDeJQJe7ajQFcw+NKMIg7pyKqP6VLVvyzpdhEpGQVxYRm/uCCbmrY5X4VoiM8YPewsbV27cQSS2p",
+	"Sc7VKtBDpgf5RBHMxhWzMAm8CgyKERxROkSpqLoQ3ywZmNSS8IhNjQG7Kz9+S4PghrqAXwA1kMCtqlPu",
+	"fSSvq58bRDAhFAtUNQWYiOV0ixnzquTDUsMs7j+UeSJiPZDCCHAAXhQuBJ4v7Nkx/AIsV7pEq/xhEbHh",
+	"jEbM+5ktt+Ad3rGlO6M+J3DiOAsDj0UqZ/UG8zuhKvotOD6xkJDJvg9CPs36NERMo/gJ7gzcQv1M5/fH",
+	"FrO08XiwgkXEKgLagYHrOGzB4mShadTnkB3mu4Ys7iF4SIjQ9XEvy3cPmo2fD4HPr+4qu1suu0oQnmOs",
+	"gHy37GqQXIqRb2u3QUzOs8mDDiHxlt7KXaSBNhmWixKIYVIlpkktHfV5dKLjU/e0NnpJTKesG0pbII0m",
+	"2HupjAefShrmUrcLoWXDD3POqtWT6ttbUGUUQoOw8jZfiIRNIDtENjgCKOB2ozPpXY8aH1tlXT1dCbAs",
+	"rIKGS2hfKBfVgx8EkIyvPrxfZefNiee5dHP0cYAZkkSLjKsL58eeSc49O9kMzTE24x7qejpDT033QU7x",
+	"E75UO665/42wRejODjeYrRZUcpEwnWZVOMgOI+VXVZ+V1pXWRqX4oXdM+y8koUJyZ8jN2G9DKT4ka0Pc",
+	"nTNSIbiIZxDUkeP02vcTSiUkZsFSQ5YLFt37rvIthnMG2ycIjC/RZBU8+NwLH6qkQvIUc0aG8jVFHJjc",
+	"HPkCs6sKvQAtGWuWoZhU1hJJFpjJCjw4Yl7iZt0LWWWuPVLfLZVLK9RbKpfMj8KdrzufIlyvSblPF4pn",
+	"drqdaYGpuuZwiUaxEp8ZIIMZosObZlcW3rLicsE/9nofO62z1QbkXKftGzCTnF4M75bKpe5w0Jyov77u",
+	"x4PTzZTKzBfcTlJA2XohL5tg5o3zuGUDIeT+GbogLcsNOWmqDIhcTXYPgPpAy6kkWVARl3XIbVluqVS2",
+	"rOD8NxvdZqujkeav+p3WCH53hxPzTHc4wccelVjzI9H5siblf/D5tuDzdegNCzaOrlDLa8tgsT3Zqzu2",
+	"rCB+24L6kTiTxv08FDE5PTnH4dUrp8eZQDTcv77Wg2mamTHmKlcjg0vGNZ6AaeB8ZdLAU5Dmd2AjQh9g",
+	"lokzUQFYFQfcKGmrY77yGtpKzDs8183XCv2HIswo5dBHCfvTPDDmAHMPj0l1MIBZRacFk+aqu4pABGaL",
+	"yvhHNb8Q2PZHifF7VYNNrjij89JZ6YHdKPd6di1PT2wEELo08H9n3hUTgk6tSm6gnyEsisKIzPHRVf0P",
+	"HrQ0AR/JpOLA61LR+9Dsk5O3AO0mEncGrkrGK9dDxyrV5uv6OEqbRQ5I0ZW+M+S2hqK89IN4b8xkBQ50",
+	"C+8SN/JjFvnU1FkJQipViYByV+FPRkz2xY3B8pQUnwf+AUdf4M99KTiVzZhpRL6wiMJvPhMAsPLNV1Ql",
+	"dWSXRoL4/D4M7jFMsvDiAwiKNCZHZ2UYGE3lxCp2Ws4oZ1nwRTPOVEODc9VVTwfMS8ppLEcASt8P5DMk",
+	"wzUyCab40QD5i5ZyGl3G9P6GCsw/xY9eyZeaqqO72tF5WoB+Qzs2E8L2mVXlwBwkzsIH4nPPv/e9BKBW",
+	"gGJw2DBAJnSAbJyZl+wMwkq7IY8j/yYBiKXwgUYYcxzes0iqzvPcCLDlrOS/aoyanyaNTqdU1r+7vyic",
+	"hWFrtKOAXztP++2efDNqMsBKXyEEYJUZA0URYg5wVVGIomvEjd9I3Ls6EXRsj2kMvmTlU9BxO6njmLQL",
+	"GRc+D+KVbid4dkcGJnvXi2xBPo1UQYBZPSjI3TJx1tfddA6l0JVWlc7I870xP6CcJFzBGJ4iqLsCw5Rb",
+	"U51CHKKsKigQGUX7oPDdP2rl0/r39OP/59d65f3XX9Wt+vvvh1aV3JwWWTMoqFhydxaFPExECkSkk4jn",
+	"Sayd+FIfhCiXc1W0DM84QcnEn2OuZ1JUSUOpMxl13lCGguwb8wNHsLgZzuchbytIXU3uptf6Ahbrx4fE",
+	"hyS4a4NWa3luzJ0piz+zSPghX71/qLA4MNWN67idHBCTMLaKqU5VCKcAoC7T+LpARUdFuLc9Jz1xgCuq",
+	"wr/8+oO0BP17xs2hrimjVS09TyjwBVtEzJWW5jkq+gizmClx9mQkQkuQq5nOMnwwU/Aug2W2f9zqWsfR",
+	"F30Wbj5s/CleIf75HBUHaek6F71uy9kNLUbqdzufzrbgaSh4FH9iNIhnK8S4ra2P69/EdtdR+Q4Nr331",
+	"exmOwKD7a9XeT6NRP6/vomP0lvqBVDHSpc9F4XZ7I3LZu+5e7Dbhph8IqtYMvXVdUbhpbujt1JGT2kkO",
+	"y3hXKOONpdD1gf+TCqGfvD99e/T27fGb2sn7929O3r87ff8EVEjJIrdsFsWQgA1FzGX+/cpuqe74sa3M",
+	"efsZzQ5tPDEcxVCENf7E3N3phHl7mHOG/tLikyqcGdxrKoghF+dcPyYz9i136d2mK4WopPQ79bfHR/W3",
+	"pzX4X+X0iB7f1N0T7w07va3U6dHNsXviVeRfb+m7m10W2TSNWDA2nGesYK9r46QiNb8BTUCslIA3SXCn",
+	"vFTVvXphd9xn6SArg7QJjV+SCoXHpHCQvwBmFnOQBIvRliiGmMNrO0WXR+F0TU6iupOt4FOrnasEPo9J",
+	"wSiUveoLeY/QWIso0g1jyFqkkZV5qQDA0lm9VoOy8vhXbRe2tnOsxDn6jW7BSThFJ1N2kZUKk6qFcoV3",
+	"jNR+RERVqrLaY7R2VS+3cabh7i1tdsgbvqvAgOFR5pGHMLqTBlrIi3S7PyteFwY+zKGhmk+ck3l4zwRx",
+	"VPVRhyCLYcQZXHe7+StAimVFsDfUvctyUdVAqVxSL5bKJfnCbrHf0Lu1GocumAXTkNjwrlOEZ2xqp7mK",
+	"aTRlVrT8tqebxWdSQ3GjOD/PIlxD6XHu0ihFDUTw/scJdOyIfY/kdqqGns4pw/PQg15Zt0oibBlgGEGr",
+	"z8OUqsC8IonmdDzZ0v9Wf1XdcF5go3A7Y3mAI3KXwavoSFvWoLojTUzyMPMD8H25TAifT7Wqr+tKY+FS",
+	"GknDC1/bOYRkNfDysUgomcX6HWxqw1R/X8dRtfdwl2gyeygoaCtF6ZkjKsM6MjJMkUZOm9wSVlowgVZj",
+	"OuVl+2oVOVN+7fxY6fWWMFJo026G4739lxn62Y7Z3BodVFyI7LSr3myfnAsAU7SHwCPQYs6+4jiWczIL",
+	"oeIIX6aHpYBCAZ6VNbOjY3o3jb1lHpTmFwsW2174JJ9RkaLFk5JN762crHwvl35Lwpju0su/ywdb31zG",
+	"POZhb79vnWpYSOtEox1rNRstmTRWIxS+gKCuuUKNWcY4aA1714Nma9LtjSZoBYPC+ffr3qgxaf2jCWXI",
+	"C+xy9aXSOs8E0pKw+WayhCTOTSkuxLn02IJxD2K4HTk6hxzASigCxIPkYi8PH7mdFMFbDguCtUgvo4yZ",
+	"ilCbII5cinFyeoeXEWl5ud/h2Kc8xm/m9G4zZwU62LjBtye3aA3Zqkv/gByX9GOSEsf80fU2Mw0VsUW2",
+	"5Mikb+6ZGJN11r5AZkzqNn/mdJgwSx6bfRD/SXx5qcSXlZYs50KqU2cgdXkcgah1zJtVrT46ZV1LxlGX",
+	"HJQlcD4J1HdwK3dXxgs6GbSG153RcNLrTvqNjy3n0F6zyCZqVJe3CBvLN8hBtk96RxyWx9y5aPUHLcgY",
+	"mRiBcz1sXThl4uhAveF1s9kaDlFmXXcHrUbzE6QUqx2vqLjZaTW61/3JZaONMVPr2s7fAhwafbk9/Hky",
+	"bP+zNek0Bh9bg8noU6M7aV81Prbgcqlcav2j3xq0r1rdUaOTe7f1j1Fr0G10Jo1+e/KlMVBW6GW71bmY",
+	"fG50rluT3ufWYNC+aHVL5VK7+7dWU37/59ag2+oMJ2mX4O7nRqd9MfnUanRGnybNT63mz5PL3mBy8Uu3",
+	"cdVuTr60Wx8/ydc7H0rlEvRWttDp/SK7lvl+pz0cwYc/tRoXk6wsLZVLV+3hsN39iOO4aEkrutVtwpFz",
+	"6x+jyadef9K4uBi0hkPQAhrDYftjF2PQ9P1moytvtfsa0Ch7s90djhrdZmvyqSFbmLT7n0+xHsBlo9my",
+	"PpnVNux3e90MlpJ5RN5JbX/5l4afnrQGg94AaxEUKDMTDaqIrFQu4Ry1u5e9yXU3m04+aP39uj2QJNMb",
+	"ThofB62WnGu4oair3ZXUMPnwywRKGqRkl65HTq26aOmYvmHzU+uqMYFVbwCCdvtjtzfAe+3ux04rnYT+",
+	"oNdvDUa/TEatq36nMWoBwPZFq9lpyN6p2+3WEK6b7WJl6NoFZdPbbPFihc3+x7h0x5bj0tm4JNxwwcal",
+	"8hiP2eEawIDpjKR6xRuXvjuPNnovlI9rFWl4NwXL4rZRbHPHs3xrh6xqVjppypQCtpz5Wp7d3jFLivzP",
+	"zJhY2Ehh6mG+nX3iHD5nYxzSigQ7jHzV7FlLMspYVM8S0OdXR+z5c8aFhr54ZATn39FWME0pJXQuVYzF",
+	"IoBCb6G1NBcG3XbkozaktDlU65SiLpLqA2RbZHV84wD3wuQmYOkXECcGbAp7203lJ2SQGOHfq/7u02h3",
+	"69EP2lCmYYtFEke+u2s7+LS1ITk7YRIP13h9B3g7U1rKyUx8TgMd9Dqd3vVoMhw1RtfDSbZcgBSGkqd9",
+	"lGJoxxCo4V7ud3vcE+5ZweKKC01V9DljxcSTbDLWd4vTUHXXUlep7xXiNexl11LsmF5qxjyyeN7uk9W3",
+	"fFa7bHZy+APoQwoWdMeWOhRTBdFr7LHVEOmtmarPMIwN5xa7UgLxMbZmPSDKTrEcakvtlNjA8l9fCy/4",
+	"odG96KH2doF1l4ymLFWGxkele+o/UF/Zv3LHOnbQUD5ExQ/O09gcBwYJyLGO6abCZYQuOrt6w4ZpNIb1",
+	"pHL1/NHb7LsyNKwcPQZml1Di/G/ZnEOuB21JuFJe+LHAspu7KjnY4fW+qbXKzQW7Z4GckMothQjilRjw",
+	"nZcqdQXb2QduuLVuYtgdDjblnJtZwQI9ekIM/i7CBuniuegBBMQBS97i/46tx+xyvpX5udSe+zjjAklV",
+	"m9QZBItSSKrHP6vRwq2m3ucd5g1cEZj0PJTLiJ0NaRLPjiz6YCOJZ+SoWoOcFyFUFVhwFVFJ8Ek8CyP/",
+	"dwUh/YHRiEUEXV3wqA61yETNqfQZMeaUL7HB86yHIBEscjRIs8Pm1A8c4gbUn+Nq/e3LCN8qExYIlilx",
+	"y7wxV2nhaF3fBuEDipZsP3VAVO4iFPE3KAaq0KRQsw4zHr7GWXot/1sqo80ArW/APpDPvnaDMPEqi4DG",
+	"ck+Dy4eVCfP8uJz2HYgMQyswgxzeIpJDS2rY+g10g0lN2WcPKm+E06luDG+TNNgUNqycxvzIcYzFT8CD",
+	"OXJCgvn+HWKYUPwA3BZWGsIQn1Jm0QF7mfpclWDMk1n63CtB2FxX50fRldyodAVqRtHot8l9/SwTTauA",
+	"RIhJhxlzdNdj6PZ5HhFpBdHb7PDcYw9hBAlwMx/vzsf8ALUb6lXgfE1jnK+FXCoX0Ui4Z7zWY76mU+Lw",
+	"3HRIDTH7XtaJCy79OKLuHWIgj7mOPq6SPo1nokxuQs9nopwN9kvHi4yXceTHKnkQ5k6OMpAzrWqWM3LP",
+	"uBdGr7IZmKgCCojDUJWnQx8j5OPslkdsd3AJevAEpBVEvsfIwQ0VWIjKkTR49lp5ymeh0C70DIAIuPzG",
+	"vBnye8lD5RSoVPubpUKBNrNzJp+s7M6kspXcz4lhTpgciRl/mBIDG5/QiI05gchgnWpVJQ2+JMpfn1OH",
+	"aSD7uWCEffNFLIg/XwS+68eBKh6i/f0YIiLbFYyhwAah80ogJ5ADKkSZy+5l49GRVDDynPIMZ3XOySIM",
+	"AuLHaj0IcZC8Uj28OmUxKi8rdx6oHzvkwEEyzNz4i5MLbJLtGjZzSBIe+wFqSYlANQkDs+RQOr6IVdFf",
+	"gZmsDualOGXizOm3AXrhHXJQq7yp1coa9YO8qdUOy8QJI49FH5ayW1iMP4S5c1aiu8GB4hyWc857yNPD",
+	"qerTKPZpMExAzDlqUST7NFOVOz5wMiuRarBKsqHkokH8079EqL+ziFgcL/uRz2OH/JbIFxc0ooA6p/fx",
+	"DChqwz4TSuFASndpEJwTzFMRqqAgTYtxUzcmfxv2utDVrik5WEyRnOta8ZtSNs6J7wlV6Q1zNGRP82ka",
+	"gjxEfhwzSCDNx/eIKhloktD4FKrEgKohQDFJ3/egt1dKxZrT6I7BIqEB5UAXVCB+Gg92LmUDWqNzusRZ",
+	"kvwaQq3UOQIx3ieaqRAeAzPPFpWA+DJ/ysMIixLOq6Y3cFymq66a+siyaTy8gc7pgvjSnNHHr8iCMySj",
+	"T165GyQe4rjoZ837N0uE9lD2ZiKwP0CLmPYOit9ALb9juDjqPrEfBwUZnBWfB/d1JVoPS+XSPYa1l85K",
+	"93UVK8rpwi+dlY6rteoxhl7NQNmxwjn9oX591weUqUgeSIksX5yy2IaiYlJkzPmuysL7F1axWCPjpVTS",
+	"tcQxBSmMCGcPTMS64gdYOppF/LSOJVRJA1okdLFgNBKqwB+U0xAsiscpq0uZF9ALcjb5pFLbLA9WyZf0",
+	"SBF0EzxQLI95gaGoBJu1J40ayAeztTWbRN5i2GAcjvnqeSSR1isUVYYpnlFJt8QBG0+dQ4VZZ08J5/wy",
+	"v4bVwBcxUILmWqWzX+0GYvrI6z4upNRFSt/LWx/HhL2/S/a4y+NXRkTs/EoP52rn580K7fzGwCJRdn65",
+	"EcS7dy0VKeodiBhV4kButqNaTWvmurbrQioesNSvpXRCMEGT+e1724MPinvbeAt+/aPU7jd0ZZnS8Um1",
+	"Xn9bffO+Wj8qlUvtfj8K49ANpbkxavZL1iSs0lHt6KRSr1eO6qNa7Qz+Xz2pH1Vq77Bywmoay1AdNCvF",
+	"Up2OsBtyG8G4PWkJ+nzKooWcKskTL//G2S+fk+no+ic8+T4rvamfnB7XT+tH747fntZO3tRrb+StxWfD",
+	"Gtv9zyclHcZg4g7ys1Eql8DiuMx9722Tj2quuPeWVz/pJ0Qh0R5ieaj3QWdVo3VeOkvPZq8a3cZH8HIp",
+	"8+o2qjywG7klwygeUD6FVJiT48rJyXH2LP+p6Hz2dX9tPo+xkM/1GWztk2xKJaK/fmA38slvSOEbF6CD",
+	"TKoQ61FqTt/MXb9+/M8v7didf76j//hb8Mvx3396+WkCPyg4zLa50y5XBwL29fpIqKJQBKP+BPe87UuG",
+	"N7z+QL0BKhz4Sn37K9dcO0yYhyY8qOK7vKjzq1VyH0CWz+c0WsKJlYjXCXmgrankLHaRVPr6XRK/LWAM",
+	"6rgASpy9bV0AgEnlbHlOlP2QMQGrBS10zFM1tEyc4jZXovg2dyViSpX00DoWjMfn6l3hYALrmJvYajz5",
+	"88gBQL3J7oLKt5TqOp+q+tnxLAqT6SybcnNYJb25VL1lJ1M+65Ab5oZS73dGzT50epXDOMTRHAayhTXD",
+	"c4gjGR6aQtCs4uwOWpwqUzunh4NtbupVIgANgM+ncWVazc0Y1WdwQAE1KlPQHaPpyKZAqRHkpPZemlVy",
+	"FZYtsKNl7wIRqoDotJ4ulGb2g4BECYdja4BNgXWHXuGp+pgfONLelRPji9g5xAkGBRD7ing+VsVODvUL",
+	"aJhpunIZ9HgpizKACxGL0VVBFizyw9Q4///Y+96mxnVk/a+iypuBqjjYjvMPaqt+GWBmuT8GWGDO3rPr",
+	"KazYSvAdI7O2Mwz31Hz3W2pJtpzYjhNCYCAvds8AiS3Lkvrp7qefhohy5E98ioPsFjYFMQZ44eBfMN+s",
+	"CX0doHqE4U22ZNFOOk74kcFGMuOjfIgVF2K3PtJLi7aeFetdynnbJDiCW34MvcflcNFyuGY1jFKANTaE",
+	"FDZpwFezhtwSZqzFJJqSX08FuwV57oY+1t32aEC03tggmoX7rjbw2h3NHHWxQSy35w10CRl7bcMYGKbV",
+	"6bUtncFH3chXfBSjWV3XUzQ7g2WyQtr01a1elzpT8JmVYmaVlvr64U8WnN5bfehKKWDJFHbTKZR1e0r1",
+	"XFaeVgLr1ZKwZwbHvESspICr9m5QiNXzkJDZtsxEcZa/gD+JMHsbRYaWPlj8pcOQjgOfp3LXBCV57Xsp",
+	"5KuBJn81V4tv7f2V/8UvDkgDkhRmv9nvYzW9MwtOuZozhLSAQEW8XeTkb+GogX6esZlZA5AWikVWOSA8",
+	"KZTioDjBjxkUEsEs+J4CRVK4A9UvUohkElKergQNHwH1xtCKc4J9ulloVB/ViPfx3BGs3F1fNRZat+3s",
+	"esa4j01Xa48solnjDtb67sDTdGKM2ZFvuR1P2k6z32l3dbNrGFa/Zw7aXatfZTuNtdjOQVcxQGMT9w1X",
+	"J1pbWiJmfAau7hXYzmztvJDtrD/01B5mdeVbe+gpZ+4L2ENr8ZfOwuRTOKXrDK1wQ/MUe9iszto80YIp",
+	"CTCbgsq2YBjPB1ek4rES9JCBmjjN4DyAPEph2oaGCXokUhRE/mbMJry+AWFz8Sqtxwvbgm3Qf9Wg/6y6",
+	"7sp+PeUNhRr7jfeVDnhKNGHeaMwcYu/CSHwmL+QxSRLGr730TGfPUhzOvyTQAIebHN5rgQudCm7gcpYI",
+	"Qvn87k6rKJQP8qnkP1McpIjhQ2aemPuzwzynjErllFoMZ/cAYeZtBaSJ7nyu1xFGIiGvHFE8Mi3IH/yq",
+	"lmEixw0pJzafhckXkjgtdD5GyUOIIs6ddnEQxDP0APWy5CcGafiQEpvGU9clxItTHXHKi1pl5qEqTp8S",
+	"AWVcfMbGish8qnYkOTXqYKTzxnvZZDSmFhpKBWabZsxD2VXzNvR482IgLmReJbiafO08RQweqVrwgpZZ",
+	"JQZv0yerwc9/y6aL1OBb6A8/DATzM8c1ggeydB05PoWIvyNI/TwwwFWFefuHlL/k3hIZHuBkZxipVJD3",
+	"E+BpkZ/3zLAfKEkemyrfjNga2cmk59OXno5a0nU4fgO576/UB8lJN4CcxRKJieykePbcBD8eNojAVsxM",
+	"FCAPy/zn3dX9x350NYM8XEz5oQ+lNSUopLZN/Qyv6Eq+ktQAPkOkPlWvLYkGD1KkCLCuWA701Qbmc6s6",
+	"jS+AHuFvGp235qPzomxrG4qQpjY9mGO0kzedu68beFqGufgLFxFJgcsnkIdaI2a9EhRHMX1QG/L8CFat",
+	"1himxRpcuvUJBNfqypQinqtNOdEVLctzhUs+P9F1ItVsXxnTNcOYSIWYXPzpQ4wcdug7POtR1Fp75qUX",
+	"UmerFsmWQbtl0C4+SVQ6rVITBtfGnva/ISVwymd/W3v75ZIBxnvpALQfAe9lK39jvvSQTDGkX81GVg8K",
+	"g/qB/QCP/MBPHq8CMOepggX83Li4PD/6egjCNWfnZ6n2Dr/Wk6OVF1HoTXk7YrWv+DiMkNLumiR40thv",
+	"/LfxXyZun1p3nX+kQcr2QO+a/Y5pdK2B0W/3e5YJaDZdkLMPWP5Ac7i2YiUyzyGc+C4OrpJo6ibTiPBG",
+	"dhMu2PDvv0CMI+T/HGOXDQCKn7MfmbFmL8hocE3XglX97xdau9+kymyD7yh2WrzswMyigZmNX9/YoQRT",
+	"zWdTHFITUTsr19Cvb6m2Prh18GttIl7luh2JqiNsb/b2Bazt6oW3ydHWR/on5Vepw9auBnq/LXe7+rEU",
+	"AF75EmowuWn1rUoY3Zy9zE/L1sxR6YgoGo9VoB1HKKadnJ5c/3lzdTpUxXycogCtGnLbbVXVLTL0yg75",
+	"ElZ4Sp1WAq8QZxNFxx5xoSud0g9IxmV5LHeOco15qx6b7iyiV6Ol2dU2zdGrs/pJhnDh3pmhY48L8g3E",
+	"y3oOC0+ED5F3SYbQL/+9wtFGeYp2E7EfU/+D2SaoKy6jbhc6NelcZ71yx9gPphGRYdV77nOpddVQqR0r",
+	"5dyixbQXknifDz671dinfnxLUi+Ku2hQ9dniKtf//saepaBVj1yxs92EnCZzZdL5Ec2gRDsudTOwP4rp",
+	"BrUClaBlU2BoZfNUMDu7+zbV2G5Trvn18lS0a4QyYhryOnaoXM0+lXdt90FqAMpVizScdyzdUlsb7TaR",
+	"IwRgZPAarpZd/2B+XDygIoInIxKEdALNMDHlUi18unbCSJ2V0aP8OxtcWtovN0eEoK3JLh+/MvhMIHF4",
+	"lpdIhKfR4VE/Do/Q5fE/vh5fXTu7MGJwidUNkdxi7oTaDQUGgLwUjNduCPWyHVntbnQzoRC2KdgrQmJ4",
+	"MwrTbCRt5Hw6v/x4cnR0fObspoo/qVC4I9VvdpxMTs1pwvhTmTa+5e78xOG7G1OxgNUrwE5yMrwtzrlZ",
+	"3MjPPGGuZ2pGsmNbmSOb7sSEIKfC4rLjdjmSoU1rsQxRvfqLpk2XLMBYOlywLcOYda63/vAq/vAq/uiK",
+	"7mWJ/7EOiL0tAdmWgKxUAlIcP1l/nmkpl/g1FIbASN5VZcgCF7K+s7qWpNHeXxV/rV1CUu0UF7OfqrIa",
+	"OQGpJcpKbJoHueQuJsEP4VLRUHKwhbvKR/fEIpRmSQVKWpyijugOP6L/CZnzw6G/yFKxqRkRObjdly9e",
+	"qYSEm6lhqbDC76qgpUcG2HDbI63j9caaNTKx1nctonXHfayPTNfyukQigb4x0Lsdq93rGaY+aFt9o1OF",
+	"BMx1IIF+28zMqev2xm1sjAZaF/dGucKbV1jQssTQqwtatta9pMzlJaz7y9a5rM261yh7WbfVbfIwTa4K",
+	"hoeLd0Tli2i2y8zYiEjpEOa1hfeJf+fHie+iIHS/5+KxPMaipaGXGrGapk35HXkoNP3qwy3h/UvTxYXY",
+	"zSnPbcwYW2HnUtIJu2ZWnIOeUptTaR83UKKzBuP4wqZuG0V5SVaBiK14xLsK8Ee2Y+U6HfEfhIU+OTs8",
+	"/3IxvD75eHp88+X4+vL8qtFsyMiiaHWWs2+gGK1KVouqIE08oP/DTx73vNCNc8+9F0/v78Mo2Rv7P7U4",
+	"wKA9fh9gimXEKHsS+RRA5M5veQa7ExSweYXyBE4OOFDzPbd47is+9iB102o0MzoBZLm/sc1RMSWXx59P",
+	"zs9+rzkR62/RpMjlmc5MRrrI8v3ffn17AYLKP/rxH/rouk3/6/t6CCpbcsqWnPKy5JS1xabn4XklSnw/",
+	"5YVrBOaAggtIIiKu8hzQnAesHiI/Eb1uOceDwWNHGQWo58GZxyC0o2xXgbTVe/ArH6QXKxa6FiwRKcFH",
+	"eVo25Yw0Z+sU4Qk/iIjYTr4eDKJeD35MshBXOE2QM733cEK+4Pi7k+Uy/Rhh0A5HdySaEJ4R3xcNZPIT",
+	"ge4jwgZj00it0ZRDgUq2JspPB6FJ5IvIINzAQ9/JIxo9wn92ZOtQ6TSwX/qxvBFS7oMT/smmaM0iLxwn",
+	"+HGXVyCKxrbKW7PplHL/xJMpZHUSZL2kQmeB9snSqRHTwEnsKAk594NNW/a4YYTcgOBIraiEiQ0gduon",
+	"aCcO1dv+LTc/kgFv0/E0CBAlD+gOA+3jNnzIzV5E7sIfUDIIl5dPyRwoScXJ1lHLpodsVCD2LpbqHKmJ",
+	"lxHKNJso48RsBdyicJrEvkfSqZFeKJ5ZR/PliHzN5abCxRF/DERDqnHWPnd5m2yCSpa2UoPL+7+UVMkK",
+	"YgxEWaU3egADY6veT0ST44S/ySlNv4+DFjof21SpsIWPkdkaW+GeK+W1KK2ulQSj9AYqlStXa+tXl9jm",
+	"PGWb5uuEWuiMPMxzreSteG9y7nE7+0XMGS8ksU2hg8VP9jp3ipg6u014NoiqK6wam+7Uosbsss2wBAdG",
+	"BOYzEswsw6VZTmjZzdO3fB4Vs6mILKRz+SEuIGOJkAmdXTVoByboh1i7/LWzQ3TI33ccj6eBeNNsPyjn",
+	"H1vb5CHl/UFeRaCYeC4UY9P5WMxBbtLEZs8YM+ImEeG5DwgGZW8ofiMapZUBH44H3mI+5Gt6oP5+xJwA",
+	"/3zukNIDiROz1G1JB5CGlORvzJce0lOIObwcT9ypvGpkWc97HS7QBWzETXF0TNciXdwfaYbXHmsW7oy0",
+	"gdvztD7Rx5JNAkXuxXXjneK68a5hmb2+rlvtttEZmF2j16tm83TWIUqnUmJcr0OMsalrnTFPhWkDj6fC",
+	"CnJ46dn3YjXj9cdeTufpLFMzvs32lVSSc/yxM6vBohDPnRRwjqEe+y1UmR8nePLFj+/42bO2oAWcZb8X",
+	"W2ivqCxiYVV6rgEvdOtSWx/XDKTYVJH4q85x5pKJCMffRXCjyMWzKcfNLXRBIvX2O0owgT8niR21Tj5f",
+	"uLC7r3afs6lzeH52dsxN4NHJ1fDj6fGRk7npypdvcYwc7N359JjiUUC8fTTGQQwp0txVzv95lu6umYL+",
+	"8msIzK9c5+uFEqY5QI4fDyGfJJoLH16f/HGcOZxZ9+GiJ/t64Yj+qM7JmfhqCznKy4arpi8k8L+TvEsS",
+	"ilyvTTHv9q6CEkhMIAde2ZXS2u/T19PTP+FB0gktzHJwDwIHAe97ATdoyq8r80nB9YzFJ9j5FoeAiLC4",
+	"rvDoc+QzEflxjo4/Xw6hKCKd1UwFYWE+OnUbn5qQnt+W2wz1Ir2fQlwbgVBBHr/LA4DnbpR9Jls/v4KE",
+	"drMhd3Jjv8H3oopycruWp3pyzwHnRfM1pMFzDyKPlZJHkUcrrIZ1VuQrZw6DiGKPr16yoByJ9QZ3dn5z",
+	"dTqsncc/O78ZXl8PD//+5fjs+urm5Iwn82+GZ0c3/+IA94UT2GcFSez5I9+naBQmtwgWNhywsDIYWGCH",
+	"NOQAD/h/IKvPxVd45BA+WZDizxKvIp8ISe21+KPx54KTVzbLLAPY5VjofWXsynHhC4PiU9lYe2nBpeL+",
+	"3GjHDeUPKKMJMPABLdlnenSL1rX3UfjDj/2QEm+3ohGpos9k0xoCTSDJKTqKixJo3mY8ZfOBtmcYyV7f",
+	"aaUtRqOpHySaT3leJhxDkXJKChQPq9JRxuE0Ehwd6JAr2+Pa1PGxxzuc/WT/if/HZf8ZR9jZbfLcF9/k",
+	"4FvmLg7ngwMHhMh5wq5mePk+gNbUj8oXOD8R0msBtAOOc91SuXoUqhKPsunK6lFoXjxqAbRLl95Wxmkr",
+	"41RxMOX0m1JddNPoGR30yQ/8SUQIOgynUWLTYXw7mka0if4YIlM3rJ5Nv1KfnSbMXkEDRBWP/EvlBDUb",
+	"LucwiYs0AGYlPuUI8ez88vrvN8Mvx5cnh8NS2XWjp+kDzexcG/q+1d/vGC29bWl6r4gndvyfqU/9n0jc",
+	"D+0cHRra0aFh7DaaKafqgh2NHkTDxOcL/vhJ/Ax7TF4l02RvVDLB5ExnEdUMbrOv3hMS+XTijXJ3MVIW",
+	"3QkdC1qYtIKXSfIF3hGwyvjVL4Bs4LLLn54fDk8F3bChkJvWi8Fhnc+NqGRIn0/PPwKVdP2DcQlNIhwY",
+	"sIeek5iV7pi9/PtLnQkhxnIKHgZHs/HF/8bCIeJ+0nNtL/Ptbi9z1e1l/t7ba+PL2VxqOX+r9VZK2xsn",
+	"8Z//PUnI3WD6r+vj5Hz4t781NvS8qxEocw+0jHBWih/fhmBWoOCGIscpm+anekz5/IH89a9aOYLCIRf3",
+	"+Cm6iZNSVkDcX3g1wtVpoZMkRo5cq4DwH25xkld/aQXptaARQH20vuGSIHnj36UWaItQtwj11ZrQJRHh",
+	"E+xQLQa/nPp3y9wPspX9LMZqXTrq8RqjcsPZiGexfHqhYsVK8uklkS+47Bp003ORL5vW0E1fYGq3AbFt",
+	"QKxoK+cDYfOZ2crKRf1aH4jKxTaDAIIa5k7jJLwj0Rm3q8d8fOgwjO7n0MAR8djzEA+pB76o2Egxgosn",
+	"pIkkYIGnNIxev60PDLNt6d2OYZqdnsj2FeRIX7RIUP2kSDceHR+dHA6vISNagVGKexbOdg7y6Xdx2dOT",
+	"s/9/c/3nxfHN8fXfjy/Pjq9vDP3zzemlgkg2iQkUYOW7mnx9NHQPQ5pgNzm+w37Q2Ge/+X9iFbNRNHL5",
+	"3jSLfH51kyazleQOAzqH4ZRNjZmSo2d//ZyIiD+18oAMCiksgkVRA34uP+sIV3T/l3T734a3X+bk15K/",
+	"Rtl5xsAMsyKURLt5cFKogd1ETuo9N23qyG3N/jC/qAuqFeHDOa3slnJJ4J6xe369POW9eGQSM40U7Iyn",
+	"QdDk2rpg/PhAnXShOeyPaRvFkhPAnup622WPBP8izu4B4EEgwwqWlihoyaVReXWbTUVZmoUcKuCyKPth",
+	"F+F8MIVPh5zD0/Mr4AbOl7NJpW+bVlZuKvre6PzOT0CCRbWFDhoRN7wjMXKYUWRYi7ejjB1eXId4Ipr9",
+	"j7N9D4r6VYpixJywblqENqcMXtXkcR8tUguHvjvLyYWjnFo4T3Tnli1bQSWK32XK3kUo+kCU0yW3hNpU",
+	"fC7TGRdEULKPBCGymSNEcmuwj1JjIMuyiiyCI2sTw8I99AZLr7Z6xEXRswJY+9wQtRrzvUnMVgi9VgIe",
+	"G6tQao86Xm88wJrhmkSzxl2s9Ue6q5meRbh+oOFKh8M0B7phdcx2r68bltXu6uX9KhXH6El1R6aZ1e6Y",
+	"ZND1LLc9MjQdGyPTbXuaRXgZzytUEV5i6IVlR7kp7NRUES52Cp+38mgO/r+8ZrA6vFdeQPSqtIYrkP9q",
+	"kdJ8Om81teCFCbwKMWAG+cvUgGdDprxaTeEST2OCdnzqBlMv30MknhEKnMWOuxLnC73e/VkcG5HxNFak",
+	"LJRW7yf0a0w+Pg65ioHs8Ow0ZbcRoeBwqwynhc5l5QjPXuYeq0S9mBRD0xntYqlRbNN5/eIWOpfgTYSM",
+	"cxoRdEb1IYTrcvcMnv51iRi/hGrxu5Ip7o91bI4sV+t6faJZ2BhpA2YHO4QBEGPUdjtemrvsdPWB0W5b",
+	"utHvm3qvZ7SrSpzba5Ep7vazMmFvQMyR7hqWxpV+daJxpV/LfY0yxfWHXi1T/I7hg1diflaBD+cRnOJv",
+	"RKK4Mhy4HClnsSlvypRnSXrBgdKB+bZbQmeLmWw/mbftYK6ZYVyrsO/GaTu/DV1nm0f7DfJovUN6rbvx",
+	"D++R59Egoguvkv4QCpigSbPNr73y/NrqIaZqKtF7ZRCtww3O0NoT2EL8WlmR42LGkMgf1WAMXXJfVbk4",
+	"7ykYsl3CbhFSIvxaflHujPnRvDvGnDou5HggXV64Fvl5Dy1r4UqiwY7CIbJpnfK5pThEGVeqpHxuaQ4R",
+	"fwUpYtjSiLY0orkNrnKIntCrr0wHbF4a/Y109du0ENgz9/WbFwLrsNdidA2z3+51datj6J1n8afHYfSA",
+	"I8+nk8tpQOK9caQ9kNFiX/qv8jVnFGrPWYNuz+z12h3dGgw61qDfHSxYc8Y61lxXeW1jYo56rq4NSN/r",
+	"ud2R1sHWuE1Mr2DNxSQ55aj2ZZdd3fFXLDtjCf25V77svpUvgmfigiln9fIBpDossDmg9tsyweaeRAHD",
+	"s1hoNTy891f678qE0CUICQuh4plRFUeS0j9npVzIDYOAuLJltk0xjR9IFCNTtziOpCFwT1ronAo99Yi4",
+	"YeShieyZL1IJeb0RmVPyY5tS4oOg8ZR6DMvTMEJxEt7fE6+FhuOEwC6JkWQMPWBf8tf4szu8ORXiYwPy",
+	"l5Ba9uPEYSMMQua4o/g2fGCAuBZQ3Uw+I73hS8WmrPmVkxPJQQ9Y1jR4B+nbfk8d5+Z2T/WWrhHUXXY7",
+	"tjLKIuxpmzoi/+AgjdMkkSMIDcpvsuoU3tNthN3vB8DHBEvuiF97hHm5MeEOrB8jQ9e53L+oWhkKMVFl",
+	"wFnxiyI+qgqtO8zwwKzy+NBh6BGHZxazP30hcYwnxGmhw8xtVvzpCIRwJmGSEIowOwl4ejPnPtfazBsI",
+	"NL/4Tt5cV/T6nhasCLgxLA3u4oUe+2pe8V9+9gg0/vkHU+l/UBv37/yksW90m/yfIqh9cnZ9fCkU6TRF",
+	"gk27OL7UPl+ef73Q7kkkQY0QJ/Nd8W1hemeRkRq1ulGSJDf3JLoRDYUA/bMRywF64R32aelF+a2xhxMM",
+	"7wse7pQ/VO4pckJyF8eXN/AUDeCvYXiNs1P3i7dngr3E/gotFT4svuYHRH66hHjMzsJI9pHRbenieArY",
+	"Kc+Os9nt2thvfDq//HhydHR81lD+nG30xr6lt7du9u/iZr9vve10+t9PuH5JRPNEJ2WPAXY27uLal6cA",
+	"I4RjFIfMN4kF60pootvMiVD77ELORyhSI49gL/DB/wTC/I6YXGSiO59OExI3kVQzxaOA7MqWPTbl8rTQ",
+	"oJdz1kYEZWAsjDIcto9cHATMV3JBAhl61ssyYbUoeEhtGubZFH6M8iLvnPUmih1EpUMLXePvwNBKuXGA",
+	"zevgIXglW0C0eUC0tYnb0PM6Qs9rt35NedJMaUBiSfZVz0mPp0jfhZn8J/YTKUG/ZlspGSx/8X/82ivl",
+	"yqxFJSNH8tr543R4pv5mF/kU2NMT3tyyjqAGqqWnoYr1L5bTQHXVNBTdjWWFZCsy4TZdWki2OhOOhvSR",
+	"gYWJBDHyJUX+5DZB8S2+z/G9DyCwAZ+W7QvV98ZbzmFq0+yW9bsUbCbpfgnD36bo30CKvi7JbqH6B57p",
+	"oPwyjuQIU+/B95Lbxn7j48XVjaF/bixkVBoSMLT7+uKe6nCuhrzcgmvnzxCiiDchQ0VD7UhGi4Tc1cnp",
+	"yfWfN0fnX4YnZzcpubLft0y9Z3Tapmn0+2293evMkCs3Qpir1bK9ltjIXTJt7BuWpReoponuE4uohc8l",
+	"fNZsROE0AdC1Zooqv65YmeIma0TPq3csiRPsSm7qycUf1s352emf8wTJZiOZp8uyS1zjSV83jf+AP2As",
+	"0CnJRrLuLHXt4+qJLSeWljFVTPjbEDLFubO/ugdELb2T8kYTs1CVIVUkgeqMBIpsm86jJFK8JPOaELmb",
+	"BnDDYpr7PnISUD9xLoaX12fHl5IMKX68ubg8/+PkCH4PYHOulbbUDGnO66rkRmXTnXzrbR6SuvPj2KeT",
+	"3VbBV1XRlZnp4pgybRFRU4EFOYVnfonwiigBFXUdmX6HguLF32Q7Qoi8QdtplHadhgbRvOiTI3qbPuAM",
+	"/hY1KFcVXFrI4ecmR/QJyK7gWKiniC7gNhVdsVPhFlRXt8WmNj3im4b3Yg2FjovotZ4tkPQIdJqzIi9c",
+	"3KWJnBRvODZ1BOCAJhvyuHWQkx637A93ydRBzCq2xL+hL/qIgIsXjuFPTWRYXfb/HcjOUg/1+4Mu2skt",
+	"v6wH2q6iRaMe1TCBOI79CZWFtUEIDl6CJzaF9WLCe4MK29Fj2hBc2ZsC6IDPpC4i5sUkeJLGLuESaRXx",
+	"jBhM1TZqIacYMMHwPRL5P9heSk8B9dIfYkWSSPYp4Q6UUwi22BvgLUxsWvgJk20FzNv+w3phg5Dt9rMz",
+	"Kb9XORNmAi6rdNBxcttCzy/9k5b9cn9ySSEgLvOUKgGxr0YEPVUOiA9VWUO+UlSdFwNqigbI8CefznUf",
+	"ihW1ID7YNDLOH1ktZi7WDZrTCLJptUgQ16+GljhN2ULoMe2P1cw2SzpW0eIeMgl3hB/Es40jlaX6ptu4",
+	"b05VaJkQxO+uQVTs1q7uom7crazhDG7YJSvxh+q5P09zLjamWTTA/VHP7Xpah1hjzcLtkdZ3TU8ziD6W",
+	"f0uLO7um3um3ja7VNgedntG3uhWaRcZaElVmp5sJ/4y7ronbxDI0nvLpYa0/Gri6Z5DamkXPFzB4Pg+2",
+	"Qhep/vSU6CIpr6muLlJxHGqN2bDVYxgbypMVIIs52SRFUmYrmlRbNEmZtloxhfVl2Mqara+ms6TA1IU6",
+	"Ddm9nFwCbk6JqWzZlSkyqfiTCzLN42cGVuOcMlNRt2wIIiTuLXID7IN0kp/knfbnlGnKurHmxZnUhwFl",
+	"JkVSdDlppiYgX/Bw2KQDOgLfNSLMsZQqTU0p4TSjxJHWFDCXBWoKKuWcpDcAzUWzL8Pc8oKEV6TlpAL3",
+	"zVRBLAfciwHUu1KDMnDb7ZDeSBt45lizCAhPGq7W9jrjHh6MDNckEsS12z2za/X7hm4OrG6n12vrVWwj",
+	"ax0gbqBbGWGH9Kxuh5i4r3FBJWOscUGljldbDeptgbglpqdacWoLzMospCpI9TRg9rbkqJaFW8tqVK0D",
+	"BjUFz2iGPuBAEJSHGiVmYcco9mksZauU29cWrYKUBaRXeKSbj6K5lJaVajM3UGy0SYP5CtWwtryS984r",
+	"qSm+teWbvGG+yToCrguaAf4uIZ1nbAf4/OGZtWh9KXXDKlFkR/l9SFO0CIU8EHOIm0IPupw2vbvGRoNL",
+	"yIYJtx9SnNWyYSswoW26hsaCM0xo3mewiAqNVmZCIxoq1VEZExpVE6H5FTYsO7ZlQL9FBrRLaBLhwFhG",
+	"sey5cmy8jslcQzGYYWb1VGa7RwbYsF5Vjk1O+zMhl4K3urf6JFUUnZmvN9OWzkEZgAujpWI6GxSmWrA/",
+	"n0elKg01vQGdqoJnUeDdrPl8Kq5bRbOqfhF4ITE4E67iOZA1C1dBHdr6hauEQs4ywlVzUOc1pmy2Mlev",
+	"X+Zq/kioPhFqRIZX2sNA1ByRW8xOgsD/ThC26ZwyBOzpIA7B3Ui3f0x4GDj73FxcF4WRekFKcnFe4OPW",
+	"2mavLsr7FvQW3hdwtrbIeYuct2JGTxQzWtZurQ3JLiFstBqYnVU3smmuxmp1dSObFsoboaepG9m0WN4I",
+	"PU3dyKaL5I3mbPMm5I22xrnEOJeKIZmzac83YsZBDGlrx5e34/OyS1sjvtVkqqHJtLTJZxci7jTyk0cw",
+	"BSF7JHNBOzL2GbmmmL+71NeCcOpp9wFOxmF01/jGTmRet8ltUf6tK6Xq0Oc1RtJmQ4KPIux57KxBOzEh",
+	"yFE+rmm3JLh3msjRNPYhZ7fFFmoUiJ2yv7dnmL2W3tJbxn5f7+tgG8RUzQ7jM/eJM00yFE0DoQvNk5Cc",
+	"Z9HKDlbuRn/Kq5iBzZq5NKc/Vygk8KicyD5TjyEBhdeCrk6Hym2rmDoFd+dEQexpUDjq4gQH4WRuMLIW",
+	"M0Y7bpjWEItqT5/EuyUDSNurFdw5ExzIMWGaSOmQhmaLo9OBlNyw6EaXckssI/4V5nP98cIZLny1sy0P",
+	"lBIFhONH6t5GIQ2nMbqbJjIVn/Z8SPPwc4vqXI3nlz7usrdNj46iG88dHb++/fq/AAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -2,10 +2,12 @@ package compute_test
 
 import (
 	"context"
+	"fmt"
 	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	compute "google.golang.org/api/compute/v1"
@@ -364,3 +366,47 @@ func TestVendorAttachmentMembers(t *testing.T) {
 }
 
 func strconvU(id uint64) string { return strconv.FormatUint(id, 10) }
+
+// TestVendorAttachmentAddressesRace: inserts racing for the subnets of the same candidates
+// on one interconnect each get a subnet of their own, or are refused; never two the same.
+func TestVendorAttachmentAddressesRace(t *testing.T) {
+	vendorIsolate(t)
+	srv := vendorStart(t, operations.Mode{})
+	svc := vendorService(t, srv, vendorToken(vendorEmail))
+	ctx := context.Background()
+	base := srv.URL + "/compute/v1/projects/" + vendorProject
+	op, err := svc.Interconnects.Insert(vendorProject, &compute.Interconnect{Name: "ic-race", Location: base + "/global/interconnectLocations/iad-zone1-1",
+		LinkType: "LINK_TYPE_ETHERNET_10G_LR", RequestedLinkCount: 1, InterconnectType: "DEDICATED"}).Context(ctx).Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vicNoOpError(t, "insert ic-race", vendorWait(t, svc, op.Name))
+
+	const racers = 8 // for the two /29s of a /28
+	errs := make([]error, racers)
+	var wg sync.WaitGroup
+	for i := range racers {
+		wg.Go(func() {
+			_, errs[i] = svc.InterconnectAttachments.Insert(vendorProject, "us-east4", &compute.InterconnectAttachment{
+				Name: fmt.Sprintf("att-race-%d", i), Interconnect: base + "/global/interconnects/ic-race", CandidateSubnets: []string{"169.254.60.0/28"},
+			}).Context(ctx).Do()
+		})
+	}
+	wg.Wait()
+	var won []string
+	for i, err := range errs {
+		if err != nil {
+			vendorAPIError(t, err, 400, "invalid")
+			continue
+		}
+		a, err := svc.InterconnectAttachments.Get(vendorProject, "us-east4", fmt.Sprintf("att-race-%d", i)).Context(ctx).Do()
+		if err != nil {
+			t.Fatal(err)
+		}
+		won = append(won, a.CloudRouterIpAddress)
+	}
+	slices.Sort(won)
+	if want := []string{"169.254.60.1/29", "169.254.60.9/29"}; !slices.Equal(won, want) {
+		t.Errorf("the inserts that won have cloudRouterIpAddress %v, want each /29 of the candidate once: %v", won, want)
+	}
+}
