@@ -94,6 +94,27 @@ func (e ForwardingRuleIPProtocol) Valid() bool {
 	}
 }
 
+// Defines values for ForwardingRuleExternalManagedBackendBucketMigrationState.
+const (
+	ForwardingRuleExternalManagedBackendBucketMigrationStatePREPARE          ForwardingRuleExternalManagedBackendBucketMigrationState = "PREPARE"
+	ForwardingRuleExternalManagedBackendBucketMigrationStateTESTALLTRAFFIC   ForwardingRuleExternalManagedBackendBucketMigrationState = "TEST_ALL_TRAFFIC"
+	ForwardingRuleExternalManagedBackendBucketMigrationStateTESTBYPERCENTAGE ForwardingRuleExternalManagedBackendBucketMigrationState = "TEST_BY_PERCENTAGE"
+)
+
+// Valid indicates whether the value is a known member of the ForwardingRuleExternalManagedBackendBucketMigrationState enum.
+func (e ForwardingRuleExternalManagedBackendBucketMigrationState) Valid() bool {
+	switch e {
+	case ForwardingRuleExternalManagedBackendBucketMigrationStatePREPARE:
+		return true
+	case ForwardingRuleExternalManagedBackendBucketMigrationStateTESTALLTRAFFIC:
+		return true
+	case ForwardingRuleExternalManagedBackendBucketMigrationStateTESTBYPERCENTAGE:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ForwardingRuleIpVersion.
 const (
 	ForwardingRuleIpVersionIPV4               ForwardingRuleIpVersion = "IPV4"
@@ -145,6 +166,60 @@ func (e ForwardingRuleLoadBalancingScheme) Valid() bool {
 	}
 }
 
+// Defines values for ForwardingRuleNetworkTier.
+const (
+	ForwardingRuleNetworkTierFIXEDSTANDARD                  ForwardingRuleNetworkTier = "FIXED_STANDARD"
+	ForwardingRuleNetworkTierPREMIUM                        ForwardingRuleNetworkTier = "PREMIUM"
+	ForwardingRuleNetworkTierSTANDARD                       ForwardingRuleNetworkTier = "STANDARD"
+	ForwardingRuleNetworkTierSTANDARDOVERRIDESFIXEDSTANDARD ForwardingRuleNetworkTier = "STANDARD_OVERRIDES_FIXED_STANDARD"
+)
+
+// Valid indicates whether the value is a known member of the ForwardingRuleNetworkTier enum.
+func (e ForwardingRuleNetworkTier) Valid() bool {
+	switch e {
+	case ForwardingRuleNetworkTierFIXEDSTANDARD:
+		return true
+	case ForwardingRuleNetworkTierPREMIUM:
+		return true
+	case ForwardingRuleNetworkTierSTANDARD:
+		return true
+	case ForwardingRuleNetworkTierSTANDARDOVERRIDESFIXEDSTANDARD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ForwardingRulePscConnectionStatus.
+const (
+	ForwardingRulePscConnectionStatusACCEPTED          ForwardingRulePscConnectionStatus = "ACCEPTED"
+	ForwardingRulePscConnectionStatusCLOSED            ForwardingRulePscConnectionStatus = "CLOSED"
+	ForwardingRulePscConnectionStatusNEEDSATTENTION    ForwardingRulePscConnectionStatus = "NEEDS_ATTENTION"
+	ForwardingRulePscConnectionStatusPENDING           ForwardingRulePscConnectionStatus = "PENDING"
+	ForwardingRulePscConnectionStatusREJECTED          ForwardingRulePscConnectionStatus = "REJECTED"
+	ForwardingRulePscConnectionStatusSTATUSUNSPECIFIED ForwardingRulePscConnectionStatus = "STATUS_UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the ForwardingRulePscConnectionStatus enum.
+func (e ForwardingRulePscConnectionStatus) Valid() bool {
+	switch e {
+	case ForwardingRulePscConnectionStatusACCEPTED:
+		return true
+	case ForwardingRulePscConnectionStatusCLOSED:
+		return true
+	case ForwardingRulePscConnectionStatusNEEDSATTENTION:
+		return true
+	case ForwardingRulePscConnectionStatusPENDING:
+		return true
+	case ForwardingRulePscConnectionStatusREJECTED:
+		return true
+	case ForwardingRulePscConnectionStatusSTATUSUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ForwardingRuleListKind.
 const (
 	ForwardingRuleListKindComputeForwardingRuleList ForwardingRuleListKind = "compute#forwardingRuleList"
@@ -154,6 +229,102 @@ const (
 func (e ForwardingRuleListKind) Valid() bool {
 	switch e {
 	case ForwardingRuleListKindComputeForwardingRuleList:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetHealthOperationMetadataHealthInfoAvailabilitySloStatus.
+const (
+	GetHealthOperationMetadataHealthInfoAvailabilitySloStatusAVAILABILITYSLOSTATUSINSLO       GetHealthOperationMetadataHealthInfoAvailabilitySloStatus = "AVAILABILITY_SLO_STATUS_IN_SLO"
+	GetHealthOperationMetadataHealthInfoAvailabilitySloStatusAVAILABILITYSLOSTATUSOUTOFSLO    GetHealthOperationMetadataHealthInfoAvailabilitySloStatus = "AVAILABILITY_SLO_STATUS_OUT_OF_SLO"
+	GetHealthOperationMetadataHealthInfoAvailabilitySloStatusAVAILABILITYSLOSTATUSSLOUNKNOWN  GetHealthOperationMetadataHealthInfoAvailabilitySloStatus = "AVAILABILITY_SLO_STATUS_SLO_UNKNOWN"
+	GetHealthOperationMetadataHealthInfoAvailabilitySloStatusAVAILABILITYSLOSTATUSUNSPECIFIED GetHealthOperationMetadataHealthInfoAvailabilitySloStatus = "AVAILABILITY_SLO_STATUS_UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the GetHealthOperationMetadataHealthInfoAvailabilitySloStatus enum.
+func (e GetHealthOperationMetadataHealthInfoAvailabilitySloStatus) Valid() bool {
+	switch e {
+	case GetHealthOperationMetadataHealthInfoAvailabilitySloStatusAVAILABILITYSLOSTATUSINSLO:
+		return true
+	case GetHealthOperationMetadataHealthInfoAvailabilitySloStatusAVAILABILITYSLOSTATUSOUTOFSLO:
+		return true
+	case GetHealthOperationMetadataHealthInfoAvailabilitySloStatusAVAILABILITYSLOSTATUSSLOUNKNOWN:
+		return true
+	case GetHealthOperationMetadataHealthInfoAvailabilitySloStatusAVAILABILITYSLOSTATUSUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetHealthOperationMetadataHealthInfoHealthStatus.
+const (
+	GetHealthOperationMetadataHealthInfoHealthStatusHEALTHSTATUSHEALTHY     GetHealthOperationMetadataHealthInfoHealthStatus = "HEALTH_STATUS_HEALTHY"
+	GetHealthOperationMetadataHealthInfoHealthStatusHEALTHSTATUSUNHEALTHY   GetHealthOperationMetadataHealthInfoHealthStatus = "HEALTH_STATUS_UNHEALTHY"
+	GetHealthOperationMetadataHealthInfoHealthStatusHEALTHSTATUSUNSPECIFIED GetHealthOperationMetadataHealthInfoHealthStatus = "HEALTH_STATUS_UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the GetHealthOperationMetadataHealthInfoHealthStatus enum.
+func (e GetHealthOperationMetadataHealthInfoHealthStatus) Valid() bool {
+	switch e {
+	case GetHealthOperationMetadataHealthInfoHealthStatusHEALTHSTATUSHEALTHY:
+		return true
+	case GetHealthOperationMetadataHealthInfoHealthStatusHEALTHSTATUSUNHEALTHY:
+		return true
+	case GetHealthOperationMetadataHealthInfoHealthStatusHEALTHSTATUSUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetHealthOperationMetadataHealthInfoRepairCategory.
+const (
+	GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYCRITICALFAILURE     GetHealthOperationMetadataHealthInfoRepairCategory = "REPAIR_CATEGORY_CRITICAL_FAILURE"
+	GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYEMERGENTMAINTENANCE GetHealthOperationMetadataHealthInfoRepairCategory = "REPAIR_CATEGORY_EMERGENT_MAINTENANCE"
+	GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYPLANNEDMAINTENANCE  GetHealthOperationMetadataHealthInfoRepairCategory = "REPAIR_CATEGORY_PLANNED_MAINTENANCE"
+	GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYUNSPECIFIED         GetHealthOperationMetadataHealthInfoRepairCategory = "REPAIR_CATEGORY_UNSPECIFIED"
+	GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYUSERREPORTEDFAULT   GetHealthOperationMetadataHealthInfoRepairCategory = "REPAIR_CATEGORY_USER_REPORTED_FAULT"
+)
+
+// Valid indicates whether the value is a known member of the GetHealthOperationMetadataHealthInfoRepairCategory enum.
+func (e GetHealthOperationMetadataHealthInfoRepairCategory) Valid() bool {
+	switch e {
+	case GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYCRITICALFAILURE:
+		return true
+	case GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYEMERGENTMAINTENANCE:
+		return true
+	case GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYPLANNEDMAINTENANCE:
+		return true
+	case GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYUNSPECIFIED:
+		return true
+	case GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYUSERREPORTEDFAULT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetHealthOperationMetadataHealthInfoUnhealthyReason.
+const (
+	GetHealthOperationMetadataHealthInfoUnhealthyReasonUNHEALTHYREASONPENDINGUSERAPPROVAL GetHealthOperationMetadataHealthInfoUnhealthyReason = "UNHEALTHY_REASON_PENDING_USER_APPROVAL"
+	GetHealthOperationMetadataHealthInfoUnhealthyReasonUNHEALTHYREASONREPAIRING           GetHealthOperationMetadataHealthInfoUnhealthyReason = "UNHEALTHY_REASON_REPAIRING"
+	GetHealthOperationMetadataHealthInfoUnhealthyReasonUNHEALTHYREASONUNSCHEDULABLE       GetHealthOperationMetadataHealthInfoUnhealthyReason = "UNHEALTHY_REASON_UNSCHEDULABLE"
+	GetHealthOperationMetadataHealthInfoUnhealthyReasonUNHEALTHYREASONUNSPECIFIED         GetHealthOperationMetadataHealthInfoUnhealthyReason = "UNHEALTHY_REASON_UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the GetHealthOperationMetadataHealthInfoUnhealthyReason enum.
+func (e GetHealthOperationMetadataHealthInfoUnhealthyReason) Valid() bool {
+	switch e {
+	case GetHealthOperationMetadataHealthInfoUnhealthyReasonUNHEALTHYREASONPENDINGUSERAPPROVAL:
+		return true
+	case GetHealthOperationMetadataHealthInfoUnhealthyReasonUNHEALTHYREASONREPAIRING:
+		return true
+	case GetHealthOperationMetadataHealthInfoUnhealthyReasonUNHEALTHYREASONUNSCHEDULABLE:
+		return true
+	case GetHealthOperationMetadataHealthInfoUnhealthyReasonUNHEALTHYREASONUNSPECIFIED:
 		return true
 	default:
 		return false
@@ -172,6 +343,27 @@ func (e GoogleErrorItemLocationType) Valid() bool {
 	case GoogleErrorItemLocationTypeHeader:
 		return true
 	case GoogleErrorItemLocationTypeParameter:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectAvailableFeatures.
+const (
+	InterconnectAvailableFeaturesIFCROSSSITENETWORK InterconnectAvailableFeatures = "IF_CROSS_SITE_NETWORK"
+	InterconnectAvailableFeaturesIFL2FORWARDING     InterconnectAvailableFeatures = "IF_L2_FORWARDING"
+	InterconnectAvailableFeaturesIFMACSEC           InterconnectAvailableFeatures = "IF_MACSEC"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectAvailableFeatures enum.
+func (e InterconnectAvailableFeatures) Valid() bool {
+	switch e {
+	case InterconnectAvailableFeaturesIFCROSSSITENETWORK:
+		return true
+	case InterconnectAvailableFeaturesIFL2FORWARDING:
+		return true
+	case InterconnectAvailableFeaturesIFMACSEC:
 		return true
 	default:
 		return false
@@ -238,6 +430,27 @@ func (e InterconnectOperationalStatus) Valid() bool {
 	}
 }
 
+// Defines values for InterconnectRequestedFeatures.
+const (
+	InterconnectRequestedFeaturesIFCROSSSITENETWORK InterconnectRequestedFeatures = "IF_CROSS_SITE_NETWORK"
+	InterconnectRequestedFeaturesIFL2FORWARDING     InterconnectRequestedFeatures = "IF_L2_FORWARDING"
+	InterconnectRequestedFeaturesIFMACSEC           InterconnectRequestedFeatures = "IF_MACSEC"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectRequestedFeatures enum.
+func (e InterconnectRequestedFeatures) Valid() bool {
+	switch e {
+	case InterconnectRequestedFeaturesIFCROSSSITENETWORK:
+		return true
+	case InterconnectRequestedFeaturesIFL2FORWARDING:
+		return true
+	case InterconnectRequestedFeaturesIFMACSEC:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InterconnectState.
 const (
 	InterconnectStateACTIVE        InterconnectState = "ACTIVE"
@@ -250,6 +463,54 @@ func (e InterconnectState) Valid() bool {
 	case InterconnectStateACTIVE:
 		return true
 	case InterconnectStateUNPROVISIONED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectSubzone.
+const (
+	InterconnectSubzoneSUBZONEA InterconnectSubzone = "SUBZONE_A"
+	InterconnectSubzoneSUBZONEB InterconnectSubzone = "SUBZONE_B"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectSubzone enum.
+func (e InterconnectSubzone) Valid() bool {
+	switch e {
+	case InterconnectSubzoneSUBZONEA:
+		return true
+	case InterconnectSubzoneSUBZONEB:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass.
+const (
+	InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC1 InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass = "TC1"
+	InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC2 InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass = "TC2"
+	InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC3 InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass = "TC3"
+	InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC4 InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass = "TC4"
+	InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC5 InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass = "TC5"
+	InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC6 InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass = "TC6"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass enum.
+func (e InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass) Valid() bool {
+	switch e {
+	case InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC1:
+		return true
+	case InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC2:
+		return true
+	case InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC3:
+		return true
+	case InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC4:
+		return true
+	case InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC5:
+		return true
+	case InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC6:
 		return true
 	default:
 		return false
@@ -331,6 +592,24 @@ func (e InterconnectAttachmentEdgeAvailabilityDomain) Valid() bool {
 	}
 }
 
+// Defines values for InterconnectAttachmentEncryption.
+const (
+	InterconnectAttachmentEncryptionIPSEC InterconnectAttachmentEncryption = "IPSEC"
+	InterconnectAttachmentEncryptionNONE  InterconnectAttachmentEncryption = "NONE"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectAttachmentEncryption enum.
+func (e InterconnectAttachmentEncryption) Valid() bool {
+	switch e {
+	case InterconnectAttachmentEncryptionIPSEC:
+		return true
+	case InterconnectAttachmentEncryptionNONE:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InterconnectAttachmentOperationalStatus.
 const (
 	InterconnectAttachmentOperationalStatusOSACTIVE        InterconnectAttachmentOperationalStatus = "OS_ACTIVE"
@@ -403,6 +682,7 @@ func (e InterconnectAttachmentState) Valid() bool {
 // Defines values for InterconnectAttachmentType.
 const (
 	InterconnectAttachmentTypeDEDICATED       InterconnectAttachmentType = "DEDICATED"
+	InterconnectAttachmentTypeL2DEDICATED     InterconnectAttachmentType = "L2_DEDICATED"
 	InterconnectAttachmentTypePARTNER         InterconnectAttachmentType = "PARTNER"
 	InterconnectAttachmentTypePARTNERPROVIDER InterconnectAttachmentType = "PARTNER_PROVIDER"
 )
@@ -411,6 +691,8 @@ const (
 func (e InterconnectAttachmentType) Valid() bool {
 	switch e {
 	case InterconnectAttachmentTypeDEDICATED:
+		return true
+	case InterconnectAttachmentTypeL2DEDICATED:
 		return true
 	case InterconnectAttachmentTypePARTNER:
 		return true
@@ -430,6 +712,27 @@ const (
 func (e InterconnectAttachmentAggregatedListKind) Valid() bool {
 	switch e {
 	case InterconnectAttachmentAggregatedListKindComputeInterconnectAttachmentAggregatedList:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectAttachmentConfigurationConstraintsBgpMd5.
+const (
+	InterconnectAttachmentConfigurationConstraintsBgpMd5MD5OPTIONAL    InterconnectAttachmentConfigurationConstraintsBgpMd5 = "MD5_OPTIONAL"
+	InterconnectAttachmentConfigurationConstraintsBgpMd5MD5REQUIRED    InterconnectAttachmentConfigurationConstraintsBgpMd5 = "MD5_REQUIRED"
+	InterconnectAttachmentConfigurationConstraintsBgpMd5MD5UNSUPPORTED InterconnectAttachmentConfigurationConstraintsBgpMd5 = "MD5_UNSUPPORTED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectAttachmentConfigurationConstraintsBgpMd5 enum.
+func (e InterconnectAttachmentConfigurationConstraintsBgpMd5) Valid() bool {
+	switch e {
+	case InterconnectAttachmentConfigurationConstraintsBgpMd5MD5OPTIONAL:
+		return true
+	case InterconnectAttachmentConfigurationConstraintsBgpMd5MD5REQUIRED:
+		return true
+	case InterconnectAttachmentConfigurationConstraintsBgpMd5MD5UNSUPPORTED:
 		return true
 	default:
 		return false
@@ -652,6 +955,84 @@ func (e InterconnectAttachmentListKind) Valid() bool {
 	}
 }
 
+// Defines values for InterconnectGroupConfiguredTopologyCapabilitySupportedSla.
+const (
+	InterconnectGroupConfiguredTopologyCapabilitySupportedSlaNOSLA                 InterconnectGroupConfiguredTopologyCapabilitySupportedSla = "NO_SLA"
+	InterconnectGroupConfiguredTopologyCapabilitySupportedSlaPRODUCTIONCRITICAL    InterconnectGroupConfiguredTopologyCapabilitySupportedSla = "PRODUCTION_CRITICAL"
+	InterconnectGroupConfiguredTopologyCapabilitySupportedSlaPRODUCTIONNONCRITICAL InterconnectGroupConfiguredTopologyCapabilitySupportedSla = "PRODUCTION_NON_CRITICAL"
+	InterconnectGroupConfiguredTopologyCapabilitySupportedSlaUNSPECIFIED           InterconnectGroupConfiguredTopologyCapabilitySupportedSla = "UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupConfiguredTopologyCapabilitySupportedSla enum.
+func (e InterconnectGroupConfiguredTopologyCapabilitySupportedSla) Valid() bool {
+	switch e {
+	case InterconnectGroupConfiguredTopologyCapabilitySupportedSlaNOSLA:
+		return true
+	case InterconnectGroupConfiguredTopologyCapabilitySupportedSlaPRODUCTIONCRITICAL:
+		return true
+	case InterconnectGroupConfiguredTopologyCapabilitySupportedSlaPRODUCTIONNONCRITICAL:
+		return true
+	case InterconnectGroupConfiguredTopologyCapabilitySupportedSlaUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType.
+const (
+	InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeINCOMPATIBLEMETROS            InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType = "INCOMPATIBLE_METROS"
+	InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeNOINTERCONNECTS               InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType = "NO_INTERCONNECTS"
+	InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeNOINTERCONNECTSINMETROANDZONE InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType = "NO_INTERCONNECTS_IN_METRO_AND_ZONE"
+	InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeNOTAVAILABLE                  InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType = "NOT_AVAILABLE"
+	InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeOTHER                         InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType = "OTHER"
+	InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeUNSPECIFIED                   InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType = "UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType enum.
+func (e InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType) Valid() bool {
+	switch e {
+	case InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeINCOMPATIBLEMETROS:
+		return true
+	case InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeNOINTERCONNECTS:
+		return true
+	case InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeNOINTERCONNECTSINMETROANDZONE:
+		return true
+	case InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeNOTAVAILABLE:
+		return true
+	case InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeOTHER:
+		return true
+	case InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupIntentTopologyCapability.
+const (
+	InterconnectGroupIntentTopologyCapabilityNOSLA                 InterconnectGroupIntentTopologyCapability = "NO_SLA"
+	InterconnectGroupIntentTopologyCapabilityPRODUCTIONCRITICAL    InterconnectGroupIntentTopologyCapability = "PRODUCTION_CRITICAL"
+	InterconnectGroupIntentTopologyCapabilityPRODUCTIONNONCRITICAL InterconnectGroupIntentTopologyCapability = "PRODUCTION_NON_CRITICAL"
+	InterconnectGroupIntentTopologyCapabilityUNSPECIFIED           InterconnectGroupIntentTopologyCapability = "UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupIntentTopologyCapability enum.
+func (e InterconnectGroupIntentTopologyCapability) Valid() bool {
+	switch e {
+	case InterconnectGroupIntentTopologyCapabilityNOSLA:
+		return true
+	case InterconnectGroupIntentTopologyCapabilityPRODUCTIONCRITICAL:
+		return true
+	case InterconnectGroupIntentTopologyCapabilityPRODUCTIONNONCRITICAL:
+		return true
+	case InterconnectGroupIntentTopologyCapabilityUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InterconnectListKind.
 const (
 	InterconnectListKindComputeInterconnectList InterconnectListKind = "compute#interconnectList"
@@ -661,6 +1042,48 @@ const (
 func (e InterconnectListKind) Valid() bool {
 	switch e {
 	case InterconnectListKindComputeInterconnectList:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectLocationAvailableFeatures.
+const (
+	InterconnectLocationAvailableFeaturesIFCROSSSITENETWORK InterconnectLocationAvailableFeatures = "IF_CROSS_SITE_NETWORK"
+	InterconnectLocationAvailableFeaturesIFL2FORWARDING     InterconnectLocationAvailableFeatures = "IF_L2_FORWARDING"
+	InterconnectLocationAvailableFeaturesIFMACSEC           InterconnectLocationAvailableFeatures = "IF_MACSEC"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectLocationAvailableFeatures enum.
+func (e InterconnectLocationAvailableFeatures) Valid() bool {
+	switch e {
+	case InterconnectLocationAvailableFeaturesIFCROSSSITENETWORK:
+		return true
+	case InterconnectLocationAvailableFeaturesIFL2FORWARDING:
+		return true
+	case InterconnectLocationAvailableFeaturesIFMACSEC:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectLocationAvailableLinkTypes.
+const (
+	InterconnectLocationAvailableLinkTypesLINKTYPEETHERNET100GLR  InterconnectLocationAvailableLinkTypes = "LINK_TYPE_ETHERNET_100G_LR"
+	InterconnectLocationAvailableLinkTypesLINKTYPEETHERNET10GLR   InterconnectLocationAvailableLinkTypes = "LINK_TYPE_ETHERNET_10G_LR"
+	InterconnectLocationAvailableLinkTypesLINKTYPEETHERNET400GLR4 InterconnectLocationAvailableLinkTypes = "LINK_TYPE_ETHERNET_400G_LR4"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectLocationAvailableLinkTypes enum.
+func (e InterconnectLocationAvailableLinkTypes) Valid() bool {
+	switch e {
+	case InterconnectLocationAvailableLinkTypesLINKTYPEETHERNET100GLR:
+		return true
+	case InterconnectLocationAvailableLinkTypesLINKTYPEETHERNET10GLR:
+		return true
+	case InterconnectLocationAvailableLinkTypesLINKTYPEETHERNET400GLR4:
 		return true
 	default:
 		return false
@@ -760,6 +1183,96 @@ func (e InterconnectLocationRegionInfoLocationPresence) Valid() bool {
 	case InterconnectLocationRegionInfoLocationPresenceLPGLOBAL:
 		return true
 	case InterconnectLocationRegionInfoLocationPresenceLPLOCALREGION:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectOutageNotificationIssueType.
+const (
+	InterconnectOutageNotificationIssueTypeITOUTAGE        InterconnectOutageNotificationIssueType = "IT_OUTAGE"
+	InterconnectOutageNotificationIssueTypeITPARTIALOUTAGE InterconnectOutageNotificationIssueType = "IT_PARTIAL_OUTAGE"
+	InterconnectOutageNotificationIssueTypeOUTAGE          InterconnectOutageNotificationIssueType = "OUTAGE"
+	InterconnectOutageNotificationIssueTypePARTIALOUTAGE   InterconnectOutageNotificationIssueType = "PARTIAL_OUTAGE"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectOutageNotificationIssueType enum.
+func (e InterconnectOutageNotificationIssueType) Valid() bool {
+	switch e {
+	case InterconnectOutageNotificationIssueTypeITOUTAGE:
+		return true
+	case InterconnectOutageNotificationIssueTypeITPARTIALOUTAGE:
+		return true
+	case InterconnectOutageNotificationIssueTypeOUTAGE:
+		return true
+	case InterconnectOutageNotificationIssueTypePARTIALOUTAGE:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectOutageNotificationSource.
+const (
+	InterconnectOutageNotificationSourceGOOGLE     InterconnectOutageNotificationSource = "GOOGLE"
+	InterconnectOutageNotificationSourceNSRCGOOGLE InterconnectOutageNotificationSource = "NSRC_GOOGLE"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectOutageNotificationSource enum.
+func (e InterconnectOutageNotificationSource) Valid() bool {
+	switch e {
+	case InterconnectOutageNotificationSourceGOOGLE:
+		return true
+	case InterconnectOutageNotificationSourceNSRCGOOGLE:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectOutageNotificationState.
+const (
+	InterconnectOutageNotificationStateACTIVE     InterconnectOutageNotificationState = "ACTIVE"
+	InterconnectOutageNotificationStateCANCELLED  InterconnectOutageNotificationState = "CANCELLED"
+	InterconnectOutageNotificationStateCOMPLETED  InterconnectOutageNotificationState = "COMPLETED"
+	InterconnectOutageNotificationStateNSACTIVE   InterconnectOutageNotificationState = "NS_ACTIVE"
+	InterconnectOutageNotificationStateNSCANCELED InterconnectOutageNotificationState = "NS_CANCELED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectOutageNotificationState enum.
+func (e InterconnectOutageNotificationState) Valid() bool {
+	switch e {
+	case InterconnectOutageNotificationStateACTIVE:
+		return true
+	case InterconnectOutageNotificationStateCANCELLED:
+		return true
+	case InterconnectOutageNotificationStateCOMPLETED:
+		return true
+	case InterconnectOutageNotificationStateNSACTIVE:
+		return true
+	case InterconnectOutageNotificationStateNSCANCELED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MetadataFilterFilterMatchCriteria.
+const (
+	MetadataFilterFilterMatchCriteriaMATCHALL MetadataFilterFilterMatchCriteria = "MATCH_ALL"
+	MetadataFilterFilterMatchCriteriaMATCHANY MetadataFilterFilterMatchCriteria = "MATCH_ANY"
+	MetadataFilterFilterMatchCriteriaNOTSET   MetadataFilterFilterMatchCriteria = "NOT_SET"
+)
+
+// Valid indicates whether the value is a known member of the MetadataFilterFilterMatchCriteria enum.
+func (e MetadataFilterFilterMatchCriteria) Valid() bool {
+	switch e {
+	case MetadataFilterFilterMatchCriteriaMATCHALL:
+		return true
+	case MetadataFilterFilterMatchCriteriaMATCHANY:
+		return true
+	case MetadataFilterFilterMatchCriteriaNOTSET:
 		return true
 	default:
 		return false
@@ -1059,10 +1572,14 @@ type ErrorInfo struct {
 }
 
 // ForwardingRule A global forwarding rule: an IP address, protocol and port range that direct traffic
-// to a target. Only the members below are modelled, and others are rejected in request
-// bodies. `name` is required on insert. `labels` may be given on insert; afterwards
-// they change only through `setLabels`. Members marked `readOnly`, `labelFingerprint`
-// and `fingerprint` are set by the server and ignored when sent on insert.
+// to a target. Every member of the discovery document is accepted; those of regional
+// products only (`ports`, `allPorts`, `allowGlobalAccess`, `sourceIpRanges`, `serviceLabel`,
+// `isMirroringCollector`) and a `networkTier` other than `PREMIUM` are refused with 400
+// `invalid` saying why (their empty and false values are accepted), and members the
+// document does not define are refused as unknown. `name` is required on insert. `labels`
+// may be given on insert; afterwards they change only through `setLabels`. Members marked
+// `readOnly`, `labelFingerprint` and `fingerprint` are set by the server and ignored when
+// sent on insert.
 type ForwardingRule struct {
 	// IPAddress IP address that the rule serves; assigned by the server when omitted on insert.
 	//
@@ -1072,6 +1589,24 @@ type ForwardingRule struct {
 	// IPProtocol IP protocol to which the rule applies; `TCP` when omitted on insert.
 	IPProtocol *ForwardingRuleIPProtocol `json:"IPProtocol,omitempty"`
 
+	// AllPorts Forward every port; regional rules only: `true` is refused on a global rule (400 `invalid`).
+	AllPorts *bool `json:"allPorts,omitempty"`
+
+	// AllowGlobalAccess Access from every region to a regional internal load balancer: `true` is refused on a global rule (400 `invalid`).
+	AllowGlobalAccess *bool `json:"allowGlobalAccess,omitempty"`
+
+	// AllowPscGlobalAccess This is used in PSC consumer ForwardingRule to control whether the PSC endpoint can be accessed from another region.
+	AllowPscGlobalAccess *bool `json:"allowPscGlobalAccess,omitempty"`
+
+	// AttachedExtensions The extensions that are attached to this ForwardingRule.
+	AttachedExtensions []ForwardingRuleAttachedExtension `json:"attachedExtensions,omitempty"`
+
+	// BackendService URL of the backend service that receives the traffic (passthrough load balancers); stored as given. A rule cannot have both a `target` and a `backendService` (400 `invalid`).
+	BackendService *string `json:"backendService,omitempty"`
+
+	// BaseForwardingRule The URL for the corresponding base forwarding rule. By base forwarding rule, we mean the forwarding rule that has the same IP address, protocol, and port settings with the current forwarding rule, but without sourceIPRanges specified.
+	BaseForwardingRule *string `json:"baseForwardingRule,omitempty"`
+
 	// CreationTimestamp Creation time, RFC 3339 text with milliseconds and offset.
 	//
 	// Example: 2026-05-27T02:14:03.512-07:00
@@ -1080,7 +1615,13 @@ type ForwardingRule struct {
 	// Description Optional description.
 	Description *string `json:"description,omitempty"`
 
-	// Fingerprint Fingerprint of the whole resource, for optimistic locking of patches (standard padded base64).
+	// ExternalManagedBackendBucketMigrationState Specifies the canary migration state for the backend buckets attached to this forwarding rule. Possible values are PREPARE, TEST_BY_PERCENTAGE, and TEST_ALL_TRAFFIC.
+	ExternalManagedBackendBucketMigrationState *ForwardingRuleExternalManagedBackendBucketMigrationState `json:"externalManagedBackendBucketMigrationState,omitempty"`
+
+	// ExternalManagedBackendBucketMigrationTestingPercentage Share (0-100) of backend bucket requests served by the global external Application Load Balancer; only with `externalManagedBackendBucketMigrationState: TEST_BY_PERCENTAGE` (else 400 `invalid`).
+	ExternalManagedBackendBucketMigrationTestingPercentage *float32 `json:"externalManagedBackendBucketMigrationTestingPercentage,omitempty"`
+
+	// Fingerprint Fingerprint of the whole resource (standard padded base64 of 8 bytes), a hash of its contents: it changes whenever a member of the rule (labels included) changes, and only then.
 	//
 	// Example: uFJneYVugTU=
 	Fingerprint []byte `json:"fingerprint,omitempty"`
@@ -1090,8 +1631,14 @@ type ForwardingRule struct {
 	// Example: 5146316128376045105
 	Id *string `json:"id,omitempty"`
 
+	// IpCollection Resource reference of a PublicDelegatedPrefix. The PDP must be a sub-PDP in EXTERNAL_IPV6_FORWARDING_RULE_CREATION mode.
+	IpCollection *string `json:"ipCollection,omitempty"`
+
 	// IpVersion IP version of the address; `IPV4` when omitted on insert.
 	IpVersion *ForwardingRuleIpVersion `json:"ipVersion,omitempty"`
+
+	// IsMirroringCollector Collector for packet mirroring; INTERNAL (regional) rules only: `true` is refused on a global rule (400 `invalid`).
+	IsMirroringCollector *bool `json:"isMirroringCollector,omitempty"`
 
 	// Kind Type of the resource; always `compute#forwardingRule`.
 	//
@@ -1117,6 +1664,9 @@ type ForwardingRule struct {
 	// LoadBalancingScheme What the rule is used for; `EXTERNAL` when omitted on insert.
 	LoadBalancingScheme *ForwardingRuleLoadBalancingScheme `json:"loadBalancingScheme,omitempty"`
 
+	// MetadataFilters xDS metadata filters; only for `loadBalancingScheme: INTERNAL_SELF_MANAGED` (else 400 `invalid`). Stored and returned as given.
+	MetadataFilters []MetadataFilter `json:"metadataFilters,omitempty"`
+
 	// Name Name of the resource, unique in the project; set at creation (RFC 1035).
 	//
 	// Example: fr-web
@@ -1125,13 +1675,49 @@ type ForwardingRule struct {
 	// Network URL of the network, for internal schemes; empty otherwise.
 	Network *string `json:"network,omitempty"`
 
-	// PortRange Port range forwarded to the target, `<low>-<high>`, for example `443-443`.
+	// NetworkTier Network tier of the rule; `PREMIUM` when omitted, the only tier of a global rule (any other is refused with 400 `invalid`).
+	NetworkTier *ForwardingRuleNetworkTier `json:"networkTier,omitempty"`
+
+	// NoAutomateDnsZone This is used in PSC consumer ForwardingRule to control whether it should try to auto-generate a DNS zone or not. Non-PSC forwarding rules do not use this field.
+	NoAutomateDnsZone *bool `json:"noAutomateDnsZone,omitempty"`
+
+	// PortRange Port range forwarded to the target: a port (`80`) or `<low>-<high>` of ports 1-65535; always returned as a range (`80-80`), as the real service returns it.
 	//
 	// Example: 443-443
 	PortRange *string `json:"portRange,omitempty"`
 
+	// Ports Up to five ports or port ranges; regional rules only, so a non-empty list is refused on a global rule (400 `invalid`).
+	Ports []string `json:"ports,omitempty"`
+
+	// PscConnectionId The PSC connection id of the PSC forwarding rule.
+	PscConnectionId *string `json:"pscConnectionId,omitempty"`
+
+	// PscConnectionStatus Status of a PSC connection; absent (understudy models no PSC producers), ignored when sent.
+	PscConnectionStatus *ForwardingRulePscConnectionStatus `json:"pscConnectionStatus,omitempty"`
+
+	// Region URL of the region of a regional rule; absent on a global rule, ignored when sent.
+	Region *string `json:"region,omitempty"`
+
 	// SelfLink Server-defined URL of the resource.
 	SelfLink *string `json:"selfLink,omitempty"`
+
+	// SelfLinkWithId Server-defined URL of the rule with its id in place of its name.
+	SelfLinkWithId *string `json:"selfLinkWithId,omitempty"`
+
+	// ServiceDirectoryRegistrations Service Directory registrations of the rule; stored and returned as given.
+	ServiceDirectoryRegistrations []ForwardingRuleServiceDirectoryRegistration `json:"serviceDirectoryRegistrations,omitempty"`
+
+	// ServiceLabel Prefix of the service name of regional internal load balancers: refused on a global rule (400 `invalid`).
+	ServiceLabel *string `json:"serviceLabel,omitempty"`
+
+	// ServiceName [Output Only] The internal fully qualified service name for this forwarding rule.
+	ServiceName *string `json:"serviceName,omitempty"`
+
+	// SourceIpRanges Source ranges of regional EXTERNAL rules only: a non-empty list is refused on a global rule (400 `invalid`).
+	SourceIpRanges []string `json:"sourceIpRanges,omitempty"`
+
+	// Subnetwork URL of the subnetwork of the rule's address (internal schemes); stored as given, not checked.
+	Subnetwork *string `json:"subnetwork,omitempty"`
 
 	// Target URL of the target resource that receives the traffic (for example a target proxy).
 	Target *string `json:"target,omitempty"`
@@ -1140,11 +1726,26 @@ type ForwardingRule struct {
 // ForwardingRuleIPProtocol IP protocol to which the rule applies; `TCP` when omitted on insert.
 type ForwardingRuleIPProtocol string
 
+// ForwardingRuleExternalManagedBackendBucketMigrationState Specifies the canary migration state for the backend buckets attached to this forwarding rule. Possible values are PREPARE, TEST_BY_PERCENTAGE, and TEST_ALL_TRAFFIC.
+type ForwardingRuleExternalManagedBackendBucketMigrationState string
+
 // ForwardingRuleIpVersion IP version of the address; `IPV4` when omitted on insert.
 type ForwardingRuleIpVersion string
 
 // ForwardingRuleLoadBalancingScheme What the rule is used for; `EXTERNAL` when omitted on insert.
 type ForwardingRuleLoadBalancingScheme string
+
+// ForwardingRuleNetworkTier Network tier of the rule; `PREMIUM` when omitted, the only tier of a global rule (any other is refused with 400 `invalid`).
+type ForwardingRuleNetworkTier string
+
+// ForwardingRulePscConnectionStatus Status of a PSC connection; absent (understudy models no PSC producers), ignored when sent.
+type ForwardingRulePscConnectionStatus string
+
+// ForwardingRuleAttachedExtension Reference to an extension resource that is attached to this ForwardingRule.
+type ForwardingRuleAttachedExtension struct {
+	// Reference The resource name.
+	Reference *string `json:"reference,omitempty"`
+}
 
 // ForwardingRuleList One page of global forwarding rules.
 type ForwardingRuleList struct {
@@ -1172,6 +1773,54 @@ type ForwardingRuleList struct {
 
 // ForwardingRuleListKind Type of the resource; always `compute#forwardingRuleList`.
 type ForwardingRuleListKind string
+
+// ForwardingRuleServiceDirectoryRegistration Describes the auto-registration of the forwarding rule to Service Directory. The region and project of the Service Directory resource generated from this registration will be the same as this forwarding rule.
+type ForwardingRuleServiceDirectoryRegistration struct {
+	// Namespace Service Directory namespace to register the forwarding rule under.
+	Namespace *string `json:"namespace,omitempty"`
+
+	// Service Service Directory service to register the forwarding rule under.
+	Service *string `json:"service,omitempty"`
+
+	// ServiceDirectoryRegion [Optional] Service Directory region to register this global forwarding rule under. Default to "us-central1".
+	ServiceDirectoryRegion *string `json:"serviceDirectoryRegion,omitempty"`
+}
+
+// GetHealthOperationMetadata Metadata for GetHealth operations.
+type GetHealthOperationMetadata struct {
+	// HealthInfo Health information.
+	HealthInfo *GetHealthOperationMetadataHealthInfo `json:"healthInfo,omitempty"`
+}
+
+// GetHealthOperationMetadataHealthInfo Health information.
+type GetHealthOperationMetadataHealthInfo struct {
+	// AvailabilitySloStatus The availability SLO status.
+	AvailabilitySloStatus *GetHealthOperationMetadataHealthInfoAvailabilitySloStatus `json:"availabilitySloStatus,omitempty"`
+
+	// HealthStatus The health status.
+	HealthStatus *GetHealthOperationMetadataHealthInfoHealthStatus `json:"healthStatus,omitempty"`
+
+	// RepairCategory The repair category.
+	RepairCategory *GetHealthOperationMetadataHealthInfoRepairCategory `json:"repairCategory,omitempty"`
+
+	// UnhealthyReason The reason for unhealthy status.
+	UnhealthyReason *GetHealthOperationMetadataHealthInfoUnhealthyReason `json:"unhealthyReason,omitempty"`
+
+	// UpdateTime The time when health info was updated.
+	UpdateTime *string `json:"updateTime,omitempty"`
+}
+
+// GetHealthOperationMetadataHealthInfoAvailabilitySloStatus The availability SLO status.
+type GetHealthOperationMetadataHealthInfoAvailabilitySloStatus string
+
+// GetHealthOperationMetadataHealthInfoHealthStatus The health status.
+type GetHealthOperationMetadataHealthInfoHealthStatus string
+
+// GetHealthOperationMetadataHealthInfoRepairCategory The repair category.
+type GetHealthOperationMetadataHealthInfoRepairCategory string
+
+// GetHealthOperationMetadataHealthInfoUnhealthyReason The reason for unhealthy status.
+type GetHealthOperationMetadataHealthInfoUnhealthyReason string
 
 // GetVersionOperationMetadata Metadata of a get-version operation.
 type GetVersionOperationMetadata struct {
@@ -1278,15 +1927,29 @@ type InstancesBulkInsertOperationMetadata struct {
 }
 
 // Interconnect An interconnect: a bundle of physical links between the provider's network and the
-// customer's, at an interconnect location. Only the members below are modelled, and
-// others are rejected in request bodies. `name`, `location`, `linkType`,
+// customer's, at an interconnect location. Every member of the discovery document is
+// accepted; members it does not define are refused. `name`, `location`, `linkType`,
 // `requestedLinkCount` and `interconnectType` are required on insert; members marked
-// `readOnly` are set by the server and ignored when sent.
+// `readOnly` are set by the server and ignored when sent. What the real service learns
+// from the physical world (circuits, link addresses, reference ids) is made up by
+// understudy, stable for the interconnect.
 type Interconnect struct {
+	// AaiEnabled Enable or disable the application awareness feature on this Cloud Interconnect.
+	AaiEnabled *bool `json:"aaiEnabled,omitempty"`
+
 	// AdminEnabled Whether the interconnect carries traffic; `true` when omitted on insert. The
 	// attachments of an interconnect with `adminEnabled: false` are `CONNECTION_DOWN` in
 	// `interconnectAttachmentGroups.getOperationalStatus`.
 	AdminEnabled *bool `json:"adminEnabled,omitempty"`
+
+	// ApplicationAwareInterconnect Configuration information for application awareness on this Cloud Interconnect.
+	ApplicationAwareInterconnect *InterconnectApplicationAwareInterconnect `json:"applicationAwareInterconnect,omitempty"`
+
+	// AvailableFeatures Features the provisioned ports have: those requested.
+	AvailableFeatures []InterconnectAvailableFeatures `json:"availableFeatures,omitempty"`
+
+	// CircuitInfos One circuit per provisioned link, with made-up `googleCircuitId` and `googleDemarcId` (no `customerDemarcId`).
+	CircuitInfos []InterconnectCircuitInfo `json:"circuitInfos,omitempty"`
 
 	// CreationTimestamp Creation time, RFC 3339 text with milliseconds and offset.
 	//
@@ -1299,6 +1962,18 @@ type Interconnect struct {
 	// Description Optional description.
 	Description *string `json:"description,omitempty"`
 
+	// EffectiveLocation URL of the location where the interconnect is provisioned: its `location`.
+	EffectiveLocation *string `json:"effectiveLocation,omitempty"`
+
+	// ExpectedOutages Outages expected; absent (none are ever scheduled here).
+	ExpectedOutages []InterconnectOutageNotification `json:"expectedOutages,omitempty"`
+
+	// GoogleIpAddress Link-local address of the provider's side of the link, for ping tests; made up, stable for the interconnect.
+	GoogleIpAddress *string `json:"googleIpAddress,omitempty"`
+
+	// GoogleReferenceId Reference id for support tickets; made up, stable for the interconnect.
+	GoogleReferenceId *string `json:"googleReferenceId,omitempty"`
+
 	// Id Server-generated unique identifier (uint64, as a decimal string).
 	//
 	// Example: 1178309123406512257
@@ -1306,6 +1981,9 @@ type Interconnect struct {
 
 	// InterconnectAttachments URLs of the attachments that use this interconnect, sorted; absent when none does.
 	InterconnectAttachments []string `json:"interconnectAttachments,omitempty"`
+
+	// InterconnectGroups URLs of the interconnect groups that include the interconnect; absent when none does.
+	InterconnectGroups []string `json:"interconnectGroups,omitempty"`
 
 	// InterconnectType `DEDICATED` (a dedicated physical connection), `PARTNER` (through a partner), or `IT_PRIVATE` (deprecated alias of `DEDICATED`).
 	InterconnectType InterconnectInterconnectType `json:"interconnectType"`
@@ -1341,6 +2019,12 @@ type Interconnect struct {
 	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/global/interconnectLocations/iad-zone1-1
 	Location string `json:"location"`
 
+	// Macsec Configuration information for enabling Media Access Control security (MACsec) on this Cloud Interconnect connection between Google and your on-premises router.
+	Macsec *InterconnectMacsec `json:"macsec,omitempty"`
+
+	// MacsecEnabled Whether MACsec is enabled; `true` without a `macsec` configuration is refused with 400 `invalid`.
+	MacsecEnabled *bool `json:"macsecEnabled,omitempty"`
+
 	// Name Name of the interconnect, unique in the project; set at creation (RFC 1035).
 	//
 	// Example: iad-ic-zone1
@@ -1352,20 +2036,47 @@ type Interconnect struct {
 	// OperationalStatus `OS_ACTIVE` once the insert Operation is `DONE` (understudy turns interconnects up at once).
 	OperationalStatus *InterconnectOperationalStatus `json:"operationalStatus,omitempty"`
 
+	// Params Input only: resource manager tags for the insert of an interconnect; accepted, not stored or returned.
+	Params *InterconnectParams `json:"params,omitempty"`
+
+	// PeerIpAddress Link-local address of the customer's side of the link (the next address after `googleIpAddress`).
+	PeerIpAddress *string `json:"peerIpAddress,omitempty"`
+
 	// ProvisionedLinkCount Number of links provisioned; equals `requestedLinkCount` once the insert Operation is `DONE`.
 	ProvisionedLinkCount *int32 `json:"provisionedLinkCount,omitempty"`
+
+	// RemoteLocation Indicates that this is a Cross-Cloud Interconnect. This field specifies the location outside of Google's network that the interconnect is connected to.
+	RemoteLocation *string `json:"remoteLocation,omitempty"`
+
+	// RequestedFeatures Features the ports must have (`IF_MACSEC`, `IF_CROSS_SITE_NETWORK`); one the location does not offer (`IF_L2_FORWARDING`) is refused with 400 `invalid`.
+	RequestedFeatures []InterconnectRequestedFeatures `json:"requestedFeatures,omitempty"`
 
 	// RequestedLinkCount Number of physical links requested in the bundle.
 	//
 	// Example: 2
 	RequestedLinkCount int32 `json:"requestedLinkCount"`
 
+	// SatisfiesPzs Reserved; always false.
+	SatisfiesPzs *bool `json:"satisfiesPzs,omitempty"`
+
 	// SelfLink Server-defined URL of the resource.
 	SelfLink *string `json:"selfLink,omitempty"`
 
+	// SelfLinkWithId Server-defined URL for this resource with the resource id.
+	SelfLinkWithId *string `json:"selfLinkWithId,omitempty"`
+
 	// State `ACTIVE` once the insert Operation is `DONE`.
 	State *InterconnectState `json:"state,omitempty"`
+
+	// Subzone To be deprecated.
+	Subzone *InterconnectSubzone `json:"subzone,omitempty"`
+
+	// WireGroups URLs of cross-site wire groups using the interconnect; absent (not modelled).
+	WireGroups []string `json:"wireGroups,omitempty"`
 }
+
+// InterconnectAvailableFeatures defines model for Interconnect.AvailableFeatures.
+type InterconnectAvailableFeatures string
 
 // InterconnectInterconnectType `DEDICATED` (a dedicated physical connection), `PARTNER` (through a partner), or `IT_PRIVATE` (deprecated alias of `DEDICATED`).
 type InterconnectInterconnectType string
@@ -1376,14 +2087,58 @@ type InterconnectLinkType string
 // InterconnectOperationalStatus `OS_ACTIVE` once the insert Operation is `DONE` (understudy turns interconnects up at once).
 type InterconnectOperationalStatus string
 
+// InterconnectRequestedFeatures defines model for Interconnect.RequestedFeatures.
+type InterconnectRequestedFeatures string
+
 // InterconnectState `ACTIVE` once the insert Operation is `DONE`.
 type InterconnectState string
 
+// InterconnectSubzone To be deprecated.
+type InterconnectSubzone string
+
+// InterconnectApplicationAwareInterconnect Configuration information for application awareness on this Cloud Interconnect.
+type InterconnectApplicationAwareInterconnect struct {
+	// BandwidthPercentagePolicy InterconnectApplicationAwareInterconnectBandwidthPercentagePolicy
+	BandwidthPercentagePolicy *InterconnectApplicationAwareInterconnectBandwidthPercentagePolicy `json:"bandwidthPercentagePolicy,omitempty"`
+
+	// ProfileDescription Description for the application awareness profile on this Cloud Interconnect.
+	ProfileDescription *string `json:"profileDescription,omitempty"`
+
+	// ShapeAveragePercentages Optional field to specify a list of shape average percentages to be applied in conjunction with StrictPriorityPolicy or BandwidthPercentagePolicy.
+	ShapeAveragePercentages []InterconnectApplicationAwareInterconnectBandwidthPercentage `json:"shapeAveragePercentages,omitempty"`
+
+	// StrictPriorityPolicy Specify configuration for StrictPriorityPolicy.
+	StrictPriorityPolicy *InterconnectApplicationAwareInterconnectStrictPriorityPolicy `json:"strictPriorityPolicy,omitempty"`
+}
+
+// InterconnectApplicationAwareInterconnectBandwidthPercentage Specify bandwidth percentages [1-100] for various traffic classes in BandwidthPercentagePolicy. The sum of all percentages must equal 100.
+type InterconnectApplicationAwareInterconnectBandwidthPercentage struct {
+	// Percentage Bandwidth percentage for a specific traffic class.
+	Percentage *uint32 `json:"percentage,omitempty"`
+
+	// TrafficClass TrafficClass whose bandwidth percentage is being specified.
+	TrafficClass *InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass `json:"trafficClass,omitempty"`
+}
+
+// InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass TrafficClass whose bandwidth percentage is being specified.
+type InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass string
+
+// InterconnectApplicationAwareInterconnectBandwidthPercentagePolicy InterconnectApplicationAwareInterconnectBandwidthPercentagePolicy
+type InterconnectApplicationAwareInterconnectBandwidthPercentagePolicy struct {
+	// BandwidthPercentages Specify bandwidth percentages for various traffic classes for queuing type Bandwidth Percent.
+	BandwidthPercentages []InterconnectApplicationAwareInterconnectBandwidthPercentage `json:"bandwidthPercentages,omitempty"`
+}
+
+// InterconnectApplicationAwareInterconnectStrictPriorityPolicy Specify configuration for StrictPriorityPolicy.
+type InterconnectApplicationAwareInterconnectStrictPriorityPolicy = map[string]interface{}
+
 // InterconnectAttachment An interconnect attachment (VLAN attachment): a VLAN on an interconnect that connects
-// it to a Cloud Router in a region. Only the members below are modelled, and others are
-// rejected in request bodies. `name` is required on insert, and so is `interconnect`
-// for the only type understudy accepts, `DEDICATED` (checked by the server). Members
-// marked `readOnly` are set by the server and ignored when sent.
+// it to a Cloud Router in a region. Every member of the discovery document is accepted;
+// those of other types of attachment (`pairingKey`, `partnerAsn`, `partnerMetadata`,
+// `l2Forwarding`) are refused on the only type understudy accepts, `DEDICATED`, with 400
+// `invalid` saying why, and members the document does not define are refused. `name` is
+// required on insert, and so is `interconnect` (checked by the server). Members marked
+// `readOnly` are set by the server and ignored when sent.
 type InterconnectAttachment struct {
 	// AdminEnabled Whether the attachment carries traffic; `true` when omitted. An attachment with
 	// `adminEnabled: false` is `CONNECTION_DISABLED` and inactive in
@@ -1398,10 +2153,52 @@ type InterconnectAttachment struct {
 	// Bandwidth Provisioned bandwidth of the attachment; `BPS_10G` when omitted.
 	Bandwidth *InterconnectAttachmentBandwidth `json:"bandwidth,omitempty"`
 
+	// CandidateCloudRouterIpAddress The Cloud Router's address with its prefix length (at most /31), given with `candidateCustomerRouterIpAddress` (both or neither, in one subnet, free on the interconnect).
+	CandidateCloudRouterIpAddress *string `json:"candidateCloudRouterIpAddress,omitempty"`
+
+	// CandidateCloudRouterIpv6Address Single IPv6 address + prefix length to be configured on the cloud router interface for this interconnect attachment. - Both candidate_cloud_router_ipv6_address and candidate_customer_router_ipv6_address fields must be set or both must be unset.
+	CandidateCloudRouterIpv6Address *string `json:"candidateCloudRouterIpv6Address,omitempty"`
+
+	// CandidateCustomerRouterIpAddress Single IPv4 address + prefix length to be configured on the customer router interface for this interconnect attachment.
+	CandidateCustomerRouterIpAddress *string `json:"candidateCustomerRouterIpAddress,omitempty"`
+
+	// CandidateCustomerRouterIpv6Address Single IPv6 address + prefix length to be configured on the customer router interface for this interconnect attachment.
+	CandidateCustomerRouterIpv6Address *string `json:"candidateCustomerRouterIpv6Address,omitempty"`
+
+	// CandidateIpv6Subnets This field is not available.
+	CandidateIpv6Subnets []string `json:"candidateIpv6Subnets,omitempty"`
+
+	// CandidateSubnets Up to 16 link-local prefixes (within 169.254.0.0/16, /29 or shorter) to pick the BGP /29 from: the first free one on the interconnect, in the order given; none free is 400 `invalid`. Without candidates a free /29 anywhere in 169.254.0.0/16 is picked.
+	CandidateSubnets []string `json:"candidateSubnets,omitempty"`
+
+	// CloudRouterIpAddress The Cloud Router's BGP address with its prefix length: the first host of the subnet picked (for example `169.254.10.1/29`), or `candidateCloudRouterIpAddress`.
+	CloudRouterIpAddress *string `json:"cloudRouterIpAddress,omitempty"`
+
+	// CloudRouterIpv6Address For `IPV4_IPV6` attachments, the Cloud Router's IPv6 address: the first host of a free /125 of `candidateIpv6Subnets`, else of 2600:2d00:0:2::/64, or `candidateCloudRouterIpv6Address`.
+	CloudRouterIpv6Address *string `json:"cloudRouterIpv6Address,omitempty"`
+
+	// CloudRouterIpv6InterfaceId This field is not available.
+	CloudRouterIpv6InterfaceId *string `json:"cloudRouterIpv6InterfaceId,omitempty"`
+
+	// ConfigurationConstraints InterconnectAttachmentConfigurationConstraints
+	ConfigurationConstraints *InterconnectAttachmentConfigurationConstraints `json:"configurationConstraints,omitempty"`
+
 	// CreationTimestamp Creation time, RFC 3339 text with milliseconds and offset.
 	//
 	// Example: 2024-11-20T10:00:00.380-08:00
 	CreationTimestamp *string `json:"creationTimestamp,omitempty"`
+
+	// CustomerRouterIpAddress The customer router's BGP address with its prefix length: the second host of the subnet picked (for example `169.254.10.2/29`), or `candidateCustomerRouterIpAddress`.
+	CustomerRouterIpAddress *string `json:"customerRouterIpAddress,omitempty"`
+
+	// CustomerRouterIpv6Address For `IPV4_IPV6` attachments, the customer router's IPv6 address: the second host of the /125 picked, or `candidateCustomerRouterIpv6Address`.
+	CustomerRouterIpv6Address *string `json:"customerRouterIpv6Address,omitempty"`
+
+	// CustomerRouterIpv6InterfaceId This field is not available.
+	CustomerRouterIpv6InterfaceId *string `json:"customerRouterIpv6InterfaceId,omitempty"`
+
+	// DataplaneVersion Dataplane version; always 2.
+	DataplaneVersion *int32 `json:"dataplaneVersion,omitempty"`
 
 	// Description Optional description.
 	Description *string `json:"description,omitempty"`
@@ -1410,6 +2207,12 @@ type InterconnectAttachment struct {
 	// sets it from the interconnect's location (`zone1`: `AVAILABILITY_DOMAIN_1`,
 	// `zone2`: `AVAILABILITY_DOMAIN_2`) and ignores a value sent.
 	EdgeAvailabilityDomain *InterconnectAttachmentEdgeAvailabilityDomain `json:"edgeAvailabilityDomain,omitempty"`
+
+	// Encryption `NONE` (the default; what Terraform always sends) or `IPSEC` (HA VPN over the attachment).
+	Encryption *InterconnectAttachmentEncryption `json:"encryption,omitempty"`
+
+	// GoogleReferenceId Reference id for support tickets; made up, stable for the attachment.
+	GoogleReferenceId *string `json:"googleReferenceId,omitempty"`
 
 	// Id Server-generated unique identifier (uint64, as a decimal string).
 	//
@@ -1423,10 +2226,16 @@ type InterconnectAttachment struct {
 	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/global/interconnects/iad-ic-zone1
 	Interconnect *string `json:"interconnect,omitempty"`
 
+	// IpsecInternalAddresses URLs of regional internal address ranges for HA VPN gateways; only with `encryption: IPSEC` (else 400 `invalid`). Stored as given.
+	IpsecInternalAddresses []string `json:"ipsecInternalAddresses,omitempty"`
+
 	// Kind Type of the resource; always `compute#interconnectAttachment`.
 	//
 	// Example: compute#interconnectAttachment
 	Kind *string `json:"kind,omitempty"`
+
+	// L2Forwarding L2 Interconnect Attachment related configuration.
+	L2Forwarding *InterconnectAttachmentL2Forwarding `json:"l2Forwarding,omitempty"`
 
 	// LabelFingerprint Fingerprint of the current label set (standard padded base64 of 8 bytes). An
 	// attachment without labels has `42WmSpB8rSM=`.
@@ -1457,15 +2266,36 @@ type InterconnectAttachment struct {
 	// OperationalStatus `OS_ACTIVE` once the insert Operation is `DONE`.
 	OperationalStatus *InterconnectAttachmentOperationalStatus `json:"operationalStatus,omitempty"`
 
+	// PairingKey Pairing key of PARTNER and PARTNER_PROVIDER attachments; refused on DEDICATED ones (400 `invalid`).
+	PairingKey *string `json:"pairingKey,omitempty"`
+
+	// Params Input only: resource manager tags for the insert of an attachment; accepted, not stored or returned.
+	Params *InterconnectAttachmentParams `json:"params,omitempty"`
+
+	// PartnerAsn Partner BGP ASN (int64 as a decimal string); not available for DEDICATED attachments (400 `invalid`).
+	PartnerAsn *string `json:"partnerAsn,omitempty"`
+
+	// PartnerMetadata Informational metadata about Partner attachments from Partners to display to customers. These fields are propagated from PARTNER_PROVIDER attachments to their corresponding PARTNER attachments.
+	PartnerMetadata *InterconnectAttachmentPartnerMetadata `json:"partnerMetadata,omitempty"`
+
+	// PrivateInterconnectInfo Information for an interconnect attachment when this belongs to an interconnect of type DEDICATED.
+	PrivateInterconnectInfo *InterconnectAttachmentPrivateInfo `json:"privateInterconnectInfo,omitempty"`
+
 	// Region URL of the region of the attachment, taken from the request path.
 	//
 	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/regions/us-east4
 	Region *string `json:"region,omitempty"`
 
+	// RemoteService Remote cloud of a Cross-Cloud Interconnect attachment; absent (not modelled).
+	RemoteService *string `json:"remoteService,omitempty"`
+
 	// Router URL of the Cloud Router in the attachment's region; stored as given, not checked.
 	//
 	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/regions/us-east4/routers/prod-router
 	Router *string `json:"router,omitempty"`
+
+	// SatisfiesPzs Reserved; always false.
+	SatisfiesPzs *bool `json:"satisfiesPzs,omitempty"`
 
 	// SelfLink Server-defined URL of the resource.
 	SelfLink *string `json:"selfLink,omitempty"`
@@ -1476,8 +2306,11 @@ type InterconnectAttachment struct {
 	// State `ACTIVE` once the insert Operation is `DONE`; the other values are those of the real API (partner attachments).
 	State *InterconnectAttachmentState `json:"state,omitempty"`
 
-	// Type Type of the attachment; `DEDICATED` when omitted. understudy rejects `PARTNER` and
-	// `PARTNER_PROVIDER` with 400 `invalid`.
+	// SubnetLength Input only: length of the BGP subnet, 29 (the default) or 30; other values are refused with 400 `invalid`.
+	SubnetLength *int32 `json:"subnetLength,omitempty"`
+
+	// Type Type of the attachment; `DEDICATED` when omitted. understudy rejects `L2_DEDICATED`,
+	// `PARTNER` and `PARTNER_PROVIDER` with 400 `invalid`.
 	Type *InterconnectAttachmentType `json:"type,omitempty"`
 
 	// VlanTag8021q IEEE 802.1Q VLAN tag, set at creation. Unique per interconnect; when omitted the
@@ -1496,6 +2329,9 @@ type InterconnectAttachmentBandwidth string
 // `zone2`: `AVAILABILITY_DOMAIN_2`) and ignores a value sent.
 type InterconnectAttachmentEdgeAvailabilityDomain string
 
+// InterconnectAttachmentEncryption `NONE` (the default; what Terraform always sends) or `IPSEC` (HA VPN over the attachment).
+type InterconnectAttachmentEncryption string
+
 // InterconnectAttachmentOperationalStatus `OS_ACTIVE` once the insert Operation is `DONE`.
 type InterconnectAttachmentOperationalStatus string
 
@@ -1505,8 +2341,8 @@ type InterconnectAttachmentStackType string
 // InterconnectAttachmentState `ACTIVE` once the insert Operation is `DONE`; the other values are those of the real API (partner attachments).
 type InterconnectAttachmentState string
 
-// InterconnectAttachmentType Type of the attachment; `DEDICATED` when omitted. understudy rejects `PARTNER` and
-// `PARTNER_PROVIDER` with 400 `invalid`.
+// InterconnectAttachmentType Type of the attachment; `DEDICATED` when omitted. understudy rejects `L2_DEDICATED`,
+// `PARTNER` and `PARTNER_PROVIDER` with 400 `invalid`.
 type InterconnectAttachmentType string
 
 // InterconnectAttachmentAggregatedList One page of interconnect attachments of every region, by scope.
@@ -1536,6 +2372,24 @@ type InterconnectAttachmentAggregatedList struct {
 
 // InterconnectAttachmentAggregatedListKind Type of the resource; always `compute#interconnectAttachmentAggregatedList`.
 type InterconnectAttachmentAggregatedListKind string
+
+// InterconnectAttachmentConfigurationConstraints InterconnectAttachmentConfigurationConstraints
+type InterconnectAttachmentConfigurationConstraints struct {
+	// BgpMd5 Whether the attachment's BGP session requires/allows/disallows BGP MD5 authentication. This can take one of the following values: MD5_OPTIONAL, MD5_REQUIRED, MD5_UNSUPPORTED.
+	BgpMd5 *InterconnectAttachmentConfigurationConstraintsBgpMd5 `json:"bgpMd5,omitempty"`
+
+	// BgpPeerAsnRanges List of ASN ranges that the remote location is known to support. Formatted as an array of inclusive ranges {min: min-value, max: max-value}.
+	BgpPeerAsnRanges []InterconnectAttachmentConfigurationConstraintsBgpPeerASNRange `json:"bgpPeerAsnRanges,omitempty"`
+}
+
+// InterconnectAttachmentConfigurationConstraintsBgpMd5 Whether the attachment's BGP session requires/allows/disallows BGP MD5 authentication. This can take one of the following values: MD5_OPTIONAL, MD5_REQUIRED, MD5_UNSUPPORTED.
+type InterconnectAttachmentConfigurationConstraintsBgpMd5 string
+
+// InterconnectAttachmentConfigurationConstraintsBgpPeerASNRange InterconnectAttachmentConfigurationConstraintsBgpPeerASNRange
+type InterconnectAttachmentConfigurationConstraintsBgpPeerASNRange struct {
+	Max *uint32 `json:"max,omitempty"`
+	Min *uint32 `json:"min,omitempty"`
+}
 
 // InterconnectAttachmentGroup A group of interconnect attachments with an intended availability SLA; the server
 // reports the SLA the attachments actually support in `configured` and their topology in
@@ -1890,6 +2744,51 @@ type InterconnectAttachmentGroupsOperationalStatusAttachmentStatusIsActive strin
 // those of the real API.
 type InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus string
 
+// InterconnectAttachmentL2Forwarding L2 Interconnect Attachment related configuration.
+type InterconnectAttachmentL2Forwarding struct {
+	// ApplianceMappings Optional. A map of VLAN tags to appliances and optional inner mapping rules.
+	ApplianceMappings map[string]InterconnectAttachmentL2ForwardingApplianceMapping `json:"applianceMappings,omitempty"`
+
+	// DefaultApplianceIpAddress Optional. A single IPv4 or IPv6 address used as the default destination IP when there is no VLAN mapping result found.
+	DefaultApplianceIpAddress *string `json:"defaultApplianceIpAddress,omitempty"`
+
+	// GeneveHeader GeneveHeader related configurations.
+	GeneveHeader *InterconnectAttachmentL2ForwardingGeneveHeader `json:"geneveHeader,omitempty"`
+
+	// Network Required. Resource URL of the network to which this attachment belongs.
+	Network *string `json:"network,omitempty"`
+
+	// TunnelEndpointIpAddress Required. A single IPv4 or IPv6 address.
+	TunnelEndpointIpAddress *string `json:"tunnelEndpointIpAddress,omitempty"`
+}
+
+// InterconnectAttachmentL2ForwardingApplianceMapping Two-level VLAN-to-Appliance mapping rule.
+type InterconnectAttachmentL2ForwardingApplianceMapping struct {
+	// ApplianceIpAddress Optional. A single IPv4 or IPv6 address used as the destination IP address for ingress packets that match on a VLAN tag, but do not match a more specific inner VLAN tag.
+	ApplianceIpAddress *string `json:"applianceIpAddress,omitempty"`
+
+	// InnerVlanToApplianceMappings Optional. Used to match against the inner VLAN when the packet contains two VLAN tags.
+	InnerVlanToApplianceMappings []InterconnectAttachmentL2ForwardingApplianceMappingInnerVlanToApplianceMapping `json:"innerVlanToApplianceMappings,omitempty"`
+
+	// Name Optional. The name of this appliance mapping rule.
+	Name *string `json:"name,omitempty"`
+}
+
+// InterconnectAttachmentL2ForwardingApplianceMappingInnerVlanToApplianceMapping The inner VLAN-to-Appliance mapping.
+type InterconnectAttachmentL2ForwardingApplianceMappingInnerVlanToApplianceMapping struct {
+	// InnerApplianceIpAddress Required in this object. A single IPv4 or IPv6 address used as the destination IP address for ingress packets that match on both VLAN tags.
+	InnerApplianceIpAddress *string `json:"innerApplianceIpAddress,omitempty"`
+
+	// InnerVlanTags Required in this object. Used to match the inner VLAN tag on the packet.
+	InnerVlanTags []string `json:"innerVlanTags,omitempty"`
+}
+
+// InterconnectAttachmentL2ForwardingGeneveHeader GeneveHeader related configurations.
+type InterconnectAttachmentL2ForwardingGeneveHeader struct {
+	// Vni Optional. VNI is a 24-bit unique virtual network identifier, from 0 to 16,777,215.
+	Vni *uint32 `json:"vni,omitempty"`
+}
+
 // InterconnectAttachmentList One page of interconnect attachments of a region.
 type InterconnectAttachmentList struct {
 	// Id Identifier of the list, `projects/<project>/regions/<region>/interconnectAttachments`.
@@ -1917,6 +2816,30 @@ type InterconnectAttachmentList struct {
 // InterconnectAttachmentListKind Type of the resource; always `compute#interconnectAttachmentList`.
 type InterconnectAttachmentListKind string
 
+// InterconnectAttachmentParams Input only: resource manager tags for the insert of an attachment; accepted, not stored or returned.
+type InterconnectAttachmentParams struct {
+	// ResourceManagerTags Tag keys/values directly bound to this resource. Tag keys and values have the same definition as resource manager tags.
+	ResourceManagerTags map[string]string `json:"resourceManagerTags,omitempty"`
+}
+
+// InterconnectAttachmentPartnerMetadata Informational metadata about Partner attachments from Partners to display to customers. These fields are propagated from PARTNER_PROVIDER attachments to their corresponding PARTNER attachments.
+type InterconnectAttachmentPartnerMetadata struct {
+	// InterconnectName Plain text name of the Interconnect this attachment is connected to, as displayed in the Partner's portal. For instance "Chicago 1".
+	InterconnectName *string `json:"interconnectName,omitempty"`
+
+	// PartnerName Plain text name of the Partner providing this attachment. This value may be validated to match approved Partner values.
+	PartnerName *string `json:"partnerName,omitempty"`
+
+	// PortalUrl URL of the Partner's portal for this Attachment. Partners may customise this to be a deep link to the specific resource on the Partner portal.
+	PortalUrl *string `json:"portalUrl,omitempty"`
+}
+
+// InterconnectAttachmentPrivateInfo Information for an interconnect attachment when this belongs to an interconnect of type DEDICATED.
+type InterconnectAttachmentPrivateInfo struct {
+	// Tag8021q 802.1q encapsulation tag to be used for traffic between Google and the customer, going to and from this network and region.
+	Tag8021q *uint32 `json:"tag8021q,omitempty"`
+}
+
 // InterconnectAttachmentsScopedList The attachments of one scope on a page, or a warning when there are none.
 type InterconnectAttachmentsScopedList struct {
 	// InterconnectAttachments The scope's attachments on this page.
@@ -1925,6 +2848,144 @@ type InterconnectAttachmentsScopedList struct {
 	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
 	// example `NO_RESULTS_ON_PAGE`).
 	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
+// InterconnectCircuitInfo Describes a single physical circuit between the Customer and Google. CircuitInfo objects are created by Google, so all fields are output only.
+type InterconnectCircuitInfo struct {
+	// CustomerDemarcId Customer-side demarc ID for this circuit.
+	CustomerDemarcId *string `json:"customerDemarcId,omitempty"`
+
+	// GoogleCircuitId Google-assigned unique ID for this circuit. Assigned at circuit turn-up.
+	GoogleCircuitId *string `json:"googleCircuitId,omitempty"`
+
+	// GoogleDemarcId Google-side demarc ID for this circuit. Assigned at circuit turn-up and provided by Google to the customer in the LOA.
+	GoogleDemarcId *string `json:"googleDemarcId,omitempty"`
+}
+
+// InterconnectGroup A group of interconnects with an intended topology capability; the server reports the
+// capability the interconnects actually support in `configured` and their topology in
+// `physicalStructure`. `name` is required on insert (checked by the server, so that a
+// patch body can be a part of the resource). Members marked `readOnly` are set by the
+// server and ignored when sent. Unknown members are rejected.
+type InterconnectGroup struct {
+	// Configured The status of the group as configured. This has the same structure as the operational field reported by the OperationalStatus method, but does not take into account the operational status of each resource.
+	Configured *InterconnectGroupConfigured `json:"configured,omitempty"`
+
+	// CreationTimestamp Creation timestamp inRFC3339 text format.
+	CreationTimestamp *string `json:"creationTimestamp,omitempty"`
+
+	// Description An optional description of this resource. Provide this property when you create the resource.
+	Description *string `json:"description,omitempty"`
+
+	// Etag Opaque system-generated token that uniquely identifies the configuration. If provided when patching a configuration in update mode, the provided token must match the current token or the update is rejected.
+	Etag *string `json:"etag,omitempty"`
+
+	// Id The unique identifier for the resource type. The server generates this identifier.
+	Id *string `json:"id,omitempty"`
+
+	// Intent The user's intent for this group. This is the only required field besides the name that must be specified on group creation.
+	Intent *InterconnectGroupIntent `json:"intent,omitempty"`
+
+	// Interconnects Interconnects in the InterconnectGroup. Keys are arbitrary user-specified strings.
+	Interconnects map[string]InterconnectGroupInterconnect `json:"interconnects,omitempty"`
+
+	// Kind Type of the resource. Always compute#InterconnectGroup
+	Kind *string `json:"kind,omitempty"`
+
+	// Name Name of the group, unique in the project; set at creation (RFC 1035).
+	//
+	// Example: ig-east
+	Name *string `json:"name,omitempty"`
+
+	// PhysicalStructure An analysis of the physical layout of Interconnects in this group. Every Interconnect in the group is shown once in this structure.
+	PhysicalStructure *InterconnectGroupPhysicalStructure `json:"physicalStructure,omitempty"`
+
+	// SelfLink Server-defined URL for the resource.
+	SelfLink *string `json:"selfLink,omitempty"`
+}
+
+// InterconnectGroupConfigured The status of the group as configured. This has the same structure as the operational field reported by the OperationalStatus method, but does not take into account the operational status of each resource.
+type InterconnectGroupConfigured struct {
+	// TopologyCapability How reliable this topology is configured to be, and why this group does or does not meet the requirements for the intended capability.
+	TopologyCapability *InterconnectGroupConfiguredTopologyCapability `json:"topologyCapability,omitempty"`
+}
+
+// InterconnectGroupConfiguredTopologyCapability How reliable this topology is configured to be, and why this group does or does not meet the requirements for the intended capability.
+type InterconnectGroupConfiguredTopologyCapability struct {
+	IntendedCapabilityBlockers []InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockers `json:"intendedCapabilityBlockers,omitempty"`
+	SupportedSla               *InterconnectGroupConfiguredTopologyCapabilitySupportedSla                `json:"supportedSla,omitempty"`
+}
+
+// InterconnectGroupConfiguredTopologyCapabilitySupportedSla defines model for InterconnectGroupConfiguredTopologyCapability.SupportedSla.
+type InterconnectGroupConfiguredTopologyCapabilitySupportedSla string
+
+// InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockers Reasons why configuration.topologyCapability.sla differs from intent.topologyCapability. This list is empty if and only if those are the same.
+type InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockers struct {
+	BlockerType *InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType `json:"blockerType,omitempty"`
+
+	// DocumentationLink The url of Google Cloud public documentation explaining this requirement. This is set for every type of requirement.
+	DocumentationLink *string `json:"documentationLink,omitempty"`
+
+	// Explanation A human-readable explanation of this requirement and why it's not met. This is set for every type of requirement.
+	Explanation *string `json:"explanation,omitempty"`
+
+	// Facilities Facilities used to explain this blocker in more detail. Like physicalStructure.metros.facilities.facility, this is a numeric string like "5467".
+	Facilities []string `json:"facilities,omitempty"`
+
+	// Interconnects Interconnects used to explain this blocker in more detail.
+	Interconnects []string `json:"interconnects,omitempty"`
+
+	// Metros Metros used to explain this blocker in more detail. These are three-letter lowercase strings like "iad".
+	Metros []string `json:"metros,omitempty"`
+
+	// Zones Zones used to explain this blocker in more detail. Zone names are "zone1" and/or "zone2".
+	Zones []string `json:"zones,omitempty"`
+}
+
+// InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType defines model for InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockers.BlockerType.
+type InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType string
+
+// InterconnectGroupIntent The user's intent for this group. This is the only required field besides the name that must be specified on group creation.
+type InterconnectGroupIntent struct {
+	TopologyCapability *InterconnectGroupIntentTopologyCapability `json:"topologyCapability,omitempty"`
+}
+
+// InterconnectGroupIntentTopologyCapability defines model for InterconnectGroupIntent.TopologyCapability.
+type InterconnectGroupIntentTopologyCapability string
+
+// InterconnectGroupInterconnect An Interconnect in this InterconnectGroup.
+type InterconnectGroupInterconnect struct {
+	// Interconnect The URL of an Interconnect in this group. All Interconnects in the group are unique.
+	Interconnect *string `json:"interconnect,omitempty"`
+}
+
+// InterconnectGroupPhysicalStructure An analysis of the physical layout of Interconnects in this group. Every Interconnect in the group is shown once in this structure.
+type InterconnectGroupPhysicalStructure struct {
+	Metros []InterconnectGroupPhysicalStructureMetros `json:"metros,omitempty"`
+}
+
+// InterconnectGroupPhysicalStructureMetros The metros Interconnects in this group are in.
+type InterconnectGroupPhysicalStructureMetros struct {
+	Facilities []InterconnectGroupPhysicalStructureMetrosFacilities `json:"facilities,omitempty"`
+
+	// Metro The name of the metro, as a three-letter lowercase string like "iad". This is the first component of the location of Interconnects underneath this.
+	Metro *string `json:"metro,omitempty"`
+}
+
+// InterconnectGroupPhysicalStructureMetrosFacilities The facilities Interconnects in this metro are present in.
+type InterconnectGroupPhysicalStructureMetrosFacilities struct {
+	// Facility The ID of this facility, as a numeric string like "5467". This is the third component of the location of Interconnects in this facility.
+	Facility *string                                                   `json:"facility,omitempty"`
+	Zones    []InterconnectGroupPhysicalStructureMetrosFacilitiesZones `json:"zones,omitempty"`
+}
+
+// InterconnectGroupPhysicalStructureMetrosFacilitiesZones The zones that Interconnects in this facility are present in.
+type InterconnectGroupPhysicalStructureMetrosFacilitiesZones struct {
+	// Interconnects URLs of Interconnects in this redundancy group in the given metro, facility, and zone.
+	Interconnects []string `json:"interconnects,omitempty"`
+
+	// Zone The name of the zone, either "zone1" or "zone2". This is the second component of the location of Interconnects in this facility.
+	Zone *string `json:"zone,omitempty"`
 }
 
 // InterconnectList One page of interconnects.
@@ -1971,6 +3032,12 @@ type InterconnectLocation struct {
 	// Example: zone1
 	AvailabilityZone *string `json:"availabilityZone,omitempty"`
 
+	// AvailableFeatures Features interconnects at the location can request: `IF_CROSS_SITE_NETWORK` and `IF_MACSEC` at every location of the catalog.
+	AvailableFeatures []InterconnectLocationAvailableFeatures `json:"availableFeatures,omitempty"`
+
+	// AvailableLinkTypes Link types offered: all three at every location of the catalog.
+	AvailableLinkTypes []InterconnectLocationAvailableLinkTypes `json:"availableLinkTypes,omitempty"`
+
 	// City City of the metro, for example `Ashburn` or `Frankfurt`.
 	//
 	// Example: Ashburn
@@ -1983,6 +3050,9 @@ type InterconnectLocation struct {
 	//
 	// Example: 2017-09-25T10:48:51.034-07:00
 	CreationTimestamp *string `json:"creationTimestamp,omitempty"`
+
+	// CrossSiteInterconnectInfos Where cross-site wires may go from here; absent (not modelled).
+	CrossSiteInterconnectInfos []InterconnectLocationCrossSiteInterconnectInfo `json:"crossSiteInterconnectInfos,omitempty"`
 
 	// Description Description of the location, typically the facility's name.
 	//
@@ -2025,6 +3095,9 @@ type InterconnectLocation struct {
 	// SelfLink Server-defined URL of the location; what `Interconnect.location` takes.
 	SelfLink *string `json:"selfLink,omitempty"`
 
+	// SingleRegionProductionCriticalPeerLocations URLs of the locations that pair with this one for single-region 99.99%: those of the same metro in the other zone.
+	SingleRegionProductionCriticalPeerLocations []string `json:"singleRegionProductionCriticalPeerLocations,omitempty"`
+
 	// Status `AVAILABLE`: interconnects can be provisioned here. `CLOSED`: no new interconnects (insert is refused).
 	Status *InterconnectLocationStatus `json:"status,omitempty"`
 
@@ -2032,11 +3105,29 @@ type InterconnectLocation struct {
 	SupportsPzs *bool `json:"supportsPzs,omitempty"`
 }
 
+// InterconnectLocationAvailableFeatures defines model for InterconnectLocation.AvailableFeatures.
+type InterconnectLocationAvailableFeatures string
+
+// InterconnectLocationAvailableLinkTypes defines model for InterconnectLocation.AvailableLinkTypes.
+type InterconnectLocationAvailableLinkTypes string
+
 // InterconnectLocationContinent Continent of the location.
 type InterconnectLocationContinent string
 
 // InterconnectLocationStatus `AVAILABLE`: interconnects can be provisioned here. `CLOSED`: no new interconnects (insert is refused).
 type InterconnectLocationStatus string
+
+// InterconnectLocationCrossSiteInterconnectInfo Information about Cross-Site Interconnect wires which may be created between the containing location and another remote location.
+type InterconnectLocationCrossSiteInterconnectInfo struct {
+	// City The remote location for Cross-Site Interconnect wires. This specifies an InterconnectLocation city (metropolitan area designator), which itself may match multiple InterconnectLocations.
+	City *string `json:"city,omitempty"`
+
+	// MaxDynamicPathBandwidthGbps The maximum unmetered bandwidth for dynamic paths allowable per WireGroup for this metro.
+	MaxDynamicPathBandwidthGbps *string `json:"maxDynamicPathBandwidthGbps,omitempty"`
+
+	// MaxFixedPathBandwidthGbps The maximum unmetered bandwidth for fixed paths allowable per WireGroup for this metro.
+	MaxFixedPathBandwidthGbps *string `json:"maxFixedPathBandwidthGbps,omitempty"`
+}
 
 // InterconnectLocationList One page of interconnect locations.
 type InterconnectLocationList struct {
@@ -2072,6 +3163,9 @@ type InterconnectLocationRegionInfo struct {
 	// Example: 2
 	ExpectedRttMs *string `json:"expectedRttMs,omitempty"`
 
+	// L2ForwardingEnabled Whether L2 attachments can be made in this region on interconnects at this location; always false here (only DEDICATED attachments are modelled).
+	L2ForwardingEnabled *bool `json:"l2ForwardingEnabled,omitempty"`
+
 	// LocationPresence Network presence of the location relative to the region.
 	LocationPresence *InterconnectLocationRegionInfoLocationPresence `json:"locationPresence,omitempty"`
 
@@ -2083,6 +3177,66 @@ type InterconnectLocationRegionInfo struct {
 
 // InterconnectLocationRegionInfoLocationPresence Network presence of the location relative to the region.
 type InterconnectLocationRegionInfoLocationPresence string
+
+// InterconnectMacsec Configuration information for enabling Media Access Control security (MACsec) on this Cloud Interconnect connection between Google and your on-premises router.
+type InterconnectMacsec struct {
+	// FailOpen If set to true, the Interconnect connection is configured with ashould-secure MACsec security policy, that allows the Google router to fallback to cleartext traffic if the MKA session cannot be established. By default, the Interconnect connection is configured with amust-secure security policy that drops all traffic if the MKA session cannot be established with your router.
+	FailOpen *bool `json:"failOpen,omitempty"`
+
+	// PreSharedKeys Required. A keychain placeholder describing a set of named key objects along with their start times.
+	PreSharedKeys []InterconnectMacsecPreSharedKey `json:"preSharedKeys,omitempty"`
+}
+
+// InterconnectMacsecPreSharedKey Describes a pre-shared key used to setup MACsec in static connectivity association key (CAK) mode.
+type InterconnectMacsecPreSharedKey struct {
+	// Name Required. A name for this pre-shared key.
+	Name *string `json:"name,omitempty"`
+
+	// StartTime A RFC3339 timestamp on or after which the key is valid. startTime can be in the future.
+	StartTime *string `json:"startTime,omitempty"`
+}
+
+// InterconnectOutageNotification Description of a planned outage on this Interconnect.
+type InterconnectOutageNotification struct {
+	// AffectedCircuits If issue_type is IT_PARTIAL_OUTAGE, a list of the Google-side circuit IDs that will be affected.
+	AffectedCircuits []string `json:"affectedCircuits,omitempty"`
+
+	// Description A description about the purpose of the outage.
+	Description *string `json:"description,omitempty"`
+
+	// EndTime Scheduled end time for the outage (milliseconds since Unix epoch).
+	EndTime *string `json:"endTime,omitempty"`
+
+	// IssueType Form this outage is expected to take, which can take one of the following values: - OUTAGE: The Interconnect may be completely out of service for some or all of the specified window. - PARTIAL_OUTAGE: Some circuits comprising the Interconnect as a whole should remain up, but with reduced bandwidth.
+	IssueType *InterconnectOutageNotificationIssueType `json:"issueType,omitempty"`
+
+	// Name Unique identifier for this outage notification.
+	Name *string `json:"name,omitempty"`
+
+	// Source The party that generated this notification, which can take the following value: - GOOGLE: this notification as generated by Google.
+	Source *InterconnectOutageNotificationSource `json:"source,omitempty"`
+
+	// StartTime Scheduled start time for the outage (milliseconds since Unix epoch).
+	StartTime *string `json:"startTime,omitempty"`
+
+	// State State of this notification, which can take one of the following values: - ACTIVE: This outage notification is active. The event could be in the past, present, or future.
+	State *InterconnectOutageNotificationState `json:"state,omitempty"`
+}
+
+// InterconnectOutageNotificationIssueType Form this outage is expected to take, which can take one of the following values: - OUTAGE: The Interconnect may be completely out of service for some or all of the specified window. - PARTIAL_OUTAGE: Some circuits comprising the Interconnect as a whole should remain up, but with reduced bandwidth.
+type InterconnectOutageNotificationIssueType string
+
+// InterconnectOutageNotificationSource The party that generated this notification, which can take the following value: - GOOGLE: this notification as generated by Google.
+type InterconnectOutageNotificationSource string
+
+// InterconnectOutageNotificationState State of this notification, which can take one of the following values: - ACTIVE: This outage notification is active. The event could be in the past, present, or future.
+type InterconnectOutageNotificationState string
+
+// InterconnectParams Input only: resource manager tags for the insert of an interconnect; accepted, not stored or returned.
+type InterconnectParams struct {
+	// ResourceManagerTags Tag keys/values directly bound to this resource. Tag keys and values have the same definition as resource manager tags.
+	ResourceManagerTags map[string]string `json:"resourceManagerTags,omitempty"`
+}
 
 // Labels Labels as key-value pairs: at most 64; keys 1-63 characters starting with a lowercase
 // letter or an international character; keys and values only lowercase letters, digits, `_` and `-` (international
@@ -2099,6 +3253,27 @@ type LocalizedMessage struct {
 
 	// Message The message in that locale.
 	Message *string `json:"message,omitempty"`
+}
+
+// MetadataFilter Opaque filter criteria used by load balancers to restrict routing configuration to a limited set of load balancing proxies. Proxies and sidecars involved in load balancing would typically present metadata to the load balancers that need to match criteria specified here.
+type MetadataFilter struct {
+	// FilterLabels The list of label value pairs that must match labels in the provided metadata based on filterMatchCriteria
+	FilterLabels []MetadataFilterLabelMatch `json:"filterLabels,omitempty"`
+
+	// FilterMatchCriteria Specifies how individual filter label matches within the list of filterLabels and contributes toward the overall metadataFilter match.
+	FilterMatchCriteria *MetadataFilterFilterMatchCriteria `json:"filterMatchCriteria,omitempty"`
+}
+
+// MetadataFilterFilterMatchCriteria Specifies how individual filter label matches within the list of filterLabels and contributes toward the overall metadataFilter match.
+type MetadataFilterFilterMatchCriteria string
+
+// MetadataFilterLabelMatch MetadataFilter label name value pairs that are expected to match corresponding labels presented as metadata to the load balancer.
+type MetadataFilterLabelMatch struct {
+	// Name Name of metadata label.
+	Name *string `json:"name,omitempty"`
+
+	// Value The value of the label must match the specified value.
+	Value *string `json:"value,omitempty"`
 }
 
 // NameOrId A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
@@ -2124,6 +3299,9 @@ type Operation struct {
 
 	// Error Errors met while processing the operation; set only when it failed.
 	Error *OperationError `json:"error,omitempty"`
+
+	// GetHealthOperationMetadata Metadata for GetHealth operations.
+	GetHealthOperationMetadata *GetHealthOperationMetadata `json:"getHealthOperationMetadata,omitempty"`
 
 	// GetVersionOperationMetadata Metadata of a get-version operation.
 	GetVersionOperationMetadata *GetVersionOperationMetadata `json:"getVersionOperationMetadata,omitempty"`
@@ -19041,442 +20219,578 @@ func (sh *strictHandler) RegionOperationsWait(ctx echo.Context, project ProjectP
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P0Jk+JGtj8Mf5V8uTeiqbmCYqs9HPfSFN3NmAIMVHs8pl+USAloSqSwUlQ19r+/+xN5MlNKCYmltm7b",
-	"PRHjLrSkcj3nd/Y/cpa3WHqU0IDlLv/ILbGPFyQgPvyqu8FPK+Kv+d82YZbvLAPHo7nLXJ+wpUcZQVPP",
-	"X+DgCnnUXSPzP8yjJnIYYsS/J3YRDQgN0GSNgjlB94Tanv+GoRmhxMcBsZHlOvzLyKOI3BN/jSzsusWc",
-	"kSOf8WLpktxljjeZM3IO/+pv0BkjR/GC38JukDNyzJqTBeZd/G+fTHOXuf86jsZ0LO6y47ob5L58MXLv",
-	"HDcgfsaoxE1EPi99wpjjUeTdEx867zqMd9gnzFv5FmEGwgxu+AS7MFzHIijAd4QhJyii+ojyXmDfYR5F",
-	"vMMMYTR1iGsjbyrfFG3xlpyAz5pPgpVPiY3yJgtwsGKmMaKmQwNCgyK+x46LJ47rBOuBi00DmS6eEJcV",
-	"Cb03rxCGPspPLHBgzQlDD3NCEaZrRFyyIDQYUdsj7MhAmCJvyVfB8xGmNsLoHrsrconMH3jL/z/472hV",
-	"KlWt6K/oIon++sFE+XqrVyiflq4QXS0mxGdq8DA2ec1AXjAnvvgO4zdY4Dt0xntjXpooP8fsUh/T5T9g",
-	"K/G1IDTgMyHuXfLxIowWeInuyNpApraKlw9kwm+y1UQ0f2Qgz0cm+c2EcZqUmCiPKeo3KyPqk9nKxbEV",
-	"D+Y4QIsVC8Qcwko9zD2XiI4fFdFwLv/mvZvwQXo+ciiyvdXEJSPq+Yg5dOYS9NvKCwgroka4ExiyvMXE",
-	"oQQ9OMEcmfXOtYny8IZN+EHh/x6Jnnb7poEcOqJ8ImkwJ0xMGyXEJvZVYky8H9QL0ML5TGzROu+6mHO1",
-	"1MyALYqoN6K8ff66ITYJ4wcQuwYi2Joj5gSMj4n/4z1QpHWhiOpyk8U2Md9XI8p7MMf3xFAbCloQj1tY",
-	"3PZcW2w5ukYL7HIKQmx9CfhQfPIfYgXEHlEYSq1UQqZD77Hr2GZxRGMkItoy6Ae09D07g15M4XjHSMYC",
-	"f24TOgvmuctKqXZu5IL1kj8q9o6gGJ7/gH3bobP+yiU9zJ9NEo4OXsAuoKsF8R0LOeEhn4ZvI3/lkjht",
-	"m/qFBzJRvV3ypqPOxj6bM3I++W3l+MTOXQb+iuxL93jPun7LhqG0qOWubFJ33YHlLQnLIIM/zwnsGkGS",
-	"7x3mTFyCGH+Fb3lBCg2EXeahYO4xwgeLEZ86vpd8Et8ZDt8XvC009VbUvuRzgjhR8y2PUmIFCAcBtuac",
-	"PvENOifInLneBLum/Ggeuw94zRBZLIP1UWL5xWykrbeTGG5s5eVCTzzPJZjK6Yn6VA+79N73VstDlz1j",
-	"eGjGG4tvAr5hCwSzoAA303eDk92159oaaR94pmHHB+xgu/C7R0m5cO9iesh4n3+obc/CfFRPGqgrG8ka",
-	"Znn3GFU/nn+ETxnZ5oAcS4xp94ieZyQ3+HOfsJUbZNGqG/zZWawWEmTwQfjieY4pPUrQEs+IgUoo8NBJ",
-	"qYSAJjDnnqC8TaZ45Qb88lER/cyZ4MLzCUcFogWfLLBDDUXNBOC1sO87AOZMSj4HPTwjQ++O0CRXOiml",
-	"E6VFOKIYOZKd4e+VjJxA1bnL3MqhQbWSM/hrfJzy/sKh4lcp5Fh87mfEh1nrArt/xLb21IvxlQ8vF8pn",
-	"1Ur57LQE/yucVnB1UrZq9gk5nRbKuDKpWjW7wH+d4fMMxhY29jw7pOvbxH+7ztgeA88PkMcfuUQm7wAH",
-	"f8wiFDjyZA3IXKywXIEjgIuWT6CPQ2dBWIAXS8TbNUc0T8kDAZjts+CoiOp0reNageIFdEG7kUv6ZzLg",
-	"iydGmolfTk7T4Eu4QTNmiKPZxE5Wu2Hpk3vHWzF5hgIPzUgAd/jz/HQJMBzwt/jIvSX+bUWuRpQfPADS",
-	"K2oTnwUre41sxwaA6jB28Dw1ZicLyylX//1zK7AWH+/wv/7p/lL96YeMmVqqoRyK9Xo+CYJ1z3dosAMb",
-	"BR5yqM1Zuk4diqhuWWTJB8URLh+YtwoQmU6JFVzqsyEQDac1XOQDsWCJrQD9c9DtSBEjW1xmhKP+ZdTZ",
-	"H6bYZcREHh1RTZCOzyI8kzFhUVO7QFLP9/6TyVbkTdS6FidDURaHITbHS4LIZ4dxyWKxdB3LCdx1nNAs",
-	"1oWlaKJQrlTT6Yd8YCv1WOIgID5/9///Ky78/unXAi78XipcfPqjZlTOv/wqf/13Lm0T9MlsB+lU8jt/",
-	"TgyUhtfDoToMYbkZ4oNcsYJFaOBjN4ONioYPGuD/FMQ/v/Jh/U/WuH5bERa07ExWekeUTgOeRAxP+elG",
-	"Pgn89SXC4o9IuGR81L5qlsuL4VW5SoaQ3+QdnwSE8q+hJfEdDzZHyA6YgdRhAFbkOzOHYheFzAyOlDXH",
-	"dCYlzblDZ0V0w2X1CRECp2Oj29vWtSTJwRyLD1PHFdfz0EHic2lE0B8WeyASN4+KqGnNPQLDMsNOFMUZ",
-	"DH+3NolVaVqyqpMLUjiblkmhhs+twoVdPSlUJqe4TGrWmX1RyiBc4VzGTmGEBlYOv6MvfqlwgQvTeuHd",
-	"pz/OvxT0n7VDfpYrXzY3jZH7XJh5hbSdJES7VxOGlSz5PJChD9ush/3Awe5gZVmEsd3kXmxOpfOz5pgL",
-	"xQoqChWKt5BiMgMdxoqGD0aMYUR3cIY5Zoh6+suyzf3JuZ8ywF10fSBUmJKCdwBOb4EMgzn2iY0+9hqh",
-	"8lMeeRDvH+aO1J2BUtJhaIHtDPY4otmzEH0mecrKlWrt5PTs/KJUrmScJpYypPSD5dDgtBY/WYX/BVr6",
-	"R9koX3xJJ6i3SxsH5Aazuy0TBbovxjfQCh4HxbHlLRa4wMgSC8YuFGR8zzNtjuD3ZUy9qSmETQNtUQ1r",
-	"KhWpJNSFM1AcmEANR5RRfEfGFmYEsSVxXYfOWGrTY+bilMbGM9Fa4HlHVwjT9YgK8sv7vwvoofqEcRTl",
-	"+UK7cwmbZuLZa2Cgy6Xr8N3CEB5Rjo3QgvgzLtUF1hzlGSFxuSWpHMrpqqX02crYPKtwcbNAZLlUqcW2",
-	"TP7XeuHfADfEv6XCxfjTP/KjUTH1xtE/8sahbxz94+h/0zfjRz6fOCBd6q6ziRlFQDVjXN5hyJoT607M",
-	"sxOgB2/l2pyl5gHWTH1CjLjGgy8vMUb0Y7veQQGeyWekwhAEIVjfIzRZBUiyaviQt1g4QUBssc6Ysgfi",
-	"8xuwE8NljHoxx/cEsQD7oHI0r7udpmnAHhQmEy5R3JFlgPJOoDTME6DQNvL8EX3ADt95Hj2SLzFkhlzW",
-	"VC34ZEE4dSB2EdXDiQEJRnRjih2XSz+yowBxiO97Pp8yRcydYG/V5L22Wrso80eHPGSs6AfvAS1W1jyE",
-	"pCuXRLzqEplv64NWQxz0uID77rbdNg1Jp7FtsxGVNIPYzc8BoYxDMrMYk1nEfSDMJHzGQMxDEy+Yo3uH",
-	"PAjOp2Bg8jTyr2acN/5ybCYIXS1yl7/mYAg5Q7z7aXPrf+GYQIhfYLR8i22JdPkvy4NDz/8EYiLUbMdg",
-	"VeQfUV37IwfLKV6xSe6yVioZ4hrLXf76R872Fhj6LVTTOSO3IIzhGe9LS1AzufM5/xME/Y3CLUU+yDeX",
-	"6E3P9+wxUN83OnIVpiZQXs3IZ/Qm/7+XgOf5v6HoUjJOy6HocvS/R28ADWEYSU4S1NyXT99Cx/ii7AfM",
-	"3nvezCVNPs/KpizWNL7R6yi0TPPtC/xBHFl+hOXg+R2MFEAE7R8HHg5jXFDIfTG0vdH1W/SWkf23COyt",
-	"iJuEb7PVYoH52czVqa7pB+KB6YbyH60YWCJgSZ6474a6meWNxF/sOC5FHwtxkh2vGJgZasfpynV2HFfM",
-	"vwEG7HJKukYTwgn4ihEbTdbZnxJ9PN5irWDHCXtHbBerwcDsvl3XBZBQ4kZic/81Rg+bXX8lfWcl2O/G",
-	"3nr1XZUyWDGHykTwmBl87GK98B76tsYqd4yg95v7RJDCkFw+aVMoy1ZCNaEuDwUr1r+1F++RLXG+U5L/",
-	"K6T8R/3vjVCIRoqmxR4qn9+J78GN4pPY5Ct39cuXF2WdEa8Er5iEmT7cs1gKcJGHErUjcD2iNnEJR9V5",
-	"Ma8cUW87cyZIZV+MXMOjU9exggO5bsIVIr7lk0olAYVxIFSyUt/swdDFwQSbC7G3nouLlyGW8YGwY6Hy",
-	"ehNSDtFbfb/KO01x4wm0a89Pb3Cj7YzoG57rbcT6Feb7gM9vzLnm8LAFYO4590IrjwMUWhVebykejb1e",
-	"coGeq1Nblk345WxZOyEJ/ElOz04M+9rn6eAOvQhXDbseW8b4l8G1M7meRyCKNgM8u3EYCNhPU1SUK3vv",
-	"Af5RRBxg7prQHA5ljpm0sNn6KloetR3enY4X3JAgsY6HNPrs6wDuCyTAMxOBHtn2iFDpRd67qiNvGLJW",
-	"vg+0kxJYhI4XvPNW1H5RQAKbI+wXbIytR7r2uuDjAYuOgXOmvupUTc4LwI74R2FdxRuhYTU5q+J2pOlP",
-	"m1Y4brxpBVA5kvf8mRcEhB59jUmPrNvHj3SieuEFev4OHgghU5cRXIvBpsqJqpRJdAbqUEb84Kss6TZk",
-	"96JLtf+HD0GUWZ7KaetyAJSsfStQ8mWW5Jm683QMmUkFwS9fHBNl5brudppf/cjsBm+vdogO7crGaoVe",
-	"21sPldKWibWSayE9oiwcYNebfe1FUQNhx5/Xvyuv9Vdcib2+L019/OBlogRxeydO+DYImfIC3MqEy5WI",
-	"CVeqZ+QCl2sFwYvPcOF8cmGV7DJ5BTr3gr19AflsmIxNS65+6K8EgkDPJ6GQ8w47LrFfWCbTNOutaeEG",
-	"pMANxfqcYDuhVW9DrBuaOnRG/KXv0GCb6CUi44QTxcFy3dM/9SKrCh+K9cphiAXYJYay9YbeRLC2txSv",
-	"grnnO78/dVVL5f1XtS6/qUId9lhab+ZQ1Jfm62LcpiWdHhMrlHjjhU6R8IaRHnkTgn1wiLwjVE4v+bwE",
-	"/65mNF2PnOGTg5wuAuJzUg/PF1HPJZgRFPhrhGfYoXwT8I5gK0BstVx6fhCb0wm27giVnU7agx7R9POr",
-	"mMLQEuiGEfOvJvSeuN6S6N9VMfs7w/WVu5CJ3cBE4IgTGYmudJcfcJVmEJUAIf7gsisdc2A5P6XE6ic8",
-	"dIzc25V71wIoGjLuAcS3pwTswHURUDpZuXchhBXRXHqo3dLn7CdwhE5GKtc+LhreiqZMQScMEPt4w5Qq",
-	"jjejO4FCqFUyoIqvC6gT9mxbKR8e5o5LkO+BRyXi223Pz02BAQ29BnRyz68CnhFvooAf0wPHyDIWJPSA",
-	"npP4gshJ5GPLq0FKdc+RERs22Bpt0LlFu6fRb9aHrc77nJHjcknOyPW77Xar8378tt74MWfkBsP68HYw",
-	"vu0Mes1G612reZ3i/WXkAuzPSLDvJHlyVvaalC/hJW8CISdfjByc2hademlb119ZwconNrLwSkZFU0lD",
-	"NvarIm3JVjhNt7ArxDvgZSrahNMtAwXrJb/vrsMYFBYQ/k3lhk3xIuFZz0nQKiDFGdAdvHRY0fIWaQd1",
-	"QQJs40BQEmwLcIDdXqznG28lyFb4GmLRjNgkwI7LiuhHsmZSOWuK2Bxc+L1e+HepcFEYf/of00A4QAuP",
-	"Bei0NqLWHPvYCiB9hGMTGLfrPRC/gRfEbWBGOLlyAoYmxPXoTNFIyAvBEV+gkjUIV8SN9VTsYJNigmVb",
-	"Tr4kwJhTfRZgUECh216v2R8POvUfm+NGfdCMT3q/Oeje9hvNcac7HL/r3nauRRSn8h4+rcYDOeqFf4Oz",
-	"L3j6/o/8KyNCaWMU7zYU0umLJ2MGkqYMqVtNKK4v+e5t9RC2bZ8wZnDAHHiW54I7AGd6yOc4T0pYjg/q",
-	"PB9Pp441ooGHMBKHs4i6VO5X4bMnVusBXEUXnk1cF/IJUFvwOxbLAMGnWmKQEZ14tkNYUcVygnN56O4n",
-	"SVNRJREx0QKvOSWcOfeERg9cITwNCIyVjWgwJ2uJWEUWm2Due6vZHJmMBAIDm0V0Izu+wP4dsZHpE2zz",
-	"UYVpWN5FgNQUMR6mhlFFfg5GwmQ4MgYJfJJn1POBX0AaDjBPqKHApo0TjlavLhZkc9NGiyXWJHQJFmz8",
-	"CmHGnBkVClWtF/BlTzhmax+P7edqrVgunxVPLorlShrpaPV6cnuk9ivcO4GnBYdA54STP7tC5rDRM7d1",
-	"RrKO+oeckWsOejkj12rc8H/a1fF18139tj3kjKMx5NeGDf7f2+teKtvYiLzd7HVDPoICZ0EM1H/XQNVq",
-	"9QIF5HMgQhkWjus6DCRHJrbvdMpIYuIqpcppoXRSqJwNS5XLcu2yVC2elCuF0tllqSQAKewk5S6+nbwm",
-	"O9ldSlqrXS7GKU1qsKuR03ZnWiakSLySNFAkwVHyngFuUt4ycBYOCxyLI7M7ya6WMvlQnpNKG/s2WmLb",
-	"5rsOM3JaO0qEQ777JyW/fFzNhrc/6Fx5sg5IPCQn/7+XUTjE/xx/+qP25egfGxcrX3744f/FL1W//JAa",
-	"NmHkhAddgo/DoShEYbcr6vy2Ipz/0MCZOsRH+RVEDEEsD0Y2sZyFYHcOnSWGd1KunVbLp+XKefXstFQ7",
-	"KZdONkP4RMjmzp3gLD8Sn6Xug1YP3Yt7ar0kJbhCZqv3sbbPueLP8TPV+3jKT04EvMYfm/1Bq9tJPUl3",
-	"Dk2ZRC7mJhNdXcmoZ2RKRPJfcfOgmQpb/islE86OeUoS5L32t7INC/0CJ9UZ+5e/cI749mRHVyogVbAU",
-	"EQEzojHWURdkTkWJSEUJxLQwDnbMWuXnxWD59twf3PywEU2q33z14yH6ukueFSOF5z1sv8UuppZDZwN+",
-	"m6RJFDprUm6HU8+/QmbzX8Nmv1Nv77Nd1bOcGcg/xzf1Tv19k0OtVie8q/5MuTseNNvvYtc/1tutdElD",
-	"BKpsjwhXxFGRjJim8Qp2FQ6QYj4oz5lKuVQ9OcqIhU0AxoVDw+gzYyMIPB+GZPwjisZIXVdKggfPv9sc",
-	"zW2/rQYjnzGidE0A6WFR2ZXQrwm89uAwkDg2PsMxYp8fj5RMARF8lOdbyK38ywI1hlnnXO9BZJoriN9z",
-	"ZzYPk9Dxzsl5Q2atVi3UatUEHZFX0zrIiDttO/QukwnYZOpwvKTNSxg6sw8lEkPZOs/ikUiRKg0TFnHu",
-	"ZTi+xNQorw9WgWu+uT6vj4qpgkIULP2r2L6fdgoPbYel9LcrM+nwTqdLC2xTxE1jrq2Iicrxuw7jax1a",
-	"IMQiy59inTO8ScyNRFoHuKKkooGALFhGGG9itAgsS47IjXKFsIhiBaIFJ57PlcOUFlprehshTYhxkaSH",
-	"fR+vn5fZ8nU2dXKa/Vg6NdRTxqSdHzkbC8+PwuRFRqUrtMQMIk0xQ+YyyjuTzDDDbxWf69xanusSS+Hj",
-	"jSYfsE/5nzuWKFRg/iyfTx4zWCEAllo3047dexJINBe2eSPVLym5OeQdoRidkaAQoj09ZVPi/FHXoWQw",
-	"8RZKYbVVK53dn7AJMdhUmrfXwPS+JIQt1SEFYxmakCnfO5AqEsDVRoaqhAZYALiwJdmJp+iyGhITWhu9",
-	"M9AdWQtBOrqpVG8bUyJI9XP2bCiI/9M6lqZKeg/UcqDwqxZKe4BK6a1nr/lWlXkc43SNFTV0vLGKu7H7",
-	"UAPrm7qXWCh0lgQKgluYbXfCEXt6T2ckMIvoRpgVDQV6fGFvvES1coXT15gV9c+M4FM3RGSt2lyLeqZ+",
-	"Wxj00tbuw3DYQ8LcgPhTMS4ODhd7mCuUkTDtAw61nXvHXikDHrtCK7YC3TH5jK3AXSNpjNiLK2sT0ArI",
-	"Io0th6bDZHeuo18xXfJVZMmTeaQhoRwiNPDXbxiSDe5GdTDNUQfCifm0fSVhIKkoT2Q1ADZjai+Y+1sw",
-	"INlq3GxxFWV0nULcmcNQvdeK47fQxru5iTU/q83lFqZ0Ix4hrjIUc2kLg4Cp6fGdKcI0kXpM88LI/L6w",
-	"3afKs6Z6xhTJvnVkFdr6o0DJT6nGlwM3USqOyTJo3GBr7lBS4Oxbpi7iD15GuVgMkRmD7yz+t/Ibgmwy",
-	"ehgH5KBJEj1jZxCggYrFJGkMfZN2bfNof8tdFw50x0YPDeypW0dsdmVL55MrUphQjxYqnz9Hef02Nn/o",
-	"uLAn5dgYkWggrfcfiJuijeY4EgyYtmetFoQGMifaxFsFW8yMLn8tffBwa28qyHsFWHaD/H3JGEM6QK/D",
-	"dzcGkkJetqm9Qx0SNOZNp8Rn+6m9V767VRznDRb3s7q1wBZoEZbi37AvlNdN6t6U/yWa3JyPJfGVm2Tk",
-	"PJGFHretZLY3xgbKjLwxkub/JfFDZwwNcoa+rtmIc6f80ErEDhxiyoy73l7CBFNbRAUv52sGpnXY+GhC",
-	"ggdCQgXdvWMT/w1Tai8QOyDXj7Vigbfg98A0jTO8e/c3csr0WJlWThQ3choab+F/O/SO8yGgwvINYvOz",
-	"Bh4QKfm54Gn5saSt9CrsrDBsQpvSsnmIyTLNUInthUOblDMbO5biWKx7tptJbH5VvmWpBLtCJn89Uz+M",
-	"hnzNtKxf0gsj1qaovaD37xLJDKp8zGaj2+k0G8NWtzO+7v7cMaEKg7nNdZwLCuFpwq44N2bM5yBM6fTK",
-	"xsdaoVwuVErD0sVlqXRZKhWr5bNC6XxP46Pa/Z1U5XdD3hWxj1OZUqBNgkDo92JOkKlw5YWMmy9v1yuX",
-	"z86rpYtypVornZ6UK5WTs8fb9dKDR1L5VEiN9T0uci0zIpC13pyBmOcHxI6rKCFBs+2ROPtPw5JpHQ/F",
-	"niSV2eywed28bjXqw+a1ifJ8Rm3HgrkPibF83fHokYHMXr0/7DT7kLFMeGFgjusDSnxZyKU1HPf6rY/1",
-	"YdNEeZssfSIaxK6DYW60Tx7pKDy8nDNyUSM5Iye/+ezGTX12MkybGwnzvxnDZhHV6YhuUE3NgDnH7Bsy",
-	"Xe43dYeYMiWfTaEjSyITmHrLwLFg00HRHIlFJVYC2JGnXsKBQtyI7cx2q/PjePhLrzluDj80+53mcFwu",
-	"ld6P2/2ckX4z+15NvFhL3c3ZcrQGgNNjl6K6LrH7UJ/Ju3eY40HdqunKdQ1IvLgU2WfR1PcWmnXHhEMs",
-	"TTLm0VWkhQOSy99Ht/12civNg2DJLo+PHx4eEm6Mx/IsHd+Xjx8VcRSv0xG3sD7CBhwnvk+0AydKbryU",
-	"NdizGsKbvbnATop4BJdD17KQrChcjDrdBjB/LpkHhHIBBlGP81Q5yams30vipRT20R2M641h62PTRB61",
-	"1AYECSTKC+4wmRgU5TXXdZFKPBY0i1ZLPu28pdgBDL+SM/jft51ev/uxNWh1O8LpeCdx0c5AiMS3+SIL",
-	"CUR76wqR31bYjZKTxiD9HkNPdWjO6LemRt382rZuJySo8GW1vwVti23hSkq3wuol5VRH9Je2ybMAB2lQ",
-	"5YCNFvNGVDvn0G2TZp/XaLTGglLXKQV+fdohTcfDwB8vV+thyHnIARxdOOJCN1yDjP0pwf7qNI6oEyBw",
-	"E2643spGfW8FOcooJPGcHSRTa47DI7pbpk53HBYtMQ/WOYbeRlTJNsJDmOM/PTEuZOxmBorBXZVUOSY+",
-	"H4WuxCO64Uv81SRubT33kbc5ONTf4chwRNMFaj6XujzdGtTftvn8wKgotgLnnjy3gI03w+gz8U56SD2E",
-	"dzmyFkX0yBYx6gXByq5A9X2o3gRT+8GxVcEGuTFyb3sDjidzxmYllxDVha9uTtkVMmULiR2iEUjxAHxD",
-	"/nkT/hleVH9UoruV8G5F/VGN7taiFmvR1RP9z/fhX+G191/fGVzpY8olpY85L+2vj3khfQmxZ6Su5cW/",
-	"zrDtNe0ZQXoCfSTsMZs7o4jecaSvEcS4wkJRtxFlJABnIJAUkhD6DYtkkLwJQNi8RGb9Y73Vrr9ttVvD",
-	"X8bX3Zt6qzMug0qUP1LJeqRiHmnUlIVFSiOCGnL1tA/kjNTrlYzr9c4vqdvt5ZVT5+e1SumsfFKtVMrn",
-	"59VS9ezkWZRT+wuO8c3wJuQnaOaBV6NQ7oTyIpLi4og+Ul4Mo6BBENG23YtLkvFUPLkXVCJFbGAPdVKi",
-	"auY3plhKgIe/j1ppEaxiDLhcq5WSvPdmeMuhK8zXFYQ9e1PEH4zXcTBQuXZaMlD5pFQCqnZ+fnGK8vEq",
-	"27qJabP8SpxsiL5simuq9CRvX5fe4PFNAW63jiRafV1D4oCD6EzzcniUviRWWvaFNCbPr7p4VnWETGuz",
-	"jVjHJ1pfkADfERoxYyVALXEwf06Ym8ygtc9h80FC3DqupCi5wYfEd68QC0CewkxEh4poYSmyveQ4j8Ug",
-	"JIaXI/oaoQkswJam4VYCQav3sTbudtq/5LIExlbv/hR824WkJwPM4J1sIQAekZFl0Sc+vYx65korfa8R",
-	"wrBWuXRMc1G910J5aV/S8elRqoLnuvnuttMYRiajcb/5021zMBz3m41m6yOYlnrNznWr837cuB0MuzfN",
-	"vnZJGZpEboNmLLXB4eojdUFfPN3GlY02YuKbBtDjIr6m31CVEiPzHLgxqJ9j6Pg1v55ZyjXFCBdNR7Kd",
-	"1H3BKfoQz85LlfJvKXElzWYTnZcqxfJPSFWlMpJ8o4huBbdZkngF+qu4O4Go8SSVLxAyLSQW1xO1f31C",
-	"ZNUrb4EqCXxSLpXK27horXRR1bhoJTXvxF6BO+mqvfps5pMZBl3hrlCerCr8kSecIF8GmqxFFcKXjPLB",
-	"Yc+z0imaxa1hO4/xhkqfRAZOrGIGU7MixSZLCwUKJwrlTUX6xVjFLxm4dpQaJvD8gkJ8M6TG++zz4l8j",
-	"AojvwdTGtFqbLMOfmSm14MoVZawnsgwoZ4AbdSsT3uUHO1a8ejBSa3sO0sOyiajk9pnUBbiEtA1QLibG",
-	"NEqDdv0qpiDyydLzpdJo0K5veL9gKxDe/TIXF1TstTw6dWYrn9im8uVzfBR4S8/1ZmuhcHZFrp0wcY9p",
-	"iEJ2PpGHQ+jbOSWEj8qR+UomcyCAO+wIpKuhM83MEPriqQwguz3wYuYA4LIiuzl/WxkBNHe3W3pHvQca",
-	"NqILfKkmgrh70fNRTNgrmtJhJ9WU4BzmVPMgxf7ECXzsr9GKEb9gccxGpZaLFVETW3MoqjOiIt8+FUkd",
-	"HTrbKI4RlaSFsysyBIEPNfUkOoSvXwmGT1eqnpzrLKBqpDTDjHIaYwDsAK+Ncui3lRdglJcADJVPj4ro",
-	"o+O5wuo9olA2UsOqoOgKrLkGWmUNU0CmYWLNo4xsRdGmfsIiNaJGvo7uuzwsKd13rVz5+rrvAM/S2sMc",
-	"KUKeQ6WFXfNdFm7aNwyp9ZBu0BumuyvO4sKS5R6VoEplG5pqVCXvUMtdQYAxDgkQVjEfMXLm+Wm066iI",
-	"oMArJ4JQNBdMq2K7OYEoRBUVRVC6O6H/5i2KsGV4WivZm08NcTsqotYGLUqo6f5V/mcFV9u1xclPP3yd",
-	"1CvVi9Jp5fykUj6tXZTPq+dntcqTtOBCLfrIU9cSDSQU6tvNk5iiVvJhQctgz7ANtbtyzmExUltEAxLw",
-	"7eeuBSITuboEgVOu72EiyxF9HR22qEF9iCL7/b62zuTZeMKytZNN7aXglEztid5fm1beF1JnvrCuKd3R",
-	"RZ6oA9HoU1xYYvUjEBarVNwCkbZqGtM7eYmSJq00D0gIsxDCoVlE/VdwgXxkwYJ9A6H2ARubLHYVLFeB",
-	"yCuLwoguxVtjCN8nKOKAnLNJamVoWH1EDwHrii2nguREhfjnwFq6dX3Qrh8eCrV3y6nBfmlyUziHHLE9",
-	"zNchOwGZjL8hixUsBJRLREBOpwScd+QMpQTmOrM5YUH6t3HgsOnaQBZeLvnWD+Jf54uWx5pHzogK2VvJ",
-	"eGav372+FU5FjX5r2GrU2yaUmxdtsNgTndhTbO49sBHNfOAorrRsvnvXBB3weNCuJ7S2nS6/mDNyKd2J",
-	"X9W/sJd6V83FwMVvXc+6I2nx7iJPKdu2dCpXk4p9D5PUhCsIL0gH1OQq7B0g+pi92koZ4k71yEsdnNY+",
-	"892lKnL6sNOCHxPWY3nUIj64B3PMAABu6vmIeQuCJqKP4Iz4xDge2VRGCE+nO64Ph/XGh5tmZzgwLzXq",
-	"KnPCx7Bm4vlxqzO+aQ773XG9cz3+d7fTNC9HFPNZ8j3kYuuOJdUCkmBLb59j6dKD8ia8w0xD3GJwTs1W",
-	"p9G96dWHrbftpvgS72OSe1BCbOERCupI0VLUJOgGmZDDR3TFiH1URPGm+833rW5nj7Ylq40UwOaIas0j",
-	"1fpNazBodd6P37e7b+vtcb97O2x13vPRqTswWwYyu8MPzT7/MBP1sOLk6W272/ix2ReBIHHqlDI3yaty",
-	"WDkjl94fQeO0Bd24sLnCOSMHXdYahcv7UL1YVHg6KJUgbLmauI6VGg8PzuhiU4ujA5nTQPbWj81edlLy",
-	"eelimhE382G1wDTKqaA9++Tvip2Zxll9QgquiLEUpwgyTsTTw5kOts2jF6Ybcn+ncaWZCgJnL9wHoASb",
-	"Pfg3vxx6DHKEc+z5SJKSl52XJ/KnVlQ7Y3/phsOtFYNgHCFXhcG4WULOJsRNUdcm1PLQIP9MiLEiVhBh",
-	"clECXZpPpel4ROP+mAkgZW6okdLcMJ8TfW0XUZOzc6CQ+mjDq9TrFFE91I8rPwUDmXcOtU3kMEi/slu1",
-	"IrzFtOqn/H3h54KB38GFozQBaA+VqGZTu4I2pfIzsoUV99X6PSkn5DY/+cMSRG5r6cBskVI99xI5IrdZ",
-	"6p45YeROvd1elmTRtb9DCsntZuTb6K7wEGBXSGgrUk9ONvf5lo3F7RTN61alj4oqztD6XEr0pJFIvFwS",
-	"7DMtlZtFjBGF2dN8SA2BjQw0xZZgYJjaiPP/ImoDGodgK0iOkEYCNWzz1HOZnBSBjl4cSGR8Np3Tx31/",
-	"IrYuxTEZj7cxSxFIfZlJuuHt7w9FtyLRRLJopQk199VgP/dKiLE9ajkE7IcEUlkrI7e9ctJ6udV5J8/X",
-	"Pqu0yBqyJtJAeR8LM6IJN4aWIjHKarqZ2ScWLbQpDn3VlQ7n6VErHlIxWHSYmcw1T/mE+ricTZlZHZqJ",
-	"5VZfEsLnwZ6oF1q29Fjbnh5C3IwlXnoTt0wmTp+D7UJZOofuFIVDGe8VtjEXHL8Sad7sx6O2CtkSo4fD",
-	"jfQEFWUar3Yk1OVLZYQsOMZ7w037NGE/JShRVCVVsn4k5xuyyqE2F3xat+/llycSPcgz+siMyluDpMF/",
-	"Q2polUcYUMkRNbd0yDREKLNCgwZinvAz4KTGnynHEM8HhiPkhRHHszKoyJyRwEQWpmgigylBB/DgOwHg",
-	"Xd07zdQGZhqhe5wxoqa2oVLy2ImuXiHhEGeEIdgFEKAM4eECVgx9l46ocnUBk1KqO0tUxuLoKsy6F0ba",
-	"J1seUXUAIMlhdmkw3Wdvp6eekPhj820gnJxCWcqMCz105boQXm+5BPvERnmRbvQNv+IIf0RGqDClTWHp",
-	"RFJchyKzs3Ldd/wXM48u40uSNfFoQixvQUZUTnd8tVyPESbBOiQxvoocH7VkC7Czoq7XSqXiiOrOksLZ",
-	"MTlKPleYQd7eSWbyg/08G7HrdqdQXPYZfBw/GTneQb5AmYQg4YYQ9XJ/p8efZYikuVraOCA3mN2ZYify",
-	"qXZkeAvsHJs3ypvk/zhUVlSRG1Y6TUE1V/1cgwPKWfX89GhE4Too9hZQABAWM23b+WTh3YfpNyjRnvnj",
-	"i4lcgu+JKK8XMgzRFga53WEojxElD9BTSgh4Duq7CjzaRKZGbaeNKN+/8Ylw+OFbIp8sXWwRFmNSIuvW",
-	"Ai/Fntm5XN9dLJ/uYpkxybtcLoe6Z6VK8C+JfTxfv2A4WTXoLoF2j2jIG2C+bGc6JdBmGNuocQYDpfs/",
-	"ioCmciUl5XUR1YVGT1Ubv4y3saLhG9jd4R25c8b+rN6STya3ym9yH1L7+p6V+yzdd9fJg10nrziWlFE2",
-	"wk9LIIeoRKryaI7wnjrMm/WPD/SjTC7ot+xXeYjYwd6npFDKzo8f1ozfKXWkp2ba06iUTfSLB7mTC/vA",
-	"E7Yr2xjDZs5+PoLwUxuqcSP3uTDzCmKPP3oluKS3ayW7u/MPDPViSUDzo8L6MN+XWmQSR96xgClpu1Ke",
-	"zCNqam2ZKAyPcp07kghOUP6XMrNXPFDSXRtRZvWoS0kl/3Z8L4ZMMgad3WrCO1vo/gF+R4/c9tubljrd",
-	"2el5POI2V7CeGF6apecFsCkMLTOHxbvbdvuX8W1vw+krZqahNsKuK4Q0WPQikm9C9vRLoVxw2Ehle8tj",
-	"VxHzbb5kR0VkXjff9+vXzWvzUnhpRB8xRhSuUC8oIjPmTCAd8aDsS9ywlghGF23njFzU3fDHbS9eBDc9",
-	"ldPzhYVoB+yZVjdBvfSlDnse21TxThxo+ttjS+84r3yXxE9rto/+RqbDbC3pGxbP9W9eidyEYgMKUdT2",
-	"MWfExR3ZBPdMJFj8Fh33jZzD6nBytiTXiPkIm2JpNnI43vZMAxE+g2arI98sopY83fHqC/y8umQaIG8F",
-	"KxrjI488t2FCDvX1PQ4qy9iB+2XBjGXD4KwnPafliOYT7UA2q7S8mEdGSpmJvBPEMxaPaHYDgmvHl0Vm",
-	"f5KazLQkKCOamgUlMcGhc+d4MKwPbwfj286PHUEcU8aduLrxHFDSKHlKqzdoNsaNbudd6/1tvy7cs5rN",
-	"6+a1/Fr4TL9Zv/5lPOyO+83B7U1z/K7d/Vl/5mMNvgZ5ZcRX4NptT1yRPXlqshY9LYuR63dvh81+ovtv",
-	"+90fm520JC47/Mz0JG0xmqad1nDz7k+Qn5b5I9uo/HzeW9m5Mbbm/tjtzLUvvTzQoysr38fLunW9jkfX",
-	"galBvpcEfl3HKj0XzT4GYQ6jRAoaj0IE+IwYwnQnBxTuVV/gaSXUJKsH71mUBkAc/17CJKwfkxc4B09Z",
-	"na0zfxjxfI2657HvPd6p9VCal9B/vjDVe0latxeF+07XXoOutTNr0NQzKutdIsxHpFyNQp8SUZImvkmF",
-	"C8KIaqU1ikhzORV6DAsH2PVmfL9OVo4L4eB5HCCXIwY09VYysIYZorCPyG+vegCGei2wJIwqUZotxAix",
-	"0dRxCfQH23Y4FiYcIyhekDdsRJMebQ6TrhuB76G8qZWmAeHIofKWiu7ZiBwYUTCBIpyMdgf/OTVzj3H/",
-	"0t3pRlT6b0VD5t3M8LRJCjWak156EQMoM7O5P3oeC/BGGRo1KAO5DiUMMbLEwho2WSNKHvhVZM2xj61A",
-	"FgndaQRJDuPwPOhR3SQnmMvcttIfedNN6WpE9co5XAoWfuHWnNgrV4QWQmIqcITTXABVNZukdVGlot5d",
-	"3i/VW7AhHQ3DvZhw3quz+WTlUzGGdz6md9OVn0xKLR/aqxceDRyaql9pqFvJmY1l6HzXbzXqOSNXH7Tq",
-	"4169weXPcXi1MY5db972u70m/Nnp9ocfxvWbZvjkoHsbuxI+nHw0/uA+kY2v6QZQPiuULgqVk2G5dFk7",
-	"vzwpF0vVWqF09hxuACnlqKNKsMF66ViQjE0/nMpXKtbL5m8rhzqfkdwoKH/dKBeuG+XyUZpPwc4+q2/1",
-	"ZEKbFAKiUt1skI7Y7pb9MlN7m3tETyJimo6ztOqzzgZMzOikmqtEL9XlvYz0dlqQyhM8CE7Kj3YYeDag",
-	"pyrl7jaOt6NCSzu7t9tsHZ2ATObKiXLsgkg4JxlsViLzvZYyhW+nbH/x0PXbLbsM5TEyKQmm2DKRYx8Z",
-	"yHZmjjTdJQqg5vbORN6iUy9DxlDB8lFslPTOcZg2p0D6RAZH31tRuxD4zhKIJHuUrKHWvh92bx/v40fl",
-	"HJVfukIPcxygmBduMazrDEnX2d7Vy1JtdTJUtt00L1NBcaxQI4fORWQ22t0B2NaoB6548ffyMmsh+ENN",
-	"RdqCzdjcNrBSaGgvNiijhFnv99TAcYgbtsNTDsruLRMTmmm+7Cl3HKgajYD764r5YX3Kx4v7YRMHiv2R",
-	"nPPSIn9Igl9S9NfWfbcKQN8k31UBr6QK0KjwplJAVaoQ4Qhx9WKcXEG4Qih4caIHTCXFEenzEpw7+0Fw",
-	"k3IGmvJ2ktWA+K3Db0iw+fEmitSHjub3xkuP969Uo+z5hBFqpWETEjx4/h1ayic2BFOfuBicMaSLeGTy",
-	"UQdE5IHJGbl2t1Fvy0Qx/GdvHN3qjWN3n7U6ydctN7JPkE87rP6TFW6Q8DTcLmnJ9vjWuSPrgsjNusSO",
-	"zy757l54LECntSt+k6Fy4bSqKTYQC7APaZBFdu0ojnJEZWSl54fxklS5hYUNyFa5SCmtxZAeJYrGFI0w",
-	"hQgNZI6l+qtgwqaPWh3RjdcQdvk1++hKNV9K9B9CxPCaIxXBUUBTFj4wov7KJeKxO7JGLsyqcDAgdOr5",
-	"VrLUpkh1AZcchgQpSyhK/sgRei89RDl5JHiRu8w9kAkEq+LP+lqe1tI2gGdh1/md2DeEMTwjaQTMVc8g",
-	"4vuejxbi0U26BA+mNAEfIZFCBl43EEZvGz1UO4NSFGxlzYGxEFq4HaTXSVhk9XEYNSuIGRbAx03jQ2lA",
-	"i0tCXT9N6KiHbBo0ACif2LYGMrOdas0jvme5+EFXC+I7FnLsEc1jilaUOTPO6k5rhYkjcv7NRMUfSXJl",
-	"XpPE+dOLgyW++0fJOC1/iT7+/34tFy4+/SpvlS++HKX6+IasMVWhjdmaWnPfo96KRe6YRdQE18SFyvAs",
-	"Qhv4kSNX0iNJADoQ+sWfI6pmkhVRXVIDmSpNKuqwjQOsAsxGNG8yEjS8xYIzVxZgapEb+VDYa3VBROKJ",
-	"h9jblXvXAuyf8tyImjMSfCQ+FyU27x/xzjMis0pSFXwW6O6oUnnrsMj1JH4SRABb2HiW4kQVy27ZZsQ5",
-	"4IoM3+Nff1AlnkIEG/rI7CVw7aG2uyZLn1g44HJLZiqcZ1e6hdMpEo9r3mzQZeHNdrgejVCbDzXVVYrG",
-	"PwyWC5cExE7oKlV+LYto5c12f5mTx72haBOe/mLktuzGXY293/LqFwMgB3wmk7p/GA57cbKuoqwdl9j6",
-	"EsW0d53uEL3r3nau95uYsB/Cj7Lh2Vldkc6Ulmfv1ZFaqfbIwvFb4pGUFPKkaKTaxelZ5eyselKqXVyc",
-	"1C7OTy+eEI3ESdmOTa3q3D1ApJlFnPuNXV3c82M7iehuGXmPNp4oI4c7IlUoDu/uheh3q0e1/Rd5gEo1",
-	"KFl6ljJsxPSj5Sqak8+xS+fbriRUJdF3ymfVSvnstAT/K5xWcHVStmr2CTmdFsq4MqlaNbvAf53h88k+",
-	"ixw2LXy4UxZBuEQLKUs/f4k8GKEzJudUk5V7p7LgHdSL9MSt+j7QeYVCiuJLnPHbhBNx/pdIIAB2PUYC",
-	"IY4kVdPw2l5aad+bZZhy5R2h7C1xGbRcKql8WDbhDIxJsO8wfo/LP5KVoI4XgLEX+6nEK6y0Vi6VtEJr",
-	"pX3I2t6y6VWUPVJcwG5skSXUiOAbX+E9NbyPUPNE0DJdcbQvDNxFmQb7tyR01TvprswTCY8SGz14/h0X",
-	"Yj2a3LeHk+IsVfkgjDiIfeIKLbx7wpApXYBNJEgMQWb/ttOJX7kWqXnFhp1g606norKBnJGTL+aM3PW+",
-	"CXBFrzMRRxiEzadhFQ/GThZmFk3tNVcB9mckaKWqtFWz4plIoNvKzq8ixg9yDXKohaWGQHiFFB/N0EVH",
-	"tiYH1plfArQuPBt6lZ7Dj6VZjoVaP1gL0VhCBVEoMhPj8Zb+T/4qWt4iQUbhtiYhgLy9z+ClyjYtlkHe",
-	"4aIgepg7Lth8LMKYQ2daytuE+6dqcG8V/qY2+LGZe7TF+h1k35Co/p5FUcFydXDNEV0/LeuPxLlnbFOF",
-	"pEPjYXJrxNDkDl13OE+HlOSMC8kihBG8a1+9BmfUkxcouxnOzc5Km/qEZBTaFByW45dXLbnppa/vdkD9",
-	"vbDm36qwZkJdsWls4pfTKXYSncTptxNI2T7FvgVtpqvMxL3DST30sxWQxaatNmXaY0Hzoje7J+eaBNhx",
-	"06mjDfdiOhYqxnKF5p4LvnChy6J04AUtaMbsKGPjtrE3wwe/GLk5cZe7XvjAn5HWuaRRYNt7G0aEL0YO",
-	"Kkvu08uf+IPNzxbUoBC9/bJzqmEhUyda6LJSVUebU2mlKqLgC5BGX9P9JMBRvzno3vYbzXGnOxwLTRgI",
-	"nT/ddof1cfNfDYgHTECmzZdyWVpEsZdYmh5V30jsSnoVWZ7Imm+TJeS196CCrE1MlBc1PsUGZDCKZC+P",
-	"Hnmc5IZPcX5wM53kh5qqSqRzE+QTQ9BsoE64AbnS6PowO1CimoVmqNqOrmAfbD3gu3GPkpJT5elXcL7R",
-	"0I4o0PbY8EUdNiXcsnc470RvHuixkwGRnstlJzJxPbOfjqdvj+2w6btHzosjlJ+jLydtuLJTWkJAb4rM",
-	"8M2iEiFNCDSEpKvykil4CZSbgN2Xn/LTpVlCILi7PRyMu51xr/6+aaZWpEhnNbLLO5hNyjdQXu+TOhFH",
-	"xoia181ev9moD5vX45Dh3A6a11y86NX7w1a9PR7cNhrNwUDwrNtOv1lvfADXy3gcfaPdrHdue+N39ZYI",
-	"k89qO35LFHKSl1uDH8eD1r+b43a9/77ZHw8/1Dvj1k39fRMu54xc81+9Zr910+wM6+3Yu81/DZv9Tr09",
-	"rvda45/rfamJetdqtq/HH+vt2+a4+7HZ77euIXa91flns8G//2Oz32m2B+OoS3D3Y73duh5/aNbbww/j",
-	"xodm48fxu25/fP1Lp37Taox/bjXff+Cvt9/mjBz0lrfQ7v4CiQSi77dbgyF8+EOzfj3WealWLwrGcd3s",
-	"NTvXzU7jl5yR6zT/NRx/6PbG9evrfnMwABRQHwxa70Vgfni/Ue/wW60e797P9X7sZqszGNY7jeb4Q523",
-	"IBIFtDrDZv9dvdFMfVJHG+l3IYHB8Odu/0f9EX4n0v/xX6oAzbjZ73f7on5NYmfKfAXaJssZOTFHrc67",
-	"7vi2o7vd9ps/3bb6fMt0B+P6+36zyecabsjd1erw3TB++8sYKnJF2y5ajxisum62m2LBB40PzZv6GFZd",
-	"ZDlove90++Jeq/O+3Ywmodfv9pr94S/jYfOm164PRUaO62ajXee9k7dbzQFcD49LKkFXaug03JbmGpU4",
-	"7H+McndkPcpdjnKgHhjljFEOHodrEEGlvMDKBXuU+2I+WvF1LfXcm2nu9wNYKapbSTb39LtJ7VAqzIom",
-	"TYpSQJa1r8XJ7R1JCQv7kYQilmgkMfUw3+m6Ivj0ZosfRfVxvc1DR74zOj6uUHum4HgNqm2Nh89AZs8D",
-	"vZ41An5Tjsw8g1L6ls8iEJA2p8h2FoQyNUVZOsIdDpE/CeErbEqi+oUDdWBcSNHjpSr2pqtg5ZM2fzTF",
-	"ow5amBC+3j7HYzbyVoEuNIVWRdtbTVwSfUEE7YCQlt52Qxpfouqq8OAhjXZ22tOFUBo2nFo80LH2bUc8",
-	"ndoQnx1vlZnAqy9ua0m8TG3iY5C+3223u7daRqF4oUrOJN5zvp6eNWdjfQcH2TTjvVZ3BBFkJChY0FRB",
-	"OW8UQme6bdqP/ZzUxGOa/cmxE85qqRO/JL7yj+/GiM1jtO37T1Yv5bNKB7aXFRUtoYaLitwKU5yHjucq",
-	"EDSxovu4Wz/DMLYYg/fdCarOhh6JnKJi3LkmYZpHfnhIes82HThUtEFqHPTbeuda5qm6FnVYQ9GDY7D6",
-	"ewnm1Q8BALfnTks9fBnkoC6VspIeXEWOiZBLjohUcmE3ZQA5dNHcV704iFzcUt0/Np067O3KwHAPS81Z",
-	"mPIBYWT+H2/ORLf9Ft+4nF84AQuLuO7Fw0WHs5V9mWjxmtwTl09IYYot/ukN//G9lyrSraeTD3HgMvXu",
-	"cDpMmdn3KpwVUXdWTUiYC0LknFN1LoRKFcJ1Uupi/1+Q6rvE51vK82tlCgk0nVKEFSPtGixKIjJE/Cz6",
-	"S6sYqfP3mDfQ7Vgr3wnWA76MEvXhVTCvpADs+iqYo0qxhLBlEcZkiUzQvWG+4VfB3POd32U6k7cE+8RH",
-	"QncIjyr/Nd3gxZtaBmxEMV2LBq90lcuKEd9UCUNMssCOayLLxc5CrNY/fx6Kt2SqRoyiRJ8japMpXrky",
-	"z+7U9R4Ea9H7qbxMYxdvfVcLxcGW5a1owOSsw4x7x2KWjvl/c4YQwqD1LQE8/Nljy/VWdmHp4oCfadCh",
-	"EQMR2wmMqO8ilT/4q6G1t/IRvIU4hea7Yec3hF6Rix4OeZAxJxTPVGPiNoo87eHA8mmMj1yMMfkJeDC2",
-	"ncSG+fIFHEMF+7E8GmALgKPMFK0tOuQBwQ6VhfDj2yx67g1DZLFyQ2cajNhqAvbBKSy0GEW910L35Ust",
-	"lOAB+zZgXhVKA/U5HB+54Ol3taMubXjCY489eL5rowmZO+LuQqbB5Oy8AAZLlW8nM7jWSIbyUTs0A4xo",
-	"Vq7Co6uwQ3KI+nu67AU2ksDH1p3wqBhRFXpRRD0czJmBJp7tEGboHtTReAXhJVTQYzTlqPdB1DaJ6vMy",
-	"EUh3T6jt+W8YiuoyyHo84Nwm2OHS44OyEQ70Iy/yDIGO1YYnIJu279gE5SeYEVAjm3wPXh5L08PcY8om",
-	"oUXBgQ51RBsevec0lE8Bm0ORoMla+pSEs3PJnyzsT6T0cj5XKCRO/LIgWXxY1JY1TkXOUQSWfRWmVUR1",
-	"ukbSABKDw9jl/VwSRD5DiU5nsXQdywlU2nBlQBF+d7xdRohg2MB03jBBCfiAEiE2vHt6MI7YKiLsBlON",
-	"sppXaOm5LnICuR4ISQeTCIcXod4VBy8bdx6wE5hh7X/txj/MmLcobzckM0doRQPHjWfcFd6ufChthwVc",
-	"SJt7NoNUAcicOm5AfNNA5gJ/7guzhonypcJJqWQgSd7RSal0ZCDT823iv13zbolSSx7MnbkR2gIaKchN",
-	"q1lDIMZPTFUP+4GD3cEK2JwpF4WTz3CqYvYYs4gifxdQuDOUN3Uno2KxaB6pEuJAigBTRb5O0VJGEFiy",
-	"RlndzQ1++A8LC1ctfRIE657v0MBEv634i0vs4wWBIENBCOawJbccVFk3Sx4VC7uukUA3WpviIVF8i7cr",
-	"FkqkdEB5cyrKbBnIBGH7loll4/y7teR/3ZE1/0dAhzEcJv4beIf6KZYLu+4EW3fw+tL1sD3kMCz8NV76",
-	"XuBZHnhC/Xfx8wxP782jK77NoLKACJaURjhOLbAV8Ib/Oeh2ikh1FDHiwhnTi8hxBgP9m67csD10R8iS",
-	"ofxS7Irw+iX0FtYxD/UmBXc5MuJ7w5DPHMuCa+Y/IKWZ/H7I2WThM7lo4bdlgZA5vieykhgyHXqPXcfu",
-	"qbURp6cDKJUPPRkyu8CBNef8cFsM4hVybPG6Cjrk/YjHHTKo0xaI8ldxR1hWRH11zFUmDpnCTOYoA3WM",
-	"jxwberu9mpyMLIscp/mESQ3DAq/FxuU8GHySpbENhSraqHofJ2+8aT1pHThii3p1ogBYVNsONJe2Z60A",
-	"DdgegUzdvGlh4YxVs+MiqvJREGxVO8XKPYFa7gqwCA6fDd+frBEspNQhQMJtuf6mOGcA5lXFDDPkzALP",
-	"Bk7gJnCVDony92UJl45yRu5exH/lLnP3ZRlUQfHSyV3mqsVSsSp8lOcAYFPjzP+Qf33RqdqW3KkzEqSl",
-	"PQnjP0OHiEBkhvqPyJiXma8ZW77HILxa5dIxZIFCsRDijJm6u+RWJ0m5TDKZQUqhzCgRosJ1gjYS/b25",
-	"54rF1fMQGsCEIXobaspAx65GFMuePcgyd1lJZMOs7Djdpiv14RwwsoBge0vlGmaq2nJiI5K66wp3xB+4",
-	"KGwK1iL9SkdU9M9hwMKIjQLPQ3knkO7/0gEtVriiBVyMnwpgvmJTSz/eAKqTqaOf93xEyYNw6PGZzPOm",
-	"ePYPWTz6Ks75hSAWy70vliXBkJHItQfZ4MXOETitGEIKTbG+UdMXavfRzEktuuDHAYfQ0/WiWcmEizju",
-	"DcsPm+KrmUXDokeOe+J8cAif+2LsfPwdjPAnDgr2ebyV2Bp7v3gTLszer3TFcu/9fLiie7/RT0Fwe788",
-	"IP69YxE53x0wV+z9ct0N9h9XBN/kOxAzIwEMp5yVUkmJ0arGHN+wgiQdcyQocryEKR4ce4vr1R5EW1Pz",
-	"bWQR2ZYn+9c/0mLHoxqNpWFZ1WisnpfCGo3Q3fPzWqV0Vj6pVirl8/NqqXp2kovXt3tyRpS0BNFQRMSx",
-	"Cip/qHDu2pEPXoVU6FnrZAkSFU73/MlbIs+rr11f5bp53RJOMl8+hRGE0B6n6aAt1Ay1Qqed7vghjFW/",
-	"Suu70JzlQtv5Zsv8aITK49xQM1mHjm5c4hTM603y9TcJizQoqfZa8HqSaD/bYuxxGr8YOaFYf1wm+UTf",
-	"YdCHV8nQY3G+GLmaIElpvQlJ1/FbbPcF0BWvlHe/ckuV8lUU65Ji/T4vqhxXMksC5N1bLLC/Bus3C7YW",
-	"ANGhHERGzTg5y6R0n3jz+4PjuO/EI/GwptzTELDAMgbaxL+At+D2ZYjrYtG5WntC35GJkRNBvxTEmygG",
-	"iezAzygJnzfRs1Cm6F3yiUjPpOFmlITNWYFSIWoe0W2wGemoWXdi3oZlQQdK0bNi2REVYDYe/fcUKDtS",
-	"dbD1KRVIdkN/lwlhN578jl2/Y9dvBbvGQgdCuCq2bNJf7VfZ7Fm1XL4oV2onZ9VaqVw7rZbK8fDW9Hri",
-	"pVKEVRNwIcoaEkLCxyfhSGS3iPJORGklIMHDs4GPjSiM48d3XqUeUG4YesT683Qzsub1Vy5hx1O/8EAm",
-	"Kkw5K748CVFDKebZIapo+dEQFV7fB6JmBda+DCrVztHeQDQrDHwH9tS5358ebWZGtWvwMslg98KV6afh",
-	"CcAyw1iulwtOQB1VxmU/rFNEdWiRYxOCfSaypIkaKZzAjSKbYWQFBPgjTIT8Sen/kPJgEf0cBTuBkV+E",
-	"OhkjmkRPIk1fZgyUSrmOGB9thKg4DgvtiYE3opuRUqhORTyNmGJZ2Ffi1mxo9S6+hoDEvjFU9dcDR98y",
-	"vsk42yHA+fWPXKtXV+WCctVasVw+K55cFMsVKAXak+ZQznkavZyxXR2nQZxauRJCnM0kewMZAic9NGTc",
-	"BpmgqQ/jtnNGburQGfGXfKo4L373T0p++biaDW9/UBq+E464yqflynn17LRUOymXQMO3/Bjao1q9j7VN",
-	"jBWfjZyRA+Pqu9j3zhp0WLLYvb2++UE9wRLZbiHKGNtvsYup5dCZcHPLXUZRYzf1Tv09uItKLBdCjKXn",
-	"B31MgafXatVCrVbNPT8Qy0Q4Akw912dEax94Uz3f++wQdvxAJvzJz2KHb10AiTUSUai5xuxkYTnl6r9/",
-	"bgXW4uMd/tc/3V+qP/3w8tO0Py55tzmQHZAkyRT/tHAkg8lvgJEES8px9Lz00iKNoHITmCbT21ZlTQia",
-	"ePb6CklHHM2Xqpgw/Y9oZPs3kJk85pIVT2NXfCLt97ZwM2OEBlfyXWaKNLgjGqJwoR6xUR5PAwLdBTv7",
-	"GllzfrpFtpFg7nur2VxPCHhURN2FEwTQyYjOmmhCLG9BGDKHjR50epPCmMhUFAY8QBTBM5HJCZ7wKYJm",
-	"JWU3heuWzPccc34AJzdVT0/MpSgfEkW8K98CzTvtEnxMLI/aEnIpGg5IhzcFoIahWukCmdjlq7BugkMa",
-	"753LPJmqBXKNAPTjWCpwXBf5KwoBdZC7HNYdeiXi/UY0b84IZFwELdORmGAAgKKvnJETOxXY8aEKi3WU",
-	"9NgA5wnOi2SZOdmK8PlDS+I7XuTlBgow35k5FLvRJ0aU7yOx4ODUMXfozIBqNWDc5niTb1mUD/sJPzls",
-	"JAnHkDdM89s42h/pRaL9S2K9vpq31wRH8Mm3nr0+DBcdhmseh1FSsMYrIYXXZOCP44aCE0b5FAJ/Rb48",
-	"FeymBIzlStOSVZ1ckMLZtEwKNXxuFS7s6kmhMjnFZVKzzuyL0Cj851fYfcPquh1TeBpOYajai2L7o+SZ",
-	"GbD+m1H/HayzSoOEnLdFLErkH5LwJ5Bs71WRYa10sfulhkenrmMFzwglRWbuTMi3B5p8rH7r+I/4hS8C",
-	"kLokSA0j49eZHieRBKf87NtCpQXmEWIfITP+CVP3mBehD4k9APEVTIZnuUREV4Q4iAV4HUEhqcyC9zQo",
-	"EsIdyMulyhnMPCrifqASiIR6U58QhGfYoa8LjfZHNXI9XlqDFfvqN42Fnpt3ntrl6TmuWIXqpEYKtekJ",
-	"LpxbF3ahRMpTTvJr1omteGfl/KR6Wqqclsu187PKRfW0dr6Nd5afhXdenGoMaFrB52WrRApVxYk487mw",
-	"SnYK74z2zlfinft3PeSHUdbr7/zQ1mjuV+CHtd0vdbzgnbeiz6laEYzmKfzQ2G61eSIH06IORpTzEpUn",
-	"fVO5wgVgx4opPZSihoUWnAco3pBqtqFegNZElSxQV6Z8wvdnIHwuvknu8dEhD38WxvHdQvBYC0GyHt6j",
-	"lQBU1KLMXeb+XraDp6geNjlMguL9LTjKe/KVxCsVJvflOGQAfCzpuv8+WbrYktz+Ye65RMTTIxmRfxjb",
-	"Ar2/+LpZTNP7L1YsQOS3FXZDePEm4mVcVspzMSsKYDYz2YsMuAywSwy0cETacc+X1nuNRAk1tgzPE63W",
-	"yhVkWh4V6UQ6XnBDArOIulMUPHjIFxlLLOy6LOFLoDdLPmMrAB04GVEIMSU2Cyt/UpGbU5kptin1w/B7",
-	"pURPMGSpxg8Lt6ioR70zStIDa4gW+1tEdSbT7oxoFO8Pqu9YsC/1dBEU5FKxd55SvhXp1VtlMoRt5VtH",
-	"9Mn1WzffGtFd9VuL6KPjuZq/cmy7xOJzTZlKR2gRYIPzJdcjTK05UboE6QzMe6pqvjoBRNKSz0vO2K80",
-	"i9CIam/6fI/ko2Kx4aKHvVa+PQLsUUJsdEsdqJ5nuWDgOMCKEVGKFzdkCPKw7/Nfz4yRgjxqlZ8Xg+Xb",
-	"c3+QQB4WpoLoQ0KrDBSyN099D0s0UEsSMsAXUOuHBTMzVMcX8dCu9MqG36wWP7ar/xyetzvmsbapyo95",
-	"6f6d9RaK1YaEmaF8nHUefdvAs1au7H6h55MQuLyDKhfPiFkH0h9STh/ksHh5BJsemyWqUD5/2gGZDyrN",
-	"KXZEHxEAVER1mQPmxb1iZ6ow5zfmFhthTKRDTFHD4g1DJif6pjCRbA/PhEU/IApfbJLv7rbf3W13UxLd",
-	"9xbHE5uE8dHQjyg6/GsFaH8xwi5VvnaXKrJLX4xclIUROnWPHRdPHNcJ1gMX2HmYNxp+53r97vVtA/Lv",
-	"d7qdsISAaOvJ2sqe79krkWxJjwGeej7Sgu1JgGe5y9y/yv+s4Gq7tjj5KVRSVi9Kp5Xzk0r5tHZRPq+e",
-	"n9UqMlGB3JDJAWYPaM/oc9iJXHLwZo6F3UHgr6xg5RMtPwNszwUJfE/8OcUW7wCkHI1+rmXGgnJOlKdM",
-	"2dW/fqW9+0kVzMyJE8WpxdftWCWtY5Xcl08iwivwPTGbkkjJtA9aHFhYJhzEOrhcmMmlfG5BYhsJO05+",
-	"PsXFe/vGe83ePjXdAbTyhEwHEi791bIcyGHtzG0gF2EPt2+6/VMZ7t/C1VlQy2KCVJpSiyZ0FShvysIv",
-	"rXZr+Mt40K7rKfTNNAWtrnI7Km7LLMfRKyfyGS7koZ+1pngFPZtM9WkTy7HVC05MLyt0uRv+2TgAhD+i",
-	"+V2+2OhgV+wRjfliRxnuZPKuWD4rn4ikycQGpgc6XSmJiC4aaLKSKSPFdc2hG8X9uQ3Ef4byB+dNkM0z",
-	"y887VagJ51okmeWy4hQ77sonSq26FDKXns0U8qMyLYmqCHmHRH2XovPRp6YOddichFKUENEgL19RFOv8",
-	"9RMfCyducLDEMBpQDlHs2PCWrFhpGlyUCedHeAOKvUE9/TDwm3K6IUew7s01ouDOFc1TyuwcXY5oIZ5V",
-	"DpLigvJCpCOnnsgeC+nnoqfiou0lJPiFhIJppSjztVINmZ3uEIkLRwYyZRizUl5Da1H7V5v9EgoVqTyZ",
-	"ENejM0iqhqlIISqmK+/5+qxM1uo+71yYUFcdDh8tcWDNj0T/tc5HdZ7qnXilJxhNCYb6tn6N+s2fbpuD",
-	"oXkEPQaRWD8QwRwLIXSU02AAFHWA/o5ysmZIXuWYLZ9G6bn5oTiC9J+ie4lCmbwnVWS+6/bftq6vmx3z",
-	"KMyzH9Y7NVXO+bwZFTGRCVDD4ijiyC2cwBSnG1O5gfUW4CSZEd6WdC6JGwXNk+w6EWASkW1tjkY0zwhB",
-	"5haOy8ntYR6JI7qXSyLaL1jDGNEDozUOVhd8j9lICtff5eHHyMOPkUcfKV5myB/PAbG/x4t8jxd5VLxI",
-	"uv7k+e1MB4nE30IUCfTkbxVGskOE3F9YfRaj0fEfW+7uHW+yXShO937aZtWIlW04IAYlnsU4mJMFI+69",
-	"FKmopxy2pbgqevfEiBUjI1wljGTRe7TAa/Qfjws/AvpLKxWfmglRnTv6+pEuWyHh6wS8bOHCf6volzNy",
-	"gctWdVI4sc+mhdqkggvnVo0UTqfnuDSpWDX7lITphMsXpdOTWvXsrFwpXVRr5+WTbUig8hxI4Lxaidip",
-	"ZZ1Nq7g8uSic4rNJLErnG4x+OaDr26NfvnP3jJiYr8Hdv25QzLNx9z1iZJ6b6xpCTRMLmRHq4rwMkwGt",
-	"lAlsbEJUnhEutXnLwFk4LHAs5HrWXUwfK3QshVD1soeuxhhR8UWhCg1ffZgTUYsh3FyIf5wK20aC2Uo+",
-	"Fzqd8DajSB70lECerfzxFeJ5noE5fmVW912L8jW9CqRuxSb2wMVv+YlV+3QifkgO3eo0uje9+rD1tt0c",
-	"3zSH/e4gZ+SUZhEWN8HfoE6jXihSRgUV5ACdeydYH9uexWLjPmar5dLzg+Op87nAXAwVP5cuFq7q8ZGo",
-	"UYAjd/zIc9gdIJfPK4QnCOeAK93eM8cbrzjYBtNNMWdE7gRg5f7ED8eWKek337e6nT/XnMj9t2tS1PYM",
-	"ZyZyuojs/Z++fPoKDio/nbOPpcmwSv959zwOKt+dU747p3xd55Rn001vwvOtKPHvE174jMAcUHCKk4jU",
-	"q7wENBcKqwffCUBJFdZr9AkytV5Aqj2geRxCm9pxlUhb/4Zo+SpsLL0UofQSUfn6ZBHH0GfESMYpwgjf",
-	"SI1YPh4PBlqvB4eRSMXlrQJkrpY2DsgNZndmZMuEInL/HHQ7aEH8GREW8UtZtj0+EWjpE96ZEfX1GE3V",
-	"FYhkM1B8OggNRLkMn4gP2FCxbrKGf/JQnTfw10po4Bcdpj6EtO/gQDxpyJKhqmEW4PWRiEDEE3hJW7UR",
-	"XVEhn9jKhKxPgoqX1NxZRNlOKdTIaRBO7GEFNz5t0XA9H1kuwb4eUQkT64Lu1AlQnnn6Z3+IzY/ygB/R",
-	"6cp1ESUPaIHB7WPuPcRmzycL7x5CBqF5NUouQClXnGgfFUe0wXsF5TjlVt1wahJhhMrMJsM4Md8Bc+St",
-	"AubYJJwaJYXixD7aDEcUey42FVGlQerRgvDaFyKvwScoY2trMbii6npGlKx0jAEtq5JGr8I6Lo4IHIBt",
-	"zWdgRcP3sVtE3emIahG28BhJxthK8VwLr0VhdK1yMAo/oLtyxWJtne0htjFJeUTjcUJF1CEPm75W6lNQ",
-	"o8YUErd5meY5Y3uEjaDGK7jzoHyap86RAWMDrbrmVTOi+b1cY474YTjAB0Yq5iMnmKSHi5Ht0HIUd99y",
-	"hFZsRKVmIZzLNyzFGUuqTGhy16A8TNC93Lti2TkRresFe8VK8/Og0T++t8lD6PcHdhWJYtiGKmZEN3Ux",
-	"V7FJk4c98piRH/GJsH2AMihaIfYXSWi6VeEj8MBf0R5yGxLUP59jjos/v7RKCQrsZYotYQdClZK6Uvna",
-	"XXqKY44Ix1PFCTOjRg6VvJ9DBOrBQXwtH52KVSOn+HxSKNvVaaGGTyaFC+vMLpyT0lR5k0CQe3rc+El6",
-	"3PhpuVY5Oy+VatVq+eSiclo+O9vuzXPyHBnsdJcYyz4h5WmlVDiZClNY4cIWprAUG15I+75azPj+fc92",
-	"5zk5JGb8u7UvI5Jc4I98MgeL5nhuhoBzCvHYf4Uo82aAZzcOWwja82xKC6Blfy5voeO0sIidUemxgo3Y",
-	"ReLkpZbUzFakjKiWD3C7jTNmTESY3UnlRpqIN6ICNxdRj/j65/OaMkGMkzBTj5OPBy4cXSJTjMsEGcps",
-	"dDudpmCB161B/W27eW1GYrr28hwzZGJ74dAmxROX2Jdoil0GJtJYK92fO+HpSgT0Z7chMb/Wzm1PU9Nc",
-	"IdNhdbAngZBu1hvD1sdmJHDC9zJHdtszhXyMzFZHvlrUio5iF1oNF8R17khcJPGkrXdEMfQiXsGWuusi",
-	"MmHJBmEXkPnutt3+BQYSTmiqlUNIENh1RZEM+IChXtfmk4LoyeQTnL4xDxARlu1KiT7mfCY1P+Z1832/",
-	"DkER4axGWRB22qNDsfGpBunNY/ndQr0r308qrhXlDOP4XREAYbvRzpkAn8a3YNA2cuok5y5z4izqKCd2",
-	"aoWpJzYOoBfGt2AGjw1EkZWMoSjSCrvhOSPyNZoDpeHFGX98yIJGEvfrXKc7HrTre9vxO91xfTisNz7c",
-	"NDvDwbjVEcb8cb1zPf63ALhf2YDdSTFib5J8h6KJF8wRbGwgsLAzoI4mJcLcfyX+Aau+SL4iNIfwZIqJ",
-	"PzK8SnsiGLWfRR5l71Mob19SpSyAnY2F/l4Wu2xc+JVBcVsWdj884VJqfXiG8pYXFouP3AQ4+OC4RCWD",
-	"VO9ZmKIJRLjeO8zxKLGPtlQt1fIzjegeCZogJacsWC9DoAsQ1hx680FuT08mzhzRMNIWo8nKcYOCQ4Vd",
-	"xptCkHLoFCgHq7ujTL2VL310UB7aFOx3RE0H26Ic2mf+D/uPxf+Z+tg8MoTtSxxykC1jjQN9MIFASJsn",
-	"nGqOl5fuiiFM19oLwj8RzGsuQdi2Way0qsgehbYljxrRR2ePQpvJo3ZAu3DrfU/j9D2N0xbCFMvfFOZF",
-	"r5TPyifoneM6M58Q1PBWfjCidTafrHxqoI91VCmVa2cjeksdTk04v4JqiToe+bfuE2TkLOHDJBvJAcwK",
-	"HCoQYqfbH34Y12+a/Vajnpl2vXxWKF0UKifDcumydn55Ui6WqrVC6SzNT6z528qhzmckv4fy141y4bpR",
-	"Lh/ljNCnqsdJow3aMPl8ys138jecMdVKlJM9t9UTTM10pFGN4DZ/dUmI79CZPYl9pRx60bXoVLqFKS7Y",
-	"D4IbWCPwKhOt98DZwOLNt7uNelu6G+Y056bnxeCwzzd6lNGl9+3uW3Alff7OWIQGPnbLcIZe0jErPDHH",
-	"8fULhQmZjKUNEoZAs6z3O5MCkZCTXup4Vf66x6vy2ONV+XMfr1ffzpWDtvOnvVYlsxZywH751ywgi4vV",
-	"v4fNoFv/4YfcK433cQ6UsQEdkjgrxI9/jYRZroYb0gSnaJqfKjHF7Qfq8pe9bASpXU4vCJT2ETN0WYHk",
-	"/lKqkaJOEbUChky1VwHhP8xxEM/+UnTDtqAQwP5o/ZVDgtSH/yyxQN8R6neE+s2y0AMR4RP40F4e/Grq",
-	"/7ae+260s1+EWT1XHnX2jFq5elLjmZ4+PTVjxaPSp2dovqDZZ8ibHtN8jegeedN3sNrvCrHvCrG0oxxX",
-	"hG1aZrdGLpaGpQsZuVjlEEC6hlkrFngL4ncEX22K/qGG5y830MA1sfl4iI10gi8jNkKMYOEZMZACLDDK",
-	"cvnsvFq6KFeqtdLpSblSOTmT1r4UG+lXDRLUn5TmxuvmdatRH4JFdAtGSa9ZmKwc5NA72Wy71flxPPyl",
-	"1xw3hx+a/U5zOC6X3o/bfQ2RvCYm0ICVYxXU8lHPang0wFbQXGDHzV3yK/8ndzHvRS5m7w2tyN3BODRm",
-	"a8YdDnQa3opPTSV0jk5efklEJEatDZBDIc2LYJfWQNDlF+3hI8X/A8X+v4a0nyXk75X+GkX0jIMZzkUo",
-	"8Y/i4CQ1B7aBzFB6NkbUVMea39jc1CnRivBwLFd2UWsSfM/4N2/7bVGLRxkxQ01BfrpyXUPk1gXmJzpq",
-	"hhvN5DfDMooZFGC0KpWqFh8S/EXMoyvAg+AMK720ZEBLzIwqottGVIal1ZBJJVyWYT+8EeEPpvnTIbPR",
-	"7g7AN3AznE1l+h7RrZGbWn5v1F04AaRg0XmhiSbE8haEIZMzRY61RDlKZorgOiQM0fz/wtv3Kq1epQxG",
-	"jCXWDYPQNjKDbyvyeIl2ZQuHujuHpQtHsWzhwtAd27Z8B2Vk/M7K7J2Goq9kOF0wJ3RE5XNRnnHpCEou",
-	"kXSINGIOkYIbXKKQGaiwrDSOYKrYRC/1DP0FQ6++5yNO056lwNqXhqjbMd9fErOlQq9HAY9Xi1CqTk7s",
-	"s+kFLpStCinUpqe4cD4pWYWKXSMif2DZUgJHpXJRKtdOKtWz81K5VquelrLrVWqC0ZPijiqVKHanQi5O",
-	"7ZpVnZQLJVyeVKyqXagREcbzDWYRPqDrqWFHsSk82TOLcLpQ+LKRRxvw/+vnDNa7940HEH1TuYa3IP/H",
-	"aUrj5rzHZQveacDbkgyYQ/6sbMBJlamIVtN8iVeMoLxDLXdlx2uIsESiwCR2PFI4X+brvUziWJ9MV0xL",
-	"ZaGVem/RW0berusii4Gq8GwaqtqIzOAw17pTRF0VOSKsl7FhZWQvJunQNJG7WOUoHtHN/MVF1FXgTaqM",
-	"YzkiaCLrgwftCvEMRv9tJTH+GlmL/1Zpis+nJVyZ1KzCqX1OCjVcnhQuOB88IRyAlCdV68QObZcnp6WL",
-	"crVaK5XPzyuls7NydVuIc/VZ0hSfnkdhwvYFqUxKVrlWEJl+S6QgMv3WrG8xTfH+Xd+epvhvDB/sDPbz",
-	"GPjQ9YGK/0VSFG9VBx7mlLOblRvK5JlhXjAhdGCz7JbMs8VZthNs8nZg15wxPmti31d32/nTuOt8t6P9",
-	"CexoZw06LFns3l4LOxpodGEp6b3MgAk5ab7b175x+9rjVUzbXYn+rh5EzyEGR2jtCd5Coq0oyHG3x5C0",
-	"H+3hMdQXsqrWuKgp6PFTwj/hUSLlWtGoEMYcf1Mc40KdSOR4pUReaIt8XkLJWmhJFtjRfIhGdJ/wuYN8",
-	"iCJfqYzwuYN9iMQShIjhuxvRdzeijQOu+xA9oVZfVh6wzdTof5Gqfq+dCOyF6/ptJgI74ctSPi1Xzqtn",
-	"p6XaSbl08iLy9NTzH7BvO3TWX7mEHU/9wgOZ7Jal/8jec+XU3HO1i9OzytlZ9aRUu7g4qV2cn17s2HPl",
-	"59hzp9qyTUllcmaVChfk3D6zTieFE1ybVknFTtlzjARtgWq/7rbbt/9btl35gPxz3/i2+5S9CV7IF0yj",
-	"1YcrkPbxAtsAan9aT7CNkWhgOImFHoeHj/8I/95qEOpDImGZqDjRq3RNUng7CuVClue6xFIls0cUU/ZA",
-	"fIYqpZrAkdQD35Mi6lKZT90nlufbaKZq5ktTQjzfiLIpOWxEKXEgofGK2hzLU89HLPCWS2IXUX0aEDgl",
-	"DCmPoQfsKP81MXZTFKdCom/g/CVTLTssMHkPXY8L7ojNvQcOiPcCqq9jzwg/+LV0U7XNnRNLkoMesIpp",
-	"sK/C1f47VZzbOD3bj/QeSt1Dj2MxclmEMz2iprQ/mKgg3CSRKR0atCtRdIqo6TbB1t0V+GMCJzflZZtw",
-	"KZcRIcA6DJVLJZHuX0at1GUyUa3DUfCLlnxUT7RucsYDsyr0Qw3PJqawLEa3bghjeEbMImpEYrMmT/uQ",
-	"CGfmBQGhCHNKIMybMfF5r8P8Cormr36SX68q+v6SFuwI+DBsDSHieTZ/NZ7xXz17DTn+xYNh6n/INu4s",
-	"nCB3WT41xJ9Sqd3qDJt9mZGuoKVgK/Sa/cL7fve2V1gSX4EamZzMseTbkvUmkZGutRprRpLxkvhjWVAI",
-	"0D/vseqg7S2wQzMbFZ/GNg4wrBcMri0GFRtFLJFcr9kfwyhy4L+GYRmTU/dFlGeCs8TvQkmFN7vbfIPI",
-	"Z4sQm/NZ6MklKp8WS5I8uZzKc3KWPK65y9y7bv9t6/q62clpt6ODnruslarfxew/i5j99863HU7/30dd",
-	"fyCieaKQcswBO+93euzLU4ARwgwxj8smTHpdyZzoIy5E6HV2weYjM1Ijm2DbdUD+BIf5vJxcVEELh64C",
-	"wgykspniiUuOVMmeERXpaaFAr/BZmxAUgTHPj3DYJbKw63JZyYIUyFCzXoUJ60HBdTqiXtybwmEonuRd",
-	"eL3JYAcZ6VBEQ3wHHlqhbxxg833wECzJd0D0+oDoO0/8rnp+DtXzs3M/Q1GaFXUJU86+Op20hYn0b8Em",
-	"f8ZOoFLQPzOvVB4sf4g/vhxn+so8S5aMmJNX/mO73tGvHCGHgvf0TBS33CehBtorn4aerH93Og20bzYN",
-	"Le/GoYlkt1jCR/TgRLLbLeGoTtccLMwUiFGL5DuzeYDYHC9j/t5XoNiAp1X5Qn3dRMk5TEf0/2Pv3HbT",
-	"RsI4/iojbjaRbOoTYHKXVXarSN0mSqtKlVzFgz0QtDDuYrNVLvruK3/jGY+P2GBYSnyz2gawBzOH7/j7",
-	"p7dsrlJwmqT7Ewy/T9FfQIq+aZHdTvoHziko/z+O5AxT/8fSj14GN4PfHz8969r7wc6KSp0bDKat7dZU",
-	"h301YO0WjJ2fK4gi/oLcSgy1Ox4tSnBX9x/uP399vnv46/b+47MorrRty9Am+sg0DN22Tc2cjHLFlScp",
-	"mGsk2d4INrKOtoMb3bK0Empaoj6xq7TwWOAzZbAJthEYXR2XqLLrJjMzuUmH1vP+iiVhhD1em3r/+MV6",
-	"fvj44WuxQFIZRMVy2fgSn/HC1gz9H/AH9B2cknQkXWepG29XB0pOtMaYSkf4ZYBMcWbvr9eAaMQ7qRaa",
-	"yJuqsaWKuKGaQ6Bw2XQWJeHwktRrQmS9XcENy8vcb5AbAf3Efbx9+vzxjydeDJn88/nx6eHL/R38HYzN",
-	"gpQ2Z4YoRa5KZlQOvcpKb7OQ1HoZhku6uB6WfFSGruQeF7MphUREQwILckv3/ArwStICmvR1pPwOyYpP",
-	"XuNyhBB5A9lpJFSnQSCaNX0yi96hP3Bq/pYJlMsElyFy2b7JLPoIsCs4TOgpiQq4QxNVbAFuQU25LQ51",
-	"6B1bNEyLNUg4LonWejpBxBboKnnIC4O7KMgV9obrUDcxOEBkg2+3LnLFdhu/sI62LopPxWHy/6CLPiPg",
-	"4gVzeElBujWO/zuC7Cz1kW1Px+gqM/1SDbRriUUjb9XwAHEYLheUN9auAnDwIrxwKMwXA3436LCdvQpB",
-	"cGltJoYO+EzyJIq9mAgvROwSLiG6iHMwmLplNERuucEEw/fJZvlvvJbELiBf+rdQQhJxnRLmQLmlxlb8",
-	"CzAJE4eWvsOIlwJmsv8wX+JBcLn9dE/KrlVWCbMAl5U76Dh6GaLjo39E2y/zJ1uCgBjmSZCA4o9uCDoU",
-	"B8SGKs2hpdRUnYUBKYkAMry0pAX1oVCiBbHBisg4+8pyM3M5N6jACHJoPSSI8atBEkfhEkKvQh9LSReL",
-	"GGsicQ+ZhDVhG3FeOFKaqhct4346qlCbEET7tvAv7MuT+Cj5RcFF5b7w/n7tyX3RBh7kif24Cieqmc90",
-	"mEdyMtDRFNuziTf21RGx5qqFzZlqe4av6kSb89dER+jY0Ea2qY8t05iOJrptjWtAR3on2S1jNE5pQfOx",
-	"Z2CTWLrK8kQTrNqzqaf5OmkMOjpelOF4bm8NTKn546mAKUk/U1OYUnnwqsMU2v6BjxMl10rMkQJrSeLQ",
-	"9KSlxqQl6bE1CkR0l5arUmjfD84k2bY74Q7pvdxM1q6Ab6qadlUYJ9loZRSnotEdW7hhBudUJrENkYfI",
-	"e0HeCi+Bt7SMsp7+MdlOqYRrlugkfxnAOUkc0nY8JwXMZXCL4ocO1hE4vBsSe6Mc7aRw7lMO3yEaEWI/",
-	"BxoRahlQ3IUARdL0w/BsWRfDGQGgZGv/NK0T7az9cgPqTSGkdGx6IzKZqVPfmKsWAVql7qmmP5pP8HSm",
-	"ewbhRpxpToyxZdu6Zkyt8WgyMbW6EiWrCyNuqllplQ+ZWOMRMbCtMgqTPlcZhWnkN0ZIXZYR1+Lx1GOq",
-	"esOs6oSUKVaHGWaXxbBqa261BVt1YQYpSXFSrubAhcgpi09ymyXeRvGShpx1Jd2+MekK8hyQk2HhcTYK",
-	"pRUASz4zT9ChdMoD8wwRWn0xylsvRmlI7OqLVC64SKWLgOsOBcFfJaRzRA3B44dnOgGESc3GcnXJlfT3",
-	"gAprEbp/IOYQKglEurrW+rpDdcIWrLHE7Ye8aD1rbI/yaYd2oEaYK59m4oRl9dNo7/JpRAOppSotn0b1",
-	"1dPsCidmlfVl05dYNu0RGm3wSm+DOTtWjo01PxkddJDpRtqEZZgTMsW6dVY5Nv7Yj2S5lPyq7/Z/SDWd",
-	"asb5ZtrEM6gy4IJNq5jOCWlWO9bncdBWItR0AXCrku8imXf54/NQu24f0FXzzvHSauKUdsVyIB3TrqB5",
-	"rXvaVYLVaUO7Kpg655iy6dlY58/GKm4J9TtCg8jwXmsYqjtn5AXHO8Fq+TdB2KEFnASs6VUYgLshln9I",
-	"WBg4fV8hrouCjXxBSjJxXijibbTMzi7KewmQhrdlOFu95dxbzj0B6UACUttzqzNLtgUNaT9jNo9Ecmim",
-	"MWt/JJJDS5lI6DAkkkPLmUjoMCSSQ3cxkQpn8ymYSP3hXHE4VxKUjHza80KOcSAo9ed4+3O8yGrqD/Ee",
-	"5NQA5NT6yI8vRLztZhm9wlEQxF/J2KFhFr+Hz6nY3231sVWw9dXvKxzNg8168C3ekVmzJzuLsr+61N8O",
-	"4rAh4mc2JPgowr4f7zXoKiQEudLbVfWFrL67CnJVNX6Tez2MJ+pmlayUm3fvdGMy1IbaUL+xNVuDsyF5",
-	"VPlhvGc+cQoyQ5vtKoFJsyQkq7MYphsrc6P/zKLP4MzKXZqVP9dgFVhULsk+Uz+2BKS6FvTpw61027pK",
-	"nZK7s0JB7KvQberhCK+CRWEwvIEzRFdeIBqPkxbRJQmvKwYgNNlK7pxSCjKVMAqSZNVQvqNaDKTihmU3",
-	"euJLog0xLMjm+sOdT7j0p83rJEgtCgiHr9R72QQ02IZovY14Kl4IRYg8fGFSPcjx/Mqv2/a2Yusou3Fh",
-	"6/j57ed/AQAA//8=",
+	"7P35dyI50i+M/yv6cu/3lD1PQoHLtdmnz1wKU1VMY2AAV09P0y8pZ8qQ40RJpxK76L71v79HEZJyQcni",
+	"paaf553+oQvnotQSik0Rn/ij4kWLZcQZT0Tl7I/KksZ0wRIWw1/NMPn7isVr+dtnwouDZRJEvHJWGTKx",
+	"jLhg5CaKFzQ5JxEP18T9l4i4SwJBBIvvmF8jI8YTcr0myZyRO8b9KH4hyIxxFtOE+cQLA/llEnHC7li8",
+	"Jh4Nw1rFqbCvdLEMWeWsIpusOJVAfvU36IxT4XQhb9EwqTgV4c3Zgsou/u+Y3VTOKv/rZTqml3hXvGyG",
+	"SeXbN6fyMQgTFpeMCm8S9nUZMyGCiJPojsXQ+TAQssMxE9Eq9phwCBVwI2Y0hOEGHiMJvWWCBEmNNCdc",
+	"9oLGgYg4kR0WhJKbgIU+iW7Um9iWbClI5KzFLFnFnPnkyBUJTVbCdSbcDXjCeFKjdzQI6XUQBsl6FFLX",
+	"IW5Ir1koaozfueeEQh/VJxY08eZMkPs544TyNWEhWzCeTLgfMXHsEMpJtJSrEMWEcp9QckfDFTsj7g+y",
+	"5f8f/H+yqtdfeemv9CJLf/3gkqNmZ1BtvKmfE75aXLNY6MHD2NQ1h0TJnMX4HSFviCQO+Ez2xj1zydGc",
+	"irPsmM7+AqQk14LxRM4E3juT4yWULOiS3LK1Q9zMKp7ds2t5U6yusfljh0QxcdlvLozT5cwlR5STYftk",
+	"wmM2W4U0t+LJnCZksRIJziGs1P08Chl2/LhGxnP1W/buWg4yiknAiR+trkM24VFMRMBnISO/raKEiRpp",
+	"GUoQxIsW1wFn5D5I5sRt9i5ccgRv+ExuFPnvMfa0P3QdEvAJlxPJkzkTOG2cMZ/554UxyX7wKCGL4Cvz",
+	"sXXZdZxzvdTCARIlPJpw2b583UEiEXID0tAhjHpzIoJEyDHJf6J7TjJdqJGmIrIcEUu6mnDZgzm9Y44m",
+	"KGgBH/co3o5CH0mOr8mChpKDMD+7BHIoMfsX8xLmTzgM5bReJ27A72gY+G5twnMsIiUZ8gNZxpFfwi9u",
+	"YHvnWMaCfu0yPkvmlbOT+uk7p5Ksl/JRpB3kGFF8T2M/4LPhKmQDKp8tMo4eXQAV8NWCxYFHArPJb8zb",
+	"JF6FLM/bbuLqPbvWvV3KptPO5j5bcSox+20VxMyvnCXxiu3L92TP+nHHh6F0uBeufNYMw5EXLZkoYYM/",
+	"zRlQDbLku0AE1yEjQr4iSR5ZoUNoKCKSzCPB5GApkVMnaSlmecoIJF3ItshNtOL+mZwTIpla7EWcMy8h",
+	"NEmoN5f8SRLonBF3FkbXNHTVR49oeE/XgrDFMlkfF5YfZ8O23kFhuLmVVwt9HUUho1xNT9qnpunSpzha",
+	"LQ9d9pLhkZlsLE8EkmCrjIqkCjft1BCUd+2pSMP2gScadn7AAfWrv0ecNap3IeWHjPfph9qNPCpH9aiB",
+	"hqqRsmE2do9R9+PpR/iYkW0OKPBwTLtH9DQjuaRfh0yswqSMV13Sr8FitVBKhhxEjM9LnTLijCzpjDmk",
+	"TpKIvK7XCfAEEdwxcuSzG7oKE3n5uEZ+kkJwEcVMagXYQswWNOCO5mao8Ho0jgNQ5lzOviYDOmPj6Jbx",
+	"olR6XbczpYUZUY4dqc7I9+pOBbXqylllFfDk1UnFka/Jcar7i4DjX3UjseTcz1gMs9YHcf8Aso70i/mV",
+	"N5erjbevThpv39Thv+qbE/rquuGd+q/Zm5tqg55cv/JO/ar86y19VyLYTGNPQyH92Gfxh3UJeYyiOCGR",
+	"fOSMuLIDUvkTHuMgka/XoJnjCqsVOAZ10YsZ9HEcLJhI6GJJZLvuhB9xds9AzY5FclwjTb7O6rWoxaPq",
+	"QnZrLvbPlKgvEY60VH95/camvhgCLZkhqc0WKFlTwzJmd0G0EmoPJRGZsQTuyOfl7kJlOJFvyZFHS/rb",
+	"ip1PuNx4oEivuM9ikaz8NfEDHxTUQIiD56k1e73wgsarf/7USbzFl1v6j7+FP7/6+w8lM7XUQzlU1xvE",
+	"LEnWgzjgyQ7dKIlIwH0p0rPcoUaanseWclBSw5UDi1YJYTc3zEvOsrOBGo3kNdLkA7NgSb2E/G3U7ykT",
+	"o9xcFkxq/cu0sz/c0FAwl0R8wjOGdH4W4ZmSCUub2qUkDeLoX6ViRd0knQvcGZqzBIKIOV0ywr4GQloW",
+	"i2UYeEESrvOMZrGuLrGJauPklZ1/qAe2co8lTRIWy3f/n19o9fdff6nS6u/16vtf/zh1Tt59+0X99b8r",
+	"NiIYstkO1qntd/kcDpSb62aogSBUEUN+kCtR9RhPYhqWiFFs+KAB/lcV//lFDuu/ysb124qJpOOXitJb",
+	"pn0a8CQR9EbubhKzJF6fEYo/UuNSyFHHullpL5qrapUctN/UnZgljMuvkSWLgwiIw4gD4RC9GUAUxcEs",
+	"4DQkRpjBlvLmlM+UpTkP+KxGLqWtfs3Q4Ax8cnXVuVAsOZlT/DAPQrx+BB1ksbRGkP+I3AOpuXlcI21v",
+	"HjEYlms6UcM9aP7ubDKr+k3de3X9nlXf3jRY9ZS+86rv/VevqyfXb2iDnXpv/ff1EsZl5jK3C1NtYBXI",
+	"O9nFr1ff0+pNs/rx1z/efatm/zw95M/GybdNonEqX6uzqGqjJDTtvpsxrG3Jp1EZhkBmAxonAQ1HK89j",
+	"Quxm90ic2ufnzak0irWqiC6UaKHMZAE+jBU3D6aCYcJ3SIY5FYRH2ZdVm/uz89gywF18fYQuTMXBe6BO",
+	"b1EZRnMaM598GbSM81NteTDv7+eB8p2BUzIQZEH9EvE44eWzkH6muMsaJ69OX795++59vXFSspuEZUj2",
+	"jRXw5M1pfmdV/wq89I+G03j/zc5Qr5Y+TdglFbdbJgp8X0IS0AoeB8exFy0WtCrYkqJgRweZpHmRmSP4",
+	"+yzn3sw4hF2HbHENZ1wqykmYNc7AceACN5xwwektm3pUMCKWLAwDPhPWpqcipJbGpjNsLYmi43NC+XrC",
+	"kf3K/u9S9EjzWkgtKorRu3MGRHMd+WsQoMtlGEhqEYROuNSNyILFM2nVJd6cHAnG8nZL0TlUybqW7LNV",
+	"Qjwrs7hlSmSjfnKaI5mjX5rVf4K6gf/Wq++nv/7laDKpWW8c/+XIOfSN478c/9VOjF/kfNKE9Xm4Lmdm",
+	"nADXzEn5QBBvzrxbnOcgIffRKvSlSD0CteYmZszJezzk8jJnwr90mz2S0Jl6RjkMwRCC9T0m16uEKFEN",
+	"H4oWiyBJmI/rTLm4Z7G8AZRoljHtxZzeMSISGoPL0b3o99quAzSIRybSorhly4QcBYn2MF8Dh/ZJFE/4",
+	"PQ0k5UX8WL0kiGukrKtbiNmCSe7A/BppmokBCwa7cUODUFo/qqOg4rA4jmI5ZZqZB8nersm7zGrt4sxf",
+	"AnZfsqKfo3uyWHlzo5KuQpbKqjPifmiOOi3c6HkD9+NVt+s6ik9T3xcTrngG89tfE8aFVMncWs5mwfvA",
+	"mJl5xiEiItdRMid3AbtHyafVwOJulF8t2W/y5dxMML5aVM5+qcAQKg6+++sm6X+TOgGaX3Bo+YH6StOV",
+	"f3kRbHr5E5gJutlewqmi/Iju2h8VWE58xWeVs9N63cFronL2yx8VP1pQ6De6pitOZcGEoDPZlw5yM0X5",
+	"Uv4hQ3+h9ZaaHOSLM/JiEEf+FLjvi6zmikdN4Lyasa/kxdFfz0Cfl/8a06XuvGkY0+X4r8cvQBuiMJKK",
+	"YqiVb7/+GTomF2U/xexTFM1C1pbzrM+UcU3zhN4k5mRaki/IB9yycgurwcs7lGgFEbx/UvEIhJCGQuWb",
+	"k6GNftzhV4LtTyJAW6k0MW+L1WJB5d6sNHnW0w/Mg/IN5z9ZCTiJgCV5JN2Ns8csL5T+JV7mreiXaE6K",
+	"lysBxwynL+3OdfEy75h/AQI4lJx0Ta6ZZOArwXxyvS7/FPbx5ZbTCvGycN6Ro2I9GJjdD+smKhLa3CgQ",
+	"9/+M0QOxZ1+xU1ZB/G7Q1nenKstgcQ71EcFDZvChi/XMNPTnGquiGOT3m3SCrNCwy0cRhT7ZKrgm9OUx",
+	"iuLst/aSPaolKXfq6r+q5X/6vxfoEE0dTYs9XD6/sziCG7VHicnv3NVv355VdKayEqJiCsf0hmapMuDS",
+	"CCXup8r1hPssZFKrPsJ5lRr1tj3nglX2zam0In4TBl5yoNQthELkSb7oVEJVmCboklX+5giGjhsTzlyY",
+	"v3VfvH8eZpkfiHiJLq8XhnNgb7P0qu608cYjeNeen96QRtsF0Z94rrcx6+8w3wd8fmPOMwEPWxTMPece",
+	"vfI0IeZU4fstxYN1r+dcoKfq1JZlw7icLWuHlsB/k92zU4f93vvp4A49i1Q1Xc8tY/7LENpZXM9jMEXb",
+	"CZ1dBgIM7Mc5Khone9OA/ChhAQj3jNFshjKnQp2w+dlV9CLuB7I7vSi5ZElhHQ9p9MnXAcIXWEJnLgE/",
+	"sh8xdOml0bu6Iy8E8VZxDLyTM1iEXpR8jFbcf1aFBIjD9AsIY+uWPv2+ysc9xY5BcGZ21bmenGdQO/If",
+	"hXXFN8zBanFW8Xbq6bdNK2w32bRWUKUmH8WzKEkYP/53THp6uv3ygUFUz7xAT9/BA1VI6zJCaDGcqUqm",
+	"qmySrAANuGBx8m9Z0m2a3bMu1f4fPkSjLItUtq3LAark6Z9FlXyeJXmi7jxehyzlghCXj9tEn3Jd9Hvt",
+	"f/uW2a28fbdNdGhXNlbLRG1v3VTaW4ZrpdZCRUR5NKFhNPt3L4oeiHj5df27jlr/jiux1/fVUZ/ceKVa",
+	"At7eqSf8ORiZjgLcKoQbJ6kQPnn1lr2njdMqyuK3tPru+r1X9xvsO/C5Z+ztM9hn42JuWnH1TbwSGAKD",
+	"mBkj5yMNQuY/s02W8ax3bqqXYAVuONbnjPoFr3oXct3ITcBnLF7GAU+2mV6YGYdBFAfbdY//1LOsKnwo",
+	"16tAEJHQkDn6rNdEE8HaXnG6SuZRHPz+2FWtN/Zf1ab6pk512GNpo1nAyVAdX9fyZ1oq6LGwQoU3nmkX",
+	"YTSMisi7ZjSGgMhbxtX0sq9LiO9qp9P1wBl+fVDQRcJiyerh+RoZhIwKRpJ4TeiMBlwSgewI9RIiVstl",
+	"FCe5Ob2m3i3jqtPF86AHNP30LiaTWgLdcHLx1YzfsTBasux3dc7+znR9HS7k0jBxCQTipIdE59mQHwiV",
+	"FpCVACn+ELKrAnNgOX+15OoXInScyodVeNsBVdQI7hHkt1sSduA6JpRer8Jbo8JiNlc21W4ZS/GTBOiT",
+	"Uc61L4tWtOKWKeiZBLEvl0K74mQz2SBQSLUqJlTJdQF3wp5ta+fD/TwIGYkjiKgkktz2/NwNCKBx1IJO",
+	"7vlV0GfwTZLIbXrgGEXJgpgI6DnLL4iaRDm2Iz1I5e45dnLDhrNGH3xuKfW0hu3muNP7VHEq0i6pOJVh",
+	"v9vt9D5NPzRbP1acymjcHF+Nple90aDd6nzstC8s0V9OJaHxjCX7TlKkZmWvSflmLkXXkHLyzanAru3w",
+	"m8hGuvHKS1Yx84lHVyormiseskGvmrUVW5E83aMhmncgy3S2ieRbDknWS3k/XJscFJEw+U0dhs3pohBZ",
+	"L1nQKmG1GfAdugxEzYsWto26YAn1aYKchPqoHNBwkOv5xlsFtmVeIyKdEZ8lNAhFjfzI1kI5Z13MzaHV",
+	"35vVf9ar76vTX//LdQhNyCISCXlzOuHenMbUSwA+IvAZjDuM7lncogsWtqhgkl0FiSDXLIz4TPNIwIWQ",
+	"Gl+iwRowFHFjPbU42OSYcLKtJl8xYCq5vkgoOKDI1WDQHk5HveaP7WmrOWrnJ33YHvWvhq32tNcfTz/2",
+	"r3oXmMWpo4ffvMoncjSr/4RgX4j0/S/1qyRDaWMUHzcc0vbFUzkDxaMM5VstOK7PJPV2BoT6fsyEcKTC",
+	"nEReFEI4gBR6JJZ6nrKwghjceTG9uQm8CU8iQgluzhppQ2CwCthTc+oHwovguh95K/TqpSlT5ymygLbp",
+	"Jlza5ysPcnvDNTlyZR8ERLuH4SDzO7r/BCNqQuaDvKjCE5ZDyB6CK7hdQMnFqHpxGchlDvisFYUh85Io",
+	"do8VOIrLWXIfxbfjgMVuNn7DHQzbl52rS1ehVtxADIUOdIdgfYx0J4Ku5czez9cQjhsoFRU+AOtikFFi",
+	"ZqbhGGOdceZU8LGZLmPW+Owm4CzXAyrIit/y6J7XdOIrROKb2EjFx2saccWd8AVdS7kxC+4YT584J/Qm",
+	"YUAZ0IG1Uu9xEZJ5HK1mczmfCRoMbo1cqu4uaHzL/Al3Y0b9Pg/XBrTmY6q+q4yCm9yVmBHBDHKQStiC",
+	"AO4Zj2IQroxPOKYOmLHAFs+z2c6gieS7ucVT0kYKNgHUqPScEypEMOPofs50A/zSEYaxZz6e2/2vTmuN",
+	"xtva6/e1xomN0XYGA7WZrP0yOy2JMqk00DlMiRDnxB23Bu62zihB2/xccSrt0aDiVDqtS/lP99X0ov2x",
+	"edUdSzHbGstr45b8/9XFwCpk9f6yQCYhz1Ch/3JDnqdOGNlh3KxnxE3ilSZCJNGIE6pZDwztKJcaclxL",
+	"J86Ew0NX8tt7s094ndzE0UL1C3tEgCeZ3gVayw8j6pNrGlLuQZ74U/Z0ILztnR3PA2FirwJOBqMWSJnV",
+	"gsUkz9dBfYl4EkehXHejlslXGPeXkTSGPcoh3gw+x3ychTSga6aUZ0t3N6L/7QlNaeS/ikOV7Eq9K3sI",
+	"KbD5jssPBglbiF2WUf61ZrFHSmADK9HZFWogNI7pWt5XZp1KZ9scwtWwqyWQejRF70KXoMeCO5UIq6QZ",
+	"OVpSITSry5GLOD4nIgGWRAWyTkghkculAY/oHcMECUpclIiuFiv53rpbCCvdjNdUsE2Bv7lQcqQ3KsrP",
+	"i2JMkkDcAyo2kzHJh7X1hkPuGVkwFatoPdyeKyw0sExtGoOTqgyCJQlkmJksYn0ov/Hd61VicmuUAB+g",
+	"ACdiybzgJjBuEhtJpDO2AbOwOWEt9QhJggVzyPBji7x69eo9SdhX7ARZBGEYCHATChhOdHMjWIHvn9RP",
+	"3lTrr6snb8f1k7PG6Vn9Ve1146Raf3tWr+/T1Vyvip3sL5Vinblcy6uVVmQD2UPkdZeU0xnzPyDZfVh5",
+	"tyy5DGapTW6hpZGaa6FOLDiVupx+iUjDkRlC03vqGpoWm5xhg+wGkUCAqYz6Mxi2B81h2yHj9mg8/fDz",
+	"dNAettq9cfNTG0kJrje73el42Pz4sdPKCjz1shRqhaf0pVyDVoG313yNmZCkPGCxx3gCrqONuZvL4RzV",
+	"q416/Vjynfz8aOeaBkzUmoaSNboXpJl60UhXsp8Piv0o4EUEk9t/kc8sE+uSIya10E0OZAzlmzCiScqS",
+	"EHMHPBap8mZDVUxdtYrzIqCe8R0fSZvKl2rEkvq+nAYq2JtT+fQ7cr1OELFQshnIRZLmnnIxijMSJBoU",
+	"AJQhABqjBVsDhbZyUStYMP9Yv4ckpdRZVsC+WX38G2c/f1nNxlc/ZOdCdiufMXz017M0W/O/Xv76x+m3",
+	"479sXDz59sMP/zd/6dW3H6xZnU4FA/wLJAVaaDVFBVnx4LcVk+YxT+Q+jcnRChKaIdWYEp95wQKt8YDP",
+	"jvPDe904ffOq8aZx8u7V2zf109eN+utNhAFElNjJu4KlMpwCu0WtVjtmNyxm3FOwcYPVdRh4FyxkMzmc",
+	"Qcxugq8YRj+4GGQC6MXquiqvBJy0/zFuD3vN7rQz+PJm+rE//Kk5vOj0Pk2HV932FF1L/R5ZRD6zitBg",
+	"+YXFwtrNzoDc4T1NPEqanRO3M/hyuo/KLZ+T6vbgyxupVKcerOmX9nDU6fesPMdmgFoElb4FLHdJgY0s",
+	"9IvnpNPDqSFHWtE9fhY9/DbgFuIcr5esiG96rsBuiKscUf8rHxXmWr1V/8sCgLiD/oqW5V6sSGsfeKwk",
+	"jc49uNG5YTlgG6OVMeE5I1gpgVqBUcwHUpmlWCTu6clPi9Hyw7t4dPnDBohI9uZ3ZzvY113KOo4Uno+o",
+	"jxIp4LORvM1sjuSsja0tnpsoPieu3s/7bC79rLRqNRu4bPaan9oXcs/1zF3903J3Omp3P+auf2l2O3YH",
+	"s/aJIjiwxSj6ejEi+iGCGKNCyWW5RV3L7JwRa09KRDAZKQOD+ylEsLE29rWtLnPjqHzbNJ0wE3s75BFu",
+	"accIndxR+jnsH5oQrXCTI6lIN+qvXh+XgL0UPKKLgBt4BWcD5ejI5Bz/JU03tlKwctdtNf/UM06KRwo+",
+	"a1ggca68c2A33wfCLkcyXkHLxOFNkgR5ReQ84zTMkjuiMqAaol4p8GVqTgQz7HsTVOM4u10+dv7RvpiO",
+	"xs3eRXMoaV19G09Y9EX9c9r/0h4OOxft0bTwom1r8Ki5SqIFTdgFF/+MOHty90aQEDEHBIYkXoP/ZpVE",
+	"RvchlFz0RuT3iCPgUJTUSC/iVfmRgp0hiB+Br3QlmDJEAhb6dtkmDVUwNC0IZ6nbW31B2zZMebvPCEVL",
+	"98h9V3cRbQHhs8PoHiGzq/j3PJjNFZq2XGzwZpNG9c3r169eG6GZ3fBUfVm2XJWN21HINYxWUDBOT09f",
+	"VU9PX9kIeWn37l0t5dhugjumeidVDjMDwurqAzwISnjEq7iFNALQIfqG4Wib530FprUUXguDyACNy+4K",
+	"UVSnnsogUlkopfZg/TfXlX0OuPPdOicUsXCOMgfwUoUNIfBCPowHICyW9lDWEw65Dzmnb6vVHoxBtrW6",
+	"/RH86LXbF6Npczxu96R2LFlBu3eBR7DD9t/aLXzefu66c/AqlG4bw1VeWBh6jnDMyIukUTLKnZ0RLLzp",
+	"Bvy21HrCExOf5HqnIDEO+cBPQTLv+Ad9RiuFYMYGwBSXIUVrSF7S57d79AG2+wUcvEXxeghnwSo0z94l",
+	"yR3M8+rwWL2Ql1DiKTSOPHsfbemubWNnD+hsSJPSTNSdzp59Z48MS3z84uwhxs/GzPes+tIv/VWyXCVE",
+	"rt2vYMaaTtyswnBNflvREHyX+W6jB83iIduLFnLnmzYcXDS90WjJzpDWoXNG4vdj32J1vY+ulj6WpdMX",
+	"wpzgHRUVuE2/PAYEKKgr67qiAN/aEXwkdV1tOTOQC6qErzkKlxz869pGVd+y0Ia/oC7+686j/s0jksPO",
+	"/ofGFyN1K54e7hRGGIh9znjyR6/Gz2OXyeYDezK83XEP3UBYFq+vQMDlCtoDHcRm322Ot07qYFPEILeG",
+	"Q1wTPI1qnfoTNbuSRDh3owbAAVl0Vo+W3nEWBMKiJgxB8QHCOhvRCwIWbDk5V4HQAbQP4vW2nf50DiO5",
+	"zm5W2yl/zG62ZNGubYJSzcYiilOETwSDPydLKgAkjwriLlPI7CI4trxVIjsOV00841a1NnlPYy5/7lgi",
+	"E3v5k3q+yHNghcDpnOnmbh60VbAfxo4u4K9rxUnB1ssqKSU4snLyN7QbDcQy08jBGp5UtWFThxRDSl3r",
+	"cHgOeyXXjfsgDMl1CnOHVphddOf5ChSCWlIbT9zskHkYIf0w0s86AWAwbFNV9vmcOQZ/7MdylGCzCX7R",
+	"B5m/ErtWirEamV4EooR3q96QC1XMIYnIJIuwPanU9guh+8SSz4yGydxsE+0wO5CGL40rMIqJaTWDc71J",
+	"FXN4REeVbg0dL+3l57SNb+VhEvuM93OuNweMXI004OittoZp58FXozIrWe7d7KNk1O0TDFHOmblfmp1u",
+	"80On2xn/PB11+1NlvHZ68q+KU/pA/2o87X/c8ZD8edX7sdf/qbflqUMNZVzsbQPHJyzD/dxudsef9Yfx",
+	"r58rTuH6Va/8zqE2/ZIGcYsmbBaV4RvjM8RTD2W7O2wPmp3htNUctz/1hz9PW8POuNNqdqcfm53uFZzQ",
+	"Fx9pX7aHn9q98fSy2emN271mr2V7bNBt9nrtix1PZYdruTtqD6fD9qA/HLcvphgOt8+krDiuz3pYEjo8",
+	"NtHawALM85YFNUs1Hbabo35vqjwy2LnmYDDsf4GzjI0HcTTovNm4edUbtT63L666zQ/ddskDBxECgiGP",
+	"g0WJLp8EC4Y60zzlAZDkh2/6++n3+zAtdXBr5dIljBgd6SypmoPdbJmbguLPw4Cz0XW02JMdl/XHNPHY",
+	"gWX7UjwKVh3SJ9aCXLMbqbRCdNmNFuBbhqtOP01LqhOPif9vqQNVb6N3DrllawxySW9q629jStBgfsqe",
+	"jdEEf1zHrLoDqCYjffibgR8+QHp+iPy1JFVV+y6vY4ta5mh5YxV3H3yPMyfdlgjsXJiM/fgbzxqMM/B6",
+	"PeElPZ2xxK2RS0zFdPQ5Wow5mmfktHEiDbtc5ul/5+NvK0GkGX6W8OTSnCBMgrSt3efxeKDkB/FUVIuZ",
+	"LUhS3yPFSydW2j4QcD+4C/yVTnoU52QlVpBvw75SLwnXRCVw7eUOyExAJ2ELmz/ApFv+YTUCl1mDD7p0",
+	"XrC3GBbhIlLTX78QRDW427cG05x2wEzMr9tXEgZidS8hEjyIGTfzgrt/1hcUqMynep2nVTCNa7g56OQd",
+	"RyYvdpOIM9gUVhXTZ7GTR9XWVV1pgglsfjb3KbghlBfKNWUy10u/j/nO1mAQVz/joqmb1YxMfnQKLmsP",
+	"zjiQiKx2a1kS2CX15gFnVSm+VbkX+eBZ6u12sJqApCz5W2MtYB5SBvoOMoyKTM/ZCZzqkFqtyBoNnsMu",
+	"Mk/pW1GdGegOQjdJyfb4fyB2nX8sJxdzLHjEqydfv6a10DaI3yR778k5NkaEDdh6/5mFlqDubsBvIelT",
+	"p0ypOlLX0SrZkpoZytfsg4dbe3NB2Stwom2wv28lY7B7Bpvw3Y2BWNjLtuhxE4AFjUU3NywW+0WPr+Jw",
+	"66GIbHBPN0sH8ic9Jiw54fuq8tk05OhG/sImN+djyWINLZMa3GXa47aVLM9g39Ay0wP+Ysr0ksUmgT2j",
+	"chp8oHKNc6f90CngrR2S/pmHKzqDCeY+Iikv52sB6chA+OSaJfeMmZivu8Bn8QuhI6nA7IAURW8lkmgh",
+	"70E6Ly1BRDogMXTC08xQnQ0ZbE2B1HmPTkbOyN8Bv5UyCTiyCr9nvtx3kEFuqW8ET6uWi+mTaWc2cx33",
+	"zGLEqAaShkdmQ3lCRmMuJlw5olm6IPdRHPrkyAtibxUkwsFdrY5DGRTT00d7gS+OdQkuslqC7p6GmDhS",
+	"r5TCTadw5CoAW1IqKQ3aXL5hOc7BG5DvHwj4CY78TPoCvacx45Cfx2iyipk5jmqF0connUL9YUuimr8I",
+	"eK4HqnQu7o1y+IIcDeo6vuq49lwHRpcEoJKxpOtMNSmV3Z9rE9Mwsv07I6oyp6QFt9Xv9dqtcaffm170",
+	"f+q5UN3f3QZJJo0pw3FoiLzFzeWyZ2cmneemnOYiV9jG4XIFwLe1I7+DntmQfcQltOWFqjspq5CWNvNV",
+	"HNmc3rEzleJtNmFOrppY+o/T1rA/Gk1HnXF72muPf+oPf6w48nr3JBP6j5cum61Ru2VVFXclDqqd1OE3",
+	"kbCr+eoJ4OPZIcmd56gkMeqz6mpJXMRaaKk2fcVW8OoFW9DYkxePeERczSzN5eO9FYzswrTS/u813O+Z",
+	"E3dabTSqJ/Vx/f1ZvX5Wr9deNd5W6+/2zInTE2SPt2mpu9koGka6LElQpOSAmKzq/3Pl3EFVw+COdUtN",
+	"sawOpbWA+zlTFbRyvCUQWZo7w0pmRrDtFSSkcZr6q4Rao4TUDaIfTCMSoaKz5GGQXiXJz1+FzCeyrw8j",
+	"V/xWL0qCG8Vq9qFa3ECdZWlSvxTkVTktoQkNMtWsjb4iAp9ldVcMAQe0lYSJRJxrUbldNu4z59hhE2Zj",
+	"ixUcZgQ1fEhBSpEkgBzKJ+zN8+eTNRpv372qv2+cvDqtv3ndODl5/fbh+WR2TFXrNjLLnBXRWIJcB3xn",
+	"m3OIiOIshSPYsKRyqVJuj2HbRaQblTZ3dDm3zwH3R3VdZSpuPPTsvbY7bdyL9kWn1RxDooqkA1/uXCnT",
+	"tVKaBjMfO8QdNIfjXnsI5QcxdZ6SJY0TzuJjwIRyO+PpYNj50hy3XXLks2XMsEEaBhSmJ/PJXFaDuSzF",
+	"vmmk4lTUN60awGMikLKzU5KwlsO8/lOlq9VIk0/4hqqaSUubU/EnSkjbb+oOSVBTRp81uV3FOUfLJPCA",
+	"6Bj15tpJoox4sIePpKGZy2DGGznK7HZ6P07HPw/a0/b4c3vYa4+njXr907Q7rDj2m+X3TvHFUys1h/to",
+	"FXYg4r1UDHJ0swpDB6qoLrGUNMZDpfGOLmxiFaToHp8XklXk++Rq2C2S0jxJluLs5cv7+/sCJtlLtZde",
+	"3jVePgg+OIXbblSK2WSbzmPqCeYdorRc4hvm3VI7WJudl82WYB6EU+KjqZ2pNiAlLrblSu55E8xWugTu",
+	"thQvu2W8O4EvLwMfmcSXhaB/xlS+yGsh1mZ7QQOLIxIuF7W91ANFen3I8SELCgWgqdS0eEbvFFajICpa",
+	"3RZ52B9Nm61x50vbJRHEUM8N5Ho/LWUsVNniXF6PytDKQvqT1VJOu2wpx1HMVyqO/H3VGwz7XzqjTr+3",
+	"Z/QGHKEcpJwP8A35LmPxg9TtzAIU1W0sRwxhsvolDFZwC+o9yvzd40uZlvHjbUOCRF9m5q1zwn5b0TAt",
+	"DZ1zCO6xtFY4yZJ+Zw5kY7aIki3mYYejhmUAyjCXkpJWHAlRtTjMyNikNhqMHJG3L6NVohcEz1oyDlyD",
+	"g1aUC+onRP+XHKGpidvXJQRuIAB3AHykI9d4b1yHuFavj5QwUtfNDcd4gOFAA9vJOYbc492s9Pm8TkUt",
+	"e5PAtlFqwf1uXtYsG/WPHFc+sVDiIuDBQg6sYUV+pUkgJJ0MfhdW2A6ApjEqMTg0t+zLjDz6M6bhmbN0",
+	"E+5tgKjSUpj7wUoJO16Se4BMyOdsKiZ/OIcXq+vf7enXgAScWlbZ742uPvyz32tPmxXH/P5gJeL7IGa7",
+	"DFkPWJIIEjmhMdN27Arw2EsNWFCpIcc1hMJoDzdgbflTGSU5YwNYN6HF/v11xzlbc4e3/YAzuFZe80sD",
+	"qIFc7ccn249N8kc215T794GfzFOsqkEUBt76qU4FPpR+AOXzTRCyi21u1my8hnZv2cetWtvv2CizReZ0",
+	"yZp3LJZdM50UWxy+KhwmUoJ0TSjmQkY3BBojFFsjy7Q5Bb2NIJ3Apr2I/2vFPZU3kszJKIkDLxnEQRQH",
+	"yRpnSdpRpVP4IPfqgYtlTc20dPSpumCbhLKAgYcP6rBNOFLLbDZLbmF/aVQb9fqvQJx3NA6ilTk7JF5I",
+	"hWBSnd+yipCPJFYLODgMw1zjoAeBDkoa9bo1jqEUYu6DpbvINrQG6OU7mlNWV+XhguqllnzHIlkyd1W1",
+	"KdvEpdUvc5CNWgaNWw0Anz2B/7+C/5/C/1/D/99Y5NETU0lK2AfQyuO/tweLFmVYjGU0uo025b3fVmwF",
+	"4ni9ZCmlEvXFfw+fecxqjko4lH3O8u4VOR+2962x6J3SWnoPD7TJ1nI7+tJt9jIXjs8IJXANkhctFRO1",
+	"02DCgwRxjVEODqMVFHrnBmPjQejrE27g1xXY+XqJwAHZXrtLGsg9+SMDZG/l228KnvlLh25BvE14kgaL",
+	"u8c5wPKIZ+CPJH1mnCXYLeFkjwOcHSDrG8DpZB/c9AxY+oRvhvtgoyICBT53JECOFLBAPtrneBsY+kEB",
+	"QrZAnIcGwmTWcJ8wmBrJVx6UEz/h9jgXOTHZMJfOqPmh277A+IeAUzgQf/K4l82qiaUecXsFRajmE3BR",
+	"eGTLQdszurN31SXcxzY1AiJHGJUPg9G0Uf9UcTbgVFK/fypbNqbsnLiqhQKFZEQ6PgDfUD8vzU9zUf84",
+	"Se+emLsn+ser9O5p2uJpevV19ucn88tc+2Q1Zz3K/cCnCQOWiRxzi49T6m1Z5ppBHTE4PkuEownB4U2O",
+	"dAmTl68ax44qqIDBYem3lX+08HmXHAFUeBQTjtXWHF37CDFQHHITM6bZZZZs7Fg19sHevSkd7ijgs5CR",
+	"zuDujRnnfxUGqAoMKYGacm8PpinWMihh8Q31MtA2JfKvRqrkgxy16ewUWppiS9NgefdmalzF3M8+p6bR",
+	"+ihYcMJAyEpWG8UIxa6vrbiKV9oycfaV2jZzp4fPnI5iOnzyDur8cy38M3VfdngEdF9WOgGtdFVV1QQm",
+	"HgZCZD5X+ikEwmu8AUesOvDAmWGCHMmtHXDSePO+dvL6tFav1V823jjk5cl7yHubR3HC4mPZwjLwbmHC",
+	"PnwawP2bOFqcZZKZ1Oa2bnBTAS6KfRYjWzlHqQSvBaLg2SY/qUNGM0A4lpXPym9TvsaT4I2+w1FwoHGS",
+	"DpjIhzJUOR3bmWp2kuaRSPLIUKq3edAlVw+qUa81Xp68d1XUyVb+v18onbcnM/0IUS6DL6eAVO1mo5MQ",
+	"7rMwD9nNZxuxXr3GyWsIj7FtFNchgCIb3ZCTN/X62Ylfr5/Vz07Ozl6+Od02A2YcD5qDjt7ydhDGrVt1",
+	"s+2srdaKuEhiGqjYr71NUzPXrbLW/l1xsI26joN9Vz88DnavDVbgyAfsMRzHQzbZiXWTlSg6tYcM+TFb",
+	"bXNGNnebZeyw13DkO0Z26P7ZeP1Jt5A0upch5awU6v5CP6ET4c0Z38kDD7SfK5Lan7FmBg3moiSLtu3P",
+	"CrAxmPm4acjUCJBLJqAxHzeqjfGJVA8h08hk4GQl8guRHkQfuRAI454RNwcVc9G/bHZ60wY4QOQjJ2WP",
+	"nKhyc2j8S1ENJVEy9r8V90Z/oIhRo1stud7s/WwvfcK9eF2yhG4PA1nAnYJG5Tm5lwb0mMUxlRSjSUgw",
+	"7gtEP+4MRu2WS44+N8mXQY9EdxtuiON89YRRu1VxKvJb1h4+a0x1XjP9E0RUv3t3elJ/23j96uSk8e7d",
+	"q/qrt6+fJKJ6/7jB/LS8SH3LswiiOTC214QLEhUtqLLWDg8XNBWtET8/3aTPHkiIAYSZmDZL5RDBPF0f",
+	"uqmz7cqPxTeRaLUIVliscohqY8xowuTeyRf1MdvxjOiNtLVIgA2ld6fi/lSh0anOtUeQdMaTvk/Mb8Z3",
+	"/DA1sJtt4d8QgF1wof5/J/x6kaxybsjG6Wl9AzZvfCXtUJgvDPOKboh8MCdtjh3SOH1Td0jjdb0OwvLd",
+	"u/dvyBEeUmQqiMXsXxivVlYeQc8s9mUzZIp+xZAp2X42ggoe39R8dofepqufDbwNEpHBRX9wGC7GPN+F",
+	"lD9fIO7TR8Q+cZSrPouyoIXjPXLLAGJJJYkA/ajfU/jchbyYKoLn2dMpI4YkcYq9cMIPD7xNmVUmBNcc",
+	"q9kGBvfAtmuOegCD/ebUqlWc520GEDzpmLLqr2VoGaqp/jVVOGwjzh76PXjouUYghCi4o0nu8HcffLaS",
+	"9nVjOlP2gMoFxZ2c0FvGU+NARZaRJU3mT3lKhB0QL1cCzoFOK3uhNy6ihJUWQh3CbeWyB9dSWVSx7UBs",
+	"M3Bvd3/Azt06z8Uz7A3NE+dhN7T7c837SxyEOpJTI7JFm/03jqlNqJdJltInh+BZ6fe6P1fKTpbBm5LL",
+	"dDHvlJ8WGocN1stTn/j1eaJtEUFsQ1cwoQ4GfqM56JAjxcuyrPHYGq970f541WuN0+zD6bD996v2aDwd",
+	"tlvtzhfIUtTInq2r0bh/2R5mLumcRay90i7glj4oGpizRMv8zaSC5SpRdR7UqY4auhQi+pDx5H1e75Km",
+	"26v6ObEoWtsC6/dApUs2SC2b3FlukOROpTOOnHzkQiaKBFVCQdzuyTQTRzLhaaIqgDQUNQLXNracOybb",
+	"4WzjmXzUlDZ0s1YilxrcmM7e1U8av1mWrt1uk3f1k1rj7xgdlNCZU9QTa+QKtculPoczQdc5bBMA6tEh",
+	"J1DpXieK3DN9EJXQGcq2k4I90qjXG9u05tP6+1cZrflkc+H3rXdhF+HN2SzGeqG7iz6UHDyKFLoMubxD",
+	"rtdEeNGSPWc9CGp6XhLzIdza1gIPD4Gvsk+iANRBnMFNsNRCLn22aISZKHLkagmJY8W/VFGzY2ss3dO7",
+	"GvLEYK0Msc+L/zNqRUgatDa24jGj3lzKZlECQCl0MNQq9EGjugZ56M2lNM9w0jkVcOz8OMCB71624sDD",
+	"wUdEBO9ufCP8d7a89F+XJxJvaMIgrJlQtXpgNsRLGobRvXjpBwJ/wVOXF68JXSVzya007hocJnmUg/2i",
+	"vS1Y7EG+KG1llPFn8vVpfzDu9HvNrgN/Se2mM2xf4F9XvdHVAFHUszsv+1rFqWTfU39mXtxLrbmeLQcM",
+	"7OCyKlddlZ4hLWHlXk1SWDUwd8xxTSDILY/uodCEOhyAQ6EFBekoLWhOgFZRhnjhSgR3poTWH4uAn5FF",
+	"wKswTw5Z0K9n8n/497eHBVPvpJsPag5GPaxPuV9a1AHggYd34Tm3SfFbxV2zoF/lP/tkMyzwwHD3ow+f",
+	"MRN8ekhQuIpC3aangPqposC5L4kzXxmjeZ47sYwZJtdClZtucwMVh3oJAjvrM7GAAyC3CulyNYxjEJMk",
+	"WkZhNFtjwG4YzQKPhqMkXnnJKmaug7F0MVNi1k8r8MuPqpHFmr8Eich2ZMJVEW0TdG2gFwGHcS/ARZIN",
+	"p+b+hLssoTN8WwdRZ1D8rjhuet1I1lVsDbHOww49ne4FtJI5ANmpfylvCMxpBjyUxtdBEtN4TVaCxVVP",
+	"mrJcufxEjbSph7GOEw7waFDiLRCJZPCZ44i86xmZ5jULIz6DjDYeKbsPvn6OpgPHLOVAkDBYBEka+T6p",
+	"ZFRMsELgtUmF/LaKEkqOlKVHGm+Oa+RLEIUIwzDhNzQIsyY8nCUm3jxjyx8JZgx2U1HnOBcYnm7TlKgf",
+	"sUittJF/T7hQY1zX4UKnjZP9w4WeKxgjoTNbe1TanInUcPVB91qn/sL6vxD5DBxnM/XhXCrLiilMeMSV",
+	"eYZXNJEiVzlCbCygY8OATJGwHDuLYhvvOq6RnyC5YqVyNSGJBsktSDA+eAF/ZU/9MCBDtoil8uBpkZ42",
+	"HVmrGxzXSGeDFxUO+P7R+NsJfdU9Xbz++w+Vf0ugwav39Tcn716fNN6cvm+8e/Xu7enJowINePKIXdfB",
+	"BmxoaqUeZMpzbutPaXqHAVVjBcgVpCmRY7U1MmKJJL9wjbadD7XJkMFpFEGjM2Y5z9NDjRVm5aBD9U/7",
+	"5ooU98Yjlq1bbGqvo1El1B4JR7SZJfNMB6HP7IK3IxmoHfXrYdroY5IVM/oBpBPCrNa2qEhbj3bsnTwj",
+	"xaghG8YYJM2hm8mtkeF3ABnbOPcp8dW93Dh8PzRZuVTZsKGzas99Bi5cy9achh/ncjRSC9fJ6OoTfoiy",
+	"rsWyVUnO1fSjT6JrZcM9R93mo82y8pat0dM2u8nModTY7udrI07AJpNvqLjcBbNAcBg0YDVDlposwWzO",
+	"RGL/Npwnrh3i0eVSkn6S/7pctCOayWiccPTiaRvPHQz7F1eYlKnr8LnkepWoNkTuiV7uKTGP7sWElz5w",
+	"nD8NaX/82Iajsemo2ywcZvX68mLFqVi6k7+a/cJe7iE9F6OQfggj75bF1pNXKiIuti3duapYpcsemcLI",
+	"ZgXhBYUYVlyFR/p9ttNqxzLEZ/QAHd4Z6zmMqoV40G6hD4H79SLusRjw3CDVTypwEPsbLRi5xj5iIvvj",
+	"HNeqqRKQ3F5/2hyPm63Pl+3eeOSeZbgr+s3zumbh+WmnN71sj4f9abN3Mf1nv9d2zyacylmKIxJS71YU",
+	"3QKKYavw85cqxpwcufCOcB28JWCfup1eq385aI47H7pt/JLsY1F6cMZ8xK+Bgw1sKW0SThkE2uETvhLM",
+	"P66RfNPD9qdOv7dH20rUpkdJ7oRnmie69cvOaNTpfZp+6vY/NLvTYf9q3Ol9kqPTd2C2HOL2x5/bQ/lh",
+	"AZjwfp49fej2Wz+2hwi1mudOlrkpXlXDqjgVe3+Qx2UWdOPC5gpXnAp0OdPoP1Xs+24jP1sQyK6UKiVs",
+	"uboOA89aCgmg5JCocetAgg/Y3tltsy/IfEh5CaDh59WC8rScVubZR38XKdMmWWPGqiGWA8BdBMXGCllM",
+	"AfXd42fmG4q+bVJppuv/iGfuA3CCzR78E2MaFQ+RGs7LKCaKlTzvvDxSPnWMp+EA60aqWysBOWBoV5n0",
+	"jzIjZ1PF3VmwGrU4+RmjY6WiIHvqNE6xP1SMyoS7hXLTOUXK3XAj2ethP532td1ELc7OgUbqg0M4lF+n",
+	"RprGP67Dtxzi3gbcRyCXvVwrGO+k7fQXgsj3MbBQAb/JC8c2A2gPl2jmdB4DcZXzMz1Vr+3r9XtY3Mke",
+	"OCPuhj/loYglWwNYNjeOcs9lQ0zyyCvobEU0MdDOn0LN/j55MBm/3V4xKdi1/xGhKF4UhlgN4gEBKVfp",
+	"XYw1EucEvRXWnbN/qtOfJOzE7i7d5fTRuP0lXp8zpT1lWCRdLhmNRaaKr8ccVf8tk33ioG7kkBvqoQCj",
+	"3CdS/tdIF7RxAKuCoik2FpjRbR67L4uTgtrRsysSJZ+1S/p8FGEq1pU5ppDXNuMVjJL6PJN0KdvfXxXd",
+	"qoliUSSjIGtPqPtEpfwfOLYHLQeq/ZDjULYyiux1uOfzrc5Htb/2WaVF2ZAzJk0Y3bPYo4JljBsngxyS",
+	"FrTfLFiYS1/fNIf+rStt5ulBK264GCw6zEzpmls+oT+uZtNFhQqaQXWqqlQsxuQ8+Nf6hY6vYl+3F2DB",
+	"m7l6ki/yJ5OF3RdQv9pQUec7TWFj430HMpaG47+JNW/240GkwraARlBDSI9wUdpkdaBUXblUjhHBOdlr",
+	"iPZxxr4FJQNg5bS/kKR2PrINNzsXclq30/LzM4kBlJg/zMD/EPmw97eDTEL8hvLQ6ogw4JIT7m7pkOsg",
+	"6JbWBh0iIowzkKwmnunAEMBg1vbCROqzKk3GnbHEhfDba4XuAT6A+zhALIpsdJqbGZjrmPA4Z8LdDEFZ",
+	"yhZjV88JBsQ5BsKyCgaUk8WczlDphOtQFzhSsoazYDDYfSDY8bkpsmyQSostT7jeAFDfuoCHSgpwqCpm",
+	"b2ekHlr8ufl2CC1OoYJelEYPX4UhwJN6IaMx88mRqX7ihQHGIwrG8SgN4bMV2A4nbm8Vhh8BTNA9Pssv",
+	"SdnEk2vmRQs24Wq686sVRoIJpawznsTr8zTwMRB5ykq7flqv1yY8GyyJwY7FUcq5ooIEN8qIfkRkIw3D",
+	"/k3l7JcniXH81anIDsoFKmUEhTCELIjTvkGPGvXOXS19mrBLKm5dpEQ51YFKXAPK8SEl/HoN/wQ8ibJ7",
+	"QQVN/W3U7+X2NQSgvH317s3xhMN1cOwtziC6Ui6mjexitoju5IpSRWPpM398c0nI6B0TGFam9wu2RcFu",
+	"DwQ5ooSze+gpZwwiB7NUBRFtWIA6Q2kTLuk3PxFQCnxJYrYMqcdETkhhXbsFXSLN7Fyu/4RYPj7EsmSS",
+	"d4VcjrORlYppa2ZPRQquc71GgYMqZbRMgkUgksCTIvw24LMz4N0TbmQDzJcf3ACEUgb5KiMZHGKPf8RM",
+	"ycYJ+FzzUqNGmujRk3qt/MxZvo0VN2/QcEd05M4Z++8aLflodqvjJvdhtd8/snKfpftP6OTBoZPnUpdU",
+	"+XoYp4Wag9HJTERzqu/pzQxK2WPiKIsL+meOqzzE7BCfLBD0QyaWERdWOA28s9vqsEPb73moVM70aweF",
+	"k+P5wCPIVWyMYcNDDiMwn9pwjTuVr9VZVEUaf/BKSEtv10r2dyMXyXnNABwRAc+hDwDm+yyTmSQ171zC",
+	"lNBwzRjJPOFupi2XmPSoMLhlheQEA4aIoWX5lOtQlbHAXH3TpaKTf7t+j0NmJYMub7UQnY2+f1C/00eu",
+	"ht3Nk7pssNPTRMRtrmCzMDwrGvXT66YwtFL0q49X3e7P06vBRtBX7piG+1D/CYw0WPQaUW9e9H/quWfo",
+	"XAjERFfLOKKhZubbYsmOa8S9aH8aNi/aF+4ZRmmkH3EmHK7wKKkRNxdMoALxAMYjf7BWQLnAtitOJe2u",
+	"+eNqAFglabjBr8+bFpLZYE+0ugXulV1q0/McUeU7ceDR3x4kvWO/SirJ79byGP2NSjHlXtIXguRKu7jn",
+	"CE+EBIimqB9TKYhrO6qx7FmIpfZnDNx3KoFows7ZgjmUixF2cWk2auBcDTQiu9vpqTdrpKN2d+4QAPZr",
+	"yG4SEq1gRXNy5IH71uAU6a/vsVFFCQXuV0UoB7sjRY+9JtCEHxXaARxMW12hYyffhGSU5ChI8mUlJry8",
+	"AZTa+WVRuJHKk2nDhsrUwcpGFxUm2AR3Tkfj5vhqNL3q/dhD5mgZd+HqxnPASVNMKQB9nbb6vY+dT1fD",
+	"JoZntdsX7Qv1NfPMsN28+Hk67k+H7dHVZXv6sdv/KfvMl1P4GsBt4Vfg2tUAr6iePBbDKotW5VSG/atx",
+	"e1jo/odh/8d2z4ZttSPOLAsYm+Npmd1qiHd/htwtQMsecNDQPclD5aWNkpiF4GbIZb1aePNyGQaUe+yS",
+	"LpcBnz1xonl2bM3Cpzb9rdpnVSNN8BFGNwZoCjLBTWeVU027uALOWSzfkM2SeBUyYQX/UanfpiNbihhk",
+	"uyIylXWiOF+iBtgfVSXeVGa5z0QSYGAx6QyM6hQz5Jk4JtNbsE/ITbTivjVQaQZpUp8Z9RG+8HGL8Cnb",
+	"GoR1Qe11m0WJlF8jQ12YOiM+Tcl2qRkGkKYcZBVNnb9vHVGy4pyFbe4vo4AnWxYh7cPWRag9JvFtK4Ue",
+	"GNd7H1VDdsdCWOFqElVNgzni3LILn5wic5RoKlNFMQn4DH4vKUDSoz8NU84jrus/AsLb9SohfoTZMnCf",
+	"YpCfqe+K20+/YI8klY98CSkfR00bxykb6pXADEL14RkNuNDJZ+ajmSBNOZZMOb37KGUgj7QEt9FJp3x0",
+	"NsvQ7ldLBy01Ym68bHJflZLRs5D9tuEcHumeLpR1R1jQ7uQL+/BoA9Sv4xlw0N9lgwD0TI62ttA8nR3S",
+	"+zzNF2g9oTPt7cGOHRJ++jDy+FQQQAesf/ZVu0YiNtf/jgfbdseXXgeKxZKT0+p1kOhzlLsgTlY0NJIp",
+	"PVdx8AypjjXUnLdv3zonjdf71aE+YMYehQRZHhr4dDH45ViJW7Egd4fk72v1HhiXX4b/+LzB+d8nLv9A",
+	"qMj/OQCRO6Ly/yTh8QMDnX8QuFwKbazpgSwopzMWowmj07w0wBQcbebgzVUFbEz8UTDjUWxO0+2x7/ip",
+	"S/ySFjZlNtz2KILKmEKdAvFSeSEQfSZck2tpoBAIUYEjd3XwRfQLYJGpl+b0DhMFhNRigAoCTPgU9pmx",
+	"WGvfDlmsIur/QauGUgAtyYVqRKWmDjZBuFGYqBtglfqBWIZ0LX/qomoClDjBdA1YGgOizJIC3KtqYkvp",
+	"B5xnFsTEi+IYzpoAbMqUjsifahf1p3SWelZVcxBSqXTIzc0zp7mdfNmlvEEXCF31HbQTCFJQI9c6DNPT",
+	"8kKQZRQnUlp/BE1KJKDyTSqteeDRWUQak0ptSwWHg7qtFwnBkRD1K9d3BTiK6FkLuibXjACQNk1y1sVS",
+	"tsB80yBSs72fMLyrONzqZC5OR1qOtpnpnKEl2TWkoEAwfA4r3lLiM7aE6q+KMlLjy+yniOdnAxfgMTZC",
+	"tlLFgzcVRjPy0iRKJcQDkYX8Kz4v51NKW4Ntvkn1SSluOUCW/0YY9+hSrEIVukVnanLBHICFUXXFrlly",
+	"zxgnGKGpT0DN3nbILAIii+CWik8KhNE85dVUm9vUMXcVMnx4wHIWUnufaHSo6w1I2mDyS0HvYNywksNZ",
+	"3xWAJ6gT1XKG09wWlw4nSPJ7hXj0rHb3DOrbY5SKrTPfCmJvFSQP2CAX8Nc1lFlUtupyvhaBR0PiYauG",
+	"DqE0ia4eKokLCbNGMp9XxqMCX4oZVYfl+CiE49AwzIqjKJPat7GimtYv2ILGnq3Eoe5QVQS+FPHyOdK5",
+	"SDmcGoXdpQm90t23tI7drmJhgDRWztY+aeqHaGKmTmpLVTyKLPl4+cjUt3eNa9t3YZUUVl9mGTTvNqVg",
+	"ldTs9psP4NNPiPdrAfk12LseXapsjCzOL8nA/E54+owlFO/BgL96Q6SomQaqNxOknoIRkCNVgicP65nJ",
+	"j5hwjPe8jvy1ToCgAP1WtOOOd2UKpOihaRkLUzzVT2PfDgf9fVjcyBNEMsMzJODDj600nBnFV+3R4chN",
+	"nh7XZO4YF2dqUAxw3yiJgFOjzrjX0Uoxt43ou8OAYsVaJGyRCcZFmASgEuQ14Tr1IAlluWYP0kjnJt3h",
+	"0DkgLUSEzT0q6R0j4KFilaPhJfFV/HAJ3qsCb0CjUbWRiXfeG7MBAEc2wo21NWo0SEC7yeKB6PkRuBjp",
+	"u7XvCM26BZD1SQ4rTfumNO23bbDxButjo40a+RHsYNCVcikiSllnvskSeVxpkhppopdJe4025cIeS/G9",
+	"kFGDGbgFnw8RdUNQHLz8g40WDnVvFTfTE0QEWyA5Dzx6SaO10sg9KjLgnMoynqvTEHDXCD0H+owkG5iK",
+	"SWko/FNBuxFMRhYsmUe+PjtkGCoE1T4gzYl6XrTiyUbzmXBQ6s1zk1mw9pSm0DKaxyOE5XizsYONsN1N",
+	"HrZ8n6N7ErMwgHRC5QrQypEowKtesywqaCDUSsO8R3E6/wvGElMnMoiZ8mcZp6RS/VJtzm7qyYfScWXR",
+	"Fw+223bOWqf8e3tkICuNE1AiIahdOdsfiES1Ebj2xJnHj5mNw6hLA5FKisnrNZsbqyZCqvKxlPMTZbjt",
+	"UWQnAFelj2MgDxSSDkP4jRFtNE4dxJtUVoC4NNUarQCJvf54qpDHum2EGev0xu2himkbWS5tBUE8bI33",
+	"wkAE/SsOJV9TliCWGrWCIgIsYcCNHzOzWdX8BqIAV5goHSH76KPREptkXoqXmFHbzRcNCwqSFym26hP3",
+	"OA+UYoXNkPr6Sh2hq7lU/kWFGaihP32W0CCskW5wm3pfjAZQQ7ScWvpF/XPtKHVYEEr4asHiwFOKHaZY",
+	"TCqvT9+8RQ/3w+ETNhTdbTrpIQN+VK/KgC4vEaP1oInHIxJkBVZMGaUt61kNqP/YSd0KQHlQ5+UrCstT",
+	"jmACTTcmFY1eiRdOHtfhB0mQJ8Wk1NpEupFBZ5PM3HhgUCm8ZiLwla0MxzMYMCMt22tzXoH+GtRPTMnQ",
+	"PbW7p5beD1HHc3biwTUNcgdsmsA27citDna7dLFnyppvqCVshiGx2rLKNIi1m+Ch7siBzRI7sO4Dp+Fa",
+	"BMZqMW7xkK5VWoJlCOkY2yBfNmfB4O4IQJTnWLFZv2yMnidFTbPPCbLKZ9r8ZV87nBso1O0tk42QKU8P",
+	"Z7ZtIKmQfxSEGcudICvwQUi73yqK8pIoxxIteGdYzzgF3SqIbO6zmDOaYPD0MyAZ7TmPh5NGur4l5IFg",
+	"cBj1wDAFnB+CgCY/0rkwWmaqeNGdOlduUZJ5EPuHLIoeQBZ46xkRz/ZbIdBOvi+/KH78cBqBSUEdYPsU",
+	"7ySTHYqwBjuzfyVm/or7lHvrFHcNhAHg3xRQR50UdvQZkM+KXAfR1xjioaX6Y053zFEzAso8MzkfSkWH",
+	"xb2K5wxwtUBDPwJV+tBw1QIAyTMHrD5nmOpewan/CUn9HiGpXbW1rQeqVkTEMzh/NCzBcNl7TEDLESke",
+	"gU84nEaKIOLMr5EM5jMCCXg0oWE0k/R6vQpC0KePaEJCRgUkrqnKFsJBr/19kMwnXPcAmFCmsoMp62AC",
+	"qwQDGzJk0B/q+2YsIs2FeSEmvKhiKbaIysaRm+ZUNyBCIFD83ZTX2IDun3DAIMtH4WoJYWbuIfirWTzb",
+	"CVcAqumQZTdLoC6LWcUZlFwr0EZZcswgEgkNTUaLLrBuJF0YSPks2JLGOliIs3t5lXhzGlMvYbHYS/0p",
+	"DsOC+bkF5DQnwCTpBBzmQInmTZzQ8wmX7yaMQ0wpBN4BMLs3Z/4qxGBUSM9BFSTF4CU0AauvCO8Fnzhg",
+	"pCH7yKjUlWxOSHWnGAST5AcqKV0yByaSM+J2Pk5bw/5oNB11xu1prz3+qT/8Ue2WzsfpZbM1ardc2Qh6",
+	"TwtIvnqH5gSJcZrb2q448nr3ZPqxP/ypObzA0kHmU1a+vkvpMZMjGZsUOtYS+fwWa7aQCADe/DOISwOj",
+	"62Hj63Z6P2I1pfb4c3vYa4+njXr907Q7rDj2m+X3TvHF0weN37NaMi0FA50xM3PQyk0xv17FHAn8Y0z5",
+	"7c0qTgpai3poHxL1Ip4E3Ip+0dK3itsuK+qbH4edVrPiVJqjTnM6aLYqTqU1NVdb09z19tWwP2jDz15/",
+	"OP48bV62zZOj/lXuinm4+Gj+wX3OXL4nSGPjbbX+vnryetyon52+O3vdqNVfnVbrb/cEafTiSIhRkLCs",
+	"WO/wm8iObwHhm5EQVREkjNwHkpUs6JrMIjx7k08YffIITlkin4Uh848fpEdqBaNV1s19SH9r5NdFMdor",
+	"JTxH8gJpfYbrnHTSaL25lWj/tgp48JWozUCOLlqN6kWr0Ti2oVrue5K0VuFmsUWC6mLLG7Izt4NVv1xr",
+	"bysP6EmqTdgNDV0E+kU2ImtHJ/VcFXqpL+8VueXbyqQ8AsPydePBUWRPZukoQtwDntFo4k8SWZXugFLt",
+	"UmoluQt8tbhmsdIwCyFWqeq7T/8siquF/PGhiw9bqIwcUeJyltxQzyWBf+wQP5gFCjwu38W9OoZpEyXc",
+	"cTxPyzWm1XnS/It0ToG9Y0hxHK24X03iYIkxro9ikkPTvb2iTx5gi+oxnJP7OU1IDge+pm+6EEm1n3KO",
+	"yQXY8UEc+SsPuX2QSL4r11gPbkcdgdSeA5/ekgaxnudAGNhy/FwVl4m8f197//7/f0ZyKEYQZIb6uLK0",
+	"EPbo8W63Mtgo14SHuGdWC5hkDGCQsDXitrr9ESDZ8QiAr/PvHamQc/Aw3mCR0M1KeBCPgg3tpdaoeCUx",
+	"+N2KFwBRub7haOB63UIEBhTt255OhnId4OHZX5hHCS1XZdP5kznUbxBBRiXmmeSVTPaLAvQAZ782DQDI",
+	"kCPpxGwRJXl9thBTX3rKUHgViHhrb5VLVp9ni+KZa9eYeMAfgdCXURgklBMaMykTRTDjNIniY0cNPUgk",
+	"r4AZwCDwxSpMAim4bS3vt/EX9OvFmtNF4A1oMv9AuX8f+Mn80/WyhLUu6NdgsVqQFV+wRJpm5Fq/BLPi",
+	"Y2tkSZO5kFZbdA8MeMli8lMQM4RlNlEDadWbVMJX/3qAjF/Qrx+Dr8x/ou7fyLa+U+f33XAHYkaEWQL4",
+	"jk50Q3gPd6anQuYwp3oqdZ7boW70u+d0rGfWfbeDPUsk/3G0fydHe0bFs0REKr0Gs8nyCawb/j5a9PZR",
+	"b27B2f66hFyeYZJcWvZAW90u6rHg3M76L5KIUPLlMi1ECx092tsYe3j5gDADFVQK8qqRO7sn+Zr5qH4t",
+	"qM8yJ7bQdduU5tT8vB4Eahs5gsA0kyW+Ufw95yvZpTY5Ff2pAZxOezabTuV8L9UTGx5tAD0K7kzuZ5oY",
+	"rvc+VnCvOJVuv9XsqhLv8s/BNL01mObu/rq3LbUVnyDTmWcCwH368+ZL6gnmHaiRtgoJeXl0AiapViqX",
+	"l8wPKGl6HhOCtCKexFFIBPNWMehyl82WYN6xEUUYxJ1TEdW/smULjMA6WsUk4tVlzBaBYELu6kRl0xUi",
+	"Y4Kwv7Rx9c4NRFJLapJztYnbkelBPlEEU3zFPFqFfhUGxQiOKB2iVFQ9iG+WDExqSXjEpsaA3ZUfv6Fh",
+	"eE09gKOAklbgVtUICgGS1+WPTSKYEIoFqhIRTCRyusWc+TXyYa1RMw8fymIlEj2QwghwAH4cLQWeLxzY",
+	"MfwCLFe6RJv8YRmz0ZzGzP+RrXfAV96ytTenASdw4jiPQp/FKhH2GpNGocj9DTg+sS6USekPIz7L+jRE",
+	"QuPkEe4M3EKDTOcPh4qztPFwBIRlzKoC2oGB6zhswZLVUtNowCE7LPAMWdxB8JAQkRfgXpbvHrWaPx4D",
+	"n9/cVXa3XHaVIDzHWAH5btnVILkU48DWbpOYRGqTXB1BNi+9kbtI46YyrP4lEJKmRkyTWjrq8+iVjk89",
+	"0NrorxI6Y71I2gJpNMHBS2U8+FTSMJe6XQQtG36Yc1ZtnlTf3IAqo2AfhJW3BUKs2BSyQ2SDY0B27jS7",
+	"0/7VuPmp7ehi+EqAZbEaNAZD50K5qO6DMIQMf/Xhwwp1b89mz+Wwo48DzJBVvMy4unB+7Onp3LeTzcgc",
+	"YzPuo66nM/TUdB/lFD8RSLXjigdfCVtG3vx4i9lqAZkXK6bTrAoH2VGs/Krqs9K60tqoFD/0lmn/hSRU",
+	"SO6MuBn7TSTFh2RtCKN0RqoEF/EMgjpynF77fiKphCQsXGsEesHiu8BTvsVowWD7hKHxJZqsgvuA+9F9",
+	"jVRJnmLOyEi+pogDM6bjQGB2VaEXoCVjCToUk8paIqslZrICD46Zv/Ky7oWsMtcZq+9WnMoG9VacivlR",
+	"uPPr3qcIVyV5/OlC8cxOtzMtMFVLDpdonCjxmUFHmCPYv2l2Y+EtKy4X/FO//6nbPttsQM512r5BSMnp",
+	"xfBuxan0RsPWVP3162E8ON1Mqcx8xu0kBZStF/KyCWbeOo87NhBWUDhDF6RluSEnTVV1kavJ7qA+AtBy",
+	"KkmWVCSODrkFwKdUtmyUbWg1e612VxcOuBx022P43RtNzTO90RQfe1BizfcEW8yalP+BW9wBt9il1yzc",
+	"OroCoMOOwWJ7sle3bF1FOL4lDWJxJo37RSQS8ub0HIfXqL55lQlEw/0baD2YppkZE65yNTIwc1zjCZgG",
+	"zjcmDTwFaX4HNiL0AaZD3KkKwKq64EZJW53wjdfQVmL+8bluvl7oP9TURimHPkrYn+aBCYeqBfCYVAdD",
+	"mFV0WjBprnqbsEZgtqiMf1TzC4Ftf1QYv1Ml9eSKM7qonFXu2bVyr2fX8s2pjQAij4bB78y/ZELQmVXJ",
+	"DfUzhMVxFJMFPrqp/8GDlibgI5lUHHhdKnofWgNy+haQ+sTKm4OrkvHq1ci1SrVFWR/HabPIASm60vdG",
+	"UNfIoh+DMDkYAlshDt3Au8SLg4TFATVlc8KISlUipNxTcKIxk33xErA8JcXn0YTA0RcGi0AKTmUzZhqR",
+	"Lyzj6GvABEApfQ0UVUkd2aOxIAG/i8I7DJMsvHgPgiKNydFZGQYVVTmxip2WM8pZFkvTjDPV0OBcddPT",
+	"AfOSchrLEYDS90P5DMlwjUyCKX40RP6S4tQgxJLp/TUVmH+KH72UL7VUR/e1o/O0AP2GdmwmhO0zm8qB",
+	"OUicR/ck4H5wF/grgFoBisFhwwCZ0AGySWZesjMIK+1FPImD6xXgNkX3NMaY4+iOxVJ1XuRGgC1nJf9l",
+	"c9z6PG12uxVH/+79rHAWRu3xngK+dJ4O2z35ZtRkgJW+QQjAKjMGiiLEHH6uohBF11gGYCtx7+tE0LE9",
+	"pjH4kpVPQcftpI5j0i5kXPg8Mli6neDZPRmY7F0/tgX5NFMFAWb1qCB3HeKWgzG5x1LoSqtKZ+QF/oQf",
+	"UU5WXGEjvkGMfoVtKremOoU4RllVUCAyivZR4bt/1J03jW/px//vL43q+19/Ubca778dW1Vyc1pkzaCg",
+	"Ys29eRzxaCVSICKdRLxYJdqJL/VBiHI5VzXo8IwTlEz8OeF6JkWNNJU6k1HnDWUoHMAJP3IFS1rRYhHx",
+	"jkJI1uRueq0vuA5xNYyy+LAKbzug1Vqem3B3xpIvLBZBxDfvHyssDkx14zpuJwfEJIytYoqNFcIpwoDx",
+	"9ONlgYquinDv+G564gBXHDyZlF+/l5ZgcMe4OdQ1VdFqlacJBb5gy5h50tI8R0UfsRszFeseDW9oCXI1",
+	"0+nABzP1C1WIS+1BcauljqOf9Fm4+bDxp/iF+GfEboMEePei32u7+6HFSP1u79PZNjwN9auSz4yGyXyD",
+	"GHe19an8TWy3jMr3aLj01W8OHIFB90vV3s/j8SCv76Jj9IYGoVQx0qXPReH2+mPysX/Vu9hvwk0/EFSt",
+	"FfllXVG4aV7k79WR0/ppDpp6X2TqrZXt9YH/o+ran75/8/bk7dtXr+un79+/Pn3/7s37R0BNSha5Y7Mo",
+	"hgRsKGYeC+42dkttz4/tZM67z2j2aOOR4SiGIqzxJ+buXifMu8OcM/SX1hJV4czgXlNBDLk458YrMmdf",
+	"c5febbtSiEpKv9N4++qk8fZNHf6rvjmhr64b3qn/mr25qTboyfUr79Svyr/e0nfX+yyyaRqxYGzg0ZBX",
+	"aEodpSI1vwFNQKyUgNer8FZ5qWoH9cLuuM/SQVYGaRMavyQVCp9J4SB/AXYt5iAJlqAtUQwxh9f2ii6P",
+	"o1lJTqK6ky3IVK+fqwQ+n0nBKJS9Ggh5j9BEiyjSixLIWqSxlXmpAMDKWaNeB2xR/Ku+D1vbO1biHP1G",
+	"N+AknKGTKbvISoVJ1UK5wntGaj8goipVWe0xWvuql7s402j/lrY75A3fVQjD8CjzyX0U30oDLeJFuj2c",
+	"FZeFgY9yaKjmE+dkEd0xQVxVTNYlyGIYcYdXvV7+CpCiowj2mnq3WS6qGqg4FfVixanIF/aL/YbelWoc",
+	"uv4ZTMPKBqKdwkZjU3vNVULjGbNC8Hd83Sw+kxqKW8X5eRY2GyrJc4/GKWogVgR4mEDHjtj3SG6najzr",
+	"nDK8iHzolXWrrIQtAwwjaPV5mFIVmF8k0ZyOJ1v6P+qvmhctCmwUbmcsD3BE7jN4FR1pyxpUd6SJSe7n",
+	"QQi+L48JEfCZVvV1mfC0loducO8Qks3Ay4cioWQW63ewqQ1T/b2Mo2rv4T7RZPZQUNBWitIzR1SGdWRk",
+	"mCKNnDa5I6zUzFNzNosZVHzaHeidN74xDRpKpTjSVIVfzxn1TU1XX6Y9sfvZDa08BHjdzE22VM03G35Q",
+	"dkIyod9mNsiRixJW6i/lpQ3d40dirW9RofPru12hLtDC/4h4bklYdm7KTX6eTQ7L5VNOWzyaVgF48BLz",
+	"z7P1++dUmKpDD88M++6h5QU3yGZct7xs59hF7STPv4NE2faWUHJo0+6Kw3uHs3roZydhC2uEYHHas1Ol",
+	"erN7ci4AUNXOHRFsNedj4TiWczKPoJQRX6cBE4BEA97VktnRcf3bxt42D35zKnMWLne98Fk+o6LFi6el",
+	"297bOF395lR+W0UJ3aeXf5cPtr96jPnMx95+2znVsJDWiUZfltV1ZMmmszqi4AsI7JyrvZtVjobtUf9q",
+	"2GpPe/3xFD1hYHT+/ao/bk7b/2i12xfti4LKtPlSpcw7ibQkbP7ZLCGJc1NdEbFufbZk3AdJ48rRueQI",
+	"VkIRIAaTFHt5/MDtpAjecmAYlqI9jTOuKoTbRfZJMVZW73AH0dbXhx2Qf87jfGdO8LdrV0AHWzf4br1H",
+	"W8lWe/o75LlltB0SxRP+4BLKWbWpgC+0I08uffPA5LgSFempsuPSo7MnTomLsuSxXW36T/Lbs2soP6Vf",
+	"Lp4Nq06dgdTlSQyi1jVv1rQJ6Tq6SJWrLrkoSyBGAajv6EbursxJyHTYHl11x6NpvzcdND+13WN7MTSb",
+	"qFFd3iFsLN8gR9k+6R1x7Ey4e9EeDNuQNTY1Audq1L6Q5oUO1h1dtVrt0Qhl1lVv2G62PgOsgNrxiopb",
+	"3XazdzWYfmx2MG6yrO38LcCi0pc7ox+no84/29Nuc/ipPZyOPzd7085l81MbLlecSvsfg/awc9nujZvd",
+	"3Lvtf4zbw16zO20OOtOfmkPlifrYaXcvpl+a3av2tP+lPRx2Ltq9ilPp9P7Wbsnv/9ge9trd0TTtEtz9",
+	"0ux2Lqaf283u+PO09bnd+nH6sT+cXvzca152WtOfOu1Pn+Xr3Q8VpwK9lS10+z/LrmW+3+2MxvDhz+3m",
+	"xTQrSytO5bIzGnV6n3AcF+1Bu3fR7rUg7KT9j/H0c38wbV5cDNujEWgBzdGo86mHcaj6fqvZk7c6Aw1q",
+	"lr3Z6Y3GzV6rPf3clC1MO4Mvb7AmyMdmq219Mqtt2O/2exk8NfOIvJP6/+RfGoJ+2h4O+0OsR1KgzExE",
+	"uCKyilPBOer0PvanV70spMSw/ferzlCSTH80bX4atttyruGGoq5OT1LD9MPPUyhrkpJduh45teqireN6",
+	"R63P7cvmFFa9CSj6nU+9/hDvdXqfuu10EgbD/qA9HP88HbcvB93muA0g+xftVrcpe6dud9ojuG62i5Wh",
+	"aze0TW+zxYwWNvsfk8otW08qZ5MKuAcmFWeCoTZwDaAAdVZio+pPKt/cBzu+LpSfexNtfD8Fy+K6VWxz",
+	"z3gea4esalY6acqUArac+Vqe3d4yC0zGj8yYWNhIYephvt1DYp2+ZOOc0qokh4x8Z6njvEPtiSodZ1S1",
+	"rcWNSzSzp1G9nrSc8aYdWboHlfWtniVgIG1OkR8sGBd6ih4YFv93NL5MU0qrX0idbbkMoSRnZHXsYSZD",
+	"Vz5qg59cQF1lud6x1McghS1rNJlTRT9aXYcs/QKCb4GRZm+7pQ5fGGSbBXeqv4c02tt5no5GqWnYYuIl",
+	"ceDt2w4+bW1Izk60SkYlR2lDvJ2p1+dmJj6n0g/73W7/ajwdjZvjq9E0W4NFahdSSHyScn3PuNLRQWea",
+	"9mBSZIKCJVUPmqrq4I2qCdLb5v3YL/gNH8ucPwV+IQjOOvHLFJCrn2M2D/G27z9ZA8tntQ9sr1NUQNJJ",
+	"Edhu2VrHt6vMJA3ouJl3sjP9/wmGseUweF9KIAEGLJajTO0VIKe21F7ZYiz/9VLM1g/N3kUf1eELLGZn",
+	"TA+pgzU/KWVe/4EK4OHlkMrYQVM5ZRU/OE8DHl0YJMBxu6abCuwWuuju614cpSFu1vCPzaAOf7sz0NCw",
+	"8pwZ7HJCift/ZHMuuRp2JOFKeREkAgsk7yvDscPlzr5SbfGC3bFQTkj1hkJaxkZizd5LlfrW7ewDN1yp",
+	"3x12h4tNuedmVrDqmZ4QA2qOWGy6zDm6VAHGxZIM/n8Sa+ySnG9lz6/1UUiS8SmlumLqXYNFKSCV4J+1",
+	"eOnVUnf+HvMGvh1EkhjJZVRaH10l8xOLgt1cJXNyUqtDIqEQql43+N6oJPhVMo/i4HeFy/+B0ZjFBH2H",
+	"8KiOX8seeGFOophwytfY4HnW5bISLHY18r3LFjQIXeKFNFjgav3tpzG+5RAWCpYpRs78CVdYG+iuuAmj",
+	"exQt2X7qKNPcxas4zEDDqOq9Qs06zHj0Emfppfx/xUEjDFrfAigjn33phdHKry5Dmsg9DT405hDmB4mT",
+	"9h2IDOPVEJYD3iKSQ0tq2PkN9CtK0yNg9yoZj9OZbgxvkzSCHzasnMb8yHGMxU/AgzlyQoL59g0CQ1H8",
+	"AIYhlm/DuMlKZtEB0J4GXNW1zZNZ+twLQdhiFdIUiUGsrlUOGDWjaA465K5xlklRUOhMxOQYTjief2A+",
+	"zHkeZm6jTILZ4bnH7qMYsornAd5dTPgRajfUr8KBpS4cUYpj5xQhnrhvjgEmvKRT4vjcdEgNMfte1vaC",
+	"M5Ikpt4tRlRMuE7pqJEBTebCIdeRHzDhZCOo0/Ei42Uc+bHKyIa5k6MM5Uw7RGDa0B3jfhS/yKa1owoo",
+	"ILgNxeEyCjDtKMlueSyYAT5WH56AXK048Bk5uqYCq/u5kgbPXqqjh3kk9JlEBpUJfKgT3or4neShcgoU",
+	"fsn1WsWUmNk5k09W92dSJK326p8Tw5ww4xzTqDHPEE/3acwmnMDJvs5frZEmX+vy8Tl1mIayn0tG2NdA",
+	"JIIEi2UYeEESqopM+gAF4+5ku4IxFNggdF4I5ARyQIXUHdm9bJIPkgqm81Ce4azuOVlGYUiCRK0HISrA",
+	"JNXDazOWoPKyceeeBolLjlQkSubGX9xctKhs17CZY7LiSRCilrQSqCZhtKscSjcQiaqkLhAewMVkP9ch",
+	"7oJ+HeKxhkuO6tXX9bqjoZTI63r92CFuFPss/rCW3ZIsBw+4CHE3UmbAI+UeO7nTEEh+xqka0DgJaDha",
+	"gZhz1aJI9mmmKnce49ZIGu8CDndBjtxskFGtVnOPVUUuZEWgU6WxTulSpiqwEo0o+miY/PAvEemOLmOW",
+	"JOtBHPDEJb+t5ItLGlPAAtWMYA4kuWWjCqWx4FbxaBg6Be0m0yY+hLgVsl1cKIRmJkcunNLKuXLB2L4S",
+	"uGxSfneW8tctW8t/UHWYwmaSf4Ps0H/icimsLXh9GUbUH0s1zPw1XcZREnkRREL979rXGb25c4/PCeY9",
+	"ClWgVh3CSW5BvUQ2/LdRv1cjuqNEsBD2GCaroRInBQz072YVmvbILWNLQY6WSBXm+hn0FtbxSNKbg9Ll",
+	"2MnThqOeeQk06RD3L1CbR33fSDbsgl40820F1wWQB4Egp/U6cQMO0EkDvTa4e3qmNm8RSwDSKaU83Jbb",
+	"eE4CX6iSqJjMKPuRz2cU5D4OkoQB0kI+EFbUyFBvcw3kpGrxqGI7FNFsAh96e6lmfEHjWwYbD41iF7qg",
+	"MtbSwGk5YcrDsKBrJFwpgyEmWR22EeOipWlMbJCAgM5WX4JA7GDGoxir9y5qpjfgudTlyYkfMYAvkU3j",
+	"CSd0Lmb/wqTbwNS0UWI1s4t1eAL3/l/2vr65TSV596tM6Z/YVUIGhN6cOlVXcZys9zq213Zy9uwhZRCM",
+	"bDZ48AKKj++pfPdb0z0DAwIJ2fJLHFX9fntiScAAM9NPdz/9dDjzUfBM/jY7fnKHGlgihjBLcDwwrXCd",
+	"AZg/FXPBySwz4tk0SMMSrlIh0dZ3Q8Cl7Va79R3rv1q7re+GKKpg7k3Q2m11O3qnixzlKwCwlbqHf4t/",
+	"/VB3NRWxjHPAwk9ySdMq6bGsrjQjRIjS9f9i66c6DERc6BICWkiClNC2Geyn+CJwjTkqXXIhSVK8Jim+",
+	"OZ3De3lHL4nrcG+k6nFXUYgvV22o1cZO6d8wjSAG9tZmrhgZtyHRbE5QNad8em4cg4xBdU5XxMM5YExS",
+	"6vp4lepX4XTI79zFd3Ai0nEYIh3xN+4KO2haBK/UZji+IAETBlXlEdkKUkH/FwQ0BZh2yAFYMb4qwPji",
+	"pBY83vSKMpvJpb8VxYTRWyT0xIkQl5I2+7c6G/22aPnREbOZMgp8LSWDTLAv0IxmMwdxWieDFEpgHRdd",
+	"YbZhF7eah9oJgccBizBS46KtugPcIhuWLzZpV1u7f1bHVfKf7Jzg+uAQvvWjvfTnKB7wLw4Kmvz8oDQ1",
+	"Gh/4KXsxjQ85xtfd+PfZG218xGkFgmt88BnKr4nnfQTpisYHj8O0+X3l8E0cAzUzAsDwndPUdelGy+72",
+	"fMLilrTDkSDKKWfaN4G/gHrVYNNWwnxzqralrrSFvf7Pv6tq0lumblqaYWimfm7ouzr/v053qGv6EBtJ",
+	"wXCHQ8vUB0ava5rGcNjVu4MelB6o7d8fqNBb1el0J3B9LfA02QgPyV2VquT5rcqSCrX7zPfQxQY5WE63",
+	"fjHhnHm15nPXTYOduZsTMZ5MZLr142tWQQjn43s6RAuVRC3GtKuJH5is+lNk3zFy1spy5/Nn5ksjCx63",
+	"zpWUdUZ0A7lEMF5vyoe/KWWkIUjV6IWPy5v22l5Gg9X4o93CwPoqQre1Y4ebbth1oWBa81qcH+2WhVtS",
+	"1WiyrWvnneufItDFQ4zlh3xmMvhKfQwHglvf5EApgCPUF6CnzPW1G99B9jtJ6wFlVnUkFm+7lYK03Z+1",
+	"O91Xfvrm4LjInbgnHlaCewoCRizTJvP4F/AWfL2b4bpCda5yPox31GLkUtEvA/cmr0GiS/AzKcPnefSM",
+	"wRR1SDFF3ToFN5MybK4rlMpQs80WwWaiomaVxLwIy0IMlJG1YlmbIZgtVv89BMraTEg6qY8Ukexc/K4W",
+	"ws79coNdN9j1pWDXQulABldxypb5an+K0w66hjEyTKs36Fq6YfW7ulEsb1WwqnGuS6yq6zlWLcGFXDUk",
+	"g4T3F+EoqVvkuhO5rAQIPKwNfMxVYezcf/BSekDSMNSK9fUMM8/mnc5CmuxMY+2WTmSZcl19eRmiZl7M",
+	"2iEqnvneEBUObwJR6wprHweVKuuoMRCtKwNfgj1V6/fTo83aqnYFXpYNbCNcWb0aHgAsa5LlbZJEcapE",
+	"7HOoY7NVsE6HjOGMHJtQN05QfQ2b/fMNzs5zhnkWEOAPpgj5LwX/oeKHHfJ7XuwESX4sdWrbrIyeUP6v",
+	"tgZKthlBLekcUXEcluUT08hm85VSZMywngYfMVZuS9xaD60+FN8hILEXhqpeHzh6yfimZm1nAOfPv1sH",
+	"J2PMpbV2W12rYxiDTm/UMcxWu3VwciLSodzy7J202ovDcQrEsQwzgzjzIntnogROMDRE3QadkGkM9+23",
+	"2q1pwC5pfMMfFbfFH/7J6B9fZpfnn3+TEb4eR1xG3zCH3UFft3qGDhG+my9ZPurg5Is1j7GKT6PVbkFy",
+	"9UPheoM9dq57yXf/7tNv8hdJSQYcqoxd/53UfEaaW2s3rxr7ND4afwS6qMByGcS4ieL01GVg0y2rq1lW",
+	"t7V+IFaLcBBMresyeLZ/8FMJmeydWzrhv/wLZ/jCFyCwRqkKtbV32bv2AqP7n98PUu/6yzf33/8M/+j+",
+	"67fHf0zNccmH+RtZAknKRvGnhSM1Rn4OjJRMUouj55uoqtJoD6RcE+LWnFu2J6dkEvl3b4kg4ihcqk4p",
+	"9W+zPPffJk55mQtTPC18ElORv/eRZpZQlr4VxyYOyuvaLEPhGB7xyRY0ouLDhTz7HfGu+OpGtZH0Ko5m",
+	"l1eqIOB2hxxfB2kKg8z3WYdMqBdd04Q453snMOj5HcYhjtxhgAEiNzyHOHzDQ04RnFbs7A5St4SOdIH8",
+	"ACS38yshWY3tMaA1dl7xLrkFCjttFzgmXsR8pSVIhnT4qQDUJMTSR8RxQ/4W7vaBkMZHFyaRkGoBrRGA",
+	"fhxLpUEYknjGoKAOmjrAe4dRYb2fzbacSwqKixBl2sYHDAAQx4rdRiqBHb9VzFjnYsptIE9wW6TIwcc0",
+	"Rc4fuaFxEOUsNwiAxcFlwNwwv4TNQCoeXjiQOq4CdtmGrvOQ3OZ4k09ZspWNE/7ksJGWiCFvEoW3sd0c",
+	"6eWu/WNivVP53J4SHMEl30X+3Wq4aDVccz+MUoE1nggpPKUBv581REuY6ymk8Yz+eCjYrSgYa+lT3etO",
+	"RlQbTA2qWe7Q00Z+t6eZk75rUMsb+KMsKfzzB+xecLhuySPsZ48wC+3ltf25eGYNrH8x4b+VY1ZVkJDb",
+	"ttxEof6QgD+pMHtPigwtfbT8oL2ITcPAS9cIJVGZuxbyNUCT941v7fxd/OAHAtKQppVlZPzzRK2TKINT",
+	"7DULIS1Ij1B/mzjFSzgqYx5LH0pzAOorElGeFVKsrshwUJK6dzkUEsEsOE6BIhncAV0u2SbhMmJY9wMd",
+	"RgTUm8aUEvfSDdjTQqPmqEa8j8eOYBWu+qKx0LptZ983pkPX9LTuxKKaNe252tAb+ZpOjSnf8i2v50vb",
+	"aQ573b5u9g3DGg7MUbdvDRfZTmMttnPUVwzQ1HSHhqdTrSstETc+I0/3K2xnPneeyXY2H3pmD3PV6409",
+	"9JU99xnsobX8oKMo/RDN2DpDK2hoHmIP24uzNg+0YErVgc2gB7CQ6pgPrsh+rErQQwZqkiyDcwvNGyrT",
+	"NixKyR2VLQvkJ1P+wJsbEP4sXqT1+BLQ25/FcGwyBPfNEJQbhd47CMBoehvFfKv/tXIHDwk9zFuY0o73",
+	"S1iUj/SZ3CtZJvdjJzMA/F6qY/+n9CZ0PWHtsW089mwUFfmrmS2I++PVnU5V3B86QdL/zdwwgxdvclvG",
+	"faUt7mblBcxOrXkRBZepG9I2uQ5QdjyKRfZe2aIwjC3K8/CslmESx4sYyokcReknmjodcjwl6W1EYlQs",
+	"8dwwTEpcAvW09C8XulxHjNoMSkypn2QtkRlqc8o0xaKgflZ+L4PoJYMswvhZ4xZZ9agORnp6kA1Ran87",
+	"ZCybydosr/eH0Heh2JdFqgsKfinOnYf0tSZqW2shhrCor7XNHtzYev4omy1rbN0hX4IoVPjKhelSqM91",
+	"hJQORhGwQSp2ss8qTL0rKmMJggzMRyqbYQcpVNLSv264YX+rZIRsphwZ8zmylXfRzl56NmrJ7UGwB52L",
+	"P7MAuud5ISQ4Vshi5DvFoycycHto+vvnS2NUIA/L/P367ObdMD4rIQ/PZbjpg6BVDQppbFM/wis6k68k",
+	"M4CPENbPGnHWhI5HxdKu6s6GLzaKX5jVPwfzdslztOZD+QWW7q8ct5CmNtuYE7JVNJ3bLxt4Woa5/ICT",
+	"mGbA5QN0uVgjZj0TfEjx+EDD4vERbHVtFnahXL/sgNCDqiLF2uweBUAdMhYaMI/Oir2UjTlfGC02x5hE",
+	"hZjYw+JNQhy+6TuYIllcngkvfYUqfJwkG7rthm67fCdRubduUdgkq4+GceTV4c9VoP2jnQ3JfO4hmWJI",
+	"P9qtXIURBvXdDUJ3EoRBencWgjnPdKPh79bJ6fH7z3ugv390fJS1EMBzPThaeRJH/gzFltQa4GkUE6XY",
+	"nqbuZWu39W/jn6bbPbSue//KgpTdkd43hz3T6FsjY9gdDixTCBWICVm+wfobalh9DjORew7RZeC54Vka",
+	"z7x0FlNFnwGm5zVN4wj/OXU9PgCQHM3/vBOKBUYL21NWzOo/n2nufpUNM1u4ovhu8bwDM6sGZrZ+fMUK",
+	"rzSO8GmKTUrIPih1YFmbcHDr4GPtUrzKdTsSi7awnfLlKyjeiyfeU472oXIHcJYHKB0IuPTaVA7EbS3V",
+	"NhAvoQHtmy2+VA39G6nOuFt2SlulI6JoGKsgW45o/HJweHD+x8XZ4ViV0HeqArRqyG27s0hZjqNXvsnX",
+	"UMgznrUSeIU4m5D69KkX+PKAoBCXxVjuHD/bTQHh22xrGRebrEzFtlmBi50r3AnxroKeVUxRNJn6YPQg",
+	"pis8ERxim0xmQjISP1cI3aTI524T/mfmf3DbBGqedTzvSqcme9YoMst9xakbhLOYyrDqDfpcqpop6KMm",
+	"iogqlryDUN8uDj6/1DRgQXJFMy8KXTTQ5etgs84/v/J74ZsbLCy8jT1oh4gzNvtKdKx02tyVyZ4PsgFx",
+	"brBIXQz8S/G4QSNYZXPZDOhc+XOqeDrbuzbTiqpyIIoLwQuUI2cRqseC/Fz+q6JruwsCvyAoWNWKcsvS",
+	"LeIcHZ8T/GC7TRxRxiyD13C2/Pxv58eFARURPJnQMGKXIKrmMpQQxce1FcXqU5ncye/54DJBXbk4YnLj",
+	"pt7VNo5fGXze52l8VOz0BHejw62+G78np/v/+rx/du5sw4jBJVYXRHrlohNqtxQYAE0dYLx2S/QM2ZIa",
+	"s0Y/l+fmi2Ib5D9xeKVGmXwkXeJ8OD59d/D+/f6Rs53p7Gf9Th2pOb/l5E1MhABq1hwFl9x1kDq4ul0m",
+	"JrB6BlhJTo63xT5Xxo245wlzXSowybdt5RnZbCuhlDgLLC7fbldjJNqsESWRNCvWaNtsxWqNlcMFm5qN",
+	"snO98Yfv4w/fxx+9p3tZ43+sA2Jv6kU29SL3qhepjp+sP8+0kkv8EqpIYCS/VBnJEheyubO6lqTRzt8L",
+	"vm1cb7LYKa5mPy3KahTaNqxQg1JUMU6v6HVCw+/CpWKRJGwLdxVH98CKlXZNuUpWyaKO6Nq9I/+NuPOD",
+	"0F9kqfijmVA5uO3nr3RZCAmfpuBlgRX+papfBnTkGl53ovX8wVSzJqarDT2Lav3p0NUnpmf5fZrJCRsj",
+	"vd+zuoOBYeqjrjU0eouQgLkOJDDsmrk59bzBtOsak5HWdweTQpXOC6x+WWHoi6tfNta9pibmOaz78xbF",
+	"rM26N6iRWbfVbWOYplAyg+HiLVEmA1EpB8zYhEqdEe61RTdpcB0kaeCRMPK+FeKxGGPRstBLg1hN22Z4",
+	"RQyFZofeXlHsxZBNLsIvzjC3UTK2ws5lpBN+zryShzykkGehfXyCep41GMdnNnWbKMpzsgpEbMWn/lno",
+	"vuMrVs7TCf4hLPTB0d7xp5Px+cG7w/2LT/vnp8dnrXZLRhbh5ZbsG/RpVBtFiqogTdxg8D1I73b8yEsK",
+	"972TzG5uojjdmQZ/aUnoQsfPm9BFqnrxTuRdAJG7uOQ57E5JyJ8rlCcgOeCtmu+5cucOCVwfUjedVjun",
+	"E0CW+ytfHAseyen+x4Pjo5/rmYj5t+yhyOmZPZmcdJHn+7/++PoMBJV/DZMv+uS8y/75bT0ElQ05ZUNO",
+	"eV5yytpi0/PwfCFK/HXKC9cIzAEFV5BERFzlMaA5Bqxu4yCFIFXWrzGmxFFGAVJ7sOdxCO0oy1UgbfUa",
+	"eOa32cmqWxEKlojU6xNNHDPOSLtcpwh3+EZExLaK9WAQ9boNEpqHuKJZSpzZje+m9JObfHPyXCY0kfvn",
+	"2fERuabxJcWM+K5o2158EOQmpnwwNovVGk05FKhka5Pi46AsxXYZMcUL+NCxbnIH/9mC7rxpfCedBv5h",
+	"kMgLEeU6boq/bIuWofLESerebWMFojuBg5S3ZrMZQ//Elylk9SHIekmFzoJtO4VTIx4DktizDm78seW3",
+	"G8XEC6kbqxWV8GBDiJ0GKdlKIvWyvxWej2TA22w6C0PC6C25doH2cRXdFp5eTK+j71AyCKeXd8kdKEnF",
+	"yedRx2Z7fFTQjlNM1TlSE5YRyjSbKON0+Qy4ItEsTQKfZo9GeqFuaR7NlyPinCs8irzTIIuYhqx9dHnb",
+	"/AHVTG2lBhe7rtdUyQpiDERZpTf6NuvjEmDhAExr/gRmLDveDTvkeGozpcIWfkbLNbbCPVfKa0lWXSsJ",
+	"RtkFVCpXodY2WFxiW/CUbVasE+qQI3o7z7WSl4IeNQ563M5uFXPGj2hiQ49XoPOQrSqmznYb7g2i6gqr",
+	"xmZbjagx23wxrMCBEYH5nARTZri06wkt20X6VoBRMZuJyEL2LN8kFWQsETJh5VlDtuABfRdzF18730TH",
+	"asNefNN8PSj7H5/b9Dbj/UFeRaCYZC4UY7P5WMzbwkMTiz1nzIiLxBRzHxAMyt9Q8koETRcGfBAPvMZ8",
+	"yOdsQ/35iDmh+9djh5SgwV6t25INIAspyU/M5x7SQ4g5WI4nmxPWVo2s6nmvwwU6gYX4VBwd07No3x1O",
+	"NMPvTjXL7U20kTfwtSHVp5JNAkXu1XXjveq68b5hmYOhrlvdrtEbmX1jMFjM5umtQ8FOpcR4fo8aU1PX",
+	"elNMhWkjH1NhFTm8bO97tprx5mOvp/P0VqkZ32T7airJEX9slTVYFOK5kwHOKdRjv4Yq8/3UvfwUJNe4",
+	"96wtaAF72c/FFtqpKotYWpVeaNjohgRXXmVLzfpAis0UPcDFOc5CMpG4yTcR3Khy8WyGuLlDTmisXn5L",
+	"CSbgfdLEUevki4UL27vEwftywIdy9o6PjvbRBL4/OBu/O9x/7+RuunLwlZsQx/WvA7bP3ElI/V0ydcME",
+	"UqSFsxz/fpStrlJBf/05BOZXzvP5RAnTvCVOkIwhnwROujPeOz/4sp87nHC92jv7fOKgf0ycgyNxaEdp",
+	"OuqGcNbshYTBN1p0SSKR67WZC6ModrBl4V2HOPDKzrIhEOfD58PDP+BGsgdameVAD8INQ2ySARdoy8OV",
+	"58nA9UzEL/j+lkSAiFxxXuHRF8hnIvLjvN//eDqGoojsqeYqCEvz0Znb+NCE9Pyy3GSol+n9VOJabGdY",
+	"xO9yA8DcjbLOEHy2X0JCu92SK7m128K1qKKcwqrFVE/hPmC/aL+ENHjhRuS2UnMrcmuF2bDOinxlz4HW",
+	"8LjG71+yoGyJzQZ3dHxxdjhunMc/Or4Yn5+P9/7xaf/o/Ozi4AiT+Rfjo/cX/0GA+8wJ7KOKJPb8lh8w",
+	"MonSKwITGzZYmBnQR5NRTPe/xf9AVh/FVzByCL+sSPHniVeRT4Sk9lr80eRjxc57KnalOoBdj4V+rYxd",
+	"PS58ZlB8KBq7ry64VNkfPiFbXpQ1i89pAhx8cFwixSDlcZ7LyAQqXL8HSRAx6m8v6Fqq6DPZrIFAE0hy",
+	"iob1ogRag7LmjM0H2p6REM60WVZp65LJLAhTLWCYl4mmUKSckQLFzap0lGk0iwVHh2zBOdH82swJXB/b",
+	"of3F/5P81+P/mcaus93G3BcucvAtCyeH/cGBDULkPGFVc7x8E84S4rI75QDkJ0J6LaTE9f2k0FoV1aPI",
+	"IvEom91bPYrMi0ctgXbZ1NvIOG1knBZsTAX9pkwX3TQGRo98CMLgMqaU7EWzOLXZOLmazGLWJl/GxNQN",
+	"a2Czzyzguwm3V9AtUcUj/1E5Qe2WhxwmcZIWwKw0YIgQj45Pz/9xMf60f3qwN66VXTcGmj7SzN65oe9a",
+	"w92e0dG7lqYPqnhi+/+bBSz4i4jrka33e4b2fs8wtlvtjFN1wrdGH6Jh4vcVX34Qf8Mak2fJNdlbC5lg",
+	"8knnEdUcbvNDbyiNA3bpTwpXMTIW3QGbClqYtIKnafoJ3hGwyvDsJ0A28PjpD4/3xoeCbthSyE3rxeAw",
+	"z+dGVDOkj4fH74BKuv7BeJSlsRsasIYek5iVrZid4vvLnAkhxnIIHgai2eTk/yXCIUI/6bGWl/l6l5d5",
+	"3+Vl/tzL68mns7nSdP7a6K3U9kJOkz/+fZnS69HsP+f76fH4t99aT3S/9yNQFm5oFeGsDD++DsGsUMEN",
+	"VY5T/pgf6jEV8wfy4x+NcgSVQ65uCFR1ESejrIC4v/BqhKvTIQdpQhw5VwHh3165aVH9pRNm54JGAM3R",
+	"+hOXBMkL/yy1QBuEukGoL9aErogIH2CHGjH45aP/ZZn7YT6zH8VYrUtHPVljVG5cjnhWy6dXKlbcSz69",
+	"JvIFp12Dbnoh8mWzBrrpS0ztJiC2CYhVLeViIGw+M7uwclE/10eicrHLIYCghnmzJI2uaXyEdnUfx0f2",
+	"ovhmDg28pz6/H+oTdcMXFRsZRvDcS9omErDAXRrGYNjVR4bZtfR+zzDN3kBk+ypypM9aJKj+UqQb3++/",
+	"P9gbn0NGdAFGqe5ZWO4cFLBv4rSHB0f/9+L8j5P9i/3zf+yfHu2fXxj6x4vDUwWRPCUmUIBV4Gny9bHI",
+	"24tY6nrp/rUbhK1d/sn/EbOYj6JVyPdmWeTjs4ssma0kdzjQ2Ytm/NGYGTm6/PFjIiK8a+UGORRSWATL",
+	"oga4Lz/qCO/p/q/o9r8Ob7/OyW8kf03y/YyDGW5FGI23i+CkUgO7TZzMe27bzJHLmn8xP6krqhXhxwWt",
+	"7I5ySuCe8Wt+Pj3EXjwyiZlFCramszBso7YuGD8cqJNNNId/mbVRrNkB7Jmudz1+S/Av6my/BTwIZFjB",
+	"0hIFLYU0Kla32UyUpVnEYQIui7IffhLkgyl8OuLsHR6fATdwvpxNKn3bbGHlpqLvTY6vgxQkWFRb6JAJ",
+	"9aJrmhCHG0WOtbAdZeJgcR3BRDT/f2T7vq3qVymKEQvCulkR2pwy+KImj7tkmVo49N1ZTS6cFNTCMdFd",
+	"mLZ8BtUoftcpe1eh6LeinC69osxm4ne5zrgggtJdIgiR7QIhEq3BLsmMgSzLqrIIjqxNjCrX0Cssvdro",
+	"EVdFzypg7WND1MWY71VitkrodS/g8WQVSt1Jzx9MR65meCbVrGnf1YYT3dNM36KoH2h40uEwzZFuWD2z",
+	"OxjqhmV1+3p9v0rFMXpQ3ZFp5rU7Jh31fcvrTgxNd42J6XV9zaJYxvMCVYRXGHpl2VHhEfYaqghXO4WP",
+	"W3k0B/+fXzNYHd4LLyB6UVrDC5D//SKlxXTe/dSClybwFogBc8hfpwZcDplitZrCJZ4llGwFzAtnfrGH",
+	"SFISCixjx22J84Ve724Zx8Z0OksUKQul1fsB+5zQd3djVDGQHZ6dtuw2IhQcrpThdMixrBzB7GXhtmrU",
+	"i2k1NC1pF0uNYpvN6xd3yLEEbyJkXNCIYCXVhwjOi+4Z3P3LEjF+DtXiX0qmeDjVXXNieVrfH1LNco2J",
+	"NuJ2sEc5ADEmXa/nZ7nLXl8fGd2upRvDoakPBkZ3UYlzdy0yxf1hXibsj6g50T3D0lDpV6caKv1a3kuU",
+	"KW4+9MUyxb8wfPBrzM994MNxDLv4K5EoXhgOXI2Us9yUt2XKsya94EDpwHzbLaGzxU12kM7bdjDX3DCu",
+	"Vdj3yWk7Pw1dZ5NH+wnyaIM9dq57yXf/DvNoENGFV8m+CwVM0KTZ5NdeeH7t/iGmxVSiX5VBtA43OEdr",
+	"D2AL4bnyIsfljCGRP2rAGDpFX1U5OfYUjPgq4ZeIGBV+LZ4UnbEgnnfHuFOHQo5vpcsL56J/3UDLWjiT",
+	"aLCjcIhs1qR8biUOUc6VqimfW5lDhK8gQwwbGtGGRjS3wFUO0QN69dXpgM1Lo7+Srn5PLQT2yH395oXA",
+	"evy1GH3DHHYHfd3qGXrvUfzpaRTfurEfsMvTWUiTnWms3dLJcl/67/o5Z1Rqz1mj/sAcDLo93RqNetZo",
+	"2B8tmXPGOuZcX3ltU2pOBp6ujejQH3j9idZzrWmXmn7FnEtoeoio9nmnXdPxL5h2xgr6cy982n2tnwSP",
+	"xAVT9urVA0hNWGBzQO2nZYLN3YkChstY6H54eOfv7N8LE0KnICQshIpLo6qOJGVf56VcxIvCkHqyZbbN",
+	"XJbc0jghpm4hjmQRcE865JgJPfWYelHsk0vZM1+kEop6IzKnFCQ2YzQAQeMZ8zmWZ1FMkjS6uaF+h4yn",
+	"KYVVkhDJGLp1A8lfw3t3sDkVwbEB+UtILQdJ6vARhhF33ElyFd1yQNwIqD5NPiO74HPFpqz5mVMQySG3",
+	"rqxp8N9mb/tX6jg3t3oWL+kGQd1Vl2MnpyzCmraZI/IPDtGQJkkcQWhQPsmrU7Cn28T1vr0FPiZYckd8",
+	"7FPu5SYUHdggIYauo9y/qFoZCzFRZcB58YsiPqoKrTvc8MBTxfjQXuRTBzOL+VefaJK4l9TpkL3cbVb8",
+	"6RiEcC6jNKWMuHwnwPRmwX1utJifIND87Cv56bqiN/e0YEbAhWFqoIsX+fzQouK//O170PjHH2bS/6A2",
+	"HlwHaWvX6LfxnyKofXB0vn8qFOk0RYJNO9k/1T6eHn8+0W5oLEGNECcLPHG0ML1lZKRGrS6UJMnFDY0v",
+	"REMhQP98xHKAfnTtBqz2pHhp13dTF94X3Nwh3lThLgpCcif7pxdwFy3gr7nwGsuP7ge2Z4K1xL+Flgpv",
+	"lp/zDaF/eZT63M7CSHaJ0e/oYnsK+S7Pt7Pycm3ttj4cn747eP9+/6ilfJ0v9NaupXc3bvbP4mb/2nrb",
+	"2eP/dcL1KyKaBzopOxyw83FX1748BBgRNyFJxH2TRLCuhCa6zZ0Itc8u5HyEIjXxqeuHAfifQJjfEg+X",
+	"mOQ6YLOUJm0i1UzdSUi3Zcsem6E8LTToRc7ahJIcjEVxjsN2ieeGIfeVPJBAhp71skxYLQoeM5tFRTZF",
+	"kJCiyDuy3kSxg6h06JBz9xswtDJuHGDzJngIXskGED09INrYxE3oeR2h57Vbv7bcaWYspIkk+6r7pI8p",
+	"0l/CTP7uBqmUoF+zrZQMlr/xHz92arkya1HJKJC8tr4cjo/UT7ZJwIA9fYnNLZsIapBGehqqWP9yOQ3S",
+	"VE1D0d1YVUh2QSbcZisLyS7OhJMxu+Ng4VKCGPmS4uDyKiXJlXtT4Hu/hcAG/Fq2L1TfG7acc5nN8ks2",
+	"71LwNEn3Uxj+JkX/ClL0TUl2S9U/3FIH5edxJCcu828DP71q7bbenZxdGPrH1lJGpSEBQ3eoL++pDvtq",
+	"hOUWqJ1fIkRR/5KOFQ219zJaJOSuDg4Pzv+4eH/8aXxwdJGRK4dDy9QHRq9rmsZw2NW7g16JXPkkhLlG",
+	"LdsbiY1cp7PWrmFZeoVqmug+sYxa+FjCZ+1WHM1SAF1rpqjiecXMFBdZI3q+f8eSJHU9yU09OPliXRwf",
+	"Hf4xT5Bst9J5uiw/xbl7OdRN43/gDxhLdErykaw7S914u3pgy4mVZUwVE/46hEzdwt6/uAdEI72T+kYT",
+	"ZajKkSqRQLUkgSLbpmOURIqX5F4TodezEC5YTXPfJU4K6ifOyfj0/Gj/VJIhxZ8XJ6fHXw7ew+cANuda",
+	"aUvNkPa8rkphVDbbKrbexpDUdZAkAbvc7lQcqoqulB4XYsqsRURDBRbiVO75NcIrogRU1HXk+h0Kihff",
+	"yXaEEHmDttMk6zoNDaKx6BMRvc1u3Rz+VjUoVxVcOsTBfRMRfQqyK24i1FNEF3Cbia7YmXALaarbYjOb",
+	"vcdFg71YI6HjInqt5xMk2wKddlnkBcVd2sTJ8IZjM0cADmiyIbdbhzjZdsu/uE5nDuFWsSP+DX3RJxRc",
+	"vGgKX7WJYfX5//YgO8t8MhyO+mSrMP3yHmjbihaNulXDA3STJLhksrA2jMDBS91Lm8F8MeG9QYXt5C5r",
+	"CK6sTQF0wGdSJxH3YlL3MotdwimyKuKSGMyiZdQhTjVgguH7NA6+87WU7QLqqd8kiiSR7FOCDpRTCbb4",
+	"G8AWJjar/IXJl4KLbf9hvvBByHb7+Z5UXKvIhLkEl1U66G561SGPL/2Tlf2iP7miEBDKPGVKQPzQmJKH",
+	"ygHhUJU5FChF1UUxoLZogAxfBWyu+1CiqAXhYLPION6yWsxcrRs0pxFks8UiQahfDS1x2rKF0F3WH6ud",
+	"L5ZsrKLFPWQSriluxOXGkcpUfdVt3J9OVWiVEMTqZeFf8OYpNyU/qXBRtS98f7/2yX3RBh7kE/txNU5U",
+	"M5/pYR7JkwkdjdzhZOD1fa1Hralmud2JNvRMXzOoPpXfZRWhfVPvDbtG3+qao97AGFr9BUJHxlqyW2av",
+	"n6sFTfue6XapZWiYJxq42nAy8nTfoI2Fjh4vyvB4bu8CMaXmj6dGTEl5TU3FlKqDV2tMod0/8PFEybUK",
+	"ODKntaTo0GyUlhorLSmPrVEgYn1puboO7fcTZ1Kw7VJxh/xaTiFrNyffVDft6mScVNCKKk7zoJsj3KQg",
+	"51TVYhsiD6l3RbzQDUBvKUiLnv5jajvlLVyLik7qzYCck6JDupqeUxvgMrhF/KEDOgKHN6bcG5XSTm2p",
+	"+1SS78gKEbifA4UICzWgpAsBHUnzg+HZYhXDCxKAUtH+05ROrIb2qwHULyUhZbhdr0cHE23km1PNoqBW",
+	"aXha1+9NB+5oYngmlSCu2x2YfWs4NHRzZPV7g0FXX0RRstYB4ka6lbN86MDq96jpDjVUYTKmGqow9fzG",
+	"ElKvC8St8HgWy1RtgFmdhVRVrB4GzF6XhtWqcGtVYat1wKC2ICeVOAcORE4xPikxC99G3YAlUutKuXxj",
+	"pSvIc0BOBsPjOIr2SgJYqs18ggqlpzSYL1BCa0NG+dXJKA0VuzYklVdMUllHwHVJB8GfJaTziD0EHz88",
+	"sxaBMKXYWGWXbCmfRyxDi1D9AzGHpC1EpOu51ttr7E64gtaYcPshL7pYa+we9GmbraEbYYk+jc0Jq/jT",
+	"5N70acIipaQqp0+TxexpPMMTa5VtaNOvkTbtUZbGbmisInP2WDk2LH4y11BBZph5EZbZHdCRa1gvKscm",
+	"H/sjIZeKt7pz/4e0oFLNfLmZtuwZ1AG4KF4ppvOEalZL1ufjSFtloaZXIG5VcS8KvCubz4fiuvsIXTWv",
+	"HK9kE+dqV5gDWbPaFRSvrV/tSsjqrKJ2NQd1XmLKZqON9fK1sea3hMU7QoPI8L3WMLA7J/TK5TtBGHyj",
+	"xLXZnJwErOkwicDdyJZ/QjEMnP9uLq5Lolg9IaOFOC+QeBstsxcX5X0NIg2/FnC2Nsh5g5w3CkgPVEBa",
+	"1W6tDcmuoIZ0PzBblkSyWaEw6/6SSDar1EQiD5NEslm1JhJ5mCSSzZZpIs3Z5qfQRNoY5xrjXKugZJbT",
+	"nq/EjIOC0saOr27H57WaNkZ8I+TUQMhpZZPPT0S9WRykd2AKIn5L5pIeZvw3ck5xf3elw8Jo5ms3oZtO",
+	"o/i69ZXvyFjsibao+NaV+nZoDpsQabMhwceI6/t8ryFbCaXEUX6uaVc0vHHaxNE0/iNnu8MnahyKlbK7",
+	"s2OYg47e0TvG7lAf6mAbxKMqD+Mj+sS5kBmJZ6EQk8YkJPIsOvnGim70h6L0Gdis0qmR/rxAVgGjciL7",
+	"zHyOBBReCzk7HCuXXcTUqbg6EgVdX4NqU89N3TC6nBuMLOBMyJYXZYXHokQ0oMl2zQCynmwVV85VCgpM",
+	"mDZR2qqRckV1NpCaC1Zd6FQuiVUUw6Jirj9Z+oQrX225T4JSokDc5I55V3HEollCrmepTMVnjSKyPPzc",
+	"pDpW4/m1t7vqZbOto+rCc1vHj68//n8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
@@ -307,10 +309,21 @@ func ruleFromRequest(project string, b gen.ForwardingRule) (ForwardingRule, erro
 	if err := validateLabels(labels); err != nil {
 		return ForwardingRule{}, err
 	}
+	if err := checkGlobalRule(b); err != nil {
+		return ForwardingRule{}, err
+	}
+	portRange, err := normalizePortRange(deref(b.PortRange))
+	if err != nil {
+		return ForwardingRule{}, err
+	}
 	r := ForwardingRule{
 		Project: project, Name: b.Name, Description: deref(b.Description), IPAddress: deref(b.IPAddress),
-		PortRange: deref(b.PortRange), Target: deref(b.Target), Network: deref(b.Network),
-		IPProtocol: "TCP", LoadBalancingScheme: "EXTERNAL", IPVersion: "IPV4", Labels: labels,
+		PortRange: portRange, Target: deref(b.Target), Network: deref(b.Network),
+		IPProtocol: "TCP", LoadBalancingScheme: "EXTERNAL", IPVersion: "IPV4", NetworkTier: "PREMIUM", Labels: labels,
+		Subnetwork: deref(b.Subnetwork), BackendService: deref(b.BackendService), IPCollection: deref(b.IpCollection),
+		AllowPscGlobalAccess: deref(b.AllowPscGlobalAccess), NoAutomateDNSZone: deref(b.NoAutomateDnsZone),
+		MigrationState: string(deref(b.ExternalManagedBackendBucketMigrationState)), MigrationPercentage: b.ExternalManagedBackendBucketMigrationTestingPercentage,
+		MetadataFilters: keepJSON(b.MetadataFilters), ServiceDirectoryRegistrations: keepJSON(b.ServiceDirectoryRegistrations),
 	}
 	if b.IPProtocol != nil {
 		r.IPProtocol = string(*b.IPProtocol)
@@ -324,26 +337,52 @@ func ruleFromRequest(project string, b gen.ForwardingRule) (ForwardingRule, erro
 	return r, nil
 }
 
-// renderRule is the wire form of a rule.
+// renderRule is the wire form of a rule. Members of products understudy does not model
+// (PSC connections, attached extensions, internal service names) are absent, as on a rule
+// that does not use them.
 func (s *Server) renderRule(ctx context.Context, r ForwardingRule) gen.ForwardingRule {
 	labels := gen.Labels(r.Labels)
 	if labels == nil {
 		labels = gen.Labels{}
 	}
-	return gen.ForwardingRule{
+	out := gen.ForwardingRule{
 		Kind: ptr("compute#forwardingRule"), Id: &r.ID, Name: r.Name, CreationTimestamp: ptr(timestamp(r.Created)),
-		SelfLink: ptr(s.link(ctx, rulePath(r.Project, r.Name))), Description: optional(r.Description),
-		IPAddress: &r.IPAddress, IPProtocol: ptr(gen.ForwardingRuleIPProtocol(r.IPProtocol)), PortRange: optional(r.PortRange),
-		Target: optional(r.Target), Network: optional(r.Network),
+		SelfLink: ptr(s.link(ctx, rulePath(r.Project, r.Name))), SelfLinkWithId: ptr(s.link(ctx, rulePath(r.Project, r.ID))),
+		Description: optional(r.Description),
+		IPAddress:   &r.IPAddress, IPProtocol: ptr(gen.ForwardingRuleIPProtocol(r.IPProtocol)), PortRange: optional(r.PortRange),
+		Target: optional(r.Target), Network: optional(r.Network), Subnetwork: optional(r.Subnetwork),
+		BackendService: optional(r.BackendService), IpCollection: optional(r.IPCollection),
 		LoadBalancingScheme: ptr(gen.ForwardingRuleLoadBalancingScheme(r.LoadBalancingScheme)), IpVersion: ptr(gen.ForwardingRuleIpVersion(r.IPVersion)),
-		Labels: &labels, LabelFingerprint: labelFingerprint(r.Labels, r.LabelGeneration), Fingerprint: ruleFingerprint(r),
+		NetworkTier: ptr(gen.ForwardingRuleNetworkTier(r.NetworkTier)),
+		Labels:      &labels, LabelFingerprint: labelFingerprint(r.Labels, r.LabelGeneration), Fingerprint: ruleFingerprint(r),
+		MetadataFilters:               fromJSON[[]gen.MetadataFilter](r.MetadataFilters),
+		ServiceDirectoryRegistrations: fromJSON[[]gen.ForwardingRuleServiceDirectoryRegistration](r.ServiceDirectoryRegistrations),
+		ExternalManagedBackendBucketMigrationTestingPercentage: r.MigrationPercentage,
 	}
+	if r.AllowPscGlobalAccess {
+		out.AllowPscGlobalAccess = &r.AllowPscGlobalAccess
+	}
+	if r.NoAutomateDNSZone {
+		out.NoAutomateDnsZone = &r.NoAutomateDNSZone
+	}
+	if r.MigrationState != "" {
+		out.ExternalManagedBackendBucketMigrationState = ptr(gen.ForwardingRuleExternalManagedBackendBucketMigrationState(r.MigrationState))
+	}
+	return out
 }
 
-// ruleFingerprint is the rule's whole-resource fingerprint. Nothing but labels can change on
-// a rule here (there is no patch), and labels have their own fingerprint, so it is stable.
+// ruleFingerprint is the rule's whole-resource fingerprint, "a hash of the contents": it is
+// derived from every stored member (labels and their generation included), so any change
+// of the rule changes it, and nothing else does.
 func ruleFingerprint(r ForwardingRule) []byte {
-	sum := sha256.Sum256([]byte("forwardingRule|" + r.Project + "|" + r.ID))
+	// What is not content, or is content in two spellings (no labels), is left out, so that
+	// a rule exported and loaded back has the fingerprint it had.
+	r.Pending, r.Deleting, r.Created = false, false, time.Time{}
+	if len(r.Labels) == 0 {
+		r.Labels = nil
+	}
+	b, _ := json.Marshal(r) // a plain struct: it always encodes, maps in key order
+	sum := sha256.Sum256(append([]byte("forwardingRule|"), b...))
 	return sum[:8]
 }
 

@@ -23,7 +23,19 @@ type ForwardingRule struct {
 	LoadBalancingScheme string
 	Network             string
 	IPVersion           string
-	Labels              map[string]string
+	NetworkTier         string
+	Subnetwork          string
+	BackendService      string
+	IPCollection        string
+	// The members of PSC consumer rules and of a backend bucket migration, as given.
+	AllowPscGlobalAccess bool
+	NoAutomateDNSZone    bool
+	MigrationState       string   // externalManagedBackendBucketMigrationState
+	MigrationPercentage  *float32 // externalManagedBackendBucketMigrationTestingPercentage
+	// MetadataFilters and ServiceDirectoryRegistrations are kept as the JSON sent (see opaque.go).
+	MetadataFilters               []byte
+	ServiceDirectoryRegistrations []byte
+	Labels                        map[string]string
 	// LabelGeneration counts label changes; the label fingerprint is derived from it and the
 	// labels, so it changes on every setLabels.
 	LabelGeneration uint64
@@ -52,9 +64,17 @@ type Interconnect struct {
 	CustomerName       string
 	NocContactEmail    string
 	AdminEnabled       bool
-	Labels             map[string]string
-	Created            time.Time
-	Pending            bool // insert still running
+	RequestedFeatures  []string
+	RemoteLocation     string
+	Subzone            string
+	MacsecEnabled      bool
+	AAIEnabled         bool
+	// Macsec and ApplicationAwareInterconnect are kept as the JSON sent (see opaque.go).
+	Macsec                       []byte
+	ApplicationAwareInterconnect []byte
+	Labels                       map[string]string
+	Created                      time.Time
+	Pending                      bool // insert still running
 	// Deleting is set while an accepted delete's operation runs: the resource is still
 	// readable, but nothing may change or use it (resourceNotReady).
 	Deleting bool
@@ -78,9 +98,24 @@ type InterconnectAttachment struct {
 	Bandwidth    string
 	Mtu          int
 	StackType    string
-	Labels       map[string]string
-	Created      time.Time
-	Pending      bool
+	Encryption   string
+	// IpsecInternalAddresses are URLs of addresses, as given (encryption IPSEC only).
+	IpsecInternalAddresses []string
+	// What the insert asked of the BGP addresses, as given, and the addresses assigned
+	// (each an address with its prefix length, as the wire shows them).
+	CandidateSubnets                    []string
+	CandidateCloudRouterIP              string
+	CandidateCustomerRouterIP           string
+	CandidateIPv6Subnets                []string
+	CandidateCloudRouterIPv6            string
+	CandidateCustomerRouterIPv6         string
+	CloudRouterIPv6InterfaceID          string
+	CustomerRouterIPv6InterfaceID       string
+	CloudRouterIP, CustomerRouterIP     string
+	CloudRouterIPv6, CustomerRouterIPv6 string
+	Labels                              map[string]string
+	Created                             time.Time
+	Pending                             bool
 	// Group is the attachment group that holds it ("" for none): an attachment belongs to one
 	// group at most. It is set when the group's change is accepted.
 	Group string

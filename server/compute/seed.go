@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"slices"
 	"sort"
@@ -267,6 +268,19 @@ func (s *Server) seedAttachment(tx *store.Tx, project string, entry map[string]a
 		return "region", errors.New("required: the region of the attachment, such as us-east4")
 	}
 	delete(body, "region")
+	// The addresses the attachment was given (an export writes them), kept as they were
+	// rather than picked again.
+	assigned := map[string]string{}
+	for _, k := range assignedAddresses {
+		if v, given := body[k]; given {
+			text, ok := v.(string)
+			if _, err := netip.ParsePrefix(text); !ok || err != nil {
+				return k, fmt.Errorf("want an address with its prefix length, such as 169.254.10.1/29, got %v", v)
+			}
+			assigned[k] = text
+			delete(body, k)
+		}
+	}
 	if ic, ok := body["interconnect"].(string); ok && ic != "" && !strings.Contains(ic, "/") {
 		body["interconnect"] = interconnectPath(project, ic)
 	}
@@ -274,16 +288,22 @@ func (s *Server) seedAttachment(tx *store.Tx, project string, entry map[string]a
 	if field, err := checkSeedBody("interconnectAttachments.insert", project, region, body, &b); err != nil {
 		return field, err
 	}
-	a, err := attachmentFromRequest(project, region, b)
+	a, addrs, err := attachmentFromRequest(project, region, b)
 	if err != nil {
 		return located(err)
 	}
 	a.ID, a.Created = rec.idOr(seedID(SeedAttachments, project+"|"+region, b.Name)), rec.createdOr(s.cfg.Now())
-	if err := s.placeAttachment(tx, &a, b.VlanTag8021q); err != nil {
+	a.CloudRouterIP, a.CustomerRouterIP = assigned["cloudRouterIpAddress"], assigned["customerRouterIpAddress"]
+	a.CloudRouterIPv6, a.CustomerRouterIPv6 = assigned["cloudRouterIpv6Address"], assigned["customerRouterIpv6Address"]
+	if err := s.placeAttachment(tx, &a, b.VlanTag8021q, addrs); err != nil {
 		return idTaken(err, a.ID)
 	}
 	return "", nil
 }
+
+// assignedAddresses are the members of an attachment the server assigns that a seed entry
+// may give, so that an exported attachment keeps its addresses when loaded back.
+var assignedAddresses = []string{"cloudRouterIpAddress", "customerRouterIpAddress", "cloudRouterIpv6Address", "customerRouterIpv6Address"}
 
 func (s *Server) seedRule(tx *store.Tx, project string, entry map[string]any) (string, error) {
 	body := maps.Clone(entry)
