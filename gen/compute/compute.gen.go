@@ -37,6 +37,30 @@ func (e Alt) Valid() bool {
 	}
 }
 
+// Defines values for AuditLogConfigLogType.
+const (
+	AuditLogConfigLogTypeADMINREAD          AuditLogConfigLogType = "ADMIN_READ"
+	AuditLogConfigLogTypeDATAREAD           AuditLogConfigLogType = "DATA_READ"
+	AuditLogConfigLogTypeDATAWRITE          AuditLogConfigLogType = "DATA_WRITE"
+	AuditLogConfigLogTypeLOGTYPEUNSPECIFIED AuditLogConfigLogType = "LOG_TYPE_UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the AuditLogConfigLogType enum.
+func (e AuditLogConfigLogType) Valid() bool {
+	switch e {
+	case AuditLogConfigLogTypeADMINREAD:
+		return true
+	case AuditLogConfigLogTypeDATAREAD:
+		return true
+	case AuditLogConfigLogTypeDATAWRITE:
+		return true
+	case AuditLogConfigLogTypeLOGTYPEUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BulkInsertOperationStatusStatus.
 const (
 	BulkInsertOperationStatusStatusCREATING          BulkInsertOperationStatusStatus = "CREATING"
@@ -637,6 +661,312 @@ func (e InterconnectAttachmentListKind) Valid() bool {
 	}
 }
 
+// Defines values for InterconnectDiagnosticsBundleAggregationType.
+const (
+	InterconnectDiagnosticsBundleAggregationTypeBUNDLEAGGREGATIONTYPELACP   InterconnectDiagnosticsBundleAggregationType = "BUNDLE_AGGREGATION_TYPE_LACP"
+	InterconnectDiagnosticsBundleAggregationTypeBUNDLEAGGREGATIONTYPESTATIC InterconnectDiagnosticsBundleAggregationType = "BUNDLE_AGGREGATION_TYPE_STATIC"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectDiagnosticsBundleAggregationType enum.
+func (e InterconnectDiagnosticsBundleAggregationType) Valid() bool {
+	switch e {
+	case InterconnectDiagnosticsBundleAggregationTypeBUNDLEAGGREGATIONTYPELACP:
+		return true
+	case InterconnectDiagnosticsBundleAggregationTypeBUNDLEAGGREGATIONTYPESTATIC:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectDiagnosticsBundleOperationalStatus.
+const (
+	InterconnectDiagnosticsBundleOperationalStatusBUNDLEOPERATIONALSTATUSDOWN InterconnectDiagnosticsBundleOperationalStatus = "BUNDLE_OPERATIONAL_STATUS_DOWN"
+	InterconnectDiagnosticsBundleOperationalStatusBUNDLEOPERATIONALSTATUSUP   InterconnectDiagnosticsBundleOperationalStatus = "BUNDLE_OPERATIONAL_STATUS_UP"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectDiagnosticsBundleOperationalStatus enum.
+func (e InterconnectDiagnosticsBundleOperationalStatus) Valid() bool {
+	switch e {
+	case InterconnectDiagnosticsBundleOperationalStatusBUNDLEOPERATIONALSTATUSDOWN:
+		return true
+	case InterconnectDiagnosticsBundleOperationalStatusBUNDLEOPERATIONALSTATUSUP:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectDiagnosticsLinkLACPStatusState.
+const (
+	InterconnectDiagnosticsLinkLACPStatusStateACTIVE   InterconnectDiagnosticsLinkLACPStatusState = "ACTIVE"
+	InterconnectDiagnosticsLinkLACPStatusStateDETACHED InterconnectDiagnosticsLinkLACPStatusState = "DETACHED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectDiagnosticsLinkLACPStatusState enum.
+func (e InterconnectDiagnosticsLinkLACPStatusState) Valid() bool {
+	switch e {
+	case InterconnectDiagnosticsLinkLACPStatusStateACTIVE:
+		return true
+	case InterconnectDiagnosticsLinkLACPStatusStateDETACHED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectDiagnosticsLinkOpticalPowerState.
+const (
+	InterconnectDiagnosticsLinkOpticalPowerStateHIGHALARM   InterconnectDiagnosticsLinkOpticalPowerState = "HIGH_ALARM"
+	InterconnectDiagnosticsLinkOpticalPowerStateHIGHWARNING InterconnectDiagnosticsLinkOpticalPowerState = "HIGH_WARNING"
+	InterconnectDiagnosticsLinkOpticalPowerStateLOWALARM    InterconnectDiagnosticsLinkOpticalPowerState = "LOW_ALARM"
+	InterconnectDiagnosticsLinkOpticalPowerStateLOWWARNING  InterconnectDiagnosticsLinkOpticalPowerState = "LOW_WARNING"
+	InterconnectDiagnosticsLinkOpticalPowerStateOK          InterconnectDiagnosticsLinkOpticalPowerState = "OK"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectDiagnosticsLinkOpticalPowerState enum.
+func (e InterconnectDiagnosticsLinkOpticalPowerState) Valid() bool {
+	switch e {
+	case InterconnectDiagnosticsLinkOpticalPowerStateHIGHALARM:
+		return true
+	case InterconnectDiagnosticsLinkOpticalPowerStateHIGHWARNING:
+		return true
+	case InterconnectDiagnosticsLinkOpticalPowerStateLOWALARM:
+		return true
+	case InterconnectDiagnosticsLinkOpticalPowerStateLOWWARNING:
+		return true
+	case InterconnectDiagnosticsLinkOpticalPowerStateOK:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectDiagnosticsLinkStatusOperationalStatus.
+const (
+	InterconnectDiagnosticsLinkStatusOperationalStatusLINKOPERATIONALSTATUSDOWN InterconnectDiagnosticsLinkStatusOperationalStatus = "LINK_OPERATIONAL_STATUS_DOWN"
+	InterconnectDiagnosticsLinkStatusOperationalStatusLINKOPERATIONALSTATUSUP   InterconnectDiagnosticsLinkStatusOperationalStatus = "LINK_OPERATIONAL_STATUS_UP"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectDiagnosticsLinkStatusOperationalStatus enum.
+func (e InterconnectDiagnosticsLinkStatusOperationalStatus) Valid() bool {
+	switch e {
+	case InterconnectDiagnosticsLinkStatusOperationalStatusLINKOPERATIONALSTATUSDOWN:
+		return true
+	case InterconnectDiagnosticsLinkStatusOperationalStatusLINKOPERATIONALSTATUSUP:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupConfiguredTopologyCapabilitySupportedSla.
+const (
+	InterconnectGroupConfiguredTopologyCapabilitySupportedSlaNOSLA                 InterconnectGroupConfiguredTopologyCapabilitySupportedSla = "NO_SLA"
+	InterconnectGroupConfiguredTopologyCapabilitySupportedSlaPRODUCTIONCRITICAL    InterconnectGroupConfiguredTopologyCapabilitySupportedSla = "PRODUCTION_CRITICAL"
+	InterconnectGroupConfiguredTopologyCapabilitySupportedSlaPRODUCTIONNONCRITICAL InterconnectGroupConfiguredTopologyCapabilitySupportedSla = "PRODUCTION_NON_CRITICAL"
+	InterconnectGroupConfiguredTopologyCapabilitySupportedSlaUNSPECIFIED           InterconnectGroupConfiguredTopologyCapabilitySupportedSla = "UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupConfiguredTopologyCapabilitySupportedSla enum.
+func (e InterconnectGroupConfiguredTopologyCapabilitySupportedSla) Valid() bool {
+	switch e {
+	case InterconnectGroupConfiguredTopologyCapabilitySupportedSlaNOSLA:
+		return true
+	case InterconnectGroupConfiguredTopologyCapabilitySupportedSlaPRODUCTIONCRITICAL:
+		return true
+	case InterconnectGroupConfiguredTopologyCapabilitySupportedSlaPRODUCTIONNONCRITICAL:
+		return true
+	case InterconnectGroupConfiguredTopologyCapabilitySupportedSlaUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType.
+const (
+	InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeINCOMPATIBLEMETROS            InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType = "INCOMPATIBLE_METROS"
+	InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeNOINTERCONNECTS               InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType = "NO_INTERCONNECTS"
+	InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeNOINTERCONNECTSINMETROANDZONE InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType = "NO_INTERCONNECTS_IN_METRO_AND_ZONE"
+	InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeNOTAVAILABLE                  InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType = "NOT_AVAILABLE"
+	InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeOTHER                         InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType = "OTHER"
+	InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeUNSPECIFIED                   InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType = "UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType enum.
+func (e InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType) Valid() bool {
+	switch e {
+	case InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeINCOMPATIBLEMETROS:
+		return true
+	case InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeNOINTERCONNECTS:
+		return true
+	case InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeNOINTERCONNECTSINMETROANDZONE:
+		return true
+	case InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeNOTAVAILABLE:
+		return true
+	case InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeOTHER:
+		return true
+	case InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupIntentTopologyCapability.
+const (
+	InterconnectGroupIntentTopologyCapabilityNOSLA                 InterconnectGroupIntentTopologyCapability = "NO_SLA"
+	InterconnectGroupIntentTopologyCapabilityPRODUCTIONCRITICAL    InterconnectGroupIntentTopologyCapability = "PRODUCTION_CRITICAL"
+	InterconnectGroupIntentTopologyCapabilityPRODUCTIONNONCRITICAL InterconnectGroupIntentTopologyCapability = "PRODUCTION_NON_CRITICAL"
+	InterconnectGroupIntentTopologyCapabilityUNSPECIFIED           InterconnectGroupIntentTopologyCapability = "UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupIntentTopologyCapability enum.
+func (e InterconnectGroupIntentTopologyCapability) Valid() bool {
+	switch e {
+	case InterconnectGroupIntentTopologyCapabilityNOSLA:
+		return true
+	case InterconnectGroupIntentTopologyCapabilityPRODUCTIONCRITICAL:
+		return true
+	case InterconnectGroupIntentTopologyCapabilityPRODUCTIONNONCRITICAL:
+		return true
+	case InterconnectGroupIntentTopologyCapabilityUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupsCreateMembersIntentMismatchBehavior.
+const (
+	InterconnectGroupsCreateMembersIntentMismatchBehaviorCREATE      InterconnectGroupsCreateMembersIntentMismatchBehavior = "CREATE"
+	InterconnectGroupsCreateMembersIntentMismatchBehaviorREJECT      InterconnectGroupsCreateMembersIntentMismatchBehavior = "REJECT"
+	InterconnectGroupsCreateMembersIntentMismatchBehaviorUNSPECIFIED InterconnectGroupsCreateMembersIntentMismatchBehavior = "UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupsCreateMembersIntentMismatchBehavior enum.
+func (e InterconnectGroupsCreateMembersIntentMismatchBehavior) Valid() bool {
+	switch e {
+	case InterconnectGroupsCreateMembersIntentMismatchBehaviorCREATE:
+		return true
+	case InterconnectGroupsCreateMembersIntentMismatchBehaviorREJECT:
+		return true
+	case InterconnectGroupsCreateMembersIntentMismatchBehaviorUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupsCreateMembersInterconnectInputInterconnectType.
+const (
+	InterconnectGroupsCreateMembersInterconnectInputInterconnectTypeDEDICATED InterconnectGroupsCreateMembersInterconnectInputInterconnectType = "DEDICATED"
+	InterconnectGroupsCreateMembersInterconnectInputInterconnectTypeITPRIVATE InterconnectGroupsCreateMembersInterconnectInputInterconnectType = "IT_PRIVATE"
+	InterconnectGroupsCreateMembersInterconnectInputInterconnectTypePARTNER   InterconnectGroupsCreateMembersInterconnectInputInterconnectType = "PARTNER"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupsCreateMembersInterconnectInputInterconnectType enum.
+func (e InterconnectGroupsCreateMembersInterconnectInputInterconnectType) Valid() bool {
+	switch e {
+	case InterconnectGroupsCreateMembersInterconnectInputInterconnectTypeDEDICATED:
+		return true
+	case InterconnectGroupsCreateMembersInterconnectInputInterconnectTypeITPRIVATE:
+		return true
+	case InterconnectGroupsCreateMembersInterconnectInputInterconnectTypePARTNER:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupsCreateMembersInterconnectInputLinkType.
+const (
+	InterconnectGroupsCreateMembersInterconnectInputLinkTypeLINKTYPEETHERNET100GLR  InterconnectGroupsCreateMembersInterconnectInputLinkType = "LINK_TYPE_ETHERNET_100G_LR"
+	InterconnectGroupsCreateMembersInterconnectInputLinkTypeLINKTYPEETHERNET10GLR   InterconnectGroupsCreateMembersInterconnectInputLinkType = "LINK_TYPE_ETHERNET_10G_LR"
+	InterconnectGroupsCreateMembersInterconnectInputLinkTypeLINKTYPEETHERNET400GLR4 InterconnectGroupsCreateMembersInterconnectInputLinkType = "LINK_TYPE_ETHERNET_400G_LR4"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupsCreateMembersInterconnectInputLinkType enum.
+func (e InterconnectGroupsCreateMembersInterconnectInputLinkType) Valid() bool {
+	switch e {
+	case InterconnectGroupsCreateMembersInterconnectInputLinkTypeLINKTYPEETHERNET100GLR:
+		return true
+	case InterconnectGroupsCreateMembersInterconnectInputLinkTypeLINKTYPEETHERNET10GLR:
+		return true
+	case InterconnectGroupsCreateMembersInterconnectInputLinkTypeLINKTYPEETHERNET400GLR4:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures.
+const (
+	InterconnectGroupsCreateMembersInterconnectInputRequestedFeaturesIFCROSSSITENETWORK InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures = "IF_CROSS_SITE_NETWORK"
+	InterconnectGroupsCreateMembersInterconnectInputRequestedFeaturesIFL2FORWARDING     InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures = "IF_L2_FORWARDING"
+	InterconnectGroupsCreateMembersInterconnectInputRequestedFeaturesIFMACSEC           InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures = "IF_MACSEC"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures enum.
+func (e InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures) Valid() bool {
+	switch e {
+	case InterconnectGroupsCreateMembersInterconnectInputRequestedFeaturesIFCROSSSITENETWORK:
+		return true
+	case InterconnectGroupsCreateMembersInterconnectInputRequestedFeaturesIFL2FORWARDING:
+		return true
+	case InterconnectGroupsCreateMembersInterconnectInputRequestedFeaturesIFMACSEC:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupsOperationalStatusGroupStatus.
+const (
+	InterconnectGroupsOperationalStatusGroupStatusDEGRADED                InterconnectGroupsOperationalStatusGroupStatus = "DEGRADED"
+	InterconnectGroupsOperationalStatusGroupStatusFULLYDOWN               InterconnectGroupsOperationalStatusGroupStatus = "FULLY_DOWN"
+	InterconnectGroupsOperationalStatusGroupStatusFULLYUP                 InterconnectGroupsOperationalStatusGroupStatus = "FULLY_UP"
+	InterconnectGroupsOperationalStatusGroupStatusGROUPSSTATUSUNSPECIFIED InterconnectGroupsOperationalStatusGroupStatus = "GROUPS_STATUS_UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupsOperationalStatusGroupStatus enum.
+func (e InterconnectGroupsOperationalStatusGroupStatus) Valid() bool {
+	switch e {
+	case InterconnectGroupsOperationalStatusGroupStatusDEGRADED:
+		return true
+	case InterconnectGroupsOperationalStatusGroupStatusFULLYDOWN:
+		return true
+	case InterconnectGroupsOperationalStatusGroupStatusFULLYUP:
+		return true
+	case InterconnectGroupsOperationalStatusGroupStatusGROUPSSTATUSUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupsOperationalStatusInterconnectStatusIsActive.
+const (
+	InterconnectGroupsOperationalStatusInterconnectStatusIsActiveACTIVE              InterconnectGroupsOperationalStatusInterconnectStatusIsActive = "ACTIVE"
+	InterconnectGroupsOperationalStatusInterconnectStatusIsActiveINACTIVE            InterconnectGroupsOperationalStatusInterconnectStatusIsActive = "INACTIVE"
+	InterconnectGroupsOperationalStatusInterconnectStatusIsActiveISACTIVEUNSPECIFIED InterconnectGroupsOperationalStatusInterconnectStatusIsActive = "IS_ACTIVE_UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupsOperationalStatusInterconnectStatusIsActive enum.
+func (e InterconnectGroupsOperationalStatusInterconnectStatusIsActive) Valid() bool {
+	switch e {
+	case InterconnectGroupsOperationalStatusInterconnectStatusIsActiveACTIVE:
+		return true
+	case InterconnectGroupsOperationalStatusInterconnectStatusIsActiveINACTIVE:
+		return true
+	case InterconnectGroupsOperationalStatusInterconnectStatusIsActiveISACTIVEUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InterconnectListKind.
 const (
 	InterconnectListKindComputeInterconnectList InterconnectListKind = "compute#interconnectList"
@@ -954,6 +1284,39 @@ func (e SetCommonInstanceMetadataOperationMetadataPerLocationOperationInfoState)
 // Example: json
 type Alt string
 
+// AuditConfig Audit logging of one service.
+type AuditConfig struct {
+	// AuditLogConfigs The logged permission types.
+	AuditLogConfigs []AuditLogConfig `json:"auditLogConfigs,omitempty"`
+
+	// Service The service, or `allServices`.
+	Service *string `json:"service,omitempty"`
+}
+
+// AuditLogConfig One logged permission type.
+type AuditLogConfig struct {
+	// ExemptedMembers Principals not logged.
+	ExemptedMembers []string `json:"exemptedMembers,omitempty"`
+
+	// LogType The log type.
+	LogType *AuditLogConfigLogType `json:"logType,omitempty"`
+}
+
+// AuditLogConfigLogType The log type.
+type AuditLogConfigLogType string
+
+// Binding Principals bound to a role, optionally under a condition.
+type Binding struct {
+	// Condition A CEL condition.
+	Condition *Expr `json:"condition,omitempty"`
+
+	// Members Principals, such as `user:ana@example.com`.
+	Members []string `json:"members,omitempty"`
+
+	// Role The role, such as `roles/compute.networkAdmin`.
+	Role *string `json:"role,omitempty"`
+}
+
 // BulkInsertOperationStatus Status of a bulk insert in one location.
 type BulkInsertOperationStatus struct {
 	// CreatedVmCount Number of VMs created.
@@ -990,6 +1353,21 @@ type ErrorInfo struct {
 	//
 	// Example: RESOURCE_NOT_FOUND
 	Reason *string `json:"reason,omitempty"`
+}
+
+// Expr A CEL condition.
+type Expr struct {
+	// Description What the condition is for.
+	Description *string `json:"description,omitempty"`
+
+	// Expression The CEL expression.
+	Expression *string `json:"expression,omitempty"`
+
+	// Location Where the expression comes from, for error messages.
+	Location *string `json:"location,omitempty"`
+
+	// Title A short title.
+	Title *string `json:"title,omitempty"`
 }
 
 // ForwardingRule A global forwarding rule: an IP address, protocol and port range that direct traffic
@@ -1054,7 +1432,7 @@ type ForwardingRule struct {
 	// Name Name of the resource, unique in the project; set at creation (RFC 1035).
 	//
 	// Example: fr-web
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 
 	// Network URL of the network, for internal schemes; empty otherwise.
 	Network *string `json:"network,omitempty"`
@@ -1139,6 +1517,18 @@ type GlobalSetLabelsRequest struct {
 	//
 	// Example: {"env":"prod","team":"web"}
 	Labels *Labels `json:"labels,omitempty"`
+}
+
+// GlobalSetPolicyRequest Body of `setIamPolicy`.
+type GlobalSetPolicyRequest struct {
+	// Bindings Deprecated flat form of `policy.bindings`, used when `policy` has none.
+	Bindings []Binding `json:"bindings,omitempty"`
+
+	// Etag Deprecated flat form of `policy.etag`, used when `policy` has none.
+	Etag []byte `json:"etag,omitempty"`
+
+	// Policy An IAM policy, as stored on a resource.
+	Policy *Policy `json:"policy,omitempty"`
 }
 
 // GoogleError An error.
@@ -1242,7 +1632,7 @@ type Interconnect struct {
 	InterconnectAttachments []string `json:"interconnectAttachments,omitempty"`
 
 	// InterconnectType `DEDICATED` (a dedicated physical connection), `PARTNER` (through a partner), or `IT_PRIVATE` (deprecated alias of `DEDICATED`).
-	InterconnectType InterconnectInterconnectType `json:"interconnectType"`
+	InterconnectType InterconnectInterconnectType `json:"interconnectType,omitempty"`
 
 	// Kind Type of the resource; always `compute#interconnect`.
 	//
@@ -1266,19 +1656,19 @@ type Interconnect struct {
 	Labels *Labels `json:"labels,omitempty"`
 
 	// LinkType Speed and optics of each link of the bundle (not of the whole bundle).
-	LinkType InterconnectLinkType `json:"linkType"`
+	LinkType InterconnectLinkType `json:"linkType,omitempty"`
 
 	// Location URL of the interconnect location where the interconnect is provisioned (full, or
 	// partial from `projects/` or `global/`); returned as a full URL.
 	//
 	//
 	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/global/interconnectLocations/iad-zone1-1
-	Location string `json:"location"`
+	Location string `json:"location,omitempty"`
 
 	// Name Name of the interconnect, unique in the project; set at creation (RFC 1035).
 	//
 	// Example: iad-ic-zone1
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 
 	// NocContactEmail Email address of the customer's NOC for maintenance notifications.
 	NocContactEmail *string `json:"nocContactEmail,omitempty"`
@@ -1292,7 +1682,7 @@ type Interconnect struct {
 	// RequestedLinkCount Number of physical links requested in the bundle.
 	//
 	// Example: 2
-	RequestedLinkCount int32 `json:"requestedLinkCount"`
+	RequestedLinkCount int32 `json:"requestedLinkCount,omitempty"`
 
 	// SelfLink Server-defined URL of the resource.
 	SelfLink *string `json:"selfLink,omitempty"`
@@ -1386,7 +1776,7 @@ type InterconnectAttachment struct {
 	// Name Name of the attachment, unique in its region of the project; set at creation (RFC 1035).
 	//
 	// Example: iad-zone1-vlan
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 
 	// OperationalStatus `OS_ACTIVE` once the insert Operation is `DONE`.
 	OperationalStatus *InterconnectAttachmentOperationalStatus `json:"operationalStatus,omitempty"`
@@ -1823,6 +2213,415 @@ type InterconnectAttachmentList struct {
 // InterconnectAttachmentListKind Type of the resource; always `compute#interconnectAttachmentList`.
 type InterconnectAttachmentListKind string
 
+// InterconnectDiagnostics Diagnostics of an interconnect's links.
+type InterconnectDiagnostics struct {
+	// ArpCaches ARP entries learned on the bundle.
+	ArpCaches []InterconnectDiagnosticsARPEntry `json:"arpCaches,omitempty"`
+
+	// BundleAggregationType How the links are bundled.
+	BundleAggregationType *InterconnectDiagnosticsBundleAggregationType `json:"bundleAggregationType,omitempty"`
+
+	// BundleOperationalStatus Whether the bundle carries traffic.
+	BundleOperationalStatus *InterconnectDiagnosticsBundleOperationalStatus `json:"bundleOperationalStatus,omitempty"`
+
+	// Links One entry per link.
+	Links []InterconnectDiagnosticsLinkStatus `json:"links,omitempty"`
+
+	// MacAddress MAC address of the bundle's interface on the provider's side.
+	MacAddress *string `json:"macAddress,omitempty"`
+}
+
+// InterconnectDiagnosticsBundleAggregationType How the links are bundled.
+type InterconnectDiagnosticsBundleAggregationType string
+
+// InterconnectDiagnosticsBundleOperationalStatus Whether the bundle carries traffic.
+type InterconnectDiagnosticsBundleOperationalStatus string
+
+// InterconnectDiagnosticsARPEntry One ARP entry.
+type InterconnectDiagnosticsARPEntry struct {
+	// IpAddress The IP address.
+	IpAddress *string `json:"ipAddress,omitempty"`
+
+	// MacAddress The MAC address.
+	MacAddress *string `json:"macAddress,omitempty"`
+}
+
+// InterconnectDiagnosticsLinkLACPStatus LACP state of a link.
+type InterconnectDiagnosticsLinkLACPStatus struct {
+	// GoogleSystemId The provider's system id of the port.
+	GoogleSystemId *string `json:"googleSystemId,omitempty"`
+
+	// NeighborSystemId The customer router's system id.
+	NeighborSystemId *string `json:"neighborSystemId,omitempty"`
+
+	// State Whether the link is in the bundle.
+	State *InterconnectDiagnosticsLinkLACPStatusState `json:"state,omitempty"`
+}
+
+// InterconnectDiagnosticsLinkLACPStatusState Whether the link is in the bundle.
+type InterconnectDiagnosticsLinkLACPStatusState string
+
+// InterconnectDiagnosticsLinkOpticalPower An optical power reading.
+type InterconnectDiagnosticsLinkOpticalPower struct {
+	// State The reading against the alarm thresholds.
+	State *InterconnectDiagnosticsLinkOpticalPowerState `json:"state,omitempty"`
+
+	// Value Power in dBm.
+	Value *float32 `json:"value,omitempty"`
+}
+
+// InterconnectDiagnosticsLinkOpticalPowerState The reading against the alarm thresholds.
+type InterconnectDiagnosticsLinkOpticalPowerState string
+
+// InterconnectDiagnosticsLinkStatus Status of one link.
+type InterconnectDiagnosticsLinkStatus struct {
+	// ArpCaches ARP entries on this link.
+	ArpCaches []InterconnectDiagnosticsARPEntry `json:"arpCaches,omitempty"`
+
+	// CircuitId The provider's circuit id.
+	CircuitId *string `json:"circuitId,omitempty"`
+
+	// GoogleDemarc The demarcation point in the facility.
+	GoogleDemarc *string `json:"googleDemarc,omitempty"`
+
+	// LacpStatus LACP state of a link.
+	LacpStatus *InterconnectDiagnosticsLinkLACPStatus `json:"lacpStatus,omitempty"`
+
+	// Macsec MACsec status of a link.
+	Macsec *InterconnectDiagnosticsMacsecStatus `json:"macsec,omitempty"`
+
+	// OperationalStatus Whether the link is up.
+	OperationalStatus *InterconnectDiagnosticsLinkStatusOperationalStatus `json:"operationalStatus,omitempty"`
+
+	// ReceivingOpticalPower An optical power reading.
+	ReceivingOpticalPower *InterconnectDiagnosticsLinkOpticalPower `json:"receivingOpticalPower,omitempty"`
+
+	// TransmittingOpticalPower An optical power reading.
+	TransmittingOpticalPower *InterconnectDiagnosticsLinkOpticalPower `json:"transmittingOpticalPower,omitempty"`
+}
+
+// InterconnectDiagnosticsLinkStatusOperationalStatus Whether the link is up.
+type InterconnectDiagnosticsLinkStatusOperationalStatus string
+
+// InterconnectDiagnosticsMacsecStatus MACsec status of a link.
+type InterconnectDiagnosticsMacsecStatus struct {
+	// Ckn The CKN in use.
+	Ckn *string `json:"ckn,omitempty"`
+
+	// Operational Whether MACsec is operational.
+	Operational *bool `json:"operational,omitempty"`
+}
+
+// InterconnectGroup A group of interconnects with an intended topology capability; the server reports the
+// capability the interconnects actually support in `configured` and their placement in
+// `physicalStructure`. `name` and `intent` are required on insert.
+type InterconnectGroup struct {
+	// Configured What the group's interconnects support.
+	Configured *InterconnectGroupConfigured `json:"configured,omitempty"`
+
+	// CreationTimestamp Creation time, RFC 3339 text.
+	CreationTimestamp *string `json:"creationTimestamp,omitempty"`
+
+	// Description Optional description.
+	Description *string `json:"description,omitempty"`
+
+	// Etag Changes whenever the group or one of its interconnects changes; `patch` may be given it.
+	Etag *string `json:"etag,omitempty"`
+
+	// Id Server-generated identifier.
+	Id *string `json:"id,omitempty"`
+
+	// Intent What the group is meant to support.
+	Intent InterconnectGroupIntent `json:"intent"`
+
+	// Interconnects The group's interconnects, keyed by arbitrary user keys.
+	Interconnects map[string]InterconnectGroupInterconnect `json:"interconnects,omitempty"`
+
+	// Kind Always `compute#InterconnectGroup`.
+	Kind *string `json:"kind,omitempty"`
+
+	// Name Name of the group (RFC 1035).
+	Name string `json:"name"`
+
+	// PhysicalStructure Where the group's interconnects are.
+	PhysicalStructure *InterconnectGroupPhysicalStructure `json:"physicalStructure,omitempty"`
+
+	// SelfLink Server-defined URL of the group.
+	SelfLink *string `json:"selfLink,omitempty"`
+}
+
+// InterconnectGroupConfigured What the group's interconnects support.
+type InterconnectGroupConfigured struct {
+	// TopologyCapability The capability supported and why the intent is not met.
+	TopologyCapability *InterconnectGroupConfiguredTopologyCapability `json:"topologyCapability,omitempty"`
+}
+
+// InterconnectGroupConfiguredTopologyCapability The capability supported and why the intent is not met.
+type InterconnectGroupConfiguredTopologyCapability struct {
+	// IntendedCapabilityBlockers Why the intended capability is not met; empty when it is.
+	IntendedCapabilityBlockers []InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockers `json:"intendedCapabilityBlockers,omitempty"`
+
+	// SupportedSla The highest capability the interconnects support, capped at the intent.
+	SupportedSla *InterconnectGroupConfiguredTopologyCapabilitySupportedSla `json:"supportedSla,omitempty"`
+}
+
+// InterconnectGroupConfiguredTopologyCapabilitySupportedSla The highest capability the interconnects support, capped at the intent.
+type InterconnectGroupConfiguredTopologyCapabilitySupportedSla string
+
+// InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockers One reason the intended capability is not met.
+type InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockers struct {
+	// BlockerType The kind of blocker.
+	BlockerType *InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType `json:"blockerType,omitempty"`
+
+	// DocumentationLink Public documentation of the blocker.
+	DocumentationLink *string `json:"documentationLink,omitempty"`
+
+	// Explanation Human-readable explanation.
+	Explanation *string `json:"explanation,omitempty"`
+
+	// Facilities Facilities concerned.
+	Facilities []string `json:"facilities,omitempty"`
+
+	// Interconnects URLs of the interconnects concerned.
+	Interconnects []string `json:"interconnects,omitempty"`
+
+	// Metros Metros concerned.
+	Metros []string `json:"metros,omitempty"`
+
+	// Zones Zones concerned (`zone1`, `zone2`).
+	Zones []string `json:"zones,omitempty"`
+}
+
+// InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType The kind of blocker.
+type InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType string
+
+// InterconnectGroupIntent What the group is meant to support.
+type InterconnectGroupIntent struct {
+	// TopologyCapability The intended capability.
+	TopologyCapability *InterconnectGroupIntentTopologyCapability `json:"topologyCapability,omitempty"`
+}
+
+// InterconnectGroupIntentTopologyCapability The intended capability.
+type InterconnectGroupIntentTopologyCapability string
+
+// InterconnectGroupInterconnect An interconnect of the group.
+type InterconnectGroupInterconnect struct {
+	// Interconnect URL of the interconnect.
+	Interconnect *string `json:"interconnect,omitempty"`
+}
+
+// InterconnectGroupPatch Body of `interconnectGroups.patch`: an `InterconnectGroup` in which every member is
+// optional and a null member (or a null `interconnects` entry) clears it.
+type InterconnectGroupPatch struct {
+	// Configured What the group's interconnects support.
+	Configured *InterconnectGroupConfigured `json:"configured,omitempty"`
+
+	// CreationTimestamp Ignored.
+	CreationTimestamp *string `json:"creationTimestamp,omitempty"`
+
+	// Description New description.
+	Description nullable.Nullable[string] `json:"description,omitempty"`
+
+	// Etag When not empty, must be the group's current `etag`.
+	Etag nullable.Nullable[string] `json:"etag,omitempty"`
+
+	// Id Ignored.
+	Id *string `json:"id,omitempty"`
+
+	// Intent New intent.
+	Intent nullable.Nullable[InterconnectGroupIntent] `json:"intent,omitempty"`
+
+	// Interconnects Entries to merge; an entry given as null is removed.
+	Interconnects nullable.Nullable[map[string]*InterconnectGroupInterconnect] `json:"interconnects,omitempty"`
+
+	// Kind Ignored.
+	Kind *string `json:"kind,omitempty"`
+
+	// Name When given, must be the group's name.
+	Name nullable.Nullable[string] `json:"name,omitempty"`
+
+	// PhysicalStructure Where the group's interconnects are.
+	PhysicalStructure *InterconnectGroupPhysicalStructure `json:"physicalStructure,omitempty"`
+
+	// SelfLink Ignored.
+	SelfLink *string `json:"selfLink,omitempty"`
+}
+
+// InterconnectGroupPhysicalStructure Where the group's interconnects are.
+type InterconnectGroupPhysicalStructure struct {
+	// Metros By metro, sorted.
+	Metros []InterconnectGroupPhysicalStructureMetros `json:"metros,omitempty"`
+}
+
+// InterconnectGroupPhysicalStructureMetros One metro.
+type InterconnectGroupPhysicalStructureMetros struct {
+	// Facilities By facility, sorted.
+	Facilities []InterconnectGroupPhysicalStructureMetrosFacilities `json:"facilities,omitempty"`
+
+	// Metro Three-letter metro name.
+	Metro *string `json:"metro,omitempty"`
+}
+
+// InterconnectGroupPhysicalStructureMetrosFacilities One facility.
+type InterconnectGroupPhysicalStructureMetrosFacilities struct {
+	// Facility The facility.
+	Facility *string `json:"facility,omitempty"`
+
+	// Zones By zone, sorted.
+	Zones []InterconnectGroupPhysicalStructureMetrosFacilitiesZones `json:"zones,omitempty"`
+}
+
+// InterconnectGroupPhysicalStructureMetrosFacilitiesZones One zone.
+type InterconnectGroupPhysicalStructureMetrosFacilitiesZones struct {
+	// Interconnects URLs of the interconnects in the zone, sorted.
+	Interconnects []string `json:"interconnects,omitempty"`
+
+	// Zone `zone1` or `zone2`.
+	Zone *string `json:"zone,omitempty"`
+}
+
+// InterconnectGroupsCreateMembers The interconnects to create.
+type InterconnectGroupsCreateMembers struct {
+	// IntentMismatchBehavior What to do when the group would not meet its intent afterwards.
+	IntentMismatchBehavior *InterconnectGroupsCreateMembersIntentMismatchBehavior `json:"intentMismatchBehavior,omitempty"`
+
+	// Interconnects One entry per interconnect, completed from the template.
+	Interconnects []InterconnectGroupsCreateMembersInterconnectInput `json:"interconnects,omitempty"`
+
+	// TemplateInterconnect Parameters of an interconnect to create.
+	TemplateInterconnect *InterconnectGroupsCreateMembersInterconnectInput `json:"templateInterconnect,omitempty"`
+}
+
+// InterconnectGroupsCreateMembersIntentMismatchBehavior What to do when the group would not meet its intent afterwards.
+type InterconnectGroupsCreateMembersIntentMismatchBehavior string
+
+// InterconnectGroupsCreateMembersInterconnectInput Parameters of an interconnect to create.
+type InterconnectGroupsCreateMembersInterconnectInput struct {
+	// AdminEnabled Whether it carries traffic; true when omitted.
+	AdminEnabled *bool `json:"adminEnabled,omitempty"`
+
+	// CustomerName Customer name for the Letter of Authorization.
+	CustomerName *string `json:"customerName,omitempty"`
+
+	// Description Optional description.
+	Description *string `json:"description,omitempty"`
+
+	// Facility A zone-free location, such as `iad-1`.
+	Facility *string `json:"facility,omitempty"`
+
+	// InterconnectType Type of interconnect.
+	InterconnectType *InterconnectGroupsCreateMembersInterconnectInputInterconnectType `json:"interconnectType,omitempty"`
+
+	// LinkType Type of each link.
+	LinkType *InterconnectGroupsCreateMembersInterconnectInputLinkType `json:"linkType,omitempty"`
+
+	// Name Name of the interconnect (1-63 characters, RFC 1035).
+	Name *string `json:"name,omitempty"`
+
+	// NocContactEmail Email of the customer's NOC.
+	NocContactEmail *string `json:"nocContactEmail,omitempty"`
+
+	// RemoteLocation For Cross-Cloud Interconnect; not modelled, must be empty.
+	RemoteLocation *string `json:"remoteLocation,omitempty"`
+
+	// RequestedFeatures Requested features.
+	RequestedFeatures []InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures `json:"requestedFeatures,omitempty"`
+
+	// RequestedLinkCount Number of links.
+	RequestedLinkCount *int32 `json:"requestedLinkCount,omitempty"`
+}
+
+// InterconnectGroupsCreateMembersInterconnectInputInterconnectType Type of interconnect.
+type InterconnectGroupsCreateMembersInterconnectInputInterconnectType string
+
+// InterconnectGroupsCreateMembersInterconnectInputLinkType Type of each link.
+type InterconnectGroupsCreateMembersInterconnectInputLinkType string
+
+// InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures defines model for InterconnectGroupsCreateMembersInterconnectInput.RequestedFeatures.
+type InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures string
+
+// InterconnectGroupsCreateMembersRequest Body of `interconnectGroups.createMembers`.
+type InterconnectGroupsCreateMembersRequest struct {
+	// Request The interconnects to create.
+	Request *InterconnectGroupsCreateMembers `json:"request,omitempty"`
+}
+
+// InterconnectGroupsGetOperationalStatusResponseBody Response of `interconnectGroups.getOperationalStatus`.
+type InterconnectGroupsGetOperationalStatusResponseBody struct {
+	// Etag The group's current `etag`.
+	Etag *string `json:"etag,omitempty"`
+
+	// Result The group's status, computed when asked.
+	Result *InterconnectGroupsOperationalStatus `json:"result,omitempty"`
+}
+
+// InterconnectGroupsListResponseBody One page of interconnect groups.
+type InterconnectGroupsListResponseBody struct {
+	// Etag Identifies this page.
+	Etag *string `json:"etag,omitempty"`
+
+	// Id Identifier of the list.
+	Id string `json:"id"`
+
+	// Items The groups on this page.
+	Items []InterconnectGroup `json:"items,omitempty"`
+
+	// Kind Always `compute#interconnectGroupsList`.
+	Kind *string `json:"kind,omitempty"`
+
+	// NextPageToken Set when more results remain.
+	NextPageToken *string `json:"nextPageToken,omitempty"`
+
+	// SelfLink URL of the collection.
+	SelfLink string `json:"selfLink"`
+
+	// Unreachables Unreachable scopes; always empty here.
+	Unreachables []string `json:"unreachables,omitempty"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
+// InterconnectGroupsOperationalStatus The group's status, computed when asked.
+type InterconnectGroupsOperationalStatus struct {
+	// Configured What the group's interconnects support.
+	Configured *InterconnectGroupConfigured `json:"configured,omitempty"`
+
+	// GroupStatus FULLY_UP, DEGRADED or FULLY_DOWN.
+	GroupStatus *InterconnectGroupsOperationalStatusGroupStatus `json:"groupStatus,omitempty"`
+
+	// Intent What the group is meant to support.
+	Intent *InterconnectGroupIntent `json:"intent,omitempty"`
+
+	// InterconnectStatuses One entry per interconnect of the group, sorted by URL.
+	InterconnectStatuses []InterconnectGroupsOperationalStatusInterconnectStatus `json:"interconnectStatuses,omitempty"`
+
+	// Operational What the group's interconnects support.
+	Operational *InterconnectGroupConfigured `json:"operational,omitempty"`
+}
+
+// InterconnectGroupsOperationalStatusGroupStatus FULLY_UP, DEGRADED or FULLY_DOWN.
+type InterconnectGroupsOperationalStatusGroupStatus string
+
+// InterconnectGroupsOperationalStatusInterconnectStatus The status of one interconnect of the group.
+type InterconnectGroupsOperationalStatusInterconnectStatus struct {
+	// AdminEnabled The interconnect's adminEnabled (false for one that no longer exists).
+	AdminEnabled *bool `json:"adminEnabled,omitempty"`
+
+	// Diagnostics Diagnostics of an interconnect's links.
+	Diagnostics *InterconnectDiagnostics `json:"diagnostics,omitempty"`
+
+	// Interconnect URL of the interconnect.
+	Interconnect *string `json:"interconnect,omitempty"`
+
+	// IsActive Whether it carries traffic.
+	IsActive *InterconnectGroupsOperationalStatusInterconnectStatusIsActive `json:"isActive,omitempty"`
+}
+
+// InterconnectGroupsOperationalStatusInterconnectStatusIsActive Whether it carries traffic.
+type InterconnectGroupsOperationalStatusInterconnectStatusIsActive string
+
 // InterconnectList One page of interconnects.
 type InterconnectList struct {
 	// Id Identifier of the list, `projects/<project>/global/interconnects`.
@@ -1979,6 +2778,51 @@ type InterconnectLocationRegionInfo struct {
 
 // InterconnectLocationRegionInfoLocationPresence Network presence of the location relative to the region.
 type InterconnectLocationRegionInfoLocationPresence string
+
+// InterconnectMacsecConfig The MACsec keys of an interconnect.
+type InterconnectMacsecConfig struct {
+	// PreSharedKeys The pre-shared keys, with the CAK and CKN generated for each.
+	PreSharedKeys []InterconnectMacsecConfigPreSharedKey `json:"preSharedKeys,omitempty"`
+}
+
+// InterconnectMacsecConfigPreSharedKey One MACsec pre-shared key.
+type InterconnectMacsecConfigPreSharedKey struct {
+	// Cak The connectivity association key.
+	Cak *string `json:"cak,omitempty"`
+
+	// Ckn The connectivity association key name.
+	Ckn *string `json:"ckn,omitempty"`
+
+	// Name The key's name.
+	Name *string `json:"name,omitempty"`
+
+	// StartTime When the key becomes valid (RFC 3339).
+	StartTime *string `json:"startTime,omitempty"`
+}
+
+// InterconnectsGetDiagnosticsResponseBody Response of `interconnects.getDiagnostics`.
+type InterconnectsGetDiagnosticsResponseBody struct {
+	// Result Diagnostics of an interconnect's links.
+	Result *InterconnectDiagnostics `json:"result,omitempty"`
+}
+
+// InterconnectsGetMacsecConfigResponseBody Response of `interconnects.getMacsecConfig`.
+type InterconnectsGetMacsecConfigResponseBody struct {
+	// Etag Identifies this configuration.
+	Etag *string `json:"etag,omitempty"`
+
+	// Result The MACsec keys of an interconnect.
+	Result *InterconnectMacsecConfig `json:"result,omitempty"`
+}
+
+// InterconnectsSetNameRequest Body of `interconnects.setName`.
+type InterconnectsSetNameRequest struct {
+	// CurrentName The interconnect's current name; when given, it must be it.
+	CurrentName *string `json:"currentName,omitempty"`
+
+	// Name The new name (1-63 characters, RFC 1035).
+	Name *string `json:"name,omitempty"`
+}
 
 // Labels Labels as key-value pairs: at most 64; keys 1-63 characters starting with a lowercase
 // letter or an international character; keys and values only lowercase letters, digits, `_` and `-` (international
@@ -2196,6 +3040,21 @@ type OperationWarningData struct {
 	Value *string `json:"value,omitempty"`
 }
 
+// Policy An IAM policy, as stored on a resource.
+type Policy struct {
+	// AuditConfigs Audit logging configuration.
+	AuditConfigs []AuditConfig `json:"auditConfigs,omitempty"`
+
+	// Bindings Role bindings.
+	Bindings []Binding `json:"bindings,omitempty"`
+
+	// Etag Identifies this version of the policy (standard padded base64).
+	Etag []byte `json:"etag,omitempty"`
+
+	// Version Policy format version, 0, 1 or 3.
+	Version *int32 `json:"version,omitempty"`
+}
+
 // QuotaExceededInfo Details of an exceeded quota.
 type QuotaExceededInfo struct {
 	// Dimensions Quota dimensions the limit applies to.
@@ -2219,6 +3078,21 @@ type QuotaExceededInfo struct {
 
 // QuotaExceededInfoRolloutStatus Rollout status of `futureLimit`.
 type QuotaExceededInfoRolloutStatus string
+
+// RegionSetLabelsRequest Body of `interconnectAttachments.setLabels`.
+type RegionSetLabelsRequest struct {
+	// LabelFingerprint The resource's current `labelFingerprint`; missing, empty or stale is 412 `conditionNotMet`.
+	LabelFingerprint []byte `json:"labelFingerprint,omitempty"`
+
+	// Labels Labels as key-value pairs: at most 64; keys 1-63 characters starting with a lowercase
+	// letter or an international character; keys and values only lowercase letters, digits, `_` and `-` (international
+	// lowercase letters allowed); values 0-63 characters and may be empty. The character
+	// rules and key lengths are enforced by the server, not by this schema.
+	//
+	//
+	// Example: {"env":"prod","team":"web"}
+	Labels *Labels `json:"labels,omitempty"`
+}
 
 // SetCommonInstanceMetadataOperationMetadata Metadata of a set-common-instance-metadata operation.
 type SetCommonInstanceMetadataOperationMetadata struct {
@@ -2262,6 +3136,24 @@ type StatusDetail struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// TargetReference Body of `globalForwardingRules.setTarget`.
+type TargetReference struct {
+	// Target URL of the new target, of the same type as the rule's current one.
+	Target *string `json:"target,omitempty"`
+}
+
+// TestPermissionsRequest Body of `testIamPermissions`.
+type TestPermissionsRequest struct {
+	// Permissions The permissions to test, such as `compute.interconnectGroups.get`.
+	Permissions []string `json:"permissions,omitempty"`
+}
+
+// TestPermissionsResponse The subset of the tested permissions the caller has.
+type TestPermissionsResponse struct {
+	// Permissions The permissions the caller has.
+	Permissions []string `json:"permissions,omitempty"`
+}
+
 // AltQuery Response format of the `alt` query parameter; understudy serves JSON only.
 //
 // Example: json
@@ -2274,6 +3166,10 @@ type FilterQuery = string
 // (an unsigned 64-bit integer in decimal).
 type ForwardingRulePath = NameOrId
 
+// IamResourcePath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
+// (an unsigned 64-bit integer in decimal).
+type IamResourcePath = NameOrId
+
 // InterconnectAttachmentGroupPath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
 // (an unsigned 64-bit integer in decimal).
 type InterconnectAttachmentGroupPath = NameOrId
@@ -2281,6 +3177,13 @@ type InterconnectAttachmentGroupPath = NameOrId
 // InterconnectAttachmentPath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
 // (an unsigned 64-bit integer in decimal).
 type InterconnectAttachmentPath = NameOrId
+
+// InterconnectGroupPath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
+// (an unsigned 64-bit integer in decimal).
+type InterconnectGroupPath = NameOrId
+
+// InterconnectGroupUpdateMaskQuery defines model for InterconnectGroupUpdateMaskQuery.
+type InterconnectGroupUpdateMaskQuery = string
 
 // InterconnectLocationPath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
 // (an unsigned 64-bit integer in decimal).
@@ -2296,6 +3199,9 @@ type MaxResultsQuery = uint32
 // OperationPath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
 // (an unsigned 64-bit integer in decimal).
 type OperationPath = NameOrId
+
+// OptionsRequestedPolicyVersionQuery defines model for OptionsRequestedPolicyVersionQuery.
+type OptionsRequestedPolicyVersionQuery = int32
 
 // OrderByQuery defines model for OrderByQuery.
 type OrderByQuery = string
@@ -2339,6 +3245,9 @@ type EtagMismatch = GoogleErrorResponse
 
 // NotFound The error envelope of every non-2xx response.
 type NotFound = GoogleErrorResponse
+
+// PolicyConflict The error envelope of every non-2xx response.
+type PolicyConflict = GoogleErrorResponse
 
 // PreconditionFailed The error envelope of every non-2xx response.
 type PreconditionFailed = GoogleErrorResponse
@@ -2421,6 +3330,40 @@ type GlobalForwardingRulesDeleteParams struct {
 
 // GlobalForwardingRulesGetParams defines parameters for GlobalForwardingRulesGet.
 type GlobalForwardingRulesGetParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// GlobalForwardingRulesPatchParams defines parameters for GlobalForwardingRulesPatch.
+type GlobalForwardingRulesPatchParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// GlobalForwardingRulesSetTargetParams defines parameters for GlobalForwardingRulesSetTarget.
+type GlobalForwardingRulesSetTargetParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
 	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
 	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
 
@@ -2557,6 +3500,207 @@ type InterconnectAttachmentGroupsGetOperationalStatusParams struct {
 	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
 }
 
+// InterconnectAttachmentGroupsGetIamPolicyParams defines parameters for InterconnectAttachmentGroupsGetIamPolicy.
+type InterconnectAttachmentGroupsGetIamPolicyParams struct {
+	// OptionsRequestedPolicyVersion The policy version the caller can read: 0, 1 or 3 (others are 400 `invalid`). Below 3,
+	// conditional bindings come back without their condition, their role suffixed with
+	// `_withcond_` and a hash, as IAM returns them.
+	OptionsRequestedPolicyVersion *OptionsRequestedPolicyVersionQuery `form:"optionsRequestedPolicyVersion,omitempty" json:"optionsRequestedPolicyVersion,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectAttachmentGroupsSetIamPolicyParams defines parameters for InterconnectAttachmentGroupsSetIamPolicy.
+type InterconnectAttachmentGroupsSetIamPolicyParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectAttachmentGroupsTestIamPermissionsParams defines parameters for InterconnectAttachmentGroupsTestIamPermissions.
+type InterconnectAttachmentGroupsTestIamPermissionsParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsListParams defines parameters for InterconnectGroupsList.
+type InterconnectGroupsListParams struct {
+	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
+	// `name`: `name = fr-web`, `name != fr-web` (AIP-160 style, the whole name against a
+	// literal) and `name eq fr-.*`, `name ne fr-.*` (an RE2 regular expression that must
+	// match the whole name). The value is bare or in double or single quotes. Comparisons
+	// combine with `AND` (or side by side) and `OR`, in parentheses as needed; `eq` and
+	// `ne` are not mixed with `=` and `!=` and take no `OR`. Any other field or operator,
+	// and any malformed expression, is rejected with 400 `invalid`.
+	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
+	// results remain, the response carries a `nextPageToken`.
+	MaxResults *MaxResultsQuery `form:"maxResults,omitempty" json:"maxResults,omitempty"`
+
+	// OrderBy Sort order: `name` (ascending by name, the default) or `creationTimestamp desc`
+	// (newest first). Any other value is rejected with 400 `invalid`.
+	OrderBy *OrderByQuery `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// PageToken The `nextPageToken` of the previous page, to get the next one. The token is opaque;
+	// one that understudy did not issue is rejected with 400 `invalid`.
+	PageToken *PageTokenQuery `form:"pageToken,omitempty" json:"pageToken,omitempty"`
+
+	// ReturnPartialSuccess Whether to return the reachable results when some scopes are unreachable. Accepted
+	// and without effect: understudy has no unreachable scopes.
+	ReturnPartialSuccess *ReturnPartialSuccessQuery `form:"returnPartialSuccess,omitempty" json:"returnPartialSuccess,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsInsertParams defines parameters for InterconnectGroupsInsert.
+type InterconnectGroupsInsertParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsDeleteParams defines parameters for InterconnectGroupsDelete.
+type InterconnectGroupsDeleteParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsGetParams defines parameters for InterconnectGroupsGet.
+type InterconnectGroupsGetParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsPatchParams defines parameters for InterconnectGroupsPatch.
+type InterconnectGroupsPatchParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// UpdateMask The fields to update, as comma-separated field paths: `description`, `intent`,
+	// `intent.topologyCapability` (or `intent.topology_capability`) and `interconnects`;
+	// any other path is 400 `invalid`. Absent or empty: the body is a JSON merge patch.
+	UpdateMask *InterconnectGroupUpdateMaskQuery `form:"updateMask,omitempty" json:"updateMask,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsCreateMembersParams defines parameters for InterconnectGroupsCreateMembers.
+type InterconnectGroupsCreateMembersParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsGetOperationalStatusParams defines parameters for InterconnectGroupsGetOperationalStatus.
+type InterconnectGroupsGetOperationalStatusParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsGetIamPolicyParams defines parameters for InterconnectGroupsGetIamPolicy.
+type InterconnectGroupsGetIamPolicyParams struct {
+	// OptionsRequestedPolicyVersion The policy version the caller can read: 0, 1 or 3 (others are 400 `invalid`). Below 3,
+	// conditional bindings come back without their condition, their role suffixed with
+	// `_withcond_` and a hash, as IAM returns them.
+	OptionsRequestedPolicyVersion *OptionsRequestedPolicyVersionQuery `form:"optionsRequestedPolicyVersion,omitempty" json:"optionsRequestedPolicyVersion,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsSetIamPolicyParams defines parameters for InterconnectGroupsSetIamPolicy.
+type InterconnectGroupsSetIamPolicyParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsTestIamPermissionsParams defines parameters for InterconnectGroupsTestIamPermissions.
+type InterconnectGroupsTestIamPermissionsParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
 // InterconnectLocationsListParams defines parameters for InterconnectLocationsList.
 type InterconnectLocationsListParams struct {
 	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
@@ -2676,6 +3820,73 @@ type InterconnectsDeleteParams struct {
 
 // InterconnectsGetParams defines parameters for InterconnectsGet.
 type InterconnectsGetParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectsPatchParams defines parameters for InterconnectsPatch.
+type InterconnectsPatchParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectsGetDiagnosticsParams defines parameters for InterconnectsGetDiagnostics.
+type InterconnectsGetDiagnosticsParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectsGetMacsecConfigParams defines parameters for InterconnectsGetMacsecConfig.
+type InterconnectsGetMacsecConfigParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectsSetNameParams defines parameters for InterconnectsSetName.
+type InterconnectsSetNameParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectsSetLabelsParams defines parameters for InterconnectsSetLabels.
+type InterconnectsSetLabelsParams struct {
 	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
 	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
 
@@ -2835,6 +4046,40 @@ type InterconnectAttachmentsGetParams struct {
 	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
 }
 
+// InterconnectAttachmentsPatchParams defines parameters for InterconnectAttachmentsPatch.
+type InterconnectAttachmentsPatchParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectAttachmentsSetLabelsParams defines parameters for InterconnectAttachmentsSetLabels.
+type InterconnectAttachmentsSetLabelsParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
 // RegionOperationsListParams defines parameters for RegionOperationsList.
 type RegionOperationsListParams struct {
 	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
@@ -2907,6 +4152,12 @@ type RegionOperationsWaitParams struct {
 // GlobalForwardingRulesInsertJSONRequestBody defines body for GlobalForwardingRulesInsert for application/json ContentType.
 type GlobalForwardingRulesInsertJSONRequestBody = ForwardingRule
 
+// GlobalForwardingRulesPatchJSONRequestBody defines body for GlobalForwardingRulesPatch for application/json ContentType.
+type GlobalForwardingRulesPatchJSONRequestBody = ForwardingRule
+
+// GlobalForwardingRulesSetTargetJSONRequestBody defines body for GlobalForwardingRulesSetTarget for application/json ContentType.
+type GlobalForwardingRulesSetTargetJSONRequestBody = TargetReference
+
 // GlobalForwardingRulesSetLabelsJSONRequestBody defines body for GlobalForwardingRulesSetLabels for application/json ContentType.
 type GlobalForwardingRulesSetLabelsJSONRequestBody = GlobalSetLabelsRequest
 
@@ -2916,11 +4167,47 @@ type InterconnectAttachmentGroupsInsertJSONRequestBody = InterconnectAttachmentG
 // InterconnectAttachmentGroupsPatchJSONRequestBody defines body for InterconnectAttachmentGroupsPatch for application/json ContentType.
 type InterconnectAttachmentGroupsPatchJSONRequestBody = InterconnectAttachmentGroupPatch
 
+// InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody defines body for InterconnectAttachmentGroupsSetIamPolicy for application/json ContentType.
+type InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody = GlobalSetPolicyRequest
+
+// InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody defines body for InterconnectAttachmentGroupsTestIamPermissions for application/json ContentType.
+type InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody = TestPermissionsRequest
+
+// InterconnectGroupsInsertJSONRequestBody defines body for InterconnectGroupsInsert for application/json ContentType.
+type InterconnectGroupsInsertJSONRequestBody = InterconnectGroup
+
+// InterconnectGroupsPatchJSONRequestBody defines body for InterconnectGroupsPatch for application/json ContentType.
+type InterconnectGroupsPatchJSONRequestBody = InterconnectGroupPatch
+
+// InterconnectGroupsCreateMembersJSONRequestBody defines body for InterconnectGroupsCreateMembers for application/json ContentType.
+type InterconnectGroupsCreateMembersJSONRequestBody = InterconnectGroupsCreateMembersRequest
+
+// InterconnectGroupsSetIamPolicyJSONRequestBody defines body for InterconnectGroupsSetIamPolicy for application/json ContentType.
+type InterconnectGroupsSetIamPolicyJSONRequestBody = GlobalSetPolicyRequest
+
+// InterconnectGroupsTestIamPermissionsJSONRequestBody defines body for InterconnectGroupsTestIamPermissions for application/json ContentType.
+type InterconnectGroupsTestIamPermissionsJSONRequestBody = TestPermissionsRequest
+
 // InterconnectsInsertJSONRequestBody defines body for InterconnectsInsert for application/json ContentType.
 type InterconnectsInsertJSONRequestBody = Interconnect
 
+// InterconnectsPatchJSONRequestBody defines body for InterconnectsPatch for application/json ContentType.
+type InterconnectsPatchJSONRequestBody = Interconnect
+
+// InterconnectsSetNameJSONRequestBody defines body for InterconnectsSetName for application/json ContentType.
+type InterconnectsSetNameJSONRequestBody = InterconnectsSetNameRequest
+
+// InterconnectsSetLabelsJSONRequestBody defines body for InterconnectsSetLabels for application/json ContentType.
+type InterconnectsSetLabelsJSONRequestBody = GlobalSetLabelsRequest
+
 // InterconnectAttachmentsInsertJSONRequestBody defines body for InterconnectAttachmentsInsert for application/json ContentType.
 type InterconnectAttachmentsInsertJSONRequestBody = InterconnectAttachment
+
+// InterconnectAttachmentsPatchJSONRequestBody defines body for InterconnectAttachmentsPatch for application/json ContentType.
+type InterconnectAttachmentsPatchJSONRequestBody = InterconnectAttachment
+
+// InterconnectAttachmentsSetLabelsJSONRequestBody defines body for InterconnectAttachmentsSetLabels for application/json ContentType.
+type InterconnectAttachmentsSetLabelsJSONRequestBody = RegionSetLabelsRequest
 
 // Getter for additional properties for StatusDetail. Returns the specified
 // element and whether it was found
@@ -3135,6 +4422,60 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesGet` operationId).
 	GlobalForwardingRulesGet(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GlobalForwardingRulesPatchWithBody Patch a global forwarding rule
+	//
+	// Changes the rule named (or numbered) `forwardingRule` with a JSON merge patch of a
+	// `ForwardingRule`. As the real service says, only `networkTier` can be patched: any
+	// other writable member sent with a value other than the rule's current one is 400
+	// `invalid` (sending back what `get` returned is accepted), and `labels` change only
+	// through `setLabels`. A non-empty `fingerprint` must be the rule's current one, else
+	// 412 `conditionNotMet`. Applied at accept: the Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesPatch` operationId).
+	GlobalForwardingRulesPatchWithBody(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GlobalForwardingRulesPatch Patch a global forwarding rule
+	//
+	// Changes the rule named (or numbered) `forwardingRule` with a JSON merge patch of a
+	// `ForwardingRule`. As the real service says, only `networkTier` can be patched: any
+	// other writable member sent with a value other than the rule's current one is 400
+	// `invalid` (sending back what `get` returned is accepted), and `labels` change only
+	// through `setLabels`. A non-empty `fingerprint` must be the rule's current one, else
+	// 412 `conditionNotMet`. Applied at accept: the Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesPatch` operationId).
+	GlobalForwardingRulesPatch(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, body GlobalForwardingRulesPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GlobalForwardingRulesSetTargetWithBody Change the target of a global forwarding rule
+	//
+	// Points the rule named (or numbered) `forwardingRule` at `target`. The new target must
+	// be of the same type (the same collection, such as `targetHttpProxies`) as the current
+	// one, else 400 `invalid`; a rule without a target takes any. The change is applied when
+	// the request is accepted, so the returned Operation (`operationType: setTarget`) is
+	// already `DONE`, and the rule's `fingerprint` changes.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget (the `GlobalForwardingRulesSetTarget` operationId).
+	GlobalForwardingRulesSetTargetWithBody(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GlobalForwardingRulesSetTarget Change the target of a global forwarding rule
+	//
+	// Points the rule named (or numbered) `forwardingRule` at `target`. The new target must
+	// be of the same type (the same collection, such as `targetHttpProxies`) as the current
+	// one, else 400 `invalid`; a rule without a target takes any. The change is applied when
+	// the request is accepted, so the returned Operation (`operationType: setTarget`) is
+	// already `DONE`, and the rule's `fingerprint` changes.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget (the `GlobalForwardingRulesSetTarget` operationId).
+	GlobalForwardingRulesSetTarget(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, body GlobalForwardingRulesSetTargetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GlobalForwardingRulesSetLabelsWithBody Set the labels of a global forwarding rule
 	//
@@ -3378,6 +4719,279 @@ type ClientInterface interface {
 	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup}/getOperationalStatus (the `InterconnectAttachmentGroupsGetOperationalStatus` operationId).
 	InterconnectAttachmentGroupsGetOperationalStatus(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsGetOperationalStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// InterconnectAttachmentGroupsGetIamPolicy Get the IAM policy of the interconnect attachment group
+	//
+	// Returns the IAM policy stored on the interconnect attachment group named (or numbered) `resource`: its
+	// `bindings`, `auditConfigs`, `version` and `etag`. A resource whose policy was never
+	// set has an empty policy (`version` 1, `etag` `ACAB`). With
+	// `optionsRequestedPolicyVersion` below 3, conditional bindings are returned as IAM
+	// returns them to such callers: without their condition and with `_withcond_` and a
+	// hash appended to the role. Versions other than 0, 1 and 3 are 400 `invalid`.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/getIamPolicy (the `InterconnectAttachmentGroupsGetIamPolicy` operationId).
+	InterconnectAttachmentGroupsGetIamPolicy(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsGetIamPolicyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentGroupsSetIamPolicyWithBody Set the IAM policy of the interconnect attachment group
+	//
+	// Replaces the IAM policy of the interconnect attachment group named (or numbered) `resource` with `policy` and
+	// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+	// request's deprecated top-level `etag` is given), it must be the current one, else 409
+	// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+	// same role and condition are merged and their members deduplicated; bindings without
+	// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+	// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+	// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+	// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+	// `version` 3. Violations are 400 `invalid`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy (the `InterconnectAttachmentGroupsSetIamPolicy` operationId).
+	InterconnectAttachmentGroupsSetIamPolicyWithBody(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentGroupsSetIamPolicy Set the IAM policy of the interconnect attachment group
+	//
+	// Replaces the IAM policy of the interconnect attachment group named (or numbered) `resource` with `policy` and
+	// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+	// request's deprecated top-level `etag` is given), it must be the current one, else 409
+	// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+	// same role and condition are merged and their members deduplicated; bindings without
+	// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+	// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+	// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+	// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+	// `version` 3. Violations are 400 `invalid`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy (the `InterconnectAttachmentGroupsSetIamPolicy` operationId).
+	InterconnectAttachmentGroupsSetIamPolicy(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, body InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentGroupsTestIamPermissionsWithBody Test the caller's permissions on the interconnect attachment group
+	//
+	// Returns which of `permissions` the caller has on the interconnect attachment group named (or numbered)
+	// `resource`. IAM is not enforced, so the caller has every permission of this resource
+	// type (`compute.interconnectAttachmentGroups.*`); permissions of other types are left out of the answer,
+	// and a permission with a wildcard is 400 `invalid`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions (the `InterconnectAttachmentGroupsTestIamPermissions` operationId).
+	InterconnectAttachmentGroupsTestIamPermissionsWithBody(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentGroupsTestIamPermissions Test the caller's permissions on the interconnect attachment group
+	//
+	// Returns which of `permissions` the caller has on the interconnect attachment group named (or numbered)
+	// `resource`. IAM is not enforced, so the caller has every permission of this resource
+	// type (`compute.interconnectAttachmentGroups.*`); permissions of other types are left out of the answer,
+	// and a permission with a wildcard is 400 `invalid`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions (the `InterconnectAttachmentGroupsTestIamPermissions` operationId).
+	InterconnectAttachmentGroupsTestIamPermissions(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, body InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsList List interconnect groups
+	//
+	// Lists the project's interconnect groups in pages, each with its analysis as of now.
+	// Groups whose insert Operation is not yet `DONE` are not listed.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsList` operationId).
+	InterconnectGroupsList(ctx context.Context, project ProjectPath, params *InterconnectGroupsListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsInsertWithBody Create an interconnect group
+	//
+	// Creates an interconnect group: `name` and `intent.topologyCapability` are required.
+	// `interconnects` maps user keys to `{interconnect: URL}`; each must name an existing
+	// interconnect of the project, else the Operation ends with `RESOURCE_NOT_FOUND` and
+	// nothing is created, and one interconnect may appear once per group (an interconnect
+	// may belong to several groups). More than the "Interconnects per group" quota (16)
+	// ends it with `QUOTA_EXCEEDED`. The group is readable once the Operation is `DONE`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsInsert` operationId).
+	InterconnectGroupsInsertWithBody(ctx context.Context, project ProjectPath, params *InterconnectGroupsInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsInsert Create an interconnect group
+	//
+	// Creates an interconnect group: `name` and `intent.topologyCapability` are required.
+	// `interconnects` maps user keys to `{interconnect: URL}`; each must name an existing
+	// interconnect of the project, else the Operation ends with `RESOURCE_NOT_FOUND` and
+	// nothing is created, and one interconnect may appear once per group (an interconnect
+	// may belong to several groups). More than the "Interconnects per group" quota (16)
+	// ends it with `QUOTA_EXCEEDED`. The group is readable once the Operation is `DONE`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsInsert` operationId).
+	InterconnectGroupsInsert(ctx context.Context, project ProjectPath, params *InterconnectGroupsInsertParams, body InterconnectGroupsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsDelete Delete an interconnect group
+	//
+	// Deletes the interconnect group (not its interconnects). It stays readable until the
+	// Operation is `DONE`.
+	//
+	// Corresponds with DELETE /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsDelete` operationId).
+	InterconnectGroupsDelete(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsGet Get an interconnect group
+	//
+	// Returns the interconnect group named (or numbered) `interconnectGroup`, with its
+	// `etag` and the server-computed `configured.topologyCapability` and
+	// `physicalStructure` (recomputed whenever the group or one of its interconnects
+	// changes).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsGet` operationId).
+	InterconnectGroupsGet(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsPatchWithBody Patch an interconnect group
+	//
+	// Changes the interconnect group named (or numbered) `interconnectGroup`, as
+	// `interconnectAttachmentGroups.patch` changes an attachment group: a JSON merge patch of
+	// `description`, `intent` and `interconnects` (entries merged key by key, an entry given
+	// as null removed), or exactly the fields listed in `updateMask`. A given `etag` must be
+	// current (412 `conditionNotMet`). Applied at accept: the Operation is already `DONE`,
+	// with `error` when an interconnect is not found or the quota is exceeded.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsPatch` operationId).
+	InterconnectGroupsPatchWithBody(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsPatch Patch an interconnect group
+	//
+	// Changes the interconnect group named (or numbered) `interconnectGroup`, as
+	// `interconnectAttachmentGroups.patch` changes an attachment group: a JSON merge patch of
+	// `description`, `intent` and `interconnects` (entries merged key by key, an entry given
+	// as null removed), or exactly the fields listed in `updateMask`. A given `etag` must be
+	// current (412 `conditionNotMet`). Applied at accept: the Operation is already `DONE`,
+	// with `error` when an interconnect is not found or the quota is exceeded.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsPatch` operationId).
+	InterconnectGroupsPatch(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, body InterconnectGroupsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsCreateMembersWithBody Create interconnects in an interconnect group
+	//
+	// Creates the interconnects of `request.interconnects` (each completed from
+	// `request.templateInterconnect`) and adds them to the group, in one step: every
+	// interconnect needs a free name, a `facility` (a facility of the catalog, such as
+	// `iad-1`), a `linkType`, a `requestedLinkCount` and an `interconnectType`; the first
+	// location of the facility not yet used by the call is taken, so that interconnects
+	// created together spread over the facility's zones. With `intentMismatchBehavior:
+	// REJECT`, a call after which the group's `configured.topologyCapability.supportedSla`
+	// would differ from its intent is 400 `invalid` and creates nothing. The Operation
+	// (`operationType: createMembers`) is already `DONE`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers (the `InterconnectGroupsCreateMembers` operationId).
+	InterconnectGroupsCreateMembersWithBody(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsCreateMembers Create interconnects in an interconnect group
+	//
+	// Creates the interconnects of `request.interconnects` (each completed from
+	// `request.templateInterconnect`) and adds them to the group, in one step: every
+	// interconnect needs a free name, a `facility` (a facility of the catalog, such as
+	// `iad-1`), a `linkType`, a `requestedLinkCount` and an `interconnectType`; the first
+	// location of the facility not yet used by the call is taken, so that interconnects
+	// created together spread over the facility's zones. With `intentMismatchBehavior:
+	// REJECT`, a call after which the group's `configured.topologyCapability.supportedSla`
+	// would differ from its intent is 400 `invalid` and creates nothing. The Operation
+	// (`operationType: createMembers`) is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers (the `InterconnectGroupsCreateMembers` operationId).
+	InterconnectGroupsCreateMembers(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, body InterconnectGroupsCreateMembersJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsGetOperationalStatus Get the operational status of an interconnect group
+	//
+	// Returns, computed when asked, each interconnect's status (`isActive` is `ACTIVE`
+	// exactly when it exists, is admin-enabled and its circuit is not set down through the
+	// admin API; a deleted interconnect is `INACTIVE` with `adminEnabled: false`), the
+	// `configured` capability over the group's existing interconnects, the `operational`
+	// one over the active ones only, and `groupStatus` (`FULLY_UP` when all are active,
+	// `FULLY_DOWN` when none is or the group has none, `DEGRADED` otherwise), with the
+	// group's `etag`.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/getOperationalStatus (the `InterconnectGroupsGetOperationalStatus` operationId).
+	InterconnectGroupsGetOperationalStatus(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetOperationalStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsGetIamPolicy Get the IAM policy of the interconnect group
+	//
+	// Returns the IAM policy stored on the interconnect group named (or numbered) `resource`: its
+	// `bindings`, `auditConfigs`, `version` and `etag`. A resource whose policy was never
+	// set has an empty policy (`version` 1, `etag` `ACAB`). With
+	// `optionsRequestedPolicyVersion` below 3, conditional bindings are returned as IAM
+	// returns them to such callers: without their condition and with `_withcond_` and a
+	// hash appended to the role. Versions other than 0, 1 and 3 are 400 `invalid`.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{resource}/getIamPolicy (the `InterconnectGroupsGetIamPolicy` operationId).
+	InterconnectGroupsGetIamPolicy(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsGetIamPolicyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsSetIamPolicyWithBody Set the IAM policy of the interconnect group
+	//
+	// Replaces the IAM policy of the interconnect group named (or numbered) `resource` with `policy` and
+	// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+	// request's deprecated top-level `etag` is given), it must be the current one, else 409
+	// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+	// same role and condition are merged and their members deduplicated; bindings without
+	// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+	// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+	// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+	// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+	// `version` 3. Violations are 400 `invalid`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy (the `InterconnectGroupsSetIamPolicy` operationId).
+	InterconnectGroupsSetIamPolicyWithBody(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsSetIamPolicy Set the IAM policy of the interconnect group
+	//
+	// Replaces the IAM policy of the interconnect group named (or numbered) `resource` with `policy` and
+	// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+	// request's deprecated top-level `etag` is given), it must be the current one, else 409
+	// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+	// same role and condition are merged and their members deduplicated; bindings without
+	// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+	// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+	// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+	// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+	// `version` 3. Violations are 400 `invalid`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy (the `InterconnectGroupsSetIamPolicy` operationId).
+	InterconnectGroupsSetIamPolicy(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, body InterconnectGroupsSetIamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsTestIamPermissionsWithBody Test the caller's permissions on the interconnect group
+	//
+	// Returns which of `permissions` the caller has on the interconnect group named (or numbered)
+	// `resource`. IAM is not enforced, so the caller has every permission of this resource
+	// type (`compute.interconnectGroups.*`); permissions of other types are left out of the answer,
+	// and a permission with a wildcard is 400 `invalid`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions (the `InterconnectGroupsTestIamPermissions` operationId).
+	InterconnectGroupsTestIamPermissionsWithBody(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsTestIamPermissions Test the caller's permissions on the interconnect group
+	//
+	// Returns which of `permissions` the caller has on the interconnect group named (or numbered)
+	// `resource`. IAM is not enforced, so the caller has every permission of this resource
+	// type (`compute.interconnectGroups.*`); permissions of other types are left out of the answer,
+	// and a permission with a wildcard is 400 `invalid`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions (the `InterconnectGroupsTestIamPermissions` operationId).
+	InterconnectGroupsTestIamPermissions(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, body InterconnectGroupsTestIamPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// InterconnectLocationsList List interconnect locations
 	//
 	// Returns one page of the interconnect locations (colocation facilities where an
@@ -3481,6 +5095,101 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsGet` operationId).
 	InterconnectsGet(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsPatchWithBody Patch an interconnect
+	//
+	// Changes the interconnect named (or numbered) `interconnect` with a JSON merge patch of
+	// an `Interconnect`. Patchable: `description`, `adminEnabled`, `nocContactEmail`,
+	// `customerName`, `requestedLinkCount` and `labels`; any other writable member sent
+	// with a value other than the current one is 400 `invalid` (sending back what `get`
+	// returned is accepted). Setting `adminEnabled: false` drains the interconnect: its
+	// attachments and every interconnect group holding it report it down. Applied at
+	// accept: the Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsPatch` operationId).
+	InterconnectsPatchWithBody(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsPatch Patch an interconnect
+	//
+	// Changes the interconnect named (or numbered) `interconnect` with a JSON merge patch of
+	// an `Interconnect`. Patchable: `description`, `adminEnabled`, `nocContactEmail`,
+	// `customerName`, `requestedLinkCount` and `labels`; any other writable member sent
+	// with a value other than the current one is 400 `invalid` (sending back what `get`
+	// returned is accepted). Setting `adminEnabled: false` drains the interconnect: its
+	// attachments and every interconnect group holding it report it down. Applied at
+	// accept: the Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsPatch` operationId).
+	InterconnectsPatch(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, body InterconnectsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsGetDiagnostics Get the diagnostics of an interconnect
+	//
+	// Returns the diagnostics of the interconnect named (or numbered) `interconnect`: one
+	// link per provisioned link, each up exactly when the interconnect is operational
+	// (admin-enabled and its circuit not set down through the admin API), with plausible
+	// optical power and LACP values; the bundle is up when any link is.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getDiagnostics (the `InterconnectsGetDiagnostics` operationId).
+	InterconnectsGetDiagnostics(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetDiagnosticsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsGetMacsecConfig Get the MACsec configuration of an interconnect
+	//
+	// Returns the MACsec configuration of the interconnect named (or numbered)
+	// `interconnect`: its pre-shared keys with the CAK and CKN the service generated for
+	// each (none when MACsec is not configured), and an `etag` of the configuration.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getMacsecConfig (the `InterconnectsGetMacsecConfig` operationId).
+	InterconnectsGetMacsecConfig(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetMacsecConfigParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsSetNameWithBody Rename an interconnect
+	//
+	// Renames the interconnect named (or numbered) `interconnect` to `name`. `currentName`,
+	// when given, must be its current name (400 `invalid` otherwise); `name` is required and
+	// must be free (409 `alreadyExists`). Its attachments and the interconnect groups that
+	// hold it follow the new name. Applied at accept: the Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName (the `InterconnectsSetName` operationId).
+	InterconnectsSetNameWithBody(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsSetName Rename an interconnect
+	//
+	// Renames the interconnect named (or numbered) `interconnect` to `name`. `currentName`,
+	// when given, must be its current name (400 `invalid` otherwise); `name` is required and
+	// must be free (409 `alreadyExists`). Its attachments and the interconnect groups that
+	// hold it follow the new name. Applied at accept: the Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName (the `InterconnectsSetName` operationId).
+	InterconnectsSetName(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, body InterconnectsSetNameJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsSetLabelsWithBody Set the labels of an interconnect
+	//
+	// Replaces the whole label set of the interconnect named (or numbered) `resource`, with
+	// the rules of `globalForwardingRules.setLabels`: `labelFingerprint` must be the current
+	// one (412 `conditionNotMet` otherwise) and the returned Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels (the `InterconnectsSetLabels` operationId).
+	InterconnectsSetLabelsWithBody(ctx context.Context, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsSetLabels Set the labels of an interconnect
+	//
+	// Replaces the whole label set of the interconnect named (or numbered) `resource`, with
+	// the rules of `globalForwardingRules.setLabels`: `labelFingerprint` must be the current
+	// one (412 `conditionNotMet` otherwise) and the returned Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels (the `InterconnectsSetLabels` operationId).
+	InterconnectsSetLabels(ctx context.Context, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, body InterconnectsSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GlobalOperationsList List global operations
 	//
@@ -3631,6 +5340,58 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsGet` operationId).
 	InterconnectAttachmentsGet(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentsPatchWithBody Patch an interconnect attachment
+	//
+	// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
+	// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
+	// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
+	// value other than the current one is 400 `invalid` (sending back what `get` returned
+	// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
+	// Applied at accept: the regional Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsPatch` operationId).
+	InterconnectAttachmentsPatchWithBody(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentsPatch Patch an interconnect attachment
+	//
+	// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
+	// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
+	// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
+	// value other than the current one is 400 `invalid` (sending back what `get` returned
+	// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
+	// Applied at accept: the regional Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsPatch` operationId).
+	InterconnectAttachmentsPatch(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, body InterconnectAttachmentsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentsSetLabelsWithBody Set the labels of an interconnect attachment
+	//
+	// Replaces the whole label set of the attachment named (or numbered) `resource`, with
+	// the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a stale
+	// `labelFingerprint`); the returned regional Operation is already `DONE`. Unlike the
+	// global method, it takes a `requestId`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels (the `InterconnectAttachmentsSetLabels` operationId).
+	InterconnectAttachmentsSetLabelsWithBody(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentsSetLabels Set the labels of an interconnect attachment
+	//
+	// Replaces the whole label set of the attachment named (or numbered) `resource`, with
+	// the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a stale
+	// `labelFingerprint`); the returned regional Operation is already `DONE`. Unlike the
+	// global method, it takes a `requestId`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels (the `InterconnectAttachmentsSetLabels` operationId).
+	InterconnectAttachmentsSetLabels(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, body InterconnectAttachmentsSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RegionOperationsList List regional operations
 	//
@@ -3788,6 +5549,100 @@ func (c *Client) GlobalForwardingRulesDelete(ctx context.Context, project Projec
 // Corresponds with GET /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesGet` operationId).
 func (c *Client) GlobalForwardingRulesGet(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGlobalForwardingRulesGetRequest(c.Server, project, forwardingRule, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GlobalForwardingRulesPatchWithBody Patch a global forwarding rule
+//
+// Changes the rule named (or numbered) `forwardingRule` with a JSON merge patch of a
+// `ForwardingRule`. As the real service says, only `networkTier` can be patched: any
+// other writable member sent with a value other than the rule's current one is 400
+// `invalid` (sending back what `get` returned is accepted), and `labels` change only
+// through `setLabels`. A non-empty `fingerprint` must be the rule's current one, else
+// 412 `conditionNotMet`. Applied at accept: the Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesPatch` operationId).
+func (c *Client) GlobalForwardingRulesPatchWithBody(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalForwardingRulesPatchRequestWithBody(c.Server, project, forwardingRule, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GlobalForwardingRulesPatch Patch a global forwarding rule
+//
+// Changes the rule named (or numbered) `forwardingRule` with a JSON merge patch of a
+// `ForwardingRule`. As the real service says, only `networkTier` can be patched: any
+// other writable member sent with a value other than the rule's current one is 400
+// `invalid` (sending back what `get` returned is accepted), and `labels` change only
+// through `setLabels`. A non-empty `fingerprint` must be the rule's current one, else
+// 412 `conditionNotMet`. Applied at accept: the Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesPatch` operationId).
+func (c *Client) GlobalForwardingRulesPatch(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, body GlobalForwardingRulesPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalForwardingRulesPatchRequest(c.Server, project, forwardingRule, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GlobalForwardingRulesSetTargetWithBody Change the target of a global forwarding rule
+//
+// Points the rule named (or numbered) `forwardingRule` at `target`. The new target must
+// be of the same type (the same collection, such as `targetHttpProxies`) as the current
+// one, else 400 `invalid`; a rule without a target takes any. The change is applied when
+// the request is accepted, so the returned Operation (`operationType: setTarget`) is
+// already `DONE`, and the rule's `fingerprint` changes.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget (the `GlobalForwardingRulesSetTarget` operationId).
+func (c *Client) GlobalForwardingRulesSetTargetWithBody(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalForwardingRulesSetTargetRequestWithBody(c.Server, project, forwardingRule, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GlobalForwardingRulesSetTarget Change the target of a global forwarding rule
+//
+// Points the rule named (or numbered) `forwardingRule` at `target`. The new target must
+// be of the same type (the same collection, such as `targetHttpProxies`) as the current
+// one, else 400 `invalid`; a rule without a target takes any. The change is applied when
+// the request is accepted, so the returned Operation (`operationType: setTarget`) is
+// already `DONE`, and the rule's `fingerprint` changes.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget (the `GlobalForwardingRulesSetTarget` operationId).
+func (c *Client) GlobalForwardingRulesSetTarget(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, body GlobalForwardingRulesSetTargetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalForwardingRulesSetTargetRequest(c.Server, project, forwardingRule, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4140,6 +5995,479 @@ func (c *Client) InterconnectAttachmentGroupsGetOperationalStatus(ctx context.Co
 	return c.Client.Do(req)
 }
 
+// InterconnectAttachmentGroupsGetIamPolicy Get the IAM policy of the interconnect attachment group
+//
+// Returns the IAM policy stored on the interconnect attachment group named (or numbered) `resource`: its
+// `bindings`, `auditConfigs`, `version` and `etag`. A resource whose policy was never
+// set has an empty policy (`version` 1, `etag` `ACAB`). With
+// `optionsRequestedPolicyVersion` below 3, conditional bindings are returned as IAM
+// returns them to such callers: without their condition and with `_withcond_` and a
+// hash appended to the role. Versions other than 0, 1 and 3 are 400 `invalid`.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/getIamPolicy (the `InterconnectAttachmentGroupsGetIamPolicy` operationId).
+func (c *Client) InterconnectAttachmentGroupsGetIamPolicy(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsGetIamPolicyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentGroupsGetIamPolicyRequest(c.Server, project, resource, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentGroupsSetIamPolicyWithBody Set the IAM policy of the interconnect attachment group
+//
+// Replaces the IAM policy of the interconnect attachment group named (or numbered) `resource` with `policy` and
+// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+// request's deprecated top-level `etag` is given), it must be the current one, else 409
+// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+// same role and condition are merged and their members deduplicated; bindings without
+// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+// `version` 3. Violations are 400 `invalid`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy (the `InterconnectAttachmentGroupsSetIamPolicy` operationId).
+func (c *Client) InterconnectAttachmentGroupsSetIamPolicyWithBody(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentGroupsSetIamPolicyRequestWithBody(c.Server, project, resource, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentGroupsSetIamPolicy Set the IAM policy of the interconnect attachment group
+//
+// Replaces the IAM policy of the interconnect attachment group named (or numbered) `resource` with `policy` and
+// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+// request's deprecated top-level `etag` is given), it must be the current one, else 409
+// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+// same role and condition are merged and their members deduplicated; bindings without
+// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+// `version` 3. Violations are 400 `invalid`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy (the `InterconnectAttachmentGroupsSetIamPolicy` operationId).
+func (c *Client) InterconnectAttachmentGroupsSetIamPolicy(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, body InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentGroupsSetIamPolicyRequest(c.Server, project, resource, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentGroupsTestIamPermissionsWithBody Test the caller's permissions on the interconnect attachment group
+//
+// Returns which of `permissions` the caller has on the interconnect attachment group named (or numbered)
+// `resource`. IAM is not enforced, so the caller has every permission of this resource
+// type (`compute.interconnectAttachmentGroups.*`); permissions of other types are left out of the answer,
+// and a permission with a wildcard is 400 `invalid`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions (the `InterconnectAttachmentGroupsTestIamPermissions` operationId).
+func (c *Client) InterconnectAttachmentGroupsTestIamPermissionsWithBody(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentGroupsTestIamPermissionsRequestWithBody(c.Server, project, resource, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentGroupsTestIamPermissions Test the caller's permissions on the interconnect attachment group
+//
+// Returns which of `permissions` the caller has on the interconnect attachment group named (or numbered)
+// `resource`. IAM is not enforced, so the caller has every permission of this resource
+// type (`compute.interconnectAttachmentGroups.*`); permissions of other types are left out of the answer,
+// and a permission with a wildcard is 400 `invalid`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions (the `InterconnectAttachmentGroupsTestIamPermissions` operationId).
+func (c *Client) InterconnectAttachmentGroupsTestIamPermissions(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, body InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentGroupsTestIamPermissionsRequest(c.Server, project, resource, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsList List interconnect groups
+//
+// Lists the project's interconnect groups in pages, each with its analysis as of now.
+// Groups whose insert Operation is not yet `DONE` are not listed.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsList` operationId).
+func (c *Client) InterconnectGroupsList(ctx context.Context, project ProjectPath, params *InterconnectGroupsListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsListRequest(c.Server, project, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsInsertWithBody Create an interconnect group
+//
+// Creates an interconnect group: `name` and `intent.topologyCapability` are required.
+// `interconnects` maps user keys to `{interconnect: URL}`; each must name an existing
+// interconnect of the project, else the Operation ends with `RESOURCE_NOT_FOUND` and
+// nothing is created, and one interconnect may appear once per group (an interconnect
+// may belong to several groups). More than the "Interconnects per group" quota (16)
+// ends it with `QUOTA_EXCEEDED`. The group is readable once the Operation is `DONE`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsInsert` operationId).
+func (c *Client) InterconnectGroupsInsertWithBody(ctx context.Context, project ProjectPath, params *InterconnectGroupsInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsInsertRequestWithBody(c.Server, project, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsInsert Create an interconnect group
+//
+// Creates an interconnect group: `name` and `intent.topologyCapability` are required.
+// `interconnects` maps user keys to `{interconnect: URL}`; each must name an existing
+// interconnect of the project, else the Operation ends with `RESOURCE_NOT_FOUND` and
+// nothing is created, and one interconnect may appear once per group (an interconnect
+// may belong to several groups). More than the "Interconnects per group" quota (16)
+// ends it with `QUOTA_EXCEEDED`. The group is readable once the Operation is `DONE`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsInsert` operationId).
+func (c *Client) InterconnectGroupsInsert(ctx context.Context, project ProjectPath, params *InterconnectGroupsInsertParams, body InterconnectGroupsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsInsertRequest(c.Server, project, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsDelete Delete an interconnect group
+//
+// Deletes the interconnect group (not its interconnects). It stays readable until the
+// Operation is `DONE`.
+//
+// Corresponds with DELETE /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsDelete` operationId).
+func (c *Client) InterconnectGroupsDelete(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsDeleteRequest(c.Server, project, interconnectGroup, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsGet Get an interconnect group
+//
+// Returns the interconnect group named (or numbered) `interconnectGroup`, with its
+// `etag` and the server-computed `configured.topologyCapability` and
+// `physicalStructure` (recomputed whenever the group or one of its interconnects
+// changes).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsGet` operationId).
+func (c *Client) InterconnectGroupsGet(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsGetRequest(c.Server, project, interconnectGroup, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsPatchWithBody Patch an interconnect group
+//
+// Changes the interconnect group named (or numbered) `interconnectGroup`, as
+// `interconnectAttachmentGroups.patch` changes an attachment group: a JSON merge patch of
+// `description`, `intent` and `interconnects` (entries merged key by key, an entry given
+// as null removed), or exactly the fields listed in `updateMask`. A given `etag` must be
+// current (412 `conditionNotMet`). Applied at accept: the Operation is already `DONE`,
+// with `error` when an interconnect is not found or the quota is exceeded.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsPatch` operationId).
+func (c *Client) InterconnectGroupsPatchWithBody(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsPatchRequestWithBody(c.Server, project, interconnectGroup, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsPatch Patch an interconnect group
+//
+// Changes the interconnect group named (or numbered) `interconnectGroup`, as
+// `interconnectAttachmentGroups.patch` changes an attachment group: a JSON merge patch of
+// `description`, `intent` and `interconnects` (entries merged key by key, an entry given
+// as null removed), or exactly the fields listed in `updateMask`. A given `etag` must be
+// current (412 `conditionNotMet`). Applied at accept: the Operation is already `DONE`,
+// with `error` when an interconnect is not found or the quota is exceeded.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsPatch` operationId).
+func (c *Client) InterconnectGroupsPatch(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, body InterconnectGroupsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsPatchRequest(c.Server, project, interconnectGroup, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsCreateMembersWithBody Create interconnects in an interconnect group
+//
+// Creates the interconnects of `request.interconnects` (each completed from
+// `request.templateInterconnect`) and adds them to the group, in one step: every
+// interconnect needs a free name, a `facility` (a facility of the catalog, such as
+// `iad-1`), a `linkType`, a `requestedLinkCount` and an `interconnectType`; the first
+// location of the facility not yet used by the call is taken, so that interconnects
+// created together spread over the facility's zones. With `intentMismatchBehavior:
+// REJECT`, a call after which the group's `configured.topologyCapability.supportedSla`
+// would differ from its intent is 400 `invalid` and creates nothing. The Operation
+// (`operationType: createMembers`) is already `DONE`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers (the `InterconnectGroupsCreateMembers` operationId).
+func (c *Client) InterconnectGroupsCreateMembersWithBody(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsCreateMembersRequestWithBody(c.Server, project, interconnectGroup, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsCreateMembers Create interconnects in an interconnect group
+//
+// Creates the interconnects of `request.interconnects` (each completed from
+// `request.templateInterconnect`) and adds them to the group, in one step: every
+// interconnect needs a free name, a `facility` (a facility of the catalog, such as
+// `iad-1`), a `linkType`, a `requestedLinkCount` and an `interconnectType`; the first
+// location of the facility not yet used by the call is taken, so that interconnects
+// created together spread over the facility's zones. With `intentMismatchBehavior:
+// REJECT`, a call after which the group's `configured.topologyCapability.supportedSla`
+// would differ from its intent is 400 `invalid` and creates nothing. The Operation
+// (`operationType: createMembers`) is already `DONE`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers (the `InterconnectGroupsCreateMembers` operationId).
+func (c *Client) InterconnectGroupsCreateMembers(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, body InterconnectGroupsCreateMembersJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsCreateMembersRequest(c.Server, project, interconnectGroup, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsGetOperationalStatus Get the operational status of an interconnect group
+//
+// Returns, computed when asked, each interconnect's status (`isActive` is `ACTIVE`
+// exactly when it exists, is admin-enabled and its circuit is not set down through the
+// admin API; a deleted interconnect is `INACTIVE` with `adminEnabled: false`), the
+// `configured` capability over the group's existing interconnects, the `operational`
+// one over the active ones only, and `groupStatus` (`FULLY_UP` when all are active,
+// `FULLY_DOWN` when none is or the group has none, `DEGRADED` otherwise), with the
+// group's `etag`.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/getOperationalStatus (the `InterconnectGroupsGetOperationalStatus` operationId).
+func (c *Client) InterconnectGroupsGetOperationalStatus(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetOperationalStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsGetOperationalStatusRequest(c.Server, project, interconnectGroup, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsGetIamPolicy Get the IAM policy of the interconnect group
+//
+// Returns the IAM policy stored on the interconnect group named (or numbered) `resource`: its
+// `bindings`, `auditConfigs`, `version` and `etag`. A resource whose policy was never
+// set has an empty policy (`version` 1, `etag` `ACAB`). With
+// `optionsRequestedPolicyVersion` below 3, conditional bindings are returned as IAM
+// returns them to such callers: without their condition and with `_withcond_` and a
+// hash appended to the role. Versions other than 0, 1 and 3 are 400 `invalid`.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{resource}/getIamPolicy (the `InterconnectGroupsGetIamPolicy` operationId).
+func (c *Client) InterconnectGroupsGetIamPolicy(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsGetIamPolicyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsGetIamPolicyRequest(c.Server, project, resource, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsSetIamPolicyWithBody Set the IAM policy of the interconnect group
+//
+// Replaces the IAM policy of the interconnect group named (or numbered) `resource` with `policy` and
+// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+// request's deprecated top-level `etag` is given), it must be the current one, else 409
+// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+// same role and condition are merged and their members deduplicated; bindings without
+// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+// `version` 3. Violations are 400 `invalid`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy (the `InterconnectGroupsSetIamPolicy` operationId).
+func (c *Client) InterconnectGroupsSetIamPolicyWithBody(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsSetIamPolicyRequestWithBody(c.Server, project, resource, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsSetIamPolicy Set the IAM policy of the interconnect group
+//
+// Replaces the IAM policy of the interconnect group named (or numbered) `resource` with `policy` and
+// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+// request's deprecated top-level `etag` is given), it must be the current one, else 409
+// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+// same role and condition are merged and their members deduplicated; bindings without
+// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+// `version` 3. Violations are 400 `invalid`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy (the `InterconnectGroupsSetIamPolicy` operationId).
+func (c *Client) InterconnectGroupsSetIamPolicy(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, body InterconnectGroupsSetIamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsSetIamPolicyRequest(c.Server, project, resource, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsTestIamPermissionsWithBody Test the caller's permissions on the interconnect group
+//
+// Returns which of `permissions` the caller has on the interconnect group named (or numbered)
+// `resource`. IAM is not enforced, so the caller has every permission of this resource
+// type (`compute.interconnectGroups.*`); permissions of other types are left out of the answer,
+// and a permission with a wildcard is 400 `invalid`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions (the `InterconnectGroupsTestIamPermissions` operationId).
+func (c *Client) InterconnectGroupsTestIamPermissionsWithBody(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsTestIamPermissionsRequestWithBody(c.Server, project, resource, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsTestIamPermissions Test the caller's permissions on the interconnect group
+//
+// Returns which of `permissions` the caller has on the interconnect group named (or numbered)
+// `resource`. IAM is not enforced, so the caller has every permission of this resource
+// type (`compute.interconnectGroups.*`); permissions of other types are left out of the answer,
+// and a permission with a wildcard is 400 `invalid`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions (the `InterconnectGroupsTestIamPermissions` operationId).
+func (c *Client) InterconnectGroupsTestIamPermissions(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, body InterconnectGroupsTestIamPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsTestIamPermissionsRequest(c.Server, project, resource, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // InterconnectLocationsList List interconnect locations
 //
 // Returns one page of the interconnect locations (colocation facilities where an
@@ -4304,6 +6632,181 @@ func (c *Client) InterconnectsDelete(ctx context.Context, project ProjectPath, i
 // Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsGet` operationId).
 func (c *Client) InterconnectsGet(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewInterconnectsGetRequest(c.Server, project, interconnect, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsPatchWithBody Patch an interconnect
+//
+// Changes the interconnect named (or numbered) `interconnect` with a JSON merge patch of
+// an `Interconnect`. Patchable: `description`, `adminEnabled`, `nocContactEmail`,
+// `customerName`, `requestedLinkCount` and `labels`; any other writable member sent
+// with a value other than the current one is 400 `invalid` (sending back what `get`
+// returned is accepted). Setting `adminEnabled: false` drains the interconnect: its
+// attachments and every interconnect group holding it report it down. Applied at
+// accept: the Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsPatch` operationId).
+func (c *Client) InterconnectsPatchWithBody(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsPatchRequestWithBody(c.Server, project, interconnect, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsPatch Patch an interconnect
+//
+// Changes the interconnect named (or numbered) `interconnect` with a JSON merge patch of
+// an `Interconnect`. Patchable: `description`, `adminEnabled`, `nocContactEmail`,
+// `customerName`, `requestedLinkCount` and `labels`; any other writable member sent
+// with a value other than the current one is 400 `invalid` (sending back what `get`
+// returned is accepted). Setting `adminEnabled: false` drains the interconnect: its
+// attachments and every interconnect group holding it report it down. Applied at
+// accept: the Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsPatch` operationId).
+func (c *Client) InterconnectsPatch(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, body InterconnectsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsPatchRequest(c.Server, project, interconnect, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsGetDiagnostics Get the diagnostics of an interconnect
+//
+// Returns the diagnostics of the interconnect named (or numbered) `interconnect`: one
+// link per provisioned link, each up exactly when the interconnect is operational
+// (admin-enabled and its circuit not set down through the admin API), with plausible
+// optical power and LACP values; the bundle is up when any link is.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getDiagnostics (the `InterconnectsGetDiagnostics` operationId).
+func (c *Client) InterconnectsGetDiagnostics(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetDiagnosticsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsGetDiagnosticsRequest(c.Server, project, interconnect, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsGetMacsecConfig Get the MACsec configuration of an interconnect
+//
+// Returns the MACsec configuration of the interconnect named (or numbered)
+// `interconnect`: its pre-shared keys with the CAK and CKN the service generated for
+// each (none when MACsec is not configured), and an `etag` of the configuration.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getMacsecConfig (the `InterconnectsGetMacsecConfig` operationId).
+func (c *Client) InterconnectsGetMacsecConfig(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetMacsecConfigParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsGetMacsecConfigRequest(c.Server, project, interconnect, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsSetNameWithBody Rename an interconnect
+//
+// Renames the interconnect named (or numbered) `interconnect` to `name`. `currentName`,
+// when given, must be its current name (400 `invalid` otherwise); `name` is required and
+// must be free (409 `alreadyExists`). Its attachments and the interconnect groups that
+// hold it follow the new name. Applied at accept: the Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName (the `InterconnectsSetName` operationId).
+func (c *Client) InterconnectsSetNameWithBody(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsSetNameRequestWithBody(c.Server, project, interconnect, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsSetName Rename an interconnect
+//
+// Renames the interconnect named (or numbered) `interconnect` to `name`. `currentName`,
+// when given, must be its current name (400 `invalid` otherwise); `name` is required and
+// must be free (409 `alreadyExists`). Its attachments and the interconnect groups that
+// hold it follow the new name. Applied at accept: the Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName (the `InterconnectsSetName` operationId).
+func (c *Client) InterconnectsSetName(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, body InterconnectsSetNameJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsSetNameRequest(c.Server, project, interconnect, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsSetLabelsWithBody Set the labels of an interconnect
+//
+// Replaces the whole label set of the interconnect named (or numbered) `resource`, with
+// the rules of `globalForwardingRules.setLabels`: `labelFingerprint` must be the current
+// one (412 `conditionNotMet` otherwise) and the returned Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels (the `InterconnectsSetLabels` operationId).
+func (c *Client) InterconnectsSetLabelsWithBody(ctx context.Context, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsSetLabelsRequestWithBody(c.Server, project, resource, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsSetLabels Set the labels of an interconnect
+//
+// Replaces the whole label set of the interconnect named (or numbered) `resource`, with
+// the rules of `globalForwardingRules.setLabels`: `labelFingerprint` must be the current
+// one (412 `conditionNotMet` otherwise) and the returned Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels (the `InterconnectsSetLabels` operationId).
+func (c *Client) InterconnectsSetLabels(ctx context.Context, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, body InterconnectsSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsSetLabelsRequest(c.Server, project, resource, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4544,6 +7047,98 @@ func (c *Client) InterconnectAttachmentsDelete(ctx context.Context, project Proj
 // Corresponds with GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsGet` operationId).
 func (c *Client) InterconnectAttachmentsGet(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewInterconnectAttachmentsGetRequest(c.Server, project, region, interconnectAttachment, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentsPatchWithBody Patch an interconnect attachment
+//
+// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
+// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
+// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
+// value other than the current one is 400 `invalid` (sending back what `get` returned
+// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
+// Applied at accept: the regional Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsPatch` operationId).
+func (c *Client) InterconnectAttachmentsPatchWithBody(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentsPatchRequestWithBody(c.Server, project, region, interconnectAttachment, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentsPatch Patch an interconnect attachment
+//
+// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
+// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
+// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
+// value other than the current one is 400 `invalid` (sending back what `get` returned
+// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
+// Applied at accept: the regional Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsPatch` operationId).
+func (c *Client) InterconnectAttachmentsPatch(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, body InterconnectAttachmentsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentsPatchRequest(c.Server, project, region, interconnectAttachment, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentsSetLabelsWithBody Set the labels of an interconnect attachment
+//
+// Replaces the whole label set of the attachment named (or numbered) `resource`, with
+// the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a stale
+// `labelFingerprint`); the returned regional Operation is already `DONE`. Unlike the
+// global method, it takes a `requestId`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels (the `InterconnectAttachmentsSetLabels` operationId).
+func (c *Client) InterconnectAttachmentsSetLabelsWithBody(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentsSetLabelsRequestWithBody(c.Server, project, region, resource, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentsSetLabels Set the labels of an interconnect attachment
+//
+// Replaces the whole label set of the attachment named (or numbered) `resource`, with
+// the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a stale
+// `labelFingerprint`); the returned regional Operation is already `DONE`. Unlike the
+// global method, it takes a `requestId`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels (the `InterconnectAttachmentsSetLabels` operationId).
+func (c *Client) InterconnectAttachmentsSetLabels(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, body InterconnectAttachmentsSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentsSetLabelsRequest(c.Server, project, region, resource, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5036,6 +7631,216 @@ func NewGlobalForwardingRulesGetRequest(server string, project ProjectPath, forw
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewGlobalForwardingRulesPatchRequest calls the generic GlobalForwardingRulesPatch builder with application/json body
+func NewGlobalForwardingRulesPatchRequest(server string, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, body GlobalForwardingRulesPatchJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewGlobalForwardingRulesPatchRequestWithBody(server, project, forwardingRule, params, "application/json", bodyReader)
+}
+
+// NewGlobalForwardingRulesPatchRequestWithBody constructs an http.Request for the GlobalForwardingRulesPatch method, with any body, and a specified content type
+func NewGlobalForwardingRulesPatchRequestWithBody(server string, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "forwardingRule", forwardingRule, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/forwardingRules/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGlobalForwardingRulesSetTargetRequest calls the generic GlobalForwardingRulesSetTarget builder with application/json body
+func NewGlobalForwardingRulesSetTargetRequest(server string, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, body GlobalForwardingRulesSetTargetJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewGlobalForwardingRulesSetTargetRequestWithBody(server, project, forwardingRule, params, "application/json", bodyReader)
+}
+
+// NewGlobalForwardingRulesSetTargetRequestWithBody constructs an http.Request for the GlobalForwardingRulesSetTarget method, with any body, and a specified content type
+func NewGlobalForwardingRulesSetTargetRequestWithBody(server string, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "forwardingRule", forwardingRule, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/forwardingRules/%s/setTarget", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -5733,6 +8538,1255 @@ func NewInterconnectAttachmentGroupsGetOperationalStatusRequest(server string, p
 	return req, nil
 }
 
+// NewInterconnectAttachmentGroupsGetIamPolicyRequest constructs an http.Request for the InterconnectAttachmentGroupsGetIamPolicy method
+func NewInterconnectAttachmentGroupsGetIamPolicyRequest(server string, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsGetIamPolicyParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectAttachmentGroups/%s/getIamPolicy", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.OptionsRequestedPolicyVersion != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "optionsRequestedPolicyVersion", *params.OptionsRequestedPolicyVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectAttachmentGroupsSetIamPolicyRequest calls the generic InterconnectAttachmentGroupsSetIamPolicy builder with application/json body
+func NewInterconnectAttachmentGroupsSetIamPolicyRequest(server string, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, body InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectAttachmentGroupsSetIamPolicyRequestWithBody(server, project, resource, params, "application/json", bodyReader)
+}
+
+// NewInterconnectAttachmentGroupsSetIamPolicyRequestWithBody constructs an http.Request for the InterconnectAttachmentGroupsSetIamPolicy method, with any body, and a specified content type
+func NewInterconnectAttachmentGroupsSetIamPolicyRequestWithBody(server string, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectAttachmentGroups/%s/setIamPolicy", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectAttachmentGroupsTestIamPermissionsRequest calls the generic InterconnectAttachmentGroupsTestIamPermissions builder with application/json body
+func NewInterconnectAttachmentGroupsTestIamPermissionsRequest(server string, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, body InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectAttachmentGroupsTestIamPermissionsRequestWithBody(server, project, resource, params, "application/json", bodyReader)
+}
+
+// NewInterconnectAttachmentGroupsTestIamPermissionsRequestWithBody constructs an http.Request for the InterconnectAttachmentGroupsTestIamPermissions method, with any body, and a specified content type
+func NewInterconnectAttachmentGroupsTestIamPermissionsRequestWithBody(server string, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectAttachmentGroups/%s/testIamPermissions", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectGroupsListRequest constructs an http.Request for the InterconnectGroupsList method
+func NewInterconnectGroupsListRequest(server string, project ProjectPath, params *InterconnectGroupsListParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MaxResults != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "maxResults", *params.MaxResults, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "uint32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageToken", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ReturnPartialSuccess != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "returnPartialSuccess", *params.ReturnPartialSuccess, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectGroupsInsertRequest calls the generic InterconnectGroupsInsert builder with application/json body
+func NewInterconnectGroupsInsertRequest(server string, project ProjectPath, params *InterconnectGroupsInsertParams, body InterconnectGroupsInsertJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectGroupsInsertRequestWithBody(server, project, params, "application/json", bodyReader)
+}
+
+// NewInterconnectGroupsInsertRequestWithBody constructs an http.Request for the InterconnectGroupsInsert method, with any body, and a specified content type
+func NewInterconnectGroupsInsertRequestWithBody(server string, project ProjectPath, params *InterconnectGroupsInsertParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectGroupsDeleteRequest constructs an http.Request for the InterconnectGroupsDelete method
+func NewInterconnectGroupsDeleteRequest(server string, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsDeleteParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnectGroup", interconnectGroup, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectGroupsGetRequest constructs an http.Request for the InterconnectGroupsGet method
+func NewInterconnectGroupsGetRequest(server string, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnectGroup", interconnectGroup, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectGroupsPatchRequest calls the generic InterconnectGroupsPatch builder with application/json body
+func NewInterconnectGroupsPatchRequest(server string, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, body InterconnectGroupsPatchJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectGroupsPatchRequestWithBody(server, project, interconnectGroup, params, "application/json", bodyReader)
+}
+
+// NewInterconnectGroupsPatchRequestWithBody constructs an http.Request for the InterconnectGroupsPatch method, with any body, and a specified content type
+func NewInterconnectGroupsPatchRequestWithBody(server string, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnectGroup", interconnectGroup, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.UpdateMask != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updateMask", *params.UpdateMask, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectGroupsCreateMembersRequest calls the generic InterconnectGroupsCreateMembers builder with application/json body
+func NewInterconnectGroupsCreateMembersRequest(server string, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, body InterconnectGroupsCreateMembersJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectGroupsCreateMembersRequestWithBody(server, project, interconnectGroup, params, "application/json", bodyReader)
+}
+
+// NewInterconnectGroupsCreateMembersRequestWithBody constructs an http.Request for the InterconnectGroupsCreateMembers method, with any body, and a specified content type
+func NewInterconnectGroupsCreateMembersRequestWithBody(server string, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnectGroup", interconnectGroup, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups/%s/createMembers", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectGroupsGetOperationalStatusRequest constructs an http.Request for the InterconnectGroupsGetOperationalStatus method
+func NewInterconnectGroupsGetOperationalStatusRequest(server string, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetOperationalStatusParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnectGroup", interconnectGroup, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups/%s/getOperationalStatus", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectGroupsGetIamPolicyRequest constructs an http.Request for the InterconnectGroupsGetIamPolicy method
+func NewInterconnectGroupsGetIamPolicyRequest(server string, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsGetIamPolicyParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups/%s/getIamPolicy", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.OptionsRequestedPolicyVersion != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "optionsRequestedPolicyVersion", *params.OptionsRequestedPolicyVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectGroupsSetIamPolicyRequest calls the generic InterconnectGroupsSetIamPolicy builder with application/json body
+func NewInterconnectGroupsSetIamPolicyRequest(server string, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, body InterconnectGroupsSetIamPolicyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectGroupsSetIamPolicyRequestWithBody(server, project, resource, params, "application/json", bodyReader)
+}
+
+// NewInterconnectGroupsSetIamPolicyRequestWithBody constructs an http.Request for the InterconnectGroupsSetIamPolicy method, with any body, and a specified content type
+func NewInterconnectGroupsSetIamPolicyRequestWithBody(server string, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups/%s/setIamPolicy", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectGroupsTestIamPermissionsRequest calls the generic InterconnectGroupsTestIamPermissions builder with application/json body
+func NewInterconnectGroupsTestIamPermissionsRequest(server string, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, body InterconnectGroupsTestIamPermissionsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectGroupsTestIamPermissionsRequestWithBody(server, project, resource, params, "application/json", bodyReader)
+}
+
+// NewInterconnectGroupsTestIamPermissionsRequestWithBody constructs an http.Request for the InterconnectGroupsTestIamPermissions method, with any body, and a specified content type
+func NewInterconnectGroupsTestIamPermissionsRequestWithBody(server string, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups/%s/testIamPermissions", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewInterconnectLocationsListRequest constructs an http.Request for the InterconnectLocationsList method
 func NewInterconnectLocationsListRequest(server string, project ProjectPath, params *InterconnectLocationsListParams) (*http.Request, error) {
 	var err error
@@ -6345,6 +10399,469 @@ func NewInterconnectsGetRequest(server string, project ProjectPath, interconnect
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewInterconnectsPatchRequest calls the generic InterconnectsPatch builder with application/json body
+func NewInterconnectsPatchRequest(server string, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, body InterconnectsPatchJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectsPatchRequestWithBody(server, project, interconnect, params, "application/json", bodyReader)
+}
+
+// NewInterconnectsPatchRequestWithBody constructs an http.Request for the InterconnectsPatch method, with any body, and a specified content type
+func NewInterconnectsPatchRequestWithBody(server string, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnect", interconnect, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnects/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectsGetDiagnosticsRequest constructs an http.Request for the InterconnectsGetDiagnostics method
+func NewInterconnectsGetDiagnosticsRequest(server string, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetDiagnosticsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnect", interconnect, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnects/%s/getDiagnostics", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectsGetMacsecConfigRequest constructs an http.Request for the InterconnectsGetMacsecConfig method
+func NewInterconnectsGetMacsecConfigRequest(server string, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetMacsecConfigParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnect", interconnect, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnects/%s/getMacsecConfig", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectsSetNameRequest calls the generic InterconnectsSetName builder with application/json body
+func NewInterconnectsSetNameRequest(server string, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, body InterconnectsSetNameJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectsSetNameRequestWithBody(server, project, interconnect, params, "application/json", bodyReader)
+}
+
+// NewInterconnectsSetNameRequestWithBody constructs an http.Request for the InterconnectsSetName method, with any body, and a specified content type
+func NewInterconnectsSetNameRequestWithBody(server string, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnect", interconnect, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnects/%s/setName", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectsSetLabelsRequest calls the generic InterconnectsSetLabels builder with application/json body
+func NewInterconnectsSetLabelsRequest(server string, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, body InterconnectsSetLabelsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectsSetLabelsRequestWithBody(server, project, resource, params, "application/json", bodyReader)
+}
+
+// NewInterconnectsSetLabelsRequestWithBody constructs an http.Request for the InterconnectsSetLabels method, with any body, and a specified content type
+func NewInterconnectsSetLabelsRequestWithBody(server string, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnects/%s/setLabels", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -7153,6 +11670,230 @@ func NewInterconnectAttachmentsGetRequest(server string, project ProjectPath, re
 	return req, nil
 }
 
+// NewInterconnectAttachmentsPatchRequest calls the generic InterconnectAttachmentsPatch builder with application/json body
+func NewInterconnectAttachmentsPatchRequest(server string, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, body InterconnectAttachmentsPatchJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectAttachmentsPatchRequestWithBody(server, project, region, interconnectAttachment, params, "application/json", bodyReader)
+}
+
+// NewInterconnectAttachmentsPatchRequestWithBody constructs an http.Request for the InterconnectAttachmentsPatch method, with any body, and a specified content type
+func NewInterconnectAttachmentsPatchRequestWithBody(server string, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "interconnectAttachment", interconnectAttachment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/regions/%s/interconnectAttachments/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectAttachmentsSetLabelsRequest calls the generic InterconnectAttachmentsSetLabels builder with application/json body
+func NewInterconnectAttachmentsSetLabelsRequest(server string, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, body InterconnectAttachmentsSetLabelsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectAttachmentsSetLabelsRequestWithBody(server, project, region, resource, params, "application/json", bodyReader)
+}
+
+// NewInterconnectAttachmentsSetLabelsRequestWithBody constructs an http.Request for the InterconnectAttachmentsSetLabels method, with any body, and a specified content type
+func NewInterconnectAttachmentsSetLabelsRequestWithBody(server string, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/regions/%s/interconnectAttachments/%s/setLabels", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewRegionOperationsListRequest constructs an http.Request for the RegionOperationsList method
 func NewRegionOperationsListRequest(server string, project ProjectPath, region RegionPath, params *RegionOperationsListParams) (*http.Request, error) {
 	var err error
@@ -7676,6 +12417,60 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesGet` operationId).
 	GlobalForwardingRulesGetWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesGetParams, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesGetResponse, error)
 
+	// GlobalForwardingRulesPatchWithBodyWithResponse Patch a global forwarding rule
+	//
+	// Changes the rule named (or numbered) `forwardingRule` with a JSON merge patch of a
+	// `ForwardingRule`. As the real service says, only `networkTier` can be patched: any
+	// other writable member sent with a value other than the rule's current one is 400
+	// `invalid` (sending back what `get` returned is accepted), and `labels` change only
+	// through `setLabels`. A non-empty `fingerprint` must be the rule's current one, else
+	// 412 `conditionNotMet`. Applied at accept: the Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesPatch` operationId).
+	GlobalForwardingRulesPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesPatchResponse, error)
+
+	// GlobalForwardingRulesPatchWithResponse Patch a global forwarding rule
+	//
+	// Changes the rule named (or numbered) `forwardingRule` with a JSON merge patch of a
+	// `ForwardingRule`. As the real service says, only `networkTier` can be patched: any
+	// other writable member sent with a value other than the rule's current one is 400
+	// `invalid` (sending back what `get` returned is accepted), and `labels` change only
+	// through `setLabels`. A non-empty `fingerprint` must be the rule's current one, else
+	// 412 `conditionNotMet`. Applied at accept: the Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesPatch` operationId).
+	GlobalForwardingRulesPatchWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, body GlobalForwardingRulesPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesPatchResponse, error)
+
+	// GlobalForwardingRulesSetTargetWithBodyWithResponse Change the target of a global forwarding rule
+	//
+	// Points the rule named (or numbered) `forwardingRule` at `target`. The new target must
+	// be of the same type (the same collection, such as `targetHttpProxies`) as the current
+	// one, else 400 `invalid`; a rule without a target takes any. The change is applied when
+	// the request is accepted, so the returned Operation (`operationType: setTarget`) is
+	// already `DONE`, and the rule's `fingerprint` changes.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget (the `GlobalForwardingRulesSetTarget` operationId).
+	GlobalForwardingRulesSetTargetWithBodyWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesSetTargetResponse, error)
+
+	// GlobalForwardingRulesSetTargetWithResponse Change the target of a global forwarding rule
+	//
+	// Points the rule named (or numbered) `forwardingRule` at `target`. The new target must
+	// be of the same type (the same collection, such as `targetHttpProxies`) as the current
+	// one, else 400 `invalid`; a rule without a target takes any. The change is applied when
+	// the request is accepted, so the returned Operation (`operationType: setTarget`) is
+	// already `DONE`, and the rule's `fingerprint` changes.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget (the `GlobalForwardingRulesSetTarget` operationId).
+	GlobalForwardingRulesSetTargetWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, body GlobalForwardingRulesSetTargetJSONRequestBody, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesSetTargetResponse, error)
+
 	// GlobalForwardingRulesSetLabelsWithBodyWithResponse Set the labels of a global forwarding rule
 	//
 	// Replaces the whole label set of the global forwarding rule named (or numbered)
@@ -7926,6 +12721,291 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup}/getOperationalStatus (the `InterconnectAttachmentGroupsGetOperationalStatus` operationId).
 	InterconnectAttachmentGroupsGetOperationalStatusWithResponse(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsGetOperationalStatusParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsGetOperationalStatusResponse, error)
 
+	// InterconnectAttachmentGroupsGetIamPolicyWithResponse Get the IAM policy of the interconnect attachment group
+	//
+	// Returns the IAM policy stored on the interconnect attachment group named (or numbered) `resource`: its
+	// `bindings`, `auditConfigs`, `version` and `etag`. A resource whose policy was never
+	// set has an empty policy (`version` 1, `etag` `ACAB`). With
+	// `optionsRequestedPolicyVersion` below 3, conditional bindings are returned as IAM
+	// returns them to such callers: without their condition and with `_withcond_` and a
+	// hash appended to the role. Versions other than 0, 1 and 3 are 400 `invalid`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/getIamPolicy (the `InterconnectAttachmentGroupsGetIamPolicy` operationId).
+	InterconnectAttachmentGroupsGetIamPolicyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsGetIamPolicyParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsGetIamPolicyResponse, error)
+
+	// InterconnectAttachmentGroupsSetIamPolicyWithBodyWithResponse Set the IAM policy of the interconnect attachment group
+	//
+	// Replaces the IAM policy of the interconnect attachment group named (or numbered) `resource` with `policy` and
+	// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+	// request's deprecated top-level `etag` is given), it must be the current one, else 409
+	// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+	// same role and condition are merged and their members deduplicated; bindings without
+	// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+	// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+	// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+	// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+	// `version` 3. Violations are 400 `invalid`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy (the `InterconnectAttachmentGroupsSetIamPolicy` operationId).
+	InterconnectAttachmentGroupsSetIamPolicyWithBodyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsSetIamPolicyResponse, error)
+
+	// InterconnectAttachmentGroupsSetIamPolicyWithResponse Set the IAM policy of the interconnect attachment group
+	//
+	// Replaces the IAM policy of the interconnect attachment group named (or numbered) `resource` with `policy` and
+	// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+	// request's deprecated top-level `etag` is given), it must be the current one, else 409
+	// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+	// same role and condition are merged and their members deduplicated; bindings without
+	// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+	// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+	// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+	// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+	// `version` 3. Violations are 400 `invalid`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy (the `InterconnectAttachmentGroupsSetIamPolicy` operationId).
+	InterconnectAttachmentGroupsSetIamPolicyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, body InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsSetIamPolicyResponse, error)
+
+	// InterconnectAttachmentGroupsTestIamPermissionsWithBodyWithResponse Test the caller's permissions on the interconnect attachment group
+	//
+	// Returns which of `permissions` the caller has on the interconnect attachment group named (or numbered)
+	// `resource`. IAM is not enforced, so the caller has every permission of this resource
+	// type (`compute.interconnectAttachmentGroups.*`); permissions of other types are left out of the answer,
+	// and a permission with a wildcard is 400 `invalid`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions (the `InterconnectAttachmentGroupsTestIamPermissions` operationId).
+	InterconnectAttachmentGroupsTestIamPermissionsWithBodyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsTestIamPermissionsResponse, error)
+
+	// InterconnectAttachmentGroupsTestIamPermissionsWithResponse Test the caller's permissions on the interconnect attachment group
+	//
+	// Returns which of `permissions` the caller has on the interconnect attachment group named (or numbered)
+	// `resource`. IAM is not enforced, so the caller has every permission of this resource
+	// type (`compute.interconnectAttachmentGroups.*`); permissions of other types are left out of the answer,
+	// and a permission with a wildcard is 400 `invalid`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions (the `InterconnectAttachmentGroupsTestIamPermissions` operationId).
+	InterconnectAttachmentGroupsTestIamPermissionsWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, body InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsTestIamPermissionsResponse, error)
+
+	// InterconnectGroupsListWithResponse List interconnect groups
+	//
+	// Lists the project's interconnect groups in pages, each with its analysis as of now.
+	// Groups whose insert Operation is not yet `DONE` are not listed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsList` operationId).
+	InterconnectGroupsListWithResponse(ctx context.Context, project ProjectPath, params *InterconnectGroupsListParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsListResponse, error)
+
+	// InterconnectGroupsInsertWithBodyWithResponse Create an interconnect group
+	//
+	// Creates an interconnect group: `name` and `intent.topologyCapability` are required.
+	// `interconnects` maps user keys to `{interconnect: URL}`; each must name an existing
+	// interconnect of the project, else the Operation ends with `RESOURCE_NOT_FOUND` and
+	// nothing is created, and one interconnect may appear once per group (an interconnect
+	// may belong to several groups). More than the "Interconnects per group" quota (16)
+	// ends it with `QUOTA_EXCEEDED`. The group is readable once the Operation is `DONE`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsInsert` operationId).
+	InterconnectGroupsInsertWithBodyWithResponse(ctx context.Context, project ProjectPath, params *InterconnectGroupsInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsInsertResponse, error)
+
+	// InterconnectGroupsInsertWithResponse Create an interconnect group
+	//
+	// Creates an interconnect group: `name` and `intent.topologyCapability` are required.
+	// `interconnects` maps user keys to `{interconnect: URL}`; each must name an existing
+	// interconnect of the project, else the Operation ends with `RESOURCE_NOT_FOUND` and
+	// nothing is created, and one interconnect may appear once per group (an interconnect
+	// may belong to several groups). More than the "Interconnects per group" quota (16)
+	// ends it with `QUOTA_EXCEEDED`. The group is readable once the Operation is `DONE`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsInsert` operationId).
+	InterconnectGroupsInsertWithResponse(ctx context.Context, project ProjectPath, params *InterconnectGroupsInsertParams, body InterconnectGroupsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsInsertResponse, error)
+
+	// InterconnectGroupsDeleteWithResponse Delete an interconnect group
+	//
+	// Deletes the interconnect group (not its interconnects). It stays readable until the
+	// Operation is `DONE`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsDelete` operationId).
+	InterconnectGroupsDeleteWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsDeleteParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsDeleteResponse, error)
+
+	// InterconnectGroupsGetWithResponse Get an interconnect group
+	//
+	// Returns the interconnect group named (or numbered) `interconnectGroup`, with its
+	// `etag` and the server-computed `configured.topologyCapability` and
+	// `physicalStructure` (recomputed whenever the group or one of its interconnects
+	// changes).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsGet` operationId).
+	InterconnectGroupsGetWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsGetResponse, error)
+
+	// InterconnectGroupsPatchWithBodyWithResponse Patch an interconnect group
+	//
+	// Changes the interconnect group named (or numbered) `interconnectGroup`, as
+	// `interconnectAttachmentGroups.patch` changes an attachment group: a JSON merge patch of
+	// `description`, `intent` and `interconnects` (entries merged key by key, an entry given
+	// as null removed), or exactly the fields listed in `updateMask`. A given `etag` must be
+	// current (412 `conditionNotMet`). Applied at accept: the Operation is already `DONE`,
+	// with `error` when an interconnect is not found or the quota is exceeded.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsPatch` operationId).
+	InterconnectGroupsPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsPatchResponse, error)
+
+	// InterconnectGroupsPatchWithResponse Patch an interconnect group
+	//
+	// Changes the interconnect group named (or numbered) `interconnectGroup`, as
+	// `interconnectAttachmentGroups.patch` changes an attachment group: a JSON merge patch of
+	// `description`, `intent` and `interconnects` (entries merged key by key, an entry given
+	// as null removed), or exactly the fields listed in `updateMask`. A given `etag` must be
+	// current (412 `conditionNotMet`). Applied at accept: the Operation is already `DONE`,
+	// with `error` when an interconnect is not found or the quota is exceeded.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsPatch` operationId).
+	InterconnectGroupsPatchWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, body InterconnectGroupsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsPatchResponse, error)
+
+	// InterconnectGroupsCreateMembersWithBodyWithResponse Create interconnects in an interconnect group
+	//
+	// Creates the interconnects of `request.interconnects` (each completed from
+	// `request.templateInterconnect`) and adds them to the group, in one step: every
+	// interconnect needs a free name, a `facility` (a facility of the catalog, such as
+	// `iad-1`), a `linkType`, a `requestedLinkCount` and an `interconnectType`; the first
+	// location of the facility not yet used by the call is taken, so that interconnects
+	// created together spread over the facility's zones. With `intentMismatchBehavior:
+	// REJECT`, a call after which the group's `configured.topologyCapability.supportedSla`
+	// would differ from its intent is 400 `invalid` and creates nothing. The Operation
+	// (`operationType: createMembers`) is already `DONE`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers (the `InterconnectGroupsCreateMembers` operationId).
+	InterconnectGroupsCreateMembersWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsCreateMembersResponse, error)
+
+	// InterconnectGroupsCreateMembersWithResponse Create interconnects in an interconnect group
+	//
+	// Creates the interconnects of `request.interconnects` (each completed from
+	// `request.templateInterconnect`) and adds them to the group, in one step: every
+	// interconnect needs a free name, a `facility` (a facility of the catalog, such as
+	// `iad-1`), a `linkType`, a `requestedLinkCount` and an `interconnectType`; the first
+	// location of the facility not yet used by the call is taken, so that interconnects
+	// created together spread over the facility's zones. With `intentMismatchBehavior:
+	// REJECT`, a call after which the group's `configured.topologyCapability.supportedSla`
+	// would differ from its intent is 400 `invalid` and creates nothing. The Operation
+	// (`operationType: createMembers`) is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers (the `InterconnectGroupsCreateMembers` operationId).
+	InterconnectGroupsCreateMembersWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, body InterconnectGroupsCreateMembersJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsCreateMembersResponse, error)
+
+	// InterconnectGroupsGetOperationalStatusWithResponse Get the operational status of an interconnect group
+	//
+	// Returns, computed when asked, each interconnect's status (`isActive` is `ACTIVE`
+	// exactly when it exists, is admin-enabled and its circuit is not set down through the
+	// admin API; a deleted interconnect is `INACTIVE` with `adminEnabled: false`), the
+	// `configured` capability over the group's existing interconnects, the `operational`
+	// one over the active ones only, and `groupStatus` (`FULLY_UP` when all are active,
+	// `FULLY_DOWN` when none is or the group has none, `DEGRADED` otherwise), with the
+	// group's `etag`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/getOperationalStatus (the `InterconnectGroupsGetOperationalStatus` operationId).
+	InterconnectGroupsGetOperationalStatusWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetOperationalStatusParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsGetOperationalStatusResponse, error)
+
+	// InterconnectGroupsGetIamPolicyWithResponse Get the IAM policy of the interconnect group
+	//
+	// Returns the IAM policy stored on the interconnect group named (or numbered) `resource`: its
+	// `bindings`, `auditConfigs`, `version` and `etag`. A resource whose policy was never
+	// set has an empty policy (`version` 1, `etag` `ACAB`). With
+	// `optionsRequestedPolicyVersion` below 3, conditional bindings are returned as IAM
+	// returns them to such callers: without their condition and with `_withcond_` and a
+	// hash appended to the role. Versions other than 0, 1 and 3 are 400 `invalid`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{resource}/getIamPolicy (the `InterconnectGroupsGetIamPolicy` operationId).
+	InterconnectGroupsGetIamPolicyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsGetIamPolicyParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsGetIamPolicyResponse, error)
+
+	// InterconnectGroupsSetIamPolicyWithBodyWithResponse Set the IAM policy of the interconnect group
+	//
+	// Replaces the IAM policy of the interconnect group named (or numbered) `resource` with `policy` and
+	// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+	// request's deprecated top-level `etag` is given), it must be the current one, else 409
+	// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+	// same role and condition are merged and their members deduplicated; bindings without
+	// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+	// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+	// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+	// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+	// `version` 3. Violations are 400 `invalid`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy (the `InterconnectGroupsSetIamPolicy` operationId).
+	InterconnectGroupsSetIamPolicyWithBodyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsSetIamPolicyResponse, error)
+
+	// InterconnectGroupsSetIamPolicyWithResponse Set the IAM policy of the interconnect group
+	//
+	// Replaces the IAM policy of the interconnect group named (or numbered) `resource` with `policy` and
+	// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+	// request's deprecated top-level `etag` is given), it must be the current one, else 409
+	// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+	// same role and condition are merged and their members deduplicated; bindings without
+	// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+	// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+	// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+	// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+	// `version` 3. Violations are 400 `invalid`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy (the `InterconnectGroupsSetIamPolicy` operationId).
+	InterconnectGroupsSetIamPolicyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, body InterconnectGroupsSetIamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsSetIamPolicyResponse, error)
+
+	// InterconnectGroupsTestIamPermissionsWithBodyWithResponse Test the caller's permissions on the interconnect group
+	//
+	// Returns which of `permissions` the caller has on the interconnect group named (or numbered)
+	// `resource`. IAM is not enforced, so the caller has every permission of this resource
+	// type (`compute.interconnectGroups.*`); permissions of other types are left out of the answer,
+	// and a permission with a wildcard is 400 `invalid`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions (the `InterconnectGroupsTestIamPermissions` operationId).
+	InterconnectGroupsTestIamPermissionsWithBodyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsTestIamPermissionsResponse, error)
+
+	// InterconnectGroupsTestIamPermissionsWithResponse Test the caller's permissions on the interconnect group
+	//
+	// Returns which of `permissions` the caller has on the interconnect group named (or numbered)
+	// `resource`. IAM is not enforced, so the caller has every permission of this resource
+	// type (`compute.interconnectGroups.*`); permissions of other types are left out of the answer,
+	// and a permission with a wildcard is 400 `invalid`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions (the `InterconnectGroupsTestIamPermissions` operationId).
+	InterconnectGroupsTestIamPermissionsWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, body InterconnectGroupsTestIamPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsTestIamPermissionsResponse, error)
+
 	// InterconnectLocationsListWithResponse List interconnect locations
 	//
 	// Returns one page of the interconnect locations (colocation facilities where an
@@ -8039,6 +13119,105 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsGet` operationId).
 	InterconnectsGetWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetParams, reqEditors ...RequestEditorFn) (*InterconnectsGetResponse, error)
+
+	// InterconnectsPatchWithBodyWithResponse Patch an interconnect
+	//
+	// Changes the interconnect named (or numbered) `interconnect` with a JSON merge patch of
+	// an `Interconnect`. Patchable: `description`, `adminEnabled`, `nocContactEmail`,
+	// `customerName`, `requestedLinkCount` and `labels`; any other writable member sent
+	// with a value other than the current one is 400 `invalid` (sending back what `get`
+	// returned is accepted). Setting `adminEnabled: false` drains the interconnect: its
+	// attachments and every interconnect group holding it report it down. Applied at
+	// accept: the Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsPatch` operationId).
+	InterconnectsPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectsPatchResponse, error)
+
+	// InterconnectsPatchWithResponse Patch an interconnect
+	//
+	// Changes the interconnect named (or numbered) `interconnect` with a JSON merge patch of
+	// an `Interconnect`. Patchable: `description`, `adminEnabled`, `nocContactEmail`,
+	// `customerName`, `requestedLinkCount` and `labels`; any other writable member sent
+	// with a value other than the current one is 400 `invalid` (sending back what `get`
+	// returned is accepted). Setting `adminEnabled: false` drains the interconnect: its
+	// attachments and every interconnect group holding it report it down. Applied at
+	// accept: the Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsPatch` operationId).
+	InterconnectsPatchWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, body InterconnectsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectsPatchResponse, error)
+
+	// InterconnectsGetDiagnosticsWithResponse Get the diagnostics of an interconnect
+	//
+	// Returns the diagnostics of the interconnect named (or numbered) `interconnect`: one
+	// link per provisioned link, each up exactly when the interconnect is operational
+	// (admin-enabled and its circuit not set down through the admin API), with plausible
+	// optical power and LACP values; the bundle is up when any link is.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getDiagnostics (the `InterconnectsGetDiagnostics` operationId).
+	InterconnectsGetDiagnosticsWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetDiagnosticsParams, reqEditors ...RequestEditorFn) (*InterconnectsGetDiagnosticsResponse, error)
+
+	// InterconnectsGetMacsecConfigWithResponse Get the MACsec configuration of an interconnect
+	//
+	// Returns the MACsec configuration of the interconnect named (or numbered)
+	// `interconnect`: its pre-shared keys with the CAK and CKN the service generated for
+	// each (none when MACsec is not configured), and an `etag` of the configuration.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getMacsecConfig (the `InterconnectsGetMacsecConfig` operationId).
+	InterconnectsGetMacsecConfigWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetMacsecConfigParams, reqEditors ...RequestEditorFn) (*InterconnectsGetMacsecConfigResponse, error)
+
+	// InterconnectsSetNameWithBodyWithResponse Rename an interconnect
+	//
+	// Renames the interconnect named (or numbered) `interconnect` to `name`. `currentName`,
+	// when given, must be its current name (400 `invalid` otherwise); `name` is required and
+	// must be free (409 `alreadyExists`). Its attachments and the interconnect groups that
+	// hold it follow the new name. Applied at accept: the Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName (the `InterconnectsSetName` operationId).
+	InterconnectsSetNameWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectsSetNameResponse, error)
+
+	// InterconnectsSetNameWithResponse Rename an interconnect
+	//
+	// Renames the interconnect named (or numbered) `interconnect` to `name`. `currentName`,
+	// when given, must be its current name (400 `invalid` otherwise); `name` is required and
+	// must be free (409 `alreadyExists`). Its attachments and the interconnect groups that
+	// hold it follow the new name. Applied at accept: the Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName (the `InterconnectsSetName` operationId).
+	InterconnectsSetNameWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, body InterconnectsSetNameJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectsSetNameResponse, error)
+
+	// InterconnectsSetLabelsWithBodyWithResponse Set the labels of an interconnect
+	//
+	// Replaces the whole label set of the interconnect named (or numbered) `resource`, with
+	// the rules of `globalForwardingRules.setLabels`: `labelFingerprint` must be the current
+	// one (412 `conditionNotMet` otherwise) and the returned Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels (the `InterconnectsSetLabels` operationId).
+	InterconnectsSetLabelsWithBodyWithResponse(ctx context.Context, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectsSetLabelsResponse, error)
+
+	// InterconnectsSetLabelsWithResponse Set the labels of an interconnect
+	//
+	// Replaces the whole label set of the interconnect named (or numbered) `resource`, with
+	// the rules of `globalForwardingRules.setLabels`: `labelFingerprint` must be the current
+	// one (412 `conditionNotMet` otherwise) and the returned Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels (the `InterconnectsSetLabels` operationId).
+	InterconnectsSetLabelsWithResponse(ctx context.Context, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, body InterconnectsSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectsSetLabelsResponse, error)
 
 	// GlobalOperationsListWithResponse List global operations
 	//
@@ -8203,6 +13382,58 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsGet` operationId).
 	InterconnectAttachmentsGetWithResponse(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsGetParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsGetResponse, error)
+
+	// InterconnectAttachmentsPatchWithBodyWithResponse Patch an interconnect attachment
+	//
+	// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
+	// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
+	// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
+	// value other than the current one is 400 `invalid` (sending back what `get` returned
+	// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
+	// Applied at accept: the regional Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsPatch` operationId).
+	InterconnectAttachmentsPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsPatchResponse, error)
+
+	// InterconnectAttachmentsPatchWithResponse Patch an interconnect attachment
+	//
+	// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
+	// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
+	// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
+	// value other than the current one is 400 `invalid` (sending back what `get` returned
+	// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
+	// Applied at accept: the regional Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsPatch` operationId).
+	InterconnectAttachmentsPatchWithResponse(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, body InterconnectAttachmentsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsPatchResponse, error)
+
+	// InterconnectAttachmentsSetLabelsWithBodyWithResponse Set the labels of an interconnect attachment
+	//
+	// Replaces the whole label set of the attachment named (or numbered) `resource`, with
+	// the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a stale
+	// `labelFingerprint`); the returned regional Operation is already `DONE`. Unlike the
+	// global method, it takes a `requestId`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels (the `InterconnectAttachmentsSetLabels` operationId).
+	InterconnectAttachmentsSetLabelsWithBodyWithResponse(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsSetLabelsResponse, error)
+
+	// InterconnectAttachmentsSetLabelsWithResponse Set the labels of an interconnect attachment
+	//
+	// Replaces the whole label set of the attachment named (or numbered) `resource`, with
+	// the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a stale
+	// `labelFingerprint`); the returned regional Operation is already `DONE`. Unlike the
+	// global method, it takes a `requestId`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels (the `InterconnectAttachmentsSetLabels` operationId).
+	InterconnectAttachmentsSetLabelsWithResponse(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, body InterconnectAttachmentsSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsSetLabelsResponse, error)
 
 	// RegionOperationsListWithResponse List regional operations
 	//
@@ -8519,6 +13750,151 @@ func (r GlobalForwardingRulesGetResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GlobalForwardingRulesGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GlobalForwardingRulesPatchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *EtagMismatch
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GlobalForwardingRulesPatchResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GlobalForwardingRulesPatchResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GlobalForwardingRulesPatchResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GlobalForwardingRulesPatchResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r GlobalForwardingRulesPatchResponse) GetJSON412() *EtagMismatch {
+	return r.JSON412
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GlobalForwardingRulesPatchResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GlobalForwardingRulesPatchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GlobalForwardingRulesPatchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GlobalForwardingRulesPatchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GlobalForwardingRulesPatchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GlobalForwardingRulesSetTargetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GlobalForwardingRulesSetTargetResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GlobalForwardingRulesSetTargetResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GlobalForwardingRulesSetTargetResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GlobalForwardingRulesSetTargetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GlobalForwardingRulesSetTargetResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GlobalForwardingRulesSetTargetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GlobalForwardingRulesSetTargetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GlobalForwardingRulesSetTargetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GlobalForwardingRulesSetTargetResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9015,6 +14391,924 @@ func (r InterconnectAttachmentGroupsGetOperationalStatusResponse) ContentType() 
 	return ""
 }
 
+type InterconnectAttachmentGroupsGetIamPolicyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Policy
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) GetJSON200() *Policy {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectAttachmentGroupsSetIamPolicyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Policy
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *PolicyConflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) GetJSON200() *Policy {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) GetJSON409() *PolicyConflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectAttachmentGroupsTestIamPermissionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TestPermissionsResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) GetJSON200() *TestPermissionsResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectGroupsListResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsListResponse) GetJSON200() *InterconnectGroupsListResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsListResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsListResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsListResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsInsertResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsInsertResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsInsertResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsInsertResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r InterconnectGroupsInsertResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsInsertResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsInsertResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsInsertResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsInsertResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsInsertResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsDeleteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsDeleteResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsDeleteResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsDeleteResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectGroupsDeleteResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsDeleteResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsDeleteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsDeleteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsDeleteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsDeleteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectGroup
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsGetResponse) GetJSON200() *InterconnectGroup {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsGetResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsGetResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectGroupsGetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsGetResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsPatchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *EtagMismatch
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsPatchResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsPatchResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsPatchResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectGroupsPatchResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r InterconnectGroupsPatchResponse) GetJSON412() *EtagMismatch {
+	return r.JSON412
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsPatchResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsPatchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsPatchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsPatchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsPatchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsCreateMembersResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsCreateMembersResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsCreateMembersResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsCreateMembersResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectGroupsCreateMembersResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r InterconnectGroupsCreateMembersResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsCreateMembersResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsCreateMembersResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsCreateMembersResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsCreateMembersResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsCreateMembersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsGetOperationalStatusResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectGroupsGetOperationalStatusResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsGetOperationalStatusResponse) GetJSON200() *InterconnectGroupsGetOperationalStatusResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsGetOperationalStatusResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsGetOperationalStatusResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectGroupsGetOperationalStatusResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsGetOperationalStatusResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsGetOperationalStatusResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsGetOperationalStatusResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsGetOperationalStatusResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsGetOperationalStatusResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsGetIamPolicyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Policy
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsGetIamPolicyResponse) GetJSON200() *Policy {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsGetIamPolicyResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsGetIamPolicyResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectGroupsGetIamPolicyResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsGetIamPolicyResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsGetIamPolicyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsGetIamPolicyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsGetIamPolicyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsGetIamPolicyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsSetIamPolicyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Policy
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *PolicyConflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsSetIamPolicyResponse) GetJSON200() *Policy {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsSetIamPolicyResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsSetIamPolicyResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectGroupsSetIamPolicyResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r InterconnectGroupsSetIamPolicyResponse) GetJSON409() *PolicyConflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsSetIamPolicyResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsSetIamPolicyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsSetIamPolicyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsSetIamPolicyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsSetIamPolicyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsTestIamPermissionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TestPermissionsResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsTestIamPermissionsResponse) GetJSON200() *TestPermissionsResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsTestIamPermissionsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsTestIamPermissionsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectGroupsTestIamPermissionsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsTestIamPermissionsResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsTestIamPermissionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsTestIamPermissionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsTestIamPermissionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsTestIamPermissionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type InterconnectLocationsListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9416,6 +15710,365 @@ func (r InterconnectsGetResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r InterconnectsGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectsPatchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectsPatchResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectsPatchResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectsPatchResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectsPatchResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectsPatchResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectsPatchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectsPatchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectsPatchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectsPatchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectsGetDiagnosticsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectsGetDiagnosticsResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectsGetDiagnosticsResponse) GetJSON200() *InterconnectsGetDiagnosticsResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectsGetDiagnosticsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectsGetDiagnosticsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectsGetDiagnosticsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectsGetDiagnosticsResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectsGetDiagnosticsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectsGetDiagnosticsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectsGetDiagnosticsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectsGetDiagnosticsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectsGetMacsecConfigResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectsGetMacsecConfigResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectsGetMacsecConfigResponse) GetJSON200() *InterconnectsGetMacsecConfigResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectsGetMacsecConfigResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectsGetMacsecConfigResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectsGetMacsecConfigResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectsGetMacsecConfigResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectsGetMacsecConfigResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectsGetMacsecConfigResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectsGetMacsecConfigResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectsGetMacsecConfigResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectsSetNameResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectsSetNameResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectsSetNameResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectsSetNameResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectsSetNameResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r InterconnectsSetNameResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectsSetNameResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectsSetNameResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectsSetNameResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectsSetNameResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectsSetNameResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectsSetLabelsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *PreconditionFailed
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectsSetLabelsResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectsSetLabelsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectsSetLabelsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectsSetLabelsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r InterconnectsSetLabelsResponse) GetJSON412() *PreconditionFailed {
+	return r.JSON412
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectsSetLabelsResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectsSetLabelsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectsSetLabelsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectsSetLabelsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectsSetLabelsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9960,6 +16613,151 @@ func (r InterconnectAttachmentsGetResponse) ContentType() string {
 	return ""
 }
 
+type InterconnectAttachmentsPatchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentsPatchResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentsPatchResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentsPatchResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectAttachmentsPatchResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentsPatchResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentsPatchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentsPatchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentsPatchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentsPatchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectAttachmentsSetLabelsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *PreconditionFailed
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentsSetLabelsResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentsSetLabelsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentsSetLabelsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectAttachmentsSetLabelsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r InterconnectAttachmentsSetLabelsResponse) GetJSON412() *PreconditionFailed {
+	return r.JSON412
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentsSetLabelsResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentsSetLabelsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentsSetLabelsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentsSetLabelsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentsSetLabelsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type RegionOperationsListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10330,6 +17128,84 @@ func (c *ClientWithResponses) GlobalForwardingRulesGetWithResponse(ctx context.C
 	return ParseGlobalForwardingRulesGetResponse(rsp)
 }
 
+// GlobalForwardingRulesPatchWithBodyWithResponse Patch a global forwarding rule
+//
+// Changes the rule named (or numbered) `forwardingRule` with a JSON merge patch of a
+// `ForwardingRule`. As the real service says, only `networkTier` can be patched: any
+// other writable member sent with a value other than the rule's current one is 400
+// `invalid` (sending back what `get` returned is accepted), and `labels` change only
+// through `setLabels`. A non-empty `fingerprint` must be the rule's current one, else
+// 412 `conditionNotMet`. Applied at accept: the Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesPatch` operationId).
+func (c *ClientWithResponses) GlobalForwardingRulesPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesPatchResponse, error) {
+	rsp, err := c.GlobalForwardingRulesPatchWithBody(ctx, project, forwardingRule, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGlobalForwardingRulesPatchResponse(rsp)
+}
+
+// GlobalForwardingRulesPatchWithResponse Patch a global forwarding rule
+//
+// Changes the rule named (or numbered) `forwardingRule` with a JSON merge patch of a
+// `ForwardingRule`. As the real service says, only `networkTier` can be patched: any
+// other writable member sent with a value other than the rule's current one is 400
+// `invalid` (sending back what `get` returned is accepted), and `labels` change only
+// through `setLabels`. A non-empty `fingerprint` must be the rule's current one, else
+// 412 `conditionNotMet`. Applied at accept: the Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesPatch` operationId).
+func (c *ClientWithResponses) GlobalForwardingRulesPatchWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, body GlobalForwardingRulesPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesPatchResponse, error) {
+	rsp, err := c.GlobalForwardingRulesPatch(ctx, project, forwardingRule, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGlobalForwardingRulesPatchResponse(rsp)
+}
+
+// GlobalForwardingRulesSetTargetWithBodyWithResponse Change the target of a global forwarding rule
+//
+// Points the rule named (or numbered) `forwardingRule` at `target`. The new target must
+// be of the same type (the same collection, such as `targetHttpProxies`) as the current
+// one, else 400 `invalid`; a rule without a target takes any. The change is applied when
+// the request is accepted, so the returned Operation (`operationType: setTarget`) is
+// already `DONE`, and the rule's `fingerprint` changes.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget (the `GlobalForwardingRulesSetTarget` operationId).
+func (c *ClientWithResponses) GlobalForwardingRulesSetTargetWithBodyWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesSetTargetResponse, error) {
+	rsp, err := c.GlobalForwardingRulesSetTargetWithBody(ctx, project, forwardingRule, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGlobalForwardingRulesSetTargetResponse(rsp)
+}
+
+// GlobalForwardingRulesSetTargetWithResponse Change the target of a global forwarding rule
+//
+// Points the rule named (or numbered) `forwardingRule` at `target`. The new target must
+// be of the same type (the same collection, such as `targetHttpProxies`) as the current
+// one, else 400 `invalid`; a rule without a target takes any. The change is applied when
+// the request is accepted, so the returned Operation (`operationType: setTarget`) is
+// already `DONE`, and the rule's `fingerprint` changes.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget (the `GlobalForwardingRulesSetTarget` operationId).
+func (c *ClientWithResponses) GlobalForwardingRulesSetTargetWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, body GlobalForwardingRulesSetTargetJSONRequestBody, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesSetTargetResponse, error) {
+	rsp, err := c.GlobalForwardingRulesSetTarget(ctx, project, forwardingRule, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGlobalForwardingRulesSetTargetResponse(rsp)
+}
+
 // GlobalForwardingRulesSetLabelsWithBodyWithResponse Set the labels of a global forwarding rule
 //
 // Replaces the whole label set of the global forwarding rule named (or numbered)
@@ -10640,6 +17516,411 @@ func (c *ClientWithResponses) InterconnectAttachmentGroupsGetOperationalStatusWi
 	return ParseInterconnectAttachmentGroupsGetOperationalStatusResponse(rsp)
 }
 
+// InterconnectAttachmentGroupsGetIamPolicyWithResponse Get the IAM policy of the interconnect attachment group
+//
+// Returns the IAM policy stored on the interconnect attachment group named (or numbered) `resource`: its
+// `bindings`, `auditConfigs`, `version` and `etag`. A resource whose policy was never
+// set has an empty policy (`version` 1, `etag` `ACAB`). With
+// `optionsRequestedPolicyVersion` below 3, conditional bindings are returned as IAM
+// returns them to such callers: without their condition and with `_withcond_` and a
+// hash appended to the role. Versions other than 0, 1 and 3 are 400 `invalid`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/getIamPolicy (the `InterconnectAttachmentGroupsGetIamPolicy` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentGroupsGetIamPolicyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsGetIamPolicyParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsGetIamPolicyResponse, error) {
+	rsp, err := c.InterconnectAttachmentGroupsGetIamPolicy(ctx, project, resource, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentGroupsGetIamPolicyResponse(rsp)
+}
+
+// InterconnectAttachmentGroupsSetIamPolicyWithBodyWithResponse Set the IAM policy of the interconnect attachment group
+//
+// Replaces the IAM policy of the interconnect attachment group named (or numbered) `resource` with `policy` and
+// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+// request's deprecated top-level `etag` is given), it must be the current one, else 409
+// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+// same role and condition are merged and their members deduplicated; bindings without
+// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+// `version` 3. Violations are 400 `invalid`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy (the `InterconnectAttachmentGroupsSetIamPolicy` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentGroupsSetIamPolicyWithBodyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsSetIamPolicyResponse, error) {
+	rsp, err := c.InterconnectAttachmentGroupsSetIamPolicyWithBody(ctx, project, resource, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentGroupsSetIamPolicyResponse(rsp)
+}
+
+// InterconnectAttachmentGroupsSetIamPolicyWithResponse Set the IAM policy of the interconnect attachment group
+//
+// Replaces the IAM policy of the interconnect attachment group named (or numbered) `resource` with `policy` and
+// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+// request's deprecated top-level `etag` is given), it must be the current one, else 409
+// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+// same role and condition are merged and their members deduplicated; bindings without
+// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+// `version` 3. Violations are 400 `invalid`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy (the `InterconnectAttachmentGroupsSetIamPolicy` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentGroupsSetIamPolicyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, body InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsSetIamPolicyResponse, error) {
+	rsp, err := c.InterconnectAttachmentGroupsSetIamPolicy(ctx, project, resource, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentGroupsSetIamPolicyResponse(rsp)
+}
+
+// InterconnectAttachmentGroupsTestIamPermissionsWithBodyWithResponse Test the caller's permissions on the interconnect attachment group
+//
+// Returns which of `permissions` the caller has on the interconnect attachment group named (or numbered)
+// `resource`. IAM is not enforced, so the caller has every permission of this resource
+// type (`compute.interconnectAttachmentGroups.*`); permissions of other types are left out of the answer,
+// and a permission with a wildcard is 400 `invalid`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions (the `InterconnectAttachmentGroupsTestIamPermissions` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentGroupsTestIamPermissionsWithBodyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsTestIamPermissionsResponse, error) {
+	rsp, err := c.InterconnectAttachmentGroupsTestIamPermissionsWithBody(ctx, project, resource, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentGroupsTestIamPermissionsResponse(rsp)
+}
+
+// InterconnectAttachmentGroupsTestIamPermissionsWithResponse Test the caller's permissions on the interconnect attachment group
+//
+// Returns which of `permissions` the caller has on the interconnect attachment group named (or numbered)
+// `resource`. IAM is not enforced, so the caller has every permission of this resource
+// type (`compute.interconnectAttachmentGroups.*`); permissions of other types are left out of the answer,
+// and a permission with a wildcard is 400 `invalid`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions (the `InterconnectAttachmentGroupsTestIamPermissions` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentGroupsTestIamPermissionsWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, body InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsTestIamPermissionsResponse, error) {
+	rsp, err := c.InterconnectAttachmentGroupsTestIamPermissions(ctx, project, resource, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentGroupsTestIamPermissionsResponse(rsp)
+}
+
+// InterconnectGroupsListWithResponse List interconnect groups
+//
+// Lists the project's interconnect groups in pages, each with its analysis as of now.
+// Groups whose insert Operation is not yet `DONE` are not listed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsList` operationId).
+func (c *ClientWithResponses) InterconnectGroupsListWithResponse(ctx context.Context, project ProjectPath, params *InterconnectGroupsListParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsListResponse, error) {
+	rsp, err := c.InterconnectGroupsList(ctx, project, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsListResponse(rsp)
+}
+
+// InterconnectGroupsInsertWithBodyWithResponse Create an interconnect group
+//
+// Creates an interconnect group: `name` and `intent.topologyCapability` are required.
+// `interconnects` maps user keys to `{interconnect: URL}`; each must name an existing
+// interconnect of the project, else the Operation ends with `RESOURCE_NOT_FOUND` and
+// nothing is created, and one interconnect may appear once per group (an interconnect
+// may belong to several groups). More than the "Interconnects per group" quota (16)
+// ends it with `QUOTA_EXCEEDED`. The group is readable once the Operation is `DONE`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsInsert` operationId).
+func (c *ClientWithResponses) InterconnectGroupsInsertWithBodyWithResponse(ctx context.Context, project ProjectPath, params *InterconnectGroupsInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsInsertResponse, error) {
+	rsp, err := c.InterconnectGroupsInsertWithBody(ctx, project, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsInsertResponse(rsp)
+}
+
+// InterconnectGroupsInsertWithResponse Create an interconnect group
+//
+// Creates an interconnect group: `name` and `intent.topologyCapability` are required.
+// `interconnects` maps user keys to `{interconnect: URL}`; each must name an existing
+// interconnect of the project, else the Operation ends with `RESOURCE_NOT_FOUND` and
+// nothing is created, and one interconnect may appear once per group (an interconnect
+// may belong to several groups). More than the "Interconnects per group" quota (16)
+// ends it with `QUOTA_EXCEEDED`. The group is readable once the Operation is `DONE`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsInsert` operationId).
+func (c *ClientWithResponses) InterconnectGroupsInsertWithResponse(ctx context.Context, project ProjectPath, params *InterconnectGroupsInsertParams, body InterconnectGroupsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsInsertResponse, error) {
+	rsp, err := c.InterconnectGroupsInsert(ctx, project, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsInsertResponse(rsp)
+}
+
+// InterconnectGroupsDeleteWithResponse Delete an interconnect group
+//
+// Deletes the interconnect group (not its interconnects). It stays readable until the
+// Operation is `DONE`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsDelete` operationId).
+func (c *ClientWithResponses) InterconnectGroupsDeleteWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsDeleteParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsDeleteResponse, error) {
+	rsp, err := c.InterconnectGroupsDelete(ctx, project, interconnectGroup, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsDeleteResponse(rsp)
+}
+
+// InterconnectGroupsGetWithResponse Get an interconnect group
+//
+// Returns the interconnect group named (or numbered) `interconnectGroup`, with its
+// `etag` and the server-computed `configured.topologyCapability` and
+// `physicalStructure` (recomputed whenever the group or one of its interconnects
+// changes).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsGet` operationId).
+func (c *ClientWithResponses) InterconnectGroupsGetWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsGetResponse, error) {
+	rsp, err := c.InterconnectGroupsGet(ctx, project, interconnectGroup, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsGetResponse(rsp)
+}
+
+// InterconnectGroupsPatchWithBodyWithResponse Patch an interconnect group
+//
+// Changes the interconnect group named (or numbered) `interconnectGroup`, as
+// `interconnectAttachmentGroups.patch` changes an attachment group: a JSON merge patch of
+// `description`, `intent` and `interconnects` (entries merged key by key, an entry given
+// as null removed), or exactly the fields listed in `updateMask`. A given `etag` must be
+// current (412 `conditionNotMet`). Applied at accept: the Operation is already `DONE`,
+// with `error` when an interconnect is not found or the quota is exceeded.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsPatch` operationId).
+func (c *ClientWithResponses) InterconnectGroupsPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsPatchResponse, error) {
+	rsp, err := c.InterconnectGroupsPatchWithBody(ctx, project, interconnectGroup, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsPatchResponse(rsp)
+}
+
+// InterconnectGroupsPatchWithResponse Patch an interconnect group
+//
+// Changes the interconnect group named (or numbered) `interconnectGroup`, as
+// `interconnectAttachmentGroups.patch` changes an attachment group: a JSON merge patch of
+// `description`, `intent` and `interconnects` (entries merged key by key, an entry given
+// as null removed), or exactly the fields listed in `updateMask`. A given `etag` must be
+// current (412 `conditionNotMet`). Applied at accept: the Operation is already `DONE`,
+// with `error` when an interconnect is not found or the quota is exceeded.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsPatch` operationId).
+func (c *ClientWithResponses) InterconnectGroupsPatchWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, body InterconnectGroupsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsPatchResponse, error) {
+	rsp, err := c.InterconnectGroupsPatch(ctx, project, interconnectGroup, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsPatchResponse(rsp)
+}
+
+// InterconnectGroupsCreateMembersWithBodyWithResponse Create interconnects in an interconnect group
+//
+// Creates the interconnects of `request.interconnects` (each completed from
+// `request.templateInterconnect`) and adds them to the group, in one step: every
+// interconnect needs a free name, a `facility` (a facility of the catalog, such as
+// `iad-1`), a `linkType`, a `requestedLinkCount` and an `interconnectType`; the first
+// location of the facility not yet used by the call is taken, so that interconnects
+// created together spread over the facility's zones. With `intentMismatchBehavior:
+// REJECT`, a call after which the group's `configured.topologyCapability.supportedSla`
+// would differ from its intent is 400 `invalid` and creates nothing. The Operation
+// (`operationType: createMembers`) is already `DONE`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers (the `InterconnectGroupsCreateMembers` operationId).
+func (c *ClientWithResponses) InterconnectGroupsCreateMembersWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsCreateMembersResponse, error) {
+	rsp, err := c.InterconnectGroupsCreateMembersWithBody(ctx, project, interconnectGroup, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsCreateMembersResponse(rsp)
+}
+
+// InterconnectGroupsCreateMembersWithResponse Create interconnects in an interconnect group
+//
+// Creates the interconnects of `request.interconnects` (each completed from
+// `request.templateInterconnect`) and adds them to the group, in one step: every
+// interconnect needs a free name, a `facility` (a facility of the catalog, such as
+// `iad-1`), a `linkType`, a `requestedLinkCount` and an `interconnectType`; the first
+// location of the facility not yet used by the call is taken, so that interconnects
+// created together spread over the facility's zones. With `intentMismatchBehavior:
+// REJECT`, a call after which the group's `configured.topologyCapability.supportedSla`
+// would differ from its intent is 400 `invalid` and creates nothing. The Operation
+// (`operationType: createMembers`) is already `DONE`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers (the `InterconnectGroupsCreateMembers` operationId).
+func (c *ClientWithResponses) InterconnectGroupsCreateMembersWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, body InterconnectGroupsCreateMembersJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsCreateMembersResponse, error) {
+	rsp, err := c.InterconnectGroupsCreateMembers(ctx, project, interconnectGroup, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsCreateMembersResponse(rsp)
+}
+
+// InterconnectGroupsGetOperationalStatusWithResponse Get the operational status of an interconnect group
+//
+// Returns, computed when asked, each interconnect's status (`isActive` is `ACTIVE`
+// exactly when it exists, is admin-enabled and its circuit is not set down through the
+// admin API; a deleted interconnect is `INACTIVE` with `adminEnabled: false`), the
+// `configured` capability over the group's existing interconnects, the `operational`
+// one over the active ones only, and `groupStatus` (`FULLY_UP` when all are active,
+// `FULLY_DOWN` when none is or the group has none, `DEGRADED` otherwise), with the
+// group's `etag`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/getOperationalStatus (the `InterconnectGroupsGetOperationalStatus` operationId).
+func (c *ClientWithResponses) InterconnectGroupsGetOperationalStatusWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetOperationalStatusParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsGetOperationalStatusResponse, error) {
+	rsp, err := c.InterconnectGroupsGetOperationalStatus(ctx, project, interconnectGroup, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsGetOperationalStatusResponse(rsp)
+}
+
+// InterconnectGroupsGetIamPolicyWithResponse Get the IAM policy of the interconnect group
+//
+// Returns the IAM policy stored on the interconnect group named (or numbered) `resource`: its
+// `bindings`, `auditConfigs`, `version` and `etag`. A resource whose policy was never
+// set has an empty policy (`version` 1, `etag` `ACAB`). With
+// `optionsRequestedPolicyVersion` below 3, conditional bindings are returned as IAM
+// returns them to such callers: without their condition and with `_withcond_` and a
+// hash appended to the role. Versions other than 0, 1 and 3 are 400 `invalid`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{resource}/getIamPolicy (the `InterconnectGroupsGetIamPolicy` operationId).
+func (c *ClientWithResponses) InterconnectGroupsGetIamPolicyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsGetIamPolicyParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsGetIamPolicyResponse, error) {
+	rsp, err := c.InterconnectGroupsGetIamPolicy(ctx, project, resource, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsGetIamPolicyResponse(rsp)
+}
+
+// InterconnectGroupsSetIamPolicyWithBodyWithResponse Set the IAM policy of the interconnect group
+//
+// Replaces the IAM policy of the interconnect group named (or numbered) `resource` with `policy` and
+// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+// request's deprecated top-level `etag` is given), it must be the current one, else 409
+// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+// same role and condition are merged and their members deduplicated; bindings without
+// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+// `version` 3. Violations are 400 `invalid`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy (the `InterconnectGroupsSetIamPolicy` operationId).
+func (c *ClientWithResponses) InterconnectGroupsSetIamPolicyWithBodyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsSetIamPolicyResponse, error) {
+	rsp, err := c.InterconnectGroupsSetIamPolicyWithBody(ctx, project, resource, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsSetIamPolicyResponse(rsp)
+}
+
+// InterconnectGroupsSetIamPolicyWithResponse Set the IAM policy of the interconnect group
+//
+// Replaces the IAM policy of the interconnect group named (or numbered) `resource` with `policy` and
+// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+// request's deprecated top-level `etag` is given), it must be the current one, else 409
+// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+// same role and condition are merged and their members deduplicated; bindings without
+// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+// `version` 3. Violations are 400 `invalid`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy (the `InterconnectGroupsSetIamPolicy` operationId).
+func (c *ClientWithResponses) InterconnectGroupsSetIamPolicyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, body InterconnectGroupsSetIamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsSetIamPolicyResponse, error) {
+	rsp, err := c.InterconnectGroupsSetIamPolicy(ctx, project, resource, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsSetIamPolicyResponse(rsp)
+}
+
+// InterconnectGroupsTestIamPermissionsWithBodyWithResponse Test the caller's permissions on the interconnect group
+//
+// Returns which of `permissions` the caller has on the interconnect group named (or numbered)
+// `resource`. IAM is not enforced, so the caller has every permission of this resource
+// type (`compute.interconnectGroups.*`); permissions of other types are left out of the answer,
+// and a permission with a wildcard is 400 `invalid`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions (the `InterconnectGroupsTestIamPermissions` operationId).
+func (c *ClientWithResponses) InterconnectGroupsTestIamPermissionsWithBodyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsTestIamPermissionsResponse, error) {
+	rsp, err := c.InterconnectGroupsTestIamPermissionsWithBody(ctx, project, resource, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsTestIamPermissionsResponse(rsp)
+}
+
+// InterconnectGroupsTestIamPermissionsWithResponse Test the caller's permissions on the interconnect group
+//
+// Returns which of `permissions` the caller has on the interconnect group named (or numbered)
+// `resource`. IAM is not enforced, so the caller has every permission of this resource
+// type (`compute.interconnectGroups.*`); permissions of other types are left out of the answer,
+// and a permission with a wildcard is 400 `invalid`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions (the `InterconnectGroupsTestIamPermissions` operationId).
+func (c *ClientWithResponses) InterconnectGroupsTestIamPermissionsWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, body InterconnectGroupsTestIamPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsTestIamPermissionsResponse, error) {
+	rsp, err := c.InterconnectGroupsTestIamPermissions(ctx, project, resource, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsTestIamPermissionsResponse(rsp)
+}
+
 // InterconnectLocationsListWithResponse List interconnect locations
 //
 // Returns one page of the interconnect locations (colocation facilities where an
@@ -10794,6 +18075,153 @@ func (c *ClientWithResponses) InterconnectsGetWithResponse(ctx context.Context, 
 		return nil, err
 	}
 	return ParseInterconnectsGetResponse(rsp)
+}
+
+// InterconnectsPatchWithBodyWithResponse Patch an interconnect
+//
+// Changes the interconnect named (or numbered) `interconnect` with a JSON merge patch of
+// an `Interconnect`. Patchable: `description`, `adminEnabled`, `nocContactEmail`,
+// `customerName`, `requestedLinkCount` and `labels`; any other writable member sent
+// with a value other than the current one is 400 `invalid` (sending back what `get`
+// returned is accepted). Setting `adminEnabled: false` drains the interconnect: its
+// attachments and every interconnect group holding it report it down. Applied at
+// accept: the Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsPatch` operationId).
+func (c *ClientWithResponses) InterconnectsPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectsPatchResponse, error) {
+	rsp, err := c.InterconnectsPatchWithBody(ctx, project, interconnect, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsPatchResponse(rsp)
+}
+
+// InterconnectsPatchWithResponse Patch an interconnect
+//
+// Changes the interconnect named (or numbered) `interconnect` with a JSON merge patch of
+// an `Interconnect`. Patchable: `description`, `adminEnabled`, `nocContactEmail`,
+// `customerName`, `requestedLinkCount` and `labels`; any other writable member sent
+// with a value other than the current one is 400 `invalid` (sending back what `get`
+// returned is accepted). Setting `adminEnabled: false` drains the interconnect: its
+// attachments and every interconnect group holding it report it down. Applied at
+// accept: the Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsPatch` operationId).
+func (c *ClientWithResponses) InterconnectsPatchWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, body InterconnectsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectsPatchResponse, error) {
+	rsp, err := c.InterconnectsPatch(ctx, project, interconnect, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsPatchResponse(rsp)
+}
+
+// InterconnectsGetDiagnosticsWithResponse Get the diagnostics of an interconnect
+//
+// Returns the diagnostics of the interconnect named (or numbered) `interconnect`: one
+// link per provisioned link, each up exactly when the interconnect is operational
+// (admin-enabled and its circuit not set down through the admin API), with plausible
+// optical power and LACP values; the bundle is up when any link is.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getDiagnostics (the `InterconnectsGetDiagnostics` operationId).
+func (c *ClientWithResponses) InterconnectsGetDiagnosticsWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetDiagnosticsParams, reqEditors ...RequestEditorFn) (*InterconnectsGetDiagnosticsResponse, error) {
+	rsp, err := c.InterconnectsGetDiagnostics(ctx, project, interconnect, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsGetDiagnosticsResponse(rsp)
+}
+
+// InterconnectsGetMacsecConfigWithResponse Get the MACsec configuration of an interconnect
+//
+// Returns the MACsec configuration of the interconnect named (or numbered)
+// `interconnect`: its pre-shared keys with the CAK and CKN the service generated for
+// each (none when MACsec is not configured), and an `etag` of the configuration.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getMacsecConfig (the `InterconnectsGetMacsecConfig` operationId).
+func (c *ClientWithResponses) InterconnectsGetMacsecConfigWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetMacsecConfigParams, reqEditors ...RequestEditorFn) (*InterconnectsGetMacsecConfigResponse, error) {
+	rsp, err := c.InterconnectsGetMacsecConfig(ctx, project, interconnect, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsGetMacsecConfigResponse(rsp)
+}
+
+// InterconnectsSetNameWithBodyWithResponse Rename an interconnect
+//
+// Renames the interconnect named (or numbered) `interconnect` to `name`. `currentName`,
+// when given, must be its current name (400 `invalid` otherwise); `name` is required and
+// must be free (409 `alreadyExists`). Its attachments and the interconnect groups that
+// hold it follow the new name. Applied at accept: the Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName (the `InterconnectsSetName` operationId).
+func (c *ClientWithResponses) InterconnectsSetNameWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectsSetNameResponse, error) {
+	rsp, err := c.InterconnectsSetNameWithBody(ctx, project, interconnect, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsSetNameResponse(rsp)
+}
+
+// InterconnectsSetNameWithResponse Rename an interconnect
+//
+// Renames the interconnect named (or numbered) `interconnect` to `name`. `currentName`,
+// when given, must be its current name (400 `invalid` otherwise); `name` is required and
+// must be free (409 `alreadyExists`). Its attachments and the interconnect groups that
+// hold it follow the new name. Applied at accept: the Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName (the `InterconnectsSetName` operationId).
+func (c *ClientWithResponses) InterconnectsSetNameWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, body InterconnectsSetNameJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectsSetNameResponse, error) {
+	rsp, err := c.InterconnectsSetName(ctx, project, interconnect, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsSetNameResponse(rsp)
+}
+
+// InterconnectsSetLabelsWithBodyWithResponse Set the labels of an interconnect
+//
+// Replaces the whole label set of the interconnect named (or numbered) `resource`, with
+// the rules of `globalForwardingRules.setLabels`: `labelFingerprint` must be the current
+// one (412 `conditionNotMet` otherwise) and the returned Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels (the `InterconnectsSetLabels` operationId).
+func (c *ClientWithResponses) InterconnectsSetLabelsWithBodyWithResponse(ctx context.Context, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectsSetLabelsResponse, error) {
+	rsp, err := c.InterconnectsSetLabelsWithBody(ctx, project, resource, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsSetLabelsResponse(rsp)
+}
+
+// InterconnectsSetLabelsWithResponse Set the labels of an interconnect
+//
+// Replaces the whole label set of the interconnect named (or numbered) `resource`, with
+// the rules of `globalForwardingRules.setLabels`: `labelFingerprint` must be the current
+// one (412 `conditionNotMet` otherwise) and the returned Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels (the `InterconnectsSetLabels` operationId).
+func (c *ClientWithResponses) InterconnectsSetLabelsWithResponse(ctx context.Context, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, body InterconnectsSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectsSetLabelsResponse, error) {
+	rsp, err := c.InterconnectsSetLabels(ctx, project, resource, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsSetLabelsResponse(rsp)
 }
 
 // GlobalOperationsListWithResponse List global operations
@@ -11012,6 +18440,82 @@ func (c *ClientWithResponses) InterconnectAttachmentsGetWithResponse(ctx context
 		return nil, err
 	}
 	return ParseInterconnectAttachmentsGetResponse(rsp)
+}
+
+// InterconnectAttachmentsPatchWithBodyWithResponse Patch an interconnect attachment
+//
+// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
+// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
+// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
+// value other than the current one is 400 `invalid` (sending back what `get` returned
+// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
+// Applied at accept: the regional Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsPatch` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentsPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsPatchResponse, error) {
+	rsp, err := c.InterconnectAttachmentsPatchWithBody(ctx, project, region, interconnectAttachment, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentsPatchResponse(rsp)
+}
+
+// InterconnectAttachmentsPatchWithResponse Patch an interconnect attachment
+//
+// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
+// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
+// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
+// value other than the current one is 400 `invalid` (sending back what `get` returned
+// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
+// Applied at accept: the regional Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsPatch` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentsPatchWithResponse(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, body InterconnectAttachmentsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsPatchResponse, error) {
+	rsp, err := c.InterconnectAttachmentsPatch(ctx, project, region, interconnectAttachment, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentsPatchResponse(rsp)
+}
+
+// InterconnectAttachmentsSetLabelsWithBodyWithResponse Set the labels of an interconnect attachment
+//
+// Replaces the whole label set of the attachment named (or numbered) `resource`, with
+// the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a stale
+// `labelFingerprint`); the returned regional Operation is already `DONE`. Unlike the
+// global method, it takes a `requestId`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels (the `InterconnectAttachmentsSetLabels` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentsSetLabelsWithBodyWithResponse(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsSetLabelsResponse, error) {
+	rsp, err := c.InterconnectAttachmentsSetLabelsWithBody(ctx, project, region, resource, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentsSetLabelsResponse(rsp)
+}
+
+// InterconnectAttachmentsSetLabelsWithResponse Set the labels of an interconnect attachment
+//
+// Replaces the whole label set of the attachment named (or numbered) `resource`, with
+// the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a stale
+// `labelFingerprint`); the returned regional Operation is already `DONE`. Unlike the
+// global method, it takes a `requestId`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels (the `InterconnectAttachmentsSetLabels` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentsSetLabelsWithResponse(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, body InterconnectAttachmentsSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsSetLabelsResponse, error) {
+	rsp, err := c.InterconnectAttachmentsSetLabels(ctx, project, region, resource, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentsSetLabelsResponse(rsp)
 }
 
 // RegionOperationsListWithResponse List regional operations
@@ -11260,6 +18764,121 @@ func ParseGlobalForwardingRulesGetResponse(rsp *http.Response) (*GlobalForwardin
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest ForwardingRule
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGlobalForwardingRulesPatchResponse parses an HTTP response from a GlobalForwardingRulesPatchWithResponse call
+func ParseGlobalForwardingRulesPatchResponse(rsp *http.Response) (*GlobalForwardingRulesPatchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GlobalForwardingRulesPatchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest EtagMismatch
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGlobalForwardingRulesSetTargetResponse parses an HTTP response from a GlobalForwardingRulesSetTargetWithResponse call
+func ParseGlobalForwardingRulesSetTargetResponse(rsp *http.Response) (*GlobalForwardingRulesSetTargetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GlobalForwardingRulesSetTargetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -11683,6 +19302,729 @@ func ParseInterconnectAttachmentGroupsGetOperationalStatusResponse(rsp *http.Res
 	return response, nil
 }
 
+// ParseInterconnectAttachmentGroupsGetIamPolicyResponse parses an HTTP response from a InterconnectAttachmentGroupsGetIamPolicyWithResponse call
+func ParseInterconnectAttachmentGroupsGetIamPolicyResponse(rsp *http.Response) (*InterconnectAttachmentGroupsGetIamPolicyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentGroupsGetIamPolicyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Policy
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectAttachmentGroupsSetIamPolicyResponse parses an HTTP response from a InterconnectAttachmentGroupsSetIamPolicyWithResponse call
+func ParseInterconnectAttachmentGroupsSetIamPolicyResponse(rsp *http.Response) (*InterconnectAttachmentGroupsSetIamPolicyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentGroupsSetIamPolicyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Policy
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest PolicyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectAttachmentGroupsTestIamPermissionsResponse parses an HTTP response from a InterconnectAttachmentGroupsTestIamPermissionsWithResponse call
+func ParseInterconnectAttachmentGroupsTestIamPermissionsResponse(rsp *http.Response) (*InterconnectAttachmentGroupsTestIamPermissionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentGroupsTestIamPermissionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TestPermissionsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsListResponse parses an HTTP response from a InterconnectGroupsListWithResponse call
+func ParseInterconnectGroupsListResponse(rsp *http.Response) (*InterconnectGroupsListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectGroupsListResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsInsertResponse parses an HTTP response from a InterconnectGroupsInsertWithResponse call
+func ParseInterconnectGroupsInsertResponse(rsp *http.Response) (*InterconnectGroupsInsertResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsInsertResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsDeleteResponse parses an HTTP response from a InterconnectGroupsDeleteWithResponse call
+func ParseInterconnectGroupsDeleteResponse(rsp *http.Response) (*InterconnectGroupsDeleteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsDeleteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsGetResponse parses an HTTP response from a InterconnectGroupsGetWithResponse call
+func ParseInterconnectGroupsGetResponse(rsp *http.Response) (*InterconnectGroupsGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectGroup
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsPatchResponse parses an HTTP response from a InterconnectGroupsPatchWithResponse call
+func ParseInterconnectGroupsPatchResponse(rsp *http.Response) (*InterconnectGroupsPatchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsPatchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest EtagMismatch
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsCreateMembersResponse parses an HTTP response from a InterconnectGroupsCreateMembersWithResponse call
+func ParseInterconnectGroupsCreateMembersResponse(rsp *http.Response) (*InterconnectGroupsCreateMembersResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsCreateMembersResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsGetOperationalStatusResponse parses an HTTP response from a InterconnectGroupsGetOperationalStatusWithResponse call
+func ParseInterconnectGroupsGetOperationalStatusResponse(rsp *http.Response) (*InterconnectGroupsGetOperationalStatusResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsGetOperationalStatusResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectGroupsGetOperationalStatusResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsGetIamPolicyResponse parses an HTTP response from a InterconnectGroupsGetIamPolicyWithResponse call
+func ParseInterconnectGroupsGetIamPolicyResponse(rsp *http.Response) (*InterconnectGroupsGetIamPolicyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsGetIamPolicyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Policy
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsSetIamPolicyResponse parses an HTTP response from a InterconnectGroupsSetIamPolicyWithResponse call
+func ParseInterconnectGroupsSetIamPolicyResponse(rsp *http.Response) (*InterconnectGroupsSetIamPolicyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsSetIamPolicyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Policy
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest PolicyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsTestIamPermissionsResponse parses an HTTP response from a InterconnectGroupsTestIamPermissionsWithResponse call
+func ParseInterconnectGroupsTestIamPermissionsResponse(rsp *http.Response) (*InterconnectGroupsTestIamPermissionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsTestIamPermissionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TestPermissionsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseInterconnectLocationsListResponse parses an HTTP response from a InterconnectLocationsListWithResponse call
 func ParseInterconnectLocationsListResponse(rsp *http.Response) (*InterconnectLocationsListResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -11987,6 +20329,290 @@ func ParseInterconnectsGetResponse(rsp *http.Response) (*InterconnectsGetRespons
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectsPatchResponse parses an HTTP response from a InterconnectsPatchWithResponse call
+func ParseInterconnectsPatchResponse(rsp *http.Response) (*InterconnectsPatchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectsPatchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectsGetDiagnosticsResponse parses an HTTP response from a InterconnectsGetDiagnosticsWithResponse call
+func ParseInterconnectsGetDiagnosticsResponse(rsp *http.Response) (*InterconnectsGetDiagnosticsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectsGetDiagnosticsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectsGetDiagnosticsResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectsGetMacsecConfigResponse parses an HTTP response from a InterconnectsGetMacsecConfigWithResponse call
+func ParseInterconnectsGetMacsecConfigResponse(rsp *http.Response) (*InterconnectsGetMacsecConfigResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectsGetMacsecConfigResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectsGetMacsecConfigResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectsSetNameResponse parses an HTTP response from a InterconnectsSetNameWithResponse call
+func ParseInterconnectsSetNameResponse(rsp *http.Response) (*InterconnectsSetNameResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectsSetNameResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectsSetLabelsResponse parses an HTTP response from a InterconnectsSetLabelsWithResponse call
+func ParseInterconnectsSetLabelsResponse(rsp *http.Response) (*InterconnectsSetLabelsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectsSetLabelsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -12421,6 +21047,121 @@ func ParseInterconnectAttachmentsGetResponse(rsp *http.Response) (*InterconnectA
 	return response, nil
 }
 
+// ParseInterconnectAttachmentsPatchResponse parses an HTTP response from a InterconnectAttachmentsPatchWithResponse call
+func ParseInterconnectAttachmentsPatchResponse(rsp *http.Response) (*InterconnectAttachmentsPatchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentsPatchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectAttachmentsSetLabelsResponse parses an HTTP response from a InterconnectAttachmentsSetLabelsWithResponse call
+func ParseInterconnectAttachmentsSetLabelsResponse(rsp *http.Response) (*InterconnectAttachmentsSetLabelsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentsSetLabelsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseRegionOperationsListResponse parses an HTTP response from a RegionOperationsListWithResponse call
 func ParseRegionOperationsListResponse(rsp *http.Response) (*RegionOperationsListResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -12640,6 +21381,12 @@ type ServerInterface interface {
 	// GlobalForwardingRulesGet Get a global forwarding rule
 	// (GET /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule})
 	GlobalForwardingRulesGet(ctx echo.Context, project ProjectPath, forwardingRule ForwardingRulePath, params GlobalForwardingRulesGetParams) error
+	// GlobalForwardingRulesPatch Patch a global forwarding rule
+	// (PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule})
+	GlobalForwardingRulesPatch(ctx echo.Context, project ProjectPath, forwardingRule ForwardingRulePath, params GlobalForwardingRulesPatchParams) error
+	// GlobalForwardingRulesSetTarget Change the target of a global forwarding rule
+	// (POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget)
+	GlobalForwardingRulesSetTarget(ctx echo.Context, project ProjectPath, forwardingRule ForwardingRulePath, params GlobalForwardingRulesSetTargetParams) error
 	// GlobalForwardingRulesSetLabels Set the labels of a global forwarding rule
 	// (POST /compute/v1/projects/{project}/global/forwardingRules/{resource}/setLabels)
 	GlobalForwardingRulesSetLabels(ctx echo.Context, project ProjectPath, resource ResourcePath, params GlobalForwardingRulesSetLabelsParams) error
@@ -12661,6 +21408,45 @@ type ServerInterface interface {
 	// InterconnectAttachmentGroupsGetOperationalStatus Get the operational status of an interconnect attachment group
 	// (GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup}/getOperationalStatus)
 	InterconnectAttachmentGroupsGetOperationalStatus(ctx echo.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params InterconnectAttachmentGroupsGetOperationalStatusParams) error
+	// InterconnectAttachmentGroupsGetIamPolicy Get the IAM policy of the interconnect attachment group
+	// (GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/getIamPolicy)
+	InterconnectAttachmentGroupsGetIamPolicy(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectAttachmentGroupsGetIamPolicyParams) error
+	// InterconnectAttachmentGroupsSetIamPolicy Set the IAM policy of the interconnect attachment group
+	// (POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy)
+	InterconnectAttachmentGroupsSetIamPolicy(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectAttachmentGroupsSetIamPolicyParams) error
+	// InterconnectAttachmentGroupsTestIamPermissions Test the caller's permissions on the interconnect attachment group
+	// (POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions)
+	InterconnectAttachmentGroupsTestIamPermissions(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectAttachmentGroupsTestIamPermissionsParams) error
+	// InterconnectGroupsList List interconnect groups
+	// (GET /compute/v1/projects/{project}/global/interconnectGroups)
+	InterconnectGroupsList(ctx echo.Context, project ProjectPath, params InterconnectGroupsListParams) error
+	// InterconnectGroupsInsert Create an interconnect group
+	// (POST /compute/v1/projects/{project}/global/interconnectGroups)
+	InterconnectGroupsInsert(ctx echo.Context, project ProjectPath, params InterconnectGroupsInsertParams) error
+	// InterconnectGroupsDelete Delete an interconnect group
+	// (DELETE /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup})
+	InterconnectGroupsDelete(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsDeleteParams) error
+	// InterconnectGroupsGet Get an interconnect group
+	// (GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup})
+	InterconnectGroupsGet(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsGetParams) error
+	// InterconnectGroupsPatch Patch an interconnect group
+	// (PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup})
+	InterconnectGroupsPatch(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsPatchParams) error
+	// InterconnectGroupsCreateMembers Create interconnects in an interconnect group
+	// (POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers)
+	InterconnectGroupsCreateMembers(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsCreateMembersParams) error
+	// InterconnectGroupsGetOperationalStatus Get the operational status of an interconnect group
+	// (GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/getOperationalStatus)
+	InterconnectGroupsGetOperationalStatus(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsGetOperationalStatusParams) error
+	// InterconnectGroupsGetIamPolicy Get the IAM policy of the interconnect group
+	// (GET /compute/v1/projects/{project}/global/interconnectGroups/{resource}/getIamPolicy)
+	InterconnectGroupsGetIamPolicy(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectGroupsGetIamPolicyParams) error
+	// InterconnectGroupsSetIamPolicy Set the IAM policy of the interconnect group
+	// (POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy)
+	InterconnectGroupsSetIamPolicy(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectGroupsSetIamPolicyParams) error
+	// InterconnectGroupsTestIamPermissions Test the caller's permissions on the interconnect group
+	// (POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions)
+	InterconnectGroupsTestIamPermissions(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectGroupsTestIamPermissionsParams) error
 	// InterconnectLocationsList List interconnect locations
 	// (GET /compute/v1/projects/{project}/global/interconnectLocations)
 	InterconnectLocationsList(ctx echo.Context, project ProjectPath, params InterconnectLocationsListParams) error
@@ -12679,6 +21465,21 @@ type ServerInterface interface {
 	// InterconnectsGet Get an interconnect
 	// (GET /compute/v1/projects/{project}/global/interconnects/{interconnect})
 	InterconnectsGet(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsGetParams) error
+	// InterconnectsPatch Patch an interconnect
+	// (PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect})
+	InterconnectsPatch(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsPatchParams) error
+	// InterconnectsGetDiagnostics Get the diagnostics of an interconnect
+	// (GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getDiagnostics)
+	InterconnectsGetDiagnostics(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsGetDiagnosticsParams) error
+	// InterconnectsGetMacsecConfig Get the MACsec configuration of an interconnect
+	// (GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getMacsecConfig)
+	InterconnectsGetMacsecConfig(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsGetMacsecConfigParams) error
+	// InterconnectsSetName Rename an interconnect
+	// (POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName)
+	InterconnectsSetName(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsSetNameParams) error
+	// InterconnectsSetLabels Set the labels of an interconnect
+	// (POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels)
+	InterconnectsSetLabels(ctx echo.Context, project ProjectPath, resource ResourcePath, params InterconnectsSetLabelsParams) error
 	// GlobalOperationsList List global operations
 	// (GET /compute/v1/projects/{project}/global/operations)
 	GlobalOperationsList(ctx echo.Context, project ProjectPath, params GlobalOperationsListParams) error
@@ -12703,6 +21504,12 @@ type ServerInterface interface {
 	// InterconnectAttachmentsGet Get an interconnect attachment
 	// (GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment})
 	InterconnectAttachmentsGet(ctx echo.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params InterconnectAttachmentsGetParams) error
+	// InterconnectAttachmentsPatch Patch an interconnect attachment
+	// (PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment})
+	InterconnectAttachmentsPatch(ctx echo.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params InterconnectAttachmentsPatchParams) error
+	// InterconnectAttachmentsSetLabels Set the labels of an interconnect attachment
+	// (POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels)
+	InterconnectAttachmentsSetLabels(ctx echo.Context, project ProjectPath, region RegionPath, resource ResourcePath, params InterconnectAttachmentsSetLabelsParams) error
 	// RegionOperationsList List regional operations
 	// (GET /compute/v1/projects/{project}/regions/{region}/operations)
 	RegionOperationsList(ctx echo.Context, project ProjectPath, region RegionPath, params RegionOperationsListParams) error
@@ -12912,6 +21719,100 @@ func (w *ServerInterfaceWrapper) GlobalForwardingRulesGet(ctx echo.Context) erro
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GlobalForwardingRulesGet(ctx, project, forwardingRule, params)
+	return err
+}
+
+// GlobalForwardingRulesPatch converts echo context to params.
+func (w *ServerInterfaceWrapper) GlobalForwardingRulesPatch(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "forwardingRule" -------------
+	var forwardingRule ForwardingRulePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "forwardingRule", ctx.Param("forwardingRule"), &forwardingRule, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter forwardingRule: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GlobalForwardingRulesPatchParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GlobalForwardingRulesPatch(ctx, project, forwardingRule, params)
+	return err
+}
+
+// GlobalForwardingRulesSetTarget converts echo context to params.
+func (w *ServerInterfaceWrapper) GlobalForwardingRulesSetTarget(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "forwardingRule" -------------
+	var forwardingRule ForwardingRulePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "forwardingRule", ctx.Param("forwardingRule"), &forwardingRule, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter forwardingRule: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GlobalForwardingRulesSetTargetParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GlobalForwardingRulesSetTarget(ctx, project, forwardingRule, params)
 	return err
 }
 
@@ -13242,6 +22143,587 @@ func (w *ServerInterfaceWrapper) InterconnectAttachmentGroupsGetOperationalStatu
 	return err
 }
 
+// InterconnectAttachmentGroupsGetIamPolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentGroupsGetIamPolicy(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource IamResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentGroupsGetIamPolicyParams
+	// ------------- Optional query parameter "optionsRequestedPolicyVersion" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "optionsRequestedPolicyVersion", ctx.QueryParams(), &params.OptionsRequestedPolicyVersion, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter optionsRequestedPolicyVersion: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentGroupsGetIamPolicy(ctx, project, resource, params)
+	return err
+}
+
+// InterconnectAttachmentGroupsSetIamPolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentGroupsSetIamPolicy(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource IamResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentGroupsSetIamPolicyParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentGroupsSetIamPolicy(ctx, project, resource, params)
+	return err
+}
+
+// InterconnectAttachmentGroupsTestIamPermissions converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentGroupsTestIamPermissions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource IamResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentGroupsTestIamPermissionsParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentGroupsTestIamPermissions(ctx, project, resource, params)
+	return err
+}
+
+// InterconnectGroupsList converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsListParams
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "maxResults" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "maxResults", ctx.QueryParams(), &params.MaxResults, runtime.BindQueryParameterOptions{Type: "integer", Format: "uint32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter maxResults: %s", err))
+	}
+
+	// ------------- Optional query parameter "orderBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "orderBy", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orderBy: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageToken" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
+	}
+
+	// ------------- Optional query parameter "returnPartialSuccess" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "returnPartialSuccess", ctx.QueryParams(), &params.ReturnPartialSuccess, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter returnPartialSuccess: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsList(ctx, project, params)
+	return err
+}
+
+// InterconnectGroupsInsert converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsInsert(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsInsertParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsInsert(ctx, project, params)
+	return err
+}
+
+// InterconnectGroupsDelete converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsDelete(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectGroup" -------------
+	var interconnectGroup InterconnectGroupPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectGroup", ctx.Param("interconnectGroup"), &interconnectGroup, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectGroup: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsDeleteParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsDelete(ctx, project, interconnectGroup, params)
+	return err
+}
+
+// InterconnectGroupsGet converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectGroup" -------------
+	var interconnectGroup InterconnectGroupPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectGroup", ctx.Param("interconnectGroup"), &interconnectGroup, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectGroup: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsGetParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsGet(ctx, project, interconnectGroup, params)
+	return err
+}
+
+// InterconnectGroupsPatch converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsPatch(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectGroup" -------------
+	var interconnectGroup InterconnectGroupPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectGroup", ctx.Param("interconnectGroup"), &interconnectGroup, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectGroup: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsPatchParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "updateMask" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "updateMask", ctx.QueryParams(), &params.UpdateMask, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter updateMask: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsPatch(ctx, project, interconnectGroup, params)
+	return err
+}
+
+// InterconnectGroupsCreateMembers converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsCreateMembers(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectGroup" -------------
+	var interconnectGroup InterconnectGroupPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectGroup", ctx.Param("interconnectGroup"), &interconnectGroup, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectGroup: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsCreateMembersParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsCreateMembers(ctx, project, interconnectGroup, params)
+	return err
+}
+
+// InterconnectGroupsGetOperationalStatus converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsGetOperationalStatus(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectGroup" -------------
+	var interconnectGroup InterconnectGroupPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectGroup", ctx.Param("interconnectGroup"), &interconnectGroup, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectGroup: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsGetOperationalStatusParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsGetOperationalStatus(ctx, project, interconnectGroup, params)
+	return err
+}
+
+// InterconnectGroupsGetIamPolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsGetIamPolicy(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource IamResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsGetIamPolicyParams
+	// ------------- Optional query parameter "optionsRequestedPolicyVersion" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "optionsRequestedPolicyVersion", ctx.QueryParams(), &params.OptionsRequestedPolicyVersion, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter optionsRequestedPolicyVersion: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsGetIamPolicy(ctx, project, resource, params)
+	return err
+}
+
+// InterconnectGroupsSetIamPolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsSetIamPolicy(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource IamResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsSetIamPolicyParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsSetIamPolicy(ctx, project, resource, params)
+	return err
+}
+
+// InterconnectGroupsTestIamPermissions converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsTestIamPermissions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource IamResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsTestIamPermissionsParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsTestIamPermissions(ctx, project, resource, params)
+	return err
+}
+
 // InterconnectLocationsList converts echo context to params.
 func (w *ServerInterfaceWrapper) InterconnectLocationsList(ctx echo.Context) error {
 	var err error
@@ -13539,6 +23021,220 @@ func (w *ServerInterfaceWrapper) InterconnectsGet(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.InterconnectsGet(ctx, project, interconnect, params)
+	return err
+}
+
+// InterconnectsPatch converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectsPatch(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnect" -------------
+	var interconnect InterconnectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnect", ctx.Param("interconnect"), &interconnect, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnect: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectsPatchParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectsPatch(ctx, project, interconnect, params)
+	return err
+}
+
+// InterconnectsGetDiagnostics converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectsGetDiagnostics(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnect" -------------
+	var interconnect InterconnectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnect", ctx.Param("interconnect"), &interconnect, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnect: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectsGetDiagnosticsParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectsGetDiagnostics(ctx, project, interconnect, params)
+	return err
+}
+
+// InterconnectsGetMacsecConfig converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectsGetMacsecConfig(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnect" -------------
+	var interconnect InterconnectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnect", ctx.Param("interconnect"), &interconnect, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnect: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectsGetMacsecConfigParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectsGetMacsecConfig(ctx, project, interconnect, params)
+	return err
+}
+
+// InterconnectsSetName converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectsSetName(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnect" -------------
+	var interconnect InterconnectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnect", ctx.Param("interconnect"), &interconnect, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnect: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectsSetNameParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectsSetName(ctx, project, interconnect, params)
+	return err
+}
+
+// InterconnectsSetLabels converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectsSetLabels(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource ResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectsSetLabelsParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectsSetLabels(ctx, project, resource, params)
 	return err
 }
 
@@ -13954,6 +23650,116 @@ func (w *ServerInterfaceWrapper) InterconnectAttachmentsGet(ctx echo.Context) er
 	return err
 }
 
+// InterconnectAttachmentsPatch converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentsPatch(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region RegionPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectAttachment" -------------
+	var interconnectAttachment InterconnectAttachmentPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectAttachment", ctx.Param("interconnectAttachment"), &interconnectAttachment, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectAttachment: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentsPatchParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentsPatch(ctx, project, region, interconnectAttachment, params)
+	return err
+}
+
+// InterconnectAttachmentsSetLabels converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentsSetLabels(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region RegionPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource ResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentsSetLabelsParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentsSetLabels(ctx, project, region, resource, params)
+	return err
+}
+
 // RegionOperationsList converts echo context to params.
 func (w *ServerInterfaceWrapper) RegionOperationsList(ctx echo.Context) error {
 	var err error
@@ -14224,6 +24030,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules", wrapper.GlobalForwardingRulesInsert, options.OperationMiddlewares["globalForwardingRules.insert"]...)
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:forwardingRule", wrapper.GlobalForwardingRulesDelete, options.OperationMiddlewares["globalForwardingRules.delete"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:forwardingRule", wrapper.GlobalForwardingRulesGet, options.OperationMiddlewares["globalForwardingRules.get"]...)
+	router.PATCH(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:forwardingRule", wrapper.GlobalForwardingRulesPatch, options.OperationMiddlewares["globalForwardingRules.patch"]...)
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:resource/setLabels", wrapper.GlobalForwardingRulesSetLabels, options.OperationMiddlewares["globalForwardingRules.setLabels"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectAttachmentGroups", wrapper.InterconnectAttachmentGroupsList, options.OperationMiddlewares["interconnectAttachmentGroups.list"]...)
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnectAttachmentGroups", wrapper.InterconnectAttachmentGroupsInsert, options.OperationMiddlewares["interconnectAttachmentGroups.insert"]...)
@@ -14237,6 +24044,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnects", wrapper.InterconnectsInsert, options.OperationMiddlewares["interconnects.insert"]...)
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/global/interconnects/:interconnect", wrapper.InterconnectsDelete, options.OperationMiddlewares["interconnects.delete"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnects/:interconnect", wrapper.InterconnectsGet, options.OperationMiddlewares["interconnects.get"]...)
+	router.PATCH(options.BaseURL+"/compute/v1/projects/:project/global/interconnects/:interconnect", wrapper.InterconnectsPatch, options.OperationMiddlewares["interconnects.patch"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/operations", wrapper.GlobalOperationsList, options.OperationMiddlewares["globalOperations.list"]...)
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/global/operations/:operation", wrapper.GlobalOperationsDelete, options.OperationMiddlewares["globalOperations.delete"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/operations/:operation", wrapper.GlobalOperationsGet, options.OperationMiddlewares["globalOperations.get"]...)
@@ -14249,6 +24057,26 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments", wrapper.InterconnectAttachmentsInsert, options.OperationMiddlewares["interconnectAttachments.insert"]...)
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments/:interconnectAttachment", wrapper.InterconnectAttachmentsDelete, options.OperationMiddlewares["interconnectAttachments.delete"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments/:interconnectAttachment", wrapper.InterconnectAttachmentsGet, options.OperationMiddlewares["interconnectAttachments.get"]...)
+	router.PATCH(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments/:interconnectAttachment", wrapper.InterconnectAttachmentsPatch, options.OperationMiddlewares["interconnectAttachments.patch"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:forwardingRule/setTarget", wrapper.GlobalForwardingRulesSetTarget, options.OperationMiddlewares["globalForwardingRules.setTarget"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnects/:resource/setLabels", wrapper.InterconnectsSetLabels, options.OperationMiddlewares["interconnects.setLabels"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnects/:interconnect/setName", wrapper.InterconnectsSetName, options.OperationMiddlewares["interconnects.setName"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnects/:interconnect/getDiagnostics", wrapper.InterconnectsGetDiagnostics, options.OperationMiddlewares["interconnects.getDiagnostics"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnects/:interconnect/getMacsecConfig", wrapper.InterconnectsGetMacsecConfig, options.OperationMiddlewares["interconnects.getMacsecConfig"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments/:resource/setLabels", wrapper.InterconnectAttachmentsSetLabels, options.OperationMiddlewares["interconnectAttachments.setLabels"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectAttachmentGroups/:resource/getIamPolicy", wrapper.InterconnectAttachmentGroupsGetIamPolicy, options.OperationMiddlewares["interconnectAttachmentGroups.getIamPolicy"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnectAttachmentGroups/:resource/setIamPolicy", wrapper.InterconnectAttachmentGroupsSetIamPolicy, options.OperationMiddlewares["interconnectAttachmentGroups.setIamPolicy"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnectAttachmentGroups/:resource/testIamPermissions", wrapper.InterconnectAttachmentGroupsTestIamPermissions, options.OperationMiddlewares["interconnectAttachmentGroups.testIamPermissions"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups/:resource/getIamPolicy", wrapper.InterconnectGroupsGetIamPolicy, options.OperationMiddlewares["interconnectGroups.getIamPolicy"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups/:resource/setIamPolicy", wrapper.InterconnectGroupsSetIamPolicy, options.OperationMiddlewares["interconnectGroups.setIamPolicy"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups/:resource/testIamPermissions", wrapper.InterconnectGroupsTestIamPermissions, options.OperationMiddlewares["interconnectGroups.testIamPermissions"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups", wrapper.InterconnectGroupsList, options.OperationMiddlewares["interconnectGroups.list"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups", wrapper.InterconnectGroupsInsert, options.OperationMiddlewares["interconnectGroups.insert"]...)
+	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups/:interconnectGroup", wrapper.InterconnectGroupsDelete, options.OperationMiddlewares["interconnectGroups.delete"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups/:interconnectGroup", wrapper.InterconnectGroupsGet, options.OperationMiddlewares["interconnectGroups.get"]...)
+	router.PATCH(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups/:interconnectGroup", wrapper.InterconnectGroupsPatch, options.OperationMiddlewares["interconnectGroups.patch"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups/:interconnectGroup/createMembers", wrapper.InterconnectGroupsCreateMembers, options.OperationMiddlewares["interconnectGroups.createMembers"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups/:interconnectGroup/getOperationalStatus", wrapper.InterconnectGroupsGetOperationalStatus, options.OperationMiddlewares["interconnectGroups.getOperationalStatus"]...)
 
 }
 
@@ -14261,6 +24089,8 @@ type ConflictJSONResponse GoogleErrorResponse
 type EtagMismatchJSONResponse GoogleErrorResponse
 
 type NotFoundJSONResponse GoogleErrorResponse
+
+type PolicyConflictJSONResponse GoogleErrorResponse
 
 type PreconditionFailedJSONResponse GoogleErrorResponse
 
@@ -14574,6 +24404,188 @@ type GlobalForwardingRulesGetdefaultJSONResponse struct {
 }
 
 func (response GlobalForwardingRulesGetdefaultJSONResponse) VisitGlobalForwardingRulesGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesPatchRequestObject struct {
+	Project        ProjectPath        `json:"project"`
+	ForwardingRule ForwardingRulePath `json:"forwardingRule"`
+	Params         GlobalForwardingRulesPatchParams
+	Body           *GlobalForwardingRulesPatchJSONRequestBody
+}
+
+type GlobalForwardingRulesPatchResponseObject interface {
+	VisitGlobalForwardingRulesPatchResponse(w http.ResponseWriter) error
+}
+
+type GlobalForwardingRulesPatch200JSONResponse Operation
+
+func (response GlobalForwardingRulesPatch200JSONResponse) VisitGlobalForwardingRulesPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesPatch400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GlobalForwardingRulesPatch400JSONResponse) VisitGlobalForwardingRulesPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesPatch401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GlobalForwardingRulesPatch401JSONResponse) VisitGlobalForwardingRulesPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesPatch404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GlobalForwardingRulesPatch404JSONResponse) VisitGlobalForwardingRulesPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesPatch412JSONResponse struct{ EtagMismatchJSONResponse }
+
+func (response GlobalForwardingRulesPatch412JSONResponse) VisitGlobalForwardingRulesPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesPatchdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response GlobalForwardingRulesPatchdefaultJSONResponse) VisitGlobalForwardingRulesPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesSetTargetRequestObject struct {
+	Project        ProjectPath        `json:"project"`
+	ForwardingRule ForwardingRulePath `json:"forwardingRule"`
+	Params         GlobalForwardingRulesSetTargetParams
+	Body           *GlobalForwardingRulesSetTargetJSONRequestBody
+}
+
+type GlobalForwardingRulesSetTargetResponseObject interface {
+	VisitGlobalForwardingRulesSetTargetResponse(w http.ResponseWriter) error
+}
+
+type GlobalForwardingRulesSetTarget200JSONResponse Operation
+
+func (response GlobalForwardingRulesSetTarget200JSONResponse) VisitGlobalForwardingRulesSetTargetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesSetTarget400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GlobalForwardingRulesSetTarget400JSONResponse) VisitGlobalForwardingRulesSetTargetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesSetTarget401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GlobalForwardingRulesSetTarget401JSONResponse) VisitGlobalForwardingRulesSetTargetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesSetTarget404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GlobalForwardingRulesSetTarget404JSONResponse) VisitGlobalForwardingRulesSetTargetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesSetTargetdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response GlobalForwardingRulesSetTargetdefaultJSONResponse) VisitGlobalForwardingRulesSetTargetResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -15181,6 +25193,1132 @@ func (response InterconnectAttachmentGroupsGetOperationalStatusdefaultJSONRespon
 	return err
 }
 
+type InterconnectAttachmentGroupsGetIamPolicyRequestObject struct {
+	Project  ProjectPath     `json:"project"`
+	Resource IamResourcePath `json:"resource"`
+	Params   InterconnectAttachmentGroupsGetIamPolicyParams
+}
+
+type InterconnectAttachmentGroupsGetIamPolicyResponseObject interface {
+	VisitInterconnectAttachmentGroupsGetIamPolicyResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentGroupsGetIamPolicy200JSONResponse Policy
+
+func (response InterconnectAttachmentGroupsGetIamPolicy200JSONResponse) VisitInterconnectAttachmentGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsGetIamPolicy400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentGroupsGetIamPolicy400JSONResponse) VisitInterconnectAttachmentGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsGetIamPolicy401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentGroupsGetIamPolicy401JSONResponse) VisitInterconnectAttachmentGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsGetIamPolicy404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectAttachmentGroupsGetIamPolicy404JSONResponse) VisitInterconnectAttachmentGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsGetIamPolicydefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentGroupsGetIamPolicydefaultJSONResponse) VisitInterconnectAttachmentGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsSetIamPolicyRequestObject struct {
+	Project  ProjectPath     `json:"project"`
+	Resource IamResourcePath `json:"resource"`
+	Params   InterconnectAttachmentGroupsSetIamPolicyParams
+	Body     *InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody
+}
+
+type InterconnectAttachmentGroupsSetIamPolicyResponseObject interface {
+	VisitInterconnectAttachmentGroupsSetIamPolicyResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentGroupsSetIamPolicy200JSONResponse Policy
+
+func (response InterconnectAttachmentGroupsSetIamPolicy200JSONResponse) VisitInterconnectAttachmentGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsSetIamPolicy400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentGroupsSetIamPolicy400JSONResponse) VisitInterconnectAttachmentGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsSetIamPolicy401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentGroupsSetIamPolicy401JSONResponse) VisitInterconnectAttachmentGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsSetIamPolicy404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectAttachmentGroupsSetIamPolicy404JSONResponse) VisitInterconnectAttachmentGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsSetIamPolicy409JSONResponse struct{ PolicyConflictJSONResponse }
+
+func (response InterconnectAttachmentGroupsSetIamPolicy409JSONResponse) VisitInterconnectAttachmentGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsSetIamPolicydefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentGroupsSetIamPolicydefaultJSONResponse) VisitInterconnectAttachmentGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsTestIamPermissionsRequestObject struct {
+	Project  ProjectPath     `json:"project"`
+	Resource IamResourcePath `json:"resource"`
+	Params   InterconnectAttachmentGroupsTestIamPermissionsParams
+	Body     *InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody
+}
+
+type InterconnectAttachmentGroupsTestIamPermissionsResponseObject interface {
+	VisitInterconnectAttachmentGroupsTestIamPermissionsResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentGroupsTestIamPermissions200JSONResponse TestPermissionsResponse
+
+func (response InterconnectAttachmentGroupsTestIamPermissions200JSONResponse) VisitInterconnectAttachmentGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsTestIamPermissions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentGroupsTestIamPermissions400JSONResponse) VisitInterconnectAttachmentGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsTestIamPermissions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentGroupsTestIamPermissions401JSONResponse) VisitInterconnectAttachmentGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsTestIamPermissions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectAttachmentGroupsTestIamPermissions404JSONResponse) VisitInterconnectAttachmentGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsTestIamPermissionsdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentGroupsTestIamPermissionsdefaultJSONResponse) VisitInterconnectAttachmentGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsListRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Params  InterconnectGroupsListParams
+}
+
+type InterconnectGroupsListResponseObject interface {
+	VisitInterconnectGroupsListResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsList200JSONResponse InterconnectGroupsListResponseBody
+
+func (response InterconnectGroupsList200JSONResponse) VisitInterconnectGroupsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsList400JSONResponse) VisitInterconnectGroupsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsList401JSONResponse) VisitInterconnectGroupsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsListdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsListdefaultJSONResponse) VisitInterconnectGroupsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsInsertRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Params  InterconnectGroupsInsertParams
+	Body    *InterconnectGroupsInsertJSONRequestBody
+}
+
+type InterconnectGroupsInsertResponseObject interface {
+	VisitInterconnectGroupsInsertResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsInsert200JSONResponse Operation
+
+func (response InterconnectGroupsInsert200JSONResponse) VisitInterconnectGroupsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsInsert400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsInsert400JSONResponse) VisitInterconnectGroupsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsInsert401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsInsert401JSONResponse) VisitInterconnectGroupsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsInsert409JSONResponse struct{ ConflictJSONResponse }
+
+func (response InterconnectGroupsInsert409JSONResponse) VisitInterconnectGroupsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsInsertdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsInsertdefaultJSONResponse) VisitInterconnectGroupsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsDeleteRequestObject struct {
+	Project           ProjectPath           `json:"project"`
+	InterconnectGroup InterconnectGroupPath `json:"interconnectGroup"`
+	Params            InterconnectGroupsDeleteParams
+}
+
+type InterconnectGroupsDeleteResponseObject interface {
+	VisitInterconnectGroupsDeleteResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsDelete200JSONResponse Operation
+
+func (response InterconnectGroupsDelete200JSONResponse) VisitInterconnectGroupsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsDelete400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsDelete400JSONResponse) VisitInterconnectGroupsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsDelete401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsDelete401JSONResponse) VisitInterconnectGroupsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsDelete404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectGroupsDelete404JSONResponse) VisitInterconnectGroupsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsDeletedefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsDeletedefaultJSONResponse) VisitInterconnectGroupsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetRequestObject struct {
+	Project           ProjectPath           `json:"project"`
+	InterconnectGroup InterconnectGroupPath `json:"interconnectGroup"`
+	Params            InterconnectGroupsGetParams
+}
+
+type InterconnectGroupsGetResponseObject interface {
+	VisitInterconnectGroupsGetResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsGet200JSONResponse InterconnectGroup
+
+func (response InterconnectGroupsGet200JSONResponse) VisitInterconnectGroupsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGet400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsGet400JSONResponse) VisitInterconnectGroupsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGet401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsGet401JSONResponse) VisitInterconnectGroupsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGet404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectGroupsGet404JSONResponse) VisitInterconnectGroupsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsGetdefaultJSONResponse) VisitInterconnectGroupsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsPatchRequestObject struct {
+	Project           ProjectPath           `json:"project"`
+	InterconnectGroup InterconnectGroupPath `json:"interconnectGroup"`
+	Params            InterconnectGroupsPatchParams
+	Body              *InterconnectGroupsPatchJSONRequestBody
+}
+
+type InterconnectGroupsPatchResponseObject interface {
+	VisitInterconnectGroupsPatchResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsPatch200JSONResponse Operation
+
+func (response InterconnectGroupsPatch200JSONResponse) VisitInterconnectGroupsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsPatch400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsPatch400JSONResponse) VisitInterconnectGroupsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsPatch401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsPatch401JSONResponse) VisitInterconnectGroupsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsPatch404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectGroupsPatch404JSONResponse) VisitInterconnectGroupsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsPatch412JSONResponse struct{ EtagMismatchJSONResponse }
+
+func (response InterconnectGroupsPatch412JSONResponse) VisitInterconnectGroupsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsPatchdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsPatchdefaultJSONResponse) VisitInterconnectGroupsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsCreateMembersRequestObject struct {
+	Project           ProjectPath           `json:"project"`
+	InterconnectGroup InterconnectGroupPath `json:"interconnectGroup"`
+	Params            InterconnectGroupsCreateMembersParams
+	Body              *InterconnectGroupsCreateMembersJSONRequestBody
+}
+
+type InterconnectGroupsCreateMembersResponseObject interface {
+	VisitInterconnectGroupsCreateMembersResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsCreateMembers200JSONResponse Operation
+
+func (response InterconnectGroupsCreateMembers200JSONResponse) VisitInterconnectGroupsCreateMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsCreateMembers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsCreateMembers400JSONResponse) VisitInterconnectGroupsCreateMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsCreateMembers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsCreateMembers401JSONResponse) VisitInterconnectGroupsCreateMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsCreateMembers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectGroupsCreateMembers404JSONResponse) VisitInterconnectGroupsCreateMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsCreateMembers409JSONResponse struct{ ConflictJSONResponse }
+
+func (response InterconnectGroupsCreateMembers409JSONResponse) VisitInterconnectGroupsCreateMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsCreateMembersdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsCreateMembersdefaultJSONResponse) VisitInterconnectGroupsCreateMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetOperationalStatusRequestObject struct {
+	Project           ProjectPath           `json:"project"`
+	InterconnectGroup InterconnectGroupPath `json:"interconnectGroup"`
+	Params            InterconnectGroupsGetOperationalStatusParams
+}
+
+type InterconnectGroupsGetOperationalStatusResponseObject interface {
+	VisitInterconnectGroupsGetOperationalStatusResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsGetOperationalStatus200JSONResponse InterconnectGroupsGetOperationalStatusResponseBody
+
+func (response InterconnectGroupsGetOperationalStatus200JSONResponse) VisitInterconnectGroupsGetOperationalStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetOperationalStatus400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsGetOperationalStatus400JSONResponse) VisitInterconnectGroupsGetOperationalStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetOperationalStatus401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsGetOperationalStatus401JSONResponse) VisitInterconnectGroupsGetOperationalStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetOperationalStatus404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectGroupsGetOperationalStatus404JSONResponse) VisitInterconnectGroupsGetOperationalStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetOperationalStatusdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsGetOperationalStatusdefaultJSONResponse) VisitInterconnectGroupsGetOperationalStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetIamPolicyRequestObject struct {
+	Project  ProjectPath     `json:"project"`
+	Resource IamResourcePath `json:"resource"`
+	Params   InterconnectGroupsGetIamPolicyParams
+}
+
+type InterconnectGroupsGetIamPolicyResponseObject interface {
+	VisitInterconnectGroupsGetIamPolicyResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsGetIamPolicy200JSONResponse Policy
+
+func (response InterconnectGroupsGetIamPolicy200JSONResponse) VisitInterconnectGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetIamPolicy400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsGetIamPolicy400JSONResponse) VisitInterconnectGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetIamPolicy401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsGetIamPolicy401JSONResponse) VisitInterconnectGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetIamPolicy404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectGroupsGetIamPolicy404JSONResponse) VisitInterconnectGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetIamPolicydefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsGetIamPolicydefaultJSONResponse) VisitInterconnectGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsSetIamPolicyRequestObject struct {
+	Project  ProjectPath     `json:"project"`
+	Resource IamResourcePath `json:"resource"`
+	Params   InterconnectGroupsSetIamPolicyParams
+	Body     *InterconnectGroupsSetIamPolicyJSONRequestBody
+}
+
+type InterconnectGroupsSetIamPolicyResponseObject interface {
+	VisitInterconnectGroupsSetIamPolicyResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsSetIamPolicy200JSONResponse Policy
+
+func (response InterconnectGroupsSetIamPolicy200JSONResponse) VisitInterconnectGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsSetIamPolicy400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsSetIamPolicy400JSONResponse) VisitInterconnectGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsSetIamPolicy401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsSetIamPolicy401JSONResponse) VisitInterconnectGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsSetIamPolicy404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectGroupsSetIamPolicy404JSONResponse) VisitInterconnectGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsSetIamPolicy409JSONResponse struct{ PolicyConflictJSONResponse }
+
+func (response InterconnectGroupsSetIamPolicy409JSONResponse) VisitInterconnectGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsSetIamPolicydefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsSetIamPolicydefaultJSONResponse) VisitInterconnectGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsTestIamPermissionsRequestObject struct {
+	Project  ProjectPath     `json:"project"`
+	Resource IamResourcePath `json:"resource"`
+	Params   InterconnectGroupsTestIamPermissionsParams
+	Body     *InterconnectGroupsTestIamPermissionsJSONRequestBody
+}
+
+type InterconnectGroupsTestIamPermissionsResponseObject interface {
+	VisitInterconnectGroupsTestIamPermissionsResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsTestIamPermissions200JSONResponse TestPermissionsResponse
+
+func (response InterconnectGroupsTestIamPermissions200JSONResponse) VisitInterconnectGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsTestIamPermissions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsTestIamPermissions400JSONResponse) VisitInterconnectGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsTestIamPermissions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsTestIamPermissions401JSONResponse) VisitInterconnectGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsTestIamPermissions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectGroupsTestIamPermissions404JSONResponse) VisitInterconnectGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsTestIamPermissionsdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsTestIamPermissionsdefaultJSONResponse) VisitInterconnectGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type InterconnectLocationsListRequestObject struct {
 	Project ProjectPath `json:"project"`
 	Params  InterconnectLocationsListParams
@@ -15652,6 +26790,452 @@ type InterconnectsGetdefaultJSONResponse struct {
 }
 
 func (response InterconnectsGetdefaultJSONResponse) VisitInterconnectsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsPatchRequestObject struct {
+	Project      ProjectPath      `json:"project"`
+	Interconnect InterconnectPath `json:"interconnect"`
+	Params       InterconnectsPatchParams
+	Body         *InterconnectsPatchJSONRequestBody
+}
+
+type InterconnectsPatchResponseObject interface {
+	VisitInterconnectsPatchResponse(w http.ResponseWriter) error
+}
+
+type InterconnectsPatch200JSONResponse Operation
+
+func (response InterconnectsPatch200JSONResponse) VisitInterconnectsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsPatch400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectsPatch400JSONResponse) VisitInterconnectsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsPatch401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectsPatch401JSONResponse) VisitInterconnectsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsPatch404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectsPatch404JSONResponse) VisitInterconnectsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsPatchdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectsPatchdefaultJSONResponse) VisitInterconnectsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetDiagnosticsRequestObject struct {
+	Project      ProjectPath      `json:"project"`
+	Interconnect InterconnectPath `json:"interconnect"`
+	Params       InterconnectsGetDiagnosticsParams
+}
+
+type InterconnectsGetDiagnosticsResponseObject interface {
+	VisitInterconnectsGetDiagnosticsResponse(w http.ResponseWriter) error
+}
+
+type InterconnectsGetDiagnostics200JSONResponse InterconnectsGetDiagnosticsResponseBody
+
+func (response InterconnectsGetDiagnostics200JSONResponse) VisitInterconnectsGetDiagnosticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetDiagnostics400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectsGetDiagnostics400JSONResponse) VisitInterconnectsGetDiagnosticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetDiagnostics401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectsGetDiagnostics401JSONResponse) VisitInterconnectsGetDiagnosticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetDiagnostics404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectsGetDiagnostics404JSONResponse) VisitInterconnectsGetDiagnosticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetDiagnosticsdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectsGetDiagnosticsdefaultJSONResponse) VisitInterconnectsGetDiagnosticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetMacsecConfigRequestObject struct {
+	Project      ProjectPath      `json:"project"`
+	Interconnect InterconnectPath `json:"interconnect"`
+	Params       InterconnectsGetMacsecConfigParams
+}
+
+type InterconnectsGetMacsecConfigResponseObject interface {
+	VisitInterconnectsGetMacsecConfigResponse(w http.ResponseWriter) error
+}
+
+type InterconnectsGetMacsecConfig200JSONResponse InterconnectsGetMacsecConfigResponseBody
+
+func (response InterconnectsGetMacsecConfig200JSONResponse) VisitInterconnectsGetMacsecConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetMacsecConfig400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectsGetMacsecConfig400JSONResponse) VisitInterconnectsGetMacsecConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetMacsecConfig401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectsGetMacsecConfig401JSONResponse) VisitInterconnectsGetMacsecConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetMacsecConfig404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectsGetMacsecConfig404JSONResponse) VisitInterconnectsGetMacsecConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetMacsecConfigdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectsGetMacsecConfigdefaultJSONResponse) VisitInterconnectsGetMacsecConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetNameRequestObject struct {
+	Project      ProjectPath      `json:"project"`
+	Interconnect InterconnectPath `json:"interconnect"`
+	Params       InterconnectsSetNameParams
+	Body         *InterconnectsSetNameJSONRequestBody
+}
+
+type InterconnectsSetNameResponseObject interface {
+	VisitInterconnectsSetNameResponse(w http.ResponseWriter) error
+}
+
+type InterconnectsSetName200JSONResponse Operation
+
+func (response InterconnectsSetName200JSONResponse) VisitInterconnectsSetNameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetName400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectsSetName400JSONResponse) VisitInterconnectsSetNameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetName401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectsSetName401JSONResponse) VisitInterconnectsSetNameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetName404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectsSetName404JSONResponse) VisitInterconnectsSetNameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetName409JSONResponse struct{ ConflictJSONResponse }
+
+func (response InterconnectsSetName409JSONResponse) VisitInterconnectsSetNameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetNamedefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectsSetNamedefaultJSONResponse) VisitInterconnectsSetNameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetLabelsRequestObject struct {
+	Project  ProjectPath  `json:"project"`
+	Resource ResourcePath `json:"resource"`
+	Params   InterconnectsSetLabelsParams
+	Body     *InterconnectsSetLabelsJSONRequestBody
+}
+
+type InterconnectsSetLabelsResponseObject interface {
+	VisitInterconnectsSetLabelsResponse(w http.ResponseWriter) error
+}
+
+type InterconnectsSetLabels200JSONResponse Operation
+
+func (response InterconnectsSetLabels200JSONResponse) VisitInterconnectsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetLabels400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectsSetLabels400JSONResponse) VisitInterconnectsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetLabels401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectsSetLabels401JSONResponse) VisitInterconnectsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetLabels404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectsSetLabels404JSONResponse) VisitInterconnectsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetLabels412JSONResponse struct{ PreconditionFailedJSONResponse }
+
+func (response InterconnectsSetLabels412JSONResponse) VisitInterconnectsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetLabelsdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectsSetLabelsdefaultJSONResponse) VisitInterconnectsSetLabelsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -16309,6 +27893,190 @@ func (response InterconnectAttachmentsGetdefaultJSONResponse) VisitInterconnectA
 	return err
 }
 
+type InterconnectAttachmentsPatchRequestObject struct {
+	Project                ProjectPath                `json:"project"`
+	Region                 RegionPath                 `json:"region"`
+	InterconnectAttachment InterconnectAttachmentPath `json:"interconnectAttachment"`
+	Params                 InterconnectAttachmentsPatchParams
+	Body                   *InterconnectAttachmentsPatchJSONRequestBody
+}
+
+type InterconnectAttachmentsPatchResponseObject interface {
+	VisitInterconnectAttachmentsPatchResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentsPatch200JSONResponse Operation
+
+func (response InterconnectAttachmentsPatch200JSONResponse) VisitInterconnectAttachmentsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsPatch400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentsPatch400JSONResponse) VisitInterconnectAttachmentsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsPatch401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentsPatch401JSONResponse) VisitInterconnectAttachmentsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsPatch404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectAttachmentsPatch404JSONResponse) VisitInterconnectAttachmentsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsPatchdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentsPatchdefaultJSONResponse) VisitInterconnectAttachmentsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsSetLabelsRequestObject struct {
+	Project  ProjectPath  `json:"project"`
+	Region   RegionPath   `json:"region"`
+	Resource ResourcePath `json:"resource"`
+	Params   InterconnectAttachmentsSetLabelsParams
+	Body     *InterconnectAttachmentsSetLabelsJSONRequestBody
+}
+
+type InterconnectAttachmentsSetLabelsResponseObject interface {
+	VisitInterconnectAttachmentsSetLabelsResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentsSetLabels200JSONResponse Operation
+
+func (response InterconnectAttachmentsSetLabels200JSONResponse) VisitInterconnectAttachmentsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsSetLabels400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentsSetLabels400JSONResponse) VisitInterconnectAttachmentsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsSetLabels401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentsSetLabels401JSONResponse) VisitInterconnectAttachmentsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsSetLabels404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectAttachmentsSetLabels404JSONResponse) VisitInterconnectAttachmentsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsSetLabels412JSONResponse struct{ PreconditionFailedJSONResponse }
+
+func (response InterconnectAttachmentsSetLabels412JSONResponse) VisitInterconnectAttachmentsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsSetLabelsdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentsSetLabelsdefaultJSONResponse) VisitInterconnectAttachmentsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RegionOperationsListRequestObject struct {
 	Project ProjectPath `json:"project"`
 	Region  RegionPath  `json:"region"`
@@ -16638,6 +28406,12 @@ type StrictServerInterface interface {
 	// GlobalForwardingRulesGet Get a global forwarding rule
 	// (GET /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule})
 	GlobalForwardingRulesGet(ctx context.Context, request GlobalForwardingRulesGetRequestObject) (GlobalForwardingRulesGetResponseObject, error)
+	// GlobalForwardingRulesPatch Patch a global forwarding rule
+	// (PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule})
+	GlobalForwardingRulesPatch(ctx context.Context, request GlobalForwardingRulesPatchRequestObject) (GlobalForwardingRulesPatchResponseObject, error)
+	// GlobalForwardingRulesSetTarget Change the target of a global forwarding rule
+	// (POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget)
+	GlobalForwardingRulesSetTarget(ctx context.Context, request GlobalForwardingRulesSetTargetRequestObject) (GlobalForwardingRulesSetTargetResponseObject, error)
 	// GlobalForwardingRulesSetLabels Set the labels of a global forwarding rule
 	// (POST /compute/v1/projects/{project}/global/forwardingRules/{resource}/setLabels)
 	GlobalForwardingRulesSetLabels(ctx context.Context, request GlobalForwardingRulesSetLabelsRequestObject) (GlobalForwardingRulesSetLabelsResponseObject, error)
@@ -16659,6 +28433,45 @@ type StrictServerInterface interface {
 	// InterconnectAttachmentGroupsGetOperationalStatus Get the operational status of an interconnect attachment group
 	// (GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup}/getOperationalStatus)
 	InterconnectAttachmentGroupsGetOperationalStatus(ctx context.Context, request InterconnectAttachmentGroupsGetOperationalStatusRequestObject) (InterconnectAttachmentGroupsGetOperationalStatusResponseObject, error)
+	// InterconnectAttachmentGroupsGetIamPolicy Get the IAM policy of the interconnect attachment group
+	// (GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/getIamPolicy)
+	InterconnectAttachmentGroupsGetIamPolicy(ctx context.Context, request InterconnectAttachmentGroupsGetIamPolicyRequestObject) (InterconnectAttachmentGroupsGetIamPolicyResponseObject, error)
+	// InterconnectAttachmentGroupsSetIamPolicy Set the IAM policy of the interconnect attachment group
+	// (POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy)
+	InterconnectAttachmentGroupsSetIamPolicy(ctx context.Context, request InterconnectAttachmentGroupsSetIamPolicyRequestObject) (InterconnectAttachmentGroupsSetIamPolicyResponseObject, error)
+	// InterconnectAttachmentGroupsTestIamPermissions Test the caller's permissions on the interconnect attachment group
+	// (POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions)
+	InterconnectAttachmentGroupsTestIamPermissions(ctx context.Context, request InterconnectAttachmentGroupsTestIamPermissionsRequestObject) (InterconnectAttachmentGroupsTestIamPermissionsResponseObject, error)
+	// InterconnectGroupsList List interconnect groups
+	// (GET /compute/v1/projects/{project}/global/interconnectGroups)
+	InterconnectGroupsList(ctx context.Context, request InterconnectGroupsListRequestObject) (InterconnectGroupsListResponseObject, error)
+	// InterconnectGroupsInsert Create an interconnect group
+	// (POST /compute/v1/projects/{project}/global/interconnectGroups)
+	InterconnectGroupsInsert(ctx context.Context, request InterconnectGroupsInsertRequestObject) (InterconnectGroupsInsertResponseObject, error)
+	// InterconnectGroupsDelete Delete an interconnect group
+	// (DELETE /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup})
+	InterconnectGroupsDelete(ctx context.Context, request InterconnectGroupsDeleteRequestObject) (InterconnectGroupsDeleteResponseObject, error)
+	// InterconnectGroupsGet Get an interconnect group
+	// (GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup})
+	InterconnectGroupsGet(ctx context.Context, request InterconnectGroupsGetRequestObject) (InterconnectGroupsGetResponseObject, error)
+	// InterconnectGroupsPatch Patch an interconnect group
+	// (PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup})
+	InterconnectGroupsPatch(ctx context.Context, request InterconnectGroupsPatchRequestObject) (InterconnectGroupsPatchResponseObject, error)
+	// InterconnectGroupsCreateMembers Create interconnects in an interconnect group
+	// (POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers)
+	InterconnectGroupsCreateMembers(ctx context.Context, request InterconnectGroupsCreateMembersRequestObject) (InterconnectGroupsCreateMembersResponseObject, error)
+	// InterconnectGroupsGetOperationalStatus Get the operational status of an interconnect group
+	// (GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/getOperationalStatus)
+	InterconnectGroupsGetOperationalStatus(ctx context.Context, request InterconnectGroupsGetOperationalStatusRequestObject) (InterconnectGroupsGetOperationalStatusResponseObject, error)
+	// InterconnectGroupsGetIamPolicy Get the IAM policy of the interconnect group
+	// (GET /compute/v1/projects/{project}/global/interconnectGroups/{resource}/getIamPolicy)
+	InterconnectGroupsGetIamPolicy(ctx context.Context, request InterconnectGroupsGetIamPolicyRequestObject) (InterconnectGroupsGetIamPolicyResponseObject, error)
+	// InterconnectGroupsSetIamPolicy Set the IAM policy of the interconnect group
+	// (POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy)
+	InterconnectGroupsSetIamPolicy(ctx context.Context, request InterconnectGroupsSetIamPolicyRequestObject) (InterconnectGroupsSetIamPolicyResponseObject, error)
+	// InterconnectGroupsTestIamPermissions Test the caller's permissions on the interconnect group
+	// (POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions)
+	InterconnectGroupsTestIamPermissions(ctx context.Context, request InterconnectGroupsTestIamPermissionsRequestObject) (InterconnectGroupsTestIamPermissionsResponseObject, error)
 	// InterconnectLocationsList List interconnect locations
 	// (GET /compute/v1/projects/{project}/global/interconnectLocations)
 	InterconnectLocationsList(ctx context.Context, request InterconnectLocationsListRequestObject) (InterconnectLocationsListResponseObject, error)
@@ -16677,6 +28490,21 @@ type StrictServerInterface interface {
 	// InterconnectsGet Get an interconnect
 	// (GET /compute/v1/projects/{project}/global/interconnects/{interconnect})
 	InterconnectsGet(ctx context.Context, request InterconnectsGetRequestObject) (InterconnectsGetResponseObject, error)
+	// InterconnectsPatch Patch an interconnect
+	// (PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect})
+	InterconnectsPatch(ctx context.Context, request InterconnectsPatchRequestObject) (InterconnectsPatchResponseObject, error)
+	// InterconnectsGetDiagnostics Get the diagnostics of an interconnect
+	// (GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getDiagnostics)
+	InterconnectsGetDiagnostics(ctx context.Context, request InterconnectsGetDiagnosticsRequestObject) (InterconnectsGetDiagnosticsResponseObject, error)
+	// InterconnectsGetMacsecConfig Get the MACsec configuration of an interconnect
+	// (GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getMacsecConfig)
+	InterconnectsGetMacsecConfig(ctx context.Context, request InterconnectsGetMacsecConfigRequestObject) (InterconnectsGetMacsecConfigResponseObject, error)
+	// InterconnectsSetName Rename an interconnect
+	// (POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName)
+	InterconnectsSetName(ctx context.Context, request InterconnectsSetNameRequestObject) (InterconnectsSetNameResponseObject, error)
+	// InterconnectsSetLabels Set the labels of an interconnect
+	// (POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels)
+	InterconnectsSetLabels(ctx context.Context, request InterconnectsSetLabelsRequestObject) (InterconnectsSetLabelsResponseObject, error)
 	// GlobalOperationsList List global operations
 	// (GET /compute/v1/projects/{project}/global/operations)
 	GlobalOperationsList(ctx context.Context, request GlobalOperationsListRequestObject) (GlobalOperationsListResponseObject, error)
@@ -16701,6 +28529,12 @@ type StrictServerInterface interface {
 	// InterconnectAttachmentsGet Get an interconnect attachment
 	// (GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment})
 	InterconnectAttachmentsGet(ctx context.Context, request InterconnectAttachmentsGetRequestObject) (InterconnectAttachmentsGetResponseObject, error)
+	// InterconnectAttachmentsPatch Patch an interconnect attachment
+	// (PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment})
+	InterconnectAttachmentsPatch(ctx context.Context, request InterconnectAttachmentsPatchRequestObject) (InterconnectAttachmentsPatchResponseObject, error)
+	// InterconnectAttachmentsSetLabels Set the labels of an interconnect attachment
+	// (POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels)
+	InterconnectAttachmentsSetLabels(ctx context.Context, request InterconnectAttachmentsSetLabelsRequestObject) (InterconnectAttachmentsSetLabelsResponseObject, error)
 	// RegionOperationsList List regional operations
 	// (GET /compute/v1/projects/{project}/regions/{region}/operations)
 	RegionOperationsList(ctx context.Context, request RegionOperationsListRequestObject) (RegionOperationsListResponseObject, error)
@@ -16850,6 +28684,106 @@ func (sh *strictHandler) GlobalForwardingRulesGet(ctx echo.Context, project Proj
 		return err
 	} else if validResponse, ok := response.(GlobalForwardingRulesGetResponseObject); ok {
 		return validResponse.VisitGlobalForwardingRulesGetResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GlobalForwardingRulesPatch operation middleware
+func (sh *strictHandler) GlobalForwardingRulesPatch(ctx echo.Context, project ProjectPath, forwardingRule ForwardingRulePath, params GlobalForwardingRulesPatchParams) error {
+	var request GlobalForwardingRulesPatchRequestObject
+
+	request.Project = project
+	request.ForwardingRule = forwardingRule
+	request.Params = params
+
+	var body GlobalForwardingRulesPatchJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GlobalForwardingRulesPatch(ctx.Request().Context(), request.(GlobalForwardingRulesPatchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GlobalForwardingRulesPatch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GlobalForwardingRulesPatchResponseObject); ok {
+		return validResponse.VisitGlobalForwardingRulesPatchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GlobalForwardingRulesSetTarget operation middleware
+func (sh *strictHandler) GlobalForwardingRulesSetTarget(ctx echo.Context, project ProjectPath, forwardingRule ForwardingRulePath, params GlobalForwardingRulesSetTargetParams) error {
+	var request GlobalForwardingRulesSetTargetRequestObject
+
+	request.Project = project
+	request.ForwardingRule = forwardingRule
+	request.Params = params
+
+	var body GlobalForwardingRulesSetTargetJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GlobalForwardingRulesSetTarget(ctx.Request().Context(), request.(GlobalForwardingRulesSetTargetRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GlobalForwardingRulesSetTarget")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GlobalForwardingRulesSetTargetResponseObject); ok {
+		return validResponse.VisitGlobalForwardingRulesSetTargetResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -17112,6 +29046,516 @@ func (sh *strictHandler) InterconnectAttachmentGroupsGetOperationalStatus(ctx ec
 	return nil
 }
 
+// InterconnectAttachmentGroupsGetIamPolicy operation middleware
+func (sh *strictHandler) InterconnectAttachmentGroupsGetIamPolicy(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectAttachmentGroupsGetIamPolicyParams) error {
+	var request InterconnectAttachmentGroupsGetIamPolicyRequestObject
+
+	request.Project = project
+	request.Resource = resource
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentGroupsGetIamPolicy(ctx.Request().Context(), request.(InterconnectAttachmentGroupsGetIamPolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentGroupsGetIamPolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentGroupsGetIamPolicyResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentGroupsGetIamPolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectAttachmentGroupsSetIamPolicy operation middleware
+func (sh *strictHandler) InterconnectAttachmentGroupsSetIamPolicy(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectAttachmentGroupsSetIamPolicyParams) error {
+	var request InterconnectAttachmentGroupsSetIamPolicyRequestObject
+
+	request.Project = project
+	request.Resource = resource
+	request.Params = params
+
+	var body InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentGroupsSetIamPolicy(ctx.Request().Context(), request.(InterconnectAttachmentGroupsSetIamPolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentGroupsSetIamPolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentGroupsSetIamPolicyResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentGroupsSetIamPolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectAttachmentGroupsTestIamPermissions operation middleware
+func (sh *strictHandler) InterconnectAttachmentGroupsTestIamPermissions(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectAttachmentGroupsTestIamPermissionsParams) error {
+	var request InterconnectAttachmentGroupsTestIamPermissionsRequestObject
+
+	request.Project = project
+	request.Resource = resource
+	request.Params = params
+
+	var body InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentGroupsTestIamPermissions(ctx.Request().Context(), request.(InterconnectAttachmentGroupsTestIamPermissionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentGroupsTestIamPermissions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentGroupsTestIamPermissionsResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentGroupsTestIamPermissionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsList operation middleware
+func (sh *strictHandler) InterconnectGroupsList(ctx echo.Context, project ProjectPath, params InterconnectGroupsListParams) error {
+	var request InterconnectGroupsListRequestObject
+
+	request.Project = project
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsList(ctx.Request().Context(), request.(InterconnectGroupsListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsListResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsInsert operation middleware
+func (sh *strictHandler) InterconnectGroupsInsert(ctx echo.Context, project ProjectPath, params InterconnectGroupsInsertParams) error {
+	var request InterconnectGroupsInsertRequestObject
+
+	request.Project = project
+	request.Params = params
+
+	var body InterconnectGroupsInsertJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsInsert(ctx.Request().Context(), request.(InterconnectGroupsInsertRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsInsert")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsInsertResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsInsertResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsDelete operation middleware
+func (sh *strictHandler) InterconnectGroupsDelete(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsDeleteParams) error {
+	var request InterconnectGroupsDeleteRequestObject
+
+	request.Project = project
+	request.InterconnectGroup = interconnectGroup
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsDelete(ctx.Request().Context(), request.(InterconnectGroupsDeleteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsDelete")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsDeleteResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsDeleteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsGet operation middleware
+func (sh *strictHandler) InterconnectGroupsGet(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsGetParams) error {
+	var request InterconnectGroupsGetRequestObject
+
+	request.Project = project
+	request.InterconnectGroup = interconnectGroup
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsGet(ctx.Request().Context(), request.(InterconnectGroupsGetRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsGet")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsGetResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsGetResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsPatch operation middleware
+func (sh *strictHandler) InterconnectGroupsPatch(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsPatchParams) error {
+	var request InterconnectGroupsPatchRequestObject
+
+	request.Project = project
+	request.InterconnectGroup = interconnectGroup
+	request.Params = params
+
+	var body InterconnectGroupsPatchJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsPatch(ctx.Request().Context(), request.(InterconnectGroupsPatchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsPatch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsPatchResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsPatchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsCreateMembers operation middleware
+func (sh *strictHandler) InterconnectGroupsCreateMembers(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsCreateMembersParams) error {
+	var request InterconnectGroupsCreateMembersRequestObject
+
+	request.Project = project
+	request.InterconnectGroup = interconnectGroup
+	request.Params = params
+
+	var body InterconnectGroupsCreateMembersJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsCreateMembers(ctx.Request().Context(), request.(InterconnectGroupsCreateMembersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsCreateMembers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsCreateMembersResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsCreateMembersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsGetOperationalStatus operation middleware
+func (sh *strictHandler) InterconnectGroupsGetOperationalStatus(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsGetOperationalStatusParams) error {
+	var request InterconnectGroupsGetOperationalStatusRequestObject
+
+	request.Project = project
+	request.InterconnectGroup = interconnectGroup
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsGetOperationalStatus(ctx.Request().Context(), request.(InterconnectGroupsGetOperationalStatusRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsGetOperationalStatus")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsGetOperationalStatusResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsGetOperationalStatusResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsGetIamPolicy operation middleware
+func (sh *strictHandler) InterconnectGroupsGetIamPolicy(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectGroupsGetIamPolicyParams) error {
+	var request InterconnectGroupsGetIamPolicyRequestObject
+
+	request.Project = project
+	request.Resource = resource
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsGetIamPolicy(ctx.Request().Context(), request.(InterconnectGroupsGetIamPolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsGetIamPolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsGetIamPolicyResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsGetIamPolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsSetIamPolicy operation middleware
+func (sh *strictHandler) InterconnectGroupsSetIamPolicy(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectGroupsSetIamPolicyParams) error {
+	var request InterconnectGroupsSetIamPolicyRequestObject
+
+	request.Project = project
+	request.Resource = resource
+	request.Params = params
+
+	var body InterconnectGroupsSetIamPolicyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsSetIamPolicy(ctx.Request().Context(), request.(InterconnectGroupsSetIamPolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsSetIamPolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsSetIamPolicyResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsSetIamPolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsTestIamPermissions operation middleware
+func (sh *strictHandler) InterconnectGroupsTestIamPermissions(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectGroupsTestIamPermissionsParams) error {
+	var request InterconnectGroupsTestIamPermissionsRequestObject
+
+	request.Project = project
+	request.Resource = resource
+	request.Params = params
+
+	var body InterconnectGroupsTestIamPermissionsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsTestIamPermissions(ctx.Request().Context(), request.(InterconnectGroupsTestIamPermissionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsTestIamPermissions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsTestIamPermissionsResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsTestIamPermissionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // InterconnectLocationsList operation middleware
 func (sh *strictHandler) InterconnectLocationsList(ctx echo.Context, project ProjectPath, params InterconnectLocationsListParams) error {
 	var request InterconnectLocationsListRequestObject
@@ -17288,6 +29732,210 @@ func (sh *strictHandler) InterconnectsGet(ctx echo.Context, project ProjectPath,
 		return err
 	} else if validResponse, ok := response.(InterconnectsGetResponseObject); ok {
 		return validResponse.VisitInterconnectsGetResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectsPatch operation middleware
+func (sh *strictHandler) InterconnectsPatch(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsPatchParams) error {
+	var request InterconnectsPatchRequestObject
+
+	request.Project = project
+	request.Interconnect = interconnect
+	request.Params = params
+
+	var body InterconnectsPatchJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectsPatch(ctx.Request().Context(), request.(InterconnectsPatchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectsPatch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectsPatchResponseObject); ok {
+		return validResponse.VisitInterconnectsPatchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectsGetDiagnostics operation middleware
+func (sh *strictHandler) InterconnectsGetDiagnostics(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsGetDiagnosticsParams) error {
+	var request InterconnectsGetDiagnosticsRequestObject
+
+	request.Project = project
+	request.Interconnect = interconnect
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectsGetDiagnostics(ctx.Request().Context(), request.(InterconnectsGetDiagnosticsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectsGetDiagnostics")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectsGetDiagnosticsResponseObject); ok {
+		return validResponse.VisitInterconnectsGetDiagnosticsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectsGetMacsecConfig operation middleware
+func (sh *strictHandler) InterconnectsGetMacsecConfig(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsGetMacsecConfigParams) error {
+	var request InterconnectsGetMacsecConfigRequestObject
+
+	request.Project = project
+	request.Interconnect = interconnect
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectsGetMacsecConfig(ctx.Request().Context(), request.(InterconnectsGetMacsecConfigRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectsGetMacsecConfig")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectsGetMacsecConfigResponseObject); ok {
+		return validResponse.VisitInterconnectsGetMacsecConfigResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectsSetName operation middleware
+func (sh *strictHandler) InterconnectsSetName(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsSetNameParams) error {
+	var request InterconnectsSetNameRequestObject
+
+	request.Project = project
+	request.Interconnect = interconnect
+	request.Params = params
+
+	var body InterconnectsSetNameJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectsSetName(ctx.Request().Context(), request.(InterconnectsSetNameRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectsSetName")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectsSetNameResponseObject); ok {
+		return validResponse.VisitInterconnectsSetNameResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectsSetLabels operation middleware
+func (sh *strictHandler) InterconnectsSetLabels(ctx echo.Context, project ProjectPath, resource ResourcePath, params InterconnectsSetLabelsParams) error {
+	var request InterconnectsSetLabelsRequestObject
+
+	request.Project = project
+	request.Resource = resource
+	request.Params = params
+
+	var body InterconnectsSetLabelsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectsSetLabels(ctx.Request().Context(), request.(InterconnectsSetLabelsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectsSetLabels")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectsSetLabelsResponseObject); ok {
+		return validResponse.VisitInterconnectsSetLabelsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -17534,6 +30182,108 @@ func (sh *strictHandler) InterconnectAttachmentsGet(ctx echo.Context, project Pr
 	return nil
 }
 
+// InterconnectAttachmentsPatch operation middleware
+func (sh *strictHandler) InterconnectAttachmentsPatch(ctx echo.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params InterconnectAttachmentsPatchParams) error {
+	var request InterconnectAttachmentsPatchRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.InterconnectAttachment = interconnectAttachment
+	request.Params = params
+
+	var body InterconnectAttachmentsPatchJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentsPatch(ctx.Request().Context(), request.(InterconnectAttachmentsPatchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentsPatch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentsPatchResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentsPatchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectAttachmentsSetLabels operation middleware
+func (sh *strictHandler) InterconnectAttachmentsSetLabels(ctx echo.Context, project ProjectPath, region RegionPath, resource ResourcePath, params InterconnectAttachmentsSetLabelsParams) error {
+	var request InterconnectAttachmentsSetLabelsRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.Resource = resource
+	request.Params = params
+
+	var body InterconnectAttachmentsSetLabelsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentsSetLabels(ctx.Request().Context(), request.(InterconnectAttachmentsSetLabelsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentsSetLabels")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentsSetLabelsResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentsSetLabelsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // RegionOperationsList operation middleware
 func (sh *strictHandler) RegionOperationsList(ctx echo.Context, project ProjectPath, region RegionPath, params RegionOperationsListParams) error {
 	var request RegionOperationsListRequestObject
@@ -17650,412 +30400,532 @@ func (sh *strictHandler) RegionOperationsWait(ctx echo.Context, project ProjectP
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Lc+JGujf+VfrlvFVj7xEYAb5X6hzGZmbYYCAYTzYb5o8aqQGtRYuoxXicvPPd/9VPd0stIYHwbSaJ",
-	"t2ozRpdWX5/783v+KNn+YulTQkNWOvujtMQBXpCQBPCr6YU/rUhwz/92CLMDdxm6Pi2dlQaELX3KCJr6",
-	"wQKH58in3j2y/sN8aiGXIUaCz8SpoGtCQzS5R+GcoM+EOn7whqEZoSTAIXGQ7bn8y8iniHwmwT2ysedV",
-	"SkaJfMGLpUdKZyXeZMkoufyrv0FnjBLFC34Le2HJKDF7ThaYd/H/BmRaOiv910E8pgNxlx00vbD09atR",
-	"eud6IQlyRiVuIvJlGRDGXJ8i/zMJoPOey3iHA8L8VWATVkEr6pCAhSvnHpHP2FvhkDDEv4wDl/mUIX86",
-	"ohbvqnWG4F/0A5oG5TsysQx54f9EV9Bes90vm0dVxMJ7jxjw0bu57xEET+IZdikLER5Rzw1JgL19hKkj",
-	"2yG/8XYq/4gapkReQHuYokGrhgIyW3k4MbhwjkO0WLFwRBc4tOepb+5X0JAvG/ZWhK/pBAcE+QFyKXL8",
-	"1cSDH8ylM4+g31Z+yCflIh7/iNr+YuJSgu7ccI6sZvfSQnvwikP4nuD/ykH0BpbB213igNBwThhhCDNE",
-	"CXGIc44s8pvFH+TzSSzE+0H9EC3cL8SRrf9giZb+j/wjxLf8IWi6gpr0HvnhnARo6hLP4R33l3wP+oEx",
-	"ovx5TO/RAnt8OxNHmySDjzwg/yF2qL7VqFaR5dLP2HMdqzKiie2aWOecfTuFbZbYugv8pUPoLJyXzmrV",
-	"xolRCu+X/FEWBi6diZ3rB3c4cFw6G6w80sf82fQG7vKv+wGiqwUJXBu5DvKnsKzT6G0UrDySPGPJ3i55",
-	"03FnE58tGaWA/LZyA+KUzsJgRYqeP96zXtB2YChtGpLA9ikldtgMQ2zPF4SG7wN/tdx1XK7WFMJRW2jG",
-	"G0uOchn4TplgFpbhZvZw3fyuPefYn2jYyQG72Cn/7lNilj97mO4y3qcfase3MR/VowbqyUbyhmluH6Pq",
-	"x9OP8DEjWx+Qa4sxbR/R04zkCn8ZELbyQpbDG6/wF3exWvCBTEjABxGI5znz9ilBSzwjBqqi0EeH1Spy",
-	"qe2tmPuZoD2HTPHKC/nl/Qr6eU4oWvgBGVHVQkAW2KWC5wVKsrBxELicDyCLki9hH8/I0L8lNE1yD6vZ",
-	"VHYRjShBaWVn+HtVoyTEl9JZaeXSsF4rGfw1Pk55f+FS8asakWQ+9zMSwKz1gIk8YFv76sXkykeXy+Zx",
-	"vWYeH1Xhf+WjGq5PTLvhHJKjadnEtUndbjhl/usYn+RQ7qixp9khvcAhwdv7nO1x7Qch8vkjUtjhkgez",
-	"CQWWM7kHiUKssFyBfT4zlh0Q6OPQXRAW4sUS8XatEd2j5I6wEE3dgIX7OguPBJId2HL2Z3L4sy9Gmsug",
-	"D4+y+HO0QXNmiMtSqZ2sdsMyIJ9df8XkGQp9NCMh3OHP89MlRLGQv8VH7i/xbytyPqL84IEYp0mjjuuA",
-	"eOQytvM8XcwOF7Zr1v/9czu0Fx9v8b/+6f1S/+mHnJlaqqHsKsz0AxKG9/3ApXkaxs9zAqsd+silDmfp",
-	"OnWooKZtkyUfFJfe+MD8VYjIdErs8EyfDezd4XvGaU24CqiU0O0Q/fO615UCbr5ewgiXKZdxZ3+YYo8R",
-	"C/l0RDWNJTmL8EzOhMVNJaZMztDE9z2CqZwi/z+5bEXeRO1LcTIUZeGq1xwvCSJfXBYy5C6Wnmu7oXef",
-	"JDSL+/JSNFE2a/Vs+iEf2Eg9ljgMScDf/f9+xeXfP/1axuXfq+XTT380jNrJ11/lr/9bytoEAzLbQjqn",
-	"ctH5c2KgNLoeDdVlCMvNkBzkipVtQsMAezlsVDS80wD/uyz++ZUP67/zxvXbirCw7eSy0lvC5MjgScTw",
-	"lJ9uFJAwuD9DWPwhzit/jvFRB6pZrilFV+UqGSPKn5Z3AhISyr+GliRwfdgcETtgBlKHAVhR4M5cij0U",
-	"MTM4UvYc0xlhI0p93uysgq5WLEQTgjAC2oFubtqXkiSHcyw+TF1PXN+DDpKA68+C/rDEA6K7nBjtV1DL",
-	"nvsEhmVFnaiIMxj9bq8Tq+q0atcnp6R8PDVJuYFP7PKpUz8s1yZH2CQN+9g5reYQrmguE6cwlgZWLr+j",
-	"L361fIrL02b53ac/Tr6W9Z+NXX6ata/rm8YofSnP/HLWThLmhhfT9pR942lEhgFssz4OQhd71yvbJoxt",
-	"J/dic8p9jO05nngkEjbvuPTI/AVBzPaXXDwMCFrR6MGYMQi9fgNnmGOGqK+/LNssTs6DjAFuo+s3SweH",
-	"5Aqz2w2CApgpGJ+NFTxuIAysa4HLjCyx4FLClsEXkGn8EH6fIUtr1DJG1OJyKw0tA8m/Kvgzdj08cT03",
-	"vL/2ML8Ta5JM2lN0TQO0YAuO9ogyim/J2MaMILYknufSGctsesw8nNHYeCZaC31//xxhej+igpbw/m+T",
-	"WlBzwrhI4AeILJbh/Rnslonv3AM3WC49l0sGDOER5YweLUgw4ypKaM/RHiMkKYTvpymLNg9G9mzl0JVV",
-	"tLh5EpFZrTUSlGXv12b538A7xb/V8un40z/2RqNK5o39f+wZu76x/4/9/8liVV/5KRcCFdh732JH8i7+",
-	"y/Zh5PxPmFGhOB+AQfbsj3i2/iiRIPAD8YpDSmcNrjnBNVY6+/WPkuNz9a50Vpp5/gR7XMkijOEZ70tb",
-	"LKkU6qe+stC9UZSowmf2zRl60w98Zwxb8I3Oi4TlEtTRGfmC3uz9zxlwaP5vJIxUjSMzEkb2/2f/DdA3",
-	"DCMpyV1V+vrpe+gYX5RipPa978880uLzrMzxYk2T5KSJIqM+Py9wSBYElHiXITl4fgcjRfJBn3cZWriM",
-	"cdZf+mpoe6MXtOkNI8W3COyt+EhFb7PVYoE5BSw1qW67A4UG0zVzHlrxfWqUYEkeue+GQpmAlURvpBDF",
-	"DpJy8YEQENnBioHhsHGQbS5jB0lT2xugQl5AsHOPJoSz4RUjDleDcz8l+niwwf7IDlIWzMQuVoOB2X17",
-	"3xTUVAkQqc391xg9bHb9leydlTAhZuytF99VGYMVc6iMfg+ZwYcu1jPvoe9rrHLHCHq/vk8EKYzI5aM2",
-	"hbJVp5QNdXkoWLH+rUK8R7bE+U5V/q+c8R/1vzfCxBGrjosCStzvJPDhRuVRbPKFu/r167OyzphXGpxZ",
-	"hvrud1m0Z7GUYqN7oEtjrkWjCRlRh3iEC7V7Yl6RtfnMWSCafjVKFz6deq4d7sh1U9675JZPq4lCe8Sh",
-	"MLJIC5IPQxcHE6yoxNl4Lk6fh1gmB8IOhBL7JqIcorf6fpV3WuLGI2hXwU+vcaPNjOg7nutNxPoF5nuH",
-	"z6/NuebC3CBgFpx7YWfDIYrshC+3FA+WvZ5zgZ6qUxuWTXjaN6yd0AT+JKdnqwz70udp5w49C1eNup5Y",
-	"xuSXIVQovZ77oIq2Qjy7chko2I8zVJi1wnuAfxQRF5i7pjRHQ5ljJm3mjr6Ktk8dl3en64dXJEyt4y6N",
-	"Pvk6gEOShHhmITCmOT5hIq4qCgZTHXnDkL0KAqCdlMAidP3wnb+izrMKJLA5on7Bxth4pBsvK3zcYdGx",
-	"KUyEtupUTc4ziB3Jj8K6ijciV0l6VsXt2NyZNa1w3HjTSkDlkrwfzPwwJHT/W0x67K86eGBYxDMv0NN3",
-	"cEcRMnMZscd84SXhRFXqJDoDdSkjQfhNlnSTZPesS1X8w7tIlHmxh1nrsoMo2fheRMnnWZIn6s7jZchc",
-	"Kjj3GZHHhEsg/O5lr9v65kdmu/D2Yodo166srVYUh7nxUClrmVgruRYyxsHGIfb82bdeFDUQdvDl/ncV",
-	"h/qCK1Ho+9LVxw9erpQgbm+VE74PQqbiejYyYbMWM+Fa/ZicYrNRFrz4GJdPJqd21THJC9C5Z+ztM+hn",
-	"ieFlrX4UdASKQD8gkZLzDrsecZ5ZJ9Ms6+1p+Qq0wDXD+pxgJ2VV7+AJ8RiaunRGgmXg0nCT6uWJp+f4",
-	"M9ldr3v8p55lVeFDiV65DLEQe8RQvt4opALW9obiVTj3A/f3x65q1Sy+qk35TRW8XGBp/ZlL0UC6rytJ",
-	"n5YMY0qtUOqNZzpFIrxPRhpNCA4gxOmWUDm95MsSglxa8XQ9cIYPdwq6CEnAST08X0F9j2BGUBjcizwz",
-	"vgl4R7AdIrZaLv0gTMzpBNu3hMpOp/1BD2j66U1MUbA4dMNIREwS+pl4/pLo31XpjlszHVWEnYW90EIQ",
-	"/RM7ic718DIIfmQQZwzZkRCER1eL0tmvIqnxU0aaYypCxyi9XXm3bRBFI8Z9HeJwxTJC8OE67yBGk5V3",
-	"G4mwIj9DT55ZBpz9hK6wyUjj2sfFhb+iGVPQjVI+Pl4xZYrjzUTxkip5Ip0iwdcFzAkF21bGh7u56xEU",
-	"+BBWhvh2K/i5KTCgoX8BnSz4VZBnxJso5Md0xzGynAWJYhrnJLkgchL52PbUIKW5Z99IDBt8jQ7Y3OLd",
-	"czFoNYft7vuSUeJ6SckoDXqdTrv7fvy2efFjyShdD5vDm+vxTfe637pov2u3LvlmW9tbIQ5mJCw6Sb6c",
-	"lUKT8jW65E8giPyrUYJT26ZTP2vrBis7XAXEQTZeMTAMYyppyNp+VaQt3Qqn6Tb2hHoHvEzFj3O6ZaDw",
-	"fsnve/dRVDkLCf8mP6quLbJek7GynAStQlKZAd3BS5dVbH+RdVAXJMQODgUlwY4QDrDXT/R87a0U2Ype",
-	"QyyeEYeE2PVYBf1I7pk0zloi2h6Xf2+W/10tn5bHn/7bMhAO0cJnITpqjKg9xwG2QxIwA7kOgXF7/h0J",
-	"LvCCeBeYEU6u3JChCfF8OlM08pbcGyDxhSr5V0RHrq2nYgfrFBM823LyJQHGnOqzEIMBCt30+63B+Lrb",
-	"/LE1vmhet5KTPmhd924GF61xtzccv+vddC9FXpYKoTyqJ0Ozm+V/Q8QjhDv+t/wrJ+dgbRTv1gzS2Ysn",
-	"o4DTrgxpW00Zrs/47m33EXacgDBmcIE59G3fg3AAzvRQwOU8qWG5AZjzAjyduvaIhj7CSBzOCupRuV9F",
-	"zJ5YrTsIe174DvE84hjQKvA7EQ8dhc66VMkgIzrxHZewisrOggjbKNxPkqYKsoQwaqEFvueUcOZ+JjR+",
-	"4BzhaUhgrGxEwzm5lxKrAAAI54G/ms2RxUgoZGCrgq5kxxc4uCUOsgKCHT4qy5BfexcLpJaI2rY0GVXk",
-	"ezMS4QjIrAL+nDujfgD8glDhxIiHAps2STja/aZYkPVNGy+WWBOgECtPfo2dI8yYO6PCoKr1Ar7sL9ww",
-	"TMxjYj/XGxXTPK4cnlbMWhbpaPf7cntk9ivaO6HPGaNyzfDOiUhndo6s4UXf2tQZyTqaH0pGqXXdLxml",
-	"9sUV/6dTH1+23jVvOkPOOC6G/Nrwgv/35rKfyTbWcunWe30hH0GhuyAGGry7QPV6/RSF5Eso4rkXrue5",
-	"DDRHJrbvdMpIauJq1dpRuXpYrh0Pq7Uzs3FWrVcOzVq5enxWrQqBFHaSSlHYTF7TnewtJa3VLleSlCYz",
-	"fc0oabszC0QiVq8kDRSYCkrfMyBMyl+G7sJloWtzyexWsiuIUCcM7XFS6eDAQUvsOHzXYUaOGvupBKd3",
-	"/6Tkl4+r2fDmB50rT+5Dkkxf2fufszgm/L8PPv3R+Lr/j7WLta8//PD/kpfqX3/IjB03SiKCLsXH4VCU",
-	"40S6FXV/WxHOf2joTl0SoL2VS8OjBiQ0YOQQ210IdufSWWp4h2bjqG4embWT+vFRtXFoVg/Xk3JEEtbW",
-	"neAuP5KAZe6Ddh99FvfUeklKcI6sdv9jo8i54s/xM9X/eMRPTix4jT+2BtftXjfzJN26NGMSuZobiy5i",
-	"z5zLPEZkSYnkv5LuQStTbPmvDPCGLfOUJsiF9rfyDQv7AifVOfuXv3CC+PZk++cqxUywFAEAM6IJ1tEU",
-	"ZE4l8UhDCQtxEDIu7FiN2s+L6+Xbk+D66oe1/DD95osfD9HXbfqsGCk872PnLfYwtV06u+a3SZZGobMm",
-	"FXY49YNzZLX+NWwNus1Oke2qnuXMQP45vmp2m+9bXNRqd6O76s+Mu+PrVudd4vrHZqedrWmI7JjNOZ6K",
-	"OCqSkbA0nsOuwiFSzAftcaZiVuuH+znZbSmBceHSKAXHWEvr3ItSMv4RZ2Nkrisl4Z0f3K6P5mbQUYOR",
-	"zwhC7yqLCKw5Z9ZgXxPy2p3LQONY+wyXEQf8eGTk/sbiozzfQm/lXxZSo4Gs0aparduefwd/kLL4PXdn",
-	"c3HBEp2T84asRqNebjTqKToir2Z1kBFv2nHpbS4TcMjU5fKSNi9R6kwRSiSGsnGexSOxIVU6JmzifpYJ",
-	"tlKmRnv6YJVwzTfXl/v9SqaiEKc//iq276etykPHZRn97UlsDN7pbG2Brau4Wcy1HTNROX7PZXytIw+E",
-	"WGT5U6xzTjSJtQaNs0MoSqY0EJIFy8llTI0WgWfJFWgH5wiLVD4gWnDi+Vy5TFmhtaY3EdKUGhdrejgI",
-	"8P3TMlu+zpZOTvMfy6aGOghE1vmRs7HwgzjxVWCknKMlZgy5IRefrGWMJJHGjOC3Kk91bm3f84it5OO1",
-	"Ju9wQPmfW5YoMmD+LJ9PHzNYIRAstW5mHbv3JJTSXNTmlTS/ZGTbyzvCMDojYTmS9nQQltT5o55LyfXE",
-	"XyiD1UardH5/oibEYDNpXqGB6X1JKVuqQ0qMZWhCpnzvALAZCFdrmDMpC7AQ4KKWZCceY8u6kDKhvdY7",
-	"A92Se6FIxzeV6W1tSgSpfsqeDQXxf1zHskxJ74FaXiv5VUul3cGk9NZ37vlWtQTtTdI1VtGk47VV3C67",
-	"DzVhfd32EtFBLlzmaaCguIm8d5iqEc3p6YyEVgVdCbeioYSeQPgbz1DDrHH6mvCi/pkl+MwNEXur1tei",
-	"mWvfFg69rLX7MBz2kXA3IP5UgotDwEUBd4VyEmZ9wKWO+9l1VsqBx87Riq3Adky+YDv07pF0RhTiytoE",
-	"tEOyyGLLkesw3Z3L+FfClnwee/KwEPIAIgoRGgb3bxiSDW6X6mCa4w5EE/Np80rCQDKlPHhfsBlLe8Eq",
-	"7sG4tn1dHMHMp+eKElggsIPg1Oy3k/Jb5ONd38RanNX6cgtXupHMEBcJfCBLgzPG0e347hRhmgIT0qIw",
-	"cr8vfPeZ+qylnrGA2DJdsop8/XGi5KdM58uOmyhTjslzaFxhe+5SUubsW4KR8AfPYkAKA1lqZwEEq4wb",
-	"AkgNPY0DgDjSRM/YmgRooEplDWhUxSZt2+bx/pa7Lhrolo0eOdgzt47Y7MqXzidX4GFRn5ZrX77ESF1r",
-	"mz8KXChIOdZGJBrI6v0H4mVYo7kcCQ5Mx7dXC0JDiXI08VfhBjejx1/LHjzcKkwFea9All0jf19zxpAt",
-	"oDfhu2sDySAvm8zekQ0JGvOnUxKwYmbvVeBtVMd5g5ViXrc2+AJtwjLiG4qK8rpL3Z/yv0ST6/OxJIEK",
-	"k4yDJ/Kkx00rmR+NsSZlxtEYaff/kgRRMIYmckaxrvkS51b9oZ3KHdjFlZkMvT2DCaaOyApezu8ZuNZh",
-	"46MJCe8IiQx0n12HBG+YMnsJ/OU5GVF7xUJ/we+BaxrnRPcWd3JKjKBcLydKOjkNjbfwv116y/kQUGH5",
-	"BnH4WYMIiAyQInhafiztKz2POiscm9Cm9Gzu4rLMclRiZ+HSFuXMxkmAlop1zw8zScyvQlCVRrBzZPHX",
-	"c+3DaMjXTIM+klEYiTYF2rbevzMkMRH5mK2LXrfbuhi2e93xZe/nroVcKrGn8kLHuaIQnSbsiXNjJWIO",
-	"IvisF3Y+NsqmWa5Vh9XTs2r1rFqt1M3jcvWkoPNR7f5upvH7Qt4VuY9TCSnQIWEo7HuJIMhMceWZnJvP",
-	"79czzeOTevXUrNUb1aNDs1Y7PH64Xy87eSSTT0XUWN/jAj2VESFZ680ZiPlBSJykiRIgVx2fJNl/liyZ",
-	"1fFI7UlTmfUOW5ety/ZFc9i6tNAen1HHtWHuI2IsX3d9um8gq98cDLutAeCziSgMzOX6kJJgH8LIrPZw",
-	"3B+0PzaHLQvtOWQZENEg9lwMc6N9cl+XwqPLJaMUN1IySvKbT+7c1Gcnx7W5BoH93Tg2K6hJR3SNamoO",
-	"zDlm35HrstjU7eLKlHw2g44siUTs9Zeha8OmI9ieK1lUykogduxRPxVAIW4kdman3f1xPPyl3xq3hh9a",
-	"g25rODar1ffjzqBkZN/Mv9cQLzYyd3O+Hq0JwNm5S3dzEpD1+y4TshNzfUoctDddeR4/pyO6FHiSaBr4",
-	"C827Y8Ehli4Za/88tsIByeXvo5tBJ72V5mG4ZGcHB3d3d6kwxgN5lg4+mwcPyjhKIu8nPawP8AEnie8j",
-	"/cApEP3n8gb79oWIZm8tsJuhHsHlKLQsIitKLkbd3gUwf66Zh4RyBQZRn/NUOcmZrN9Py0sZ7KN3PW5e",
-	"DNsfWxbyqa02IGggMdKvy5B12etyhqCFrgtw4ETSLFot+bTzlhIHMPpKyeB/33T7g97H9nW71xVBx1uJ",
-	"i3YGIkl8Uyyy0EC0t84R+W2FPYYyRfoCQ88MaM7pt2ZGXf/apm6nNKjoZbW/BW1LbOFaRreiegRmZiD6",
-	"c/vkWYjDLFFlh42WiEZUO2fXbZPln9dotMaCMtcpQ/z6tEWbTqaBP1yv1tOQ9z52ml3twj5XuuEaYHBn",
-	"JPur0ziiboggTPjC81cOGvgrwCijAOI520mn1gKHR3S7Tp0dOCxaYj6sc0J6G1Gl24gIYS7/6fD8AFvM",
-	"DJQQd+05sW/Tsbb7USjxiK7FEn8zjVtbzyL6NhcO9Xe4ZDii2Qo1n0tdn25fN992+PzAqCi2Q/czeWoF",
-	"G6+n0efKO9kp9ZDe5Up0+fiRDWrUMwor2xLVi1C9CabOnesoCHa5MUpv+9dcniwZ67UZIqkuenV9ys6R",
-	"JVtI7RCNQIoH4Bvyz6voz+ii+qMW361Fd2vqj3p8txG32IivHup/vo/+iq69//bB4MoeY1aVPeakWtwe",
-	"80z2EuLMSFMDB7/M8e21nBlBOoo4Ev6Y9Z1RQe+4pK8RxKTBQlG3EWUkhGAg0BTSIvQbFusgexYIwtYZ",
-	"spofm+1O82270x7+Mr7sXTXb3bEJJlH+SC3vkZq1r1FTJlA5V0QjqBFXz/pAyci8Xsu53uz+krndnt84",
-	"dXLSqFWPzcN6rWaenNSr9ePDJzFOFVcck5vhTcRP0MyHqEZh3In0RSTVxRF9oL4YZUGDIqJtu2fXJJNQ",
-	"PKVnNCLFbKCAOSlVB+87MyylhIe/j1lpEa4SDNhsNKpp3ns1vOGiK8zXOaQ9+1PEHxQFaVTpMQOZjaOq",
-	"gczDahWo2snJ6RHa0+qLpVxM6zUokmRD9GVdXVPF5Hj7uvYGj68rcNttJPHq6xYSFwJEZ1qUw4PsJYli",
-	"kc9kMXl608WTmiMkrM0mYp2caH1BQnxLaMyMlQK1xOH8KcXcNIJWkcMWgIa4cVxpVXKND4nvniMWgj6F",
-	"mcgOFdnCUmV7znEeiEFIGV6O6FukJrAQ25qFWykE7f7HxrjX7fxSylMY2/3PRxDbLjQ9mWAG7+QrAfCI",
-	"zCyLP/HpecwzIrpujRCGgIkWB6Z5qNlvoz3pX9Ll0/1MA89l691N92IYu4zGg9ZPN63r4XjQumi1P4Jr",
-	"qd/qXra778cXN9fD3lVroF1SjiaBbdBKQBvsbj5SF/TF031c+dJGQn3TBPSkiq/ZN1Tts9g9J+pYq2mA",
-	"jl/y67nFGTOccPF0pNvJ3Becog/x7KRaM3/LyCtptVropFqrmD8J61OIZ0aab1TQjeA2SxIkxNXzZDiB",
-	"qA0ljS+QMi00Fs8X1TwDQnj7gkjWUvKJWa2am7hoo3pa17hoLRN3olDiTnszcOBuEAAKkTrHzsfE0kqD",
-	"HuWyXUINvO40zxNaXUCWfiA1vetOc81lje1QhORKAB0onGf7dOrOVgFxLBWA4wYo9Je+58/uhZXIEwAZ",
-	"EdqGZaCJH85RQCQ1FkYyoorey5EFSpByIesy6ghgTNCZZhuMAmhU2v72sJmEDQ+OhoAk5m8ry50Wo3JD",
-	"b6l/R6NGdCkt066XjAl4SNDXhr2iaQqZAFD6qkmOCnOqhX3hYOKGAQ7u0YqRoGxzQkulasoqqIXtuazR",
-	"L0CyqUBic+lsDdE+kvqEHU7AekDgI/UlSYevn4tTKis5uwx57sINY3PrqKRFUsCBh9dGJSjzj+OCzubR",
-	"fgV9dH1PuKpGdIpdT2cwoJ2G9lzjNLL6GrCTCA1vPwdiJN7Uj1iki7iRb2OwModVZbBqmLVvb7AK8Syr",
-	"PczJuywxLEwn93yXRZv2DUNqPWTs4pq9/Ry5YVw51KcyJlhBhEw1qrIHBcIhKxBHBAirQO0EOfODLNql",
-	"SolzIgjl/sAfIrabG4rqMTGSuVK4hdGKtyhyDeFprdjgXmZeyn4FtddoUUq3/pf5zxqudxqLQyiX/A1M",
-	"V/XT6lHt5LBmHjVOzZP6yXGj9ijTlbBlPPDUtUUDKSvYZp8CpqidfljQMtgzbM1WpjzqLEFqK+iahHz7",
-	"efdCOBEAO4LAqXjVCH1uRF/G8CSqZ+5ifXpf1EGRPhuPWLZOuqlCVgnJ1B4ZsrHumnkmG8QzK4jZ3ml5",
-	"onaURh/jd06AviMsVqmyQUTaaB7I7uQZStuhs8KWIDZaKPNWBQ1eIG7pgSjjRbMXiggb6yx2FS5XoQCD",
-	"RFEahuKtCQk/ICjmgJyzSWplaLL6iO4irCu2nCkkp2rbPoWspbvErjvN3fMXCrecmaGTpTdFcwiFoef3",
-	"ETsBnYy/IRHGF0KUS6UtQQVp9zORM5SRTefO5lzJzfw2Dl02vTeQjZdLvvXD5Nf5ou1hzY0+ora/8pxI",
-	"x7P6g97ljYgEuBi0h+2LZsdCk1Uo22CJJ7qJp9jcv2MjmvvAftLS0Hr3rgWGm/F1p5kytXR7/GLJKGV0",
-	"J3lV/0Ihm4yai2sPv/V8+5ZkJakKcEG2aekUwIpKWI2QJaIVhBdk1Fh6FQpndT1kr7Yzhrg1WPy5Dk67",
-	"yHz3qEp33O204IfE4ts+tUkAMX1cZgABbuoHot77RPQRIogeGXwvm8qJu+/2xs3hsHnx4arVHV5bZxp1",
-	"lUDOCVkz9fy43R1ftYaD3rjZvRz/u9dtWWcjivksBT7ysH3L0mYBSbCli/5A+uHRngXvMMsQtxicU6vd",
-	"vehd9ZvD9ttOS3yJ9zHNPSghjgjjAhQR0VLcJEDHMKGHj+iKEWe/gpJND1rv271ugbYlq0V7isdbI6o1",
-	"j1TrV+3r63b3/fh9p/e22RkPejfDdvc9H526A7NlIKs3/NAa8A8zUcQmSZ7ednoXP7YGIno7SZ0y5iZ9",
-	"VQ6rZJSy+yNonLagaxfWV7hklKDLWqNwuQjVS6RyZgulUghbriaea2cmsUIEqdjU4ugA3BHo3vqxKeTc",
-	"IF+WHqY5we4fVgtM40Ro7dlHf1fszCzOGhBS9kRilDhFkCaexHSyXOxY+89MN+T+zuJKM5W5yZ65D0AJ",
-	"1nvwb345CvPhEs6BHyBJSp53Xh7Jn9ox4H1x7YaLWysGEfRCr4oy6PKUnHURN8NcmzLLQ4P8M5GMFbOC",
-	"WCYXdYulz0P6e0Y0GUSVEqSsNTNSVuzUU0pfm1XU9OzsqKRuBz7LC4EWdp0Kakb2ceVcNJB161LHQi4D",
-	"zITtphUR4qGVLOTvC+c0Bn4HF/azFKACJlENcu0c2pTGz9jXVylq9XsUkNum4NbdUN02tbQjxJs0zz0H",
-	"sNsmT90To7xttdul4N42We3+DrhvKxoQbM+5JJAl5Md3EbP9JeeMwlqReXLyuU96iV8cbm4Xc+k2o49K",
-	"Bcyx+pxJ6UkjkXi5JDhgGv6STYwRhdnTAr8MIRsZaIptwcAwdRDn/xXUAWkcMiQgozmLBGqyzWPPZXpS",
-	"hHT07IJEzmezOX0S5SBm61Idk0k0a7MUC6nPM0lXvP3iouhGSTSF8KosoVZRC/ZTr4QY24OWQ4j9gPqS",
-	"tzJy2yv8xudbnXfyfBVZpUXekDWVBmpy2JgRTbkxNFyzGIpwHY4jEeK/rg5905WO5ulBKx5RMVh0mJnc",
-	"Nc/4hPq4nE0JhwzNJACRl4TweXAm6oW2I/GRN+d0i5sJtJQ3Sc9k6vS52CmbMqJrqyoc6XgvsI254viN",
-	"SPN6Px60VciGxBocbaRHmCizeLUrRV2+VEbEghO8N9q0j1P2MzKJRClBpevHer4hS5Npc8GndfNefn4i",
-	"0VeF+h8Cg7oxsxHiN6SFVkWEAZUcUWtDhyxD5B8qadBAzBdxBpzUBDMVGOIHwHCEvjDi8qzMBLBmJLSQ",
-	"jSmayAwosAHcBW4I8q4enWZpA7OMKDzOGFFL21AZ4FOiq+eyRr8R5U2WQYEyRIQLeDH0XTqiWqX+nHCW",
-	"GHt+/zyCyorSY9Mtj6g6AIBMll/PR4/Z2xqpJzT+xHwbCKenUNYf4koPXXke5MTaHsEBcdCewAh8w6+4",
-	"Ih6RESpcaVNYOoFk6VJkdVee947/Ytb+WXJJ8iYeTYjtL8iIyulOrpbnM8KksA7Io+dx4KOWIQ07K+56",
-	"o1qtjKgeLCmCHdOj5HOFGYBtTnIzlotFNmLP602hIuQTxDh+Mkq8g3yBcglBKgwh7mXxoMefZV6TtVo6",
-	"OCRXmN1aYifyqXZlTDrsHIc3ypvk/7hUlkGQG1YGTUEJRv1cQwDKcf3kaH9E4ToY9hZQtQsWM2vbBWTh",
-	"f45y5inRnvnjq4U8gj8TURMrYhiiLQx6u8vQHkaU3EFPKSEQOajvKohoE/Bq2k4bUb5/kxPh8sO3RAFZ",
-	"etgmLMGkBFTOAi/Fntm6XK8hlo8PscyZ5G0hl0M9slKhcktinwTZFgwnr3DUGdDuEY14A8yX406nBNqM",
-	"EpI0zmCg7PhHkYVg1jJwaiuoKSx6qkTwWbKNFY3ewN6W6MitM/ZnjZZ8NLlVcZNFSO3LR1YWWbrX0Mmd",
-	"QyfPuSxJ/RBqz4oK4CA5xHUNVURzLO+pw7xetHTHOMr0gn7PcZW7qB3sfQbuST6odVToeavWkY2nUtCp",
-	"lE/0KzuFkwv/wCO2K1sbwzrQNh9B9Kk107hR+lKe+WWxxx+8ElzT27aSve1Jw0O9wgnQ/LgaNsz3mZaZ",
-	"xCXvRMKU9F2pSOYRtbS2LBSlR3nuLUklJ6j4SwnHk7BWUO/eiOGQ4y6ljfyb5XsxZJIz6PxWU9HZwvYP",
-	"4nf8yM2gs+6p04OdniYibn0Fm6nhZXl6nkE2haHlJp6/u+l0fhnf9NeCvhJuGuog7HlCSYNFryD5JkAe",
-	"nwnjgstGCqJpD3uKmG+KJduvIOuy9X7QvGxdWmciSiP+iDGicIX6YQVZiWACGYgHtRqSjrVUBqlou2SU",
-	"4u5GP276ycqV2fgrT5cWoh2wJ1rdFPXSlzrqeWJTJTuxo+uvwJbecl75Lkme1vwY/TV4snwr6RuWBOi2",
-	"zgWgmNiAQhV1AswZcWULBFhB9K/K9xi4b5Rc1oSTsyEjPhEjbImlWQNeu+lbBiJ8Bq12V75ZQW15upOQ",
-	"6fy8emQaIn8FK5rgIw88t1EWvfp6gYPKcnZgMei6RAo7Zz3ZQHQjupdqByBossDs9o0MbPg9N0zCjI5o",
-	"fgOCayeXRUK2SEtmFnLBiGZCF6QmOAruHF8Pm8Ob6/FN98euII4Z405dXXsOKGmMeNDuX7cuxhe97rv2",
-	"+5tBU4RntVqXrUv5teiZQat5+ct42BsPWtc3V63xu07vZ/2Zjw34GoBBiK/AtZu+uCJ78liEBR1LwSgN",
-	"ejfD1iDV/beD3o+tbhbywpY4Mx1ZKUHTtNMabd7iBPnBAWhss1P56aK3FFkT98QveSuHwBUM5ipKL3eM",
-	"6EqKsS8V1vUyEV259TvzH3+t4/ncgVW7HeGXKJmb+N7DQyt3PXkpK9wzn73nPHGFztnr6XqR05VbvqCZ",
-	"U5TpDGE+IhXwEkU2iGoGyU0qHOEjqqGyV5AW+Ci0aRuH2PNnfL9OVq4HScl7OEQe51to6q9kegczRE0I",
-	"AY2segDuYi29IcptUPYVxAhx0NT1CPQHO040Fibc8xQvyBs2oum4KpfJAIIw8NGepVU1ABHdpfKWyjFZ",
-	"i18fUXDEIZzOuYYoLjVzDwlC0oO6RlRGEcVD5t3MifdIi9ZaqFg2/jVUKMiqNs9CvFbBQA3KQJ5LCUOM",
-	"LLHwyUzuESV3/Cqy5zjAdijry201xaeHsTuEblxyww3nEhZRRsWuB8ucj6hedIHrYiI62Z4TZ+WJBDeA",
-	"R4JwLC0QTRVCSPu4FIrp9spQmTFrFzLcLdqLqRCyJptPVgEVY3gXYHo7XQVpPFP5UKFe+DR0aaaWf6Fu",
-	"pWc2Ae72btC+aJaMUvO63Rz3mxdcCxpHVy/Gieutm0Gv34I/u73B8MO4edWKnrzu3SSuRA+nH00+WCS/",
-	"7iWd0eZxuXparh0OzepZ4+Ts0KxU641y9fgpnNEZlUzjIoLh/dK1ARJMP5wqYifRy9ZvK5e6X5DcKGjv",
-	"8sIsX16Y5n6WZ3trn9W3+hJWJYOAKMCVNdKR2N2yX1Zmb0sP6ElMTLPlLK1wobsmJuZ0Us1VqpfqciFX",
-	"sZOVKvEIP/ah+WC39ZMJeqrI4nYXbSeu0bG1e9udp/EJyGWunCgnLgjYM8lg8zBwCy1lBt/O2P7iocu3",
-	"G3YZ2sPIoiScYttCrrNvIMedudKBlKqdVyoMYtumUz9Hx1Ap23GGjowRcZk2p0D6BI5g4K+oUw4DdwlE",
-	"kj1I11BrP4i6VyQG9iGiuBrDObqDCtN6LypxuekQ3xJWuPBNpsdIJmx2WtZZplCcqPHFRecKsi46vWvw",
-	"8FAfAsKS7+1J7DyIypmK5Pn1DNEOsFJoqBAblLmqrP97ZvoyZK860SkHk+uGiYmcBV8L6h07Guhiwf1l",
-	"1fyotNnD1f2oiR3V/ljPeW6VPyLBz6n6a+u+3QSgb5JXU8ALmQI0KpxRaVyCnIug+KQtOEmuIGg+Urw4",
-	"0QOmkhEO82UJIYaDMLzKOAMteTvNakD91sVvgHn8eBXni0NH9wrLSw+P8lOj7AeEEWpnySayAvZSPrGm",
-	"mAbEwxASIAOVY8eDOiACjaRklDq9i2ZHwpXwn/1xfKs/Ttx9UmD7b4tUXyTVpBMVjsgLek/Fu23WtGR7",
-	"fOvckvuyQAhdYjdgZ3x3L3wWoqPGOb/JkFk+qmuGDcRCHAAYr8B4jrP5RlTm9/lBlLVHVXBS1IBslauU",
-	"0mcJIB1xTqBohCmJ0EDWWJq/yhZs+rjVEV17DWGPX3P2z1Xz1VT/IVEJ33NJRXAUsJRFD4xosPKIeOyW",
-	"3CMPZlW4uQmd+oGdrtImABfgksuQIGUpQ8kfJUI/yzhFTh4JXpTOSndkAimT+Iu+lkeNrA3g29hzfyfO",
-	"FWEMz0gWAfPUM4gEgR+ghXh0nS7BgxlNwEdIbJCB1w2E0duLPmocA4o5W9lzYCyElm+urUxiv8jr4zBu",
-	"VhAzLAQfL4sPZQlaXBPqBVlKRzNi06K8+F5q2xrIyg/ttPb5nuXqB10tSODayHVGdA9TtKLMnXFWd9Qo",
-	"T1yBPDcTxSIkyZXoGqnzp9eVSX33j6pxZH6NP/7/fjXLp59+lbfM06/7mZGmEWvMNGhjdk/teeBTf8Xi",
-	"oMAKakGA3ELhDIsAe37kyLmMixECHSj94s8RVTPJKqgpqYEE7JKGOuzgEKs0pxHdsxgJL/zFgjNXFmJq",
-	"kyv5UNRrdUHkg4mH2NuVd9sG2T/juRG1ZiT8SAKuSqzf3+edZ0RiG1KVAhXqQZHSeOuyOAAieRJEGlXU",
-	"eJ7hRNVZbTtWzDngikwi41+/U9VBIgk2itQopHAVMNtdRhXMNwCyPLnRLZpOAX+txVRBl0VM1e52NEId",
-	"PtTMgB2a/DB4LjwSEidlq1QoTzbRKuNs/zInj4VF0RY8/dUobdiN2xp7v+HVrwaIHPCZXOr+YTjsJ8m6",
-	"yvV1PeLoS5Sw3nV7Q/Sud9O9LDYxUT9ENN+F7+R1RYb02b5TqCONauOBNYc3ZMUoLeRROTGN06Pj2vFx",
-	"/bDaOD09bJyeHJ0+IieGk7Itm1qVSLqDfCebuJ/XdnWl4Me2EtHtOnKBNh6pI0c7IlMpju4Wkui3m0e1",
-	"/RfHIUozKFn6tnJsJOyjZh3NyZfEpZNNV1Kmkvg75nG9Zh4fVeF/5aMark9Mu+EckqNp2cS1Sd1uOGX+",
-	"6xifTIosctS0iCTOWAQRmCu0LP38pdAYopBAzqkmK+9WYbHt1Its+FB9H+i8QkmK4kuc8TuEE3H+l0hj",
-	"B78eI6FQR9KmaXitVKyg+izHlSvvCGNvleugZrWqUJkcwhkYk8K+y/g9rv9IVoK6fgjOXhxkEq+oSI9Z",
-	"rWo1eqrFSqkX1E3PYwxDcQF7iUWWokYsvvEVLmjhfYCZJxYtsw1HRcXAbZTpunhLwla9le5KtEJ4lDjo",
-	"zg9uuRLr0/S+3Z0U55nKr6O498QnztHC/0wYsmQgqoUEiSHIGtx0u8krlwIgVmzYCbZvdSoqGygZJfli",
-	"yShdFoVhFb3OlTiiVGA+DatkSnC6pqdoqtBchTiYkbCdadJWzYpnYoVuIzs/jxk/6DXIpTaWFgIRFVJ5",
-	"MEMXHdkIUaszv5TQuvAd6FU2khzL8hwLs354L1TjqI5/eoumUK5I8L/yV8X2FykyCrc1DQH07SKDlybb",
-	"rIh6eYerguhu7nrg87EJYy6dacCryoIfiKQe1WBhE/66Nfih+DHaYv0Oum9EVH/Po6jgudq58oVun5ZV",
-	"MJLcM7GpItKh8TC5NRLS5BZbd0pVWTc088vZq5WmTMm1c0Mp12fYtqHNbHVZ3Nt9maGf7ZAs1v00GSuf",
-	"SNsUvdk+OZckxK6X7Zdz4F5Cv6JiLOdo7nsQBxOFK8ngPbCA5MyOcjRsGnsrepCrX8RbbnvhA39GWubT",
-	"BsGNRYXTz381SlDbrEgvf+IPtr7YgIIuevt161TDQmZOtNBjM9XG9am0M5VQ+AIAOWt6X4owDlrXvZvB",
-	"RWvc7Q3HQgsGgfOnm96wOW796wIyUlLkcv2lUp4FQewllmVD0TcSO5cRBbYvcJsdsgRkZR9qGDrEQnui",
-	"ypzYgEwUJU/1cv+Bx0lu+AzHp5cbIDvU1FQBKATsyMaQthWqE24AWg+9380GnMJT14zUmykr7IONB3y7",
-	"x11JyJmy9As43uOPyRJBD02g0RpKh2RucdzHb+7ordeNqs/gro/N20/so/f17bHZBvHqjX8ub/xaSxn+",
-	"G9kpDZLKnyIrerOixEcLSm8B7J+8ZAleAoDnsPv2pvx0aVZQSC/sDK/Hve6433zfsjIx0bNZjezyFmaT",
-	"8Q20p/dJnYh9Y0Sty1Z/0ILSxuOI4dxcty4tQ5RNbjc74+ubi4vW9bXgWTfdQat58QHCrpKZnBedVrN7",
-	"0x+/a7ZFomZe28lbopSIvNy+/nF83f53a9xpDt63BuPhh2Z33L5qvm/B5ZJRav2r3xq0r1rdYbOTeLf1",
-	"r2Fr0G12xs1+e/xzcyC10HftVudy/LHZuWmNex9bg0H7ErIn291/ti74939sDbqtzvU47hLc/djstC/H",
-	"H1rNzvDD+OJD6+LH8bveYHz5S7d51b4Y/9xuvf/AX++8LRkl6C1vodP7BVJZ4+932tdD+PCHVvNyrPNS",
-	"rWIJjOOyxbXoVvfil5JR6rb+NRx/6PXHzcvLQev6GqSA5vV1+71IDY3uXzS7/Fa7z7v3c3OQuNnuXg+b",
-	"3YvW+EOTtyBSVdvdYWvwrnnRynxSlzay70IK7fDn3uBH/RF+J9b9+S9VAmHcGgx6A1FBIbUzZcastslK",
-	"RknMUbv7rje+6eohd4PWTzftAd8yvetx8/2g1eJzDTfk7mp3+W4Yv/1lDDVh4m0Xr0dCrLpsdVpiwa8v",
-	"PrSummNYdZFn237f7Q3EvXb3facVT0J/0Ou3BsNfxsPWVb/THIqc8MvWRafJeydvt1vXcD06LpkEXZmg",
-	"suS2rLCI1GH/Y1S6Jfej0tmoBDjvo5IxKsHjcA2yJ1QEiFl2RqWv1oOV3ktp41oHWi4mYGWYbSTZLOhz",
-	"z+xQppgVT5pUpYAsa19LkttbkpES8iOJVCzRSGrqYb6zww7g0+stfhT1b/U2C458Xe3J3TJSWZTPiqrR",
-	"6yN23AWhTIHO54XybInd+UnoClFTUghduACc7wGmgV/Jqi09XYWrgHT4oxnBH9DChHBWF3DxwUH+KtRl",
-	"/MgA7viriUfiL4j4ctApstu+kHbCuBwdPLhLo92trh+hQ0UNZ1Zbcu2i7YinMxvis+OvchFPBuK2hnpi",
-	"aROfkEAHvU6nd6NBMCQre3Ga9p6zoWyYgbX1vd7J/J7stbojziwjYdmGpsrKz1iO4j42KevF4inEY5qp",
-	"1HVScRWZE78kgQrl7MVqzANr3BefrH7GZ5XJppDBHwrKx0kGESZsFCOpcpZSK1okMvAJhrHBb1F0Jyhg",
-	"cj1pLsMitnVNIlwsfnhIds/WfY0qMDYzZe9ts3spgT0uReG6SFLmIkPzvZQ91Q8hr2wGm8k8fDnkoClt",
-	"iJIenMcxNAC+QwT2TtRNmesIXbSKWsOu42iMTE/luv/R2Wy7ivawNPRE2ckII+t/eXMWuhm0+cbl/MIN",
-	"WVT1rpCQIzqcb5vKFW4uyWfi8QkpT7HNP70W6lh4qWJTcDb5EAcu10wMp8OSUIjn0ayIQn1qQqK0ZQHS",
-	"o4DBhQUQIsszCon+b5jpZufzLdXPe2W5DzUTSCzaxMYgWJRUELP4WQmWdiW2PheYNzBF2KvADe+v+TKK",
-	"zvp4Fc5rGfJgcxXOUa1SRdi2CWOyphiYijDf8Ktw7gfu7zLz/i3BAQmQMHXBoyrUQsdl4k0tQzaimN6L",
-	"Bs91C8GKkcBSue0WWWDXs5DtYXchVuufPw/FWxLbCmsVp0fUIVO88iQw4dTz7wRr0fupAqISF28CT4sa",
-	"x7btr2jI5KzDjPsHYpYO+H9LhtAZoPUNseb82QPb81dOeenhkJ9pMPkQAxHHDY247wL7GEIr0L2/ChC8",
-	"hTiF5rth6zeEGYxLyi65k+HRFM9UY+I2ioNC4cDyaUyOXIwx/Ql4MLGdxIb5+hVimAT7sX0aYhsERwmt",
-	"qS06pKxjl8rKwcltFj/3hiGyWHmR3xcjtpqAO2sKCy1G0ey30WfzTIt6vcOBAzKvivoGQHM3QB4EpZxv",
-	"KeQXnfDEY3d+4DloQuauuLuQuGGcnZfBv6agIXLzwIx01gl1Iqv1iOaBO+2fRx2SQ9Tf0424YNIPA2zf",
-	"ChTNEVVRwhXUx+GcGWjiOy5hhh7sF49XEF5CBT1GUy713gkw+LigIRM5H58JdfzgDUMxkLUsYABxGIId",
-	"Ln0+KKgTrq2+gMQAk6ADTwD8aOA6BO1NMCNg9bT4Hjw7kJbyuc+UCV1L2ACT34he+PQzp6F8CtgcqipM",
-	"7iWOaDQ7Z/zJcnEipdc/OEcRceKXBcniw6KOLAonQNoQRPCqjIIKatJ7JO31CXEYe7yfS4LIF6hp5i6W",
-	"nmu7ocJZVfZ+ESLC22WECIYNTOcNE5SADygVDc67p8eNi60iIsQx1SirdY6WvuchN5TrgZAltlcsh1eg",
-	"QAgXXtbu3GE3tKJiydqNf1iJwCbebkRm9tGKhq6XhCgUgVl8KB2XQR3uue8wyGpF1tT1QhJYBrIW+MtA",
-	"WOEttFctH1arBpLkHR1Wq/sGsvzAIcHbe94tUZvCh7mz1qKwwYACYH6a8R7SUcRU9XEQuti7XgGbs+Si",
-	"cPIZTVXCfWBpKxFLsJKzyWo2XvjDf1hUqGMZkDC87wcuDS3024q/uMQBXhBIZxHneA47asM5k3VC5E63",
-	"seed87kGPGKR3CIdJ/zIYDuEEhLQ1S5INPyJdCbQAof2nNPOTakV58h1xOsql4L3NJlOwaAISihqSyTj",
-	"e1gFDdSWUAnGEplFQq+A6h4g14Hebi7VIgPm43iwc84bhDa6wPdilji9hlAr6UdAkfUpLo3DjwJvWsfi",
-	"gfgyUQxGVNeIC8eAu0yVsUaOTwAGkzctnDeJUjFcnVHuV0GCtS2jPK/U9lbAt3D0bPT+5B59xp7rSH0T",
-	"0CzlDrFEBRkQ/BQctRVRcSH7hG7opXiwzj73PpuSte6XjNJnEdZeOit9NmWsKMVLt3RWqleqlboIvZqD",
-	"sJOZPveH/OurclDGLHmwklU2ZyTMyuCOUlki/24oQC7+I8B/cni8DgstUoX8AFFyR1iogJJExSNJIn7I",
-	"IwkV1IQWo3qVkIcgUIgYCcJRTOpi4gX7RVA2/qQU2zIehNKZyqUIsolwKBojmiIoMhEm19OoQA0Q46NV",
-	"ZFLQlogMhv6IrvsjEddeob4GTLEEcLZAx5N+KF839pTEnL9LrmHFc1kIO0FRrdxyEfEjB32xkFwWKX01",
-	"tj7+Dob1EyePRR6/ilhE4Vd6Yq4KPx+tUOE3BhkcpfDLTS8s3rWYpch3IGJUsgN+2GrVqpLMVZ2PJRc8",
-	"YKkPOHcSGc5RgqPrbA8+SJ/tyFrw6x+ldr+pALlK9UbFNI8rh6cVswaQr/3AD33b5+rG8KJfykyW2loa",
-	"Zz2N5Vo6mqVgKb0jZIKmAYzb4ZqgS2ckWPKp4jTx3T8p+eXjaja8+UF4vs9Kh2bjqG4embWT+vFRtXFo",
-	"Vg/5reXHiDS2+x8bJRXGEMUdJGejZJRA43iX+N7xBR1WbfbZub/6QT3BUvmkEMuDnbfYw9R26Uxo56Wz",
-	"2Dd71ew234OVS6pX06B8Ryb8SPpBOMB0BqkwjXq50ajrvvzHZkNnr/tB9HkRC/lUnxGtfeBN9QP/i0vY",
-	"wR2Z8Ce/iB2+cQE6gkilYj1KF7PDhe2a9X//3A7txcdb/K9/er/UoULFM08T2EHBYLbNnPZufSCgX+dH",
-	"QqWZIij1DXHms74U0YaDt9gZCIFDvGJuf+WGKoOJqEggRfEiLyoIBZmEB7AuiwUO7sFjxcI8Jg97a8YA",
-	"FD+LJZU+feWbPytgDLDRuMSb03ZcXGriO/eqmqCuAqYLBo5oLIYayEofc8mKp4krcV3BuCTOuXyXyfJ5",
-	"IxrFVgvPn4P28DQk0F0Q+e5lbR0R0xvOA381m+spN/sV1Ftw0Zt3MqazqhQgQ9bwog+dXqcwFrIUhYGs",
-	"XkXwLGRxgidUIWhWUnZLaJwyozohh4NurhArxVwKgJ44rkyJuZpSfQYOCtunjhS5FA0HSYc3BUINQ43q",
-	"KVer+Crct0CP5r0TJSpcj2i1h7ksFbqeh4IVBbc1oAPAukOvhFd9RPdkfTKLyzbWvphgEABFX2UhsyzB",
-	"jg9VVL2L04oNkOM5L5JAjrIVYapASxK4fqycg0U5cGcuxV78iRHl+0gsOOgXXDczAA8Kske4vMm3LNqL",
-	"+gk/udhIUjrKG6apEPvFJb0oaetZZb2BmreXFI7gk1C6Zye5aDe55mEySoas8UKSwksy8IdxQ8EJ46jF",
-	"MFiRr48VdjP83KXqtGrXJ6ekfDw1SbmBT+zyqVM/LNcmR9gkDfvYOa0qkfG4bpqnZq1xeFxvVLn4WDWT",
-	"GR/Z0my1Wo2k2ZQsEyfSRkv38LzUVMJnnIoZZ1pWn178iY3TBw/vupYKmDOFR9EUqrw9LXsuTk/LEev1",
-	"lLBnFo5FilhOAlfh06AFVq+LhJy3xSxKRPlL8SeUbO9FJcNG9XT7Sxc+nXquKr37JKKkyH3PFfkKSJNf",
-	"jYfZtw7+SF74KgRSj4SZ3m9+nenunbRwys++I0xaEEBFnH1kJT9h6YZ+4bFJ7QFwCzHpVfaIcApFchAL",
-	"8X0sCkljFryniSKRuAPZLwowZAYFoLi4FrJI1JsGhCA8wy59WdGouFQj1+O5LViJr37XstBT884jx5ye",
-	"4Jpdrk8apNyYHuLyiX3qlKvEnHKS37APHcU7ayeH9aNq7cg0GyfHtdP6UeNkE+80n4R3nh5pDGhawyem",
-	"XSXluuJEnPmc2lUng3fGe+cb8c7iXY/4YZxX/soPHY3mfgN+2Nj+UtcP3/kr+pSmFcFoHsMPjc1em0dy",
-	"MM0BNqKcl0R1ZdeMK1wBdu2E0UMZaljkwbkDeJRMtw31Q3RPFCiIujLlE16cgfC5+C65xzfmBa9G/4ca",
-	"/dMgkg/W66kAcC2dlf5e7oDHWBPWmUaKiP0tmMR78o00JhWE8fUgoul8LNnm/AGBSkWC5dzNfY+IyD4k",
-	"YwN340RgyhdftypZpvxUyXrejlb2nKs/e1xzikOprFyOAYWXuLblEQMtXIHX4QfSIa+RKGGZlsEfotWG",
-	"WYOi3SKwueuHVyS0Kqg3ReGdjwIRO21jz2Op8AC9WVUq1qdkRNnKtglxWASXS0VSq/I8bLLTR4GAyi6e",
-	"4rHSMh+hHamYGr0zSnkDB4cWxlRBTSYTAEY0jjwEa7aIDxNFDyBwIdYqQdUUe+cxmMdIhzyWYZmbMI9H",
-	"9NGgx+tvjeg20OMK+uj6noz8TMQawYAa1SqyXAoWf0sG9QvDAGxwvuR6/JI9J8o8IIKdoacKKNkNIU6L",
-	"fFlyxn6uOXlGVHsz4HtkL0ZYjhY96rUK1xHyGyXEQTfUBchJ2wOfxQ6OiZhSPLtvQpCHF5TAHuiZyJA8",
-	"GrWfF9fLtyfBdUrysDEVRB9Sa3KkkMI89T0s0bVakogBPoOlPkKZzbEGn0aSIoh12XCg361hPrGrI/sC",
-	"4BH+Sa3zjXXrvEzbejVFKFYbEWaG9pKsc//7FjwbZm37C/2ARILLO4CHekKZ9VqGOMrpg9yQ55dgs6ss",
-	"C+jWRwS4bs5MyYpzHVER6Ip2jXOFJp8/0HWm0Gy/s0jXWMZEuogpwJ/eMGRxom8Jr8fm0tqw6Jmhs5s2",
-	"yWsE7WsE7XZKoofTajlh0Laq8wf9iKvPP3W5m7xa/AdxocHPHgaQL3Wl9q27VJNdEgViZT4odEqru3vt",
-	"ATuPECzgd6k/6F3eXABwTbfXjbB3RFuPtlb2A99Z2SI/SCtINfUDpJUXIiGelc5K/zL/WcP1TmNx+FNk",
-	"pKyfVo9qJ4c186hxap7UT44bNZBmow2ZHmD+gNbk2g07kWsO/sy1sXcdBis7XAWwv+XCwPYUZa/hT1kS",
-	"EpKf45/3sjilWRKYrhm7+tdvtHc/KZRZWf6YU4tv27FaVsdqpa+fOFGCqRazKYnUTObOqj309VOErQ9q",
-	"HVwuz+RSPrUisYmEHaQ/nxG1vXnjvWRvi0v67fxWikRrbxb0/rSx25uHpQngGxehQCQ33fypnIhuEb0s",
-	"qGUlRSotaUUTtgq0p6qitjvt4S/j605TB/Oxsgy0usltv7Ipb5FLr5zI50SFR6HTmuEV7Gwy6dghtuuo",
-	"F9yEXVbYctdCrmWx9xHd2xZejXaOrh7RRHh1nD/JJVz4dszo+HABvoE4sraTy5QmIrpooMlKZr+K61qM",
-	"NkqGaBuI/4z0D86bIK84L3Q7U6mJ5lqku3NdcYpdbxUQZVZdCp1Lz6uGTG2mpXOT4LNrE0gDPROdjz81",
-	"danL5iTSooSKBlmfFYFy/esnPpaMUj1qx6arCVkGV2Wi+ZFFm2TZLP0w8JtyugGtQA/QGlGI0IrnKWN2",
-	"9s9GtMxPm9bmzaAjjBcCGIX6Io8dMlfjp5Kq7RlADUC6ahaG816j2tBLG+0byJIAMMp4Da3F7Z+v90sY",
-	"VKTxZEI8n85EoU0qoFrEdO35gT4rk3t1n3cuSu1XhyNAUNZkX/Rf63wMkNjsJiESYTRVGOrb5iUatH66",
-	"aV0PrX3oMajE+oEI51gooaOSJgYAvBT0d1SS6GV7KtvdPIqBQvih4EuEZPdSCNO8J3VkvesN3rYvL1td",
-	"az9C/ImAwi2FfrNnxXBqlgH9j2DaxJFbuKElTjemcgPrLcBJsmJ5W9K5tNwoaJ5k16mckZhsa3M0onuM",
-	"kGT967T2vV9BuwUZjmihKENULP/CGNEdEzB2Nhe8pmGkletXffgh+vBD9NEHqpc5+sdTiNivKSCvKSAP",
-	"SgHJtp88vZ9pJ5X4e0gMgZ78rTJDtqiQxZXVJ3EaHfyx4W7hFJLNSnF29NMmr0YCQGqHtJIRTQq5ZMGI",
-	"91mqVNRXMdhSXRW9e2QSipGTgRIlp+g9WuB79B+fKz9C9JdeKj41E6I6t//tk1c2ioQvk8OygQv/rRJa",
-	"jskpNu36pHzoHE/LjUkNl0/sBikfTU9wdVKzG84RUZLAiXlaPTps1I+PzVr1tN44MQ83SQK1p5AETuq1",
-	"mJ3a9vG0js3JafkIH08SiTffYULLDl3fnNDyyt1z0ly+BXf/tnkuT8bdC6S9PDXXNYSZJpEFI8zFezLz",
-	"RRbb5WxsQhR0CNfa/GXoLlwWujbyfPs2YY8VNpZyZHopYKsxRlR8UZhCo1fv5kTUL402F+Ifp8K3kWK2",
-	"ks9FQSe8zTg5Bz0mN2cjf3yBFJ0nYI7fmNW9WlG+ZVSBtK04xLn28Ft+YtU+nYgfkkO3uxe9q35z2H7b",
-	"aY2vWsNB77pklJRlUZY6S/A3QIzWIatlVlBZDtD97Ib3B45vs8S4D9hqufSD8GDqfikzDwP2+NLDFCuL",
-	"UTwSNQoI5E4eeS52h8jj8wrpCSI44Fz398zx2isudsB1UykZcTgBeLk/8cOxYUoGrfftXvfPNSdy/22b",
-	"FLU9o5mJgy5if/+nr5++QYDKTyfsY3UyrNN/3j5NgMprcMprcMq3DU55Mtv0uni+UUr8+6QXPqFgDlJw",
-	"RpCItKs8h2guDFZ3gRvKWrcixoOLx5bWC0DPA5rHRWhLO65S0ta/IVo+jxrLBrqWUSIKgo8Kt2wUM2Kk",
-	"8xRhhG+kRWwvmQ8GVq87l5HYxOWvQmStlg4OyRVmt1bsy3QZwoAdjhYkmBHhET+TBWSSE4GWAeGdGdFA",
-	"z9FUXYFMNgMlp4PQMHClZRA+4KBbco8m9/DPniodqpQGftFl6kNI+w4OxZOGLM2iGmYhvt8XGYiysK22",
-	"aiO6okI/cZQLWZ8ElS+phbNA+WSl1MhpEEHsKPRF7Aeftni4foBsj+BAz6iEifXAduqGaI/5+md/SMyP",
-	"ioAf0enK8xAld2iBIexj7t8lZi8gC/8zpAxC82qUXIFSoTjxPqqM6AXvFYC9y626FtQk0giVm02mcWK+",
-	"A+bIX4XMdUg0NUoLxal9tJ6OKPZcYipsHIhhIOrTsojaFyqvwScoZ2trObii/ktOlqwMjAErq9JGz6Fj",
-	"fNe7oSxyHIqVXNHofexVUG86olqGLTxG0jm2Uj3X0mtRlF2rAoyiD+ihXIlcW3dzim1CUx7RZJ5QBXXJ",
-	"3XqslfqUqE0uNG7rLCtyxvEJG1GoYPGFL+deVqTOvgFjA6u6FlUzonuFQmP2+WHYIQZGGubjIJh0hIuR",
-	"H9CynwzfcoVVbESlZSGayzcsIxhLmkxoetegPZigz3LvimXnRLQp1pux6cqTK83Pg0b/+N4md1HcH/hV",
-	"pBTD1kwxI7puizlPTJo87HHEjPxIQITvA4xB8QqxvwhG6UaDj5AH/or+kJuIoP75AnM8/OW5TUp3hIW1",
-	"XLUl6kBkUlJXat+6S48JzBHpePJL+Vkju2reT6EC9eEgvlSMTs1ukCN8MimbTn1abuDDSfnUPnbKJ6Q6",
-	"VdEkkOSenTd+mJ03fmQ2ascn1WqjXjcPT2tH5vHx5miew6cApdNDYmznkJjTWrV8OBWusPKpI1xhGT68",
-	"iPZ9s5zx4n3PD+c53CVn/NXbl5NJLuSPvTQGixZ4bkUC5xTysf8KWeatEM+uXLYQtOfJjBZAy/5c0UIH",
-	"WWkRW7PSEwV4oVqXXvq4oCFlRDWIv80+zoQzEWF2K40bWSreiAq5uYL6JNA/v6cZE8Q4CbP0PPlk4sL+",
-	"mV59bkSti1632xIs8LJ93XzbaV1asZquvTzHDFnYWbi0RfHEI84ZmmKPgYs00Urv5250ulIJ/fltSJlf",
-	"a+emr5lpzpHlsib4k2Rx4Yth+2MrVjjj6sNZI7vpW7I+qtXuylcryNIWG1qNFsRzb0lSJfGlr3dEsaj2",
-	"rgsl4JhAFizZtVba791Np/MLDCSa0Ewvh9AgsOeJuhfwAUO9rs0nBdWTySc4fWM+SERYtis1+kTwmbT8",
-	"WJet94MmJEVEsxqjIGz1R0dq42Md0uvH8tVDvQ3vJ1OuDQCoICm/KwIgfDfaOVOln78Dh7ZRUie5dFYS",
-	"Z1GXchKnVrh6EuMAemF8D27wxEAUWckZiiKtsBueMiNfozlcRJRn/OEpCxpJLNa5bm983WkW9uN3e+Pm",
-	"cNi8+HDV6g6vx+2ucOaPm93L8b+FgPuNHdjdDCf2Osl3KZr44RzBxgYCCzuDCwucSIMP8Fz8A159Ab4i",
-	"LIfwZIaLP3a8Sn8iOLWfRB9l7zMoryqWmSdg58tCfy+PXb5c+I2F4o4qrL0z4FJ2fW60Z/vqB4rDBLjw",
-	"ASXZUzW6ZenaZeB/dpnrU+LsbyhEquEzjWgBgCaA5JQVxWUKtCgzHkXzAbanH6ha31GmLUaTleuFZZcK",
-	"v4w/hSTlKChQDlYPR5n6q0DG6ECFXFUed0QtFzuiwtkX/g/7j83/mQbY2jeE70scctAtE40DfbCAQEif",
-	"J5xqLi8vPShNfa+9IOITwb3mQTlglqiWKtCj0CbwqBF9MHoUWgeP2iLaRVvvFcbpFcZpA2FK4DdFuOg1",
-	"89g8RO9cz50FhKALfxWEI9pk88kqoAb62ES1qtk4HtEb6nJqwvkVFEDU5ZF/6zFBRskWMUyykRKIWaFL",
-	"hYTY7Q2GH8bNq9agfdHMhV03j8vV03LtcGhWzxonZ4dmpVpvlKvHWXFird9WLnW/IPk9tHd5YZYvL0xz",
-	"v2REMVV9ThodsIbJ5zNuvpO/4YypVmJM9tLGSDA107FFNRa3+atLQgKXzpxJ4itmFEXXplMZFqa44CAM",
-	"r2CNIKpMtN6HYAObN9/pXTQ7MtywpAU3Pa0MDvt8rUc5XXrf6b2FUNKn74xNaBhgz4Qz9JyBWdGJOUiu",
-	"X6RMSDCWDmgYQppl/d+ZVIiEnvRcx6v21z1etYcer9qf+3i9+Hau7bSdPxValdzyxiH75V+zkCxOV/8e",
-	"tsJe84cfSi803ocFUCYGtAtwViQ//jUAszxNbshSnOJpfqzGlPQfqMtfC/kIMrucXeMn6yNWFLIC4P5S",
-	"q5GqTgW1Q4YstVdBwr+b4zCJ/lLxoragEEBxaf2FU4LUh/8suUCvEuqrhPrdstAdJcJH8KFCEfxq6v+2",
-	"kftevLOfhVk9FY46e0KrXDNt8cyGT89ErHgQfHqO5QuafQLc9ITla0QL4KZvYbWvBrFXg1jWUU4awtY9",
-	"sxszF6vD6qnMXKxzEUCGhtkrFvoLEnQFX22J/qELP1iuSQOXxOHjIQ7SCb7M2IhkBBvPiIGUwAKjNM3j",
-	"k3r11KzVG9WjQ7NWOzyW3r4MH+k3TRLUn5TuxsvWZfuiOQSP6AYZJbtmYbpykEtvZbOddvfH8fCXfmvc",
-	"Gn5oDbqt4disvh93BppE8pIygSZYuXZZLR/17QufhtgOWwvseqUzfuV/5S7mvSgl/L2RF7l3PY6c2Zpz",
-	"hws6F/6KT00tCo5OX35OiUiMWhsgF4W0KIJtVgNBl5+1hw9U/3dU+/8a2n6ekl8I/hrF9IwLM5yLUBLs",
-	"J4WTTAxsA1mR9myMqKWONb+xvqkzshXh4QRWdkVrEmLP+DdvBh1Ri0c5MSNLwd505XmGwNYF5ic6akUb",
-	"zeI3ozKKORRgtKpW6zYfEvxFrP1zkAchGFZGacmEloQbVWS3jahMS2sgi0pxWab98EZEPJgWT4esi07v",
-	"GmID19PZFNL3iG7M3NTwvVFv4YYAwaLzQgtNiO0vCEMWZ4pc1hLlKJklkuuQcETz/4to3/OsepUyGTEB",
-	"rBsloa0hg28q8niGtqGFQ92d3eDCUQItXDi6E9uW76AcxO88ZO8sKfpcptOFc0JHVD4X44zLQFByhmRA",
-	"pJEIiBTc4AxFzEClZWVxBEvlJvqZZ+gvmHr1ikecZT3LEGufW0TdLPP9JWW2TNHrQYLHi2Uo1SeHzvH0",
-	"FJdNu0bKjekRLp9Mqna55jSIwA80baVw1GqnVbNxWKsfn1TNRqN+VM2vV6kpRo/KO6rV4tydGjk9chp2",
-	"fWKWq9ic1Oy6U24QkcbzHaII79D1zLSjxBQeFkQRzlYKnzfzaE38//aYwXr3vvMEou8Ka3iD5P8wS2nS",
-	"nfcwtOCtDrwNYMBc5M9DA06bTEW2mhZLvGIE7bnU9lZOsoYISwEFpmXHfSXnS7zes7QcG5DpimlQFlqp",
-	"9za9YeTtfVOgGKgKz5ahqo1IBIe51p0K6qnMEeG9TAwrB72YZIumKexihVE8ouv4xRXUU8KbNBknMCJo",
-	"CvXBh3aFegaj/75AjL8FavHfCqb4ZFrFtUnDLh85J6TcwOakfMr54CHhAog5qduHTuS7PDyqnpr1eqNq",
-	"npzUqsfHZn1TinP9SWCKj07iNGHnlNQmVdtslAXSb5WUBdJvw/4eYYqLd30zTPHfWHxwctjPQ8SHXgBU",
-	"/C8CUbzRHLhbUM52Vm4ol2eOe8GC1IH1slsSZ4uzbDdc5+3ArjljfFJg3xcP2/nThOu8+tH+BH604ws6",
-	"rNrss3Mv/Ghg0YWlpJ8lAiZg0rz6175z/9rDTUybQ4n+rhFET6EGx9LaI6KFRFtxkuP2iCHpPyoQMTQQ",
-	"uqrWuKgp6PNTwj/hUyL1WtGoUMbcYF0d40qdAHI8VyovtEW+LKFkLbQkC+xoMUQjWiR9bqcYojhWKid9",
-	"bucYIrEEkcTwGkb0Gka0dsD1GKJH1OrLwwFbh0b/i1T1e2kgsGeu67cOBHbIl8U8Mmsn9eOjauPQrB4+",
-	"iz499YM7HDgunQ1WHmEH06B8Rybbdek/8vecmYk91zg9Oq4dH9cPq43T08PG6cnR6ZY9Zz7FnjvSlm1K",
-	"apNju1o+JSfOsX00KR/ixrROak7GnmMk7Aip9ttuu6L937DtzB3w577zbfcpfxM8UyyYRqt3NyAViQJb",
-	"E9T+tJFgayPRhOG0LPQwefjgj+jvjQ6hAQAJS6DiVK+yLUnR7TiVC9m+5xFblcweUUzZHQkYqlUbQo6k",
-	"PsSeVFCPSjz1gNh+4KCZqpkvXQlJvBHlU3LZiFLiAqDxijpclqd+gFjoL5fEqaDmNCRwShhSEUN32FXx",
-	"a2LslihOhUTfIPhLQi27LLR4Dz2fK+6Izf07LhAXElRfxp8RffBb2aYa6zsnAZKD7rDKaXDOo9X+O1Wc",
-	"Wzs9m490AaPursexEocswpkeUUv6HyxUFmGSyJIBDdqVODtF1HSbYPv2HOIxgZNb8rJDuJbLiFBgXYbM",
-	"alXA/cuslaYEE9U6HCe/aOCjOtC6xRkPzKqwD134DrGEZzG+dUUYwzNiVdBFrDZr+nQAQDgzPwwJRZhT",
-	"AuHeTKjPhQ7zCxiav/lJfrmq6MU1LdgR8GHYGkLF8x3+ahLxXz17CRj/4sEI+h/Qxt2FG5bOzCND/CmN",
-	"2u3usDWQiHRlDYKt3G8Nyu8HvZt+eUkCJdRIcDLXlm9L1puWjHSr1VhzkoyXJBjLgkIg/fMeqw46/gK7",
-	"NLdR8Wns4BDDesHgOmJQiVEkgOT6rcEYRlGC+DUMy5ieuq+iPBOcJX4XSiq82d7mG0S+2IQ4nM9CT86Q",
-	"eVSpSvLkcSrPyVn6uJbOSu96g7fty8tWt6Tdjg966axRrb+q2X8WNfvvjbcdTf/fx1y/o0TzSCXlgAvs",
-	"vN/ZuS+PEYwQZoj5XDdhMupKYqKPuBKh19kFn49EpEYOwY7ngv4JAfN7cnJRDS1cugoJM5BCM8UTj+yr",
-	"kj0jKuBpoUCviFmbEBQLY34Qy2FnyMaex3UlGyCQoWa9ShPWk4KbdET9ZDSFy1AS5F1EvclkB5npUEFD",
-	"fAsRWlFsHMjmReQhWJJXgejlBaJXnvhqen4K0/OTcz9DUZoV9QhTwb46nXSEi/RvwSZ/xm6oIOifmFeq",
-	"CJY/xB9fD3JjZZ4EJSMR5LX3sdPs6lf2kUshenomilsWAdRAhfA0dLD+7XAaqCiahoa7sSuQ7AZP+Iju",
-	"DCS72ROOmvSeCwszJcSoRQrc2TxEbI6XiXjvczBswNOqfKG+bqLkHKYjGn+yeJWCl3G6D6D7ry76v4CL",
-	"vmiQ3Vb0D5yqoPxtFMkJps6d64Tz0lnpbf96bFbfl7ZGVJpKYKifVLfXVAe66ot0C4GdnwqIIs6MNDUM",
-	"tUtlLZJwV+1Oe/jL+LJ31Wx3x1Fw5clJo1Y9Ng/rtZp5clKv1o8PU8GVLxIwV6hkeyGwkUW4Kp2ZjUY1",
-	"AzVNVp/YFlr4XMBnRinwVyEIXU8coiralTtTfuQJpeeHVyxhIbZVbGq7/7Ex7nU7v6wHSBqlcD1cljcx",
-	"xLOTas38DfQBcwtOSdyTp/ZSFyZXjyw5sTOMqcbC/xpApjhB+zfXgCiEd5JfaCItqnJJFSlBNQWBosqm",
-	"CyuJAi+JtSZEFisPPpgd5n6GrBDQT6x+czDstgYqGFL+HPcHvY/tS7gOwuZaKW2FGWKs46okejWie8nS",
-	"28IktXAZc+lsv5Lxqg66kpouIVNGJSIKIrAgK5Pm5wCvyBRQmdcR43doUry8p8oRguUNyk6jqOo0FIgW",
-	"SZ9Coh/ROxyLv1kFynUElwqyBN0UEn0IsCuYSfQUWQV8RGVV7Ai4BRXFbRnREb0Uh0bUYvUljoustR5v",
-	"kIgEWkYa5EWAuxjIiuQNa0QtKXBAkQ1Fbi1kReSW31iEKwtxrliRf0Nd9AkBFc+fwi0DmY0j/t9D8M5S",
-	"B52cnB6hvcT2i2ug7WtYNDqphgnEjLkzqhJrPR8UvBDPRhT2Sw3WDTJsJ/dRQXDtbEpBB3QmfRNxLSbE",
-	"s8h2CU1EWcQpMJhNx6iCrGyBCbrvkMD9zM9SRAX0pt8wDZJI1SkRCpSVKWzxFRAlTEY084kaPwpYlP2H",
-	"/cI7ocrtxzQpeVZFJMwMVFaloONwXkHPD/0Tpf0KfXJHICAB8xQhAfFXA4IeCwckuqrtIVdLqk6CARmy",
-	"ADLccula9SGmoQWJzkaWcTFkPZk5GzdoDSNoRDeDBAn8aiiJY6gSQvdRfSwjPixRX2WJe/AkLIggxOnC",
-	"kdpW/UuXcX85VKFdTBB/dgyibLX24Srqi6uVBZTBF1bJcvShYurP45SLF8MsOsUnk2P7yCkfksa03MD1",
-	"SfnErjllk1Sn6l6U3HlUqx6e1M2jRr12enhsnjSONmAWmU/iqKodHsXAP9Mju4brpGGWhcvnGJdPJqd2",
-	"1TFJYcyi5zMYPJ8GuwEXqfj05OAiactUFBcp2w71hN6wh9swXshPliFZrMEmaZAyr6BJhUGTtGkrZFN4",
-	"Og9bXrH1h+EsaWLqVpyG+FtWwgG3hsSUt+3yEJl0+VMAMq3Lz1xYZQlkpqxq2WBECO05sj3sAnSSGyaV",
-	"9ueEaYqrsSbBmfTBADKTBim6GzSTAZIvaDh80kE6At01IFyxVChNhoJwSiFxRDkFXGWBnIKNcE5KG4Di",
-	"ovHLMLciIeE7wnLSBfeXyYLYTXDPFqD+VmhQJq7bh+R4Uj51atNygwDwpGmX687h9BifTky7RpQQV68f",
-	"144aJydmtXbaODo8Pq5XN0UbNZ5CiDutNuKAHXLcODokNXxSFoBK5rQsAJUOncJoUH8tIW6H6dmMOPUq",
-	"mOVxSB2Q6nGC2V8LjmpXcWtXjKqnEIMMGWeUCh+wwAgqTI1KZuFkFLuUKdgq7fOFQavAZQHuFWHpFr0w",
-	"dsKy0nnmCyQbvSTD/A7RsF7jSv7ucSUFwbde403+wvEmT2Fw3VIM8M9i0nnGcoDPb555EqwvLW9YDxTZ",
-	"0677NJIWIZEHbA7MkHjQ+WHT+09YaHAH2DCp9oOLczNs2AMioUf0CQoLpiKhRZ3BrFBo9OBIaER9LTsq",
-	"joRGmwOhRQsvDDv2GgH9V4yAtgkNA+yZuyCWPZePTeQx1Z4gGcysxflUtfoxOcVm47vysalpfybJJWNV",
-	"Dx4+SRuSzmrfr6ctmoM8Ac4PdrLpvCAw1Zbz+TwoVZGp6S+AU5UxFk28S7PPx8p1D8GsKp4EnhkYHANX",
-	"CR/IEwNXQR7a0wNXSYScXYCr1kSd79Fl8wpz9f3DXK2ThM0UoYBl+EFnGAI1J2SOOSXw3FuC8IiuIUPA",
-	"mfaYD+pGdPwZEWbg+Lk1uy7yA71BShJ2XojHLXTMvjsr718Bb+HvJTg3XiXnV8n5FczokWBGu/KtJ5Nk",
-	"dwA2epgwm0Y3GtFEjtXD0Y1GNBPeCD0O3WhEs+GN0OPQjUZ0G7zRGm9+CXijV+acw5xzwZBqabfnX4SN",
-	"AxjSKx/fnY+vwy69MvFXTKYCmEw7s3zeELFXgRveAyvw+ZBqW8qR8WfUnuL67k6vef7KKS89HE79YFH6",
-	"xCmyyNsUvCi56lqqOtR5ZUjxbHDwUYQdh9MatMcIQZb2eLk8J97SMpBVLvOHrP0K36iBJ0/K2cGBWTuu",
-	"VCvVinl2Uj2pAm+QU5XuxnuhE8eYZChYeRIXWjghRZxFJSasQo1+l0QxA56ValqEP29ASBBWOel9pg6X",
-	"BLS4FnTdaWqf3RSpk/F1ESiInTIkjto4xJ4/W+uMysVkaM/2oxxime3pEraf04GovFrGl2PAgUQkjIG0",
-	"CmkonRwddSTng1kfGqgjsQv4l5/09bOtM/z/C2vUol95gLRFQSGxuDIvOaMoPy+/tFght7QENhUPv/MB",
-	"Pg+Pkaj8kcfzcXqXVGvhRQc2izGKjtrYWkAAAAD//w==",
+	"7L0Lc9pIujD8V/rlfati7xEEMHZ8qak9BJOEGRsYwJmdHfKhRmpAa9Fi1MKOZ07++1f9dLfUEi0QviTZ",
+	"s7O1NTFSq69PP/fLnyUnWK4CSmjESud/llY4xEsSkRB+Nf3o5zUJH/jfLmFO6K0iL6Cl89KAsFVAGUGz",
+	"IFzi6AIF1H9A9r9YQG3kMcRIeEfcChoSGqHpA4oWBN0R6gbhK4bmhJIQR8RFju/xkVFAEbkj4QNysO9X",
+	"SlaJfMbLlU9K5yXeZckqeXzU32EyVoniJX+F/ahklZizIEvMp/j/QjIrnZf+7+tkTa/FW/a66UelL1+s",
+	"0jvPj0iYsyrxEpHPq5Aw5gUUBXckhMn7HuMTDgkL1qFDWAWtqUtCFq3dB0TusL/GEWGIj4xDjwWUoWA2",
+	"pjafqn2O4F/0A5qF5XsytS354P/ET9BBs9Mv106qiEUPPrFg0PtF4BMELfEce5RFCI+p70UkxP4hwtSV",
+	"/ZDfeT+Vv8UdUyIfoANM0aBdRyGZr32cWly0wBFarlk0pkscOYvMmIcVNOLHhv014Wc6xSFBQYg8itxg",
+	"PfXhB/Po3Cfo93UQ8U1pJesfUydYTj1K0L0XLZDd7F7a6AA+cQmHCf6vXERvYFu83xUOCY0WhBGGMEOU",
+	"EJe4F8gmv9u8Id9PYiM+DxpEaOl9Jq7s/Qdb9PR/5B8RvuWNoOsKatIHFEQLEqKZR3yXTzxYcRgMQmtM",
+	"eXtMH9AS+xyciattksVXHpJ/ESdSYzWqVWR79A77nmtXxjQFrqlzzoHbGYBZCnSX+PMVofNoUTqvVxun",
+	"Vil6WPGmLAo9OheQG4T3OHQ9Oh+sfdLHvG0WgLt89CBEdL0koecgz0XBDI51Fn+NwrVP0ncsPdsV7zqZ",
+	"bGrYklUKye9rLyRu6TwK16To/eMz64UdF5bSwcuBvEj7rkNdQA6njKBO8xqtAt9zHsQ5YddCjET824jw",
+	"G5te6CoM3LLnlOdhsF6Z16sGeKaV0oiETkApcaJmFGFnsSQ0es+H33flntYVwnFfCNZiWCbBLNq2UC9/",
+	"ai+59mdadnrBHnbLfwSU1Mp3Pqb7rPf5l/r0w8070e2A62Xn8EJLu1m5OCLXmN3mUFFONADNMhQFaA3N",
+	"LY7OnWC5xGVGOJPBsanAxXwV7BzZWiecjPHl0Mi2xlT+WYmCVeAH84cWXuGp53vRg6An2fcTJ2kg6Yu+",
+	"N8y+4ChfEQQ+PMcdaayOmlPGL1cQIrJcRQ/ncErTwAU8g9GPw14XLUk4J7wDZ5ElA6kBc8jAOt7IPFJQ",
+	"q9YbFj/miIS8g//v4Ldm+Z+4/Mcn+W+1fDb59LeD8bhifHH4twNr3y8O/3b49/9XMhEgHRKuAgfzk3oS",
+	"nPuyk7y7XNsN6Goezw/rT1nZ5oI8R6xp94qeZyXX+POAsLUfsZxLeo0/e8v1ki9kSkK+iFC057x4QDlY",
+	"z4mFqvwKH1eryKOOv2beHUEHLpnhtR/xx4cV9MuCULQMQjKmqoeQLLFHLUWvhaDg4DD0OFuHbEo+R308",
+	"J6PgltAsB3VcNd+WZbyi1G2Rk+HfVa2SkEb43fJodFQvWfwzvk75fulR8asaAzjf+zkJYdd6wBM+AqwD",
+	"9WH65OPH5dqbo3rtzUkV/lc+qeOjac1puMfkZFau4fr0yGm4Zf7rDT7NYcTizp4HQnqwKjYgv6+BUeoD",
+	"F/WRhJzr3YLZJbd1JxrC6rnQRkLkYAoc2DmqWqjGN+oIHQCSZcCypzDsYQW9JX5wj44sLihQ1+NjYB9N",
+	"PcqZTaAWBE2xcwtcd7CO+FheiOLGlnwQcoGFrWezWBwYU3vC/+VNJ0IewGiB2QLIEOcZQxKtQ8p4D8sM",
+	"AB6Z4S/Ytl8pkIyBUMGgCdJCl4RvH3L2eRiEnPS4JJSSIxfjmENgZ7joxJ+J+yXh/5Bvt+2EBCBk5C0J",
+	"i/ByhXi/9pgeUHJPWIRmXsiiQ10eiqW7PWQc8zA5VC4QK82Vdo5PTLQmRg9bIDGDR9RdXIXkzgvWTGKw",
+	"KEBzArCDeHuO24RcG/Gv+MqDFf59TS7GlKM9kIk10d71XJA1Pcb23qfW/HjpeLWjf/7SiZzlx1v8jx/9",
+	"X49+/iFnp1ZqKftKhv2QRNFDP/RonrrmlwWB044C5FGXMzY6bq6gpuOQFV8UvyrqupHZjDjRub4b2L/H",
+	"D4xjenF9QN3hRMAOSW1BvpKHEc6KrZLJ/jDDPiM2CuiYauqf9C5Cm5wNS7pKbZncoWkQ+ARTuUXBv3KJ",
+	"unyJOpfiZii87jHEFnhFEPnssYghb7nyPceL/Ic0ml8+lFeii3KtfmTG3rLBVtytMXq/AWdWFnzZpz8b",
+	"Vv30y2/yl5k7G5D5DsKlBGjeTiyUxs/jpXLuVgJDepFrVnYIjULs1/IE5/ku4pRd4H+VxT+/8WX9V966",
+	"AOF23FxG5pYwuTJoiRie8dvNcXz4cI6w+EPcV96O8VWHqlvk0eSpPCVrTHlr+SYkXLzgxG5FQi8A4IiJ",
+	"MbN0WoKC0Jt7nIzFrARcKWeB6ZywMaUB73ZeQddrFqEpQRgB7kA3N51LiZKjBRYDU88Xzw9ggiS8I6HE",
+	"PyzVQEyXI6PDCmo7i4DAsux4EhVxB+PfnU1kVZ1VnaPpGSm/mdVIuYFPnfKZe3Rcrk9PcI00nDfuWTUH",
+	"ccV7aSaD67XH3+iHXy2f4fKsWX736c/TL2X9Z2Ofn7X6l02gsUqfy/OgbIKkJ6qcDnBWjWYhTNMyTRBu",
+	"PEqUFofF1W7Pq4YaAIj2cRh52B+uHYcwtptUCMCWe4CdBZ76JBYT7jnfzziPxpxgRQSLt6Zxw4SoCAXr",
+	"FqqywAzRQP9Y9lmcFISGBe6iCS+iyNBoqVGxEaszEh1HBd9hz5cai6GP+ZsEZpi9qcIAPYwNaGFMGcW3",
+	"ZOJgRhBbEd8H5tnU9YT52NDZZC56i4Lg8AJh+jCmac3INo5nh55ktfI9zlUwhMc0qzNBB4yQtPh0mMVK",
+	"2j5Y5t36X6Fc+cJvuWDGwPD2FruS7vFfTgAr53/CjgqVx2uwjJ3/mezWnyUShkEoPnFJ6bzBZV54xkrn",
+	"v/1ZcgMumJfOS3M/mGKfi8eEMTznc+mII5UCwSxQppJXChNV+M6+Okev+mHgTgAEX+l0TJiQQJEwJ5/R",
+	"q4O/nwN15//GjEzVOqnFjMzh3w9fAX7DsJKShKrSl0/fw8T4oRRDte+DYO6TNt9nZRcVZ5pGJ00UW1f5",
+	"fYFLsiSgfvEYkosHAoIUygdNjMfQ0mOMsw2lL5YGG72wQ28YKQ4iAFvJlYq/ZuvlEnMMWGpS3bQAwhCm",
+	"G9YGtOZwapXgSJ4IdyOdwr6SDBh7neapXwvmkr1eM7BrNF6btfnsddoS8AqwkB8S7D6gKeFke82Iy0Xo",
+	"3KHEHF9vMY+w1xkDSwqK1WJgd98+NAU2VcxHBrj/d6wegF3/xAxZKa7IAFtfHaoMixV7qNS1j9nBxx7W",
+	"C8PQ97VWCTEC32/CiUCFMbp8ElAoK0NGUFGPR4IU62MVoj2yJ053qvJ/ZcN/1P9eCfVIInYuCwiAf5Aw",
+	"gBeVJ5HJrzzVL19elHQmtNICM78O/R6LYRZLLjZ+B3I45hI4mpIxdYlPOFN7IPYV2dvvnA2s6Rer1Aro",
+	"zPecaE+qm3GjSIN8VqwUkieOhIJGap8CWLq4mKCBJe7We3H2MsgyvRD2Wgixr2LMIWarw6t80xYvnoC7",
+	"Cg69QY22E6LveK+3IeuvsN97DL+x55qHxRYGs+DeCx0djlCsY/x6R/Fo3uslD+i5JrXl2IQLyZazE5LA",
+	"v8nt2cnDfu37tPeEXoSqxlNPHWN6ZPCxyZ7nIYii7QjPrz0GAvbTFBW1emEY4IMi4gFx14TmeCkLzKS+",
+	"3dVPMTYbd4PomkSZc9yn02c/BzBmkgjPbQTKNDcgTDi4xl65aiKvGHLWYQi4kxI4hG4QvQvW1H1RhgSA",
+	"I54XAMbWK934uszHPRYTm8FGaKdO1ea8ANuRHhTOVXwRm1myuypeJ+pO07bCdeNdKwaVc/JBOA+iiNDD",
+	"b7Hpia3r9SMdWl74gJ5/gnuykMZjxD4LhJWEI1Upk+gE1KOMhNE3OdJtnN2LHlXxgffhKPNco03nsgcr",
+	"2fheWMmXOZJnms7TechcLAgu/uKacA6Ev73sddvf/MrsZt6+2iXadyobpxV70G69VEpbJs5KnoWn3P8i",
+	"7Afzb30oaiHs9eeHP5QH8Vc8iULjS1Mfv3i5XIJ4vZNP+D4QmfIJ2kqEa/WECNeP3pAzXGuUBS1+g8un",
+	"0zOn6tbIV8BzLzjbF5DPUssznX7ssASCgPBI3V8/+XSZPCTonv/HCaiSTqSbsHR8qqC+TzAj0hUriTPk",
+	"gmZ5Gbje7KF8H3qRDBYkn8WWedgHF+BgNkupwPE0CCNiAIevM5MXOWkxz1dMiYISyQKGzYh8/ZDE4uw7",
+	"7PnEfWHpW7OhdGbla5D3N0woC4LdjP3kCk+Jz9DMo3MSrkKPRtuEbF+0XuA7sr8E//ShXuRUYaDUrDyG",
+	"WIR9Yimrfuw8A2d7Q/E6WgSh98dTT7VaK36qTTmmCjAocLTB3KNoIB0VKmnrpXRYy5xQ5osXwpfCCVT6",
+	"lE0JDsGZ7ZZQub3k8wrcmdrJdj1yh4/3cq+JSMiJOrSPsRDHQRDazYGATwQ7EWLr1SoIo9SectxDqJx0",
+	"1vL3iK6fX5kYhxTANKyUXy2hd8QPVkQfV2UY2JlcQPlh2tiPbAR+Xok58EJ3JAQXWSaC8wIq3bTpelk6",
+	"/03kEfhkyCyQ8cWySs2160WcjHpzgAlXxab0Q84rRB5hsS9iZg/4l8gP5nO41jNw3+GT8hyIuF5pHfxZ",
+	"wrz1VTAXQzGz/yHvjLhoRULAFpwXfFgRxnvzIrJkO/MepAbhy5PrxWGIH/hvOT/z8PIlWFpt7PtD8ZvZ",
+	"FaOztnwSTMHXXe1lMvx+29mjeevf3EzymaNQ4l6DQxUzOfl71PFW2BdkVfSb2sYNQMjulB/MBT7MOah4",
+	"agrmmpfXne5k0G5elqzSZXPUTP39y6Azapes0lXv/WT0a789uekO++1W512nfckhtcD2vhXBUnvuq7YV",
+	"U867oihAGMKoLCTCnLDvP4iLhXAScLW56/GrXWDY/rwK+YSXu4/HQmztLBBmyF4zEp5jiv9bXtqKEyzt",
+	"/c6Mr8p8YGK98Vj8J4OpryNSoSS6D8Lbprv0aFFYf7v2bzugrIhFu2GEo7VhteI5xxAYTdf+bazkELGX",
+	"emBsZsOF+eXjshWsqQF1duNwzo/XTBlreDc7g9I4kIDCuWDfSj19v/B82EwfYtOwc1twuBkwrqOgBZMs",
+	"OCpIvOJLDrVTsucaWc6BxF7vC5I+ELmJfG0HapHSIHBopZYNONIFFj3BAK1BuznqdN/zO9/r8ts+6F1d",
+	"dbrvJ2+brZ9KVmk4ao5uhjuuvlWKcDgnUdFNCuSuFNoUEygDte/QWWAC3XDtROuQuMjBawamQ0wl77EB",
+	"r4olyvbCeUEH+0IBKImljDNgENn5sOLv/Yc4ZolFhI8pCRLo1NPRFOrqzoFfwSuPcXRhIvBLEmEXR4ID",
+	"MeNNA2bJkPr4M8SSHXFJhD2fVdBP5IFJ850tYrlw+Y9m+Z/V8ll58um/bAvhCC0DFqGTxpg6CxxiJyIh",
+	"s5DnEli3H9yTsIWXxG9hRjib40UMTYkf0LnirW7JgxULiaD+Ef7zG+ep2MhNTgt8n+TmS8YNMD6LMJgo",
+	"0E2/3x5Mht3mT+1Jqzlspzd90B72bgat9qTbG03e9W66lyLmWjnZnxylA3+a5X+CTzw4xP+X/Csnom0T",
+	"KjkR2ZMjQ6321TYKlmq+iRWwFMBVBxwhzASgbwBIkjTITHD4TJI2xi58TRm7gaBCESyhJXBygiVhaBYG",
+	"Sws8/uAAkZQMmHGEyItMBLGJ2CIIIwSvC9K7dxsW5L0ORhpDM5bmc45MOn2EXZev0kKrMIgCJ/DBf4/L",
+	"Lijk4rpUiXoh2N9CPJt5zpgCIyNwZQX1qEQfkumAy3MPcUrLwCW+T1wLetVi1ONYF48qUXJMp4HrEVZR",
+	"odgQEhP750tKUUG20CnYaIkfOGGae3eEJg0uEJ5FBNbKxjRaEKWSEqnTokUYrOcLZDMSCVWGXUGSmUVL",
+	"HN4SF9khwS5flW3J0d4legVbhFnZmqpBZMpiJM7AJkMIeTtvToMQyDehwusgWQrgkPQ16fSb4kA2QSc5",
+	"LHEmgLDXvhyNXSDMmDenwgKqzQJGDpZeFKX2MYVejhqVWu1N5fisUquboLnT70vwMM4rhp0o4HyK8qXg",
+	"kxOhSewC2aNW3942GcXLfyhZpfawX7JKndY1/+fqaHLZfte8uRpxOt4a8WejFv/vzWXfSMU3Auc3Z92S",
+	"TVDkLYmFBu9a6Ojo6AxF5HMkNJJLz/c9BgpAJsB3NmMks3H1av2kXD0u19+MqvXzWuO8elQ5rtXL1Tfn",
+	"1arQKwAkqZjC7dQuO8meFBKQ9riSRvzGWHWrpEGnKf1eoiWTJEnpZoXaTmA5LqIsPRZ5DmeUbyX3ACFl",
+	"hKEDTrlcHLpohV2XQx1m5KSRCb1cv/uRkl8/ruejmx90Jmn6EJF0rOrB38+TIK7/ev3pz8aXw79tPKx/",
+	"+eGH/0k/OvrygzHYyyoJl/cMWwWXopxEza+p9/uacHaARt7MIyE6WHs0OmlABCJGLnG8peA+PDrPLO+4",
+	"1jg5qp3U6qdHb06qjeNa9XgzAldEXO+EBG+lklyYrpjKAyLPS2KCC2R3+h8bRe4Vb8fvVP/jCb85CR88",
+	"+dgeDDu9rvEm3XrUsIlcOs9G7V7IpAXIlgzi/03789hGLvL/GtLe7dinLEIuBN9Ksy/UxBxV58Av/+AU",
+	"cfBkhxfKmCFIikidOaYp0tEUaE5F3Up9N4twGDHOe9qN+i/L4ertaTi8/mEjGFx/+dWvh5jrLo2CWKlg",
+	"mrD7FvuYOh6dD/lrsoWVg21RcQKzILxAdvsfo/ag27wqAq6qLScG8s/JdbPbfN/mnG+nG79VfxreTobt",
+	"q3ep5x+bVx2z4CfCWbcndFDIUaGMlGnwAqAKR0gRH3TAiUqtenScF46e4d+XHo1jZq2NHA4HcQzl35Lw",
+	"ya1R+WV2663KStFUXgVgRRf3iq9YqF42F30zuFJrlm0EPfCU/htAg9N0sKYItu7eY8TICHNWcsBvkUEX",
+	"lXCZEg0IbQMfWTCXFrLH62r1yPGDe/iDlMXvhTdfiAe2ZMnF9iK70TgqNxpHGXQjn5omyIg/u/LobS6t",
+	"cMnM42yVti9xSGwRhCWWsnWfRZPEbCYdDhzi3cmkG5L1Rgf6YhUPzmHw88Pho+SJK48Z5taTmcn4BM0C",
+	"BNuU8Uz0tpPQVblW32P8XGMvAnGg8qc40xyPUHsjV+Me7qRGBkGpNw35CDKrReAd4olsRxcIi3B8wGOA",
+	"BPheeUzZFwsaDTKSnUGt+nz0l5+zrWPY/GZmBKkngTLdFbkbyyBMkleIDHUXaIUZQ14ECuBVkkkqmzOK",
+	"v6o81x11At8nTpSnArjHIZUq/W1HFKuYf5HthWORyhTymzgh4DW1aX4yXLv3JJIMXtzntVSQGbLtyDdC",
+	"dT0nUTlmAPUUeJn7R32PkuE0WCqV4lZ7Y/584i7EYo34rdDC9Llk5C81IcXZMjQlMw47kEUO+K2NjH8Z",
+	"Hb3g6eKe5CSeom1sSTbR2ZidhW7Jg5Ctk5dKObqxJQItP+fMRgLRP21iJmrwHrDlULG0WjqMPbRMbwP3",
+	"gYOqLXBvGq+xisYwb5zibnZ+pPHvm+qYGA9yfjNPKAVZTuSuga0a05yZzklkV9C1cBixFIMTCk+Sc9So",
+	"1Tl+TfnH/Dsz9VsBQvi5PREgGIk6eCm6Mpy+ykK5eeqXZBUSR6T98XEEPgrQo/DfqqgvbUuIGEB85Etb",
+	"uqUIG1EhUqwsvAYaTCI8339+4Fy2c25Z4DCwz/yjXbMX+5tznolfiUEfnWtREq43prv4YTTqI2HgQ7xV",
+	"iisDJ9gCBkLlzmMagB/FneeulasNu0BrtgZrDfmMnch/QPscrbYBnYgsTUccO/lsnnL8K2W9uUh8brBg",
+	"0CHlJyI0Ch9eMWUbMHPkOvsA25xMIN6YT9tPEhZi5NqFbQLYBlv7wC5uMxw6gc5eYhbQC4XZbRC2gBFu",
+	"9jtpfjz2xtrD3MKPWzi9WemsPSKpAshBYP50dcuZN0OYZpJDav6SueObvUpAZWGrNjYQT6ZzyrFXXpK8",
+	"4pPR3LknEBn50jwT4jV2Fh4lZc6OyQRxvOF5kiTMQraCLKhPIn25Ic2ZHloLydGyRMzamZjBQpXKRhUO",
+	"5S++C8wT+JZQFy90B6DHrnBG0BHArrze+OaK/KY0oOX6589J5tVNPyaFDwtijo0ViQ5Ms/9AfIPBgcsF",
+	"4DLgBs56SWgks1ZOg3W0xbDv889yPKH4q8JYkM8KZJMN9PclZw1mgasJ424s5LEWX+gsmM1IyIpZNtah",
+	"v1WVwjssqAjpgPXdIczgUVRUNNOdWIIZ/0t0ubkfKxKq0JXEXSlPGtjKquT6P21IDYn/U9bhZkXC2P1J",
+	"EyHi+KN8CWKnPNjJxHPuY61Oh0OdwwZTV2RqWS0eGDizAOCjKYnuCYl1sHeeS8JXTKksRXGiBRlTZ82i",
+	"YMnfgTMIzom4Km7Hlnkbcw3ZKG3HtjTawv/26C2nQ4CFQ5XlnN818DkyJI6E1nKwrDn8Ip6ssF1Dn9J4",
+	"vY9V2mSLxu7So23KiY2bKgEgzj3fsSu1v6oegVRgXiCbf55rAkAjfmZaOkrp95TqU5Si0ud3jmSOa75m",
+	"u9XrdtutUafXnVz2funayKMyH2heOB8X/OLbhH1xb+yUl0+c0vQr25cb5VqtXK+Oqmfn1ep5tVo5qr0p",
+	"V08L2pcV9HeN9o2WfCvyUcxkmqcrEkVCX5sKVzCyKy9kv355022t9ub0qHpWqx81qifHtXr9+M3jTbfm",
+	"gF4jnYqxsQ7jIhs+I4Kz1ruzEIMQrLTKGVLou0HGP93ES5omHos9WSyzOWH7sn3ZaTVH7UsbHfAddT0h",
+	"88bIWH7uBfTQQna/ORh12wPImSscbTDn6yNKwkPh3N4ZTfqDzsfmqG2jAzcRorHvYdgbbchDnQuPH5es",
+	"UtJJySrJMTd58uK2sKeo2fVNzDFyb9Sd+W5M3BXUpGO6gVw1U/YCs+/IiF1s6/YxaktybEA3KyILNXCw",
+	"cQA2CXYWimWVLBVwJwc0yLjSiBcpAL7qdH8SAQjt0Yf2oNseTWrV6vvJ1aBkmV/mv2uIDxtPAfp8qVxj",
+	"p83R6fexl2TqvccEJ8a8gBIXHczWvs9v/ZiuRMZw8KHUbH82oARpsLMPLxIdLSBw/j26GVxlIW4RRSt2",
+	"/vr1/f19xg1ZBRa8vqu9flRMeboqVtok/2hL+07fgjTGf6J/QaYO1jf2MgicloiJay+xZxDd4HHs2Rjj",
+	"MsWzo26vBYzJEkNeci5cIRpwei+PzMiWBFlezkDaesNJszXqfGzbKKCOAmeQjpKqEh5D9mWvy4mVFgAn",
+	"ClGkkqyg9YqfDu8pdevjUUoW//um2x/0PnaGnV5XhCDsxGjajYqlhG2RCUI60r66QOT3NfYZMoobBZZu",
+	"DG/Imbem4t0cbdu0M9Jd/LG6BgKhpiC9bphWXHmstjGl4kD74i4hLMKRidvaAx5TPrMKwPaFri87xPd0",
+	"LqDHC/J6LpqDj1fNrl6sg0v58AyKuBgyPqkrNqZeJGLoWn6wdtEgWEOiWgqZ3Od7CfGaM/qY7hbizc7o",
+	"oicWwKmk+MAxVcKU8DrnnKRe3wlqVzALpfhrZ0Gc26z/9mHsnj6mG/7p30zE186ziIDP2Uz9G1k8zijB",
+	"873UBfjOsPn2iu8PrIpiJ/LuyHNL9Hgzl1IuS2TOqwSR354sT5Q02SK3vSA/sytbUREcNcXUvfdcVcNH",
+	"AkbpbX/IOdPSZrBrwvjFn25u2QWyZQ8ZCNHQmWgAY8g/r+M/44fqj3ryth6/ras/jpK3jaTHRvL0WP/z",
+	"ffxX/Oz9tw8wUAqgWlUpgE6rxRVAL6SgIe6cNLUKMZc5xsS2OydILyWDhAFoEzIq6B0XBjSEmNaQKOw2",
+	"poxE4E0GwkSWfX7FEjHlwAYm2D5HdvNjs3PVfNu56ox+nVz2rpud7qQGOljepJ7XpC4rGwtsykRq9jXR",
+	"EGpMg00DlCzj83rO82b3VyO4vbw27PS0Ua++qR0f1eu109Oj6tGb42fRhhWXLdPA8CqmJ2gegAus0CbF",
+	"IiWSEuWYPlKkjBOkgHShgd2LC5vpfIylZ466MJOBAoqpTK3270xFlWEe/nMUVMtonSLAtUajmqW916Mb",
+	"zrrCfl1AZoNghnhDUdFQ1a61UK1xUrVQ7bhaBax2enp2IksHC7yWsWltFiJLow0xl00ZTNWC5v3rIhk0",
+	"3xQUd+tHktPXtSMeeBjPNbeKR+lKkpSb31xb8vxqi2dVRcgUiNtwevo89HOL8C2hCc1WctYKR4vn5Iaz",
+	"2VaL3MkQBMmt68pKnBvkSox7gVgEYhdmIjBZ5A2Qkt1LrvO1WIRk9eWKvkW4C4uwo6nUldzQ6X9sTHrd",
+	"q19LeXJlp393AjEUQiCUsY3wTb6sAE1kUGMyxKeX0bkIr78NfBlB/tzEYc5HzX4HHUi7l87GHhq1Npft",
+	"dzfd1igxZU0G7Z9v2sPRZNButTsfweTVb3cvO933k9bNcNS7bg+0R8oAJrKcpPMb7a8TUg/0w9Ntb/lM",
+	"SUrK0/j4tCZAU4OoGruJ2RDcK9TPCUz8kj/PLQJuMA4m25HtxwgXHPGP8Py0Wq/9bohfarfb6LRar9R+",
+	"FkqqCM+tLHmpoBtBlFYkTHG1F2k3B1FHVOpoIFpfCDZ+IKrGh4Tw/gWSrGfYmFq1WttGbBvVsyON2NaL",
+	"ZaDpbE8ovV+mCVWpJEf1x8QxSh0f5exeSjIcXjUvUoJeSFZBKIW/4VVzw2yOnUi4Bct0e1CM2YEUaOuQ",
+	"uLZyAvJCFAWrwA/mD0Jx5Iu0OHGOHdtC0yBaoJBIzCv0ZuROqrvkykLFW3kQ3BtPBDLLiKynUl0YO/Go",
+	"7BC7XXdSaj24BiI/Kf9aKfM0P5kbekuDexp3ojNuRlVf2i/hMY5nW2BFEx6M6SL1U5PUE/ZUcz3D4dSL",
+	"Qhw+oDUjYdnhSJVKaZVVUBs7C6iQNqaieAoVGXo9Ot+odBQzgkI1J5L5gPMlDST6htEvxI2ka1Uc1PeW",
+	"XpRoYMclzZsDLjd8Ni6h39dBhNGBxJCodnJYQR+9wBcmqTGdYc/XiQkIrJGz0KiKrMoLpCPOknyYk1go",
+	"AeonHFIr6eTb6LBqo6rSYTVq9W+vwzIGdvRWmKNySGWqtCkPHMpioH3FkDoP6T+5oYK/QF6UVKMPqPRL",
+	"VploZhpWOfCo468h0hTHCAgrZ/EUOgtCE+46rKBfQMm/lmWgwUQiwM2LRFXBpMKNksGFHov3KOJXobVW",
+	"hPrAGOt0WEGdDVyUEbf/Ufuxjo+uGsvjn3/4Nmk5js6qJ/XT43rtpHFWOz06fdOoP0mbJdQbj7x1HdFB",
+	"RjG23cyAKepkGwtcBjDDNtRnynLOUqi2goYk4uDnPwhGRORxEghO+czGuWrH9OvookRV9X0UUu+L2iyy",
+	"d+MJx3aV7aqQokIStSd6cGxaa15CLfHywmAmZAK2L75Rn/bjRp9iik4VA0JYnFJlC4u0VRVgnuQ5yqqm",
+	"Tc5O4J8tBHe7ggZfwdvpkdVnSk/wFcgyG5skdh2t1pFIHY3iUBBFW1McvqgxIHvilE1iK0vj1cd0H2Y9",
+	"rlBgYpI1cWTo42fhtXQr2fCquX8MReGejVFCJrkp3kPOsd0vHmJyAjIZ/0IWRVgKVi4TOjWbETDCyx0y",
+	"RPR58wUXaI1j48hjswcLOXi14qAfpUfnh3aANcv6mDrB2ndjGc/uD3qXN8I5oDXojDqt5pWNputI9sFS",
+	"LbqpVmwR3LMxzW1wmNYqtN+9a4OSZjK8ambUKt0ef1iySobppJ/qIxTSv6i9GPr4rR84t8ZEziKlKNt2",
+	"dCpBjwqajbOVxCcIH0jvsOwpFI4sewysdgxL3Omw/lIXp1Nkv3tUhVzud1vwY+IBnIA6JATfPc4zAAM3",
+	"C0LEgiVBUzFHQ4L6vQMAZFc5vv/d3qQ5GjVbH67b3dHQPtewqyz7kOI1M+0nne7kuj0a9CbN7uXkn71u",
+	"2z4fU8x3KQyQj51bllULSIQtrfavpWkeHdjwDbMt8YrBPbU73Vbvut8cdd5etcVIfI5Z6kEJcYVnF2Sm",
+	"ET0lXUI6Iibk8DFdM+IeVlC660H7fafXLdC3JLXoQNF4e0y17pHq/bozHHa67yfvr3pvm1eTQe9m1Om+",
+	"56tTb2C3LGT3Rh/aAz4wE8UN0+jp7VWv9VN7sJnU3ioZ9ib7VC6rZJXM8xE4TjvQjQebJ1yySjBlrVN4",
+	"XATrpcJJzUypZMJW66nvOcZAWvAUFUAtrg6kywLZW782hQwZ5PPKxzTHRf7DeolpEoyttX3yuAIyTZQ1",
+	"JKTsi+AscYsgVD2dE8z2sGsfvjDekPBtokpzFT3KXngOgAk2Z/BP/jj2/OEczusgRBKVvOy+PJE+dZLy",
+	"OMWlG85urRl4ygu5Ko7iyxNyNllcg7o2o5aHDvkwMY+VkIKEJ4fgTeWDKm07Y5r2q8owUvaGGsnkTvWc",
+	"3Nd2ETW7O3sKqbuT6eV5RQu9TgU1Y/24MiRayL71qGsjj0Heht2qFeH1oZWy5t8LQzQGegcPDk0CUAGV",
+	"qJbG7wL6lMrPxK5XKar1e1JywG3+rvtlCtzW055pA6V67iWSBW6z1D1z5sCdertMCsFtWrv/hFyCaxoS",
+	"7Cw4J2Bi8pO3iDnBilNGoa0w3pziNXe+egrDfdSlu5Q+KoAwR+tzLrknDUXi1YrgkGk5oBxijakon5T4",
+	"glmCN7LQDDuCgGHqIk7/K+gKuHEImoCoahMK1Hibp97L7KYI7ujFGYmcYc2UPp1pISHrUhyTcTUbu5Qw",
+	"qS+zSde8/+Ks6FZONJMhWGlC7aIa7Oc+CbG2Rx2HYPsh80zeyUiwVzlBX+503sn7VeSUlnlL1kQaqMTj",
+	"YEY04cbScqsl6S03U4KkvP43xaFvetLxPj3qxGMsBocOO5N75oYh1OByN2U6begmlVB7RQjfB3eqPui4",
+	"Mr/29khw8TKVseVV2jKZuX0edss16b21UxSOZbyvAMZccPxGqHlzHo8CFbIl1gbHgPQEFaWJVnuS1eVH",
+	"ZcUkOEV7Y6B9mrBvCC4ShYeVrJ/I+ZYsZKrtBd/W7bD88kiiDwkKH5lJdWuwI/hvSA2t8ggDLDmm9pYJ",
+	"2ZYISVTcoIVYIPwMOKoJ58oxJAiB4Ah5Ycz5WRkcYM9JZCMHUzSVQVGgA7gPvQj4Xd07zdYWZluxe5w1",
+	"prYGUIYEWGKqF7JgtxWHUpZBgLKEhwtYMXQoHVOtnHeOO0tSu+DwIk7XFUfMZnseU3UBIDtaftko3Wdv",
+	"p6eekPhT+20hnN1CWeaKCz107fsQJuv4BIfERQciT+Er/sQT/oiMUGFKm8HRiWyaHkV2d+377/gvZh+e",
+	"p48kb+PRlDjBkoyp3O70afkBI0wy65D99CJxfNSCpgGykqk3qtXKmOrOksLZMbtKvleYQcLPaW4QczHP",
+	"Ruz7vRnUj34GH8dPVolPkB9QLiLIuCEksyzu9PiLDHWy1ysXR+Qas1tbQCLfak/6nwPkuLxT3iX/x6Oy",
+	"jIYEWOk0BQWb9XsNDihvjk5PDscUnoNibwnF4eAwTWAXkmVwF4fRU6K1+fOLjXyC74govRYTDNEXBrnd",
+	"Y+gAI0ruYaaUEPAc1KEKPNpEijcN0saUw296Izx++VYoJCsfO4SliJTIw7PEKwEzO4/rLxfLp7tY5mzy",
+	"LpfLke5ZqTK9S2SfTtwuCE5efbJzwN1jGtMG2C/Xm80I9BkHH2mUwUJm/0cRcVCrG3LlVlBTaPQ4X8uH",
+	"OU/3sabxF9jf4R25c8f+Xb0ln4xuld9kEVT79T0rixzdX66Te7tOXnBekgYRVJwGPy3BOSTlM5VHc8Lv",
+	"qcu8Wap4Tz/K7IF+z36V+4gd7L0hFUp+Ym31ZrfUYU6xUtColI/0K3u5kwv7wBPAlW2sYTPZN19BPNSG",
+	"alwG+AoYf/RJcElv10n2dgcIj/SqOYDzkxr4sN/nWmQS57xTAVPSdqU8mcfU1vqyURwe5Xu3JBOcoPwv",
+	"ZYaelLaC+g9WkpI5mVJWyb+dvxdLJjmLzu81450tdP/AfidNbgZXm5Y63dnpeTziNk+wmVmeydLzArwp",
+	"LC03yPzdzdXVr5Ob/obTV8pMQ12EfV8IaXDoFSS/hLTL50K54LGxytp0gH2FzLf5kh1WkH3Zfj9oXrYv",
+	"7XPhpZEMYo0pPKFBVEF2yplAOuJBvYi0YS0TLSr6LlmlZLrxj5t+ukCqOSXL84WFaBfsmU43g730o45n",
+	"ngKq9CT2NP0VAOkd95VDSfq25vvob2Qsy9eSvmLpJOH2hcgxJgBQiKJuiDkhruzIClYwIVjle3Tct0oe",
+	"a8LN2RL9nvIRtsXRbORiu+nbFiJ8B+1OV35ZQR15u9Np2/l99cksQsEaTjRFRx55b+OIeTV6gYvKciCw",
+	"WDa7VLg6Jz3m3HRjepDpB7LSmPLbHVqG/PQHXpROJzqm+R0Iqp0+FpnFRWoyTVkKxtSYpiCzwbFz52Q4",
+	"ao5uhpOb7k9dgRwN68483WgHmDTJbtDpD9utSavXfdd5fzNoCvesdvuyfSlHi9sM2s3LXyej3mTQHt5c",
+	"tyfvrnq/6G0+NmA0SPwgRoFnN33xRM7kqdkU9LwJVmnQuxm1B5npvx30fmp3TVkWdviZ6cmWUjhNu60x",
+	"8BZHyI92QGPbjcrP572l0Jp4J37JVzkIrqAzV1F8uadHV5qN/VpuXV/Hoyu3Jmx+879qw760Y9Wlh+c0",
+	"YJHnmKoiJi9zvCBUUagM2xSuWthZmESn5qCPlDXBJxgUrUE25/LeoKxNtDnot2kUPphgWozQnM9DMt9S",
+	"ou1DcB8XdxKshfgwnTb0pnt51Z40378ftN8L9AyREVfNFqcQea85Wem0jHAtBikgc+vMhCwJkGUkNifa",
+	"67cFFWleKWorCVd+g5u+caI5VcKgHiCYXqDck6yM9ZSz5BCcL6YusdMUidwNZbOarWyWd7FT0nM9nGGH",
+	"KMDT6jkxzyWV/aNRTfBn3B8F/ga/CG+VuxpOGTp9tSAjEtm2GfxzbUOetj5+JhzG84CTvwNhiwgar+Ag",
+	"vVghoAwfWESWnRzRSj8WaIg8N864EoSRcR8o8eaLaRBu71pl/Ecic5k+ghnrm7N56RcR6nR4zJBAfjMB",
+	"F2d78/i2fc6ht4o8B/v94J6Yq60GogFa8RacC3c9Ot88jZzljQTnLpKFzLFHmUyc6uNwiaJFSNgi8N1U",
+	"9coPnfcfJs2r5uC6ZIkfvzQHXRHgxdlq9Yr/nbzp/WROlsXlic15wXr5Rrtvl6lqATM/wFFyfiLTzt67",
+	"mgfZw5QGwQzXBSmfYu2eA0luI3iOFzprLypww2TLvAsg7uslWeLQMfflwjthXYZEk+om6J5ghvykjqYW",
+	"fCSJ0NCRwISMOI/s7ho+TjoL9qPGCgkIXVKqFE8+/c17nUN9Q+IQ786j8+ztf+TupbrhMBRiypZeFL3U",
+	"EHtcx9RxmIg8I07K5GC+lc5tjj9666cuB9M1I7vquuSfu5yFx3Q7iEnDt2vdz5gGz5D7Lk5J5+CVdFLU",
+	"098hLfvdmCZtDBbqPfLggaOMzIQypraqupJkk9onhZ3JWvM4U8XzO89UXszrpaBTS0ukGdmdSDB9ljI7",
+	"yQUXhiNnYaMlfkBT5WTlRZVHp9RKvENSJFo4irxMKqwtCbCeJQth3H+cb96YfVCZmTN+6TleePw5q5iy",
+	"8Jk1MM2MrmVjgnYhWCzoIZFJGrXVoWGzllT2uu+92f2NHh6pgontOy+ZQ2pnJqKN5EPpy6gCmzewnMLd",
+	"rRgtPwHbjTY729vTfHeXZrErIStyrbLmYSorULQ1w4kiaMlY+VlUfskmG9ImsJm4JrHTPYol37knnfyZ",
+	"F4hJiDdsZx6krcQ7TsZkSIgU6UzrI2PeN0xkzxzj8JRdLpxlxwgmm6C4NZ8NPxGOwTkGkg1TmcSNKVO6",
+	"vdFE5iK4aovEA53uqD2QVq6h4dHWtCj7nUWhrCh9UzoUpWJL1vlS+U4K9Z0OSjSGqHEpPM579Hx1jXeE",
+	"NGWYr+cZPy+Dy7VIPvRMo2xNgBKPEadCseIkKF8zx8njM5ukSTO/9kuCaaTnGylIljfRgAGvvASm3VOX",
+	"uMnNPq3oYpbT2iTbe5dpeoSm+nkj3zLxbpgie5Pf5vLv/cJzFtITUIZQeWxMVekV4byG6Nr31esDCJWC",
+	"J6khmS0MBIci4IpxIewbC74yB/PTZdwuuc+Kt4+M4fhFBOVFSA/Km6ZzPGy6+T4q/GGf1T8lICEbhrC5",
+	"dQmTll7IPrLuE+aVSL2fDDPIxMpKRXcUiAiwC0OMF8B+EuFVKRI2ZZaJ9zkis+AL8CRL6JhgSXn774Sg",
+	"ry7zFl97MdRpmv/GXmWyqWT0gyHZlsEjg3YfVAIVmSPl0aLXxswF//NCTEbeaEYZY3seBSOb+vYhNpy8",
+	"2NYkrPBzJdVIUmm8QHh7waUYTyA/HcFsa74M/bvi+SM2jlKkK3jxYwRm/OsCfHZw4+7/IcMZ8lnCveQm",
+	"aVjM3dRnyvewmejhpYCagWmByAj/R+RkTO9PFIik/zl7TqNrj0GJjrdkge+8IMzTVAbI3YifuIf02EIn",
+	"QqLYpEAjhGcRCe9xmHYIaA3azVG7ZJUG7R/b4JhbJNhhC1yk3Yz0xhYEDPkkIm4SfBuR5cqXe/G4a5c+",
+	"Hf11h67WRudJNWhWvHrecb/sD1ubvewHbH0c4iWJ4oQfmaq6+YC3PZJC2VI9Q4F3fok2CvJtRk8ol56u",
+	"kb9rKYcfqOakkpZeCaoVzFBzHS2C0PsD55rdnsd4l09tmoDPylCVTeWIsRBbOwvwVZWJjEo77kuOLlJ6",
+	"7WZla1M9u85o0h90Poo7q7zT87wAtw9HsLOILfIpZwhwhWyPPrQH3fYIqq9PrgbKFSL7Mv9dQ3zYMLsJ",
+	"77RwpWD3oFY+OULOAofY4fAtDLyx5Wuz+8BpBTTCTtReYs/gHwCPk1rEAv5eMdTttSrmyNJlEJErefQG",
+	"xWUQolYYMFYW1UE7qcp/gJADl/g+cRMRJnYON4wGBVGJ+45gTs2N2ZVlEzSTbVI4NNZkv5u0Br3hcDLs",
+	"jNqTbnv0S2/wEwekd5Or+uRdb/BLc3Ap3Lw67ybXzdawbfZ/3cy1J8fngk8rWJviorqimFowS1yRN2oW",
+	"7luY0IA25VY8o0rJ0bs3RDGHyYhPIBpFF/tMIdsvH6j9DPHY26KwiwZaPy68Wnx15bEof29zg2dkyuaC",
+	"uxhHy7AkhuSJiZIrT09O/HgerHiESnNLLEpyAAWdJB4fabJn8MhLZv+V0TnCyL0gIXmasPR1w1V23UH9",
+	"NuXfuYKJDBTeER6FFkqVZ0WYyaLaL6SJ3xojr4LFLaTCyblcmsSTV/YLOH8/6N30h0nY5X5m4md1zcpP",
+	"s5Av6eWmWLgZXD1B0NsAk87GPIvckEeG2JsC6wvQ7iKTLhARv4ctb3dUfCZMTP8AHYio+Jl0S4RsSDRA",
+	"fkDnJBRVdtm2FLqazOemg9ce4Z2cBca9TJO770luJHy+wFvZEYHeGU7E35O9HW22AtN+sbzsJYN2DYUS",
+	"nlBjYd8Q3Ew6rhcOwn3J0NtCAbd/hdl+jTDbfLE+60ahdD/nCPMVqczXcYrje7C+ZRyJICPumEI8D/MC",
+	"StwK0iogiLQ6Do6wH8w5vE7Xng9++wc4Qj7BLEKzYC3tN8wSmpt7L1qMqZoBqN21Okexf49y90eMEBfN",
+	"PIhGpQi7brwWJvL0cibuFRvTbIJ1j8lMwlEYoAM7yTBSs2VEnXilik1tFLIZUwg0QDhbfFWPP3pUNnI9",
+	"u/uYSi1csmQ+zZzEz1lfey1nvDHtVF7wZj9gEfazwayJbdD3KGGIkRUWfvfTB0TJPX+qKbMKUavsMgwq",
+	"rS0pvwG5K2jloONR2ANp3d00plyMKf82IhRTB7CoLFPiLIi79kWlu2kQLWCXmZaRHuEIynFkk13CEEVW",
+	"6hg1sC2Z9z6GxUwu+SZbTNchFWt4F2J6O1uHUYYwyUaFZhHQyKPGdD8t9Sq7synu4N2g02qWrFJz2GlO",
+	"+s1WySq1JvHT1iT1vH0z6PXb8Ge3Nxh9mDSv23HLYe8m9SRunG2ablhEVviaWWlrb8rVs3L9eFSrnjdO",
+	"z49rlepRo1x98xxZaS+TX9lDsVD0sPIciInSL6fmN5LMsv372qPeZyQBBR1ctmrly1atdmhKcVvU1fWh",
+	"L0M5DQhEVV7fQB0p6Jbzso2zLT1iJgky3Rl86m2wiTmTVHuVmaV6XIgnd01akycktD2uPTp/7bMxehIQ",
+	"C+RqjRmRZ4kRSm5ALnHlSDn1QERlSwKbnrBG+YvMz0C3DeAvGl2+3QJl6AAjm5Johh0bee6hhVxv7slM",
+	"kukpFpqYSA7UobOA5UXVi9qtibJO2qs9pu0poD4RSBkGa+qWo9BbAZJ8XISKOvtBPL1CgSePYMXVGi7Q",
+	"PRfvU06zFfXSRhG+JcV4k7y8anYcLWGfG5lipPHEQvmJ7NZVbwipHmkAmeHT3x2IaFPhmTgTVXQ3S0VC",
+	"eIboqBAZlE7krP+H0dIGQbhufMtBRVJEB/KloNyxZ6auhHH/umK+mu4TxP24iz3F/kTOeWmRP0bBLyn6",
+	"a+e+WwWgA8lfqoCvpArQsLDBGURQCFkdJ50ULuNtC2VWleDFkR4QFYOh8PMKag0MoujacAfa8nWW1ID4",
+	"rbPfUYAw+nidFI6FiR4U5pcen+5frbIfEkaoY+JNSHQfhLdoJVtsCKYh8THkBpYVS5IMhOqCiLLkkKGm",
+	"1bySdcv5z/4kedWfpN5+KswTbNUva5N5oayuz++/KDJ0CKtFbuYpRhwIczf4jG3C6SokwwUOifsTeWB5",
+	"ogMpM2gD3SacEmo1fwL5sPVTFyW5CECGkJdib3Str7CvzW0TfX/ZY69SPRkJs9y39FoN5kd8mxNsLQb1",
+	"7qAwGmOB44k7ILvZlNTzsqRs6ymWcAtKDxAWS3TR2MTrhdHIyw3TiEQXslAUQ3fY91yRqODo6Ojs8BFR",
+	"Y+w90a1Cj3B9Aa8XrQujS8++riopQ9Ue7ik5yzHZx3lTHS4fu3S9D/uxXirKlJ7vhbn/HqYQ1L6baNoZ",
+	"4y4OScTl4mf0E2MVJvo07Kb0i+rm3rCM4lmvWXIhWDUZ66Tqm0xJXrKX/GvMRSdwp93PddJ0F6/wlPhb",
+	"49YymUe26+5kf5wZuSUPZUgjh1bYC9k555eWAYvQSeNC0KTM5BGgH4/OZQqlpFDsmMoolyCMqRhVdS/i",
+	"DmSvnAjJdNgB9R+0crOiE6Z0DBayJ9KgUraBjUp6HdONzxD2+TP38EJ1X83MH2pgiiw+QkYB20vcYEzD",
+	"tU9EM45FfdhVkeaU0FkQOsKIkKSGErX84ZHHkLhjGdX7nyVC72QJHH7iBC9L56V7MhUJ2T7rZ3nSMAFA",
+	"4GDf+4O414QxPCcmlthXbRAJwyBES9F083pAQ0MXMAhJVPzwuYUwetvqo8YbFOF54nBNaPlmaPY5XObN",
+	"cZR0K9hjLERpv2hOUX6je6FJjdWMBb+8O2fnVw2yDznMehFDdL0koecgzx3TA0zRmjJvzoWnk0Z56kVI",
+	"OslCckXBxB+Ko87cP42BP8iM+2fVOql9SQb/n99q5bNPv8lXtbMvh8YiRrGwZTSRYvZAnUUY0GCt5Vmr",
+	"oLaIuF5Hir2P1iGI8ORCllwQKgJgAcWfY6p2klVQU2IDmSBLmn6wiyOsKmiO6YHNSNQKlksurrEIU4dc",
+	"y0bxrNUDUWpUNGJv1/5tB7RJhnZjas9J9JGEzAvo5vtDPnlGIlHIhqrqmpFeb0eaAz2W5NbPEAqo0Bl3",
+	"nqeKt6W3cce1E1kEnsj6pHz0e8wE1Yh1InERgEIqvAKGoEuyConDWXbh0M5IlCnQ8BJmnHg7LRhQK9ch",
+	"nLTdyqMsM4S6O5jYeOAkbilj/bqAGQVckrUve912MbdVQI+FlRttaP3FKm2Bxl2dvd/y6RcLhFgYJhe7",
+	"fxiN+mm0rspIez5x9SNK2YO6vRF617vpXhbbmHgewi2uFbh5U5G+cU7gFppIo9owhh7kzCgORdiaS0/p",
+	"tZ5UbrFxdvKm/ubN0XG1cXZ23Dg7PTl7QrlFjsp2ALVEHIAuRKrSDagumEphNxLdLQcU6OOJWtcYIoxq",
+	"1vhtIR3RboObBn9JiRtpWCOrwFGm8pTFrXaEFuRz6tHpticZ5XsyTu3NUb325qQK/yuf1PHRtOY03GNy",
+	"MivXcH165DTcMv/1Bp9Oixxy3LXwDzYcgvBxFXo7/f5lCv3H1WY4pZqu/VuVM3SvWWwPZ8vSijg0D0bi",
+	"hN8lHInzv2Q2zSBEnHcQ4kjW2AmfFbJzhsE8xzlIvhHmwyqKAlSrVi+kJ41LOAFjktn3GH/H5R9JSlA3",
+	"iMB9CIdG5LXEn70lB+datQq5HsWvahG0VljbeSHEI36W4gH2U4csWY2EfeMnXNBm+AjDQcJamk0RRdnA",
+	"XZhpWLynghoxmcYXmhIX3QfhLRdiA5qF2/1RMduZED01xAVaBneEIVvWOLKRQDEE2YObbjf9BEDRkgA7",
+	"xU4qVlR2ULJK8sOSVeIfFLO4wuxyOY44ZJdvwzoduptEbQq9ieiq0F5FOJwTY8L1Tly8QLRJBLqt5Pwi",
+	"IfxMOuo7WGoIhJ9h5dEEXUxkZ0RSPNE007oMXJiVOUyJmXyRhMIPElPiCMUBnlkQTfF4vKf/lr8qTrDM",
+	"oFF4rUkIIG8XWbw0AprShso3XBRE9wvPBy8ChzDm0bliyVX1ugj8cXHIBSTxWWErw6Z98bGpKrTD+gNk",
+	"3xip/pGHUVUg2H4JcXWLp0yOm6aeKaCKUYdGwyRopLjJHdbTjKiyabrkj82nlcVM6bPzIsnXGxTW0KdZ",
+	"XBbv9j9mmGcnIkuj6Sh7EKmKwGI2uzfnkkTGYPQeJciFdyn5ioq1XCCo44EwjR1gpTs4aEBydkeZrret",
+	"vR035OIX8Ve7PvjA20hbb1YhuO27DQXiF6v0+zqIcJFZ/swbtj87hLjEFbP9snOr4SDNMWsgxxrFRlP4",
+	"oEkIhREQn4Em92UQ46A97N0MWu1JtzeaCCkYGM6fb3qj5qT9jxYUO8ygy82PSnkaBAFLprJgKUBiF9JH",
+	"zQlEHhiXrAh1wVXB5quz0QGchARABqvIzvLwkddJArzBlcbPDbkYaWLqzCO+K8iRg6EiaKRuuIU8fkUe",
+	"9tMBZ1LXakrq7ZgV4GDrBd/tw6U4ZCMv/RVcuZLBOCSO6aNrM2odZZ38d7iCJV/u6f+lK1VfwAEsUW8/",
+	"s9dXoIPHdh3EX/5dL+XftdGTwX4jJ3WeZMIMZsiOv6wo9tG2kNTz2/KRrWrbMLGNEJU0ppoWFCrXXo2G",
+	"k1530m++b9uH5pyxJlIjp7yD2BjGQAf6nNSNOLTG1L5s9wdtyCg0iQnOzbB9aVvI7jcHo07zajK8abXa",
+	"w6GgWTfdQbvZ+gCOvOkiwa2rdrN705+8a3ZEDeC8vtOvIFGQetwZ/jQZdv7Znlw1B+/bg8noQ7M76Vw3",
+	"37fhcckqtf/Rbw861+3uqHmV+rb9j1F70G1eTZr9jlaw7F2nfXU5+di8umlPeh/bg0HnEgrzdro/tlt8",
+	"/J/ag277ajhJpgRvPzavOpeTD+3m1ejDpPWh3fpp8q43mFz+2m1ed1qTXzrt9x/451dvS1YJZst7uOr9",
+	"ClWStVJqneEIBv7Qbl5OdFpaskrXneGw030v1nHZ5lJ0u9v6tWSVuu1/jCYfev1J8/Jy0B4OgQtoDoed",
+	"96LqcPy+1ezyV52+SuCjv+x0h6Nmt9WefGjyHkQVZEhK/67Zahtb6tyG+S1UZ1a5g+Im/E0i+/NfKv/1",
+	"pD0Y9AYiIX4GMmXiKg3ISlZJ7FGn+643uenqTtyD9s83nQEHmd5w0nw/aLf5XsMLCV2dLoeGydtfJ5BX",
+	"PwG75DxSbNVl+6otDnzY+tC+bk7g1EUR0M77bm8g3nW676/aySb0B71+ezD6dTJqX/evRP6tm+5lu3XV",
+	"5LOTrzvtITyPr4sRoSsVlIlvM7lFZC77n+PSLXkYl87HJUgiMi5ZY1GMD55BPJ7yKayV3XHpi/1oofdS",
+	"6rg2040WY7AMahuJNgva3I0TMrJZyaZJUQrQsjZaGt3emjz7fiKxiCU6yWw97LfZ7SCnGuJHmFGqz4Ir",
+	"7we+5zzsn/a907xGK/gWVFYsCmSdLhzzKYakEWvXi4Qnlak4In+L/GA+56Roww+sEGQ1kxGMxX896pr1",
+	"PYPAJ0i9LjzcW/GBaahi3m53wmKalDTlO4oOWISpi0MXrbDrEhdNMSMnjcOUin76EBEjiIguTVHE0Lno",
+	"QI1soaqFapz+Hj06cdqm6JyLdqTCQbZFIBNuwonrLQllwMBvcQfb4f/1s5A3466kILPkbOpq5YvM5Mai",
+	"W7N1tA7JFW9qcCCCHqaEw2jIWVAXBetIlxPjPXSD9dQnm7VIrZJv7rsldc1kNgNfWznffTrt7jQfCjk8",
+	"7tgg1Uah5xTtR7Q2+2kGvh+sc9PPDMRrLQWNrW18SooZ9K6uejcjU6oizlBxuvieszIFK2CIqIuhssk9",
+	"o8OmVvS/krb5ZbzT+It3Hp2TcBV6pujvkSbw6Vnwsl/aF2jpgZrTktm9AjAA+cCNN2p1KMsoVtUNomsi",
+	"djaLRXRfrr+f/9Ys/1P4bv3X609/Nr4c/m3jYf3LDz/8T/rR0ZcfDv/+/8wVXpVr51b1nWhlPLLhXla3",
+	"jRo4wpkLSDUjUdmBrsrKvaAcu3tt09EVc6MSzTQLSVKvWqqbjHdlRUIVE9RLtBePrFdYfLP6hmGVpraQ",
+	"nU+UeY+jVeP6hnGwTcbDX51okRCTZ1jGFnNlUUhAnnB907MvGBThO88kzhyWU2h7qMqlp/dXRlgZcz+8",
+	"bXYve0JouxQ1v2IBmUsKzfdS5FQ/hJiyf8WgPAzelKYDicIvEtc5GxYJmVvseJoyaQZM0S6qBB8mTliF",
+	"+BMOt1tV1jEMS/1unOYGYWT/N+/ORjeDDgdcTuK9iIFWpDBLKCacr5LOlWkuyR3x+YaUZ9jhQ294OBc+",
+	"qsQCZEYf4sLlWofgdtgyZ+tFvCv8KrN4Q+L8N+ABqsxEUvEPIYqGuK7/jozeNXy/pdbpQRnsIk3zmUg0",
+	"iQ4YDiUTDSd+VsKVU0mMToX2bQQGywGZkVBFFT6GFxAK6HcBpMD36Hyw9glwAqJ/A9QLS+lWay4l99Jd",
+	"wFKPGOfDxCkIvjZc+zqbIGstFFk4YVGfhMBDBPSpvFBEWNTBS61Dw5JXyduc0L6kAcRogg9y7GolVdoV",
+	"c9Jhe3ti093BehsbkhcLBekT11OwJkufDuHIkJo+5NzyfRKiBWZP3YuNzh6/UFC6O+vQix6GHHOJ6QR4",
+	"HS3qBs1Hcx0tUL1SRdhxCOPHcksoAqMIP5NU6vxz9JbgkIRIGHWgqXIq1Py4oatVxMYU0wfR4YWuC18z",
+	"EtoqL5hNltjzbeT42FsKBPXjLyPxlYWIzwikSlN5M8fUJTO89mXZtJkf3EsFhDZP5fqbengT+lrELXac",
+	"YM2ZeYlZOJIJXotdes3/W7KEdgx63xKny9u+dvxg7ZZXPo44GQPjBrEQcT2oWiHnDnhVOBGih2AdIvgK",
+	"caaEn/jOMcTtKJ2XPnrkXgYCUTxXnYnXKAl/AGDh25heuVhjdghomAInATBfvoC3ruC4HJESn/8pQ+q0",
+	"Q4d0X9ijsuJtGsySdq8YIsu1H3s4Ye2q4XgVzX4H3dXOtfgOiXdRHN80psIwLUSQi3SKi40kcjFRSzW7",
+	"D0LfRVOy8MTb5ZgeCIYeu2XwJFFp9XJzaFjZiH3qxvbZMc2ZFDu8iCckl6h/p5srwXgdhdi5FQUIx1TF",
+	"w1RQH0cLZqFp4HqEWbpbe7JewWsQKlgQNOOy+T3sHV+lz3faQkzEy98R6gbhK6YFVwuph4HHoeAAVwFf",
+	"FNQW1k5fpBME45cLLVBwR8LQcwk6mGJGwL5ncxg8fy1twouAKWOxFuwOxq0xbQX0jrMNfAtkgPT0QZZg",
+	"jHfnnLcsF0dSIuuLsABeoBg58ccCZcmC1eLiIxySMUWiEKGMnaugJn1A0jKdkgCxz+e5IjLHLfKWK99z",
+	"vMh/EDE+yrItnCF5v4wQwaMCn/WKCUzAF5SJe+LT0yOkBKiIWChMNcxqX6BV4PvIi+R5IMW4JKInkFLg",
+	"1zfe3GMvstGBLcBQe/E3O+XCy/uN0cwhWtPI84VgsGZCMhAuyHwpVx6D+sqLwGWQEQjZM8+PSGhbyF7i",
+	"zwNhb7bRQbV8XK1aSKJ3dFytHlrIDkKXhG8f+LQ4yhGeBwjZG/FGYCqwD62UmRoCL8VW9XEYedgfroHM",
+	"2fJQOPqMtyplKLe1k0iENknZBOXCfvTDv1igxlmFJIoe+qC7Qb+v+YerpKBOJEvQ8pG23DMmeWwB6Zwn",
+	"uOB7DZyKCOOULgL8ymAnQj8Oe12YaheYeN4iG/MK1aA47twWRHiBPFd8rqIG+UzTgYMM3YdeFIkCj2lP",
+	"VlZBAwUSKjmTzGop01aCgjFEnguzlSUs0BKHtwQOSegMbJiCDA1LPJ8vOG0QCpglfhC7xPE1OBVLizmK",
+	"7SyJpYJfBd61nscUPKk9KKwIB7msxLMBzb0qfo3cgEB9cN61cFOAyYXkXyKXikdjRyOBgjWQUT5G1PHX",
+	"QLdw3Db+fvogshtIFcuaifkALL4H8gyyjmJU7RiLC94n8iI/Q4N18nlwV5Ok9bCk2Q5KdzUZFUHxyiud",
+	"l44q1cqRUBQugNkxph75U/71RbnizNKiEP/QKO4MkqDN2JMpEgkC/yXi13NovJ74XQTFBiGXmAiLVJJZ",
+	"EO4VivghDyVUUBN6RHi1gpq7EHEnMrgyEkbjBNUlyAvgRWA23lKybYaGFfRL4jwDvIlwnbHGNINQZMhn",
+	"rk9NnOYEZECFJgVuidFgFIzppucNalKpI4YtXmAOt8gGIUJ6XAS6frNkFmd9j0UACQpr5ZaSTZq87ouD",
+	"5LxI6Yu1s/k7WNbPHD0WaX4dk4jCn/TEXhVuH59Q4S8GBopS+OOmHxWfWkJS5DcQGyHJAb9s9WpVceaq",
+	"NvGKMx5w1K85dRLZoeJQfs/d7WaXvduxOPrbn6VOv6mSGZeOGpVa7U3l+KxSq5esUqffD4MocAIuboxa",
+	"/ZIxLLhUr9Yb5VqtXK+NqtVz+H+lUauXq6cik+tmwOZQFYoQjKX0AyBTNAth3S6XBHWbS2n97kdKfv24",
+	"no9ufhA+Xuel41rj5Kh2UqufHr05qTaOa9Vj/mr1MUaNnf7HRkk57MUedundKFkGG0/pTYuOqg67cx+u",
+	"fyjpZhEtcwJ4rWL3LfYxdTw6F9J56TzxQrpudpvvQbErxatZWL4nU34lgzAaYDqHoM/GUbnRONK91p6a",
+	"Scp87q/j4ZUu63mGEb194F31w+CzR9jrezLlLT8LCN96AFcCSWW8Gkut+fHS8WpH//ylEznLj7f4Hz/6",
+	"vx79/MPLbxOo/kFHvEuD/G5zISBf5/v8ZokiCPUNcedNI8W44fVb7CqVH3xS2/3JDVUKE1GyRrLiRT5U",
+	"6edkuDmkxFwucfgAdnUW5RF5gK05xyxmklT69IUDv8k1WpRCYwjn9J0UCZ0G7sMFkvKDJgJWMlzomCZs",
+	"qGUwyApSPEs9CYlkJWUZIUZodCG/ZbZIqTCmcRSR8E9w0UFSTpVP8YGz65QfOYUs02Gwni/04NLDCuqJ",
+	"+phjaid41o7TZNmjVh8mvYlhbGQrDAP5KxTCs5HNEZ4QhaBbidltIXHK3CEpPhxkc5XtX+ylSG6aeFAr",
+	"NlcTqs/BJucE1JUsV0rbzbsCpoahRvWMi1X8FB7aIEfz2fkskKE/ELsCrB/npSLP91G4puCgBXlw4Nxh",
+	"VsJ/bEwPbC7v8o3xWGQfig0GBlDMlRNy4hoZO77UX4DDTBJoWMDHc1okk+DLXoSqAq1I6AWJcA5GlNCb",
+	"exT7yRBjyuFIHDjIFwuw8d8vcARxkpzf5CCLDuJ5wk/ONpKMjPKKaSLEYXFOLw5PflFeb6D27WsyRzAk",
+	"pPHaiy/aj695HI9i4DW+EqfwNQn446ihoISJf34UrsmXpzK7BteOUnVWdY6mZ6T8ZlYj5QY+dcpn7tFx",
+	"uT49wTXScN64Z1XFMr45qtXOavXG8ZujRpWzj9VaOrbRzM1Wq9WYm83wMknKiPjoHp+BIZPaIEk6kOQU",
+	"qD4/+5Mop18/fupa0HvOFp7EW6gi1LU48SQQO4et14OfX5g5FsHQOaHKhW+DFkK0yRJy2paQKBHPJtkf",
+	"ZSP+qpxho3q2+6NWQGe+J2yvz8RKiiwvuSxfAW7yi/U4/dbrP9MPvgiG1CeR0eGDP2e6eSfLnPK77wqV",
+	"Frh5EvcQ2ekhbF3RLyw2GRgAsxCTjhQ+EUahmA9iEX5IWCGpzILvNFYkZncgzlOlxpoHVJgrIaucZPWg",
+	"eDmeY49+XdaoOFcjz+OlNVipUb9rXui5aeeJW5ud4rpTPpo2SLkxO8blU+fMLVdJbcZRfsM5dhXtrJ8e",
+	"H51U6ye1WuP0Tf3s6KRxuo121p6Fdp6daARoVsenNadKykeKEnHic+ZUXQPtTGDnG9HO4lOP6WGSQeUv",
+	"euhqOPcb0MPG7o+6QfQuWNPnVK0IQvMUemhtt9o8kYJpBrAx5bQk39udC8Cek1J6KEUNiy0495AIzGi2",
+	"oUGEHohKf6WezPiGFycgfC++S+rxjWnBX0r/xyr9s+mSHy3XU1H8onRe+s8yBzxFm7BJNDJI7D+CSLwn",
+	"0dMoBKQ7NCjgJZuuKG4xmUY65P847HXRkoRzgqB7cP8bUzs9vl1BTaY5WJHwznMIYviBWUKVa8t7MfJI",
+	"aMdVwXiPoHamD2Mq3NjvQy+SOVv43ISHq5yMCPsV7aIFpjmO1xB3Va2Oqe1R0Lra6IARiBMVfiiiHBo4",
+	"WMWaZU0NfiicjmLjgKbz5+LdhtKfkz0a0LKw7KcNDyqvv3mmwnF2TM1RYqgprRA4knMTJYRT9FRq4RNl",
+	"eEESKoDlLxHsMerob6s3fRm+XFm8RHIdftMP0qB1+H0j4UatvvuDdoTn1x4DR7tnxNx92K/vQdv1Oo50",
+	"gdgGo0G2zxm1fckBR5iRDKFBo1RMDOC4MZ2SzdiYg/hnkitICyRJOArJUNiHKpxGIskxjbEkR+koxugX",
+	"CEtRw4sWwZpTTjkbKGcJkeCq5AYViXEUhN8vCFWO1Rsm0NjH2mByPLBTyohzlIQVHSKPjWn6wlixL6NE",
+	"/GnKILVnxTF2crR/Ye2Xw9rZOLTvHG0LKHL1jLb/Xnj7mVCwYHL1bYA4lW+AkZVLM+DipKSSGRcPyMrH",
+	"jmTO7xeBT0ScDNKC2orrdcAxRoxuV0yOMcCNkt/X2M9jnQ846CSBCXau/sU+5CgY8hxYKgECCkLp3qph",
+	"OuHnIV2pRa857G5vhqL7AIUi+NbBvs8yzrZ6t+QzdiJwEiFjytaOQ4jLtuF8VBTlZzRWeVhdn4wyhYC7",
+	"kBYUAHKRsLGMaRLHA74hItpC0isa6DYaMNwI2HlKrSykl8qSQU7bamWN6ZOLZW1+xcni9mJZFfTRC3wZ",
+	"R5Xy3IcFpei+jAoX9BsAnB+5Hg3gLIgytonQQZipKrDlRSB8ks+rkDCRNFW6TI2p9mXIYeQgqcwVH3o8",
+	"a+X8LrShlBAX3VAPSpU4PngAHe5F2iWmeHFPH4EevqI+85F+PgY9XqP+y3K4ensaDjN6PAdTQQUgN0OO",
+	"Tq+whuo9HNFGcpqX8HuJqxPl+FacxXpXUJKay8h8t24uKaiOrXVQx+Lf1NelsenrIvN+/GXY0xUI4mr+",
+	"b9Qg9EMSMy7vIK34MzKxQxkwJLfvK3Gw5vRZIqHDE8LFtsd5m6LGxlSEjaF9o8agy5cPG5urKkjfWdxY",
+	"wmMincUUScNfMWRzpG8LHyKF+LcculGJvA1I/opH+ysebTcm0YPTtAwL0Dd2y38ElACWT949e+H9nAmy",
+	"1/EEync+huTw6kn9W0+pLqf0xSol2VVgUnfY8/HU873oYegDOY+zVsLvUn/Qu7xpQcLjbq8b52wWfT3Z",
+	"9t8PA3ftiGj7ZN6QgEAtrqSSsJb+Ufuxjo+uGsvjn2OT/9FZ9aR+elyvnTTOaqdHp28adeBmY4DMLjB/",
+	"QRt87RZI5JJDMPcc7A+jcO1E65CIuvBzkQPotz8hAWcg/pxhh08AkgUlPzmx5gdUK4laQAao/u0bwe4n",
+	"VZ2oJG4UxxbfdmJ108TqpS+fOFKCrRa7KZHUXGaiUTD05VNckxHEOnhcnsujfG5BYhsKe50d3hADuR3w",
+	"vuZsi3P6nfxeisQ+bmf0/m0jIbcvS2PAtx5CgbhIun2onPhIEQsosGUlgyptqUUTugp0YMtM+52rzujX",
+	"yfCqqSfwtU0KWl3ldljZlgWEc68cyefEWMaBiJriFfRsMoWPSxzPVR94Kb2stDNmAxixKMU8pge7ghXR",
+	"3rGKY5oKVkyykXAOF8ZOCB1fLiRDI66sCe4xJYmIKVpoupa5ZMRzLeIRpQMeLXBHieUPTpsgS09eIKRR",
+	"qIn3WiSP4rLiDHv+OiRKrboSMpeepcgX6eM3fHfcgLBzMflkqJlHPbYgsRQlRDTIoVIR1dF++8TXYijx",
+	"rCA2W4XatrgoE++PLPYty63rl4G/lNsNZmU93GFMId4h2SfD7hyej2mZ3zatz5vBlVBeiMyaNBBZoSAP",
+	"TNIqLdqeQ+IuSP5iqv110Kg29JLYhxayZQZRpbyG3pL+LzbnJRQqUnkyJX5A55CIEUsnKbFdB0Go78r0",
+	"Qb3nk4sTZanLEQq3jkMxf23ySWGNZjddWgNWU4Wlvm1eokH755v2cGQfwoxBJNYvROyRNS5pbADkJ4b5",
+	"jksyY/mByh1VO0nS7vFLwY8IyellKpPxmRwh+11v8LZzednu2odxyti4wJyt0qce2EkKdduC+cep2cWV",
+	"W3qRLW43phKA9R7gJtkJvy3xXJZvFDhPkutMBHaCtrU9GtMDRgiyt1Bcjm73C9kZ00IxO6hYNLM1pnuG",
+	"M++tLvgrqDkrXP8lDz9GHn6MPPpI8TJH/ngOFvuvgOq/AqofFVBt1p88v51pL5H4ewizhpn8R8VZ7xAh",
+	"iwurz2I0ev3nlreFA7K3C8Vm76dtVo1UOtY9grTHNM3kkiUj/p0UqWigIhqluCpm98SQbisnnjsO9dZn",
+	"tMQP6F8BF34E6y+tVHxrpkRN7vDbh4JvZQm/TkT4Fir8HxUe/oac4ZpzNC0fu29m5ca0jsunToOUT2an",
+	"uDqtOw33hChO4LR2Vj05bhy9eVOrV8+OGqe1422cQP05OIHTo3pCTh3nzewI16Zn5RP8ZpoKY/8Ow8P3",
+	"mPr28PC/qHtO0Pi3oO7fNmr82ah7gSDy56a6llDTpGLKhbr4QMaRg1bKBjI2JSoRH5faglXkLT0WeQ7y",
+	"A+c2pY8VOpZyrHopoKuxxlSMKFSh8af3CwKp3hPgQnxwKmwbGWKrgjaU0wnvMwl1R0+JdN9KH79C1Mcz",
+	"EMdvTOr+0qJ8S68CqVtxiTv08Vt+YxWcTsUPSaE73Vbvut8cdd5etSfX7dGgNyxZJaVZlCXyU/QN6q/o",
+	"BWBkLHFZLtC786KH127gsNS6X7P1ahWE0euZ97nMfAzFq1Y+Fq7q6ZWoVYAjd/rKc7Y7Qj7fVwhPEM4B",
+	"F7q9Z4E3PvGwC6abSslK3AnAyv2JX44tWzJov+/0uv9eeyLhb9emKPCMdyZxukjs/Z++fPoGDio/n7KP",
+	"1enoiP54+zwOKn85p/zlnPJtnVOeTTe9yZ5v5RL/c5J1PCNjXiB3x3Oz5kJhlcm3IdRatjYLyEUNOI+z",
+	"0LZ2XSWnvVEG0L6IOzOXjZFeIiqhNRVm2dhnxMrGKcIKX0mN2EE6Hgy0XvceI4mKK1hHyF6vXByRa8xu",
+	"7cSW6TFDSpNzWYE0k3hkFRIGEeihHqOppgKRbBZKbwehUehJzSAM4KJb8oCmD/DPAVTdisIHJTTwhx5T",
+	"AyFtHByJlpZMdqI6ZhF+kNlJ8BQ+0k5tTNdUhgMrE7K+CSpeUnNnmXnEd5VQI7dBOLFD1ccFGVO+bcly",
+	"gxA5PsGhHlEJG+uD7tSL0AEL9GF/SO2P8oAf09na9yGFwBKD28ciuE/tXkiWwR2EDEL3apVcgFKuOAkc",
+	"Vca0xWcFpZMkqG44NYkwQmVmk2GcmEPAAgXriHkuibdGSaE4A0eb4YgC5lJb4eBQLEPPCQMir8U3KAe0",
+	"iyaFkY4xoGVV0uhFnATBi7T8HR5Daxp/j/0K6s3GVIuwFel3sjG2UjzXwmtRHF2rHIziAXRXrlSsrVc4",
+	"q8Jm4oQK6pL7TV8rNRRDAeUnwCVu+9zkOeMGhI0p1IP7zI/zwOSpc2iJXEE07VUzpgeFXGMO+WXYwwdG",
+	"KuYTJ5ish4uV79BymHbf8oRWbEylZiHey1fM4IwlVSY0CzXoADboTsKuOHaORJvivBmbrX150vw+aPiP",
+	"wza5j/3+wK4iuRi2oYoZ001dzEVq0+RlTzxm5CAhEbYPUAYlJ8T+l2T836rw+Srpmb6JPeQmRqj/fo45",
+	"Pv780iqle8Kieq7YEk8gVimpJ/VvPaWnOOaIcDw5Un7UyL6S93OIQH2RK+or+ejUnQY5wafTcs09mpUb",
+	"+HhaPnPeuOVTUp0pbxIIcjfHjR+b48ZPao36m9NqtXF0VDs+q5/U3rzZ7s1z/BwpnnWXGMc9JrVZvVo+",
+	"nglTWPnMFaYwgw0vxn3fLGa8+Nzz3XmO94kZ/8vat08qOkt3PLdjhnMG8dh/5anblafu38lb6LUpLGJn",
+	"VDqwd8lXquK2dOQvqEgZUy0f3nYbZ8qYiDC7lcoNk4g3poJvrqA+CfXhDzRlglgnYbYeJ58OXDg812s5",
+	"j6nd6nW7bUECLzvD5tur9qWdiOnaxwvMkI3dpUfbFE994p6jGfYZmEhTvfR+6ca3KxPQn9+H5Pm1fm76",
+	"mprmAtkea4I9SdSgbrZGnY/tROCE8XJXdtO3ZTpAu9OVn1aQrR029BofiO/dkrRIEkhb75himEWKKQHD",
+	"BLLhyIZaoex3N1dXv8JC4g01WjmEBIF9X1SRgwEs9bm2n1SmqZVTOIB4JM4RYdmvlOhTzmcqL+1l+/2g",
+	"CUER8a4mWRB22qNjsfGpBunNa/mXhXpXvh8jXxtCooI0/64QgLDdaPdMMJ/W92DQtkrqJpfOS+Iu6lxO",
+	"6tYKU09qHYAvrO/BDJ5aiEIrOUtRqBWg4Tkj8jWcw1lEeccfH7KgocRik+v2JsOrZmE7frc3aY5GzdaH",
+	"63Z3NJx0usKYP2l2Lyf/FAzuNzZgdw1G7E2U71E0DaIFAsAGBAuQwZkFjqTBBngh/gGrvki+IjSH0NJg",
+	"4k8Mr9KeCEbtZ5FH2XsD5lWl5/MY7Hxe6D/LYpfPF353THGSRpTLiHjZD3zPeSjE+Xaa12gFzRGLIBw7",
+	"oI+zIKIkn+g55wHH1J56kEifc6Y2Xrte1AIcCL/vVMHaJCocSsLIPiRvIqd2z+8RgcSLjAiGEsdZjkST",
+	"g6THmqXUzXaz1XyroiTH1A5gC1SaPuKKjYpr506JH9yjIwg0VZYQpBYh9erSJoEZ37ox1ZTESxQFIl+1",
+	"g32fhOw8trVEC+KFSa+wZiGWTvg//IXMkonHdIHZAhJUcbwqjWsoDHxSQXKmTK9rULWQQEVHMMOsyWlv",
+	"Vi2Bn5dm0fBy3xSTvW3n91172RfD5XLjczCzgPT/KASsoaciAvk3xLwsg3kL5HDec3E7kK5EKKJDaU3T",
+	"TVgSvSuMKuyHiWlOJq+LYjhLjNM0dsMOQpWdGMDqFUMuWYXEgTQMUbAq++SO+Kq5x4Rx/DAxZsvqJhsW",
+	"bNSono2pjaegwNhhueYMVSTdUYjBdP1WYWyxq2MKtmqOQUVce4KGE98LqYDxwth/wCXuWtxj4l4kVCAW",
+	"tnUfGDcMVivicgImGyoeEtl8XBsdwL/sdaVSscE3AiNnzaJgCfMaUzuGwEql8jppy5vaQTjH1PtDKqDT",
+	"DYSfu5oMpIG8pcE9Rbceh4ADe81IeM4prszW0XQg1TE8AriCv9xgiT0Kf65CjzreCvvnr1+nfg9JBI/G",
+	"1JahYtAe+/4NIyGTfzfX0YLQSGyceAHpvw00VWzSmCak+2gjv/PT6Bn7vunZd1nVIM5pLLbt2XMaPx8p",
+	"5FyYQGvfuR6/SMivWPALBP4O/+1oaUQYXFsSQrEA8GbOp6iCxIl4nWCG7FXymXDnE+w4SA2PFW7S1RL4",
+	"TkqNKKGzIHQ0ryVtMJHaP5mO2HaRnwq6GlNR+UZlWq1sxWV/43hUWxxoHYQc8LCSvnA+mUUIaKQ4YUzZ",
+	"PQktqWrW5yIZgHvPdx0curIO2hNQreHQ/kK4xcrIEBZp2/aNEO7GLLariXRATMP9f4SAwndLW/crlr6Z",
+	"9Jvj1x05ua88Jut65WThlqkBPAq5G/9/9r63qXEde/OrqPLmQlWSth3nLzVVmwZuDzs0sDR9Z+6sb2HF",
+	"VoK3jZyxnabZqf7uv9KRZMuxkzghCXTwi5nbEGLLsnR0/j3PE9VF47MEaGKK/efIi6DFcoxo8NS0KL8n",
+	"Kg1zlKwIvE13lcWpCKQPm0B6/XQ3XxFsKS+zVgv5Rw+JdHQp0+jG/KI8PlRoRGXPfDMOpoEfTJ5P8VQU",
+	"irJEos05QElko0c8jRCLRrmGUBwgO9POMUBfby9/2ifc0kC6AEAcIMHDmRaFLpEcXpZsUWQSsnQthLqi",
+	"ab2QgRGyJDLRkFJK8uI5L9wo93vEz0I5gLNHTlN6xbmZsyjHqPsBnUBamPmC2Bev6biJPgchUTvA1WVd",
+	"yIOod44tCk/jSbmDuaZwlVRGZQ9dRnRZ0uZWLHwvsVBvXhfwXfJhcZtXbPJW2dEXeGTZFrYX0FwJw8P8",
+	"p/mOK2ZgLuJFzFJkESFwGUuwf/KlA6Rcqohvdk58U2obr8txs6QMkwe2pmw2souzDCNNsWMFXZLTh+do",
+	"jlL4aB1umoyFsAT8MzouufH3zCrz5jv1XuQLrEDJv29ofMmtuy4Kfs3Ni6PlkHgBu7NTOVeaS/EMChDk",
+	"KBhD/awIM5/HyEc2OpJY5xxKvI4kSjwBIUeIznw/gURDpVEFcwsUt8BFezSDWYbGYHYhWcAVJVuLynrt",
+	"USHO+LiJhgKGgWOB4x3kI445XIZF88CM+aWgth0jXnwW8ZAXIfLDIcQtnTfaO0pyx45L7lZvHyy5oc3c",
+	"MqzulYBIFdZoTazRa0RiH3gsLDRsFlcdT5WQOWOvoQIpdkUzZ8mx8wBwE2ieAAw7FBb5X8fkcerjmKjr",
+	"XwpPuG7aYpj4d3UEMiYERTGZDni5cS5DJrtQABvPzr46wsiW5E82OsJI/iCzaQ6OsR9M6ryVkR+D2G3o",
+	"9jF81/fot7vnKYB3kicl7qVHv50GM3mIYZo9x+AbJ6l+jkX9gG9LedtkGLJGMItSmQwH+z4z+TH+Rqgo",
+	"teI459EKPZg4mBCoi0ZTUKiXKJ7kHr9F0I0dSeoTfvzKhf2RPODvXhAOLHp7/r/PT+/gUWEIXLKdl5pV",
+	"uNZyB74p+tChS9626FMw813keuOxlP6Q7jmXrsmS1kDLklhukjIZZQyQRY/sDC52gDLL2D7OH78lD83s",
+	"djhg/38Px1h0qk7mK1V5N8sNugWG7hc73l43y5idOo++jcNuE7zsAgAr54NSbvFbJBETR8UgTotmUJye",
+	"IOCJ6mCs3EePNgiHfyVU9o4XOjMvCQsiEiM3eGIrNQxmE0EXBV9Fw5uLE4QlpX0uqkgBoaKWUgRPPa7z",
+	"K2YgoU5i1tNzRR4DiSBY5nVzfeUM7NQCUFDyfYE0YkcSoEoFdjODLD2ax5XOAUctuhg5GoRzKFQKjbdF",
+	"4NDjusK8lRxvvEO4dKLoVdGeh5o52hKYq8JvvYLt3TlAq0JlHRAqq8JiVVisXw+LtU8run2wVYWwqhBW",
+	"FcKq9NlU4aoqXFWFq3pz5+J+gVNvCS31JjFSFTKqQkZVyKiVyKjdWchLUWRczQIZKCCR3ABlrTJCR06Q",
+	"FC5TRR309EBCZkjmqq8Opswfn4bBd489PnTkpByNXKKCGU7yxCYNKqNgdCxqBxwg9LecthFiD2Af8xqg",
+	"KNbKfv9GQP3ntM2QXX8chLIyLGZqgDAazTw/bniUSxgEY/ZtP9HPEw+rKjeNg1ko5KzQ0Zh3FT1Owa/2",
+	"sMscUx//AB/4/znsP+MQ28eiLMD5sMCYZi4OVFo2cGmJhBMQYDH3d+rPWFj0rHyBN06CEgULM1w3EgEV",
+	"EOuHhHnXdWRT8iNOwFK2kKg4Adp1i3oxc23safr5nJ7BGIBfYjTiFdgoDtBEHPbs8rBQVtn+ZOlVgLVD",
+	"BawpZI1Anb0Gn3JqmOo1LyaPkrvR5RzWNUPv6m30u+d7k5AQdBrMwtiiw+hhNAtpHf0xRIamm12LfqUe",
+	"syZfYhwTdjGVuu/fqnxWveZwuS9xkRowEsYe5WSKV9e3d3+/H34+v704HdYWSarp3YbWbxjtO10bmL1B",
+	"W29qLbOhdYsk1c7/M/Oo9wOJ+6Gjs1O9cXaq68e1eiI/dsNMowvE0eLvCz78XfwMe0xeRfKVt/XaUtE0",
+	"OdMp+XjKTMm+OiUk9OjEHWXuoieCcxd0LBTU5KF3G8ef4R2BABu/+g3o8jjs8pfXp8NLocxXU3TAtktX",
+	"Ces8N6IFQ/p0ef0RVBe3PxiH0DjEvg57aJcaZsmO+ZB9fwnv5vCP4cXl8OMlkHHyhpvo5v9HgjuUU4ru",
+	"ansZh7u9jE23l/Frb6+9L2djreX8V6m3csldj4xPVBvUTidx9Oe/JjF57M/+fXceXw//9rfanp53M63B",
+	"zAOtg/FO/MfDgHn7it9QFC6l0/zSiCnbMCR//bNUzbpwyKuhF/ImdqLuZNE0qhGhThNdxBGy5VoFD//p",
+	"AcfIVtdL00+uFeNvJCrvre8Z5yRv/KvIZlceauWhvtkjdE2P8AXnUCkYn5z6d4vk89OVvZPDav20XjHZ",
+	"UbTFrNxwnhwc+EIizsLB+/yzvEgWTTD4XNoMYPrsL3kJuJC2Y3XmCy6bpL7QdjJfFoXUF3tI0ebF5pZ3",
+	"lCIbEhkriyJVQqxKiBVt5WwiLC9islTkX7vT+kLkv8VcAKGixhtASHjFz9VzPj50GoTTnDdwRlzeUYFU",
+	"gy87/aSP4OAJqSPpsMBT6nq319L6utEytU5bN4x2VwhjFMiJvKqe/jwiC7RDzi5Oh3cgHrLER2GOBB4R",
+	"/3ePTkg4ZSulNqiZxj8fv0w/9sIvn1n8KKFhzMW4uPrH/d2fN+f353d/P7+9Or+717VP95e3ikeyT59A",
+	"caw8pyFfHw2c04DG2InPH7Hn1wbsN/9LrGI2ilpGGiURXLn+cp/ovijFnQQDVxsYST10/te79Ij4UysP",
+	"yFwhRXBnVdaA2+WdjnDD8H/NsP8wov1FQX4pJjeU2jPmzLBThJLwOOucJCrKo8B9PkFSXd9Ooue6RVXE",
+	"50K8Zx7smWWDUy4JMm3snl9vL3k3nSxiJpmCo/HM96GHb8oPPz7QtIMPGvwsai+1ANZM01oOeyT4F7GP",
+	"T0RjI04gREL7OVNG5ULwgp7A1ExkU+Eu2ykvHG+EV6TnkH16ef0FZPTyyu9IgP4s+ojDb8RlE4nda+oL",
+	"1jwhTs9ROxGhcRNdP3oxcMOoZ6GNRsQJHkmEbHYoMl/LBrsc2YK5gRei2f84Hv0E2fOGWxZFJbiWs9Ek",
+	"eu3g//K2G/aBot4vXr4q1j5AGEXECagr/VrhaINTCXNPJySOkKn1kS0Qg+eA82KT6UcBenrwfJIig2Fw",
+	"sef7KJxRmoBd5wBcPDEEtFZH9oTEsGi9KLaPAUCVct4VisgLL/pEKM/HD4RaVPzdbIpwDN8XmolkgARU",
+	"rJ4BcfHTYICSwyDh6Sk4EWwp4x8U7qEDVCmvSAOLsmcFbu2uXdTlPt9B+myFrtdGjsfexLxbo7bbHfdx",
+	"Q3cM0jDHHdzojTSnYbgm6Yx7WBvpjgw4DKOv6WbbaHV7mm6arY7WXyjRrQRGL5LoNoxU5tog/Y5rOq2R",
+	"3tCwPjKcltswCVe8LpDoTu1AotG9V4XuNYZeqNCdmcJ2XqH79uvV1cXVp6xId3FQuFuR7pz7/zqS3M4C",
+	"bpSKIKDI67/gbtNc6nSJ579ZpjRbztuMcXRlAY/HAqpHojgisDbiEDvf+Edwey+g+ZQp51NSZDdnEUFH",
+	"HnX8GWBaMhrKGbL5ed/xWPr5Ek0z78eGZAw8M9JnVzrXL+jXiHx8HlLoH5ft1HadTQMbBRDvAEVOMpwm",
+	"upY4el69zDzWIjrWYtc0FqQIXoQm7FaCA8Gi0j8HSh88wR5tomvpvImUseKh1wGBltWthmwwhGfw9Pv1",
+	"Plc7jvvnmD0setkVrkZvrGFjZDqNjtsjDRPro0afnYNtwhwQfdRy2m5Su2x3tL7eapma3usZWrertxa6",
+	"Gvqd1tqGq9Hr9JLzuuX2iTHSHN1sdEc9p+9qpKGPDdwamU6Bq5GunNdxNdYYeuI+3JxfnVXuQzGN8Uvd",
+	"h+sQrPiBkBovTQeu15Sz+iivy5LngvKCDdABdhAChko5X+AtsiPbi/NnOxzX7GBcKQ6jcn+uPjP23Lbz",
+	"y7TrVHW0X6CO1j2ld5oTfXefeR0NMrrwKul3XkYF41LV1956fW3zFNPyVqL32kG0vAC2JgF4ifBVAH4L",
+	"ObsxzbaY2k0EvLXMuA7QPKN3pmpTR/bcVoDCmmpVlxbXRInnBBBxHM78FHoxhJGclwKKRqJkhdF37M+I",
+	"ykY0xwiSJxk9igjnixhh55vop52Q2JYEJ8RVY8rjJvpCYjj8C4nzkBtir8DtEAxUqrPAno8jvwug5Q+B",
+	"D4PyYhSSacACfM74pxKOW7Qk4/hqJ2LvFOHvWBmp4vP+JYxyITX3rrOTHyYkPvPwhAZR7DlRKcyBm/59",
+	"IYZ7tfUfMNNoUeZlgQCb4nkg9kuBZp5NUYa4NM5Xp1XeQYseLSczXcRkihIiU8nJOfXxLPJGPrFoMI09",
+	"B/toGjyREC55OTy94YY/4jzboxl1fU7eNJXqCs/wIMiLSgVU6iuoYqsN7Vz0KTORq8gjlGX8rsjl5rbv",
+	"Kxicz9iJiMO5MEtZnM/D04g4SJIDZ9jsV5meubwK5+ZE05A0ogcccpWXKG3RPh3+Azb56T+ukpYdzyFo",
+	"QijbwcRF4yC0KNinI8r7kwiVIxSZlJTF+LiekPRzHjlJ/a8+SikTkZm0yka8wEaoM7nKSBStvHdlLRZt",
+	"vX2bjYjEPCW2mGSLbf7NgtE4EA2ZTWSL4I1HihaF3Q0Nf/WE9RF8ChHjcQxLNsRLKb5loycvgHIHnPeu",
+	"yWtBbfGooGfvmMMv5yO4Ykofngq2KAvjWOQ2Dnw/eBJgkicY5CbKUasNk3wtVSS3j0gu+sKn+xdRtAgJ",
+	"33u5NVsJWpQxwdyi7cHSZth+L5OUeAmq36eHwCcIkmYQWZUOB8O0yYMXv6DnYeYTLuvEx/l7ED7h0PXo",
+	"5JZ90kxGZw+Keq0LSHm5+kOxlp5iphPLWtzDvIFRFLO4847cQyJr5XP2i9g2NWnFk8aHqEJ3E5Jk2/yO",
+	"PX+rKBzJ6iqmbzdOZdpB8gIEM79WmmtajWKWkpurUcy3vH9Oubgg9pbadaBVA712/KK8QcwL8y1iQLkK",
+	"eqMniRwPZP1/TL1QXon9EQ1iBdds0TKUfmvhmlP89gJKv7VxzfwVJJuwgjZX0ObcBldxzUXteNpYc1qj",
+	"Pml0xzppmLjnNPpuq90wRh2sE9Ppun2tVq8R6hY03GmiWcPUjaRZA8bXbel6XzfMdrdlarrZaWn6ssY9",
+	"bRuNe91O2mjfGumO6bZJZ9zQsTFqOabbYD91ca8kRkDX9tq6t8bgC1ECmUns5FEC7PTN9vi12WvRO7rR",
+	"a3U7mtnWtfZOevzGWYf1wzhsPJHR6v6+/y5eczp/zH52zZn9Ttfodlttzez322a/1+mvWHP6NtZcR3lt",
+	"Y2KMuo7W6JOe23U6o0Ybm+MWMdyCNZdxiF9x2ZUd/5JlJ+bRPIBl99fiRbAjfLpiq9dvai2DTM85ar8s",
+	"Oj33JIozPO8LbeYPf/hv8u+lIJVbULjn8f78qIqD++TjlF4OOYHvE0eKf1mUSwFEyNBM7kfSAPCwTXRN",
+	"hYI+iz1CF00CEvFMJYc3ZOXmJM7FiyxKiQeNODPqMl+eBiGKYilmM44J7JIISRTzE/Zk2w9/dqjOMDcX",
+	"xgaAdO7LAt6ZjdAP6ISEKHoInphDXMpR3Q/GIrnha9VrzPzKycgigoadiEpOkrf9HkopssU8t3uWb+kS",
+	"jebrbsdmSqMAe9qitsBE2KjBqRuQLUCWym9SxizQIITOtRPgiICT3Ba/dgmLciPCA1gvQrqmWRTHCZPW",
+	"EI0hh6AMOCXk4vEyYfPXhP+P/u9fbJeygwdmlfesngYusTnaKf3oM4kiPCF2E52mYbMST4dAzj8J4phQ",
+	"oSyOc+Fzqc28h+b3V9/JWwA+bT3SghUBN4alwUO8wGVf/T9fr++G9+f/Oj0/P4OmcPiTMxJjz+d/+J9Z",
+	"EOMLOg7YBXzv0YtrA71T5/8UjfYXV3fnt6fXV1fnp3eN4d3d8PTvn8+v7r40bs5vG59ur7/eNKYklE5N",
+	"rV57JHHoOeLbUidnzjNSs1b3SiXvfkrCe67F8RO8fzZiOUCuXrbwovzW2MUxhvcFD3fJHyrzFPfKU9zf",
+	"nN/ew1PUIImK4TXOT91Pthge+V5in7Iro99WX/M3RH44hLjsnIWRDJDeaWrCPPnMyjNzNr9da4Pa79e3",
+	"Hy/Ozs6vasrH6UavDUytVYXZv0qY3eprHaPXNvSO2dd7rV7XNHYOpUvhI0KjaxoGLsBMGlLsZk/gumT6",
+	"3w+EYE2P5oVBygfmsK9WWdsoTsERigIWm0QCCc69krrFggi13wNwKKLJE7kEu74H8SeQ+ByJyUUGevTo",
+	"LCag4S86Z0Y+OZZqbBYNIVGMHvGzwNGPCEqdsSBM/bCBlFOG/3IcekJdqhKVDqlFg2yVKle85I0oUsOZ",
+	"sy810R3+BqjxBK8PvnkZfwheSeUQ7d8hqs7EKvW8jdTz1k+/urQ0M+qTSBKQqHbS5SXSd3FM/hNDN164",
+	"g7NSomr/y//x88NC/O5WmLsznYhHf1wOr9TfHCOPAqPLhKPyypB8o1Ic3yqIbTXFNyrL8K1wga8rbrek",
+	"Ei7kudcRt1teCUdD+sychYl0YuRLCr3JQ4yiBzzNcNCcQGJjIiVVg1n2vU2875CesWh6y1X9TMpS2kvR",
+	"/RaGX5XoD6BEXxb4v5KRHGejvFcKJEeYuk+eGz/UBrWPN1/ude1TbSXLgy4dhlYv9bqyhvgmDNwZr42A",
+	"XRXKrQB9n2+IIu6EDBVdlzOZLRISHBeXF3d/3p9dfx5eXN0nhA+9nmloXb3dMgy912tprW57jvBhLyD+",
+	"JXQN6fSXIkB/jGe1gW6aWoGSC3BHrKY72JUYS70WBrMYnK4t02bw64qVKW6yRe95U5oO8H8dyZdxcfOH",
+	"eX99dflnnrShXovzFB7sEnd40tMM/T8QD+gruNPTkWy7Sl3aXG3EPjE37nWk1ZQj/DDE1XDG9hc1earT",
+	"XYKDnS66fs5VZZ4qko7qHC27RfNwnSZKoyZEHmc+3LCYemeA7BgY2e2b4e3d1fmtbIYUP97f3F7/cXEG",
+	"vwdnkxOgF/CY1/Nc75lRWZRjjuTPNk9Jgfg3nRw3C76qEsHPTRf3KRPZ6pKs8MgutPkLyOAFLaVASKac",
+	"4ooXLz4TqTcEmTfkBpzQEJEfXhQfs99yIkru0Vv0Cafur0orjwpY5ZvI5naTe/QxUMHjSDC6Q4UziC3q",
+	"PBDnG3v1gkweleWSt6hFz/imiSDsCwS3POcOidIFkpjAHIWJIJyvIzvxN2yL2sLhAOFvaW5tZCfmln3w",
+	"GM9sxE7Fpvi3hESwEC8Yw0d1pJsd9v9tqM5SF/V6/c5iCJvCj6+aaphAHEXehEqyTz+AAC/GE4vCejHg",
+	"vQHr5+gZYU7vqe5N4ehAzKQuIhbFxHiS5C7hEgmz6TwFwJJt1ER2scMEw3dJ6H1neymxAuqlf4sUmQSp",
+	"nc4DKLvQ2WJvgMuqW7TwLwy2FSRnDFsvbBBiETVTm5Tdq7wTZgIhqwzQcfzQRLuXI0ioSHk8uaY4Acf0",
+	"JOoE7KshQS+VKOBDVdaQpxC9ZgUKuA2dRfARKOwnX+KgSUXBQACQZGacP7JKsFqsZZDTLbDocuECDuoE",
+	"mf46ktqGME62curpZknGalE+2DpygkfCDTG3mYVL9QD1DdQExL6UDtZJQfzqugjFYe3mIerew8oSweCe",
+	"Q7IF8VC58OdlwcXedBT6uDfqOh230SbmuGHi1qjRcwy3oRNtLD9LCCc7htbutfSO2TL67a7eMztLdBT0",
+	"rRSqjHYnFSMYdxwDt4ipN3jJp4sbvVHf0VydlNZR2F3CYHcR7BKthvLTs0CrQXlNZbUaivNQW6yGbZ7D",
+	"2FOdrMCzyEk5KDT3FTC+tJCDMm2lcgrbq7BluUrSDzbTflDc1JXUJem97EwBLqcOsWjZLVKJUP1PjnfO",
+	"+8/MWY0yahHi9xmhCEgixM4DcnzsPXKOyWzQvkvpCGgGYoOaE4xQHwbUIhSZs/XkIurg+QqmBpd7RxC7",
+	"hoQFllI5op6w0WXJERJMAQtZAFOwVGJCRgPIwVT5MswtByS8IX0J1XHfDwpiPce92IF6VwoVOm45bdId",
+	"NfquMW6YBMSwdKfRctvjLu6PdMcg0olrtbpGx+z1dM3om512t9vSlnUbmdtw4vqamTbskK7ZaRMD9xpc",
+	"5EEfN7jIQ9strVBxWE7cGtOzXAWjcswWnZCqSMbLHLPDkshY191aVzdjG26QYHO159oHbEiC8lSj9FmY",
+	"GQUmbSGlody+tJAGlCygvMIz3XwU9bX0NdQzcw9go30emG9QoaPqK3nvfSUlBUGqfpMD7jfZRsJ1uarI",
+	"L5PS2Z3AyPr+QgnVkU2dhJz6iEWl/AiaVx9RvreGDolFlfK9KM3X0+6DdcRGxGgtuj2xkaTSCW3Q5cVG",
+	"PCimcowUFWoi3H8CX/kh8F3Bi7CAbLa4sLoewaLqIu1FR+Tgswq7Za3dRW2qUiLZtxLJa6bXt05Qu+rc",
+	"eCE97ULGWYowimLsE4vmu3OOT1CJJpQ5W4m+Ut/7JkSQBcTokcQPgVtnVjoGZCdW08HrmNc9Mtmu13Gx",
+	"Hu/tgRhVPkkVU27FlPsKxnkrRLoKKY/ahX2k/D6gieEDlDxs9KguBOAXYxKPy4EOU2ba7XDyipoanBDL",
+	"OXk3gBlatDTjbmmYIYt0inGGaGOYIaKBQj2QwgzRcpQhv8KeOX0reOEhwgsdQuMQ+/o6dMC7amDjJAHG",
+	"FpgWdCMlKzBaXdLHuvmmGtjktO8oLVjwVj9sPklLGB2Mt9vGlszBougoCNcqmO6R9XXF/twNBWwSNR0A",
+	"CWzBsyju3fzx+VK/bhNC2PIMS4Wou5QVljcYbZkVFrKb22eFFfST67DC5lydt9gPVXHIvn0O2bxJWG4R",
+	"SrRdbLSHAQU1Ig+YWQLIQOEk/5ReEPa0HwUQbiTbPyK8xyL9u1zTBApC9YK8tpE0UQDYrdQ2e3MtFIdA",
+	"Zva+HGez8pwrz7liCn0hU+i659bWPNk1WEM3c2bnqUMtmiEw2Jw61KKF3KHoZdShFi3mDkUvow616Cru",
+	"0NzZvA/u0OpwXnA4L2QaNeZ7Cg/kGAem0eocX/8cz3OaVod4RXhagvB07SOfXYg4s9CLn+EoCNgjGeyv",
+	"lywn9jdyTbF4d62v+cHMbUx9HI+D8LH2F7PInBSFn0XZt67wQAVUkIryMxsKfBRh12W2Bh1FhCBb+fNG",
+	"44H4U7uO7EaD/ZF93GQLNfTFThl8+KAb3abW1Jr6oKf1NDgbxFTND4Pr5aKU8Fc0pggNYy8UZeJmalgL",
+	"+1XgzJq7NMcWLqEfE72IvPpMXeYJKE3j6MvlULntsjb4grtzFA52G8DK4uAY+8EkNxhJdBKhIydICHoE",
+	"lYpHouMFA7iU3yu4c8rmlWkzr6NpGHz3Ii8QLk/xQBbcsOhGt3JLrMOsG2Rr/dHKGS7/agveZxxMAz+Y",
+	"sBcwFa91wQ0XvshP89plCtYY4eiZOg9hQINZhB5nsSz7J+JtSc0/t4Cv1drBwqld97aJmSq6cc5M/fzr",
+	"5/8EAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

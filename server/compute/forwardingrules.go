@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
@@ -306,10 +307,15 @@ func (s *Server) renderRule(ctx context.Context, r ForwardingRule) gen.Forwardin
 	}
 }
 
-// ruleFingerprint is the rule's whole-resource fingerprint. Nothing but labels can change on
-// a rule here (there is no patch), and labels have their own fingerprint, so it is stable.
+// ruleFingerprint is the rule's whole-resource fingerprint: it changes when the rule does
+// (setTarget, patch), not with its labels, which have their own fingerprint. A rule never
+// changed keeps the value it always had.
 func ruleFingerprint(r ForwardingRule) []byte {
-	sum := sha256.Sum256([]byte("forwardingRule|" + r.Project + "|" + r.ID))
+	in := "forwardingRule|" + r.Project + "|" + r.ID
+	if r.Generation > 0 {
+		in += "|" + strconv.FormatUint(r.Generation, 10)
+	}
+	sum := sha256.Sum256([]byte(in))
 	return sum[:8]
 }
 

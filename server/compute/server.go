@@ -101,6 +101,8 @@ func New(cfg Config, db *store.DB) *Server {
 	s.ops.Handle(kindAttachmentDelete, s.finishAttachmentDelete)
 	s.ops.Handle(kindGroupInsert, s.finishGroupInsert)
 	s.ops.Handle(kindGroupDelete, s.finishGroupDelete)
+	s.ops.Handle(kindICGroupInsert, s.finishICGroupInsert)
+	s.ops.Handle(kindICGroupDelete, s.finishICGroupDelete)
 	return s
 }
 
