@@ -44,7 +44,16 @@ func (s *Server) Export(tx *store.Tx) []SeedProject {
 	}
 	for _, g := range sortedBy(tx, s.tables.Groups, AttachmentGroup.Key) {
 		if !g.Pending {
-			project(g.Project).Groups = append(project(g.Project).Groups, groupEntry(g))
+			e := groupEntry(g)
+			s.policyMember(tx, e, policyKey(g.Project, "interconnectAttachmentGroups", g.ID))
+			project(g.Project).Groups = append(project(g.Project).Groups, e)
+		}
+	}
+	for _, g := range sortedBy(tx, s.tables.InterconnectGroups, InterconnectGroup.Key) {
+		if !g.Pending {
+			e := s.icGroupEntry(tx, g)
+			s.policyMember(tx, e, policyKey(g.Project, "interconnectGroups", g.ID))
+			project(g.Project).InterconnectGroups = append(project(g.Project).InterconnectGroups, e)
 		}
 	}
 	for _, op := range s.ops.Finished(tx) {
@@ -98,6 +107,7 @@ func ruleEntry(r ForwardingRule) map[string]any {
 		"loadBalancingScheme": r.LoadBalancingScheme, "ipVersion": r.IPVersion}
 	described(e, map[string]string{"description": r.Description, "portRange": r.PortRange, "target": r.Target, "network": r.Network})
 	labelsMember(e, r.Labels)
+	counted(e, "generation", r.Generation)
 	return recordedMembers(e, r.ID, timefmt.Exact(r.Created), "labelGeneration", r.LabelGeneration)
 }
 
@@ -106,7 +116,11 @@ func interconnectEntry(ic Interconnect) map[string]any {
 		"interconnectType": ic.InterconnectType, "adminEnabled": ic.AdminEnabled}
 	described(e, map[string]string{"description": ic.Description, "customerName": ic.CustomerName, "nocContactEmail": ic.NocContactEmail})
 	labelsMember(e, ic.Labels)
-	return recordedMembers(e, ic.ID, timefmt.Exact(ic.Created), "", 0)
+	counted(e, "labelGeneration", ic.LabelGeneration)
+	if ic.CircuitDown {
+		e["circuitDown"] = true
+	}
+	return recordedMembers(e, ic.ID, timefmt.Exact(ic.Created), "generation", ic.Generation)
 }
 
 func attachmentEntry(a InterconnectAttachment) map[string]any {
@@ -114,6 +128,10 @@ func attachmentEntry(a InterconnectAttachment) map[string]any {
 		"vlanTag8021q": a.VlanTag, "bandwidth": a.Bandwidth, "mtu": a.Mtu, "stackType": a.StackType}
 	described(e, map[string]string{"description": a.Description, "router": a.Router})
 	labelsMember(e, a.Labels)
+	counted(e, "labelGeneration", a.LabelGeneration)
+	if a.CircuitDown {
+		e["circuitDown"] = true
+	}
 	return recordedMembers(e, a.ID, timefmt.Exact(a.Created), "generation", a.Generation)
 }
 
