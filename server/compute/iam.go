@@ -21,7 +21,7 @@ import (
 // permission of the resource's type.
 
 // emptyPolicyEtag is the etag IAM gives a policy that was never set ("ACAB").
-var emptyPolicyEtag = []byte{0x00, 0x01}
+var emptyPolicyEtag = []byte{0x00, 0x20, 0x01}
 
 // policyOf is the resource's policy, the empty one when none was set.
 func (s *Server) policyOf(tx *store.Tx, key string) IAMPolicy {

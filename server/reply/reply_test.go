@@ -375,6 +375,10 @@ var responses = []any{
 	admin.ClearRequestsdefaultJSONResponse{},
 	admin.ListRequests200JSONResponse{},
 	admin.ListRequestsdefaultJSONResponse{},
+	admin.SetInterconnectCircuit200JSONResponse{},
+	admin.SetInterconnectCircuitdefaultJSONResponse{},
+	admin.SetAttachmentCircuit200JSONResponse{},
+	admin.SetAttachmentCircuitdefaultJSONResponse{},
 	admin.Reset200JSONResponse{},
 	admin.ResetdefaultJSONResponse{},
 }
