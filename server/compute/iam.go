@@ -37,7 +37,9 @@ func policyEtag(p IAMPolicy) []byte {
 		return emptyPolicyEtag
 	}
 	sum := sha256.Sum256([]byte(p.Resource + "|" + strconv.FormatUint(p.Generation, 10)))
-	return append([]byte{0x07, 0x05}, sum[:6]...) // IAM's etags start BwX
+	etag := append([]byte{0x07, 0x05}, sum[:6]...)
+	etag[2] |= 0xc0 // so that it starts BwX, as IAM's do
+	return etag
 }
 
 func policyKey(project, collection, id string) string { return project + "|" + collection + "|" + id }
