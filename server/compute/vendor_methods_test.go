@@ -576,3 +576,55 @@ func TestVendorIAMRace(t *testing.T) {
 		t.Errorf("%d of %d racing setIamPolicy calls won, want 1", won, n)
 	}
 }
+
+// TestVendorRaces: racing changes decided at accept — patches of one interconnect group
+// with the same etag, renames of two interconnects to one name, inserts of one group name —
+// have exactly one winner; the others get the real service's refusal.
+func TestVendorRaces(t *testing.T) {
+	w := newVMWorld(t)
+	w.interconnect("ic-a", "iad-zone1-1")
+	w.interconnect("ic-b", "iad-zone2-1")
+	op, err := w.svc.InterconnectGroups.Insert(vendorProject, &compute.InterconnectGroup{Name: "ig", Intent: &compute.InterconnectGroupIntent{TopologyCapability: "NO_SLA"}}).Do()
+	w.done("insert", op, err)
+	g, err := w.svc.InterconnectGroups.Get(vendorProject, "ig").Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	race := func(name string, n int, call func(i int) error, loser int) {
+		t.Helper()
+		errs := make(chan error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs <- call(i)
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		won := 0
+		for err := range errs {
+			if err == nil {
+				won++
+				continue
+			}
+			vendorAPIError(t, err, loser, map[int]string{409: "alreadyExists", 412: "conditionNotMet"}[loser])
+		}
+		if won != 1 {
+			t.Errorf("%s: %d of %d won, want 1", name, won, n)
+		}
+	}
+	race("patch with one etag", 6, func(i int) error {
+		_, err := w.svc.InterconnectGroups.Patch(vendorProject, "ig", &compute.InterconnectGroup{Etag: g.Etag, Description: "writer " + string(rune('a'+i))}).Do()
+		return err
+	}, 412)
+	race("two renames to one name", 2, func(i int) error {
+		_, err := w.svc.Interconnects.SetName(vendorProject, []string{"ic-a", "ic-b"}[i], &compute.InterconnectsSetNameRequest{Name: "ic-x"}).Do()
+		return err
+	}, 409)
+	race("inserts of one group name", 6, func(int) error {
+		_, err := w.svc.InterconnectGroups.Insert(vendorProject, &compute.InterconnectGroup{Name: "ig-race", Intent: &compute.InterconnectGroupIntent{TopologyCapability: "NO_SLA"}}).Do()
+		return err
+	}, 409)
+}
