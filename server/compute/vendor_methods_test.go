@@ -248,6 +248,12 @@ func TestVendorAttachmentPatchAndLabels(t *testing.T) {
 	if got.Description != "patched" || got.Mtu != 1500 || got.Bandwidth != "BPS_1G" || got.VlanTag8021q != before.VlanTag8021q {
 		t.Errorf("after patch: %q mtu %d bandwidth %s vlan %d", got.Description, got.Mtu, got.Bandwidth, got.VlanTag8021q)
 	}
+	sent := *got // what get returned, sent back: nothing changes
+	op, err = w.svc.InterconnectAttachments.Patch(vendorProject, "us-east4", "att-p", &sent).Do()
+	w.done("patch as read", op, err)
+	if again := w.getAttachment("us-east4", "att-p"); again.LabelFingerprint != got.LabelFingerprint || again.Description != got.Description {
+		t.Errorf("patch as read changed the attachment")
+	}
 	_, err = w.svc.InterconnectAttachments.Patch(vendorProject, "us-east4", "att-p", &compute.InterconnectAttachment{Mtu: 1234}).Do()
 	vendorAPIError(t, err, 400, "invalid")
 	_, err = w.svc.InterconnectAttachments.Patch(vendorProject, "us-east4", "att-p", &compute.InterconnectAttachment{Interconnect: w.url("global/interconnects/other")}).Do()
