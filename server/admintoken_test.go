@@ -66,6 +66,12 @@ var adminCalls = []struct {
 	{"getMetrics", 200, func(ctx context.Context, c *admingen.Client, a admingen.RequestEditorFn) (*http.Response, error) {
 		return c.GetMetrics(ctx, a)
 	}},
+	{"setInterconnectCircuit", 404, func(ctx context.Context, c *admingen.Client, a admingen.RequestEditorFn) (*http.Response, error) {
+		return c.SetInterconnectCircuit(ctx, "proj-token-1", "ic-none", admingen.Circuit{State: admingen.CircuitStateDOWN}, a)
+	}},
+	{"setAttachmentCircuit", 404, func(ctx context.Context, c *admingen.Client, a admingen.RequestEditorFn) (*http.Response, error) {
+		return c.SetAttachmentCircuit(ctx, "proj-token-1", "us-east4", "att-none", admingen.Circuit{State: admingen.CircuitStateUP}, a)
+	}},
 }
 
 func bearer(token string) admingen.RequestEditorFn {

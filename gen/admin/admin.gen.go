@@ -45,6 +45,42 @@ func (e API) Valid() bool {
 	}
 }
 
+// Defines values for CircuitState.
+const (
+	CircuitStateDOWN CircuitState = "DOWN"
+	CircuitStateUP   CircuitState = "UP"
+)
+
+// Valid indicates whether the value is a known member of the CircuitState enum.
+func (e CircuitState) Valid() bool {
+	switch e {
+	case CircuitStateDOWN:
+		return true
+	case CircuitStateUP:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CircuitReportState.
+const (
+	CircuitReportStateDOWN CircuitReportState = "DOWN"
+	CircuitReportStateUP   CircuitReportState = "UP"
+)
+
+// Valid indicates whether the value is a known member of the CircuitReportState enum.
+func (e CircuitReportState) Valid() bool {
+	switch e {
+	case CircuitReportStateDOWN:
+		return true
+	case CircuitReportStateUP:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HealthStatus.
 const (
 	HealthStatusOk HealthStatus = "ok"
@@ -77,6 +113,27 @@ func (e ResetResultStatus) Valid() bool {
 
 // API One of the emulated APIs.
 type API string
+
+// Circuit The operational state to set.
+type Circuit struct {
+	// State `DOWN`: the circuit is down; `UP`: it carries traffic (as far as its configuration lets it).
+	State CircuitState `json:"state"`
+}
+
+// CircuitState `DOWN`: the circuit is down; `UP`: it carries traffic (as far as its configuration lets it).
+type CircuitState string
+
+// CircuitReport A resource's operational state, as set.
+type CircuitReport struct {
+	// Resource The resource's path in the compute API.
+	Resource string `json:"resource"`
+
+	// State The state now in force.
+	State CircuitReportState `json:"state"`
+}
+
+// CircuitReportState The state now in force.
+type CircuitReportState string
 
 // Clock The server's clock.
 type Clock struct {
@@ -258,6 +315,9 @@ type State struct {
 	Compute map[string]interface{} `json:"compute,omitempty"`
 }
 
+// ComputeProject defines model for ComputeProject.
+type ComputeProject = string
+
 // Error understudy's own error envelope for the admin API.
 type Error = ErrorResponse
 
@@ -278,6 +338,12 @@ type ListRequestsParams struct {
 
 // AdvanceClockJSONRequestBody defines body for AdvanceClock for application/json ContentType.
 type AdvanceClockJSONRequestBody = ClockAdvance
+
+// SetInterconnectCircuitJSONRequestBody defines body for SetInterconnectCircuit for application/json ContentType.
+type SetInterconnectCircuitJSONRequestBody = Circuit
+
+// SetAttachmentCircuitJSONRequestBody defines body for SetAttachmentCircuit for application/json ContentType.
+type SetAttachmentCircuitJSONRequestBody = Circuit
 
 // CreateFaultJSONRequestBody defines body for CreateFault for application/json ContentType.
 type CreateFaultJSONRequestBody = FaultRule
@@ -389,6 +455,62 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /_understudy/clock/advance (the `AdvanceClock` operationId).
 	AdvanceClock(ctx context.Context, body AdvanceClockJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetInterconnectCircuitWithBody Set an interconnect's circuit up or down
+	//
+	// Sets the operational state of the compute API's interconnect named `interconnect` in
+	// `project`, without changing its configuration (`adminEnabled` stays as it is): with
+	// `DOWN` its links read down in `getDiagnostics`, and every interconnect group and
+	// attachment group over it reports it (and its attachments) inactive in
+	// `getOperationalStatus` (`CONNECTION_DOWN`, a degraded group status, a lower
+	// operational SLA). `UP` brings it back. The state is kept across restarts with a data
+	// directory and in the state export, and a reset puts it back to `UP`. An interconnect
+	// that does not exist (or whose insert is still running) is 404 `NotFound`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /_understudy/compute/projects/{project}/global/interconnects/{interconnect}/circuit (the `SetInterconnectCircuit` operationId).
+	SetInterconnectCircuitWithBody(ctx context.Context, project ComputeProject, interconnect string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetInterconnectCircuit Set an interconnect's circuit up or down
+	//
+	// Sets the operational state of the compute API's interconnect named `interconnect` in
+	// `project`, without changing its configuration (`adminEnabled` stays as it is): with
+	// `DOWN` its links read down in `getDiagnostics`, and every interconnect group and
+	// attachment group over it reports it (and its attachments) inactive in
+	// `getOperationalStatus` (`CONNECTION_DOWN`, a degraded group status, a lower
+	// operational SLA). `UP` brings it back. The state is kept across restarts with a data
+	// directory and in the state export, and a reset puts it back to `UP`. An interconnect
+	// that does not exist (or whose insert is still running) is 404 `NotFound`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /_understudy/compute/projects/{project}/global/interconnects/{interconnect}/circuit (the `SetInterconnectCircuit` operationId).
+	SetInterconnectCircuit(ctx context.Context, project ComputeProject, interconnect string, body SetInterconnectCircuitJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetAttachmentCircuitWithBody Set an interconnect attachment's circuit up or down
+	//
+	// Sets the operational state of the compute API's interconnect attachment named
+	// `attachment` in `region` of `project`, as `setInterconnectCircuit` does for an
+	// interconnect: with `DOWN` the attachment group holding it reports it
+	// `CONNECTION_DOWN` and inactive (its `adminEnabled` stays as it is).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /_understudy/compute/projects/{project}/regions/{region}/interconnectAttachments/{attachment}/circuit (the `SetAttachmentCircuit` operationId).
+	SetAttachmentCircuitWithBody(ctx context.Context, project ComputeProject, region string, attachment string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetAttachmentCircuit Set an interconnect attachment's circuit up or down
+	//
+	// Sets the operational state of the compute API's interconnect attachment named
+	// `attachment` in `region` of `project`, as `setInterconnectCircuit` does for an
+	// interconnect: with `DOWN` the attachment group holding it reports it
+	// `CONNECTION_DOWN` and inactive (its `adminEnabled` stays as it is).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /_understudy/compute/projects/{project}/regions/{region}/interconnectAttachments/{attachment}/circuit (the `SetAttachmentCircuit` operationId).
+	SetAttachmentCircuit(ctx context.Context, project ComputeProject, region string, attachment string, body SetAttachmentCircuitJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ClearFaults Remove every fault rule
 	//
@@ -572,6 +694,102 @@ func (c *Client) AdvanceClockWithBody(ctx context.Context, contentType string, b
 // Corresponds with POST /_understudy/clock/advance (the `AdvanceClock` operationId).
 func (c *Client) AdvanceClock(ctx context.Context, body AdvanceClockJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAdvanceClockRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetInterconnectCircuitWithBody Set an interconnect's circuit up or down
+//
+// Sets the operational state of the compute API's interconnect named `interconnect` in
+// `project`, without changing its configuration (`adminEnabled` stays as it is): with
+// `DOWN` its links read down in `getDiagnostics`, and every interconnect group and
+// attachment group over it reports it (and its attachments) inactive in
+// `getOperationalStatus` (`CONNECTION_DOWN`, a degraded group status, a lower
+// operational SLA). `UP` brings it back. The state is kept across restarts with a data
+// directory and in the state export, and a reset puts it back to `UP`. An interconnect
+// that does not exist (or whose insert is still running) is 404 `NotFound`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /_understudy/compute/projects/{project}/global/interconnects/{interconnect}/circuit (the `SetInterconnectCircuit` operationId).
+func (c *Client) SetInterconnectCircuitWithBody(ctx context.Context, project ComputeProject, interconnect string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetInterconnectCircuitRequestWithBody(c.Server, project, interconnect, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetInterconnectCircuit Set an interconnect's circuit up or down
+//
+// Sets the operational state of the compute API's interconnect named `interconnect` in
+// `project`, without changing its configuration (`adminEnabled` stays as it is): with
+// `DOWN` its links read down in `getDiagnostics`, and every interconnect group and
+// attachment group over it reports it (and its attachments) inactive in
+// `getOperationalStatus` (`CONNECTION_DOWN`, a degraded group status, a lower
+// operational SLA). `UP` brings it back. The state is kept across restarts with a data
+// directory and in the state export, and a reset puts it back to `UP`. An interconnect
+// that does not exist (or whose insert is still running) is 404 `NotFound`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /_understudy/compute/projects/{project}/global/interconnects/{interconnect}/circuit (the `SetInterconnectCircuit` operationId).
+func (c *Client) SetInterconnectCircuit(ctx context.Context, project ComputeProject, interconnect string, body SetInterconnectCircuitJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetInterconnectCircuitRequest(c.Server, project, interconnect, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetAttachmentCircuitWithBody Set an interconnect attachment's circuit up or down
+//
+// Sets the operational state of the compute API's interconnect attachment named
+// `attachment` in `region` of `project`, as `setInterconnectCircuit` does for an
+// interconnect: with `DOWN` the attachment group holding it reports it
+// `CONNECTION_DOWN` and inactive (its `adminEnabled` stays as it is).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /_understudy/compute/projects/{project}/regions/{region}/interconnectAttachments/{attachment}/circuit (the `SetAttachmentCircuit` operationId).
+func (c *Client) SetAttachmentCircuitWithBody(ctx context.Context, project ComputeProject, region string, attachment string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetAttachmentCircuitRequestWithBody(c.Server, project, region, attachment, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetAttachmentCircuit Set an interconnect attachment's circuit up or down
+//
+// Sets the operational state of the compute API's interconnect attachment named
+// `attachment` in `region` of `project`, as `setInterconnectCircuit` does for an
+// interconnect: with `DOWN` the attachment group holding it reports it
+// `CONNECTION_DOWN` and inactive (its `adminEnabled` stays as it is).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /_understudy/compute/projects/{project}/regions/{region}/interconnectAttachments/{attachment}/circuit (the `SetAttachmentCircuit` operationId).
+func (c *Client) SetAttachmentCircuit(ctx context.Context, project ComputeProject, region string, attachment string, body SetAttachmentCircuitJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetAttachmentCircuitRequest(c.Server, project, region, attachment, body)
 	if err != nil {
 		return nil, err
 	}
@@ -887,6 +1105,121 @@ func NewAdvanceClockRequestWithBody(server string, contentType string, body io.R
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSetInterconnectCircuitRequest calls the generic SetInterconnectCircuit builder with application/json body
+func NewSetInterconnectCircuitRequest(server string, project ComputeProject, interconnect string, body SetInterconnectCircuitJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetInterconnectCircuitRequestWithBody(server, project, interconnect, "application/json", bodyReader)
+}
+
+// NewSetInterconnectCircuitRequestWithBody constructs an http.Request for the SetInterconnectCircuit method, with any body, and a specified content type
+func NewSetInterconnectCircuitRequestWithBody(server string, project ComputeProject, interconnect string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnect", interconnect, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_understudy/compute/projects/%s/global/interconnects/%s/circuit", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSetAttachmentCircuitRequest calls the generic SetAttachmentCircuit builder with application/json body
+func NewSetAttachmentCircuitRequest(server string, project ComputeProject, region string, attachment string, body SetAttachmentCircuitJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetAttachmentCircuitRequestWithBody(server, project, region, attachment, "application/json", bodyReader)
+}
+
+// NewSetAttachmentCircuitRequestWithBody constructs an http.Request for the SetAttachmentCircuit method, with any body, and a specified content type
+func NewSetAttachmentCircuitRequestWithBody(server string, project ComputeProject, region string, attachment string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "attachment", attachment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_understudy/compute/projects/%s/regions/%s/interconnectAttachments/%s/circuit", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
@@ -1363,6 +1696,62 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /_understudy/clock/advance (the `AdvanceClock` operationId).
 	AdvanceClockWithResponse(ctx context.Context, body AdvanceClockJSONRequestBody, reqEditors ...RequestEditorFn) (*AdvanceClockResponse, error)
 
+	// SetInterconnectCircuitWithBodyWithResponse Set an interconnect's circuit up or down
+	//
+	// Sets the operational state of the compute API's interconnect named `interconnect` in
+	// `project`, without changing its configuration (`adminEnabled` stays as it is): with
+	// `DOWN` its links read down in `getDiagnostics`, and every interconnect group and
+	// attachment group over it reports it (and its attachments) inactive in
+	// `getOperationalStatus` (`CONNECTION_DOWN`, a degraded group status, a lower
+	// operational SLA). `UP` brings it back. The state is kept across restarts with a data
+	// directory and in the state export, and a reset puts it back to `UP`. An interconnect
+	// that does not exist (or whose insert is still running) is 404 `NotFound`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_understudy/compute/projects/{project}/global/interconnects/{interconnect}/circuit (the `SetInterconnectCircuit` operationId).
+	SetInterconnectCircuitWithBodyWithResponse(ctx context.Context, project ComputeProject, interconnect string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetInterconnectCircuitResponse, error)
+
+	// SetInterconnectCircuitWithResponse Set an interconnect's circuit up or down
+	//
+	// Sets the operational state of the compute API's interconnect named `interconnect` in
+	// `project`, without changing its configuration (`adminEnabled` stays as it is): with
+	// `DOWN` its links read down in `getDiagnostics`, and every interconnect group and
+	// attachment group over it reports it (and its attachments) inactive in
+	// `getOperationalStatus` (`CONNECTION_DOWN`, a degraded group status, a lower
+	// operational SLA). `UP` brings it back. The state is kept across restarts with a data
+	// directory and in the state export, and a reset puts it back to `UP`. An interconnect
+	// that does not exist (or whose insert is still running) is 404 `NotFound`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_understudy/compute/projects/{project}/global/interconnects/{interconnect}/circuit (the `SetInterconnectCircuit` operationId).
+	SetInterconnectCircuitWithResponse(ctx context.Context, project ComputeProject, interconnect string, body SetInterconnectCircuitJSONRequestBody, reqEditors ...RequestEditorFn) (*SetInterconnectCircuitResponse, error)
+
+	// SetAttachmentCircuitWithBodyWithResponse Set an interconnect attachment's circuit up or down
+	//
+	// Sets the operational state of the compute API's interconnect attachment named
+	// `attachment` in `region` of `project`, as `setInterconnectCircuit` does for an
+	// interconnect: with `DOWN` the attachment group holding it reports it
+	// `CONNECTION_DOWN` and inactive (its `adminEnabled` stays as it is).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_understudy/compute/projects/{project}/regions/{region}/interconnectAttachments/{attachment}/circuit (the `SetAttachmentCircuit` operationId).
+	SetAttachmentCircuitWithBodyWithResponse(ctx context.Context, project ComputeProject, region string, attachment string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetAttachmentCircuitResponse, error)
+
+	// SetAttachmentCircuitWithResponse Set an interconnect attachment's circuit up or down
+	//
+	// Sets the operational state of the compute API's interconnect attachment named
+	// `attachment` in `region` of `project`, as `setInterconnectCircuit` does for an
+	// interconnect: with `DOWN` the attachment group holding it reports it
+	// `CONNECTION_DOWN` and inactive (its `adminEnabled` stays as it is).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_understudy/compute/projects/{project}/regions/{region}/interconnectAttachments/{attachment}/circuit (the `SetAttachmentCircuit` operationId).
+	SetAttachmentCircuitWithResponse(ctx context.Context, project ComputeProject, region string, attachment string, body SetAttachmentCircuitJSONRequestBody, reqEditors ...RequestEditorFn) (*SetAttachmentCircuitResponse, error)
+
 	// ClearFaultsWithResponse Remove every fault rule
 	//
 	// Removes every fault rule.
@@ -1601,6 +1990,102 @@ func (r AdvanceClockResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r AdvanceClockResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SetInterconnectCircuitResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CircuitReport
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetInterconnectCircuitResponse) GetJSON200() *CircuitReport {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SetInterconnectCircuitResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SetInterconnectCircuitResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetInterconnectCircuitResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetInterconnectCircuitResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetInterconnectCircuitResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SetAttachmentCircuitResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CircuitReport
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetAttachmentCircuitResponse) GetJSON200() *CircuitReport {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SetAttachmentCircuitResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SetAttachmentCircuitResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetAttachmentCircuitResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetAttachmentCircuitResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetAttachmentCircuitResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -2161,6 +2646,86 @@ func (c *ClientWithResponses) AdvanceClockWithResponse(ctx context.Context, body
 	return ParseAdvanceClockResponse(rsp)
 }
 
+// SetInterconnectCircuitWithBodyWithResponse Set an interconnect's circuit up or down
+//
+// Sets the operational state of the compute API's interconnect named `interconnect` in
+// `project`, without changing its configuration (`adminEnabled` stays as it is): with
+// `DOWN` its links read down in `getDiagnostics`, and every interconnect group and
+// attachment group over it reports it (and its attachments) inactive in
+// `getOperationalStatus` (`CONNECTION_DOWN`, a degraded group status, a lower
+// operational SLA). `UP` brings it back. The state is kept across restarts with a data
+// directory and in the state export, and a reset puts it back to `UP`. An interconnect
+// that does not exist (or whose insert is still running) is 404 `NotFound`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_understudy/compute/projects/{project}/global/interconnects/{interconnect}/circuit (the `SetInterconnectCircuit` operationId).
+func (c *ClientWithResponses) SetInterconnectCircuitWithBodyWithResponse(ctx context.Context, project ComputeProject, interconnect string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetInterconnectCircuitResponse, error) {
+	rsp, err := c.SetInterconnectCircuitWithBody(ctx, project, interconnect, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetInterconnectCircuitResponse(rsp)
+}
+
+// SetInterconnectCircuitWithResponse Set an interconnect's circuit up or down
+//
+// Sets the operational state of the compute API's interconnect named `interconnect` in
+// `project`, without changing its configuration (`adminEnabled` stays as it is): with
+// `DOWN` its links read down in `getDiagnostics`, and every interconnect group and
+// attachment group over it reports it (and its attachments) inactive in
+// `getOperationalStatus` (`CONNECTION_DOWN`, a degraded group status, a lower
+// operational SLA). `UP` brings it back. The state is kept across restarts with a data
+// directory and in the state export, and a reset puts it back to `UP`. An interconnect
+// that does not exist (or whose insert is still running) is 404 `NotFound`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_understudy/compute/projects/{project}/global/interconnects/{interconnect}/circuit (the `SetInterconnectCircuit` operationId).
+func (c *ClientWithResponses) SetInterconnectCircuitWithResponse(ctx context.Context, project ComputeProject, interconnect string, body SetInterconnectCircuitJSONRequestBody, reqEditors ...RequestEditorFn) (*SetInterconnectCircuitResponse, error) {
+	rsp, err := c.SetInterconnectCircuit(ctx, project, interconnect, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetInterconnectCircuitResponse(rsp)
+}
+
+// SetAttachmentCircuitWithBodyWithResponse Set an interconnect attachment's circuit up or down
+//
+// Sets the operational state of the compute API's interconnect attachment named
+// `attachment` in `region` of `project`, as `setInterconnectCircuit` does for an
+// interconnect: with `DOWN` the attachment group holding it reports it
+// `CONNECTION_DOWN` and inactive (its `adminEnabled` stays as it is).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_understudy/compute/projects/{project}/regions/{region}/interconnectAttachments/{attachment}/circuit (the `SetAttachmentCircuit` operationId).
+func (c *ClientWithResponses) SetAttachmentCircuitWithBodyWithResponse(ctx context.Context, project ComputeProject, region string, attachment string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetAttachmentCircuitResponse, error) {
+	rsp, err := c.SetAttachmentCircuitWithBody(ctx, project, region, attachment, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetAttachmentCircuitResponse(rsp)
+}
+
+// SetAttachmentCircuitWithResponse Set an interconnect attachment's circuit up or down
+//
+// Sets the operational state of the compute API's interconnect attachment named
+// `attachment` in `region` of `project`, as `setInterconnectCircuit` does for an
+// interconnect: with `DOWN` the attachment group holding it reports it
+// `CONNECTION_DOWN` and inactive (its `adminEnabled` stays as it is).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_understudy/compute/projects/{project}/regions/{region}/interconnectAttachments/{attachment}/circuit (the `SetAttachmentCircuit` operationId).
+func (c *ClientWithResponses) SetAttachmentCircuitWithResponse(ctx context.Context, project ComputeProject, region string, attachment string, body SetAttachmentCircuitJSONRequestBody, reqEditors ...RequestEditorFn) (*SetAttachmentCircuitResponse, error) {
+	rsp, err := c.SetAttachmentCircuit(ctx, project, region, attachment, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetAttachmentCircuitResponse(rsp)
+}
+
 // ClearFaultsWithResponse Remove every fault rule
 //
 // Removes every fault rule.
@@ -2429,6 +2994,72 @@ func ParseAdvanceClockResponse(rsp *http.Response) (*AdvanceClockResponse, error
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest Clock
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSetInterconnectCircuitResponse parses an HTTP response from a SetInterconnectCircuitWithResponse call
+func ParseSetInterconnectCircuitResponse(rsp *http.Response) (*SetInterconnectCircuitResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetInterconnectCircuitResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CircuitReport
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSetAttachmentCircuitResponse parses an HTTP response from a SetAttachmentCircuitWithResponse call
+func ParseSetAttachmentCircuitResponse(rsp *http.Response) (*SetAttachmentCircuitResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetAttachmentCircuitResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CircuitReport
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -2798,6 +3429,12 @@ type ServerInterface interface {
 	// AdvanceClock Move the server's clock forward
 	// (POST /_understudy/clock/advance)
 	AdvanceClock(ctx echo.Context) error
+	// SetInterconnectCircuit Set an interconnect's circuit up or down
+	// (PUT /_understudy/compute/projects/{project}/global/interconnects/{interconnect}/circuit)
+	SetInterconnectCircuit(ctx echo.Context, project ComputeProject, interconnect string) error
+	// SetAttachmentCircuit Set an interconnect attachment's circuit up or down
+	// (PUT /_understudy/compute/projects/{project}/regions/{region}/interconnectAttachments/{attachment}/circuit)
+	SetAttachmentCircuit(ctx echo.Context, project ComputeProject, region string, attachment string) error
 	// ClearFaults Remove every fault rule
 	// (DELETE /_understudy/faults)
 	ClearFaults(ctx echo.Context) error
@@ -2853,6 +3490,62 @@ func (w *ServerInterfaceWrapper) AdvanceClock(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.AdvanceClock(ctx)
+	return err
+}
+
+// SetInterconnectCircuit converts echo context to params.
+func (w *ServerInterfaceWrapper) SetInterconnectCircuit(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ComputeProject
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnect" -------------
+	var interconnect string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnect", ctx.Param("interconnect"), &interconnect, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnect: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetInterconnectCircuit(ctx, project, interconnect)
+	return err
+}
+
+// SetAttachmentCircuit converts echo context to params.
+func (w *ServerInterfaceWrapper) SetAttachmentCircuit(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ComputeProject
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// ------------- Path parameter "attachment" -------------
+	var attachment string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "attachment", ctx.Param("attachment"), &attachment, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter attachment: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetAttachmentCircuit(ctx, project, region, attachment)
 	return err
 }
 
@@ -3059,6 +3752,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/_understudy/metrics", wrapper.GetMetrics, options.OperationMiddlewares["getMetrics"]...)
 	router.GET(options.BaseURL+"/_understudy/state", wrapper.GetState, options.OperationMiddlewares["getState"]...)
 	router.GET(options.BaseURL+"/_understudy/specs/:api.yaml", wrapper.GetAPISpec, options.OperationMiddlewares["getAPISpec"]...)
+	router.PUT(options.BaseURL+"/_understudy/compute/projects/:project/global/interconnects/:interconnect/circuit", wrapper.SetInterconnectCircuit, options.OperationMiddlewares["setInterconnectCircuit"]...)
+	router.PUT(options.BaseURL+"/_understudy/compute/projects/:project/regions/:region/interconnectAttachments/:attachment/circuit", wrapper.SetAttachmentCircuit, options.OperationMiddlewares["setAttachmentCircuit"]...)
 
 }
 
@@ -3130,6 +3825,89 @@ type AdvanceClockdefaultJSONResponse struct {
 }
 
 func (response AdvanceClockdefaultJSONResponse) VisitAdvanceClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInterconnectCircuitRequestObject struct {
+	Project      ComputeProject `json:"project"`
+	Interconnect string         `json:"interconnect"`
+	Body         *SetInterconnectCircuitJSONRequestBody
+}
+
+type SetInterconnectCircuitResponseObject interface {
+	VisitSetInterconnectCircuitResponse(w http.ResponseWriter) error
+}
+
+type SetInterconnectCircuit200JSONResponse CircuitReport
+
+func (response SetInterconnectCircuit200JSONResponse) VisitSetInterconnectCircuitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInterconnectCircuitdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response SetInterconnectCircuitdefaultJSONResponse) VisitSetInterconnectCircuitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAttachmentCircuitRequestObject struct {
+	Project    ComputeProject `json:"project"`
+	Region     string         `json:"region"`
+	Attachment string         `json:"attachment"`
+	Body       *SetAttachmentCircuitJSONRequestBody
+}
+
+type SetAttachmentCircuitResponseObject interface {
+	VisitSetAttachmentCircuitResponse(w http.ResponseWriter) error
+}
+
+type SetAttachmentCircuit200JSONResponse CircuitReport
+
+func (response SetAttachmentCircuit200JSONResponse) VisitSetAttachmentCircuitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAttachmentCircuitdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response SetAttachmentCircuitdefaultJSONResponse) VisitSetAttachmentCircuitResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -3562,6 +4340,12 @@ type StrictServerInterface interface {
 	// AdvanceClock Move the server's clock forward
 	// (POST /_understudy/clock/advance)
 	AdvanceClock(ctx context.Context, request AdvanceClockRequestObject) (AdvanceClockResponseObject, error)
+	// SetInterconnectCircuit Set an interconnect's circuit up or down
+	// (PUT /_understudy/compute/projects/{project}/global/interconnects/{interconnect}/circuit)
+	SetInterconnectCircuit(ctx context.Context, request SetInterconnectCircuitRequestObject) (SetInterconnectCircuitResponseObject, error)
+	// SetAttachmentCircuit Set an interconnect attachment's circuit up or down
+	// (PUT /_understudy/compute/projects/{project}/regions/{region}/interconnectAttachments/{attachment}/circuit)
+	SetAttachmentCircuit(ctx context.Context, request SetAttachmentCircuitRequestObject) (SetAttachmentCircuitResponseObject, error)
 	// ClearFaults Remove every fault rule
 	// (DELETE /_understudy/faults)
 	ClearFaults(ctx context.Context, request ClearFaultsRequestObject) (ClearFaultsResponseObject, error)
@@ -3672,6 +4456,105 @@ func (sh *strictHandler) AdvanceClock(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(AdvanceClockResponseObject); ok {
 		return validResponse.VisitAdvanceClockResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetInterconnectCircuit operation middleware
+func (sh *strictHandler) SetInterconnectCircuit(ctx echo.Context, project ComputeProject, interconnect string) error {
+	var request SetInterconnectCircuitRequestObject
+
+	request.Project = project
+	request.Interconnect = interconnect
+
+	var body SetInterconnectCircuitJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetInterconnectCircuit(ctx.Request().Context(), request.(SetInterconnectCircuitRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetInterconnectCircuit")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetInterconnectCircuitResponseObject); ok {
+		return validResponse.VisitSetInterconnectCircuitResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetAttachmentCircuit operation middleware
+func (sh *strictHandler) SetAttachmentCircuit(ctx echo.Context, project ComputeProject, region string, attachment string) error {
+	var request SetAttachmentCircuitRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.Attachment = attachment
+
+	var body SetAttachmentCircuitJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetAttachmentCircuit(ctx.Request().Context(), request.(SetAttachmentCircuitRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetAttachmentCircuit")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetAttachmentCircuitResponseObject); ok {
+		return validResponse.VisitSetAttachmentCircuitResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -3965,96 +4848,110 @@ func (sh *strictHandler) GetState(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"zFx7c9tGkv8qU9irklgFkiD1sEVX/uAmzka3ceKSlPNuApc5BJrkRMAMd2YghpvSd7/qnsGLBCXK9tad",
-	"KqVQJDDT6OnHr7t/9J9BovK1kiCtCSZ/BhrMWkkD9MdbrZXGF4mSFqTFl3y9zkTCrVBy+LtREt+DP3i+",
-	"zoBe1rekEEyCn5T9XhUyDcIgB2P4Et+UivE0F5KBTNdKSMu4ZcNPhUxBG1uk26FUawgeH8PAJCvIOS74",
-	"XxoWwST4y7AWeOg+NUMS9MaLHjzijSmYRIs1yhlMgqncsgUXWaFh0FiXnnL6/hr/177hZwlMLZhdAYO8",
-	"yLiFlE3fX5tBEAYgizyY/Bbwwq6UFv8mZQRhwJNEFajHkJRaWAg+hoHdrvGZjdVCLoPHMPg2U8n9/o53",
-	"K2AG9APoE8MSvAb3Wmu1Bm2FOxCpNs/dWGgN0jIrcsD7F0rn3AaTIOUW+vhu0CGSWiwM2FtIlEzN/g4/",
-	"qA1bcM34CniKatHAM9qCCcuEaW+kinnW2EUW+Rw0KV3DvwqhIUXl4aPsblxrS81/h8RW2pqmD1wmZGA8",
-	"TQWKxbP3DdUseGYgPCC2VSxXD0CHeUCx5tCje9FwDZ6m7JRblitjGWdb4LrX/eQ5/0PkaCNno8vx+DyK",
-	"wiAX0r0VPacY84Qy2na+J2ztQCeGqY1k5I0M5ANkag1soTQpwTnf9P31viIq/923Mfpo/w7n6Ls3TFnO",
-	"k5WQ0NfAUz7PgOGFgy7rqwLD7iIfVtyyDZrzRiu57Lh5R3ckS73gvgp3rndP26Xp73mR2a7HWuAHTBcZ",
-	"MCFRowns64SvRVdIybbMroRBzYdsswLJDNhOlXQrtTqFw7oUafdtKPCJYSLtvAvjm0y27zocYJqmkDJ/",
-	"QeNmIS0s0XyfOL9aXn/JgeO3K5U+pS93xTMqQ/1TJL5+cq3qsmeWW3O7OrAOfmSYsVxbIZdsI+yK1n5u",
-	"Ra3mfC4yYbfdqkpWGOSYRavnLOc2WTFhnMVByk5Hbn3rj5NtuGFL8QCSSSWhd1QURvvPuZAoU2ecz7nc",
-	"slxpYOgoYKzBGE9ZHzAMvmF8btAlMZhIxTKRC9ttFxqs3k4XFvTt4fCKyd+wG7y0T9d2KbGxqLHcFuZA",
-	"FqTPGJdmAxo1FpGU3niZktm217XqTlQQiFb8Pgdjw4/C2G4p6ghh9iMDfdgh/rU7V6VToBi9ZVyDswEg",
-	"nxUWcvMcDnJR67GSmWvNt3vP52U4+Gg3RfbSVDt1Fkmmm/N7ME50dI/KjBB/MaWZydSGpWojD8bNpx4R",
-	"0dqRAZKdTm/e0auQPYz9C6XZ35RaZmjf3CjZwzCOqp++vz4xVa4cuDT+I8glxoHR+HVnlC5kV5JYrzHa",
-	"KFpWwh/WRzHyrF21hHiVZBoqiIKapO1LyDDq8oMnQvYHLvyWmZJLNocFurPzCtz6VOnyzaXCNygYYhTz",
-	"DhT1Bk0UcxnhTyeG+awswE5TcE4SB9cSTQ9SNt+yGr4M4qC3ewLR+PyzkscPd3fvfQbZXfLyK6QRdopn",
-	"ZtaQnDTevU57R1nQZ2SZnXXH0fnrr5RsGmbZyDsTNnLP6A/NZzmVC2sh7cWSZxu+NSGLmIQH0CGLBuML",
-	"piT4CgFRUqGZkow/gEYUwKbVPlUyM2uuwcQyVWCYVJaRczG+5EIay2b052wQy6cR9+hJqP1VclK11+vL",
-	"8+fd4oh8hbUFOSc7PY+i/sXVVY/i1H72am1/cXX19OaPHQH+B+BZl8ndAE+FBGOYhrXStqNEOvAgUzp+",
-	"NlP3sxqfuHrUP1araFb3nUVxsUZjuX2uDDPCGW21A/mHy5BHYJ8H0Ea4nsX+adThh80LkaXMX/182fEE",
-	"Vrhxdt6NFv5bFVryjIG0WnShhTJJ7N/6E2zQfRZCG3s0PPDC3ECidPosTKg2f+K5/FKd7ZMqlDiT+N09",
-	"7JHF0p3LyC4+0VmnTHTj6rRwMffdgc4FJUHMiErdhyhNLrJM+DL7SMM5lGZQzJ0E87KMggvsliQUE73y",
-	"NHBEgBhOX1Cm4Kr4iUvrqnBx9l8F6G3nKn63QwKWTcETUx9qyk69DfSvU4xW/+jXf/c6d3kBdO/G/tS+",
-	"6ugS7OiMay3QXk7tXkutd2xPbMcX/EVoqpUxeOVXz9WyxG6fMWBvwHR2Fj64RKzxGpa6Ov1lAZhunTVj",
-	"Lb3TEW6PD1+3ltuX1wIGIGULkcGEYICBhJDSGrRrfaBNY4ad9ft46QytPKU60x+ZRciD1pDGUoNRhU6A",
-	"Pl+pLDVUGrk955CWyAjqbXsOJuyEmbI7e/BprC72HubWyxKydcYtWo4JWblU9YplQt6TvOw6hXytKGX3",
-	"/w5b07DkWq3tzvFnCpQUxqqcaZURNhOSVnBS0JvcGLGUOaaATinKJvVn7o+OqRMlJSSWZcrNBGj7ENH8",
-	"WivcKGT1AaJkKKehiFZGvS7hHrveMZAUWtjtLaYzf6hpLuSduocDOd3iR028sOGmxAzOcE5n/T6t0qdr",
-	"Z4S8qO0vH4RWpD72wLXg8wxiOfvlp+/e3tze/fLdPz9Nv3t3/dOnu5///vanWS9kxuPG2bR5uhP2V+Aa",
-	"NIuLKDpLaBN6CbMB++CjM3eCxhKdv4mfzL3xjRYJ7nL0qJAChQt2ZYAXliSnZ+JS2RXoMJai0Q05j0Zs",
-	"9ossbQ/9jq6effjwoY8yg7Qi4RYqkTXwLP8mbvSV42D2Jpa20qwwDK2I4/pCskRJY7kfP9BxU0nAMrVc",
-	"Quq8ksAInuycNqnPfmXt2s1uhFyocuzEEwqWktM9tSTB3oxnr/uNt2uVVVMmEzqMx2atWdNsQvGH0G/o",
-	"AjBVXNanJYjlnCf3CNM31JBGEwJIIQ1baccDnLDZAArZfg4KESxokZjQaXKzQmelnRj8geAbUrQjXge0",
-	"kHTpuxTmhMpNM4jlXdkoKjv7ljoteLHTjHEASheyMcpSGiuwNoAu7SiWO/7gbNCuIC87fomGFE2FZ+aN",
-	"syAySTzobT3RmxeWzVZUbcyYBEhNLI/2DHoCXzwcsltn9OzUABUEsZzVwWDGyljBnLn1BoxmJ4YVBtjs",
-	"z9i1/uNg8mdMvaQ4COOyhREHj4+zNw0fQx02KlPXmaU2AB4EOxUyyYoUbYZL5vEKywHBI9torJOld0y2",
-	"0NwlQ4XVUSzxwBGkh8wULimOBxF+OIaIHJo72MbWXPMcsBZ1LV+7EQn0WNvBo1jOruUDz0Tqwdis3Ljs",
-	"vUiel8btJVS6Xty5qBU2a3tbPTIKGlVUMPL4VhKGD84G0eDM4yIKzy0/S8q55xIOdE4pajTCny6kYWgo",
-	"mF7RN4Teho3Wy1qrpfZea9EklXSYQdRJmG2ETNXGMJ5lbKGyTG2wkGDX1ONw/lsOM9dZYfyAjOaNhuU8",
-	"BaeTForHR3Bj3LA9MR9H0cvm5TTRDcbR+LI/GvXHo7tRNIkuJlE0iKLo170J6eQsio6eijsJO6bhd/Ug",
-	"lD5blMOurtWq53NTdpeJizznets5tUb74UuDwHKKRhN8xDv2LWHI66HuWnWVx9M0NWzmC7UZOy19h85S",
-	"bSDtlU3WtgRvMC64xLNEn8XoHZLnwgMmWSVdlB+wShEs4ZLNgZXj3avx+Ozs1Tg6u2R+f3bK5xhyxldj",
-	"Gv2aXnscHssq55mV2mCgdDbFjWXj8eWoPxr3z0Z347PJxdXk4upXh3VrFHTim//CsHtYY9kcS8mlMq3W",
-	"x+jqVYRlokhWFNUpCkrcYNybYPjxWnVxf6OKLGVLxeawVegYIBAY4B4aFoUpQdB5FLG9wIGPkgF/AFNP",
-	"zlkhkxWXVTJve4Xfu/YMWumvKt2+zCmqafzlS629JAo8tmscBLKP/wlXHT3hqldf1VUZp0ZkIzp9ufO+",
-	"K0cObf/BRL/hOj3Ck5vjrAwsdDUWc4Um5OBBDY0Ge9aTZMD1927BvbM672iBKYexCABlsLBfrhAn7J6s",
-	"HYoID2exBvyrKAJh2QU7POBrKyMTxh7SxQvttjyj33yrrar7yilagAESZOo04jgE7q7+qMXbOjCs2c+O",
-	"mZrz7HtnRUIub2gWKqQBbYPWBHrc2ZEf1b2ii+js8ePRblRPZg+4kp/KfqmdfF8fcadtdOezm3IS6sek",
-	"DkX6+cepQOC+FmFziBT6viLFYkRVbK1hIf7wGQDtNJZoR4QJe27EShEdV6t6aqmffWrAQ3OlGsngZp77",
-	"TKEwlmrt+gHZ1i3YmIa8YUr7geHM7TFjCFYlXsuFZbNqOOmyyFIxJQdsGkt61JpMUE9I/XynY2x8SvNR",
-	"4pn5KWnaqwRwFYu7F6s7KzLmIlHqa5NZYxI2Y3NA/DdyHSh3Aqgz44QnnaiFRZBwGk0chugNWH1wqkVT",
-	"JBd2QMMPywbspgpJlMV5ohUNVRBvdKTMRAO34Ob2X5Axj3NsP68ev9hfn/PQF/kn0QuOStCj/4QS/r9F",
-	"txfp7qm4FtaeL9Ivj3HTNMV69akk2I0Ghn+K9PEYSKCkE/wNO4/Oq9GHBvR0iR/6zi63nrfWPge3fOk6",
-	"VQnrMt0zDLjKahqWIPBK39L37SZiArWttHlcjTH85T454fHjMSimFA0feklTnq8EYl54dqtqMNwJbKa+",
-	"GTOOIqZ2ZrAUmHlKlBd6ywMo6vVj/L+IzqiD88BFxucZzGiJWAqLdRcWZvcA6ypnYRXlOWiOeMAtZ6nQ",
-	"kFiltyeGpcLcVwUMpxYLTNymsa9PfFhfaJU7go2SThYK9DRnsVxbpiFRD/hguFGGtZrZygRSJ0hvEMtZ",
-	"azQ980/rOwauKKOlQuoOUjKoObYOT2+4KUE7RpcDDQU/mv9SuFfGlkBhDbYzVx+NBxfNBk4KD8HREcgL",
-	"eCAE7RjDZ9uxb9wFk98+tq3at2iPsGXfXz1ozO+1QlwFhWEWwQf8sVZGuJ5kvcynEoJ8ssryjJ3OtzsA",
-	"zVX7pO9eGMv9Wz+VE8FPVRdhJYxVS81z5pZzRlmu2HP9q8ZKxioN6Sc3BjEkxL2QaS+su1V/w0KI2g8n",
-	"puwtH7Cxd14zzxoZ6mW4zrhom1fwF3b3z/dvn9ASYQyEpQcv+ZOvxTdxmafjIKyk/CZ+MrnGQeiU/U2M",
-	"EsfBIzurRwpkvrshuNNSSxV9caRt2FFeKfY542xzOroz5Nt8bQWYrvHCgbq5hKjBsTnHL4f+Cvnabr9C",
-	"UaT00o+v/OIvq5tLiaihloC0dQ3gK4Xp+2vDTjFf7ADxXshkgxATln08N2DxC58YZsS/gZ2OoihC7/NP",
-	"2xuwH4DjUg08r4nYAmnIjHKzLldI3cPWxNJdw9dr4PqNZ+pxoky7u5q0C6E98aLDI7HKb5zckxiGSIFt",
-	"jbivEgxK7ELb1ODFkRWOC+3Eqn0Mj9vzOO5jl0jNpz8ApLp4ks8JVk1AKpKkj8qH5KgYGy0Rumh1o6iT",
-	"WLcHj3zfuCb6ek5XzXUdRdFBvRCJvlucUZt628EF7sCZL4QMdUjq6BE16VXRYDyqyVDB+59v744sjwzY",
-	"H/kcMlPSZibB0O8xfBgNPVnADPNt37/uj8ZnQ7fYcNFebbjQ/Q3Mh81FGxQmfP3pYXy+tf+4fXv7t2/z",
-	"jL+9WtREncn5aFySiXZHL/jfYDQ++zV4QdupSfI7lHP2ed+yReH7ctTfCplHJSLjQnF3t+o7rda+bWtJ",
-	"cteqSJuYl6jkNSeT8DMt23PTA8VTU1FzYklkXgzOKhcJz7LtpDFk1YWUNEL1DAie+4GgATDMDy6ohZp5",
-	"dO6ZGhiON0SQY/vTKFdLeqkmnYMh05jrlyg9lsbybf33gDVafnV3xyrVFdadZr8akHfLvcAaa5rZIaxO",
-	"6sMHdo2pr2B9Bmxd9tVzOUjLWuoIiyRawxDx4eNgy/PsyWHxz2uQuFWqkoJIOo2KlAZZ3BLlyDc562Th",
-	"GOUh4840/zl99yMTlrgy5bAerXS+tY5XgS9ClqicmFTMDfshnbAlSDx1LLWTTNB3ony56eWI5VYVaNgD",
-	"NuNrQbXjrMX9moVsVrLJ8LUPiTM0bcdnmL2hapgIPQzTBQl6Hp2zWfndak8kYrvMDTwSMnjwXkjv04O3",
-	"yRqxnBeWuQ4ASxUcqh6m769v15Ac021xtb/xfVuUOy3JN+6UZ+02TJ1vOtowDsl8xT7MU55YGl7DE0s+",
-	"0pO8iA4mRMtlj6fYTWVl3GeDqDLwLppcp3dXHnE6232wWeiZH6ngDBdDtH3z/bfs6mI07n2FpmHpbrve",
-	"eYz3l1zTTpd/SxZbcglR7EaTqUEBLamjNXmKZvtL8QBhzaqKpaOnVgGgTUUdsFtKb7yiDXr/ctcomkdg",
-	"7nN0XV75e8mmMsplQCcjlkWUD4WxFa2JG1zHAWrpRaGkJ1IEBzwHE8YyI3wTsoWQS9BrLaTndwGqM3RJ",
-	"GaE4pso9Quqpqz/q+iWWmxWUmXTLEDWzwkDaC7uImY5KCo4nBPvc1jdum5of1wjBkre5PO6LRv77IJSo",
-	"HdcNw0OKkQQhrrEimbicTqpweQrPztT6wXiMESqWP8LCMlW4WL5R+p7mrZlYrizT3D8ml26ZSYUwdh7Q",
-	"Fdmeo0oVo9DMdRyMH9Le09fmeG1+m5Uy4CdN1PLyS2M17Sl8PvyhTYgsc3bVK/mAxlD7iK2UQXNBNZ4Y",
-	"BwXZgzDCopCy5LAT/amxdCy5KY+ti3PsSmif7xD9bMHWRRLxvUxZmzp61CCWt4oe9hCL0kz2eY17zEff",
-	"BSnVGkvHMqLjJld0/O2N47qTh9I7brmKYX1CZXZ1ON581SKWbfOuU/Hmc/JfLFtsxefz363HMV+WTRpE",
-	"9C4quFYZTGvmNuVXD73/iiE28j/9jl/4k0T0byBUt9y5lPGLIa6tf/tnebj0Ob+4fPVrnXzP/U+//vW6",
-	"fFX+ENleyESseUbKGvufPv06x1+vyz/Ln+ZNbSFRBd9VjHZaECvEB4GmOfwfkKnSgxaXdNi+xQx5kqav",
-	"xvxV/+zs9UX//DUs+vP0fNxfXEaXizl/PeLwigpu5bBCMa+SjRnyq/HFYrx41b9ILs/65/NX8/7rV1dX",
-	"/fEFv1hcvZonZ/Mx9dbTl55KdUv7gf3bz58KFaUN3n5lou/crPMsinLzgn84x1n0U1VCuENF/j8AFXcV",
-	"Sbr81206JeuCGO2BQvv7Ar99RGTo0lMXjOX0pYas+b1AdzEemM48Y30yHI7GrwbRIBqMJq+j11GAq3pB",
-	"dpf81jPSqec/d7OyFi+7djv3CI8fH/83AAD//w==",
+	"7HwLb9s4tv9XIbQL1MbKtuw82rgY/JGddnby3+kDSeZ2d6reihZpmxuJ9JJUXE+Q735xDqmXLSdO28G9",
+	"F7jBoJPIEnV4eB6/8/JdkKp8pSSX1gTTu2BFNc255Rr/+lHlq8Ly91r9i6cWrjBuUi1WVigZTIPrJSep",
+	"u4ecv794ZsjK3ToMwoB/ofkq48E0yDcDf30wnhwFYSDg4RW1yyAMJM3hHn9DEAaa/7sQmrNganXBw8Ck",
+	"S55TR5y1XMOz//mRDn7/9HFAB79Hg7NPd8fh5MX9R//Xn4MwsJsVrGqsFnIR3N/fw7pmpaThuLPXWisN",
+	"v6RKWi5xb3S1ykRKYW+jfxnY4F29ibuA148wWPutsj+pQrIgDHJuDF3ARakIZbmQhEu2UkJaQi0ZfS4k",
+	"49rYgm1GUq14APTU+/qz5vNgGvxpVJ/FyH1qRkjopSfdbaR9BudyQ+ZUZIXmw8a6uMvz9xe7h/ZOcqLm",
+	"xC454XmRUcsZHJ7BM5NFHkw/BrSwS6XF78iMIAxomqoCRCQM/HkHn3aYHAY/Cp0WwjGTMQEP0+y9Viuu",
+	"rQDGz2lmeNghRXALdfcTY6nlxCpiOArSqrHAXYCf7u4qefXuw9tkittKHRlEGMLUWr4kya/vkykRlqRU",
+	"a8ENsZrO5yIlPWrInGpCDRHWkFTJuVgUjhKScQuX+03G/Po+CAN4Vcf+75uy+9ETWt+mZijgNZsu+Urp",
+	"Dq06J5obVeiUPzO7jAmB2E7OlE9162ljTdA8IqTjVa2+w6DjSPewG1Z05yTVGtaaK53yr+RURXj4ENMy",
+	"ld7sIYTrW66fGZLCPbuMkWr92IOF1lxaYkWOm5grnVMbTANGLR/A1S7eqPnccHvFUyWZ2X3Dz2rthGvJ",
+	"KQOV05xm+AqCwtl+kSpmWeMtsshnXO+wCray/eK93Dpnt1Q6eXiCOpZkW0VydcudlHQz1uzbuicN1qCM",
+	"kR61JFfGEko2nOp+985z+kXkIDxH49PJ5DiKwiAX0l2KHmOMeYAZbRu6Q2xtnEHf1pKgpSdc3vJMrTiI",
+	"NjLBGXavKG1GVL5hV8bwo90nnBPZVf2cpksh+UBzyugsAwVlvFMzK6ezvciHJbVkDeK81kouOh7e4h3S",
+	"Ui+4y8Kt+91uuzj9Ey2yTos2hw+ILjLeMhZtntCV6HJX2YbYpTDA+ZCsl1yW5m+HJd1MrU5hPy8F22M0",
+	"iwwMpmCdT4HvlOnmTYcCnDPGGfE3NB4W0vIFiO8D51fT62/Zc/x2qdhD/HJ3PMKyyr9cPLhWddsjyyGo",
+	"614HPjLgNLQVckHWwi5x7cdW1GpGZyITdrMHgC7ByBELUk9JTm26BM+PEscZ6Y3d+tYfJ1lTQxbilksi",
+	"leT9g6wwyH9OhQSaOu18TuWG5EqDn/13wQ0iB4KIEuCGeknozIBKgjGRimQiF7ZbLjS3enM+t1xf7Tev",
+	"ACwNuYRbB3hvFxMbi4JfLcx+P14YQqVZcw0ci5BKL7xEyWzT71p1yyoIFlTv2WsbfhFmTxxRWwizaxnw",
+	"ww7yL9y5Ks042ugNoZo7GeCos8Ly3DyGsZ3Vuq9oplrTzc7+PA17t3ZZZE91tedOIlF0c3rDjSMd1KMS",
+	"I8D2RGliMrVGOLvXbj60RYgEDjSQpHd++QZ/C8ntxP+iNPmbUosM5JsaJfslfnRhX+krh86N/8LlAuzA",
+	"ePKi00oXsstJrFZgbRQuK/kX660YatY2W0K4SxLNK4gCnMTXl5Bh3KUHD5jsD1T4V2ZKLsiMz0GdnVbA",
+	"q3tKlxcXCi6gMQQr5hUo6g+bKOY0gp9ODPNVXoD0GHdKEgcXEkSPMzLbkBq+DOOgv30C0eT4q5zHz9fX",
+	"770H2V7y9Du4EdKDMzMrnjZjnAvWP0iCvsLLbK07iY5ffCdn0xDLht+ZkrHboz807+VULqzlrB9Lmq3p",
+	"xoQkIpLfch2SaDg5IUpyHyEASio0UZLQW64BBZDz6j2VMzMrqrmJJVPcEKksQeUidEGFNJYk+GcyjOXD",
+	"iHv8INT+Lj6peteL0+PH1eIAfwWxBSon6R1H0eDk7KyPdmrXe7Vef3J29vDL7zsM/M+cZl0id8kpE5Ib",
+	"QzQG893piq6NnOPxk0TdJDU+cfGo31YrIaNuOhMuxQqE5eqxMMwIJ7TVG1A/nIc8APvccm2Ey4ftnkZt",
+	"fsisEBkj/u7Hw44HsMKlk/NutPD/VaElzQiXVosutFA6id1H3/I1qM9caGMPhgeemEueKs0ehQnVyx/Y",
+	"l1+qMzVXmRInEv9ymz0wWLp2HtnZJzxrRkQ3rmY+zfVmT+YCnSB4RKVuQqAmF1kmfJh9oODsczNA5paD",
+	"eZpHaaUMwwbA98zTnAICBHP6hDAFVoVPnFtXhbOz/y643nSu4t+2j8Ay4fzM1IfKSM/LwOCCgbX6x6D+",
+	"u783A3cgdO/G/pi+6sgSbPGMai1AXnp2J6XWPzQntqUL/iYQ1UoYwjLx7/fVksRunTHcXnLTmVn44Byx",
+	"hnsIc3H60wwwPpo0bS1eOSy/u8d8XZVJ0yfFAoZzRuYi41OEAYaniJRWXLvUB8g0eNhkMIBbE5ByhnGm",
+	"PzILkAekgcWyzKni50uVMYOhkXvnjLMSGfH6tX0HE7bMTJn537sbV6XZdjyOlpCsMmpBckxIyqWq30gm",
+	"5A3SSy4Yz1cKXfbg73xjGpJcs7VdlfhKgtLCWJUTrTLEZkLiCo4KvEiNEQuZgwvopKIsgHzl+0Exdaqk",
+	"5KklmXL1Jnx9CGje18FCUh8gUAZ0GrRopdXrIu6+64rhaaGF3VyBO/OHynIhr9UN3+PTLXzUxAtrakrM",
+	"4ASnlwwGuMoA700QeWFJSd4KrZB95JZqQWcZj2Xy69tXry+vrn999c/P56/eXLz9fP3u76/fJv2QGI8b",
+	"k/Pm6U7JXznVXJO4iKKjFF+Cv/JkSD5460wdobEE5W/iJ3NjfKJFcnc7aFSIhsIZu9LAC4uU456oVHbJ",
+	"dRhL0ciGHEdjkvwqS9kDvcO7kw8fPgyAZi6tSKnlFcma0yz/IW7kleMgeRlLW3FWGKy7UFhfSJIqaSz1",
+	"5Qc8bgwJSKYWC86cViIYgZOd4Uvqs19au3J1QSHnqixpUleu9cXVmpJgp364k/2Gx7XKqgqmCR3GI0mr",
+	"jplM0f4g+g2dAcaIy5aVoVjOaHoDMH2NCWksW3HGWdhyOx7ghM0EUEh2fVAIYEGL1ISOk+slKKurQfEv",
+	"AL45AzmitUELywyFeYahJlgeyVzGaKfeqOZu3XY9u6mtThOptTRdonkgPVrVGplaSzCg12USqqwaWMzi",
+	"wJOO68aBM13IRglWaYju2uC8lNFYbumak2+75HmZTUw1ZyCGNDMvnXSiuIMQbepK9KywJFliJJMQyTkz",
+	"sTxY69zeXWCyTyecQpGe4RhsxDKpDU1CSjtEnCj3hwTrMoYUhpPkLnZlhTiY3sWYp4qDMC7TI3Fwf5+8",
+	"bOgv8LAR9bqsL6YY4KBJT8g0KxjII5XEYyGScwCmZK0hBpde6clcU+doFUResQRhggAgJKZwDncyjODD",
+	"CY/QWFAHCUnVK+HTyXYtUt4nbeMRxTK5kLc0E8wDvaR8cZnXkTQvFcdTqHS9uFN/K2zW1uS6HBU0IrRg",
+	"7LGzxPggOBpGwyOPudD0t3Q4LWuqC74nK4sWqWFadSENAUEB1w16J/QmbKR1VlottLcIFkRSSYdHRO3g",
+	"yVpIptaG0Cwjc5Vlag1BCrnA/ImzDWWhdJUVxhffsJZpSE4ZdzxpRQiwBVci3ur0mETR0/o8sFocTKLJ",
+	"6WA8HkzG1+NoGp1Mo2gYRdFvO9XX6VEUHdzN4Sjs6OK4rous+Nm8LKR1rVbtz3WHOC9f5DnVm86KOMgP",
+	"XRgArecgNMEneGJXEka0LhivVFfofc6YIYkPAhPSK3UHz1KtOeuXCdw2BS/BLjintgCdBc8QoubyW3Dg",
+	"SjoPMiQVI0hKJZlxUpaOzyaTo6Pnk+jolPj3kx6dgcmZnE2wrGz67VJ7LCt/apZqDYbSyRQ1lkwmp+PB",
+	"eDI4Gl9PjqYnZ9OTs98cjq4R1jNfWBCG3PAVhOSxlFQq00qrjM+eRxCCinSJVh2toIQXTPpTMD+eq87u",
+	"r1WRMbJQZMY3ChSDCwAd8A7N54UpAdZxFJEdwwFbyTi95aauypNCpksqK6DQ1gr/7lozcKW/KrZ5mlJU",
+	"lf7Tp0p72YRw346fACTf/xGqOn5AVc++q6oSiknOhnX6duV9U5Yz2voDjn5NNTtEkx1+GflAwozu/G/3",
+	"o0WmZjQbtTDN6K755/0orVu4VoXtSilasxdBkYcBFHg6zkjSvJagViWexqROvaBQC8xBbTdm9RyueC0h",
+	"uGAJvH5jXA8XEaY/xTVi6VrC8HkXaAJeRaAG+pksuH0l6EIqY0VqEocNHWRqEb3Qqlg5J1ZjP39VgUUT",
+	"1md/XSwOy8A7G0CxT4QEQ3nL3W4X3L6r2XeFiYSE9JIf3719+/rH64t3bz8j7RCxML7QlHHm3+iyDvAB",
+	"2Fsdy+Y5XP1y3h9itxuZacwFCIu21tlVd0ylNaOpVpi4RrxpSlTCqKWxZELz1Cq9Qa74XGQTbDt2lZmX",
+	"VWGrd4EHABKG5Fy2OAn4mgJS9qCNfxHGYlltvVQGWGO4RgxgrMgyMKZSyAUiquPomCRlx2XSZekMtxeN",
+	"l5WtiGGrpfVjt07Wt4y2Wl7vwy5U1NzVM4Ni3e54FZQNRDr4XUk+7u53bS7xpKbXXt31GoWn46rrtf//",
+	"uvpeP32LzXdZLNfEd7jd9Iz/I+x93eEYVOat3VzcbeO2juObNua7Nvc4hq6eyG/1CVfcllFMQ+jKwBOs",
+	"kEar9m3OQfMFYJ7RnfvlvsXC89qWje5qw/YHu4uGuUXPAQFldSlBI+6ITWCxhg+hCFK77EHizM/cx3rN",
+	"1019Xsd5DfTq2+Z+qTLmXFLD4sdyx257o+lNfg+8wcMua49Bq9n+h5qzep9Yqlj46l1tzgoz4NTY425T",
+	"5p54khH7y8D97yNYrr90Ga7HCe22uqjjg9uMym5i6yX+z+p+P6tbGo9SUPYaj50j+t9vi9tS+VVmudne",
+	"lvGufvtLbHQyHp/WqdLhjtlIM071T27BnZM/7iiJK5dzxaRlxuf225nkiN2htYMR4f7MUyMdXJ1fWCLR",
+	"/Q1/bWZkwth9vHiiFpRn9NGX3qs6UNlVFwD45ZI5jrieYvfUYNyaEdrTvLWb0UIo85OL/IRcXGJvpEPJ",
+	"QasjddLZoTOua8cn0dH9p4O1q+7U3KNZvkvzW+Xkp/qIO2WjOwd1WXZG+rZJl/n1/VDoa+lKhM2mstD3",
+	"GaBbxuGXleZz8cVnbUBOYwlyhHncvmu5RDAAq1U1duZ7ITWHQ+M+LKLWQ5fdyYEQojOHebKNW7DRHfWS",
+	"KO0bCBPjQ8AoxIYlsqbCkqRqVnSAYqGIkkNyHkvcat1cXHdM+n6vjjbSHvZLuqEo1zXJ+hUBrsrgng1J",
+	"Ia3IiLNEzNcTkkZnXEJmPFNrMnYVaXcCwDPjiEeeqLnlMpa9aOryfv0hqQ9OtUbiUIVdctA3zw3JZWWS",
+	"tmJVbruwUqo5tdz18X6D7z1MsX3/6uTJ+vqYhj5JP7Hd+CB3P/4jmPA/zbo9iXcP2bWw1nzBvt3GnTNG",
+	"6MNOsBsNjO4Euz8EEijpCH+JSZKyFUpjokfCh77Tg1o/x9I+B7d8qTpb0cUjEzE19K4loSvXwR7E2o22",
+	"3NPjPWD6MRRTkgabXmDX13cCMU88u2XVKNoJbM59AXUSRURt9WQKl6DcuMlXXQEo7P0B+38SHWHV9ZaK",
+	"DMLIBJeIJc61SqksueF8VfksTqqZFNeITC0lVV7vmSFMmJuq6ECxLMqn7qWxryl4sz7XKncN90o6WtDQ",
+	"0zJ5SDRP1S1sDF6UUWOJ2ciUM0cIhLdJq1U18bv1VT5XSMGlQuwWQGdQz9y5HPiamjLRDtZlTxHQt+p+",
+	"K9wrbUugboKdPtvxZHjSLLoyfnt47OIJ3Be0tIXhq+XYF9uD6cdPban2LRsHyLLvt9grzO+1AlzFC0Ms",
+	"gA/+ZaWMcH0E9TKfSwjy2SpLM9KbbbYAmqvQIb/7YSx3H/1cdgh+rip/S2GsWmiaE7ecE8pyxb5L1zdW",
+	"MlZpzj67tiiDRNwIyfphXWH+GwRCWDJ8Zspekz0y9sZz5lEhA76MVhkVbfEK/kSu//n+9QNcQowBsHTv",
+	"LXd0JX6ISz8dB2FF5Q/xg841DkLH7B9ioDgO7slR3WKE4tvx7Qm7klqy6JstbUOO8oqxjwlnu8e720O+",
+	"zldWcNPVbrQnbi4hanCoz/HLgb7yfGU33yEoUnrh29n84k+Lm0uKsAiecmnrGMBHCufvLwzpgb/YAuL9",
+	"kMhGg3xY1t5dY5Rf+JkhRvzOSW8cRRFon99tf0h+5hSWauB5jY3unIXEKNf75gKpG74xsXT30NWKU/3S",
+	"T+5QHKF0TzXbsIX2jdgdGglRfuPkHsQwOCTU5ogbLR6W2AVf00gYYvPyYaYdp+x2U5fd7zxsFqqLpObu",
+	"9wCprrmpxwirupaqoSlvlffRUXVwt0joGrMZR52DNjvwyPd61IN/fsajnn0bR9FevuBQbTc54/YoXsds",
+	"YAfOfHKetDRJHTmi5rhFNJyM6+GI4P27q+sDwyPD7S90xjNTttFPg6qmczsePVIUm7dXG831YM1no+ai",
+	"jZEG+P3z7eR4Y/9x9frqbz/mGX19Nq8b96fH40k5XLDdLgX/DceTo9+CJ6SdmkM/+3zO7hyobI30fDvq",
+	"b5nMgxyRcaa4O1v1SquVT9tapNylKlgT82INvJ7RQvyMy/Zdx4+izFSt+rHE4T4wzioXKc2yzbTRGOmL",
+	"5mC68Qma+yY+w7khvtkIU6gZKwtx2nVrSr7GgRmy20HmYklP1bSzmcs0+nxLlB5LX+fyfw9JI+VXZ3es",
+	"Ul1m3XH2uwF5t9wTpLEeO3mwwAAbdomp7yB9hts67Kt76TgrY6kDJBJbnUeAD++HG5pnDzZ4vltxCa9i",
+	"Ki2w0tmISLH5jFocQfBJztpZuAlTrLXCI/88f/MLFkOFqRpsQUpnG+t6oeGXkKQqd63TrkGXsylZcAmn",
+	"DqF2mgn8jgQfbno6YrlRBQj2kCR0JTB2TFqzIElIknK6BH73JjEB0XaF1+QlRsPY4I+VQyR0q6vETQps",
+	"d1vDkaDAc6+FeB033m6wjuWssMRlALDMvCd6OH9/cbXi6SHZFhf7+yqxb5/yzfjulJN2Gqb2N12lT0Qy",
+	"3zEP85AmloLX0MRyPuHBXuaO7uWWyh4+cnMuK+E+GkaVgHeNzXRqd6URvWR7Y0nou7WZoAQWA7R9+dOP",
+	"5OxkPOl/h6RhqW7b2nmI9pezZ50q/xoltqzoAtmNJFNjJKwcJauHKbAfdyFu3ReQUe+L3LhaZQDao2lD",
+	"coXujVZjRF6/3D0K6xHg+1wTGa30vZyAMKrf6MpbYO2VEYD71SgCNbCOA9TSk4JOTzAABzTnJoxlhvgm",
+	"JHMhF1yvtJB+JoMDO0PnlAGKg6vcGVDrufijjl9iuV7y0pNuCKBmUhjO+mHXoJYbLeOut5/vzrq9dK+p",
+	"52UaJljSdv+9++IBPx+Ojtq14+F33YElAYhrrEinzqcjK5yfgrMzNX/AHoOFiuUvfG6JKpwtXyt9g/XW",
+	"TCyWlmjqt0mlW2ZaIYytDdrGd8wZjBiF9i19xhdpb/BrNGgtfq7vz4XvmPLyS0M07Ud6vPkDmcCeQJCr",
+	"fjkfZAymj8hSGRAXYOMz46AguRVGWCBSljOtOLLQWDqW1JTH1jWD6EJo7+8A/Wy4rYMknNEwZWzqRhqG",
+	"sbxSuNl9U1VmujvntDMJ5bMgJVtj6SYD8LhRFd0859rNvqKG4hW3XDVx+QzD7OpwvPiqeSzb4l274vXX",
+	"+L9YtiaMHvd/Vx7HfJs3aQymdo2GapXx83qSE/2rh95/BRMb+Z9Bxz/wk0b4nWjVI9fOZfxqcPbOX34n",
+	"94c+xyenz3+rne+x/xnU/7wofyt/cPhWyFSsaIbMmvifAf5zDP+8KP8sf5oPtYkEFryqJlxxQYgQbwWI",
+	"5ug/uGRKD1vzX6P2I2ZEU8aeT+jzwdHRi5PB8Qs+H8zY8WQwP41O5zP6Ykz5cwy4lcMKxaxyNmZEzyYn",
+	"88n8+eAkPT0aHM+ezwYvnp+dDSYn9GR+9nyWHs0mmFtnTz2V6pH2hv3lx08Fg9LGHG8lom9crfMoinLz",
+	"hC9pdRL9UJQQbo0m/jeAiutqaLL8tstOyrogRrug0J4f/vgJkKFzT10wluKQc9b8nhB3MxyYzvwE63Q0",
+	"Gk+eD6NhNBxPX0QvogBW9YRsL/mjn1DFnP/M1cpas5S12rkt3H+6/68AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -37,6 +37,30 @@ func (e Alt) Valid() bool {
 	}
 }
 
+// Defines values for AuditLogConfigLogType.
+const (
+	AuditLogConfigLogTypeADMINREAD          AuditLogConfigLogType = "ADMIN_READ"
+	AuditLogConfigLogTypeDATAREAD           AuditLogConfigLogType = "DATA_READ"
+	AuditLogConfigLogTypeDATAWRITE          AuditLogConfigLogType = "DATA_WRITE"
+	AuditLogConfigLogTypeLOGTYPEUNSPECIFIED AuditLogConfigLogType = "LOG_TYPE_UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the AuditLogConfigLogType enum.
+func (e AuditLogConfigLogType) Valid() bool {
+	switch e {
+	case AuditLogConfigLogTypeADMINREAD:
+		return true
+	case AuditLogConfigLogTypeDATAREAD:
+		return true
+	case AuditLogConfigLogTypeDATAWRITE:
+		return true
+	case AuditLogConfigLogTypeLOGTYPEUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BulkInsertOperationStatusStatus.
 const (
 	BulkInsertOperationStatusStatusCREATING          BulkInsertOperationStatusStatus = "CREATING"
@@ -955,6 +979,105 @@ func (e InterconnectAttachmentListKind) Valid() bool {
 	}
 }
 
+// Defines values for InterconnectDiagnosticsBundleAggregationType.
+const (
+	InterconnectDiagnosticsBundleAggregationTypeBUNDLEAGGREGATIONTYPELACP   InterconnectDiagnosticsBundleAggregationType = "BUNDLE_AGGREGATION_TYPE_LACP"
+	InterconnectDiagnosticsBundleAggregationTypeBUNDLEAGGREGATIONTYPESTATIC InterconnectDiagnosticsBundleAggregationType = "BUNDLE_AGGREGATION_TYPE_STATIC"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectDiagnosticsBundleAggregationType enum.
+func (e InterconnectDiagnosticsBundleAggregationType) Valid() bool {
+	switch e {
+	case InterconnectDiagnosticsBundleAggregationTypeBUNDLEAGGREGATIONTYPELACP:
+		return true
+	case InterconnectDiagnosticsBundleAggregationTypeBUNDLEAGGREGATIONTYPESTATIC:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectDiagnosticsBundleOperationalStatus.
+const (
+	InterconnectDiagnosticsBundleOperationalStatusBUNDLEOPERATIONALSTATUSDOWN InterconnectDiagnosticsBundleOperationalStatus = "BUNDLE_OPERATIONAL_STATUS_DOWN"
+	InterconnectDiagnosticsBundleOperationalStatusBUNDLEOPERATIONALSTATUSUP   InterconnectDiagnosticsBundleOperationalStatus = "BUNDLE_OPERATIONAL_STATUS_UP"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectDiagnosticsBundleOperationalStatus enum.
+func (e InterconnectDiagnosticsBundleOperationalStatus) Valid() bool {
+	switch e {
+	case InterconnectDiagnosticsBundleOperationalStatusBUNDLEOPERATIONALSTATUSDOWN:
+		return true
+	case InterconnectDiagnosticsBundleOperationalStatusBUNDLEOPERATIONALSTATUSUP:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectDiagnosticsLinkLACPStatusState.
+const (
+	InterconnectDiagnosticsLinkLACPStatusStateACTIVE   InterconnectDiagnosticsLinkLACPStatusState = "ACTIVE"
+	InterconnectDiagnosticsLinkLACPStatusStateDETACHED InterconnectDiagnosticsLinkLACPStatusState = "DETACHED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectDiagnosticsLinkLACPStatusState enum.
+func (e InterconnectDiagnosticsLinkLACPStatusState) Valid() bool {
+	switch e {
+	case InterconnectDiagnosticsLinkLACPStatusStateACTIVE:
+		return true
+	case InterconnectDiagnosticsLinkLACPStatusStateDETACHED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectDiagnosticsLinkOpticalPowerState.
+const (
+	InterconnectDiagnosticsLinkOpticalPowerStateHIGHALARM   InterconnectDiagnosticsLinkOpticalPowerState = "HIGH_ALARM"
+	InterconnectDiagnosticsLinkOpticalPowerStateHIGHWARNING InterconnectDiagnosticsLinkOpticalPowerState = "HIGH_WARNING"
+	InterconnectDiagnosticsLinkOpticalPowerStateLOWALARM    InterconnectDiagnosticsLinkOpticalPowerState = "LOW_ALARM"
+	InterconnectDiagnosticsLinkOpticalPowerStateLOWWARNING  InterconnectDiagnosticsLinkOpticalPowerState = "LOW_WARNING"
+	InterconnectDiagnosticsLinkOpticalPowerStateOK          InterconnectDiagnosticsLinkOpticalPowerState = "OK"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectDiagnosticsLinkOpticalPowerState enum.
+func (e InterconnectDiagnosticsLinkOpticalPowerState) Valid() bool {
+	switch e {
+	case InterconnectDiagnosticsLinkOpticalPowerStateHIGHALARM:
+		return true
+	case InterconnectDiagnosticsLinkOpticalPowerStateHIGHWARNING:
+		return true
+	case InterconnectDiagnosticsLinkOpticalPowerStateLOWALARM:
+		return true
+	case InterconnectDiagnosticsLinkOpticalPowerStateLOWWARNING:
+		return true
+	case InterconnectDiagnosticsLinkOpticalPowerStateOK:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectDiagnosticsLinkStatusOperationalStatus.
+const (
+	InterconnectDiagnosticsLinkStatusOperationalStatusLINKOPERATIONALSTATUSDOWN InterconnectDiagnosticsLinkStatusOperationalStatus = "LINK_OPERATIONAL_STATUS_DOWN"
+	InterconnectDiagnosticsLinkStatusOperationalStatusLINKOPERATIONALSTATUSUP   InterconnectDiagnosticsLinkStatusOperationalStatus = "LINK_OPERATIONAL_STATUS_UP"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectDiagnosticsLinkStatusOperationalStatus enum.
+func (e InterconnectDiagnosticsLinkStatusOperationalStatus) Valid() bool {
+	switch e {
+	case InterconnectDiagnosticsLinkStatusOperationalStatusLINKOPERATIONALSTATUSDOWN:
+		return true
+	case InterconnectDiagnosticsLinkStatusOperationalStatusLINKOPERATIONALSTATUSUP:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InterconnectGroupConfiguredTopologyCapabilitySupportedSla.
 const (
 	InterconnectGroupConfiguredTopologyCapabilitySupportedSlaNOSLA                 InterconnectGroupConfiguredTopologyCapabilitySupportedSla = "NO_SLA"
@@ -1027,6 +1150,135 @@ func (e InterconnectGroupIntentTopologyCapability) Valid() bool {
 	case InterconnectGroupIntentTopologyCapabilityPRODUCTIONNONCRITICAL:
 		return true
 	case InterconnectGroupIntentTopologyCapabilityUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupsCreateMembersIntentMismatchBehavior.
+const (
+	InterconnectGroupsCreateMembersIntentMismatchBehaviorCREATE      InterconnectGroupsCreateMembersIntentMismatchBehavior = "CREATE"
+	InterconnectGroupsCreateMembersIntentMismatchBehaviorREJECT      InterconnectGroupsCreateMembersIntentMismatchBehavior = "REJECT"
+	InterconnectGroupsCreateMembersIntentMismatchBehaviorUNSPECIFIED InterconnectGroupsCreateMembersIntentMismatchBehavior = "UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupsCreateMembersIntentMismatchBehavior enum.
+func (e InterconnectGroupsCreateMembersIntentMismatchBehavior) Valid() bool {
+	switch e {
+	case InterconnectGroupsCreateMembersIntentMismatchBehaviorCREATE:
+		return true
+	case InterconnectGroupsCreateMembersIntentMismatchBehaviorREJECT:
+		return true
+	case InterconnectGroupsCreateMembersIntentMismatchBehaviorUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupsCreateMembersInterconnectInputInterconnectType.
+const (
+	InterconnectGroupsCreateMembersInterconnectInputInterconnectTypeDEDICATED InterconnectGroupsCreateMembersInterconnectInputInterconnectType = "DEDICATED"
+	InterconnectGroupsCreateMembersInterconnectInputInterconnectTypeITPRIVATE InterconnectGroupsCreateMembersInterconnectInputInterconnectType = "IT_PRIVATE"
+	InterconnectGroupsCreateMembersInterconnectInputInterconnectTypePARTNER   InterconnectGroupsCreateMembersInterconnectInputInterconnectType = "PARTNER"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupsCreateMembersInterconnectInputInterconnectType enum.
+func (e InterconnectGroupsCreateMembersInterconnectInputInterconnectType) Valid() bool {
+	switch e {
+	case InterconnectGroupsCreateMembersInterconnectInputInterconnectTypeDEDICATED:
+		return true
+	case InterconnectGroupsCreateMembersInterconnectInputInterconnectTypeITPRIVATE:
+		return true
+	case InterconnectGroupsCreateMembersInterconnectInputInterconnectTypePARTNER:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupsCreateMembersInterconnectInputLinkType.
+const (
+	InterconnectGroupsCreateMembersInterconnectInputLinkTypeLINKTYPEETHERNET100GLR  InterconnectGroupsCreateMembersInterconnectInputLinkType = "LINK_TYPE_ETHERNET_100G_LR"
+	InterconnectGroupsCreateMembersInterconnectInputLinkTypeLINKTYPEETHERNET10GLR   InterconnectGroupsCreateMembersInterconnectInputLinkType = "LINK_TYPE_ETHERNET_10G_LR"
+	InterconnectGroupsCreateMembersInterconnectInputLinkTypeLINKTYPEETHERNET400GLR4 InterconnectGroupsCreateMembersInterconnectInputLinkType = "LINK_TYPE_ETHERNET_400G_LR4"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupsCreateMembersInterconnectInputLinkType enum.
+func (e InterconnectGroupsCreateMembersInterconnectInputLinkType) Valid() bool {
+	switch e {
+	case InterconnectGroupsCreateMembersInterconnectInputLinkTypeLINKTYPEETHERNET100GLR:
+		return true
+	case InterconnectGroupsCreateMembersInterconnectInputLinkTypeLINKTYPEETHERNET10GLR:
+		return true
+	case InterconnectGroupsCreateMembersInterconnectInputLinkTypeLINKTYPEETHERNET400GLR4:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures.
+const (
+	InterconnectGroupsCreateMembersInterconnectInputRequestedFeaturesIFCROSSSITENETWORK InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures = "IF_CROSS_SITE_NETWORK"
+	InterconnectGroupsCreateMembersInterconnectInputRequestedFeaturesIFL2FORWARDING     InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures = "IF_L2_FORWARDING"
+	InterconnectGroupsCreateMembersInterconnectInputRequestedFeaturesIFMACSEC           InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures = "IF_MACSEC"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures enum.
+func (e InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures) Valid() bool {
+	switch e {
+	case InterconnectGroupsCreateMembersInterconnectInputRequestedFeaturesIFCROSSSITENETWORK:
+		return true
+	case InterconnectGroupsCreateMembersInterconnectInputRequestedFeaturesIFL2FORWARDING:
+		return true
+	case InterconnectGroupsCreateMembersInterconnectInputRequestedFeaturesIFMACSEC:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupsOperationalStatusGroupStatus.
+const (
+	InterconnectGroupsOperationalStatusGroupStatusDEGRADED                InterconnectGroupsOperationalStatusGroupStatus = "DEGRADED"
+	InterconnectGroupsOperationalStatusGroupStatusFULLYDOWN               InterconnectGroupsOperationalStatusGroupStatus = "FULLY_DOWN"
+	InterconnectGroupsOperationalStatusGroupStatusFULLYUP                 InterconnectGroupsOperationalStatusGroupStatus = "FULLY_UP"
+	InterconnectGroupsOperationalStatusGroupStatusGROUPSSTATUSUNSPECIFIED InterconnectGroupsOperationalStatusGroupStatus = "GROUPS_STATUS_UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupsOperationalStatusGroupStatus enum.
+func (e InterconnectGroupsOperationalStatusGroupStatus) Valid() bool {
+	switch e {
+	case InterconnectGroupsOperationalStatusGroupStatusDEGRADED:
+		return true
+	case InterconnectGroupsOperationalStatusGroupStatusFULLYDOWN:
+		return true
+	case InterconnectGroupsOperationalStatusGroupStatusFULLYUP:
+		return true
+	case InterconnectGroupsOperationalStatusGroupStatusGROUPSSTATUSUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupsOperationalStatusInterconnectStatusIsActive.
+const (
+	InterconnectGroupsOperationalStatusInterconnectStatusIsActiveACTIVE              InterconnectGroupsOperationalStatusInterconnectStatusIsActive = "ACTIVE"
+	InterconnectGroupsOperationalStatusInterconnectStatusIsActiveINACTIVE            InterconnectGroupsOperationalStatusInterconnectStatusIsActive = "INACTIVE"
+	InterconnectGroupsOperationalStatusInterconnectStatusIsActiveISACTIVEUNSPECIFIED InterconnectGroupsOperationalStatusInterconnectStatusIsActive = "IS_ACTIVE_UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupsOperationalStatusInterconnectStatusIsActive enum.
+func (e InterconnectGroupsOperationalStatusInterconnectStatusIsActive) Valid() bool {
+	switch e {
+	case InterconnectGroupsOperationalStatusInterconnectStatusIsActiveACTIVE:
+		return true
+	case InterconnectGroupsOperationalStatusInterconnectStatusIsActiveINACTIVE:
+		return true
+	case InterconnectGroupsOperationalStatusInterconnectStatusIsActiveISACTIVEUNSPECIFIED:
 		return true
 	default:
 		return false
@@ -1533,6 +1785,39 @@ func (e GlobalForwardingRulesGetParamsView) Valid() bool {
 // Example: json
 type Alt string
 
+// AuditConfig Audit logging of one service.
+type AuditConfig struct {
+	// AuditLogConfigs The logged permission types.
+	AuditLogConfigs []AuditLogConfig `json:"auditLogConfigs,omitempty"`
+
+	// Service The service, or `allServices`.
+	Service *string `json:"service,omitempty"`
+}
+
+// AuditLogConfig One logged permission type.
+type AuditLogConfig struct {
+	// ExemptedMembers Principals not logged.
+	ExemptedMembers []string `json:"exemptedMembers,omitempty"`
+
+	// LogType The log type.
+	LogType *AuditLogConfigLogType `json:"logType,omitempty"`
+}
+
+// AuditLogConfigLogType The log type.
+type AuditLogConfigLogType string
+
+// Binding Principals bound to a role, optionally under a condition.
+type Binding struct {
+	// Condition A CEL condition.
+	Condition *Expr `json:"condition,omitempty"`
+
+	// Members Principals, such as `user:ana@example.com`.
+	Members []string `json:"members,omitempty"`
+
+	// Role The role, such as `roles/compute.networkAdmin`.
+	Role *string `json:"role,omitempty"`
+}
+
 // BulkInsertOperationStatus Status of a bulk insert in one location.
 type BulkInsertOperationStatus struct {
 	// CreatedVmCount Number of VMs created.
@@ -1569,6 +1854,21 @@ type ErrorInfo struct {
 	//
 	// Example: RESOURCE_NOT_FOUND
 	Reason *string `json:"reason,omitempty"`
+}
+
+// Expr A CEL condition.
+type Expr struct {
+	// Description What the condition is for.
+	Description *string `json:"description,omitempty"`
+
+	// Expression The CEL expression.
+	Expression *string `json:"expression,omitempty"`
+
+	// Location Where the expression comes from, for error messages.
+	Location *string `json:"location,omitempty"`
+
+	// Title A short title.
+	Title *string `json:"title,omitempty"`
 }
 
 // ForwardingRule A global forwarding rule: an IP address, protocol and port range that direct traffic
@@ -1670,7 +1970,7 @@ type ForwardingRule struct {
 	// Name Name of the resource, unique in the project; set at creation (RFC 1035).
 	//
 	// Example: fr-web
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 
 	// Network URL of the network, for internal schemes; empty otherwise.
 	Network *string `json:"network,omitempty"`
@@ -1856,6 +2156,18 @@ type GlobalSetLabelsRequest struct {
 	Labels *Labels `json:"labels,omitempty"`
 }
 
+// GlobalSetPolicyRequest Body of `setIamPolicy`.
+type GlobalSetPolicyRequest struct {
+	// Bindings Deprecated flat form of `policy.bindings`, used when `policy` has none.
+	Bindings []Binding `json:"bindings,omitempty"`
+
+	// Etag Deprecated flat form of `policy.etag`, used when `policy` has none.
+	Etag []byte `json:"etag,omitempty"`
+
+	// Policy An IAM policy, as stored on a resource.
+	Policy *Policy `json:"policy,omitempty"`
+}
+
 // GoogleError An error.
 type GoogleError struct {
 	// Code The HTTP status code.
@@ -1986,7 +2298,7 @@ type Interconnect struct {
 	InterconnectGroups []string `json:"interconnectGroups,omitempty"`
 
 	// InterconnectType `DEDICATED` (a dedicated physical connection), `PARTNER` (through a partner), or `IT_PRIVATE` (deprecated alias of `DEDICATED`).
-	InterconnectType InterconnectInterconnectType `json:"interconnectType"`
+	InterconnectType InterconnectInterconnectType `json:"interconnectType,omitempty"`
 
 	// Kind Type of the resource; always `compute#interconnect`.
 	//
@@ -2010,14 +2322,14 @@ type Interconnect struct {
 	Labels *Labels `json:"labels,omitempty"`
 
 	// LinkType Speed and optics of each link of the bundle (not of the whole bundle).
-	LinkType InterconnectLinkType `json:"linkType"`
+	LinkType InterconnectLinkType `json:"linkType,omitempty"`
 
 	// Location URL of the interconnect location where the interconnect is provisioned (full, or
 	// partial from `projects/` or `global/`); returned as a full URL.
 	//
 	//
 	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/global/interconnectLocations/iad-zone1-1
-	Location string `json:"location"`
+	Location string `json:"location,omitempty"`
 
 	// Macsec Configuration information for enabling Media Access Control security (MACsec) on this Cloud Interconnect connection between Google and your on-premises router.
 	Macsec *InterconnectMacsec `json:"macsec,omitempty"`
@@ -2028,7 +2340,7 @@ type Interconnect struct {
 	// Name Name of the interconnect, unique in the project; set at creation (RFC 1035).
 	//
 	// Example: iad-ic-zone1
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 
 	// NocContactEmail Email address of the customer's NOC for maintenance notifications.
 	NocContactEmail *string `json:"nocContactEmail,omitempty"`
@@ -2054,7 +2366,7 @@ type Interconnect struct {
 	// RequestedLinkCount Number of physical links requested in the bundle.
 	//
 	// Example: 2
-	RequestedLinkCount int32 `json:"requestedLinkCount"`
+	RequestedLinkCount int32 `json:"requestedLinkCount,omitempty"`
 
 	// SatisfiesPzs Reserved; always false.
 	SatisfiesPzs *bool `json:"satisfiesPzs,omitempty"`
@@ -2261,7 +2573,7 @@ type InterconnectAttachment struct {
 	// Name Name of the attachment, unique in its region of the project; set at creation (RFC 1035).
 	//
 	// Example: iad-zone1-vlan
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 
 	// OperationalStatus `OS_ACTIVE` once the insert Operation is `DONE`.
 	OperationalStatus *InterconnectAttachmentOperationalStatus `json:"operationalStatus,omitempty"`
@@ -2862,6 +3174,105 @@ type InterconnectCircuitInfo struct {
 	GoogleDemarcId *string `json:"googleDemarcId,omitempty"`
 }
 
+// InterconnectDiagnostics Diagnostics of an interconnect's links.
+type InterconnectDiagnostics struct {
+	// ArpCaches ARP entries learned on the bundle.
+	ArpCaches []InterconnectDiagnosticsARPEntry `json:"arpCaches,omitempty"`
+
+	// BundleAggregationType How the links are bundled.
+	BundleAggregationType *InterconnectDiagnosticsBundleAggregationType `json:"bundleAggregationType,omitempty"`
+
+	// BundleOperationalStatus Whether the bundle carries traffic.
+	BundleOperationalStatus *InterconnectDiagnosticsBundleOperationalStatus `json:"bundleOperationalStatus,omitempty"`
+
+	// Links One entry per link.
+	Links []InterconnectDiagnosticsLinkStatus `json:"links,omitempty"`
+
+	// MacAddress MAC address of the bundle's interface on the provider's side.
+	MacAddress *string `json:"macAddress,omitempty"`
+}
+
+// InterconnectDiagnosticsBundleAggregationType How the links are bundled.
+type InterconnectDiagnosticsBundleAggregationType string
+
+// InterconnectDiagnosticsBundleOperationalStatus Whether the bundle carries traffic.
+type InterconnectDiagnosticsBundleOperationalStatus string
+
+// InterconnectDiagnosticsARPEntry One ARP entry.
+type InterconnectDiagnosticsARPEntry struct {
+	// IpAddress The IP address.
+	IpAddress *string `json:"ipAddress,omitempty"`
+
+	// MacAddress The MAC address.
+	MacAddress *string `json:"macAddress,omitempty"`
+}
+
+// InterconnectDiagnosticsLinkLACPStatus LACP state of a link.
+type InterconnectDiagnosticsLinkLACPStatus struct {
+	// GoogleSystemId The provider's system id of the port.
+	GoogleSystemId *string `json:"googleSystemId,omitempty"`
+
+	// NeighborSystemId The customer router's system id.
+	NeighborSystemId *string `json:"neighborSystemId,omitempty"`
+
+	// State Whether the link is in the bundle.
+	State *InterconnectDiagnosticsLinkLACPStatusState `json:"state,omitempty"`
+}
+
+// InterconnectDiagnosticsLinkLACPStatusState Whether the link is in the bundle.
+type InterconnectDiagnosticsLinkLACPStatusState string
+
+// InterconnectDiagnosticsLinkOpticalPower An optical power reading.
+type InterconnectDiagnosticsLinkOpticalPower struct {
+	// State The reading against the alarm thresholds.
+	State *InterconnectDiagnosticsLinkOpticalPowerState `json:"state,omitempty"`
+
+	// Value Power in dBm.
+	Value *float32 `json:"value,omitempty"`
+}
+
+// InterconnectDiagnosticsLinkOpticalPowerState The reading against the alarm thresholds.
+type InterconnectDiagnosticsLinkOpticalPowerState string
+
+// InterconnectDiagnosticsLinkStatus Status of one link.
+type InterconnectDiagnosticsLinkStatus struct {
+	// ArpCaches ARP entries on this link.
+	ArpCaches []InterconnectDiagnosticsARPEntry `json:"arpCaches,omitempty"`
+
+	// CircuitId The provider's circuit id.
+	CircuitId *string `json:"circuitId,omitempty"`
+
+	// GoogleDemarc The demarcation point in the facility.
+	GoogleDemarc *string `json:"googleDemarc,omitempty"`
+
+	// LacpStatus LACP state of a link.
+	LacpStatus *InterconnectDiagnosticsLinkLACPStatus `json:"lacpStatus,omitempty"`
+
+	// Macsec MACsec status of a link.
+	Macsec *InterconnectDiagnosticsMacsecStatus `json:"macsec,omitempty"`
+
+	// OperationalStatus Whether the link is up.
+	OperationalStatus *InterconnectDiagnosticsLinkStatusOperationalStatus `json:"operationalStatus,omitempty"`
+
+	// ReceivingOpticalPower An optical power reading.
+	ReceivingOpticalPower *InterconnectDiagnosticsLinkOpticalPower `json:"receivingOpticalPower,omitempty"`
+
+	// TransmittingOpticalPower An optical power reading.
+	TransmittingOpticalPower *InterconnectDiagnosticsLinkOpticalPower `json:"transmittingOpticalPower,omitempty"`
+}
+
+// InterconnectDiagnosticsLinkStatusOperationalStatus Whether the link is up.
+type InterconnectDiagnosticsLinkStatusOperationalStatus string
+
+// InterconnectDiagnosticsMacsecStatus MACsec status of a link.
+type InterconnectDiagnosticsMacsecStatus struct {
+	// Ckn The CKN in use.
+	Ckn *string `json:"ckn,omitempty"`
+
+	// Operational Whether MACsec is operational.
+	Operational *bool `json:"operational,omitempty"`
+}
+
 // InterconnectGroup A group of interconnects with an intended topology capability; the server reports the
 // capability the interconnects actually support in `configured` and their topology in
 // `physicalStructure`. `name` is required on insert (checked by the server, so that a
@@ -2895,7 +3306,7 @@ type InterconnectGroup struct {
 	// Name Name of the group, unique in the project; set at creation (RFC 1035).
 	//
 	// Example: ig-east
-	Name *string `json:"name,omitempty"`
+	Name string `json:"name,omitempty"`
 
 	// PhysicalStructure An analysis of the physical layout of Interconnects in this group. Every Interconnect in the group is shown once in this structure.
 	PhysicalStructure *InterconnectGroupPhysicalStructure `json:"physicalStructure,omitempty"`
@@ -2959,6 +3370,43 @@ type InterconnectGroupInterconnect struct {
 	Interconnect *string `json:"interconnect,omitempty"`
 }
 
+// InterconnectGroupPatch Body of `interconnectGroups.patch`: an `InterconnectGroup` in which every member is
+// optional and a null member (or a null `interconnects` entry) clears it.
+type InterconnectGroupPatch struct {
+	// Configured The status of the group as configured. This has the same structure as the operational field reported by the OperationalStatus method, but does not take into account the operational status of each resource.
+	Configured *InterconnectGroupConfigured `json:"configured,omitempty"`
+
+	// CreationTimestamp Ignored.
+	CreationTimestamp *string `json:"creationTimestamp,omitempty"`
+
+	// Description New description.
+	Description nullable.Nullable[string] `json:"description,omitempty"`
+
+	// Etag When not empty, must be the group's current `etag`.
+	Etag nullable.Nullable[string] `json:"etag,omitempty"`
+
+	// Id Ignored.
+	Id *string `json:"id,omitempty"`
+
+	// Intent New intent.
+	Intent nullable.Nullable[InterconnectGroupIntent] `json:"intent,omitempty"`
+
+	// Interconnects Entries to merge; an entry given as null is removed.
+	Interconnects nullable.Nullable[map[string]*InterconnectGroupInterconnect] `json:"interconnects,omitempty"`
+
+	// Kind Ignored.
+	Kind *string `json:"kind,omitempty"`
+
+	// Name When given, must be the group's name.
+	Name nullable.Nullable[string] `json:"name,omitempty"`
+
+	// PhysicalStructure An analysis of the physical layout of Interconnects in this group. Every Interconnect in the group is shown once in this structure.
+	PhysicalStructure *InterconnectGroupPhysicalStructure `json:"physicalStructure,omitempty"`
+
+	// SelfLink Ignored.
+	SelfLink *string `json:"selfLink,omitempty"`
+}
+
 // InterconnectGroupPhysicalStructure An analysis of the physical layout of Interconnects in this group. Every Interconnect in the group is shown once in this structure.
 type InterconnectGroupPhysicalStructure struct {
 	Metros []InterconnectGroupPhysicalStructureMetros `json:"metros,omitempty"`
@@ -2987,6 +3435,148 @@ type InterconnectGroupPhysicalStructureMetrosFacilitiesZones struct {
 	// Zone The name of the zone, either "zone1" or "zone2". This is the second component of the location of Interconnects in this facility.
 	Zone *string `json:"zone,omitempty"`
 }
+
+// InterconnectGroupsCreateMembers The interconnects to create.
+type InterconnectGroupsCreateMembers struct {
+	// IntentMismatchBehavior What to do when the group would not meet its intent afterwards.
+	IntentMismatchBehavior *InterconnectGroupsCreateMembersIntentMismatchBehavior `json:"intentMismatchBehavior,omitempty"`
+
+	// Interconnects One entry per interconnect, completed from the template.
+	Interconnects []InterconnectGroupsCreateMembersInterconnectInput `json:"interconnects,omitempty"`
+
+	// TemplateInterconnect Parameters of an interconnect to create.
+	TemplateInterconnect *InterconnectGroupsCreateMembersInterconnectInput `json:"templateInterconnect,omitempty"`
+}
+
+// InterconnectGroupsCreateMembersIntentMismatchBehavior What to do when the group would not meet its intent afterwards.
+type InterconnectGroupsCreateMembersIntentMismatchBehavior string
+
+// InterconnectGroupsCreateMembersInterconnectInput Parameters of an interconnect to create.
+type InterconnectGroupsCreateMembersInterconnectInput struct {
+	// AdminEnabled Whether it carries traffic; true when omitted.
+	AdminEnabled *bool `json:"adminEnabled,omitempty"`
+
+	// CustomerName Customer name for the Letter of Authorization.
+	CustomerName *string `json:"customerName,omitempty"`
+
+	// Description Optional description.
+	Description *string `json:"description,omitempty"`
+
+	// Facility A zone-free location, such as `iad-1`.
+	Facility *string `json:"facility,omitempty"`
+
+	// InterconnectType Type of interconnect.
+	InterconnectType *InterconnectGroupsCreateMembersInterconnectInputInterconnectType `json:"interconnectType,omitempty"`
+
+	// LinkType Type of each link.
+	LinkType *InterconnectGroupsCreateMembersInterconnectInputLinkType `json:"linkType,omitempty"`
+
+	// Name Name of the interconnect (1-63 characters, RFC 1035).
+	Name *string `json:"name,omitempty"`
+
+	// NocContactEmail Email of the customer's NOC.
+	NocContactEmail *string `json:"nocContactEmail,omitempty"`
+
+	// RemoteLocation For Cross-Cloud Interconnect; not modelled, must be empty.
+	RemoteLocation *string `json:"remoteLocation,omitempty"`
+
+	// RequestedFeatures Requested features.
+	RequestedFeatures []InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures `json:"requestedFeatures,omitempty"`
+
+	// RequestedLinkCount Number of links.
+	RequestedLinkCount *int32 `json:"requestedLinkCount,omitempty"`
+}
+
+// InterconnectGroupsCreateMembersInterconnectInputInterconnectType Type of interconnect.
+type InterconnectGroupsCreateMembersInterconnectInputInterconnectType string
+
+// InterconnectGroupsCreateMembersInterconnectInputLinkType Type of each link.
+type InterconnectGroupsCreateMembersInterconnectInputLinkType string
+
+// InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures defines model for InterconnectGroupsCreateMembersInterconnectInput.RequestedFeatures.
+type InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures string
+
+// InterconnectGroupsCreateMembersRequest Body of `interconnectGroups.createMembers`.
+type InterconnectGroupsCreateMembersRequest struct {
+	// Request The interconnects to create.
+	Request *InterconnectGroupsCreateMembers `json:"request,omitempty"`
+}
+
+// InterconnectGroupsGetOperationalStatusResponseBody Response of `interconnectGroups.getOperationalStatus`.
+type InterconnectGroupsGetOperationalStatusResponseBody struct {
+	// Etag The group's current `etag`.
+	Etag *string `json:"etag,omitempty"`
+
+	// Result The group's status, computed when asked.
+	Result *InterconnectGroupsOperationalStatus `json:"result,omitempty"`
+}
+
+// InterconnectGroupsListResponseBody One page of interconnect groups.
+type InterconnectGroupsListResponseBody struct {
+	// Etag Identifies this page.
+	Etag *string `json:"etag,omitempty"`
+
+	// Id Identifier of the list.
+	Id string `json:"id"`
+
+	// Items The groups on this page.
+	Items []InterconnectGroup `json:"items,omitempty"`
+
+	// Kind Always `compute#interconnectGroupsList`.
+	Kind *string `json:"kind,omitempty"`
+
+	// NextPageToken Set when more results remain.
+	NextPageToken *string `json:"nextPageToken,omitempty"`
+
+	// SelfLink URL of the collection.
+	SelfLink string `json:"selfLink"`
+
+	// Unreachables Unreachable scopes; always empty here.
+	Unreachables []string `json:"unreachables,omitempty"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
+// InterconnectGroupsOperationalStatus The group's status, computed when asked.
+type InterconnectGroupsOperationalStatus struct {
+	// Configured The status of the group as configured. This has the same structure as the operational field reported by the OperationalStatus method, but does not take into account the operational status of each resource.
+	Configured *InterconnectGroupConfigured `json:"configured,omitempty"`
+
+	// GroupStatus FULLY_UP, DEGRADED or FULLY_DOWN.
+	GroupStatus *InterconnectGroupsOperationalStatusGroupStatus `json:"groupStatus,omitempty"`
+
+	// Intent The user's intent for this group. This is the only required field besides the name that must be specified on group creation.
+	Intent *InterconnectGroupIntent `json:"intent,omitempty"`
+
+	// InterconnectStatuses One entry per interconnect of the group, sorted by URL.
+	InterconnectStatuses []InterconnectGroupsOperationalStatusInterconnectStatus `json:"interconnectStatuses,omitempty"`
+
+	// Operational The status of the group as configured. This has the same structure as the operational field reported by the OperationalStatus method, but does not take into account the operational status of each resource.
+	Operational *InterconnectGroupConfigured `json:"operational,omitempty"`
+}
+
+// InterconnectGroupsOperationalStatusGroupStatus FULLY_UP, DEGRADED or FULLY_DOWN.
+type InterconnectGroupsOperationalStatusGroupStatus string
+
+// InterconnectGroupsOperationalStatusInterconnectStatus The status of one interconnect of the group.
+type InterconnectGroupsOperationalStatusInterconnectStatus struct {
+	// AdminEnabled The interconnect's adminEnabled (false for one that no longer exists).
+	AdminEnabled *bool `json:"adminEnabled,omitempty"`
+
+	// Diagnostics Diagnostics of an interconnect's links.
+	Diagnostics *InterconnectDiagnostics `json:"diagnostics,omitempty"`
+
+	// Interconnect URL of the interconnect.
+	Interconnect *string `json:"interconnect,omitempty"`
+
+	// IsActive Whether it carries traffic.
+	IsActive *InterconnectGroupsOperationalStatusInterconnectStatusIsActive `json:"isActive,omitempty"`
+}
+
+// InterconnectGroupsOperationalStatusInterconnectStatusIsActive Whether it carries traffic.
+type InterconnectGroupsOperationalStatusInterconnectStatusIsActive string
 
 // InterconnectList One page of interconnects.
 type InterconnectList struct {
@@ -3187,6 +3777,27 @@ type InterconnectMacsec struct {
 	PreSharedKeys []InterconnectMacsecPreSharedKey `json:"preSharedKeys,omitempty"`
 }
 
+// InterconnectMacsecConfig The MACsec keys of an interconnect.
+type InterconnectMacsecConfig struct {
+	// PreSharedKeys The pre-shared keys, with the CAK and CKN generated for each.
+	PreSharedKeys []InterconnectMacsecConfigPreSharedKey `json:"preSharedKeys,omitempty"`
+}
+
+// InterconnectMacsecConfigPreSharedKey One MACsec pre-shared key.
+type InterconnectMacsecConfigPreSharedKey struct {
+	// Cak The connectivity association key.
+	Cak *string `json:"cak,omitempty"`
+
+	// Ckn The connectivity association key name.
+	Ckn *string `json:"ckn,omitempty"`
+
+	// Name The key's name.
+	Name *string `json:"name,omitempty"`
+
+	// StartTime When the key becomes valid (RFC 3339).
+	StartTime *string `json:"startTime,omitempty"`
+}
+
 // InterconnectMacsecPreSharedKey Describes a pre-shared key used to setup MACsec in static connectivity association key (CAK) mode.
 type InterconnectMacsecPreSharedKey struct {
 	// Name Required. A name for this pre-shared key.
@@ -3236,6 +3847,30 @@ type InterconnectOutageNotificationState string
 type InterconnectParams struct {
 	// ResourceManagerTags Tag keys/values directly bound to this resource. Tag keys and values have the same definition as resource manager tags.
 	ResourceManagerTags map[string]string `json:"resourceManagerTags,omitempty"`
+}
+
+// InterconnectsGetDiagnosticsResponseBody Response of `interconnects.getDiagnostics`.
+type InterconnectsGetDiagnosticsResponseBody struct {
+	// Result Diagnostics of an interconnect's links.
+	Result *InterconnectDiagnostics `json:"result,omitempty"`
+}
+
+// InterconnectsGetMacsecConfigResponseBody Response of `interconnects.getMacsecConfig`.
+type InterconnectsGetMacsecConfigResponseBody struct {
+	// Etag Identifies this configuration.
+	Etag *string `json:"etag,omitempty"`
+
+	// Result The MACsec keys of an interconnect.
+	Result *InterconnectMacsecConfig `json:"result,omitempty"`
+}
+
+// InterconnectsSetNameRequest Body of `interconnects.setName`.
+type InterconnectsSetNameRequest struct {
+	// CurrentName The interconnect's current name; when given, it must be it.
+	CurrentName *string `json:"currentName,omitempty"`
+
+	// Name The new name (1-63 characters, RFC 1035).
+	Name *string `json:"name,omitempty"`
 }
 
 // Labels Labels as key-value pairs: at most 64; keys 1-63 characters starting with a lowercase
@@ -3516,6 +4151,21 @@ type OperationsScopedList struct {
 	Warning *OperationWarning `json:"warning,omitempty"`
 }
 
+// Policy An IAM policy, as stored on a resource.
+type Policy struct {
+	// AuditConfigs Audit logging configuration.
+	AuditConfigs []AuditConfig `json:"auditConfigs,omitempty"`
+
+	// Bindings Role bindings.
+	Bindings []Binding `json:"bindings,omitempty"`
+
+	// Etag Identifies this version of the policy (standard padded base64).
+	Etag []byte `json:"etag,omitempty"`
+
+	// Version Policy format version, 0, 1 or 3.
+	Version *int32 `json:"version,omitempty"`
+}
+
 // QuotaExceededInfo Details of an exceeded quota.
 type QuotaExceededInfo struct {
 	// Dimensions Quota dimensions the limit applies to.
@@ -3539,6 +4189,21 @@ type QuotaExceededInfo struct {
 
 // QuotaExceededInfoRolloutStatus Rollout status of `futureLimit`.
 type QuotaExceededInfoRolloutStatus string
+
+// RegionSetLabelsRequest Body of `interconnectAttachments.setLabels`.
+type RegionSetLabelsRequest struct {
+	// LabelFingerprint The resource's current `labelFingerprint`; missing, empty or stale is 412 `conditionNotMet`.
+	LabelFingerprint []byte `json:"labelFingerprint,omitempty"`
+
+	// Labels Labels as key-value pairs: at most 64; keys 1-63 characters starting with a lowercase
+	// letter or an international character; keys and values only lowercase letters, digits, `_` and `-` (international
+	// lowercase letters allowed); values 0-63 characters and may be empty. The character
+	// rules and key lengths are enforced by the server, not by this schema.
+	//
+	//
+	// Example: {"env":"prod","team":"web"}
+	Labels *Labels `json:"labels,omitempty"`
+}
 
 // SetCommonInstanceMetadataOperationMetadata Metadata of a set-common-instance-metadata operation.
 type SetCommonInstanceMetadataOperationMetadata struct {
@@ -3582,6 +4247,24 @@ type StatusDetail struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// TargetReference Body of `globalForwardingRules.setTarget`.
+type TargetReference struct {
+	// Target URL of the new target, of the same type as the rule's current one.
+	Target *string `json:"target,omitempty"`
+}
+
+// TestPermissionsRequest Body of `testIamPermissions`.
+type TestPermissionsRequest struct {
+	// Permissions The permissions to test, such as `compute.interconnectGroups.get`.
+	Permissions []string `json:"permissions,omitempty"`
+}
+
+// TestPermissionsResponse The subset of the tested permissions the caller has.
+type TestPermissionsResponse struct {
+	// Permissions The permissions the caller has.
+	Permissions []string `json:"permissions,omitempty"`
+}
+
 // AltQuery Response format of the `alt` query parameter; understudy serves JSON only.
 //
 // Example: json
@@ -3594,6 +4277,10 @@ type FilterQuery = string
 // (an unsigned 64-bit integer in decimal).
 type ForwardingRulePath = NameOrId
 
+// IamResourcePath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
+// (an unsigned 64-bit integer in decimal).
+type IamResourcePath = NameOrId
+
 // IncludeAllScopesQuery defines model for IncludeAllScopesQuery.
 type IncludeAllScopesQuery = bool
 
@@ -3604,6 +4291,13 @@ type InterconnectAttachmentGroupPath = NameOrId
 // InterconnectAttachmentPath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
 // (an unsigned 64-bit integer in decimal).
 type InterconnectAttachmentPath = NameOrId
+
+// InterconnectGroupPath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
+// (an unsigned 64-bit integer in decimal).
+type InterconnectGroupPath = NameOrId
+
+// InterconnectGroupUpdateMaskQuery defines model for InterconnectGroupUpdateMaskQuery.
+type InterconnectGroupUpdateMaskQuery = string
 
 // InterconnectLocationPath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
 // (an unsigned 64-bit integer in decimal).
@@ -3619,6 +4313,9 @@ type MaxResultsQuery = uint32
 // OperationPath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
 // (an unsigned 64-bit integer in decimal).
 type OperationPath = NameOrId
+
+// OptionsRequestedPolicyVersionQuery defines model for OptionsRequestedPolicyVersionQuery.
+type OptionsRequestedPolicyVersionQuery = int32
 
 // OrderByQuery defines model for OrderByQuery.
 type OrderByQuery = string
@@ -3671,6 +4368,9 @@ type EtagMismatch = GoogleErrorResponse
 
 // NotFound The error envelope of every non-2xx response.
 type NotFound = GoogleErrorResponse
+
+// PolicyConflict The error envelope of every non-2xx response.
+type PolicyConflict = GoogleErrorResponse
 
 // PreconditionFailed The error envelope of every non-2xx response.
 type PreconditionFailed = GoogleErrorResponse
@@ -3872,6 +4572,40 @@ type GlobalForwardingRulesGetParams struct {
 // GlobalForwardingRulesGetParamsView defines parameters for GlobalForwardingRulesGet.
 type GlobalForwardingRulesGetParamsView string
 
+// GlobalForwardingRulesPatchParams defines parameters for GlobalForwardingRulesPatch.
+type GlobalForwardingRulesPatchParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// GlobalForwardingRulesSetTargetParams defines parameters for GlobalForwardingRulesSetTarget.
+type GlobalForwardingRulesSetTargetParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
 // GlobalForwardingRulesSetLabelsParams defines parameters for GlobalForwardingRulesSetLabels.
 type GlobalForwardingRulesSetLabelsParams struct {
 	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
@@ -3995,6 +4729,212 @@ type InterconnectAttachmentGroupsPatchParams struct {
 
 // InterconnectAttachmentGroupsGetOperationalStatusParams defines parameters for InterconnectAttachmentGroupsGetOperationalStatus.
 type InterconnectAttachmentGroupsGetOperationalStatusParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectAttachmentGroupsGetIamPolicyParams defines parameters for InterconnectAttachmentGroupsGetIamPolicy.
+type InterconnectAttachmentGroupsGetIamPolicyParams struct {
+	// OptionsRequestedPolicyVersion The policy version the caller can read: 0, 1 or 3 (others are 400 `invalid`). Below 3,
+	// conditional bindings come back without their condition, their role suffixed with
+	// `_withcond_` and a hash, as IAM returns them.
+	OptionsRequestedPolicyVersion *OptionsRequestedPolicyVersionQuery `form:"optionsRequestedPolicyVersion,omitempty" json:"optionsRequestedPolicyVersion,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectAttachmentGroupsSetIamPolicyParams defines parameters for InterconnectAttachmentGroupsSetIamPolicy.
+type InterconnectAttachmentGroupsSetIamPolicyParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectAttachmentGroupsTestIamPermissionsParams defines parameters for InterconnectAttachmentGroupsTestIamPermissions.
+type InterconnectAttachmentGroupsTestIamPermissionsParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsListParams defines parameters for InterconnectGroupsList.
+type InterconnectGroupsListParams struct {
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
+	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
+	// results remain, the response carries a `nextPageToken`.
+	MaxResults *MaxResultsQuery `form:"maxResults,omitempty" json:"maxResults,omitempty"`
+
+	// OrderBy Sort order: `name` (ascending by name, the default) or `creationTimestamp desc`
+	// (newest first). Any other value is rejected with 400 `invalid`.
+	OrderBy *OrderByQuery `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// PageToken The `nextPageToken` of the previous page, to get the next one. The token is opaque;
+	// one that understudy did not issue is rejected with 400 `invalid`.
+	PageToken *PageTokenQuery `form:"pageToken,omitempty" json:"pageToken,omitempty"`
+
+	// ReturnPartialSuccess Whether to return the reachable results when some scopes are unreachable. Accepted
+	// and without effect: understudy has no unreachable scopes.
+	ReturnPartialSuccess *ReturnPartialSuccessQuery `form:"returnPartialSuccess,omitempty" json:"returnPartialSuccess,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsInsertParams defines parameters for InterconnectGroupsInsert.
+type InterconnectGroupsInsertParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsDeleteParams defines parameters for InterconnectGroupsDelete.
+type InterconnectGroupsDeleteParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsGetParams defines parameters for InterconnectGroupsGet.
+type InterconnectGroupsGetParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsPatchParams defines parameters for InterconnectGroupsPatch.
+type InterconnectGroupsPatchParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// UpdateMask The fields to update, as comma-separated field paths: `description`, `intent`,
+	// `intent.topologyCapability` (or `intent.topology_capability`) and `interconnects`;
+	// any other path is 400 `invalid`. Absent or empty: the body is a JSON merge patch.
+	UpdateMask *InterconnectGroupUpdateMaskQuery `form:"updateMask,omitempty" json:"updateMask,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsCreateMembersParams defines parameters for InterconnectGroupsCreateMembers.
+type InterconnectGroupsCreateMembersParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsGetOperationalStatusParams defines parameters for InterconnectGroupsGetOperationalStatus.
+type InterconnectGroupsGetOperationalStatusParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsGetIamPolicyParams defines parameters for InterconnectGroupsGetIamPolicy.
+type InterconnectGroupsGetIamPolicyParams struct {
+	// OptionsRequestedPolicyVersion The policy version the caller can read: 0, 1 or 3 (others are 400 `invalid`). Below 3,
+	// conditional bindings come back without their condition, their role suffixed with
+	// `_withcond_` and a hash, as IAM returns them.
+	OptionsRequestedPolicyVersion *OptionsRequestedPolicyVersionQuery `form:"optionsRequestedPolicyVersion,omitempty" json:"optionsRequestedPolicyVersion,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsSetIamPolicyParams defines parameters for InterconnectGroupsSetIamPolicy.
+type InterconnectGroupsSetIamPolicyParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsTestIamPermissionsParams defines parameters for InterconnectGroupsTestIamPermissions.
+type InterconnectGroupsTestIamPermissionsParams struct {
 	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
 	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
 
@@ -4133,6 +5073,73 @@ type InterconnectsDeleteParams struct {
 
 // InterconnectsGetParams defines parameters for InterconnectsGet.
 type InterconnectsGetParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectsPatchParams defines parameters for InterconnectsPatch.
+type InterconnectsPatchParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectsGetDiagnosticsParams defines parameters for InterconnectsGetDiagnostics.
+type InterconnectsGetDiagnosticsParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectsGetMacsecConfigParams defines parameters for InterconnectsGetMacsecConfig.
+type InterconnectsGetMacsecConfigParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectsSetNameParams defines parameters for InterconnectsSetName.
+type InterconnectsSetNameParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectsSetLabelsParams defines parameters for InterconnectsSetLabels.
+type InterconnectsSetLabelsParams struct {
 	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
 	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
 
@@ -4309,6 +5316,40 @@ type InterconnectAttachmentsGetParams struct {
 	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
 }
 
+// InterconnectAttachmentsPatchParams defines parameters for InterconnectAttachmentsPatch.
+type InterconnectAttachmentsPatchParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectAttachmentsSetLabelsParams defines parameters for InterconnectAttachmentsSetLabels.
+type InterconnectAttachmentsSetLabelsParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
 // RegionOperationsListParams defines parameters for RegionOperationsList.
 type RegionOperationsListParams struct {
 	// Filter Filter expression over the listed resources, as the real service takes it. A
@@ -4386,6 +5427,12 @@ type RegionOperationsWaitParams struct {
 // GlobalForwardingRulesInsertJSONRequestBody defines body for GlobalForwardingRulesInsert for application/json ContentType.
 type GlobalForwardingRulesInsertJSONRequestBody = ForwardingRule
 
+// GlobalForwardingRulesPatchJSONRequestBody defines body for GlobalForwardingRulesPatch for application/json ContentType.
+type GlobalForwardingRulesPatchJSONRequestBody = ForwardingRule
+
+// GlobalForwardingRulesSetTargetJSONRequestBody defines body for GlobalForwardingRulesSetTarget for application/json ContentType.
+type GlobalForwardingRulesSetTargetJSONRequestBody = TargetReference
+
 // GlobalForwardingRulesSetLabelsJSONRequestBody defines body for GlobalForwardingRulesSetLabels for application/json ContentType.
 type GlobalForwardingRulesSetLabelsJSONRequestBody = GlobalSetLabelsRequest
 
@@ -4395,11 +5442,47 @@ type InterconnectAttachmentGroupsInsertJSONRequestBody = InterconnectAttachmentG
 // InterconnectAttachmentGroupsPatchJSONRequestBody defines body for InterconnectAttachmentGroupsPatch for application/json ContentType.
 type InterconnectAttachmentGroupsPatchJSONRequestBody = InterconnectAttachmentGroupPatch
 
+// InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody defines body for InterconnectAttachmentGroupsSetIamPolicy for application/json ContentType.
+type InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody = GlobalSetPolicyRequest
+
+// InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody defines body for InterconnectAttachmentGroupsTestIamPermissions for application/json ContentType.
+type InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody = TestPermissionsRequest
+
+// InterconnectGroupsInsertJSONRequestBody defines body for InterconnectGroupsInsert for application/json ContentType.
+type InterconnectGroupsInsertJSONRequestBody = InterconnectGroup
+
+// InterconnectGroupsPatchJSONRequestBody defines body for InterconnectGroupsPatch for application/json ContentType.
+type InterconnectGroupsPatchJSONRequestBody = InterconnectGroupPatch
+
+// InterconnectGroupsCreateMembersJSONRequestBody defines body for InterconnectGroupsCreateMembers for application/json ContentType.
+type InterconnectGroupsCreateMembersJSONRequestBody = InterconnectGroupsCreateMembersRequest
+
+// InterconnectGroupsSetIamPolicyJSONRequestBody defines body for InterconnectGroupsSetIamPolicy for application/json ContentType.
+type InterconnectGroupsSetIamPolicyJSONRequestBody = GlobalSetPolicyRequest
+
+// InterconnectGroupsTestIamPermissionsJSONRequestBody defines body for InterconnectGroupsTestIamPermissions for application/json ContentType.
+type InterconnectGroupsTestIamPermissionsJSONRequestBody = TestPermissionsRequest
+
 // InterconnectsInsertJSONRequestBody defines body for InterconnectsInsert for application/json ContentType.
 type InterconnectsInsertJSONRequestBody = Interconnect
 
+// InterconnectsPatchJSONRequestBody defines body for InterconnectsPatch for application/json ContentType.
+type InterconnectsPatchJSONRequestBody = Interconnect
+
+// InterconnectsSetNameJSONRequestBody defines body for InterconnectsSetName for application/json ContentType.
+type InterconnectsSetNameJSONRequestBody = InterconnectsSetNameRequest
+
+// InterconnectsSetLabelsJSONRequestBody defines body for InterconnectsSetLabels for application/json ContentType.
+type InterconnectsSetLabelsJSONRequestBody = GlobalSetLabelsRequest
+
 // InterconnectAttachmentsInsertJSONRequestBody defines body for InterconnectAttachmentsInsert for application/json ContentType.
 type InterconnectAttachmentsInsertJSONRequestBody = InterconnectAttachment
+
+// InterconnectAttachmentsPatchJSONRequestBody defines body for InterconnectAttachmentsPatch for application/json ContentType.
+type InterconnectAttachmentsPatchJSONRequestBody = InterconnectAttachment
+
+// InterconnectAttachmentsSetLabelsJSONRequestBody defines body for InterconnectAttachmentsSetLabels for application/json ContentType.
+type InterconnectAttachmentsSetLabelsJSONRequestBody = RegionSetLabelsRequest
 
 // Getter for additional properties for StatusDetail. Returns the specified
 // element and whether it was found
@@ -4644,6 +5727,60 @@ type ClientInterface interface {
 	// Corresponds with GET /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesGet` operationId).
 	GlobalForwardingRulesGet(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GlobalForwardingRulesPatchWithBody Patch a global forwarding rule
+	//
+	// Changes the rule named (or numbered) `forwardingRule` with a JSON merge patch of a
+	// `ForwardingRule`. As the real service says, only `networkTier` can be patched: any
+	// other writable member sent with a value other than the rule's current one is 400
+	// `invalid` (sending back what `get` returned is accepted), and `labels` change only
+	// through `setLabels`. A non-empty `fingerprint` must be the rule's current one, else
+	// 412 `conditionNotMet`. Applied at accept: the Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesPatch` operationId).
+	GlobalForwardingRulesPatchWithBody(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GlobalForwardingRulesPatch Patch a global forwarding rule
+	//
+	// Changes the rule named (or numbered) `forwardingRule` with a JSON merge patch of a
+	// `ForwardingRule`. As the real service says, only `networkTier` can be patched: any
+	// other writable member sent with a value other than the rule's current one is 400
+	// `invalid` (sending back what `get` returned is accepted), and `labels` change only
+	// through `setLabels`. A non-empty `fingerprint` must be the rule's current one, else
+	// 412 `conditionNotMet`. Applied at accept: the Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesPatch` operationId).
+	GlobalForwardingRulesPatch(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, body GlobalForwardingRulesPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GlobalForwardingRulesSetTargetWithBody Change the target of a global forwarding rule
+	//
+	// Points the rule named (or numbered) `forwardingRule` at `target`. The new target must
+	// be of the same type (the same collection, such as `targetHttpProxies`) as the current
+	// one, else 400 `invalid`; a rule without a target takes any. The change is applied when
+	// the request is accepted, so the returned Operation (`operationType: setTarget`) is
+	// already `DONE`, and the rule's `fingerprint` changes.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget (the `GlobalForwardingRulesSetTarget` operationId).
+	GlobalForwardingRulesSetTargetWithBody(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GlobalForwardingRulesSetTarget Change the target of a global forwarding rule
+	//
+	// Points the rule named (or numbered) `forwardingRule` at `target`. The new target must
+	// be of the same type (the same collection, such as `targetHttpProxies`) as the current
+	// one, else 400 `invalid`; a rule without a target takes any. The change is applied when
+	// the request is accepted, so the returned Operation (`operationType: setTarget`) is
+	// already `DONE`, and the rule's `fingerprint` changes.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget (the `GlobalForwardingRulesSetTarget` operationId).
+	GlobalForwardingRulesSetTarget(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, body GlobalForwardingRulesSetTargetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GlobalForwardingRulesSetLabelsWithBody Set the labels of a global forwarding rule
 	//
 	// Replaces the whole label set of the global forwarding rule named (or numbered)
@@ -4875,7 +6012,8 @@ type ClientInterface interface {
 	// numbered) `interconnectAttachmentGroup`, computed when asked, and the group's current
 	// `etag`. Per attachment (`attachmentStatuses`, sorted by attachment URL): `status` is
 	// `CONNECTION_DISABLED` when the attachment has `adminEnabled: false`,
-	// `CONNECTION_DOWN` when its interconnect has `adminEnabled: false`, and
+	// `CONNECTION_DOWN` when its interconnect has `adminEnabled: false` or the circuit of
+	// either is down (set through the admin API's circuit control), and
 	// `CONNECTION_UP` otherwise; `isActive` is `ACTIVE` exactly when `status` is
 	// `CONNECTION_UP`, else `INACTIVE`. `operational` is computed like `configured` over the
 	// active attachments only. `groupStatus` is `FULLY_UP` when the group has attachments
@@ -4885,6 +6023,279 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup}/getOperationalStatus (the `InterconnectAttachmentGroupsGetOperationalStatus` operationId).
 	InterconnectAttachmentGroupsGetOperationalStatus(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsGetOperationalStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentGroupsGetIamPolicy Get the IAM policy of the interconnect attachment group
+	//
+	// Returns the IAM policy stored on the interconnect attachment group named (or numbered) `resource`: its
+	// `bindings`, `auditConfigs`, `version` and `etag`. A resource whose policy was never
+	// set has an empty policy (`version` 1, `etag` `ACAB`). With
+	// `optionsRequestedPolicyVersion` below 3, conditional bindings are returned as IAM
+	// returns them to such callers: without their condition and with `_withcond_` and a
+	// hash appended to the role. Versions other than 0, 1 and 3 are 400 `invalid`.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/getIamPolicy (the `InterconnectAttachmentGroupsGetIamPolicy` operationId).
+	InterconnectAttachmentGroupsGetIamPolicy(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsGetIamPolicyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentGroupsSetIamPolicyWithBody Set the IAM policy of the interconnect attachment group
+	//
+	// Replaces the IAM policy of the interconnect attachment group named (or numbered) `resource` with `policy` and
+	// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+	// request's deprecated top-level `etag` is given), it must be the current one, else 409
+	// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+	// same role and condition are merged and their members deduplicated; bindings without
+	// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+	// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+	// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+	// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+	// `version` 3. Violations are 400 `invalid`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy (the `InterconnectAttachmentGroupsSetIamPolicy` operationId).
+	InterconnectAttachmentGroupsSetIamPolicyWithBody(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentGroupsSetIamPolicy Set the IAM policy of the interconnect attachment group
+	//
+	// Replaces the IAM policy of the interconnect attachment group named (or numbered) `resource` with `policy` and
+	// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+	// request's deprecated top-level `etag` is given), it must be the current one, else 409
+	// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+	// same role and condition are merged and their members deduplicated; bindings without
+	// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+	// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+	// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+	// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+	// `version` 3. Violations are 400 `invalid`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy (the `InterconnectAttachmentGroupsSetIamPolicy` operationId).
+	InterconnectAttachmentGroupsSetIamPolicy(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, body InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentGroupsTestIamPermissionsWithBody Test the caller's permissions on the interconnect attachment group
+	//
+	// Returns which of `permissions` the caller has on the interconnect attachment group named (or numbered)
+	// `resource`. IAM is not enforced, so the caller has every permission of this resource
+	// type (`compute.interconnectAttachmentGroups.*`); permissions of other types are left out of the answer,
+	// and a permission with a wildcard is 400 `invalid`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions (the `InterconnectAttachmentGroupsTestIamPermissions` operationId).
+	InterconnectAttachmentGroupsTestIamPermissionsWithBody(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentGroupsTestIamPermissions Test the caller's permissions on the interconnect attachment group
+	//
+	// Returns which of `permissions` the caller has on the interconnect attachment group named (or numbered)
+	// `resource`. IAM is not enforced, so the caller has every permission of this resource
+	// type (`compute.interconnectAttachmentGroups.*`); permissions of other types are left out of the answer,
+	// and a permission with a wildcard is 400 `invalid`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions (the `InterconnectAttachmentGroupsTestIamPermissions` operationId).
+	InterconnectAttachmentGroupsTestIamPermissions(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, body InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsList List interconnect groups
+	//
+	// Lists the project's interconnect groups in pages, each with its analysis as of now.
+	// Groups whose insert Operation is not yet `DONE` are not listed.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsList` operationId).
+	InterconnectGroupsList(ctx context.Context, project ProjectPath, params *InterconnectGroupsListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsInsertWithBody Create an interconnect group
+	//
+	// Creates an interconnect group: `name` and `intent.topologyCapability` are required.
+	// `interconnects` maps user keys to `{interconnect: URL}`; each must name an existing
+	// interconnect of the project, else the Operation ends with `RESOURCE_NOT_FOUND` and
+	// nothing is created, and one interconnect may appear once per group (an interconnect
+	// may belong to several groups). More than the "Interconnects per group" quota (16)
+	// ends it with `QUOTA_EXCEEDED`. The group is readable once the Operation is `DONE`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsInsert` operationId).
+	InterconnectGroupsInsertWithBody(ctx context.Context, project ProjectPath, params *InterconnectGroupsInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsInsert Create an interconnect group
+	//
+	// Creates an interconnect group: `name` and `intent.topologyCapability` are required.
+	// `interconnects` maps user keys to `{interconnect: URL}`; each must name an existing
+	// interconnect of the project, else the Operation ends with `RESOURCE_NOT_FOUND` and
+	// nothing is created, and one interconnect may appear once per group (an interconnect
+	// may belong to several groups). More than the "Interconnects per group" quota (16)
+	// ends it with `QUOTA_EXCEEDED`. The group is readable once the Operation is `DONE`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsInsert` operationId).
+	InterconnectGroupsInsert(ctx context.Context, project ProjectPath, params *InterconnectGroupsInsertParams, body InterconnectGroupsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsDelete Delete an interconnect group
+	//
+	// Deletes the interconnect group (not its interconnects). It stays readable until the
+	// Operation is `DONE`.
+	//
+	// Corresponds with DELETE /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsDelete` operationId).
+	InterconnectGroupsDelete(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsGet Get an interconnect group
+	//
+	// Returns the interconnect group named (or numbered) `interconnectGroup`, with its
+	// `etag` and the server-computed `configured.topologyCapability` and
+	// `physicalStructure` (recomputed whenever the group or one of its interconnects
+	// changes).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsGet` operationId).
+	InterconnectGroupsGet(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsPatchWithBody Patch an interconnect group
+	//
+	// Changes the interconnect group named (or numbered) `interconnectGroup`, as
+	// `interconnectAttachmentGroups.patch` changes an attachment group: a JSON merge patch of
+	// `description`, `intent` and `interconnects` (entries merged key by key, an entry given
+	// as null removed), or exactly the fields listed in `updateMask`. A given `etag` must be
+	// current (412 `conditionNotMet`). Applied at accept: the Operation is already `DONE`,
+	// with `error` when an interconnect is not found or the quota is exceeded.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsPatch` operationId).
+	InterconnectGroupsPatchWithBody(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsPatch Patch an interconnect group
+	//
+	// Changes the interconnect group named (or numbered) `interconnectGroup`, as
+	// `interconnectAttachmentGroups.patch` changes an attachment group: a JSON merge patch of
+	// `description`, `intent` and `interconnects` (entries merged key by key, an entry given
+	// as null removed), or exactly the fields listed in `updateMask`. A given `etag` must be
+	// current (412 `conditionNotMet`). Applied at accept: the Operation is already `DONE`,
+	// with `error` when an interconnect is not found or the quota is exceeded.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsPatch` operationId).
+	InterconnectGroupsPatch(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, body InterconnectGroupsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsCreateMembersWithBody Create interconnects in an interconnect group
+	//
+	// Creates the interconnects of `request.interconnects` (each completed from
+	// `request.templateInterconnect`) and adds them to the group, in one step: every
+	// interconnect needs a free name, a `facility` (a facility of the catalog, such as
+	// `iad-1`), a `linkType`, a `requestedLinkCount` and an `interconnectType`; the first
+	// location of the facility not yet used by the call is taken, so that interconnects
+	// created together spread over the facility's zones. With `intentMismatchBehavior:
+	// REJECT`, a call after which the group's `configured.topologyCapability.supportedSla`
+	// would differ from its intent is 400 `invalid` and creates nothing. The Operation
+	// (`operationType: createMembers`) is already `DONE`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers (the `InterconnectGroupsCreateMembers` operationId).
+	InterconnectGroupsCreateMembersWithBody(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsCreateMembers Create interconnects in an interconnect group
+	//
+	// Creates the interconnects of `request.interconnects` (each completed from
+	// `request.templateInterconnect`) and adds them to the group, in one step: every
+	// interconnect needs a free name, a `facility` (a facility of the catalog, such as
+	// `iad-1`), a `linkType`, a `requestedLinkCount` and an `interconnectType`; the first
+	// location of the facility not yet used by the call is taken, so that interconnects
+	// created together spread over the facility's zones. With `intentMismatchBehavior:
+	// REJECT`, a call after which the group's `configured.topologyCapability.supportedSla`
+	// would differ from its intent is 400 `invalid` and creates nothing. The Operation
+	// (`operationType: createMembers`) is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers (the `InterconnectGroupsCreateMembers` operationId).
+	InterconnectGroupsCreateMembers(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, body InterconnectGroupsCreateMembersJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsGetOperationalStatus Get the operational status of an interconnect group
+	//
+	// Returns, computed when asked, each interconnect's status (`isActive` is `ACTIVE`
+	// exactly when it exists, is admin-enabled and its circuit is not set down through the
+	// admin API; a deleted interconnect is `INACTIVE` with `adminEnabled: false`), the
+	// `configured` capability over the group's existing interconnects, the `operational`
+	// one over the active ones only, and `groupStatus` (`FULLY_UP` when all are active,
+	// `FULLY_DOWN` when none is or the group has none, `DEGRADED` otherwise), with the
+	// group's `etag`.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/getOperationalStatus (the `InterconnectGroupsGetOperationalStatus` operationId).
+	InterconnectGroupsGetOperationalStatus(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetOperationalStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsGetIamPolicy Get the IAM policy of the interconnect group
+	//
+	// Returns the IAM policy stored on the interconnect group named (or numbered) `resource`: its
+	// `bindings`, `auditConfigs`, `version` and `etag`. A resource whose policy was never
+	// set has an empty policy (`version` 1, `etag` `ACAB`). With
+	// `optionsRequestedPolicyVersion` below 3, conditional bindings are returned as IAM
+	// returns them to such callers: without their condition and with `_withcond_` and a
+	// hash appended to the role. Versions other than 0, 1 and 3 are 400 `invalid`.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{resource}/getIamPolicy (the `InterconnectGroupsGetIamPolicy` operationId).
+	InterconnectGroupsGetIamPolicy(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsGetIamPolicyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsSetIamPolicyWithBody Set the IAM policy of the interconnect group
+	//
+	// Replaces the IAM policy of the interconnect group named (or numbered) `resource` with `policy` and
+	// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+	// request's deprecated top-level `etag` is given), it must be the current one, else 409
+	// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+	// same role and condition are merged and their members deduplicated; bindings without
+	// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+	// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+	// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+	// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+	// `version` 3. Violations are 400 `invalid`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy (the `InterconnectGroupsSetIamPolicy` operationId).
+	InterconnectGroupsSetIamPolicyWithBody(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsSetIamPolicy Set the IAM policy of the interconnect group
+	//
+	// Replaces the IAM policy of the interconnect group named (or numbered) `resource` with `policy` and
+	// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+	// request's deprecated top-level `etag` is given), it must be the current one, else 409
+	// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+	// same role and condition are merged and their members deduplicated; bindings without
+	// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+	// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+	// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+	// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+	// `version` 3. Violations are 400 `invalid`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy (the `InterconnectGroupsSetIamPolicy` operationId).
+	InterconnectGroupsSetIamPolicy(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, body InterconnectGroupsSetIamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsTestIamPermissionsWithBody Test the caller's permissions on the interconnect group
+	//
+	// Returns which of `permissions` the caller has on the interconnect group named (or numbered)
+	// `resource`. IAM is not enforced, so the caller has every permission of this resource
+	// type (`compute.interconnectGroups.*`); permissions of other types are left out of the answer,
+	// and a permission with a wildcard is 400 `invalid`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions (the `InterconnectGroupsTestIamPermissions` operationId).
+	InterconnectGroupsTestIamPermissionsWithBody(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsTestIamPermissions Test the caller's permissions on the interconnect group
+	//
+	// Returns which of `permissions` the caller has on the interconnect group named (or numbered)
+	// `resource`. IAM is not enforced, so the caller has every permission of this resource
+	// type (`compute.interconnectGroups.*`); permissions of other types are left out of the answer,
+	// and a permission with a wildcard is 400 `invalid`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions (the `InterconnectGroupsTestIamPermissions` operationId).
+	InterconnectGroupsTestIamPermissions(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, body InterconnectGroupsTestIamPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// InterconnectLocationsList List interconnect locations
 	//
@@ -4989,6 +6400,101 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsGet` operationId).
 	InterconnectsGet(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsPatchWithBody Patch an interconnect
+	//
+	// Changes the interconnect named (or numbered) `interconnect` with a JSON merge patch of
+	// an `Interconnect`. Patchable: `description`, `adminEnabled`, `nocContactEmail`,
+	// `customerName`, `requestedLinkCount` and `labels`; any other writable member sent
+	// with a value other than the current one is 400 `invalid` (sending back what `get`
+	// returned is accepted). Setting `adminEnabled: false` drains the interconnect: its
+	// attachments and every interconnect group holding it report it down. Applied at
+	// accept: the Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsPatch` operationId).
+	InterconnectsPatchWithBody(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsPatch Patch an interconnect
+	//
+	// Changes the interconnect named (or numbered) `interconnect` with a JSON merge patch of
+	// an `Interconnect`. Patchable: `description`, `adminEnabled`, `nocContactEmail`,
+	// `customerName`, `requestedLinkCount` and `labels`; any other writable member sent
+	// with a value other than the current one is 400 `invalid` (sending back what `get`
+	// returned is accepted). Setting `adminEnabled: false` drains the interconnect: its
+	// attachments and every interconnect group holding it report it down. Applied at
+	// accept: the Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsPatch` operationId).
+	InterconnectsPatch(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, body InterconnectsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsGetDiagnostics Get the diagnostics of an interconnect
+	//
+	// Returns the diagnostics of the interconnect named (or numbered) `interconnect`: one
+	// link per provisioned link, each up exactly when the interconnect is operational
+	// (admin-enabled and its circuit not set down through the admin API), with plausible
+	// optical power and LACP values; the bundle is up when any link is.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getDiagnostics (the `InterconnectsGetDiagnostics` operationId).
+	InterconnectsGetDiagnostics(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetDiagnosticsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsGetMacsecConfig Get the MACsec configuration of an interconnect
+	//
+	// Returns the MACsec configuration of the interconnect named (or numbered)
+	// `interconnect`: its pre-shared keys with the CAK and CKN the service generated for
+	// each (none when MACsec is not configured), and an `etag` of the configuration.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getMacsecConfig (the `InterconnectsGetMacsecConfig` operationId).
+	InterconnectsGetMacsecConfig(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetMacsecConfigParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsSetNameWithBody Rename an interconnect
+	//
+	// Renames the interconnect named (or numbered) `interconnect` to `name`. `currentName`,
+	// when given, must be its current name (400 `invalid` otherwise); `name` is required and
+	// must be free (409 `alreadyExists`). Its attachments and the interconnect groups that
+	// hold it follow the new name. Applied at accept: the Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName (the `InterconnectsSetName` operationId).
+	InterconnectsSetNameWithBody(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsSetName Rename an interconnect
+	//
+	// Renames the interconnect named (or numbered) `interconnect` to `name`. `currentName`,
+	// when given, must be its current name (400 `invalid` otherwise); `name` is required and
+	// must be free (409 `alreadyExists`). Its attachments and the interconnect groups that
+	// hold it follow the new name. Applied at accept: the Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName (the `InterconnectsSetName` operationId).
+	InterconnectsSetName(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, body InterconnectsSetNameJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsSetLabelsWithBody Set the labels of an interconnect
+	//
+	// Replaces the whole label set of the interconnect named (or numbered) `resource`, with
+	// the rules of `globalForwardingRules.setLabels`: `labelFingerprint` must be the current
+	// one (412 `conditionNotMet` otherwise) and the returned Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels (the `InterconnectsSetLabels` operationId).
+	InterconnectsSetLabelsWithBody(ctx context.Context, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsSetLabels Set the labels of an interconnect
+	//
+	// Replaces the whole label set of the interconnect named (or numbered) `resource`, with
+	// the rules of `globalForwardingRules.setLabels`: `labelFingerprint` must be the current
+	// one (412 `conditionNotMet` otherwise) and the returned Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels (the `InterconnectsSetLabels` operationId).
+	InterconnectsSetLabels(ctx context.Context, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, body InterconnectsSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GlobalOperationsList List global operations
 	//
@@ -5139,6 +6645,58 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsGet` operationId).
 	InterconnectAttachmentsGet(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentsPatchWithBody Patch an interconnect attachment
+	//
+	// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
+	// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
+	// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
+	// value other than the current one is 400 `invalid` (sending back what `get` returned
+	// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
+	// Applied at accept: the regional Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsPatch` operationId).
+	InterconnectAttachmentsPatchWithBody(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentsPatch Patch an interconnect attachment
+	//
+	// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
+	// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
+	// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
+	// value other than the current one is 400 `invalid` (sending back what `get` returned
+	// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
+	// Applied at accept: the regional Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsPatch` operationId).
+	InterconnectAttachmentsPatch(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, body InterconnectAttachmentsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentsSetLabelsWithBody Set the labels of an interconnect attachment
+	//
+	// Replaces the whole label set of the attachment named (or numbered) `resource`, with
+	// the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a stale
+	// `labelFingerprint`); the returned regional Operation is already `DONE`. Unlike the
+	// global method, it takes a `requestId`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels (the `InterconnectAttachmentsSetLabels` operationId).
+	InterconnectAttachmentsSetLabelsWithBody(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentsSetLabels Set the labels of an interconnect attachment
+	//
+	// Replaces the whole label set of the attachment named (or numbered) `resource`, with
+	// the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a stale
+	// `labelFingerprint`); the returned regional Operation is already `DONE`. Unlike the
+	// global method, it takes a `requestId`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels (the `InterconnectAttachmentsSetLabels` operationId).
+	InterconnectAttachmentsSetLabels(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, body InterconnectAttachmentsSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RegionOperationsList List regional operations
 	//
@@ -5345,6 +6903,100 @@ func (c *Client) GlobalForwardingRulesDelete(ctx context.Context, project Projec
 // Corresponds with GET /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesGet` operationId).
 func (c *Client) GlobalForwardingRulesGet(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGlobalForwardingRulesGetRequest(c.Server, project, forwardingRule, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GlobalForwardingRulesPatchWithBody Patch a global forwarding rule
+//
+// Changes the rule named (or numbered) `forwardingRule` with a JSON merge patch of a
+// `ForwardingRule`. As the real service says, only `networkTier` can be patched: any
+// other writable member sent with a value other than the rule's current one is 400
+// `invalid` (sending back what `get` returned is accepted), and `labels` change only
+// through `setLabels`. A non-empty `fingerprint` must be the rule's current one, else
+// 412 `conditionNotMet`. Applied at accept: the Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesPatch` operationId).
+func (c *Client) GlobalForwardingRulesPatchWithBody(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalForwardingRulesPatchRequestWithBody(c.Server, project, forwardingRule, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GlobalForwardingRulesPatch Patch a global forwarding rule
+//
+// Changes the rule named (or numbered) `forwardingRule` with a JSON merge patch of a
+// `ForwardingRule`. As the real service says, only `networkTier` can be patched: any
+// other writable member sent with a value other than the rule's current one is 400
+// `invalid` (sending back what `get` returned is accepted), and `labels` change only
+// through `setLabels`. A non-empty `fingerprint` must be the rule's current one, else
+// 412 `conditionNotMet`. Applied at accept: the Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesPatch` operationId).
+func (c *Client) GlobalForwardingRulesPatch(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, body GlobalForwardingRulesPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalForwardingRulesPatchRequest(c.Server, project, forwardingRule, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GlobalForwardingRulesSetTargetWithBody Change the target of a global forwarding rule
+//
+// Points the rule named (or numbered) `forwardingRule` at `target`. The new target must
+// be of the same type (the same collection, such as `targetHttpProxies`) as the current
+// one, else 400 `invalid`; a rule without a target takes any. The change is applied when
+// the request is accepted, so the returned Operation (`operationType: setTarget`) is
+// already `DONE`, and the rule's `fingerprint` changes.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget (the `GlobalForwardingRulesSetTarget` operationId).
+func (c *Client) GlobalForwardingRulesSetTargetWithBody(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalForwardingRulesSetTargetRequestWithBody(c.Server, project, forwardingRule, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GlobalForwardingRulesSetTarget Change the target of a global forwarding rule
+//
+// Points the rule named (or numbered) `forwardingRule` at `target`. The new target must
+// be of the same type (the same collection, such as `targetHttpProxies`) as the current
+// one, else 400 `invalid`; a rule without a target takes any. The change is applied when
+// the request is accepted, so the returned Operation (`operationType: setTarget`) is
+// already `DONE`, and the rule's `fingerprint` changes.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget (the `GlobalForwardingRulesSetTarget` operationId).
+func (c *Client) GlobalForwardingRulesSetTarget(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, body GlobalForwardingRulesSetTargetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalForwardingRulesSetTargetRequest(c.Server, project, forwardingRule, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5676,7 +7328,8 @@ func (c *Client) InterconnectAttachmentGroupsPatch(ctx context.Context, project 
 // numbered) `interconnectAttachmentGroup`, computed when asked, and the group's current
 // `etag`. Per attachment (`attachmentStatuses`, sorted by attachment URL): `status` is
 // `CONNECTION_DISABLED` when the attachment has `adminEnabled: false`,
-// `CONNECTION_DOWN` when its interconnect has `adminEnabled: false`, and
+// `CONNECTION_DOWN` when its interconnect has `adminEnabled: false` or the circuit of
+// either is down (set through the admin API's circuit control), and
 // `CONNECTION_UP` otherwise; `isActive` is `ACTIVE` exactly when `status` is
 // `CONNECTION_UP`, else `INACTIVE`. `operational` is computed like `configured` over the
 // active attachments only. `groupStatus` is `FULLY_UP` when the group has attachments
@@ -5687,6 +7340,479 @@ func (c *Client) InterconnectAttachmentGroupsPatch(ctx context.Context, project 
 // Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup}/getOperationalStatus (the `InterconnectAttachmentGroupsGetOperationalStatus` operationId).
 func (c *Client) InterconnectAttachmentGroupsGetOperationalStatus(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsGetOperationalStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewInterconnectAttachmentGroupsGetOperationalStatusRequest(c.Server, project, interconnectAttachmentGroup, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentGroupsGetIamPolicy Get the IAM policy of the interconnect attachment group
+//
+// Returns the IAM policy stored on the interconnect attachment group named (or numbered) `resource`: its
+// `bindings`, `auditConfigs`, `version` and `etag`. A resource whose policy was never
+// set has an empty policy (`version` 1, `etag` `ACAB`). With
+// `optionsRequestedPolicyVersion` below 3, conditional bindings are returned as IAM
+// returns them to such callers: without their condition and with `_withcond_` and a
+// hash appended to the role. Versions other than 0, 1 and 3 are 400 `invalid`.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/getIamPolicy (the `InterconnectAttachmentGroupsGetIamPolicy` operationId).
+func (c *Client) InterconnectAttachmentGroupsGetIamPolicy(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsGetIamPolicyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentGroupsGetIamPolicyRequest(c.Server, project, resource, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentGroupsSetIamPolicyWithBody Set the IAM policy of the interconnect attachment group
+//
+// Replaces the IAM policy of the interconnect attachment group named (or numbered) `resource` with `policy` and
+// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+// request's deprecated top-level `etag` is given), it must be the current one, else 409
+// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+// same role and condition are merged and their members deduplicated; bindings without
+// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+// `version` 3. Violations are 400 `invalid`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy (the `InterconnectAttachmentGroupsSetIamPolicy` operationId).
+func (c *Client) InterconnectAttachmentGroupsSetIamPolicyWithBody(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentGroupsSetIamPolicyRequestWithBody(c.Server, project, resource, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentGroupsSetIamPolicy Set the IAM policy of the interconnect attachment group
+//
+// Replaces the IAM policy of the interconnect attachment group named (or numbered) `resource` with `policy` and
+// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+// request's deprecated top-level `etag` is given), it must be the current one, else 409
+// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+// same role and condition are merged and their members deduplicated; bindings without
+// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+// `version` 3. Violations are 400 `invalid`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy (the `InterconnectAttachmentGroupsSetIamPolicy` operationId).
+func (c *Client) InterconnectAttachmentGroupsSetIamPolicy(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, body InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentGroupsSetIamPolicyRequest(c.Server, project, resource, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentGroupsTestIamPermissionsWithBody Test the caller's permissions on the interconnect attachment group
+//
+// Returns which of `permissions` the caller has on the interconnect attachment group named (or numbered)
+// `resource`. IAM is not enforced, so the caller has every permission of this resource
+// type (`compute.interconnectAttachmentGroups.*`); permissions of other types are left out of the answer,
+// and a permission with a wildcard is 400 `invalid`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions (the `InterconnectAttachmentGroupsTestIamPermissions` operationId).
+func (c *Client) InterconnectAttachmentGroupsTestIamPermissionsWithBody(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentGroupsTestIamPermissionsRequestWithBody(c.Server, project, resource, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentGroupsTestIamPermissions Test the caller's permissions on the interconnect attachment group
+//
+// Returns which of `permissions` the caller has on the interconnect attachment group named (or numbered)
+// `resource`. IAM is not enforced, so the caller has every permission of this resource
+// type (`compute.interconnectAttachmentGroups.*`); permissions of other types are left out of the answer,
+// and a permission with a wildcard is 400 `invalid`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions (the `InterconnectAttachmentGroupsTestIamPermissions` operationId).
+func (c *Client) InterconnectAttachmentGroupsTestIamPermissions(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, body InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentGroupsTestIamPermissionsRequest(c.Server, project, resource, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsList List interconnect groups
+//
+// Lists the project's interconnect groups in pages, each with its analysis as of now.
+// Groups whose insert Operation is not yet `DONE` are not listed.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsList` operationId).
+func (c *Client) InterconnectGroupsList(ctx context.Context, project ProjectPath, params *InterconnectGroupsListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsListRequest(c.Server, project, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsInsertWithBody Create an interconnect group
+//
+// Creates an interconnect group: `name` and `intent.topologyCapability` are required.
+// `interconnects` maps user keys to `{interconnect: URL}`; each must name an existing
+// interconnect of the project, else the Operation ends with `RESOURCE_NOT_FOUND` and
+// nothing is created, and one interconnect may appear once per group (an interconnect
+// may belong to several groups). More than the "Interconnects per group" quota (16)
+// ends it with `QUOTA_EXCEEDED`. The group is readable once the Operation is `DONE`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsInsert` operationId).
+func (c *Client) InterconnectGroupsInsertWithBody(ctx context.Context, project ProjectPath, params *InterconnectGroupsInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsInsertRequestWithBody(c.Server, project, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsInsert Create an interconnect group
+//
+// Creates an interconnect group: `name` and `intent.topologyCapability` are required.
+// `interconnects` maps user keys to `{interconnect: URL}`; each must name an existing
+// interconnect of the project, else the Operation ends with `RESOURCE_NOT_FOUND` and
+// nothing is created, and one interconnect may appear once per group (an interconnect
+// may belong to several groups). More than the "Interconnects per group" quota (16)
+// ends it with `QUOTA_EXCEEDED`. The group is readable once the Operation is `DONE`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsInsert` operationId).
+func (c *Client) InterconnectGroupsInsert(ctx context.Context, project ProjectPath, params *InterconnectGroupsInsertParams, body InterconnectGroupsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsInsertRequest(c.Server, project, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsDelete Delete an interconnect group
+//
+// Deletes the interconnect group (not its interconnects). It stays readable until the
+// Operation is `DONE`.
+//
+// Corresponds with DELETE /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsDelete` operationId).
+func (c *Client) InterconnectGroupsDelete(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsDeleteRequest(c.Server, project, interconnectGroup, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsGet Get an interconnect group
+//
+// Returns the interconnect group named (or numbered) `interconnectGroup`, with its
+// `etag` and the server-computed `configured.topologyCapability` and
+// `physicalStructure` (recomputed whenever the group or one of its interconnects
+// changes).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsGet` operationId).
+func (c *Client) InterconnectGroupsGet(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsGetRequest(c.Server, project, interconnectGroup, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsPatchWithBody Patch an interconnect group
+//
+// Changes the interconnect group named (or numbered) `interconnectGroup`, as
+// `interconnectAttachmentGroups.patch` changes an attachment group: a JSON merge patch of
+// `description`, `intent` and `interconnects` (entries merged key by key, an entry given
+// as null removed), or exactly the fields listed in `updateMask`. A given `etag` must be
+// current (412 `conditionNotMet`). Applied at accept: the Operation is already `DONE`,
+// with `error` when an interconnect is not found or the quota is exceeded.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsPatch` operationId).
+func (c *Client) InterconnectGroupsPatchWithBody(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsPatchRequestWithBody(c.Server, project, interconnectGroup, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsPatch Patch an interconnect group
+//
+// Changes the interconnect group named (or numbered) `interconnectGroup`, as
+// `interconnectAttachmentGroups.patch` changes an attachment group: a JSON merge patch of
+// `description`, `intent` and `interconnects` (entries merged key by key, an entry given
+// as null removed), or exactly the fields listed in `updateMask`. A given `etag` must be
+// current (412 `conditionNotMet`). Applied at accept: the Operation is already `DONE`,
+// with `error` when an interconnect is not found or the quota is exceeded.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsPatch` operationId).
+func (c *Client) InterconnectGroupsPatch(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, body InterconnectGroupsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsPatchRequest(c.Server, project, interconnectGroup, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsCreateMembersWithBody Create interconnects in an interconnect group
+//
+// Creates the interconnects of `request.interconnects` (each completed from
+// `request.templateInterconnect`) and adds them to the group, in one step: every
+// interconnect needs a free name, a `facility` (a facility of the catalog, such as
+// `iad-1`), a `linkType`, a `requestedLinkCount` and an `interconnectType`; the first
+// location of the facility not yet used by the call is taken, so that interconnects
+// created together spread over the facility's zones. With `intentMismatchBehavior:
+// REJECT`, a call after which the group's `configured.topologyCapability.supportedSla`
+// would differ from its intent is 400 `invalid` and creates nothing. The Operation
+// (`operationType: createMembers`) is already `DONE`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers (the `InterconnectGroupsCreateMembers` operationId).
+func (c *Client) InterconnectGroupsCreateMembersWithBody(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsCreateMembersRequestWithBody(c.Server, project, interconnectGroup, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsCreateMembers Create interconnects in an interconnect group
+//
+// Creates the interconnects of `request.interconnects` (each completed from
+// `request.templateInterconnect`) and adds them to the group, in one step: every
+// interconnect needs a free name, a `facility` (a facility of the catalog, such as
+// `iad-1`), a `linkType`, a `requestedLinkCount` and an `interconnectType`; the first
+// location of the facility not yet used by the call is taken, so that interconnects
+// created together spread over the facility's zones. With `intentMismatchBehavior:
+// REJECT`, a call after which the group's `configured.topologyCapability.supportedSla`
+// would differ from its intent is 400 `invalid` and creates nothing. The Operation
+// (`operationType: createMembers`) is already `DONE`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers (the `InterconnectGroupsCreateMembers` operationId).
+func (c *Client) InterconnectGroupsCreateMembers(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, body InterconnectGroupsCreateMembersJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsCreateMembersRequest(c.Server, project, interconnectGroup, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsGetOperationalStatus Get the operational status of an interconnect group
+//
+// Returns, computed when asked, each interconnect's status (`isActive` is `ACTIVE`
+// exactly when it exists, is admin-enabled and its circuit is not set down through the
+// admin API; a deleted interconnect is `INACTIVE` with `adminEnabled: false`), the
+// `configured` capability over the group's existing interconnects, the `operational`
+// one over the active ones only, and `groupStatus` (`FULLY_UP` when all are active,
+// `FULLY_DOWN` when none is or the group has none, `DEGRADED` otherwise), with the
+// group's `etag`.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/getOperationalStatus (the `InterconnectGroupsGetOperationalStatus` operationId).
+func (c *Client) InterconnectGroupsGetOperationalStatus(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetOperationalStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsGetOperationalStatusRequest(c.Server, project, interconnectGroup, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsGetIamPolicy Get the IAM policy of the interconnect group
+//
+// Returns the IAM policy stored on the interconnect group named (or numbered) `resource`: its
+// `bindings`, `auditConfigs`, `version` and `etag`. A resource whose policy was never
+// set has an empty policy (`version` 1, `etag` `ACAB`). With
+// `optionsRequestedPolicyVersion` below 3, conditional bindings are returned as IAM
+// returns them to such callers: without their condition and with `_withcond_` and a
+// hash appended to the role. Versions other than 0, 1 and 3 are 400 `invalid`.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{resource}/getIamPolicy (the `InterconnectGroupsGetIamPolicy` operationId).
+func (c *Client) InterconnectGroupsGetIamPolicy(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsGetIamPolicyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsGetIamPolicyRequest(c.Server, project, resource, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsSetIamPolicyWithBody Set the IAM policy of the interconnect group
+//
+// Replaces the IAM policy of the interconnect group named (or numbered) `resource` with `policy` and
+// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+// request's deprecated top-level `etag` is given), it must be the current one, else 409
+// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+// same role and condition are merged and their members deduplicated; bindings without
+// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+// `version` 3. Violations are 400 `invalid`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy (the `InterconnectGroupsSetIamPolicy` operationId).
+func (c *Client) InterconnectGroupsSetIamPolicyWithBody(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsSetIamPolicyRequestWithBody(c.Server, project, resource, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsSetIamPolicy Set the IAM policy of the interconnect group
+//
+// Replaces the IAM policy of the interconnect group named (or numbered) `resource` with `policy` and
+// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+// request's deprecated top-level `etag` is given), it must be the current one, else 409
+// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+// same role and condition are merged and their members deduplicated; bindings without
+// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+// `version` 3. Violations are 400 `invalid`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy (the `InterconnectGroupsSetIamPolicy` operationId).
+func (c *Client) InterconnectGroupsSetIamPolicy(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, body InterconnectGroupsSetIamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsSetIamPolicyRequest(c.Server, project, resource, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsTestIamPermissionsWithBody Test the caller's permissions on the interconnect group
+//
+// Returns which of `permissions` the caller has on the interconnect group named (or numbered)
+// `resource`. IAM is not enforced, so the caller has every permission of this resource
+// type (`compute.interconnectGroups.*`); permissions of other types are left out of the answer,
+// and a permission with a wildcard is 400 `invalid`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions (the `InterconnectGroupsTestIamPermissions` operationId).
+func (c *Client) InterconnectGroupsTestIamPermissionsWithBody(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsTestIamPermissionsRequestWithBody(c.Server, project, resource, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsTestIamPermissions Test the caller's permissions on the interconnect group
+//
+// Returns which of `permissions` the caller has on the interconnect group named (or numbered)
+// `resource`. IAM is not enforced, so the caller has every permission of this resource
+// type (`compute.interconnectGroups.*`); permissions of other types are left out of the answer,
+// and a permission with a wildcard is 400 `invalid`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions (the `InterconnectGroupsTestIamPermissions` operationId).
+func (c *Client) InterconnectGroupsTestIamPermissions(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, body InterconnectGroupsTestIamPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsTestIamPermissionsRequest(c.Server, project, resource, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5861,6 +7987,181 @@ func (c *Client) InterconnectsDelete(ctx context.Context, project ProjectPath, i
 // Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsGet` operationId).
 func (c *Client) InterconnectsGet(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewInterconnectsGetRequest(c.Server, project, interconnect, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsPatchWithBody Patch an interconnect
+//
+// Changes the interconnect named (or numbered) `interconnect` with a JSON merge patch of
+// an `Interconnect`. Patchable: `description`, `adminEnabled`, `nocContactEmail`,
+// `customerName`, `requestedLinkCount` and `labels`; any other writable member sent
+// with a value other than the current one is 400 `invalid` (sending back what `get`
+// returned is accepted). Setting `adminEnabled: false` drains the interconnect: its
+// attachments and every interconnect group holding it report it down. Applied at
+// accept: the Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsPatch` operationId).
+func (c *Client) InterconnectsPatchWithBody(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsPatchRequestWithBody(c.Server, project, interconnect, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsPatch Patch an interconnect
+//
+// Changes the interconnect named (or numbered) `interconnect` with a JSON merge patch of
+// an `Interconnect`. Patchable: `description`, `adminEnabled`, `nocContactEmail`,
+// `customerName`, `requestedLinkCount` and `labels`; any other writable member sent
+// with a value other than the current one is 400 `invalid` (sending back what `get`
+// returned is accepted). Setting `adminEnabled: false` drains the interconnect: its
+// attachments and every interconnect group holding it report it down. Applied at
+// accept: the Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsPatch` operationId).
+func (c *Client) InterconnectsPatch(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, body InterconnectsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsPatchRequest(c.Server, project, interconnect, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsGetDiagnostics Get the diagnostics of an interconnect
+//
+// Returns the diagnostics of the interconnect named (or numbered) `interconnect`: one
+// link per provisioned link, each up exactly when the interconnect is operational
+// (admin-enabled and its circuit not set down through the admin API), with plausible
+// optical power and LACP values; the bundle is up when any link is.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getDiagnostics (the `InterconnectsGetDiagnostics` operationId).
+func (c *Client) InterconnectsGetDiagnostics(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetDiagnosticsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsGetDiagnosticsRequest(c.Server, project, interconnect, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsGetMacsecConfig Get the MACsec configuration of an interconnect
+//
+// Returns the MACsec configuration of the interconnect named (or numbered)
+// `interconnect`: its pre-shared keys with the CAK and CKN the service generated for
+// each (none when MACsec is not configured), and an `etag` of the configuration.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getMacsecConfig (the `InterconnectsGetMacsecConfig` operationId).
+func (c *Client) InterconnectsGetMacsecConfig(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetMacsecConfigParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsGetMacsecConfigRequest(c.Server, project, interconnect, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsSetNameWithBody Rename an interconnect
+//
+// Renames the interconnect named (or numbered) `interconnect` to `name`. `currentName`,
+// when given, must be its current name (400 `invalid` otherwise); `name` is required and
+// must be free (409 `alreadyExists`). Its attachments and the interconnect groups that
+// hold it follow the new name. Applied at accept: the Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName (the `InterconnectsSetName` operationId).
+func (c *Client) InterconnectsSetNameWithBody(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsSetNameRequestWithBody(c.Server, project, interconnect, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsSetName Rename an interconnect
+//
+// Renames the interconnect named (or numbered) `interconnect` to `name`. `currentName`,
+// when given, must be its current name (400 `invalid` otherwise); `name` is required and
+// must be free (409 `alreadyExists`). Its attachments and the interconnect groups that
+// hold it follow the new name. Applied at accept: the Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName (the `InterconnectsSetName` operationId).
+func (c *Client) InterconnectsSetName(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, body InterconnectsSetNameJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsSetNameRequest(c.Server, project, interconnect, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsSetLabelsWithBody Set the labels of an interconnect
+//
+// Replaces the whole label set of the interconnect named (or numbered) `resource`, with
+// the rules of `globalForwardingRules.setLabels`: `labelFingerprint` must be the current
+// one (412 `conditionNotMet` otherwise) and the returned Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels (the `InterconnectsSetLabels` operationId).
+func (c *Client) InterconnectsSetLabelsWithBody(ctx context.Context, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsSetLabelsRequestWithBody(c.Server, project, resource, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsSetLabels Set the labels of an interconnect
+//
+// Replaces the whole label set of the interconnect named (or numbered) `resource`, with
+// the rules of `globalForwardingRules.setLabels`: `labelFingerprint` must be the current
+// one (412 `conditionNotMet` otherwise) and the returned Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels (the `InterconnectsSetLabels` operationId).
+func (c *Client) InterconnectsSetLabels(ctx context.Context, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, body InterconnectsSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsSetLabelsRequest(c.Server, project, resource, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6101,6 +8402,98 @@ func (c *Client) InterconnectAttachmentsDelete(ctx context.Context, project Proj
 // Corresponds with GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsGet` operationId).
 func (c *Client) InterconnectAttachmentsGet(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewInterconnectAttachmentsGetRequest(c.Server, project, region, interconnectAttachment, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentsPatchWithBody Patch an interconnect attachment
+//
+// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
+// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
+// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
+// value other than the current one is 400 `invalid` (sending back what `get` returned
+// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
+// Applied at accept: the regional Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsPatch` operationId).
+func (c *Client) InterconnectAttachmentsPatchWithBody(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentsPatchRequestWithBody(c.Server, project, region, interconnectAttachment, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentsPatch Patch an interconnect attachment
+//
+// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
+// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
+// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
+// value other than the current one is 400 `invalid` (sending back what `get` returned
+// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
+// Applied at accept: the regional Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsPatch` operationId).
+func (c *Client) InterconnectAttachmentsPatch(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, body InterconnectAttachmentsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentsPatchRequest(c.Server, project, region, interconnectAttachment, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentsSetLabelsWithBody Set the labels of an interconnect attachment
+//
+// Replaces the whole label set of the attachment named (or numbered) `resource`, with
+// the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a stale
+// `labelFingerprint`); the returned regional Operation is already `DONE`. Unlike the
+// global method, it takes a `requestId`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels (the `InterconnectAttachmentsSetLabels` operationId).
+func (c *Client) InterconnectAttachmentsSetLabelsWithBody(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentsSetLabelsRequestWithBody(c.Server, project, region, resource, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentsSetLabels Set the labels of an interconnect attachment
+//
+// Replaces the whole label set of the attachment named (or numbered) `resource`, with
+// the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a stale
+// `labelFingerprint`); the returned regional Operation is already `DONE`. Unlike the
+// global method, it takes a `requestId`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels (the `InterconnectAttachmentsSetLabels` operationId).
+func (c *Client) InterconnectAttachmentsSetLabels(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, body InterconnectAttachmentsSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentsSetLabelsRequest(c.Server, project, region, resource, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6923,6 +9316,216 @@ func NewGlobalForwardingRulesGetRequest(server string, project ProjectPath, forw
 	return req, nil
 }
 
+// NewGlobalForwardingRulesPatchRequest calls the generic GlobalForwardingRulesPatch builder with application/json body
+func NewGlobalForwardingRulesPatchRequest(server string, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, body GlobalForwardingRulesPatchJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewGlobalForwardingRulesPatchRequestWithBody(server, project, forwardingRule, params, "application/json", bodyReader)
+}
+
+// NewGlobalForwardingRulesPatchRequestWithBody constructs an http.Request for the GlobalForwardingRulesPatch method, with any body, and a specified content type
+func NewGlobalForwardingRulesPatchRequestWithBody(server string, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "forwardingRule", forwardingRule, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/forwardingRules/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGlobalForwardingRulesSetTargetRequest calls the generic GlobalForwardingRulesSetTarget builder with application/json body
+func NewGlobalForwardingRulesSetTargetRequest(server string, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, body GlobalForwardingRulesSetTargetJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewGlobalForwardingRulesSetTargetRequestWithBody(server, project, forwardingRule, params, "application/json", bodyReader)
+}
+
+// NewGlobalForwardingRulesSetTargetRequestWithBody constructs an http.Request for the GlobalForwardingRulesSetTarget method, with any body, and a specified content type
+func NewGlobalForwardingRulesSetTargetRequestWithBody(server string, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "forwardingRule", forwardingRule, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/forwardingRules/%s/setTarget", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGlobalForwardingRulesSetLabelsRequest calls the generic GlobalForwardingRulesSetLabels builder with application/json body
 func NewGlobalForwardingRulesSetLabelsRequest(server string, project ProjectPath, resource ResourcePath, params *GlobalForwardingRulesSetLabelsParams, body GlobalForwardingRulesSetLabelsJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -7616,6 +10219,1255 @@ func NewInterconnectAttachmentGroupsGetOperationalStatusRequest(server string, p
 	return req, nil
 }
 
+// NewInterconnectAttachmentGroupsGetIamPolicyRequest constructs an http.Request for the InterconnectAttachmentGroupsGetIamPolicy method
+func NewInterconnectAttachmentGroupsGetIamPolicyRequest(server string, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsGetIamPolicyParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectAttachmentGroups/%s/getIamPolicy", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.OptionsRequestedPolicyVersion != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "optionsRequestedPolicyVersion", *params.OptionsRequestedPolicyVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectAttachmentGroupsSetIamPolicyRequest calls the generic InterconnectAttachmentGroupsSetIamPolicy builder with application/json body
+func NewInterconnectAttachmentGroupsSetIamPolicyRequest(server string, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, body InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectAttachmentGroupsSetIamPolicyRequestWithBody(server, project, resource, params, "application/json", bodyReader)
+}
+
+// NewInterconnectAttachmentGroupsSetIamPolicyRequestWithBody constructs an http.Request for the InterconnectAttachmentGroupsSetIamPolicy method, with any body, and a specified content type
+func NewInterconnectAttachmentGroupsSetIamPolicyRequestWithBody(server string, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectAttachmentGroups/%s/setIamPolicy", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectAttachmentGroupsTestIamPermissionsRequest calls the generic InterconnectAttachmentGroupsTestIamPermissions builder with application/json body
+func NewInterconnectAttachmentGroupsTestIamPermissionsRequest(server string, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, body InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectAttachmentGroupsTestIamPermissionsRequestWithBody(server, project, resource, params, "application/json", bodyReader)
+}
+
+// NewInterconnectAttachmentGroupsTestIamPermissionsRequestWithBody constructs an http.Request for the InterconnectAttachmentGroupsTestIamPermissions method, with any body, and a specified content type
+func NewInterconnectAttachmentGroupsTestIamPermissionsRequestWithBody(server string, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectAttachmentGroups/%s/testIamPermissions", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectGroupsListRequest constructs an http.Request for the InterconnectGroupsList method
+func NewInterconnectGroupsListRequest(server string, project ProjectPath, params *InterconnectGroupsListParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MaxResults != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "maxResults", *params.MaxResults, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "uint32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageToken", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ReturnPartialSuccess != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "returnPartialSuccess", *params.ReturnPartialSuccess, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectGroupsInsertRequest calls the generic InterconnectGroupsInsert builder with application/json body
+func NewInterconnectGroupsInsertRequest(server string, project ProjectPath, params *InterconnectGroupsInsertParams, body InterconnectGroupsInsertJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectGroupsInsertRequestWithBody(server, project, params, "application/json", bodyReader)
+}
+
+// NewInterconnectGroupsInsertRequestWithBody constructs an http.Request for the InterconnectGroupsInsert method, with any body, and a specified content type
+func NewInterconnectGroupsInsertRequestWithBody(server string, project ProjectPath, params *InterconnectGroupsInsertParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectGroupsDeleteRequest constructs an http.Request for the InterconnectGroupsDelete method
+func NewInterconnectGroupsDeleteRequest(server string, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsDeleteParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnectGroup", interconnectGroup, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectGroupsGetRequest constructs an http.Request for the InterconnectGroupsGet method
+func NewInterconnectGroupsGetRequest(server string, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnectGroup", interconnectGroup, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectGroupsPatchRequest calls the generic InterconnectGroupsPatch builder with application/json body
+func NewInterconnectGroupsPatchRequest(server string, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, body InterconnectGroupsPatchJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectGroupsPatchRequestWithBody(server, project, interconnectGroup, params, "application/json", bodyReader)
+}
+
+// NewInterconnectGroupsPatchRequestWithBody constructs an http.Request for the InterconnectGroupsPatch method, with any body, and a specified content type
+func NewInterconnectGroupsPatchRequestWithBody(server string, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnectGroup", interconnectGroup, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.UpdateMask != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updateMask", *params.UpdateMask, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectGroupsCreateMembersRequest calls the generic InterconnectGroupsCreateMembers builder with application/json body
+func NewInterconnectGroupsCreateMembersRequest(server string, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, body InterconnectGroupsCreateMembersJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectGroupsCreateMembersRequestWithBody(server, project, interconnectGroup, params, "application/json", bodyReader)
+}
+
+// NewInterconnectGroupsCreateMembersRequestWithBody constructs an http.Request for the InterconnectGroupsCreateMembers method, with any body, and a specified content type
+func NewInterconnectGroupsCreateMembersRequestWithBody(server string, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnectGroup", interconnectGroup, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups/%s/createMembers", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectGroupsGetOperationalStatusRequest constructs an http.Request for the InterconnectGroupsGetOperationalStatus method
+func NewInterconnectGroupsGetOperationalStatusRequest(server string, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetOperationalStatusParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnectGroup", interconnectGroup, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups/%s/getOperationalStatus", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectGroupsGetIamPolicyRequest constructs an http.Request for the InterconnectGroupsGetIamPolicy method
+func NewInterconnectGroupsGetIamPolicyRequest(server string, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsGetIamPolicyParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups/%s/getIamPolicy", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.OptionsRequestedPolicyVersion != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "optionsRequestedPolicyVersion", *params.OptionsRequestedPolicyVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectGroupsSetIamPolicyRequest calls the generic InterconnectGroupsSetIamPolicy builder with application/json body
+func NewInterconnectGroupsSetIamPolicyRequest(server string, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, body InterconnectGroupsSetIamPolicyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectGroupsSetIamPolicyRequestWithBody(server, project, resource, params, "application/json", bodyReader)
+}
+
+// NewInterconnectGroupsSetIamPolicyRequestWithBody constructs an http.Request for the InterconnectGroupsSetIamPolicy method, with any body, and a specified content type
+func NewInterconnectGroupsSetIamPolicyRequestWithBody(server string, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups/%s/setIamPolicy", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectGroupsTestIamPermissionsRequest calls the generic InterconnectGroupsTestIamPermissions builder with application/json body
+func NewInterconnectGroupsTestIamPermissionsRequest(server string, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, body InterconnectGroupsTestIamPermissionsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectGroupsTestIamPermissionsRequestWithBody(server, project, resource, params, "application/json", bodyReader)
+}
+
+// NewInterconnectGroupsTestIamPermissionsRequestWithBody constructs an http.Request for the InterconnectGroupsTestIamPermissions method, with any body, and a specified content type
+func NewInterconnectGroupsTestIamPermissionsRequestWithBody(server string, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups/%s/testIamPermissions", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewInterconnectLocationsListRequest constructs an http.Request for the InterconnectLocationsList method
 func NewInterconnectLocationsListRequest(server string, project ProjectPath, params *InterconnectLocationsListParams) (*http.Request, error) {
 	var err error
@@ -8228,6 +12080,469 @@ func NewInterconnectsGetRequest(server string, project ProjectPath, interconnect
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewInterconnectsPatchRequest calls the generic InterconnectsPatch builder with application/json body
+func NewInterconnectsPatchRequest(server string, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, body InterconnectsPatchJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectsPatchRequestWithBody(server, project, interconnect, params, "application/json", bodyReader)
+}
+
+// NewInterconnectsPatchRequestWithBody constructs an http.Request for the InterconnectsPatch method, with any body, and a specified content type
+func NewInterconnectsPatchRequestWithBody(server string, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnect", interconnect, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnects/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectsGetDiagnosticsRequest constructs an http.Request for the InterconnectsGetDiagnostics method
+func NewInterconnectsGetDiagnosticsRequest(server string, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetDiagnosticsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnect", interconnect, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnects/%s/getDiagnostics", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectsGetMacsecConfigRequest constructs an http.Request for the InterconnectsGetMacsecConfig method
+func NewInterconnectsGetMacsecConfigRequest(server string, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetMacsecConfigParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnect", interconnect, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnects/%s/getMacsecConfig", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectsSetNameRequest calls the generic InterconnectsSetName builder with application/json body
+func NewInterconnectsSetNameRequest(server string, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, body InterconnectsSetNameJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectsSetNameRequestWithBody(server, project, interconnect, params, "application/json", bodyReader)
+}
+
+// NewInterconnectsSetNameRequestWithBody constructs an http.Request for the InterconnectsSetName method, with any body, and a specified content type
+func NewInterconnectsSetNameRequestWithBody(server string, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnect", interconnect, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnects/%s/setName", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectsSetLabelsRequest calls the generic InterconnectsSetLabels builder with application/json body
+func NewInterconnectsSetLabelsRequest(server string, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, body InterconnectsSetLabelsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectsSetLabelsRequestWithBody(server, project, resource, params, "application/json", bodyReader)
+}
+
+// NewInterconnectsSetLabelsRequestWithBody constructs an http.Request for the InterconnectsSetLabels method, with any body, and a specified content type
+func NewInterconnectsSetLabelsRequestWithBody(server string, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnects/%s/setLabels", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -9048,6 +13363,230 @@ func NewInterconnectAttachmentsGetRequest(server string, project ProjectPath, re
 	return req, nil
 }
 
+// NewInterconnectAttachmentsPatchRequest calls the generic InterconnectAttachmentsPatch builder with application/json body
+func NewInterconnectAttachmentsPatchRequest(server string, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, body InterconnectAttachmentsPatchJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectAttachmentsPatchRequestWithBody(server, project, region, interconnectAttachment, params, "application/json", bodyReader)
+}
+
+// NewInterconnectAttachmentsPatchRequestWithBody constructs an http.Request for the InterconnectAttachmentsPatch method, with any body, and a specified content type
+func NewInterconnectAttachmentsPatchRequestWithBody(server string, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "interconnectAttachment", interconnectAttachment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/regions/%s/interconnectAttachments/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectAttachmentsSetLabelsRequest calls the generic InterconnectAttachmentsSetLabels builder with application/json body
+func NewInterconnectAttachmentsSetLabelsRequest(server string, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, body InterconnectAttachmentsSetLabelsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectAttachmentsSetLabelsRequestWithBody(server, project, region, resource, params, "application/json", bodyReader)
+}
+
+// NewInterconnectAttachmentsSetLabelsRequestWithBody constructs an http.Request for the InterconnectAttachmentsSetLabels method, with any body, and a specified content type
+func NewInterconnectAttachmentsSetLabelsRequestWithBody(server string, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/regions/%s/interconnectAttachments/%s/setLabels", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewRegionOperationsListRequest constructs an http.Request for the RegionOperationsList method
 func NewRegionOperationsListRequest(server string, project ProjectPath, region RegionPath, params *RegionOperationsListParams) (*http.Request, error) {
 	var err error
@@ -9604,6 +14143,60 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesGet` operationId).
 	GlobalForwardingRulesGetWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesGetParams, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesGetResponse, error)
 
+	// GlobalForwardingRulesPatchWithBodyWithResponse Patch a global forwarding rule
+	//
+	// Changes the rule named (or numbered) `forwardingRule` with a JSON merge patch of a
+	// `ForwardingRule`. As the real service says, only `networkTier` can be patched: any
+	// other writable member sent with a value other than the rule's current one is 400
+	// `invalid` (sending back what `get` returned is accepted), and `labels` change only
+	// through `setLabels`. A non-empty `fingerprint` must be the rule's current one, else
+	// 412 `conditionNotMet`. Applied at accept: the Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesPatch` operationId).
+	GlobalForwardingRulesPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesPatchResponse, error)
+
+	// GlobalForwardingRulesPatchWithResponse Patch a global forwarding rule
+	//
+	// Changes the rule named (or numbered) `forwardingRule` with a JSON merge patch of a
+	// `ForwardingRule`. As the real service says, only `networkTier` can be patched: any
+	// other writable member sent with a value other than the rule's current one is 400
+	// `invalid` (sending back what `get` returned is accepted), and `labels` change only
+	// through `setLabels`. A non-empty `fingerprint` must be the rule's current one, else
+	// 412 `conditionNotMet`. Applied at accept: the Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesPatch` operationId).
+	GlobalForwardingRulesPatchWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, body GlobalForwardingRulesPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesPatchResponse, error)
+
+	// GlobalForwardingRulesSetTargetWithBodyWithResponse Change the target of a global forwarding rule
+	//
+	// Points the rule named (or numbered) `forwardingRule` at `target`. The new target must
+	// be of the same type (the same collection, such as `targetHttpProxies`) as the current
+	// one, else 400 `invalid`; a rule without a target takes any. The change is applied when
+	// the request is accepted, so the returned Operation (`operationType: setTarget`) is
+	// already `DONE`, and the rule's `fingerprint` changes.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget (the `GlobalForwardingRulesSetTarget` operationId).
+	GlobalForwardingRulesSetTargetWithBodyWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesSetTargetResponse, error)
+
+	// GlobalForwardingRulesSetTargetWithResponse Change the target of a global forwarding rule
+	//
+	// Points the rule named (or numbered) `forwardingRule` at `target`. The new target must
+	// be of the same type (the same collection, such as `targetHttpProxies`) as the current
+	// one, else 400 `invalid`; a rule without a target takes any. The change is applied when
+	// the request is accepted, so the returned Operation (`operationType: setTarget`) is
+	// already `DONE`, and the rule's `fingerprint` changes.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget (the `GlobalForwardingRulesSetTarget` operationId).
+	GlobalForwardingRulesSetTargetWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, body GlobalForwardingRulesSetTargetJSONRequestBody, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesSetTargetResponse, error)
+
 	// GlobalForwardingRulesSetLabelsWithBodyWithResponse Set the labels of a global forwarding rule
 	//
 	// Replaces the whole label set of the global forwarding rule named (or numbered)
@@ -9841,7 +14434,8 @@ type ClientWithResponsesInterface interface {
 	// numbered) `interconnectAttachmentGroup`, computed when asked, and the group's current
 	// `etag`. Per attachment (`attachmentStatuses`, sorted by attachment URL): `status` is
 	// `CONNECTION_DISABLED` when the attachment has `adminEnabled: false`,
-	// `CONNECTION_DOWN` when its interconnect has `adminEnabled: false`, and
+	// `CONNECTION_DOWN` when its interconnect has `adminEnabled: false` or the circuit of
+	// either is down (set through the admin API's circuit control), and
 	// `CONNECTION_UP` otherwise; `isActive` is `ACTIVE` exactly when `status` is
 	// `CONNECTION_UP`, else `INACTIVE`. `operational` is computed like `configured` over the
 	// active attachments only. `groupStatus` is `FULLY_UP` when the group has attachments
@@ -9853,6 +14447,291 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup}/getOperationalStatus (the `InterconnectAttachmentGroupsGetOperationalStatus` operationId).
 	InterconnectAttachmentGroupsGetOperationalStatusWithResponse(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsGetOperationalStatusParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsGetOperationalStatusResponse, error)
+
+	// InterconnectAttachmentGroupsGetIamPolicyWithResponse Get the IAM policy of the interconnect attachment group
+	//
+	// Returns the IAM policy stored on the interconnect attachment group named (or numbered) `resource`: its
+	// `bindings`, `auditConfigs`, `version` and `etag`. A resource whose policy was never
+	// set has an empty policy (`version` 1, `etag` `ACAB`). With
+	// `optionsRequestedPolicyVersion` below 3, conditional bindings are returned as IAM
+	// returns them to such callers: without their condition and with `_withcond_` and a
+	// hash appended to the role. Versions other than 0, 1 and 3 are 400 `invalid`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/getIamPolicy (the `InterconnectAttachmentGroupsGetIamPolicy` operationId).
+	InterconnectAttachmentGroupsGetIamPolicyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsGetIamPolicyParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsGetIamPolicyResponse, error)
+
+	// InterconnectAttachmentGroupsSetIamPolicyWithBodyWithResponse Set the IAM policy of the interconnect attachment group
+	//
+	// Replaces the IAM policy of the interconnect attachment group named (or numbered) `resource` with `policy` and
+	// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+	// request's deprecated top-level `etag` is given), it must be the current one, else 409
+	// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+	// same role and condition are merged and their members deduplicated; bindings without
+	// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+	// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+	// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+	// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+	// `version` 3. Violations are 400 `invalid`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy (the `InterconnectAttachmentGroupsSetIamPolicy` operationId).
+	InterconnectAttachmentGroupsSetIamPolicyWithBodyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsSetIamPolicyResponse, error)
+
+	// InterconnectAttachmentGroupsSetIamPolicyWithResponse Set the IAM policy of the interconnect attachment group
+	//
+	// Replaces the IAM policy of the interconnect attachment group named (or numbered) `resource` with `policy` and
+	// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+	// request's deprecated top-level `etag` is given), it must be the current one, else 409
+	// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+	// same role and condition are merged and their members deduplicated; bindings without
+	// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+	// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+	// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+	// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+	// `version` 3. Violations are 400 `invalid`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy (the `InterconnectAttachmentGroupsSetIamPolicy` operationId).
+	InterconnectAttachmentGroupsSetIamPolicyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, body InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsSetIamPolicyResponse, error)
+
+	// InterconnectAttachmentGroupsTestIamPermissionsWithBodyWithResponse Test the caller's permissions on the interconnect attachment group
+	//
+	// Returns which of `permissions` the caller has on the interconnect attachment group named (or numbered)
+	// `resource`. IAM is not enforced, so the caller has every permission of this resource
+	// type (`compute.interconnectAttachmentGroups.*`); permissions of other types are left out of the answer,
+	// and a permission with a wildcard is 400 `invalid`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions (the `InterconnectAttachmentGroupsTestIamPermissions` operationId).
+	InterconnectAttachmentGroupsTestIamPermissionsWithBodyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsTestIamPermissionsResponse, error)
+
+	// InterconnectAttachmentGroupsTestIamPermissionsWithResponse Test the caller's permissions on the interconnect attachment group
+	//
+	// Returns which of `permissions` the caller has on the interconnect attachment group named (or numbered)
+	// `resource`. IAM is not enforced, so the caller has every permission of this resource
+	// type (`compute.interconnectAttachmentGroups.*`); permissions of other types are left out of the answer,
+	// and a permission with a wildcard is 400 `invalid`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions (the `InterconnectAttachmentGroupsTestIamPermissions` operationId).
+	InterconnectAttachmentGroupsTestIamPermissionsWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, body InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsTestIamPermissionsResponse, error)
+
+	// InterconnectGroupsListWithResponse List interconnect groups
+	//
+	// Lists the project's interconnect groups in pages, each with its analysis as of now.
+	// Groups whose insert Operation is not yet `DONE` are not listed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsList` operationId).
+	InterconnectGroupsListWithResponse(ctx context.Context, project ProjectPath, params *InterconnectGroupsListParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsListResponse, error)
+
+	// InterconnectGroupsInsertWithBodyWithResponse Create an interconnect group
+	//
+	// Creates an interconnect group: `name` and `intent.topologyCapability` are required.
+	// `interconnects` maps user keys to `{interconnect: URL}`; each must name an existing
+	// interconnect of the project, else the Operation ends with `RESOURCE_NOT_FOUND` and
+	// nothing is created, and one interconnect may appear once per group (an interconnect
+	// may belong to several groups). More than the "Interconnects per group" quota (16)
+	// ends it with `QUOTA_EXCEEDED`. The group is readable once the Operation is `DONE`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsInsert` operationId).
+	InterconnectGroupsInsertWithBodyWithResponse(ctx context.Context, project ProjectPath, params *InterconnectGroupsInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsInsertResponse, error)
+
+	// InterconnectGroupsInsertWithResponse Create an interconnect group
+	//
+	// Creates an interconnect group: `name` and `intent.topologyCapability` are required.
+	// `interconnects` maps user keys to `{interconnect: URL}`; each must name an existing
+	// interconnect of the project, else the Operation ends with `RESOURCE_NOT_FOUND` and
+	// nothing is created, and one interconnect may appear once per group (an interconnect
+	// may belong to several groups). More than the "Interconnects per group" quota (16)
+	// ends it with `QUOTA_EXCEEDED`. The group is readable once the Operation is `DONE`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsInsert` operationId).
+	InterconnectGroupsInsertWithResponse(ctx context.Context, project ProjectPath, params *InterconnectGroupsInsertParams, body InterconnectGroupsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsInsertResponse, error)
+
+	// InterconnectGroupsDeleteWithResponse Delete an interconnect group
+	//
+	// Deletes the interconnect group (not its interconnects). It stays readable until the
+	// Operation is `DONE`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsDelete` operationId).
+	InterconnectGroupsDeleteWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsDeleteParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsDeleteResponse, error)
+
+	// InterconnectGroupsGetWithResponse Get an interconnect group
+	//
+	// Returns the interconnect group named (or numbered) `interconnectGroup`, with its
+	// `etag` and the server-computed `configured.topologyCapability` and
+	// `physicalStructure` (recomputed whenever the group or one of its interconnects
+	// changes).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsGet` operationId).
+	InterconnectGroupsGetWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsGetResponse, error)
+
+	// InterconnectGroupsPatchWithBodyWithResponse Patch an interconnect group
+	//
+	// Changes the interconnect group named (or numbered) `interconnectGroup`, as
+	// `interconnectAttachmentGroups.patch` changes an attachment group: a JSON merge patch of
+	// `description`, `intent` and `interconnects` (entries merged key by key, an entry given
+	// as null removed), or exactly the fields listed in `updateMask`. A given `etag` must be
+	// current (412 `conditionNotMet`). Applied at accept: the Operation is already `DONE`,
+	// with `error` when an interconnect is not found or the quota is exceeded.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsPatch` operationId).
+	InterconnectGroupsPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsPatchResponse, error)
+
+	// InterconnectGroupsPatchWithResponse Patch an interconnect group
+	//
+	// Changes the interconnect group named (or numbered) `interconnectGroup`, as
+	// `interconnectAttachmentGroups.patch` changes an attachment group: a JSON merge patch of
+	// `description`, `intent` and `interconnects` (entries merged key by key, an entry given
+	// as null removed), or exactly the fields listed in `updateMask`. A given `etag` must be
+	// current (412 `conditionNotMet`). Applied at accept: the Operation is already `DONE`,
+	// with `error` when an interconnect is not found or the quota is exceeded.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsPatch` operationId).
+	InterconnectGroupsPatchWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, body InterconnectGroupsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsPatchResponse, error)
+
+	// InterconnectGroupsCreateMembersWithBodyWithResponse Create interconnects in an interconnect group
+	//
+	// Creates the interconnects of `request.interconnects` (each completed from
+	// `request.templateInterconnect`) and adds them to the group, in one step: every
+	// interconnect needs a free name, a `facility` (a facility of the catalog, such as
+	// `iad-1`), a `linkType`, a `requestedLinkCount` and an `interconnectType`; the first
+	// location of the facility not yet used by the call is taken, so that interconnects
+	// created together spread over the facility's zones. With `intentMismatchBehavior:
+	// REJECT`, a call after which the group's `configured.topologyCapability.supportedSla`
+	// would differ from its intent is 400 `invalid` and creates nothing. The Operation
+	// (`operationType: createMembers`) is already `DONE`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers (the `InterconnectGroupsCreateMembers` operationId).
+	InterconnectGroupsCreateMembersWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsCreateMembersResponse, error)
+
+	// InterconnectGroupsCreateMembersWithResponse Create interconnects in an interconnect group
+	//
+	// Creates the interconnects of `request.interconnects` (each completed from
+	// `request.templateInterconnect`) and adds them to the group, in one step: every
+	// interconnect needs a free name, a `facility` (a facility of the catalog, such as
+	// `iad-1`), a `linkType`, a `requestedLinkCount` and an `interconnectType`; the first
+	// location of the facility not yet used by the call is taken, so that interconnects
+	// created together spread over the facility's zones. With `intentMismatchBehavior:
+	// REJECT`, a call after which the group's `configured.topologyCapability.supportedSla`
+	// would differ from its intent is 400 `invalid` and creates nothing. The Operation
+	// (`operationType: createMembers`) is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers (the `InterconnectGroupsCreateMembers` operationId).
+	InterconnectGroupsCreateMembersWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, body InterconnectGroupsCreateMembersJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsCreateMembersResponse, error)
+
+	// InterconnectGroupsGetOperationalStatusWithResponse Get the operational status of an interconnect group
+	//
+	// Returns, computed when asked, each interconnect's status (`isActive` is `ACTIVE`
+	// exactly when it exists, is admin-enabled and its circuit is not set down through the
+	// admin API; a deleted interconnect is `INACTIVE` with `adminEnabled: false`), the
+	// `configured` capability over the group's existing interconnects, the `operational`
+	// one over the active ones only, and `groupStatus` (`FULLY_UP` when all are active,
+	// `FULLY_DOWN` when none is or the group has none, `DEGRADED` otherwise), with the
+	// group's `etag`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/getOperationalStatus (the `InterconnectGroupsGetOperationalStatus` operationId).
+	InterconnectGroupsGetOperationalStatusWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetOperationalStatusParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsGetOperationalStatusResponse, error)
+
+	// InterconnectGroupsGetIamPolicyWithResponse Get the IAM policy of the interconnect group
+	//
+	// Returns the IAM policy stored on the interconnect group named (or numbered) `resource`: its
+	// `bindings`, `auditConfigs`, `version` and `etag`. A resource whose policy was never
+	// set has an empty policy (`version` 1, `etag` `ACAB`). With
+	// `optionsRequestedPolicyVersion` below 3, conditional bindings are returned as IAM
+	// returns them to such callers: without their condition and with `_withcond_` and a
+	// hash appended to the role. Versions other than 0, 1 and 3 are 400 `invalid`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{resource}/getIamPolicy (the `InterconnectGroupsGetIamPolicy` operationId).
+	InterconnectGroupsGetIamPolicyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsGetIamPolicyParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsGetIamPolicyResponse, error)
+
+	// InterconnectGroupsSetIamPolicyWithBodyWithResponse Set the IAM policy of the interconnect group
+	//
+	// Replaces the IAM policy of the interconnect group named (or numbered) `resource` with `policy` and
+	// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+	// request's deprecated top-level `etag` is given), it must be the current one, else 409
+	// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+	// same role and condition are merged and their members deduplicated; bindings without
+	// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+	// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+	// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+	// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+	// `version` 3. Violations are 400 `invalid`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy (the `InterconnectGroupsSetIamPolicy` operationId).
+	InterconnectGroupsSetIamPolicyWithBodyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsSetIamPolicyResponse, error)
+
+	// InterconnectGroupsSetIamPolicyWithResponse Set the IAM policy of the interconnect group
+	//
+	// Replaces the IAM policy of the interconnect group named (or numbered) `resource` with `policy` and
+	// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+	// request's deprecated top-level `etag` is given), it must be the current one, else 409
+	// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+	// same role and condition are merged and their members deduplicated; bindings without
+	// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+	// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+	// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+	// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+	// `version` 3. Violations are 400 `invalid`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy (the `InterconnectGroupsSetIamPolicy` operationId).
+	InterconnectGroupsSetIamPolicyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, body InterconnectGroupsSetIamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsSetIamPolicyResponse, error)
+
+	// InterconnectGroupsTestIamPermissionsWithBodyWithResponse Test the caller's permissions on the interconnect group
+	//
+	// Returns which of `permissions` the caller has on the interconnect group named (or numbered)
+	// `resource`. IAM is not enforced, so the caller has every permission of this resource
+	// type (`compute.interconnectGroups.*`); permissions of other types are left out of the answer,
+	// and a permission with a wildcard is 400 `invalid`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions (the `InterconnectGroupsTestIamPermissions` operationId).
+	InterconnectGroupsTestIamPermissionsWithBodyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsTestIamPermissionsResponse, error)
+
+	// InterconnectGroupsTestIamPermissionsWithResponse Test the caller's permissions on the interconnect group
+	//
+	// Returns which of `permissions` the caller has on the interconnect group named (or numbered)
+	// `resource`. IAM is not enforced, so the caller has every permission of this resource
+	// type (`compute.interconnectGroups.*`); permissions of other types are left out of the answer,
+	// and a permission with a wildcard is 400 `invalid`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions (the `InterconnectGroupsTestIamPermissions` operationId).
+	InterconnectGroupsTestIamPermissionsWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, body InterconnectGroupsTestIamPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsTestIamPermissionsResponse, error)
 
 	// InterconnectLocationsListWithResponse List interconnect locations
 	//
@@ -9967,6 +14846,105 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsGet` operationId).
 	InterconnectsGetWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetParams, reqEditors ...RequestEditorFn) (*InterconnectsGetResponse, error)
+
+	// InterconnectsPatchWithBodyWithResponse Patch an interconnect
+	//
+	// Changes the interconnect named (or numbered) `interconnect` with a JSON merge patch of
+	// an `Interconnect`. Patchable: `description`, `adminEnabled`, `nocContactEmail`,
+	// `customerName`, `requestedLinkCount` and `labels`; any other writable member sent
+	// with a value other than the current one is 400 `invalid` (sending back what `get`
+	// returned is accepted). Setting `adminEnabled: false` drains the interconnect: its
+	// attachments and every interconnect group holding it report it down. Applied at
+	// accept: the Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsPatch` operationId).
+	InterconnectsPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectsPatchResponse, error)
+
+	// InterconnectsPatchWithResponse Patch an interconnect
+	//
+	// Changes the interconnect named (or numbered) `interconnect` with a JSON merge patch of
+	// an `Interconnect`. Patchable: `description`, `adminEnabled`, `nocContactEmail`,
+	// `customerName`, `requestedLinkCount` and `labels`; any other writable member sent
+	// with a value other than the current one is 400 `invalid` (sending back what `get`
+	// returned is accepted). Setting `adminEnabled: false` drains the interconnect: its
+	// attachments and every interconnect group holding it report it down. Applied at
+	// accept: the Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsPatch` operationId).
+	InterconnectsPatchWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, body InterconnectsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectsPatchResponse, error)
+
+	// InterconnectsGetDiagnosticsWithResponse Get the diagnostics of an interconnect
+	//
+	// Returns the diagnostics of the interconnect named (or numbered) `interconnect`: one
+	// link per provisioned link, each up exactly when the interconnect is operational
+	// (admin-enabled and its circuit not set down through the admin API), with plausible
+	// optical power and LACP values; the bundle is up when any link is.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getDiagnostics (the `InterconnectsGetDiagnostics` operationId).
+	InterconnectsGetDiagnosticsWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetDiagnosticsParams, reqEditors ...RequestEditorFn) (*InterconnectsGetDiagnosticsResponse, error)
+
+	// InterconnectsGetMacsecConfigWithResponse Get the MACsec configuration of an interconnect
+	//
+	// Returns the MACsec configuration of the interconnect named (or numbered)
+	// `interconnect`: its pre-shared keys with the CAK and CKN the service generated for
+	// each (none when MACsec is not configured), and an `etag` of the configuration.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getMacsecConfig (the `InterconnectsGetMacsecConfig` operationId).
+	InterconnectsGetMacsecConfigWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetMacsecConfigParams, reqEditors ...RequestEditorFn) (*InterconnectsGetMacsecConfigResponse, error)
+
+	// InterconnectsSetNameWithBodyWithResponse Rename an interconnect
+	//
+	// Renames the interconnect named (or numbered) `interconnect` to `name`. `currentName`,
+	// when given, must be its current name (400 `invalid` otherwise); `name` is required and
+	// must be free (409 `alreadyExists`). Its attachments and the interconnect groups that
+	// hold it follow the new name. Applied at accept: the Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName (the `InterconnectsSetName` operationId).
+	InterconnectsSetNameWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectsSetNameResponse, error)
+
+	// InterconnectsSetNameWithResponse Rename an interconnect
+	//
+	// Renames the interconnect named (or numbered) `interconnect` to `name`. `currentName`,
+	// when given, must be its current name (400 `invalid` otherwise); `name` is required and
+	// must be free (409 `alreadyExists`). Its attachments and the interconnect groups that
+	// hold it follow the new name. Applied at accept: the Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName (the `InterconnectsSetName` operationId).
+	InterconnectsSetNameWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, body InterconnectsSetNameJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectsSetNameResponse, error)
+
+	// InterconnectsSetLabelsWithBodyWithResponse Set the labels of an interconnect
+	//
+	// Replaces the whole label set of the interconnect named (or numbered) `resource`, with
+	// the rules of `globalForwardingRules.setLabels`: `labelFingerprint` must be the current
+	// one (412 `conditionNotMet` otherwise) and the returned Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels (the `InterconnectsSetLabels` operationId).
+	InterconnectsSetLabelsWithBodyWithResponse(ctx context.Context, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectsSetLabelsResponse, error)
+
+	// InterconnectsSetLabelsWithResponse Set the labels of an interconnect
+	//
+	// Replaces the whole label set of the interconnect named (or numbered) `resource`, with
+	// the rules of `globalForwardingRules.setLabels`: `labelFingerprint` must be the current
+	// one (412 `conditionNotMet` otherwise) and the returned Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels (the `InterconnectsSetLabels` operationId).
+	InterconnectsSetLabelsWithResponse(ctx context.Context, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, body InterconnectsSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectsSetLabelsResponse, error)
 
 	// GlobalOperationsListWithResponse List global operations
 	//
@@ -10131,6 +15109,58 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsGet` operationId).
 	InterconnectAttachmentsGetWithResponse(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsGetParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsGetResponse, error)
+
+	// InterconnectAttachmentsPatchWithBodyWithResponse Patch an interconnect attachment
+	//
+	// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
+	// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
+	// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
+	// value other than the current one is 400 `invalid` (sending back what `get` returned
+	// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
+	// Applied at accept: the regional Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsPatch` operationId).
+	InterconnectAttachmentsPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsPatchResponse, error)
+
+	// InterconnectAttachmentsPatchWithResponse Patch an interconnect attachment
+	//
+	// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
+	// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
+	// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
+	// value other than the current one is 400 `invalid` (sending back what `get` returned
+	// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
+	// Applied at accept: the regional Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsPatch` operationId).
+	InterconnectAttachmentsPatchWithResponse(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, body InterconnectAttachmentsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsPatchResponse, error)
+
+	// InterconnectAttachmentsSetLabelsWithBodyWithResponse Set the labels of an interconnect attachment
+	//
+	// Replaces the whole label set of the attachment named (or numbered) `resource`, with
+	// the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a stale
+	// `labelFingerprint`); the returned regional Operation is already `DONE`. Unlike the
+	// global method, it takes a `requestId`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels (the `InterconnectAttachmentsSetLabels` operationId).
+	InterconnectAttachmentsSetLabelsWithBodyWithResponse(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsSetLabelsResponse, error)
+
+	// InterconnectAttachmentsSetLabelsWithResponse Set the labels of an interconnect attachment
+	//
+	// Replaces the whole label set of the attachment named (or numbered) `resource`, with
+	// the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a stale
+	// `labelFingerprint`); the returned regional Operation is already `DONE`. Unlike the
+	// global method, it takes a `requestId`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels (the `InterconnectAttachmentsSetLabels` operationId).
+	InterconnectAttachmentsSetLabelsWithResponse(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, body InterconnectAttachmentsSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsSetLabelsResponse, error)
 
 	// RegionOperationsListWithResponse List regional operations
 	//
@@ -10571,6 +15601,151 @@ func (r GlobalForwardingRulesGetResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GlobalForwardingRulesGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GlobalForwardingRulesPatchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *EtagMismatch
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GlobalForwardingRulesPatchResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GlobalForwardingRulesPatchResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GlobalForwardingRulesPatchResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GlobalForwardingRulesPatchResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r GlobalForwardingRulesPatchResponse) GetJSON412() *EtagMismatch {
+	return r.JSON412
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GlobalForwardingRulesPatchResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GlobalForwardingRulesPatchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GlobalForwardingRulesPatchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GlobalForwardingRulesPatchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GlobalForwardingRulesPatchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GlobalForwardingRulesSetTargetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GlobalForwardingRulesSetTargetResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GlobalForwardingRulesSetTargetResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GlobalForwardingRulesSetTargetResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GlobalForwardingRulesSetTargetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GlobalForwardingRulesSetTargetResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GlobalForwardingRulesSetTargetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GlobalForwardingRulesSetTargetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GlobalForwardingRulesSetTargetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GlobalForwardingRulesSetTargetResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -11067,6 +16242,924 @@ func (r InterconnectAttachmentGroupsGetOperationalStatusResponse) ContentType() 
 	return ""
 }
 
+type InterconnectAttachmentGroupsGetIamPolicyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Policy
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) GetJSON200() *Policy {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectAttachmentGroupsSetIamPolicyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Policy
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *PolicyConflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) GetJSON200() *Policy {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) GetJSON409() *PolicyConflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectAttachmentGroupsTestIamPermissionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TestPermissionsResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) GetJSON200() *TestPermissionsResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectGroupsListResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsListResponse) GetJSON200() *InterconnectGroupsListResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsListResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsListResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsListResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsInsertResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsInsertResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsInsertResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsInsertResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r InterconnectGroupsInsertResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsInsertResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsInsertResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsInsertResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsInsertResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsInsertResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsDeleteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsDeleteResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsDeleteResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsDeleteResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectGroupsDeleteResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsDeleteResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsDeleteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsDeleteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsDeleteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsDeleteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectGroup
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsGetResponse) GetJSON200() *InterconnectGroup {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsGetResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsGetResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectGroupsGetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsGetResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsPatchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *EtagMismatch
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsPatchResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsPatchResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsPatchResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectGroupsPatchResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r InterconnectGroupsPatchResponse) GetJSON412() *EtagMismatch {
+	return r.JSON412
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsPatchResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsPatchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsPatchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsPatchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsPatchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsCreateMembersResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsCreateMembersResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsCreateMembersResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsCreateMembersResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectGroupsCreateMembersResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r InterconnectGroupsCreateMembersResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsCreateMembersResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsCreateMembersResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsCreateMembersResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsCreateMembersResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsCreateMembersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsGetOperationalStatusResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectGroupsGetOperationalStatusResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsGetOperationalStatusResponse) GetJSON200() *InterconnectGroupsGetOperationalStatusResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsGetOperationalStatusResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsGetOperationalStatusResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectGroupsGetOperationalStatusResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsGetOperationalStatusResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsGetOperationalStatusResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsGetOperationalStatusResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsGetOperationalStatusResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsGetOperationalStatusResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsGetIamPolicyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Policy
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsGetIamPolicyResponse) GetJSON200() *Policy {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsGetIamPolicyResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsGetIamPolicyResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectGroupsGetIamPolicyResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsGetIamPolicyResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsGetIamPolicyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsGetIamPolicyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsGetIamPolicyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsGetIamPolicyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsSetIamPolicyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Policy
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *PolicyConflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsSetIamPolicyResponse) GetJSON200() *Policy {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsSetIamPolicyResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsSetIamPolicyResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectGroupsSetIamPolicyResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r InterconnectGroupsSetIamPolicyResponse) GetJSON409() *PolicyConflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsSetIamPolicyResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsSetIamPolicyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsSetIamPolicyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsSetIamPolicyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsSetIamPolicyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsTestIamPermissionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TestPermissionsResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsTestIamPermissionsResponse) GetJSON200() *TestPermissionsResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsTestIamPermissionsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsTestIamPermissionsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectGroupsTestIamPermissionsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsTestIamPermissionsResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsTestIamPermissionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsTestIamPermissionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsTestIamPermissionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsTestIamPermissionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type InterconnectLocationsListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11468,6 +17561,365 @@ func (r InterconnectsGetResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r InterconnectsGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectsPatchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectsPatchResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectsPatchResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectsPatchResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectsPatchResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectsPatchResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectsPatchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectsPatchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectsPatchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectsPatchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectsGetDiagnosticsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectsGetDiagnosticsResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectsGetDiagnosticsResponse) GetJSON200() *InterconnectsGetDiagnosticsResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectsGetDiagnosticsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectsGetDiagnosticsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectsGetDiagnosticsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectsGetDiagnosticsResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectsGetDiagnosticsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectsGetDiagnosticsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectsGetDiagnosticsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectsGetDiagnosticsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectsGetMacsecConfigResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectsGetMacsecConfigResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectsGetMacsecConfigResponse) GetJSON200() *InterconnectsGetMacsecConfigResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectsGetMacsecConfigResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectsGetMacsecConfigResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectsGetMacsecConfigResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectsGetMacsecConfigResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectsGetMacsecConfigResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectsGetMacsecConfigResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectsGetMacsecConfigResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectsGetMacsecConfigResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectsSetNameResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectsSetNameResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectsSetNameResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectsSetNameResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectsSetNameResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r InterconnectsSetNameResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectsSetNameResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectsSetNameResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectsSetNameResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectsSetNameResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectsSetNameResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectsSetLabelsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *PreconditionFailed
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectsSetLabelsResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectsSetLabelsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectsSetLabelsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectsSetLabelsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r InterconnectsSetLabelsResponse) GetJSON412() *PreconditionFailed {
+	return r.JSON412
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectsSetLabelsResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectsSetLabelsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectsSetLabelsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectsSetLabelsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectsSetLabelsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12012,6 +18464,151 @@ func (r InterconnectAttachmentsGetResponse) ContentType() string {
 	return ""
 }
 
+type InterconnectAttachmentsPatchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentsPatchResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentsPatchResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentsPatchResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectAttachmentsPatchResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentsPatchResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentsPatchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentsPatchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentsPatchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentsPatchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectAttachmentsSetLabelsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *PreconditionFailed
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentsSetLabelsResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentsSetLabelsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentsSetLabelsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectAttachmentsSetLabelsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r InterconnectAttachmentsSetLabelsResponse) GetJSON412() *PreconditionFailed {
+	return r.JSON412
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentsSetLabelsResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentsSetLabelsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentsSetLabelsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentsSetLabelsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentsSetLabelsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type RegionOperationsListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12427,6 +19024,84 @@ func (c *ClientWithResponses) GlobalForwardingRulesGetWithResponse(ctx context.C
 	return ParseGlobalForwardingRulesGetResponse(rsp)
 }
 
+// GlobalForwardingRulesPatchWithBodyWithResponse Patch a global forwarding rule
+//
+// Changes the rule named (or numbered) `forwardingRule` with a JSON merge patch of a
+// `ForwardingRule`. As the real service says, only `networkTier` can be patched: any
+// other writable member sent with a value other than the rule's current one is 400
+// `invalid` (sending back what `get` returned is accepted), and `labels` change only
+// through `setLabels`. A non-empty `fingerprint` must be the rule's current one, else
+// 412 `conditionNotMet`. Applied at accept: the Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesPatch` operationId).
+func (c *ClientWithResponses) GlobalForwardingRulesPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesPatchResponse, error) {
+	rsp, err := c.GlobalForwardingRulesPatchWithBody(ctx, project, forwardingRule, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGlobalForwardingRulesPatchResponse(rsp)
+}
+
+// GlobalForwardingRulesPatchWithResponse Patch a global forwarding rule
+//
+// Changes the rule named (or numbered) `forwardingRule` with a JSON merge patch of a
+// `ForwardingRule`. As the real service says, only `networkTier` can be patched: any
+// other writable member sent with a value other than the rule's current one is 400
+// `invalid` (sending back what `get` returned is accepted), and `labels` change only
+// through `setLabels`. A non-empty `fingerprint` must be the rule's current one, else
+// 412 `conditionNotMet`. Applied at accept: the Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesPatch` operationId).
+func (c *ClientWithResponses) GlobalForwardingRulesPatchWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, body GlobalForwardingRulesPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesPatchResponse, error) {
+	rsp, err := c.GlobalForwardingRulesPatch(ctx, project, forwardingRule, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGlobalForwardingRulesPatchResponse(rsp)
+}
+
+// GlobalForwardingRulesSetTargetWithBodyWithResponse Change the target of a global forwarding rule
+//
+// Points the rule named (or numbered) `forwardingRule` at `target`. The new target must
+// be of the same type (the same collection, such as `targetHttpProxies`) as the current
+// one, else 400 `invalid`; a rule without a target takes any. The change is applied when
+// the request is accepted, so the returned Operation (`operationType: setTarget`) is
+// already `DONE`, and the rule's `fingerprint` changes.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget (the `GlobalForwardingRulesSetTarget` operationId).
+func (c *ClientWithResponses) GlobalForwardingRulesSetTargetWithBodyWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesSetTargetResponse, error) {
+	rsp, err := c.GlobalForwardingRulesSetTargetWithBody(ctx, project, forwardingRule, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGlobalForwardingRulesSetTargetResponse(rsp)
+}
+
+// GlobalForwardingRulesSetTargetWithResponse Change the target of a global forwarding rule
+//
+// Points the rule named (or numbered) `forwardingRule` at `target`. The new target must
+// be of the same type (the same collection, such as `targetHttpProxies`) as the current
+// one, else 400 `invalid`; a rule without a target takes any. The change is applied when
+// the request is accepted, so the returned Operation (`operationType: setTarget`) is
+// already `DONE`, and the rule's `fingerprint` changes.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget (the `GlobalForwardingRulesSetTarget` operationId).
+func (c *ClientWithResponses) GlobalForwardingRulesSetTargetWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, body GlobalForwardingRulesSetTargetJSONRequestBody, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesSetTargetResponse, error) {
+	rsp, err := c.GlobalForwardingRulesSetTarget(ctx, project, forwardingRule, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGlobalForwardingRulesSetTargetResponse(rsp)
+}
+
 // GlobalForwardingRulesSetLabelsWithBodyWithResponse Set the labels of a global forwarding rule
 //
 // Replaces the whole label set of the global forwarding rule named (or numbered)
@@ -12718,7 +19393,8 @@ func (c *ClientWithResponses) InterconnectAttachmentGroupsPatchWithResponse(ctx 
 // numbered) `interconnectAttachmentGroup`, computed when asked, and the group's current
 // `etag`. Per attachment (`attachmentStatuses`, sorted by attachment URL): `status` is
 // `CONNECTION_DISABLED` when the attachment has `adminEnabled: false`,
-// `CONNECTION_DOWN` when its interconnect has `adminEnabled: false`, and
+// `CONNECTION_DOWN` when its interconnect has `adminEnabled: false` or the circuit of
+// either is down (set through the admin API's circuit control), and
 // `CONNECTION_UP` otherwise; `isActive` is `ACTIVE` exactly when `status` is
 // `CONNECTION_UP`, else `INACTIVE`. `operational` is computed like `configured` over the
 // active attachments only. `groupStatus` is `FULLY_UP` when the group has attachments
@@ -12735,6 +19411,411 @@ func (c *ClientWithResponses) InterconnectAttachmentGroupsGetOperationalStatusWi
 		return nil, err
 	}
 	return ParseInterconnectAttachmentGroupsGetOperationalStatusResponse(rsp)
+}
+
+// InterconnectAttachmentGroupsGetIamPolicyWithResponse Get the IAM policy of the interconnect attachment group
+//
+// Returns the IAM policy stored on the interconnect attachment group named (or numbered) `resource`: its
+// `bindings`, `auditConfigs`, `version` and `etag`. A resource whose policy was never
+// set has an empty policy (`version` 1, `etag` `ACAB`). With
+// `optionsRequestedPolicyVersion` below 3, conditional bindings are returned as IAM
+// returns them to such callers: without their condition and with `_withcond_` and a
+// hash appended to the role. Versions other than 0, 1 and 3 are 400 `invalid`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/getIamPolicy (the `InterconnectAttachmentGroupsGetIamPolicy` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentGroupsGetIamPolicyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsGetIamPolicyParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsGetIamPolicyResponse, error) {
+	rsp, err := c.InterconnectAttachmentGroupsGetIamPolicy(ctx, project, resource, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentGroupsGetIamPolicyResponse(rsp)
+}
+
+// InterconnectAttachmentGroupsSetIamPolicyWithBodyWithResponse Set the IAM policy of the interconnect attachment group
+//
+// Replaces the IAM policy of the interconnect attachment group named (or numbered) `resource` with `policy` and
+// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+// request's deprecated top-level `etag` is given), it must be the current one, else 409
+// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+// same role and condition are merged and their members deduplicated; bindings without
+// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+// `version` 3. Violations are 400 `invalid`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy (the `InterconnectAttachmentGroupsSetIamPolicy` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentGroupsSetIamPolicyWithBodyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsSetIamPolicyResponse, error) {
+	rsp, err := c.InterconnectAttachmentGroupsSetIamPolicyWithBody(ctx, project, resource, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentGroupsSetIamPolicyResponse(rsp)
+}
+
+// InterconnectAttachmentGroupsSetIamPolicyWithResponse Set the IAM policy of the interconnect attachment group
+//
+// Replaces the IAM policy of the interconnect attachment group named (or numbered) `resource` with `policy` and
+// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+// request's deprecated top-level `etag` is given), it must be the current one, else 409
+// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+// same role and condition are merged and their members deduplicated; bindings without
+// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+// `version` 3. Violations are 400 `invalid`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy (the `InterconnectAttachmentGroupsSetIamPolicy` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentGroupsSetIamPolicyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, body InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsSetIamPolicyResponse, error) {
+	rsp, err := c.InterconnectAttachmentGroupsSetIamPolicy(ctx, project, resource, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentGroupsSetIamPolicyResponse(rsp)
+}
+
+// InterconnectAttachmentGroupsTestIamPermissionsWithBodyWithResponse Test the caller's permissions on the interconnect attachment group
+//
+// Returns which of `permissions` the caller has on the interconnect attachment group named (or numbered)
+// `resource`. IAM is not enforced, so the caller has every permission of this resource
+// type (`compute.interconnectAttachmentGroups.*`); permissions of other types are left out of the answer,
+// and a permission with a wildcard is 400 `invalid`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions (the `InterconnectAttachmentGroupsTestIamPermissions` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentGroupsTestIamPermissionsWithBodyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsTestIamPermissionsResponse, error) {
+	rsp, err := c.InterconnectAttachmentGroupsTestIamPermissionsWithBody(ctx, project, resource, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentGroupsTestIamPermissionsResponse(rsp)
+}
+
+// InterconnectAttachmentGroupsTestIamPermissionsWithResponse Test the caller's permissions on the interconnect attachment group
+//
+// Returns which of `permissions` the caller has on the interconnect attachment group named (or numbered)
+// `resource`. IAM is not enforced, so the caller has every permission of this resource
+// type (`compute.interconnectAttachmentGroups.*`); permissions of other types are left out of the answer,
+// and a permission with a wildcard is 400 `invalid`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions (the `InterconnectAttachmentGroupsTestIamPermissions` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentGroupsTestIamPermissionsWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, body InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsTestIamPermissionsResponse, error) {
+	rsp, err := c.InterconnectAttachmentGroupsTestIamPermissions(ctx, project, resource, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentGroupsTestIamPermissionsResponse(rsp)
+}
+
+// InterconnectGroupsListWithResponse List interconnect groups
+//
+// Lists the project's interconnect groups in pages, each with its analysis as of now.
+// Groups whose insert Operation is not yet `DONE` are not listed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsList` operationId).
+func (c *ClientWithResponses) InterconnectGroupsListWithResponse(ctx context.Context, project ProjectPath, params *InterconnectGroupsListParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsListResponse, error) {
+	rsp, err := c.InterconnectGroupsList(ctx, project, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsListResponse(rsp)
+}
+
+// InterconnectGroupsInsertWithBodyWithResponse Create an interconnect group
+//
+// Creates an interconnect group: `name` and `intent.topologyCapability` are required.
+// `interconnects` maps user keys to `{interconnect: URL}`; each must name an existing
+// interconnect of the project, else the Operation ends with `RESOURCE_NOT_FOUND` and
+// nothing is created, and one interconnect may appear once per group (an interconnect
+// may belong to several groups). More than the "Interconnects per group" quota (16)
+// ends it with `QUOTA_EXCEEDED`. The group is readable once the Operation is `DONE`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsInsert` operationId).
+func (c *ClientWithResponses) InterconnectGroupsInsertWithBodyWithResponse(ctx context.Context, project ProjectPath, params *InterconnectGroupsInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsInsertResponse, error) {
+	rsp, err := c.InterconnectGroupsInsertWithBody(ctx, project, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsInsertResponse(rsp)
+}
+
+// InterconnectGroupsInsertWithResponse Create an interconnect group
+//
+// Creates an interconnect group: `name` and `intent.topologyCapability` are required.
+// `interconnects` maps user keys to `{interconnect: URL}`; each must name an existing
+// interconnect of the project, else the Operation ends with `RESOURCE_NOT_FOUND` and
+// nothing is created, and one interconnect may appear once per group (an interconnect
+// may belong to several groups). More than the "Interconnects per group" quota (16)
+// ends it with `QUOTA_EXCEEDED`. The group is readable once the Operation is `DONE`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsInsert` operationId).
+func (c *ClientWithResponses) InterconnectGroupsInsertWithResponse(ctx context.Context, project ProjectPath, params *InterconnectGroupsInsertParams, body InterconnectGroupsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsInsertResponse, error) {
+	rsp, err := c.InterconnectGroupsInsert(ctx, project, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsInsertResponse(rsp)
+}
+
+// InterconnectGroupsDeleteWithResponse Delete an interconnect group
+//
+// Deletes the interconnect group (not its interconnects). It stays readable until the
+// Operation is `DONE`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsDelete` operationId).
+func (c *ClientWithResponses) InterconnectGroupsDeleteWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsDeleteParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsDeleteResponse, error) {
+	rsp, err := c.InterconnectGroupsDelete(ctx, project, interconnectGroup, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsDeleteResponse(rsp)
+}
+
+// InterconnectGroupsGetWithResponse Get an interconnect group
+//
+// Returns the interconnect group named (or numbered) `interconnectGroup`, with its
+// `etag` and the server-computed `configured.topologyCapability` and
+// `physicalStructure` (recomputed whenever the group or one of its interconnects
+// changes).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsGet` operationId).
+func (c *ClientWithResponses) InterconnectGroupsGetWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsGetResponse, error) {
+	rsp, err := c.InterconnectGroupsGet(ctx, project, interconnectGroup, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsGetResponse(rsp)
+}
+
+// InterconnectGroupsPatchWithBodyWithResponse Patch an interconnect group
+//
+// Changes the interconnect group named (or numbered) `interconnectGroup`, as
+// `interconnectAttachmentGroups.patch` changes an attachment group: a JSON merge patch of
+// `description`, `intent` and `interconnects` (entries merged key by key, an entry given
+// as null removed), or exactly the fields listed in `updateMask`. A given `etag` must be
+// current (412 `conditionNotMet`). Applied at accept: the Operation is already `DONE`,
+// with `error` when an interconnect is not found or the quota is exceeded.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsPatch` operationId).
+func (c *ClientWithResponses) InterconnectGroupsPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsPatchResponse, error) {
+	rsp, err := c.InterconnectGroupsPatchWithBody(ctx, project, interconnectGroup, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsPatchResponse(rsp)
+}
+
+// InterconnectGroupsPatchWithResponse Patch an interconnect group
+//
+// Changes the interconnect group named (or numbered) `interconnectGroup`, as
+// `interconnectAttachmentGroups.patch` changes an attachment group: a JSON merge patch of
+// `description`, `intent` and `interconnects` (entries merged key by key, an entry given
+// as null removed), or exactly the fields listed in `updateMask`. A given `etag` must be
+// current (412 `conditionNotMet`). Applied at accept: the Operation is already `DONE`,
+// with `error` when an interconnect is not found or the quota is exceeded.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsPatch` operationId).
+func (c *ClientWithResponses) InterconnectGroupsPatchWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, body InterconnectGroupsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsPatchResponse, error) {
+	rsp, err := c.InterconnectGroupsPatch(ctx, project, interconnectGroup, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsPatchResponse(rsp)
+}
+
+// InterconnectGroupsCreateMembersWithBodyWithResponse Create interconnects in an interconnect group
+//
+// Creates the interconnects of `request.interconnects` (each completed from
+// `request.templateInterconnect`) and adds them to the group, in one step: every
+// interconnect needs a free name, a `facility` (a facility of the catalog, such as
+// `iad-1`), a `linkType`, a `requestedLinkCount` and an `interconnectType`; the first
+// location of the facility not yet used by the call is taken, so that interconnects
+// created together spread over the facility's zones. With `intentMismatchBehavior:
+// REJECT`, a call after which the group's `configured.topologyCapability.supportedSla`
+// would differ from its intent is 400 `invalid` and creates nothing. The Operation
+// (`operationType: createMembers`) is already `DONE`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers (the `InterconnectGroupsCreateMembers` operationId).
+func (c *ClientWithResponses) InterconnectGroupsCreateMembersWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsCreateMembersResponse, error) {
+	rsp, err := c.InterconnectGroupsCreateMembersWithBody(ctx, project, interconnectGroup, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsCreateMembersResponse(rsp)
+}
+
+// InterconnectGroupsCreateMembersWithResponse Create interconnects in an interconnect group
+//
+// Creates the interconnects of `request.interconnects` (each completed from
+// `request.templateInterconnect`) and adds them to the group, in one step: every
+// interconnect needs a free name, a `facility` (a facility of the catalog, such as
+// `iad-1`), a `linkType`, a `requestedLinkCount` and an `interconnectType`; the first
+// location of the facility not yet used by the call is taken, so that interconnects
+// created together spread over the facility's zones. With `intentMismatchBehavior:
+// REJECT`, a call after which the group's `configured.topologyCapability.supportedSla`
+// would differ from its intent is 400 `invalid` and creates nothing. The Operation
+// (`operationType: createMembers`) is already `DONE`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers (the `InterconnectGroupsCreateMembers` operationId).
+func (c *ClientWithResponses) InterconnectGroupsCreateMembersWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, body InterconnectGroupsCreateMembersJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsCreateMembersResponse, error) {
+	rsp, err := c.InterconnectGroupsCreateMembers(ctx, project, interconnectGroup, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsCreateMembersResponse(rsp)
+}
+
+// InterconnectGroupsGetOperationalStatusWithResponse Get the operational status of an interconnect group
+//
+// Returns, computed when asked, each interconnect's status (`isActive` is `ACTIVE`
+// exactly when it exists, is admin-enabled and its circuit is not set down through the
+// admin API; a deleted interconnect is `INACTIVE` with `adminEnabled: false`), the
+// `configured` capability over the group's existing interconnects, the `operational`
+// one over the active ones only, and `groupStatus` (`FULLY_UP` when all are active,
+// `FULLY_DOWN` when none is or the group has none, `DEGRADED` otherwise), with the
+// group's `etag`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/getOperationalStatus (the `InterconnectGroupsGetOperationalStatus` operationId).
+func (c *ClientWithResponses) InterconnectGroupsGetOperationalStatusWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetOperationalStatusParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsGetOperationalStatusResponse, error) {
+	rsp, err := c.InterconnectGroupsGetOperationalStatus(ctx, project, interconnectGroup, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsGetOperationalStatusResponse(rsp)
+}
+
+// InterconnectGroupsGetIamPolicyWithResponse Get the IAM policy of the interconnect group
+//
+// Returns the IAM policy stored on the interconnect group named (or numbered) `resource`: its
+// `bindings`, `auditConfigs`, `version` and `etag`. A resource whose policy was never
+// set has an empty policy (`version` 1, `etag` `ACAB`). With
+// `optionsRequestedPolicyVersion` below 3, conditional bindings are returned as IAM
+// returns them to such callers: without their condition and with `_withcond_` and a
+// hash appended to the role. Versions other than 0, 1 and 3 are 400 `invalid`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{resource}/getIamPolicy (the `InterconnectGroupsGetIamPolicy` operationId).
+func (c *ClientWithResponses) InterconnectGroupsGetIamPolicyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsGetIamPolicyParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsGetIamPolicyResponse, error) {
+	rsp, err := c.InterconnectGroupsGetIamPolicy(ctx, project, resource, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsGetIamPolicyResponse(rsp)
+}
+
+// InterconnectGroupsSetIamPolicyWithBodyWithResponse Set the IAM policy of the interconnect group
+//
+// Replaces the IAM policy of the interconnect group named (or numbered) `resource` with `policy` and
+// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+// request's deprecated top-level `etag` is given), it must be the current one, else 409
+// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+// same role and condition are merged and their members deduplicated; bindings without
+// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+// `version` 3. Violations are 400 `invalid`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy (the `InterconnectGroupsSetIamPolicy` operationId).
+func (c *ClientWithResponses) InterconnectGroupsSetIamPolicyWithBodyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsSetIamPolicyResponse, error) {
+	rsp, err := c.InterconnectGroupsSetIamPolicyWithBody(ctx, project, resource, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsSetIamPolicyResponse(rsp)
+}
+
+// InterconnectGroupsSetIamPolicyWithResponse Set the IAM policy of the interconnect group
+//
+// Replaces the IAM policy of the interconnect group named (or numbered) `resource` with `policy` and
+// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+// request's deprecated top-level `etag` is given), it must be the current one, else 409
+// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+// same role and condition are merged and their members deduplicated; bindings without
+// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+// `version` 3. Violations are 400 `invalid`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy (the `InterconnectGroupsSetIamPolicy` operationId).
+func (c *ClientWithResponses) InterconnectGroupsSetIamPolicyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, body InterconnectGroupsSetIamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsSetIamPolicyResponse, error) {
+	rsp, err := c.InterconnectGroupsSetIamPolicy(ctx, project, resource, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsSetIamPolicyResponse(rsp)
+}
+
+// InterconnectGroupsTestIamPermissionsWithBodyWithResponse Test the caller's permissions on the interconnect group
+//
+// Returns which of `permissions` the caller has on the interconnect group named (or numbered)
+// `resource`. IAM is not enforced, so the caller has every permission of this resource
+// type (`compute.interconnectGroups.*`); permissions of other types are left out of the answer,
+// and a permission with a wildcard is 400 `invalid`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions (the `InterconnectGroupsTestIamPermissions` operationId).
+func (c *ClientWithResponses) InterconnectGroupsTestIamPermissionsWithBodyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsTestIamPermissionsResponse, error) {
+	rsp, err := c.InterconnectGroupsTestIamPermissionsWithBody(ctx, project, resource, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsTestIamPermissionsResponse(rsp)
+}
+
+// InterconnectGroupsTestIamPermissionsWithResponse Test the caller's permissions on the interconnect group
+//
+// Returns which of `permissions` the caller has on the interconnect group named (or numbered)
+// `resource`. IAM is not enforced, so the caller has every permission of this resource
+// type (`compute.interconnectGroups.*`); permissions of other types are left out of the answer,
+// and a permission with a wildcard is 400 `invalid`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions (the `InterconnectGroupsTestIamPermissions` operationId).
+func (c *ClientWithResponses) InterconnectGroupsTestIamPermissionsWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, body InterconnectGroupsTestIamPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsTestIamPermissionsResponse, error) {
+	rsp, err := c.InterconnectGroupsTestIamPermissions(ctx, project, resource, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsTestIamPermissionsResponse(rsp)
 }
 
 // InterconnectLocationsListWithResponse List interconnect locations
@@ -12891,6 +19972,153 @@ func (c *ClientWithResponses) InterconnectsGetWithResponse(ctx context.Context, 
 		return nil, err
 	}
 	return ParseInterconnectsGetResponse(rsp)
+}
+
+// InterconnectsPatchWithBodyWithResponse Patch an interconnect
+//
+// Changes the interconnect named (or numbered) `interconnect` with a JSON merge patch of
+// an `Interconnect`. Patchable: `description`, `adminEnabled`, `nocContactEmail`,
+// `customerName`, `requestedLinkCount` and `labels`; any other writable member sent
+// with a value other than the current one is 400 `invalid` (sending back what `get`
+// returned is accepted). Setting `adminEnabled: false` drains the interconnect: its
+// attachments and every interconnect group holding it report it down. Applied at
+// accept: the Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsPatch` operationId).
+func (c *ClientWithResponses) InterconnectsPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectsPatchResponse, error) {
+	rsp, err := c.InterconnectsPatchWithBody(ctx, project, interconnect, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsPatchResponse(rsp)
+}
+
+// InterconnectsPatchWithResponse Patch an interconnect
+//
+// Changes the interconnect named (or numbered) `interconnect` with a JSON merge patch of
+// an `Interconnect`. Patchable: `description`, `adminEnabled`, `nocContactEmail`,
+// `customerName`, `requestedLinkCount` and `labels`; any other writable member sent
+// with a value other than the current one is 400 `invalid` (sending back what `get`
+// returned is accepted). Setting `adminEnabled: false` drains the interconnect: its
+// attachments and every interconnect group holding it report it down. Applied at
+// accept: the Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsPatch` operationId).
+func (c *ClientWithResponses) InterconnectsPatchWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, body InterconnectsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectsPatchResponse, error) {
+	rsp, err := c.InterconnectsPatch(ctx, project, interconnect, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsPatchResponse(rsp)
+}
+
+// InterconnectsGetDiagnosticsWithResponse Get the diagnostics of an interconnect
+//
+// Returns the diagnostics of the interconnect named (or numbered) `interconnect`: one
+// link per provisioned link, each up exactly when the interconnect is operational
+// (admin-enabled and its circuit not set down through the admin API), with plausible
+// optical power and LACP values; the bundle is up when any link is.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getDiagnostics (the `InterconnectsGetDiagnostics` operationId).
+func (c *ClientWithResponses) InterconnectsGetDiagnosticsWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetDiagnosticsParams, reqEditors ...RequestEditorFn) (*InterconnectsGetDiagnosticsResponse, error) {
+	rsp, err := c.InterconnectsGetDiagnostics(ctx, project, interconnect, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsGetDiagnosticsResponse(rsp)
+}
+
+// InterconnectsGetMacsecConfigWithResponse Get the MACsec configuration of an interconnect
+//
+// Returns the MACsec configuration of the interconnect named (or numbered)
+// `interconnect`: its pre-shared keys with the CAK and CKN the service generated for
+// each (none when MACsec is not configured), and an `etag` of the configuration.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getMacsecConfig (the `InterconnectsGetMacsecConfig` operationId).
+func (c *ClientWithResponses) InterconnectsGetMacsecConfigWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetMacsecConfigParams, reqEditors ...RequestEditorFn) (*InterconnectsGetMacsecConfigResponse, error) {
+	rsp, err := c.InterconnectsGetMacsecConfig(ctx, project, interconnect, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsGetMacsecConfigResponse(rsp)
+}
+
+// InterconnectsSetNameWithBodyWithResponse Rename an interconnect
+//
+// Renames the interconnect named (or numbered) `interconnect` to `name`. `currentName`,
+// when given, must be its current name (400 `invalid` otherwise); `name` is required and
+// must be free (409 `alreadyExists`). Its attachments and the interconnect groups that
+// hold it follow the new name. Applied at accept: the Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName (the `InterconnectsSetName` operationId).
+func (c *ClientWithResponses) InterconnectsSetNameWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectsSetNameResponse, error) {
+	rsp, err := c.InterconnectsSetNameWithBody(ctx, project, interconnect, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsSetNameResponse(rsp)
+}
+
+// InterconnectsSetNameWithResponse Rename an interconnect
+//
+// Renames the interconnect named (or numbered) `interconnect` to `name`. `currentName`,
+// when given, must be its current name (400 `invalid` otherwise); `name` is required and
+// must be free (409 `alreadyExists`). Its attachments and the interconnect groups that
+// hold it follow the new name. Applied at accept: the Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName (the `InterconnectsSetName` operationId).
+func (c *ClientWithResponses) InterconnectsSetNameWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, body InterconnectsSetNameJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectsSetNameResponse, error) {
+	rsp, err := c.InterconnectsSetName(ctx, project, interconnect, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsSetNameResponse(rsp)
+}
+
+// InterconnectsSetLabelsWithBodyWithResponse Set the labels of an interconnect
+//
+// Replaces the whole label set of the interconnect named (or numbered) `resource`, with
+// the rules of `globalForwardingRules.setLabels`: `labelFingerprint` must be the current
+// one (412 `conditionNotMet` otherwise) and the returned Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels (the `InterconnectsSetLabels` operationId).
+func (c *ClientWithResponses) InterconnectsSetLabelsWithBodyWithResponse(ctx context.Context, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectsSetLabelsResponse, error) {
+	rsp, err := c.InterconnectsSetLabelsWithBody(ctx, project, resource, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsSetLabelsResponse(rsp)
+}
+
+// InterconnectsSetLabelsWithResponse Set the labels of an interconnect
+//
+// Replaces the whole label set of the interconnect named (or numbered) `resource`, with
+// the rules of `globalForwardingRules.setLabels`: `labelFingerprint` must be the current
+// one (412 `conditionNotMet` otherwise) and the returned Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels (the `InterconnectsSetLabels` operationId).
+func (c *ClientWithResponses) InterconnectsSetLabelsWithResponse(ctx context.Context, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, body InterconnectsSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectsSetLabelsResponse, error) {
+	rsp, err := c.InterconnectsSetLabels(ctx, project, resource, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsSetLabelsResponse(rsp)
 }
 
 // GlobalOperationsListWithResponse List global operations
@@ -13109,6 +20337,82 @@ func (c *ClientWithResponses) InterconnectAttachmentsGetWithResponse(ctx context
 		return nil, err
 	}
 	return ParseInterconnectAttachmentsGetResponse(rsp)
+}
+
+// InterconnectAttachmentsPatchWithBodyWithResponse Patch an interconnect attachment
+//
+// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
+// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
+// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
+// value other than the current one is 400 `invalid` (sending back what `get` returned
+// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
+// Applied at accept: the regional Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsPatch` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentsPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsPatchResponse, error) {
+	rsp, err := c.InterconnectAttachmentsPatchWithBody(ctx, project, region, interconnectAttachment, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentsPatchResponse(rsp)
+}
+
+// InterconnectAttachmentsPatchWithResponse Patch an interconnect attachment
+//
+// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
+// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
+// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
+// value other than the current one is 400 `invalid` (sending back what `get` returned
+// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
+// Applied at accept: the regional Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsPatch` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentsPatchWithResponse(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, body InterconnectAttachmentsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsPatchResponse, error) {
+	rsp, err := c.InterconnectAttachmentsPatch(ctx, project, region, interconnectAttachment, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentsPatchResponse(rsp)
+}
+
+// InterconnectAttachmentsSetLabelsWithBodyWithResponse Set the labels of an interconnect attachment
+//
+// Replaces the whole label set of the attachment named (or numbered) `resource`, with
+// the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a stale
+// `labelFingerprint`); the returned regional Operation is already `DONE`. Unlike the
+// global method, it takes a `requestId`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels (the `InterconnectAttachmentsSetLabels` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentsSetLabelsWithBodyWithResponse(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsSetLabelsResponse, error) {
+	rsp, err := c.InterconnectAttachmentsSetLabelsWithBody(ctx, project, region, resource, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentsSetLabelsResponse(rsp)
+}
+
+// InterconnectAttachmentsSetLabelsWithResponse Set the labels of an interconnect attachment
+//
+// Replaces the whole label set of the attachment named (or numbered) `resource`, with
+// the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a stale
+// `labelFingerprint`); the returned regional Operation is already `DONE`. Unlike the
+// global method, it takes a `requestId`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels (the `InterconnectAttachmentsSetLabels` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentsSetLabelsWithResponse(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, body InterconnectAttachmentsSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsSetLabelsResponse, error) {
+	rsp, err := c.InterconnectAttachmentsSetLabels(ctx, project, region, resource, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentsSetLabelsResponse(rsp)
 }
 
 // RegionOperationsListWithResponse List regional operations
@@ -13451,6 +20755,121 @@ func ParseGlobalForwardingRulesGetResponse(rsp *http.Response) (*GlobalForwardin
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest ForwardingRule
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGlobalForwardingRulesPatchResponse parses an HTTP response from a GlobalForwardingRulesPatchWithResponse call
+func ParseGlobalForwardingRulesPatchResponse(rsp *http.Response) (*GlobalForwardingRulesPatchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GlobalForwardingRulesPatchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest EtagMismatch
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGlobalForwardingRulesSetTargetResponse parses an HTTP response from a GlobalForwardingRulesSetTargetWithResponse call
+func ParseGlobalForwardingRulesSetTargetResponse(rsp *http.Response) (*GlobalForwardingRulesSetTargetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GlobalForwardingRulesSetTargetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13874,6 +21293,729 @@ func ParseInterconnectAttachmentGroupsGetOperationalStatusResponse(rsp *http.Res
 	return response, nil
 }
 
+// ParseInterconnectAttachmentGroupsGetIamPolicyResponse parses an HTTP response from a InterconnectAttachmentGroupsGetIamPolicyWithResponse call
+func ParseInterconnectAttachmentGroupsGetIamPolicyResponse(rsp *http.Response) (*InterconnectAttachmentGroupsGetIamPolicyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentGroupsGetIamPolicyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Policy
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectAttachmentGroupsSetIamPolicyResponse parses an HTTP response from a InterconnectAttachmentGroupsSetIamPolicyWithResponse call
+func ParseInterconnectAttachmentGroupsSetIamPolicyResponse(rsp *http.Response) (*InterconnectAttachmentGroupsSetIamPolicyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentGroupsSetIamPolicyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Policy
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest PolicyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectAttachmentGroupsTestIamPermissionsResponse parses an HTTP response from a InterconnectAttachmentGroupsTestIamPermissionsWithResponse call
+func ParseInterconnectAttachmentGroupsTestIamPermissionsResponse(rsp *http.Response) (*InterconnectAttachmentGroupsTestIamPermissionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentGroupsTestIamPermissionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TestPermissionsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsListResponse parses an HTTP response from a InterconnectGroupsListWithResponse call
+func ParseInterconnectGroupsListResponse(rsp *http.Response) (*InterconnectGroupsListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectGroupsListResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsInsertResponse parses an HTTP response from a InterconnectGroupsInsertWithResponse call
+func ParseInterconnectGroupsInsertResponse(rsp *http.Response) (*InterconnectGroupsInsertResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsInsertResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsDeleteResponse parses an HTTP response from a InterconnectGroupsDeleteWithResponse call
+func ParseInterconnectGroupsDeleteResponse(rsp *http.Response) (*InterconnectGroupsDeleteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsDeleteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsGetResponse parses an HTTP response from a InterconnectGroupsGetWithResponse call
+func ParseInterconnectGroupsGetResponse(rsp *http.Response) (*InterconnectGroupsGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectGroup
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsPatchResponse parses an HTTP response from a InterconnectGroupsPatchWithResponse call
+func ParseInterconnectGroupsPatchResponse(rsp *http.Response) (*InterconnectGroupsPatchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsPatchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest EtagMismatch
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsCreateMembersResponse parses an HTTP response from a InterconnectGroupsCreateMembersWithResponse call
+func ParseInterconnectGroupsCreateMembersResponse(rsp *http.Response) (*InterconnectGroupsCreateMembersResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsCreateMembersResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsGetOperationalStatusResponse parses an HTTP response from a InterconnectGroupsGetOperationalStatusWithResponse call
+func ParseInterconnectGroupsGetOperationalStatusResponse(rsp *http.Response) (*InterconnectGroupsGetOperationalStatusResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsGetOperationalStatusResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectGroupsGetOperationalStatusResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsGetIamPolicyResponse parses an HTTP response from a InterconnectGroupsGetIamPolicyWithResponse call
+func ParseInterconnectGroupsGetIamPolicyResponse(rsp *http.Response) (*InterconnectGroupsGetIamPolicyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsGetIamPolicyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Policy
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsSetIamPolicyResponse parses an HTTP response from a InterconnectGroupsSetIamPolicyWithResponse call
+func ParseInterconnectGroupsSetIamPolicyResponse(rsp *http.Response) (*InterconnectGroupsSetIamPolicyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsSetIamPolicyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Policy
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest PolicyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsTestIamPermissionsResponse parses an HTTP response from a InterconnectGroupsTestIamPermissionsWithResponse call
+func ParseInterconnectGroupsTestIamPermissionsResponse(rsp *http.Response) (*InterconnectGroupsTestIamPermissionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsTestIamPermissionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TestPermissionsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseInterconnectLocationsListResponse parses an HTTP response from a InterconnectLocationsListWithResponse call
 func ParseInterconnectLocationsListResponse(rsp *http.Response) (*InterconnectLocationsListResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -14178,6 +22320,290 @@ func ParseInterconnectsGetResponse(rsp *http.Response) (*InterconnectsGetRespons
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectsPatchResponse parses an HTTP response from a InterconnectsPatchWithResponse call
+func ParseInterconnectsPatchResponse(rsp *http.Response) (*InterconnectsPatchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectsPatchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectsGetDiagnosticsResponse parses an HTTP response from a InterconnectsGetDiagnosticsWithResponse call
+func ParseInterconnectsGetDiagnosticsResponse(rsp *http.Response) (*InterconnectsGetDiagnosticsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectsGetDiagnosticsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectsGetDiagnosticsResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectsGetMacsecConfigResponse parses an HTTP response from a InterconnectsGetMacsecConfigWithResponse call
+func ParseInterconnectsGetMacsecConfigResponse(rsp *http.Response) (*InterconnectsGetMacsecConfigResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectsGetMacsecConfigResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectsGetMacsecConfigResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectsSetNameResponse parses an HTTP response from a InterconnectsSetNameWithResponse call
+func ParseInterconnectsSetNameResponse(rsp *http.Response) (*InterconnectsSetNameResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectsSetNameResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectsSetLabelsResponse parses an HTTP response from a InterconnectsSetLabelsWithResponse call
+func ParseInterconnectsSetLabelsResponse(rsp *http.Response) (*InterconnectsSetLabelsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectsSetLabelsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -14612,6 +23038,121 @@ func ParseInterconnectAttachmentsGetResponse(rsp *http.Response) (*InterconnectA
 	return response, nil
 }
 
+// ParseInterconnectAttachmentsPatchResponse parses an HTTP response from a InterconnectAttachmentsPatchWithResponse call
+func ParseInterconnectAttachmentsPatchResponse(rsp *http.Response) (*InterconnectAttachmentsPatchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentsPatchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectAttachmentsSetLabelsResponse parses an HTTP response from a InterconnectAttachmentsSetLabelsWithResponse call
+func ParseInterconnectAttachmentsSetLabelsResponse(rsp *http.Response) (*InterconnectAttachmentsSetLabelsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentsSetLabelsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseRegionOperationsListResponse parses an HTTP response from a RegionOperationsListWithResponse call
 func ParseRegionOperationsListResponse(rsp *http.Response) (*RegionOperationsListResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -14837,6 +23378,12 @@ type ServerInterface interface {
 	// GlobalForwardingRulesGet Get a global forwarding rule
 	// (GET /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule})
 	GlobalForwardingRulesGet(ctx echo.Context, project ProjectPath, forwardingRule ForwardingRulePath, params GlobalForwardingRulesGetParams) error
+	// GlobalForwardingRulesPatch Patch a global forwarding rule
+	// (PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule})
+	GlobalForwardingRulesPatch(ctx echo.Context, project ProjectPath, forwardingRule ForwardingRulePath, params GlobalForwardingRulesPatchParams) error
+	// GlobalForwardingRulesSetTarget Change the target of a global forwarding rule
+	// (POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget)
+	GlobalForwardingRulesSetTarget(ctx echo.Context, project ProjectPath, forwardingRule ForwardingRulePath, params GlobalForwardingRulesSetTargetParams) error
 	// GlobalForwardingRulesSetLabels Set the labels of a global forwarding rule
 	// (POST /compute/v1/projects/{project}/global/forwardingRules/{resource}/setLabels)
 	GlobalForwardingRulesSetLabels(ctx echo.Context, project ProjectPath, resource ResourcePath, params GlobalForwardingRulesSetLabelsParams) error
@@ -14858,6 +23405,45 @@ type ServerInterface interface {
 	// InterconnectAttachmentGroupsGetOperationalStatus Get the operational status of an interconnect attachment group
 	// (GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup}/getOperationalStatus)
 	InterconnectAttachmentGroupsGetOperationalStatus(ctx echo.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params InterconnectAttachmentGroupsGetOperationalStatusParams) error
+	// InterconnectAttachmentGroupsGetIamPolicy Get the IAM policy of the interconnect attachment group
+	// (GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/getIamPolicy)
+	InterconnectAttachmentGroupsGetIamPolicy(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectAttachmentGroupsGetIamPolicyParams) error
+	// InterconnectAttachmentGroupsSetIamPolicy Set the IAM policy of the interconnect attachment group
+	// (POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy)
+	InterconnectAttachmentGroupsSetIamPolicy(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectAttachmentGroupsSetIamPolicyParams) error
+	// InterconnectAttachmentGroupsTestIamPermissions Test the caller's permissions on the interconnect attachment group
+	// (POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions)
+	InterconnectAttachmentGroupsTestIamPermissions(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectAttachmentGroupsTestIamPermissionsParams) error
+	// InterconnectGroupsList List interconnect groups
+	// (GET /compute/v1/projects/{project}/global/interconnectGroups)
+	InterconnectGroupsList(ctx echo.Context, project ProjectPath, params InterconnectGroupsListParams) error
+	// InterconnectGroupsInsert Create an interconnect group
+	// (POST /compute/v1/projects/{project}/global/interconnectGroups)
+	InterconnectGroupsInsert(ctx echo.Context, project ProjectPath, params InterconnectGroupsInsertParams) error
+	// InterconnectGroupsDelete Delete an interconnect group
+	// (DELETE /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup})
+	InterconnectGroupsDelete(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsDeleteParams) error
+	// InterconnectGroupsGet Get an interconnect group
+	// (GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup})
+	InterconnectGroupsGet(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsGetParams) error
+	// InterconnectGroupsPatch Patch an interconnect group
+	// (PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup})
+	InterconnectGroupsPatch(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsPatchParams) error
+	// InterconnectGroupsCreateMembers Create interconnects in an interconnect group
+	// (POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers)
+	InterconnectGroupsCreateMembers(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsCreateMembersParams) error
+	// InterconnectGroupsGetOperationalStatus Get the operational status of an interconnect group
+	// (GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/getOperationalStatus)
+	InterconnectGroupsGetOperationalStatus(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsGetOperationalStatusParams) error
+	// InterconnectGroupsGetIamPolicy Get the IAM policy of the interconnect group
+	// (GET /compute/v1/projects/{project}/global/interconnectGroups/{resource}/getIamPolicy)
+	InterconnectGroupsGetIamPolicy(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectGroupsGetIamPolicyParams) error
+	// InterconnectGroupsSetIamPolicy Set the IAM policy of the interconnect group
+	// (POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy)
+	InterconnectGroupsSetIamPolicy(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectGroupsSetIamPolicyParams) error
+	// InterconnectGroupsTestIamPermissions Test the caller's permissions on the interconnect group
+	// (POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions)
+	InterconnectGroupsTestIamPermissions(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectGroupsTestIamPermissionsParams) error
 	// InterconnectLocationsList List interconnect locations
 	// (GET /compute/v1/projects/{project}/global/interconnectLocations)
 	InterconnectLocationsList(ctx echo.Context, project ProjectPath, params InterconnectLocationsListParams) error
@@ -14876,6 +23462,21 @@ type ServerInterface interface {
 	// InterconnectsGet Get an interconnect
 	// (GET /compute/v1/projects/{project}/global/interconnects/{interconnect})
 	InterconnectsGet(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsGetParams) error
+	// InterconnectsPatch Patch an interconnect
+	// (PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect})
+	InterconnectsPatch(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsPatchParams) error
+	// InterconnectsGetDiagnostics Get the diagnostics of an interconnect
+	// (GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getDiagnostics)
+	InterconnectsGetDiagnostics(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsGetDiagnosticsParams) error
+	// InterconnectsGetMacsecConfig Get the MACsec configuration of an interconnect
+	// (GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getMacsecConfig)
+	InterconnectsGetMacsecConfig(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsGetMacsecConfigParams) error
+	// InterconnectsSetName Rename an interconnect
+	// (POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName)
+	InterconnectsSetName(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsSetNameParams) error
+	// InterconnectsSetLabels Set the labels of an interconnect
+	// (POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels)
+	InterconnectsSetLabels(ctx echo.Context, project ProjectPath, resource ResourcePath, params InterconnectsSetLabelsParams) error
 	// GlobalOperationsList List global operations
 	// (GET /compute/v1/projects/{project}/global/operations)
 	GlobalOperationsList(ctx echo.Context, project ProjectPath, params GlobalOperationsListParams) error
@@ -14900,6 +23501,12 @@ type ServerInterface interface {
 	// InterconnectAttachmentsGet Get an interconnect attachment
 	// (GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment})
 	InterconnectAttachmentsGet(ctx echo.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params InterconnectAttachmentsGetParams) error
+	// InterconnectAttachmentsPatch Patch an interconnect attachment
+	// (PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment})
+	InterconnectAttachmentsPatch(ctx echo.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params InterconnectAttachmentsPatchParams) error
+	// InterconnectAttachmentsSetLabels Set the labels of an interconnect attachment
+	// (POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels)
+	InterconnectAttachmentsSetLabels(ctx echo.Context, project ProjectPath, region RegionPath, resource ResourcePath, params InterconnectAttachmentsSetLabelsParams) error
 	// RegionOperationsList List regional operations
 	// (GET /compute/v1/projects/{project}/regions/{region}/operations)
 	RegionOperationsList(ctx echo.Context, project ProjectPath, region RegionPath, params RegionOperationsListParams) error
@@ -15281,6 +23888,100 @@ func (w *ServerInterfaceWrapper) GlobalForwardingRulesGet(ctx echo.Context) erro
 	return err
 }
 
+// GlobalForwardingRulesPatch converts echo context to params.
+func (w *ServerInterfaceWrapper) GlobalForwardingRulesPatch(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "forwardingRule" -------------
+	var forwardingRule ForwardingRulePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "forwardingRule", ctx.Param("forwardingRule"), &forwardingRule, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter forwardingRule: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GlobalForwardingRulesPatchParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GlobalForwardingRulesPatch(ctx, project, forwardingRule, params)
+	return err
+}
+
+// GlobalForwardingRulesSetTarget converts echo context to params.
+func (w *ServerInterfaceWrapper) GlobalForwardingRulesSetTarget(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "forwardingRule" -------------
+	var forwardingRule ForwardingRulePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "forwardingRule", ctx.Param("forwardingRule"), &forwardingRule, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter forwardingRule: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GlobalForwardingRulesSetTargetParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GlobalForwardingRulesSetTarget(ctx, project, forwardingRule, params)
+	return err
+}
+
 // GlobalForwardingRulesSetLabels converts echo context to params.
 func (w *ServerInterfaceWrapper) GlobalForwardingRulesSetLabels(ctx echo.Context) error {
 	var err error
@@ -15608,6 +24309,587 @@ func (w *ServerInterfaceWrapper) InterconnectAttachmentGroupsGetOperationalStatu
 	return err
 }
 
+// InterconnectAttachmentGroupsGetIamPolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentGroupsGetIamPolicy(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource IamResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentGroupsGetIamPolicyParams
+	// ------------- Optional query parameter "optionsRequestedPolicyVersion" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "optionsRequestedPolicyVersion", ctx.QueryParams(), &params.OptionsRequestedPolicyVersion, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter optionsRequestedPolicyVersion: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentGroupsGetIamPolicy(ctx, project, resource, params)
+	return err
+}
+
+// InterconnectAttachmentGroupsSetIamPolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentGroupsSetIamPolicy(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource IamResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentGroupsSetIamPolicyParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentGroupsSetIamPolicy(ctx, project, resource, params)
+	return err
+}
+
+// InterconnectAttachmentGroupsTestIamPermissions converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentGroupsTestIamPermissions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource IamResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentGroupsTestIamPermissionsParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentGroupsTestIamPermissions(ctx, project, resource, params)
+	return err
+}
+
+// InterconnectGroupsList converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsListParams
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "maxResults" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "maxResults", ctx.QueryParams(), &params.MaxResults, runtime.BindQueryParameterOptions{Type: "integer", Format: "uint32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter maxResults: %s", err))
+	}
+
+	// ------------- Optional query parameter "orderBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "orderBy", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orderBy: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageToken" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
+	}
+
+	// ------------- Optional query parameter "returnPartialSuccess" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "returnPartialSuccess", ctx.QueryParams(), &params.ReturnPartialSuccess, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter returnPartialSuccess: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsList(ctx, project, params)
+	return err
+}
+
+// InterconnectGroupsInsert converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsInsert(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsInsertParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsInsert(ctx, project, params)
+	return err
+}
+
+// InterconnectGroupsDelete converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsDelete(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectGroup" -------------
+	var interconnectGroup InterconnectGroupPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectGroup", ctx.Param("interconnectGroup"), &interconnectGroup, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectGroup: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsDeleteParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsDelete(ctx, project, interconnectGroup, params)
+	return err
+}
+
+// InterconnectGroupsGet converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectGroup" -------------
+	var interconnectGroup InterconnectGroupPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectGroup", ctx.Param("interconnectGroup"), &interconnectGroup, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectGroup: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsGetParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsGet(ctx, project, interconnectGroup, params)
+	return err
+}
+
+// InterconnectGroupsPatch converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsPatch(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectGroup" -------------
+	var interconnectGroup InterconnectGroupPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectGroup", ctx.Param("interconnectGroup"), &interconnectGroup, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectGroup: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsPatchParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "updateMask" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "updateMask", ctx.QueryParams(), &params.UpdateMask, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter updateMask: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsPatch(ctx, project, interconnectGroup, params)
+	return err
+}
+
+// InterconnectGroupsCreateMembers converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsCreateMembers(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectGroup" -------------
+	var interconnectGroup InterconnectGroupPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectGroup", ctx.Param("interconnectGroup"), &interconnectGroup, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectGroup: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsCreateMembersParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsCreateMembers(ctx, project, interconnectGroup, params)
+	return err
+}
+
+// InterconnectGroupsGetOperationalStatus converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsGetOperationalStatus(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectGroup" -------------
+	var interconnectGroup InterconnectGroupPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectGroup", ctx.Param("interconnectGroup"), &interconnectGroup, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectGroup: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsGetOperationalStatusParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsGetOperationalStatus(ctx, project, interconnectGroup, params)
+	return err
+}
+
+// InterconnectGroupsGetIamPolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsGetIamPolicy(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource IamResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsGetIamPolicyParams
+	// ------------- Optional query parameter "optionsRequestedPolicyVersion" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "optionsRequestedPolicyVersion", ctx.QueryParams(), &params.OptionsRequestedPolicyVersion, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter optionsRequestedPolicyVersion: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsGetIamPolicy(ctx, project, resource, params)
+	return err
+}
+
+// InterconnectGroupsSetIamPolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsSetIamPolicy(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource IamResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsSetIamPolicyParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsSetIamPolicy(ctx, project, resource, params)
+	return err
+}
+
+// InterconnectGroupsTestIamPermissions converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsTestIamPermissions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource IamResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsTestIamPermissionsParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsTestIamPermissions(ctx, project, resource, params)
+	return err
+}
+
 // InterconnectLocationsList converts echo context to params.
 func (w *ServerInterfaceWrapper) InterconnectLocationsList(ctx echo.Context) error {
 	var err error
@@ -15905,6 +25187,220 @@ func (w *ServerInterfaceWrapper) InterconnectsGet(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.InterconnectsGet(ctx, project, interconnect, params)
+	return err
+}
+
+// InterconnectsPatch converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectsPatch(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnect" -------------
+	var interconnect InterconnectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnect", ctx.Param("interconnect"), &interconnect, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnect: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectsPatchParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectsPatch(ctx, project, interconnect, params)
+	return err
+}
+
+// InterconnectsGetDiagnostics converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectsGetDiagnostics(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnect" -------------
+	var interconnect InterconnectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnect", ctx.Param("interconnect"), &interconnect, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnect: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectsGetDiagnosticsParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectsGetDiagnostics(ctx, project, interconnect, params)
+	return err
+}
+
+// InterconnectsGetMacsecConfig converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectsGetMacsecConfig(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnect" -------------
+	var interconnect InterconnectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnect", ctx.Param("interconnect"), &interconnect, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnect: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectsGetMacsecConfigParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectsGetMacsecConfig(ctx, project, interconnect, params)
+	return err
+}
+
+// InterconnectsSetName converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectsSetName(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnect" -------------
+	var interconnect InterconnectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnect", ctx.Param("interconnect"), &interconnect, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnect: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectsSetNameParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectsSetName(ctx, project, interconnect, params)
+	return err
+}
+
+// InterconnectsSetLabels converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectsSetLabels(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource ResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectsSetLabelsParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectsSetLabels(ctx, project, resource, params)
 	return err
 }
 
@@ -16327,6 +25823,116 @@ func (w *ServerInterfaceWrapper) InterconnectAttachmentsGet(ctx echo.Context) er
 	return err
 }
 
+// InterconnectAttachmentsPatch converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentsPatch(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region RegionPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectAttachment" -------------
+	var interconnectAttachment InterconnectAttachmentPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectAttachment", ctx.Param("interconnectAttachment"), &interconnectAttachment, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectAttachment: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentsPatchParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentsPatch(ctx, project, region, interconnectAttachment, params)
+	return err
+}
+
+// InterconnectAttachmentsSetLabels converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentsSetLabels(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region RegionPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource ResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentsSetLabelsParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentsSetLabels(ctx, project, region, resource, params)
+	return err
+}
+
 // RegionOperationsList converts echo context to params.
 func (w *ServerInterfaceWrapper) RegionOperationsList(ctx echo.Context) error {
 	var err error
@@ -16599,6 +26205,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules", wrapper.GlobalForwardingRulesInsert, options.OperationMiddlewares["globalForwardingRules.insert"]...)
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:forwardingRule", wrapper.GlobalForwardingRulesDelete, options.OperationMiddlewares["globalForwardingRules.delete"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:forwardingRule", wrapper.GlobalForwardingRulesGet, options.OperationMiddlewares["globalForwardingRules.get"]...)
+	router.PATCH(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:forwardingRule", wrapper.GlobalForwardingRulesPatch, options.OperationMiddlewares["globalForwardingRules.patch"]...)
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:resource/setLabels", wrapper.GlobalForwardingRulesSetLabels, options.OperationMiddlewares["globalForwardingRules.setLabels"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectAttachmentGroups", wrapper.InterconnectAttachmentGroupsList, options.OperationMiddlewares["interconnectAttachmentGroups.list"]...)
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnectAttachmentGroups", wrapper.InterconnectAttachmentGroupsInsert, options.OperationMiddlewares["interconnectAttachmentGroups.insert"]...)
@@ -16612,6 +26219,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnects", wrapper.InterconnectsInsert, options.OperationMiddlewares["interconnects.insert"]...)
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/global/interconnects/:interconnect", wrapper.InterconnectsDelete, options.OperationMiddlewares["interconnects.delete"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnects/:interconnect", wrapper.InterconnectsGet, options.OperationMiddlewares["interconnects.get"]...)
+	router.PATCH(options.BaseURL+"/compute/v1/projects/:project/global/interconnects/:interconnect", wrapper.InterconnectsPatch, options.OperationMiddlewares["interconnects.patch"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/operations", wrapper.GlobalOperationsList, options.OperationMiddlewares["globalOperations.list"]...)
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/global/operations/:operation", wrapper.GlobalOperationsDelete, options.OperationMiddlewares["globalOperations.delete"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/operations/:operation", wrapper.GlobalOperationsGet, options.OperationMiddlewares["globalOperations.get"]...)
@@ -16624,6 +26232,26 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments", wrapper.InterconnectAttachmentsInsert, options.OperationMiddlewares["interconnectAttachments.insert"]...)
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments/:interconnectAttachment", wrapper.InterconnectAttachmentsDelete, options.OperationMiddlewares["interconnectAttachments.delete"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments/:interconnectAttachment", wrapper.InterconnectAttachmentsGet, options.OperationMiddlewares["interconnectAttachments.get"]...)
+	router.PATCH(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments/:interconnectAttachment", wrapper.InterconnectAttachmentsPatch, options.OperationMiddlewares["interconnectAttachments.patch"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:forwardingRule/setTarget", wrapper.GlobalForwardingRulesSetTarget, options.OperationMiddlewares["globalForwardingRules.setTarget"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnects/:resource/setLabels", wrapper.InterconnectsSetLabels, options.OperationMiddlewares["interconnects.setLabels"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnects/:interconnect/setName", wrapper.InterconnectsSetName, options.OperationMiddlewares["interconnects.setName"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnects/:interconnect/getDiagnostics", wrapper.InterconnectsGetDiagnostics, options.OperationMiddlewares["interconnects.getDiagnostics"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnects/:interconnect/getMacsecConfig", wrapper.InterconnectsGetMacsecConfig, options.OperationMiddlewares["interconnects.getMacsecConfig"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments/:resource/setLabels", wrapper.InterconnectAttachmentsSetLabels, options.OperationMiddlewares["interconnectAttachments.setLabels"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectAttachmentGroups/:resource/getIamPolicy", wrapper.InterconnectAttachmentGroupsGetIamPolicy, options.OperationMiddlewares["interconnectAttachmentGroups.getIamPolicy"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnectAttachmentGroups/:resource/setIamPolicy", wrapper.InterconnectAttachmentGroupsSetIamPolicy, options.OperationMiddlewares["interconnectAttachmentGroups.setIamPolicy"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnectAttachmentGroups/:resource/testIamPermissions", wrapper.InterconnectAttachmentGroupsTestIamPermissions, options.OperationMiddlewares["interconnectAttachmentGroups.testIamPermissions"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups/:resource/getIamPolicy", wrapper.InterconnectGroupsGetIamPolicy, options.OperationMiddlewares["interconnectGroups.getIamPolicy"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups/:resource/setIamPolicy", wrapper.InterconnectGroupsSetIamPolicy, options.OperationMiddlewares["interconnectGroups.setIamPolicy"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups/:resource/testIamPermissions", wrapper.InterconnectGroupsTestIamPermissions, options.OperationMiddlewares["interconnectGroups.testIamPermissions"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups", wrapper.InterconnectGroupsList, options.OperationMiddlewares["interconnectGroups.list"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups", wrapper.InterconnectGroupsInsert, options.OperationMiddlewares["interconnectGroups.insert"]...)
+	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups/:interconnectGroup", wrapper.InterconnectGroupsDelete, options.OperationMiddlewares["interconnectGroups.delete"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups/:interconnectGroup", wrapper.InterconnectGroupsGet, options.OperationMiddlewares["interconnectGroups.get"]...)
+	router.PATCH(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups/:interconnectGroup", wrapper.InterconnectGroupsPatch, options.OperationMiddlewares["interconnectGroups.patch"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups/:interconnectGroup/createMembers", wrapper.InterconnectGroupsCreateMembers, options.OperationMiddlewares["interconnectGroups.createMembers"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups/:interconnectGroup/getOperationalStatus", wrapper.InterconnectGroupsGetOperationalStatus, options.OperationMiddlewares["interconnectGroups.getOperationalStatus"]...)
 
 }
 
@@ -16636,6 +26264,8 @@ type ConflictJSONResponse GoogleErrorResponse
 type EtagMismatchJSONResponse GoogleErrorResponse
 
 type NotFoundJSONResponse GoogleErrorResponse
+
+type PolicyConflictJSONResponse GoogleErrorResponse
 
 type PreconditionFailedJSONResponse GoogleErrorResponse
 
@@ -17085,6 +26715,188 @@ type GlobalForwardingRulesGetdefaultJSONResponse struct {
 }
 
 func (response GlobalForwardingRulesGetdefaultJSONResponse) VisitGlobalForwardingRulesGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesPatchRequestObject struct {
+	Project        ProjectPath        `json:"project"`
+	ForwardingRule ForwardingRulePath `json:"forwardingRule"`
+	Params         GlobalForwardingRulesPatchParams
+	Body           *GlobalForwardingRulesPatchJSONRequestBody
+}
+
+type GlobalForwardingRulesPatchResponseObject interface {
+	VisitGlobalForwardingRulesPatchResponse(w http.ResponseWriter) error
+}
+
+type GlobalForwardingRulesPatch200JSONResponse Operation
+
+func (response GlobalForwardingRulesPatch200JSONResponse) VisitGlobalForwardingRulesPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesPatch400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GlobalForwardingRulesPatch400JSONResponse) VisitGlobalForwardingRulesPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesPatch401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GlobalForwardingRulesPatch401JSONResponse) VisitGlobalForwardingRulesPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesPatch404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GlobalForwardingRulesPatch404JSONResponse) VisitGlobalForwardingRulesPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesPatch412JSONResponse struct{ EtagMismatchJSONResponse }
+
+func (response GlobalForwardingRulesPatch412JSONResponse) VisitGlobalForwardingRulesPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesPatchdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response GlobalForwardingRulesPatchdefaultJSONResponse) VisitGlobalForwardingRulesPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesSetTargetRequestObject struct {
+	Project        ProjectPath        `json:"project"`
+	ForwardingRule ForwardingRulePath `json:"forwardingRule"`
+	Params         GlobalForwardingRulesSetTargetParams
+	Body           *GlobalForwardingRulesSetTargetJSONRequestBody
+}
+
+type GlobalForwardingRulesSetTargetResponseObject interface {
+	VisitGlobalForwardingRulesSetTargetResponse(w http.ResponseWriter) error
+}
+
+type GlobalForwardingRulesSetTarget200JSONResponse Operation
+
+func (response GlobalForwardingRulesSetTarget200JSONResponse) VisitGlobalForwardingRulesSetTargetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesSetTarget400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GlobalForwardingRulesSetTarget400JSONResponse) VisitGlobalForwardingRulesSetTargetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesSetTarget401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GlobalForwardingRulesSetTarget401JSONResponse) VisitGlobalForwardingRulesSetTargetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesSetTarget404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GlobalForwardingRulesSetTarget404JSONResponse) VisitGlobalForwardingRulesSetTargetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesSetTargetdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response GlobalForwardingRulesSetTargetdefaultJSONResponse) VisitGlobalForwardingRulesSetTargetResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -17692,6 +27504,1132 @@ func (response InterconnectAttachmentGroupsGetOperationalStatusdefaultJSONRespon
 	return err
 }
 
+type InterconnectAttachmentGroupsGetIamPolicyRequestObject struct {
+	Project  ProjectPath     `json:"project"`
+	Resource IamResourcePath `json:"resource"`
+	Params   InterconnectAttachmentGroupsGetIamPolicyParams
+}
+
+type InterconnectAttachmentGroupsGetIamPolicyResponseObject interface {
+	VisitInterconnectAttachmentGroupsGetIamPolicyResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentGroupsGetIamPolicy200JSONResponse Policy
+
+func (response InterconnectAttachmentGroupsGetIamPolicy200JSONResponse) VisitInterconnectAttachmentGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsGetIamPolicy400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentGroupsGetIamPolicy400JSONResponse) VisitInterconnectAttachmentGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsGetIamPolicy401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentGroupsGetIamPolicy401JSONResponse) VisitInterconnectAttachmentGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsGetIamPolicy404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectAttachmentGroupsGetIamPolicy404JSONResponse) VisitInterconnectAttachmentGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsGetIamPolicydefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentGroupsGetIamPolicydefaultJSONResponse) VisitInterconnectAttachmentGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsSetIamPolicyRequestObject struct {
+	Project  ProjectPath     `json:"project"`
+	Resource IamResourcePath `json:"resource"`
+	Params   InterconnectAttachmentGroupsSetIamPolicyParams
+	Body     *InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody
+}
+
+type InterconnectAttachmentGroupsSetIamPolicyResponseObject interface {
+	VisitInterconnectAttachmentGroupsSetIamPolicyResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentGroupsSetIamPolicy200JSONResponse Policy
+
+func (response InterconnectAttachmentGroupsSetIamPolicy200JSONResponse) VisitInterconnectAttachmentGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsSetIamPolicy400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentGroupsSetIamPolicy400JSONResponse) VisitInterconnectAttachmentGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsSetIamPolicy401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentGroupsSetIamPolicy401JSONResponse) VisitInterconnectAttachmentGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsSetIamPolicy404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectAttachmentGroupsSetIamPolicy404JSONResponse) VisitInterconnectAttachmentGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsSetIamPolicy409JSONResponse struct{ PolicyConflictJSONResponse }
+
+func (response InterconnectAttachmentGroupsSetIamPolicy409JSONResponse) VisitInterconnectAttachmentGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsSetIamPolicydefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentGroupsSetIamPolicydefaultJSONResponse) VisitInterconnectAttachmentGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsTestIamPermissionsRequestObject struct {
+	Project  ProjectPath     `json:"project"`
+	Resource IamResourcePath `json:"resource"`
+	Params   InterconnectAttachmentGroupsTestIamPermissionsParams
+	Body     *InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody
+}
+
+type InterconnectAttachmentGroupsTestIamPermissionsResponseObject interface {
+	VisitInterconnectAttachmentGroupsTestIamPermissionsResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentGroupsTestIamPermissions200JSONResponse TestPermissionsResponse
+
+func (response InterconnectAttachmentGroupsTestIamPermissions200JSONResponse) VisitInterconnectAttachmentGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsTestIamPermissions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentGroupsTestIamPermissions400JSONResponse) VisitInterconnectAttachmentGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsTestIamPermissions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentGroupsTestIamPermissions401JSONResponse) VisitInterconnectAttachmentGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsTestIamPermissions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectAttachmentGroupsTestIamPermissions404JSONResponse) VisitInterconnectAttachmentGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsTestIamPermissionsdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentGroupsTestIamPermissionsdefaultJSONResponse) VisitInterconnectAttachmentGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsListRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Params  InterconnectGroupsListParams
+}
+
+type InterconnectGroupsListResponseObject interface {
+	VisitInterconnectGroupsListResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsList200JSONResponse InterconnectGroupsListResponseBody
+
+func (response InterconnectGroupsList200JSONResponse) VisitInterconnectGroupsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsList400JSONResponse) VisitInterconnectGroupsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsList401JSONResponse) VisitInterconnectGroupsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsListdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsListdefaultJSONResponse) VisitInterconnectGroupsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsInsertRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Params  InterconnectGroupsInsertParams
+	Body    *InterconnectGroupsInsertJSONRequestBody
+}
+
+type InterconnectGroupsInsertResponseObject interface {
+	VisitInterconnectGroupsInsertResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsInsert200JSONResponse Operation
+
+func (response InterconnectGroupsInsert200JSONResponse) VisitInterconnectGroupsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsInsert400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsInsert400JSONResponse) VisitInterconnectGroupsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsInsert401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsInsert401JSONResponse) VisitInterconnectGroupsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsInsert409JSONResponse struct{ ConflictJSONResponse }
+
+func (response InterconnectGroupsInsert409JSONResponse) VisitInterconnectGroupsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsInsertdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsInsertdefaultJSONResponse) VisitInterconnectGroupsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsDeleteRequestObject struct {
+	Project           ProjectPath           `json:"project"`
+	InterconnectGroup InterconnectGroupPath `json:"interconnectGroup"`
+	Params            InterconnectGroupsDeleteParams
+}
+
+type InterconnectGroupsDeleteResponseObject interface {
+	VisitInterconnectGroupsDeleteResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsDelete200JSONResponse Operation
+
+func (response InterconnectGroupsDelete200JSONResponse) VisitInterconnectGroupsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsDelete400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsDelete400JSONResponse) VisitInterconnectGroupsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsDelete401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsDelete401JSONResponse) VisitInterconnectGroupsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsDelete404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectGroupsDelete404JSONResponse) VisitInterconnectGroupsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsDeletedefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsDeletedefaultJSONResponse) VisitInterconnectGroupsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetRequestObject struct {
+	Project           ProjectPath           `json:"project"`
+	InterconnectGroup InterconnectGroupPath `json:"interconnectGroup"`
+	Params            InterconnectGroupsGetParams
+}
+
+type InterconnectGroupsGetResponseObject interface {
+	VisitInterconnectGroupsGetResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsGet200JSONResponse InterconnectGroup
+
+func (response InterconnectGroupsGet200JSONResponse) VisitInterconnectGroupsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGet400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsGet400JSONResponse) VisitInterconnectGroupsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGet401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsGet401JSONResponse) VisitInterconnectGroupsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGet404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectGroupsGet404JSONResponse) VisitInterconnectGroupsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsGetdefaultJSONResponse) VisitInterconnectGroupsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsPatchRequestObject struct {
+	Project           ProjectPath           `json:"project"`
+	InterconnectGroup InterconnectGroupPath `json:"interconnectGroup"`
+	Params            InterconnectGroupsPatchParams
+	Body              *InterconnectGroupsPatchJSONRequestBody
+}
+
+type InterconnectGroupsPatchResponseObject interface {
+	VisitInterconnectGroupsPatchResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsPatch200JSONResponse Operation
+
+func (response InterconnectGroupsPatch200JSONResponse) VisitInterconnectGroupsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsPatch400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsPatch400JSONResponse) VisitInterconnectGroupsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsPatch401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsPatch401JSONResponse) VisitInterconnectGroupsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsPatch404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectGroupsPatch404JSONResponse) VisitInterconnectGroupsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsPatch412JSONResponse struct{ EtagMismatchJSONResponse }
+
+func (response InterconnectGroupsPatch412JSONResponse) VisitInterconnectGroupsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsPatchdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsPatchdefaultJSONResponse) VisitInterconnectGroupsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsCreateMembersRequestObject struct {
+	Project           ProjectPath           `json:"project"`
+	InterconnectGroup InterconnectGroupPath `json:"interconnectGroup"`
+	Params            InterconnectGroupsCreateMembersParams
+	Body              *InterconnectGroupsCreateMembersJSONRequestBody
+}
+
+type InterconnectGroupsCreateMembersResponseObject interface {
+	VisitInterconnectGroupsCreateMembersResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsCreateMembers200JSONResponse Operation
+
+func (response InterconnectGroupsCreateMembers200JSONResponse) VisitInterconnectGroupsCreateMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsCreateMembers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsCreateMembers400JSONResponse) VisitInterconnectGroupsCreateMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsCreateMembers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsCreateMembers401JSONResponse) VisitInterconnectGroupsCreateMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsCreateMembers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectGroupsCreateMembers404JSONResponse) VisitInterconnectGroupsCreateMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsCreateMembers409JSONResponse struct{ ConflictJSONResponse }
+
+func (response InterconnectGroupsCreateMembers409JSONResponse) VisitInterconnectGroupsCreateMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsCreateMembersdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsCreateMembersdefaultJSONResponse) VisitInterconnectGroupsCreateMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetOperationalStatusRequestObject struct {
+	Project           ProjectPath           `json:"project"`
+	InterconnectGroup InterconnectGroupPath `json:"interconnectGroup"`
+	Params            InterconnectGroupsGetOperationalStatusParams
+}
+
+type InterconnectGroupsGetOperationalStatusResponseObject interface {
+	VisitInterconnectGroupsGetOperationalStatusResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsGetOperationalStatus200JSONResponse InterconnectGroupsGetOperationalStatusResponseBody
+
+func (response InterconnectGroupsGetOperationalStatus200JSONResponse) VisitInterconnectGroupsGetOperationalStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetOperationalStatus400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsGetOperationalStatus400JSONResponse) VisitInterconnectGroupsGetOperationalStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetOperationalStatus401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsGetOperationalStatus401JSONResponse) VisitInterconnectGroupsGetOperationalStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetOperationalStatus404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectGroupsGetOperationalStatus404JSONResponse) VisitInterconnectGroupsGetOperationalStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetOperationalStatusdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsGetOperationalStatusdefaultJSONResponse) VisitInterconnectGroupsGetOperationalStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetIamPolicyRequestObject struct {
+	Project  ProjectPath     `json:"project"`
+	Resource IamResourcePath `json:"resource"`
+	Params   InterconnectGroupsGetIamPolicyParams
+}
+
+type InterconnectGroupsGetIamPolicyResponseObject interface {
+	VisitInterconnectGroupsGetIamPolicyResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsGetIamPolicy200JSONResponse Policy
+
+func (response InterconnectGroupsGetIamPolicy200JSONResponse) VisitInterconnectGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetIamPolicy400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsGetIamPolicy400JSONResponse) VisitInterconnectGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetIamPolicy401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsGetIamPolicy401JSONResponse) VisitInterconnectGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetIamPolicy404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectGroupsGetIamPolicy404JSONResponse) VisitInterconnectGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetIamPolicydefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsGetIamPolicydefaultJSONResponse) VisitInterconnectGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsSetIamPolicyRequestObject struct {
+	Project  ProjectPath     `json:"project"`
+	Resource IamResourcePath `json:"resource"`
+	Params   InterconnectGroupsSetIamPolicyParams
+	Body     *InterconnectGroupsSetIamPolicyJSONRequestBody
+}
+
+type InterconnectGroupsSetIamPolicyResponseObject interface {
+	VisitInterconnectGroupsSetIamPolicyResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsSetIamPolicy200JSONResponse Policy
+
+func (response InterconnectGroupsSetIamPolicy200JSONResponse) VisitInterconnectGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsSetIamPolicy400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsSetIamPolicy400JSONResponse) VisitInterconnectGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsSetIamPolicy401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsSetIamPolicy401JSONResponse) VisitInterconnectGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsSetIamPolicy404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectGroupsSetIamPolicy404JSONResponse) VisitInterconnectGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsSetIamPolicy409JSONResponse struct{ PolicyConflictJSONResponse }
+
+func (response InterconnectGroupsSetIamPolicy409JSONResponse) VisitInterconnectGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsSetIamPolicydefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsSetIamPolicydefaultJSONResponse) VisitInterconnectGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsTestIamPermissionsRequestObject struct {
+	Project  ProjectPath     `json:"project"`
+	Resource IamResourcePath `json:"resource"`
+	Params   InterconnectGroupsTestIamPermissionsParams
+	Body     *InterconnectGroupsTestIamPermissionsJSONRequestBody
+}
+
+type InterconnectGroupsTestIamPermissionsResponseObject interface {
+	VisitInterconnectGroupsTestIamPermissionsResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsTestIamPermissions200JSONResponse TestPermissionsResponse
+
+func (response InterconnectGroupsTestIamPermissions200JSONResponse) VisitInterconnectGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsTestIamPermissions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsTestIamPermissions400JSONResponse) VisitInterconnectGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsTestIamPermissions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsTestIamPermissions401JSONResponse) VisitInterconnectGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsTestIamPermissions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectGroupsTestIamPermissions404JSONResponse) VisitInterconnectGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsTestIamPermissionsdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsTestIamPermissionsdefaultJSONResponse) VisitInterconnectGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type InterconnectLocationsListRequestObject struct {
 	Project ProjectPath `json:"project"`
 	Params  InterconnectLocationsListParams
@@ -18163,6 +29101,452 @@ type InterconnectsGetdefaultJSONResponse struct {
 }
 
 func (response InterconnectsGetdefaultJSONResponse) VisitInterconnectsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsPatchRequestObject struct {
+	Project      ProjectPath      `json:"project"`
+	Interconnect InterconnectPath `json:"interconnect"`
+	Params       InterconnectsPatchParams
+	Body         *InterconnectsPatchJSONRequestBody
+}
+
+type InterconnectsPatchResponseObject interface {
+	VisitInterconnectsPatchResponse(w http.ResponseWriter) error
+}
+
+type InterconnectsPatch200JSONResponse Operation
+
+func (response InterconnectsPatch200JSONResponse) VisitInterconnectsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsPatch400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectsPatch400JSONResponse) VisitInterconnectsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsPatch401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectsPatch401JSONResponse) VisitInterconnectsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsPatch404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectsPatch404JSONResponse) VisitInterconnectsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsPatchdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectsPatchdefaultJSONResponse) VisitInterconnectsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetDiagnosticsRequestObject struct {
+	Project      ProjectPath      `json:"project"`
+	Interconnect InterconnectPath `json:"interconnect"`
+	Params       InterconnectsGetDiagnosticsParams
+}
+
+type InterconnectsGetDiagnosticsResponseObject interface {
+	VisitInterconnectsGetDiagnosticsResponse(w http.ResponseWriter) error
+}
+
+type InterconnectsGetDiagnostics200JSONResponse InterconnectsGetDiagnosticsResponseBody
+
+func (response InterconnectsGetDiagnostics200JSONResponse) VisitInterconnectsGetDiagnosticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetDiagnostics400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectsGetDiagnostics400JSONResponse) VisitInterconnectsGetDiagnosticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetDiagnostics401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectsGetDiagnostics401JSONResponse) VisitInterconnectsGetDiagnosticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetDiagnostics404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectsGetDiagnostics404JSONResponse) VisitInterconnectsGetDiagnosticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetDiagnosticsdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectsGetDiagnosticsdefaultJSONResponse) VisitInterconnectsGetDiagnosticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetMacsecConfigRequestObject struct {
+	Project      ProjectPath      `json:"project"`
+	Interconnect InterconnectPath `json:"interconnect"`
+	Params       InterconnectsGetMacsecConfigParams
+}
+
+type InterconnectsGetMacsecConfigResponseObject interface {
+	VisitInterconnectsGetMacsecConfigResponse(w http.ResponseWriter) error
+}
+
+type InterconnectsGetMacsecConfig200JSONResponse InterconnectsGetMacsecConfigResponseBody
+
+func (response InterconnectsGetMacsecConfig200JSONResponse) VisitInterconnectsGetMacsecConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetMacsecConfig400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectsGetMacsecConfig400JSONResponse) VisitInterconnectsGetMacsecConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetMacsecConfig401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectsGetMacsecConfig401JSONResponse) VisitInterconnectsGetMacsecConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetMacsecConfig404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectsGetMacsecConfig404JSONResponse) VisitInterconnectsGetMacsecConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetMacsecConfigdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectsGetMacsecConfigdefaultJSONResponse) VisitInterconnectsGetMacsecConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetNameRequestObject struct {
+	Project      ProjectPath      `json:"project"`
+	Interconnect InterconnectPath `json:"interconnect"`
+	Params       InterconnectsSetNameParams
+	Body         *InterconnectsSetNameJSONRequestBody
+}
+
+type InterconnectsSetNameResponseObject interface {
+	VisitInterconnectsSetNameResponse(w http.ResponseWriter) error
+}
+
+type InterconnectsSetName200JSONResponse Operation
+
+func (response InterconnectsSetName200JSONResponse) VisitInterconnectsSetNameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetName400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectsSetName400JSONResponse) VisitInterconnectsSetNameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetName401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectsSetName401JSONResponse) VisitInterconnectsSetNameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetName404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectsSetName404JSONResponse) VisitInterconnectsSetNameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetName409JSONResponse struct{ ConflictJSONResponse }
+
+func (response InterconnectsSetName409JSONResponse) VisitInterconnectsSetNameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetNamedefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectsSetNamedefaultJSONResponse) VisitInterconnectsSetNameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetLabelsRequestObject struct {
+	Project  ProjectPath  `json:"project"`
+	Resource ResourcePath `json:"resource"`
+	Params   InterconnectsSetLabelsParams
+	Body     *InterconnectsSetLabelsJSONRequestBody
+}
+
+type InterconnectsSetLabelsResponseObject interface {
+	VisitInterconnectsSetLabelsResponse(w http.ResponseWriter) error
+}
+
+type InterconnectsSetLabels200JSONResponse Operation
+
+func (response InterconnectsSetLabels200JSONResponse) VisitInterconnectsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetLabels400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectsSetLabels400JSONResponse) VisitInterconnectsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetLabels401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectsSetLabels401JSONResponse) VisitInterconnectsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetLabels404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectsSetLabels404JSONResponse) VisitInterconnectsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetLabels412JSONResponse struct{ PreconditionFailedJSONResponse }
+
+func (response InterconnectsSetLabels412JSONResponse) VisitInterconnectsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetLabelsdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectsSetLabelsdefaultJSONResponse) VisitInterconnectsSetLabelsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -18820,6 +30204,190 @@ func (response InterconnectAttachmentsGetdefaultJSONResponse) VisitInterconnectA
 	return err
 }
 
+type InterconnectAttachmentsPatchRequestObject struct {
+	Project                ProjectPath                `json:"project"`
+	Region                 RegionPath                 `json:"region"`
+	InterconnectAttachment InterconnectAttachmentPath `json:"interconnectAttachment"`
+	Params                 InterconnectAttachmentsPatchParams
+	Body                   *InterconnectAttachmentsPatchJSONRequestBody
+}
+
+type InterconnectAttachmentsPatchResponseObject interface {
+	VisitInterconnectAttachmentsPatchResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentsPatch200JSONResponse Operation
+
+func (response InterconnectAttachmentsPatch200JSONResponse) VisitInterconnectAttachmentsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsPatch400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentsPatch400JSONResponse) VisitInterconnectAttachmentsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsPatch401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentsPatch401JSONResponse) VisitInterconnectAttachmentsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsPatch404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectAttachmentsPatch404JSONResponse) VisitInterconnectAttachmentsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsPatchdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentsPatchdefaultJSONResponse) VisitInterconnectAttachmentsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsSetLabelsRequestObject struct {
+	Project  ProjectPath  `json:"project"`
+	Region   RegionPath   `json:"region"`
+	Resource ResourcePath `json:"resource"`
+	Params   InterconnectAttachmentsSetLabelsParams
+	Body     *InterconnectAttachmentsSetLabelsJSONRequestBody
+}
+
+type InterconnectAttachmentsSetLabelsResponseObject interface {
+	VisitInterconnectAttachmentsSetLabelsResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentsSetLabels200JSONResponse Operation
+
+func (response InterconnectAttachmentsSetLabels200JSONResponse) VisitInterconnectAttachmentsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsSetLabels400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentsSetLabels400JSONResponse) VisitInterconnectAttachmentsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsSetLabels401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentsSetLabels401JSONResponse) VisitInterconnectAttachmentsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsSetLabels404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectAttachmentsSetLabels404JSONResponse) VisitInterconnectAttachmentsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsSetLabels412JSONResponse struct{ PreconditionFailedJSONResponse }
+
+func (response InterconnectAttachmentsSetLabels412JSONResponse) VisitInterconnectAttachmentsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsSetLabelsdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentsSetLabelsdefaultJSONResponse) VisitInterconnectAttachmentsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RegionOperationsListRequestObject struct {
 	Project ProjectPath `json:"project"`
 	Region  RegionPath  `json:"region"`
@@ -19155,6 +30723,12 @@ type StrictServerInterface interface {
 	// GlobalForwardingRulesGet Get a global forwarding rule
 	// (GET /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule})
 	GlobalForwardingRulesGet(ctx context.Context, request GlobalForwardingRulesGetRequestObject) (GlobalForwardingRulesGetResponseObject, error)
+	// GlobalForwardingRulesPatch Patch a global forwarding rule
+	// (PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule})
+	GlobalForwardingRulesPatch(ctx context.Context, request GlobalForwardingRulesPatchRequestObject) (GlobalForwardingRulesPatchResponseObject, error)
+	// GlobalForwardingRulesSetTarget Change the target of a global forwarding rule
+	// (POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget)
+	GlobalForwardingRulesSetTarget(ctx context.Context, request GlobalForwardingRulesSetTargetRequestObject) (GlobalForwardingRulesSetTargetResponseObject, error)
 	// GlobalForwardingRulesSetLabels Set the labels of a global forwarding rule
 	// (POST /compute/v1/projects/{project}/global/forwardingRules/{resource}/setLabels)
 	GlobalForwardingRulesSetLabels(ctx context.Context, request GlobalForwardingRulesSetLabelsRequestObject) (GlobalForwardingRulesSetLabelsResponseObject, error)
@@ -19176,6 +30750,45 @@ type StrictServerInterface interface {
 	// InterconnectAttachmentGroupsGetOperationalStatus Get the operational status of an interconnect attachment group
 	// (GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup}/getOperationalStatus)
 	InterconnectAttachmentGroupsGetOperationalStatus(ctx context.Context, request InterconnectAttachmentGroupsGetOperationalStatusRequestObject) (InterconnectAttachmentGroupsGetOperationalStatusResponseObject, error)
+	// InterconnectAttachmentGroupsGetIamPolicy Get the IAM policy of the interconnect attachment group
+	// (GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/getIamPolicy)
+	InterconnectAttachmentGroupsGetIamPolicy(ctx context.Context, request InterconnectAttachmentGroupsGetIamPolicyRequestObject) (InterconnectAttachmentGroupsGetIamPolicyResponseObject, error)
+	// InterconnectAttachmentGroupsSetIamPolicy Set the IAM policy of the interconnect attachment group
+	// (POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy)
+	InterconnectAttachmentGroupsSetIamPolicy(ctx context.Context, request InterconnectAttachmentGroupsSetIamPolicyRequestObject) (InterconnectAttachmentGroupsSetIamPolicyResponseObject, error)
+	// InterconnectAttachmentGroupsTestIamPermissions Test the caller's permissions on the interconnect attachment group
+	// (POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions)
+	InterconnectAttachmentGroupsTestIamPermissions(ctx context.Context, request InterconnectAttachmentGroupsTestIamPermissionsRequestObject) (InterconnectAttachmentGroupsTestIamPermissionsResponseObject, error)
+	// InterconnectGroupsList List interconnect groups
+	// (GET /compute/v1/projects/{project}/global/interconnectGroups)
+	InterconnectGroupsList(ctx context.Context, request InterconnectGroupsListRequestObject) (InterconnectGroupsListResponseObject, error)
+	// InterconnectGroupsInsert Create an interconnect group
+	// (POST /compute/v1/projects/{project}/global/interconnectGroups)
+	InterconnectGroupsInsert(ctx context.Context, request InterconnectGroupsInsertRequestObject) (InterconnectGroupsInsertResponseObject, error)
+	// InterconnectGroupsDelete Delete an interconnect group
+	// (DELETE /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup})
+	InterconnectGroupsDelete(ctx context.Context, request InterconnectGroupsDeleteRequestObject) (InterconnectGroupsDeleteResponseObject, error)
+	// InterconnectGroupsGet Get an interconnect group
+	// (GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup})
+	InterconnectGroupsGet(ctx context.Context, request InterconnectGroupsGetRequestObject) (InterconnectGroupsGetResponseObject, error)
+	// InterconnectGroupsPatch Patch an interconnect group
+	// (PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup})
+	InterconnectGroupsPatch(ctx context.Context, request InterconnectGroupsPatchRequestObject) (InterconnectGroupsPatchResponseObject, error)
+	// InterconnectGroupsCreateMembers Create interconnects in an interconnect group
+	// (POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers)
+	InterconnectGroupsCreateMembers(ctx context.Context, request InterconnectGroupsCreateMembersRequestObject) (InterconnectGroupsCreateMembersResponseObject, error)
+	// InterconnectGroupsGetOperationalStatus Get the operational status of an interconnect group
+	// (GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/getOperationalStatus)
+	InterconnectGroupsGetOperationalStatus(ctx context.Context, request InterconnectGroupsGetOperationalStatusRequestObject) (InterconnectGroupsGetOperationalStatusResponseObject, error)
+	// InterconnectGroupsGetIamPolicy Get the IAM policy of the interconnect group
+	// (GET /compute/v1/projects/{project}/global/interconnectGroups/{resource}/getIamPolicy)
+	InterconnectGroupsGetIamPolicy(ctx context.Context, request InterconnectGroupsGetIamPolicyRequestObject) (InterconnectGroupsGetIamPolicyResponseObject, error)
+	// InterconnectGroupsSetIamPolicy Set the IAM policy of the interconnect group
+	// (POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy)
+	InterconnectGroupsSetIamPolicy(ctx context.Context, request InterconnectGroupsSetIamPolicyRequestObject) (InterconnectGroupsSetIamPolicyResponseObject, error)
+	// InterconnectGroupsTestIamPermissions Test the caller's permissions on the interconnect group
+	// (POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions)
+	InterconnectGroupsTestIamPermissions(ctx context.Context, request InterconnectGroupsTestIamPermissionsRequestObject) (InterconnectGroupsTestIamPermissionsResponseObject, error)
 	// InterconnectLocationsList List interconnect locations
 	// (GET /compute/v1/projects/{project}/global/interconnectLocations)
 	InterconnectLocationsList(ctx context.Context, request InterconnectLocationsListRequestObject) (InterconnectLocationsListResponseObject, error)
@@ -19194,6 +30807,21 @@ type StrictServerInterface interface {
 	// InterconnectsGet Get an interconnect
 	// (GET /compute/v1/projects/{project}/global/interconnects/{interconnect})
 	InterconnectsGet(ctx context.Context, request InterconnectsGetRequestObject) (InterconnectsGetResponseObject, error)
+	// InterconnectsPatch Patch an interconnect
+	// (PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect})
+	InterconnectsPatch(ctx context.Context, request InterconnectsPatchRequestObject) (InterconnectsPatchResponseObject, error)
+	// InterconnectsGetDiagnostics Get the diagnostics of an interconnect
+	// (GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getDiagnostics)
+	InterconnectsGetDiagnostics(ctx context.Context, request InterconnectsGetDiagnosticsRequestObject) (InterconnectsGetDiagnosticsResponseObject, error)
+	// InterconnectsGetMacsecConfig Get the MACsec configuration of an interconnect
+	// (GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getMacsecConfig)
+	InterconnectsGetMacsecConfig(ctx context.Context, request InterconnectsGetMacsecConfigRequestObject) (InterconnectsGetMacsecConfigResponseObject, error)
+	// InterconnectsSetName Rename an interconnect
+	// (POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName)
+	InterconnectsSetName(ctx context.Context, request InterconnectsSetNameRequestObject) (InterconnectsSetNameResponseObject, error)
+	// InterconnectsSetLabels Set the labels of an interconnect
+	// (POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels)
+	InterconnectsSetLabels(ctx context.Context, request InterconnectsSetLabelsRequestObject) (InterconnectsSetLabelsResponseObject, error)
 	// GlobalOperationsList List global operations
 	// (GET /compute/v1/projects/{project}/global/operations)
 	GlobalOperationsList(ctx context.Context, request GlobalOperationsListRequestObject) (GlobalOperationsListResponseObject, error)
@@ -19218,6 +30846,12 @@ type StrictServerInterface interface {
 	// InterconnectAttachmentsGet Get an interconnect attachment
 	// (GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment})
 	InterconnectAttachmentsGet(ctx context.Context, request InterconnectAttachmentsGetRequestObject) (InterconnectAttachmentsGetResponseObject, error)
+	// InterconnectAttachmentsPatch Patch an interconnect attachment
+	// (PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment})
+	InterconnectAttachmentsPatch(ctx context.Context, request InterconnectAttachmentsPatchRequestObject) (InterconnectAttachmentsPatchResponseObject, error)
+	// InterconnectAttachmentsSetLabels Set the labels of an interconnect attachment
+	// (POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels)
+	InterconnectAttachmentsSetLabels(ctx context.Context, request InterconnectAttachmentsSetLabelsRequestObject) (InterconnectAttachmentsSetLabelsResponseObject, error)
 	// RegionOperationsList List regional operations
 	// (GET /compute/v1/projects/{project}/regions/{region}/operations)
 	RegionOperationsList(ctx context.Context, request RegionOperationsListRequestObject) (RegionOperationsListResponseObject, error)
@@ -19419,6 +31053,106 @@ func (sh *strictHandler) GlobalForwardingRulesGet(ctx echo.Context, project Proj
 		return err
 	} else if validResponse, ok := response.(GlobalForwardingRulesGetResponseObject); ok {
 		return validResponse.VisitGlobalForwardingRulesGetResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GlobalForwardingRulesPatch operation middleware
+func (sh *strictHandler) GlobalForwardingRulesPatch(ctx echo.Context, project ProjectPath, forwardingRule ForwardingRulePath, params GlobalForwardingRulesPatchParams) error {
+	var request GlobalForwardingRulesPatchRequestObject
+
+	request.Project = project
+	request.ForwardingRule = forwardingRule
+	request.Params = params
+
+	var body GlobalForwardingRulesPatchJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GlobalForwardingRulesPatch(ctx.Request().Context(), request.(GlobalForwardingRulesPatchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GlobalForwardingRulesPatch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GlobalForwardingRulesPatchResponseObject); ok {
+		return validResponse.VisitGlobalForwardingRulesPatchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GlobalForwardingRulesSetTarget operation middleware
+func (sh *strictHandler) GlobalForwardingRulesSetTarget(ctx echo.Context, project ProjectPath, forwardingRule ForwardingRulePath, params GlobalForwardingRulesSetTargetParams) error {
+	var request GlobalForwardingRulesSetTargetRequestObject
+
+	request.Project = project
+	request.ForwardingRule = forwardingRule
+	request.Params = params
+
+	var body GlobalForwardingRulesSetTargetJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GlobalForwardingRulesSetTarget(ctx.Request().Context(), request.(GlobalForwardingRulesSetTargetRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GlobalForwardingRulesSetTarget")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GlobalForwardingRulesSetTargetResponseObject); ok {
+		return validResponse.VisitGlobalForwardingRulesSetTargetResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -19681,6 +31415,516 @@ func (sh *strictHandler) InterconnectAttachmentGroupsGetOperationalStatus(ctx ec
 	return nil
 }
 
+// InterconnectAttachmentGroupsGetIamPolicy operation middleware
+func (sh *strictHandler) InterconnectAttachmentGroupsGetIamPolicy(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectAttachmentGroupsGetIamPolicyParams) error {
+	var request InterconnectAttachmentGroupsGetIamPolicyRequestObject
+
+	request.Project = project
+	request.Resource = resource
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentGroupsGetIamPolicy(ctx.Request().Context(), request.(InterconnectAttachmentGroupsGetIamPolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentGroupsGetIamPolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentGroupsGetIamPolicyResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentGroupsGetIamPolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectAttachmentGroupsSetIamPolicy operation middleware
+func (sh *strictHandler) InterconnectAttachmentGroupsSetIamPolicy(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectAttachmentGroupsSetIamPolicyParams) error {
+	var request InterconnectAttachmentGroupsSetIamPolicyRequestObject
+
+	request.Project = project
+	request.Resource = resource
+	request.Params = params
+
+	var body InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentGroupsSetIamPolicy(ctx.Request().Context(), request.(InterconnectAttachmentGroupsSetIamPolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentGroupsSetIamPolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentGroupsSetIamPolicyResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentGroupsSetIamPolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectAttachmentGroupsTestIamPermissions operation middleware
+func (sh *strictHandler) InterconnectAttachmentGroupsTestIamPermissions(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectAttachmentGroupsTestIamPermissionsParams) error {
+	var request InterconnectAttachmentGroupsTestIamPermissionsRequestObject
+
+	request.Project = project
+	request.Resource = resource
+	request.Params = params
+
+	var body InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentGroupsTestIamPermissions(ctx.Request().Context(), request.(InterconnectAttachmentGroupsTestIamPermissionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentGroupsTestIamPermissions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentGroupsTestIamPermissionsResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentGroupsTestIamPermissionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsList operation middleware
+func (sh *strictHandler) InterconnectGroupsList(ctx echo.Context, project ProjectPath, params InterconnectGroupsListParams) error {
+	var request InterconnectGroupsListRequestObject
+
+	request.Project = project
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsList(ctx.Request().Context(), request.(InterconnectGroupsListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsListResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsInsert operation middleware
+func (sh *strictHandler) InterconnectGroupsInsert(ctx echo.Context, project ProjectPath, params InterconnectGroupsInsertParams) error {
+	var request InterconnectGroupsInsertRequestObject
+
+	request.Project = project
+	request.Params = params
+
+	var body InterconnectGroupsInsertJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsInsert(ctx.Request().Context(), request.(InterconnectGroupsInsertRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsInsert")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsInsertResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsInsertResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsDelete operation middleware
+func (sh *strictHandler) InterconnectGroupsDelete(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsDeleteParams) error {
+	var request InterconnectGroupsDeleteRequestObject
+
+	request.Project = project
+	request.InterconnectGroup = interconnectGroup
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsDelete(ctx.Request().Context(), request.(InterconnectGroupsDeleteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsDelete")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsDeleteResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsDeleteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsGet operation middleware
+func (sh *strictHandler) InterconnectGroupsGet(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsGetParams) error {
+	var request InterconnectGroupsGetRequestObject
+
+	request.Project = project
+	request.InterconnectGroup = interconnectGroup
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsGet(ctx.Request().Context(), request.(InterconnectGroupsGetRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsGet")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsGetResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsGetResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsPatch operation middleware
+func (sh *strictHandler) InterconnectGroupsPatch(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsPatchParams) error {
+	var request InterconnectGroupsPatchRequestObject
+
+	request.Project = project
+	request.InterconnectGroup = interconnectGroup
+	request.Params = params
+
+	var body InterconnectGroupsPatchJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsPatch(ctx.Request().Context(), request.(InterconnectGroupsPatchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsPatch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsPatchResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsPatchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsCreateMembers operation middleware
+func (sh *strictHandler) InterconnectGroupsCreateMembers(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsCreateMembersParams) error {
+	var request InterconnectGroupsCreateMembersRequestObject
+
+	request.Project = project
+	request.InterconnectGroup = interconnectGroup
+	request.Params = params
+
+	var body InterconnectGroupsCreateMembersJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsCreateMembers(ctx.Request().Context(), request.(InterconnectGroupsCreateMembersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsCreateMembers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsCreateMembersResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsCreateMembersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsGetOperationalStatus operation middleware
+func (sh *strictHandler) InterconnectGroupsGetOperationalStatus(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsGetOperationalStatusParams) error {
+	var request InterconnectGroupsGetOperationalStatusRequestObject
+
+	request.Project = project
+	request.InterconnectGroup = interconnectGroup
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsGetOperationalStatus(ctx.Request().Context(), request.(InterconnectGroupsGetOperationalStatusRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsGetOperationalStatus")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsGetOperationalStatusResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsGetOperationalStatusResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsGetIamPolicy operation middleware
+func (sh *strictHandler) InterconnectGroupsGetIamPolicy(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectGroupsGetIamPolicyParams) error {
+	var request InterconnectGroupsGetIamPolicyRequestObject
+
+	request.Project = project
+	request.Resource = resource
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsGetIamPolicy(ctx.Request().Context(), request.(InterconnectGroupsGetIamPolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsGetIamPolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsGetIamPolicyResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsGetIamPolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsSetIamPolicy operation middleware
+func (sh *strictHandler) InterconnectGroupsSetIamPolicy(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectGroupsSetIamPolicyParams) error {
+	var request InterconnectGroupsSetIamPolicyRequestObject
+
+	request.Project = project
+	request.Resource = resource
+	request.Params = params
+
+	var body InterconnectGroupsSetIamPolicyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsSetIamPolicy(ctx.Request().Context(), request.(InterconnectGroupsSetIamPolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsSetIamPolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsSetIamPolicyResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsSetIamPolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsTestIamPermissions operation middleware
+func (sh *strictHandler) InterconnectGroupsTestIamPermissions(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectGroupsTestIamPermissionsParams) error {
+	var request InterconnectGroupsTestIamPermissionsRequestObject
+
+	request.Project = project
+	request.Resource = resource
+	request.Params = params
+
+	var body InterconnectGroupsTestIamPermissionsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsTestIamPermissions(ctx.Request().Context(), request.(InterconnectGroupsTestIamPermissionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsTestIamPermissions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsTestIamPermissionsResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsTestIamPermissionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // InterconnectLocationsList operation middleware
 func (sh *strictHandler) InterconnectLocationsList(ctx echo.Context, project ProjectPath, params InterconnectLocationsListParams) error {
 	var request InterconnectLocationsListRequestObject
@@ -19857,6 +32101,210 @@ func (sh *strictHandler) InterconnectsGet(ctx echo.Context, project ProjectPath,
 		return err
 	} else if validResponse, ok := response.(InterconnectsGetResponseObject); ok {
 		return validResponse.VisitInterconnectsGetResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectsPatch operation middleware
+func (sh *strictHandler) InterconnectsPatch(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsPatchParams) error {
+	var request InterconnectsPatchRequestObject
+
+	request.Project = project
+	request.Interconnect = interconnect
+	request.Params = params
+
+	var body InterconnectsPatchJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectsPatch(ctx.Request().Context(), request.(InterconnectsPatchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectsPatch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectsPatchResponseObject); ok {
+		return validResponse.VisitInterconnectsPatchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectsGetDiagnostics operation middleware
+func (sh *strictHandler) InterconnectsGetDiagnostics(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsGetDiagnosticsParams) error {
+	var request InterconnectsGetDiagnosticsRequestObject
+
+	request.Project = project
+	request.Interconnect = interconnect
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectsGetDiagnostics(ctx.Request().Context(), request.(InterconnectsGetDiagnosticsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectsGetDiagnostics")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectsGetDiagnosticsResponseObject); ok {
+		return validResponse.VisitInterconnectsGetDiagnosticsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectsGetMacsecConfig operation middleware
+func (sh *strictHandler) InterconnectsGetMacsecConfig(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsGetMacsecConfigParams) error {
+	var request InterconnectsGetMacsecConfigRequestObject
+
+	request.Project = project
+	request.Interconnect = interconnect
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectsGetMacsecConfig(ctx.Request().Context(), request.(InterconnectsGetMacsecConfigRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectsGetMacsecConfig")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectsGetMacsecConfigResponseObject); ok {
+		return validResponse.VisitInterconnectsGetMacsecConfigResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectsSetName operation middleware
+func (sh *strictHandler) InterconnectsSetName(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsSetNameParams) error {
+	var request InterconnectsSetNameRequestObject
+
+	request.Project = project
+	request.Interconnect = interconnect
+	request.Params = params
+
+	var body InterconnectsSetNameJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectsSetName(ctx.Request().Context(), request.(InterconnectsSetNameRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectsSetName")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectsSetNameResponseObject); ok {
+		return validResponse.VisitInterconnectsSetNameResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectsSetLabels operation middleware
+func (sh *strictHandler) InterconnectsSetLabels(ctx echo.Context, project ProjectPath, resource ResourcePath, params InterconnectsSetLabelsParams) error {
+	var request InterconnectsSetLabelsRequestObject
+
+	request.Project = project
+	request.Resource = resource
+	request.Params = params
+
+	var body InterconnectsSetLabelsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectsSetLabels(ctx.Request().Context(), request.(InterconnectsSetLabelsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectsSetLabels")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectsSetLabelsResponseObject); ok {
+		return validResponse.VisitInterconnectsSetLabelsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -20103,6 +32551,108 @@ func (sh *strictHandler) InterconnectAttachmentsGet(ctx echo.Context, project Pr
 	return nil
 }
 
+// InterconnectAttachmentsPatch operation middleware
+func (sh *strictHandler) InterconnectAttachmentsPatch(ctx echo.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params InterconnectAttachmentsPatchParams) error {
+	var request InterconnectAttachmentsPatchRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.InterconnectAttachment = interconnectAttachment
+	request.Params = params
+
+	var body InterconnectAttachmentsPatchJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentsPatch(ctx.Request().Context(), request.(InterconnectAttachmentsPatchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentsPatch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentsPatchResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentsPatchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectAttachmentsSetLabels operation middleware
+func (sh *strictHandler) InterconnectAttachmentsSetLabels(ctx echo.Context, project ProjectPath, region RegionPath, resource ResourcePath, params InterconnectAttachmentsSetLabelsParams) error {
+	var request InterconnectAttachmentsSetLabelsRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.Resource = resource
+	request.Params = params
+
+	var body InterconnectAttachmentsSetLabelsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentsSetLabels(ctx.Request().Context(), request.(InterconnectAttachmentsSetLabelsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentsSetLabels")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentsSetLabelsResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentsSetLabelsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // RegionOperationsList operation middleware
 func (sh *strictHandler) RegionOperationsList(ctx echo.Context, project ProjectPath, region RegionPath, params RegionOperationsListParams) error {
 	var request RegionOperationsListRequestObject
@@ -20219,578 +32769,687 @@ func (sh *strictHandler) RegionOperationsWait(ctx echo.Context, project ProjectP
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P35dyI50i+M/yv6cu/3lD1PQoHLtdmnz1wKU1VMY2AAV09P0y8pZ8qQ40RJpxK76L71v79HEZJyQcni",
-	"paaf553+oQvnotQSik0Rn/ij4kWLZcQZT0Tl7I/KksZ0wRIWw1/NMPn7isVr+dtnwouDZRJEvHJWGTKx",
-	"jLhg5CaKFzQ5JxEP18T9l4i4SwJBBIvvmF8jI8YTcr0myZyRO8b9KH4hyIxxFtOE+cQLA/llEnHC7li8",
-	"Jh4Nw1rFqbCvdLEMWeWsIpusOJVAfvU36IxT4XQhb9EwqTgV4c3Zgsou/u+Y3VTOKv/rZTqml3hXvGyG",
-	"SeXbN6fyMQgTFpeMCm8S9nUZMyGCiJPojsXQ+TAQssMxE9Eq9phwCBVwI2Y0hOEGHiMJvWWCBEmNNCdc",
-	"9oLGgYg4kR0WhJKbgIU+iW7Um9iWbClI5KzFLFnFnPnkyBUJTVbCdSbcDXjCeFKjdzQI6XUQBsl6FFLX",
-	"IW5Ir1koaozfueeEQh/VJxY08eZMkPs544TyNWEhWzCeTLgfMXHsEMpJtJSrEMWEcp9QckfDFTsj7g+y",
-	"5f8f/H+yqtdfeemv9CJLf/3gkqNmZ1BtvKmfE75aXLNY6MHD2NQ1h0TJnMX4HSFviCQO+Ez2xj1zydGc",
-	"irPsmM7+AqQk14LxRM4E3juT4yWULOiS3LK1Q9zMKp7ds2t5U6yusfljh0QxcdlvLozT5cwlR5STYftk",
-	"wmM2W4U0t+LJnCZksRIJziGs1P08Chl2/LhGxnP1W/buWg4yiknAiR+trkM24VFMRMBnISO/raKEiRpp",
-	"GUoQxIsW1wFn5D5I5sRt9i5ccgRv+ExuFPnvMfa0P3QdEvAJlxPJkzkTOG2cMZ/554UxyX7wKCGL4Cvz",
-	"sXXZdZxzvdTCARIlPJpw2b583UEiEXID0tAhjHpzIoJEyDHJf6J7TjJdqJGmIrIcEUu6mnDZgzm9Y44m",
-	"KGgBH/co3o5CH0mOr8mChpKDMD+7BHIoMfsX8xLmTzgM5bReJ27A72gY+G5twnMsIiUZ8gNZxpFfwi9u",
-	"YHvnWMaCfu0yPkvmlbOT+uk7p5Ksl/JRpB3kGFF8T2M/4LPhKmQDKp8tMo4eXQAV8NWCxYFHArPJb8zb",
-	"JF6FLM/bbuLqPbvWvV3KptPO5j5bcSox+20VxMyvnCXxiu3L92TP+nHHh6F0uBeufNYMw5EXLZkoYYM/",
-	"zRlQDbLku0AE1yEjQr4iSR5ZoUNoKCKSzCPB5GApkVMnaSlmecoIJF3ItshNtOL+mZwTIpla7EWcMy8h",
-	"NEmoN5f8SRLonBF3FkbXNHTVR49oeE/XgrDFMlkfF5YfZ8O23kFhuLmVVwt9HUUho1xNT9qnpunSpzha",
-	"LQ9d9pLhkZlsLE8EkmCrjIqkCjft1BCUd+2pSMP2gScadn7AAfWrv0ecNap3IeWHjPfph9qNPCpH9aiB",
-	"hqqRsmE2do9R9+PpR/iYkW0OKPBwTLtH9DQjuaRfh0yswqSMV13Sr8FitVBKhhxEjM9LnTLijCzpjDmk",
-	"TpKIvK7XCfAEEdwxcuSzG7oKE3n5uEZ+kkJwEcVMagXYQswWNOCO5mao8Ho0jgNQ5lzOviYDOmPj6Jbx",
-	"olR6XbczpYUZUY4dqc7I9+pOBbXqylllFfDk1UnFka/Jcar7i4DjX3UjseTcz1gMs9YHcf8Aso70i/mV",
-	"N5erjbevThpv39Thv+qbE/rquuGd+q/Zm5tqg55cv/JO/ar86y19VyLYTGNPQyH92Gfxh3UJeYyiOCGR",
-	"fOSMuLIDUvkTHuMgka/XoJnjCqsVOAZ10YsZ9HEcLJhI6GJJZLvuhB9xds9AzY5FclwjTb7O6rWoxaPq",
-	"QnZrLvbPlKgvEY60VH95/camvhgCLZkhqc0WKFlTwzJmd0G0EmoPJRGZsQTuyOfl7kJlOJFvyZFHS/rb",
-	"ip1PuNx4oEivuM9ikaz8NfEDHxTUQIiD56k1e73wgsarf/7USbzFl1v6j7+FP7/6+w8lM7XUQzlU1xvE",
-	"LEnWgzjgyQ7dKIlIwH0p0rPcoUaanseWclBSw5UDi1YJYTc3zEvOsrOBGo3kNdLkA7NgSb2E/G3U7ykT",
-	"o9xcFkxq/cu0sz/c0FAwl0R8wjOGdH4W4ZmSCUub2qUkDeLoX6ViRd0knQvcGZqzBIKIOV0ywr4GQloW",
-	"i2UYeEESrvOMZrGuLrGJauPklZ1/qAe2co8lTRIWy3f/n19o9fdff6nS6u/16vtf/zh1Tt59+0X99b8r",
-	"NiIYstkO1qntd/kcDpSb62aogSBUEUN+kCtR9RhPYhqWiFFs+KAB/lcV//lFDuu/ysb124qJpOOXitJb",
-	"pn0a8CQR9EbubhKzJF6fEYo/UuNSyFHHullpL5qrapUctN/UnZgljMuvkSWLgwiIw4gD4RC9GUAUxcEs",
-	"4DQkRpjBlvLmlM+UpTkP+KxGLqWtfs3Q4Ax8cnXVuVAsOZlT/DAPQrx+BB1ksbRGkP+I3AOpuXlcI21v",
-	"HjEYlms6UcM9aP7ubDKr+k3de3X9nlXf3jRY9ZS+86rv/VevqyfXb2iDnXpv/ff1EsZl5jK3C1NtYBXI",
-	"O9nFr1ff0+pNs/rx1z/efatm/zw95M/GybdNonEqX6uzqGqjJDTtvpsxrG3Jp1EZhkBmAxonAQ1HK89j",
-	"Quxm90ic2ufnzak0irWqiC6UaKHMZAE+jBU3D6aCYcJ3SIY5FYRH2ZdVm/uz89gywF18fYQuTMXBe6BO",
-	"b1EZRnMaM598GbSM81NteTDv7+eB8p2BUzIQZEH9EvE44eWzkH6muMsaJ69OX795++59vXFSspuEZUj2",
-	"jRXw5M1pfmdV/wq89I+G03j/zc5Qr5Y+TdglFbdbJgp8X0IS0AoeB8exFy0WtCrYkqJgRweZpHmRmSP4",
-	"+yzn3sw4hF2HbHENZ1wqykmYNc7AceACN5xwwektm3pUMCKWLAwDPhPWpqcipJbGpjNsLYmi43NC+XrC",
-	"kf3K/u9S9EjzWkgtKorRu3MGRHMd+WsQoMtlGEhqEYROuNSNyILFM2nVJd6cHAnG8nZL0TlUybqW7LNV",
-	"Qjwrs7hlSmSjfnKaI5mjX5rVf4K6gf/Wq++nv/7laDKpWW8c/+XIOfSN478c/9VOjF/kfNKE9Xm4Lmdm",
-	"nADXzEn5QBBvzrxbnOcgIffRKvSlSD0CteYmZszJezzk8jJnwr90mz2S0Jl6RjkMwRCC9T0m16uEKFEN",
-	"H4oWiyBJmI/rTLm4Z7G8AZRoljHtxZzeMSISGoPL0b3o99quAzSIRybSorhly4QcBYn2MF8Dh/ZJFE/4",
-	"PQ0k5UX8WL0kiGukrKtbiNmCSe7A/BppmokBCwa7cUODUFo/qqOg4rA4jmI5ZZqZB8nersm7zGrt4sxf",
-	"AnZfsqKfo3uyWHlzo5KuQpbKqjPifmiOOi3c6HkD9+NVt+s6ik9T3xcTrngG89tfE8aFVMncWs5mwfvA",
-	"mJl5xiEiItdRMid3AbtHyafVwOJulF8t2W/y5dxMML5aVM5+qcAQKg6+++sm6X+TOgGaX3Bo+YH6StOV",
-	"f3kRbHr5E5gJutlewqmi/Iju2h8VWE58xWeVs9N63cFronL2yx8VP1pQ6De6pitOZcGEoDPZlw5yM0X5",
-	"Uv4hQ3+h9ZaaHOSLM/JiEEf+FLjvi6zmikdN4Lyasa/kxdFfz0Cfl/8a06XuvGkY0+X4r8cvQBuiMJKK",
-	"YqiVb7/+GTomF2U/xexTFM1C1pbzrM+UcU3zhN4k5mRaki/IB9yycgurwcs7lGgFEbx/UvEIhJCGQuWb",
-	"k6GNftzhV4LtTyJAW6k0MW+L1WJB5d6sNHnW0w/Mg/IN5z9ZCTiJgCV5JN2Ns8csL5T+JV7mreiXaE6K",
-	"lysBxwynL+3OdfEy75h/AQI4lJx0Ta6ZZOArwXxyvS7/FPbx5ZbTCvGycN6Ro2I9GJjdD+smKhLa3CgQ",
-	"9/+M0QOxZ1+xU1ZB/G7Q1nenKstgcQ71EcFDZvChi/XMNPTnGquiGOT3m3SCrNCwy0cRhT7ZKrgm9OUx",
-	"iuLst/aSPaolKXfq6r+q5X/6vxfoEE0dTYs9XD6/sziCG7VHicnv3NVv355VdKayEqJiCsf0hmapMuDS",
-	"CCXup8r1hPssZFKrPsJ5lRr1tj3nglX2zam0In4TBl5yoNQthELkSb7oVEJVmCboklX+5giGjhsTzlyY",
-	"v3VfvH8eZpkfiHiJLq8XhnNgb7P0qu608cYjeNeen96QRtsF0Z94rrcx6+8w3wd8fmPOMwEPWxTMPece",
-	"vfI0IeZU4fstxYN1r+dcoKfq1JZlw7icLWuHlsB/k92zU4f93vvp4A49i1Q1Xc8tY/7LENpZXM9jMEXb",
-	"CZ1dBgIM7Mc5Khone9OA/ChhAQj3jNFshjKnQp2w+dlV9CLuB7I7vSi5ZElhHQ9p9MnXAcIXWEJnLgE/",
-	"sh8xdOml0bu6Iy8E8VZxDLyTM1iEXpR8jFbcf1aFBIjD9AsIY+uWPv2+ysc9xY5BcGZ21bmenGdQO/If",
-	"hXXFN8zBanFW8Xbq6bdNK2w32bRWUKUmH8WzKEkYP/53THp6uv3ygUFUz7xAT9/BA1VI6zJCaDGcqUqm",
-	"qmySrAANuGBx8m9Z0m2a3bMu1f4fPkSjLItUtq3LAark6Z9FlXyeJXmi7jxehyzlghCXj9tEn3Jd9Hvt",
-	"f/uW2a28fbdNdGhXNlbLRG1v3VTaW4ZrpdZCRUR5NKFhNPt3L4oeiHj5df27jlr/jiux1/fVUZ/ceKVa",
-	"At7eqSf8ORiZjgLcKoQbJ6kQPnn1lr2njdMqyuK3tPru+r1X9xvsO/C5Z+ztM9hn42JuWnH1TbwSGAKD",
-	"mBkj5yMNQuY/s02W8ax3bqqXYAVuONbnjPoFr3oXct3ITcBnLF7GAU+2mV6YGYdBFAfbdY//1LOsKnwo",
-	"16tAEJHQkDn6rNdEE8HaXnG6SuZRHPz+2FWtN/Zf1ab6pk512GNpo1nAyVAdX9fyZ1oq6LGwQoU3nmkX",
-	"YTSMisi7ZjSGgMhbxtX0sq9LiO9qp9P1wBl+fVDQRcJiyerh+RoZhIwKRpJ4TeiMBlwSgewI9RIiVstl",
-	"FCe5Ob2m3i3jqtPF86AHNP30LiaTWgLdcHLx1YzfsTBasux3dc7+znR9HS7k0jBxCQTipIdE59mQHwiV",
-	"FpCVACn+ELKrAnNgOX+15OoXInScyodVeNsBVdQI7hHkt1sSduA6JpRer8Jbo8JiNlc21W4ZS/GTBOiT",
-	"Uc61L4tWtOKWKeiZBLEvl0K74mQz2SBQSLUqJlTJdQF3wp5ta+fD/TwIGYkjiKgkktz2/NwNCKBx1IJO",
-	"7vlV0GfwTZLIbXrgGEXJgpgI6DnLL4iaRDm2Iz1I5e45dnLDhrNGH3xuKfW0hu3muNP7VHEq0i6pOJVh",
-	"v9vt9D5NPzRbP1acymjcHF+Nple90aDd6nzstC8s0V9OJaHxjCX7TlKkZmWvSflmLkXXkHLyzanAru3w",
-	"m8hGuvHKS1Yx84lHVyormiseskGvmrUVW5E83aMhmncgy3S2ieRbDknWS3k/XJscFJEw+U0dhs3pohBZ",
-	"L1nQKmG1GfAdugxEzYsWto26YAn1aYKchPqoHNBwkOv5xlsFtmVeIyKdEZ8lNAhFjfzI1kI5Z13MzaHV",
-	"35vVf9ar76vTX//LdQhNyCISCXlzOuHenMbUSwA+IvAZjDuM7lncogsWtqhgkl0FiSDXLIz4TPNIwIWQ",
-	"Gl+iwRowFHFjPbU42OSYcLKtJl8xYCq5vkgoOKDI1WDQHk5HveaP7WmrOWrnJ33YHvWvhq32tNcfTz/2",
-	"r3oXmMWpo4ffvMoncjSr/4RgX4j0/S/1qyRDaWMUHzcc0vbFUzkDxaMM5VstOK7PJPV2BoT6fsyEcKTC",
-	"nEReFEI4gBR6JJZ6nrKwghjceTG9uQm8CU8iQgluzhppQ2CwCthTc+oHwovguh95K/TqpSlT5ymygLbp",
-	"Jlza5ysPcnvDNTlyZR8ERLuH4SDzO7r/BCNqQuaDvKjCE5ZDyB6CK7hdQMnFqHpxGchlDvisFYUh85Io",
-	"do8VOIrLWXIfxbfjgMVuNn7DHQzbl52rS1ehVtxADIUOdIdgfYx0J4Ku5czez9cQjhsoFRU+AOtikFFi",
-	"ZqbhGGOdceZU8LGZLmPW+Owm4CzXAyrIit/y6J7XdOIrROKb2EjFx2saccWd8AVdS7kxC+4YT584J/Qm",
-	"YUAZ0IG1Uu9xEZJ5HK1mczmfCRoMbo1cqu4uaHzL/Al3Y0b9Pg/XBrTmY6q+q4yCm9yVmBHBDHKQStiC",
-	"AO4Zj2IQroxPOKYOmLHAFs+z2c6gieS7ucVT0kYKNgHUqPScEypEMOPofs50A/zSEYaxZz6e2/2vTmuN",
-	"xtva6/e1xomN0XYGA7WZrP0yOy2JMqk00DlMiRDnxB23Bu62zihB2/xccSrt0aDiVDqtS/lP99X0ov2x",
-	"edUdSzHbGstr45b8/9XFwCpk9f6yQCYhz1Ch/3JDnqdOGNlh3KxnxE3ilSZCJNGIE6pZDwztKJcaclxL",
-	"J86Ew0NX8tt7s094ndzE0UL1C3tEgCeZ3gVayw8j6pNrGlLuQZ74U/Z0ILztnR3PA2FirwJOBqMWSJnV",
-	"gsUkz9dBfYl4EkehXHejlslXGPeXkTSGPcoh3gw+x3ychTSga6aUZ0t3N6L/7QlNaeS/ikOV7Eq9K3sI",
-	"KbD5jssPBglbiF2WUf61ZrFHSmADK9HZFWogNI7pWt5XZp1KZ9scwtWwqyWQejRF70KXoMeCO5UIq6QZ",
-	"OVpSITSry5GLOD4nIgGWRAWyTkghkculAY/oHcMECUpclIiuFiv53rpbCCvdjNdUsE2Bv7lQcqQ3KsrP",
-	"i2JMkkDcAyo2kzHJh7X1hkPuGVkwFatoPdyeKyw0sExtGoOTqgyCJQlkmJksYn0ov/Hd61VicmuUAB+g",
-	"ACdiybzgJjBuEhtJpDO2AbOwOWEt9QhJggVzyPBji7x69eo9SdhX7ARZBGEYCHATChhOdHMjWIHvn9RP",
-	"3lTrr6snb8f1k7PG6Vn9Ve1146Raf3tWr+/T1Vyvip3sL5Vinblcy6uVVmQD2UPkdZeU0xnzPyDZfVh5",
-	"tyy5DGapTW6hpZGaa6FOLDiVupx+iUjDkRlC03vqGpoWm5xhg+wGkUCAqYz6Mxi2B81h2yHj9mg8/fDz",
-	"dNAettq9cfNTG0kJrje73el42Pz4sdPKCjz1shRqhaf0pVyDVoG313yNmZCkPGCxx3gCrqONuZvL4RzV",
-	"q416/Vjynfz8aOeaBkzUmoaSNboXpJl60UhXsp8Piv0o4EUEk9t/kc8sE+uSIya10E0OZAzlmzCiScqS",
-	"EHMHPBap8mZDVUxdtYrzIqCe8R0fSZvKl2rEkvq+nAYq2JtT+fQ7cr1OELFQshnIRZLmnnIxijMSJBoU",
-	"AJQhABqjBVsDhbZyUStYMP9Yv4ckpdRZVsC+WX38G2c/f1nNxlc/ZOdCdiufMXz017M0W/O/Xv76x+m3",
-	"479sXDz59sMP/zd/6dW3H6xZnU4FA/wLJAVaaDVFBVnx4LcVk+YxT+Q+jcnRChKaIdWYEp95wQKt8YDP",
-	"jvPDe904ffOq8aZx8u7V2zf109eN+utNhAFElNjJu4KlMpwCu0WtVjtmNyxm3FOwcYPVdRh4FyxkMzmc",
-	"Qcxugq8YRj+4GGQC6MXquiqvBJy0/zFuD3vN7rQz+PJm+rE//Kk5vOj0Pk2HV932FF1L/R5ZRD6zitBg",
-	"+YXFwtrNzoDc4T1NPEqanRO3M/hyuo/KLZ+T6vbgyxupVKcerOmX9nDU6fesPMdmgFoElb4FLHdJgY0s",
-	"9IvnpNPDqSFHWtE9fhY9/DbgFuIcr5esiG96rsBuiKscUf8rHxXmWr1V/8sCgLiD/oqW5V6sSGsfeKwk",
-	"jc49uNG5YTlgG6OVMeE5I1gpgVqBUcwHUpmlWCTu6clPi9Hyw7t4dPnDBohI9uZ3ZzvY113KOo4Uno+o",
-	"jxIp4LORvM1sjuSsja0tnpsoPieu3s/7bC79rLRqNRu4bPaan9oXcs/1zF3903J3Omp3P+auf2l2O3YH",
-	"s/aJIjiwxSj6ejEi+iGCGKNCyWW5RV3L7JwRa09KRDAZKQOD+ylEsLE29rWtLnPjqHzbNJ0wE3s75BFu",
-	"accIndxR+jnsH5oQrXCTI6lIN+qvXh+XgL0UPKKLgBt4BWcD5ejI5Bz/JU03tlKwctdtNf/UM06KRwo+",
-	"a1ggca68c2A33wfCLkcyXkHLxOFNkgR5ReQ84zTMkjuiMqAaol4p8GVqTgQz7HsTVOM4u10+dv7RvpiO",
-	"xs3eRXMoaV19G09Y9EX9c9r/0h4OOxft0bTwom1r8Ki5SqIFTdgFF/+MOHty90aQEDEHBIYkXoP/ZpVE",
-	"RvchlFz0RuT3iCPgUJTUSC/iVfmRgp0hiB+Br3QlmDJEAhb6dtkmDVUwNC0IZ6nbW31B2zZMebvPCEVL",
-	"98h9V3cRbQHhs8PoHiGzq/j3PJjNFZq2XGzwZpNG9c3r169eG6GZ3fBUfVm2XJWN21HINYxWUDBOT09f",
-	"VU9PX9kIeWn37l0t5dhugjumeidVDjMDwurqAzwISnjEq7iFNALQIfqG4Wib530FprUUXguDyACNy+4K",
-	"UVSnnsogUlkopfZg/TfXlX0OuPPdOicUsXCOMgfwUoUNIfBCPowHICyW9lDWEw65Dzmnb6vVHoxBtrW6",
-	"/RH86LXbF6Npczxu96R2LFlBu3eBR7DD9t/aLXzefu66c/AqlG4bw1VeWBh6jnDMyIukUTLKnZ0RLLzp",
-	"Bvy21HrCExOf5HqnIDEO+cBPQTLv+Ad9RiuFYMYGwBSXIUVrSF7S57d79AG2+wUcvEXxeghnwSo0z94l",
-	"yR3M8+rwWL2Ql1DiKTSOPHsfbemubWNnD+hsSJPSTNSdzp59Z48MS3z84uwhxs/GzPes+tIv/VWyXCVE",
-	"rt2vYMaaTtyswnBNflvREHyX+W6jB83iIduLFnLnmzYcXDS90WjJzpDWoXNG4vdj32J1vY+ulj6WpdMX",
-	"wpzgHRUVuE2/PAYEKKgr67qiAN/aEXwkdV1tOTOQC6qErzkKlxz869pGVd+y0Ia/oC7+686j/s0jksPO",
-	"/ofGFyN1K54e7hRGGIh9znjyR6/Gz2OXyeYDezK83XEP3UBYFq+vQMDlCtoDHcRm322Ot07qYFPEILeG",
-	"Q1wTPI1qnfoTNbuSRDh3owbAAVl0Vo+W3nEWBMKiJgxB8QHCOhvRCwIWbDk5V4HQAbQP4vW2nf50DiO5",
-	"zm5W2yl/zG62ZNGubYJSzcYiilOETwSDPydLKgAkjwriLlPI7CI4trxVIjsOV00841a1NnlPYy5/7lgi",
-	"E3v5k3q+yHNghcDpnOnmbh60VbAfxo4u4K9rxUnB1ssqKSU4snLyN7QbDcQy08jBGp5UtWFThxRDSl3r",
-	"cHgOeyXXjfsgDMl1CnOHVphddOf5ChSCWlIbT9zskHkYIf0w0s86AWAwbFNV9vmcOQZ/7MdylGCzCX7R",
-	"B5m/ErtWirEamV4EooR3q96QC1XMIYnIJIuwPanU9guh+8SSz4yGydxsE+0wO5CGL40rMIqJaTWDc71J",
-	"FXN4REeVbg0dL+3l57SNb+VhEvuM93OuNweMXI004OittoZp58FXozIrWe7d7KNk1O0TDFHOmblfmp1u",
-	"80On2xn/PB11+1NlvHZ68q+KU/pA/2o87X/c8ZD8edX7sdf/qbflqUMNZVzsbQPHJyzD/dxudsef9Yfx",
-	"r58rTuH6Va/8zqE2/ZIGcYsmbBaV4RvjM8RTD2W7O2wPmp3htNUctz/1hz9PW8POuNNqdqcfm53uFZzQ",
-	"Fx9pX7aHn9q98fSy2emN271mr2V7bNBt9nrtix1PZYdruTtqD6fD9qA/HLcvphgOt8+krDiuz3pYEjo8",
-	"NtHawALM85YFNUs1Hbabo35vqjwy2LnmYDDsf4GzjI0HcTTovNm4edUbtT63L666zQ/ddskDBxECgiGP",
-	"g0WJLp8EC4Y60zzlAZDkh2/6++n3+zAtdXBr5dIljBgd6SypmoPdbJmbguLPw4Cz0XW02JMdl/XHNPHY",
-	"gWX7UjwKVh3SJ9aCXLMbqbRCdNmNFuBbhqtOP01LqhOPif9vqQNVb6N3DrllawxySW9q629jStBgfsqe",
-	"jdEEf1zHrLoDqCYjffibgR8+QHp+iPy1JFVV+y6vY4ta5mh5YxV3H3yPMyfdlgjsXJiM/fgbzxqMM/B6",
-	"PeElPZ2xxK2RS0zFdPQ5Wow5mmfktHEiDbtc5ul/5+NvK0GkGX6W8OTSnCBMgrSt3efxeKDkB/FUVIuZ",
-	"LUhS3yPFSydW2j4QcD+4C/yVTnoU52QlVpBvw75SLwnXRCVw7eUOyExAJ2ELmz/ApFv+YTUCl1mDD7p0",
-	"XrC3GBbhIlLTX78QRDW427cG05x2wEzMr9tXEgZidS8hEjyIGTfzgrt/1hcUqMynep2nVTCNa7g56OQd",
-	"RyYvdpOIM9gUVhXTZ7GTR9XWVV1pgglsfjb3KbghlBfKNWUy10u/j/nO1mAQVz/joqmb1YxMfnQKLmsP",
-	"zjiQiKx2a1kS2CX15gFnVSm+VbkX+eBZ6u12sJqApCz5W2MtYB5SBvoOMoyKTM/ZCZzqkFqtyBoNnsMu",
-	"Mk/pW1GdGegOQjdJyfb4fyB2nX8sJxdzLHjEqydfv6a10DaI3yR778k5NkaEDdh6/5mFlqDubsBvIelT",
-	"p0ypOlLX0SrZkpoZytfsg4dbe3NB2Stwom2wv28lY7B7Bpvw3Y2BWNjLtuhxE4AFjUU3NywW+0WPr+Jw",
-	"66GIbHBPN0sH8ic9Jiw54fuq8tk05OhG/sImN+djyWINLZMa3GXa47aVLM9g39Ay0wP+Ysr0ksUmgT2j",
-	"chp8oHKNc6f90CngrR2S/pmHKzqDCeY+Iikv52sB6chA+OSaJfeMmZivu8Bn8QuhI6nA7IAURW8lkmgh",
-	"70E6Ly1BRDogMXTC08xQnQ0ZbE2B1HmPTkbOyN8Bv5UyCTiyCr9nvtx3kEFuqW8ET6uWi+mTaWc2cx33",
-	"zGLEqAaShkdmQ3lCRmMuJlw5olm6IPdRHPrkyAtibxUkwsFdrY5DGRTT00d7gS+OdQkuslqC7p6GmDhS",
-	"r5TCTadw5CoAW1IqKQ3aXL5hOc7BG5DvHwj4CY78TPoCvacx45Cfx2iyipk5jmqF0connUL9YUuimr8I",
-	"eK4HqnQu7o1y+IIcDeo6vuq49lwHRpcEoJKxpOtMNSmV3Z9rE9Mwsv07I6oyp6QFt9Xv9dqtcaffm170",
-	"f+q5UN3f3QZJJo0pw3FoiLzFzeWyZ2cmneemnOYiV9jG4XIFwLe1I7+DntmQfcQltOWFqjspq5CWNvNV",
-	"HNmc3rEzleJtNmFOrppY+o/T1rA/Gk1HnXF72muPf+oPf6w48nr3JBP6j5cum61Ru2VVFXclDqqd1OE3",
-	"kbCr+eoJ4OPZIcmd56gkMeqz6mpJXMRaaKk2fcVW8OoFW9DYkxePeERczSzN5eO9FYzswrTS/u813O+Z",
-	"E3dabTSqJ/Vx/f1ZvX5Wr9deNd5W6+/2zInTE2SPt2mpu9koGka6LElQpOSAmKzq/3Pl3EFVw+COdUtN",
-	"sawOpbWA+zlTFbRyvCUQWZo7w0pmRrDtFSSkcZr6q4Rao4TUDaIfTCMSoaKz5GGQXiXJz1+FzCeyrw8j",
-	"V/xWL0qCG8Vq9qFa3ECdZWlSvxTkVTktoQkNMtWsjb4iAp9ldVcMAQe0lYSJRJxrUbldNu4z59hhE2Zj",
-	"ixUcZgQ1fEhBSpEkgBzKJ+zN8+eTNRpv372qv2+cvDqtv3ndODl5/fbh+WR2TFXrNjLLnBXRWIJcB3xn",
-	"m3OIiOIshSPYsKRyqVJuj2HbRaQblTZ3dDm3zwH3R3VdZSpuPPTsvbY7bdyL9kWn1RxDooqkA1/uXCnT",
-	"tVKaBjMfO8QdNIfjXnsI5QcxdZ6SJY0TzuJjwIRyO+PpYNj50hy3XXLks2XMsEEaBhSmJ/PJXFaDuSzF",
-	"vmmk4lTUN60awGMikLKzU5KwlsO8/lOlq9VIk0/4hqqaSUubU/EnSkjbb+oOSVBTRp81uV3FOUfLJPCA",
-	"6Bj15tpJoox4sIePpKGZy2DGGznK7HZ6P07HPw/a0/b4c3vYa4+njXr907Q7rDj2m+X3TvHFUys1h/to",
-	"FXYg4r1UDHJ0swpDB6qoLrGUNMZDpfGOLmxiFaToHp8XklXk++Rq2C2S0jxJluLs5cv7+/sCJtlLtZde",
-	"3jVePgg+OIXbblSK2WSbzmPqCeYdorRc4hvm3VI7WJudl82WYB6EU+KjqZ2pNiAlLrblSu55E8xWugTu",
-	"thQvu2W8O4EvLwMfmcSXhaB/xlS+yGsh1mZ7QQOLIxIuF7W91ANFen3I8SELCgWgqdS0eEbvFFajICpa",
-	"3RZ52B9Nm61x50vbJRHEUM8N5Ho/LWUsVNniXF6PytDKQvqT1VJOu2wpx1HMVyqO/H3VGwz7XzqjTr+3",
-	"Z/QGHKEcpJwP8A35LmPxg9TtzAIU1W0sRwxhsvolDFZwC+o9yvzd40uZlvHjbUOCRF9m5q1zwn5b0TAt",
-	"DZ1zCO6xtFY4yZJ+Zw5kY7aIki3mYYejhmUAyjCXkpJWHAlRtTjMyNikNhqMHJG3L6NVohcEz1oyDlyD",
-	"g1aUC+onRP+XHKGpidvXJQRuIAB3AHykI9d4b1yHuFavj5QwUtfNDcd4gOFAA9vJOYbc492s9Pm8TkUt",
-	"e5PAtlFqwf1uXtYsG/WPHFc+sVDiIuDBQg6sYUV+pUkgJJ0MfhdW2A6ApjEqMTg0t+zLjDz6M6bhmbN0",
-	"E+5tgKjSUpj7wUoJO16Se4BMyOdsKiZ/OIcXq+vf7enXgAScWlbZ742uPvyz32tPmxXH/P5gJeL7IGa7",
-	"DFkPWJIIEjmhMdN27Arw2EsNWFCpIcc1hMJoDzdgbflTGSU5YwNYN6HF/v11xzlbc4e3/YAzuFZe80sD",
-	"qIFc7ccn249N8kc215T794GfzFOsqkEUBt76qU4FPpR+AOXzTRCyi21u1my8hnZv2cetWtvv2CizReZ0",
-	"yZp3LJZdM50UWxy+KhwmUoJ0TSjmQkY3BBojFFsjy7Q5Bb2NIJ3Apr2I/2vFPZU3kszJKIkDLxnEQRQH",
-	"yRpnSdpRpVP4IPfqgYtlTc20dPSpumCbhLKAgYcP6rBNOFLLbDZLbmF/aVQb9fqvQJx3NA6ilTk7JF5I",
-	"hWBSnd+yipCPJFYLODgMw1zjoAeBDkoa9bo1jqEUYu6DpbvINrQG6OU7mlNWV+XhguqllnzHIlkyd1W1",
-	"KdvEpdUvc5CNWgaNWw0Anz2B/7+C/5/C/1/D/99Y5NETU0lK2AfQyuO/tweLFmVYjGU0uo025b3fVmwF",
-	"4ni9ZCmlEvXFfw+fecxqjko4lH3O8u4VOR+2962x6J3SWnoPD7TJ1nI7+tJt9jIXjs8IJXANkhctFRO1",
-	"02DCgwRxjVEODqMVFHrnBmPjQejrE27g1xXY+XqJwAHZXrtLGsg9+SMDZG/l228KnvlLh25BvE14kgaL",
-	"u8c5wPKIZ+CPJH1mnCXYLeFkjwOcHSDrG8DpZB/c9AxY+oRvhvtgoyICBT53JECOFLBAPtrneBsY+kEB",
-	"QrZAnIcGwmTWcJ8wmBrJVx6UEz/h9jgXOTHZMJfOqPmh277A+IeAUzgQf/K4l82qiaUecXsFRajmE3BR",
-	"eGTLQdszurN31SXcxzY1AiJHGJUPg9G0Uf9UcTbgVFK/fypbNqbsnLiqhQKFZEQ6PgDfUD8vzU9zUf84",
-	"Se+emLsn+ser9O5p2uJpevV19ucn88tc+2Q1Zz3K/cCnCQOWiRxzi49T6m1Z5ppBHTE4PkuEownB4U2O",
-	"dAmTl68ax44qqIDBYem3lX+08HmXHAFUeBQTjtXWHF37CDFQHHITM6bZZZZs7Fg19sHevSkd7ijgs5CR",
-	"zuDujRnnfxUGqAoMKYGacm8PpinWMihh8Q31MtA2JfKvRqrkgxy16ewUWppiS9NgefdmalzF3M8+p6bR",
-	"+ihYcMJAyEpWG8UIxa6vrbiKV9oycfaV2jZzp4fPnI5iOnzyDur8cy38M3VfdngEdF9WOgGtdFVV1QQm",
-	"HgZCZD5X+ikEwmu8AUesOvDAmWGCHMmtHXDSePO+dvL6tFav1V823jjk5cl7yHubR3HC4mPZwjLwbmHC",
-	"PnwawP2bOFqcZZKZ1Oa2bnBTAS6KfRYjWzlHqQSvBaLg2SY/qUNGM0A4lpXPym9TvsaT4I2+w1FwoHGS",
-	"DpjIhzJUOR3bmWp2kuaRSPLIUKq3edAlVw+qUa81Xp68d1XUyVb+v18onbcnM/0IUS6DL6eAVO1mo5MQ",
-	"7rMwD9nNZxuxXr3GyWsIj7FtFNchgCIb3ZCTN/X62Ylfr5/Vz07Ozl6+Od02A2YcD5qDjt7ydhDGrVt1",
-	"s+2srdaKuEhiGqjYr71NUzPXrbLW/l1xsI26joN9Vz88DnavDVbgyAfsMRzHQzbZiXWTlSg6tYcM+TFb",
-	"bXNGNnebZeyw13DkO0Z26P7ZeP1Jt5A0upch5awU6v5CP6ET4c0Z38kDD7SfK5Lan7FmBg3moiSLtu3P",
-	"CrAxmPm4acjUCJBLJqAxHzeqjfGJVA8h08hk4GQl8guRHkQfuRAI454RNwcVc9G/bHZ60wY4QOQjJ2WP",
-	"nKhyc2j8S1ENJVEy9r8V90Z/oIhRo1stud7s/WwvfcK9eF2yhG4PA1nAnYJG5Tm5lwb0mMUxlRSjSUgw",
-	"7gtEP+4MRu2WS44+N8mXQY9EdxtuiON89YRRu1VxKvJb1h4+a0x1XjP9E0RUv3t3elJ/23j96uSk8e7d",
-	"q/qrt6+fJKJ6/7jB/LS8SH3LswiiOTC214QLEhUtqLLWDg8XNBWtET8/3aTPHkiIAYSZmDZL5RDBPF0f",
-	"uqmz7cqPxTeRaLUIVliscohqY8xowuTeyRf1MdvxjOiNtLVIgA2ld6fi/lSh0anOtUeQdMaTvk/Mb8Z3",
-	"/DA1sJtt4d8QgF1wof5/J/x6kaxybsjG6Wl9AzZvfCXtUJgvDPOKboh8MCdtjh3SOH1Td0jjdb0OwvLd",
-	"u/dvyBEeUmQqiMXsXxivVlYeQc8s9mUzZIp+xZAp2X42ggoe39R8dofepqufDbwNEpHBRX9wGC7GPN+F",
-	"lD9fIO7TR8Q+cZSrPouyoIXjPXLLAGJJJYkA/ajfU/jchbyYKoLn2dMpI4YkcYq9cMIPD7xNmVUmBNcc",
-	"q9kGBvfAtmuOegCD/ebUqlWc520GEDzpmLLqr2VoGaqp/jVVOGwjzh76PXjouUYghCi4o0nu8HcffLaS",
-	"9nVjOlP2gMoFxZ2c0FvGU+NARZaRJU3mT3lKhB0QL1cCzoFOK3uhNy6ihJUWQh3CbeWyB9dSWVSx7UBs",
-	"M3Bvd3/Azt06z8Uz7A3NE+dhN7T7c837SxyEOpJTI7JFm/03jqlNqJdJltInh+BZ6fe6P1fKTpbBm5LL",
-	"dDHvlJ8WGocN1stTn/j1eaJtEUFsQ1cwoQ4GfqM56JAjxcuyrPHYGq970f541WuN0+zD6bD996v2aDwd",
-	"tlvtzhfIUtTInq2r0bh/2R5mLumcRay90i7glj4oGpizRMv8zaSC5SpRdR7UqY4auhQi+pDx5H1e75Km",
-	"26v6ObEoWtsC6/dApUs2SC2b3FlukOROpTOOnHzkQiaKBFVCQdzuyTQTRzLhaaIqgDQUNQLXNracOybb",
-	"4WzjmXzUlDZ0s1YilxrcmM7e1U8av1mWrt1uk3f1k1rj7xgdlNCZU9QTa+QKtculPoczQdc5bBMA6tEh",
-	"J1DpXieK3DN9EJXQGcq2k4I90qjXG9u05tP6+1cZrflkc+H3rXdhF+HN2SzGeqG7iz6UHDyKFLoMubxD",
-	"rtdEeNGSPWc9CGp6XhLzIdza1gIPD4Gvsk+iANRBnMFNsNRCLn22aISZKHLkagmJY8W/VFGzY2ss3dO7",
-	"GvLEYK0Msc+L/zNqRUgatDa24jGj3lzKZlECQCl0MNQq9EGjugZ56M2lNM9w0jkVcOz8OMCB71624sDD",
-	"wUdEBO9ufCP8d7a89F+XJxJvaMIgrJlQtXpgNsRLGobRvXjpBwJ/wVOXF68JXSVzya007hocJnmUg/2i",
-	"vS1Y7EG+KG1llPFn8vVpfzDu9HvNrgN/Se2mM2xf4F9XvdHVAFHUszsv+1rFqWTfU39mXtxLrbmeLQcM",
-	"7OCyKlddlZ4hLWHlXk1SWDUwd8xxTSDILY/uodCEOhyAQ6EFBekoLWhOgFZRhnjhSgR3poTWH4uAn5FF",
-	"wKswTw5Z0K9n8n/497eHBVPvpJsPag5GPaxPuV9a1AHggYd34Tm3SfFbxV2zoF/lP/tkMyzwwHD3ow+f",
-	"MRN8ekhQuIpC3aangPqposC5L4kzXxmjeZ47sYwZJtdClZtucwMVh3oJAjvrM7GAAyC3CulyNYxjEJMk",
-	"WkZhNFtjwG4YzQKPhqMkXnnJKmaug7F0MVNi1k8r8MuPqpHFmr8Eich2ZMJVEW0TdG2gFwGHcS/ARZIN",
-	"p+b+hLssoTN8WwdRZ1D8rjhuet1I1lVsDbHOww49ne4FtJI5ANmpfylvCMxpBjyUxtdBEtN4TVaCxVVP",
-	"mrJcufxEjbSph7GOEw7waFDiLRCJZPCZ44i86xmZ5jULIz6DjDYeKbsPvn6OpgPHLOVAkDBYBEka+T6p",
-	"ZFRMsELgtUmF/LaKEkqOlKVHGm+Oa+RLEIUIwzDhNzQIsyY8nCUm3jxjyx8JZgx2U1HnOBcYnm7TlKgf",
-	"sUittJF/T7hQY1zX4UKnjZP9w4WeKxgjoTNbe1TanInUcPVB91qn/sL6vxD5DBxnM/XhXCrLiilMeMSV",
-	"eYZXNJEiVzlCbCygY8OATJGwHDuLYhvvOq6RnyC5YqVyNSGJBsktSDA+eAF/ZU/9MCBDtoil8uBpkZ42",
-	"HVmrGxzXSGeDFxUO+P7R+NsJfdU9Xbz++w+Vf0ugwav39Tcn716fNN6cvm+8e/Xu7enJowINePKIXdfB",
-	"BmxoaqUeZMpzbutPaXqHAVVjBcgVpCmRY7U1MmKJJL9wjbadD7XJkMFpFEGjM2Y5z9NDjRVm5aBD9U/7",
-	"5ooU98Yjlq1bbGqvo1El1B4JR7SZJfNMB6HP7IK3IxmoHfXrYdroY5IVM/oBpBPCrNa2qEhbj3bsnTwj",
-	"xaghG8YYJM2hm8mtkeF3ABnbOPcp8dW93Dh8PzRZuVTZsKGzas99Bi5cy9achh/ncjRSC9fJ6OoTfoiy",
-	"rsWyVUnO1fSjT6JrZcM9R93mo82y8pat0dM2u8nModTY7udrI07AJpNvqLjcBbNAcBg0YDVDlposwWzO",
-	"RGL/Npwnrh3i0eVSkn6S/7pctCOayWiccPTiaRvPHQz7F1eYlKnr8LnkepWoNkTuiV7uKTGP7sWElz5w",
-	"nD8NaX/82Iajsemo2ywcZvX68mLFqVi6k7+a/cJe7iE9F6OQfggj75bF1pNXKiIuti3duapYpcsemcLI",
-	"ZgXhBYUYVlyFR/p9ttNqxzLEZ/QAHd4Z6zmMqoV40G6hD4H79SLusRjw3CDVTypwEPsbLRi5xj5iIvvj",
-	"HNeqqRKQ3F5/2hyPm63Pl+3eeOSeZbgr+s3zumbh+WmnN71sj4f9abN3Mf1nv9d2zyacylmKIxJS71YU",
-	"3QKKYavw85cqxpwcufCOcB28JWCfup1eq385aI47H7pt/JLsY1F6cMZ8xK+Bgw1sKW0SThkE2uETvhLM",
-	"P66RfNPD9qdOv7dH20rUpkdJ7oRnmie69cvOaNTpfZp+6vY/NLvTYf9q3Ol9kqPTd2C2HOL2x5/bQ/lh",
-	"AZjwfp49fej2Wz+2hwi1mudOlrkpXlXDqjgVe3+Qx2UWdOPC5gpXnAp0OdPoP1Xs+24jP1sQyK6UKiVs",
-	"uboOA89aCgmg5JCocetAgg/Y3tltsy/IfEh5CaDh59WC8rScVubZR38XKdMmWWPGqiGWA8BdBMXGCllM",
-	"AfXd42fmG4q+bVJppuv/iGfuA3CCzR78E2MaFQ+RGs7LKCaKlTzvvDxSPnWMp+EA60aqWysBOWBoV5n0",
-	"jzIjZ1PF3VmwGrU4+RmjY6WiIHvqNE6xP1SMyoS7hXLTOUXK3XAj2ethP532td1ELc7OgUbqg0M4lF+n",
-	"RprGP67Dtxzi3gbcRyCXvVwrGO+k7fQXgsj3MbBQAb/JC8c2A2gPl2jmdB4DcZXzMz1Vr+3r9XtY3Mke",
-	"OCPuhj/loYglWwNYNjeOcs9lQ0zyyCvobEU0MdDOn0LN/j55MBm/3V4xKdi1/xGhKF4UhlgN4gEBKVfp",
-	"XYw1EucEvRXWnbN/qtOfJOzE7i7d5fTRuP0lXp8zpT1lWCRdLhmNRaaKr8ccVf8tk33ioG7kkBvqoQCj",
-	"3CdS/tdIF7RxAKuCoik2FpjRbR67L4uTgtrRsysSJZ+1S/p8FGEq1pU5ppDXNuMVjJL6PJN0KdvfXxXd",
-	"qoliUSSjIGtPqPtEpfwfOLYHLQeq/ZDjULYyiux1uOfzrc5Htb/2WaVF2ZAzJk0Y3bPYo4JljBsngxyS",
-	"FrTfLFiYS1/fNIf+rStt5ulBK264GCw6zEzpmls+oT+uZtNFhQqaQXWqqlQsxuQ8+Nf6hY6vYl+3F2DB",
-	"m7l6ki/yJ5OF3RdQv9pQUec7TWFj430HMpaG47+JNW/240GkwraARlBDSI9wUdpkdaBUXblUjhHBOdlr",
-	"iPZxxr4FJQNg5bS/kKR2PrINNzsXclq30/LzM4kBlJg/zMD/EPmw97eDTEL8hvLQ6ogw4JIT7m7pkOsg",
-	"6JbWBh0iIowzkKwmnunAEMBg1vbCROqzKk3GnbHEhfDba4XuAT6A+zhALIpsdJqbGZjrmPA4Z8LdDEFZ",
-	"yhZjV88JBsQ5BsKyCgaUk8WczlDphOtQFzhSsoazYDDYfSDY8bkpsmyQSostT7jeAFDfuoCHSgpwqCpm",
-	"b2ekHlr8ufl2CC1OoYJelEYPX4UhwJN6IaMx88mRqX7ihQHGIwrG8SgN4bMV2A4nbm8Vhh8BTNA9Pssv",
-	"SdnEk2vmRQs24Wq686sVRoIJpawznsTr8zTwMRB5ykq7flqv1yY8GyyJwY7FUcq5ooIEN8qIfkRkIw3D",
-	"/k3l7JcniXH81anIDsoFKmUEhTCELIjTvkGPGvXOXS19mrBLKm5dpEQ51YFKXAPK8SEl/HoN/wQ8ibJ7",
-	"QQVN/W3U7+X2NQSgvH317s3xhMN1cOwtziC6Ui6mjexitoju5IpSRWPpM398c0nI6B0TGFam9wu2RcFu",
-	"DwQ5ooSze+gpZwwiB7NUBRFtWIA6Q2kTLuk3PxFQCnxJYrYMqcdETkhhXbsFXSLN7Fyu/4RYPj7EsmSS",
-	"d4VcjrORlYppa2ZPRQquc71GgYMqZbRMgkUgksCTIvw24LMz4N0TbmQDzJcf3ACEUgb5KiMZHGKPf8RM",
-	"ycYJ+FzzUqNGmujRk3qt/MxZvo0VN2/QcEd05M4Z++8aLflodqvjJvdhtd8/snKfpftP6OTBoZPnUpdU",
-	"+XoYp4Wag9HJTERzqu/pzQxK2WPiKIsL+meOqzzE7BCfLBD0QyaWERdWOA28s9vqsEPb73moVM70aweF",
-	"k+P5wCPIVWyMYcNDDiMwn9pwjTuVr9VZVEUaf/BKSEtv10r2dyMXyXnNABwRAc+hDwDm+yyTmSQ171zC",
-	"lNBwzRjJPOFupi2XmPSoMLhlheQEA4aIoWX5lOtQlbHAXH3TpaKTf7t+j0NmJYMub7UQnY2+f1C/00eu",
-	"ht3Nk7pssNPTRMRtrmCzMDwrGvXT66YwtFL0q49X3e7P06vBRtBX7piG+1D/CYw0WPQaUW9e9H/quWfo",
-	"XAjERFfLOKKhZubbYsmOa8S9aH8aNi/aF+4ZRmmkH3EmHK7wKKkRNxdMoALxAMYjf7BWQLnAtitOJe2u",
-	"+eNqAFglabjBr8+bFpLZYE+0ugXulV1q0/McUeU7ceDR3x4kvWO/SirJ79byGP2NSjHlXtIXguRKu7jn",
-	"CE+EBIimqB9TKYhrO6qx7FmIpfZnDNx3KoFows7ZgjmUixF2cWk2auBcDTQiu9vpqTdrpKN2d+4QAPZr",
-	"yG4SEq1gRXNy5IH71uAU6a/vsVFFCQXuV0UoB7sjRY+9JtCEHxXaARxMW12hYyffhGSU5ChI8mUlJry8",
-	"AZTa+WVRuJHKk2nDhsrUwcpGFxUm2AR3Tkfj5vhqNL3q/dhD5mgZd+HqxnPASVNMKQB9nbb6vY+dT1fD",
-	"JoZntdsX7Qv1NfPMsN28+Hk67k+H7dHVZXv6sdv/KfvMl1P4GsBt4Vfg2tUAr6iePBbDKotW5VSG/atx",
-	"e1jo/odh/8d2z4ZttSPOLAsYm+Npmd1qiHd/htwtQMsecNDQPclD5aWNkpiF4GbIZb1aePNyGQaUe+yS",
-	"LpcBnz1xonl2bM3Cpzb9rdpnVSNN8BFGNwZoCjLBTWeVU027uALOWSzfkM2SeBUyYQX/UanfpiNbihhk",
-	"uyIylXWiOF+iBtgfVSXeVGa5z0QSYGAx6QyM6hQz5Jk4JtNbsE/ITbTivjVQaQZpUp8Z9RG+8HGL8Cnb",
-	"GoR1Qe11m0WJlF8jQ12YOiM+Tcl2qRkGkKYcZBVNnb9vHVGy4pyFbe4vo4AnWxYh7cPWRag9JvFtK4Ue",
-	"GNd7H1VDdsdCWOFqElVNgzni3LILn5wic5RoKlNFMQn4DH4vKUDSoz8NU84jrus/AsLb9SohfoTZMnCf",
-	"YpCfqe+K20+/YI8klY98CSkfR00bxykb6pXADEL14RkNuNDJZ+ajmSBNOZZMOb37KGUgj7QEt9FJp3x0",
-	"NsvQ7ldLBy01Ym68bHJflZLRs5D9tuEcHumeLpR1R1jQ7uQL+/BoA9Sv4xlw0N9lgwD0TI62ttA8nR3S",
-	"+zzNF2g9oTPt7cGOHRJ++jDy+FQQQAesf/ZVu0YiNtf/jgfbdseXXgeKxZKT0+p1kOhzlLsgTlY0NJIp",
-	"PVdx8AypjjXUnLdv3zonjdf71aE+YMYehQRZHhr4dDH45ViJW7Egd4fk72v1HhiXX4b/+LzB+d8nLv9A",
-	"qMj/OQCRO6Ly/yTh8QMDnX8QuFwKbazpgSwopzMWowmj07w0wBQcbebgzVUFbEz8UTDjUWxO0+2x7/ip",
-	"S/ySFjZlNtz2KILKmEKdAvFSeSEQfSZck2tpoBAIUYEjd3XwRfQLYJGpl+b0DhMFhNRigAoCTPgU9pmx",
-	"WGvfDlmsIur/QauGUgAtyYVqRKWmDjZBuFGYqBtglfqBWIZ0LX/qomoClDjBdA1YGgOizJIC3KtqYkvp",
-	"B5xnFsTEi+IYzpoAbMqUjsifahf1p3SWelZVcxBSqXTIzc0zp7mdfNmlvEEXCF31HbQTCFJQI9c6DNPT",
-	"8kKQZRQnUlp/BE1KJKDyTSqteeDRWUQak0ptSwWHg7qtFwnBkRD1K9d3BTiK6FkLuibXjACQNk1y1sVS",
-	"tsB80yBSs72fMLyrONzqZC5OR1qOtpnpnKEl2TWkoEAwfA4r3lLiM7aE6q+KMlLjy+yniOdnAxfgMTZC",
-	"tlLFgzcVRjPy0iRKJcQDkYX8Kz4v51NKW4Ntvkn1SSluOUCW/0YY9+hSrEIVukVnanLBHICFUXXFrlly",
-	"zxgnGKGpT0DN3nbILAIii+CWik8KhNE85dVUm9vUMXcVMnx4wHIWUnufaHSo6w1I2mDyS0HvYNywksNZ",
-	"3xWAJ6gT1XKG09wWlw4nSPJ7hXj0rHb3DOrbY5SKrTPfCmJvFSQP2CAX8Nc1lFlUtupyvhaBR0PiYauG",
-	"DqE0ia4eKokLCbNGMp9XxqMCX4oZVYfl+CiE49AwzIqjKJPat7GimtYv2ILGnq3Eoe5QVQS+FPHyOdK5",
-	"SDmcGoXdpQm90t23tI7drmJhgDRWztY+aeqHaGKmTmpLVTyKLPl4+cjUt3eNa9t3YZUUVl9mGTTvNqVg",
-	"ldTs9psP4NNPiPdrAfk12LseXapsjCzOL8nA/E54+owlFO/BgL96Q6SomQaqNxOknoIRkCNVgicP65nJ",
-	"j5hwjPe8jvy1ToCgAP1WtOOOd2UKpOihaRkLUzzVT2PfDgf9fVjcyBNEMsMzJODDj600nBnFV+3R4chN",
-	"nh7XZO4YF2dqUAxw3yiJgFOjzrjX0Uoxt43ou8OAYsVaJGyRCcZFmASgEuQ14Tr1IAlluWYP0kjnJt3h",
-	"0DkgLUSEzT0q6R0j4KFilaPhJfFV/HAJ3qsCb0CjUbWRiXfeG7MBAEc2wo21NWo0SEC7yeKB6PkRuBjp",
-	"u7XvCM26BZD1SQ4rTfumNO23bbDxButjo40a+RHsYNCVcikiSllnvskSeVxpkhppopdJe4025cIeS/G9",
-	"kFGDGbgFnw8RdUNQHLz8g40WDnVvFTfTE0QEWyA5Dzx6SaO10sg9KjLgnMoynqvTEHDXCD0H+owkG5iK",
-	"SWko/FNBuxFMRhYsmUe+PjtkGCoE1T4gzYl6XrTiyUbzmXBQ6s1zk1mw9pSm0DKaxyOE5XizsYONsN1N",
-	"HrZ8n6N7ErMwgHRC5QrQypEowKtesywqaCDUSsO8R3E6/wvGElMnMoiZ8mcZp6RS/VJtzm7qyYfScWXR",
-	"Fw+223bOWqf8e3tkICuNE1AiIahdOdsfiES1Ebj2xJnHj5mNw6hLA5FKisnrNZsbqyZCqvKxlPMTZbjt",
-	"UWQnAFelj2MgDxSSDkP4jRFtNE4dxJtUVoC4NNUarQCJvf54qpDHum2EGev0xu2himkbWS5tBUE8bI33",
-	"wkAE/SsOJV9TliCWGrWCIgIsYcCNHzOzWdX8BqIAV5goHSH76KPREptkXoqXmFHbzRcNCwqSFym26hP3",
-	"OA+UYoXNkPr6Sh2hq7lU/kWFGaihP32W0CCskW5wm3pfjAZQQ7ScWvpF/XPtKHVYEEr4asHiwFOKHaZY",
-	"TCqvT9+8RQ/3w+ETNhTdbTrpIQN+VK/KgC4vEaP1oInHIxJkBVZMGaUt61kNqP/YSd0KQHlQ5+UrCstT",
-	"jmACTTcmFY1eiRdOHtfhB0mQJ8Wk1NpEupFBZ5PM3HhgUCm8ZiLwla0MxzMYMCMt22tzXoH+GtRPTMnQ",
-	"PbW7p5beD1HHc3biwTUNcgdsmsA27citDna7dLFnyppvqCVshiGx2rLKNIi1m+Ch7siBzRI7sO4Dp+Fa",
-	"BMZqMW7xkK5VWoJlCOkY2yBfNmfB4O4IQJTnWLFZv2yMnidFTbPPCbLKZ9r8ZV87nBso1O0tk42QKU8P",
-	"Z7ZtIKmQfxSEGcudICvwQUi73yqK8pIoxxIteGdYzzgF3SqIbO6zmDOaYPD0MyAZ7TmPh5NGur4l5IFg",
-	"cBj1wDAFnB+CgCY/0rkwWmaqeNGdOlduUZJ5EPuHLIoeQBZ46xkRz/ZbIdBOvi+/KH78cBqBSUEdYPsU",
-	"7ySTHYqwBjuzfyVm/or7lHvrFHcNhAHg3xRQR50UdvQZkM+KXAfR1xjioaX6Y053zFEzAso8MzkfSkWH",
-	"xb2K5wxwtUBDPwJV+tBw1QIAyTMHrD5nmOpewan/CUn9HiGpXbW1rQeqVkTEMzh/NCzBcNl7TEDLESke",
-	"gU84nEaKIOLMr5EM5jMCCXg0oWE0k/R6vQpC0KePaEJCRgUkrqnKFsJBr/19kMwnXPcAmFCmsoMp62AC",
-	"qwQDGzJk0B/q+2YsIs2FeSEmvKhiKbaIysaRm+ZUNyBCIFD83ZTX2IDun3DAIMtH4WoJYWbuIfirWTzb",
-	"CVcAqumQZTdLoC6LWcUZlFwr0EZZcswgEgkNTUaLLrBuJF0YSPks2JLGOliIs3t5lXhzGlMvYbHYS/0p",
-	"DsOC+bkF5DQnwCTpBBzmQInmTZzQ8wmX7yaMQ0wpBN4BMLs3Z/4qxGBUSM9BFSTF4CU0AauvCO8Fnzhg",
-	"pCH7yKjUlWxOSHWnGAST5AcqKV0yByaSM+J2Pk5bw/5oNB11xu1prz3+qT/8Ue2WzsfpZbM1ardc2Qh6",
-	"TwtIvnqH5gSJcZrb2q448nr3ZPqxP/ypObzA0kHmU1a+vkvpMZMjGZsUOtYS+fwWa7aQCADe/DOISwOj",
-	"62Hj63Z6P2I1pfb4c3vYa4+njXr907Q7rDj2m+X3TvHF0weN37NaMi0FA50xM3PQyk0xv17FHAn8Y0z5",
-	"7c0qTgpai3poHxL1Ip4E3Ip+0dK3itsuK+qbH4edVrPiVJqjTnM6aLYqTqU1NVdb09z19tWwP2jDz15/",
-	"OP48bV62zZOj/lXuinm4+Gj+wX3OXL4nSGPjbbX+vnryetyon52+O3vdqNVfnVbrb/cEafTiSIhRkLCs",
-	"WO/wm8iObwHhm5EQVREkjNwHkpUs6JrMIjx7k08YffIITlkin4Uh848fpEdqBaNV1s19SH9r5NdFMdor",
-	"JTxH8gJpfYbrnHTSaL25lWj/tgp48JWozUCOLlqN6kWr0Ti2oVrue5K0VuFmsUWC6mLLG7Izt4NVv1xr",
-	"bysP6EmqTdgNDV0E+kU2ImtHJ/VcFXqpL+8VueXbyqQ8AsPydePBUWRPZukoQtwDntFo4k8SWZXugFLt",
-	"UmoluQt8tbhmsdIwCyFWqeq7T/8siquF/PGhiw9bqIwcUeJyltxQzyWBf+wQP5gFCjwu38W9OoZpEyXc",
-	"cTxPyzWm1XnS/It0ToG9Y0hxHK24X03iYIkxro9ikkPTvb2iTx5gi+oxnJP7OU1IDge+pm+6EEm1n3KO",
-	"yQXY8UEc+SsPuX2QSL4r11gPbkcdgdSeA5/ekgaxnudAGNhy/FwVl4m8f197//7/f0ZyKEYQZIb6uLK0",
-	"EPbo8W63Mtgo14SHuGdWC5hkDGCQsDXitrr9ESDZ8QiAr/PvHamQc/Aw3mCR0M1KeBCPgg3tpdaoeCUx",
-	"+N2KFwBRub7haOB63UIEBhTt255OhnId4OHZX5hHCS1XZdP5kznUbxBBRiXmmeSVTPaLAvQAZ782DQDI",
-	"kCPpxGwRJXl9thBTX3rKUHgViHhrb5VLVp9ni+KZa9eYeMAfgdCXURgklBMaMykTRTDjNIniY0cNPUgk",
-	"r4AZwCDwxSpMAim4bS3vt/EX9OvFmtNF4A1oMv9AuX8f+Mn80/WyhLUu6NdgsVqQFV+wRJpm5Fq/BLPi",
-	"Y2tkSZO5kFZbdA8MeMli8lMQM4RlNlEDadWbVMJX/3qAjF/Qrx+Dr8x/ou7fyLa+U+f33XAHYkaEWQL4",
-	"jk50Q3gPd6anQuYwp3oqdZ7boW70u+d0rGfWfbeDPUsk/3G0fydHe0bFs0REKr0Gs8nyCawb/j5a9PZR",
-	"b27B2f66hFyeYZJcWvZAW90u6rHg3M76L5KIUPLlMi1ECx092tsYe3j5gDADFVQK8qqRO7sn+Zr5qH4t",
-	"qM8yJ7bQdduU5tT8vB4Eahs5gsA0kyW+Ufw95yvZpTY5Ff2pAZxOezabTuV8L9UTGx5tAD0K7kzuZ5oY",
-	"rvc+VnCvOJVuv9XsqhLv8s/BNL01mObu/rq3LbUVnyDTmWcCwH368+ZL6gnmHaiRtgoJeXl0AiapViqX",
-	"l8wPKGl6HhOCtCKexFFIBPNWMehyl82WYN6xEUUYxJ1TEdW/smULjMA6WsUk4tVlzBaBYELu6kRl0xUi",
-	"Y4Kwv7Rx9c4NRFJLapJztYnbkelBPlEEU3zFPFqFfhUGxQiOKB2iVFQ9iG+WDExqSXjEpsaA3ZUfv6Fh",
-	"eE09gKOAklbgVtUICgGS1+WPTSKYEIoFqhIRTCRyusWc+TXyYa1RMw8fymIlEj2QwghwAH4cLQWeLxzY",
-	"MfwCLFe6RJv8YRmz0ZzGzP+RrXfAV96ytTenASdw4jiPQp/FKhH2GpNGocj9DTg+sS6USekPIz7L+jRE",
-	"QuPkEe4M3EKDTOcPh4qztPFwBIRlzKoC2oGB6zhswZLVUtNowCE7LPAMWdxB8JAQkRfgXpbvHrWaPx4D",
-	"n9/cVXa3XHaVIDzHWAH5btnVILkU48DWbpOYRGqTXB1BNi+9kbtI46YyrP4lEJKmRkyTWjrq8+iVjk89",
-	"0NrorxI6Y71I2gJpNMHBS2U8+FTSMJe6XQQtG36Yc1ZtnlTf3IAqo2AfhJW3BUKs2BSyQ2SDY0B27jS7",
-	"0/7VuPmp7ehi+EqAZbEaNAZD50K5qO6DMIQMf/Xhwwp1b89mz+Wwo48DzJBVvMy4unB+7Onp3LeTzcgc",
-	"YzPuo66nM/TUdB/lFD8RSLXjigdfCVtG3vx4i9lqAZkXK6bTrAoH2VGs/Krqs9K60tqoFD/0lmn/hSRU",
-	"SO6MuBn7TSTFh2RtCKN0RqoEF/EMgjpynF77fiKphCQsXGsEesHiu8BTvsVowWD7hKHxJZqsgvuA+9F9",
-	"jVRJnmLOyEi+pogDM6bjQGB2VaEXoCVjCToUk8paIqslZrICD46Zv/Ky7oWsMtcZq+9WnMoG9VacivlR",
-	"uPPr3qcIVyV5/OlC8cxOtzMtMFVLDpdonCjxmUFHmCPYv2l2Y+EtKy4X/FO//6nbPttsQM512r5BSMnp",
-	"xfBuxan0RsPWVP3162E8ON1Mqcx8xu0kBZStF/KyCWbeOo87NhBWUDhDF6RluSEnTVV1kavJ7qA+AtBy",
-	"KkmWVCSODrkFwKdUtmyUbWg1e612VxcOuBx022P43RtNzTO90RQfe1BizfcEW8yalP+BW9wBt9il1yzc",
-	"OroCoMOOwWJ7sle3bF1FOL4lDWJxJo37RSQS8ub0HIfXqL55lQlEw/0baD2YppkZE65yNTIwc1zjCZgG",
-	"zjcmDTwFaX4HNiL0AaZD3KkKwKq64EZJW53wjdfQVmL+8bluvl7oP9TURimHPkrYn+aBCYeqBfCYVAdD",
-	"mFV0WjBprnqbsEZgtqiMf1TzC4Ftf1QYv1Ml9eSKM7qonFXu2bVyr2fX8s2pjQAij4bB78y/ZELQmVXJ",
-	"DfUzhMVxFJMFPrqp/8GDlibgI5lUHHhdKnofWgNy+haQ+sTKm4OrkvHq1ci1SrVFWR/HabPIASm60vdG",
-	"UNfIoh+DMDkYAlshDt3Au8SLg4TFATVlc8KISlUipNxTcKIxk33xErA8JcXn0YTA0RcGi0AKTmUzZhqR",
-	"Lyzj6GvABEApfQ0UVUkd2aOxIAG/i8I7DJMsvHgPgiKNydFZGQYVVTmxip2WM8pZFkvTjDPV0OBcddPT",
-	"AfOSchrLEYDS90P5DMlwjUyCKX40RP6S4tQgxJLp/TUVmH+KH72UL7VUR/e1o/O0AP2GdmwmhO0zm8qB",
-	"OUicR/ck4H5wF/grgFoBisFhwwCZ0AGySWZesjMIK+1FPImD6xXgNkX3NMaY4+iOxVJ1XuRGgC1nJf9l",
-	"c9z6PG12uxVH/+79rHAWRu3xngK+dJ4O2z35ZtRkgJW+QQjAKjMGiiLEHH6uohBF11gGYCtx7+tE0LE9",
-	"pjH4kpVPQcftpI5j0i5kXPg8Mli6neDZPRmY7F0/tgX5NFMFAWb1qCB3HeKWgzG5x1LoSqtKZ+QF/oQf",
-	"UU5WXGEjvkGMfoVtKremOoU4RllVUCAyivZR4bt/1J03jW/px//vL43q+19/Ubca778dW1Vyc1pkzaCg",
-	"Ys29eRzxaCVSICKdRLxYJdqJL/VBiHI5VzXo8IwTlEz8OeF6JkWNNJU6k1HnDWUoHMAJP3IFS1rRYhHx",
-	"jkJI1uRueq0vuA5xNYyy+LAKbzug1Vqem3B3xpIvLBZBxDfvHyssDkx14zpuJwfEJIytYoqNFcIpwoDx",
-	"9ONlgYquinDv+G564gBXHDyZlF+/l5ZgcMe4OdQ1VdFqlacJBb5gy5h50tI8R0UfsRszFeseDW9oCXI1",
-	"0+nABzP1C1WIS+1BcauljqOf9Fm4+bDxp/iF+GfEboMEePei32u7+6HFSP1u79PZNjwN9auSz4yGyXyD",
-	"GHe19an8TWy3jMr3aLj01W8OHIFB90vV3s/j8SCv76Jj9IYGoVQx0qXPReH2+mPysX/Vu9hvwk0/EFSt",
-	"FfllXVG4aV7k79WR0/ppDpp6X2TqrZXt9YH/o+ran75/8/bk7dtXr+un79+/Pn3/7s37R0BNSha5Y7Mo",
-	"hgRsKGYeC+42dkttz4/tZM67z2j2aOOR4SiGIqzxJ+buXifMu8OcM/SX1hJV4czgXlNBDLk458YrMmdf",
-	"c5febbtSiEpKv9N4++qk8fZNHf6rvjmhr64b3qn/mr25qTboyfUr79Svyr/e0nfX+yyyaRqxYGzg0ZBX",
-	"aEodpSI1vwFNQKyUgNer8FZ5qWoH9cLuuM/SQVYGaRMavyQVCp9J4SB/AXYt5iAJlqAtUQwxh9f2ii6P",
-	"o1lJTqK6ky3IVK+fqwQ+n0nBKJS9Ggh5j9BEiyjSixLIWqSxlXmpAMDKWaNeB2xR/Ku+D1vbO1biHP1G",
-	"N+AknKGTKbvISoVJ1UK5wntGaj8goipVWe0xWvuql7s402j/lrY75A3fVQjD8CjzyX0U30oDLeJFuj2c",
-	"FZeFgY9yaKjmE+dkEd0xQVxVTNYlyGIYcYdXvV7+CpCiowj2mnq3WS6qGqg4FfVixanIF/aL/YbelWoc",
-	"uv4ZTMPKBqKdwkZjU3vNVULjGbNC8Hd83Sw+kxqKW8X5eRY2GyrJc4/GKWogVgR4mEDHjtj3SG6najzr",
-	"nDK8iHzolXWrrIQtAwwjaPV5mFIVmF8k0ZyOJ1v6P+qvmhctCmwUbmcsD3BE7jN4FR1pyxpUd6SJSe7n",
-	"QQi+L48JEfCZVvV1mfC0loducO8Qks3Ay4cioWQW63ewqQ1T/b2Mo2rv4T7RZPZQUNBWitIzR1SGdWRk",
-	"mCKNnDa5I6zUzFNzNosZVHzaHeidN74xDRpKpTjSVIVfzxn1TU1XX6Y9sfvZDa08BHjdzE22VM03G35Q",
-	"dkIyod9mNsiRixJW6i/lpQ3d40dirW9RofPru12hLtDC/4h4bklYdm7KTX6eTQ7L5VNOWzyaVgF48BLz",
-	"z7P1++dUmKpDD88M++6h5QU3yGZct7xs59hF7STPv4NE2faWUHJo0+6Kw3uHs3roZydhC2uEYHHas1Ol",
-	"erN7ci4AUNXOHRFsNedj4TiWczKPoJQRX6cBE4BEA97VktnRcf3bxt42D35zKnMWLne98Fk+o6LFi6el",
-	"297bOF395lR+W0UJ3aeXf5cPtr96jPnMx95+2znVsJDWiUZfltV1ZMmmszqi4AsI7JyrvZtVjobtUf9q",
-	"2GpPe/3xFD1hYHT+/ao/bk7b/2i12xfti4LKtPlSpcw7ibQkbP7ZLCGJc1NdEbFufbZk3AdJ48rRueQI",
-	"VkIRIAaTFHt5/MDtpAjecmAYlqI9jTOuKoTbRfZJMVZW73AH0dbXhx2Qf87jfGdO8LdrV0AHWzf4br1H",
-	"W8lWe/o75LlltB0SxRP+4BLKWbWpgC+0I08uffPA5LgSFempsuPSo7MnTomLsuSxXW36T/Lbs2soP6Vf",
-	"Lp4Nq06dgdTlSQyi1jVv1rQJ6Tq6SJWrLrkoSyBGAajv6EbursxJyHTYHl11x6NpvzcdND+13WN7MTSb",
-	"qFFd3iFsLN8gR9k+6R1x7Ey4e9EeDNuQNTY1Audq1L6Q5oUO1h1dtVrt0Qhl1lVv2G62PgOsgNrxiopb",
-	"3XazdzWYfmx2MG6yrO38LcCi0pc7ox+no84/29Nuc/ipPZyOPzd7085l81MbLlecSvsfg/awc9nujZvd",
-	"3Lvtf4zbw16zO20OOtOfmkPlifrYaXcvpl+a3av2tP+lPRx2Ltq9ilPp9P7Wbsnv/9ge9trd0TTtEtz9",
-	"0ux2Lqaf283u+PO09bnd+nH6sT+cXvzca152WtOfOu1Pn+Xr3Q8VpwK9lS10+z/LrmW+3+2MxvDhz+3m",
-	"xTQrSytO5bIzGnV6n3AcF+1Bu3fR7rUg7KT9j/H0c38wbV5cDNujEWgBzdGo86mHcaj6fqvZk7c6Aw1q",
-	"lr3Z6Y3GzV6rPf3clC1MO4Mvb7AmyMdmq219Mqtt2O/2exk8NfOIvJP6/+RfGoJ+2h4O+0OsR1KgzExE",
-	"uCKyilPBOer0PvanV70spMSw/ferzlCSTH80bX4atttyruGGoq5OT1LD9MPPUyhrkpJduh45teqireN6",
-	"R63P7cvmFFa9CSj6nU+9/hDvdXqfuu10EgbD/qA9HP88HbcvB93muA0g+xftVrcpe6dud9ojuG62i5Wh",
-	"aze0TW+zxYwWNvsfk8otW08qZ5MKuAcmFWeCoTZwDaAAdVZio+pPKt/cBzu+LpSfexNtfD8Fy+K6VWxz",
-	"z3gea4esalY6acqUArac+Vqe3d4yC0zGj8yYWNhIYephvt1DYp2+ZOOc0qokh4x8Z6njvEPtiSodZ1S1",
-	"rcWNSzSzp1G9nrSc8aYdWboHlfWtniVgIG1OkR8sGBd6ih4YFv93NL5MU0qrX0idbbkMoSRnZHXsYSZD",
-	"Vz5qg59cQF1lud6x1McghS1rNJlTRT9aXYcs/QKCb4GRZm+7pQ5fGGSbBXeqv4c02tt5no5GqWnYYuIl",
-	"ceDt2w4+bW1Izk60SkYlR2lDvJ2p1+dmJj6n0g/73W7/ajwdjZvjq9E0W4NFahdSSHyScn3PuNLRQWea",
-	"9mBSZIKCJVUPmqrq4I2qCdLb5v3YL/gNH8ucPwV+IQjOOvHLFJCrn2M2D/G27z9ZA8tntQ9sr1NUQNJJ",
-	"Edhu2VrHt6vMJA3ouJl3sjP9/wmGseUweF9KIAEGLJajTO0VIKe21F7ZYiz/9VLM1g/N3kUf1eELLGZn",
-	"TA+pgzU/KWVe/4EK4OHlkMrYQVM5ZRU/OE8DHl0YJMBxu6abCuwWuuju614cpSFu1vCPzaAOf7sz0NCw",
-	"8pwZ7HJCift/ZHMuuRp2JOFKeREkAgsk7yvDscPlzr5SbfGC3bFQTkj1hkJaxkZizd5LlfrW7ewDN1yp",
-	"3x12h4tNuedmVrDqmZ4QA2qOWGy6zDm6VAHGxZIM/n8Sa+ySnG9lz6/1UUiS8SmlumLqXYNFKSCV4J+1",
-	"eOnVUnf+HvMGvh1EkhjJZVRaH10l8xOLgt1cJXNyUqtDIqEQql43+N6oJPhVMo/i4HeFy/+B0ZjFBH2H",
-	"8KiOX8seeGFOophwytfY4HnW5bISLHY18r3LFjQIXeKFNFjgav3tpzG+5RAWCpYpRs78CVdYG+iuuAmj",
-	"exQt2X7qKNPcxas4zEDDqOq9Qs06zHj0Emfppfx/xUEjDFrfAigjn33phdHKry5Dmsg9DT405hDmB4mT",
-	"9h2IDOPVEJYD3iKSQ0tq2PkN9CtK0yNg9yoZj9OZbgxvkzSCHzasnMb8yHGMxU/AgzlyQoL59g0CQ1H8",
-	"AIYhlm/DuMlKZtEB0J4GXNW1zZNZ+twLQdhiFdIUiUGsrlUOGDWjaA465K5xlklRUOhMxOQYTjief2A+",
-	"zHkeZm6jTILZ4bnH7qMYsornAd5dTPgRajfUr8KBpS4cUYpj5xQhnrhvjgEmvKRT4vjcdEgNMfte1vaC",
-	"M5Ikpt4tRlRMuE7pqJEBTebCIdeRHzDhZCOo0/Ei42Uc+bHKyIa5k6MM5Uw7RGDa0B3jfhS/yKa1owoo",
-	"ILgNxeEyCjDtKMlueSyYAT5WH56AXK048Bk5uqYCq/u5kgbPXqqjh3kk9JlEBpUJfKgT3or4neShcgoU",
-	"fsn1WsWUmNk5k09W92dSJK326p8Tw5ww4xzTqDHPEE/3acwmnMDJvs5frZEmX+vy8Tl1mIayn0tG2NdA",
-	"JIIEi2UYeEESqopM+gAF4+5ku4IxFNggdF4I5ARyQIXUHdm9bJIPkgqm81Ce4azuOVlGYUiCRK0HISrA",
-	"JNXDazOWoPKyceeeBolLjlQkSubGX9xctKhs17CZY7LiSRCilrQSqCZhtKscSjcQiaqkLhAewMVkP9ch",
-	"7oJ+HeKxhkuO6tXX9bqjoZTI63r92CFuFPss/rCW3ZIsBw+4CHE3UmbAI+UeO7nTEEh+xqka0DgJaDha",
-	"gZhz1aJI9mmmKnce49ZIGu8CDndBjtxskFGtVnOPVUUuZEWgU6WxTulSpiqwEo0o+miY/PAvEemOLmOW",
-	"JOtBHPDEJb+t5ItLGlPAAtWMYA4kuWWjCqWx4FbxaBg6Be0m0yY+hLgVsl1cKIRmJkcunNLKuXLB2L4S",
-	"uGxSfneW8tctW8t/UHWYwmaSf4Ps0H/icimsLXh9GUbUH0s1zPw1XcZREnkRREL979rXGb25c4/PCeY9",
-	"ClWgVh3CSW5BvUQ2/LdRv1cjuqNEsBD2GCaroRInBQz072YVmvbILWNLQY6WSBXm+hn0FtbxSNKbg9Ll",
-	"2MnThqOeeQk06RD3L1CbR33fSDbsgl40820F1wWQB4Egp/U6cQMO0EkDvTa4e3qmNm8RSwDSKaU83Jbb",
-	"eE4CX6iSqJjMKPuRz2cU5D4OkoQB0kI+EFbUyFBvcw3kpGrxqGI7FNFsAh96e6lmfEHjWwYbD41iF7qg",
-	"MtbSwGk5YcrDsKBrJFwpgyEmWR22EeOipWlMbJCAgM5WX4JA7GDGoxir9y5qpjfgudTlyYkfMYAvkU3j",
-	"CSd0Lmb/wqTbwNS0UWI1s4t1eAL3/l/2vr65TSV596tM6Z/YVUIGhN6cOlVXcZys9zq213Zy9uwhZRCM",
-	"bDZ48AKKj++pfPdb0z0DAwIJ2fJLHFX9fntiScAAM9NPdz/9dDjzUfBM/jY7fnKHGlgihjBLcDwwrXCd",
-	"AZg/FXPBySwz4tk0SMMSrlIh0dZ3Q8Cl7Va79R3rv1q7re+GKKpg7k3Q2m11O3qnixzlKwCwlbqHf4t/",
-	"/VB3NRWxjHPAwk9ySdMq6bGsrjQjRIjS9f9i66c6DERc6BICWkiClNC2Geyn+CJwjTkqXXIhSVK8Jim+",
-	"OZ3De3lHL4nrcG+k6nFXUYgvV22o1cZO6d8wjSAG9tZmrhgZtyHRbE5QNad8em4cg4xBdU5XxMM5YExS",
-	"6vp4lepX4XTI79zFd3Ai0nEYIh3xN+4KO2haBK/UZji+IAETBlXlEdkKUkH/FwQ0BZh2yAFYMb4qwPji",
-	"pBY83vSKMpvJpb8VxYTRWyT0xIkQl5I2+7c6G/22aPnREbOZMgp8LSWDTLAv0IxmMwdxWieDFEpgHRdd",
-	"YbZhF7eah9oJgccBizBS46KtugPcIhuWLzZpV1u7f1bHVfKf7Jzg+uAQvvWjvfTnKB7wLw4Kmvz8oDQ1",
-	"Gh/4KXsxjQ85xtfd+PfZG218xGkFgmt88BnKr4nnfQTpisYHj8O0+X3l8E0cAzUzAsDwndPUdelGy+72",
-	"fMLilrTDkSDKKWfaN4G/gHrVYNNWwnxzqralrrSFvf7Pv6tq0lumblqaYWimfm7ouzr/v053qGv6EBtJ",
-	"wXCHQ8vUB0ava5rGcNjVu4MelB6o7d8fqNBb1el0J3B9LfA02QgPyV2VquT5rcqSCrX7zPfQxQY5WE63",
-	"fjHhnHm15nPXTYOduZsTMZ5MZLr142tWQQjn43s6RAuVRC3GtKuJH5is+lNk3zFy1spy5/Nn5ksjCx63",
-	"zpWUdUZ0A7lEMF5vyoe/KWWkIUjV6IWPy5v22l5Gg9X4o93CwPoqQre1Y4ebbth1oWBa81qcH+2WhVtS",
-	"1WiyrWvnneufItDFQ4zlh3xmMvhKfQwHglvf5EApgCPUF6CnzPW1G99B9jtJ6wFlVnUkFm+7lYK03Z+1",
-	"O91Xfvrm4LjInbgnHlaCewoCRizTJvP4F/AWfL2b4bpCda5yPox31GLkUtEvA/cmr0GiS/AzKcPnefSM",
-	"wRR1SDFF3ToFN5MybK4rlMpQs80WwWaiomaVxLwIy0IMlJG1YlmbIZgtVv89BMraTEg6qY8Ukexc/K4W",
-	"ws79coNdN9j1pWDXQulABldxypb5an+K0w66hjEyTKs36Fq6YfW7ulEsb1WwqnGuS6yq6zlWLcGFXDUk",
-	"g4T3F+EoqVvkuhO5rAQIPKwNfMxVYezcf/BSekDSMNSK9fUMM8/mnc5CmuxMY+2WTmSZcl19eRmiZl7M",
-	"2iEqnvneEBUObwJR6wprHweVKuuoMRCtKwNfgj1V6/fTo83aqnYFXpYNbCNcWb0aHgAsa5LlbZJEcapE",
-	"7HOoY7NVsE6HjOGMHJtQN05QfQ2b/fMNzs5zhnkWEOAPpgj5LwX/oeKHHfJ7XuwESX4sdWrbrIyeUP6v",
-	"tgZKthlBLekcUXEcluUT08hm85VSZMywngYfMVZuS9xaD60+FN8hILEXhqpeHzh6yfimZm1nAOfPv1sH",
-	"J2PMpbV2W12rYxiDTm/UMcxWu3VwciLSodzy7J202ovDcQrEsQwzgzjzIntnogROMDRE3QadkGkM9+23",
-	"2q1pwC5pfMMfFbfFH/7J6B9fZpfnn3+TEb4eR1xG3zCH3UFft3qGDhG+my9ZPurg5Is1j7GKT6PVbkFy",
-	"9UPheoM9dq57yXf/7tNv8hdJSQYcqoxd/53UfEaaW2s3rxr7ND4afwS6qMByGcS4ieL01GVg0y2rq1lW",
-	"t7V+IFaLcBBMresyeLZ/8FMJmeydWzrhv/wLZ/jCFyCwRqkKtbV32bv2AqP7n98PUu/6yzf33/8M/+j+",
-	"67fHf0zNccmH+RtZAknKRvGnhSM1Rn4OjJRMUouj55uoqtJoD6RcE+LWnFu2J6dkEvl3b4kg4ihcqk4p",
-	"9W+zPPffJk55mQtTPC18ElORv/eRZpZQlr4VxyYOyuvaLEPhGB7xyRY0ouLDhTz7HfGu+OpGtZH0Ko5m",
-	"l1eqIOB2hxxfB2kKg8z3WYdMqBdd04Q453snMOj5HcYhjtxhgAEiNzyHOHzDQ04RnFbs7A5St4SOdIH8",
-	"ACS38yshWY3tMaA1dl7xLrkFCjttFzgmXsR8pSVIhnT4qQDUJMTSR8RxQ/4W7vaBkMZHFyaRkGoBrRGA",
-	"fhxLpUEYknjGoKAOmjrAe4dRYb2fzbacSwqKixBl2sYHDAAQx4rdRiqBHb9VzFjnYsptIE9wW6TIwcc0",
-	"Rc4fuaFxEOUsNwiAxcFlwNwwv4TNQCoeXjiQOq4CdtmGrvOQ3OZ4k09ZspWNE/7ksJGWiCFvEoW3sd0c",
-	"6eWu/WNivVP53J4SHMEl30X+3Wq4aDVccz+MUoE1nggpPKUBv581REuY6ymk8Yz+eCjYrSgYa+lT3etO",
-	"RlQbTA2qWe7Q00Z+t6eZk75rUMsb+KMsKfzzB+xecLhuySPsZ48wC+3ltf25eGYNrH8x4b+VY1ZVkJDb",
-	"ttxEof6QgD+pMHtPigwtfbT8oL2ITcPAS9cIJVGZuxbyNUCT941v7fxd/OAHAtKQppVlZPzzRK2TKINT",
-	"7DULIS1Ij1B/mzjFSzgqYx5LH0pzAOorElGeFVKsrshwUJK6dzkUEsEsOE6BIhncAV0u2SbhMmJY9wMd",
-	"RgTUm8aUEvfSDdjTQqPmqEa8j8eOYBWu+qKx0LptZ983pkPX9LTuxKKaNe252tAb+ZpOjSnf8i2v50vb",
-	"aQ573b5u9g3DGg7MUbdvDRfZTmMttnPUVwzQ1HSHhqdTrSstETc+I0/3K2xnPneeyXY2H3pmD3PV6409",
-	"9JU99xnsobX8oKMo/RDN2DpDK2hoHmIP24uzNg+0YErVgc2gB7CQ6pgPrsh+rErQQwZqkiyDcwvNGyrT",
-	"NixKyR2VLQvkJ1P+wJsbEP4sXqT1+BLQ25/FcGwyBPfNEJQbhd47CMBoehvFfKv/tXIHDwk9zFuY0o73",
-	"S1iUj/SZ3CtZJvdjJzMA/F6qY/+n9CZ0PWHtsW089mwUFfmrmS2I++PVnU5V3B86QdL/zdwwgxdvclvG",
-	"faUt7mblBcxOrXkRBZepG9I2uQ5QdjyKRfZe2aIwjC3K8/CslmESx4sYyokcReknmjodcjwl6W1EYlQs",
-	"8dwwTEpcAvW09C8XulxHjNoMSkypn2QtkRlqc8o0xaKgflZ+L4PoJYMswvhZ4xZZ9agORnp6kA1Ran87",
-	"ZCybydosr/eH0Heh2JdFqgsKfinOnYf0tSZqW2shhrCor7XNHtzYev4omy1rbN0hX4IoVPjKhelSqM91",
-	"hJQORhGwQSp2ss8qTL0rKmMJggzMRyqbYQcpVNLSv264YX+rZIRsphwZ8zmylXfRzl56NmrJ7UGwB52L",
-	"P7MAuud5ISQ4Vshi5DvFoycycHto+vvnS2NUIA/L/P367ObdMD4rIQ/PZbjpg6BVDQppbFM/wis6k68k",
-	"M4CPENbPGnHWhI5HxdKu6s6GLzaKX5jVPwfzdslztOZD+QWW7q8ct5CmNtuYE7JVNJ3bLxt4Woa5/ICT",
-	"mGbA5QN0uVgjZj0TfEjx+EDD4vERbHVtFnahXL/sgNCDqiLF2uweBUAdMhYaMI/Oir2UjTlfGC02x5hE",
-	"hZjYw+JNQhy+6TuYIllcngkvfYUqfJwkG7rthm67fCdRubduUdgkq4+GceTV4c9VoP2jnQ3JfO4hmWJI",
-	"P9qtXIURBvXdDUJ3EoRBencWgjnPdKPh79bJ6fH7z3ugv390fJS1EMBzPThaeRJH/gzFltQa4GkUE6XY",
-	"nqbuZWu39W/jn6bbPbSue//KgpTdkd43hz3T6FsjY9gdDixTCBWICVm+wfobalh9DjORew7RZeC54Vka",
-	"z7x0FlNFnwGm5zVN4wj/OXU9PgCQHM3/vBOKBUYL21NWzOo/n2nufpUNM1u4ovhu8bwDM6sGZrZ+fMUK",
-	"rzSO8GmKTUrIPih1YFmbcHDr4GPtUrzKdTsSi7awnfLlKyjeiyfeU472oXIHcJYHKB0IuPTaVA7EbS3V",
-	"NhAvoQHtmy2+VA39G6nOuFt2SlulI6JoGKsgW45o/HJweHD+x8XZ4ViV0HeqArRqyG27s0hZjqNXvsnX",
-	"UMgznrUSeIU4m5D69KkX+PKAoBCXxVjuHD/bTQHh22xrGRebrEzFtlmBi50r3AnxroKeVUxRNJn6YPQg",
-	"pis8ERxim0xmQjISP1cI3aTI524T/mfmf3DbBGqedTzvSqcme9YoMst9xakbhLOYyrDqDfpcqpop6KMm",
-	"iogqlryDUN8uDj6/1DRgQXJFMy8KXTTQ5etgs84/v/J74ZsbLCy8jT1oh4gzNvtKdKx02tyVyZ4PsgFx",
-	"brBIXQz8S/G4QSNYZXPZDOhc+XOqeDrbuzbTiqpyIIoLwQuUI2cRqseC/Fz+q6JruwsCvyAoWNWKcsvS",
-	"LeIcHZ8T/GC7TRxRxiyD13C2/Pxv58eFARURPJnQMGKXIKrmMpQQxce1FcXqU5ncye/54DJBXbk4YnLj",
-	"pt7VNo5fGXze52l8VOz0BHejw62+G78np/v/+rx/du5sw4jBJVYXRHrlohNqtxQYAE0dYLx2S/QM2ZIa",
-	"s0Y/l+fmi2Ib5D9xeKVGmXwkXeJ8OD59d/D+/f6Rs53p7Gf9Th2pOb/l5E1MhABq1hwFl9x1kDq4ul0m",
-	"JrB6BlhJTo63xT5Xxo245wlzXSowybdt5RnZbCuhlDgLLC7fbldjJNqsESWRNCvWaNtsxWqNlcMFm5qN",
-	"snO98Yfv4w/fxx+9p3tZ43+sA2Jv6kU29SL3qhepjp+sP8+0kkv8EqpIYCS/VBnJEheyubO6lqTRzt8L",
-	"vm1cb7LYKa5mPy3KahTaNqxQg1JUMU6v6HVCw+/CpWKRJGwLdxVH98CKlXZNuUpWyaKO6Nq9I/+NuPOD",
-	"0F9kqfijmVA5uO3nr3RZCAmfpuBlgRX+papfBnTkGl53ovX8wVSzJqarDT2Lav3p0NUnpmf5fZrJCRsj",
-	"vd+zuoOBYeqjrjU0eouQgLkOJDDsmrk59bzBtOsak5HWdweTQpXOC6x+WWHoi6tfNta9pibmOaz78xbF",
-	"rM26N6iRWbfVbWOYplAyg+HiLVEmA1EpB8zYhEqdEe61RTdpcB0kaeCRMPK+FeKxGGPRstBLg1hN22Z4",
-	"RQyFZofeXlHsxZBNLsIvzjC3UTK2ws5lpBN+zryShzykkGehfXyCep41GMdnNnWbKMpzsgpEbMWn/lno",
-	"vuMrVs7TCf4hLPTB0d7xp5Px+cG7w/2LT/vnp8dnrXZLRhbh5ZbsG/RpVBtFiqogTdxg8D1I73b8yEsK",
-	"972TzG5uojjdmQZ/aUnoQsfPm9BFqnrxTuRdAJG7uOQ57E5JyJ8rlCcgOeCtmu+5cucOCVwfUjedVjun",
-	"E0CW+ytfHAseyen+x4Pjo5/rmYj5t+yhyOmZPZmcdJHn+7/++PoMBJV/DZMv+uS8y/75bT0ElQ05ZUNO",
-	"eV5yytpi0/PwfCFK/HXKC9cIzAEFV5BERFzlMaA5Bqxu4yCFIFXWrzGmxFFGAVJ7sOdxCO0oy1UgbfUa",
-	"eOa32cmqWxEKlojU6xNNHDPOSLtcpwh3+EZExLaK9WAQ9boNEpqHuKJZSpzZje+m9JObfHPyXCY0kfvn",
-	"2fERuabxJcWM+K5o2158EOQmpnwwNovVGk05FKhka5Pi46AsxXYZMcUL+NCxbnIH/9mC7rxpfCedBv5h",
-	"kMgLEeU6boq/bIuWofLESerebWMFojuBg5S3ZrMZQ//Elylk9SHIekmFzoJtO4VTIx4DktizDm78seW3",
-	"G8XEC6kbqxWV8GBDiJ0GKdlKIvWyvxWej2TA22w6C0PC6C25doH2cRXdFp5eTK+j71AyCKeXd8kdKEnF",
-	"yedRx2Z7fFTQjlNM1TlSE5YRyjSbKON0+Qy4ItEsTQKfZo9GeqFuaR7NlyPinCs8irzTIIuYhqx9dHnb",
-	"/AHVTG2lBhe7rtdUyQpiDERZpTf6NuvjEmDhAExr/gRmLDveDTvkeGozpcIWfkbLNbbCPVfKa0lWXSsJ",
-	"RtkFVCpXodY2WFxiW/CUbVasE+qQI3o7z7WSl4IeNQ563M5uFXPGj2hiQ49XoPOQrSqmznYb7g2i6gqr",
-	"xmZbjagx23wxrMCBEYH5nARTZri06wkt20X6VoBRMZuJyEL2LN8kFWQsETJh5VlDtuABfRdzF18730TH",
-	"asNefNN8PSj7H5/b9Dbj/UFeRaCYZC4UY7P5WMzbwkMTiz1nzIiLxBRzHxAMyt9Q8koETRcGfBAPvMZ8",
-	"yOdsQ/35iDmh+9djh5SgwV6t25INIAspyU/M5x7SQ4g5WI4nmxPWVo2s6nmvwwU6gYX4VBwd07No3x1O",
-	"NMPvTjXL7U20kTfwtSHVp5JNAkXu1XXjveq68b5hmYOhrlvdrtEbmX1jMFjM5umtQ8FOpcR4fo8aU1PX",
-	"elNMhWkjH1NhFTm8bO97tprx5mOvp/P0VqkZ32T7airJEX9slTVYFOK5kwHOKdRjv4Yq8/3UvfwUJNe4",
-	"96wtaAF72c/FFtqpKotYWpVeaNjohgRXXmVLzfpAis0UPcDFOc5CMpG4yTcR3Khy8WyGuLlDTmisXn5L",
-	"CSbgfdLEUevki4UL27vEwftywIdy9o6PjvbRBL4/OBu/O9x/7+RuunLwlZsQx/WvA7bP3ElI/V0ydcME",
-	"UqSFsxz/fpStrlJBf/05BOZXzvP5RAnTvCVOkIwhnwROujPeOz/4sp87nHC92jv7fOKgf0ycgyNxaEdp",
-	"OuqGcNbshYTBN1p0SSKR67WZC6ModrBl4V2HOPDKzrIhEOfD58PDP+BGsgdameVAD8INQ2ySARdoy8OV",
-	"58nA9UzEL/j+lkSAiFxxXuHRF8hnIvLjvN//eDqGoojsqeYqCEvz0Znb+NCE9Pyy3GSol+n9VOJabGdY",
-	"xO9yA8DcjbLOEHy2X0JCu92SK7m128K1qKKcwqrFVE/hPmC/aL+ENHjhRuS2UnMrcmuF2bDOinxlz4HW",
-	"8LjG71+yoGyJzQZ3dHxxdjhunMc/Or4Yn5+P9/7xaf/o/Ozi4AiT+Rfjo/cX/0GA+8wJ7KOKJPb8lh8w",
-	"MonSKwITGzZYmBnQR5NRTPe/xf9AVh/FVzByCL+sSPHniVeRT4Sk9lr80eRjxc57KnalOoBdj4V+rYxd",
-	"PS58ZlB8KBq7ry64VNkfPiFbXpQ1i89pAhx8cFwixSDlcZ7LyAQqXL8HSRAx6m8v6Fqq6DPZrIFAE0hy",
-	"iob1ogRag7LmjM0H2p6REM60WVZp65LJLAhTLWCYl4mmUKSckQLFzap0lGk0iwVHh2zBOdH82swJXB/b",
-	"of3F/5P81+P/mcaus93G3BcucvAtCyeH/cGBDULkPGFVc7x8E84S4rI75QDkJ0J6LaTE9f2k0FoV1aPI",
-	"IvEom91bPYrMi0ctgXbZ1NvIOG1knBZsTAX9pkwX3TQGRo98CMLgMqaU7EWzOLXZOLmazGLWJl/GxNQN",
-	"a2Czzyzguwm3V9AtUcUj/1E5Qe2WhxwmcZIWwKw0YIgQj45Pz/9xMf60f3qwN66VXTcGmj7SzN65oe9a",
-	"w92e0dG7lqYPqnhi+/+bBSz4i4jrka33e4b2fs8wtlvtjFN1wrdGH6Jh4vcVX34Qf8Mak2fJNdlbC5lg",
-	"8knnEdUcbvNDbyiNA3bpTwpXMTIW3QGbClqYtIKnafoJ3hGwyvDsJ0A28PjpD4/3xoeCbthSyE3rxeAw",
-	"z+dGVDOkj4fH74BKuv7BeJSlsRsasIYek5iVrZid4vvLnAkhxnIIHgai2eTk/yXCIUI/6bGWl/l6l5d5",
-	"3+Vl/tzL68mns7nSdP7a6K3U9kJOkz/+fZnS69HsP+f76fH4t99aT3S/9yNQFm5oFeGsDD++DsGsUMEN",
-	"VY5T/pgf6jEV8wfy4x+NcgSVQ65uCFR1ESejrIC4v/BqhKvTIQdpQhw5VwHh3165aVH9pRNm54JGAM3R",
-	"+hOXBMkL/yy1QBuEukGoL9aErogIH2CHGjH45aP/ZZn7YT6zH8VYrUtHPVljVG5cjnhWy6dXKlbcSz69",
-	"JvIFp12Dbnoh8mWzBrrpS0ztJiC2CYhVLeViIGw+M7uwclE/10eicrHLIYCghnmzJI2uaXyEdnUfx0f2",
-	"ovhmDg28pz6/H+oTdcMXFRsZRvDcS9omErDAXRrGYNjVR4bZtfR+zzDN3kBk+ypypM9aJKj+UqQb3++/",
-	"P9gbn0NGdAFGqe5ZWO4cFLBv4rSHB0f/9+L8j5P9i/3zf+yfHu2fXxj6x4vDUwWRPCUmUIBV4Gny9bHI",
-	"24tY6nrp/rUbhK1d/sn/EbOYj6JVyPdmWeTjs4ssma0kdzjQ2Ytm/NGYGTm6/PFjIiK8a+UGORRSWATL",
-	"oga4Lz/qCO/p/q/o9r8Ob7/OyW8kf03y/YyDGW5FGI23i+CkUgO7TZzMe27bzJHLmn8xP6krqhXhxwWt",
-	"7I5ySuCe8Wt+Pj3EXjwyiZlFCramszBso7YuGD8cqJNNNId/mbVRrNkB7Jmudz1+S/Av6my/BTwIZFjB",
-	"0hIFLYU0Kla32UyUpVnEYQIui7IffhLkgyl8OuLsHR6fATdwvpxNKn3bbGHlpqLvTY6vgxQkWFRb6JAJ",
-	"9aJrmhCHG0WOtbAdZeJgcR3BRDT/f2T7vq3qVymKEQvCulkR2pwy+KImj7tkmVo49N1ZTS6cFNTCMdFd",
-	"mLZ8BtUoftcpe1eh6LeinC69osxm4ne5zrgggtJdIgiR7QIhEq3BLsmMgSzLqrIIjqxNjCrX0Cssvdro",
-	"EVdFzypg7WND1MWY71VitkrodS/g8WQVSt1Jzx9MR65meCbVrGnf1YYT3dNM36KoH2h40uEwzZFuWD2z",
-	"OxjqhmV1+3p9v0rFMXpQ3ZFp5rU7Jh31fcvrTgxNd42J6XV9zaJYxvMCVYRXGHpl2VHhEfYaqghXO4WP",
-	"W3k0B/+fXzNYHd4LLyB6UVrDC5D//SKlxXTe/dSClybwFogBc8hfpwZcDplitZrCJZ4llGwFzAtnfrGH",
-	"SFISCixjx22J84Ve724Zx8Z0OksUKQul1fsB+5zQd3djVDGQHZ6dtuw2IhQcrpThdMixrBzB7GXhtmrU",
-	"i2k1NC1pF0uNYpvN6xd3yLEEbyJkXNCIYCXVhwjOi+4Z3P3LEjF+DtXiX0qmeDjVXXNieVrfH1LNco2J",
-	"NuJ2sEc5ADEmXa/nZ7nLXl8fGd2upRvDoakPBkZ3UYlzdy0yxf1hXibsj6g50T3D0lDpV6caKv1a3kuU",
-	"KW4+9MUyxb8wfPBrzM994MNxDLv4K5EoXhgOXI2Us9yUt2XKsya94EDpwHzbLaGzxU12kM7bdjDX3DCu",
-	"Vdj3yWk7Pw1dZ5NH+wnyaIM9dq57yXf/DvNoENGFV8m+CwVM0KTZ5NdeeH7t/iGmxVSiX5VBtA43OEdr",
-	"D2AL4bnyIsfljCGRP2rAGDpFX1U5OfYUjPgq4ZeIGBV+LZ4UnbEgnnfHuFOHQo5vpcsL56J/3UDLWjiT",
-	"aLCjcIhs1qR8biUOUc6VqimfW5lDhK8gQwwbGtGGRjS3wFUO0QN69dXpgM1Lo7+Srn5PLQT2yH395oXA",
-	"evy1GH3DHHYHfd3qGXrvUfzpaRTfurEfsMvTWUiTnWms3dLJcl/67/o5Z1Rqz1mj/sAcDLo93RqNetZo",
-	"2B8tmXPGOuZcX3ltU2pOBp6ujejQH3j9idZzrWmXmn7FnEtoeoio9nmnXdPxL5h2xgr6cy982n2tnwSP",
-	"xAVT9urVA0hNWGBzQO2nZYLN3YkChstY6H54eOfv7N8LE0KnICQshIpLo6qOJGVf56VcxIvCkHqyZbbN",
-	"XJbc0jghpm4hjmQRcE865JgJPfWYelHsk0vZM1+kEop6IzKnFCQ2YzQAQeMZ8zmWZ1FMkjS6uaF+h4yn",
-	"KYVVkhDJGLp1A8lfw3t3sDkVwbEB+UtILQdJ6vARhhF33ElyFd1yQNwIqD5NPiO74HPFpqz5mVMQySG3",
-	"rqxp8N9mb/tX6jg3t3oWL+kGQd1Vl2MnpyzCmraZI/IPDtGQJkkcQWhQPsmrU7Cn28T1vr0FPiZYckd8",
-	"7FPu5SYUHdggIYauo9y/qFoZCzFRZcB58YsiPqoKrTvc8MBTxfjQXuRTBzOL+VefaJK4l9TpkL3cbVb8",
-	"6RiEcC6jNKWMuHwnwPRmwX1utJifIND87Cv56bqiN/e0YEbAhWFqoIsX+fzQouK//O170PjHH2bS/6A2",
-	"HlwHaWvX6LfxnyKofXB0vn8qFOk0RYJNO9k/1T6eHn8+0W5oLEGNECcLPHG0ML1lZKRGrS6UJMnFDY0v",
-	"REMhQP98xHKAfnTtBqz2pHhp13dTF94X3Nwh3lThLgpCcif7pxdwFy3gr7nwGsuP7ge2Z4K1xL+Flgpv",
-	"lp/zDaF/eZT63M7CSHaJ0e/oYnsK+S7Pt7Pycm3ttj4cn747eP9+/6ilfJ0v9NaupXc3bvbP4mb/2nrb",
-	"2eP/dcL1KyKaBzopOxyw83FX1748BBgRNyFJxH2TRLCuhCa6zZ0Itc8u5HyEIjXxqeuHAfifQJjfEg+X",
-	"mOQ6YLOUJm0i1UzdSUi3Zcsem6E8LTToRc7ahJIcjEVxjsN2ieeGIfeVPJBAhp71skxYLQoeM5tFRTZF",
-	"kJCiyDuy3kSxg6h06JBz9xswtDJuHGDzJngIXskGED09INrYxE3oeR2h57Vbv7bcaWYspIkk+6r7pI8p",
-	"0l/CTP7uBqmUoF+zrZQMlr/xHz92arkya1HJKJC8tr4cjo/UT7ZJwIA9fYnNLZsIapBGehqqWP9yOQ3S",
-	"VE1D0d1YVUh2QSbcZisLyS7OhJMxu+Ng4VKCGPmS4uDyKiXJlXtT4Hu/hcAG/Fq2L1TfG7acc5nN8ks2",
-	"71LwNEn3Uxj+JkX/ClL0TUl2S9U/3FIH5edxJCcu828DP71q7bbenZxdGPrH1lJGpSEBQ3eoL++pDvtq",
-	"hOUWqJ1fIkRR/5KOFQ219zJaJOSuDg4Pzv+4eH/8aXxwdJGRK4dDy9QHRq9rmsZw2NW7g16JXPkkhLlG",
-	"LdsbiY1cp7PWrmFZeoVqmug+sYxa+FjCZ+1WHM1SAF1rpqjiecXMFBdZI3q+f8eSJHU9yU09OPliXRwf",
-	"Hf4xT5Bst9J5uiw/xbl7OdRN43/gDxhLdErykaw7S914u3pgy4mVZUwVE/46hEzdwt6/uAdEI72T+kYT",
-	"ZajKkSqRQLUkgSLbpmOURIqX5F4TodezEC5YTXPfJU4K6ifOyfj0/Gj/VJIhxZ8XJ6fHXw7ew+cANuda",
-	"aUvNkPa8rkphVDbbKrbexpDUdZAkAbvc7lQcqoqulB4XYsqsRURDBRbiVO75NcIrogRU1HXk+h0Kihff",
-	"yXaEEHmDttMk6zoNDaKx6BMRvc1u3Rz+VjUoVxVcOsTBfRMRfQqyK24i1FNEF3Cbia7YmXALaarbYjOb",
-	"vcdFg71YI6HjInqt5xMk2wKddlnkBcVd2sTJ8IZjM0cADmiyIbdbhzjZdsu/uE5nDuFWsSP+DX3RJxRc",
-	"vGgKX7WJYfX5//YgO8t8MhyO+mSrMP3yHmjbihaNulXDA3STJLhksrA2jMDBS91Lm8F8MeG9QYXt5C5r",
-	"CK6sTQF0wGdSJxH3YlL3MotdwimyKuKSGMyiZdQhTjVgguH7NA6+87WU7QLqqd8kiiSR7FOCDpRTCbb4",
-	"G8AWJjar/IXJl4KLbf9hvvBByHb7+Z5UXKvIhLkEl1U66G561SGPL/2Tlf2iP7miEBDKPGVKQPzQmJKH",
-	"ygHhUJU5FChF1UUxoLZogAxfBWyu+1CiqAXhYLPION6yWsxcrRs0pxFks8UiQahfDS1x2rKF0F3WH6ud",
-	"L5ZsrKLFPWQSriluxOXGkcpUfdVt3J9OVWiVEMTqZeFf8OYpNyU/qXBRtS98f7/2yX3RBh7kE/txNU5U",
-	"M5/pYR7JkwkdjdzhZOD1fa1Hralmud2JNvRMXzOoPpXfZRWhfVPvDbtG3+qao97AGFr9BUJHxlqyW2av",
-	"n6sFTfue6XapZWiYJxq42nAy8nTfoI2Fjh4vyvB4bu8CMaXmj6dGTEl5TU3FlKqDV2tMod0/8PFEybUK",
-	"ODKntaTo0GyUlhorLSmPrVEgYn1puboO7fcTZ1Kw7VJxh/xaTiFrNyffVDft6mScVNCKKk7zoJsj3KQg",
-	"51TVYhsiD6l3RbzQDUBvKUiLnv5jajvlLVyLik7qzYCck6JDupqeUxvgMrhF/KEDOgKHN6bcG5XSTm2p",
-	"+1SS78gKEbifA4UICzWgpAsBHUnzg+HZYhXDCxKAUtH+05ROrIb2qwHULyUhZbhdr0cHE23km1PNoqBW",
-	"aXha1+9NB+5oYngmlSCu2x2YfWs4NHRzZPV7g0FXX0RRstYB4ka6lbN86MDq96jpDjVUYTKmGqow9fzG",
-	"ElKvC8St8HgWy1RtgFmdhVRVrB4GzF6XhtWqcGtVYat1wKC2ICeVOAcORE4xPikxC99G3YAlUutKuXxj",
-	"pSvIc0BOBsPjOIr2SgJYqs18ggqlpzSYL1BCa0NG+dXJKA0VuzYklVdMUllHwHVJB8GfJaTziD0EHz88",
-	"sxaBMKXYWGWXbCmfRyxDi1D9AzGHpC1EpOu51ttr7E64gtaYcPshL7pYa+we9GmbraEbYYk+jc0Jq/jT",
-	"5N70acIipaQqp0+TxexpPMMTa5VtaNOvkTbtUZbGbmisInP2WDk2LH4y11BBZph5EZbZHdCRa1gvKscm",
-	"H/sjIZeKt7pz/4e0oFLNfLmZtuwZ1AG4KF4ppvOEalZL1ufjSFtloaZXIG5VcS8KvCubz4fiuvsIXTWv",
-	"HK9kE+dqV5gDWbPaFRSvrV/tSsjqrKJ2NQd1XmLKZqON9fK1sea3hMU7QoPI8L3WMLA7J/TK5TtBGHyj",
-	"xLXZnJwErOkwicDdyJZ/QjEMnP9uLq5Lolg9IaOFOC+QeBstsxcX5X0NIg2/FnC2Nsh5g5w3CkgPVEBa",
-	"1W6tDcmuoIZ0PzBblkSyWaEw6/6SSDar1EQiD5NEslm1JhJ5mCSSzZZpIs3Z5qfQRNoY5xrjXKugZJbT",
-	"nq/EjIOC0saOr27H57WaNkZ8I+TUQMhpZZPPT0S9WRykd2AKIn5L5pIeZvw3ck5xf3elw8Jo5ms3oZtO",
-	"o/i69ZXvyFjsibao+NaV+nZoDpsQabMhwceI6/t8ryFbCaXEUX6uaVc0vHHaxNE0/iNnu8MnahyKlbK7",
-	"s2OYg47e0TvG7lAf6mAbxKMqD+Mj+sS5kBmJZ6EQk8YkJPIsOvnGim70h6L0Gdis0qmR/rxAVgGjciL7",
-	"zHyOBBReCzk7HCuXXcTUqbg6EgVdX4NqU89N3TC6nBuMLOBMyJYXZYXHokQ0oMl2zQCynmwVV85VCgpM",
-	"mDZR2qqRckV1NpCaC1Zd6FQuiVUUw6Jirj9Z+oQrX225T4JSokDc5I55V3HEollCrmepTMVnjSKyPPzc",
-	"pDpW4/m1t7vqZbOto+rCc1vHj68//n8AAAD//w==",
+	"7P37d9pI1i+M/yv15Zzviv0MELCdm71mzSGYJExjYACnp6fpFxVSAfVElGiVZMfdJ//7u2rXRRdKILCd",
+	"7mfe6R86WJdSXXbt2tfP/r3iButNwAiLeOXy98oGh3hNIhLCXy0/+kdMwgfx2yPcDekmogGrXFZGhG8C",
+	"xglaBOEaR1coYP4Dcv6bB8xBlCNOwjvi1dGYsAjNH1C0IuiOMC8IX3C0JIyEOCIecn0qvowChsgdCR+Q",
+	"i32/XqlWyFe83vikclkRTVaqFSq++it0plpheC1uYT+qVCvcXZE1Fl383yFZVC4r/+tlMqaX8i5/2fKj",
+	"yrdv1coH6kckLBiVvInI101IOKcBQ8EdCaHzPuWiwyHhQRy6hFcR5nAjJNiH4VKXoAh/IRzRqI5aUyZ6",
+	"gUPKA4ZEhznCaEGJ76Fgod6UbYmWaCRmLSRRHDLioROHRziKuVOdMoeyiLCoju8w9fGc+jR6GPvYqSLH",
+	"x3Pi8zphd84VwtBH9Yk1jtwV4eh+RRjC7AERn6wJi6bMCwg/rSLMULARqxCECDMPYXSH/ZhcIuevouX/",
+	"H/x/Gjca527yK7lIkl9/ddBJqzusNV83rhCL13MScj14GJu6VkVBtCKh/A4XN3gUUrYUvXEuHXSywvwy",
+	"PabL/wJSEmtBWCRmQt67FONFGK3xBn0hD1XkpFbx8p7MxU0ez2Xzp1UUhMghvzowTocRB51ghkadsykL",
+	"yTL2cWbFoxWO0DrmkZxDWKn7VeAT2fHTOpqs1G/Ru7kYZBAiypAXxHOfTFkQIk7Z0ifo1ziICK+jtqEE",
+	"jtxgPaeMoHsarZDT6l876ATe8IjYKOLfU9nTwcipIsqmTEwki1aEy2ljhHjEu8qNSfSDBRFa06/Ek62L",
+	"rss510vNq0CiiAVTJtoXr1clkXCxAbFfRQS7K8RpxMWYxD/BPUOpLtRRSxFZhogFXU2Z6MEK35GqJiho",
+	"QT7uYnk78D1JcuwBrbEvOAjx0ksghhKS/yZuRLwpg6FcNBrIoewO+9Rz6lOWYREJyaC/ok0YeAX8YgHb",
+	"O8My1vhrj7BltKpcnjUu3lYr0cNGPCppR3KMILzHoUfZchT7ZIjFs3nG0cdroAIWr0lIXUTNJl+Yt1EY",
+	"+yTL2xZh7Z7MdW83oumks5nPVqqVkPwa05B4lcsojElZvid6Ngi7Hgyli9cjtV6HjsOs8/0q4AR1Wzdo",
+	"E/jUfZB8C3tVxEkk3o2I4JTZgYpFqVG3tgyDeGMfr/7AE42UuX7skZbvj91gQ3gBw/9xRWB/yMPnjnI6",
+	"9wni4hUxLsn0qwj7PEARDDxYIIwEkYhdE5Ls3FCxA0RbaBHEzLsUq48E+w7dgDHiRghHEXZXghOLrbgi",
+	"yFn6wRz7jvroCfbv8QNHZL2JHk5zhC5nw0bZNDfcDI0rkp4HgU8wU9OT9KlluvRRrM6hhFEwPARLbaEC",
+	"gnm0iw5ocdeeijRsH3iiYWcHTLFX+y1gpFm78zE7ZLxPP9THL27Riu7e1zTfh2ca2u3GwxG5wfxLwV4X",
+	"xzYcRBxFAYrhcZDi3GC9xjVOhOwrZDx5WolRCHkk1YiQeaQwlpbLomAT+MHyoY03SjqTJ3r+/sxNHlAn",
+	"fHpuuHM1ZeJIlCe2+LxgQdmDD7XmQhYSiwUc4hJWaR54wIYx+vt40EdrEi6JaMBd5U/KzAcLTsnYTGTR",
+	"SdlsnF1UxTJHJBQN/D8nP7dq/8K1335R/zZq72a//NfJdFq33jj9r5PqoW+c/tfp3/53xXY+pymhF7hY",
+	"rNSj6NxXjRTt5eZ+Qtf9eHpaf8zItgdEXTmm/SN6mpHc4K8jwmM/KjqQb/BXuo7XSmcQgwjl80JFDJgg",
+	"6yWpoobYwq8aDQQHH6d3BJ14ZIFjPxKXT+voRyHTroOQCCFfthCSNaasqo9sqb+6OAwp6GYOI1+jIV6S",
+	"SfCFsLyQ+aph3y1rM6LMblGdEe81qhWpJIu9RVl0flapitfEONX9NWXyr4YhcDH3SxLCrA1Aej+CrAP9",
+	"YnblzeVa8835WfPN6wb8V3t9hs/nTffCe0VeL2pNfDY/dy+8mvjrDX5bIKeaxp6GQgYwKj4iv8YgRw5B",
+	"yPxMQqEZ7ODsShi9kw/C6F3s+yQUagcIqJeoUUVNMVHn6ASYLAdNI8NhT+voPfGDe3ReFTos86j4BvbR",
+	"nDIhi8NpQdAcu19AxwriSHyLhsg8XFUXQqEz8nixMArZlDkz8a94dOYotXuF+QqOISFSSwMAGBbWOQI8",
+	"t9NfsGu+MiRpiFDToI3SQo+E7x8K5nkchOLo8Uh4iRzxfaFJc5fAzAjlVVyT+0vR/yno3m5IgEImdE14",
+	"hNcbJNp1puyEkXsCNouQR6d11DLHn9GvtR6I9quB9s8UnHKBHGmhMvjqte2sMexhByXm+Ijei5uQ3NEg",
+	"5oqDRQFaEqAdJJ4XvE1aFiLxlhh5sMG/xuRqygTbA6tEzDwS8ij2HpBHPdD2KecHz1N7+Wrt0ub5v37s",
+	"Ru768xf8z7/7P53/468FM7XRQzlUcR6GJIoehiFl0R71KwoQZZ4QbNK8uY5arks2YlBiq+jtRhYL4kaX",
+	"6dmQSpPg9HL7gPHJjUAcUvaaYtsjJ0IU2ySd/esC+5w4KGBTlrJKZmcRnimYsKSpfXrYMAz+u/BQVzdR",
+	"91ruDM3XKUd8hTcEka+URxzR9canLo38hyybXz/UNrKJWvPs3M691QM7eXdK0PsZJLOalMt++f2ievb2",
+	"28/qL7t0NiLLPQeXti+I5+RAmbluhiqkW0UM2UHGvOYSFoXYbxbZFZb7Dqf8AP9Sk//8LIb1l6JxAcPt",
+	"eoWCzBeiDcTwJOJ4IXa34PHhwyXC8kdiqeNi1KFuFlGWXFWrVJXGMHUnJEK9EIfdhoQ0AOIwhzGvps8S",
+	"FIR0ScUxZkQJ2FLuCrOlMtutKFvW0U3MIzQn0npHPXR7271WLDlaYflhRn15/QQ6SMI7Eir+wzMPJLa7",
+	"0zrquKuAwLAc04m63IPm7+42s2osGu75/B2pvVk0Se0Cv3Vr77zzV7Wz+WvcJBfuG+9do4Bxmbm0H4Nx",
+	"TMWd9OI3au9wbdGqffjl97ffauk/Lw75s3n2bZtoqpWvtWVQs1HSIy1yJzhvZQTzfkanASt/kdHitLxV",
+	"8mmtdCMg0SEOI4r9cey6hPP9R4UkbO18cVd47hOjJkhbtpDRwKAmRbyYmQeTQ0Vo2ztPlRXmiAXpl1Wb",
+	"5Y+C0DLAfWfCWPqSFPfvgyK0Q9wYr3BIPPR52DZeKMUuwPp4v6LKiQHeIcrRGnsFR+uUFc9C8pn8Dm2e",
+	"nV+8ev3m7btG86xgJ3LLkApl09cX2V1Z+xvw4d+b1ea7b3Zm/Cy2n9QcWW1BxgKUmIVsPrqUxdfZtvqA",
+	"6coBTjplnOEvZOZiThDfEN8HfcPW9Iz72NLYbClbi4Lg9Aph9jBlWWPSLiFxj2lps/GpoBaO8JTlzUzo",
+	"hBOS1TjztutK2vJtn61/E3vUZzGfOCID5j8UMzOGgGtmJATKkbsi7hc5zzRC90Hse+I4PgGRaBESUs0y",
+	"cbG8pDpln3utPorwUj2j/BmgRMH6nqJ5HCF1zMOHgvWaRhHx5Dpjxu9JKG4AJZplTHqxwncE8QiH4BFx",
+	"rgf9jlMFGpS+a6GNfCGbCJ3QSLv65sChPRSEU3aPqaC8gJ2qlzhyzAnt6BZCsiaCOxCvjlpmYkD7kd1Y",
+	"YOoLzUl1FMQjEobifOOGmdOotOfkLrVa+zjzZ0ruC1b0U3CP1rG7Modz7JPkrLpEzvvWuNuWGz2rHH+4",
+	"7fWcquLT2PP4lCmeQbzO14gwochzp57Rd+R9YMzEPFNFPEDzIFqhO0ru5cmnRcj8bhRfLdhv4uXMTBAW",
+	"ryuXP1dgCJWqfPeXbdL/JmQCqbpB9Mh77CkpWfzlBrDpxU9gJtJA+hLCO8RHdNd+r8Byylc8Urm8aDSq",
+	"8hqvXP78e8UL1hj6LT1nlWplTTjHS9GXruRmivLF+ScZ+gstt9TFIF9cohfDMPBmwH1fpKVe6fMHs+OS",
+	"fEUvTv52CbqA+NeoPY3q66ZRe07/dvoCpCEMI6kohlr59sufoWNiUcoJZh+DYOmTjphnHdwj1zRL6C1k",
+	"QoQE+cL5ILes2MJq8CBuIi0ggt1WCB6Uc6FkVL5VU7QxCLvslpPyJAK0lZwm5m0er9dY7M1Ki6UdkcA8",
+	"MNvyTaKYg6MUluSRdDdJy+MvlPzFX2Y18JdSFeUvYw5e0IuXdt8ff5n1G76AA9gXnPQBzYlg4DEnHpo/",
+	"FH9K9vHlDmcqf5lzx2aoWA8GZvf9Q0sKElpVyRH3v8fogdjTr9gpK3f8btHWd6cqy2DlHGrnzjEzeOxi",
+	"PTMN/bnGqihG8vttOpGs0LDLRxGF9knmzBr68kQexelvlTp7VEvi3Gmo/2qW/+n/XkhjamKkWpcwF/1G",
+	"wgBu1B91TH7nrn779qxHZ3JWQnhiLorI0CxWClwSKsq8RLieMo/4REjVJ3JehUS9a885oJV9q1baAVv4",
+	"1I0OPHVzMWlZks8boaQojCNpzlW26gCGLjcm+GuIt3NfvHseZpkdCH8pTV4vDOeQvU3Tq7rTkTcewbtK",
+	"fnrrNNp9EP2J53oXs/4O833A57fmPBWPtUPALDn30qKPI2Q8Et9vKY6WvZ5zgZ6qUzuWTQac7Vg7qQn8",
+	"D9k9e2XY772fDu7Qs5yqpuuZZcx+GSLy8ut5CqpoJ8LLG8pBwX6coaJ5VpoGxEcRoXC4p5RmM5QV5so7",
+	"56VX0QSZ9IPohkS5dTyk0SdfBwh9IBFeOgjsyF5ApEkvSaPQHXnBkRuHIfBORmAR+kH0IYiZ96wCCRCH",
+	"6RcQxs4tffF9hY97LDsGsePpVWd6cp5B7Mh+FNZVvmGcsvlZlbcTS79tWmG7iaa1gCok+SBcBlFE2Okf",
+	"MemJZ/zlkeFvz7xAT9/BA0VI6zJC5gP4VAVTVTpJ+gCljJMw+kOWdJdk96xLVf7Dh0iURYkUtnU5QJS8",
+	"+LOIks+zJE/UncfLkIVcENKG5DbRXq7rQb/zh2+Z/cLbd9tEh3Zla7VMvP3OTaWtZXKt1FpQHSwcYT9Y",
+	"/tGLogfCX359+E3nG3zHlSj1feXqExuvUEqQt/fKCX8ORqYjCHcews2z5BA+O39D3uHmRU2exW9w7e38",
+	"ndvwmuQ78Lln7O0z6GeTfJJwfvVNvBIoAjJ+/XD75ON18pCge/E/N2BaO1FJBSpMso6GPsGcqMDNJDFc",
+	"KJq1deDRxUPtPqSRSu4mX+WUUexDwkCwWGRM4HgehBGxkMP36cmzrLTs5wuuVUHFZIHD5lS+YUiMOvsB",
+	"U594z6x9p3wo3UXtBvT9LRfKimAv5z/pQXo5WlC2JOEmpCzapWTLZHQZLnOwBv/4Tz3LqsKHMr2iHPEI",
+	"+6SqvfombgzW9pbhOFoFIf3tsavaaJZf1Zb6pk5HKrG0wZIyNFKBCvWs91KFt+ZWKPfGM/FLGfekYi/n",
+	"BIcQ+vqFMDW95OsGIvk6yXQdOcOvDgqviUgoDnV43nAhwYPwElMmiEB0BLsR4vFmE4RRZk4F7yFMdTrv",
+	"+Tui6ac3JpoEJOhGNROFT9gd8YMNSX9Xw+TsRcjRgWEO9iMHQchV4g68Sgd3QUA9l6m8AVNJHSoEC5bz",
+	"Fws8Ti4Wq1ppxR6NxDFKl0ATns5kG4ZCVogo4SZyOTcH4k3kB8slbOsFhO+oCF7Rl02qgd8rWDzdC5by",
+	"U9weeisaIx7akBC4hZAFHzaEi9ZoRNZ8L3hP5iNieGq8OAzxg/hb9c/+eXVTAsFg31cR1typWwM41ZVg",
+	"Dpkxei6Tzx82nQNWNP7tySRfBQsl3g0EVHFbShBlLt1gXx6rst3MNG4RQn6m/GAp+WHBQpmuaZprXd90",
+	"+7NRp3VdqVauW5NW5vePo+6kU6lWeoOPs8lPw87stj8edtrdD93OtS1I0DK972Vq5YHzmpqKuZBdURQg",
+	"DEmXVSSTIrHvP8iNhXCSnrk96+bWPjLsfN2EosPr/ctTRTx2Vwhz5MSchJeY4f+jNm3dDdbOYWsmRmVf",
+	"MDle8y3xJ4euxxGpMxLdB+GXlremrCytv4/9L10wVhjVbgxQVJZ0ULguEVHmsf/FGDlkpnY6jT434dL9",
+	"8nndDmJmYZ19k/z9+YZrZ41oZm8KqyASMDiXbFubp+9X1IfJ9CGTFbtfSn5uAYLrJGhDJ0t+FTRe+aag",
+	"2jk5cIy8YEFMjsyKZBdETaIY24kepHIInFYzwwYe6YGInnCA9qjTmnT7H8WeH/TFbh8Ner1u/+Psfav9",
+	"Q6VaGU9ak9vxnq1frUQ4XJKo7CQFalZKTYqNlOG077JFYCPdMHajOCQecnGsYH2Ykj226FWLRPlWhCzo",
+	"Yl8aANVhqbKSOOSBP2zEff/BZDjyiIhv6kQdhtc5RCi9dZcgr+AN5YJd2A74NYmwhyMpgdj5poWz5I56",
+	"8xriyYx4JMLU53X0A3ngyn3nyMxPXPutVftXo/auNvvlL04V4QitAx6h1xdT5q5wiN0IkN6oR2DcfnBP",
+	"wjZeE7+NORFiDo04mhM/YEstWwGEm1YSwfwjg9W31lOLkduSFsQ+qclXghtwfB5hcFGg2+GwM5qN+60f",
+	"OrN2a9zJTvqoMx7cjtqdWX8wmX0Y3PavJUKDzi95fZ5NE2zV/gXpIJAL8hf1qyD/dZsqxSFyoESG2p3e",
+	"rhMs8/g2V8BKAdcNCIawkIS+RSAJDJv9wBE9SZ6xNuGnjLFbDErlJKTQ3txgTThahMG6ChF/MptDaQbc",
+	"+oWIRrYDsYX4KggjBLdLnncftjzIBy2McobmPM2Xgpl0hwh7nhhlFW3CIArcwIf4PaG7oFCo68okSkPw",
+	"v4V4saDulIEgI3llHXUgk0dF2CsS9yh3A7juBW4s3XBJfvRVglSmjbBTtgkDL3YBRsV/QCeO6AOH9DTf",
+	"H6Z+B/cfYUQtSFUUF1U84WYElie4IrkX2CpkGhy/oWLRKFu2A98nbhSECuIIYFVACplQEjrpgEtnOOrc",
+	"dG9vHIX3t4CgR52ZBtl1MjUNcfwgZvZ+9QD5M1RZGuADsC4GUzIkZhpOZXKSktVktpCZLmOH9MiCMpLp",
+	"AeYoZl9YcM/qGuUCUudMMoM6Vusaq9KZsjV+EMf4kt4RljxxhfAiIkAZ0AFtv5OLEK3CIF6uxHxG0u7j",
+	"1JGS/NEah1+IN2VOSLA3YP6Dgfv8kFhhVArgInMlJADEpzBXVXY2ZFwtWRCCrEPYlMlcPzMW4LhZptId",
+	"tiT5bm+0hLQlBZuMJ6m7XiHMOV0y6S9OdQMcyYHMO0t9PMOMzy/qzeab+qt39eaZbe93h0O1maz9Mjst",
+	"ClK5r9A5mcPIr5AzaQ+dXZ3Rms+nSrXSGQ8r1Uq3fSP+6Z3PrjsfWre9iZB62hNxbdIW/7+9HlplHr2/",
+	"LGCzkmeoXD2xIa8Sr4nosNysl8iJwlgToSTRgCGsWQ8M7SQHYpNMnMlfg65kt7eFg8J1YMaqX7JHSrnS",
+	"vaPaWOMH2ENz7GPmAijMU/Z0yN3dnZ2sKDfB0pSh4bgNh368JiHK8nWQJgMWhYEv1t1IyeIVwrxNQBkk",
+	"LUKAOHyOeHIWkgjsZfa8S3d3K13PfnYmqXoqcUSwK/Wu6CHgXWQ7XtpEkn2tle+Rkp+Aleh0yLyWqaxz",
+	"4yJTyu2op08g9WiCeyx9eC6hdwr1Qp1m6GSDOdesLkMu/PQK8QhYEuaSdULOp1guDRWL74jMaMTIkSei",
+	"hk1ysr11dhBWshnnmJPtA397ocRIFyos3w1CmdUoQY4w38Z0Re8frDeq6J6gNVHJBdZotJVCkQYDo01i",
+	"qCYiAydRBCnhBjJEu1S2vjuPI5MMqw7woTzAEd8Qly6osXbbSCKZsS1Mpe0Ja6tHUETXpIpGH9ro/Pz8",
+	"HYrIV9kJtKa+Tzl4ezgMJ1gsOMnx/bPG2eta41Xt7M2kcXbZvLhsnNdfNc9qjTeXjUaZru4UggfKIoRS",
+	"l+tZKd8KYyR6KHndDWZ4Sbz3kuzex+4XEt3QZWIisdDSWM01VyEGDAtZTr+EhB5PDKHpPTWHpvk2Z9gi",
+	"u2HAJWBtSvwZjjrD1qhTRZPOeDJ7/9Ns2Bm1O/1J62NHkhJcb/V6s8mo9eFDt50+8NTL4lDLPaUvZRq0",
+	"Hnil5mtCuCDlIQldwiLwAGzN3UoM56RRazYap4LvZOdH+0g01LyWNNRZo3uBWokzBPUE+3mv2I+CrJcw",
+	"3OUX+dIysQ46IUIK3eZAxm6x8AMcJSxJwhuCASkR3mx49InHTXFe7efV2C9CxfWEGLHBniemAXPy+kI8",
+	"/RbNHyKJ9Q4gc+Ka0L6Vp4hfIhpphzIIQwBcjHO6hjy0ladRwQx7p/o9SVJKnCU5mMH4w98Z+elzvJzc",
+	"/jU9F6JbWYiPk79dJvAKf3n5y+8X307/a+vi2be//vX/Zi+df/urFYahWpEZeTmSAim0lkCAxYz+GhNE",
+	"PcIisU9DdBIDAglgg2DkEZeupXGEsmUOJudV8+L1efN18+zt+ZvXjYtXzcarbTghCR+1l3fRjVKcqN3A",
+	"oVY7JAsSEuYqGOphPPepe018shTDGYZkQb/KvLfh9TCV8cbjeU1coQx1/jnpjPqt3qw7/Px69mEw+rE1",
+	"uu72P85Gt73OTFr6Bn20DjxiPULpRmML2qRvDb+oiEedZlfI6Q4/X5QRucVzQtwefn4thOrEoDj73BmN",
+	"u4O+lefYFFDLQaVvAcvdYGAja/3iFer25dSgEy3onj6LHP6FMgtxTh42JA/tdKWQ7ZCj7IL/KxvG7ViN",
+	"h//LAh2/h/7ymmUpVqSlDxkdIJTOEtzoyrAc0I2lljFlGSVYCYFagFHMB7BHxLGInIuzH9fjzfu34fjm",
+	"r1uIYemb353tyL7uE9blSKWtDHvyRKJsORa3yQ4LHkyL1ngWQXiFHL2fy2wu/azQajUbuGn1Wx8712LP",
+	"9c1d/dNydzbu9D5krn9u9bp2e782UcuyKhal6Ov1GOmHkKzOwNW5LLaoY5mdS2TtScERjMZKwWBeUlzF",
+	"aBtldaubzDhsDjoJnbIb31Bu6ao5dDKxb1ewf3CEtMCNToQg3WycvypCZ8sZqNeUGTyk6hak4YkBCfmv",
+	"BB9kJ0hdjX+hm5r2pNZARSah5CBixNKqt1NLVM9UkzII4GmAdeRXyogH6vU95fbjJmU8tMyvvIkimpVX",
+	"rlK2xfSukGhLUlpRr+TYd4K/nuLy22BZp+ld9aH7z871bDxp9a9bI7El1LelX0xf1D9ng8+d0ah73RnP",
+	"ci/adhALWnEUrHFErhn/V8DIk1tBaIT4CpCVIJIwQDiOAiMiIYyu+2P0W8AkCGEQ1VE/YDXxkZw6wpEX",
+	"gEk15kTpK5T4nv0IFPos6KMWH3piHVdf0CoQUUbxS4SlQnzivG04EkVJ1ifyg3tZk6gm/17R5UqVKxKL",
+	"DUZv1Ky9fvXq/JU5W9N8Aasvi5ZronF7mScNrUlzOuzFxXnt4uLcRsgbuxHwdiPGtqB3RPVOSCZmBrjV",
+	"Igg4TxixgNXkFtLIfoeIJeWDDzbcbcvgcEDotFtMFNWpp1IolRZKqR8tJme6UiYsIdutK4Qlxt1JKtxK",
+	"SLoQTgMPSz8JCYXalDaYQ05jxjbcbneGEzgC273BGH70O53r8aw1mXT6QogWrKDTv5aO81Hn7522fN7u",
+	"Ld87eBUiv4vhKmMtDD1DOGbkedIoGOXeznDiL3qUfSlUsqRjxUOZ3imoq0M+8CONVl3voM9o2RG0XQpM",
+	"ceNjqTSJS9rrXqIPsN2vwT8XhA8j8OCrkHt7lwR3MM8rl796IXtC8acQTLLsfbyjuzti5kAYtcUyCW1S",
+	"dzodsZD2LBa4AvjlMTrS1sz3rWLVz4M42sQREmv3C2i7phOL2Pcf0K8x9sHEme22NLRZDGmlaCHjBrVh",
+	"40sNXeo26RnSonZGl/x+7JvH8zKyWvJYmk5fcOPoO8kLcNvmexnGoSAs7Y57OMB3dkQ+kli4drgWIFpA",
+	"Hr7GYy44+NeH06O8/9tek8PCAUbGPCPkKJb4e3KjobyM2yfrjTWmn4I4QP2Bksxt/2T0KLcs1ECVYBGr",
+	"ZY994Nt9t9niuonNTS282AZV5JgEKCnCqT+lFFeQzO5sFaU6IBPeauTSu8uCIpyXeiGxjcqyDuaYhcMU",
+	"1DsxV5Tr1Iij+LptVz+dDUmss5OWbIofs6so6WoXtkNRzcY6CBOUblmK5wptMAegW8yRs0lKZuSLY4hb",
+	"BefE4WKIayyt1ibvcchUNPKuJTLRsT+q52VOpIZE/1muENihU938Ze+223mIH8aOruGvueKaoNelBZKC",
+	"CpVi8rckGQ2mttSVAzTEuGrDJvoohpRY28GfDnsl04176vtonkDVSo3Lfkxn+QpU1d1gG0/c7pB5WMLy",
+	"ylhM6wSAcrBLLCnzOeMZf+zHMpRgk/9/1r7NX5BdApXhG6leUF7Au1Vv0LUqpRUFaJqusDGtlDxXP5Lo",
+	"E8F+tDLbRNvQDqThG2MdDEJkWk3VudimihU8ouN+dyYFFfbyU9LGt+LIiTLj/ZTpzQEjVyOlTBqwrXGf",
+	"WQD1oEgjFns3/Sga9wZIBpFnVNrPrW6v9b7b605+mo17g5lSVLt98VelWvjA4HYyG3zY85D4edv/oT/4",
+	"sb/jqUOVYrnYuwYun7AM91On1Zt80h+Wf/1Uqeau3/aL7xyqv28wDds4IsugqEaBfAa56qF0d0edYas7",
+	"mrVbk87HweinWXvUnXTbrd7sQ6vbuwWnff6Rzk1n9LHTn8xuWt3+pNNv9du2x4a9Vr/fud7zVHq4lrvj",
+	"zmg26gwHo0nneiYj5MpMSszk+jyMCoK7JyaeHliAed6yoGapZqNOazzoz5T1RXauNRyOBp/BvbH1oByN",
+	"NNRs3bztj9ufOte3vdb7XqfggYMIQRY0mNB1gSwf0TWRMtMq4QGQqC/f9MrJ92WYlvLlWrl0ASOWRnMS",
+	"1YyvN11kMCf4M58yMp4H65LsuKg/ponHDizdl7x3WHVIO7E5mpOFEFoh4GyhD/Adw1UOUdOS6sRjMjTa",
+	"ysfqbvWuir6QBxn3ktzU2t/WlEjl+Cl7NpHq9uM6ZpUdQDQZa39wqoTAAafn+8B7EKSqymtnZWxeT3mb",
+	"t1Zxvy98knJ+W4KyM5Ezdo+49CsYw9/8YcoKerokkVNHNzLJvqp9ZqHMvr9EF80zodhlMAX+J3vEdxKE",
+	"xAZ5JEFwEnXxWjZlWX1d53N71a/JJiSu1GR8DEGXa2hRYl7U9ZtOVfrigIOrm45K5WflA3p1VqxF+ScR",
+	"Xh7ePwDk2Nu3PHFYHFnipX29l/NbsJ5JLr4lAr0wC0/CFdj24qfJZKjkAeSqwCVD/QAcVCKpUkMg2D4g",
+	"luKOerGGJ+BXKOYxZLiRr9iN/Ad0yNKmJqAbkbVtiQ0wwu9WpX6TVuChS1c5/ZnIoqpIaG4PL7jOp7Lr",
+	"b2m7BUxz0gEzMb/sXkkYiNVcKPO5QGxwUi845fMsx26QtmsJYfBKc3YnMeu3ht2sIdAgWByQoqZUBo+E",
+	"1WylEwlED/ZbSBn10tmGdIEwy5XfTGHMFH7fnokP8T6OfsaRpou0pGuQTBLAf3v8zYFEZLVDFKVd3mB3",
+	"RRmpCXFMleATD14mnoqqrPAkKEv81vhXMtUsBUcMSWT5Q6y6F8y+iur1/FFnMLb2kXlC34rqzED3ELqB",
+	"D7GneACxa6QQMbkyjYYFrHb29WtS23Yb+0Hzw5KcY2tEsgFb7z8R3xK336PsC6RZ66w4VRd0HsTRjmRo",
+	"X7xWgB4hbpXmgqJXYBTdYn/fCsZgt/S24LtbAzk2SxYaCxYLEvJyCQJx6O90aIkGS5rNupCx7BJuQWEo",
+	"q5qlE/+Dhfglm9yejw0JNdxfYkAp0gZ2iiqFmBFbWkMSnJEHKdiQ0EBGpFQIg9lYrEHs1Qe7OQzcQzJ8",
+	"sxCSlzDBzJPVLTarBw4AAED4aE6ie0JMWN8d9Uj4gusoOFAjIQvVjXkUrMU9SKDHBSiVB+T+TlmS/KsT",
+	"XunOLFed2lpNnTPiN2VfxJkEHDnUNeXFvgPMBkvNSXhatZzPkE06s53OWjJRVUakoCQCNh2G5RMcMj5l",
+	"yrFAkgW5D0LfQycuDd2YRrwqd7VyZRMojqxdtdTjp7osKoo3oIsl4UFVIVeKw01n6aTHbsuaxZh2mHjD",
+	"4p6TNwBhg3L4CY6ZVIYKvschYZCCSXAUh8S4F9t+EHsoTckFuYjemrJMD8CUr/dGMWBIhgZdHIaQtiRd",
+	"7Vc69r0gxhhNBF2nKnwqPI1MmzLTJt2/S6QqrQtacNqDfr/TnnQH/dn14Me+gyhTJVaLYGKFcmw4DvYl",
+	"b3Ey6BHpmUnmuSWmOc8VdnG49LOtXe2I70hLu08+yCW0pf6qOwmr4DRgxFMxgCt8Ry5VFr/ZhJlz1aRL",
+	"fJi1R4PxeDbuTjqzfmfy42D0Q6UqrvfOUtkd8tJNqz3utK2i4r7cULWTumwRcLuYr54APp4ekth5VZUH",
+	"iD1SizfIkegmbdWmp9iKvHpN1jh0xcUTFiBHM0tz+bS0gJFemHbS/1LD/Z5pjxe1ZrN21pg03l02GpeN",
+	"Rv28+abWeFsy7VFPkD1Wqq3upiOgCOqRKJJHSgYy0Sr+P1daJVSapnekV6iKpWUoLQXcGwSRDG+hPE1z",
+	"l7K6rDnYSgV4aUTFQRxha4SXuoH0g0k0KQvU4QoZdIL8vNgnHhJ9PY5c5bf6QUQXitWUoVq5gbqbQtwG",
+	"cZDXxLT4JqxLTXBKXuHUI2nZVYbvA75RRHjEr/RRuftsLDPnssMmbMoW5zlKHdTwIQX+iCIKabJP2Jvn",
+	"TxlsNt+8PW+8a56dXzRev2qenb16c3zKoB3n3rqNzDKnj2gwZZhg/XRzVcQBmTgbzgRULkTK3fGH+4h0",
+	"q/r5ni5n9jkgbamuq2TUrYeevdd2o41z3bnutlsTyEUSdOBRaYw1QmkSiH5aRc6wNZr0OyMoCS3RETDa",
+	"4DBiJDyVSJXdyWw46n5uTToOOvES6y72KYbpSX0yk5FiLotj3zRSqVbUN7clgPJ5P48JPEtPYkHqYqZc",
+	"yZ8qcbGOWmzKtiTaVILiCvM/UWpiuak7JFVR6YZWmAMVyi7IxgXaJNhdaVuK0vVBbT4R+mgml13eyBBw",
+	"r9v/QaKJdiafOqN+ZzJrNhofZ71RpWq/WXzvQr548Rii98vIKPZSE6UEFnSyiH2/CnXyBQ+g2JfRckk0",
+	"rAMsQYWwOqdXubQl8T66HfXyFLeKog2/fPny/v4+hymoUUJf3jVfHlUgIimo0qzk0w+Pneg1djlxD5GU",
+	"buQb5t1C5VvrujetNicuxOTKRxPlVm1njBzZliNY9oIuYxWpuDMn0K6O708MzR68j0wOTdci+uNTRAO3",
+	"LRG7O2tMLUZSuJyXRBPrGOoPIHcMrbFomGEhBbKUTGwHBwzyFgHLWT0Yz1rtSfdzx0EBxOuvTIkeY1AQ",
+	"y+1cD/ri9E3li6nMv3QJKBRvxOqIljJszHylUhW/b/vD0eBzd9wd9EtGCoF75yDFYSjfEO8SEh6lCqQW",
+	"IK8KAPyeDMnWL8nAGCenekh5ZP/4EhZobIy7cGGlnTX11hUiv8bY58hqrCyxtFZw2YJ+p5zFIVkH0Q7V",
+	"tcuk9Gfw8WSOLkbtMOC8ZjHmoYlJmTUQTTyr+wZxpBdE+oFSxmUDw5c/ZdRPyDQpcO+piStrrgITFWCL",
+	"ADzXiWMsS04VOVaLlDivhByeGY6xToOzRbaTMVo5p/s57vNZxLYwuLcIbBel5lwD5mXN2aXQk2HeZxZK",
+	"XFNG12JgzS0qLM+HOY4oF+Q0/I1bwWUAQMmI62CT3bF9U6fbnzEL1IQDmAwEA5eWVFgvB37G7ahezgFH",
+	"RzZlWJ0Fhx8EPJ7/Zs/+B/jwRDlMf298+/5fg35n1qpUze/3Vlq/pyHZp4u7wLm4rCkUEq2Kx1D8pVAH",
+	"B3EfUqx9qLd7vA7+bY9jr7XHvH+A06+dlfqSCHwgLru/ZrefJhdjhpl3T71oleCfDUtFVZUd7/vCD8hD",
+	"d0F9cr3LrpsOENH2NPu4VWvl/FQpgl7hDWndkVB0zXSS77Awq/ibQJ2ODwjLxNlggaAxhGVraJM0p9D1",
+	"JfAr8F43YP8dM1clHkUrNI5C6kbDkAYhjR7kLAlVq3AKj7LnHrhY1jxeS0efqgu2SXjcjrMN6rBNOFbL",
+	"bDZLZmF/btaajcYvQJx3OKRBbJyVyPUx50TI6DtWERLaeAwRktj3M42DcAOCJWo2GtbAiULYwveW7kq2",
+	"ocU6N9vRjAQaF8cnqpfa4h3LOZC6q0qO2iYuKYGegQHVJ8ak3QRA4zP4/zn8/wL+/wr+/7pkRZfH86nD",
+	"aOXx3yvBonkRvmcRje6iTXHv15jEcHg+bEhCqUh98Y/hM49ZzXEBh7LPWda0IubD9r41maFbWFD5+Mie",
+	"dEHfk8+9Vj914fQSYQTXIPvVUjZbWwKmjEYSK1ueg6MgjqB4nwFkOQrRf8oMpL8C0H/YSJSJdK+dDaZi",
+	"T/5AAC1eORNanKX+0rFiEODjnyXZBs5pBgQ/YCmsLEGfKQuI7Bavpv0P1T3A/Vtg/KgMFn8KgH/KtuOL",
+	"ZKM8AHE741xAJwqFIhtedLoLYP+giCRb5M+xkTepNSwTd1NH2fLTYuKnzB5YIyYmHVfTHbfe9zrXMuCC",
+	"Mgwe+CcPtNkunV1oNLeX0YZCf5Tx3CM7PHvPaPHeV5y6jCZpDogMYVTeD8ezZuNjZbu2WeIaSM6WrSm7",
+	"Qo5qIUchqSNdPgDfUD9vzE9zUf84S+6embtn+sd5cvciafEiufoq/fOj+WWufbQqny5mHvVwRIBlSo65",
+	"w3AJRWhSzDUFUWNAnzYSu8gHYzc60VWKXp43T6uqSIeMRku+rYyeuc876ATg54MQMVmItarLm0nAnCpa",
+	"hIRodpkmGzuwkX2wd68LhzumbOkT1B3evTbj/EtugKqGmDpQE+7twjSF+gyKSLjAbgoHqeD8q6Maei9G",
+	"bTo7g5ZmsqUZ3dy9nhn7L/PSz6lptD4KGhw3sMSC1QahhPfX12KmAqR2TJx9pXbN3MXhM6fDpg6fvIM6",
+	"/1wL/0zdFx0eA90XleOQWrqq+mwiIQ9DrDKfK/yURE1svgbrqvJiyJkhHJ2IrU0Zar5+Vz97dVFv1Bsv",
+	"m6+r6OXZO0icXAVhRMJT0cKGul9gwt5/HML9RRisL1PZU2pzWze4KQ4bhB4JJVu5kqcSvEZ5zlyNflQO",
+	"RjNA8NyKZ8W3MXuQzuKtvoO3mGpQrQMm8liGKqZjN1NNT9Iq4FEWRkz1NovQ5ehBNRv15suzd44Kc9nJ",
+	"/8vF7rklmekHCKsZfr4A9HMnHQ4lsWFz85DefLYR69Vrnr2CeBzbRnGqCJCJgwU6e91oXJ55jcZl4/Ls",
+	"8vLl64tdM2DGcdQcdPWWtyN27tyq222ndbV2wHgUYqqCzUqrpmau20Wt/VGBt82GDrx92zg88LbUBstx",
+	"5AP2mBzHMZvszLrJCgSd+jFDfsxW256R7d1mGTvsNTnyPSM7dP9svf6kW0go3RsfM1JYPuFaP6GRFIxH",
+	"7uxIL/VzhW57S9JKwQldF6TtdrxlDndIplpuKzJ1BOSSiqDMBqpqZXwqxENIbTIpP+kT+QVPvMsnDgTB",
+	"OJfIyWANXQ9uWt3+rAkGEPHIWdEjZ6qEoVT+xVENZXZS+r8VOEl/IA9ypFstuN7q/2Qvp8Pc8KFgCZ2+",
+	"jE4Bc4pUKq/QvVCgJyQMMQAAKBLihHlcQmV3h+NO20Enn1ro87CPgrstM8RptiLHuNOuVCviW9YePmsQ",
+	"d1Yy/ROEcL99e3HWeNN8dX521nz79rxx/ubVk4Rwlw8tzE7Li8S2vAwgREMGE5uIQqQCClWa3OERhWik",
+	"DW+L7CZ99lhDGWOYimezVKPhxO0qYNqWTu8rdmJvwxbrI1gB94ohqo2xxBEReydbKMpsx0ukN9LOwhM2",
+	"SOe9gvtTBVknMleJcOuUJb1M9HDKdnycGNhLt/AHhHLnTKj/3wnkXkdxxgzZvLhobOEuTm6FHgrzJWO3",
+	"ggUSD2ZOm9Mqal68blRR81WjAYfl27fvXqMT6aRIVaULyX/LILSiWhp6ZmVftuOg8FcZByXaT4dFwePb",
+	"ks/+sNtk9dNBtzTiKRD9o0NwZVj0nY/ZHx6E+/TRsE8c4apdVhYEenkPfSGA3KSSV4DM1O8ZfO5aXEzk",
+	"xau0E8ucVoKGeSns+cODbhOelgq/Nd4328DgHqiArXEfoNVfX1iFj6usagHnUzKmtJRsGVqKuGp/S+QS",
+	"24jTvsGjh55pBCKN6B2OMj7iMjiABe3rxnQG7wHVMPIbPsJfCEt0CBWdiTY4Wj2lM0l2gL+MObiLLiql",
+	"UELXQUQKa/CO4Lay7IMFqiii2OY3247G298fUId3znPe1b0loMp52F8u4Lnm/aUchPLcqRHZgtL+BwfK",
+	"RthNZWdpByMYYAb93k+VIgc0GF0yyTDmnWKnorHryFKN6hO/PE8IrUQ22xIpTESEgQVpDbvoRPGyNGs8",
+	"tQbhXnc+3PbbkyQrcjbq/OO2M57MRp12p/sZsic1gmz7djwZ3HRGqUs6l1LW8+nk8HGPCvFlJNKiwXZC",
+	"wSaOVO0Q5fxRQxeHiPZFnr3LimdCwztvXCGLPLYrqL4EWl60RWrppNNivSXjvE7Ze7IBDqlgEyk5cuT0",
+	"zmapcJMpSxJoATwiLxE4trFlrDbpDqcbT+XJJrShm7USuRD0Jnj5tnHW/NWydJ1OB71tnNWb/5BBRBFe",
+	"VvPiZB3dSiF0o911JpI6g7kCAEI6MoVzumQ6SeSeaH9VhJfybDvLqS3NRqO5S7i+aLw7TwnXZ9sL/610",
+	"NFZruQxlWdr9hUQKfJE8gU+THL2K5g+Iu8GGPGeNEWx6XhAGwp36zqIhx0Bo2SeRA/KhnMFtAN5cPn+6",
+	"EImZKHTi6NNQjlX+pYrinVrD657e+pAlBmu1kTIv/nvUHxE0aG0sZiHB7kqcw7wABJPr+KjY90B6msPZ",
+	"567EyZ3imla02YNBD757KZQD/YWPCBLe3/hWRPByc+O9Ks4r3pJ64WAmXNV/gtngL7HvB/f8pUe5/AVP",
+	"3Vy/QjiOVoJbaew38C+5mIGuog0wsoCIeFHoxfI8vxSvzwbDSXfQb/Wq8JeQZLqjzrX867Y/vh1KZP70",
+	"zku/VqlW0u+pP1MvlhJh5svNkIDOW1QlracyNoTWqyyuUQLtBqqN8eBQjr6w4B6Klyh/AfiJ1hhOQqEt",
+	"MwS0Ks8Q1485vTMl2H5fU3aJ1pTVYJ6qaI2/Xor/yb+/HRdfvZdu3qs5GPdlfdMyeU0HARge3oXn3Cb5",
+	"b+V3zRp/Ff+USXBYSx/i/kePnzETj3pInLgKTN0lp4CoqQLDmSeIM1ttpXWVcWKGRCbRQuWkXmsLmQe7",
+	"kQSX1m4yygDkXUV5ORpKkoYoCjaBHywfZAyvHyypi/1xFMZuFIfEqcrwupCoY1aGMBPt8lMjCzV/oRFP",
+	"d2TKVK12E4dt4B8BC7IU6CNKR1gzb8ocACKHt3VcdQpJ8JbJTa8bSVuPrVHXWeijp5O9gFZSPpG98pey",
+	"fMCcpgBMcTinUYjDBxRzEtZcobYyZd7jddTBrgx/nDKAaIOygZRHgsGnPBRZa7RkmnPiB2wJSW4sUDoe",
+	"fP1KqglMZiNTjny6plESDD+tpERM0DjgtWkF/RoHEUYnSqtDzdendfSZBr6EW5iyBaZ+Wl0H92LkrlJ6",
+	"+wknRjk3VZpOM7HiyTZNiPoRi9ROGvljIoiak4aOILponpWPIHqu+AxreYDBBgv9MhISrvZ9P+jcXVj/",
+	"FzyblFPdzoa4EsKyYgpTFjClnskrmkglVzmR+FxAx4YBmcJzGXYWhDbedVpHP0K+RazSNyGvRpIbjWTI",
+	"8Br+SjsCZYyGaFGWX4SneeKAOrFWzDito+4WL8r5/P7Z/PsZPu9drF/946+VPyT24Pxd4/XZ21dnzdcX",
+	"75pvz9++uTh7VOwBix6x67qyARuiW6G1GLOMifpjkvFhgN1IDlpF0hTPsNo6GpNIkJ//IHU7D+rdSQan",
+	"kQyNzJjmPMn4n17JhdEc5Gf/WDZ9JL83HrFsvXxTpbyl6lB7JDrRduLMc/hGn9/cnlNvYfrMjvrlMGn0",
+	"MfmLKfkAMgxhVus7RKSdbhx7Jy9RPpDIhkwGeXTSzOTU0eg7QJNt+XgKbHUvt/zxh+YvFwobNoRYbaVP",
+	"QZbrszUj4YeZtI1Ew62mZPUpO0RY18eyVUjO1InETyJrpSNAx73Wo9Wy4patAdU2vcnMoZDY7lcP5jgB",
+	"nUy8oUJ118SCymEQidUMWerC0OWK8Mj+bfAdPlSRizcbQfpR9uti0U5wKslxyqQVT+t4znA0uL6VeZq6",
+	"tqOD5nGk2uCZJ/qZp/gquOdTVvjAadbz0fnwoQNusNm418o5rvoDcbFSrVi6k72a/kIp85Cei7GP3/uB",
+	"+4WEVi8r5gHju5buSlVB06WXTLFts4LwgkIGy6/CI+0+u2m1axniM1qADu+M1Q+j6msetFvwMZDDbsBc",
+	"EgJuG2T/CQEOwoGDNUFz2UeZ2/44w7VqqgCotz+YtSaTVvvTTac/GTuXKe4q7eZZWTP3/Kzbn910JqPB",
+	"rNW/nv1r0O84l1OGxSyFAfKx+4XnzQKKYauI9Jcq7BydOPAOd6ryFod96nT77cHNsDXpvu915JdEH/On",
+	"ByPEk5A24NiQLSVNgpeBSz18ymJOvNM6yjY96nzsDvol2lZHbeJKcqYs1TzSrd90x+Nu/+PsY2/wvtWb",
+	"jQa3k27/oxidvgOzVUXOYPKpMxIf5oBL72XZ0/veoP1DZyRxXLPcyTI3+atqWJVqxd4fyeNSC7p1YXuF",
+	"K9UKdDnV6L9UOPx+JT9dlMgulCohbBPPfepayzEBZJwkarl1IOcHdO/0tikLdO9jVgBc+CleY5aU9Eo9",
+	"++jvSsq0nawhITVfliSQuwgKnuUSmyj2nNNn5huKvm2n0lLXIOLP3AfgBNs9+JeMX1Q8REg4L4MQKVby",
+	"vPPyyPOpaywNB2g3QtyKOaSFSb3KZIQUKTnbIu7eIuhSihOfMTJWchSkvU6TBA5ExaNMmZMrYZ4RpJwt",
+	"M5K9xvrTSV+7VdT87ByopB4dwqHsOnXUMvZxHapVRc4XyjyJ7VLKtCJjm7Se/oIj8b4MIlRYcOLCqU0B",
+	"KmESTXnnZdCtMn4mXvV6WavfcXEnJaBHnC17yrEgJjsDWLY3jjLPpUNMsmAs0tgqAcZAOn8KMfv7pMak",
+	"7HalYlJk1/4tQlHcwPdlRYojAlJuk7sy1ohfIWmtsO6c8tlPf5KwE7u5dJ/RR6P9F1h9LpX0lGKReLMh",
+	"OOSpSsIuqaoadKmElKqUjapogV15gGHmIXH+11EPpHHAr4LCLTYWmJJtHrsv85MipaNnFyQKPms/6bNR",
+	"hMmxrtQxBca2Ha9ghNTnmaQb0X55UXSnJCoLMxkBWVtCnbIW7KdeCTm2o5ZDiv2Qz1C0Morsdbjn863O",
+	"B7W/yqzSumjIKZXGD+5J6GJOUspNNQUmYjpuKZqYyWjfVof+0JU283TUihsuBosOM1O45pZP6I+r2XSk",
+	"QAXNSHGqpkQsQsQ8eHP9QtdTsa+7y7bIm5mali+ynsnc7qPYqzVVhPleVdjoeN+BjIXi+Aex5u1+HEUq",
+	"ZAeOBDaE9AgTpe2spkrUFUtVNUdw5uw1RPs4Zd8CnAFIc9peiBI9X7INJz0XYlp30/LzM4khlLk/TMF/",
+	"H3iw93fjTkL8hrLQ6ogw4JJT5uzokFOVOFxaGqwiHsg4A8FqwqUODAFYZq0vTIU8q1JinCWJHAi/nSvA",
+	"D7AB3IdUwlOko9Oc1MCcqgmPq06ZkyIoS+lk2dUrJAPiqgbVsgYKVDUNQ52i0inToS7gUrKGs8hgsHvK",
+	"yemVKfRswEvzLU+Z3gBQYzsHkYpyCKkqZm9vpJ7U+DPzXUU4P4UKjVEoPSz2fUAsdX2CQ+KhE1PlxPWp",
+	"jEfkhElXmkTUVvg7DDn92Pc/AL6gc3qZXZKiiUdz4gZrMmVqurOr5QeccCWsExaFD1dJ4CPlWcpKun7R",
+	"aNSnLB0sKYMd86MUc4U5ogulRD8ishH7/mBRufz5SWIcf6lWRAfFAhUyglwYQhrXqWzQowbCc+KNhyNy",
+	"g/kXR1KimGqqktSAcjxI/54/wD+URUF6L6igqb+PB/3MvoYAlDfnb1+fThlcB8Pe+hKiK8Vi2sguJOvg",
+	"TqwoVjSWPPP7Nwf5BN8RLsPK9H6RbWHQ2ylHJxgxcg89ZYRA5GCaqiCiTRbBTlHalAn6zU4ElCPfoJBs",
+	"fOwSnjmkZNG8Nd5Imtm7XP8JsXx8iGXBJO8LuZykIysV09bMHvMEb2f+IA8cKVIGm4iuKY+oK47wL5Qt",
+	"L4F3T5k5G2C+PLoAVKUUGFbqZKgie/yjzIpsnoHNNXtq1FFLWvSEXCs+c5ltI2bmDezviY7cO2P/U6Ml",
+	"H81uddxkGVb7/SMryyzdf0InDw6dvBKypMrXk3FaUnIwMpmJaE7kPb2ZQSh7TBxlfkH/zHGVh6gd/KMF",
+	"lX5E+CZg3AqdIe/s1zrsaPclnUrFTL9+UDi59A88glz51hi2LOQwAvOpLdO4QhmSNH70SghNb99KDvaj",
+	"FIl5TYEZIQ7PSRsAzPdlKjNJSN6ZhCmuEZxlJPOUOam2HGTSo3z6heSSEww+ogwty6Zc+6qyhczLN13K",
+	"G/l3y/dyyKRg0MWt5qKzpe0fxO/kkdtRb9tTlw52epqIuO0VbOWGZwWofnrZFIZWiHT14bbX+2l2O9wK",
+	"+sq4aZgHJaFASYNFryP15vXgx75zKY0LlE91AY0T7GtmviuW7LSOnOvOx1HrunPtXMoojeQj1SmDKyyI",
+	"6sjJBBOoQDyA7Mg61nKIFrLtSrWSdNf8cTsEXJIk3OCX500LSW2wJ1rdHPdKL7XpeYaosp040PVXgqT3",
+	"7FdBJdndWhyjv1U8pthK+oKjTLUX50pCEUkClKqoF2JxENf3FGgpWZul/mcM3K9WKG/BztmBL5SJEXbk",
+	"0myVxbkdapB2p9tXb9ZRV+3ujBMA9qtPFhEKYljRzDly5L41mET66yU2Ki+gwHKFhTIQO+LosZcJmrKT",
+	"XDsAjWkrNXRazTYhGCU6oVG20sSUFTcgT+3ssigoSWXJtOFApUpjpaOLchNsgjtn40lrcjue3fZ/6Evm",
+	"aBl37urWc8BJE/wowIGdtQf9D92Pt6OWDM/qdK471+pr5plRp3X902wymI0649ubzuxDb/Bj+pnPF/A1",
+	"gNaSX4Frt0N5RfXksXhVaWSqamU0uJ10Rrnuvx8Nfuj0bThWe+LM0hiyGZ6W2q2GeMsz5F4ObfYAR0Pv",
+	"LAuLlzSKQuKDmSGT9WrhzZuNTzFzyQ3ebChbPnGieXpsrdyntu2t2mZVRy2wEQYLAyoFmeCms8qopk1c",
+	"lDESijdEsyiMfcKt4D8q9dt0ZEddg3RXeKrYThBmq9YA+8Oq6pvKLPcIj6gMLEbdoRGdQiJ5phyT6S3o",
+	"J2gRxMyzBiotIU3qE8GehCp83CJ8TLcGYV1QY92mUUrKr6ORriydOj5NaXYhGVJIU6ZpQVPn71tHFMWM",
+	"Eb/DPMBz3bEISR92LkL9MYlvOyn0wLje+6DmkzviwwrXoqBmGswQ545d+OQUmaFEU6wqCBFlS/i9wYBS",
+	"L+1pMuU8YLokJKC5zeMIeYHMloH7WAb5mZKvcvvpF+yRpOKRzz5mk6Bl4zhFQ73lMoNQfXiJKeM6+cx8",
+	"NBWkKcaSqrB3HyQM5JGa4C466RaPzqYZ2u1qyaCFRMyMlU3sq0Iyehay3zWcwyPdk4Wy7ggL2p14oQyP",
+	"Ntj9Op5BDvq7bBCAnsnQ1g6ax8tDep+l+RytR3iprT2yY4eEnx5HHh9zB9AB659+1S6R8O31v2N01+74",
+	"3O9C/Vh0dlGb00j7Ue5oGMXYNydT4lepSh9SQ5ZVq75586Z61nxVrjT1ATP2KCTI4tDAp4vBL8ZK3IkF",
+	"uT8kv6zWe2BcfhH+4/MG53+fuPwDoSL/fQAi90Tl/0nC44cGJv8gcLkExljTA1pjhpcklCqMTvPSAFPg",
+	"2sxAmaui2DLxR0GKB6Hxpttj3+WnbuSX9GFTpMPtjiKoTDDUJOAvlRVCos/4D2guFBQEISrgcleOL6Rf",
+	"AI1MvbTCdzJRgAspBqiAyoRPbp8Zi7b27ZDFyiP8H7Rq8hSQmuRaNaJSU4fbgNvyMFE3QCv1KN/4+EH8",
+	"1HXWOAhxnOiysDgERJkNBrhX1cSOMg9yngkNkRuEIfiaAGzKlInIerXz8lMyS32rqDn0sRA6xOZmKW9u",
+	"N1uJKavQUa4LwYN0AkEKauRahiF6Wl5wtAnCSJzWH0CS4hGIfNNKe0VdvAxQc1qp76jWcFC39SJJcCSJ",
+	"+pXpuwIclehZa/yA5gQBaDaOMtrFRrRAPNOgpGZ7P2F4t6G/08icn46kQm0r1TlDS6JrkoIoJ/I5WQQX",
+	"I4+QDRSEVZSRKF9mPwUsOxtyAR6jI6SrUhy9qWQ0IytMolSHOOVpyL/882I+xWlrcMy3qT4qxCgHePJf",
+	"EWEu3vDYV6FbeKkmF9QBWBhVamxOontCGJIRmtoDavZ2FS0DILIAbqn4JMqN5CmuJtLctoy5r7bh8QHL",
+	"aUjtMtHoUOobkLRB5RcHfVXGDatzOG27AvAE5VEtZjitXXHp4EES38vFo6elu2cQ3x4jVOyc+TYN3ZhG",
+	"R2yQa/hrDpUXla66WT1w6mIfubJVQ4dQhkQXFBXEJQmzjlKfV8qjAl8KCVbOcvkohONg308fR0EqtW9r",
+	"RTWtX5M1Dl1b1UPdoRqnnjjixXOoe51wODUKu0kTeqW7b2lddrsmiwAksXK29lFLP4QjM3VCWqpJV2TB",
+	"x4tHpr69b1y7vgurpLD6UsugebepDqtOzd6gdQSfvqZ4yQIeUdey01I3CzKvKPtikR1wuGljd2UL12iN",
+	"hkhHMPsEQ3CnOnPmMfP843ZuqqOt0bDDovDBtoXlFzRiPg2YHf7mU3Cv1GH2RZK5fDFT4OX9bf+615m1",
+	"Pn4cdT5KlxCgsfRa7WGlWnh7PGlNum2rFiY/UiLOJ+3AlC9tOS+3OzoYdqTnqtXTHj7lLCt+4HZo7SjM",
+	"i91KIcO9NySEyXvsWgp9qzg0Zo3dQqPeTattzHBKjJIzpdAyZKn/wKA0Ah7mC47Efn3cLjL0Z50fTf4W",
+	"bkl3l8dO7IpWfrRrMsTrqQl53PjEmggaLyJOcQ8CPIi0SGk6yA5Wss/xA4/IulsQzpFeFngQUc+gPAeh",
+	"/VBghC5X8yDc3fR2ZW3zBbuNwl6jKb0RQaymBsMjYWaWskqTVvtTka/4kHUYbCJx1g+De1v9sRYD36YQ",
+	"BjbiCSTkQautvGB4ExktIAGKU04T7ONQSKsh4avA93h6lJ+6Hz/NWr3W6KZSlX/82Br1JahUb/CjuSV+",
+	"J3cGP9irBgnVyaLBwWgoQ977dUY4XvgBjpL1k+jeB89qEWWPM1FLdrouefJpUfUpmOSuA88tFo5yO0zL",
+	"HgUbIC3u2NuSQo5Ui8Ajq3dCOvvUUpjVTYUiHnlEpNiR5IScuEc2dwMvJ40Fh53GmglIoVHviV63/8OO",
+	"87fodsHpGxKX0DvKlvndf+TsZZoRNBRixtc0ip7rEwdsx8xy2A55TtxMmLN9V7pfCjAw2j/0BZnG3G6a",
+	"zsVn2tdd9YLydOy1Lapw37ifsPSGpd6GKYPh4o1KjE6X3ECpihtTljxjyYo5uvaG1k0TAHtTNSOVL5rg",
+	"gqETVfkyi7CfSlWeMpl6NQ+8B52LjAGFOe9SOd2XtJsA+SfV45hn6m+YNJTD628cF8L9BEmF8AyibPSh",
+	"nWQWysOy/ujMQCVd5JMDTbRBYtsfylNGGWfk1Khw04cgVnaGrUSYw2o2SPEtlRcnEcuASqTa7z8kzlyu",
+	"nEjpmDbUXSTKNnQOSEsWZ8g8ChwDklGhUGw1rUPoDxeUXlA4avKwUG2kUg9Lw6cB9t9W5p92DBljLgBP",
+	"pqH59PxwuRjJu/XvWCVhR22EJ4kbNO3rC9v+qW6GoSlBZauNOvoBXFJgtsxkayu7OfFMwvbjqgTWUUs6",
+	"fLUDd/tcKLEU36tIAV2Ch/4PL9y+dZ4cTCXDrRYOdUjn99wT5PBZQPQPDJZKJKIk1wbzFJy+8mWtVPwS",
+	"OFi5ngMd1ZROJZMwElJGSM7jLVsVWpNoFXg62o/I4H6ozwfABNh1g5hFW82nEriwu8pMZs4/owSKthFQ",
+	"HnGmTrYbO9htsr/Jw5bvU3CPQuJTAABRzjstQ/FcQYQ5SeP4U65WGuY9CJP5XxMSmSruNCTKA23CCJSE",
+	"mAh9dueMeCgZVxov/WD1de+sdYu/VwIzSAmmgOsOaahKETsSO3Yr1eSJsYIeMxuHUZcuHSAoJiv+bG+s",
+	"OvexQlBQ4QryqLc9KtkJAMzqACpAbgGYEB9+yxwUHCYhHdtUlgOlN7XUrZDm/cFkprCCex0JDNztTzoj",
+	"lYUytlzaCVt+2BqXQi0HMS30BV9Tvpu2H8SeHcYcgMQpM5EHqc2q5pfyHMB4pESJ9KOPxjdvoVUhwnlK",
+	"ujdfNCyIRi+SaghP3OMstKEV6E6I9bEKelVzqSICFMq3Buv3SISpX0c9+iXxlxoJoC7xLevJF/XPh6qS",
+	"mjnCiMVrElJXyX8yKXpaeXXx+o2MSTke8GxLHt4luh4y4Ef1qgia/kZWVTho4mVQk2QFVhRIJVTrWaXY",
+	"e+yk7oSMP6jz4hWFvi9GMIWmm9OKxpuXF84e1+GjTpAnRZHX0kSykUFmE8zcGGqkUDgnnHpKpYaAKhni",
+	"LhTguYkwkmYdKZ+Ygv4lpbunPr2PEccz6uTBVcgyIXGawLbVzZ0hMfbTxY5tY76hlrDl+8iq8irVINTW",
+	"hCNcg08Lb5gDNcQMOd1tWDrKVL6YPFQUTh7lU2ZMUoBQgFjs+/r2CYQkwZXMJ7kjPbKnElWPIxr90VY8",
+	"VWjz8Ua6PrnPI3cdCdT1o0RejFAaeXGeBfLexnI5CuPqkNE/BnUqjzW1PXVK4N0ayCFWq0f0K7Ff/WLp",
+	"QQ4QVXkWo0DC/F1ZgPyA9hMYv3oZbDy7DeuQJbJbpYCeoGd2WtKQTnsp6LsbgcqPvRzrtPX/wCKXDPsP",
+	"nBqDj4kB9PGDwmCwcP/keOgAF90+QAzIMIfyeQxw983Lxl70pBDx9jmRUuYzyU1FXztckFIlxnZMtsSH",
+	"fXrs9l0DSfSjR+G1k0y4vKq0ABiDO6X4rBCfkSYt4O7gRE8hjOe0HeaRkBEcyUzxZ4BtLjmPh5NGsr4F",
+	"5CGR72WKB5F4d+wQuHeIEbs2Cnqis+K96mpmUaIVDb1DFkUPIB3n8Yzw7uVWCBS778sv8h8/nEZgUqT6",
+	"tHuK95LJHhuCRna3fyUkXsw8zNyHBGQeDgOQI3IlVqpJjZVngHnPcx0JNU8k+HuiemfU7gw1S/TcZybn",
+	"o6iIg6ueqKCEozLi092OAuVIL7DdRzeUgz/6PVnhOxqENpEMR5CJtoXTdg9leI0rQUMWsQjhRUQgwzsT",
+	"BNgedVqTTqVaGXX+3gEAoDKgajsINhtanH64CmvrE5MQBzyMrDe+movjGEx2ddK3IT/TFmunP5o3FTzt",
+	"d78dTlvbrRxGbJDGSiJTWCCbVLWD8HYjtun4KboFvXWFxCaSRBisaRQVobTpMF57op/JdgEOot1dPSmm",
+	"BAvUiqNVENLfcGEe8VHQ2EW26webqV0wrdoiJAlHqiIeuyvIplYFUyp79os9iUGHGaSfrGeQEFUSXKVa",
+	"6U5mw1H3s9yzGgWrKPJ/9+fAf6uj8DIBkJD+0Jl86oz6ncms2Wh8nPVGOvwxf7P43oV88cKeyL43AiJD",
+	"uyfN2utz5K5wiF1B3xKF3UQ8bDcfuO2ARdiNOmtMLTGBcNkkqSv6e8FRf9Cu2xFs10FEemrpLa6NIETt",
+	"MOC8Jh1H6a0sSzCuA4/4PvESLdrAF1i+9mtMeES8DwQLuaUATgQeQQv1TIaHGo/ch1l7NBiPZ+PupDPr",
+	"dyY/DkY/CEL6MOudzT4MRj+2RtcytLv7YXbTao879pyX7Zpe6vtC924HsQ1/sQ9h3WKWTfqRiQA/FoHD",
+	"wjbVVDyhVdNNN29BSw6TLz7i0Cg72CeChn5+QOgnwH3ehfZcFtD5OBhn+VaP8qh4bgvhXVRp2JKz2E2H",
+	"N6byYB9RkLX++CKox8tg5TFUWjvQUpIFcMqZK4/HQjkQ3uQ5q4wq/BgZibEi4SO1s+8LqLJvD6Z3U/Ge",
+	"KwmYrvmODEGrJjjnsMqYf5HC5zM5g3ZicWtQ6irSsNVC001wq+uHAVt/HA1uh+ME3vWwcJcnjfMthnMv",
+	"1vQKodxvR71HKHpbZNLd6meZHXIklLcNwLvE2V2m0yWQtwun9xj07VxqePoFdCLRt6F2D1MRAixAfsCW",
+	"JETkK+UR31WqM6XzedmE9SMykvLEuJMz59Wn/fukEHG7WOGt70G67o5n8vfs4EDEncR0GNocf05YOUtB",
+	"9kfUcj8UJC5X9ueZYeKeExyuFCTcf4DgvgcQXLFa32L2OqSXkGpkbNPG3H8vYZ8zRCqz3aYMEo84DRjx",
+	"6ihVaV2W73BxhP1gKeh1HlMfHLsnOEI+wRzgokPltKxKy809jVZTpnsA1nBdYxWw52WR1VMDZ8QJxIEB",
+	"AgVD2PPMWHiCQPuCT1ne16fs89LrdeIklQyajsqil7dkFeerNNaTVDKmDCr/ZbHv8jnHR1U9TleRnjJl",
+	"hUuGLLpZUGA2j+Wfqk1tLW9TBNgwDHiE/TyAReJy8SkjHHGywaGG6GHkXlxNGbNKnVb5YVhMWjtKC2c8",
+	"KYJ0KIM5UD6i7eq8V1Mm3o0IAyQ3gLu6IyESG9GLfQkBB6C40heWVL5GOILwg3xRPfjEASP1SbHxS9/J",
+	"57tG2YEKSlemmkvkWE1harcY25cjGpHBarn62XqHPq+ZbZ/0aianpwy8NmAPwI0T91AAZRW9S0CDAu//",
+	"ceP7bnbhfeN3reb5tiq+nop3yBQ0b/HVPA6ZJPAPIWZfFnEY5aQW9VAZEnUDFlFmrTnT1rfy2y4jOn4Y",
+	"ddutSrXSGndbs2GrXalW2jNztT3LXO/cjgbDDvzsD0aTT7PWTcc8OR7cZq6Yh/OPZh8so0h+z9KozTe1",
+	"xrva2atJs3F58fbyVbPeOL+oNd6ULI3qhgHnY5r16XXZIrDDQABoWsB5jdOIoHsqWMkaP6BlIF2T4gkj",
+	"T56krfenR8mRWsBoF3WzDOnv9HFd5xO7036q6GFDXQACSJ9Oqdi9ZCU6v8aU0a9IbQZ0ct1u1q7bzeap",
+	"rZZs2WyQB5VZbvFl6zvbZ2dmB6t+OdbeVo7oSSJN7EVcoVt6UkEn9Vzleqkvl1JKPZvZ8BGVY181j04Y",
+	"fzJNRxFiiaKoRhJ/kiTqZAcUSpdCKslckFBESsLMZVMnom+Z/lkEVwv5y4eu3++gMnSCkcNItMCug6h3",
+	"WkUeXVJVsjHbxVIdk2ClBdxRQkkBwDtKrNUJ6mkyp8DeJXpIGMTMq0Uh3Ug4i0cxyZHpXqkM0iN0UT2G",
+	"K3S/wlE2caGubzqQDV1OOJeQnrLjwzDwYldyeyrRdAgJ9eB2xHile6aCyzaYhnqeKQeLnGA48nM1uUzo",
+	"3bv6u3f//0uUqR0GieJSHlealiw29vj4r6JibY5J8XQurRowSinA0tOBnHZvMIb6kSyAcvPZ904UugyE",
+	"ui1iro5fI0WlckplQ6XEGpVzzIe/Wd3qAMDhGY4G9tAyBs9vJY0MxTLA8ZjLEr1cxh+IprMh4lK+kXk4",
+	"Cg7bQMamMGdVGR2IOtWqASTnMEk6MgQiI8/mfC2F4a65V4GId/ZWxQbqnDSez5vqGRUP+CMQ+ibwaYQZ",
+	"wiERZyKnS4ajIDytqqHTSPAKmAGJ97KO/YiKg9vWcrmNv8Zfrx8YXlN3iKPVe8y8e+pFq4/zTQFrXeOv",
+	"dB2vUcwgUEssgX4JZsWTraENjlZcaG3BPTDgDQnRjzQkshi6yfyDgecgYWp/O+CMX+OvH+hX4j1R9xei",
+	"re/U+bIb7sBKLX6aAL6jEd0Q3vHG9OSQOcyonpw6z21QN/LdcxrWU+u+38CeJpL/GNq/k6E9JeJZQi2V",
+	"XCOB47Kw8Vv2Ppy39mF3ZQnD+boB2K5RFN1Y9kBH3c7LsWDcTtsvogBh9PlGi1SqoyellbGzo3UxP1Wg",
+	"a2+gbu8sM29K/Fpjj6RSB6DrtinNiPlZOQjENnQCyeUmLBXlSwpnbCX7/cT6U0NIk3BtOp2qtLBRT2xZ",
+	"tKHUGL0ziOtJOQa99z/2Bu8hxbw3aLd6s1HnY3cAkJ7DWXJrOMvc/aW0LrXTMZ3qzDOVnX76xIcbA816",
+	"gETazmHvZWuCEEG1Qri8IR7FqOW6hHPUDlgUBj7ixI1DkOUkSuepOYq242l1YRrRsqV4x0MQhyhgtU1I",
+	"1pQTrqCjbSla1B9sbFy9uwA0FEFNYq62q+WkepAFe5JonnwVxL5Xg0ERjTtqhigEVRcwSgQDE1KSdLGp",
+	"Mcjuio8vsO/PsQtFYCDlHcyqum4JleR180MLccK5YoEskLHFPBLTzVfEq6P3D7pW7eFDWcc80gPJjUAO",
+	"wAuDDZf+hQM7Jr8Ay5Us0TZ/2IRkvMIh8X4gD3uKxn4hD+4KU4bA47gKfI+EKup/LvEhxbIGCzB8euLx",
+	"pJCGH7Bl2qbBIxxGjzBnyC00THX+8AKNsg25rwrR4gVtQUWu7ZyPbZrfM5nS8klqHJ6BZhNDD2q3foAd",
+	"1v6hjxIAT9jc6tg9cpbkCJ9urjItWUV/NW/ZsVpUWlwAFqV3zR0k+XEeuFSyOtXMtoeiCNl4V0vGQF/S",
+	"+Cna+0LSln0bQH4YTWhhpn8km0Bz4gZrwmXhLAkweX5+/u70COARy044vnpOdsUMIhAnUbwxCM8Mwueo",
+	"u3tyT9qtH05BWtleePv8pnlNKlcJ0HLzhHTIzLeQQf41aMABwM9C2p6puS2XhqpVqSPTpJbxdFRFrNP9",
+	"D1yqQRzhJekHQqNNYmIOXirjh8KCEzMoHQMtm1O9u5NL4cUCBHJVMohbT2jKeUxmgFMmGpzMhq3RpNvq",
+	"zQa3k9bHThVAxrnxw6br/GgM/e61MrTeU98HSGr14UOq7O6DX86ALktLHSjTcbhJGWzl/NjxlJlnJ5ux",
+	"CcYgzJMai06eU9N9klFfOBXC8y2jXxHZBO7qdIfxxRIuyWNiTyn7EITKO6A+SznSKhcIUfgL0VY4QagA",
+	"MxowM/ZFIIQgcUDLEnyXqIbkIl5CaFJGXtEWTJVM6j8ghZzBSXhHXWUhD9YEto9vkrwSfKt7yrzgvo5q",
+	"KEsxl2gsXlPEISF+Q8olzl+uF6Dr3a8CnyAp7CmdH8UbiakKh2ZIvNhNG8nSKkl3or6r8voyfalUK+ZH",
+	"7k75dLrbAuDpZKFYaqfbmRYYXAoEBRxGSghMwXlDabxUs1sLb1lxseAfB4OPvc7ldgNirpP2TXWtjHYH",
+	"71aqlf541J6pv345jAcnmymR/J5xOxVUchnrejz753HPBpJxyJfSkG5ZbkBHhABoGf9H7ggT2kAMSHEG",
+	"chrzqKoRDKBYYHK2bAVCt1v9dqfXg9yG9uBm2OvIrNW+joqWv+VjR0G8fc9CvTSTwvmfUr2lS/XyjyQd",
+	"xX9EqiJkKaaasKZgHppamEksOCCdsGA4tnwm8WhaDzl26Ok2nGOzCrOwwU+TnplRSA+dRNvMWGdxTKCQ",
+	"8RPm9fI6l206tuKXkMfaL9SocoHCOu9VjPJKGv8VPBpN0DQLKmEWq22M3EuV4rBUd9te7OE58Xdymlw1",
+	"gD2MR7YnOMQX8lCTZZU3mIb8EuEIrQMeodcXV5LV5Dovz1KqLSs4AZ2aMgVDlSoXzDTKvGngaouBge05",
+	"ga6SjXAdElNFzkyF9NYcMMwnrU7Z1mvS+ka80yvdfCPXf9GUkjil1wvOSvPAlIWxT+RjQjXzYValGZyw",
+	"RRC62zVxwBCmcODlHsuFSv9eIexOev48seIEryuXlXsyVw7b9Fq+vrARQOBin/5GvBvCOV5aFU5fP4NI",
+	"GAYhWstHt7cHPGhpAj6SQhmD14XS9b49RBdvoOKyAcggrHY7tueIr4v6OEmaldIIls5Zv6xiqyvEf6B+",
+	"JEMPD2AjqlzNAt5FbkgjElIs7Q1zQYFYiPU+Zq4qCx8S0Rc3AlumoPhsKRpwHfl0TYUQq6yQqUbEC5sw",
+	"+EoJhzo8X6miKqGvugB2yu4C/04G3udelKg/SZSnBpwy1e2VWyTfaUjuI+ma6Gacibakc5JztnOYl4TT",
+	"WJzKSvf2xTMoxTVSsMPyo77kL5Rl6/OY3s8xl6jE8qM34qW26mhZm2OWFqDf0I5Nnbd9ZltQN6Epq+Ae",
+	"UebRO+rFUIADKEYOGwZIuE65iFLzkp5BWGk3YFFI5zEU/QnucSizWII7EmIAx02PQLaclsJvWpP2p1mr",
+	"16tU9e/+Twp9f9yZlBS2C+fpsN2TbUZNBhxvW4QArDJlLFCEGIQhiAhQ01JRiKJr4gmespO4yxr0dLSo",
+	"aQy+ZOVTBSUuBanLMWmnpFz4bFmpZDvBsyUZmOjdILSFjbYSYb1AaHCKK/k4p+LQpRE3YIPUm7ITzFDM",
+	"VI3r1xe1OY2QQmWBCp7Sr30qz6qcAJFSek9y3/29UX3d/JZ8/P/+3Ky9++Vndav57tupVT028QfWnDzM",
+	"H5i7CgMWxKlifhofdR1H2i0sdDOIm7wSwhnlSEbNgMInf06ZnkleRy0lzqRUa0MZqojclJ04nETtYL0O",
+	"WJfxSNCbJnfTa33BqQo5VD7E38f+ly5omJbnpsxZkugzCTkN2Pb9U1WhQaL4MR0JminPw43doDXsWpGx",
+	"fUpY8vGi0HdH5Ux1PSfxYcOVqoL6YgTdYy7FXhMmBFGC95STeuVpkkuuySYkLo6IJxGUVOE/wBblUew9",
+	"PB5225I2YaazCh+EAUvaUUGT9aMyIQqNuMbrYj6cAOXlMmpk4S/A9nWuB/1OOZwUkO9Kx/t04Olv1cqS",
+	"RJ8I9qPVFjHua+tj8Zuy3SIqL9Fw4avfqhBUAd0vFHs/TSbDrLwrnRQLTH0hYiRLn8nr6A8m6MPgtn9d",
+	"bsJNPyS+QzvwirqiQB7cwCvVkYvGhRVDq6BHBlPLnlaSCyGLH5NlcvHu9ZuzN2/OXzUu3r17dfHu7et3",
+	"j6hTKFjkns2iGBKwIVlnd2u3lISl38+c9xtISrTxyABHQxHWiEZzt1TM0v7EmRT9Oea3SpABU7cKi8tk",
+	"zjTP0Yp8zVx6u+tKLs41+U7zzflZ883rBvxXe32Gz+dN98J7RV4vak18Nj93L7ya+OsNfjsvs8imaQl0",
+	"Y1kECdYi48jS+49nN6BJsRAn4Dz2vyiLcf2gXuzGZcyfQQZjEr4kBAqPiMNB/JLVNyCrlZNI6hL5pCV4",
+	"rVS+UhgsC7Lc1R2ZBtQQEnez0bhSKeEeEQcjV/oq5eIewpE+olA/iCAPHodW5qVCyiuXzUYDClPKvxpl",
+	"2Frp6LsraTdagMF+KY1M6UVWIkwiFooVLpn7c0SMbiKy2qN+y4qX+zjTuHxLJUNDVHlaeJR46D4IvwgF",
+	"LWB5uj2cFfO91fwzn7hC6+COcOQMO/3rbv+jgySLIcgZ3fb72StAilVFsHPsZkBPVQOVakW9WKlWxAvl",
+	"somgd4USh8GeFdMQ2yowJzWHZVOl5irC4ZJEXWs+gm5WPpMoijuP86t0zWWJOOXiMKklJ+3Zxx3osiN7",
+	"ofWSYsgZYXgdeNArO94et+UUS0+I9k0bpNI8iWZkPNHS/1F/1d1gnWOjcDuleYAhsszgVby9LQ9d3REq",
+	"JrpfUR9sXy7hnLKlFvX9B5N+EcpKbLrB0uF226H8x4K8pxbrN9CpDVP9rYijauthmfhke3IBSCv50zND",
+	"VIZ1pM4wRRoZaXJPooKZp9ZyGZIlBmzbfalDWeVbAmsAtGNVqKrw6znziLDp6sukJ85uMNBjqnabueFj",
+	"MSQ5Md9sYPfpCUklE5nZQCeOPGGF/KID2eXQ5F9KODx9ZKHuHSJ0dn13C9Q5Wvi3yBAqxIvdjV4KK6+M",
+	"tq6pMzAnMumGeFcpywwUrGaPzjX+7slKOTPIdqaQuGzn2HnpJMu/aaR0e4s3H9q0m+LkvcNZPfSzG5G1",
+	"NY46P+3pqVK92T8511Bm084dZQnOjI2FybFcoVXgAxLMQxK8BNhmYF0tmB2dKbZr7B3z4LdqZUX8zb4X",
+	"PolnVP5R3lu6670t7+q3auXXOIhwmV7+QzzY+eoS4hFP9vbb3qmGhbQDsIIty2o6smHh2gxR8AVZ7jex",
+	"/eSEo1FnPLgdtTuz/mAyk5YwUDr/cTuYtGadf7Y7nevOdU5k2n6pUmSdlLTEbfbZNCHxK5Wb4QayqIlH",
+	"NoR5cNI4YnQOOoGVUAQoA7vyvTw9cjspgrc4DP1C/MBJylQli7BK9oll3Lre4VVZg/vhMAf5p2z155QH",
+	"f7d0BXSwc4Pvl3u0lmzVp79D5nRK2kFBOGW7XyqWMzJiUw6xbk/mdfLmgenWBSLSU+VbJ66zJ06yDtLk",
+	"sVts+k869bNLKD8mX877hlWnLpPKosECOebNulYhHQjoFaN01CVHniUQowDUd7IQuyvlCZmNOuPb3mQ8",
+	"G/Rnw9bHjnNqr8FrO2pUl/ccNpZvoJN0n/SOOK1OmXPdGY46kIc8MwfO7bhzLdQLHTg/vm23O+OxPLNu",
+	"+6NOq/0JgGrUjtfFsHqdVv92OPvQ6soY5qK2s7cA3VBf7o5/mI27/+rMeq3Rx85oNvnU6s+6N62PHbhc",
+	"qVY6/xx2Rt2bTn/S6mXe7fxz0hn1W71Za9id/dgaKUvUh26ndz373OrddmaDz53RqHvd6QPq9N87bfH9",
+	"Hzqjfqc3niVdgrufW73u9ezT/8ve2zAnjmtro39FRd2qhnOBYL4hNfUeOmF6sneaZJJ0z549noqFLRLv",
+	"NjLbNp3JO7f/+y2tJdkyGDAJ+eg0Vefs6QCWZVlaerTWep41HJxe/XJ99Mvw6J/XP59dXB//Php8PDm6",
+	"/u1k+OEXcfnp+0K5AL0VLZye/S66pt3/9OTyCm78y3BwfK3vpYVy4ePJ5eXJ6AM+x/HwfDg6Ho6OIO1k",
+	"+K+r61/Ozq8Hx8cXw8tLQAGDy8uTDyPMCVffHw1G4quTcyWTqX95Mrq8GoyOhte/DEQL1yfnn9vXJ6Or",
+	"4cXPg6Nh5i91tJH97dlIU+iMfyK+Sfx/4i9VmPx6eHFxdgEfLs5MjZ0hJ1mhXMAxOhn9fHb9aaSLFF0M",
+	"f/10ciGmzNnl9eDDxXAoxhq+kLPrZCRmw/X736/Prn4ZXiTTLnkfKVh1PFQ59pdHvww/Dq7hrQ+gtvrJ",
+	"h9HZBX53MvpwOkwG4fzi7Hx4cfX79dXw4/kpFpP6NDoeHp0ORO/k1yfDS/g8Xi6ZBl25obNwW1bO6MJi",
+	"/9ssfGH3ZqFvFsA9YBbKJqbawGcgLqt47kbFMQvfrAc7vo6ln3u5kGo+gJXhupVmM2c+T2aHMmFWMmjy",
+	"KAVmWbtb2tx+yaK5/pPFRyxsZGHoYbytbXKdPut5Ttjmtk+u+482giOMs6HbyOeEgvmHPSsei0XvqPI5",
+	"pMdHg2rZxRbELd6Fq5DZbqDXY6DC0oCeAwN/+wrUJ4OPsf4ADWMeixjcmDiyTMecO26EefsZAzgQ3xLP",
+	"v7lZynrNPXCD5A5ZQzd2IQ8wi/3ve4yor3Pf7j1ekHWrfNyKr5iGEtfxRj2EYhhR7tDAITPqOMD7C1m7",
+	"WUrFPcf3Ectcc9hklsY4NI4NqDuXSa1MDLEUGg8uq7bsi1hpx6UHR/6WwCF7eZ447pTxUC2zB9KcfsUD",
+	"fNyUPBlOBe6fzTwsnZ/pHEZm2qn4aZYotmhhzMQcDQSmB0qyfvCOx9Dx52NPe0coCYpVFTPbPpIBPAbs",
+	"Yfer7O82jY425mSgYyNuOMNNEAWunbcd/HU2K8j3PH++sjjNBX6tFaixtIFPHQsvzk5Pzz5dZRUyEghV",
+	"AI0PAhvmzE1G1ahLleiwQ3rQIFEwqqYTKRa4EOKLn11+w4JZ4PJolcMHDaleI2/xSuuQTF3wG5dl7S8f",
+	"ouoeHG+aRl0cuzk+1ciPPjIc2UUroife/p/+H4PKvzHR9v89+PPv5rfS/yx9WP/200//X/qjxrefSv8n",
+	"MwnXi9P71/pD8VeZr+xyq1SG7BxyxD4hiyo2NFVROVuVODd3ndMzX84r/kwLO7vOQu5r5lqZJcquZymM",
+	"8ZAgW/7BOs+4rXJ950qeAEnGRMr3C7tXtBZJDl7QD9Gonxt1pHbwGGtyQPLOBOJinvJqudJcebFJXbHN",
+	"hG2WvvtK8f/3g9HxGZ6CIc2kXIg9DuLoNfggz/DqDzz3rS/Mnbn4VljwgYzFSBN+mOQ5W/CQUNfFirsp",
+	"qyZAF628UYXLJLM1Fz4R83ZtDCCew9JhHhfBIZRY/yuas8inixMxccUW70YhuJlyQ0Ls8Gof/8pD4jH7",
+	"yjwxIJUJBTbWEp8u96tKQmrZ5gMX3MpwG6wOS1Z0PYxHRSzlMB6QuDoOivrKuJuMpIAeYIYey/9GmSmL",
+	"YrylG+9eRUAjzZWcHBETpzq8lAXJO/yzGszsahLFyzVuV5AFcsEmLFDSgQ/BAujRTxQWL+YeAySA7WfM",
+	"ekw/WZsiw9mdzMEqp1S58S0grg3mng4T5OE1z4OzMDpnAWAInz8WC0UsjE7oVGsw45Fnybcr9ECSHwAp",
+	"Cwgjcf6qjBFUs0sSW9so7uQakFXMezjvz8eSgglTFrPDUt2HejiexwJyS8PHjsVSYw9/UIhioArfpbBc",
+	"0r9B59FtPcOVNJhHt6RerYF8RSheyxfGCUSZxDtJFdbvk/eMBiwgGCWDn6pMbT21A5UwQpNTfo8NHurB",
+	"hXnIAktVDbPYlLqeRWyPulM0UP/47QqvKhPmhQwKqSnNQZNLnUJ0zE88/046ILR+Kj5F6sNPgafJalLb",
+	"9ucCzEvLIoyMf4CjdCD+t1BGdyO0vkaMU/z2wPb8uVOZeTQS2xhEi1iZMMeNyknfwa5iZjZKGsJVRIAS",
+	"8cY33gNXR6Ff+OyyO0k75/RGNYZfk4SrBpNFDGP6yfEZF28BP0xNJ5ww374BBQIRl40F8xOyZEF76VAM",
+	"jLocypYv2pHkd+9CwqZzjyb6X8lSo/FTDM5PyFejr5HxpN0FexiWMcpvci8hx6IhDQ/TWt1LteYwBX25",
+	"Mrcm7Gjy2Afminup/TB11Z0fgAzOrYvfTkkRjwLUqUBSjyrX509Mni0fXl5U1uVOEitf8RRh6VD1x+Ry",
+	"dFLXaQ5KSCSIAmp/kWmHivZYJec0ug3LZOw78IQayyiMHxdRCuMIXqSCkMnlU3riHZVJiNTar4w7fvBO",
+	"l2HC81IICeCIHWe+i9TcSDcWWKYQ4pAO/AL4zIHrMFIc05BBqNUSs7d/IMPzt36o4vaaFi7EGU1+5POv",
+	"AnCIEZB6e+N7OQDx4PTFLyv5zRsWmMBg7CGJzRoqJKHsD3LxMQOOBszkBLLflMZDlQz4PZFJAqmzI/VE",
+	"P2dM1s4l7nQmZl7k3ePUU0kGmJsu2g0ZQ3QLCO1diDZEPNACvVV0TyfC4kxByivlmk22DsV894gbyfdB",
+	"FORJDq2wCQPSX/rmjrqRRYoyW1P74n+sFKNCtBsbqBKZ88j18EgxD/FMgYwQ8Sinbgj6BLe+E6KclYWE",
+	"eKtMrCn96wJD/xYp1iqtWq2sBGxJq1YrlYnlBw4L3t+LbgljhUkghFhLtFKI2lilcipjAARCcKjOaRC5",
+	"1LucwwZpyZciDG88VKmcBatKkpxQCEqHpGjpibjVatUqod2R6Uqw3Sf5wMmrTM6LclPFTZN60U//CX3V",
+	"0VnAouj+HNxG5L9zceGMBhQqMCg7cAtTcs1CDSW8x6Ui4Eh54SigtYk/Qp010S6+KCyIQ4oWZDKJsbLA",
+	"mfgpxNcmdv6TmfjXF3Yv/oOg4xoWk/gbdh31J74uqXAMl888nzpX4swS/3U9C/zIt33IFv5/qn/d0MlX",
+	"q3RIAgnvUGlFJqoIa0HtSDT8j8uzUZWojpKQebDGkNCNJx6xNUH/JnMvbo98YWwWkuIMZ0X8eR96C++x",
+	"KOZbGbemUjk9N8ryNwcwJ8vE+h+oiCrvH++J2AX10uJ7S5FkkOhyQ9Ks1YjlcpD6PFfvBlfPCI504tEX",
+	"9XZAckDspOv4/4fEdfByRfgX/Uhz/kNyF7hRBJX1F8giYZVcqGWuhEdlBVRZ4pSi+qLrQG8/yhGf0uAL",
+	"g4WHHiQLuiBZ3Qm5SAyYdMdN6T1OXNiCQQobE1JIHMZM4lbCvImm9Zq3QFZyb7gfQOSGTatxbyCO4/j2",
+	"HOCD4zOQ2xNNYxYQdC5g/0FhCjeuJCq3VW0VqxQ+bntzB2Wm1W/j68f3qNkqHW7zEPsD0wrXGZx81bHF",
+	"indmRMKRG3kLiEwHU8WvhgRapYIWSSp8NSTxkNOZW+gXGtVatYFu41uAvplq83/Lf33TrdoKd7loJPMg",
+	"fJFoL8RJg1Le5T+oo7UKAxEKtRlBu1Mm7pVNDvYUXwSuMUunFKwlEsjXpEoeLJeLT+ooK1yHtpHp1936",
+	"Hr5cvYxxGTZhFBKfqI4dmpzKnok9xJ8vlbFIaBGqvjzNznuSMWOBMcOIUWdd5MKqkt8EyrVwIrKB52HK",
+	"/k9RMGcWbi2Se2Fy7J8bwhYGyis+KbqRpMjJJG0NmFbJCexiYlXA5ouTWnJdolvGTa6WftEPCGd3mPQa",
+	"hFIMVe3ZP63aow/TOz8e4Uyu9QJfy8KGTLAa65zFMwdxWjWGFFrgEBddarZh7exV4SAPch1hEfp6EKGw",
+	"6gKaZoyIxab21UL/j2wnZPKTg3NcHwLCF76VN/4cBXZ+FaAgz89PFqZG7gs/xi8m9yVn+Lpz/z5+o7mv",
+	"uMhAcLkvvkS5YDneIwjH5r544EX5nyuBb/Ia4JVKACMsZ71WUwdwWVMYJiyapAOBBLGITawP5zpr0pNz",
+	"GG3NA7VUS0Q0v8rW//F3lm5LoV6rNyuGUanXroxavyb+r9ro1iq1Lpbvhe52u816rWO0GvW60e02ao1O",
+	"C+h5ya0eXRcloyRWeOBSp+LaFVV+HBOgM2tBJY+qaId6zc+vHsWypEg5330JlyQ7ecdtr5oGB0sPJ71D",
+	"cWmfwrc/Y5Y9tCdsOvgZtWQmDABlJ0diZPcPmaGGPrdCnF+23LJYGnGkpXClpXXFyeAg7w2b17vFy98t",
+	"ZG2BeyvXCx8sGu2dvYwcq/FbuYBRqG2UWFf2HR46Z6271Naa8FW/lQtNNElZvYlN18F76qjAA1xibL7k",
+	"E1duW+agIxGO9XkuVCJxUqEIKnlOpzS4h+yeMFoNKGNmrly85UIEUsx/rLR0f4rm84PjdH7hA/Gw5tvT",
+	"EDBimTJZxr+At+DrfozrUgoWWnvo71iJkReEMTgcbxKeLtuAn8kifF5Gz+hM0bsUsLhqjcLNZBE2ryIT",
+	"x6jZ5OtgM9FRs070WYdlwQfKyU6xrMkRzKYZ8o+BsiaXsof6kCKSXfLfrYSwS7/cY9c9dn0t2DVFr4vh",
+	"Kk7ZxZzuP2SznYZh9Ix6s9VpNGtGs92oGWkJCA2rGlc1hVVrtQSrLsCFRFkrhoQPF6paUIBKtJkS6SUQ",
+	"QdoZ+FhiKh48vPNKnkflLOmqLrvp5iSdf3EwCSp3bKykPFZpsCxC1PgUs3OIii0/GKLC5Xkg6irxiadB",
+	"pdo6yg1EV0mlbMCe+u733aPNlcovGrxc3GBz4crs1fAIYLkyzB76QaR57BOoY/JtsE6VDKBFgU0YDUJU",
+	"KHWjUKrjmUnMMIkCAvzBEKH4pcycyPhhlfyWEIJBbB/pwGWTL6InlMhdyROO6xhCGlaCqAQOi+OJkW/y",
+	"ZTYxGXCZpg1DjOomCreuhlaLGWXe60NVbw8cvWZ8s2JtxwDnj78LJ+cDjKUV+oVGs2oYnWqrVzXqhXLh",
+	"5PxchkPFznN0Xiivd8dpEKdp1GOIsyxEeylp4jJDQ3Ib2ZhMAnhup1AuTHTaQ2H+8z84+/3z/Obq00/K",
+	"w9cSiMtoG/Vuo9OuNVtGDTx8s89xPOrk/HNzGWOlR6NQzqBZFDpH/Kpmh1+d+48/FXRmglYqA5Q4qPNe",
+	"1UXABLlCP2FWfxyMBh8gt1piuRhizPwguqAc9vRms1FpNhuF3QOxlQhHpZPu5jbY2i+iKVlK4uCOjcUv",
+	"/8IZvvYFSKyxoNRQOLppTW3XaPz7t5PInn7+Qv/1D+/3xq8/Pf0w5cclPy8/yAZIsrgpfrdwZMUmvwRG",
+	"FrakgkDPMz+LjXsEcuchoSvaRjVYYSnGvnN/SGQijpZLVV0I/Zs8if2XMzhRuBVPUp8ETMbvHUwzCxmP",
+	"DuW1oYUS9CaPUTi6RxxShMKporsQZ78n9q1Y3ajIFd0G/vzmVhfNLVXJ2dSNIuhkYmetuA6udXV0Dp1e",
+	"tjAWsZSFgQwQZfAsYgmDhzlF0Ky07BambslaC6nkB0hyg3pQAqNgOTfxhZOowqjcAi07rQ85JrYPyY+q",
+	"hF2MdERTAGpC0qz1iEU98Rbuh5CQJnrnhb6UMwM9LoB+AktFrueRYM6BdA6Fj+C9Q6+QE2/yonXDQJUY",
+	"vEwlHGAAgNhXrI6XCezEo2LEOik4UIbkCbEXaSVTAhZhzh+ZscD1kyw3cIAF7o3LqZfcwuRQTgVeOCR1",
+	"3ALN7u6WRhDcFnhTTFlSjPsJfwrYyBYSQ96FWt5GKT/SS472T4n1LtS4PSc4gltC3batcNF2uOZhGCUD",
+	"azwTUnjODfxhuyHuhInmUBTM2bfHgt0MdmWhNqnZjXGPVToTg1WatGtXek6jVamP29RgTbvj9OKg8Pfv",
+	"sHvF7roNQ9iOhzB27SX6N4nA9ApY/2rcf1v7rLIgodjbki0KNfok/FE0rWdFhs1ab/NFRz6feK4d7RBK",
+	"YvWKlZAvB5p8qH/r4O/0B98QkHosyuRcis/x3awAp2LtO+jSgvAIc0rESt/C0jPmkfqwMAeAXhFKLqPH",
+	"kF0R46AwovcJFJLOLLhOgyIx3AHtSlVK6MbnyBiCKlwS6k0Cxgi9oS5/XmiUH9XI9/HUHqzUXV81Ftr1",
+	"3tl2jEmX1u1KY9xkleakRStdu+dUasyYCJPftFuO2jvr3VajXau3DaPZ7dR7jXazu27vNHayd/ba2gY0",
+	"qdOuYddYpaF2IrH59Oyak7F3JnPnhfbO/F2P98OkMsR+P3Q0m/sC+2Fz80UjP/rZn/NdulZwo3nMflhe",
+	"H7V55A6msQ5MLvaS1YIz4gDs2imnh3LUhHEE5w4KHGWGbbgfkXumyvqoTyZiwPNvIGIsXuXu8dlld9/L",
+	"xrGPEDw0QrBYTPvBTgDOojs/EKb+x4odPMb1sLzDLFi8H2JH+cCix20nM1WOecFbLzG92p7zHYCkgM4/",
+	"Ls9GZMqCG0ageaApmtxK39+qkkGo0ZoxCY2E9D4so9/XkuviymWBpaiB0CL4qPm9yZFrehe4kRStByok",
+	"6p5jZ2Q1ZfhddEv5CqEUSZE0ueJIWqQYMqwXDUzBO4FawDuduKE1n3lJZmCqSIIWIBBnwaUIgdgjuc8r",
+	"mAaQjlJAtecxW9FTFLowebaqGxnIkAWNZN/6JH0UFZ1Gl33iOc+53+Jk2Z/XHuK7flkn69OAeBUew+oC",
+	"YqUX01Or9LqNcNOob75gGNGbj244VfX9d2S5z2G8XoNr7CBWpgItoszo7bkAattuB8JgRlLyCvxciYYV",
+	"2DiTj9myllUx/jMplqAJPyWIQgIKq6Tkr6SRNHlsJVOsd2AE4LlE8WhVb1CKgPJ77Kc03sJSyhl+B4zU",
+	"FfHSWNkkIz5ZtFKeiz5JZMBKxA1Nnl4wiYqCNPzpnUG62vJb7OTV7q3201ntRd24V262cRY5elnP78tu",
+	"78gEI8jVhwH0NF7AIivRCbDFp/FZM9sWX7CZR20Jzu9ufY8RQJ1EE6HL7wSCLBq8u1XNyqIBNMr+O6fe",
+	"KuhcFFMnkQOyVjprpHxJRD1WVoLFxA9kLqxm6TApRIpdYKsr4O7ZhER3PglQLNOmnhcuZObqzbK/qB1B",
+	"RgkzOQi2MCdcZ/NJXpO/4N5aZdX1zqi4CeQWaUo6cC7CgIzJE/UsSCRJSedwXw/oQJQH505fbL1TP4xI",
+	"u3mIvLhFZRcI6ELFAzwmef4dC2waMuKxSPTHDwjlUo0MC/dSL2lAtgqZSHDCCvHItthMWCaOe+NGYZlY",
+	"1zIjq2KRYrrZpavEtig+dEqHRDZfSz9AlXx2fU9j/6WmS3rflyquuH/DBBevXNdrsW+ZisxJap3oqcf4",
+	"TXQLud826NXPAhZi1TiZX2Vy7cpAzJHiF3YvL4xfetxrlSmPrlPOmEM+cdf2HUZsD9KFSltt7dJSPHla",
+	"EJqHvL9/uaSgDD9es/7b9HL2vhtcLvjxbMpxFwAt5RU+vdweqg/wipbE5J8iSYZxZ20iRi8tlNDstTv1",
+	"TqfRqjV7vVaz1233XnNOTGpWfx88tg3j2FxOjElx3n7kKKDuQJDynG/Qg3AesBi4/Ax1VXcIYi8lu0gO",
+	"3zMh2GylAxRg3r2Il5RdzaKYmfwBdPoqGUhFxSfnmEnB2FdHMkswJtEhJlZNfRcSSxh9CxOO1oudwEvf",
+	"QtNKqnTvyWt78tpGS6Iz2WhaJjBWG4J+JFpLLyV39K0cd6n+0l2qyy59KxcSNXTo1FfqenTsem50f+nB",
+	"dh5XmYK/C+cXZ8efjqDi4+hsFBetxLYeHfs/D3xnjtKluqLOxA+IJl2FRdMK/zL+UaeN0+a09Wsc8m/0",
+	"au16t1U32s2e0W10O826lP2SE3LxAVc/UE4tJ5iJ4uTg37g29S6jYG5H84BpamcwPacsCnz854TaogMg",
+	"7p/8eS/1v4xCGQtRLs/qP15o7v6JPSr0C7iihLV42Y7VszpWL3z7E/USosDH0ZRGSoqoaaoK3+KziTjW",
+	"wceVG/kqd32QWGfCDhZvn0GYXD/xnrO3jxUPg1YeoRsm4dJb0wyTj7VRKUy+hBwkSr7+VivIlEgcRGtZ",
+	"XTCVlvSioa+CFC1Zavjk9OTq9+vL04FecM/KctDqLrdSdZ1Os0CvwsivIGTGrEXN8Qp+Nimc7zDbddQF",
+	"bsovK+OMi2xHGgHCN3lxE7ORbE1sNHmK2ZjoRUsp3JQ6bMCweAlzYNMDn648iWAXy2Q8lwLs+LlGjyRp",
+	"dmQZ0lHi84fYm0AbfxVrMvNQE481lmwQZ8UJdb15wJRbdYZnLr02gIflXpdydxyfhX3sfHKricvd8JbF",
+	"pyg8ooHKdRX+N/zjT/EswrjBwsLHOPKdeMbGX31EpRyrLI4y8fggtwbnBvf1xSC+lMMNYWWdG2FyIEck",
+	"45QxOqW+yStpjWYoMQHOC6yExX2sxQBizsmv0kfbPpTLAHnuVMFtqCxukWKz1iTW6OyK4AelMrGkKJBy",
+	"XkNrSfuHy/1Ch4p0noyZ5/MbkCimMkkKh6voB/qojO/V96JzcXkKtTgCTOsoYf+1zieVxQejdG1xeJoa",
+	"POr7wTG5GP76aXh5ZZWgx3Ak1hdEnJFlFjQYAPUEob9mQVYYLaqKDUY7KZMjFkUJxPSxe3o5+SGOa4NY",
+	"P59dvD85Ph6OrFJc4g0aPeET31LlzopWUvJUlhOIS6nikpu6kYWrm3I5gfUWYCVZCd6Wdm4RN6LNk9v1",
+	"Al07MdvaGJm8GDJGrDU7rjC32/F7TJ6L4EPyUZ/LJt+S+7y1u2DPgF48XO/Pww85Dz/kPPrA4+WK88cu",
+	"IPaefb1nXz+IfZ3tP9l9nGmrI/Fr4GRDT34oUvaGI2T+w+pOgkYHf6/5Njd7e/2hODv7aV1UI1UEbQtG",
+	"d7omSHTLpiHzvsojFfcV/VEeV7F3j+R/l1eQv2NeuN6jKb0n//HF4Qehv4xSiaEZM9W50svzxtdCwueh",
+	"j6/ZhX8oLnmH9ahhN8aVltOZVJrjOq107SartCddWhvX7abTZnFxDqNXa7eajU7HqNd6jWbXaK1DAvVd",
+	"IIFuo55sp7bdmTSoMe5V2rQzTnHeXyGXfIuur+eS73f3FQzzl9jdX5ZivrPdPQfjfNe7bhndNCkCOrqL",
+	"i5J0Dl4pC7axMVOqfeLU5s8id+qGkWsTz7e/pPyx6GOpxK6XHL6assnxjugKjS+9u2VY2SyeXETcnGNs",
+	"Y2GzVaQNlXQi2kx48eQxtPi1++MzsD52sDm+8Fa396K8ZFaB9K04zLn06HuxYtU8HeMfcoc+GR2dfTwf",
+	"XJ28Px1efxxeXZxdFsoF5VmEl7uwv0G9dL1gu+QSV+QDul/d6P7A8e0w9dwH4Xw284PoYOL+VQk9WigX",
+	"2F8zj2KqevpJ1FNAInd6yQvYHRFPjCvQEzA54FCP99zSpUtc6kDoplooJ+kEEOX+UyyONUNyMfxwcjb6",
+	"vsZEzr9Ng6KmZzwySdJFEu//89ufL5Cg8ms3/FwbXzX4P77sJkFln5yyT0552eSUnfmml+H5WpT444h1",
+	"7BCY59Du2DU0R4fVgt4GurUsrRcgXA02T0BoS1uuEmnr98CWD+PGsgt7yywRpX4tS6LHOSPlRZ4iPOE7",
+	"6RErpvlg4PW6c0OWuLj8eUSs+cyhEftIwy9WEsuEksyLkiZ9wqh9uyQ8MgtYCAz0QOdoqq4Ak61M0sPB",
+	"eITF5wKGN3Cg/vP4Hv5TpBylktShQXzohupGRLsPjfCXZSl2ohoOI3ov1UnoGC7S3prJ51zSgVUIWR8E",
+	"xZfU0lmwCL481MhhwCT2uB6yGLbkcf2A2B6jgc6ohIH1wHfqRqQY+vptf0qNj8qAN/lk7nkgITClkPZx",
+	"69+lRi9gU/8rUAahefWU4gClUnGSeVQ1+ZHoFRS3l1N1KakJaYQqzCZpnFTMgFviz6PQdVg8NOoUShfm",
+	"0TIdEedcaiiSut2aJgwcectigFZM7byiMDIxBrys6jR6GIsguJGm3+GGZM7j66lXJWcTk2sMW5TfWeTY",
+	"yuO5Rq8lMbtWJRjFN9BTuVJcWze3qsKycEKVjNjdcq6VuhVUfLTwxG31szJnHJ+FJheTBdJ5SDErU6dU",
+	"Rq0gns6qMXkxV2pMSSyGLXJgpGM+SYJZzHApr05oKaXTt1z0iplcehbisXwXZiRjSZcJX5w1pAgD9FXO",
+	"XXztwogO8H2H4WTuyTct1oNm/8TcZndx3h/EVSSKCZdcMSZf9sUcpgZNLvYkY0beJGAY+wBnUPKGwjdS",
+	"HmCtw+dZ5JleJB7yKTao319ijkf/emqXEpSrXnlsiTsQu5TUJ/WX7tJjEnOQjqdKfa9kjWx78t7FEegc",
+	"taKeKUenbjdZm3bHFcNpTCpN2hpXenbHqXRZbaKySYDkns0bb2XzxttGs97p1mrNRsNo9epto9NZn83T",
+	"2oUetJ4SYzstZkzqtUprgqGwSs/BUFhGDC+2fS/GGc/f99XpPK1tOOP7aN82UnRlPfHcigHnBPjYe526",
+	"TTp131O20EEWLWIjKz1V/px6BFdeZoH61Y4Uk2t6eOtjnKlgIqHhF+ncyDrimRxxc5Wcs0C/fVFzJuBz",
+	"stDSefJp4kKpTyx8LgvOUNbR2Wg0xC3w+ORy8P50eGwlx3Tt4lsaEos6U5cPOR17zOmTCfVCCJGmWjn7",
+	"bRSvrgVC/8o2iI+RVNsN7LkbEX9icuYCegd0fMdJERwMUkcV+ibaIYPzEzFK8jqxjwa+V1JOIq1fn841",
+	"t88hsdxwAPEpOPRbg6Ork8/D5AAL/V85Up/OLSkvaJ2M5KVVYmmTB1qNX7DnfmHpI44vY8cmp9CLFMiB",
+	"QAexYApcxl0g1s+fTk9/hweJX1Bm1ARPJNTzsIQd3KCsLtfeD5eyt7ILReA3CYRFZbvSQ5BKZlM6t8fD",
+	"DxcDIFnEo5qoKmyMb8fH0McGuJeX+T7ivUk/KBMnY7Hx9HlAGRSMBWnrFsFs+TUEyMsFtZIL/QKuRR01",
+	"pVYtho5SzwH2p/wawuqpB1FmZcWjKFMNs2GXDH/N5gjIKdf4wykQmknM17nR2fXl6SB3XsDo7HpwdTU4",
+	"+uXjcHR1eX0ywuSA68Ho+PrfCJhfOCA+ygiKL5t8l5OxH90SmNhgYGFmQJV7zjB94BD/A1kCKOaCnkj4",
+	"ZUbKQBLIlfFJCJLv5HwbfsiwvBfSKq0C7Kux1Y8VAVyNM18dyE5kScWZk07Pfc+173Mh6ZPBRzKDn5Mw",
+	"Anq3zx8WkSSJPmlfYEqTW2MXhPkF0rXo3HGjI7CB8PdXVS03YZlDPRrZhsQmsmt3Yh0xEHIU+BKAVKya",
+	"hD8pJi0aZeW+tgZHg/eKdWlyy4chULJ/zMGBigv3jpnn35EGEFdVZIWoh5B+ehnjoKEYOpNrTucpiXzU",
+	"v7ap57Eg7Mexm+iWuUHSKjwzHnOvxX/EF1J1k5r8loa3IHgl7KoM1pHA91iVyJ6Gep2EWpmgKWpADxdD",
+	"WFtDtWT+PDVEo9NtJSvP1r2/V521n8+Wy4FfYZlxpv9QBlgzT3kO+C9oecMFy5tDE3rLh9tgdKVBwQZl",
+	"dE4PiUnzriwqxiOTUJ8Uw4vieZYEu3mc1u0HSu0YptW7kDhsFjAbZB0if1bx2FfmqZ+7IQbbS0lwXFZL",
+	"WYqIk2atZ3KLjsEhsiESLgBVJNNbWEYo/L2y2DiqJofYt7CgyJNPzHCSyyEdOm4Q5yM4zJnjOmbOYbIL",
+	"xIdtPafGCfzZjDliA5M/VBiSWOK+FinCf8ODarVqQa4FJfY8jPwp9MvkVjwDq9XqQfJb8VPLD24od/+v",
+	"dGinf4B586ozICv5hft3nHxxxQwoWvOQBX2x40r1j4EN0snwEcwr+JfjT6nL4Z+zwOW2O6Ne/+Ag9fcl",
+	"i+Ajk1uSega/p573KWRBKP89mEe3jEc4cPgFyIln7Kk4SCZPtu7Gkl704/az8HXvZ6+ySkKskYzDtnON",
+	"5N1thQKFoVl75XGBPBRifOAnIBJffnd7acRCWLYsgOIDkB29ekfFLQ75P/6EWLPkMkwPRDgOp4aHHm7S",
+	"1RfESEqPKOMTP7C1LCjtZlgqIOkODjvqXUFTJsdKOkq5tbrWlv2PsKPaw4HXAc8B9zOZW+exSURgj8Q3",
+	"THl4x4KydDXrfZEA4M71HJsGjqyr9ghTm/HS9gY3X1kaFkbasL2QwV3qxXo3kT4R0/P+hzigiNHSnvtd",
+	"mF6Z/MXt6waN71M3lHXCVqh6S6kBl4MWZFiWidSK8Ek59e5DN4SUzQnh/l3V5HhPkps2qVQWMO13k8XZ",
+	"C1K/bUHq7d3dOCPEVF5nrVbqmb4lEdO1yqUP1ivF86EmS6py8KuRP/M9/+b+iM5koCgtTFpdIKiEFpnS",
+	"WUjEaRRrEkU+sVLpIX3y6eL0m3WIlgbcBUAKgZI+qNwo6xyp7qXFG6UnIS3/wrgjk+AzFR3BS6IcDYlE",
+	"JQbPMXCj3W9K72UlAlSjnCVyjQsjZ3LkvHs+vwG3sMCC1JOvqVQlH/2A6Rnl+rTO1FU02iWTw9O4qnzC",
+	"QpK5LlKjq5GuE87MaXP3qn6PsVCvvs7gD6mvhTYv2+RtsqOPQGTplLhHyGZJwyPw02IGlzAwJ9EqpSq2",
+	"SmA4jyV4fjGnNyjhtBfSeXIhnVzLeFvNnDVhmGWibKKOo7JC8yjcZAMryJKc3d6HCxLFxW20blIWwpR0",
+	"0rCUc+E/s0rNq8/UexQW2MC6/7Gp9jmX7ras+i0XLw3XU+wljc9KysPyJRdPP4ORDknTKzj4y5z70CJF",
+	"xZ1eYp2XiWKdx6TmkPC558UUa4g06uRwyQqXPGuXpzjQkBgsGlIBXBmyNbmK1xYzeculKhlIWgeNJC+4",
+	"v3ziWOB5mHyZ6LE4FfS0Y5V8juchNyTsL5sxJ7ff6NlZl08MXJZu9frJlw+0mTum6b0QsWnPXdqSu/QS",
+	"J7EDPAvLmjiro45H2pE5Za8hAilXRXXJklP7FugmkDwBnHgILOKvIzadeTRi+vxXhSwcJ0kxjPFdmUBZ",
+	"FEbCiM36GG5c8JCpLBTg2ou9r0wosZSYlEWKlKg/lDfNphH1/JsypjLiNkidimGV4FrP5V+u7mcMSPmq",
+	"78w5dfmXI3+uNjHK0/sYXHGY1OMxuefjslS3jbuhYgTzMCm7YVPPEyY/ol8Yl6FWGi0hWllfJvJvGMRF",
+	"wxlUvFcsnvge70LIxg6VlApuv2piv2e39KvrB32TXwz/MTy6gkeFLmAJeAw16/Sv9QC+KvPQIUveMvmd",
+	"P/cc4riTiSolouA5lsJJi+BAypKcbkqCmaQMkMmLVopn2yepaWyVlrffnJtmejm8Yfz/DNtYeKQP5gtF",
+	"eR/mG3QyDN13tr29rJcxPXQufx2b3UP4tysIsagvpd3iXagYE8VsEqfJUyxOVwr6hGUwVs7U5RWG9K9Y",
+	"Gl/xR+WxIGQRkk41vqnJY8LpIaFKIn/pVJEQQmUsJYvuWipjiylKqB2b9WRfUdtAXGAs9bqxXnOKdmoC",
+	"KSi+XjKNxJYErFLJ3UwxS4uLvNIF4qjJVzNH/WCBhcoh8TaLHFoqa0pe8faGGcK5HUUvyvZ8q56jHZG5",
+	"9vytF7C9T07Q2rOy3hAra8/F2nOxvj8u1nNa0d2TrfYMqz3Das+wyr037XlVe17Vnlf16vbF5yVOvSa2",
+	"1KvkSO2ZUXtm1J4ZtZEZ9XQW8lQGGTerSvoaSWSpgypWGZKi7ceBy6RCD7m7ZYEwJAvRV5tygcdngf/V",
+	"FY8PGTmJ5iOWvBCGk92JQYPIKBgdk1s+EoR+WqqVRMQDWCWMAcpgrcr3r/jcu0/SDEX7Ez9QkWE5Un1C",
+	"yXjuelHF5VgSwZ+Iq724Hp98WL0S1MSfB7I8FilOMKtoOgNc7VJHAFOP/gUY+D+2+M8koFZJhgVQDwuM",
+	"aapxkNKyQEtLOpxAAEvA35k3F8eie+0CTJyEyhbimOE4oTxQgVB/wAS6LhOLs7+imCxlyZIXhyDjbnI3",
+	"EtDGmiXfL9RHmADxS/ZGvgKLRD65kZu9aB4myibbH0+9PWHtrRLWNLFGkOLeQp85MUzlghuxqdJudFAT",
+	"u1A3OkaL/Ox67k3AGDny50Fk8kF4O54HvEw+D0i9ZjQ7Jv/EXWFNLiMaMdGYLt33b70cV7lgY/kw2UgB",
+	"FAkjl6OY4ujs4uqX68HH4cXJ0aCwqkSb0anUepV668qo9Zvdfsuo1hrNSq2TVaJt+N+5y92/iLwfKR4f",
+	"GZXjI8MoFcpxObNzYRodEKKWv8/48mf5N6wx1YrSP28ZhbVF2NRIJ2LmiTKluHTGWODyG2ecuosRF7A7",
+	"4RNZkU1tehdR9BHeERR0w9bPoc6PLZo/PTsanMpKfwWtrthu5Sphni/1aEWXPpyevYcqjrvvjM14FFDP",
+	"gDX0lDXR4hVzkH5/se7m4PPg5HTw/hTEODHhJjz/v6HUDkVJ0adaXvW3u7zqD11e9e97eT37dK5vNZ3/",
+	"zPVWThF6pDBRoV84uonC3/91E7Fpb/7vq2F0Nvjpp8IzPe/DahemHmgbjneMH98GzdvTcEPWcSkZ5see",
+	"mNIJQ+rjb7li1pld3ky9UDex4mpRJk9ONfKoUyUnUUgsNVcB4d/d0ohY+nypenFbEf3Cwvxo/Zl5TurG",
+	"30sZ7j1C3SPUV7uFbokIH7EP5aLxqaH/YZl8XjKzn2Sz2t6tly12FO7QKzdYFAcHvZAQVTgwzz+ti2Ty",
+	"mIOPpdKApi9+iSHgTNmOzZ4vaDZ2fZHdeL5MDq4v8ZAyzUuMLWaUEgscGRuDInuH2N4hlrWU046w5SIm",
+	"2fu9rMpWu6r1+jWoytYQEEBWZcMEEBaMcF8dYv/IkR/MltDAMXMwo4LoBl9l+imMYNMbViYKsMBTGkan",
+	"26j1jHqjWWu3jHq91ZGFMTLKibxoff5FRhbUDjk+ORpcQfGQNRhFAAk6Zt7PLr9hwUzMlEK/0Kz/Nr2c",
+	"ve8Glx/F+VFRwwTEOBn98/rq9/Ph9fDql+HFaHh1bdQ+XJ9eaIjkOTGBBqxcu6JeH/ftI59H1I6GU+p6",
+	"hb745H/lLBa9KKRKo8QFV84ur+O6L1pwJ+bAFfr1OB66+PFTIiJ8au0BBRTSCu5s8hqgXX7SHj7w+L/l",
+	"sf9tnPZXHfJzKbmRxJ4JMCN2Ec6CUhqcxFWZx75zf0hUtX4rPj2XTa4zPlfyPZfJnmk1OK1JKNMm7vnp",
+	"4hSz6VQQM/YUFCdzz4McvhluftjRJIMPEvxMbq21AOa8VmvY4pHgX8wqHcrERhpTiGQt6VQYFQvLS3mC",
+	"Zq1JLC7hspXowmEivFZ6jlhHp2eXUJZvuZI8kaQ/k09p8IU5YiCpc8Y9qZoni90jaydkPKqSs6kbgTaM",
+	"vhdaZMxsf8pCYolNUWAtC+xyaEnlBgxEi/9HPvohsRYNtwqKKnItqtHE9d8B/2LajfjCSarYyZevF3/v",
+	"E0pCZvvcUbhWAm0AlTD2/IZFIWnWesSSjMEh8LzEYHqhT+5uXY8lzGDoXOR6HgnmnMdk1wUCFzqGQNaq",
+	"aN2wCCatG0ZWCQhUieZdZlF6iaIPZSX76JZxk8vfzWeERnC9rMHI+kRSxcopEhfuBn0SbwaxTk/GjmAR",
+	"9t859UD0MGMNvcGq53vRwCzvWQasfWqIuh7zvUnMlgm9HgQ8nq04eGPccjqTHq0Ydp1VmpM2rXTHNbtS",
+	"d5qsPenS2tiw1YGjXu/VjGar3uh0a0az2WjXeitLfmsHo0eV/K7Xk7LZddZrO027MTYqNWqM63bDqTQZ",
+	"VtDOKPmd2IG45vezVvzeouuZFb9TQ9harvh98Wk0Ohl9SBf9zj4UPm3R7yX4/zIlvu0V2ih7gYAs1H+C",
+	"sGnBdboG+T/MU5oO5z1McXRjAA/PAjoi0YAIzI0ooPYX/Apu7/p82WWKekpa2c15yEjR5bY3B05LqoZy",
+	"Smx+ETuWFM5XbJpFHBuwCejMKMyuZa6f8E8he38/4JA/rtKprbIYBtELEN4BiZy4O1Vypnj0GL1MPdYq",
+	"OdZsaBpJUQQ3JDfiVlIDweQKn4OkD72hLq+SMwXepMtYQ+hlYKCl61aDNxiOZ/D0z4s+NwPH59eYfVvy",
+	"shugRndSo/Vx0660nS6rNKkxrvTEPthiAoAY44bdcuLYZatd6xmNRrNmdLv1WqdjNFZCDeOq1tgF1Oi2",
+	"u/F+3XB6rD6u2Uaz0hl37Z5TYxVjUqeNcdPOgBrJzHkZqLFF12P4cD4cHe/hQ7aM8WPhw1kAVvyNiBqv",
+	"dQdul5SzeSsvq5DnivCCBdQBsRECh0rbX+Atii3bjZb3dtiuxca4sTiMrv25ec945rSd7yZdZx9H+w7i",
+	"aJ0jflWzw6/OPcbRwKMLr5J/xTAqGJd9fO21x9ce7mJan0r0o2YQrQ+AbSkAnuP4Kgm/mZrdlKdTTK0q",
+	"Ad1aYVz7ZFHROxW1KRNrYSlAYE23qmuDazLEcwiMOKQz3wVuBMdI1KWAoJEMWVHylXpzpqsRLSiCLIuM",
+	"FkOGehFjan+R+bQ3LLKUwAlz9DNlqUouWQSbf6ZwHnEC6mbADqlApYMF8XzI/M6glt/6HnTKjUjAZr44",
+	"4KPiny44bvKciuObQcSzS4T/wJWR9nre34VRzpTmfmrv5MENi45desP9MHLtMBfnwEl+n8nh3mz9+8I0",
+	"mlygLCjApiEPIj6UbOb5jKSES6Pl6LSuO2jy4nox01VKpiQWMlWanDOPzkN37DGT+7PItalHZv4dC6DJ",
+	"08HRORr+EHW2x3PueCjeNFPVFe7hQYgb5jpQ6a9gf7Z6oJ0LP6QGcpN4hDaNfyhxuYXl+wIG5yO1Q2aj",
+	"FmYui/NxcBQymyhx4JSa/SbTs+BXQW1OMgtYJbylAVZ5CZMU7aPBP2GRH/1zFKfsuDYjN4yLFcwcMvED",
+	"k4N9KnLMT2Jc9VB6UhIV41I5FulHHTkl/a8/Si4TkRq0vY14hI3QR3KTkciaeT+UtVi19J7bbIQsQpfY",
+	"apEtsfgfdhiNfJmQWSWWPLzhSdHksLoh4a8cqz4CppBnPOSwpI94icS3SvTEACgCcMxdU21BbLGYkbNX",
+	"Qvrl4gkuW9IHXcEmF8c4cXKb+J7n30kyyR108iGVozYbJvVa9ie55zjJhZc43N9JRYuA4dpbmrP7ghZ5",
+	"TDBatGewtCm139PYJZ5D6vfu1vcYAacZnKxyHweDJMkDg1+Q8zD3GJZ1wn7+7Ad3NHBcfnMhvqnGvbP6",
+	"WbnWGaK8WP0hu5aeZqZjy5qdw/wAoyhH8ckzct+SWCuO2Xdi23SnFTqN32IVuvOAxcvmZ+p6O2XhKFVX",
+	"OXxPAyqTDJJHMJixrcTXtJnFrEpubmYxX2D+nNa4FPZWteugVg3k2mGjmCDmBsspYiC5CvVGD+NyPOD1",
+	"/2vmBqol8SPuRxqv2eR5JP224jUn/O0Vkn5b85rxFcSLcE9t3lOblxa4zmvOSserTWp2Y9xjlc7EYJUm",
+	"7dqVntNoVerjNjVY0+44vVqhXGDcyUi4q8lkjaZRj5M1oH+dhmH0jHqz1Wk0a0az3agZ6xL3artI3Ou0",
+	"k0T7xtiwm06LtScVg9bHDbvpVMRfHdrNyREwas+aurdF5zNZAqlBbC+zBMTum87xa4nXYrSNerfRadea",
+	"LaPWepIcv0kasB5MgsodG2/O7/t79Zwz8DF76TnX7LU79U6n0ao1e71Ws9dt9zbMOWMXc66tvbYJq487",
+	"dq3SY12nY7fHlRZtThqs7mTMuRQgfsFpl7f/a6adHMfmG5h2f66eBE/ET9ds9fZJrXmY6UtA7btlpy89",
+	"iQaGF7HQw/Dwwd/xv9eSVC6gwj2e9xd7lX24j79O5OWI7Xses1XxL5NjKYCQ1GtNxJHcBz5slZxxWUFf",
+	"nD0Ch9z4LERPJdIb0uXmFM/FDU3OmQuJOHPuCCzP/YCEkSpmM4kYrJKQKBbzHXVV2g8+O0RnBMyFvgEh",
+	"HbEs8J1FDz2f37CAhLf+nQDEuYDq83As4hu+VLymuTxzUmURoYadPJUcxm/7RwilqBTzpdWzfknnSDTf",
+	"djlWExkFWNMmtyQnwiIVlG4gliRZap8killQgxAy1w5BIwJ2ckt+7DBxyg0ZHmDdkBi1mslpFCtpDcgE",
+	"fAhahxNBLjwvMzF+Vfjf8I8/xSoVGw+MKuasHvkOs5DtlHz1kYUhvWFWlRwlx2btPB2AOP+NH0WMy8ri",
+	"dOn4nGsxP0Py+4uv5B0Qn3Z+0oIZATeGqYFHPN8Rl/766exqcD3819FweAxJ4fCTYxZR18Mf/nfuR/SE",
+	"T3zRgOdO3ajQN9pl/KdMtD8ZXQ0vjs5Go+HRVWVwdTU4+uXjcHR1WTkfXlQ+XJx9Oq/MWKBATaFcmLIo",
+	"cG15taqTs4CMdK/VtRbJu56x4BprcXwD9C96rDqI1ctWNoq3pg6NKLwveLhTfKjUU1xrT3F9Pry4hqco",
+	"gBOVwmtcHLpvYjJMcS2Jb0XL5N3mNt8R9pfNmCP2WehJnxjtak2aJ09YeWHOFpdroV/4+ezi/cnx8XBU",
+	"0L5OFnqh36w19sfs7+WY3ejV2vVuq260mz2j2+h2mvUnp9Il9BFZo2sW+A7QTCqq2M0zkevi4f9xKARb",
+	"IppHHlIOBGDfXGXtQecUGpLQF2eTUDLBEZWUTXGI0PM9gIcikzyJw6jjuXD+BBGfohxcUidTl88jBjX8",
+	"ZebM2GMlVY3N5AE4ismU3kse/ZiRBIz5QYLD+qqcMvwXeeixdKkuVDrgJvfTUaql4CUmoqgazqi+VCVX",
+	"9AuwxmO+PmDzPHgIXskeED0/INrviXvX8y5czzvf/crK0sy5x0IlQKLbSQdDpD/ENvkbhWy84An2SsWq",
+	"/Rv/8e1gJX93J8rdqUzE4ufTwUj/pERcDoouN8jKyyPyTXJpfOskts0S3ySvwremBb5tcbs1kXBZnnub",
+	"4nbrI+FkwO8FWLhRIEa9pMC9uY1IeEtnKQ2aQ3Bs3KiSqv48/d5u3K/gnjF5cstN+UzaVHqWoPsFdH8f",
+	"on8DIfq8xP+NiuQ0fcp7oYPkmHLnznWi20K/8P788tqofShsVHkwFGBodBPUlTbE54HvzDE2AnZVVm4F",
+	"6vtiQhRzbthAq+tyrLxFsgTHyenJ1e/Xx2cfByej61jwodtt1msdo9Wo141ut1FrdFoLgg/PQuJfI9eQ",
+	"DH8uAfRpNC/0jWazllHJBbQjNssdPFUxlnIh8OcRgK4dy2Zgu3JmypvsED0/VKYD8K+t9DJOzj83r89G",
+	"p78vizaUC9GyhIdo4oredGt1479wHjA2aKcnPdl1lDq3uXqQ+sRCv7cpraZt4W+juBpN2f6sJE99uHNo",
+	"sPNV7S9BVYFUiQKqC7LsJl+m61RJcmoibDr34IbZ0jt9YkWgyG6dDy6uRsMLlQwp/7w+vzj7fHIMnwPY",
+	"RAH0DB3z8rLWe6pXJkfOkfrbQpcUFP/mN6VqxqW6EPzCcCGmjMtW51SFJ1amzV8hBi9lKSVDMtEU11C8",
+	"/E663gh43ojjo6AhYX+5YVQSn6IQJSJ6k9/RBP7qsvIkQ1W+Siy0m4joI5CCp6FUdIcIpx+Z3L5l9hfx",
+	"6qWYPMmrJW9ykx/jognh2OdLbXnUDgmTCRKbwCUJEyk4XyZWjDcsk1sScEDhb2VuLWLF5lZ8MY3mFhG7",
+	"YlX+W1EixBHPn8BXZWI02+J/WxCd5Q7pdnvt1RQ2TR9fN9UwgDQM3RuuxD49Hw54Eb0xOcyXOrw3UP0c",
+	"3xOK8p762pRAB85M+iQSp5iI3sS+S2giVjZdlABYs4yqxMoGTNB9hwXuV7GWYiugN/0u1MokqNrpeICy",
+	"MsGWeANYVt3kmb+oi6WgNGPEfBGdkJOomtik9FrFTJgbOLKqAzqNbqvk6csRxFKkeJ7csjgBcnri6gTi",
+	"0oCRx5YowK5qc8jVhF7TBQrQhs5D+Aoq7McXIWlSq2AgCUjKM46PrAusZtcyWKpbYPL1hQuQ1All+stE",
+	"1TaEfoqZU04WS9xXk2Nny8T2pwwNMdrMzKn6Busb6A6I56p0sI0LYnui6Wd8eCa2ku+0mEL2Wfjh59pn",
+	"P4vmOEE+8zluxSEq35npcSeSZyu+0KPdccduO5UWa04qTdoYV7p23akYrDZR38Uqle16rdVtGO1mo95r",
+	"dYxus72m+IKxk+hWvdVOKhhM2nadNljTqGCcqEMr3XHPrjkGy1184em8DE937F1T4CH/8Kwo8KC9prwF",
+	"HrKdVzsMoT3c8fFMwbUMOLJU/0HTxt+z6XNXf9CGLZcjYndhubTASfLFwwpGaNh2o95Jci8rFbVbKimx",
+	"atqtKi2hg1YkSS+DboFww1SJCfl5qroEeB4i+5bYHnWnKEyZPuk/Zb0JyCASnVqoMqE/DJSY0GqjbVdj",
+	"ogxwWco7OIiO4MAbMHEaVeUmyrGEXVpRISYiiHMOEBHW1qVQRwhiU65dDGOLLIZXVJRCR/vPQ53YDu1n",
+	"A6gfqqyFQRt2i3XGlZ5Tn1SaDCpoGXal4bQmHdobG3adKRDXaHTq7Wa3a9TqvWa71ek0autSlJq7AHG9",
+	"WjPJ8mGdZrvF6rRbwcoQxqSClSFaTu6yFm8LxG0xPOtLZ+yB2aodUq+s8Thg9rbqamwLt7YttrELGCQl",
+	"YK2FnAMLPKfon1SYRZhRkN+W9Te02+euvgFxDojJoHsce1HeqiiHvmc+A0PpOTfMV1jWY5+M8qMno+Ss",
+	"IrJPUnnDSSq7cLiuL0Xy3bh0nq4qyfZ4IUepkoeChKWSJSZXNUvIYskS7botipeYXIv5y3h+OUlZ2KZC",
+	"ieytyXdXoSQOj0LudP4KJS5EYJFYxWUJEsRPgJVvfc+RYgorFGqzo7HbqTLqEOlZio+8ea/C00rdPkVs",
+	"al++5LnLl7yke33nqrab9o1HatqulKnlhJIwoh4z+XJKT+mQ5MhcWbCV5BP33C+ycrLkJU1ZdOs7ZWGl",
+	"I6CDUt0dvI15fUb52+3SNLYTy30jRhUHaS+vu5fXfQHjvBP1XU3JR0/dLmqf+zw2fECth4UelmXV+NVE",
+	"xlI+pmIiZ7sbIV8ZU4MdYr2Q7wO4iSbPLdObm5soTjrZ5ETyYG4i4b6mV5BwE8l6aiK28MxCwHtO4lvk",
+	"JNqMRwH1jG00hJ8qgQ2VBeo7kGcw6onCQb3RYT1qNF9VApsa9idyC2a81YOHD9IaGYj6601ji8dg1enI",
+	"D7YKmD6jVOyG9fk0urHxqekNKMdmPIsG7xa3z8fiuoeoyOaXZcqk6iVSsphgtGMpWfBu7l5KVmpWbiMl",
+	"uwR1XmM+1F549vULzy6bhPUWIUfaxYPWMFCnxuyWCksAHiga+5+SBmFNe6EPx414+YcMcyyS3y0lTRA/",
+	"0BvE2EacRAEMuVzL7NWlULwFBbQfCzg398h5j5z38qKPlBfddt/aGZLdQmr0YWB2UW/U5CnVg4frjZo8",
+	"U3CUPE5v1OTZgqPkcXqjJt8kOLq0Nz+H4Oh+c16xOa+UJ60v5hS+kW0c5En3+/j2+/iyEOp+E9+rpOZQ",
+	"Sd16yxcNMXseuNE9bAW+eKS6+PWa6SR+o+aUOO9udZnnz53KzKPRxA+mhT+FRUYlFdyL0m9dE4/yuVQi",
+	"xT0bAnycUMcRtoYUQ8aIpf28Urll3swqE6tSET+ySlUxUQNPrpT+wYFR71Rr1VrV6Hdr3RrsDXKoFruB",
+	"RXZJohIsE1Nk4WM3kGHiamJYM/NVYM9aaBq5hWs0y2QuIkafuSOQgJY0Ti5PB9pt16XBZ9wdWTjUqYCU",
+	"i00j6vk3S51R6ighKdp+rOoj9VdcFpZWdOBUXZdx50QCLJVmXiazwP/qhq4vIU92R1bcMOtGF2pJbCPH",
+	"66dj/eHGEc7/ajPeZ+TPfM+/ES9gJl/rihuufJEfFgueaVxjQsN7bt8GPvfnIZnOIxX2jyu+xTH/pQl8",
+	"pscOVg7ttreNzVTWjZfM1Lc/v/3/AQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -41,6 +41,9 @@ type Deps struct {
 	// Ready, when set, says whether the state can still be kept (a data directory whose
 	// disk refused a write cannot): health answers 503 when it cannot.
 	Ready func() error
+	// SetCircuit sets a compute interconnect's (region "") or attachment's circuit down or
+	// up and returns its path; one that is not there is store.ErrNotFound.
+	SetCircuit func(project, region, name string, down bool) (string, error)
 	// Operations are each API's operationIds (by API name, as fault rules name them): a
 	// rule naming another can never match.
 	Operations map[string][]string

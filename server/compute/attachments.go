@@ -319,7 +319,7 @@ func (s *Server) renderAttachment(ctx context.Context, tx *store.Tx, a Interconn
 		Kind: &kind, Id: &a.ID, Name: a.Name, Description: optional(a.Description), SelfLink: &self, CreationTimestamp: &created,
 		Region: &region, Interconnect: &ic, Type: &typ, Router: optional(a.Router), AdminEnabled: &admin, VlanTag8021q: &vlan,
 		Bandwidth: &bw, StackType: &stack, Mtu: &mtu, OperationalStatus: &opStatus, State: &state,
-		Labels: &labels, LabelFingerprint: labelFingerprint(a.Labels, 0),
+		Labels: &labels, LabelFingerprint: labelFingerprint(a.Labels, a.LabelGeneration),
 		Encryption: ptr(gen.InterconnectAttachmentEncryption(a.Encryption)), IpsecInternalAddresses: a.IpsecInternalAddresses,
 		CandidateSubnets: a.CandidateSubnets, CandidateIpv6Subnets: a.CandidateIPv6Subnets,
 		CandidateCloudRouterIpAddress: optional(a.CandidateCloudRouterIP), CandidateCustomerRouterIpAddress: optional(a.CandidateCustomerRouterIP),

@@ -44,7 +44,16 @@ func (s *Server) Export(tx *store.Tx) []SeedProject {
 	}
 	for _, g := range sortedBy(tx, s.tables.Groups, AttachmentGroup.Key) {
 		if !g.Pending {
-			project(g.Project).Groups = append(project(g.Project).Groups, groupEntry(g))
+			e := groupEntry(g)
+			s.policyMember(tx, e, policyKey(g.Project, "interconnectAttachmentGroups", g.ID))
+			project(g.Project).Groups = append(project(g.Project).Groups, e)
+		}
+	}
+	for _, g := range sortedBy(tx, s.tables.InterconnectGroups, InterconnectGroup.Key) {
+		if !g.Pending {
+			e := s.icGroupEntry(tx, g)
+			s.policyMember(tx, e, policyKey(g.Project, "interconnectGroups", g.ID))
+			project(g.Project).InterconnectGroups = append(project(g.Project).InterconnectGroups, e)
 		}
 	}
 	for _, op := range s.ops.Finished(tx) {
@@ -132,6 +141,7 @@ func ruleEntry(r ForwardingRule) map[string]any {
 		e["externalManagedBackendBucketMigrationTestingPercentage"] = *r.MigrationPercentage
 	}
 	labelsMember(e, r.Labels)
+	counted(e, "generation", r.Generation)
 	return recordedMembers(e, r.ID, timefmt.Exact(r.Created), "labelGeneration", r.LabelGeneration)
 }
 
@@ -144,7 +154,11 @@ func interconnectEntry(ic Interconnect) map[string]any {
 	kept(e, map[string][]byte{"macsec": ic.Macsec, "applicationAwareInterconnect": ic.ApplicationAwareInterconnect})
 	lists(e, map[string][]string{"requestedFeatures": ic.RequestedFeatures})
 	labelsMember(e, ic.Labels)
-	return recordedMembers(e, ic.ID, timefmt.Exact(ic.Created), "", 0)
+	counted(e, "labelGeneration", ic.LabelGeneration)
+	if ic.CircuitDown {
+		e["circuitDown"] = true
+	}
+	return recordedMembers(e, ic.ID, timefmt.Exact(ic.Created), "generation", ic.Generation)
 }
 
 func attachmentEntry(a InterconnectAttachment) map[string]any {
@@ -160,6 +174,10 @@ func attachmentEntry(a InterconnectAttachment) map[string]any {
 	lists(e, map[string][]string{"candidateSubnets": a.CandidateSubnets, "candidateIpv6Subnets": a.CandidateIPv6Subnets,
 		"ipsecInternalAddresses": a.IpsecInternalAddresses})
 	labelsMember(e, a.Labels)
+	counted(e, "labelGeneration", a.LabelGeneration)
+	if a.CircuitDown {
+		e["circuitDown"] = true
+	}
 	return recordedMembers(e, a.ID, timefmt.Exact(a.Created), "generation", a.Generation)
 }
 

@@ -372,8 +372,9 @@ func (s *Server) renderRule(ctx context.Context, r ForwardingRule) gen.Forwardin
 }
 
 // ruleFingerprint is the rule's whole-resource fingerprint, "a hash of the contents": it is
-// derived from every stored member (labels and their generation included), so any change
-// of the rule changes it, and nothing else does.
+// derived from every stored member (labels and the generation counters included), so any
+// change of the rule changes it (patch, setTarget, setLabels), nothing else does, and a
+// change undone (A, B, A again) still yields a new value, as optimistic locking needs.
 func ruleFingerprint(r ForwardingRule) []byte {
 	// What is not content, or is content in two spellings (no labels), is left out, so that
 	// a rule exported and loaded back has the fingerprint it had.

@@ -347,8 +347,10 @@ func (s *Server) finishGroupDelete(tx *store.Tx, op operations.Operation) error 
 	if err := s.claim(tx, released, g.Attachments); err != nil {
 		return err
 	}
-	_, _, err := s.tables.Groups.Delete(tx, op.Target)
-	return err
+	if _, _, err := s.tables.Groups.Delete(tx, op.Target); err != nil {
+		return err
+	}
+	return s.dropPolicy(tx, g.Project, "interconnectAttachmentGroups", g.ID)
 }
 
 // slaInput is an attachment as the analysis sees it, plus what the status report needs.
@@ -369,7 +371,7 @@ func (s *Server) slaInputs(ctx context.Context, tx *store.Tx, g AttachmentGroup)
 		in := slaInput{Attachment: sla.Attachment{URL: s.link(ctx, attachmentPath(a.Project, a.Region, a.Name)), Region: a.Region}, adminEnabled: a.AdminEnabled}
 		if l, ic, ok := s.attachmentLocation(tx, a); ok {
 			in.Metro, in.Facility, in.Zone = l.Metro, l.Facility(), l.Zone
-			in.Active = a.AdminEnabled && ic.AdminEnabled
+			in.Active = a.AdminEnabled && ic.AdminEnabled && !a.CircuitDown && !ic.CircuitDown
 		}
 		out = append(out, in)
 	}
@@ -396,7 +398,11 @@ func (s *Server) groupEtag(tx *store.Tx, g AttachmentGroup) string {
 	sort.Strings(keys)
 	for _, k := range keys {
 		a, _ := s.tables.Attachments.Get(tx, k)
-		fmt.Fprintf(h, "|%s:%d:%t", k, a.Generation, a.AdminEnabled)
+		fmt.Fprintf(h, "|%s:%d:%t:%t", k, a.Generation, a.AdminEnabled, a.CircuitDown)
+		// The interconnect's state shows in the group's operational status.
+		if ic, ok := s.tables.Interconnects.Get(tx, a.Project+"|"+a.Interconnect); ok {
+			fmt.Fprintf(h, ":%s:%d:%t", ic.ID, ic.Generation, ic.CircuitDown)
+		}
 	}
 	return base64.StdEncoding.EncodeToString(h.Sum(nil)[:12])
 }

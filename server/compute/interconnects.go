@@ -148,6 +148,16 @@ func (s *Server) interconnectFromRequest(project string, b gen.Interconnect) (In
 	if err := checkName(b.Name); err != nil {
 		return Interconnect{}, err
 	}
+	// The schema requires none of these, as patch sends part of an interconnect; an insert
+	// needs them all.
+	for _, f := range []struct {
+		name    string
+		missing bool
+	}{{"location", b.Location == ""}, {"linkType", b.LinkType == ""}, {"requestedLinkCount", b.RequestedLinkCount == 0}, {"interconnectType", b.InterconnectType == ""}} {
+		if f.missing {
+			return Interconnect{}, &Error{Status: http.StatusBadRequest, Reason: "required", Message: "Required field 'resource." + f.name + "' not specified", Location: "resource." + f.name}
+		}
+	}
 	loc, ok := parseRef(b.Location, "interconnectLocations", project)
 	if !ok {
 		return Interconnect{}, invalidField("resource.location", fmt.Sprintf("Invalid value for field 'resource.location': '%s'. The URL is malformed.", b.Location))
@@ -316,7 +326,7 @@ func (s *Server) renderInterconnect(ctx context.Context, tx *store.Tx, ic Interc
 		RequestedLinkCount: int32(ic.RequestedLinkCount), InterconnectType: gen.InterconnectInterconnectType(ic.InterconnectType),
 		CustomerName: optional(ic.CustomerName), NocContactEmail: optional(ic.NocContactEmail), AdminEnabled: &admin,
 		OperationalStatus: &opStatus, State: &state, ProvisionedLinkCount: &links,
-		Labels: &labels, LabelFingerprint: labelFingerprint(ic.Labels, 0),
+		Labels: &labels, LabelFingerprint: labelFingerprint(ic.Labels, ic.LabelGeneration),
 		RemoteLocation: optional(ic.RemoteLocation), SatisfiesPzs: ptr(false),
 		GoogleReferenceId:            ptr(stableID("interconnect-reference|" + ic.ID)),
 		Macsec:                       fromJSON[*gen.InterconnectMacsec](ic.Macsec),

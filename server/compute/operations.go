@@ -22,6 +22,7 @@ var targetCollections = map[string]string{
 	kindGroupInsert: "/interconnectAttachmentGroups/", kindGroupDelete: "/interconnectAttachmentGroups/",
 	kindInterconnectInsert: "/interconnects/", kindInterconnectDelete: "/interconnects/",
 	kindAttachmentInsert: "/interconnectAttachments/", kindAttachmentDelete: "/interconnectAttachments/",
+	kindICGroupInsert: "/interconnectGroups/", kindICGroupDelete: "/interconnectGroups/",
 }
 
 // targetLink is the targetLink of op: the one it stores, else its target's, derived (see

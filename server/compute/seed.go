@@ -41,7 +41,12 @@ import (
 //   - "id" (a string of digits) and "creationTimestamp" (RFC 3339), the read-only members
 //     that are otherwise derived from the entry and the time of the start or reset;
 //   - a rule's "labelGeneration" and an attachment's or group's "generation", the counts
-//     of changes its labelFingerprint or etag is derived from (0 when absent).
+//     of changes its labelFingerprint or etag is derived from (0 when absent); a rule's
+//     "generation" (its fingerprint), an interconnect's "labelGeneration" and
+//     "generation", an attachment's "labelGeneration";
+//   - an interconnect's or attachment's "circuitDown" (the admin API's circuit control);
+//   - a group's (of either kind) "iamPolicy": its IAM policy as setIamPolicy takes it, with
+//     the "generation" its etag is derived from.
 //
 // Operations are finished operations of the project, as a state export records them.
 type SeedProject struct {
@@ -51,7 +56,10 @@ type SeedProject struct {
 	Attachments     []map[string]any `yaml:"interconnectAttachments,omitempty"`
 	ForwardingRules []map[string]any `yaml:"forwardingRules,omitempty"`
 	Groups          []map[string]any `yaml:"interconnectAttachmentGroups,omitempty"`
-	Operations      []SeedOperation  `yaml:"operations,omitempty"`
+	// InterconnectGroups are interconnect groups; "interconnects" lists interconnect names
+	// (or maps keys to them).
+	InterconnectGroups []map[string]any `yaml:"interconnectGroups,omitempty"`
+	Operations         []SeedOperation  `yaml:"operations,omitempty"`
 }
 
 // The collections of a SeedProject, as SeedError names them (the YAML keys).
@@ -60,6 +68,7 @@ const (
 	SeedAttachments     = "interconnectAttachments"
 	SeedForwardingRules = "forwardingRules"
 	SeedGroups          = "interconnectAttachmentGroups"
+	SeedICGroups        = "interconnectGroups"
 	SeedOperations      = "operations"
 )
 
@@ -114,6 +123,7 @@ func (s *Server) Seed(tx *store.Tx) error {
 			{SeedAttachments, p.Attachments, s.seedAttachment},
 			{SeedForwardingRules, p.ForwardingRules, s.seedRule},
 			{SeedGroups, p.Groups, s.seedGroup},
+			{SeedICGroups, p.InterconnectGroups, s.seedICGroup},
 		}
 		for _, step := range steps {
 			for i, entry := range step.entries {
@@ -227,7 +237,15 @@ func (s *Server) restoreGeneration(tx *store.Tx, project string, entry map[strin
 
 func (s *Server) seedInterconnect(tx *store.Tx, project string, entry map[string]any) (string, error) {
 	body := maps.Clone(entry)
-	rec, field, err := takeRecorded(body, "")
+	rec, field, err := takeRecorded(body, "generation")
+	if err != nil {
+		return field, err
+	}
+	labelGen, field, err := takeCount(body, "labelGeneration")
+	if err != nil {
+		return field, err
+	}
+	down, field, err := takeCircuitDown(body)
 	if err != nil {
 		return field, err
 	}
@@ -243,6 +261,7 @@ func (s *Server) seedInterconnect(tx *store.Tx, project string, entry map[string
 		return located(err)
 	}
 	ic.ID, ic.Created = rec.idOr(seedID(SeedInterconnects, project, b.Name)), rec.createdOr(s.cfg.Now())
+	ic.Generation, ic.LabelGeneration, ic.CircuitDown = rec.generation, labelGen, down
 	if _, taken := s.tables.Interconnects.Get(tx, ic.Key()); taken {
 		return "name", alreadyExists(interconnectPath(project, ic.Name))
 	}
@@ -257,6 +276,14 @@ func (s *Server) seedAttachment(tx *store.Tx, project string, entry map[string]a
 	// The recorded generation is given once the groups have claimed their attachments
 	// (restoreGeneration); taken here, it is checked with the rest.
 	rec, field, err := takeRecorded(body, "generation")
+	if err != nil {
+		return field, err
+	}
+	labelGen, field, err := takeCount(body, "labelGeneration")
+	if err != nil {
+		return field, err
+	}
+	down, field, err := takeCircuitDown(body)
 	if err != nil {
 		return field, err
 	}
@@ -295,6 +322,7 @@ func (s *Server) seedAttachment(tx *store.Tx, project string, entry map[string]a
 	a.ID, a.Created = rec.idOr(seedID(SeedAttachments, project+"|"+region, b.Name)), rec.createdOr(s.cfg.Now())
 	a.CloudRouterIP, a.CustomerRouterIP = assigned["cloudRouterIpAddress"], assigned["customerRouterIpAddress"]
 	a.CloudRouterIPv6, a.CustomerRouterIPv6 = assigned["cloudRouterIpv6Address"], assigned["customerRouterIpv6Address"]
+	a.LabelGeneration, a.CircuitDown = labelGen, down
 	if err := s.placeAttachment(tx, &a, b.VlanTag8021q, addrs); err != nil {
 		return idTaken(err, a.ID)
 	}
@@ -311,6 +339,10 @@ func (s *Server) seedRule(tx *store.Tx, project string, entry map[string]any) (s
 	if err != nil {
 		return field, err
 	}
+	generation, field, err := takeCount(body, "generation")
+	if err != nil {
+		return field, err
+	}
 	var b gen.ForwardingRule
 	if field, err := checkSeedBody("globalForwardingRules.insert", project, "", body, &b); err != nil {
 		return field, err
@@ -321,7 +353,7 @@ func (s *Server) seedRule(tx *store.Tx, project string, entry map[string]any) (s
 	}
 	rule.ID = rec.idOr(seedID(SeedForwardingRules, project, rule.Name))
 	rule.Created = rec.createdOr(s.cfg.Now())
-	rule.LabelGeneration = rec.generation
+	rule.LabelGeneration, rule.Generation = rec.generation, generation
 	if rule.IPAddress == "" {
 		rule.IPAddress = seedIP(rule.Key())
 	}
@@ -338,6 +370,10 @@ func (s *Server) seedRule(tx *store.Tx, project string, entry map[string]any) (s
 func (s *Server) seedGroup(tx *store.Tx, project string, entry map[string]any) (string, error) {
 	body := maps.Clone(entry)
 	rec, field, err := takeRecorded(body, "generation")
+	if err != nil {
+		return field, err
+	}
+	policy, field, err := takePolicy(body)
 	if err != nil {
 		return field, err
 	}
@@ -413,7 +449,7 @@ func (s *Server) seedGroup(tx *store.Tx, project string, entry map[string]any) (
 	if err := s.tables.Groups.Put(tx, g.Key(), g); err != nil {
 		return idTaken(err, g.ID)
 	}
-	return "", nil
+	return "", policy.put(s, tx, policyKey(project, "interconnectAttachmentGroups", g.ID))
 }
 
 // seedAttachmentURL resolves a seeded group's attachment: region/name, or a name that only
