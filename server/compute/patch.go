@@ -3,9 +3,11 @@ package compute
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
+	"sort"
 	"strings"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
@@ -62,14 +64,22 @@ func checkLabelFingerprint(sent []byte, labels map[string]string, generation uin
 	return nil
 }
 
-// GlobalForwardingRulesPatch applies a merge patch to a rule. The real service patches
-// networkTier only; every other member must be sent as it is (or not at all).
+// GlobalForwardingRulesPatch applies a JSON merge patch to a rule. The real method says it
+// patches networkTier only; its discovery document also has the backend bucket migration
+// moved through states on the rule (externalManagedBackendBucketMigrationState, its
+// testing percentage, and then loadBalancingScheme between EXTERNAL and EXTERNAL_MANAGED),
+// so those change here too. Every other member must be sent as it is (or not at all). The
+// patched rule is held to the insert's rules (checkGlobalRule): a global rule is PREMIUM.
 func (s *Server) GlobalForwardingRulesPatch(ctx context.Context, req gen.GlobalForwardingRulesPatchRequestObject) (gen.GlobalForwardingRulesPatchResponseObject, error) {
 	requestID, err := checkRequestID(req.Params.RequestId)
 	if err != nil {
 		return nil, err
 	}
 	b := *req.Body
+	sent, err := sentMembers(b)
+	if err != nil {
+		return nil, err
+	}
 	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
 		r, err := s.changeableRule(tx, req.Project, req.ForwardingRule)
 		if err != nil {
@@ -78,21 +88,15 @@ func (s *Server) GlobalForwardingRulesPatch(ctx context.Context, req gen.GlobalF
 		if len(b.Fingerprint) > 0 && !bytes.Equal(b.Fingerprint, ruleFingerprint(r)) {
 			return operations.Start{}, staleFingerprint()
 		}
-		var f fixed
-		sameName(&f, b.Name, r.Name)
-		same(&f, "description", b.Description, r.Description)
-		same(&f, "IPAddress", b.IPAddress, r.IPAddress)
-		same(&f, "IPProtocol", b.IPProtocol, gen.ForwardingRuleIPProtocol(r.IPProtocol))
-		same(&f, "portRange", b.PortRange, r.PortRange)
-		same(&f, "target", b.Target, r.Target)
-		same(&f, "loadBalancingScheme", b.LoadBalancingScheme, gen.ForwardingRuleLoadBalancingScheme(r.LoadBalancingScheme))
-		same(&f, "network", b.Network, r.Network)
-		same(&f, "ipVersion", b.IpVersion, gen.ForwardingRuleIpVersion(r.IPVersion))
-		if labels, ok := labelsGiven(b.Labels); ok && f.err == nil && !maps.Equal(labels, r.Labels) && !(len(labels) == 0 && len(r.Labels) == 0) {
-			f.err = invalidField("resource.labels", "Invalid value for field 'resource.labels'. Labels of a forwarding rule change only through setLabels.")
+		next, err := patchedRule(s.renderRule(ctx, r), r, b, sent)
+		if err != nil {
+			return operations.Start{}, err
 		}
-		if f.err != nil {
-			return operations.Start{}, f.err
+		if ruleChanged(r, next) {
+			next.Generation++
+			if err := s.tables.ForwardingRules.Put(tx, next.Key(), next); err != nil {
+				return operations.Start{}, err
+			}
 		}
 		return operations.Start{OperationType: "patch", Done: true, TargetLink: s.link(ctx, rulePath(r.Project, r.Name)), TargetID: r.ID}, nil
 	})
@@ -100,6 +104,109 @@ func (s *Server) GlobalForwardingRulesPatch(ctx context.Context, req gen.GlobalF
 		return nil, err
 	}
 	return gen.GlobalForwardingRulesPatch200JSONResponse(s.renderOperation(ctx, op)), nil
+}
+
+// sentMembers are the members a patch body gives, by their wire names, as JSON.
+func sentMembers(b gen.ForwardingRule) (map[string]json.RawMessage, error) {
+	raw, err := json.Marshal(b)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	err = json.Unmarshal(raw, &m)
+	return m, err
+}
+
+// rulePatchable are the members a rule's patch may change; rulePatchIgnored are output
+// members (ignored when sent back, as on insert) and those with their own checks.
+var (
+	rulePatchable = map[string]bool{"networkTier": true, "externalManagedBackendBucketMigrationState": true,
+		"externalManagedBackendBucketMigrationTestingPercentage": true, "loadBalancingScheme": true}
+	rulePatchIgnored = map[string]bool{"kind": true, "id": true, "creationTimestamp": true, "selfLink": true,
+		"selfLinkWithId": true, "attachedExtensions": true, "baseForwardingRule": true, "pscConnectionId": true,
+		"pscConnectionStatus": true, "region": true, "serviceName": true, "fingerprint": true, "labelFingerprint": true, "labels": true}
+)
+
+// patchedRule is r with the patch b applied: cur is r's wire form, sent the members b gives.
+func patchedRule(cur gen.ForwardingRule, r ForwardingRule, b gen.ForwardingRule, sent map[string]json.RawMessage) (ForwardingRule, error) {
+	if labels, ok := labelsGiven(b.Labels); ok && !maps.Equal(labels, r.Labels) && !(len(labels) == 0 && len(r.Labels) == 0) {
+		return r, invalidField("resource.labels", "Invalid value for field 'resource.labels'. Labels of a forwarding rule change only through setLabels.")
+	}
+	// The merge patch: the sent members over the rule as get returns it, decoded into a
+	// copy that shares no memory with cur (or with r, which cur points into).
+	curJSON, _ := sentMembers(cur)
+	var merged gen.ForwardingRule
+	whole, _ := json.Marshal(cur)
+	raw, _ := json.Marshal(b)
+	if err := json.Unmarshal(whole, &merged); err != nil {
+		return r, err
+	}
+	merged.Labels = nil
+	if err := json.Unmarshal(raw, &merged); err != nil {
+		return r, err
+	}
+	if b.PortRange != nil {
+		pr, err := normalizePortRange(*b.PortRange)
+		if err != nil {
+			return r, err
+		}
+		merged.PortRange = &pr
+	}
+	// A migration state other than TEST_BY_PERCENTAGE, sent without a percentage, ends the
+	// percentage the rule had.
+	if _, ok := sent["externalManagedBackendBucketMigrationTestingPercentage"]; !ok &&
+		deref(merged.ExternalManagedBackendBucketMigrationState) != gen.ForwardingRuleExternalManagedBackendBucketMigrationStateTESTBYPERCENTAGE {
+		merged.ExternalManagedBackendBucketMigrationTestingPercentage = nil
+	}
+	keys := make([]string, 0, len(sent))
+	for k := range sent {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	mergedJSON, _ := sentMembers(merged)
+	for _, k := range keys {
+		if rulePatchable[k] || rulePatchIgnored[k] || bytes.Equal(curJSON[k], mergedJSON[k]) {
+			continue
+		}
+		return r, invalidField("resource."+k, fmt.Sprintf("Invalid value for field 'resource.%s': '%s'. The field cannot be changed by patch.", k, strings.Trim(string(sent[k]), `"`)))
+	}
+	if err := checkGlobalRule(merged); err != nil {
+		return r, err
+	}
+	next := r
+	next.NetworkTier = string(deref(merged.NetworkTier))
+	next.MigrationState = string(deref(merged.ExternalManagedBackendBucketMigrationState))
+	next.MigrationPercentage = merged.ExternalManagedBackendBucketMigrationTestingPercentage
+	next.LoadBalancingScheme = string(deref(merged.LoadBalancingScheme))
+	if next.LoadBalancingScheme != r.LoadBalancingScheme {
+		if err := checkSchemeMigration(r, next, sent); err != nil {
+			return r, err
+		}
+	}
+	return next, nil
+}
+
+// checkSchemeMigration allows the scheme changes of a backend bucket migration, as the
+// discovery document describes them: EXTERNAL to EXTERNAL_MANAGED once the state is
+// TEST_ALL_TRAFFIC, and back with the state set to TEST_ALL_TRAFFIC in the same patch.
+func checkSchemeMigration(r, next ForwardingRule, sent map[string]json.RawMessage) error {
+	_, stateSent := sent["externalManagedBackendBucketMigrationState"]
+	switch {
+	case r.LoadBalancingScheme == "EXTERNAL" && next.LoadBalancingScheme == "EXTERNAL_MANAGED" && r.MigrationState == "TEST_ALL_TRAFFIC":
+		return nil
+	case r.LoadBalancingScheme == "EXTERNAL_MANAGED" && next.LoadBalancingScheme == "EXTERNAL" && stateSent && next.MigrationState == "TEST_ALL_TRAFFIC":
+		return nil
+	case (r.LoadBalancingScheme == "EXTERNAL" || r.LoadBalancingScheme == "EXTERNAL_MANAGED") && (next.LoadBalancingScheme == "EXTERNAL" || next.LoadBalancingScheme == "EXTERNAL_MANAGED"):
+		return invalidField("resource.loadBalancingScheme", fmt.Sprintf("Invalid value for field 'resource.loadBalancingScheme': '%s'. The loadBalancingScheme can change from EXTERNAL to EXTERNAL_MANAGED only when externalManagedBackendBucketMigrationState is TEST_ALL_TRAFFIC, and back only with externalManagedBackendBucketMigrationState set to TEST_ALL_TRAFFIC in the same request.", next.LoadBalancingScheme))
+	}
+	return invalidField("resource.loadBalancingScheme", fmt.Sprintf("Invalid value for field 'resource.loadBalancingScheme': '%s'. The field cannot be changed by patch.", next.LoadBalancingScheme))
+}
+
+// ruleChanged reports whether a patch changed what the rule stores.
+func ruleChanged(a, b ForwardingRule) bool {
+	pa, pb := a.MigrationPercentage, b.MigrationPercentage
+	samePct := (pa == nil && pb == nil) || (pa != nil && pb != nil && *pa == *pb)
+	return a.NetworkTier != b.NetworkTier || a.MigrationState != b.MigrationState || a.LoadBalancingScheme != b.LoadBalancingScheme || !samePct
 }
 
 func staleFingerprint() *Error {
