@@ -59,11 +59,11 @@ func (s *Server) diagnostics(tx *store.Tx, ic Interconnect) gen.InterconnectDiag
 			}
 		}
 	}
-	links := ic.RequestedLinkCount
-	for i := range links {
+	circuits := s.circuitInfos(ic)
+	for i := range circuits {
 		out.Links = append(out.Links, gen.InterconnectDiagnosticsLinkStatus{
-			CircuitId:    ptr(fmt.Sprintf("GCP-%s-%02d", hex.EncodeToString(seed[4:7]), i+1)),
-			GoogleDemarc: ptr(fmt.Sprintf("%s: panel %d, port %d", ic.Location, 1+int(seed[7])%20, i+1)),
+			// The circuits of circuitInfos, under the same ids.
+			CircuitId: circuits[i].GoogleCircuitId, GoogleDemarc: circuits[i].GoogleDemarcId,
 			LacpStatus: &gen.InterconnectDiagnosticsLinkLACPStatus{State: &lacp,
 				GoogleSystemId: ptr(mac(byte(i + 1))), NeighborSystemId: ptr(fmt.Sprintf("00:1b:%02x:%02x:%02x:%02x", seed[8], seed[9], seed[10], i+1))},
 			OperationalStatus:        &link,
@@ -80,6 +80,7 @@ func (s *Server) diagnostics(tx *store.Tx, ic Interconnect) gen.InterconnectDiag
 // current configuration.
 func (s *Server) InterconnectsGetMacsecConfig(ctx context.Context, req gen.InterconnectsGetMacsecConfigRequestObject) (gen.InterconnectsGetMacsecConfigResponseObject, error) {
 	var etag string
+	var keys []gen.InterconnectMacsecConfigPreSharedKey
 	err := s.db.View(func(tx *store.Tx) error {
 		ic, err := s.readableInterconnect(tx, req.Project, req.Interconnect)
 		if err != nil {
@@ -87,11 +88,30 @@ func (s *Server) InterconnectsGetMacsecConfig(ctx context.Context, req gen.Inter
 		}
 		sum := sha256.Sum256(fmt.Appendf(nil, "macsec|%s|%s|%d", ic.Project, ic.ID, ic.Generation))
 		etag = base64.StdEncoding.EncodeToString(sum[:8])
+		keys = macsecKeys(ic)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return gen.InterconnectsGetMacsecConfig200JSONResponse(gen.InterconnectsGetMacsecConfigResponseBody{
-		Etag: &etag, Result: &gen.InterconnectMacsecConfig{PreSharedKeys: []gen.InterconnectMacsecConfigPreSharedKey{}}}), nil
+		Etag: &etag, Result: &gen.InterconnectMacsecConfig{PreSharedKeys: keys}}), nil
+}
+
+// macsecKeys are the keys of the interconnect's MACsec configuration as getMacsecConfig
+// reports them: each pre-shared key configured (name, startTime) with the CAK and CKN
+// Google generates for it, made up here and stable for the interconnect and key.
+func macsecKeys(ic Interconnect) []gen.InterconnectMacsecConfigPreSharedKey {
+	keys := []gen.InterconnectMacsecConfigPreSharedKey{}
+	m := fromJSON[*gen.InterconnectMacsec](ic.Macsec)
+	if m == nil {
+		return keys
+	}
+	for _, k := range m.PreSharedKeys {
+		cak := sha256.Sum256([]byte("macsec-cak|" + ic.ID + "|" + deref(k.Name)))
+		ckn := sha256.Sum256([]byte("macsec-ckn|" + ic.ID + "|" + deref(k.Name)))
+		keys = append(keys, gen.InterconnectMacsecConfigPreSharedKey{Name: k.Name, StartTime: k.StartTime,
+			Cak: ptr(hex.EncodeToString(cak[:16])), Ckn: ptr(hex.EncodeToString(ckn[:]))})
+	}
+	return keys
 }

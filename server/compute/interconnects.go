@@ -351,17 +351,7 @@ func (s *Server) renderInterconnect(ctx context.Context, tx *store.Tx, ic Interc
 	n := binary.BigEndian.Uint16(sum[:2])
 	out.GoogleIpAddress = ptr(fmt.Sprintf("169.254.%d.%d", n>>6&0xff, (n&0x3f)<<2|1))
 	out.PeerIpAddress = ptr(fmt.Sprintf("169.254.%d.%d", n>>6&0xff, (n&0x3f)<<2|2))
-	facility := ic.Location
-	if l, ok := s.locations.byName[ic.Location]; ok {
-		facility = l.FacilityProviderFacilityID
-	}
-	for i := range ic.RequestedLinkCount {
-		circuit := stableID(fmt.Sprintf("interconnect-circuit|%s|%d", ic.ID, i))
-		out.CircuitInfos = append(out.CircuitInfos, gen.InterconnectCircuitInfo{
-			GoogleCircuitId: ptr("GCP-" + circuit[len(circuit)-8:]),
-			GoogleDemarcId:  ptr(fmt.Sprintf("%s-%s-%02d", strings.ToUpper(facility), circuit[:6], i+1)),
-		})
-	}
+	out.CircuitInfos = s.circuitInfos(ic)
 	for _, a := range s.attachmentsOn(tx, ic) {
 		if !a.Pending {
 			out.InterconnectAttachments = append(out.InterconnectAttachments, s.link(ctx, attachmentPath(a.Project, a.Region, a.Name)))
@@ -383,4 +373,22 @@ func notReady(path string) *Error {
 func inUse(resource, user string) *Error {
 	return &Error{Status: http.StatusBadRequest, Reason: "resourceInUseByAnotherResource",
 		Message: fmt.Sprintf("The resource '%s' is already being used by '%s'", resource, user)}
+}
+
+// circuitInfos are the interconnect's circuits, one per link, with ids made up and stable
+// for it; getDiagnostics reports its links under the same ids.
+func (s *Server) circuitInfos(ic Interconnect) []gen.InterconnectCircuitInfo {
+	facility := ic.Location
+	if l, ok := s.locations.byName[ic.Location]; ok {
+		facility = l.FacilityProviderFacilityID
+	}
+	var out []gen.InterconnectCircuitInfo
+	for i := range ic.RequestedLinkCount {
+		circuit := stableID(fmt.Sprintf("interconnect-circuit|%s|%d", ic.ID, i))
+		out = append(out, gen.InterconnectCircuitInfo{
+			GoogleCircuitId: ptr("GCP-" + circuit[len(circuit)-8:]),
+			GoogleDemarcId:  ptr(fmt.Sprintf("%s-%s-%02d", strings.ToUpper(facility), circuit[:6], i+1)),
+		})
+	}
+	return out
 }

@@ -206,3 +206,34 @@ func TestVendorNewMethodsOnTheWire(t *testing.T) {
 		t.Errorf("has filter on circuitInfos: %v", err)
 	}
 }
+
+// c30-schema's interconnect members and c30-methods' reports agree: getDiagnostics names the
+// circuits of circuitInfos, and getMacsecConfig has a key per configured pre-shared key.
+func TestVendorInterconnectReportsMatchMembers(t *testing.T) {
+	w := newVMWorld(t)
+	op, err := w.svc.Interconnects.Insert(vendorProject, &compute.Interconnect{Name: "ic-sec", Location: w.url("global/interconnectLocations/iad-zone1-1"),
+		LinkType: "LINK_TYPE_ETHERNET_10G_LR", RequestedLinkCount: 2, InterconnectType: "DEDICATED",
+		RequestedFeatures: []string{"IF_MACSEC"}, MacsecEnabled: true,
+		Macsec: &compute.InterconnectMacsec{PreSharedKeys: []*compute.InterconnectMacsecPreSharedKey{{Name: "key-1", StartTime: "2026-01-01T00:00:00Z"}}}}).Do()
+	w.done("insert", op, err)
+	ic := w.getInterconnect("ic-sec")
+	diag, err := w.svc.Interconnects.GetDiagnostics(vendorProject, "ic-sec").Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ic.CircuitInfos) != 2 || len(diag.Result.Links) != 2 {
+		t.Fatalf("%d circuits, %d links", len(ic.CircuitInfos), len(diag.Result.Links))
+	}
+	for i, l := range diag.Result.Links {
+		if c := ic.CircuitInfos[i]; l.CircuitId != c.GoogleCircuitId || l.GoogleDemarc != c.GoogleDemarcId {
+			t.Errorf("link %d: circuit %q demarc %q; circuitInfos %q %q", i, l.CircuitId, l.GoogleDemarc, c.GoogleCircuitId, c.GoogleDemarcId)
+		}
+	}
+	cfg, err := w.svc.Interconnects.GetMacsecConfig(vendorProject, "ic-sec").Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := cfg.Result.PreSharedKeys; len(k) != 1 || k[0].Name != "key-1" || k[0].StartTime != "2026-01-01T00:00:00Z" || len(k[0].Cak) != 32 || len(k[0].Ckn) != 64 {
+		t.Errorf("MACsec keys %+v", cfg.Result.PreSharedKeys)
+	}
+}
