@@ -56,6 +56,10 @@ func (s *Server) InterconnectAttachmentsPatch(ctx context.Context, req gen.Inter
 		if f.err != nil {
 			return operations.Start{}, f.err
 		}
+		if err := fixedMembers("InterconnectAttachment", s.renderAttachment(ctx, tx, a), b, "name", "interconnect", "type",
+			"labels", "labelFingerprint", "params", "subnetLength", "description", "adminEnabled", "router", "bandwidth", "stackType", "mtu", "vlanTag8021q"); err != nil {
+			return operations.Start{}, err
+		}
 		next := a
 		setIf(&next.Description, b.Description)
 		setIf(&next.AdminEnabled, b.AdminEnabled)
@@ -63,8 +67,22 @@ func (s *Server) InterconnectAttachmentsPatch(ctx context.Context, req gen.Inter
 		if b.Bandwidth != nil {
 			next.Bandwidth = string(*b.Bandwidth)
 		}
-		if b.StackType != nil {
+		if b.StackType != nil && string(*b.StackType) != a.StackType {
+			// Dual stack takes an IPv6 /125 as an insert would (from the candidates the
+			// attachment was made with); back to IPv4 only gives it up.
 			next.StackType = string(*b.StackType)
+			next.CloudRouterIPv6, next.CustomerRouterIPv6 = "", ""
+			if next.StackType == "IPV4_IPV6" {
+				req, err := checkAddressRequest(gen.InterconnectAttachment{CandidateIpv6Subnets: a.CandidateIPv6Subnets,
+					CandidateCloudRouterIpv6Address: optional(a.CandidateCloudRouterIPv6), CandidateCustomerRouterIpv6Address: optional(a.CandidateCustomerRouterIPv6)}, true)
+				if err != nil {
+					return operations.Start{}, err
+				}
+				ic, _ := s.tables.Interconnects.Get(tx, a.Project+"|"+a.Interconnect)
+				if err := s.assignAddresses(tx, ic, &next, req); err != nil {
+					return operations.Start{}, err
+				}
+			}
 		}
 		if b.Mtu != nil {
 			next.Mtu = int(*b.Mtu)

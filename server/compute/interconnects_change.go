@@ -60,11 +60,25 @@ func (s *Server) InterconnectsPatch(ctx context.Context, req gen.InterconnectsPa
 		if f.err != nil {
 			return operations.Start{}, f.err
 		}
+		if err := fixedMembers("Interconnect", s.renderInterconnect(ctx, tx, ic), b, interconnectPatchable...); err != nil {
+			return operations.Start{}, err
+		}
 		next := ic
 		setIf(&next.Description, b.Description)
 		setIf(&next.AdminEnabled, b.AdminEnabled)
 		setIf(&next.NocContactEmail, b.NocContactEmail)
 		setIf(&next.CustomerName, b.CustomerName)
+		setIf(&next.MacsecEnabled, b.MacsecEnabled)
+		setIf(&next.AAIEnabled, b.AaiEnabled)
+		if b.Macsec != nil {
+			next.Macsec = keepJSON(b.Macsec)
+		}
+		if b.ApplicationAwareInterconnect != nil {
+			next.ApplicationAwareInterconnect = keepJSON(b.ApplicationAwareInterconnect)
+		}
+		if next.MacsecEnabled && len(next.Macsec) == 0 {
+			return operations.Start{}, invalidField("resource.macsecEnabled", "Invalid value for field 'resource.macsecEnabled': 'true'. MACsec cannot be enabled without a macsec configuration.")
+		}
 		if b.RequestedLinkCount > 0 {
 			next.RequestedLinkCount = int(b.RequestedLinkCount)
 		}
@@ -84,6 +98,12 @@ func (s *Server) InterconnectsPatch(ctx context.Context, req gen.InterconnectsPa
 	}
 	return gen.InterconnectsPatch200JSONResponse(s.renderOperation(ctx, op)), nil
 }
+
+// interconnectPatchable are the members an interconnect's patch changes (labels aside):
+// the configuration of the connection, as the real service lets it be updated in place.
+// name, location, linkType and interconnectType are checked above; params is input only.
+var interconnectPatchable = []string{"name", "location", "linkType", "interconnectType", "labels", "labelFingerprint", "params", "description", "adminEnabled", "nocContactEmail", "customerName", "requestedLinkCount",
+	"macsecEnabled", "macsec", "aaiEnabled", "applicationAwareInterconnect"}
 
 // putInterconnectIfChanged stores next, with a new generation, when it differs from ic.
 func (s *Server) putInterconnectIfChanged(tx *store.Tx, ic, next Interconnect) error {

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
@@ -107,15 +110,7 @@ func (s *Server) GlobalForwardingRulesPatch(ctx context.Context, req gen.GlobalF
 }
 
 // sentMembers are the members a patch body gives, by their wire names, as JSON.
-func sentMembers(b gen.ForwardingRule) (map[string]json.RawMessage, error) {
-	raw, err := json.Marshal(b)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]json.RawMessage
-	err = json.Unmarshal(raw, &m)
-	return m, err
-}
+func sentMembers(b gen.ForwardingRule) (map[string]json.RawMessage, error) { return jsonMembers(b) }
 
 // rulePatchable are the members a rule's patch may change; rulePatchIgnored are output
 // members (ignored when sent back, as on insert) and those with their own checks.
@@ -268,4 +263,90 @@ func targetKind(u string) string {
 		return ""
 	}
 	return parts[len(parts)-2]
+}
+
+// readOnlyMembers are, by schema, the members the spec marks readOnly: sent back in a
+// patch, they are ignored, as on insert.
+var readOnlyMembers = sync.OnceValue(func() map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	doc, err := gen.GetSwagger()
+	if err != nil {
+		return out
+	}
+	for name, ref := range doc.Components.Schemas {
+		out[name] = map[string]bool{}
+		for member, p := range ref.Value.Properties {
+			if p.Value != nil && p.Value.ReadOnly {
+				out[name][member] = true
+			}
+		}
+	}
+	return out
+})
+
+// fixedMembers refuses a patch that sends a member it cannot change (any of schema's but
+// those in handled, which the caller applies or checks itself, and the readOnly ones) with
+// a value other than the resource's current one, cur (its wire form). A member absent from
+// cur is its zero value, so sending back false, 0 or "" is accepted.
+func fixedMembers(schema string, cur, body any, handled ...string) error {
+	sent, err := jsonMembers(body)
+	if err != nil {
+		return err
+	}
+	have, err := jsonMembers(cur)
+	if err != nil {
+		return err
+	}
+	keys := make([]string, 0, len(sent))
+	for k := range sent {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if slices.Contains(handled, k) || readOnlyMembers()[schema][k] || sameJSON(sent[k], have[k]) {
+			continue
+		}
+		return invalidField("resource."+k, fmt.Sprintf("Invalid value for field 'resource.%s': '%s'. The field cannot be changed by patch.", k, strings.Trim(string(sent[k]), `"`)))
+	}
+	return nil
+}
+
+func jsonMembers(v any) (map[string]json.RawMessage, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	err = json.Unmarshal(raw, &m)
+	return m, err
+}
+
+// sameJSON compares two JSON values, an absent one (nil) being equal to any zero value.
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if len(a) > 0 {
+		_ = json.Unmarshal(a, &x)
+	}
+	if len(b) > 0 {
+		_ = json.Unmarshal(b, &y)
+	}
+	return reflect.DeepEqual(x, y) || (isZeroJSON(x) && isZeroJSON(y))
+}
+
+func isZeroJSON(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case bool:
+		return !v
+	case float64:
+		return v == 0
+	case string:
+		return v == ""
+	case []any:
+		return len(v) == 0
+	case map[string]any:
+		return len(v) == 0
+	}
+	return false
 }

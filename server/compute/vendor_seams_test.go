@@ -237,3 +237,58 @@ func TestVendorInterconnectReportsMatchMembers(t *testing.T) {
 		t.Errorf("MACsec keys %+v", cfg.Result.PreSharedKeys)
 	}
 }
+
+// The patches of interconnects and attachments and c30-schema's members: MACsec and
+// application awareness change in place, the stack type takes (or gives up) IPv6
+// addresses, and any other member sent with a new value is refused by name.
+func TestVendorPatchesAndNewMembers(t *testing.T) {
+	w := newVMWorld(t)
+	w.interconnect("ic-p", "iad-zone1-1")
+	_, err := w.svc.Interconnects.Patch(vendorProject, "ic-p", &compute.Interconnect{MacsecEnabled: true}).Do()
+	vendorAPIError(t, err, 400, "invalid")
+	op, err := w.svc.Interconnects.Patch(vendorProject, "ic-p", &compute.Interconnect{MacsecEnabled: true, AaiEnabled: true,
+		Macsec: &compute.InterconnectMacsec{FailOpen: true, PreSharedKeys: []*compute.InterconnectMacsecPreSharedKey{{Name: "k", StartTime: "2026-02-01T00:00:00Z"}}}}).Do()
+	w.done("patch MACsec", op, err)
+	ic := w.getInterconnect("ic-p")
+	if !ic.MacsecEnabled || !ic.AaiEnabled || ic.Macsec == nil || !ic.Macsec.FailOpen {
+		t.Errorf("after patch: macsecEnabled %v aaiEnabled %v macsec %+v", ic.MacsecEnabled, ic.AaiEnabled, ic.Macsec)
+	}
+	cfg, err := w.svc.Interconnects.GetMacsecConfig(vendorProject, "ic-p").Do()
+	if err != nil || len(cfg.Result.PreSharedKeys) != 1 {
+		t.Errorf("MACsec keys after patch: %v %+v", err, cfg)
+	}
+	for _, bad := range []*compute.Interconnect{{RequestedFeatures: []string{"IF_CROSS_SITE_NETWORK"}}, {RemoteLocation: "somewhere"}} {
+		_, err = w.svc.Interconnects.Patch(vendorProject, "ic-p", bad).Do()
+		if e := vendorAPIError(t, err, 400, "invalid"); !strings.Contains(e.Message, "cannot be changed by patch") {
+			t.Errorf("%+v refused with %q", bad, e.Message)
+		}
+	}
+	sent := *ic
+	op, err = w.svc.Interconnects.Patch(vendorProject, "ic-p", &sent).Do()
+	w.done("interconnect patch as read", op, err)
+
+	a := w.attachment("us-east4", "att-p", "ic-p")
+	if a.CloudRouterIpAddress == "" || a.CloudRouterIpv6Address != "" {
+		t.Fatalf("inserted attachment: %q %q", a.CloudRouterIpAddress, a.CloudRouterIpv6Address)
+	}
+	op, err = w.svc.InterconnectAttachments.Patch(vendorProject, "us-east4", "att-p", &compute.InterconnectAttachment{StackType: "IPV4_IPV6"}).Do()
+	w.done("dual stack", op, err)
+	got := w.getAttachment("us-east4", "att-p")
+	if !strings.HasPrefix(got.CloudRouterIpv6Address, "2600:2d00:0:2::") || got.CustomerRouterIpv6Address == "" || got.CloudRouterIpAddress != a.CloudRouterIpAddress {
+		t.Errorf("dual stack: v6 %q/%q v4 %q", got.CloudRouterIpv6Address, got.CustomerRouterIpv6Address, got.CloudRouterIpAddress)
+	}
+	op, err = w.svc.InterconnectAttachments.Patch(vendorProject, "us-east4", "att-p", &compute.InterconnectAttachment{StackType: "IPV4_ONLY"}).Do()
+	w.done("IPv4 only", op, err)
+	if got = w.getAttachment("us-east4", "att-p"); got.CloudRouterIpv6Address != "" {
+		t.Errorf("IPv4 only keeps %q", got.CloudRouterIpv6Address)
+	}
+	for _, bad := range []*compute.InterconnectAttachment{{Encryption: "IPSEC"}, {CandidateSubnets: []string{"169.254.100.0/29"}}} {
+		_, err = w.svc.InterconnectAttachments.Patch(vendorProject, "us-east4", "att-p", bad).Do()
+		if e := vendorAPIError(t, err, 400, "invalid"); !strings.Contains(e.Message, "cannot be changed by patch") {
+			t.Errorf("%+v refused with %q", bad, e.Message)
+		}
+	}
+	sentA := *got
+	op, err = w.svc.InterconnectAttachments.Patch(vendorProject, "us-east4", "att-p", &sentA).Do()
+	w.done("attachment patch as read", op, err)
+}
