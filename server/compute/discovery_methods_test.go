@@ -37,6 +37,9 @@ type discoveryMethod struct {
 	Request    *struct {
 		Ref string `json:"$ref"`
 	} `json:"request"`
+	Response *struct {
+		Ref string `json:"$ref"`
+	} `json:"response"`
 }
 
 type discoveryParameter struct {
@@ -72,6 +75,8 @@ func TestSpecHasEveryDiscoveryMethod(t *testing.T) {
 			ops[op.OperationID] = served{path, method, op, append(slices.Clone(item.Parameters), op.Parameters...)}
 		}
 	}
+	schemas := readDiscovery(t)
+	bodies := comparison{doc: schemas, seen: map[string]bool{}}
 	total, present, params := 0, 0, 0
 	for _, res := range discoveryResources {
 		r, ok := doc.Resources[res]
@@ -96,6 +101,21 @@ func TestSpecHasEveryDiscoveryMethod(t *testing.T) {
 			}
 			if hasBody := s.op.RequestBody != nil; hasBody != (m.Request != nil) {
 				t.Errorf("%s: request body %v, in the discovery document %v", m.ID, hasBody, m.Request != nil)
+			} else if hasBody {
+				// The body's members, down through nested objects, as the document's schema.
+				if mt := s.op.RequestBody.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil {
+					bodies.value(m.Request.Ref, discoverySchema{Ref: m.Request.Ref}, mt.Schema.Value)
+				} else {
+					t.Errorf("%s: request body without a JSON schema", m.ID)
+				}
+			}
+			if m.Response != nil {
+				ok := s.op.Responses.Status(200)
+				if ok == nil || ok.Value.Content.Get("application/json") == nil {
+					t.Errorf("%s: no 200 JSON response", m.ID)
+				} else {
+					bodies.value(m.Response.Ref, discoverySchema{Ref: m.Response.Ref}, ok.Value.Content.Get("application/json").Schema.Value)
+				}
 			}
 			for _, pname := range sortedKeys(m.Parameters) {
 				params++
@@ -114,10 +134,13 @@ func TestSpecHasEveryDiscoveryMethod(t *testing.T) {
 			}
 		}
 	}
+	for _, p := range bodies.problems {
+		t.Error(p)
+	}
 	if present != total || total == 0 {
 		t.Errorf("%d/%d methods of the discovery document in the spec", present, total)
 	}
-	t.Logf("%d/%d methods of %d resources, %d parameters compared", present, total, len(discoveryResources), params)
+	t.Logf("%d/%d methods of %d resources, %d parameters compared; %d members of their request and response bodies compared", present, total, len(discoveryResources), params, bodies.compared)
 }
 
 // compareParameter compares one parameter of a method with the spec's (nil: not declared).

@@ -69,13 +69,25 @@ func TestSpecHasEveryDiscoveryMember(t *testing.T) {
 	for _, p := range c.problems {
 		t.Error(p)
 	}
-	t.Logf("%d members of %d schemas compared", members, len(discoverySchemas))
+	t.Logf("%d/%d members of %d schemas present (%d members compared, nested ones included)", members-missing(c.problems), members, len(discoverySchemas), c.compared)
+}
+
+// missing counts the problems that are members absent from the spec.
+func missing(problems []string) int {
+	n := 0
+	for _, p := range problems {
+		if strings.HasSuffix(p, "not in specs/compute.yaml") && strings.Count(strings.SplitN(p, ":", 2)[0], ".") == 1 {
+			n++
+		}
+	}
+	return n
 }
 
 type comparison struct {
 	doc      map[string]discoverySchema
 	seen     map[string]bool
 	problems []string
+	compared int // members compared, nested ones included
 }
 
 func (c *comparison) errorf(format string, args ...any) {
@@ -84,6 +96,7 @@ func (c *comparison) errorf(format string, args ...any) {
 
 func (c *comparison) object(path string, d discoverySchema, ours *openapi3.Schema) {
 	for _, name := range sortedKeys(d.Properties) {
+		c.compared++
 		prop := ours.Properties[name]
 		if prop == nil || prop.Value == nil {
 			c.errorf("%s.%s: in the discovery document, not in specs/compute.yaml", path, name)
@@ -94,6 +107,10 @@ func (c *comparison) object(path string, d discoverySchema, ours *openapi3.Schem
 }
 
 func (c *comparison) value(path string, d discoverySchema, ours *openapi3.Schema) {
+	// A nullable member of a patch body wraps its schema in a one-element allOf.
+	for len(ours.AllOf) == 1 && len(ours.Properties) == 0 && ours.AllOf[0].Value != nil {
+		ours = ours.AllOf[0].Value
+	}
 	if d.Ref != "" {
 		if !ours.Type.Is(openapi3.TypeObject) && ours.Type != nil {
 			c.errorf("%s: an object (%s) in the discovery document, %v here", path, d.Ref, ours.Type)
