@@ -52,6 +52,8 @@ fuzz: ## run each fuzz target for its budget of executions (or for $(FUZZTIME))
 	$(GO) test -run '^$$' -fuzz '^FuzzParseScope$$' -fuzztime $(call fuzz_budget,80000x) ./server/authorization/
 	$(GO) test -run '^$$' -fuzz '^FuzzLabels$$' -fuzztime $(call fuzz_budget,15000x) ./server/compute/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseRef$$' -fuzztime $(call fuzz_budget,50000x) ./server/compute/
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(call fuzz_budget,200000x) ./internal/gcefilter/
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(call fuzz_budget,100000x) ./internal/fieldsel/
 	$(GO) test -run '^$$' -fuzz '^FuzzAuthorizationRequest$$' -fuzztime $(call fuzz_budget,50000x) ./server/
 	$(GO) test -run '^$$' -fuzz '^FuzzAccountsRequest$$' -fuzztime $(call fuzz_budget,40000x) ./server/
 	$(GO) test -run '^$$' -fuzz '^FuzzHostedFlowRequest$$' -fuzztime $(call fuzz_budget,20000x) ./server/

@@ -80,6 +80,12 @@ var adminCalls = []struct {
 	{"deletePrincipal", 404, func(ctx context.Context, c *admingen.Client, a admingen.RequestEditorFn) (*http.Response, error) {
 		return c.DeletePrincipal(ctx, "0a0a0a0a-0000-4000-8000-0000000000ff", a)
 	}},
+	{"setInterconnectCircuit", 404, func(ctx context.Context, c *admingen.Client, a admingen.RequestEditorFn) (*http.Response, error) {
+		return c.SetInterconnectCircuit(ctx, "proj-token-1", "ic-none", admingen.Circuit{State: admingen.CircuitStateDOWN}, a)
+	}},
+	{"setAttachmentCircuit", 404, func(ctx context.Context, c *admingen.Client, a admingen.RequestEditorFn) (*http.Response, error) {
+		return c.SetAttachmentCircuit(ctx, "proj-token-1", "us-east4", "att-none", admingen.Circuit{State: admingen.CircuitStateUP}, a)
+	}},
 }
 
 func bearer(token string) admingen.RequestEditorFn {

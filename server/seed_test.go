@@ -594,4 +594,19 @@ func TestDocumentedSeedExample(t *testing.T) {
 		len(a.ManagementGroups) != 2 || len(a.Directory) != 3 {
 		t.Errorf("docs/seed.md example: %+v", cfg)
 	}
+	// What its comments say the compute resources read as.
+	file := filepath.Join(t.TempDir(), "seed.yaml")
+	if err := os.WriteFile(file, []byte(block), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := seedClient{t: t, base: understudytest.Start(t, understudytest.WithSeedFile(file)).URL}
+	for path, want := range map[string]string{
+		"/global/interconnectAttachmentGroups/prod-critical": "configured.availabilitySla.effectiveSla=PRODUCTION_CRITICAL",
+		"/global/interconnectGroups/iad-pair":                "configured.topologyCapability.supportedSla=PRODUCTION_NON_CRITICAL",
+	} {
+		member, value, _ := strings.Cut(want, "=")
+		if code, body := c.do("GET", seedProjectPath+path, seedComputeHeaders, ""); code != 200 || jsonAt(body, member) != value {
+			t.Errorf("%s: %d, %s = %v, want %s", path, code, member, jsonAt(body, member), value)
+		}
+	}
 }

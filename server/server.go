@@ -183,7 +183,10 @@ func New(cfg Config) (*Server, error) {
 	e.HTTPErrorHandler = s.handleError
 
 	adminDeps := admin.Deps{Version: cfg.Version, Token: cfg.AdminToken, Clock: clk, Reset: s.Reset, Export: s.Export, Journal: s.journal, Faults: s.faults, Metrics: s.metrics,
-		Operations: operationIDs, Directory: authz, Ready: func() error { return s.db.View(func(*store.Tx) error { return nil }) }}
+		Operations: operationIDs, Directory: authz, Ready: func() error { return s.db.View(func(*store.Tx) error { return nil }) },
+		SetCircuit: func(project, region, name string, down bool) (string, error) {
+			return s.comp.SetCircuit(project, region, name, down)
+		}}
 	if cfg.DataDir != "" {
 		adminDeps.ClockAdvanced = func() error { return s.db.Update(s.saveClock) }
 	}

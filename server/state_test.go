@@ -88,6 +88,24 @@ func buildState(t *testing.T, c *stateClient) {
 	if op := c.finish(failed); op["error"] == nil {
 		t.Fatalf("g-bad's operation did not fail: %v", op)
 	}
+	// What changes resources after their insert: a drained interconnect, labels of an
+	// interconnect and of an attachment, a rule's new target, a circuit set down, an
+	// interconnect group with a member deleted since, IAM policies on both kinds of group.
+	c.must(200, http.MethodPatch, global+"/interconnects/ic-1", stateCompute(), `{"adminEnabled":false,"description":"drained"}`)
+	ic2 := c.must(200, http.MethodGet, global+"/interconnects/ic-2", stateCompute(), "")
+	c.must(200, http.MethodPost, global+"/interconnects/ic-2/setLabels", stateCompute(), fmt.Sprintf(`{"labels":{"site":"two"},"labelFingerprint":%q}`, ic2["labelFingerprint"]))
+	att1 := c.must(200, http.MethodGet, region("us-east4")+"/interconnectAttachments/att-1", stateCompute(), "")
+	c.must(200, http.MethodPost, region("us-east4")+"/interconnectAttachments/att-1/setLabels", stateCompute(), fmt.Sprintf(`{"labels":{"vlan":"one"},"labelFingerprint":%q}`, att1["labelFingerprint"]))
+	c.must(200, http.MethodPost, global+"/forwardingRules/fr-b/setTarget", stateCompute(), `{"target":"global/targetHttpProxies/proxy-b"}`)
+	c.must(200, http.MethodPut, "/_understudy/compute/projects/"+stateProject+"/regions/us-east4/interconnectAttachments/att-2/circuit",
+		map[string]string{"Authorization": "Bearer " + stateAdminToken, "Content-Type": "application/json"}, `{"state":"DOWN"}`)
+	insert(global+"/interconnects", `{"name":"ic-3","location":"global/interconnectLocations/lax-zone1-8","linkType":"LINK_TYPE_ETHERNET_10G_LR","requestedLinkCount":1,"interconnectType":"DEDICATED"}`)
+	insert(global+"/interconnectGroups", `{"name":"icg-1","intent":{"topologyCapability":"PRODUCTION_NON_CRITICAL"},"interconnects":{"a":{"interconnect":"global/interconnects/ic-1"},"b":{"interconnect":"global/interconnects/ic-2"},"c":{"interconnect":"global/interconnects/ic-3"}}}`)
+	c.finish(c.must(200, http.MethodDelete, global+"/interconnects/ic-3", stateCompute(), ""))
+	for _, g := range []string{"interconnectAttachmentGroups/g-1", "interconnectGroups/icg-1"} {
+		c.must(200, http.MethodPost, global+"/"+g+"/setIamPolicy", stateCompute(),
+			`{"policy":{"version":3,"bindings":[{"role":"roles/compute.networkViewer","members":["user:ana@example.com"]},{"role":"roles/compute.networkAdmin","members":["group:ops@example.com"],"condition":{"title":"weekdays","expression":"request.time.getDayOfWeek() < 5"}}]}}`)
+	}
 	// The same requestId again: the operation of the first insert.
 	c.must(200, http.MethodPost, global+"/forwardingRules?requestId=5e1f3a3e-7a53-4c43-9cf5-3b9d6c2a1a01", stateCompute(), `{"name":"fr-a","portRange":"80-80","labels":{"env":"dev"},"description":"the a rule"}`)
 
@@ -162,7 +180,7 @@ func statePaths(t *testing.T, a *stateClient) []stateRead {
 	// and every item of each.
 	for _, p := range []string{stateSeedProject, stateProject} {
 		var lists []string
-		for _, c := range []string{"forwardingRules", "interconnects", "interconnectAttachmentGroups", "operations", "interconnectLocations"} {
+		for _, c := range []string{"forwardingRules", "interconnects", "interconnectAttachmentGroups", "interconnectGroups", "operations", "interconnectLocations"} {
 			lists = append(lists, "/compute/v1/projects/"+p+"/global/"+c)
 		}
 		for _, r := range []string{"us-east4", "us-east1", "us-west1", "europe-west4"} {
@@ -189,8 +207,14 @@ func statePaths(t *testing.T, a *stateClient) []stateRead {
 			for _, it := range items {
 				self := strings.TrimPrefix(it.(map[string]any)["selfLink"].(string), a.base)
 				add(self, stateCompute())
-				if strings.Contains(self, "/interconnectAttachmentGroups/") {
+				if strings.Contains(self, "/interconnectAttachmentGroups/") || strings.Contains(self, "/interconnectGroups/") {
 					add(self+"/getOperationalStatus", stateCompute())
+					add(self+"/getIamPolicy", stateCompute())
+					add(self+"/getIamPolicy?optionsRequestedPolicyVersion=3", stateCompute())
+				}
+				if strings.Contains(self, "/global/interconnects/") {
+					add(self+"/getDiagnostics", stateCompute())
+					add(self+"/getMacsecConfig", stateCompute())
 				}
 				if id, ok := it.(map[string]any)["id"].(string); ok && !strings.Contains(self, "/operations/") {
 					add(self[:strings.LastIndexByte(self, '/')+1]+id, stateCompute()) // by id
@@ -265,7 +289,7 @@ func TestStateRoundTrip(t *testing.T) {
 	buildState(t, a)
 	exported := exportState(t, srvA)
 	t.Logf("export, %d bytes:\n%s", len(exported), exported)
-	for _, want := range []string{"fr-a", "labelGeneration: 2", "att-3", "g-1", "patched", "RESOURCE_NOT_FOUND", "clientOperationId: 5e1f3a3e-7a53-4c43-9cf5-3b9d6c2a1a01",
+	for _, want := range []string{"fr-a", "labelGeneration: 2", "att-3", "g-1", "patched", "icg-1", "deletedInterconnects", "circuitDown: true", "roles/compute.networkAdmin", "RESOURCE_NOT_FOUND", "clientOperationId: 5e1f3a3e-7a53-4c43-9cf5-3b9d6c2a1a01",
 		"a1a1a1a1-0000-4000-8000-000000000003", "B0F43C54-E787-4862-89B1-A653FA9CF747", "closed: true", "onboarded_configurations:", "consumed: true", "key: link-alpha", "operationMode: manual",
 		"managementGroups:", "id: mg-example", "displayName: state group", "type: ManagedIdentity", "scope: /\n"} {
 		if !bytes.Contains(exported, []byte(want)) {

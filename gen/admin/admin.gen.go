@@ -45,6 +45,42 @@ func (e API) Valid() bool {
 	}
 }
 
+// Defines values for CircuitState.
+const (
+	CircuitStateDOWN CircuitState = "DOWN"
+	CircuitStateUP   CircuitState = "UP"
+)
+
+// Valid indicates whether the value is a known member of the CircuitState enum.
+func (e CircuitState) Valid() bool {
+	switch e {
+	case CircuitStateDOWN:
+		return true
+	case CircuitStateUP:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CircuitReportState.
+const (
+	CircuitReportStateDOWN CircuitReportState = "DOWN"
+	CircuitReportStateUP   CircuitReportState = "UP"
+)
+
+// Valid indicates whether the value is a known member of the CircuitReportState enum.
+func (e CircuitReportState) Valid() bool {
+	switch e {
+	case CircuitReportStateDOWN:
+		return true
+	case CircuitReportStateUP:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HealthStatus.
 const (
 	HealthStatusOk HealthStatus = "ok"
@@ -107,6 +143,27 @@ func (e ResetResultStatus) Valid() bool {
 
 // API One of the emulated APIs.
 type API string
+
+// Circuit The operational state to set.
+type Circuit struct {
+	// State `DOWN`: the circuit is down; `UP`: it carries traffic (as far as its configuration lets it).
+	State CircuitState `json:"state"`
+}
+
+// CircuitState `DOWN`: the circuit is down; `UP`: it carries traffic (as far as its configuration lets it).
+type CircuitState string
+
+// CircuitReport A resource's operational state, as set.
+type CircuitReport struct {
+	// Resource The resource's path in the compute API.
+	Resource string `json:"resource"`
+
+	// State The state now in force.
+	State CircuitReportState `json:"state"`
+}
+
+// CircuitReportState The state now in force.
+type CircuitReportState string
 
 // Clock The server's clock.
 type Clock struct {
@@ -314,6 +371,9 @@ type State struct {
 	Compute map[string]interface{} `json:"compute,omitempty"`
 }
 
+// ComputeProject defines model for ComputeProject.
+type ComputeProject = string
+
 // Error understudy's own error envelope for the admin API.
 type Error = ErrorResponse
 
@@ -337,6 +397,12 @@ type PutPrincipalJSONRequestBody = Principal
 
 // AdvanceClockJSONRequestBody defines body for AdvanceClock for application/json ContentType.
 type AdvanceClockJSONRequestBody = ClockAdvance
+
+// SetInterconnectCircuitJSONRequestBody defines body for SetInterconnectCircuit for application/json ContentType.
+type SetInterconnectCircuitJSONRequestBody = Circuit
+
+// SetAttachmentCircuitJSONRequestBody defines body for SetAttachmentCircuit for application/json ContentType.
+type SetAttachmentCircuitJSONRequestBody = Circuit
 
 // CreateFaultJSONRequestBody defines body for CreateFault for application/json ContentType.
 type CreateFaultJSONRequestBody = FaultRule
@@ -493,6 +559,62 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /_understudy/clock/advance (the `AdvanceClock` operationId).
 	AdvanceClock(ctx context.Context, body AdvanceClockJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetInterconnectCircuitWithBody Set an interconnect's circuit up or down
+	//
+	// Sets the operational state of the compute API's interconnect named `interconnect` in
+	// `project`, without changing its configuration (`adminEnabled` stays as it is): with
+	// `DOWN` its links read down in `getDiagnostics`, and every interconnect group and
+	// attachment group over it reports it (and its attachments) inactive in
+	// `getOperationalStatus` (`CONNECTION_DOWN`, a degraded group status, a lower
+	// operational SLA). `UP` brings it back. The state is kept across restarts with a data
+	// directory and in the state export, and a reset puts it back to `UP`. An interconnect
+	// that does not exist (or whose insert is still running) is 404 `NotFound`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /_understudy/compute/projects/{project}/global/interconnects/{interconnect}/circuit (the `SetInterconnectCircuit` operationId).
+	SetInterconnectCircuitWithBody(ctx context.Context, project ComputeProject, interconnect string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetInterconnectCircuit Set an interconnect's circuit up or down
+	//
+	// Sets the operational state of the compute API's interconnect named `interconnect` in
+	// `project`, without changing its configuration (`adminEnabled` stays as it is): with
+	// `DOWN` its links read down in `getDiagnostics`, and every interconnect group and
+	// attachment group over it reports it (and its attachments) inactive in
+	// `getOperationalStatus` (`CONNECTION_DOWN`, a degraded group status, a lower
+	// operational SLA). `UP` brings it back. The state is kept across restarts with a data
+	// directory and in the state export, and a reset puts it back to `UP`. An interconnect
+	// that does not exist (or whose insert is still running) is 404 `NotFound`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /_understudy/compute/projects/{project}/global/interconnects/{interconnect}/circuit (the `SetInterconnectCircuit` operationId).
+	SetInterconnectCircuit(ctx context.Context, project ComputeProject, interconnect string, body SetInterconnectCircuitJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetAttachmentCircuitWithBody Set an interconnect attachment's circuit up or down
+	//
+	// Sets the operational state of the compute API's interconnect attachment named
+	// `attachment` in `region` of `project`, as `setInterconnectCircuit` does for an
+	// interconnect: with `DOWN` the attachment group holding it reports it
+	// `CONNECTION_DOWN` and inactive (its `adminEnabled` stays as it is).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /_understudy/compute/projects/{project}/regions/{region}/interconnectAttachments/{attachment}/circuit (the `SetAttachmentCircuit` operationId).
+	SetAttachmentCircuitWithBody(ctx context.Context, project ComputeProject, region string, attachment string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetAttachmentCircuit Set an interconnect attachment's circuit up or down
+	//
+	// Sets the operational state of the compute API's interconnect attachment named
+	// `attachment` in `region` of `project`, as `setInterconnectCircuit` does for an
+	// interconnect: with `DOWN` the attachment group holding it reports it
+	// `CONNECTION_DOWN` and inactive (its `adminEnabled` stays as it is).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /_understudy/compute/projects/{project}/regions/{region}/interconnectAttachments/{attachment}/circuit (the `SetAttachmentCircuit` operationId).
+	SetAttachmentCircuit(ctx context.Context, project ComputeProject, region string, attachment string, body SetAttachmentCircuitJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ClearFaults Remove every fault rule
 	//
@@ -761,6 +883,102 @@ func (c *Client) AdvanceClockWithBody(ctx context.Context, contentType string, b
 // Corresponds with POST /_understudy/clock/advance (the `AdvanceClock` operationId).
 func (c *Client) AdvanceClock(ctx context.Context, body AdvanceClockJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAdvanceClockRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetInterconnectCircuitWithBody Set an interconnect's circuit up or down
+//
+// Sets the operational state of the compute API's interconnect named `interconnect` in
+// `project`, without changing its configuration (`adminEnabled` stays as it is): with
+// `DOWN` its links read down in `getDiagnostics`, and every interconnect group and
+// attachment group over it reports it (and its attachments) inactive in
+// `getOperationalStatus` (`CONNECTION_DOWN`, a degraded group status, a lower
+// operational SLA). `UP` brings it back. The state is kept across restarts with a data
+// directory and in the state export, and a reset puts it back to `UP`. An interconnect
+// that does not exist (or whose insert is still running) is 404 `NotFound`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /_understudy/compute/projects/{project}/global/interconnects/{interconnect}/circuit (the `SetInterconnectCircuit` operationId).
+func (c *Client) SetInterconnectCircuitWithBody(ctx context.Context, project ComputeProject, interconnect string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetInterconnectCircuitRequestWithBody(c.Server, project, interconnect, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetInterconnectCircuit Set an interconnect's circuit up or down
+//
+// Sets the operational state of the compute API's interconnect named `interconnect` in
+// `project`, without changing its configuration (`adminEnabled` stays as it is): with
+// `DOWN` its links read down in `getDiagnostics`, and every interconnect group and
+// attachment group over it reports it (and its attachments) inactive in
+// `getOperationalStatus` (`CONNECTION_DOWN`, a degraded group status, a lower
+// operational SLA). `UP` brings it back. The state is kept across restarts with a data
+// directory and in the state export, and a reset puts it back to `UP`. An interconnect
+// that does not exist (or whose insert is still running) is 404 `NotFound`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /_understudy/compute/projects/{project}/global/interconnects/{interconnect}/circuit (the `SetInterconnectCircuit` operationId).
+func (c *Client) SetInterconnectCircuit(ctx context.Context, project ComputeProject, interconnect string, body SetInterconnectCircuitJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetInterconnectCircuitRequest(c.Server, project, interconnect, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetAttachmentCircuitWithBody Set an interconnect attachment's circuit up or down
+//
+// Sets the operational state of the compute API's interconnect attachment named
+// `attachment` in `region` of `project`, as `setInterconnectCircuit` does for an
+// interconnect: with `DOWN` the attachment group holding it reports it
+// `CONNECTION_DOWN` and inactive (its `adminEnabled` stays as it is).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /_understudy/compute/projects/{project}/regions/{region}/interconnectAttachments/{attachment}/circuit (the `SetAttachmentCircuit` operationId).
+func (c *Client) SetAttachmentCircuitWithBody(ctx context.Context, project ComputeProject, region string, attachment string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetAttachmentCircuitRequestWithBody(c.Server, project, region, attachment, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetAttachmentCircuit Set an interconnect attachment's circuit up or down
+//
+// Sets the operational state of the compute API's interconnect attachment named
+// `attachment` in `region` of `project`, as `setInterconnectCircuit` does for an
+// interconnect: with `DOWN` the attachment group holding it reports it
+// `CONNECTION_DOWN` and inactive (its `adminEnabled` stays as it is).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /_understudy/compute/projects/{project}/regions/{region}/interconnectAttachments/{attachment}/circuit (the `SetAttachmentCircuit` operationId).
+func (c *Client) SetAttachmentCircuit(ctx context.Context, project ComputeProject, region string, attachment string, body SetAttachmentCircuitJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetAttachmentCircuitRequest(c.Server, project, region, attachment, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1184,6 +1402,121 @@ func NewAdvanceClockRequestWithBody(server string, contentType string, body io.R
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSetInterconnectCircuitRequest calls the generic SetInterconnectCircuit builder with application/json body
+func NewSetInterconnectCircuitRequest(server string, project ComputeProject, interconnect string, body SetInterconnectCircuitJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetInterconnectCircuitRequestWithBody(server, project, interconnect, "application/json", bodyReader)
+}
+
+// NewSetInterconnectCircuitRequestWithBody constructs an http.Request for the SetInterconnectCircuit method, with any body, and a specified content type
+func NewSetInterconnectCircuitRequestWithBody(server string, project ComputeProject, interconnect string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnect", interconnect, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_understudy/compute/projects/%s/global/interconnects/%s/circuit", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSetAttachmentCircuitRequest calls the generic SetAttachmentCircuit builder with application/json body
+func NewSetAttachmentCircuitRequest(server string, project ComputeProject, region string, attachment string, body SetAttachmentCircuitJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetAttachmentCircuitRequestWithBody(server, project, region, attachment, "application/json", bodyReader)
+}
+
+// NewSetAttachmentCircuitRequestWithBody constructs an http.Request for the SetAttachmentCircuit method, with any body, and a specified content type
+func NewSetAttachmentCircuitRequestWithBody(server string, project ComputeProject, region string, attachment string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "attachment", attachment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_understudy/compute/projects/%s/regions/%s/interconnectAttachments/%s/circuit", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
@@ -1709,6 +2042,62 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /_understudy/clock/advance (the `AdvanceClock` operationId).
 	AdvanceClockWithResponse(ctx context.Context, body AdvanceClockJSONRequestBody, reqEditors ...RequestEditorFn) (*AdvanceClockResponse, error)
 
+	// SetInterconnectCircuitWithBodyWithResponse Set an interconnect's circuit up or down
+	//
+	// Sets the operational state of the compute API's interconnect named `interconnect` in
+	// `project`, without changing its configuration (`adminEnabled` stays as it is): with
+	// `DOWN` its links read down in `getDiagnostics`, and every interconnect group and
+	// attachment group over it reports it (and its attachments) inactive in
+	// `getOperationalStatus` (`CONNECTION_DOWN`, a degraded group status, a lower
+	// operational SLA). `UP` brings it back. The state is kept across restarts with a data
+	// directory and in the state export, and a reset puts it back to `UP`. An interconnect
+	// that does not exist (or whose insert is still running) is 404 `NotFound`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_understudy/compute/projects/{project}/global/interconnects/{interconnect}/circuit (the `SetInterconnectCircuit` operationId).
+	SetInterconnectCircuitWithBodyWithResponse(ctx context.Context, project ComputeProject, interconnect string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetInterconnectCircuitResponse, error)
+
+	// SetInterconnectCircuitWithResponse Set an interconnect's circuit up or down
+	//
+	// Sets the operational state of the compute API's interconnect named `interconnect` in
+	// `project`, without changing its configuration (`adminEnabled` stays as it is): with
+	// `DOWN` its links read down in `getDiagnostics`, and every interconnect group and
+	// attachment group over it reports it (and its attachments) inactive in
+	// `getOperationalStatus` (`CONNECTION_DOWN`, a degraded group status, a lower
+	// operational SLA). `UP` brings it back. The state is kept across restarts with a data
+	// directory and in the state export, and a reset puts it back to `UP`. An interconnect
+	// that does not exist (or whose insert is still running) is 404 `NotFound`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_understudy/compute/projects/{project}/global/interconnects/{interconnect}/circuit (the `SetInterconnectCircuit` operationId).
+	SetInterconnectCircuitWithResponse(ctx context.Context, project ComputeProject, interconnect string, body SetInterconnectCircuitJSONRequestBody, reqEditors ...RequestEditorFn) (*SetInterconnectCircuitResponse, error)
+
+	// SetAttachmentCircuitWithBodyWithResponse Set an interconnect attachment's circuit up or down
+	//
+	// Sets the operational state of the compute API's interconnect attachment named
+	// `attachment` in `region` of `project`, as `setInterconnectCircuit` does for an
+	// interconnect: with `DOWN` the attachment group holding it reports it
+	// `CONNECTION_DOWN` and inactive (its `adminEnabled` stays as it is).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_understudy/compute/projects/{project}/regions/{region}/interconnectAttachments/{attachment}/circuit (the `SetAttachmentCircuit` operationId).
+	SetAttachmentCircuitWithBodyWithResponse(ctx context.Context, project ComputeProject, region string, attachment string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetAttachmentCircuitResponse, error)
+
+	// SetAttachmentCircuitWithResponse Set an interconnect attachment's circuit up or down
+	//
+	// Sets the operational state of the compute API's interconnect attachment named
+	// `attachment` in `region` of `project`, as `setInterconnectCircuit` does for an
+	// interconnect: with `DOWN` the attachment group holding it reports it
+	// `CONNECTION_DOWN` and inactive (its `adminEnabled` stays as it is).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_understudy/compute/projects/{project}/regions/{region}/interconnectAttachments/{attachment}/circuit (the `SetAttachmentCircuit` operationId).
+	SetAttachmentCircuitWithResponse(ctx context.Context, project ComputeProject, region string, attachment string, body SetAttachmentCircuitJSONRequestBody, reqEditors ...RequestEditorFn) (*SetAttachmentCircuitResponse, error)
+
 	// ClearFaultsWithResponse Remove every fault rule
 	//
 	// Removes every fault rule.
@@ -2091,6 +2480,102 @@ func (r AdvanceClockResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r AdvanceClockResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SetInterconnectCircuitResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CircuitReport
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetInterconnectCircuitResponse) GetJSON200() *CircuitReport {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SetInterconnectCircuitResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SetInterconnectCircuitResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetInterconnectCircuitResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetInterconnectCircuitResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetInterconnectCircuitResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SetAttachmentCircuitResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CircuitReport
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetAttachmentCircuitResponse) GetJSON200() *CircuitReport {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SetAttachmentCircuitResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SetAttachmentCircuitResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetAttachmentCircuitResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetAttachmentCircuitResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetAttachmentCircuitResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -2724,6 +3209,86 @@ func (c *ClientWithResponses) AdvanceClockWithResponse(ctx context.Context, body
 	return ParseAdvanceClockResponse(rsp)
 }
 
+// SetInterconnectCircuitWithBodyWithResponse Set an interconnect's circuit up or down
+//
+// Sets the operational state of the compute API's interconnect named `interconnect` in
+// `project`, without changing its configuration (`adminEnabled` stays as it is): with
+// `DOWN` its links read down in `getDiagnostics`, and every interconnect group and
+// attachment group over it reports it (and its attachments) inactive in
+// `getOperationalStatus` (`CONNECTION_DOWN`, a degraded group status, a lower
+// operational SLA). `UP` brings it back. The state is kept across restarts with a data
+// directory and in the state export, and a reset puts it back to `UP`. An interconnect
+// that does not exist (or whose insert is still running) is 404 `NotFound`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_understudy/compute/projects/{project}/global/interconnects/{interconnect}/circuit (the `SetInterconnectCircuit` operationId).
+func (c *ClientWithResponses) SetInterconnectCircuitWithBodyWithResponse(ctx context.Context, project ComputeProject, interconnect string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetInterconnectCircuitResponse, error) {
+	rsp, err := c.SetInterconnectCircuitWithBody(ctx, project, interconnect, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetInterconnectCircuitResponse(rsp)
+}
+
+// SetInterconnectCircuitWithResponse Set an interconnect's circuit up or down
+//
+// Sets the operational state of the compute API's interconnect named `interconnect` in
+// `project`, without changing its configuration (`adminEnabled` stays as it is): with
+// `DOWN` its links read down in `getDiagnostics`, and every interconnect group and
+// attachment group over it reports it (and its attachments) inactive in
+// `getOperationalStatus` (`CONNECTION_DOWN`, a degraded group status, a lower
+// operational SLA). `UP` brings it back. The state is kept across restarts with a data
+// directory and in the state export, and a reset puts it back to `UP`. An interconnect
+// that does not exist (or whose insert is still running) is 404 `NotFound`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_understudy/compute/projects/{project}/global/interconnects/{interconnect}/circuit (the `SetInterconnectCircuit` operationId).
+func (c *ClientWithResponses) SetInterconnectCircuitWithResponse(ctx context.Context, project ComputeProject, interconnect string, body SetInterconnectCircuitJSONRequestBody, reqEditors ...RequestEditorFn) (*SetInterconnectCircuitResponse, error) {
+	rsp, err := c.SetInterconnectCircuit(ctx, project, interconnect, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetInterconnectCircuitResponse(rsp)
+}
+
+// SetAttachmentCircuitWithBodyWithResponse Set an interconnect attachment's circuit up or down
+//
+// Sets the operational state of the compute API's interconnect attachment named
+// `attachment` in `region` of `project`, as `setInterconnectCircuit` does for an
+// interconnect: with `DOWN` the attachment group holding it reports it
+// `CONNECTION_DOWN` and inactive (its `adminEnabled` stays as it is).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_understudy/compute/projects/{project}/regions/{region}/interconnectAttachments/{attachment}/circuit (the `SetAttachmentCircuit` operationId).
+func (c *ClientWithResponses) SetAttachmentCircuitWithBodyWithResponse(ctx context.Context, project ComputeProject, region string, attachment string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetAttachmentCircuitResponse, error) {
+	rsp, err := c.SetAttachmentCircuitWithBody(ctx, project, region, attachment, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetAttachmentCircuitResponse(rsp)
+}
+
+// SetAttachmentCircuitWithResponse Set an interconnect attachment's circuit up or down
+//
+// Sets the operational state of the compute API's interconnect attachment named
+// `attachment` in `region` of `project`, as `setInterconnectCircuit` does for an
+// interconnect: with `DOWN` the attachment group holding it reports it
+// `CONNECTION_DOWN` and inactive (its `adminEnabled` stays as it is).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_understudy/compute/projects/{project}/regions/{region}/interconnectAttachments/{attachment}/circuit (the `SetAttachmentCircuit` operationId).
+func (c *ClientWithResponses) SetAttachmentCircuitWithResponse(ctx context.Context, project ComputeProject, region string, attachment string, body SetAttachmentCircuitJSONRequestBody, reqEditors ...RequestEditorFn) (*SetAttachmentCircuitResponse, error) {
+	rsp, err := c.SetAttachmentCircuit(ctx, project, region, attachment, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetAttachmentCircuitResponse(rsp)
+}
+
 // ClearFaultsWithResponse Remove every fault rule
 //
 // Removes every fault rule.
@@ -3111,6 +3676,72 @@ func ParseAdvanceClockResponse(rsp *http.Response) (*AdvanceClockResponse, error
 	return response, nil
 }
 
+// ParseSetInterconnectCircuitResponse parses an HTTP response from a SetInterconnectCircuitWithResponse call
+func ParseSetInterconnectCircuitResponse(rsp *http.Response) (*SetInterconnectCircuitResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetInterconnectCircuitResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CircuitReport
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSetAttachmentCircuitResponse parses an HTTP response from a SetAttachmentCircuitWithResponse call
+func ParseSetAttachmentCircuitResponse(rsp *http.Response) (*SetAttachmentCircuitResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetAttachmentCircuitResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CircuitReport
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseClearFaultsResponse parses an HTTP response from a ClearFaultsWithResponse call
 func ParseClearFaultsResponse(rsp *http.Response) (*ClearFaultsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -3472,6 +4103,12 @@ type ServerInterface interface {
 	// AdvanceClock Move the server's clock forward
 	// (POST /_understudy/clock/advance)
 	AdvanceClock(ctx echo.Context) error
+	// SetInterconnectCircuit Set an interconnect's circuit up or down
+	// (PUT /_understudy/compute/projects/{project}/global/interconnects/{interconnect}/circuit)
+	SetInterconnectCircuit(ctx echo.Context, project ComputeProject, interconnect string) error
+	// SetAttachmentCircuit Set an interconnect attachment's circuit up or down
+	// (PUT /_understudy/compute/projects/{project}/regions/{region}/interconnectAttachments/{attachment}/circuit)
+	SetAttachmentCircuit(ctx echo.Context, project ComputeProject, region string, attachment string) error
 	// ClearFaults Remove every fault rule
 	// (DELETE /_understudy/faults)
 	ClearFaults(ctx echo.Context) error
@@ -3568,6 +4205,62 @@ func (w *ServerInterfaceWrapper) AdvanceClock(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.AdvanceClock(ctx)
+	return err
+}
+
+// SetInterconnectCircuit converts echo context to params.
+func (w *ServerInterfaceWrapper) SetInterconnectCircuit(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ComputeProject
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnect" -------------
+	var interconnect string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnect", ctx.Param("interconnect"), &interconnect, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnect: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetInterconnectCircuit(ctx, project, interconnect)
+	return err
+}
+
+// SetAttachmentCircuit converts echo context to params.
+func (w *ServerInterfaceWrapper) SetAttachmentCircuit(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ComputeProject
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// ------------- Path parameter "attachment" -------------
+	var attachment string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "attachment", ctx.Param("attachment"), &attachment, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter attachment: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetAttachmentCircuit(ctx, project, region, attachment)
 	return err
 }
 
@@ -3777,6 +4470,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/_understudy/authorization/principals/:id", wrapper.DeletePrincipal, options.OperationMiddlewares["deletePrincipal"]...)
 	router.PUT(options.BaseURL+"/_understudy/authorization/principals/:id", wrapper.PutPrincipal, options.OperationMiddlewares["putPrincipal"]...)
 	router.GET(options.BaseURL+"/_understudy/specs/:api.yaml", wrapper.GetAPISpec, options.OperationMiddlewares["getAPISpec"]...)
+	router.PUT(options.BaseURL+"/_understudy/compute/projects/:project/global/interconnects/:interconnect/circuit", wrapper.SetInterconnectCircuit, options.OperationMiddlewares["setInterconnectCircuit"]...)
+	router.PUT(options.BaseURL+"/_understudy/compute/projects/:project/regions/:region/interconnectAttachments/:attachment/circuit", wrapper.SetAttachmentCircuit, options.OperationMiddlewares["setAttachmentCircuit"]...)
 
 }
 
@@ -3973,6 +4668,89 @@ type AdvanceClockdefaultJSONResponse struct {
 }
 
 func (response AdvanceClockdefaultJSONResponse) VisitAdvanceClockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInterconnectCircuitRequestObject struct {
+	Project      ComputeProject `json:"project"`
+	Interconnect string         `json:"interconnect"`
+	Body         *SetInterconnectCircuitJSONRequestBody
+}
+
+type SetInterconnectCircuitResponseObject interface {
+	VisitSetInterconnectCircuitResponse(w http.ResponseWriter) error
+}
+
+type SetInterconnectCircuit200JSONResponse CircuitReport
+
+func (response SetInterconnectCircuit200JSONResponse) VisitSetInterconnectCircuitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetInterconnectCircuitdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response SetInterconnectCircuitdefaultJSONResponse) VisitSetInterconnectCircuitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAttachmentCircuitRequestObject struct {
+	Project    ComputeProject `json:"project"`
+	Region     string         `json:"region"`
+	Attachment string         `json:"attachment"`
+	Body       *SetAttachmentCircuitJSONRequestBody
+}
+
+type SetAttachmentCircuitResponseObject interface {
+	VisitSetAttachmentCircuitResponse(w http.ResponseWriter) error
+}
+
+type SetAttachmentCircuit200JSONResponse CircuitReport
+
+func (response SetAttachmentCircuit200JSONResponse) VisitSetAttachmentCircuitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAttachmentCircuitdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response SetAttachmentCircuitdefaultJSONResponse) VisitSetAttachmentCircuitResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -4414,6 +5192,12 @@ type StrictServerInterface interface {
 	// AdvanceClock Move the server's clock forward
 	// (POST /_understudy/clock/advance)
 	AdvanceClock(ctx context.Context, request AdvanceClockRequestObject) (AdvanceClockResponseObject, error)
+	// SetInterconnectCircuit Set an interconnect's circuit up or down
+	// (PUT /_understudy/compute/projects/{project}/global/interconnects/{interconnect}/circuit)
+	SetInterconnectCircuit(ctx context.Context, request SetInterconnectCircuitRequestObject) (SetInterconnectCircuitResponseObject, error)
+	// SetAttachmentCircuit Set an interconnect attachment's circuit up or down
+	// (PUT /_understudy/compute/projects/{project}/regions/{region}/interconnectAttachments/{attachment}/circuit)
+	SetAttachmentCircuit(ctx context.Context, request SetAttachmentCircuitRequestObject) (SetAttachmentCircuitResponseObject, error)
 	// ClearFaults Remove every fault rule
 	// (DELETE /_understudy/faults)
 	ClearFaults(ctx context.Context, request ClearFaultsRequestObject) (ClearFaultsResponseObject, error)
@@ -4620,6 +5404,105 @@ func (sh *strictHandler) AdvanceClock(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(AdvanceClockResponseObject); ok {
 		return validResponse.VisitAdvanceClockResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetInterconnectCircuit operation middleware
+func (sh *strictHandler) SetInterconnectCircuit(ctx echo.Context, project ComputeProject, interconnect string) error {
+	var request SetInterconnectCircuitRequestObject
+
+	request.Project = project
+	request.Interconnect = interconnect
+
+	var body SetInterconnectCircuitJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetInterconnectCircuit(ctx.Request().Context(), request.(SetInterconnectCircuitRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetInterconnectCircuit")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetInterconnectCircuitResponseObject); ok {
+		return validResponse.VisitSetInterconnectCircuitResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetAttachmentCircuit operation middleware
+func (sh *strictHandler) SetAttachmentCircuit(ctx echo.Context, project ComputeProject, region string, attachment string) error {
+	var request SetAttachmentCircuitRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.Attachment = attachment
+
+	var body SetAttachmentCircuitJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetAttachmentCircuit(ctx.Request().Context(), request.(SetAttachmentCircuitRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetAttachmentCircuit")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetAttachmentCircuitResponseObject); ok {
+		return validResponse.VisitSetAttachmentCircuitResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -4913,110 +5796,124 @@ func (sh *strictHandler) GetState(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"zHz7c9s29u+/guHuTKQZSqZkO4nl6Q/eNml9t2kztnu72zI3gsgjCWsK4AKgVW3H//udcwC+JEqWE9+9",
-	"X08ntWUSODg4j895+c8gUatcSZDWBJM/Aw0mV9IA/fBOa6Xxm0RJC9LitzzPM5FwK5Q8+ZdREj+DP/gq",
-	"z4C+rV9JIZgEPyn7XhUyDcJgBcbwBX4oFePpSkgGMs2VkJZxy04+FzIFbWyRbk6kyiF4fAwDkyxhxXHB",
-	"v2qYB5PgLyc1wSfut+aECL3xpAeP+GIKJtEiRzqDSXAlN2zORVZoGDbWpVNefbzG/7Vf+FkCU3Nml8Bg",
-	"VWTcQsquPl6bYRAGIItVMPk94IVdKi3+Q8wIwoAniSqQjyExtbAQfAoDu8nxzMZqIRfBYxh8m6nkfnfH",
-	"uyUwA/oB9CvDEnwG98q1ykFb4S5EqvVTLxZag7TMihXg+3OlV9wGkyDlFgb4adBBkprPDdhbSJRMze4O",
-	"P6g1m3PN+BJ4imzRwDPaggnLhGlvpIpZ1thFFqsZaGK6hn8XQkOKzMOjbG9cc0vN/gWJrbh1lT5wmZCA",
-	"8TQVSBbPPjZYM+eZgXAP2VaxlXoAusw9jDX7ju5JwzV4mrIet2yljGWcbYDrfvfJV/wPsUIZOR29Ho/P",
-	"oigMVkK6j6KnGGMOMKMt5zvE1gr0yjC1loy0kYF8gEzlwOZKExOc8l19vN5lRKW/uzJGv9p9wyn69gtX",
-	"bMWTpZAw0MBTPsuA4YPDLumrDMP2Ir8uuWVrFOe1VnLR8fIW74iWesFdFm49707bxen3vMhs17Hm+Aum",
-	"iwyYkMjRBHZ5wnPRZVKyDbNLYZDzIVsvQTIDtpMl3UytbmE/L0Xa/RoS/MowkXa+hfZNJpsPHQpwlaaQ",
-	"Mv9A42UhLSxQfA/cX02vf2TP9dulSg/xyz3xBMuQ/2SJrw+uVT32xHI5t8s96+CvDDOWayvkgq2FXdLa",
-	"T62o1YzPRCbspptVyRKNHLMo9ZytuE2WTBgncZCy3sitb/11sjU3bCEeQDKpJPSPssIo/ysuJNLUaedX",
-	"XG7YSmlgqChgrEEbT14f0AxeMj4zqJJoTKRimVgJ2y0XGqzeXM0t6Nv95hWdv2E3+OiAnu1iYmNRY7kt",
-	"zB4vSL9jXJo1aORYRFR64WVKZpt+16pbVkEgWvH77LUNPwpju6moLYTZtQz0yw7yr929Kp0C2egN4xqc",
-	"DADprLCwMk/hIGe1HiuaudZ8s3M+T8Peo90U2XNd7ZWTSBLdFb8H40hH9ajECPEXU5qZTK1ZqtZyr908",
-	"dEREa0caSNa7uvlA34XsYey/UZp9r9QiQ/nmRsk+mnFk/dXH61em8pVD58Z/BLlAOzAav+200oXschJ5",
-	"jtZG0bIS/rDeipFmbbMlxKck01BBFOQkbV9ChlGXHhww2b9y4bfMlFywGcxRnZ1W4NY9pcsPFwo/IGOI",
-	"VswrUNQfNlHM6wi/OjHMF3kB1kvBKUkcXEsUPUjZbMNq+DKMg/72DUTjsy9yHj/c3X30HmR7ydcv4EZY",
-	"D+/M5JC8anx6nfaPkqAv8DJb646js7cv5GwaYtnwOxM2cmf0l+a9nFoJayHtx5Jna74xIYuYhAfQIYuG",
-	"43OmJPgIAVFSoZmSjD+ARhTArqp9Kmdmcq7BxDJVYJhUlpFyMb7gQhrLpvTjdBjLw4h7dBBqv4hPqvZ6",
-	"+/rsabU4wl9hbEHKyXpnUTQ4v7jok53a9V6t7c8vLg5v/thh4H8AnnWJ3A3wVEgwhmnIlbYdIdKeg1zR",
-	"9bOpup/W+MTFo/5YraBZ3XcGxUWOwnL7VBhmhBPaagfSD+chj8A+D6CNcDmL3duozQ+bFSJLmX/66bDj",
-	"AFb4qIVMRM6zZzvUvHyzzEO00g3eXaVCQ2KV3uzeVypMnvHNT3zVGZ5JvnIBYQ4qz7b93fj89TOCC3dc",
-	"JlLWy9Qa9CDhBvohKhESjpaM9kMoiRthSIg2LphYXUCnVccb6xI2ttCqyKuTM//kq5oGw3r0jKnxXoWd",
-	"cm4taFzo//weDS74YH41eP/pz7ePg+aPZ8/5cTR+/GtnVMP/uHbbjsh5thFZ+XNnxEs8q25fGLSXKy75",
-	"AlImUpBW2A0aaE5KIJLm01YxrTKIJTdGLOQKsRPrTasH7jY5TNite68SzmnfGdZSSX8xoIMw+B75GITB",
-	"9uNBGHxw9Fx7coIweK80iIUs3/kO8JUOXd/SHfrtQc3Zj7QPSP8Dz4oO/r57AL2p2RWidxKpg91Ho+ya",
-	"D08hbUdF1+lunP/rPtv/UoWWPGMgrRZdUUQJHndf/QnW6FbnQht79IE8MTeQKJ0+eahq8wPn8kt1plUr",
-	"iOFcxb/cYY9Motw5pO5wC/mAlInueDstHBb7sCejSeAYkbJS9yQIK5FlwqffjnQo++AnkrkFPJ+HNMms",
-	"bqUqCCt55mngGBkizHpG+uLOW2MH91XhbM2/C9CbzlX8bvsILIsFr0x9qSnreRkYXKNisX8M6p/7nbs8",
-	"I6TvzglQWrvDlm7xjGstUF56difV3j82V75tvdxDKKqVMHjmV+dqSWK3zhiwN2A6M46/OoCu8RmWuvzd",
-	"84AZvTptYjD65GnTfADW3Fpun58jMAApm4sMJhQeGEgIyuSgXUoUZRpBw3QwwEenKOUp5Z/8lVkMhVAa",
-	"0lhqMKrQCYEKtlRZaihl4vacQVpGTFBv673clpkpqzZ7T+NAyjYgdbSELM+4RckxISuXqr5jmZD3RC+7",
-	"TmGVK4Lyg7/DxjQkuWZru6L0hQQlhbFqRTAAYzYhaQUTegyBkMChKJd7qL0o0UmvNcBDJ51leesLKUTV",
-	"1YmSEhFbplw1kdgUshm6Z4Ubhay+YqQMT2LI5pV2sYu4x65PDCSFFnZziw7PX3u6EvJO3cOeaMDir5qR",
-	"xpqbMtpwotWbDga0yoCenVLMRgVD+SC0IvaxB64FnyEgm/7y03fvbm7vfvnun5+vvvtw/dPnu5///u6n",
-	"aT9kxkec06vm/U/Y34Br0Cwuoug0oU3oW5gO2a/efnNHaCzRPDQjL3NvfIpWgnscdS4kU+LMYekChCXK",
-	"6UxcKrsEHcZSNPKoZ9GITX+RpXSiZtLT019//XWANCMITLiFimQNPFt9EzcqUnEwvYylrTgrDEMp4ri+",
-	"kCxR0ljuC5d03ZRMYJlaLCB1ektwBW92RpvUd7+0NndVXyHnqixY84TMqaQAqEFJsFMd3qmb4etaZVV9",
-	"2oQuOmTTVpV6OiELRXFz6Ew05Wqsd1wQyxlP7hGUr6mUhSIEkEIathyTh0BhM3Ucsl0vFSKc0CIxoePk",
-	"eonKSjsx+APDdkhRjnht8kLipc9vmleUqDLDWN6VKeayJmgpR4sPO84YB7F0IRtFcKUxFmmH3qUcxXJL",
-	"H5wM2iWsylpBooHiBZ6ZSydBJJJAoLzqBZgVlk2XlKeYMgmQmlgerRl0Ap922Ce3TuhZzwClEmI5rY3B",
-	"lJW2gjlx6w8ZVV0NKwyw6Z+xKxrGweTPmLLQcRDGZfIzDh4fp5cNHUMeNnJarqZDCUS8CNYTMsmKFGWG",
-	"S+YRjY9p2VoLa0F6xWRzzZ27VJpxGUu8cITxITOFc5vjYYS/HENECs0dsGM513wFFrQvFtm1SKDP2goe",
-	"xXJ6LR94JlIP16blxmXWVvJVKdyeQqXrxZ2KWmGztrbVxeagkX8JRh4BS0L5wekwGp565ETmuaVnLbd4",
-	"UkVv9OAC7JNh3lEZlFYs6LEIuUniQyyF3U46TJhdKgNtjMFSSDKuAaPu1n7Daqdp3yEY9zanAusStMuL",
-	"tt0v5Qab4X3LX99LtTZsAVSjQy1phflTNtdqxYS9ZFO3IqR3qtd3OpKDXgmDt8GSJSTkLbJMrXElDw8u",
-	"/clRrwu7/M8AcWJiB/UFTNG8HCBXWFbJPhKLQudkrYqhywYhn9ptBUVBJoz9WF932G5PGkfREc1Jx3UQ",
-	"tbMNHR1EW/kG+v28bBLoWrki1XUnORxSrFZcb/xyB8URlYkvDOLwK9Sg4BMucJRanPwp0kenFBlY6Er2",
-	"rtQDmK1EE0oFXr6X7qXIDeuRN3FqQJbVkEHAB/qXHZkmq/DOjeUbyv5d3Xxg9wC58Zqi5owzR1Va7zxk",
-	"Z9FZFeLGshbwLeGxXTLilmvmpraE5GwfA9Kvv0a3UEvmSelaetpxlWjpvOHEzzvj9HJFxCRlcpOiuLLb",
-	"Lhj7rwH9c4b/vC1/LL8CBEXBpIxJPRqiEncd6zm4XmvKfy1P+vgpDPKiw4J/q4HbHRHtjaNRH92Ohjzj",
-	"PvbrjaOoj7azTA1PvQRP2QwSRU1qppSqUrpDv4RzvRuKIXl66cz+qjCW8Qyx3YbNoMxU1XLZ42kaS79U",
-	"WUu1SxDam87+kP0o7sFDmzKOCXGbjCPQKqQVWRnXh2y9FMkylguU9xIyttxKK9ffoQV5YdsqQD78byrd",
-	"PK9/s1U1CMrY1uE6EzQy878fJ3118sAlho9u6WwkWdt5CZTVx/+GJ+jyAjdO7pzlGEej/86uThlewFxd",
-	"pWlDe1pmy0Ok5/ifpGxk7cRgFERjMNeISnUhDUP8ngl5jyGLQNxV19JzrRbaB1PIU/yMoJKosydsLWSK",
-	"uIdnWY1ZhuyaitYurCq7U/OsML7jkRpIDVvxFLr0ZwHW9eV+kWQ1FIhadINxNH49GI0G49HdKJpE55Mo",
-	"GkZR9NtOy+vkNIqO1glH4R5w4jtbXwKYtKPOYyXhhNddurnqqmtcpalhU59hn7JeGdLQXao1pP3a7jUp",
-	"uES76fIBlYUMCRfAA8hYKuns6JBVjGAJl2i6y37di/H49PTNODp9zfz+rMdnGAmOL8bUy2v67f7mWFap",
-	"CLNUa4xfnUxxY9l4/Ho0GI0Hp6O78enk/GJyfvGbS1LWyalXvptLGHYPuWVCxlJyqUyrlj26eBN5+0/B",
-	"NgWnEjcY9yeErh1XXTi+VkWWsoViM9goVAwQdun20DAvTJmbOosithPP4VEy4CXyc3wqZLLkssqxtLXC",
-	"711rxhd6laq9+vVzpb3s/H4xJ/CEqo4OqOrFi6oq49RZ0rBOX6+8H8oesrb+sLnSa67TIzS52Z94OHhw",
-	"0KbOWA13pCfJgOv3bsFjUPlPyqW+KC+Vwdy+GD7fprUTke/1Yo2sXNXzHZagcH/H5m4ou48Xz5Tb8o5+",
-	"9zXSKh1ftkUGaCBBpo4jrm/DvTUYtQZx9nTf7XrHTM149t5JkZCLG2puFdKAtkGrpXjc2WI1qot859Hp",
-	"46ej1ahutd2jSr7N9mvl5H19xd3RWqc/uylbW33fq0vu+Ya2HsbSPBdhsysw9AVhl4LhdslyDXPxh/cA",
-	"KKexRDmiVF3f9cySRcfVqmJo6ptZNeCluQw60eCSCLujH2EsVe7KNNnGLdhob7tkSvsO0KnbY8qikPpn",
-	"2JoLy6ZVt6nzIgvFlByyq1jSUevu8Lrl1TfsdfQB96jhlQaHfNtr2q8IcIlk927ooySfMPAp42mjtREj",
-	"PMR/Ix+30Q0gz1zzj+OJmlsECb1o4jBEf8jqi1OtuTNSYQc0fPfjkN1UJom8OE+0oi45xBsdLjMhrO4a",
-	"sb/CYx6n2L4BefxsfX1KQ5+ln9QvfpSDHv2/YML/NOv2LN4dsmthrfnihYI/ftgJdqOBo/OJSjrCL1sJ",
-	"PQ2o6RJ/6UvyvExldWXyStV5MkHWGmmqk2K1JDw/79XogHx91pmsehrFlKThoRfUnvNiScZn3d2y6vTt",
-	"BDZXvkY2jiKmtppqyTDzlGYY6CMPoKhJA+3/eXRKhbUHLjI+y2BKS8RSWIy7KGELkFc+C1g1VOQ6ybnl",
-	"daaBUlvmvgpgOFW+YOI2jX184s16mV2VNLSAtJChp0Sa5doyDYl6wIPhRhnGamYjE0gdIf1hLKetXuOp",
-	"P63PGLigjJYKqWhLzqAemnR4es1NCdrRuuxJKPhe66+Fe6VtCRTGYFuN0qPx8LxZV0vh4fgcmydwjwna",
-	"EoYvlmNfTw0mv39qS7WvnB8hy77svVeYP2qFuAoKwyyCD/gjV0a4UnG9zOcSgny2yvKM9WabLYDmon3i",
-	"dz+M5e6rn8tWrs9VFmEpjFULzVfMLeeEslzRl/oaKxmrNKSfXUrfEBH3Qqb9sM5WfY+BEKUfXpmy5L9H",
-	"xj54zjwpZMiXkzzjoi1ewV/Y3T8/vjvAJcIYCEv3PvInz8U3cemn4yCsqPwmPuhc4yB0zP4mRorj4JGd",
-	"1p0eJL7bJrhTUksWfbWlbcjRqmLsU8LZbsbt9pDvVrkVYLq6PvbEzSVEDY71OX451FdY5fYFapTvlV74",
-	"riK/+PPi5pIiSqglIG0dA/hI4erjtWE99BdbQLwfMtnoZA7LPJ7re/ELvzLMiP8A642iKELt86ftD9kP",
-	"wHGpBp7X1JEMaciMci1ILpC6h42JpXuG5zlwfelHrzjNwLq3mv2yQvuO2T0F68bNHcQwNOXV5oibDR+W",
-	"2IW2qcGL6zI9zrTTmORjeNyexw2zdZHUPP0eINU1+PYUYVVjSjX15q3yPjqqVtsWCV1zUqOoc1JqBx75",
-	"vHE9uemb8evhxVEU7eULTUV3kzNqz1J2DHd24MxnQobaJHXkiJp98dFwPKq72IOPP9/eHRkeGbA/8hlk",
-	"pux3ngQnfo+Th9GJ7+E0J6vNwH8/GI1PT9xiJ/P2aidzPVjD7KS5aKP3HL///DA+29h/3L67/f7bVcbf",
-	"XczrDuvJ2WhcdoFvl17wv+FofPpb8Iy0U3M6Y5/P2R3kla3Zi69H/S2TeZQjMs4Ud2ervtMq92lbS5S7",
-	"VEXaxLw0G1wP2RF+pmX7rnqgeGqqwnQsaToTjbNaiYRn2WbS6H3ThZRUXveNqXzlC4IGwDBfuKAUaubR",
-	"uW+gRXO8pskGtluNcrGkp2rSWRgyjXbLEqXH0li+qX8eskbKr87uWKW6zLrj7IsBebfcM6Sxng/Yh9WJ",
-	"fXhgl5h6AekzYOuwr9mPUMZSR0gkdZueID58HG74KjtYLP45B4lbpSopXDNZHYRQIYsaQnjZKVU7Czci",
-	"XI0b/vPqw49MWGphLnsoUUpnG+vaXfGbkCVq5XqWXA8mpBO2AIm3jqF2kgn6IxdlM4+jI5YbVaBgD9mU",
-	"54Jix3aX3zRk03IMAL/3JnGKou3aTKeXFA1TnzVNRRKhZ9EZm9a9cK5he7uhFq+EBB68FtLndPB2D20s",
-	"Z4VlLgNATVR7ooerj9e3OSTHZFtc7G983hbpTsueaHfL03YapvY3HWkYh2ReMA9zSBNLwWtoYtkmfrBd",
-	"taNBtaWyx08+XMlKuE+HUSXgXdML3X2HpUb0ptsHm4a+ITcVnOFiiLZv3n/LLs5H4/4LJA1LddvWzmO0",
-	"vxwSOtCjW7ZGIdmNJFNjdqec+Wm02CZcUoEkrJvdY+nmiioD0J4hGrJbcm+8mubw+uWeUVSP6FFrDCoZ",
-	"r/S9bHI3ynlARyOGReQPhbFVtzk3uI4D1NKTQk5PpAgO+ApMGMuM8E3I5kIuQOdaSN92D8jO0DllhOLo",
-	"KncmiXou/qjjl1iul1B60g1D1MwKA2k/7JqXcRM+4Jq4YHco6dJtU48tNEwwDYw3fnZ/OcIP+JOjdiMI",
-	"aB5StCQIcY0VycT5dGKF81N4d6bmD9pjtFCx/BHmlqnC2fK10vdUb83EYmmZ5v6YXLplJhXC2DqgC7L9",
-	"6BBFjEIzl3Ewvkh7T38Hhdfit6b+VBe+U8rLL43RtJ+s8OYPZUJkmZOrfjmm4TqpOVsqg+KCbHxlHBRk",
-	"D8IIi0TKcviQ2p8aS8eSm/LauobFXAjt/R2inw3YOkiiNnxTxqauPWoYy1tFh9033GImu+MmOwMpPgtS",
-	"sjWWrsuIrptU0Q3erd2QImkofeKWq0bjXlGYXV2OF181j2VbvGtXvP4S/xfL1hDJ0/7v1uOYr/MmjQnC",
-	"rhk+rTK4qnukyb966P03NLGR/xp0/INfSUR/1K565c65DD+j7z/+We4Pfc7OX7/5rXa+Z/5rUP/ztvyu",
-	"/KIpSd8aSMw6stW4NYBQE4ks+K4aRaQFMUJ8ECiaJ/8bZKr0sDXic9J+xZzwJE3fjPmbwenp2/PB2VuY",
-	"D2bp2Xgwfx29ns/42xGHNxRwK4cVilnlbMwJvxifz8fzN4Pz5PXp4Gz2ZjZ4++biYjA+5+fzizez5HQ2",
-	"ptx6+txbqV5pH9h//PStUFDaGKesRPSDq3WeRtHKPOMvoTqJPhQlhFsTYv8fQMVdNbtW/rnSTsq6IEa7",
-	"oNAe4/z9EyJD5566YCynWdOs+Yde3MN4YTrzg4STk5PR+M0wGkbD0eRt9DYKcFVPyE6buh8UpJz/zNXK",
-	"WuNytdq5Izx+evy/AQAA//8=",
+	"7H0Lb9s4tv9XIbQL1MbKjuwkbeNi8Ed22s7kv9MHkszt7lS9FS3RNjcyqSWpuJ4i3/3iHJJ62LLjtJm9",
+	"9wI3WHQTW+Lj8Dx+58X5GqRyWUjBhNHB5GtQUEWXzDCFf/0ol0Vp2Hsl/8lSA59kTKeKF4ZLEUyC6wUj",
+	"qX2GnL+/eKJJYR8dBmHAvtBlkbNgEizXA/f5YDQ+DsKAw8sFNYsgDARdwjPugSAMFPtXyRXLgolRJQsD",
+	"nS7YktrFGcMUvPufH+ng908fB3TwezQ4+/T1JBw/v/vo/vpzEAZmXcCo2igu5sHd3R2MqwspNMOdvVJK",
+	"KvgllcIwgXujRZHzlMLejv6pYYNf6018DVj9SgZjv5XmtSxFFoTBkmlN5/ChkIRmSy4IE1khuTCEGnL0",
+	"uRQZU9qU2fpIyIIFsJ56X39WbBZMgj8d1WdxZL/VR7jQS7d0u5H2GZyLNZlRnpeKDRvj4i7P319sH9o7",
+	"wYicEbNghC3LnBqWweFpPDNRLoPJx4CWZiEV/x2JEYQBTVNZAouEgTvv4NMWkcPgR67SkltiZhmHl2n+",
+	"XsmCKcOB8DOaaxZ2cBE8Qu3zRBtqGDGSaIaMVDQG+Brgt9u7Sl6++/A2meC2UrsMwjXJ5Eq8IMmv75MJ",
+	"4YakVCnONDGKzmY8JT2qyYwqQjXhRpNUihmfl3YlJGcGPu43CfPr+yAMYKqO/d81efejW2j9mJwig9dk",
+	"umSFVB1SdU4U07JUKXuitwkTwmI7KePf6pbTxpggeYQLS6tafIdBx5HuIDeMaM9JyBWMNZMqZd9IqWrh",
+	"4T6i5TK92bEQpm6ZeqJJCs9sE0bI1X0vlkoxYYjhS9zETKolNcEkyKhhA/i0izZyNtPMXLFUikxvz/Cz",
+	"XFnmWjCagcgpRnOcgiBztieS5TRvzCLK5ZSpLVLBVjYn3kmt8+yWCssPDxBHv2wjyVLeMssl3YTVu7bu",
+	"lgZj0CwjPWrIUmpDKFkzqvrdO1/SL3wJzHM8ejoen0RRGCy5sB9F9xFG7yFGW4duLbZWziBvK0FQ0xMm",
+	"blkuCwasjUSwit0JSpsQlW3Y5jH8avsNa0S2RX9J0wUXbKAYzeg0BwHNWKdkVkZnc5APC2rICth5paSY",
+	"d7y8QTtcSz3gNgk3nre77aL0a1rmnRptBl8QVeaspSzaNKEF7zJX+ZqYBddA+ZCsFkx49bdFkm6iVqew",
+	"m5Y826E0yxwUJs863wLbKdL1mw4BOM8ylhH3QONlLgybA/vuOb96ve6RHcdvFjLbRy/7xD0kq+zLxd6x",
+	"qsfuGQ5BXfc48JUGo6EMF3Oy4maBY983opJTOuU5N+sdAHQBSo4Y4HpKltSkC7D8yHEsI72RHd+44yQr",
+	"qsmc3zJBhBSsf5AWBv5fUi5gTZ16fknFmiylAjv7r5JpRA4EESXADfmC0KkGkQRlIiTJ+ZKbbr5QzKj1",
+	"+cwwdbVbvQKw1OQSHh3gs11EbAwKdrXUu+14qQkVesUUUCzCVTrmJVLk637XqBtagWdBNc9O3fAL1zv8",
+	"iFpD6G3NgF92LP/CnqtUGUMdvSZUMcsDDGWWG7bU92Fsq7XuqjVTpeh6a39uDTu3dlnmDzW155YjkXWX",
+	"9IZpu3QQj4qNANsTqYjO5Qrh7E69uW+L4AkcqCBJ7/zyDf4Wktux+0Uq8pOU8xz4m2op+h4/WrfP28qh",
+	"NeO/MDEHPTAaP+/U0qXoMhJFAdpG4rCCfTFOi6FkbZIlhKcEUayCKEBJnN5DhlGXHOxR2R8od1PmUszJ",
+	"lM1AnK1UwNQ9qfyHcwkfoDIELeYEKOoPmyjmaQQ/nRjmm6wA6WXMCkkcXAhgPZaR6ZrU8GUYB/3NE4jG",
+	"J99kPH6+vn7vLMjmkE8fwYyQHpyZLlja9HEusv5BHPQNVmZj3HF08vyRjE2DLRt2Z0JGdo/u0JyVk0tu",
+	"DMv6saD5iq51SCIi2C1TIYmG41MiBXMeAqCkUhEpCL1lClAAOa/mqYyZLqhiOhaZZJoIaQgKF6FzyoU2",
+	"JME/k2Es9iPu0V6o/Sg2qZrr+dOT+8XiAHsFvgUKJ+mdRNHg9Oysj3pq23q1pj89O9s/+V2Hgv+Z0byL",
+	"5S4ZzbhgWhOFznx3uKJrI+d4/CSRN0mNT6w/6rbVCsjIm86AS1kAs1zd54Zpbpm2mgHlw1rIA7DPLVOa",
+	"23jY9mnU6odMS55nxD19v9uxByu8V1ykvKD5gw1q4d/0Ma5WKMuZq4wrlhqp1tvnlXFd5HT9FqOS236M",
+	"oEvrEBZMFvmmvRufPn2Ac2G3S3hGerlcMTVIqWZ9jO/AwjFKA/MBlBxiYJRmoON8YLRDq8OJdTEbmStZ",
+	"FtXOiXvySb0GTXr4jK7xXoWdmnHXaHBGB7PzwetPX5/fDZp/njzkz9H47s+dXg39cmGnHaHxbCMy/3en",
+	"x4s0q06fa9CXSyronGWEZ0wYbtagoCkKAU+bTxtJlMxZLKjWfC6WgJ1IL6keuF4XbEKu7HsVcyZ9q1ir",
+	"kJdmKgiDn4COQRhsPh6EwRu7ngu3nCAMXkvF+Fz4d14yeOX+kBl+u1dydiPtPdx/S/Oyg76vbpla1+QK",
+	"wTrxzMLug1F2TYf7kLZdRdfuLq39697b/5elEjQnTBjFu7wIDx63X33LVmBWZ1xpc/CG3GIuWSpVdu+m",
+	"qsn37MsN1RmyryCGNRX/tJs9MIhybZG6xS1oAzLCu/3tzIW/3+yIaCI4BqQs5Q0ywpLnOXfhtwMNyi74",
+	"CcvcAJ4PQ5qtVELYcPwd8RSj4BkCzHpA+OLaaWML92Vpdc2/SqbWnaO42XYt0Ceinuj6UDPSczwwuADB",
+	"In8f1H/3d0bmD3Tpu2MCGNbu0KUbNKNKceCXntkKtfcPjZVvai/7ELBqxQyhTwi6fbU4sVtmNDOXTHdG",
+	"HD9YgK7gGZLZ+N3DgBm+mjQxGH5yWN5nB6y58smUB0EazVhGZjxnE3QPNEsRyhRM2ZAo8DSAhmQwgEcT",
+	"4PIM40/uyAy4QsANWSx8rgW/X8g80xgysXNOWeY9JlZP66zchprxGcGdu7EgZROQ2rWEpMipAc7RIfFD",
+	"Vb+RnIsbXC+5yNiykAjlB39ja93g5Jqs7WzlNy4oLbWRS4QB4LNxgSPo0GEIgAQWRdnYQ21FcZ34WgM8",
+	"dK7Tp06/cYUguiqVQgBiy6XNVCOZQjJd+9R7SOojhpXBTjTqPK8XuxZ31/WJZmmpuFlfgcFzx54tubiW",
+	"N2yHN2Dgq6ansaLaexuWtXrJYICjDPDZBH02TEaLW64kko/cUsXpFABZ8uvbl68ur65/ffmPz+cv31y8",
+	"/Xz97m+v3ib9kGjncSbnzfOfkL8yqpgicRlFxylOgr+yZEg+OP1N7UJjAeqh6XnpG+1CtILZx0HmQlQl",
+	"Vh16E8ANrhz3RIU0C6bCWPBGHPUkGpHkV+G5EyQTn04+fPgwgDUDCEypYdWSFaP58oe4kZGKg+RFLExF",
+	"Wa4xY0thfC5IKoU21CUu8bgxmEByOZ+zzMotwhU42SlOUp/9wpjCVhRwMZO+GILaQg9XllGvJNiqPNjK",
+	"m8HrSuZV7YMOrXdIklYFRDJBDYV+c2hVNMZqjM8px2JK0xsA5StMZWHCm2UsC1uGyUGgsBk6Dsm2lQoB",
+	"Tiie6tBScrUAYbXZa/YF3HaWAR/RWuWFPrapn2CQCnSTyGyseatSQc7suO1KmKa0WkmkxtB04XwLWlUp",
+	"ZHIlQMVe+/C1zzcajP/Cm5bq2sI3VYpG8YZU4Oe03XrPo7HYkDXL32bBlj4PkSqGvgjN9QvLncjuDAF/",
+	"VcMyLQ1JFhgDSYhgLNOxOFjq7N5tSGOXTFiBIj3NMEwRi6RWNAnxeohYVu4PCWZ0NSk1I8nX2CYk42Dy",
+	"NcYIdxyEsQ+sxsHdXfKiIb9Aw0a8zOaLMDgJB016XKR5mQE/UkEcWnL+MlkpbgwTTujJTFFriqUiVMQC",
+	"mAlchJDo0prk8TCCL8csQmVBLWgkVZWVS0SZFU9Zn7SVRxSL5ELc0pxnDgomfmIfERZ06QXHrVCqenAr",
+	"/oabvC3JdSI7aMR2gpFD1wI9iOB4GA2PHSpD1d+S4ZbJPao8Q3xwzsy9LuRB0ZmWn+lwDppgpEMsuNkM",
+	"aEyIWUjN2viFZCzNqWLg0bfmG1YzJX2LjuzbFJO3C6ZszLVt2jHu2AwdtLDAjZArTea2cgikpBVCSMhM",
+	"ySXh5gVJ7Igsu5a9vpWRgqkl13AaJF2wFC1RnssVliZZ6PHC7RzkujSL3weAQVMzqA8gAU21Z7mocBzv",
+	"32Dtjna8VvnnvrDNhY1bDleQc23e18e9UVY3jqIDiuoOq3xrRzI6Kt82Yhn4/cwXIHSNXC3VVtVZjFMu",
+	"l1St3XB72RGEic41YPxzkKDgEwxwkFgcfeXZnRWKnHXVU11iIktvBLGAK+DwHXcveKGxZI06MUDNqlEh",
+	"wAP9Fx1RLCPhzLWha4wsnl++ITeMFdpJipwRSuyqsnrmITmJTir3ORY1g28wj+niETtcM+61wSQnuwiQ",
+	"ff8x2oFaPI9C15LTjqMMW7WvHztjAH5EwDs+cNoudR27nwH+cwL/PPd/+p/uAlhMnx9W+/qHxmDvPoVB",
+	"UXZo8B8Vo2aLRXvjaNQHs6NYkVPnV/bGUdQH3enDzonj4IRMWSqxAE57rvLcHbohrOldo39KsxdW7S9L",
+	"bQjNATeuyZT5KFjNlz2aZbFwQ/k8rVkwrpzq7A/JL/yGOWjjfaQQpskpAK1SGJ77mEFIVgueLmIxB373",
+	"cLRlVlp5hA4pKErTFgG04X+V2fphdcetjETg/WaL63TQiPp/PIz76sCEDTofXIrcCOC2Yx7Aq3f/DkvQ",
+	"ZQUuLd9ZzTGORv+eWa0wPIK6Os+yhvS01JaDSA+xP6kvku3EYOigg6PY8HhVKTQB/J5zcQPuEAfcVefp",
+	"CyXnyjlqQFP4DKESryMzZMVFBriH5nmNWYbkAhPi1mXzla9FXmpXTYnFqZosaca65GfOjK35/SbOaggQ",
+	"lv8G42j8dDAaDcaj61E0iU4nUTSMoui3rXLayXEUHSwTdoU7wImrmn0MYNL2aA/lhCNaVwAXsitncp5l",
+	"miQuep+Qnndp8CzlimX9Wu81V/AC9KaNNVQaMkRcwG6ZiIUUVo8OSUUIklIBqtvXAp+Nx8fHz8bR8VPi",
+	"5ic9OgVPcHw2xjph3W/XTseiCnPohVyB/2p5impDxuOno8FoPDgeXY+PJ6dnk9Oz32wAtA58PXGVYlyT",
+	"G1YYwkUsBBVSt/Lko7NnkdP/6GyjcypggnF/gujaUtW64ytZ5hmZSzJlawmCwbhZ2DkUm5Xax71Ooohs",
+	"+XOwlZxRj/wsnUqRLqio4jdtqXBz15LxjValKt1++lBu91Xlj2YE7hHV0R5RPXtUUSUUq1Ya2un7hfeN",
+	"r09ryw+ZSbWiKjtEkm1Y6cjFd/XRV/fb3dE8l1OaH7VCTUdfm3/eHaV1T04nrLtiRu8MbJH9cS0sT8hI",
+	"0vwsQalK3BqTOmeGTM0xebjZadOz4Z5Xgk5zliXorWjblEO47k+814s9Pvi+zRAAHMT4GchnMmfmJadz",
+	"IbXhqXWEMwf3WouufKdY1CE596kEjcaNK+exYNZ7YY34XZ9wAYryltndzpl5V5PvCjNACeklP757+/bV",
+	"j9cX795+xrWH6GzNFc1Y5ma06SL4AotAYtE8h6tfzvtDbF8iU4VJHG5Q11q9ao/JazOaKomVSBgG1D5Y",
+	"lFFDmx4cbkfU0VYXA7Xk8imzojTVXGABYAlDci5alIwFasDKJWRfuDZYJ7lC35ILzRRiAG14noMyFVzM",
+	"+zbmcEKSvZEGzcxFYzLfW7blp3XJZP3I0UYP413YhYqau3qika3bfh2n2YCng9+lYKMd/ltjiAd1Mfbq",
+	"NsYofDqq2hj7/2+Hd/btOt+mH21X1uF60xH+j9D3dctaUKm3drdot47bOI7v2phrw9thGLqa3L7XJlwx",
+	"44PLDabz+QDQQgq12vcZB8XmgHmOvtpf7lokPK912dHXWrH9weaioW7RcsQiqT9KUInbxSYwWMOGUASp",
+	"Xfogsepn5kLwzekmLt1mrQZa9U11v5B5Zk1SQ+PHYktvO6XpVH4PrMF+k7VDodVk/0PVWb1PrDGZu3LM",
+	"Wp2VesCoNifdqsy+8SAl9peB/b+PoLn+0qW47l9ot9ZFGR/c5lR0L7Ye4v+07uNpXa88PKPsVB5bR/S/",
+	"Xxe3ufKb1HKzX2l/wN/i0zqDPdxSG2nOqHptBzwkkv5W2lQ45pJzNjOPFlPfXGtnFH1n5KmRpa/OL/RI",
+	"dHcH13b6aRctHigF/ow+uprJqjzHt0kFAH6ZyCxFbB23fWswal36sKMbZzuihVDmtfX8uJhfYrObRclB",
+	"q8Vw3NlyMaqL/k6j47tPB0tX3Xq3Q7Jc29338snr+oi7MyydMahL3+rm+uBsQt41uKCtpQUPm11CoSsQ",
+	"tWlTahakUGzGv7ioDfBpLICPML3etz10CAZgtKo4MnPNbYrBoTHnFlHjoMt2K3gI3pnFPPnaDthod3lB",
+	"pHIdYYl2LmAUYj09WVFuSFJ1n1lAMZdEiiE5jwVute4WrVvgXANPR19gDxvg7C0Xtg0u61cLsMUf9t3Q",
+	"ZTZcks+VeSSNVqeETFkuV2Tkci14AkAz2wxgaSJnholY9KKJjfv1h6Q+ONm64wRF2AYHXTfUkFxWKmnD",
+	"V2WdKcQU4+u2MfM7bO9hgu0aEscPltf7JPRB8on9oweZ+9EfQYT/adrtQbTbp9fCWvL5IyVs6H4j2I0G",
+	"Dq4BkMIu/EUrCa8w0CPgS1eiS336uSv77kXn3qR264qDGnrXnPDwXHWjI+rpyQ4wfR+K8UuDTc+xXP/R",
+	"CgMedHaLqvOvE9icu7q2cRQRudFkx22Acm2vMlIVgMKibdD/p9ExFsPdUp6DG5ngELHAi4oEFlkwVlQ2",
+	"i5HqkgHbWUoNrbODmI7WN1XSgWK1GpvYSWOXU3Bq3VdECGxihrWgoqc+eEgUS+UtbAwmyqk2RK9FyjK7",
+	"EHBvk1bvYeJ267J8NpGCQ4VYxInGoL5ExcbAV1T7QDtolx1JQNd7+b1wz+uWQN4EW42To/HwtFkLl7Hb",
+	"w30Xt8BdTkubGb6Zj10NZDD5+KnN1a6S9gBedmWwO5n5vZKAq1ipiQHwwb4UUnNb3lkP89lDkM9GGpqT",
+	"3nS9AdBshg7p3Q9jsf3qZ9/a8bnK/C24NnKu6JLY4SxT+hFdeV5jJG2kYtlnW4ajcRE3XGT9sM4w/wSO",
+	"EKYMn2hfAryDx944ytzLZECXoyKnvM1ewZ/I9T/ev9pDJcQYAEt3PvKVFvyH2NvpOAirVf4Q7zWucRBa",
+	"Yv8Qw4rj4I4c15XfyL4d1+Ftc6on0Xdr2gYfLSvC3sec7ea8bgv5alkYznRXFfgOv9lD1OBQm+OGA3ll",
+	"y8I8Ql3ha6nmrsvADf4wv9mvCJPgKROm9gGcp3D+/kKTHtiLDSDeD4lodDaGPvdu69XdwE800fx3Rnqj",
+	"KIpA+txu+0PyM6MwVAPPK+xQZFlItLQtCdaRumFrHQv7DC0KRtULdxUDxTtx7FvN/jmuXAfdjiLTxsnt",
+	"xTB460ObIvauqKHHLjhNI2CIXWeHqXa8NmU7dNk952GXW3Qtqbn7HUCq6yKM+xZWFZNXt2A4rbxrHVXr",
+	"XWsJXfcmjKLOmxO24JGr9ahvcnHNufVlJqMo2kkXvCWpezmj9t0qHZe9dODMB8dJvUrqiBE1+2Sj4XhU",
+	"d7UG799dXR/oHmlmfqFTlmvf/zgJqpzO7ejonqTYrD3a0UwNVmx61By00YsKv3++HZ+szd+vXl399OMy",
+	"p6/OZnXH5eRkNPZdoZvlUvC/4Wh8/FvwgLBTs1t7l83ZvthHtHqxvx/1t1TmQYZIW1XcHa16qWThwrYG",
+	"V25DFVkT82IOvL50A/EzDtu3FT+SZroqJo0F3tYCylkueUrzfD1p9Ku4pDlxNxxounRFfJoxTVyxEYZQ",
+	"88wn4pSt2hZshZ3OZLuCzPqSblWTzmIu3Wi/8ig9Fi7P5f4ekkbIr47uGCm71Lql7KMBeTvcA7ix7hfe",
+	"m2CADdvA1CNwn2amdvuaNcTelzqAI7ED7Qjw4d1wTZf53gLPdwUTMFUm09I2gNROCBafYRE39d0NtbGw",
+	"VwZV14/84/zNL5gM5brqewIuna6NbVGDX0KSyqXtM7B9UyybkDkTcOrgaqc5x0vvfAG+XUcs1rIExh6S",
+	"hBYcfcd2Z04SksS3BcPvTiUmwNo28Zq8QG8Y+y4xc4gL3agqsQ2cm01wcCTI8MxJIX6OG2/3vcViWhpi",
+	"IwCYZt7hPZy/v7gqWHpItMX6/i5L7MqnXI+kPeWkHYap7U1X6hORzCPGYfZJome8hiT6ttG9LWYdTWUt",
+	"kT28E/pcVMx9PIwqBu/qZu7uFfIS0Us2N5aEroku45TAYIC2L1//SM5OR+P+IwQNvbhtSuch0u8vDdjT",
+	"V+czurDsRpCp0cvv7wBotMWlVGCCJKybX2Nh7xmoFED7ToEhuULzRqvubidf9hmJ+YgelrODkNFK3n1j",
+	"qpb9RlXeHHOvGQG4X3WIUg3jWEAt3FLQ6PEMwAFdMh3GIkd8E5IZF3OmCsWFa5VlQM7QGmWA4mAqt24W",
+	"6Fn/o/ZfYrFaMG9J1wRQMyk1y/phV/+87fhntvGCbV9S8MJOU7cxN1QwXiDV+NveJOcu/EJDbcvx8PJy",
+	"0CQAcbXh6cTadCSFtVNwdrqmD+hj0FCx+IXNDJGl1eUrqW4w35rz+cIQRd02qbDDTCqEsbFB07g0XKPH",
+	"yJUr6dMuSXuD9yLSmv1s3Z913zHk5YYGb9p1Wjv1BzyBNYHAV33ftm27HylZSA3sAmR8oi0UJLdccwOL",
+	"FP4yEmxZaAwdC6r9sXVdHmFdaGfvAP2smamdJGyd1d43tS0Nw1hcSdzsrmZ3PdluP99qUHdREE/WWNjO",
+	"ADxuFEV7EcfKXlqCEoqf2OGqqzKeoJtdHY5jXzmLRZu9a1O8+hb7F4tW4/f99u/K4ZjvsyaNG0W67vRQ",
+	"MmfndV8j2lcHvf8KKjZyP4OOf+AnjfCS6+qVa2sy3J1d7uN3Yrfrc3L69NlvtfE9cT+D+p/n/jf/g7em",
+	"uHYeJNaB7YGtpuF6kUCCl9XVJDggeIi3HFjz6D+YyKQattryj9qv6COaZtmzMX02OD5+fjo4ec5mg2l2",
+	"Mh7MnkZPZ1P6fETZM3S4pcUK5bQyNvqIno1PZ+PZs8Fp+vR4cDJ9Nh08f3Z2Nhif0tPZ2bNpejwdY2w9",
+	"e+ipVK+0N+w+vv9U0CltXK9Ssegbm+s8jqKlfsB/dcNy9D4vIdy4MeK/AVRcV3dZ+P98QefKuiBGO6HQ",
+	"vtbl4ydAhtY8dcFYinfP5M2LH+3DcGAqdxeLTI6ORuNnw2gYDUeT59HzKIBR3UK2WkvdxSEY85/aXFnr",
+	"iota7OwW7j7d/VcAAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -37,6 +37,30 @@ func (e Alt) Valid() bool {
 	}
 }
 
+// Defines values for AuditLogConfigLogType.
+const (
+	AuditLogConfigLogTypeADMINREAD          AuditLogConfigLogType = "ADMIN_READ"
+	AuditLogConfigLogTypeDATAREAD           AuditLogConfigLogType = "DATA_READ"
+	AuditLogConfigLogTypeDATAWRITE          AuditLogConfigLogType = "DATA_WRITE"
+	AuditLogConfigLogTypeLOGTYPEUNSPECIFIED AuditLogConfigLogType = "LOG_TYPE_UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the AuditLogConfigLogType enum.
+func (e AuditLogConfigLogType) Valid() bool {
+	switch e {
+	case AuditLogConfigLogTypeADMINREAD:
+		return true
+	case AuditLogConfigLogTypeDATAREAD:
+		return true
+	case AuditLogConfigLogTypeDATAWRITE:
+		return true
+	case AuditLogConfigLogTypeLOGTYPEUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BulkInsertOperationStatusStatus.
 const (
 	BulkInsertOperationStatusStatusCREATING          BulkInsertOperationStatusStatus = "CREATING"
@@ -94,6 +118,27 @@ func (e ForwardingRuleIPProtocol) Valid() bool {
 	}
 }
 
+// Defines values for ForwardingRuleExternalManagedBackendBucketMigrationState.
+const (
+	ForwardingRuleExternalManagedBackendBucketMigrationStatePREPARE          ForwardingRuleExternalManagedBackendBucketMigrationState = "PREPARE"
+	ForwardingRuleExternalManagedBackendBucketMigrationStateTESTALLTRAFFIC   ForwardingRuleExternalManagedBackendBucketMigrationState = "TEST_ALL_TRAFFIC"
+	ForwardingRuleExternalManagedBackendBucketMigrationStateTESTBYPERCENTAGE ForwardingRuleExternalManagedBackendBucketMigrationState = "TEST_BY_PERCENTAGE"
+)
+
+// Valid indicates whether the value is a known member of the ForwardingRuleExternalManagedBackendBucketMigrationState enum.
+func (e ForwardingRuleExternalManagedBackendBucketMigrationState) Valid() bool {
+	switch e {
+	case ForwardingRuleExternalManagedBackendBucketMigrationStatePREPARE:
+		return true
+	case ForwardingRuleExternalManagedBackendBucketMigrationStateTESTALLTRAFFIC:
+		return true
+	case ForwardingRuleExternalManagedBackendBucketMigrationStateTESTBYPERCENTAGE:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ForwardingRuleIpVersion.
 const (
 	ForwardingRuleIpVersionIPV4               ForwardingRuleIpVersion = "IPV4"
@@ -145,6 +190,60 @@ func (e ForwardingRuleLoadBalancingScheme) Valid() bool {
 	}
 }
 
+// Defines values for ForwardingRuleNetworkTier.
+const (
+	ForwardingRuleNetworkTierFIXEDSTANDARD                  ForwardingRuleNetworkTier = "FIXED_STANDARD"
+	ForwardingRuleNetworkTierPREMIUM                        ForwardingRuleNetworkTier = "PREMIUM"
+	ForwardingRuleNetworkTierSTANDARD                       ForwardingRuleNetworkTier = "STANDARD"
+	ForwardingRuleNetworkTierSTANDARDOVERRIDESFIXEDSTANDARD ForwardingRuleNetworkTier = "STANDARD_OVERRIDES_FIXED_STANDARD"
+)
+
+// Valid indicates whether the value is a known member of the ForwardingRuleNetworkTier enum.
+func (e ForwardingRuleNetworkTier) Valid() bool {
+	switch e {
+	case ForwardingRuleNetworkTierFIXEDSTANDARD:
+		return true
+	case ForwardingRuleNetworkTierPREMIUM:
+		return true
+	case ForwardingRuleNetworkTierSTANDARD:
+		return true
+	case ForwardingRuleNetworkTierSTANDARDOVERRIDESFIXEDSTANDARD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ForwardingRulePscConnectionStatus.
+const (
+	ForwardingRulePscConnectionStatusACCEPTED          ForwardingRulePscConnectionStatus = "ACCEPTED"
+	ForwardingRulePscConnectionStatusCLOSED            ForwardingRulePscConnectionStatus = "CLOSED"
+	ForwardingRulePscConnectionStatusNEEDSATTENTION    ForwardingRulePscConnectionStatus = "NEEDS_ATTENTION"
+	ForwardingRulePscConnectionStatusPENDING           ForwardingRulePscConnectionStatus = "PENDING"
+	ForwardingRulePscConnectionStatusREJECTED          ForwardingRulePscConnectionStatus = "REJECTED"
+	ForwardingRulePscConnectionStatusSTATUSUNSPECIFIED ForwardingRulePscConnectionStatus = "STATUS_UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the ForwardingRulePscConnectionStatus enum.
+func (e ForwardingRulePscConnectionStatus) Valid() bool {
+	switch e {
+	case ForwardingRulePscConnectionStatusACCEPTED:
+		return true
+	case ForwardingRulePscConnectionStatusCLOSED:
+		return true
+	case ForwardingRulePscConnectionStatusNEEDSATTENTION:
+		return true
+	case ForwardingRulePscConnectionStatusPENDING:
+		return true
+	case ForwardingRulePscConnectionStatusREJECTED:
+		return true
+	case ForwardingRulePscConnectionStatusSTATUSUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ForwardingRuleListKind.
 const (
 	ForwardingRuleListKindComputeForwardingRuleList ForwardingRuleListKind = "compute#forwardingRuleList"
@@ -154,6 +253,102 @@ const (
 func (e ForwardingRuleListKind) Valid() bool {
 	switch e {
 	case ForwardingRuleListKindComputeForwardingRuleList:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetHealthOperationMetadataHealthInfoAvailabilitySloStatus.
+const (
+	GetHealthOperationMetadataHealthInfoAvailabilitySloStatusAVAILABILITYSLOSTATUSINSLO       GetHealthOperationMetadataHealthInfoAvailabilitySloStatus = "AVAILABILITY_SLO_STATUS_IN_SLO"
+	GetHealthOperationMetadataHealthInfoAvailabilitySloStatusAVAILABILITYSLOSTATUSOUTOFSLO    GetHealthOperationMetadataHealthInfoAvailabilitySloStatus = "AVAILABILITY_SLO_STATUS_OUT_OF_SLO"
+	GetHealthOperationMetadataHealthInfoAvailabilitySloStatusAVAILABILITYSLOSTATUSSLOUNKNOWN  GetHealthOperationMetadataHealthInfoAvailabilitySloStatus = "AVAILABILITY_SLO_STATUS_SLO_UNKNOWN"
+	GetHealthOperationMetadataHealthInfoAvailabilitySloStatusAVAILABILITYSLOSTATUSUNSPECIFIED GetHealthOperationMetadataHealthInfoAvailabilitySloStatus = "AVAILABILITY_SLO_STATUS_UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the GetHealthOperationMetadataHealthInfoAvailabilitySloStatus enum.
+func (e GetHealthOperationMetadataHealthInfoAvailabilitySloStatus) Valid() bool {
+	switch e {
+	case GetHealthOperationMetadataHealthInfoAvailabilitySloStatusAVAILABILITYSLOSTATUSINSLO:
+		return true
+	case GetHealthOperationMetadataHealthInfoAvailabilitySloStatusAVAILABILITYSLOSTATUSOUTOFSLO:
+		return true
+	case GetHealthOperationMetadataHealthInfoAvailabilitySloStatusAVAILABILITYSLOSTATUSSLOUNKNOWN:
+		return true
+	case GetHealthOperationMetadataHealthInfoAvailabilitySloStatusAVAILABILITYSLOSTATUSUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetHealthOperationMetadataHealthInfoHealthStatus.
+const (
+	GetHealthOperationMetadataHealthInfoHealthStatusHEALTHSTATUSHEALTHY     GetHealthOperationMetadataHealthInfoHealthStatus = "HEALTH_STATUS_HEALTHY"
+	GetHealthOperationMetadataHealthInfoHealthStatusHEALTHSTATUSUNHEALTHY   GetHealthOperationMetadataHealthInfoHealthStatus = "HEALTH_STATUS_UNHEALTHY"
+	GetHealthOperationMetadataHealthInfoHealthStatusHEALTHSTATUSUNSPECIFIED GetHealthOperationMetadataHealthInfoHealthStatus = "HEALTH_STATUS_UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the GetHealthOperationMetadataHealthInfoHealthStatus enum.
+func (e GetHealthOperationMetadataHealthInfoHealthStatus) Valid() bool {
+	switch e {
+	case GetHealthOperationMetadataHealthInfoHealthStatusHEALTHSTATUSHEALTHY:
+		return true
+	case GetHealthOperationMetadataHealthInfoHealthStatusHEALTHSTATUSUNHEALTHY:
+		return true
+	case GetHealthOperationMetadataHealthInfoHealthStatusHEALTHSTATUSUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetHealthOperationMetadataHealthInfoRepairCategory.
+const (
+	GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYCRITICALFAILURE     GetHealthOperationMetadataHealthInfoRepairCategory = "REPAIR_CATEGORY_CRITICAL_FAILURE"
+	GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYEMERGENTMAINTENANCE GetHealthOperationMetadataHealthInfoRepairCategory = "REPAIR_CATEGORY_EMERGENT_MAINTENANCE"
+	GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYPLANNEDMAINTENANCE  GetHealthOperationMetadataHealthInfoRepairCategory = "REPAIR_CATEGORY_PLANNED_MAINTENANCE"
+	GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYUNSPECIFIED         GetHealthOperationMetadataHealthInfoRepairCategory = "REPAIR_CATEGORY_UNSPECIFIED"
+	GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYUSERREPORTEDFAULT   GetHealthOperationMetadataHealthInfoRepairCategory = "REPAIR_CATEGORY_USER_REPORTED_FAULT"
+)
+
+// Valid indicates whether the value is a known member of the GetHealthOperationMetadataHealthInfoRepairCategory enum.
+func (e GetHealthOperationMetadataHealthInfoRepairCategory) Valid() bool {
+	switch e {
+	case GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYCRITICALFAILURE:
+		return true
+	case GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYEMERGENTMAINTENANCE:
+		return true
+	case GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYPLANNEDMAINTENANCE:
+		return true
+	case GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYUNSPECIFIED:
+		return true
+	case GetHealthOperationMetadataHealthInfoRepairCategoryREPAIRCATEGORYUSERREPORTEDFAULT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetHealthOperationMetadataHealthInfoUnhealthyReason.
+const (
+	GetHealthOperationMetadataHealthInfoUnhealthyReasonUNHEALTHYREASONPENDINGUSERAPPROVAL GetHealthOperationMetadataHealthInfoUnhealthyReason = "UNHEALTHY_REASON_PENDING_USER_APPROVAL"
+	GetHealthOperationMetadataHealthInfoUnhealthyReasonUNHEALTHYREASONREPAIRING           GetHealthOperationMetadataHealthInfoUnhealthyReason = "UNHEALTHY_REASON_REPAIRING"
+	GetHealthOperationMetadataHealthInfoUnhealthyReasonUNHEALTHYREASONUNSCHEDULABLE       GetHealthOperationMetadataHealthInfoUnhealthyReason = "UNHEALTHY_REASON_UNSCHEDULABLE"
+	GetHealthOperationMetadataHealthInfoUnhealthyReasonUNHEALTHYREASONUNSPECIFIED         GetHealthOperationMetadataHealthInfoUnhealthyReason = "UNHEALTHY_REASON_UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the GetHealthOperationMetadataHealthInfoUnhealthyReason enum.
+func (e GetHealthOperationMetadataHealthInfoUnhealthyReason) Valid() bool {
+	switch e {
+	case GetHealthOperationMetadataHealthInfoUnhealthyReasonUNHEALTHYREASONPENDINGUSERAPPROVAL:
+		return true
+	case GetHealthOperationMetadataHealthInfoUnhealthyReasonUNHEALTHYREASONREPAIRING:
+		return true
+	case GetHealthOperationMetadataHealthInfoUnhealthyReasonUNHEALTHYREASONUNSCHEDULABLE:
+		return true
+	case GetHealthOperationMetadataHealthInfoUnhealthyReasonUNHEALTHYREASONUNSPECIFIED:
 		return true
 	default:
 		return false
@@ -172,6 +367,27 @@ func (e GoogleErrorItemLocationType) Valid() bool {
 	case GoogleErrorItemLocationTypeHeader:
 		return true
 	case GoogleErrorItemLocationTypeParameter:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectAvailableFeatures.
+const (
+	InterconnectAvailableFeaturesIFCROSSSITENETWORK InterconnectAvailableFeatures = "IF_CROSS_SITE_NETWORK"
+	InterconnectAvailableFeaturesIFL2FORWARDING     InterconnectAvailableFeatures = "IF_L2_FORWARDING"
+	InterconnectAvailableFeaturesIFMACSEC           InterconnectAvailableFeatures = "IF_MACSEC"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectAvailableFeatures enum.
+func (e InterconnectAvailableFeatures) Valid() bool {
+	switch e {
+	case InterconnectAvailableFeaturesIFCROSSSITENETWORK:
+		return true
+	case InterconnectAvailableFeaturesIFL2FORWARDING:
+		return true
+	case InterconnectAvailableFeaturesIFMACSEC:
 		return true
 	default:
 		return false
@@ -238,6 +454,27 @@ func (e InterconnectOperationalStatus) Valid() bool {
 	}
 }
 
+// Defines values for InterconnectRequestedFeatures.
+const (
+	InterconnectRequestedFeaturesIFCROSSSITENETWORK InterconnectRequestedFeatures = "IF_CROSS_SITE_NETWORK"
+	InterconnectRequestedFeaturesIFL2FORWARDING     InterconnectRequestedFeatures = "IF_L2_FORWARDING"
+	InterconnectRequestedFeaturesIFMACSEC           InterconnectRequestedFeatures = "IF_MACSEC"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectRequestedFeatures enum.
+func (e InterconnectRequestedFeatures) Valid() bool {
+	switch e {
+	case InterconnectRequestedFeaturesIFCROSSSITENETWORK:
+		return true
+	case InterconnectRequestedFeaturesIFL2FORWARDING:
+		return true
+	case InterconnectRequestedFeaturesIFMACSEC:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InterconnectState.
 const (
 	InterconnectStateACTIVE        InterconnectState = "ACTIVE"
@@ -250,6 +487,54 @@ func (e InterconnectState) Valid() bool {
 	case InterconnectStateACTIVE:
 		return true
 	case InterconnectStateUNPROVISIONED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectSubzone.
+const (
+	InterconnectSubzoneSUBZONEA InterconnectSubzone = "SUBZONE_A"
+	InterconnectSubzoneSUBZONEB InterconnectSubzone = "SUBZONE_B"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectSubzone enum.
+func (e InterconnectSubzone) Valid() bool {
+	switch e {
+	case InterconnectSubzoneSUBZONEA:
+		return true
+	case InterconnectSubzoneSUBZONEB:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass.
+const (
+	InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC1 InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass = "TC1"
+	InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC2 InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass = "TC2"
+	InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC3 InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass = "TC3"
+	InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC4 InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass = "TC4"
+	InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC5 InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass = "TC5"
+	InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC6 InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass = "TC6"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass enum.
+func (e InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass) Valid() bool {
+	switch e {
+	case InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC1:
+		return true
+	case InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC2:
+		return true
+	case InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC3:
+		return true
+	case InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC4:
+		return true
+	case InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC5:
+		return true
+	case InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClassTC6:
 		return true
 	default:
 		return false
@@ -331,6 +616,24 @@ func (e InterconnectAttachmentEdgeAvailabilityDomain) Valid() bool {
 	}
 }
 
+// Defines values for InterconnectAttachmentEncryption.
+const (
+	InterconnectAttachmentEncryptionIPSEC InterconnectAttachmentEncryption = "IPSEC"
+	InterconnectAttachmentEncryptionNONE  InterconnectAttachmentEncryption = "NONE"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectAttachmentEncryption enum.
+func (e InterconnectAttachmentEncryption) Valid() bool {
+	switch e {
+	case InterconnectAttachmentEncryptionIPSEC:
+		return true
+	case InterconnectAttachmentEncryptionNONE:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InterconnectAttachmentOperationalStatus.
 const (
 	InterconnectAttachmentOperationalStatusOSACTIVE        InterconnectAttachmentOperationalStatus = "OS_ACTIVE"
@@ -403,6 +706,7 @@ func (e InterconnectAttachmentState) Valid() bool {
 // Defines values for InterconnectAttachmentType.
 const (
 	InterconnectAttachmentTypeDEDICATED       InterconnectAttachmentType = "DEDICATED"
+	InterconnectAttachmentTypeL2DEDICATED     InterconnectAttachmentType = "L2_DEDICATED"
 	InterconnectAttachmentTypePARTNER         InterconnectAttachmentType = "PARTNER"
 	InterconnectAttachmentTypePARTNERPROVIDER InterconnectAttachmentType = "PARTNER_PROVIDER"
 )
@@ -412,9 +716,47 @@ func (e InterconnectAttachmentType) Valid() bool {
 	switch e {
 	case InterconnectAttachmentTypeDEDICATED:
 		return true
+	case InterconnectAttachmentTypeL2DEDICATED:
+		return true
 	case InterconnectAttachmentTypePARTNER:
 		return true
 	case InterconnectAttachmentTypePARTNERPROVIDER:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectAttachmentAggregatedListKind.
+const (
+	InterconnectAttachmentAggregatedListKindComputeInterconnectAttachmentAggregatedList InterconnectAttachmentAggregatedListKind = "compute#interconnectAttachmentAggregatedList"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectAttachmentAggregatedListKind enum.
+func (e InterconnectAttachmentAggregatedListKind) Valid() bool {
+	switch e {
+	case InterconnectAttachmentAggregatedListKindComputeInterconnectAttachmentAggregatedList:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectAttachmentConfigurationConstraintsBgpMd5.
+const (
+	InterconnectAttachmentConfigurationConstraintsBgpMd5MD5OPTIONAL    InterconnectAttachmentConfigurationConstraintsBgpMd5 = "MD5_OPTIONAL"
+	InterconnectAttachmentConfigurationConstraintsBgpMd5MD5REQUIRED    InterconnectAttachmentConfigurationConstraintsBgpMd5 = "MD5_REQUIRED"
+	InterconnectAttachmentConfigurationConstraintsBgpMd5MD5UNSUPPORTED InterconnectAttachmentConfigurationConstraintsBgpMd5 = "MD5_UNSUPPORTED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectAttachmentConfigurationConstraintsBgpMd5 enum.
+func (e InterconnectAttachmentConfigurationConstraintsBgpMd5) Valid() bool {
+	switch e {
+	case InterconnectAttachmentConfigurationConstraintsBgpMd5MD5OPTIONAL:
+		return true
+	case InterconnectAttachmentConfigurationConstraintsBgpMd5MD5REQUIRED:
+		return true
+	case InterconnectAttachmentConfigurationConstraintsBgpMd5MD5UNSUPPORTED:
 		return true
 	default:
 		return false
@@ -637,6 +979,312 @@ func (e InterconnectAttachmentListKind) Valid() bool {
 	}
 }
 
+// Defines values for InterconnectDiagnosticsBundleAggregationType.
+const (
+	InterconnectDiagnosticsBundleAggregationTypeBUNDLEAGGREGATIONTYPELACP   InterconnectDiagnosticsBundleAggregationType = "BUNDLE_AGGREGATION_TYPE_LACP"
+	InterconnectDiagnosticsBundleAggregationTypeBUNDLEAGGREGATIONTYPESTATIC InterconnectDiagnosticsBundleAggregationType = "BUNDLE_AGGREGATION_TYPE_STATIC"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectDiagnosticsBundleAggregationType enum.
+func (e InterconnectDiagnosticsBundleAggregationType) Valid() bool {
+	switch e {
+	case InterconnectDiagnosticsBundleAggregationTypeBUNDLEAGGREGATIONTYPELACP:
+		return true
+	case InterconnectDiagnosticsBundleAggregationTypeBUNDLEAGGREGATIONTYPESTATIC:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectDiagnosticsBundleOperationalStatus.
+const (
+	InterconnectDiagnosticsBundleOperationalStatusBUNDLEOPERATIONALSTATUSDOWN InterconnectDiagnosticsBundleOperationalStatus = "BUNDLE_OPERATIONAL_STATUS_DOWN"
+	InterconnectDiagnosticsBundleOperationalStatusBUNDLEOPERATIONALSTATUSUP   InterconnectDiagnosticsBundleOperationalStatus = "BUNDLE_OPERATIONAL_STATUS_UP"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectDiagnosticsBundleOperationalStatus enum.
+func (e InterconnectDiagnosticsBundleOperationalStatus) Valid() bool {
+	switch e {
+	case InterconnectDiagnosticsBundleOperationalStatusBUNDLEOPERATIONALSTATUSDOWN:
+		return true
+	case InterconnectDiagnosticsBundleOperationalStatusBUNDLEOPERATIONALSTATUSUP:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectDiagnosticsLinkLACPStatusState.
+const (
+	InterconnectDiagnosticsLinkLACPStatusStateACTIVE   InterconnectDiagnosticsLinkLACPStatusState = "ACTIVE"
+	InterconnectDiagnosticsLinkLACPStatusStateDETACHED InterconnectDiagnosticsLinkLACPStatusState = "DETACHED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectDiagnosticsLinkLACPStatusState enum.
+func (e InterconnectDiagnosticsLinkLACPStatusState) Valid() bool {
+	switch e {
+	case InterconnectDiagnosticsLinkLACPStatusStateACTIVE:
+		return true
+	case InterconnectDiagnosticsLinkLACPStatusStateDETACHED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectDiagnosticsLinkOpticalPowerState.
+const (
+	InterconnectDiagnosticsLinkOpticalPowerStateHIGHALARM   InterconnectDiagnosticsLinkOpticalPowerState = "HIGH_ALARM"
+	InterconnectDiagnosticsLinkOpticalPowerStateHIGHWARNING InterconnectDiagnosticsLinkOpticalPowerState = "HIGH_WARNING"
+	InterconnectDiagnosticsLinkOpticalPowerStateLOWALARM    InterconnectDiagnosticsLinkOpticalPowerState = "LOW_ALARM"
+	InterconnectDiagnosticsLinkOpticalPowerStateLOWWARNING  InterconnectDiagnosticsLinkOpticalPowerState = "LOW_WARNING"
+	InterconnectDiagnosticsLinkOpticalPowerStateOK          InterconnectDiagnosticsLinkOpticalPowerState = "OK"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectDiagnosticsLinkOpticalPowerState enum.
+func (e InterconnectDiagnosticsLinkOpticalPowerState) Valid() bool {
+	switch e {
+	case InterconnectDiagnosticsLinkOpticalPowerStateHIGHALARM:
+		return true
+	case InterconnectDiagnosticsLinkOpticalPowerStateHIGHWARNING:
+		return true
+	case InterconnectDiagnosticsLinkOpticalPowerStateLOWALARM:
+		return true
+	case InterconnectDiagnosticsLinkOpticalPowerStateLOWWARNING:
+		return true
+	case InterconnectDiagnosticsLinkOpticalPowerStateOK:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectDiagnosticsLinkStatusOperationalStatus.
+const (
+	InterconnectDiagnosticsLinkStatusOperationalStatusLINKOPERATIONALSTATUSDOWN InterconnectDiagnosticsLinkStatusOperationalStatus = "LINK_OPERATIONAL_STATUS_DOWN"
+	InterconnectDiagnosticsLinkStatusOperationalStatusLINKOPERATIONALSTATUSUP   InterconnectDiagnosticsLinkStatusOperationalStatus = "LINK_OPERATIONAL_STATUS_UP"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectDiagnosticsLinkStatusOperationalStatus enum.
+func (e InterconnectDiagnosticsLinkStatusOperationalStatus) Valid() bool {
+	switch e {
+	case InterconnectDiagnosticsLinkStatusOperationalStatusLINKOPERATIONALSTATUSDOWN:
+		return true
+	case InterconnectDiagnosticsLinkStatusOperationalStatusLINKOPERATIONALSTATUSUP:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupConfiguredTopologyCapabilitySupportedSla.
+const (
+	InterconnectGroupConfiguredTopologyCapabilitySupportedSlaNOSLA                 InterconnectGroupConfiguredTopologyCapabilitySupportedSla = "NO_SLA"
+	InterconnectGroupConfiguredTopologyCapabilitySupportedSlaPRODUCTIONCRITICAL    InterconnectGroupConfiguredTopologyCapabilitySupportedSla = "PRODUCTION_CRITICAL"
+	InterconnectGroupConfiguredTopologyCapabilitySupportedSlaPRODUCTIONNONCRITICAL InterconnectGroupConfiguredTopologyCapabilitySupportedSla = "PRODUCTION_NON_CRITICAL"
+	InterconnectGroupConfiguredTopologyCapabilitySupportedSlaUNSPECIFIED           InterconnectGroupConfiguredTopologyCapabilitySupportedSla = "UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupConfiguredTopologyCapabilitySupportedSla enum.
+func (e InterconnectGroupConfiguredTopologyCapabilitySupportedSla) Valid() bool {
+	switch e {
+	case InterconnectGroupConfiguredTopologyCapabilitySupportedSlaNOSLA:
+		return true
+	case InterconnectGroupConfiguredTopologyCapabilitySupportedSlaPRODUCTIONCRITICAL:
+		return true
+	case InterconnectGroupConfiguredTopologyCapabilitySupportedSlaPRODUCTIONNONCRITICAL:
+		return true
+	case InterconnectGroupConfiguredTopologyCapabilitySupportedSlaUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType.
+const (
+	InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeINCOMPATIBLEMETROS            InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType = "INCOMPATIBLE_METROS"
+	InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeNOINTERCONNECTS               InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType = "NO_INTERCONNECTS"
+	InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeNOINTERCONNECTSINMETROANDZONE InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType = "NO_INTERCONNECTS_IN_METRO_AND_ZONE"
+	InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeNOTAVAILABLE                  InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType = "NOT_AVAILABLE"
+	InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeOTHER                         InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType = "OTHER"
+	InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeUNSPECIFIED                   InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType = "UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType enum.
+func (e InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType) Valid() bool {
+	switch e {
+	case InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeINCOMPATIBLEMETROS:
+		return true
+	case InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeNOINTERCONNECTS:
+		return true
+	case InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeNOINTERCONNECTSINMETROANDZONE:
+		return true
+	case InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeNOTAVAILABLE:
+		return true
+	case InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeOTHER:
+		return true
+	case InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerTypeUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupIntentTopologyCapability.
+const (
+	InterconnectGroupIntentTopologyCapabilityNOSLA                 InterconnectGroupIntentTopologyCapability = "NO_SLA"
+	InterconnectGroupIntentTopologyCapabilityPRODUCTIONCRITICAL    InterconnectGroupIntentTopologyCapability = "PRODUCTION_CRITICAL"
+	InterconnectGroupIntentTopologyCapabilityPRODUCTIONNONCRITICAL InterconnectGroupIntentTopologyCapability = "PRODUCTION_NON_CRITICAL"
+	InterconnectGroupIntentTopologyCapabilityUNSPECIFIED           InterconnectGroupIntentTopologyCapability = "UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupIntentTopologyCapability enum.
+func (e InterconnectGroupIntentTopologyCapability) Valid() bool {
+	switch e {
+	case InterconnectGroupIntentTopologyCapabilityNOSLA:
+		return true
+	case InterconnectGroupIntentTopologyCapabilityPRODUCTIONCRITICAL:
+		return true
+	case InterconnectGroupIntentTopologyCapabilityPRODUCTIONNONCRITICAL:
+		return true
+	case InterconnectGroupIntentTopologyCapabilityUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupsCreateMembersIntentMismatchBehavior.
+const (
+	InterconnectGroupsCreateMembersIntentMismatchBehaviorCREATE      InterconnectGroupsCreateMembersIntentMismatchBehavior = "CREATE"
+	InterconnectGroupsCreateMembersIntentMismatchBehaviorREJECT      InterconnectGroupsCreateMembersIntentMismatchBehavior = "REJECT"
+	InterconnectGroupsCreateMembersIntentMismatchBehaviorUNSPECIFIED InterconnectGroupsCreateMembersIntentMismatchBehavior = "UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupsCreateMembersIntentMismatchBehavior enum.
+func (e InterconnectGroupsCreateMembersIntentMismatchBehavior) Valid() bool {
+	switch e {
+	case InterconnectGroupsCreateMembersIntentMismatchBehaviorCREATE:
+		return true
+	case InterconnectGroupsCreateMembersIntentMismatchBehaviorREJECT:
+		return true
+	case InterconnectGroupsCreateMembersIntentMismatchBehaviorUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupsCreateMembersInterconnectInputInterconnectType.
+const (
+	InterconnectGroupsCreateMembersInterconnectInputInterconnectTypeDEDICATED InterconnectGroupsCreateMembersInterconnectInputInterconnectType = "DEDICATED"
+	InterconnectGroupsCreateMembersInterconnectInputInterconnectTypeITPRIVATE InterconnectGroupsCreateMembersInterconnectInputInterconnectType = "IT_PRIVATE"
+	InterconnectGroupsCreateMembersInterconnectInputInterconnectTypePARTNER   InterconnectGroupsCreateMembersInterconnectInputInterconnectType = "PARTNER"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupsCreateMembersInterconnectInputInterconnectType enum.
+func (e InterconnectGroupsCreateMembersInterconnectInputInterconnectType) Valid() bool {
+	switch e {
+	case InterconnectGroupsCreateMembersInterconnectInputInterconnectTypeDEDICATED:
+		return true
+	case InterconnectGroupsCreateMembersInterconnectInputInterconnectTypeITPRIVATE:
+		return true
+	case InterconnectGroupsCreateMembersInterconnectInputInterconnectTypePARTNER:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupsCreateMembersInterconnectInputLinkType.
+const (
+	InterconnectGroupsCreateMembersInterconnectInputLinkTypeLINKTYPEETHERNET100GLR  InterconnectGroupsCreateMembersInterconnectInputLinkType = "LINK_TYPE_ETHERNET_100G_LR"
+	InterconnectGroupsCreateMembersInterconnectInputLinkTypeLINKTYPEETHERNET10GLR   InterconnectGroupsCreateMembersInterconnectInputLinkType = "LINK_TYPE_ETHERNET_10G_LR"
+	InterconnectGroupsCreateMembersInterconnectInputLinkTypeLINKTYPEETHERNET400GLR4 InterconnectGroupsCreateMembersInterconnectInputLinkType = "LINK_TYPE_ETHERNET_400G_LR4"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupsCreateMembersInterconnectInputLinkType enum.
+func (e InterconnectGroupsCreateMembersInterconnectInputLinkType) Valid() bool {
+	switch e {
+	case InterconnectGroupsCreateMembersInterconnectInputLinkTypeLINKTYPEETHERNET100GLR:
+		return true
+	case InterconnectGroupsCreateMembersInterconnectInputLinkTypeLINKTYPEETHERNET10GLR:
+		return true
+	case InterconnectGroupsCreateMembersInterconnectInputLinkTypeLINKTYPEETHERNET400GLR4:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures.
+const (
+	InterconnectGroupsCreateMembersInterconnectInputRequestedFeaturesIFCROSSSITENETWORK InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures = "IF_CROSS_SITE_NETWORK"
+	InterconnectGroupsCreateMembersInterconnectInputRequestedFeaturesIFL2FORWARDING     InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures = "IF_L2_FORWARDING"
+	InterconnectGroupsCreateMembersInterconnectInputRequestedFeaturesIFMACSEC           InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures = "IF_MACSEC"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures enum.
+func (e InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures) Valid() bool {
+	switch e {
+	case InterconnectGroupsCreateMembersInterconnectInputRequestedFeaturesIFCROSSSITENETWORK:
+		return true
+	case InterconnectGroupsCreateMembersInterconnectInputRequestedFeaturesIFL2FORWARDING:
+		return true
+	case InterconnectGroupsCreateMembersInterconnectInputRequestedFeaturesIFMACSEC:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupsOperationalStatusGroupStatus.
+const (
+	InterconnectGroupsOperationalStatusGroupStatusDEGRADED                InterconnectGroupsOperationalStatusGroupStatus = "DEGRADED"
+	InterconnectGroupsOperationalStatusGroupStatusFULLYDOWN               InterconnectGroupsOperationalStatusGroupStatus = "FULLY_DOWN"
+	InterconnectGroupsOperationalStatusGroupStatusFULLYUP                 InterconnectGroupsOperationalStatusGroupStatus = "FULLY_UP"
+	InterconnectGroupsOperationalStatusGroupStatusGROUPSSTATUSUNSPECIFIED InterconnectGroupsOperationalStatusGroupStatus = "GROUPS_STATUS_UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupsOperationalStatusGroupStatus enum.
+func (e InterconnectGroupsOperationalStatusGroupStatus) Valid() bool {
+	switch e {
+	case InterconnectGroupsOperationalStatusGroupStatusDEGRADED:
+		return true
+	case InterconnectGroupsOperationalStatusGroupStatusFULLYDOWN:
+		return true
+	case InterconnectGroupsOperationalStatusGroupStatusFULLYUP:
+		return true
+	case InterconnectGroupsOperationalStatusGroupStatusGROUPSSTATUSUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectGroupsOperationalStatusInterconnectStatusIsActive.
+const (
+	InterconnectGroupsOperationalStatusInterconnectStatusIsActiveACTIVE              InterconnectGroupsOperationalStatusInterconnectStatusIsActive = "ACTIVE"
+	InterconnectGroupsOperationalStatusInterconnectStatusIsActiveINACTIVE            InterconnectGroupsOperationalStatusInterconnectStatusIsActive = "INACTIVE"
+	InterconnectGroupsOperationalStatusInterconnectStatusIsActiveISACTIVEUNSPECIFIED InterconnectGroupsOperationalStatusInterconnectStatusIsActive = "IS_ACTIVE_UNSPECIFIED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectGroupsOperationalStatusInterconnectStatusIsActive enum.
+func (e InterconnectGroupsOperationalStatusInterconnectStatusIsActive) Valid() bool {
+	switch e {
+	case InterconnectGroupsOperationalStatusInterconnectStatusIsActiveACTIVE:
+		return true
+	case InterconnectGroupsOperationalStatusInterconnectStatusIsActiveINACTIVE:
+		return true
+	case InterconnectGroupsOperationalStatusInterconnectStatusIsActiveISACTIVEUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InterconnectListKind.
 const (
 	InterconnectListKindComputeInterconnectList InterconnectListKind = "compute#interconnectList"
@@ -646,6 +1294,48 @@ const (
 func (e InterconnectListKind) Valid() bool {
 	switch e {
 	case InterconnectListKindComputeInterconnectList:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectLocationAvailableFeatures.
+const (
+	InterconnectLocationAvailableFeaturesIFCROSSSITENETWORK InterconnectLocationAvailableFeatures = "IF_CROSS_SITE_NETWORK"
+	InterconnectLocationAvailableFeaturesIFL2FORWARDING     InterconnectLocationAvailableFeatures = "IF_L2_FORWARDING"
+	InterconnectLocationAvailableFeaturesIFMACSEC           InterconnectLocationAvailableFeatures = "IF_MACSEC"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectLocationAvailableFeatures enum.
+func (e InterconnectLocationAvailableFeatures) Valid() bool {
+	switch e {
+	case InterconnectLocationAvailableFeaturesIFCROSSSITENETWORK:
+		return true
+	case InterconnectLocationAvailableFeaturesIFL2FORWARDING:
+		return true
+	case InterconnectLocationAvailableFeaturesIFMACSEC:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectLocationAvailableLinkTypes.
+const (
+	InterconnectLocationAvailableLinkTypesLINKTYPEETHERNET100GLR  InterconnectLocationAvailableLinkTypes = "LINK_TYPE_ETHERNET_100G_LR"
+	InterconnectLocationAvailableLinkTypesLINKTYPEETHERNET10GLR   InterconnectLocationAvailableLinkTypes = "LINK_TYPE_ETHERNET_10G_LR"
+	InterconnectLocationAvailableLinkTypesLINKTYPEETHERNET400GLR4 InterconnectLocationAvailableLinkTypes = "LINK_TYPE_ETHERNET_400G_LR4"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectLocationAvailableLinkTypes enum.
+func (e InterconnectLocationAvailableLinkTypes) Valid() bool {
+	switch e {
+	case InterconnectLocationAvailableLinkTypesLINKTYPEETHERNET100GLR:
+		return true
+	case InterconnectLocationAvailableLinkTypesLINKTYPEETHERNET10GLR:
+		return true
+	case InterconnectLocationAvailableLinkTypesLINKTYPEETHERNET400GLR4:
 		return true
 	default:
 		return false
@@ -751,6 +1441,96 @@ func (e InterconnectLocationRegionInfoLocationPresence) Valid() bool {
 	}
 }
 
+// Defines values for InterconnectOutageNotificationIssueType.
+const (
+	InterconnectOutageNotificationIssueTypeITOUTAGE        InterconnectOutageNotificationIssueType = "IT_OUTAGE"
+	InterconnectOutageNotificationIssueTypeITPARTIALOUTAGE InterconnectOutageNotificationIssueType = "IT_PARTIAL_OUTAGE"
+	InterconnectOutageNotificationIssueTypeOUTAGE          InterconnectOutageNotificationIssueType = "OUTAGE"
+	InterconnectOutageNotificationIssueTypePARTIALOUTAGE   InterconnectOutageNotificationIssueType = "PARTIAL_OUTAGE"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectOutageNotificationIssueType enum.
+func (e InterconnectOutageNotificationIssueType) Valid() bool {
+	switch e {
+	case InterconnectOutageNotificationIssueTypeITOUTAGE:
+		return true
+	case InterconnectOutageNotificationIssueTypeITPARTIALOUTAGE:
+		return true
+	case InterconnectOutageNotificationIssueTypeOUTAGE:
+		return true
+	case InterconnectOutageNotificationIssueTypePARTIALOUTAGE:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectOutageNotificationSource.
+const (
+	InterconnectOutageNotificationSourceGOOGLE     InterconnectOutageNotificationSource = "GOOGLE"
+	InterconnectOutageNotificationSourceNSRCGOOGLE InterconnectOutageNotificationSource = "NSRC_GOOGLE"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectOutageNotificationSource enum.
+func (e InterconnectOutageNotificationSource) Valid() bool {
+	switch e {
+	case InterconnectOutageNotificationSourceGOOGLE:
+		return true
+	case InterconnectOutageNotificationSourceNSRCGOOGLE:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectOutageNotificationState.
+const (
+	InterconnectOutageNotificationStateACTIVE     InterconnectOutageNotificationState = "ACTIVE"
+	InterconnectOutageNotificationStateCANCELLED  InterconnectOutageNotificationState = "CANCELLED"
+	InterconnectOutageNotificationStateCOMPLETED  InterconnectOutageNotificationState = "COMPLETED"
+	InterconnectOutageNotificationStateNSACTIVE   InterconnectOutageNotificationState = "NS_ACTIVE"
+	InterconnectOutageNotificationStateNSCANCELED InterconnectOutageNotificationState = "NS_CANCELED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectOutageNotificationState enum.
+func (e InterconnectOutageNotificationState) Valid() bool {
+	switch e {
+	case InterconnectOutageNotificationStateACTIVE:
+		return true
+	case InterconnectOutageNotificationStateCANCELLED:
+		return true
+	case InterconnectOutageNotificationStateCOMPLETED:
+		return true
+	case InterconnectOutageNotificationStateNSACTIVE:
+		return true
+	case InterconnectOutageNotificationStateNSCANCELED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MetadataFilterFilterMatchCriteria.
+const (
+	MetadataFilterFilterMatchCriteriaMATCHALL MetadataFilterFilterMatchCriteria = "MATCH_ALL"
+	MetadataFilterFilterMatchCriteriaMATCHANY MetadataFilterFilterMatchCriteria = "MATCH_ANY"
+	MetadataFilterFilterMatchCriteriaNOTSET   MetadataFilterFilterMatchCriteria = "NOT_SET"
+)
+
+// Valid indicates whether the value is a known member of the MetadataFilterFilterMatchCriteria enum.
+func (e MetadataFilterFilterMatchCriteria) Valid() bool {
+	switch e {
+	case MetadataFilterFilterMatchCriteriaMATCHALL:
+		return true
+	case MetadataFilterFilterMatchCriteriaMATCHANY:
+		return true
+	case MetadataFilterFilterMatchCriteriaNOTSET:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for OperationKind.
 const (
 	OperationKindComputeOperation OperationKind = "compute#operation"
@@ -781,6 +1561,21 @@ func (e OperationStatus) Valid() bool {
 	case OperationStatusPENDING:
 		return true
 	case OperationStatusRUNNING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OperationAggregatedListKind.
+const (
+	OperationAggregatedListKindComputeOperationAggregatedList OperationAggregatedListKind = "compute#operationAggregatedList"
+)
+
+// Valid indicates whether the value is a known member of the OperationAggregatedListKind enum.
+func (e OperationAggregatedListKind) Valid() bool {
+	switch e {
+	case OperationAggregatedListKindComputeOperationAggregatedList:
 		return true
 	default:
 		return false
@@ -949,10 +1744,79 @@ func (e SetCommonInstanceMetadataOperationMetadataPerLocationOperationInfoState)
 	}
 }
 
+// Defines values for ViewQuery.
+const (
+	ViewQueryBASIC ViewQuery = "BASIC"
+	ViewQueryFULL  ViewQuery = "FULL"
+)
+
+// Valid indicates whether the value is a known member of the ViewQuery enum.
+func (e ViewQuery) Valid() bool {
+	switch e {
+	case ViewQueryBASIC:
+		return true
+	case ViewQueryFULL:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GlobalForwardingRulesGetParamsView.
+const (
+	GlobalForwardingRulesGetParamsViewBASIC GlobalForwardingRulesGetParamsView = "BASIC"
+	GlobalForwardingRulesGetParamsViewFULL  GlobalForwardingRulesGetParamsView = "FULL"
+)
+
+// Valid indicates whether the value is a known member of the GlobalForwardingRulesGetParamsView enum.
+func (e GlobalForwardingRulesGetParamsView) Valid() bool {
+	switch e {
+	case GlobalForwardingRulesGetParamsViewBASIC:
+		return true
+	case GlobalForwardingRulesGetParamsViewFULL:
+		return true
+	default:
+		return false
+	}
+}
+
 // Alt Response format of the `alt` query parameter; understudy serves JSON only.
 //
 // Example: json
 type Alt string
+
+// AuditConfig Audit logging of one service.
+type AuditConfig struct {
+	// AuditLogConfigs The logged permission types.
+	AuditLogConfigs []AuditLogConfig `json:"auditLogConfigs,omitempty"`
+
+	// Service The service, or `allServices`.
+	Service *string `json:"service,omitempty"`
+}
+
+// AuditLogConfig One logged permission type.
+type AuditLogConfig struct {
+	// ExemptedMembers Principals not logged.
+	ExemptedMembers []string `json:"exemptedMembers,omitempty"`
+
+	// LogType The log type.
+	LogType *AuditLogConfigLogType `json:"logType,omitempty"`
+}
+
+// AuditLogConfigLogType The log type.
+type AuditLogConfigLogType string
+
+// Binding Principals bound to a role, optionally under a condition.
+type Binding struct {
+	// Condition A CEL condition.
+	Condition *Expr `json:"condition,omitempty"`
+
+	// Members Principals, such as `user:ana@example.com`.
+	Members []string `json:"members,omitempty"`
+
+	// Role The role, such as `roles/compute.networkAdmin`.
+	Role *string `json:"role,omitempty"`
+}
 
 // BulkInsertOperationStatus Status of a bulk insert in one location.
 type BulkInsertOperationStatus struct {
@@ -992,11 +1856,30 @@ type ErrorInfo struct {
 	Reason *string `json:"reason,omitempty"`
 }
 
+// Expr A CEL condition.
+type Expr struct {
+	// Description What the condition is for.
+	Description *string `json:"description,omitempty"`
+
+	// Expression The CEL expression.
+	Expression *string `json:"expression,omitempty"`
+
+	// Location Where the expression comes from, for error messages.
+	Location *string `json:"location,omitempty"`
+
+	// Title A short title.
+	Title *string `json:"title,omitempty"`
+}
+
 // ForwardingRule A global forwarding rule: an IP address, protocol and port range that direct traffic
-// to a target. Only the members below are modelled, and others are rejected in request
-// bodies. `name` is required on insert. `labels` may be given on insert; afterwards
-// they change only through `setLabels`. Members marked `readOnly`, `labelFingerprint`
-// and `fingerprint` are set by the server and ignored when sent on insert.
+// to a target. Every member of the discovery document is accepted; those of regional
+// products only (`ports`, `allPorts`, `allowGlobalAccess`, `sourceIpRanges`, `serviceLabel`,
+// `isMirroringCollector`) and a `networkTier` other than `PREMIUM` are refused with 400
+// `invalid` saying why (their empty and false values are accepted), and members the
+// document does not define are refused as unknown. `name` is required on insert. `labels`
+// may be given on insert; afterwards they change only through `setLabels`. Members marked
+// `readOnly`, `labelFingerprint` and `fingerprint` are set by the server and ignored when
+// sent on insert.
 type ForwardingRule struct {
 	// IPAddress IP address that the rule serves; assigned by the server when omitted on insert.
 	//
@@ -1006,6 +1889,24 @@ type ForwardingRule struct {
 	// IPProtocol IP protocol to which the rule applies; `TCP` when omitted on insert.
 	IPProtocol *ForwardingRuleIPProtocol `json:"IPProtocol,omitempty"`
 
+	// AllPorts Forward every port; regional rules only: `true` is refused on a global rule (400 `invalid`).
+	AllPorts *bool `json:"allPorts,omitempty"`
+
+	// AllowGlobalAccess Access from every region to a regional internal load balancer: `true` is refused on a global rule (400 `invalid`).
+	AllowGlobalAccess *bool `json:"allowGlobalAccess,omitempty"`
+
+	// AllowPscGlobalAccess This is used in PSC consumer ForwardingRule to control whether the PSC endpoint can be accessed from another region.
+	AllowPscGlobalAccess *bool `json:"allowPscGlobalAccess,omitempty"`
+
+	// AttachedExtensions The extensions that are attached to this ForwardingRule.
+	AttachedExtensions []ForwardingRuleAttachedExtension `json:"attachedExtensions,omitempty"`
+
+	// BackendService URL of the backend service that receives the traffic (passthrough load balancers); stored as given. A rule cannot have both a `target` and a `backendService` (400 `invalid`).
+	BackendService *string `json:"backendService,omitempty"`
+
+	// BaseForwardingRule The URL for the corresponding base forwarding rule. By base forwarding rule, we mean the forwarding rule that has the same IP address, protocol, and port settings with the current forwarding rule, but without sourceIPRanges specified.
+	BaseForwardingRule *string `json:"baseForwardingRule,omitempty"`
+
 	// CreationTimestamp Creation time, RFC 3339 text with milliseconds and offset.
 	//
 	// Example: 2026-05-27T02:14:03.512-07:00
@@ -1014,7 +1915,13 @@ type ForwardingRule struct {
 	// Description Optional description.
 	Description *string `json:"description,omitempty"`
 
-	// Fingerprint Fingerprint of the whole resource, for optimistic locking of patches (standard padded base64).
+	// ExternalManagedBackendBucketMigrationState Specifies the canary migration state for the backend buckets attached to this forwarding rule. Possible values are PREPARE, TEST_BY_PERCENTAGE, and TEST_ALL_TRAFFIC.
+	ExternalManagedBackendBucketMigrationState *ForwardingRuleExternalManagedBackendBucketMigrationState `json:"externalManagedBackendBucketMigrationState,omitempty"`
+
+	// ExternalManagedBackendBucketMigrationTestingPercentage Share (0-100) of backend bucket requests served by the global external Application Load Balancer; only with `externalManagedBackendBucketMigrationState: TEST_BY_PERCENTAGE` (else 400 `invalid`).
+	ExternalManagedBackendBucketMigrationTestingPercentage *float32 `json:"externalManagedBackendBucketMigrationTestingPercentage,omitempty"`
+
+	// Fingerprint Fingerprint of the whole resource (standard padded base64 of 8 bytes), a hash of its contents: it changes whenever a member of the rule (labels included) changes, and only then.
 	//
 	// Example: uFJneYVugTU=
 	Fingerprint []byte `json:"fingerprint,omitempty"`
@@ -1024,8 +1931,14 @@ type ForwardingRule struct {
 	// Example: 5146316128376045105
 	Id *string `json:"id,omitempty"`
 
+	// IpCollection Resource reference of a PublicDelegatedPrefix. The PDP must be a sub-PDP in EXTERNAL_IPV6_FORWARDING_RULE_CREATION mode.
+	IpCollection *string `json:"ipCollection,omitempty"`
+
 	// IpVersion IP version of the address; `IPV4` when omitted on insert.
 	IpVersion *ForwardingRuleIpVersion `json:"ipVersion,omitempty"`
+
+	// IsMirroringCollector Collector for packet mirroring; INTERNAL (regional) rules only: `true` is refused on a global rule (400 `invalid`).
+	IsMirroringCollector *bool `json:"isMirroringCollector,omitempty"`
 
 	// Kind Type of the resource; always `compute#forwardingRule`.
 	//
@@ -1051,21 +1964,60 @@ type ForwardingRule struct {
 	// LoadBalancingScheme What the rule is used for; `EXTERNAL` when omitted on insert.
 	LoadBalancingScheme *ForwardingRuleLoadBalancingScheme `json:"loadBalancingScheme,omitempty"`
 
+	// MetadataFilters xDS metadata filters; only for `loadBalancingScheme: INTERNAL_SELF_MANAGED` (else 400 `invalid`). Stored and returned as given.
+	MetadataFilters []MetadataFilter `json:"metadataFilters,omitempty"`
+
 	// Name Name of the resource, unique in the project; set at creation (RFC 1035).
 	//
 	// Example: fr-web
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 
 	// Network URL of the network, for internal schemes; empty otherwise.
 	Network *string `json:"network,omitempty"`
 
-	// PortRange Port range forwarded to the target, `<low>-<high>`, for example `443-443`.
+	// NetworkTier Network tier of the rule; `PREMIUM` when omitted, the only tier of a global rule (any other is refused with 400 `invalid`).
+	NetworkTier *ForwardingRuleNetworkTier `json:"networkTier,omitempty"`
+
+	// NoAutomateDnsZone This is used in PSC consumer ForwardingRule to control whether it should try to auto-generate a DNS zone or not. Non-PSC forwarding rules do not use this field.
+	NoAutomateDnsZone *bool `json:"noAutomateDnsZone,omitempty"`
+
+	// PortRange Port range forwarded to the target: a port (`80`) or `<low>-<high>` of ports 1-65535; always returned as a range (`80-80`), as the real service returns it.
 	//
 	// Example: 443-443
 	PortRange *string `json:"portRange,omitempty"`
 
+	// Ports Up to five ports or port ranges; regional rules only, so a non-empty list is refused on a global rule (400 `invalid`).
+	Ports []string `json:"ports,omitempty"`
+
+	// PscConnectionId The PSC connection id of the PSC forwarding rule.
+	PscConnectionId *string `json:"pscConnectionId,omitempty"`
+
+	// PscConnectionStatus Status of a PSC connection; absent (understudy models no PSC producers), ignored when sent.
+	PscConnectionStatus *ForwardingRulePscConnectionStatus `json:"pscConnectionStatus,omitempty"`
+
+	// Region URL of the region of a regional rule; absent on a global rule, ignored when sent.
+	Region *string `json:"region,omitempty"`
+
 	// SelfLink Server-defined URL of the resource.
 	SelfLink *string `json:"selfLink,omitempty"`
+
+	// SelfLinkWithId Server-defined URL of the rule with its id in place of its name.
+	SelfLinkWithId *string `json:"selfLinkWithId,omitempty"`
+
+	// ServiceDirectoryRegistrations Service Directory registrations of the rule; stored and returned as given.
+	ServiceDirectoryRegistrations []ForwardingRuleServiceDirectoryRegistration `json:"serviceDirectoryRegistrations,omitempty"`
+
+	// ServiceLabel Prefix of the service name of regional internal load balancers: refused on a global rule (400 `invalid`).
+	ServiceLabel *string `json:"serviceLabel,omitempty"`
+
+	// ServiceName [Output Only] The internal fully qualified service name for this forwarding rule.
+	ServiceName *string `json:"serviceName,omitempty"`
+
+	// SourceIpRanges Source ranges of regional EXTERNAL rules only: a non-empty list is refused on a global rule (400 `invalid`).
+	SourceIpRanges []string `json:"sourceIpRanges,omitempty"`
+
+	// Subnetwork URL of the subnetwork of the rule's address (internal schemes); stored as given, not checked.
+	Subnetwork *string `json:"subnetwork,omitempty"`
 
 	// Target URL of the target resource that receives the traffic (for example a target proxy).
 	Target *string `json:"target,omitempty"`
@@ -1074,11 +2026,26 @@ type ForwardingRule struct {
 // ForwardingRuleIPProtocol IP protocol to which the rule applies; `TCP` when omitted on insert.
 type ForwardingRuleIPProtocol string
 
+// ForwardingRuleExternalManagedBackendBucketMigrationState Specifies the canary migration state for the backend buckets attached to this forwarding rule. Possible values are PREPARE, TEST_BY_PERCENTAGE, and TEST_ALL_TRAFFIC.
+type ForwardingRuleExternalManagedBackendBucketMigrationState string
+
 // ForwardingRuleIpVersion IP version of the address; `IPV4` when omitted on insert.
 type ForwardingRuleIpVersion string
 
 // ForwardingRuleLoadBalancingScheme What the rule is used for; `EXTERNAL` when omitted on insert.
 type ForwardingRuleLoadBalancingScheme string
+
+// ForwardingRuleNetworkTier Network tier of the rule; `PREMIUM` when omitted, the only tier of a global rule (any other is refused with 400 `invalid`).
+type ForwardingRuleNetworkTier string
+
+// ForwardingRulePscConnectionStatus Status of a PSC connection; absent (understudy models no PSC producers), ignored when sent.
+type ForwardingRulePscConnectionStatus string
+
+// ForwardingRuleAttachedExtension Reference to an extension resource that is attached to this ForwardingRule.
+type ForwardingRuleAttachedExtension struct {
+	// Reference The resource name.
+	Reference *string `json:"reference,omitempty"`
+}
 
 // ForwardingRuleList One page of global forwarding rules.
 type ForwardingRuleList struct {
@@ -1106,6 +2073,54 @@ type ForwardingRuleList struct {
 
 // ForwardingRuleListKind Type of the resource; always `compute#forwardingRuleList`.
 type ForwardingRuleListKind string
+
+// ForwardingRuleServiceDirectoryRegistration Describes the auto-registration of the forwarding rule to Service Directory. The region and project of the Service Directory resource generated from this registration will be the same as this forwarding rule.
+type ForwardingRuleServiceDirectoryRegistration struct {
+	// Namespace Service Directory namespace to register the forwarding rule under.
+	Namespace *string `json:"namespace,omitempty"`
+
+	// Service Service Directory service to register the forwarding rule under.
+	Service *string `json:"service,omitempty"`
+
+	// ServiceDirectoryRegion [Optional] Service Directory region to register this global forwarding rule under. Default to "us-central1".
+	ServiceDirectoryRegion *string `json:"serviceDirectoryRegion,omitempty"`
+}
+
+// GetHealthOperationMetadata Metadata for GetHealth operations.
+type GetHealthOperationMetadata struct {
+	// HealthInfo Health information.
+	HealthInfo *GetHealthOperationMetadataHealthInfo `json:"healthInfo,omitempty"`
+}
+
+// GetHealthOperationMetadataHealthInfo Health information.
+type GetHealthOperationMetadataHealthInfo struct {
+	// AvailabilitySloStatus The availability SLO status.
+	AvailabilitySloStatus *GetHealthOperationMetadataHealthInfoAvailabilitySloStatus `json:"availabilitySloStatus,omitempty"`
+
+	// HealthStatus The health status.
+	HealthStatus *GetHealthOperationMetadataHealthInfoHealthStatus `json:"healthStatus,omitempty"`
+
+	// RepairCategory The repair category.
+	RepairCategory *GetHealthOperationMetadataHealthInfoRepairCategory `json:"repairCategory,omitempty"`
+
+	// UnhealthyReason The reason for unhealthy status.
+	UnhealthyReason *GetHealthOperationMetadataHealthInfoUnhealthyReason `json:"unhealthyReason,omitempty"`
+
+	// UpdateTime The time when health info was updated.
+	UpdateTime *string `json:"updateTime,omitempty"`
+}
+
+// GetHealthOperationMetadataHealthInfoAvailabilitySloStatus The availability SLO status.
+type GetHealthOperationMetadataHealthInfoAvailabilitySloStatus string
+
+// GetHealthOperationMetadataHealthInfoHealthStatus The health status.
+type GetHealthOperationMetadataHealthInfoHealthStatus string
+
+// GetHealthOperationMetadataHealthInfoRepairCategory The repair category.
+type GetHealthOperationMetadataHealthInfoRepairCategory string
+
+// GetHealthOperationMetadataHealthInfoUnhealthyReason The reason for unhealthy status.
+type GetHealthOperationMetadataHealthInfoUnhealthyReason string
 
 // GetVersionOperationMetadata Metadata of a get-version operation.
 type GetVersionOperationMetadata struct {
@@ -1139,6 +2154,18 @@ type GlobalSetLabelsRequest struct {
 	//
 	// Example: {"env":"prod","team":"web"}
 	Labels *Labels `json:"labels,omitempty"`
+}
+
+// GlobalSetPolicyRequest Body of `setIamPolicy`.
+type GlobalSetPolicyRequest struct {
+	// Bindings Deprecated flat form of `policy.bindings`, used when `policy` has none.
+	Bindings []Binding `json:"bindings,omitempty"`
+
+	// Etag Deprecated flat form of `policy.etag`, used when `policy` has none.
+	Etag []byte `json:"etag,omitempty"`
+
+	// Policy An IAM policy, as stored on a resource.
+	Policy *Policy `json:"policy,omitempty"`
 }
 
 // GoogleError An error.
@@ -1212,15 +2239,29 @@ type InstancesBulkInsertOperationMetadata struct {
 }
 
 // Interconnect An interconnect: a bundle of physical links between the provider's network and the
-// customer's, at an interconnect location. Only the members below are modelled, and
-// others are rejected in request bodies. `name`, `location`, `linkType`,
+// customer's, at an interconnect location. Every member of the discovery document is
+// accepted; members it does not define are refused. `name`, `location`, `linkType`,
 // `requestedLinkCount` and `interconnectType` are required on insert; members marked
-// `readOnly` are set by the server and ignored when sent.
+// `readOnly` are set by the server and ignored when sent. What the real service learns
+// from the physical world (circuits, link addresses, reference ids) is made up by
+// understudy, stable for the interconnect.
 type Interconnect struct {
+	// AaiEnabled Enable or disable the application awareness feature on this Cloud Interconnect.
+	AaiEnabled *bool `json:"aaiEnabled,omitempty"`
+
 	// AdminEnabled Whether the interconnect carries traffic; `true` when omitted on insert. The
 	// attachments of an interconnect with `adminEnabled: false` are `CONNECTION_DOWN` in
 	// `interconnectAttachmentGroups.getOperationalStatus`.
 	AdminEnabled *bool `json:"adminEnabled,omitempty"`
+
+	// ApplicationAwareInterconnect Configuration information for application awareness on this Cloud Interconnect.
+	ApplicationAwareInterconnect *InterconnectApplicationAwareInterconnect `json:"applicationAwareInterconnect,omitempty"`
+
+	// AvailableFeatures Features the provisioned ports have: those requested.
+	AvailableFeatures []InterconnectAvailableFeatures `json:"availableFeatures,omitempty"`
+
+	// CircuitInfos One circuit per provisioned link, with made-up `googleCircuitId` and `googleDemarcId` (no `customerDemarcId`).
+	CircuitInfos []InterconnectCircuitInfo `json:"circuitInfos,omitempty"`
 
 	// CreationTimestamp Creation time, RFC 3339 text with milliseconds and offset.
 	//
@@ -1233,6 +2274,18 @@ type Interconnect struct {
 	// Description Optional description.
 	Description *string `json:"description,omitempty"`
 
+	// EffectiveLocation URL of the location where the interconnect is provisioned: its `location`.
+	EffectiveLocation *string `json:"effectiveLocation,omitempty"`
+
+	// ExpectedOutages Outages expected; absent (none are ever scheduled here).
+	ExpectedOutages []InterconnectOutageNotification `json:"expectedOutages,omitempty"`
+
+	// GoogleIpAddress Link-local address of the provider's side of the link, for ping tests; made up, stable for the interconnect.
+	GoogleIpAddress *string `json:"googleIpAddress,omitempty"`
+
+	// GoogleReferenceId Reference id for support tickets; made up, stable for the interconnect.
+	GoogleReferenceId *string `json:"googleReferenceId,omitempty"`
+
 	// Id Server-generated unique identifier (uint64, as a decimal string).
 	//
 	// Example: 1178309123406512257
@@ -1241,8 +2294,11 @@ type Interconnect struct {
 	// InterconnectAttachments URLs of the attachments that use this interconnect, sorted; absent when none does.
 	InterconnectAttachments []string `json:"interconnectAttachments,omitempty"`
 
+	// InterconnectGroups URLs of the interconnect groups that include the interconnect; absent when none does.
+	InterconnectGroups []string `json:"interconnectGroups,omitempty"`
+
 	// InterconnectType `DEDICATED` (a dedicated physical connection), `PARTNER` (through a partner), or `IT_PRIVATE` (deprecated alias of `DEDICATED`).
-	InterconnectType InterconnectInterconnectType `json:"interconnectType"`
+	InterconnectType InterconnectInterconnectType `json:"interconnectType,omitempty"`
 
 	// Kind Type of the resource; always `compute#interconnect`.
 	//
@@ -1266,19 +2322,25 @@ type Interconnect struct {
 	Labels *Labels `json:"labels,omitempty"`
 
 	// LinkType Speed and optics of each link of the bundle (not of the whole bundle).
-	LinkType InterconnectLinkType `json:"linkType"`
+	LinkType InterconnectLinkType `json:"linkType,omitempty"`
 
 	// Location URL of the interconnect location where the interconnect is provisioned (full, or
 	// partial from `projects/` or `global/`); returned as a full URL.
 	//
 	//
 	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/global/interconnectLocations/iad-zone1-1
-	Location string `json:"location"`
+	Location string `json:"location,omitempty"`
+
+	// Macsec Configuration information for enabling Media Access Control security (MACsec) on this Cloud Interconnect connection between Google and your on-premises router.
+	Macsec *InterconnectMacsec `json:"macsec,omitempty"`
+
+	// MacsecEnabled Whether MACsec is enabled; `true` without a `macsec` configuration is refused with 400 `invalid`.
+	MacsecEnabled *bool `json:"macsecEnabled,omitempty"`
 
 	// Name Name of the interconnect, unique in the project; set at creation (RFC 1035).
 	//
 	// Example: iad-ic-zone1
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 
 	// NocContactEmail Email address of the customer's NOC for maintenance notifications.
 	NocContactEmail *string `json:"nocContactEmail,omitempty"`
@@ -1286,20 +2348,47 @@ type Interconnect struct {
 	// OperationalStatus `OS_ACTIVE` once the insert Operation is `DONE` (understudy turns interconnects up at once).
 	OperationalStatus *InterconnectOperationalStatus `json:"operationalStatus,omitempty"`
 
+	// Params Input only: resource manager tags for the insert of an interconnect; accepted, not stored or returned.
+	Params *InterconnectParams `json:"params,omitempty"`
+
+	// PeerIpAddress Link-local address of the customer's side of the link (the next address after `googleIpAddress`).
+	PeerIpAddress *string `json:"peerIpAddress,omitempty"`
+
 	// ProvisionedLinkCount Number of links provisioned; equals `requestedLinkCount` once the insert Operation is `DONE`.
 	ProvisionedLinkCount *int32 `json:"provisionedLinkCount,omitempty"`
+
+	// RemoteLocation Indicates that this is a Cross-Cloud Interconnect. This field specifies the location outside of Google's network that the interconnect is connected to.
+	RemoteLocation *string `json:"remoteLocation,omitempty"`
+
+	// RequestedFeatures Features the ports must have (`IF_MACSEC`, `IF_CROSS_SITE_NETWORK`); one the location does not offer (`IF_L2_FORWARDING`) is refused with 400 `invalid`.
+	RequestedFeatures []InterconnectRequestedFeatures `json:"requestedFeatures,omitempty"`
 
 	// RequestedLinkCount Number of physical links requested in the bundle.
 	//
 	// Example: 2
-	RequestedLinkCount int32 `json:"requestedLinkCount"`
+	RequestedLinkCount int32 `json:"requestedLinkCount,omitempty"`
+
+	// SatisfiesPzs Reserved; always false.
+	SatisfiesPzs *bool `json:"satisfiesPzs,omitempty"`
 
 	// SelfLink Server-defined URL of the resource.
 	SelfLink *string `json:"selfLink,omitempty"`
 
+	// SelfLinkWithId Server-defined URL for this resource with the resource id.
+	SelfLinkWithId *string `json:"selfLinkWithId,omitempty"`
+
 	// State `ACTIVE` once the insert Operation is `DONE`.
 	State *InterconnectState `json:"state,omitempty"`
+
+	// Subzone To be deprecated.
+	Subzone *InterconnectSubzone `json:"subzone,omitempty"`
+
+	// WireGroups URLs of cross-site wire groups using the interconnect; absent (not modelled).
+	WireGroups []string `json:"wireGroups,omitempty"`
 }
+
+// InterconnectAvailableFeatures defines model for Interconnect.AvailableFeatures.
+type InterconnectAvailableFeatures string
 
 // InterconnectInterconnectType `DEDICATED` (a dedicated physical connection), `PARTNER` (through a partner), or `IT_PRIVATE` (deprecated alias of `DEDICATED`).
 type InterconnectInterconnectType string
@@ -1310,14 +2399,58 @@ type InterconnectLinkType string
 // InterconnectOperationalStatus `OS_ACTIVE` once the insert Operation is `DONE` (understudy turns interconnects up at once).
 type InterconnectOperationalStatus string
 
+// InterconnectRequestedFeatures defines model for Interconnect.RequestedFeatures.
+type InterconnectRequestedFeatures string
+
 // InterconnectState `ACTIVE` once the insert Operation is `DONE`.
 type InterconnectState string
 
+// InterconnectSubzone To be deprecated.
+type InterconnectSubzone string
+
+// InterconnectApplicationAwareInterconnect Configuration information for application awareness on this Cloud Interconnect.
+type InterconnectApplicationAwareInterconnect struct {
+	// BandwidthPercentagePolicy InterconnectApplicationAwareInterconnectBandwidthPercentagePolicy
+	BandwidthPercentagePolicy *InterconnectApplicationAwareInterconnectBandwidthPercentagePolicy `json:"bandwidthPercentagePolicy,omitempty"`
+
+	// ProfileDescription Description for the application awareness profile on this Cloud Interconnect.
+	ProfileDescription *string `json:"profileDescription,omitempty"`
+
+	// ShapeAveragePercentages Optional field to specify a list of shape average percentages to be applied in conjunction with StrictPriorityPolicy or BandwidthPercentagePolicy.
+	ShapeAveragePercentages []InterconnectApplicationAwareInterconnectBandwidthPercentage `json:"shapeAveragePercentages,omitempty"`
+
+	// StrictPriorityPolicy Specify configuration for StrictPriorityPolicy.
+	StrictPriorityPolicy *InterconnectApplicationAwareInterconnectStrictPriorityPolicy `json:"strictPriorityPolicy,omitempty"`
+}
+
+// InterconnectApplicationAwareInterconnectBandwidthPercentage Specify bandwidth percentages [1-100] for various traffic classes in BandwidthPercentagePolicy. The sum of all percentages must equal 100.
+type InterconnectApplicationAwareInterconnectBandwidthPercentage struct {
+	// Percentage Bandwidth percentage for a specific traffic class.
+	Percentage *uint32 `json:"percentage,omitempty"`
+
+	// TrafficClass TrafficClass whose bandwidth percentage is being specified.
+	TrafficClass *InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass `json:"trafficClass,omitempty"`
+}
+
+// InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass TrafficClass whose bandwidth percentage is being specified.
+type InterconnectApplicationAwareInterconnectBandwidthPercentageTrafficClass string
+
+// InterconnectApplicationAwareInterconnectBandwidthPercentagePolicy InterconnectApplicationAwareInterconnectBandwidthPercentagePolicy
+type InterconnectApplicationAwareInterconnectBandwidthPercentagePolicy struct {
+	// BandwidthPercentages Specify bandwidth percentages for various traffic classes for queuing type Bandwidth Percent.
+	BandwidthPercentages []InterconnectApplicationAwareInterconnectBandwidthPercentage `json:"bandwidthPercentages,omitempty"`
+}
+
+// InterconnectApplicationAwareInterconnectStrictPriorityPolicy Specify configuration for StrictPriorityPolicy.
+type InterconnectApplicationAwareInterconnectStrictPriorityPolicy = map[string]interface{}
+
 // InterconnectAttachment An interconnect attachment (VLAN attachment): a VLAN on an interconnect that connects
-// it to a Cloud Router in a region. Only the members below are modelled, and others are
-// rejected in request bodies. `name` is required on insert, and so is `interconnect`
-// for the only type understudy accepts, `DEDICATED` (checked by the server). Members
-// marked `readOnly` are set by the server and ignored when sent.
+// it to a Cloud Router in a region. Every member of the discovery document is accepted;
+// those of other types of attachment (`pairingKey`, `partnerAsn`, `partnerMetadata`,
+// `l2Forwarding`) are refused on the only type understudy accepts, `DEDICATED`, with 400
+// `invalid` saying why, and members the document does not define are refused. `name` is
+// required on insert, and so is `interconnect` (checked by the server). Members marked
+// `readOnly` are set by the server and ignored when sent.
 type InterconnectAttachment struct {
 	// AdminEnabled Whether the attachment carries traffic; `true` when omitted. An attachment with
 	// `adminEnabled: false` is `CONNECTION_DISABLED` and inactive in
@@ -1332,10 +2465,52 @@ type InterconnectAttachment struct {
 	// Bandwidth Provisioned bandwidth of the attachment; `BPS_10G` when omitted.
 	Bandwidth *InterconnectAttachmentBandwidth `json:"bandwidth,omitempty"`
 
+	// CandidateCloudRouterIpAddress The Cloud Router's address with its prefix length (at most /31), given with `candidateCustomerRouterIpAddress` (both or neither, in one subnet, free on the interconnect).
+	CandidateCloudRouterIpAddress *string `json:"candidateCloudRouterIpAddress,omitempty"`
+
+	// CandidateCloudRouterIpv6Address Single IPv6 address + prefix length to be configured on the cloud router interface for this interconnect attachment. - Both candidate_cloud_router_ipv6_address and candidate_customer_router_ipv6_address fields must be set or both must be unset.
+	CandidateCloudRouterIpv6Address *string `json:"candidateCloudRouterIpv6Address,omitempty"`
+
+	// CandidateCustomerRouterIpAddress Single IPv4 address + prefix length to be configured on the customer router interface for this interconnect attachment.
+	CandidateCustomerRouterIpAddress *string `json:"candidateCustomerRouterIpAddress,omitempty"`
+
+	// CandidateCustomerRouterIpv6Address Single IPv6 address + prefix length to be configured on the customer router interface for this interconnect attachment.
+	CandidateCustomerRouterIpv6Address *string `json:"candidateCustomerRouterIpv6Address,omitempty"`
+
+	// CandidateIpv6Subnets This field is not available.
+	CandidateIpv6Subnets []string `json:"candidateIpv6Subnets,omitempty"`
+
+	// CandidateSubnets Up to 16 link-local prefixes (within 169.254.0.0/16, /29 or shorter) to pick the BGP /29 from: the first free one on the interconnect, in the order given; none free is 400 `invalid`. Without candidates a free /29 anywhere in 169.254.0.0/16 is picked.
+	CandidateSubnets []string `json:"candidateSubnets,omitempty"`
+
+	// CloudRouterIpAddress The Cloud Router's BGP address with its prefix length: the first host of the subnet picked (for example `169.254.10.1/29`), or `candidateCloudRouterIpAddress`.
+	CloudRouterIpAddress *string `json:"cloudRouterIpAddress,omitempty"`
+
+	// CloudRouterIpv6Address For `IPV4_IPV6` attachments, the Cloud Router's IPv6 address: the first host of a free /125 of `candidateIpv6Subnets`, else of 2600:2d00:0:2::/64, or `candidateCloudRouterIpv6Address`.
+	CloudRouterIpv6Address *string `json:"cloudRouterIpv6Address,omitempty"`
+
+	// CloudRouterIpv6InterfaceId This field is not available.
+	CloudRouterIpv6InterfaceId *string `json:"cloudRouterIpv6InterfaceId,omitempty"`
+
+	// ConfigurationConstraints InterconnectAttachmentConfigurationConstraints
+	ConfigurationConstraints *InterconnectAttachmentConfigurationConstraints `json:"configurationConstraints,omitempty"`
+
 	// CreationTimestamp Creation time, RFC 3339 text with milliseconds and offset.
 	//
 	// Example: 2024-11-20T10:00:00.380-08:00
 	CreationTimestamp *string `json:"creationTimestamp,omitempty"`
+
+	// CustomerRouterIpAddress The customer router's BGP address with its prefix length: the second host of the subnet picked (for example `169.254.10.2/29`), or `candidateCustomerRouterIpAddress`.
+	CustomerRouterIpAddress *string `json:"customerRouterIpAddress,omitempty"`
+
+	// CustomerRouterIpv6Address For `IPV4_IPV6` attachments, the customer router's IPv6 address: the second host of the /125 picked, or `candidateCustomerRouterIpv6Address`.
+	CustomerRouterIpv6Address *string `json:"customerRouterIpv6Address,omitempty"`
+
+	// CustomerRouterIpv6InterfaceId This field is not available.
+	CustomerRouterIpv6InterfaceId *string `json:"customerRouterIpv6InterfaceId,omitempty"`
+
+	// DataplaneVersion Dataplane version; always 2.
+	DataplaneVersion *int32 `json:"dataplaneVersion,omitempty"`
 
 	// Description Optional description.
 	Description *string `json:"description,omitempty"`
@@ -1344,6 +2519,12 @@ type InterconnectAttachment struct {
 	// sets it from the interconnect's location (`zone1`: `AVAILABILITY_DOMAIN_1`,
 	// `zone2`: `AVAILABILITY_DOMAIN_2`) and ignores a value sent.
 	EdgeAvailabilityDomain *InterconnectAttachmentEdgeAvailabilityDomain `json:"edgeAvailabilityDomain,omitempty"`
+
+	// Encryption `NONE` (the default; what Terraform always sends) or `IPSEC` (HA VPN over the attachment).
+	Encryption *InterconnectAttachmentEncryption `json:"encryption,omitempty"`
+
+	// GoogleReferenceId Reference id for support tickets; made up, stable for the attachment.
+	GoogleReferenceId *string `json:"googleReferenceId,omitempty"`
 
 	// Id Server-generated unique identifier (uint64, as a decimal string).
 	//
@@ -1357,10 +2538,16 @@ type InterconnectAttachment struct {
 	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/global/interconnects/iad-ic-zone1
 	Interconnect *string `json:"interconnect,omitempty"`
 
+	// IpsecInternalAddresses URLs of regional internal address ranges for HA VPN gateways; only with `encryption: IPSEC` (else 400 `invalid`). Stored as given.
+	IpsecInternalAddresses []string `json:"ipsecInternalAddresses,omitempty"`
+
 	// Kind Type of the resource; always `compute#interconnectAttachment`.
 	//
 	// Example: compute#interconnectAttachment
 	Kind *string `json:"kind,omitempty"`
+
+	// L2Forwarding L2 Interconnect Attachment related configuration.
+	L2Forwarding *InterconnectAttachmentL2Forwarding `json:"l2Forwarding,omitempty"`
 
 	// LabelFingerprint Fingerprint of the current label set (standard padded base64 of 8 bytes). An
 	// attachment without labels has `42WmSpB8rSM=`.
@@ -1386,20 +2573,41 @@ type InterconnectAttachment struct {
 	// Name Name of the attachment, unique in its region of the project; set at creation (RFC 1035).
 	//
 	// Example: iad-zone1-vlan
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 
 	// OperationalStatus `OS_ACTIVE` once the insert Operation is `DONE`.
 	OperationalStatus *InterconnectAttachmentOperationalStatus `json:"operationalStatus,omitempty"`
+
+	// PairingKey Pairing key of PARTNER and PARTNER_PROVIDER attachments; refused on DEDICATED ones (400 `invalid`).
+	PairingKey *string `json:"pairingKey,omitempty"`
+
+	// Params Input only: resource manager tags for the insert of an attachment; accepted, not stored or returned.
+	Params *InterconnectAttachmentParams `json:"params,omitempty"`
+
+	// PartnerAsn Partner BGP ASN (int64 as a decimal string); not available for DEDICATED attachments (400 `invalid`).
+	PartnerAsn *string `json:"partnerAsn,omitempty"`
+
+	// PartnerMetadata Informational metadata about Partner attachments from Partners to display to customers. These fields are propagated from PARTNER_PROVIDER attachments to their corresponding PARTNER attachments.
+	PartnerMetadata *InterconnectAttachmentPartnerMetadata `json:"partnerMetadata,omitempty"`
+
+	// PrivateInterconnectInfo Information for an interconnect attachment when this belongs to an interconnect of type DEDICATED.
+	PrivateInterconnectInfo *InterconnectAttachmentPrivateInfo `json:"privateInterconnectInfo,omitempty"`
 
 	// Region URL of the region of the attachment, taken from the request path.
 	//
 	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/regions/us-east4
 	Region *string `json:"region,omitempty"`
 
+	// RemoteService Remote cloud of a Cross-Cloud Interconnect attachment; absent (not modelled).
+	RemoteService *string `json:"remoteService,omitempty"`
+
 	// Router URL of the Cloud Router in the attachment's region; stored as given, not checked.
 	//
 	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/regions/us-east4/routers/prod-router
 	Router *string `json:"router,omitempty"`
+
+	// SatisfiesPzs Reserved; always false.
+	SatisfiesPzs *bool `json:"satisfiesPzs,omitempty"`
 
 	// SelfLink Server-defined URL of the resource.
 	SelfLink *string `json:"selfLink,omitempty"`
@@ -1410,8 +2618,11 @@ type InterconnectAttachment struct {
 	// State `ACTIVE` once the insert Operation is `DONE`; the other values are those of the real API (partner attachments).
 	State *InterconnectAttachmentState `json:"state,omitempty"`
 
-	// Type Type of the attachment; `DEDICATED` when omitted. understudy rejects `PARTNER` and
-	// `PARTNER_PROVIDER` with 400 `invalid`.
+	// SubnetLength Input only: length of the BGP subnet, 29 (the default) or 30; other values are refused with 400 `invalid`.
+	SubnetLength *int32 `json:"subnetLength,omitempty"`
+
+	// Type Type of the attachment; `DEDICATED` when omitted. understudy rejects `L2_DEDICATED`,
+	// `PARTNER` and `PARTNER_PROVIDER` with 400 `invalid`.
 	Type *InterconnectAttachmentType `json:"type,omitempty"`
 
 	// VlanTag8021q IEEE 802.1Q VLAN tag, set at creation. Unique per interconnect; when omitted the
@@ -1430,6 +2641,9 @@ type InterconnectAttachmentBandwidth string
 // `zone2`: `AVAILABILITY_DOMAIN_2`) and ignores a value sent.
 type InterconnectAttachmentEdgeAvailabilityDomain string
 
+// InterconnectAttachmentEncryption `NONE` (the default; what Terraform always sends) or `IPSEC` (HA VPN over the attachment).
+type InterconnectAttachmentEncryption string
+
 // InterconnectAttachmentOperationalStatus `OS_ACTIVE` once the insert Operation is `DONE`.
 type InterconnectAttachmentOperationalStatus string
 
@@ -1439,9 +2653,55 @@ type InterconnectAttachmentStackType string
 // InterconnectAttachmentState `ACTIVE` once the insert Operation is `DONE`; the other values are those of the real API (partner attachments).
 type InterconnectAttachmentState string
 
-// InterconnectAttachmentType Type of the attachment; `DEDICATED` when omitted. understudy rejects `PARTNER` and
-// `PARTNER_PROVIDER` with 400 `invalid`.
+// InterconnectAttachmentType Type of the attachment; `DEDICATED` when omitted. understudy rejects `L2_DEDICATED`,
+// `PARTNER` and `PARTNER_PROVIDER` with 400 `invalid`.
 type InterconnectAttachmentType string
+
+// InterconnectAttachmentAggregatedList One page of interconnect attachments of every region, by scope.
+type InterconnectAttachmentAggregatedList struct {
+	// Id Identifier of the list, `projects/<project>/aggregated/interconnectAttachments`.
+	Id string `json:"id"`
+
+	// Items The attachments on this page by scope (`regions/<region>`).
+	Items map[string]InterconnectAttachmentsScopedList `json:"items,omitempty"`
+
+	// Kind Type of the resource; always `compute#interconnectAttachmentAggregatedList`.
+	Kind InterconnectAttachmentAggregatedListKind `json:"kind"`
+
+	// NextPageToken Set when more results remain; pass it as `pageToken` to get the next page.
+	NextPageToken *string `json:"nextPageToken,omitempty"`
+
+	// SelfLink Server-defined URL of the list.
+	SelfLink string `json:"selfLink"`
+
+	// Unreachables Scopes that could not be reached; understudy has none.
+	Unreachables []string `json:"unreachables,omitempty"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
+// InterconnectAttachmentAggregatedListKind Type of the resource; always `compute#interconnectAttachmentAggregatedList`.
+type InterconnectAttachmentAggregatedListKind string
+
+// InterconnectAttachmentConfigurationConstraints InterconnectAttachmentConfigurationConstraints
+type InterconnectAttachmentConfigurationConstraints struct {
+	// BgpMd5 Whether the attachment's BGP session requires/allows/disallows BGP MD5 authentication. This can take one of the following values: MD5_OPTIONAL, MD5_REQUIRED, MD5_UNSUPPORTED.
+	BgpMd5 *InterconnectAttachmentConfigurationConstraintsBgpMd5 `json:"bgpMd5,omitempty"`
+
+	// BgpPeerAsnRanges List of ASN ranges that the remote location is known to support. Formatted as an array of inclusive ranges {min: min-value, max: max-value}.
+	BgpPeerAsnRanges []InterconnectAttachmentConfigurationConstraintsBgpPeerASNRange `json:"bgpPeerAsnRanges,omitempty"`
+}
+
+// InterconnectAttachmentConfigurationConstraintsBgpMd5 Whether the attachment's BGP session requires/allows/disallows BGP MD5 authentication. This can take one of the following values: MD5_OPTIONAL, MD5_REQUIRED, MD5_UNSUPPORTED.
+type InterconnectAttachmentConfigurationConstraintsBgpMd5 string
+
+// InterconnectAttachmentConfigurationConstraintsBgpPeerASNRange InterconnectAttachmentConfigurationConstraintsBgpPeerASNRange
+type InterconnectAttachmentConfigurationConstraintsBgpPeerASNRange struct {
+	Max *uint32 `json:"max,omitempty"`
+	Min *uint32 `json:"min,omitempty"`
+}
 
 // InterconnectAttachmentGroup A group of interconnect attachments with an intended availability SLA; the server
 // reports the SLA the attachments actually support in `configured` and their topology in
@@ -1796,6 +3056,51 @@ type InterconnectAttachmentGroupsOperationalStatusAttachmentStatusIsActive strin
 // those of the real API.
 type InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus string
 
+// InterconnectAttachmentL2Forwarding L2 Interconnect Attachment related configuration.
+type InterconnectAttachmentL2Forwarding struct {
+	// ApplianceMappings Optional. A map of VLAN tags to appliances and optional inner mapping rules.
+	ApplianceMappings map[string]InterconnectAttachmentL2ForwardingApplianceMapping `json:"applianceMappings,omitempty"`
+
+	// DefaultApplianceIpAddress Optional. A single IPv4 or IPv6 address used as the default destination IP when there is no VLAN mapping result found.
+	DefaultApplianceIpAddress *string `json:"defaultApplianceIpAddress,omitempty"`
+
+	// GeneveHeader GeneveHeader related configurations.
+	GeneveHeader *InterconnectAttachmentL2ForwardingGeneveHeader `json:"geneveHeader,omitempty"`
+
+	// Network Required. Resource URL of the network to which this attachment belongs.
+	Network *string `json:"network,omitempty"`
+
+	// TunnelEndpointIpAddress Required. A single IPv4 or IPv6 address.
+	TunnelEndpointIpAddress *string `json:"tunnelEndpointIpAddress,omitempty"`
+}
+
+// InterconnectAttachmentL2ForwardingApplianceMapping Two-level VLAN-to-Appliance mapping rule.
+type InterconnectAttachmentL2ForwardingApplianceMapping struct {
+	// ApplianceIpAddress Optional. A single IPv4 or IPv6 address used as the destination IP address for ingress packets that match on a VLAN tag, but do not match a more specific inner VLAN tag.
+	ApplianceIpAddress *string `json:"applianceIpAddress,omitempty"`
+
+	// InnerVlanToApplianceMappings Optional. Used to match against the inner VLAN when the packet contains two VLAN tags.
+	InnerVlanToApplianceMappings []InterconnectAttachmentL2ForwardingApplianceMappingInnerVlanToApplianceMapping `json:"innerVlanToApplianceMappings,omitempty"`
+
+	// Name Optional. The name of this appliance mapping rule.
+	Name *string `json:"name,omitempty"`
+}
+
+// InterconnectAttachmentL2ForwardingApplianceMappingInnerVlanToApplianceMapping The inner VLAN-to-Appliance mapping.
+type InterconnectAttachmentL2ForwardingApplianceMappingInnerVlanToApplianceMapping struct {
+	// InnerApplianceIpAddress Required in this object. A single IPv4 or IPv6 address used as the destination IP address for ingress packets that match on both VLAN tags.
+	InnerApplianceIpAddress *string `json:"innerApplianceIpAddress,omitempty"`
+
+	// InnerVlanTags Required in this object. Used to match the inner VLAN tag on the packet.
+	InnerVlanTags []string `json:"innerVlanTags,omitempty"`
+}
+
+// InterconnectAttachmentL2ForwardingGeneveHeader GeneveHeader related configurations.
+type InterconnectAttachmentL2ForwardingGeneveHeader struct {
+	// Vni Optional. VNI is a 24-bit unique virtual network identifier, from 0 to 16,777,215.
+	Vni *uint32 `json:"vni,omitempty"`
+}
+
 // InterconnectAttachmentList One page of interconnect attachments of a region.
 type InterconnectAttachmentList struct {
 	// Id Identifier of the list, `projects/<project>/regions/<region>/interconnectAttachments`.
@@ -1822,6 +3127,456 @@ type InterconnectAttachmentList struct {
 
 // InterconnectAttachmentListKind Type of the resource; always `compute#interconnectAttachmentList`.
 type InterconnectAttachmentListKind string
+
+// InterconnectAttachmentParams Input only: resource manager tags for the insert of an attachment; accepted, not stored or returned.
+type InterconnectAttachmentParams struct {
+	// ResourceManagerTags Tag keys/values directly bound to this resource. Tag keys and values have the same definition as resource manager tags.
+	ResourceManagerTags map[string]string `json:"resourceManagerTags,omitempty"`
+}
+
+// InterconnectAttachmentPartnerMetadata Informational metadata about Partner attachments from Partners to display to customers. These fields are propagated from PARTNER_PROVIDER attachments to their corresponding PARTNER attachments.
+type InterconnectAttachmentPartnerMetadata struct {
+	// InterconnectName Plain text name of the Interconnect this attachment is connected to, as displayed in the Partner's portal. For instance "Chicago 1".
+	InterconnectName *string `json:"interconnectName,omitempty"`
+
+	// PartnerName Plain text name of the Partner providing this attachment. This value may be validated to match approved Partner values.
+	PartnerName *string `json:"partnerName,omitempty"`
+
+	// PortalUrl URL of the Partner's portal for this Attachment. Partners may customise this to be a deep link to the specific resource on the Partner portal.
+	PortalUrl *string `json:"portalUrl,omitempty"`
+}
+
+// InterconnectAttachmentPrivateInfo Information for an interconnect attachment when this belongs to an interconnect of type DEDICATED.
+type InterconnectAttachmentPrivateInfo struct {
+	// Tag8021q 802.1q encapsulation tag to be used for traffic between Google and the customer, going to and from this network and region.
+	Tag8021q *uint32 `json:"tag8021q,omitempty"`
+}
+
+// InterconnectAttachmentsScopedList The attachments of one scope on a page, or a warning when there are none.
+type InterconnectAttachmentsScopedList struct {
+	// InterconnectAttachments The scope's attachments on this page.
+	InterconnectAttachments []InterconnectAttachment `json:"interconnectAttachments,omitempty"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
+// InterconnectCircuitInfo Describes a single physical circuit between the Customer and Google. CircuitInfo objects are created by Google, so all fields are output only.
+type InterconnectCircuitInfo struct {
+	// CustomerDemarcId Customer-side demarc ID for this circuit.
+	CustomerDemarcId *string `json:"customerDemarcId,omitempty"`
+
+	// GoogleCircuitId Google-assigned unique ID for this circuit. Assigned at circuit turn-up.
+	GoogleCircuitId *string `json:"googleCircuitId,omitempty"`
+
+	// GoogleDemarcId Google-side demarc ID for this circuit. Assigned at circuit turn-up and provided by Google to the customer in the LOA.
+	GoogleDemarcId *string `json:"googleDemarcId,omitempty"`
+}
+
+// InterconnectDiagnostics Diagnostics of an interconnect's links.
+type InterconnectDiagnostics struct {
+	// ArpCaches ARP entries learned on the bundle.
+	ArpCaches []InterconnectDiagnosticsARPEntry `json:"arpCaches,omitempty"`
+
+	// BundleAggregationType How the links are bundled.
+	BundleAggregationType *InterconnectDiagnosticsBundleAggregationType `json:"bundleAggregationType,omitempty"`
+
+	// BundleOperationalStatus Whether the bundle carries traffic.
+	BundleOperationalStatus *InterconnectDiagnosticsBundleOperationalStatus `json:"bundleOperationalStatus,omitempty"`
+
+	// Links One entry per link.
+	Links []InterconnectDiagnosticsLinkStatus `json:"links,omitempty"`
+
+	// MacAddress MAC address of the bundle's interface on the provider's side.
+	MacAddress *string `json:"macAddress,omitempty"`
+}
+
+// InterconnectDiagnosticsBundleAggregationType How the links are bundled.
+type InterconnectDiagnosticsBundleAggregationType string
+
+// InterconnectDiagnosticsBundleOperationalStatus Whether the bundle carries traffic.
+type InterconnectDiagnosticsBundleOperationalStatus string
+
+// InterconnectDiagnosticsARPEntry One ARP entry.
+type InterconnectDiagnosticsARPEntry struct {
+	// IpAddress The IP address.
+	IpAddress *string `json:"ipAddress,omitempty"`
+
+	// MacAddress The MAC address.
+	MacAddress *string `json:"macAddress,omitempty"`
+}
+
+// InterconnectDiagnosticsLinkLACPStatus LACP state of a link.
+type InterconnectDiagnosticsLinkLACPStatus struct {
+	// GoogleSystemId The provider's system id of the port.
+	GoogleSystemId *string `json:"googleSystemId,omitempty"`
+
+	// NeighborSystemId The customer router's system id.
+	NeighborSystemId *string `json:"neighborSystemId,omitempty"`
+
+	// State Whether the link is in the bundle.
+	State *InterconnectDiagnosticsLinkLACPStatusState `json:"state,omitempty"`
+}
+
+// InterconnectDiagnosticsLinkLACPStatusState Whether the link is in the bundle.
+type InterconnectDiagnosticsLinkLACPStatusState string
+
+// InterconnectDiagnosticsLinkOpticalPower An optical power reading.
+type InterconnectDiagnosticsLinkOpticalPower struct {
+	// State The reading against the alarm thresholds.
+	State *InterconnectDiagnosticsLinkOpticalPowerState `json:"state,omitempty"`
+
+	// Value Power in dBm.
+	Value *float32 `json:"value,omitempty"`
+}
+
+// InterconnectDiagnosticsLinkOpticalPowerState The reading against the alarm thresholds.
+type InterconnectDiagnosticsLinkOpticalPowerState string
+
+// InterconnectDiagnosticsLinkStatus Status of one link.
+type InterconnectDiagnosticsLinkStatus struct {
+	// ArpCaches ARP entries on this link.
+	ArpCaches []InterconnectDiagnosticsARPEntry `json:"arpCaches,omitempty"`
+
+	// CircuitId The provider's circuit id.
+	CircuitId *string `json:"circuitId,omitempty"`
+
+	// GoogleDemarc The demarcation point in the facility.
+	GoogleDemarc *string `json:"googleDemarc,omitempty"`
+
+	// LacpStatus LACP state of a link.
+	LacpStatus *InterconnectDiagnosticsLinkLACPStatus `json:"lacpStatus,omitempty"`
+
+	// Macsec MACsec status of a link.
+	Macsec *InterconnectDiagnosticsMacsecStatus `json:"macsec,omitempty"`
+
+	// OperationalStatus Whether the link is up.
+	OperationalStatus *InterconnectDiagnosticsLinkStatusOperationalStatus `json:"operationalStatus,omitempty"`
+
+	// ReceivingOpticalPower An optical power reading.
+	ReceivingOpticalPower *InterconnectDiagnosticsLinkOpticalPower `json:"receivingOpticalPower,omitempty"`
+
+	// TransmittingOpticalPower An optical power reading.
+	TransmittingOpticalPower *InterconnectDiagnosticsLinkOpticalPower `json:"transmittingOpticalPower,omitempty"`
+}
+
+// InterconnectDiagnosticsLinkStatusOperationalStatus Whether the link is up.
+type InterconnectDiagnosticsLinkStatusOperationalStatus string
+
+// InterconnectDiagnosticsMacsecStatus MACsec status of a link.
+type InterconnectDiagnosticsMacsecStatus struct {
+	// Ckn The CKN in use.
+	Ckn *string `json:"ckn,omitempty"`
+
+	// Operational Whether MACsec is operational.
+	Operational *bool `json:"operational,omitempty"`
+}
+
+// InterconnectGroup A group of interconnects with an intended topology capability; the server reports the
+// capability the interconnects actually support in `configured` and their topology in
+// `physicalStructure`. `name` is required on insert (checked by the server, so that a
+// patch body can be a part of the resource). Members marked `readOnly` are set by the
+// server and ignored when sent. Unknown members are rejected.
+type InterconnectGroup struct {
+	// Configured The status of the group as configured. This has the same structure as the operational field reported by the OperationalStatus method, but does not take into account the operational status of each resource.
+	Configured *InterconnectGroupConfigured `json:"configured,omitempty"`
+
+	// CreationTimestamp Creation timestamp inRFC3339 text format.
+	CreationTimestamp *string `json:"creationTimestamp,omitempty"`
+
+	// Description An optional description of this resource. Provide this property when you create the resource.
+	Description *string `json:"description,omitempty"`
+
+	// Etag Opaque system-generated token that uniquely identifies the configuration. If provided when patching a configuration in update mode, the provided token must match the current token or the update is rejected.
+	Etag *string `json:"etag,omitempty"`
+
+	// Id The unique identifier for the resource type. The server generates this identifier.
+	Id *string `json:"id,omitempty"`
+
+	// Intent The user's intent for this group. This is the only required field besides the name that must be specified on group creation.
+	Intent *InterconnectGroupIntent `json:"intent,omitempty"`
+
+	// Interconnects Interconnects in the InterconnectGroup. Keys are arbitrary user-specified strings.
+	Interconnects map[string]InterconnectGroupInterconnect `json:"interconnects,omitempty"`
+
+	// Kind Type of the resource. Always compute#InterconnectGroup
+	Kind *string `json:"kind,omitempty"`
+
+	// Name Name of the group, unique in the project; set at creation (RFC 1035).
+	//
+	// Example: ig-east
+	Name string `json:"name,omitempty"`
+
+	// PhysicalStructure An analysis of the physical layout of Interconnects in this group. Every Interconnect in the group is shown once in this structure.
+	PhysicalStructure *InterconnectGroupPhysicalStructure `json:"physicalStructure,omitempty"`
+
+	// SelfLink Server-defined URL for the resource.
+	SelfLink *string `json:"selfLink,omitempty"`
+}
+
+// InterconnectGroupConfigured The status of the group as configured. This has the same structure as the operational field reported by the OperationalStatus method, but does not take into account the operational status of each resource.
+type InterconnectGroupConfigured struct {
+	// TopologyCapability How reliable this topology is configured to be, and why this group does or does not meet the requirements for the intended capability.
+	TopologyCapability *InterconnectGroupConfiguredTopologyCapability `json:"topologyCapability,omitempty"`
+}
+
+// InterconnectGroupConfiguredTopologyCapability How reliable this topology is configured to be, and why this group does or does not meet the requirements for the intended capability.
+type InterconnectGroupConfiguredTopologyCapability struct {
+	IntendedCapabilityBlockers []InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockers `json:"intendedCapabilityBlockers,omitempty"`
+	SupportedSla               *InterconnectGroupConfiguredTopologyCapabilitySupportedSla                `json:"supportedSla,omitempty"`
+}
+
+// InterconnectGroupConfiguredTopologyCapabilitySupportedSla defines model for InterconnectGroupConfiguredTopologyCapability.SupportedSla.
+type InterconnectGroupConfiguredTopologyCapabilitySupportedSla string
+
+// InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockers Reasons why configuration.topologyCapability.sla differs from intent.topologyCapability. This list is empty if and only if those are the same.
+type InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockers struct {
+	BlockerType *InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType `json:"blockerType,omitempty"`
+
+	// DocumentationLink The url of Google Cloud public documentation explaining this requirement. This is set for every type of requirement.
+	DocumentationLink *string `json:"documentationLink,omitempty"`
+
+	// Explanation A human-readable explanation of this requirement and why it's not met. This is set for every type of requirement.
+	Explanation *string `json:"explanation,omitempty"`
+
+	// Facilities Facilities used to explain this blocker in more detail. Like physicalStructure.metros.facilities.facility, this is a numeric string like "5467".
+	Facilities []string `json:"facilities,omitempty"`
+
+	// Interconnects Interconnects used to explain this blocker in more detail.
+	Interconnects []string `json:"interconnects,omitempty"`
+
+	// Metros Metros used to explain this blocker in more detail. These are three-letter lowercase strings like "iad".
+	Metros []string `json:"metros,omitempty"`
+
+	// Zones Zones used to explain this blocker in more detail. Zone names are "zone1" and/or "zone2".
+	Zones []string `json:"zones,omitempty"`
+}
+
+// InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType defines model for InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockers.BlockerType.
+type InterconnectGroupConfiguredTopologyCapabilityIntendedCapabilityBlockersBlockerType string
+
+// InterconnectGroupIntent The user's intent for this group. This is the only required field besides the name that must be specified on group creation.
+type InterconnectGroupIntent struct {
+	TopologyCapability *InterconnectGroupIntentTopologyCapability `json:"topologyCapability,omitempty"`
+}
+
+// InterconnectGroupIntentTopologyCapability defines model for InterconnectGroupIntent.TopologyCapability.
+type InterconnectGroupIntentTopologyCapability string
+
+// InterconnectGroupInterconnect An Interconnect in this InterconnectGroup.
+type InterconnectGroupInterconnect struct {
+	// Interconnect The URL of an Interconnect in this group. All Interconnects in the group are unique.
+	Interconnect *string `json:"interconnect,omitempty"`
+}
+
+// InterconnectGroupPatch Body of `interconnectGroups.patch`: an `InterconnectGroup` in which every member is
+// optional and a null member (or a null `interconnects` entry) clears it.
+type InterconnectGroupPatch struct {
+	// Configured The status of the group as configured. This has the same structure as the operational field reported by the OperationalStatus method, but does not take into account the operational status of each resource.
+	Configured *InterconnectGroupConfigured `json:"configured,omitempty"`
+
+	// CreationTimestamp Ignored.
+	CreationTimestamp *string `json:"creationTimestamp,omitempty"`
+
+	// Description New description.
+	Description nullable.Nullable[string] `json:"description,omitempty"`
+
+	// Etag When not empty, must be the group's current `etag`.
+	Etag nullable.Nullable[string] `json:"etag,omitempty"`
+
+	// Id Ignored.
+	Id *string `json:"id,omitempty"`
+
+	// Intent New intent.
+	Intent nullable.Nullable[InterconnectGroupIntent] `json:"intent,omitempty"`
+
+	// Interconnects Entries to merge; an entry given as null is removed.
+	Interconnects nullable.Nullable[map[string]*InterconnectGroupInterconnect] `json:"interconnects,omitempty"`
+
+	// Kind Ignored.
+	Kind *string `json:"kind,omitempty"`
+
+	// Name When given, must be the group's name.
+	Name nullable.Nullable[string] `json:"name,omitempty"`
+
+	// PhysicalStructure An analysis of the physical layout of Interconnects in this group. Every Interconnect in the group is shown once in this structure.
+	PhysicalStructure *InterconnectGroupPhysicalStructure `json:"physicalStructure,omitempty"`
+
+	// SelfLink Ignored.
+	SelfLink *string `json:"selfLink,omitempty"`
+}
+
+// InterconnectGroupPhysicalStructure An analysis of the physical layout of Interconnects in this group. Every Interconnect in the group is shown once in this structure.
+type InterconnectGroupPhysicalStructure struct {
+	Metros []InterconnectGroupPhysicalStructureMetros `json:"metros,omitempty"`
+}
+
+// InterconnectGroupPhysicalStructureMetros The metros Interconnects in this group are in.
+type InterconnectGroupPhysicalStructureMetros struct {
+	Facilities []InterconnectGroupPhysicalStructureMetrosFacilities `json:"facilities,omitempty"`
+
+	// Metro The name of the metro, as a three-letter lowercase string like "iad". This is the first component of the location of Interconnects underneath this.
+	Metro *string `json:"metro,omitempty"`
+}
+
+// InterconnectGroupPhysicalStructureMetrosFacilities The facilities Interconnects in this metro are present in.
+type InterconnectGroupPhysicalStructureMetrosFacilities struct {
+	// Facility The ID of this facility, as a numeric string like "5467". This is the third component of the location of Interconnects in this facility.
+	Facility *string                                                   `json:"facility,omitempty"`
+	Zones    []InterconnectGroupPhysicalStructureMetrosFacilitiesZones `json:"zones,omitempty"`
+}
+
+// InterconnectGroupPhysicalStructureMetrosFacilitiesZones The zones that Interconnects in this facility are present in.
+type InterconnectGroupPhysicalStructureMetrosFacilitiesZones struct {
+	// Interconnects URLs of Interconnects in this redundancy group in the given metro, facility, and zone.
+	Interconnects []string `json:"interconnects,omitempty"`
+
+	// Zone The name of the zone, either "zone1" or "zone2". This is the second component of the location of Interconnects in this facility.
+	Zone *string `json:"zone,omitempty"`
+}
+
+// InterconnectGroupsCreateMembers The interconnects to create.
+type InterconnectGroupsCreateMembers struct {
+	// IntentMismatchBehavior What to do when the group would not meet its intent afterwards.
+	IntentMismatchBehavior *InterconnectGroupsCreateMembersIntentMismatchBehavior `json:"intentMismatchBehavior,omitempty"`
+
+	// Interconnects One entry per interconnect, completed from the template.
+	Interconnects []InterconnectGroupsCreateMembersInterconnectInput `json:"interconnects,omitempty"`
+
+	// TemplateInterconnect Parameters of an interconnect to create.
+	TemplateInterconnect *InterconnectGroupsCreateMembersInterconnectInput `json:"templateInterconnect,omitempty"`
+}
+
+// InterconnectGroupsCreateMembersIntentMismatchBehavior What to do when the group would not meet its intent afterwards.
+type InterconnectGroupsCreateMembersIntentMismatchBehavior string
+
+// InterconnectGroupsCreateMembersInterconnectInput Parameters of an interconnect to create.
+type InterconnectGroupsCreateMembersInterconnectInput struct {
+	// AdminEnabled Whether it carries traffic; true when omitted.
+	AdminEnabled *bool `json:"adminEnabled,omitempty"`
+
+	// CustomerName Customer name for the Letter of Authorization.
+	CustomerName *string `json:"customerName,omitempty"`
+
+	// Description Optional description.
+	Description *string `json:"description,omitempty"`
+
+	// Facility A zone-free location, such as `iad-1`.
+	Facility *string `json:"facility,omitempty"`
+
+	// InterconnectType Type of interconnect.
+	InterconnectType *InterconnectGroupsCreateMembersInterconnectInputInterconnectType `json:"interconnectType,omitempty"`
+
+	// LinkType Type of each link.
+	LinkType *InterconnectGroupsCreateMembersInterconnectInputLinkType `json:"linkType,omitempty"`
+
+	// Name Name of the interconnect (1-63 characters, RFC 1035).
+	Name *string `json:"name,omitempty"`
+
+	// NocContactEmail Email of the customer's NOC.
+	NocContactEmail *string `json:"nocContactEmail,omitempty"`
+
+	// RemoteLocation For Cross-Cloud Interconnect; not modelled, must be empty.
+	RemoteLocation *string `json:"remoteLocation,omitempty"`
+
+	// RequestedFeatures Requested features.
+	RequestedFeatures []InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures `json:"requestedFeatures,omitempty"`
+
+	// RequestedLinkCount Number of links.
+	RequestedLinkCount *int32 `json:"requestedLinkCount,omitempty"`
+}
+
+// InterconnectGroupsCreateMembersInterconnectInputInterconnectType Type of interconnect.
+type InterconnectGroupsCreateMembersInterconnectInputInterconnectType string
+
+// InterconnectGroupsCreateMembersInterconnectInputLinkType Type of each link.
+type InterconnectGroupsCreateMembersInterconnectInputLinkType string
+
+// InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures defines model for InterconnectGroupsCreateMembersInterconnectInput.RequestedFeatures.
+type InterconnectGroupsCreateMembersInterconnectInputRequestedFeatures string
+
+// InterconnectGroupsCreateMembersRequest Body of `interconnectGroups.createMembers`.
+type InterconnectGroupsCreateMembersRequest struct {
+	// Request The interconnects to create.
+	Request *InterconnectGroupsCreateMembers `json:"request,omitempty"`
+}
+
+// InterconnectGroupsGetOperationalStatusResponseBody Response of `interconnectGroups.getOperationalStatus`.
+type InterconnectGroupsGetOperationalStatusResponseBody struct {
+	// Etag The group's current `etag`.
+	Etag *string `json:"etag,omitempty"`
+
+	// Result The group's status, computed when asked.
+	Result *InterconnectGroupsOperationalStatus `json:"result,omitempty"`
+}
+
+// InterconnectGroupsListResponseBody One page of interconnect groups.
+type InterconnectGroupsListResponseBody struct {
+	// Etag Identifies this page.
+	Etag *string `json:"etag,omitempty"`
+
+	// Id Identifier of the list.
+	Id string `json:"id"`
+
+	// Items The groups on this page.
+	Items []InterconnectGroup `json:"items,omitempty"`
+
+	// Kind Always `compute#interconnectGroupsList`.
+	Kind *string `json:"kind,omitempty"`
+
+	// NextPageToken Set when more results remain.
+	NextPageToken *string `json:"nextPageToken,omitempty"`
+
+	// SelfLink URL of the collection.
+	SelfLink string `json:"selfLink"`
+
+	// Unreachables Unreachable scopes; always empty here.
+	Unreachables []string `json:"unreachables,omitempty"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
+// InterconnectGroupsOperationalStatus The group's status, computed when asked.
+type InterconnectGroupsOperationalStatus struct {
+	// Configured The status of the group as configured. This has the same structure as the operational field reported by the OperationalStatus method, but does not take into account the operational status of each resource.
+	Configured *InterconnectGroupConfigured `json:"configured,omitempty"`
+
+	// GroupStatus FULLY_UP, DEGRADED or FULLY_DOWN.
+	GroupStatus *InterconnectGroupsOperationalStatusGroupStatus `json:"groupStatus,omitempty"`
+
+	// Intent The user's intent for this group. This is the only required field besides the name that must be specified on group creation.
+	Intent *InterconnectGroupIntent `json:"intent,omitempty"`
+
+	// InterconnectStatuses One entry per interconnect of the group, sorted by URL.
+	InterconnectStatuses []InterconnectGroupsOperationalStatusInterconnectStatus `json:"interconnectStatuses,omitempty"`
+
+	// Operational The status of the group as configured. This has the same structure as the operational field reported by the OperationalStatus method, but does not take into account the operational status of each resource.
+	Operational *InterconnectGroupConfigured `json:"operational,omitempty"`
+}
+
+// InterconnectGroupsOperationalStatusGroupStatus FULLY_UP, DEGRADED or FULLY_DOWN.
+type InterconnectGroupsOperationalStatusGroupStatus string
+
+// InterconnectGroupsOperationalStatusInterconnectStatus The status of one interconnect of the group.
+type InterconnectGroupsOperationalStatusInterconnectStatus struct {
+	// AdminEnabled The interconnect's adminEnabled (false for one that no longer exists).
+	AdminEnabled *bool `json:"adminEnabled,omitempty"`
+
+	// Diagnostics Diagnostics of an interconnect's links.
+	Diagnostics *InterconnectDiagnostics `json:"diagnostics,omitempty"`
+
+	// Interconnect URL of the interconnect.
+	Interconnect *string `json:"interconnect,omitempty"`
+
+	// IsActive Whether it carries traffic.
+	IsActive *InterconnectGroupsOperationalStatusInterconnectStatusIsActive `json:"isActive,omitempty"`
+}
+
+// InterconnectGroupsOperationalStatusInterconnectStatusIsActive Whether it carries traffic.
+type InterconnectGroupsOperationalStatusInterconnectStatusIsActive string
 
 // InterconnectList One page of interconnects.
 type InterconnectList struct {
@@ -1867,6 +3622,12 @@ type InterconnectLocation struct {
 	// Example: zone1
 	AvailabilityZone *string `json:"availabilityZone,omitempty"`
 
+	// AvailableFeatures Features interconnects at the location can request: `IF_CROSS_SITE_NETWORK` and `IF_MACSEC` at every location of the catalog.
+	AvailableFeatures []InterconnectLocationAvailableFeatures `json:"availableFeatures,omitempty"`
+
+	// AvailableLinkTypes Link types offered: all three at every location of the catalog.
+	AvailableLinkTypes []InterconnectLocationAvailableLinkTypes `json:"availableLinkTypes,omitempty"`
+
 	// City City of the metro, for example `Ashburn` or `Frankfurt`.
 	//
 	// Example: Ashburn
@@ -1879,6 +3640,9 @@ type InterconnectLocation struct {
 	//
 	// Example: 2017-09-25T10:48:51.034-07:00
 	CreationTimestamp *string `json:"creationTimestamp,omitempty"`
+
+	// CrossSiteInterconnectInfos Where cross-site wires may go from here; absent (not modelled).
+	CrossSiteInterconnectInfos []InterconnectLocationCrossSiteInterconnectInfo `json:"crossSiteInterconnectInfos,omitempty"`
 
 	// Description Description of the location, typically the facility's name.
 	//
@@ -1921,6 +3685,9 @@ type InterconnectLocation struct {
 	// SelfLink Server-defined URL of the location; what `Interconnect.location` takes.
 	SelfLink *string `json:"selfLink,omitempty"`
 
+	// SingleRegionProductionCriticalPeerLocations URLs of the locations that pair with this one for single-region 99.99%: those of the same metro in the other zone.
+	SingleRegionProductionCriticalPeerLocations []string `json:"singleRegionProductionCriticalPeerLocations,omitempty"`
+
 	// Status `AVAILABLE`: interconnects can be provisioned here. `CLOSED`: no new interconnects (insert is refused).
 	Status *InterconnectLocationStatus `json:"status,omitempty"`
 
@@ -1928,11 +3695,29 @@ type InterconnectLocation struct {
 	SupportsPzs *bool `json:"supportsPzs,omitempty"`
 }
 
+// InterconnectLocationAvailableFeatures defines model for InterconnectLocation.AvailableFeatures.
+type InterconnectLocationAvailableFeatures string
+
+// InterconnectLocationAvailableLinkTypes defines model for InterconnectLocation.AvailableLinkTypes.
+type InterconnectLocationAvailableLinkTypes string
+
 // InterconnectLocationContinent Continent of the location.
 type InterconnectLocationContinent string
 
 // InterconnectLocationStatus `AVAILABLE`: interconnects can be provisioned here. `CLOSED`: no new interconnects (insert is refused).
 type InterconnectLocationStatus string
+
+// InterconnectLocationCrossSiteInterconnectInfo Information about Cross-Site Interconnect wires which may be created between the containing location and another remote location.
+type InterconnectLocationCrossSiteInterconnectInfo struct {
+	// City The remote location for Cross-Site Interconnect wires. This specifies an InterconnectLocation city (metropolitan area designator), which itself may match multiple InterconnectLocations.
+	City *string `json:"city,omitempty"`
+
+	// MaxDynamicPathBandwidthGbps The maximum unmetered bandwidth for dynamic paths allowable per WireGroup for this metro.
+	MaxDynamicPathBandwidthGbps *string `json:"maxDynamicPathBandwidthGbps,omitempty"`
+
+	// MaxFixedPathBandwidthGbps The maximum unmetered bandwidth for fixed paths allowable per WireGroup for this metro.
+	MaxFixedPathBandwidthGbps *string `json:"maxFixedPathBandwidthGbps,omitempty"`
+}
 
 // InterconnectLocationList One page of interconnect locations.
 type InterconnectLocationList struct {
@@ -1968,6 +3753,9 @@ type InterconnectLocationRegionInfo struct {
 	// Example: 2
 	ExpectedRttMs *string `json:"expectedRttMs,omitempty"`
 
+	// L2ForwardingEnabled Whether L2 attachments can be made in this region on interconnects at this location; always false here (only DEDICATED attachments are modelled).
+	L2ForwardingEnabled *bool `json:"l2ForwardingEnabled,omitempty"`
+
 	// LocationPresence Network presence of the location relative to the region.
 	LocationPresence *InterconnectLocationRegionInfoLocationPresence `json:"locationPresence,omitempty"`
 
@@ -1979,6 +3767,111 @@ type InterconnectLocationRegionInfo struct {
 
 // InterconnectLocationRegionInfoLocationPresence Network presence of the location relative to the region.
 type InterconnectLocationRegionInfoLocationPresence string
+
+// InterconnectMacsec Configuration information for enabling Media Access Control security (MACsec) on this Cloud Interconnect connection between Google and your on-premises router.
+type InterconnectMacsec struct {
+	// FailOpen If set to true, the Interconnect connection is configured with ashould-secure MACsec security policy, that allows the Google router to fallback to cleartext traffic if the MKA session cannot be established. By default, the Interconnect connection is configured with amust-secure security policy that drops all traffic if the MKA session cannot be established with your router.
+	FailOpen *bool `json:"failOpen,omitempty"`
+
+	// PreSharedKeys Required. A keychain placeholder describing a set of named key objects along with their start times.
+	PreSharedKeys []InterconnectMacsecPreSharedKey `json:"preSharedKeys,omitempty"`
+}
+
+// InterconnectMacsecConfig The MACsec keys of an interconnect.
+type InterconnectMacsecConfig struct {
+	// PreSharedKeys The pre-shared keys, with the CAK and CKN generated for each.
+	PreSharedKeys []InterconnectMacsecConfigPreSharedKey `json:"preSharedKeys,omitempty"`
+}
+
+// InterconnectMacsecConfigPreSharedKey One MACsec pre-shared key.
+type InterconnectMacsecConfigPreSharedKey struct {
+	// Cak The connectivity association key.
+	Cak *string `json:"cak,omitempty"`
+
+	// Ckn The connectivity association key name.
+	Ckn *string `json:"ckn,omitempty"`
+
+	// Name The key's name.
+	Name *string `json:"name,omitempty"`
+
+	// StartTime When the key becomes valid (RFC 3339).
+	StartTime *string `json:"startTime,omitempty"`
+}
+
+// InterconnectMacsecPreSharedKey Describes a pre-shared key used to setup MACsec in static connectivity association key (CAK) mode.
+type InterconnectMacsecPreSharedKey struct {
+	// Name Required. A name for this pre-shared key.
+	Name *string `json:"name,omitempty"`
+
+	// StartTime A RFC3339 timestamp on or after which the key is valid. startTime can be in the future.
+	StartTime *string `json:"startTime,omitempty"`
+}
+
+// InterconnectOutageNotification Description of a planned outage on this Interconnect.
+type InterconnectOutageNotification struct {
+	// AffectedCircuits If issue_type is IT_PARTIAL_OUTAGE, a list of the Google-side circuit IDs that will be affected.
+	AffectedCircuits []string `json:"affectedCircuits,omitempty"`
+
+	// Description A description about the purpose of the outage.
+	Description *string `json:"description,omitempty"`
+
+	// EndTime Scheduled end time for the outage (milliseconds since Unix epoch).
+	EndTime *string `json:"endTime,omitempty"`
+
+	// IssueType Form this outage is expected to take, which can take one of the following values: - OUTAGE: The Interconnect may be completely out of service for some or all of the specified window. - PARTIAL_OUTAGE: Some circuits comprising the Interconnect as a whole should remain up, but with reduced bandwidth.
+	IssueType *InterconnectOutageNotificationIssueType `json:"issueType,omitempty"`
+
+	// Name Unique identifier for this outage notification.
+	Name *string `json:"name,omitempty"`
+
+	// Source The party that generated this notification, which can take the following value: - GOOGLE: this notification as generated by Google.
+	Source *InterconnectOutageNotificationSource `json:"source,omitempty"`
+
+	// StartTime Scheduled start time for the outage (milliseconds since Unix epoch).
+	StartTime *string `json:"startTime,omitempty"`
+
+	// State State of this notification, which can take one of the following values: - ACTIVE: This outage notification is active. The event could be in the past, present, or future.
+	State *InterconnectOutageNotificationState `json:"state,omitempty"`
+}
+
+// InterconnectOutageNotificationIssueType Form this outage is expected to take, which can take one of the following values: - OUTAGE: The Interconnect may be completely out of service for some or all of the specified window. - PARTIAL_OUTAGE: Some circuits comprising the Interconnect as a whole should remain up, but with reduced bandwidth.
+type InterconnectOutageNotificationIssueType string
+
+// InterconnectOutageNotificationSource The party that generated this notification, which can take the following value: - GOOGLE: this notification as generated by Google.
+type InterconnectOutageNotificationSource string
+
+// InterconnectOutageNotificationState State of this notification, which can take one of the following values: - ACTIVE: This outage notification is active. The event could be in the past, present, or future.
+type InterconnectOutageNotificationState string
+
+// InterconnectParams Input only: resource manager tags for the insert of an interconnect; accepted, not stored or returned.
+type InterconnectParams struct {
+	// ResourceManagerTags Tag keys/values directly bound to this resource. Tag keys and values have the same definition as resource manager tags.
+	ResourceManagerTags map[string]string `json:"resourceManagerTags,omitempty"`
+}
+
+// InterconnectsGetDiagnosticsResponseBody Response of `interconnects.getDiagnostics`.
+type InterconnectsGetDiagnosticsResponseBody struct {
+	// Result Diagnostics of an interconnect's links.
+	Result *InterconnectDiagnostics `json:"result,omitempty"`
+}
+
+// InterconnectsGetMacsecConfigResponseBody Response of `interconnects.getMacsecConfig`.
+type InterconnectsGetMacsecConfigResponseBody struct {
+	// Etag Identifies this configuration.
+	Etag *string `json:"etag,omitempty"`
+
+	// Result The MACsec keys of an interconnect.
+	Result *InterconnectMacsecConfig `json:"result,omitempty"`
+}
+
+// InterconnectsSetNameRequest Body of `interconnects.setName`.
+type InterconnectsSetNameRequest struct {
+	// CurrentName The interconnect's current name; when given, it must be it.
+	CurrentName *string `json:"currentName,omitempty"`
+
+	// Name The new name (1-63 characters, RFC 1035).
+	Name *string `json:"name,omitempty"`
+}
 
 // Labels Labels as key-value pairs: at most 64; keys 1-63 characters starting with a lowercase
 // letter or an international character; keys and values only lowercase letters, digits, `_` and `-` (international
@@ -1995,6 +3888,27 @@ type LocalizedMessage struct {
 
 	// Message The message in that locale.
 	Message *string `json:"message,omitempty"`
+}
+
+// MetadataFilter Opaque filter criteria used by load balancers to restrict routing configuration to a limited set of load balancing proxies. Proxies and sidecars involved in load balancing would typically present metadata to the load balancers that need to match criteria specified here.
+type MetadataFilter struct {
+	// FilterLabels The list of label value pairs that must match labels in the provided metadata based on filterMatchCriteria
+	FilterLabels []MetadataFilterLabelMatch `json:"filterLabels,omitempty"`
+
+	// FilterMatchCriteria Specifies how individual filter label matches within the list of filterLabels and contributes toward the overall metadataFilter match.
+	FilterMatchCriteria *MetadataFilterFilterMatchCriteria `json:"filterMatchCriteria,omitempty"`
+}
+
+// MetadataFilterFilterMatchCriteria Specifies how individual filter label matches within the list of filterLabels and contributes toward the overall metadataFilter match.
+type MetadataFilterFilterMatchCriteria string
+
+// MetadataFilterLabelMatch MetadataFilter label name value pairs that are expected to match corresponding labels presented as metadata to the load balancer.
+type MetadataFilterLabelMatch struct {
+	// Name Name of metadata label.
+	Name *string `json:"name,omitempty"`
+
+	// Value The value of the label must match the specified value.
+	Value *string `json:"value,omitempty"`
 }
 
 // NameOrId A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
@@ -2020,6 +3934,9 @@ type Operation struct {
 
 	// Error Errors met while processing the operation; set only when it failed.
 	Error *OperationError `json:"error,omitempty"`
+
+	// GetHealthOperationMetadata Metadata for GetHealth operations.
+	GetHealthOperationMetadata *GetHealthOperationMetadata `json:"getHealthOperationMetadata,omitempty"`
 
 	// GetVersionOperationMetadata Metadata of a get-version operation.
 	GetVersionOperationMetadata *GetVersionOperationMetadata `json:"getVersionOperationMetadata,omitempty"`
@@ -2101,6 +4018,34 @@ type OperationKind string
 
 // OperationStatus Status of the operation; moves `PENDING` -> `RUNNING` -> `DONE`, never back.
 type OperationStatus string
+
+// OperationAggregatedList One page of operations of every scope, by scope.
+type OperationAggregatedList struct {
+	// Id Identifier of the list, `projects/<project>/aggregated/operations`.
+	Id string `json:"id"`
+
+	// Items The operations on this page by scope (`global`, `regions/<region>`).
+	Items map[string]OperationsScopedList `json:"items,omitempty"`
+
+	// Kind Type of the resource; always `compute#operationAggregatedList`.
+	Kind OperationAggregatedListKind `json:"kind"`
+
+	// NextPageToken Set when more results remain; pass it as `pageToken` to get the next page.
+	NextPageToken *string `json:"nextPageToken,omitempty"`
+
+	// SelfLink Server-defined URL of the list.
+	SelfLink string `json:"selfLink"`
+
+	// Unreachables Scopes that could not be reached; understudy has none.
+	Unreachables []string `json:"unreachables,omitempty"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
+// OperationAggregatedListKind Type of the resource; always `compute#operationAggregatedList`.
+type OperationAggregatedListKind string
 
 // OperationError Errors met while processing the operation; set only when it failed.
 type OperationError struct {
@@ -2196,6 +4141,31 @@ type OperationWarningData struct {
 	Value *string `json:"value,omitempty"`
 }
 
+// OperationsScopedList The operations of one scope on a page, or a warning when there are none.
+type OperationsScopedList struct {
+	// Operations The scope's operations on this page.
+	Operations []Operation `json:"operations,omitempty"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
+// Policy An IAM policy, as stored on a resource.
+type Policy struct {
+	// AuditConfigs Audit logging configuration.
+	AuditConfigs []AuditConfig `json:"auditConfigs,omitempty"`
+
+	// Bindings Role bindings.
+	Bindings []Binding `json:"bindings,omitempty"`
+
+	// Etag Identifies this version of the policy (standard padded base64).
+	Etag []byte `json:"etag,omitempty"`
+
+	// Version Policy format version, 0, 1 or 3.
+	Version *int32 `json:"version,omitempty"`
+}
+
 // QuotaExceededInfo Details of an exceeded quota.
 type QuotaExceededInfo struct {
 	// Dimensions Quota dimensions the limit applies to.
@@ -2219,6 +4189,21 @@ type QuotaExceededInfo struct {
 
 // QuotaExceededInfoRolloutStatus Rollout status of `futureLimit`.
 type QuotaExceededInfoRolloutStatus string
+
+// RegionSetLabelsRequest Body of `interconnectAttachments.setLabels`.
+type RegionSetLabelsRequest struct {
+	// LabelFingerprint The resource's current `labelFingerprint`; missing, empty or stale is 412 `conditionNotMet`.
+	LabelFingerprint []byte `json:"labelFingerprint,omitempty"`
+
+	// Labels Labels as key-value pairs: at most 64; keys 1-63 characters starting with a lowercase
+	// letter or an international character; keys and values only lowercase letters, digits, `_` and `-` (international
+	// lowercase letters allowed); values 0-63 characters and may be empty. The character
+	// rules and key lengths are enforced by the server, not by this schema.
+	//
+	//
+	// Example: {"env":"prod","team":"web"}
+	Labels *Labels `json:"labels,omitempty"`
+}
 
 // SetCommonInstanceMetadataOperationMetadata Metadata of a set-common-instance-metadata operation.
 type SetCommonInstanceMetadataOperationMetadata struct {
@@ -2262,6 +4247,24 @@ type StatusDetail struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// TargetReference Body of `globalForwardingRules.setTarget`.
+type TargetReference struct {
+	// Target URL of the new target, of the same type as the rule's current one.
+	Target *string `json:"target,omitempty"`
+}
+
+// TestPermissionsRequest Body of `testIamPermissions`.
+type TestPermissionsRequest struct {
+	// Permissions The permissions to test, such as `compute.interconnectGroups.get`.
+	Permissions []string `json:"permissions,omitempty"`
+}
+
+// TestPermissionsResponse The subset of the tested permissions the caller has.
+type TestPermissionsResponse struct {
+	// Permissions The permissions the caller has.
+	Permissions []string `json:"permissions,omitempty"`
+}
+
 // AltQuery Response format of the `alt` query parameter; understudy serves JSON only.
 //
 // Example: json
@@ -2274,6 +4277,13 @@ type FilterQuery = string
 // (an unsigned 64-bit integer in decimal).
 type ForwardingRulePath = NameOrId
 
+// IamResourcePath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
+// (an unsigned 64-bit integer in decimal).
+type IamResourcePath = NameOrId
+
+// IncludeAllScopesQuery defines model for IncludeAllScopesQuery.
+type IncludeAllScopesQuery = bool
+
 // InterconnectAttachmentGroupPath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
 // (an unsigned 64-bit integer in decimal).
 type InterconnectAttachmentGroupPath = NameOrId
@@ -2281,6 +4291,13 @@ type InterconnectAttachmentGroupPath = NameOrId
 // InterconnectAttachmentPath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
 // (an unsigned 64-bit integer in decimal).
 type InterconnectAttachmentPath = NameOrId
+
+// InterconnectGroupPath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
+// (an unsigned 64-bit integer in decimal).
+type InterconnectGroupPath = NameOrId
+
+// InterconnectGroupUpdateMaskQuery defines model for InterconnectGroupUpdateMaskQuery.
+type InterconnectGroupUpdateMaskQuery = string
 
 // InterconnectLocationPath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
 // (an unsigned 64-bit integer in decimal).
@@ -2296,6 +4313,9 @@ type MaxResultsQuery = uint32
 // OperationPath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
 // (an unsigned 64-bit integer in decimal).
 type OperationPath = NameOrId
+
+// OptionsRequestedPolicyVersionQuery defines model for OptionsRequestedPolicyVersionQuery.
+type OptionsRequestedPolicyVersionQuery = int32
 
 // OrderByQuery defines model for OrderByQuery.
 type OrderByQuery = string
@@ -2322,8 +4342,17 @@ type ResourcePath = NameOrId
 // ReturnPartialSuccessQuery defines model for ReturnPartialSuccessQuery.
 type ReturnPartialSuccessQuery = bool
 
+// ServiceProjectNumberQuery defines model for ServiceProjectNumberQuery.
+type ServiceProjectNumberQuery = string
+
 // UpdateMaskQuery defines model for UpdateMaskQuery.
 type UpdateMaskQuery = string
+
+// ValidateOnlyQuery defines model for ValidateOnlyQuery.
+type ValidateOnlyQuery = bool
+
+// ViewQuery defines model for ViewQuery.
+type ViewQuery string
 
 // BadRequest The error envelope of every non-2xx response.
 type BadRequest = GoogleErrorResponse
@@ -2340,6 +4369,9 @@ type EtagMismatch = GoogleErrorResponse
 // NotFound The error envelope of every non-2xx response.
 type NotFound = GoogleErrorResponse
 
+// PolicyConflict The error envelope of every non-2xx response.
+type PolicyConflict = GoogleErrorResponse
+
 // PreconditionFailed The error envelope of every non-2xx response.
 type PreconditionFailed = GoogleErrorResponse
 
@@ -2349,15 +4381,118 @@ type Unauthorized = GoogleErrorResponse
 // UnexpectedError The error envelope of every non-2xx response.
 type UnexpectedError = GoogleErrorResponse
 
+// InterconnectAttachmentsAggregatedListParams defines parameters for InterconnectAttachmentsAggregatedList.
+type InterconnectAttachmentsAggregatedListParams struct {
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
+	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// IncludeAllScopes Whether every visible scope is listed, also those of a type where the resource is
+	// never found: for interconnect attachments, the `global` scope (always empty).
+	IncludeAllScopes *IncludeAllScopesQuery `form:"includeAllScopes,omitempty" json:"includeAllScopes,omitempty"`
+
+	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
+	// results remain, the response carries a `nextPageToken`.
+	MaxResults *MaxResultsQuery `form:"maxResults,omitempty" json:"maxResults,omitempty"`
+
+	// OrderBy Sort order: `name` (ascending by name, the default) or `creationTimestamp desc`
+	// (newest first). Any other value is rejected with 400 `invalid`.
+	OrderBy *OrderByQuery `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// PageToken The `nextPageToken` of the previous page, to get the next one. The token is opaque;
+	// one that understudy did not issue is rejected with 400 `invalid`.
+	PageToken *PageTokenQuery `form:"pageToken,omitempty" json:"pageToken,omitempty"`
+
+	// ReturnPartialSuccess Whether to return the reachable results when some scopes are unreachable. Accepted
+	// and without effect: understudy has no unreachable scopes.
+	ReturnPartialSuccess *ReturnPartialSuccessQuery `form:"returnPartialSuccess,omitempty" json:"returnPartialSuccess,omitempty"`
+
+	// ServiceProjectNumber The Shared VPC service project for which the list is made. Accepted and without
+	// effect: understudy has no Shared VPC.
+	ServiceProjectNumber *ServiceProjectNumberQuery `form:"serviceProjectNumber,omitempty" json:"serviceProjectNumber,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// GlobalOperationsAggregatedListParams defines parameters for GlobalOperationsAggregatedList.
+type GlobalOperationsAggregatedListParams struct {
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
+	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// IncludeAllScopes Whether every visible scope is listed, also those of a type where the resource is
+	// never found: for interconnect attachments, the `global` scope (always empty).
+	IncludeAllScopes *IncludeAllScopesQuery `form:"includeAllScopes,omitempty" json:"includeAllScopes,omitempty"`
+
+	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
+	// results remain, the response carries a `nextPageToken`.
+	MaxResults *MaxResultsQuery `form:"maxResults,omitempty" json:"maxResults,omitempty"`
+
+	// OrderBy Sort order: `name` (ascending by name, the default) or `creationTimestamp desc`
+	// (newest first). Any other value is rejected with 400 `invalid`.
+	OrderBy *OrderByQuery `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// PageToken The `nextPageToken` of the previous page, to get the next one. The token is opaque;
+	// one that understudy did not issue is rejected with 400 `invalid`.
+	PageToken *PageTokenQuery `form:"pageToken,omitempty" json:"pageToken,omitempty"`
+
+	// ReturnPartialSuccess Whether to return the reachable results when some scopes are unreachable. Accepted
+	// and without effect: understudy has no unreachable scopes.
+	ReturnPartialSuccess *ReturnPartialSuccessQuery `form:"returnPartialSuccess,omitempty" json:"returnPartialSuccess,omitempty"`
+
+	// ServiceProjectNumber The Shared VPC service project for which the list is made. Accepted and without
+	// effect: understudy has no Shared VPC.
+	ServiceProjectNumber *ServiceProjectNumberQuery `form:"serviceProjectNumber,omitempty" json:"serviceProjectNumber,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
 // GlobalForwardingRulesListParams defines parameters for GlobalForwardingRulesList.
 type GlobalForwardingRulesListParams struct {
-	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
-	// `name`: `name = fr-web`, `name != fr-web` (AIP-160 style, the whole name against a
-	// literal) and `name eq fr-.*`, `name ne fr-.*` (an RE2 regular expression that must
-	// match the whole name). The value is bare or in double or single quotes. Comparisons
-	// combine with `AND` (or side by side) and `OR`, in parentheses as needed; `eq` and
-	// `ne` are not mixed with `=` and `!=` and take no `OR`. Any other field or operator,
-	// and any malformed expression, is rejected with 400 `invalid`.
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
 	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
@@ -2421,6 +4556,47 @@ type GlobalForwardingRulesDeleteParams struct {
 
 // GlobalForwardingRulesGetParams defines parameters for GlobalForwardingRulesGet.
 type GlobalForwardingRulesGetParams struct {
+	// View How much of the rule to return: `BASIC` (the default) or `FULL`, which adds
+	// `attachedExtensions`. understudy attaches no extensions, so both views are the same.
+	View *GlobalForwardingRulesGetParamsView `form:"view,omitempty" json:"view,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// GlobalForwardingRulesGetParamsView defines parameters for GlobalForwardingRulesGet.
+type GlobalForwardingRulesGetParamsView string
+
+// GlobalForwardingRulesPatchParams defines parameters for GlobalForwardingRulesPatch.
+type GlobalForwardingRulesPatchParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// GlobalForwardingRulesSetTargetParams defines parameters for GlobalForwardingRulesSetTarget.
+type GlobalForwardingRulesSetTargetParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
 	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
 	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
 
@@ -2443,13 +4619,18 @@ type GlobalForwardingRulesSetLabelsParams struct {
 
 // InterconnectAttachmentGroupsListParams defines parameters for InterconnectAttachmentGroupsList.
 type InterconnectAttachmentGroupsListParams struct {
-	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
-	// `name`: `name = fr-web`, `name != fr-web` (AIP-160 style, the whole name against a
-	// literal) and `name eq fr-.*`, `name ne fr-.*` (an RE2 regular expression that must
-	// match the whole name). The value is bare or in double or single quotes. Comparisons
-	// combine with `AND` (or side by side) and `OR`, in parentheses as needed; `eq` and
-	// `ne` are not mixed with `=` and `!=` and take no `OR`. Any other field or operator,
-	// and any malformed expression, is rejected with 400 `invalid`.
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
 	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
@@ -2557,15 +4738,226 @@ type InterconnectAttachmentGroupsGetOperationalStatusParams struct {
 	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
 }
 
+// InterconnectAttachmentGroupsGetIamPolicyParams defines parameters for InterconnectAttachmentGroupsGetIamPolicy.
+type InterconnectAttachmentGroupsGetIamPolicyParams struct {
+	// OptionsRequestedPolicyVersion The policy version the caller can read: 0, 1 or 3 (others are 400 `invalid`). Below 3,
+	// conditional bindings come back without their condition, their role suffixed with
+	// `_withcond_` and a hash, as IAM returns them.
+	OptionsRequestedPolicyVersion *OptionsRequestedPolicyVersionQuery `form:"optionsRequestedPolicyVersion,omitempty" json:"optionsRequestedPolicyVersion,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectAttachmentGroupsSetIamPolicyParams defines parameters for InterconnectAttachmentGroupsSetIamPolicy.
+type InterconnectAttachmentGroupsSetIamPolicyParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectAttachmentGroupsTestIamPermissionsParams defines parameters for InterconnectAttachmentGroupsTestIamPermissions.
+type InterconnectAttachmentGroupsTestIamPermissionsParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsListParams defines parameters for InterconnectGroupsList.
+type InterconnectGroupsListParams struct {
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
+	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
+	// results remain, the response carries a `nextPageToken`.
+	MaxResults *MaxResultsQuery `form:"maxResults,omitempty" json:"maxResults,omitempty"`
+
+	// OrderBy Sort order: `name` (ascending by name, the default) or `creationTimestamp desc`
+	// (newest first). Any other value is rejected with 400 `invalid`.
+	OrderBy *OrderByQuery `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// PageToken The `nextPageToken` of the previous page, to get the next one. The token is opaque;
+	// one that understudy did not issue is rejected with 400 `invalid`.
+	PageToken *PageTokenQuery `form:"pageToken,omitempty" json:"pageToken,omitempty"`
+
+	// ReturnPartialSuccess Whether to return the reachable results when some scopes are unreachable. Accepted
+	// and without effect: understudy has no unreachable scopes.
+	ReturnPartialSuccess *ReturnPartialSuccessQuery `form:"returnPartialSuccess,omitempty" json:"returnPartialSuccess,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsInsertParams defines parameters for InterconnectGroupsInsert.
+type InterconnectGroupsInsertParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsDeleteParams defines parameters for InterconnectGroupsDelete.
+type InterconnectGroupsDeleteParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsGetParams defines parameters for InterconnectGroupsGet.
+type InterconnectGroupsGetParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsPatchParams defines parameters for InterconnectGroupsPatch.
+type InterconnectGroupsPatchParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// UpdateMask The fields to update, as comma-separated field paths: `description`, `intent`,
+	// `intent.topologyCapability` (or `intent.topology_capability`) and `interconnects`;
+	// any other path is 400 `invalid`. Absent or empty: the body is a JSON merge patch.
+	UpdateMask *InterconnectGroupUpdateMaskQuery `form:"updateMask,omitempty" json:"updateMask,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsCreateMembersParams defines parameters for InterconnectGroupsCreateMembers.
+type InterconnectGroupsCreateMembersParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsGetOperationalStatusParams defines parameters for InterconnectGroupsGetOperationalStatus.
+type InterconnectGroupsGetOperationalStatusParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsGetIamPolicyParams defines parameters for InterconnectGroupsGetIamPolicy.
+type InterconnectGroupsGetIamPolicyParams struct {
+	// OptionsRequestedPolicyVersion The policy version the caller can read: 0, 1 or 3 (others are 400 `invalid`). Below 3,
+	// conditional bindings come back without their condition, their role suffixed with
+	// `_withcond_` and a hash, as IAM returns them.
+	OptionsRequestedPolicyVersion *OptionsRequestedPolicyVersionQuery `form:"optionsRequestedPolicyVersion,omitempty" json:"optionsRequestedPolicyVersion,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsSetIamPolicyParams defines parameters for InterconnectGroupsSetIamPolicy.
+type InterconnectGroupsSetIamPolicyParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectGroupsTestIamPermissionsParams defines parameters for InterconnectGroupsTestIamPermissions.
+type InterconnectGroupsTestIamPermissionsParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
 // InterconnectLocationsListParams defines parameters for InterconnectLocationsList.
 type InterconnectLocationsListParams struct {
-	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
-	// `name`: `name = fr-web`, `name != fr-web` (AIP-160 style, the whole name against a
-	// literal) and `name eq fr-.*`, `name ne fr-.*` (an RE2 regular expression that must
-	// match the whole name). The value is bare or in double or single quotes. Comparisons
-	// combine with `AND` (or side by side) and `OR`, in parentheses as needed; `eq` and
-	// `ne` are not mixed with `=` and `!=` and take no `OR`. Any other field or operator,
-	// and any malformed expression, is rejected with 400 `invalid`.
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
 	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
@@ -2606,13 +4998,18 @@ type InterconnectLocationsGetParams struct {
 
 // InterconnectsListParams defines parameters for InterconnectsList.
 type InterconnectsListParams struct {
-	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
-	// `name`: `name = fr-web`, `name != fr-web` (AIP-160 style, the whole name against a
-	// literal) and `name eq fr-.*`, `name ne fr-.*` (an RE2 regular expression that must
-	// match the whole name). The value is bare or in double or single quotes. Comparisons
-	// combine with `AND` (or side by side) and `OR`, in parentheses as needed; `eq` and
-	// `ne` are not mixed with `=` and `!=` and take no `OR`. Any other field or operator,
-	// and any malformed expression, is rejected with 400 `invalid`.
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
 	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
@@ -2685,15 +5082,87 @@ type InterconnectsGetParams struct {
 	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
 }
 
+// InterconnectsPatchParams defines parameters for InterconnectsPatch.
+type InterconnectsPatchParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectsGetDiagnosticsParams defines parameters for InterconnectsGetDiagnostics.
+type InterconnectsGetDiagnosticsParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectsGetMacsecConfigParams defines parameters for InterconnectsGetMacsecConfig.
+type InterconnectsGetMacsecConfigParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectsSetNameParams defines parameters for InterconnectsSetName.
+type InterconnectsSetNameParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectsSetLabelsParams defines parameters for InterconnectsSetLabels.
+type InterconnectsSetLabelsParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
 // GlobalOperationsListParams defines parameters for GlobalOperationsList.
 type GlobalOperationsListParams struct {
-	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
-	// `name`: `name = fr-web`, `name != fr-web` (AIP-160 style, the whole name against a
-	// literal) and `name eq fr-.*`, `name ne fr-.*` (an RE2 regular expression that must
-	// match the whole name). The value is bare or in double or single quotes. Comparisons
-	// combine with `AND` (or side by side) and `OR`, in parentheses as needed; `eq` and
-	// `ne` are not mixed with `=` and `!=` and take no `OR`. Any other field or operator,
-	// and any malformed expression, is rejected with 400 `invalid`.
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
 	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
@@ -2756,13 +5225,18 @@ type GlobalOperationsWaitParams struct {
 
 // InterconnectAttachmentsListParams defines parameters for InterconnectAttachmentsList.
 type InterconnectAttachmentsListParams struct {
-	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
-	// `name`: `name = fr-web`, `name != fr-web` (AIP-160 style, the whole name against a
-	// literal) and `name eq fr-.*`, `name ne fr-.*` (an RE2 regular expression that must
-	// match the whole name). The value is bare or in double or single quotes. Comparisons
-	// combine with `AND` (or side by side) and `OR`, in parentheses as needed; `eq` and
-	// `ne` are not mixed with `=` and `!=` and take no `OR`. Any other field or operator,
-	// and any malformed expression, is rejected with 400 `invalid`.
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
 	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
@@ -2797,6 +5271,13 @@ type InterconnectAttachmentsInsertParams struct {
 	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
 	// with 400). Echoed in `Operation.clientOperationId`.
 	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// ValidateOnly When true, the request is checked as it would be (name free, interconnect there,
+	// VLAN tag free, every value valid) but nothing is committed: the answer is the
+	// operation it would have started, `DONE`, and it is not kept (it cannot be read or
+	// waited on) and its `requestId` is not remembered. A request that would fail gets the
+	// same error as without it.
+	ValidateOnly *ValidateOnlyQuery `form:"validateOnly,omitempty" json:"validateOnly,omitempty"`
 
 	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
 	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
@@ -2835,15 +5316,54 @@ type InterconnectAttachmentsGetParams struct {
 	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
 }
 
+// InterconnectAttachmentsPatchParams defines parameters for InterconnectAttachmentsPatch.
+type InterconnectAttachmentsPatchParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectAttachmentsSetLabelsParams defines parameters for InterconnectAttachmentsSetLabels.
+type InterconnectAttachmentsSetLabelsParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
 // RegionOperationsListParams defines parameters for RegionOperationsList.
 type RegionOperationsListParams struct {
-	// Filter Filter expression over the listed resources. understudy evaluates comparisons of
-	// `name`: `name = fr-web`, `name != fr-web` (AIP-160 style, the whole name against a
-	// literal) and `name eq fr-.*`, `name ne fr-.*` (an RE2 regular expression that must
-	// match the whole name). The value is bare or in double or single quotes. Comparisons
-	// combine with `AND` (or side by side) and `OR`, in parentheses as needed; `eq` and
-	// `ne` are not mixed with `=` and `!=` and take no `OR`. Any other field or operator,
-	// and any malformed expression, is rejected with 400 `invalid`.
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
 	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
@@ -2907,6 +5427,12 @@ type RegionOperationsWaitParams struct {
 // GlobalForwardingRulesInsertJSONRequestBody defines body for GlobalForwardingRulesInsert for application/json ContentType.
 type GlobalForwardingRulesInsertJSONRequestBody = ForwardingRule
 
+// GlobalForwardingRulesPatchJSONRequestBody defines body for GlobalForwardingRulesPatch for application/json ContentType.
+type GlobalForwardingRulesPatchJSONRequestBody = ForwardingRule
+
+// GlobalForwardingRulesSetTargetJSONRequestBody defines body for GlobalForwardingRulesSetTarget for application/json ContentType.
+type GlobalForwardingRulesSetTargetJSONRequestBody = TargetReference
+
 // GlobalForwardingRulesSetLabelsJSONRequestBody defines body for GlobalForwardingRulesSetLabels for application/json ContentType.
 type GlobalForwardingRulesSetLabelsJSONRequestBody = GlobalSetLabelsRequest
 
@@ -2916,11 +5442,47 @@ type InterconnectAttachmentGroupsInsertJSONRequestBody = InterconnectAttachmentG
 // InterconnectAttachmentGroupsPatchJSONRequestBody defines body for InterconnectAttachmentGroupsPatch for application/json ContentType.
 type InterconnectAttachmentGroupsPatchJSONRequestBody = InterconnectAttachmentGroupPatch
 
+// InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody defines body for InterconnectAttachmentGroupsSetIamPolicy for application/json ContentType.
+type InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody = GlobalSetPolicyRequest
+
+// InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody defines body for InterconnectAttachmentGroupsTestIamPermissions for application/json ContentType.
+type InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody = TestPermissionsRequest
+
+// InterconnectGroupsInsertJSONRequestBody defines body for InterconnectGroupsInsert for application/json ContentType.
+type InterconnectGroupsInsertJSONRequestBody = InterconnectGroup
+
+// InterconnectGroupsPatchJSONRequestBody defines body for InterconnectGroupsPatch for application/json ContentType.
+type InterconnectGroupsPatchJSONRequestBody = InterconnectGroupPatch
+
+// InterconnectGroupsCreateMembersJSONRequestBody defines body for InterconnectGroupsCreateMembers for application/json ContentType.
+type InterconnectGroupsCreateMembersJSONRequestBody = InterconnectGroupsCreateMembersRequest
+
+// InterconnectGroupsSetIamPolicyJSONRequestBody defines body for InterconnectGroupsSetIamPolicy for application/json ContentType.
+type InterconnectGroupsSetIamPolicyJSONRequestBody = GlobalSetPolicyRequest
+
+// InterconnectGroupsTestIamPermissionsJSONRequestBody defines body for InterconnectGroupsTestIamPermissions for application/json ContentType.
+type InterconnectGroupsTestIamPermissionsJSONRequestBody = TestPermissionsRequest
+
 // InterconnectsInsertJSONRequestBody defines body for InterconnectsInsert for application/json ContentType.
 type InterconnectsInsertJSONRequestBody = Interconnect
 
+// InterconnectsPatchJSONRequestBody defines body for InterconnectsPatch for application/json ContentType.
+type InterconnectsPatchJSONRequestBody = Interconnect
+
+// InterconnectsSetNameJSONRequestBody defines body for InterconnectsSetName for application/json ContentType.
+type InterconnectsSetNameJSONRequestBody = InterconnectsSetNameRequest
+
+// InterconnectsSetLabelsJSONRequestBody defines body for InterconnectsSetLabels for application/json ContentType.
+type InterconnectsSetLabelsJSONRequestBody = GlobalSetLabelsRequest
+
 // InterconnectAttachmentsInsertJSONRequestBody defines body for InterconnectAttachmentsInsert for application/json ContentType.
 type InterconnectAttachmentsInsertJSONRequestBody = InterconnectAttachment
+
+// InterconnectAttachmentsPatchJSONRequestBody defines body for InterconnectAttachmentsPatch for application/json ContentType.
+type InterconnectAttachmentsPatchJSONRequestBody = InterconnectAttachment
+
+// InterconnectAttachmentsSetLabelsJSONRequestBody defines body for InterconnectAttachmentsSetLabels for application/json ContentType.
+type InterconnectAttachmentsSetLabelsJSONRequestBody = RegionSetLabelsRequest
 
 // Getter for additional properties for StatusDetail. Returns the specified
 // element and whether it was found
@@ -3064,6 +5626,35 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// InterconnectAttachmentsAggregatedList List interconnect attachments of every region
+	//
+	// Returns one page of the project's interconnect attachments across all regions,
+	// grouped in `items` by scope (`regions/<region>`). Every region of the interconnect
+	// location catalog, and every region holding an attachment, is a key of `items`;
+	// a scope without attachments on this page carries a `NO_RESULTS_ON_PAGE` warning
+	// instead of `interconnectAttachments`. With `includeAllScopes=true` the `global`
+	// scope is listed too (it never holds attachments). Items are ordered by scope, then
+	// by name (or newest first with `orderBy=creationTimestamp desc`); `maxResults` counts
+	// attachments, and `nextPageToken` continues across scopes. `filter` applies to the
+	// attachments as in `interconnectAttachments.list`.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/aggregated/interconnectAttachments (the `InterconnectAttachmentsAggregatedList` operationId).
+	InterconnectAttachmentsAggregatedList(ctx context.Context, project ProjectPath, params *InterconnectAttachmentsAggregatedListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GlobalOperationsAggregatedList List operations of every scope
+	//
+	// Returns one page of the project's operations across all scopes, grouped in `items`
+	// by scope: `global` for global operations and `regions/<region>` for regional ones.
+	// `global`, every region of the interconnect location catalog and every region with
+	// operations are keys of `items`; a scope without operations on this page carries a
+	// `NO_RESULTS_ON_PAGE` warning instead of `operations`. Items are ordered by scope,
+	// then by name (or newest first with `orderBy=creationTimestamp desc`); `maxResults`
+	// counts operations, and `nextPageToken` continues across scopes. `filter` applies
+	// to the operations as in `globalOperations.list`.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/aggregated/operations (the `GlobalOperationsAggregatedList` operationId).
+	GlobalOperationsAggregatedList(ctx context.Context, project ProjectPath, params *GlobalOperationsAggregatedListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GlobalForwardingRulesList List global forwarding rules
 	//
 	// Returns one page of the project's global forwarding rules, sorted by name (or newest
@@ -3135,6 +5726,60 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesGet` operationId).
 	GlobalForwardingRulesGet(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GlobalForwardingRulesPatchWithBody Patch a global forwarding rule
+	//
+	// Changes the rule named (or numbered) `forwardingRule` with a JSON merge patch of a
+	// `ForwardingRule`. As the real service says, only `networkTier` can be patched: any
+	// other writable member sent with a value other than the rule's current one is 400
+	// `invalid` (sending back what `get` returned is accepted), and `labels` change only
+	// through `setLabels`. A non-empty `fingerprint` must be the rule's current one, else
+	// 412 `conditionNotMet`. Applied at accept: the Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesPatch` operationId).
+	GlobalForwardingRulesPatchWithBody(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GlobalForwardingRulesPatch Patch a global forwarding rule
+	//
+	// Changes the rule named (or numbered) `forwardingRule` with a JSON merge patch of a
+	// `ForwardingRule`. As the real service says, only `networkTier` can be patched: any
+	// other writable member sent with a value other than the rule's current one is 400
+	// `invalid` (sending back what `get` returned is accepted), and `labels` change only
+	// through `setLabels`. A non-empty `fingerprint` must be the rule's current one, else
+	// 412 `conditionNotMet`. Applied at accept: the Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesPatch` operationId).
+	GlobalForwardingRulesPatch(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, body GlobalForwardingRulesPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GlobalForwardingRulesSetTargetWithBody Change the target of a global forwarding rule
+	//
+	// Points the rule named (or numbered) `forwardingRule` at `target`. The new target must
+	// be of the same type (the same collection, such as `targetHttpProxies`) as the current
+	// one, else 400 `invalid`; a rule without a target takes any. The change is applied when
+	// the request is accepted, so the returned Operation (`operationType: setTarget`) is
+	// already `DONE`, and the rule's `fingerprint` changes.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget (the `GlobalForwardingRulesSetTarget` operationId).
+	GlobalForwardingRulesSetTargetWithBody(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GlobalForwardingRulesSetTarget Change the target of a global forwarding rule
+	//
+	// Points the rule named (or numbered) `forwardingRule` at `target`. The new target must
+	// be of the same type (the same collection, such as `targetHttpProxies`) as the current
+	// one, else 400 `invalid`; a rule without a target takes any. The change is applied when
+	// the request is accepted, so the returned Operation (`operationType: setTarget`) is
+	// already `DONE`, and the rule's `fingerprint` changes.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget (the `GlobalForwardingRulesSetTarget` operationId).
+	GlobalForwardingRulesSetTarget(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, body GlobalForwardingRulesSetTargetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GlobalForwardingRulesSetLabelsWithBody Set the labels of a global forwarding rule
 	//
@@ -3367,7 +6012,8 @@ type ClientInterface interface {
 	// numbered) `interconnectAttachmentGroup`, computed when asked, and the group's current
 	// `etag`. Per attachment (`attachmentStatuses`, sorted by attachment URL): `status` is
 	// `CONNECTION_DISABLED` when the attachment has `adminEnabled: false`,
-	// `CONNECTION_DOWN` when its interconnect has `adminEnabled: false`, and
+	// `CONNECTION_DOWN` when its interconnect has `adminEnabled: false` or the circuit of
+	// either is down (set through the admin API's circuit control), and
 	// `CONNECTION_UP` otherwise; `isActive` is `ACTIVE` exactly when `status` is
 	// `CONNECTION_UP`, else `INACTIVE`. `operational` is computed like `configured` over the
 	// active attachments only. `groupStatus` is `FULLY_UP` when the group has attachments
@@ -3377,6 +6023,279 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup}/getOperationalStatus (the `InterconnectAttachmentGroupsGetOperationalStatus` operationId).
 	InterconnectAttachmentGroupsGetOperationalStatus(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsGetOperationalStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentGroupsGetIamPolicy Get the IAM policy of the interconnect attachment group
+	//
+	// Returns the IAM policy stored on the interconnect attachment group named (or numbered) `resource`: its
+	// `bindings`, `auditConfigs`, `version` and `etag`. A resource whose policy was never
+	// set has an empty policy (`version` 1, `etag` `ACAB`). With
+	// `optionsRequestedPolicyVersion` below 3, conditional bindings are returned as IAM
+	// returns them to such callers: without their condition and with `_withcond_` and a
+	// hash appended to the role. Versions other than 0, 1 and 3 are 400 `invalid`.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/getIamPolicy (the `InterconnectAttachmentGroupsGetIamPolicy` operationId).
+	InterconnectAttachmentGroupsGetIamPolicy(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsGetIamPolicyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentGroupsSetIamPolicyWithBody Set the IAM policy of the interconnect attachment group
+	//
+	// Replaces the IAM policy of the interconnect attachment group named (or numbered) `resource` with `policy` and
+	// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+	// request's deprecated top-level `etag` is given), it must be the current one, else 409
+	// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+	// same role and condition are merged and their members deduplicated; bindings without
+	// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+	// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+	// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+	// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+	// `version` 3. Violations are 400 `invalid`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy (the `InterconnectAttachmentGroupsSetIamPolicy` operationId).
+	InterconnectAttachmentGroupsSetIamPolicyWithBody(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentGroupsSetIamPolicy Set the IAM policy of the interconnect attachment group
+	//
+	// Replaces the IAM policy of the interconnect attachment group named (or numbered) `resource` with `policy` and
+	// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+	// request's deprecated top-level `etag` is given), it must be the current one, else 409
+	// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+	// same role and condition are merged and their members deduplicated; bindings without
+	// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+	// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+	// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+	// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+	// `version` 3. Violations are 400 `invalid`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy (the `InterconnectAttachmentGroupsSetIamPolicy` operationId).
+	InterconnectAttachmentGroupsSetIamPolicy(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, body InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentGroupsTestIamPermissionsWithBody Test the caller's permissions on the interconnect attachment group
+	//
+	// Returns which of `permissions` the caller has on the interconnect attachment group named (or numbered)
+	// `resource`. IAM is not enforced, so the caller has every permission of this resource
+	// type (`compute.interconnectAttachmentGroups.*`); permissions of other types are left out of the answer,
+	// and a permission with a wildcard is 400 `invalid`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions (the `InterconnectAttachmentGroupsTestIamPermissions` operationId).
+	InterconnectAttachmentGroupsTestIamPermissionsWithBody(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentGroupsTestIamPermissions Test the caller's permissions on the interconnect attachment group
+	//
+	// Returns which of `permissions` the caller has on the interconnect attachment group named (or numbered)
+	// `resource`. IAM is not enforced, so the caller has every permission of this resource
+	// type (`compute.interconnectAttachmentGroups.*`); permissions of other types are left out of the answer,
+	// and a permission with a wildcard is 400 `invalid`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions (the `InterconnectAttachmentGroupsTestIamPermissions` operationId).
+	InterconnectAttachmentGroupsTestIamPermissions(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, body InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsList List interconnect groups
+	//
+	// Lists the project's interconnect groups in pages, each with its analysis as of now.
+	// Groups whose insert Operation is not yet `DONE` are not listed.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsList` operationId).
+	InterconnectGroupsList(ctx context.Context, project ProjectPath, params *InterconnectGroupsListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsInsertWithBody Create an interconnect group
+	//
+	// Creates an interconnect group: `name` and `intent.topologyCapability` are required.
+	// `interconnects` maps user keys to `{interconnect: URL}`; each must name an existing
+	// interconnect of the project, else the Operation ends with `RESOURCE_NOT_FOUND` and
+	// nothing is created, and one interconnect may appear once per group (an interconnect
+	// may belong to several groups). More than the "Interconnects per group" quota (16)
+	// ends it with `QUOTA_EXCEEDED`. The group is readable once the Operation is `DONE`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsInsert` operationId).
+	InterconnectGroupsInsertWithBody(ctx context.Context, project ProjectPath, params *InterconnectGroupsInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsInsert Create an interconnect group
+	//
+	// Creates an interconnect group: `name` and `intent.topologyCapability` are required.
+	// `interconnects` maps user keys to `{interconnect: URL}`; each must name an existing
+	// interconnect of the project, else the Operation ends with `RESOURCE_NOT_FOUND` and
+	// nothing is created, and one interconnect may appear once per group (an interconnect
+	// may belong to several groups). More than the "Interconnects per group" quota (16)
+	// ends it with `QUOTA_EXCEEDED`. The group is readable once the Operation is `DONE`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsInsert` operationId).
+	InterconnectGroupsInsert(ctx context.Context, project ProjectPath, params *InterconnectGroupsInsertParams, body InterconnectGroupsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsDelete Delete an interconnect group
+	//
+	// Deletes the interconnect group (not its interconnects). It stays readable until the
+	// Operation is `DONE`.
+	//
+	// Corresponds with DELETE /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsDelete` operationId).
+	InterconnectGroupsDelete(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsGet Get an interconnect group
+	//
+	// Returns the interconnect group named (or numbered) `interconnectGroup`, with its
+	// `etag` and the server-computed `configured.topologyCapability` and
+	// `physicalStructure` (recomputed whenever the group or one of its interconnects
+	// changes).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsGet` operationId).
+	InterconnectGroupsGet(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsPatchWithBody Patch an interconnect group
+	//
+	// Changes the interconnect group named (or numbered) `interconnectGroup`, as
+	// `interconnectAttachmentGroups.patch` changes an attachment group: a JSON merge patch of
+	// `description`, `intent` and `interconnects` (entries merged key by key, an entry given
+	// as null removed), or exactly the fields listed in `updateMask`. A given `etag` must be
+	// current (412 `conditionNotMet`). Applied at accept: the Operation is already `DONE`,
+	// with `error` when an interconnect is not found or the quota is exceeded.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsPatch` operationId).
+	InterconnectGroupsPatchWithBody(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsPatch Patch an interconnect group
+	//
+	// Changes the interconnect group named (or numbered) `interconnectGroup`, as
+	// `interconnectAttachmentGroups.patch` changes an attachment group: a JSON merge patch of
+	// `description`, `intent` and `interconnects` (entries merged key by key, an entry given
+	// as null removed), or exactly the fields listed in `updateMask`. A given `etag` must be
+	// current (412 `conditionNotMet`). Applied at accept: the Operation is already `DONE`,
+	// with `error` when an interconnect is not found or the quota is exceeded.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsPatch` operationId).
+	InterconnectGroupsPatch(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, body InterconnectGroupsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsCreateMembersWithBody Create interconnects in an interconnect group
+	//
+	// Creates the interconnects of `request.interconnects` (each completed from
+	// `request.templateInterconnect`) and adds them to the group, in one step: every
+	// interconnect needs a free name, a `facility` (a facility of the catalog, such as
+	// `iad-1`), a `linkType`, a `requestedLinkCount` and an `interconnectType`; the first
+	// location of the facility not yet used by the call is taken, so that interconnects
+	// created together spread over the facility's zones. With `intentMismatchBehavior:
+	// REJECT`, a call after which the group's `configured.topologyCapability.supportedSla`
+	// would differ from its intent is 400 `invalid` and creates nothing. The Operation
+	// (`operationType: createMembers`) is already `DONE`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers (the `InterconnectGroupsCreateMembers` operationId).
+	InterconnectGroupsCreateMembersWithBody(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsCreateMembers Create interconnects in an interconnect group
+	//
+	// Creates the interconnects of `request.interconnects` (each completed from
+	// `request.templateInterconnect`) and adds them to the group, in one step: every
+	// interconnect needs a free name, a `facility` (a facility of the catalog, such as
+	// `iad-1`), a `linkType`, a `requestedLinkCount` and an `interconnectType`; the first
+	// location of the facility not yet used by the call is taken, so that interconnects
+	// created together spread over the facility's zones. With `intentMismatchBehavior:
+	// REJECT`, a call after which the group's `configured.topologyCapability.supportedSla`
+	// would differ from its intent is 400 `invalid` and creates nothing. The Operation
+	// (`operationType: createMembers`) is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers (the `InterconnectGroupsCreateMembers` operationId).
+	InterconnectGroupsCreateMembers(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, body InterconnectGroupsCreateMembersJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsGetOperationalStatus Get the operational status of an interconnect group
+	//
+	// Returns, computed when asked, each interconnect's status (`isActive` is `ACTIVE`
+	// exactly when it exists, is admin-enabled and its circuit is not set down through the
+	// admin API; a deleted interconnect is `INACTIVE` with `adminEnabled: false`), the
+	// `configured` capability over the group's existing interconnects, the `operational`
+	// one over the active ones only, and `groupStatus` (`FULLY_UP` when all are active,
+	// `FULLY_DOWN` when none is or the group has none, `DEGRADED` otherwise), with the
+	// group's `etag`.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/getOperationalStatus (the `InterconnectGroupsGetOperationalStatus` operationId).
+	InterconnectGroupsGetOperationalStatus(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetOperationalStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsGetIamPolicy Get the IAM policy of the interconnect group
+	//
+	// Returns the IAM policy stored on the interconnect group named (or numbered) `resource`: its
+	// `bindings`, `auditConfigs`, `version` and `etag`. A resource whose policy was never
+	// set has an empty policy (`version` 1, `etag` `ACAB`). With
+	// `optionsRequestedPolicyVersion` below 3, conditional bindings are returned as IAM
+	// returns them to such callers: without their condition and with `_withcond_` and a
+	// hash appended to the role. Versions other than 0, 1 and 3 are 400 `invalid`.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{resource}/getIamPolicy (the `InterconnectGroupsGetIamPolicy` operationId).
+	InterconnectGroupsGetIamPolicy(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsGetIamPolicyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsSetIamPolicyWithBody Set the IAM policy of the interconnect group
+	//
+	// Replaces the IAM policy of the interconnect group named (or numbered) `resource` with `policy` and
+	// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+	// request's deprecated top-level `etag` is given), it must be the current one, else 409
+	// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+	// same role and condition are merged and their members deduplicated; bindings without
+	// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+	// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+	// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+	// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+	// `version` 3. Violations are 400 `invalid`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy (the `InterconnectGroupsSetIamPolicy` operationId).
+	InterconnectGroupsSetIamPolicyWithBody(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsSetIamPolicy Set the IAM policy of the interconnect group
+	//
+	// Replaces the IAM policy of the interconnect group named (or numbered) `resource` with `policy` and
+	// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+	// request's deprecated top-level `etag` is given), it must be the current one, else 409
+	// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+	// same role and condition are merged and their members deduplicated; bindings without
+	// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+	// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+	// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+	// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+	// `version` 3. Violations are 400 `invalid`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy (the `InterconnectGroupsSetIamPolicy` operationId).
+	InterconnectGroupsSetIamPolicy(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, body InterconnectGroupsSetIamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsTestIamPermissionsWithBody Test the caller's permissions on the interconnect group
+	//
+	// Returns which of `permissions` the caller has on the interconnect group named (or numbered)
+	// `resource`. IAM is not enforced, so the caller has every permission of this resource
+	// type (`compute.interconnectGroups.*`); permissions of other types are left out of the answer,
+	// and a permission with a wildcard is 400 `invalid`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions (the `InterconnectGroupsTestIamPermissions` operationId).
+	InterconnectGroupsTestIamPermissionsWithBody(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectGroupsTestIamPermissions Test the caller's permissions on the interconnect group
+	//
+	// Returns which of `permissions` the caller has on the interconnect group named (or numbered)
+	// `resource`. IAM is not enforced, so the caller has every permission of this resource
+	// type (`compute.interconnectGroups.*`); permissions of other types are left out of the answer,
+	// and a permission with a wildcard is 400 `invalid`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions (the `InterconnectGroupsTestIamPermissions` operationId).
+	InterconnectGroupsTestIamPermissions(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, body InterconnectGroupsTestIamPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// InterconnectLocationsList List interconnect locations
 	//
@@ -3481,6 +6400,101 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsGet` operationId).
 	InterconnectsGet(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsPatchWithBody Patch an interconnect
+	//
+	// Changes the interconnect named (or numbered) `interconnect` with a JSON merge patch of
+	// an `Interconnect`. Patchable: `description`, `adminEnabled`, `nocContactEmail`,
+	// `customerName`, `requestedLinkCount` and `labels`; any other writable member sent
+	// with a value other than the current one is 400 `invalid` (sending back what `get`
+	// returned is accepted). Setting `adminEnabled: false` drains the interconnect: its
+	// attachments and every interconnect group holding it report it down. Applied at
+	// accept: the Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsPatch` operationId).
+	InterconnectsPatchWithBody(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsPatch Patch an interconnect
+	//
+	// Changes the interconnect named (or numbered) `interconnect` with a JSON merge patch of
+	// an `Interconnect`. Patchable: `description`, `adminEnabled`, `nocContactEmail`,
+	// `customerName`, `requestedLinkCount` and `labels`; any other writable member sent
+	// with a value other than the current one is 400 `invalid` (sending back what `get`
+	// returned is accepted). Setting `adminEnabled: false` drains the interconnect: its
+	// attachments and every interconnect group holding it report it down. Applied at
+	// accept: the Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsPatch` operationId).
+	InterconnectsPatch(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, body InterconnectsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsGetDiagnostics Get the diagnostics of an interconnect
+	//
+	// Returns the diagnostics of the interconnect named (or numbered) `interconnect`: one
+	// link per provisioned link, each up exactly when the interconnect is operational
+	// (admin-enabled and its circuit not set down through the admin API), with plausible
+	// optical power and LACP values; the bundle is up when any link is.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getDiagnostics (the `InterconnectsGetDiagnostics` operationId).
+	InterconnectsGetDiagnostics(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetDiagnosticsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsGetMacsecConfig Get the MACsec configuration of an interconnect
+	//
+	// Returns the MACsec configuration of the interconnect named (or numbered)
+	// `interconnect`: its pre-shared keys with the CAK and CKN the service generated for
+	// each (none when MACsec is not configured), and an `etag` of the configuration.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getMacsecConfig (the `InterconnectsGetMacsecConfig` operationId).
+	InterconnectsGetMacsecConfig(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetMacsecConfigParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsSetNameWithBody Rename an interconnect
+	//
+	// Renames the interconnect named (or numbered) `interconnect` to `name`. `currentName`,
+	// when given, must be its current name (400 `invalid` otherwise); `name` is required and
+	// must be free (409 `alreadyExists`). Its attachments and the interconnect groups that
+	// hold it follow the new name. Applied at accept: the Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName (the `InterconnectsSetName` operationId).
+	InterconnectsSetNameWithBody(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsSetName Rename an interconnect
+	//
+	// Renames the interconnect named (or numbered) `interconnect` to `name`. `currentName`,
+	// when given, must be its current name (400 `invalid` otherwise); `name` is required and
+	// must be free (409 `alreadyExists`). Its attachments and the interconnect groups that
+	// hold it follow the new name. Applied at accept: the Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName (the `InterconnectsSetName` operationId).
+	InterconnectsSetName(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, body InterconnectsSetNameJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsSetLabelsWithBody Set the labels of an interconnect
+	//
+	// Replaces the whole label set of the interconnect named (or numbered) `resource`, with
+	// the rules of `globalForwardingRules.setLabels`: `labelFingerprint` must be the current
+	// one (412 `conditionNotMet` otherwise) and the returned Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels (the `InterconnectsSetLabels` operationId).
+	InterconnectsSetLabelsWithBody(ctx context.Context, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectsSetLabels Set the labels of an interconnect
+	//
+	// Replaces the whole label set of the interconnect named (or numbered) `resource`, with
+	// the rules of `globalForwardingRules.setLabels`: `labelFingerprint` must be the current
+	// one (412 `conditionNotMet` otherwise) and the returned Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels (the `InterconnectsSetLabels` operationId).
+	InterconnectsSetLabels(ctx context.Context, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, body InterconnectsSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GlobalOperationsList List global operations
 	//
@@ -3632,6 +6646,58 @@ type ClientInterface interface {
 	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsGet` operationId).
 	InterconnectAttachmentsGet(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// InterconnectAttachmentsPatchWithBody Patch an interconnect attachment
+	//
+	// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
+	// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
+	// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
+	// value other than the current one is 400 `invalid` (sending back what `get` returned
+	// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
+	// Applied at accept: the regional Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsPatch` operationId).
+	InterconnectAttachmentsPatchWithBody(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentsPatch Patch an interconnect attachment
+	//
+	// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
+	// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
+	// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
+	// value other than the current one is 400 `invalid` (sending back what `get` returned
+	// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
+	// Applied at accept: the regional Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsPatch` operationId).
+	InterconnectAttachmentsPatch(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, body InterconnectAttachmentsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentsSetLabelsWithBody Set the labels of an interconnect attachment
+	//
+	// Replaces the whole label set of the attachment named (or numbered) `resource`, with
+	// the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a stale
+	// `labelFingerprint`); the returned regional Operation is already `DONE`. Unlike the
+	// global method, it takes a `requestId`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels (the `InterconnectAttachmentsSetLabels` operationId).
+	InterconnectAttachmentsSetLabelsWithBody(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectAttachmentsSetLabels Set the labels of an interconnect attachment
+	//
+	// Replaces the whole label set of the attachment named (or numbered) `resource`, with
+	// the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a stale
+	// `labelFingerprint`); the returned regional Operation is already `DONE`. Unlike the
+	// global method, it takes a `requestId`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels (the `InterconnectAttachmentsSetLabels` operationId).
+	InterconnectAttachmentsSetLabels(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, body InterconnectAttachmentsSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RegionOperationsList List regional operations
 	//
 	// Returns one page of the project's operations in `region` (operations on regional
@@ -3674,6 +6740,55 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/operations/{operation}/wait (the `RegionOperationsWait` operationId).
 	RegionOperationsWait(ctx context.Context, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsWaitParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// InterconnectAttachmentsAggregatedList List interconnect attachments of every region
+//
+// Returns one page of the project's interconnect attachments across all regions,
+// grouped in `items` by scope (`regions/<region>`). Every region of the interconnect
+// location catalog, and every region holding an attachment, is a key of `items`;
+// a scope without attachments on this page carries a `NO_RESULTS_ON_PAGE` warning
+// instead of `interconnectAttachments`. With `includeAllScopes=true` the `global`
+// scope is listed too (it never holds attachments). Items are ordered by scope, then
+// by name (or newest first with `orderBy=creationTimestamp desc`); `maxResults` counts
+// attachments, and `nextPageToken` continues across scopes. `filter` applies to the
+// attachments as in `interconnectAttachments.list`.
+//
+// Corresponds with GET /compute/v1/projects/{project}/aggregated/interconnectAttachments (the `InterconnectAttachmentsAggregatedList` operationId).
+func (c *Client) InterconnectAttachmentsAggregatedList(ctx context.Context, project ProjectPath, params *InterconnectAttachmentsAggregatedListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentsAggregatedListRequest(c.Server, project, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GlobalOperationsAggregatedList List operations of every scope
+//
+// Returns one page of the project's operations across all scopes, grouped in `items`
+// by scope: `global` for global operations and `regions/<region>` for regional ones.
+// `global`, every region of the interconnect location catalog and every region with
+// operations are keys of `items`; a scope without operations on this page carries a
+// `NO_RESULTS_ON_PAGE` warning instead of `operations`. Items are ordered by scope,
+// then by name (or newest first with `orderBy=creationTimestamp desc`); `maxResults`
+// counts operations, and `nextPageToken` continues across scopes. `filter` applies
+// to the operations as in `globalOperations.list`.
+//
+// Corresponds with GET /compute/v1/projects/{project}/aggregated/operations (the `GlobalOperationsAggregatedList` operationId).
+func (c *Client) GlobalOperationsAggregatedList(ctx context.Context, project ProjectPath, params *GlobalOperationsAggregatedListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalOperationsAggregatedListRequest(c.Server, project, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // GlobalForwardingRulesList List global forwarding rules
@@ -3788,6 +6903,100 @@ func (c *Client) GlobalForwardingRulesDelete(ctx context.Context, project Projec
 // Corresponds with GET /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesGet` operationId).
 func (c *Client) GlobalForwardingRulesGet(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGlobalForwardingRulesGetRequest(c.Server, project, forwardingRule, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GlobalForwardingRulesPatchWithBody Patch a global forwarding rule
+//
+// Changes the rule named (or numbered) `forwardingRule` with a JSON merge patch of a
+// `ForwardingRule`. As the real service says, only `networkTier` can be patched: any
+// other writable member sent with a value other than the rule's current one is 400
+// `invalid` (sending back what `get` returned is accepted), and `labels` change only
+// through `setLabels`. A non-empty `fingerprint` must be the rule's current one, else
+// 412 `conditionNotMet`. Applied at accept: the Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesPatch` operationId).
+func (c *Client) GlobalForwardingRulesPatchWithBody(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalForwardingRulesPatchRequestWithBody(c.Server, project, forwardingRule, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GlobalForwardingRulesPatch Patch a global forwarding rule
+//
+// Changes the rule named (or numbered) `forwardingRule` with a JSON merge patch of a
+// `ForwardingRule`. As the real service says, only `networkTier` can be patched: any
+// other writable member sent with a value other than the rule's current one is 400
+// `invalid` (sending back what `get` returned is accepted), and `labels` change only
+// through `setLabels`. A non-empty `fingerprint` must be the rule's current one, else
+// 412 `conditionNotMet`. Applied at accept: the Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesPatch` operationId).
+func (c *Client) GlobalForwardingRulesPatch(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, body GlobalForwardingRulesPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalForwardingRulesPatchRequest(c.Server, project, forwardingRule, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GlobalForwardingRulesSetTargetWithBody Change the target of a global forwarding rule
+//
+// Points the rule named (or numbered) `forwardingRule` at `target`. The new target must
+// be of the same type (the same collection, such as `targetHttpProxies`) as the current
+// one, else 400 `invalid`; a rule without a target takes any. The change is applied when
+// the request is accepted, so the returned Operation (`operationType: setTarget`) is
+// already `DONE`, and the rule's `fingerprint` changes.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget (the `GlobalForwardingRulesSetTarget` operationId).
+func (c *Client) GlobalForwardingRulesSetTargetWithBody(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalForwardingRulesSetTargetRequestWithBody(c.Server, project, forwardingRule, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GlobalForwardingRulesSetTarget Change the target of a global forwarding rule
+//
+// Points the rule named (or numbered) `forwardingRule` at `target`. The new target must
+// be of the same type (the same collection, such as `targetHttpProxies`) as the current
+// one, else 400 `invalid`; a rule without a target takes any. The change is applied when
+// the request is accepted, so the returned Operation (`operationType: setTarget`) is
+// already `DONE`, and the rule's `fingerprint` changes.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget (the `GlobalForwardingRulesSetTarget` operationId).
+func (c *Client) GlobalForwardingRulesSetTarget(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, body GlobalForwardingRulesSetTargetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGlobalForwardingRulesSetTargetRequest(c.Server, project, forwardingRule, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4119,7 +7328,8 @@ func (c *Client) InterconnectAttachmentGroupsPatch(ctx context.Context, project 
 // numbered) `interconnectAttachmentGroup`, computed when asked, and the group's current
 // `etag`. Per attachment (`attachmentStatuses`, sorted by attachment URL): `status` is
 // `CONNECTION_DISABLED` when the attachment has `adminEnabled: false`,
-// `CONNECTION_DOWN` when its interconnect has `adminEnabled: false`, and
+// `CONNECTION_DOWN` when its interconnect has `adminEnabled: false` or the circuit of
+// either is down (set through the admin API's circuit control), and
 // `CONNECTION_UP` otherwise; `isActive` is `ACTIVE` exactly when `status` is
 // `CONNECTION_UP`, else `INACTIVE`. `operational` is computed like `configured` over the
 // active attachments only. `groupStatus` is `FULLY_UP` when the group has attachments
@@ -4130,6 +7340,479 @@ func (c *Client) InterconnectAttachmentGroupsPatch(ctx context.Context, project 
 // Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup}/getOperationalStatus (the `InterconnectAttachmentGroupsGetOperationalStatus` operationId).
 func (c *Client) InterconnectAttachmentGroupsGetOperationalStatus(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsGetOperationalStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewInterconnectAttachmentGroupsGetOperationalStatusRequest(c.Server, project, interconnectAttachmentGroup, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentGroupsGetIamPolicy Get the IAM policy of the interconnect attachment group
+//
+// Returns the IAM policy stored on the interconnect attachment group named (or numbered) `resource`: its
+// `bindings`, `auditConfigs`, `version` and `etag`. A resource whose policy was never
+// set has an empty policy (`version` 1, `etag` `ACAB`). With
+// `optionsRequestedPolicyVersion` below 3, conditional bindings are returned as IAM
+// returns them to such callers: without their condition and with `_withcond_` and a
+// hash appended to the role. Versions other than 0, 1 and 3 are 400 `invalid`.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/getIamPolicy (the `InterconnectAttachmentGroupsGetIamPolicy` operationId).
+func (c *Client) InterconnectAttachmentGroupsGetIamPolicy(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsGetIamPolicyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentGroupsGetIamPolicyRequest(c.Server, project, resource, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentGroupsSetIamPolicyWithBody Set the IAM policy of the interconnect attachment group
+//
+// Replaces the IAM policy of the interconnect attachment group named (or numbered) `resource` with `policy` and
+// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+// request's deprecated top-level `etag` is given), it must be the current one, else 409
+// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+// same role and condition are merged and their members deduplicated; bindings without
+// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+// `version` 3. Violations are 400 `invalid`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy (the `InterconnectAttachmentGroupsSetIamPolicy` operationId).
+func (c *Client) InterconnectAttachmentGroupsSetIamPolicyWithBody(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentGroupsSetIamPolicyRequestWithBody(c.Server, project, resource, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentGroupsSetIamPolicy Set the IAM policy of the interconnect attachment group
+//
+// Replaces the IAM policy of the interconnect attachment group named (or numbered) `resource` with `policy` and
+// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+// request's deprecated top-level `etag` is given), it must be the current one, else 409
+// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+// same role and condition are merged and their members deduplicated; bindings without
+// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+// `version` 3. Violations are 400 `invalid`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy (the `InterconnectAttachmentGroupsSetIamPolicy` operationId).
+func (c *Client) InterconnectAttachmentGroupsSetIamPolicy(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, body InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentGroupsSetIamPolicyRequest(c.Server, project, resource, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentGroupsTestIamPermissionsWithBody Test the caller's permissions on the interconnect attachment group
+//
+// Returns which of `permissions` the caller has on the interconnect attachment group named (or numbered)
+// `resource`. IAM is not enforced, so the caller has every permission of this resource
+// type (`compute.interconnectAttachmentGroups.*`); permissions of other types are left out of the answer,
+// and a permission with a wildcard is 400 `invalid`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions (the `InterconnectAttachmentGroupsTestIamPermissions` operationId).
+func (c *Client) InterconnectAttachmentGroupsTestIamPermissionsWithBody(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentGroupsTestIamPermissionsRequestWithBody(c.Server, project, resource, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentGroupsTestIamPermissions Test the caller's permissions on the interconnect attachment group
+//
+// Returns which of `permissions` the caller has on the interconnect attachment group named (or numbered)
+// `resource`. IAM is not enforced, so the caller has every permission of this resource
+// type (`compute.interconnectAttachmentGroups.*`); permissions of other types are left out of the answer,
+// and a permission with a wildcard is 400 `invalid`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions (the `InterconnectAttachmentGroupsTestIamPermissions` operationId).
+func (c *Client) InterconnectAttachmentGroupsTestIamPermissions(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, body InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentGroupsTestIamPermissionsRequest(c.Server, project, resource, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsList List interconnect groups
+//
+// Lists the project's interconnect groups in pages, each with its analysis as of now.
+// Groups whose insert Operation is not yet `DONE` are not listed.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsList` operationId).
+func (c *Client) InterconnectGroupsList(ctx context.Context, project ProjectPath, params *InterconnectGroupsListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsListRequest(c.Server, project, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsInsertWithBody Create an interconnect group
+//
+// Creates an interconnect group: `name` and `intent.topologyCapability` are required.
+// `interconnects` maps user keys to `{interconnect: URL}`; each must name an existing
+// interconnect of the project, else the Operation ends with `RESOURCE_NOT_FOUND` and
+// nothing is created, and one interconnect may appear once per group (an interconnect
+// may belong to several groups). More than the "Interconnects per group" quota (16)
+// ends it with `QUOTA_EXCEEDED`. The group is readable once the Operation is `DONE`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsInsert` operationId).
+func (c *Client) InterconnectGroupsInsertWithBody(ctx context.Context, project ProjectPath, params *InterconnectGroupsInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsInsertRequestWithBody(c.Server, project, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsInsert Create an interconnect group
+//
+// Creates an interconnect group: `name` and `intent.topologyCapability` are required.
+// `interconnects` maps user keys to `{interconnect: URL}`; each must name an existing
+// interconnect of the project, else the Operation ends with `RESOURCE_NOT_FOUND` and
+// nothing is created, and one interconnect may appear once per group (an interconnect
+// may belong to several groups). More than the "Interconnects per group" quota (16)
+// ends it with `QUOTA_EXCEEDED`. The group is readable once the Operation is `DONE`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsInsert` operationId).
+func (c *Client) InterconnectGroupsInsert(ctx context.Context, project ProjectPath, params *InterconnectGroupsInsertParams, body InterconnectGroupsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsInsertRequest(c.Server, project, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsDelete Delete an interconnect group
+//
+// Deletes the interconnect group (not its interconnects). It stays readable until the
+// Operation is `DONE`.
+//
+// Corresponds with DELETE /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsDelete` operationId).
+func (c *Client) InterconnectGroupsDelete(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsDeleteRequest(c.Server, project, interconnectGroup, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsGet Get an interconnect group
+//
+// Returns the interconnect group named (or numbered) `interconnectGroup`, with its
+// `etag` and the server-computed `configured.topologyCapability` and
+// `physicalStructure` (recomputed whenever the group or one of its interconnects
+// changes).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsGet` operationId).
+func (c *Client) InterconnectGroupsGet(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsGetRequest(c.Server, project, interconnectGroup, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsPatchWithBody Patch an interconnect group
+//
+// Changes the interconnect group named (or numbered) `interconnectGroup`, as
+// `interconnectAttachmentGroups.patch` changes an attachment group: a JSON merge patch of
+// `description`, `intent` and `interconnects` (entries merged key by key, an entry given
+// as null removed), or exactly the fields listed in `updateMask`. A given `etag` must be
+// current (412 `conditionNotMet`). Applied at accept: the Operation is already `DONE`,
+// with `error` when an interconnect is not found or the quota is exceeded.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsPatch` operationId).
+func (c *Client) InterconnectGroupsPatchWithBody(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsPatchRequestWithBody(c.Server, project, interconnectGroup, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsPatch Patch an interconnect group
+//
+// Changes the interconnect group named (or numbered) `interconnectGroup`, as
+// `interconnectAttachmentGroups.patch` changes an attachment group: a JSON merge patch of
+// `description`, `intent` and `interconnects` (entries merged key by key, an entry given
+// as null removed), or exactly the fields listed in `updateMask`. A given `etag` must be
+// current (412 `conditionNotMet`). Applied at accept: the Operation is already `DONE`,
+// with `error` when an interconnect is not found or the quota is exceeded.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsPatch` operationId).
+func (c *Client) InterconnectGroupsPatch(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, body InterconnectGroupsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsPatchRequest(c.Server, project, interconnectGroup, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsCreateMembersWithBody Create interconnects in an interconnect group
+//
+// Creates the interconnects of `request.interconnects` (each completed from
+// `request.templateInterconnect`) and adds them to the group, in one step: every
+// interconnect needs a free name, a `facility` (a facility of the catalog, such as
+// `iad-1`), a `linkType`, a `requestedLinkCount` and an `interconnectType`; the first
+// location of the facility not yet used by the call is taken, so that interconnects
+// created together spread over the facility's zones. With `intentMismatchBehavior:
+// REJECT`, a call after which the group's `configured.topologyCapability.supportedSla`
+// would differ from its intent is 400 `invalid` and creates nothing. The Operation
+// (`operationType: createMembers`) is already `DONE`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers (the `InterconnectGroupsCreateMembers` operationId).
+func (c *Client) InterconnectGroupsCreateMembersWithBody(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsCreateMembersRequestWithBody(c.Server, project, interconnectGroup, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsCreateMembers Create interconnects in an interconnect group
+//
+// Creates the interconnects of `request.interconnects` (each completed from
+// `request.templateInterconnect`) and adds them to the group, in one step: every
+// interconnect needs a free name, a `facility` (a facility of the catalog, such as
+// `iad-1`), a `linkType`, a `requestedLinkCount` and an `interconnectType`; the first
+// location of the facility not yet used by the call is taken, so that interconnects
+// created together spread over the facility's zones. With `intentMismatchBehavior:
+// REJECT`, a call after which the group's `configured.topologyCapability.supportedSla`
+// would differ from its intent is 400 `invalid` and creates nothing. The Operation
+// (`operationType: createMembers`) is already `DONE`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers (the `InterconnectGroupsCreateMembers` operationId).
+func (c *Client) InterconnectGroupsCreateMembers(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, body InterconnectGroupsCreateMembersJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsCreateMembersRequest(c.Server, project, interconnectGroup, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsGetOperationalStatus Get the operational status of an interconnect group
+//
+// Returns, computed when asked, each interconnect's status (`isActive` is `ACTIVE`
+// exactly when it exists, is admin-enabled and its circuit is not set down through the
+// admin API; a deleted interconnect is `INACTIVE` with `adminEnabled: false`), the
+// `configured` capability over the group's existing interconnects, the `operational`
+// one over the active ones only, and `groupStatus` (`FULLY_UP` when all are active,
+// `FULLY_DOWN` when none is or the group has none, `DEGRADED` otherwise), with the
+// group's `etag`.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/getOperationalStatus (the `InterconnectGroupsGetOperationalStatus` operationId).
+func (c *Client) InterconnectGroupsGetOperationalStatus(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetOperationalStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsGetOperationalStatusRequest(c.Server, project, interconnectGroup, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsGetIamPolicy Get the IAM policy of the interconnect group
+//
+// Returns the IAM policy stored on the interconnect group named (or numbered) `resource`: its
+// `bindings`, `auditConfigs`, `version` and `etag`. A resource whose policy was never
+// set has an empty policy (`version` 1, `etag` `ACAB`). With
+// `optionsRequestedPolicyVersion` below 3, conditional bindings are returned as IAM
+// returns them to such callers: without their condition and with `_withcond_` and a
+// hash appended to the role. Versions other than 0, 1 and 3 are 400 `invalid`.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{resource}/getIamPolicy (the `InterconnectGroupsGetIamPolicy` operationId).
+func (c *Client) InterconnectGroupsGetIamPolicy(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsGetIamPolicyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsGetIamPolicyRequest(c.Server, project, resource, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsSetIamPolicyWithBody Set the IAM policy of the interconnect group
+//
+// Replaces the IAM policy of the interconnect group named (or numbered) `resource` with `policy` and
+// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+// request's deprecated top-level `etag` is given), it must be the current one, else 409
+// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+// same role and condition are merged and their members deduplicated; bindings without
+// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+// `version` 3. Violations are 400 `invalid`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy (the `InterconnectGroupsSetIamPolicy` operationId).
+func (c *Client) InterconnectGroupsSetIamPolicyWithBody(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsSetIamPolicyRequestWithBody(c.Server, project, resource, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsSetIamPolicy Set the IAM policy of the interconnect group
+//
+// Replaces the IAM policy of the interconnect group named (or numbered) `resource` with `policy` and
+// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+// request's deprecated top-level `etag` is given), it must be the current one, else 409
+// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+// same role and condition are merged and their members deduplicated; bindings without
+// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+// `version` 3. Violations are 400 `invalid`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy (the `InterconnectGroupsSetIamPolicy` operationId).
+func (c *Client) InterconnectGroupsSetIamPolicy(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, body InterconnectGroupsSetIamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsSetIamPolicyRequest(c.Server, project, resource, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsTestIamPermissionsWithBody Test the caller's permissions on the interconnect group
+//
+// Returns which of `permissions` the caller has on the interconnect group named (or numbered)
+// `resource`. IAM is not enforced, so the caller has every permission of this resource
+// type (`compute.interconnectGroups.*`); permissions of other types are left out of the answer,
+// and a permission with a wildcard is 400 `invalid`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions (the `InterconnectGroupsTestIamPermissions` operationId).
+func (c *Client) InterconnectGroupsTestIamPermissionsWithBody(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsTestIamPermissionsRequestWithBody(c.Server, project, resource, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectGroupsTestIamPermissions Test the caller's permissions on the interconnect group
+//
+// Returns which of `permissions` the caller has on the interconnect group named (or numbered)
+// `resource`. IAM is not enforced, so the caller has every permission of this resource
+// type (`compute.interconnectGroups.*`); permissions of other types are left out of the answer,
+// and a permission with a wildcard is 400 `invalid`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions (the `InterconnectGroupsTestIamPermissions` operationId).
+func (c *Client) InterconnectGroupsTestIamPermissions(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, body InterconnectGroupsTestIamPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectGroupsTestIamPermissionsRequest(c.Server, project, resource, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4304,6 +7987,181 @@ func (c *Client) InterconnectsDelete(ctx context.Context, project ProjectPath, i
 // Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsGet` operationId).
 func (c *Client) InterconnectsGet(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewInterconnectsGetRequest(c.Server, project, interconnect, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsPatchWithBody Patch an interconnect
+//
+// Changes the interconnect named (or numbered) `interconnect` with a JSON merge patch of
+// an `Interconnect`. Patchable: `description`, `adminEnabled`, `nocContactEmail`,
+// `customerName`, `requestedLinkCount` and `labels`; any other writable member sent
+// with a value other than the current one is 400 `invalid` (sending back what `get`
+// returned is accepted). Setting `adminEnabled: false` drains the interconnect: its
+// attachments and every interconnect group holding it report it down. Applied at
+// accept: the Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsPatch` operationId).
+func (c *Client) InterconnectsPatchWithBody(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsPatchRequestWithBody(c.Server, project, interconnect, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsPatch Patch an interconnect
+//
+// Changes the interconnect named (or numbered) `interconnect` with a JSON merge patch of
+// an `Interconnect`. Patchable: `description`, `adminEnabled`, `nocContactEmail`,
+// `customerName`, `requestedLinkCount` and `labels`; any other writable member sent
+// with a value other than the current one is 400 `invalid` (sending back what `get`
+// returned is accepted). Setting `adminEnabled: false` drains the interconnect: its
+// attachments and every interconnect group holding it report it down. Applied at
+// accept: the Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsPatch` operationId).
+func (c *Client) InterconnectsPatch(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, body InterconnectsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsPatchRequest(c.Server, project, interconnect, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsGetDiagnostics Get the diagnostics of an interconnect
+//
+// Returns the diagnostics of the interconnect named (or numbered) `interconnect`: one
+// link per provisioned link, each up exactly when the interconnect is operational
+// (admin-enabled and its circuit not set down through the admin API), with plausible
+// optical power and LACP values; the bundle is up when any link is.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getDiagnostics (the `InterconnectsGetDiagnostics` operationId).
+func (c *Client) InterconnectsGetDiagnostics(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetDiagnosticsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsGetDiagnosticsRequest(c.Server, project, interconnect, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsGetMacsecConfig Get the MACsec configuration of an interconnect
+//
+// Returns the MACsec configuration of the interconnect named (or numbered)
+// `interconnect`: its pre-shared keys with the CAK and CKN the service generated for
+// each (none when MACsec is not configured), and an `etag` of the configuration.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getMacsecConfig (the `InterconnectsGetMacsecConfig` operationId).
+func (c *Client) InterconnectsGetMacsecConfig(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetMacsecConfigParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsGetMacsecConfigRequest(c.Server, project, interconnect, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsSetNameWithBody Rename an interconnect
+//
+// Renames the interconnect named (or numbered) `interconnect` to `name`. `currentName`,
+// when given, must be its current name (400 `invalid` otherwise); `name` is required and
+// must be free (409 `alreadyExists`). Its attachments and the interconnect groups that
+// hold it follow the new name. Applied at accept: the Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName (the `InterconnectsSetName` operationId).
+func (c *Client) InterconnectsSetNameWithBody(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsSetNameRequestWithBody(c.Server, project, interconnect, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsSetName Rename an interconnect
+//
+// Renames the interconnect named (or numbered) `interconnect` to `name`. `currentName`,
+// when given, must be its current name (400 `invalid` otherwise); `name` is required and
+// must be free (409 `alreadyExists`). Its attachments and the interconnect groups that
+// hold it follow the new name. Applied at accept: the Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName (the `InterconnectsSetName` operationId).
+func (c *Client) InterconnectsSetName(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, body InterconnectsSetNameJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsSetNameRequest(c.Server, project, interconnect, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsSetLabelsWithBody Set the labels of an interconnect
+//
+// Replaces the whole label set of the interconnect named (or numbered) `resource`, with
+// the rules of `globalForwardingRules.setLabels`: `labelFingerprint` must be the current
+// one (412 `conditionNotMet` otherwise) and the returned Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels (the `InterconnectsSetLabels` operationId).
+func (c *Client) InterconnectsSetLabelsWithBody(ctx context.Context, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsSetLabelsRequestWithBody(c.Server, project, resource, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectsSetLabels Set the labels of an interconnect
+//
+// Replaces the whole label set of the interconnect named (or numbered) `resource`, with
+// the rules of `globalForwardingRules.setLabels`: `labelFingerprint` must be the current
+// one (412 `conditionNotMet` otherwise) and the returned Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels (the `InterconnectsSetLabels` operationId).
+func (c *Client) InterconnectsSetLabels(ctx context.Context, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, body InterconnectsSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectsSetLabelsRequest(c.Server, project, resource, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4554,6 +8412,98 @@ func (c *Client) InterconnectAttachmentsGet(ctx context.Context, project Project
 	return c.Client.Do(req)
 }
 
+// InterconnectAttachmentsPatchWithBody Patch an interconnect attachment
+//
+// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
+// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
+// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
+// value other than the current one is 400 `invalid` (sending back what `get` returned
+// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
+// Applied at accept: the regional Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsPatch` operationId).
+func (c *Client) InterconnectAttachmentsPatchWithBody(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentsPatchRequestWithBody(c.Server, project, region, interconnectAttachment, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentsPatch Patch an interconnect attachment
+//
+// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
+// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
+// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
+// value other than the current one is 400 `invalid` (sending back what `get` returned
+// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
+// Applied at accept: the regional Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsPatch` operationId).
+func (c *Client) InterconnectAttachmentsPatch(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, body InterconnectAttachmentsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentsPatchRequest(c.Server, project, region, interconnectAttachment, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentsSetLabelsWithBody Set the labels of an interconnect attachment
+//
+// Replaces the whole label set of the attachment named (or numbered) `resource`, with
+// the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a stale
+// `labelFingerprint`); the returned regional Operation is already `DONE`. Unlike the
+// global method, it takes a `requestId`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels (the `InterconnectAttachmentsSetLabels` operationId).
+func (c *Client) InterconnectAttachmentsSetLabelsWithBody(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentsSetLabelsRequestWithBody(c.Server, project, region, resource, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectAttachmentsSetLabels Set the labels of an interconnect attachment
+//
+// Replaces the whole label set of the attachment named (or numbered) `resource`, with
+// the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a stale
+// `labelFingerprint`); the returned regional Operation is already `DONE`. Unlike the
+// global method, it takes a `requestId`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels (the `InterconnectAttachmentsSetLabels` operationId).
+func (c *Client) InterconnectAttachmentsSetLabels(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, body InterconnectAttachmentsSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectAttachmentsSetLabelsRequest(c.Server, project, region, resource, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // RegionOperationsList List regional operations
 //
 // Returns one page of the project's operations in `region` (operations on regional
@@ -4635,6 +8585,320 @@ func (c *Client) RegionOperationsWait(ctx context.Context, project ProjectPath, 
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NewInterconnectAttachmentsAggregatedListRequest constructs an http.Request for the InterconnectAttachmentsAggregatedList method
+func NewInterconnectAttachmentsAggregatedListRequest(server string, project ProjectPath, params *InterconnectAttachmentsAggregatedListParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/aggregated/interconnectAttachments", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.IncludeAllScopes != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "includeAllScopes", *params.IncludeAllScopes, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MaxResults != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "maxResults", *params.MaxResults, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "uint32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageToken", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ReturnPartialSuccess != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "returnPartialSuccess", *params.ReturnPartialSuccess, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ServiceProjectNumber != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "serviceProjectNumber", *params.ServiceProjectNumber, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGlobalOperationsAggregatedListRequest constructs an http.Request for the GlobalOperationsAggregatedList method
+func NewGlobalOperationsAggregatedListRequest(server string, project ProjectPath, params *GlobalOperationsAggregatedListParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/aggregated/operations", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.IncludeAllScopes != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "includeAllScopes", *params.IncludeAllScopes, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MaxResults != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "maxResults", *params.MaxResults, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "uint32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageToken", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ReturnPartialSuccess != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "returnPartialSuccess", *params.ReturnPartialSuccess, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ServiceProjectNumber != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "serviceProjectNumber", *params.ServiceProjectNumber, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
 }
 
 // NewGlobalForwardingRulesListRequest constructs an http.Request for the GlobalForwardingRulesList method
@@ -5002,6 +9266,18 @@ func NewGlobalForwardingRulesGetRequest(server string, project ProjectPath, forw
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
 
+		if params.View != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "view", *params.View, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Alt != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
@@ -5036,6 +9312,216 @@ func NewGlobalForwardingRulesGetRequest(server string, project ProjectPath, forw
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewGlobalForwardingRulesPatchRequest calls the generic GlobalForwardingRulesPatch builder with application/json body
+func NewGlobalForwardingRulesPatchRequest(server string, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, body GlobalForwardingRulesPatchJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewGlobalForwardingRulesPatchRequestWithBody(server, project, forwardingRule, params, "application/json", bodyReader)
+}
+
+// NewGlobalForwardingRulesPatchRequestWithBody constructs an http.Request for the GlobalForwardingRulesPatch method, with any body, and a specified content type
+func NewGlobalForwardingRulesPatchRequestWithBody(server string, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "forwardingRule", forwardingRule, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/forwardingRules/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGlobalForwardingRulesSetTargetRequest calls the generic GlobalForwardingRulesSetTarget builder with application/json body
+func NewGlobalForwardingRulesSetTargetRequest(server string, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, body GlobalForwardingRulesSetTargetJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewGlobalForwardingRulesSetTargetRequestWithBody(server, project, forwardingRule, params, "application/json", bodyReader)
+}
+
+// NewGlobalForwardingRulesSetTargetRequestWithBody constructs an http.Request for the GlobalForwardingRulesSetTarget method, with any body, and a specified content type
+func NewGlobalForwardingRulesSetTargetRequestWithBody(server string, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "forwardingRule", forwardingRule, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/forwardingRules/%s/setTarget", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -5733,6 +10219,1255 @@ func NewInterconnectAttachmentGroupsGetOperationalStatusRequest(server string, p
 	return req, nil
 }
 
+// NewInterconnectAttachmentGroupsGetIamPolicyRequest constructs an http.Request for the InterconnectAttachmentGroupsGetIamPolicy method
+func NewInterconnectAttachmentGroupsGetIamPolicyRequest(server string, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsGetIamPolicyParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectAttachmentGroups/%s/getIamPolicy", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.OptionsRequestedPolicyVersion != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "optionsRequestedPolicyVersion", *params.OptionsRequestedPolicyVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectAttachmentGroupsSetIamPolicyRequest calls the generic InterconnectAttachmentGroupsSetIamPolicy builder with application/json body
+func NewInterconnectAttachmentGroupsSetIamPolicyRequest(server string, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, body InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectAttachmentGroupsSetIamPolicyRequestWithBody(server, project, resource, params, "application/json", bodyReader)
+}
+
+// NewInterconnectAttachmentGroupsSetIamPolicyRequestWithBody constructs an http.Request for the InterconnectAttachmentGroupsSetIamPolicy method, with any body, and a specified content type
+func NewInterconnectAttachmentGroupsSetIamPolicyRequestWithBody(server string, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectAttachmentGroups/%s/setIamPolicy", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectAttachmentGroupsTestIamPermissionsRequest calls the generic InterconnectAttachmentGroupsTestIamPermissions builder with application/json body
+func NewInterconnectAttachmentGroupsTestIamPermissionsRequest(server string, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, body InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectAttachmentGroupsTestIamPermissionsRequestWithBody(server, project, resource, params, "application/json", bodyReader)
+}
+
+// NewInterconnectAttachmentGroupsTestIamPermissionsRequestWithBody constructs an http.Request for the InterconnectAttachmentGroupsTestIamPermissions method, with any body, and a specified content type
+func NewInterconnectAttachmentGroupsTestIamPermissionsRequestWithBody(server string, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectAttachmentGroups/%s/testIamPermissions", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectGroupsListRequest constructs an http.Request for the InterconnectGroupsList method
+func NewInterconnectGroupsListRequest(server string, project ProjectPath, params *InterconnectGroupsListParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MaxResults != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "maxResults", *params.MaxResults, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "uint32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageToken", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ReturnPartialSuccess != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "returnPartialSuccess", *params.ReturnPartialSuccess, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectGroupsInsertRequest calls the generic InterconnectGroupsInsert builder with application/json body
+func NewInterconnectGroupsInsertRequest(server string, project ProjectPath, params *InterconnectGroupsInsertParams, body InterconnectGroupsInsertJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectGroupsInsertRequestWithBody(server, project, params, "application/json", bodyReader)
+}
+
+// NewInterconnectGroupsInsertRequestWithBody constructs an http.Request for the InterconnectGroupsInsert method, with any body, and a specified content type
+func NewInterconnectGroupsInsertRequestWithBody(server string, project ProjectPath, params *InterconnectGroupsInsertParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectGroupsDeleteRequest constructs an http.Request for the InterconnectGroupsDelete method
+func NewInterconnectGroupsDeleteRequest(server string, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsDeleteParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnectGroup", interconnectGroup, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectGroupsGetRequest constructs an http.Request for the InterconnectGroupsGet method
+func NewInterconnectGroupsGetRequest(server string, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnectGroup", interconnectGroup, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectGroupsPatchRequest calls the generic InterconnectGroupsPatch builder with application/json body
+func NewInterconnectGroupsPatchRequest(server string, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, body InterconnectGroupsPatchJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectGroupsPatchRequestWithBody(server, project, interconnectGroup, params, "application/json", bodyReader)
+}
+
+// NewInterconnectGroupsPatchRequestWithBody constructs an http.Request for the InterconnectGroupsPatch method, with any body, and a specified content type
+func NewInterconnectGroupsPatchRequestWithBody(server string, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnectGroup", interconnectGroup, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.UpdateMask != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updateMask", *params.UpdateMask, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectGroupsCreateMembersRequest calls the generic InterconnectGroupsCreateMembers builder with application/json body
+func NewInterconnectGroupsCreateMembersRequest(server string, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, body InterconnectGroupsCreateMembersJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectGroupsCreateMembersRequestWithBody(server, project, interconnectGroup, params, "application/json", bodyReader)
+}
+
+// NewInterconnectGroupsCreateMembersRequestWithBody constructs an http.Request for the InterconnectGroupsCreateMembers method, with any body, and a specified content type
+func NewInterconnectGroupsCreateMembersRequestWithBody(server string, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnectGroup", interconnectGroup, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups/%s/createMembers", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectGroupsGetOperationalStatusRequest constructs an http.Request for the InterconnectGroupsGetOperationalStatus method
+func NewInterconnectGroupsGetOperationalStatusRequest(server string, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetOperationalStatusParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnectGroup", interconnectGroup, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups/%s/getOperationalStatus", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectGroupsGetIamPolicyRequest constructs an http.Request for the InterconnectGroupsGetIamPolicy method
+func NewInterconnectGroupsGetIamPolicyRequest(server string, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsGetIamPolicyParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups/%s/getIamPolicy", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.OptionsRequestedPolicyVersion != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "optionsRequestedPolicyVersion", *params.OptionsRequestedPolicyVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectGroupsSetIamPolicyRequest calls the generic InterconnectGroupsSetIamPolicy builder with application/json body
+func NewInterconnectGroupsSetIamPolicyRequest(server string, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, body InterconnectGroupsSetIamPolicyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectGroupsSetIamPolicyRequestWithBody(server, project, resource, params, "application/json", bodyReader)
+}
+
+// NewInterconnectGroupsSetIamPolicyRequestWithBody constructs an http.Request for the InterconnectGroupsSetIamPolicy method, with any body, and a specified content type
+func NewInterconnectGroupsSetIamPolicyRequestWithBody(server string, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups/%s/setIamPolicy", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectGroupsTestIamPermissionsRequest calls the generic InterconnectGroupsTestIamPermissions builder with application/json body
+func NewInterconnectGroupsTestIamPermissionsRequest(server string, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, body InterconnectGroupsTestIamPermissionsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectGroupsTestIamPermissionsRequestWithBody(server, project, resource, params, "application/json", bodyReader)
+}
+
+// NewInterconnectGroupsTestIamPermissionsRequestWithBody constructs an http.Request for the InterconnectGroupsTestIamPermissions method, with any body, and a specified content type
+func NewInterconnectGroupsTestIamPermissionsRequestWithBody(server string, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectGroups/%s/testIamPermissions", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewInterconnectLocationsListRequest constructs an http.Request for the InterconnectLocationsList method
 func NewInterconnectLocationsListRequest(server string, project ProjectPath, params *InterconnectLocationsListParams) (*http.Request, error) {
 	var err error
@@ -6349,6 +12084,469 @@ func NewInterconnectsGetRequest(server string, project ProjectPath, interconnect
 	return req, nil
 }
 
+// NewInterconnectsPatchRequest calls the generic InterconnectsPatch builder with application/json body
+func NewInterconnectsPatchRequest(server string, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, body InterconnectsPatchJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectsPatchRequestWithBody(server, project, interconnect, params, "application/json", bodyReader)
+}
+
+// NewInterconnectsPatchRequestWithBody constructs an http.Request for the InterconnectsPatch method, with any body, and a specified content type
+func NewInterconnectsPatchRequestWithBody(server string, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnect", interconnect, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnects/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectsGetDiagnosticsRequest constructs an http.Request for the InterconnectsGetDiagnostics method
+func NewInterconnectsGetDiagnosticsRequest(server string, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetDiagnosticsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnect", interconnect, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnects/%s/getDiagnostics", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectsGetMacsecConfigRequest constructs an http.Request for the InterconnectsGetMacsecConfig method
+func NewInterconnectsGetMacsecConfigRequest(server string, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetMacsecConfigParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnect", interconnect, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnects/%s/getMacsecConfig", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectsSetNameRequest calls the generic InterconnectsSetName builder with application/json body
+func NewInterconnectsSetNameRequest(server string, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, body InterconnectsSetNameJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectsSetNameRequestWithBody(server, project, interconnect, params, "application/json", bodyReader)
+}
+
+// NewInterconnectsSetNameRequestWithBody constructs an http.Request for the InterconnectsSetName method, with any body, and a specified content type
+func NewInterconnectsSetNameRequestWithBody(server string, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnect", interconnect, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnects/%s/setName", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectsSetLabelsRequest calls the generic InterconnectsSetLabels builder with application/json body
+func NewInterconnectsSetLabelsRequest(server string, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, body InterconnectsSetLabelsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectsSetLabelsRequestWithBody(server, project, resource, params, "application/json", bodyReader)
+}
+
+// NewInterconnectsSetLabelsRequestWithBody constructs an http.Request for the InterconnectsSetLabels method, with any body, and a specified content type
+func NewInterconnectsSetLabelsRequestWithBody(server string, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnects/%s/setLabels", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGlobalOperationsListRequest constructs an http.Request for the GlobalOperationsList method
 func NewGlobalOperationsListRequest(server string, project ProjectPath, params *GlobalOperationsListParams) (*http.Request, error) {
 	var err error
@@ -6927,6 +13125,18 @@ func NewInterconnectAttachmentsInsertRequestWithBody(server string, project Proj
 
 		}
 
+		if params.ValidateOnly != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "validateOnly", *params.ValidateOnly, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Alt != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
@@ -7149,6 +13359,230 @@ func NewInterconnectAttachmentsGetRequest(server string, project ProjectPath, re
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewInterconnectAttachmentsPatchRequest calls the generic InterconnectAttachmentsPatch builder with application/json body
+func NewInterconnectAttachmentsPatchRequest(server string, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, body InterconnectAttachmentsPatchJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectAttachmentsPatchRequestWithBody(server, project, region, interconnectAttachment, params, "application/json", bodyReader)
+}
+
+// NewInterconnectAttachmentsPatchRequestWithBody constructs an http.Request for the InterconnectAttachmentsPatch method, with any body, and a specified content type
+func NewInterconnectAttachmentsPatchRequestWithBody(server string, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "interconnectAttachment", interconnectAttachment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/regions/%s/interconnectAttachments/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewInterconnectAttachmentsSetLabelsRequest calls the generic InterconnectAttachmentsSetLabels builder with application/json body
+func NewInterconnectAttachmentsSetLabelsRequest(server string, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, body InterconnectAttachmentsSetLabelsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInterconnectAttachmentsSetLabelsRequestWithBody(server, project, region, resource, params, "application/json", bodyReader)
+}
+
+// NewInterconnectAttachmentsSetLabelsRequestWithBody constructs an http.Request for the InterconnectAttachmentsSetLabels method, with any body, and a specified content type
+func NewInterconnectAttachmentsSetLabelsRequestWithBody(server string, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/regions/%s/interconnectAttachments/%s/setLabels", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -7598,6 +14032,39 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// InterconnectAttachmentsAggregatedListWithResponse List interconnect attachments of every region
+	//
+	// Returns one page of the project's interconnect attachments across all regions,
+	// grouped in `items` by scope (`regions/<region>`). Every region of the interconnect
+	// location catalog, and every region holding an attachment, is a key of `items`;
+	// a scope without attachments on this page carries a `NO_RESULTS_ON_PAGE` warning
+	// instead of `interconnectAttachments`. With `includeAllScopes=true` the `global`
+	// scope is listed too (it never holds attachments). Items are ordered by scope, then
+	// by name (or newest first with `orderBy=creationTimestamp desc`); `maxResults` counts
+	// attachments, and `nextPageToken` continues across scopes. `filter` applies to the
+	// attachments as in `interconnectAttachments.list`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/aggregated/interconnectAttachments (the `InterconnectAttachmentsAggregatedList` operationId).
+	InterconnectAttachmentsAggregatedListWithResponse(ctx context.Context, project ProjectPath, params *InterconnectAttachmentsAggregatedListParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsAggregatedListResponse, error)
+
+	// GlobalOperationsAggregatedListWithResponse List operations of every scope
+	//
+	// Returns one page of the project's operations across all scopes, grouped in `items`
+	// by scope: `global` for global operations and `regions/<region>` for regional ones.
+	// `global`, every region of the interconnect location catalog and every region with
+	// operations are keys of `items`; a scope without operations on this page carries a
+	// `NO_RESULTS_ON_PAGE` warning instead of `operations`. Items are ordered by scope,
+	// then by name (or newest first with `orderBy=creationTimestamp desc`); `maxResults`
+	// counts operations, and `nextPageToken` continues across scopes. `filter` applies
+	// to the operations as in `globalOperations.list`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/aggregated/operations (the `GlobalOperationsAggregatedList` operationId).
+	GlobalOperationsAggregatedListWithResponse(ctx context.Context, project ProjectPath, params *GlobalOperationsAggregatedListParams, reqEditors ...RequestEditorFn) (*GlobalOperationsAggregatedListResponse, error)
+
 	// GlobalForwardingRulesListWithResponse List global forwarding rules
 	//
 	// Returns one page of the project's global forwarding rules, sorted by name (or newest
@@ -7675,6 +14142,60 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesGet` operationId).
 	GlobalForwardingRulesGetWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesGetParams, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesGetResponse, error)
+
+	// GlobalForwardingRulesPatchWithBodyWithResponse Patch a global forwarding rule
+	//
+	// Changes the rule named (or numbered) `forwardingRule` with a JSON merge patch of a
+	// `ForwardingRule`. As the real service says, only `networkTier` can be patched: any
+	// other writable member sent with a value other than the rule's current one is 400
+	// `invalid` (sending back what `get` returned is accepted), and `labels` change only
+	// through `setLabels`. A non-empty `fingerprint` must be the rule's current one, else
+	// 412 `conditionNotMet`. Applied at accept: the Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesPatch` operationId).
+	GlobalForwardingRulesPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesPatchResponse, error)
+
+	// GlobalForwardingRulesPatchWithResponse Patch a global forwarding rule
+	//
+	// Changes the rule named (or numbered) `forwardingRule` with a JSON merge patch of a
+	// `ForwardingRule`. As the real service says, only `networkTier` can be patched: any
+	// other writable member sent with a value other than the rule's current one is 400
+	// `invalid` (sending back what `get` returned is accepted), and `labels` change only
+	// through `setLabels`. A non-empty `fingerprint` must be the rule's current one, else
+	// 412 `conditionNotMet`. Applied at accept: the Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesPatch` operationId).
+	GlobalForwardingRulesPatchWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, body GlobalForwardingRulesPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesPatchResponse, error)
+
+	// GlobalForwardingRulesSetTargetWithBodyWithResponse Change the target of a global forwarding rule
+	//
+	// Points the rule named (or numbered) `forwardingRule` at `target`. The new target must
+	// be of the same type (the same collection, such as `targetHttpProxies`) as the current
+	// one, else 400 `invalid`; a rule without a target takes any. The change is applied when
+	// the request is accepted, so the returned Operation (`operationType: setTarget`) is
+	// already `DONE`, and the rule's `fingerprint` changes.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget (the `GlobalForwardingRulesSetTarget` operationId).
+	GlobalForwardingRulesSetTargetWithBodyWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesSetTargetResponse, error)
+
+	// GlobalForwardingRulesSetTargetWithResponse Change the target of a global forwarding rule
+	//
+	// Points the rule named (or numbered) `forwardingRule` at `target`. The new target must
+	// be of the same type (the same collection, such as `targetHttpProxies`) as the current
+	// one, else 400 `invalid`; a rule without a target takes any. The change is applied when
+	// the request is accepted, so the returned Operation (`operationType: setTarget`) is
+	// already `DONE`, and the rule's `fingerprint` changes.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget (the `GlobalForwardingRulesSetTarget` operationId).
+	GlobalForwardingRulesSetTargetWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, body GlobalForwardingRulesSetTargetJSONRequestBody, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesSetTargetResponse, error)
 
 	// GlobalForwardingRulesSetLabelsWithBodyWithResponse Set the labels of a global forwarding rule
 	//
@@ -7913,7 +14434,8 @@ type ClientWithResponsesInterface interface {
 	// numbered) `interconnectAttachmentGroup`, computed when asked, and the group's current
 	// `etag`. Per attachment (`attachmentStatuses`, sorted by attachment URL): `status` is
 	// `CONNECTION_DISABLED` when the attachment has `adminEnabled: false`,
-	// `CONNECTION_DOWN` when its interconnect has `adminEnabled: false`, and
+	// `CONNECTION_DOWN` when its interconnect has `adminEnabled: false` or the circuit of
+	// either is down (set through the admin API's circuit control), and
 	// `CONNECTION_UP` otherwise; `isActive` is `ACTIVE` exactly when `status` is
 	// `CONNECTION_UP`, else `INACTIVE`. `operational` is computed like `configured` over the
 	// active attachments only. `groupStatus` is `FULLY_UP` when the group has attachments
@@ -7925,6 +14447,291 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup}/getOperationalStatus (the `InterconnectAttachmentGroupsGetOperationalStatus` operationId).
 	InterconnectAttachmentGroupsGetOperationalStatusWithResponse(ctx context.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params *InterconnectAttachmentGroupsGetOperationalStatusParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsGetOperationalStatusResponse, error)
+
+	// InterconnectAttachmentGroupsGetIamPolicyWithResponse Get the IAM policy of the interconnect attachment group
+	//
+	// Returns the IAM policy stored on the interconnect attachment group named (or numbered) `resource`: its
+	// `bindings`, `auditConfigs`, `version` and `etag`. A resource whose policy was never
+	// set has an empty policy (`version` 1, `etag` `ACAB`). With
+	// `optionsRequestedPolicyVersion` below 3, conditional bindings are returned as IAM
+	// returns them to such callers: without their condition and with `_withcond_` and a
+	// hash appended to the role. Versions other than 0, 1 and 3 are 400 `invalid`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/getIamPolicy (the `InterconnectAttachmentGroupsGetIamPolicy` operationId).
+	InterconnectAttachmentGroupsGetIamPolicyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsGetIamPolicyParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsGetIamPolicyResponse, error)
+
+	// InterconnectAttachmentGroupsSetIamPolicyWithBodyWithResponse Set the IAM policy of the interconnect attachment group
+	//
+	// Replaces the IAM policy of the interconnect attachment group named (or numbered) `resource` with `policy` and
+	// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+	// request's deprecated top-level `etag` is given), it must be the current one, else 409
+	// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+	// same role and condition are merged and their members deduplicated; bindings without
+	// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+	// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+	// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+	// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+	// `version` 3. Violations are 400 `invalid`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy (the `InterconnectAttachmentGroupsSetIamPolicy` operationId).
+	InterconnectAttachmentGroupsSetIamPolicyWithBodyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsSetIamPolicyResponse, error)
+
+	// InterconnectAttachmentGroupsSetIamPolicyWithResponse Set the IAM policy of the interconnect attachment group
+	//
+	// Replaces the IAM policy of the interconnect attachment group named (or numbered) `resource` with `policy` and
+	// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+	// request's deprecated top-level `etag` is given), it must be the current one, else 409
+	// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+	// same role and condition are merged and their members deduplicated; bindings without
+	// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+	// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+	// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+	// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+	// `version` 3. Violations are 400 `invalid`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy (the `InterconnectAttachmentGroupsSetIamPolicy` operationId).
+	InterconnectAttachmentGroupsSetIamPolicyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, body InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsSetIamPolicyResponse, error)
+
+	// InterconnectAttachmentGroupsTestIamPermissionsWithBodyWithResponse Test the caller's permissions on the interconnect attachment group
+	//
+	// Returns which of `permissions` the caller has on the interconnect attachment group named (or numbered)
+	// `resource`. IAM is not enforced, so the caller has every permission of this resource
+	// type (`compute.interconnectAttachmentGroups.*`); permissions of other types are left out of the answer,
+	// and a permission with a wildcard is 400 `invalid`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions (the `InterconnectAttachmentGroupsTestIamPermissions` operationId).
+	InterconnectAttachmentGroupsTestIamPermissionsWithBodyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsTestIamPermissionsResponse, error)
+
+	// InterconnectAttachmentGroupsTestIamPermissionsWithResponse Test the caller's permissions on the interconnect attachment group
+	//
+	// Returns which of `permissions` the caller has on the interconnect attachment group named (or numbered)
+	// `resource`. IAM is not enforced, so the caller has every permission of this resource
+	// type (`compute.interconnectAttachmentGroups.*`); permissions of other types are left out of the answer,
+	// and a permission with a wildcard is 400 `invalid`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions (the `InterconnectAttachmentGroupsTestIamPermissions` operationId).
+	InterconnectAttachmentGroupsTestIamPermissionsWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, body InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsTestIamPermissionsResponse, error)
+
+	// InterconnectGroupsListWithResponse List interconnect groups
+	//
+	// Lists the project's interconnect groups in pages, each with its analysis as of now.
+	// Groups whose insert Operation is not yet `DONE` are not listed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsList` operationId).
+	InterconnectGroupsListWithResponse(ctx context.Context, project ProjectPath, params *InterconnectGroupsListParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsListResponse, error)
+
+	// InterconnectGroupsInsertWithBodyWithResponse Create an interconnect group
+	//
+	// Creates an interconnect group: `name` and `intent.topologyCapability` are required.
+	// `interconnects` maps user keys to `{interconnect: URL}`; each must name an existing
+	// interconnect of the project, else the Operation ends with `RESOURCE_NOT_FOUND` and
+	// nothing is created, and one interconnect may appear once per group (an interconnect
+	// may belong to several groups). More than the "Interconnects per group" quota (16)
+	// ends it with `QUOTA_EXCEEDED`. The group is readable once the Operation is `DONE`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsInsert` operationId).
+	InterconnectGroupsInsertWithBodyWithResponse(ctx context.Context, project ProjectPath, params *InterconnectGroupsInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsInsertResponse, error)
+
+	// InterconnectGroupsInsertWithResponse Create an interconnect group
+	//
+	// Creates an interconnect group: `name` and `intent.topologyCapability` are required.
+	// `interconnects` maps user keys to `{interconnect: URL}`; each must name an existing
+	// interconnect of the project, else the Operation ends with `RESOURCE_NOT_FOUND` and
+	// nothing is created, and one interconnect may appear once per group (an interconnect
+	// may belong to several groups). More than the "Interconnects per group" quota (16)
+	// ends it with `QUOTA_EXCEEDED`. The group is readable once the Operation is `DONE`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsInsert` operationId).
+	InterconnectGroupsInsertWithResponse(ctx context.Context, project ProjectPath, params *InterconnectGroupsInsertParams, body InterconnectGroupsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsInsertResponse, error)
+
+	// InterconnectGroupsDeleteWithResponse Delete an interconnect group
+	//
+	// Deletes the interconnect group (not its interconnects). It stays readable until the
+	// Operation is `DONE`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsDelete` operationId).
+	InterconnectGroupsDeleteWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsDeleteParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsDeleteResponse, error)
+
+	// InterconnectGroupsGetWithResponse Get an interconnect group
+	//
+	// Returns the interconnect group named (or numbered) `interconnectGroup`, with its
+	// `etag` and the server-computed `configured.topologyCapability` and
+	// `physicalStructure` (recomputed whenever the group or one of its interconnects
+	// changes).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsGet` operationId).
+	InterconnectGroupsGetWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsGetResponse, error)
+
+	// InterconnectGroupsPatchWithBodyWithResponse Patch an interconnect group
+	//
+	// Changes the interconnect group named (or numbered) `interconnectGroup`, as
+	// `interconnectAttachmentGroups.patch` changes an attachment group: a JSON merge patch of
+	// `description`, `intent` and `interconnects` (entries merged key by key, an entry given
+	// as null removed), or exactly the fields listed in `updateMask`. A given `etag` must be
+	// current (412 `conditionNotMet`). Applied at accept: the Operation is already `DONE`,
+	// with `error` when an interconnect is not found or the quota is exceeded.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsPatch` operationId).
+	InterconnectGroupsPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsPatchResponse, error)
+
+	// InterconnectGroupsPatchWithResponse Patch an interconnect group
+	//
+	// Changes the interconnect group named (or numbered) `interconnectGroup`, as
+	// `interconnectAttachmentGroups.patch` changes an attachment group: a JSON merge patch of
+	// `description`, `intent` and `interconnects` (entries merged key by key, an entry given
+	// as null removed), or exactly the fields listed in `updateMask`. A given `etag` must be
+	// current (412 `conditionNotMet`). Applied at accept: the Operation is already `DONE`,
+	// with `error` when an interconnect is not found or the quota is exceeded.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsPatch` operationId).
+	InterconnectGroupsPatchWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, body InterconnectGroupsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsPatchResponse, error)
+
+	// InterconnectGroupsCreateMembersWithBodyWithResponse Create interconnects in an interconnect group
+	//
+	// Creates the interconnects of `request.interconnects` (each completed from
+	// `request.templateInterconnect`) and adds them to the group, in one step: every
+	// interconnect needs a free name, a `facility` (a facility of the catalog, such as
+	// `iad-1`), a `linkType`, a `requestedLinkCount` and an `interconnectType`; the first
+	// location of the facility not yet used by the call is taken, so that interconnects
+	// created together spread over the facility's zones. With `intentMismatchBehavior:
+	// REJECT`, a call after which the group's `configured.topologyCapability.supportedSla`
+	// would differ from its intent is 400 `invalid` and creates nothing. The Operation
+	// (`operationType: createMembers`) is already `DONE`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers (the `InterconnectGroupsCreateMembers` operationId).
+	InterconnectGroupsCreateMembersWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsCreateMembersResponse, error)
+
+	// InterconnectGroupsCreateMembersWithResponse Create interconnects in an interconnect group
+	//
+	// Creates the interconnects of `request.interconnects` (each completed from
+	// `request.templateInterconnect`) and adds them to the group, in one step: every
+	// interconnect needs a free name, a `facility` (a facility of the catalog, such as
+	// `iad-1`), a `linkType`, a `requestedLinkCount` and an `interconnectType`; the first
+	// location of the facility not yet used by the call is taken, so that interconnects
+	// created together spread over the facility's zones. With `intentMismatchBehavior:
+	// REJECT`, a call after which the group's `configured.topologyCapability.supportedSla`
+	// would differ from its intent is 400 `invalid` and creates nothing. The Operation
+	// (`operationType: createMembers`) is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers (the `InterconnectGroupsCreateMembers` operationId).
+	InterconnectGroupsCreateMembersWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, body InterconnectGroupsCreateMembersJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsCreateMembersResponse, error)
+
+	// InterconnectGroupsGetOperationalStatusWithResponse Get the operational status of an interconnect group
+	//
+	// Returns, computed when asked, each interconnect's status (`isActive` is `ACTIVE`
+	// exactly when it exists, is admin-enabled and its circuit is not set down through the
+	// admin API; a deleted interconnect is `INACTIVE` with `adminEnabled: false`), the
+	// `configured` capability over the group's existing interconnects, the `operational`
+	// one over the active ones only, and `groupStatus` (`FULLY_UP` when all are active,
+	// `FULLY_DOWN` when none is or the group has none, `DEGRADED` otherwise), with the
+	// group's `etag`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/getOperationalStatus (the `InterconnectGroupsGetOperationalStatus` operationId).
+	InterconnectGroupsGetOperationalStatusWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetOperationalStatusParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsGetOperationalStatusResponse, error)
+
+	// InterconnectGroupsGetIamPolicyWithResponse Get the IAM policy of the interconnect group
+	//
+	// Returns the IAM policy stored on the interconnect group named (or numbered) `resource`: its
+	// `bindings`, `auditConfigs`, `version` and `etag`. A resource whose policy was never
+	// set has an empty policy (`version` 1, `etag` `ACAB`). With
+	// `optionsRequestedPolicyVersion` below 3, conditional bindings are returned as IAM
+	// returns them to such callers: without their condition and with `_withcond_` and a
+	// hash appended to the role. Versions other than 0, 1 and 3 are 400 `invalid`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{resource}/getIamPolicy (the `InterconnectGroupsGetIamPolicy` operationId).
+	InterconnectGroupsGetIamPolicyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsGetIamPolicyParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsGetIamPolicyResponse, error)
+
+	// InterconnectGroupsSetIamPolicyWithBodyWithResponse Set the IAM policy of the interconnect group
+	//
+	// Replaces the IAM policy of the interconnect group named (or numbered) `resource` with `policy` and
+	// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+	// request's deprecated top-level `etag` is given), it must be the current one, else 409
+	// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+	// same role and condition are merged and their members deduplicated; bindings without
+	// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+	// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+	// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+	// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+	// `version` 3. Violations are 400 `invalid`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy (the `InterconnectGroupsSetIamPolicy` operationId).
+	InterconnectGroupsSetIamPolicyWithBodyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsSetIamPolicyResponse, error)
+
+	// InterconnectGroupsSetIamPolicyWithResponse Set the IAM policy of the interconnect group
+	//
+	// Replaces the IAM policy of the interconnect group named (or numbered) `resource` with `policy` and
+	// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+	// request's deprecated top-level `etag` is given), it must be the current one, else 409
+	// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+	// same role and condition are merged and their members deduplicated; bindings without
+	// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+	// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+	// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+	// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+	// `version` 3. Violations are 400 `invalid`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy (the `InterconnectGroupsSetIamPolicy` operationId).
+	InterconnectGroupsSetIamPolicyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, body InterconnectGroupsSetIamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsSetIamPolicyResponse, error)
+
+	// InterconnectGroupsTestIamPermissionsWithBodyWithResponse Test the caller's permissions on the interconnect group
+	//
+	// Returns which of `permissions` the caller has on the interconnect group named (or numbered)
+	// `resource`. IAM is not enforced, so the caller has every permission of this resource
+	// type (`compute.interconnectGroups.*`); permissions of other types are left out of the answer,
+	// and a permission with a wildcard is 400 `invalid`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions (the `InterconnectGroupsTestIamPermissions` operationId).
+	InterconnectGroupsTestIamPermissionsWithBodyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsTestIamPermissionsResponse, error)
+
+	// InterconnectGroupsTestIamPermissionsWithResponse Test the caller's permissions on the interconnect group
+	//
+	// Returns which of `permissions` the caller has on the interconnect group named (or numbered)
+	// `resource`. IAM is not enforced, so the caller has every permission of this resource
+	// type (`compute.interconnectGroups.*`); permissions of other types are left out of the answer,
+	// and a permission with a wildcard is 400 `invalid`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions (the `InterconnectGroupsTestIamPermissions` operationId).
+	InterconnectGroupsTestIamPermissionsWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, body InterconnectGroupsTestIamPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsTestIamPermissionsResponse, error)
 
 	// InterconnectLocationsListWithResponse List interconnect locations
 	//
@@ -8039,6 +14846,105 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsGet` operationId).
 	InterconnectsGetWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetParams, reqEditors ...RequestEditorFn) (*InterconnectsGetResponse, error)
+
+	// InterconnectsPatchWithBodyWithResponse Patch an interconnect
+	//
+	// Changes the interconnect named (or numbered) `interconnect` with a JSON merge patch of
+	// an `Interconnect`. Patchable: `description`, `adminEnabled`, `nocContactEmail`,
+	// `customerName`, `requestedLinkCount` and `labels`; any other writable member sent
+	// with a value other than the current one is 400 `invalid` (sending back what `get`
+	// returned is accepted). Setting `adminEnabled: false` drains the interconnect: its
+	// attachments and every interconnect group holding it report it down. Applied at
+	// accept: the Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsPatch` operationId).
+	InterconnectsPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectsPatchResponse, error)
+
+	// InterconnectsPatchWithResponse Patch an interconnect
+	//
+	// Changes the interconnect named (or numbered) `interconnect` with a JSON merge patch of
+	// an `Interconnect`. Patchable: `description`, `adminEnabled`, `nocContactEmail`,
+	// `customerName`, `requestedLinkCount` and `labels`; any other writable member sent
+	// with a value other than the current one is 400 `invalid` (sending back what `get`
+	// returned is accepted). Setting `adminEnabled: false` drains the interconnect: its
+	// attachments and every interconnect group holding it report it down. Applied at
+	// accept: the Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsPatch` operationId).
+	InterconnectsPatchWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, body InterconnectsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectsPatchResponse, error)
+
+	// InterconnectsGetDiagnosticsWithResponse Get the diagnostics of an interconnect
+	//
+	// Returns the diagnostics of the interconnect named (or numbered) `interconnect`: one
+	// link per provisioned link, each up exactly when the interconnect is operational
+	// (admin-enabled and its circuit not set down through the admin API), with plausible
+	// optical power and LACP values; the bundle is up when any link is.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getDiagnostics (the `InterconnectsGetDiagnostics` operationId).
+	InterconnectsGetDiagnosticsWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetDiagnosticsParams, reqEditors ...RequestEditorFn) (*InterconnectsGetDiagnosticsResponse, error)
+
+	// InterconnectsGetMacsecConfigWithResponse Get the MACsec configuration of an interconnect
+	//
+	// Returns the MACsec configuration of the interconnect named (or numbered)
+	// `interconnect`: its pre-shared keys with the CAK and CKN the service generated for
+	// each (none when MACsec is not configured), and an `etag` of the configuration.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getMacsecConfig (the `InterconnectsGetMacsecConfig` operationId).
+	InterconnectsGetMacsecConfigWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetMacsecConfigParams, reqEditors ...RequestEditorFn) (*InterconnectsGetMacsecConfigResponse, error)
+
+	// InterconnectsSetNameWithBodyWithResponse Rename an interconnect
+	//
+	// Renames the interconnect named (or numbered) `interconnect` to `name`. `currentName`,
+	// when given, must be its current name (400 `invalid` otherwise); `name` is required and
+	// must be free (409 `alreadyExists`). Its attachments and the interconnect groups that
+	// hold it follow the new name. Applied at accept: the Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName (the `InterconnectsSetName` operationId).
+	InterconnectsSetNameWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectsSetNameResponse, error)
+
+	// InterconnectsSetNameWithResponse Rename an interconnect
+	//
+	// Renames the interconnect named (or numbered) `interconnect` to `name`. `currentName`,
+	// when given, must be its current name (400 `invalid` otherwise); `name` is required and
+	// must be free (409 `alreadyExists`). Its attachments and the interconnect groups that
+	// hold it follow the new name. Applied at accept: the Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName (the `InterconnectsSetName` operationId).
+	InterconnectsSetNameWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, body InterconnectsSetNameJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectsSetNameResponse, error)
+
+	// InterconnectsSetLabelsWithBodyWithResponse Set the labels of an interconnect
+	//
+	// Replaces the whole label set of the interconnect named (or numbered) `resource`, with
+	// the rules of `globalForwardingRules.setLabels`: `labelFingerprint` must be the current
+	// one (412 `conditionNotMet` otherwise) and the returned Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels (the `InterconnectsSetLabels` operationId).
+	InterconnectsSetLabelsWithBodyWithResponse(ctx context.Context, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectsSetLabelsResponse, error)
+
+	// InterconnectsSetLabelsWithResponse Set the labels of an interconnect
+	//
+	// Replaces the whole label set of the interconnect named (or numbered) `resource`, with
+	// the rules of `globalForwardingRules.setLabels`: `labelFingerprint` must be the current
+	// one (412 `conditionNotMet` otherwise) and the returned Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels (the `InterconnectsSetLabels` operationId).
+	InterconnectsSetLabelsWithResponse(ctx context.Context, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, body InterconnectsSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectsSetLabelsResponse, error)
 
 	// GlobalOperationsListWithResponse List global operations
 	//
@@ -8204,6 +15110,58 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsGet` operationId).
 	InterconnectAttachmentsGetWithResponse(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsGetParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsGetResponse, error)
 
+	// InterconnectAttachmentsPatchWithBodyWithResponse Patch an interconnect attachment
+	//
+	// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
+	// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
+	// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
+	// value other than the current one is 400 `invalid` (sending back what `get` returned
+	// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
+	// Applied at accept: the regional Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsPatch` operationId).
+	InterconnectAttachmentsPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsPatchResponse, error)
+
+	// InterconnectAttachmentsPatchWithResponse Patch an interconnect attachment
+	//
+	// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
+	// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
+	// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
+	// value other than the current one is 400 `invalid` (sending back what `get` returned
+	// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
+	// Applied at accept: the regional Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsPatch` operationId).
+	InterconnectAttachmentsPatchWithResponse(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, body InterconnectAttachmentsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsPatchResponse, error)
+
+	// InterconnectAttachmentsSetLabelsWithBodyWithResponse Set the labels of an interconnect attachment
+	//
+	// Replaces the whole label set of the attachment named (or numbered) `resource`, with
+	// the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a stale
+	// `labelFingerprint`); the returned regional Operation is already `DONE`. Unlike the
+	// global method, it takes a `requestId`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels (the `InterconnectAttachmentsSetLabels` operationId).
+	InterconnectAttachmentsSetLabelsWithBodyWithResponse(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsSetLabelsResponse, error)
+
+	// InterconnectAttachmentsSetLabelsWithResponse Set the labels of an interconnect attachment
+	//
+	// Replaces the whole label set of the attachment named (or numbered) `resource`, with
+	// the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a stale
+	// `labelFingerprint`); the returned regional Operation is already `DONE`. Unlike the
+	// global method, it takes a `requestId`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels (the `InterconnectAttachmentsSetLabels` operationId).
+	InterconnectAttachmentsSetLabelsWithResponse(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, body InterconnectAttachmentsSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsSetLabelsResponse, error)
+
 	// RegionOperationsListWithResponse List regional operations
 	//
 	// Returns one page of the project's operations in `region` (operations on regional
@@ -8254,6 +15212,130 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/operations/{operation}/wait (the `RegionOperationsWait` operationId).
 	RegionOperationsWaitWithResponse(ctx context.Context, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsWaitParams, reqEditors ...RequestEditorFn) (*RegionOperationsWaitResponse, error)
+}
+
+type InterconnectAttachmentsAggregatedListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectAttachmentAggregatedList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentsAggregatedListResponse) GetJSON200() *InterconnectAttachmentAggregatedList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentsAggregatedListResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentsAggregatedListResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentsAggregatedListResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentsAggregatedListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentsAggregatedListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentsAggregatedListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentsAggregatedListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GlobalOperationsAggregatedListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OperationAggregatedList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GlobalOperationsAggregatedListResponse) GetJSON200() *OperationAggregatedList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GlobalOperationsAggregatedListResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GlobalOperationsAggregatedListResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GlobalOperationsAggregatedListResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GlobalOperationsAggregatedListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GlobalOperationsAggregatedListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GlobalOperationsAggregatedListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GlobalOperationsAggregatedListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type GlobalForwardingRulesListResponse struct {
@@ -8519,6 +15601,151 @@ func (r GlobalForwardingRulesGetResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GlobalForwardingRulesGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GlobalForwardingRulesPatchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *EtagMismatch
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GlobalForwardingRulesPatchResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GlobalForwardingRulesPatchResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GlobalForwardingRulesPatchResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GlobalForwardingRulesPatchResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r GlobalForwardingRulesPatchResponse) GetJSON412() *EtagMismatch {
+	return r.JSON412
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GlobalForwardingRulesPatchResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GlobalForwardingRulesPatchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GlobalForwardingRulesPatchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GlobalForwardingRulesPatchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GlobalForwardingRulesPatchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GlobalForwardingRulesSetTargetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GlobalForwardingRulesSetTargetResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GlobalForwardingRulesSetTargetResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GlobalForwardingRulesSetTargetResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GlobalForwardingRulesSetTargetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GlobalForwardingRulesSetTargetResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GlobalForwardingRulesSetTargetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GlobalForwardingRulesSetTargetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GlobalForwardingRulesSetTargetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GlobalForwardingRulesSetTargetResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9015,6 +16242,924 @@ func (r InterconnectAttachmentGroupsGetOperationalStatusResponse) ContentType() 
 	return ""
 }
 
+type InterconnectAttachmentGroupsGetIamPolicyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Policy
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) GetJSON200() *Policy {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentGroupsGetIamPolicyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectAttachmentGroupsSetIamPolicyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Policy
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *PolicyConflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) GetJSON200() *Policy {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) GetJSON409() *PolicyConflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentGroupsSetIamPolicyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectAttachmentGroupsTestIamPermissionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TestPermissionsResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) GetJSON200() *TestPermissionsResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentGroupsTestIamPermissionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectGroupsListResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsListResponse) GetJSON200() *InterconnectGroupsListResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsListResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsListResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsListResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsInsertResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsInsertResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsInsertResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsInsertResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r InterconnectGroupsInsertResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsInsertResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsInsertResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsInsertResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsInsertResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsInsertResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsDeleteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsDeleteResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsDeleteResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsDeleteResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectGroupsDeleteResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsDeleteResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsDeleteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsDeleteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsDeleteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsDeleteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectGroup
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsGetResponse) GetJSON200() *InterconnectGroup {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsGetResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsGetResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectGroupsGetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsGetResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsPatchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *EtagMismatch
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsPatchResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsPatchResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsPatchResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectGroupsPatchResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r InterconnectGroupsPatchResponse) GetJSON412() *EtagMismatch {
+	return r.JSON412
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsPatchResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsPatchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsPatchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsPatchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsPatchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsCreateMembersResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsCreateMembersResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsCreateMembersResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsCreateMembersResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectGroupsCreateMembersResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r InterconnectGroupsCreateMembersResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsCreateMembersResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsCreateMembersResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsCreateMembersResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsCreateMembersResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsCreateMembersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsGetOperationalStatusResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectGroupsGetOperationalStatusResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsGetOperationalStatusResponse) GetJSON200() *InterconnectGroupsGetOperationalStatusResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsGetOperationalStatusResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsGetOperationalStatusResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectGroupsGetOperationalStatusResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsGetOperationalStatusResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsGetOperationalStatusResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsGetOperationalStatusResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsGetOperationalStatusResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsGetOperationalStatusResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsGetIamPolicyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Policy
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsGetIamPolicyResponse) GetJSON200() *Policy {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsGetIamPolicyResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsGetIamPolicyResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectGroupsGetIamPolicyResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsGetIamPolicyResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsGetIamPolicyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsGetIamPolicyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsGetIamPolicyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsGetIamPolicyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsSetIamPolicyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Policy
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *PolicyConflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsSetIamPolicyResponse) GetJSON200() *Policy {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsSetIamPolicyResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsSetIamPolicyResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectGroupsSetIamPolicyResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r InterconnectGroupsSetIamPolicyResponse) GetJSON409() *PolicyConflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsSetIamPolicyResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsSetIamPolicyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsSetIamPolicyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsSetIamPolicyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsSetIamPolicyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectGroupsTestIamPermissionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TestPermissionsResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectGroupsTestIamPermissionsResponse) GetJSON200() *TestPermissionsResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectGroupsTestIamPermissionsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectGroupsTestIamPermissionsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectGroupsTestIamPermissionsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectGroupsTestIamPermissionsResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectGroupsTestIamPermissionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectGroupsTestIamPermissionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectGroupsTestIamPermissionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectGroupsTestIamPermissionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type InterconnectLocationsListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9416,6 +17561,365 @@ func (r InterconnectsGetResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r InterconnectsGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectsPatchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectsPatchResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectsPatchResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectsPatchResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectsPatchResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectsPatchResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectsPatchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectsPatchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectsPatchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectsPatchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectsGetDiagnosticsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectsGetDiagnosticsResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectsGetDiagnosticsResponse) GetJSON200() *InterconnectsGetDiagnosticsResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectsGetDiagnosticsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectsGetDiagnosticsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectsGetDiagnosticsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectsGetDiagnosticsResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectsGetDiagnosticsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectsGetDiagnosticsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectsGetDiagnosticsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectsGetDiagnosticsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectsGetMacsecConfigResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectsGetMacsecConfigResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectsGetMacsecConfigResponse) GetJSON200() *InterconnectsGetMacsecConfigResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectsGetMacsecConfigResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectsGetMacsecConfigResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectsGetMacsecConfigResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectsGetMacsecConfigResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectsGetMacsecConfigResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectsGetMacsecConfigResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectsGetMacsecConfigResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectsGetMacsecConfigResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectsSetNameResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectsSetNameResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectsSetNameResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectsSetNameResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectsSetNameResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r InterconnectsSetNameResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectsSetNameResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectsSetNameResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectsSetNameResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectsSetNameResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectsSetNameResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectsSetLabelsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *PreconditionFailed
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectsSetLabelsResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectsSetLabelsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectsSetLabelsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectsSetLabelsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r InterconnectsSetLabelsResponse) GetJSON412() *PreconditionFailed {
+	return r.JSON412
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectsSetLabelsResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectsSetLabelsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectsSetLabelsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectsSetLabelsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectsSetLabelsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9960,6 +18464,151 @@ func (r InterconnectAttachmentsGetResponse) ContentType() string {
 	return ""
 }
 
+type InterconnectAttachmentsPatchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentsPatchResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentsPatchResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentsPatchResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectAttachmentsPatchResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentsPatchResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentsPatchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentsPatchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentsPatchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentsPatchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectAttachmentsSetLabelsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *PreconditionFailed
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectAttachmentsSetLabelsResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectAttachmentsSetLabelsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectAttachmentsSetLabelsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectAttachmentsSetLabelsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r InterconnectAttachmentsSetLabelsResponse) GetJSON412() *PreconditionFailed {
+	return r.JSON412
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectAttachmentsSetLabelsResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectAttachmentsSetLabelsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectAttachmentsSetLabelsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectAttachmentsSetLabelsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectAttachmentsSetLabelsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type RegionOperationsListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10222,6 +18871,51 @@ func (r RegionOperationsWaitResponse) ContentType() string {
 	return ""
 }
 
+// InterconnectAttachmentsAggregatedListWithResponse List interconnect attachments of every region
+//
+// Returns one page of the project's interconnect attachments across all regions,
+// grouped in `items` by scope (`regions/<region>`). Every region of the interconnect
+// location catalog, and every region holding an attachment, is a key of `items`;
+// a scope without attachments on this page carries a `NO_RESULTS_ON_PAGE` warning
+// instead of `interconnectAttachments`. With `includeAllScopes=true` the `global`
+// scope is listed too (it never holds attachments). Items are ordered by scope, then
+// by name (or newest first with `orderBy=creationTimestamp desc`); `maxResults` counts
+// attachments, and `nextPageToken` continues across scopes. `filter` applies to the
+// attachments as in `interconnectAttachments.list`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/aggregated/interconnectAttachments (the `InterconnectAttachmentsAggregatedList` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentsAggregatedListWithResponse(ctx context.Context, project ProjectPath, params *InterconnectAttachmentsAggregatedListParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsAggregatedListResponse, error) {
+	rsp, err := c.InterconnectAttachmentsAggregatedList(ctx, project, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentsAggregatedListResponse(rsp)
+}
+
+// GlobalOperationsAggregatedListWithResponse List operations of every scope
+//
+// Returns one page of the project's operations across all scopes, grouped in `items`
+// by scope: `global` for global operations and `regions/<region>` for regional ones.
+// `global`, every region of the interconnect location catalog and every region with
+// operations are keys of `items`; a scope without operations on this page carries a
+// `NO_RESULTS_ON_PAGE` warning instead of `operations`. Items are ordered by scope,
+// then by name (or newest first with `orderBy=creationTimestamp desc`); `maxResults`
+// counts operations, and `nextPageToken` continues across scopes. `filter` applies
+// to the operations as in `globalOperations.list`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/aggregated/operations (the `GlobalOperationsAggregatedList` operationId).
+func (c *ClientWithResponses) GlobalOperationsAggregatedListWithResponse(ctx context.Context, project ProjectPath, params *GlobalOperationsAggregatedListParams, reqEditors ...RequestEditorFn) (*GlobalOperationsAggregatedListResponse, error) {
+	rsp, err := c.GlobalOperationsAggregatedList(ctx, project, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGlobalOperationsAggregatedListResponse(rsp)
+}
+
 // GlobalForwardingRulesListWithResponse List global forwarding rules
 //
 // Returns one page of the project's global forwarding rules, sorted by name (or newest
@@ -10328,6 +19022,84 @@ func (c *ClientWithResponses) GlobalForwardingRulesGetWithResponse(ctx context.C
 		return nil, err
 	}
 	return ParseGlobalForwardingRulesGetResponse(rsp)
+}
+
+// GlobalForwardingRulesPatchWithBodyWithResponse Patch a global forwarding rule
+//
+// Changes the rule named (or numbered) `forwardingRule` with a JSON merge patch of a
+// `ForwardingRule`. As the real service says, only `networkTier` can be patched: any
+// other writable member sent with a value other than the rule's current one is 400
+// `invalid` (sending back what `get` returned is accepted), and `labels` change only
+// through `setLabels`. A non-empty `fingerprint` must be the rule's current one, else
+// 412 `conditionNotMet`. Applied at accept: the Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesPatch` operationId).
+func (c *ClientWithResponses) GlobalForwardingRulesPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesPatchResponse, error) {
+	rsp, err := c.GlobalForwardingRulesPatchWithBody(ctx, project, forwardingRule, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGlobalForwardingRulesPatchResponse(rsp)
+}
+
+// GlobalForwardingRulesPatchWithResponse Patch a global forwarding rule
+//
+// Changes the rule named (or numbered) `forwardingRule` with a JSON merge patch of a
+// `ForwardingRule`. As the real service says, only `networkTier` can be patched: any
+// other writable member sent with a value other than the rule's current one is 400
+// `invalid` (sending back what `get` returned is accepted), and `labels` change only
+// through `setLabels`. A non-empty `fingerprint` must be the rule's current one, else
+// 412 `conditionNotMet`. Applied at accept: the Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule} (the `GlobalForwardingRulesPatch` operationId).
+func (c *ClientWithResponses) GlobalForwardingRulesPatchWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesPatchParams, body GlobalForwardingRulesPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesPatchResponse, error) {
+	rsp, err := c.GlobalForwardingRulesPatch(ctx, project, forwardingRule, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGlobalForwardingRulesPatchResponse(rsp)
+}
+
+// GlobalForwardingRulesSetTargetWithBodyWithResponse Change the target of a global forwarding rule
+//
+// Points the rule named (or numbered) `forwardingRule` at `target`. The new target must
+// be of the same type (the same collection, such as `targetHttpProxies`) as the current
+// one, else 400 `invalid`; a rule without a target takes any. The change is applied when
+// the request is accepted, so the returned Operation (`operationType: setTarget`) is
+// already `DONE`, and the rule's `fingerprint` changes.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget (the `GlobalForwardingRulesSetTarget` operationId).
+func (c *ClientWithResponses) GlobalForwardingRulesSetTargetWithBodyWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesSetTargetResponse, error) {
+	rsp, err := c.GlobalForwardingRulesSetTargetWithBody(ctx, project, forwardingRule, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGlobalForwardingRulesSetTargetResponse(rsp)
+}
+
+// GlobalForwardingRulesSetTargetWithResponse Change the target of a global forwarding rule
+//
+// Points the rule named (or numbered) `forwardingRule` at `target`. The new target must
+// be of the same type (the same collection, such as `targetHttpProxies`) as the current
+// one, else 400 `invalid`; a rule without a target takes any. The change is applied when
+// the request is accepted, so the returned Operation (`operationType: setTarget`) is
+// already `DONE`, and the rule's `fingerprint` changes.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget (the `GlobalForwardingRulesSetTarget` operationId).
+func (c *ClientWithResponses) GlobalForwardingRulesSetTargetWithResponse(ctx context.Context, project ProjectPath, forwardingRule ForwardingRulePath, params *GlobalForwardingRulesSetTargetParams, body GlobalForwardingRulesSetTargetJSONRequestBody, reqEditors ...RequestEditorFn) (*GlobalForwardingRulesSetTargetResponse, error) {
+	rsp, err := c.GlobalForwardingRulesSetTarget(ctx, project, forwardingRule, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGlobalForwardingRulesSetTargetResponse(rsp)
 }
 
 // GlobalForwardingRulesSetLabelsWithBodyWithResponse Set the labels of a global forwarding rule
@@ -10621,7 +19393,8 @@ func (c *ClientWithResponses) InterconnectAttachmentGroupsPatchWithResponse(ctx 
 // numbered) `interconnectAttachmentGroup`, computed when asked, and the group's current
 // `etag`. Per attachment (`attachmentStatuses`, sorted by attachment URL): `status` is
 // `CONNECTION_DISABLED` when the attachment has `adminEnabled: false`,
-// `CONNECTION_DOWN` when its interconnect has `adminEnabled: false`, and
+// `CONNECTION_DOWN` when its interconnect has `adminEnabled: false` or the circuit of
+// either is down (set through the admin API's circuit control), and
 // `CONNECTION_UP` otherwise; `isActive` is `ACTIVE` exactly when `status` is
 // `CONNECTION_UP`, else `INACTIVE`. `operational` is computed like `configured` over the
 // active attachments only. `groupStatus` is `FULLY_UP` when the group has attachments
@@ -10638,6 +19411,411 @@ func (c *ClientWithResponses) InterconnectAttachmentGroupsGetOperationalStatusWi
 		return nil, err
 	}
 	return ParseInterconnectAttachmentGroupsGetOperationalStatusResponse(rsp)
+}
+
+// InterconnectAttachmentGroupsGetIamPolicyWithResponse Get the IAM policy of the interconnect attachment group
+//
+// Returns the IAM policy stored on the interconnect attachment group named (or numbered) `resource`: its
+// `bindings`, `auditConfigs`, `version` and `etag`. A resource whose policy was never
+// set has an empty policy (`version` 1, `etag` `ACAB`). With
+// `optionsRequestedPolicyVersion` below 3, conditional bindings are returned as IAM
+// returns them to such callers: without their condition and with `_withcond_` and a
+// hash appended to the role. Versions other than 0, 1 and 3 are 400 `invalid`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/getIamPolicy (the `InterconnectAttachmentGroupsGetIamPolicy` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentGroupsGetIamPolicyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsGetIamPolicyParams, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsGetIamPolicyResponse, error) {
+	rsp, err := c.InterconnectAttachmentGroupsGetIamPolicy(ctx, project, resource, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentGroupsGetIamPolicyResponse(rsp)
+}
+
+// InterconnectAttachmentGroupsSetIamPolicyWithBodyWithResponse Set the IAM policy of the interconnect attachment group
+//
+// Replaces the IAM policy of the interconnect attachment group named (or numbered) `resource` with `policy` and
+// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+// request's deprecated top-level `etag` is given), it must be the current one, else 409
+// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+// same role and condition are merged and their members deduplicated; bindings without
+// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+// `version` 3. Violations are 400 `invalid`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy (the `InterconnectAttachmentGroupsSetIamPolicy` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentGroupsSetIamPolicyWithBodyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsSetIamPolicyResponse, error) {
+	rsp, err := c.InterconnectAttachmentGroupsSetIamPolicyWithBody(ctx, project, resource, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentGroupsSetIamPolicyResponse(rsp)
+}
+
+// InterconnectAttachmentGroupsSetIamPolicyWithResponse Set the IAM policy of the interconnect attachment group
+//
+// Replaces the IAM policy of the interconnect attachment group named (or numbered) `resource` with `policy` and
+// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+// request's deprecated top-level `etag` is given), it must be the current one, else 409
+// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+// same role and condition are merged and their members deduplicated; bindings without
+// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+// `version` 3. Violations are 400 `invalid`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy (the `InterconnectAttachmentGroupsSetIamPolicy` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentGroupsSetIamPolicyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsSetIamPolicyParams, body InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsSetIamPolicyResponse, error) {
+	rsp, err := c.InterconnectAttachmentGroupsSetIamPolicy(ctx, project, resource, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentGroupsSetIamPolicyResponse(rsp)
+}
+
+// InterconnectAttachmentGroupsTestIamPermissionsWithBodyWithResponse Test the caller's permissions on the interconnect attachment group
+//
+// Returns which of `permissions` the caller has on the interconnect attachment group named (or numbered)
+// `resource`. IAM is not enforced, so the caller has every permission of this resource
+// type (`compute.interconnectAttachmentGroups.*`); permissions of other types are left out of the answer,
+// and a permission with a wildcard is 400 `invalid`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions (the `InterconnectAttachmentGroupsTestIamPermissions` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentGroupsTestIamPermissionsWithBodyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsTestIamPermissionsResponse, error) {
+	rsp, err := c.InterconnectAttachmentGroupsTestIamPermissionsWithBody(ctx, project, resource, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentGroupsTestIamPermissionsResponse(rsp)
+}
+
+// InterconnectAttachmentGroupsTestIamPermissionsWithResponse Test the caller's permissions on the interconnect attachment group
+//
+// Returns which of `permissions` the caller has on the interconnect attachment group named (or numbered)
+// `resource`. IAM is not enforced, so the caller has every permission of this resource
+// type (`compute.interconnectAttachmentGroups.*`); permissions of other types are left out of the answer,
+// and a permission with a wildcard is 400 `invalid`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions (the `InterconnectAttachmentGroupsTestIamPermissions` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentGroupsTestIamPermissionsWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectAttachmentGroupsTestIamPermissionsParams, body InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentGroupsTestIamPermissionsResponse, error) {
+	rsp, err := c.InterconnectAttachmentGroupsTestIamPermissions(ctx, project, resource, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentGroupsTestIamPermissionsResponse(rsp)
+}
+
+// InterconnectGroupsListWithResponse List interconnect groups
+//
+// Lists the project's interconnect groups in pages, each with its analysis as of now.
+// Groups whose insert Operation is not yet `DONE` are not listed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsList` operationId).
+func (c *ClientWithResponses) InterconnectGroupsListWithResponse(ctx context.Context, project ProjectPath, params *InterconnectGroupsListParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsListResponse, error) {
+	rsp, err := c.InterconnectGroupsList(ctx, project, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsListResponse(rsp)
+}
+
+// InterconnectGroupsInsertWithBodyWithResponse Create an interconnect group
+//
+// Creates an interconnect group: `name` and `intent.topologyCapability` are required.
+// `interconnects` maps user keys to `{interconnect: URL}`; each must name an existing
+// interconnect of the project, else the Operation ends with `RESOURCE_NOT_FOUND` and
+// nothing is created, and one interconnect may appear once per group (an interconnect
+// may belong to several groups). More than the "Interconnects per group" quota (16)
+// ends it with `QUOTA_EXCEEDED`. The group is readable once the Operation is `DONE`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsInsert` operationId).
+func (c *ClientWithResponses) InterconnectGroupsInsertWithBodyWithResponse(ctx context.Context, project ProjectPath, params *InterconnectGroupsInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsInsertResponse, error) {
+	rsp, err := c.InterconnectGroupsInsertWithBody(ctx, project, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsInsertResponse(rsp)
+}
+
+// InterconnectGroupsInsertWithResponse Create an interconnect group
+//
+// Creates an interconnect group: `name` and `intent.topologyCapability` are required.
+// `interconnects` maps user keys to `{interconnect: URL}`; each must name an existing
+// interconnect of the project, else the Operation ends with `RESOURCE_NOT_FOUND` and
+// nothing is created, and one interconnect may appear once per group (an interconnect
+// may belong to several groups). More than the "Interconnects per group" quota (16)
+// ends it with `QUOTA_EXCEEDED`. The group is readable once the Operation is `DONE`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups (the `InterconnectGroupsInsert` operationId).
+func (c *ClientWithResponses) InterconnectGroupsInsertWithResponse(ctx context.Context, project ProjectPath, params *InterconnectGroupsInsertParams, body InterconnectGroupsInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsInsertResponse, error) {
+	rsp, err := c.InterconnectGroupsInsert(ctx, project, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsInsertResponse(rsp)
+}
+
+// InterconnectGroupsDeleteWithResponse Delete an interconnect group
+//
+// Deletes the interconnect group (not its interconnects). It stays readable until the
+// Operation is `DONE`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsDelete` operationId).
+func (c *ClientWithResponses) InterconnectGroupsDeleteWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsDeleteParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsDeleteResponse, error) {
+	rsp, err := c.InterconnectGroupsDelete(ctx, project, interconnectGroup, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsDeleteResponse(rsp)
+}
+
+// InterconnectGroupsGetWithResponse Get an interconnect group
+//
+// Returns the interconnect group named (or numbered) `interconnectGroup`, with its
+// `etag` and the server-computed `configured.topologyCapability` and
+// `physicalStructure` (recomputed whenever the group or one of its interconnects
+// changes).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsGet` operationId).
+func (c *ClientWithResponses) InterconnectGroupsGetWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsGetResponse, error) {
+	rsp, err := c.InterconnectGroupsGet(ctx, project, interconnectGroup, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsGetResponse(rsp)
+}
+
+// InterconnectGroupsPatchWithBodyWithResponse Patch an interconnect group
+//
+// Changes the interconnect group named (or numbered) `interconnectGroup`, as
+// `interconnectAttachmentGroups.patch` changes an attachment group: a JSON merge patch of
+// `description`, `intent` and `interconnects` (entries merged key by key, an entry given
+// as null removed), or exactly the fields listed in `updateMask`. A given `etag` must be
+// current (412 `conditionNotMet`). Applied at accept: the Operation is already `DONE`,
+// with `error` when an interconnect is not found or the quota is exceeded.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsPatch` operationId).
+func (c *ClientWithResponses) InterconnectGroupsPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsPatchResponse, error) {
+	rsp, err := c.InterconnectGroupsPatchWithBody(ctx, project, interconnectGroup, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsPatchResponse(rsp)
+}
+
+// InterconnectGroupsPatchWithResponse Patch an interconnect group
+//
+// Changes the interconnect group named (or numbered) `interconnectGroup`, as
+// `interconnectAttachmentGroups.patch` changes an attachment group: a JSON merge patch of
+// `description`, `intent` and `interconnects` (entries merged key by key, an entry given
+// as null removed), or exactly the fields listed in `updateMask`. A given `etag` must be
+// current (412 `conditionNotMet`). Applied at accept: the Operation is already `DONE`,
+// with `error` when an interconnect is not found or the quota is exceeded.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup} (the `InterconnectGroupsPatch` operationId).
+func (c *ClientWithResponses) InterconnectGroupsPatchWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsPatchParams, body InterconnectGroupsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsPatchResponse, error) {
+	rsp, err := c.InterconnectGroupsPatch(ctx, project, interconnectGroup, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsPatchResponse(rsp)
+}
+
+// InterconnectGroupsCreateMembersWithBodyWithResponse Create interconnects in an interconnect group
+//
+// Creates the interconnects of `request.interconnects` (each completed from
+// `request.templateInterconnect`) and adds them to the group, in one step: every
+// interconnect needs a free name, a `facility` (a facility of the catalog, such as
+// `iad-1`), a `linkType`, a `requestedLinkCount` and an `interconnectType`; the first
+// location of the facility not yet used by the call is taken, so that interconnects
+// created together spread over the facility's zones. With `intentMismatchBehavior:
+// REJECT`, a call after which the group's `configured.topologyCapability.supportedSla`
+// would differ from its intent is 400 `invalid` and creates nothing. The Operation
+// (`operationType: createMembers`) is already `DONE`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers (the `InterconnectGroupsCreateMembers` operationId).
+func (c *ClientWithResponses) InterconnectGroupsCreateMembersWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsCreateMembersResponse, error) {
+	rsp, err := c.InterconnectGroupsCreateMembersWithBody(ctx, project, interconnectGroup, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsCreateMembersResponse(rsp)
+}
+
+// InterconnectGroupsCreateMembersWithResponse Create interconnects in an interconnect group
+//
+// Creates the interconnects of `request.interconnects` (each completed from
+// `request.templateInterconnect`) and adds them to the group, in one step: every
+// interconnect needs a free name, a `facility` (a facility of the catalog, such as
+// `iad-1`), a `linkType`, a `requestedLinkCount` and an `interconnectType`; the first
+// location of the facility not yet used by the call is taken, so that interconnects
+// created together spread over the facility's zones. With `intentMismatchBehavior:
+// REJECT`, a call after which the group's `configured.topologyCapability.supportedSla`
+// would differ from its intent is 400 `invalid` and creates nothing. The Operation
+// (`operationType: createMembers`) is already `DONE`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers (the `InterconnectGroupsCreateMembers` operationId).
+func (c *ClientWithResponses) InterconnectGroupsCreateMembersWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsCreateMembersParams, body InterconnectGroupsCreateMembersJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsCreateMembersResponse, error) {
+	rsp, err := c.InterconnectGroupsCreateMembers(ctx, project, interconnectGroup, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsCreateMembersResponse(rsp)
+}
+
+// InterconnectGroupsGetOperationalStatusWithResponse Get the operational status of an interconnect group
+//
+// Returns, computed when asked, each interconnect's status (`isActive` is `ACTIVE`
+// exactly when it exists, is admin-enabled and its circuit is not set down through the
+// admin API; a deleted interconnect is `INACTIVE` with `adminEnabled: false`), the
+// `configured` capability over the group's existing interconnects, the `operational`
+// one over the active ones only, and `groupStatus` (`FULLY_UP` when all are active,
+// `FULLY_DOWN` when none is or the group has none, `DEGRADED` otherwise), with the
+// group's `etag`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/getOperationalStatus (the `InterconnectGroupsGetOperationalStatus` operationId).
+func (c *ClientWithResponses) InterconnectGroupsGetOperationalStatusWithResponse(ctx context.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params *InterconnectGroupsGetOperationalStatusParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsGetOperationalStatusResponse, error) {
+	rsp, err := c.InterconnectGroupsGetOperationalStatus(ctx, project, interconnectGroup, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsGetOperationalStatusResponse(rsp)
+}
+
+// InterconnectGroupsGetIamPolicyWithResponse Get the IAM policy of the interconnect group
+//
+// Returns the IAM policy stored on the interconnect group named (or numbered) `resource`: its
+// `bindings`, `auditConfigs`, `version` and `etag`. A resource whose policy was never
+// set has an empty policy (`version` 1, `etag` `ACAB`). With
+// `optionsRequestedPolicyVersion` below 3, conditional bindings are returned as IAM
+// returns them to such callers: without their condition and with `_withcond_` and a
+// hash appended to the role. Versions other than 0, 1 and 3 are 400 `invalid`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectGroups/{resource}/getIamPolicy (the `InterconnectGroupsGetIamPolicy` operationId).
+func (c *ClientWithResponses) InterconnectGroupsGetIamPolicyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsGetIamPolicyParams, reqEditors ...RequestEditorFn) (*InterconnectGroupsGetIamPolicyResponse, error) {
+	rsp, err := c.InterconnectGroupsGetIamPolicy(ctx, project, resource, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsGetIamPolicyResponse(rsp)
+}
+
+// InterconnectGroupsSetIamPolicyWithBodyWithResponse Set the IAM policy of the interconnect group
+//
+// Replaces the IAM policy of the interconnect group named (or numbered) `resource` with `policy` and
+// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+// request's deprecated top-level `etag` is given), it must be the current one, else 409
+// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+// same role and condition are merged and their members deduplicated; bindings without
+// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+// `version` 3. Violations are 400 `invalid`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy (the `InterconnectGroupsSetIamPolicy` operationId).
+func (c *ClientWithResponses) InterconnectGroupsSetIamPolicyWithBodyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsSetIamPolicyResponse, error) {
+	rsp, err := c.InterconnectGroupsSetIamPolicyWithBody(ctx, project, resource, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsSetIamPolicyResponse(rsp)
+}
+
+// InterconnectGroupsSetIamPolicyWithResponse Set the IAM policy of the interconnect group
+//
+// Replaces the IAM policy of the interconnect group named (or numbered) `resource` with `policy` and
+// returns the stored policy with a new `etag`. When the policy carries an `etag` (or the
+// request's deprecated top-level `etag` is given), it must be the current one, else 409
+// `aborted` and nothing changes; without one the write is unconditional. Bindings of the
+// same role and condition are merged and their members deduplicated; bindings without
+// members are dropped. A binding needs a `role` (`roles/...`, or a custom role
+// `projects/.../roles/...` or `organizations/.../roles/...`) and members of a known kind
+// (`user:`, `serviceAccount:`, `group:`, `domain:`, `principal://`, `principalSet://`,
+// `deleted:`, `allUsers`, `allAuthenticatedUsers`); a conditional binding needs
+// `version` 3. Violations are 400 `invalid`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy (the `InterconnectGroupsSetIamPolicy` operationId).
+func (c *ClientWithResponses) InterconnectGroupsSetIamPolicyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsSetIamPolicyParams, body InterconnectGroupsSetIamPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsSetIamPolicyResponse, error) {
+	rsp, err := c.InterconnectGroupsSetIamPolicy(ctx, project, resource, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsSetIamPolicyResponse(rsp)
+}
+
+// InterconnectGroupsTestIamPermissionsWithBodyWithResponse Test the caller's permissions on the interconnect group
+//
+// Returns which of `permissions` the caller has on the interconnect group named (or numbered)
+// `resource`. IAM is not enforced, so the caller has every permission of this resource
+// type (`compute.interconnectGroups.*`); permissions of other types are left out of the answer,
+// and a permission with a wildcard is 400 `invalid`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions (the `InterconnectGroupsTestIamPermissions` operationId).
+func (c *ClientWithResponses) InterconnectGroupsTestIamPermissionsWithBodyWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectGroupsTestIamPermissionsResponse, error) {
+	rsp, err := c.InterconnectGroupsTestIamPermissionsWithBody(ctx, project, resource, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsTestIamPermissionsResponse(rsp)
+}
+
+// InterconnectGroupsTestIamPermissionsWithResponse Test the caller's permissions on the interconnect group
+//
+// Returns which of `permissions` the caller has on the interconnect group named (or numbered)
+// `resource`. IAM is not enforced, so the caller has every permission of this resource
+// type (`compute.interconnectGroups.*`); permissions of other types are left out of the answer,
+// and a permission with a wildcard is 400 `invalid`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions (the `InterconnectGroupsTestIamPermissions` operationId).
+func (c *ClientWithResponses) InterconnectGroupsTestIamPermissionsWithResponse(ctx context.Context, project ProjectPath, resource IamResourcePath, params *InterconnectGroupsTestIamPermissionsParams, body InterconnectGroupsTestIamPermissionsJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectGroupsTestIamPermissionsResponse, error) {
+	rsp, err := c.InterconnectGroupsTestIamPermissions(ctx, project, resource, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectGroupsTestIamPermissionsResponse(rsp)
 }
 
 // InterconnectLocationsListWithResponse List interconnect locations
@@ -10794,6 +19972,153 @@ func (c *ClientWithResponses) InterconnectsGetWithResponse(ctx context.Context, 
 		return nil, err
 	}
 	return ParseInterconnectsGetResponse(rsp)
+}
+
+// InterconnectsPatchWithBodyWithResponse Patch an interconnect
+//
+// Changes the interconnect named (or numbered) `interconnect` with a JSON merge patch of
+// an `Interconnect`. Patchable: `description`, `adminEnabled`, `nocContactEmail`,
+// `customerName`, `requestedLinkCount` and `labels`; any other writable member sent
+// with a value other than the current one is 400 `invalid` (sending back what `get`
+// returned is accepted). Setting `adminEnabled: false` drains the interconnect: its
+// attachments and every interconnect group holding it report it down. Applied at
+// accept: the Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsPatch` operationId).
+func (c *ClientWithResponses) InterconnectsPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectsPatchResponse, error) {
+	rsp, err := c.InterconnectsPatchWithBody(ctx, project, interconnect, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsPatchResponse(rsp)
+}
+
+// InterconnectsPatchWithResponse Patch an interconnect
+//
+// Changes the interconnect named (or numbered) `interconnect` with a JSON merge patch of
+// an `Interconnect`. Patchable: `description`, `adminEnabled`, `nocContactEmail`,
+// `customerName`, `requestedLinkCount` and `labels`; any other writable member sent
+// with a value other than the current one is 400 `invalid` (sending back what `get`
+// returned is accepted). Setting `adminEnabled: false` drains the interconnect: its
+// attachments and every interconnect group holding it report it down. Applied at
+// accept: the Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect} (the `InterconnectsPatch` operationId).
+func (c *ClientWithResponses) InterconnectsPatchWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsPatchParams, body InterconnectsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectsPatchResponse, error) {
+	rsp, err := c.InterconnectsPatch(ctx, project, interconnect, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsPatchResponse(rsp)
+}
+
+// InterconnectsGetDiagnosticsWithResponse Get the diagnostics of an interconnect
+//
+// Returns the diagnostics of the interconnect named (or numbered) `interconnect`: one
+// link per provisioned link, each up exactly when the interconnect is operational
+// (admin-enabled and its circuit not set down through the admin API), with plausible
+// optical power and LACP values; the bundle is up when any link is.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getDiagnostics (the `InterconnectsGetDiagnostics` operationId).
+func (c *ClientWithResponses) InterconnectsGetDiagnosticsWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetDiagnosticsParams, reqEditors ...RequestEditorFn) (*InterconnectsGetDiagnosticsResponse, error) {
+	rsp, err := c.InterconnectsGetDiagnostics(ctx, project, interconnect, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsGetDiagnosticsResponse(rsp)
+}
+
+// InterconnectsGetMacsecConfigWithResponse Get the MACsec configuration of an interconnect
+//
+// Returns the MACsec configuration of the interconnect named (or numbered)
+// `interconnect`: its pre-shared keys with the CAK and CKN the service generated for
+// each (none when MACsec is not configured), and an `etag` of the configuration.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getMacsecConfig (the `InterconnectsGetMacsecConfig` operationId).
+func (c *ClientWithResponses) InterconnectsGetMacsecConfigWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsGetMacsecConfigParams, reqEditors ...RequestEditorFn) (*InterconnectsGetMacsecConfigResponse, error) {
+	rsp, err := c.InterconnectsGetMacsecConfig(ctx, project, interconnect, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsGetMacsecConfigResponse(rsp)
+}
+
+// InterconnectsSetNameWithBodyWithResponse Rename an interconnect
+//
+// Renames the interconnect named (or numbered) `interconnect` to `name`. `currentName`,
+// when given, must be its current name (400 `invalid` otherwise); `name` is required and
+// must be free (409 `alreadyExists`). Its attachments and the interconnect groups that
+// hold it follow the new name. Applied at accept: the Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName (the `InterconnectsSetName` operationId).
+func (c *ClientWithResponses) InterconnectsSetNameWithBodyWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectsSetNameResponse, error) {
+	rsp, err := c.InterconnectsSetNameWithBody(ctx, project, interconnect, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsSetNameResponse(rsp)
+}
+
+// InterconnectsSetNameWithResponse Rename an interconnect
+//
+// Renames the interconnect named (or numbered) `interconnect` to `name`. `currentName`,
+// when given, must be its current name (400 `invalid` otherwise); `name` is required and
+// must be free (409 `alreadyExists`). Its attachments and the interconnect groups that
+// hold it follow the new name. Applied at accept: the Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName (the `InterconnectsSetName` operationId).
+func (c *ClientWithResponses) InterconnectsSetNameWithResponse(ctx context.Context, project ProjectPath, interconnect InterconnectPath, params *InterconnectsSetNameParams, body InterconnectsSetNameJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectsSetNameResponse, error) {
+	rsp, err := c.InterconnectsSetName(ctx, project, interconnect, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsSetNameResponse(rsp)
+}
+
+// InterconnectsSetLabelsWithBodyWithResponse Set the labels of an interconnect
+//
+// Replaces the whole label set of the interconnect named (or numbered) `resource`, with
+// the rules of `globalForwardingRules.setLabels`: `labelFingerprint` must be the current
+// one (412 `conditionNotMet` otherwise) and the returned Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels (the `InterconnectsSetLabels` operationId).
+func (c *ClientWithResponses) InterconnectsSetLabelsWithBodyWithResponse(ctx context.Context, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectsSetLabelsResponse, error) {
+	rsp, err := c.InterconnectsSetLabelsWithBody(ctx, project, resource, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsSetLabelsResponse(rsp)
+}
+
+// InterconnectsSetLabelsWithResponse Set the labels of an interconnect
+//
+// Replaces the whole label set of the interconnect named (or numbered) `resource`, with
+// the rules of `globalForwardingRules.setLabels`: `labelFingerprint` must be the current
+// one (412 `conditionNotMet` otherwise) and the returned Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels (the `InterconnectsSetLabels` operationId).
+func (c *ClientWithResponses) InterconnectsSetLabelsWithResponse(ctx context.Context, project ProjectPath, resource ResourcePath, params *InterconnectsSetLabelsParams, body InterconnectsSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectsSetLabelsResponse, error) {
+	rsp, err := c.InterconnectsSetLabels(ctx, project, resource, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectsSetLabelsResponse(rsp)
 }
 
 // GlobalOperationsListWithResponse List global operations
@@ -11014,6 +20339,82 @@ func (c *ClientWithResponses) InterconnectAttachmentsGetWithResponse(ctx context
 	return ParseInterconnectAttachmentsGetResponse(rsp)
 }
 
+// InterconnectAttachmentsPatchWithBodyWithResponse Patch an interconnect attachment
+//
+// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
+// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
+// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
+// value other than the current one is 400 `invalid` (sending back what `get` returned
+// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
+// Applied at accept: the regional Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsPatch` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentsPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsPatchResponse, error) {
+	rsp, err := c.InterconnectAttachmentsPatchWithBody(ctx, project, region, interconnectAttachment, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentsPatchResponse(rsp)
+}
+
+// InterconnectAttachmentsPatchWithResponse Patch an interconnect attachment
+//
+// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
+// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
+// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
+// value other than the current one is 400 `invalid` (sending back what `get` returned
+// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
+// Applied at accept: the regional Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment} (the `InterconnectAttachmentsPatch` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentsPatchWithResponse(ctx context.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params *InterconnectAttachmentsPatchParams, body InterconnectAttachmentsPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsPatchResponse, error) {
+	rsp, err := c.InterconnectAttachmentsPatch(ctx, project, region, interconnectAttachment, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentsPatchResponse(rsp)
+}
+
+// InterconnectAttachmentsSetLabelsWithBodyWithResponse Set the labels of an interconnect attachment
+//
+// Replaces the whole label set of the attachment named (or numbered) `resource`, with
+// the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a stale
+// `labelFingerprint`); the returned regional Operation is already `DONE`. Unlike the
+// global method, it takes a `requestId`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels (the `InterconnectAttachmentsSetLabels` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentsSetLabelsWithBodyWithResponse(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsSetLabelsResponse, error) {
+	rsp, err := c.InterconnectAttachmentsSetLabelsWithBody(ctx, project, region, resource, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentsSetLabelsResponse(rsp)
+}
+
+// InterconnectAttachmentsSetLabelsWithResponse Set the labels of an interconnect attachment
+//
+// Replaces the whole label set of the attachment named (or numbered) `resource`, with
+// the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a stale
+// `labelFingerprint`); the returned regional Operation is already `DONE`. Unlike the
+// global method, it takes a `requestId`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels (the `InterconnectAttachmentsSetLabels` operationId).
+func (c *ClientWithResponses) InterconnectAttachmentsSetLabelsWithResponse(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *InterconnectAttachmentsSetLabelsParams, body InterconnectAttachmentsSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*InterconnectAttachmentsSetLabelsResponse, error) {
+	rsp, err := c.InterconnectAttachmentsSetLabels(ctx, project, region, resource, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectAttachmentsSetLabelsResponse(rsp)
+}
+
 // RegionOperationsListWithResponse List regional operations
 //
 // Returns one page of the project's operations in `region` (operations on regional
@@ -11087,6 +20488,100 @@ func (c *ClientWithResponses) RegionOperationsWaitWithResponse(ctx context.Conte
 		return nil, err
 	}
 	return ParseRegionOperationsWaitResponse(rsp)
+}
+
+// ParseInterconnectAttachmentsAggregatedListResponse parses an HTTP response from a InterconnectAttachmentsAggregatedListWithResponse call
+func ParseInterconnectAttachmentsAggregatedListResponse(rsp *http.Response) (*InterconnectAttachmentsAggregatedListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentsAggregatedListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectAttachmentAggregatedList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGlobalOperationsAggregatedListResponse parses an HTTP response from a GlobalOperationsAggregatedListWithResponse call
+func ParseGlobalOperationsAggregatedListResponse(rsp *http.Response) (*GlobalOperationsAggregatedListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GlobalOperationsAggregatedListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OperationAggregatedList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
 }
 
 // ParseGlobalForwardingRulesListResponse parses an HTTP response from a GlobalForwardingRulesListWithResponse call
@@ -11260,6 +20755,121 @@ func ParseGlobalForwardingRulesGetResponse(rsp *http.Response) (*GlobalForwardin
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest ForwardingRule
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGlobalForwardingRulesPatchResponse parses an HTTP response from a GlobalForwardingRulesPatchWithResponse call
+func ParseGlobalForwardingRulesPatchResponse(rsp *http.Response) (*GlobalForwardingRulesPatchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GlobalForwardingRulesPatchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest EtagMismatch
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGlobalForwardingRulesSetTargetResponse parses an HTTP response from a GlobalForwardingRulesSetTargetWithResponse call
+func ParseGlobalForwardingRulesSetTargetResponse(rsp *http.Response) (*GlobalForwardingRulesSetTargetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GlobalForwardingRulesSetTargetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -11683,6 +21293,729 @@ func ParseInterconnectAttachmentGroupsGetOperationalStatusResponse(rsp *http.Res
 	return response, nil
 }
 
+// ParseInterconnectAttachmentGroupsGetIamPolicyResponse parses an HTTP response from a InterconnectAttachmentGroupsGetIamPolicyWithResponse call
+func ParseInterconnectAttachmentGroupsGetIamPolicyResponse(rsp *http.Response) (*InterconnectAttachmentGroupsGetIamPolicyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentGroupsGetIamPolicyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Policy
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectAttachmentGroupsSetIamPolicyResponse parses an HTTP response from a InterconnectAttachmentGroupsSetIamPolicyWithResponse call
+func ParseInterconnectAttachmentGroupsSetIamPolicyResponse(rsp *http.Response) (*InterconnectAttachmentGroupsSetIamPolicyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentGroupsSetIamPolicyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Policy
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest PolicyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectAttachmentGroupsTestIamPermissionsResponse parses an HTTP response from a InterconnectAttachmentGroupsTestIamPermissionsWithResponse call
+func ParseInterconnectAttachmentGroupsTestIamPermissionsResponse(rsp *http.Response) (*InterconnectAttachmentGroupsTestIamPermissionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentGroupsTestIamPermissionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TestPermissionsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsListResponse parses an HTTP response from a InterconnectGroupsListWithResponse call
+func ParseInterconnectGroupsListResponse(rsp *http.Response) (*InterconnectGroupsListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectGroupsListResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsInsertResponse parses an HTTP response from a InterconnectGroupsInsertWithResponse call
+func ParseInterconnectGroupsInsertResponse(rsp *http.Response) (*InterconnectGroupsInsertResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsInsertResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsDeleteResponse parses an HTTP response from a InterconnectGroupsDeleteWithResponse call
+func ParseInterconnectGroupsDeleteResponse(rsp *http.Response) (*InterconnectGroupsDeleteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsDeleteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsGetResponse parses an HTTP response from a InterconnectGroupsGetWithResponse call
+func ParseInterconnectGroupsGetResponse(rsp *http.Response) (*InterconnectGroupsGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectGroup
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsPatchResponse parses an HTTP response from a InterconnectGroupsPatchWithResponse call
+func ParseInterconnectGroupsPatchResponse(rsp *http.Response) (*InterconnectGroupsPatchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsPatchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest EtagMismatch
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsCreateMembersResponse parses an HTTP response from a InterconnectGroupsCreateMembersWithResponse call
+func ParseInterconnectGroupsCreateMembersResponse(rsp *http.Response) (*InterconnectGroupsCreateMembersResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsCreateMembersResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsGetOperationalStatusResponse parses an HTTP response from a InterconnectGroupsGetOperationalStatusWithResponse call
+func ParseInterconnectGroupsGetOperationalStatusResponse(rsp *http.Response) (*InterconnectGroupsGetOperationalStatusResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsGetOperationalStatusResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectGroupsGetOperationalStatusResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsGetIamPolicyResponse parses an HTTP response from a InterconnectGroupsGetIamPolicyWithResponse call
+func ParseInterconnectGroupsGetIamPolicyResponse(rsp *http.Response) (*InterconnectGroupsGetIamPolicyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsGetIamPolicyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Policy
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsSetIamPolicyResponse parses an HTTP response from a InterconnectGroupsSetIamPolicyWithResponse call
+func ParseInterconnectGroupsSetIamPolicyResponse(rsp *http.Response) (*InterconnectGroupsSetIamPolicyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsSetIamPolicyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Policy
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest PolicyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectGroupsTestIamPermissionsResponse parses an HTTP response from a InterconnectGroupsTestIamPermissionsWithResponse call
+func ParseInterconnectGroupsTestIamPermissionsResponse(rsp *http.Response) (*InterconnectGroupsTestIamPermissionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectGroupsTestIamPermissionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TestPermissionsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseInterconnectLocationsListResponse parses an HTTP response from a InterconnectLocationsListWithResponse call
 func ParseInterconnectLocationsListResponse(rsp *http.Response) (*InterconnectLocationsListResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -11987,6 +22320,290 @@ func ParseInterconnectsGetResponse(rsp *http.Response) (*InterconnectsGetRespons
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectsPatchResponse parses an HTTP response from a InterconnectsPatchWithResponse call
+func ParseInterconnectsPatchResponse(rsp *http.Response) (*InterconnectsPatchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectsPatchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectsGetDiagnosticsResponse parses an HTTP response from a InterconnectsGetDiagnosticsWithResponse call
+func ParseInterconnectsGetDiagnosticsResponse(rsp *http.Response) (*InterconnectsGetDiagnosticsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectsGetDiagnosticsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectsGetDiagnosticsResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectsGetMacsecConfigResponse parses an HTTP response from a InterconnectsGetMacsecConfigWithResponse call
+func ParseInterconnectsGetMacsecConfigResponse(rsp *http.Response) (*InterconnectsGetMacsecConfigResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectsGetMacsecConfigResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectsGetMacsecConfigResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectsSetNameResponse parses an HTTP response from a InterconnectsSetNameWithResponse call
+func ParseInterconnectsSetNameResponse(rsp *http.Response) (*InterconnectsSetNameResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectsSetNameResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectsSetLabelsResponse parses an HTTP response from a InterconnectsSetLabelsWithResponse call
+func ParseInterconnectsSetLabelsResponse(rsp *http.Response) (*InterconnectsSetLabelsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectsSetLabelsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -12421,6 +23038,121 @@ func ParseInterconnectAttachmentsGetResponse(rsp *http.Response) (*InterconnectA
 	return response, nil
 }
 
+// ParseInterconnectAttachmentsPatchResponse parses an HTTP response from a InterconnectAttachmentsPatchWithResponse call
+func ParseInterconnectAttachmentsPatchResponse(rsp *http.Response) (*InterconnectAttachmentsPatchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentsPatchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectAttachmentsSetLabelsResponse parses an HTTP response from a InterconnectAttachmentsSetLabelsWithResponse call
+func ParseInterconnectAttachmentsSetLabelsResponse(rsp *http.Response) (*InterconnectAttachmentsSetLabelsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectAttachmentsSetLabelsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseRegionOperationsListResponse parses an HTTP response from a RegionOperationsListWithResponse call
 func ParseRegionOperationsListResponse(rsp *http.Response) (*RegionOperationsListResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -12628,6 +23360,12 @@ func ParseRegionOperationsWaitResponse(rsp *http.Response) (*RegionOperationsWai
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// InterconnectAttachmentsAggregatedList List interconnect attachments of every region
+	// (GET /compute/v1/projects/{project}/aggregated/interconnectAttachments)
+	InterconnectAttachmentsAggregatedList(ctx echo.Context, project ProjectPath, params InterconnectAttachmentsAggregatedListParams) error
+	// GlobalOperationsAggregatedList List operations of every scope
+	// (GET /compute/v1/projects/{project}/aggregated/operations)
+	GlobalOperationsAggregatedList(ctx echo.Context, project ProjectPath, params GlobalOperationsAggregatedListParams) error
 	// GlobalForwardingRulesList List global forwarding rules
 	// (GET /compute/v1/projects/{project}/global/forwardingRules)
 	GlobalForwardingRulesList(ctx echo.Context, project ProjectPath, params GlobalForwardingRulesListParams) error
@@ -12640,6 +23378,12 @@ type ServerInterface interface {
 	// GlobalForwardingRulesGet Get a global forwarding rule
 	// (GET /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule})
 	GlobalForwardingRulesGet(ctx echo.Context, project ProjectPath, forwardingRule ForwardingRulePath, params GlobalForwardingRulesGetParams) error
+	// GlobalForwardingRulesPatch Patch a global forwarding rule
+	// (PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule})
+	GlobalForwardingRulesPatch(ctx echo.Context, project ProjectPath, forwardingRule ForwardingRulePath, params GlobalForwardingRulesPatchParams) error
+	// GlobalForwardingRulesSetTarget Change the target of a global forwarding rule
+	// (POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget)
+	GlobalForwardingRulesSetTarget(ctx echo.Context, project ProjectPath, forwardingRule ForwardingRulePath, params GlobalForwardingRulesSetTargetParams) error
 	// GlobalForwardingRulesSetLabels Set the labels of a global forwarding rule
 	// (POST /compute/v1/projects/{project}/global/forwardingRules/{resource}/setLabels)
 	GlobalForwardingRulesSetLabels(ctx echo.Context, project ProjectPath, resource ResourcePath, params GlobalForwardingRulesSetLabelsParams) error
@@ -12661,6 +23405,45 @@ type ServerInterface interface {
 	// InterconnectAttachmentGroupsGetOperationalStatus Get the operational status of an interconnect attachment group
 	// (GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup}/getOperationalStatus)
 	InterconnectAttachmentGroupsGetOperationalStatus(ctx echo.Context, project ProjectPath, interconnectAttachmentGroup InterconnectAttachmentGroupPath, params InterconnectAttachmentGroupsGetOperationalStatusParams) error
+	// InterconnectAttachmentGroupsGetIamPolicy Get the IAM policy of the interconnect attachment group
+	// (GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/getIamPolicy)
+	InterconnectAttachmentGroupsGetIamPolicy(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectAttachmentGroupsGetIamPolicyParams) error
+	// InterconnectAttachmentGroupsSetIamPolicy Set the IAM policy of the interconnect attachment group
+	// (POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy)
+	InterconnectAttachmentGroupsSetIamPolicy(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectAttachmentGroupsSetIamPolicyParams) error
+	// InterconnectAttachmentGroupsTestIamPermissions Test the caller's permissions on the interconnect attachment group
+	// (POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions)
+	InterconnectAttachmentGroupsTestIamPermissions(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectAttachmentGroupsTestIamPermissionsParams) error
+	// InterconnectGroupsList List interconnect groups
+	// (GET /compute/v1/projects/{project}/global/interconnectGroups)
+	InterconnectGroupsList(ctx echo.Context, project ProjectPath, params InterconnectGroupsListParams) error
+	// InterconnectGroupsInsert Create an interconnect group
+	// (POST /compute/v1/projects/{project}/global/interconnectGroups)
+	InterconnectGroupsInsert(ctx echo.Context, project ProjectPath, params InterconnectGroupsInsertParams) error
+	// InterconnectGroupsDelete Delete an interconnect group
+	// (DELETE /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup})
+	InterconnectGroupsDelete(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsDeleteParams) error
+	// InterconnectGroupsGet Get an interconnect group
+	// (GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup})
+	InterconnectGroupsGet(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsGetParams) error
+	// InterconnectGroupsPatch Patch an interconnect group
+	// (PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup})
+	InterconnectGroupsPatch(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsPatchParams) error
+	// InterconnectGroupsCreateMembers Create interconnects in an interconnect group
+	// (POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers)
+	InterconnectGroupsCreateMembers(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsCreateMembersParams) error
+	// InterconnectGroupsGetOperationalStatus Get the operational status of an interconnect group
+	// (GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/getOperationalStatus)
+	InterconnectGroupsGetOperationalStatus(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsGetOperationalStatusParams) error
+	// InterconnectGroupsGetIamPolicy Get the IAM policy of the interconnect group
+	// (GET /compute/v1/projects/{project}/global/interconnectGroups/{resource}/getIamPolicy)
+	InterconnectGroupsGetIamPolicy(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectGroupsGetIamPolicyParams) error
+	// InterconnectGroupsSetIamPolicy Set the IAM policy of the interconnect group
+	// (POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy)
+	InterconnectGroupsSetIamPolicy(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectGroupsSetIamPolicyParams) error
+	// InterconnectGroupsTestIamPermissions Test the caller's permissions on the interconnect group
+	// (POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions)
+	InterconnectGroupsTestIamPermissions(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectGroupsTestIamPermissionsParams) error
 	// InterconnectLocationsList List interconnect locations
 	// (GET /compute/v1/projects/{project}/global/interconnectLocations)
 	InterconnectLocationsList(ctx echo.Context, project ProjectPath, params InterconnectLocationsListParams) error
@@ -12679,6 +23462,21 @@ type ServerInterface interface {
 	// InterconnectsGet Get an interconnect
 	// (GET /compute/v1/projects/{project}/global/interconnects/{interconnect})
 	InterconnectsGet(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsGetParams) error
+	// InterconnectsPatch Patch an interconnect
+	// (PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect})
+	InterconnectsPatch(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsPatchParams) error
+	// InterconnectsGetDiagnostics Get the diagnostics of an interconnect
+	// (GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getDiagnostics)
+	InterconnectsGetDiagnostics(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsGetDiagnosticsParams) error
+	// InterconnectsGetMacsecConfig Get the MACsec configuration of an interconnect
+	// (GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getMacsecConfig)
+	InterconnectsGetMacsecConfig(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsGetMacsecConfigParams) error
+	// InterconnectsSetName Rename an interconnect
+	// (POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName)
+	InterconnectsSetName(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsSetNameParams) error
+	// InterconnectsSetLabels Set the labels of an interconnect
+	// (POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels)
+	InterconnectsSetLabels(ctx echo.Context, project ProjectPath, resource ResourcePath, params InterconnectsSetLabelsParams) error
 	// GlobalOperationsList List global operations
 	// (GET /compute/v1/projects/{project}/global/operations)
 	GlobalOperationsList(ctx echo.Context, project ProjectPath, params GlobalOperationsListParams) error
@@ -12703,6 +23501,12 @@ type ServerInterface interface {
 	// InterconnectAttachmentsGet Get an interconnect attachment
 	// (GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment})
 	InterconnectAttachmentsGet(ctx echo.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params InterconnectAttachmentsGetParams) error
+	// InterconnectAttachmentsPatch Patch an interconnect attachment
+	// (PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment})
+	InterconnectAttachmentsPatch(ctx echo.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params InterconnectAttachmentsPatchParams) error
+	// InterconnectAttachmentsSetLabels Set the labels of an interconnect attachment
+	// (POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels)
+	InterconnectAttachmentsSetLabels(ctx echo.Context, project ProjectPath, region RegionPath, resource ResourcePath, params InterconnectAttachmentsSetLabelsParams) error
 	// RegionOperationsList List regional operations
 	// (GET /compute/v1/projects/{project}/regions/{region}/operations)
 	RegionOperationsList(ctx echo.Context, project ProjectPath, region RegionPath, params RegionOperationsListParams) error
@@ -12720,6 +23524,168 @@ type ServerInterface interface {
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// InterconnectAttachmentsAggregatedList converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentsAggregatedList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentsAggregatedListParams
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "includeAllScopes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "includeAllScopes", ctx.QueryParams(), &params.IncludeAllScopes, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter includeAllScopes: %s", err))
+	}
+
+	// ------------- Optional query parameter "maxResults" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "maxResults", ctx.QueryParams(), &params.MaxResults, runtime.BindQueryParameterOptions{Type: "integer", Format: "uint32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter maxResults: %s", err))
+	}
+
+	// ------------- Optional query parameter "orderBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "orderBy", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orderBy: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageToken" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
+	}
+
+	// ------------- Optional query parameter "returnPartialSuccess" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "returnPartialSuccess", ctx.QueryParams(), &params.ReturnPartialSuccess, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter returnPartialSuccess: %s", err))
+	}
+
+	// ------------- Optional query parameter "serviceProjectNumber" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "serviceProjectNumber", ctx.QueryParams(), &params.ServiceProjectNumber, runtime.BindQueryParameterOptions{Type: "string", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter serviceProjectNumber: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentsAggregatedList(ctx, project, params)
+	return err
+}
+
+// GlobalOperationsAggregatedList converts echo context to params.
+func (w *ServerInterfaceWrapper) GlobalOperationsAggregatedList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GlobalOperationsAggregatedListParams
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "includeAllScopes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "includeAllScopes", ctx.QueryParams(), &params.IncludeAllScopes, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter includeAllScopes: %s", err))
+	}
+
+	// ------------- Optional query parameter "maxResults" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "maxResults", ctx.QueryParams(), &params.MaxResults, runtime.BindQueryParameterOptions{Type: "integer", Format: "uint32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter maxResults: %s", err))
+	}
+
+	// ------------- Optional query parameter "orderBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "orderBy", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orderBy: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageToken" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
+	}
+
+	// ------------- Optional query parameter "returnPartialSuccess" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "returnPartialSuccess", ctx.QueryParams(), &params.ReturnPartialSuccess, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter returnPartialSuccess: %s", err))
+	}
+
+	// ------------- Optional query parameter "serviceProjectNumber" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "serviceProjectNumber", ctx.QueryParams(), &params.ServiceProjectNumber, runtime.BindQueryParameterOptions{Type: "string", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter serviceProjectNumber: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GlobalOperationsAggregatedList(ctx, project, params)
+	return err
 }
 
 // GlobalForwardingRulesList converts echo context to params.
@@ -12896,6 +23862,13 @@ func (w *ServerInterfaceWrapper) GlobalForwardingRulesGet(ctx echo.Context) erro
 
 	// Parameter object where we will unmarshal all parameters from the context
 	var params GlobalForwardingRulesGetParams
+	// ------------- Optional query parameter "view" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
+	}
+
 	// ------------- Optional query parameter "alt" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
@@ -12912,6 +23885,100 @@ func (w *ServerInterfaceWrapper) GlobalForwardingRulesGet(ctx echo.Context) erro
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GlobalForwardingRulesGet(ctx, project, forwardingRule, params)
+	return err
+}
+
+// GlobalForwardingRulesPatch converts echo context to params.
+func (w *ServerInterfaceWrapper) GlobalForwardingRulesPatch(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "forwardingRule" -------------
+	var forwardingRule ForwardingRulePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "forwardingRule", ctx.Param("forwardingRule"), &forwardingRule, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter forwardingRule: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GlobalForwardingRulesPatchParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GlobalForwardingRulesPatch(ctx, project, forwardingRule, params)
+	return err
+}
+
+// GlobalForwardingRulesSetTarget converts echo context to params.
+func (w *ServerInterfaceWrapper) GlobalForwardingRulesSetTarget(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "forwardingRule" -------------
+	var forwardingRule ForwardingRulePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "forwardingRule", ctx.Param("forwardingRule"), &forwardingRule, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter forwardingRule: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GlobalForwardingRulesSetTargetParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GlobalForwardingRulesSetTarget(ctx, project, forwardingRule, params)
 	return err
 }
 
@@ -13242,6 +24309,587 @@ func (w *ServerInterfaceWrapper) InterconnectAttachmentGroupsGetOperationalStatu
 	return err
 }
 
+// InterconnectAttachmentGroupsGetIamPolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentGroupsGetIamPolicy(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource IamResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentGroupsGetIamPolicyParams
+	// ------------- Optional query parameter "optionsRequestedPolicyVersion" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "optionsRequestedPolicyVersion", ctx.QueryParams(), &params.OptionsRequestedPolicyVersion, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter optionsRequestedPolicyVersion: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentGroupsGetIamPolicy(ctx, project, resource, params)
+	return err
+}
+
+// InterconnectAttachmentGroupsSetIamPolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentGroupsSetIamPolicy(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource IamResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentGroupsSetIamPolicyParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentGroupsSetIamPolicy(ctx, project, resource, params)
+	return err
+}
+
+// InterconnectAttachmentGroupsTestIamPermissions converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentGroupsTestIamPermissions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource IamResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentGroupsTestIamPermissionsParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentGroupsTestIamPermissions(ctx, project, resource, params)
+	return err
+}
+
+// InterconnectGroupsList converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsListParams
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "maxResults" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "maxResults", ctx.QueryParams(), &params.MaxResults, runtime.BindQueryParameterOptions{Type: "integer", Format: "uint32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter maxResults: %s", err))
+	}
+
+	// ------------- Optional query parameter "orderBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "orderBy", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orderBy: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageToken" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
+	}
+
+	// ------------- Optional query parameter "returnPartialSuccess" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "returnPartialSuccess", ctx.QueryParams(), &params.ReturnPartialSuccess, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter returnPartialSuccess: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsList(ctx, project, params)
+	return err
+}
+
+// InterconnectGroupsInsert converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsInsert(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsInsertParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsInsert(ctx, project, params)
+	return err
+}
+
+// InterconnectGroupsDelete converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsDelete(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectGroup" -------------
+	var interconnectGroup InterconnectGroupPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectGroup", ctx.Param("interconnectGroup"), &interconnectGroup, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectGroup: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsDeleteParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsDelete(ctx, project, interconnectGroup, params)
+	return err
+}
+
+// InterconnectGroupsGet converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectGroup" -------------
+	var interconnectGroup InterconnectGroupPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectGroup", ctx.Param("interconnectGroup"), &interconnectGroup, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectGroup: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsGetParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsGet(ctx, project, interconnectGroup, params)
+	return err
+}
+
+// InterconnectGroupsPatch converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsPatch(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectGroup" -------------
+	var interconnectGroup InterconnectGroupPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectGroup", ctx.Param("interconnectGroup"), &interconnectGroup, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectGroup: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsPatchParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "updateMask" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "updateMask", ctx.QueryParams(), &params.UpdateMask, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter updateMask: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsPatch(ctx, project, interconnectGroup, params)
+	return err
+}
+
+// InterconnectGroupsCreateMembers converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsCreateMembers(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectGroup" -------------
+	var interconnectGroup InterconnectGroupPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectGroup", ctx.Param("interconnectGroup"), &interconnectGroup, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectGroup: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsCreateMembersParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsCreateMembers(ctx, project, interconnectGroup, params)
+	return err
+}
+
+// InterconnectGroupsGetOperationalStatus converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsGetOperationalStatus(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectGroup" -------------
+	var interconnectGroup InterconnectGroupPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectGroup", ctx.Param("interconnectGroup"), &interconnectGroup, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectGroup: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsGetOperationalStatusParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsGetOperationalStatus(ctx, project, interconnectGroup, params)
+	return err
+}
+
+// InterconnectGroupsGetIamPolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsGetIamPolicy(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource IamResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsGetIamPolicyParams
+	// ------------- Optional query parameter "optionsRequestedPolicyVersion" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "optionsRequestedPolicyVersion", ctx.QueryParams(), &params.OptionsRequestedPolicyVersion, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter optionsRequestedPolicyVersion: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsGetIamPolicy(ctx, project, resource, params)
+	return err
+}
+
+// InterconnectGroupsSetIamPolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsSetIamPolicy(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource IamResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsSetIamPolicyParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsSetIamPolicy(ctx, project, resource, params)
+	return err
+}
+
+// InterconnectGroupsTestIamPermissions converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectGroupsTestIamPermissions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource IamResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectGroupsTestIamPermissionsParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectGroupsTestIamPermissions(ctx, project, resource, params)
+	return err
+}
+
 // InterconnectLocationsList converts echo context to params.
 func (w *ServerInterfaceWrapper) InterconnectLocationsList(ctx echo.Context) error {
 	var err error
@@ -13542,6 +25190,220 @@ func (w *ServerInterfaceWrapper) InterconnectsGet(ctx echo.Context) error {
 	return err
 }
 
+// InterconnectsPatch converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectsPatch(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnect" -------------
+	var interconnect InterconnectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnect", ctx.Param("interconnect"), &interconnect, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnect: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectsPatchParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectsPatch(ctx, project, interconnect, params)
+	return err
+}
+
+// InterconnectsGetDiagnostics converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectsGetDiagnostics(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnect" -------------
+	var interconnect InterconnectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnect", ctx.Param("interconnect"), &interconnect, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnect: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectsGetDiagnosticsParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectsGetDiagnostics(ctx, project, interconnect, params)
+	return err
+}
+
+// InterconnectsGetMacsecConfig converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectsGetMacsecConfig(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnect" -------------
+	var interconnect InterconnectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnect", ctx.Param("interconnect"), &interconnect, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnect: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectsGetMacsecConfigParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectsGetMacsecConfig(ctx, project, interconnect, params)
+	return err
+}
+
+// InterconnectsSetName converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectsSetName(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnect" -------------
+	var interconnect InterconnectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnect", ctx.Param("interconnect"), &interconnect, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnect: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectsSetNameParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectsSetName(ctx, project, interconnect, params)
+	return err
+}
+
+// InterconnectsSetLabels converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectsSetLabels(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource ResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectsSetLabelsParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectsSetLabels(ctx, project, resource, params)
+	return err
+}
+
 // GlobalOperationsList converts echo context to params.
 func (w *ServerInterfaceWrapper) GlobalOperationsList(ctx echo.Context) error {
 	var err error
@@ -13832,6 +25694,13 @@ func (w *ServerInterfaceWrapper) InterconnectAttachmentsInsert(ctx echo.Context)
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
 	}
 
+	// ------------- Optional query parameter "validateOnly" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "validateOnly", ctx.QueryParams(), &params.ValidateOnly, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter validateOnly: %s", err))
+	}
+
 	// ------------- Optional query parameter "alt" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
@@ -13951,6 +25820,116 @@ func (w *ServerInterfaceWrapper) InterconnectAttachmentsGet(ctx echo.Context) er
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.InterconnectAttachmentsGet(ctx, project, region, interconnectAttachment, params)
+	return err
+}
+
+// InterconnectAttachmentsPatch converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentsPatch(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region RegionPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectAttachment" -------------
+	var interconnectAttachment InterconnectAttachmentPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectAttachment", ctx.Param("interconnectAttachment"), &interconnectAttachment, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectAttachment: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentsPatchParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentsPatch(ctx, project, region, interconnectAttachment, params)
+	return err
+}
+
+// InterconnectAttachmentsSetLabels converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectAttachmentsSetLabels(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region RegionPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource ResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectAttachmentsSetLabelsParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectAttachmentsSetLabels(ctx, project, region, resource, params)
 	return err
 }
 
@@ -14220,10 +26199,13 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 		Handler: si,
 	}
 
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/aggregated/interconnectAttachments", wrapper.InterconnectAttachmentsAggregatedList, options.OperationMiddlewares["interconnectAttachments.aggregatedList"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/aggregated/operations", wrapper.GlobalOperationsAggregatedList, options.OperationMiddlewares["globalOperations.aggregatedList"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules", wrapper.GlobalForwardingRulesList, options.OperationMiddlewares["globalForwardingRules.list"]...)
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules", wrapper.GlobalForwardingRulesInsert, options.OperationMiddlewares["globalForwardingRules.insert"]...)
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:forwardingRule", wrapper.GlobalForwardingRulesDelete, options.OperationMiddlewares["globalForwardingRules.delete"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:forwardingRule", wrapper.GlobalForwardingRulesGet, options.OperationMiddlewares["globalForwardingRules.get"]...)
+	router.PATCH(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:forwardingRule", wrapper.GlobalForwardingRulesPatch, options.OperationMiddlewares["globalForwardingRules.patch"]...)
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:resource/setLabels", wrapper.GlobalForwardingRulesSetLabels, options.OperationMiddlewares["globalForwardingRules.setLabels"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectAttachmentGroups", wrapper.InterconnectAttachmentGroupsList, options.OperationMiddlewares["interconnectAttachmentGroups.list"]...)
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnectAttachmentGroups", wrapper.InterconnectAttachmentGroupsInsert, options.OperationMiddlewares["interconnectAttachmentGroups.insert"]...)
@@ -14237,6 +26219,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnects", wrapper.InterconnectsInsert, options.OperationMiddlewares["interconnects.insert"]...)
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/global/interconnects/:interconnect", wrapper.InterconnectsDelete, options.OperationMiddlewares["interconnects.delete"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnects/:interconnect", wrapper.InterconnectsGet, options.OperationMiddlewares["interconnects.get"]...)
+	router.PATCH(options.BaseURL+"/compute/v1/projects/:project/global/interconnects/:interconnect", wrapper.InterconnectsPatch, options.OperationMiddlewares["interconnects.patch"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/operations", wrapper.GlobalOperationsList, options.OperationMiddlewares["globalOperations.list"]...)
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/global/operations/:operation", wrapper.GlobalOperationsDelete, options.OperationMiddlewares["globalOperations.delete"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/operations/:operation", wrapper.GlobalOperationsGet, options.OperationMiddlewares["globalOperations.get"]...)
@@ -14249,6 +26232,26 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments", wrapper.InterconnectAttachmentsInsert, options.OperationMiddlewares["interconnectAttachments.insert"]...)
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments/:interconnectAttachment", wrapper.InterconnectAttachmentsDelete, options.OperationMiddlewares["interconnectAttachments.delete"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments/:interconnectAttachment", wrapper.InterconnectAttachmentsGet, options.OperationMiddlewares["interconnectAttachments.get"]...)
+	router.PATCH(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments/:interconnectAttachment", wrapper.InterconnectAttachmentsPatch, options.OperationMiddlewares["interconnectAttachments.patch"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:forwardingRule/setTarget", wrapper.GlobalForwardingRulesSetTarget, options.OperationMiddlewares["globalForwardingRules.setTarget"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnects/:resource/setLabels", wrapper.InterconnectsSetLabels, options.OperationMiddlewares["interconnects.setLabels"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnects/:interconnect/setName", wrapper.InterconnectsSetName, options.OperationMiddlewares["interconnects.setName"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnects/:interconnect/getDiagnostics", wrapper.InterconnectsGetDiagnostics, options.OperationMiddlewares["interconnects.getDiagnostics"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnects/:interconnect/getMacsecConfig", wrapper.InterconnectsGetMacsecConfig, options.OperationMiddlewares["interconnects.getMacsecConfig"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments/:resource/setLabels", wrapper.InterconnectAttachmentsSetLabels, options.OperationMiddlewares["interconnectAttachments.setLabels"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectAttachmentGroups/:resource/getIamPolicy", wrapper.InterconnectAttachmentGroupsGetIamPolicy, options.OperationMiddlewares["interconnectAttachmentGroups.getIamPolicy"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnectAttachmentGroups/:resource/setIamPolicy", wrapper.InterconnectAttachmentGroupsSetIamPolicy, options.OperationMiddlewares["interconnectAttachmentGroups.setIamPolicy"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnectAttachmentGroups/:resource/testIamPermissions", wrapper.InterconnectAttachmentGroupsTestIamPermissions, options.OperationMiddlewares["interconnectAttachmentGroups.testIamPermissions"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups/:resource/getIamPolicy", wrapper.InterconnectGroupsGetIamPolicy, options.OperationMiddlewares["interconnectGroups.getIamPolicy"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups/:resource/setIamPolicy", wrapper.InterconnectGroupsSetIamPolicy, options.OperationMiddlewares["interconnectGroups.setIamPolicy"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups/:resource/testIamPermissions", wrapper.InterconnectGroupsTestIamPermissions, options.OperationMiddlewares["interconnectGroups.testIamPermissions"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups", wrapper.InterconnectGroupsList, options.OperationMiddlewares["interconnectGroups.list"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups", wrapper.InterconnectGroupsInsert, options.OperationMiddlewares["interconnectGroups.insert"]...)
+	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups/:interconnectGroup", wrapper.InterconnectGroupsDelete, options.OperationMiddlewares["interconnectGroups.delete"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups/:interconnectGroup", wrapper.InterconnectGroupsGet, options.OperationMiddlewares["interconnectGroups.get"]...)
+	router.PATCH(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups/:interconnectGroup", wrapper.InterconnectGroupsPatch, options.OperationMiddlewares["interconnectGroups.patch"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups/:interconnectGroup/createMembers", wrapper.InterconnectGroupsCreateMembers, options.OperationMiddlewares["interconnectGroups.createMembers"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectGroups/:interconnectGroup/getOperationalStatus", wrapper.InterconnectGroupsGetOperationalStatus, options.OperationMiddlewares["interconnectGroups.getOperationalStatus"]...)
 
 }
 
@@ -14262,11 +26265,149 @@ type EtagMismatchJSONResponse GoogleErrorResponse
 
 type NotFoundJSONResponse GoogleErrorResponse
 
+type PolicyConflictJSONResponse GoogleErrorResponse
+
 type PreconditionFailedJSONResponse GoogleErrorResponse
 
 type UnauthorizedJSONResponse GoogleErrorResponse
 
 type UnexpectedErrorJSONResponse GoogleErrorResponse
+
+type InterconnectAttachmentsAggregatedListRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Params  InterconnectAttachmentsAggregatedListParams
+}
+
+type InterconnectAttachmentsAggregatedListResponseObject interface {
+	VisitInterconnectAttachmentsAggregatedListResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentsAggregatedList200JSONResponse InterconnectAttachmentAggregatedList
+
+func (response InterconnectAttachmentsAggregatedList200JSONResponse) VisitInterconnectAttachmentsAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsAggregatedList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentsAggregatedList400JSONResponse) VisitInterconnectAttachmentsAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsAggregatedList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentsAggregatedList401JSONResponse) VisitInterconnectAttachmentsAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsAggregatedListdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentsAggregatedListdefaultJSONResponse) VisitInterconnectAttachmentsAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalOperationsAggregatedListRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Params  GlobalOperationsAggregatedListParams
+}
+
+type GlobalOperationsAggregatedListResponseObject interface {
+	VisitGlobalOperationsAggregatedListResponse(w http.ResponseWriter) error
+}
+
+type GlobalOperationsAggregatedList200JSONResponse OperationAggregatedList
+
+func (response GlobalOperationsAggregatedList200JSONResponse) VisitGlobalOperationsAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalOperationsAggregatedList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GlobalOperationsAggregatedList400JSONResponse) VisitGlobalOperationsAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalOperationsAggregatedList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GlobalOperationsAggregatedList401JSONResponse) VisitGlobalOperationsAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalOperationsAggregatedListdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response GlobalOperationsAggregatedListdefaultJSONResponse) VisitGlobalOperationsAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
 
 type GlobalForwardingRulesListRequestObject struct {
 	Project ProjectPath `json:"project"`
@@ -14574,6 +26715,188 @@ type GlobalForwardingRulesGetdefaultJSONResponse struct {
 }
 
 func (response GlobalForwardingRulesGetdefaultJSONResponse) VisitGlobalForwardingRulesGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesPatchRequestObject struct {
+	Project        ProjectPath        `json:"project"`
+	ForwardingRule ForwardingRulePath `json:"forwardingRule"`
+	Params         GlobalForwardingRulesPatchParams
+	Body           *GlobalForwardingRulesPatchJSONRequestBody
+}
+
+type GlobalForwardingRulesPatchResponseObject interface {
+	VisitGlobalForwardingRulesPatchResponse(w http.ResponseWriter) error
+}
+
+type GlobalForwardingRulesPatch200JSONResponse Operation
+
+func (response GlobalForwardingRulesPatch200JSONResponse) VisitGlobalForwardingRulesPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesPatch400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GlobalForwardingRulesPatch400JSONResponse) VisitGlobalForwardingRulesPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesPatch401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GlobalForwardingRulesPatch401JSONResponse) VisitGlobalForwardingRulesPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesPatch404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GlobalForwardingRulesPatch404JSONResponse) VisitGlobalForwardingRulesPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesPatch412JSONResponse struct{ EtagMismatchJSONResponse }
+
+func (response GlobalForwardingRulesPatch412JSONResponse) VisitGlobalForwardingRulesPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesPatchdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response GlobalForwardingRulesPatchdefaultJSONResponse) VisitGlobalForwardingRulesPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesSetTargetRequestObject struct {
+	Project        ProjectPath        `json:"project"`
+	ForwardingRule ForwardingRulePath `json:"forwardingRule"`
+	Params         GlobalForwardingRulesSetTargetParams
+	Body           *GlobalForwardingRulesSetTargetJSONRequestBody
+}
+
+type GlobalForwardingRulesSetTargetResponseObject interface {
+	VisitGlobalForwardingRulesSetTargetResponse(w http.ResponseWriter) error
+}
+
+type GlobalForwardingRulesSetTarget200JSONResponse Operation
+
+func (response GlobalForwardingRulesSetTarget200JSONResponse) VisitGlobalForwardingRulesSetTargetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesSetTarget400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GlobalForwardingRulesSetTarget400JSONResponse) VisitGlobalForwardingRulesSetTargetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesSetTarget401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GlobalForwardingRulesSetTarget401JSONResponse) VisitGlobalForwardingRulesSetTargetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesSetTarget404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GlobalForwardingRulesSetTarget404JSONResponse) VisitGlobalForwardingRulesSetTargetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GlobalForwardingRulesSetTargetdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response GlobalForwardingRulesSetTargetdefaultJSONResponse) VisitGlobalForwardingRulesSetTargetResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -15181,6 +27504,1132 @@ func (response InterconnectAttachmentGroupsGetOperationalStatusdefaultJSONRespon
 	return err
 }
 
+type InterconnectAttachmentGroupsGetIamPolicyRequestObject struct {
+	Project  ProjectPath     `json:"project"`
+	Resource IamResourcePath `json:"resource"`
+	Params   InterconnectAttachmentGroupsGetIamPolicyParams
+}
+
+type InterconnectAttachmentGroupsGetIamPolicyResponseObject interface {
+	VisitInterconnectAttachmentGroupsGetIamPolicyResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentGroupsGetIamPolicy200JSONResponse Policy
+
+func (response InterconnectAttachmentGroupsGetIamPolicy200JSONResponse) VisitInterconnectAttachmentGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsGetIamPolicy400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentGroupsGetIamPolicy400JSONResponse) VisitInterconnectAttachmentGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsGetIamPolicy401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentGroupsGetIamPolicy401JSONResponse) VisitInterconnectAttachmentGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsGetIamPolicy404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectAttachmentGroupsGetIamPolicy404JSONResponse) VisitInterconnectAttachmentGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsGetIamPolicydefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentGroupsGetIamPolicydefaultJSONResponse) VisitInterconnectAttachmentGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsSetIamPolicyRequestObject struct {
+	Project  ProjectPath     `json:"project"`
+	Resource IamResourcePath `json:"resource"`
+	Params   InterconnectAttachmentGroupsSetIamPolicyParams
+	Body     *InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody
+}
+
+type InterconnectAttachmentGroupsSetIamPolicyResponseObject interface {
+	VisitInterconnectAttachmentGroupsSetIamPolicyResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentGroupsSetIamPolicy200JSONResponse Policy
+
+func (response InterconnectAttachmentGroupsSetIamPolicy200JSONResponse) VisitInterconnectAttachmentGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsSetIamPolicy400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentGroupsSetIamPolicy400JSONResponse) VisitInterconnectAttachmentGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsSetIamPolicy401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentGroupsSetIamPolicy401JSONResponse) VisitInterconnectAttachmentGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsSetIamPolicy404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectAttachmentGroupsSetIamPolicy404JSONResponse) VisitInterconnectAttachmentGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsSetIamPolicy409JSONResponse struct{ PolicyConflictJSONResponse }
+
+func (response InterconnectAttachmentGroupsSetIamPolicy409JSONResponse) VisitInterconnectAttachmentGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsSetIamPolicydefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentGroupsSetIamPolicydefaultJSONResponse) VisitInterconnectAttachmentGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsTestIamPermissionsRequestObject struct {
+	Project  ProjectPath     `json:"project"`
+	Resource IamResourcePath `json:"resource"`
+	Params   InterconnectAttachmentGroupsTestIamPermissionsParams
+	Body     *InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody
+}
+
+type InterconnectAttachmentGroupsTestIamPermissionsResponseObject interface {
+	VisitInterconnectAttachmentGroupsTestIamPermissionsResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentGroupsTestIamPermissions200JSONResponse TestPermissionsResponse
+
+func (response InterconnectAttachmentGroupsTestIamPermissions200JSONResponse) VisitInterconnectAttachmentGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsTestIamPermissions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentGroupsTestIamPermissions400JSONResponse) VisitInterconnectAttachmentGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsTestIamPermissions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentGroupsTestIamPermissions401JSONResponse) VisitInterconnectAttachmentGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsTestIamPermissions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectAttachmentGroupsTestIamPermissions404JSONResponse) VisitInterconnectAttachmentGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentGroupsTestIamPermissionsdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentGroupsTestIamPermissionsdefaultJSONResponse) VisitInterconnectAttachmentGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsListRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Params  InterconnectGroupsListParams
+}
+
+type InterconnectGroupsListResponseObject interface {
+	VisitInterconnectGroupsListResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsList200JSONResponse InterconnectGroupsListResponseBody
+
+func (response InterconnectGroupsList200JSONResponse) VisitInterconnectGroupsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsList400JSONResponse) VisitInterconnectGroupsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsList401JSONResponse) VisitInterconnectGroupsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsListdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsListdefaultJSONResponse) VisitInterconnectGroupsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsInsertRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Params  InterconnectGroupsInsertParams
+	Body    *InterconnectGroupsInsertJSONRequestBody
+}
+
+type InterconnectGroupsInsertResponseObject interface {
+	VisitInterconnectGroupsInsertResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsInsert200JSONResponse Operation
+
+func (response InterconnectGroupsInsert200JSONResponse) VisitInterconnectGroupsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsInsert400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsInsert400JSONResponse) VisitInterconnectGroupsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsInsert401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsInsert401JSONResponse) VisitInterconnectGroupsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsInsert409JSONResponse struct{ ConflictJSONResponse }
+
+func (response InterconnectGroupsInsert409JSONResponse) VisitInterconnectGroupsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsInsertdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsInsertdefaultJSONResponse) VisitInterconnectGroupsInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsDeleteRequestObject struct {
+	Project           ProjectPath           `json:"project"`
+	InterconnectGroup InterconnectGroupPath `json:"interconnectGroup"`
+	Params            InterconnectGroupsDeleteParams
+}
+
+type InterconnectGroupsDeleteResponseObject interface {
+	VisitInterconnectGroupsDeleteResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsDelete200JSONResponse Operation
+
+func (response InterconnectGroupsDelete200JSONResponse) VisitInterconnectGroupsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsDelete400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsDelete400JSONResponse) VisitInterconnectGroupsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsDelete401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsDelete401JSONResponse) VisitInterconnectGroupsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsDelete404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectGroupsDelete404JSONResponse) VisitInterconnectGroupsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsDeletedefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsDeletedefaultJSONResponse) VisitInterconnectGroupsDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetRequestObject struct {
+	Project           ProjectPath           `json:"project"`
+	InterconnectGroup InterconnectGroupPath `json:"interconnectGroup"`
+	Params            InterconnectGroupsGetParams
+}
+
+type InterconnectGroupsGetResponseObject interface {
+	VisitInterconnectGroupsGetResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsGet200JSONResponse InterconnectGroup
+
+func (response InterconnectGroupsGet200JSONResponse) VisitInterconnectGroupsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGet400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsGet400JSONResponse) VisitInterconnectGroupsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGet401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsGet401JSONResponse) VisitInterconnectGroupsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGet404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectGroupsGet404JSONResponse) VisitInterconnectGroupsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsGetdefaultJSONResponse) VisitInterconnectGroupsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsPatchRequestObject struct {
+	Project           ProjectPath           `json:"project"`
+	InterconnectGroup InterconnectGroupPath `json:"interconnectGroup"`
+	Params            InterconnectGroupsPatchParams
+	Body              *InterconnectGroupsPatchJSONRequestBody
+}
+
+type InterconnectGroupsPatchResponseObject interface {
+	VisitInterconnectGroupsPatchResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsPatch200JSONResponse Operation
+
+func (response InterconnectGroupsPatch200JSONResponse) VisitInterconnectGroupsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsPatch400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsPatch400JSONResponse) VisitInterconnectGroupsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsPatch401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsPatch401JSONResponse) VisitInterconnectGroupsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsPatch404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectGroupsPatch404JSONResponse) VisitInterconnectGroupsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsPatch412JSONResponse struct{ EtagMismatchJSONResponse }
+
+func (response InterconnectGroupsPatch412JSONResponse) VisitInterconnectGroupsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsPatchdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsPatchdefaultJSONResponse) VisitInterconnectGroupsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsCreateMembersRequestObject struct {
+	Project           ProjectPath           `json:"project"`
+	InterconnectGroup InterconnectGroupPath `json:"interconnectGroup"`
+	Params            InterconnectGroupsCreateMembersParams
+	Body              *InterconnectGroupsCreateMembersJSONRequestBody
+}
+
+type InterconnectGroupsCreateMembersResponseObject interface {
+	VisitInterconnectGroupsCreateMembersResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsCreateMembers200JSONResponse Operation
+
+func (response InterconnectGroupsCreateMembers200JSONResponse) VisitInterconnectGroupsCreateMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsCreateMembers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsCreateMembers400JSONResponse) VisitInterconnectGroupsCreateMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsCreateMembers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsCreateMembers401JSONResponse) VisitInterconnectGroupsCreateMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsCreateMembers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectGroupsCreateMembers404JSONResponse) VisitInterconnectGroupsCreateMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsCreateMembers409JSONResponse struct{ ConflictJSONResponse }
+
+func (response InterconnectGroupsCreateMembers409JSONResponse) VisitInterconnectGroupsCreateMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsCreateMembersdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsCreateMembersdefaultJSONResponse) VisitInterconnectGroupsCreateMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetOperationalStatusRequestObject struct {
+	Project           ProjectPath           `json:"project"`
+	InterconnectGroup InterconnectGroupPath `json:"interconnectGroup"`
+	Params            InterconnectGroupsGetOperationalStatusParams
+}
+
+type InterconnectGroupsGetOperationalStatusResponseObject interface {
+	VisitInterconnectGroupsGetOperationalStatusResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsGetOperationalStatus200JSONResponse InterconnectGroupsGetOperationalStatusResponseBody
+
+func (response InterconnectGroupsGetOperationalStatus200JSONResponse) VisitInterconnectGroupsGetOperationalStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetOperationalStatus400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsGetOperationalStatus400JSONResponse) VisitInterconnectGroupsGetOperationalStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetOperationalStatus401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsGetOperationalStatus401JSONResponse) VisitInterconnectGroupsGetOperationalStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetOperationalStatus404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectGroupsGetOperationalStatus404JSONResponse) VisitInterconnectGroupsGetOperationalStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetOperationalStatusdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsGetOperationalStatusdefaultJSONResponse) VisitInterconnectGroupsGetOperationalStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetIamPolicyRequestObject struct {
+	Project  ProjectPath     `json:"project"`
+	Resource IamResourcePath `json:"resource"`
+	Params   InterconnectGroupsGetIamPolicyParams
+}
+
+type InterconnectGroupsGetIamPolicyResponseObject interface {
+	VisitInterconnectGroupsGetIamPolicyResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsGetIamPolicy200JSONResponse Policy
+
+func (response InterconnectGroupsGetIamPolicy200JSONResponse) VisitInterconnectGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetIamPolicy400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsGetIamPolicy400JSONResponse) VisitInterconnectGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetIamPolicy401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsGetIamPolicy401JSONResponse) VisitInterconnectGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetIamPolicy404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectGroupsGetIamPolicy404JSONResponse) VisitInterconnectGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsGetIamPolicydefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsGetIamPolicydefaultJSONResponse) VisitInterconnectGroupsGetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsSetIamPolicyRequestObject struct {
+	Project  ProjectPath     `json:"project"`
+	Resource IamResourcePath `json:"resource"`
+	Params   InterconnectGroupsSetIamPolicyParams
+	Body     *InterconnectGroupsSetIamPolicyJSONRequestBody
+}
+
+type InterconnectGroupsSetIamPolicyResponseObject interface {
+	VisitInterconnectGroupsSetIamPolicyResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsSetIamPolicy200JSONResponse Policy
+
+func (response InterconnectGroupsSetIamPolicy200JSONResponse) VisitInterconnectGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsSetIamPolicy400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsSetIamPolicy400JSONResponse) VisitInterconnectGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsSetIamPolicy401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsSetIamPolicy401JSONResponse) VisitInterconnectGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsSetIamPolicy404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectGroupsSetIamPolicy404JSONResponse) VisitInterconnectGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsSetIamPolicy409JSONResponse struct{ PolicyConflictJSONResponse }
+
+func (response InterconnectGroupsSetIamPolicy409JSONResponse) VisitInterconnectGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsSetIamPolicydefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsSetIamPolicydefaultJSONResponse) VisitInterconnectGroupsSetIamPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsTestIamPermissionsRequestObject struct {
+	Project  ProjectPath     `json:"project"`
+	Resource IamResourcePath `json:"resource"`
+	Params   InterconnectGroupsTestIamPermissionsParams
+	Body     *InterconnectGroupsTestIamPermissionsJSONRequestBody
+}
+
+type InterconnectGroupsTestIamPermissionsResponseObject interface {
+	VisitInterconnectGroupsTestIamPermissionsResponse(w http.ResponseWriter) error
+}
+
+type InterconnectGroupsTestIamPermissions200JSONResponse TestPermissionsResponse
+
+func (response InterconnectGroupsTestIamPermissions200JSONResponse) VisitInterconnectGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsTestIamPermissions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectGroupsTestIamPermissions400JSONResponse) VisitInterconnectGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsTestIamPermissions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectGroupsTestIamPermissions401JSONResponse) VisitInterconnectGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsTestIamPermissions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectGroupsTestIamPermissions404JSONResponse) VisitInterconnectGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectGroupsTestIamPermissionsdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectGroupsTestIamPermissionsdefaultJSONResponse) VisitInterconnectGroupsTestIamPermissionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type InterconnectLocationsListRequestObject struct {
 	Project ProjectPath `json:"project"`
 	Params  InterconnectLocationsListParams
@@ -15652,6 +29101,452 @@ type InterconnectsGetdefaultJSONResponse struct {
 }
 
 func (response InterconnectsGetdefaultJSONResponse) VisitInterconnectsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsPatchRequestObject struct {
+	Project      ProjectPath      `json:"project"`
+	Interconnect InterconnectPath `json:"interconnect"`
+	Params       InterconnectsPatchParams
+	Body         *InterconnectsPatchJSONRequestBody
+}
+
+type InterconnectsPatchResponseObject interface {
+	VisitInterconnectsPatchResponse(w http.ResponseWriter) error
+}
+
+type InterconnectsPatch200JSONResponse Operation
+
+func (response InterconnectsPatch200JSONResponse) VisitInterconnectsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsPatch400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectsPatch400JSONResponse) VisitInterconnectsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsPatch401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectsPatch401JSONResponse) VisitInterconnectsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsPatch404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectsPatch404JSONResponse) VisitInterconnectsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsPatchdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectsPatchdefaultJSONResponse) VisitInterconnectsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetDiagnosticsRequestObject struct {
+	Project      ProjectPath      `json:"project"`
+	Interconnect InterconnectPath `json:"interconnect"`
+	Params       InterconnectsGetDiagnosticsParams
+}
+
+type InterconnectsGetDiagnosticsResponseObject interface {
+	VisitInterconnectsGetDiagnosticsResponse(w http.ResponseWriter) error
+}
+
+type InterconnectsGetDiagnostics200JSONResponse InterconnectsGetDiagnosticsResponseBody
+
+func (response InterconnectsGetDiagnostics200JSONResponse) VisitInterconnectsGetDiagnosticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetDiagnostics400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectsGetDiagnostics400JSONResponse) VisitInterconnectsGetDiagnosticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetDiagnostics401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectsGetDiagnostics401JSONResponse) VisitInterconnectsGetDiagnosticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetDiagnostics404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectsGetDiagnostics404JSONResponse) VisitInterconnectsGetDiagnosticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetDiagnosticsdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectsGetDiagnosticsdefaultJSONResponse) VisitInterconnectsGetDiagnosticsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetMacsecConfigRequestObject struct {
+	Project      ProjectPath      `json:"project"`
+	Interconnect InterconnectPath `json:"interconnect"`
+	Params       InterconnectsGetMacsecConfigParams
+}
+
+type InterconnectsGetMacsecConfigResponseObject interface {
+	VisitInterconnectsGetMacsecConfigResponse(w http.ResponseWriter) error
+}
+
+type InterconnectsGetMacsecConfig200JSONResponse InterconnectsGetMacsecConfigResponseBody
+
+func (response InterconnectsGetMacsecConfig200JSONResponse) VisitInterconnectsGetMacsecConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetMacsecConfig400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectsGetMacsecConfig400JSONResponse) VisitInterconnectsGetMacsecConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetMacsecConfig401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectsGetMacsecConfig401JSONResponse) VisitInterconnectsGetMacsecConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetMacsecConfig404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectsGetMacsecConfig404JSONResponse) VisitInterconnectsGetMacsecConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsGetMacsecConfigdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectsGetMacsecConfigdefaultJSONResponse) VisitInterconnectsGetMacsecConfigResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetNameRequestObject struct {
+	Project      ProjectPath      `json:"project"`
+	Interconnect InterconnectPath `json:"interconnect"`
+	Params       InterconnectsSetNameParams
+	Body         *InterconnectsSetNameJSONRequestBody
+}
+
+type InterconnectsSetNameResponseObject interface {
+	VisitInterconnectsSetNameResponse(w http.ResponseWriter) error
+}
+
+type InterconnectsSetName200JSONResponse Operation
+
+func (response InterconnectsSetName200JSONResponse) VisitInterconnectsSetNameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetName400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectsSetName400JSONResponse) VisitInterconnectsSetNameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetName401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectsSetName401JSONResponse) VisitInterconnectsSetNameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetName404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectsSetName404JSONResponse) VisitInterconnectsSetNameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetName409JSONResponse struct{ ConflictJSONResponse }
+
+func (response InterconnectsSetName409JSONResponse) VisitInterconnectsSetNameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetNamedefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectsSetNamedefaultJSONResponse) VisitInterconnectsSetNameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetLabelsRequestObject struct {
+	Project  ProjectPath  `json:"project"`
+	Resource ResourcePath `json:"resource"`
+	Params   InterconnectsSetLabelsParams
+	Body     *InterconnectsSetLabelsJSONRequestBody
+}
+
+type InterconnectsSetLabelsResponseObject interface {
+	VisitInterconnectsSetLabelsResponse(w http.ResponseWriter) error
+}
+
+type InterconnectsSetLabels200JSONResponse Operation
+
+func (response InterconnectsSetLabels200JSONResponse) VisitInterconnectsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetLabels400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectsSetLabels400JSONResponse) VisitInterconnectsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetLabels401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectsSetLabels401JSONResponse) VisitInterconnectsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetLabels404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectsSetLabels404JSONResponse) VisitInterconnectsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetLabels412JSONResponse struct{ PreconditionFailedJSONResponse }
+
+func (response InterconnectsSetLabels412JSONResponse) VisitInterconnectsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectsSetLabelsdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectsSetLabelsdefaultJSONResponse) VisitInterconnectsSetLabelsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -16309,6 +30204,190 @@ func (response InterconnectAttachmentsGetdefaultJSONResponse) VisitInterconnectA
 	return err
 }
 
+type InterconnectAttachmentsPatchRequestObject struct {
+	Project                ProjectPath                `json:"project"`
+	Region                 RegionPath                 `json:"region"`
+	InterconnectAttachment InterconnectAttachmentPath `json:"interconnectAttachment"`
+	Params                 InterconnectAttachmentsPatchParams
+	Body                   *InterconnectAttachmentsPatchJSONRequestBody
+}
+
+type InterconnectAttachmentsPatchResponseObject interface {
+	VisitInterconnectAttachmentsPatchResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentsPatch200JSONResponse Operation
+
+func (response InterconnectAttachmentsPatch200JSONResponse) VisitInterconnectAttachmentsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsPatch400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentsPatch400JSONResponse) VisitInterconnectAttachmentsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsPatch401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentsPatch401JSONResponse) VisitInterconnectAttachmentsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsPatch404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectAttachmentsPatch404JSONResponse) VisitInterconnectAttachmentsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsPatchdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentsPatchdefaultJSONResponse) VisitInterconnectAttachmentsPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsSetLabelsRequestObject struct {
+	Project  ProjectPath  `json:"project"`
+	Region   RegionPath   `json:"region"`
+	Resource ResourcePath `json:"resource"`
+	Params   InterconnectAttachmentsSetLabelsParams
+	Body     *InterconnectAttachmentsSetLabelsJSONRequestBody
+}
+
+type InterconnectAttachmentsSetLabelsResponseObject interface {
+	VisitInterconnectAttachmentsSetLabelsResponse(w http.ResponseWriter) error
+}
+
+type InterconnectAttachmentsSetLabels200JSONResponse Operation
+
+func (response InterconnectAttachmentsSetLabels200JSONResponse) VisitInterconnectAttachmentsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsSetLabels400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectAttachmentsSetLabels400JSONResponse) VisitInterconnectAttachmentsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsSetLabels401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectAttachmentsSetLabels401JSONResponse) VisitInterconnectAttachmentsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsSetLabels404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectAttachmentsSetLabels404JSONResponse) VisitInterconnectAttachmentsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsSetLabels412JSONResponse struct{ PreconditionFailedJSONResponse }
+
+func (response InterconnectAttachmentsSetLabels412JSONResponse) VisitInterconnectAttachmentsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectAttachmentsSetLabelsdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectAttachmentsSetLabelsdefaultJSONResponse) VisitInterconnectAttachmentsSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RegionOperationsListRequestObject struct {
 	Project ProjectPath `json:"project"`
 	Region  RegionPath  `json:"region"`
@@ -16626,6 +30705,12 @@ func (response RegionOperationsWaitdefaultJSONResponse) VisitRegionOperationsWai
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// InterconnectAttachmentsAggregatedList List interconnect attachments of every region
+	// (GET /compute/v1/projects/{project}/aggregated/interconnectAttachments)
+	InterconnectAttachmentsAggregatedList(ctx context.Context, request InterconnectAttachmentsAggregatedListRequestObject) (InterconnectAttachmentsAggregatedListResponseObject, error)
+	// GlobalOperationsAggregatedList List operations of every scope
+	// (GET /compute/v1/projects/{project}/aggregated/operations)
+	GlobalOperationsAggregatedList(ctx context.Context, request GlobalOperationsAggregatedListRequestObject) (GlobalOperationsAggregatedListResponseObject, error)
 	// GlobalForwardingRulesList List global forwarding rules
 	// (GET /compute/v1/projects/{project}/global/forwardingRules)
 	GlobalForwardingRulesList(ctx context.Context, request GlobalForwardingRulesListRequestObject) (GlobalForwardingRulesListResponseObject, error)
@@ -16638,6 +30723,12 @@ type StrictServerInterface interface {
 	// GlobalForwardingRulesGet Get a global forwarding rule
 	// (GET /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule})
 	GlobalForwardingRulesGet(ctx context.Context, request GlobalForwardingRulesGetRequestObject) (GlobalForwardingRulesGetResponseObject, error)
+	// GlobalForwardingRulesPatch Patch a global forwarding rule
+	// (PATCH /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule})
+	GlobalForwardingRulesPatch(ctx context.Context, request GlobalForwardingRulesPatchRequestObject) (GlobalForwardingRulesPatchResponseObject, error)
+	// GlobalForwardingRulesSetTarget Change the target of a global forwarding rule
+	// (POST /compute/v1/projects/{project}/global/forwardingRules/{forwardingRule}/setTarget)
+	GlobalForwardingRulesSetTarget(ctx context.Context, request GlobalForwardingRulesSetTargetRequestObject) (GlobalForwardingRulesSetTargetResponseObject, error)
 	// GlobalForwardingRulesSetLabels Set the labels of a global forwarding rule
 	// (POST /compute/v1/projects/{project}/global/forwardingRules/{resource}/setLabels)
 	GlobalForwardingRulesSetLabels(ctx context.Context, request GlobalForwardingRulesSetLabelsRequestObject) (GlobalForwardingRulesSetLabelsResponseObject, error)
@@ -16659,6 +30750,45 @@ type StrictServerInterface interface {
 	// InterconnectAttachmentGroupsGetOperationalStatus Get the operational status of an interconnect attachment group
 	// (GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{interconnectAttachmentGroup}/getOperationalStatus)
 	InterconnectAttachmentGroupsGetOperationalStatus(ctx context.Context, request InterconnectAttachmentGroupsGetOperationalStatusRequestObject) (InterconnectAttachmentGroupsGetOperationalStatusResponseObject, error)
+	// InterconnectAttachmentGroupsGetIamPolicy Get the IAM policy of the interconnect attachment group
+	// (GET /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/getIamPolicy)
+	InterconnectAttachmentGroupsGetIamPolicy(ctx context.Context, request InterconnectAttachmentGroupsGetIamPolicyRequestObject) (InterconnectAttachmentGroupsGetIamPolicyResponseObject, error)
+	// InterconnectAttachmentGroupsSetIamPolicy Set the IAM policy of the interconnect attachment group
+	// (POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/setIamPolicy)
+	InterconnectAttachmentGroupsSetIamPolicy(ctx context.Context, request InterconnectAttachmentGroupsSetIamPolicyRequestObject) (InterconnectAttachmentGroupsSetIamPolicyResponseObject, error)
+	// InterconnectAttachmentGroupsTestIamPermissions Test the caller's permissions on the interconnect attachment group
+	// (POST /compute/v1/projects/{project}/global/interconnectAttachmentGroups/{resource}/testIamPermissions)
+	InterconnectAttachmentGroupsTestIamPermissions(ctx context.Context, request InterconnectAttachmentGroupsTestIamPermissionsRequestObject) (InterconnectAttachmentGroupsTestIamPermissionsResponseObject, error)
+	// InterconnectGroupsList List interconnect groups
+	// (GET /compute/v1/projects/{project}/global/interconnectGroups)
+	InterconnectGroupsList(ctx context.Context, request InterconnectGroupsListRequestObject) (InterconnectGroupsListResponseObject, error)
+	// InterconnectGroupsInsert Create an interconnect group
+	// (POST /compute/v1/projects/{project}/global/interconnectGroups)
+	InterconnectGroupsInsert(ctx context.Context, request InterconnectGroupsInsertRequestObject) (InterconnectGroupsInsertResponseObject, error)
+	// InterconnectGroupsDelete Delete an interconnect group
+	// (DELETE /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup})
+	InterconnectGroupsDelete(ctx context.Context, request InterconnectGroupsDeleteRequestObject) (InterconnectGroupsDeleteResponseObject, error)
+	// InterconnectGroupsGet Get an interconnect group
+	// (GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup})
+	InterconnectGroupsGet(ctx context.Context, request InterconnectGroupsGetRequestObject) (InterconnectGroupsGetResponseObject, error)
+	// InterconnectGroupsPatch Patch an interconnect group
+	// (PATCH /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup})
+	InterconnectGroupsPatch(ctx context.Context, request InterconnectGroupsPatchRequestObject) (InterconnectGroupsPatchResponseObject, error)
+	// InterconnectGroupsCreateMembers Create interconnects in an interconnect group
+	// (POST /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/createMembers)
+	InterconnectGroupsCreateMembers(ctx context.Context, request InterconnectGroupsCreateMembersRequestObject) (InterconnectGroupsCreateMembersResponseObject, error)
+	// InterconnectGroupsGetOperationalStatus Get the operational status of an interconnect group
+	// (GET /compute/v1/projects/{project}/global/interconnectGroups/{interconnectGroup}/getOperationalStatus)
+	InterconnectGroupsGetOperationalStatus(ctx context.Context, request InterconnectGroupsGetOperationalStatusRequestObject) (InterconnectGroupsGetOperationalStatusResponseObject, error)
+	// InterconnectGroupsGetIamPolicy Get the IAM policy of the interconnect group
+	// (GET /compute/v1/projects/{project}/global/interconnectGroups/{resource}/getIamPolicy)
+	InterconnectGroupsGetIamPolicy(ctx context.Context, request InterconnectGroupsGetIamPolicyRequestObject) (InterconnectGroupsGetIamPolicyResponseObject, error)
+	// InterconnectGroupsSetIamPolicy Set the IAM policy of the interconnect group
+	// (POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/setIamPolicy)
+	InterconnectGroupsSetIamPolicy(ctx context.Context, request InterconnectGroupsSetIamPolicyRequestObject) (InterconnectGroupsSetIamPolicyResponseObject, error)
+	// InterconnectGroupsTestIamPermissions Test the caller's permissions on the interconnect group
+	// (POST /compute/v1/projects/{project}/global/interconnectGroups/{resource}/testIamPermissions)
+	InterconnectGroupsTestIamPermissions(ctx context.Context, request InterconnectGroupsTestIamPermissionsRequestObject) (InterconnectGroupsTestIamPermissionsResponseObject, error)
 	// InterconnectLocationsList List interconnect locations
 	// (GET /compute/v1/projects/{project}/global/interconnectLocations)
 	InterconnectLocationsList(ctx context.Context, request InterconnectLocationsListRequestObject) (InterconnectLocationsListResponseObject, error)
@@ -16677,6 +30807,21 @@ type StrictServerInterface interface {
 	// InterconnectsGet Get an interconnect
 	// (GET /compute/v1/projects/{project}/global/interconnects/{interconnect})
 	InterconnectsGet(ctx context.Context, request InterconnectsGetRequestObject) (InterconnectsGetResponseObject, error)
+	// InterconnectsPatch Patch an interconnect
+	// (PATCH /compute/v1/projects/{project}/global/interconnects/{interconnect})
+	InterconnectsPatch(ctx context.Context, request InterconnectsPatchRequestObject) (InterconnectsPatchResponseObject, error)
+	// InterconnectsGetDiagnostics Get the diagnostics of an interconnect
+	// (GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getDiagnostics)
+	InterconnectsGetDiagnostics(ctx context.Context, request InterconnectsGetDiagnosticsRequestObject) (InterconnectsGetDiagnosticsResponseObject, error)
+	// InterconnectsGetMacsecConfig Get the MACsec configuration of an interconnect
+	// (GET /compute/v1/projects/{project}/global/interconnects/{interconnect}/getMacsecConfig)
+	InterconnectsGetMacsecConfig(ctx context.Context, request InterconnectsGetMacsecConfigRequestObject) (InterconnectsGetMacsecConfigResponseObject, error)
+	// InterconnectsSetName Rename an interconnect
+	// (POST /compute/v1/projects/{project}/global/interconnects/{interconnect}/setName)
+	InterconnectsSetName(ctx context.Context, request InterconnectsSetNameRequestObject) (InterconnectsSetNameResponseObject, error)
+	// InterconnectsSetLabels Set the labels of an interconnect
+	// (POST /compute/v1/projects/{project}/global/interconnects/{resource}/setLabels)
+	InterconnectsSetLabels(ctx context.Context, request InterconnectsSetLabelsRequestObject) (InterconnectsSetLabelsResponseObject, error)
 	// GlobalOperationsList List global operations
 	// (GET /compute/v1/projects/{project}/global/operations)
 	GlobalOperationsList(ctx context.Context, request GlobalOperationsListRequestObject) (GlobalOperationsListResponseObject, error)
@@ -16701,6 +30846,12 @@ type StrictServerInterface interface {
 	// InterconnectAttachmentsGet Get an interconnect attachment
 	// (GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment})
 	InterconnectAttachmentsGet(ctx context.Context, request InterconnectAttachmentsGetRequestObject) (InterconnectAttachmentsGetResponseObject, error)
+	// InterconnectAttachmentsPatch Patch an interconnect attachment
+	// (PATCH /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{interconnectAttachment})
+	InterconnectAttachmentsPatch(ctx context.Context, request InterconnectAttachmentsPatchRequestObject) (InterconnectAttachmentsPatchResponseObject, error)
+	// InterconnectAttachmentsSetLabels Set the labels of an interconnect attachment
+	// (POST /compute/v1/projects/{project}/regions/{region}/interconnectAttachments/{resource}/setLabels)
+	InterconnectAttachmentsSetLabels(ctx context.Context, request InterconnectAttachmentsSetLabelsRequestObject) (InterconnectAttachmentsSetLabelsResponseObject, error)
 	// RegionOperationsList List regional operations
 	// (GET /compute/v1/projects/{project}/regions/{region}/operations)
 	RegionOperationsList(ctx context.Context, request RegionOperationsListRequestObject) (RegionOperationsListResponseObject, error)
@@ -16725,6 +30876,58 @@ func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareF
 type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
+}
+
+// InterconnectAttachmentsAggregatedList operation middleware
+func (sh *strictHandler) InterconnectAttachmentsAggregatedList(ctx echo.Context, project ProjectPath, params InterconnectAttachmentsAggregatedListParams) error {
+	var request InterconnectAttachmentsAggregatedListRequestObject
+
+	request.Project = project
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentsAggregatedList(ctx.Request().Context(), request.(InterconnectAttachmentsAggregatedListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentsAggregatedList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentsAggregatedListResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentsAggregatedListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GlobalOperationsAggregatedList operation middleware
+func (sh *strictHandler) GlobalOperationsAggregatedList(ctx echo.Context, project ProjectPath, params GlobalOperationsAggregatedListParams) error {
+	var request GlobalOperationsAggregatedListRequestObject
+
+	request.Project = project
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GlobalOperationsAggregatedList(ctx.Request().Context(), request.(GlobalOperationsAggregatedListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GlobalOperationsAggregatedList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GlobalOperationsAggregatedListResponseObject); ok {
+		return validResponse.VisitGlobalOperationsAggregatedListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
 }
 
 // GlobalForwardingRulesList operation middleware
@@ -16850,6 +31053,106 @@ func (sh *strictHandler) GlobalForwardingRulesGet(ctx echo.Context, project Proj
 		return err
 	} else if validResponse, ok := response.(GlobalForwardingRulesGetResponseObject); ok {
 		return validResponse.VisitGlobalForwardingRulesGetResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GlobalForwardingRulesPatch operation middleware
+func (sh *strictHandler) GlobalForwardingRulesPatch(ctx echo.Context, project ProjectPath, forwardingRule ForwardingRulePath, params GlobalForwardingRulesPatchParams) error {
+	var request GlobalForwardingRulesPatchRequestObject
+
+	request.Project = project
+	request.ForwardingRule = forwardingRule
+	request.Params = params
+
+	var body GlobalForwardingRulesPatchJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GlobalForwardingRulesPatch(ctx.Request().Context(), request.(GlobalForwardingRulesPatchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GlobalForwardingRulesPatch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GlobalForwardingRulesPatchResponseObject); ok {
+		return validResponse.VisitGlobalForwardingRulesPatchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GlobalForwardingRulesSetTarget operation middleware
+func (sh *strictHandler) GlobalForwardingRulesSetTarget(ctx echo.Context, project ProjectPath, forwardingRule ForwardingRulePath, params GlobalForwardingRulesSetTargetParams) error {
+	var request GlobalForwardingRulesSetTargetRequestObject
+
+	request.Project = project
+	request.ForwardingRule = forwardingRule
+	request.Params = params
+
+	var body GlobalForwardingRulesSetTargetJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GlobalForwardingRulesSetTarget(ctx.Request().Context(), request.(GlobalForwardingRulesSetTargetRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GlobalForwardingRulesSetTarget")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GlobalForwardingRulesSetTargetResponseObject); ok {
+		return validResponse.VisitGlobalForwardingRulesSetTargetResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -17112,6 +31415,516 @@ func (sh *strictHandler) InterconnectAttachmentGroupsGetOperationalStatus(ctx ec
 	return nil
 }
 
+// InterconnectAttachmentGroupsGetIamPolicy operation middleware
+func (sh *strictHandler) InterconnectAttachmentGroupsGetIamPolicy(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectAttachmentGroupsGetIamPolicyParams) error {
+	var request InterconnectAttachmentGroupsGetIamPolicyRequestObject
+
+	request.Project = project
+	request.Resource = resource
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentGroupsGetIamPolicy(ctx.Request().Context(), request.(InterconnectAttachmentGroupsGetIamPolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentGroupsGetIamPolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentGroupsGetIamPolicyResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentGroupsGetIamPolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectAttachmentGroupsSetIamPolicy operation middleware
+func (sh *strictHandler) InterconnectAttachmentGroupsSetIamPolicy(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectAttachmentGroupsSetIamPolicyParams) error {
+	var request InterconnectAttachmentGroupsSetIamPolicyRequestObject
+
+	request.Project = project
+	request.Resource = resource
+	request.Params = params
+
+	var body InterconnectAttachmentGroupsSetIamPolicyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentGroupsSetIamPolicy(ctx.Request().Context(), request.(InterconnectAttachmentGroupsSetIamPolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentGroupsSetIamPolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentGroupsSetIamPolicyResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentGroupsSetIamPolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectAttachmentGroupsTestIamPermissions operation middleware
+func (sh *strictHandler) InterconnectAttachmentGroupsTestIamPermissions(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectAttachmentGroupsTestIamPermissionsParams) error {
+	var request InterconnectAttachmentGroupsTestIamPermissionsRequestObject
+
+	request.Project = project
+	request.Resource = resource
+	request.Params = params
+
+	var body InterconnectAttachmentGroupsTestIamPermissionsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentGroupsTestIamPermissions(ctx.Request().Context(), request.(InterconnectAttachmentGroupsTestIamPermissionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentGroupsTestIamPermissions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentGroupsTestIamPermissionsResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentGroupsTestIamPermissionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsList operation middleware
+func (sh *strictHandler) InterconnectGroupsList(ctx echo.Context, project ProjectPath, params InterconnectGroupsListParams) error {
+	var request InterconnectGroupsListRequestObject
+
+	request.Project = project
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsList(ctx.Request().Context(), request.(InterconnectGroupsListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsListResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsInsert operation middleware
+func (sh *strictHandler) InterconnectGroupsInsert(ctx echo.Context, project ProjectPath, params InterconnectGroupsInsertParams) error {
+	var request InterconnectGroupsInsertRequestObject
+
+	request.Project = project
+	request.Params = params
+
+	var body InterconnectGroupsInsertJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsInsert(ctx.Request().Context(), request.(InterconnectGroupsInsertRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsInsert")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsInsertResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsInsertResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsDelete operation middleware
+func (sh *strictHandler) InterconnectGroupsDelete(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsDeleteParams) error {
+	var request InterconnectGroupsDeleteRequestObject
+
+	request.Project = project
+	request.InterconnectGroup = interconnectGroup
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsDelete(ctx.Request().Context(), request.(InterconnectGroupsDeleteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsDelete")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsDeleteResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsDeleteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsGet operation middleware
+func (sh *strictHandler) InterconnectGroupsGet(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsGetParams) error {
+	var request InterconnectGroupsGetRequestObject
+
+	request.Project = project
+	request.InterconnectGroup = interconnectGroup
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsGet(ctx.Request().Context(), request.(InterconnectGroupsGetRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsGet")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsGetResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsGetResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsPatch operation middleware
+func (sh *strictHandler) InterconnectGroupsPatch(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsPatchParams) error {
+	var request InterconnectGroupsPatchRequestObject
+
+	request.Project = project
+	request.InterconnectGroup = interconnectGroup
+	request.Params = params
+
+	var body InterconnectGroupsPatchJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsPatch(ctx.Request().Context(), request.(InterconnectGroupsPatchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsPatch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsPatchResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsPatchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsCreateMembers operation middleware
+func (sh *strictHandler) InterconnectGroupsCreateMembers(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsCreateMembersParams) error {
+	var request InterconnectGroupsCreateMembersRequestObject
+
+	request.Project = project
+	request.InterconnectGroup = interconnectGroup
+	request.Params = params
+
+	var body InterconnectGroupsCreateMembersJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsCreateMembers(ctx.Request().Context(), request.(InterconnectGroupsCreateMembersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsCreateMembers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsCreateMembersResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsCreateMembersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsGetOperationalStatus operation middleware
+func (sh *strictHandler) InterconnectGroupsGetOperationalStatus(ctx echo.Context, project ProjectPath, interconnectGroup InterconnectGroupPath, params InterconnectGroupsGetOperationalStatusParams) error {
+	var request InterconnectGroupsGetOperationalStatusRequestObject
+
+	request.Project = project
+	request.InterconnectGroup = interconnectGroup
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsGetOperationalStatus(ctx.Request().Context(), request.(InterconnectGroupsGetOperationalStatusRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsGetOperationalStatus")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsGetOperationalStatusResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsGetOperationalStatusResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsGetIamPolicy operation middleware
+func (sh *strictHandler) InterconnectGroupsGetIamPolicy(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectGroupsGetIamPolicyParams) error {
+	var request InterconnectGroupsGetIamPolicyRequestObject
+
+	request.Project = project
+	request.Resource = resource
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsGetIamPolicy(ctx.Request().Context(), request.(InterconnectGroupsGetIamPolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsGetIamPolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsGetIamPolicyResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsGetIamPolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsSetIamPolicy operation middleware
+func (sh *strictHandler) InterconnectGroupsSetIamPolicy(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectGroupsSetIamPolicyParams) error {
+	var request InterconnectGroupsSetIamPolicyRequestObject
+
+	request.Project = project
+	request.Resource = resource
+	request.Params = params
+
+	var body InterconnectGroupsSetIamPolicyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsSetIamPolicy(ctx.Request().Context(), request.(InterconnectGroupsSetIamPolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsSetIamPolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsSetIamPolicyResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsSetIamPolicyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectGroupsTestIamPermissions operation middleware
+func (sh *strictHandler) InterconnectGroupsTestIamPermissions(ctx echo.Context, project ProjectPath, resource IamResourcePath, params InterconnectGroupsTestIamPermissionsParams) error {
+	var request InterconnectGroupsTestIamPermissionsRequestObject
+
+	request.Project = project
+	request.Resource = resource
+	request.Params = params
+
+	var body InterconnectGroupsTestIamPermissionsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectGroupsTestIamPermissions(ctx.Request().Context(), request.(InterconnectGroupsTestIamPermissionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectGroupsTestIamPermissions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectGroupsTestIamPermissionsResponseObject); ok {
+		return validResponse.VisitInterconnectGroupsTestIamPermissionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // InterconnectLocationsList operation middleware
 func (sh *strictHandler) InterconnectLocationsList(ctx echo.Context, project ProjectPath, params InterconnectLocationsListParams) error {
 	var request InterconnectLocationsListRequestObject
@@ -17288,6 +32101,210 @@ func (sh *strictHandler) InterconnectsGet(ctx echo.Context, project ProjectPath,
 		return err
 	} else if validResponse, ok := response.(InterconnectsGetResponseObject); ok {
 		return validResponse.VisitInterconnectsGetResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectsPatch operation middleware
+func (sh *strictHandler) InterconnectsPatch(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsPatchParams) error {
+	var request InterconnectsPatchRequestObject
+
+	request.Project = project
+	request.Interconnect = interconnect
+	request.Params = params
+
+	var body InterconnectsPatchJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectsPatch(ctx.Request().Context(), request.(InterconnectsPatchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectsPatch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectsPatchResponseObject); ok {
+		return validResponse.VisitInterconnectsPatchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectsGetDiagnostics operation middleware
+func (sh *strictHandler) InterconnectsGetDiagnostics(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsGetDiagnosticsParams) error {
+	var request InterconnectsGetDiagnosticsRequestObject
+
+	request.Project = project
+	request.Interconnect = interconnect
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectsGetDiagnostics(ctx.Request().Context(), request.(InterconnectsGetDiagnosticsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectsGetDiagnostics")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectsGetDiagnosticsResponseObject); ok {
+		return validResponse.VisitInterconnectsGetDiagnosticsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectsGetMacsecConfig operation middleware
+func (sh *strictHandler) InterconnectsGetMacsecConfig(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsGetMacsecConfigParams) error {
+	var request InterconnectsGetMacsecConfigRequestObject
+
+	request.Project = project
+	request.Interconnect = interconnect
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectsGetMacsecConfig(ctx.Request().Context(), request.(InterconnectsGetMacsecConfigRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectsGetMacsecConfig")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectsGetMacsecConfigResponseObject); ok {
+		return validResponse.VisitInterconnectsGetMacsecConfigResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectsSetName operation middleware
+func (sh *strictHandler) InterconnectsSetName(ctx echo.Context, project ProjectPath, interconnect InterconnectPath, params InterconnectsSetNameParams) error {
+	var request InterconnectsSetNameRequestObject
+
+	request.Project = project
+	request.Interconnect = interconnect
+	request.Params = params
+
+	var body InterconnectsSetNameJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectsSetName(ctx.Request().Context(), request.(InterconnectsSetNameRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectsSetName")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectsSetNameResponseObject); ok {
+		return validResponse.VisitInterconnectsSetNameResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectsSetLabels operation middleware
+func (sh *strictHandler) InterconnectsSetLabels(ctx echo.Context, project ProjectPath, resource ResourcePath, params InterconnectsSetLabelsParams) error {
+	var request InterconnectsSetLabelsRequestObject
+
+	request.Project = project
+	request.Resource = resource
+	request.Params = params
+
+	var body InterconnectsSetLabelsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectsSetLabels(ctx.Request().Context(), request.(InterconnectsSetLabelsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectsSetLabels")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectsSetLabelsResponseObject); ok {
+		return validResponse.VisitInterconnectsSetLabelsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -17534,6 +32551,108 @@ func (sh *strictHandler) InterconnectAttachmentsGet(ctx echo.Context, project Pr
 	return nil
 }
 
+// InterconnectAttachmentsPatch operation middleware
+func (sh *strictHandler) InterconnectAttachmentsPatch(ctx echo.Context, project ProjectPath, region RegionPath, interconnectAttachment InterconnectAttachmentPath, params InterconnectAttachmentsPatchParams) error {
+	var request InterconnectAttachmentsPatchRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.InterconnectAttachment = interconnectAttachment
+	request.Params = params
+
+	var body InterconnectAttachmentsPatchJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentsPatch(ctx.Request().Context(), request.(InterconnectAttachmentsPatchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentsPatch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentsPatchResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentsPatchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectAttachmentsSetLabels operation middleware
+func (sh *strictHandler) InterconnectAttachmentsSetLabels(ctx echo.Context, project ProjectPath, region RegionPath, resource ResourcePath, params InterconnectAttachmentsSetLabelsParams) error {
+	var request InterconnectAttachmentsSetLabelsRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.Resource = resource
+	request.Params = params
+
+	var body InterconnectAttachmentsSetLabelsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectAttachmentsSetLabels(ctx.Request().Context(), request.(InterconnectAttachmentsSetLabelsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectAttachmentsSetLabels")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectAttachmentsSetLabelsResponseObject); ok {
+		return validResponse.VisitInterconnectAttachmentsSetLabelsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // RegionOperationsList operation middleware
 func (sh *strictHandler) RegionOperationsList(ctx echo.Context, project ProjectPath, region RegionPath, params RegionOperationsListParams) error {
 	var request RegionOperationsListRequestObject
@@ -17650,412 +32769,687 @@ func (sh *strictHandler) RegionOperationsWait(ctx echo.Context, project ProjectP
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Lc+JGujf+VfrlvFVj7xEYAb5X6hzGZmbYYCAYTzYb5o8aqQGtRYuoxXicvPPd/9VPd0stIYHwbSaJ",
-	"t2ozRpdWX5/783v+KNn+YulTQkNWOvujtMQBXpCQBPCr6YU/rUhwz/92CLMDdxm6Pi2dlQaELX3KCJr6",
-	"wQKH58in3j2y/sN8aiGXIUaCz8SpoGtCQzS5R+GcoM+EOn7whqEZoSTAIXGQ7bn8y8iniHwmwT2ysedV",
-	"SkaJfMGLpUdKZyXeZMkoufyrv0FnjBLFC34Le2HJKDF7ThaYd/H/BmRaOiv910E8pgNxlx00vbD09atR",
-	"eud6IQlyRiVuIvJlGRDGXJ8i/zMJoPOey3iHA8L8VWATVkEr6pCAhSvnHpHP2FvhkDDEv4wDl/mUIX86",
-	"ohbvqnWG4F/0A5oG5TsysQx54f9EV9Bes90vm0dVxMJ7jxjw0bu57xEET+IZdikLER5Rzw1JgL19hKkj",
-	"2yG/8XYq/4gapkReQHuYokGrhgIyW3k4MbhwjkO0WLFwRBc4tOepb+5X0JAvG/ZWhK/pBAcE+QFyKXL8",
-	"1cSDH8ylM4+g31Z+yCflIh7/iNr+YuJSgu7ccI6sZvfSQnvwikP4nuD/ykH0BpbB213igNBwThhhCDNE",
-	"CXGIc44s8pvFH+TzSSzE+0H9EC3cL8SRrf9giZb+j/wjxLf8IWi6gpr0HvnhnARo6hLP4R33l3wP+oEx",
-	"ovx5TO/RAnt8OxNHmySDjzwg/yF2qL7VqFaR5dLP2HMdqzKiie2aWOecfTuFbZbYugv8pUPoLJyXzmrV",
-	"xolRCu+X/FEWBi6diZ3rB3c4cFw6G6w80sf82fQG7vKv+wGiqwUJXBu5DvKnsKzT6G0UrDySPGPJ3i55",
-	"03FnE58tGaWA/LZyA+KUzsJgRYqeP96zXtB2YChtGpLA9ikldtgMQ2zPF4SG7wN/tdx1XK7WFMJRW2jG",
-	"G0uOchn4TplgFpbhZvZw3fyuPefYn2jYyQG72Cn/7lNilj97mO4y3qcfase3MR/VowbqyUbyhmluH6Pq",
-	"x9OP8DEjWx+Qa4sxbR/R04zkCn8ZELbyQpbDG6/wF3exWvCBTEjABxGI5znz9ilBSzwjBqqi0EeH1Spy",
-	"qe2tmPuZoD2HTPHKC/nl/Qr6eU4oWvgBGVHVQkAW2KWC5wVKsrBxELicDyCLki9hH8/I0L8lNE1yD6vZ",
-	"VHYRjShBaWVn+HtVoyTEl9JZaeXSsF4rGfw1Pk55f+FS8asakWQ+9zMSwKz1gIk8YFv76sXkykeXy+Zx",
-	"vWYeH1Xhf+WjGq5PTLvhHJKjadnEtUndbjhl/usYn+RQ7qixp9khvcAhwdv7nO1x7Qch8vkjUtjhkgez",
-	"CQWWM7kHiUKssFyBfT4zlh0Q6OPQXRAW4sUS8XatEd2j5I6wEE3dgIX7OguPBJId2HL2Z3L4sy9Gmsug",
-	"D4+y+HO0QXNmiMtSqZ2sdsMyIJ9df8XkGQp9NCMh3OHP89MlRLGQv8VH7i/xbytyPqL84IEYp0mjjuuA",
-	"eOQytvM8XcwOF7Zr1v/9czu0Fx9v8b/+6f1S/+mHnJlaqqHsKsz0AxKG9/3ApXkaxs9zAqsd+silDmfp",
-	"OnWooKZtkyUfFJfe+MD8VYjIdErs8EyfDezd4XvGaU24CqiU0O0Q/fO615UCbr5ewgiXKZdxZ3+YYo8R",
-	"C/l0RDWNJTmL8EzOhMVNJaZMztDE9z2CqZwi/z+5bEXeRO1LcTIUZeGq1xwvCSJfXBYy5C6Wnmu7oXef",
-	"JDSL+/JSNFE2a/Vs+iEf2Eg9ljgMScDf/f9+xeXfP/1axuXfq+XTT380jNrJ11/lr/9bytoEAzLbQjqn",
-	"ctH5c2KgNLoeDdVlCMvNkBzkipVtQsMAezlsVDS80wD/uyz++ZUP67/zxvXbirCw7eSy0lvC5MjgScTw",
-	"lJ9uFJAwuD9DWPwhzit/jvFRB6pZrilFV+UqGSPKn5Z3AhISyr+GliRwfdgcETtgBlKHAVhR4M5cij0U",
-	"MTM4UvYc0xlhI0p93uysgq5WLEQTgjAC2oFubtqXkiSHcyw+TF1PXN+DDpKA68+C/rDEA6K7nBjtV1DL",
-	"nvsEhmVFnaiIMxj9bq8Tq+q0atcnp6R8PDVJuYFP7PKpUz8s1yZH2CQN+9g5reYQrmguE6cwlgZWLr+j",
-	"L361fIrL02b53ac/Tr6W9Z+NXX6ata/rm8YofSnP/HLWThLmhhfT9pR942lEhgFssz4OQhd71yvbJoxt",
-	"J/dic8p9jO05nngkEjbvuPTI/AVBzPaXXDwMCFrR6MGYMQi9fgNnmGOGqK+/LNssTs6DjAFuo+s3SweH",
-	"5Aqz2w2CApgpGJ+NFTxuIAysa4HLjCyx4FLClsEXkGn8EH6fIUtr1DJG1OJyKw0tA8m/Kvgzdj08cT03",
-	"vL/2ML8Ta5JM2lN0TQO0YAuO9ogyim/J2MaMILYknufSGctsesw8nNHYeCZaC31//xxhej+igpbw/m+T",
-	"WlBzwrhI4AeILJbh/Rnslonv3AM3WC49l0sGDOER5YweLUgw4ypKaM/RHiMkKYTvpymLNg9G9mzl0JVV",
-	"tLh5EpFZrTUSlGXv12b538A7xb/V8un40z/2RqNK5o39f+wZu76x/4/9/8liVV/5KRcCFdh732JH8i7+",
-	"y/Zh5PxPmFGhOB+AQfbsj3i2/iiRIPAD8YpDSmcNrjnBNVY6+/WPkuNz9a50Vpp5/gR7XMkijOEZ70tb",
-	"LKkU6qe+stC9UZSowmf2zRl60w98Zwxb8I3Oi4TlEtTRGfmC3uz9zxlwaP5vJIxUjSMzEkb2/2f/DdA3",
-	"DCMpyV1V+vrpe+gYX5RipPa978880uLzrMzxYk2T5KSJIqM+Py9wSBYElHiXITl4fgcjRfJBn3cZWriM",
-	"cdZf+mpoe6MXtOkNI8W3COyt+EhFb7PVYoE5BSw1qW67A4UG0zVzHlrxfWqUYEkeue+GQpmAlURvpBDF",
-	"DpJy8YEQENnBioHhsHGQbS5jB0lT2xugQl5AsHOPJoSz4RUjDleDcz8l+niwwf7IDlIWzMQuVoOB2X17",
-	"3xTUVAkQqc391xg9bHb9leydlTAhZuytF99VGYMVc6iMfg+ZwYcu1jPvoe9rrHLHCHq/vk8EKYzI5aM2",
-	"hbJVp5QNdXkoWLH+rUK8R7bE+U5V/q+c8R/1vzfCxBGrjosCStzvJPDhRuVRbPKFu/r167OyzphXGpxZ",
-	"hvrud1m0Z7GUYqN7oEtjrkWjCRlRh3iEC7V7Yl6RtfnMWSCafjVKFz6deq4d7sh1U9675JZPq4lCe8Sh",
-	"MLJIC5IPQxcHE6yoxNl4Lk6fh1gmB8IOhBL7JqIcorf6fpV3WuLGI2hXwU+vcaPNjOg7nutNxPoF5nuH",
-	"z6/NuebC3CBgFpx7YWfDIYrshC+3FA+WvZ5zgZ6qUxuWTXjaN6yd0AT+JKdnqwz70udp5w49C1eNup5Y",
-	"xuSXIVQovZ77oIq2Qjy7chko2I8zVJi1wnuAfxQRF5i7pjRHQ5ljJm3mjr6Ktk8dl3en64dXJEyt4y6N",
-	"Pvk6gEOShHhmITCmOT5hIq4qCgZTHXnDkL0KAqCdlMAidP3wnb+izrMKJLA5on7Bxth4pBsvK3zcYdGx",
-	"KUyEtupUTc4ziB3Jj8K6ijciV0l6VsXt2NyZNa1w3HjTSkDlkrwfzPwwJHT/W0x67K86eGBYxDMv0NN3",
-	"cEcRMnMZscd84SXhRFXqJDoDdSkjQfhNlnSTZPesS1X8w7tIlHmxh1nrsoMo2fheRMnnWZIn6s7jZchc",
-	"Kjj3GZHHhEsg/O5lr9v65kdmu/D2Yodo166srVYUh7nxUClrmVgruRYyxsHGIfb82bdeFDUQdvDl/ncV",
-	"h/qCK1Ho+9LVxw9erpQgbm+VE74PQqbiejYyYbMWM+Fa/ZicYrNRFrz4GJdPJqd21THJC9C5Z+ztM+hn",
-	"ieFlrX4UdASKQD8gkZLzDrsecZ5ZJ9Ms6+1p+Qq0wDXD+pxgJ2VV7+AJ8RiaunRGgmXg0nCT6uWJp+f4",
-	"M9ldr3v8p55lVeFDiV65DLEQe8RQvt4opALW9obiVTj3A/f3x65q1Sy+qk35TRW8XGBp/ZlL0UC6rytJ",
-	"n5YMY0qtUOqNZzpFIrxPRhpNCA4gxOmWUDm95MsSglxa8XQ9cIYPdwq6CEnAST08X0F9j2BGUBjcizwz",
-	"vgl4R7AdIrZaLv0gTMzpBNu3hMpOp/1BD2j66U1MUbA4dMNIREwS+pl4/pLo31XpjlszHVWEnYW90EIQ",
-	"/RM7ic718DIIfmQQZwzZkRCER1eL0tmvIqnxU0aaYypCxyi9XXm3bRBFI8Z9HeJwxTJC8OE67yBGk5V3",
-	"G4mwIj9DT55ZBpz9hK6wyUjj2sfFhb+iGVPQjVI+Pl4xZYrjzUTxkip5Ip0iwdcFzAkF21bGh7u56xEU",
-	"+BBWhvh2K/i5KTCgoX8BnSz4VZBnxJso5Md0xzGynAWJYhrnJLkgchL52PbUIKW5Z99IDBt8jQ7Y3OLd",
-	"czFoNYft7vuSUeJ6SckoDXqdTrv7fvy2efFjyShdD5vDm+vxTfe637pov2u3LvlmW9tbIQ5mJCw6Sb6c",
-	"lUKT8jW65E8giPyrUYJT26ZTP2vrBis7XAXEQTZeMTAMYyppyNp+VaQt3Qqn6Tb2hHoHvEzFj3O6ZaDw",
-	"fsnve/dRVDkLCf8mP6quLbJek7GynAStQlKZAd3BS5dVbH+RdVAXJMQODgUlwY4QDrDXT/R87a0U2Ype",
-	"QyyeEYeE2PVYBf1I7pk0zloi2h6Xf2+W/10tn5bHn/7bMhAO0cJnITpqjKg9xwG2QxIwA7kOgXF7/h0J",
-	"LvCCeBeYEU6u3JChCfF8OlM08pbcGyDxhSr5V0RHrq2nYgfrFBM823LyJQHGnOqzEIMBCt30+63B+Lrb",
-	"/LE1vmhet5KTPmhd924GF61xtzccv+vddC9FXpYKoTyqJ0Ozm+V/Q8QjhDv+t/wrJ+dgbRTv1gzS2Ysn",
-	"o4DTrgxpW00Zrs/47m33EXacgDBmcIE59G3fg3AAzvRQwOU8qWG5AZjzAjyduvaIhj7CSBzOCupRuV9F",
-	"zJ5YrTsIe174DvE84hjQKvA7EQ8dhc66VMkgIzrxHZewisrOggjbKNxPkqYKsoQwaqEFvueUcOZ+JjR+",
-	"4BzhaUhgrGxEwzm5lxKrAAAI54G/ms2RxUgoZGCrgq5kxxc4uCUOsgKCHT4qy5BfexcLpJaI2rY0GVXk",
-	"ezMS4QjIrAL+nDujfgD8glDhxIiHAps2STja/aZYkPVNGy+WWBOgECtPfo2dI8yYO6PCoKr1Ar7sL9ww",
-	"TMxjYj/XGxXTPK4cnlbMWhbpaPf7cntk9ivaO6HPGaNyzfDOiUhndo6s4UXf2tQZyTqaH0pGqXXdLxml",
-	"9sUV/6dTH1+23jVvOkPOOC6G/Nrwgv/35rKfyTbWcunWe30hH0GhuyAGGry7QPV6/RSF5Eso4rkXrue5",
-	"DDRHJrbvdMpIauJq1dpRuXpYrh0Pq7Uzs3FWrVcOzVq5enxWrQqBFHaSSlHYTF7TnewtJa3VLleSlCYz",
-	"fc0oabszC0QiVq8kDRSYCkrfMyBMyl+G7sJloWtzyexWsiuIUCcM7XFS6eDAQUvsOHzXYUaOGvupBKd3",
-	"/6Tkl4+r2fDmB50rT+5Dkkxf2fufszgm/L8PPv3R+Lr/j7WLta8//PD/kpfqX3/IjB03SiKCLsXH4VCU",
-	"40S6FXV/WxHOf2joTl0SoL2VS8OjBiQ0YOQQ210IdufSWWp4h2bjqG4embWT+vFRtXFoVg/Xk3JEEtbW",
-	"neAuP5KAZe6Ddh99FvfUeklKcI6sdv9jo8i54s/xM9X/eMRPTix4jT+2BtftXjfzJN26NGMSuZobiy5i",
-	"z5zLPEZkSYnkv5LuQStTbPmvDPCGLfOUJsiF9rfyDQv7AifVOfuXv3CC+PZk++cqxUywFAEAM6IJ1tEU",
-	"ZE4l8UhDCQtxEDIu7FiN2s+L6+Xbk+D66oe1/DD95osfD9HXbfqsGCk872PnLfYwtV06u+a3SZZGobMm",
-	"FXY49YNzZLX+NWwNus1Oke2qnuXMQP45vmp2m+9bXNRqd6O76s+Mu+PrVudd4vrHZqedrWmI7JjNOZ6K",
-	"OCqSkbA0nsOuwiFSzAftcaZiVuuH+znZbSmBceHSKAXHWEvr3ItSMv4RZ2Nkrisl4Z0f3K6P5mbQUYOR",
-	"zwhC7yqLCKw5Z9ZgXxPy2p3LQONY+wyXEQf8eGTk/sbiozzfQm/lXxZSo4Gs0aparduefwd/kLL4PXdn",
-	"c3HBEp2T84asRqNebjTqKToir2Z1kBFv2nHpbS4TcMjU5fKSNi9R6kwRSiSGsnGexSOxIVU6JmzifpYJ",
-	"tlKmRnv6YJVwzTfXl/v9SqaiEKc//iq276etykPHZRn97UlsDN7pbG2Brau4Wcy1HTNROX7PZXytIw+E",
-	"WGT5U6xzTjSJtQaNs0MoSqY0EJIFy8llTI0WgWfJFWgH5wiLVD4gWnDi+Vy5TFmhtaY3EdKUGhdrejgI",
-	"8P3TMlu+zpZOTvMfy6aGOghE1vmRs7HwgzjxVWCknKMlZgy5IRefrGWMJJHGjOC3Kk91bm3f84it5OO1",
-	"Ju9wQPmfW5YoMmD+LJ9PHzNYIRAstW5mHbv3JJTSXNTmlTS/ZGTbyzvCMDojYTmS9nQQltT5o55LyfXE",
-	"XyiD1UardH5/oibEYDNpXqGB6X1JKVuqQ0qMZWhCpnzvALAZCFdrmDMpC7AQ4KKWZCceY8u6kDKhvdY7",
-	"A92Se6FIxzeV6W1tSgSpfsqeDQXxf1zHskxJ74FaXiv5VUul3cGk9NZ37vlWtQTtTdI1VtGk47VV3C67",
-	"DzVhfd32EtFBLlzmaaCguIm8d5iqEc3p6YyEVgVdCbeioYSeQPgbz1DDrHH6mvCi/pkl+MwNEXur1tei",
-	"mWvfFg69rLX7MBz2kXA3IP5UgotDwEUBd4VyEmZ9wKWO+9l1VsqBx87Riq3Adky+YDv07pF0RhTiytoE",
-	"tEOyyGLLkesw3Z3L+FfClnwee/KwEPIAIgoRGgb3bxiSDW6X6mCa4w5EE/Np80rCQDKlPHhfsBlLe8Eq",
-	"7sG4tn1dHMHMp+eKElggsIPg1Oy3k/Jb5ONd38RanNX6cgtXupHMEBcJfCBLgzPG0e347hRhmgIT0qIw",
-	"cr8vfPeZ+qylnrGA2DJdsop8/XGi5KdM58uOmyhTjslzaFxhe+5SUubsW4KR8AfPYkAKA1lqZwEEq4wb",
-	"AkgNPY0DgDjSRM/YmgRooEplDWhUxSZt2+bx/pa7Lhrolo0eOdgzt47Y7MqXzidX4GFRn5ZrX77ESF1r",
-	"mz8KXChIOdZGJBrI6v0H4mVYo7kcCQ5Mx7dXC0JDiXI08VfhBjejx1/LHjzcKkwFea9All0jf19zxpAt",
-	"oDfhu2sDySAvm8zekQ0JGvOnUxKwYmbvVeBtVMd5g5ViXrc2+AJtwjLiG4qK8rpL3Z/yv0ST6/OxJIEK",
-	"k4yDJ/Kkx00rmR+NsSZlxtEYaff/kgRRMIYmckaxrvkS51b9oZ3KHdjFlZkMvT2DCaaOyApezu8ZuNZh",
-	"46MJCe8IiQx0n12HBG+YMnsJ/OU5GVF7xUJ/we+BaxrnRPcWd3JKjKBcLydKOjkNjbfwv116y/kQUGH5",
-	"BnH4WYMIiAyQInhafiztKz2POiscm9Cm9Gzu4rLMclRiZ+HSFuXMxkmAlop1zw8zScyvQlCVRrBzZPHX",
-	"c+3DaMjXTIM+klEYiTYF2rbevzMkMRH5mK2LXrfbuhi2e93xZe/nroVcKrGn8kLHuaIQnSbsiXNjJWIO",
-	"IvisF3Y+NsqmWa5Vh9XTs2r1rFqt1M3jcvWkoPNR7f5upvH7Qt4VuY9TCSnQIWEo7HuJIMhMceWZnJvP",
-	"79czzeOTevXUrNUb1aNDs1Y7PH64Xy87eSSTT0XUWN/jAj2VESFZ680ZiPlBSJykiRIgVx2fJNl/liyZ",
-	"1fFI7UlTmfUOW5ety/ZFc9i6tNAen1HHtWHuI2IsX3d9um8gq98cDLutAeCziSgMzOX6kJJgH8LIrPZw",
-	"3B+0PzaHLQvtOWQZENEg9lwMc6N9cl+XwqPLJaMUN1IySvKbT+7c1Gcnx7W5BoH93Tg2K6hJR3SNamoO",
-	"zDlm35HrstjU7eLKlHw2g44siUTs9Zeha8OmI9ieK1lUykogduxRPxVAIW4kdman3f1xPPyl3xq3hh9a",
-	"g25rODar1ffjzqBkZN/Mv9cQLzYyd3O+Hq0JwNm5S3dzEpD1+y4TshNzfUoctDddeR4/pyO6FHiSaBr4",
-	"C827Y8Ehli4Za/88tsIByeXvo5tBJ72V5mG4ZGcHB3d3d6kwxgN5lg4+mwcPyjhKIu8nPawP8AEnie8j",
-	"/cApEP3n8gb79oWIZm8tsJuhHsHlKLQsIitKLkbd3gUwf66Zh4RyBQZRn/NUOcmZrN9Py0sZ7KN3PW5e",
-	"DNsfWxbyqa02IGggMdKvy5B12etyhqCFrgtw4ETSLFot+bTzlhIHMPpKyeB/33T7g97H9nW71xVBx1uJ",
-	"i3YGIkl8Uyyy0EC0t84R+W2FPYYyRfoCQ88MaM7pt2ZGXf/apm6nNKjoZbW/BW1LbOFaRreiegRmZiD6",
-	"c/vkWYjDLFFlh42WiEZUO2fXbZPln9dotMaCMtcpQ/z6tEWbTqaBP1yv1tOQ9z52ml3twj5XuuEaYHBn",
-	"JPur0ziiboggTPjC81cOGvgrwCijAOI520mn1gKHR3S7Tp0dOCxaYj6sc0J6G1Gl24gIYS7/6fD8AFvM",
-	"DJQQd+05sW/Tsbb7USjxiK7FEn8zjVtbzyL6NhcO9Xe4ZDii2Qo1n0tdn25fN992+PzAqCi2Q/czeWoF",
-	"G6+n0efKO9kp9ZDe5Up0+fiRDWrUMwor2xLVi1C9CabOnesoCHa5MUpv+9dcniwZ67UZIqkuenV9ys6R",
-	"JVtI7RCNQIoH4Bvyz6voz+ii+qMW361Fd2vqj3p8txG32IivHup/vo/+iq69//bB4MoeY1aVPeakWtwe",
-	"80z2EuLMSFMDB7/M8e21nBlBOoo4Ev6Y9Z1RQe+4pK8RxKTBQlG3EWUkhGAg0BTSIvQbFusgexYIwtYZ",
-	"spofm+1O82270x7+Mr7sXTXb3bEJJlH+SC3vkZq1r1FTJlA5V0QjqBFXz/pAyci8Xsu53uz+krndnt84",
-	"dXLSqFWPzcN6rWaenNSr9ePDJzFOFVcck5vhTcRP0MyHqEZh3In0RSTVxRF9oL4YZUGDIqJtu2fXJJNQ",
-	"PKVnNCLFbKCAOSlVB+87MyylhIe/j1lpEa4SDNhsNKpp3ns1vOGiK8zXOaQ9+1PEHxQFaVTpMQOZjaOq",
-	"gczDahWo2snJ6RHa0+qLpVxM6zUokmRD9GVdXVPF5Hj7uvYGj68rcNttJPHq6xYSFwJEZ1qUw4PsJYli",
-	"kc9kMXl608WTmiMkrM0mYp2caH1BQnxLaMyMlQK1xOH8KcXcNIJWkcMWgIa4cVxpVXKND4nvniMWgj6F",
-	"mcgOFdnCUmV7znEeiEFIGV6O6FukJrAQ25qFWykE7f7HxrjX7fxSylMY2/3PRxDbLjQ9mWAG7+QrAfCI",
-	"zCyLP/HpecwzIrpujRCGgIkWB6Z5qNlvoz3pX9Ll0/1MA89l691N92IYu4zGg9ZPN63r4XjQumi1P4Jr",
-	"qd/qXra778cXN9fD3lVroF1SjiaBbdBKQBvsbj5SF/TF031c+dJGQn3TBPSkiq/ZN1Tts9g9J+pYq2mA",
-	"jl/y67nFGTOccPF0pNvJ3Becog/x7KRaM3/LyCtptVropFqrmD8J61OIZ0aab1TQjeA2SxIkxNXzZDiB",
-	"qA0ljS+QMi00Fs8X1TwDQnj7gkjWUvKJWa2am7hoo3pa17hoLRN3olDiTnszcOBuEAAKkTrHzsfE0kqD",
-	"HuWyXUINvO40zxNaXUCWfiA1vetOc81lje1QhORKAB0onGf7dOrOVgFxLBWA4wYo9Je+58/uhZXIEwAZ",
-	"EdqGZaCJH85RQCQ1FkYyoorey5EFSpByIesy6ghgTNCZZhuMAmhU2v72sJmEDQ+OhoAk5m8ry50Wo3JD",
-	"b6l/R6NGdCkt066XjAl4SNDXhr2iaQqZAFD6qkmOCnOqhX3hYOKGAQ7u0YqRoGxzQkulasoqqIXtuazR",
-	"L0CyqUBic+lsDdE+kvqEHU7AekDgI/UlSYevn4tTKis5uwx57sINY3PrqKRFUsCBh9dGJSjzj+OCzubR",
-	"fgV9dH1PuKpGdIpdT2cwoJ2G9lzjNLL6GrCTCA1vPwdiJN7Uj1iki7iRb2OwModVZbBqmLVvb7AK8Syr",
-	"PczJuywxLEwn93yXRZv2DUNqPWTs4pq9/Ry5YVw51KcyJlhBhEw1qrIHBcIhKxBHBAirQO0EOfODLNql",
-	"SolzIgjl/sAfIrabG4rqMTGSuVK4hdGKtyhyDeFprdjgXmZeyn4FtddoUUq3/pf5zxqudxqLQyiX/A1M",
-	"V/XT6lHt5LBmHjVOzZP6yXGj9ijTlbBlPPDUtUUDKSvYZp8CpqidfljQMtgzbM1WpjzqLEFqK+iahHz7",
-	"efdCOBEAO4LAqXjVCH1uRF/G8CSqZ+5ifXpf1EGRPhuPWLZOuqlCVgnJ1B4ZsrHumnkmG8QzK4jZ3ml5",
-	"onaURh/jd06AviMsVqmyQUTaaB7I7uQZStuhs8KWIDZaKPNWBQ1eIG7pgSjjRbMXiggb6yx2FS5XoQCD",
-	"RFEahuKtCQk/ICjmgJyzSWplaLL6iO4irCu2nCkkp2rbPoWspbvErjvN3fMXCrecmaGTpTdFcwiFoef3",
-	"ETsBnYy/IRHGF0KUS6UtQQVp9zORM5SRTefO5lzJzfw2Dl02vTeQjZdLvvXD5Nf5ou1hzY0+ora/8pxI",
-	"x7P6g97ljYgEuBi0h+2LZsdCk1Uo22CJJ7qJp9jcv2MjmvvAftLS0Hr3rgWGm/F1p5kytXR7/GLJKGV0",
-	"J3lV/0Ihm4yai2sPv/V8+5ZkJakKcEG2aekUwIpKWI2QJaIVhBdk1Fh6FQpndT1kr7Yzhrg1WPy5Dk67",
-	"yHz3qEp33O204IfE4ts+tUkAMX1cZgABbuoHot77RPQRIogeGXwvm8qJu+/2xs3hsHnx4arVHV5bZxp1",
-	"lUDOCVkz9fy43R1ftYaD3rjZvRz/u9dtWWcjivksBT7ysH3L0mYBSbCli/5A+uHRngXvMMsQtxicU6vd",
-	"vehd9ZvD9ttOS3yJ9zHNPSghjgjjAhQR0VLcJEDHMKGHj+iKEWe/gpJND1rv271ugbYlq0V7isdbI6o1",
-	"j1TrV+3r63b3/fh9p/e22RkPejfDdvc9H526A7NlIKs3/NAa8A8zUcQmSZ7ednoXP7YGIno7SZ0y5iZ9",
-	"VQ6rZJSy+yNonLagaxfWV7hklKDLWqNwuQjVS6RyZgulUghbriaea2cmsUIEqdjU4ugA3BHo3vqxKeTc",
-	"IF+WHqY5we4fVgtM40Ro7dlHf1fszCzOGhBS9kRilDhFkCaexHSyXOxY+89MN+T+zuJKM5W5yZ65D0AJ",
-	"1nvwb345CvPhEs6BHyBJSp53Xh7Jn9ox4H1x7YaLWysGEfRCr4oy6PKUnHURN8NcmzLLQ4P8M5GMFbOC",
-	"WCYXdYulz0P6e0Y0GUSVEqSsNTNSVuzUU0pfm1XU9OzsqKRuBz7LC4EWdp0Kakb2ceVcNJB161LHQi4D",
-	"zITtphUR4qGVLOTvC+c0Bn4HF/azFKACJlENcu0c2pTGz9jXVylq9XsUkNum4NbdUN02tbQjxJs0zz0H",
-	"sNsmT90To7xttdul4N42We3+DrhvKxoQbM+5JJAl5Md3EbP9JeeMwlqReXLyuU96iV8cbm4Xc+k2o49K",
-	"Bcyx+pxJ6UkjkXi5JDhgGv6STYwRhdnTAr8MIRsZaIptwcAwdRDn/xXUAWkcMiQgozmLBGqyzWPPZXpS",
-	"hHT07IJEzmezOX0S5SBm61Idk0k0a7MUC6nPM0lXvP3iouhGSTSF8KosoVZRC/ZTr4QY24OWQ4j9gPqS",
-	"tzJy2yv8xudbnXfyfBVZpUXekDWVBmpy2JgRTbkxNFyzGIpwHY4jEeK/rg5905WO5ulBKx5RMVh0mJnc",
-	"Nc/4hPq4nE0JhwzNJACRl4TweXAm6oW2I/GRN+d0i5sJtJQ3Sc9k6vS52CmbMqJrqyoc6XgvsI254viN",
-	"SPN6Px60VciGxBocbaRHmCizeLUrRV2+VEbEghO8N9q0j1P2MzKJRClBpevHer4hS5Npc8GndfNefn4i",
-	"0VeF+h8Cg7oxsxHiN6SFVkWEAZUcUWtDhyxD5B8qadBAzBdxBpzUBDMVGOIHwHCEvjDi8qzMBLBmJLSQ",
-	"jSmayAwosAHcBW4I8q4enWZpA7OMKDzOGFFL21AZ4FOiq+eyRr8R5U2WQYEyRIQLeDH0XTqiWqX+nHCW",
-	"GHt+/zyCyorSY9Mtj6g6AIBMll/PR4/Z2xqpJzT+xHwbCKenUNYf4koPXXke5MTaHsEBcdCewAh8w6+4",
-	"Ih6RESpcaVNYOoFk6VJkdVee947/Ytb+WXJJ8iYeTYjtL8iIyulOrpbnM8KksA7Io+dx4KOWIQ07K+56",
-	"o1qtjKgeLCmCHdOj5HOFGYBtTnIzlotFNmLP602hIuQTxDh+Mkq8g3yBcglBKgwh7mXxoMefZV6TtVo6",
-	"OCRXmN1aYifyqXZlTDrsHIc3ypvk/7hUlkGQG1YGTUEJRv1cQwDKcf3kaH9E4ToY9hZQtQsWM2vbBWTh",
-	"f45y5inRnvnjq4U8gj8TURMrYhiiLQx6u8vQHkaU3EFPKSEQOajvKohoE/Bq2k4bUb5/kxPh8sO3RAFZ",
-	"etgmLMGkBFTOAi/Fntm6XK8hlo8PscyZ5G0hl0M9slKhcktinwTZFgwnr3DUGdDuEY14A8yX406nBNqM",
-	"EpI0zmCg7PhHkYVg1jJwaiuoKSx6qkTwWbKNFY3ewN6W6MitM/ZnjZZ8NLlVcZNFSO3LR1YWWbrX0Mmd",
-	"QyfPuSxJ/RBqz4oK4CA5xHUNVURzLO+pw7xetHTHOMr0gn7PcZW7qB3sfQbuST6odVToeavWkY2nUtCp",
-	"lE/0KzuFkwv/wCO2K1sbwzrQNh9B9Kk107hR+lKe+WWxxx+8ElzT27aSve1Jw0O9wgnQ/LgaNsz3mZaZ",
-	"xCXvRMKU9F2pSOYRtbS2LBSlR3nuLUklJ6j4SwnHk7BWUO/eiOGQ4y6ljfyb5XsxZJIz6PxWU9HZwvYP",
-	"4nf8yM2gs+6p04OdniYibn0Fm6nhZXl6nkE2haHlJp6/u+l0fhnf9NeCvhJuGuog7HlCSYNFryD5JkAe",
-	"nwnjgstGCqJpD3uKmG+KJduvIOuy9X7QvGxdWmciSiP+iDGicIX6YQVZiWACGYgHtRqSjrVUBqlou2SU",
-	"4u5GP276ycqV2fgrT5cWoh2wJ1rdFPXSlzrqeWJTJTuxo+uvwJbecl75Lkme1vwY/TV4snwr6RuWBOi2",
-	"zgWgmNiAQhV1AswZcWULBFhB9K/K9xi4b5Rc1oSTsyEjPhEjbImlWQNeu+lbBiJ8Bq12V75ZQW15upOQ",
-	"6fy8emQaIn8FK5rgIw88t1EWvfp6gYPKcnZgMei6RAo7Zz3ZQHQjupdqByBossDs9o0MbPg9N0zCjI5o",
-	"fgOCayeXRUK2SEtmFnLBiGZCF6QmOAruHF8Pm8Ob6/FN98euII4Z405dXXsOKGmMeNDuX7cuxhe97rv2",
-	"+5tBU4RntVqXrUv5teiZQat5+ct42BsPWtc3V63xu07vZ/2Zjw34GoBBiK/AtZu+uCJ78liEBR1LwSgN",
-	"ejfD1iDV/beD3o+tbhbywpY4Mx1ZKUHTtNMabd7iBPnBAWhss1P56aK3FFkT98QveSuHwBUM5ipKL3eM",
-	"6EqKsS8V1vUyEV259TvzH3+t4/ncgVW7HeGXKJmb+N7DQyt3PXkpK9wzn73nPHGFztnr6XqR05VbvqCZ",
-	"U5TpDGE+IhXwEkU2iGoGyU0qHOEjqqGyV5AW+Ci0aRuH2PNnfL9OVq4HScl7OEQe51to6q9kegczRE0I",
-	"AY2segDuYi29IcptUPYVxAhx0NT1CPQHO040Fibc8xQvyBs2oum4KpfJAIIw8NGepVU1ABHdpfKWyjFZ",
-	"i18fUXDEIZzOuYYoLjVzDwlC0oO6RlRGEcVD5t3MifdIi9ZaqFg2/jVUKMiqNs9CvFbBQA3KQJ5LCUOM",
-	"LLHwyUzuESV3/Cqy5zjAdijry201xaeHsTuEblxyww3nEhZRRsWuB8ucj6hedIHrYiI62Z4TZ+WJBDeA",
-	"R4JwLC0QTRVCSPu4FIrp9spQmTFrFzLcLdqLqRCyJptPVgEVY3gXYHo7XQVpPFP5UKFe+DR0aaaWf6Fu",
-	"pWc2Ae72btC+aJaMUvO63Rz3mxdcCxpHVy/Gieutm0Gv34I/u73B8MO4edWKnrzu3SSuRA+nH00+WCS/",
-	"7iWd0eZxuXparh0OzepZ4+Ts0KxU641y9fgpnNEZlUzjIoLh/dK1ARJMP5wqYifRy9ZvK5e6X5DcKGjv",
-	"8sIsX16Y5n6WZ3trn9W3+hJWJYOAKMCVNdKR2N2yX1Zmb0sP6ElMTLPlLK1wobsmJuZ0Us1VqpfqciFX",
-	"sZOVKvEIP/ah+WC39ZMJeqrI4nYXbSeu0bG1e9udp/EJyGWunCgnLgjYM8lg8zBwCy1lBt/O2P7iocu3",
-	"G3YZ2sPIoiScYttCrrNvIMedudKBlKqdVyoMYtumUz9Hx1Ap23GGjowRcZk2p0D6BI5g4K+oUw4DdwlE",
-	"kj1I11BrP4i6VyQG9iGiuBrDObqDCtN6LypxuekQ3xJWuPBNpsdIJmx2WtZZplCcqPHFRecKsi46vWvw",
-	"8FAfAsKS7+1J7DyIypmK5Pn1DNEOsFJoqBAblLmqrP97ZvoyZK860SkHk+uGiYmcBV8L6h07Guhiwf1l",
-	"1fyotNnD1f2oiR3V/ljPeW6VPyLBz6n6a+u+3QSgb5JXU8ALmQI0KpxRaVyCnIug+KQtOEmuIGg+Urw4",
-	"0QOmkhEO82UJIYaDMLzKOAMteTvNakD91sVvgHn8eBXni0NH9wrLSw+P8lOj7AeEEWpnySayAvZSPrGm",
-	"mAbEwxASIAOVY8eDOiACjaRklDq9i2ZHwpXwn/1xfKs/Ttx9UmD7b4tUXyTVpBMVjsgLek/Fu23WtGR7",
-	"fOvckvuyQAhdYjdgZ3x3L3wWoqPGOb/JkFk+qmuGDcRCHAAYr8B4jrP5RlTm9/lBlLVHVXBS1IBslauU",
-	"0mcJIB1xTqBohCmJ0EDWWJq/yhZs+rjVEV17DWGPX3P2z1Xz1VT/IVEJ33NJRXAUsJRFD4xosPKIeOyW",
-	"3CMPZlW4uQmd+oGdrtImABfgksuQIGUpQ8kfJUI/yzhFTh4JXpTOSndkAimT+Iu+lkeNrA3g29hzfyfO",
-	"FWEMz0gWAfPUM4gEgR+ghXh0nS7BgxlNwEdIbJCB1w2E0duLPmocA4o5W9lzYCyElm+urUxiv8jr4zBu",
-	"VhAzLAQfL4sPZQlaXBPqBVlKRzNi06K8+F5q2xrIyg/ttPb5nuXqB10tSODayHVGdA9TtKLMnXFWd9Qo",
-	"T1yBPDcTxSIkyZXoGqnzp9eVSX33j6pxZH6NP/7/fjXLp59+lbfM06/7mZGmEWvMNGhjdk/teeBTf8Xi",
-	"oMAKakGA3ELhDIsAe37kyLmMixECHSj94s8RVTPJKqgpqYEE7JKGOuzgEKs0pxHdsxgJL/zFgjNXFmJq",
-	"kyv5UNRrdUHkg4mH2NuVd9sG2T/juRG1ZiT8SAKuSqzf3+edZ0RiG1KVAhXqQZHSeOuyOAAieRJEGlXU",
-	"eJ7hRNVZbTtWzDngikwi41+/U9VBIgk2itQopHAVMNtdRhXMNwCyPLnRLZpOAX+txVRBl0VM1e52NEId",
-	"PtTMgB2a/DB4LjwSEidlq1QoTzbRKuNs/zInj4VF0RY8/dUobdiN2xp7v+HVrwaIHPCZXOr+YTjsJ8m6",
-	"yvV1PeLoS5Sw3nV7Q/Sud9O9LDYxUT9ENN+F7+R1RYb02b5TqCONauOBNYc3ZMUoLeRROTGN06Pj2vFx",
-	"/bDaOD09bJyeHJ0+IieGk7Itm1qVSLqDfCebuJ/XdnWl4Me2EtHtOnKBNh6pI0c7IlMpju4Wkui3m0e1",
-	"/RfHIUozKFn6tnJsJOyjZh3NyZfEpZNNV1Kmkvg75nG9Zh4fVeF/5aMark9Mu+EckqNp2cS1Sd1uOGX+",
-	"6xifTIosctS0iCTOWAQRmCu0LP38pdAYopBAzqkmK+9WYbHt1Its+FB9H+i8QkmK4kuc8TuEE3H+l0hj",
-	"B78eI6FQR9KmaXitVKyg+izHlSvvCGNvleugZrWqUJkcwhkYk8K+y/g9rv9IVoK6fgjOXhxkEq+oSI9Z",
-	"rWo1eqrFSqkX1E3PYwxDcQF7iUWWokYsvvEVLmjhfYCZJxYtsw1HRcXAbZTpunhLwla9le5KtEJ4lDjo",
-	"zg9uuRLr0/S+3Z0U55nKr6O498QnztHC/0wYsmQgqoUEiSHIGtx0u8krlwIgVmzYCbZvdSoqGygZJfli",
-	"yShdFoVhFb3OlTiiVGA+DatkSnC6pqdoqtBchTiYkbCdadJWzYpnYoVuIzs/jxk/6DXIpTaWFgIRFVJ5",
-	"MEMXHdkIUaszv5TQuvAd6FU2khzL8hwLs354L1TjqI5/eoumUK5I8L/yV8X2FykyCrc1DQH07SKDlybb",
-	"rIh6eYerguhu7nrg87EJYy6dacCryoIfiKQe1WBhE/66Nfih+DHaYv0Oum9EVH/Po6jgudq58oVun5ZV",
-	"MJLcM7GpItKh8TC5NRLS5BZbd0pVWTc088vZq5WmTMm1c0Mp12fYtqHNbHVZ3Nt9maGf7ZAs1v00GSuf",
-	"SNsUvdk+OZckxK6X7Zdz4F5Cv6JiLOdo7nsQBxOFK8ngPbCA5MyOcjRsGnsrepCrX8RbbnvhA39GWubT",
-	"BsGNRYXTz381SlDbrEgvf+IPtr7YgIIuevt161TDQmZOtNBjM9XG9am0M5VQ+AIAOWt6X4owDlrXvZvB",
-	"RWvc7Q3HQgsGgfOnm96wOW796wIyUlLkcv2lUp4FQewllmVD0TcSO5cRBbYvcJsdsgRkZR9qGDrEQnui",
-	"ypzYgEwUJU/1cv+Bx0lu+AzHp5cbIDvU1FQBKATsyMaQthWqE24AWg+9380GnMJT14zUmykr7IONB3y7",
-	"x11JyJmy9As43uOPyRJBD02g0RpKh2RucdzHb+7ordeNqs/gro/N20/so/f17bHZBvHqjX8ub/xaSxn+",
-	"G9kpDZLKnyIrerOixEcLSm8B7J+8ZAleAoDnsPv2pvx0aVZQSC/sDK/Hve6433zfsjIx0bNZjezyFmaT",
-	"8Q20p/dJnYh9Y0Sty1Z/0ILSxuOI4dxcty4tQ5RNbjc74+ubi4vW9bXgWTfdQat58QHCrpKZnBedVrN7",
-	"0x+/a7ZFomZe28lbopSIvNy+/nF83f53a9xpDt63BuPhh2Z33L5qvm/B5ZJRav2r3xq0r1rdYbOTeLf1",
-	"r2Fr0G12xs1+e/xzcyC10HftVudy/LHZuWmNex9bg0H7ErIn291/ti74939sDbqtzvU47hLc/djstC/H",
-	"H1rNzvDD+OJD6+LH8bveYHz5S7d51b4Y/9xuvf/AX++8LRkl6C1vodP7BVJZ4+932tdD+PCHVvNyrPNS",
-	"rWIJjOOyxbXoVvfil5JR6rb+NRx/6PXHzcvLQev6GqSA5vV1+71IDY3uXzS7/Fa7z7v3c3OQuNnuXg+b",
-	"3YvW+EOTtyBSVdvdYWvwrnnRynxSlzay70IK7fDn3uBH/RF+J9b9+S9VAmHcGgx6A1FBIbUzZcastslK",
-	"RknMUbv7rje+6eohd4PWTzftAd8yvetx8/2g1eJzDTfk7mp3+W4Yv/1lDDVh4m0Xr0dCrLpsdVpiwa8v",
-	"PrSummNYdZFn237f7Q3EvXb3facVT0J/0Ou3BsNfxsPWVb/THIqc8MvWRafJeydvt1vXcD06LpkEXZmg",
-	"suS2rLCI1GH/Y1S6Jfej0tmoBDjvo5IxKsHjcA2yJ1QEiFl2RqWv1oOV3ktp41oHWi4mYGWYbSTZLOhz",
-	"z+xQppgVT5pUpYAsa19LkttbkpES8iOJVCzRSGrqYb6zww7g0+stfhT1b/U2C458Xe3J3TJSWZTPiqrR",
-	"6yN23AWhTIHO54XybInd+UnoClFTUghduACc7wGmgV/Jqi09XYWrgHT4oxnBH9DChHBWF3DxwUH+KtRl",
-	"/MgA7viriUfiL4j4ctApstu+kHbCuBwdPLhLo92trh+hQ0UNZ1Zbcu2i7YinMxvis+OvchFPBuK2hnpi",
-	"aROfkEAHvU6nd6NBMCQre3Ga9p6zoWyYgbX1vd7J/J7stbojziwjYdmGpsrKz1iO4j42KevF4inEY5qp",
-	"1HVScRWZE78kgQrl7MVqzANr3BefrH7GZ5XJppDBHwrKx0kGESZsFCOpcpZSK1okMvAJhrHBb1F0Jyhg",
-	"cj1pLsMitnVNIlwsfnhIds/WfY0qMDYzZe9ts3spgT0uReG6SFLmIkPzvZQ91Q8hr2wGm8k8fDnkoClt",
-	"iJIenMcxNAC+QwT2TtRNmesIXbSKWsOu42iMTE/luv/R2Wy7ivawNPRE2ckII+t/eXMWuhm0+cbl/MIN",
-	"WVT1rpCQIzqcb5vKFW4uyWfi8QkpT7HNP70W6lh4qWJTcDb5EAcu10wMp8OSUIjn0ayIQn1qQqK0ZQHS",
-	"o4DBhQUQIsszCon+b5jpZufzLdXPe2W5DzUTSCzaxMYgWJRUELP4WQmWdiW2PheYNzBF2KvADe+v+TKK",
-	"zvp4Fc5rGfJgcxXOUa1SRdi2CWOyphiYijDf8Ktw7gfu7zLz/i3BAQmQMHXBoyrUQsdl4k0tQzaimN6L",
-	"Bs91C8GKkcBSue0WWWDXs5DtYXchVuufPw/FWxLbCmsVp0fUIVO88iQw4dTz7wRr0fupAqISF28CT4sa",
-	"x7btr2jI5KzDjPsHYpYO+H9LhtAZoPUNseb82QPb81dOeenhkJ9pMPkQAxHHDY247wL7GEIr0L2/ChC8",
-	"hTiF5rth6zeEGYxLyi65k+HRFM9UY+I2ioNC4cDyaUyOXIwx/Ql4MLGdxIb5+hVimAT7sX0aYhsERwmt",
-	"qS06pKxjl8rKwcltFj/3hiGyWHmR3xcjtpqAO2sKCy1G0ey30WfzTIt6vcOBAzKvivoGQHM3QB4EpZxv",
-	"KeQXnfDEY3d+4DloQuauuLuQuGGcnZfBv6agIXLzwIx01gl1Iqv1iOaBO+2fRx2SQ9Tf0424YNIPA2zf",
-	"ChTNEVVRwhXUx+GcGWjiOy5hhh7sF49XEF5CBT1GUy713gkw+LigIRM5H58JdfzgDUMxkLUsYABxGIId",
-	"Ln0+KKgTrq2+gMQAk6ADTwD8aOA6BO1NMCNg9bT4Hjw7kJbyuc+UCV1L2ACT34he+PQzp6F8CtgcqipM",
-	"7iWOaDQ7Z/zJcnEipdc/OEcRceKXBcniw6KOLAonQNoQRPCqjIIKatJ7JO31CXEYe7yfS4LIF6hp5i6W",
-	"nmu7ocJZVfZ+ESLC22WECIYNTOcNE5SADygVDc67p8eNi60iIsQx1SirdY6WvuchN5TrgZAltlcsh1eg",
-	"QAgXXtbu3GE3tKJiydqNf1iJwCbebkRm9tGKhq6XhCgUgVl8KB2XQR3uue8wyGpF1tT1QhJYBrIW+MtA",
-	"WOEttFctH1arBpLkHR1Wq/sGsvzAIcHbe94tUZvCh7mz1qKwwYACYH6a8R7SUcRU9XEQuti7XgGbs+Si",
-	"cPIZTVXCfWBpKxFLsJKzyWo2XvjDf1hUqGMZkDC87wcuDS3024q/uMQBXhBIZxHneA47asM5k3VC5E63",
-	"seed87kGPGKR3CIdJ/zIYDuEEhLQ1S5INPyJdCbQAof2nNPOTakV58h1xOsql4L3NJlOwaAISihqSyTj",
-	"e1gFDdSWUAnGEplFQq+A6h4g14Hebi7VIgPm43iwc84bhDa6wPdilji9hlAr6UdAkfUpLo3DjwJvWsfi",
-	"gfgyUQxGVNeIC8eAu0yVsUaOTwAGkzctnDeJUjFcnVHuV0GCtS2jPK/U9lbAt3D0bPT+5B59xp7rSH0T",
-	"0CzlDrFEBRkQ/BQctRVRcSH7hG7opXiwzj73PpuSte6XjNJnEdZeOit9NmWsKMVLt3RWqleqlboIvZqD",
-	"sJOZPveH/OurclDGLHmwklU2ZyTMyuCOUlki/24oQC7+I8B/cni8DgstUoX8AFFyR1iogJJExSNJIn7I",
-	"IwkV1IQWo3qVkIcgUIgYCcJRTOpi4gX7RVA2/qQU2zIehNKZyqUIsolwKBojmiIoMhEm19OoQA0Q46NV",
-	"ZFLQlogMhv6IrvsjEddeob4GTLEEcLZAx5N+KF839pTEnL9LrmHFc1kIO0FRrdxyEfEjB32xkFwWKX01",
-	"tj7+Dob1EyePRR6/ilhE4Vd6Yq4KPx+tUOE3BhkcpfDLTS8s3rWYpch3IGJUsgN+2GrVqpLMVZ2PJRc8",
-	"YKkPOHcSGc5RgqPrbA8+SJ/tyFrw6x+ldr+pALlK9UbFNI8rh6cVswaQr/3AD33b5+rG8KJfykyW2loa",
-	"Zz2N5Vo6mqVgKb0jZIKmAYzb4ZqgS2ckWPKp4jTx3T8p+eXjaja8+UF4vs9Kh2bjqG4embWT+vFRtXFo",
-	"Vg/5reXHiDS2+x8bJRXGEMUdJGejZJRA43iX+N7xBR1WbfbZub/6QT3BUvmkEMuDnbfYw9R26Uxo56Wz",
-	"2Dd71ew234OVS6pX06B8Ryb8SPpBOMB0BqkwjXq50ajrvvzHZkNnr/tB9HkRC/lUnxGtfeBN9QP/i0vY",
-	"wR2Z8Ce/iB2+cQE6gkilYj1KF7PDhe2a9X//3A7txcdb/K9/er/UoULFM08T2EHBYLbNnPZufSCgX+dH",
-	"QqWZIij1DXHms74U0YaDt9gZCIFDvGJuf+WGKoOJqEggRfEiLyoIBZmEB7AuiwUO7sFjxcI8Jg97a8YA",
-	"FD+LJZU+feWbPytgDLDRuMSb03ZcXGriO/eqmqCuAqYLBo5oLIYayEofc8mKp4krcV3BuCTOuXyXyfJ5",
-	"IxrFVgvPn4P28DQk0F0Q+e5lbR0R0xvOA381m+spN/sV1Ftw0Zt3MqazqhQgQ9bwog+dXqcwFrIUhYGs",
-	"XkXwLGRxgidUIWhWUnZLaJwyozohh4NurhArxVwKgJ44rkyJuZpSfQYOCtunjhS5FA0HSYc3BUINQ43q",
-	"KVer+Crct0CP5r0TJSpcj2i1h7ksFbqeh4IVBbc1oAPAukOvhFd9RPdkfTKLyzbWvphgEABFX2UhsyzB",
-	"jg9VVL2L04oNkOM5L5JAjrIVYapASxK4fqycg0U5cGcuxV78iRHl+0gsOOgXXDczAA8Kske4vMm3LNqL",
-	"+gk/udhIUjrKG6apEPvFJb0oaetZZb2BmreXFI7gk1C6Zye5aDe55mEySoas8UKSwksy8IdxQ8EJ46jF",
-	"MFiRr48VdjP83KXqtGrXJ6ekfDw1SbmBT+zyqVM/LNcmR9gkDfvYOa0qkfG4bpqnZq1xeFxvVLn4WDWT",
-	"GR/Z0my1Wo2k2ZQsEyfSRkv38LzUVMJnnIoZZ1pWn178iY3TBw/vupYKmDOFR9EUqrw9LXsuTk/LEev1",
-	"lLBnFo5FilhOAlfh06AFVq+LhJy3xSxKRPlL8SeUbO9FJcNG9XT7Sxc+nXquKr37JKKkyH3PFfkKSJNf",
-	"jYfZtw7+SF74KgRSj4SZ3m9+nenunbRwys++I0xaEEBFnH1kJT9h6YZ+4bFJ7QFwCzHpVfaIcApFchAL",
-	"8X0sCkljFryniSKRuAPZLwowZAYFoLi4FrJI1JsGhCA8wy59WdGouFQj1+O5LViJr37XstBT884jx5ye",
-	"4Jpdrk8apNyYHuLyiX3qlKvEnHKS37APHcU7ayeH9aNq7cg0GyfHtdP6UeNkE+80n4R3nh5pDGhawyem",
-	"XSXluuJEnPmc2lUng3fGe+cb8c7iXY/4YZxX/soPHY3mfgN+2Nj+UtcP3/kr+pSmFcFoHsMPjc1em0dy",
-	"MM0BNqKcl0R1ZdeMK1wBdu2E0UMZaljkwbkDeJRMtw31Q3RPFCiIujLlE16cgfC5+C65xzfmBa9G/4ca",
-	"/dMgkg/W66kAcC2dlf5e7oDHWBPWmUaKiP0tmMR78o00JhWE8fUgoul8LNnm/AGBSkWC5dzNfY+IyD4k",
-	"YwN340RgyhdftypZpvxUyXrejlb2nKs/e1xzikOprFyOAYWXuLblEQMtXIHX4QfSIa+RKGGZlsEfotWG",
-	"WYOi3SKwueuHVyS0Kqg3ReGdjwIRO21jz2Op8AC9WVUq1qdkRNnKtglxWASXS0VSq/I8bLLTR4GAyi6e",
-	"4rHSMh+hHamYGr0zSnkDB4cWxlRBTSYTAEY0jjwEa7aIDxNFDyBwIdYqQdUUe+cxmMdIhzyWYZmbMI9H",
-	"9NGgx+tvjeg20OMK+uj6noz8TMQawYAa1SqyXAoWf0sG9QvDAGxwvuR6/JI9J8o8IIKdoacKKNkNIU6L",
-	"fFlyxn6uOXlGVHsz4HtkL0ZYjhY96rUK1xHyGyXEQTfUBchJ2wOfxQ6OiZhSPLtvQpCHF5TAHuiZyJA8",
-	"GrWfF9fLtyfBdUrysDEVRB9Sa3KkkMI89T0s0bVakogBPoOlPkKZzbEGn0aSIoh12XCg361hPrGrI/sC",
-	"4BH+Sa3zjXXrvEzbejVFKFYbEWaG9pKsc//7FjwbZm37C/2ARILLO4CHekKZ9VqGOMrpg9yQ55dgs6ss",
-	"C+jWRwS4bs5MyYpzHVER6Ip2jXOFJp8/0HWm0Gy/s0jXWMZEuogpwJ/eMGRxom8Jr8fm0tqw6Jmhs5s2",
-	"yWsE7WsE7XZKoofTajlh0Laq8wf9iKvPP3W5m7xa/AdxocHPHgaQL3Wl9q27VJNdEgViZT4odEqru3vt",
-	"ATuPECzgd6k/6F3eXABwTbfXjbB3RFuPtlb2A99Z2SI/SCtINfUDpJUXIiGelc5K/zL/WcP1TmNx+FNk",
-	"pKyfVo9qJ4c186hxap7UT44bNZBmow2ZHmD+gNbk2g07kWsO/sy1sXcdBis7XAWwv+XCwPYUZa/hT1kS",
-	"EpKf45/3sjilWRKYrhm7+tdvtHc/KZRZWf6YU4tv27FaVsdqpa+fOFGCqRazKYnUTObOqj309VOErQ9q",
-	"HVwuz+RSPrUisYmEHaQ/nxG1vXnjvWRvi0v67fxWikRrbxb0/rSx25uHpQngGxehQCQ33fypnIhuEb0s",
-	"qGUlRSotaUUTtgq0p6qitjvt4S/j605TB/Oxsgy0usltv7Ipb5FLr5zI50SFR6HTmuEV7Gwy6dghtuuo",
-	"F9yEXVbYctdCrmWx9xHd2xZejXaOrh7RRHh1nD/JJVz4dszo+HABvoE4sraTy5QmIrpooMlKZr+K61qM",
-	"NkqGaBuI/4z0D86bIK84L3Q7U6mJ5lqku3NdcYpdbxUQZVZdCp1Lz6uGTG2mpXOT4LNrE0gDPROdjz81",
-	"danL5iTSooSKBlmfFYFy/esnPpaMUj1qx6arCVkGV2Wi+ZFFm2TZLP0w8JtyugGtQA/QGlGI0IrnKWN2",
-	"9s9GtMxPm9bmzaAjjBcCGIX6Io8dMlfjp5Kq7RlADUC6ahaG816j2tBLG+0byJIAMMp4Da3F7Z+v90sY",
-	"VKTxZEI8n85EoU0qoFrEdO35gT4rk3t1n3cuSu1XhyNAUNZkX/Rf63wMkNjsJiESYTRVGOrb5iUatH66",
-	"aV0PrX3oMajE+oEI51gooaOSJgYAvBT0d1SS6GV7KtvdPIqBQvih4EuEZPdSCNO8J3VkvesN3rYvL1td",
-	"az9C/ImAwi2FfrNnxXBqlgH9j2DaxJFbuKElTjemcgPrLcBJsmJ5W9K5tNwoaJ5k16mckZhsa3M0onuM",
-	"kGT967T2vV9BuwUZjmihKENULP/CGNEdEzB2Nhe8pmGkletXffgh+vBD9NEHqpc5+sdTiNivKSCvKSAP",
-	"SgHJtp88vZ9pJ5X4e0gMgZ78rTJDtqiQxZXVJ3EaHfyx4W7hFJLNSnF29NMmr0YCQGqHtJIRTQq5ZMGI",
-	"91mqVNRXMdhSXRW9e2QSipGTgRIlp+g9WuB79B+fKz9C9JdeKj41E6I6t//tk1c2ioQvk8OygQv/rRJa",
-	"jskpNu36pHzoHE/LjUkNl0/sBikfTU9wdVKzG84RUZLAiXlaPTps1I+PzVr1tN44MQ83SQK1p5AETuq1",
-	"mJ3a9vG0js3JafkIH08SiTffYULLDl3fnNDyyt1z0ly+BXf/tnkuT8bdC6S9PDXXNYSZJpEFI8zFezLz",
-	"RRbb5WxsQhR0CNfa/GXoLlwWujbyfPs2YY8VNpZyZHopYKsxRlR8UZhCo1fv5kTUL402F+Ifp8K3kWK2",
-	"ks9FQSe8zTg5Bz0mN2cjf3yBFJ0nYI7fmNW9WlG+ZVSBtK04xLn28Ft+YtU+nYgfkkO3uxe9q35z2H7b",
-	"aY2vWsNB77pklJRlUZY6S/A3QIzWIatlVlBZDtD97Ib3B45vs8S4D9hqufSD8GDqfikzDwP2+NLDFCuL",
-	"UTwSNQoI5E4eeS52h8jj8wrpCSI44Fz398zx2isudsB1UykZcTgBeLk/8cOxYUoGrfftXvfPNSdy/22b",
-	"FLU9o5mJgy5if/+nr5++QYDKTyfsY3UyrNN/3j5NgMprcMprcMq3DU55Mtv0uni+UUr8+6QXPqFgDlJw",
-	"RpCItKs8h2guDFZ3gRvKWrcixoOLx5bWC0DPA5rHRWhLO65S0ta/IVo+jxrLBrqWUSIKgo8Kt2wUM2Kk",
-	"8xRhhG+kRWwvmQ8GVq87l5HYxOWvQmStlg4OyRVmt1bsy3QZwoAdjhYkmBHhET+TBWSSE4GWAeGdGdFA",
-	"z9FUXYFMNgMlp4PQMHClZRA+4KBbco8m9/DPniodqpQGftFl6kNI+w4OxZOGLM2iGmYhvt8XGYiysK22",
-	"aiO6okI/cZQLWZ8ElS+phbNA+WSl1MhpEEHsKPRF7Aeftni4foBsj+BAz6iEifXAduqGaI/5+md/SMyP",
-	"ioAf0enK8xAld2iBIexj7t8lZi8gC/8zpAxC82qUXIFSoTjxPqqM6AXvFYC9y626FtQk0giVm02mcWK+",
-	"A+bIX4XMdUg0NUoLxal9tJ6OKPZcYipsHIhhIOrTsojaFyqvwScoZ2trObii/ktOlqwMjAErq9JGz6Fj",
-	"fNe7oSxyHIqVXNHofexVUG86olqGLTxG0jm2Uj3X0mtRlF2rAoyiD+ihXIlcW3dzim1CUx7RZJ5QBXXJ",
-	"3XqslfqUqE0uNG7rLCtyxvEJG1GoYPGFL+deVqTOvgFjA6u6FlUzonuFQmP2+WHYIQZGGubjIJh0hIuR",
-	"H9CynwzfcoVVbESlZSGayzcsIxhLmkxoetegPZigz3LvimXnRLQp1pux6cqTK83Pg0b/+N4md1HcH/hV",
-	"pBTD1kwxI7puizlPTJo87HHEjPxIQITvA4xB8QqxvwhG6UaDj5AH/or+kJuIoP75AnM8/OW5TUp3hIW1",
-	"XLUl6kBkUlJXat+6S48JzBHpePJL+Vkju2reT6EC9eEgvlSMTs1ukCN8MimbTn1abuDDSfnUPnbKJ6Q6",
-	"VdEkkOSenTd+mJ03fmQ2ascn1WqjXjcPT2tH5vHx5miew6cApdNDYmznkJjTWrV8OBWusPKpI1xhGT68",
-	"iPZ9s5zx4n3PD+c53CVn/NXbl5NJLuSPvTQGixZ4bkUC5xTysf8KWeatEM+uXLYQtOfJjBZAy/5c0UIH",
-	"WWkRW7PSEwV4oVqXXvq4oCFlRDWIv80+zoQzEWF2K40bWSreiAq5uYL6JNA/v6cZE8Q4CbP0PPlk4sL+",
-	"mV59bkSti1632xIs8LJ93XzbaV1asZquvTzHDFnYWbi0RfHEI84ZmmKPgYs00Urv5250ulIJ/fltSJlf",
-	"a+emr5lpzpHlsib4k2Rx4Yth+2MrVjjj6sNZI7vpW7I+qtXuylcryNIWG1qNFsRzb0lSJfGlr3dEsaj2",
-	"rgsl4JhAFizZtVba791Np/MLDCSa0Ewvh9AgsOeJuhfwAUO9rs0nBdWTySc4fWM+SERYtis1+kTwmbT8",
-	"WJet94MmJEVEsxqjIGz1R0dq42Md0uvH8tVDvQ3vJ1OuDQCoICm/KwIgfDfaOVOln78Dh7ZRUie5dFYS",
-	"Z1GXchKnVrh6EuMAemF8D27wxEAUWckZiiKtsBueMiNfozlcRJRn/OEpCxpJLNa5bm983WkW9uN3e+Pm",
-	"cNi8+HDV6g6vx+2ucOaPm93L8b+FgPuNHdjdDCf2Osl3KZr44RzBxgYCCzuDCwucSIMP8Fz8A159Ab4i",
-	"LIfwZIaLP3a8Sn8iOLWfRB9l7zMoryqWmSdg58tCfy+PXb5c+I2F4o4qrL0z4FJ2fW60Z/vqB4rDBLjw",
-	"ASXZUzW6ZenaZeB/dpnrU+LsbyhEquEzjWgBgCaA5JQVxWUKtCgzHkXzAbanH6ha31GmLUaTleuFZZcK",
-	"v4w/hSTlKChQDlYPR5n6q0DG6ECFXFUed0QtFzuiwtkX/g/7j83/mQbY2jeE70scctAtE40DfbCAQEif",
-	"J5xqLi8vPShNfa+9IOITwb3mQTlglqiWKtCj0CbwqBF9MHoUWgeP2iLaRVvvFcbpFcZpA2FK4DdFuOg1",
-	"89g8RO9cz50FhKALfxWEI9pk88kqoAb62ES1qtk4HtEb6nJqwvkVFEDU5ZF/6zFBRskWMUyykRKIWaFL",
-	"hYTY7Q2GH8bNq9agfdHMhV03j8vV03LtcGhWzxonZ4dmpVpvlKvHWXFird9WLnW/IPk9tHd5YZYvL0xz",
-	"v2REMVV9ThodsIbJ5zNuvpO/4YypVmJM9tLGSDA107FFNRa3+atLQgKXzpxJ4itmFEXXplMZFqa44CAM",
-	"r2CNIKpMtN6HYAObN9/pXTQ7MtywpAU3Pa0MDvt8rUc5XXrf6b2FUNKn74xNaBhgz4Qz9JyBWdGJOUiu",
-	"X6RMSDCWDmgYQppl/d+ZVIiEnvRcx6v21z1etYcer9qf+3i9+Hau7bSdPxValdzyxiH75V+zkCxOV/8e",
-	"tsJe84cfSi803ocFUCYGtAtwViQ//jUAszxNbshSnOJpfqzGlPQfqMtfC/kIMrucXeMn6yNWFLIC4P5S",
-	"q5GqTgW1Q4YstVdBwr+b4zCJ/lLxoragEEBxaf2FU4LUh/8suUCvEuqrhPrdstAdJcJH8KFCEfxq6v+2",
-	"kftevLOfhVk9FY46e0KrXDNt8cyGT89ErHgQfHqO5QuafQLc9ITla0QL4KZvYbWvBrFXg1jWUU4awtY9",
-	"sxszF6vD6qnMXKxzEUCGhtkrFvoLEnQFX22J/qELP1iuSQOXxOHjIQ7SCb7M2IhkBBvPiIGUwAKjNM3j",
-	"k3r11KzVG9WjQ7NWOzyW3r4MH+k3TRLUn5TuxsvWZfuiOQSP6AYZJbtmYbpykEtvZbOddvfH8fCXfmvc",
-	"Gn5oDbqt4disvh93BppE8pIygSZYuXZZLR/17QufhtgOWwvseqUzfuV/5S7mvSgl/L2RF7l3PY6c2Zpz",
-	"hws6F/6KT00tCo5OX35OiUiMWhsgF4W0KIJtVgNBl5+1hw9U/3dU+/8a2n6ekl8I/hrF9IwLM5yLUBLs",
-	"J4WTTAxsA1mR9myMqKWONb+xvqkzshXh4QRWdkVrEmLP+DdvBh1Ri0c5MSNLwd505XmGwNYF5ic6akUb",
-	"zeI3ozKKORRgtKpW6zYfEvxFrP1zkAchGFZGacmEloQbVWS3jahMS2sgi0pxWab98EZEPJgWT4esi07v",
-	"GmID19PZFNL3iG7M3NTwvVFv4YYAwaLzQgtNiO0vCEMWZ4pc1hLlKJklkuuQcETz/4to3/OsepUyGTEB",
-	"rBsloa0hg28q8niGtqGFQ92d3eDCUQItXDi6E9uW76AcxO88ZO8sKfpcptOFc0JHVD4X44zLQFByhmRA",
-	"pJEIiBTc4AxFzEClZWVxBEvlJvqZZ+gvmHr1ikecZT3LEGufW0TdLPP9JWW2TNHrQYLHi2Uo1SeHzvH0",
-	"FJdNu0bKjekRLp9Mqna55jSIwA80baVw1GqnVbNxWKsfn1TNRqN+VM2vV6kpRo/KO6rV4tydGjk9chp2",
-	"fWKWq9ic1Oy6U24QkcbzHaII79D1zLSjxBQeFkQRzlYKnzfzaE38//aYwXr3vvMEou8Ka3iD5P8wS2nS",
-	"nfcwtOCtDrwNYMBc5M9DA06bTEW2mhZLvGIE7bnU9lZOsoYISwEFpmXHfSXnS7zes7QcG5DpimlQFlqp",
-	"9za9YeTtfVOgGKgKz5ahqo1IBIe51p0K6qnMEeG9TAwrB72YZIumKexihVE8ouv4xRXUU8KbNBknMCJo",
-	"CvXBh3aFegaj/75AjL8FavHfCqb4ZFrFtUnDLh85J6TcwOakfMr54CHhAog5qduHTuS7PDyqnpr1eqNq",
-	"npzUqsfHZn1TinP9SWCKj07iNGHnlNQmVdtslAXSb5WUBdJvw/4eYYqLd30zTPHfWHxwctjPQ8SHXgBU",
-	"/C8CUbzRHLhbUM52Vm4ol2eOe8GC1IH1slsSZ4uzbDdc5+3ArjljfFJg3xcP2/nThOu8+tH+BH604ws6",
-	"rNrss3Mv/Ghg0YWlpJ8lAiZg0rz6175z/9rDTUybQ4n+rhFET6EGx9LaI6KFRFtxkuP2iCHpPyoQMTQQ",
-	"uqrWuKgp6PNTwj/hUyL1WtGoUMbcYF0d40qdAHI8VyovtEW+LKFkLbQkC+xoMUQjWiR9bqcYojhWKid9",
-	"bucYIrEEkcTwGkb0Gka0dsD1GKJH1OrLwwFbh0b/i1T1e2kgsGeu67cOBHbIl8U8Mmsn9eOjauPQrB4+",
-	"iz499YM7HDgunQ1WHmEH06B8Rybbdek/8vecmYk91zg9Oq4dH9cPq43T08PG6cnR6ZY9Zz7FnjvSlm1K",
-	"apNju1o+JSfOsX00KR/ixrROak7GnmMk7Aip9ttuu6L937DtzB3w577zbfcpfxM8UyyYRqt3NyAViQJb",
-	"E9T+tJFgayPRhOG0LPQwefjgj+jvjQ6hAQAJS6DiVK+yLUnR7TiVC9m+5xFblcweUUzZHQkYqlUbQo6k",
-	"PsSeVFCPSjz1gNh+4KCZqpkvXQlJvBHlU3LZiFLiAqDxijpclqd+gFjoL5fEqaDmNCRwShhSEUN32FXx",
-	"a2LslihOhUTfIPhLQi27LLR4Dz2fK+6Izf07LhAXElRfxp8RffBb2aYa6zsnAZKD7rDKaXDOo9X+O1Wc",
-	"Wzs9m490AaPursexEocswpkeUUv6HyxUFmGSyJIBDdqVODtF1HSbYPv2HOIxgZNb8rJDuJbLiFBgXYbM",
-	"alXA/cuslaYEE9U6HCe/aOCjOtC6xRkPzKqwD134DrGEZzG+dUUYwzNiVdBFrDZr+nQAQDgzPwwJRZhT",
-	"AuHeTKjPhQ7zCxiav/lJfrmq6MU1LdgR8GHYGkLF8x3+ahLxXz17CRj/4sEI+h/Qxt2FG5bOzCND/CmN",
-	"2u3usDWQiHRlDYKt3G8Nyu8HvZt+eUkCJdRIcDLXlm9L1puWjHSr1VhzkoyXJBjLgkIg/fMeqw46/gK7",
-	"NLdR8Wns4BDDesHgOmJQiVEkgOT6rcEYRlGC+DUMy5ieuq+iPBOcJX4XSiq82d7mG0S+2IQ4nM9CT86Q",
-	"eVSpSvLkcSrPyVn6uJbOSu96g7fty8tWt6Tdjg966axRrb+q2X8WNfvvjbcdTf/fx1y/o0TzSCXlgAvs",
-	"vN/ZuS+PEYwQZoj5XDdhMupKYqKPuBKh19kFn49EpEYOwY7ngv4JAfN7cnJRDS1cugoJM5BCM8UTj+yr",
-	"kj0jKuBpoUCviFmbEBQLY34Qy2FnyMaex3UlGyCQoWa9ShPWk4KbdET9ZDSFy1AS5F1EvclkB5npUEFD",
-	"fAsRWlFsHMjmReQhWJJXgejlBaJXnvhqen4K0/OTcz9DUZoV9QhTwb46nXSEi/RvwSZ/xm6oIOifmFeq",
-	"CJY/xB9fD3JjZZ4EJSMR5LX3sdPs6lf2kUshenomilsWAdRAhfA0dLD+7XAaqCiahoa7sSuQ7AZP+Iju",
-	"DCS72ROOmvSeCwszJcSoRQrc2TxEbI6XiXjvczBswNOqfKG+bqLkHKYjGn+yeJWCl3G6D6D7ry76v4CL",
-	"vmiQ3Vb0D5yqoPxtFMkJps6d64Tz0lnpbf96bFbfl7ZGVJpKYKifVLfXVAe66ot0C4GdnwqIIs6MNDUM",
-	"tUtlLZJwV+1Oe/jL+LJ31Wx3x1Fw5clJo1Y9Ng/rtZp5clKv1o8PU8GVLxIwV6hkeyGwkUW4Kp2ZjUY1",
-	"AzVNVp/YFlr4XMBnRinwVyEIXU8coiralTtTfuQJpeeHVyxhIbZVbGq7/7Ex7nU7v6wHSBqlcD1cljcx",
-	"xLOTas38DfQBcwtOSdyTp/ZSFyZXjyw5sTOMqcbC/xpApjhB+zfXgCiEd5JfaCItqnJJFSlBNQWBosqm",
-	"CyuJAi+JtSZEFisPPpgd5n6GrBDQT6x+czDstgYqGFL+HPcHvY/tS7gOwuZaKW2FGWKs46okejWie8nS",
-	"28IktXAZc+lsv5Lxqg66kpouIVNGJSIKIrAgK5Pm5wCvyBRQmdcR43doUry8p8oRguUNyk6jqOo0FIgW",
-	"SZ9Coh/ROxyLv1kFynUElwqyBN0UEn0IsCuYSfQUWQV8RGVV7Ai4BRXFbRnREb0Uh0bUYvUljoustR5v",
-	"kIgEWkYa5EWAuxjIiuQNa0QtKXBAkQ1Fbi1kReSW31iEKwtxrliRf0Nd9AkBFc+fwi0DmY0j/t9D8M5S",
-	"B52cnB6hvcT2i2ug7WtYNDqphgnEjLkzqhJrPR8UvBDPRhT2Sw3WDTJsJ/dRQXDtbEpBB3QmfRNxLSbE",
-	"s8h2CU1EWcQpMJhNx6iCrGyBCbrvkMD9zM9SRAX0pt8wDZJI1SkRCpSVKWzxFRAlTEY084kaPwpYlP2H",
-	"/cI7ocrtxzQpeVZFJMwMVFaloONwXkHPD/0Tpf0KfXJHICAB8xQhAfFXA4IeCwckuqrtIVdLqk6CARmy",
-	"ADLccula9SGmoQWJzkaWcTFkPZk5GzdoDSNoRDeDBAn8aiiJY6gSQvdRfSwjPixRX2WJe/AkLIggxOnC",
-	"kdpW/UuXcX85VKFdTBB/dgyibLX24Srqi6uVBZTBF1bJcvShYurP45SLF8MsOsUnk2P7yCkfksa03MD1",
-	"SfnErjllk1Sn6l6U3HlUqx6e1M2jRr12enhsnjSONmAWmU/iqKodHsXAP9Mju4brpGGWhcvnGJdPJqd2",
-	"1TFJYcyi5zMYPJ8GuwEXqfj05OAiactUFBcp2w71hN6wh9swXshPliFZrMEmaZAyr6BJhUGTtGkrZFN4",
-	"Og9bXrH1h+EsaWLqVpyG+FtWwgG3hsSUt+3yEJl0+VMAMq3Lz1xYZQlkpqxq2WBECO05sj3sAnSSGyaV",
-	"9ueEaYqrsSbBmfTBADKTBim6GzSTAZIvaDh80kE6At01IFyxVChNhoJwSiFxRDkFXGWBnIKNcE5KG4Di",
-	"ovHLMLciIeE7wnLSBfeXyYLYTXDPFqD+VmhQJq7bh+R4Uj51atNygwDwpGmX687h9BifTky7RpQQV68f",
-	"144aJydmtXbaODo8Pq5XN0UbNZ5CiDutNuKAHXLcODokNXxSFoBK5rQsAJUOncJoUH8tIW6H6dmMOPUq",
-	"mOVxSB2Q6nGC2V8LjmpXcWtXjKqnEIMMGWeUCh+wwAgqTI1KZuFkFLuUKdgq7fOFQavAZQHuFWHpFr0w",
-	"dsKy0nnmCyQbvSTD/A7RsF7jSv7ucSUFwbde403+wvEmT2Fw3VIM8M9i0nnGcoDPb555EqwvLW9YDxTZ",
-	"0677NJIWIZEHbA7MkHjQ+WHT+09YaHAH2DCp9oOLczNs2AMioUf0CQoLpiKhRZ3BrFBo9OBIaER9LTsq",
-	"joRGmwOhRQsvDDv2GgH9V4yAtgkNA+yZuyCWPZePTeQx1Z4gGcysxflUtfoxOcVm47vysalpfybJJWNV",
-	"Dx4+SRuSzmrfr6ctmoM8Ac4PdrLpvCAw1Zbz+TwoVZGp6S+AU5UxFk28S7PPx8p1D8GsKp4EnhkYHANX",
-	"CR/IEwNXQR7a0wNXSYScXYCr1kSd79Fl8wpz9f3DXK2ThM0UoYBl+EFnGAI1J2SOOSXw3FuC8IiuIUPA",
-	"mfaYD+pGdPwZEWbg+Lk1uy7yA71BShJ2XojHLXTMvjsr718Bb+HvJTg3XiXnV8n5FczokWBGu/KtJ5Nk",
-	"dwA2epgwm0Y3GtFEjtXD0Y1GNBPeCD0O3WhEs+GN0OPQjUZ0G7zRGm9+CXijV+acw5xzwZBqabfnX4SN",
-	"AxjSKx/fnY+vwy69MvFXTKYCmEw7s3zeELFXgRveAyvw+ZBqW8qR8WfUnuL67k6vef7KKS89HE79YFH6",
-	"xCmyyNsUvCi56lqqOtR5ZUjxbHDwUYQdh9MatMcIQZb2eLk8J97SMpBVLvOHrP0K36iBJ0/K2cGBWTuu",
-	"VCvVinl2Uj2pAm+QU5XuxnuhE8eYZChYeRIXWjghRZxFJSasQo1+l0QxA56ValqEP29ASBBWOel9pg6X",
-	"BLS4FnTdaWqf3RSpk/F1ESiInTIkjto4xJ4/W+uMysVkaM/2oxxime3pEraf04GovFrGl2PAgUQkjIG0",
-	"CmkonRwddSTng1kfGqgjsQv4l5/09bOtM/z/C2vUol95gLRFQSGxuDIvOaMoPy+/tFght7QENhUPv/MB",
-	"Pg+Pkaj8kcfzcXqXVGvhRQc2izGKjtrYWkAAAAD//w==",
+	"7P37d+I41i+M/yv6cs53VfIMUJCkbsmaNYciVBXTBBgg1dPT9IsVW4CeMjJtmaTSfep/f5e2LpaNDCaX",
+	"6n7mnf6hi/gi67K1ta+f/XvFj1briBGW8Mr575U1jvGKJCSGv1ph8o8Nie/F74BwP6brhEascl4ZEb6O",
+	"GCdoHsUrnFygiIX3yPtvHjEPUY44iW9JUEdjwhJ0c4+SJUG3hAVR/IKjBWEkxgkJkB9S8WUUMURuSXyP",
+	"fByG9Uq1Qr7i1ToklfOKaLJSrVDx1V+hM9UKwytxC4dJpVrh/pKssOji/47JvHJe+V8v0zG9lHf5y1aY",
+	"VL59q1Y+0DAhccGo5E1Evq5jwjmNGIpuSQydDykXHY4JjzaxT3gVYQ43YoJDGC71CUrwF8IRTeqoNWWi",
+	"FzimPGJIdJgjjOaUhAGK5upN2ZZoiSZi1mKSbGJGAnTk8QQnG+5Vp8yjLCEsqeNbTEN8Q0Oa3I9D7FWR",
+	"F+IbEvI6YbfeBcLQR/WJFU78JeHobkkYwuwekZCsCEumLIgIP64izFC0FqsQxQizAGF0i8MNOUfeX0XL",
+	"/z/4/3TTaJz66a/0Ikl//dVDR63usNZ83bhAbLO6ITHXg4exqWtVFCVLEsvvcHGDJzFlC9Eb79xDR0vM",
+	"z+0xnf8XkJJYC8ISMRPy3rkYL8JohdfoC7mvIs9axfM7ciNu8s2NbP64iqIYeeRXD8bpMeKhI8zQqHMy",
+	"ZTFZbEKcWfFkiRO02vBEziGs1N0yCons+HEdTZbqt+jdjRhkFCPKUBBtbkIyZVGMOGWLkKBfN1FCeB21",
+	"DSVw5EerG8oIuqPJEnmt/qWHjuCNgIiNIv49lj0djLwqomzKxESyZEm4nDZGSECCi9yYRD9YlKAV/UoC",
+	"2broupxzvdS8CiSKWDRlon3xelUSCRcbEIdVRLC/RJwmXIxJ/BPdMWR1oY5aisgyRCzoaspED5b4llQ1",
+	"QUEL8nEfy9tRGEiSY/dohUPBQUhgL4EYSkz+m/gJCaYMhnLWaCCPslsc0sCrT1mGRaQkg/6K1nEUFPCL",
+	"OWzvDMtY4a89whbJsnJ+0jh7W60k92vxqKQdyTGi+A7HAWWL0SYkQyyezTOOPl4BFbDNisTUR9Rs8rl5",
+	"G8WbkGR52zyu3ZEb3du1aDrtbOazlWolJr9uaEyCynkSb0hZvid6Noi7AQyli1cjtV6HjsOs890y4gR1",
+	"W1doHYXUv5d8CwdVxEki3k2I4JTZgYpFqVG/toijzdo9Xv2BJxop88NNQFphOPajNeEFDP/HJYH9IQ+f",
+	"W8rpTUgQF6+IcUmmX0U45BFKYODRHGEkiETsmphk54aKHSDaQvNow4JzsfpIsO/YjxgjfoJwkmB/KTix",
+	"2IpLgrxFGN3g0FMfPcLhHb7niKzWyf1xjtDlbLgom+aGm6FxRdI3URQSzNT0pH1qmS59FKtzKGEUDA/B",
+	"UjuogGCe7KIDWty1pyIN1weeaNjZAVMc1H6LGGnWbkPMDhnv0w/18YtbtKK79zXN9+GZhna9DnBCrjD/",
+	"UrDXxbENBxFHSYQ28DhIcX60WuEaJ0L2FTKePK3EKIQ8YjUiZB4pjNlyWRKtozBa3LfxWkln8kTP35/5",
+	"6QPqhLfnhnsXUyaORHlii88LFpQ9+FDrRshCYrGAQ5zDKt1EAbBhjP4+HvTRisQLIhrwl/mTMvPBglNy",
+	"Yyay6KRsNk7OqmKZExKLBv6fo59btX/h2m+/qH8btXezX/7raDqtO28c/9dR9dA3jv/r+G//u+I6n21K",
+	"6EU+Fiv1KDoPVSNFe7m5n9B1P56e1h8zsu0BUV+Oaf+InmYkV/jriPBNmBQdyFf4K11tVkpnEIOI5fNC",
+	"RYyYIOsFqaKG2MKvGg0EBx+ntwQdBWSON2EiLh/X0Y9Cpl1FMRFCvmwhJitMWVUf2VJ/9XEcU9DNPEa+",
+	"JkO8IJPoC2F5IfNVw71bVmZEmd2iOiPea1QrUkkWe4uy5PSkUhWviXGq+yvK5F8NQ+Bi7hckhlkbgPT+",
+	"ALKO9IvZlTeXa803pyfNN68b8F/t9Qk+vWn6Z8Er8npea+KTm1P/LKiJv97gtwVyqmnsaShkAKPiI/Lr",
+	"BuTIIQiZn0ksNIMdnF0Jo7fyQRi9j8OQxELtAAH1HDWqqCkm6hQdAZPloGlkOOxxHb0nYXSHTqtCh2UB",
+	"Fd/AIbqhTMjicFoQdIP9L6BjRZtEfIvGyDxcVRdioTPyzXxuFLIp82biX/HozFNq9xLzJRxDQqSWBgAw",
+	"LKxyBHjqpr9o13xlSNIQoaZBF6XFAYnf3xfM8ziKxdETkPgceeL7QpPmPoGZEcqruCb3l6L/Y9C9/ZgA",
+	"hUzoivAEr9ZItOtN2REjdwRsFjFPjuuoZY4/o19rPRDtVwPdnyk45SI50kJl8NVr11lj2MMOSszxEb0X",
+	"1zG5pdGGKw6WRGhBgHaQeF7wNmlZSMRbYuTRGv+6IRdTJtgeWCU2LCAxTzbBPQpoANo+5fzgeWovXq18",
+	"2jz914/dxF99/oL/+ffwp9N//LVgptZ6KIcqzsOYJMn9MKYs2aN+JRGiLBCCjc2b66jl+2QtBiW2it5u",
+	"ZD4nfnJuz4ZUmgSnl9sHjE9+AuKQstcU2x45EaLYOu3sX+c45MRDEZsyyyqZnUV4pmDC0qb26WHDOPrv",
+	"wkNd3UTdS7kzNF+nHPElXhNEvlKecERX65D6NAnvs2x+dV9byyZqzZNTN/dWD+zk3Zag9zNIZjUpl/3y",
+	"+1n15O23n9VfbulsRBZ7Di5tXxDPyYEyc90MVUi3ihiyg9zwmk9YEuOwWWRXWOw7nPID/EtN/vOzGNZf",
+	"isYFDLcbFAoyX4g2EMOTiOO52N2Cx8f35wjLH6mljotRx7pZRFl6Va1SVRrD1J2YCPVCHHZrEtMIiMMc",
+	"xrxqnyUoiumCimPMiBKwpfwlZgtltltStqijqw1P0A2R1jsaoOvr7qViyckSyw8zGsrrR9BBEt+SWPEf",
+	"nnkgtd0d11HHX0YEhuWZTtTlHjR/d7eZVWPe8E9v3pHam3mT1M7wW7/2Ljh9VTu5eY2b5Mx/E7xrFDAu",
+	"M5fuY3CzoeKOvfiN2jtcm7dqH375/e23mv3n2SF/Nk++bRNNtfK1tohqLkp6pEXuCOetjGDez+g0YOUv",
+	"Mlocl7dKPq2VbgQkOsRxQnE43vg+4Xz/USEJWztf/CW+CYlRE6QtW8hoYFCTIt6GmQfTQ0Vo2ztPlSXm",
+	"iEX2y6rN8kdB7BjgvjNhLH1Jivv3QRHaIW6MlzgmAfo8bBsvlGIXYH28W1LlxADvEOVohYOCo3XKimch",
+	"/Ux+hzZPTs9evX7z9l2jeVKwE7ljSIWy6euz7K6s/Q348O/NavPdNzczfhbbjzVHTluQsQClZiGXj86y",
+	"+HrbVh8wXXnASaeMM/yFzHzMCeJrEoagb7ianvEQOxqbLWRrSRQdXyDM7qcsa0zaJSTuMS2t1yEV1MIR",
+	"nrK8mQkdcUKyGmfedl2xLd/u2fo3sUd9FvOJEzJg4X0xM2MIuGZGQqAc+Uvif5HzTBN0F23CQBzHRyAS",
+	"zWNCqlkmLpaXVKfsc6/VRwleqGeUPwOUKFjfY3SzSZA65uFD0WpFk4QEcp0x43ckFjeAEs0ypr1Y4luC",
+	"eIJj8Ih4l4N+x6sCDUrftdBGvpB1go5ool19N8ChAxTFU3aHqaC8iB2rlzjyzAnt6RZisiKCO5Cgjlpm",
+	"YkD7kd2YYxoKzUl1FMQjEsfifOOGmdOktOfk1lqtfZz5MyV3BSv6KbpDq42/NIfzJiTpWXWOvPetcbct",
+	"N3pWOf5w3et5VcWncRDwKVM8gwSdrwlhQpHnXj2j78j7wJiJeaaKeIRuomSJbim5kyefFiHzu1F8tWC/",
+	"iZczM0HYZlU5/7kCQ6hU5bu/bJP+NyETSNUNokfe40BJyeIvP4JNL34CM5EG0pcQ3iE+orv2ewWWU74S",
+	"kMr5WaNRldd45fzn3ytBtMLQb+k5q1QrK8I5Xoi+dCU3U5Qvzj/J0F9ouaUuBvniHL0YxlEwA+77wpZ6",
+	"pc8fzI4L8hW9OPrbOegC4l+j9jSqr5tG7Tn+2/ELkIYwjKSiGGrl2y9/ho6JRSknmH2MokVIOmKedXCP",
+	"XNMsobeQCRES5Avng9yyYgurwYO4ibSACHZbIXhQzoWSUflWtWhjEHfZNSflSQRoKz1NzNt8s1phsTcr",
+	"LWY7IoF5YLblm0QbDo5SWJJH0t3ElsdfKPmLv8xq4C+lKspfbjh4Qc9eun1//GXWb/gCDuBQcNJ7dEME",
+	"A99wEqCb++JPyT6+3OFM5S9z7tgMFevBwOy+v29JQUKrKjni/vcYPRC7/YqbsnLH7xZtfXeqcgxWzqF2",
+	"7jxkBh+6WM9MQ3+usSqKkfx+m04kKzTs8lFEoX2SObOGvjyRR7H9rVJnj2pJnDsN9V/N8T/93wtpTE2N",
+	"VKsS5qLfSBzBjfqjjsnv3NVv35716EzPSghPzEURGZrFSoFLQ0VZkArXUxaQkAip+kjOq5Cod+05D7Sy",
+	"b9VKO2LzkPrJgaduLiYtS/J5I5QUhXEizbnKVh3B0OXGBH8NCXbui3fPwyyzA+EvpcnrheEcsrc2vao7",
+	"HXnjEbyr5Ke3TqPdB9GfeK53MevvMN8HfH5rzq14rB0CZsm5lxZ9nCDjkfh+S/Fg2es5F+ipOrVj2WTA",
+	"2Y61k5rA/5Dds1eG/d776eAOPcuparqeWcbslyEiL7+ex6CKdhK8uKIcFOzHGSqaJ6VpQHwUEQqHu6U0",
+	"m6EsMVfeucBeRRNk0o+SK5Lk1vGQRp98HSD0gSR44SGwIwcRkSa9NI1Cd+QFR/4mjoF3MgKL0I+SD9GG",
+	"Bc8qkABxmH4BYezc0mffV/i4w7JjEDturzrTk/MMYkf2o7Cu8g3jlM3PqrydWvpd0wrbTTStBVQhyUfx",
+	"IkoSwo7/iElPPeMvHxj+9swL9PQdPFCEdC4jZD6AT1UwVaWT2AcoZZzEyR+ypLsku2ddqvIfPkSiLEqk",
+	"cK3LAaLk2Z9FlHyeJXmi7jxehizkgpA2JLeJ9nJdDvqdP3zL7BfevtsmOrQrW6tl4u13biptLZNrpdaC",
+	"6mDhBIfR4o9eFD0Q/vLr/W863+A7rkSp7ytXn9h4hVKCvL1XTvhzMDIdQbjzEG6epIfwyekb8g43z2ry",
+	"LH6Da29v3vmNoEm+A597xt4+g342yScJ51ffxCuBIiDj1w+3Tz5eJ48JuhP/8yOmtROVVKDCJOtoGBLM",
+	"iQrcTBPDhaJZW0UBnd/X7mKaqORu8lVOGcUhJAxE83nGBI5vojghDnL4Pj15lpWW/XzBtSqomCxw2JzK",
+	"N4yJUWc/YBqS4Jm1b8uH0p3XrkDf33KhLAkOcv6THqSXozllCxKvY8qSXUq2TEaX4TIHa/CP/9SzrCp8",
+	"KNMryhFPcEiq2qtv4sZgba8Z3iTLKKa/PXZVG83yq9pS39TpSCWWNlpQhkYqUKGe9V6q8NbcCuXeeCZ+",
+	"KeOeVOzlDcExhL5+IUxNL/m6hki+TjpdD5zhVweF1yQkFoc6PG+4kOBBeIEpE0QgOoL9BPHNeh3FSWZO",
+	"Be8hTHU67/l7QNNPb0w0CUjQjWomCp+wWxJGa2J/V8Pk7EXI0YFhHg4TD0HIVeoOvLCDuyCgnstU3oip",
+	"pA4VggXL+YsDHicXi1WttDYBTcQxShdAE4HOZBvGQlZIKOEmcjk3B+JNFEaLBWzrOYTvqAhe0Ze11cDv",
+	"FSye7kUL+SnuDr0VjZEArUkM3ELIgvdrwkVrNCErvhe8J/MRMTw1XhzH+F78rfrn/ry6KYFgcBiqCGvu",
+	"1Z0BnOpKdAOZMXou088fNp0DVjT+7ckkXwULJcEVBFRxV0oQZT5d41Aeq7LdzDRuEUJ+psJoIflhwUKZ",
+	"rmmaa11edfuzUad1WalWLluTVub3j6PupFOpVnqDj7PJT8PO7Lo/Hnba3Q/dzqUrSNAxve9lauWB82pN",
+	"xY2QXVESIQxJl1UkkyJxGN7LjYVwmp65Pevm1j4y7Hxdx6LDq/3LU0V84y8R5sjbcBKfY4b/j9q0dT9a",
+	"eYetmRiVe8HkeM23xJ8cur5JSJ2R5C6Kv7SCFWVlaf39JvzSBWOFUe3GAEXlSAeF6xIR5WYTfjFGDpmp",
+	"bafR5yZcul8+r9rRhjlYZ98kf3++4tpZI5rZm8IqiAQMziXb1ubpuyUNYTJDyGTF/peSn5uD4DqJ2tDJ",
+	"kl8FjVe+Kaj2hhw4Rl6wICZHZkmyC6ImUYztSA9SOQSOq5lhA48MQERPOUB71GlNuv2PYs8P+mK3jwa9",
+	"Xrf/cfa+1f6hUq2MJ63J9XjP1q9WEhwvSFJ2kiI1K6UmxUXKcNp32TxykW688ZNNTALk442C9WFK9tii",
+	"Vy0S5VsRsqCPQ2kAVIelykrikAd+vxb3w3uT4cgTIr6pE3UYXuUQofTWXYC8gteUC3bhOuBXJMEBTqQE",
+	"4uabDs6SO+rNa4inMxKQBNOQ19EP5J4r950nMz9x7bdW7V+N2rva7Je/eFWEE7SKeIJen02Zv8Qx9hNA",
+	"eqMBgXGH0R2J23hFwjbmRIg5NOHohoQRW2jZCiDctJII5h8ZrL61nlqM3Ja0IPZJTb4S3IDj8wSDiwJd",
+	"D4ed0Wzcb/3QmbVb40520ked8eB61O7M+oPJ7MPgun8pERp0fsnr02yaYKv2L0gHgVyQv6hfBfmv21Qp",
+	"DpEDJTLU7vR2nWCZx7e5AlYKuG5AMIS5JPQtAklh2NwHjuhJ+oyzidAyxm4xKJWTYKG9+dGKcDSPo1UV",
+	"Iv5kNofSDLjzCwlNXAdiC/FlFCcIbpc87z5seZAPWhjlDM15ms8FM+kOEQ4CMcoqWsdREvlRCPF7QndB",
+	"sVDXlUmUxuB/i/F8Tv0pA0FG8so66kAmj4qwVyQeUO5HcD2I/I10w6X50RcpUpk2wk7ZOo6CjQ8wKuE9",
+	"OvJEHzikp4Xh0Pod3X2EEbUgVVFcVPGE6xFYnuCK5F5gq5BpcPyKikWjbNGOwpD4SRQriCOAVQEpZEJJ",
+	"7NkBl95w1LnqXl95Cu9vDkGPOjMNsutkahri+F7M7N3yHvJnqLI0wAdgXQymZEzMNBzL5CQlq8lsITNd",
+	"xg4ZkDllJNMDzNGGfWHRHatrlAtInTPJDOpYrWusSm/KVvheHOMLektY+sQFwvOEAGVAB7T9Ti5Csoyj",
+	"zWIp5jORdh+vjpTkj1Y4/kKCKfNigoMBC+8N3OeH1AqjUgDnmSsxASA+hbmqsrMh42rBohhkHcKmTOb6",
+	"mbEAx80yle6wJcl3e6OlpC0p2GQ8Sd31AmHO6YJJf7HVDXAkRzLvzPp4hhmfntWbzTf1V+/qzRPX3u8O",
+	"h2ozOftldloSWbmv0DmZw8gvkDdpD71dndGaz6dKtdIZDyvVSrd9Jf7pnc4uOx9a172JkHraE3Ft0hb/",
+	"v74cOmUevb8cYLOSZ6hcPbEhL1Kvieiw3KznyEvijSZCSaIRQ1izHhjaUQ7EJp04k78GXclubwcHhevA",
+	"jFW/ZI+UcqV7R7WxJoxwgG5wiJkPoDBP2dMh93d3drKk3ARLU4aG4zYc+psViVGWr4M0GbEkjkKx7kZK",
+	"Fq8QFqwjyiBpEQLE4XMkkLOQRmAvsued3d2tdD332Zmm6qnEEcGu1Luih4B3ke14aRNJ9rVWvkdKfgJW",
+	"otMh81qmss6Ni0wp16OePoHUoynusfTh+YTeKtQLdZqhozXmXLO6DLnw4wvEE2BJmEvWCTmfYrk0VCy+",
+	"JTKjESNPnogaNsnL9tbbQVjpZrzBnGwf+NsLJUY6V2H5fhTLrEYJcoT5NqYren/vvFFFdwStiEoucEaj",
+	"LRWKNBgYXRJDNRUZOEkSSAk3kCHapbL13ZtNYpJh1QE+lAc44mvi0zk11m4XSaQztoWptD1hbfUISuiK",
+	"VNHoQxudnp6+Qwn5KjuBVjQMKQdvD4fhRPM5Jzm+f9I4eV1rvKqdvJk0Ts6bZ+eN0/qr5kmt8ea80SjT",
+	"1Z1C8EBZhJB1uZ6V8p0wRqKHktddYYYXJHgvye79xv9Ckiu6SE0kDloaq7nmKsSAYSHL6ZeQ0OOJITS9",
+	"p26gab7NGbbIbhhxCVhriT/DUWfYGnWqaNIZT2bvf5oNO6N2pz9pfexIUoLrrV5vNhm1Pnzotu0DT70s",
+	"DrXcU/pSpkHngVdqviaEC1IektgnLAEPwNbcLcVwjhq1ZqNxLPhOdn60j0RDzWtJQ501uheolTpDUE+w",
+	"n/eK/SjIegnDXX6Rzx0T66EjIqTQbQ5k7BbzMMJJypIkvCEYkFLhzYVHn3rcFOfVfl6N/SJU3ECIEWsc",
+	"BGIaMCevz8TTb9HNfSKx3gFkTlwT2rfyFPFzRBPtUAZhCICLcU7XkIe28jQqmOHgWL8nSUqJsyQHM7j5",
+	"8HdGfvq8WUyu/2rPhehWFuLj6G/nKbzCX17+8vvZt+P/2rp48u2vf/2/2Uun3/7qhGGoVmRGXo6kQAqt",
+	"pRBgG0Z/3RBEA8ISsU9jdLQBBBLABsEoID5dSeMIZYscTM6r5tnr0+br5snb0zevG2evmo1X23BCEj5q",
+	"L++ia6U4UbeBQ612TOYkJsxXMNTDzU1I/UsSkoUYzjAmc/pV5r0NL4dWxhvf3NTEFcpQ55+Tzqjf6s26",
+	"w8+vZx8Gox9bo8tu/+NsdN3rzKSlb9BHqyggziOUrjW2oEv61vCLinjUaXaBvO7w81kZkVs8J8Tt4efX",
+	"QqhODYqzz53RuDvoO3mOSwF1HFT6FrDcNQY2stIvXqBuX04NOtKC7vGzyOFfKHMQ5+R+TfLQThcK2Q55",
+	"yi74v7Jh3J7TePi/HNDxe+gvr1mWYkVa+pDRAULpLMGNLgzLAd1YahlTllGClRCoBRjFfAB7RByLyDs7",
+	"+XE1Xr9/G4+v/rqFGGbf/O5sR/Z1n7AuRyptZTiQJxJli7G4TXZY8GBatMYzj+IL5On9XGZz6WeFVqvZ",
+	"wFWr3/rYuRR7rm/u6p+Ou7Nxp/chc/1zq9d12/u1iVqWVXEoRV8vx0g/hGR1Bq7OZbFFPcfsnCNnTwqO",
+	"YDRWCgYL0uIqRtsoq1tdZcbhctBJ6JTd+IZyS1fNoZOJfbuA/YMTpAVudCQE6Wbj9FUROlvOQL2izOAh",
+	"VbcgDY8MSMh/pfggO0HqavwLXde0J7UGKjKJJQcRI5ZWvZ1aonqmmpZBAE8DrCO/UEY8UK/vKHcfN5bx",
+	"0DG/8iZKaFZeubBsi/aukGhLUlpRr+TYd4q/bnH5bbCsY3tXfej+s3M5G09a/cvWSGwJ9W3pF9MX9c/Z",
+	"4HNnNOpedsaz3IuuHcSi1iaJVjghl4z/K2Lkya0gNEF8CchKEEkYIbxJIiMiIYwu+2P0W8QkCGGU1FE/",
+	"YjXxkZw6wlEQgUl1w4nSVygJA/cRKPRZ0EcdPvTUOq6+oFUgoozi5whLhfjIe9vwJIqSrE8URneyJlFN",
+	"/r2ki6UqVyQWG4zeqFl7/erV6Stzttp8Aasvi5ZronF3mScNrUlzOuzZ2Wnt7OzURchrtxHwei3GNqe3",
+	"RPVOSCZmBrjTIgg4TxixiNXkFtLIfoeIJeWDD9bcb8vgcEDodFtMFNWppyyUSgel1B8sJme6UiYsIdut",
+	"C4Qlxt2RFW4lJF0Ip4GHpZ+ExEJtsg3mkNOYsQ23253hBI7Adm8whh/9TudyPGtNJp2+EKIFK+j0L6Xj",
+	"fNT5e6ctn3d7y/cOXoXI72K4ylgLQ88Qjhl5njQKRrm3M5yE8x5lXwqVLOlYCVCmdwrq6pAP/EiTZTc4",
+	"6DNadgRtlwJTXIdYKk3ikva6l+gDbPdL8M9F8f0IPPgq5N7dJcEdzPPK5a9eyJ5Q/CkEkyx7H+/o7o6Y",
+	"ORBGXbFMQpvUnbYjFmzPYoErgJ8/REfamvm+U6z6ebBJ1psEibX7BbRd04n5Jgzv0a8bHIKJM9ttaWhz",
+	"GNJK0ULGDerCxpcautRt7BnSonZGl/x+7JtvbsrIauljNp2+4MbRd5QX4LbN9zKMQ0FYuh33cIDv7Ih8",
+	"JLVw7XAtQLSAPHyNx1xw8K/3xw/y/m97TQ4LBxgZ84yQo1jq78mNhvIybp+sN9aYfgriAPUHSjK3/ZPR",
+	"o9yxUANVgkWsljv2gW/33WWL66Y2N7XwYhtUkWcSoKQIp/6UUlxBMru3VZTqgEx4p5FL7y4HinBe6oXE",
+	"NirLOphjFg5TUO/EXFGuUyMexNddu/rpbEhinT1bsil+zK2i2NUuXIeimo1VFKco3bIUzwVaYw5At5gj",
+	"b52WzMgXxxC3Cs6Jw8UQ31hanU3e4ZipaORdS2SiY39Uz8ucSA2J/rNcIbBDW938Ze+223mIH8aOLuGv",
+	"G8U1Qa+zBZKCCpVi8rckGQ2mttCVAzTEuGrDJfoohpRa28GfDnsl0407GoboJoWqlRqX+5jO8hWoqrvG",
+	"Lp643SHzsITllbGYzgkA5WCXWFLmc8Yz/tiPZSjBJf//rH2bvyC3BCrDN6xeUF7Au1Vv0KUqpZVEaGpX",
+	"2JhWSp6rH0nyieAwWZptom1oB9LwlbEORjEyrVp1LrapYgmP6LjfnUlBhb38lLbxrThyosx4P2V6c8DI",
+	"1UgpkwZsZ9xnFkA9KtKIxd61H0Xj3gDJIPKMSvu51e213nd73clPs3FvMFOKarcv/qpUCx8YXE9mgw97",
+	"HhI/r/s/9Ac/9nc8dahSLBd718DlE47hfuq0epNP+sPyr58q1dz1637xnUP19zWmcRsnZBEV1SiQzyBf",
+	"PWR3d9QZtrqjWbs16XwcjH6atUfdSbfd6s0+tLq9a3Da5x/pXHVGHzv9yeyq1e1POv1Wv+16bNhr9fud",
+	"yz1P2cN13B13RrNRZzgYTTqXMxkhV2ZSNkyuz/2oILh7YuLpgQWY5x0LapZqNuq0xoP+TFlfZOdaw+Fo",
+	"8BncG1sPytFIQ83Wzev+uP2pc3nda73vdQoeOIgQZEGDCV0VyPIJXREpMy1THgCJ+vLNoJx8X4ZpKV+u",
+	"k0sXMGJpNCdJzfh67SKDOcGfhZSR8U20KsmOi/pjmnjswOy+5L3DqkPaic3RDZkLoRUCzub6AN8xXOUQ",
+	"NS2pTjwmQ6OtfKz+Vu+q6Au5l3Ev6U2t/W1NiVSOn7JnE6luP65jTtkBRJOx9gdbJQQOOD3fR8G9IFVV",
+	"XjsrY/O65W3eWsX9vvCJ5fx2BGVnImfcHnHpVzCGv5v7KSvo6YIkXh1dyST7qvaZxTL7/hydNU+EYpfB",
+	"FPif7BHfSRASG+SRBMFJ0sUr2ZRj9XWdz+1VvyTrmPhSkwkxBF2uoEWJeVHXb3pV6YsDDq5ueiqVn5UP",
+	"6NVZsQ7lnyR4cXj/AJBjb9/yxOFwZImX9vVezm/Beqa5+I4I9MIsPAlX4NqLnyaToZIHkK8Clwz1A3BQ",
+	"iaRKDYHg+oBYilsabDQ8Ab9AG76BDDfyFftJeI8OWVprAroJWbmW2AAj/O5U6te2Ag9dusjpz0QWVUVC",
+	"c7t/wXU+lVt/s+0WMM1pB8zE/LJ7JWEgTnOhzOcCscGzXvDK51mO/ci2awlh8EJzdi8167eG3awh0CBY",
+	"HJCiplSGgMTVbKUTCUQP9ltIGQ3sbEM6R5jlym9aGDOF33dn4kO8j6ef8aTpwpZ0DZJJCvjvjr85kIic",
+	"doiitMsr7C8pIzUhjqkSfOLB89RTUZUVngRlid8a/0qmmllwxJBElj/EqnvB7KuoXs8fdQZjax+Zp/St",
+	"qM4MdA+hG/gQd4oHELtGChGTK9NoWMRqJ1+/prVtt7EfND8syTm2RiQbcPX+Ewkdcfs9yr5AmrXOilN1",
+	"QW+iTbIjGToUrxWgR4hbpbmg6BUYRbfY37eCMbgtvS347tZAHpolC41F8zmJebkEgU0c7nRoiQZLms26",
+	"kLHsE+5AYSirmtmJ/9Fc/JJNbs/HmsQa7i81oBRpAztFlULMiC2tIQ3OyIMUrElsICMsFcJgNhZrEHv1",
+	"wW4OA/eQDN8shOQ5TDALZHWL9fKeAwAAED66IckdISas75YGJH7BdRQcqJGQhepveBKtxD1IoMcFKJUH",
+	"5P5OWZr8qxNe6c4sV53aWrXOGfGbsi/iTAKOHOua8mLfAWaDo+YkPK1azmfIpp3ZTmctmagqI1JQGgFr",
+	"h2GFBMeMT5lyLJB0Qe6iOAzQkU9jf0MTXpW7WrmyCRRH1q5aGvBjXRYVbdagi6XhQVUhV4rDTWfp2GN3",
+	"Zc1iTDtMvOFwz8kbgLBBOfwEx4yVoYLvcEwYpGASnGxiYtyL7TDaBMim5IJcxGBFWaYHYMrXe6MYMCRD",
+	"gz6OY0hbkq72Cx37XhBjjCaCrq0KnwpPI9OmzLSx+3eOVKV1QQtee9Dvd9qT7qA/uxz82PcQZarEahFM",
+	"rFCODcfBoeQtXgY9wp6ZdJ5bYprzXGEXh7Ofbe1qR3xHWtpD8kEuoSv1V91JWQWnESOBigFc4ltyrrL4",
+	"zSbMnKsmXeLDrD0ajMezcXfSmfU7kx8Hox8qVXG9d2Jld8hLV632uNN2ior7ckPVTuqyecTdYr56Avi4",
+	"PSSx86oqDxAHpLZZI0+im7RVm4FiK/LqJVnh2BcXj1iEPM0szeXj0gKGvTDttP+lhvs90x7Pas1m7aQx",
+	"abw7bzTOG436afNNrfG2ZNqjniB3rFRb3bUjoAjqkSSRR0oGMtEp/j9XWiVUmqa3pFeoitkylJYC7gyC",
+	"SIa3UG7T3LmsLmsOtlIBXhpRcbBJsDPCS91A+sE0mpRF6nCFDDpBfsEmJAESfX0Yucpv9aOEzhWrKUO1",
+	"cgN114W4DeIgr4lpCU1Yl5pgS17hNCC27CrD9wHfKCE84Rf6qNx9NpaZc9lhEzblivMcWQc1fEiBP6KE",
+	"QprsE/bm+VMGm803b08b75onp2eN16+aJyev3jw8ZdCNc+/cRmaZ7SMaTBkmWN9uroo4IBNnw5mAyoVI",
+	"uTv+cB+RblU/39PlzD4HpC3VdZWMuvXQs/fabbTxLjuX3XZrArlIgg4CKo2xRihNA9GPq8gbtkaTfmcE",
+	"JaElOgJGaxwnjMTHEqmyO5kNR93PrUnHQ0dBat3FIcUwPdYnMxkp5rI49k0jlWpFfXNbAiif9/OYwDN7",
+	"EgtSFzPlSv5UiYt11GJTtiXRWgmKS8z/RKmJ5abukFRFpRs6YQ5UKLsgGx9ok2B/qW0pStcHtflI6KOZ",
+	"XHZ5I0PAvW7/B4km2pl86oz6ncms2Wh8nPVGlar7ZvG9M/ni2WOIPiwjo7hLTZQSWNDRfBOGVaiTL3gA",
+	"xaGMlkujYT1gCSqE1Tu+yKUtiffR9aiXp7hlkqz5+cuXd3d3OUxBjRL68rb58kEFItKCKs1KPv3woRO9",
+	"wj4n/iGS0pV8w7xbqHxrXfeq1ebEh5hc+Wiq3KrtjJEn2/IEy57TxUZFKu7MCXSr4/sTQ7MH7yOTQ+1a",
+	"RH98imjktyVid2eFqcNICpfzkmhqHUP9AeSOoRUWDTMspEBmycRucMAobxFwnNWD8azVnnQ/dzwUQbz+",
+	"0pToMQYFsdze5aAvTl8rX0xl/tkloNBmLVZHtJRhY+Yrlar4fd0fjgafu+PuoF8yUgjcOwcpDkP5hniX",
+	"kPhBqoC1AHlVAOD3ZEi2fkkGxng51UPKI/vHl7JAY2PchQsr7azWWxeI/LrBIUdOY2WJpXWCyxb023IW",
+	"x2QVJTtU1y6T0p/Bx5M5uhi144jzmsOYhyYmZdZANPGs7httEr0g0g9kGZcNDF/+lFE/IdOkwL2nJq6s",
+	"uQpMVIAtAvBcR56xLHlV5DktUuK8EnJ4ZjjGOg3OFtlOxmjlHe/nuM9nEdvC4N4isF2UmnMNmJc1Z5dC",
+	"T4Z5nzgocUUZXYmBNbeosDwf5jihXJDT8DfuBJcBACUjroNNdsf2tU63P2MWqAkHMBkIBi4trbBeDvyM",
+	"u1G9vAOOjmzKsDoLDj8I+ObmN3f2P8CHp8qh/b3x9ft/DfqdWatSNb/fO2n9jsZkny7uA+fisqZQTLQq",
+	"voHiL4U6OIj7kGIdQr3dh+vg3/Y49lp7zPsHOP3aWakvjcAH4nL7a3b7aXIxZpgFdzRIlin+2bBUVFXZ",
+	"8b4v/IA8dOc0JJe77Lp2gIi2p7nHrVor56eyCHqJ16R1S2LRNdNJvsPCrOJvInU63iMsE2ejOYLGEJat",
+	"oXXanELXl8CvwHv9iP33hvkq8ShZonESUz8ZxjSKaXIvZ0moWoVT+CB77oGL5czjdXT0qbrgmoTH7TjX",
+	"oA7bhGO1zGazZBb252at2Wj8AsR5i2MabYyzEvkh5pwIGX3HKkJCG99AhCQOw0zjINyAYImajYYzcKIQ",
+	"tvC9o7uSbWixzs92NCOBborjE9VLbfGO4xyw7qqSo66JS0ugZ2BA9YkxaTcB0PgE/n8K/z+D/7+C/78u",
+	"WdHl8XzqMFp5/PdKsGhehO9ZRKO7aFPc+3VDNnB43q9JSqlIffGP4TOPWc1xAYdyz1nWtCLmw/W+M5mh",
+	"W1hQ+eGRPXZB36PPvVbfunB8jjCCa5D96iibrS0BU0YTiZUtz8FRtEmgeJ8BZHkQov+UGUh/BaB/v5Yo",
+	"E3avvTWmYk/+QAAtXjkTWpxZf+lYMQjwCU/SbAPvOAOCHzELK0vQp2UBkd3iVdv/UN0D3L8Fxo/KYPFb",
+	"APxTth1fJBvlEYjbGecCOlIoFNnwouNdAPsHRSS5In8eGnljrWGZuJs6ypafFhM/Ze7AGjExdlxNd9x6",
+	"3+tcyoALyjB44J880Ga7dHah0dxdRhsK/VHGc4/s8Ow9o8V7X3HqMpqkOSAyhFF5PxzPmo2Ple3aZqlr",
+	"ID1btqbsAnmqhRyFWEe6fAC+oX5emZ/mov5xkt49MXdP9I/T9O5Z2uJZevWV/fOj+WWufXQqnz5mAQ1w",
+	"QoBlSo65w3AJRWgs5mpB1BjQp7XELgrB2I2OdJWil6fN46oq0iGj0dJvK6Nn7vMeOgL4+ShGTBZirery",
+	"ZhIwp4rmMSGaXdpk4wY2cg/29nXhcMeULUKCusPb12acf8kNUNUQUwdqyr19mKZYn0EJiefYt3CQCs6/",
+	"Oqqh92LUprMzaGkmW5rR9e3rmbH/ssB+Tk2j81HQ4LiBJRasNoolvL++tmEqQGrHxLlXatfMnR0+czps",
+	"6vDJO6jzz7Xwz9R90eEx0H1ROQ6ppauqzyYS8jDEKvO5wk9J1MTma7CuKi+GnBnC0ZHY2pSh5ut39ZNX",
+	"Z/VGvfGy+bqKXp68g8TJZRQnJD4WLayp/wUm7P3HIdyfx9Hq3MqeUpvbucFNcdgoDkgs2cqFPJXgNcpz",
+	"5mr0o3IwmgGC51Y8K76N2b10Fm/1HbzFVINqHTCRD2WoYjp2M1V7kpYRT7IwYqq3WYQuTw+q2ag3X568",
+	"81SYy07+Xy52zy/JTD9AWM3w8xmgn3t2OJTEhs3Ng735XCPWq9c8eQXxOK6N4lURIBNHc3TyutE4Pwka",
+	"jfPG+cn5+cvXZ7tmwIzjQXPQ1Vvejdi5c6tut23rau2I8STGVAWblVZNzVy3i1r7owJvmw0dePu2cXjg",
+	"bakNluPIB+wxOY6HbLIT5yYrEHTqDxnyY7ba9oxs7zbH2GGvyZHvGdmh+2fr9SfdQkLpXoeYkcLyCZf6",
+	"CY2kYDxyJw/0Uj9X6HawIC0LTuiyIG23EyxyuEMy1XJbkakjIBcrgjIbqKqV8akQDyG1yaT82CfyC556",
+	"l488CILxzpGXwRq6HFy1uv1ZEwwg4pGTokdOVAlDqfyLoxrK7Fj6vxM4SX8gD3KkWy243ur/5C6nw/z4",
+	"vmAJvb6MTgFzilQqL9CdUKAnJI4xAAAoEuKEBVxCZXeH407bQ0efWujzsI+i2y0zxHG2Ise4065UK+Jb",
+	"zh4+axB3VjL9E4Rwv317dtJ403x1enLSfPv2tHH65tWThHCXDy3MTsuL1La8iCBEQwYTm4hCpAIKVZrc",
+	"4RGFaKQNb/PsJn32WEMZY2jFszmq0XDidxUwbUun9xU7sbdhi/URrIB7xRDVxljghIi9ky0UZbbjOdIb",
+	"aWfhCRek817B/amCrFOZq0S4tWVJLxM9bNmOHyYG9uwW/oBQ7pwJ9f87gdyrZJMxQzbPzhpbuIuTa6GH",
+	"wnzJ2K1ojsSDmdPmuIqaZ68bVdR81WjAYfn27bvX6Eg6KayqdDH5bxmEVlRLQ8+s7Mt2HBT+KuOgRPt2",
+	"WBQ8vi357A+7TVffDrqlCbdA9B8cgivDom9DzP7wINynj4Z94ghX7bJyINDLe+gLAeQmlbwCZKZ+z+Bz",
+	"l+JiKi9e2E4sc1oJGualsOcPD7pNeZoVfmu8b66BwT1QAVvjPkCrvz5zCh8XWdUCzqd0TLaU7BiaRVy1",
+	"v6VyiWvEtm/wwUPPNAKRRvQWJxkfcRkcwIL2dWM6g/eAahj5DZ/gL4SlOoSKzkRrnCyf0pkkO8Bfbji4",
+	"i84qpVBCV1FCCmvwjuC2suyDBaoootjlN9uOxtvfH1CHd85z3tW9JaDKedhfLuC55v2lHITy3KkRuYLS",
+	"/gcHyibYt7KztIMRDDCDfu+nSpEDGowumWQY806xU9HYdWSpRvWJX54nhFYim22JFCYiwsCCtIZddKR4",
+	"mc0aj51BuJedD9f99iTNipyNOv+47owns1Gn3el+huxJjSDbvh5PBledkXVJ51LKej6dHD7ug0J8GUm0",
+	"aLCdULDeJKp2iHL+qKGLQ0T7Ik/eZcUzoeGdNi6QQx7bFVRfAi0v2SI1O+m0WG/JOK8te082wMEKNpGS",
+	"I0de72RmhZtMWZpAC+AReYnAc40tY7WxO2w3buXJprShm3USuRD0JnjxtnHS/NWxdJ1OB71tnNSb/5BB",
+	"RAleVPPiZB1dSyF0rd11JpI6g7kCAEI6MoVzumA6SeSOaH9VghfybDvJqS3NRqO5S7g+a7w7tYTrk+2F",
+	"/1Y6Gqu1WMSyLO3+QiIFvkiewqdJjl5FN/eI+9GaPGeNEWx6XhAGwr36zqIhD4HQck8iB+RDOYPbALy5",
+	"fH67EImZKHTk6dNQjlX+pYriHTvD657e+pAlBme1kTIv/nvUHxE06Gxsw2KC/aU4h3kBCCbX8VGbMADp",
+	"6QbOPn8pTm6LazrRZg8GPfjupVAO9Bc+Ikh4f+NbEcGL9VXwqjiveEvqhYOZcFX/CWaDv8RhGN3xlwHl",
+	"8hc8dXX5CuFNshTcSmO/gX/Jxwx0FW2AkQVExItCL5bn+bl4fTYYTrqDfqtXhb+EJNMddS7lX9f98fVQ",
+	"IvPbO89+rVKt2O+pP60XS4kwN4v1kIDOW1QlracyNoTWqyyuSQrtBqqN8eBQjr6w6A6Klyh/AfiJVhhO",
+	"QqEtMwS0Ks8QP9xwemtKsP2+ouwcrSirwTxV0Qp/PRf/k39/e1h89V66ea/mYNyX9U3L5DUdBGB4eBee",
+	"c5vkv5XfNSv8VfxTJsFhJX2I+x99+IyZeNRD4sRVYOouOQVETRUYzgJBnNlqK62LjBMzJjKJFion9Vpb",
+	"yDzYTyS4tHaTUQYg7yrKy9NQkjRGSbSOwmhxL2N4w2hBfRyOk3jjJ5uYeFUZXhcTdczKEGaiXX5qZLHm",
+	"LzThdkemTNVqN3HYBv4RsCBLgT4iO8KaBVPmARA5vK3jqi0kwWsmN71uxLYeO6Ous9BHTyd7Aa1YPpG9",
+	"8peyfMCcWgCmOL6hSYzje7ThJK75Qm1lyrzH66iDfRn+OGUA0QZlAylPBIO3PBRZa7RkmjckjNgCktxY",
+	"pHQ8+PqFVBOYzEamHIV0RZM0GH5asURM0DjgtWkF/bqJEoyOlFaHmq+P6+gzjUIJtzBlc0xDW10H92Li",
+	"Ly29/YgTo5ybKk3HmVjxdJumRP2IRWqnjfwxEUTNSUNHEJ01T8pHED1XfIazPMBgjYV+mQgJV/u+73Xu",
+	"Lqz/C55NyqluZ0NcCGFZMYUpi5hSz+QVTaSSqxxJfC6gY8OATOG5DDuLYhfvOq6jHyHfYqPSNyGvRpIb",
+	"TWTI8Ar+sh2BMkZDtCjLL8LTPHVAHTkrZhzXUXeLF+V8fv9s/v0En/bOVq/+8dfKHxJ7cPqu8frk7auT",
+	"5uuzd823p2/fnJ08KvaAJY/YdV3ZgAvRrdBajFnGRP0xzfgwwG4kB60iaYpnWG0djUkiyC+8l7pdAPXu",
+	"JIPTSIZGZrQ5Tzr+p1dyYTQH+dk/lk0fye+NRyxbL99UKW+pOtQeiU60nTjzHL7R5ze359RbmD6zo345",
+	"TBp9TP6iJR9AhiHMan2HiLTTjePu5DnKBxK5kMkgj06ambw6Gn0HaLItH0+Bre7llj/+0PzlQmHDhRCr",
+	"rfQWZLk+WzMSfpxJ20g13Kolq0/ZIcK6PpadQnKmTiR+ElnLjgAd91qPVsuKW3YGVLv0JjOHQmK7W96b",
+	"4wR0MvGGCtVdEQcqh0EkVjPkqAtDF0vCE/e3wXd4X0U+Xq8F6SfZr4tFO8JWkuOUSSue1vG84WhweS3z",
+	"NHVtRw/dbBLVBs880c88xZfRHZ+ywgeOs56PzocPHXCDzca9Vs5x1R+Ii5VqxdGd7FX7C6XMQ3ouxiF+",
+	"H0b+FxI7vayYR4zvWroLVQVNl14yxbbNCsILChksvwqPtPvsptWuY4jPaAE6vDNOP4yqr3nQbsEPgRz2",
+	"I+aTGHDbIPtPCHAQDhytCLqRfZS57Y8zXKumCoB6+4NZazJptT9ddfqTsXducVdpN8/KmrnnZ93+7Koz",
+	"GQ1mrf7l7F+Dfsc7nzIsZimOUIj9LzxvFlAMW0Wkv1Rh5+jIg3e4V5W3OOxTr9tvD66GrUn3fa8jvyT6",
+	"mD89GCGBhLQBx4ZsKW0SvAxc6uFTtuEkOK6jbNOjzsfuoF+ibXXUpq4kb8qs5pFu/ao7Hnf7H2cfe4P3",
+	"rd5sNLiedPsfxej0HZitKvIGk0+dkfgwB1z6IMue3vcG7R86I4njmuVOjrnJX1XDqlQr7v5IHmct6NaF",
+	"7RWuVCvQZavRf6lw+P1Kvl2UyC2UKiFsvbkJqe8sxwSQcZKo5daBnB/Qve1tUxboPsSsALjw02aFWVrS",
+	"y3r20d+VlOk6WWNCaqEsSSB3ERQ8yyU2URx4x8/MNxR9u06lha5BxJ+5D8AJtnvwLxm/qHiIkHBeRjFS",
+	"rOR55+WR51PXWBoO0G6EuLXhkBYm9SqTEVKk5GyLuHuLoEspTnzGyFjpUWB7nSYpHIiKR5kyL1fCPCNI",
+	"eVtmJHeN9aeTvnarqPnZOVBJfXAIh7Lr1FHL2Md1qFYVeV8oCyS2SynTioxt0nr6C47E+zKIUGHBiQvH",
+	"LgWohEnU8s7LoFtl/Ey96vWyVr+HxZ2UgB7xtuwpDwUx2RnAsr1xlHnODjHJgrFIY6sEGAPp/CnE7O+T",
+	"GmPZ7UrFpMiu/VuEovhRGMqKFA8ISLlO78pYI36BpLXCuXPKZz/9ScJO3ObSfUYfjfZfYPU5V9KTxSLx",
+	"ek1wzK1Kwj6pqhp0VkJKVcpGVTTHvjzAMAuQOP/rqAfSOOBXQeEWFwu0ZJvH7sv8pEjp6NkFiYLPuk/6",
+	"bBRheqwrdUyBsW3HKxgh9Xkm6Uq0X14U3SmJysJMRkDWllCvrAX7qVdCju1ByyHFfshnKFoZRfY63PP5",
+	"VueD2l9lVmlVNGRLpQmjOxL7mBNLualaYCKm446iiZmM9m116A9daTNPD1pxw8Vg0WFmCtfc8Qn9cTWb",
+	"nhSooBkpTtWUiEWImIfgRr/QDVTs6+6yLfJmpqbli6xnMrf7KA5qTRVhvlcVNjredyBjoTj+Qax5ux8P",
+	"IhWyA0cCG0J6hInSdVZTJeqKpaqaIzhz9hqifZyy7wDOAKQ5bS9EqZ4v2YZnz4WY1t20/PxMYghl7g9T",
+	"8N9HAez93biTEL+hLLQ6Igy45JR5OzrkVSUOl5YGq4hHMs5AsJp4oQNDAJZZ6wtTIc+qlBhvQRIPwm9v",
+	"FOAH2ADuYirhKezoNM8amFc14XHVKfMsgnKUTpZdvUAyIK5qUC1roEBVbRhqi0qnTIe6gEvJGc4ig8Hu",
+	"KCfHF6bQswEvzbc8ZXoDQI3tHEQqyiGkqpi9vZF6UuPPzHcV4fwUKjRGofSwTRgCYqkfEhyTAB2ZKid+",
+	"SGU8IidMutIkorbC32HI62/C8APgC3rH59klKZp4dEP8aEWmTE13drXCiBOuhHXCkvj+Ig18pDxLWWnX",
+	"zxqN+pTZwZIy2DE/SjFXmCM6V0r0IyIbcRgO5pXzn58kxvGXakV0UCxQISPIhSHYuE5lgx41EJ63WQc4",
+	"IVeYf/EkJYqppipJDSgngPTvm3v4h7IksveCCpr6+3jQz+xrCEB5c/r29fGUwXUw7K3OIbpSLKaL7GKy",
+	"im7FimJFY+kzv3/zUEjwLeEyrEzvF9kWBr2dcnSEESN30FNGCEQO2lQFEW2yCLZFaVMm6Dc7EVCOfI1i",
+	"sg6xT3jmkJJF81Z4LWlm73L9J8Ty8SGWBZO8L+RyYkdWKqatmT3mKd7Ozb08cKRIGa0TuqI8ob44wr9Q",
+	"tjgH3j1l5myA+QroHFCVLDAs62SoInf8o8yKbJ6AzTV7atRRS1r0hFwrPnOebWPDzBs43BMduXfG/qdG",
+	"Sz6a3eq4yTKs9vtHVpZZuv+ETh4cOnkhZEmVryfjtKTkYGQyE9Gcynt6M4NQ9pg4yvyC/pnjKg9RO/hH",
+	"Byr9iPB1xLgTOkPe2a91uNHuSzqVipl+/aBwcukfeAS58q0xbFnIYQTmU1umcYUyJGn8wSshNL19KznY",
+	"j1Ik5tUCM0IcnpM2AJjvcyszSUjemYQprhGcZSTzlHlWWx4y6VEh/UJyyQkGH1GGlmVTrkNV2ULm5Zsu",
+	"5Y38u+V7OWRSMOjiVnPR2dL2D+J3+sj1qLftqbODnZ4mIm57BVu54TkBqp9eNoWhFSJdfbju9X6aXQ+3",
+	"gr4ybhoWQEkoUNJg0etIvXk5+LHvnUvjAuVTXUDjCIeame+KJTuuI++y83HUuuxceucySiP9SHXK4AqL",
+	"kjryMsEEKhAPIDuyjrUcooVsu1KtpN01f1wPAZckDTf45XnTQqwN9kSrm+Ne9lKbnmeIKtuJA11/JUh6",
+	"z34VVJLdrcUx+lvFY4qtpC84ylR78S4kFJEkQKmKBjEWB3F9T4GWkrVZ6n/GwP1qhfIW7Jwd+EKZGGFP",
+	"Ls1WWZzroQZp97p99WYdddXuzjgBYL+GZJ6gaAMrmjlHHrhvDSaR/nqJjcoLKLBcYaEMxI44etxlgqbs",
+	"KNcOQGO6Sg0dV7NNCEaJjmiSrTQxZcUNyFM7uywKSlJZMl04UFZpLDu6KDfBJrhzNp60Jtfj2XX/h75k",
+	"jo5x565uPQecNMWPAhzYWXvQ/9D9eD1qyfCsTueyc6m+Zp4ZdVqXP80mg9moM76+6sw+9AY/2s98PoOv",
+	"AbSW/Apcux7KK6onj8WrspGpqpXR4HrSGeW6/340+KHTd+FY7YkzszFkMzzN2q2GeMsz5F4ObfYAR0Pv",
+	"JAuLlzaKYhKCmSGT9ergzet1SDHzyRVerylbPHGiuT22Vu5T2/ZWbbOqoxbYCKO5AZWCTHDTWWVU0yYu",
+	"yhiJxRuiWRRvQsKd4D8q9dt0ZEddA7sr3Cq2E8XZqjXA/rCq+qYyywPCEyoDi1F3aESnmEieKcdkegv6",
+	"CZpHGxY4A5UWkCb1ieBAQhU+bhE+2q1BWBfUWHdplJLy62ikK0tbx6cpzS4kQwppytQWNHX+vnNEyYYx",
+	"EnZYAHiuOxYh7cPORag/JvFtJ4UeGNd7F9VCcktCWOFaEtVMgxni3LELn5wiM5RoilVFMaJsAb/XGFDq",
+	"pT1NppxHTJeEBDS3m02Cgkhmy8B9LIP8TMlXuf30C+5IUvHI5xCzSdRycZyioV5zmUGoPrzAlHGdfGY+",
+	"agVpirFYFfbuopSBPFIT3EUn3eLRuTRDt10tHbSQiJmxsol9VUhGz0L2u4ZzeKR7ulDOHeFAuxMvlOHR",
+	"BrtfxzPIQX+XDQLQMxna2kHzeHFI77M0n6P1BC+0tUd27JDw04eRx8fcAXTA+tuvuiUSvr3+t4zu2h2f",
+	"+12oH4tOzmo3NNF+lFsaJxscmpMp9atUpQ+pIcuqVd+8eVM9ab4qV5r6gBl7FBJkcWjg08XgF2Ml7sSC",
+	"3B+SX1brPTAuvwj/8XmD879PXP6BUJH/PgCRe6Ly/yTh8UMDk38QuFwKY6zpAa0wwwsSSxVGp3lpgClw",
+	"bWagzFVRbJn4oyDFo9h4092x7/JTV/JL+rAp0uF2RxFUJhhqEvCXygoh0WfCe3QjFBQEISrgcleOL6Rf",
+	"AI1MvbTEtzJRgAspBqiAyoRP7p4Zh7b27ZDFyiP8H7Rq8hSQmuRKNaJSU4fbgNvyMFE3QCsNKF+H+F78",
+	"1HXWOAhxnOiysDgGRJk1BrhX1cSOMg9yngmNkR/FMfiaAGzKlInIerXz8lM6S32nqDkMsRA6xOZmlje3",
+	"m63ElFXoKNeF4EE6gSAFNXItwxA9LS84WkdxIk7rDyBJ8QREvmmlvaQ+XkSoOa3Ud1RrOKjbepEkOJJE",
+	"/cr0XQGOSvSsFb5HNwQBaDZOMtrFWrRAAtOgpGZ3P2F413G408icn460Qm3L6pyhJdE1SUGUE/mcLIKL",
+	"UUDIGgrCKspIlS+znyKWnQ25AI/REeyqFA/eVDKakRUmUapDnHIb8i//vJhPcdoaHPNtqk8KMcoBnvxX",
+	"RJiP13wTqtAtvFCTC+oALIwqNXZDkjtCGJIRmtoDavZ2FS0iILIIbqn4JMqN5CmuptLctoy5r7bhwwOW",
+	"bUjtMtHoUOobkLRB5RcHfVXGDatz2LZdAXiC8qgWM5zWrrh08CCJ7+Xi0W3p7hnEt8cIFTtnvk1jf0OT",
+	"B2yQS/jrBiovKl11vbzn1Mch8mWrhg6hDIkuKCqISxJmHVmfV8qjAl+KCVbOcvkohOPgMLSPo8hK7dta",
+	"UU3rl2SFY99V9VB3qMZpII548RzqXqYcTo3CbdKEXunuO1qX3a7JIgBprJyrfdTSD+HETJ2QlmrSFVnw",
+	"8eKRqW/vG9eu78IqKaw+axk07zbVYdWp2Ru0HsCnLylesIgn1HfsNOtmQeYVZV8csgOO123sL13hGq3R",
+	"EOkI5pBgCO5UZ87NhgXhw3au1dHWaNhhSXzv2sLyCxoxn0bMDX/zKbpT6jD7Islcvpgp8PL+un/Z68xa",
+	"Hz+OOh+lSwjQWHqt9rBSLbw9nrQm3bZTC5MfKRHnYzsw5Utbzsvtjg6GHem5avW0h085y4ofuB46Owrz",
+	"4rZSyHDvNYlh8h67lkLfKg6NWWG/0Kh31WobM5wSo+RMKbQMWeo/MiiNgIf5giOxXx+3iwz9OedHk7+D",
+	"W9Ld5bFTu6KTH+2aDPG6NSGPG59YE0HjRcQp7kGAB5EWKU0H2cFK9jm+5wlZdQvCOexlgQcRDQzKcxS7",
+	"DwVG6GJ5E8W7m96urG2+4LZRuGs02RsRxGpqMDxSZuYoqzRptT8V+YoPWYfBOhFn/TC6c9UfazHwbQph",
+	"YC2eQEIedNrKC4Y3kdECEqDYcprgEMdCWo0JX0ZhwO1Rfup+/DRr9Vqjq0pV/vFja9SXoFK9wY/mlvid",
+	"3hn84K4aJFQnhwYHo6EMBe9XGeF4HkY4SddPonsfPKtFlD3ORC256brkyadF1adgkrsOPL9YOMrtMC17",
+	"FGwAW9xxtyWFHKkWgUdW7wQ7+9RRmNW3QhEfeERY7EhyQk78BzZ3BS+njUWHncaaCUihUe+JXrf/w47z",
+	"t+h2wekbE5/QW8oW+d3/wNnLNCNoKMaMr2iSPNcnDtiOmeVwHfKc+JkwZ/eu9L8UYGC0f+gLMt1wt2k6",
+	"F5/pXnfVC8rt2GtXVOG+cT9h6Q1HvQ1TBsPHa5UYbZfcQFbFjSlLn3FkxTy49obWTVMAe1M1w8oXTXHB",
+	"0JGqfJlF2LdSladMpl7dRMG9zkXGgMKcd6kc70vaTYH80+pxLDD1N0wayuH1Nx4Wwv0ESYXwDKJs9KGd",
+	"ZhbKw7L+6MxAJV3kkwNNtEFq2x/KU0YZZ+TUqHDT+2ij7AxbiTCH1WyQ4puVFycRy4BKpNof3qfOXK6c",
+	"SHZMG+rOU2UbOgekJYszZB4FjgHJqFAotmrrEPrDBaUXFI6aPCxUG1bqYWn4NMD+28r8044hY8wF4Ekb",
+	"mk/PD5eLkb5b/45VEnbURniSuEHTvr6w7Z/qZhiaElS22qijH8AlBWbLTLa2spuTwCRsP65KYB21pMNX",
+	"O3C3z4USS/G9ihTQBXjo//DC7VvnycFUMtxq4VCHdH7PPUEOnwNE/8BgqVQiSnNtMLfg9JUva6nil8DB",
+	"yvUc6KgmO5VMwkhIGSE9j7dsVWhFkmUU6Gg/IoP7oT4fABNg3482LNlq3krgwv4yM5k5/4wSKNpGQHnE",
+	"mTrZbuxgt8n+Jg9bvk/RHYpJSAEARDnvtAzFcwURboiN40+5WmmY9yhO539FSGKquNOYKA+0CSNQEmIq",
+	"9LmdM+KhdFw2XvrB6uveWesWf68EZpASTAHXHdJQlSL2QOzYrVSTJ8YKesxsHEZdunSAoJis+LO9seo8",
+	"xApBQYUryKPe9ahkJwAwqwOoALkFYEJC+C1zUHCchnRsU1kOlN7UUndCmvcHk5nCCu51JDBwtz/pjFQW",
+	"ythxaSds+WFrXAq1HMS0OBR8Tflu2mG0Cdww5gAkTpmJPLA2q5pfynMA44kSJexHH41v3kLLQoRzS7o3",
+	"XzQsiCYv0moIT9zjLLShE+hOiPUbFfSq5lJFBCiUbw3WH5AE07COevRL6i81EkBd4lvW0y/qn/dVJTVz",
+	"hBHbrEhMfSX/yaToaeXV2es3Mibl4YBnW/LwLtH1kAE/qldF0PRXsqrCQRMvg5okK3CiQCqhWs8qxcFj",
+	"J3UnZPxBnRevKPR9MYIpNN2cVjTevLxw8rgOP+gEeVIUeS1NpBsZZDbBzI2hRgqFN4TTQKnUEFAlQ9yF",
+	"AnxjIoykWUfKJ6agf0np7qlP74eI4xl18uAqZJmQOE1g2+rmzpAY9+nixrYx31BL2ApD5FR5lWoQa2vC",
+	"A1yDTwtvmAM1xAx53W1YOspUvpg8VBROHuVTZkxSgFCA2CYM9e0jCEmCK5lPck96ZI8lqh5HNPmjrXiq",
+	"0ObjjXR9cpdH7nogUNePEnkxQTby4k0WyHsby+VBGFfW6L8/FFUegGp7PpUUvDW6Q0xZj+hXatT6xdGD",
+	"HEqqcjcmkcT+u3Cg+8GGSLH96mUA89yGrUOo1m2qAiKDnrkJTOM87SWr724ZKj/2cvzU1f8DK18yHN5z",
+	"aqxAJjAwxPcKmMFxJKRnRgdY6/apYpCHOdTUYwDGb142RqQnxY13z4kUPZ9JmCr62uHSlao7tmOyJWjs",
+	"0wO67xpIqjQ9CsSdZGLoVfkFAB7cKdpnJfuMiOlAfAfPugU7nlOBWEBiRnAi08efAcu55DweThrp+haQ",
+	"h4TDl3kfRILgsUMw4CFw7NJo7akii/fqsJlFSZY0Dg5ZFD0AO/jjGTHfy60QaHvfl1/kP344jcCkSJ1q",
+	"9xTvJZM9hgUN9+7+SkyCDQsw8+9T5Hk4DECOyNVdqaaFV54B+z3PdST+PJGI8Kk+ntHFM9QsIXWfmZwf",
+	"REUc/PdERSo8KE3e7nYSKe96gUE/uaIcnNTvyRLf0ih2iWQ4gfS0LfC2O6jNa/wLGseIJQjPEwJp35nI",
+	"wPao05p0KtXKqPP3DqAClUFa20Gw2Xhj++EqrG1ITJYc8DCyWodqLh7GYLKrY9+GpE1XAJ7+aN5+8LTf",
+	"/XY4bW23chixQW4rSUy1gWym1Q7C2w3jpoOq6BYe1wUSm0gSYbSiSVIE3aZje93ZfyYFBjiI9oH1pJgS",
+	"zVFrkyyjmP6GC5OLH4SXXWTQvnfZ3wXTqs1jknKkKuIbfwkp1qqKSmXPfnFnNujYA/vJegYeUWXGVaqV",
+	"7mQ2HHU/yz2robGK0gF2fw6cujo0LxMVCTkRncmnzqjfmcyajcbHWW+kYyLzN4vvnckXz9zZ7XvDIjK0",
+	"e9SsvT5F/hLH2Bf0LaHZTRjEdvOR345Ygv2ks8LUESgIl03muqK/Fxz1B+26G9Z2FSWkp5be4e+IYtSO",
+	"I85r0ptkb2VZl3EVBSQMSZBq0QbTwPG1XzeEJyT4QLCQWwowRuARNFfPZHiocdN9mLVHg/F4Nu5OOrN+",
+	"Z/LjYPSDIKQPs97J7MNg9GNrdCnjvbsfZlet9rjjToTZLvSlvi9073a0cYEy9iHWW8yyyUkyYeEPheVw",
+	"sE01FU9o6vTt5h0QynH6xUccGmUH+0R40c+PEv0EYNC7IKDLojw/DNtZvtWjPCme20LMF1UvtuQsdu2Y",
+	"Rys59hFVWuuPr4z6cBmsPLBKaweESroAXjlz5cMBUg7EPHnO0qMKVEaGZyxJ/Ejt7PuirOzbg/ZuKt5z",
+	"JVHUNd+RcWnVFPwcVhnzL8o98Tweop0A3Rqpuoo0lrXQdFMw6/phaNcfR4Pr4TjFfD0sBuZJg3+LMd6L",
+	"Nb1CfPfrUe8Rit4WmXS3+llmhzwQ39uF6l3i7C7T6RJw3IXT+xBI7ly+uP0COpKQ3FDQh6mwARahMGIL",
+	"EiPylfKE76rfael8QTaL/QFpSnli3MmZ8+rT/n1SCMNdrPDW98Bfd8cz+Xt2cHTiTmI6DIKOPyfWnKNK",
+	"+yMKvB+KHJerBfTM2HHPiRhXCifuP+hw3wMdrlitbzF3cdJzyD8ytmlj7r+TWNAZIpUpcFMG2UicRowE",
+	"dWSVX5c1PXyc4DBaCHq92dAQHLtHOEEhwRwwpGPltKxKy80dTZZTpnsA1nBdeBUA6WXl1WODccQJBIcB",
+	"LAVDOAjMWHgKS/uCT1ne16fs89LrdeSl5Q2ankqtl7dkaecLGwBKKhlTBuUAs4B4+UTkB5VCtktLT5my",
+	"wqVDFt0sqDqbB/i3ClY7a94UoTgMI57gMI9qkbpcQsoIR5yscaxxexi5E1ctY1ap0yo/DIdJa0e94Ywn",
+	"RZAOZTAHyke0XbL3YsrEuwlhAO8GGFi3JEZiIwabUOLCAVKu9IWl5bARTiD8IF9pDz5xwEhDUmz80nfy",
+	"SbBJdqCC0pWp5hx5TlOY2i3G9uWJRmQEW66ott6hz2tm2ye9msnpKQOvC+0DwOTEPRRBrcXgHCCiwPv/",
+	"sPF9N7vwvvH7TvN8W1Vkt+IdMlXOW3x5s4mZJPAPMWZf5ps4yUkt6qEyJOpHLKHMWYimrW/lt11GdPww",
+	"6rZblWqlNe62ZsNWu1KttGfmanuWud65Hg2GHfjZH4wmn2atq455cjy4zlwxD+cfzT5YRpH8nvVSm29q",
+	"jXe1k1eTZuP87O35q2a9cXpWa7wpWS/VjyPOxzTr0+uyeeTGhgAktYjzGqcJQXdUsJIVvkeLSLomxRNG",
+	"njyyrffHD5IjtYDRLupmGdLf6eO6zGd7236q5H5NfUAHsE8nK3YvXYnOrxvK6FekNgM6umw3a5ftZvPY",
+	"VWC2bIrIvUo3d/iy9Z3tszOzg1W/PGdvKw/oSSpN7IVhoVt6UkEn9Vzleqkvl1JKA5fZ8BHlZF81Hxyy",
+	"+2SajiLEEpVSjST+JJnV6Q4olC6FVJK5IPGJlISZS7FORd8y/XMIrg7ylw9dvt9BZegII4+RZI59D9Hg",
+	"uIoCuqCqjmO2i6U6JhFMC7ijxJcC1HeUWqtTKNR0ToG9S0iRONqwoJbEdC0xLh7FJEeme6XSSh+gi+ox",
+	"XKC7JU6y2Qx1fdODFOlywrnE+ZQdH8ZRsPElt6cSYoeQWA9uR4yX3TMVXLbGNNbzTDlY5ATDkZ+ryWVC",
+	"797V3737/5+jTEExyB6X8rjStGQFssfHfxVVcPNM3qd37tSAkaUAS08H8tq9wRiKSrIIatBn3ztSkDMQ",
+	"6jbfcHX8GinKSjSVDZUSa1QiMh/+5nSrAypHYDga2EPLGDy/lTQyFMsADwdilpDmMv5ANJ0NEZfyjUzO",
+	"URjZBkfWAqJVtXUg6lSrBpCxwyTpyBCIjDyb87UUhrvmXgUi3tlbFRuoE9V4PpmqZ1Q84I9A6OsopAlm",
+	"CMdEnImcLhhOovi4qoZOE8ErYAYkCMxqEyZUHNyulstt/BX+ennP8Ir6Q5ws32MW3NEgWX68WRew1hX+",
+	"SlebFdowCNQSS6BfglkJZGtojZMlF1pbdAcMeE1i9CONiayQbtIBYeC5pJza3w4441f46wf6lQRP1P25",
+	"aOs7db7shjuwfEtoE8B3NKIbwnu4MT09ZA4zqqenznMb1I1895yGdWvd9xvYbSL5j6H9OxnaLRHPEWqp",
+	"5BqJJpfFkt+y9+G8tQ/7S0cYztc1YHmNkuTKsQc66nZejgXjtm2/SCKE0ecrLVKpjh6VVsZOHqyLhVbV",
+	"rr2Bur2TzLwp8WuFA2KlDkDXXVOaEfOzchCIbegIMs5NWCrK1xnO2Er2+4n1p4aQJuG7dDpVfmGtntiy",
+	"aEP9MXprYNjTGg1673/sDd5D3nlv0G71ZqPOx+4AcD6Hs/TWcJa5+0tpXWqnY9rqzDPVon76xIcrg9d6",
+	"gETazgHyZQuFEEG1Qri8IgHFqOX7hHPUjlgSRyHixN/EIMtJ6M5jcxRtx9PqajWiZUdFj/toE6OI1dYx",
+	"WVFOuMKTdqVo0XCwdnH17hwgUgQ1ibnaLqFj9SCLACUhPvky2oRBDQZFNBipGaIQVH0ALhEMTEhJ0sWm",
+	"xiC7Kz4+x2F4g32oDAN58GBW1cVMqCSvqx9aiBPOFQtkkYwt5omYbr4kQR29v9cFbA8fymrDEz2Q3Ajk",
+	"AII4WnPpXziwY/ILsFzpEm3zh3VMxksck+AHcr+nkuwXcu8vMWUIPI7LKAxIrKL+byRopFjWaA6Gz0A8",
+	"nlbXCCO2sG0aPMFx8ghzhtxCQ6vzh1dtlG3IfVUIIS9oC8p0bed8bNP8nsmUlk9S4/AMNJsaelC79QPs",
+	"sPYPfZSiesLmVsfuA2dJjvDp5irTklP0V/OWHatDpcUFCFJ619xCkh/nkU8lq1PNbHsoiuCOd7VkDPQl",
+	"jZ+ivS/Etuy7UPPjZEILM/0T2QS6IX60IlxW05Kok6enp++OH4BG4tgJDy+pk10xAxPESbJZG9hnBuFz",
+	"1N89uUft1g/HIK1sL7x7fm1eY+UqAYRunpAOmfkWMnDABiI4AkxaSNszhbjl0lC1KnVkmtQyno6q2Oh0",
+	"/wOXarBJ8IL0I6HRpjExBy+V8UNhwYkZ1JOBls2p3t3JpfB8DgK5qiPEnSc05XxDZgBeJhqczIat0aTb",
+	"6s0G15PWx04VkMe58cPaxX80sH73Uhla72gYAk61+vAhpXf3YTJnkJilpQ6U6U28tgy2cn7cIMsscJPN",
+	"2ARjEBZIjUUnz6npPsqoL5wK4fma0a+IrCN/ebzD+OIIl+Qb4k4p+xDFyjugPks50ioXCFH4C9FWOEGo",
+	"gD0aMTP2eSSEIHFAy7p856iG5CKeQ2hSRl7RFkyVTBreI4WcwUl8S31lIY9WBLZPaJK8UtCrO8qC6K6O",
+	"aihLMedoLF5TxCFxf2PKJfhfrheg690to5AgKewpnR9t1hJoFQ7NmAQb3zaS2SpJd6K+q/L6Mn2pVCvm",
+	"R+5O+XS66wI06nShmLXT3UwLDC4FggKOEyUEWhjfUC/PanZr4R0rLhb842Dwsdc5325AzHXavim5ldHu",
+	"4N1KtdIfj9oz9dcvh/HgdDOlkt8zbqeC8i5jXaRn/zzu2UAyDvlcGtIdyw2QiRAALeP/yC1hQhvYAHyc",
+	"waHGPKlqBAOoIJieLVuB0O1Wv93p9SC3oT24GvY6Mmu1r6Oi5W/52INw375n9V6aSeH8T/3e0vV7+Udi",
+	"R/E/IFURshStJpwpmIemFmYSCw5IJywYjiufSTxq6yEPHbrdhvfQrMIslvDTpGdmFNJDJ9E1M85ZHBOo",
+	"bvyEeb28zmWbnqsiJuSx9gs1qlygsM57FaO8kMZ/BY9GU4jNgvKYxWobI3dSpTgs1d21F3v4hoQ7OU2u",
+	"RMAexiPbExziC7mvyVrLa0xjfo5wglYRT9DrswvJanKdl2cp1ZYVnIJOTZmCobJqCDMNPW8auNhiYGB7",
+	"TqGrZCNch8RUkTdTIb01DwzzaatTtvWatL6R4PhCN9/I9V80pSRO6fWCs9I8MGXxJiTyMaGahTCr0gxO",
+	"2DyK/e1COWAIU+Dwco/lQqV/rxB2Kz1/gVhxgleV88oduVEOW3stX5+5CCDycUh/I8EV4RwvnApnqJ9B",
+	"JI6jGK3ko9vbAx50NAEfsVDG4HWhdL1vD9HZGyjDbAAyCKtdj9054quiPk7SZqU0gqVzNiyr2Oqy8R9o",
+	"mMjQwwPYiKphM4d3kR/ThMQUS3vDjaBALMT6EDNf1YqPieiLn4AtU1B8tj4NuI5CuqJCiFVWSKsR8cI6",
+	"jr5SwqE4z1eqqEroqz4goLLbKLyVgfe5FyXqTxrlqQGnTMl75RbJdxqS+4hdKN2MM9WWdE5yznYO85Jy",
+	"GodTWeneoXgGWVzDwiKWHw0lf6EsW7TH9P4GcwlVLD96JV5qq46WtTlmaQH6De241HnXZ7YFdROasozu",
+	"EGUBvaXBBqpyAMXIYcMACdcpF4k1L/YMwkr7EUtierOBSkDRHY5lFkt0S2IMiLn2CGTLthR+1Zq0P81a",
+	"vV6lqn/3f1KQ/OPOpKSwXThPh+2ebDNqMuB42yIEYJWWsUARYhTHICJAoUtFIYquSSB4yk7iLmvQ09Gi",
+	"pjH4kpNPFdS9FKQux6SdknLhs7Wm0u0Ez5ZkYKJ3g9gVNtpKhfUCocErLu/jHYtDlybcgA3SYMqOMEMb",
+	"pgpfvz6r3dAEKVQWKOsp/drH8qzKCRCW0nuU++7vjerr5rf04//352bt3S8/q1vNd9+OneqxiT9w5uRh",
+	"fs/8ZRyxaGNV+NP4qKtNot3CQjeDuMkLIZxRjmTUDCh88ueU6ZnkddRS4oylWhvKUJXlpuzI4yRpR6tV",
+	"xLqMJ4LeNLmbXusLXlXIofIh/n4TfumChul4bsq8BUk+k5jTiG3fP1ZlGySKH9ORoJmaPdzYDVrDrhMu",
+	"O6SEpR8vCn33VM5UN/BSHzZcqSqoL0bQHeZS7DVhQhAleEc5qVeeJrnkkqxj4uOEBBJBSVUDBGxRnmyC",
+	"+8djcTvSJsx0VuGDMGBJOyposv6gTIhCI67xupgPp0B5uYwaWQ0MsH29y0G/Uw4nBeS70vE+HXj6W7Wy",
+	"IMkngsNkuUWM+9r6WPymbLeIyks0XPjqtyoEVUD3C8XeT5PJMCvvSifFHNNQiBjp0mfyOvqDCfowuO5f",
+	"lptw0w+J79COgqKuKJAHPwpKdeSscebE0CrokcHUcqeV5ELINo/JMjl79/rNyZs3p68aZ+/evTp79/b1",
+	"u0cgxQsWuWezKIYEbEgW393aLfWSH9vLnPcbSEq08cgAR0MRzohGc7dUzNL+xBmL/jzzWyXIgKlbhcVl",
+	"Mmeap2hJvmYuvd11JRfnmn6n+eb0pPnmdQP+q70+wac3Tf8seEVez2tNfHJz6p8FNfHXG/z2pswim6Yl",
+	"0I1jESRYi4wjs/cfz25Ak2IhTsCbTfhFWYzrB/ViNy5j/gwyGJPwJSFQBEQcDuKXLMkBWa2cJFKXyCct",
+	"wWul8pXiaFGQ5a7uyDSghpC4m43GhUoJD4g4GLnSVykX9xBO9BGF+lECefA4djIvFVJeOW82GlCtUv7V",
+	"KMPWSkffXUi70RwM9gtpZLIXWYkwqVgoVrhk7s8DYnRTkdUd9VtWvNzHmcblWyoZGqJq1sKjJEB3UfxF",
+	"KGgRy9Pt4ayY7y3xn/nEBVpFt4Qjb9jpX3b7Hz0kWQxB3ui6389eAVKsKoK9wX4G9FQ1UKlW1IuVakW8",
+	"UC6bCHpXKHEY7FkxDRtXWea0ELFsqtRcJThekKTrzEfQzcpnUkVx53F+YRdilohTPo7TAnPSnv2wA112",
+	"ZC+0XlohOSMMr6IAeuXG2+OunGLpCdG+aYNUmifRjIwnWvo/6q+6H61ybBRuW5oHGCLLDF7F27vy0NUd",
+	"oWKiuyUNwfblE84pW2hRP7w36RexLM+mGywdbrcdyv9QkHdrsX4Dndow1d+KOKq2HpaJT3YnF4C0kj89",
+	"M0RlWId1hinSyEiTexIVzDy1FouYLDBg2+5LHcoq3xJYA6Adq0JVhV/PmUeETVdfpj3xdoOBPqSUt5kb",
+	"PhZDkhPzzQV2b0+IlUxkZgMdefKEFfKLDmSXQ5N/KeHw+JHVu3eI0Nn13S1Q52jh3yJDqBAvdjd6Kay8",
+	"Mtr6ps7ADZFJNyS4sCwzUMWaPTrX+LsnK+XMINuZQuKym2PnpZMs/6aJ0u0d3nxo022Kk/cOZ/XQz25C",
+	"Vs446vy021OlerN/ci6h9qabO8q6nBkbC5NjuUDLKAQkmPs0eAmwzcC6WjA7OlNs19g75sFv1cqShOt9",
+	"L3wSz6j8o7y3dNd7W97Vb9XKr5sowWV6+Q/xYOerT0hAAtnbb3unGhbSDcAKtiyn6ciFhesyRMEXZA3g",
+	"1PaTE45GnfHgetTuzPqDyUxawkDp/Mf1YNKadf7Z7nQuO5c5kWn7pUqRdVLSEnfZZ21C4hcqN8OPZFGT",
+	"gKwJC+Ck8cToPHQEK6EIUAZ25Xt5/MDtpAje4TAMC/EDJ5apSlZmlewTy7h1vcOrsjD3/WEO8k/ZktCW",
+	"B3+3dAV0sHOD75d7tJbs1Ke/Q+a0Je2gKJ6y3S8VyxkZsSmHWLcn8zp988B06wIR6anyrVPX2RMnWUc2",
+	"eewWm/6TTv3sEsqP6ZfzvmHVqfO0smg0R555s65VSA8CesUoPXXJk2cJxCgA9R3Nxe6yPCGzUWd83ZuM",
+	"Z4P+bNj62PGO3YV5XUeN6vKew8bxDXRk90nviOPqlHmXneGoA3nIM3PgXI87l0K90IHz4+t2uzMeyzPr",
+	"uj/qtNqfAKhG7XhdDKvXafWvh7MPra6MYS5qO3sL0A315e74h9m4+6/OrNcafeyMZpNPrf6se9X62IHL",
+	"lWql889hZ9S96vQnrV7m3c4/J51Rv9WbtYbd2Y+tkbJEfeh2epezz63edWc2+NwZjbqXnT6gTv+90xbf",
+	"/6Ez6nd641naJbj7udXrXs7+X/behjlxXFsb/Ssq6lY1nAsE8w2pqffQCdOTvdMkk6R79uzxVCxskXi3",
+	"kdm26Uzeuf3fb2ktyZbBgEnIR6epOmdPB7Asy9LSo7XW86xfhoPTq1+uj34ZHv3z+uezi+vj30eDjydH",
+	"17+dDD/8Ii4/fV8oF6C3ooXTs99F17T7n55cXsGNfxkOjq/1vbRQLnw8ubw8GX3A5zgeng9Hx8PREaSd",
+	"DP91df3L2fn14Pj4Ynh5CShgcHl58mGEOeHq+6PBSHx1cq5kMvUvT0aXV4PR0fD6l4Fo4frk/HP7+mR0",
+	"Nbz4eXA0zPyljjayvz0baQqd8U/EN4n/T/ylqpVfDy8uzi7gw8WZqbEz5CQrlAs4Riejn8+uP410kaKL",
+	"4a+fTi7ElDm7vB58uBgOxVjDF3J2nYzEbLh+//v12dUvw4tk2iXvIwWrjocqx/7y6Jfhx8E1vPUBFFw/",
+	"+TA6u8DvTkYfTofJIJxfnJ0PL65+v74afjw/xWJSn0bHw6PTgeid/PpkeAmfx8sl06ArN3QWbsvKGV1Y",
+	"7H+bhS/s3iz0zQK4B8xC2cRUG/gMxGUVz92oOGbhm/Vgx9ex9HMvF1LNB7AyXLfSbObM58nsUCbMSgZN",
+	"HqXALGt3S5vbL1k013+y+IiFjSwMPYy3tU2u02c9zwnb3PbJdf/RRnCEcTZ0G/mcUDD/sGfFY7HoHVU+",
+	"h/T4aFAtu9iCuMW7cBUy2w30egxUWBrQc2Dgb1+B+mTwMdYfoGHMYxGDGxNHlumYc8eNMG8/YwAH4lvi",
+	"+Tc3S1mvuQdukNwha+jGLuQBZrH/fY8R9XXu273HC7JulY9b8RXTUOI63qiHUAwjyh0aOGRGHQd4fyFr",
+	"N0upuOf4PmKZaw6bzNIYh8axAXXnMqmViSGWQuPBZdWWfREr7bj04MjfEjhkL88Tx50yHqpl9kCa0694",
+	"gI+bkifDqcD9s5mHpfMzncPITDsVP80SxRYtjJmYo4HA9EBJ1g/e8Rg6/nzsae8IJUGxqmJm20cygMeA",
+	"Pex+lf3dptHRxpwMdGzEDWe4CaLAtfO2g7/OZgX5nufPVxanucCvtQI1ljbwqWPhxdnp6dmnq6xCRgKh",
+	"CqDxQWDDnLnJqBp1qRIddkgPGiQKRtV0IsUCF0J88bPLb1gwC1werXL4oCHVa+QtXmkdkqkLfuOyrP3l",
+	"Q1Tdg+NN06iLYzfHpxr50UeGI7toRfTE2//T/2NQ+Tcm2v6/B3/+3fxW+p+lD+vffvrp/0t/1Pj2U+n/",
+	"ZCbhenF6/1p/KP4q85VdbpXKkJ1DjtgnZFHFhqYqKmerEufmrnN65st5xZ9pYWfXWch9zVwrs0TZ9SyF",
+	"MR4SZMs/WOcZt1Wu71zJEyDJmEj5fmH3itYiycEL+iEa9XOjjtQOHmNNDkjemUBczFNeLVeaKy82qSu2",
+	"mbDN0ndfKf7/fjA6PsNTMKSZlAuxx0EcvQYf5Ble/YHnvvWFuTMX3woLPpCxGGnCD5M8ZwseEuq6WHE3",
+	"ZdUE6KKVN6pwmWS25sInYt6ujQHEc1g6zOMiOIQS639Fcxb5dHEiJq7Y4t0oBDdTbkiIHV7t4195SDxm",
+	"X5knBqQyocDGWuLT5X5VSUgt23zgglsZboPVYcmKrofxqIilHMYDElfHQVFfGXeTkRTQA8zQY/nfKDNl",
+	"UYy3dOPdqwhopLmSkyNi4lSHl7IgeYd/VoOZXU2ieLnG7QqyQC7YhAVKOvAhWAA9+onC4sXcY4AEsP2M",
+	"WY/pJ2tTZDi7kzlY5ZQqN74FxLXB3NNhgjy85nlwFkbnLAAM4fPHYqGIhdEJnWoNZjzyLPl2hR5I8gMg",
+	"ZQFhJM5flTGCanZJYmsbxZ1cA7KKeQ/n/flYUjBhymJ2WKr7UA/H81hAbmn42LFYauzhDwpRDFThuxSW",
+	"S/o36Dy6rWe4kgbz6JbUqzWQrwjFa/nCOIEok3gnqcL6ffKe0YAFBKNk8FOVqa2ndqASRmhyyu+xwUM9",
+	"uDAPWWCpqmEWm1LXs4jtUXeKBuofv13hVWXCvJBBITWlOWhyqVOIjvmJ599JB4TWT8WnSH34KfA0WU1q",
+	"2/5cgHlpWYSR8Q9wlA7E/xbK6G6E1teIcYrfHtieP3cqM49GYhuDaBErE+a4UTnpO9hVzMxGSUO4ighQ",
+	"It74xnvg6ij0C59ddidp55zeqMbwa5Jw1WCyiGFMPzk+4+It4Iep6YQT5ts3oEAg4rKxYH5ClixoLx2K",
+	"gVGXQ9nyRTuS/O5dSNh07tFE/ytZajR+isH5Cflq9DUynrS7YA/DMkb5Te4l5Fg0pOFhWqt7qdYcpqAv",
+	"V+bWhB1NHvvAXHEvtR+mrrrzA5DBuXXx2ykp4lGAOhVI6lHl+vyJybPlw8uLyrrcSWLlK54iLB2q/phc",
+	"jk7qOs1BCYkEUUDtLzLtUNEeq+ScRrdhmYx9B55QYxmF8eMiSmEcwYtUEDK5fEpPvKMyCZFa+5Vxxw/e",
+	"6TJMeF4KIQEcsePMd5GaG+nGAssUQhzSgV8AnzlwHUaKYxoyCLVaYvb2D2R4/tYPVdxe08KFOKPJj3z+",
+	"VQAOMQJSb298LwcgHpy++GUlv3nDAhMYjD0ksVlDhSSU/UEuPmbA0YCZnED2m9J4qJIBvycySSB1dqSe",
+	"6OeMydq5xJ3OxMyLvHuceirJAHPTRbshY4huAaG9C9GGiAdaoLeK7ulEWJwpSHmlXLPJ1qGY7x5xI/k+",
+	"iII8yaEVNmFA+kvf3FE3skhRZmtqX/yPlWJUiHZjA1Uicx65Hh4p5iGeKZARIh7l1A1Bn+DWd0KUs7KQ",
+	"EG+ViTWlf11g6N8ixVqlVauVlYAtadVqpTKx/MBhwft70S1hrDAJhBBriVYKURurVE5lDIBACA7VOQ0i",
+	"l3qXc9ggLflShOGNhyqVs2BVSZITCkHpkBQtPRG3Wq1aJbQ7Ml0JtvskHzh5lcl5UW6quGlSL/rpP6Gv",
+	"OjoLWBTdn4PbiPx3Li6c0YBCBQZlB25hSq5ZqKGE97hUBBwpLxwFtDbxR6izJtrFF4UFcUjRgkwmMVYW",
+	"OBM/hfjaxM5/MhP/+sLuxX8QdFzDYhJ/w66j/sTXJRWO4fKZ51PnSpxZ4r+uZ4Ef+bYP2cL/T/WvGzr5",
+	"apUOSSDhHSqtyEQVYS2oHYmG/3F5NqoS1VESMg/WGBK68cQjtibo32Tuxe2RL4zNQlKc4ayIP+9Db+E9",
+	"FsV8K+PWVCqn50ZZ/uYA5mSZWP8DFVHl/eM9EbugXlp8bymSDBJdbkiatRqxXA5Sn+fq3eDqGcGRTjz6",
+	"ot4OSA6InXQd//+QuA5ergj/oh9pzn9I7gI3iqCy/gJZJKySC7XMlfCorIAqS5xSVF90HejtRzniUxp8",
+	"YbDw0INkQRckqzshF4kBk+64Kb3HiQtbMEhhY0IKicOYSdxKmDfRtF7zFshK7g33A4jcsGk17g3EcRzf",
+	"ngN8cHwGcnuiacwCgs4F7D8oTOHGlUTltqqtYpXCx21v7qDMtPptfP34HjVbpcNtHmJ/YFrhOoOTrzq2",
+	"WPHOjEg4ciNvAZHpYKr41ZBAq1TQIkmFr4YkHnI6cwv9QqNaqzbQbXwL0DdTbf5v+a9vulVb4S4XjWQe",
+	"hC8S7YU4aVDKu/wHdbRWYSBCoTYjaHfKxL2yycGe4ovANWbplIK1RAL5mlTJg+Vy8UkdZYXr0DYy/bpb",
+	"38OXq5cxLsMmjELiE9WxQ5NT2TOxh/jzpTIWCS1C1Zen2XlPMmYsMGYYMeqsi1xYVfKbQLkWTkQ28DxM",
+	"2f8pCubMwq1Fci9Mjv1zQ9jCQHnFJ0U3khQ5maStAdMqOYFdTKwK2HxxUkuuS3TLuMnV0i/6AeHsDpNe",
+	"g1CKoao9+6dVe/RheufHI5zJtV7ga1nYkAlWY52zeOYgTqvGkEILHOKiS802rJ29KhzkQa4jLEJfDyIU",
+	"Vl1A04wRsdjUvlro/5HthEx+cnCO60NA+MK38safo8DOrwIU5Pn5ycLUyH3hx/jF5L7kDF937t/HbzT3",
+	"FRcZCC73xZcoFyzHewTh2NwXD7wo/3Ml8E1eA7xSCWCE5azXauoALmsKw4RFk3QgkCAWsYn14VxnTXpy",
+	"DqOteaCWaomI5lfZ+j/+ztJtKdRr9WbFMCr12pVR69fE/1Ub3Vql1sXyvdDdbrdZr3WMVqNeN7rdRq3R",
+	"aQE9L7nVo+uiZJTECg9c6lRcu6LKj2MCdGYtqORRFe1Qr/n51aNYlhQp57sv4ZJkJ++47VXT4GDp4aR3",
+	"KC7tU/j2Z8yyh/aETQc/o5bMhAGg7ORIjOz+ITPU0OdWiPPLllsWSyOOtBSutLSuOBkc5L1h83q3ePm7",
+	"hawtcG/leuGDRaO9s5eRYzV+KxcwCrWNEuvKvsND56x1l9paE77qt3KhiSYpqzex6Tp4Tx0VeIBLjM2X",
+	"fOLKbcscdCTCsT7PhUokTioUQSXP6ZQG95DdE0arAWXMzJWLt1yIQIr5j5WW7k/RfH5wnM4vfCAe1nx7",
+	"GgJGLFMmy/gX8BZ83Y9xXUrBQmsP/R0rMfKCMAaH403C02Ub8DNZhM/L6BmdKXqXAhZXrVG4mSzC5lVk",
+	"4hg1m3wdbCY6ataJPuuwLPhAOdkpljU5gtk0Q/4xUNbkUvZQH1JEskv+u5UQdumXe+y6x66vBbum6HUx",
+	"XMUpu5jT/YdsttMwjJ5Rb7Y6jWbNaLYbNSMtAaFhVeOqprBqrZZg1QW4kChrxZDw4UJVCwpQiTZTIr0E",
+	"Ikg7Ax9LTMWDh3deyfOonCVd1WU33Zyk8y8OJkHljo2VlMcqDZZFiBqfYnYOUbHlB0NUuDwPRF0lPvE0",
+	"qFRbR7mB6CqplA3YU9/9vnu0uVL5RYOXixtsLlyZvRoeASxXhtlDP4g0j30CdUy+DdapkgG0KLAJo0GI",
+	"CqVuFEp1PDOJGSZRQIA/GCIUv5SZExk/rJLfEkIwiO0jHbhs8kX0hBK5K3nCcR1DSMNKEJXAYXE8MfJN",
+	"vswmJgMu07RhiFHdROHW1dBqMaPMe32o6u2Bo9eMb1as7Rjg/PF34eR8gLG0Qr/QaFYNo1Nt9apGvVAu",
+	"nJyfy3Co2HmOzgvl9e44DeI0jXoMcZaFaC8lTVxmaEhuIxuTSQDP7RTKhYlOeyjMf/4HZ79/nt9cffpJ",
+	"efhaAnEZbaPebXTatWbLqIGHb/Y5jkednH9uLmOs9GgUyhk0i0LniF/V7PCrc//xp4LOTNBKZYASB3Xe",
+	"q7oImCBX6CfM6o+D0eAD5FZLLBdDjJkfRBeUw57ebDYqzWajsHsgthLhqHTS3dwGW/tFNCVLSRzcsbH4",
+	"5V84w9e+AIk1FpQaCkc3rantGo1//3YS2dPPX+i//uH93vj1p6cfpvy45OflB9kASRY3xe8WjqzY5JfA",
+	"yMKWVBDoeeZnsXGPQO48JHRF26gGKyzF2HfuD4lMxNFyqaoLoX+TJ7H/cgYnCrfiSeqTgMn4vYNpZiHj",
+	"0aG8NrRQgt7kMQpH94hDilA4VXQX4uz3xL4VqxsVuaLbwJ/f3OqiuaUqOZu6UQSdTOysFdfBta6OzqHT",
+	"yxbGIpayMJABogyeRSxh8DCnCJqVlt3C1C1ZayGV/ABJblAPSmAULOcmvnASVRiVW6Blp/Uhx8T2IflR",
+	"lbCLkY5oCkBNSJq1HrGoJ97C/RAS0kTvvNCXcmagxwXQT2CpyPU8Esw5kM6h8BG8d+gVcuJNXrRuGKgS",
+	"g5ephAMMABD7itXxMoGdeFSMWCcFB8qQPCH2Iq1kSsAizPkjMxa4fpLlBg6wwL1xOfWSW5gcyqnAC4ek",
+	"jlug2d3d0giC2wJviilLinE/4U8BG9lCYsi7UMvbKOVHesnR/imx3oUat+cER3BLqNu2FS7aDtc8DKNk",
+	"YI1nQgrPuYE/bDfEnTDRHIqCOfv2WLCbwa4s1CY1uzHusUpnYrBKk3btSs9ptCr1cZsarGl3nF4cFP7+",
+	"HXav2F23YQjb8RDGrr1E/yYRmF4B61+N+29rn1UWJBR7W7JFoUafhD+KpvWsyLBZ622+6MjnE8+1ox1C",
+	"SaxesRLy5UCTD/VvHfyd/uAbAlKPRZmcS/E5vpsV4FSsfQddWhAeYU6JWOlbWHrGPFIfFuYA0CtCyWX0",
+	"GLIrYhwURvQ+gULSmQXXaVAkhjugXalKCd34HBlDUIVLQr1JwBihN9TlzwuN8qMa+T6e2oOVuuurxkK7",
+	"3jvbjjHp0rpdaYybrNKctGila/ecSo0ZE2Hym3bLUXtnvdtqtGv1tmE0u516r9FudtftncZO9s5eW9uA",
+	"JnXaNewaqzTUTiQ2n55dczL2zmTuvNDemb/r8X6YVIbY74eOZnNfYD9sbr5o5Ec/+3O+S9cKbjSP2Q/L",
+	"66M2j9zBNNaBycVeslpwRhyAXTvl9FCOmjCO4NxBgaPMsA33I3LPVFkf9clEDHj+DUSMxavcPT677O57",
+	"2Tj2EYKHRggWi2k/2AnAWXTnB8LU/1ixg8e4HpZ3mAWL90PsKB9Y9LjtZKbKMS946yWmV9tzvgOQFND5",
+	"x+XZiExZcMMINA80RZNb6ftbVTIINVozJqGRkN6HZfT7WnJdXLkssBQ1EFoEHzW/NzlyTe8CN5Ki9UCF",
+	"RN1z7Iyspgy/i24pXyGUIimSJlccSYsUQ4b1ooEpeCdQC3inEze05jMvyQxMFUnQAgTiLLgUIRB7JPd5",
+	"BdMA0lEKqPY8Zit6ikIXJs9WdSMDGbKgkexbn6SPoqLT6LJPPOc591ucLPvz2kN81y/rZH0aEK/CY1hd",
+	"QKz0YnpqlV63EW4a9c0XDCN689ENp6q+/44s9zmM12twjR3EylSgRZQZvT0XQG3b7UAYzEhKXoGfK9Gw",
+	"Ahtn8jFb1rIqxn8mxRI04acEUUhAYZWU/JU0kiaPrWSK9Q6MADyXKB6t6g1KEVB+j/2UxltYSjnD74CR",
+	"uiJeGiubZMQni1bKc9EniQxYibihydMLJlFRkIY/vTNIV1t+i5282r3Vfjqrvagb98rNNs4iRy/r+X3Z",
+	"7R2ZYAS5+jCAnsYLWGQlOgG2+DQ+a2bb4gs286gtwfndre8xAqiTaCJ0+Z1AkEWDd7eqWVk0gEbZf+fU",
+	"WwWdi2LqJHJA1kpnjZQviajHykqwmPiBzIXVLB0mhUixC2x1Bdw9m5DozicBimXa1PPChcxcvVn2F7Uj",
+	"yChhJgfBFuaE62w+yWvyF9xbq6y63hkVN4HcIk1JB85FGJAxeaKeBYkkKekc7usBHYjy4Nzpi6136ocR",
+	"aTcPkRe3qOwCAV2oeIDHJM+/Y4FNQ0Y8Fon++AGhXKqRYeFe6iUNyFYhEwlOWCEe2RabCcvEcW/cKCwT",
+	"61pmZFUsUkw3u3SV2BbFh07pkMjma+kHqJLPru9p7L/UdEnv+1LFFfdvmODilet6LfYtU5E5Sa0TPfUY",
+	"v4luIffbBr36WcBCrBon86tMrl0ZiDlS/MLu5YXxS497rTLl0XXKGXPIJ+7avsOI7UG6UGmrrV1aiidP",
+	"C0LzkPf3L5cUlOHHa9Z/m17O3neDywU/nk057gKgpbzCp5fbQ/UBXtGSmPxTJMkw7qxNxOilhRKavXan",
+	"3uk0WrVmr9dq9rrt3mvOiUnN6u+Dx7ZhHJvLiTEpztuPHAXUHQhSnvMNehDOAxYDl5+hruoOQeylZBfJ",
+	"4XsmBJutdIACzLsX8ZKyq1kUM5M/gE5fJQOpqPjkHDMpGPvqSGYJxiQ6xMSqqe9CYgmjb2HC0XqxE3jp",
+	"W2haSZXuPXltT17baEl0JhtNywTGakPQj0Rr6aXkjr6V4y7VX7pLddmlb+VCooYOnfpKXY+OXc+N7i89",
+	"2M7jKlPwd+H84uz40xFUfBydjeKildjWo2P/54HvzFG6VFfUmfgB0aSrsGha4V/GP+q0cdqctn6NQ/6N",
+	"Xq1d77bqRrvZM7qNbqdZl7JfckIuPuDqB8qp5QQzUZwc/BvXpt5lFMztaB4wTe0MpueURYGP/5xQW3QA",
+	"xP2TP++l/pdRKGMhyuVZ/ccLzd0/sUeFfgFXlLAWL9uxelbH6oVvf6JeQhT4OJrSSEkRNU1V4Vt8NhHH",
+	"Ovi4ciNf5a4PEutM2MHi7TMIk+sn3nP29rHiYdDKI3TDJFx6a5ph8rE2KoXJl5CDRMnX32oFmRKJg2gt",
+	"qwum0pJeNPRVkKIlSw2fnJ5c/X59eTrQC+5ZWQ5a3eVWqq7TaRboVRj5FYTMmLWoOV7BzyaF8x1mu466",
+	"wE35ZWWccZHtSCNA+CYvbmI2kq2JjSZPMRsTvWgphZtShw0YFi9hDmx64NOVJxHsYpmM51KAHT/X6JEk",
+	"zY4sQzpKfP4QexNo469iTWYeauKxxpIN4qw4oa43D5hyq87wzKXXBvCw3OtS7o7js7CPnU9uNXG5G96y",
+	"+BSFRzRQua7C/4Z//CmeRRg3WFj4GEe+E8/Y+KuPqJRjlcVRJh4f5Nbg3OC+vhjEl3K4IayscyNMDuSI",
+	"ZJwyRqfUN3klrdEMJSbAeYGVsLiPtRhAzDn5Vfpo24dyGSDPnSq4DZXFLVJs1prEGp1dEfygVCaWFAVS",
+	"zmtoLWn/cLlf6FCRzpMx83x+AxLFVCZJ4XAV/UAflfG9+l50Li5PoRZHgGkdJey/1vmksvhglK4tDk9T",
+	"g0d9PzgmF8NfPw0vr6wS9BiOxPqCiDOyzIIGA6CeIPTXLMgKo0VVscFoJ2VyxKIogZg+dk8vJz/EcW0Q",
+	"6+ezi/cnx8fDkVWKS7xBoyd84luq3FnRSkqeynICcSlVXHJTN7JwdVMuJ7DeAqwkK8Hb0s4t4ka0eXK7",
+	"XqBrJ2ZbGyOTF0PGiLVmxxXmdjt+j8lzEXxIPupz2eRbcp+3dhfsGdCLh+v9efgh5+GHnEcfeLxccf7Y",
+	"BcTes6/37OsHsa+z/Se7jzNtdSR+DZxs6MkPRcrecITMf1jdSdDo4O813+Zmb68/FGdnP62LaqSKoG3B",
+	"6E7XBIlu2TRk3ld5pOK+oj/K4yr27pH87/IK8nfMC9d7NKX35D++OPwg9JdRKjE0Y6Y6V3p53vhaSPg8",
+	"9PE1u/APxSXvsB417Ma40nI6k0pzXKeVrt1klfakS2vjut102iwuzmH0au1Ws9HpGPVar9HsGq11SKC+",
+	"CyTQbdST7dS2O5MGNca9Spt2xinO+yvkkm/R9fVc8v3uvoJh/hK7+8tSzHe2u+dgnO961y2jmyZFQEd3",
+	"cVGSzsErZcE2NmZKtU+c2vxZ5E7dMHJt4vn2l5Q/Fn0sldj1ksNXUzY53hFdofGld7cMK5vFk4uIm3OM",
+	"bSxstoq0oZJORJsJL548hha/dn98BtbHDjbHF97q9l6Ul8wqkL4VhzmXHn0vVqyap2P8Q+7QJ6Ojs4/n",
+	"g6uT96fD64/Dq4uzy0K5oDyL8HIX9jeol64XbJdc4op8QPerG90fOL4dpp77IJzPZn4QHUzcvyqhRwvl",
+	"Avtr5lFMVU8/iXoKSOROL3kBuyPiiXEFegImBxzq8Z5bunSJSx0I3VQL5SSdAKLcf4rFsWZILoYfTs5G",
+	"39eYyPm3aVDU9IxHJkm6SOL9f3778wUSVH7thp9r46sG/8eX3SSo7JNT9skpL5ucsjPf9DI8X4sSfxyx",
+	"jh0C8xzaHbuG5uiwWtDbQLeWpfUChKvB5gkIbWnLVSJt/R7Y8mHcWHZhb5klotSvZUn0OGekvMhThCd8",
+	"Jz1ixTQfDLxed27IEheXP4+INZ85NGIfafjFSmKZUJJ5UdKkTxi1b5eER2YBC4GBHugcTdUVYLKVSXo4",
+	"GI+w+FzA8AYO1H8e38N/ipSjVJI6NIgP3VDdiGj3oRH+sizFTlTDYUTvpToJHcNF2lsz+ZxLOrAKIeuD",
+	"oPiSWjoLFsGXhxo5DJjEHtdDFsOWPK4fENtjNNAZlTCwHvhO3YgUQ1+/7U+p8VEZ8CafzD0PJASmFNI+",
+	"bv271OgFbOp/BcogNK+eUhygVCpOMo+qJj8SvYLi9nKqLiU1IY1QhdkkjZOKGXBL/HkUug6Lh0adQunC",
+	"PFqmI+KcSw1FUrdb04SBI29ZDNCKqZ1XFEYmxoCXVZ1GD2MRBDfS9DvckMx5fD31quRsYnKNYYvyO4sc",
+	"W3k81+i1JGbXqgSj+AZ6KleKa+vmVlVYFk6okhG7W861UreCio8WnritflbmjOOz0ORiskA6DylmZeqU",
+	"yqgVxNNZNSYv5kqNKYnFsEUOjHTMJ0kwixku5dUJLaV0+paLXjGTS89CPJbvwoxkLOky4YuzhhRhgL7K",
+	"uYuvXRjRAb7vMJzMPfmmxXrQ7J+Y2+wuzvuDuIpEMeGSK8bky76Yw9SgycWeZMzImwQMYx/gDEreUPhG",
+	"ygOsdfg8izzTi8RDPsUG9ftLzPHoX0/tUoJy1SuPLXEHYpeS+qT+0l16TGIO0vFUqe+VrJFtT967OAKd",
+	"o1bUM+Xo1O0ma9PuuGI4jUmlSVvjSs/uOJUuq01UNgmQ3LN5461s3njbaNY73Vqt2WgYrV69bXQ667N5",
+	"WrvQg9ZTYmynxYxJvVZpTTAUVuk5GArLiOHFtu/FOOP5+746nae1DWd8H+3bRoqurCeeWzHgnAAfe69T",
+	"t0mn7nvKFjrIokVsZKWnyp9Tj+DKyyxQv9qRYnJND299jDMVTCQ0/CKdG1lHPJMjbq6Scxboty9qzgR8",
+	"ThZaOk8+TVwo9YmFz2XBGco6OhuNhrgFHp9cDt6fDo+t5JiuXXxLQ2JRZ+ryIadjjzl9MqFeCCHSVCtn",
+	"v43i1bVA6F/ZBvExkmq7gT13I+JPTM5cQO+Aju84KYKDQeqoQt9EO2RwfiJGSV4n9tHA90rKSaT169O5",
+	"5vY5JJYbDiA+BYd+a3B0dfJ5mBxgof8rR+rTuSXlBa2Tkby0Sixt8kCr8Qv23C8sfcTxZezY5BR6kQI5",
+	"EOggFkyBy7gLxPr50+np7/Ag8QvKjJrgiYR6HpawgxuU1eXa++FS9lZ2oQj8JoGwqGxXeghSyWxK5/Z4",
+	"+OFiACSLeFQTVYWN8e34GPrYAPfyMt9HvDfpB2XiZCw2nj4PKIOCsSBt3SKYLb+GAHm5oFZyoV/Ataij",
+	"ptSqxdBR6jnA/pRfQ1g99SDKrKx4FGWqYTbskuGv2RwBOeUafzgFQjOJ+To3Oru+PB3kzgsYnV0Prq4G",
+	"R798HI6uLq9PRpgccD0YHV//GwHzCwfERxlB8WWT73Iy9qNbAhMbDCzMDKhyzxmmDxzifyBLAMVc0BMJ",
+	"v8xIGUgCuTI+CUHynZxvww8ZlvdCWqVVgH01tvqxIoCrcearA9mJLKk4c9Lpue+59n0uJH0y+Ehm8HMS",
+	"RkDv9vnDIpIk0SftC0xpcmvsgjC/QLoWnTtudAQ2EP7+qqrlJixzqEcj25DYRHbtTqwjBkKOAl8CkIpV",
+	"k/AnxaRFo6zc19bgaPBesS5NbvkwBEr2jzk4UHHh3jHz/DvSAOKqiqwQ9RDSTy9jHDQUQ2dyzek8JZGP",
+	"+tc29TwWhP04dhPdMjdIWoVnxmPutfiP+EKqblKT39LwFgSvhF2VwToS+B6rEtnTUK+TUCsTNEUN6OFi",
+	"CGtrqJbMn6eGaHS6rWTl2br396qz9vPZcjnwKywzzvQfygBr5inPAf8FLW+4YHlzaEJv+XAbjK40KNig",
+	"jM7pITFp3pVFxXhkEuqTYnhRPM+SYDeP07r9QKkdw7R6FxKHzQJmg6xD5M8qHvvKPPVzN8RgeykJjstq",
+	"KUsRcdKs9Uxu0TE4RDZEwgWgimR6C8sIhb9XFhtH1eQQ+xYWFHnyiRlOcjmkQ8cN4nwEhzlzXMfMOUx2",
+	"gfiwrefUOIE/mzFHbGDyhwpDEkvc1yJF+G94UK1WLci1oMSeh5E/hX6Z3IpnYLVaPUh+K35q+cEN5e7/",
+	"lQ7t9A8wb151BmQlv3D/jpMvrpgBRWsesqAvdlyp/jGwQToZPoJ5Bf9y/Cl1OfxzFrjcdmfU6x8cpP6+",
+	"ZBF8ZHJLUs/g99TzPoUsCOW/B/PolvEIBw6/ADnxjD0VB8nkydbdWNKLftx+Fr7u/exVVkmINZJx2Hau",
+	"kby7rVCgMDRrrzwukIdCjA/8BETiy+9uL41YCMuWBVB8ALKjV++ouMUh/8efEGuWXIbpgQjH4dTw0MNN",
+	"uvqCGEnpEWV84ge2lgWl3QxLBSTdwWFHvStoyuRYSUcpt1bX2rL/EXZUezjwOuA54H4mc+s8NokI7JH4",
+	"hikP71hQlq5mvS8SANy5nmPTwJF11R5hajNe2t7g5itLw8JIG7YXMrhLvVjvJtInYnre/xAHFDFa2nO/",
+	"C9Mrk7+4fd2g8X3qhrJO2ApVbyk14HLQggzLMpFaET4pp9596IaQsjkh3L+rmhzvSXLTJpXKAqb9brI4",
+	"e0Hqty1Ivb27G2eEmMrrrNVKPdO3JGK6Vrn0wXqleD7UZElVDn418me+59/cH9GZDBSlhUmrCwSV0CJT",
+	"OguJOI1iTaLIJ1YqPaRPPl2cfrMO0dKAuwBIIVDSB5UbZZ0j1b20eKP0JKTlXxh3ZBJ8pqIjeEmUoyGR",
+	"qMTgOQZutPtN6b2sRIBqlLNErnFh5EyOnHfP5zfgFhZYkHryNZWq5KMfMD2jXJ/WmbqKRrtkcngaV5VP",
+	"WEgy10VqdDXSdcKZOW3uXtXvMRbq1dcZ/CH1tdDmZZu8TXb0EYgsnRL3CNksaXgEflrM4BIG5iRapVTF",
+	"VgkM57EEzy/m9AYlnPZCOk8upJNrGW+rmbMmDLNMlE3UcVRWaB6Fm2xgBVmSs9v7cEGiuLiN1k3KQpiS",
+	"ThqWci78Z1apefWZeo/CAhtY9z821T7n0t2WVb/l4qXheoq9pPFZSXlYvuTi6Wcw0iFpegUHf5lzH1qk",
+	"qLjTS6zzMlGs85jUHBI+97yYYg2RRp0cLlnhkmft8hQHGhKDRUMqgCtDtiZX8dpiJm+5VCUDSeugkeQF",
+	"95dPHAs8D5MvEz0Wp4KedqySz/E85IaE/WUz5uT2Gz076/KJgcvSrV4/+fKBNnPHNL0XIjbtuUtbcpde",
+	"4iR2gGdhWRNnddTxSDsyp+w1RCDlqqguWXJq3wLdBJIngBMPgUX8dcSmM49GTJ//qpCF4yQphjG+KxMo",
+	"i8JIGLFZH8ONCx4ylYUCXHux95UJJZYSk7JIkRL1h/Km2TSinn9TxlRG3AapUzGsElzrufzL1f2MASlf",
+	"9Z05py7/cuTP1SZGeXofgysOk3o8Jvd8XJbqtnE3VIxgHiZlN2zqecLkR/QL4zLUSqMlRCvry0T+DYO4",
+	"aDiDiveKxRPf410I2dihklLB7VdN7Pfsln51/aBv8ovhP4ZHV/Co0AUsAY+hZp3+tR7AV2UeOmTJWya/",
+	"8+eeQxx3MlGlRBQ8x1I4aREcSFmS001JMJOUATJ50UrxbPskNY2t0vL2m3PTTC+HN4z/n2EbC4/0wXyh",
+	"KO/DfINOhqH7zra3l/UypofO5a9js3sI/3YFIRb1pbRbvAsVY6KYTeI0eYrF6UpBn7AMxsqZurzCkP4V",
+	"S+Mr/qg8FoQsQtKpxjc1eUw4PSRUSeQvnSoSQqiMpWTRXUtlbDFFCbVjs57sK2obiAuMpV431mtO0U5N",
+	"IAXF10umkdiSgFUquZspZmlxkVe6QBw1+WrmqB8ssFA5JN5mkUNLZU3JK97eMEM4t6PoRdmeb9VztCMy",
+	"156/9QK298kJWntW1htiZe25WHsu1vfHxXpOK7p7stWeYbVnWO0ZVrn3pj2vas+r2vOqXt2++LzEqdfE",
+	"lnqVHKk9M2rPjNozozYyo57OQp7KIONmVUlfI4ksdVDFKkNStP04cJlU6CF3tywQhmQh+mpTLvD4LPC/",
+	"uuLxISMn0XzEkhfCcLI7MWgQGQWjY3LLR4LQT0u1koh4AKuEMUAZrFX5/hWfe/dJmqFof+IHKjIsR6pP",
+	"KBnPXS+quBxLIvgTcbUX1+OTD6tXgpr480CWxyLFCWYVTWeAq13qCGDq0b8AA//HFv+ZBNQqybAA6mGB",
+	"MU01DlJaFmhpSYcTCGAJ+Dvz5uJYdK9dgImTUNlCHDMcJ5QHKhDqD5hA12VicfZXFJOlLFny4hBk3E3u",
+	"RgLaWLPk+4X6CBMgfsneyFdgkcgnN3KzF83DRNlk++OptyesvVXCmibWCFLcW+gzJ4apXHAjNlXajQ5q",
+	"YhfqRsdokZ9dz70JGCNH/jyITD4Ib8fzgJfJ5wGp14xmx+SfuCusyWVEIyYa06X7/q2X4yoXbCwfJhsp",
+	"gCJh5HIUUxydXVz9cj34OLw4ORoUVpVoMzqVWq9Sb10ZtX6z228Z1VqjWal1skq0Df87d7n7F5H3I8Xj",
+	"I6NyfGQYpUI5Lmd2LkyjA0LU8vcZX/4s/4Y1plpR+ucto7C2CJsa6UTMPFGmFJfOGAtcfuOMU3cx4gJ2",
+	"J3wiK7KpTe8iij7CO4KCbtj6OdT5sUXzp2dHg1NZ6a+g1RXbrVwlzPOlHq3o0ofTs/dQxXH3nbEZjwLq",
+	"GbCGnrImWrxiDtLvL9bdHHwenJwO3p+CGCcm3ITn/zeU2qEoKfpUy6v+dpdX/aHLq/59L69nn871rabz",
+	"n7neyilCjxQmKvQLRzdR+Pu/biI27c3/fTWMzgY//VR4pud9WO3C1ANtw/GO8ePboHl7Gm7IOi4lw/zY",
+	"E1M6YUh9/C1XzDqzy5upF+omVlwtyuTJqUYedarkJAqJpeYqIPy7WxoRS58vVS9uK6JfWJgfrT8zz0nd",
+	"+Hspw71HqHuE+mq30C0R4SP2oVw0PjX0PyyTz0tm9pNsVtu79bLFjsIdeuUGi+LgoBcSogoH5vmndZFM",
+	"HnPwsVQa0PTFLzEEnCnbsdnzBc3Gri+yG8+XycH1JR5SpnmJscWMUmKBI2NjUGTvENs7xLKWctoRtlzE",
+	"JHu/l1XZale1Xr8GVdkaAgLIqmyYAMKCEe6rQ+wfOfKD2RIaOGYOZlQQ3eCrTD+FEWx6w8pEARZ4SsPo",
+	"dBu1nlFvNGvtllGvtzqyMEZGOZEXrc+/yMiC2iHHJ0eDKygesgajCCBBx8z72eU3LJiJmVLoF5r136aX",
+	"s/fd4PKjOD8qapiAGCejf15f/X4+vB5e/TK8GA2vro3ah+vTCw2RPCcm0ICVa1fU6+O+feTziNrRcEpd",
+	"r9AXn/yvnMWiF4VUaZS44MrZ5XVc90UL7sQcuEK/HsdDFz9+SkSET609oIBCWsGdTV4DtMtP2sMHHv+3",
+	"PPa/jdP+qkN+LiU3ktgzAWbELsJZUEqDk7gq89h37g+JqtZvxafnssl1xudKvucy2TOtBqc1CWXaxD0/",
+	"XZxiNp0KYsaeguJk7nmQwzfDzQ87mmTwQYKfya21FsCc12oNWzwS/ItZpUOZ2EhjCpGsJZ0Ko2JheSlP",
+	"0Kw1icUlXLYSXThMhNdKzxHr6PTsEsryLVeSJ5L0Z/IpDb4wRwwkdc64J1XzZLF7ZO2EjEdVcjZ1I9CG",
+	"0fdCi4yZ7U9ZSCyxKQqsZYFdDi2p3ICBaPH/yEc/JNai4VZBUUWuRTWauP474F9MuxFfOEkVO/ny9eLv",
+	"fUJJyGyfOwrXSqANoBLGnt+wKCTNWo9YkjE4BJ6XGEwv9MndreuxhBkMnYtczyPBnPOY7LpA4ELHEMha",
+	"Fa0bFsGkdcPIKgGBKtG8yyxKL1H0oaxkH90ybnL5u/mM0AiulzUYWZ9Iqlg5ReLC3aBP4s0g1unJ2BEs",
+	"wv47px6IHmasoTdY9XwvGpjlPcuAtU8NUddjvjeJ2TKh14OAx7MVB2+MW05n0qMVw66zSnPSppXuuGZX",
+	"6k6TtSddWhsbtjpw1Ou9mtFs1Rudbs1oNhvtWm9lyW/tYPSokt/1elI2u856badpN8ZGpUaNcd1uOJUm",
+	"wwraGSW/EzsQ1/x+1orfW3Q9s+J3aghbyxW/Lz6NRiejD+mi39mHwqct+r0E/1+mxLe9QhtlLxCQhfpP",
+	"EDYtuE7XIP+HeUrT4byHKY5uDODhWUBHJBoQgbkRBdT+gl/B7V2fL7tMUU9JK7s5Dxkputz25sBpSdVQ",
+	"TonNL2LHksL5ik2ziGMDNgGdGYXZtcz1E/4pZO/vBxzyx1U6tVUWwyB6AcI7IJETd6dKzhSPHqOXqcda",
+	"JceaDU0jKYrghuRG3EpqIJhc4XOQ9KE31OVVcqbAm3QZawi9DAy0dN1q8AbD8Qye/nnR52bg+Pwas29L",
+	"XnYD1OhOarQ+btqVttNllSY1xpWe2AdbTAAQY9ywW04cu2y1az2j0WjWjG63Xut0jMZKqGFc1Rq7gBrd",
+	"djferxtOj9XHNdtoVjrjrt1zaqxiTOq0MW7aGVAjmTkvAzW26HoMH86Ho+M9fMiWMX4sfDgLwIq/EVHj",
+	"te7A7ZJyNm/lZRXyXBFesIA6IDZC4FBp+wu8RbFlu9Hy3g7btdgYNxaH0bU/N+8Zz5y2892k6+zjaN9B",
+	"HK1zxK9qdvjVucc4Gnh04VXyrxhGBeOyj6+99vjaw11M61OJftQMovUBsC0FwHMcXyXhN1Ozm/J0iqlV",
+	"JaBbK4xrnywqeqeiNmViLSwFCKzpVnVtcE2GeA6BEYd05rvAjeAYiboUEDSSIStKvlJvznQ1ogVFkGWR",
+	"0WLIUC9iTO0vMp/2hkWWEjhhjn6mLFXJJYtg888UziNOQN0M2CEVqHSwIJ4Pmd8Z1PJb34NOuREJ2MwX",
+	"B3xU/NMFx02eU3F8M4h4donwH7gy0l7P+7swypnS3E/tnTy4YdGxS2+4H0auHebiHDjJ7zM53Jutf1+Y",
+	"RpMLlAUF2DTkQcSHks08n5GUcGm0HJ3WdQdNXlwvZrpKyZTEQqZKk3Pm0Xnojj1mcn8WuTb1yMy/YwE0",
+	"eTo4OkfDH6LO9njOHQ/Fm2aqusI9PAhxw1wHKv0V7M9WD7Rz4YfUQG4Sj9Cm8Q8lLrewfF/A4Hykdshs",
+	"1MLMZXE+Do5CZhMlDpxSs99kehb8KqjNSWYBq4S3NMAqL2GSon00+Ccs8qN/juKUHddm5IZxsYKZQyZ+",
+	"YHKwT0WO+UmMqx5KT0qiYlwqxyL9qCOnpP/1R8llIlKDtrcRj7AR+khuMhJZM++Hsharlt5zm42QRegS",
+	"Wy2yJRb/ww6jkS8TMqvEkoc3PCmaHFY3JPyVY9VHwBTyjIcclvQRL5H4VomeGABFAI65a6otiC0WM3L2",
+	"Ski/XDzBZUv6oCvY5OIYJ05uE9/z/DtJJrmDTj6kctRmw6Rey/4k9xwnufASh/s7qWgRMFx7S3N2X9Ai",
+	"jwlGi/YMljal9nsau8RzSP3e3foeI+A0g5NV7uNgkCR5YPALch7mHsOyTtjPn/3gjgaOy28uxDfVuHdW",
+	"PyvXOkOUF6s/ZNfS08x0bFmzc5gfYBTlKD55Ru5bEmvFMftObJvutEKn8VusQncesHjZ/Exdb6csHKXq",
+	"KofvaUBlkkHyCAYztpX4mjazmFXJzc0s5gvMn9Mal8LeqnYd1KqBXDtsFBPE3GA5RQwkV6He6GFcjge8",
+	"/n/N3EC1JH7E/UjjNZs8j6TfVrzmhL+9QtJva14zvoJ4Ee6pzXtq89IC13nNWel4tUnNbox7rNKZGKzS",
+	"pF270nMarUp93KYGa9odp1crlAuMOxkJdzWZrNE06nGyBvSv0zCMnlFvtjqNZs1oths1Y13iXm0XiXud",
+	"dpJo3xgbdtNpsfakYtD6uGE3nYr4q0O7OTkCRu1ZU/e26HwmSyA1iO1lloDYfdM5fi3xWoy2Ue82Ou1a",
+	"s2XUWk+S4zdJA9aDSVC5Y+PN+X1/r55zBj5mLz3nmr12p97pNFq1Zq/Xava67d6GOWfsYs61tdc2YfVx",
+	"x65VeqzrdOz2uNKizUmD1Z2MOZcCxC847fL2f820k+PYfAPT7s/Vk+CJ+Omard4+qTUPM30JqH237PSl",
+	"J9HA8CIWehgePvg7/vdaksoFVLjH8/5ir7IP9/HXibwcsX3PY7Yq/mVyLAUQknqtiTiS+8CHrZIzLivo",
+	"i7NH4JAbn4XoqUR6Q7rcnOK5uKHJOXMhEWfOHYHluR+QMFLFbCYRg1USEsVivqOuSvvBZ4fojIC50Dcg",
+	"pCOWBb6z6KHn8xsWkPDWvxOAOBdQfR6ORXzDl4rXNJdnTqosItSwk6eSw/ht/wihFJVivrR61i/pHInm",
+	"2y7HaiKjAGva5JbkRFikgtINxJIkS+2TRDELahBC5tohaETATm7Jjx0mTrkhwwOsGxKjVjM5jWIlrQGZ",
+	"gA9B63AiyIXnZSbGrwr/G/7xp1ilYuOBUcWc1SPfYRaynZKvPrIwpDfMqpKj5NisnacDEOe/8aOIcVlZ",
+	"nC4dn3Mt5mdIfn/xlbwD4tPOT1owI+DGMDXwiOc74tJfP51dDa6H/zoaDo8hKRx+cswi6nr4w//O/Yie",
+	"8IkvGvDcqRsV+ka7jP+UifYno6vhxdHZaDQ8uqoMrq4GR798HI6uLivnw4vKh4uzT+eVGQsUqCmUC1MW",
+	"Ba4tr1Z1chaQke61utYiedczFlxjLY5vgP5Fj1UHsXrZykbx1tShEYX3BQ93ig+Veopr7Smuz4cX1/AU",
+	"BXCiUniNi0P3TUyGKa4l8a1ombzb3OY7wv6yGXPEPgs96ROjXa1J8+QJKy/M2eJyLfQLP59dvD85Ph6O",
+	"CtrXyUIv9Ju1xv6Y/b0csxu9WrvebdWNdrNndBvdTrP+5FS6hD4ia3TNAt8BmklFFbt5JnJdPPw/DoVg",
+	"S0TzyEPKgQDsm6usPeicQkMS+uJsEkomOKKSsikOEXq+B/BQZJIncRh1PBfOnyDiU5SDS+pk6vJ5xKCG",
+	"v8ycGXuspKqxmTwARzGZ0nvJox8zkoAxP0hwWF+VU4b/Ig89li7VhUoH3OR+Okq1FLzERBRVwxnVl6rk",
+	"in4B1njM1wdsngcPwSvZA6LnB0T7PXHvet6F63nnu19ZWZo591ioBEh0O+lgiPSH2CZ/o5CNFzzBXqlY",
+	"tX/jP74drOTv7kS5O5WJWPx8Ohjpn5SIy0HR5QZZeXlEvkkujW+dxLZZ4pvkVfjWtMC3LW63JhIuy3Nv",
+	"U9xufSScDPi9AAs3CsSolxS4N7cRCW/pLKVBcwiOjRtVUtWfp9/bjfsV3DMmT265KZ9Jm0rPEnS/gO7v",
+	"Q/RvIESfl/i/UZGcpk95L3SQHFPu3LlOdFvoF96fX14btQ+FjSoPhgIMjW6CutKG+DzwnTnGRsCuysqt",
+	"QH1fTIhizg0baHVdjpW3SJbgODk9ufr9+vjs4+BkdB0LPnS7zXqtY7Qa9brR7TZqjU5rQfDhWUj8a+Qa",
+	"kuHPJYA+jeaFvtFs1jIquYB2xGa5g6cqxlIuBP48AtC1Y9kMbFfOTHmTHaLnh8p0AP61lV7Gyfnn5vXZ",
+	"6PT3ZdGGciFalvAQTVzRm26tbvwXzgPGBu30pCe7jlLnNlcPUp9Y6Pc2pdW0LfxtFFejKdufleSpD3cO",
+	"DXa+qv0lqCqQKlFAdUGW3eTLdJ0qSU5NhE3nHtwwW3qnT6wIFNmt88HF1Wh4oZIh5Z/X5xdnn0+O4XMA",
+	"myiAnqFjXl7Wek/1yuTIOVJ/W+iSguLf/KZUzbhUF4JfGC7ElHHZ6pyq8MTKtPkrxOClLKVkSCaa4hqK",
+	"l99J1xsBzxtxfBQ0JOwvN4xK4lMUokREb/I7msBfXVaeZKjKV4mFdhMRfQRS8DSUiu4Q4fQjk9u3zP4i",
+	"Xr0Ukyd5teRNbvJjXDQhHPt8qS2P2iFhMkFiE7gkYSIF58vEivGGZXJLAg4o/K3MrUWs2NyKL6bR3CJi",
+	"V6zKfytKhDji+RP4qkyMZlv8bwuis9wh3W6vvZrCpunj66YaBpCGoXvDldin58MBL6I3Jof5Uof3Bqqf",
+	"43tCUd5TX5sS6MCZSZ9E4hQT0ZvYdwlNxMqmixIAa5ZRlVjZgAm677DA/SrWUmwF9KbfhVqZBFU7HQ9Q",
+	"VibYEm8Ay6qbPPMXdbEUlGaMmC+iE3ISVROblF6rmAlzA0dWdUCn0W2VPH05gliKFM+TWxYnQE5PXJ1A",
+	"XBow8tgSBdhVbQ65mtBrukAB2tB5CF9Bhf34IiRNahUMJAFJecbxkXWB1exaBkt1C0y+vnABkjqhTH+Z",
+	"qNqG0E8xc8rJYon7anLsbJnY/pShIUabmTlV32B9A90B8VyVDrZxQWxPNP2MD8/EVvKdFlPIPgs//Fz7",
+	"7GfRHCfIZz7HrThE5TszPe5E8mzFF3q0O+7YbafSYs1JpUkb40rXrjsVg9Um6rtYpbJdr7W6DaPdbNR7",
+	"rY7RbbbXFF8wdhLdqrfaSQWDSduu0wZrGhWME3VopTvu2TXHYLmLLzydl+Hpjr1rCjzkH54VBR6015S3",
+	"wEO282qHIbSHOz6eKbiWAUeW6j9o2vh7Nn3u6g/asOVyROwuLJcWOEm+eFjBCA3bbtQ7Se5lpaJ2SyUl",
+	"Vk27VaUldNCKJOll0C0QbpgqMSE/T1WXAM9DZN8S26PuFIUp0yf9p6w3ARlEolMLVSb0h4ESE1pttO1q",
+	"TJQBLkt5BwfRERx4AyZOo6rcRDmWsEsrKsREBHHOASLC2roU6ghBbMq1i2FskcXwiopS6Gj/eagT26H9",
+	"bAD1Q5W1MGjDbrHOuNJz6pNKk0EFLcOuNJzWpEN7Y8OuMwXiGo1Ovd3sdo1avddstzqdRm1dilJzFyCu",
+	"V2smWT6s02y3WJ12K1gZwphUsDJEy8ld1uJtgbgthmd96Yw9MFu1Q+qVNR4HzN5WXY1t4da2xTZ2AYOk",
+	"BKy1kHNggecU/ZMKswgzCvLbsv6Gdvvc1TcgzgExGXSPYy/KWxXl0PfMZ2AoPeeG+QrLeuyTUX70ZJSc",
+	"VUT2SSpvOEllFw7X9aVIvhuXztNVJdkeL+QoVfJQkLBUssTkqmYJWSxZol23RfESk2sxfxnPLycpC9tU",
+	"KJG9NfnuKpTE4VHInc5focSFCCwSq7gsQYL4CbDyre85UkxhhUJtdjR2O1VGHSI9S/GRN+9VeFqp26eI",
+	"Te3Llzx3+ZKXdK/vXNV2077xSE3blTK1nFASRtRjJl9O6SkdkhyZKwu2knzinvtFVk6WvKQpi259pyys",
+	"dAR0UKq7g7cxr88of7tdmsZ2YrlvxKjiIO3ldffyui9gnHeivqsp+eip20Xtc5/Hhg+o9bDQw7KsGr+a",
+	"yFjKx1RM5Gx3I+QrY2qwQ6wX8n0AN9HkuWV6c3MTxUknm5xIHsxNJNzX9AoSbiJZT03EFp5ZCHjPSXyL",
+	"nESb8SignrGNhvBTJbChskB9B/IMRj1ROKg3OqxHjearSmBTw/5EbsGMt3rw8EFaIwNRf71pbPEYrDod",
+	"+cFWAdNnlIrdsD6fRjc2PjW9AeXYjGfR4N3i9vlYXPcQFdn8skyZVL1EShYTjHYsJQvezd1LyUrNym2k",
+	"ZJegzmvMh9oLz75+4dllk7DeIuRIu3jQGgbq1JjdUmEJwANFY/9T0iCsaS/04bgRL/+QYY5F8rulpAni",
+	"B3qDGNuIkyiAIZdrmb26FIq3oID2YwHn5h4575HzXl70kfKi2+5bO0OyW0iNPgzMLuqNmjylevBwvVGT",
+	"ZwqOksfpjZo8W3CUPE5v1OSbBEeX9ubnEBzdb84rNueV8qT1xZzCN7KNgzzpfh/ffh9fFkLdb+J7ldQc",
+	"Kqlbb/miIWbPAze6h63AF49UF79eM53Eb9ScEufdrS7z/LlTmXk0mvjBtPCnsMiopIJ7Ufqta+JRPpdK",
+	"pLhnQ4CPE+o4wtaQYsgYsbSfVyq3zJtZZWJVKuJHVqkqJmrgyZXSPzgw6p1qrVqrGv1urVuDvUEO1WI3",
+	"sMguSVSCZWKKLHzsBjJMXE0Ma2a+CuxZC00jt3CNZpnMRcToM3cEEtCSxsnl6UC77bo0+Iy7IwuHOhWQ",
+	"crFpRD3/ZqkzSh0lJEXbj1V9pP6Ky8LSig6cqusy7pxIgKXSzMtkFvhf3dD1JeTJ7siKG2bd6EItiW3k",
+	"eP10rD/cOML5X23G+4z8me/5N+IFzORrXXHDlS/yw2LBM41rTGh4z+3bwOf+PCTTeaTC/nHFtzjmvzSB",
+	"z/TYwcqh3fa2sZnKuvGSmfr257f/PwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

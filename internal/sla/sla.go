@@ -73,6 +73,8 @@ type Blocker struct {
 	DocumentationLink string // always set
 	// Set only where the type uses them; sorted; nil otherwise.
 	Regions, Metros, Zones, Attachments []string
+	// Facilities is set by the interconnect group analysis only.
+	Facilities []string
 }
 
 // Analysis is the result of an SLA analysis.

@@ -43,6 +43,9 @@ type Deps struct {
 	Ready func() error
 	// Directory is the authorization API's directory of principals.
 	Directory Directory
+	// SetCircuit sets a compute interconnect's (region "") or attachment's circuit down or
+	// up and returns its path; one that is not there is store.ErrNotFound.
+	SetCircuit func(project, region, name string, down bool) (string, error)
 	// Operations are each API's operationIds (by API name, as fault rules name them): a
 	// rule naming another can never match.
 	Operations map[string][]string

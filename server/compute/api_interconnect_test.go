@@ -529,14 +529,15 @@ func TestGroupRequestIDAndLists(t *testing.T) {
 }
 
 // TestMethodsNotServedAreNotFound: a path one segment longer than a route (a method of the
-// real API that this one does not have, such as interconnects.getDiagnostics) is 404
+// real API that this one does not have, or no method at all) is 404
 // notFound for every collection, not an invalid name made of the last two segments.
 func TestMethodsNotServedAreNotFound(t *testing.T) {
 	w := newWorld(t, operations.Mode{})
 	w.interconnect("ic-a", "iad-zone1-1")
 	for _, path := range []string{
-		"global/interconnects/ic-a/getDiagnostics",
-		"global/interconnects/ic-a/getMacsecConfig",
+		"global/interconnects/ic-a/foo",
+		"global/interconnects/ic-a/getDiagnostics/foo",
+		"global/interconnectGroups/g-a/foo/bar",
 		"global/interconnectLocations/iad-zone1-1/foo",
 		"regions/us-east4/interconnectAttachments/att-a/foo",
 		"global/forwardingRules/fr-a/foo",

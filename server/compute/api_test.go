@@ -389,7 +389,7 @@ func TestDeleteAndLists(t *testing.T) {
 	if got := strings.Join(list(&gen.GlobalForwardingRulesListParams{}), ","); got != "fr-b,fr-c" {
 		t.Errorf("after delete: %s", got)
 	}
-	badFilter, _ := c.GlobalForwardingRulesListWithResponse(apiCtx, apiProject, &gen.GlobalForwardingRulesListParams{Filter: ptr("labels.env = prod")})
+	badFilter, _ := c.GlobalForwardingRulesListWithResponse(apiCtx, apiProject, &gen.GlobalForwardingRulesListParams{Filter: ptr("colour = red")})
 	wantGoogleError(t, badFilter.StatusCode(), badFilter.Body, 400, "invalid")
 }
 

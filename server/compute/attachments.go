@@ -34,13 +34,17 @@ func (s *Server) InterconnectAttachmentsInsert(ctx context.Context, req gen.Inte
 		return nil, err
 	}
 	b := *req.Body
-	a, err := attachmentFromRequest(req.Project, req.Region, b)
+	a, addrs, err := attachmentFromRequest(req.Project, req.Region, b)
 	if err != nil {
 		return nil, err
 	}
 	a.ID, a.Created, a.Pending = s.newID(), s.cfg.Now(), !s.ops.FinishesAtAccept()
-	op, err := s.mutate(ctx, req.Project, regionScope(req.Project, req.Region), requestID, func(tx *store.Tx) (operations.Start, error) {
-		if err := s.placeAttachment(tx, &a, b.VlanTag8021q); err != nil {
+	run := s.mutate
+	if deref(req.Params.ValidateOnly) {
+		run = s.validateOnly
+	}
+	op, err := run(ctx, req.Project, regionScope(req.Project, req.Region), requestID, func(tx *store.Tx) (operations.Start, error) {
+		if err := s.placeAttachment(tx, &a, b.VlanTag8021q, addrs); err != nil {
 			return operations.Start{}, err
 		}
 		return operations.Start{Kind: kindAttachmentInsert, OperationType: "insert", Target: a.Key(),
@@ -53,37 +57,45 @@ func (s *Server) InterconnectAttachmentsInsert(ctx context.Context, req gen.Inte
 }
 
 // attachmentFromRequest checks an insert body and builds the attachment it asks for
-// (without id, creation time or VLAN tag): the rules inserts and the seed share.
-func attachmentFromRequest(project, region string, b gen.InterconnectAttachment) (InterconnectAttachment, error) {
+// (without id, creation time, VLAN tag or addresses, which placeAttachment gives it), with
+// what it asks of the addresses: the rules inserts and the seed share.
+func attachmentFromRequest(project, region string, b gen.InterconnectAttachment) (InterconnectAttachment, addressRequest, error) {
 	var none InterconnectAttachment
 	if err := checkName(b.Name); err != nil {
-		return none, err
+		return none, addressRequest{}, err
 	}
 	if t := deref(b.Type); t != "" && t != "DEDICATED" {
-		return none, invalidField("resource.type", fmt.Sprintf("Invalid value for field 'resource.type': '%s'. understudy models DEDICATED attachments only.", t))
+		return none, addressRequest{}, invalidField("resource.type", fmt.Sprintf("Invalid value for field 'resource.type': '%s'. understudy models DEDICATED attachments only.", t))
+	}
+	if err := checkDedicatedMembers(b); err != nil {
+		return none, addressRequest{}, err
 	}
 	if b.Interconnect == nil || *b.Interconnect == "" {
-		return none, &Error{Status: http.StatusBadRequest, Reason: "required", Message: "Required field 'resource.interconnect' not specified", Location: "resource.interconnect"}
+		return none, addressRequest{}, &Error{Status: http.StatusBadRequest, Reason: "required", Message: "Required field 'resource.interconnect' not specified", Location: "resource.interconnect"}
 	}
 	icRef, ok := parseRef(*b.Interconnect, "interconnects", project)
 	if !ok || icRef.Project != project {
-		return none, invalidField("resource.interconnect", fmt.Sprintf("Invalid value for field 'resource.interconnect': '%s'. It must name an interconnect of project %s.", *b.Interconnect, project))
+		return none, addressRequest{}, invalidField("resource.interconnect", fmt.Sprintf("Invalid value for field 'resource.interconnect': '%s'. It must name an interconnect of project %s.", *b.Interconnect, project))
 	}
 	mtu := 1440
 	if b.Mtu != nil {
 		mtu = int(*b.Mtu)
 		if !validMTUs[mtu] {
-			return none, invalidField("resource.mtu", fmt.Sprintf("Invalid value for field 'resource.mtu': '%d'. Supported values are 1440, 1460, 1500 and 8896.", mtu))
+			return none, addressRequest{}, invalidField("resource.mtu", fmt.Sprintf("Invalid value for field 'resource.mtu': '%d'. Supported values are 1440, 1460, 1500 and 8896.", mtu))
 		}
 	}
 	labels := map[string]string(deref(b.Labels))
 	if err := validateLabels(labels); err != nil {
-		return none, err
+		return none, addressRequest{}, err
 	}
 	a := InterconnectAttachment{
 		Project: project, Region: region, Name: b.Name, Description: deref(b.Description),
 		Interconnect: icRef.Name, Type: "DEDICATED", Router: deref(b.Router), AdminEnabled: b.AdminEnabled == nil || *b.AdminEnabled,
-		Bandwidth: "BPS_10G", Mtu: mtu, StackType: "IPV4_ONLY", Labels: labels,
+		Bandwidth: "BPS_10G", Mtu: mtu, StackType: "IPV4_ONLY", Encryption: "NONE", Labels: labels,
+		IpsecInternalAddresses: b.IpsecInternalAddresses, CandidateSubnets: b.CandidateSubnets, CandidateIPv6Subnets: b.CandidateIpv6Subnets,
+		CandidateCloudRouterIP: deref(b.CandidateCloudRouterIpAddress), CandidateCustomerRouterIP: deref(b.CandidateCustomerRouterIpAddress),
+		CandidateCloudRouterIPv6: deref(b.CandidateCloudRouterIpv6Address), CandidateCustomerRouterIPv6: deref(b.CandidateCustomerRouterIpv6Address),
+		CloudRouterIPv6InterfaceID: deref(b.CloudRouterIpv6InterfaceId), CustomerRouterIPv6InterfaceID: deref(b.CustomerRouterIpv6InterfaceId),
 	}
 	if b.Bandwidth != nil {
 		a.Bandwidth = string(*b.Bandwidth)
@@ -91,12 +103,41 @@ func attachmentFromRequest(project, region string, b gen.InterconnectAttachment)
 	if b.StackType != nil {
 		a.StackType = string(*b.StackType)
 	}
-	return a, nil
+	if b.Encryption != nil {
+		a.Encryption = string(*b.Encryption)
+	}
+	addrs, err := checkAddressRequest(b, a.StackType == "IPV4_IPV6")
+	return a, addrs, err
+}
+
+// checkDedicatedMembers refuses the members the real service documents for other types of
+// attachment only: a partner's (pairingKey, partnerAsn, partnerMetadata: "not available for
+// DEDICATED") and an L2 attachment's (l2Forwarding), and IPsec addresses on an attachment
+// that is not encrypted.
+func checkDedicatedMembers(b gen.InterconnectAttachment) error {
+	for _, m := range []struct {
+		member, value string
+		set           bool
+		why           string
+	}{
+		{"pairingKey", deref(b.PairingKey), b.PairingKey != nil, "A pairing key is only for PARTNER and PARTNER_PROVIDER attachments."},
+		{"partnerAsn", deref(b.PartnerAsn), b.PartnerAsn != nil, "partnerAsn is not available for DEDICATED attachments."},
+		{"partnerMetadata", "", b.PartnerMetadata != nil, "partnerMetadata is only for PARTNER_PROVIDER attachments."},
+		{"l2Forwarding", "", b.L2Forwarding != nil, "l2Forwarding is only for L2_DEDICATED attachments."},
+		{"ipsecInternalAddresses", strings.Join(b.IpsecInternalAddresses, ","), len(b.IpsecInternalAddresses) > 0 && deref(b.Encryption) != "IPSEC",
+			"IPsec internal addresses are only for attachments with encryption IPSEC."},
+	} {
+		if m.set {
+			return invalidField("resource."+m.member, fmt.Sprintf("Invalid value for field 'resource.%s': '%s'. %s", m.member, m.value, m.why))
+		}
+	}
+	return nil
 }
 
 // placeAttachment stores a new attachment inside tx: its name must be free, its
-// interconnect there, and its VLAN tag free on it (or the lowest free one is taken).
-func (s *Server) placeAttachment(tx *store.Tx, a *InterconnectAttachment, vlan *int32) error {
+// interconnect there, its VLAN tag free on it (or the lowest free one is taken), and its
+// BGP addresses free on it (or free ones are picked, see attachmentaddr.go).
+func (s *Server) placeAttachment(tx *store.Tx, a *InterconnectAttachment, vlan *int32, addrs addressRequest) error {
 	if _, taken := s.tables.Attachments.Get(tx, a.Key()); taken {
 		e := alreadyExists(attachmentPath(a.Project, a.Region, a.Name))
 		e.Location = "resource.name"
@@ -123,6 +164,9 @@ func (s *Server) placeAttachment(tx *store.Tx, a *InterconnectAttachment, vlan *
 			interconnectPath(ic.Project, ic.Name), l.Name, a.Region, strings.Join(l.Regions, ", ")))
 	}
 	if a.VlanTag, err = s.vlanTag(tx, ic, vlan); err != nil {
+		return err
+	}
+	if err := s.assignAddresses(tx, ic, a, addrs); err != nil {
 		return err
 	}
 	return s.tables.Attachments.Put(tx, a.Key(), *a)
@@ -168,7 +212,7 @@ func (s *Server) InterconnectAttachmentsGet(ctx context.Context, req gen.Interco
 // InterconnectAttachmentsList lists a project's attachments in a region.
 func (s *Server) InterconnectAttachmentsList(ctx context.Context, req gen.InterconnectAttachmentsListRequestObject) (gen.InterconnectAttachmentsListResponseObject, error) {
 	p := req.Params
-	q, err := parseListQuery(deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
+	q, err := parseListQuery[gen.InterconnectAttachment](deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
 	if err != nil {
 		return nil, err
 	}
@@ -187,9 +231,11 @@ func (s *Server) InterconnectAttachmentsList(ctx context.Context, req gen.Interc
 		for i, a := range all {
 			items[i] = listItem{name: a.Name, created: a.Created}
 		}
-		idx, next := page(items, q)
-		for _, i := range idx {
-			out.Items = append(out.Items, s.renderAttachment(ctx, tx, all[i]))
+		var next string
+		var err error
+		out.Items, next, err = page(items, q, func(i int) gen.InterconnectAttachment { return s.renderAttachment(ctx, tx, all[i]) })
+		if err != nil {
+			return err
 		}
 		if next != "" {
 			out.NextPageToken = &next
@@ -257,6 +303,8 @@ func (s *Server) attachmentLocation(tx *store.Tx, a InterconnectAttachment) (Loc
 	return l, ic, ok
 }
 
+// renderAttachment is the wire form of an attachment. Members of partner, L2 and
+// cross-cloud attachments are absent, as on the real service's dedicated ones.
 func (s *Server) renderAttachment(ctx context.Context, tx *store.Tx, a InterconnectAttachment) gen.InterconnectAttachment {
 	kind, created, self := "compute#interconnectAttachment", timestamp(a.Created), s.link(ctx, attachmentPath(a.Project, a.Region, a.Name))
 	region, ic := s.link(ctx, "projects/"+a.Project+"/regions/"+a.Region), s.link(ctx, interconnectPath(a.Project, a.Interconnect))
@@ -271,7 +319,19 @@ func (s *Server) renderAttachment(ctx context.Context, tx *store.Tx, a Interconn
 		Kind: &kind, Id: &a.ID, Name: a.Name, Description: optional(a.Description), SelfLink: &self, CreationTimestamp: &created,
 		Region: &region, Interconnect: &ic, Type: &typ, Router: optional(a.Router), AdminEnabled: &admin, VlanTag8021q: &vlan,
 		Bandwidth: &bw, StackType: &stack, Mtu: &mtu, OperationalStatus: &opStatus, State: &state,
-		Labels: &labels, LabelFingerprint: labelFingerprint(a.Labels, 0),
+		Labels: &labels, LabelFingerprint: labelFingerprint(a.Labels, a.LabelGeneration),
+		Encryption: ptr(gen.InterconnectAttachmentEncryption(a.Encryption)), IpsecInternalAddresses: a.IpsecInternalAddresses,
+		CandidateSubnets: a.CandidateSubnets, CandidateIpv6Subnets: a.CandidateIPv6Subnets,
+		CandidateCloudRouterIpAddress: optional(a.CandidateCloudRouterIP), CandidateCustomerRouterIpAddress: optional(a.CandidateCustomerRouterIP),
+		CandidateCloudRouterIpv6Address: optional(a.CandidateCloudRouterIPv6), CandidateCustomerRouterIpv6Address: optional(a.CandidateCustomerRouterIPv6),
+		CloudRouterIpv6InterfaceId: optional(a.CloudRouterIPv6InterfaceID), CustomerRouterIpv6InterfaceId: optional(a.CustomerRouterIPv6InterfaceID),
+		CloudRouterIpAddress: optional(a.CloudRouterIP), CustomerRouterIpAddress: optional(a.CustomerRouterIP),
+		CloudRouterIpv6Address: optional(a.CloudRouterIPv6), CustomerRouterIpv6Address: optional(a.CustomerRouterIPv6),
+		// Fixed values where the real service documents no rule (docs/compute.md): the
+		// current dataplane, no BGP MD5 requirement, no PZS.
+		DataplaneVersion: ptr(int32(2)), SatisfiesPzs: ptr(false), GoogleReferenceId: ptr(stableID("attachment-reference|" + a.ID)),
+		ConfigurationConstraints: &gen.InterconnectAttachmentConfigurationConstraints{BgpMd5: ptr(gen.InterconnectAttachmentConfigurationConstraintsBgpMd5MD5OPTIONAL)},
+		PrivateInterconnectInfo:  &gen.InterconnectAttachmentPrivateInfo{Tag8021q: ptr(uint32(a.VlanTag))},
 	}
 	if l, _, ok := s.attachmentLocation(tx, a); ok {
 		domain := gen.InterconnectAttachmentEdgeAvailabilityDomain("AVAILABILITY_DOMAIN_1")

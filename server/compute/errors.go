@@ -93,6 +93,11 @@ func fromValidation(ve *validate.Error) *Error {
 		}
 	}
 	switch {
+	case ve.In == "body" && requiredOnInsert[ve.Name] && strings.Contains(ve.Reason, "null"):
+		// Required on insert but optional in the schema (patch sends part of a resource):
+		// null is unset, as the real API reads proto3 JSON.
+		field := "resource." + ve.Name
+		return &Error{Status: http.StatusBadRequest, Reason: "required", Message: fmt.Sprintf("Required field '%s' not specified", field), Location: field}
 	case ve.In == "body" && ve.Name == "":
 		return &Error{Status: http.StatusBadRequest, Reason: "parseError", Message: "Invalid JSON payload received. " + ve.Reason}
 	case ve.In == "body" && ve.Reason == "unknown field":
@@ -120,6 +125,10 @@ func fromValidation(ve *validate.Error) *Error {
 	}
 	return &Error{Status: http.StatusBadRequest, Reason: "invalid", Message: fmt.Sprintf("Invalid value for %s parameter '%s': %s", ve.In, ve.Name, ve.Reason), Location: ve.Name}
 }
+
+// requiredOnInsert are the body members an insert requires that the schema cannot (the same
+// schema is a patch's body).
+var requiredOnInsert = map[string]bool{"name": true, "location": true, "linkType": true, "requestedLinkCount": true, "interconnectType": true}
 
 // patternReason is kin-openapi's reason for a string its pattern refuses, with the pattern.
 var patternReason = regexp.MustCompile(`^string doesn't match the regular expression "(.*)"$`)

@@ -44,7 +44,16 @@ func (s *Server) Export(tx *store.Tx) []SeedProject {
 	}
 	for _, g := range sortedBy(tx, s.tables.Groups, AttachmentGroup.Key) {
 		if !g.Pending {
-			project(g.Project).Groups = append(project(g.Project).Groups, groupEntry(g))
+			e := groupEntry(g)
+			s.policyMember(tx, e, policyKey(g.Project, "interconnectAttachmentGroups", g.ID))
+			project(g.Project).Groups = append(project(g.Project).Groups, e)
+		}
+	}
+	for _, g := range sortedBy(tx, s.tables.InterconnectGroups, InterconnectGroup.Key) {
+		if !g.Pending {
+			e := s.icGroupEntry(tx, g)
+			s.policyMember(tx, e, policyKey(g.Project, "interconnectGroups", g.ID))
+			project(g.Project).InterconnectGroups = append(project(g.Project).InterconnectGroups, e)
 		}
 	}
 	for _, op := range s.ops.Finished(tx) {
@@ -87,6 +96,33 @@ func described(entry map[string]any, members map[string]string) {
 	}
 }
 
+// flags adds the boolean members that are shown only when true.
+func flags(entry map[string]any, members map[string]bool) {
+	for k, v := range members {
+		if v {
+			entry[k] = v
+		}
+	}
+}
+
+// kept adds the members kept as the JSON the client sent (see opaque.go).
+func kept(entry map[string]any, members map[string][]byte) {
+	for k, v := range members {
+		if len(v) > 0 {
+			entry[k] = exportJSON(v)
+		}
+	}
+}
+
+// lists adds the list members that are shown only when not empty.
+func lists(entry map[string]any, members map[string][]string) {
+	for k, v := range members {
+		if len(v) > 0 {
+			entry[k] = v
+		}
+	}
+}
+
 func labelsMember(entry map[string]any, labels map[string]string) {
 	if len(labels) > 0 {
 		entry["labels"] = labels
@@ -95,25 +131,53 @@ func labelsMember(entry map[string]any, labels map[string]string) {
 
 func ruleEntry(r ForwardingRule) map[string]any {
 	e := map[string]any{"name": r.Name, "IPAddress": r.IPAddress, "IPProtocol": r.IPProtocol,
-		"loadBalancingScheme": r.LoadBalancingScheme, "ipVersion": r.IPVersion}
-	described(e, map[string]string{"description": r.Description, "portRange": r.PortRange, "target": r.Target, "network": r.Network})
+		"loadBalancingScheme": r.LoadBalancingScheme, "ipVersion": r.IPVersion, "networkTier": r.NetworkTier}
+	described(e, map[string]string{"description": r.Description, "portRange": r.PortRange, "target": r.Target, "network": r.Network,
+		"subnetwork": r.Subnetwork, "backendService": r.BackendService, "ipCollection": r.IPCollection,
+		"externalManagedBackendBucketMigrationState": r.MigrationState})
+	flags(e, map[string]bool{"allowPscGlobalAccess": r.AllowPscGlobalAccess, "noAutomateDnsZone": r.NoAutomateDNSZone})
+	kept(e, map[string][]byte{"metadataFilters": r.MetadataFilters, "serviceDirectoryRegistrations": r.ServiceDirectoryRegistrations})
+	if r.MigrationPercentage != nil {
+		e["externalManagedBackendBucketMigrationTestingPercentage"] = *r.MigrationPercentage
+	}
 	labelsMember(e, r.Labels)
+	counted(e, "generation", r.Generation)
 	return recordedMembers(e, r.ID, timefmt.Exact(r.Created), "labelGeneration", r.LabelGeneration)
 }
 
 func interconnectEntry(ic Interconnect) map[string]any {
 	e := map[string]any{"name": ic.Name, "location": ic.Location, "linkType": ic.LinkType, "requestedLinkCount": ic.RequestedLinkCount,
 		"interconnectType": ic.InterconnectType, "adminEnabled": ic.AdminEnabled}
-	described(e, map[string]string{"description": ic.Description, "customerName": ic.CustomerName, "nocContactEmail": ic.NocContactEmail})
+	described(e, map[string]string{"description": ic.Description, "customerName": ic.CustomerName, "nocContactEmail": ic.NocContactEmail,
+		"remoteLocation": ic.RemoteLocation, "subzone": ic.Subzone})
+	flags(e, map[string]bool{"macsecEnabled": ic.MacsecEnabled, "aaiEnabled": ic.AAIEnabled})
+	kept(e, map[string][]byte{"macsec": ic.Macsec, "applicationAwareInterconnect": ic.ApplicationAwareInterconnect})
+	lists(e, map[string][]string{"requestedFeatures": ic.RequestedFeatures})
 	labelsMember(e, ic.Labels)
-	return recordedMembers(e, ic.ID, timefmt.Exact(ic.Created), "", 0)
+	counted(e, "labelGeneration", ic.LabelGeneration)
+	if ic.CircuitDown {
+		e["circuitDown"] = true
+	}
+	return recordedMembers(e, ic.ID, timefmt.Exact(ic.Created), "generation", ic.Generation)
 }
 
 func attachmentEntry(a InterconnectAttachment) map[string]any {
 	e := map[string]any{"name": a.Name, "region": a.Region, "interconnect": a.Interconnect, "type": a.Type, "adminEnabled": a.AdminEnabled,
-		"vlanTag8021q": a.VlanTag, "bandwidth": a.Bandwidth, "mtu": a.Mtu, "stackType": a.StackType}
-	described(e, map[string]string{"description": a.Description, "router": a.Router})
+		"vlanTag8021q": a.VlanTag, "bandwidth": a.Bandwidth, "mtu": a.Mtu, "stackType": a.StackType, "encryption": a.Encryption}
+	described(e, map[string]string{"description": a.Description, "router": a.Router,
+		"candidateCloudRouterIpAddress": a.CandidateCloudRouterIP, "candidateCustomerRouterIpAddress": a.CandidateCustomerRouterIP,
+		"candidateCloudRouterIpv6Address": a.CandidateCloudRouterIPv6, "candidateCustomerRouterIpv6Address": a.CandidateCustomerRouterIPv6,
+		"cloudRouterIpv6InterfaceId": a.CloudRouterIPv6InterfaceID, "customerRouterIpv6InterfaceId": a.CustomerRouterIPv6InterfaceID,
+		// Assigned, not asked for: the seed takes them back as they are (assignedAddresses).
+		"cloudRouterIpAddress": a.CloudRouterIP, "customerRouterIpAddress": a.CustomerRouterIP,
+		"cloudRouterIpv6Address": a.CloudRouterIPv6, "customerRouterIpv6Address": a.CustomerRouterIPv6})
+	lists(e, map[string][]string{"candidateSubnets": a.CandidateSubnets, "candidateIpv6Subnets": a.CandidateIPv6Subnets,
+		"ipsecInternalAddresses": a.IpsecInternalAddresses})
 	labelsMember(e, a.Labels)
+	counted(e, "labelGeneration", a.LabelGeneration)
+	if a.CircuitDown {
+		e["circuitDown"] = true
+	}
 	return recordedMembers(e, a.ID, timefmt.Exact(a.Created), "generation", a.Generation)
 }
 

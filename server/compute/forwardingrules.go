@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
@@ -92,7 +95,7 @@ func (s *Server) GlobalForwardingRulesGet(ctx context.Context, req gen.GlobalFor
 // GlobalForwardingRulesList lists a project's readable rules.
 func (s *Server) GlobalForwardingRulesList(ctx context.Context, req gen.GlobalForwardingRulesListRequestObject) (gen.GlobalForwardingRulesListResponseObject, error) {
 	p := req.Params
-	q, err := parseListQuery(deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
+	q, err := parseListQuery[gen.ForwardingRule](deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
 	if err != nil {
 		return nil, err
 	}
@@ -113,11 +116,12 @@ func (s *Server) GlobalForwardingRulesList(ctx context.Context, req gen.GlobalFo
 	for i, r := range rules {
 		items[i] = listItem{name: r.Name, created: r.Created}
 	}
-	idx, next := page(items, q)
 	path := globalScope(req.Project) + "/forwardingRules"
 	out := gen.ForwardingRuleList{Kind: gen.ForwardingRuleListKindComputeForwardingRuleList, Id: path, SelfLink: s.link(ctx, path)}
-	for _, i := range idx {
-		out.Items = append(out.Items, s.renderRule(ctx, rules[i]))
+	var next string
+	out.Items, next, err = page(items, q, func(i int) gen.ForwardingRule { return s.renderRule(ctx, rules[i]) })
+	if err != nil {
+		return nil, err
 	}
 	if next != "" {
 		out.NextPageToken = &next
@@ -184,6 +188,38 @@ func (s *Server) mutate(ctx context.Context, project, scope, requestID string, a
 		return err
 	})
 	return op, err
+}
+
+// errValidateOnly rolls back a mutation that was only to be checked.
+var errValidateOnly = errors.New("compute: validateOnly")
+
+// validateOnly decides a mutation as mutate does and then rolls every change back, the
+// operation's record and its requestId included (validateOnly=true): the answer is the
+// operation the request would have started, DONE, since nothing is left to wait for.
+func (s *Server) validateOnly(ctx context.Context, project, scope, _ string, accept func(tx *store.Tx) (operations.Start, error)) (operations.Operation, error) {
+	var op operations.Operation
+	err := s.db.Update(func(tx *store.Tx) error {
+		start, err := accept(tx)
+		if err != nil {
+			return err
+		}
+		start.Project, start.Scope, start.User = project, scope, userFrom(ctx)
+		if op, err = s.ops.Begin(tx, start); err != nil {
+			return err
+		}
+		return errValidateOnly
+	})
+	if !errors.Is(err, errValidateOnly) {
+		return op, err
+	}
+	op.Status, op.Progress = "DONE", 100
+	if op.StartTime.IsZero() {
+		op.StartTime = op.InsertTime
+	}
+	if op.EndTime.IsZero() {
+		op.EndTime = op.InsertTime
+	}
+	return op, nil
 }
 
 // readableRule finds a rule by name or id; one whose insert is still running is not there yet.
@@ -273,10 +309,21 @@ func ruleFromRequest(project string, b gen.ForwardingRule) (ForwardingRule, erro
 	if err := validateLabels(labels); err != nil {
 		return ForwardingRule{}, err
 	}
+	if err := checkGlobalRule(b); err != nil {
+		return ForwardingRule{}, err
+	}
+	portRange, err := normalizePortRange(deref(b.PortRange))
+	if err != nil {
+		return ForwardingRule{}, err
+	}
 	r := ForwardingRule{
 		Project: project, Name: b.Name, Description: deref(b.Description), IPAddress: deref(b.IPAddress),
-		PortRange: deref(b.PortRange), Target: deref(b.Target), Network: deref(b.Network),
-		IPProtocol: "TCP", LoadBalancingScheme: "EXTERNAL", IPVersion: "IPV4", Labels: labels,
+		PortRange: portRange, Target: deref(b.Target), Network: deref(b.Network),
+		IPProtocol: "TCP", LoadBalancingScheme: "EXTERNAL", IPVersion: "IPV4", NetworkTier: "PREMIUM", Labels: labels,
+		Subnetwork: deref(b.Subnetwork), BackendService: deref(b.BackendService), IPCollection: deref(b.IpCollection),
+		AllowPscGlobalAccess: deref(b.AllowPscGlobalAccess), NoAutomateDNSZone: deref(b.NoAutomateDnsZone),
+		MigrationState: string(deref(b.ExternalManagedBackendBucketMigrationState)), MigrationPercentage: b.ExternalManagedBackendBucketMigrationTestingPercentage,
+		MetadataFilters: keepJSON(b.MetadataFilters), ServiceDirectoryRegistrations: keepJSON(b.ServiceDirectoryRegistrations),
 	}
 	if b.IPProtocol != nil {
 		r.IPProtocol = string(*b.IPProtocol)
@@ -290,26 +337,53 @@ func ruleFromRequest(project string, b gen.ForwardingRule) (ForwardingRule, erro
 	return r, nil
 }
 
-// renderRule is the wire form of a rule.
+// renderRule is the wire form of a rule. Members of products understudy does not model
+// (PSC connections, attached extensions, internal service names) are absent, as on a rule
+// that does not use them.
 func (s *Server) renderRule(ctx context.Context, r ForwardingRule) gen.ForwardingRule {
 	labels := gen.Labels(r.Labels)
 	if labels == nil {
 		labels = gen.Labels{}
 	}
-	return gen.ForwardingRule{
+	out := gen.ForwardingRule{
 		Kind: ptr("compute#forwardingRule"), Id: &r.ID, Name: r.Name, CreationTimestamp: ptr(timestamp(r.Created)),
-		SelfLink: ptr(s.link(ctx, rulePath(r.Project, r.Name))), Description: optional(r.Description),
-		IPAddress: &r.IPAddress, IPProtocol: ptr(gen.ForwardingRuleIPProtocol(r.IPProtocol)), PortRange: optional(r.PortRange),
-		Target: optional(r.Target), Network: optional(r.Network),
+		SelfLink: ptr(s.link(ctx, rulePath(r.Project, r.Name))), SelfLinkWithId: ptr(s.link(ctx, rulePath(r.Project, r.ID))),
+		Description: optional(r.Description),
+		IPAddress:   &r.IPAddress, IPProtocol: ptr(gen.ForwardingRuleIPProtocol(r.IPProtocol)), PortRange: optional(r.PortRange),
+		Target: optional(r.Target), Network: optional(r.Network), Subnetwork: optional(r.Subnetwork),
+		BackendService: optional(r.BackendService), IpCollection: optional(r.IPCollection),
 		LoadBalancingScheme: ptr(gen.ForwardingRuleLoadBalancingScheme(r.LoadBalancingScheme)), IpVersion: ptr(gen.ForwardingRuleIpVersion(r.IPVersion)),
-		Labels: &labels, LabelFingerprint: labelFingerprint(r.Labels, r.LabelGeneration), Fingerprint: ruleFingerprint(r),
+		NetworkTier: ptr(gen.ForwardingRuleNetworkTier(r.NetworkTier)),
+		Labels:      &labels, LabelFingerprint: labelFingerprint(r.Labels, r.LabelGeneration), Fingerprint: ruleFingerprint(r),
+		MetadataFilters:               fromJSON[[]gen.MetadataFilter](r.MetadataFilters),
+		ServiceDirectoryRegistrations: fromJSON[[]gen.ForwardingRuleServiceDirectoryRegistration](r.ServiceDirectoryRegistrations),
+		ExternalManagedBackendBucketMigrationTestingPercentage: r.MigrationPercentage,
 	}
+	if r.AllowPscGlobalAccess {
+		out.AllowPscGlobalAccess = &r.AllowPscGlobalAccess
+	}
+	if r.NoAutomateDNSZone {
+		out.NoAutomateDnsZone = &r.NoAutomateDNSZone
+	}
+	if r.MigrationState != "" {
+		out.ExternalManagedBackendBucketMigrationState = ptr(gen.ForwardingRuleExternalManagedBackendBucketMigrationState(r.MigrationState))
+	}
+	return out
 }
 
-// ruleFingerprint is the rule's whole-resource fingerprint. Nothing but labels can change on
-// a rule here (there is no patch), and labels have their own fingerprint, so it is stable.
+// ruleFingerprint is the rule's whole-resource fingerprint, "a hash of the contents": it is
+// derived from every stored member (labels and the generation counters included), so any
+// change of the rule changes it (patch, setTarget, setLabels), nothing else does, and a
+// change undone (A, B, A again) still yields a new value, as optimistic locking needs.
 func ruleFingerprint(r ForwardingRule) []byte {
-	sum := sha256.Sum256([]byte("forwardingRule|" + r.Project + "|" + r.ID))
+	// What is not content, or is content in two spellings (no labels), is left out, so that
+	// a rule exported and loaded back has the fingerprint it had.
+	r.Pending, r.Deleting, r.Created = false, false, time.Time{}
+	if len(r.Labels) == 0 {
+		r.Labels = nil
+	}
+	b, _ := json.Marshal(r) // a plain struct: it always encodes, maps in key order
+	sum := sha256.Sum256(append([]byte("forwardingRule|"), b...))
 	return sum[:8]
 }
 

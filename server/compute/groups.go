@@ -98,7 +98,7 @@ func (s *Server) InterconnectAttachmentGroupsGet(ctx context.Context, req gen.In
 // InterconnectAttachmentGroupsList lists a project's groups.
 func (s *Server) InterconnectAttachmentGroupsList(ctx context.Context, req gen.InterconnectAttachmentGroupsListRequestObject) (gen.InterconnectAttachmentGroupsListResponseObject, error) {
 	p := req.Params
-	q, err := parseListQuery(deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
+	q, err := parseListQuery[gen.InterconnectAttachmentGroup](deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
 	if err != nil {
 		return nil, err
 	}
@@ -117,9 +117,11 @@ func (s *Server) InterconnectAttachmentGroupsList(ctx context.Context, req gen.I
 		for i, g := range all {
 			items[i] = listItem{name: g.Name, created: g.Created}
 		}
-		idx, next := page(items, q)
-		for _, i := range idx {
-			out.Items = append(out.Items, s.renderGroup(ctx, tx, all[i]))
+		var next string
+		var err error
+		out.Items, next, err = page(items, q, func(i int) gen.InterconnectAttachmentGroup { return s.renderGroup(ctx, tx, all[i]) })
+		if err != nil {
+			return err
 		}
 		if next != "" {
 			out.NextPageToken = &next
@@ -345,8 +347,10 @@ func (s *Server) finishGroupDelete(tx *store.Tx, op operations.Operation) error 
 	if err := s.claim(tx, released, g.Attachments); err != nil {
 		return err
 	}
-	_, _, err := s.tables.Groups.Delete(tx, op.Target)
-	return err
+	if _, _, err := s.tables.Groups.Delete(tx, op.Target); err != nil {
+		return err
+	}
+	return s.dropPolicy(tx, g.Project, "interconnectAttachmentGroups", g.ID)
 }
 
 // slaInput is an attachment as the analysis sees it, plus what the status report needs.
@@ -367,7 +371,7 @@ func (s *Server) slaInputs(ctx context.Context, tx *store.Tx, g AttachmentGroup)
 		in := slaInput{Attachment: sla.Attachment{URL: s.link(ctx, attachmentPath(a.Project, a.Region, a.Name)), Region: a.Region}, adminEnabled: a.AdminEnabled}
 		if l, ic, ok := s.attachmentLocation(tx, a); ok {
 			in.Metro, in.Facility, in.Zone = l.Metro, l.Facility(), l.Zone
-			in.Active = a.AdminEnabled && ic.AdminEnabled
+			in.Active = a.AdminEnabled && ic.AdminEnabled && !a.CircuitDown && !ic.CircuitDown
 		}
 		out = append(out, in)
 	}
@@ -394,7 +398,11 @@ func (s *Server) groupEtag(tx *store.Tx, g AttachmentGroup) string {
 	sort.Strings(keys)
 	for _, k := range keys {
 		a, _ := s.tables.Attachments.Get(tx, k)
-		fmt.Fprintf(h, "|%s:%d:%t", k, a.Generation, a.AdminEnabled)
+		fmt.Fprintf(h, "|%s:%d:%t:%t", k, a.Generation, a.AdminEnabled, a.CircuitDown)
+		// The interconnect's state shows in the group's operational status.
+		if ic, ok := s.tables.Interconnects.Get(tx, a.Project+"|"+a.Interconnect); ok {
+			fmt.Fprintf(h, ":%s:%d:%t", ic.ID, ic.Generation, ic.CircuitDown)
+		}
 	}
 	return base64.StdEncoding.EncodeToString(h.Sum(nil)[:12])
 }

@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
@@ -41,7 +43,7 @@ func (s *Server) InterconnectLocationsGet(ctx context.Context, req gen.Interconn
 // InterconnectLocationsList lists the catalog.
 func (s *Server) InterconnectLocationsList(ctx context.Context, req gen.InterconnectLocationsListRequestObject) (gen.InterconnectLocationsListResponseObject, error) {
 	p := req.Params
-	q, err := parseListQuery(deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
+	q, err := parseListQuery[gen.InterconnectLocation](deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
 	if err != nil {
 		return nil, err
 	}
@@ -49,11 +51,14 @@ func (s *Server) InterconnectLocationsList(ctx context.Context, req gen.Intercon
 	for i, n := range s.locations.names {
 		items[i] = listItem{name: n, created: catalogCreated, seq: uint64(i)}
 	}
-	idx, next := page(items, q)
 	path := globalScope(req.Project) + "/interconnectLocations"
 	out := gen.InterconnectLocationList{Kind: gen.InterconnectLocationListKindComputeInterconnectLocationList, Id: path, SelfLink: s.link(ctx, path)}
-	for _, i := range idx {
-		out.Items = append(out.Items, s.renderLocation(ctx, req.Project, s.locations.byName[s.locations.names[i]]))
+	var next string
+	out.Items, next, err = page(items, q, func(i int) gen.InterconnectLocation {
+		return s.renderLocation(ctx, req.Project, s.locations.byName[s.locations.names[i]])
+	})
+	if err != nil {
+		return nil, err
 	}
 	if next != "" {
 		out.NextPageToken = &next
@@ -72,15 +77,36 @@ func (s *Server) renderLocation(ctx context.Context, project string, l Location)
 		Kind: &kind, Id: &id, Name: &l.Name, Description: &desc, SelfLink: &self, CreationTimestamp: &created,
 		Address: optional(l.Address), AvailabilityZone: &zone, City: optional(l.City), Continent: &continent,
 		FacilityProvider: optional(l.FacilityProvider), FacilityProviderFacilityId: optional(l.FacilityProviderFacilityID),
-		PeeringdbFacilityId: optional(l.PeeringDBFacilityID), Status: &status,
+		PeeringdbFacilityId: optional(l.PeeringDBFacilityID), Status: &status, SupportsPzs: ptr(false),
+	}
+	for _, f := range locationFeatures {
+		out.AvailableFeatures = append(out.AvailableFeatures, gen.InterconnectLocationAvailableFeatures(f))
+	}
+	for _, t := range locationLinkTypes {
+		out.AvailableLinkTypes = append(out.AvailableLinkTypes, gen.InterconnectLocationAvailableLinkTypes(t))
+	}
+	// Single-region 99.99%: the locations of the same metro in the other edge availability
+	// domain pair up with this one.
+	for _, name := range s.locations.names {
+		if peer := s.locations.byName[name]; peer.Metro == l.Metro && peer.Zone != l.Zone {
+			out.SingleRegionProductionCriticalPeerLocations = append(out.SingleRegionProductionCriticalPeerLocations, s.link(ctx, locationPath(project, name)))
+		}
 	}
 	presence := gen.InterconnectLocationRegionInfoLocationPresence("LOCAL_REGION")
 	for _, r := range l.Regions {
 		rtt, region := "2", s.link(ctx, "projects/"+project+"/regions/"+r)
-		out.RegionInfos = append(out.RegionInfos, gen.InterconnectLocationRegionInfo{Region: &region, ExpectedRttMs: &rtt, LocationPresence: &presence})
+		out.RegionInfos = append(out.RegionInfos, gen.InterconnectLocationRegionInfo{Region: &region, ExpectedRttMs: &rtt, LocationPresence: &presence,
+			L2ForwardingEnabled: ptr(false)})
 	}
 	return out
 }
+
+// What every location of the catalog offers: MACsec-capable ports and cross-site
+// networks (no L2 forwarding: only DEDICATED attachments are modelled), and every link type.
+var (
+	locationFeatures  = []string{"IF_CROSS_SITE_NETWORK", "IF_MACSEC"}
+	locationLinkTypes = []string{"LINK_TYPE_ETHERNET_100G_LR", "LINK_TYPE_ETHERNET_10G_LR", "LINK_TYPE_ETHERNET_400G_LR4"}
+)
 
 // stableID is a uint64 id derived from a name, for catalog entries.
 func stableID(name string) string {
@@ -122,6 +148,16 @@ func (s *Server) interconnectFromRequest(project string, b gen.Interconnect) (In
 	if err := checkName(b.Name); err != nil {
 		return Interconnect{}, err
 	}
+	// The schema requires none of these, as patch sends part of an interconnect; an insert
+	// needs them all.
+	for _, f := range []struct {
+		name    string
+		missing bool
+	}{{"location", b.Location == ""}, {"linkType", b.LinkType == ""}, {"requestedLinkCount", b.RequestedLinkCount == 0}, {"interconnectType", b.InterconnectType == ""}} {
+		if f.missing {
+			return Interconnect{}, &Error{Status: http.StatusBadRequest, Reason: "required", Message: "Required field 'resource." + f.name + "' not specified", Location: "resource." + f.name}
+		}
+	}
 	loc, ok := parseRef(b.Location, "interconnectLocations", project)
 	if !ok {
 		return Interconnect{}, invalidField("resource.location", fmt.Sprintf("Invalid value for field 'resource.location': '%s'. The URL is malformed.", b.Location))
@@ -135,11 +171,25 @@ func (s *Server) interconnectFromRequest(project string, b gen.Interconnect) (In
 	if err := validateLabels(labels); err != nil {
 		return Interconnect{}, err
 	}
+	var features []string
+	for _, f := range b.RequestedFeatures {
+		if !slices.Contains(locationFeatures, string(f)) {
+			return Interconnect{}, invalidField("resource.requestedFeatures", fmt.Sprintf("Invalid value for field 'resource.requestedFeatures': '%s'. The feature is not available at location '%s'.", f, loc.Name))
+		}
+		if !slices.Contains(features, string(f)) {
+			features = append(features, string(f))
+		}
+	}
+	if deref(b.MacsecEnabled) && b.Macsec == nil {
+		return Interconnect{}, invalidField("resource.macsecEnabled", "Invalid value for field 'resource.macsecEnabled': 'true'. MACsec cannot be enabled without a macsec configuration.")
+	}
 	return Interconnect{
 		Project: project, Name: b.Name, Description: deref(b.Description), Location: loc.Name,
 		LinkType: string(b.LinkType), RequestedLinkCount: int(b.RequestedLinkCount), InterconnectType: string(b.InterconnectType),
 		CustomerName: deref(b.CustomerName), NocContactEmail: deref(b.NocContactEmail), AdminEnabled: b.AdminEnabled == nil || *b.AdminEnabled,
-		Labels: labels,
+		Labels: labels, RequestedFeatures: features, RemoteLocation: deref(b.RemoteLocation), Subzone: string(deref(b.Subzone)),
+		MacsecEnabled: deref(b.MacsecEnabled), AAIEnabled: deref(b.AaiEnabled),
+		Macsec: keepJSON(b.Macsec), ApplicationAwareInterconnect: keepJSON(b.ApplicationAwareInterconnect),
 	}, nil
 }
 
@@ -163,7 +213,7 @@ func (s *Server) InterconnectsGet(ctx context.Context, req gen.InterconnectsGetR
 // InterconnectsList lists a project's interconnects.
 func (s *Server) InterconnectsList(ctx context.Context, req gen.InterconnectsListRequestObject) (gen.InterconnectsListResponseObject, error) {
 	p := req.Params
-	q, err := parseListQuery(deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
+	q, err := parseListQuery[gen.Interconnect](deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
 	if err != nil {
 		return nil, err
 	}
@@ -182,9 +232,11 @@ func (s *Server) InterconnectsList(ctx context.Context, req gen.InterconnectsLis
 		for i, ic := range all {
 			items[i] = listItem{name: ic.Name, created: ic.Created}
 		}
-		idx, next := page(items, q)
-		for _, i := range idx {
-			out.Items = append(out.Items, s.renderInterconnect(ctx, tx, all[i]))
+		var next string
+		var err error
+		out.Items, next, err = page(items, q, func(i int) gen.Interconnect { return s.renderInterconnect(ctx, tx, all[i]) })
+		if err != nil {
+			return err
 		}
 		if next != "" {
 			out.NextPageToken = &next
@@ -254,6 +306,10 @@ func (s *Server) finishInterconnectDelete(tx *store.Tx, op operations.Operation)
 	return err
 }
 
+// renderInterconnect is the wire form of an interconnect. What the real service learns
+// from the physical world (circuits, link addresses, reference ids) is made up, stable for
+// the interconnect (docs/compute.md lists it); outages and cross-site wire groups never
+// happen here, so those lists are absent.
 func (s *Server) renderInterconnect(ctx context.Context, tx *store.Tx, ic Interconnect) gen.Interconnect {
 	kind, created, self := "compute#interconnect", timestamp(ic.Created), s.link(ctx, interconnectPath(ic.Project, ic.Name))
 	opStatus, state, links := gen.InterconnectOperationalStatus("OS_ACTIVE"), gen.InterconnectState("ACTIVE"), int32(ic.RequestedLinkCount)
@@ -262,14 +318,40 @@ func (s *Server) renderInterconnect(ctx context.Context, tx *store.Tx, ic Interc
 	if labels == nil {
 		labels = gen.Labels{}
 	}
+	location := s.link(ctx, locationPath(ic.Project, ic.Location))
 	out := gen.Interconnect{
 		Kind: &kind, Id: &ic.ID, Name: ic.Name, Description: optional(ic.Description), SelfLink: &self, CreationTimestamp: &created,
-		Location: s.link(ctx, locationPath(ic.Project, ic.Location)), LinkType: gen.InterconnectLinkType(ic.LinkType),
+		SelfLinkWithId: ptr(s.link(ctx, interconnectPath(ic.Project, ic.ID))),
+		Location:       location, EffectiveLocation: &location, LinkType: gen.InterconnectLinkType(ic.LinkType),
 		RequestedLinkCount: int32(ic.RequestedLinkCount), InterconnectType: gen.InterconnectInterconnectType(ic.InterconnectType),
 		CustomerName: optional(ic.CustomerName), NocContactEmail: optional(ic.NocContactEmail), AdminEnabled: &admin,
 		OperationalStatus: &opStatus, State: &state, ProvisionedLinkCount: &links,
-		Labels: &labels, LabelFingerprint: labelFingerprint(ic.Labels, 0),
+		Labels: &labels, LabelFingerprint: labelFingerprint(ic.Labels, ic.LabelGeneration),
+		RemoteLocation: optional(ic.RemoteLocation), SatisfiesPzs: ptr(false),
+		GoogleReferenceId:            ptr(stableID("interconnect-reference|" + ic.ID)),
+		Macsec:                       fromJSON[*gen.InterconnectMacsec](ic.Macsec),
+		ApplicationAwareInterconnect: fromJSON[*gen.InterconnectApplicationAwareInterconnect](ic.ApplicationAwareInterconnect),
 	}
+	if ic.Subzone != "" {
+		out.Subzone = ptr(gen.InterconnectSubzone(ic.Subzone))
+	}
+	if ic.MacsecEnabled {
+		out.MacsecEnabled = &ic.MacsecEnabled
+	}
+	if ic.AAIEnabled {
+		out.AaiEnabled = &ic.AAIEnabled
+	}
+	for _, f := range ic.RequestedFeatures {
+		// The ports are provisioned with what was asked for: requested features are available.
+		out.RequestedFeatures = append(out.RequestedFeatures, gen.InterconnectRequestedFeatures(f))
+		out.AvailableFeatures = append(out.AvailableFeatures, gen.InterconnectAvailableFeatures(f))
+	}
+	// The link addresses for ping tests: a link-local /30 of the interconnect's own.
+	sum := sha256.Sum256([]byte("interconnect-link|" + ic.ID))
+	n := binary.BigEndian.Uint16(sum[:2])
+	out.GoogleIpAddress = ptr(fmt.Sprintf("169.254.%d.%d", n>>6&0xff, (n&0x3f)<<2|1))
+	out.PeerIpAddress = ptr(fmt.Sprintf("169.254.%d.%d", n>>6&0xff, (n&0x3f)<<2|2))
+	out.CircuitInfos = s.circuitInfos(ic)
 	for _, a := range s.attachmentsOn(tx, ic) {
 		if !a.Pending {
 			out.InterconnectAttachments = append(out.InterconnectAttachments, s.link(ctx, attachmentPath(a.Project, a.Region, a.Name)))
@@ -291,4 +373,22 @@ func notReady(path string) *Error {
 func inUse(resource, user string) *Error {
 	return &Error{Status: http.StatusBadRequest, Reason: "resourceInUseByAnotherResource",
 		Message: fmt.Sprintf("The resource '%s' is already being used by '%s'", resource, user)}
+}
+
+// circuitInfos are the interconnect's circuits, one per link, with ids made up and stable
+// for it; getDiagnostics reports its links under the same ids.
+func (s *Server) circuitInfos(ic Interconnect) []gen.InterconnectCircuitInfo {
+	facility := ic.Location
+	if l, ok := s.locations.byName[ic.Location]; ok {
+		facility = l.FacilityProviderFacilityID
+	}
+	var out []gen.InterconnectCircuitInfo
+	for i := range ic.RequestedLinkCount {
+		circuit := stableID(fmt.Sprintf("interconnect-circuit|%s|%d", ic.ID, i))
+		out = append(out, gen.InterconnectCircuitInfo{
+			GoogleCircuitId: ptr("GCP-" + circuit[len(circuit)-8:]),
+			GoogleDemarcId:  ptr(fmt.Sprintf("%s-%s-%02d", strings.ToUpper(facility), circuit[:6], i+1)),
+		})
+	}
+	return out
 }

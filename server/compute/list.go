@@ -3,33 +3,49 @@ package compute
 import (
 	"encoding/base64"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/understudy-dev/understudy/internal/gcefilter"
 )
 
 // listQuery is a list call's filter, page size, page token and order.
 type listQuery struct {
-	filter      *nameFilter // nil when not filtered
+	filter      *gcefilter.Filter // nil when not filtered
 	maxResults  int
 	after       string // the sort key of the last item of the previous page
 	newestFirst bool   // orderBy creationTimestamp desc (else by name)
+	aggregated  bool   // an aggregatedList: items are ordered by scope first
 }
 
-// parseListQuery reads the list parameters. A filter on the name is understood (see
-// parseFilter); any other, or a malformed one, is refused rather than silently ignored.
-func parseListQuery(filter, pageToken, orderBy string, maxResults *int) (listQuery, error) {
-	q := listQuery{maxResults: 500}
+// parseListQuery reads the parameters of a list whose items are W (the generated wire
+// type). The filter is held to W's members (see gcefilter); a malformed one, or one naming
+// a field W does not have, is refused rather than silently ignored. Every list hooks in
+// with it and page.
+func parseListQuery[W any](filter, pageToken, orderBy string, maxResults *int) (listQuery, error) {
+	return parseQuery[W](listQuery{}, filter, pageToken, orderBy, maxResults)
+}
+
+// parseAggregatedQuery reads the parameters of an aggregatedList whose items are W.
+func parseAggregatedQuery[W any](filter, pageToken, orderBy string, maxResults *int) (listQuery, error) {
+	return parseQuery[W](listQuery{aggregated: true}, filter, pageToken, orderBy, maxResults)
+}
+
+func parseQuery[W any](q listQuery, filter, pageToken, orderBy string, maxResults *int) (listQuery, error) {
+	q.maxResults = 500
 	if maxResults != nil && *maxResults > 0 {
 		q.maxResults = *maxResults
 	}
-	if strings.TrimSpace(filter) != "" {
-		nf, err := parseFilter(filter) // untrimmed, so that positions count in what was sent
-		if err != nil {
-			return q, invalidField("filter", fmt.Sprintf("Invalid value for field 'filter': '%s'. %s", filter, err))
-		}
-		q.filter = nf
+	f, err := gcefilter.Parse(filter) // untrimmed, so that positions count in what was sent
+	if err == nil {
+		err = f.Check(reflect.TypeFor[W]())
 	}
+	if err != nil {
+		return q, invalidField("filter", fmt.Sprintf("Invalid value for field 'filter': '%s'. %s", filter, err))
+	}
+	q.filter = f
 	switch strings.TrimSpace(orderBy) {
 	case "", "name":
 	case "creationTimestamp desc":
@@ -52,10 +68,14 @@ func parseListQuery(filter, pageToken, orderBy string, maxResults *int) (listQue
 // continues, so that a made-up token, or one from a list in the other order, is refused
 // rather than read as a position.
 func (q listQuery) tokenPrefix() string {
+	prefix := "1n|"
 	if q.newestFirst {
-		return "1c|"
+		prefix = "1c|"
 	}
-	return "1n|"
+	if q.aggregated {
+		prefix = "a" + prefix
+	}
+	return prefix
 }
 
 // listItem is what paging needs of a listed resource.
@@ -63,33 +83,65 @@ type listItem struct {
 	name    string
 	created time.Time
 	seq     uint64 // tie-break for equal timestamps
+	scope   string // of an aggregatedList's item: "global" or "regions/<region>"
 }
 
 // sortKey orders items for the query: by name, or newest first.
 func (q listQuery) sortKey(it listItem) string {
+	key := it.name
 	if q.newestFirst {
-		return fmt.Sprintf("%020d|%020d|%s", ^uint64(it.created.UnixNano()), ^it.seq, it.name)
+		key = fmt.Sprintf("%020d|%020d|%s", ^uint64(it.created.UnixNano()), ^it.seq, it.name)
 	}
-	return it.name
+	if q.aggregated {
+		return it.scope + "\x00" + key
+	}
+	return key
 }
 
-// page filters, orders and cuts items; it returns the indexes to show and the next page
-// token ("" on the last page).
-func page(items []listItem, q listQuery) (idx []int, next string) {
+// page filters items on their wire form (render(i) is item i as the list returns it),
+// orders and cuts them: it returns one page in wire form and the next page token ("" on
+// the last page). Without a filter only the page is rendered.
+func page[W any](items []listItem, q listQuery, render func(i int) W) (out []W, next string, err error) {
+	_, out, next, err = pageOf(items, q, render)
+	return out, next, err
+}
+
+// pageOf is page that also returns the indexes of the items on the page.
+func pageOf[W any](items []listItem, q listQuery, render func(i int) W) (idx []int, out []W, next string, err error) {
 	order := make([]int, 0, len(items))
+	var rendered map[int]W
+	if q.filter != nil {
+		rendered = make(map[int]W)
+	}
 	for i, it := range items {
 		if q.after != "" && q.sortKey(it) <= q.after {
 			continue
 		}
-		if q.filter != nil && !q.filter.match(it.name) {
-			continue
+		if q.filter != nil {
+			w := render(i)
+			ok, err := q.filter.MatchValue(w)
+			if err != nil {
+				return nil, nil, "", err
+			}
+			if !ok {
+				continue
+			}
+			rendered[i] = w
 		}
 		order = append(order, i)
 	}
 	sort.Slice(order, func(a, b int) bool { return q.sortKey(items[order[a]]) < q.sortKey(items[order[b]]) })
 	if len(order) > q.maxResults {
 		last := items[order[q.maxResults-1]]
-		return order[:q.maxResults], base64.RawURLEncoding.EncodeToString([]byte(q.tokenPrefix() + q.sortKey(last)))
+		next = base64.RawURLEncoding.EncodeToString([]byte(q.tokenPrefix() + q.sortKey(last)))
+		order = order[:q.maxResults]
 	}
-	return order, ""
+	for _, i := range order {
+		if w, ok := rendered[i]; ok {
+			out = append(out, w)
+		} else {
+			out = append(out, render(i))
+		}
+	}
+	return order, out, next, nil
 }

@@ -81,3 +81,19 @@ func newCatalog(extra []Location) *catalog {
 	sort.Strings(c.names)
 	return c
 }
+
+// facility lists the locations of a zone-free location (iad-1: iad-zone1-1 and
+// iad-zone2-1), zone1 first; a location's own name stands for itself alone.
+func (c *catalog) facility(name string) []string {
+	if _, ok := c.byName[name]; ok {
+		return []string{name}
+	}
+	var out []string
+	for _, n := range c.names {
+		if zoneFree(n) == name {
+			out = append(out, n)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return c.byName[out[i]].Zone < c.byName[out[j]].Zone })
+	return out
+}

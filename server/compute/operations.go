@@ -22,6 +22,7 @@ var targetCollections = map[string]string{
 	kindGroupInsert: "/interconnectAttachmentGroups/", kindGroupDelete: "/interconnectAttachmentGroups/",
 	kindInterconnectInsert: "/interconnects/", kindInterconnectDelete: "/interconnects/",
 	kindAttachmentInsert: "/interconnectAttachments/", kindAttachmentDelete: "/interconnectAttachments/",
+	kindICGroupInsert: "/interconnectGroups/", kindICGroupDelete: "/interconnectGroups/",
 }
 
 // targetLink is the targetLink of op: the one it stores, else its target's, derived (see
@@ -139,7 +140,7 @@ func (s *Server) deleteOperation(scope, name string) error {
 }
 
 func (s *Server) listOperations(ctx context.Context, scope, filter, pageToken, orderBy string, maxResults *uint32) (gen.OperationList, error) {
-	q, err := parseListQuery(filter, pageToken, orderBy, maxResultsOf(maxResults))
+	q, err := parseListQuery[gen.Operation](filter, pageToken, orderBy, maxResultsOf(maxResults))
 	if err != nil {
 		return gen.OperationList{}, err
 	}
@@ -151,10 +152,11 @@ func (s *Server) listOperations(ctx context.Context, scope, filter, pageToken, o
 	for i, op := range all {
 		items[i] = listItem{name: op.Name, created: op.InsertTime, seq: op.Seq}
 	}
-	idx, next := page(items, q)
 	out := gen.OperationList{Kind: gen.OperationListKindComputeOperationList, Id: scope + "/operations", SelfLink: s.link(ctx, scope+"/operations")}
-	for _, i := range idx {
-		out.Items = append(out.Items, s.renderOperation(ctx, all[i]))
+	var next string
+	out.Items, next, err = page(items, q, func(i int) gen.Operation { return s.renderOperation(ctx, all[i]) })
+	if err != nil {
+		return gen.OperationList{}, err
 	}
 	if next != "" {
 		out.NextPageToken = &next

@@ -122,23 +122,31 @@ func TestValidNameMatchesRegex(t *testing.T) {
 
 func TestListQueryAndPaging(t *testing.T) {
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	items := []listItem{{"c", base, 1}, {"a", base.Add(time.Second), 2}, {"b", base.Add(2 * time.Second), 3}, {"d", base.Add(2 * time.Second), 4}}
-	names := func(idx []int) string {
+	items := []listItem{{name: "c", created: base, seq: 1}, {name: "a", created: base.Add(time.Second), seq: 2}, {name: "b", created: base.Add(2 * time.Second), seq: 3}, {name: "d", created: base.Add(2 * time.Second), seq: 4}}
+	// The wire form the filter sees is a resource with just a name.
+	type named struct {
+		Name string `json:"name"`
+	}
+	render := func(i int) named { return named{items[i].name} }
+	names := func(page []named) string {
 		var s []string
-		for _, i := range idx {
-			s = append(s, items[i].name)
+		for _, n := range page {
+			s = append(s, n.Name)
 		}
 		return strings.Join(s, ",")
 	}
 	walk := func(filter, orderBy string, max int) (pages []string) {
 		token := ""
 		for i := 0; i < 10; i++ {
-			q, err := parseListQuery(filter, token, orderBy, &max)
+			q, err := parseListQuery[named](filter, token, orderBy, &max)
 			if err != nil {
 				t.Fatal(err)
 			}
-			idx, next := page(items, q)
-			pages = append(pages, names(idx))
+			out, next, err := page(items, q, render)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pages = append(pages, names(out))
 			if next == "" {
 				return pages
 			}
@@ -167,15 +175,15 @@ func TestListQueryAndPaging(t *testing.T) {
 	}
 	// A token of a name-ordered list, to be refused by a list in the other order.
 	one := 1
-	q, _ := parseListQuery("", "", "", &one)
-	_, byName := page(items, q)
+	q, _ := parseListQuery[named]("", "", "", &one)
+	_, byName, _ := page(items, q, render)
 	for _, bad := range []struct{ filter, pageToken, orderBy string }{
-		{"labels.env = prod", "", ""}, {"", "%%%", ""}, {"", "", "id"},
+		{"colour = red", "", ""}, {"", "%%%", ""}, {"", "", "id"},
 		{"", "garbage", ""}, // decodes, but is no token of ours
 		{"", base64.RawURLEncoding.EncodeToString([]byte("a")), ""},
 		{"", byName, "creationTimestamp desc"},
 	} {
-		if _, err := parseListQuery(bad.filter, bad.pageToken, bad.orderBy, nil); err == nil {
+		if _, err := parseListQuery[named](bad.filter, bad.pageToken, bad.orderBy, nil); err == nil {
 			t.Errorf("accepted %+v", bad)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"slices"
 	"sort"
@@ -40,7 +41,12 @@ import (
 //   - "id" (a string of digits) and "creationTimestamp" (RFC 3339), the read-only members
 //     that are otherwise derived from the entry and the time of the start or reset;
 //   - a rule's "labelGeneration" and an attachment's or group's "generation", the counts
-//     of changes its labelFingerprint or etag is derived from (0 when absent).
+//     of changes its labelFingerprint or etag is derived from (0 when absent); a rule's
+//     "generation" (its fingerprint), an interconnect's "labelGeneration" and
+//     "generation", an attachment's "labelGeneration";
+//   - an interconnect's or attachment's "circuitDown" (the admin API's circuit control);
+//   - a group's (of either kind) "iamPolicy": its IAM policy as setIamPolicy takes it, with
+//     the "generation" its etag is derived from.
 //
 // Operations are finished operations of the project, as a state export records them.
 type SeedProject struct {
@@ -50,7 +56,10 @@ type SeedProject struct {
 	Attachments     []map[string]any `yaml:"interconnectAttachments,omitempty"`
 	ForwardingRules []map[string]any `yaml:"forwardingRules,omitempty"`
 	Groups          []map[string]any `yaml:"interconnectAttachmentGroups,omitempty"`
-	Operations      []SeedOperation  `yaml:"operations,omitempty"`
+	// InterconnectGroups are interconnect groups; "interconnects" lists interconnect names
+	// (or maps keys to them).
+	InterconnectGroups []map[string]any `yaml:"interconnectGroups,omitempty"`
+	Operations         []SeedOperation  `yaml:"operations,omitempty"`
 }
 
 // The collections of a SeedProject, as SeedError names them (the YAML keys).
@@ -59,6 +68,7 @@ const (
 	SeedAttachments     = "interconnectAttachments"
 	SeedForwardingRules = "forwardingRules"
 	SeedGroups          = "interconnectAttachmentGroups"
+	SeedICGroups        = "interconnectGroups"
 	SeedOperations      = "operations"
 )
 
@@ -113,6 +123,7 @@ func (s *Server) Seed(tx *store.Tx) error {
 			{SeedAttachments, p.Attachments, s.seedAttachment},
 			{SeedForwardingRules, p.ForwardingRules, s.seedRule},
 			{SeedGroups, p.Groups, s.seedGroup},
+			{SeedICGroups, p.InterconnectGroups, s.seedICGroup},
 		}
 		for _, step := range steps {
 			for i, entry := range step.entries {
@@ -226,7 +237,15 @@ func (s *Server) restoreGeneration(tx *store.Tx, project string, entry map[strin
 
 func (s *Server) seedInterconnect(tx *store.Tx, project string, entry map[string]any) (string, error) {
 	body := maps.Clone(entry)
-	rec, field, err := takeRecorded(body, "")
+	rec, field, err := takeRecorded(body, "generation")
+	if err != nil {
+		return field, err
+	}
+	labelGen, field, err := takeCount(body, "labelGeneration")
+	if err != nil {
+		return field, err
+	}
+	down, field, err := takeCircuitDown(body)
 	if err != nil {
 		return field, err
 	}
@@ -242,6 +261,7 @@ func (s *Server) seedInterconnect(tx *store.Tx, project string, entry map[string
 		return located(err)
 	}
 	ic.ID, ic.Created = rec.idOr(seedID(SeedInterconnects, project, b.Name)), rec.createdOr(s.cfg.Now())
+	ic.Generation, ic.LabelGeneration, ic.CircuitDown = rec.generation, labelGen, down
 	if _, taken := s.tables.Interconnects.Get(tx, ic.Key()); taken {
 		return "name", alreadyExists(interconnectPath(project, ic.Name))
 	}
@@ -259,6 +279,14 @@ func (s *Server) seedAttachment(tx *store.Tx, project string, entry map[string]a
 	if err != nil {
 		return field, err
 	}
+	labelGen, field, err := takeCount(body, "labelGeneration")
+	if err != nil {
+		return field, err
+	}
+	down, field, err := takeCircuitDown(body)
+	if err != nil {
+		return field, err
+	}
 	region, ok := body["region"].(string)
 	if _, given := body["region"]; given && !ok {
 		return "region", errors.New("want the region's name, such as us-east4")
@@ -267,6 +295,19 @@ func (s *Server) seedAttachment(tx *store.Tx, project string, entry map[string]a
 		return "region", errors.New("required: the region of the attachment, such as us-east4")
 	}
 	delete(body, "region")
+	// The addresses the attachment was given (an export writes them), kept as they were
+	// rather than picked again.
+	assigned := map[string]string{}
+	for _, k := range assignedAddresses {
+		if v, given := body[k]; given {
+			text, ok := v.(string)
+			if _, err := netip.ParsePrefix(text); !ok || err != nil {
+				return k, fmt.Errorf("want an address with its prefix length, such as 169.254.10.1/29, got %v", v)
+			}
+			assigned[k] = text
+			delete(body, k)
+		}
+	}
 	if ic, ok := body["interconnect"].(string); ok && ic != "" && !strings.Contains(ic, "/") {
 		body["interconnect"] = interconnectPath(project, ic)
 	}
@@ -274,20 +315,31 @@ func (s *Server) seedAttachment(tx *store.Tx, project string, entry map[string]a
 	if field, err := checkSeedBody("interconnectAttachments.insert", project, region, body, &b); err != nil {
 		return field, err
 	}
-	a, err := attachmentFromRequest(project, region, b)
+	a, addrs, err := attachmentFromRequest(project, region, b)
 	if err != nil {
 		return located(err)
 	}
 	a.ID, a.Created = rec.idOr(seedID(SeedAttachments, project+"|"+region, b.Name)), rec.createdOr(s.cfg.Now())
-	if err := s.placeAttachment(tx, &a, b.VlanTag8021q); err != nil {
+	a.CloudRouterIP, a.CustomerRouterIP = assigned["cloudRouterIpAddress"], assigned["customerRouterIpAddress"]
+	a.CloudRouterIPv6, a.CustomerRouterIPv6 = assigned["cloudRouterIpv6Address"], assigned["customerRouterIpv6Address"]
+	a.LabelGeneration, a.CircuitDown = labelGen, down
+	if err := s.placeAttachment(tx, &a, b.VlanTag8021q, addrs); err != nil {
 		return idTaken(err, a.ID)
 	}
 	return "", nil
 }
 
+// assignedAddresses are the members of an attachment the server assigns that a seed entry
+// may give, so that an exported attachment keeps its addresses when loaded back.
+var assignedAddresses = []string{"cloudRouterIpAddress", "customerRouterIpAddress", "cloudRouterIpv6Address", "customerRouterIpv6Address"}
+
 func (s *Server) seedRule(tx *store.Tx, project string, entry map[string]any) (string, error) {
 	body := maps.Clone(entry)
 	rec, field, err := takeRecorded(body, "labelGeneration")
+	if err != nil {
+		return field, err
+	}
+	generation, field, err := takeCount(body, "generation")
 	if err != nil {
 		return field, err
 	}
@@ -301,7 +353,7 @@ func (s *Server) seedRule(tx *store.Tx, project string, entry map[string]any) (s
 	}
 	rule.ID = rec.idOr(seedID(SeedForwardingRules, project, rule.Name))
 	rule.Created = rec.createdOr(s.cfg.Now())
-	rule.LabelGeneration = rec.generation
+	rule.LabelGeneration, rule.Generation = rec.generation, generation
 	if rule.IPAddress == "" {
 		rule.IPAddress = seedIP(rule.Key())
 	}
@@ -318,6 +370,10 @@ func (s *Server) seedRule(tx *store.Tx, project string, entry map[string]any) (s
 func (s *Server) seedGroup(tx *store.Tx, project string, entry map[string]any) (string, error) {
 	body := maps.Clone(entry)
 	rec, field, err := takeRecorded(body, "generation")
+	if err != nil {
+		return field, err
+	}
+	policy, field, err := takePolicy(body)
 	if err != nil {
 		return field, err
 	}
@@ -393,7 +449,7 @@ func (s *Server) seedGroup(tx *store.Tx, project string, entry map[string]any) (
 	if err := s.tables.Groups.Put(tx, g.Key(), g); err != nil {
 		return idTaken(err, g.ID)
 	}
-	return "", nil
+	return "", policy.put(s, tx, policyKey(project, "interconnectAttachmentGroups", g.ID))
 }
 
 // seedAttachmentURL resolves a seeded group's attachment: region/name, or a name that only

@@ -101,6 +101,8 @@ func New(cfg Config, db *store.DB) *Server {
 	s.ops.Handle(kindAttachmentDelete, s.finishAttachmentDelete)
 	s.ops.Handle(kindGroupInsert, s.finishGroupInsert)
 	s.ops.Handle(kindGroupDelete, s.finishGroupDelete)
+	s.ops.Handle(kindICGroupInsert, s.finishICGroupInsert)
+	s.ops.Handle(kindICGroupDelete, s.finishICGroupDelete)
 	return s
 }
 
@@ -116,8 +118,20 @@ func (s *Server) Register(e *echo.Echo) error {
 	if err != nil {
 		return err
 	}
+	w, err := wireFacts()
+	if err != nil {
+		return err
+	}
+	mws := v.Middlewares(wholeSegments, s.authenticate, s.advance)
+	for id := range mws {
+		if w.noBody[id] {
+			mws[id] = append([]echo.MiddlewareFunc{emptyBodyIsNone}, mws[id]...)
+		}
+		// After validation: a request is judged whole before its answer is trimmed.
+		mws[id] = append(mws[id], checkSystemParameters, partialResponse(w.shapes[id]))
+	}
 	gen.RegisterHandlersWithOptions(routes.New(e, nil), gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{reply.Middleware[gen.StrictHandlerFunc]}), gen.RegisterHandlersOptions{
-		OperationMiddlewares: v.Middlewares(wholeSegments, s.authenticate, s.advance),
+		OperationMiddlewares: mws,
 	})
 	return nil
 }
@@ -134,9 +148,8 @@ var Spec = validate.CachedJSON("compute", gen.GetSpecJSON)
 
 // wholeSegments answers 404, as for any URL the API does not have, when a path is longer
 // than its route: Echo gives a route's last parameter the rest of the path, slashes and all
-// (labstack/echo#2501), so a method this API does not serve, such as
-// interconnects/{name}/getDiagnostics, would otherwise reach interconnects.get and be
-// refused as an interconnect named "{name}/getDiagnostics".
+// (labstack/echo#2501), so a path such as interconnects/{name}/foo would otherwise reach
+// interconnects.get and be refused as an interconnect named "{name}/foo".
 func wholeSegments(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		for _, v := range c.ParamValues() {

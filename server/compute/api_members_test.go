@@ -1,0 +1,101 @@
+package compute_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	gen "github.com/understudy-dev/understudy/gen/compute"
+	"github.com/understudy-dev/understudy/internal/operations"
+)
+
+// TestAPIMembersAgainstSpec sends bodies with the members beyond the seeds through the
+// generated client, whose transport checks every response against the spec: the members
+// the server computes have the types and enums the discovery document gives them.
+func TestAPIMembersAgainstSpec(t *testing.T) {
+	srv, _ := apiServer(t, operations.Mode{})
+	c := apiClient(t, srv, "dev@example.com")
+	global := "projects/" + apiProject + "/global/"
+	post := func(t *testing.T, path, body string) (int, []byte) {
+		t.Helper()
+		var status int
+		var got []byte
+		switch {
+		case strings.HasSuffix(path, "interconnects"):
+			resp, err := c.InterconnectsInsertWithBodyWithResponse(apiCtx, apiProject, nil, "application/json", bytes.NewBufferString(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			status, got = resp.StatusCode(), resp.Body
+		case strings.HasSuffix(path, "interconnectAttachments"):
+			resp, err := c.InterconnectAttachmentsInsertWithBodyWithResponse(apiCtx, apiProject, "us-east4", nil, "application/json", bytes.NewBufferString(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			status, got = resp.StatusCode(), resp.Body
+		default:
+			resp, err := c.GlobalForwardingRulesInsertWithBodyWithResponse(apiCtx, apiProject, nil, "application/json", bytes.NewBufferString(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			status, got = resp.StatusCode(), resp.Body
+		}
+		return status, got
+	}
+
+	if status, body := post(t, "forwardingRules", `{"name":"fr-all","portRange":"8443","target":"global/targetHttpsProxies/p","networkTier":"PREMIUM",
+		"loadBalancingScheme":"EXTERNAL_MANAGED","subnetwork":"regions/us-east4/subnetworks/s","ipCollection":"regions/us-east4/publicDelegatedPrefixes/p",
+		"allowPscGlobalAccess":true,"noAutomateDnsZone":true,"externalManagedBackendBucketMigrationState":"TEST_BY_PERCENTAGE",
+		"externalManagedBackendBucketMigrationTestingPercentage":12.5,"ports":[],"allPorts":false,"region":"ignored","pscConnectionStatus":"ACCEPTED"}`); status != 200 {
+		t.Fatalf("insert rule: %d %s", status, body)
+	}
+	rule := apiGetRule(t, c, "fr-all")
+	if rule.JSON200 == nil {
+		t.Fatalf("get rule: %d %s", rule.StatusCode(), rule.Body)
+	}
+	r := *rule.JSON200
+	if *r.PortRange != "8443-8443" || *r.NetworkTier != gen.ForwardingRuleNetworkTierPREMIUM || *r.IpCollection == "" || !*r.AllowPscGlobalAccess ||
+		!*r.NoAutomateDnsZone || *r.ExternalManagedBackendBucketMigrationTestingPercentage != 12.5 || r.Region != nil || r.PscConnectionStatus != nil {
+		t.Errorf("rule read back: %s", rule.Body)
+	}
+
+	if status, body := post(t, "interconnects", `{"name":"ic-all","location":"`+global+`interconnectLocations/iad-zone1-1","linkType":"LINK_TYPE_ETHERNET_10G_LR",
+		"requestedLinkCount":1,"interconnectType":"DEDICATED","requestedFeatures":["IF_MACSEC"],"macsecEnabled":true,"subzone":"SUBZONE_A",
+		"remoteLocation":"global/interconnectRemoteLocations/aws-1","macsec":{"failOpen":false,"preSharedKeys":[{"name":"k1"}]},
+		"params":{"resourceManagerTags":{"tagKeys/1":"tagValues/1"}}}`); status != 200 {
+		t.Fatalf("insert interconnect: %d %s", status, body)
+	}
+	ic, err := c.InterconnectsGetWithResponse(apiCtx, apiProject, "ic-all", nil)
+	if err != nil || ic.JSON200 == nil {
+		t.Fatalf("get interconnect: %v %s", err, ic.Body)
+	}
+	if *ic.JSON200.Subzone != gen.InterconnectSubzoneSUBZONEA || ic.JSON200.RemoteLocation == nil || len(ic.JSON200.CircuitInfos) != 1 {
+		t.Errorf("interconnect read back: %s", ic.Body)
+	}
+
+	if status, body := post(t, "interconnectAttachments", `{"name":"att-all","interconnect":"`+global+`interconnects/ic-all","encryption":"NONE",
+		"stackType":"IPV4_IPV6","candidateSubnets":["169.254.100.0/24"],"candidateIpv6Subnets":["2001:db8::/64"],"cloudRouterIpv6InterfaceId":"::1",
+		"customerRouterIpv6InterfaceId":"::2"}`); status != 200 {
+		t.Fatalf("insert attachment: %d %s", status, body)
+	}
+	att, err := c.InterconnectAttachmentsGetWithResponse(apiCtx, apiProject, "us-east4", "att-all", nil)
+	if err != nil || att.JSON200 == nil {
+		t.Fatalf("get attachment: %v %s", err, att.Body)
+	}
+	a := *att.JSON200
+	if *a.CloudRouterIpAddress != "169.254.100.1/29" || *a.CustomerRouterIpAddress != "169.254.100.2/29" ||
+		*a.CloudRouterIpv6Address != "2001:db8::1/125" || *a.CustomerRouterIpv6Address != "2001:db8::2/125" || *a.CloudRouterIpv6InterfaceId != "::1" {
+		t.Errorf("attachment read back: %s", att.Body)
+	}
+
+	// A name the discovery document does not define is still unknown, also inside a new member.
+	for _, body := range []string{
+		`{"name":"fr-bogus","bogus":1}`,
+		`{"name":"fr-bogus","loadBalancingScheme":"INTERNAL_SELF_MANAGED","metadataFilters":[{"filterMatchCriteria":"MATCH_ANY","bogus":1}]}`,
+	} {
+		status, got := post(t, "forwardingRules", body)
+		if e := wantGoogleError(t, status, got, 400, "invalid"); !strings.Contains(e.Message, "bogus") {
+			t.Errorf("%s: message %q, want it to name the unknown member", body, e.Message)
+		}
+	}
+}

@@ -1,0 +1,352 @@
+package compute
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	gen "github.com/understudy-dev/understudy/gen/compute"
+	"github.com/understudy-dev/understudy/internal/operations"
+	"github.com/understudy-dev/understudy/internal/store"
+)
+
+// What the changes after an insert share (patch, setTarget, setName, the setLabels of
+// interconnects and attachments: here and in interconnects_change.go and
+// attachments_change.go), and a rule's patch and setTarget. Each is decided and applied at
+// accept, in one transaction, and returns an Operation already DONE, as setLabels and the
+// attachment group patch do.
+
+// fixed collects, for a patch, the members sent that may not change: sending back what
+// get returned is accepted, a different value is refused with the first such member named.
+type fixed struct{ err error }
+
+// same refuses field when sent (non-nil) with a value other than current.
+func same[T comparable](f *fixed, field string, sent *T, current T) {
+	if f.err == nil && sent != nil && *sent != current {
+		f.err = invalidField("resource."+field, fmt.Sprintf("Invalid value for field 'resource.%s': '%v'. The field cannot be changed by patch.", field, *sent))
+	}
+}
+
+// sameName refuses a name other than the resource's; a patch does not rename.
+func sameName(f *fixed, sent, current string) {
+	if sent != "" {
+		same(f, "name", &sent, current)
+	}
+}
+
+func labelsGiven(l *gen.Labels) (map[string]string, bool) {
+	if l == nil {
+		return nil, false
+	}
+	m := map[string]string(*l)
+	if m == nil {
+		m = map[string]string{}
+	}
+	return m, true
+}
+
+// staleLabels is setLabels' answer to a missing, empty or stale labelFingerprint.
+func staleLabels() *Error {
+	return &Error{Status: http.StatusPreconditionFailed, Reason: "conditionNotMet",
+		Message: "Labels fingerprint either invalid or resource labels have changed", Location: "If-Match", LocationType: gen.GoogleErrorItemLocationTypeHeader}
+}
+
+// checkLabelFingerprint is setLabels' compare: sent must be the current fingerprint.
+func checkLabelFingerprint(sent []byte, labels map[string]string, generation uint64) error {
+	if len(sent) == 0 || !bytes.Equal(sent, labelFingerprint(labels, generation)) {
+		return staleLabels()
+	}
+	return nil
+}
+
+// GlobalForwardingRulesPatch applies a JSON merge patch to a rule. The real method says it
+// patches networkTier only; its discovery document also has the backend bucket migration
+// moved through states on the rule (externalManagedBackendBucketMigrationState, its
+// testing percentage, and then loadBalancingScheme between EXTERNAL and EXTERNAL_MANAGED),
+// so those change here too. Every other member must be sent as it is (or not at all). The
+// patched rule is held to the insert's rules (checkGlobalRule): a global rule is PREMIUM.
+func (s *Server) GlobalForwardingRulesPatch(ctx context.Context, req gen.GlobalForwardingRulesPatchRequestObject) (gen.GlobalForwardingRulesPatchResponseObject, error) {
+	requestID, err := checkRequestID(req.Params.RequestId)
+	if err != nil {
+		return nil, err
+	}
+	b := *req.Body
+	sent, err := sentMembers(b)
+	if err != nil {
+		return nil, err
+	}
+	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
+		r, err := s.changeableRule(tx, req.Project, req.ForwardingRule)
+		if err != nil {
+			return operations.Start{}, err
+		}
+		if len(b.Fingerprint) > 0 && !bytes.Equal(b.Fingerprint, ruleFingerprint(r)) {
+			return operations.Start{}, staleFingerprint()
+		}
+		next, err := patchedRule(s.renderRule(ctx, r), r, b, sent)
+		if err != nil {
+			return operations.Start{}, err
+		}
+		if ruleChanged(r, next) {
+			next.Generation++
+			if err := s.tables.ForwardingRules.Put(tx, next.Key(), next); err != nil {
+				return operations.Start{}, err
+			}
+		}
+		return operations.Start{OperationType: "patch", Done: true, TargetLink: s.link(ctx, rulePath(r.Project, r.Name)), TargetID: r.ID}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return gen.GlobalForwardingRulesPatch200JSONResponse(s.renderOperation(ctx, op)), nil
+}
+
+// sentMembers are the members a patch body gives, by their wire names, as JSON.
+func sentMembers(b gen.ForwardingRule) (map[string]json.RawMessage, error) { return jsonMembers(b) }
+
+// rulePatchable are the members a rule's patch may change; rulePatchIgnored are output
+// members (ignored when sent back, as on insert) and those with their own checks.
+var (
+	rulePatchable = map[string]bool{"networkTier": true, "externalManagedBackendBucketMigrationState": true,
+		"externalManagedBackendBucketMigrationTestingPercentage": true, "loadBalancingScheme": true}
+	rulePatchIgnored = map[string]bool{"kind": true, "id": true, "creationTimestamp": true, "selfLink": true,
+		"selfLinkWithId": true, "attachedExtensions": true, "baseForwardingRule": true, "pscConnectionId": true,
+		"pscConnectionStatus": true, "region": true, "serviceName": true, "fingerprint": true, "labelFingerprint": true, "labels": true}
+)
+
+// patchedRule is r with the patch b applied: cur is r's wire form, sent the members b gives.
+func patchedRule(cur gen.ForwardingRule, r ForwardingRule, b gen.ForwardingRule, sent map[string]json.RawMessage) (ForwardingRule, error) {
+	if labels, ok := labelsGiven(b.Labels); ok && !maps.Equal(labels, r.Labels) && !(len(labels) == 0 && len(r.Labels) == 0) {
+		return r, invalidField("resource.labels", "Invalid value for field 'resource.labels'. Labels of a forwarding rule change only through setLabels.")
+	}
+	// The merge patch: the sent members over the rule as get returns it, decoded into a
+	// copy that shares no memory with cur (or with r, which cur points into).
+	curJSON, _ := sentMembers(cur)
+	var merged gen.ForwardingRule
+	whole, _ := json.Marshal(cur)
+	raw, _ := json.Marshal(b)
+	if err := json.Unmarshal(whole, &merged); err != nil {
+		return r, err
+	}
+	merged.Labels = nil
+	if err := json.Unmarshal(raw, &merged); err != nil {
+		return r, err
+	}
+	if b.PortRange != nil {
+		pr, err := normalizePortRange(*b.PortRange)
+		if err != nil {
+			return r, err
+		}
+		merged.PortRange = &pr
+	}
+	// A migration state other than TEST_BY_PERCENTAGE, sent without a percentage, ends the
+	// percentage the rule had.
+	if _, ok := sent["externalManagedBackendBucketMigrationTestingPercentage"]; !ok &&
+		deref(merged.ExternalManagedBackendBucketMigrationState) != gen.ForwardingRuleExternalManagedBackendBucketMigrationStateTESTBYPERCENTAGE {
+		merged.ExternalManagedBackendBucketMigrationTestingPercentage = nil
+	}
+	keys := make([]string, 0, len(sent))
+	for k := range sent {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	mergedJSON, _ := sentMembers(merged)
+	for _, k := range keys {
+		if rulePatchable[k] || rulePatchIgnored[k] || bytes.Equal(curJSON[k], mergedJSON[k]) {
+			continue
+		}
+		return r, invalidField("resource."+k, fmt.Sprintf("Invalid value for field 'resource.%s': '%s'. The field cannot be changed by patch.", k, strings.Trim(string(sent[k]), `"`)))
+	}
+	if err := checkGlobalRule(merged); err != nil {
+		return r, err
+	}
+	next := r
+	next.NetworkTier = string(deref(merged.NetworkTier))
+	next.MigrationState = string(deref(merged.ExternalManagedBackendBucketMigrationState))
+	next.MigrationPercentage = merged.ExternalManagedBackendBucketMigrationTestingPercentage
+	next.LoadBalancingScheme = string(deref(merged.LoadBalancingScheme))
+	if next.LoadBalancingScheme != r.LoadBalancingScheme {
+		if err := checkSchemeMigration(r, next, sent); err != nil {
+			return r, err
+		}
+	}
+	return next, nil
+}
+
+// checkSchemeMigration allows the scheme changes of a backend bucket migration, as the
+// discovery document describes them: EXTERNAL to EXTERNAL_MANAGED once the state is
+// TEST_ALL_TRAFFIC, and back with the state set to TEST_ALL_TRAFFIC in the same patch.
+func checkSchemeMigration(r, next ForwardingRule, sent map[string]json.RawMessage) error {
+	_, stateSent := sent["externalManagedBackendBucketMigrationState"]
+	switch {
+	case r.LoadBalancingScheme == "EXTERNAL" && next.LoadBalancingScheme == "EXTERNAL_MANAGED" && r.MigrationState == "TEST_ALL_TRAFFIC":
+		return nil
+	case r.LoadBalancingScheme == "EXTERNAL_MANAGED" && next.LoadBalancingScheme == "EXTERNAL" && stateSent && next.MigrationState == "TEST_ALL_TRAFFIC":
+		return nil
+	case (r.LoadBalancingScheme == "EXTERNAL" || r.LoadBalancingScheme == "EXTERNAL_MANAGED") && (next.LoadBalancingScheme == "EXTERNAL" || next.LoadBalancingScheme == "EXTERNAL_MANAGED"):
+		return invalidField("resource.loadBalancingScheme", fmt.Sprintf("Invalid value for field 'resource.loadBalancingScheme': '%s'. The loadBalancingScheme can change from EXTERNAL to EXTERNAL_MANAGED only when externalManagedBackendBucketMigrationState is TEST_ALL_TRAFFIC, and back only with externalManagedBackendBucketMigrationState set to TEST_ALL_TRAFFIC in the same request.", next.LoadBalancingScheme))
+	}
+	return invalidField("resource.loadBalancingScheme", fmt.Sprintf("Invalid value for field 'resource.loadBalancingScheme': '%s'. The field cannot be changed by patch.", next.LoadBalancingScheme))
+}
+
+// ruleChanged reports whether a patch changed what the rule stores.
+func ruleChanged(a, b ForwardingRule) bool {
+	pa, pb := a.MigrationPercentage, b.MigrationPercentage
+	samePct := (pa == nil && pb == nil) || (pa != nil && pb != nil && *pa == *pb)
+	return a.NetworkTier != b.NetworkTier || a.MigrationState != b.MigrationState || a.LoadBalancingScheme != b.LoadBalancingScheme || !samePct
+}
+
+func staleFingerprint() *Error {
+	return &Error{Status: http.StatusPreconditionFailed, Reason: "conditionNotMet",
+		Message: "Supplied fingerprint does not match current fingerprint.", Location: "resource.fingerprint"}
+}
+
+// changeableRule is a readable rule that no running delete holds.
+func (s *Server) changeableRule(tx *store.Tx, project, nameOrID string) (ForwardingRule, error) {
+	r, err := s.readableRule(tx, project, nameOrID)
+	if err == nil && r.Deleting {
+		err = notReady(rulePath(r.Project, r.Name))
+	}
+	return r, err
+}
+
+// GlobalForwardingRulesSetTarget points a rule at a target of the same type as its current
+// one (any type when it has none).
+func (s *Server) GlobalForwardingRulesSetTarget(ctx context.Context, req gen.GlobalForwardingRulesSetTargetRequestObject) (gen.GlobalForwardingRulesSetTargetResponseObject, error) {
+	requestID, err := checkRequestID(req.Params.RequestId)
+	if err != nil {
+		return nil, err
+	}
+	target := deref(req.Body.Target)
+	if target == "" {
+		return nil, &Error{Status: http.StatusBadRequest, Reason: "required", Message: "Required field 'target' not specified", Location: "target"}
+	}
+	kind := targetKind(target)
+	if kind == "" {
+		return nil, invalidField("target", fmt.Sprintf("Invalid value for field 'target': '%s'. The URL is malformed.", target))
+	}
+	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
+		r, err := s.changeableRule(tx, req.Project, req.ForwardingRule)
+		if err != nil {
+			return operations.Start{}, err
+		}
+		if current := targetKind(r.Target); current != "" && current != kind {
+			return operations.Start{}, invalidField("target", fmt.Sprintf("Invalid value for field 'target': '%s'. The new target must be of the same type as the current target (%s).", target, current))
+		}
+		if r.Target != target {
+			r.Target, r.Generation = target, r.Generation+1
+			if err := s.tables.ForwardingRules.Put(tx, r.Key(), r); err != nil {
+				return operations.Start{}, err
+			}
+		}
+		return operations.Start{OperationType: "setTarget", Done: true, TargetLink: s.link(ctx, rulePath(r.Project, r.Name)), TargetID: r.ID}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return gen.GlobalForwardingRulesSetTarget200JSONResponse(s.renderOperation(ctx, op)), nil
+}
+
+// targetKind is the collection of a target URL (targetHttpProxies, ...): the segment
+// before its name, "" when there is none.
+func targetKind(u string) string {
+	parts := strings.Split(strings.TrimRight(refPath(u), "/"), "/")
+	if len(parts) < 2 || parts[len(parts)-1] == "" {
+		return ""
+	}
+	return parts[len(parts)-2]
+}
+
+// readOnlyMembers are, by schema, the members the spec marks readOnly: sent back in a
+// patch, they are ignored, as on insert.
+var readOnlyMembers = sync.OnceValue(func() map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	doc, err := gen.GetSwagger()
+	if err != nil {
+		return out
+	}
+	for name, ref := range doc.Components.Schemas {
+		out[name] = map[string]bool{}
+		for member, p := range ref.Value.Properties {
+			if p.Value != nil && p.Value.ReadOnly {
+				out[name][member] = true
+			}
+		}
+	}
+	return out
+})
+
+// fixedMembers refuses a patch that sends a member it cannot change (any of schema's but
+// those in handled, which the caller applies or checks itself, and the readOnly ones) with
+// a value other than the resource's current one, cur (its wire form). A member absent from
+// cur is its zero value, so sending back false, 0 or "" is accepted.
+func fixedMembers(schema string, cur, body any, handled ...string) error {
+	sent, err := jsonMembers(body)
+	if err != nil {
+		return err
+	}
+	have, err := jsonMembers(cur)
+	if err != nil {
+		return err
+	}
+	keys := make([]string, 0, len(sent))
+	for k := range sent {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if slices.Contains(handled, k) || readOnlyMembers()[schema][k] || sameJSON(sent[k], have[k]) {
+			continue
+		}
+		return invalidField("resource."+k, fmt.Sprintf("Invalid value for field 'resource.%s': '%s'. The field cannot be changed by patch.", k, strings.Trim(string(sent[k]), `"`)))
+	}
+	return nil
+}
+
+func jsonMembers(v any) (map[string]json.RawMessage, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	err = json.Unmarshal(raw, &m)
+	return m, err
+}
+
+// sameJSON compares two JSON values, an absent one (nil) being equal to any zero value.
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if len(a) > 0 {
+		_ = json.Unmarshal(a, &x)
+	}
+	if len(b) > 0 {
+		_ = json.Unmarshal(b, &y)
+	}
+	return reflect.DeepEqual(x, y) || (isZeroJSON(x) && isZeroJSON(y))
+}
+
+func isZeroJSON(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case bool:
+		return !v
+	case float64:
+		return v == 0
+	case string:
+		return v == ""
+	case []any:
+		return len(v) == 0
+	case map[string]any:
+		return len(v) == 0
+	}
+	return false
+}

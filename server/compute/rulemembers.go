@@ -1,0 +1,77 @@
+package compute
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	gen "github.com/understudy-dev/understudy/gen/compute"
+)
+
+// checkGlobalRule refuses the members the real service does not take on a global
+// forwarding rule: those of regional products only (ports, allPorts, allowGlobalAccess,
+// sourceIpRanges, serviceLabel, isMirroringCollector), a network tier other than PREMIUM,
+// and combinations its documentation rules out. Absent, empty and false values of them are
+// what clients send by default and are accepted.
+func checkGlobalRule(b gen.ForwardingRule) error {
+	if t := deref(b.NetworkTier); t != "" && t != gen.ForwardingRuleNetworkTierPREMIUM {
+		return invalidField("resource.networkTier", fmt.Sprintf("Invalid value for field 'resource.networkTier': '%s'. %s network tier is not supported for global forwarding rule.", t, t))
+	}
+	regionalOnly := []struct {
+		member string
+		set    bool
+		value  string
+		why    string
+	}{
+		{"ports", len(b.Ports) > 0, strings.Join(b.Ports, ","), "Ports can only be specified for regional forwarding rules; use portRange."},
+		{"allPorts", deref(b.AllPorts), "true", "allPorts can only be specified for regional forwarding rules."},
+		{"allowGlobalAccess", deref(b.AllowGlobalAccess), "true", "Global access is only supported for regional internal forwarding rules."},
+		{"sourceIpRanges", len(b.SourceIpRanges) > 0, strings.Join(b.SourceIpRanges, ","), "Source IP ranges are only supported for regional forwarding rules with loadBalancingScheme EXTERNAL."},
+		{"serviceLabel", deref(b.ServiceLabel) != "", deref(b.ServiceLabel), "Service labels are only supported for regional internal forwarding rules."},
+		{"isMirroringCollector", deref(b.IsMirroringCollector), "true", "Only forwarding rules with loadBalancingScheme INTERNAL, which are regional, can be mirroring collectors."},
+	}
+	for _, m := range regionalOnly {
+		if m.set {
+			return invalidField("resource."+m.member, fmt.Sprintf("Invalid value for field 'resource.%s': '%s'. %s", m.member, m.value, m.why))
+		}
+	}
+	if deref(b.Target) != "" && deref(b.BackendService) != "" {
+		return invalidField("resource.backendService", fmt.Sprintf("Invalid value for field 'resource.backendService': '%s'. A forwarding rule cannot have both a target and a backend service.", *b.BackendService))
+	}
+	if len(b.MetadataFilters) > 0 && deref(b.LoadBalancingScheme) != gen.ForwardingRuleLoadBalancingSchemeINTERNALSELFMANAGED {
+		return invalidField("resource.metadataFilters", "Invalid value for field 'resource.metadataFilters': metadataFilters are only supported for forwarding rules with loadBalancingScheme INTERNAL_SELF_MANAGED.")
+	}
+	if p := b.ExternalManagedBackendBucketMigrationTestingPercentage; p != nil && deref(b.ExternalManagedBackendBucketMigrationState) != gen.ForwardingRuleExternalManagedBackendBucketMigrationStateTESTBYPERCENTAGE {
+		return invalidField("resource.externalManagedBackendBucketMigrationTestingPercentage", fmt.Sprintf("Invalid value for field 'resource.externalManagedBackendBucketMigrationTestingPercentage': '%v'. It can only be set when externalManagedBackendBucketMigrationState is TEST_BY_PERCENTAGE.", *p))
+	}
+	return nil
+}
+
+// normalizePortRange is a port range as the real service returns it: one port `80` reads
+// back as `80-80`. Ports are 1-65535 and the low one comes first; "" stays "".
+func normalizePortRange(s string) (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	low, high, isRange := strings.Cut(s, "-")
+	if !isRange {
+		high = low
+	}
+	lo, err1 := port(low)
+	hi, err2 := port(high)
+	if err1 != nil || err2 != nil || lo > hi {
+		return "", invalidField("resource.portRange", fmt.Sprintf("Invalid value for field 'resource.portRange': '%s'. Invalid port range specification: want a port or a range <low>-<high> of ports 1-65535.", s))
+	}
+	return strconv.Itoa(lo) + "-" + strconv.Itoa(hi), nil
+}
+
+func port(s string) (int, error) {
+	if s == "" || len(s) > 5 || strings.Trim(s, "0123456789") != "" {
+		return 0, strconv.ErrSyntax
+	}
+	n, _ := strconv.Atoi(s)
+	if n < 1 || n > 65535 {
+		return 0, strconv.ErrRange
+	}
+	return n, nil
+}
