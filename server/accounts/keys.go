@@ -18,13 +18,35 @@ type platform struct {
 	concurrency int // 0: the server's default
 }
 
+// apiKeyPrefixes are the prefixes of the keys the API takes: secret keys and restricted
+// keys, of test or live mode. The real API lets a restricted key do what its permissions
+// allow; understudy keeps no permissions, so a restricted key may do what a secret key may.
+var apiKeyPrefixes = []string{"sk_test_", "sk_live_", "rk_test_", "rk_live_"}
+
+// isAPIKey says whether key starts as a secret or restricted key does.
+func isAPIKey(key string) bool {
+	for _, p := range apiKeyPrefixes {
+		if strings.HasPrefix(key, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// isLiveKey says whether key is of live mode (sk_live_, rk_live_).
+func isLiveKey(key string) bool { return strings.HasPrefix(key[min(len(key), 2):], "_live_") }
+
 // isDefaultKey reports whether key has the shape of the keys that belong to the default
-// platform out of the box: ^sk_(test|live)_[A-Za-z0-9]+$ (TestIsDefaultKey), checked by
+// platform out of the box: ^[sr]k_(test|live)_[A-Za-z0-9]+$ (TestIsDefaultKey), checked by
 // hand rather than by regexp because every request with such a key checks it.
 func isDefaultKey(key string) bool {
-	rest, ok := strings.CutPrefix(key, "sk_test_")
-	if !ok {
-		rest, ok = strings.CutPrefix(key, "sk_live_")
+	var rest string
+	ok := false
+	for _, p := range apiKeyPrefixes {
+		if r, found := strings.CutPrefix(key, p); found {
+			rest, ok = r, true
+			break
+		}
 	}
 	if !ok || rest == "" {
 		return false
@@ -50,8 +72,8 @@ func (s *Server) loadPlatforms() error {
 		pl := &platform{id: p.ID, accountsV2: p.AccountsV2 == nil || *p.AccountsV2, concurrency: p.AccountConcurrency}
 		s.platforms[p.ID] = pl
 		for _, k := range p.Keys {
-			if !strings.HasPrefix(k, "sk_test_") && !strings.HasPrefix(k, "sk_live_") {
-				return fmt.Errorf("accounts.platforms[%d] (%s): key %s is not a secret key (sk_test_... or sk_live_...)", i, p.ID, maskKey(k))
+			if !isAPIKey(k) {
+				return fmt.Errorf("accounts.platforms[%d] (%s): key %s is not a secret or restricted key (sk_test_..., sk_live_..., rk_test_..., rk_live_...)", i, p.ID, maskKey(k))
 			}
 			if _, dup := s.keys[k]; dup {
 				return fmt.Errorf("accounts.platforms[%d] (%s): key %s belongs to two platforms", i, p.ID, maskKey(k))
@@ -103,7 +125,7 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			return invalidRequest(http.StatusUnauthorized, "", "Invalid API Key provided: %s", maskKey(key))
 		}
 		req := c.Request()
-		ctx := context.WithValue(req.Context(), callerKey{}, caller{platform: p, livemode: strings.HasPrefix(key, "sk_live_")})
+		ctx := context.WithValue(req.Context(), callerKey{}, caller{platform: p, livemode: isLiveKey(key)})
 		c.SetRequest(req.WithContext(ctx))
 		return next(c)
 	}

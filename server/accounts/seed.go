@@ -173,7 +173,15 @@ func (s *Server) seedAccount(tx *store.Tx, i int, sa SeedAccount) error {
 			return fail("metadata."+k, "keys must be at most 40 characters (%q is %d)", k, len(k))
 		}
 	}
-	a := accountFromRequest(body)
+	tree := treeOf(body)
+	delete(tree, "include")
+	var a Account
+	if _, ok := tree["account_token"]; ok {
+		return fail("account_token", "a seeded account cannot use a token: give the token's members instead")
+	}
+	if err := applyAccountTree(&a, tree); err != nil {
+		return fail("metadata", "%v", err)
+	}
 	a.ID = sa.ID
 	if a.ID == "" {
 		a.ID = derivedAccountID(i, pid, livemode, a.DisplayName)
@@ -195,11 +203,12 @@ func (s *Server) seedAccount(tx *store.Tx, i int, sa SeedAccount) error {
 		}
 	}
 	a.Concurrency = sa.Concurrency
+	a.Onboarded = sa.Onboarded // before the check: it stands for the persons a seed cannot name
 	if sa.Onboarded && len(a.Configurations) > 0 && sa.Created == "" {
 		// The hosted form, the only way to accept the terms, collects everything else first.
 		// An account a state export recorded (with its creation time) may have lost some of
 		// it in a later update.
-		for _, r := range requirementsOf(a) {
+		for _, r := range requirementsOf(a, nil) {
 			if r.Field != termsOfService {
 				return fail("onboarded", "an onboarded account needs %s: the hosted form collects it before the terms of service are accepted", r.Field)
 			}
