@@ -5624,7 +5624,14 @@ type Address struct {
 }
 
 // AddressParams defines model for AddressParams.
-type AddressParams = map[string]interface{}
+type AddressParams struct {
+	City       *string `json:"city,omitempty"`
+	Country    *string `json:"country,omitempty"`
+	Line1      *string `json:"line1,omitempty"`
+	Line2      *string `json:"line2,omitempty"`
+	PostalCode *string `json:"postal_code,omitempty"`
+	State      *string `json:"state,omitempty"`
+}
 
 // Amount defines model for Amount.
 type Amount struct {
@@ -8453,7 +8460,7 @@ type V2CoreAccountUpdateDefaultsResponsibilitiesParamsLossesCollector string
 // V2CoreAccountUpdateIdentityAttestationsDirectorshipDeclarationParams defines model for V2CoreAccountUpdateIdentityAttestationsDirectorshipDeclarationParams.
 type V2CoreAccountUpdateIdentityAttestationsDirectorshipDeclarationParams struct {
 	// Date The time marking when the director attestation was made. Represented as a RFC 3339 date & time UTC value in millisecond precision, for example: 2022-09-18T13:22:18.123Z.
-	Date nullable.Nullable[Timestamp] `json:"date,omitempty"`
+	Date nullable.Nullable[string] `json:"date,omitempty"`
 
 	// Ip The IP address from which the director attestation was made.
 	Ip nullable.Nullable[string] `json:"ip,omitempty"`
@@ -8465,7 +8472,7 @@ type V2CoreAccountUpdateIdentityAttestationsDirectorshipDeclarationParams struct
 // V2CoreAccountUpdateIdentityAttestationsOwnershipDeclarationParams defines model for V2CoreAccountUpdateIdentityAttestationsOwnershipDeclarationParams.
 type V2CoreAccountUpdateIdentityAttestationsOwnershipDeclarationParams struct {
 	// Date The time marking when the beneficial owner attestation was made. Represented as a RFC 3339 date & time UTC value in millisecond precision, for example: 2022-09-18T13:22:18.123Z.
-	Date nullable.Nullable[Timestamp] `json:"date,omitempty"`
+	Date nullable.Nullable[string] `json:"date,omitempty"`
 
 	// Ip The IP address from which the beneficial owner attestation was made.
 	Ip nullable.Nullable[string] `json:"ip,omitempty"`
@@ -8504,7 +8511,7 @@ type V2CoreAccountUpdateIdentityAttestationsPersonsProvidedParamsOwnershipExempt
 // V2CoreAccountUpdateIdentityAttestationsRepresentativeDeclarationParams defines model for V2CoreAccountUpdateIdentityAttestationsRepresentativeDeclarationParams.
 type V2CoreAccountUpdateIdentityAttestationsRepresentativeDeclarationParams struct {
 	// Date The time marking when the representative attestation was made. Represented as a RFC 3339 date & time UTC value in millisecond precision, for example: 2022-09-18T13:22:18.123Z.
-	Date nullable.Nullable[Timestamp] `json:"date,omitempty"`
+	Date nullable.Nullable[string] `json:"date,omitempty"`
 
 	// Ip The IP address from which the representative attestation was made.
 	Ip nullable.Nullable[string] `json:"ip,omitempty"`
@@ -8516,7 +8523,7 @@ type V2CoreAccountUpdateIdentityAttestationsRepresentativeDeclarationParams stru
 // V2CoreAccountUpdateIdentityAttestationsTermsOfServiceAccountParams defines model for V2CoreAccountUpdateIdentityAttestationsTermsOfServiceAccountParams.
 type V2CoreAccountUpdateIdentityAttestationsTermsOfServiceAccountParams struct {
 	// Date The time when the Account's representative accepted the terms of service. Represented as a RFC 3339 date & time UTC value in millisecond precision, for example: 2022-09-18T13:22:18.123Z.
-	Date nullable.Nullable[Timestamp] `json:"date,omitempty"`
+	Date nullable.Nullable[string] `json:"date,omitempty"`
 
 	// Ip The IP address from which the Account's representative accepted the terms of service.
 	Ip nullable.Nullable[string] `json:"ip,omitempty"`
@@ -9340,9 +9347,11 @@ type ClientInterface interface {
 	// CreateAccountWithBody Create an account
 	//
 	// Creates a connected account for the calling platform in the mode of the API key.
-	// Every member is optional; `configuration` requests the capabilities of any of the
-	// `customer`, `merchant` and `recipient` configurations, which then appear in
-	// `applied_configurations`. `include` decides which optional sections of the
+	// Every member is optional, and so is the body; `configuration` requests the
+	// capabilities of any of the `customer`, `merchant` and `recipient` configurations
+	// (with their settings), which then appear in `applied_configurations`.
+	// `account_token` applies an account token's members first (the token is used once),
+	// then the request's own members. `include` decides which optional sections of the
 	// returned account are populated (the others are `null`).
 	//
 	// Takes any type of body and a specified content type.
@@ -9353,9 +9362,11 @@ type ClientInterface interface {
 	// CreateAccount Create an account
 	//
 	// Creates a connected account for the calling platform in the mode of the API key.
-	// Every member is optional; `configuration` requests the capabilities of any of the
-	// `customer`, `merchant` and `recipient` configurations, which then appear in
-	// `applied_configurations`. `include` decides which optional sections of the
+	// Every member is optional, and so is the body; `configuration` requests the
+	// capabilities of any of the `customer`, `merchant` and `recipient` configurations
+	// (with their settings), which then appear in `applied_configurations`.
+	// `account_token` applies an account token's members first (the token is used once),
+	// then the request's own members. `include` decides which optional sections of the
 	// returned account are populated (the others are `null`).
 	//
 	// Takes a body of the `application/json` content type.
@@ -9379,7 +9390,10 @@ type ClientInterface interface {
 	// `contact_email` sent as `null` are removed; a `metadata` key whose value is `null`
 	// is removed and the other keys are added or replaced. A configuration sent is applied
 	// to the account (it joins `applied_configurations`) and the capabilities it names are
-	// requested or withdrawn; configurations and capabilities not sent are kept. An update
+	// requested or withdrawn; configurations and capabilities not sent are kept, and a
+	// configuration sent with `applied: false` is removed. Objects (`identity`,
+	// `defaults`, a configuration's settings) are merged member by member, a member sent
+	// as `null` is removed. An update
 	// takes one of the account's concurrency slots, as link creation does (429
 	// `account_rate_limit_exceeded` beyond the limit); a closed account is refused (400
 	// `account_closed`).
@@ -9396,7 +9410,10 @@ type ClientInterface interface {
 	// `contact_email` sent as `null` are removed; a `metadata` key whose value is `null`
 	// is removed and the other keys are added or replaced. A configuration sent is applied
 	// to the account (it joins `applied_configurations`) and the capabilities it names are
-	// requested or withdrawn; configurations and capabilities not sent are kept. An update
+	// requested or withdrawn; configurations and capabilities not sent are kept, and a
+	// configuration sent with `applied: false` is removed. Objects (`identity`,
+	// `defaults`, a configuration's settings) are merged member by member, a member sent
+	// as `null` is removed. An update
 	// takes one of the account's concurrency slots, as link creation does (429
 	// `account_rate_limit_exceeded` beyond the limit); a closed account is refused (400
 	// `account_closed`).
@@ -9751,9 +9768,11 @@ func (c *Client) ListAccounts(ctx context.Context, params *ListAccountsParams, r
 // CreateAccountWithBody Create an account
 //
 // Creates a connected account for the calling platform in the mode of the API key.
-// Every member is optional; `configuration` requests the capabilities of any of the
-// `customer`, `merchant` and `recipient` configurations, which then appear in
-// `applied_configurations`. `include` decides which optional sections of the
+// Every member is optional, and so is the body; `configuration` requests the
+// capabilities of any of the `customer`, `merchant` and `recipient` configurations
+// (with their settings), which then appear in `applied_configurations`.
+// `account_token` applies an account token's members first (the token is used once),
+// then the request's own members. `include` decides which optional sections of the
 // returned account are populated (the others are `null`).
 //
 // Takes any type of body and a specified content type.
@@ -9774,9 +9793,11 @@ func (c *Client) CreateAccountWithBody(ctx context.Context, params *CreateAccoun
 // CreateAccount Create an account
 //
 // Creates a connected account for the calling platform in the mode of the API key.
-// Every member is optional; `configuration` requests the capabilities of any of the
-// `customer`, `merchant` and `recipient` configurations, which then appear in
-// `applied_configurations`. `include` decides which optional sections of the
+// Every member is optional, and so is the body; `configuration` requests the
+// capabilities of any of the `customer`, `merchant` and `recipient` configurations
+// (with their settings), which then appear in `applied_configurations`.
+// `account_token` applies an account token's members first (the token is used once),
+// then the request's own members. `include` decides which optional sections of the
 // returned account are populated (the others are `null`).
 //
 // Takes a body of the `application/json` content type.
@@ -9820,7 +9841,10 @@ func (c *Client) RetrieveAccount(ctx context.Context, id AccountId, params *Retr
 // `contact_email` sent as `null` are removed; a `metadata` key whose value is `null`
 // is removed and the other keys are added or replaced. A configuration sent is applied
 // to the account (it joins `applied_configurations`) and the capabilities it names are
-// requested or withdrawn; configurations and capabilities not sent are kept. An update
+// requested or withdrawn; configurations and capabilities not sent are kept, and a
+// configuration sent with `applied: false` is removed. Objects (`identity`,
+// `defaults`, a configuration's settings) are merged member by member, a member sent
+// as `null` is removed. An update
 // takes one of the account's concurrency slots, as link creation does (429
 // `account_rate_limit_exceeded` beyond the limit); a closed account is refused (400
 // `account_closed`).
@@ -9847,7 +9871,10 @@ func (c *Client) UpdateAccountWithBody(ctx context.Context, id AccountId, params
 // `contact_email` sent as `null` are removed; a `metadata` key whose value is `null`
 // is removed and the other keys are added or replaced. A configuration sent is applied
 // to the account (it joins `applied_configurations`) and the capabilities it names are
-// requested or withdrawn; configurations and capabilities not sent are kept. An update
+// requested or withdrawn; configurations and capabilities not sent are kept, and a
+// configuration sent with `applied: false` is removed. Objects (`identity`,
+// `defaults`, a configuration's settings) are merged member by member, a member sent
+// as `null` is removed. An update
 // takes one of the account's concurrency slots, as link creation does (429
 // `account_rate_limit_exceeded` beyond the limit); a closed account is refused (400
 // `account_closed`).
@@ -11429,9 +11456,11 @@ type ClientWithResponsesInterface interface {
 	// CreateAccountWithBodyWithResponse Create an account
 	//
 	// Creates a connected account for the calling platform in the mode of the API key.
-	// Every member is optional; `configuration` requests the capabilities of any of the
-	// `customer`, `merchant` and `recipient` configurations, which then appear in
-	// `applied_configurations`. `include` decides which optional sections of the
+	// Every member is optional, and so is the body; `configuration` requests the
+	// capabilities of any of the `customer`, `merchant` and `recipient` configurations
+	// (with their settings), which then appear in `applied_configurations`.
+	// `account_token` applies an account token's members first (the token is used once),
+	// then the request's own members. `include` decides which optional sections of the
 	// returned account are populated (the others are `null`).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -11442,9 +11471,11 @@ type ClientWithResponsesInterface interface {
 	// CreateAccountWithResponse Create an account
 	//
 	// Creates a connected account for the calling platform in the mode of the API key.
-	// Every member is optional; `configuration` requests the capabilities of any of the
-	// `customer`, `merchant` and `recipient` configurations, which then appear in
-	// `applied_configurations`. `include` decides which optional sections of the
+	// Every member is optional, and so is the body; `configuration` requests the
+	// capabilities of any of the `customer`, `merchant` and `recipient` configurations
+	// (with their settings), which then appear in `applied_configurations`.
+	// `account_token` applies an account token's members first (the token is used once),
+	// then the request's own members. `include` decides which optional sections of the
 	// returned account are populated (the others are `null`).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -11470,7 +11501,10 @@ type ClientWithResponsesInterface interface {
 	// `contact_email` sent as `null` are removed; a `metadata` key whose value is `null`
 	// is removed and the other keys are added or replaced. A configuration sent is applied
 	// to the account (it joins `applied_configurations`) and the capabilities it names are
-	// requested or withdrawn; configurations and capabilities not sent are kept. An update
+	// requested or withdrawn; configurations and capabilities not sent are kept, and a
+	// configuration sent with `applied: false` is removed. Objects (`identity`,
+	// `defaults`, a configuration's settings) are merged member by member, a member sent
+	// as `null` is removed. An update
 	// takes one of the account's concurrency slots, as link creation does (429
 	// `account_rate_limit_exceeded` beyond the limit); a closed account is refused (400
 	// `account_closed`).
@@ -11487,7 +11521,10 @@ type ClientWithResponsesInterface interface {
 	// `contact_email` sent as `null` are removed; a `metadata` key whose value is `null`
 	// is removed and the other keys are added or replaced. A configuration sent is applied
 	// to the account (it joins `applied_configurations`) and the capabilities it names are
-	// requested or withdrawn; configurations and capabilities not sent are kept. An update
+	// requested or withdrawn; configurations and capabilities not sent are kept, and a
+	// configuration sent with `applied: false` is removed. Objects (`identity`,
+	// `defaults`, a configuration's settings) are merged member by member, a member sent
+	// as `null` is removed. An update
 	// takes one of the account's concurrency slots, as link creation does (429
 	// `account_rate_limit_exceeded` beyond the limit); a closed account is refused (400
 	// `account_closed`).
@@ -13127,9 +13164,11 @@ func (c *ClientWithResponses) ListAccountsWithResponse(ctx context.Context, para
 // CreateAccountWithBodyWithResponse Create an account
 //
 // Creates a connected account for the calling platform in the mode of the API key.
-// Every member is optional; `configuration` requests the capabilities of any of the
-// `customer`, `merchant` and `recipient` configurations, which then appear in
-// `applied_configurations`. `include` decides which optional sections of the
+// Every member is optional, and so is the body; `configuration` requests the
+// capabilities of any of the `customer`, `merchant` and `recipient` configurations
+// (with their settings), which then appear in `applied_configurations`.
+// `account_token` applies an account token's members first (the token is used once),
+// then the request's own members. `include` decides which optional sections of the
 // returned account are populated (the others are `null`).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -13146,9 +13185,11 @@ func (c *ClientWithResponses) CreateAccountWithBodyWithResponse(ctx context.Cont
 // CreateAccountWithResponse Create an account
 //
 // Creates a connected account for the calling platform in the mode of the API key.
-// Every member is optional; `configuration` requests the capabilities of any of the
-// `customer`, `merchant` and `recipient` configurations, which then appear in
-// `applied_configurations`. `include` decides which optional sections of the
+// Every member is optional, and so is the body; `configuration` requests the
+// capabilities of any of the `customer`, `merchant` and `recipient` configurations
+// (with their settings), which then appear in `applied_configurations`.
+// `account_token` applies an account token's members first (the token is used once),
+// then the request's own members. `include` decides which optional sections of the
 // returned account are populated (the others are `null`).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -13186,7 +13227,10 @@ func (c *ClientWithResponses) RetrieveAccountWithResponse(ctx context.Context, i
 // `contact_email` sent as `null` are removed; a `metadata` key whose value is `null`
 // is removed and the other keys are added or replaced. A configuration sent is applied
 // to the account (it joins `applied_configurations`) and the capabilities it names are
-// requested or withdrawn; configurations and capabilities not sent are kept. An update
+// requested or withdrawn; configurations and capabilities not sent are kept, and a
+// configuration sent with `applied: false` is removed. Objects (`identity`,
+// `defaults`, a configuration's settings) are merged member by member, a member sent
+// as `null` is removed. An update
 // takes one of the account's concurrency slots, as link creation does (429
 // `account_rate_limit_exceeded` beyond the limit); a closed account is refused (400
 // `account_closed`).
@@ -13209,7 +13253,10 @@ func (c *ClientWithResponses) UpdateAccountWithBodyWithResponse(ctx context.Cont
 // `contact_email` sent as `null` are removed; a `metadata` key whose value is `null`
 // is removed and the other keys are added or replaced. A configuration sent is applied
 // to the account (it joins `applied_configurations`) and the capabilities it names are
-// requested or withdrawn; configurations and capabilities not sent are kept. An update
+// requested or withdrawn; configurations and capabilities not sent are kept, and a
+// configuration sent with `applied: false` is removed. Objects (`identity`,
+// `defaults`, a configuration's settings) are merged member by member, a member sent
+// as `null` is removed. An update
 // takes one of the account's concurrency slots, as link creation does (429
 // `account_rate_limit_exceeded` beyond the limit); a closed account is refused (400
 // `account_closed`).
@@ -17993,507 +18040,510 @@ func (sh *strictHandler) UpdatePerson(ctx echo.Context, id AccountId, personId P
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P19d9w2liCMfxVs7fxO7NmSbMlJuuOcPXMUKelo0o69ltP7m448FIpEVcFFAgwAqqrUJ8/ZD/Lsl5tP",
-	"8hxcAHwFq1gkJTtu/UOVSODi7eLi4r7+YxLyJOWMMCUnL/8xWRIcEQE/35LfMiLVZaT/iYgMBU0V5Wzy",
-	"cvILo79lBNGIMEXnlAjE50gtqUTCVEJPbgT5LTg+Pr55OkU4lhytBVWKMKQ4UkuCJBG3RKCYL44n0wnZ",
-	"4CSNyeTlRFe7Pf1yq/7/V99f/eU8ifH338wnU/0+o4JEk5dKZGQ6keGSJFh3LcVKEaG79Z+68q9nR3/H",
-	"R3fPj755/z/+ZTKdqG2q4UolKFtMfv/99+kkxQInRNlxnoUhz5h3nJcXZmAEYVMIPbnBYajMwKodh/cn",
-	"P98+/+Ev/+ubtz/9uDj/W/TTZDqhGlCK1XIynTCc6KI02jmgBG/+SthCLScvT7/6ajpJKHP/nzTHM52c",
-	"pWlMSXTO2ZwuMoF152VzMH+lUknEWbwtj0gitcQKLfEtQTiO7XglQWEFHMKmEfQEswgleDsj14yrJRHy",
-	"6beIJ3pto2kBFAuCYioVidB6iRXRa62WhIoa3GP0lqQE63KcheSapUSgWxxnBD25+TfbaFCt8z8TIsIl",
-	"Zuo6e/789OuWQoKENKWEqZun3+qmrxllEdmQCM25SPRCeuv9+vx9Dv9mitZLGi6RnuyUHC04koRF8inC",
-	"LLpmbRDe38DwBSmhPFVoRuZcED04GkHJKcJSdwbdUBbGWURujq9ZGad+nbieTN7r12nMI+LwBfDqt4yI",
-	"bYFY/g5NyshFFUkAOf5FkPnk5eS/PysIwDNTTD6roNI7jXC/54iHhcBb/b9UW0B8PZ36//OYSxLtxLsQ",
-	"ihRY8uRGj+Vm6j6sqVqiG/jH7sqbp4gLU5mnhCHOiLxmT27mOJa6osbkiMxxFquntdmDIv55Ms1V5sUC",
-	"yavZ0c44jwlmsM8uI5KkXBEWbn8i2+ZAX+EVkdCjN6+v3iGJ50QvvSBKbI/RmflhxggUECcErchWIxOa",
-	"8Wg7RbNt/uWapTFWgKqw43hEplCXMigjiNLElzO0pizi6ylKidDFJdL7krIFYmQNdQVRmWDSbIIwE4Iw",
-	"hQSRWayK3nBBF5ThGEmFVSaP0btyF6EYRhGdzwlU1/1FVF4zQT6QUG/fJ18+f45uaDFHARGCC7v7SqCW",
-	"NCbwak6FVPmJQSWSisYxouyazWO6WMK7MvxvqvBXZBtQFmSS3DzV8/vLL5cXpkrIk4SwiEQ1lJh8NX8R",
-	"foO/Oj36E3k+O/oy+np29A0+IUen4Z/nz6MvZ3/CX584mm2OwgJpSst/pNd/CMm+NBu+iUOv4YdeBhIa",
-	"wls7gBRHKU+zGCvybVGIcYV0NyNLefSC63/kNbthWRzfmPXMDz49TaZ8TnssqpSIMcppsd5x/2YL/k9z",
-	"6qutob7urT3OEk1H9HJc8YSgq4ufJJBMGEKZ/pYhapLrBfrryfsaXFSilr++v/m2zEoYeqvJg1pyCcgm",
-	"9XQVI/RQYMnh1FNLQQgy20fPIA5DkqoG/vw6cf0sDnDoWUf6bHtyOEF2PIqt34Ea/5UmVPlo1IYmWYJY",
-	"lswM25YTY24IS4oXpMLZnDz3DyaGFrw0VFdJTEv6n+ewIex/edcpU2RBBOyHN3jh3QxYs5m6R0jxlT5J",
-	"sX7OBU/QDSMbFehvQSbiG8CMVJBbyjNZfj1HmCGCRUyJ0ORKppxJYngWfSzrA7igRjD6GtEAYK/ehZuf",
-	"PyzWry4Wz1/d/bJ5tZj4p0WXrtKGPbTgDRGSs93sZwpl0JMb88PHf9ovikgVfH1y9Zfllidvs7s/beT6",
-	"q9OTr/2cqK00MkN6RcQtDcnfiJAwkPq4zt5colvz0Z5l+RHgWCa8wJRJ9VIfOljprRnHfE0ifURiJEhM",
-	"sCRAwo6v2Vvbc43CmtPcOojfIowSKqU+DblAGZNZmnKhCZzhMcsHDJxxXz5/fs0YTnQN3TVzCABtBFJT",
-	"rS/rqHL6/PTro+dfHZ3+6TjCy5jitsPETtGRm6OOF5zr6+gfX/5+pP+cuj/X18e/4qM7/21nOnmnN04n",
-	"7DJbzOCYWrUimf50GJYB4LGRDMb1Bqtlt4ubG5y+prUMzn06bHCjDut3DcpQKDgTvsORvYbr/0LONNOn",
-	"fwKnH8Ih9uyDNJssH8k/JsB6wbTwUNPByUvNBUwnCZESSO0kkyQIsSTHdoICzmYci4iyxbEgc0HkUld8",
-	"idzQ8l06pySO3LaalMg5nKuBLWa4v8lUNySCvF3dDT3KYoJ2HXvfaxhv7YSY6amu87sq9bB90FQjIXDA",
-	"zTGNzW4tLl3FkGwhLtw+1xytHdlUnxs3NabvBq2xJhlZfltpMMVPfDzwVDMlBOUsfcSJYdrg3n3mjuDb",
-	"U4Oh8F9wexpoPkTKYBbzcEWim6fmwhNTtvpCXrPaFT3iADLBKlzWhBampAySTKoACgSKa845cMuvYUro",
-	"KDa3saKPGtHL8L6QdeFAWwMACIDaQ9b1iEp35cvHawpHN3CN09dJrm8BYV/ED4EVm/jvC5Np+8Z4tyQC",
-	"DgZ7U4r1BQ0kHYiyo1TwhSCyEHRl0hwVVKIarhyjt3Dh2/JM5MXxXHPfGMklFwpFJMbb44+8h87yzlWv",
-	"pk3cL13RkLmhaTa+9Upm1vFHLhWJvi/WJV9KRTbq2VIlcWUNJ/oK8CL8bxEP9awgXQBeEfOh/r/edJXv",
-	"J+a/d3pJNFbDXYcrQwNMmWeukP23DuNZ0UiFlfOQ6/pcGmZ1iRWSeCtB+IXWmjisBWcL9ASYCpgSNI+5",
-	"vqDLNRES/fju1V+niIGg7N+vXv/89FhP3s9c/cAzFg3bBIyrYA5gduM9EkTyTIREUzn2heaNMxYdfwI0",
-	"3tGNnCaRDZWOd6cSNWQl6MlNPuobM5fvOH+F2daep3LYlDqiJbAiAdyEArIJCYnIzkm2lB6FmJlR6CoI",
-	"5/SURPqnoTzhFmnoCKBr1jZLNSssS+tRtP6Qi+AGiqiSB/VcU4sdE5eTjF8YztSSC3pHorH5nkuDwkjf",
-	"QX4iW5QKfksjEr1EcmU4v3/913/9VzwLo08A7XUnV2SrKVjlGrNifM2OzVSRTQr3Fx+FHTxbZwxleQsI",
-	"yiMewiqX6QJO6QOdVWyLzFkMzU2RlYbCgUXYLYl5So4nRYtlDc85TvGMxlSB7DYVPCVCUcNoG6ln8yIB",
-	"UlD45i4UBRS4PbAsmbz8dYJDRW/1YZESFhm+WBB9TuiJ07NSXD0n7xt8/9S2H0REYRp7+nEWRdRKBm0Z",
-	"hGc8U9ClMO/SF7Ikv6WyuOWSJFVbtF4Shm5MCTjOb0y/b/RQDhFEFZNwBcAuoE9NuVTxgs/0NVuX2A2i",
-	"sTKG4DblWOGSMnIkCI7wLCZIF0Nkk8aYMnd5FwTre62T8BQtIsXRjGjkARJmReJ25kqrGhFFRAIAA4sh",
-	"VblfkGKpgigjjfcGDYJbIujcbsEKTgSAxlXMCGaamyRS1l7DfIGMqfzWCCIDmF8fSunDPM6UVwKzd/qW",
-	"fK0nKcErUp87gzLladIUB4cqMGoyfTXmQan16cQS2YCyOff0dQeWtArKzxjiNVm5lfXlN37NeoWY6ZW2",
-	"lDtXMeUKt+ooijvNcZhJxRNYoeqHXCVX/5ArHDUDYCSheiHnmcoECSrS4ukuOXJjIe1U/JWy1Q8xX7cp",
-	"DYBCYZRJTRAkQVjTAm7FYu7a+C0y+oB8U+TFNT8SLrkkDM226Eb3AqZHF9co4kQb9d0Zx2b2A7McHXSL",
-	"robtth5iuEd3XdVtG3mt5p5t8/rmr9k/+KyH1pmeeTWdCWWXpvJJU9BeEo40+/m/4fJYu+lKYP816XWr",
-	"ABR5kxqZpUA41vtwq9cCTlUzlMnLSSboxLuzVSbYoT3gDOkJiIkumeMB9Euv/YLeEuZpvb7+zb1bCL9+",
-	"nTQ0z+XpqvR86sOd9+2UwKH/GyywWVecn4lvSjhp9betO0RPzU1T6GX0X/kHw7He5NtDoifAYxiJkQTJ",
-	"4eg7wQ6tx37gbifUN8K3iOBwiZJMKk0HnRWHNcKxo3243bIL+I9Kpb+IuIngnSodgod7sOwXSc6xJH5m",
-	"MKeXFpX0dp4iEi65vtELnlQ0GnDauMMAzWkc62sTa2JPEyE7cmL5qfD7dFJF3h4AzKx0rmYnyiBCbQEA",
-	"1NQ3rkY/uy1Hr33ftmLH9oAD2aZEVE1zFY+TCc+LiwUIQJc8jnRJec3s/jbCnFz7/AEOIlysPWihLcGo",
-	"CmdN49ZgZWREKIjIIHQowIyNFN2W+51tdfd6ltg9WNbKjewQzCtxW1EkNAvevIjYi2OjhmPPq6o6a4f4",
-	"/h+nv/+L7xCPKSMnXnj6y6n3S8qlwnHgrkTeW6Tvi5fBNuPsuK2a1RM9as8sWQkQyBfcUsAVGM81tuNY",
-	"H/04gTdmTTjWT6GpNM7g/Rre3+nyM5zo50y/n0Wat54t4D2d6yfAmYFkc8Zn+gmsxUzCm3Wqn3f6d4jh",
-	"Gela4RKesf4asi2wIvBbhPoJ9/jwbqX5+A+6ZLSC31AmAmiE6Ddkod8Qpdslmb4qzD/or/OVfr+YwZPo",
-	"/iwo/IbeLpiGuVC/6edWv1mu4Ml0yaXQkJdKz8Aym8NVQUOmMVwbGPyWuswHgPYh1f1fEf11tYDnUpdZ",
-	"JbruSqz1E1pZ3enZi7GuG0Pf4pUuGQv9NZa69VjB81Y/E5ixJILfC71GCfQzgRtOArORCK6fMPbkFp5r",
-	"DT/Z6DVKtvAG1pEBNAZrxyiHS6IuyVLQisOspnhmJCj6udBf06VuJYV+pjG83+qZ+Q3rN8LcqWGtRabr",
-	"irUetYSvcmYs/OA3rJdcwBuAKQEPJQfrSJgBqeB5q3FA3umvaqlhqg+6jILxmlu4gpJqDc87uK3jpX4u",
-	"NiAAA4HPNtNP+HpLdK9uAUtvs9vJdLKWeg43WL/fgKhxw+F3qp9buHbewSjukrWXTIFkR2+ynF2nTH39",
-	"5cRrXtOyezvu/ccN/rjBHzf4J73BK1cft0EdDB/DVcjzrD6sFy3IxWoeTo0XOm+wRC5JEOdclDi3KUqx",
-	"lEiJjICVqiBOaoeNgtzZbZYuViQqw5uRkGs2vpBMeqy3y1NU9Hv33PwCbOLnNTUt8pzyVDVnpGSRX7JH",
-	"OuAi9h2Ptpphrxr3e+7Bfg+Gxhx+D2Z+lVItwg1zs2Pc6I2+RQnMGorJXCGeKTvj18zdI/SVXb+v+anA",
-	"VW0s5wnvHOfSoB8oiSPpE+3RcInK4uKS4OdbdJMbrARRRm7QE+cXYUSMkqMbckuYynBsi1Sk3+XK+n2l",
-	"qJdCNSW5LV0uy6QaottpJ/nIPJ+TbhI1O4e/++Xve8D8AFXelmoUgBu0xPbM39D7nQtdFfsdtqE6zOyn",
-	"PouemanvnKbap7bnKzKAKj7n+puSxqbQ0XgRWhCsSEkWMZTW1eHdtAr+upmwIgOx0CNYVcdBRqbT3Pbz",
-	"cKmOkwrV9oAbRAm0F/PL8zHm3N4cI3MgWOEdlblysF3UChbBXsVi02Y4txhGCY4Imm1RpX2wRf4WlMlO",
-	"sQenjlWM5kJAcC3ZcUrR3DJoBnKuyNjB91jiyi7Zt85/Oz3nwo3FLFJlK1b0EqDpJYnV1Vfn7o2gCTbn",
-	"MowbiiFsJE01dK6omgy8yij//Px5fVzTyeZowY98g4VepUvOWoSG9ozJewZFS14wtY7VZ7vRZITlEuSK",
-	"++b2Ii/4e0ktfPiCXNiqxVpEVKYx3gbGDr0+6J9xQpBc8nVh/5ArBBnKuy+N3JtXCyhJ4vlLpMgm54fA",
-	"2lgJHqNwiQUOlcbnJ8Y9tmzTyEWCBJlnkmjuhFsZ927sLUtN//P6evP8+dH19eZkfn29+dNc//xm/v5f",
-	"vULUXI1++IRe2qrFhNLuTnklLzxUOGRap7sDlWr7fbsSonCE1V7zqVeunP90bVCsriS4rujcSQN8u61K",
-	"Bxw+2q4co9x/B5TRjnQ5Kx6HlViCWb85yzVPmx/mxxM/BexHFOrd8wHfvffOUP7/rdUeNcYM5lnwaU3j",
-	"WNN7mYk5DoH/haJXYE2DcgICO1Vfc9gWUXbLaUisZt9u310d7rVRAEn8u6UdwYw7Wz/UKooGFlnIblu4",
-	"vBTCUvKQ4tzEp/Br6rwRdxCJSxbRWxplOC4arypQPNu2NBpQM+4ciVFEPiHHi2OEY4olkU8/wqD0sdFp",
-	"RIqIRAZ8HkjjyTagH2dKEanMPfudBvt6bt3jSrrMQiu3u5XGqkRYEd3PGRX6uBlhti6wIq/n32l4pWZ4",
-	"mHW6FnVrwkErGmght9/r194tDwY9LRTqXY5IX0jr+Qq+lH7SERg+qcU81kWBMUaOlqeyqDxFV1c/Pxwe",
-	"X178DK23Y3BMFjgOFoRFROyZFlMIPblkmjnBdp8KstDHPnAB9gqECAWT5OtJgmNyPdFn0/VkTsx/T8u3",
-	"UvMSGKLYL1Qpn/V+yunR+1ZHcUWUZmlXZHtk7H9TTIWN87LlGYgQsVJYc25cX58NCbdnkhUwZpLMsxjO",
-	"Lak4HMZFdypyh8IO2cDR5xdGUoksVOAXYIqWcKs4Mty0Uje05npUiqAnRtlONXU0nh/Gd5U2ToAKZjVm",
-	"rI4Xznvafyd8V3eSXRBGBDRlQ3ZUvuKUenfSDlakch8p3FryPeIxBdAzEuI4IJuUy0zs2+V5BeQqlBET",
-	"/GnMHYvpTvoNii3iL2l60HaVhicwu/ZtCUqxT023q6d+T3LwnTWiNgbl8gognznAjSbzo3kw9TEt6RO0",
-	"3EomOpDgGLdT4H2s1gBW/hPit4yq5ZHfuhd+y8PIj8p07W6qtiFH5NA8jd0Lm7a7nUde7ZFXe+TVHpBX",
-	"e2Sj7oWN2k+6P0te6qIsyvcpWXNheUUcucQSmfAcSPEqDqTC+PDNM7BBasUEd3L8QGPiMTieu9c1aTQj",
-	"mmolXBDkjjN0eSELCTTESPpVV0dZGnMcvX+yVCqVL589i3goj42f3nHIk2c4pc/MzMlnxij6vxvNVqCr",
-	"P3UxTtJMpFwS60/K54WjTEkjfHPYNlatFt6GCDm1jBvjMTrPI3JYL0iJbmCSbiBCZIV4w9x1czWsLEMv",
-	"Y5/HlbqXlaqaWcRgAtnqQlBZxQGGW5/ZWraYez3w2u53ImysJ8QCeG3+bfTPnkcuup8u2t+W7DVEl2Vo",
-	"ZxCjl8bT3h8UuabLv2aFXtTEUnL2fuCHZ6PWjWhPNj3ES34KjJENA4F2hZuaXrPOkaOmqBRwRVfcFehj",
-	"2hrItR5Qrxy6pslKu7AVzZDDbKUXxSFtnfl1wSM09myP9zu5lkJiNDHRBJ0QR3Mcas679PlbK2UAfns+",
-	"NyEBbPy0POaYly3178pzrMiCi63bk3YYleX0xiqpT7h9ec1uitUxETTzSB6NlWgLguKzLioFAGmgpPmA",
-	"ZEYVoCTcWpZ8Depes48Ii/Sd5pAV8nsful7UOlVgzvs2wpMHIfGSRhMIxcUb0cthwk4yzo5ONxvkYvg1",
-	"aVIecmVvGBRL+uojMwB8/d5pb+fzE4eLsL5VxrLwHzaGfhUr02/RDQcEqViUemMoFAFudQ0v02vigf3A",
-	"ReKfW2tIUrjtGZsSbLbRTPC1JAKlXCqJqPL5Yfc3UTrea4JUdfer9X7Nj2KiFBHo8uo1enHy9ddHJwjH",
-	"6RIfnSJbDUhwrZ2vv/RaGNWkYg0zNZrflr6QJkoqnyMoPkX/8R//8R9Hr14dXVygJ2A4ERlTlTRTJoY9",
-	"ouppp270tDLqZEVVDmHSgK03BmbbKVrwWyKYRkUb82RaGrpGRcZZkAo+p6rLiHbJ2uqzCmXzy+Te8TDO",
-	"whaSwRk5UjRxzJyyDBbEkwQX4kISUmrm5PTPXgmCvmGac+2WBLsG9Jd8AO7QqFY2MUPsVEOofaAKXCww",
-	"o3cmsEmXkde61HpTvzIf7rczra3Xl9cW7ATUJ4BvLnO4JOFqxjf6NlAwgbkJE4QVN5QM4OkRW3g132UI",
-	"P77/WmQwznccuMgIzUmYQWQegm709cQc+3BRuUG/vP0rhNRKBWXmdD67Or+8RE/0wWZ+FtZ/kKsjJEwd",
-	"EaaJWvT0JapHNzSkpky4TS4MEDve/JUbOfSNZYVsuo1rZo1gQywspa7aHR6js3wb4VJQwBQLE/cG65Gg",
-	"JxjNcHTN/n9HRIY4JRDRNWM28OjNrzdPTfznOVjaKs7rLI+7vtk3cHUrzqVn5ubXjJhSMmcECP/28tmz",
-	"X//b0f/jjdA8nbzqIEUuYedX3kOpk1S5g4DY+hEYNPoWZalesK+eX7MV2cqpiamPFUq4VOjL56U1mdqI",
-	"2PnXr56XP9em9h8TLiIiAhpNXk6+/tOLr4DHxpvyqL967sFqN1m/5DENuk7ZXha/xmsvMVuADWst9K0T",
-	"+r80kVVWZGsD/Jg7ex5xDUeRie4jSBrjkETTa1atgaULwgNomPBbSKHDIjPNGqNNOUHQiqTqGP0E0y9I",
-	"aQmu2e41+LZCgFaEpOXP0NKOtTHxAAVZmEkhCcET32X9HU2IVDhJm+Tm7Q/n6MWLF9+gX96dI+XKmelK",
-	"aBxTSULOIpQKElIJEZorF5oipPq759+8PPny5fMXx1+dnP795rgl8nq1WHl7apSBQ3jS1bLcoNk4HgtZ",
-	"GdYOj4Vvc3eB3EdNL5tNnwQrvCtwyP24NfyRPBjMot2/B0MeQ8vsXXcd2evUsJsSPYyTQ0vf62u0n2g+",
-	"nB+EWdbx/CCmZVfPGofRcXqqKNyIlPewbg1VC5rP0K3BnvleabEV+H8etuc9bKH2ifn/+LZRB4xwkK2U",
-	"1bLbkz8HOpZhekUzNcj4qQ1LRrR7am3icJOnvSdJTxOovXD/0CZR+5D+UzOR6qBH2X/ZPfCm9umaULUM",
-	"5BMwqdqHV/dhDr93WQfYde2Hfe92Xnu7MNTuyxDje7D7qlL5ezf5ajtUxjL56mFrkJ/O7VEfa9Ih0EJE",
-	"1ERznyKZzTIxmyLF12yqCeYtjWObSLGXAqmsLUJPfm3qkwrjEsKO13RFUxJRfMzF4pn+79nl1evA1Ahs",
-	"jacmaHGPCJUNRhEuw/ozOnEHpVSCEDVFb16j7/gG5sAJ8vXCPD1ua+F0TwunrgWcYqE01zEF5TGZooxR",
-	"BS3NMhpHlC2etth4VqJmVtv6++UbDcGUyZVz7ZE1a2ePfj01q7WdmmQiLCRTI/db0BarU40mvrhQa6Yr",
-	"OrTqaL9Y93k80Jv7Eb8f8ftTwu9qFG+DSe93of0AW7/hyL/31P+om2GXROqhN8fembqXzdKBMTx48+yF",
-	"OWgz7YXefXP14oRKnFpL+C1mskE5gWBDkYHjNd5KZDX73zbytEAesIp4/2aKbpxMWP/2RBuzJmzAM+rf",
-	"tbzgWBCX6hxlLC5laGzmfPEpTzqair5r2oDCPRPSeM4IYfeSYaFh7Aka7B02XTU3BeiYqeQLjjkoWlSl",
-	"5vgRojrQ17FjP+1vEsQ3ezUehU60rifp6WTyEul+uxQmuULlxmp99a6yvidmD8Wxscpl5OYpEJlyyheq",
-	"wPTIJJyURJld0UH00kNz43Q2Q+3J9vauR5TCSkebJpRGgtjs6C+M/pYVwkMipmBJrYKbaqpyhWKiL6cn",
-	"X5uznGUJETSUzczTwcnPt89/+Mv/+ubtTz8uzv8W/TSaYshdtc0he0sS71n3TmSkFn5W45qu4DJqylWg",
-	"/w1uwGzg6RQBU2VWCqzbq9xlicAcHsFq6g4lzzEK4rncdMzFiTLlv5BIN18W1tyeHodc5JmuW5zyeqJM",
-	"FVlq/CvkBrfjmLYdMjk9r9PhOjGtE7uCEpXpSyX5WGW3dchFlqNHaclaM5S1cA3n9cNkTwYxF6iz97Fz",
-	"7iD8Xor12RvaKwfh93K40N7g3uYg9vNb/lE1RFIWjzwhQ1lEQ6yI1CQ+5wTcBNcip9I8KDT6Dysljwi8",
-	"AUtizZLm/+0AM9ua7K55Fmzb1+0xunAA3A5t1JREFRWtRR+3VAXComUsj5Qdx0WeS6qHSNXS6qirefjQ",
-	"pTKVGYcM20QRiJlmD85K4S+ktTEtZthPwHCmeIIVDQPKIipIqAKFN8Nx9szBvbRg3+GNbm9G47hD7p/9",
-	"DXxnAWm+pTR9wwGfl6HpS8+SpukoXb5ykMDqVkJm+HC1K0IunD5QClQ8ubKnjLfH6Bwz8FCDYHsEEuLp",
-	"inC4OVG7sWLKk/W5LqHz+t4xWkgLBrMdwff6bXsvYjRIAdmQJFUt9xTX98J2UeENMlX0KExG05eWRZyi",
-	"G/PpxvCKQnOGktwco/8NWWPd/1MXfBBmSpCQ0FShNxc/SGRvWOh68tYUBouaBbmeVHUn0GerOdFEFsp6",
-	"j2WaBiUFezNvfQhemG/qF4h86GCBBvwJ3miOgQugNxDzFG9QbA2QEWVzIggL/cIxV+x+truzgi63FJg8",
-	"7B53M6wwsknardmyY0K31aFXV90B1lTZRltXvLhRu1m+OUa/uCnLSR5yJA8ghTgOrcq44vlTgzSpLN50",
-	"kuIteHAkRC25ydJhdnle5v097py/llaw7i7UJp8r2QYQgy5OTlfDsgPFzi3SIU97cq/AyNeVUSbxu+L8",
-	"qc6XZS6D2nq2EGeM3phyr6CYJc2FeKSOrfp9Zmz4VenmrtExD3mqN6/MZnlj0h8JxxQf7QC9tPCGzedl",
-	"0SsfFxzMW1I/vIOA7xJuZMYm/8tCrAFVjVuptJmtLd9vcv/mM5crzoszEWi7Y+BsuhHMbLpwM5sapDGD",
-	"RKkgt5RnMt4eRWROmaYU0GxPO5j9M2XeQh4CnyRszrnyWb5YIpcfVaacF1EY2ahAai7T67t1Zb84eZFF",
-	"UOsn4aG2Gp5rt0ptTyrWwW3ZfPT9iMzpxic70+9zsu+MLlBmZRF2rNaC6Ri9sklfXxydnKIsTYmAtIlG",
-	"6SDBcc4W9ScZZhERY/Kgdknf5oBH2UtlDGlsq3bbgbIXWnkHWbMgmyXG7rWKJ8tkV7KmZkN58IYuLZ1U",
-	"mxq+PY1ocOxjobGSzTtqYpwR8CawtKjLdbUgW6Dt0RQFpSKn+gaoLNG0Kt8JfyW9JXB62tLFPrB2bU4R",
-	"EOTFdTeNHxzZmE/6RZVnzd9PcovqKgAv/6pIksbe4764vLih5BsOuVqO2Gi6bf2yHS0fbUXPa5fC2jL2",
-	"uva69vI0VH07d1W6UzastbuY3TqzHrC185GC/ILXGlKvRbGQVzTahCcGJ/TqkY0iTFLOng5epFcladYg",
-	"GVAeNn+YDKgFzL3JgCJOJPsil+L4xDf7BDczHMogIjOas6xyuGzwu7PzqwsN840DqVsSmEWDzsscvIM0",
-	"mtDGQa4LbUIsohHn5RyLqDwlK85mlNERW/jJQCw3koSh/+R1dVAeN+Uc9Bivzs+f5uolh9LH6NX5uURh",
-	"jKXUd+mZNYMkEs2wNIy0Lr/gPALeyfoWwEVla+5mbbY1xlISbnNwZ3Jd5WL4hBirySsH+6IArVsmKR4d",
-	"+a++f3PWQP4HHtxPmGFjHgoRqEZoyQLqSaCbBKF5cd6p+LwwX4tkId/hUKILI3YByMitoB/HDDYGEOfG",
-	"sPW+uwwUQr9IIpBxNUBPrn75+enhLfacphKJrM4ODX1BapwQYZSoai/RGUO6Hd/etyyi/C0DD1fNbOaq",
-	"29M/pxu0MX9b5IMLfv+dR7qZRt+N/YnLIQN3Q8rQ+ZKEK57pi6hUBEc5rxmCtDrKXR/LoL6wCWngBmvj",
-	"NMwdZYuKSTpgZlJj7hGEPObCJ8I9v7pCS7JBUMAe/w3NroWC3AlrSzeW0b8xQs6i4X3I4fToRb/Nsocz",
-	"D5cHUnYPVz6d4FDKUeDM51QkQ2EoIlK8DcKYYPgxDFyc4IEQEnzHWTC8J1kwI+Eo89yDnW2Bw3JjgkFw",
-	"YroaCIHHRPFhMA5iY9sgKCIDPS2YCiKHQpNLnKbDgJB0YC/m6WYYgMVMT8gqUAIzOSdiIDSBZ4O3Eo0I",
-	"joeB+BDOBgJIx5yWFV5hPpzGrGIs2EB6d+h1zQ9EBMO3Y0zZQLKS8BmNyeBpTbJYUSCWA+FsxsQZhm8N",
-	"iGFg+GYzcFjp6ZcDAeBtMNuauRkKaOgapXjL+HogDMGTVA1eGUFueZyp4UsscSIzthgBEEnxmCjcQzTh",
-	"hwNXqGCGY8yGqHt9XLfJwPmdBa0bW1O5HNZftaZs4JAzOeZC3NFBfMrwu011lhsXnRRvefagXSvJMD3m",
-	"D2FMGQmGGAP5WrowcF+zMbpdAGteG29lMMc09jrAO/8Rm3k2V/7gON4iO3JpbbqkDXjHEGUhFyA18rhL",
-	"GR2nk/GD9Z1RXUhjZIc9lZDRIIDUwZhqLckW6V4jjffolog8XkeLP8tteH+jPP/beYdhnf/tvDEOqmAU",
-	"stsw+uFBXUDewIDRRKa1lgZKUFugNS0e/X5Ftrwn07QFvFt8uuSZkPc1JT8C8HZVout7I8hFh66POdk/",
-	"ukmozTiLAgia2NpxmD2I2g4Rjp/8+9U784vPUYS3T639Frr58ceXr17dNJNMVYzjhOrUHJQc2mC/6Wtq",
-	"QJr2XIJEVHETRbOhO7Yf0eUF9FTDu2fJe7uaqNH1FWb4AVQ3K8w+0HtvZ+TZ+snOTZ0pKM9muwOiAsH6",
-	"Eit9WBAswJIl15wZcsU4O9L35/wA0swPjQC1/x2nmB2jH7hA5SKQJmHLMxRx9oWxScfIp5ALjGXZ1Oja",
-	"oTfgriu5DdVprC7zqqioikzVY3TJzAhCLAk0HHIWYkVYoeL31pfZfE43KMSZtBkxQp7MwEbJW15xZNKF",
-	"oNPTSpjhNUFKZNBmtbWgXNuqMCCzhQm2nsVxDX4FsJlWSO/TjPbk66F0rAkVlWwJUySJ6Vmhf67YPFiu",
-	"QVazk7SoT/yWgBcHINROZJradTVG8VsUbRlOaOjHHruEMiWhsVF2RpAA/Bi94yjBG5rQO4JkikOS60Yc",
-	"2FSTbJdQKAc8dfFtHVLKJRfqGF1WsBpa3ZbMRKb+paeygswObz+51e1Jmdr4okPjEO6I2XeG0mwW01Az",
-	"tbeYgu+eh7GSNp+NZSgRlTIjLhleVzMqb1sVRkhxpFlzw4hX2/I25E0I5G1mTWaSKoOlS8yiuDmawev2",
-	"tuxBOMiEK/dFHGjD1Qbn3oy4PhkfvnFMqfIVrdpS9USL3UresYRb3uZq0q0RBnBvkpxczOdEXvcjDgJ7",
-	"i84+Rb0iDrU57BkWc+ZYI9tsi8uezZOht34n3z3NEYKVOLzt4MBnstPEsc3KRTbqJfqv//P/Vr36/uv/",
-	"/N8/slvfEHRo9UDohROPTgo7nBQqyW5MFAMzjvejrV+/0GEfx2FrQLzhXpj86HP1B/C56rq8ub+OW9zx",
-	"aGAd9IGx9x+9hT49b6G9S99rqXv55R5IyQcNrszQ9kPmXj5TBadq01eMMZYH7P8InHTfsCddEXXQFfAg",
-	"hOkdDqW9FecKVzqX/xlCo3SekIOTvRzgPljKx/AHcSJsTlurp0qv+btPZ5ZBo7O2+f2OpkcflEcflH9e",
-	"H5T2XTWcJTrYWaWVHerlsrIL2mGOKzsh9XVf2QX0ECeWXXAOd2XZBa2XQ8sOgD3cWnZCO9i5ZRe0Q1xc",
-	"dsE5zNFlB6SD7Ot3w+nn9LIT5mGuLztAHeIAswPMIW4wO8D0dobZBfNAl5gdoA5zjNkB6BD3mF1g0vGn",
-	"63BXmV3ADnOY2QXpQLeZXaAOdJ7ZAeogF5odcA53pNkF7HB3ml3QNuPj2OGuNTuAHeRgswPOIW42u8D0",
-	"cLbZDW6cdTzQ8WYXpIPdb3YA6+OEswNcH1ecXeD6O+TsgzoaI3aYv8wOQId5zewA1Nt3ZgfMQzxoRhXz",
-	"7vT96HdRe3QP+XzcQ7ohTD/5X083qH44PGisNV+HXsPt5TPTuUvWpvMeBlt27OhnrvRP7fvRcwUPnOJP",
-	"xaFpCFZ9LOem9j73WovBwQIP17v0DhzYWQkystpzh1B4WEDBg46rwcEFDz0wBgca9PsL/BHCDrZPVauf",
-	"VOkK8DGa/wkzXM4hPerpPeJx3WUAhzJmj65oj65oj65oj65oo7qi9T8CDiNfh/seDz4devghD2xz0HQP",
-	"uGkc6iJY0sQ9Ogreh6Ngc5kHuCIQMZapYYnj7ZVNce+lrH9mxSbo3BFtyO7yerP1kxQN8Njr2K+Kl93o",
-	"o/ZB7zUFnV31RhWJ19HhwJ004j15F051HZrzZOlJFoQgLPSmNhOEHBmfFPTr5dVr5MqCgL0wEFyv18dU",
-	"8mMuFs+o5Edfnp786ciVPdJl5fFSJfHTKaIMxXxt3F1KZnroV0snSZQ3UsAv2R5GPJTPbAlK5NOyPwWG",
-	"FLd4zvQzjvUzgTdsoZ8c66eQ+pnB+zW8v9PlZzjRz5l+P4uUfi7gPZ3rJ8CZMXjymX4KDX8m4c061c87",
-	"SM2L4RnpWuESnrH+GrItJOaF3yLUz1tIzXu3mkwn0QddMlrBbygTATRC9Buy0G+I0u2STEymk/kH/XW+",
-	"0u8XM3gS3Z8Fhd/Q2wXTMBfqN/3c6jfLFTyZLrkUGvJS6RlYZnNI76sh0xhS8jH4LXWZDwDtQ6r7vyL6",
-	"62oBz6Uus0p03ZVY6ye0srrTsxdjXTeGvsUrXTKGpMOx1K3HCp63+pnAjCUR/F7oNUqgnwnTcBKYjURw",
-	"/YSxJ7fwXGv4yUavUbKFN7CODKAxWDtGOfiZ6pIs1WUYzGqK9UymBPL7L/TXdKlbSaGfaQzvt3pmfsP6",
-	"jYAkywLWWmS6rljrUUv4KgFnZAi/Yb3kwiQu1DAl4KHkesYkzIBU8LzVOCDv9Fe11DDVB11GwXiV0LOt",
-	"oKRaw/NOf83wUj8XG/2E/mTbTD/h6y3RvboFLL3NbifTyVrqOdxg/X4T6vcbDr9T/dwS3ec7GMVdsvb6",
-	"GsU8xDFp8Vw8yz3r9J2FCEEiZCugJzFmiwwviISk8hERJtW5KemcbXMnxaaTU82dMBV8TuM+R2VOHQ2E",
-	"MnMhU84kHUDKHey3NVB9CXiliwcKpa1IMPAyrHq5XAm9XpZ7PWpwr14eOOKULYK8BSx3+CHnPudwp52Z",
-	"dKOuaovMgEdZWFyJqde+nikiGI6PQE1a+uZu5xYKkjyOShLQQnda7wq61Jjremn1uJp3F1Su4DKdsYiI",
-	"taAgJ0ozkXI5hIXfgyyHLfecEBmEPI5JqPy24sY6nBp/yNw+HQu1RTnmx2bEFo4upOGiueCJkVvgwikn",
-	"P2bTNLYKZ5et3majNTeM2kuySW1uV3OMt5AZKQ8ez3rJNZ7VB2NgOQ8kKh2ZQiFmX4BLCZrhcIUYWWBF",
-	"bwmyXLgddlnR5B9y6zhqfui1JfKMsqNz+qVNmnumFJFGPCONmwwXcknTCxLGeMDNMLLOpLuI3zua6LaT",
-	"1ARm8BOAUiwGmEtDC0B2ZruLcDEGtMYSJbhFLwEpavDC3v2abenvCL47CjATfK1fDmz69/6L8nrNyB9l",
-	"RWaEkTkNKY4R193+CCvTtwsDVqinG1ux14KoWNoeDMPhW/n36YQ7tLqHxnegrD6ajZtX4A7RkRp9Y8C+",
-	"sVDLLJn1ZQLKfA/DfVtpwDtmRUQiAz4PLAcxUsvvNNjXc5tc60AGsfsk9sTsdgM3q/hKMdt+IXNiKtES",
-	"66OTEFZyu7siyhy53xnzM/AgFhlB4PSEwEsQFDdx3AoX5LL64692gOjszeVuZ8Tb02chF+SZZVbkM+OO",
-	"aJD3qd+4j2xImGkc6Dz0osbIYy8BfqDBG4LSdeCm9MiDtkAfdMCaguZBsgJBsPTdNN7Ce2Al18ttudua",
-	"2zT1LasI8wC2mw5+WVlX5iB/y3AMKsjAbOTAqIplUPRMLQWRSx7ra7orru9awZwyzPQpGVAmFVUZdPT9",
-	"mMfiPrL4yXEv1YPiI/Au/TowYImq54ct/qkuTyEZqs9TGJJUkcgGnRAJRG2zJ+39rthofapd82A6YZLe",
-	"j7W6Pb2noY17YVeq6HYoGn9nRS4XRGEayzPGMhy/JbeEZWRAIKi9YTmScp+nkzmVIY6DLcEiICzyo1MY",
-	"c0mOeKZQBIFRnXCJhAQovQGCNBBEGbq8eo3+/PXzE2c/jL4/Xhyj0+enL45OTo9enOQGJS9OTJS3CxKS",
-	"ZEbEFAoNJxG1ub2wNhyyp2ErWwUWj0onU9nHYN+kuw78QOOKwac5QYOYhoRJMhBKQhIuMIuyRPPpWEoe",
-	"0jF6l1BGpSJCn7URCQUZ2lFBFlQqc5SOOY0KbwIajQHRhb04BFQfdDTN/K3USsUdj89hJbuZnrQOxYIp",
-	"z/pQWFmsaIIVCQphRbEzegEfa4M3Z/QHwZn6DoervlbtK5/cdZSgMEjxFWHNWCUgibVEtoyCuTHaMdJU",
-	"2QrfXUnTGRIh6Jpc8iyO0IygL6idtMBV/8LUr1ZgmvO2ETWxjY1CE7wg6IlMcBzDDQgz9Ofp8+fP0w2a",
-	"bd1Po8H+9zd/maI3P/8Foui+ufjBEn8T+SrW7BBUP3mOXn2ny0t65+dt5nrBHnzOodV/1kmvy+hhBd7f",
-	"25bsp9vRnQrcfrx/SlynGzmF8jFIZtr3oM85WGioeOvs3yS6KUZ1A76O5etxacTvOy2ZKWuLDlu+ywuT",
-	"477XUrmjpsWOPv/s5uvywtkhPnnN4i26xTE1Maovvi991MORT700w78yr1PC0PcsS8zWq0Iywb2c4hOZ",
-	"WahazgShAG0eCW6xAmuZgIHpCxZBmFF4pQJjWqMCqewPWzgL8IzZH6H9QeHvXaDgxywKiP1FgnBGzA9T",
-	"fbYIMhqaH/aNCEKWfgB7mgAA6r8CC2F+LqQKlmDbEOKAkd/MD0HB9mYZhEv3KzM/RBAaaCJgFG5r4TZY",
-	"2r8K2g63tu3wLqAhNz/Mm4gES5idiNiRR67r0SoIwR4lWrk3PBDQY0ICsLEhriyRQQhTSqR9M6fFjy38",
-	"FYFg2PyQVICFylzYQouZXaTFzL2h7o0I8DwxPxYkoeaXLaT0mMH8J5gJ8xeMVZYiSGbS/OB0Zn6YOsss",
-	"CMEcZZnZ9Vtm9hN1qEJJoNwP+0kFgmDzw7z5kJrVW90FMwATU7sksQpCAyd2hePMolycBSKU5of9dBtk",
-	"pvCtfZMo241E2R4mDk6yCcQ8BLugYGbKbIOQQ7PJNqDKvpKAQMldwAx+szhY3a7MDyEBJostTMYDLhbM",
-	"2BAFgOvsLqBg0JOSQGQh2A8FDICnccDAEiuNNS/K7TsDKnX9FFzvLPODg0mY4PaTxHZ0EtvRSZJ3QLr5",
-	"losgAxSRNEhkan7Y4g6z5CqIAL/lyqK1dJiqlrYRtQxS98NUz2RAKPNq6rtGh88p0P4zGL4eGK+9hZa/",
-	"4kwt4+330jDt0UMLGYbx9g9sro9BDhMIM0fjsRo++Q4YEVkO5D6YmsIHwS19sOZiRUSQC8WqCJujiPEA",
-	"yhJ3YPI5MjWltUTVXAxhC7xo2hBVQrEmacy3hMgpCjlTAoM6y7Cnt4RFXJgDvUOUeRoFNvx7i9zV7S3Z",
-	"erL3jf7fjUfy2OclZucFxfyPjle7N3e7TwjcZcouIJZEOfDo+3zaPKH2FyARIlHQnn8jn/+YLHDcHt63",
-	"Ig3qIoXvPjdvS6AvsCpNivXvtWSCjIgUxovpzAFuNKnnYfTmftZAy37DIguVN0ILSHOdp7W5o8637g5s",
-	"ViqvnasOSnaKjjkOuSa3oCoAdoyQ4I4zojEdz2Iql5oCVb7EsT5xF/yWCAbOfpTplsC3DpIMlT/iOMgM",
-	"gwbBYVIuYPeUhZq1T4yzAMxhG5VSLJQTTWlmK6H6bUyt40T9O3QTYq0FCQilbc9TAXnAAittrLwxbZle",
-	"ubdVsMa2tFzZvajUNS9jvbsi/7cq2NJODJdYmGmUlC1iUu295HFzceClPjgFJdbURu9QvLEK4WDnaimR",
-	"AbOYsR1rVPtYWaXat/LI3o+sAWihBIeqCLctjuEYsquVKdkUzYhaE8LQCRx2L7omU4Ejw98MfNrX0Mlp",
-	"x4a2pO1+PueZOIrogiqj0am12Al+Qx24nbix2aaH8bR+MnsfDrMNDrGj02ut3u8jDBfIfO/wBntP7bd5",
-	"gUryrB1m6qMN6iEdng+a4gFOzoe1c+BUXrKI3tIow/FZPmFVjDvQ4U3T9GaOBaq2UxTprU9DNUUym2Vi",
-	"NkWKrxmInG9pHOOFn7GDXgsfyVxz50Bny5jYdE/Ane7FyddfH50gHKdLfHRayPkJO17TFU1JRDE41en/",
-	"nl1evQ5MjcDWeAoXihRr+Lq1//z17Ojv+Oju/T9Of/8Xb/R/ysiJR99gjTggP9IJekKOF8dTzRwRoqbo",
-	"zWv0Hd/AHDg7KL1n/NJJDeJ0TwunrgWsz0F9zurppopMkeaEoKVZRmN9rfK3YsL8BXoqm2154gd6YRjt",
-	"hieXV6H2KLDKGbqUGcOCynglJRCkwRPpSr+eGnTYTo0NGQvJ1ORgXbQF1tB46MEvvma6osPb/cIWh6rF",
-	"BLwfvh31Fu+n6cjieMfFyii3vpAmFkrrvWpBbwnrBAZSznCBoMaOPCxtuFFRixXCdX12lHDFwc3F6zHF",
-	"Elwd9TXEjyyZ6ND/GJvuz3FC421b/2srPnidNRf5ev4dFWp5L8zkTEMekWc8BF47a+j4we7QRmcES0sw",
-	"yKzHWY3gTC25oHeDDCOwlF3CZH3C5iZFnpWP2YtbKvFD2I8USDRI0dmuEPboGhm46ZlWa3pGAnqYmnox",
-	"Nr8iRiv6xZLycAYKkpIWMQoYQJqRgIHyYrYIMlA2zVjAhNEniiAET+cQB0ahEy4DjiUFt/xAZKDvY0EK",
-	"Xvk8YBlNrbqQOrXh3PyIaEI2dQ2i1RzeBdC5Qju4CkJwN494EFJSUQqGBjQhAV0ZVaCZhzkNlkRlRt/H",
-	"qDBqPkYZr6j3Sro8GH2hussC8Hynel5WRiuXphJkRzJYWfVcODdKOcpC8OYPUmrVc9Sp51Li9HPGgz9X",
-	"yt0G6aqmXbPTXFKhLXSXjeJsBo0z7t6U1GVmndNVEDJqFWfS/oqDlEiIZZAq27LgQcjSmjLMdFwugrn7",
-	"YTuTK7zUMojtX1NYiUK7RSu/An2uBl+aF1Ky/Efpw9b2+g7rmf8DaMaKfd9XrWSLVkXHDb6+xiATiZxY",
-	"jESFe0eVHgzVTuy/Eno0FKUR5ZLp1tFACXNPQcC+Efn0Iw2sxFz7R9VT/RdhRQI+D4DBGaXPTUZxJLVf",
-	"OyPUHnXsXWVxvpDViGO97hEVcOYu0XqF2KfDswoJZzrl9Hn2Znx19fPDott+BR9oTIIF5BPuMD2mIHpi",
-	"4zbYbSXIIouNg4ELUugyKF9PEhyT64m+31xP5sT8VwnwY17CRSr2xxFIiMIRVrid2HlCjdSzioNx24ps",
-	"jwzZTjEV0sSs3PIMhZiV8qNihgw1tsH89VeT3HCexSasneKQf7l0P2wGdNRLa+AgyiAWqlVMRc3A5AX1",
-	"d9NK62FdSwowuO7bjAKC1HAIgqkiB+YYPYS46oCQL+3q3AqqlXW7LeIiPUUhjgOySbls1RZWobpKyFWq",
-	"5u6mUlEILMV0L9971b0W1TtYinfapG9LAD8HBW8xMr9ud5dMpLJWIBdpl4b0Y5s8s93PuXq3n60R7pid",
-	"mIeqcDKl3GXN2VgfozxaAMJ6P29Tm3PE6EClq2r0mZrwzDgWeVZVKwqw0sZq4BTCZCacgtyJehNClERU",
-	"SUe7udgiPovpwkzOHu/qTmNfYokkXTA4DplClcBMW4jYyZkSPJ6iBDO8MMJSM1mGdIoFZlauscMBuPNC",
-	"MBuPon0ZvI2kRISk7DnVKs4LwV1xzQqTItt6o0VjqFC0Wpb2Pz/65v3/eHJ9fWx+Pf03r9BfURXvEyxC",
-	"Gcd8nH//eopcQobv2YIyQsTTMbfWGDq+0YW+I4tgB8/Mx1AU7luiEXSEe5s4cO763W5Lnq5jxTQpEnW4",
-	"OGmROUbHO5DLjoBtGsec6dtqVrJwf7YkBS15rBlzQSSNiARKWimXG7NRS3ziLcqtaUjkklbl7j+YoXG4",
-	"wwrLeaBi0zogtQspTQGQUFZtu5yRUsn+x5QF2yqHqobNc/Y8PmavVHaMvdF5M7igcrrVx8Cuj4FdHwO7",
-	"PgZ2/ewDu9bipQ4O5toWmbMhkHez5mnvfVdK/aYY8CcXwdXlCDia4xDujo4ZaDeV+OyDt7YiR2MB98Vk",
-	"vTSxS40wrrh3xljNuUiMgRVjJNSHpWPXPAFOUwxm7G7QELAV8h1RvWZH9q58RGK6gDp2cuUnGcS1dtev",
-	"RaMtJ7IxyXu6xKTd0ccywE+5pweHkm0d2l669EOmMkHelmrr6WBZDFRl8lKJzJPwE4TKvnmLqQl0U5kQ",
-	"FwXnrJiQw3UX5S5+D7cfnx8SZTTJEpNXgnb2tKnEu5JZkmBzuerVuStbv76Kbtb2Lom7D+xfiN4XWd8V",
-	"dvDlteXa+nhh/XwurM2raocj1ItsjeNzlDC7BwTYHSe0bteguoPD6XaIATtiCN2DokQODpu7PwJdTyxr",
-	"W/om8j3GQD+EKe6M9R9joj/n0OZdqEA7ZX0M8/wY5vkxzPNnHub5sKP7YxDozzV6cwc2pjHdfcL2dg7Y",
-	"O0qfz4oePgaSHjmQdLe1qd+nm0h0oBXwwPA/XQL/9Lf93edW888S5icXft9LvJ89kX7uL8bPYdF99hiC",
-	"FpxGJcLPE9AM6LO97OL19FMP8dMxpMdgq89u9p6DLD33hwR4DN/zGL7nnzJ8T6fTs3nEHxCO8DPKdrCX",
-	"GWiq0UdOYjA0fcH4iQtGTFkwfrKCMdMUjOIx3sNLe3BSgnHSEdxTIoIRdp1vzprmEP3CmA8JYP4Jhi4f",
-	"faKLwXpI32MKh8cUDv8EKRx6bar8atvYN49R/B+j+D9G8X+M4v9PEsW/LwFtE9ENvKv27U5DLOZRUDyG",
-	"sT0gjG2vVagLDRuLcFDs2cOjzg7t+c9OtDnQkbJbDNR+HpRdYY8wEz/ZcX/8gLoeS8NdytPmrnAGpJcX",
-	"JeVdKfjFjMScLTRD62XRPrEISB1iH/1xoh7ti3e0ZyT3bms47aVRNTe36CCVeP8oTDvjLw3XvnpiLn3K",
-	"0ZaaMH5h9LesCLRERC6dthF7/kBhm9oDNn28UE3/9X/+72OspsdYTQbl7EA90a6F8Y6qCbBM+S+kcXBA",
-	"r+HfPHiN1CwEyDzkEtuZgHewyn4/xIcMFlU48tF5fZm4QJht7UioqNkIyamLHGLj9YAsjMO2AmVcvEUQ",
-	"N4pENuaInCJjw08sYqsl2YJTjK4J1ppLEkcQdDVJuVCYKesdij7wGcQqyVhobh4aYdkWfcgElREN6+aL",
-	"9xrVaneEpT+STYM3hMl4EaumEyMJPoSR6MFNN9nHZgiJx1QJj6kS/qlSJfTfRD/bjX9QgoMqjzsoyYGH",
-	"Xf7DJTpoksjhkbZ2X5MOFhnCPe1eZYXeFu5HSHhQboODp7ndRGd4QoLeqQg+pknJCIkHerZ8cLKBXive",
-	"rmB9zB7wmD3gMXtAe/aAHpvtbe0eVhOMW8q6L+hpTb7AUFHRnfdnHaOfdgt3Wxdo1EPent1XyFu4mAvS",
-	"iKaT4JWuoi/6+f36YaLflqbiASLgWqFghkVEMTtkkQqDe1e7uVhVKUfvGLwNdKzE4T27lzi8eEHaGyhQ",
-	"oiziWZuVPzwWb3WaDpoLty8jhKW10oajvu6EVh2KFXXaVbRBhhlPKAMRU93RSXHndeQXfCaSxCDE0jzp",
-	"gjAiWkWkuOgAEQSErRD9a0YQZx4PTBBMmeuKogk5RmcGjv6nEg+GSmQVLVPjlGxHVZizSaLAQ7kYcX3T",
-	"85QwJ4osBWlqotKO4MmVy8o9BVDeLXEaT2ndGpR3mL56B9hhQ/drqf/YIaH/SpnXeFeRJOUCi+0UGX+Z",
-	"o0wS9MvbvzocX3Kp9/I85mtjI9iIIneMLhWcMYyjGxrdAPHqpki/vKjFJDfHAWUrBKHMSKv+vI82lGxS",
-	"KogMsDqoWkxvSeKVcL0Tmdnx2PTZdspo5vS7W3Kka6IV2U4RxIpGlCFFpEJJVR5WPskGaTtKV5rb0+OQ",
-	"C3Ls3FV0H71iE29ISI0DWHlCZgmCwyWRdez41iIQyiSp3PozQVs8poMQ73d3KSHwL5Kc6xr10Gd2xqY5",
-	"ohX4UVn10lqaQZd68X7/DpKeRXnNCErtIe+CSTQ3gNNEtpqRFFH9UivbPlyN69OcMbJRgQbpD/tp2Pxb",
-	"s+HtTtRVoBdTdMOyOL4xXSOGErnu1QPHeUJ3klvKM3lg666atweGsnbsQiNhpsKT+oT4urkXEUyQER8x",
-	"LdIs6LuO3S5PDINfZkimOfM5LV1S4G3O3T+dovWSS4JsqDy4LdTSN5SjIB5AdT898yUzcZ+B6dJ9DeTR",
-	"bOkParaU83HDTZZqDOZI5kpvcox9KHOlcffIMFOlfE4/Tka5dtbyR3sPN5ZHN/qEu3H2INY+COwpJORG",
-	"0IcoMJp2UW0t4Djbq+3hQx9NqDqYUJUTbD2aTxV5aO0CzCmJo0NNqvJNOVruvQLix8u7989uoVSVaIxr",
-	"nVRm9EFHtPNG6JqoXAdzateR/99/HbQWdofcBm2VES6D9pLyeCV8wCvhO74i3nthIVmbIhBHAKUF52sQ",
-	"qeVbw971mijzgOKubuyjXRsYRIsBWgepWT4HOQfzwCIxM/MB9MMvGpMk2q1JMWNYY5sw5An8b5SJ8IKz",
-	"kHgjiu6kWx3kV7Ji79aCmZ9L5oWPnjWh2cumWnyNISFMgMH2OZgLnvTJ02Jzr9By8MC6jkkZxbJpyRHD",
-	"0toco78BO2Z56JtMEnGjgd+Y+BA35V1hE4WYKJbebbAzAc8rHC4pI0eC4AhyBZl6NhXPzG3Kcu+8WQuE",
-	"8AaRvij+AybUBdQtwUOJTQlnM5OQCFTYRehd+7ZyW6CSfaGQxIrKOQRaBFW4mfyRMPl7PSQfOtMkxaEa",
-	"BvzSwCilJYkIjmLKyBhw3xJjySrPcWpDxF048LCHbD6uYW29zcHYfUmkifyIpc3i0E6HoAiscWnDFDlz",
-	"PCg3woq+dX00EZ6ba/v7wYTEIInHjNF3eDb2GtwrazsNdlJ5g1MGQUTc1SIIqdoGYBcdlE24p42CS7pY",
-	"rvE2cNFIgxnfeIq5YH8JpnG1RJ7xxWZiM/KtPd+DiLCtif5XKursOttLRHwWaJ6N3xIR2JCsns+QvCs4",
-	"+XPrJ7ufSt89iciCmLCFWu4plIk4SLAKy+VqSTSc00JRAFYGwg06UFwUM5VQWYforeCdIm/Jxki8pVJB",
-	"5nRzAFhbwdtfQUh+0y19MDHdGi8Cq0wsvecyMBGRsaYexQc94d4u6g8NMPrlmswCsyChxisFJ0WzjKSK",
-	"FItQOkh8AyzXIUmqti3fKNODkHCudygSLAifxTxctXawUjrFUq65AMzcOSzK9OaKiSJ7CwShnvDYSC6C",
-	"lMc03HaoZFP/OeVEngBqb00jwxX2NILcPnvrCDLPWNS5c4KoTHQfi1G0YKYpEjNyyA59MpQl5MyII13o",
-	"1mYdcNcrfQOxWv42Y4JIHt9q2h/QtLSFKl+qVL1sEB7kWTLKeFstYXUbOXk/pKA08jN/uZALkaVqx3cg",
-	"hQHjKshT+7aWPmAkmr7vL5SZ7HnEZM5qK2YuZO3dmmMaQ9haSH67s8xCkK0MjZJgZ0G3/DsLKSJVkPiW",
-	"PC8ocBZlsQl76y+SK332z1el6M51r9CXtiKA7u3fpdTbQJjp30L4673tJpjRNIvxLiyyMEyQxX2FTEC+",
-	"tlLAmeydNldqZ88LdcS2A0QOYbWAIdxZSNIF2zEVuogLytdaKF1yxff3SXEexFgs2jukN9nunU42SmBG",
-	"eCaLvV4vY3E/p0C+TtkyxeFNQou5LSVLCNQOroT+O0qtyBbK5mn02gvtAmOQZkcBL4Ww32oMp7X2be2N",
-	"SYbIFC2sO1pKWu5sV79sEb3OsIUbi+y2VusKuwKlbEstJWxKotpXewmUQclYojVUcqfa/uC7tYqSxHNK",
-	"miQE9k9L4TkO2wmILbODptkSGTNv27DC7jd7q69/BfmlZuhbdNY7RUE/ZglmxeXUk4w5v5seasHaJv/w",
-	"hJOykosgdKKLVpXueamEUUuvaRyjGXhyABQSOf15Wd5EJWJclQRLmEX3K0pqlcqMIYJoB94US1S+NWe0",
-	"HKCrgGONzJqTW3HBC5dBRGZUBSneGon1dIJDSBdbfzufU5FU3ygiUrwNwphg+FH+GCe48n+C7/TtpVYq",
-	"C2Yk9LWWKa7vemFAmSFTmqxNppMZ9hWfYRZypnBYf5tHjpfHkOu98XZNBYQ9jemqUpXHRPHymxDrW131",
-	"f/tXERnoHmCgWpUyconTtPyKpJUS83RT/ncxC6B7kO14TkTlm8Cz2vTRiGjaWLz4EM4q/6bt4FZ4hXl9",
-	"PVYxFqyybivOZpTRyisR1CcjpqwyfQmf0ZjUgENqC1ipyttNex8ZvjUvyi/5ZlMBkJ5+WfkXb4PZ1sCs",
-	"vq62m+It4+vKG8GTVNVaE+SWx5mqd0LiRGb6aKm9JiluHw58beCuUQUEMxzra/5xirc8832w/zrAUGJN",
-	"5bIMS60pqwDPZHt37mgJM997Y3uwOV1kRaR7n4FOqYglOTIlIWTB60ORnNgC7ANEuMTA/AsS0pTqS5T/",
-	"fHwgIfyIZP6i1OcquZcKq6zNHspop5Ap44h+6Zj8QiKj6KjOqdVpBVGmiR25JUxlOM5fpFgq+Pl+BCbh",
-	"bVlPUR0aZbqs5xi7nKMb+/HGObfpZqfWSBq+7FB9CyJ5JkLih+y+ekC7Tztgt/u6l6No5NqZY3Q5zxvR",
-	"DV67YV9PPMNx6sI5z1gEJoJLUq5i7bnQa81WrqkkFdiYobM3l/kopiX1uEmEqTecvwVXJ2+iorww6wRU",
-	"0rDSRC25cdgGK5dxEKWq2Omrj6mxvIYHBFv9PCPobiVVHtWGZ4oyEnAGDsdGWOBeVkI8DBz+VaFar454",
-	"NLWibeGVgdeTgrUA6UmxgNbLMu3CcVw1brBK9ZJtwxgkbDpRNCFjBt/qa3bESp4kj4ZHD2x49PlaHAE6",
-	"ngOwA3Lmv8ECJ7Ld1BxM2RseTgDXN11nyA4afJpCk0Da3uOLNOFla5AlliYxtQPaMoGDBu9LYv+AI2/k",
-	"jX/wCeg12KiEMkFUzS7d+TwahJaV7N/31IMduPG743TATCJPw9+55R3rUU3uX7RXExnf05hbE4cXHRnk",
-	"1ran+aqHm2tzKI7vG9RD7PRaAIxqiA/FEQ6Vi/ThjfBBhQ3K0h4JZeg0edOA95oiueRrBgp5lyO7Jc2u",
-	"nS7jqNKctHpSbRP/1tBEC/j+J6IfkvRI8z5geXoNuZ6Q1CiWeg33MXLsY+TYP1Bg1/2boYiw2Gc7jJ2T",
-	"tjh8h2SmbUIZJz+tB+6wLLVNgOPkqm3CHZqxtsQODg0yeghONqN+ljsyIJGtB0zvdLYeWOMltR3x3OuU",
-	"fLUnGXjMz/qYn/WfPj/rKJTtsJ3XMxf1uMTi00tOXZY1lsraou+HL2S/u1LXIDYDrjO/TyeYsQwM1/Ms",
-	"lj3FNfWGAK5Njlk01y+uzeGc6e/TCXEZOoM1FyswaveGmcozeSLriuNicfM5MjXLDo6ELfDCEzT0CWVh",
-	"nOmLBCJJGvMtIXKKnD8SFzZc6C1hERcmH3KHQPb7QtvkgcNla2Lkw226dk60i2NT382Fz2BiEqQGxfyP",
-	"jlwtOVhLvNWOqB2lYB2O0Djw6Pu6GKmsLd+T/fFdGR2MVKo1ekSFc4/s9XCcuaknhC0mZVDcjv1bsBbC",
-	"o9Hu4YE8OjQHMT1KTbkYOi16VazIgoutU9RtHatiliuv7cvcmStVuabSJnSx5qwICe44Ixrd8SymcpkY",
-	"t4XiSwxB1E1gbutDoFvSP7G1bC0+4jjITIB6ykIuUi5gC5VvobVPjDPjldiolGKh3DViOolpQvXbmFpr",
-	"mvp36CbYmwUmqLjtufOatNfDyhvTlumVe1sFa7JwlSu7F5W65qXxhvN/q4Itbcdwia2VuNEkV3svedxc",
-	"HHipz1tBidWm6G2KNwHZkCRVwc7VUiKDhNsZ27FGtY+VVap9K4/s/X1wkv6teRg/cnBY5R7MyOFBlg9u",
-	"pM9seqP09VMR7kmsA0Sncz6aA1LpDE6c0ytbTjWKzXbiOmwbej9sLQYJI4dn3ylxG31y8HyCQrIRUvOM",
-	"1ZWDc/WMs7/73tQ+pRzZv4CEpkO42XYW/tPMl922aNXwsztH9RA36v5RYQ88esa8TreT1U843fUnmaW6",
-	"bV73X5wfJmP1wFCwj9FWP6OE1Q+aL7oJ9eMFOW3bpOVQp5+N4MQbB7XUyij5mvvwXQMMzawT9IiGRMWE",
-	"5P73LvjLuMtdOleNOqtdHeLSb9WMtAtZSklMkTvuF0tmto4TO/g2UKnsaAxEZ07cMKrnZWe4c+vIduY8",
-	"WS+tI+s7vOmFLUac0+ZlYRor+RcovEGmij45jNPFS3SjCdDNFN2YTzegGrwR5JYISW6O0f9eElb8P0WU",
-	"3XIaEhD4CxISmir05uIHiYyOgKDryVtTGIVLLBbkelKlfNBnS/fAm1KX1Qu4N3ZtKdSOR92rO8MUunzj",
-	"mLQ8PaCbCjDMN4EbN0gQfauFo5VF8CbmlpuizHludYmoCyFTNFvs6rdkJTmyofXQPMYLwxDQchhK5kLo",
-	"Wa2wg1sdQ6WjRygic5zFCnTCNzhT/KZbCN7eyPsdjWPKFpcGC/pJJwBUAD5mLXyHCzCYpXpgX7ph2mkw",
-	"7mlODx5RmcZ4Cz4XDjtdVFQI32k6PoTh7TAT5u0PumMFDWxZh5xFmXOufOzwhR2u22umXCdshEDKUmMa",
-	"8zk/XtkveUperneFc7PyEA0IO237cYwuSujmz4jd0sGSGM5EpPOkmof3ZpMqbnMPKoIy635k58JedY7R",
-	"Kxtu9MXRySnK0pSIEEuCDAMqNRVzRbvMm4ALh/7ncHFEB/R468CPcYDsBn0gx5EYVyi8CexG6hItt9hz",
-	"YIqq9xVKBWw8TU0NUFnakNUjAv5KekuAnNnSxYraK92NLR7kxXU3TQBdsjGf9Ivq8ZK/NwqjJoBOR40i",
-	"SRp7LVuLdHluaDnqIFfLbStNhOYZKN0cYXoY8txPfm82d1Dz8G2ZAYzemHKvoJi91Jq966Mlbk6sx4Oj",
-	"6HqKcqINAVyyWRFquNPWtdXvZ+OOsV/LAW76bVJ/7JM9Ay5CC5i+jTGUft2HNJKRL9OAtaozOAG25EVS",
-	"51Lzxr7ESUdM6giNUBHBoQLFrDEsP9JNbU2CzKL2DiwquZn2m+QRmH59KzM4NzIKl4yfa0GYxmjEg9X6",
-	"wr2kaTriUK4svLIzmlRBGHOfoW1BnMGxHEqBnC2XuJVJ0zE6L+UslkQBH0SkgjROtm/WtgkYdIhe4uha",
-	"pbuIOpGuBYNZ2Wn9Hil+bYLuxQ6voQbwy1TyqXFilP3ZSPwyuhyQkc2Vzc82ijBJOXt6T9P6yoaY+e7s",
-	"/OqCzKiyp1xfr1ngk1qUAhfmqwnXpQ/C73AobS58BI0jF43nvkcrMIv6IhENfXdexyWMYoX9Ep0xpNvJ",
-	"s124UEAF1yh/y7AwcgmsUEywVOjk9M/pBm3M304YGfMFv//BIN1MYyzV4HdwEaIMnS9JuOKZvoVJRXCU",
-	"s58hkBmj3XFaAAdK39w0VsH1TXFEFaJzl/k9KiZtwEw5zT5YoftkHudXV2hJNtZM3WhDGnb0Lsf9zGKg",
-	"Ld1Y5i49KlT8w/qUwxmhV0N25XC+sRnMryfP6I8B2B9YLXTgAECtEQf7w6wEKuwPxhPfsD8wf1jE3vB8",
-	"QRMHAGvGWuwPrBJ3sT+YWrjG3oCqgQ2HgGkJCjkAZC2WZG9IlRCUvaFUIlf2htIe8LI/yHqczN6QauE1",
-	"e8OpROXsDyUdfao8MUD7w6qFDu0PqB5xtD+keqDS3pCq8U17g/GERe0PyxNNtT+wzei45Ynd2htWNeRr",
-	"bzCVSLH9ofgCzA6BNsoK1sPZ9gfUjILbG5Y3eG5vaN6Yu/2h7QjVOwzoWIxWLbpvbzi1oMC94bTHEu4N",
-	"shKC+AEF3MWdS0RO5HNBwpgy8rpn0KhbCfkXvPZiLpSgVfnnsmccx1sUmXalNaCQxn4TYkyFXIB0yBOd",
-	"xVgQSqLgHgtSTSN4t9YF2FMJUZkLBYwdxJJske410gtbcVLuJkUPb8P7G/X53847DPP8b+eNcVEFo5L9",
-	"hjUWQvVUy8G8BAc6K/TE8UFj/ckwaoOGa93exxprrUtXBvo9DNZC/pFnot/ACYsCF5a2ZrRhQKOlho2I",
-	"3qY0IejJv1+9M7/4HEV4+9QqU9HNjz++fPXqpmT7u190prBQnZqHkmN3YPx16LcEfl8ANwEVFwAYq237",
-	"EDH9dALzeL/4XcbCdjWLG1fFa7znsIas4GesVO4hZxuqodKtWrH1aE1V1UMjK5R3iLsPlb8NOJR7yBmG",
-	"HYv6kh2GfvtHVxOdO6f+c3CkeHV+/tSnAjs/lyiMsZR0vs0d+4nmdkwsaii/4DwCuzgbWlMabs/ySd2O",
-	"CWO078s0O9ZkGTP+K9fCRd5AORDCR2j+J8xw2a9gVC5lRLakywAOZUDLk+xx77amXAp0jUusNENOsAD7",
-	"v3ytzIHJODvSOzpn8nmmJI2AQP87TjE7Rj9wgcpFpojOwXUq4pArnijwcGrNdTw1dr/QGyoRjiU3ulRc",
-	"OhAggVhRFZmqx+iSmRGEWBJoOOQsxIowXGgHffVlNp/TDQpxJm2Wm5AnM8pI5C+vOCKbkJAInZ7CQHGo",
-	"iJBTtCZIiQzarLYWlGtbrS5EvTDhyLI4rsGvADbTmnCwRKy7j/l6KN11kIpKRoYpksT0rKBRFUMYezOT",
-	"eUyrfadlWaPstwy+OADBdiLX1K6zsfrfomjLcEJDPzbZJXW5i3IyaoAfo3fcxFSidwTJFIckJ8wObKo5",
-	"Zct5FICnaEVIWkJSueRCQZKYEpZDq1tTCtTUUz8qUFlBbofHn/xq3wuJe5jYH8NPj8NDgQxtc9B0D7hR",
-	"dXZLtyZmDc2k/0Z2hkzcHM2W32IKiOa5nklirDfsaY0g+alEig8xTvO2XblCKY5CHMdGgFVtu1PDmeg6",
-	"ZJuvHAa7xCyKm6O9p704wPOHiLGMQ0uctMsMN9KmKmssXKK5gaDfOkBD9mQOZLBtUDWX4GiDK/fLiHm/",
-	"My2MPmof9F5TUORPfEB9Qx0bPkfhx5hCgl2I33UBnPdaT9olBGGhN8SVIMQFPoBQB64s6FgKO9H1en1M",
-	"JYcgB1Tyoy9PT/505Moe6bLyeKmS2MTqjfnauLSVrDXRr3me9ryRAn7JBDXioXxmS1AiK3EwMCSYwnMG",
-	"SXljSMULbyAeAeZYP4XJuQvv1/D+jkGq3EQ/Z/r9LFL6uYD3dK6fAGfG4Mln+ikgwa6EN+tUP+8iyIML",
-	"z0jXCpfwjPXXEDy/Qw6/RaifEIowvFtNppPogy4ZreA3lIkAGiH6DVnoN0TpdkkmJtPJ/IP+Ol+lkEgX",
-	"nkT3ZwER8RbQ2wXTMBfqN/3c6jfLFTyZLrkUGvJS6RlYZnPIsKsh0xiy7TL4LXWZDwDtQ6r7v4L06KsF",
-	"PJe6zCqZQ57ctX5CK6s7yOyFdd0Y+havdMlY6K+x1K3HCp63MQQt0e+TCH4v9Bol0M8EYv4lMBuJ4BDl",
-	"EHKl3sJzvYKMunqNki28gXVkAI3B2jHKwR9bl2SpLsNgVlM8g/SOEKZwob+mSwh6CP1MY3i/1TPzGxaQ",
-	"F1G/EbDWItN1xXoOmXH1Vwk4I0P4DeslF/AGYErAQ8khhy3MgFTwvIUwh3f6q1pqmOoDpLWF8SrISKmg",
-	"pFrD8w5y3OKlfi42kDBNv8+2mX7emdTyule3gKW32e1kOllDxMMN1u83oX6/4fA7nUM4N93nOxjFXbLu",
-	"5D8IqaXboqqc5d61KSQJFSRCtgJ6EmO2yPCCyKdTxEVEhInHmxbpRHdGQdnncgzxEuI+531OPQ2EMock",
-	"U84kHUDqHey3NVB9CXyliwdG8HcBMrxceDkOrl4/y5IfNVjyTox+xClbBHmLWO5I524yt7rrfi1Cc0fx",
-	"Co+ysJAeeEMV2IBL8RFo1muJVI2EAaAgyeOoJEwu1O31rqFLjemu11b1ry8sgsoVcCEZi4hYCwoiNhsw",
-	"f8R7yx7kOjDMPCEysMlj/S4GjcxWMGtYqC3Kd0pM6kloNVw0FzwxIh/cTHgKPF/oIrCW/gvMtar2kmxS",
-	"uHm7rOEdyZaUB49vveQaL+uDM7Cc4xyVjuxppvML8GwyiSsYWZisZ/YqYqehrHv0T0HncXXEk/vOlOlC",
-	"YeM4fj2fvPy1c1rW91NfqmmaEJRgsTJLYL0TXZpGVIokBFlKExyRY5RfD4zEEKO3P5yjFy9efIMg0sh1",
-	"9vz56dcG9C/vzvOlRgmNY2rcYvRJFFIJVwi9zGSDkzQmL9Hp89PTo+ffHJ38+d3Ji5enpy9P/nx8cvri",
-	"782NDKFcWmK+F9FbAAsM1ds/sk5iFUlEgBeEtYTM0d8RfM+j1Qq+1i9H7soAfBwteelDIGMj1elnh5Td",
-	"RvigyDlWlwYg6cdLMNuXkI+SW7bXrh2aVnbHKtxzWtn2lu87o2x7yz2TyR46iT0xe3dGcRv47gtZSo5d",
-	"JD8tXHeviDL81Hc2lariSO9gBL6QCDyNQcEZx61w84Cwv9oBorM3l7sdmm9Pn4VckGeWM5XPjEuzQd6n",
-	"3QSCZEPCTONE56koaow8FyXAH2kyDMHpOhGm9MiTYIF+1AnQFDePShgIgqXvWvoW3sPZvl5uy8PQVw9T",
-	"394bYF7ANtzBLyvBy9eJ3zIcg2rfxpcMjEmGLOXvVEtB5JLH0WSaF9cX9WBOGWaQzZAyqajKoKP3ehcZ",
-	"N6f1QzCAtbTWnx3712V8D8r8jdOhATg6XkLxe8DPHC8LAWx9wmyKcW8q8j80qvYc8oNi7731cTSEfrDE",
-	"8P122O/TSSi2qeKBVFz0srPo0eTDtXXgOnbI2tgnWObeaFlJdX7mVIY4DrYEi4CwqCVec8wlOeKZMqQk",
-	"F7aTkAAzY4CYTEWUocur1+jPXz8/cS426PvjxbGmIS+OTk6PXpzktogvTkwk3QsSQuKwKRQaf8980snU",
-	"G5EzBqRUb4M1TmL1VujD0qu3gR0nyXob9KGp1puO6ANzSXVE2XvLte7xrB+Ycb0V4nh513vZOj0mXv/s",
-	"coDv5QMfE7F/9EW4v935kDnZRyMhHzsd+72u1kexxx+QUf1g3rx3CriDONM/ZDL1/VkW/gjJ1ffZqn0e",
-	"ydY7pJ7on3y9I/C+ydh37qR7Ssa+s83x04l1aO4xD/tjHvbPLQ/7vbImLZRh3HTiZco2RTOi1oQwdAKH",
-	"54u+yYm65Bzf1fDJac+G25OTz3kmjiK6oCrPU17uQa/2hi3vw2Xcb+FCO/rPemuPMXQ4EHrHU9h73r/N",
-	"CxjTb89Bca/bt3nqPYhH9UFTPsCL+rB2DpzK/SnJD3Q706dBM0EGVdspijQRoKGaIpnNMjGbIsXXDEQK",
-	"tzSO8cKfW9rm5vVQmwfI35tiDV+39p+/nh39HR/dvf/H6e//4utnTBk58WZnBwUnZB47cSmvpRKEqCl6",
-	"8xp9xzcwB85ARO+hp8dtLZzuaeHUtYD1CapPaD3dVJEp0jwUtDTLaKwvdE9b8gdLzXHpqWy25Qnk6IVh",
-	"pFeerHmFWAs3kvCXWcqC6niTpYKnqCdEmH49NeiwnRrjGhaSqXEOXdjzp5k+ja89Rjzv+Jrpig5v/Zl2",
-	"bfyJSHfaDft9303YTCw/LhMCdFlDv0d+Ywj8drbC8RL9ofemjMOUg067hDO15ILejaA0wVJ2ieb0ySun",
-	"igQoH7MXt1Tih9MwNXIzHywQtUWr4orGiVAjrUQidxUjUWFBWeSc7idBO5SZ6CBFK40wl460jg5KmBMP",
-	"4ZhiSeTTexloW4Ltoi+aEztolIME25DBmc8DIIejLFnz6BlJoN1OSNsD5jTS3VeC5XSSJC7oLWFBx2z6",
-	"JhdeZynlPmm1FaU5/YyTXFvO7Orq54dF0sNF2SD7CxaQKbbD9JmC6In1xrWbU5BFFhszKRely+XKvZ4k",
-	"OCbXE81eXU/mxPxXCftgXkIkgbibN2hCFI6wwu0k9R8dfJxr+adB47Yi2yNjHZliKqQJ6rblGQQkKZI1",
-	"YobMGWCjfrtwJZLMs9hEeFIcMu+WeN9mxDONCgYOogyCB1oRbLQ/QnFxBrlloPW4iCXRL9yabChyQWo4",
-	"CNEIkQNzjB7iujUgUEC74qOCqmUtSDc3dK6nMMRxQDYpl61y9GorrhJylapZn6lUFMKXMN3r950UI3Yr",
-	"dbCH6USM35YAfg6qkGJkfi1IJjqeBTHufhT0Zv48s9/PS2u3Q44xUDE7OXcDtvfAImm+syE5RrnbIcKa",
-	"HmxTm+zAaA+kq2o0AZqQzTgWURGxCa469rZdda8nTGbCqZacqCMhRElElXRnBRdbxGcxXeB9+bR9blqd",
-	"5mKJJZJ0weB4ZgpVwoFsIRgeZ0rweIoSzPDCCA/M5BnSLBaY2XvcAZ5DnReKWUfY9mXq1GhKREjK9qgt",
-	"WmFTDNrMlf+2N40eGJVgey/K0rLnR9+8/x9Prq+Pza+n/+YVmimqYtLaM8nZFxJBGcc8nX//eopcJPjv",
-	"2YIyQsTT+9yqY8jQ9zGj+VgNI8oFghrdOdKd5C2HDqSNCzTHCY23907kPrJgft8SjiCT39vEgXPXTyZQ",
-	"8kcYyxm7iM3vov1E5hgfjyEoG2C3SfhzJnWrWeHC9caSJLTksb54CCJpRCRQ6kq53AyFWuIVb1Gu9yaR",
-	"y86Tm1NihsbhZiss8j5SuUexYA08200DTQF9XJOqVYYzLyhp7k1ZsIpwqGvYUKeJ78KMluqOsXc6bxbr",
-	"327uuYNZKCeR3Xc2165EDBUV3RF55j2km4dyO9d2aQIUmbtYN/6tkCDUz+WDeKS9LbPC+7xX21aYkGER",
-	"Ucz6DN204SD06kQLD9Zh8FVu7JA2D2PB8AKmt3ADrzGtlO3rweHsV9Vxsc/S1Fwf+0zTDh7QsH5G4Qjb",
-	"ujIpPI66TMuh7IylMoZaFQLeP5Zr5WGj/PRp6f4LzwPR1kH30ZFp7f6+fATa2/s+PCItHvt6PJw2D78q",
-	"fwRavX8a75t297qaXpCYKBK9Nq889AgrveehFMJMrokAUVOVpFGP6/PlRZEgBdpwAn/fgvGW9mFytinp",
-	"DKpmZUKjSQ68aWli9OqZoGp7pc8T629IsCDiLDPKQvPfD86C4uzNJVoRfSmou8JJEgqikC0wRTdyFegD",
-	"KLjOnj9/EcJth2UJETSU8IrcoCe6AEp4RJ7q1ddVYnpLdlS5Zk90CVNnijSGIizRzVnZZOIl+g56jQyc",
-	"Fdna2sfoDCX0/2Pv2pvbtpX9V8HlP5FmaEqWnTSRp3Nu6janbZImjZ0zNzfMiLAIW4xJQIeA7KgZf/cz",
-	"2F2QoETJkvNyevyfTZF4LnZ/+8Cu1pBDp2QzeS7VpbTjZZmOZSnsujg3235/lyWZvOB5lo7sotrJiLJU",
-	"ZRLFkKUT1swSOfRWb4ZVAYOrK9B+ThVGdkjDcYPR9hJAZlhtZumcFTyThmeQM2nJrVS/B65N8pLhzZaL",
-	"QZVLdGeac3OqysJuwJCNlZQ4FZfGKJadZCm3UdJ11XEYxn7vzLRgSoKp1i5Snslz8mFNVWbXGgybRVtr",
-	"I3g56UbsJTcTHbITlWZW07YgZKZBvdUhmwhuZ1R1DCsaSyEvRK4gf26eq0vK+cJzO0lLU1rhMDKj2dHP",
-	"TzVcS8K8JzAyO1XD6tWKYhnLQyUvLINQ0mrunBJOiwtRzhldQ1ByaN/cWU9CRNw1JbFORd9RFCUN6rUP",
-	"uni18lzM7+lYMqBXlopxlgrNEvuafZIcMDgBcDXSknXKDWfSDhDKEwk+njBlGXQEQyT8tvMvUepMyQST",
-	"0+JxZ0rSzIhWWSd58+bNm53nz3d+/jnCeZQiF1wLmgTkabGjo1QtLBn0Bw92+vd3Bj9EKZ/kGU+60PMv",
-	"0HDy8sXRcUI5S0DIJr+lopgqA2n+n4p5wjrcHmht2OD+fa9KV3cIQsWU88qHbTvWvIBFghU4UencMn1L",
-	"xppJZSaWBKW4hF9LYWalpApkeBWNlULPcgMj/AmIDXwRvx+9+CNir2gVkNnZdQI3qXNPQFoxF7PAUiWg",
-	"R5aK00wKaLFKvIOtVglxXh8fMmS3lF+sNQcONPFiSp7bulcByV1ECVhAKsqkc6pK6AQniTl4EivQkhCG",
-	"pYrMGJF6ewHHJmT1jTte7XvFxk7mDLgXxfNXBdySX+zHlDTa8lTG3PE7qGgIf2RjXoLbl7OEVnTntzSh",
-	"U4x8kAS7z9Icg4Gj27kYMMso6qd2P51dDrhGF5LXA1EHw2CJCkFEToXk0ywYBntRP9pDHXYCEqtX9j5S",
-	"c1e9j3Cb+gpM6WKFSEXT+UWmM4OcFA6fHYnlnHpWCM0yPJYk8/FCtuWvWEQP00hb/IQcMZZuPtpkeQ67",
-	"a5RLZUfV2fLcyRb4LNMM5A/eirTzs8tMGYRiqYW268E6nI2VOs9EF/uuRlLMtB1JQbf1bcMReyznLOdG",
-	"lDi9kCYxx39jiZnzEvFhmpVCj7hJQuQiqNeIlHX2+oMuZNqb4Jrc0ywpxWkp9GQ0K3OSfhX//C21kGIq",
-	"JGljzzJ5HlS58xFTDPp9JwYpmZIRH0xvYgowCxL/CYYBsqn/SdUYYI99AZkV/rD4v2UZ/v+4LsJMVPpj",
-	"DOHJMTYpoohYYM++43/TW2ykV/fipDxvCTS4umpLx+UJT9uRhWgk8WwTh3w8ETuH6DVsCVfLL/ncnny1",
-	"A6mHkmjtAMLgSJidQyCOdkJ3NATwMdNE8p1fjZm+kPk8ZEe8EEeZET8euXj7sZpivRxv++1J664fix3N",
-	"Xn/QPgw4WZdcM56XgqdzzJmvkAkiKaYH7EzZbq2Ab5JbcwmfqTr2s72ney0N1KAYlYP1E9nv768yvFRk",
-	"3ftVaSNSYKUI2yAX/5bfeRA8GL59FwZ6VhS8nAfD4MWUcrpN4AN2amGR5VaywTvh4t2ZtmgfW2ZPcnUZ",
-	"vIPo35IXwsDCvV2tn7jWjL9TBU+BzYCXoDqefDw2o90/LvpP/vnno1dPfz07/Ff6FDwEwRD4MRRgKehV",
-	"MGCtW3tPs4WWyb1hVduPuw/CB/ttXo6rcM3GI1ALLRa0SMew3cFDdmJpSp2ykstUFdWN1HpW+Qyh3IPd",
-	"o39O5qp4Nfvrhw/68v5g94F98L7/+OjP9PDZ5fP2qYLE2Xii+WwEes+o+w9/voPBqvm+w4sWLezCJY9T",
-	"cHGBaizUSejc6TeLIm8qpEhDdiJOFcVy0auxJMEwpMpZukEhHYy/qKtoAmgphKnQPGEQkTK/RFYsidRo",
-	"lxoVtzQ7ESDFEqjPJUgpcRJJW4G0tyCQYpkgVIIDDs48J6g5hIzkAtSkKT+j5IiZIcQlhdUCQVCAKCYN",
-	"L5aAxDRaj2xTFoWd8UzWQZfTUp3kotCQDtRKyv1+v3uA1pKczynoLmRKQvKWIpZcAnqvdkSV8KNRCoQ0",
-	"St5T4Iad/f5et0206tlJkZmmcF17shuMH7baBWt4RBA5UkZsURNzjeJAoRtRSw3mX/APz4Q8M5NguDt4",
-	"2EqxRAg/qXS+IPm9Uhe9DzuXl5c7dtV2ZmUupNUR0wYiqHTnEcX/Bu+FlPOoVFrI/6XXojEUCamcw8Hr",
-	"oyAM0kzbbaFYiuB3+x17Zb8LFjylSx7OsX249+/B0fmr/uWbk+PTB+nu//0+/bN4+DhoS/EduDyOGKXm",
-	"1mmd5R6Z9RNVFgglmszj6hsBqCn+80bN7lnAnudMC+OQ0/TLwSYQbpl2Z1dUDAUEEulK/pmPAgAceysA",
-	"/kJzDlw0Ia3X2I0gRuP7bRFGf2uEsY+z3fKbW4BkjoCD+VhmASWvxDBXYdBuZgKh2ioU0eNv5YARxVSV",
-	"vJyHvnXr9atnFh3UgR9LtrKKajRqdstj7iRVCsfqYQImTJSa3gv4IOkiSVLuylh6crIhCyOWzLQYQXFE",
-	"SzcJ3VsxmG0WqrdXZwOtCgTjYgnGFLhWjZohL8s5wGkFa6MPMCYRBBJ9WrjyiydaSIM2s4kYn+sQDe6Z",
-	"xkptQ5R/zsZoz6PzDbKLAeuIXAu23+/H0k1cjy4GI8sVtR6d5Gp8LtKke9BAExDbrGlNMl03b+cHBjNo",
-	"N5b7/X2rE5nRqZpJaKZh6FpcRBDhhaIA0iok0Y4Ni4uOmmue1ONnCf6kR3ZlRgU348nIqJHdkwUz50FD",
-	"7UdQU1XHxPL1SlYoKkPzEqZht9Ieexw8qldsVHIjRvDlyL0H5rdYVjoUoTNLwL4KHzGrLFjKzAzlxodf",
-	"5wCMGNmmTFYA5TlcZVRTTzqokJNLQGdJdvH9mum1YBVMa7cWq7SxlPqVHpk4ycIZWLB/zReeCfKpmAeb",
-	"g4/3lI/fwxqV132lpuNOp/e2xwSoN4+48IKyK7QMY6tWnFwFEC1WA5le3VyPXgbx4hZ+k6/su3WOuLaB",
-	"Xm0MVA4X95TsgDeDLZ+8AUhiacNMeNx/NNy9P9x9GPX7/f8H3c6djaX3Bv57zhBfhSo4R1xwMYis1In8",
-	"Ux9QAXNY/2Gvtzv4IepH/Wh3+LD/sN8re61j7m2uXj5NX71+sldke78+2JDUsMqekiPi8ZCbMBN5qu1p",
-	"dBnbRukMsi3NzKwUI1+BC4aBKjKDoZW3h26b0jMYylmefx5qbgS2AIdagUh9GwtYRIjwFrBibRRf1TO9",
-	"3KM3f0uDzRHgTzytTpv9ZPf6T17LKk4m3RgB/qHMEytb8YNH139wqORpnqEXfX+wwQfHSj3nck6z0Vvh",
-	"zNdSfJgCRPOwZoUukT+tMYu56ozPADi2g0ow4axBlcf29+wvob1+vLAjLDmOiiqj8GcANlbbR3N8QzQy",
-	"VcYSids9qSEjjMV5EDE3bCX3QbZzi15zxIGubKrVWa+VyMdkqPqeRPKCFv9kVoJ79KUwcLcjz6AitdsI",
-	"+Lih2rvQ5hsKPFgyT+LdTMLdgDfhXq1gTkAV3x8n2pKxfDEG4Qy2jkMc4+lfxxp6H7N0tVPxleCpXuqh",
-	"qnWwrNi4uKvMgGyxRzisDJV02sHj0jzNpTBlJi4+7TzDVy+5mVgCCLc+/u/uTsBXk8Wf6QS8IrK56RnQ",
-	"Kwn/GajwPpHf07Wfn4L2gORdyK6LD5PiUmiDJumQSV6W6hIs1Wv0dHt+EqgnkiYRO1bskufnVIX6TOjQ",
-	"BQ8lUnwwI/sMNFWQtsm0FBeZmun6+ZDhVekLsApRnBOaTcBSMuX/ngmW2PcTOtFkeonlaZbb0xFSmEZV",
-	"gakUqOszPRtPYFgRe4x+CGzhRORKnmlnjaR2mDqNJVontbE8YMwLdCIMMcgNnBBou3GfZGbBf9C3s3QH",
-	"d0SODQskqjgUjdpCdTsXE4bWG9ZJGkuehLFMiAZ1ErKkRYOwj530tX83fuuCgwiXqA2d2P6dIekr4JJn",
-	"Geo61774kp+JTd57jIR62FSdNvjwEIj4pszUh0eQxeItvbd0ZpbUODw9lb7beNvpWVt4XFYp4/vD/l50",
-	"f3dgleyU6wloasEwqGu3O7JynW6G81pVWGwgS9c5qCt8iC8vKf5eRpCr1WaA2s7vdW03scFwguEyB/0H",
-	"GPZ+3MVKavbNH+H158fjD3+8P7t8/vNZ//lfrz88P4Po4gVWRR3dUMl1tpom634hkW1CTAGN8nsTqJ9J",
-	"PtolqtZgWXPUGE1xjbth2Y/gKlWNeZ5n8qzGgavlYhRLjO8jA33mrPc8P2ALzNnZvykm0vO3Y5jIvPIM",
-	"JOOZNqoQpWXQhSjHEy4NidOKOyQLroiw9pFIxqdTrM+1WjpHLMFoRJFUka7YglohfmJZxzvSkllxMVXT",
-	"WQ4h/p3KYaE9QdK9Vs/9zlTcBSb80ePY9ldvYwFJQ2GZ0QnPucTy0vTElFzqUzq6lW+EDLOoum7O2Vcw",
-	"7c2UcSQDvFjsTS2q57XAR981UzKBz2kEDP3BD3v3b6q7f7La7humP4d4/Ri4g+jkkDuM7v/GzlOfzqP8",
-	"WQgB86HONCiTmKxUpIF7Wl/df2sXx+5hY6NGU64NWZNLoVU+IzZIga4juPBw9W5rcvtbAollOt4CWYAd",
-	"q4Sttujukmcmk2cjjuZ+qxkEQyhQunQXp7oL6eJhwgCixTX65bNiSldRHAHoUZO03npMZ06RCzWhRUtU",
-	"tkTngX/QU8HTPJNEoER7TdfE1ZUVsEUms2JWjDb5APwRohRA+O7oEKFTqe0mEauZyaRo+AzeXflRCh+3",
-	"6T8MTFZQz0jqNwBm13kevmunwy0x9bWDuTYTx3UGPrx9omS9P4vWvTWojj2W/mcUFhjL6tv6PjHFZ9hG",
-	"Mu2HPbSp8U24pGQ+jyVYIizzS+2IKkzWBpoWzIlbwyb67mZ2xA0wFuGIT9eS75TjzWTax8UYyhW+lK8k",
-	"93z+jKz2SzDaOyvyja3I2+nKrykYimNc8o0Y6XO6SaeFNFZ/nOZ8TCHsRuE1SKEPqgt3uTg1TM1QsTwX",
-	"UxOxxD9MoARbBdk/1Ul9rxiNu3g1r1AXIj1g3KrQSOsJ3F28nCgtXEl8900swTYL31QBe8jbz8UcOTdP",
-	"U7wGQ9NII/Z4IZQNBpJpRgwslmQ29iLy2XuVSc1WqeX1Fd+GhSAzFFnIy0Y4oirB1JyW/FIeLAbqg5fb",
-	"b0UqQ2tVLe9jF/QWS8PPBYrMpfSAfrCczpXRoV1uvIFn2SbWqhSada6PkWMnYq6qcOEiMxCTj7y8Wqhl",
-	"S7lrkvwJrVaFhov+1onHL2mCqBXTZQvEmJfpyN08X2Fs2EZQ3kT+eDaGzSwJTkk4Q14kCsG3sCu89gnh",
-	"iwbArUQq1Y6Ed6BlW0V8YdtvNRyxjBD5zl2s2W2LNUM2cHP9sgeHdc3lBfvzEkCKVgp3DOCHmH8MiW/8",
-	"Hkv6jDVRA14Kl4rwSGdN4DuMNwkJ41Cujrxy+jcEujcwK4FrfGcBhcVgC2ii4HN2IkhQxxI83BJSrlvl",
-	"NXRQxA4UUkNww3ieA0Zaku14697psynr2C8troM3h8zy5iSE2xALYXrhUhBfA36Rou2SMQBalKpxCbLr",
-	"AvHIm27VcBw5df8j9H6Abn1p55MreSZKyPiPJz2MpZsU3DlUJYAh3DrcoCW8wiy1QKz+SpwVy3agxR1I",
-	"A5DV6k+xvfwXAJ+NLAObux+8VfuG3gfyF2yABOjhlxL6+OzW29pv7ly/RpaHxKruBPltCxq32/IJchxz",
-	"020TNl6nVl8XH/6S0um7m4QvvfT6ma6zzHQSfwSfN1gc+7xZbOl3xPn9RPt4OTzwkuMHeFF8S8ezt3Tf",
-	"Imbc37n/6rjZb+1/crkrtwqybeEslM1qtEHseaPLxdQunxpv/tVYAnRxy+PS707Zl/IrfPKx2ShQHd9c",
-	"OCIhU3nqBaQnYElOQOmEm9MHFFwey8XochfmZx9jRGWH/AaUeyfn2nRXhT+/pIHfMkm7Zaj0Vz58m8S0",
-	"0j7fncItYmAXzkcrPnYEu9rP9zhtCqRFe9aQ6nj5KabDKmd32EiyXjIOWalcpvNO4pe3s8D38TKyLoQw",
-	"C/apRtYqM+Emllyfu7NbsA6k4Kzrki2lwEZTFC9EyMBw4gpMY4JFrFUXxrJy9UH+77CaCTrPqnnQZZPq",
-	"5kTkV+aJaAtGFFWXJrHUfK7ZpSiFyymZdiPWVALISbiIBe7pyhuaSW0EBx8m/AROylojaLWs+V4ztpHT",
-	"zNci/s4KxPXOlFYVY7E8o1cDAO02i9nbKZ05ZVk9/OVFo4rXpygq305HWQWciHDv7tvf/vv2tFetkuFa",
-	"nNb7SKyLNBtMbN+m3BTqwmdpVZJDavaAcumaii9apgV3Flymd7CoL+s22OXXYFPYx9fUajwuBRZRJydW",
-	"ZCEJ1iQ+oV3ewjzarKlw/UGnogZ//4P+bc/tz1TEYt25DTcyMTQ1p4PGDy7jpYcg/BjWaywMf7dz+IXk",
-	"451Oc0PLwlZqzOGEyzNP9gwrHK2x+EBr7CHruIoDmBu3PBOpu813Mo8l/tkNm421xhqGa8IYVwar3faD",
-	"9JWzx3AjRup0BKoaPpgHw90wKJSE9LVhMBe8DIa7jx71tw0Hu+Ug+i6O6NbHEa3F0M2Mqs3CTG/x8hKU",
-	"EmnLAe3V4lASzC00cgxSkc5iwTpaCJZ4r+/sTEQ+TUKW7OzYlxJwC6zJewcHlIa/xEKX6hAtBnuHVXrt",
-	"rGwLN/btNlGdpbpy0rZkg1+V9rXKubGc0NX2RAExy2n2l7ulVGLtmehb7Wess2juWjIQhZ51qOv16Shi",
-	"ubejanoh+nAgGAhs5d6lfpgcsQQykHmtk2m9fSpIXzulsOQhUsyywk7EJIOiIo2Ea/c0SygZeyPneHUt",
-	"vnZeZ7KucwKO6zmlXGe/Hj9/hhVvfj968QfFqQkBwWp0BWDYSANPhZnQ6ZXRTfhSgFWN5yglaaZ+ZuGr",
-	"d1f/CQAA//8=",
+	"7P19c9w2liiMfxXcvvsr23tbsiUnmYlTt7YcKZloMo59LWf2txN5KTSJ7oabBBgAVHdrKk/tB3nul9tP",
+	"8hQOAL6C3WySkh1H/1AtEjh4Ozg4OK//nIQ8STkjTMnJi39OlgRHRMDPt+TXjEh1Eel/IiJDQVNFOZu8",
+	"mPzM6K8ZQTQiTNE5JQLxOVJLKpEwldDja0F+DY6Pj6+fTBGOJUdrQZUiDCmO1JIgScQNESjmi+PJdEI2",
+	"OEljMnkx0dVuTr/Yqv//5XeXfzlLYvzd1/PJVL/PqCDR5IUSGZlOZLgkCdZdS7FSROhu/aeu/MvLo3/g",
+	"o9tnR1+//1//MplO1DbVcKUSlC0mv/3223SSYoETouw4X4Yhz5h3nBfnZmAEYVMIPb7GYajMwKodh/cn",
+	"P908+/4v/+frtz/+sDj7e/TjZDqhGlCK1XIynTCc6KI02jmgBG/+RthCLScvTr/8cjpJKHP/nzTHM528",
+	"TNOYkuiMszldZALrzsvmYP5GpZKIs3hbHpFEaokVWuIbgnAc2/FKgsIKOIRNI+gxZhFK8HZGrhhXSyLk",
+	"k28QT/TaRtMCKBYExVQqEqH1Eiui11otCRU1uMfoLUkJ1uU4C8kVS4lANzjOCHp8/W+20aBa538nRIRL",
+	"zNRV9uzZ6VcthQQJaUoJU9dPvtFNXzHKIrIhEZpzkeiF9Nb75dn7HP71FK2XNFwiPdkpOVpwJAmL5BOE",
+	"WXTF2iC8v4bhC1JCearQjMy5IHpwNIKSU4Sl7gy6piyMs4hcH1+xMk79MnE9mbzXr9OYR8ThC+DVrxkR",
+	"2wKx/B2alJGLKpIAcvyLIPPJi8n/fFoQgKemmHxaQaV3GuF+yxEPC4G3+n+ptoD4ejr1/2cxlyTaiXch",
+	"FCmw5PG1Hsv11H1YU7VE1/CP3ZXXTxAXpjJPCUOcEXnFHl/PcSx1RY3JEZnjLFZParMHRfzzZJqrzIsF",
+	"klezo51xHhPMYJ9dRCRJuSIs3P5Its2BvsIrIqFHb15fvkMSz4leekGU2B6jl+aHGSNQQJwQtCJbjUxo",
+	"xqPtFM22+ZcrlsZYAarCjuMRmUJdyqCMIEoTX87QmrKIr6coJUIXl0jvS8oWiJE11BVEZYJJswnCTAjC",
+	"FBJEZrEqesMFXVCGYyQVVpk8Ru/KXYRiGEV0PidQXfcXUXnFBPlAQr19H3/x7Bm6psUcBUQILuzuK4Fa",
+	"0pjAqzkVUuUnBpVIKhrHiLIrNo/pYgnvyvC/rsJfkW1AWZBJcv1Ez+/PP1+cmyohTxLCIhLVUGLy5fx5",
+	"+DX+8vToT+TZ7OiL6KvZ0df4hBydhn+eP4u+mP0Jf3XiaLY5CgukKS3/kV7/IST7wmz4Jg69hh96GUho",
+	"CG/tAFIcpTzNYqzIN0UhxhXS3Yws5dELrv+RV+yaZXF8bdYzP/j0NJnyOe2xqFIixiinxXrH/Zst+L/N",
+	"qa+2hvq6t/Y4SzQd0ctxyROCLs9/lEAyYQhl+luGqEmuF+gvJ+9rcFGJWv7y/vqbMith6K0mD2rJJSCb",
+	"1NNVjNBDgSWHU08tBSHIbB89gzgMSaoa+PPLxPWzOMChZx3ps+3J4QTZ8Si2fgdq/DeaUOWjURuaZAli",
+	"WTIzbFtOjLkhLClekApnc/LMP5gYWvDSUF0lMS3pf57BhrD/5V2nTJEFEbAf3uCFdzNgzWbqHiHFV/ok",
+	"xfo5FzxB14xsVKC/BZmIrwEzUkFuKM9k+fUcYYYIFjElQpMrmXImieFZ9LGsD+CCGsHoa0QDgL16F25+",
+	"+rBYvzpfPHt1+/Pm1WLinxZdukob9tCCN0RIznaznymUQY+vzQ8f/2m/KCJV8NXJ5V+WW568zW7/tJHr",
+	"L09PvvJzorbSyAzpJRE3NCR/J0LCQOrjevnmAt2Yj/Ysy48AxzLhBaZMqhf60MFKb8045msS6SMSI0Fi",
+	"giUBEnZ8xd7anmsU1pzm1kH8BmGUUCn1acgFypjM0pQLTeAMj1k+YOCM++LZsyvGcKJr6K6ZQwBoI5Ca",
+	"an1ZR5XTZ6dfHT378uj0T8cRXsYUtx0mdoqO3Bx1vOBcXUX//OK3I/3n1P25ujr+BR/d+m8708k7vXE6",
+	"YZfZYgbH1KoVyfSnw7AMAI+NZDCuN1gtu13c3OD0Na1lcO7TYYMbdVi/aVCGQsGZ8C2O7DVc/xdyppk+",
+	"/RM4/RAOsacfpNlk+Uj+OQHWC6aFh5oOTl5oLmA6SYiUQGonmSRBiCU5thMUcDbjWESULY4FmQsil7ri",
+	"C+SGlu/SOSVx5LbVpETO4VwNbDHD/U2muiER5O3qbuhRFhO069j7TsN4ayfETE91nd9VqYftg6YaCYED",
+	"bo5pbHZrcekqhmQLceH2ueZo7cim+ty4rjF912iNNcnI8ttKgyl+7OOBp5opIShn6SNODNMG9+6X7gi+",
+	"OTUYCv8FN6eB5kOkDGYxD1ckun5iLjwxZatH8orVrugRB5AJVuGyJrQwJWWQZFIFUCBQXHPOgVt+DVNC",
+	"R7G5jRV91IhehvdI1oUDbQ0AIABqD1nXIyrdlS8frykcXcM1Tl8nub4FhH0RPwRWbOK/L0ym7Rvj3ZII",
+	"OBjsTSnWFzSQdCDKjlLBF4LIQtCVSXNUUIlquHKM3sKFb8szkRfHc819YySXXCgUkRhvjz/yHnqZd656",
+	"NW3ifumKhswNTbPxrVcys44/cKlI9F2xLvlSKrJRT5cqiStrONFXgOfh/4h4qGcF6QLwipgP9f/1pqt8",
+	"PzH/vdNLorEa7jpcGRpgyjx1hey/dRhPi0YqrJyHXNfn0jCrS6yQxFsJwi+01sRhLThboMfAVMCUoHnM",
+	"9QVdromQ6Id3r/42RQwEZX+9fP3Tk2M9eT9x9T3PWDRsEzCugjmA2Y33SBDJMxESTeXYI80bZyw6/gRo",
+	"vKMbOU0iGyod704lashK0OPrfNTXZi7fcf4Ks609T+WwKXVES2BFArgJBWQTEhKRnZNsKT0KMTOj0FUQ",
+	"zukpifRPQ3nCLdLQEUDXrG2WalZYltajaP0+F8ENFFElD+q5phY7Ji4nGT8znKklF/SWRGPzPRcGhZG+",
+	"g/xItigV/IZGJHqB5Mpwfv/6r//6r3gWRp8A2utOrshWU7DKNWbF+Jodm6kimxTuLz4KO3i2XjKU5S0g",
+	"KI94CKtcpgs4pfd0VrEtMmcxNDdFVhoKBxZhNyTmKTmeFC2WNTxnOMUzGlMFsttU8JQIRQ2jbaSezYsE",
+	"SEHhm7tQFFDg9sCyZPLilwkOFb3Rh0VKWGT4YkH0OaEnTs9KcfWcvG/w/VPbfhARhWns6cfLKKJWMmjL",
+	"IDzjmYIuhXmXHsmS/JbK4pZLklRt0XpJGLo2JeA4vzb9vtZDOUQQVUzCJQA7hz415VLFCz7T12xdYjeI",
+	"xsoYgtuUY4VLysiRIDjCs5ggXQyRTRpjytzlXRCs77VOwlO0iBRHM6KRB0iYFYnbmSutakQUEQkADCyG",
+	"VOV+QYqlCqKMNN4bNAhuiKBzuwUrOBEAGlcxI5hpbpJIWXsN8wUypvJbI4gMYH59KKUP8zhTXgnM3ulb",
+	"8rWepASvSH3uDMqUp0lTHByqwKjJ9NWYB6XWpxNLZAPK5tzT1x1Y0ioof8kQr8nKrawvv/Fr1ivETK+0",
+	"pdy5iilXuFVHUdxpjsNMKp7AClU/5Cq5+odc4agZACMJ1Qs5z1QmSFCRFk93yZEbC2mn4m+Urb6P+bpN",
+	"aQAUCqNMaoIgCcKaFnArFnPXxm+Q0QfkmyIvrvmRcMklYWi2Rde6FzA9urhGESfaqO/OODazH5jl6KBb",
+	"dDVst/UQwz2666pu28hrNfdsm9c3f83+wWc9tM70zKvpTCi7MJVPmoL2knCk2c9/h8tj7aYrgf3XpNet",
+	"AlDkTWpklgLhWO/DrV4LOFXNUCYvJpmgE+/OVplgh/aAM6QnICa6ZI4H0C+99gt6Q5in9fr6N/duIfz6",
+	"ZdLQPJenq9LzqQ933rdTAof+b7DAZl1xfia+KeGk1d+27hA9NddNoZfRf+UfDMd6nW8PiR4Dj2EkRhIk",
+	"h6PvBDu0HvuBu51Q3wjfIILDJUoyqTQddFYc1gjHjvb+dssu4D8olf4s4iaCd6p0CB7uwbKfJTnDkviZ",
+	"wZxeWlTS23mKSLjk+kYveFLRaMBp4w4DNKdxrK9NrIk9TYTsyInlp8Jv00kVeXsAMLPSuZqdKIMItQUA",
+	"UFPfuBr97LYcvfZ924od2wMOZJsSUTXNVTxOJjwvLhYgAF3yONIl5RWz+9sIc3Lt8wc4iHCx9qCFtgSj",
+	"Kpw1jVuDlZERoSAig9ChADM2UnRb7ne21d3rWWL3YFkrN7JDMK/EbUWR0Cx48yJiL46NGo49r6rqrB3i",
+	"+3+e/vYvvkM8poyceOHpL6feLymXCseBuxJ5b5G+L14G24yz47b6vKci0d32rLiVZoGsxKEVXOfxXO9c",
+	"HGs2BifwxuAXx/op9ImDM3i/hve3uvwMJ/o50+9nkb4nzBbwns71E+DMQEo74zP9BDZpJuHNOtXPW/07",
+	"xPCMdK1wCc9Yfw3ZFtgq+C1C/QSZRHi70neSD7pktILfUCYCaIToN2Sh3xCl2yWZvvbMP+iv85V+v5jB",
+	"k+j+LCj8ht4umIa5UL/q51a/Wa7gyXTJpdCQl0rPwDKbw7VHQ6YxXIEY/Ja6zAeA9iHV/V8R/XW1gOdS",
+	"l1kluu5KrPUTWlnd6tmLsa4bQ9/ilS4ZC/01lrr1WMHzRj8TmLEkgt8LvUYJ9DOB21oCs5EIrp8w9uQG",
+	"nmsNP9noNUq28AbWkQE0BmvHKIcLry7JUtDww6ymeGakQfq50F/TpW4lhX6mMbzf6pn5Fes3wsgHYK1F",
+	"puuKtR61hK9yZqwV4Tesl1zAG4ApAQ8lB0tPmAGp4HmjcUDe6q9qqWGqD7qMgvEaiYKCkmoNz1uQPOCl",
+	"fi42IMwD4dU200/4ekN0r24AS2+ym8l0spZ6DjdYv9+A2HTD4Xeqn1u4Qt/CKG6TtZfkgpRKb7L86kGZ",
+	"+uqLiddUqGX39qNjDxv8YYM/bPBPa4NXrnFugzoYPuaxkE1a3V4vWpCLCD1cJy/092BVXZKGzrkocaFT",
+	"lGIpkRIZAYtbQZwEEhtlv7NBLV0SSVSGNyMh11eSQsrqsUQvT1HR791z8zOwvJ/X1LTIpspT1ZyRkndB",
+	"ybbqgEvltzza6stH1VHBc6f3e2M05vA7MFmslGoR1JhbKuNGB/YNSmDWUEzmCvFM2Rm/Yu5OtKZqqd/X",
+	"fG7g2jmWI4h3jnPJ1veUxJH0iSlpuERl0XdJiPUNus6Nb4IoI9fosfPxMOJSydE1uSFMZTi2RSqS/HJl",
+	"/b5S1EuhmlLpli6X5WsNMfS0k6xnns9JN+mgncPf/LqEPWC+hypvSzUKwA1aYnvmb+j9zoWuijAP21Ad",
+	"ZvZTn0XPzNR3TlOFVdvzFXlGFZ9zXVRJ+1Tom7wILQhWpCRXGUrr6vCuW4WY3cxxkYFY6ESs2uYgg9lp",
+	"bsd6uITKSbhqe8ANogTai/nl+Rhzbq+PkTkQrCCSylzR2S42Butmr5K0af+cWz+jBEcEzbao0j7YVX8D",
+	"inGnpIRTxyp5c4EmuMnsOKVobuU0A5ldZGz6eyxxZZfsW+e/n55x4cZiFqmyFSs6FtBak8TaHVTn7o2g",
+	"CTbnMowbiiFspGY1dK6ozQy8yij//OxZfVzTyeZowY98g4VepUvOWgSg9ozJewZFSx49tY7VZ7vRZITl",
+	"EmSk++b2PC/4W0nFffiCnNuqxVpEVKYx3gbGpr4+6J9wQpBc8nVhy5ErNxnKuy+NDJ9XCyhJ4vkLpMgm",
+	"54fAcloJHqNwiQUOlcbnx8bVt2yfyUWCBJlnkmjuhFt5/W7sLYs9//PqavPs2dHV1eZkfnW1+dNc//x6",
+	"/v5fvVLQ3CTg8Am9sFWLCaXdHQxLHoWocC61DoQHKgj3+6klROEIq72mYK9cOf/p2qBYXUlwXWm7kwb4",
+	"dluVDjh8tF05RrkvEijWHelyFkkOK7EEFwVzlmueNj/Mjyd+CtiPKNS75wO+e++9RPn/N1YT1hgzmJrB",
+	"pzWNY03vZSbmOAT+F4pegmUQygkI7FR9zWFbRNkNpyGxVgp2++7qcK+NAkji3y3tCGZc8/qhVlE0sMhC",
+	"dtv15aUQlpKHFOfmSoWPVueNuINIXLCI3tAow3HReFUZ5Nm2pdGAynTnSIxS9TE5XhwjHFMsiXzyEQal",
+	"j41OI1JEJDLg80Aar7wB/XipFJHK3LPfabCv59bVr6SXLTSMu1tprEqEFdH9nFGhj5sRZuscK/J6/q2G",
+	"V2qGh1mna1G3Jhy0ooEWcvudfu3d8mCc1EKh3uWI9EhaL17wC/WTjsDwSS2mvi6ijTHYtDyVReUpurz8",
+	"6f7w+OL8J2i9HYNjssBxsCAsImLPtJhC6PEF08wJtvtUkIU+9oELsFcgRCiYV19NEhyTq4k+m64mc2L+",
+	"e1K+lZqXwBDFfqFK+az3U06P4rY6ikuiNEu7ItsjY8ucYipszJotz0CEiJXCmnPj+vpsSLg9k6yAMZNk",
+	"nsVwbknF4TAuulOROxQ21QaOPr8wkkpkoQIfB1O0hFvFkeGmlbqhNdejUgQ9Ntpyqqmj8WIxfri0cQJU",
+	"MKsxY3W8cJ7g/jvhu7rD74IwIqApG36k8hWn1LuTdrAilftI4aKT7xGPLl/PSIjjgGxSLjOxb5fnFZCr",
+	"UEZM8A0ydyymO+k3jraIv6TpQdtVGp7A7Nq3JSjFPjXdrp76PcnBt9Yg3BjHy0uA/NIBbjSZH82DqY9p",
+	"SZ+g5VYy0YEEx7idAu9jtQaw8p8Qv2VULQ/81p3wWx5GflSma3dTtQ05IofmaexO2LTd7Tzwag+82gOv",
+	"do+82gMbdSds1H7S/VnyUudlUb5PyZoLyyviyCWWyIQaQYpXcSAVxh9xnoENUismuJPjexoTj/H03L2u",
+	"SaMZ0VQr4YIgd5yhi3NZSKAh3tMvujrK0pjj6P3jpVKpfPH0acRDeWx8Do9DnjzFKX1qZk4+NQbe/9No",
+	"tgJd/YmL15JmIuWSWN9YPi+cfkoa4evDtrFqtVY3RMipZdwYj9FZHl3EenRKdA2TdA3RLivEG+aum9tk",
+	"ZRl6Gfs8rNSdrFTVzCIGE8hWd4jKKg4w3PrM1rLF3Oue13a/Q2RjPSGuwWvzb6N/9jxykQp10f62ZK8h",
+	"Ui5DOwMyvTBRA/wBnmu6/CtW6EVNXChn7wc+hTYC34j2ZNNDPP6nwBjZkBZoV+is6RXrHAVrikrBY3TF",
+	"XUFLpq1BaevBActheJqstAvB0QyfzFZ6URzS1plfFwhDY8/2eL/Dbim8RxMTTQANcTTHoea8S5+/sVIG",
+	"4LfncxPewMaCy+OnedlS/648w4osuNi6PWmHUVlOb9yV+oTbl1fsulgdEw00j0rSWIm2gC4+66JSMJMG",
+	"SpoPSGZUAUrCrWXJ16DuNfuIsEjfaQ5ZIb8npetFrVMF5rxvIzx5QBUvaTRBXVzsFL0cJoQm4+zodLNB",
+	"Lh5hkybl4WP2hnSxpK8+MgPA1++d9nY+n3e4COtbZSwLX2hj6FexMv0GXXNAkIpFqTceRBGsV9fwMr0m",
+	"ttn3XCT+ubWGJIULorEpwWYbzQRfSyJQyqWSiCqfT3l/E6XjvSZIVX+9Wu/X/CgmShGBLi5fo+cnX311",
+	"dIJwnC7x0Smy1YAE19r56guvhVFNKtYwU6P5bemRNBFf+RxB8Sn6j//4j/84evXq6PwcPQbDiciYqqSZ",
+	"MvH4EVVPOnWjp5VRJyuqcjiWBmy9MTDbTtGC3xDBNCra+C3T0tA1KjLOglTwOVVdRrRL1lafVSibXyb3",
+	"jodxFraQDM7IkaKJY+aUZbAgNia4QxeSkFIzJ6d/9koQ9A3TnGs3JNg1oL/kA3CHRrWyiX9ipxrSBgBV",
+	"4GKBGb01QVq6jLzWpdab+qX5cLedaW29vry2YCegPgF8c5nDJQlXM77Rt4GCCcxNmCBEuqFkAE+P2MKr",
+	"+WFDKPX91yKDcb7jwEV5aE7CDKIMEXStryfm2IeLyjX6+e3fIDxYKigzp/PLy7OLC/RYH2zmZ2H9B3lH",
+	"QsLUEWGaqEVPXqB6pEZDasqE2+T1ALHj9d+4kUNfW1bIpg65YtYINsTCUuqq3eExeplvI1wKcJhiYWL4",
+	"YD0S9BijGY6u2P/viMgQpwSi02bMBlG9/uX6iYllPQdLW8V5neVx1zf7Bq5uxbn01Nz8mtFfSuaMAOHf",
+	"Xjx9+sv/OPp/vNGmp5NXHaTIJez80nsodZIqdxAQWz8Cg0bfoCzVC/blsyu2Ils5NfkBsEIJlwp98ay0",
+	"JlMb3Tv/+uWz8ufa1P5zwkVERECjyYvJV396/iXw2HhTHvWXzzxY7Sbr5zw+Q9cp28vi13jtJWYLsGGt",
+	"hfF1Qv8XJkrMimxtsCJzZ8+jx+EoMpGKBEljHJJoesWqNbB0AYUADRN+A+mAWGSmWWO0KScIWpFUHaMf",
+	"YfoFKS3BFdu9Bt9UCNCKkLT8GVrasTYmtqEgCzMpJCF44rusv6MJkQonaZPcvP3+DD1//vxr9PO7M6Rc",
+	"OTNdCY1jKknIWYRSQUIqIdp05UJThId/9+zrFydfvHj2/PjLk9N/XB+3RJGvFitvT40ycAhPulqWGzQb",
+	"x2MhK8Pa4bHwTe4ukPuo6WWzqaBghXcFQbkbt4bfkweDWbS792DI44GZveuuI3udGnZTovtxcmjpe32N",
+	"9hPN+/ODMMs6nh/EtOzqWeMwOk5PFYUbUf/u162hakHzGbo12DPfKy22Av/Pw/a8hy3UPjH/79826oAR",
+	"DrKVslp2e/LnQMcyTK9opgYZP7VhyYh2T61NHG7ytPck6WkCtRfu79okah/Sf2omUh30KPsvuwfe1D5d",
+	"E6qWgXwCJlX78OouzOH3LusAu679sO/czmtvF4bafRlifAd2X1Uqf+cmX22HylgmXz1sDfLTuT2CZU06",
+	"BFqIiJrI9FMks1kmZlOk+JpNNcG8oXFsk0L2UiCVtUXo8S9NfVJhXELY8ZquaEoiio+5WDzV/z29uHwd",
+	"mBqBrfHEBGDuEWKywSjCZVh/RifuoJRKEKKm6M1r9C3fwBw4Qb5emCfHbS2c7mnh1LWAUyyU5jqmoDwm",
+	"U5QxqqClWUbjiLLFkxYbz0rYy2pb/7h4oyGYMrlyrj00Zu3s0a+nZrW2U5MYhYVkauR+C9pidarRxBcX",
+	"as10RYdWHe0X6z6P/cKSPuD3A35/EvhdjUhuMOn9LrQfYOs3HPn3nvofdTPskkjd9+bYO1N3slk6MIYH",
+	"b569MAdtpr3Qu2+uXpxQiVNrCb/FTGYrJxBsKDJwvMZbiaxm/5tGzhnIaVYR719P0bWTCevfnmhj1oQN",
+	"eEb9u5bjHAvi0rajjMWlbJPN/DU+5UlHU9F3TRtQuGdCStIZIexOskU0jD1Bg73DpqvmpgAdM5V8wTEH",
+	"RYuq1Bw/QlQH+jp27Kf9TYL4Zq/Go9CJ1vUkPZ1MXiDdb5eOJVeoXFutr95V1vfE7KE4Nla5jFw/ASJT",
+	"Tl9DFZgemeSZkiizKzqIXnpobpzOZqg92d7e9YhSWOlo04TSSBCbHf2Z0V+zQnhIxBQsqVVwXU27rlBM",
+	"9OX05CtzlrMsIYKGsplFOzj56ebZ93/5P1+//fGHxdnfox9HUwy5q7Y5ZG9I4j3r3omM1MLPalzTFVx2",
+	"ULkK9L/BNZgNPJkiYKrMSoF1e5W7LBGYwyNYTd2h5DlGQTyXm465OFGm/COJdPNlYc3N6XHIRZ61u8Up",
+	"ryfKVJGlxr9CnnM7jmnbIZPT8zodrhPTOrErKFGZvlQSqVV2W4e8ajl6lJasNdtaC9dwVj9M9mRDc4E6",
+	"ex87Zw7Cb6VYn72hvXIQfiuHC+0N7m0OYj+/5R9VQyRl8cgTMpRFNMSKSE3ic07ATXAtcirNg0Kj/7BS",
+	"8ojAG7Ak1ixp/t8OMLOtyVSbZ/S2fd0eo3MHwO3QRk1JVFHRWvRxS1UgLFrG8kjZcVzk7KR6iFQtrY66",
+	"mlMQXShTmXHIFk4UgZhp9uCsFH4krY1pMcN+AoYzxROsaBhQFlFBQhUovBmOsy8d3AsL9h3e6PZmNI47",
+	"5DHa38C3FpDmW0rTNxzwWRmavvQsaZqO0uVLBwmsbiVkuQ9XuyLkwukDpUDFkyt7ynh7jM4wAw81CLZH",
+	"ILmfrgiHmxO1GyumPPGg6xI6q+8do4W0YDDbEXyv37b3IkaDFJANSVLVck9xfS9sFxXeIFNFj8JkZ31h",
+	"WcQpujafrg2vKDRnKMn1Mfp3yIDr/p+64IMwU4KEhKYKvTn/XiJ7w0JXk7emMFjULMjVpKo7gT5bzYkm",
+	"slDWeyzTNCgp2Js5+EPwwnxTv0DkQwcLNOBP8EZzDFwAvYGYp3iDYmuAjCibE0FY6BeOuWJ3s92dFXS5",
+	"pcDklPe4m2GFkU04b82WHRO6rQ69uuoOsKbKNtq64sWN2s3y9TH62U1ZTvKQI3kAKcRxaFXGFc+fGqRJ",
+	"ZfGmkxRvwYMjIWrJTZYOs8vzMu/vcOf8rbSCdXehNvlcyTaAGHRxcroalh0odm6RDnnak3sFRr6ujDKJ",
+	"3xbnT3W+LHMZ1NazhThj9MaUewXFLGkuxCN1bNXvM2PDr0o3d42OechTvXllNssbk/5IOKb4aAfohYU3",
+	"bD4vil75uOBg3pL64R0EfJdwIzM2+V8UYg2oatxKpc3Sbfl+k8c4n7lccV6ciUDbHQNn041gZlOfm9nU",
+	"II0ZJEoFuaE8k/H2KCJzyjSlgGZ72sHsnynzFvIQ+CRhc86Vz/LFErn8qDLlvIjCyEYFUnOZXt+tS/vF",
+	"yYssglo/CQ+11fBcu1Vqe1KxDm7L5qPvR2RONz7ZmX6fk31ndIEyK4uwY7UWTMfolU1g+/zo5BRlaUoE",
+	"pIA0SgcJjnO2qD9hMouIGJMHtUv6Ngc8yl4qY0hjW7XbDpS90Mo7yJoF2Swxdq9VPFkmu5I1NRvKgzd0",
+	"aemk2tTw7WlEg2MfC42VbN5RE+OMgDeBpUVdrqsF2QJtj6YoKBU51TdAZYmmVflO+CvpDYHT05Yu9oG1",
+	"a3OKgCAvrrtp/ODIxnzSL6o8a/5+kltUVwF4+VdFkjT2HvfF5cUNJd9wyNVyxEbTbeuX7Wj5aCt6VrsU",
+	"1pax17XXtZenoerbucvSnbJhrd3F7NaZ9YCtnY8U5Be81pB6LYqFvKLRJjw2OKFXj2wUYZJy9mTwIr0q",
+	"SbMGyYDysPnDZEAtYO5MBhRxItmjXIrjE9/sE9zMcCiDiMxozrLK4bLBb1+eXZ5rmG8cSN2SwCwadF7m",
+	"4B2k0YQ2DnJdaBNiEY04L2dYROUpWXE2o4yO2MKPBmK5kSQM/Sevq4PyuClnoMd4dXb2JFcvOZQ+Rq/O",
+	"ziQKYyylvkvPrBkkkWiGpWGkdfkF5xHwTta3AC4qW3M3a7OtMZaScJuDO5PrKhfDJ8RYTV462OcFaN0y",
+	"SfHoyH/53ZuXDeS/58H9iBk25qEQgWqEliygngS6SRCaF+edis9z87VIFvItDiU6N2IXgIzcCvpxzGBj",
+	"AHFuDFvvu8tAIfSzJAIZVwP0+PLnn54c3mLPaSqRyOrs0NAXpMYJEUaJqvYCvWRIt+Pb+5ZFlL9m4OGq",
+	"mc1cdXv653SDNuZvi3xwwe++80g30+i7sT9xOWTgbkgZOluScMUzfRGViuAo5zVDkFZHuetjGdQjm5AG",
+	"brA2TsPcUbaomKQDZiY15h5ByGMufCLcs8tLtCQbBAXs8d/Q7FooyJ2wtnRjGf0bI+QsGt6HHE6PXvTb",
+	"LHs483B5IGX3cOXTCQ6lHAXOfE5FMhSGIiLF2yCMCYYfw8DFCR4IIcG3nAXDe5IFMxKOMs892NkWOCw3",
+	"JhgEJ6argRB4TBQfBuMgNrYNgiIy0NOCqSByKDS5xGk6DAhJB/Zinm6GAVjM9ISsAiUwk3MiBkITeDZ4",
+	"K9GI4HgYiA/hbCCAdMxpWeEV5sNpzCrGgg2kd4de1/xARDB8O8aUDSQrCZ/RmAye1iSLFQViORDOZkyc",
+	"YfjGgBgGhm82A4eVnn4xEADeBrOtmZuhgIauUYq3jK8HwhA8SdXglRHkhseZGr7EEicyY4sRAJEUj4nC",
+	"PUQTfjhwhQpmOMZsiLrXx3WbDJzfWtC6sTWVy2H9VWvKBg45k2MuxC0dxKcMv9tUZ7lx0Unxlmf32rWS",
+	"DNNj/hDGlJFgiDGQr6VzA/c1G6PbBbDmtfFGBnNMY68DvPMfsZlnc+UPjuMtsiOX1qZL2oB3DFEWcgFS",
+	"I4+7lNFxOhk/WN8Z1YU0RnbYUwkZDQJIHYyp1pJske410niPbojI43W0+LPchHc3yrO/n3UY1tnfzxrj",
+	"oApGIbsNox8e1AXkDQwYTWRaa2mgBLUFWtPi0e9XZMt7Mk1bwLvFp0ueCXlXU/IDAG9XJbq+N4JcdOj6",
+	"mJP9g5uE2oyzKICgia0dh9mDqO0Q4fjxXy/fmV98jiK8fWLtt9D1Dz+8ePXquplkqmIcJ1Sn5qDk0Ab7",
+	"TV9TA9K05xIkooqbKJoN3bH9iC7Ooaca3h1L3tvVRI2urzDD96C6WWH2gd55OyPP1o92bupMQXk22x0Q",
+	"FQjWl1jpw4JgAZYsuebMkCvG2ZG+P+cHkGZ+aASo/VecYnaMvucClYtAmoQtz1DE2SNjk46RTyEXGMuy",
+	"qdG1Q2/AXVdyG6rTWF3mVVFRFZmqx+iCmRGEWBJoOOQsxIqwQsXvrS+z+ZxuUIgzaTNihDyZgY2St7zi",
+	"yKQLQaenlTDDa4KUyKDNamtBubZVYUBmCxNsPYvjGvwKYDOtkN6nGe3J10PpWBMqKtkSpkgS07NC/1yx",
+	"ebBcg6xmJ2lRn/gtAc8PQKidyDS162qM4rco2jKc0NCPPXYJZUpCY6PsjCAB+DF6x1GCNzShtwTJFIck",
+	"1404sKkm2S6hUA546uLbOqSUSy7UMbqoYDW0ui2ZiUz9S09lBZkd3n5yq9uTMrXxRYfGIdwRs+8lSrNZ",
+	"TEPN1N5gCr57HsZK2nw2lqFEVMqMuGR4Xc2ovG1VGCHFkWbNDSNebcvbkDchkLeZNZlJqgyWLjGL4uZo",
+	"Bq/b27IH4SATrtwXcaANVxucOzPi+mR8+MYxpcpXtGpL1RMtdit5xxJueZurSbdGGMCdSXJyMZ8Ted2N",
+	"OAjsLTr7FPWKONTmsGdYzJljjWyzLS57Nk+G3vqdfPc0RwhW4vC2gwOfyU4TxzYrF9moF+i//+v/rXr1",
+	"/fd//d/fs1vfEHRo9UDohRMPTgo7nBQqyW5MFAMzjvejrV+/0GEfx2FrQLzhXpj84HP1O/C56rq8ub+O",
+	"W9zxaGAd9IGx9x+8hT49b6G9S99rqXv55R5IyQcNrszQ9kPmXj5TBadq01eMMZZ77P8InHTfsCddEXXQ",
+	"FfAghOkdDqW9FecKVzqX/wihUTpPyMHJXg5wHyzlY/idOBE2p63VU6XX/N2lM8ug0Vnb/H5H04MPyoMP",
+	"yh/XB6V9Vw1niQ52Vmllh3q5rOyCdpjjyk5Ifd1XdgE9xIllF5zDXVl2Qevl0LIDYA+3lp3QDnZu2QXt",
+	"EBeXXXAOc3TZAekg+/rdcPo5veyEeZjryw5QhzjA7ABziBvMDjC9nWF2wTzQJWYHqMMcY3YAOsQ9ZheY",
+	"dPzpOtxVZhewwxxmdkE60G1mF6gDnWd2gDrIhWYHnMMdaXYBO9ydZhe0zfg4drhrzQ5gBznY7IBziJvN",
+	"LjA9nG12gxtnHQ90vNkF6WD3mx3A+jjh7ADXxxVnF7j+Djn7oI7GiB3mL7MD0GFeMzsA9fad2QHzEA+a",
+	"UcW8O30/+l3UHtxDPh/3kG4I00/+19MNqh8ODxprzdeh13B7+cx07pK16byDwZYdO/qZK/2hfT96ruCB",
+	"U/ypODQNwaqP5dzU3udeazE4WODhepfegQM7K0FGVnvuEAoPCyh40HE1OLjgoQfG4ECDfn+B30PYwfap",
+	"avWTKl0BPkbzP2KGyzmkRz29RzyuuwzgUMbswRXtwRXtwRXtwRVtVFe0/kfAYeTrcN/jwadDDz/kgW0O",
+	"mu4BN41DXQRLmrgHR8G7cBRsLvMAVwQixjI1LHG8vbIp7r2U9c+s2ASdO6IN2V1eb7Z+kqIBHnsd+1Xx",
+	"sht91D7ovaags6veqCLxOjocuJNGvCfvwqmuQ3OeLD3JghCEhd7UZoKQI+OTgn65uHyNXFkQsBcGguv1",
+	"+phKfszF4imV/OiL05M/HbmyR7qsPF6qJH4yRZShmK+Nu0vJTA/9YukkifJGCvgl28OIh/KpLUGJfFL2",
+	"p8CQ4hbPmX7GsX4m8IYt9JNj/RRSPzN4v4b3t7r8DCf6OdPvZ5HSzwW8p3P9BDgzBk8+00+h4c8kvFmn",
+	"+nkLqXkxPCNdK1zCM9ZfQ7aFxLzwW4T6eQOpeW9Xk+kk+qBLRiv4DWUigEaIfkMW+g1Rul2Sicl0Mv+g",
+	"v85X+v1iBk+i+7Og8Bt6u2Aa5kL9qp9b/Wa5gifTJZdCQ14qPQPLbA7pfTVkGkNKPga/pS7zAaB9SHX/",
+	"V0R/XS3gudRlVomuuxJr/YRWVrd69mKs68bQt3ilS8aQdDiWuvVYwfNGPxOYsSSC3wu9Rgn0M2EaTgKz",
+	"kQiunzD25Aaeaw0/2eg1SrbwBtaRATQGa8coBz9TXZKlugyDWU2xnsmUQH7/hf6aLnUrKfQzjeH9Vs/M",
+	"r1i/EZBkWcBai0zXFWs9aglfJeCMDOE3rJdcmMSFGqYEPJRcz5iEGZAKnjcaB+St/qqWGqb6oMsoGK8S",
+	"erYVlFRreN7qrxle6udio5/Qn2yb6Sd8vSG6VzeApTfZzWQ6WUs9hxus329C/X7D4Xeqn1ui+3wLo7hN",
+	"1l5fo5iHOCYtnosvc886fWchQpAI2QrocYzZIsMLIiGpfESESXVuSjpn29xJsenkVHMnTAWf07jPUZlT",
+	"RwOhzFzIlDNJB5ByB/ttDVRfAl7p4oFCaSsSDLwMq14uV0Kvl+Vejxrcq5cHjjhliyBvAcsdfsi5zznc",
+	"aWcm3air2iIz4FEWFldi6rWvZ4oIhuMjUJOWvrnbuYWCJI+jkgS00J3Wu4IuNOa6Xlo9rubdBZUruExn",
+	"LCJiLSjIidJMpFwOYeH3IMthyz0nRAYhj2MSKr+tuLEOp8YfMrdPx0JtUY75sRmxhaMLabhoLnhi5Ba4",
+	"cMrJj9k0ja3C2WWrt9lozQ2j9pJsUpvb1RzjLWRGyoPHs15yjWf1wRhYzgOJSkemUIjZI3ApQTMcrhAj",
+	"C6zoDUGWC7fDLiua/ENuHUfND722RJ5RdnROv7BJc18qRaQRz0jjJsOFXNL0nIQxHnAzjKwz6S7i944m",
+	"uu0kNYEZ/ASgFIsB5tLQApCd2e4iXIwBrbFECW7RS0CKGrywd79mW/o7gu+OAswEX+uXA5v+rf+ivF4z",
+	"8ntZkRlhZE5DimPEdbc/wsr07cKAFerpxlbstSAqlrYHw3D4Vv5tOuEOre6g8R0oq49m4+YVuEN0pEbf",
+	"GLBvLNQyS2Z9mYAy38Fw31Ya8I5ZEZHIgM8Dy0GM1PI7Dfb13CbXOpBB7D6JPTG73cDNKr5SzLaPZE5M",
+	"JVpifXQSwkpud5dEmSP3W2N+Bh7EIiMInJ4QeAmC4iaOW+GCXFZ//MUOEL18c7HbGfHm9GnIBXlqmRX5",
+	"1LgjGuR94jfuIxsSZhoHOg+9qDHy2EuA72nwhqB0HbgpPfKgLdB7HbCmoHmQrEAQLH03jbfwHljJ9XJb",
+	"7rbmNk19yyrCPIDtpoNfVtaVOchfMxyDCjIwGzkwqmIZFD1TS0Hkksf6mu6K67tWMKcMM31KBpRJRVUG",
+	"HX0/5rG4jyx+ctxL9aD4CLxLvw4MWKLq+WGLf6rLU0iG6vMUhiRVJLJBJ0QCUdvsSXu3KzZan2rXPJhO",
+	"mKT3Y61uT+9paONO2JUquh2Kxt9akcs5UZjG8iVjGY7fkhvCMjIgENTesBxJuc/TyZzKEMfBlmAREBb5",
+	"0SmMuSRHPFMogsCoTrhEQgKU3gBBGgiiDF1cvkZ//urZibMfRt8dL47R6bPT50cnp0fPT3KDkucnJsrb",
+	"OQlJMiNiCoWGk4ja3J5bGw7Z07CVrQKLR6WTqexjsG/SXQe+p3HF4NOcoEFMQ8IkGQglIQkXmEVZovl0",
+	"LCUP6Ri9SyijUhGhz9qIhIIM7aggCyqVOUrHnEaFNwGNxoDowl4cAqoPOppm/l5qpeKOx+ewkt1MT1qH",
+	"YsGUZ30orCxWNMGKBIWwotgZvYCPtcGbM/q94Ex9i8NVX6v2lU/uOkpQGKT4irBmrBKQxFoiW0bB3Bjt",
+	"GGmqbIXvrqTpDIkQdE0ueRZHaEbQI2onLXDVH5n61QpMc942oia2sVFoghcEPZYJjmO4AWGG/jx99uxZ",
+	"ukGzrftpNNh/ffOXKXrz018giu6b8+8t8TeRr2LNDkH1k2fo1be6vKS3ft5mrhfs3uccWv2jTnpdRg8r",
+	"8P7OtmQ/3Y7uVOD2491T4jrdyCmUj0Ey074Hfc7AQkPFW2f/JtF1Mapr8HUsX49LI37faclMWVt02PJd",
+	"nJsc972Wyh01LXb0+Wc3Xxfnzg7x8WsWb9ENjqmJUX3+XemjHo584qUZ/pV5nRKGvmNZYrZeFZIJ7uUU",
+	"n8jMQtVyJggFaPNIcIMVWMsEDExfsAjCjMIrFRjTGhVIZX/YwlmAZ8z+CO0PCn9vAwU/ZlFA7C8ShDNi",
+	"fpjqs0WQ0dD8sG9EELL0A9jTBABQ/xVYCPNzIVWwBNuGEAeM/Gp+CAq2N8sgXLpfmfkhgtBAEwGjcFsL",
+	"t8HS/lXQdri1bYe3AQ25+WHeRCRYwuxExI48cl2PVkEI9ijRyr3hgYAeExKAjQ1xZYkMQphSIu2bOS1+",
+	"bOGvCATD5oekAixU5sIWWszsIi1m7g11b0SA54n5sSAJNb9sIaXHDOY/wUyYv2CsshRBMpPmB6cz88PU",
+	"WWZBCOYoy8yu3zKzn6hDFUoC5X7YTyoQBJsf5s2H1Kze6jaYAZiY2iWJVRAaOLErHGcW5eIsEKE0P+yn",
+	"myAzhW/sm0TZbiTK9jBxcJJNIOYh2AUFM1NmG4Qcmk22AVX2lQQESm4DZvCbxcHqZmV+CAkwWWxhMh5w",
+	"sWDGhigAXGe3AQWDnpQEIgvBfihgADyNAwaWWGmseVFu3xlQqeun4HpnmR8cTMIEt58ktqOT2I5OkrwD",
+	"0s23XAQZoIikQSJT88MWd5glV0EE+C1XFq2lw1S1tI2oZZC6H6Z6JgNCmVdT3zU6fE6B9p/B8PXAeO0t",
+	"tPwVZ2oZb7+ThmmP7lvIMIy3v2dzfQxymECYORqP1fDJd8CIyHIgd8HUFD4IbumDNRcrIoJcKFZF2BxF",
+	"jAdQlrgDk8+RqSmtJarmYghb4EXThqgSijVJY74lRE5RyJkSGNRZhj29ISziwhzoHaLM0yiw4d9b5K5u",
+	"b8nWk71v9P9uPJLHPi8xOy8o5n90vNq9udt9QuAuU3YBsSTKgUff5dPmCbW/AIkQiYL2/Bv5/MdkgeP2",
+	"8L4VaVAXKXz3uXlbAn2OVWlSrH+vJRNkRKQwXkwvHeBGk3oeRm/uJw207DcsslB5I7SANNd5Wps76nzr",
+	"7sBmpfLaueqgZKfomOOQa3ILqgJgxwgJbjkjGtPxLKZyqSlQ5Usc6xN3wW+IYODsR5luCXzrIMlQ+SOO",
+	"g8wwaBAcJuUCdk9ZqFn7xDgLwBy2USnFQjnRlGa2EqrfxtQ6TtS/Qzch1lqQgFDa9jwVkAcssNLGyhvT",
+	"lumVe1sFa2xLy5Xdi0pd8zLWuyvyf6uCLe3EcImFmUZJ2SIm1d5LHjcXB17qg1NQYk1t9A7FG6sQDnau",
+	"lhIZMIsZ27FGtY+VVap9K4/s/cgagBZKcKiKcNviGI4hu1qZkk3RjKg1IQydwGH3vGsyFTgy/M3Ap30N",
+	"nZx2bGhL2u7nc56Jo4guqDIanVqLneA31IHbiRubbXoYT+sns3fhMNvgEDs6vdbq/TbCcIHM9w5vsPfU",
+	"fpsXqCTP2mGmPtqg7tPh+aApHuDkfFg7B07lBYvoDY0yHL/MJ6yKcQc6vGma3syxQNV2iiK99Wmopkhm",
+	"s0zMpkjxNQOR8w2NY7zwM3bQa+EjmWvuHOhsGROb7jG40z0/+eqroxOE43SJj04LOT9hx2u6oimJKAan",
+	"Ov3f04vL14GpEdgaT+BCkWINX7f2n7+8PPoHPrp9/8/T3/7FG/2fMnLi0TdYIw7Ij3SCHpPjxfFUM0eE",
+	"qCl68xp9yzcwB84OSu8Zv3RSgzjd08KpawHrc1Cfs3q6qSJTpDkhaGmW0Vhfq/ytmDB/gZ7KZlue+IFe",
+	"GEa74cnlVag9Cqxyhi5lxrCgMl5JCQRp8ES60q+nBh22U2NDxkIyNTlYF22BNTQeevCLr5mu6PB2v7DF",
+	"oWoxAe+Hb0e9xftpOrI43nGxMsqtR9LEQmm9Vy3oDWGdwEDKGS4Q1NiRh6UNNypqsUK4rs+OEq44uLl4",
+	"PaZYgqujvob4kSUTHfofY9P9OU5ovG3rf23FB6+z5iJfz7+lQi3vhJmcacgj8oyHwGtnDR0/2B3a6Ixg",
+	"aQkGmfU4qxGcqSUX9HaQYQSWskuYrE/Y3KTIs/Ixe3FDJb4P+5ECiQYpOtsVwh5dIwM3PdNqTc9IQA9T",
+	"Uy/G5lfEaEW/WFIezkBBUtIiRgEDSDMSMFBezBZBBsqmGQuYMPpEEYTg6RziwCh0wmXAsaTglh+IDPR9",
+	"LEjBK58HLKOpVRdSpzacmx8RTcimrkG0msPbADpXaAdXQQju5hEPQkoqSsHQgCYkoCujCjTzMKfBkqjM",
+	"6PsYFUbNxyjjFfVeSZcHoy9Ud1kAnu9Uz8vKaOXSVILsSAYrq54L50YpR1kI3vxBSq16jjr1XEqcfs54",
+	"8OdKuZsgXdW0a3aaSyq0he6yUZzNoHHG3ZuSusysc7oKQkat4kzaX3GQEgmxDFJlWxY8CFlaU4aZjstF",
+	"MHc/bGdyhZdaBrH9aworUWi3aOVXoM/V4AvzQkqW/yh92Npe32I9878DzVix7/uqlWzRqui4wdfXGGQi",
+	"kROLkahw76jSg6Haif1XQo+GojSiXDLdOhooYe4pCNg3Ip98pIGVmGv/qHqq/yKsSMDnATA4o/S5ySiO",
+	"pPZrZ4Tao469qyzOI1mNONbrHlEBZ+4SrVeIfTo8q5BwplNOn2dvxpeXP90vuu1X8IHGJFhAPuEO02MK",
+	"osc2boPdVoIsstg4GLgghS6D8tUkwTG5muj7zdVkTsx/lQA/5iVcpGJ/HIGEKBxhhduJnSfUSD2rOBi3",
+	"rcj2yJDtFFMhTczKLc9QiFkpPypmyFBjG8xffzXJDedZbMLaKQ75l0v3w2ZAR720Bg6iDGKhWsVU1AxM",
+	"XlB/N620Hta1pACD677NKCBIDYcgmCpyYI7RfYirDgj50q7OraBaWbfbIi7SUxTiOCCblMtWbWEVqquE",
+	"XKVq7m4qFYXAUkz38r1X3WtRvYOleKdN+rYE8HNQ8BYj8+t2d8lEKmsFcpF2aUg/tskz2/2cq3f72Rrh",
+	"jtmJeagKJ1PKXdacjfUxyqMFIKz38za1OUeMDlS6qkafqQnPjGORZ1W1ogArbawGTiFMZsIpyJ2oNyFE",
+	"SUSVdLSbiy3is5guzOTs8a7uNPYllkjSBYPjkClUCcy0hYidnCnB4ylKMMMLIyw1k2VIp1hgZuUaOxyA",
+	"Oy8Es/Eo2pfB20hKREjKnlOt4rwQ3BXXrDApsq03WjSGCkWrZWn/s6Ov3/+vx1dXx+bXk3/zCv0VVfE+",
+	"wSKUcczH2Xevp8glZPiOLSgjRDwZc2uNoeMbXeg7sgh28Mx8DEXhviUaQUe4t4kD567f7bbk6TpWTJMi",
+	"UYeLkxaZY3S8A7nsCNimccyZvq1mJQv3Z0tS0JLHmjEXRNKISKCklXK5MRu1xCfeotyahkQuaVXu/oMZ",
+	"Goc7rLCcByo2rQNSu5DSFAAJZdW2yxkplex/TFmwrXKoatg8Z8/jY/ZKZcfYG503gwsqp1t9COz6ENj1",
+	"IbDrQ2DXzz6way1e6uBgrm2RORsCeTdrnvbed6XUb4oBf3IRXF2OgKM5DuHu6JiBdlOJzz54aytyNBZw",
+	"X0zWCxO71AjjintnjNWci8QYWDFGQn1YOnbNE+A0xWDG7gYNAVsh3xHVa3Zk78pHJKYLqGMnV36SQVxr",
+	"d/1aNNpyIhuTvKdLTNodfSwD/JR7enAo2dah7aVL32cqE+RtqbaeDpbFQFUmL5TIPAk/Qajsm7eYmkA3",
+	"lQlxUXBeFhNyuO6i3MXv4Pbj80OijCZZYvJK0M6eNpV4VzJLEmwuV706d2nr11fRzdreJXH3gf0L0fsi",
+	"67vCDr68tlxbHy6sn8+FtXlV7XCEepGtcXyOEmb3gAC744TW7RpUd3A43Q4xYEcMoXtQlMjBYXP3R6Dr",
+	"iWVtS99EvocY6IcwxZ2x/mNM9Occ2rwLFWinrA9hnh/CPD+Eef7MwzwfdnR/DAL9uUZv7sDGNKa7T9je",
+	"zgF7R+nzy6KHD4GkRw4k3W1t6vfpJhIdaAU8MPxPl8A//W1/97nV/FHC/OTC7zuJ97Mn0s/dxfg5LLrP",
+	"HkPQgtOoRPh5DJoBfbaXXbyefOohfjqG9Bhs9dnN3nOQpef+kAAP4Xsewvf8IcP3dDo9m0f8AeEIP6Ns",
+	"B3uZgaYafeQkBkPTF4yfuGDElAXjJysYM03BKB7jPby0ByclGCcdwR0lIhhh1/nmrGkO0S+M+ZAA5p9g",
+	"6PLRJ7oYrIf0PaRweEjh8AdI4dBrU+VX28a+eYji/xDF/yGK/0MU/z9IFP++BLRNRDfwrtq3Ow2xmEdB",
+	"8RDG9oAwtr1WoS40bCzCQbFnD486O7TnPznR5kBHym4xUPt5UHaFPcJM/GjH/fED6nosDXcpT5u7whmQ",
+	"XpyXlHel4BczEnO20Aytl0X7xCIgdYh99PuJerQv3tGekdy5reG0l0bV3Nyig1Ti/aMw7Yy/NFz76om5",
+	"9ClHW2rC+JnRX7Mi0BIRuXTaRuz5HYVtag/Y9PFCNf33f/3fh1hND7GaDMrZgXqiXQvjHVUTYJnyj6Rx",
+	"cECv4d88eI3ULATIPOQS25mAd7DKfj/E+wwWVTjy0Xl9mbhAmG3tSKio2QjJqYscYuP1gCyMw7YCZVy8",
+	"RRA3ikQ25oicImPDTyxiqyXZglOMrgnWmksSRxB0NUm5UJgp6x2KPvAZxCrJWGhuHhph2RZ9yASVEQ3r",
+	"5ot3GtVqd4Sl35NNgzeEyXgRq6YTIwk+hJHowU032cdmCImHVAkPqRL+UKkS+m+in+zGPyjBQZXHHZTk",
+	"wMMu/+4SHTRJ5PBIW7uvSQeLDOGedqeyQm8LdyMkPCi3wcHT3G6iMzwhQe9UBB/TpGSExAM9Wz442UCv",
+	"FW9XsD5kD3jIHvCQPaA9e0CPzfa2dg+rCcYtZd0X9LQmX2CoqOjO+5cdo592C3dbF2jUQ96+vKuQt3Ax",
+	"F6QRTSfBK11FX/Tz+/X9RL8tTcU9RMC1QsEMi4hidsgiFQb3rnZzsapSjt4xeBvoWInD+/JO4vDiBWlv",
+	"oECJsohnbVb+8Fi81Wk6aC7cvowQltZKG476uhNadShW1GlX0QYZZjyhDERMdUcnxZ3XkV/wmUgSgxBL",
+	"86QLwohoFZHiogNEEBC2QvSvGUGceTwwQTBlriuKJuQYvTRw9D+VeDBUIqtomRqnZDuqwpxNEgUeysWI",
+	"65uep4Q5UWQpSFMTlXYET65cVu4ogPJuidN4SuvWoLzD9NU7wA4bul9L/fsOCf03yrzGu4okKRdYbKfI",
+	"+MscZZKgn9/+zeH4kku9l+cxXxsbwUYUuWN0oeCMYRxd0+gaiFc3RfrFeS0muTkOKFshCGVGWvXnfbSh",
+	"ZJNSQWSA1UHVYnpDEq+E653IzI7Hps+2U0Yzp9/dkCNdE63IdoogVjSiDCkiFUqq8rDySTZI21G60tyc",
+	"HodckGPnrqL76BWbeENCahzAyhMySxAcLomsY8c3FoFQJknl1p8J2uIxHYR4v7tLCYF/luRM16iHPrMz",
+	"Ns0RrcCPyqqX1tIMutSL9/t3kPQsymtGUGoPeRdMorkBnCay1YykiOqXWtn24Wpcn+aMkY0KNEh/2E/D",
+	"5t+YDW93oq4CvZiia5bF8bXpGjGUyHWvHjjOE7qT3FCeyQNbd9W8PTCUtWMXGgkzFZ7UJ8TXzb2IYIKM",
+	"+IhpkWZB33XsdnlsGPwyQzLNmc9p6ZICb3Pu/skUrZdcEmRD5cFtoZa+oRwF8QCq++mZL5mJ+wxMl+5q",
+	"IA9mS79Ts6WcjxtuslRjMEcyV3qTY+x9mSuNu0eGmSrlc/pxMsq1s5Y/2Hu4sTy61ifctbMHsfZBYE8h",
+	"ITeCPkSB0bSLamsBx9lebQ8f+mBC1cGEqpxg68F8qshDaxdgTkkcHWpSlW/K0XLvFRA/Xt69P7qFUlWi",
+	"Ma51UpnRBx3Rzhuha6JyHcypXUf+f/910FrYHXIbtFVGuAzaS8rDlfAer4Tv+Ip474WFZG2KQBwBlBac",
+	"r0Gklm8Ne9drosw9iru6sY92bWAQLQZoHaRm+RzkHMw9i8TMzAfQD79oTJJotybFjGGNbcKQx/C/USbC",
+	"C85C4o0oupNudZBfyYq9Wwtmfi6ZFz561oRmL5tq8TWGhDABBtvnYC540idPi829QsvBA+s6JmUUy6Yl",
+	"RwxLa3OM/g7smOWhrzNJxLUGfm3iQ1yXd4VNFGKiWHq3wc4EPK9wuKSMHAmCI8gVZOrZVDwztynLvfNm",
+	"LRDCG0T6vPgPmFAXULcEDyU2JZzNTEIiUGEXoXft28ptgUr2SCGJFZVzCLQIqnAz+SNh8nd6SD50pkmK",
+	"QzUM+IWBUUpLEhEcxZSRMeC+JcaSVZ7h1IaIO3fgYQ/ZfFzD2nqbg7H7kkgT+RFLm8WhnQ5BEVjj0oYp",
+	"cuZ4UG6EFX3r+mgiPDfX9reDCYlBEo8Zo+/wbOw1uFfWdhrspPIGpwyCiLirRRBStQ3ALjoom3BPGwWX",
+	"dLFc423gopEGM77xFHPB/hJM42qJPOOLzcRm5Ft7vgcRYVsT/a9U1Nl1tpeI+CzQPBu/ISKwIVk9nyF5",
+	"V3Dy59ZPdj+VvnsSkQUxYQu13FMoE3GQYBWWy9WSaDinhaIArAyEG3SguChmKqGyDtFbwTtF3pKNkXhL",
+	"pYLM6eYAsLaCt7+CkPymW/pgYro1XgRWmVh6z2VgIiJjTT2KD3rCvV3UHxpg9Ms1mQVmQUKNVwpOimYZ",
+	"SRUpFqF0kPgGWK5DklRtW75Rpgch4VzvUCRYED6Lebhq7WCldIqlXHMBmLlzWJTpzRUTRfYWCEI94bGR",
+	"XAQpj2m47VDJpv5zyok8AdTemkaGK+xpBLl99tYRZJ6xqHPnBFGZ6D4Wo2jBTFMkZuSQHfpkKEvImRFH",
+	"utCtzTrgrlf6BmK1/G3GBJE8vtG0P6BpaQtVvlSpetkgPMizZJTxtlrC6jZy8n5IQWnkZ/5yIRciS9WO",
+	"70AKA8ZVkKf2bS19wEg0fd9fKDPZ84jJnNVWzFzI2rs1xzSGsLWQ/HZnmYUgWxkaJcHOgm75dxZSRKog",
+	"8S15XlDgLMpiE/bWXyRX+uyfr0rRneteoS9tRQDd279LqbeBMNO/hfDXe9tNMKNpFuNdWGRhmCCL+wqZ",
+	"gHxtpYAz2TttrtTOnhfqiG0HiBzCagFDuLOQpAu2Yyp0EReUr7VQuuSK7++T4jyIsVi0d0hvst07nWyU",
+	"wIzwTBZ7vV7G4n5OgXydsmWKw5uEFnNbSpYQqB1cCf13lFqRLZTN0+i1F9oFxiDNjgJeCmG/1RhOa+3b",
+	"2huTDJEpWlh3tJS03Nmuftkiep1hCzcW2W2t1hV2BUrZllpK2JREta/2EiiDkrFEa6jkTrX9wXdrFSWJ",
+	"55Q0SQjsn5bCcxy2ExBbZgdNsyUyZt62YYXdb/ZWX/8K8kvN0LforHeKgn7IEsyKy6knGXN+Nz3UgrVN",
+	"/uEJJ2UlF0HoRBetKt2zUgmjll7TOEYz8OQAKCRy+vOyvIlKxLgqCZYwi+5WlNQqlRlDBNEOvCmWqHxr",
+	"zmg5QFcBxxqZNSe34oIXLoOIzKgKUrw1EuvpBIeQLrb+dj6nIqm+UUSkeBuEMcHwo/wxTnDl/wTf6ttL",
+	"rVQWzEjoay1TXN/1woAyQ6Y0WZtMJzPsKz7DLORM4bD+No8cL48h13vj7ZoKCHsa01WlKo+J4uU3Ida3",
+	"uur/9q8iMtA9wEC1KmXkEqdp+RVJKyXm6ab872IWQPcg2/GciMo3gWe16aMR0bSxePEhnFX+TdvBrfAK",
+	"8/p6rGIsWGXdVpzNKKOVVyKoT0ZMWWX6Ej6jMakBh9QWsFKVt5v2PjJ8Y16UX/LNpgIgPf2i8i/eBrOt",
+	"gVl9XW03xVvG15U3giepqrUmyA2PM1XvhMSJzPTRUntNUtw+HPjawF2jCghmONbX/OMUb3nm+2D/dYCh",
+	"xJrKZRmWWlNWAZ7J9u7c0hJmvvfG9mBzusiKSPc+A51SEUtyZEpCyILXhyI5sQXYB4hwiYH5FySkKdWX",
+	"KP/5eE9C+BHJ/Hmpz1VyLxVWWZs9lNFOIVPGEf3SMflIIqPoqM6p1WkFUaaJHbkhTGU4zl+kWCr4+X4E",
+	"JuFtWU9RHRpluqznGLuYo2v78do5t+lmp9ZIGr7sUH0LInkmQuKH7L56QLtPO2C3+7qXo2jk2pljdDHP",
+	"G9ENXrlhX008w3HqwjnPWAQmgktSrmLtudBrzVauqSQV2Jihl28u8lFMS+pxkwhTbzh/C65O3kRFeWHW",
+	"CaikYaWJWnLjsA1WLuMgSlWx01cfU2N5DQ8Itvp5RtDdSqo8qg3PFGUk4Awcjo2wwL2shHgYOPzLQrVe",
+	"HfFoakXbwisDrycFawHSk2IBrZdl2oXjuGrcYJXqJduGMUjYdKJoQsYMvtXX7IiVPEkeDI/u2fDo87U4",
+	"AnQ8A2AH5Mx/gwVOZLupOZiyNzycAK5vul4iO2jwaQpNAml7jy/ShJetQZZYmsTUDmjLBA4avC+J/T2O",
+	"vJE3/t4noNdgoxLKBFE1u3Tn82gQWlayf99RD3bgxm+O0wEziTwNf+eWd6xHNbl/0V5NZHxHY25NHF50",
+	"ZJBb257mqx5urs2hOL5vUPex02sBMKohPhRHOFQu0oc3wgcVNihLeySUodPkTQPea4rkkq8ZKORdjuyW",
+	"NLt2uoyjSnPS6km1TfxbQxMt4LufiH5I0iPN+4Dl6TXkekJSo1jqNdyHyLEPkWN/R4Fd92+GIsJin+0w",
+	"dk7a4vAdkpm2CWWc/LQeuMOy1DYBjpOrtgl3aMbaEjs4NMjoITjZjPpZ7siARLYeML3T2XpgjZfUdsRz",
+	"r1Py1Z5k4CE/60N+1j98ftZRKNthO69nLupxicWnl5y6LGsslbVF3w9fyH53pa5BbAZcZ36bTjBjGRiu",
+	"51kse4pr6g0BXJscs2iuX1ybwznT36YT4jJ0BmsuVmDU7g0zlWfyRNYVx8Xi5nNkapYdHAlb4IUnaOhj",
+	"ysI40xcJRJI05ltC5BQ5fyQubLjQG8IiLkw+5A6B7PeFtskDh8vWxMiH23TtnGgXx6a+mwufwcQkSA2K",
+	"+R8duVpysJZ4qx1RO0rBOhyhceDRd3UxUllbvif747syOhipVGv0iArnHtnr4ThzU08IW0zKoLgd+7dg",
+	"LYRHo93DA3l0aA5iepSacjF0WvSqWJEFF1unqNs6VsUsV17bl7kzV6pyTaVN6GLNWRES3HJGNLrjWUzl",
+	"MjFuC8WXGIKom8Dc1odAt6R/YmvZWnzEcZCZAPWUhVykXMAWKt9Ca58YZ8YrsVEpxUK5a8R0EtOE6rcx",
+	"tdY09e/QTbA3C0xQcdtz5zVpr4eVN6Yt0yv3tgrWZOEqV3YvKnXNS+MN5/9WBVvajuESWytxo0mu9l7y",
+	"uLk48FKft4ISq03R2xRvArIhSaqCnaulRAYJtzO2Y41qHyurVPtWHtn7u+Ak/VvzMH7k4LDKPZiRw4Ms",
+	"H9xIn9n0RunrpyLck1gHiE7nfDQHpNIZnDinV7acahSb7cR12Db0fthaDBJGDs++U+I2+uTg+QSFZCOk",
+	"5hmrKwfn6hlnf/e9qX1KObJ/BglNh3Cz7Sz8p5kvu23RquFnd47qPm7U/aPCHnj0jHmdbiern3C6608y",
+	"S3XbvO6/ON9PxuqBoWAfoq1+Rgmr7zVfdBPqxwty2rZJy6FOPxvBiTcOaqmVUfI19+G7BhiaWSfoEQ2J",
+	"ignJ/e9d8Jdxl7t0rhp1Vrs6xKXfqhlpF7KUkpgid9wvlsxsHSd28G2gUtnRGIjOnLhhVM/KznBn1pHt",
+	"pfNkvbCOrO/wphe2GHFOm5eFaazkX6DwBpkq+uQwThcv0LUmQNdTdG0+XYNq8FqQGyIkuT5G/74krPh/",
+	"iii74TQkIPAXJCQ0VejN+fcSGR0BQVeTt6YwCpdYLMjVpEr5oM+W7oE3pS6rF3Bv7NpSqB2Puld3hil0",
+	"8cYxaXl6QDcVYJhvAjdukCD6VgtHK4vgTcwtN0WZ89zqElEXQqZottjVb8lKcmRD66F5jBeGIaDlMJTM",
+	"hdCzWmEHtzqGSkePUETmOIsV6ISvcab4dbcQvL2R91sax5QtLgwW9JNOAKgAfMxa+A4XYDBL9cC+cMO0",
+	"02Dc05wePKIyjfEWfC4cdrqoqBC+03R8CMPbYSbM2+91xwoa2LIOOYsy51z52OFzO1y310y5TtgIgZSl",
+	"xjTmc368tF/ylLxc7wrnZuUhGhB22vbjGJ2X0M2fEbulgyUxnIlI50k1D+/NJlXc5h5UBGXW/cjOhb3q",
+	"HKNXNtzo86OTU5SlKREhlgQZBlRqKuaKdpk3ARcO/c/h4ogO6PHWgR/jANkN+kCOIzGuUHgT2I3UJVpu",
+	"sefAFFXvK5QK2HiamhqgsrQhq0cE/JX0hgA5s6WLFbVXumtbPMiL626aALpkYz7pF9XjJX9vFEZNAJ2O",
+	"GkWSNPZathbp8tzQctRBrpbbVpoIzTNQujnCdD/kuZ/83mzuoObh2zIDGL0x5V5BMXupNXvXR0vcnFiP",
+	"B0fR9RTlRBsCuGSzItRwp61rq9/Nxh1jv5YD3PTbpP7YJ3sGXIQWMH0bYyj9ug9pJCNfpgFrVWdwAmzJ",
+	"i6TOpeaNfYmTjpjUERqhIoJDBYpZY1h+pJvamgSZRe0dWFRyM+03ySMw/fpWZnBuZBQuGT/XgjCN0YgH",
+	"q/WFe0nTdMShXFp4ZWc0qYIw5j5D24I4g2M5lAI5Wy5xK5OmY3RWylksiQI+iEgFaZxs36xtEzDoEL3E",
+	"0bVKdxF1Il0LBrOy0/odUvzaBN2JHV5DDeCXqeRT48Qo+7OR+GV0OSAjmyubn20UYZJy9uSOpvWVDTHz",
+	"7cuzy3Myo8qecn29ZoFPalEKnJuvJlyXPgi/xaG0ufARNI5cNJ67Hq3ALOqLRDT03XkdlzCKFfYL9JIh",
+	"3U6e7cKFAiq4RvlrhoWRS2CFYoKlQienf043aGP+dsLImC/43Q8G6WYaY6kGv4OLEGXobEnCFc/0LUwq",
+	"gqOc/QyBzBjtjtMCOFD65qaxCq5viiOqEJ27zO9RMWkDZspp9sEK3SfzOLu8REuysWbqRhvSsKN3Oe5n",
+	"FgNt6cYyd+lRoeIf1qcczgi9GrIrh/ONzWB+PXlGfwzA/sBqoQMHAGqNONgfZiVQYX8wnviG/YH5wyL2",
+	"hucLmjgAWDPWYn9glbiL/cHUwjX2BlQNbDgETEtQyAEga7Eke0OqhKDsDaUSubI3lPaAl/1B1uNk9oZU",
+	"C6/ZG04lKmd/KOnoU+WJAdofVi10aH9A9Yij/SHVA5X2hlSNb9objCcsan9Ynmiq/YFtRsctT+zW3rCq",
+	"IV97g6lEiu0PxRdgdgi0UVawHs62P6BmFNzesLzBc3tD88bc7Q9tR6jeYUDHYrRq0X17w6kFBe4Npz2W",
+	"cG+QlRDE9yjgLu5cInIin3MSxpSR1z2DRt1IyL/gtRdzoQStyj+XPeM43qLItCutAYU09psQYyrkAqRD",
+	"nugsxoJQEgX3WJBqGsG7tS7AnkqIylwoYOwglmSLdK+RXtiKk3I3KXp4E97dqM/+ftZhmGd/P2uMiyoY",
+	"lew3rLEQqqdaDuYlONBZoSeODxrrj4ZRGzRc6/Y+1lhrXbo00O9gsBbyDzwT/QZOWBS4sLQ1ow0DGi01",
+	"bET0NqUJQY//evnO/OJzFOHtE6tMRdc//PDi1avrku3vftGZwkJ1ah5Kjt2B8deh3xL4fQHcBFRcAGCs",
+	"tu1DxPTTCczj3eJ3GQvb1SxuXBWv8Z7DGrKCn7FSuYecbaiGSrdqxdajNVVVD42sUN4h7j5U/jbgUO4h",
+	"Zxh2LOpLdhj67R9dTXTmnPrPwJHi1dnZE58K7OxMojDGUtL5NnfsJ5rbMbGoofyC8wjs4mxoTWm4Pcsn",
+	"dTsmjNG+L9PsWJNlzPgvXQvneQPlQAgfofkfMcNlv4JRuZQR2ZIuAziUAS1Psse925pyKdA1LrHSDDnB",
+	"Auz/8rUyBybj7Ejv6JzJ55mSNAIC/VecYnaMvucClYtMEZ2D61TEIVc8UeDh1JrreGrsfqE3VCIcS250",
+	"qbh0IEACsaIqMlWP0QUzIwixJNBwyFmIFWG40A766stsPqcbFOJM2iw3IU9mlJHIX15xRDYhIRE6PYWB",
+	"4lARIadoTZASGbRZbS0o17ZaXYh6YcKRZXFcg18BbKY14WCJWHcf8/VQuusgFZWMDFMkielZQaMqhjD2",
+	"ZibzmFb7TsuyRtlvGXx+AILtRK6pXWdj9b9F0ZbhhIZ+bLJL6nIX5WTUAD9G77iJqURvCZIpDklOmB3Y",
+	"VHPKlvMoAE/RipC0hKRyyYWCJDElLIdWt6YUqKmnflSgsoLcDo8/+dW+ExJ3P7E/hp8eh4cCGdrmoOke",
+	"cKPq7JZuTcwamkn/jewlMnFzNFt+gykgmud6Jomx3rCnNYLkpxIpPsQ4zdt25QqlOApxHBsBVrXtTg1n",
+	"ouuQbb5yGOwSsyhujvaO9uIAzx8ixjIOLXHSLjPcSJuqrLFwieYGgn7rAA3ZkzmQwbZB1VyCow2u3C8j",
+	"5v3WtDD6qH3Qe01BkT/xHvUNdWz4HIUfYwoJdiF+1wVw3ms9aZcQhIXeEFeCEBf4AEIduLKgYynsRNfr",
+	"9TGVHIIcUMmPvjg9+dORK3uky8rjpUpiE6s35mvj0lay1kS/5Hna80YK+CUT1IiH8qktQYmsxMHAkGAK",
+	"zxkk5Y0hFS+8gXgEmGP9FCbnLrxfw/tbBqlyE/2c6fezSOnnAt7TuX4CnBmDJ5/pp4AEuxLerFP9vI0g",
+	"Dy48I10rXMIz1l9D8PwOOfwWoX5CKMLwdjWZTqIPumS0gt9QJgJohOg3ZKHfEKXbJZmYTCfzD/rrfJVC",
+	"Il14Et2fBUTEW0BvF0zDXKhf9XOr3yxX8GS65FJoyEulZ2CZzSHDroZMY8i2y+C31GU+ALQPqe7/CtKj",
+	"rxbwXOoyq2QOeXLX+gmtrG4hsxfWdWPoW7zSJWOhv8ZStx4reN7EELREv08i+L3Qa5RAPxOI+ZfAbCSC",
+	"Q5RDyJV6A8/1CjLq6jVKtvAG1pEBNAZrxygHf2xdkqW6DINZTfEM0jtCmMKF/pouIegh9DON4f1Wz8yv",
+	"WEBeRP1GwFqLTNcV6zlkxtVfJeCMDOE3rJdcwBuAKQEPJYcctjADUsHzBsIc3uqvaqlhqg+Q1hbGqyAj",
+	"pYKSag3PW8hxi5f6udhAwjT9Pttm+nlrUsvrXt0Alt5kN5PpZA0RDzdYv9+E+v2Gw+90DuHcdJ9vYRS3",
+	"ybqT/yCklm6LqvIy965NIUmoIBGyFdDjGLNFhhdEPpkiLiIiTDzetEgnujMKyj6XY4iXEPc573PqaSCU",
+	"OSSZcibpAFLvYL+tgepL4CtdPDCCvwuQ4eXCy3Fw9fpZlvyowZJ3YvQjTtkiyFvEckc6d5O51V33axGa",
+	"O4pXeJSFhfTAG6rABlyKj0CzXkukaiQMAAVJHkclYXKhbq93DV1oTHe9tqp/fWERVK6AC8lYRMRaUBCx",
+	"2YD5I95b9iDXgWHmCZGBTR7rdzFoZLaCWcNCbVG+U2JST0Kr4aK54IkR+eBmwlPg+UIXgbX0X2CuVbWX",
+	"ZJPCzdtlDe9ItqQ8eHzrJdd4WR+cgeUc56h0ZE8znY/As8kkrmBkYbKe2auInYay7tE/BZ3H1RFP7jpT",
+	"ZuT1J4e00TQhKMFiZabTehq6lIuoFBUIMo4mOCLHKGf1jfQPo7ffn6Hnz59/jSBqyFX27NnpVwb0z+/O",
+	"8mVDCY1jalxc9KkSUgnXAb1kZIOTNCYv0Omz09OjZ18fnfz53cnzF6enL07+fHxy+vwflZAPupkjMBnY",
+	"twLTyeZowY88AV1aIr8XMVwAFwzt2z8nnYQrkogALwhrCZyjvyP4nsesFXytX47clQFYOVoK00NRspG8",
+	"9AE1c3zoNjf3iqJjdWkAqn68ZLN9ifooeWZ77d2hKWZ3rMIdp5htb/mus8u2t9wzseyhk9gTs3dnF7dB",
+	"8B7JUqLsIhFq4cZ7SZThrb61aVUVR3oHI/CLROB1DMrOOG6FmweH/cUOEL18c7Hbufnm9GnIBXlquVT5",
+	"1Lg3G+R90k04SDYkzDROdJ6KosbIc1EC/JEmwxCcrhNhSo88CRboR50ATXHzCIWBIFj6rqhv4T1wBevl",
+	"tjwMfQ0x9e0dAuYF7MQd/LJCvHy1+DXDMaj5bazJwJhnyFIuT7UURC55HE2meXF9aQ/mlGEGmQ0pk4qq",
+	"DDp6p/eScfNbH8oG1tJVPzCBOcfVZWbulQUcp0MDMHW8FON7sDTHzkK8Wh+8TSDuTTT+B0XYnpN1rzh8",
+	"Z30cDa3vLWF8v33223QSim2qeCAVF73sL3o0eX9tHbiOHbI59gmiuTeKVlKdnzmVIY6DLcEiICxqieMc",
+	"c0mOeKYMEcqF8CQkwNgYICaDEWXo4vI1+vNXz06c6w367nhxrKnP86OT06PnJ7mN4vMTE2H3nISQUGwK",
+	"hcbfM590kvVGRI0BqdbbYI2TcL0V+rC0621gx0m+3gZ9aAr2poP6wBxTHVH2znKwezzuB2Zib4U4Xj72",
+	"XjZQDwnZP7vc4Hv5wIcE7R99Ee5ud95nrvbRSMjHTtN+p6v1Uez0B2RaP5g3750a7iDO9HeZZH1/9oXf",
+	"Q9L1fTZsn0cS9g4pKfonZe8IvG+S9p076Y6StO9sc/w0Yx2ae8jP/pCf/XPLz36nrEkLZRg3zXiZsk3R",
+	"jKg1IQydwOH5vG/Soi65yHc1fHLas+H2pOVznomjiC6oyvOXl3vQq71hy3t/mfhbuNCOfrXe2mMMHQ6E",
+	"3nEW9p73b/MCxiTcc1Dc6fZtnnr34ml90JQP8K4+rJ0Dp3J/qvID3dH0adBMnEHVdooiTQRoqKZIZrNM",
+	"zKZI8TUDkcINjWO88Oectjl7PdTmHvL6pljD16395y8vj/6Bj27f//P0t3/x9TOmjJx4s7aDghMykp24",
+	"VNhSCULUFL15jb7lG5gDZyyi99CT47YWTve0cOpawPoE1Se0nm6qyBRpHgpammU01he6Jy15haXmuPRU",
+	"NtvyBHj0wjDSK082vUKshRvJ+cssZUF1vElUwYPUEzpMv54adNhOjaENC8nUOI0u7PnTTKvG1x6Dnnd8",
+	"zXRFh7f+DLw2LkWkO+2G/b7vJmwmnB+XCQG6rKHfIb8xBH47W+F4if7Qe1PGYcpBp13CmVpyQW9HUJpg",
+	"KbtEefrklVNFYpSP2YsbKvH9aZgaOZsPFojaolVxReNEqJFWIpG7ipGosKYsclH3k6Adykx0kKKVRphL",
+	"R1pHByXMiYdwTLEk8smdDLQt8XbRF82JHTTKQYJtyOzM5wGQw1GWrHn0jCTQbiek7YF0GmnwK0F0OkkS",
+	"F/SGsKBjln2TI6+zlHKftNqK0px+xkmuLWd2efnT/SLp4aJskP0FC8gg22H6TEH02Hrp2s0pyCKLjZmU",
+	"i97lcuheTRIck6uJZq+uJnNi/quEgzAvIcJA3M1LNCEKR1jhdpL6zw6+z7W81KBxW5HtkbGrTDEV0gR7",
+	"2/IMApUUSRwxQ+YMsNHAXRgTSeZZbCI/KQ4ZeUu8bzMSmkYFAwdRBkEFrQg22h+5uDiD3DLQerzEkugX",
+	"bk02RLkgNRyEKIXIgTlG93HdGhBAoF3xUUHVshakm3s611MY4jggm5TLVjl6tRVXCblK1WzQVCpjL8t0",
+	"r993UozYrdTBHqYTMX5bAvg5qEKKkfm1IJnoeBbEuPtR0Jv588x+P4+t3c45xkDF7OTcMdjeA4tk+s6G",
+	"5BjlLogIa3qwTW0SBKM9kK6q0QRoQjbjWERFJCe46tjbdtXtnjCZCadacqKOhBAlEVXSnRVcbBGfxXSB",
+	"9+XZ9rlsdZqLJZZI0gWD45kpVAkTsoUgeZwpweMpSjDDCyM8MJNnSLNYYGbvcQd4EXVeKGadYtuXqVOj",
+	"KREhKdujtmiFTTFoM1f+2940emBUgu29KEvLnh19/f5/Pb66Oja/nvybV2imqIpJa88kZ48kgjKOeTr7",
+	"7vUUuQjx37EFZYSIJ3e5VceQoe9jRvOxGkaUCwQ1unOkO8lbDh1IGxdojhMab++cyH1kwfy+JRxBJr+3",
+	"iQPnrp9MoOSPMJZjdhGz30UBiswxPh5DUDbAbpPw50zqVrPCheuNJUloyWN98RBE0ohIoNSVcrkZCrXE",
+	"K96iXO9NIpe1JzenxAyNw81WWOR9pHKPYsEaeLabBpoC+rgmVasMZ15Q0tybsmAV4VDXsKFOE9+FGS3V",
+	"HWPvdN4s1tfd3HMHs1BOIrvvbK5diRgqKroj8qX3kG4eyu1c24UJXGTuYt34t0KCUD+XD+KR9rbMCk/0",
+	"Xm1bYUKGRUQx6zN004aD0KsTLTxYh8FXubFD2jyMBcMLmN7CJbzGtFK2rweHs19Vx8U+S1NzfewzTTt4",
+	"QMP6GYUjbOvKpPA46jIth7IzlsoYalUIeH9frpWHjfLTp6X7Lzz3RFsH3UdHprX7+/IRaG/v+/CItHjs",
+	"6/Fw2jz8qvwRaPX+abxr2t3ranpOYqJI9Nq88tAjrPSeh1IIM7kmAkRNVZJGPa7PF+dF4hRowwn8fQvG",
+	"W9qHydmmpDOompUJjSY58KalidGrZ4Kq7aU+T6y/IcGCiJeZURaa/753FhQv31ygFdGXgrornCShIArZ",
+	"AlN0LVeBPoCCq+zZs+ch3HZYlhBBQwmvyDV6rAughEfkiV59XSWmN2RHlSv2WJcwdeASp3HVGN2QSLeM",
+	"Hl8L2/Lx8fH1FOl/Aar+98n/x973NrdtK3t/FTx8E2mGpmXZSRN5Oudx3ea0TdKksXPm5oYZERZhizUJ",
+	"6BCQFTXj734HuwsSlChZcprEaf3OpkiCABa7v/0fMkvVjOtYJkd+nMWA/QBTZTj4pZjTkBE7YkWmNRTh",
+	"KdlUXko1kzAU1Ay1a+lccwe9vVgmmbzieZYO7U7Y7xBlqcokiqHkJyy0PRkwWr2DVm8Mrq9BZTpXGA4i",
+	"DUeqQINNAGVmtZmmc1bwTBqeQdGlJV9UfR/4Q8m1hukwV/2qMOnOJOfmXJWF3bUBGykpcS6uDlIsO8lS",
+	"caSk61rtMAwY35lqwZQE+65dpDyTl+T4mqjMLjZYQ4u2tw3h5qQbsVfcjHXIzlSaWfXcIpepBp1Yh2ws",
+	"uJ1RNTCsaCyFvBK5gmK8ea5mVC6G53aSlhC1ws/IjGYnPz7TkMuEZVbgy+xUDatXK4plLI+VvLJcRUmr",
+	"7nOqXi2uRDlnlLug5MDeucM2JKEB4+58IIXqJoVqn0KBqGPJtqLrkCwZBZ+zVLEZ8i1vzILPu5Duad98",
+	"KSxh2DPEUjHKUqFZYl9lrySHDE4lpGvao5Zyw5m084dWSoKPxkxZoRHBChCm3PmPKHWmZIKHAlkQU5IW",
+	"jo4C6yRv3759u/Pixc6PP0a4TKXIBdeClgqqzthvpMIzLOn3+o92eg93+t9FKR/nGU+6MPJP8OLk1cuT",
+	"04TqqIDgT35JRTFRBloSPBPzhHW4ZTLasP7Dh15Hse4AmIcp55Vf3Q6seSFgyewKnKl0bgWRPSWaSWXG",
+	"lsKlmMGvpTDTUlK3NEyPs7s2zQ184Q9Ay+Af+fXk5W8Re02rgAzYMY/KZQJlz1wcBUuVgBFZKs4zKeCN",
+	"p1lhMX0xwbdW5X3enB4zFAFU/6y1og+84uWEvMn1qAIKzogS8IlUVBfo3NJhKWiSWFEosUI2CeGzVJEZ",
+	"I1JvL+BUhqzOAuTVvlds8mzOgDlSjkHVbC75yT5MBa4tn2fMne7DiobwRzbiJbiiOUtoRXd+SRNiEshm",
+	"CWz4HNPxL+AMnas+s3yovmr309kKgSl1odA+EHUwCJaoEMT2REg+yYJBsB/1on3Uq8cgRXfL3Y/0uuvd",
+	"j5DhfQ3mfbFCzKM5/yrTmUFGDYfPfollzHpaCM0yPJaEQzBJ3LJvbPiHJa81Hn4gZjcfbbI8h901ypXa",
+	"o05yee5kFzyWaQbiDTM17fzsMlNVo1hqoe16sA5nI6UuM9HFsasvKabafklBFQTsiyN2JOcs50aUOL2Q",
+	"JjHHf2OJlf0S8WGSlUIPuUlC5CKoa4mUdfZ7/S5UAhzjmjzQLCnFeSn0eDgtcxKuFXv+JbUwZyIkaYjP",
+	"M3kZVHX+Eef0ez0nZanAkxEfzO7YFGCqJP4TDAJkU/8vVSOAYvYGZFb4w+L/lmX4/+O6CDNW6fcxhEzH",
+	"+EoRRcQCd+09/jO7iy/ZrUdxIIK3BD9cL0EBS1qebLYDWdhIAtW+4piPxmLnGD2ZLSF0+YzP7clXO1AO",
+	"KYnWfkAYnAizcwzE0U7ojoYA0maaSL7zszGTlzKfh+yEF+IkM+L7E5cDMFIT7O3jbb89ad3132K/Zr/X",
+	"b/8MOFkzrhnPS8HTOdb3V8gEkRTTQ3ah7LAWPzTJrbmEz1Udj9o+0oOWF9RAHRWW9RM56B2sMgZVZL37",
+	"s9JGpMBKERVC34Atn/PUgmDw7n0Y6GlR8HIeDIKXE6pQN4YH2LlFXZZbyQbvhGTAC201EHwze5qrWfAe",
+	"IpJLXggDC/dutc7k3mb8nSp4CmwGPBfV8eSjkRnu/XbVe/rv35+8fvbzxfF/0mfgtQgGwI+hWUxBt4JR",
+	"bd3ae9o2vJlcLlbd/rj3KHx00OZ5uQ7XbDyisNBCTYt0DNvrP2ZnlqbUOSu5TFVRZcnWs8qnCPYe7Z38",
+	"ezxXxevpn9990LOH/b1H9sIfvaOT39Pj57MX7VMFibPxRPPpEHSxYfdf/nz7/VXzfY/JHy3swhW0U5BM",
+	"Qf0g6sJ47vSbRZE3EVKkITsT54riy+jWWJJgGFCXL92gkA7GhNQdPwG0FMJUygJhEJEyv51XLInUaJca",
+	"3cE0OxMgxRLoJSZI53ESSVuBtL8gkGKZIFSCA466KQlqDmEsuQAtbMIvqNRjZghxSWGVTBAUIIpJgYwl",
+	"IDGNFi37KovCLngm60DQSanOclFoKHFqJeVBr9c9RAtOzucUCBgyJaGgTBFLLgG9VzuiSvjRKAVCGiXv",
+	"OXDDzkFvv9smWvX0rMhMU7iuPdkNxg9b7QJIPCKIHCkjtqiJuUZxoC8O6U0N5l/wD8+FvDDjYLDXf9xK",
+	"sUQIP6h0viD5vbYcux92ZrPZjl21nWmZC2lV0LSBCCrVfEgxycEfQsp5VCot5P+n26IRNDSpHNbBm5Mg",
+	"DNJM222h+I7gV/sce22fCxa8t0te15G9uP/f/snl697s7dnp+aN0739+nfxePD4K2kqQB662JEbOuXVa",
+	"501AZv1UlQVCiSbzuP5KAGqC/7xV0wcWsOc508I45DT5fLAJhFum3dkVFUMBgUS6kn/mowAAx/4KgL/w",
+	"OgcumpDWe9mtIEbj+W0RRm9rhHGAs93ymTuAZE6Ag/lYZgElr8Qw12HQbsUCodoqFDEKwcoBI4qJKnk5",
+	"D33j2ZvXzy06qINRlkxxFdVo1OyWv7mTVGUlq4toTEKp6d2AF5IukiTV04ylJycbsjBiyVSLITRytHST",
+	"UC6NwQq40Gm+OhtoVSAYF0swpkCqN2qGvCznAKcVrI0+xDhJEEj0aOFaRZ5pIQ2a5MZidKlDdAJkGrvK",
+	"DVD+OROmPY/OX8mu+qwjci3YQa8XSzdxPbzqDy1X1Hp4lqvRpUiT7mEDTUC8taY1yXT9ejs/MJjBe2N5",
+	"0DuwOpEZnquphNc0DF2LiwgivFAU1FqFSdpvw0aow+aaJ/X3swR/0kO7MsOCm9F4aNTQ7smCFfWwofYj",
+	"qKk6eWKrfSUrFJWheQnLxFtpjyP2n9QrNiy5EUN4cujuA/NbLCsditCZJWBfhY+YVRYsZWaGavfDr3M0",
+	"2pNtymQFUJ7DVUY19aTDCjm5oniWZBfvr5leC1bBUntrsUobS6lv2SUTJ1k4Awv2b3jCM0E+E/Ngc/Dx",
+	"B/UL8LBGFQmwUtNxp9O722MCNJpHXJg07ZpCw7dVK06eCIhgq4HMbv26XboZxItb+E2esvfWdevaPvR6",
+	"Y6ByvLinZAe8HWz55A1AEksbZsLT3pPB3sPB3uOo1+v9L+h27mws3df373OG+Cp8wjkHg6t+ZKVO5J/6",
+	"gJqtw/oPdnf3+t9FvagX7Q0e9x73dsvd1m/e3Vy9fJa+fvN0v8j2f360IalhR0Alh8TjoV5iJvJU29Po",
+	"qsgN0ylUgJqaaSmGvgIXDAJVZAbDPe8O3TalZzCQ0zz/a6i5EWwDHGoFIvVtLGARIcJbwIq1UXzVyHTz",
+	"Lt35SxpsjgB/4Gl12uwjezc/8kZWsTvpxgjwN2WeWtmKDzy5+YFjJc/zDD37B/0NHjhV6gWXc5qN3gpn",
+	"vpHiwwQgmoc1K3SJ/GmNWcx1knwOwLEdVIIJZw2qPLW/Z38K7Y3jhUJhe3RUVBmFZAOwsdo+muMbopGp",
+	"MpZI3O5KDRnhWxL0IFK92krug2znFr3miANdi1ers94okU/JUPUtieQFLf7ptAT36CthIN8kz6B7ttsI",
+	"eLih2rtw61sKPFgyT+LdTsLdgjfhXq1gTkAV3x4n2pKxfDYG4Qy2jkOc4ulfxxp2P2bpaqfia8FTvTRC",
+	"1X9hWbFxsWCZAdlij3BYGSrptIPHpXmaS2HKTFx92nmGp15xM7YEEG59/N/fn4AvJov/ohPwmsjmtmdA",
+	"ryT856DC+0T+QNd+fgokBJJ3YcQuZk2KmdAGTdIhk7ws1Qws1Wv0dHt+EuhxkiYRO1VsxvNL6ph9IXTo",
+	"YpMSKT6Yob0GmipI22RSiqtMTXV9fcAwffsKrEIURoVmE7CUTPh/p4Il9v6ETjSZXmJ5nuX2dIQUplH1",
+	"kyoF6vpMT0dj+KyIHaEfAt9wJnIlL7SzRtJ7mDqPJVontbE8YMQLdCIMMIgOnBBou3GPZGbBf9Czs3QH",
+	"d0iODQskqjgUjdpClTGMRUzrDeskjSVPwlgmRIM6CVnSokHYy076QqSU/1sXHES4RG3oxI7vDElfAJc8",
+	"z1DXufHGV/xCbHLfERLqcVN12uDBYyDi2zJTHx5BZY13dN/SmVlS4/D0VPpu426nZ23jccE7qcwDPb5K",
+	"Qz8Y9Pajh3t9q3mnXI9BfQsGQd183tGanVmuRjy3q/KuXqSqG39bc/0VDe2Xu9QvdIb3KbZxG7WMBwG0",
+	"EQptVbBxUbJ0nfu8Qq9485JZwquhcr3aSLEwF3ybJbEGOwwGy/z9X2B2/H4Pu9bZO7+H21+cjj789sfF",
+	"7MWPF70Xf7758OIC4rEXGCkNdEsV3FmSmoLlpUSmDhEP9JXfmrj/i6S3XaJqDZb1Wo2xHjc4Q5a9HK63",
+	"14jneSYvapS6WmpHscToQ3IfZM63wHMMNNPKXoMYBJXOD9mCOHEWe3Ks+CECGNlSVUNMRlNtVCFKK1IK",
+	"UY7GXBoCABU/SxacJ7HsOF99VjItjMnkhe6GtbNHMj6ZUPOzVSgj8kzyqIozvHMZ4D/QVWQnutY7plLZ",
+	"fcW8G4Jwl36IBDbRdc9HLMFQTpFUYcL41WqF7I5lHSxK32Rl7URNpjnkbHQqb4/2pHD3RiPBN2YfWJBg",
+	"Hz1xZ3/1SAzUEGDpwzOec4m9w+mKKbnU58RZKscSWbVR799cLK4QbptZMpAMMFPcm1pUz2uBzb9v1tgC",
+	"h90Q5M2j7/Yf3tbw8ck2D9+q/1dgk4WdpXc6d/vtNhozH0CxdvH/QUhX69IK7+xc7ZY0ocKEa0OW9VJo",
+	"lU+J6VLQ7xByS67fb00996Dqi4Oq5UOzBcoCi2MJ62dx+IxnVu4MOTpmrA4XDKC97VImV5VJ6yKXwgDi",
+	"+ml/smJCOUmOPPWwSefvPA43rxbXUX20RPJLhyrwuUoqeJpnUjRORtOJdH1twUaRyayYFsNNHghrbko9",
+	"2psnSk1NJkXDmfP+2g8f+bjVcNe3dAXd5Ab6pj1Ad8Tu2o5d2+xNN1lbMRVIyXp/Fk2ta0AsO5L+YxSj",
+	"Gcvq2TrhnIJl7Esy7cegtNlUmvBLyXweSzALWf6WAuR0GK8NhC3YdreGYfTc7Yy6G2A2wiWfbrK4t1T8",
+	"HYTqx8Vw2xVuty8keN9/Hr5/72G4tYdhO0vFGwqU4xizfiu+/oJ0cS2kserxJOcjSm8wClNkhT6sVPZc",
+	"nBumpqg3X4qJiVjinx4wN8QyaTCZxOW0O8M/pm0W6kqkh4yzxBF3Anmts7HSgpI8M/dMLMFuD89UwZwo",
+	"ai7FHAUJT1NMkaJppBE7WghzhA/JNFkn0liSS8HL1mB/qEzqlaaOOru8YYrJDEWd8rIRqqpKcEOkJZ/J",
+	"w8UkDoiA8N8ilaG1ouWlXMRYtkwD7DbuMwcMGAWlN8MyRewl5fF2PG9D0zvBm58E2UBkAqI8lfJCpM52",
+	"deasWPZBuoaEU++tP/6RC+aMpeGXAtHHUilOPwhU58ro0JIKZpZaYYN9YYVmnZtjP9mZmKsqDL7IDOSa",
+	"oFisNnnZA+ReSX6yVoNPI/TkziGNz2kdcrbENuPQiJfp0BVsWGEH2gZz3EZYeuafzYw8KLSxi45FKIXg",
+	"W5h83viE8FkDO1eCvmpHwnv89/cyqiwQ5d1CdpYvIxu8D+m8ayGdyJVubznYBd6xJkfI/ryENaOVOAnz",
+	"ZCC1BjNPGr/Hkh5jTQCGeEcqgnadNfkl8L1QWMbCRaq4k1exNQ184X2YBQQ1VLYYysLZBWBW8Dk7E4Qb",
+	"YglIS0K3BV6INHSozn4oVGDhhvE8B7i5BDWwuIWzVKQM/G0WIsOdA2ZFRRJC0tFCNGy4FCvbgIBkQnE1",
+	"TwB4S9XINe66eFcKWlEyp2IyNPz3MPohRs9IO59cyQsL9YQ76WEs3aQgtVeVgM1w63CDluATs9QCKTEr",
+	"YR9A2hbcxx1mBMzX6nmzo/wDcNhGNp/NHVXeqn1FPxV5njYAJs2L/zAMgvO8826c28ew3IA0QmKk9zDj",
+	"rmWO2G35BJSBRTO3yR2pez6sSxJ5RX0+XDrxK6/vR6brUlOdxP+CvzZjBMe8XYD5NySX/A4gWCEi8Lp2",
+	"BFgtYssACm/pvkbiiL9z/+jg+a/t93RFdbeKtG/hLFTSbrhBAkpjyMX6Tp+adPLFWAIMcceTU+5P2edy",
+	"IH3ysdkoWwXvXDgiIVN56mWlJGB2T0AlhvIJh5RhEsvFFBMXTWsvY+Byh5wIVIAr59p0V+VAvKIPv2OS",
+	"dst8iS98+DYJHad9vj+FW4SaL5yPVnzsCHa1Q/cobQqkRWvbgBoM+rXvw6qZQNjo/lAyDqXpXAuGTuL3",
+	"3bTA92gZWRdCmAXrWaN0nRlzcPZdurNbsA7U4a0bJi7V5kdDGS9EyMCs4zrfo2cTm2iGsax8utCYIKxm",
+	"gl7Sah6UcVY5NCO/ZVhEWzCkcNI0iaXmc81mohSusGzajVhTCahj1Rt81ItUz6Q2goOzGn4Cb3StEbTa",
+	"/XwXI9vIw+hrEX9nBeJmz1OrirHYN9ZrToJWpcW2EtRngUotH//0stFe8FMUla+no6wCTkS490U37n7R",
+	"DdqrVslwI07b/UisizQb7LjRptwU6spnaVWlU3rtIRXUNhVfpDQkWXWTAHv/sm6DQ34JNoVjfEmtxuNS",
+	"YBF1cmJFKaJgTfUj2uUtzKPNZi83H3TqtvL3P+hf99z+SN111p3bcCMTQ1NzOmz84MreegjCj52+wcLw",
+	"dzuHn0k+3us0t7QsbKXGHI+5vPBkz6DC0Ro7kLQGmbKOazvSFngYS/yzGzZf1hpUGq6JV10Z2XfXD9IX",
+	"LiHFjRiq8yGoanhhHgz2wqBQEmpYh8Fc8DIY7D150ts2du6Og+j7KKc7H+W0FkM3yyo3O8a9w0Q56CfU",
+	"Vgjea8ijJJhb6MsxhEY6iwXraCFY4t2+szMW+SQJWbKzY29KwC2wpvglHFD6/CUWutTrbDGqP2Re3n5L",
+	"XLlvt4nqUvWVk7alJcSq2s9V4Z3lqs52JArXWe61sTws1RNsb0fRaj9jnUVz15KBKPSsQ11vTEcRy6Od",
+	"VNML0YcDoUpgK/dqZ8DkiCWQgcx7O5nW26eC9LVTCkseIsVSS+xMjDPoLNSouvhAs4Q6MjQaD1TVJ2rn",
+	"dSbrZkfguJ5T3wX28+mL59j26teTl79RFJ0QEEpHuR6DRi8Iar1W1V2AEUsBVjWeo5Skmfrlxa/fX/9f",
+	"AAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
