@@ -115,6 +115,14 @@ func (s *Server) Seed(tx *store.Tx) error {
 			return err
 		}
 	}
+	for _, sp := range s.cfg.Persons {
+		raise(&s.seq, sp.Sequence)
+	}
+	for i, sp := range s.cfg.Persons {
+		if err := s.seedPerson(tx, i, sp); err != nil {
+			return err
+		}
+	}
 	for i, sl := range s.cfg.Links {
 		if err := s.seedLink(tx, i, sl); err != nil {
 			return err
@@ -267,7 +275,7 @@ var seedValidator = sync.OnceValues(func() (*validate.Validator, error) {
 // request's body, and decodes it. On error it names the member at fault.
 func (s *Server) checkSeedBody(body map[string]any) (gen.CreateAccountRequest, string, error) {
 	var out gen.CreateAccountRequest
-	field, err := s.checkSeedRequest("createAccount", "/v2/core/accounts", body, &out)
+	field, err := s.checkSeedRequest("createAccount", "/v2/core/accounts", nil, body, &out)
 	return out, field, err
 }
 
@@ -294,7 +302,7 @@ func (s *Server) checkHostedPath(account, token string) (string, error) {
 
 // checkSeedRequest checks body as the body of a POST to path, operation opID, and decodes
 // it into out. On error it names the member at fault.
-func (s *Server) checkSeedRequest(opID, path string, body map[string]any, out any) (string, error) {
+func (s *Server) checkSeedRequest(opID, path string, pathParams map[string]string, body map[string]any, out any) (string, error) {
 	if body == nil {
 		body = map[string]any{}
 	}
@@ -312,7 +320,7 @@ func (s *Server) checkSeedRequest(opID, path string, body map[string]any, out an
 	}
 	req.Header.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
 	req.Header.Set("Service-Version", s.cfg.ServiceVersions[0])
-	if err := v.CheckRequest(opID, req, nil); err != nil {
+	if err := v.CheckRequest(opID, req, pathParams); err != nil {
 		var ve *validate.Error
 		if errors.As(err, &ve) && ve.In == "body" {
 			return ve.Name, errors.New(strings.TrimSpace(ve.Reason))

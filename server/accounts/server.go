@@ -47,6 +47,7 @@ type Config struct {
 	// Accounts exist at start and again after every reset (see Seed), and so do Links to
 	// them and IdempotencyKeys.
 	Accounts        []SeedAccount
+	Persons         []SeedPerson
 	Links           []SeedLink
 	IdempotencyKeys []SeedIdempotencyKey
 	// ServiceVersions are the accepted Service-Version values (the first is the default one).
