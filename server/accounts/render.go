@@ -3,6 +3,7 @@ package accounts
 import (
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/oapi-codegen/nullable"
 
@@ -18,6 +19,8 @@ type requirement struct {
 	Configurations []string
 	// Person is the person the requirement is about ("" for the account itself).
 	Person string
+	// Eventual says the requirement is eventually_due: it restricts nothing yet.
+	Eventual bool
 }
 
 // termsOfService is met only by the hosted form: the account itself must accept the terms.
@@ -37,7 +40,8 @@ const (
 // capabilities can become active. An account without configurations needs nothing. The
 // account's details are shared by every configuration: one missing holds back all of them.
 // An individual gives their name and date of birth; any other entity names a
-// representative among its persons, with their name.
+// representative among its persons, with their name, and eventually its owners, directors
+// and executives (persons with the relationship, or an attestation that all were provided).
 func requirementsOf(a Account, persons []Person) []requirement {
 	if len(a.Configurations) == 0 {
 		return nil
@@ -77,6 +81,15 @@ func requirementsOf(a Account, persons []Person) []requirement {
 			out = append(out, requirement{Field: f.field, Configurations: all})
 		}
 	}
+	if a.EntityType != "" && a.EntityType != "individual" && !a.Onboarded {
+		// An organization says who owns, directs and runs it: persons with the relationship,
+		// or an attestation that they were all provided (none there may be).
+		for _, rel := range []string{"owners", "directors", "executives"} {
+			if !personsProvided(a, persons, rel) {
+				out = append(out, requirement{Field: "identity.attestations.persons_provided." + rel, Eventual: true})
+			}
+		}
+	}
 	var terms []string
 	for _, name := range all {
 		if !a.OnboardedFor(name) {
@@ -87,6 +100,21 @@ func requirementsOf(a Account, persons []Person) []requirement {
 		out = append(out, requirement{Field: termsOfService, Configurations: terms})
 	}
 	return out
+}
+
+// personsProvided says whether the account's persons of a relationship (owners,
+// directors, executives) were provided: one of its persons has the relationship, or the
+// account attests they were all provided.
+func personsProvided(a Account, persons []Person, rel string) bool {
+	if provided, _ := dig(a.Details, "identity.attestations.persons_provided."+rel).(bool); provided {
+		return true
+	}
+	for _, p := range persons {
+		if has, _ := dig(p.Details, "relationship."+strings.TrimSuffix(rel, "s")).(bool); has {
+			return true
+		}
+	}
+	return false
 }
 
 // hasRepresentative says whether a person is the account's representative, with a name.
@@ -104,6 +132,9 @@ func hasRepresentative(persons []Person) bool {
 func heldBack(reqs []requirement) map[string]bool {
 	out := map[string]bool{}
 	for _, r := range reqs {
+		if r.Eventual {
+			continue
+		}
 		for _, name := range r.Configurations {
 			out[name] = true
 		}
@@ -261,17 +292,22 @@ func requirementsTree(a Account, reqs []requirement) map[string]any {
 		}
 	}
 	var entries []any
+	summary := "eventually_due"
 	for _, r := range reqs {
 		restricted := []any{}
-		for _, name := range r.Configurations {
-			restricted = append(restricted, capsOf[name]...)
+		deadline := map[string]any{"status": "eventually_due"}
+		if !r.Eventual {
+			for _, name := range r.Configurations {
+				restricted = append(restricted, capsOf[name]...)
+			}
+			deadline, summary = due, "currently_due"
 		}
 		e := map[string]any{
 			"awaiting_action_from": "user",
 			"description":          r.Field,
 			"errors":               []any{},
 			"impact":               map[string]any{"restricts_capabilities": restricted},
-			"minimum_deadline":     due,
+			"minimum_deadline":     deadline,
 			"requested_reasons":    []any{map[string]any{"code": "routine_onboarding"}},
 		}
 		if r.Person != "" {
@@ -280,7 +316,7 @@ func requirementsTree(a Account, reqs []requirement) map[string]any {
 		entries = append(entries, e)
 	}
 	out["entries"] = entries
-	out["summary"] = map[string]any{"minimum_deadline": map[string]any{"status": "currently_due"}}
+	out["summary"] = map[string]any{"minimum_deadline": map[string]any{"status": summary}}
 	return out
 }
 

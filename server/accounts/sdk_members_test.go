@@ -400,3 +400,53 @@ func (c *sdkClock) advance(d time.Duration) {
 	defer c.mu.Unlock()
 	c.now = c.now.Add(d)
 }
+
+// TestSDKRelationshipsFeedRequirements: a company's owners, directors and executives are
+// eventually due until a person with the relationship exists or the account attests they
+// were all provided; they restrict no capability.
+func TestSDKRelationshipsFeedRequirements(t *testing.T) {
+	srv := startSDKServer(t, nil)
+	sc := newSDKClient(t, srv, "sk_test_relationships")
+	ctx := context.Background()
+	params := recipientParams("Acme")
+	params.Identity = &stripe.V2CoreAccountCreateIdentityParams{Country: stripe.String("DE"), EntityType: stripe.String("company")}
+	a, err := sc.V2CoreAccounts.Create(ctx, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventual := func() []string {
+		t.Helper()
+		got, err := sc.V2CoreAccounts.Retrieve(ctx, a.ID, &stripe.V2CoreAccountRetrieveParams{Include: []*string{stripe.String("requirements")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range got.Requirements.Entries {
+			if e.MinimumDeadline.Status == "eventually_due" {
+				if len(e.Impact.RestrictsCapabilities) != 0 {
+					t.Errorf("%s restricts %v, want nothing yet", e.Description, e.Impact.RestrictsCapabilities)
+				}
+				out = append(out, e.Description)
+			}
+		}
+		return out
+	}
+	const owners, directors, executives = "identity.attestations.persons_provided.owners", "identity.attestations.persons_provided.directors", "identity.attestations.persons_provided.executives"
+	if got := eventual(); !slices.Equal(got, []string{owners, directors, executives}) {
+		t.Fatalf("eventually due %v", got)
+	}
+	if _, err := sc.V2CoreAccountsPersons.Create(ctx, &stripe.V2CoreAccountsPersonCreateParams{AccountID: stripe.String(a.ID), GivenName: stripe.String("O"),
+		Relationship: &stripe.V2CoreAccountsPersonCreateRelationshipParams{Owner: stripe.Bool(true), Executive: stripe.Bool(true)}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := eventual(); !slices.Equal(got, []string{directors}) {
+		t.Errorf("after an owner and executive: eventually due %v, want the directors", got)
+	}
+	if _, err := sc.V2CoreAccounts.Update(ctx, a.ID, &stripe.V2CoreAccountUpdateParams{Identity: &stripe.V2CoreAccountUpdateIdentityParams{
+		Attestations: &stripe.V2CoreAccountUpdateIdentityAttestationsParams{PersonsProvided: &stripe.V2CoreAccountUpdateIdentityAttestationsPersonsProvidedParams{Directors: stripe.Bool(true)}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := eventual(); len(got) != 0 {
+		t.Errorf("after the attestation: eventually due %v", got)
+	}
+}
