@@ -39,7 +39,7 @@ func (s *Server) CreateAccount(ctx context.Context, req gen.CreateAccountRequest
 			if err := applyAccountTree(&a, tree); err != nil {
 				return err
 			}
-			return s.tables.Accounts.Put(tx, a.ID, a)
+			return s.writeAccount(tx, nil, a)
 		})
 	})
 	if err != nil {

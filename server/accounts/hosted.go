@@ -180,14 +180,15 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 			status = http.StatusNotFound
 			return nil
 		}
+		before, _ := s.tables.Accounts.Get(tx, cur.Account) // a copy of its own, as every Get's
 		if rep := applyForm(&acct, apply, cur.Configurations); rep != nil {
 			p := Person{ID: s.randomID("person_", 24), Account: acct.ID, Platform: acct.Platform, Livemode: acct.Livemode,
 				Seq: s.seq.Add(1), Created: now, Updated: now, Details: rep}
-			if err := s.tables.Persons.Put(tx, p.ID, p); err != nil {
+			if err := s.writePerson(tx, nil, &p); err != nil {
 				return err
 			}
 		}
-		if err := s.tables.Accounts.Put(tx, acct.ID, acct); err != nil {
+		if err := s.writeAccount(tx, &before, acct); err != nil {
 			return err
 		}
 		cur.Session.Submitted = true

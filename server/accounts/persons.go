@@ -182,10 +182,13 @@ func (s *Server) changePerson(ctx context.Context, account, id string, change fu
 		now := s.now()
 		p := Person{ID: s.randomID("person_", 24), Account: account, Platform: a.Platform, Livemode: a.Livemode,
 			Seq: s.seq.Add(1), Created: now}
+		var before *Person
 		if id != "" {
 			if p, found = s.tables.Persons.Get(tx, id); !found || p.Account != account {
 				return errNotFound()
 			}
+			old, _ := s.tables.Persons.Get(tx, id) // a copy of its own, as every Get's
+			before = &old
 		}
 		p.Updated = now
 		keep, err := change(tx, &p)
@@ -194,10 +197,9 @@ func (s *Server) changePerson(ctx context.Context, account, id string, change fu
 		}
 		out = p
 		if !keep {
-			_, _, err := s.tables.Persons.Delete(tx, p.ID)
-			return err
+			return s.writePerson(tx, before, nil)
 		}
-		return s.tables.Persons.Put(tx, p.ID, p)
+		return s.writePerson(tx, before, &p)
 	})
 	return out, err
 }

@@ -125,10 +125,11 @@ func (s *Server) changeAccount(ctx context.Context, id string, change func(*stor
 		case cur.Closed:
 			return errAccountClosed()
 		}
+		before, _ := s.tables.Accounts.Get(tx, a.ID) // a copy of its own, as every Get's
 		if err := change(tx, &cur); err != nil {
 			return err
 		}
-		return s.tables.Accounts.Put(tx, cur.ID, cur)
+		return s.writeAccount(tx, &before, cur)
 	})
 }
 
