@@ -9308,6 +9308,9 @@ type ClientInterface interface {
 	//
 	// Tokenizes an account's identity and contact details for one later createAccount or
 	// updateAccount (`account_token`). The token expires after a while and is used once.
+	// This operation, and createPersonToken, also take a publishable key (`pk_test_...`,
+	// `pk_live_...`), which no other operation takes; in live mode only a live
+	// publishable key may make tokens (a secret key: 400).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -9318,6 +9321,9 @@ type ClientInterface interface {
 	//
 	// Tokenizes an account's identity and contact details for one later createAccount or
 	// updateAccount (`account_token`). The token expires after a while and is used once.
+	// This operation, and createPersonToken, also take a publishable key (`pk_test_...`,
+	// `pk_live_...`), which no other operation takes; in live mode only a live
+	// publishable key may make tokens (a secret key: 400).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -9458,7 +9464,8 @@ type ClientInterface interface {
 	// CreatePersonTokenWithBody Create a person token
 	//
 	// Tokenizes a person's details for one later createPerson or updatePerson of this
-	// account (`person_token`). The token expires after a while and is used once.
+	// account (`person_token`). The token expires after a while and is used once. Takes a
+	// publishable key too, as createAccountToken does (in live mode, only a live one).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -9468,7 +9475,8 @@ type ClientInterface interface {
 	// CreatePersonToken Create a person token
 	//
 	// Tokenizes a person's details for one later createPerson or updatePerson of this
-	// account (`person_token`). The token expires after a while and is used once.
+	// account (`person_token`). The token expires after a while and is used once. Takes a
+	// publishable key too, as createAccountToken does (in live mode, only a live one).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -9689,6 +9697,9 @@ func (c *Client) CreateAccountLink(ctx context.Context, params *CreateAccountLin
 //
 // Tokenizes an account's identity and contact details for one later createAccount or
 // updateAccount (`account_token`). The token expires after a while and is used once.
+// This operation, and createPersonToken, also take a publishable key (`pk_test_...`,
+// `pk_live_...`), which no other operation takes; in live mode only a live
+// publishable key may make tokens (a secret key: 400).
 //
 // Takes any type of body and a specified content type.
 //
@@ -9709,6 +9720,9 @@ func (c *Client) CreateAccountTokenWithBody(ctx context.Context, params *CreateA
 //
 // Tokenizes an account's identity and contact details for one later createAccount or
 // updateAccount (`account_token`). The token expires after a while and is used once.
+// This operation, and createPersonToken, also take a publishable key (`pk_test_...`,
+// `pk_live_...`), which no other operation takes; in live mode only a live
+// publishable key may make tokens (a secret key: 400).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9949,7 +9963,8 @@ func (c *Client) CloseAccount(ctx context.Context, id AccountId, params *CloseAc
 // CreatePersonTokenWithBody Create a person token
 //
 // Tokenizes a person's details for one later createPerson or updatePerson of this
-// account (`person_token`). The token expires after a while and is used once.
+// account (`person_token`). The token expires after a while and is used once. Takes a
+// publishable key too, as createAccountToken does (in live mode, only a live one).
 //
 // Takes any type of body and a specified content type.
 //
@@ -9969,7 +9984,8 @@ func (c *Client) CreatePersonTokenWithBody(ctx context.Context, id AccountId, pa
 // CreatePersonToken Create a person token
 //
 // Tokenizes a person's details for one later createPerson or updatePerson of this
-// account (`person_token`). The token expires after a while and is used once.
+// account (`person_token`). The token expires after a while and is used once. Takes a
+// publishable key too, as createAccountToken does (in live mode, only a live one).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -11413,6 +11429,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// Tokenizes an account's identity and contact details for one later createAccount or
 	// updateAccount (`account_token`). The token expires after a while and is used once.
+	// This operation, and createPersonToken, also take a publishable key (`pk_test_...`,
+	// `pk_live_...`), which no other operation takes; in live mode only a live
+	// publishable key may make tokens (a secret key: 400).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11423,6 +11442,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// Tokenizes an account's identity and contact details for one later createAccount or
 	// updateAccount (`account_token`). The token expires after a while and is used once.
+	// This operation, and createPersonToken, also take a publishable key (`pk_test_...`,
+	// `pk_live_...`), which no other operation takes; in live mode only a live
+	// publishable key may make tokens (a secret key: 400).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11569,7 +11591,8 @@ type ClientWithResponsesInterface interface {
 	// CreatePersonTokenWithBodyWithResponse Create a person token
 	//
 	// Tokenizes a person's details for one later createPerson or updatePerson of this
-	// account (`person_token`). The token expires after a while and is used once.
+	// account (`person_token`). The token expires after a while and is used once. Takes a
+	// publishable key too, as createAccountToken does (in live mode, only a live one).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11579,7 +11602,8 @@ type ClientWithResponsesInterface interface {
 	// CreatePersonTokenWithResponse Create a person token
 	//
 	// Tokenizes a person's details for one later createPerson or updatePerson of this
-	// account (`person_token`). The token expires after a while and is used once.
+	// account (`person_token`). The token expires after a while and is used once. Takes a
+	// publishable key too, as createAccountToken does (in live mode, only a live one).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13097,6 +13121,9 @@ func (c *ClientWithResponses) CreateAccountLinkWithResponse(ctx context.Context,
 //
 // Tokenizes an account's identity and contact details for one later createAccount or
 // updateAccount (`account_token`). The token expires after a while and is used once.
+// This operation, and createPersonToken, also take a publishable key (`pk_test_...`,
+// `pk_live_...`), which no other operation takes; in live mode only a live
+// publishable key may make tokens (a secret key: 400).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13113,6 +13140,9 @@ func (c *ClientWithResponses) CreateAccountTokenWithBodyWithResponse(ctx context
 //
 // Tokenizes an account's identity and contact details for one later createAccount or
 // updateAccount (`account_token`). The token expires after a while and is used once.
+// This operation, and createPersonToken, also take a publishable key (`pk_test_...`,
+// `pk_live_...`), which no other operation takes; in live mode only a live
+// publishable key may make tokens (a secret key: 400).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13319,7 +13349,8 @@ func (c *ClientWithResponses) CloseAccountWithResponse(ctx context.Context, id A
 // CreatePersonTokenWithBodyWithResponse Create a person token
 //
 // Tokenizes a person's details for one later createPerson or updatePerson of this
-// account (`person_token`). The token expires after a while and is used once.
+// account (`person_token`). The token expires after a while and is used once. Takes a
+// publishable key too, as createAccountToken does (in live mode, only a live one).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13335,7 +13366,8 @@ func (c *ClientWithResponses) CreatePersonTokenWithBodyWithResponse(ctx context.
 // CreatePersonTokenWithResponse Create a person token
 //
 // Tokenizes a person's details for one later createPerson or updatePerson of this
-// account (`person_token`). The token expires after a while and is used once.
+// account (`person_token`). The token expires after a while and is used once. Takes a
+// publishable key too, as createAccountToken does (in live mode, only a live one).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -18452,98 +18484,100 @@ var swaggerSpec = []string{
 	"6/Fw2jz8qvwRaPX+abxr2t3ranpOYqJI9Nq88tAjrPSeh1IIM7kmAkRNVZJGPa7PF+dF4hRowwn8fQvG",
 	"W9qHydmmpDOompUJjSY58KalidGrZ4Kq7aU+T6y/IcGCiJeZURaa/753FhQv31ygFdGXgrornCShIArZ",
 	"AlN0LVeBPoCCq+zZs+ch3HZYlhBBQwmvyDV6rAughEfkiV59XSWmN2RHlSv2WJcwdeASp3HVGN2QSLeM",
-	"Hl8L2/Lx8fH1FOl/Aar+98n/x973NrdtK3t/FTx8E2mGpmXZSRN5Oudx3ea0TdKksXPm5oYZERZhizUJ",
-	"6BCQFTXj734HuwsSlChZcprEaf3OpkiCABa7v/0fMkvVjOtYJkd+nMWA/QBTZTj4pZjTkBE7YkWmNRTh",
-	"KdlUXko1kzAU1Ay1a+lccwe9vVgmmbzieZYO7U7Y7xBlqcokiqHkJyy0PRkwWr2DVm8Mrq9BZTpXGA4i",
-	"DUeqQINNAGVmtZmmc1bwTBqeQdGlJV9UfR/4Q8m1hukwV/2qMOnOJOfmXJWF3bUBGykpcS6uDlIsO8lS",
-	"caSk61rtMAwY35lqwZQE+65dpDyTl+T4mqjMLjZYQ4u2tw3h5qQbsVfcjHXIzlSaWfXcIpepBp1Yh2ws",
-	"uJ1RNTCsaCyFvBK5gmK8ea5mVC6G53aSlhC1ws/IjGYnPz7TkMuEZVbgy+xUDatXK4plLI+VvLJcRUmr",
-	"7nOqXi2uRDlnlLug5MDeucM2JKEB4+58IIXqJoVqn0KBqGPJtqLrkCwZBZ+zVLEZ8i1vzILPu5Duad98",
-	"KSxh2DPEUjHKUqFZYl9lrySHDE4lpGvao5Zyw5m084dWSoKPxkxZoRHBChCm3PmPKHWmZIKHAlkQU5IW",
-	"jo4C6yRv3759u/Pixc6PP0a4TKXIBdeClgqqzthvpMIzLOn3+o92eg93+t9FKR/nGU+6MPJP8OLk1cuT",
-	"04TqqIDgT35JRTFRBloSPBPzhHW4ZTLasP7Dh15Hse4AmIcp55Vf3Q6seSFgyewKnKl0bgWRPSWaSWXG",
-	"lsKlmMGvpTDTUlK3NEyPs7s2zQ184Q9Ay+Af+fXk5W8Re02rgAzYMY/KZQJlz1wcBUuVgBFZKs4zKeCN",
-	"p1lhMX0xwbdW5X3enB4zFAFU/6y1og+84uWEvMn1qAIKzogS8IlUVBfo3NJhKWiSWFEosUI2CeGzVJEZ",
-	"I1JvL+BUhqzOAuTVvlds8mzOgDlSjkHVbC75yT5MBa4tn2fMne7DiobwRzbiJbiiOUtoRXd+SRNiEshm",
-	"CWz4HNPxL+AMnas+s3yovmr309kKgSl1odA+EHUwCJaoEMT2REg+yYJBsB/1on3Uq8cgRXfL3Y/0uuvd",
-	"j5DhfQ3mfbFCzKM5/yrTmUFGDYfPfollzHpaCM0yPJaEQzBJ3LJvbPiHJa81Hn4gZjcfbbI8h901ypXa",
-	"o05yee5kFzyWaQbiDTM17fzsMlNVo1hqoe16sA5nI6UuM9HFsasvKabafklBFQTsiyN2JOcs50aUOL2Q",
-	"JjHHf2OJlf0S8WGSlUIPuUlC5CKoa4mUdfZ7/S5UAhzjmjzQLCnFeSn0eDgtcxKuFXv+JbUwZyIkaYjP",
-	"M3kZVHX+Eef0ez0nZanAkxEfzO7YFGCqJP4TDAJkU/8vVSOAYvYGZFb4w+L/lmX4/+O6CDNW6fcxhEzH",
-	"+EoRRcQCd+09/jO7iy/ZrUdxIIK3BD9cL0EBS1qebLYDWdhIAtW+4piPxmLnGD2ZLSF0+YzP7clXO1AO",
-	"KYnWfkAYnAizcwzE0U7ojoYA0maaSL7zszGTlzKfh+yEF+IkM+L7E5cDMFIT7O3jbb89ad3132K/Zr/X",
-	"b/8MOFkzrhnPS8HTOdb3V8gEkRTTQ3ah7LAWPzTJrbmEz1Udj9o+0oOWF9RAHRWW9RM56B2sMgZVZL37",
-	"s9JGpMBKERVC34Atn/PUgmDw7n0Y6GlR8HIeDIKXE6pQN4YH2LlFXZZbyQbvhGTAC201EHwze5qrWfAe",
-	"IpJLXggDC/dutc7k3mb8nSp4CmwGPBfV8eSjkRnu/XbVe/rv35+8fvbzxfF/0mfgtQgGwI+hWUxBt4JR",
-	"bd3ae9o2vJlcLlbd/rj3KHx00OZ5uQ7XbDyisNBCTYt0DNvrP2ZnlqbUOSu5TFVRZcnWs8qnCPYe7Z38",
-	"ezxXxevpn9990LOH/b1H9sIfvaOT39Pj57MX7VMFibPxRPPpEHSxYfdf/nz7/VXzfY/JHy3swhW0U5BM",
-	"Qf0g6sJ47vSbRZE3EVKkITsT54riy+jWWJJgGFCXL92gkA7GhNQdPwG0FMJUygJhEJEyv51XLInUaJca",
-	"3cE0OxMgxRLoJSZI53ESSVuBtL8gkGKZIFSCA466KQlqDmEsuQAtbMIvqNRjZghxSWGVTBAUIIpJgYwl",
-	"IDGNFi37KovCLngm60DQSanOclFoKHFqJeVBr9c9RAtOzucUCBgyJaGgTBFLLgG9VzuiSvjRKAVCGiXv",
-	"OXDDzkFvv9smWvX0rMhMU7iuPdkNxg9b7QJIPCKIHCkjtqiJuUZxoC8O6U0N5l/wD8+FvDDjYLDXf9xK",
-	"sUQIP6h0viD5vbYcux92ZrPZjl21nWmZC2lV0LSBCCrVfEgxycEfQsp5VCot5P+n26IRNDSpHNbBm5Mg",
-	"DNJM222h+I7gV/sce22fCxa8t0te15G9uP/f/snl697s7dnp+aN0739+nfxePD4K2kqQB662JEbOuXVa",
-	"501AZv1UlQVCiSbzuP5KAGqC/7xV0wcWsOc508I45DT5fLAJhFum3dkVFUMBgUS6kn/mowAAx/4KgL/w",
-	"OgcumpDWe9mtIEbj+W0RRm9rhHGAs93ymTuAZE6Ag/lYZgElr8Qw12HQbsUCodoqFDEKwcoBI4qJKnk5",
-	"D33j2ZvXzy06qINRlkxxFdVo1OyWv7mTVGUlq4toTEKp6d2AF5IukiTV04ylJycbsjBiyVSLITRytHST",
-	"UC6NwQq40Gm+OhtoVSAYF0swpkCqN2qGvCznAKcVrI0+xDhJEEj0aOFaRZ5pIQ2a5MZidKlDdAJkGrvK",
-	"DVD+OROmPY/OX8mu+qwjci3YQa8XSzdxPbzqDy1X1Hp4lqvRpUiT7mEDTUC8taY1yXT9ejs/MJjBe2N5",
-	"0DuwOpEZnquphNc0DF2LiwgivFAU1FqFSdpvw0aow+aaJ/X3swR/0kO7MsOCm9F4aNTQ7smCFfWwofYj",
-	"qKk6eWKrfSUrFJWheQnLxFtpjyP2n9QrNiy5EUN4cujuA/NbLCsditCZJWBfhY+YVRYsZWaGavfDr3M0",
-	"2pNtymQFUJ7DVUY19aTDCjm5oniWZBfvr5leC1bBUntrsUobS6lv2SUTJ1k4Awv2b3jCM0E+E/Ngc/Dx",
-	"B/UL8LBGFQmwUtNxp9O722MCNJpHXJg07ZpCw7dVK06eCIhgq4HMbv26XboZxItb+E2esvfWdevaPvR6",
-	"Y6ByvLinZAe8HWz55A1AEksbZsLT3pPB3sPB3uOo1+v9L+h27mws3df373OG+Cp8wjkHg6t+ZKVO5J/6",
-	"gJqtw/oPdnf3+t9FvagX7Q0e9x73dsvd1m/e3Vy9fJa+fvN0v8j2f360IalhR0Alh8TjoV5iJvJU29Po",
-	"qsgN0ylUgJqaaSmGvgIXDAJVZAbDPe8O3TalZzCQ0zz/a6i5EWwDHGoFIvVtLGARIcJbwIq1UXzVyHTz",
-	"Lt35SxpsjgB/4Gl12uwjezc/8kZWsTvpxgjwN2WeWtmKDzy5+YFjJc/zDD37B/0NHjhV6gWXc5qN3gpn",
-	"vpHiwwQgmoc1K3SJ/GmNWcx1knwOwLEdVIIJZw2qPLW/Z38K7Y3jhUJhe3RUVBmFZAOwsdo+muMbopGp",
-	"MpZI3O5KDRnhWxL0IFK92krug2znFr3miANdi1ers94okU/JUPUtieQFLf7ptAT36CthIN8kz6B7ttsI",
-	"eLih2rtw61sKPFgyT+LdTsLdgjfhXq1gTkAV3x4n2pKxfDYG4Qy2jkOc4ulfxxp2P2bpaqfia8FTvTRC",
-	"1X9hWbFxsWCZAdlij3BYGSrptIPHpXmaS2HKTFx92nmGp15xM7YEEG59/N/fn4AvJov/ohPwmsjmtmdA",
-	"ryT856DC+0T+QNd+fgokBJJ3YcQuZk2KmdAGTdIhk7ws1Qws1Wv0dHt+EuhxkiYRO1VsxvNL6ph9IXTo",
-	"YpMSKT6Yob0GmipI22RSiqtMTXV9fcAwffsKrEIURoVmE7CUTPh/p4Il9v6ETjSZXmJ5nuX2dIQUplH1",
-	"kyoF6vpMT0dj+KyIHaEfAt9wJnIlL7SzRtJ7mDqPJVontbE8YMQLdCIMMIgOnBBou3GPZGbBf9Czs3QH",
-	"d0iODQskqjgUjdpClTGMRUzrDeskjSVPwlgmRIM6CVnSokHYy076QqSU/1sXHES4RG3oxI7vDElfAJc8",
-	"z1DXufHGV/xCbHLfERLqcVN12uDBYyDi2zJTHx5BZY13dN/SmVlS4/D0VPpu426nZ23jccE7qcwDPb5K",
-	"Qz8Y9Pajh3t9q3mnXI9BfQsGQd183tGanVmuRjy3q/KuXqSqG39bc/0VDe2Xu9QvdIb3KbZxG7WMBwG0",
-	"EQptVbBxUbJ0nfu8Qq9485JZwquhcr3aSLEwF3ybJbEGOwwGy/z9X2B2/H4Pu9bZO7+H21+cjj789sfF",
-	"7MWPF70Xf7758OIC4rEXGCkNdEsV3FmSmoLlpUSmDhEP9JXfmrj/i6S3XaJqDZb1Wo2xHjc4Q5a9HK63",
-	"14jneSYvapS6WmpHscToQ3IfZM63wHMMNNPKXoMYBJXOD9mCOHEWe3Ks+CECGNlSVUNMRlNtVCFKK1IK",
-	"UY7GXBoCABU/SxacJ7HsOF99VjItjMnkhe6GtbNHMj6ZUPOzVSgj8kzyqIozvHMZ4D/QVWQnutY7plLZ",
-	"fcW8G4Jwl36IBDbRdc9HLMFQTpFUYcL41WqF7I5lHSxK32Rl7URNpjnkbHQqb4/2pHD3RiPBN2YfWJBg",
-	"Hz1xZ3/1SAzUEGDpwzOec4m9w+mKKbnU58RZKscSWbVR799cLK4QbptZMpAMMFPcm1pUz2uBzb9v1tgC",
-	"h90Q5M2j7/Yf3tbw8ck2D9+q/1dgk4WdpXc6d/vtNhozH0CxdvH/QUhX69IK7+xc7ZY0ocKEa0OW9VJo",
-	"lU+J6VLQ7xByS67fb00996Dqi4Oq5UOzBcoCi2MJ62dx+IxnVu4MOTpmrA4XDKC97VImV5VJ6yKXwgDi",
-	"+ml/smJCOUmOPPWwSefvPA43rxbXUX20RPJLhyrwuUoqeJpnUjRORtOJdH1twUaRyayYFsNNHghrbko9",
-	"2psnSk1NJkXDmfP+2g8f+bjVcNe3dAXd5Ab6pj1Ad8Tu2o5d2+xNN1lbMRVIyXp/Fk2ta0AsO5L+YxSj",
-	"Gcvq2TrhnIJl7Esy7cegtNlUmvBLyXweSzALWf6WAuR0GK8NhC3YdreGYfTc7Yy6G2A2wiWfbrK4t1T8",
-	"HYTqx8Vw2xVuty8keN9/Hr5/72G4tYdhO0vFGwqU4xizfiu+/oJ0cS2kserxJOcjSm8wClNkhT6sVPZc",
-	"nBumpqg3X4qJiVjinx4wN8QyaTCZxOW0O8M/pm0W6kqkh4yzxBF3Anmts7HSgpI8M/dMLMFuD89UwZwo",
-	"ai7FHAUJT1NMkaJppBE7WghzhA/JNFkn0liSS8HL1mB/qEzqlaaOOru8YYrJDEWd8rIRqqpKcEOkJZ/J",
-	"w8UkDoiA8N8ilaG1ouWlXMRYtkwD7DbuMwcMGAWlN8MyRewl5fF2PG9D0zvBm58E2UBkAqI8lfJCpM52",
-	"deasWPZBuoaEU++tP/6RC+aMpeGXAtHHUilOPwhU58ro0JIKZpZaYYN9YYVmnZtjP9mZmKsqDL7IDOSa",
-	"oFisNnnZA+ReSX6yVoNPI/TkziGNz2kdcrbENuPQiJfp0BVsWGEH2gZz3EZYeuafzYw8KLSxi45FKIXg",
-	"W5h83viE8FkDO1eCvmpHwnv89/cyqiwQ5d1CdpYvIxu8D+m8ayGdyJVubznYBd6xJkfI/ryENaOVOAnz",
-	"ZCC1BjNPGr/Hkh5jTQCGeEcqgnadNfkl8L1QWMbCRaq4k1exNQ184X2YBQQ1VLYYysLZBWBW8Dk7E4Qb",
-	"YglIS0K3BV6INHSozn4oVGDhhvE8B7i5BDWwuIWzVKQM/G0WIsOdA2ZFRRJC0tFCNGy4FCvbgIBkQnE1",
-	"TwB4S9XINe66eFcKWlEyp2IyNPz3MPohRs9IO59cyQsL9YQ76WEs3aQgtVeVgM1w63CDluATs9QCKTEr",
-	"YR9A2hbcxx1mBMzX6nmzo/wDcNhGNp/NHVXeqn1FPxV5njYAJs2L/zAMgvO8826c28ew3IA0QmKk9zDj",
-	"rmWO2G35BJSBRTO3yR2pez6sSxJ5RX0+XDrxK6/vR6brUlOdxP+CvzZjBMe8XYD5NySX/A4gWCEi8Lp2",
-	"BFgtYssACm/pvkbiiL9z/+jg+a/t93RFdbeKtG/hLFTSbrhBAkpjyMX6Tp+adPLFWAIMcceTU+5P2edy",
-	"IH3ysdkoWwXvXDgiIVN56mWlJGB2T0AlhvIJh5RhEsvFFBMXTWsvY+Byh5wIVIAr59p0V+VAvKIPv2OS",
-	"dst8iS98+DYJHad9vj+FW4SaL5yPVnzsCHa1Q/cobQqkRWvbgBoM+rXvw6qZQNjo/lAyDqXpXAuGTuL3",
-	"3bTA92gZWRdCmAXrWaN0nRlzcPZdurNbsA7U4a0bJi7V5kdDGS9EyMCs4zrfo2cTm2iGsax8utCYIKxm",
-	"gl7Sah6UcVY5NCO/ZVhEWzCkcNI0iaXmc81mohSusGzajVhTCahj1Rt81ItUz6Q2goOzGn4Cb3StEbTa",
-	"/XwXI9vIw+hrEX9nBeJmz1OrirHYN9ZrToJWpcW2EtRngUotH//0stFe8FMUla+no6wCTkS490U37n7R",
-	"DdqrVslwI07b/UisizQb7LjRptwU6spnaVWlU3rtIRXUNhVfpDQkWXWTAHv/sm6DQ34JNoVjfEmtxuNS",
-	"YBF1cmJFKaJgTfUj2uUtzKPNZi83H3TqtvL3P+hf99z+SN111p3bcCMTQ1NzOmz84MreegjCj52+wcLw",
-	"dzuHn0k+3us0t7QsbKXGHI+5vPBkz6DC0Ro7kLQGmbKOazvSFngYS/yzGzZf1hpUGq6JV10Z2XfXD9IX",
-	"LiHFjRiq8yGoanhhHgz2wqBQEmpYh8Fc8DIY7D150ts2du6Og+j7KKc7H+W0FkM3yyo3O8a9w0Q56CfU",
-	"Vgjea8ijJJhb6MsxhEY6iwXraCFY4t2+szMW+SQJWbKzY29KwC2wpvglHFD6/CUWutTrbDGqP2Re3n5L",
-	"XLlvt4nqUvWVk7alJcSq2s9V4Z3lqs52JArXWe61sTws1RNsb0fRaj9jnUVz15KBKPSsQ11vTEcRy6Od",
-	"VNML0YcDoUpgK/dqZ8DkiCWQgcx7O5nW26eC9LVTCkseIsVSS+xMjDPoLNSouvhAs4Q6MjQaD1TVJ2rn",
-	"dSbrZkfguJ5T3wX28+mL59j26teTl79RFJ0QEEpHuR6DRi8Iar1W1V2AEUsBVjWeo5Skmfrlxa/fX/9f",
-	"AAAA//8=",
+	"Hl8L2/Lx8fH1FOl/Aar+98n/x971P7dtI/t/BY+/RJ6haVl20kSezj3XvVzbJE0aOzcvF2ZEWIQt1iSg",
+	"IyA7asb/+xvsLkiQomTJaRI39Q+daWQSIIDF7me/h8xSNeM6lsmhH2cxZD/AUhlOfiHmNOUB1maAHD2K",
+	"XVeSujIZfiEYxyK6egLVc+2LspdMm98w9b8hYoesyLSGsj4lm8kLqa4kbhusaGE8kWsBjpcQ65Ta83Pu",
+	"wP3+LksyecnzLB3Zw7fTirJUZRLFUGUUztZeRlhgTTRWVQ2ur0FLO1MYgSINR0JEG1EAlW21maVzVvBM",
+	"Gp5BnacF91f9HLhgyZuHGTiXg6oW6vY05+ZMlYUllCEbKylxKa70kt27hXpMyZbr7sMwRn17pgVTEkzK",
+	"dhfzTF6Qr22qMnu+YIAtukYbwcP2FF5xM9EhO1VpJjR2J5ppUMN1yCaC2xVVE8OOxlLIS5ErqP+b5+qK",
+	"KtTw3C7S0r4lCvsZmdHs+MdnGtKnsLILfJldqmH1bkWxjOWRkpeWkVm60hNOBbPFpSjnNckN7ZPbbE2q",
+	"HTLuriReCt0kSO0TJFBdLNlGVykk40nB5yxV7ApZpTdnwedbkGFqR74QljDstWWpGGep0CyxQ9lf7BWz",
+	"jAAyRO3tTrnhTNr1Q/cmwccTpqycimAHCMZu/1uUOlMywTuBXI8pSRtHV4H1krdv377dfvFi+8cfI9ym",
+	"UuSCa0FbBYVu7DdSrRuWDPqDR9v9h9uD76KUT/KMJ1sw8z9h4OTVy+OThEq3ANZIfk5FMVUGuiA8E/OE",
+	"9bjla9qwwcOHXhOzrSHwK1POK1e+nVjzAi467MCpSudW9tlboplUZmIpXIor+GspzKyU1KANM/Lsqc1y",
+	"A1/4A9AyuGR+OX75a8Re0y4gz3e8o/LSQKU1F7rBUiVgRpaKs0wKGPEkK6waUUxx1Kqi0JuTI4ZSh0qu",
+	"dRYRgiFeTsmBXc8qoMaNKAESSUWliM4sHZaCFolFjBIr15MQPksVmTEi9c4CbmXI6sRDXp17xSVP5wyY",
+	"I6U1VP3tkn/al6mmthUtjLnbfVDREP6RjXkJ3m/OEtrR7Z/ThJgEslnCNz7HdPwLOEPvcsAsH6p/tefp",
+	"zJPAlLagtj8QdTAMFqgQkMJUSD7NgmGwF/WjPVTlJyC4d8qdjzTc9c5HEFjX4FEQS5AFehAuM50ZZNRw",
+	"+eyXWMasZ4XQLMNrSdAH89It+8Yeg1hlW+PlB2J269Emy3M4XaNcdT9qXpfnTnTBa5lmIP8wOdSuz24z",
+	"FVKKpRba7gfrcTZW6iITWzh39SXFTNsvKahogR04YodyznJuRInLC2kRc/xnLLGYYCI+TLNS6BE3CUlW",
+	"VO9Eynp7/cEWFB+c4J480CwpxVkp9GQ0K3MSrhV7/jm1yGoqJCmlzzN5EVStBRBaDfp9J2WpppQRH8zO",
+	"xBRgHSX+EwwDZFP/k6oxoD/7ADIr/EP735Zl+P/GfRFmotLvY4jSjnFIEUXEAnfsM/47O+1BdupZHIjg",
+	"HfEW1wtQwJKWJ5vtRBapkkC1Qxzx8URsH6HztCNqL7/ic3vz1TZUYEqilR8QBsfCbB8BcXQTuqMhQNGZ",
+	"JpLv/WTM9KXM5yE75oU4zoz4/tilHYzVFNsJecdvb9rW6m+xX7PXH3R/BtysK26xYyl4OseWAgqZIJJi",
+	"esDOlZ3W4ocmuTW38LmqQ2C7Z3rQMUCtG6COtHoh+/39Zfaniqx3flLaiBRYKaJCaFWw4XueJhIM370P",
+	"Az0rCl7Og2HwckpF8SbwAjuzqMtyK9ngnZB/eK6t0oMjs6e5ugreQxB0yQthYOPeLVfT3GjGP6mCp8Bm",
+	"wFlSXU8+HpvR7q+X/af/+u3J62c/nR/9O30GjpJgCPwY+tMU9CjY8Vbtvafgw8jk5bEa/sfdR+Gj/S5n",
+	"z3W44uARhYUWalqkY9ju4DE7tTSlzljJZaqKKjG3XlU+Q7D3aPf4X5O5Kl7P/vjug756ONh9ZH/4vX94",
+	"/Ft69PzqRfdSQeKsvdB8NgL1b7T1D3+9g8Gy9b7HfJMOduFq6CnI36AWFHUtPnf7TVvkTYUUachOxZmi",
+	"kDZ6NJYkGIbUWEw3KKSHYSh1k1EALYUwlbJAGESkzO8gFksiNTqlRkMyzU4FSLEE2pcJ0nmcRNJWIO21",
+	"BFIsE4RKcMFReSRBzSFyJheghU35OVWXzAwhLimsFgqCAkQxKZCxBCSm0Yhmh7Io7Jxnso49nZbqNBeF",
+	"hqqqVlLu9/tbB2g0yvmcYg9DpiTUsCliySWg9+pEVAl/NEqBkEbJewbcsLff39vqEq16dlpkpilcV97s",
+	"BuOHo3YxKx4RRI6UEVvUxFyjONAXRzRSg/kX/MNzIc/NJBjuDh53UiwRwg8qnbckv9cJZOfD9tXV1bbd",
+	"te1ZmQtpVdC0gQgq1XxEYdDB70LKeVQqLeT/0mPRGHqoVD7y4M1xEAZppu2xUEhJ8It9j7227wUth/GC",
+	"o3dsf9z77+D44nX/6u3pydmjdPf/fpn+Vjw+DLqqngeunCUG67l9WuXAQGb9VJUFQokm87j+SgBqiv94",
+	"q2YPLGDPc6aFcchp+vlgEwi3TLu7KyqGAgKJdCX/zkcBAI69JQC/NZwDF01I6w12K4jReH9ThNHfGGHs",
+	"42o3fOcOIJlj4GA+lmmh5KUY5joMuq1YIFQ7hSIGPlg5YEQxVSUv56FvPHvz+rlFB3X8y4IprqIajZrd",
+	"4jf3kqqSZfUjGpNQanoP4A/JFpIklfCMpScnG7IwYslMixH0jrR0k1D6jsGiu9DcvrobaFUgGBdLMKZA",
+	"djlqhrws5wCnFeyNRnsuCiR6tXDdKU+1kAZNchMxvtAh+h0yjY3shij/nAnT3kfnImWXA9YTuRZsv9+P",
+	"pVu4Hl0ORpYraj06zdX4QqTJ1kEDTUCIt6Y9yXQ9vF0fGMxg3Fju9/etTmRGZ2omYZiGoau9iSDCC0Vx",
+	"tFVkpv027L06au55Un8/S/BPemR3ZlRwM56MjBrZM2lZUQ8aaj+Cmqp5KHb3V7JCURmal7AyvZX2OOPg",
+	"Sb1jo5IbMYI3R+45ML/FstKhCJ1ZAvZV+IhZZcFSZmaoXQD8dY5WdbJNmawAynO4yqimnnRQISdXh8+S",
+	"bPv5mul1YBWs7rcSq3SxlPqRHTJxkoUzsGD/hjc8E+QzMQ/WBx+/U4sCD2tUwQdLNR13O72nPSZAs3nE",
+	"hXnarg81fFu14+SJgKC5Gsjs1MPt0MMgXtzGr/OWfbYuldf1oddrA5Wj9pmSHfB2sOWTDwBJLG2YCU/6",
+	"T4a7D4e7j6N+v/8f0O3c3Vh4buA/5wzxVcSG80cGl4PISp3Iv/UB9XeH/R/u7OwOvov6UT/aHT7uP+7v",
+	"lDud37yzvnr5LH395uleke399GhNUsMmhEqOiMdDicZM5Km2t9EVrhulMyg6NTOzUox8BS4YBqrIDEaY",
+	"3h26bUrPYChnef7nUHMjvgc41BJE6ttYwCJChNfCirVRfNnM9PAOPflzGqyPAH/gaXXb7Cu7N7/yRlbh",
+	"QunaCPBXZZ5a2YovPLn5hSMlz/IMgwn2B2u8cKLUCy7ntBq9Ec58I8WHKUA0D2tW6BL50wqzmGte+RyA",
+	"YzeoBBPOClR5Yv+e/SG0N48XfYUd2VFRZRQFDsDGavtojm+IRqbKWCJxu19qyAjfkqAHkdzvldwH2c4t",
+	"es0RB7quslZnjSxSsJDNyWTqFA8zYygbrCNc5cNnLRd+LJs+fOf9lIqgZDUbDKgPoAG6C1WAaqrkYIll",
+	"e6qC2/8uaJWa9Xw36tACsq0bUcYJGd/+SjCjZZl4OivB5ftKGEjbyTNoQu6IC15umCtc1PothThsmSfF",
+	"bye1b8Fv8ayWMFyggb8ed92QWX42pueM0I7rnSBHW8Xudj5m6XJH6WvBU70wQ9XGYlFZcyF1mQF5adlS",
+	"WBlfiYOBF6l5m0thykxcftp9hrdecTOxBBBufP3f39+AL4Yv/qQb8JrI5rZ3QC8l/OdglvCJ/IGuYxco",
+	"HhOFG0Vju9A/Ka6ENmhmD5nkZamuwPq+wvZg708CrWLSJGInil3x/IIaj58LHbp4q0SKD2ZkfwPtGxBE",
+	"Mi3FZaZmuv59yDAL/hIsXRQahqYgsP5M+X9ngiX2+YRuNJmTYnmW5fZ2hBR6UrXlKgXaL5iejSfwWRE7",
+	"RN8KjnAqciXPtbOw0jhMncUSLa7aWB4w5gU6RoYYiwiOFQQR7pXMtHwifbtKd3FH5Kyx4KiKrdGoAVWJ",
+	"11gLtj6wXtLYckA0RIM6CVnSoRXZn530hegv/29b4PTCLepCJ3Z+Zxz7ArjkeYb6240PvuLnYp3nDpFQ",
+	"j5rq4BovHgER35aZ+vAICpS8o+cW7syCaoq3p9LhG0873XETLxI+SdUy6PVlVof9YX8verg7+E8QBinX",
+	"E1BJg2FQ9/B3tGZXlqsxz+2uvKs3KXNeUtDdRbOHv79Vo3rMxWb/rQb7PsU2HqPO+yCA1kKhnUYD3JQs",
+	"XRUSUKFXfHjB1OKVorlebnhprQVHsyTWYIfBcJG//wNMqd/vYvM/++T38PiLk/GHX38/v3rx43n/xR9v",
+	"Prw4h7D2FiOliW5pVnDWsaZgeSmRqUMUB33lX03c/0nS225RtQeLurrG+JUbHDyLnhvXIm3M8zyT5zVK",
+	"XS61o1hiRCW5RDLnL+E5qs9a2d8grkKl8wPWEifOC0HOIj/sAaN1qqKSyXimjSpEaUVKIcrxhEtDAKDi",
+	"Z0nLIRTLnos/yEqmhTGZPNeVFm6siObTKfWQW4YyIs/NgOYFhk8uAvwHuopWxXCBXp0F4BsbtkIQ7tIP",
+	"+8BexO79iCUYniqSKvQZv1otkd2xrANg6ZusrJ2q6SyH1Jde5cHSnhS+2UjwF7MPtCTYR0/c2b96JAZq",
+	"CLD00SnPucQW7PSLKbnUZ8RZKmcZWepR719fLC4RbutZMpAMMOHeW1pUr6vF5t83S5WBE3IE8ubRd3sP",
+	"b2v4+GSbh++p+DOwSetkaUwXQnC7g8ZsDlCsXU5DENKvdYWKd3at9kiaUGHKtSFvQSm0ymfEdCmQeQT5",
+	"MtfvN6aee1D1xUHV4qXZAGWBxbGE/bM4/IpnVu6MODqbrA4XDKFL8EJCXJWQ7KKxwgByFeh8smJKeVaO",
+	"PPWoSefvPA43rzbXUX20QPILlyrwuUoqeJpnUjRuRtMxdn1twUaRyayYFaN1Xghrbkqt7ps3Ss1MJkXD",
+	"QfX+2g+J+bjRdNe3dG/d5Nr6S3u17ojdtRu7dtmbbrK2YnqTkvX5tE2tK0AsO5T+axR3Gsvq3TpvnwKA",
+	"7CCZ9uNqumwqTfilZD6PJZiFLH9LAXI6jNcFwlq23Y1hGL13O6PuGpiNcMmnmyzuLRXfglD92A4hXuJ2",
+	"+0KC9/3n4fv3HoZbexg2s1S8oeA/jnH4t+LrL0gX10Iaqx5Pcz6mlA2jMO1X6INKZc/FmWFqhnrzhZia",
+	"iCX+7QFzQyyTBpNJXGkAZ/jHVNRCXYr0gHGWOOJOwGt/NVFaUOJq5t6JJdjt4Z0qQBVFzYWYoyDhaYpp",
+	"X7SMNGKHrdBN+JBMk3UijSW5FLwMFPa7yqReauqoM+YbppjMUCQtLxvht6oEN0Ra8it50E5MgegJfxSp",
+	"DO0VbS/lV8ayYxlgt3GfOWTAKChlG7YpYi8pN7nneRua3gne/CTIcCITEOXelOcidbarU2fFsi/Sb0g4",
+	"9dn68x+6ANVYQuwGoI+FiqZ+YKvOldGhJRXMlrXCBtvrCs16N8ezslMxV1Vof5EZyJ9BsVgd8qIHyA1J",
+	"frJOg08jnObOIY3PaR1ytsQu49CYl+nIFaFYYgfaBHPcRlh65p/1jDwotLEZkUUoheAbmHze+ITwWYNV",
+	"l4K+6kTCe/z3bRlVWkR5t5Cd5cvIBu/DVO9amCpypdtbDnaAd6zIe7J/XsCa0VKchLk/kC6E2TSNv8eS",
+	"XmNNAIZ4p4r97K3ImYHvhWI5Fi5SFaG8iq1p4AvvwywgqKGyxVAWzraAWcHn7FQQboglIC0JTSt4IdLQ",
+	"oTr7oVBVhhvG8xzg5gLUwIIdzlKRMvC3WYgMTw6ZFRVJCIlUrQjfcCH+twEByYTi6rgA8JaqkT+95WJ4",
+	"KWgFomURN+L038PsBxg9I+16ciXPLdQT7qaHsXSLgnRlVQI2w6PDA1qAT8xSC6T5LIV9AGk7cB93mBEw",
+	"X6fnzc7yN8Bha9l81ndUebv2Ff1U5HlaA5g0f/ybYRBc551349w+huUGpBESI72HGXctG8YeyyegDKw9",
+	"ukk+TN06Y1Xiyytql+JSpF957VMyXZfP6iX+F9wqC4adgFDji/kmRimQYYsJJGTA8FNXQj93xa5nRZiJ",
+	"l1zzLUs8v0UL1tMIvLYqAdbW2DA0w9u6r5GS4p/c3zos/2t7VF3V441i+Dt4FhUAHK2R2tKYsl0N61PT",
+	"Wb4YS4Ap7njay/0t+1yuqU++NmvlweCTrSsSMpWnXr5LAgb9BJRtKDZxQLkrsWwnr7g4XfszhkT3yD1B",
+	"5cpyrs3WsuyKV/Thd0zSbpiJ8YUv3zpB6XTO97dwgyD21v3oRN6OYJe7ig/TpkBq2/GG1AHSb04QVt0e",
+	"wkZ7jpJxKOTnemT0Er8xKlZhX8DshRCmZZdrFPozEw5uxAt3dwvWg6rFdUfLheYJaILjhQgZGIzUGYNe",
+	"3OgzxS6nYSwrbzF0jgirlaD/tVoH5bJVrtLI7+kW0RGMKFA1TWKp+VyzK1EKV4Y33YpYU72oo+AbfNSL",
+	"gc+kNoKDGxz+BH5uT9c4vMF5ydbyXfpaxLesQNzs0+pUMdqNfb3uMWivavf9oEYYVJj66J8vG/0fP0VR",
+	"+Xo6yjLgRIR7X6Lk7pcoobPqlAw34rSdj8S6SLPBlihdyk2hLn2WVtWFpWEPqPy4qfgiJTjJqjkHeBIW",
+	"dRuc8kuwKZzjS2o1HpcCW6uTE0sKNwUrakXRKW9geG1247n5olM7nG//on/de/sjtT9adW/DtUwMTc3p",
+	"oPEHVyTYQxB+VPYNFoZv7R5+Jvl4r9Pc0rKwkRpzNOHy3JM9wwpHa+zX0hm+ynquSUtXSGMs8X+3wuZg",
+	"neGq4YpI2KUxg3f9In3h4lTciJE6G4Gqhj/Mg+FuGBRKQsXvMJgLXgbD3SdP+ptG5d1xEH0fP3Xn46dW",
+	"YuhmEepmS793mIIH3Ze6yuZ77YuUBHMLfTkG50hnsWA9LQRLvMe3tycinyYhS7a37UMJuAVWlAqFC0qf",
+	"v8BCFzrDtfMFQuZVBOiIWPftNlFd2L9y/3Y00FhWKbsq6bNYA9vORIFAi51JFqel6ovdzTs67Wes1zZ3",
+	"LRiIQs86tOXN6Shicbbjankh+nAgCAqrD9ZVOWBxxBLIQOaNTqb17qUgfW2XwpKHSLGIEzsVkwz6MDVq",
+	"VD7QLKH+FY02DVVdi9otnsm6NRS4xOfUpYL9dPLiOTYJ++X45a8UnycEBOlRFsmw0TmDKixWFR1gxlKA",
+	"VY3nKCVppX4x9uv31/8fAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

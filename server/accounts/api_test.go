@@ -131,10 +131,10 @@ func TestKeysAndModes(t *testing.T) {
 		}
 	})
 	t.Run("unknown key is masked", func(t *testing.T) {
-		const secret = "pk_test_publishableKeyValue1234"
+		const secret = "sk_test_not-a-key-of-ours1234"
 		resp, _ := e.client(secret).RetrieveAccountWithResponse(apiCtx, ta.Id, params)
 		got := wantAPIError(t, resp.StatusCode(), resp.Body, 401, "invalid_request_error", "")
-		if got.Message != "Invalid API Key provided: pk_test_****1234" || strings.Contains(string(resp.Body), secret) {
+		if got.Message != "Invalid API Key provided: sk_test_****1234" || strings.Contains(string(resp.Body), secret) {
 			t.Errorf("message = %q", got.Message)
 		}
 	})

@@ -450,3 +450,36 @@ func TestSDKRelationshipsFeedRequirements(t *testing.T) {
 		t.Errorf("after the attestation: eventually due %v", got)
 	}
 }
+
+// TestSDKPublishableKeys: a publishable key makes account and person tokens (in live mode
+// only it may) and nothing else; a secret key makes tokens in test mode only.
+func TestSDKPublishableKeys(t *testing.T) {
+	srv := startSDKServer(t, nil)
+	ctx := context.Background()
+	secret, pub := newSDKClient(t, srv, "sk_test_keys"), newSDKClient(t, srv, "pk_test_keys")
+	tok, err := pub.V2CoreAccountTokens.Create(ctx, &stripe.V2CoreAccountTokenCreateParams{DisplayName: stripe.String("From the browser")})
+	if err != nil {
+		t.Fatalf("account token with a publishable key: %v", err)
+	}
+	a, err := secret.V2CoreAccounts.Create(ctx, &stripe.V2CoreAccountCreateParams{AccountToken: stripe.String(tok.ID)})
+	if err != nil || a.DisplayName != "From the browser" {
+		t.Fatalf("account from the browser's token: %+v %v", a, err)
+	}
+	if _, err := pub.V2CoreAccountsPersonTokens.Create(ctx, &stripe.V2CoreAccountsPersonTokenCreateParams{AccountID: stripe.String(a.ID), GivenName: stripe.String("P")}); err != nil {
+		t.Errorf("person token with a publishable key: %v", err)
+	}
+	_, err = pub.V2CoreAccounts.Create(ctx, nil)
+	if e := v2Error(t, err, http.StatusUnauthorized, ""); !strings.Contains(e.Message, "publishable API key") {
+		t.Errorf("account create with a publishable key: %q", e.Message)
+	}
+	_, err = pub.V2CoreAccountTokens.Retrieve(ctx, tok.ID, nil)
+	v2Error(t, err, http.StatusUnauthorized, "")
+
+	liveSecret, livePub := newSDKClient(t, srv, "sk_live_keys"), newSDKClient(t, srv, "pk_live_keys")
+	_, err = liveSecret.V2CoreAccountTokens.Create(ctx, &stripe.V2CoreAccountTokenCreateParams{DisplayName: stripe.String("x")})
+	v2Error(t, err, http.StatusBadRequest, "")
+	live, err := livePub.V2CoreAccountTokens.Create(ctx, &stripe.V2CoreAccountTokenCreateParams{DisplayName: stripe.String("x")})
+	if err != nil || !live.Livemode {
+		t.Errorf("live token with a live publishable key: %+v %v", live, err)
+	}
+}

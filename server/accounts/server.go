@@ -169,7 +169,11 @@ func (s *Server) Register(e *echo.Echo) error {
 	if err != nil {
 		return err
 	}
-	m := v.Middlewares(s.authenticate, s.checkServiceVersion, normalizeLists)
+	m := v.Middlewares(s.authenticate(false), s.checkServiceVersion, normalizeLists)
+	tokens := v.Middlewares(s.authenticate(true), s.checkServiceVersion, normalizeLists)
+	for _, id := range publishableOperations {
+		m[id] = tokens[id]
+	}
 	plain := v.Middlewares()
 	for _, id := range hostedOperations {
 		m[id] = append([]echo.MiddlewareFunc{hostedPage}, plain[id]...)

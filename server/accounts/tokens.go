@@ -83,9 +83,14 @@ func (s *Server) RetrievePersonToken(ctx context.Context, req gen.RetrievePerson
 	return gen.RetrievePersonToken200JSONResponse{Body: renderPersonToken(t), Headers: gen.RetrievePersonToken200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
-// createToken stores a new token of the given kind holding the request's members.
+// createToken stores a new token of the given kind holding the request's members. In live
+// mode the real API takes tokens only from a live publishable key (details go from the
+// browser to the vendor, not through the platform's servers); in test mode any key.
 func (s *Server) createToken(ctx context.Context, op string, key *string, body any, kind, account string) (Token, error) {
 	c := callerFrom(ctx)
+	if c.livemode && !c.publishable {
+		return Token{}, invalidRequest(http.StatusBadRequest, "", "In live mode, %s tokens must be created with a live publishable key (pk_live_...).", kind)
+	}
 	details := treeOf(body)
 	if wrapped, ok := body.(onAccount); ok {
 		details = treeOf(wrapped.Body)
