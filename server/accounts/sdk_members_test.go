@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +15,7 @@ import (
 	"github.com/stripe/stripe-go/v85"
 
 	"github.com/understudy-dev/understudy/server"
+	"github.com/understudy-dev/understudy/understudytest"
 )
 
 // TestSDKEveryMember: members of every part of a v2 account, sent through stripe-go, are
@@ -481,5 +484,36 @@ func TestSDKPublishableKeys(t *testing.T) {
 	live, err := livePub.V2CoreAccountTokens.Create(ctx, &stripe.V2CoreAccountTokenCreateParams{DisplayName: stripe.String("x")})
 	if err != nil || !live.Livemode {
 		t.Errorf("live token with a live publishable key: %+v %v", live, err)
+	}
+}
+
+// TestSeededOnboardedAccountsStillLoad: a seed file written before an individual had to give
+// their name (an onboarded account with country and entity type only) still loads, and its
+// capabilities are active: onboarding gave who is behind it.
+func TestSeededOnboardedAccountsStillLoad(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "seed.yaml")
+	seed := `accounts:
+  accounts:
+    - id: acct_0ldSeed000000001
+      display_name: Old Seed
+      contact_email: old@example.com
+      identity: {country: US, entity_type: individual}
+      onboarded: true
+      configuration:
+        recipient:
+          capabilities: {stripe_balance: {stripe_transfers: {requested: true}}}
+`
+	if err := os.WriteFile(file, []byte(seed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := understudytest.Start(t, understudytest.WithSeedFile(file))
+	sc := newSDKClient(t, srv, "sk_test_seed")
+	a, err := sc.V2CoreAccounts.Retrieve(context.Background(), "acct_0ldSeed000000001", &stripe.V2CoreAccountRetrieveParams{
+		Include: []*string{stripe.String("requirements"), stripe.String("configuration.recipient")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Requirements.Entries) != 0 || a.Configuration.Recipient.Capabilities.StripeBalance.StripeTransfers.Status != "active" {
+		t.Errorf("requirements %+v, recipient %+v", a.Requirements.Entries, a.Configuration.Recipient.Capabilities.StripeBalance.StripeTransfers)
 	}
 }
