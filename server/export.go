@@ -39,7 +39,7 @@ func (s *Server) Export() ([]byte, error) {
 	err := s.db.View(func(tx *store.Tx) error {
 		seed.Authorization.RoleAssignments = s.authz.Export(tx)
 		st := s.accts.Export(tx)
-		seed.Accounts.Accounts, seed.Accounts.Links, seed.Accounts.IdempotencyKeys = st.Accounts, st.Links, st.IdempotencyKeys
+		seed.Accounts.Accounts, seed.Accounts.Persons, seed.Accounts.Links, seed.Accounts.IdempotencyKeys = st.Accounts, st.Persons, st.Links, st.IdempotencyKeys
 		for _, p := range s.comp.Export(tx) {
 			if seed.Compute.Projects == nil {
 				seed.Compute.Projects = map[string]compute.SeedProject{}

@@ -62,6 +62,7 @@ type AccountsSeed struct {
 	// Accounts exist at start and after every reset, and so do the links to them and the
 	// Idempotency-Keys a state export records.
 	Accounts        []accounts.SeedAccount        `yaml:"accounts,omitempty"`
+	Persons         []accounts.SeedPerson         `yaml:"persons,omitempty"`
 	Links           []accounts.SeedLink           `yaml:"account_links,omitempty"`
 	IdempotencyKeys []accounts.SeedIdempotencyKey `yaml:"idempotency_keys,omitempty"`
 }
@@ -180,7 +181,7 @@ func (s *Seed) Apply(c *Config, explicit func(flag string) bool) error {
 	at := offsets{
 		roles: len(c.Authorization.RoleDefinitions), assignments: len(c.Authorization.Assignments),
 		platforms: len(c.Accounts.Platforms), projects: len(c.Compute.Projects),
-		accounts: map[string]int{accounts.SeedAccounts: len(c.Accounts.Accounts), accounts.SeedLinks: len(c.Accounts.Links),
+		accounts: map[string]int{accounts.SeedAccounts: len(c.Accounts.Accounts), accounts.SeedPersons: len(c.Accounts.Persons), accounts.SeedLinks: len(c.Accounts.Links),
 			accounts.SeedIdempotencyKeys: len(c.Accounts.IdempotencyKeys)},
 	}
 
@@ -214,6 +215,7 @@ func (s *Seed) Apply(c *Config, explicit func(flag string) bool) error {
 		ac.AccountConcurrency = s.Accounts.AccountConcurrency
 	}
 	ac.Accounts = append(ac.Accounts, s.Accounts.Accounts...)
+	ac.Persons = append(ac.Persons, s.Accounts.Persons...)
 	ac.Links = append(ac.Links, s.Accounts.Links...)
 	ac.IdempotencyKeys = append(ac.IdempotencyKeys, s.Accounts.IdempotencyKeys...)
 
@@ -312,7 +314,7 @@ func (s *Seed) check(c *Config, at offsets) error {
 		if collection == "" {
 			collection = accounts.SeedAccounts
 		}
-		count := map[string]int{accounts.SeedAccounts: len(s.Accounts.Accounts), accounts.SeedLinks: len(s.Accounts.Links),
+		count := map[string]int{accounts.SeedAccounts: len(s.Accounts.Accounts), accounts.SeedPersons: len(s.Accounts.Persons), accounts.SeedLinks: len(s.Accounts.Links),
 			accounts.SeedIdempotencyKeys: len(s.Accounts.IdempotencyKeys)}[collection]
 		return s.entryError(ae.Index-at.accounts[collection], count, path("accounts", collection), ae.Field, ae.Err)
 	case errors.As(err, &ce):

@@ -340,7 +340,7 @@ func TestSeedErrors(t *testing.T) {
 		{"a custom role typed as built-in", "authorization:\n  roleDefinitions:\n    - id: 33333333-3333-4333-8333-333333333333\n      roleName: x\n      type: BuiltInRole\n", 3, "authorization.roleDefinitions[0].id", "a seeded role is a CustomRole"},
 		{"an assignable scope that is no scope", "authorization:\n  roleDefinitions:\n    - id: 33333333-3333-4333-8333-333333333333\n      roleName: x\n      assignableScopes: [/subscriptions/not-a-guid]\n", 3, "authorization.roleDefinitions[0].id", "is not a scope"},
 		{"an empty assignable scope", "authorization:\n  roleDefinitions:\n    - id: 33333333-3333-4333-8333-333333333333\n      roleName: x\n      assignableScopes: ['//']\n", 3, "authorization.roleDefinitions[0].id", "is not a scope"},
-		{"a platform key that is no secret key", "accounts:\n  platforms:\n    - id: p\n      keys: [pk_test_abc]\n", 4, "accounts.platforms[0].keys", "is not a secret key"},
+		{"a platform key that is no secret key", "accounts:\n  platforms:\n    - id: p\n      keys: [xk_test_abc]\n", 4, "accounts.platforms[0].keys", "is not a secret, restricted or publishable key"},
 		{"a group referencing a missing attachment", group, 13,
 			"compute.projects.my-project-123.interconnectAttachmentGroups[0].attachments[1]", "RESOURCE_NOT_FOUND"},
 		{"a duplicate account id", `accounts:

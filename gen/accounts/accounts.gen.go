@@ -23,6 +23,84 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
+// Defines values for AccountCapabilityStatus.
+const (
+	AccountCapabilityStatusActive      AccountCapabilityStatus = "active"
+	AccountCapabilityStatusPending     AccountCapabilityStatus = "pending"
+	AccountCapabilityStatusRestricted  AccountCapabilityStatus = "restricted"
+	AccountCapabilityStatusUnsupported AccountCapabilityStatus = "unsupported"
+)
+
+// Valid indicates whether the value is a known member of the AccountCapabilityStatus enum.
+func (e AccountCapabilityStatus) Valid() bool {
+	switch e {
+	case AccountCapabilityStatusActive:
+		return true
+	case AccountCapabilityStatusPending:
+		return true
+	case AccountCapabilityStatusRestricted:
+		return true
+	case AccountCapabilityStatusUnsupported:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AccountCapabilityStatusDetailCode.
+const (
+	AccountCapabilityStatusDetailCodeDeterminingStatus               AccountCapabilityStatusDetailCode = "determining_status"
+	AccountCapabilityStatusDetailCodeRequirementsPastDue             AccountCapabilityStatusDetailCode = "requirements_past_due"
+	AccountCapabilityStatusDetailCodeRequirementsPendingVerification AccountCapabilityStatusDetailCode = "requirements_pending_verification"
+	AccountCapabilityStatusDetailCodeRestrictedOther                 AccountCapabilityStatusDetailCode = "restricted_other"
+	AccountCapabilityStatusDetailCodeUnsupportedBusiness             AccountCapabilityStatusDetailCode = "unsupported_business"
+	AccountCapabilityStatusDetailCodeUnsupportedCountry              AccountCapabilityStatusDetailCode = "unsupported_country"
+	AccountCapabilityStatusDetailCodeUnsupportedEntityType           AccountCapabilityStatusDetailCode = "unsupported_entity_type"
+)
+
+// Valid indicates whether the value is a known member of the AccountCapabilityStatusDetailCode enum.
+func (e AccountCapabilityStatusDetailCode) Valid() bool {
+	switch e {
+	case AccountCapabilityStatusDetailCodeDeterminingStatus:
+		return true
+	case AccountCapabilityStatusDetailCodeRequirementsPastDue:
+		return true
+	case AccountCapabilityStatusDetailCodeRequirementsPendingVerification:
+		return true
+	case AccountCapabilityStatusDetailCodeRestrictedOther:
+		return true
+	case AccountCapabilityStatusDetailCodeUnsupportedBusiness:
+		return true
+	case AccountCapabilityStatusDetailCodeUnsupportedCountry:
+		return true
+	case AccountCapabilityStatusDetailCodeUnsupportedEntityType:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AccountCapabilityStatusDetailResolution.
+const (
+	AccountCapabilityStatusDetailResolutionContactStripe AccountCapabilityStatusDetailResolution = "contact_stripe"
+	AccountCapabilityStatusDetailResolutionNoResolution  AccountCapabilityStatusDetailResolution = "no_resolution"
+	AccountCapabilityStatusDetailResolutionProvideInfo   AccountCapabilityStatusDetailResolution = "provide_info"
+)
+
+// Valid indicates whether the value is a known member of the AccountCapabilityStatusDetailResolution enum.
+func (e AccountCapabilityStatusDetailResolution) Valid() bool {
+	switch e {
+	case AccountCapabilityStatusDetailResolutionContactStripe:
+		return true
+	case AccountCapabilityStatusDetailResolutionNoResolution:
+		return true
+	case AccountCapabilityStatusDetailResolutionProvideInfo:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AccountInclude.
 const (
 	AccountIncludeConfigurationCustomer  AccountInclude = "configuration.customer"
@@ -74,78 +152,858 @@ func (e AccountLinkUseCaseType) Valid() bool {
 	}
 }
 
-// Defines values for CapabilityStatus.
+// Defines values for AmountCurrency.
 const (
-	CapabilityStatusActive      CapabilityStatus = "active"
-	CapabilityStatusPending     CapabilityStatus = "pending"
-	CapabilityStatusRestricted  CapabilityStatus = "restricted"
-	CapabilityStatusUnsupported CapabilityStatus = "unsupported"
+	AmountCurrencyAed AmountCurrency = "aed"
+	AmountCurrencyAfn AmountCurrency = "afn"
+	AmountCurrencyAll AmountCurrency = "all"
+	AmountCurrencyAmd AmountCurrency = "amd"
+	AmountCurrencyAng AmountCurrency = "ang"
+	AmountCurrencyAoa AmountCurrency = "aoa"
+	AmountCurrencyArs AmountCurrency = "ars"
+	AmountCurrencyAud AmountCurrency = "aud"
+	AmountCurrencyAwg AmountCurrency = "awg"
+	AmountCurrencyAzn AmountCurrency = "azn"
+	AmountCurrencyBam AmountCurrency = "bam"
+	AmountCurrencyBbd AmountCurrency = "bbd"
+	AmountCurrencyBdt AmountCurrency = "bdt"
+	AmountCurrencyBgn AmountCurrency = "bgn"
+	AmountCurrencyBif AmountCurrency = "bif"
+	AmountCurrencyBmd AmountCurrency = "bmd"
+	AmountCurrencyBnd AmountCurrency = "bnd"
+	AmountCurrencyBob AmountCurrency = "bob"
+	AmountCurrencyBrl AmountCurrency = "brl"
+	AmountCurrencyBsd AmountCurrency = "bsd"
+	AmountCurrencyBwp AmountCurrency = "bwp"
+	AmountCurrencyBzd AmountCurrency = "bzd"
+	AmountCurrencyCad AmountCurrency = "cad"
+	AmountCurrencyCdf AmountCurrency = "cdf"
+	AmountCurrencyChf AmountCurrency = "chf"
+	AmountCurrencyClp AmountCurrency = "clp"
+	AmountCurrencyCny AmountCurrency = "cny"
+	AmountCurrencyCop AmountCurrency = "cop"
+	AmountCurrencyCrc AmountCurrency = "crc"
+	AmountCurrencyCve AmountCurrency = "cve"
+	AmountCurrencyCzk AmountCurrency = "czk"
+	AmountCurrencyDjf AmountCurrency = "djf"
+	AmountCurrencyDkk AmountCurrency = "dkk"
+	AmountCurrencyDop AmountCurrency = "dop"
+	AmountCurrencyDzd AmountCurrency = "dzd"
+	AmountCurrencyEek AmountCurrency = "eek"
+	AmountCurrencyEgp AmountCurrency = "egp"
+	AmountCurrencyEtb AmountCurrency = "etb"
+	AmountCurrencyEur AmountCurrency = "eur"
+	AmountCurrencyFjd AmountCurrency = "fjd"
+	AmountCurrencyFkp AmountCurrency = "fkp"
+	AmountCurrencyGbp AmountCurrency = "gbp"
+	AmountCurrencyGel AmountCurrency = "gel"
+	AmountCurrencyGip AmountCurrency = "gip"
+	AmountCurrencyGmd AmountCurrency = "gmd"
+	AmountCurrencyGnf AmountCurrency = "gnf"
+	AmountCurrencyGtq AmountCurrency = "gtq"
+	AmountCurrencyGyd AmountCurrency = "gyd"
+	AmountCurrencyHkd AmountCurrency = "hkd"
+	AmountCurrencyHnl AmountCurrency = "hnl"
+	AmountCurrencyHrk AmountCurrency = "hrk"
+	AmountCurrencyHtg AmountCurrency = "htg"
+	AmountCurrencyHuf AmountCurrency = "huf"
+	AmountCurrencyIdr AmountCurrency = "idr"
+	AmountCurrencyIls AmountCurrency = "ils"
+	AmountCurrencyInr AmountCurrency = "inr"
+	AmountCurrencyIsk AmountCurrency = "isk"
+	AmountCurrencyJmd AmountCurrency = "jmd"
+	AmountCurrencyJpy AmountCurrency = "jpy"
+	AmountCurrencyKes AmountCurrency = "kes"
+	AmountCurrencyKgs AmountCurrency = "kgs"
+	AmountCurrencyKhr AmountCurrency = "khr"
+	AmountCurrencyKmf AmountCurrency = "kmf"
+	AmountCurrencyKrw AmountCurrency = "krw"
+	AmountCurrencyKyd AmountCurrency = "kyd"
+	AmountCurrencyKzt AmountCurrency = "kzt"
+	AmountCurrencyLak AmountCurrency = "lak"
+	AmountCurrencyLbp AmountCurrency = "lbp"
+	AmountCurrencyLkr AmountCurrency = "lkr"
+	AmountCurrencyLrd AmountCurrency = "lrd"
+	AmountCurrencyLsl AmountCurrency = "lsl"
+	AmountCurrencyLtl AmountCurrency = "ltl"
+	AmountCurrencyLvl AmountCurrency = "lvl"
+	AmountCurrencyMad AmountCurrency = "mad"
+	AmountCurrencyMdl AmountCurrency = "mdl"
+	AmountCurrencyMga AmountCurrency = "mga"
+	AmountCurrencyMkd AmountCurrency = "mkd"
+	AmountCurrencyMnt AmountCurrency = "mnt"
+	AmountCurrencyMop AmountCurrency = "mop"
+	AmountCurrencyMro AmountCurrency = "mro"
+	AmountCurrencyMur AmountCurrency = "mur"
+	AmountCurrencyMvr AmountCurrency = "mvr"
+	AmountCurrencyMwk AmountCurrency = "mwk"
+	AmountCurrencyMxn AmountCurrency = "mxn"
+	AmountCurrencyMyr AmountCurrency = "myr"
+	AmountCurrencyMzn AmountCurrency = "mzn"
+	AmountCurrencyNad AmountCurrency = "nad"
+	AmountCurrencyNgn AmountCurrency = "ngn"
+	AmountCurrencyNio AmountCurrency = "nio"
+	AmountCurrencyNok AmountCurrency = "nok"
+	AmountCurrencyNpr AmountCurrency = "npr"
+	AmountCurrencyNzd AmountCurrency = "nzd"
+	AmountCurrencyPab AmountCurrency = "pab"
+	AmountCurrencyPen AmountCurrency = "pen"
+	AmountCurrencyPgk AmountCurrency = "pgk"
+	AmountCurrencyPhp AmountCurrency = "php"
+	AmountCurrencyPkr AmountCurrency = "pkr"
+	AmountCurrencyPln AmountCurrency = "pln"
+	AmountCurrencyPyg AmountCurrency = "pyg"
+	AmountCurrencyQar AmountCurrency = "qar"
+	AmountCurrencyRon AmountCurrency = "ron"
+	AmountCurrencyRsd AmountCurrency = "rsd"
+	AmountCurrencyRub AmountCurrency = "rub"
+	AmountCurrencyRwf AmountCurrency = "rwf"
+	AmountCurrencySar AmountCurrency = "sar"
+	AmountCurrencySbd AmountCurrency = "sbd"
+	AmountCurrencyScr AmountCurrency = "scr"
+	AmountCurrencySek AmountCurrency = "sek"
+	AmountCurrencySgd AmountCurrency = "sgd"
+	AmountCurrencyShp AmountCurrency = "shp"
+	AmountCurrencySll AmountCurrency = "sll"
+	AmountCurrencySos AmountCurrency = "sos"
+	AmountCurrencySrd AmountCurrency = "srd"
+	AmountCurrencyStd AmountCurrency = "std"
+	AmountCurrencySvc AmountCurrency = "svc"
+	AmountCurrencySzl AmountCurrency = "szl"
+	AmountCurrencyThb AmountCurrency = "thb"
+	AmountCurrencyTjs AmountCurrency = "tjs"
+	AmountCurrencyTop AmountCurrency = "top"
+	AmountCurrencyTry AmountCurrency = "try"
+	AmountCurrencyTtd AmountCurrency = "ttd"
+	AmountCurrencyTwd AmountCurrency = "twd"
+	AmountCurrencyTzs AmountCurrency = "tzs"
+	AmountCurrencyUah AmountCurrency = "uah"
+	AmountCurrencyUgx AmountCurrency = "ugx"
+	AmountCurrencyUsd AmountCurrency = "usd"
+	AmountCurrencyUyu AmountCurrency = "uyu"
+	AmountCurrencyUzs AmountCurrency = "uzs"
+	AmountCurrencyVef AmountCurrency = "vef"
+	AmountCurrencyVnd AmountCurrency = "vnd"
+	AmountCurrencyVuv AmountCurrency = "vuv"
+	AmountCurrencyWst AmountCurrency = "wst"
+	AmountCurrencyXaf AmountCurrency = "xaf"
+	AmountCurrencyXcd AmountCurrency = "xcd"
+	AmountCurrencyXof AmountCurrency = "xof"
+	AmountCurrencyXpf AmountCurrency = "xpf"
+	AmountCurrencyYer AmountCurrency = "yer"
+	AmountCurrencyZar AmountCurrency = "zar"
+	AmountCurrencyZmw AmountCurrency = "zmw"
 )
 
-// Valid indicates whether the value is a known member of the CapabilityStatus enum.
-func (e CapabilityStatus) Valid() bool {
+// Valid indicates whether the value is a known member of the AmountCurrency enum.
+func (e AmountCurrency) Valid() bool {
 	switch e {
-	case CapabilityStatusActive:
+	case AmountCurrencyAed:
 		return true
-	case CapabilityStatusPending:
+	case AmountCurrencyAfn:
 		return true
-	case CapabilityStatusRestricted:
+	case AmountCurrencyAll:
 		return true
-	case CapabilityStatusUnsupported:
+	case AmountCurrencyAmd:
+		return true
+	case AmountCurrencyAng:
+		return true
+	case AmountCurrencyAoa:
+		return true
+	case AmountCurrencyArs:
+		return true
+	case AmountCurrencyAud:
+		return true
+	case AmountCurrencyAwg:
+		return true
+	case AmountCurrencyAzn:
+		return true
+	case AmountCurrencyBam:
+		return true
+	case AmountCurrencyBbd:
+		return true
+	case AmountCurrencyBdt:
+		return true
+	case AmountCurrencyBgn:
+		return true
+	case AmountCurrencyBif:
+		return true
+	case AmountCurrencyBmd:
+		return true
+	case AmountCurrencyBnd:
+		return true
+	case AmountCurrencyBob:
+		return true
+	case AmountCurrencyBrl:
+		return true
+	case AmountCurrencyBsd:
+		return true
+	case AmountCurrencyBwp:
+		return true
+	case AmountCurrencyBzd:
+		return true
+	case AmountCurrencyCad:
+		return true
+	case AmountCurrencyCdf:
+		return true
+	case AmountCurrencyChf:
+		return true
+	case AmountCurrencyClp:
+		return true
+	case AmountCurrencyCny:
+		return true
+	case AmountCurrencyCop:
+		return true
+	case AmountCurrencyCrc:
+		return true
+	case AmountCurrencyCve:
+		return true
+	case AmountCurrencyCzk:
+		return true
+	case AmountCurrencyDjf:
+		return true
+	case AmountCurrencyDkk:
+		return true
+	case AmountCurrencyDop:
+		return true
+	case AmountCurrencyDzd:
+		return true
+	case AmountCurrencyEek:
+		return true
+	case AmountCurrencyEgp:
+		return true
+	case AmountCurrencyEtb:
+		return true
+	case AmountCurrencyEur:
+		return true
+	case AmountCurrencyFjd:
+		return true
+	case AmountCurrencyFkp:
+		return true
+	case AmountCurrencyGbp:
+		return true
+	case AmountCurrencyGel:
+		return true
+	case AmountCurrencyGip:
+		return true
+	case AmountCurrencyGmd:
+		return true
+	case AmountCurrencyGnf:
+		return true
+	case AmountCurrencyGtq:
+		return true
+	case AmountCurrencyGyd:
+		return true
+	case AmountCurrencyHkd:
+		return true
+	case AmountCurrencyHnl:
+		return true
+	case AmountCurrencyHrk:
+		return true
+	case AmountCurrencyHtg:
+		return true
+	case AmountCurrencyHuf:
+		return true
+	case AmountCurrencyIdr:
+		return true
+	case AmountCurrencyIls:
+		return true
+	case AmountCurrencyInr:
+		return true
+	case AmountCurrencyIsk:
+		return true
+	case AmountCurrencyJmd:
+		return true
+	case AmountCurrencyJpy:
+		return true
+	case AmountCurrencyKes:
+		return true
+	case AmountCurrencyKgs:
+		return true
+	case AmountCurrencyKhr:
+		return true
+	case AmountCurrencyKmf:
+		return true
+	case AmountCurrencyKrw:
+		return true
+	case AmountCurrencyKyd:
+		return true
+	case AmountCurrencyKzt:
+		return true
+	case AmountCurrencyLak:
+		return true
+	case AmountCurrencyLbp:
+		return true
+	case AmountCurrencyLkr:
+		return true
+	case AmountCurrencyLrd:
+		return true
+	case AmountCurrencyLsl:
+		return true
+	case AmountCurrencyLtl:
+		return true
+	case AmountCurrencyLvl:
+		return true
+	case AmountCurrencyMad:
+		return true
+	case AmountCurrencyMdl:
+		return true
+	case AmountCurrencyMga:
+		return true
+	case AmountCurrencyMkd:
+		return true
+	case AmountCurrencyMnt:
+		return true
+	case AmountCurrencyMop:
+		return true
+	case AmountCurrencyMro:
+		return true
+	case AmountCurrencyMur:
+		return true
+	case AmountCurrencyMvr:
+		return true
+	case AmountCurrencyMwk:
+		return true
+	case AmountCurrencyMxn:
+		return true
+	case AmountCurrencyMyr:
+		return true
+	case AmountCurrencyMzn:
+		return true
+	case AmountCurrencyNad:
+		return true
+	case AmountCurrencyNgn:
+		return true
+	case AmountCurrencyNio:
+		return true
+	case AmountCurrencyNok:
+		return true
+	case AmountCurrencyNpr:
+		return true
+	case AmountCurrencyNzd:
+		return true
+	case AmountCurrencyPab:
+		return true
+	case AmountCurrencyPen:
+		return true
+	case AmountCurrencyPgk:
+		return true
+	case AmountCurrencyPhp:
+		return true
+	case AmountCurrencyPkr:
+		return true
+	case AmountCurrencyPln:
+		return true
+	case AmountCurrencyPyg:
+		return true
+	case AmountCurrencyQar:
+		return true
+	case AmountCurrencyRon:
+		return true
+	case AmountCurrencyRsd:
+		return true
+	case AmountCurrencyRub:
+		return true
+	case AmountCurrencyRwf:
+		return true
+	case AmountCurrencySar:
+		return true
+	case AmountCurrencySbd:
+		return true
+	case AmountCurrencyScr:
+		return true
+	case AmountCurrencySek:
+		return true
+	case AmountCurrencySgd:
+		return true
+	case AmountCurrencyShp:
+		return true
+	case AmountCurrencySll:
+		return true
+	case AmountCurrencySos:
+		return true
+	case AmountCurrencySrd:
+		return true
+	case AmountCurrencyStd:
+		return true
+	case AmountCurrencySvc:
+		return true
+	case AmountCurrencySzl:
+		return true
+	case AmountCurrencyThb:
+		return true
+	case AmountCurrencyTjs:
+		return true
+	case AmountCurrencyTop:
+		return true
+	case AmountCurrencyTry:
+		return true
+	case AmountCurrencyTtd:
+		return true
+	case AmountCurrencyTwd:
+		return true
+	case AmountCurrencyTzs:
+		return true
+	case AmountCurrencyUah:
+		return true
+	case AmountCurrencyUgx:
+		return true
+	case AmountCurrencyUsd:
+		return true
+	case AmountCurrencyUyu:
+		return true
+	case AmountCurrencyUzs:
+		return true
+	case AmountCurrencyVef:
+		return true
+	case AmountCurrencyVnd:
+		return true
+	case AmountCurrencyVuv:
+		return true
+	case AmountCurrencyWst:
+		return true
+	case AmountCurrencyXaf:
+		return true
+	case AmountCurrencyXcd:
+		return true
+	case AmountCurrencyXof:
+		return true
+	case AmountCurrencyXpf:
+		return true
+	case AmountCurrencyYer:
+		return true
+	case AmountCurrencyZar:
+		return true
+	case AmountCurrencyZmw:
 		return true
 	default:
 		return false
 	}
 }
 
-// Defines values for CapabilityStatusDetailCode.
+// Defines values for AmountParamsCurrency.
 const (
-	CapabilityStatusDetailCodeDeterminingStatus               CapabilityStatusDetailCode = "determining_status"
-	CapabilityStatusDetailCodeRequirementsPastDue             CapabilityStatusDetailCode = "requirements_past_due"
-	CapabilityStatusDetailCodeRequirementsPendingVerification CapabilityStatusDetailCode = "requirements_pending_verification"
-	CapabilityStatusDetailCodeRestrictedOther                 CapabilityStatusDetailCode = "restricted_other"
-	CapabilityStatusDetailCodeUnsupportedBusiness             CapabilityStatusDetailCode = "unsupported_business"
-	CapabilityStatusDetailCodeUnsupportedCountry              CapabilityStatusDetailCode = "unsupported_country"
-	CapabilityStatusDetailCodeUnsupportedEntityType           CapabilityStatusDetailCode = "unsupported_entity_type"
+	AmountParamsCurrencyAed AmountParamsCurrency = "aed"
+	AmountParamsCurrencyAfn AmountParamsCurrency = "afn"
+	AmountParamsCurrencyAll AmountParamsCurrency = "all"
+	AmountParamsCurrencyAmd AmountParamsCurrency = "amd"
+	AmountParamsCurrencyAng AmountParamsCurrency = "ang"
+	AmountParamsCurrencyAoa AmountParamsCurrency = "aoa"
+	AmountParamsCurrencyArs AmountParamsCurrency = "ars"
+	AmountParamsCurrencyAud AmountParamsCurrency = "aud"
+	AmountParamsCurrencyAwg AmountParamsCurrency = "awg"
+	AmountParamsCurrencyAzn AmountParamsCurrency = "azn"
+	AmountParamsCurrencyBam AmountParamsCurrency = "bam"
+	AmountParamsCurrencyBbd AmountParamsCurrency = "bbd"
+	AmountParamsCurrencyBdt AmountParamsCurrency = "bdt"
+	AmountParamsCurrencyBgn AmountParamsCurrency = "bgn"
+	AmountParamsCurrencyBif AmountParamsCurrency = "bif"
+	AmountParamsCurrencyBmd AmountParamsCurrency = "bmd"
+	AmountParamsCurrencyBnd AmountParamsCurrency = "bnd"
+	AmountParamsCurrencyBob AmountParamsCurrency = "bob"
+	AmountParamsCurrencyBrl AmountParamsCurrency = "brl"
+	AmountParamsCurrencyBsd AmountParamsCurrency = "bsd"
+	AmountParamsCurrencyBwp AmountParamsCurrency = "bwp"
+	AmountParamsCurrencyBzd AmountParamsCurrency = "bzd"
+	AmountParamsCurrencyCad AmountParamsCurrency = "cad"
+	AmountParamsCurrencyCdf AmountParamsCurrency = "cdf"
+	AmountParamsCurrencyChf AmountParamsCurrency = "chf"
+	AmountParamsCurrencyClp AmountParamsCurrency = "clp"
+	AmountParamsCurrencyCny AmountParamsCurrency = "cny"
+	AmountParamsCurrencyCop AmountParamsCurrency = "cop"
+	AmountParamsCurrencyCrc AmountParamsCurrency = "crc"
+	AmountParamsCurrencyCve AmountParamsCurrency = "cve"
+	AmountParamsCurrencyCzk AmountParamsCurrency = "czk"
+	AmountParamsCurrencyDjf AmountParamsCurrency = "djf"
+	AmountParamsCurrencyDkk AmountParamsCurrency = "dkk"
+	AmountParamsCurrencyDop AmountParamsCurrency = "dop"
+	AmountParamsCurrencyDzd AmountParamsCurrency = "dzd"
+	AmountParamsCurrencyEek AmountParamsCurrency = "eek"
+	AmountParamsCurrencyEgp AmountParamsCurrency = "egp"
+	AmountParamsCurrencyEtb AmountParamsCurrency = "etb"
+	AmountParamsCurrencyEur AmountParamsCurrency = "eur"
+	AmountParamsCurrencyFjd AmountParamsCurrency = "fjd"
+	AmountParamsCurrencyFkp AmountParamsCurrency = "fkp"
+	AmountParamsCurrencyGbp AmountParamsCurrency = "gbp"
+	AmountParamsCurrencyGel AmountParamsCurrency = "gel"
+	AmountParamsCurrencyGip AmountParamsCurrency = "gip"
+	AmountParamsCurrencyGmd AmountParamsCurrency = "gmd"
+	AmountParamsCurrencyGnf AmountParamsCurrency = "gnf"
+	AmountParamsCurrencyGtq AmountParamsCurrency = "gtq"
+	AmountParamsCurrencyGyd AmountParamsCurrency = "gyd"
+	AmountParamsCurrencyHkd AmountParamsCurrency = "hkd"
+	AmountParamsCurrencyHnl AmountParamsCurrency = "hnl"
+	AmountParamsCurrencyHrk AmountParamsCurrency = "hrk"
+	AmountParamsCurrencyHtg AmountParamsCurrency = "htg"
+	AmountParamsCurrencyHuf AmountParamsCurrency = "huf"
+	AmountParamsCurrencyIdr AmountParamsCurrency = "idr"
+	AmountParamsCurrencyIls AmountParamsCurrency = "ils"
+	AmountParamsCurrencyInr AmountParamsCurrency = "inr"
+	AmountParamsCurrencyIsk AmountParamsCurrency = "isk"
+	AmountParamsCurrencyJmd AmountParamsCurrency = "jmd"
+	AmountParamsCurrencyJpy AmountParamsCurrency = "jpy"
+	AmountParamsCurrencyKes AmountParamsCurrency = "kes"
+	AmountParamsCurrencyKgs AmountParamsCurrency = "kgs"
+	AmountParamsCurrencyKhr AmountParamsCurrency = "khr"
+	AmountParamsCurrencyKmf AmountParamsCurrency = "kmf"
+	AmountParamsCurrencyKrw AmountParamsCurrency = "krw"
+	AmountParamsCurrencyKyd AmountParamsCurrency = "kyd"
+	AmountParamsCurrencyKzt AmountParamsCurrency = "kzt"
+	AmountParamsCurrencyLak AmountParamsCurrency = "lak"
+	AmountParamsCurrencyLbp AmountParamsCurrency = "lbp"
+	AmountParamsCurrencyLkr AmountParamsCurrency = "lkr"
+	AmountParamsCurrencyLrd AmountParamsCurrency = "lrd"
+	AmountParamsCurrencyLsl AmountParamsCurrency = "lsl"
+	AmountParamsCurrencyLtl AmountParamsCurrency = "ltl"
+	AmountParamsCurrencyLvl AmountParamsCurrency = "lvl"
+	AmountParamsCurrencyMad AmountParamsCurrency = "mad"
+	AmountParamsCurrencyMdl AmountParamsCurrency = "mdl"
+	AmountParamsCurrencyMga AmountParamsCurrency = "mga"
+	AmountParamsCurrencyMkd AmountParamsCurrency = "mkd"
+	AmountParamsCurrencyMnt AmountParamsCurrency = "mnt"
+	AmountParamsCurrencyMop AmountParamsCurrency = "mop"
+	AmountParamsCurrencyMro AmountParamsCurrency = "mro"
+	AmountParamsCurrencyMur AmountParamsCurrency = "mur"
+	AmountParamsCurrencyMvr AmountParamsCurrency = "mvr"
+	AmountParamsCurrencyMwk AmountParamsCurrency = "mwk"
+	AmountParamsCurrencyMxn AmountParamsCurrency = "mxn"
+	AmountParamsCurrencyMyr AmountParamsCurrency = "myr"
+	AmountParamsCurrencyMzn AmountParamsCurrency = "mzn"
+	AmountParamsCurrencyNad AmountParamsCurrency = "nad"
+	AmountParamsCurrencyNgn AmountParamsCurrency = "ngn"
+	AmountParamsCurrencyNio AmountParamsCurrency = "nio"
+	AmountParamsCurrencyNok AmountParamsCurrency = "nok"
+	AmountParamsCurrencyNpr AmountParamsCurrency = "npr"
+	AmountParamsCurrencyNzd AmountParamsCurrency = "nzd"
+	AmountParamsCurrencyPab AmountParamsCurrency = "pab"
+	AmountParamsCurrencyPen AmountParamsCurrency = "pen"
+	AmountParamsCurrencyPgk AmountParamsCurrency = "pgk"
+	AmountParamsCurrencyPhp AmountParamsCurrency = "php"
+	AmountParamsCurrencyPkr AmountParamsCurrency = "pkr"
+	AmountParamsCurrencyPln AmountParamsCurrency = "pln"
+	AmountParamsCurrencyPyg AmountParamsCurrency = "pyg"
+	AmountParamsCurrencyQar AmountParamsCurrency = "qar"
+	AmountParamsCurrencyRon AmountParamsCurrency = "ron"
+	AmountParamsCurrencyRsd AmountParamsCurrency = "rsd"
+	AmountParamsCurrencyRub AmountParamsCurrency = "rub"
+	AmountParamsCurrencyRwf AmountParamsCurrency = "rwf"
+	AmountParamsCurrencySar AmountParamsCurrency = "sar"
+	AmountParamsCurrencySbd AmountParamsCurrency = "sbd"
+	AmountParamsCurrencyScr AmountParamsCurrency = "scr"
+	AmountParamsCurrencySek AmountParamsCurrency = "sek"
+	AmountParamsCurrencySgd AmountParamsCurrency = "sgd"
+	AmountParamsCurrencyShp AmountParamsCurrency = "shp"
+	AmountParamsCurrencySll AmountParamsCurrency = "sll"
+	AmountParamsCurrencySos AmountParamsCurrency = "sos"
+	AmountParamsCurrencySrd AmountParamsCurrency = "srd"
+	AmountParamsCurrencyStd AmountParamsCurrency = "std"
+	AmountParamsCurrencySvc AmountParamsCurrency = "svc"
+	AmountParamsCurrencySzl AmountParamsCurrency = "szl"
+	AmountParamsCurrencyThb AmountParamsCurrency = "thb"
+	AmountParamsCurrencyTjs AmountParamsCurrency = "tjs"
+	AmountParamsCurrencyTop AmountParamsCurrency = "top"
+	AmountParamsCurrencyTry AmountParamsCurrency = "try"
+	AmountParamsCurrencyTtd AmountParamsCurrency = "ttd"
+	AmountParamsCurrencyTwd AmountParamsCurrency = "twd"
+	AmountParamsCurrencyTzs AmountParamsCurrency = "tzs"
+	AmountParamsCurrencyUah AmountParamsCurrency = "uah"
+	AmountParamsCurrencyUgx AmountParamsCurrency = "ugx"
+	AmountParamsCurrencyUsd AmountParamsCurrency = "usd"
+	AmountParamsCurrencyUyu AmountParamsCurrency = "uyu"
+	AmountParamsCurrencyUzs AmountParamsCurrency = "uzs"
+	AmountParamsCurrencyVef AmountParamsCurrency = "vef"
+	AmountParamsCurrencyVnd AmountParamsCurrency = "vnd"
+	AmountParamsCurrencyVuv AmountParamsCurrency = "vuv"
+	AmountParamsCurrencyWst AmountParamsCurrency = "wst"
+	AmountParamsCurrencyXaf AmountParamsCurrency = "xaf"
+	AmountParamsCurrencyXcd AmountParamsCurrency = "xcd"
+	AmountParamsCurrencyXof AmountParamsCurrency = "xof"
+	AmountParamsCurrencyXpf AmountParamsCurrency = "xpf"
+	AmountParamsCurrencyYer AmountParamsCurrency = "yer"
+	AmountParamsCurrencyZar AmountParamsCurrency = "zar"
+	AmountParamsCurrencyZmw AmountParamsCurrency = "zmw"
 )
 
-// Valid indicates whether the value is a known member of the CapabilityStatusDetailCode enum.
-func (e CapabilityStatusDetailCode) Valid() bool {
+// Valid indicates whether the value is a known member of the AmountParamsCurrency enum.
+func (e AmountParamsCurrency) Valid() bool {
 	switch e {
-	case CapabilityStatusDetailCodeDeterminingStatus:
+	case AmountParamsCurrencyAed:
 		return true
-	case CapabilityStatusDetailCodeRequirementsPastDue:
+	case AmountParamsCurrencyAfn:
 		return true
-	case CapabilityStatusDetailCodeRequirementsPendingVerification:
+	case AmountParamsCurrencyAll:
 		return true
-	case CapabilityStatusDetailCodeRestrictedOther:
+	case AmountParamsCurrencyAmd:
 		return true
-	case CapabilityStatusDetailCodeUnsupportedBusiness:
+	case AmountParamsCurrencyAng:
 		return true
-	case CapabilityStatusDetailCodeUnsupportedCountry:
+	case AmountParamsCurrencyAoa:
 		return true
-	case CapabilityStatusDetailCodeUnsupportedEntityType:
+	case AmountParamsCurrencyArs:
 		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for CapabilityStatusDetailResolution.
-const (
-	CapabilityStatusDetailResolutionContactStripe CapabilityStatusDetailResolution = "contact_stripe"
-	CapabilityStatusDetailResolutionNoResolution  CapabilityStatusDetailResolution = "no_resolution"
-	CapabilityStatusDetailResolutionProvideInfo   CapabilityStatusDetailResolution = "provide_info"
-)
-
-// Valid indicates whether the value is a known member of the CapabilityStatusDetailResolution enum.
-func (e CapabilityStatusDetailResolution) Valid() bool {
-	switch e {
-	case CapabilityStatusDetailResolutionContactStripe:
+	case AmountParamsCurrencyAud:
 		return true
-	case CapabilityStatusDetailResolutionNoResolution:
+	case AmountParamsCurrencyAwg:
 		return true
-	case CapabilityStatusDetailResolutionProvideInfo:
+	case AmountParamsCurrencyAzn:
+		return true
+	case AmountParamsCurrencyBam:
+		return true
+	case AmountParamsCurrencyBbd:
+		return true
+	case AmountParamsCurrencyBdt:
+		return true
+	case AmountParamsCurrencyBgn:
+		return true
+	case AmountParamsCurrencyBif:
+		return true
+	case AmountParamsCurrencyBmd:
+		return true
+	case AmountParamsCurrencyBnd:
+		return true
+	case AmountParamsCurrencyBob:
+		return true
+	case AmountParamsCurrencyBrl:
+		return true
+	case AmountParamsCurrencyBsd:
+		return true
+	case AmountParamsCurrencyBwp:
+		return true
+	case AmountParamsCurrencyBzd:
+		return true
+	case AmountParamsCurrencyCad:
+		return true
+	case AmountParamsCurrencyCdf:
+		return true
+	case AmountParamsCurrencyChf:
+		return true
+	case AmountParamsCurrencyClp:
+		return true
+	case AmountParamsCurrencyCny:
+		return true
+	case AmountParamsCurrencyCop:
+		return true
+	case AmountParamsCurrencyCrc:
+		return true
+	case AmountParamsCurrencyCve:
+		return true
+	case AmountParamsCurrencyCzk:
+		return true
+	case AmountParamsCurrencyDjf:
+		return true
+	case AmountParamsCurrencyDkk:
+		return true
+	case AmountParamsCurrencyDop:
+		return true
+	case AmountParamsCurrencyDzd:
+		return true
+	case AmountParamsCurrencyEek:
+		return true
+	case AmountParamsCurrencyEgp:
+		return true
+	case AmountParamsCurrencyEtb:
+		return true
+	case AmountParamsCurrencyEur:
+		return true
+	case AmountParamsCurrencyFjd:
+		return true
+	case AmountParamsCurrencyFkp:
+		return true
+	case AmountParamsCurrencyGbp:
+		return true
+	case AmountParamsCurrencyGel:
+		return true
+	case AmountParamsCurrencyGip:
+		return true
+	case AmountParamsCurrencyGmd:
+		return true
+	case AmountParamsCurrencyGnf:
+		return true
+	case AmountParamsCurrencyGtq:
+		return true
+	case AmountParamsCurrencyGyd:
+		return true
+	case AmountParamsCurrencyHkd:
+		return true
+	case AmountParamsCurrencyHnl:
+		return true
+	case AmountParamsCurrencyHrk:
+		return true
+	case AmountParamsCurrencyHtg:
+		return true
+	case AmountParamsCurrencyHuf:
+		return true
+	case AmountParamsCurrencyIdr:
+		return true
+	case AmountParamsCurrencyIls:
+		return true
+	case AmountParamsCurrencyInr:
+		return true
+	case AmountParamsCurrencyIsk:
+		return true
+	case AmountParamsCurrencyJmd:
+		return true
+	case AmountParamsCurrencyJpy:
+		return true
+	case AmountParamsCurrencyKes:
+		return true
+	case AmountParamsCurrencyKgs:
+		return true
+	case AmountParamsCurrencyKhr:
+		return true
+	case AmountParamsCurrencyKmf:
+		return true
+	case AmountParamsCurrencyKrw:
+		return true
+	case AmountParamsCurrencyKyd:
+		return true
+	case AmountParamsCurrencyKzt:
+		return true
+	case AmountParamsCurrencyLak:
+		return true
+	case AmountParamsCurrencyLbp:
+		return true
+	case AmountParamsCurrencyLkr:
+		return true
+	case AmountParamsCurrencyLrd:
+		return true
+	case AmountParamsCurrencyLsl:
+		return true
+	case AmountParamsCurrencyLtl:
+		return true
+	case AmountParamsCurrencyLvl:
+		return true
+	case AmountParamsCurrencyMad:
+		return true
+	case AmountParamsCurrencyMdl:
+		return true
+	case AmountParamsCurrencyMga:
+		return true
+	case AmountParamsCurrencyMkd:
+		return true
+	case AmountParamsCurrencyMnt:
+		return true
+	case AmountParamsCurrencyMop:
+		return true
+	case AmountParamsCurrencyMro:
+		return true
+	case AmountParamsCurrencyMur:
+		return true
+	case AmountParamsCurrencyMvr:
+		return true
+	case AmountParamsCurrencyMwk:
+		return true
+	case AmountParamsCurrencyMxn:
+		return true
+	case AmountParamsCurrencyMyr:
+		return true
+	case AmountParamsCurrencyMzn:
+		return true
+	case AmountParamsCurrencyNad:
+		return true
+	case AmountParamsCurrencyNgn:
+		return true
+	case AmountParamsCurrencyNio:
+		return true
+	case AmountParamsCurrencyNok:
+		return true
+	case AmountParamsCurrencyNpr:
+		return true
+	case AmountParamsCurrencyNzd:
+		return true
+	case AmountParamsCurrencyPab:
+		return true
+	case AmountParamsCurrencyPen:
+		return true
+	case AmountParamsCurrencyPgk:
+		return true
+	case AmountParamsCurrencyPhp:
+		return true
+	case AmountParamsCurrencyPkr:
+		return true
+	case AmountParamsCurrencyPln:
+		return true
+	case AmountParamsCurrencyPyg:
+		return true
+	case AmountParamsCurrencyQar:
+		return true
+	case AmountParamsCurrencyRon:
+		return true
+	case AmountParamsCurrencyRsd:
+		return true
+	case AmountParamsCurrencyRub:
+		return true
+	case AmountParamsCurrencyRwf:
+		return true
+	case AmountParamsCurrencySar:
+		return true
+	case AmountParamsCurrencySbd:
+		return true
+	case AmountParamsCurrencyScr:
+		return true
+	case AmountParamsCurrencySek:
+		return true
+	case AmountParamsCurrencySgd:
+		return true
+	case AmountParamsCurrencyShp:
+		return true
+	case AmountParamsCurrencySll:
+		return true
+	case AmountParamsCurrencySos:
+		return true
+	case AmountParamsCurrencySrd:
+		return true
+	case AmountParamsCurrencyStd:
+		return true
+	case AmountParamsCurrencySvc:
+		return true
+	case AmountParamsCurrencySzl:
+		return true
+	case AmountParamsCurrencyThb:
+		return true
+	case AmountParamsCurrencyTjs:
+		return true
+	case AmountParamsCurrencyTop:
+		return true
+	case AmountParamsCurrencyTry:
+		return true
+	case AmountParamsCurrencyTtd:
+		return true
+	case AmountParamsCurrencyTwd:
+		return true
+	case AmountParamsCurrencyTzs:
+		return true
+	case AmountParamsCurrencyUah:
+		return true
+	case AmountParamsCurrencyUgx:
+		return true
+	case AmountParamsCurrencyUsd:
+		return true
+	case AmountParamsCurrencyUyu:
+		return true
+	case AmountParamsCurrencyUzs:
+		return true
+	case AmountParamsCurrencyVef:
+		return true
+	case AmountParamsCurrencyVnd:
+		return true
+	case AmountParamsCurrencyVuv:
+		return true
+	case AmountParamsCurrencyWst:
+		return true
+	case AmountParamsCurrencyXaf:
+		return true
+	case AmountParamsCurrencyXcd:
+		return true
+	case AmountParamsCurrencyXof:
+		return true
+	case AmountParamsCurrencyXpf:
+		return true
+	case AmountParamsCurrencyYer:
+		return true
+	case AmountParamsCurrencyZar:
+		return true
+	case AmountParamsCurrencyZmw:
 		return true
 	default:
 		return false
@@ -191,6 +1049,78 @@ func (e ConfigurationType) Valid() bool {
 	}
 }
 
+// Defines values for CreatePersonRequestLegalGender.
+const (
+	CreatePersonRequestLegalGenderFemale CreatePersonRequestLegalGender = "female"
+	CreatePersonRequestLegalGenderMale   CreatePersonRequestLegalGender = "male"
+)
+
+// Valid indicates whether the value is a known member of the CreatePersonRequestLegalGender enum.
+func (e CreatePersonRequestLegalGender) Valid() bool {
+	switch e {
+	case CreatePersonRequestLegalGenderFemale:
+		return true
+	case CreatePersonRequestLegalGenderMale:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreatePersonRequestPoliticalExposure.
+const (
+	CreatePersonRequestPoliticalExposureExisting CreatePersonRequestPoliticalExposure = "existing"
+	CreatePersonRequestPoliticalExposureNone     CreatePersonRequestPoliticalExposure = "none"
+)
+
+// Valid indicates whether the value is a known member of the CreatePersonRequestPoliticalExposure enum.
+func (e CreatePersonRequestPoliticalExposure) Valid() bool {
+	switch e {
+	case CreatePersonRequestPoliticalExposureExisting:
+		return true
+	case CreatePersonRequestPoliticalExposureNone:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreatePersonTokenRequestLegalGender.
+const (
+	CreatePersonTokenRequestLegalGenderFemale CreatePersonTokenRequestLegalGender = "female"
+	CreatePersonTokenRequestLegalGenderMale   CreatePersonTokenRequestLegalGender = "male"
+)
+
+// Valid indicates whether the value is a known member of the CreatePersonTokenRequestLegalGender enum.
+func (e CreatePersonTokenRequestLegalGender) Valid() bool {
+	switch e {
+	case CreatePersonTokenRequestLegalGenderFemale:
+		return true
+	case CreatePersonTokenRequestLegalGenderMale:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreatePersonTokenRequestPoliticalExposure.
+const (
+	CreatePersonTokenRequestPoliticalExposureExisting CreatePersonTokenRequestPoliticalExposure = "existing"
+	CreatePersonTokenRequestPoliticalExposureNone     CreatePersonTokenRequestPoliticalExposure = "none"
+)
+
+// Valid indicates whether the value is a known member of the CreatePersonTokenRequestPoliticalExposure enum.
+func (e CreatePersonTokenRequestPoliticalExposure) Valid() bool {
+	switch e {
+	case CreatePersonTokenRequestPoliticalExposureExisting:
+		return true
+	case CreatePersonTokenRequestPoliticalExposureNone:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Dashboard.
 const (
 	DashboardExpress Dashboard = "express"
@@ -212,24 +1142,45 @@ func (e Dashboard) Valid() bool {
 	}
 }
 
-// Defines values for EntityType.
+// Defines values for DocumentFilesType.
 const (
-	EntityTypeCompany          EntityType = "company"
-	EntityTypeGovernmentEntity EntityType = "government_entity"
-	EntityTypeIndividual       EntityType = "individual"
-	EntityTypeNonProfit        EntityType = "non_profit"
+	DocumentFilesTypeFiles DocumentFilesType = "files"
 )
 
-// Valid indicates whether the value is a known member of the EntityType enum.
-func (e EntityType) Valid() bool {
+// Valid indicates whether the value is a known member of the DocumentFilesType enum.
+func (e DocumentFilesType) Valid() bool {
 	switch e {
-	case EntityTypeCompany:
+	case DocumentFilesTypeFiles:
 		return true
-	case EntityTypeGovernmentEntity:
+	default:
+		return false
+	}
+}
+
+// Defines values for DocumentFilesParamsType.
+const (
+	DocumentFilesParamsTypeFiles DocumentFilesParamsType = "files"
+)
+
+// Valid indicates whether the value is a known member of the DocumentFilesParamsType enum.
+func (e DocumentFilesParamsType) Valid() bool {
+	switch e {
+	case DocumentFilesParamsTypeFiles:
 		return true
-	case EntityTypeIndividual:
-		return true
-	case EntityTypeNonProfit:
+	default:
+		return false
+	}
+}
+
+// Defines values for DocumentFilesUpdateParamsType.
+const (
+	DocumentFilesUpdateParamsTypeFiles DocumentFilesUpdateParamsType = "files"
+)
+
+// Valid indicates whether the value is a known member of the DocumentFilesUpdateParamsType enum.
+func (e DocumentFilesUpdateParamsType) Valid() bool {
+	switch e {
+	case DocumentFilesUpdateParamsTypeFiles:
 		return true
 	default:
 		return false
@@ -269,84 +1220,36 @@ func (e HostedFormTermsOfService) Valid() bool {
 	}
 }
 
-// Defines values for RequirementDeadlineStatus.
+// Defines values for UpdatePersonRequestLegalGender.
 const (
-	RequirementDeadlineStatusCurrentlyDue  RequirementDeadlineStatus = "currently_due"
-	RequirementDeadlineStatusEventuallyDue RequirementDeadlineStatus = "eventually_due"
-	RequirementDeadlineStatusPastDue       RequirementDeadlineStatus = "past_due"
+	UpdatePersonRequestLegalGenderFemale UpdatePersonRequestLegalGender = "female"
+	UpdatePersonRequestLegalGenderMale   UpdatePersonRequestLegalGender = "male"
 )
 
-// Valid indicates whether the value is a known member of the RequirementDeadlineStatus enum.
-func (e RequirementDeadlineStatus) Valid() bool {
+// Valid indicates whether the value is a known member of the UpdatePersonRequestLegalGender enum.
+func (e UpdatePersonRequestLegalGender) Valid() bool {
 	switch e {
-	case RequirementDeadlineStatusCurrentlyDue:
+	case UpdatePersonRequestLegalGenderFemale:
 		return true
-	case RequirementDeadlineStatusEventuallyDue:
-		return true
-	case RequirementDeadlineStatusPastDue:
+	case UpdatePersonRequestLegalGenderMale:
 		return true
 	default:
 		return false
 	}
 }
 
-// Defines values for RequirementEntryAwaitingActionFrom.
+// Defines values for UpdatePersonRequestPoliticalExposure.
 const (
-	RequirementEntryAwaitingActionFromStripe RequirementEntryAwaitingActionFrom = "stripe"
-	RequirementEntryAwaitingActionFromUser   RequirementEntryAwaitingActionFrom = "user"
+	UpdatePersonRequestPoliticalExposureExisting UpdatePersonRequestPoliticalExposure = "existing"
+	UpdatePersonRequestPoliticalExposureNone     UpdatePersonRequestPoliticalExposure = "none"
 )
 
-// Valid indicates whether the value is a known member of the RequirementEntryAwaitingActionFrom enum.
-func (e RequirementEntryAwaitingActionFrom) Valid() bool {
+// Valid indicates whether the value is a known member of the UpdatePersonRequestPoliticalExposure enum.
+func (e UpdatePersonRequestPoliticalExposure) Valid() bool {
 	switch e {
-	case RequirementEntryAwaitingActionFromStripe:
+	case UpdatePersonRequestPoliticalExposureExisting:
 		return true
-	case RequirementEntryAwaitingActionFromUser:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for RequirementReferenceType.
-const (
-	RequirementReferenceTypeInquiry       RequirementReferenceType = "inquiry"
-	RequirementReferenceTypePaymentMethod RequirementReferenceType = "payment_method"
-	RequirementReferenceTypePerson        RequirementReferenceType = "person"
-	RequirementReferenceTypeResource      RequirementReferenceType = "resource"
-)
-
-// Valid indicates whether the value is a known member of the RequirementReferenceType enum.
-func (e RequirementReferenceType) Valid() bool {
-	switch e {
-	case RequirementReferenceTypeInquiry:
-		return true
-	case RequirementReferenceTypePaymentMethod:
-		return true
-	case RequirementReferenceTypePerson:
-		return true
-	case RequirementReferenceTypeResource:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for RequirementRequestedReasonCode.
-const (
-	RequirementRequestedReasonCodeFutureRequirements  RequirementRequestedReasonCode = "future_requirements"
-	RequirementRequestedReasonCodeRoutineOnboarding   RequirementRequestedReasonCode = "routine_onboarding"
-	RequirementRequestedReasonCodeRoutineVerification RequirementRequestedReasonCode = "routine_verification"
-)
-
-// Valid indicates whether the value is a known member of the RequirementRequestedReasonCode enum.
-func (e RequirementRequestedReasonCode) Valid() bool {
-	switch e {
-	case RequirementRequestedReasonCodeFutureRequirements:
-		return true
-	case RequirementRequestedReasonCodeRoutineOnboarding:
-		return true
-	case RequirementRequestedReasonCodeRoutineVerification:
+	case UpdatePersonRequestPoliticalExposureNone:
 		return true
 	default:
 		return false
@@ -368,6 +1271,2706 @@ func (e V2CoreAccountObject) Valid() bool {
 	}
 }
 
+// Defines values for V2CoreAccountConfigurationCustomerAutomaticIndirectTaxExempt.
+const (
+	V2CoreAccountConfigurationCustomerAutomaticIndirectTaxExemptExempt  V2CoreAccountConfigurationCustomerAutomaticIndirectTaxExempt = "exempt"
+	V2CoreAccountConfigurationCustomerAutomaticIndirectTaxExemptNone    V2CoreAccountConfigurationCustomerAutomaticIndirectTaxExempt = "none"
+	V2CoreAccountConfigurationCustomerAutomaticIndirectTaxExemptReverse V2CoreAccountConfigurationCustomerAutomaticIndirectTaxExempt = "reverse"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountConfigurationCustomerAutomaticIndirectTaxExempt enum.
+func (e V2CoreAccountConfigurationCustomerAutomaticIndirectTaxExempt) Valid() bool {
+	switch e {
+	case V2CoreAccountConfigurationCustomerAutomaticIndirectTaxExemptExempt:
+		return true
+	case V2CoreAccountConfigurationCustomerAutomaticIndirectTaxExemptNone:
+		return true
+	case V2CoreAccountConfigurationCustomerAutomaticIndirectTaxExemptReverse:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountConfigurationCustomerAutomaticIndirectTaxLocationSource.
+const (
+	V2CoreAccountConfigurationCustomerAutomaticIndirectTaxLocationSourceIdentityAddress V2CoreAccountConfigurationCustomerAutomaticIndirectTaxLocationSource = "identity_address"
+	V2CoreAccountConfigurationCustomerAutomaticIndirectTaxLocationSourceIpAddress       V2CoreAccountConfigurationCustomerAutomaticIndirectTaxLocationSource = "ip_address"
+	V2CoreAccountConfigurationCustomerAutomaticIndirectTaxLocationSourcePaymentMethod   V2CoreAccountConfigurationCustomerAutomaticIndirectTaxLocationSource = "payment_method"
+	V2CoreAccountConfigurationCustomerAutomaticIndirectTaxLocationSourceShippingAddress V2CoreAccountConfigurationCustomerAutomaticIndirectTaxLocationSource = "shipping_address"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountConfigurationCustomerAutomaticIndirectTaxLocationSource enum.
+func (e V2CoreAccountConfigurationCustomerAutomaticIndirectTaxLocationSource) Valid() bool {
+	switch e {
+	case V2CoreAccountConfigurationCustomerAutomaticIndirectTaxLocationSourceIdentityAddress:
+		return true
+	case V2CoreAccountConfigurationCustomerAutomaticIndirectTaxLocationSourceIpAddress:
+		return true
+	case V2CoreAccountConfigurationCustomerAutomaticIndirectTaxLocationSourcePaymentMethod:
+		return true
+	case V2CoreAccountConfigurationCustomerAutomaticIndirectTaxLocationSourceShippingAddress:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountConfigurationCustomerBillingInvoiceRenderingAmountTaxDisplay.
+const (
+	V2CoreAccountConfigurationCustomerBillingInvoiceRenderingAmountTaxDisplayExcludeTax          V2CoreAccountConfigurationCustomerBillingInvoiceRenderingAmountTaxDisplay = "exclude_tax"
+	V2CoreAccountConfigurationCustomerBillingInvoiceRenderingAmountTaxDisplayIncludeInclusiveTax V2CoreAccountConfigurationCustomerBillingInvoiceRenderingAmountTaxDisplay = "include_inclusive_tax"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountConfigurationCustomerBillingInvoiceRenderingAmountTaxDisplay enum.
+func (e V2CoreAccountConfigurationCustomerBillingInvoiceRenderingAmountTaxDisplay) Valid() bool {
+	switch e {
+	case V2CoreAccountConfigurationCustomerBillingInvoiceRenderingAmountTaxDisplayExcludeTax:
+		return true
+	case V2CoreAccountConfigurationCustomerBillingInvoiceRenderingAmountTaxDisplayIncludeInclusiveTax:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountCreateConfigurationCustomerAutomaticIndirectTaxParamsExempt.
+const (
+	V2CoreAccountCreateConfigurationCustomerAutomaticIndirectTaxParamsExemptExempt  V2CoreAccountCreateConfigurationCustomerAutomaticIndirectTaxParamsExempt = "exempt"
+	V2CoreAccountCreateConfigurationCustomerAutomaticIndirectTaxParamsExemptNone    V2CoreAccountCreateConfigurationCustomerAutomaticIndirectTaxParamsExempt = "none"
+	V2CoreAccountCreateConfigurationCustomerAutomaticIndirectTaxParamsExemptReverse V2CoreAccountCreateConfigurationCustomerAutomaticIndirectTaxParamsExempt = "reverse"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountCreateConfigurationCustomerAutomaticIndirectTaxParamsExempt enum.
+func (e V2CoreAccountCreateConfigurationCustomerAutomaticIndirectTaxParamsExempt) Valid() bool {
+	switch e {
+	case V2CoreAccountCreateConfigurationCustomerAutomaticIndirectTaxParamsExemptExempt:
+		return true
+	case V2CoreAccountCreateConfigurationCustomerAutomaticIndirectTaxParamsExemptNone:
+		return true
+	case V2CoreAccountCreateConfigurationCustomerAutomaticIndirectTaxParamsExemptReverse:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountCreateConfigurationCustomerBillingInvoiceRenderingParamsAmountTaxDisplay.
+const (
+	V2CoreAccountCreateConfigurationCustomerBillingInvoiceRenderingParamsAmountTaxDisplayExcludeTax          V2CoreAccountCreateConfigurationCustomerBillingInvoiceRenderingParamsAmountTaxDisplay = "exclude_tax"
+	V2CoreAccountCreateConfigurationCustomerBillingInvoiceRenderingParamsAmountTaxDisplayIncludeInclusiveTax V2CoreAccountCreateConfigurationCustomerBillingInvoiceRenderingParamsAmountTaxDisplay = "include_inclusive_tax"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountCreateConfigurationCustomerBillingInvoiceRenderingParamsAmountTaxDisplay enum.
+func (e V2CoreAccountCreateConfigurationCustomerBillingInvoiceRenderingParamsAmountTaxDisplay) Valid() bool {
+	switch e {
+	case V2CoreAccountCreateConfigurationCustomerBillingInvoiceRenderingParamsAmountTaxDisplayExcludeTax:
+		return true
+	case V2CoreAccountCreateConfigurationCustomerBillingInvoiceRenderingParamsAmountTaxDisplayIncludeInclusiveTax:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountCreateDefaultsParamsCurrency.
+const (
+	V2CoreAccountCreateDefaultsParamsCurrencyAed V2CoreAccountCreateDefaultsParamsCurrency = "aed"
+	V2CoreAccountCreateDefaultsParamsCurrencyAfn V2CoreAccountCreateDefaultsParamsCurrency = "afn"
+	V2CoreAccountCreateDefaultsParamsCurrencyAll V2CoreAccountCreateDefaultsParamsCurrency = "all"
+	V2CoreAccountCreateDefaultsParamsCurrencyAmd V2CoreAccountCreateDefaultsParamsCurrency = "amd"
+	V2CoreAccountCreateDefaultsParamsCurrencyAng V2CoreAccountCreateDefaultsParamsCurrency = "ang"
+	V2CoreAccountCreateDefaultsParamsCurrencyAoa V2CoreAccountCreateDefaultsParamsCurrency = "aoa"
+	V2CoreAccountCreateDefaultsParamsCurrencyArs V2CoreAccountCreateDefaultsParamsCurrency = "ars"
+	V2CoreAccountCreateDefaultsParamsCurrencyAud V2CoreAccountCreateDefaultsParamsCurrency = "aud"
+	V2CoreAccountCreateDefaultsParamsCurrencyAwg V2CoreAccountCreateDefaultsParamsCurrency = "awg"
+	V2CoreAccountCreateDefaultsParamsCurrencyAzn V2CoreAccountCreateDefaultsParamsCurrency = "azn"
+	V2CoreAccountCreateDefaultsParamsCurrencyBam V2CoreAccountCreateDefaultsParamsCurrency = "bam"
+	V2CoreAccountCreateDefaultsParamsCurrencyBbd V2CoreAccountCreateDefaultsParamsCurrency = "bbd"
+	V2CoreAccountCreateDefaultsParamsCurrencyBdt V2CoreAccountCreateDefaultsParamsCurrency = "bdt"
+	V2CoreAccountCreateDefaultsParamsCurrencyBgn V2CoreAccountCreateDefaultsParamsCurrency = "bgn"
+	V2CoreAccountCreateDefaultsParamsCurrencyBif V2CoreAccountCreateDefaultsParamsCurrency = "bif"
+	V2CoreAccountCreateDefaultsParamsCurrencyBmd V2CoreAccountCreateDefaultsParamsCurrency = "bmd"
+	V2CoreAccountCreateDefaultsParamsCurrencyBnd V2CoreAccountCreateDefaultsParamsCurrency = "bnd"
+	V2CoreAccountCreateDefaultsParamsCurrencyBob V2CoreAccountCreateDefaultsParamsCurrency = "bob"
+	V2CoreAccountCreateDefaultsParamsCurrencyBrl V2CoreAccountCreateDefaultsParamsCurrency = "brl"
+	V2CoreAccountCreateDefaultsParamsCurrencyBsd V2CoreAccountCreateDefaultsParamsCurrency = "bsd"
+	V2CoreAccountCreateDefaultsParamsCurrencyBwp V2CoreAccountCreateDefaultsParamsCurrency = "bwp"
+	V2CoreAccountCreateDefaultsParamsCurrencyBzd V2CoreAccountCreateDefaultsParamsCurrency = "bzd"
+	V2CoreAccountCreateDefaultsParamsCurrencyCad V2CoreAccountCreateDefaultsParamsCurrency = "cad"
+	V2CoreAccountCreateDefaultsParamsCurrencyCdf V2CoreAccountCreateDefaultsParamsCurrency = "cdf"
+	V2CoreAccountCreateDefaultsParamsCurrencyChf V2CoreAccountCreateDefaultsParamsCurrency = "chf"
+	V2CoreAccountCreateDefaultsParamsCurrencyClp V2CoreAccountCreateDefaultsParamsCurrency = "clp"
+	V2CoreAccountCreateDefaultsParamsCurrencyCny V2CoreAccountCreateDefaultsParamsCurrency = "cny"
+	V2CoreAccountCreateDefaultsParamsCurrencyCop V2CoreAccountCreateDefaultsParamsCurrency = "cop"
+	V2CoreAccountCreateDefaultsParamsCurrencyCrc V2CoreAccountCreateDefaultsParamsCurrency = "crc"
+	V2CoreAccountCreateDefaultsParamsCurrencyCve V2CoreAccountCreateDefaultsParamsCurrency = "cve"
+	V2CoreAccountCreateDefaultsParamsCurrencyCzk V2CoreAccountCreateDefaultsParamsCurrency = "czk"
+	V2CoreAccountCreateDefaultsParamsCurrencyDjf V2CoreAccountCreateDefaultsParamsCurrency = "djf"
+	V2CoreAccountCreateDefaultsParamsCurrencyDkk V2CoreAccountCreateDefaultsParamsCurrency = "dkk"
+	V2CoreAccountCreateDefaultsParamsCurrencyDop V2CoreAccountCreateDefaultsParamsCurrency = "dop"
+	V2CoreAccountCreateDefaultsParamsCurrencyDzd V2CoreAccountCreateDefaultsParamsCurrency = "dzd"
+	V2CoreAccountCreateDefaultsParamsCurrencyEek V2CoreAccountCreateDefaultsParamsCurrency = "eek"
+	V2CoreAccountCreateDefaultsParamsCurrencyEgp V2CoreAccountCreateDefaultsParamsCurrency = "egp"
+	V2CoreAccountCreateDefaultsParamsCurrencyEtb V2CoreAccountCreateDefaultsParamsCurrency = "etb"
+	V2CoreAccountCreateDefaultsParamsCurrencyEur V2CoreAccountCreateDefaultsParamsCurrency = "eur"
+	V2CoreAccountCreateDefaultsParamsCurrencyFjd V2CoreAccountCreateDefaultsParamsCurrency = "fjd"
+	V2CoreAccountCreateDefaultsParamsCurrencyFkp V2CoreAccountCreateDefaultsParamsCurrency = "fkp"
+	V2CoreAccountCreateDefaultsParamsCurrencyGbp V2CoreAccountCreateDefaultsParamsCurrency = "gbp"
+	V2CoreAccountCreateDefaultsParamsCurrencyGel V2CoreAccountCreateDefaultsParamsCurrency = "gel"
+	V2CoreAccountCreateDefaultsParamsCurrencyGip V2CoreAccountCreateDefaultsParamsCurrency = "gip"
+	V2CoreAccountCreateDefaultsParamsCurrencyGmd V2CoreAccountCreateDefaultsParamsCurrency = "gmd"
+	V2CoreAccountCreateDefaultsParamsCurrencyGnf V2CoreAccountCreateDefaultsParamsCurrency = "gnf"
+	V2CoreAccountCreateDefaultsParamsCurrencyGtq V2CoreAccountCreateDefaultsParamsCurrency = "gtq"
+	V2CoreAccountCreateDefaultsParamsCurrencyGyd V2CoreAccountCreateDefaultsParamsCurrency = "gyd"
+	V2CoreAccountCreateDefaultsParamsCurrencyHkd V2CoreAccountCreateDefaultsParamsCurrency = "hkd"
+	V2CoreAccountCreateDefaultsParamsCurrencyHnl V2CoreAccountCreateDefaultsParamsCurrency = "hnl"
+	V2CoreAccountCreateDefaultsParamsCurrencyHrk V2CoreAccountCreateDefaultsParamsCurrency = "hrk"
+	V2CoreAccountCreateDefaultsParamsCurrencyHtg V2CoreAccountCreateDefaultsParamsCurrency = "htg"
+	V2CoreAccountCreateDefaultsParamsCurrencyHuf V2CoreAccountCreateDefaultsParamsCurrency = "huf"
+	V2CoreAccountCreateDefaultsParamsCurrencyIdr V2CoreAccountCreateDefaultsParamsCurrency = "idr"
+	V2CoreAccountCreateDefaultsParamsCurrencyIls V2CoreAccountCreateDefaultsParamsCurrency = "ils"
+	V2CoreAccountCreateDefaultsParamsCurrencyInr V2CoreAccountCreateDefaultsParamsCurrency = "inr"
+	V2CoreAccountCreateDefaultsParamsCurrencyIsk V2CoreAccountCreateDefaultsParamsCurrency = "isk"
+	V2CoreAccountCreateDefaultsParamsCurrencyJmd V2CoreAccountCreateDefaultsParamsCurrency = "jmd"
+	V2CoreAccountCreateDefaultsParamsCurrencyJpy V2CoreAccountCreateDefaultsParamsCurrency = "jpy"
+	V2CoreAccountCreateDefaultsParamsCurrencyKes V2CoreAccountCreateDefaultsParamsCurrency = "kes"
+	V2CoreAccountCreateDefaultsParamsCurrencyKgs V2CoreAccountCreateDefaultsParamsCurrency = "kgs"
+	V2CoreAccountCreateDefaultsParamsCurrencyKhr V2CoreAccountCreateDefaultsParamsCurrency = "khr"
+	V2CoreAccountCreateDefaultsParamsCurrencyKmf V2CoreAccountCreateDefaultsParamsCurrency = "kmf"
+	V2CoreAccountCreateDefaultsParamsCurrencyKrw V2CoreAccountCreateDefaultsParamsCurrency = "krw"
+	V2CoreAccountCreateDefaultsParamsCurrencyKyd V2CoreAccountCreateDefaultsParamsCurrency = "kyd"
+	V2CoreAccountCreateDefaultsParamsCurrencyKzt V2CoreAccountCreateDefaultsParamsCurrency = "kzt"
+	V2CoreAccountCreateDefaultsParamsCurrencyLak V2CoreAccountCreateDefaultsParamsCurrency = "lak"
+	V2CoreAccountCreateDefaultsParamsCurrencyLbp V2CoreAccountCreateDefaultsParamsCurrency = "lbp"
+	V2CoreAccountCreateDefaultsParamsCurrencyLkr V2CoreAccountCreateDefaultsParamsCurrency = "lkr"
+	V2CoreAccountCreateDefaultsParamsCurrencyLrd V2CoreAccountCreateDefaultsParamsCurrency = "lrd"
+	V2CoreAccountCreateDefaultsParamsCurrencyLsl V2CoreAccountCreateDefaultsParamsCurrency = "lsl"
+	V2CoreAccountCreateDefaultsParamsCurrencyLtl V2CoreAccountCreateDefaultsParamsCurrency = "ltl"
+	V2CoreAccountCreateDefaultsParamsCurrencyLvl V2CoreAccountCreateDefaultsParamsCurrency = "lvl"
+	V2CoreAccountCreateDefaultsParamsCurrencyMad V2CoreAccountCreateDefaultsParamsCurrency = "mad"
+	V2CoreAccountCreateDefaultsParamsCurrencyMdl V2CoreAccountCreateDefaultsParamsCurrency = "mdl"
+	V2CoreAccountCreateDefaultsParamsCurrencyMga V2CoreAccountCreateDefaultsParamsCurrency = "mga"
+	V2CoreAccountCreateDefaultsParamsCurrencyMkd V2CoreAccountCreateDefaultsParamsCurrency = "mkd"
+	V2CoreAccountCreateDefaultsParamsCurrencyMnt V2CoreAccountCreateDefaultsParamsCurrency = "mnt"
+	V2CoreAccountCreateDefaultsParamsCurrencyMop V2CoreAccountCreateDefaultsParamsCurrency = "mop"
+	V2CoreAccountCreateDefaultsParamsCurrencyMro V2CoreAccountCreateDefaultsParamsCurrency = "mro"
+	V2CoreAccountCreateDefaultsParamsCurrencyMur V2CoreAccountCreateDefaultsParamsCurrency = "mur"
+	V2CoreAccountCreateDefaultsParamsCurrencyMvr V2CoreAccountCreateDefaultsParamsCurrency = "mvr"
+	V2CoreAccountCreateDefaultsParamsCurrencyMwk V2CoreAccountCreateDefaultsParamsCurrency = "mwk"
+	V2CoreAccountCreateDefaultsParamsCurrencyMxn V2CoreAccountCreateDefaultsParamsCurrency = "mxn"
+	V2CoreAccountCreateDefaultsParamsCurrencyMyr V2CoreAccountCreateDefaultsParamsCurrency = "myr"
+	V2CoreAccountCreateDefaultsParamsCurrencyMzn V2CoreAccountCreateDefaultsParamsCurrency = "mzn"
+	V2CoreAccountCreateDefaultsParamsCurrencyNad V2CoreAccountCreateDefaultsParamsCurrency = "nad"
+	V2CoreAccountCreateDefaultsParamsCurrencyNgn V2CoreAccountCreateDefaultsParamsCurrency = "ngn"
+	V2CoreAccountCreateDefaultsParamsCurrencyNio V2CoreAccountCreateDefaultsParamsCurrency = "nio"
+	V2CoreAccountCreateDefaultsParamsCurrencyNok V2CoreAccountCreateDefaultsParamsCurrency = "nok"
+	V2CoreAccountCreateDefaultsParamsCurrencyNpr V2CoreAccountCreateDefaultsParamsCurrency = "npr"
+	V2CoreAccountCreateDefaultsParamsCurrencyNzd V2CoreAccountCreateDefaultsParamsCurrency = "nzd"
+	V2CoreAccountCreateDefaultsParamsCurrencyPab V2CoreAccountCreateDefaultsParamsCurrency = "pab"
+	V2CoreAccountCreateDefaultsParamsCurrencyPen V2CoreAccountCreateDefaultsParamsCurrency = "pen"
+	V2CoreAccountCreateDefaultsParamsCurrencyPgk V2CoreAccountCreateDefaultsParamsCurrency = "pgk"
+	V2CoreAccountCreateDefaultsParamsCurrencyPhp V2CoreAccountCreateDefaultsParamsCurrency = "php"
+	V2CoreAccountCreateDefaultsParamsCurrencyPkr V2CoreAccountCreateDefaultsParamsCurrency = "pkr"
+	V2CoreAccountCreateDefaultsParamsCurrencyPln V2CoreAccountCreateDefaultsParamsCurrency = "pln"
+	V2CoreAccountCreateDefaultsParamsCurrencyPyg V2CoreAccountCreateDefaultsParamsCurrency = "pyg"
+	V2CoreAccountCreateDefaultsParamsCurrencyQar V2CoreAccountCreateDefaultsParamsCurrency = "qar"
+	V2CoreAccountCreateDefaultsParamsCurrencyRon V2CoreAccountCreateDefaultsParamsCurrency = "ron"
+	V2CoreAccountCreateDefaultsParamsCurrencyRsd V2CoreAccountCreateDefaultsParamsCurrency = "rsd"
+	V2CoreAccountCreateDefaultsParamsCurrencyRub V2CoreAccountCreateDefaultsParamsCurrency = "rub"
+	V2CoreAccountCreateDefaultsParamsCurrencyRwf V2CoreAccountCreateDefaultsParamsCurrency = "rwf"
+	V2CoreAccountCreateDefaultsParamsCurrencySar V2CoreAccountCreateDefaultsParamsCurrency = "sar"
+	V2CoreAccountCreateDefaultsParamsCurrencySbd V2CoreAccountCreateDefaultsParamsCurrency = "sbd"
+	V2CoreAccountCreateDefaultsParamsCurrencyScr V2CoreAccountCreateDefaultsParamsCurrency = "scr"
+	V2CoreAccountCreateDefaultsParamsCurrencySek V2CoreAccountCreateDefaultsParamsCurrency = "sek"
+	V2CoreAccountCreateDefaultsParamsCurrencySgd V2CoreAccountCreateDefaultsParamsCurrency = "sgd"
+	V2CoreAccountCreateDefaultsParamsCurrencyShp V2CoreAccountCreateDefaultsParamsCurrency = "shp"
+	V2CoreAccountCreateDefaultsParamsCurrencySll V2CoreAccountCreateDefaultsParamsCurrency = "sll"
+	V2CoreAccountCreateDefaultsParamsCurrencySos V2CoreAccountCreateDefaultsParamsCurrency = "sos"
+	V2CoreAccountCreateDefaultsParamsCurrencySrd V2CoreAccountCreateDefaultsParamsCurrency = "srd"
+	V2CoreAccountCreateDefaultsParamsCurrencyStd V2CoreAccountCreateDefaultsParamsCurrency = "std"
+	V2CoreAccountCreateDefaultsParamsCurrencySvc V2CoreAccountCreateDefaultsParamsCurrency = "svc"
+	V2CoreAccountCreateDefaultsParamsCurrencySzl V2CoreAccountCreateDefaultsParamsCurrency = "szl"
+	V2CoreAccountCreateDefaultsParamsCurrencyThb V2CoreAccountCreateDefaultsParamsCurrency = "thb"
+	V2CoreAccountCreateDefaultsParamsCurrencyTjs V2CoreAccountCreateDefaultsParamsCurrency = "tjs"
+	V2CoreAccountCreateDefaultsParamsCurrencyTop V2CoreAccountCreateDefaultsParamsCurrency = "top"
+	V2CoreAccountCreateDefaultsParamsCurrencyTry V2CoreAccountCreateDefaultsParamsCurrency = "try"
+	V2CoreAccountCreateDefaultsParamsCurrencyTtd V2CoreAccountCreateDefaultsParamsCurrency = "ttd"
+	V2CoreAccountCreateDefaultsParamsCurrencyTwd V2CoreAccountCreateDefaultsParamsCurrency = "twd"
+	V2CoreAccountCreateDefaultsParamsCurrencyTzs V2CoreAccountCreateDefaultsParamsCurrency = "tzs"
+	V2CoreAccountCreateDefaultsParamsCurrencyUah V2CoreAccountCreateDefaultsParamsCurrency = "uah"
+	V2CoreAccountCreateDefaultsParamsCurrencyUgx V2CoreAccountCreateDefaultsParamsCurrency = "ugx"
+	V2CoreAccountCreateDefaultsParamsCurrencyUsd V2CoreAccountCreateDefaultsParamsCurrency = "usd"
+	V2CoreAccountCreateDefaultsParamsCurrencyUyu V2CoreAccountCreateDefaultsParamsCurrency = "uyu"
+	V2CoreAccountCreateDefaultsParamsCurrencyUzs V2CoreAccountCreateDefaultsParamsCurrency = "uzs"
+	V2CoreAccountCreateDefaultsParamsCurrencyVef V2CoreAccountCreateDefaultsParamsCurrency = "vef"
+	V2CoreAccountCreateDefaultsParamsCurrencyVnd V2CoreAccountCreateDefaultsParamsCurrency = "vnd"
+	V2CoreAccountCreateDefaultsParamsCurrencyVuv V2CoreAccountCreateDefaultsParamsCurrency = "vuv"
+	V2CoreAccountCreateDefaultsParamsCurrencyWst V2CoreAccountCreateDefaultsParamsCurrency = "wst"
+	V2CoreAccountCreateDefaultsParamsCurrencyXaf V2CoreAccountCreateDefaultsParamsCurrency = "xaf"
+	V2CoreAccountCreateDefaultsParamsCurrencyXcd V2CoreAccountCreateDefaultsParamsCurrency = "xcd"
+	V2CoreAccountCreateDefaultsParamsCurrencyXof V2CoreAccountCreateDefaultsParamsCurrency = "xof"
+	V2CoreAccountCreateDefaultsParamsCurrencyXpf V2CoreAccountCreateDefaultsParamsCurrency = "xpf"
+	V2CoreAccountCreateDefaultsParamsCurrencyYer V2CoreAccountCreateDefaultsParamsCurrency = "yer"
+	V2CoreAccountCreateDefaultsParamsCurrencyZar V2CoreAccountCreateDefaultsParamsCurrency = "zar"
+	V2CoreAccountCreateDefaultsParamsCurrencyZmw V2CoreAccountCreateDefaultsParamsCurrency = "zmw"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountCreateDefaultsParamsCurrency enum.
+func (e V2CoreAccountCreateDefaultsParamsCurrency) Valid() bool {
+	switch e {
+	case V2CoreAccountCreateDefaultsParamsCurrencyAed:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyAfn:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyAll:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyAmd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyAng:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyAoa:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyArs:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyAud:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyAwg:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyAzn:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyBam:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyBbd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyBdt:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyBgn:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyBif:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyBmd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyBnd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyBob:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyBrl:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyBsd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyBwp:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyBzd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyCad:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyCdf:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyChf:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyClp:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyCny:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyCop:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyCrc:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyCve:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyCzk:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyDjf:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyDkk:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyDop:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyDzd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyEek:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyEgp:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyEtb:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyEur:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyFjd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyFkp:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyGbp:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyGel:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyGip:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyGmd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyGnf:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyGtq:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyGyd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyHkd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyHnl:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyHrk:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyHtg:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyHuf:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyIdr:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyIls:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyInr:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyIsk:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyJmd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyJpy:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyKes:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyKgs:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyKhr:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyKmf:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyKrw:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyKyd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyKzt:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyLak:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyLbp:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyLkr:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyLrd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyLsl:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyLtl:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyLvl:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyMad:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyMdl:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyMga:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyMkd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyMnt:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyMop:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyMro:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyMur:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyMvr:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyMwk:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyMxn:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyMyr:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyMzn:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyNad:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyNgn:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyNio:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyNok:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyNpr:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyNzd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyPab:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyPen:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyPgk:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyPhp:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyPkr:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyPln:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyPyg:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyQar:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyRon:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyRsd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyRub:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyRwf:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencySar:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencySbd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyScr:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencySek:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencySgd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyShp:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencySll:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencySos:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencySrd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyStd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencySvc:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencySzl:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyThb:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyTjs:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyTop:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyTry:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyTtd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyTwd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyTzs:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyUah:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyUgx:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyUsd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyUyu:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyUzs:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyVef:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyVnd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyVuv:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyWst:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyXaf:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyXcd:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyXof:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyXpf:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyYer:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyZar:
+		return true
+	case V2CoreAccountCreateDefaultsParamsCurrencyZmw:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountCreateDefaultsResponsibilitiesParamsFeesCollector.
+const (
+	V2CoreAccountCreateDefaultsResponsibilitiesParamsFeesCollectorApplication        V2CoreAccountCreateDefaultsResponsibilitiesParamsFeesCollector = "application"
+	V2CoreAccountCreateDefaultsResponsibilitiesParamsFeesCollectorApplicationCustom  V2CoreAccountCreateDefaultsResponsibilitiesParamsFeesCollector = "application_custom"
+	V2CoreAccountCreateDefaultsResponsibilitiesParamsFeesCollectorApplicationExpress V2CoreAccountCreateDefaultsResponsibilitiesParamsFeesCollector = "application_express"
+	V2CoreAccountCreateDefaultsResponsibilitiesParamsFeesCollectorStripe             V2CoreAccountCreateDefaultsResponsibilitiesParamsFeesCollector = "stripe"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountCreateDefaultsResponsibilitiesParamsFeesCollector enum.
+func (e V2CoreAccountCreateDefaultsResponsibilitiesParamsFeesCollector) Valid() bool {
+	switch e {
+	case V2CoreAccountCreateDefaultsResponsibilitiesParamsFeesCollectorApplication:
+		return true
+	case V2CoreAccountCreateDefaultsResponsibilitiesParamsFeesCollectorApplicationCustom:
+		return true
+	case V2CoreAccountCreateDefaultsResponsibilitiesParamsFeesCollectorApplicationExpress:
+		return true
+	case V2CoreAccountCreateDefaultsResponsibilitiesParamsFeesCollectorStripe:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountCreateDefaultsResponsibilitiesParamsLossesCollector.
+const (
+	V2CoreAccountCreateDefaultsResponsibilitiesParamsLossesCollectorApplication V2CoreAccountCreateDefaultsResponsibilitiesParamsLossesCollector = "application"
+	V2CoreAccountCreateDefaultsResponsibilitiesParamsLossesCollectorStripe      V2CoreAccountCreateDefaultsResponsibilitiesParamsLossesCollector = "stripe"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountCreateDefaultsResponsibilitiesParamsLossesCollector enum.
+func (e V2CoreAccountCreateDefaultsResponsibilitiesParamsLossesCollector) Valid() bool {
+	switch e {
+	case V2CoreAccountCreateDefaultsResponsibilitiesParamsLossesCollectorApplication:
+		return true
+	case V2CoreAccountCreateDefaultsResponsibilitiesParamsLossesCollectorStripe:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountCreateIdentityAttestationsPersonsProvidedParamsOwnershipExemptionReason.
+const (
+	V2CoreAccountCreateIdentityAttestationsPersonsProvidedParamsOwnershipExemptionReasonQualifiedEntityExceedsOwnershipThreshold V2CoreAccountCreateIdentityAttestationsPersonsProvidedParamsOwnershipExemptionReason = "qualified_entity_exceeds_ownership_threshold"
+	V2CoreAccountCreateIdentityAttestationsPersonsProvidedParamsOwnershipExemptionReasonQualifiesAsFinancialInstitution          V2CoreAccountCreateIdentityAttestationsPersonsProvidedParamsOwnershipExemptionReason = "qualifies_as_financial_institution"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountCreateIdentityAttestationsPersonsProvidedParamsOwnershipExemptionReason enum.
+func (e V2CoreAccountCreateIdentityAttestationsPersonsProvidedParamsOwnershipExemptionReason) Valid() bool {
+	switch e {
+	case V2CoreAccountCreateIdentityAttestationsPersonsProvidedParamsOwnershipExemptionReasonQualifiedEntityExceedsOwnershipThreshold:
+		return true
+	case V2CoreAccountCreateIdentityAttestationsPersonsProvidedParamsOwnershipExemptionReasonQualifiesAsFinancialInstitution:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsType.
+const (
+	V2CoreAccountCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsTypeFrontBack V2CoreAccountCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsType = "front_back"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsType enum.
+func (e V2CoreAccountCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsType) Valid() bool {
+	switch e {
+	case V2CoreAccountCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsTypeFrontBack:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType.
+const (
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeAeCrn    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "ae_crn"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeAeVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "ae_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeAoNif    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "ao_nif"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeArCuit   V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "ar_cuit"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeAtFn     V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "at_fn"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeAtStn    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "at_stn"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeAtVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "at_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeAuAbn    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "au_abn"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeAuAcn    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "au_acn"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeAuIn     V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "au_in"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeAzTin    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "az_tin"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeBdEtin   V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "bd_etin"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeBeCbe    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "be_cbe"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeBeVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "be_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeBgUic    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "bg_uic"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeBgVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "bg_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeBrCnpj   V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "br_cnpj"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeCaCn     V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "ca_cn"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeCaCrarr  V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "ca_crarr"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeCaGstHst V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "ca_gst_hst"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeCaNeq    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "ca_neq"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeCaRid    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "ca_rid"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeChChid   V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "ch_chid"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeChUid    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "ch_uid"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeCrCpj    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "cr_cpj"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeCrNite   V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "cr_nite"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeCyHe     V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "cy_he"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeCyTic    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "cy_tic"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeCyVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "cy_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeCzIco    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "cz_ico"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeCzVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "cz_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeDeHrn    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "de_hrn"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeDeStn    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "de_stn"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeDeVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "de_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeDkCvr    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "dk_cvr"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeDkVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "dk_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeDoRcn    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "do_rcn"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeEeRk     V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "ee_rk"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeEeVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "ee_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeEsCif    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "es_cif"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeEsVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "es_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeFiVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "fi_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeFiYt     V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "fi_yt"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeFrRna    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "fr_rna"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeFrSiren  V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "fr_siren"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeFrVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "fr_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeGbCrn    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "gb_crn"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeGbVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "gb_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeGiCrn    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "gi_crn"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeGrAfm    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "gr_afm"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeGrGemi   V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "gr_gemi"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeGrVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "gr_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeGtNit    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "gt_nit"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeHkBr     V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "hk_br"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeHkCr     V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "hk_cr"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeHrMbs    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "hr_mbs"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeHrOib    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "hr_oib"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeHrVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "hr_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeHuCjs    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "hu_cjs"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeHuTin    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "hu_tin"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeHuVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "hu_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeIeCrn    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "ie_crn"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeIeTrn    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "ie_trn"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeIeVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "ie_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeItRea    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "it_rea"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeItVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "it_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeJpCn     V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "jp_cn"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeKzBin    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "kz_bin"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeLiUid    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "li_uid"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeLtCcrn   V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "lt_ccrn"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeLtVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "lt_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeLuNif    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "lu_nif"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeLuRcs    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "lu_rcs"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeLuVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "lu_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeLvUrn    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "lv_urn"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeLvVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "lv_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeMtCrn    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "mt_crn"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeMtTin    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "mt_tin"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeMtVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "mt_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeMxRfc    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "mx_rfc"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeMyBrn    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "my_brn"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeMyCoid   V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "my_coid"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeMyItn    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "my_itn"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeMySst    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "my_sst"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeMzNuit   V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "mz_nuit"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeNlKvk    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "nl_kvk"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeNlRsin   V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "nl_rsin"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeNlVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "nl_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeNoOrgnr  V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "no_orgnr"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeNzBn     V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "nz_bn"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeNzIrd    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "nz_ird"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypePeRuc    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "pe_ruc"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypePkNtn    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "pk_ntn"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypePlNip    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "pl_nip"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypePlRegon  V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "pl_regon"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypePlVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "pl_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypePtVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "pt_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeRoCui    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "ro_cui"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeRoOrc    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "ro_orc"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeRoVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "ro_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeSaCrn    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "sa_crn"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeSaTin    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "sa_tin"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeSeOrgnr  V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "se_orgnr"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeSeVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "se_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeSgUen    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "sg_uen"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeSiMsp    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "si_msp"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeSiTin    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "si_tin"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeSiVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "si_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeSkDic    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "sk_dic"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeSkIco    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "sk_ico"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeSkVat    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "sk_vat"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeThCrn    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "th_crn"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeThPrn    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "th_prn"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeThTin    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "th_tin"
+	V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeUsEin    V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType = "us_ein"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType enum.
+func (e V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType) Valid() bool {
+	switch e {
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeAeCrn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeAeVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeAoNif:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeArCuit:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeAtFn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeAtStn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeAtVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeAuAbn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeAuAcn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeAuIn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeAzTin:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeBdEtin:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeBeCbe:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeBeVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeBgUic:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeBgVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeBrCnpj:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeCaCn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeCaCrarr:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeCaGstHst:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeCaNeq:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeCaRid:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeChChid:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeChUid:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeCrCpj:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeCrNite:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeCyHe:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeCyTic:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeCyVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeCzIco:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeCzVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeDeHrn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeDeStn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeDeVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeDkCvr:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeDkVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeDoRcn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeEeRk:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeEeVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeEsCif:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeEsVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeFiVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeFiYt:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeFrRna:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeFrSiren:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeFrVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeGbCrn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeGbVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeGiCrn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeGrAfm:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeGrGemi:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeGrVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeGtNit:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeHkBr:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeHkCr:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeHrMbs:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeHrOib:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeHrVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeHuCjs:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeHuTin:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeHuVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeIeCrn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeIeTrn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeIeVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeItRea:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeItVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeJpCn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeKzBin:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeLiUid:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeLtCcrn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeLtVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeLuNif:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeLuRcs:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeLuVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeLvUrn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeLvVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeMtCrn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeMtTin:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeMtVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeMxRfc:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeMyBrn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeMyCoid:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeMyItn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeMySst:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeMzNuit:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeNlKvk:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeNlRsin:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeNlVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeNoOrgnr:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeNzBn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeNzIrd:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypePeRuc:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypePkNtn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypePlNip:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypePlRegon:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypePlVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypePtVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeRoCui:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeRoOrc:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeRoVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeSaCrn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeSaTin:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeSeOrgnr:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeSeVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeSgUen:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeSiMsp:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeSiTin:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeSiVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeSkDic:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeSkIco:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeSkVat:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeThCrn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeThPrn:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeThTin:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsTypeUsEin:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountCreateIdentityBusinessDetailsParamsStructure.
+const (
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructureCooperative                        V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "cooperative"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructureFreeZoneEstablishment              V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "free_zone_establishment"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructureFreeZoneLlc                        V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "free_zone_llc"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructureGovernmentInstrumentality          V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "government_instrumentality"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructureGovernmentalUnit                   V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "governmental_unit"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructureIncorporatedAssociation            V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "incorporated_association"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructureIncorporatedNonProfit              V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "incorporated_non_profit"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructureIncorporatedPartnership            V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "incorporated_partnership"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructureLimitedLiabilityPartnership        V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "limited_liability_partnership"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructureLlc                                V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "llc"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructureMultiMemberLlc                     V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "multi_member_llc"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructurePrivateCompany                     V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "private_company"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructurePrivateCorporation                 V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "private_corporation"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructurePrivatePartnership                 V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "private_partnership"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructurePublicCompany                      V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "public_company"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructurePublicCorporation                  V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "public_corporation"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructurePublicListedCorporation            V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "public_listed_corporation"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructurePublicPartnership                  V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "public_partnership"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructureRegisteredCharity                  V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "registered_charity"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructureSingleMemberLlc                    V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "single_member_llc"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructureSoleEstablishment                  V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "sole_establishment"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructureSoleProprietorship                 V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "sole_proprietorship"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructureTaxExemptGovernmentInstrumentality V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "tax_exempt_government_instrumentality"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructureTrust                              V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "trust"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructureUnincorporatedAssociation          V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "unincorporated_association"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructureUnincorporatedNonProfit            V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "unincorporated_non_profit"
+	V2CoreAccountCreateIdentityBusinessDetailsParamsStructureUnincorporatedPartnership          V2CoreAccountCreateIdentityBusinessDetailsParamsStructure = "unincorporated_partnership"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountCreateIdentityBusinessDetailsParamsStructure enum.
+func (e V2CoreAccountCreateIdentityBusinessDetailsParamsStructure) Valid() bool {
+	switch e {
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructureCooperative:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructureFreeZoneEstablishment:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructureFreeZoneLlc:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructureGovernmentInstrumentality:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructureGovernmentalUnit:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructureIncorporatedAssociation:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructureIncorporatedNonProfit:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructureIncorporatedPartnership:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructureLimitedLiabilityPartnership:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructureLlc:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructureMultiMemberLlc:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructurePrivateCompany:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructurePrivateCorporation:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructurePrivatePartnership:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructurePublicCompany:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructurePublicCorporation:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructurePublicListedCorporation:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructurePublicPartnership:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructureRegisteredCharity:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructureSingleMemberLlc:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructureSoleEstablishment:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructureSoleProprietorship:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructureTaxExemptGovernmentInstrumentality:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructureTrust:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructureUnincorporatedAssociation:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructureUnincorporatedNonProfit:
+		return true
+	case V2CoreAccountCreateIdentityBusinessDetailsParamsStructureUnincorporatedPartnership:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountCreateIdentityIndividualAdditionalAddressParamsPurpose.
+const (
+	V2CoreAccountCreateIdentityIndividualAdditionalAddressParamsPurposeRegistered V2CoreAccountCreateIdentityIndividualAdditionalAddressParamsPurpose = "registered"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountCreateIdentityIndividualAdditionalAddressParamsPurpose enum.
+func (e V2CoreAccountCreateIdentityIndividualAdditionalAddressParamsPurpose) Valid() bool {
+	switch e {
+	case V2CoreAccountCreateIdentityIndividualAdditionalAddressParamsPurposeRegistered:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountCreateIdentityIndividualAdditionalNameParamsPurpose.
+const (
+	V2CoreAccountCreateIdentityIndividualAdditionalNameParamsPurposeAlias  V2CoreAccountCreateIdentityIndividualAdditionalNameParamsPurpose = "alias"
+	V2CoreAccountCreateIdentityIndividualAdditionalNameParamsPurposeMaiden V2CoreAccountCreateIdentityIndividualAdditionalNameParamsPurpose = "maiden"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountCreateIdentityIndividualAdditionalNameParamsPurpose enum.
+func (e V2CoreAccountCreateIdentityIndividualAdditionalNameParamsPurpose) Valid() bool {
+	switch e {
+	case V2CoreAccountCreateIdentityIndividualAdditionalNameParamsPurposeAlias:
+		return true
+	case V2CoreAccountCreateIdentityIndividualAdditionalNameParamsPurposeMaiden:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountCreateIdentityIndividualIDNumberParamsType.
+const (
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeAeEid       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "ae_eid"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeAoNif       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "ao_nif"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeArCuil      V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "ar_cuil"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeArDni       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "ar_dni"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeAtStn       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "at_stn"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeAzTin       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "az_tin"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeBdBrc       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "bd_brc"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeBdEtin      V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "bd_etin"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeBdNid       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "bd_nid"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeBeNrn       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "be_nrn"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeBgUcn       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "bg_ucn"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeBnNric      V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "bn_nric"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeBrCpf       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "br_cpf"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeCaSin       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "ca_sin"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeChOasi      V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "ch_oasi"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeClRut       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "cl_rut"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeCnPp        V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "cn_pp"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeCoNuip      V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "co_nuip"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeCrCi        V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "cr_ci"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeCrCpf       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "cr_cpf"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeCrDimex     V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "cr_dimex"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeCrNite      V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "cr_nite"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeCyTic       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "cy_tic"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeCzRc        V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "cz_rc"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeDeStn       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "de_stn"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeDkCpr       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "dk_cpr"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeDoCie       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "do_cie"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeDoRcn       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "do_rcn"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeEcCi        V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "ec_ci"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeEeIk        V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "ee_ik"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeEsNif       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "es_nif"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeFiHetu      V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "fi_hetu"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeFrNir       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "fr_nir"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeGbNino      V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "gb_nino"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeGrAfm       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "gr_afm"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeGtNit       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "gt_nit"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeHkId        V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "hk_id"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeHrOib       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "hr_oib"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeHuAd        V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "hu_ad"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeIdNik       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "id_nik"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeIePpsn      V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "ie_ppsn"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeIsKt        V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "is_kt"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeItCf        V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "it_cf"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeJpInc       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "jp_inc"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeKePin       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "ke_pin"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeKzIin       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "kz_iin"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeLiPeid      V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "li_peid"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeLtAk        V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "lt_ak"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeLuNif       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "lu_nif"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeLvPk        V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "lv_pk"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeMxRfc       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "mx_rfc"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeMyNric      V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "my_nric"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeMzNuit      V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "mz_nuit"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeNgNin       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "ng_nin"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeNlBsn       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "nl_bsn"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeNoNin       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "no_nin"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeNzIrd       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "nz_ird"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypePeDni       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "pe_dni"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypePkCnic      V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "pk_cnic"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypePkSnic      V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "pk_snic"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypePlPesel     V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "pl_pesel"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypePtNif       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "pt_nif"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeRoCnp       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "ro_cnp"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeSaTin       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "sa_tin"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeSePin       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "se_pin"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeSgFin       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "sg_fin"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeSgNric      V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "sg_nric"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeSkDic       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "sk_dic"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeThLc        V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "th_lc"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeThPin       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "th_pin"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeTrTin       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "tr_tin"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeUsItin      V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "us_itin"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeUsItinLast4 V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "us_itin_last_4"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeUsSsn       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "us_ssn"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeUsSsnLast4  V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "us_ssn_last_4"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeUyDni       V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "uy_dni"
+	V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeZaId        V2CoreAccountCreateIdentityIndividualIDNumberParamsType = "za_id"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountCreateIdentityIndividualIDNumberParamsType enum.
+func (e V2CoreAccountCreateIdentityIndividualIDNumberParamsType) Valid() bool {
+	switch e {
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeAeEid:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeAoNif:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeArCuil:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeArDni:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeAtStn:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeAzTin:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeBdBrc:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeBdEtin:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeBdNid:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeBeNrn:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeBgUcn:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeBnNric:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeBrCpf:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeCaSin:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeChOasi:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeClRut:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeCnPp:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeCoNuip:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeCrCi:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeCrCpf:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeCrDimex:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeCrNite:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeCyTic:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeCzRc:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeDeStn:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeDkCpr:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeDoCie:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeDoRcn:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeEcCi:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeEeIk:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeEsNif:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeFiHetu:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeFrNir:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeGbNino:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeGrAfm:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeGtNit:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeHkId:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeHrOib:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeHuAd:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeIdNik:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeIePpsn:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeIsKt:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeItCf:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeJpInc:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeKePin:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeKzIin:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeLiPeid:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeLtAk:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeLuNif:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeLvPk:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeMxRfc:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeMyNric:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeMzNuit:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeNgNin:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeNlBsn:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeNoNin:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeNzIrd:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypePeDni:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypePkCnic:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypePkSnic:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypePlPesel:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypePtNif:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeRoCnp:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeSaTin:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeSePin:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeSgFin:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeSgNric:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeSkDic:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeThLc:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeThPin:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeTrTin:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeUsItin:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeUsItinLast4:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeUsSsn:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeUsSsnLast4:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeUyDni:
+		return true
+	case V2CoreAccountCreateIdentityIndividualIDNumberParamsTypeZaId:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountCreateIdentityIndividualParamsLegalGender.
+const (
+	V2CoreAccountCreateIdentityIndividualParamsLegalGenderFemale V2CoreAccountCreateIdentityIndividualParamsLegalGender = "female"
+	V2CoreAccountCreateIdentityIndividualParamsLegalGenderMale   V2CoreAccountCreateIdentityIndividualParamsLegalGender = "male"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountCreateIdentityIndividualParamsLegalGender enum.
+func (e V2CoreAccountCreateIdentityIndividualParamsLegalGender) Valid() bool {
+	switch e {
+	case V2CoreAccountCreateIdentityIndividualParamsLegalGenderFemale:
+		return true
+	case V2CoreAccountCreateIdentityIndividualParamsLegalGenderMale:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountCreateIdentityIndividualParamsPoliticalExposure.
+const (
+	V2CoreAccountCreateIdentityIndividualParamsPoliticalExposureExisting V2CoreAccountCreateIdentityIndividualParamsPoliticalExposure = "existing"
+	V2CoreAccountCreateIdentityIndividualParamsPoliticalExposureNone     V2CoreAccountCreateIdentityIndividualParamsPoliticalExposure = "none"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountCreateIdentityIndividualParamsPoliticalExposure enum.
+func (e V2CoreAccountCreateIdentityIndividualParamsPoliticalExposure) Valid() bool {
+	switch e {
+	case V2CoreAccountCreateIdentityIndividualParamsPoliticalExposureExisting:
+		return true
+	case V2CoreAccountCreateIdentityIndividualParamsPoliticalExposureNone:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountCreateIdentityParamsEntityType.
+const (
+	V2CoreAccountCreateIdentityParamsEntityTypeCompany          V2CoreAccountCreateIdentityParamsEntityType = "company"
+	V2CoreAccountCreateIdentityParamsEntityTypeGovernmentEntity V2CoreAccountCreateIdentityParamsEntityType = "government_entity"
+	V2CoreAccountCreateIdentityParamsEntityTypeIndividual       V2CoreAccountCreateIdentityParamsEntityType = "individual"
+	V2CoreAccountCreateIdentityParamsEntityTypeNonProfit        V2CoreAccountCreateIdentityParamsEntityType = "non_profit"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountCreateIdentityParamsEntityType enum.
+func (e V2CoreAccountCreateIdentityParamsEntityType) Valid() bool {
+	switch e {
+	case V2CoreAccountCreateIdentityParamsEntityTypeCompany:
+		return true
+	case V2CoreAccountCreateIdentityParamsEntityTypeGovernmentEntity:
+		return true
+	case V2CoreAccountCreateIdentityParamsEntityTypeIndividual:
+		return true
+	case V2CoreAccountCreateIdentityParamsEntityTypeNonProfit:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountDefaultsCurrency.
+const (
+	V2CoreAccountDefaultsCurrencyAed V2CoreAccountDefaultsCurrency = "aed"
+	V2CoreAccountDefaultsCurrencyAfn V2CoreAccountDefaultsCurrency = "afn"
+	V2CoreAccountDefaultsCurrencyAll V2CoreAccountDefaultsCurrency = "all"
+	V2CoreAccountDefaultsCurrencyAmd V2CoreAccountDefaultsCurrency = "amd"
+	V2CoreAccountDefaultsCurrencyAng V2CoreAccountDefaultsCurrency = "ang"
+	V2CoreAccountDefaultsCurrencyAoa V2CoreAccountDefaultsCurrency = "aoa"
+	V2CoreAccountDefaultsCurrencyArs V2CoreAccountDefaultsCurrency = "ars"
+	V2CoreAccountDefaultsCurrencyAud V2CoreAccountDefaultsCurrency = "aud"
+	V2CoreAccountDefaultsCurrencyAwg V2CoreAccountDefaultsCurrency = "awg"
+	V2CoreAccountDefaultsCurrencyAzn V2CoreAccountDefaultsCurrency = "azn"
+	V2CoreAccountDefaultsCurrencyBam V2CoreAccountDefaultsCurrency = "bam"
+	V2CoreAccountDefaultsCurrencyBbd V2CoreAccountDefaultsCurrency = "bbd"
+	V2CoreAccountDefaultsCurrencyBdt V2CoreAccountDefaultsCurrency = "bdt"
+	V2CoreAccountDefaultsCurrencyBgn V2CoreAccountDefaultsCurrency = "bgn"
+	V2CoreAccountDefaultsCurrencyBif V2CoreAccountDefaultsCurrency = "bif"
+	V2CoreAccountDefaultsCurrencyBmd V2CoreAccountDefaultsCurrency = "bmd"
+	V2CoreAccountDefaultsCurrencyBnd V2CoreAccountDefaultsCurrency = "bnd"
+	V2CoreAccountDefaultsCurrencyBob V2CoreAccountDefaultsCurrency = "bob"
+	V2CoreAccountDefaultsCurrencyBrl V2CoreAccountDefaultsCurrency = "brl"
+	V2CoreAccountDefaultsCurrencyBsd V2CoreAccountDefaultsCurrency = "bsd"
+	V2CoreAccountDefaultsCurrencyBwp V2CoreAccountDefaultsCurrency = "bwp"
+	V2CoreAccountDefaultsCurrencyBzd V2CoreAccountDefaultsCurrency = "bzd"
+	V2CoreAccountDefaultsCurrencyCad V2CoreAccountDefaultsCurrency = "cad"
+	V2CoreAccountDefaultsCurrencyCdf V2CoreAccountDefaultsCurrency = "cdf"
+	V2CoreAccountDefaultsCurrencyChf V2CoreAccountDefaultsCurrency = "chf"
+	V2CoreAccountDefaultsCurrencyClp V2CoreAccountDefaultsCurrency = "clp"
+	V2CoreAccountDefaultsCurrencyCny V2CoreAccountDefaultsCurrency = "cny"
+	V2CoreAccountDefaultsCurrencyCop V2CoreAccountDefaultsCurrency = "cop"
+	V2CoreAccountDefaultsCurrencyCrc V2CoreAccountDefaultsCurrency = "crc"
+	V2CoreAccountDefaultsCurrencyCve V2CoreAccountDefaultsCurrency = "cve"
+	V2CoreAccountDefaultsCurrencyCzk V2CoreAccountDefaultsCurrency = "czk"
+	V2CoreAccountDefaultsCurrencyDjf V2CoreAccountDefaultsCurrency = "djf"
+	V2CoreAccountDefaultsCurrencyDkk V2CoreAccountDefaultsCurrency = "dkk"
+	V2CoreAccountDefaultsCurrencyDop V2CoreAccountDefaultsCurrency = "dop"
+	V2CoreAccountDefaultsCurrencyDzd V2CoreAccountDefaultsCurrency = "dzd"
+	V2CoreAccountDefaultsCurrencyEek V2CoreAccountDefaultsCurrency = "eek"
+	V2CoreAccountDefaultsCurrencyEgp V2CoreAccountDefaultsCurrency = "egp"
+	V2CoreAccountDefaultsCurrencyEtb V2CoreAccountDefaultsCurrency = "etb"
+	V2CoreAccountDefaultsCurrencyEur V2CoreAccountDefaultsCurrency = "eur"
+	V2CoreAccountDefaultsCurrencyFjd V2CoreAccountDefaultsCurrency = "fjd"
+	V2CoreAccountDefaultsCurrencyFkp V2CoreAccountDefaultsCurrency = "fkp"
+	V2CoreAccountDefaultsCurrencyGbp V2CoreAccountDefaultsCurrency = "gbp"
+	V2CoreAccountDefaultsCurrencyGel V2CoreAccountDefaultsCurrency = "gel"
+	V2CoreAccountDefaultsCurrencyGip V2CoreAccountDefaultsCurrency = "gip"
+	V2CoreAccountDefaultsCurrencyGmd V2CoreAccountDefaultsCurrency = "gmd"
+	V2CoreAccountDefaultsCurrencyGnf V2CoreAccountDefaultsCurrency = "gnf"
+	V2CoreAccountDefaultsCurrencyGtq V2CoreAccountDefaultsCurrency = "gtq"
+	V2CoreAccountDefaultsCurrencyGyd V2CoreAccountDefaultsCurrency = "gyd"
+	V2CoreAccountDefaultsCurrencyHkd V2CoreAccountDefaultsCurrency = "hkd"
+	V2CoreAccountDefaultsCurrencyHnl V2CoreAccountDefaultsCurrency = "hnl"
+	V2CoreAccountDefaultsCurrencyHrk V2CoreAccountDefaultsCurrency = "hrk"
+	V2CoreAccountDefaultsCurrencyHtg V2CoreAccountDefaultsCurrency = "htg"
+	V2CoreAccountDefaultsCurrencyHuf V2CoreAccountDefaultsCurrency = "huf"
+	V2CoreAccountDefaultsCurrencyIdr V2CoreAccountDefaultsCurrency = "idr"
+	V2CoreAccountDefaultsCurrencyIls V2CoreAccountDefaultsCurrency = "ils"
+	V2CoreAccountDefaultsCurrencyInr V2CoreAccountDefaultsCurrency = "inr"
+	V2CoreAccountDefaultsCurrencyIsk V2CoreAccountDefaultsCurrency = "isk"
+	V2CoreAccountDefaultsCurrencyJmd V2CoreAccountDefaultsCurrency = "jmd"
+	V2CoreAccountDefaultsCurrencyJpy V2CoreAccountDefaultsCurrency = "jpy"
+	V2CoreAccountDefaultsCurrencyKes V2CoreAccountDefaultsCurrency = "kes"
+	V2CoreAccountDefaultsCurrencyKgs V2CoreAccountDefaultsCurrency = "kgs"
+	V2CoreAccountDefaultsCurrencyKhr V2CoreAccountDefaultsCurrency = "khr"
+	V2CoreAccountDefaultsCurrencyKmf V2CoreAccountDefaultsCurrency = "kmf"
+	V2CoreAccountDefaultsCurrencyKrw V2CoreAccountDefaultsCurrency = "krw"
+	V2CoreAccountDefaultsCurrencyKyd V2CoreAccountDefaultsCurrency = "kyd"
+	V2CoreAccountDefaultsCurrencyKzt V2CoreAccountDefaultsCurrency = "kzt"
+	V2CoreAccountDefaultsCurrencyLak V2CoreAccountDefaultsCurrency = "lak"
+	V2CoreAccountDefaultsCurrencyLbp V2CoreAccountDefaultsCurrency = "lbp"
+	V2CoreAccountDefaultsCurrencyLkr V2CoreAccountDefaultsCurrency = "lkr"
+	V2CoreAccountDefaultsCurrencyLrd V2CoreAccountDefaultsCurrency = "lrd"
+	V2CoreAccountDefaultsCurrencyLsl V2CoreAccountDefaultsCurrency = "lsl"
+	V2CoreAccountDefaultsCurrencyLtl V2CoreAccountDefaultsCurrency = "ltl"
+	V2CoreAccountDefaultsCurrencyLvl V2CoreAccountDefaultsCurrency = "lvl"
+	V2CoreAccountDefaultsCurrencyMad V2CoreAccountDefaultsCurrency = "mad"
+	V2CoreAccountDefaultsCurrencyMdl V2CoreAccountDefaultsCurrency = "mdl"
+	V2CoreAccountDefaultsCurrencyMga V2CoreAccountDefaultsCurrency = "mga"
+	V2CoreAccountDefaultsCurrencyMkd V2CoreAccountDefaultsCurrency = "mkd"
+	V2CoreAccountDefaultsCurrencyMnt V2CoreAccountDefaultsCurrency = "mnt"
+	V2CoreAccountDefaultsCurrencyMop V2CoreAccountDefaultsCurrency = "mop"
+	V2CoreAccountDefaultsCurrencyMro V2CoreAccountDefaultsCurrency = "mro"
+	V2CoreAccountDefaultsCurrencyMur V2CoreAccountDefaultsCurrency = "mur"
+	V2CoreAccountDefaultsCurrencyMvr V2CoreAccountDefaultsCurrency = "mvr"
+	V2CoreAccountDefaultsCurrencyMwk V2CoreAccountDefaultsCurrency = "mwk"
+	V2CoreAccountDefaultsCurrencyMxn V2CoreAccountDefaultsCurrency = "mxn"
+	V2CoreAccountDefaultsCurrencyMyr V2CoreAccountDefaultsCurrency = "myr"
+	V2CoreAccountDefaultsCurrencyMzn V2CoreAccountDefaultsCurrency = "mzn"
+	V2CoreAccountDefaultsCurrencyNad V2CoreAccountDefaultsCurrency = "nad"
+	V2CoreAccountDefaultsCurrencyNgn V2CoreAccountDefaultsCurrency = "ngn"
+	V2CoreAccountDefaultsCurrencyNio V2CoreAccountDefaultsCurrency = "nio"
+	V2CoreAccountDefaultsCurrencyNok V2CoreAccountDefaultsCurrency = "nok"
+	V2CoreAccountDefaultsCurrencyNpr V2CoreAccountDefaultsCurrency = "npr"
+	V2CoreAccountDefaultsCurrencyNzd V2CoreAccountDefaultsCurrency = "nzd"
+	V2CoreAccountDefaultsCurrencyPab V2CoreAccountDefaultsCurrency = "pab"
+	V2CoreAccountDefaultsCurrencyPen V2CoreAccountDefaultsCurrency = "pen"
+	V2CoreAccountDefaultsCurrencyPgk V2CoreAccountDefaultsCurrency = "pgk"
+	V2CoreAccountDefaultsCurrencyPhp V2CoreAccountDefaultsCurrency = "php"
+	V2CoreAccountDefaultsCurrencyPkr V2CoreAccountDefaultsCurrency = "pkr"
+	V2CoreAccountDefaultsCurrencyPln V2CoreAccountDefaultsCurrency = "pln"
+	V2CoreAccountDefaultsCurrencyPyg V2CoreAccountDefaultsCurrency = "pyg"
+	V2CoreAccountDefaultsCurrencyQar V2CoreAccountDefaultsCurrency = "qar"
+	V2CoreAccountDefaultsCurrencyRon V2CoreAccountDefaultsCurrency = "ron"
+	V2CoreAccountDefaultsCurrencyRsd V2CoreAccountDefaultsCurrency = "rsd"
+	V2CoreAccountDefaultsCurrencyRub V2CoreAccountDefaultsCurrency = "rub"
+	V2CoreAccountDefaultsCurrencyRwf V2CoreAccountDefaultsCurrency = "rwf"
+	V2CoreAccountDefaultsCurrencySar V2CoreAccountDefaultsCurrency = "sar"
+	V2CoreAccountDefaultsCurrencySbd V2CoreAccountDefaultsCurrency = "sbd"
+	V2CoreAccountDefaultsCurrencyScr V2CoreAccountDefaultsCurrency = "scr"
+	V2CoreAccountDefaultsCurrencySek V2CoreAccountDefaultsCurrency = "sek"
+	V2CoreAccountDefaultsCurrencySgd V2CoreAccountDefaultsCurrency = "sgd"
+	V2CoreAccountDefaultsCurrencyShp V2CoreAccountDefaultsCurrency = "shp"
+	V2CoreAccountDefaultsCurrencySll V2CoreAccountDefaultsCurrency = "sll"
+	V2CoreAccountDefaultsCurrencySos V2CoreAccountDefaultsCurrency = "sos"
+	V2CoreAccountDefaultsCurrencySrd V2CoreAccountDefaultsCurrency = "srd"
+	V2CoreAccountDefaultsCurrencyStd V2CoreAccountDefaultsCurrency = "std"
+	V2CoreAccountDefaultsCurrencySvc V2CoreAccountDefaultsCurrency = "svc"
+	V2CoreAccountDefaultsCurrencySzl V2CoreAccountDefaultsCurrency = "szl"
+	V2CoreAccountDefaultsCurrencyThb V2CoreAccountDefaultsCurrency = "thb"
+	V2CoreAccountDefaultsCurrencyTjs V2CoreAccountDefaultsCurrency = "tjs"
+	V2CoreAccountDefaultsCurrencyTop V2CoreAccountDefaultsCurrency = "top"
+	V2CoreAccountDefaultsCurrencyTry V2CoreAccountDefaultsCurrency = "try"
+	V2CoreAccountDefaultsCurrencyTtd V2CoreAccountDefaultsCurrency = "ttd"
+	V2CoreAccountDefaultsCurrencyTwd V2CoreAccountDefaultsCurrency = "twd"
+	V2CoreAccountDefaultsCurrencyTzs V2CoreAccountDefaultsCurrency = "tzs"
+	V2CoreAccountDefaultsCurrencyUah V2CoreAccountDefaultsCurrency = "uah"
+	V2CoreAccountDefaultsCurrencyUgx V2CoreAccountDefaultsCurrency = "ugx"
+	V2CoreAccountDefaultsCurrencyUsd V2CoreAccountDefaultsCurrency = "usd"
+	V2CoreAccountDefaultsCurrencyUyu V2CoreAccountDefaultsCurrency = "uyu"
+	V2CoreAccountDefaultsCurrencyUzs V2CoreAccountDefaultsCurrency = "uzs"
+	V2CoreAccountDefaultsCurrencyVef V2CoreAccountDefaultsCurrency = "vef"
+	V2CoreAccountDefaultsCurrencyVnd V2CoreAccountDefaultsCurrency = "vnd"
+	V2CoreAccountDefaultsCurrencyVuv V2CoreAccountDefaultsCurrency = "vuv"
+	V2CoreAccountDefaultsCurrencyWst V2CoreAccountDefaultsCurrency = "wst"
+	V2CoreAccountDefaultsCurrencyXaf V2CoreAccountDefaultsCurrency = "xaf"
+	V2CoreAccountDefaultsCurrencyXcd V2CoreAccountDefaultsCurrency = "xcd"
+	V2CoreAccountDefaultsCurrencyXof V2CoreAccountDefaultsCurrency = "xof"
+	V2CoreAccountDefaultsCurrencyXpf V2CoreAccountDefaultsCurrency = "xpf"
+	V2CoreAccountDefaultsCurrencyYer V2CoreAccountDefaultsCurrency = "yer"
+	V2CoreAccountDefaultsCurrencyZar V2CoreAccountDefaultsCurrency = "zar"
+	V2CoreAccountDefaultsCurrencyZmw V2CoreAccountDefaultsCurrency = "zmw"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountDefaultsCurrency enum.
+func (e V2CoreAccountDefaultsCurrency) Valid() bool {
+	switch e {
+	case V2CoreAccountDefaultsCurrencyAed:
+		return true
+	case V2CoreAccountDefaultsCurrencyAfn:
+		return true
+	case V2CoreAccountDefaultsCurrencyAll:
+		return true
+	case V2CoreAccountDefaultsCurrencyAmd:
+		return true
+	case V2CoreAccountDefaultsCurrencyAng:
+		return true
+	case V2CoreAccountDefaultsCurrencyAoa:
+		return true
+	case V2CoreAccountDefaultsCurrencyArs:
+		return true
+	case V2CoreAccountDefaultsCurrencyAud:
+		return true
+	case V2CoreAccountDefaultsCurrencyAwg:
+		return true
+	case V2CoreAccountDefaultsCurrencyAzn:
+		return true
+	case V2CoreAccountDefaultsCurrencyBam:
+		return true
+	case V2CoreAccountDefaultsCurrencyBbd:
+		return true
+	case V2CoreAccountDefaultsCurrencyBdt:
+		return true
+	case V2CoreAccountDefaultsCurrencyBgn:
+		return true
+	case V2CoreAccountDefaultsCurrencyBif:
+		return true
+	case V2CoreAccountDefaultsCurrencyBmd:
+		return true
+	case V2CoreAccountDefaultsCurrencyBnd:
+		return true
+	case V2CoreAccountDefaultsCurrencyBob:
+		return true
+	case V2CoreAccountDefaultsCurrencyBrl:
+		return true
+	case V2CoreAccountDefaultsCurrencyBsd:
+		return true
+	case V2CoreAccountDefaultsCurrencyBwp:
+		return true
+	case V2CoreAccountDefaultsCurrencyBzd:
+		return true
+	case V2CoreAccountDefaultsCurrencyCad:
+		return true
+	case V2CoreAccountDefaultsCurrencyCdf:
+		return true
+	case V2CoreAccountDefaultsCurrencyChf:
+		return true
+	case V2CoreAccountDefaultsCurrencyClp:
+		return true
+	case V2CoreAccountDefaultsCurrencyCny:
+		return true
+	case V2CoreAccountDefaultsCurrencyCop:
+		return true
+	case V2CoreAccountDefaultsCurrencyCrc:
+		return true
+	case V2CoreAccountDefaultsCurrencyCve:
+		return true
+	case V2CoreAccountDefaultsCurrencyCzk:
+		return true
+	case V2CoreAccountDefaultsCurrencyDjf:
+		return true
+	case V2CoreAccountDefaultsCurrencyDkk:
+		return true
+	case V2CoreAccountDefaultsCurrencyDop:
+		return true
+	case V2CoreAccountDefaultsCurrencyDzd:
+		return true
+	case V2CoreAccountDefaultsCurrencyEek:
+		return true
+	case V2CoreAccountDefaultsCurrencyEgp:
+		return true
+	case V2CoreAccountDefaultsCurrencyEtb:
+		return true
+	case V2CoreAccountDefaultsCurrencyEur:
+		return true
+	case V2CoreAccountDefaultsCurrencyFjd:
+		return true
+	case V2CoreAccountDefaultsCurrencyFkp:
+		return true
+	case V2CoreAccountDefaultsCurrencyGbp:
+		return true
+	case V2CoreAccountDefaultsCurrencyGel:
+		return true
+	case V2CoreAccountDefaultsCurrencyGip:
+		return true
+	case V2CoreAccountDefaultsCurrencyGmd:
+		return true
+	case V2CoreAccountDefaultsCurrencyGnf:
+		return true
+	case V2CoreAccountDefaultsCurrencyGtq:
+		return true
+	case V2CoreAccountDefaultsCurrencyGyd:
+		return true
+	case V2CoreAccountDefaultsCurrencyHkd:
+		return true
+	case V2CoreAccountDefaultsCurrencyHnl:
+		return true
+	case V2CoreAccountDefaultsCurrencyHrk:
+		return true
+	case V2CoreAccountDefaultsCurrencyHtg:
+		return true
+	case V2CoreAccountDefaultsCurrencyHuf:
+		return true
+	case V2CoreAccountDefaultsCurrencyIdr:
+		return true
+	case V2CoreAccountDefaultsCurrencyIls:
+		return true
+	case V2CoreAccountDefaultsCurrencyInr:
+		return true
+	case V2CoreAccountDefaultsCurrencyIsk:
+		return true
+	case V2CoreAccountDefaultsCurrencyJmd:
+		return true
+	case V2CoreAccountDefaultsCurrencyJpy:
+		return true
+	case V2CoreAccountDefaultsCurrencyKes:
+		return true
+	case V2CoreAccountDefaultsCurrencyKgs:
+		return true
+	case V2CoreAccountDefaultsCurrencyKhr:
+		return true
+	case V2CoreAccountDefaultsCurrencyKmf:
+		return true
+	case V2CoreAccountDefaultsCurrencyKrw:
+		return true
+	case V2CoreAccountDefaultsCurrencyKyd:
+		return true
+	case V2CoreAccountDefaultsCurrencyKzt:
+		return true
+	case V2CoreAccountDefaultsCurrencyLak:
+		return true
+	case V2CoreAccountDefaultsCurrencyLbp:
+		return true
+	case V2CoreAccountDefaultsCurrencyLkr:
+		return true
+	case V2CoreAccountDefaultsCurrencyLrd:
+		return true
+	case V2CoreAccountDefaultsCurrencyLsl:
+		return true
+	case V2CoreAccountDefaultsCurrencyLtl:
+		return true
+	case V2CoreAccountDefaultsCurrencyLvl:
+		return true
+	case V2CoreAccountDefaultsCurrencyMad:
+		return true
+	case V2CoreAccountDefaultsCurrencyMdl:
+		return true
+	case V2CoreAccountDefaultsCurrencyMga:
+		return true
+	case V2CoreAccountDefaultsCurrencyMkd:
+		return true
+	case V2CoreAccountDefaultsCurrencyMnt:
+		return true
+	case V2CoreAccountDefaultsCurrencyMop:
+		return true
+	case V2CoreAccountDefaultsCurrencyMro:
+		return true
+	case V2CoreAccountDefaultsCurrencyMur:
+		return true
+	case V2CoreAccountDefaultsCurrencyMvr:
+		return true
+	case V2CoreAccountDefaultsCurrencyMwk:
+		return true
+	case V2CoreAccountDefaultsCurrencyMxn:
+		return true
+	case V2CoreAccountDefaultsCurrencyMyr:
+		return true
+	case V2CoreAccountDefaultsCurrencyMzn:
+		return true
+	case V2CoreAccountDefaultsCurrencyNad:
+		return true
+	case V2CoreAccountDefaultsCurrencyNgn:
+		return true
+	case V2CoreAccountDefaultsCurrencyNio:
+		return true
+	case V2CoreAccountDefaultsCurrencyNok:
+		return true
+	case V2CoreAccountDefaultsCurrencyNpr:
+		return true
+	case V2CoreAccountDefaultsCurrencyNzd:
+		return true
+	case V2CoreAccountDefaultsCurrencyPab:
+		return true
+	case V2CoreAccountDefaultsCurrencyPen:
+		return true
+	case V2CoreAccountDefaultsCurrencyPgk:
+		return true
+	case V2CoreAccountDefaultsCurrencyPhp:
+		return true
+	case V2CoreAccountDefaultsCurrencyPkr:
+		return true
+	case V2CoreAccountDefaultsCurrencyPln:
+		return true
+	case V2CoreAccountDefaultsCurrencyPyg:
+		return true
+	case V2CoreAccountDefaultsCurrencyQar:
+		return true
+	case V2CoreAccountDefaultsCurrencyRon:
+		return true
+	case V2CoreAccountDefaultsCurrencyRsd:
+		return true
+	case V2CoreAccountDefaultsCurrencyRub:
+		return true
+	case V2CoreAccountDefaultsCurrencyRwf:
+		return true
+	case V2CoreAccountDefaultsCurrencySar:
+		return true
+	case V2CoreAccountDefaultsCurrencySbd:
+		return true
+	case V2CoreAccountDefaultsCurrencyScr:
+		return true
+	case V2CoreAccountDefaultsCurrencySek:
+		return true
+	case V2CoreAccountDefaultsCurrencySgd:
+		return true
+	case V2CoreAccountDefaultsCurrencyShp:
+		return true
+	case V2CoreAccountDefaultsCurrencySll:
+		return true
+	case V2CoreAccountDefaultsCurrencySos:
+		return true
+	case V2CoreAccountDefaultsCurrencySrd:
+		return true
+	case V2CoreAccountDefaultsCurrencyStd:
+		return true
+	case V2CoreAccountDefaultsCurrencySvc:
+		return true
+	case V2CoreAccountDefaultsCurrencySzl:
+		return true
+	case V2CoreAccountDefaultsCurrencyThb:
+		return true
+	case V2CoreAccountDefaultsCurrencyTjs:
+		return true
+	case V2CoreAccountDefaultsCurrencyTop:
+		return true
+	case V2CoreAccountDefaultsCurrencyTry:
+		return true
+	case V2CoreAccountDefaultsCurrencyTtd:
+		return true
+	case V2CoreAccountDefaultsCurrencyTwd:
+		return true
+	case V2CoreAccountDefaultsCurrencyTzs:
+		return true
+	case V2CoreAccountDefaultsCurrencyUah:
+		return true
+	case V2CoreAccountDefaultsCurrencyUgx:
+		return true
+	case V2CoreAccountDefaultsCurrencyUsd:
+		return true
+	case V2CoreAccountDefaultsCurrencyUyu:
+		return true
+	case V2CoreAccountDefaultsCurrencyUzs:
+		return true
+	case V2CoreAccountDefaultsCurrencyVef:
+		return true
+	case V2CoreAccountDefaultsCurrencyVnd:
+		return true
+	case V2CoreAccountDefaultsCurrencyVuv:
+		return true
+	case V2CoreAccountDefaultsCurrencyWst:
+		return true
+	case V2CoreAccountDefaultsCurrencyXaf:
+		return true
+	case V2CoreAccountDefaultsCurrencyXcd:
+		return true
+	case V2CoreAccountDefaultsCurrencyXof:
+		return true
+	case V2CoreAccountDefaultsCurrencyXpf:
+		return true
+	case V2CoreAccountDefaultsCurrencyYer:
+		return true
+	case V2CoreAccountDefaultsCurrencyZar:
+		return true
+	case V2CoreAccountDefaultsCurrencyZmw:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountDefaultsResponsibilitiesFeesCollector.
+const (
+	V2CoreAccountDefaultsResponsibilitiesFeesCollectorApplication        V2CoreAccountDefaultsResponsibilitiesFeesCollector = "application"
+	V2CoreAccountDefaultsResponsibilitiesFeesCollectorApplicationCustom  V2CoreAccountDefaultsResponsibilitiesFeesCollector = "application_custom"
+	V2CoreAccountDefaultsResponsibilitiesFeesCollectorApplicationExpress V2CoreAccountDefaultsResponsibilitiesFeesCollector = "application_express"
+	V2CoreAccountDefaultsResponsibilitiesFeesCollectorStripe             V2CoreAccountDefaultsResponsibilitiesFeesCollector = "stripe"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountDefaultsResponsibilitiesFeesCollector enum.
+func (e V2CoreAccountDefaultsResponsibilitiesFeesCollector) Valid() bool {
+	switch e {
+	case V2CoreAccountDefaultsResponsibilitiesFeesCollectorApplication:
+		return true
+	case V2CoreAccountDefaultsResponsibilitiesFeesCollectorApplicationCustom:
+		return true
+	case V2CoreAccountDefaultsResponsibilitiesFeesCollectorApplicationExpress:
+		return true
+	case V2CoreAccountDefaultsResponsibilitiesFeesCollectorStripe:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountDefaultsResponsibilitiesLossesCollector.
+const (
+	V2CoreAccountDefaultsResponsibilitiesLossesCollectorApplication V2CoreAccountDefaultsResponsibilitiesLossesCollector = "application"
+	V2CoreAccountDefaultsResponsibilitiesLossesCollectorStripe      V2CoreAccountDefaultsResponsibilitiesLossesCollector = "stripe"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountDefaultsResponsibilitiesLossesCollector enum.
+func (e V2CoreAccountDefaultsResponsibilitiesLossesCollector) Valid() bool {
+	switch e {
+	case V2CoreAccountDefaultsResponsibilitiesLossesCollectorApplication:
+		return true
+	case V2CoreAccountDefaultsResponsibilitiesLossesCollectorStripe:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountDefaultsResponsibilitiesRequirementsCollector.
+const (
+	V2CoreAccountDefaultsResponsibilitiesRequirementsCollectorApplication V2CoreAccountDefaultsResponsibilitiesRequirementsCollector = "application"
+	V2CoreAccountDefaultsResponsibilitiesRequirementsCollectorStripe      V2CoreAccountDefaultsResponsibilitiesRequirementsCollector = "stripe"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountDefaultsResponsibilitiesRequirementsCollector enum.
+func (e V2CoreAccountDefaultsResponsibilitiesRequirementsCollector) Valid() bool {
+	switch e {
+	case V2CoreAccountDefaultsResponsibilitiesRequirementsCollectorApplication:
+		return true
+	case V2CoreAccountDefaultsResponsibilitiesRequirementsCollectorStripe:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountIdentityEntityType.
+const (
+	V2CoreAccountIdentityEntityTypeCompany          V2CoreAccountIdentityEntityType = "company"
+	V2CoreAccountIdentityEntityTypeGovernmentEntity V2CoreAccountIdentityEntityType = "government_entity"
+	V2CoreAccountIdentityEntityTypeIndividual       V2CoreAccountIdentityEntityType = "individual"
+	V2CoreAccountIdentityEntityTypeNonProfit        V2CoreAccountIdentityEntityType = "non_profit"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountIdentityEntityType enum.
+func (e V2CoreAccountIdentityEntityType) Valid() bool {
+	switch e {
+	case V2CoreAccountIdentityEntityTypeCompany:
+		return true
+	case V2CoreAccountIdentityEntityTypeGovernmentEntity:
+		return true
+	case V2CoreAccountIdentityEntityTypeIndividual:
+		return true
+	case V2CoreAccountIdentityEntityTypeNonProfit:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountIdentityAttestationsPersonsProvidedOwnershipExemptionReason.
+const (
+	V2CoreAccountIdentityAttestationsPersonsProvidedOwnershipExemptionReasonQualifiedEntityExceedsOwnershipThreshold V2CoreAccountIdentityAttestationsPersonsProvidedOwnershipExemptionReason = "qualified_entity_exceeds_ownership_threshold"
+	V2CoreAccountIdentityAttestationsPersonsProvidedOwnershipExemptionReasonQualifiesAsFinancialInstitution          V2CoreAccountIdentityAttestationsPersonsProvidedOwnershipExemptionReason = "qualifies_as_financial_institution"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountIdentityAttestationsPersonsProvidedOwnershipExemptionReason enum.
+func (e V2CoreAccountIdentityAttestationsPersonsProvidedOwnershipExemptionReason) Valid() bool {
+	switch e {
+	case V2CoreAccountIdentityAttestationsPersonsProvidedOwnershipExemptionReasonQualifiedEntityExceedsOwnershipThreshold:
+		return true
+	case V2CoreAccountIdentityAttestationsPersonsProvidedOwnershipExemptionReasonQualifiesAsFinancialInstitution:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountIdentityBusinessDetailsStructure.
+const (
+	V2CoreAccountIdentityBusinessDetailsStructureCooperative                        V2CoreAccountIdentityBusinessDetailsStructure = "cooperative"
+	V2CoreAccountIdentityBusinessDetailsStructureFreeZoneEstablishment              V2CoreAccountIdentityBusinessDetailsStructure = "free_zone_establishment"
+	V2CoreAccountIdentityBusinessDetailsStructureFreeZoneLlc                        V2CoreAccountIdentityBusinessDetailsStructure = "free_zone_llc"
+	V2CoreAccountIdentityBusinessDetailsStructureGovernmentInstrumentality          V2CoreAccountIdentityBusinessDetailsStructure = "government_instrumentality"
+	V2CoreAccountIdentityBusinessDetailsStructureGovernmentalUnit                   V2CoreAccountIdentityBusinessDetailsStructure = "governmental_unit"
+	V2CoreAccountIdentityBusinessDetailsStructureIncorporatedAssociation            V2CoreAccountIdentityBusinessDetailsStructure = "incorporated_association"
+	V2CoreAccountIdentityBusinessDetailsStructureIncorporatedNonProfit              V2CoreAccountIdentityBusinessDetailsStructure = "incorporated_non_profit"
+	V2CoreAccountIdentityBusinessDetailsStructureIncorporatedPartnership            V2CoreAccountIdentityBusinessDetailsStructure = "incorporated_partnership"
+	V2CoreAccountIdentityBusinessDetailsStructureLimitedLiabilityPartnership        V2CoreAccountIdentityBusinessDetailsStructure = "limited_liability_partnership"
+	V2CoreAccountIdentityBusinessDetailsStructureLlc                                V2CoreAccountIdentityBusinessDetailsStructure = "llc"
+	V2CoreAccountIdentityBusinessDetailsStructureMultiMemberLlc                     V2CoreAccountIdentityBusinessDetailsStructure = "multi_member_llc"
+	V2CoreAccountIdentityBusinessDetailsStructurePrivateCompany                     V2CoreAccountIdentityBusinessDetailsStructure = "private_company"
+	V2CoreAccountIdentityBusinessDetailsStructurePrivateCorporation                 V2CoreAccountIdentityBusinessDetailsStructure = "private_corporation"
+	V2CoreAccountIdentityBusinessDetailsStructurePrivatePartnership                 V2CoreAccountIdentityBusinessDetailsStructure = "private_partnership"
+	V2CoreAccountIdentityBusinessDetailsStructurePublicCompany                      V2CoreAccountIdentityBusinessDetailsStructure = "public_company"
+	V2CoreAccountIdentityBusinessDetailsStructurePublicCorporation                  V2CoreAccountIdentityBusinessDetailsStructure = "public_corporation"
+	V2CoreAccountIdentityBusinessDetailsStructurePublicListedCorporation            V2CoreAccountIdentityBusinessDetailsStructure = "public_listed_corporation"
+	V2CoreAccountIdentityBusinessDetailsStructurePublicPartnership                  V2CoreAccountIdentityBusinessDetailsStructure = "public_partnership"
+	V2CoreAccountIdentityBusinessDetailsStructureRegisteredCharity                  V2CoreAccountIdentityBusinessDetailsStructure = "registered_charity"
+	V2CoreAccountIdentityBusinessDetailsStructureSingleMemberLlc                    V2CoreAccountIdentityBusinessDetailsStructure = "single_member_llc"
+	V2CoreAccountIdentityBusinessDetailsStructureSoleEstablishment                  V2CoreAccountIdentityBusinessDetailsStructure = "sole_establishment"
+	V2CoreAccountIdentityBusinessDetailsStructureSoleProprietorship                 V2CoreAccountIdentityBusinessDetailsStructure = "sole_proprietorship"
+	V2CoreAccountIdentityBusinessDetailsStructureTaxExemptGovernmentInstrumentality V2CoreAccountIdentityBusinessDetailsStructure = "tax_exempt_government_instrumentality"
+	V2CoreAccountIdentityBusinessDetailsStructureTrust                              V2CoreAccountIdentityBusinessDetailsStructure = "trust"
+	V2CoreAccountIdentityBusinessDetailsStructureUnincorporatedAssociation          V2CoreAccountIdentityBusinessDetailsStructure = "unincorporated_association"
+	V2CoreAccountIdentityBusinessDetailsStructureUnincorporatedNonProfit            V2CoreAccountIdentityBusinessDetailsStructure = "unincorporated_non_profit"
+	V2CoreAccountIdentityBusinessDetailsStructureUnincorporatedPartnership          V2CoreAccountIdentityBusinessDetailsStructure = "unincorporated_partnership"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountIdentityBusinessDetailsStructure enum.
+func (e V2CoreAccountIdentityBusinessDetailsStructure) Valid() bool {
+	switch e {
+	case V2CoreAccountIdentityBusinessDetailsStructureCooperative:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructureFreeZoneEstablishment:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructureFreeZoneLlc:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructureGovernmentInstrumentality:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructureGovernmentalUnit:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructureIncorporatedAssociation:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructureIncorporatedNonProfit:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructureIncorporatedPartnership:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructureLimitedLiabilityPartnership:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructureLlc:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructureMultiMemberLlc:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructurePrivateCompany:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructurePrivateCorporation:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructurePrivatePartnership:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructurePublicCompany:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructurePublicCorporation:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructurePublicListedCorporation:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructurePublicPartnership:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructureRegisteredCharity:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructureSingleMemberLlc:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructureSoleEstablishment:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructureSoleProprietorship:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructureTaxExemptGovernmentInstrumentality:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructureTrust:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructureUnincorporatedAssociation:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructureUnincorporatedNonProfit:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsStructureUnincorporatedPartnership:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountIdentityBusinessDetailsDocumentsPrimaryVerificationType.
+const (
+	V2CoreAccountIdentityBusinessDetailsDocumentsPrimaryVerificationTypeFrontBack V2CoreAccountIdentityBusinessDetailsDocumentsPrimaryVerificationType = "front_back"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountIdentityBusinessDetailsDocumentsPrimaryVerificationType enum.
+func (e V2CoreAccountIdentityBusinessDetailsDocumentsPrimaryVerificationType) Valid() bool {
+	switch e {
+	case V2CoreAccountIdentityBusinessDetailsDocumentsPrimaryVerificationTypeFrontBack:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountIdentityBusinessDetailsIDNumberType.
+const (
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeAeCrn    V2CoreAccountIdentityBusinessDetailsIDNumberType = "ae_crn"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeAeVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "ae_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeAoNif    V2CoreAccountIdentityBusinessDetailsIDNumberType = "ao_nif"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeArCuit   V2CoreAccountIdentityBusinessDetailsIDNumberType = "ar_cuit"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeAtFn     V2CoreAccountIdentityBusinessDetailsIDNumberType = "at_fn"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeAtStn    V2CoreAccountIdentityBusinessDetailsIDNumberType = "at_stn"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeAtVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "at_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeAuAbn    V2CoreAccountIdentityBusinessDetailsIDNumberType = "au_abn"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeAuAcn    V2CoreAccountIdentityBusinessDetailsIDNumberType = "au_acn"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeAuIn     V2CoreAccountIdentityBusinessDetailsIDNumberType = "au_in"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeAzTin    V2CoreAccountIdentityBusinessDetailsIDNumberType = "az_tin"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeBdEtin   V2CoreAccountIdentityBusinessDetailsIDNumberType = "bd_etin"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeBeCbe    V2CoreAccountIdentityBusinessDetailsIDNumberType = "be_cbe"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeBeVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "be_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeBgUic    V2CoreAccountIdentityBusinessDetailsIDNumberType = "bg_uic"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeBgVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "bg_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeBrCnpj   V2CoreAccountIdentityBusinessDetailsIDNumberType = "br_cnpj"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeCaCn     V2CoreAccountIdentityBusinessDetailsIDNumberType = "ca_cn"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeCaCrarr  V2CoreAccountIdentityBusinessDetailsIDNumberType = "ca_crarr"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeCaGstHst V2CoreAccountIdentityBusinessDetailsIDNumberType = "ca_gst_hst"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeCaNeq    V2CoreAccountIdentityBusinessDetailsIDNumberType = "ca_neq"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeCaRid    V2CoreAccountIdentityBusinessDetailsIDNumberType = "ca_rid"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeChChid   V2CoreAccountIdentityBusinessDetailsIDNumberType = "ch_chid"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeChUid    V2CoreAccountIdentityBusinessDetailsIDNumberType = "ch_uid"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeCrCpj    V2CoreAccountIdentityBusinessDetailsIDNumberType = "cr_cpj"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeCrNite   V2CoreAccountIdentityBusinessDetailsIDNumberType = "cr_nite"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeCyHe     V2CoreAccountIdentityBusinessDetailsIDNumberType = "cy_he"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeCyTic    V2CoreAccountIdentityBusinessDetailsIDNumberType = "cy_tic"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeCyVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "cy_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeCzIco    V2CoreAccountIdentityBusinessDetailsIDNumberType = "cz_ico"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeCzVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "cz_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeDeHrn    V2CoreAccountIdentityBusinessDetailsIDNumberType = "de_hrn"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeDeStn    V2CoreAccountIdentityBusinessDetailsIDNumberType = "de_stn"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeDeVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "de_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeDkCvr    V2CoreAccountIdentityBusinessDetailsIDNumberType = "dk_cvr"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeDkVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "dk_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeDoRcn    V2CoreAccountIdentityBusinessDetailsIDNumberType = "do_rcn"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeEeRk     V2CoreAccountIdentityBusinessDetailsIDNumberType = "ee_rk"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeEeVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "ee_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeEsCif    V2CoreAccountIdentityBusinessDetailsIDNumberType = "es_cif"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeEsVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "es_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeFiVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "fi_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeFiYt     V2CoreAccountIdentityBusinessDetailsIDNumberType = "fi_yt"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeFrRna    V2CoreAccountIdentityBusinessDetailsIDNumberType = "fr_rna"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeFrSiren  V2CoreAccountIdentityBusinessDetailsIDNumberType = "fr_siren"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeFrVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "fr_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeGbCrn    V2CoreAccountIdentityBusinessDetailsIDNumberType = "gb_crn"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeGbVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "gb_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeGiCrn    V2CoreAccountIdentityBusinessDetailsIDNumberType = "gi_crn"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeGrAfm    V2CoreAccountIdentityBusinessDetailsIDNumberType = "gr_afm"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeGrGemi   V2CoreAccountIdentityBusinessDetailsIDNumberType = "gr_gemi"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeGrVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "gr_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeGtNit    V2CoreAccountIdentityBusinessDetailsIDNumberType = "gt_nit"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeHkBr     V2CoreAccountIdentityBusinessDetailsIDNumberType = "hk_br"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeHkCr     V2CoreAccountIdentityBusinessDetailsIDNumberType = "hk_cr"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeHrMbs    V2CoreAccountIdentityBusinessDetailsIDNumberType = "hr_mbs"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeHrOib    V2CoreAccountIdentityBusinessDetailsIDNumberType = "hr_oib"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeHrVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "hr_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeHuCjs    V2CoreAccountIdentityBusinessDetailsIDNumberType = "hu_cjs"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeHuTin    V2CoreAccountIdentityBusinessDetailsIDNumberType = "hu_tin"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeHuVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "hu_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeIeCrn    V2CoreAccountIdentityBusinessDetailsIDNumberType = "ie_crn"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeIeTrn    V2CoreAccountIdentityBusinessDetailsIDNumberType = "ie_trn"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeIeVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "ie_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeItRea    V2CoreAccountIdentityBusinessDetailsIDNumberType = "it_rea"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeItVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "it_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeJpCn     V2CoreAccountIdentityBusinessDetailsIDNumberType = "jp_cn"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeKzBin    V2CoreAccountIdentityBusinessDetailsIDNumberType = "kz_bin"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeLiUid    V2CoreAccountIdentityBusinessDetailsIDNumberType = "li_uid"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeLtCcrn   V2CoreAccountIdentityBusinessDetailsIDNumberType = "lt_ccrn"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeLtVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "lt_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeLuNif    V2CoreAccountIdentityBusinessDetailsIDNumberType = "lu_nif"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeLuRcs    V2CoreAccountIdentityBusinessDetailsIDNumberType = "lu_rcs"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeLuVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "lu_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeLvUrn    V2CoreAccountIdentityBusinessDetailsIDNumberType = "lv_urn"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeLvVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "lv_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeMtCrn    V2CoreAccountIdentityBusinessDetailsIDNumberType = "mt_crn"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeMtTin    V2CoreAccountIdentityBusinessDetailsIDNumberType = "mt_tin"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeMtVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "mt_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeMxRfc    V2CoreAccountIdentityBusinessDetailsIDNumberType = "mx_rfc"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeMyBrn    V2CoreAccountIdentityBusinessDetailsIDNumberType = "my_brn"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeMyCoid   V2CoreAccountIdentityBusinessDetailsIDNumberType = "my_coid"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeMyItn    V2CoreAccountIdentityBusinessDetailsIDNumberType = "my_itn"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeMySst    V2CoreAccountIdentityBusinessDetailsIDNumberType = "my_sst"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeMzNuit   V2CoreAccountIdentityBusinessDetailsIDNumberType = "mz_nuit"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeNlKvk    V2CoreAccountIdentityBusinessDetailsIDNumberType = "nl_kvk"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeNlRsin   V2CoreAccountIdentityBusinessDetailsIDNumberType = "nl_rsin"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeNlVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "nl_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeNoOrgnr  V2CoreAccountIdentityBusinessDetailsIDNumberType = "no_orgnr"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeNzBn     V2CoreAccountIdentityBusinessDetailsIDNumberType = "nz_bn"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeNzIrd    V2CoreAccountIdentityBusinessDetailsIDNumberType = "nz_ird"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypePeRuc    V2CoreAccountIdentityBusinessDetailsIDNumberType = "pe_ruc"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypePkNtn    V2CoreAccountIdentityBusinessDetailsIDNumberType = "pk_ntn"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypePlNip    V2CoreAccountIdentityBusinessDetailsIDNumberType = "pl_nip"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypePlRegon  V2CoreAccountIdentityBusinessDetailsIDNumberType = "pl_regon"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypePlVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "pl_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypePtVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "pt_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeRoCui    V2CoreAccountIdentityBusinessDetailsIDNumberType = "ro_cui"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeRoOrc    V2CoreAccountIdentityBusinessDetailsIDNumberType = "ro_orc"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeRoVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "ro_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeSaCrn    V2CoreAccountIdentityBusinessDetailsIDNumberType = "sa_crn"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeSaTin    V2CoreAccountIdentityBusinessDetailsIDNumberType = "sa_tin"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeSeOrgnr  V2CoreAccountIdentityBusinessDetailsIDNumberType = "se_orgnr"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeSeVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "se_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeSgUen    V2CoreAccountIdentityBusinessDetailsIDNumberType = "sg_uen"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeSiMsp    V2CoreAccountIdentityBusinessDetailsIDNumberType = "si_msp"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeSiTin    V2CoreAccountIdentityBusinessDetailsIDNumberType = "si_tin"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeSiVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "si_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeSkDic    V2CoreAccountIdentityBusinessDetailsIDNumberType = "sk_dic"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeSkIco    V2CoreAccountIdentityBusinessDetailsIDNumberType = "sk_ico"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeSkVat    V2CoreAccountIdentityBusinessDetailsIDNumberType = "sk_vat"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeThCrn    V2CoreAccountIdentityBusinessDetailsIDNumberType = "th_crn"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeThPrn    V2CoreAccountIdentityBusinessDetailsIDNumberType = "th_prn"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeThTin    V2CoreAccountIdentityBusinessDetailsIDNumberType = "th_tin"
+	V2CoreAccountIdentityBusinessDetailsIDNumberTypeUsEin    V2CoreAccountIdentityBusinessDetailsIDNumberType = "us_ein"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountIdentityBusinessDetailsIDNumberType enum.
+func (e V2CoreAccountIdentityBusinessDetailsIDNumberType) Valid() bool {
+	switch e {
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeAeCrn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeAeVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeAoNif:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeArCuit:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeAtFn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeAtStn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeAtVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeAuAbn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeAuAcn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeAuIn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeAzTin:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeBdEtin:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeBeCbe:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeBeVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeBgUic:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeBgVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeBrCnpj:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeCaCn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeCaCrarr:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeCaGstHst:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeCaNeq:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeCaRid:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeChChid:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeChUid:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeCrCpj:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeCrNite:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeCyHe:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeCyTic:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeCyVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeCzIco:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeCzVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeDeHrn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeDeStn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeDeVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeDkCvr:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeDkVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeDoRcn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeEeRk:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeEeVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeEsCif:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeEsVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeFiVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeFiYt:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeFrRna:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeFrSiren:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeFrVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeGbCrn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeGbVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeGiCrn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeGrAfm:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeGrGemi:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeGrVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeGtNit:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeHkBr:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeHkCr:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeHrMbs:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeHrOib:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeHrVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeHuCjs:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeHuTin:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeHuVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeIeCrn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeIeTrn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeIeVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeItRea:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeItVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeJpCn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeKzBin:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeLiUid:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeLtCcrn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeLtVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeLuNif:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeLuRcs:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeLuVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeLvUrn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeLvVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeMtCrn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeMtTin:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeMtVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeMxRfc:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeMyBrn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeMyCoid:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeMyItn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeMySst:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeMzNuit:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeNlKvk:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeNlRsin:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeNlVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeNoOrgnr:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeNzBn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeNzIrd:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypePeRuc:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypePkNtn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypePlNip:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypePlRegon:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypePlVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypePtVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeRoCui:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeRoOrc:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeRoVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeSaCrn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeSaTin:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeSeOrgnr:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeSeVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeSgUen:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeSiMsp:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeSiTin:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeSiVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeSkDic:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeSkIco:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeSkVat:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeThCrn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeThPrn:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeThTin:
+		return true
+	case V2CoreAccountIdentityBusinessDetailsIDNumberTypeUsEin:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountIdentityIndividualLegalGender.
+const (
+	V2CoreAccountIdentityIndividualLegalGenderFemale V2CoreAccountIdentityIndividualLegalGender = "female"
+	V2CoreAccountIdentityIndividualLegalGenderMale   V2CoreAccountIdentityIndividualLegalGender = "male"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountIdentityIndividualLegalGender enum.
+func (e V2CoreAccountIdentityIndividualLegalGender) Valid() bool {
+	switch e {
+	case V2CoreAccountIdentityIndividualLegalGenderFemale:
+		return true
+	case V2CoreAccountIdentityIndividualLegalGenderMale:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountIdentityIndividualPoliticalExposure.
+const (
+	V2CoreAccountIdentityIndividualPoliticalExposureExisting V2CoreAccountIdentityIndividualPoliticalExposure = "existing"
+	V2CoreAccountIdentityIndividualPoliticalExposureNone     V2CoreAccountIdentityIndividualPoliticalExposure = "none"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountIdentityIndividualPoliticalExposure enum.
+func (e V2CoreAccountIdentityIndividualPoliticalExposure) Valid() bool {
+	switch e {
+	case V2CoreAccountIdentityIndividualPoliticalExposureExisting:
+		return true
+	case V2CoreAccountIdentityIndividualPoliticalExposureNone:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountIdentityIndividualAdditionalAddressPurpose.
+const (
+	V2CoreAccountIdentityIndividualAdditionalAddressPurposeRegistered V2CoreAccountIdentityIndividualAdditionalAddressPurpose = "registered"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountIdentityIndividualAdditionalAddressPurpose enum.
+func (e V2CoreAccountIdentityIndividualAdditionalAddressPurpose) Valid() bool {
+	switch e {
+	case V2CoreAccountIdentityIndividualAdditionalAddressPurposeRegistered:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountIdentityIndividualAdditionalNamePurpose.
+const (
+	V2CoreAccountIdentityIndividualAdditionalNamePurposeAlias  V2CoreAccountIdentityIndividualAdditionalNamePurpose = "alias"
+	V2CoreAccountIdentityIndividualAdditionalNamePurposeMaiden V2CoreAccountIdentityIndividualAdditionalNamePurpose = "maiden"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountIdentityIndividualAdditionalNamePurpose enum.
+func (e V2CoreAccountIdentityIndividualAdditionalNamePurpose) Valid() bool {
+	switch e {
+	case V2CoreAccountIdentityIndividualAdditionalNamePurposeAlias:
+		return true
+	case V2CoreAccountIdentityIndividualAdditionalNamePurposeMaiden:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountIdentityIndividualIDNumberType.
+const (
+	V2CoreAccountIdentityIndividualIDNumberTypeAeEid       V2CoreAccountIdentityIndividualIDNumberType = "ae_eid"
+	V2CoreAccountIdentityIndividualIDNumberTypeAoNif       V2CoreAccountIdentityIndividualIDNumberType = "ao_nif"
+	V2CoreAccountIdentityIndividualIDNumberTypeArCuil      V2CoreAccountIdentityIndividualIDNumberType = "ar_cuil"
+	V2CoreAccountIdentityIndividualIDNumberTypeArDni       V2CoreAccountIdentityIndividualIDNumberType = "ar_dni"
+	V2CoreAccountIdentityIndividualIDNumberTypeAtStn       V2CoreAccountIdentityIndividualIDNumberType = "at_stn"
+	V2CoreAccountIdentityIndividualIDNumberTypeAzTin       V2CoreAccountIdentityIndividualIDNumberType = "az_tin"
+	V2CoreAccountIdentityIndividualIDNumberTypeBdBrc       V2CoreAccountIdentityIndividualIDNumberType = "bd_brc"
+	V2CoreAccountIdentityIndividualIDNumberTypeBdEtin      V2CoreAccountIdentityIndividualIDNumberType = "bd_etin"
+	V2CoreAccountIdentityIndividualIDNumberTypeBdNid       V2CoreAccountIdentityIndividualIDNumberType = "bd_nid"
+	V2CoreAccountIdentityIndividualIDNumberTypeBeNrn       V2CoreAccountIdentityIndividualIDNumberType = "be_nrn"
+	V2CoreAccountIdentityIndividualIDNumberTypeBgUcn       V2CoreAccountIdentityIndividualIDNumberType = "bg_ucn"
+	V2CoreAccountIdentityIndividualIDNumberTypeBnNric      V2CoreAccountIdentityIndividualIDNumberType = "bn_nric"
+	V2CoreAccountIdentityIndividualIDNumberTypeBrCpf       V2CoreAccountIdentityIndividualIDNumberType = "br_cpf"
+	V2CoreAccountIdentityIndividualIDNumberTypeCaSin       V2CoreAccountIdentityIndividualIDNumberType = "ca_sin"
+	V2CoreAccountIdentityIndividualIDNumberTypeChOasi      V2CoreAccountIdentityIndividualIDNumberType = "ch_oasi"
+	V2CoreAccountIdentityIndividualIDNumberTypeClRut       V2CoreAccountIdentityIndividualIDNumberType = "cl_rut"
+	V2CoreAccountIdentityIndividualIDNumberTypeCnPp        V2CoreAccountIdentityIndividualIDNumberType = "cn_pp"
+	V2CoreAccountIdentityIndividualIDNumberTypeCoNuip      V2CoreAccountIdentityIndividualIDNumberType = "co_nuip"
+	V2CoreAccountIdentityIndividualIDNumberTypeCrCi        V2CoreAccountIdentityIndividualIDNumberType = "cr_ci"
+	V2CoreAccountIdentityIndividualIDNumberTypeCrCpf       V2CoreAccountIdentityIndividualIDNumberType = "cr_cpf"
+	V2CoreAccountIdentityIndividualIDNumberTypeCrDimex     V2CoreAccountIdentityIndividualIDNumberType = "cr_dimex"
+	V2CoreAccountIdentityIndividualIDNumberTypeCrNite      V2CoreAccountIdentityIndividualIDNumberType = "cr_nite"
+	V2CoreAccountIdentityIndividualIDNumberTypeCyTic       V2CoreAccountIdentityIndividualIDNumberType = "cy_tic"
+	V2CoreAccountIdentityIndividualIDNumberTypeCzRc        V2CoreAccountIdentityIndividualIDNumberType = "cz_rc"
+	V2CoreAccountIdentityIndividualIDNumberTypeDeStn       V2CoreAccountIdentityIndividualIDNumberType = "de_stn"
+	V2CoreAccountIdentityIndividualIDNumberTypeDkCpr       V2CoreAccountIdentityIndividualIDNumberType = "dk_cpr"
+	V2CoreAccountIdentityIndividualIDNumberTypeDoCie       V2CoreAccountIdentityIndividualIDNumberType = "do_cie"
+	V2CoreAccountIdentityIndividualIDNumberTypeDoRcn       V2CoreAccountIdentityIndividualIDNumberType = "do_rcn"
+	V2CoreAccountIdentityIndividualIDNumberTypeEcCi        V2CoreAccountIdentityIndividualIDNumberType = "ec_ci"
+	V2CoreAccountIdentityIndividualIDNumberTypeEeIk        V2CoreAccountIdentityIndividualIDNumberType = "ee_ik"
+	V2CoreAccountIdentityIndividualIDNumberTypeEsNif       V2CoreAccountIdentityIndividualIDNumberType = "es_nif"
+	V2CoreAccountIdentityIndividualIDNumberTypeFiHetu      V2CoreAccountIdentityIndividualIDNumberType = "fi_hetu"
+	V2CoreAccountIdentityIndividualIDNumberTypeFrNir       V2CoreAccountIdentityIndividualIDNumberType = "fr_nir"
+	V2CoreAccountIdentityIndividualIDNumberTypeGbNino      V2CoreAccountIdentityIndividualIDNumberType = "gb_nino"
+	V2CoreAccountIdentityIndividualIDNumberTypeGrAfm       V2CoreAccountIdentityIndividualIDNumberType = "gr_afm"
+	V2CoreAccountIdentityIndividualIDNumberTypeGtNit       V2CoreAccountIdentityIndividualIDNumberType = "gt_nit"
+	V2CoreAccountIdentityIndividualIDNumberTypeHkId        V2CoreAccountIdentityIndividualIDNumberType = "hk_id"
+	V2CoreAccountIdentityIndividualIDNumberTypeHrOib       V2CoreAccountIdentityIndividualIDNumberType = "hr_oib"
+	V2CoreAccountIdentityIndividualIDNumberTypeHuAd        V2CoreAccountIdentityIndividualIDNumberType = "hu_ad"
+	V2CoreAccountIdentityIndividualIDNumberTypeIdNik       V2CoreAccountIdentityIndividualIDNumberType = "id_nik"
+	V2CoreAccountIdentityIndividualIDNumberTypeIePpsn      V2CoreAccountIdentityIndividualIDNumberType = "ie_ppsn"
+	V2CoreAccountIdentityIndividualIDNumberTypeIsKt        V2CoreAccountIdentityIndividualIDNumberType = "is_kt"
+	V2CoreAccountIdentityIndividualIDNumberTypeItCf        V2CoreAccountIdentityIndividualIDNumberType = "it_cf"
+	V2CoreAccountIdentityIndividualIDNumberTypeJpInc       V2CoreAccountIdentityIndividualIDNumberType = "jp_inc"
+	V2CoreAccountIdentityIndividualIDNumberTypeKePin       V2CoreAccountIdentityIndividualIDNumberType = "ke_pin"
+	V2CoreAccountIdentityIndividualIDNumberTypeKzIin       V2CoreAccountIdentityIndividualIDNumberType = "kz_iin"
+	V2CoreAccountIdentityIndividualIDNumberTypeLiPeid      V2CoreAccountIdentityIndividualIDNumberType = "li_peid"
+	V2CoreAccountIdentityIndividualIDNumberTypeLtAk        V2CoreAccountIdentityIndividualIDNumberType = "lt_ak"
+	V2CoreAccountIdentityIndividualIDNumberTypeLuNif       V2CoreAccountIdentityIndividualIDNumberType = "lu_nif"
+	V2CoreAccountIdentityIndividualIDNumberTypeLvPk        V2CoreAccountIdentityIndividualIDNumberType = "lv_pk"
+	V2CoreAccountIdentityIndividualIDNumberTypeMxRfc       V2CoreAccountIdentityIndividualIDNumberType = "mx_rfc"
+	V2CoreAccountIdentityIndividualIDNumberTypeMyNric      V2CoreAccountIdentityIndividualIDNumberType = "my_nric"
+	V2CoreAccountIdentityIndividualIDNumberTypeMzNuit      V2CoreAccountIdentityIndividualIDNumberType = "mz_nuit"
+	V2CoreAccountIdentityIndividualIDNumberTypeNgNin       V2CoreAccountIdentityIndividualIDNumberType = "ng_nin"
+	V2CoreAccountIdentityIndividualIDNumberTypeNlBsn       V2CoreAccountIdentityIndividualIDNumberType = "nl_bsn"
+	V2CoreAccountIdentityIndividualIDNumberTypeNoNin       V2CoreAccountIdentityIndividualIDNumberType = "no_nin"
+	V2CoreAccountIdentityIndividualIDNumberTypeNzIrd       V2CoreAccountIdentityIndividualIDNumberType = "nz_ird"
+	V2CoreAccountIdentityIndividualIDNumberTypePeDni       V2CoreAccountIdentityIndividualIDNumberType = "pe_dni"
+	V2CoreAccountIdentityIndividualIDNumberTypePkCnic      V2CoreAccountIdentityIndividualIDNumberType = "pk_cnic"
+	V2CoreAccountIdentityIndividualIDNumberTypePkSnic      V2CoreAccountIdentityIndividualIDNumberType = "pk_snic"
+	V2CoreAccountIdentityIndividualIDNumberTypePlPesel     V2CoreAccountIdentityIndividualIDNumberType = "pl_pesel"
+	V2CoreAccountIdentityIndividualIDNumberTypePtNif       V2CoreAccountIdentityIndividualIDNumberType = "pt_nif"
+	V2CoreAccountIdentityIndividualIDNumberTypeRoCnp       V2CoreAccountIdentityIndividualIDNumberType = "ro_cnp"
+	V2CoreAccountIdentityIndividualIDNumberTypeSaTin       V2CoreAccountIdentityIndividualIDNumberType = "sa_tin"
+	V2CoreAccountIdentityIndividualIDNumberTypeSePin       V2CoreAccountIdentityIndividualIDNumberType = "se_pin"
+	V2CoreAccountIdentityIndividualIDNumberTypeSgFin       V2CoreAccountIdentityIndividualIDNumberType = "sg_fin"
+	V2CoreAccountIdentityIndividualIDNumberTypeSgNric      V2CoreAccountIdentityIndividualIDNumberType = "sg_nric"
+	V2CoreAccountIdentityIndividualIDNumberTypeSkDic       V2CoreAccountIdentityIndividualIDNumberType = "sk_dic"
+	V2CoreAccountIdentityIndividualIDNumberTypeThLc        V2CoreAccountIdentityIndividualIDNumberType = "th_lc"
+	V2CoreAccountIdentityIndividualIDNumberTypeThPin       V2CoreAccountIdentityIndividualIDNumberType = "th_pin"
+	V2CoreAccountIdentityIndividualIDNumberTypeTrTin       V2CoreAccountIdentityIndividualIDNumberType = "tr_tin"
+	V2CoreAccountIdentityIndividualIDNumberTypeUsItin      V2CoreAccountIdentityIndividualIDNumberType = "us_itin"
+	V2CoreAccountIdentityIndividualIDNumberTypeUsItinLast4 V2CoreAccountIdentityIndividualIDNumberType = "us_itin_last_4"
+	V2CoreAccountIdentityIndividualIDNumberTypeUsSsn       V2CoreAccountIdentityIndividualIDNumberType = "us_ssn"
+	V2CoreAccountIdentityIndividualIDNumberTypeUsSsnLast4  V2CoreAccountIdentityIndividualIDNumberType = "us_ssn_last_4"
+	V2CoreAccountIdentityIndividualIDNumberTypeUyDni       V2CoreAccountIdentityIndividualIDNumberType = "uy_dni"
+	V2CoreAccountIdentityIndividualIDNumberTypeZaId        V2CoreAccountIdentityIndividualIDNumberType = "za_id"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountIdentityIndividualIDNumberType enum.
+func (e V2CoreAccountIdentityIndividualIDNumberType) Valid() bool {
+	switch e {
+	case V2CoreAccountIdentityIndividualIDNumberTypeAeEid:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeAoNif:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeArCuil:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeArDni:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeAtStn:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeAzTin:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeBdBrc:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeBdEtin:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeBdNid:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeBeNrn:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeBgUcn:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeBnNric:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeBrCpf:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeCaSin:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeChOasi:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeClRut:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeCnPp:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeCoNuip:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeCrCi:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeCrCpf:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeCrDimex:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeCrNite:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeCyTic:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeCzRc:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeDeStn:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeDkCpr:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeDoCie:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeDoRcn:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeEcCi:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeEeIk:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeEsNif:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeFiHetu:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeFrNir:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeGbNino:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeGrAfm:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeGtNit:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeHkId:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeHrOib:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeHuAd:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeIdNik:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeIePpsn:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeIsKt:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeItCf:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeJpInc:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeKePin:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeKzIin:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeLiPeid:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeLtAk:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeLuNif:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeLvPk:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeMxRfc:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeMyNric:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeMzNuit:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeNgNin:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeNlBsn:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeNoNin:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeNzIrd:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypePeDni:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypePkCnic:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypePkSnic:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypePlPesel:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypePtNif:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeRoCnp:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeSaTin:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeSePin:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeSgFin:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeSgNric:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeSkDic:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeThLc:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeThPin:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeTrTin:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeUsItin:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeUsItinLast4:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeUsSsn:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeUsSsnLast4:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeUyDni:
+		return true
+	case V2CoreAccountIdentityIndividualIDNumberTypeZaId:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for V2CoreAccountLinkObject.
 const (
 	V2CoreAccountLinkObjectV2CoreAccountLink V2CoreAccountLinkObject = "v2.core.account_link"
@@ -383,73 +3986,1559 @@ func (e V2CoreAccountLinkObject) Valid() bool {
 	}
 }
 
-// AccountCapability A capability of a configuration and its status.
+// Defines values for V2CoreAccountPersonLegalGender.
+const (
+	V2CoreAccountPersonLegalGenderFemale V2CoreAccountPersonLegalGender = "female"
+	V2CoreAccountPersonLegalGenderMale   V2CoreAccountPersonLegalGender = "male"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountPersonLegalGender enum.
+func (e V2CoreAccountPersonLegalGender) Valid() bool {
+	switch e {
+	case V2CoreAccountPersonLegalGenderFemale:
+		return true
+	case V2CoreAccountPersonLegalGenderMale:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountPersonPoliticalExposure.
+const (
+	V2CoreAccountPersonPoliticalExposureExisting V2CoreAccountPersonPoliticalExposure = "existing"
+	V2CoreAccountPersonPoliticalExposureNone     V2CoreAccountPersonPoliticalExposure = "none"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountPersonPoliticalExposure enum.
+func (e V2CoreAccountPersonPoliticalExposure) Valid() bool {
+	switch e {
+	case V2CoreAccountPersonPoliticalExposureExisting:
+		return true
+	case V2CoreAccountPersonPoliticalExposureNone:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountPersonTokenObject.
+const (
+	V2CoreAccountPersonTokenObjectV2CoreAccountPersonToken V2CoreAccountPersonTokenObject = "v2.core.account_person_token"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountPersonTokenObject enum.
+func (e V2CoreAccountPersonTokenObject) Valid() bool {
+	switch e {
+	case V2CoreAccountPersonTokenObjectV2CoreAccountPersonToken:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountRequirementsEntryAwaitingActionFrom.
+const (
+	V2CoreAccountRequirementsEntryAwaitingActionFromStripe V2CoreAccountRequirementsEntryAwaitingActionFrom = "stripe"
+	V2CoreAccountRequirementsEntryAwaitingActionFromUser   V2CoreAccountRequirementsEntryAwaitingActionFrom = "user"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountRequirementsEntryAwaitingActionFrom enum.
+func (e V2CoreAccountRequirementsEntryAwaitingActionFrom) Valid() bool {
+	switch e {
+	case V2CoreAccountRequirementsEntryAwaitingActionFromStripe:
+		return true
+	case V2CoreAccountRequirementsEntryAwaitingActionFromUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountRequirementsEntryErrorCode.
+const (
+	V2CoreAccountRequirementsEntryErrorCodeInvalidAddressCityStatePostalCode                      V2CoreAccountRequirementsEntryErrorCode = "invalid_address_city_state_postal_code"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidAddressHighwayContractBox                       V2CoreAccountRequirementsEntryErrorCode = "invalid_address_highway_contract_box"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidAddressPrivateMailbox                           V2CoreAccountRequirementsEntryErrorCode = "invalid_address_private_mailbox"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidBusinessProfileName                             V2CoreAccountRequirementsEntryErrorCode = "invalid_business_profile_name"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidBusinessProfileNameDenylisted                   V2CoreAccountRequirementsEntryErrorCode = "invalid_business_profile_name_denylisted"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidCompanyNameDenylisted                           V2CoreAccountRequirementsEntryErrorCode = "invalid_company_name_denylisted"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidDobAgeOverMaximum                               V2CoreAccountRequirementsEntryErrorCode = "invalid_dob_age_over_maximum"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidDobAgeUnder18                                   V2CoreAccountRequirementsEntryErrorCode = "invalid_dob_age_under_18"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidDobAgeUnderMinimum                              V2CoreAccountRequirementsEntryErrorCode = "invalid_dob_age_under_minimum"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidProductDescriptionLength                        V2CoreAccountRequirementsEntryErrorCode = "invalid_product_description_length"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidProductDescriptionUrlMatch                      V2CoreAccountRequirementsEntryErrorCode = "invalid_product_description_url_match"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidRepresentativeCountry                           V2CoreAccountRequirementsEntryErrorCode = "invalid_representative_country"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidStatementDescriptorBusinessMismatch             V2CoreAccountRequirementsEntryErrorCode = "invalid_statement_descriptor_business_mismatch"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidStatementDescriptorDenylisted                   V2CoreAccountRequirementsEntryErrorCode = "invalid_statement_descriptor_denylisted"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidStatementDescriptorLength                       V2CoreAccountRequirementsEntryErrorCode = "invalid_statement_descriptor_length"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidStatementDescriptorPrefixDenylisted             V2CoreAccountRequirementsEntryErrorCode = "invalid_statement_descriptor_prefix_denylisted"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidStatementDescriptorPrefixMismatch               V2CoreAccountRequirementsEntryErrorCode = "invalid_statement_descriptor_prefix_mismatch"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidStreetAddress                                   V2CoreAccountRequirementsEntryErrorCode = "invalid_street_address"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidTaxId                                           V2CoreAccountRequirementsEntryErrorCode = "invalid_tax_id"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidTaxIdFormat                                     V2CoreAccountRequirementsEntryErrorCode = "invalid_tax_id_format"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidTosAcceptance                                   V2CoreAccountRequirementsEntryErrorCode = "invalid_tos_acceptance"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidUrlDenylisted                                   V2CoreAccountRequirementsEntryErrorCode = "invalid_url_denylisted"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidUrlFormat                                       V2CoreAccountRequirementsEntryErrorCode = "invalid_url_format"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebPresenceDetected                          V2CoreAccountRequirementsEntryErrorCode = "invalid_url_web_presence_detected"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteBusinessInformationMismatch           V2CoreAccountRequirementsEntryErrorCode = "invalid_url_website_business_information_mismatch"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteEmpty                                 V2CoreAccountRequirementsEntryErrorCode = "invalid_url_website_empty"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteInaccessible                          V2CoreAccountRequirementsEntryErrorCode = "invalid_url_website_inaccessible"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteInaccessibleGeoblocked                V2CoreAccountRequirementsEntryErrorCode = "invalid_url_website_inaccessible_geoblocked"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteInaccessiblePasswordProtected         V2CoreAccountRequirementsEntryErrorCode = "invalid_url_website_inaccessible_password_protected"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteIncomplete                            V2CoreAccountRequirementsEntryErrorCode = "invalid_url_website_incomplete"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteIncompleteCancellationPolicy          V2CoreAccountRequirementsEntryErrorCode = "invalid_url_website_incomplete_cancellation_policy"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteIncompleteCustomerServiceDetails      V2CoreAccountRequirementsEntryErrorCode = "invalid_url_website_incomplete_customer_service_details"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteIncompleteLegalRestrictions           V2CoreAccountRequirementsEntryErrorCode = "invalid_url_website_incomplete_legal_restrictions"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteIncompleteRefundPolicy                V2CoreAccountRequirementsEntryErrorCode = "invalid_url_website_incomplete_refund_policy"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteIncompleteReturnPolicy                V2CoreAccountRequirementsEntryErrorCode = "invalid_url_website_incomplete_return_policy"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteIncompleteTermsAndConditions          V2CoreAccountRequirementsEntryErrorCode = "invalid_url_website_incomplete_terms_and_conditions"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteIncompleteUnderConstruction           V2CoreAccountRequirementsEntryErrorCode = "invalid_url_website_incomplete_under_construction"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteOther                                 V2CoreAccountRequirementsEntryErrorCode = "invalid_url_website_other"
+	V2CoreAccountRequirementsEntryErrorCodeInvalidValueOther                                      V2CoreAccountRequirementsEntryErrorCode = "invalid_value_other"
+	V2CoreAccountRequirementsEntryErrorCodeUnresolvableIpAddress                                  V2CoreAccountRequirementsEntryErrorCode = "unresolvable_ip_address"
+	V2CoreAccountRequirementsEntryErrorCodeUnresolvablePostalCode                                 V2CoreAccountRequirementsEntryErrorCode = "unresolvable_postal_code"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDirectorsMismatch                          V2CoreAccountRequirementsEntryErrorCode = "verification_directors_mismatch"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentAddressMismatch                    V2CoreAccountRequirementsEntryErrorCode = "verification_document_address_mismatch"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentAddressMissing                     V2CoreAccountRequirementsEntryErrorCode = "verification_document_address_missing"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentCorrupt                            V2CoreAccountRequirementsEntryErrorCode = "verification_document_corrupt"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentCountryNotSupported                V2CoreAccountRequirementsEntryErrorCode = "verification_document_country_not_supported"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentDirectorsMismatch                  V2CoreAccountRequirementsEntryErrorCode = "verification_document_directors_mismatch"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentDobMismatch                        V2CoreAccountRequirementsEntryErrorCode = "verification_document_dob_mismatch"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentDuplicateType                      V2CoreAccountRequirementsEntryErrorCode = "verification_document_duplicate_type"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentExpired                            V2CoreAccountRequirementsEntryErrorCode = "verification_document_expired"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentFailedCopy                         V2CoreAccountRequirementsEntryErrorCode = "verification_document_failed_copy"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentFailedGreyscale                    V2CoreAccountRequirementsEntryErrorCode = "verification_document_failed_greyscale"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentFailedOther                        V2CoreAccountRequirementsEntryErrorCode = "verification_document_failed_other"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentFailedTestMode                     V2CoreAccountRequirementsEntryErrorCode = "verification_document_failed_test_mode"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentFraudulent                         V2CoreAccountRequirementsEntryErrorCode = "verification_document_fraudulent"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentIdNumberMismatch                   V2CoreAccountRequirementsEntryErrorCode = "verification_document_id_number_mismatch"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentIdNumberMissing                    V2CoreAccountRequirementsEntryErrorCode = "verification_document_id_number_missing"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentIncomplete                         V2CoreAccountRequirementsEntryErrorCode = "verification_document_incomplete"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentInvalid                            V2CoreAccountRequirementsEntryErrorCode = "verification_document_invalid"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentIssueOrExpiryDateMissing           V2CoreAccountRequirementsEntryErrorCode = "verification_document_issue_or_expiry_date_missing"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentManipulated                        V2CoreAccountRequirementsEntryErrorCode = "verification_document_manipulated"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentMissingBack                        V2CoreAccountRequirementsEntryErrorCode = "verification_document_missing_back"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentMissingFront                       V2CoreAccountRequirementsEntryErrorCode = "verification_document_missing_front"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentNameMismatch                       V2CoreAccountRequirementsEntryErrorCode = "verification_document_name_mismatch"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentNameMissing                        V2CoreAccountRequirementsEntryErrorCode = "verification_document_name_missing"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentNationalityMismatch                V2CoreAccountRequirementsEntryErrorCode = "verification_document_nationality_mismatch"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentNotReadable                        V2CoreAccountRequirementsEntryErrorCode = "verification_document_not_readable"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentNotSigned                          V2CoreAccountRequirementsEntryErrorCode = "verification_document_not_signed"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentNotUploaded                        V2CoreAccountRequirementsEntryErrorCode = "verification_document_not_uploaded"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentPhotoMismatch                      V2CoreAccountRequirementsEntryErrorCode = "verification_document_photo_mismatch"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentTooLarge                           V2CoreAccountRequirementsEntryErrorCode = "verification_document_too_large"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentTypeNotSupported                   V2CoreAccountRequirementsEntryErrorCode = "verification_document_type_not_supported"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationExtraneousDirectors                        V2CoreAccountRequirementsEntryErrorCode = "verification_extraneous_directors"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationFailedAddressMatch                         V2CoreAccountRequirementsEntryErrorCode = "verification_failed_address_match"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationFailedBusinessIecNumber                    V2CoreAccountRequirementsEntryErrorCode = "verification_failed_business_iec_number"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationFailedDocumentMatch                        V2CoreAccountRequirementsEntryErrorCode = "verification_failed_document_match"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationFailedIdNumberMatch                        V2CoreAccountRequirementsEntryErrorCode = "verification_failed_id_number_match"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationFailedKeyedIdentity                        V2CoreAccountRequirementsEntryErrorCode = "verification_failed_keyed_identity"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationFailedKeyedMatch                           V2CoreAccountRequirementsEntryErrorCode = "verification_failed_keyed_match"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationFailedNameMatch                            V2CoreAccountRequirementsEntryErrorCode = "verification_failed_name_match"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationFailedOther                                V2CoreAccountRequirementsEntryErrorCode = "verification_failed_other"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationFailedRepresentativeAuthority              V2CoreAccountRequirementsEntryErrorCode = "verification_failed_representative_authority"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationFailedResidentialAddress                   V2CoreAccountRequirementsEntryErrorCode = "verification_failed_residential_address"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationFailedTaxIdMatch                           V2CoreAccountRequirementsEntryErrorCode = "verification_failed_tax_id_match"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationFailedTaxIdNotIssued                       V2CoreAccountRequirementsEntryErrorCode = "verification_failed_tax_id_not_issued"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationMissingDirectors                           V2CoreAccountRequirementsEntryErrorCode = "verification_missing_directors"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationMissingExecutives                          V2CoreAccountRequirementsEntryErrorCode = "verification_missing_executives"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationMissingOwners                              V2CoreAccountRequirementsEntryErrorCode = "verification_missing_owners"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationRequiresAdditionalMemorandumOfAssociations V2CoreAccountRequirementsEntryErrorCode = "verification_requires_additional_memorandum_of_associations"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationRequiresAdditionalProofOfRegistration      V2CoreAccountRequirementsEntryErrorCode = "verification_requires_additional_proof_of_registration"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationSelfieDocumentMissingPhoto                 V2CoreAccountRequirementsEntryErrorCode = "verification_selfie_document_missing_photo"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationSelfieFaceMismatch                         V2CoreAccountRequirementsEntryErrorCode = "verification_selfie_face_mismatch"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationSelfieManipulated                          V2CoreAccountRequirementsEntryErrorCode = "verification_selfie_manipulated"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationSelfieUnverifiedOther                      V2CoreAccountRequirementsEntryErrorCode = "verification_selfie_unverified_other"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationSupportability                             V2CoreAccountRequirementsEntryErrorCode = "verification_supportability"
+	V2CoreAccountRequirementsEntryErrorCodeVerificationTokenStale                                 V2CoreAccountRequirementsEntryErrorCode = "verification_token_stale"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountRequirementsEntryErrorCode enum.
+func (e V2CoreAccountRequirementsEntryErrorCode) Valid() bool {
+	switch e {
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidAddressCityStatePostalCode:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidAddressHighwayContractBox:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidAddressPrivateMailbox:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidBusinessProfileName:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidBusinessProfileNameDenylisted:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidCompanyNameDenylisted:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidDobAgeOverMaximum:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidDobAgeUnder18:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidDobAgeUnderMinimum:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidProductDescriptionLength:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidProductDescriptionUrlMatch:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidRepresentativeCountry:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidStatementDescriptorBusinessMismatch:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidStatementDescriptorDenylisted:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidStatementDescriptorLength:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidStatementDescriptorPrefixDenylisted:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidStatementDescriptorPrefixMismatch:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidStreetAddress:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidTaxId:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidTaxIdFormat:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidTosAcceptance:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidUrlDenylisted:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidUrlFormat:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebPresenceDetected:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteBusinessInformationMismatch:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteEmpty:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteInaccessible:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteInaccessibleGeoblocked:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteInaccessiblePasswordProtected:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteIncomplete:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteIncompleteCancellationPolicy:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteIncompleteCustomerServiceDetails:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteIncompleteLegalRestrictions:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteIncompleteRefundPolicy:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteIncompleteReturnPolicy:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteIncompleteTermsAndConditions:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteIncompleteUnderConstruction:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidUrlWebsiteOther:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeInvalidValueOther:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeUnresolvableIpAddress:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeUnresolvablePostalCode:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDirectorsMismatch:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentAddressMismatch:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentAddressMissing:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentCorrupt:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentCountryNotSupported:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentDirectorsMismatch:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentDobMismatch:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentDuplicateType:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentExpired:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentFailedCopy:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentFailedGreyscale:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentFailedOther:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentFailedTestMode:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentFraudulent:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentIdNumberMismatch:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentIdNumberMissing:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentIncomplete:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentInvalid:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentIssueOrExpiryDateMissing:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentManipulated:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentMissingBack:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentMissingFront:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentNameMismatch:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentNameMissing:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentNationalityMismatch:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentNotReadable:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentNotSigned:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentNotUploaded:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentPhotoMismatch:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentTooLarge:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationDocumentTypeNotSupported:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationExtraneousDirectors:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationFailedAddressMatch:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationFailedBusinessIecNumber:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationFailedDocumentMatch:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationFailedIdNumberMatch:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationFailedKeyedIdentity:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationFailedKeyedMatch:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationFailedNameMatch:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationFailedOther:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationFailedRepresentativeAuthority:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationFailedResidentialAddress:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationFailedTaxIdMatch:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationFailedTaxIdNotIssued:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationMissingDirectors:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationMissingExecutives:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationMissingOwners:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationRequiresAdditionalMemorandumOfAssociations:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationRequiresAdditionalProofOfRegistration:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationSelfieDocumentMissingPhoto:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationSelfieFaceMismatch:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationSelfieManipulated:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationSelfieUnverifiedOther:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationSupportability:
+		return true
+	case V2CoreAccountRequirementsEntryErrorCodeVerificationTokenStale:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability.
+const (
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityAchDebitPayments             V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "ach_debit_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityAcssDebitPayments            V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "acss_debit_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityAffirmPayments               V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "affirm_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityAfterpayClearpayPayments     V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "afterpay_clearpay_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityAlmaPayments                 V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "alma_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityAmazonPayPayments            V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "amazon_pay_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityAuBecsDebitPayments          V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "au_becs_debit_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityAutomaticIndirectTax         V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "automatic_indirect_tax"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityBacsDebitPayments            V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "bacs_debit_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityBancontactPayments           V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "bancontact_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityBankAccountsLocal            V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "bank_accounts.local"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityBankAccountsWire             V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "bank_accounts.wire"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityBlikPayments                 V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "blik_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityBoletoPayments               V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "boleto_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityCardPayments                 V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "card_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityCards                        V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "cards"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityCartesBancairesPayments      V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "cartes_bancaires_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityCashappPayments              V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "cashapp_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityEpsPayments                  V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "eps_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityFpxPayments                  V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "fpx_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityGbBankTransferPayments       V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "gb_bank_transfer_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityGrabpayPayments              V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "grabpay_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityIdealPayments                V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "ideal_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityJcbPayments                  V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "jcb_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityJpBankTransferPayments       V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "jp_bank_transfer_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityKakaoPayPayments             V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "kakao_pay_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityKlarnaPayments               V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "klarna_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityKonbiniPayments              V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "konbini_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityKrCardPayments               V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "kr_card_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityLinkPayments                 V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "link_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityMobilepayPayments            V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "mobilepay_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityMultibancoPayments           V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "multibanco_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityMxBankTransferPayments       V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "mx_bank_transfer_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityNaverPayPayments             V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "naver_pay_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityOxxoPayments                 V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "oxxo_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityP24Payments                  V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "p24_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityPayByBankPayments            V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "pay_by_bank_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityPaycoPayments                V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "payco_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityPaynowPayments               V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "paynow_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityPromptpayPayments            V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "promptpay_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityRevolutPayPayments           V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "revolut_pay_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilitySamsungPayPayments           V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "samsung_pay_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilitySepaBankTransferPayments     V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "sepa_bank_transfer_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilitySepaDebitPayments            V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "sepa_debit_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityStripeBalancePayouts         V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "stripe_balance.payouts"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityStripeBalanceStripeTransfers V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "stripe_balance.stripe_transfers"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilitySwishPayments                V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "swish_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityTwintPayments                V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "twint_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityUsBankTransferPayments       V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "us_bank_transfer_payments"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityZipPayments                  V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability = "zip_payments"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability enum.
+func (e V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability) Valid() bool {
+	switch e {
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityAchDebitPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityAcssDebitPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityAffirmPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityAfterpayClearpayPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityAlmaPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityAmazonPayPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityAuBecsDebitPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityAutomaticIndirectTax:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityBacsDebitPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityBancontactPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityBankAccountsLocal:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityBankAccountsWire:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityBlikPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityBoletoPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityCardPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityCards:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityCartesBancairesPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityCashappPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityEpsPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityFpxPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityGbBankTransferPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityGrabpayPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityIdealPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityJcbPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityJpBankTransferPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityKakaoPayPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityKlarnaPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityKonbiniPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityKrCardPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityLinkPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityMobilepayPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityMultibancoPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityMxBankTransferPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityNaverPayPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityOxxoPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityP24Payments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityPayByBankPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityPaycoPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityPaynowPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityPromptpayPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityRevolutPayPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilitySamsungPayPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilitySepaBankTransferPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilitySepaDebitPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityStripeBalancePayouts:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityStripeBalanceStripeTransfers:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilitySwishPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityTwintPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityUsBankTransferPayments:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapabilityZipPayments:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountRequirementsEntryImpactRestrictsCapabilityConfiguration.
+const (
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityConfigurationCustomer  V2CoreAccountRequirementsEntryImpactRestrictsCapabilityConfiguration = "customer"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityConfigurationMerchant  V2CoreAccountRequirementsEntryImpactRestrictsCapabilityConfiguration = "merchant"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityConfigurationRecipient V2CoreAccountRequirementsEntryImpactRestrictsCapabilityConfiguration = "recipient"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountRequirementsEntryImpactRestrictsCapabilityConfiguration enum.
+func (e V2CoreAccountRequirementsEntryImpactRestrictsCapabilityConfiguration) Valid() bool {
+	switch e {
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityConfigurationCustomer:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityConfigurationMerchant:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityConfigurationRecipient:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadlineStatus.
+const (
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadlineStatusCurrentlyDue  V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadlineStatus = "currently_due"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadlineStatusEventuallyDue V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadlineStatus = "eventually_due"
+	V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadlineStatusPastDue       V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadlineStatus = "past_due"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadlineStatus enum.
+func (e V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadlineStatus) Valid() bool {
+	switch e {
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadlineStatusCurrentlyDue:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadlineStatusEventuallyDue:
+		return true
+	case V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadlineStatusPastDue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountRequirementsEntryReferenceType.
+const (
+	V2CoreAccountRequirementsEntryReferenceTypeInquiry       V2CoreAccountRequirementsEntryReferenceType = "inquiry"
+	V2CoreAccountRequirementsEntryReferenceTypePaymentMethod V2CoreAccountRequirementsEntryReferenceType = "payment_method"
+	V2CoreAccountRequirementsEntryReferenceTypePerson        V2CoreAccountRequirementsEntryReferenceType = "person"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountRequirementsEntryReferenceType enum.
+func (e V2CoreAccountRequirementsEntryReferenceType) Valid() bool {
+	switch e {
+	case V2CoreAccountRequirementsEntryReferenceTypeInquiry:
+		return true
+	case V2CoreAccountRequirementsEntryReferenceTypePaymentMethod:
+		return true
+	case V2CoreAccountRequirementsEntryReferenceTypePerson:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountRequirementsEntryRequestedReasonCode.
+const (
+	V2CoreAccountRequirementsEntryRequestedReasonCodeRoutineOnboarding   V2CoreAccountRequirementsEntryRequestedReasonCode = "routine_onboarding"
+	V2CoreAccountRequirementsEntryRequestedReasonCodeRoutineVerification V2CoreAccountRequirementsEntryRequestedReasonCode = "routine_verification"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountRequirementsEntryRequestedReasonCode enum.
+func (e V2CoreAccountRequirementsEntryRequestedReasonCode) Valid() bool {
+	switch e {
+	case V2CoreAccountRequirementsEntryRequestedReasonCodeRoutineOnboarding:
+		return true
+	case V2CoreAccountRequirementsEntryRequestedReasonCodeRoutineVerification:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountRequirementsSummaryMinimumDeadlineStatus.
+const (
+	V2CoreAccountRequirementsSummaryMinimumDeadlineStatusCurrentlyDue  V2CoreAccountRequirementsSummaryMinimumDeadlineStatus = "currently_due"
+	V2CoreAccountRequirementsSummaryMinimumDeadlineStatusEventuallyDue V2CoreAccountRequirementsSummaryMinimumDeadlineStatus = "eventually_due"
+	V2CoreAccountRequirementsSummaryMinimumDeadlineStatusPastDue       V2CoreAccountRequirementsSummaryMinimumDeadlineStatus = "past_due"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountRequirementsSummaryMinimumDeadlineStatus enum.
+func (e V2CoreAccountRequirementsSummaryMinimumDeadlineStatus) Valid() bool {
+	switch e {
+	case V2CoreAccountRequirementsSummaryMinimumDeadlineStatusCurrentlyDue:
+		return true
+	case V2CoreAccountRequirementsSummaryMinimumDeadlineStatusEventuallyDue:
+		return true
+	case V2CoreAccountRequirementsSummaryMinimumDeadlineStatusPastDue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountTokenObject.
+const (
+	V2CoreAccountTokenObjectV2CoreAccountToken V2CoreAccountTokenObject = "v2.core.account_token"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountTokenObject enum.
+func (e V2CoreAccountTokenObject) Valid() bool {
+	switch e {
+	case V2CoreAccountTokenObjectV2CoreAccountToken:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountTokenCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsType.
+const (
+	V2CoreAccountTokenCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsTypeFrontBack V2CoreAccountTokenCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsType = "front_back"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountTokenCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsType enum.
+func (e V2CoreAccountTokenCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsType) Valid() bool {
+	switch e {
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsTypeFrontBack:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure.
+const (
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureCooperative                        V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "cooperative"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureFreeZoneEstablishment              V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "free_zone_establishment"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureFreeZoneLlc                        V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "free_zone_llc"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureGovernmentInstrumentality          V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "government_instrumentality"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureGovernmentalUnit                   V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "governmental_unit"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureIncorporatedAssociation            V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "incorporated_association"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureIncorporatedNonProfit              V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "incorporated_non_profit"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureIncorporatedPartnership            V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "incorporated_partnership"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureLimitedLiabilityPartnership        V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "limited_liability_partnership"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureLlc                                V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "llc"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureMultiMemberLlc                     V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "multi_member_llc"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructurePrivateCompany                     V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "private_company"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructurePrivateCorporation                 V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "private_corporation"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructurePrivatePartnership                 V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "private_partnership"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructurePublicCompany                      V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "public_company"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructurePublicCorporation                  V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "public_corporation"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructurePublicListedCorporation            V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "public_listed_corporation"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructurePublicPartnership                  V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "public_partnership"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureRegisteredCharity                  V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "registered_charity"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureSingleMemberLlc                    V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "single_member_llc"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureSoleEstablishment                  V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "sole_establishment"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureSoleProprietorship                 V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "sole_proprietorship"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureTaxExemptGovernmentInstrumentality V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "tax_exempt_government_instrumentality"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureTrust                              V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "trust"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureUnincorporatedAssociation          V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "unincorporated_association"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureUnincorporatedNonProfit            V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "unincorporated_non_profit"
+	V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureUnincorporatedPartnership          V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure = "unincorporated_partnership"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure enum.
+func (e V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure) Valid() bool {
+	switch e {
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureCooperative:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureFreeZoneEstablishment:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureFreeZoneLlc:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureGovernmentInstrumentality:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureGovernmentalUnit:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureIncorporatedAssociation:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureIncorporatedNonProfit:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureIncorporatedPartnership:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureLimitedLiabilityPartnership:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureLlc:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureMultiMemberLlc:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructurePrivateCompany:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructurePrivateCorporation:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructurePrivatePartnership:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructurePublicCompany:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructurePublicCorporation:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructurePublicListedCorporation:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructurePublicPartnership:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureRegisteredCharity:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureSingleMemberLlc:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureSoleEstablishment:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureSoleProprietorship:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureTaxExemptGovernmentInstrumentality:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureTrust:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureUnincorporatedAssociation:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureUnincorporatedNonProfit:
+		return true
+	case V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructureUnincorporatedPartnership:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountTokenCreateIdentityIndividualParamsLegalGender.
+const (
+	V2CoreAccountTokenCreateIdentityIndividualParamsLegalGenderFemale V2CoreAccountTokenCreateIdentityIndividualParamsLegalGender = "female"
+	V2CoreAccountTokenCreateIdentityIndividualParamsLegalGenderMale   V2CoreAccountTokenCreateIdentityIndividualParamsLegalGender = "male"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountTokenCreateIdentityIndividualParamsLegalGender enum.
+func (e V2CoreAccountTokenCreateIdentityIndividualParamsLegalGender) Valid() bool {
+	switch e {
+	case V2CoreAccountTokenCreateIdentityIndividualParamsLegalGenderFemale:
+		return true
+	case V2CoreAccountTokenCreateIdentityIndividualParamsLegalGenderMale:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountTokenCreateIdentityIndividualParamsPoliticalExposure.
+const (
+	V2CoreAccountTokenCreateIdentityIndividualParamsPoliticalExposureExisting V2CoreAccountTokenCreateIdentityIndividualParamsPoliticalExposure = "existing"
+	V2CoreAccountTokenCreateIdentityIndividualParamsPoliticalExposureNone     V2CoreAccountTokenCreateIdentityIndividualParamsPoliticalExposure = "none"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountTokenCreateIdentityIndividualParamsPoliticalExposure enum.
+func (e V2CoreAccountTokenCreateIdentityIndividualParamsPoliticalExposure) Valid() bool {
+	switch e {
+	case V2CoreAccountTokenCreateIdentityIndividualParamsPoliticalExposureExisting:
+		return true
+	case V2CoreAccountTokenCreateIdentityIndividualParamsPoliticalExposureNone:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountTokenCreateIdentityParamsEntityType.
+const (
+	V2CoreAccountTokenCreateIdentityParamsEntityTypeCompany          V2CoreAccountTokenCreateIdentityParamsEntityType = "company"
+	V2CoreAccountTokenCreateIdentityParamsEntityTypeGovernmentEntity V2CoreAccountTokenCreateIdentityParamsEntityType = "government_entity"
+	V2CoreAccountTokenCreateIdentityParamsEntityTypeIndividual       V2CoreAccountTokenCreateIdentityParamsEntityType = "individual"
+	V2CoreAccountTokenCreateIdentityParamsEntityTypeNonProfit        V2CoreAccountTokenCreateIdentityParamsEntityType = "non_profit"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountTokenCreateIdentityParamsEntityType enum.
+func (e V2CoreAccountTokenCreateIdentityParamsEntityType) Valid() bool {
+	switch e {
+	case V2CoreAccountTokenCreateIdentityParamsEntityTypeCompany:
+		return true
+	case V2CoreAccountTokenCreateIdentityParamsEntityTypeGovernmentEntity:
+		return true
+	case V2CoreAccountTokenCreateIdentityParamsEntityTypeIndividual:
+		return true
+	case V2CoreAccountTokenCreateIdentityParamsEntityTypeNonProfit:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountUpdateConfigurationCustomerAutomaticIndirectTaxParamsExempt.
+const (
+	V2CoreAccountUpdateConfigurationCustomerAutomaticIndirectTaxParamsExemptExempt  V2CoreAccountUpdateConfigurationCustomerAutomaticIndirectTaxParamsExempt = "exempt"
+	V2CoreAccountUpdateConfigurationCustomerAutomaticIndirectTaxParamsExemptNone    V2CoreAccountUpdateConfigurationCustomerAutomaticIndirectTaxParamsExempt = "none"
+	V2CoreAccountUpdateConfigurationCustomerAutomaticIndirectTaxParamsExemptReverse V2CoreAccountUpdateConfigurationCustomerAutomaticIndirectTaxParamsExempt = "reverse"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountUpdateConfigurationCustomerAutomaticIndirectTaxParamsExempt enum.
+func (e V2CoreAccountUpdateConfigurationCustomerAutomaticIndirectTaxParamsExempt) Valid() bool {
+	switch e {
+	case V2CoreAccountUpdateConfigurationCustomerAutomaticIndirectTaxParamsExemptExempt:
+		return true
+	case V2CoreAccountUpdateConfigurationCustomerAutomaticIndirectTaxParamsExemptNone:
+		return true
+	case V2CoreAccountUpdateConfigurationCustomerAutomaticIndirectTaxParamsExemptReverse:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountUpdateConfigurationCustomerBillingInvoiceRenderingParamsAmountTaxDisplay.
+const (
+	V2CoreAccountUpdateConfigurationCustomerBillingInvoiceRenderingParamsAmountTaxDisplayExcludeTax          V2CoreAccountUpdateConfigurationCustomerBillingInvoiceRenderingParamsAmountTaxDisplay = "exclude_tax"
+	V2CoreAccountUpdateConfigurationCustomerBillingInvoiceRenderingParamsAmountTaxDisplayIncludeInclusiveTax V2CoreAccountUpdateConfigurationCustomerBillingInvoiceRenderingParamsAmountTaxDisplay = "include_inclusive_tax"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountUpdateConfigurationCustomerBillingInvoiceRenderingParamsAmountTaxDisplay enum.
+func (e V2CoreAccountUpdateConfigurationCustomerBillingInvoiceRenderingParamsAmountTaxDisplay) Valid() bool {
+	switch e {
+	case V2CoreAccountUpdateConfigurationCustomerBillingInvoiceRenderingParamsAmountTaxDisplayExcludeTax:
+		return true
+	case V2CoreAccountUpdateConfigurationCustomerBillingInvoiceRenderingParamsAmountTaxDisplayIncludeInclusiveTax:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountUpdateDefaultsParamsCurrency.
+const (
+	V2CoreAccountUpdateDefaultsParamsCurrencyAed V2CoreAccountUpdateDefaultsParamsCurrency = "aed"
+	V2CoreAccountUpdateDefaultsParamsCurrencyAfn V2CoreAccountUpdateDefaultsParamsCurrency = "afn"
+	V2CoreAccountUpdateDefaultsParamsCurrencyAll V2CoreAccountUpdateDefaultsParamsCurrency = "all"
+	V2CoreAccountUpdateDefaultsParamsCurrencyAmd V2CoreAccountUpdateDefaultsParamsCurrency = "amd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyAng V2CoreAccountUpdateDefaultsParamsCurrency = "ang"
+	V2CoreAccountUpdateDefaultsParamsCurrencyAoa V2CoreAccountUpdateDefaultsParamsCurrency = "aoa"
+	V2CoreAccountUpdateDefaultsParamsCurrencyArs V2CoreAccountUpdateDefaultsParamsCurrency = "ars"
+	V2CoreAccountUpdateDefaultsParamsCurrencyAud V2CoreAccountUpdateDefaultsParamsCurrency = "aud"
+	V2CoreAccountUpdateDefaultsParamsCurrencyAwg V2CoreAccountUpdateDefaultsParamsCurrency = "awg"
+	V2CoreAccountUpdateDefaultsParamsCurrencyAzn V2CoreAccountUpdateDefaultsParamsCurrency = "azn"
+	V2CoreAccountUpdateDefaultsParamsCurrencyBam V2CoreAccountUpdateDefaultsParamsCurrency = "bam"
+	V2CoreAccountUpdateDefaultsParamsCurrencyBbd V2CoreAccountUpdateDefaultsParamsCurrency = "bbd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyBdt V2CoreAccountUpdateDefaultsParamsCurrency = "bdt"
+	V2CoreAccountUpdateDefaultsParamsCurrencyBgn V2CoreAccountUpdateDefaultsParamsCurrency = "bgn"
+	V2CoreAccountUpdateDefaultsParamsCurrencyBif V2CoreAccountUpdateDefaultsParamsCurrency = "bif"
+	V2CoreAccountUpdateDefaultsParamsCurrencyBmd V2CoreAccountUpdateDefaultsParamsCurrency = "bmd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyBnd V2CoreAccountUpdateDefaultsParamsCurrency = "bnd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyBob V2CoreAccountUpdateDefaultsParamsCurrency = "bob"
+	V2CoreAccountUpdateDefaultsParamsCurrencyBrl V2CoreAccountUpdateDefaultsParamsCurrency = "brl"
+	V2CoreAccountUpdateDefaultsParamsCurrencyBsd V2CoreAccountUpdateDefaultsParamsCurrency = "bsd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyBwp V2CoreAccountUpdateDefaultsParamsCurrency = "bwp"
+	V2CoreAccountUpdateDefaultsParamsCurrencyBzd V2CoreAccountUpdateDefaultsParamsCurrency = "bzd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyCad V2CoreAccountUpdateDefaultsParamsCurrency = "cad"
+	V2CoreAccountUpdateDefaultsParamsCurrencyCdf V2CoreAccountUpdateDefaultsParamsCurrency = "cdf"
+	V2CoreAccountUpdateDefaultsParamsCurrencyChf V2CoreAccountUpdateDefaultsParamsCurrency = "chf"
+	V2CoreAccountUpdateDefaultsParamsCurrencyClp V2CoreAccountUpdateDefaultsParamsCurrency = "clp"
+	V2CoreAccountUpdateDefaultsParamsCurrencyCny V2CoreAccountUpdateDefaultsParamsCurrency = "cny"
+	V2CoreAccountUpdateDefaultsParamsCurrencyCop V2CoreAccountUpdateDefaultsParamsCurrency = "cop"
+	V2CoreAccountUpdateDefaultsParamsCurrencyCrc V2CoreAccountUpdateDefaultsParamsCurrency = "crc"
+	V2CoreAccountUpdateDefaultsParamsCurrencyCve V2CoreAccountUpdateDefaultsParamsCurrency = "cve"
+	V2CoreAccountUpdateDefaultsParamsCurrencyCzk V2CoreAccountUpdateDefaultsParamsCurrency = "czk"
+	V2CoreAccountUpdateDefaultsParamsCurrencyDjf V2CoreAccountUpdateDefaultsParamsCurrency = "djf"
+	V2CoreAccountUpdateDefaultsParamsCurrencyDkk V2CoreAccountUpdateDefaultsParamsCurrency = "dkk"
+	V2CoreAccountUpdateDefaultsParamsCurrencyDop V2CoreAccountUpdateDefaultsParamsCurrency = "dop"
+	V2CoreAccountUpdateDefaultsParamsCurrencyDzd V2CoreAccountUpdateDefaultsParamsCurrency = "dzd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyEek V2CoreAccountUpdateDefaultsParamsCurrency = "eek"
+	V2CoreAccountUpdateDefaultsParamsCurrencyEgp V2CoreAccountUpdateDefaultsParamsCurrency = "egp"
+	V2CoreAccountUpdateDefaultsParamsCurrencyEtb V2CoreAccountUpdateDefaultsParamsCurrency = "etb"
+	V2CoreAccountUpdateDefaultsParamsCurrencyEur V2CoreAccountUpdateDefaultsParamsCurrency = "eur"
+	V2CoreAccountUpdateDefaultsParamsCurrencyFjd V2CoreAccountUpdateDefaultsParamsCurrency = "fjd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyFkp V2CoreAccountUpdateDefaultsParamsCurrency = "fkp"
+	V2CoreAccountUpdateDefaultsParamsCurrencyGbp V2CoreAccountUpdateDefaultsParamsCurrency = "gbp"
+	V2CoreAccountUpdateDefaultsParamsCurrencyGel V2CoreAccountUpdateDefaultsParamsCurrency = "gel"
+	V2CoreAccountUpdateDefaultsParamsCurrencyGip V2CoreAccountUpdateDefaultsParamsCurrency = "gip"
+	V2CoreAccountUpdateDefaultsParamsCurrencyGmd V2CoreAccountUpdateDefaultsParamsCurrency = "gmd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyGnf V2CoreAccountUpdateDefaultsParamsCurrency = "gnf"
+	V2CoreAccountUpdateDefaultsParamsCurrencyGtq V2CoreAccountUpdateDefaultsParamsCurrency = "gtq"
+	V2CoreAccountUpdateDefaultsParamsCurrencyGyd V2CoreAccountUpdateDefaultsParamsCurrency = "gyd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyHkd V2CoreAccountUpdateDefaultsParamsCurrency = "hkd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyHnl V2CoreAccountUpdateDefaultsParamsCurrency = "hnl"
+	V2CoreAccountUpdateDefaultsParamsCurrencyHrk V2CoreAccountUpdateDefaultsParamsCurrency = "hrk"
+	V2CoreAccountUpdateDefaultsParamsCurrencyHtg V2CoreAccountUpdateDefaultsParamsCurrency = "htg"
+	V2CoreAccountUpdateDefaultsParamsCurrencyHuf V2CoreAccountUpdateDefaultsParamsCurrency = "huf"
+	V2CoreAccountUpdateDefaultsParamsCurrencyIdr V2CoreAccountUpdateDefaultsParamsCurrency = "idr"
+	V2CoreAccountUpdateDefaultsParamsCurrencyIls V2CoreAccountUpdateDefaultsParamsCurrency = "ils"
+	V2CoreAccountUpdateDefaultsParamsCurrencyInr V2CoreAccountUpdateDefaultsParamsCurrency = "inr"
+	V2CoreAccountUpdateDefaultsParamsCurrencyIsk V2CoreAccountUpdateDefaultsParamsCurrency = "isk"
+	V2CoreAccountUpdateDefaultsParamsCurrencyJmd V2CoreAccountUpdateDefaultsParamsCurrency = "jmd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyJpy V2CoreAccountUpdateDefaultsParamsCurrency = "jpy"
+	V2CoreAccountUpdateDefaultsParamsCurrencyKes V2CoreAccountUpdateDefaultsParamsCurrency = "kes"
+	V2CoreAccountUpdateDefaultsParamsCurrencyKgs V2CoreAccountUpdateDefaultsParamsCurrency = "kgs"
+	V2CoreAccountUpdateDefaultsParamsCurrencyKhr V2CoreAccountUpdateDefaultsParamsCurrency = "khr"
+	V2CoreAccountUpdateDefaultsParamsCurrencyKmf V2CoreAccountUpdateDefaultsParamsCurrency = "kmf"
+	V2CoreAccountUpdateDefaultsParamsCurrencyKrw V2CoreAccountUpdateDefaultsParamsCurrency = "krw"
+	V2CoreAccountUpdateDefaultsParamsCurrencyKyd V2CoreAccountUpdateDefaultsParamsCurrency = "kyd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyKzt V2CoreAccountUpdateDefaultsParamsCurrency = "kzt"
+	V2CoreAccountUpdateDefaultsParamsCurrencyLak V2CoreAccountUpdateDefaultsParamsCurrency = "lak"
+	V2CoreAccountUpdateDefaultsParamsCurrencyLbp V2CoreAccountUpdateDefaultsParamsCurrency = "lbp"
+	V2CoreAccountUpdateDefaultsParamsCurrencyLkr V2CoreAccountUpdateDefaultsParamsCurrency = "lkr"
+	V2CoreAccountUpdateDefaultsParamsCurrencyLrd V2CoreAccountUpdateDefaultsParamsCurrency = "lrd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyLsl V2CoreAccountUpdateDefaultsParamsCurrency = "lsl"
+	V2CoreAccountUpdateDefaultsParamsCurrencyLtl V2CoreAccountUpdateDefaultsParamsCurrency = "ltl"
+	V2CoreAccountUpdateDefaultsParamsCurrencyLvl V2CoreAccountUpdateDefaultsParamsCurrency = "lvl"
+	V2CoreAccountUpdateDefaultsParamsCurrencyMad V2CoreAccountUpdateDefaultsParamsCurrency = "mad"
+	V2CoreAccountUpdateDefaultsParamsCurrencyMdl V2CoreAccountUpdateDefaultsParamsCurrency = "mdl"
+	V2CoreAccountUpdateDefaultsParamsCurrencyMga V2CoreAccountUpdateDefaultsParamsCurrency = "mga"
+	V2CoreAccountUpdateDefaultsParamsCurrencyMkd V2CoreAccountUpdateDefaultsParamsCurrency = "mkd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyMnt V2CoreAccountUpdateDefaultsParamsCurrency = "mnt"
+	V2CoreAccountUpdateDefaultsParamsCurrencyMop V2CoreAccountUpdateDefaultsParamsCurrency = "mop"
+	V2CoreAccountUpdateDefaultsParamsCurrencyMro V2CoreAccountUpdateDefaultsParamsCurrency = "mro"
+	V2CoreAccountUpdateDefaultsParamsCurrencyMur V2CoreAccountUpdateDefaultsParamsCurrency = "mur"
+	V2CoreAccountUpdateDefaultsParamsCurrencyMvr V2CoreAccountUpdateDefaultsParamsCurrency = "mvr"
+	V2CoreAccountUpdateDefaultsParamsCurrencyMwk V2CoreAccountUpdateDefaultsParamsCurrency = "mwk"
+	V2CoreAccountUpdateDefaultsParamsCurrencyMxn V2CoreAccountUpdateDefaultsParamsCurrency = "mxn"
+	V2CoreAccountUpdateDefaultsParamsCurrencyMyr V2CoreAccountUpdateDefaultsParamsCurrency = "myr"
+	V2CoreAccountUpdateDefaultsParamsCurrencyMzn V2CoreAccountUpdateDefaultsParamsCurrency = "mzn"
+	V2CoreAccountUpdateDefaultsParamsCurrencyNad V2CoreAccountUpdateDefaultsParamsCurrency = "nad"
+	V2CoreAccountUpdateDefaultsParamsCurrencyNgn V2CoreAccountUpdateDefaultsParamsCurrency = "ngn"
+	V2CoreAccountUpdateDefaultsParamsCurrencyNio V2CoreAccountUpdateDefaultsParamsCurrency = "nio"
+	V2CoreAccountUpdateDefaultsParamsCurrencyNok V2CoreAccountUpdateDefaultsParamsCurrency = "nok"
+	V2CoreAccountUpdateDefaultsParamsCurrencyNpr V2CoreAccountUpdateDefaultsParamsCurrency = "npr"
+	V2CoreAccountUpdateDefaultsParamsCurrencyNzd V2CoreAccountUpdateDefaultsParamsCurrency = "nzd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyPab V2CoreAccountUpdateDefaultsParamsCurrency = "pab"
+	V2CoreAccountUpdateDefaultsParamsCurrencyPen V2CoreAccountUpdateDefaultsParamsCurrency = "pen"
+	V2CoreAccountUpdateDefaultsParamsCurrencyPgk V2CoreAccountUpdateDefaultsParamsCurrency = "pgk"
+	V2CoreAccountUpdateDefaultsParamsCurrencyPhp V2CoreAccountUpdateDefaultsParamsCurrency = "php"
+	V2CoreAccountUpdateDefaultsParamsCurrencyPkr V2CoreAccountUpdateDefaultsParamsCurrency = "pkr"
+	V2CoreAccountUpdateDefaultsParamsCurrencyPln V2CoreAccountUpdateDefaultsParamsCurrency = "pln"
+	V2CoreAccountUpdateDefaultsParamsCurrencyPyg V2CoreAccountUpdateDefaultsParamsCurrency = "pyg"
+	V2CoreAccountUpdateDefaultsParamsCurrencyQar V2CoreAccountUpdateDefaultsParamsCurrency = "qar"
+	V2CoreAccountUpdateDefaultsParamsCurrencyRon V2CoreAccountUpdateDefaultsParamsCurrency = "ron"
+	V2CoreAccountUpdateDefaultsParamsCurrencyRsd V2CoreAccountUpdateDefaultsParamsCurrency = "rsd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyRub V2CoreAccountUpdateDefaultsParamsCurrency = "rub"
+	V2CoreAccountUpdateDefaultsParamsCurrencyRwf V2CoreAccountUpdateDefaultsParamsCurrency = "rwf"
+	V2CoreAccountUpdateDefaultsParamsCurrencySar V2CoreAccountUpdateDefaultsParamsCurrency = "sar"
+	V2CoreAccountUpdateDefaultsParamsCurrencySbd V2CoreAccountUpdateDefaultsParamsCurrency = "sbd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyScr V2CoreAccountUpdateDefaultsParamsCurrency = "scr"
+	V2CoreAccountUpdateDefaultsParamsCurrencySek V2CoreAccountUpdateDefaultsParamsCurrency = "sek"
+	V2CoreAccountUpdateDefaultsParamsCurrencySgd V2CoreAccountUpdateDefaultsParamsCurrency = "sgd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyShp V2CoreAccountUpdateDefaultsParamsCurrency = "shp"
+	V2CoreAccountUpdateDefaultsParamsCurrencySll V2CoreAccountUpdateDefaultsParamsCurrency = "sll"
+	V2CoreAccountUpdateDefaultsParamsCurrencySos V2CoreAccountUpdateDefaultsParamsCurrency = "sos"
+	V2CoreAccountUpdateDefaultsParamsCurrencySrd V2CoreAccountUpdateDefaultsParamsCurrency = "srd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyStd V2CoreAccountUpdateDefaultsParamsCurrency = "std"
+	V2CoreAccountUpdateDefaultsParamsCurrencySvc V2CoreAccountUpdateDefaultsParamsCurrency = "svc"
+	V2CoreAccountUpdateDefaultsParamsCurrencySzl V2CoreAccountUpdateDefaultsParamsCurrency = "szl"
+	V2CoreAccountUpdateDefaultsParamsCurrencyThb V2CoreAccountUpdateDefaultsParamsCurrency = "thb"
+	V2CoreAccountUpdateDefaultsParamsCurrencyTjs V2CoreAccountUpdateDefaultsParamsCurrency = "tjs"
+	V2CoreAccountUpdateDefaultsParamsCurrencyTop V2CoreAccountUpdateDefaultsParamsCurrency = "top"
+	V2CoreAccountUpdateDefaultsParamsCurrencyTry V2CoreAccountUpdateDefaultsParamsCurrency = "try"
+	V2CoreAccountUpdateDefaultsParamsCurrencyTtd V2CoreAccountUpdateDefaultsParamsCurrency = "ttd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyTwd V2CoreAccountUpdateDefaultsParamsCurrency = "twd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyTzs V2CoreAccountUpdateDefaultsParamsCurrency = "tzs"
+	V2CoreAccountUpdateDefaultsParamsCurrencyUah V2CoreAccountUpdateDefaultsParamsCurrency = "uah"
+	V2CoreAccountUpdateDefaultsParamsCurrencyUgx V2CoreAccountUpdateDefaultsParamsCurrency = "ugx"
+	V2CoreAccountUpdateDefaultsParamsCurrencyUsd V2CoreAccountUpdateDefaultsParamsCurrency = "usd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyUyu V2CoreAccountUpdateDefaultsParamsCurrency = "uyu"
+	V2CoreAccountUpdateDefaultsParamsCurrencyUzs V2CoreAccountUpdateDefaultsParamsCurrency = "uzs"
+	V2CoreAccountUpdateDefaultsParamsCurrencyVef V2CoreAccountUpdateDefaultsParamsCurrency = "vef"
+	V2CoreAccountUpdateDefaultsParamsCurrencyVnd V2CoreAccountUpdateDefaultsParamsCurrency = "vnd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyVuv V2CoreAccountUpdateDefaultsParamsCurrency = "vuv"
+	V2CoreAccountUpdateDefaultsParamsCurrencyWst V2CoreAccountUpdateDefaultsParamsCurrency = "wst"
+	V2CoreAccountUpdateDefaultsParamsCurrencyXaf V2CoreAccountUpdateDefaultsParamsCurrency = "xaf"
+	V2CoreAccountUpdateDefaultsParamsCurrencyXcd V2CoreAccountUpdateDefaultsParamsCurrency = "xcd"
+	V2CoreAccountUpdateDefaultsParamsCurrencyXof V2CoreAccountUpdateDefaultsParamsCurrency = "xof"
+	V2CoreAccountUpdateDefaultsParamsCurrencyXpf V2CoreAccountUpdateDefaultsParamsCurrency = "xpf"
+	V2CoreAccountUpdateDefaultsParamsCurrencyYer V2CoreAccountUpdateDefaultsParamsCurrency = "yer"
+	V2CoreAccountUpdateDefaultsParamsCurrencyZar V2CoreAccountUpdateDefaultsParamsCurrency = "zar"
+	V2CoreAccountUpdateDefaultsParamsCurrencyZmw V2CoreAccountUpdateDefaultsParamsCurrency = "zmw"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountUpdateDefaultsParamsCurrency enum.
+func (e V2CoreAccountUpdateDefaultsParamsCurrency) Valid() bool {
+	switch e {
+	case V2CoreAccountUpdateDefaultsParamsCurrencyAed:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyAfn:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyAll:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyAmd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyAng:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyAoa:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyArs:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyAud:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyAwg:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyAzn:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyBam:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyBbd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyBdt:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyBgn:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyBif:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyBmd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyBnd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyBob:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyBrl:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyBsd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyBwp:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyBzd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyCad:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyCdf:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyChf:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyClp:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyCny:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyCop:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyCrc:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyCve:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyCzk:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyDjf:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyDkk:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyDop:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyDzd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyEek:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyEgp:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyEtb:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyEur:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyFjd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyFkp:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyGbp:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyGel:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyGip:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyGmd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyGnf:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyGtq:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyGyd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyHkd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyHnl:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyHrk:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyHtg:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyHuf:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyIdr:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyIls:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyInr:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyIsk:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyJmd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyJpy:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyKes:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyKgs:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyKhr:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyKmf:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyKrw:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyKyd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyKzt:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyLak:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyLbp:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyLkr:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyLrd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyLsl:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyLtl:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyLvl:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyMad:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyMdl:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyMga:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyMkd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyMnt:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyMop:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyMro:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyMur:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyMvr:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyMwk:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyMxn:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyMyr:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyMzn:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyNad:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyNgn:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyNio:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyNok:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyNpr:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyNzd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyPab:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyPen:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyPgk:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyPhp:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyPkr:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyPln:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyPyg:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyQar:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyRon:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyRsd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyRub:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyRwf:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencySar:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencySbd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyScr:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencySek:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencySgd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyShp:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencySll:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencySos:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencySrd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyStd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencySvc:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencySzl:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyThb:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyTjs:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyTop:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyTry:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyTtd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyTwd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyTzs:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyUah:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyUgx:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyUsd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyUyu:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyUzs:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyVef:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyVnd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyVuv:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyWst:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyXaf:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyXcd:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyXof:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyXpf:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyYer:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyZar:
+		return true
+	case V2CoreAccountUpdateDefaultsParamsCurrencyZmw:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountUpdateDefaultsResponsibilitiesParamsFeesCollector.
+const (
+	V2CoreAccountUpdateDefaultsResponsibilitiesParamsFeesCollectorApplication        V2CoreAccountUpdateDefaultsResponsibilitiesParamsFeesCollector = "application"
+	V2CoreAccountUpdateDefaultsResponsibilitiesParamsFeesCollectorApplicationCustom  V2CoreAccountUpdateDefaultsResponsibilitiesParamsFeesCollector = "application_custom"
+	V2CoreAccountUpdateDefaultsResponsibilitiesParamsFeesCollectorApplicationExpress V2CoreAccountUpdateDefaultsResponsibilitiesParamsFeesCollector = "application_express"
+	V2CoreAccountUpdateDefaultsResponsibilitiesParamsFeesCollectorStripe             V2CoreAccountUpdateDefaultsResponsibilitiesParamsFeesCollector = "stripe"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountUpdateDefaultsResponsibilitiesParamsFeesCollector enum.
+func (e V2CoreAccountUpdateDefaultsResponsibilitiesParamsFeesCollector) Valid() bool {
+	switch e {
+	case V2CoreAccountUpdateDefaultsResponsibilitiesParamsFeesCollectorApplication:
+		return true
+	case V2CoreAccountUpdateDefaultsResponsibilitiesParamsFeesCollectorApplicationCustom:
+		return true
+	case V2CoreAccountUpdateDefaultsResponsibilitiesParamsFeesCollectorApplicationExpress:
+		return true
+	case V2CoreAccountUpdateDefaultsResponsibilitiesParamsFeesCollectorStripe:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountUpdateDefaultsResponsibilitiesParamsLossesCollector.
+const (
+	V2CoreAccountUpdateDefaultsResponsibilitiesParamsLossesCollectorApplication V2CoreAccountUpdateDefaultsResponsibilitiesParamsLossesCollector = "application"
+	V2CoreAccountUpdateDefaultsResponsibilitiesParamsLossesCollectorStripe      V2CoreAccountUpdateDefaultsResponsibilitiesParamsLossesCollector = "stripe"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountUpdateDefaultsResponsibilitiesParamsLossesCollector enum.
+func (e V2CoreAccountUpdateDefaultsResponsibilitiesParamsLossesCollector) Valid() bool {
+	switch e {
+	case V2CoreAccountUpdateDefaultsResponsibilitiesParamsLossesCollectorApplication:
+		return true
+	case V2CoreAccountUpdateDefaultsResponsibilitiesParamsLossesCollectorStripe:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountUpdateIdentityAttestationsPersonsProvidedParamsOwnershipExemptionReason.
+const (
+	V2CoreAccountUpdateIdentityAttestationsPersonsProvidedParamsOwnershipExemptionReasonQualifiedEntityExceedsOwnershipThreshold V2CoreAccountUpdateIdentityAttestationsPersonsProvidedParamsOwnershipExemptionReason = "qualified_entity_exceeds_ownership_threshold"
+	V2CoreAccountUpdateIdentityAttestationsPersonsProvidedParamsOwnershipExemptionReasonQualifiesAsFinancialInstitution          V2CoreAccountUpdateIdentityAttestationsPersonsProvidedParamsOwnershipExemptionReason = "qualifies_as_financial_institution"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountUpdateIdentityAttestationsPersonsProvidedParamsOwnershipExemptionReason enum.
+func (e V2CoreAccountUpdateIdentityAttestationsPersonsProvidedParamsOwnershipExemptionReason) Valid() bool {
+	switch e {
+	case V2CoreAccountUpdateIdentityAttestationsPersonsProvidedParamsOwnershipExemptionReasonQualifiedEntityExceedsOwnershipThreshold:
+		return true
+	case V2CoreAccountUpdateIdentityAttestationsPersonsProvidedParamsOwnershipExemptionReasonQualifiesAsFinancialInstitution:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountUpdateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsType.
+const (
+	V2CoreAccountUpdateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsTypeFrontBack V2CoreAccountUpdateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsType = "front_back"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountUpdateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsType enum.
+func (e V2CoreAccountUpdateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsType) Valid() bool {
+	switch e {
+	case V2CoreAccountUpdateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsTypeFrontBack:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure.
+const (
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureCooperative                        V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "cooperative"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureFreeZoneEstablishment              V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "free_zone_establishment"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureFreeZoneLlc                        V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "free_zone_llc"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureGovernmentInstrumentality          V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "government_instrumentality"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureGovernmentalUnit                   V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "governmental_unit"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureIncorporatedAssociation            V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "incorporated_association"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureIncorporatedNonProfit              V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "incorporated_non_profit"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureIncorporatedPartnership            V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "incorporated_partnership"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureLimitedLiabilityPartnership        V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "limited_liability_partnership"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureLlc                                V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "llc"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureMultiMemberLlc                     V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "multi_member_llc"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructurePrivateCompany                     V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "private_company"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructurePrivateCorporation                 V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "private_corporation"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructurePrivatePartnership                 V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "private_partnership"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructurePublicCompany                      V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "public_company"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructurePublicCorporation                  V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "public_corporation"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructurePublicListedCorporation            V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "public_listed_corporation"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructurePublicPartnership                  V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "public_partnership"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureRegisteredCharity                  V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "registered_charity"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureSingleMemberLlc                    V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "single_member_llc"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureSoleEstablishment                  V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "sole_establishment"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureSoleProprietorship                 V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "sole_proprietorship"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureTaxExemptGovernmentInstrumentality V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "tax_exempt_government_instrumentality"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureTrust                              V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "trust"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureUnincorporatedAssociation          V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "unincorporated_association"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureUnincorporatedNonProfit            V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "unincorporated_non_profit"
+	V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureUnincorporatedPartnership          V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure = "unincorporated_partnership"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure enum.
+func (e V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure) Valid() bool {
+	switch e {
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureCooperative:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureFreeZoneEstablishment:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureFreeZoneLlc:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureGovernmentInstrumentality:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureGovernmentalUnit:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureIncorporatedAssociation:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureIncorporatedNonProfit:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureIncorporatedPartnership:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureLimitedLiabilityPartnership:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureLlc:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureMultiMemberLlc:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructurePrivateCompany:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructurePrivateCorporation:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructurePrivatePartnership:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructurePublicCompany:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructurePublicCorporation:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructurePublicListedCorporation:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructurePublicPartnership:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureRegisteredCharity:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureSingleMemberLlc:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureSoleEstablishment:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureSoleProprietorship:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureTaxExemptGovernmentInstrumentality:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureTrust:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureUnincorporatedAssociation:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureUnincorporatedNonProfit:
+		return true
+	case V2CoreAccountUpdateIdentityBusinessDetailsParamsStructureUnincorporatedPartnership:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountUpdateIdentityIndividualAdditionalAddressParamsPurpose.
+const (
+	V2CoreAccountUpdateIdentityIndividualAdditionalAddressParamsPurposeRegistered V2CoreAccountUpdateIdentityIndividualAdditionalAddressParamsPurpose = "registered"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountUpdateIdentityIndividualAdditionalAddressParamsPurpose enum.
+func (e V2CoreAccountUpdateIdentityIndividualAdditionalAddressParamsPurpose) Valid() bool {
+	switch e {
+	case V2CoreAccountUpdateIdentityIndividualAdditionalAddressParamsPurposeRegistered:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountUpdateIdentityIndividualParamsLegalGender.
+const (
+	V2CoreAccountUpdateIdentityIndividualParamsLegalGenderFemale V2CoreAccountUpdateIdentityIndividualParamsLegalGender = "female"
+	V2CoreAccountUpdateIdentityIndividualParamsLegalGenderMale   V2CoreAccountUpdateIdentityIndividualParamsLegalGender = "male"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountUpdateIdentityIndividualParamsLegalGender enum.
+func (e V2CoreAccountUpdateIdentityIndividualParamsLegalGender) Valid() bool {
+	switch e {
+	case V2CoreAccountUpdateIdentityIndividualParamsLegalGenderFemale:
+		return true
+	case V2CoreAccountUpdateIdentityIndividualParamsLegalGenderMale:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountUpdateIdentityIndividualParamsPoliticalExposure.
+const (
+	V2CoreAccountUpdateIdentityIndividualParamsPoliticalExposureExisting V2CoreAccountUpdateIdentityIndividualParamsPoliticalExposure = "existing"
+	V2CoreAccountUpdateIdentityIndividualParamsPoliticalExposureNone     V2CoreAccountUpdateIdentityIndividualParamsPoliticalExposure = "none"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountUpdateIdentityIndividualParamsPoliticalExposure enum.
+func (e V2CoreAccountUpdateIdentityIndividualParamsPoliticalExposure) Valid() bool {
+	switch e {
+	case V2CoreAccountUpdateIdentityIndividualParamsPoliticalExposureExisting:
+		return true
+	case V2CoreAccountUpdateIdentityIndividualParamsPoliticalExposureNone:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreAccountUpdateIdentityParamsEntityType.
+const (
+	V2CoreAccountUpdateIdentityParamsEntityTypeCompany          V2CoreAccountUpdateIdentityParamsEntityType = "company"
+	V2CoreAccountUpdateIdentityParamsEntityTypeGovernmentEntity V2CoreAccountUpdateIdentityParamsEntityType = "government_entity"
+	V2CoreAccountUpdateIdentityParamsEntityTypeIndividual       V2CoreAccountUpdateIdentityParamsEntityType = "individual"
+	V2CoreAccountUpdateIdentityParamsEntityTypeNonProfit        V2CoreAccountUpdateIdentityParamsEntityType = "non_profit"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreAccountUpdateIdentityParamsEntityType enum.
+func (e V2CoreAccountUpdateIdentityParamsEntityType) Valid() bool {
+	switch e {
+	case V2CoreAccountUpdateIdentityParamsEntityTypeCompany:
+		return true
+	case V2CoreAccountUpdateIdentityParamsEntityTypeGovernmentEntity:
+		return true
+	case V2CoreAccountUpdateIdentityParamsEntityTypeIndividual:
+		return true
+	case V2CoreAccountUpdateIdentityParamsEntityTypeNonProfit:
+		return true
+	default:
+		return false
+	}
+}
+
+// AccountCapability defines model for AccountCapability.
 type AccountCapability struct {
-	// Requested Whether the capability has been requested.
-	Requested bool `json:"requested"`
+	// Status The status of the Capability.
+	Status *AccountCapabilityStatus `json:"status,omitempty"`
 
-	// Status Whether the capability can be used.
-	Status CapabilityStatus `json:"status"`
-
-	// StatusDetails Reasons for the status; empty when `active`.
-	StatusDetails []CapabilityStatusDetail `json:"status_details"`
+	// StatusDetails Additional details about the capability's status. This value is empty when `status` is `active`.
+	StatusDetails []AccountCapabilityStatusDetail `json:"status_details,omitempty"`
 }
 
-// AccountConfiguration The configurations of an account. The whole object is `null` unless a
-// `configuration.*` section is included; inside it, a configuration that is not included
-// or not applied is `null`.
-type AccountConfiguration struct {
-	// Customer The customer configuration of an account; `null` when not included or not applied.
-	Customer nullable.Nullable[CustomerConfiguration] `json:"customer"`
+// AccountCapabilityStatus The status of the Capability.
+type AccountCapabilityStatus string
 
-	// Merchant The merchant configuration of an account; `null` when not included or not applied.
-	Merchant nullable.Nullable[MerchantConfiguration] `json:"merchant"`
+// AccountCapabilityStatusDetail defines model for AccountCapabilityStatusDetail.
+type AccountCapabilityStatusDetail struct {
+	// Code Machine-readable code explaining the reason for the Capability to be in its current status.
+	Code *AccountCapabilityStatusDetailCode `json:"code,omitempty"`
 
-	// Recipient The recipient configuration of an account; `null` when not included or not applied.
-	Recipient nullable.Nullable[RecipientConfiguration] `json:"recipient"`
+	// Resolution Machine-readable code explaining how to make the Capability active.
+	Resolution *AccountCapabilityStatusDetailResolution `json:"resolution,omitempty"`
 }
 
-// AccountConfigurationParams Configurations to apply to the account, each with its requested capabilities.
-type AccountConfigurationParams struct {
-	// Customer The customer configuration (the account pays the platform).
-	Customer *CustomerConfigurationParams `json:"customer,omitempty"`
+// AccountCapabilityStatusDetailCode Machine-readable code explaining the reason for the Capability to be in its current status.
+type AccountCapabilityStatusDetailCode string
 
-	// Merchant The merchant configuration (the account accepts payments).
-	Merchant *MerchantConfigurationParams `json:"merchant,omitempty"`
-
-	// Recipient The recipient configuration (the account receives transfers and payouts).
-	Recipient *RecipientConfigurationParams `json:"recipient,omitempty"`
-}
-
-// AccountDefaults Default values used by the account; `null` unless `defaults` is included.
-type AccountDefaults struct {
-	// Currency Default three-letter ISO 4217 currency code, lowercase.
-	Currency nullable.Nullable[string] `json:"currency"`
-
-	// Locales Preferred locales (IETF language tags), most preferred first.
-	Locales []string `json:"locales"`
-}
-
-// AccountIdentity Identity of the entity behind the account; `null` unless `identity` is included.
-type AccountIdentity struct {
-	// Country Two-letter ISO 3166-1 alpha-2 country code.
-	Country nullable.Nullable[string] `json:"country"`
-
-	// EntityType The legal entity type: one of the `EntityType` values (`company`,
-	// `government_entity`, `individual`, `non_profit`), or `null` when not set.
-	EntityType nullable.Nullable[string] `json:"entity_type"`
-}
-
-// AccountIdentityParams Information about the company, individual or other entity behind the account.
-type AccountIdentityParams struct {
-	// Country Two-letter ISO 3166-1 alpha-2 country code.
-	//
-	// Example: US
-	Country *CountryCode `json:"country,omitempty"`
-
-	// EntityType The legal entity type of the account.
-	EntityType *EntityType `json:"entity_type,omitempty"`
-}
+// AccountCapabilityStatusDetailResolution Machine-readable code explaining how to make the Capability active.
+type AccountCapabilityStatusDetailResolution string
 
 // AccountInclude An optional section of an account that can be requested with `include`.
 type AccountInclude string
@@ -524,36 +5613,55 @@ type AccountLinkUseCaseParams struct {
 // AccountLinkUseCaseType The use case of an account link.
 type AccountLinkUseCaseType string
 
-// AccountRequirements Information the account must provide, with deadlines and impact. Used for
-// `requirements` and `future_requirements`; `null` unless that section is included.
-type AccountRequirements struct {
-	// Entries One entry per piece of information to collect; empty when nothing is due.
-	Entries []RequirementEntry `json:"entries"`
-
-	// Summary Summary of all requirement entries; `null` when there are none.
-	Summary nullable.Nullable[RequirementsSummary] `json:"summary"`
+// Address defines model for Address.
+type Address struct {
+	City       *string `json:"city,omitempty"`
+	Country    *string `json:"country,omitempty"`
+	Line1      *string `json:"line1,omitempty"`
+	Line2      *string `json:"line2,omitempty"`
+	PostalCode *string `json:"postal_code,omitempty"`
+	State      *string `json:"state,omitempty"`
 }
 
-// CapabilityRequestParams Whether a capability is requested.
+// AddressParams defines model for AddressParams.
+type AddressParams struct {
+	City       *string `json:"city,omitempty"`
+	Country    *string `json:"country,omitempty"`
+	Line1      *string `json:"line1,omitempty"`
+	Line2      *string `json:"line2,omitempty"`
+	PostalCode *string `json:"postal_code,omitempty"`
+	State      *string `json:"state,omitempty"`
+}
+
+// Amount defines model for Amount.
+type Amount struct {
+	Currency *AmountCurrency `json:"currency,omitempty"`
+	Value    *int64          `json:"value,omitempty"`
+}
+
+// AmountCurrency defines model for Amount.Currency.
+type AmountCurrency string
+
+// AmountParams defines model for AmountParams.
+type AmountParams struct {
+	Currency AmountParamsCurrency `json:"currency"`
+	Value    int64                `json:"value"`
+}
+
+// AmountParamsCurrency defines model for AmountParams.Currency.
+type AmountParamsCurrency string
+
+// CapabilityRequestParams defines model for CapabilityRequestParams.
 type CapabilityRequestParams struct {
-	// Requested To request the capability, true; to withdraw the request, false.
+	// Requested To request a new Capability for an account, pass true. There can be a delay before the requested Capability becomes active.
 	Requested bool `json:"requested"`
 }
 
-// CapabilityStatus Whether the capability can be used.
-type CapabilityStatus string
-
-// CapabilityStatusDetail Why a capability is not `active`, and how that can be resolved.
-type CapabilityStatusDetail struct {
-	Code       CapabilityStatusDetailCode       `json:"code"`
-	Resolution CapabilityStatusDetailResolution `json:"resolution"`
+// CapabilityUpdateParams defines model for CapabilityUpdateParams.
+type CapabilityUpdateParams struct {
+	// Requested To request a new Capability for an account, pass true. There can be a delay before the requested Capability becomes active.
+	Requested nullable.Nullable[bool] `json:"requested,omitempty"`
 }
-
-// CapabilityStatusDetailCode defines model for CapabilityStatusDetail.Code.
-type CapabilityStatusDetailCode string
-
-// CapabilityStatusDetailResolution defines model for CapabilityStatusDetail.Resolution.
-type CapabilityStatusDetailResolution string
 
 // CloseAccountRequest Body of `closeAccount`.
 type CloseAccountRequest struct {
@@ -586,11 +5694,6 @@ type CollectionOptionsParams struct {
 // ConfigurationType A configuration of an account.
 type ConfigurationType string
 
-// CountryCode Two-letter ISO 3166-1 alpha-2 country code.
-//
-// Example: US
-type CountryCode = string
-
 // CreateAccountLinkRequest Body of `createAccountLink`.
 type CreateAccountLinkRequest struct {
 	// Account ID of the account to create the link for.
@@ -603,21 +5706,24 @@ type CreateAccountLinkRequest struct {
 
 // CreateAccountRequest Body of `createAccount`. Every member is optional.
 type CreateAccountRequest struct {
-	// Configuration Configurations to apply to the account, each with its requested capabilities.
-	Configuration *AccountConfigurationParams `json:"configuration,omitempty"`
+	// AccountToken An account token (`actkn_...`) made by createAccountToken; its identity and contact members are applied to the account, and it cannot be used again.
+	AccountToken  *string                                 `json:"account_token,omitempty"`
+	Configuration *V2CoreAccountCreateConfigurationParams `json:"configuration,omitempty"`
 
 	// ContactEmail Primary contact email address of the account.
 	ContactEmail *string `json:"contact_email,omitempty"`
 
+	// ContactPhone The default contact phone number of the account.
+	ContactPhone *string `json:"contact_phone,omitempty"`
+
 	// Dashboard Which dashboard the account has access to.
-	Dashboard *Dashboard `json:"dashboard,omitempty"`
+	Dashboard *Dashboard                         `json:"dashboard,omitempty"`
+	Defaults  *V2CoreAccountCreateDefaultsParams `json:"defaults,omitempty"`
 
 	// DisplayName Name shown for the account in dashboards and to the account itself: text without
 	// control characters (which the hosted form refuses too).
-	DisplayName *string `json:"display_name,omitempty"`
-
-	// Identity Information about the company, individual or other entity behind the account.
-	Identity *AccountIdentityParams `json:"identity,omitempty"`
+	DisplayName *string                            `json:"display_name,omitempty"`
+	Identity    *V2CoreAccountCreateIdentityParams `json:"identity,omitempty"`
 
 	// Include Optional sections to populate in the returned account.
 	Include []AccountInclude `json:"include,omitempty"`
@@ -630,38 +5736,158 @@ type CreateAccountRequest struct {
 	Metadata *Metadata `json:"metadata,omitempty"`
 }
 
-// CustomerCapabilities Capabilities of the customer configuration; a capability never requested is absent.
-type CustomerCapabilities struct {
-	// AutomaticIndirectTax A capability of a configuration and its status.
-	AutomaticIndirectTax *AccountCapability `json:"automatic_indirect_tax,omitempty"`
+// CreateAccountTokenRequest defines model for CreateAccountTokenRequest.
+type CreateAccountTokenRequest struct {
+	// ContactEmail The default contact email address for the Account. Required when configuring the account as a merchant or recipient.
+	ContactEmail *string `json:"contact_email,omitempty"`
+
+	// ContactPhone The default contact phone for the Account.
+	ContactPhone *string `json:"contact_phone,omitempty"`
+
+	// DisplayName A descriptive name for the Account. This name will be surfaced in the Stripe Dashboard and on any invoices sent to the Account.
+	DisplayName *string                                 `json:"display_name,omitempty"`
+	Identity    *V2CoreAccountTokenCreateIdentityParams `json:"identity,omitempty"`
 }
 
-// CustomerCapabilitiesParams Capabilities to request for the customer configuration.
-type CustomerCapabilitiesParams struct {
-	// AutomaticIndirectTax Whether a capability is requested.
-	AutomaticIndirectTax *CapabilityRequestParams `json:"automatic_indirect_tax,omitempty"`
+// CreatePersonRequest defines model for CreatePersonRequest.
+type CreatePersonRequest struct {
+	// AdditionalAddresses Additional addresses associated with the person.
+	AdditionalAddresses []V2CoreAccountCreateIdentityIndividualAdditionalAddressParams `json:"additional_addresses,omitempty"`
+
+	// AdditionalNames Additional names (e.g. aliases) associated with the person.
+	AdditionalNames          []V2CoreAccountCreateIdentityIndividualAdditionalNameParams  `json:"additional_names,omitempty"`
+	AdditionalTermsOfService *V2CoreAccountCreateIdentityAttestationsTermsOfServiceParams `json:"additional_terms_of_service,omitempty"`
+	Address                  *V2AddressParams                                             `json:"address,omitempty"`
+	DateOfBirth              *V2CoreAccountCreateIdentityIndividualDateOfBirthParams      `json:"date_of_birth,omitempty"`
+	Documents                *V2CoreAccountCreateIdentityIndividualDocumentsParams        `json:"documents,omitempty"`
+
+	// Email Email.
+	Email *string `json:"email,omitempty"`
+
+	// GivenName The person's first name.
+	GivenName *string `json:"given_name,omitempty"`
+
+	// IdNumbers The identification numbers (e.g., SSN) associated with the person.
+	IdNumbers []V2CoreAccountCreateIdentityIndividualIDNumberParams `json:"id_numbers,omitempty"`
+
+	// LegalGender The person's gender (International regulations require either "male" or "female").
+	LegalGender *CreatePersonRequestLegalGender `json:"legal_gender,omitempty"`
+
+	// Metadata Set of key-value pairs that you can attach to an object. This can be useful for storing additional information about the object in a structured format.
+	Metadata map[string]string `json:"metadata,omitempty"`
+
+	// Nationalities The nationalities (countries) this person is associated with.
+	Nationalities []string `json:"nationalities,omitempty"`
+
+	// PersonToken The person token generated by the person token api.
+	PersonToken *string `json:"person_token,omitempty"`
+
+	// Phone The phone number for this person.
+	Phone *string `json:"phone,omitempty"`
+
+	// PoliticalExposure The person's political exposure.
+	PoliticalExposure *CreatePersonRequestPoliticalExposure                            `json:"political_exposure,omitempty"`
+	Relationship      *V2CoreAccountsPersonCreateRelationshipParams                    `json:"relationship,omitempty"`
+	ScriptAddresses   *V2CoreAccountCreateIdentityBusinessDetailsScriptAddressesParams `json:"script_addresses,omitempty"`
+	ScriptNames       *V2CoreAccountCreateIdentityIndividualScriptNamesParams          `json:"script_names,omitempty"`
+
+	// Surname The person's last name.
+	Surname *string `json:"surname,omitempty"`
 }
 
-// CustomerConfiguration The customer configuration of an account; `null` when not included or not applied.
-type CustomerConfiguration struct {
-	// Applied Whether the configuration is applied to the account.
-	Applied bool `json:"applied"`
+// CreatePersonRequestLegalGender The person's gender (International regulations require either "male" or "female").
+type CreatePersonRequestLegalGender string
 
-	// Capabilities Capabilities of the customer configuration; a capability never requested is absent.
-	Capabilities CustomerCapabilities `json:"capabilities"`
+// CreatePersonRequestPoliticalExposure The person's political exposure.
+type CreatePersonRequestPoliticalExposure string
+
+// CreatePersonTokenRequest defines model for CreatePersonTokenRequest.
+type CreatePersonTokenRequest struct {
+	// AdditionalAddresses Additional addresses associated with the person.
+	AdditionalAddresses []V2CoreAccountUpdateIdentityIndividualAdditionalAddressParams `json:"additional_addresses,omitempty"`
+
+	// AdditionalNames Additional names (e.g. aliases) associated with the person.
+	AdditionalNames          []V2CoreAccountCreateIdentityIndividualAdditionalNameParams       `json:"additional_names,omitempty"`
+	AdditionalTermsOfService *V2CoreAccountTokenCreateIdentityAttestationsTermsOfServiceParams `json:"additional_terms_of_service,omitempty"`
+	Address                  *V2CoreAccountTokenCreateIdentityBusinessDetailsAddressParams     `json:"address,omitempty"`
+	DateOfBirth              *V2CoreAccountTokenCreateIdentityIndividualDateOfBirthParams      `json:"date_of_birth,omitempty"`
+	Documents                *V2CoreAccountTokenCreateIdentityIndividualDocumentsParams        `json:"documents,omitempty"`
+
+	// Email Email.
+	Email *string `json:"email,omitempty"`
+
+	// GivenName The person's first name.
+	GivenName *string `json:"given_name,omitempty"`
+
+	// IdNumbers The identification numbers (e.g., SSN) associated with the person.
+	IdNumbers []V2CoreAccountCreateIdentityIndividualIDNumberParams `json:"id_numbers,omitempty"`
+
+	// LegalGender The person's gender (International regulations require either "male" or "female").
+	LegalGender *CreatePersonTokenRequestLegalGender `json:"legal_gender,omitempty"`
+
+	// Metadata Set of key-value pairs that you can attach to an object. This can be useful for storing additional information about the object in a structured format.
+	Metadata map[string]string `json:"metadata,omitempty"`
+
+	// Nationalities The nationalities (countries) this person is associated with.
+	Nationalities []string `json:"nationalities,omitempty"`
+
+	// Phone The phone number for this person.
+	Phone *string `json:"phone,omitempty"`
+
+	// PoliticalExposure The person's political exposure.
+	PoliticalExposure *CreatePersonTokenRequestPoliticalExposure                            `json:"political_exposure,omitempty"`
+	Relationship      *V2CoreAccountsPersonCreateRelationshipParams                         `json:"relationship,omitempty"`
+	ScriptAddresses   *V2CoreAccountTokenCreateIdentityBusinessDetailsScriptAddressesParams `json:"script_addresses,omitempty"`
+	ScriptNames       *V2CoreAccountCreateIdentityIndividualScriptNamesParams               `json:"script_names,omitempty"`
+
+	// Surname The person's last name.
+	Surname *string `json:"surname,omitempty"`
 }
 
-// CustomerConfigurationParams The customer configuration (the account pays the platform).
-type CustomerConfigurationParams struct {
-	// Capabilities Capabilities to request for the customer configuration.
-	Capabilities *CustomerCapabilitiesParams `json:"capabilities,omitempty"`
-}
+// CreatePersonTokenRequestLegalGender The person's gender (International regulations require either "male" or "female").
+type CreatePersonTokenRequestLegalGender string
+
+// CreatePersonTokenRequestPoliticalExposure The person's political exposure.
+type CreatePersonTokenRequestPoliticalExposure string
 
 // Dashboard Which dashboard the account has access to.
 type Dashboard string
 
-// EntityType The legal entity type of the account.
-type EntityType string
+// DocumentFiles defines model for DocumentFiles.
+type DocumentFiles struct {
+	// Files One or more document IDs returned by a [file upload](https://docs.stripe.com/api/persons/update#create_file) with a purpose value of `account_requirement`.
+	Files []string `json:"files,omitempty"`
+
+	// Type The format of the document. Currently supports `files` only.
+	Type *DocumentFilesType `json:"type,omitempty"`
+}
+
+// DocumentFilesType The format of the document. Currently supports `files` only.
+type DocumentFilesType string
+
+// DocumentFilesParams defines model for DocumentFilesParams.
+type DocumentFilesParams struct {
+	// Files One or more document IDs returned by a [file upload](https://docs.stripe.com/api/persons/update#create_file) with a purpose value of `account_requirement`.
+	Files []string `json:"files"`
+
+	// Type The format of the document. Currently supports `files` only.
+	Type DocumentFilesParamsType `json:"type"`
+}
+
+// DocumentFilesParamsType The format of the document. Currently supports `files` only.
+type DocumentFilesParamsType string
+
+// DocumentFilesUpdateParams defines model for DocumentFilesUpdateParams.
+type DocumentFilesUpdateParams struct {
+	// Files One or more document IDs returned by a [file upload](https://docs.stripe.com/api/persons/update#create_file) with a purpose value of `account_requirement`.
+	Files nullable.Nullable[[]string] `json:"files,omitempty"`
+
+	// Type The format of the document. Currently supports `files` only.
+	Type nullable.Nullable[DocumentFilesUpdateParamsType] `json:"type,omitempty"`
+}
+
+// DocumentFilesUpdateParamsType The format of the document. Currently supports `files` only.
+type DocumentFilesUpdateParamsType string
 
 // ErrorObject Details of an error.
 type ErrorObject struct {
@@ -711,14 +5937,29 @@ type HostedForm struct {
 	// Country Two-letter ISO 3166-1 alpha-2 country code.
 	Country *string `json:"country,omitempty"`
 
+	// DateOfBirth An individual's date of birth, YYYY-MM-DD (as a date input sends it).
+	DateOfBirth *string `json:"date_of_birth,omitempty"`
+
 	// DisplayName Name shown for the account.
 	DisplayName *string `json:"display_name,omitempty"`
 
 	// EntityType company, government_entity, individual or non_profit.
 	EntityType *string `json:"entity_type,omitempty"`
 
+	// GivenName An individual's given name.
+	GivenName *string `json:"given_name,omitempty"`
+
 	// Nonce The one-time value the form was served with.
 	Nonce string `json:"nonce"`
+
+	// RepresentativeGivenName Given name of the representative of a company or other organization.
+	RepresentativeGivenName *string `json:"representative_given_name,omitempty"`
+
+	// RepresentativeSurname Surname of the representative of a company or other organization.
+	RepresentativeSurname *string `json:"representative_surname,omitempty"`
+
+	// Surname An individual's surname.
+	Surname *string `json:"surname,omitempty"`
 
 	// TermsOfService The checkbox by which the account accepts the terms of service.
 	TermsOfService *HostedFormTermsOfService `json:"terms_of_service,omitempty"`
@@ -735,51 +5976,6 @@ type HostedFormTermsOfService string
 // Example: https://example.com/onboarding/return
 type HttpUrl = string
 
-// MerchantCapabilities Capabilities of the merchant configuration; a capability never requested is absent.
-type MerchantCapabilities struct {
-	// AchDebitPayments A capability of a configuration and its status.
-	AchDebitPayments *AccountCapability `json:"ach_debit_payments,omitempty"`
-
-	// CardPayments A capability of a configuration and its status.
-	CardPayments *AccountCapability `json:"card_payments,omitempty"`
-
-	// LinkPayments A capability of a configuration and its status.
-	LinkPayments *AccountCapability `json:"link_payments,omitempty"`
-
-	// SepaDebitPayments A capability of a configuration and its status.
-	SepaDebitPayments *AccountCapability `json:"sepa_debit_payments,omitempty"`
-}
-
-// MerchantCapabilitiesParams Capabilities to request for the merchant configuration.
-type MerchantCapabilitiesParams struct {
-	// AchDebitPayments Whether a capability is requested.
-	AchDebitPayments *CapabilityRequestParams `json:"ach_debit_payments,omitempty"`
-
-	// CardPayments Whether a capability is requested.
-	CardPayments *CapabilityRequestParams `json:"card_payments,omitempty"`
-
-	// LinkPayments Whether a capability is requested.
-	LinkPayments *CapabilityRequestParams `json:"link_payments,omitempty"`
-
-	// SepaDebitPayments Whether a capability is requested.
-	SepaDebitPayments *CapabilityRequestParams `json:"sepa_debit_payments,omitempty"`
-}
-
-// MerchantConfiguration The merchant configuration of an account; `null` when not included or not applied.
-type MerchantConfiguration struct {
-	// Applied Whether the configuration is applied to the account.
-	Applied bool `json:"applied"`
-
-	// Capabilities Capabilities of the merchant configuration; a capability never requested is absent.
-	Capabilities MerchantCapabilities `json:"capabilities"`
-}
-
-// MerchantConfigurationParams The merchant configuration (the account accepts payments).
-type MerchantConfigurationParams struct {
-	// Capabilities Capabilities to request for the merchant configuration.
-	Capabilities *MerchantCapabilitiesParams `json:"capabilities,omitempty"`
-}
-
 // Metadata Set of key-value pairs for storing additional information on the object; up to 50
 // keys, keys at most 40 characters, values at most 500 characters.
 //
@@ -793,180 +5989,6 @@ type Metadata map[string]string
 // Example: {"order_id":null,"region":"emea"}
 type MetadataUpdate map[string]*string
 
-// RecipientBankAccountsCapabilities Payout capabilities to bank accounts.
-type RecipientBankAccountsCapabilities struct {
-	// Local A capability of a configuration and its status.
-	Local *AccountCapability `json:"local,omitempty"`
-
-	// Wire A capability of a configuration and its status.
-	Wire *AccountCapability `json:"wire,omitempty"`
-}
-
-// RecipientBankAccountsCapabilitiesParams Payout capabilities to bank accounts.
-type RecipientBankAccountsCapabilitiesParams struct {
-	// Local Whether a capability is requested.
-	Local *CapabilityRequestParams `json:"local,omitempty"`
-
-	// Wire Whether a capability is requested.
-	Wire *CapabilityRequestParams `json:"wire,omitempty"`
-}
-
-// RecipientCapabilities Capabilities of the recipient configuration; a capability never requested is absent.
-type RecipientCapabilities struct {
-	// BankAccounts Payout capabilities to bank accounts.
-	BankAccounts *RecipientBankAccountsCapabilities `json:"bank_accounts,omitempty"`
-
-	// Cards A capability of a configuration and its status.
-	Cards *AccountCapability `json:"cards,omitempty"`
-
-	// StripeBalance Capabilities on the account's balance.
-	StripeBalance *RecipientStripeBalanceCapabilities `json:"stripe_balance,omitempty"`
-}
-
-// RecipientCapabilitiesParams Capabilities to request for the recipient configuration.
-type RecipientCapabilitiesParams struct {
-	// BankAccounts Payout capabilities to bank accounts.
-	BankAccounts *RecipientBankAccountsCapabilitiesParams `json:"bank_accounts,omitempty"`
-
-	// Cards Whether a capability is requested.
-	Cards *CapabilityRequestParams `json:"cards,omitempty"`
-
-	// StripeBalance Capabilities on the account's balance held by the platform provider.
-	StripeBalance *RecipientStripeBalanceCapabilitiesParams `json:"stripe_balance,omitempty"`
-}
-
-// RecipientConfiguration The recipient configuration of an account; `null` when not included or not applied.
-type RecipientConfiguration struct {
-	// Applied Whether the configuration is applied to the account.
-	Applied bool `json:"applied"`
-
-	// Capabilities Capabilities of the recipient configuration; a capability never requested is absent.
-	Capabilities RecipientCapabilities `json:"capabilities"`
-}
-
-// RecipientConfigurationParams The recipient configuration (the account receives transfers and payouts).
-type RecipientConfigurationParams struct {
-	// Capabilities Capabilities to request for the recipient configuration.
-	Capabilities *RecipientCapabilitiesParams `json:"capabilities,omitempty"`
-}
-
-// RecipientStripeBalanceCapabilities Capabilities on the account's balance.
-type RecipientStripeBalanceCapabilities struct {
-	// Payouts A capability of a configuration and its status.
-	Payouts *AccountCapability `json:"payouts,omitempty"`
-
-	// StripeTransfers A capability of a configuration and its status.
-	StripeTransfers *AccountCapability `json:"stripe_transfers,omitempty"`
-}
-
-// RecipientStripeBalanceCapabilitiesParams Capabilities on the account's balance held by the platform provider.
-type RecipientStripeBalanceCapabilitiesParams struct {
-	// Payouts Whether a capability is requested.
-	Payouts *CapabilityRequestParams `json:"payouts,omitempty"`
-
-	// StripeTransfers Whether a capability is requested.
-	StripeTransfers *CapabilityRequestParams `json:"stripe_transfers,omitempty"`
-}
-
-// RequirementDeadline A deadline of a requirement.
-type RequirementDeadline struct {
-	// Status How urgent a requirement is.
-	Status RequirementDeadlineStatus `json:"status"`
-}
-
-// RequirementDeadlineStatus How urgent a requirement is.
-type RequirementDeadlineStatus string
-
-// RequirementEntry A piece of information the account must provide.
-type RequirementEntry struct {
-	// AwaitingActionFrom Whose action is awaited.
-	AwaitingActionFrom RequirementEntryAwaitingActionFrom `json:"awaiting_action_from"`
-
-	// Description The field path of the information to provide, for example `identity.country`.
-	Description string `json:"description"`
-
-	// Errors Problems with information already provided.
-	Errors []RequirementError `json:"errors"`
-
-	// Impact What happens if the requirement is not met.
-	Impact RequirementImpact `json:"impact"`
-
-	// MinimumDeadline A deadline of a requirement.
-	MinimumDeadline RequirementDeadline `json:"minimum_deadline"`
-
-	// Reference Reference to the object a requirement applies to; `null` when it is the account itself.
-	Reference nullable.Nullable[RequirementReference] `json:"reference"`
-
-	// RequestedReasons Why the information is requested.
-	RequestedReasons []RequirementRequestedReason `json:"requested_reasons"`
-}
-
-// RequirementEntryAwaitingActionFrom Whose action is awaited.
-type RequirementEntryAwaitingActionFrom string
-
-// RequirementError A problem with information already provided.
-type RequirementError struct {
-	// Code Machine-readable code of the problem.
-	Code string `json:"code"`
-
-	// Description Human-readable description of the problem.
-	Description string `json:"description"`
-}
-
-// RequirementImpact What happens if the requirement is not met.
-type RequirementImpact struct {
-	// RestrictsCapabilities Capabilities restricted when the deadline passes.
-	RestrictsCapabilities nullable.Nullable[[]RestrictedCapability] `json:"restricts_capabilities"`
-}
-
-// RequirementReference Reference to the object a requirement applies to; `null` when it is the account itself.
-type RequirementReference struct {
-	// Inquiry ID of the inquiry, when `type` is `inquiry`.
-	Inquiry nullable.Nullable[string] `json:"inquiry"`
-
-	// Resource ID of the resource, when `type` is `resource`.
-	Resource nullable.Nullable[string] `json:"resource"`
-	Type     RequirementReferenceType  `json:"type"`
-}
-
-// RequirementReferenceType defines model for RequirementReference.Type.
-type RequirementReferenceType string
-
-// RequirementRequestedReason Why a requirement is requested.
-type RequirementRequestedReason struct {
-	Code RequirementRequestedReasonCode `json:"code"`
-}
-
-// RequirementRequestedReasonCode defines model for RequirementRequestedReason.Code.
-type RequirementRequestedReasonCode string
-
-// RequirementsSummary Summary of all requirement entries; `null` when there are none.
-type RequirementsSummary struct {
-	// MinimumDeadline The most urgent deadline across all requirement entries.
-	MinimumDeadline RequirementsSummaryDeadline `json:"minimum_deadline"`
-}
-
-// RequirementsSummaryDeadline The most urgent deadline across all requirement entries.
-type RequirementsSummaryDeadline struct {
-	// Status How urgent a requirement is.
-	Status RequirementDeadlineStatus `json:"status"`
-
-	// Time When the requirement becomes past due (RFC 3339 UTC, milliseconds); `null` if not known.
-	Time nullable.Nullable[string] `json:"time"`
-}
-
-// RestrictedCapability A capability that a requirement restricts.
-type RestrictedCapability struct {
-	// Capability Name of the capability, for example `stripe_transfers`.
-	Capability string `json:"capability"`
-
-	// Configuration A configuration of an account.
-	Configuration ConfigurationType `json:"configuration"`
-
-	// Deadline A deadline of a requirement.
-	Deadline RequirementDeadline `json:"deadline"`
-}
-
 // Timestamp RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
 //
 // Example: 2026-05-27T09:14:03.512Z
@@ -974,20 +5996,23 @@ type Timestamp = string
 
 // UpdateAccountRequest Body of `updateAccount`. Every member is optional; members left out keep their value.
 type UpdateAccountRequest struct {
-	// Configuration Configurations to apply to the account, each with its requested capabilities.
-	Configuration *AccountConfigurationParams `json:"configuration,omitempty"`
+	// AccountToken An account token (`actkn_...`) made by createAccountToken; its members are applied to the account, and it cannot be used again.
+	AccountToken  *string                                 `json:"account_token,omitempty"`
+	Configuration *V2CoreAccountUpdateConfigurationParams `json:"configuration,omitempty"`
 
 	// ContactEmail Primary contact email address of the account; `null` removes it.
 	ContactEmail nullable.Nullable[string] `json:"contact_email,omitempty"`
 
+	// ContactPhone The default contact phone number of the account; `null` removes it.
+	ContactPhone nullable.Nullable[string] `json:"contact_phone,omitempty"`
+
 	// Dashboard Which dashboard the account has access to.
-	Dashboard *Dashboard `json:"dashboard,omitempty"`
+	Dashboard *Dashboard                         `json:"dashboard,omitempty"`
+	Defaults  *V2CoreAccountUpdateDefaultsParams `json:"defaults,omitempty"`
 
 	// DisplayName Name shown for the account, without control characters; `null` removes it.
-	DisplayName nullable.Nullable[string] `json:"display_name,omitempty"`
-
-	// Identity Information about the company, individual or other entity behind the account.
-	Identity *AccountIdentityParams `json:"identity,omitempty"`
+	DisplayName nullable.Nullable[string]          `json:"display_name,omitempty"`
+	Identity    *V2CoreAccountUpdateIdentityParams `json:"identity,omitempty"`
 
 	// Include Optional sections to populate in the returned account.
 	Include []AccountInclude `json:"include,omitempty"`
@@ -1001,6 +6026,130 @@ type UpdateAccountRequest struct {
 	Metadata *MetadataUpdate `json:"metadata,omitempty"`
 }
 
+// UpdatePersonRequest defines model for UpdatePersonRequest.
+type UpdatePersonRequest struct {
+	// AdditionalAddresses Additional addresses associated with the person.
+	AdditionalAddresses nullable.Nullable[[]V2CoreAccountUpdateIdentityIndividualAdditionalAddressParams] `json:"additional_addresses,omitempty"`
+
+	// AdditionalNames Additional names (e.g. aliases) associated with the person.
+	AdditionalNames          nullable.Nullable[[]V2CoreAccountCreateIdentityIndividualAdditionalNameParams] `json:"additional_names,omitempty"`
+	AdditionalTermsOfService *V2CoreAccountsPersonUpdateAdditionalTermsOfServiceParams                      `json:"additional_terms_of_service,omitempty"`
+	Address                  *V2AddressUpdateParams                                                         `json:"address,omitempty"`
+	DateOfBirth              *V2CoreAccountUpdateIdentityIndividualDateOfBirthParams                        `json:"date_of_birth,omitempty"`
+	Documents                *V2CoreAccountUpdateIdentityIndividualDocumentsParams                          `json:"documents,omitempty"`
+
+	// Email Email.
+	Email nullable.Nullable[string] `json:"email,omitempty"`
+
+	// GivenName The person's first name.
+	GivenName nullable.Nullable[string] `json:"given_name,omitempty"`
+
+	// IdNumbers The identification numbers (e.g., SSN) associated with the person.
+	IdNumbers nullable.Nullable[[]V2CoreAccountCreateIdentityIndividualIDNumberParams] `json:"id_numbers,omitempty"`
+
+	// LegalGender The person's gender (International regulations require either "male" or "female").
+	LegalGender nullable.Nullable[UpdatePersonRequestLegalGender] `json:"legal_gender,omitempty"`
+
+	// Metadata Set of key-value pairs that you can attach to an object. This can be useful for storing additional information about the object in a structured format.
+	Metadata nullable.Nullable[map[string]*string] `json:"metadata,omitempty"`
+
+	// Nationalities The nationalities (countries) this person is associated with.
+	Nationalities nullable.Nullable[[]string] `json:"nationalities,omitempty"`
+
+	// PersonToken The person token generated by the person token api.
+	PersonToken nullable.Nullable[string] `json:"person_token,omitempty"`
+
+	// Phone The phone number for this person.
+	Phone nullable.Nullable[string] `json:"phone,omitempty"`
+
+	// PoliticalExposure The person's political exposure.
+	PoliticalExposure nullable.Nullable[UpdatePersonRequestPoliticalExposure]          `json:"political_exposure,omitempty"`
+	Relationship      *V2CoreAccountsPersonUpdateRelationshipParams                    `json:"relationship,omitempty"`
+	ScriptAddresses   *V2CoreAccountUpdateIdentityBusinessDetailsScriptAddressesParams `json:"script_addresses,omitempty"`
+	ScriptNames       *V2CoreAccountUpdateIdentityIndividualScriptNamesParams          `json:"script_names,omitempty"`
+
+	// Surname The person's last name.
+	Surname nullable.Nullable[string] `json:"surname,omitempty"`
+}
+
+// UpdatePersonRequestLegalGender The person's gender (International regulations require either "male" or "female").
+type UpdatePersonRequestLegalGender string
+
+// UpdatePersonRequestPoliticalExposure The person's political exposure.
+type UpdatePersonRequestPoliticalExposure string
+
+// V2Address defines model for V2Address.
+type V2Address struct {
+	// City City, district, suburb, town, or village.
+	City *string `json:"city,omitempty"`
+
+	// Country Two-letter country code ([ISO 3166-1 alpha-2](https://en.wikipedia.org/wiki/ISO_3166-1_alpha-2)).
+	Country *string `json:"country,omitempty"`
+
+	// Line1 Address line 1 (e.g., street, PO Box, or company name).
+	Line1 *string `json:"line1,omitempty"`
+
+	// Line2 Address line 2 (e.g., apartment, suite, unit, or building).
+	Line2 *string `json:"line2,omitempty"`
+
+	// PostalCode ZIP or postal code.
+	PostalCode *string `json:"postal_code,omitempty"`
+
+	// State State, county, province, or region.
+	State *string `json:"state,omitempty"`
+
+	// Town Town or district.
+	Town *string `json:"town,omitempty"`
+}
+
+// V2AddressParams defines model for V2AddressParams.
+type V2AddressParams struct {
+	// City City, district, suburb, town, or village.
+	City *string `json:"city,omitempty"`
+
+	// Country Two-letter country code ([ISO 3166-1 alpha-2](https://en.wikipedia.org/wiki/ISO_3166-1_alpha-2)).
+	Country string `json:"country"`
+
+	// Line1 Address line 1 (e.g., street, PO Box, or company name).
+	Line1 *string `json:"line1,omitempty"`
+
+	// Line2 Address line 2 (e.g., apartment, suite, unit, or building).
+	Line2 *string `json:"line2,omitempty"`
+
+	// PostalCode ZIP or postal code.
+	PostalCode *string `json:"postal_code,omitempty"`
+
+	// State State, county, province, or region.
+	State *string `json:"state,omitempty"`
+
+	// Town Town or district.
+	Town *string `json:"town,omitempty"`
+}
+
+// V2AddressUpdateParams defines model for V2AddressUpdateParams.
+type V2AddressUpdateParams struct {
+	// City City, district, suburb, town, or village.
+	City nullable.Nullable[string] `json:"city,omitempty"`
+
+	// Country Two-letter country code ([ISO 3166-1 alpha-2](https://en.wikipedia.org/wiki/ISO_3166-1_alpha-2)).
+	Country nullable.Nullable[string] `json:"country,omitempty"`
+
+	// Line1 Address line 1 (e.g., street, PO Box, or company name).
+	Line1 nullable.Nullable[string] `json:"line1,omitempty"`
+
+	// Line2 Address line 2 (e.g., apartment, suite, unit, or building).
+	Line2 nullable.Nullable[string] `json:"line2,omitempty"`
+
+	// PostalCode ZIP or postal code.
+	PostalCode nullable.Nullable[string] `json:"postal_code,omitempty"`
+
+	// State State, county, province, or region.
+	State nullable.Nullable[string] `json:"state,omitempty"`
+
+	// Town Town or district.
+	Town nullable.Nullable[string] `json:"town,omitempty"`
+}
+
 // V2CoreAccount A connected account. Every member is always present; optional sections
 // (`configuration`, `defaults`, `future_requirements`, `identity`, `requirements`) are
 // `null` unless requested with `include`.
@@ -1009,15 +6158,14 @@ type V2CoreAccount struct {
 	AppliedConfigurations []ConfigurationType `json:"applied_configurations"`
 
 	// Closed Whether the account has been closed.
-	Closed bool `json:"closed"`
-
-	// Configuration The configurations of an account. The whole object is `null` unless a
-	// `configuration.*` section is included; inside it, a configuration that is not included
-	// or not applied is `null`.
-	Configuration nullable.Nullable[AccountConfiguration] `json:"configuration"`
+	Closed        bool                                          `json:"closed"`
+	Configuration nullable.Nullable[V2CoreAccountConfiguration] `json:"configuration"`
 
 	// ContactEmail Primary contact email address of the account.
 	ContactEmail nullable.Nullable[string] `json:"contact_email"`
+
+	// ContactPhone The default contact phone number of the account.
+	ContactPhone nullable.Nullable[string] `json:"contact_phone"`
 
 	// Created RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
 	//
@@ -1027,24 +6175,17 @@ type V2CoreAccount struct {
 	// Dashboard Which dashboard the account has access to: one of the `Dashboard` values
 	// (`express`, `full`, `none`), or `null` when it was never set.
 	Dashboard nullable.Nullable[string] `json:"dashboard"`
-
-	// Defaults Default values used by the account; `null` unless `defaults` is included.
-	Defaults nullable.Nullable[AccountDefaults] `json:"defaults"`
+	Defaults  V2CoreAccountDefaults     `json:"defaults"`
 
 	// DisplayName Name shown for the account.
-	DisplayName nullable.Nullable[string] `json:"display_name"`
-
-	// FutureRequirements Information the account must provide, with deadlines and impact. Used for
-	// `requirements` and `future_requirements`; `null` unless that section is included.
-	FutureRequirements nullable.Nullable[AccountRequirements] `json:"future_requirements"`
+	DisplayName        nullable.Nullable[string]                          `json:"display_name"`
+	FutureRequirements nullable.Nullable[V2CoreAccountFutureRequirements] `json:"future_requirements"`
 
 	// Id Unique identifier, `acct_` followed by at least 16 alphanumerics.
 	//
 	// Example: acct_1Nv0FGQ9RKHgCVdK
-	Id string `json:"id"`
-
-	// Identity Identity of the entity behind the account; `null` unless `identity` is included.
-	Identity nullable.Nullable[AccountIdentity] `json:"identity"`
+	Id       string                                   `json:"id"`
+	Identity nullable.Nullable[V2CoreAccountIdentity] `json:"identity"`
 
 	// Livemode True for an account of live mode (`sk_live_` keys), false for test mode.
 	Livemode bool `json:"livemode"`
@@ -1057,15 +6198,1458 @@ type V2CoreAccount struct {
 	Metadata Metadata `json:"metadata"`
 
 	// Object String representing the object's type.
-	Object V2CoreAccountObject `json:"object"`
-
-	// Requirements Information the account must provide, with deadlines and impact. Used for
-	// `requirements` and `future_requirements`; `null` unless that section is included.
-	Requirements nullable.Nullable[AccountRequirements] `json:"requirements"`
+	Object       V2CoreAccountObject                          `json:"object"`
+	Requirements nullable.Nullable[V2CoreAccountRequirements] `json:"requirements"`
 }
 
 // V2CoreAccountObject String representing the object's type.
 type V2CoreAccountObject string
+
+// V2CoreAccountConfiguration defines model for V2CoreAccountConfiguration.
+type V2CoreAccountConfiguration struct {
+	Customer  *V2CoreAccountConfigurationCustomer  `json:"customer,omitempty"`
+	Merchant  *V2CoreAccountConfigurationMerchant  `json:"merchant,omitempty"`
+	Recipient *V2CoreAccountConfigurationRecipient `json:"recipient,omitempty"`
+}
+
+// V2CoreAccountConfigurationCustomer defines model for V2CoreAccountConfigurationCustomer.
+type V2CoreAccountConfigurationCustomer struct {
+	// Applied Indicates whether the customer configuration is active. You can deactivate or reactivate the customer configuration by updating this property. Deactivating the configuration by setting this value to false will unrequest all capabilities within the configuration. It will not delete any of the configuration's other properties.
+	Applied              *bool                                                   `json:"applied,omitempty"`
+	AutomaticIndirectTax *V2CoreAccountConfigurationCustomerAutomaticIndirectTax `json:"automatic_indirect_tax,omitempty"`
+	Billing              *V2CoreAccountConfigurationCustomerBilling              `json:"billing,omitempty"`
+	Capabilities         *V2CoreAccountConfigurationCustomerCapabilities         `json:"capabilities,omitempty"`
+	Shipping             *V2CoreAccountConfigurationCustomerShipping             `json:"shipping,omitempty"`
+
+	// TestClock ID of the test clock to attach to the customer. Can only be set on testmode Accounts, and when the Customer Configuration is first set on an Account.
+	TestClock *string `json:"test_clock,omitempty"`
+}
+
+// V2CoreAccountConfigurationCustomerAutomaticIndirectTax defines model for V2CoreAccountConfigurationCustomerAutomaticIndirectTax.
+type V2CoreAccountConfigurationCustomerAutomaticIndirectTax struct {
+	// Exempt The customer account's tax exemption status: `none`, `exempt`, or `reverse`. When `reverse`, invoice and receipt PDFs include "Reverse charge".
+	Exempt *V2CoreAccountConfigurationCustomerAutomaticIndirectTaxExempt `json:"exempt,omitempty"`
+
+	// IpAddress A recent IP address of the customer used for tax reporting and tax location inference.
+	IpAddress *string                                                         `json:"ip_address,omitempty"`
+	Location  *V2CoreAccountConfigurationCustomerAutomaticIndirectTaxLocation `json:"location,omitempty"`
+
+	// LocationSource Data source used to identify the customer account's tax location. Defaults to `identity_address`. Used for automatic indirect tax calculation.
+	LocationSource *V2CoreAccountConfigurationCustomerAutomaticIndirectTaxLocationSource `json:"location_source,omitempty"`
+}
+
+// V2CoreAccountConfigurationCustomerAutomaticIndirectTaxExempt The customer account's tax exemption status: `none`, `exempt`, or `reverse`. When `reverse`, invoice and receipt PDFs include "Reverse charge".
+type V2CoreAccountConfigurationCustomerAutomaticIndirectTaxExempt string
+
+// V2CoreAccountConfigurationCustomerAutomaticIndirectTaxLocationSource Data source used to identify the customer account's tax location. Defaults to `identity_address`. Used for automatic indirect tax calculation.
+type V2CoreAccountConfigurationCustomerAutomaticIndirectTaxLocationSource string
+
+// V2CoreAccountConfigurationCustomerAutomaticIndirectTaxLocation defines model for V2CoreAccountConfigurationCustomerAutomaticIndirectTaxLocation.
+type V2CoreAccountConfigurationCustomerAutomaticIndirectTaxLocation struct {
+	// Country The identified tax country of the customer.
+	Country *string `json:"country,omitempty"`
+
+	// State The identified tax state, county, province, or region of the customer.
+	State *string `json:"state,omitempty"`
+}
+
+// V2CoreAccountConfigurationCustomerBilling defines model for V2CoreAccountConfigurationCustomerBilling.
+type V2CoreAccountConfigurationCustomerBilling struct {
+	// DefaultPaymentMethod ID of a PaymentMethod attached to the customer account to use as the default for invoices and subscriptions.
+	DefaultPaymentMethod *string                                           `json:"default_payment_method,omitempty"`
+	Invoice              *V2CoreAccountConfigurationCustomerBillingInvoice `json:"invoice,omitempty"`
+}
+
+// V2CoreAccountConfigurationCustomerBillingInvoice defines model for V2CoreAccountConfigurationCustomerBillingInvoice.
+type V2CoreAccountConfigurationCustomerBillingInvoice struct {
+	// CustomFields The list of up to 4 default custom fields to be displayed on invoices for this customer. When updating, pass an empty string to remove previously-defined fields.
+	CustomFields []V2CoreAccountConfigurationCustomerBillingInvoiceCustomField `json:"custom_fields,omitempty"`
+
+	// Footer Default invoice footer.
+	Footer *string `json:"footer,omitempty"`
+
+	// NextSequence Sequence number to use on the customer account's next invoice. Defaults to 1.
+	NextSequence *int64 `json:"next_sequence,omitempty"`
+
+	// Prefix Prefix used to generate unique invoice numbers. Must be 3-12 uppercase letters or numbers.
+	Prefix    *string                                                    `json:"prefix,omitempty"`
+	Rendering *V2CoreAccountConfigurationCustomerBillingInvoiceRendering `json:"rendering,omitempty"`
+}
+
+// V2CoreAccountConfigurationCustomerBillingInvoiceCustomField defines model for V2CoreAccountConfigurationCustomerBillingInvoiceCustomField.
+type V2CoreAccountConfigurationCustomerBillingInvoiceCustomField struct {
+	// Name The name of the custom field. This may be up to 40 characters.
+	Name *string `json:"name,omitempty"`
+
+	// Value The value of the custom field. This may be up to 140 characters. When updating, pass an empty string to remove previously-defined values.
+	Value *string `json:"value,omitempty"`
+}
+
+// V2CoreAccountConfigurationCustomerBillingInvoiceRendering defines model for V2CoreAccountConfigurationCustomerBillingInvoiceRendering.
+type V2CoreAccountConfigurationCustomerBillingInvoiceRendering struct {
+	// AmountTaxDisplay Indicates whether displayed line item prices and amounts on invoice PDFs include inclusive tax amounts. Must be either `include_inclusive_tax` or `exclude_tax`.
+	AmountTaxDisplay *V2CoreAccountConfigurationCustomerBillingInvoiceRenderingAmountTaxDisplay `json:"amount_tax_display,omitempty"`
+
+	// Template ID of the invoice rendering template to use for future invoices.
+	Template *string `json:"template,omitempty"`
+}
+
+// V2CoreAccountConfigurationCustomerBillingInvoiceRenderingAmountTaxDisplay Indicates whether displayed line item prices and amounts on invoice PDFs include inclusive tax amounts. Must be either `include_inclusive_tax` or `exclude_tax`.
+type V2CoreAccountConfigurationCustomerBillingInvoiceRenderingAmountTaxDisplay string
+
+// V2CoreAccountConfigurationCustomerCapabilities defines model for V2CoreAccountConfigurationCustomerCapabilities.
+type V2CoreAccountConfigurationCustomerCapabilities struct {
+	AutomaticIndirectTax *AccountCapability `json:"automatic_indirect_tax,omitempty"`
+}
+
+// V2CoreAccountConfigurationCustomerShipping defines model for V2CoreAccountConfigurationCustomerShipping.
+type V2CoreAccountConfigurationCustomerShipping struct {
+	Address *Address `json:"address,omitempty"`
+
+	// Name Customer name.
+	Name *string `json:"name,omitempty"`
+
+	// Phone Customer phone (including extension).
+	Phone *string `json:"phone,omitempty"`
+}
+
+// V2CoreAccountConfigurationMerchant defines model for V2CoreAccountConfigurationMerchant.
+type V2CoreAccountConfigurationMerchant struct {
+	// Applied Indicates whether the merchant configuration is active. You can deactivate or reactivate the merchant configuration by updating this property. Deactivating the configuration by setting this value to false doesn't delete the configuration's properties.
+	Applied           *bool                                                `json:"applied,omitempty"`
+	BacsDebitPayments *V2CoreAccountConfigurationMerchantBACSDebitPayments `json:"bacs_debit_payments,omitempty"`
+	Branding          *V2CoreAccountConfigurationMerchantBranding          `json:"branding,omitempty"`
+	Capabilities      *V2CoreAccountConfigurationMerchantCapabilities      `json:"capabilities,omitempty"`
+	CardPayments      *V2CoreAccountConfigurationMerchantCardPayments      `json:"card_payments,omitempty"`
+	KonbiniPayments   *V2CoreAccountConfigurationMerchantKonbiniPayments   `json:"konbini_payments,omitempty"`
+
+	// Mcc The Merchant Category Code (MCC) for the merchant. MCCs classify businesses based on the goods or services they provide.
+	Mcc                       *string                                                          `json:"mcc,omitempty"`
+	ScriptStatementDescriptor *V2CoreAccountConfigurationMerchantScriptStatementDescriptor     `json:"script_statement_descriptor,omitempty"`
+	SepaDebitPayments         *V2CoreAccountConfigurationMerchantSEPADebitPayments             `json:"sepa_debit_payments,omitempty"`
+	StatementDescriptor       *V2CoreAccountConfigurationMerchantScriptStatementDescriptorKana `json:"statement_descriptor,omitempty"`
+	Support                   *V2CoreAccountConfigurationMerchantSupport                       `json:"support,omitempty"`
+}
+
+// V2CoreAccountConfigurationMerchantBACSDebitPayments defines model for V2CoreAccountConfigurationMerchantBACSDebitPayments.
+type V2CoreAccountConfigurationMerchantBACSDebitPayments struct {
+	// DisplayName Display name for Bacs Direct Debit payments.
+	DisplayName *string `json:"display_name,omitempty"`
+
+	// ServiceUserNumber Service User Number (SUN) for Bacs Direct Debit payments.
+	ServiceUserNumber *string `json:"service_user_number,omitempty"`
+}
+
+// V2CoreAccountConfigurationMerchantBranding defines model for V2CoreAccountConfigurationMerchantBranding.
+type V2CoreAccountConfigurationMerchantBranding struct {
+	// Icon ID of a [file upload](https://docs.stripe.com/api/persons/update#create_file): An icon for the merchant. Must be square and at least 128px x 128px.
+	Icon *string `json:"icon,omitempty"`
+
+	// Logo ID of a [file upload](https://docs.stripe.com/api/persons/update#create_file): A logo for the merchant that will be used in Checkout instead of the icon and without the merchant's name next to it if provided. Must be at least 128px x 128px.
+	Logo *string `json:"logo,omitempty"`
+
+	// PrimaryColor A CSS hex color value representing the primary branding color for the merchant.
+	PrimaryColor *string `json:"primary_color,omitempty"`
+
+	// SecondaryColor A CSS hex color value representing the secondary branding color for the merchant.
+	SecondaryColor *string `json:"secondary_color,omitempty"`
+}
+
+// V2CoreAccountConfigurationMerchantCapabilities defines model for V2CoreAccountConfigurationMerchantCapabilities.
+type V2CoreAccountConfigurationMerchantCapabilities struct {
+	AchDebitPayments         *AccountCapability                                           `json:"ach_debit_payments,omitempty"`
+	AcssDebitPayments        *AccountCapability                                           `json:"acss_debit_payments,omitempty"`
+	AffirmPayments           *AccountCapability                                           `json:"affirm_payments,omitempty"`
+	AfterpayClearpayPayments *AccountCapability                                           `json:"afterpay_clearpay_payments,omitempty"`
+	AlmaPayments             *AccountCapability                                           `json:"alma_payments,omitempty"`
+	AmazonPayPayments        *AccountCapability                                           `json:"amazon_pay_payments,omitempty"`
+	AuBecsDebitPayments      *AccountCapability                                           `json:"au_becs_debit_payments,omitempty"`
+	BacsDebitPayments        *AccountCapability                                           `json:"bacs_debit_payments,omitempty"`
+	BancontactPayments       *AccountCapability                                           `json:"bancontact_payments,omitempty"`
+	BlikPayments             *AccountCapability                                           `json:"blik_payments,omitempty"`
+	BoletoPayments           *AccountCapability                                           `json:"boleto_payments,omitempty"`
+	CardPayments             *AccountCapability                                           `json:"card_payments,omitempty"`
+	CartesBancairesPayments  *AccountCapability                                           `json:"cartes_bancaires_payments,omitempty"`
+	CashappPayments          *AccountCapability                                           `json:"cashapp_payments,omitempty"`
+	EpsPayments              *AccountCapability                                           `json:"eps_payments,omitempty"`
+	FpxPayments              *AccountCapability                                           `json:"fpx_payments,omitempty"`
+	GbBankTransferPayments   *AccountCapability                                           `json:"gb_bank_transfer_payments,omitempty"`
+	GrabpayPayments          *AccountCapability                                           `json:"grabpay_payments,omitempty"`
+	IdealPayments            *AccountCapability                                           `json:"ideal_payments,omitempty"`
+	JcbPayments              *AccountCapability                                           `json:"jcb_payments,omitempty"`
+	JpBankTransferPayments   *AccountCapability                                           `json:"jp_bank_transfer_payments,omitempty"`
+	KakaoPayPayments         *AccountCapability                                           `json:"kakao_pay_payments,omitempty"`
+	KlarnaPayments           *AccountCapability                                           `json:"klarna_payments,omitempty"`
+	KonbiniPayments          *AccountCapability                                           `json:"konbini_payments,omitempty"`
+	KrCardPayments           *AccountCapability                                           `json:"kr_card_payments,omitempty"`
+	LinkPayments             *AccountCapability                                           `json:"link_payments,omitempty"`
+	MobilepayPayments        *AccountCapability                                           `json:"mobilepay_payments,omitempty"`
+	MultibancoPayments       *AccountCapability                                           `json:"multibanco_payments,omitempty"`
+	MxBankTransferPayments   *AccountCapability                                           `json:"mx_bank_transfer_payments,omitempty"`
+	NaverPayPayments         *AccountCapability                                           `json:"naver_pay_payments,omitempty"`
+	OxxoPayments             *AccountCapability                                           `json:"oxxo_payments,omitempty"`
+	P24Payments              *AccountCapability                                           `json:"p24_payments,omitempty"`
+	PayByBankPayments        *AccountCapability                                           `json:"pay_by_bank_payments,omitempty"`
+	PaycoPayments            *AccountCapability                                           `json:"payco_payments,omitempty"`
+	PaynowPayments           *AccountCapability                                           `json:"paynow_payments,omitempty"`
+	PromptpayPayments        *AccountCapability                                           `json:"promptpay_payments,omitempty"`
+	RevolutPayPayments       *AccountCapability                                           `json:"revolut_pay_payments,omitempty"`
+	SamsungPayPayments       *AccountCapability                                           `json:"samsung_pay_payments,omitempty"`
+	SepaBankTransferPayments *AccountCapability                                           `json:"sepa_bank_transfer_payments,omitempty"`
+	SepaDebitPayments        *AccountCapability                                           `json:"sepa_debit_payments,omitempty"`
+	StripeBalance            *V2CoreAccountConfigurationMerchantCapabilitiesStripeBalance `json:"stripe_balance,omitempty"`
+	SwishPayments            *AccountCapability                                           `json:"swish_payments,omitempty"`
+	TwintPayments            *AccountCapability                                           `json:"twint_payments,omitempty"`
+	UsBankTransferPayments   *AccountCapability                                           `json:"us_bank_transfer_payments,omitempty"`
+	ZipPayments              *AccountCapability                                           `json:"zip_payments,omitempty"`
+}
+
+// V2CoreAccountConfigurationMerchantCapabilitiesStripeBalance defines model for V2CoreAccountConfigurationMerchantCapabilitiesStripeBalance.
+type V2CoreAccountConfigurationMerchantCapabilitiesStripeBalance struct {
+	Payouts *AccountCapability `json:"payouts,omitempty"`
+}
+
+// V2CoreAccountConfigurationMerchantCardPayments defines model for V2CoreAccountConfigurationMerchantCardPayments.
+type V2CoreAccountConfigurationMerchantCardPayments struct {
+	DeclineOn *V2CoreAccountConfigurationMerchantCardPaymentsDeclineOn `json:"decline_on,omitempty"`
+}
+
+// V2CoreAccountConfigurationMerchantCardPaymentsDeclineOn defines model for V2CoreAccountConfigurationMerchantCardPaymentsDeclineOn.
+type V2CoreAccountConfigurationMerchantCardPaymentsDeclineOn struct {
+	// AvsFailure Whether Stripe automatically declines charges with an incorrect ZIP or postal code. This setting only applies when a ZIP or postal code is provided and they fail bank verification.
+	AvsFailure *bool `json:"avs_failure,omitempty"`
+
+	// CvcFailure Whether Stripe automatically declines charges with an incorrect CVC. This setting only applies when a CVC is provided and it fails bank verification.
+	CvcFailure *bool `json:"cvc_failure,omitempty"`
+}
+
+// V2CoreAccountConfigurationMerchantKonbiniPayments defines model for V2CoreAccountConfigurationMerchantKonbiniPayments.
+type V2CoreAccountConfigurationMerchantKonbiniPayments struct {
+	Support *V2CoreAccountConfigurationMerchantKonbiniPaymentsSupport `json:"support,omitempty"`
+}
+
+// V2CoreAccountConfigurationMerchantKonbiniPaymentsSupport defines model for V2CoreAccountConfigurationMerchantKonbiniPaymentsSupport.
+type V2CoreAccountConfigurationMerchantKonbiniPaymentsSupport struct {
+	// Email Support email address for Konbini payments.
+	Email *string                                                        `json:"email,omitempty"`
+	Hours *V2CoreAccountConfigurationMerchantKonbiniPaymentsSupportHours `json:"hours,omitempty"`
+
+	// Phone Support phone number for Konbini payments.
+	Phone *string `json:"phone,omitempty"`
+}
+
+// V2CoreAccountConfigurationMerchantKonbiniPaymentsSupportHours defines model for V2CoreAccountConfigurationMerchantKonbiniPaymentsSupportHours.
+type V2CoreAccountConfigurationMerchantKonbiniPaymentsSupportHours struct {
+	// EndTime Support hours end time (JST time of day) for in `HH:MM` format.
+	EndTime *string `json:"end_time,omitempty"`
+
+	// StartTime Support hours start time (JST time of day) for in `HH:MM` format.
+	StartTime *string `json:"start_time,omitempty"`
+}
+
+// V2CoreAccountConfigurationMerchantSEPADebitPayments defines model for V2CoreAccountConfigurationMerchantSEPADebitPayments.
+type V2CoreAccountConfigurationMerchantSEPADebitPayments struct {
+	// CreditorId Creditor ID for SEPA Direct Debit payments.
+	CreditorId *string `json:"creditor_id,omitempty"`
+}
+
+// V2CoreAccountConfigurationMerchantScriptStatementDescriptor defines model for V2CoreAccountConfigurationMerchantScriptStatementDescriptor.
+type V2CoreAccountConfigurationMerchantScriptStatementDescriptor struct {
+	Kana  *V2CoreAccountConfigurationMerchantScriptStatementDescriptorKana `json:"kana,omitempty"`
+	Kanji *V2CoreAccountConfigurationMerchantScriptStatementDescriptorKana `json:"kanji,omitempty"`
+}
+
+// V2CoreAccountConfigurationMerchantScriptStatementDescriptorKana defines model for V2CoreAccountConfigurationMerchantScriptStatementDescriptorKana.
+type V2CoreAccountConfigurationMerchantScriptStatementDescriptorKana struct {
+	// Descriptor The default text that appears on statements for non-card charges outside of Japan. For card charges, if you don't set a statement_descriptor_prefix, this text is also used as the statement descriptor prefix. In that case, if concatenating the statement descriptor suffix causes the combined statement descriptor to exceed 22 characters, we truncate the statement_descriptor text to limit the full descriptor to 22 characters. For more information about statement descriptors and their requirements, see the Merchant Configuration settings documentation.
+	Descriptor *string `json:"descriptor,omitempty"`
+
+	// Prefix Default text that appears on statements for card charges outside of Japan, prefixing any dynamic statement_descriptor_suffix specified on the charge. To maximize space for the dynamic part of the descriptor, keep this text short. If you don't specify this value, statement_descriptor is used as the prefix. For more information about statement descriptors and their requirements, see the Merchant Configuration settings documentation.
+	Prefix *string `json:"prefix,omitempty"`
+}
+
+// V2CoreAccountConfigurationMerchantSupport defines model for V2CoreAccountConfigurationMerchantSupport.
+type V2CoreAccountConfigurationMerchantSupport struct {
+	Address *V2Address `json:"address,omitempty"`
+
+	// Email A publicly available email address for sending support issues to.
+	Email *string `json:"email,omitempty"`
+
+	// Phone A publicly available phone number to call with support issues.
+	Phone *string `json:"phone,omitempty"`
+
+	// Url A publicly available website for handling support issues.
+	Url *string `json:"url,omitempty"`
+}
+
+// V2CoreAccountConfigurationRecipient defines model for V2CoreAccountConfigurationRecipient.
+type V2CoreAccountConfigurationRecipient struct {
+	// Applied Indicates whether the recipient configuration is active. You can deactivate or reactivate the recipient configuration by updating this property. Deactivating the configuration by setting this value to false unrequest all capabilities within the configuration. It will not delete any of the configuration's other properties.
+	Applied      *bool                                            `json:"applied,omitempty"`
+	Capabilities *V2CoreAccountConfigurationRecipientCapabilities `json:"capabilities,omitempty"`
+}
+
+// V2CoreAccountConfigurationRecipientCapabilities defines model for V2CoreAccountConfigurationRecipientCapabilities.
+type V2CoreAccountConfigurationRecipientCapabilities struct {
+	StripeBalance *V2CoreAccountConfigurationRecipientCapabilitiesStripeBalance `json:"stripe_balance,omitempty"`
+}
+
+// V2CoreAccountConfigurationRecipientCapabilitiesStripeBalance defines model for V2CoreAccountConfigurationRecipientCapabilitiesStripeBalance.
+type V2CoreAccountConfigurationRecipientCapabilitiesStripeBalance struct {
+	Payouts         *AccountCapability `json:"payouts,omitempty"`
+	StripeTransfers *AccountCapability `json:"stripe_transfers,omitempty"`
+}
+
+// V2CoreAccountCreateConfigurationCustomerAutomaticIndirectTaxParams defines model for V2CoreAccountCreateConfigurationCustomerAutomaticIndirectTaxParams.
+type V2CoreAccountCreateConfigurationCustomerAutomaticIndirectTaxParams struct {
+	// Exempt Describes the customer's tax exemption status, which is `none`, `exempt`, or `reverse`. When set to reverse, invoice and receipt PDFs include the following text: “Reverse charge”.
+	Exempt *V2CoreAccountCreateConfigurationCustomerAutomaticIndirectTaxParamsExempt `json:"exempt,omitempty"`
+
+	// IpAddress A recent IP address of the customer used for tax reporting and tax location inference.
+	IpAddress *string `json:"ip_address,omitempty"`
+}
+
+// V2CoreAccountCreateConfigurationCustomerAutomaticIndirectTaxParamsExempt Describes the customer's tax exemption status, which is `none`, `exempt`, or `reverse`. When set to reverse, invoice and receipt PDFs include the following text: “Reverse charge”.
+type V2CoreAccountCreateConfigurationCustomerAutomaticIndirectTaxParamsExempt string
+
+// V2CoreAccountCreateConfigurationCustomerBillingInvoiceCustomFieldParams defines model for V2CoreAccountCreateConfigurationCustomerBillingInvoiceCustomFieldParams.
+type V2CoreAccountCreateConfigurationCustomerBillingInvoiceCustomFieldParams struct {
+	// Name The name of the custom field. This may be up to 40 characters.
+	Name string `json:"name"`
+
+	// Value The value of the custom field. This may be up to 140 characters. When updating, pass an empty string to remove previously-defined values.
+	Value string `json:"value"`
+}
+
+// V2CoreAccountCreateConfigurationCustomerBillingInvoiceParams defines model for V2CoreAccountCreateConfigurationCustomerBillingInvoiceParams.
+type V2CoreAccountCreateConfigurationCustomerBillingInvoiceParams struct {
+	// CustomFields The list of up to 4 default custom fields to be displayed on invoices for this customer.
+	CustomFields []V2CoreAccountCreateConfigurationCustomerBillingInvoiceCustomFieldParams `json:"custom_fields,omitempty"`
+
+	// Footer Default invoice footer.
+	Footer *string `json:"footer,omitempty"`
+
+	// NextSequence Sequence number to use on the customer account's next invoice. Defaults to 1.
+	NextSequence *int64 `json:"next_sequence,omitempty"`
+
+	// Prefix Prefix used to generate unique invoice numbers. Must be 3-12 uppercase letters or numbers.
+	Prefix    *string                                                                `json:"prefix,omitempty"`
+	Rendering *V2CoreAccountCreateConfigurationCustomerBillingInvoiceRenderingParams `json:"rendering,omitempty"`
+}
+
+// V2CoreAccountCreateConfigurationCustomerBillingInvoiceRenderingParams defines model for V2CoreAccountCreateConfigurationCustomerBillingInvoiceRenderingParams.
+type V2CoreAccountCreateConfigurationCustomerBillingInvoiceRenderingParams struct {
+	// AmountTaxDisplay Indicates whether displayed line item prices and amounts on invoice PDFs include inclusive tax amounts. Must be either `include_inclusive_tax` or `exclude_tax`.
+	AmountTaxDisplay *V2CoreAccountCreateConfigurationCustomerBillingInvoiceRenderingParamsAmountTaxDisplay `json:"amount_tax_display,omitempty"`
+
+	// Template ID of the invoice rendering template to use for future invoices.
+	Template *string `json:"template,omitempty"`
+}
+
+// V2CoreAccountCreateConfigurationCustomerBillingInvoiceRenderingParamsAmountTaxDisplay Indicates whether displayed line item prices and amounts on invoice PDFs include inclusive tax amounts. Must be either `include_inclusive_tax` or `exclude_tax`.
+type V2CoreAccountCreateConfigurationCustomerBillingInvoiceRenderingParamsAmountTaxDisplay string
+
+// V2CoreAccountCreateConfigurationCustomerBillingParams defines model for V2CoreAccountCreateConfigurationCustomerBillingParams.
+type V2CoreAccountCreateConfigurationCustomerBillingParams struct {
+	Invoice *V2CoreAccountCreateConfigurationCustomerBillingInvoiceParams `json:"invoice,omitempty"`
+}
+
+// V2CoreAccountCreateConfigurationCustomerCapabilitiesParams defines model for V2CoreAccountCreateConfigurationCustomerCapabilitiesParams.
+type V2CoreAccountCreateConfigurationCustomerCapabilitiesParams struct {
+	AutomaticIndirectTax *CapabilityRequestParams `json:"automatic_indirect_tax,omitempty"`
+}
+
+// V2CoreAccountCreateConfigurationCustomerParams defines model for V2CoreAccountCreateConfigurationCustomerParams.
+type V2CoreAccountCreateConfigurationCustomerParams struct {
+	AutomaticIndirectTax *V2CoreAccountCreateConfigurationCustomerAutomaticIndirectTaxParams `json:"automatic_indirect_tax,omitempty"`
+	Billing              *V2CoreAccountCreateConfigurationCustomerBillingParams              `json:"billing,omitempty"`
+	Capabilities         *V2CoreAccountCreateConfigurationCustomerCapabilitiesParams         `json:"capabilities,omitempty"`
+	Shipping             *V2CoreAccountCreateConfigurationCustomerShippingParams             `json:"shipping,omitempty"`
+
+	// TestClock ID of the test clock to attach to the customer. Can only be set on testmode Accounts, and when the Customer Configuration is first set on an Account.
+	TestClock *string `json:"test_clock,omitempty"`
+}
+
+// V2CoreAccountCreateConfigurationCustomerShippingParams defines model for V2CoreAccountCreateConfigurationCustomerShippingParams.
+type V2CoreAccountCreateConfigurationCustomerShippingParams struct {
+	Address *AddressParams `json:"address,omitempty"`
+
+	// Name Customer name.
+	Name *string `json:"name,omitempty"`
+
+	// Phone Customer phone (including extension).
+	Phone *string `json:"phone,omitempty"`
+}
+
+// V2CoreAccountCreateConfigurationMerchantBACSDebitPaymentsParams defines model for V2CoreAccountCreateConfigurationMerchantBACSDebitPaymentsParams.
+type V2CoreAccountCreateConfigurationMerchantBACSDebitPaymentsParams struct {
+	// DisplayName Display name for Bacs Direct Debit payments.
+	DisplayName *string `json:"display_name,omitempty"`
+}
+
+// V2CoreAccountCreateConfigurationMerchantBrandingParams defines model for V2CoreAccountCreateConfigurationMerchantBrandingParams.
+type V2CoreAccountCreateConfigurationMerchantBrandingParams struct {
+	// Icon ID of a [file upload](https://docs.stripe.com/api/persons/update#create_file): An icon for the merchant. Must be square and at least 128px x 128px.
+	Icon *string `json:"icon,omitempty"`
+
+	// Logo ID of a [file upload](https://docs.stripe.com/api/persons/update#create_file): A logo for the merchant that will be used in Checkout instead of the icon and without the merchant's name next to it if provided. Must be at least 128px x 128px.
+	Logo *string `json:"logo,omitempty"`
+
+	// PrimaryColor A CSS hex color value representing the primary branding color for the merchant.
+	PrimaryColor *string `json:"primary_color,omitempty"`
+
+	// SecondaryColor A CSS hex color value representing the secondary branding color for the merchant.
+	SecondaryColor *string `json:"secondary_color,omitempty"`
+}
+
+// V2CoreAccountCreateConfigurationMerchantCapabilitiesParams defines model for V2CoreAccountCreateConfigurationMerchantCapabilitiesParams.
+type V2CoreAccountCreateConfigurationMerchantCapabilitiesParams struct {
+	AchDebitPayments         *CapabilityRequestParams `json:"ach_debit_payments,omitempty"`
+	AcssDebitPayments        *CapabilityRequestParams `json:"acss_debit_payments,omitempty"`
+	AffirmPayments           *CapabilityRequestParams `json:"affirm_payments,omitempty"`
+	AfterpayClearpayPayments *CapabilityRequestParams `json:"afterpay_clearpay_payments,omitempty"`
+	AlmaPayments             *CapabilityRequestParams `json:"alma_payments,omitempty"`
+	AmazonPayPayments        *CapabilityRequestParams `json:"amazon_pay_payments,omitempty"`
+	AuBecsDebitPayments      *CapabilityRequestParams `json:"au_becs_debit_payments,omitempty"`
+	BacsDebitPayments        *CapabilityRequestParams `json:"bacs_debit_payments,omitempty"`
+	BancontactPayments       *CapabilityRequestParams `json:"bancontact_payments,omitempty"`
+	BlikPayments             *CapabilityRequestParams `json:"blik_payments,omitempty"`
+	BoletoPayments           *CapabilityRequestParams `json:"boleto_payments,omitempty"`
+	CardPayments             *CapabilityRequestParams `json:"card_payments,omitempty"`
+	CartesBancairesPayments  *CapabilityRequestParams `json:"cartes_bancaires_payments,omitempty"`
+	CashappPayments          *CapabilityRequestParams `json:"cashapp_payments,omitempty"`
+	EpsPayments              *CapabilityRequestParams `json:"eps_payments,omitempty"`
+	FpxPayments              *CapabilityRequestParams `json:"fpx_payments,omitempty"`
+	GbBankTransferPayments   *CapabilityRequestParams `json:"gb_bank_transfer_payments,omitempty"`
+	GrabpayPayments          *CapabilityRequestParams `json:"grabpay_payments,omitempty"`
+	IdealPayments            *CapabilityRequestParams `json:"ideal_payments,omitempty"`
+	JcbPayments              *CapabilityRequestParams `json:"jcb_payments,omitempty"`
+	JpBankTransferPayments   *CapabilityRequestParams `json:"jp_bank_transfer_payments,omitempty"`
+	KakaoPayPayments         *CapabilityRequestParams `json:"kakao_pay_payments,omitempty"`
+	KlarnaPayments           *CapabilityRequestParams `json:"klarna_payments,omitempty"`
+	KonbiniPayments          *CapabilityRequestParams `json:"konbini_payments,omitempty"`
+	KrCardPayments           *CapabilityRequestParams `json:"kr_card_payments,omitempty"`
+	LinkPayments             *CapabilityRequestParams `json:"link_payments,omitempty"`
+	MobilepayPayments        *CapabilityRequestParams `json:"mobilepay_payments,omitempty"`
+	MultibancoPayments       *CapabilityRequestParams `json:"multibanco_payments,omitempty"`
+	MxBankTransferPayments   *CapabilityRequestParams `json:"mx_bank_transfer_payments,omitempty"`
+	NaverPayPayments         *CapabilityRequestParams `json:"naver_pay_payments,omitempty"`
+	OxxoPayments             *CapabilityRequestParams `json:"oxxo_payments,omitempty"`
+	P24Payments              *CapabilityRequestParams `json:"p24_payments,omitempty"`
+	PayByBankPayments        *CapabilityRequestParams `json:"pay_by_bank_payments,omitempty"`
+	PaycoPayments            *CapabilityRequestParams `json:"payco_payments,omitempty"`
+	PaynowPayments           *CapabilityRequestParams `json:"paynow_payments,omitempty"`
+	PromptpayPayments        *CapabilityRequestParams `json:"promptpay_payments,omitempty"`
+	RevolutPayPayments       *CapabilityRequestParams `json:"revolut_pay_payments,omitempty"`
+	SamsungPayPayments       *CapabilityRequestParams `json:"samsung_pay_payments,omitempty"`
+	SepaBankTransferPayments *CapabilityRequestParams `json:"sepa_bank_transfer_payments,omitempty"`
+	SepaDebitPayments        *CapabilityRequestParams `json:"sepa_debit_payments,omitempty"`
+	SwishPayments            *CapabilityRequestParams `json:"swish_payments,omitempty"`
+	TwintPayments            *CapabilityRequestParams `json:"twint_payments,omitempty"`
+	UsBankTransferPayments   *CapabilityRequestParams `json:"us_bank_transfer_payments,omitempty"`
+	ZipPayments              *CapabilityRequestParams `json:"zip_payments,omitempty"`
+}
+
+// V2CoreAccountCreateConfigurationMerchantCardPaymentsDeclineOnParams defines model for V2CoreAccountCreateConfigurationMerchantCardPaymentsDeclineOnParams.
+type V2CoreAccountCreateConfigurationMerchantCardPaymentsDeclineOnParams struct {
+	// AvsFailure Whether Stripe automatically declines charges with an incorrect ZIP or postal code. This setting only applies when a ZIP or postal code is provided and they fail bank verification.
+	AvsFailure *bool `json:"avs_failure,omitempty"`
+
+	// CvcFailure Whether Stripe automatically declines charges with an incorrect CVC. This setting only applies when a CVC is provided and it fails bank verification.
+	CvcFailure *bool `json:"cvc_failure,omitempty"`
+}
+
+// V2CoreAccountCreateConfigurationMerchantCardPaymentsParams defines model for V2CoreAccountCreateConfigurationMerchantCardPaymentsParams.
+type V2CoreAccountCreateConfigurationMerchantCardPaymentsParams struct {
+	DeclineOn *V2CoreAccountCreateConfigurationMerchantCardPaymentsDeclineOnParams `json:"decline_on,omitempty"`
+}
+
+// V2CoreAccountCreateConfigurationMerchantKonbiniPaymentsParams defines model for V2CoreAccountCreateConfigurationMerchantKonbiniPaymentsParams.
+type V2CoreAccountCreateConfigurationMerchantKonbiniPaymentsParams struct {
+	Support *V2CoreAccountCreateConfigurationMerchantKonbiniPaymentsSupportParams `json:"support,omitempty"`
+}
+
+// V2CoreAccountCreateConfigurationMerchantKonbiniPaymentsSupportHoursParams defines model for V2CoreAccountCreateConfigurationMerchantKonbiniPaymentsSupportHoursParams.
+type V2CoreAccountCreateConfigurationMerchantKonbiniPaymentsSupportHoursParams struct {
+	// EndTime Support hours end time (JST time of day) for in `HH:MM` format.
+	EndTime *string `json:"end_time,omitempty"`
+
+	// StartTime Support hours start time (JST time of day) for in `HH:MM` format.
+	StartTime *string `json:"start_time,omitempty"`
+}
+
+// V2CoreAccountCreateConfigurationMerchantKonbiniPaymentsSupportParams defines model for V2CoreAccountCreateConfigurationMerchantKonbiniPaymentsSupportParams.
+type V2CoreAccountCreateConfigurationMerchantKonbiniPaymentsSupportParams struct {
+	// Email Support email address for Konbini payments.
+	Email *string                                                                    `json:"email,omitempty"`
+	Hours *V2CoreAccountCreateConfigurationMerchantKonbiniPaymentsSupportHoursParams `json:"hours,omitempty"`
+
+	// Phone Support phone number for Konbini payments.
+	Phone *string `json:"phone,omitempty"`
+}
+
+// V2CoreAccountCreateConfigurationMerchantParams defines model for V2CoreAccountCreateConfigurationMerchantParams.
+type V2CoreAccountCreateConfigurationMerchantParams struct {
+	BacsDebitPayments *V2CoreAccountCreateConfigurationMerchantBACSDebitPaymentsParams `json:"bacs_debit_payments,omitempty"`
+	Branding          *V2CoreAccountCreateConfigurationMerchantBrandingParams          `json:"branding,omitempty"`
+	Capabilities      *V2CoreAccountCreateConfigurationMerchantCapabilitiesParams      `json:"capabilities,omitempty"`
+	CardPayments      *V2CoreAccountCreateConfigurationMerchantCardPaymentsParams      `json:"card_payments,omitempty"`
+	KonbiniPayments   *V2CoreAccountCreateConfigurationMerchantKonbiniPaymentsParams   `json:"konbini_payments,omitempty"`
+
+	// Mcc The Merchant Category Code (MCC) for the Merchant Configuration. MCCs classify businesses based on the goods or services they provide.
+	Mcc                       *string                                                                      `json:"mcc,omitempty"`
+	ScriptStatementDescriptor *V2CoreAccountCreateConfigurationMerchantScriptStatementDescriptorParams     `json:"script_statement_descriptor,omitempty"`
+	StatementDescriptor       *V2CoreAccountCreateConfigurationMerchantScriptStatementDescriptorKanaParams `json:"statement_descriptor,omitempty"`
+	Support                   *V2CoreAccountCreateConfigurationMerchantSupportParams                       `json:"support,omitempty"`
+}
+
+// V2CoreAccountCreateConfigurationMerchantScriptStatementDescriptorKanaParams defines model for V2CoreAccountCreateConfigurationMerchantScriptStatementDescriptorKanaParams.
+type V2CoreAccountCreateConfigurationMerchantScriptStatementDescriptorKanaParams struct {
+	// Descriptor The default text that appears on statements for non-card charges outside of Japan. For card charges, if you don't set a statement_descriptor_prefix, this text is also used as the statement descriptor prefix. In that case, if concatenating the statement descriptor suffix causes the combined statement descriptor to exceed 22 characters, we truncate the statement_descriptor text to limit the full descriptor to 22 characters. For more information about statement descriptors and their requirements, see the Merchant Configuration settings documentation.
+	Descriptor *string `json:"descriptor,omitempty"`
+
+	// Prefix Default text that appears on statements for card charges outside of Japan, prefixing any dynamic statement_descriptor_suffix specified on the charge. To maximize space for the dynamic part of the descriptor, keep this text short. If you don't specify this value, statement_descriptor is used as the prefix. For more information about statement descriptors and their requirements, see the Merchant Configuration settings documentation.
+	Prefix *string `json:"prefix,omitempty"`
+}
+
+// V2CoreAccountCreateConfigurationMerchantScriptStatementDescriptorParams defines model for V2CoreAccountCreateConfigurationMerchantScriptStatementDescriptorParams.
+type V2CoreAccountCreateConfigurationMerchantScriptStatementDescriptorParams struct {
+	Kana  *V2CoreAccountCreateConfigurationMerchantScriptStatementDescriptorKanaParams `json:"kana,omitempty"`
+	Kanji *V2CoreAccountCreateConfigurationMerchantScriptStatementDescriptorKanaParams `json:"kanji,omitempty"`
+}
+
+// V2CoreAccountCreateConfigurationMerchantSupportParams defines model for V2CoreAccountCreateConfigurationMerchantSupportParams.
+type V2CoreAccountCreateConfigurationMerchantSupportParams struct {
+	Address *V2AddressParams `json:"address,omitempty"`
+
+	// Email A publicly available email address for sending support issues to.
+	Email *string `json:"email,omitempty"`
+
+	// Phone A publicly available phone number to call with support issues.
+	Phone *string `json:"phone,omitempty"`
+
+	// Url A publicly available website for handling support issues.
+	Url *string `json:"url,omitempty"`
+}
+
+// V2CoreAccountCreateConfigurationParams defines model for V2CoreAccountCreateConfigurationParams.
+type V2CoreAccountCreateConfigurationParams struct {
+	Customer  *V2CoreAccountCreateConfigurationCustomerParams  `json:"customer,omitempty"`
+	Merchant  *V2CoreAccountCreateConfigurationMerchantParams  `json:"merchant,omitempty"`
+	Recipient *V2CoreAccountCreateConfigurationRecipientParams `json:"recipient,omitempty"`
+}
+
+// V2CoreAccountCreateConfigurationRecipientCapabilitiesParams defines model for V2CoreAccountCreateConfigurationRecipientCapabilitiesParams.
+type V2CoreAccountCreateConfigurationRecipientCapabilitiesParams struct {
+	StripeBalance *V2CoreAccountCreateConfigurationRecipientCapabilitiesStripeBalanceParams `json:"stripe_balance,omitempty"`
+}
+
+// V2CoreAccountCreateConfigurationRecipientCapabilitiesStripeBalanceParams defines model for V2CoreAccountCreateConfigurationRecipientCapabilitiesStripeBalanceParams.
+type V2CoreAccountCreateConfigurationRecipientCapabilitiesStripeBalanceParams struct {
+	StripeTransfers *CapabilityRequestParams `json:"stripe_transfers,omitempty"`
+}
+
+// V2CoreAccountCreateConfigurationRecipientParams defines model for V2CoreAccountCreateConfigurationRecipientParams.
+type V2CoreAccountCreateConfigurationRecipientParams struct {
+	Capabilities *V2CoreAccountCreateConfigurationRecipientCapabilitiesParams `json:"capabilities,omitempty"`
+}
+
+// V2CoreAccountCreateDefaultsParams defines model for V2CoreAccountCreateDefaultsParams.
+type V2CoreAccountCreateDefaultsParams struct {
+	// Currency Three-letter [ISO currency code](https://www.iso.org/iso-4217-currency-codes.html), in lowercase. Must be a [supported currency](https://stripe.com/docs/currencies).
+	Currency *V2CoreAccountCreateDefaultsParamsCurrency `json:"currency,omitempty"`
+
+	// Locales The Account's preferred locales (languages), ordered by preference.
+	Locales          []string                                           `json:"locales,omitempty"`
+	Profile          *V2CoreAccountCreateDefaultsProfileParams          `json:"profile,omitempty"`
+	Responsibilities *V2CoreAccountCreateDefaultsResponsibilitiesParams `json:"responsibilities,omitempty"`
+}
+
+// V2CoreAccountCreateDefaultsParamsCurrency Three-letter [ISO currency code](https://www.iso.org/iso-4217-currency-codes.html), in lowercase. Must be a [supported currency](https://stripe.com/docs/currencies).
+type V2CoreAccountCreateDefaultsParamsCurrency string
+
+// V2CoreAccountCreateDefaultsProfileParams defines model for V2CoreAccountCreateDefaultsProfileParams.
+type V2CoreAccountCreateDefaultsProfileParams struct {
+	// BusinessUrl The business's publicly-available website.
+	BusinessUrl *string `json:"business_url,omitempty"`
+
+	// DoingBusinessAs The name which is used by the business.
+	DoingBusinessAs *string `json:"doing_business_as,omitempty"`
+
+	// ProductDescription Internal-only description of the product sold or service provided by the business. It's used by Stripe for risk and underwriting purposes.
+	ProductDescription *string `json:"product_description,omitempty"`
+}
+
+// V2CoreAccountCreateDefaultsResponsibilitiesParams defines model for V2CoreAccountCreateDefaultsResponsibilitiesParams.
+type V2CoreAccountCreateDefaultsResponsibilitiesParams struct {
+	// FeesCollector A value indicating the party responsible for collecting fees from this account.
+	FeesCollector V2CoreAccountCreateDefaultsResponsibilitiesParamsFeesCollector `json:"fees_collector"`
+
+	// LossesCollector A value indicating who is responsible for losses when this Account can't pay back negative balances from payments.
+	LossesCollector V2CoreAccountCreateDefaultsResponsibilitiesParamsLossesCollector `json:"losses_collector"`
+}
+
+// V2CoreAccountCreateDefaultsResponsibilitiesParamsFeesCollector A value indicating the party responsible for collecting fees from this account.
+type V2CoreAccountCreateDefaultsResponsibilitiesParamsFeesCollector string
+
+// V2CoreAccountCreateDefaultsResponsibilitiesParamsLossesCollector A value indicating who is responsible for losses when this Account can't pay back negative balances from payments.
+type V2CoreAccountCreateDefaultsResponsibilitiesParamsLossesCollector string
+
+// V2CoreAccountCreateIdentityAttestationsDirectorshipDeclarationParams defines model for V2CoreAccountCreateIdentityAttestationsDirectorshipDeclarationParams.
+type V2CoreAccountCreateIdentityAttestationsDirectorshipDeclarationParams struct {
+	// Date RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
+	//
+	// Example: 2026-05-27T09:14:03.512Z
+	Date *Timestamp `json:"date,omitempty"`
+
+	// Ip The IP address from which the director attestation was made.
+	Ip *string `json:"ip,omitempty"`
+
+	// UserAgent The user agent of the browser from which the director attestation was made.
+	UserAgent *string `json:"user_agent,omitempty"`
+}
+
+// V2CoreAccountCreateIdentityAttestationsOwnershipDeclarationParams defines model for V2CoreAccountCreateIdentityAttestationsOwnershipDeclarationParams.
+type V2CoreAccountCreateIdentityAttestationsOwnershipDeclarationParams struct {
+	// Date RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
+	//
+	// Example: 2026-05-27T09:14:03.512Z
+	Date *Timestamp `json:"date,omitempty"`
+
+	// Ip The IP address from which the beneficial owner attestation was made.
+	Ip *string `json:"ip,omitempty"`
+
+	// UserAgent The user agent of the browser from which the beneficial owner attestation was made.
+	UserAgent *string `json:"user_agent,omitempty"`
+}
+
+// V2CoreAccountCreateIdentityAttestationsParams defines model for V2CoreAccountCreateIdentityAttestationsParams.
+type V2CoreAccountCreateIdentityAttestationsParams struct {
+	DirectorshipDeclaration   *V2CoreAccountCreateIdentityAttestationsDirectorshipDeclarationParams   `json:"directorship_declaration,omitempty"`
+	OwnershipDeclaration      *V2CoreAccountCreateIdentityAttestationsOwnershipDeclarationParams      `json:"ownership_declaration,omitempty"`
+	PersonsProvided           *V2CoreAccountCreateIdentityAttestationsPersonsProvidedParams           `json:"persons_provided,omitempty"`
+	RepresentativeDeclaration *V2CoreAccountCreateIdentityAttestationsRepresentativeDeclarationParams `json:"representative_declaration,omitempty"`
+	TermsOfService            *V2CoreAccountCreateIdentityAttestationsTermsOfServiceParams            `json:"terms_of_service,omitempty"`
+}
+
+// V2CoreAccountCreateIdentityAttestationsPersonsProvidedParams defines model for V2CoreAccountCreateIdentityAttestationsPersonsProvidedParams.
+type V2CoreAccountCreateIdentityAttestationsPersonsProvidedParams struct {
+	// Directors Whether the company's directors have been provided. Set this Boolean to true after creating all the company's directors with the [Persons API](https://docs.stripe.com/api/v2/core/accounts/createperson).
+	Directors *bool `json:"directors,omitempty"`
+
+	// Executives Whether the company's executives have been provided. Set this Boolean to true after creating all the company's executives with the [Persons API](https://docs.stripe.com/api/v2/core/accounts/createperson).
+	Executives *bool `json:"executives,omitempty"`
+
+	// Owners Whether the company's owners have been provided. Set this Boolean to true after creating all the company's owners with the [Persons API](https://docs.stripe.com/api/v2/core/accounts/createperson).
+	Owners *bool `json:"owners,omitempty"`
+
+	// OwnershipExemptionReason Reason for why the company is exempt from providing ownership information.
+	OwnershipExemptionReason *V2CoreAccountCreateIdentityAttestationsPersonsProvidedParamsOwnershipExemptionReason `json:"ownership_exemption_reason,omitempty"`
+}
+
+// V2CoreAccountCreateIdentityAttestationsPersonsProvidedParamsOwnershipExemptionReason Reason for why the company is exempt from providing ownership information.
+type V2CoreAccountCreateIdentityAttestationsPersonsProvidedParamsOwnershipExemptionReason string
+
+// V2CoreAccountCreateIdentityAttestationsRepresentativeDeclarationParams defines model for V2CoreAccountCreateIdentityAttestationsRepresentativeDeclarationParams.
+type V2CoreAccountCreateIdentityAttestationsRepresentativeDeclarationParams struct {
+	// Date RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
+	//
+	// Example: 2026-05-27T09:14:03.512Z
+	Date *Timestamp `json:"date,omitempty"`
+
+	// Ip The IP address from which the representative attestation was made.
+	Ip *string `json:"ip,omitempty"`
+
+	// UserAgent The user agent of the browser from which the representative attestation was made.
+	UserAgent *string `json:"user_agent,omitempty"`
+}
+
+// V2CoreAccountCreateIdentityAttestationsTermsOfServiceAccountParams defines model for V2CoreAccountCreateIdentityAttestationsTermsOfServiceAccountParams.
+type V2CoreAccountCreateIdentityAttestationsTermsOfServiceAccountParams struct {
+	// Date RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
+	//
+	// Example: 2026-05-27T09:14:03.512Z
+	Date Timestamp `json:"date"`
+
+	// Ip The IP address from which the Account's representative accepted the terms of service.
+	Ip string `json:"ip"`
+
+	// UserAgent The user agent of the browser from which the Account's representative accepted the terms of service.
+	UserAgent *string `json:"user_agent,omitempty"`
+}
+
+// V2CoreAccountCreateIdentityAttestationsTermsOfServiceParams defines model for V2CoreAccountCreateIdentityAttestationsTermsOfServiceParams.
+type V2CoreAccountCreateIdentityAttestationsTermsOfServiceParams struct {
+	Account *V2CoreAccountCreateIdentityAttestationsTermsOfServiceAccountParams `json:"account,omitempty"`
+}
+
+// V2CoreAccountCreateIdentityBusinessDetailsAnnualRevenueParams defines model for V2CoreAccountCreateIdentityBusinessDetailsAnnualRevenueParams.
+type V2CoreAccountCreateIdentityBusinessDetailsAnnualRevenueParams struct {
+	Amount *AmountParams `json:"amount,omitempty"`
+
+	// FiscalYearEnd The close-out date of the preceding fiscal year in ISO 8601 format. E.g. 2023-12-31 for the 31st of December, 2023.
+	FiscalYearEnd *string `json:"fiscal_year_end,omitempty"`
+}
+
+// V2CoreAccountCreateIdentityBusinessDetailsDocumentsParams defines model for V2CoreAccountCreateIdentityBusinessDetailsDocumentsParams.
+type V2CoreAccountCreateIdentityBusinessDetailsDocumentsParams struct {
+	BankAccountOwnershipVerification   *DocumentFilesParams                                                          `json:"bank_account_ownership_verification,omitempty"`
+	CompanyLicense                     *DocumentFilesParams                                                          `json:"company_license,omitempty"`
+	CompanyMemorandumOfAssociation     *DocumentFilesParams                                                          `json:"company_memorandum_of_association,omitempty"`
+	CompanyMinisterialDecree           *DocumentFilesParams                                                          `json:"company_ministerial_decree,omitempty"`
+	CompanyRegistrationVerification    *DocumentFilesParams                                                          `json:"company_registration_verification,omitempty"`
+	CompanyTaxIdVerification           *DocumentFilesParams                                                          `json:"company_tax_id_verification,omitempty"`
+	PrimaryVerification                *V2CoreAccountCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParams `json:"primary_verification,omitempty"`
+	ProofOfAddress                     *DocumentFilesParams                                                          `json:"proof_of_address,omitempty"`
+	ProofOfRegistration                *DocumentFilesParams                                                          `json:"proof_of_registration,omitempty"`
+	ProofOfUltimateBeneficialOwnership *DocumentFilesParams                                                          `json:"proof_of_ultimate_beneficial_ownership,omitempty"`
+}
+
+// V2CoreAccountCreateIdentityBusinessDetailsDocumentsPrimaryVerificationFrontBackParams defines model for V2CoreAccountCreateIdentityBusinessDetailsDocumentsPrimaryVerificationFrontBackParams.
+type V2CoreAccountCreateIdentityBusinessDetailsDocumentsPrimaryVerificationFrontBackParams struct {
+	// Back A [file upload](https://docs.stripe.com/api/persons/update#create_file) token representing the back of the verification document. The purpose of the uploaded file should be 'identity_document'. The uploaded file needs to be a color image (smaller than 8,000px by 8,000px), in JPG, PNG, or PDF format, and less than 10 MB in size.
+	Back *string `json:"back,omitempty"`
+
+	// Front A [file upload](https://docs.stripe.com/api/persons/update#create_file) token representing the front of the verification document. The purpose of the uploaded file should be 'identity_document'. The uploaded file needs to be a color image (smaller than 8,000px by 8,000px), in JPG, PNG, or PDF format, and less than 10 MB in size.
+	Front string `json:"front"`
+}
+
+// V2CoreAccountCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParams defines model for V2CoreAccountCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParams.
+type V2CoreAccountCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParams struct {
+	FrontBack V2CoreAccountCreateIdentityBusinessDetailsDocumentsPrimaryVerificationFrontBackParams `json:"front_back"`
+
+	// Type The format of the verification document. Currently supports `front_back` only.
+	Type V2CoreAccountCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsType `json:"type"`
+}
+
+// V2CoreAccountCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsType The format of the verification document. Currently supports `front_back` only.
+type V2CoreAccountCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsType string
+
+// V2CoreAccountCreateIdentityBusinessDetailsIDNumberParams defines model for V2CoreAccountCreateIdentityBusinessDetailsIDNumberParams.
+type V2CoreAccountCreateIdentityBusinessDetailsIDNumberParams struct {
+	// Registrar The registrar of the ID number (Only valid for DE ID number types).
+	Registrar *string `json:"registrar,omitempty"`
+
+	// Type Open Enum. The ID number type of a business entity.
+	Type V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType `json:"type"`
+
+	// Value The value of the ID number.
+	Value string `json:"value"`
+}
+
+// V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType Open Enum. The ID number type of a business entity.
+type V2CoreAccountCreateIdentityBusinessDetailsIDNumberParamsType string
+
+// V2CoreAccountCreateIdentityBusinessDetailsMonthlyEstimatedRevenueParams defines model for V2CoreAccountCreateIdentityBusinessDetailsMonthlyEstimatedRevenueParams.
+type V2CoreAccountCreateIdentityBusinessDetailsMonthlyEstimatedRevenueParams struct {
+	Amount *AmountParams `json:"amount,omitempty"`
+}
+
+// V2CoreAccountCreateIdentityBusinessDetailsParams defines model for V2CoreAccountCreateIdentityBusinessDetailsParams.
+type V2CoreAccountCreateIdentityBusinessDetailsParams struct {
+	Address       *V2AddressParams                                               `json:"address,omitempty"`
+	AnnualRevenue *V2CoreAccountCreateIdentityBusinessDetailsAnnualRevenueParams `json:"annual_revenue,omitempty"`
+	Documents     *V2CoreAccountCreateIdentityBusinessDetailsDocumentsParams     `json:"documents,omitempty"`
+
+	// EstimatedWorkerCount Estimated maximum number of workers currently engaged by the business (including employees, contractors, and vendors).
+	EstimatedWorkerCount *int64 `json:"estimated_worker_count,omitempty"`
+
+	// IdNumbers The ID numbers of a business entity.
+	IdNumbers               []V2CoreAccountCreateIdentityBusinessDetailsIDNumberParams               `json:"id_numbers,omitempty"`
+	MonthlyEstimatedRevenue *V2CoreAccountCreateIdentityBusinessDetailsMonthlyEstimatedRevenueParams `json:"monthly_estimated_revenue,omitempty"`
+
+	// Phone The phone number of the Business Entity.
+	Phone *string `json:"phone,omitempty"`
+
+	// RegisteredName The business legal name.
+	RegisteredName   *string                                                           `json:"registered_name,omitempty"`
+	RegistrationDate *V2CoreAccountCreateIdentityBusinessDetailsRegistrationDateParams `json:"registration_date,omitempty"`
+	ScriptAddresses  *V2CoreAccountCreateIdentityBusinessDetailsScriptAddressesParams  `json:"script_addresses,omitempty"`
+	ScriptNames      *V2CoreAccountCreateIdentityBusinessDetailsScriptNamesParams      `json:"script_names,omitempty"`
+
+	// Structure The category identifying the legal structure of the business.
+	Structure *V2CoreAccountCreateIdentityBusinessDetailsParamsStructure `json:"structure,omitempty"`
+}
+
+// V2CoreAccountCreateIdentityBusinessDetailsParamsStructure The category identifying the legal structure of the business.
+type V2CoreAccountCreateIdentityBusinessDetailsParamsStructure string
+
+// V2CoreAccountCreateIdentityBusinessDetailsRegistrationDateParams defines model for V2CoreAccountCreateIdentityBusinessDetailsRegistrationDateParams.
+type V2CoreAccountCreateIdentityBusinessDetailsRegistrationDateParams struct {
+	// Day The day of registration, between 1 and 31.
+	Day int64 `json:"day"`
+
+	// Month The month of registration, between 1 and 12.
+	Month int64 `json:"month"`
+
+	// Year The four-digit year of registration.
+	Year int64 `json:"year"`
+}
+
+// V2CoreAccountCreateIdentityBusinessDetailsScriptAddressesParams defines model for V2CoreAccountCreateIdentityBusinessDetailsScriptAddressesParams.
+type V2CoreAccountCreateIdentityBusinessDetailsScriptAddressesParams struct {
+	Kana  *V2AddressParams `json:"kana,omitempty"`
+	Kanji *V2AddressParams `json:"kanji,omitempty"`
+}
+
+// V2CoreAccountCreateIdentityBusinessDetailsScriptNamesKanaParams defines model for V2CoreAccountCreateIdentityBusinessDetailsScriptNamesKanaParams.
+type V2CoreAccountCreateIdentityBusinessDetailsScriptNamesKanaParams struct {
+	// RegisteredName Registered name of the business.
+	RegisteredName *string `json:"registered_name,omitempty"`
+}
+
+// V2CoreAccountCreateIdentityBusinessDetailsScriptNamesParams defines model for V2CoreAccountCreateIdentityBusinessDetailsScriptNamesParams.
+type V2CoreAccountCreateIdentityBusinessDetailsScriptNamesParams struct {
+	Kana  *V2CoreAccountCreateIdentityBusinessDetailsScriptNamesKanaParams `json:"kana,omitempty"`
+	Kanji *V2CoreAccountCreateIdentityBusinessDetailsScriptNamesKanaParams `json:"kanji,omitempty"`
+}
+
+// V2CoreAccountCreateIdentityIndividualAdditionalAddressParams defines model for V2CoreAccountCreateIdentityIndividualAdditionalAddressParams.
+type V2CoreAccountCreateIdentityIndividualAdditionalAddressParams struct {
+	// City City, district, suburb, town, or village.
+	City *string `json:"city,omitempty"`
+
+	// Country Two-letter country code ([ISO 3166-1 alpha-2](https://en.wikipedia.org/wiki/ISO_3166-1_alpha-2)).
+	Country string `json:"country"`
+
+	// Line1 Address line 1 (e.g., street, PO Box, or company name).
+	Line1 *string `json:"line1,omitempty"`
+
+	// Line2 Address line 2 (e.g., apartment, suite, unit, or building).
+	Line2 *string `json:"line2,omitempty"`
+
+	// PostalCode ZIP or postal code.
+	PostalCode *string `json:"postal_code,omitempty"`
+
+	// Purpose Purpose of additional address.
+	Purpose V2CoreAccountCreateIdentityIndividualAdditionalAddressParamsPurpose `json:"purpose"`
+
+	// State State, county, province, or region.
+	State *string `json:"state,omitempty"`
+
+	// Town Town or district.
+	Town *string `json:"town,omitempty"`
+}
+
+// V2CoreAccountCreateIdentityIndividualAdditionalAddressParamsPurpose Purpose of additional address.
+type V2CoreAccountCreateIdentityIndividualAdditionalAddressParamsPurpose string
+
+// V2CoreAccountCreateIdentityIndividualAdditionalNameParams defines model for V2CoreAccountCreateIdentityIndividualAdditionalNameParams.
+type V2CoreAccountCreateIdentityIndividualAdditionalNameParams struct {
+	// FullName The person's full name.
+	FullName *string `json:"full_name,omitempty"`
+
+	// GivenName The person's first or given name.
+	GivenName *string `json:"given_name,omitempty"`
+
+	// Purpose The purpose or type of the additional name.
+	Purpose V2CoreAccountCreateIdentityIndividualAdditionalNameParamsPurpose `json:"purpose"`
+
+	// Surname The person's last or family name.
+	Surname *string `json:"surname,omitempty"`
+}
+
+// V2CoreAccountCreateIdentityIndividualAdditionalNameParamsPurpose The purpose or type of the additional name.
+type V2CoreAccountCreateIdentityIndividualAdditionalNameParamsPurpose string
+
+// V2CoreAccountCreateIdentityIndividualDateOfBirthParams defines model for V2CoreAccountCreateIdentityIndividualDateOfBirthParams.
+type V2CoreAccountCreateIdentityIndividualDateOfBirthParams struct {
+	// Day The day of birth.
+	Day int64 `json:"day"`
+
+	// Month The month of birth.
+	Month int64 `json:"month"`
+
+	// Year The year of birth.
+	Year int64 `json:"year"`
+}
+
+// V2CoreAccountCreateIdentityIndividualDocumentsParams defines model for V2CoreAccountCreateIdentityIndividualDocumentsParams.
+type V2CoreAccountCreateIdentityIndividualDocumentsParams struct {
+	CompanyAuthorization  *DocumentFilesParams                                                          `json:"company_authorization,omitempty"`
+	Passport              *DocumentFilesParams                                                          `json:"passport,omitempty"`
+	PrimaryVerification   *V2CoreAccountCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParams `json:"primary_verification,omitempty"`
+	SecondaryVerification *V2CoreAccountCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParams `json:"secondary_verification,omitempty"`
+	Visa                  *DocumentFilesParams                                                          `json:"visa,omitempty"`
+}
+
+// V2CoreAccountCreateIdentityIndividualIDNumberParams defines model for V2CoreAccountCreateIdentityIndividualIDNumberParams.
+type V2CoreAccountCreateIdentityIndividualIDNumberParams struct {
+	// Type The ID number type of an individual.
+	Type V2CoreAccountCreateIdentityIndividualIDNumberParamsType `json:"type"`
+
+	// Value The value of the ID number.
+	Value string `json:"value"`
+}
+
+// V2CoreAccountCreateIdentityIndividualIDNumberParamsType The ID number type of an individual.
+type V2CoreAccountCreateIdentityIndividualIDNumberParamsType string
+
+// V2CoreAccountCreateIdentityIndividualParams defines model for V2CoreAccountCreateIdentityIndividualParams.
+type V2CoreAccountCreateIdentityIndividualParams struct {
+	// AdditionalAddresses Additional addresses associated with the individual.
+	AdditionalAddresses []V2CoreAccountCreateIdentityIndividualAdditionalAddressParams `json:"additional_addresses,omitempty"`
+
+	// AdditionalNames Additional names (e.g. aliases) associated with the individual.
+	AdditionalNames []V2CoreAccountCreateIdentityIndividualAdditionalNameParams `json:"additional_names,omitempty"`
+	Address         *V2AddressParams                                            `json:"address,omitempty"`
+	DateOfBirth     *V2CoreAccountCreateIdentityIndividualDateOfBirthParams     `json:"date_of_birth,omitempty"`
+	Documents       *V2CoreAccountCreateIdentityIndividualDocumentsParams       `json:"documents,omitempty"`
+
+	// Email The individual's email address.
+	Email *string `json:"email,omitempty"`
+
+	// GivenName The individual's first name.
+	GivenName *string `json:"given_name,omitempty"`
+
+	// IdNumbers The identification numbers (e.g., SSN) associated with the individual.
+	IdNumbers []V2CoreAccountCreateIdentityIndividualIDNumberParams `json:"id_numbers,omitempty"`
+
+	// LegalGender The individual's gender (International regulations require either "male" or "female").
+	LegalGender *V2CoreAccountCreateIdentityIndividualParamsLegalGender `json:"legal_gender,omitempty"`
+
+	// Metadata Set of key-value pairs that you can attach to an object. This can be useful for storing additional information about the object in a structured format.
+	Metadata map[string]string `json:"metadata,omitempty"`
+
+	// Nationalities The countries where the individual is a national. Two-letter country code ([ISO 3166-1 alpha-2](https://en.wikipedia.org/wiki/ISO_3166-1_alpha-2)).
+	Nationalities []string `json:"nationalities,omitempty"`
+
+	// Phone The individual's phone number.
+	Phone *string `json:"phone,omitempty"`
+
+	// PoliticalExposure The individual's political exposure.
+	PoliticalExposure *V2CoreAccountCreateIdentityIndividualParamsPoliticalExposure    `json:"political_exposure,omitempty"`
+	Relationship      *V2CoreAccountCreateIdentityIndividualRelationshipParams         `json:"relationship,omitempty"`
+	ScriptAddresses   *V2CoreAccountCreateIdentityBusinessDetailsScriptAddressesParams `json:"script_addresses,omitempty"`
+	ScriptNames       *V2CoreAccountCreateIdentityIndividualScriptNamesParams          `json:"script_names,omitempty"`
+
+	// Surname The individual's last name.
+	Surname *string `json:"surname,omitempty"`
+}
+
+// V2CoreAccountCreateIdentityIndividualParamsLegalGender The individual's gender (International regulations require either "male" or "female").
+type V2CoreAccountCreateIdentityIndividualParamsLegalGender string
+
+// V2CoreAccountCreateIdentityIndividualParamsPoliticalExposure The individual's political exposure.
+type V2CoreAccountCreateIdentityIndividualParamsPoliticalExposure string
+
+// V2CoreAccountCreateIdentityIndividualRelationshipParams defines model for V2CoreAccountCreateIdentityIndividualRelationshipParams.
+type V2CoreAccountCreateIdentityIndividualRelationshipParams struct {
+	// Director Whether the person is a director of the account's identity. Directors are typically members of the governing board of the company, or responsible for ensuring the company meets its regulatory obligations.
+	Director *bool `json:"director,omitempty"`
+
+	// Executive Whether the person has significant responsibility to control, manage, or direct the organization.
+	Executive *bool `json:"executive,omitempty"`
+
+	// Owner Whether the person is an owner of the account's identity.
+	Owner *bool `json:"owner,omitempty"`
+
+	// PercentOwnership The percent owned by the person of the account's legal entity.
+	PercentOwnership *string `json:"percent_ownership,omitempty"`
+
+	// Title The person's title (e.g., CEO, Support Engineer).
+	Title *string `json:"title,omitempty"`
+}
+
+// V2CoreAccountCreateIdentityIndividualScriptNamesKanaParams defines model for V2CoreAccountCreateIdentityIndividualScriptNamesKanaParams.
+type V2CoreAccountCreateIdentityIndividualScriptNamesKanaParams struct {
+	// GivenName The person's first or given name.
+	GivenName *string `json:"given_name,omitempty"`
+
+	// Surname The person's last or family name.
+	Surname *string `json:"surname,omitempty"`
+}
+
+// V2CoreAccountCreateIdentityIndividualScriptNamesParams defines model for V2CoreAccountCreateIdentityIndividualScriptNamesParams.
+type V2CoreAccountCreateIdentityIndividualScriptNamesParams struct {
+	Kana  *V2CoreAccountCreateIdentityIndividualScriptNamesKanaParams `json:"kana,omitempty"`
+	Kanji *V2CoreAccountCreateIdentityIndividualScriptNamesKanaParams `json:"kanji,omitempty"`
+}
+
+// V2CoreAccountCreateIdentityParams defines model for V2CoreAccountCreateIdentityParams.
+type V2CoreAccountCreateIdentityParams struct {
+	Attestations    *V2CoreAccountCreateIdentityAttestationsParams    `json:"attestations,omitempty"`
+	BusinessDetails *V2CoreAccountCreateIdentityBusinessDetailsParams `json:"business_details,omitempty"`
+
+	// Country The country in which the account holder resides, or in which the business is legally established. This should be an [ISO 3166-1 alpha-2](https://en.wikipedia.org/wiki/ISO_3166-1_alpha-2) country code.
+	Country *string `json:"country,omitempty"`
+
+	// EntityType The entity type.
+	EntityType *V2CoreAccountCreateIdentityParamsEntityType `json:"entity_type,omitempty"`
+	Individual *V2CoreAccountCreateIdentityIndividualParams `json:"individual,omitempty"`
+}
+
+// V2CoreAccountCreateIdentityParamsEntityType The entity type.
+type V2CoreAccountCreateIdentityParamsEntityType string
+
+// V2CoreAccountDefaults defines model for V2CoreAccountDefaults.
+type V2CoreAccountDefaults struct {
+	// Currency Three-letter [ISO currency code](https://www.iso.org/iso-4217-currency-codes.html), in lowercase. Must be a [supported currency](https://stripe.com/docs/currencies).
+	Currency *V2CoreAccountDefaultsCurrency `json:"currency,omitempty"`
+
+	// Locales The Account's preferred locales (languages), ordered by preference.
+	Locales          []string                              `json:"locales"`
+	Profile          *V2CoreAccountDefaultsProfile         `json:"profile,omitempty"`
+	Responsibilities V2CoreAccountDefaultsResponsibilities `json:"responsibilities"`
+}
+
+// V2CoreAccountDefaultsCurrency Three-letter [ISO currency code](https://www.iso.org/iso-4217-currency-codes.html), in lowercase. Must be a [supported currency](https://stripe.com/docs/currencies).
+type V2CoreAccountDefaultsCurrency string
+
+// V2CoreAccountDefaultsProfile defines model for V2CoreAccountDefaultsProfile.
+type V2CoreAccountDefaultsProfile struct {
+	// BusinessUrl The business's publicly-available website.
+	BusinessUrl *string `json:"business_url,omitempty"`
+
+	// DoingBusinessAs The customer-facing business name.
+	DoingBusinessAs *string `json:"doing_business_as,omitempty"`
+
+	// ProductDescription Internal-only description of the product sold or service provided by the business. It's used by Stripe for risk and underwriting purposes.
+	ProductDescription *string `json:"product_description,omitempty"`
+}
+
+// V2CoreAccountDefaultsResponsibilities defines model for V2CoreAccountDefaultsResponsibilities.
+type V2CoreAccountDefaultsResponsibilities struct {
+	// FeesCollector Indicates whether the platform or connected account is responsible for paying Stripe fees for pricing-control-eligible products.
+	FeesCollector V2CoreAccountDefaultsResponsibilitiesFeesCollector `json:"fees_collector"`
+
+	// LossesCollector A value indicating responsibility for collecting requirements on this account.
+	LossesCollector V2CoreAccountDefaultsResponsibilitiesLossesCollector `json:"losses_collector"`
+
+	// RequirementsCollector A value indicating responsibility for collecting requirements on this account.
+	RequirementsCollector V2CoreAccountDefaultsResponsibilitiesRequirementsCollector `json:"requirements_collector"`
+}
+
+// V2CoreAccountDefaultsResponsibilitiesFeesCollector Indicates whether the platform or connected account is responsible for paying Stripe fees for pricing-control-eligible products.
+type V2CoreAccountDefaultsResponsibilitiesFeesCollector string
+
+// V2CoreAccountDefaultsResponsibilitiesLossesCollector A value indicating responsibility for collecting requirements on this account.
+type V2CoreAccountDefaultsResponsibilitiesLossesCollector string
+
+// V2CoreAccountDefaultsResponsibilitiesRequirementsCollector A value indicating responsibility for collecting requirements on this account.
+type V2CoreAccountDefaultsResponsibilitiesRequirementsCollector string
+
+// V2CoreAccountFutureRequirements defines model for V2CoreAccountFutureRequirements.
+type V2CoreAccountFutureRequirements struct {
+	// Entries A list of requirements for the Account.
+	Entries []V2CoreAccountRequirementsEntry `json:"entries"`
+
+	// MinimumTransitionDate RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
+	//
+	// Example: 2026-05-27T09:14:03.512Z
+	MinimumTransitionDate *Timestamp                        `json:"minimum_transition_date,omitempty"`
+	Summary               *V2CoreAccountRequirementsSummary `json:"summary,omitempty"`
+}
+
+// V2CoreAccountIdentity defines model for V2CoreAccountIdentity.
+type V2CoreAccountIdentity struct {
+	Attestations    *V2CoreAccountIdentityAttestations    `json:"attestations,omitempty"`
+	BusinessDetails *V2CoreAccountIdentityBusinessDetails `json:"business_details,omitempty"`
+
+	// Country The country in which the account holder resides, or in which the business is legally established. This should be an [ISO 3166-1 alpha-2](https://en.wikipedia.org/wiki/ISO_3166-1_alpha-2) country code.
+	Country *string `json:"country,omitempty"`
+
+	// EntityType The entity type.
+	EntityType *V2CoreAccountIdentityEntityType `json:"entity_type,omitempty"`
+	Individual *V2CoreAccountIdentityIndividual `json:"individual,omitempty"`
+}
+
+// V2CoreAccountIdentityEntityType The entity type.
+type V2CoreAccountIdentityEntityType string
+
+// V2CoreAccountIdentityAttestations defines model for V2CoreAccountIdentityAttestations.
+type V2CoreAccountIdentityAttestations struct {
+	DirectorshipDeclaration   *V2CoreAccountIdentityAttestationsDirectorshipDeclaration   `json:"directorship_declaration,omitempty"`
+	OwnershipDeclaration      *V2CoreAccountIdentityAttestationsOwnershipDeclaration      `json:"ownership_declaration,omitempty"`
+	PersonsProvided           *V2CoreAccountIdentityAttestationsPersonsProvided           `json:"persons_provided,omitempty"`
+	RepresentativeDeclaration *V2CoreAccountIdentityAttestationsRepresentativeDeclaration `json:"representative_declaration,omitempty"`
+	TermsOfService            *V2CoreAccountIdentityAttestationsTermsOfService            `json:"terms_of_service,omitempty"`
+}
+
+// V2CoreAccountIdentityAttestationsDirectorshipDeclaration defines model for V2CoreAccountIdentityAttestationsDirectorshipDeclaration.
+type V2CoreAccountIdentityAttestationsDirectorshipDeclaration struct {
+	// Date RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
+	//
+	// Example: 2026-05-27T09:14:03.512Z
+	Date *Timestamp `json:"date,omitempty"`
+
+	// Ip The IP address from which the director attestation was made.
+	Ip *string `json:"ip,omitempty"`
+
+	// UserAgent The user agent of the browser from which the director attestation was made.
+	UserAgent *string `json:"user_agent,omitempty"`
+}
+
+// V2CoreAccountIdentityAttestationsOwnershipDeclaration defines model for V2CoreAccountIdentityAttestationsOwnershipDeclaration.
+type V2CoreAccountIdentityAttestationsOwnershipDeclaration struct {
+	// Date RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
+	//
+	// Example: 2026-05-27T09:14:03.512Z
+	Date *Timestamp `json:"date,omitempty"`
+
+	// Ip The IP address from which the beneficial owner attestation was made.
+	Ip *string `json:"ip,omitempty"`
+
+	// UserAgent The user agent of the browser from which the beneficial owner attestation was made.
+	UserAgent *string `json:"user_agent,omitempty"`
+}
+
+// V2CoreAccountIdentityAttestationsPersonsProvided defines model for V2CoreAccountIdentityAttestationsPersonsProvided.
+type V2CoreAccountIdentityAttestationsPersonsProvided struct {
+	// Directors Whether the company's directors have been provided. Set this Boolean to true after creating all the company's directors with the [Persons API](https://docs.stripe.com/api/v2/core/accounts/createperson).
+	Directors *bool `json:"directors,omitempty"`
+
+	// Executives Whether the company's executives have been provided. Set this Boolean to true after creating all the company's executives with the [Persons API](https://docs.stripe.com/api/v2/core/accounts/createperson).
+	Executives *bool `json:"executives,omitempty"`
+
+	// Owners Whether the company's owners have been provided. Set this Boolean to true after creating all the company's owners with the [Persons API](https://docs.stripe.com/api/v2/core/accounts/createperson).
+	Owners *bool `json:"owners,omitempty"`
+
+	// OwnershipExemptionReason Reason for why the company is exempt from providing ownership information.
+	OwnershipExemptionReason *V2CoreAccountIdentityAttestationsPersonsProvidedOwnershipExemptionReason `json:"ownership_exemption_reason,omitempty"`
+}
+
+// V2CoreAccountIdentityAttestationsPersonsProvidedOwnershipExemptionReason Reason for why the company is exempt from providing ownership information.
+type V2CoreAccountIdentityAttestationsPersonsProvidedOwnershipExemptionReason string
+
+// V2CoreAccountIdentityAttestationsRepresentativeDeclaration defines model for V2CoreAccountIdentityAttestationsRepresentativeDeclaration.
+type V2CoreAccountIdentityAttestationsRepresentativeDeclaration struct {
+	// Date RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
+	//
+	// Example: 2026-05-27T09:14:03.512Z
+	Date *Timestamp `json:"date,omitempty"`
+
+	// Ip The IP address from which the representative attestation was made.
+	Ip *string `json:"ip,omitempty"`
+
+	// UserAgent The user agent of the browser from which the representative attestation was made.
+	UserAgent *string `json:"user_agent,omitempty"`
+}
+
+// V2CoreAccountIdentityAttestationsTermsOfService defines model for V2CoreAccountIdentityAttestationsTermsOfService.
+type V2CoreAccountIdentityAttestationsTermsOfService struct {
+	Account *V2CoreAccountIdentityAttestationsTermsOfServiceAccount `json:"account,omitempty"`
+}
+
+// V2CoreAccountIdentityAttestationsTermsOfServiceAccount defines model for V2CoreAccountIdentityAttestationsTermsOfServiceAccount.
+type V2CoreAccountIdentityAttestationsTermsOfServiceAccount struct {
+	// Date RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
+	//
+	// Example: 2026-05-27T09:14:03.512Z
+	Date *Timestamp `json:"date,omitempty"`
+
+	// Ip The IP address from which the Account's representative accepted the terms of service.
+	Ip *string `json:"ip,omitempty"`
+
+	// UserAgent The user agent of the browser from which the Account's representative accepted the terms of service.
+	UserAgent *string `json:"user_agent,omitempty"`
+}
+
+// V2CoreAccountIdentityBusinessDetails defines model for V2CoreAccountIdentityBusinessDetails.
+type V2CoreAccountIdentityBusinessDetails struct {
+	Address       *V2Address                                         `json:"address,omitempty"`
+	AnnualRevenue *V2CoreAccountIdentityBusinessDetailsAnnualRevenue `json:"annual_revenue,omitempty"`
+	Documents     *V2CoreAccountIdentityBusinessDetailsDocuments     `json:"documents,omitempty"`
+
+	// EstimatedWorkerCount Estimated maximum number of workers currently engaged by the business (including employees, contractors, and vendors).
+	EstimatedWorkerCount *int64 `json:"estimated_worker_count,omitempty"`
+
+	// IdNumbers The provided ID numbers of a business entity.
+	IdNumbers               []V2CoreAccountIdentityBusinessDetailsIDNumber               `json:"id_numbers,omitempty"`
+	MonthlyEstimatedRevenue *V2CoreAccountIdentityBusinessDetailsMonthlyEstimatedRevenue `json:"monthly_estimated_revenue,omitempty"`
+
+	// Phone The company's phone number (used for verification).
+	Phone *string `json:"phone,omitempty"`
+
+	// RegisteredName The business legal name.
+	RegisteredName   *string                                               `json:"registered_name,omitempty"`
+	RegistrationDate *V2CoreAccountIdentityBusinessDetailsRegistrationDate `json:"registration_date,omitempty"`
+	ScriptAddresses  *V2CoreAccountIdentityBusinessDetailsScriptAddresses  `json:"script_addresses,omitempty"`
+	ScriptNames      *V2CoreAccountIdentityBusinessDetailsScriptNames      `json:"script_names,omitempty"`
+
+	// Structure The category identifying the legal structure of the business.
+	Structure *V2CoreAccountIdentityBusinessDetailsStructure `json:"structure,omitempty"`
+}
+
+// V2CoreAccountIdentityBusinessDetailsStructure The category identifying the legal structure of the business.
+type V2CoreAccountIdentityBusinessDetailsStructure string
+
+// V2CoreAccountIdentityBusinessDetailsAnnualRevenue defines model for V2CoreAccountIdentityBusinessDetailsAnnualRevenue.
+type V2CoreAccountIdentityBusinessDetailsAnnualRevenue struct {
+	Amount *Amount `json:"amount,omitempty"`
+
+	// FiscalYearEnd The close-out date of the preceding fiscal year in ISO 8601 format. E.g. 2023-12-31 for the 31st of December, 2023.
+	FiscalYearEnd *string `json:"fiscal_year_end,omitempty"`
+}
+
+// V2CoreAccountIdentityBusinessDetailsDocuments defines model for V2CoreAccountIdentityBusinessDetailsDocuments.
+type V2CoreAccountIdentityBusinessDetailsDocuments struct {
+	BankAccountOwnershipVerification   *DocumentFiles                                                    `json:"bank_account_ownership_verification,omitempty"`
+	CompanyLicense                     *DocumentFiles                                                    `json:"company_license,omitempty"`
+	CompanyMemorandumOfAssociation     *DocumentFiles                                                    `json:"company_memorandum_of_association,omitempty"`
+	CompanyMinisterialDecree           *DocumentFiles                                                    `json:"company_ministerial_decree,omitempty"`
+	CompanyRegistrationVerification    *DocumentFiles                                                    `json:"company_registration_verification,omitempty"`
+	CompanyTaxIdVerification           *DocumentFiles                                                    `json:"company_tax_id_verification,omitempty"`
+	PrimaryVerification                *V2CoreAccountIdentityBusinessDetailsDocumentsPrimaryVerification `json:"primary_verification,omitempty"`
+	ProofOfAddress                     *DocumentFiles                                                    `json:"proof_of_address,omitempty"`
+	ProofOfRegistration                *DocumentFiles                                                    `json:"proof_of_registration,omitempty"`
+	ProofOfUltimateBeneficialOwnership *DocumentFiles                                                    `json:"proof_of_ultimate_beneficial_ownership,omitempty"`
+}
+
+// V2CoreAccountIdentityBusinessDetailsDocumentsPrimaryVerification defines model for V2CoreAccountIdentityBusinessDetailsDocumentsPrimaryVerification.
+type V2CoreAccountIdentityBusinessDetailsDocumentsPrimaryVerification struct {
+	FrontBack *V2CoreAccountIdentityBusinessDetailsDocumentsPrimaryVerificationFrontBack `json:"front_back,omitempty"`
+
+	// Type The format of the verification document. Currently supports `front_back` only.
+	Type *V2CoreAccountIdentityBusinessDetailsDocumentsPrimaryVerificationType `json:"type,omitempty"`
+}
+
+// V2CoreAccountIdentityBusinessDetailsDocumentsPrimaryVerificationType The format of the verification document. Currently supports `front_back` only.
+type V2CoreAccountIdentityBusinessDetailsDocumentsPrimaryVerificationType string
+
+// V2CoreAccountIdentityBusinessDetailsDocumentsPrimaryVerificationFrontBack defines model for V2CoreAccountIdentityBusinessDetailsDocumentsPrimaryVerificationFrontBack.
+type V2CoreAccountIdentityBusinessDetailsDocumentsPrimaryVerificationFrontBack struct {
+	// Back A [file upload](https://docs.stripe.com/api/persons/update#create_file) token representing the back of the verification document. The purpose of the uploaded file should be 'identity_document'. The uploaded file needs to be a color image (smaller than 8,000px by 8,000px), in JPG, PNG, or PDF format, and less than 10 MB in size.
+	Back *string `json:"back,omitempty"`
+
+	// Front A [file upload](https://docs.stripe.com/api/persons/update#create_file) token representing the front of the verification document. The purpose of the uploaded file should be 'identity_document'. The uploaded file needs to be a color image (smaller than 8,000px by 8,000px), in JPG, PNG, or PDF format, and less than 10 MB in size.
+	Front *string `json:"front,omitempty"`
+}
+
+// V2CoreAccountIdentityBusinessDetailsIDNumber defines model for V2CoreAccountIdentityBusinessDetailsIDNumber.
+type V2CoreAccountIdentityBusinessDetailsIDNumber struct {
+	// Registrar The registrar of the ID number (Only valid for DE ID number types).
+	Registrar *string `json:"registrar,omitempty"`
+
+	// Type Open Enum. The ID number type of a business entity.
+	Type *V2CoreAccountIdentityBusinessDetailsIDNumberType `json:"type,omitempty"`
+}
+
+// V2CoreAccountIdentityBusinessDetailsIDNumberType Open Enum. The ID number type of a business entity.
+type V2CoreAccountIdentityBusinessDetailsIDNumberType string
+
+// V2CoreAccountIdentityBusinessDetailsMonthlyEstimatedRevenue defines model for V2CoreAccountIdentityBusinessDetailsMonthlyEstimatedRevenue.
+type V2CoreAccountIdentityBusinessDetailsMonthlyEstimatedRevenue struct {
+	Amount *Amount `json:"amount,omitempty"`
+}
+
+// V2CoreAccountIdentityBusinessDetailsRegistrationDate defines model for V2CoreAccountIdentityBusinessDetailsRegistrationDate.
+type V2CoreAccountIdentityBusinessDetailsRegistrationDate struct {
+	// Day The day of registration, between 1 and 31.
+	Day *int64 `json:"day,omitempty"`
+
+	// Month The month of registration, between 1 and 12.
+	Month *int64 `json:"month,omitempty"`
+
+	// Year The four-digit year of registration.
+	Year *int64 `json:"year,omitempty"`
+}
+
+// V2CoreAccountIdentityBusinessDetailsScriptAddresses defines model for V2CoreAccountIdentityBusinessDetailsScriptAddresses.
+type V2CoreAccountIdentityBusinessDetailsScriptAddresses struct {
+	Kana  *V2Address `json:"kana,omitempty"`
+	Kanji *V2Address `json:"kanji,omitempty"`
+}
+
+// V2CoreAccountIdentityBusinessDetailsScriptNames defines model for V2CoreAccountIdentityBusinessDetailsScriptNames.
+type V2CoreAccountIdentityBusinessDetailsScriptNames struct {
+	Kana  *V2CoreAccountIdentityBusinessDetailsScriptNamesKana `json:"kana,omitempty"`
+	Kanji *V2CoreAccountIdentityBusinessDetailsScriptNamesKana `json:"kanji,omitempty"`
+}
+
+// V2CoreAccountIdentityBusinessDetailsScriptNamesKana defines model for V2CoreAccountIdentityBusinessDetailsScriptNamesKana.
+type V2CoreAccountIdentityBusinessDetailsScriptNamesKana struct {
+	// RegisteredName Registered name of the business.
+	RegisteredName *string `json:"registered_name,omitempty"`
+}
+
+// V2CoreAccountIdentityIndividual defines model for V2CoreAccountIdentityIndividual.
+type V2CoreAccountIdentityIndividual struct {
+	// Account The account ID which the individual belongs to.
+	Account *string `json:"account,omitempty"`
+
+	// AdditionalAddresses Additional addresses associated with the individual.
+	AdditionalAddresses []V2CoreAccountIdentityIndividualAdditionalAddress `json:"additional_addresses,omitempty"`
+
+	// AdditionalNames Additional names (e.g. aliases) associated with the individual.
+	AdditionalNames          []V2CoreAccountIdentityIndividualAdditionalName  `json:"additional_names,omitempty"`
+	AdditionalTermsOfService *V2CoreAccountIdentityAttestationsTermsOfService `json:"additional_terms_of_service,omitempty"`
+	Address                  *V2Address                                       `json:"address,omitempty"`
+
+	// Created RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
+	//
+	// Example: 2026-05-27T09:14:03.512Z
+	Created     *Timestamp                                  `json:"created,omitempty"`
+	DateOfBirth *V2CoreAccountIdentityIndividualDateOfBirth `json:"date_of_birth,omitempty"`
+	Documents   *V2CoreAccountIdentityIndividualDocuments   `json:"documents,omitempty"`
+
+	// Email The individual's email address.
+	Email *string `json:"email,omitempty"`
+
+	// GivenName The individual's first name.
+	GivenName *string `json:"given_name,omitempty"`
+
+	// Id Unique identifier for the object.
+	Id *string `json:"id,omitempty"`
+
+	// IdNumbers The identification numbers (e.g., SSN) associated with the individual.
+	IdNumbers []V2CoreAccountIdentityIndividualIDNumber `json:"id_numbers,omitempty"`
+
+	// LegalGender The individual's gender (International regulations require either "male” or "female").
+	LegalGender *V2CoreAccountIdentityIndividualLegalGender `json:"legal_gender,omitempty"`
+
+	// Metadata Set of key-value pairs that you can attach to an object. This can be useful for storing additional information about the object in a structured format.
+	Metadata map[string]string `json:"metadata,omitempty"`
+
+	// Nationalities The countries where the individual is a national. Two-letter country code ([ISO 3166-1 alpha-2](https://en.wikipedia.org/wiki/ISO_3166-1_alpha-2)).
+	Nationalities []string `json:"nationalities,omitempty"`
+
+	// Object String representing the object's type. Objects of the same type share the same value.
+	Object *string `json:"object,omitempty"`
+
+	// Phone The individual's phone number.
+	Phone *string `json:"phone,omitempty"`
+
+	// PoliticalExposure Indicates if the individual or any of their representatives, family members, or other closely related persons, declares that they hold or have held an important public job or function, in any jurisdiction.
+	PoliticalExposure *V2CoreAccountIdentityIndividualPoliticalExposure    `json:"political_exposure,omitempty"`
+	Relationship      *V2CoreAccountIdentityIndividualRelationship         `json:"relationship,omitempty"`
+	ScriptAddresses   *V2CoreAccountIdentityBusinessDetailsScriptAddresses `json:"script_addresses,omitempty"`
+	ScriptNames       *V2CoreAccountIdentityIndividualScriptNames          `json:"script_names,omitempty"`
+
+	// Surname The individual's last name.
+	Surname *string `json:"surname,omitempty"`
+
+	// Updated RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
+	//
+	// Example: 2026-05-27T09:14:03.512Z
+	Updated *Timestamp `json:"updated,omitempty"`
+}
+
+// V2CoreAccountIdentityIndividualLegalGender The individual's gender (International regulations require either "male” or "female").
+type V2CoreAccountIdentityIndividualLegalGender string
+
+// V2CoreAccountIdentityIndividualPoliticalExposure Indicates if the individual or any of their representatives, family members, or other closely related persons, declares that they hold or have held an important public job or function, in any jurisdiction.
+type V2CoreAccountIdentityIndividualPoliticalExposure string
+
+// V2CoreAccountIdentityIndividualAdditionalAddress defines model for V2CoreAccountIdentityIndividualAdditionalAddress.
+type V2CoreAccountIdentityIndividualAdditionalAddress struct {
+	// City City, district, suburb, town, or village.
+	City *string `json:"city,omitempty"`
+
+	// Country Two-letter country code ([ISO 3166-1 alpha-2](https://en.wikipedia.org/wiki/ISO_3166-1_alpha-2)).
+	Country *string `json:"country,omitempty"`
+
+	// Line1 Address line 1 (e.g., street, PO Box, or company name).
+	Line1 *string `json:"line1,omitempty"`
+
+	// Line2 Address line 2 (e.g., apartment, suite, unit, or building).
+	Line2 *string `json:"line2,omitempty"`
+
+	// PostalCode ZIP or postal code.
+	PostalCode *string `json:"postal_code,omitempty"`
+
+	// Purpose Purpose of additional address.
+	Purpose *V2CoreAccountIdentityIndividualAdditionalAddressPurpose `json:"purpose,omitempty"`
+
+	// State State, county, province, or region.
+	State *string `json:"state,omitempty"`
+
+	// Town Town or district.
+	Town *string `json:"town,omitempty"`
+}
+
+// V2CoreAccountIdentityIndividualAdditionalAddressPurpose Purpose of additional address.
+type V2CoreAccountIdentityIndividualAdditionalAddressPurpose string
+
+// V2CoreAccountIdentityIndividualAdditionalName defines model for V2CoreAccountIdentityIndividualAdditionalName.
+type V2CoreAccountIdentityIndividualAdditionalName struct {
+	// FullName The individual's full name.
+	FullName *string `json:"full_name,omitempty"`
+
+	// GivenName The individual's first or given name.
+	GivenName *string `json:"given_name,omitempty"`
+
+	// Purpose The purpose or type of the additional name.
+	Purpose *V2CoreAccountIdentityIndividualAdditionalNamePurpose `json:"purpose,omitempty"`
+
+	// Surname The individual's last or family name.
+	Surname *string `json:"surname,omitempty"`
+}
+
+// V2CoreAccountIdentityIndividualAdditionalNamePurpose The purpose or type of the additional name.
+type V2CoreAccountIdentityIndividualAdditionalNamePurpose string
+
+// V2CoreAccountIdentityIndividualDateOfBirth defines model for V2CoreAccountIdentityIndividualDateOfBirth.
+type V2CoreAccountIdentityIndividualDateOfBirth struct {
+	// Day The day of birth, between 1 and 31.
+	Day *int64 `json:"day,omitempty"`
+
+	// Month The month of birth, between 1 and 12.
+	Month *int64 `json:"month,omitempty"`
+
+	// Year The four-digit year of birth.
+	Year *int64 `json:"year,omitempty"`
+}
+
+// V2CoreAccountIdentityIndividualDocuments defines model for V2CoreAccountIdentityIndividualDocuments.
+type V2CoreAccountIdentityIndividualDocuments struct {
+	CompanyAuthorization  *DocumentFiles                                                    `json:"company_authorization,omitempty"`
+	Passport              *DocumentFiles                                                    `json:"passport,omitempty"`
+	PrimaryVerification   *V2CoreAccountIdentityBusinessDetailsDocumentsPrimaryVerification `json:"primary_verification,omitempty"`
+	SecondaryVerification *V2CoreAccountIdentityBusinessDetailsDocumentsPrimaryVerification `json:"secondary_verification,omitempty"`
+	Visa                  *DocumentFiles                                                    `json:"visa,omitempty"`
+}
+
+// V2CoreAccountIdentityIndividualIDNumber defines model for V2CoreAccountIdentityIndividualIDNumber.
+type V2CoreAccountIdentityIndividualIDNumber struct {
+	// Type The ID number type of an individual.
+	Type *V2CoreAccountIdentityIndividualIDNumberType `json:"type,omitempty"`
+}
+
+// V2CoreAccountIdentityIndividualIDNumberType The ID number type of an individual.
+type V2CoreAccountIdentityIndividualIDNumberType string
+
+// V2CoreAccountIdentityIndividualRelationship defines model for V2CoreAccountIdentityIndividualRelationship.
+type V2CoreAccountIdentityIndividualRelationship struct {
+	// Authorizer Whether the individual is an authorizer of the Account's identity.
+	Authorizer *bool `json:"authorizer,omitempty"`
+
+	// Director Whether the individual is a director of the Account's identity. Directors are typically members of the governing board of the company or are responsible for making sure that the company meets its regulatory obligations.
+	Director *bool `json:"director,omitempty"`
+
+	// Executive Whether the individual has significant responsibility to control, manage, or direct the organization.
+	Executive *bool `json:"executive,omitempty"`
+
+	// LegalGuardian Whether the individual is the legal guardian of the Account's representative.
+	LegalGuardian *bool `json:"legal_guardian,omitempty"`
+
+	// Owner Whether the individual is an owner of the Account's identity.
+	Owner *bool `json:"owner,omitempty"`
+
+	// PercentOwnership The percentage of the Account's identity that the individual owns.
+	PercentOwnership *string `json:"percent_ownership,omitempty"`
+
+	// Representative Whether the individual is authorized as the primary representative of the Account. This is the person nominated by the business to provide information about themselves, and general information about the account. There can only be one representative at any given time. At the time the account is created, this person should be set to the person responsible for opening the account.
+	Representative *bool `json:"representative,omitempty"`
+
+	// Title The individual's title (e.g., CEO, Support Engineer).
+	Title *string `json:"title,omitempty"`
+}
+
+// V2CoreAccountIdentityIndividualScriptNames defines model for V2CoreAccountIdentityIndividualScriptNames.
+type V2CoreAccountIdentityIndividualScriptNames struct {
+	Kana  *V2CoreAccountIdentityIndividualScriptNamesKana `json:"kana,omitempty"`
+	Kanji *V2CoreAccountIdentityIndividualScriptNamesKana `json:"kanji,omitempty"`
+}
+
+// V2CoreAccountIdentityIndividualScriptNamesKana defines model for V2CoreAccountIdentityIndividualScriptNamesKana.
+type V2CoreAccountIdentityIndividualScriptNamesKana struct {
+	// GivenName The person's first or given name.
+	GivenName *string `json:"given_name,omitempty"`
+
+	// Surname The person's last or family name.
+	Surname *string `json:"surname,omitempty"`
+}
 
 // V2CoreAccountLink A temporary, single-use URL to the hosted flow of a connected account. It has no `id`.
 type V2CoreAccountLink struct {
@@ -1110,6 +7694,1168 @@ type V2CoreAccountList struct {
 	PreviousPageUrl nullable.Nullable[string] `json:"previous_page_url"`
 }
 
+// V2CoreAccountPerson A person of an account (its representative, an owner, a director, an executive), whose details meet the account's requirements.
+type V2CoreAccountPerson struct {
+	// Account The account ID which the individual belongs to.
+	Account string `json:"account"`
+
+	// AdditionalAddresses Additional addresses associated with the person.
+	AdditionalAddresses []V2CoreAccountIdentityIndividualAdditionalAddress `json:"additional_addresses,omitempty"`
+
+	// AdditionalNames Additional names (e.g. aliases) associated with the person.
+	AdditionalNames          []V2CoreAccountIdentityIndividualAdditionalName  `json:"additional_names,omitempty"`
+	AdditionalTermsOfService *V2CoreAccountIdentityAttestationsTermsOfService `json:"additional_terms_of_service,omitempty"`
+	Address                  *V2Address                                       `json:"address,omitempty"`
+
+	// Created RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
+	//
+	// Example: 2026-05-27T09:14:03.512Z
+	Created     Timestamp                                   `json:"created"`
+	DateOfBirth *V2CoreAccountIdentityIndividualDateOfBirth `json:"date_of_birth,omitempty"`
+	Documents   *V2CoreAccountIdentityIndividualDocuments   `json:"documents,omitempty"`
+
+	// Email The person's email address.
+	Email *string `json:"email,omitempty"`
+
+	// GivenName The person's first name.
+	GivenName *string `json:"given_name,omitempty"`
+
+	// Id Unique identifier for the Person.
+	Id string `json:"id"`
+
+	// IdNumbers The identification numbers (e.g., SSN) associated with the person.
+	IdNumbers []V2CoreAccountIdentityIndividualIDNumber `json:"id_numbers,omitempty"`
+
+	// LegalGender The person's gender (International regulations require either "male" or "female").
+	LegalGender *V2CoreAccountPersonLegalGender `json:"legal_gender,omitempty"`
+
+	// Livemode Has the value `true` if the object exists in live mode or the value `false` if the object exists in test mode.
+	Livemode bool `json:"livemode"`
+
+	// Metadata Set of key-value pairs that you can attach to an object. This can be useful for storing additional information about the object in a structured format.
+	Metadata map[string]string `json:"metadata"`
+
+	// Nationalities The countries where the person is a national. Two-letter country code ([ISO 3166-1 alpha-2](https://en.wikipedia.org/wiki/ISO_3166-1_alpha-2)).
+	Nationalities []string `json:"nationalities,omitempty"`
+
+	// Object String representing the object's type. Objects of the same type share the same value of the object field.
+	Object string `json:"object"`
+
+	// Phone The person's phone number.
+	Phone *string `json:"phone,omitempty"`
+
+	// PoliticalExposure The person's political exposure.
+	PoliticalExposure *V2CoreAccountPersonPoliticalExposure                `json:"political_exposure,omitempty"`
+	Relationship      *V2CoreAccountIdentityIndividualRelationship         `json:"relationship,omitempty"`
+	ScriptAddresses   *V2CoreAccountIdentityBusinessDetailsScriptAddresses `json:"script_addresses,omitempty"`
+	ScriptNames       *V2CoreAccountIdentityIndividualScriptNames          `json:"script_names,omitempty"`
+
+	// Surname The person's last name.
+	Surname *string `json:"surname,omitempty"`
+
+	// Updated RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
+	//
+	// Example: 2026-05-27T09:14:03.512Z
+	Updated Timestamp `json:"updated"`
+}
+
+// V2CoreAccountPersonLegalGender The person's gender (International regulations require either "male" or "female").
+type V2CoreAccountPersonLegalGender string
+
+// V2CoreAccountPersonPoliticalExposure The person's political exposure.
+type V2CoreAccountPersonPoliticalExposure string
+
+// V2CoreAccountPersonList One page of persons.
+type V2CoreAccountPersonList struct {
+	// Data The persons on this page.
+	Data []V2CoreAccountPerson `json:"data"`
+
+	// NextPageUrl Relative URL of the next page, `null` on the last page.
+	NextPageUrl nullable.Nullable[string] `json:"next_page_url"`
+
+	// PreviousPageUrl Relative URL of the previous page, `null` on the first page.
+	PreviousPageUrl nullable.Nullable[string] `json:"previous_page_url"`
+}
+
+// V2CoreAccountPersonToken A single-use, expiring token of a person's details.
+type V2CoreAccountPersonToken struct {
+	// Created RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
+	//
+	// Example: 2026-05-27T09:14:03.512Z
+	Created Timestamp `json:"created"`
+
+	// ExpiresAt RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
+	//
+	// Example: 2026-05-27T09:14:03.512Z
+	ExpiresAt Timestamp `json:"expires_at"`
+
+	// Id Unique identifier of the token.
+	Id string `json:"id"`
+
+	// Livemode True for a token of live mode.
+	Livemode bool `json:"livemode"`
+
+	// Object String representing the object's type.
+	Object V2CoreAccountPersonTokenObject `json:"object"`
+
+	// Used Whether the token was used (tokens are used once).
+	Used bool `json:"used"`
+}
+
+// V2CoreAccountPersonTokenObject String representing the object's type.
+type V2CoreAccountPersonTokenObject string
+
+// V2CoreAccountRequirements defines model for V2CoreAccountRequirements.
+type V2CoreAccountRequirements struct {
+	// Entries A list of requirements for the Account.
+	Entries []V2CoreAccountRequirementsEntry  `json:"entries"`
+	Summary *V2CoreAccountRequirementsSummary `json:"summary,omitempty"`
+}
+
+// V2CoreAccountRequirementsEntry defines model for V2CoreAccountRequirementsEntry.
+type V2CoreAccountRequirementsEntry struct {
+	// AwaitingActionFrom Indicates whether the platform or Stripe is currently responsible for taking action on the requirement. Value can be `user` or `stripe`.
+	AwaitingActionFrom *V2CoreAccountRequirementsEntryAwaitingActionFrom `json:"awaiting_action_from,omitempty"`
+
+	// Description Machine-readable string describing the requirement.
+	Description *string `json:"description,omitempty"`
+
+	// Errors Descriptions of why the requirement must be collected, or why the collected information isn't satisfactory to Stripe.
+	Errors          []V2CoreAccountRequirementsEntryError                            `json:"errors,omitempty"`
+	Impact          *V2CoreAccountRequirementsEntryImpact                            `json:"impact,omitempty"`
+	MinimumDeadline *V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadline `json:"minimum_deadline,omitempty"`
+	Reference       *V2CoreAccountRequirementsEntryReference                         `json:"reference,omitempty"`
+
+	// RequestedReasons A list of reasons why Stripe is collecting the requirement.
+	RequestedReasons []V2CoreAccountRequirementsEntryRequestedReason `json:"requested_reasons,omitempty"`
+}
+
+// V2CoreAccountRequirementsEntryAwaitingActionFrom Indicates whether the platform or Stripe is currently responsible for taking action on the requirement. Value can be `user` or `stripe`.
+type V2CoreAccountRequirementsEntryAwaitingActionFrom string
+
+// V2CoreAccountRequirementsEntryError defines model for V2CoreAccountRequirementsEntryError.
+type V2CoreAccountRequirementsEntryError struct {
+	// Code Machine-readable code describing the error.
+	Code *V2CoreAccountRequirementsEntryErrorCode `json:"code,omitempty"`
+
+	// Description Human-readable description of the error.
+	Description *string `json:"description,omitempty"`
+}
+
+// V2CoreAccountRequirementsEntryErrorCode Machine-readable code describing the error.
+type V2CoreAccountRequirementsEntryErrorCode string
+
+// V2CoreAccountRequirementsEntryImpact defines model for V2CoreAccountRequirementsEntryImpact.
+type V2CoreAccountRequirementsEntryImpact struct {
+	// RestrictsCapabilities The Capabilities that will be restricted if the requirement is not collected and satisfactory to Stripe.
+	RestrictsCapabilities []V2CoreAccountRequirementsEntryImpactRestrictsCapability `json:"restricts_capabilities,omitempty"`
+}
+
+// V2CoreAccountRequirementsEntryImpactRestrictsCapability defines model for V2CoreAccountRequirementsEntryImpactRestrictsCapability.
+type V2CoreAccountRequirementsEntryImpactRestrictsCapability struct {
+	// Capability The name of the Capability which will be restricted.
+	Capability *V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability `json:"capability,omitempty"`
+
+	// Configuration The configuration which specifies the Capability which will be restricted.
+	Configuration *V2CoreAccountRequirementsEntryImpactRestrictsCapabilityConfiguration `json:"configuration,omitempty"`
+	Deadline      *V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadline      `json:"deadline,omitempty"`
+}
+
+// V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability The name of the Capability which will be restricted.
+type V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability string
+
+// V2CoreAccountRequirementsEntryImpactRestrictsCapabilityConfiguration The configuration which specifies the Capability which will be restricted.
+type V2CoreAccountRequirementsEntryImpactRestrictsCapabilityConfiguration string
+
+// V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadline defines model for V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadline.
+type V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadline struct {
+	// Status The current status of the requirement's impact.
+	Status *V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadlineStatus `json:"status,omitempty"`
+}
+
+// V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadlineStatus The current status of the requirement's impact.
+type V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadlineStatus string
+
+// V2CoreAccountRequirementsEntryReference defines model for V2CoreAccountRequirementsEntryReference.
+type V2CoreAccountRequirementsEntryReference struct {
+	// Inquiry If `inquiry` is the type, the inquiry token.
+	Inquiry *string `json:"inquiry,omitempty"`
+
+	// Resource If `resource` is the type, the resource token.
+	Resource *string `json:"resource,omitempty"`
+
+	// Type The type of the reference. If the type is "inquiry", the inquiry token can be found in the "inquiry" field. Otherwise the type is an API resource, the token for which can be found in the "resource" field.
+	Type *V2CoreAccountRequirementsEntryReferenceType `json:"type,omitempty"`
+}
+
+// V2CoreAccountRequirementsEntryReferenceType The type of the reference. If the type is "inquiry", the inquiry token can be found in the "inquiry" field. Otherwise the type is an API resource, the token for which can be found in the "resource" field.
+type V2CoreAccountRequirementsEntryReferenceType string
+
+// V2CoreAccountRequirementsEntryRequestedReason defines model for V2CoreAccountRequirementsEntryRequestedReason.
+type V2CoreAccountRequirementsEntryRequestedReason struct {
+	// Code Machine-readable description of Stripe's reason for collecting the requirement.
+	Code *V2CoreAccountRequirementsEntryRequestedReasonCode `json:"code,omitempty"`
+}
+
+// V2CoreAccountRequirementsEntryRequestedReasonCode Machine-readable description of Stripe's reason for collecting the requirement.
+type V2CoreAccountRequirementsEntryRequestedReasonCode string
+
+// V2CoreAccountRequirementsSummary defines model for V2CoreAccountRequirementsSummary.
+type V2CoreAccountRequirementsSummary struct {
+	MinimumDeadline *V2CoreAccountRequirementsSummaryMinimumDeadline `json:"minimum_deadline,omitempty"`
+}
+
+// V2CoreAccountRequirementsSummaryMinimumDeadline defines model for V2CoreAccountRequirementsSummaryMinimumDeadline.
+type V2CoreAccountRequirementsSummaryMinimumDeadline struct {
+	// Status The current strictest status of all requirements on the Account.
+	Status *V2CoreAccountRequirementsSummaryMinimumDeadlineStatus `json:"status,omitempty"`
+
+	// Time RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
+	//
+	// Example: 2026-05-27T09:14:03.512Z
+	Time *Timestamp `json:"time,omitempty"`
+}
+
+// V2CoreAccountRequirementsSummaryMinimumDeadlineStatus The current strictest status of all requirements on the Account.
+type V2CoreAccountRequirementsSummaryMinimumDeadlineStatus string
+
+// V2CoreAccountToken A single-use, expiring token of an account's details.
+type V2CoreAccountToken struct {
+	// Created RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
+	//
+	// Example: 2026-05-27T09:14:03.512Z
+	Created Timestamp `json:"created"`
+
+	// ExpiresAt RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
+	//
+	// Example: 2026-05-27T09:14:03.512Z
+	ExpiresAt Timestamp `json:"expires_at"`
+
+	// Id Unique identifier of the token.
+	Id string `json:"id"`
+
+	// Livemode True for a token of live mode.
+	Livemode bool `json:"livemode"`
+
+	// Object String representing the object's type.
+	Object V2CoreAccountTokenObject `json:"object"`
+
+	// Used Whether the token was used (tokens are used once).
+	Used bool `json:"used"`
+}
+
+// V2CoreAccountTokenObject String representing the object's type.
+type V2CoreAccountTokenObject string
+
+// V2CoreAccountTokenCreateIdentityAttestationsDirectorshipDeclarationParams defines model for V2CoreAccountTokenCreateIdentityAttestationsDirectorshipDeclarationParams.
+type V2CoreAccountTokenCreateIdentityAttestationsDirectorshipDeclarationParams struct {
+	// Attested A boolean indicating if the directors information has been attested.
+	Attested *bool `json:"attested,omitempty"`
+}
+
+// V2CoreAccountTokenCreateIdentityAttestationsOwnershipDeclarationParams defines model for V2CoreAccountTokenCreateIdentityAttestationsOwnershipDeclarationParams.
+type V2CoreAccountTokenCreateIdentityAttestationsOwnershipDeclarationParams struct {
+	// Attested A boolean indicating if the beneficial owner information has been attested.
+	Attested *bool `json:"attested,omitempty"`
+}
+
+// V2CoreAccountTokenCreateIdentityAttestationsParams defines model for V2CoreAccountTokenCreateIdentityAttestationsParams.
+type V2CoreAccountTokenCreateIdentityAttestationsParams struct {
+	DirectorshipDeclaration   *V2CoreAccountTokenCreateIdentityAttestationsDirectorshipDeclarationParams   `json:"directorship_declaration,omitempty"`
+	OwnershipDeclaration      *V2CoreAccountTokenCreateIdentityAttestationsOwnershipDeclarationParams      `json:"ownership_declaration,omitempty"`
+	PersonsProvided           *V2CoreAccountCreateIdentityAttestationsPersonsProvidedParams                `json:"persons_provided,omitempty"`
+	RepresentativeDeclaration *V2CoreAccountTokenCreateIdentityAttestationsRepresentativeDeclarationParams `json:"representative_declaration,omitempty"`
+	TermsOfService            *V2CoreAccountTokenCreateIdentityAttestationsTermsOfServiceParams            `json:"terms_of_service,omitempty"`
+}
+
+// V2CoreAccountTokenCreateIdentityAttestationsRepresentativeDeclarationParams defines model for V2CoreAccountTokenCreateIdentityAttestationsRepresentativeDeclarationParams.
+type V2CoreAccountTokenCreateIdentityAttestationsRepresentativeDeclarationParams struct {
+	// Attested A boolean indicating if the representative is authorized to act as the representative of their legal entity.
+	Attested *bool `json:"attested,omitempty"`
+}
+
+// V2CoreAccountTokenCreateIdentityAttestationsTermsOfServiceAccountParams defines model for V2CoreAccountTokenCreateIdentityAttestationsTermsOfServiceAccountParams.
+type V2CoreAccountTokenCreateIdentityAttestationsTermsOfServiceAccountParams struct {
+	// ShownAndAccepted The boolean value indicating if the terms of service have been accepted.
+	ShownAndAccepted *bool `json:"shown_and_accepted,omitempty"`
+}
+
+// V2CoreAccountTokenCreateIdentityAttestationsTermsOfServiceParams defines model for V2CoreAccountTokenCreateIdentityAttestationsTermsOfServiceParams.
+type V2CoreAccountTokenCreateIdentityAttestationsTermsOfServiceParams struct {
+	Account *V2CoreAccountTokenCreateIdentityAttestationsTermsOfServiceAccountParams `json:"account,omitempty"`
+}
+
+// V2CoreAccountTokenCreateIdentityBusinessDetailsAddressParams defines model for V2CoreAccountTokenCreateIdentityBusinessDetailsAddressParams.
+type V2CoreAccountTokenCreateIdentityBusinessDetailsAddressParams struct {
+	// City City, district, suburb, town, or village.
+	City *string `json:"city,omitempty"`
+
+	// Country Two-letter country code ([ISO 3166-1 alpha-2](https://en.wikipedia.org/wiki/ISO_3166-1_alpha-2)).
+	Country *string `json:"country,omitempty"`
+
+	// Line1 Address line 1 (e.g., street, PO Box, or company name).
+	Line1 *string `json:"line1,omitempty"`
+
+	// Line2 Address line 2 (e.g., apartment, suite, unit, or building).
+	Line2 *string `json:"line2,omitempty"`
+
+	// PostalCode ZIP or postal code.
+	PostalCode *string `json:"postal_code,omitempty"`
+
+	// State State, county, province, or region.
+	State *string `json:"state,omitempty"`
+
+	// Town Town or district.
+	Town *string `json:"town,omitempty"`
+}
+
+// V2CoreAccountTokenCreateIdentityBusinessDetailsDocumentsParams defines model for V2CoreAccountTokenCreateIdentityBusinessDetailsDocumentsParams.
+type V2CoreAccountTokenCreateIdentityBusinessDetailsDocumentsParams struct {
+	BankAccountOwnershipVerification   *DocumentFilesParams                                                               `json:"bank_account_ownership_verification,omitempty"`
+	CompanyLicense                     *DocumentFilesParams                                                               `json:"company_license,omitempty"`
+	CompanyMemorandumOfAssociation     *DocumentFilesParams                                                               `json:"company_memorandum_of_association,omitempty"`
+	CompanyMinisterialDecree           *DocumentFilesParams                                                               `json:"company_ministerial_decree,omitempty"`
+	CompanyRegistrationVerification    *DocumentFilesParams                                                               `json:"company_registration_verification,omitempty"`
+	CompanyTaxIdVerification           *DocumentFilesParams                                                               `json:"company_tax_id_verification,omitempty"`
+	PrimaryVerification                *V2CoreAccountTokenCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParams `json:"primary_verification,omitempty"`
+	ProofOfAddress                     *DocumentFilesParams                                                               `json:"proof_of_address,omitempty"`
+	ProofOfRegistration                *DocumentFilesParams                                                               `json:"proof_of_registration,omitempty"`
+	ProofOfUltimateBeneficialOwnership *DocumentFilesParams                                                               `json:"proof_of_ultimate_beneficial_ownership,omitempty"`
+}
+
+// V2CoreAccountTokenCreateIdentityBusinessDetailsDocumentsPrimaryVerificationFrontBackParams defines model for V2CoreAccountTokenCreateIdentityBusinessDetailsDocumentsPrimaryVerificationFrontBackParams.
+type V2CoreAccountTokenCreateIdentityBusinessDetailsDocumentsPrimaryVerificationFrontBackParams struct {
+	// Back A [file upload](https://docs.stripe.com/api/persons/update#create_file) token representing the back of the verification document. The purpose of the uploaded file should be 'identity_document'. The uploaded file needs to be a color image (smaller than 8,000px by 8,000px), in JPG, PNG, or PDF format, and less than 10 MB in size.
+	Back *string `json:"back,omitempty"`
+
+	// Front A [file upload](https://docs.stripe.com/api/persons/update#create_file) token representing the front of the verification document. The purpose of the uploaded file should be 'identity_document'. The uploaded file needs to be a color image (smaller than 8,000px by 8,000px), in JPG, PNG, or PDF format, and less than 10 MB in size.
+	Front *string `json:"front,omitempty"`
+}
+
+// V2CoreAccountTokenCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParams defines model for V2CoreAccountTokenCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParams.
+type V2CoreAccountTokenCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParams struct {
+	FrontBack V2CoreAccountTokenCreateIdentityBusinessDetailsDocumentsPrimaryVerificationFrontBackParams `json:"front_back"`
+
+	// Type The format of the verification document. Currently supports `front_back` only.
+	Type V2CoreAccountTokenCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsType `json:"type"`
+}
+
+// V2CoreAccountTokenCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsType The format of the verification document. Currently supports `front_back` only.
+type V2CoreAccountTokenCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsType string
+
+// V2CoreAccountTokenCreateIdentityBusinessDetailsParams defines model for V2CoreAccountTokenCreateIdentityBusinessDetailsParams.
+type V2CoreAccountTokenCreateIdentityBusinessDetailsParams struct {
+	Address       *V2CoreAccountTokenCreateIdentityBusinessDetailsAddressParams   `json:"address,omitempty"`
+	AnnualRevenue *V2CoreAccountCreateIdentityBusinessDetailsAnnualRevenueParams  `json:"annual_revenue,omitempty"`
+	Documents     *V2CoreAccountTokenCreateIdentityBusinessDetailsDocumentsParams `json:"documents,omitempty"`
+
+	// EstimatedWorkerCount Estimated maximum number of workers currently engaged by the business (including employees, contractors, and vendors).
+	EstimatedWorkerCount *int64 `json:"estimated_worker_count,omitempty"`
+
+	// IdNumbers The ID numbers of a business entity.
+	IdNumbers               []V2CoreAccountCreateIdentityBusinessDetailsIDNumberParams               `json:"id_numbers,omitempty"`
+	MonthlyEstimatedRevenue *V2CoreAccountCreateIdentityBusinessDetailsMonthlyEstimatedRevenueParams `json:"monthly_estimated_revenue,omitempty"`
+
+	// Phone The phone number of the Business Entity.
+	Phone *string `json:"phone,omitempty"`
+
+	// RegisteredName The business legal name.
+	RegisteredName   *string                                                               `json:"registered_name,omitempty"`
+	RegistrationDate *V2CoreAccountCreateIdentityBusinessDetailsRegistrationDateParams     `json:"registration_date,omitempty"`
+	ScriptAddresses  *V2CoreAccountTokenCreateIdentityBusinessDetailsScriptAddressesParams `json:"script_addresses,omitempty"`
+	ScriptNames      *V2CoreAccountCreateIdentityBusinessDetailsScriptNamesParams          `json:"script_names,omitempty"`
+
+	// Structure The category identifying the legal structure of the business.
+	Structure *V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure `json:"structure,omitempty"`
+}
+
+// V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure The category identifying the legal structure of the business.
+type V2CoreAccountTokenCreateIdentityBusinessDetailsParamsStructure string
+
+// V2CoreAccountTokenCreateIdentityBusinessDetailsScriptAddressesParams defines model for V2CoreAccountTokenCreateIdentityBusinessDetailsScriptAddressesParams.
+type V2CoreAccountTokenCreateIdentityBusinessDetailsScriptAddressesParams struct {
+	Kana  *V2CoreAccountTokenCreateIdentityBusinessDetailsAddressParams `json:"kana,omitempty"`
+	Kanji *V2CoreAccountTokenCreateIdentityBusinessDetailsAddressParams `json:"kanji,omitempty"`
+}
+
+// V2CoreAccountTokenCreateIdentityIndividualDateOfBirthParams defines model for V2CoreAccountTokenCreateIdentityIndividualDateOfBirthParams.
+type V2CoreAccountTokenCreateIdentityIndividualDateOfBirthParams struct {
+	// Day The day of the birth.
+	Day int64 `json:"day"`
+
+	// Month The month of birth.
+	Month int64 `json:"month"`
+
+	// Year The year of birth.
+	Year int64 `json:"year"`
+}
+
+// V2CoreAccountTokenCreateIdentityIndividualDocumentsParams defines model for V2CoreAccountTokenCreateIdentityIndividualDocumentsParams.
+type V2CoreAccountTokenCreateIdentityIndividualDocumentsParams struct {
+	CompanyAuthorization  *DocumentFilesParams                                                               `json:"company_authorization,omitempty"`
+	Passport              *DocumentFilesParams                                                               `json:"passport,omitempty"`
+	PrimaryVerification   *V2CoreAccountTokenCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParams `json:"primary_verification,omitempty"`
+	SecondaryVerification *V2CoreAccountTokenCreateIdentityBusinessDetailsDocumentsPrimaryVerificationParams `json:"secondary_verification,omitempty"`
+	Visa                  *DocumentFilesParams                                                               `json:"visa,omitempty"`
+}
+
+// V2CoreAccountTokenCreateIdentityIndividualParams defines model for V2CoreAccountTokenCreateIdentityIndividualParams.
+type V2CoreAccountTokenCreateIdentityIndividualParams struct {
+	// AdditionalAddresses Additional addresses associated with the individual.
+	AdditionalAddresses []V2CoreAccountUpdateIdentityIndividualAdditionalAddressParams `json:"additional_addresses,omitempty"`
+
+	// AdditionalNames Additional names (e.g. aliases) associated with the individual.
+	AdditionalNames []V2CoreAccountCreateIdentityIndividualAdditionalNameParams   `json:"additional_names,omitempty"`
+	Address         *V2CoreAccountTokenCreateIdentityBusinessDetailsAddressParams `json:"address,omitempty"`
+	DateOfBirth     *V2CoreAccountTokenCreateIdentityIndividualDateOfBirthParams  `json:"date_of_birth,omitempty"`
+	Documents       *V2CoreAccountTokenCreateIdentityIndividualDocumentsParams    `json:"documents,omitempty"`
+
+	// Email The individual's email address.
+	Email *string `json:"email,omitempty"`
+
+	// GivenName The individual's first name.
+	GivenName *string `json:"given_name,omitempty"`
+
+	// IdNumbers The identification numbers (e.g., SSN) associated with the individual.
+	IdNumbers []V2CoreAccountCreateIdentityIndividualIDNumberParams `json:"id_numbers,omitempty"`
+
+	// LegalGender The individual's gender (International regulations require either "male" or "female").
+	LegalGender *V2CoreAccountTokenCreateIdentityIndividualParamsLegalGender `json:"legal_gender,omitempty"`
+
+	// Metadata Set of key-value pairs that you can attach to an object. This can be useful for storing additional information about the object in a structured format.
+	Metadata map[string]string `json:"metadata,omitempty"`
+
+	// Nationalities The countries where the individual is a national. Two-letter country code ([ISO 3166-1 alpha-2](https://en.wikipedia.org/wiki/ISO_3166-1_alpha-2)).
+	Nationalities []string `json:"nationalities,omitempty"`
+
+	// Phone The individual's phone number.
+	Phone *string `json:"phone,omitempty"`
+
+	// PoliticalExposure The individual's political exposure.
+	PoliticalExposure *V2CoreAccountTokenCreateIdentityIndividualParamsPoliticalExposure    `json:"political_exposure,omitempty"`
+	Relationship      *V2CoreAccountCreateIdentityIndividualRelationshipParams              `json:"relationship,omitempty"`
+	ScriptAddresses   *V2CoreAccountTokenCreateIdentityBusinessDetailsScriptAddressesParams `json:"script_addresses,omitempty"`
+	ScriptNames       *V2CoreAccountCreateIdentityIndividualScriptNamesParams               `json:"script_names,omitempty"`
+
+	// Surname The individual's last name.
+	Surname *string `json:"surname,omitempty"`
+}
+
+// V2CoreAccountTokenCreateIdentityIndividualParamsLegalGender The individual's gender (International regulations require either "male" or "female").
+type V2CoreAccountTokenCreateIdentityIndividualParamsLegalGender string
+
+// V2CoreAccountTokenCreateIdentityIndividualParamsPoliticalExposure The individual's political exposure.
+type V2CoreAccountTokenCreateIdentityIndividualParamsPoliticalExposure string
+
+// V2CoreAccountTokenCreateIdentityParams defines model for V2CoreAccountTokenCreateIdentityParams.
+type V2CoreAccountTokenCreateIdentityParams struct {
+	Attestations    *V2CoreAccountTokenCreateIdentityAttestationsParams    `json:"attestations,omitempty"`
+	BusinessDetails *V2CoreAccountTokenCreateIdentityBusinessDetailsParams `json:"business_details,omitempty"`
+
+	// EntityType The entity type.
+	EntityType *V2CoreAccountTokenCreateIdentityParamsEntityType `json:"entity_type,omitempty"`
+	Individual *V2CoreAccountTokenCreateIdentityIndividualParams `json:"individual,omitempty"`
+}
+
+// V2CoreAccountTokenCreateIdentityParamsEntityType The entity type.
+type V2CoreAccountTokenCreateIdentityParamsEntityType string
+
+// V2CoreAccountUpdateConfigurationCustomerAutomaticIndirectTaxParams defines model for V2CoreAccountUpdateConfigurationCustomerAutomaticIndirectTaxParams.
+type V2CoreAccountUpdateConfigurationCustomerAutomaticIndirectTaxParams struct {
+	// Exempt The customer account's tax exemption status: `none`, `exempt`, or `reverse`. When `reverse`, invoice and receipt PDFs include "Reverse charge".
+	Exempt nullable.Nullable[V2CoreAccountUpdateConfigurationCustomerAutomaticIndirectTaxParamsExempt] `json:"exempt,omitempty"`
+
+	// IpAddress A recent IP address of the customer used for tax reporting and tax location inference.
+	IpAddress nullable.Nullable[string] `json:"ip_address,omitempty"`
+
+	// ValidateLocation A per-request flag that indicates when Stripe should validate the customer tax location - defaults to `auto`.
+	ValidateLocation nullable.Nullable[string] `json:"validate_location,omitempty"`
+}
+
+// V2CoreAccountUpdateConfigurationCustomerAutomaticIndirectTaxParamsExempt The customer account's tax exemption status: `none`, `exempt`, or `reverse`. When `reverse`, invoice and receipt PDFs include "Reverse charge".
+type V2CoreAccountUpdateConfigurationCustomerAutomaticIndirectTaxParamsExempt string
+
+// V2CoreAccountUpdateConfigurationCustomerBillingInvoiceParams defines model for V2CoreAccountUpdateConfigurationCustomerBillingInvoiceParams.
+type V2CoreAccountUpdateConfigurationCustomerBillingInvoiceParams struct {
+	// CustomFields The list of up to 4 default custom fields to be displayed on invoices for this customer.
+	CustomFields nullable.Nullable[[]V2CoreAccountCreateConfigurationCustomerBillingInvoiceCustomFieldParams] `json:"custom_fields,omitempty"`
+
+	// Footer Default invoice footer.
+	Footer nullable.Nullable[string] `json:"footer,omitempty"`
+
+	// NextSequence Sequence number to use on the customer account's next invoice. Defaults to 1.
+	NextSequence nullable.Nullable[int64] `json:"next_sequence,omitempty"`
+
+	// Prefix Prefix used to generate unique invoice numbers. Must be 3-12 uppercase letters or numbers.
+	Prefix    nullable.Nullable[string]                                              `json:"prefix,omitempty"`
+	Rendering *V2CoreAccountUpdateConfigurationCustomerBillingInvoiceRenderingParams `json:"rendering,omitempty"`
+}
+
+// V2CoreAccountUpdateConfigurationCustomerBillingInvoiceRenderingParams defines model for V2CoreAccountUpdateConfigurationCustomerBillingInvoiceRenderingParams.
+type V2CoreAccountUpdateConfigurationCustomerBillingInvoiceRenderingParams struct {
+	// AmountTaxDisplay Indicates whether displayed line item prices and amounts on invoice PDFs include inclusive tax amounts. Must be either `include_inclusive_tax` or `exclude_tax`.
+	AmountTaxDisplay nullable.Nullable[V2CoreAccountUpdateConfigurationCustomerBillingInvoiceRenderingParamsAmountTaxDisplay] `json:"amount_tax_display,omitempty"`
+
+	// Template ID of the invoice rendering template to use for future invoices.
+	Template nullable.Nullable[string] `json:"template,omitempty"`
+}
+
+// V2CoreAccountUpdateConfigurationCustomerBillingInvoiceRenderingParamsAmountTaxDisplay Indicates whether displayed line item prices and amounts on invoice PDFs include inclusive tax amounts. Must be either `include_inclusive_tax` or `exclude_tax`.
+type V2CoreAccountUpdateConfigurationCustomerBillingInvoiceRenderingParamsAmountTaxDisplay string
+
+// V2CoreAccountUpdateConfigurationCustomerBillingParams defines model for V2CoreAccountUpdateConfigurationCustomerBillingParams.
+type V2CoreAccountUpdateConfigurationCustomerBillingParams struct {
+	// DefaultPaymentMethod ID of a PaymentMethod attached to the customer account to use as the default for invoices and subscriptions.
+	DefaultPaymentMethod nullable.Nullable[string]                                     `json:"default_payment_method,omitempty"`
+	Invoice              *V2CoreAccountUpdateConfigurationCustomerBillingInvoiceParams `json:"invoice,omitempty"`
+}
+
+// V2CoreAccountUpdateConfigurationCustomerCapabilitiesParams defines model for V2CoreAccountUpdateConfigurationCustomerCapabilitiesParams.
+type V2CoreAccountUpdateConfigurationCustomerCapabilitiesParams struct {
+	AutomaticIndirectTax *CapabilityUpdateParams `json:"automatic_indirect_tax,omitempty"`
+}
+
+// V2CoreAccountUpdateConfigurationCustomerParams defines model for V2CoreAccountUpdateConfigurationCustomerParams.
+type V2CoreAccountUpdateConfigurationCustomerParams struct {
+	// Applied Represents the state of the configuration, and can be updated to deactivate or re-apply a configuration.
+	Applied              nullable.Nullable[bool]                                             `json:"applied,omitempty"`
+	AutomaticIndirectTax *V2CoreAccountUpdateConfigurationCustomerAutomaticIndirectTaxParams `json:"automatic_indirect_tax,omitempty"`
+	Billing              *V2CoreAccountUpdateConfigurationCustomerBillingParams              `json:"billing,omitempty"`
+	Capabilities         *V2CoreAccountUpdateConfigurationCustomerCapabilitiesParams         `json:"capabilities,omitempty"`
+	Shipping             *V2CoreAccountUpdateConfigurationCustomerShippingParams             `json:"shipping,omitempty"`
+
+	// TestClock ID of the test clock to attach to the customer. Can only be set on testmode Accounts, and when the Customer Configuration is first set on an Account.
+	TestClock nullable.Nullable[string] `json:"test_clock,omitempty"`
+}
+
+// V2CoreAccountUpdateConfigurationCustomerShippingParams defines model for V2CoreAccountUpdateConfigurationCustomerShippingParams.
+type V2CoreAccountUpdateConfigurationCustomerShippingParams struct {
+	Address *AddressParams `json:"address,omitempty"`
+
+	// Name Customer name.
+	Name nullable.Nullable[string] `json:"name,omitempty"`
+
+	// Phone Customer phone (including extension).
+	Phone nullable.Nullable[string] `json:"phone,omitempty"`
+}
+
+// V2CoreAccountUpdateConfigurationMerchantBACSDebitPaymentsParams defines model for V2CoreAccountUpdateConfigurationMerchantBACSDebitPaymentsParams.
+type V2CoreAccountUpdateConfigurationMerchantBACSDebitPaymentsParams struct {
+	// DisplayName Display name for Bacs Direct Debit payments.
+	DisplayName nullable.Nullable[string] `json:"display_name,omitempty"`
+}
+
+// V2CoreAccountUpdateConfigurationMerchantBrandingParams defines model for V2CoreAccountUpdateConfigurationMerchantBrandingParams.
+type V2CoreAccountUpdateConfigurationMerchantBrandingParams struct {
+	// Icon ID of a [file upload](https://docs.stripe.com/api/persons/update#create_file): An icon for the merchant. Must be square and at least 128px x 128px.
+	Icon nullable.Nullable[string] `json:"icon,omitempty"`
+
+	// Logo ID of a [file upload](https://docs.stripe.com/api/persons/update#create_file): A logo for the merchant that will be used in Checkout instead of the icon and without the merchant's name next to it if provided. Must be at least 128px x 128px.
+	Logo nullable.Nullable[string] `json:"logo,omitempty"`
+
+	// PrimaryColor A CSS hex color value representing the primary branding color for the merchant.
+	PrimaryColor nullable.Nullable[string] `json:"primary_color,omitempty"`
+
+	// SecondaryColor A CSS hex color value representing the secondary branding color for the merchant.
+	SecondaryColor nullable.Nullable[string] `json:"secondary_color,omitempty"`
+}
+
+// V2CoreAccountUpdateConfigurationMerchantCapabilitiesParams defines model for V2CoreAccountUpdateConfigurationMerchantCapabilitiesParams.
+type V2CoreAccountUpdateConfigurationMerchantCapabilitiesParams struct {
+	AchDebitPayments         *CapabilityUpdateParams `json:"ach_debit_payments,omitempty"`
+	AcssDebitPayments        *CapabilityUpdateParams `json:"acss_debit_payments,omitempty"`
+	AffirmPayments           *CapabilityUpdateParams `json:"affirm_payments,omitempty"`
+	AfterpayClearpayPayments *CapabilityUpdateParams `json:"afterpay_clearpay_payments,omitempty"`
+	AlmaPayments             *CapabilityUpdateParams `json:"alma_payments,omitempty"`
+	AmazonPayPayments        *CapabilityUpdateParams `json:"amazon_pay_payments,omitempty"`
+	AuBecsDebitPayments      *CapabilityUpdateParams `json:"au_becs_debit_payments,omitempty"`
+	BacsDebitPayments        *CapabilityUpdateParams `json:"bacs_debit_payments,omitempty"`
+	BancontactPayments       *CapabilityUpdateParams `json:"bancontact_payments,omitempty"`
+	BlikPayments             *CapabilityUpdateParams `json:"blik_payments,omitempty"`
+	BoletoPayments           *CapabilityUpdateParams `json:"boleto_payments,omitempty"`
+	CardPayments             *CapabilityUpdateParams `json:"card_payments,omitempty"`
+	CartesBancairesPayments  *CapabilityUpdateParams `json:"cartes_bancaires_payments,omitempty"`
+	CashappPayments          *CapabilityUpdateParams `json:"cashapp_payments,omitempty"`
+	EpsPayments              *CapabilityUpdateParams `json:"eps_payments,omitempty"`
+	FpxPayments              *CapabilityUpdateParams `json:"fpx_payments,omitempty"`
+	GbBankTransferPayments   *CapabilityUpdateParams `json:"gb_bank_transfer_payments,omitempty"`
+	GrabpayPayments          *CapabilityUpdateParams `json:"grabpay_payments,omitempty"`
+	IdealPayments            *CapabilityUpdateParams `json:"ideal_payments,omitempty"`
+	JcbPayments              *CapabilityUpdateParams `json:"jcb_payments,omitempty"`
+	JpBankTransferPayments   *CapabilityUpdateParams `json:"jp_bank_transfer_payments,omitempty"`
+	KakaoPayPayments         *CapabilityUpdateParams `json:"kakao_pay_payments,omitempty"`
+	KlarnaPayments           *CapabilityUpdateParams `json:"klarna_payments,omitempty"`
+	KonbiniPayments          *CapabilityUpdateParams `json:"konbini_payments,omitempty"`
+	KrCardPayments           *CapabilityUpdateParams `json:"kr_card_payments,omitempty"`
+	LinkPayments             *CapabilityUpdateParams `json:"link_payments,omitempty"`
+	MobilepayPayments        *CapabilityUpdateParams `json:"mobilepay_payments,omitempty"`
+	MultibancoPayments       *CapabilityUpdateParams `json:"multibanco_payments,omitempty"`
+	MxBankTransferPayments   *CapabilityUpdateParams `json:"mx_bank_transfer_payments,omitempty"`
+	NaverPayPayments         *CapabilityUpdateParams `json:"naver_pay_payments,omitempty"`
+	OxxoPayments             *CapabilityUpdateParams `json:"oxxo_payments,omitempty"`
+	P24Payments              *CapabilityUpdateParams `json:"p24_payments,omitempty"`
+	PayByBankPayments        *CapabilityUpdateParams `json:"pay_by_bank_payments,omitempty"`
+	PaycoPayments            *CapabilityUpdateParams `json:"payco_payments,omitempty"`
+	PaynowPayments           *CapabilityUpdateParams `json:"paynow_payments,omitempty"`
+	PromptpayPayments        *CapabilityUpdateParams `json:"promptpay_payments,omitempty"`
+	RevolutPayPayments       *CapabilityUpdateParams `json:"revolut_pay_payments,omitempty"`
+	SamsungPayPayments       *CapabilityUpdateParams `json:"samsung_pay_payments,omitempty"`
+	SepaBankTransferPayments *CapabilityUpdateParams `json:"sepa_bank_transfer_payments,omitempty"`
+	SepaDebitPayments        *CapabilityUpdateParams `json:"sepa_debit_payments,omitempty"`
+	SwishPayments            *CapabilityUpdateParams `json:"swish_payments,omitempty"`
+	TwintPayments            *CapabilityUpdateParams `json:"twint_payments,omitempty"`
+	UsBankTransferPayments   *CapabilityUpdateParams `json:"us_bank_transfer_payments,omitempty"`
+	ZipPayments              *CapabilityUpdateParams `json:"zip_payments,omitempty"`
+}
+
+// V2CoreAccountUpdateConfigurationMerchantCardPaymentsDeclineOnParams defines model for V2CoreAccountUpdateConfigurationMerchantCardPaymentsDeclineOnParams.
+type V2CoreAccountUpdateConfigurationMerchantCardPaymentsDeclineOnParams struct {
+	// AvsFailure Whether Stripe automatically declines charges with an incorrect ZIP or postal code. This setting only applies when a ZIP or postal code is provided and they fail bank verification.
+	AvsFailure nullable.Nullable[bool] `json:"avs_failure,omitempty"`
+
+	// CvcFailure Whether Stripe automatically declines charges with an incorrect CVC. This setting only applies when a CVC is provided and it fails bank verification.
+	CvcFailure nullable.Nullable[bool] `json:"cvc_failure,omitempty"`
+}
+
+// V2CoreAccountUpdateConfigurationMerchantCardPaymentsParams defines model for V2CoreAccountUpdateConfigurationMerchantCardPaymentsParams.
+type V2CoreAccountUpdateConfigurationMerchantCardPaymentsParams struct {
+	DeclineOn *V2CoreAccountUpdateConfigurationMerchantCardPaymentsDeclineOnParams `json:"decline_on,omitempty"`
+}
+
+// V2CoreAccountUpdateConfigurationMerchantKonbiniPaymentsParams defines model for V2CoreAccountUpdateConfigurationMerchantKonbiniPaymentsParams.
+type V2CoreAccountUpdateConfigurationMerchantKonbiniPaymentsParams struct {
+	Support *V2CoreAccountUpdateConfigurationMerchantKonbiniPaymentsSupportParams `json:"support,omitempty"`
+}
+
+// V2CoreAccountUpdateConfigurationMerchantKonbiniPaymentsSupportHoursParams defines model for V2CoreAccountUpdateConfigurationMerchantKonbiniPaymentsSupportHoursParams.
+type V2CoreAccountUpdateConfigurationMerchantKonbiniPaymentsSupportHoursParams struct {
+	// EndTime Support hours end time (JST time of day) for in `HH:MM` format.
+	EndTime nullable.Nullable[string] `json:"end_time,omitempty"`
+
+	// StartTime Support hours start time (JST time of day) for in `HH:MM` format.
+	StartTime nullable.Nullable[string] `json:"start_time,omitempty"`
+}
+
+// V2CoreAccountUpdateConfigurationMerchantKonbiniPaymentsSupportParams defines model for V2CoreAccountUpdateConfigurationMerchantKonbiniPaymentsSupportParams.
+type V2CoreAccountUpdateConfigurationMerchantKonbiniPaymentsSupportParams struct {
+	// Email Support email address for Konbini payments.
+	Email nullable.Nullable[string]                                                  `json:"email,omitempty"`
+	Hours *V2CoreAccountUpdateConfigurationMerchantKonbiniPaymentsSupportHoursParams `json:"hours,omitempty"`
+
+	// Phone Support phone number for Konbini payments.
+	Phone nullable.Nullable[string] `json:"phone,omitempty"`
+}
+
+// V2CoreAccountUpdateConfigurationMerchantParams defines model for V2CoreAccountUpdateConfigurationMerchantParams.
+type V2CoreAccountUpdateConfigurationMerchantParams struct {
+	// Applied Represents the state of the configuration, and can be updated to deactivate or re-apply a configuration.
+	Applied           nullable.Nullable[bool]                                          `json:"applied,omitempty"`
+	BacsDebitPayments *V2CoreAccountUpdateConfigurationMerchantBACSDebitPaymentsParams `json:"bacs_debit_payments,omitempty"`
+	Branding          *V2CoreAccountUpdateConfigurationMerchantBrandingParams          `json:"branding,omitempty"`
+	Capabilities      *V2CoreAccountUpdateConfigurationMerchantCapabilitiesParams      `json:"capabilities,omitempty"`
+	CardPayments      *V2CoreAccountUpdateConfigurationMerchantCardPaymentsParams      `json:"card_payments,omitempty"`
+	KonbiniPayments   *V2CoreAccountUpdateConfigurationMerchantKonbiniPaymentsParams   `json:"konbini_payments,omitempty"`
+
+	// Mcc The Merchant Category Code (MCC) for the merchant. MCCs classify businesses based on the goods or services they provide.
+	Mcc                       nullable.Nullable[string]                                                    `json:"mcc,omitempty"`
+	ScriptStatementDescriptor *V2CoreAccountUpdateConfigurationMerchantScriptStatementDescriptorParams     `json:"script_statement_descriptor,omitempty"`
+	StatementDescriptor       *V2CoreAccountUpdateConfigurationMerchantScriptStatementDescriptorKanaParams `json:"statement_descriptor,omitempty"`
+	Support                   *V2CoreAccountUpdateConfigurationMerchantSupportParams                       `json:"support,omitempty"`
+}
+
+// V2CoreAccountUpdateConfigurationMerchantScriptStatementDescriptorKanaParams defines model for V2CoreAccountUpdateConfigurationMerchantScriptStatementDescriptorKanaParams.
+type V2CoreAccountUpdateConfigurationMerchantScriptStatementDescriptorKanaParams struct {
+	// Descriptor The default text that appears on statements for non-card charges outside of Japan. For card charges, if you don't set a statement_descriptor_prefix, this text is also used as the statement descriptor prefix. In that case, if concatenating the statement descriptor suffix causes the combined statement descriptor to exceed 22 characters, we truncate the statement_descriptor text to limit the full descriptor to 22 characters. For more information about statement descriptors and their requirements, see the Merchant Configuration settings documentation.
+	Descriptor nullable.Nullable[string] `json:"descriptor,omitempty"`
+
+	// Prefix Default text that appears on statements for card charges outside of Japan, prefixing any dynamic statement_descriptor_suffix specified on the charge. To maximize space for the dynamic part of the descriptor, keep this text short. If you don't specify this value, statement_descriptor is used as the prefix. For more information about statement descriptors and their requirements, see the Merchant Configuration settings documentation.
+	Prefix nullable.Nullable[string] `json:"prefix,omitempty"`
+}
+
+// V2CoreAccountUpdateConfigurationMerchantScriptStatementDescriptorParams defines model for V2CoreAccountUpdateConfigurationMerchantScriptStatementDescriptorParams.
+type V2CoreAccountUpdateConfigurationMerchantScriptStatementDescriptorParams struct {
+	Kana  *V2CoreAccountUpdateConfigurationMerchantScriptStatementDescriptorKanaParams `json:"kana,omitempty"`
+	Kanji *V2CoreAccountUpdateConfigurationMerchantScriptStatementDescriptorKanaParams `json:"kanji,omitempty"`
+}
+
+// V2CoreAccountUpdateConfigurationMerchantSupportParams defines model for V2CoreAccountUpdateConfigurationMerchantSupportParams.
+type V2CoreAccountUpdateConfigurationMerchantSupportParams struct {
+	Address *V2AddressUpdateParams `json:"address,omitempty"`
+
+	// Email A publicly available email address for sending support issues to.
+	Email nullable.Nullable[string] `json:"email,omitempty"`
+
+	// Phone A publicly available phone number to call with support issues.
+	Phone nullable.Nullable[string] `json:"phone,omitempty"`
+
+	// Url A publicly available website for handling support issues.
+	Url nullable.Nullable[string] `json:"url,omitempty"`
+}
+
+// V2CoreAccountUpdateConfigurationParams defines model for V2CoreAccountUpdateConfigurationParams.
+type V2CoreAccountUpdateConfigurationParams struct {
+	Customer  *V2CoreAccountUpdateConfigurationCustomerParams  `json:"customer,omitempty"`
+	Merchant  *V2CoreAccountUpdateConfigurationMerchantParams  `json:"merchant,omitempty"`
+	Recipient *V2CoreAccountUpdateConfigurationRecipientParams `json:"recipient,omitempty"`
+}
+
+// V2CoreAccountUpdateConfigurationRecipientCapabilitiesParams defines model for V2CoreAccountUpdateConfigurationRecipientCapabilitiesParams.
+type V2CoreAccountUpdateConfigurationRecipientCapabilitiesParams struct {
+	StripeBalance *V2CoreAccountUpdateConfigurationRecipientCapabilitiesStripeBalanceParams `json:"stripe_balance,omitempty"`
+}
+
+// V2CoreAccountUpdateConfigurationRecipientCapabilitiesStripeBalanceParams defines model for V2CoreAccountUpdateConfigurationRecipientCapabilitiesStripeBalanceParams.
+type V2CoreAccountUpdateConfigurationRecipientCapabilitiesStripeBalanceParams struct {
+	StripeTransfers *CapabilityUpdateParams `json:"stripe_transfers,omitempty"`
+}
+
+// V2CoreAccountUpdateConfigurationRecipientParams defines model for V2CoreAccountUpdateConfigurationRecipientParams.
+type V2CoreAccountUpdateConfigurationRecipientParams struct {
+	// Applied Represents the state of the configuration, and can be updated to deactivate or re-apply a configuration.
+	Applied      nullable.Nullable[bool]                                      `json:"applied,omitempty"`
+	Capabilities *V2CoreAccountUpdateConfigurationRecipientCapabilitiesParams `json:"capabilities,omitempty"`
+}
+
+// V2CoreAccountUpdateDefaultsParams defines model for V2CoreAccountUpdateDefaultsParams.
+type V2CoreAccountUpdateDefaultsParams struct {
+	// Currency Three-letter [ISO currency code](https://www.iso.org/iso-4217-currency-codes.html), in lowercase. Must be a [supported currency](https://stripe.com/docs/currencies).
+	Currency nullable.Nullable[V2CoreAccountUpdateDefaultsParamsCurrency] `json:"currency,omitempty"`
+
+	// Locales The Account's preferred locales (languages), ordered by preference.
+	Locales          nullable.Nullable[[]string]                        `json:"locales,omitempty"`
+	Profile          *V2CoreAccountUpdateDefaultsProfileParams          `json:"profile,omitempty"`
+	Responsibilities *V2CoreAccountUpdateDefaultsResponsibilitiesParams `json:"responsibilities,omitempty"`
+}
+
+// V2CoreAccountUpdateDefaultsParamsCurrency Three-letter [ISO currency code](https://www.iso.org/iso-4217-currency-codes.html), in lowercase. Must be a [supported currency](https://stripe.com/docs/currencies).
+type V2CoreAccountUpdateDefaultsParamsCurrency string
+
+// V2CoreAccountUpdateDefaultsProfileParams defines model for V2CoreAccountUpdateDefaultsProfileParams.
+type V2CoreAccountUpdateDefaultsProfileParams struct {
+	// BusinessUrl The business's publicly-available website.
+	BusinessUrl nullable.Nullable[string] `json:"business_url,omitempty"`
+
+	// DoingBusinessAs The name which is used by the business.
+	DoingBusinessAs nullable.Nullable[string] `json:"doing_business_as,omitempty"`
+
+	// ProductDescription Internal-only description of the product sold or service provided by the business. It's used by Stripe for risk and underwriting purposes.
+	ProductDescription nullable.Nullable[string] `json:"product_description,omitempty"`
+}
+
+// V2CoreAccountUpdateDefaultsResponsibilitiesParams defines model for V2CoreAccountUpdateDefaultsResponsibilitiesParams.
+type V2CoreAccountUpdateDefaultsResponsibilitiesParams struct {
+	// FeesCollector A value indicating the party responsible for collecting fees from this account.
+	FeesCollector nullable.Nullable[V2CoreAccountUpdateDefaultsResponsibilitiesParamsFeesCollector] `json:"fees_collector,omitempty"`
+
+	// LossesCollector A value indicating who is responsible for losses when this Account can't pay back negative balances from payments.
+	LossesCollector nullable.Nullable[V2CoreAccountUpdateDefaultsResponsibilitiesParamsLossesCollector] `json:"losses_collector,omitempty"`
+}
+
+// V2CoreAccountUpdateDefaultsResponsibilitiesParamsFeesCollector A value indicating the party responsible for collecting fees from this account.
+type V2CoreAccountUpdateDefaultsResponsibilitiesParamsFeesCollector string
+
+// V2CoreAccountUpdateDefaultsResponsibilitiesParamsLossesCollector A value indicating who is responsible for losses when this Account can't pay back negative balances from payments.
+type V2CoreAccountUpdateDefaultsResponsibilitiesParamsLossesCollector string
+
+// V2CoreAccountUpdateIdentityAttestationsDirectorshipDeclarationParams defines model for V2CoreAccountUpdateIdentityAttestationsDirectorshipDeclarationParams.
+type V2CoreAccountUpdateIdentityAttestationsDirectorshipDeclarationParams struct {
+	// Date The time marking when the director attestation was made. Represented as a RFC 3339 date & time UTC value in millisecond precision, for example: 2022-09-18T13:22:18.123Z.
+	Date nullable.Nullable[string] `json:"date,omitempty"`
+
+	// Ip The IP address from which the director attestation was made.
+	Ip nullable.Nullable[string] `json:"ip,omitempty"`
+
+	// UserAgent The user agent of the browser from which the director attestation was made.
+	UserAgent nullable.Nullable[string] `json:"user_agent,omitempty"`
+}
+
+// V2CoreAccountUpdateIdentityAttestationsOwnershipDeclarationParams defines model for V2CoreAccountUpdateIdentityAttestationsOwnershipDeclarationParams.
+type V2CoreAccountUpdateIdentityAttestationsOwnershipDeclarationParams struct {
+	// Date The time marking when the beneficial owner attestation was made. Represented as a RFC 3339 date & time UTC value in millisecond precision, for example: 2022-09-18T13:22:18.123Z.
+	Date nullable.Nullable[string] `json:"date,omitempty"`
+
+	// Ip The IP address from which the beneficial owner attestation was made.
+	Ip nullable.Nullable[string] `json:"ip,omitempty"`
+
+	// UserAgent The user agent of the browser from which the beneficial owner attestation was made.
+	UserAgent nullable.Nullable[string] `json:"user_agent,omitempty"`
+}
+
+// V2CoreAccountUpdateIdentityAttestationsParams defines model for V2CoreAccountUpdateIdentityAttestationsParams.
+type V2CoreAccountUpdateIdentityAttestationsParams struct {
+	DirectorshipDeclaration   *V2CoreAccountUpdateIdentityAttestationsDirectorshipDeclarationParams   `json:"directorship_declaration,omitempty"`
+	OwnershipDeclaration      *V2CoreAccountUpdateIdentityAttestationsOwnershipDeclarationParams      `json:"ownership_declaration,omitempty"`
+	PersonsProvided           *V2CoreAccountUpdateIdentityAttestationsPersonsProvidedParams           `json:"persons_provided,omitempty"`
+	RepresentativeDeclaration *V2CoreAccountUpdateIdentityAttestationsRepresentativeDeclarationParams `json:"representative_declaration,omitempty"`
+	TermsOfService            *V2CoreAccountUpdateIdentityAttestationsTermsOfServiceParams            `json:"terms_of_service,omitempty"`
+}
+
+// V2CoreAccountUpdateIdentityAttestationsPersonsProvidedParams defines model for V2CoreAccountUpdateIdentityAttestationsPersonsProvidedParams.
+type V2CoreAccountUpdateIdentityAttestationsPersonsProvidedParams struct {
+	// Directors Whether the company's directors have been provided. Set this Boolean to true after creating all the company's directors with the [Persons API](https://docs.stripe.com/api/v2/core/accounts/createperson).
+	Directors nullable.Nullable[bool] `json:"directors,omitempty"`
+
+	// Executives Whether the company's executives have been provided. Set this Boolean to true after creating all the company's executives with the [Persons API](https://docs.stripe.com/api/v2/core/accounts/createperson).
+	Executives nullable.Nullable[bool] `json:"executives,omitempty"`
+
+	// Owners Whether the company's owners have been provided. Set this Boolean to true after creating all the company's owners with the [Persons API](https://docs.stripe.com/api/v2/core/accounts/createperson).
+	Owners nullable.Nullable[bool] `json:"owners,omitempty"`
+
+	// OwnershipExemptionReason Reason for why the company is exempt from providing ownership information.
+	OwnershipExemptionReason nullable.Nullable[V2CoreAccountUpdateIdentityAttestationsPersonsProvidedParamsOwnershipExemptionReason] `json:"ownership_exemption_reason,omitempty"`
+}
+
+// V2CoreAccountUpdateIdentityAttestationsPersonsProvidedParamsOwnershipExemptionReason Reason for why the company is exempt from providing ownership information.
+type V2CoreAccountUpdateIdentityAttestationsPersonsProvidedParamsOwnershipExemptionReason string
+
+// V2CoreAccountUpdateIdentityAttestationsRepresentativeDeclarationParams defines model for V2CoreAccountUpdateIdentityAttestationsRepresentativeDeclarationParams.
+type V2CoreAccountUpdateIdentityAttestationsRepresentativeDeclarationParams struct {
+	// Date The time marking when the representative attestation was made. Represented as a RFC 3339 date & time UTC value in millisecond precision, for example: 2022-09-18T13:22:18.123Z.
+	Date nullable.Nullable[string] `json:"date,omitempty"`
+
+	// Ip The IP address from which the representative attestation was made.
+	Ip nullable.Nullable[string] `json:"ip,omitempty"`
+
+	// UserAgent The user agent of the browser from which the representative attestation was made.
+	UserAgent nullable.Nullable[string] `json:"user_agent,omitempty"`
+}
+
+// V2CoreAccountUpdateIdentityAttestationsTermsOfServiceAccountParams defines model for V2CoreAccountUpdateIdentityAttestationsTermsOfServiceAccountParams.
+type V2CoreAccountUpdateIdentityAttestationsTermsOfServiceAccountParams struct {
+	// Date The time when the Account's representative accepted the terms of service. Represented as a RFC 3339 date & time UTC value in millisecond precision, for example: 2022-09-18T13:22:18.123Z.
+	Date nullable.Nullable[string] `json:"date,omitempty"`
+
+	// Ip The IP address from which the Account's representative accepted the terms of service.
+	Ip nullable.Nullable[string] `json:"ip,omitempty"`
+
+	// UserAgent The user agent of the browser from which the Account's representative accepted the terms of service.
+	UserAgent nullable.Nullable[string] `json:"user_agent,omitempty"`
+}
+
+// V2CoreAccountUpdateIdentityAttestationsTermsOfServiceParams defines model for V2CoreAccountUpdateIdentityAttestationsTermsOfServiceParams.
+type V2CoreAccountUpdateIdentityAttestationsTermsOfServiceParams struct {
+	Account      *V2CoreAccountUpdateIdentityAttestationsTermsOfServiceAccountParams `json:"account,omitempty"`
+	CryptoStorer *V2CoreAccountUpdateIdentityAttestationsTermsOfServiceAccountParams `json:"crypto_storer,omitempty"`
+	Storer       *V2CoreAccountUpdateIdentityAttestationsTermsOfServiceAccountParams `json:"storer,omitempty"`
+}
+
+// V2CoreAccountUpdateIdentityBusinessDetailsAnnualRevenueParams defines model for V2CoreAccountUpdateIdentityBusinessDetailsAnnualRevenueParams.
+type V2CoreAccountUpdateIdentityBusinessDetailsAnnualRevenueParams struct {
+	Amount *AmountParams `json:"amount,omitempty"`
+
+	// FiscalYearEnd The close-out date of the preceding fiscal year in ISO 8601 format. E.g. 2023-12-31 for the 31st of December, 2023.
+	FiscalYearEnd nullable.Nullable[string] `json:"fiscal_year_end,omitempty"`
+}
+
+// V2CoreAccountUpdateIdentityBusinessDetailsDocumentsParams defines model for V2CoreAccountUpdateIdentityBusinessDetailsDocumentsParams.
+type V2CoreAccountUpdateIdentityBusinessDetailsDocumentsParams struct {
+	BankAccountOwnershipVerification   *DocumentFilesUpdateParams                                                    `json:"bank_account_ownership_verification,omitempty"`
+	CompanyLicense                     *DocumentFilesUpdateParams                                                    `json:"company_license,omitempty"`
+	CompanyMemorandumOfAssociation     *DocumentFilesUpdateParams                                                    `json:"company_memorandum_of_association,omitempty"`
+	CompanyMinisterialDecree           *DocumentFilesUpdateParams                                                    `json:"company_ministerial_decree,omitempty"`
+	CompanyRegistrationVerification    *DocumentFilesUpdateParams                                                    `json:"company_registration_verification,omitempty"`
+	CompanyTaxIdVerification           *DocumentFilesUpdateParams                                                    `json:"company_tax_id_verification,omitempty"`
+	PrimaryVerification                *V2CoreAccountUpdateIdentityBusinessDetailsDocumentsPrimaryVerificationParams `json:"primary_verification,omitempty"`
+	ProofOfAddress                     *DocumentFilesUpdateParams                                                    `json:"proof_of_address,omitempty"`
+	ProofOfRegistration                *DocumentFilesUpdateParams                                                    `json:"proof_of_registration,omitempty"`
+	ProofOfUltimateBeneficialOwnership *DocumentFilesUpdateParams                                                    `json:"proof_of_ultimate_beneficial_ownership,omitempty"`
+}
+
+// V2CoreAccountUpdateIdentityBusinessDetailsDocumentsPrimaryVerificationFrontBackParams defines model for V2CoreAccountUpdateIdentityBusinessDetailsDocumentsPrimaryVerificationFrontBackParams.
+type V2CoreAccountUpdateIdentityBusinessDetailsDocumentsPrimaryVerificationFrontBackParams struct {
+	// Back A [file upload](https://docs.stripe.com/api/persons/update#create_file) token representing the back of the verification document. The purpose of the uploaded file should be 'identity_document'. The uploaded file needs to be a color image (smaller than 8,000px by 8,000px), in JPG, PNG, or PDF format, and less than 10 MB in size.
+	Back nullable.Nullable[string] `json:"back,omitempty"`
+
+	// Front A [file upload](https://docs.stripe.com/api/persons/update#create_file) token representing the front of the verification document. The purpose of the uploaded file should be 'identity_document'. The uploaded file needs to be a color image (smaller than 8,000px by 8,000px), in JPG, PNG, or PDF format, and less than 10 MB in size.
+	Front nullable.Nullable[string] `json:"front,omitempty"`
+}
+
+// V2CoreAccountUpdateIdentityBusinessDetailsDocumentsPrimaryVerificationParams defines model for V2CoreAccountUpdateIdentityBusinessDetailsDocumentsPrimaryVerificationParams.
+type V2CoreAccountUpdateIdentityBusinessDetailsDocumentsPrimaryVerificationParams struct {
+	FrontBack *V2CoreAccountUpdateIdentityBusinessDetailsDocumentsPrimaryVerificationFrontBackParams `json:"front_back,omitempty"`
+
+	// Type The format of the verification document. Currently supports `front_back` only.
+	Type nullable.Nullable[V2CoreAccountUpdateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsType] `json:"type,omitempty"`
+}
+
+// V2CoreAccountUpdateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsType The format of the verification document. Currently supports `front_back` only.
+type V2CoreAccountUpdateIdentityBusinessDetailsDocumentsPrimaryVerificationParamsType string
+
+// V2CoreAccountUpdateIdentityBusinessDetailsParams defines model for V2CoreAccountUpdateIdentityBusinessDetailsParams.
+type V2CoreAccountUpdateIdentityBusinessDetailsParams struct {
+	Address       *V2AddressUpdateParams                                         `json:"address,omitempty"`
+	AnnualRevenue *V2CoreAccountUpdateIdentityBusinessDetailsAnnualRevenueParams `json:"annual_revenue,omitempty"`
+	Documents     *V2CoreAccountUpdateIdentityBusinessDetailsDocumentsParams     `json:"documents,omitempty"`
+
+	// EstimatedWorkerCount Estimated maximum number of workers currently engaged by the business (including employees, contractors, and vendors).
+	EstimatedWorkerCount nullable.Nullable[int64] `json:"estimated_worker_count,omitempty"`
+
+	// IdNumbers The ID numbers of a business entity.
+	IdNumbers               nullable.Nullable[[]V2CoreAccountCreateIdentityBusinessDetailsIDNumberParams] `json:"id_numbers,omitempty"`
+	MonthlyEstimatedRevenue *V2CoreAccountCreateIdentityBusinessDetailsMonthlyEstimatedRevenueParams      `json:"monthly_estimated_revenue,omitempty"`
+
+	// Phone The phone number of the Business Entity.
+	Phone nullable.Nullable[string] `json:"phone,omitempty"`
+
+	// RegisteredName The business legal name.
+	RegisteredName   nullable.Nullable[string]                                         `json:"registered_name,omitempty"`
+	RegistrationDate *V2CoreAccountUpdateIdentityBusinessDetailsRegistrationDateParams `json:"registration_date,omitempty"`
+	ScriptAddresses  *V2CoreAccountUpdateIdentityBusinessDetailsScriptAddressesParams  `json:"script_addresses,omitempty"`
+	ScriptNames      *V2CoreAccountUpdateIdentityBusinessDetailsScriptNamesParams      `json:"script_names,omitempty"`
+
+	// Structure The category identifying the legal structure of the business.
+	Structure nullable.Nullable[V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure] `json:"structure,omitempty"`
+}
+
+// V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure The category identifying the legal structure of the business.
+type V2CoreAccountUpdateIdentityBusinessDetailsParamsStructure string
+
+// V2CoreAccountUpdateIdentityBusinessDetailsRegistrationDateParams defines model for V2CoreAccountUpdateIdentityBusinessDetailsRegistrationDateParams.
+type V2CoreAccountUpdateIdentityBusinessDetailsRegistrationDateParams struct {
+	// Day The day of registration, between 1 and 31.
+	Day nullable.Nullable[int64] `json:"day,omitempty"`
+
+	// Month The month of registration, between 1 and 12.
+	Month nullable.Nullable[int64] `json:"month,omitempty"`
+
+	// Year The four-digit year of registration.
+	Year nullable.Nullable[int64] `json:"year,omitempty"`
+}
+
+// V2CoreAccountUpdateIdentityBusinessDetailsScriptAddressesParams defines model for V2CoreAccountUpdateIdentityBusinessDetailsScriptAddressesParams.
+type V2CoreAccountUpdateIdentityBusinessDetailsScriptAddressesParams struct {
+	Kana  *V2AddressUpdateParams `json:"kana,omitempty"`
+	Kanji *V2AddressUpdateParams `json:"kanji,omitempty"`
+}
+
+// V2CoreAccountUpdateIdentityBusinessDetailsScriptNamesKanaParams defines model for V2CoreAccountUpdateIdentityBusinessDetailsScriptNamesKanaParams.
+type V2CoreAccountUpdateIdentityBusinessDetailsScriptNamesKanaParams struct {
+	// RegisteredName Registered name of the business.
+	RegisteredName nullable.Nullable[string] `json:"registered_name,omitempty"`
+}
+
+// V2CoreAccountUpdateIdentityBusinessDetailsScriptNamesParams defines model for V2CoreAccountUpdateIdentityBusinessDetailsScriptNamesParams.
+type V2CoreAccountUpdateIdentityBusinessDetailsScriptNamesParams struct {
+	Kana  *V2CoreAccountUpdateIdentityBusinessDetailsScriptNamesKanaParams `json:"kana,omitempty"`
+	Kanji *V2CoreAccountUpdateIdentityBusinessDetailsScriptNamesKanaParams `json:"kanji,omitempty"`
+}
+
+// V2CoreAccountUpdateIdentityIndividualAdditionalAddressParams defines model for V2CoreAccountUpdateIdentityIndividualAdditionalAddressParams.
+type V2CoreAccountUpdateIdentityIndividualAdditionalAddressParams struct {
+	// City City, district, suburb, town, or village.
+	City *string `json:"city,omitempty"`
+
+	// Country Two-letter country code ([ISO 3166-1 alpha-2](https://en.wikipedia.org/wiki/ISO_3166-1_alpha-2)).
+	Country *string `json:"country,omitempty"`
+
+	// Line1 Address line 1 (e.g., street, PO Box, or company name).
+	Line1 *string `json:"line1,omitempty"`
+
+	// Line2 Address line 2 (e.g., apartment, suite, unit, or building).
+	Line2 *string `json:"line2,omitempty"`
+
+	// PostalCode ZIP or postal code.
+	PostalCode *string `json:"postal_code,omitempty"`
+
+	// Purpose Purpose of additional address.
+	Purpose V2CoreAccountUpdateIdentityIndividualAdditionalAddressParamsPurpose `json:"purpose"`
+
+	// State State, county, province, or region.
+	State *string `json:"state,omitempty"`
+
+	// Town Town or district.
+	Town *string `json:"town,omitempty"`
+}
+
+// V2CoreAccountUpdateIdentityIndividualAdditionalAddressParamsPurpose Purpose of additional address.
+type V2CoreAccountUpdateIdentityIndividualAdditionalAddressParamsPurpose string
+
+// V2CoreAccountUpdateIdentityIndividualDateOfBirthParams defines model for V2CoreAccountUpdateIdentityIndividualDateOfBirthParams.
+type V2CoreAccountUpdateIdentityIndividualDateOfBirthParams struct {
+	// Day The day of the birth.
+	Day nullable.Nullable[int64] `json:"day,omitempty"`
+
+	// Month The month of birth.
+	Month nullable.Nullable[int64] `json:"month,omitempty"`
+
+	// Year The year of birth.
+	Year nullable.Nullable[int64] `json:"year,omitempty"`
+}
+
+// V2CoreAccountUpdateIdentityIndividualDocumentsParams defines model for V2CoreAccountUpdateIdentityIndividualDocumentsParams.
+type V2CoreAccountUpdateIdentityIndividualDocumentsParams struct {
+	CompanyAuthorization  *DocumentFilesUpdateParams                                                    `json:"company_authorization,omitempty"`
+	Passport              *DocumentFilesUpdateParams                                                    `json:"passport,omitempty"`
+	PrimaryVerification   *V2CoreAccountUpdateIdentityBusinessDetailsDocumentsPrimaryVerificationParams `json:"primary_verification,omitempty"`
+	SecondaryVerification *V2CoreAccountUpdateIdentityBusinessDetailsDocumentsPrimaryVerificationParams `json:"secondary_verification,omitempty"`
+	Visa                  *DocumentFilesUpdateParams                                                    `json:"visa,omitempty"`
+}
+
+// V2CoreAccountUpdateIdentityIndividualParams defines model for V2CoreAccountUpdateIdentityIndividualParams.
+type V2CoreAccountUpdateIdentityIndividualParams struct {
+	// AdditionalAddresses Additional addresses associated with the individual.
+	AdditionalAddresses nullable.Nullable[[]V2CoreAccountUpdateIdentityIndividualAdditionalAddressParams] `json:"additional_addresses,omitempty"`
+
+	// AdditionalNames Additional names (e.g. aliases) associated with the individual.
+	AdditionalNames nullable.Nullable[[]V2CoreAccountCreateIdentityIndividualAdditionalNameParams] `json:"additional_names,omitempty"`
+	Address         *V2AddressUpdateParams                                                         `json:"address,omitempty"`
+	DateOfBirth     *V2CoreAccountUpdateIdentityIndividualDateOfBirthParams                        `json:"date_of_birth,omitempty"`
+	Documents       *V2CoreAccountUpdateIdentityIndividualDocumentsParams                          `json:"documents,omitempty"`
+
+	// Email The individual's email address.
+	Email nullable.Nullable[string] `json:"email,omitempty"`
+
+	// GivenName The individual's first name.
+	GivenName nullable.Nullable[string] `json:"given_name,omitempty"`
+
+	// IdNumbers The identification numbers (e.g., SSN) associated with the individual.
+	IdNumbers nullable.Nullable[[]V2CoreAccountCreateIdentityIndividualIDNumberParams] `json:"id_numbers,omitempty"`
+
+	// LegalGender The individual's gender (International regulations require either "male" or "female").
+	LegalGender nullable.Nullable[V2CoreAccountUpdateIdentityIndividualParamsLegalGender] `json:"legal_gender,omitempty"`
+
+	// Metadata Set of key-value pairs that you can attach to an object. This can be useful for storing additional information about the object in a structured format.
+	Metadata nullable.Nullable[map[string]*string] `json:"metadata,omitempty"`
+
+	// Nationalities The countries where the individual is a national. Two-letter country code ([ISO 3166-1 alpha-2](https://en.wikipedia.org/wiki/ISO_3166-1_alpha-2)).
+	Nationalities nullable.Nullable[[]string] `json:"nationalities,omitempty"`
+
+	// Phone The individual's phone number.
+	Phone nullable.Nullable[string] `json:"phone,omitempty"`
+
+	// PoliticalExposure The individual's political exposure.
+	PoliticalExposure nullable.Nullable[V2CoreAccountUpdateIdentityIndividualParamsPoliticalExposure] `json:"political_exposure,omitempty"`
+	Relationship      *V2CoreAccountUpdateIdentityIndividualRelationshipParams                        `json:"relationship,omitempty"`
+	ScriptAddresses   *V2CoreAccountUpdateIdentityBusinessDetailsScriptAddressesParams                `json:"script_addresses,omitempty"`
+	ScriptNames       *V2CoreAccountUpdateIdentityIndividualScriptNamesParams                         `json:"script_names,omitempty"`
+
+	// Surname The individual's last name.
+	Surname nullable.Nullable[string] `json:"surname,omitempty"`
+}
+
+// V2CoreAccountUpdateIdentityIndividualParamsLegalGender The individual's gender (International regulations require either "male" or "female").
+type V2CoreAccountUpdateIdentityIndividualParamsLegalGender string
+
+// V2CoreAccountUpdateIdentityIndividualParamsPoliticalExposure The individual's political exposure.
+type V2CoreAccountUpdateIdentityIndividualParamsPoliticalExposure string
+
+// V2CoreAccountUpdateIdentityIndividualRelationshipParams defines model for V2CoreAccountUpdateIdentityIndividualRelationshipParams.
+type V2CoreAccountUpdateIdentityIndividualRelationshipParams struct {
+	// Director Whether the person is a director of the account's identity. Directors are typically members of the governing board of the company, or responsible for ensuring the company meets its regulatory obligations.
+	Director nullable.Nullable[bool] `json:"director,omitempty"`
+
+	// Executive Whether the person has significant responsibility to control, manage, or direct the organization.
+	Executive nullable.Nullable[bool] `json:"executive,omitempty"`
+
+	// Owner Whether the person is an owner of the account's identity.
+	Owner nullable.Nullable[bool] `json:"owner,omitempty"`
+
+	// PercentOwnership The percent owned by the person of the account's legal entity.
+	PercentOwnership nullable.Nullable[string] `json:"percent_ownership,omitempty"`
+
+	// Title The person's title (e.g., CEO, Support Engineer).
+	Title nullable.Nullable[string] `json:"title,omitempty"`
+}
+
+// V2CoreAccountUpdateIdentityIndividualScriptNamesKanaParams defines model for V2CoreAccountUpdateIdentityIndividualScriptNamesKanaParams.
+type V2CoreAccountUpdateIdentityIndividualScriptNamesKanaParams struct {
+	// GivenName The person's first or given name.
+	GivenName nullable.Nullable[string] `json:"given_name,omitempty"`
+
+	// Surname The person's last or family name.
+	Surname nullable.Nullable[string] `json:"surname,omitempty"`
+}
+
+// V2CoreAccountUpdateIdentityIndividualScriptNamesParams defines model for V2CoreAccountUpdateIdentityIndividualScriptNamesParams.
+type V2CoreAccountUpdateIdentityIndividualScriptNamesParams struct {
+	Kana  *V2CoreAccountUpdateIdentityIndividualScriptNamesKanaParams `json:"kana,omitempty"`
+	Kanji *V2CoreAccountUpdateIdentityIndividualScriptNamesKanaParams `json:"kanji,omitempty"`
+}
+
+// V2CoreAccountUpdateIdentityParams defines model for V2CoreAccountUpdateIdentityParams.
+type V2CoreAccountUpdateIdentityParams struct {
+	Attestations    *V2CoreAccountUpdateIdentityAttestationsParams    `json:"attestations,omitempty"`
+	BusinessDetails *V2CoreAccountUpdateIdentityBusinessDetailsParams `json:"business_details,omitempty"`
+
+	// Country The country in which the account holder resides, or in which the business is legally established. This should be an [ISO 3166-1 alpha-2](https://en.wikipedia.org/wiki/ISO_3166-1_alpha-2) country code.
+	Country nullable.Nullable[string] `json:"country,omitempty"`
+
+	// EntityType The entity type.
+	EntityType nullable.Nullable[V2CoreAccountUpdateIdentityParamsEntityType] `json:"entity_type,omitempty"`
+	Individual *V2CoreAccountUpdateIdentityIndividualParams                   `json:"individual,omitempty"`
+}
+
+// V2CoreAccountUpdateIdentityParamsEntityType The entity type.
+type V2CoreAccountUpdateIdentityParamsEntityType string
+
+// V2CoreAccountsPersonCreateRelationshipParams defines model for V2CoreAccountsPersonCreateRelationshipParams.
+type V2CoreAccountsPersonCreateRelationshipParams struct {
+	// Authorizer Whether the individual is an authorizer of the Account's identity.
+	Authorizer *bool `json:"authorizer,omitempty"`
+
+	// Director Indicates whether the person is a director of the associated legal entity.
+	Director *bool `json:"director,omitempty"`
+
+	// Executive Indicates whether the person is an executive of the associated legal entity.
+	Executive *bool `json:"executive,omitempty"`
+
+	// LegalGuardian Indicates whether the person is a legal guardian of the associated legal entity.
+	LegalGuardian *bool `json:"legal_guardian,omitempty"`
+
+	// Owner Indicates whether the person is an owner of the associated legal entity.
+	Owner *bool `json:"owner,omitempty"`
+
+	// PercentOwnership The percentage of ownership the person has in the associated legal entity.
+	PercentOwnership *string `json:"percent_ownership,omitempty"`
+
+	// Representative Indicates whether the person is a representative of the associated legal entity.
+	Representative *bool `json:"representative,omitempty"`
+
+	// Title The title or position the person holds in the associated legal entity.
+	Title *string `json:"title,omitempty"`
+}
+
+// V2CoreAccountsPersonUpdateAdditionalTermsOfServiceParams defines model for V2CoreAccountsPersonUpdateAdditionalTermsOfServiceParams.
+type V2CoreAccountsPersonUpdateAdditionalTermsOfServiceParams struct {
+	Account *V2CoreAccountUpdateIdentityAttestationsTermsOfServiceAccountParams `json:"account,omitempty"`
+}
+
+// V2CoreAccountsPersonUpdateRelationshipParams defines model for V2CoreAccountsPersonUpdateRelationshipParams.
+type V2CoreAccountsPersonUpdateRelationshipParams struct {
+	// Authorizer Whether the individual is an authorizer of the Account's identity.
+	Authorizer nullable.Nullable[bool] `json:"authorizer,omitempty"`
+
+	// Director Indicates whether the person is a director of the associated legal entity.
+	Director nullable.Nullable[bool] `json:"director,omitempty"`
+
+	// Executive Indicates whether the person is an executive of the associated legal entity.
+	Executive nullable.Nullable[bool] `json:"executive,omitempty"`
+
+	// LegalGuardian Indicates whether the person is a legal guardian of the associated legal entity.
+	LegalGuardian nullable.Nullable[bool] `json:"legal_guardian,omitempty"`
+
+	// Owner Indicates whether the person is an owner of the associated legal entity.
+	Owner nullable.Nullable[bool] `json:"owner,omitempty"`
+
+	// PercentOwnership The percentage of ownership the person has in the associated legal entity.
+	PercentOwnership nullable.Nullable[string] `json:"percent_ownership,omitempty"`
+
+	// Representative Indicates whether the person is a representative of the associated legal entity.
+	Representative nullable.Nullable[bool] `json:"representative,omitempty"`
+
+	// Title The title or position the person holds in the associated legal entity.
+	Title nullable.Nullable[string] `json:"title,omitempty"`
+}
+
+// V2DeletedObject What a delete answers.
+type V2DeletedObject struct {
+	// Id ID of the deleted object.
+	Id string `json:"id"`
+
+	// Object The type of the deleted object.
+	Object string `json:"object"`
+}
+
 // AccountId defines model for AccountId.
 type AccountId = string
 
@@ -1131,8 +8877,17 @@ type Limit = int
 // Page defines model for Page.
 type Page = string
 
+// PersonId defines model for PersonId.
+type PersonId = string
+
 // ServiceVersion defines model for ServiceVersion.
 type ServiceVersion = string
+
+// TokenId defines model for TokenId.
+type TokenId = string
+
+// TokenPathId defines model for TokenPathId.
+type TokenPathId = string
 
 // BadRequest The error envelope of every non-2xx response.
 type BadRequest = ErrorResponse
@@ -1171,6 +8926,29 @@ type CreateAccountLinkParams struct {
 	// rejected (400 `idempotency_error`); the same key while the first request is still in
 	// flight is rejected (409 `idempotency_key_in_use`). A UUID is recommended.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateAccountTokenParams defines parameters for CreateAccountToken.
+type CreateAccountTokenParams struct {
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+
+	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// platform and mode, within the retention window, performs nothing new and returns the
+	// current result with the original status. The same key with a different body is
+	// rejected (400 `idempotency_error`); the same key while the first request is still in
+	// flight is rejected (409 `idempotency_key_in_use`). A UUID is recommended.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RetrieveAccountTokenParams defines parameters for RetrieveAccountToken.
+type RetrieveAccountTokenParams struct {
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
 }
 
 // ListAccountsParams defines parameters for ListAccounts.
@@ -1259,11 +9037,98 @@ type CloseAccountParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// CreatePersonTokenParams defines parameters for CreatePersonToken.
+type CreatePersonTokenParams struct {
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+
+	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// platform and mode, within the retention window, performs nothing new and returns the
+	// current result with the original status. The same key with a different body is
+	// rejected (400 `idempotency_error`); the same key while the first request is still in
+	// flight is rejected (409 `idempotency_key_in_use`). A UUID is recommended.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RetrievePersonTokenParams defines parameters for RetrievePersonToken.
+type RetrievePersonTokenParams struct {
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+}
+
+// ListPersonsParams defines parameters for ListPersons.
+type ListPersonsParams struct {
+	// Limit Maximum number of accounts on the page.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Page Opaque page token taken from `next_page_url` or `previous_page_url` of an earlier
+	// response; omit it for the first page.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+}
+
+// CreatePersonParams defines parameters for CreatePerson.
+type CreatePersonParams struct {
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+
+	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// platform and mode, within the retention window, performs nothing new and returns the
+	// current result with the original status. The same key with a different body is
+	// rejected (400 `idempotency_error`); the same key while the first request is still in
+	// flight is rejected (409 `idempotency_key_in_use`). A UUID is recommended.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// DeletePersonParams defines parameters for DeletePerson.
+type DeletePersonParams struct {
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+}
+
+// RetrievePersonParams defines parameters for RetrievePerson.
+type RetrievePersonParams struct {
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+}
+
+// UpdatePersonParams defines parameters for UpdatePerson.
+type UpdatePersonParams struct {
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+
+	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// platform and mode, within the retention window, performs nothing new and returns the
+	// current result with the original status. The same key with a different body is
+	// rejected (400 `idempotency_error`); the same key while the first request is still in
+	// flight is rejected (409 `idempotency_key_in_use`). A UUID is recommended.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // SubmitAccountLinkFormdataRequestBody defines body for SubmitAccountLink for application/x-www-form-urlencoded ContentType.
 type SubmitAccountLinkFormdataRequestBody = HostedForm
 
 // CreateAccountLinkJSONRequestBody defines body for CreateAccountLink for application/json ContentType.
 type CreateAccountLinkJSONRequestBody = CreateAccountLinkRequest
+
+// CreateAccountTokenJSONRequestBody defines body for CreateAccountToken for application/json ContentType.
+type CreateAccountTokenJSONRequestBody = CreateAccountTokenRequest
 
 // CreateAccountJSONRequestBody defines body for CreateAccount for application/json ContentType.
 type CreateAccountJSONRequestBody = CreateAccountRequest
@@ -1273,6 +9138,15 @@ type UpdateAccountJSONRequestBody = UpdateAccountRequest
 
 // CloseAccountJSONRequestBody defines body for CloseAccount for application/json ContentType.
 type CloseAccountJSONRequestBody = CloseAccountRequest
+
+// CreatePersonTokenJSONRequestBody defines body for CreatePersonToken for application/json ContentType.
+type CreatePersonTokenJSONRequestBody = CreatePersonTokenRequest
+
+// CreatePersonJSONRequestBody defines body for CreatePerson for application/json ContentType.
+type CreatePersonJSONRequestBody = CreatePersonRequest
+
+// UpdatePersonJSONRequestBody defines body for UpdatePerson for application/json ContentType.
+type UpdatePersonJSONRequestBody = UpdatePersonRequest
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -1430,6 +9304,39 @@ type ClientInterface interface {
 	// Corresponds with POST /v2/core/account_links (the `CreateAccountLink` operationId).
 	CreateAccountLink(ctx context.Context, params *CreateAccountLinkParams, body CreateAccountLinkJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CreateAccountTokenWithBody Create an account token
+	//
+	// Tokenizes an account's identity and contact details for one later createAccount or
+	// updateAccount (`account_token`). The token expires after a while and is used once.
+	// This operation, and createPersonToken, also take a publishable key (`pk_test_...`,
+	// `pk_live_...`), which no other operation takes; in live mode only a live
+	// publishable key may make tokens (a secret key: 400).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v2/core/account_tokens (the `CreateAccountToken` operationId).
+	CreateAccountTokenWithBody(ctx context.Context, params *CreateAccountTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAccountToken Create an account token
+	//
+	// Tokenizes an account's identity and contact details for one later createAccount or
+	// updateAccount (`account_token`). The token expires after a while and is used once.
+	// This operation, and createPersonToken, also take a publishable key (`pk_test_...`,
+	// `pk_live_...`), which no other operation takes; in live mode only a live
+	// publishable key may make tokens (a secret key: 400).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v2/core/account_tokens (the `CreateAccountToken` operationId).
+	CreateAccountToken(ctx context.Context, params *CreateAccountTokenParams, body CreateAccountTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RetrieveAccountToken Retrieve an account token
+	//
+	// Reads an account token of the platform and mode (whether it was used, when it expires).
+	//
+	// Corresponds with GET /v2/core/account_tokens/{id} (the `RetrieveAccountToken` operationId).
+	RetrieveAccountToken(ctx context.Context, id TokenPathId, params *RetrieveAccountTokenParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListAccounts List accounts
 	//
 	// Lists the platform's accounts in the mode of the API key, newest first, narrowed by
@@ -1446,9 +9353,11 @@ type ClientInterface interface {
 	// CreateAccountWithBody Create an account
 	//
 	// Creates a connected account for the calling platform in the mode of the API key.
-	// Every member is optional; `configuration` requests the capabilities of any of the
-	// `customer`, `merchant` and `recipient` configurations, which then appear in
-	// `applied_configurations`. `include` decides which optional sections of the
+	// Every member is optional, and so is the body; `configuration` requests the
+	// capabilities of any of the `customer`, `merchant` and `recipient` configurations
+	// (with their settings), which then appear in `applied_configurations`.
+	// `account_token` applies an account token's members first (the token is used once),
+	// then the request's own members. `include` decides which optional sections of the
 	// returned account are populated (the others are `null`).
 	//
 	// Takes any type of body and a specified content type.
@@ -1459,9 +9368,11 @@ type ClientInterface interface {
 	// CreateAccount Create an account
 	//
 	// Creates a connected account for the calling platform in the mode of the API key.
-	// Every member is optional; `configuration` requests the capabilities of any of the
-	// `customer`, `merchant` and `recipient` configurations, which then appear in
-	// `applied_configurations`. `include` decides which optional sections of the
+	// Every member is optional, and so is the body; `configuration` requests the
+	// capabilities of any of the `customer`, `merchant` and `recipient` configurations
+	// (with their settings), which then appear in `applied_configurations`.
+	// `account_token` applies an account token's members first (the token is used once),
+	// then the request's own members. `include` decides which optional sections of the
 	// returned account are populated (the others are `null`).
 	//
 	// Takes a body of the `application/json` content type.
@@ -1485,7 +9396,10 @@ type ClientInterface interface {
 	// `contact_email` sent as `null` are removed; a `metadata` key whose value is `null`
 	// is removed and the other keys are added or replaced. A configuration sent is applied
 	// to the account (it joins `applied_configurations`) and the capabilities it names are
-	// requested or withdrawn; configurations and capabilities not sent are kept. An update
+	// requested or withdrawn; configurations and capabilities not sent are kept, and a
+	// configuration sent with `applied: false` is removed. Objects (`identity`,
+	// `defaults`, a configuration's settings) are merged member by member, a member sent
+	// as `null` is removed. An update
 	// takes one of the account's concurrency slots, as link creation does (429
 	// `account_rate_limit_exceeded` beyond the limit); a closed account is refused (400
 	// `account_closed`).
@@ -1502,7 +9416,10 @@ type ClientInterface interface {
 	// `contact_email` sent as `null` are removed; a `metadata` key whose value is `null`
 	// is removed and the other keys are added or replaced. A configuration sent is applied
 	// to the account (it joins `applied_configurations`) and the capabilities it names are
-	// requested or withdrawn; configurations and capabilities not sent are kept. An update
+	// requested or withdrawn; configurations and capabilities not sent are kept, and a
+	// configuration sent with `applied: false` is removed. Objects (`identity`,
+	// `defaults`, a configuration's settings) are merged member by member, a member sent
+	// as `null` is removed. An update
 	// takes one of the account's concurrency slots, as link creation does (429
 	// `account_rate_limit_exceeded` beyond the limit); a closed account is refused (400
 	// `account_closed`).
@@ -1543,6 +9460,105 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v2/core/accounts/{id}/close (the `CloseAccount` operationId).
 	CloseAccount(ctx context.Context, id AccountId, params *CloseAccountParams, body CloseAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreatePersonTokenWithBody Create a person token
+	//
+	// Tokenizes a person's details for one later createPerson or updatePerson of this
+	// account (`person_token`). The token expires after a while and is used once. Takes a
+	// publishable key too, as createAccountToken does (in live mode, only a live one).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v2/core/accounts/{id}/person_tokens (the `CreatePersonToken` operationId).
+	CreatePersonTokenWithBody(ctx context.Context, id AccountId, params *CreatePersonTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreatePersonToken Create a person token
+	//
+	// Tokenizes a person's details for one later createPerson or updatePerson of this
+	// account (`person_token`). The token expires after a while and is used once. Takes a
+	// publishable key too, as createAccountToken does (in live mode, only a live one).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v2/core/accounts/{id}/person_tokens (the `CreatePersonToken` operationId).
+	CreatePersonToken(ctx context.Context, id AccountId, params *CreatePersonTokenParams, body CreatePersonTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RetrievePersonToken Retrieve a person token
+	//
+	// Reads a person token of the account (whether it was used, when it expires).
+	//
+	// Corresponds with GET /v2/core/accounts/{id}/person_tokens/{token_id} (the `RetrievePersonToken` operationId).
+	RetrievePersonToken(ctx context.Context, id AccountId, tokenId TokenId, params *RetrievePersonTokenParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListPersons List the persons of an account
+	//
+	// Lists the persons of the account, oldest first, `limit` at a time; follow
+	// `next_page_url` for the next page (`null` on the last).
+	//
+	// Corresponds with GET /v2/core/accounts/{id}/persons (the `ListPersons` operationId).
+	ListPersons(ctx context.Context, id AccountId, params *ListPersonsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreatePersonWithBody Create a person
+	//
+	// Adds a person to an open account: its representative, an owner, a director or an
+	// executive (`relationship`). A person's details meet the account's requirements that
+	// ask for them (for a company, a representative with name, date of birth and address,
+	// and the owners, directors and executives that `identity.attestations.persons_provided`
+	// says were provided). `person_token` applies a person token's members instead; a token
+	// is used once. A closed account is refused (400 `account_closed`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v2/core/accounts/{id}/persons (the `CreatePerson` operationId).
+	CreatePersonWithBody(ctx context.Context, id AccountId, params *CreatePersonParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreatePerson Create a person
+	//
+	// Adds a person to an open account: its representative, an owner, a director or an
+	// executive (`relationship`). A person's details meet the account's requirements that
+	// ask for them (for a company, a representative with name, date of birth and address,
+	// and the owners, directors and executives that `identity.attestations.persons_provided`
+	// says were provided). `person_token` applies a person token's members instead; a token
+	// is used once. A closed account is refused (400 `account_closed`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v2/core/accounts/{id}/persons (the `CreatePerson` operationId).
+	CreatePerson(ctx context.Context, id AccountId, params *CreatePersonParams, body CreatePersonJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeletePerson Delete a person
+	//
+	// Removes a person from the account; what it provided is then missing again.
+	//
+	// Corresponds with DELETE /v2/core/accounts/{id}/persons/{person_id} (the `DeletePerson` operationId).
+	DeletePerson(ctx context.Context, id AccountId, personId PersonId, params *DeletePersonParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RetrievePerson Retrieve a person
+	//
+	// Reads a person of the account; a person of another account is `not_found`.
+	//
+	// Corresponds with GET /v2/core/accounts/{id}/persons/{person_id} (the `RetrievePerson` operationId).
+	RetrievePerson(ctx context.Context, id AccountId, personId PersonId, params *RetrievePersonParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdatePersonWithBody Update a person
+	//
+	// Changes a person: members sent replace the stored ones (objects are merged member by
+	// member), members sent as `null` are removed, members left out are kept.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v2/core/accounts/{id}/persons/{person_id} (the `UpdatePerson` operationId).
+	UpdatePersonWithBody(ctx context.Context, id AccountId, personId PersonId, params *UpdatePersonParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdatePerson Update a person
+	//
+	// Changes a person: members sent replace the stored ones (objects are merged member by
+	// member), members sent as `null` are removed, members left out are kept.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v2/core/accounts/{id}/persons/{person_id} (the `UpdatePerson` operationId).
+	UpdatePerson(ctx context.Context, id AccountId, personId PersonId, params *UpdatePersonParams, body UpdatePersonJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // OpenAccountLink Open the hosted flow of an account link
@@ -1677,6 +9693,69 @@ func (c *Client) CreateAccountLink(ctx context.Context, params *CreateAccountLin
 	return c.Client.Do(req)
 }
 
+// CreateAccountTokenWithBody Create an account token
+//
+// Tokenizes an account's identity and contact details for one later createAccount or
+// updateAccount (`account_token`). The token expires after a while and is used once.
+// This operation, and createPersonToken, also take a publishable key (`pk_test_...`,
+// `pk_live_...`), which no other operation takes; in live mode only a live
+// publishable key may make tokens (a secret key: 400).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v2/core/account_tokens (the `CreateAccountToken` operationId).
+func (c *Client) CreateAccountTokenWithBody(ctx context.Context, params *CreateAccountTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAccountTokenRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAccountToken Create an account token
+//
+// Tokenizes an account's identity and contact details for one later createAccount or
+// updateAccount (`account_token`). The token expires after a while and is used once.
+// This operation, and createPersonToken, also take a publishable key (`pk_test_...`,
+// `pk_live_...`), which no other operation takes; in live mode only a live
+// publishable key may make tokens (a secret key: 400).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v2/core/account_tokens (the `CreateAccountToken` operationId).
+func (c *Client) CreateAccountToken(ctx context.Context, params *CreateAccountTokenParams, body CreateAccountTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAccountTokenRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RetrieveAccountToken Retrieve an account token
+//
+// Reads an account token of the platform and mode (whether it was used, when it expires).
+//
+// Corresponds with GET /v2/core/account_tokens/{id} (the `RetrieveAccountToken` operationId).
+func (c *Client) RetrieveAccountToken(ctx context.Context, id TokenPathId, params *RetrieveAccountTokenParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRetrieveAccountTokenRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListAccounts List accounts
 //
 // Lists the platform's accounts in the mode of the API key, newest first, narrowed by
@@ -1703,9 +9782,11 @@ func (c *Client) ListAccounts(ctx context.Context, params *ListAccountsParams, r
 // CreateAccountWithBody Create an account
 //
 // Creates a connected account for the calling platform in the mode of the API key.
-// Every member is optional; `configuration` requests the capabilities of any of the
-// `customer`, `merchant` and `recipient` configurations, which then appear in
-// `applied_configurations`. `include` decides which optional sections of the
+// Every member is optional, and so is the body; `configuration` requests the
+// capabilities of any of the `customer`, `merchant` and `recipient` configurations
+// (with their settings), which then appear in `applied_configurations`.
+// `account_token` applies an account token's members first (the token is used once),
+// then the request's own members. `include` decides which optional sections of the
 // returned account are populated (the others are `null`).
 //
 // Takes any type of body and a specified content type.
@@ -1726,9 +9807,11 @@ func (c *Client) CreateAccountWithBody(ctx context.Context, params *CreateAccoun
 // CreateAccount Create an account
 //
 // Creates a connected account for the calling platform in the mode of the API key.
-// Every member is optional; `configuration` requests the capabilities of any of the
-// `customer`, `merchant` and `recipient` configurations, which then appear in
-// `applied_configurations`. `include` decides which optional sections of the
+// Every member is optional, and so is the body; `configuration` requests the
+// capabilities of any of the `customer`, `merchant` and `recipient` configurations
+// (with their settings), which then appear in `applied_configurations`.
+// `account_token` applies an account token's members first (the token is used once),
+// then the request's own members. `include` decides which optional sections of the
 // returned account are populated (the others are `null`).
 //
 // Takes a body of the `application/json` content type.
@@ -1772,7 +9855,10 @@ func (c *Client) RetrieveAccount(ctx context.Context, id AccountId, params *Retr
 // `contact_email` sent as `null` are removed; a `metadata` key whose value is `null`
 // is removed and the other keys are added or replaced. A configuration sent is applied
 // to the account (it joins `applied_configurations`) and the capabilities it names are
-// requested or withdrawn; configurations and capabilities not sent are kept. An update
+// requested or withdrawn; configurations and capabilities not sent are kept, and a
+// configuration sent with `applied: false` is removed. Objects (`identity`,
+// `defaults`, a configuration's settings) are merged member by member, a member sent
+// as `null` is removed. An update
 // takes one of the account's concurrency slots, as link creation does (429
 // `account_rate_limit_exceeded` beyond the limit); a closed account is refused (400
 // `account_closed`).
@@ -1799,7 +9885,10 @@ func (c *Client) UpdateAccountWithBody(ctx context.Context, id AccountId, params
 // `contact_email` sent as `null` are removed; a `metadata` key whose value is `null`
 // is removed and the other keys are added or replaced. A configuration sent is applied
 // to the account (it joins `applied_configurations`) and the capabilities it names are
-// requested or withdrawn; configurations and capabilities not sent are kept. An update
+// requested or withdrawn; configurations and capabilities not sent are kept, and a
+// configuration sent with `applied: false` is removed. Objects (`identity`,
+// `defaults`, a configuration's settings) are merged member by member, a member sent
+// as `null` is removed. An update
 // takes one of the account's concurrency slots, as link creation does (429
 // `account_rate_limit_exceeded` beyond the limit); a closed account is refused (400
 // `account_closed`).
@@ -1861,6 +9950,205 @@ func (c *Client) CloseAccountWithBody(ctx context.Context, id AccountId, params 
 // Corresponds with POST /v2/core/accounts/{id}/close (the `CloseAccount` operationId).
 func (c *Client) CloseAccount(ctx context.Context, id AccountId, params *CloseAccountParams, body CloseAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCloseAccountRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreatePersonTokenWithBody Create a person token
+//
+// Tokenizes a person's details for one later createPerson or updatePerson of this
+// account (`person_token`). The token expires after a while and is used once. Takes a
+// publishable key too, as createAccountToken does (in live mode, only a live one).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v2/core/accounts/{id}/person_tokens (the `CreatePersonToken` operationId).
+func (c *Client) CreatePersonTokenWithBody(ctx context.Context, id AccountId, params *CreatePersonTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePersonTokenRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreatePersonToken Create a person token
+//
+// Tokenizes a person's details for one later createPerson or updatePerson of this
+// account (`person_token`). The token expires after a while and is used once. Takes a
+// publishable key too, as createAccountToken does (in live mode, only a live one).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v2/core/accounts/{id}/person_tokens (the `CreatePersonToken` operationId).
+func (c *Client) CreatePersonToken(ctx context.Context, id AccountId, params *CreatePersonTokenParams, body CreatePersonTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePersonTokenRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RetrievePersonToken Retrieve a person token
+//
+// Reads a person token of the account (whether it was used, when it expires).
+//
+// Corresponds with GET /v2/core/accounts/{id}/person_tokens/{token_id} (the `RetrievePersonToken` operationId).
+func (c *Client) RetrievePersonToken(ctx context.Context, id AccountId, tokenId TokenId, params *RetrievePersonTokenParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRetrievePersonTokenRequest(c.Server, id, tokenId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListPersons List the persons of an account
+//
+// Lists the persons of the account, oldest first, `limit` at a time; follow
+// `next_page_url` for the next page (`null` on the last).
+//
+// Corresponds with GET /v2/core/accounts/{id}/persons (the `ListPersons` operationId).
+func (c *Client) ListPersons(ctx context.Context, id AccountId, params *ListPersonsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListPersonsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreatePersonWithBody Create a person
+//
+// Adds a person to an open account: its representative, an owner, a director or an
+// executive (`relationship`). A person's details meet the account's requirements that
+// ask for them (for a company, a representative with name, date of birth and address,
+// and the owners, directors and executives that `identity.attestations.persons_provided`
+// says were provided). `person_token` applies a person token's members instead; a token
+// is used once. A closed account is refused (400 `account_closed`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v2/core/accounts/{id}/persons (the `CreatePerson` operationId).
+func (c *Client) CreatePersonWithBody(ctx context.Context, id AccountId, params *CreatePersonParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePersonRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreatePerson Create a person
+//
+// Adds a person to an open account: its representative, an owner, a director or an
+// executive (`relationship`). A person's details meet the account's requirements that
+// ask for them (for a company, a representative with name, date of birth and address,
+// and the owners, directors and executives that `identity.attestations.persons_provided`
+// says were provided). `person_token` applies a person token's members instead; a token
+// is used once. A closed account is refused (400 `account_closed`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v2/core/accounts/{id}/persons (the `CreatePerson` operationId).
+func (c *Client) CreatePerson(ctx context.Context, id AccountId, params *CreatePersonParams, body CreatePersonJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePersonRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeletePerson Delete a person
+//
+// Removes a person from the account; what it provided is then missing again.
+//
+// Corresponds with DELETE /v2/core/accounts/{id}/persons/{person_id} (the `DeletePerson` operationId).
+func (c *Client) DeletePerson(ctx context.Context, id AccountId, personId PersonId, params *DeletePersonParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeletePersonRequest(c.Server, id, personId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RetrievePerson Retrieve a person
+//
+// Reads a person of the account; a person of another account is `not_found`.
+//
+// Corresponds with GET /v2/core/accounts/{id}/persons/{person_id} (the `RetrievePerson` operationId).
+func (c *Client) RetrievePerson(ctx context.Context, id AccountId, personId PersonId, params *RetrievePersonParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRetrievePersonRequest(c.Server, id, personId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdatePersonWithBody Update a person
+//
+// Changes a person: members sent replace the stored ones (objects are merged member by
+// member), members sent as `null` are removed, members left out are kept.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v2/core/accounts/{id}/persons/{person_id} (the `UpdatePerson` operationId).
+func (c *Client) UpdatePersonWithBody(ctx context.Context, id AccountId, personId PersonId, params *UpdatePersonParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdatePersonRequestWithBody(c.Server, id, personId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdatePerson Update a person
+//
+// Changes a person: members sent replace the stored ones (objects are merged member by
+// member), members sent as `null` are removed, members left out are kept.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v2/core/accounts/{id}/persons/{person_id} (the `UpdatePerson` operationId).
+func (c *Client) UpdatePerson(ctx context.Context, id AccountId, personId PersonId, params *UpdatePersonParams, body UpdatePersonJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdatePersonRequest(c.Server, id, personId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2041,6 +10329,117 @@ func NewCreateAccountLinkRequestWithBody(server string, params *CreateAccountLin
 
 			req.Header.Set("Idempotency-Key", headerParam1)
 		}
+
+	}
+
+	return req, nil
+}
+
+// NewCreateAccountTokenRequest calls the generic CreateAccountToken builder with application/json body
+func NewCreateAccountTokenRequest(server string, params *CreateAccountTokenParams, body CreateAccountTokenJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateAccountTokenRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateAccountTokenRequestWithBody constructs an http.Request for the CreateAccountToken method, with any body, and a specified content type
+func NewCreateAccountTokenRequestWithBody(server string, params *CreateAccountTokenParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/account_tokens")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewRetrieveAccountTokenRequest constructs an http.Request for the RetrieveAccountToken method
+func NewRetrieveAccountTokenRequest(server string, id TokenPathId, params *RetrieveAccountTokenParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/account_tokens/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
 
 	}
 
@@ -2430,6 +10829,474 @@ func NewCloseAccountRequestWithBody(server string, id AccountId, params *CloseAc
 	return req, nil
 }
 
+// NewCreatePersonTokenRequest calls the generic CreatePersonToken builder with application/json body
+func NewCreatePersonTokenRequest(server string, id AccountId, params *CreatePersonTokenParams, body CreatePersonTokenJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreatePersonTokenRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewCreatePersonTokenRequestWithBody constructs an http.Request for the CreatePersonToken method, with any body, and a specified content type
+func NewCreatePersonTokenRequestWithBody(server string, id AccountId, params *CreatePersonTokenParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/accounts/%s/person_tokens", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewRetrievePersonTokenRequest constructs an http.Request for the RetrievePersonToken method
+func NewRetrievePersonTokenRequest(server string, id AccountId, tokenId TokenId, params *RetrievePersonTokenParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "token_id", tokenId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/accounts/%s/person_tokens/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewListPersonsRequest constructs an http.Request for the ListPersons method
+func NewListPersonsRequest(server string, id AccountId, params *ListPersonsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/accounts/%s/persons", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewCreatePersonRequest calls the generic CreatePerson builder with application/json body
+func NewCreatePersonRequest(server string, id AccountId, params *CreatePersonParams, body CreatePersonJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreatePersonRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewCreatePersonRequestWithBody constructs an http.Request for the CreatePerson method, with any body, and a specified content type
+func NewCreatePersonRequestWithBody(server string, id AccountId, params *CreatePersonParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/accounts/%s/persons", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeletePersonRequest constructs an http.Request for the DeletePerson method
+func NewDeletePersonRequest(server string, id AccountId, personId PersonId, params *DeletePersonParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "person_id", personId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/accounts/%s/persons/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewRetrievePersonRequest constructs an http.Request for the RetrievePerson method
+func NewRetrievePersonRequest(server string, id AccountId, personId PersonId, params *RetrievePersonParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "person_id", personId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/accounts/%s/persons/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewUpdatePersonRequest calls the generic UpdatePerson builder with application/json body
+func NewUpdatePersonRequest(server string, id AccountId, personId PersonId, params *UpdatePersonParams, body UpdatePersonJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdatePersonRequestWithBody(server, id, personId, params, "application/json", bodyReader)
+}
+
+// NewUpdatePersonRequestWithBody constructs an http.Request for the UpdatePerson method, with any body, and a specified content type
+func NewUpdatePersonRequestWithBody(server string, id AccountId, personId PersonId, params *UpdatePersonParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "person_id", personId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/accounts/%s/persons/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -2558,6 +11425,41 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v2/core/account_links (the `CreateAccountLink` operationId).
 	CreateAccountLinkWithResponse(ctx context.Context, params *CreateAccountLinkParams, body CreateAccountLinkJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAccountLinkResponse, error)
 
+	// CreateAccountTokenWithBodyWithResponse Create an account token
+	//
+	// Tokenizes an account's identity and contact details for one later createAccount or
+	// updateAccount (`account_token`). The token expires after a while and is used once.
+	// This operation, and createPersonToken, also take a publishable key (`pk_test_...`,
+	// `pk_live_...`), which no other operation takes; in live mode only a live
+	// publishable key may make tokens (a secret key: 400).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/account_tokens (the `CreateAccountToken` operationId).
+	CreateAccountTokenWithBodyWithResponse(ctx context.Context, params *CreateAccountTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAccountTokenResponse, error)
+
+	// CreateAccountTokenWithResponse Create an account token
+	//
+	// Tokenizes an account's identity and contact details for one later createAccount or
+	// updateAccount (`account_token`). The token expires after a while and is used once.
+	// This operation, and createPersonToken, also take a publishable key (`pk_test_...`,
+	// `pk_live_...`), which no other operation takes; in live mode only a live
+	// publishable key may make tokens (a secret key: 400).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/account_tokens (the `CreateAccountToken` operationId).
+	CreateAccountTokenWithResponse(ctx context.Context, params *CreateAccountTokenParams, body CreateAccountTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAccountTokenResponse, error)
+
+	// RetrieveAccountTokenWithResponse Retrieve an account token
+	//
+	// Reads an account token of the platform and mode (whether it was used, when it expires).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/core/account_tokens/{id} (the `RetrieveAccountToken` operationId).
+	RetrieveAccountTokenWithResponse(ctx context.Context, id TokenPathId, params *RetrieveAccountTokenParams, reqEditors ...RequestEditorFn) (*RetrieveAccountTokenResponse, error)
+
 	// ListAccountsWithResponse List accounts
 	//
 	// Lists the platform's accounts in the mode of the API key, newest first, narrowed by
@@ -2576,9 +11478,11 @@ type ClientWithResponsesInterface interface {
 	// CreateAccountWithBodyWithResponse Create an account
 	//
 	// Creates a connected account for the calling platform in the mode of the API key.
-	// Every member is optional; `configuration` requests the capabilities of any of the
-	// `customer`, `merchant` and `recipient` configurations, which then appear in
-	// `applied_configurations`. `include` decides which optional sections of the
+	// Every member is optional, and so is the body; `configuration` requests the
+	// capabilities of any of the `customer`, `merchant` and `recipient` configurations
+	// (with their settings), which then appear in `applied_configurations`.
+	// `account_token` applies an account token's members first (the token is used once),
+	// then the request's own members. `include` decides which optional sections of the
 	// returned account are populated (the others are `null`).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -2589,9 +11493,11 @@ type ClientWithResponsesInterface interface {
 	// CreateAccountWithResponse Create an account
 	//
 	// Creates a connected account for the calling platform in the mode of the API key.
-	// Every member is optional; `configuration` requests the capabilities of any of the
-	// `customer`, `merchant` and `recipient` configurations, which then appear in
-	// `applied_configurations`. `include` decides which optional sections of the
+	// Every member is optional, and so is the body; `configuration` requests the
+	// capabilities of any of the `customer`, `merchant` and `recipient` configurations
+	// (with their settings), which then appear in `applied_configurations`.
+	// `account_token` applies an account token's members first (the token is used once),
+	// then the request's own members. `include` decides which optional sections of the
 	// returned account are populated (the others are `null`).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -2617,7 +11523,10 @@ type ClientWithResponsesInterface interface {
 	// `contact_email` sent as `null` are removed; a `metadata` key whose value is `null`
 	// is removed and the other keys are added or replaced. A configuration sent is applied
 	// to the account (it joins `applied_configurations`) and the capabilities it names are
-	// requested or withdrawn; configurations and capabilities not sent are kept. An update
+	// requested or withdrawn; configurations and capabilities not sent are kept, and a
+	// configuration sent with `applied: false` is removed. Objects (`identity`,
+	// `defaults`, a configuration's settings) are merged member by member, a member sent
+	// as `null` is removed. An update
 	// takes one of the account's concurrency slots, as link creation does (429
 	// `account_rate_limit_exceeded` beyond the limit); a closed account is refused (400
 	// `account_closed`).
@@ -2634,7 +11543,10 @@ type ClientWithResponsesInterface interface {
 	// `contact_email` sent as `null` are removed; a `metadata` key whose value is `null`
 	// is removed and the other keys are added or replaced. A configuration sent is applied
 	// to the account (it joins `applied_configurations`) and the capabilities it names are
-	// requested or withdrawn; configurations and capabilities not sent are kept. An update
+	// requested or withdrawn; configurations and capabilities not sent are kept, and a
+	// configuration sent with `applied: false` is removed. Objects (`identity`,
+	// `defaults`, a configuration's settings) are merged member by member, a member sent
+	// as `null` is removed. An update
 	// takes one of the account's concurrency slots, as link creation does (429
 	// `account_rate_limit_exceeded` beyond the limit); a closed account is refused (400
 	// `account_closed`).
@@ -2675,6 +11587,113 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v2/core/accounts/{id}/close (the `CloseAccount` operationId).
 	CloseAccountWithResponse(ctx context.Context, id AccountId, params *CloseAccountParams, body CloseAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*CloseAccountResponse, error)
+
+	// CreatePersonTokenWithBodyWithResponse Create a person token
+	//
+	// Tokenizes a person's details for one later createPerson or updatePerson of this
+	// account (`person_token`). The token expires after a while and is used once. Takes a
+	// publishable key too, as createAccountToken does (in live mode, only a live one).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/accounts/{id}/person_tokens (the `CreatePersonToken` operationId).
+	CreatePersonTokenWithBodyWithResponse(ctx context.Context, id AccountId, params *CreatePersonTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePersonTokenResponse, error)
+
+	// CreatePersonTokenWithResponse Create a person token
+	//
+	// Tokenizes a person's details for one later createPerson or updatePerson of this
+	// account (`person_token`). The token expires after a while and is used once. Takes a
+	// publishable key too, as createAccountToken does (in live mode, only a live one).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/accounts/{id}/person_tokens (the `CreatePersonToken` operationId).
+	CreatePersonTokenWithResponse(ctx context.Context, id AccountId, params *CreatePersonTokenParams, body CreatePersonTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePersonTokenResponse, error)
+
+	// RetrievePersonTokenWithResponse Retrieve a person token
+	//
+	// Reads a person token of the account (whether it was used, when it expires).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/core/accounts/{id}/person_tokens/{token_id} (the `RetrievePersonToken` operationId).
+	RetrievePersonTokenWithResponse(ctx context.Context, id AccountId, tokenId TokenId, params *RetrievePersonTokenParams, reqEditors ...RequestEditorFn) (*RetrievePersonTokenResponse, error)
+
+	// ListPersonsWithResponse List the persons of an account
+	//
+	// Lists the persons of the account, oldest first, `limit` at a time; follow
+	// `next_page_url` for the next page (`null` on the last).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/core/accounts/{id}/persons (the `ListPersons` operationId).
+	ListPersonsWithResponse(ctx context.Context, id AccountId, params *ListPersonsParams, reqEditors ...RequestEditorFn) (*ListPersonsResponse, error)
+
+	// CreatePersonWithBodyWithResponse Create a person
+	//
+	// Adds a person to an open account: its representative, an owner, a director or an
+	// executive (`relationship`). A person's details meet the account's requirements that
+	// ask for them (for a company, a representative with name, date of birth and address,
+	// and the owners, directors and executives that `identity.attestations.persons_provided`
+	// says were provided). `person_token` applies a person token's members instead; a token
+	// is used once. A closed account is refused (400 `account_closed`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/accounts/{id}/persons (the `CreatePerson` operationId).
+	CreatePersonWithBodyWithResponse(ctx context.Context, id AccountId, params *CreatePersonParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePersonResponse, error)
+
+	// CreatePersonWithResponse Create a person
+	//
+	// Adds a person to an open account: its representative, an owner, a director or an
+	// executive (`relationship`). A person's details meet the account's requirements that
+	// ask for them (for a company, a representative with name, date of birth and address,
+	// and the owners, directors and executives that `identity.attestations.persons_provided`
+	// says were provided). `person_token` applies a person token's members instead; a token
+	// is used once. A closed account is refused (400 `account_closed`).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/accounts/{id}/persons (the `CreatePerson` operationId).
+	CreatePersonWithResponse(ctx context.Context, id AccountId, params *CreatePersonParams, body CreatePersonJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePersonResponse, error)
+
+	// DeletePersonWithResponse Delete a person
+	//
+	// Removes a person from the account; what it provided is then missing again.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v2/core/accounts/{id}/persons/{person_id} (the `DeletePerson` operationId).
+	DeletePersonWithResponse(ctx context.Context, id AccountId, personId PersonId, params *DeletePersonParams, reqEditors ...RequestEditorFn) (*DeletePersonResponse, error)
+
+	// RetrievePersonWithResponse Retrieve a person
+	//
+	// Reads a person of the account; a person of another account is `not_found`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/core/accounts/{id}/persons/{person_id} (the `RetrievePerson` operationId).
+	RetrievePersonWithResponse(ctx context.Context, id AccountId, personId PersonId, params *RetrievePersonParams, reqEditors ...RequestEditorFn) (*RetrievePersonResponse, error)
+
+	// UpdatePersonWithBodyWithResponse Update a person
+	//
+	// Changes a person: members sent replace the stored ones (objects are merged member by
+	// member), members sent as `null` are removed, members left out are kept.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/accounts/{id}/persons/{person_id} (the `UpdatePerson` operationId).
+	UpdatePersonWithBodyWithResponse(ctx context.Context, id AccountId, personId PersonId, params *UpdatePersonParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdatePersonResponse, error)
+
+	// UpdatePersonWithResponse Update a person
+	//
+	// Changes a person: members sent replace the stored ones (objects are merged member by
+	// member), members sent as `null` are removed, members left out are kept.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/accounts/{id}/persons/{person_id} (the `UpdatePerson` operationId).
+	UpdatePersonWithResponse(ctx context.Context, id AccountId, personId PersonId, params *UpdatePersonParams, body UpdatePersonJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdatePersonResponse, error)
 }
 
 // OpenAccountLinkResponse200Headers the declared response headers of an HTTP 200 response for OpenAccountLink
@@ -2851,6 +11870,158 @@ func (r CreateAccountLinkResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r CreateAccountLinkResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateAccountTokenResponse200Headers the declared response headers of an HTTP 200 response for CreateAccountToken
+type CreateAccountTokenResponse200Headers struct {
+	RequestId string
+}
+
+type CreateAccountTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreAccountToken
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CreateAccountTokenResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreateAccountTokenResponse) GetJSON200() *V2CoreAccountToken {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateAccountTokenResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateAccountTokenResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateAccountTokenResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CreateAccountTokenResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateAccountTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateAccountTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateAccountTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateAccountTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RetrieveAccountTokenResponse200Headers the declared response headers of an HTTP 200 response for RetrieveAccountToken
+type RetrieveAccountTokenResponse200Headers struct {
+	RequestId string
+}
+
+type RetrieveAccountTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreAccountToken
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RetrieveAccountTokenResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RetrieveAccountTokenResponse) GetJSON200() *V2CoreAccountToken {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RetrieveAccountTokenResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RetrieveAccountTokenResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RetrieveAccountTokenResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RetrieveAccountTokenResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RetrieveAccountTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RetrieveAccountTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RetrieveAccountTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RetrieveAccountTokenResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -3258,6 +12429,580 @@ func (r CloseAccountResponse) ContentType() string {
 	return ""
 }
 
+// CreatePersonTokenResponse200Headers the declared response headers of an HTTP 200 response for CreatePersonToken
+type CreatePersonTokenResponse200Headers struct {
+	RequestId string
+}
+
+type CreatePersonTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreAccountPersonToken
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CreatePersonTokenResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreatePersonTokenResponse) GetJSON200() *V2CoreAccountPersonToken {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreatePersonTokenResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreatePersonTokenResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreatePersonTokenResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreatePersonTokenResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CreatePersonTokenResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreatePersonTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreatePersonTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreatePersonTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreatePersonTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RetrievePersonTokenResponse200Headers the declared response headers of an HTTP 200 response for RetrievePersonToken
+type RetrievePersonTokenResponse200Headers struct {
+	RequestId string
+}
+
+type RetrievePersonTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreAccountPersonToken
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RetrievePersonTokenResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RetrievePersonTokenResponse) GetJSON200() *V2CoreAccountPersonToken {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RetrievePersonTokenResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RetrievePersonTokenResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RetrievePersonTokenResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RetrievePersonTokenResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RetrievePersonTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RetrievePersonTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RetrievePersonTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RetrievePersonTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListPersonsResponse200Headers the declared response headers of an HTTP 200 response for ListPersons
+type ListPersonsResponse200Headers struct {
+	RequestId string
+}
+
+type ListPersonsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreAccountPersonList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListPersonsResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListPersonsResponse) GetJSON200() *V2CoreAccountPersonList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListPersonsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListPersonsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListPersonsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListPersonsResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListPersonsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListPersonsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListPersonsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListPersonsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreatePersonResponse200Headers the declared response headers of an HTTP 200 response for CreatePerson
+type CreatePersonResponse200Headers struct {
+	RequestId string
+}
+
+type CreatePersonResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreAccountPerson
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CreatePersonResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreatePersonResponse) GetJSON200() *V2CoreAccountPerson {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreatePersonResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreatePersonResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreatePersonResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreatePersonResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreatePersonResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CreatePersonResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreatePersonResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreatePersonResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreatePersonResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreatePersonResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeletePersonResponse200Headers the declared response headers of an HTTP 200 response for DeletePerson
+type DeletePersonResponse200Headers struct {
+	RequestId string
+}
+
+type DeletePersonResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2DeletedObject
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeletePersonResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeletePersonResponse) GetJSON200() *V2DeletedObject {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeletePersonResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeletePersonResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeletePersonResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeletePersonResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DeletePersonResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeletePersonResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeletePersonResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeletePersonResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeletePersonResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RetrievePersonResponse200Headers the declared response headers of an HTTP 200 response for RetrievePerson
+type RetrievePersonResponse200Headers struct {
+	RequestId string
+}
+
+type RetrievePersonResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreAccountPerson
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RetrievePersonResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RetrievePersonResponse) GetJSON200() *V2CoreAccountPerson {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RetrievePersonResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RetrievePersonResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RetrievePersonResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RetrievePersonResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RetrievePersonResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RetrievePersonResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RetrievePersonResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RetrievePersonResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdatePersonResponse200Headers the declared response headers of an HTTP 200 response for UpdatePerson
+type UpdatePersonResponse200Headers struct {
+	RequestId string
+}
+
+type UpdatePersonResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreAccountPerson
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdatePersonResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdatePersonResponse) GetJSON200() *V2CoreAccountPerson {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdatePersonResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UpdatePersonResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdatePersonResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UpdatePersonResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdatePersonResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r UpdatePersonResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdatePersonResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdatePersonResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdatePersonResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdatePersonResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // OpenAccountLinkWithResponse Open the hosted flow of an account link
 //
 // The first visit of a live link consumes it and answers the form that collects what the
@@ -3372,6 +13117,59 @@ func (c *ClientWithResponses) CreateAccountLinkWithResponse(ctx context.Context,
 	return ParseCreateAccountLinkResponse(rsp)
 }
 
+// CreateAccountTokenWithBodyWithResponse Create an account token
+//
+// Tokenizes an account's identity and contact details for one later createAccount or
+// updateAccount (`account_token`). The token expires after a while and is used once.
+// This operation, and createPersonToken, also take a publishable key (`pk_test_...`,
+// `pk_live_...`), which no other operation takes; in live mode only a live
+// publishable key may make tokens (a secret key: 400).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/account_tokens (the `CreateAccountToken` operationId).
+func (c *ClientWithResponses) CreateAccountTokenWithBodyWithResponse(ctx context.Context, params *CreateAccountTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAccountTokenResponse, error) {
+	rsp, err := c.CreateAccountTokenWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAccountTokenResponse(rsp)
+}
+
+// CreateAccountTokenWithResponse Create an account token
+//
+// Tokenizes an account's identity and contact details for one later createAccount or
+// updateAccount (`account_token`). The token expires after a while and is used once.
+// This operation, and createPersonToken, also take a publishable key (`pk_test_...`,
+// `pk_live_...`), which no other operation takes; in live mode only a live
+// publishable key may make tokens (a secret key: 400).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/account_tokens (the `CreateAccountToken` operationId).
+func (c *ClientWithResponses) CreateAccountTokenWithResponse(ctx context.Context, params *CreateAccountTokenParams, body CreateAccountTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAccountTokenResponse, error) {
+	rsp, err := c.CreateAccountToken(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAccountTokenResponse(rsp)
+}
+
+// RetrieveAccountTokenWithResponse Retrieve an account token
+//
+// Reads an account token of the platform and mode (whether it was used, when it expires).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/core/account_tokens/{id} (the `RetrieveAccountToken` operationId).
+func (c *ClientWithResponses) RetrieveAccountTokenWithResponse(ctx context.Context, id TokenPathId, params *RetrieveAccountTokenParams, reqEditors ...RequestEditorFn) (*RetrieveAccountTokenResponse, error) {
+	rsp, err := c.RetrieveAccountToken(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRetrieveAccountTokenResponse(rsp)
+}
+
 // ListAccountsWithResponse List accounts
 //
 // Lists the platform's accounts in the mode of the API key, newest first, narrowed by
@@ -3396,9 +13194,11 @@ func (c *ClientWithResponses) ListAccountsWithResponse(ctx context.Context, para
 // CreateAccountWithBodyWithResponse Create an account
 //
 // Creates a connected account for the calling platform in the mode of the API key.
-// Every member is optional; `configuration` requests the capabilities of any of the
-// `customer`, `merchant` and `recipient` configurations, which then appear in
-// `applied_configurations`. `include` decides which optional sections of the
+// Every member is optional, and so is the body; `configuration` requests the
+// capabilities of any of the `customer`, `merchant` and `recipient` configurations
+// (with their settings), which then appear in `applied_configurations`.
+// `account_token` applies an account token's members first (the token is used once),
+// then the request's own members. `include` decides which optional sections of the
 // returned account are populated (the others are `null`).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -3415,9 +13215,11 @@ func (c *ClientWithResponses) CreateAccountWithBodyWithResponse(ctx context.Cont
 // CreateAccountWithResponse Create an account
 //
 // Creates a connected account for the calling platform in the mode of the API key.
-// Every member is optional; `configuration` requests the capabilities of any of the
-// `customer`, `merchant` and `recipient` configurations, which then appear in
-// `applied_configurations`. `include` decides which optional sections of the
+// Every member is optional, and so is the body; `configuration` requests the
+// capabilities of any of the `customer`, `merchant` and `recipient` configurations
+// (with their settings), which then appear in `applied_configurations`.
+// `account_token` applies an account token's members first (the token is used once),
+// then the request's own members. `include` decides which optional sections of the
 // returned account are populated (the others are `null`).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -3455,7 +13257,10 @@ func (c *ClientWithResponses) RetrieveAccountWithResponse(ctx context.Context, i
 // `contact_email` sent as `null` are removed; a `metadata` key whose value is `null`
 // is removed and the other keys are added or replaced. A configuration sent is applied
 // to the account (it joins `applied_configurations`) and the capabilities it names are
-// requested or withdrawn; configurations and capabilities not sent are kept. An update
+// requested or withdrawn; configurations and capabilities not sent are kept, and a
+// configuration sent with `applied: false` is removed. Objects (`identity`,
+// `defaults`, a configuration's settings) are merged member by member, a member sent
+// as `null` is removed. An update
 // takes one of the account's concurrency slots, as link creation does (429
 // `account_rate_limit_exceeded` beyond the limit); a closed account is refused (400
 // `account_closed`).
@@ -3478,7 +13283,10 @@ func (c *ClientWithResponses) UpdateAccountWithBodyWithResponse(ctx context.Cont
 // `contact_email` sent as `null` are removed; a `metadata` key whose value is `null`
 // is removed and the other keys are added or replaced. A configuration sent is applied
 // to the account (it joins `applied_configurations`) and the capabilities it names are
-// requested or withdrawn; configurations and capabilities not sent are kept. An update
+// requested or withdrawn; configurations and capabilities not sent are kept, and a
+// configuration sent with `applied: false` is removed. Objects (`identity`,
+// `defaults`, a configuration's settings) are merged member by member, a member sent
+// as `null` is removed. An update
 // takes one of the account's concurrency slots, as link creation does (429
 // `account_rate_limit_exceeded` beyond the limit); a closed account is refused (400
 // `account_closed`).
@@ -3536,6 +13344,173 @@ func (c *ClientWithResponses) CloseAccountWithResponse(ctx context.Context, id A
 		return nil, err
 	}
 	return ParseCloseAccountResponse(rsp)
+}
+
+// CreatePersonTokenWithBodyWithResponse Create a person token
+//
+// Tokenizes a person's details for one later createPerson or updatePerson of this
+// account (`person_token`). The token expires after a while and is used once. Takes a
+// publishable key too, as createAccountToken does (in live mode, only a live one).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/accounts/{id}/person_tokens (the `CreatePersonToken` operationId).
+func (c *ClientWithResponses) CreatePersonTokenWithBodyWithResponse(ctx context.Context, id AccountId, params *CreatePersonTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePersonTokenResponse, error) {
+	rsp, err := c.CreatePersonTokenWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreatePersonTokenResponse(rsp)
+}
+
+// CreatePersonTokenWithResponse Create a person token
+//
+// Tokenizes a person's details for one later createPerson or updatePerson of this
+// account (`person_token`). The token expires after a while and is used once. Takes a
+// publishable key too, as createAccountToken does (in live mode, only a live one).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/accounts/{id}/person_tokens (the `CreatePersonToken` operationId).
+func (c *ClientWithResponses) CreatePersonTokenWithResponse(ctx context.Context, id AccountId, params *CreatePersonTokenParams, body CreatePersonTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePersonTokenResponse, error) {
+	rsp, err := c.CreatePersonToken(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreatePersonTokenResponse(rsp)
+}
+
+// RetrievePersonTokenWithResponse Retrieve a person token
+//
+// Reads a person token of the account (whether it was used, when it expires).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/core/accounts/{id}/person_tokens/{token_id} (the `RetrievePersonToken` operationId).
+func (c *ClientWithResponses) RetrievePersonTokenWithResponse(ctx context.Context, id AccountId, tokenId TokenId, params *RetrievePersonTokenParams, reqEditors ...RequestEditorFn) (*RetrievePersonTokenResponse, error) {
+	rsp, err := c.RetrievePersonToken(ctx, id, tokenId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRetrievePersonTokenResponse(rsp)
+}
+
+// ListPersonsWithResponse List the persons of an account
+//
+// Lists the persons of the account, oldest first, `limit` at a time; follow
+// `next_page_url` for the next page (`null` on the last).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/core/accounts/{id}/persons (the `ListPersons` operationId).
+func (c *ClientWithResponses) ListPersonsWithResponse(ctx context.Context, id AccountId, params *ListPersonsParams, reqEditors ...RequestEditorFn) (*ListPersonsResponse, error) {
+	rsp, err := c.ListPersons(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListPersonsResponse(rsp)
+}
+
+// CreatePersonWithBodyWithResponse Create a person
+//
+// Adds a person to an open account: its representative, an owner, a director or an
+// executive (`relationship`). A person's details meet the account's requirements that
+// ask for them (for a company, a representative with name, date of birth and address,
+// and the owners, directors and executives that `identity.attestations.persons_provided`
+// says were provided). `person_token` applies a person token's members instead; a token
+// is used once. A closed account is refused (400 `account_closed`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/accounts/{id}/persons (the `CreatePerson` operationId).
+func (c *ClientWithResponses) CreatePersonWithBodyWithResponse(ctx context.Context, id AccountId, params *CreatePersonParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePersonResponse, error) {
+	rsp, err := c.CreatePersonWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreatePersonResponse(rsp)
+}
+
+// CreatePersonWithResponse Create a person
+//
+// Adds a person to an open account: its representative, an owner, a director or an
+// executive (`relationship`). A person's details meet the account's requirements that
+// ask for them (for a company, a representative with name, date of birth and address,
+// and the owners, directors and executives that `identity.attestations.persons_provided`
+// says were provided). `person_token` applies a person token's members instead; a token
+// is used once. A closed account is refused (400 `account_closed`).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/accounts/{id}/persons (the `CreatePerson` operationId).
+func (c *ClientWithResponses) CreatePersonWithResponse(ctx context.Context, id AccountId, params *CreatePersonParams, body CreatePersonJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePersonResponse, error) {
+	rsp, err := c.CreatePerson(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreatePersonResponse(rsp)
+}
+
+// DeletePersonWithResponse Delete a person
+//
+// Removes a person from the account; what it provided is then missing again.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v2/core/accounts/{id}/persons/{person_id} (the `DeletePerson` operationId).
+func (c *ClientWithResponses) DeletePersonWithResponse(ctx context.Context, id AccountId, personId PersonId, params *DeletePersonParams, reqEditors ...RequestEditorFn) (*DeletePersonResponse, error) {
+	rsp, err := c.DeletePerson(ctx, id, personId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeletePersonResponse(rsp)
+}
+
+// RetrievePersonWithResponse Retrieve a person
+//
+// Reads a person of the account; a person of another account is `not_found`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/core/accounts/{id}/persons/{person_id} (the `RetrievePerson` operationId).
+func (c *ClientWithResponses) RetrievePersonWithResponse(ctx context.Context, id AccountId, personId PersonId, params *RetrievePersonParams, reqEditors ...RequestEditorFn) (*RetrievePersonResponse, error) {
+	rsp, err := c.RetrievePerson(ctx, id, personId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRetrievePersonResponse(rsp)
+}
+
+// UpdatePersonWithBodyWithResponse Update a person
+//
+// Changes a person: members sent replace the stored ones (objects are merged member by
+// member), members sent as `null` are removed, members left out are kept.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/accounts/{id}/persons/{person_id} (the `UpdatePerson` operationId).
+func (c *ClientWithResponses) UpdatePersonWithBodyWithResponse(ctx context.Context, id AccountId, personId PersonId, params *UpdatePersonParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdatePersonResponse, error) {
+	rsp, err := c.UpdatePersonWithBody(ctx, id, personId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdatePersonResponse(rsp)
+}
+
+// UpdatePersonWithResponse Update a person
+//
+// Changes a person: members sent replace the stored ones (objects are merged member by
+// member), members sent as `null` are removed, members left out are kept.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/accounts/{id}/persons/{person_id} (the `UpdatePerson` operationId).
+func (c *ClientWithResponses) UpdatePersonWithResponse(ctx context.Context, id AccountId, personId PersonId, params *UpdatePersonParams, body UpdatePersonJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdatePersonResponse, error) {
+	rsp, err := c.UpdatePerson(ctx, id, personId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdatePersonResponse(rsp)
 }
 
 // ParseOpenAccountLinkResponse parses an HTTP response from a OpenAccountLinkWithResponse call
@@ -3681,6 +13656,140 @@ func ParseCreateAccountLinkResponse(rsp *http.Response) (*CreateAccountLinkRespo
 	switch {
 	case rsp.StatusCode == 200:
 		var headers CreateAccountLinkResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateAccountTokenResponse parses an HTTP response from a CreateAccountTokenWithResponse call
+func ParseCreateAccountTokenResponse(rsp *http.Response) (*CreateAccountTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateAccountTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreAccountToken
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CreateAccountTokenResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRetrieveAccountTokenResponse parses an HTTP response from a RetrieveAccountTokenWithResponse call
+func ParseRetrieveAccountTokenResponse(rsp *http.Response) (*RetrieveAccountTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RetrieveAccountTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreAccountToken
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RetrieveAccountTokenResponse200Headers
 		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -4050,6 +14159,517 @@ func ParseCloseAccountResponse(rsp *http.Response) (*CloseAccountResponse, error
 	return response, nil
 }
 
+// ParseCreatePersonTokenResponse parses an HTTP response from a CreatePersonTokenWithResponse call
+func ParseCreatePersonTokenResponse(rsp *http.Response) (*CreatePersonTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreatePersonTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreAccountPersonToken
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CreatePersonTokenResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRetrievePersonTokenResponse parses an HTTP response from a RetrievePersonTokenWithResponse call
+func ParseRetrievePersonTokenResponse(rsp *http.Response) (*RetrievePersonTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RetrievePersonTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreAccountPersonToken
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RetrievePersonTokenResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListPersonsResponse parses an HTTP response from a ListPersonsWithResponse call
+func ParseListPersonsResponse(rsp *http.Response) (*ListPersonsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListPersonsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreAccountPersonList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListPersonsResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreatePersonResponse parses an HTTP response from a CreatePersonWithResponse call
+func ParseCreatePersonResponse(rsp *http.Response) (*CreatePersonResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreatePersonResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreAccountPerson
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CreatePersonResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeletePersonResponse parses an HTTP response from a DeletePersonWithResponse call
+func ParseDeletePersonResponse(rsp *http.Response) (*DeletePersonResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeletePersonResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2DeletedObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DeletePersonResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRetrievePersonResponse parses an HTTP response from a RetrievePersonWithResponse call
+func ParseRetrievePersonResponse(rsp *http.Response) (*RetrievePersonResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RetrievePersonResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreAccountPerson
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RetrievePersonResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdatePersonResponse parses an HTTP response from a UpdatePersonWithResponse call
+func ParseUpdatePersonResponse(rsp *http.Response) (*UpdatePersonResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdatePersonResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreAccountPerson
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdatePersonResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// OpenAccountLink Open the hosted flow of an account link
@@ -4061,6 +14681,12 @@ type ServerInterface interface {
 	// CreateAccountLink Create an account link
 	// (POST /v2/core/account_links)
 	CreateAccountLink(ctx echo.Context, params CreateAccountLinkParams) error
+	// CreateAccountToken Create an account token
+	// (POST /v2/core/account_tokens)
+	CreateAccountToken(ctx echo.Context, params CreateAccountTokenParams) error
+	// RetrieveAccountToken Retrieve an account token
+	// (GET /v2/core/account_tokens/{id})
+	RetrieveAccountToken(ctx echo.Context, id TokenPathId, params RetrieveAccountTokenParams) error
 	// ListAccounts List accounts
 	// (GET /v2/core/accounts)
 	ListAccounts(ctx echo.Context, params ListAccountsParams) error
@@ -4076,6 +14702,27 @@ type ServerInterface interface {
 	// CloseAccount Close an account
 	// (POST /v2/core/accounts/{id}/close)
 	CloseAccount(ctx echo.Context, id AccountId, params CloseAccountParams) error
+	// CreatePersonToken Create a person token
+	// (POST /v2/core/accounts/{id}/person_tokens)
+	CreatePersonToken(ctx echo.Context, id AccountId, params CreatePersonTokenParams) error
+	// RetrievePersonToken Retrieve a person token
+	// (GET /v2/core/accounts/{id}/person_tokens/{token_id})
+	RetrievePersonToken(ctx echo.Context, id AccountId, tokenId TokenId, params RetrievePersonTokenParams) error
+	// ListPersons List the persons of an account
+	// (GET /v2/core/accounts/{id}/persons)
+	ListPersons(ctx echo.Context, id AccountId, params ListPersonsParams) error
+	// CreatePerson Create a person
+	// (POST /v2/core/accounts/{id}/persons)
+	CreatePerson(ctx echo.Context, id AccountId, params CreatePersonParams) error
+	// DeletePerson Delete a person
+	// (DELETE /v2/core/accounts/{id}/persons/{person_id})
+	DeletePerson(ctx echo.Context, id AccountId, personId PersonId, params DeletePersonParams) error
+	// RetrievePerson Retrieve a person
+	// (GET /v2/core/accounts/{id}/persons/{person_id})
+	RetrievePerson(ctx echo.Context, id AccountId, personId PersonId, params RetrievePersonParams) error
+	// UpdatePerson Update a person
+	// (POST /v2/core/accounts/{id}/persons/{person_id})
+	UpdatePerson(ctx echo.Context, id AccountId, personId PersonId, params UpdatePersonParams) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -4188,6 +14835,90 @@ func (w *ServerInterfaceWrapper) CreateAccountLink(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.CreateAccountLink(ctx, params)
+	return err
+}
+
+// CreateAccountToken converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateAccountToken(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateAccountTokenParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateAccountToken(ctx, params)
+	return err
+}
+
+// RetrieveAccountToken converts echo context to params.
+func (w *ServerInterfaceWrapper) RetrieveAccountToken(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id TokenPathId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RetrieveAccountTokenParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RetrieveAccountToken(ctx, id, params)
 	return err
 }
 
@@ -4445,6 +15176,362 @@ func (w *ServerInterfaceWrapper) CloseAccount(ctx echo.Context) error {
 	return err
 }
 
+// CreatePersonToken converts echo context to params.
+func (w *ServerInterfaceWrapper) CreatePersonToken(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id AccountId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreatePersonTokenParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreatePersonToken(ctx, id, params)
+	return err
+}
+
+// RetrievePersonToken converts echo context to params.
+func (w *ServerInterfaceWrapper) RetrievePersonToken(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id AccountId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "token_id" -------------
+	var tokenId TokenId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token_id", ctx.Param("token_id"), &tokenId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RetrievePersonTokenParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RetrievePersonToken(ctx, id, tokenId, params)
+	return err
+}
+
+// ListPersons converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPersons(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id AccountId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListPersonsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPersons(ctx, id, params)
+	return err
+}
+
+// CreatePerson converts echo context to params.
+func (w *ServerInterfaceWrapper) CreatePerson(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id AccountId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreatePersonParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreatePerson(ctx, id, params)
+	return err
+}
+
+// DeletePerson converts echo context to params.
+func (w *ServerInterfaceWrapper) DeletePerson(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id AccountId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "person_id" -------------
+	var personId PersonId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "person_id", ctx.Param("person_id"), &personId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter person_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeletePersonParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeletePerson(ctx, id, personId, params)
+	return err
+}
+
+// RetrievePerson converts echo context to params.
+func (w *ServerInterfaceWrapper) RetrievePerson(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id AccountId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "person_id" -------------
+	var personId PersonId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "person_id", ctx.Param("person_id"), &personId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter person_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RetrievePersonParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RetrievePerson(ctx, id, personId, params)
+	return err
+}
+
+// UpdatePerson converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdatePerson(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id AccountId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "person_id" -------------
+	var personId PersonId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "person_id", ctx.Param("person_id"), &personId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter person_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdatePersonParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdatePerson(ctx, id, personId, params)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -4498,6 +15585,15 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/v2/core/accounts/:id", wrapper.UpdateAccount, options.OperationMiddlewares["updateAccount"]...)
 	router.POST(options.BaseURL+"/v2/core/accounts/:id/close", wrapper.CloseAccount, options.OperationMiddlewares["closeAccount"]...)
 	router.POST(options.BaseURL+"/v2/core/account_links", wrapper.CreateAccountLink, options.OperationMiddlewares["createAccountLink"]...)
+	router.GET(options.BaseURL+"/v2/core/accounts/:id/persons", wrapper.ListPersons, options.OperationMiddlewares["listPersons"]...)
+	router.POST(options.BaseURL+"/v2/core/accounts/:id/persons", wrapper.CreatePerson, options.OperationMiddlewares["createPerson"]...)
+	router.DELETE(options.BaseURL+"/v2/core/accounts/:id/persons/:person_id", wrapper.DeletePerson, options.OperationMiddlewares["deletePerson"]...)
+	router.GET(options.BaseURL+"/v2/core/accounts/:id/persons/:person_id", wrapper.RetrievePerson, options.OperationMiddlewares["retrievePerson"]...)
+	router.POST(options.BaseURL+"/v2/core/accounts/:id/persons/:person_id", wrapper.UpdatePerson, options.OperationMiddlewares["updatePerson"]...)
+	router.POST(options.BaseURL+"/v2/core/accounts/:id/person_tokens", wrapper.CreatePersonToken, options.OperationMiddlewares["createPersonToken"]...)
+	router.GET(options.BaseURL+"/v2/core/accounts/:id/person_tokens/:token_id", wrapper.RetrievePersonToken, options.OperationMiddlewares["retrievePersonToken"]...)
+	router.POST(options.BaseURL+"/v2/core/account_tokens", wrapper.CreateAccountToken, options.OperationMiddlewares["createAccountToken"]...)
+	router.GET(options.BaseURL+"/v2/core/account_tokens/:id", wrapper.RetrieveAccountToken, options.OperationMiddlewares["retrieveAccountToken"]...)
 	router.GET(options.BaseURL+"/r/:account/:token", wrapper.OpenAccountLink, options.OperationMiddlewares["openAccountLink"]...)
 	router.POST(options.BaseURL+"/r/:account/:token", wrapper.SubmitAccountLink, options.OperationMiddlewares["submitAccountLink"]...)
 
@@ -4844,6 +15940,186 @@ type CreateAccountLinkdefaultJSONResponse struct {
 }
 
 func (response CreateAccountLinkdefaultJSONResponse) VisitCreateAccountLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccountTokenRequestObject struct {
+	Params CreateAccountTokenParams
+	Body   *CreateAccountTokenJSONRequestBody
+}
+
+type CreateAccountTokenResponseObject interface {
+	VisitCreateAccountTokenResponse(w http.ResponseWriter) error
+}
+
+type CreateAccountToken200ResponseHeaders struct {
+	RequestId string
+}
+
+type CreateAccountToken200JSONResponse struct {
+	Body    V2CoreAccountToken
+	Headers CreateAccountToken200ResponseHeaders
+}
+
+func (response CreateAccountToken200JSONResponse) VisitCreateAccountTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccountToken400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateAccountToken400JSONResponse) VisitCreateAccountTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccountToken401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateAccountToken401JSONResponse) VisitCreateAccountTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccountToken409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateAccountToken409JSONResponse) VisitCreateAccountTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccountTokendefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response CreateAccountTokendefaultJSONResponse) VisitCreateAccountTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveAccountTokenRequestObject struct {
+	Id     TokenPathId `json:"id"`
+	Params RetrieveAccountTokenParams
+}
+
+type RetrieveAccountTokenResponseObject interface {
+	VisitRetrieveAccountTokenResponse(w http.ResponseWriter) error
+}
+
+type RetrieveAccountToken200ResponseHeaders struct {
+	RequestId string
+}
+
+type RetrieveAccountToken200JSONResponse struct {
+	Body    V2CoreAccountToken
+	Headers RetrieveAccountToken200ResponseHeaders
+}
+
+func (response RetrieveAccountToken200JSONResponse) VisitRetrieveAccountTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveAccountToken400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RetrieveAccountToken400JSONResponse) VisitRetrieveAccountTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveAccountToken401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RetrieveAccountToken401JSONResponse) VisitRetrieveAccountTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveAccountToken404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RetrieveAccountToken404JSONResponse) VisitRetrieveAccountTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveAccountTokendefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response RetrieveAccountTokendefaultJSONResponse) VisitRetrieveAccountTokenResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -5348,6 +16624,727 @@ func (response CloseAccountdefaultJSONResponse) VisitCloseAccountResponse(w http
 	return err
 }
 
+type CreatePersonTokenRequestObject struct {
+	Id     AccountId `json:"id"`
+	Params CreatePersonTokenParams
+	Body   *CreatePersonTokenJSONRequestBody
+}
+
+type CreatePersonTokenResponseObject interface {
+	VisitCreatePersonTokenResponse(w http.ResponseWriter) error
+}
+
+type CreatePersonToken200ResponseHeaders struct {
+	RequestId string
+}
+
+type CreatePersonToken200JSONResponse struct {
+	Body    V2CoreAccountPersonToken
+	Headers CreatePersonToken200ResponseHeaders
+}
+
+func (response CreatePersonToken200JSONResponse) VisitCreatePersonTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePersonToken400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreatePersonToken400JSONResponse) VisitCreatePersonTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePersonToken401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreatePersonToken401JSONResponse) VisitCreatePersonTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePersonToken404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreatePersonToken404JSONResponse) VisitCreatePersonTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePersonToken409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreatePersonToken409JSONResponse) VisitCreatePersonTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePersonTokendefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response CreatePersonTokendefaultJSONResponse) VisitCreatePersonTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrievePersonTokenRequestObject struct {
+	Id      AccountId `json:"id"`
+	TokenId TokenId   `json:"token_id"`
+	Params  RetrievePersonTokenParams
+}
+
+type RetrievePersonTokenResponseObject interface {
+	VisitRetrievePersonTokenResponse(w http.ResponseWriter) error
+}
+
+type RetrievePersonToken200ResponseHeaders struct {
+	RequestId string
+}
+
+type RetrievePersonToken200JSONResponse struct {
+	Body    V2CoreAccountPersonToken
+	Headers RetrievePersonToken200ResponseHeaders
+}
+
+func (response RetrievePersonToken200JSONResponse) VisitRetrievePersonTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrievePersonToken400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RetrievePersonToken400JSONResponse) VisitRetrievePersonTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrievePersonToken401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RetrievePersonToken401JSONResponse) VisitRetrievePersonTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrievePersonToken404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RetrievePersonToken404JSONResponse) VisitRetrievePersonTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrievePersonTokendefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response RetrievePersonTokendefaultJSONResponse) VisitRetrievePersonTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPersonsRequestObject struct {
+	Id     AccountId `json:"id"`
+	Params ListPersonsParams
+}
+
+type ListPersonsResponseObject interface {
+	VisitListPersonsResponse(w http.ResponseWriter) error
+}
+
+type ListPersons200ResponseHeaders struct {
+	RequestId string
+}
+
+type ListPersons200JSONResponse struct {
+	Body    V2CoreAccountPersonList
+	Headers ListPersons200ResponseHeaders
+}
+
+func (response ListPersons200JSONResponse) VisitListPersonsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPersons400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListPersons400JSONResponse) VisitListPersonsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPersons401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListPersons401JSONResponse) VisitListPersonsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPersons404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListPersons404JSONResponse) VisitListPersonsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPersonsdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response ListPersonsdefaultJSONResponse) VisitListPersonsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePersonRequestObject struct {
+	Id     AccountId `json:"id"`
+	Params CreatePersonParams
+	Body   *CreatePersonJSONRequestBody
+}
+
+type CreatePersonResponseObject interface {
+	VisitCreatePersonResponse(w http.ResponseWriter) error
+}
+
+type CreatePerson200ResponseHeaders struct {
+	RequestId string
+}
+
+type CreatePerson200JSONResponse struct {
+	Body    V2CoreAccountPerson
+	Headers CreatePerson200ResponseHeaders
+}
+
+func (response CreatePerson200JSONResponse) VisitCreatePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePerson400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreatePerson400JSONResponse) VisitCreatePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePerson401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreatePerson401JSONResponse) VisitCreatePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePerson404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreatePerson404JSONResponse) VisitCreatePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePerson409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreatePerson409JSONResponse) VisitCreatePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePerson429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreatePerson429JSONResponse) VisitCreatePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePersondefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response CreatePersondefaultJSONResponse) VisitCreatePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeletePersonRequestObject struct {
+	Id       AccountId `json:"id"`
+	PersonId PersonId  `json:"person_id"`
+	Params   DeletePersonParams
+}
+
+type DeletePersonResponseObject interface {
+	VisitDeletePersonResponse(w http.ResponseWriter) error
+}
+
+type DeletePerson200ResponseHeaders struct {
+	RequestId string
+}
+
+type DeletePerson200JSONResponse struct {
+	Body    V2DeletedObject
+	Headers DeletePerson200ResponseHeaders
+}
+
+func (response DeletePerson200JSONResponse) VisitDeletePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeletePerson400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeletePerson400JSONResponse) VisitDeletePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeletePerson401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeletePerson401JSONResponse) VisitDeletePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeletePerson404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeletePerson404JSONResponse) VisitDeletePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeletePerson429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeletePerson429JSONResponse) VisitDeletePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeletePersondefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response DeletePersondefaultJSONResponse) VisitDeletePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrievePersonRequestObject struct {
+	Id       AccountId `json:"id"`
+	PersonId PersonId  `json:"person_id"`
+	Params   RetrievePersonParams
+}
+
+type RetrievePersonResponseObject interface {
+	VisitRetrievePersonResponse(w http.ResponseWriter) error
+}
+
+type RetrievePerson200ResponseHeaders struct {
+	RequestId string
+}
+
+type RetrievePerson200JSONResponse struct {
+	Body    V2CoreAccountPerson
+	Headers RetrievePerson200ResponseHeaders
+}
+
+func (response RetrievePerson200JSONResponse) VisitRetrievePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrievePerson400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RetrievePerson400JSONResponse) VisitRetrievePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrievePerson401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RetrievePerson401JSONResponse) VisitRetrievePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrievePerson404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RetrievePerson404JSONResponse) VisitRetrievePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrievePersondefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response RetrievePersondefaultJSONResponse) VisitRetrievePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePersonRequestObject struct {
+	Id       AccountId `json:"id"`
+	PersonId PersonId  `json:"person_id"`
+	Params   UpdatePersonParams
+	Body     *UpdatePersonJSONRequestBody
+}
+
+type UpdatePersonResponseObject interface {
+	VisitUpdatePersonResponse(w http.ResponseWriter) error
+}
+
+type UpdatePerson200ResponseHeaders struct {
+	RequestId string
+}
+
+type UpdatePerson200JSONResponse struct {
+	Body    V2CoreAccountPerson
+	Headers UpdatePerson200ResponseHeaders
+}
+
+func (response UpdatePerson200JSONResponse) VisitUpdatePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePerson400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdatePerson400JSONResponse) VisitUpdatePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePerson401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdatePerson401JSONResponse) VisitUpdatePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePerson404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdatePerson404JSONResponse) VisitUpdatePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePerson409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdatePerson409JSONResponse) VisitUpdatePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePerson429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdatePerson429JSONResponse) VisitUpdatePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePersondefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response UpdatePersondefaultJSONResponse) VisitUpdatePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// OpenAccountLink Open the hosted flow of an account link
@@ -5359,6 +17356,12 @@ type StrictServerInterface interface {
 	// CreateAccountLink Create an account link
 	// (POST /v2/core/account_links)
 	CreateAccountLink(ctx context.Context, request CreateAccountLinkRequestObject) (CreateAccountLinkResponseObject, error)
+	// CreateAccountToken Create an account token
+	// (POST /v2/core/account_tokens)
+	CreateAccountToken(ctx context.Context, request CreateAccountTokenRequestObject) (CreateAccountTokenResponseObject, error)
+	// RetrieveAccountToken Retrieve an account token
+	// (GET /v2/core/account_tokens/{id})
+	RetrieveAccountToken(ctx context.Context, request RetrieveAccountTokenRequestObject) (RetrieveAccountTokenResponseObject, error)
 	// ListAccounts List accounts
 	// (GET /v2/core/accounts)
 	ListAccounts(ctx context.Context, request ListAccountsRequestObject) (ListAccountsResponseObject, error)
@@ -5374,6 +17377,27 @@ type StrictServerInterface interface {
 	// CloseAccount Close an account
 	// (POST /v2/core/accounts/{id}/close)
 	CloseAccount(ctx context.Context, request CloseAccountRequestObject) (CloseAccountResponseObject, error)
+	// CreatePersonToken Create a person token
+	// (POST /v2/core/accounts/{id}/person_tokens)
+	CreatePersonToken(ctx context.Context, request CreatePersonTokenRequestObject) (CreatePersonTokenResponseObject, error)
+	// RetrievePersonToken Retrieve a person token
+	// (GET /v2/core/accounts/{id}/person_tokens/{token_id})
+	RetrievePersonToken(ctx context.Context, request RetrievePersonTokenRequestObject) (RetrievePersonTokenResponseObject, error)
+	// ListPersons List the persons of an account
+	// (GET /v2/core/accounts/{id}/persons)
+	ListPersons(ctx context.Context, request ListPersonsRequestObject) (ListPersonsResponseObject, error)
+	// CreatePerson Create a person
+	// (POST /v2/core/accounts/{id}/persons)
+	CreatePerson(ctx context.Context, request CreatePersonRequestObject) (CreatePersonResponseObject, error)
+	// DeletePerson Delete a person
+	// (DELETE /v2/core/accounts/{id}/persons/{person_id})
+	DeletePerson(ctx context.Context, request DeletePersonRequestObject) (DeletePersonResponseObject, error)
+	// RetrievePerson Retrieve a person
+	// (GET /v2/core/accounts/{id}/persons/{person_id})
+	RetrievePerson(ctx context.Context, request RetrievePersonRequestObject) (RetrievePersonResponseObject, error)
+	// UpdatePerson Update a person
+	// (POST /v2/core/accounts/{id}/persons/{person_id})
+	UpdatePerson(ctx context.Context, request UpdatePersonRequestObject) (UpdatePersonResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -5499,6 +17523,83 @@ func (sh *strictHandler) CreateAccountLink(ctx echo.Context, params CreateAccoun
 	return nil
 }
 
+// CreateAccountToken operation middleware
+func (sh *strictHandler) CreateAccountToken(ctx echo.Context, params CreateAccountTokenParams) error {
+	var request CreateAccountTokenRequestObject
+
+	request.Params = params
+
+	var body CreateAccountTokenJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateAccountToken(ctx.Request().Context(), request.(CreateAccountTokenRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateAccountToken")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateAccountTokenResponseObject); ok {
+		return validResponse.VisitCreateAccountTokenResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RetrieveAccountToken operation middleware
+func (sh *strictHandler) RetrieveAccountToken(ctx echo.Context, id TokenPathId, params RetrieveAccountTokenParams) error {
+	var request RetrieveAccountTokenRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RetrieveAccountToken(ctx.Request().Context(), request.(RetrieveAccountTokenRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RetrieveAccountToken")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RetrieveAccountTokenResponseObject); ok {
+		return validResponse.VisitRetrieveAccountTokenResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListAccounts operation middleware
 func (sh *strictHandler) ListAccounts(ctx echo.Context, params ListAccountsParams) error {
 	var request ListAccountsRequestObject
@@ -5549,9 +17650,12 @@ func (sh *strictHandler) CreateAccount(ctx echo.Context, params CreateAccountPar
 		err = ctx.Bind(&body)
 	}
 	if err != nil {
-		return err
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
 	}
-	request.Body = &body
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.CreateAccount(ctx.Request().Context(), request.(CreateAccountRequestObject))
@@ -5699,193 +17803,781 @@ func (sh *strictHandler) CloseAccount(ctx echo.Context, id AccountId, params Clo
 	return nil
 }
 
+// CreatePersonToken operation middleware
+func (sh *strictHandler) CreatePersonToken(ctx echo.Context, id AccountId, params CreatePersonTokenParams) error {
+	var request CreatePersonTokenRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	var body CreatePersonTokenJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreatePersonToken(ctx.Request().Context(), request.(CreatePersonTokenRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreatePersonToken")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreatePersonTokenResponseObject); ok {
+		return validResponse.VisitCreatePersonTokenResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RetrievePersonToken operation middleware
+func (sh *strictHandler) RetrievePersonToken(ctx echo.Context, id AccountId, tokenId TokenId, params RetrievePersonTokenParams) error {
+	var request RetrievePersonTokenRequestObject
+
+	request.Id = id
+	request.TokenId = tokenId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RetrievePersonToken(ctx.Request().Context(), request.(RetrievePersonTokenRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RetrievePersonToken")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RetrievePersonTokenResponseObject); ok {
+		return validResponse.VisitRetrievePersonTokenResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListPersons operation middleware
+func (sh *strictHandler) ListPersons(ctx echo.Context, id AccountId, params ListPersonsParams) error {
+	var request ListPersonsRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListPersons(ctx.Request().Context(), request.(ListPersonsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListPersons")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPersonsResponseObject); ok {
+		return validResponse.VisitListPersonsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreatePerson operation middleware
+func (sh *strictHandler) CreatePerson(ctx echo.Context, id AccountId, params CreatePersonParams) error {
+	var request CreatePersonRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	var body CreatePersonJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreatePerson(ctx.Request().Context(), request.(CreatePersonRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreatePerson")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreatePersonResponseObject); ok {
+		return validResponse.VisitCreatePersonResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeletePerson operation middleware
+func (sh *strictHandler) DeletePerson(ctx echo.Context, id AccountId, personId PersonId, params DeletePersonParams) error {
+	var request DeletePersonRequestObject
+
+	request.Id = id
+	request.PersonId = personId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeletePerson(ctx.Request().Context(), request.(DeletePersonRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeletePerson")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeletePersonResponseObject); ok {
+		return validResponse.VisitDeletePersonResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RetrievePerson operation middleware
+func (sh *strictHandler) RetrievePerson(ctx echo.Context, id AccountId, personId PersonId, params RetrievePersonParams) error {
+	var request RetrievePersonRequestObject
+
+	request.Id = id
+	request.PersonId = personId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RetrievePerson(ctx.Request().Context(), request.(RetrievePersonRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RetrievePerson")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RetrievePersonResponseObject); ok {
+		return validResponse.VisitRetrievePersonResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdatePerson operation middleware
+func (sh *strictHandler) UpdatePerson(ctx echo.Context, id AccountId, personId PersonId, params UpdatePersonParams) error {
+	var request UpdatePersonRequestObject
+
+	request.Id = id
+	request.PersonId = personId
+	request.Params = params
+
+	var body UpdatePersonJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdatePerson(ctx.Request().Context(), request.(UpdatePersonRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdatePerson")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdatePersonResponseObject); ok {
+		return validResponse.VisitUpdatePersonResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H17d9s2nuhXweruPbV7KVl2Hm3s0zPXdZqtp0mTiZ3Z7UReESIhCTUJsABoWc3x/ez34EmQBCXKdjqZ",
-	"nfknsSQQxOP3fn4aJDQvKEFE8MHxp8ESwRQx9ed79FuJuDhP5YcU8YThQmBKBseDDwT/ViKAU0QEnmPE",
-	"AJ0DscQcMP0Q2IsZ+m06Go3i/QjAjFOwYlgIRICgQCwR4IjdIAYyuhgNogG6hXmRocHxQD52c/R0Lf7r",
-	"4oeL/zjLM/jDi/kgkt+XmKF0cCxYiaIBT5Yoh3JpBRQCMbms/5YPfzwd/g0Ofx8PX1z9n38fRAOxLuS8",
-	"XDBMFoO7u7toUEAGcyTMPk+ThJYkuM/zl3pjCEA9COzFMEmE3lh94er7w59vxq/+4y8v3v/04+Lsr+lP",
-	"g2iA5UQFFMtBNCAwl0NxunFDObx9jchCLAfHR8+eRYMcE/v5sL2faHBaFBlG6Rklc7woGZSL5+3NvMZc",
-	"cEBJtvZ3xIFYQgGW8AYBmGVmvxyBpDYdgPolYA+SFORwPUMTQsUSMb5/Amgu7zaNqkkhQyDDXKAUrJZQ",
-	"IHnXYokwa8w7Au9RgaAcR0mCJqRADNzArERgL/6Teem0/sx3OWLJEhIxKcfjo+cdgxhKcIEREfH+iXz1",
-	"hGCSoluUgjllubzI4HMfx1du/jgCqyVOlkAedoGGCwo4IinfB5CkE9I1w1Wsts+QB/JYgBmaU4bk5nCq",
-	"RkYAcrkYEGOSZGWK4tGE+DD1cWBXMriSXxcZTZGFFwVXv5WIrSvACi9o4AMXFihXwPHvDM0Hx4P/dVAR",
-	"gAM9jB/UQOlSAtydAzzIGFzLz1ysFeDL45SfzzLKUboR7hI1pIKSvVjuJY7sDyssliBWHwxWxvuAMv0w",
-	"LRABlCA+IXvxHGZcPighOUVzWGZiv3F6akj4nPTraudiJnGPmd3OKM0QJArPzlOUF1Qgkqx/Quv2Rt/A",
-	"a8TVit69vbgEHM6RvHqGBFuPwKn+Q+9RUUCYI3CN1hKYwIym6wjM1u6XCSkyKBSoKoyjKYrUs5ioMQwJ",
-	"SXwpAStMUrqKQIGYHM6BxEtMFoCglXqWIVEywjUSJCVjiAjAEC8zUa2GMrzABGaACyhKPgKX/hLVMAhS",
-	"PJ8j9bhcL8B8Qhj6FSUSffeejscgxtUZTRFjlBns86Za4gypr+aYceE4BuaAC5xlAJMJmWd4sVTf+fO/",
-	"qM9/jdZTTKYlR/G+PN8PH85f6kcSmueIpChtgMTg2fxJ8gI+Oxp+g8az4dP0+Wz4Ah6i4VHy7XycPp19",
-	"A58fWpqtWWEFNN71D+X9P4Rkn2uEb8PQW/WHvAaUaMLbYECCgoIWZQYFOqkGESqAXGZqKI+8cPmBT0hM",
-	"yiyL9X06xiePSY93tMeAikeMgaPFEuP+ZAZ+p7m+WGvqa7817CyXdERexwXNEbh4+RNXJFNtwae//oyS",
-	"5AYn/Xh41ZgXeNTy41V84osSmt5K8iCWlCtg4/K4qh0GKDCniuuJJUMIaPSRJwiTBBWiBT8fB3adFQNX",
-	"K+tJn81KdifIVkYxz/egxq9xjkWIRt3ivMwBKfOZFtscMaaasBRwgWqSzeE4vJlMvSFIQ+UjuX6T/DBW",
-	"CGE+uaVjItACMYUP7+AiiAxQiplyRUDQa8lJofx3zmgOYoJuxVT+Ni1ZFivIKBi6wbTk/tdzAAlAkGUY",
-	"MUmueEEJR1pmkWxZMuCKGqndN4iGmuzNZXL786+L1ZuXi/Gb3z/cvlkMwsciR9dpwxZacIHYDU7QXxHj",
-	"atvNUzh9dw5u9I+G8juCaQUMuICYcHEsSTQUEpCzjK5QKhkKBAxlCHKkEH40Ie+N4CkvXMplazvjCYAg",
-	"x5xL3kEZKAkvi4IySQ60ROaTY8URno7HE0JgLp+QS9MkU1EShZj153nzYI/GR8+H42fDo29GKVxmGHaR",
-	"XnNEQ3tGPdWByST99PRuKP87sv9NJqOPcPh7p25gAUSh5PcwNVqQ/JRQInmu/FMJWomiIQe/cn1rbl+f",
-	"BorzqZukiQTDwbEkwtEgR5wrSB+UHE0TyNHIoN+UkhmFLMVkMWJozhBfygePgd2ou/Y5Rllq72ngYZMi",
-	"a1MzTDPfQSRfxKbuvXIZcpfVcW2iOj/IOd6bA9HHUwfNyzo4mjVIMMyRoi9ziDN9/ZXMW23JDKLMAo4U",
-	"KMzOIom2cYPnxmAFJQyWTlhsySR7IREkkjwBASdRpRRpnqnUnlNLAW+OtH6nPk1vjqaSDXA+nWU0uUap",
-	"VGXlNBkm11/xCWloSClVU+ZQJMuGzqhH8mlecjFVA6aCSsFlaq9fzsnVQqEWhqs1Shzw5/uKN3Wzrheo",
-	"idSkhsbZFWFuJW63Xz04jZUULaV5KoWw5L6AnyhOOAiLa4OoGzEul4gpSmME1UzKx0rRBJgMC0YXDPHK",
-	"zlByTXswBw1YkZqllLfXtGRuOJxL4QcCvqRMgBRlcD36O+PQqVtcXTNow74nIQMtIEspqlMi1vf4I5VK",
-	"+A/VvbirFOhWHCxFntXucCAlsCfJv6U0kacC5AD1FdI/ND9LpKv9fqg/XcorkVCtRE0qNA3QYw7sIPOx",
-	"OcdB9ZIaJw2Q6+ZZallhCQXgcM2V7QGsJHFYMUoWYE9xKXUkYJ5RqR/xFWIc/Hj55nUEiLJT/Pni7c/7",
-	"I3l4P1PxipYkfRgSECqmczXNZriXOhktWYIklSNfSdGkJOnoC6Dxlm44moRuMbeiE+agpaqCvdjtOtZn",
-	"eUnpG0jWhp/yhx2pJVoMCjRVgugU3SYIpWjjIRtKDxJI9C7kIwA6eopS+aemPMkayNmBml3KSmUhZSvu",
-	"3Uf19j/yEuxGARZ8p5VLarHh4BzJ+EBgKZaU4d9R+thyz7kGYSCF2p/QGhSM3uAUpceAX0+FBOqvv/76",
-	"azhL0i8A7OUir9FaUrCaXHxN6IqM9FGh20IJxCEK++DTOiWgdG8Aajygibplny7AAv9BvIqsgebF6nUR",
-	"MMYoxbAQuUEZLdBoUL3RN7CfwQLOcCaV57aOAxL3q1LZ6iKOoisS3I1xahANCkYLxATWgroBjZD58T+X",
-	"SK1YrtN7yRJyMEOIAPeod6DO6if1avnGrQZTN/GFHu+enKZIQJwF7PHvEeRSerMKqB5/AlBeiDVYLREB",
-	"MUwEvkGxXFo/w21jHS/Vy9v2gjtfg/roHZ/bcGv9V24OOpM6oJzU3qx/V+2NSlRqSKxaKzfESNumVkua",
-	"IaDnlhin7VagJJmU9+CExLU5Rl/H1vylVQ9lGUlPACYcpwhgEbWgSMkFRhyxDyjZWH5hHRzu1VpblX/C",
-	"WebMOnW4S0ouaI7Y1nsx4+ondRdVBv4tE7wx41oTODfHthne24GNKRqg4Hbkrc1/S18weAcZ1PAK0xRr",
-	"o+Y77+yMmb0OKXUXFhBU3cra+gwNvEQAwWSpxWVJFBz0VviNUYBIPOiyzH4eemXVNA+8ODvRXfd9vNTm",
-	"uADpMb8YswxQ6vSs5hY8aeBfbGx7PPaxbdQDQbRE0r0GZXodZkhIzez84i14enT4DXCSTKIcHxldIabs",
-	"JaE3VhYfZdr59OQuYNyJBhlNYIYCx/GOoTmSPBWYIWDv/IfLVyCDZFEqhQIu+H4EcsoFKNxgZTGskebW",
-	"KzdSXXc21dI2YNe5tTy3vdTmF+sqMJ9maImNIa7rUq01e9dLlZOxwEouV9S/ySeHz58PDwHMiiUcHgHz",
-	"mLrSbfd4Ovzb1aej8D3qNU/19yFmk6EFzOwxyGHHgBJkjyf+Qf1wuS5QbDFgL5aIB8k6jiYkXtAbxEiO",
-	"iJia84lAjEmKb3Bawkx+IpRMC0bnWMT7kbI965NVbFuyE45EmIG0DcA1mDBHW99lD7C4F709J1JrMyLW",
-	"jJZCS0n6KKR0Z7esnLBa8OsCrgC9rcBks7NZDTuj2rHRuN2N8qq7yI10sNPZdkoAbfjb6pKJlhgSSMAM",
-	"eWxGu6md015dVpnr6/NFFI+X1n/wOGv9h4opRNabIkWxeSlKhqY1j1O0yRfVwhlzFK8xuX6V0VWX41FL",
-	"ZpIhAEltAZQiNzXOAmv7dGTESq5uuAT8ZEk5IpKdxHIVcR9ykmX69Kf6OnrEJ9gnzLLlFpMt8S9N4WKJ",
-	"tAnIvF4SwAob5pT1F7pD0RI5Juf64cO2s86z8AcVFoaa5lqubFiSuNhbkN+i20J7chiAGUMwXSteLleu",
-	"tzI4HpQMh4io9hHvugJKFHXIkBx50iJ6C3yDSODtu9LARvSKf1y1lUch2NlALC3434tYehii2Ejbc6N9",
-	"6O4HbXaJHXpwsKcUZe324PshivlgTKgEzF3xgVpMaCLCiZa385ILSQetolQXyv84bNk0+Y9CFB9Y1gbw",
-	"Xg/tAodboOwDR2eQd8gnjl4aUJLoHAGULKmUKhnNa35exW0sMwBznGVSSyVt6GkDZM+wAscV7qJBHXjv",
-	"MUEfxt0+KMfE/QtQU0WhfbXW2e867oX3XTc2MgxOOei4NjgYkcg6NueVdUx58ZY0S+VIPiEGv7VHwkWw",
-	"/KoYEazuXkWyGIJR9zDql5ugt0cGhIqIPAgcqmkeGyj6Xfdlp4bg36cn7qlr9cS53SCvJW2996Wyttrm",
-	"UVmf1yo6a+zikcV+mGaYIK4NoXkBEzECH7gOppqQuBYlpblQQGaMmwqgdpS1rWh9TF+ICIZD2vRbolRQ",
-	"tlbxYwVGiTpmn6lUvKZm7rSBi5iDtES9OYp3zD8ohSMUHlXmOdyui/g3dmEeaQKg3Xg1aQgaK0us8Xjd",
-	"i/ZY4zX0TdeY143WvU3hl9QRlro1PALyhk/kvUh4Sxlc+SwoAmpxIQN5pyF585lcOKt6L2O90cCsbFuh",
-	"p8A3kkMUiBjkZEhiYaJN2V4EUxBNO6zlgVWtWzcgCbE1z2vCv6Srhr7IaXYTuiLtxPzk9pEigViOCSaL",
-	"qTO/+4g7LSAX07REre/1xqc3iOG5cTXVTmGqtPb6WUxnJZfEhDe+rmwP/rdhO4SvSHCaldby7ynCAiZi",
-	"qiPnJTGhU2+kOhFJ4KaSLATmbYliqd67myEIX17guBe3tQO+fU9TZUarx6AHRK1woH0Lcn5Q8XUNX1ZQ",
-	"ftYwRKg2s5yAHK4lEGVoLgAtta8dkgmxXELiqfy+kU6hCPdjxfiHbCqVwvEKoywN4jBOlsAH0xq9j11g",
-	"jwToGOzZ8H2txXIKYnSDiChhZobUDCz+w/L72tAwlreMBR1Lxg2GXLMORL1E8Lk7k35KmznDu7CJZ8s0",
-	"r9QjPsuqJm5hkFlZ+EVXGy+6rlnuysC2nuyXfoqBk2liTsifXcP5ur+zBs993W0+QFcG0wea4Kuwrw8X",
-	"g/4W+DOGoECewP1QatucL+7Ubvsk6Ulyo2asjGXGnrdTnkbkonR3V10895yPhXYT3tRB3PPP4zHPNh4B",
-	"zZKMhoq5s4CHxJSGW7/HEXQ4O604gPKggPWOYSlIAzMMqGEApqmK9azfbs28qOer3eu343HzJqPB7XBB",
-	"h63rTSFfKsVu2+ZeuoHyKcyLDK6nOja9uZWfpZ7Pl3RFnHncGVEJcG/UmlxdBABYcJTNj4FAt47BqzBj",
-	"wWgGkiVkMBGIcbCn0xL9YEbKcsDQvORIsltq7AKb4d1H9/+eTG7H4+Fkcns4n0xuv5nLP1/Mr74OEgDs",
-	"OSP75K3UnVRygv4JUF7GE6iS30yC047Gx+15NDkSMIUCbvfum3FhFmFDCLyAhIAF1vvVQrllCHUGclLX",
-	"P3ScauWQwhzAGUchJxwsBZWcN5likmKGEjEV8LYvNlchW723eb/AD/8kRKWmWhQKn8pj7bZLV9+85x5B",
-	"T8FV14WBthPFGmFAPTBpux/NDNyiVdeWgvkGc347GC5pgHOvKBr/mRY/NEtuTH3V99zvbdDtuJo9nxwX",
-	"cK3dhDa8OeSxeeCJbIK0lz57ConVjpvUuMgScqATV4CgvqyJbgumtf55mWVKJydhlclzrPcLsAjw6MoS",
-	"oKIJBtGgFVah0r1siIFejwmqCK+KMcre6uMJhBOpMEWb7yeH3l9tf6vyzQnYmFdz3ManLmyKJqTi2Dq9",
-	"x1I4Ze01mXmPqLpHzsjUzP9MlpigIUMwlZTExFdJOmt0AbApAypyYZjbk5lUlIzNAZAPboo9jzpTu5tJ",
-	"g342RVuis5HU7SIE5FpeSkqTUkJgM+bFxjNL6FmPtrusvSjtNiTqOGg2nMMEkwXwfj4xziKVcT+fa+ud",
-	"SelzaXCj0M7C0U5nUKAFZVXol95G7TqD4fPNAzdfTkhc3Y7OqXXB5a2b6IrLD6lRXkx6CyT1D4CXWCiQ",
-	"lKuXErTK7KImpC0FcpYdbijsS7SraCyqgpwQ66nHxQcpoo7NtyHw8jp0ai2hZHh0ewtsWmmbJrksgK2R",
-	"+Yb0tfwRaoLQujeaNrqlBKrNcDYaQNtUaga9ExBTBSA1410wIqpKeZdPBOm6TlF7RVkePluj4lROOK3t",
-	"QI1GM0ZXHDFQUC44wME4tPsrn6OtyqUitY8SD+m95/nTEHG7p+IZMnzsFlTpIgJbLLwZJFix8D47IpQk",
-	"HQhFCRoKnCOTeq6shvLWV5Brd7kOw2u85fDo2xDtRCznUzqfcp1H3iGtL1FyPaO3YLYGFbe2UpWuCKFB",
-	"Ts0ncdzM13AZq8oR230aevMhvLUBKW2z4kz5PxCIl0IUmj7Lv3gMPrx/rdJxCoaJJqOnF2fn52BPUiD9",
-	"Z2VAUGWWEkTEEBEJfen+MWhmRqpKRzUM02WMMAEQxK+pdjbFhmeZSkkTYlLrEsgMStVNFyNw6m4UegmF",
-	"BWQ63BDKnYA9CGYwnZD/PUQ8gQVS2eAlMUnL8cd4X3tB5yp0XVDa5E3qVI4PDsw3o4TmBxUBOdAGhHag",
-	"mmcRUTP86fjg4OO/Df9fsFxANHAh/jur+dbY+2hqfrKcpmiGxbSA615274CKL7Uwlj5sBin7PWwGjgr4",
-	"8L2EFKrQdX0Wc0X4dh/j1jpNFTve3YZ5drrBDfPc4x53MsSEU6KCpD18H/8khpggkXqAIWZTXtPuhpiO",
-	"q9kL8V4LRg+0w2wgAx2AVpmEw7urFQB7FpQR6zu/QEJC3zVaDzU3LCBmOhWUCyqfAdWbau5T40HVqzsB",
-	"ZSHh5dl4Qq7Rmke66BUUOlXp6djjvJHNdbG/Phv7PzcY6KcBZSliU5wOjgfPv3nyTKm88Nbf9bPxhsP6",
-	"4AIG+x7ZVo27QYOXkCw0+a0XR7EW/GMdtnyN1iZ6XteLcaWMYGpwm6EigwlKowmpPwFdFqoSNnJ6o2pc",
-	"klQfs07zkeMYAteoECPwkzp+hrwrmJDNd3BSEzOvESr8n9WbNtyNzhhnaKEPBeUIDkIw7JIIv4fk2ha8",
-	"2Sy2vINrFWDS4HUzSK5d0bA2IqpMtnvx/RVm6JEY/dbd3otcfcYD2cBG+xzLTnyzyifdWWp1cQmPJbbK",
-	"s7NmQ947EbYTho0UdE+5U4WqTWcwg0Yr7bWYC/XY9/qpFo/td/qfRQjtuKzPfQl1gfRBAuQjX0g/pNgu",
-	"TXYc7D+JOBkmHw+QJzfmt+8uUHbdTk2iZChB+EbiDYOEzxHT8RiFovAPlS83ofhm4OumJVvIM2nIQAZn",
-	"2vswO3wIgXRH9tjMehviPoA8dh0QWKLMlT5wVaxMbDK79/FtJ2q9D3FH1u5s9C9NykgoNtGmk+hkX8+w",
-	"395wv/I3gffaOjgNumDmu+q3+K40gR/pCpRsoWRvf/0A8x2ChaOBC6sPuSVaaSWBkwxnt3Qk8wTsPyuI",
-	"BSaLKdRJn3NG8xCZp1zO6Ci7fKqeCeHC7EuOWHA3tSlDXE07IQsollbaa2TsuJSkunfRhHaNjDcjDnov",
-	"lY8qWHmDzjKUc1PMxS9HYPKZbYGwe2UDKc9YwDeuM6h2mOlcP3DnChlPUw+/dkQNk9OKGOol1rjn37tn",
-	"DFIp8XrKdB2pcNpK8x6buUO7Hul7+7CuXrW1xkkQwuvQ6KDD3UvglP0TC21+C0Fx1dlaCKwBsB/8hbN4",
-	"egRYWIwybwuiyEYE/bHMIanm9H7cPnU4lcaff8vhnTtsacKXahxSFIhwgOcuY6wixjpdFYlQlprOUOLT",
-	"pL+YU6U1VaUQHC8rIOe66lNPmLZz1YWcDitUV9204C62nOd7H/ebNeHMT1ZsN/XQ6lxOC9dS6atrGVid",
-	"eTuieLuKgYmcfb0puN4MiUxlOp36jDmIzQ9xr6gZW+J005vsmPar7C/93mV92VUogt6k5PvKkDzNkVjS",
-	"VCUQMm4z5/T6trpvq9ncM1F3cvIGEtqRbtjApA0Zn810wnC1GEZLgQmq5zLbL2v5g/2y8bbs0qXPtrZn",
-	"flDCZ5bV9mlSa+tQLVQ1EsgQIJSg7bD8AA5tF11x6sbOW3P3PIVuaVz5QCgXVp519AwmjHLedUSfQVKP",
-	"BgKHAkv+05JafxkzlNAccUl1BUhLBPbevzoDT548eQE+XJ5FIMdZhjlKKEn5vrtPPFccwdRP9bzvKRQ6",
-	"3GMrXodzOcJahtlR+I4C5H9zWVIVsFDHS0f/NxgM1h2hOjbe30vCrgnWTUUxLFjvlKMTjBt9kCDbJAzV",
-	"pptL814Uuo9LnCMuYF4EeKIHWEDYcVpi88AMFAwlmKseA7WDrLpMXI5fHB8+PR4/GT07PPpbPOpoRlEf",
-	"1gWm/VKMtBvscTK5Sn+uDZlcJ65giMsevkaoMP3XlAcqVDXky0z3crRD+99shN/WDLD7UJE/OiMs8rO4",
-	"G4FSHfvenNC1qaLivxK87pfgZRzZQXvbX4/OKLMY2ZEFTHTxblfruIm1MFvBNZfUiyMJ7s2KhKpsew03",
-	"48grxxqFK71EXnHPCMSNLlqQIdsYzJaC6axuGKov1DONIlD4uWo2qYpvf45aYq1EiI6+hL73xM+dUQvT",
-	"D3V4Sx5KKD9DRuxWZUinAW+laxUfblLDeyYg1UuvOrJpK69K4DZ5SRqUM1teFQUKq2Kh4n+1g7lvhVWv",
-	"kma/u3J1kx8Yc711XfeoVhCqLKXIdY8mvRHQzWvjen8wATIkpfjD5zoynZQ5Yjjh/drbPhbn0JGHNygP",
-	"VzVgJTIlUByY0TmQD9h+I/x6Kj9OYxUys29qFul7UYlWJsq+jc+7p/xGlge0lVt1DoAhQ89tZzQ9/iuu",
-	"suV8y/3N0SihzPUB6yix80AAaZou0oHbQdTdNNZ1SW1K8nXaVdEWn2LU6tfWsKhHOVsHCN7ldBa57WDH",
-	"rzG5DrFkgfKCMsjWEeCYLDI0LDlSQeeGCflB8LYVRZOJn2sqR6hksw8sVmFLVFRWvbCmdw8CruvD8ikU",
-	"Oz3WBw/1ms2ibGydfHCo8PEarS0GSpFuMwJ+LmRSiYhBjArmCEoYgCKQ+8EQTJYma8+DjhMDQKDUeV3b",
-	"Su7ev5pIC4Mr5HUFRSok9G69hkq6Yu7GwiMNDOIiXN5Pddnyeoe2EcDS0842RsYnj7lrONpL4qtL3AFp",
-	"r9YVNGRgz6CQXENetsFE+YhaRWSFDVvsGtqOoH24eav5aL+328eCK/Caku6c8WioZv1AQstsA4KK3k9K",
-	"hsX6Qh68iRNDkCF2Wkpl0356ZWHe9EoatFuycZQwJGwzpQjEttOTbvZWkzl007cY7DmKoTMLLXPvfmRC",
-	"9pw0sB9V8bunppWV4l3H4Hu1aqDnuUam7Vw8AqeBFk+m+ZPX5Np0PT3syqrVAqkCVkXj1NsqWrAUotB9",
-	"lVTZuyo3Uf5pep2WJEWMizJdgxxiIiAmiPF2/HM17isOUC7VZxuEBm6OXKz80EW1nL47P27zMiWBH9wc",
-	"HUjCeWC/jPerJq4Vk/QyMFWKt9bmCorlWStOlodms80tR+AdFEsegRlNMeKR6XikPKQ8Molk3L1YneiE",
-	"uJxaLbQa8wDM5CYlTHFq+voIrvtNryi71uqCWpncqgDVaY0mZELOKLnR7dM54EvItCisU3YlGdPQIkcO",
-	"N4OQAe4KkrQkquB7NBrFNeiVX+zrbkfXaP0VnxCgpdcUJThFHMSWWscnmmfKs1BgLZHZ6T1IR7arSoEj",
-	"tcRGg9zYeoyCfX7BXvzLL7/8MnzzZvjy5Ujvw/QINpuIdFlZEDKimla9qvLw0Fgz4ndvLy5jl6cR7Ny6",
-	"Z4Paj5498+xc+8fKpu53xpcvbjXH79XeHtS726sVfq+ATfmP/nzx9ucRMFZYI0XYlsbOZqp4ki0TUCUo",
-	"pmiOCVIzOllJz1qzT2tazDdYp9UUzghWvdVVgTaCpc5TULJWvaW7YRGRWhbNsdB9yu1duM5sSVYqVK2q",
-	"STsyNlvXWvLqolGqNYqf6R4rCDDod+JgSP+oMjzVwYLYnOjwPLXpoJoOCiyyBklz3F+i7t7NEZCEovpW",
-	"3qdfjJnvD6LBje2MHWgYLaXHAhFY4MHx4MloPHqisziXimMdsINPZrq7g0+qhfid/H6BRFcQlOS3N5hj",
-	"oSmpQj4t6lLCS13oWy/TdA51mcm69qttJqE6jypgtvvRvVvl7frBVAVDpp6kApmVaVGm+I/ONaEqvgLa",
-	"NNwJ4YirZuB7UjWh1xjt63e7laigs4TmCMxgcq3zpMEpWYMMCsT09iKzibX+OCG6NW5cCY9xpKmIrqOE",
-	"UrD3ZHy0b7Uk3QQZxF5NfMP9HP08T6VIUSDia2SNDttH4/Ef0pZWn4ty9383GRSUi4meEo1GhgQeyDGf",
-	"py+tTmivlS+Q8pzheHKKM6lhDM+0GyCgtmojcUzoUPVjUSpn9wKiwQUSwzMFHGFAtzCkhFDMDcjv/ShE",
-	"8ZZk6whcwBxdYIG+u1AezgjwhBaVpdZcv8S0/c1rkat5Mj7qKCQkMWsFea19iaqEAl13kxOwoDr3vAlu",
-	"9SO0Kendb/oqMEF3I/nQRp6On3ZpKA6sD/yWy5X1ccfnPBF8cPzxyqtgPnhbGId801JRL2QvCTBccKkK",
-	"6JmBatFwJVUVyGCOhDq4jzuYKORN5TBFtpzmdvOgaucvoaRq5l+prL2a+KuZP54O/waHv4+HL64+HT6P",
-	"nj8N1SW9izZcvBbUIs/cefQtmEmYonPAIElpTky9D29XWalFueeHF/+xXNP8ffn7N7d89ezo8Ln84tfx",
-	"6cVf0rPXqzfhrSqO03ujWTlVes90/0/+fo+OuvZ7FSlKFiAXpggFoCRBUdVSxFZysNgvmiyvQASlEZih",
-	"OTUdgMzQCTGM4dh2E663uLd9GF3JZym05Eg4aT7cpHFCvIYa7cb2OsrE1VnfN/Ke5khcMqQnDYakeiHY",
-	"xi+xciBYRg291kXagmF9ClriIkhqgbrIiI4G1S3LicnZxNxMJaWwBcSkathe2DDmHLJrySmfjsf7J0ry",
-	"KjK4NvU5I+UKkZcxIbanvb0RytSPglKg/aBVdYu9p+Mn+yHWystZjkWduW7E7BrhV1dtUx88IBhZUNay",
-	"RQXMlRSnFLqpmalG/LeUYpEQawDhe5quN7RLvh2uVquhPLVhyTJTpaTRP7nhQhv8ighZjxjliPxfr+7H",
-	"wCvQo8sc1506gz/L58B7+Vyj795xqz5dIr988tvRxfX78eqX2eX8eXr4X38u/pJ/ezoIFZqp6sH07sLs",
-	"lUO6q9t0JPG4+zsJUIX+8Astv5ICe5Zp/5uWi4rPJzYp5oa5xV3kCIpiSNYI7+G86sv9ZPykQ8BvTGeF",
-	"i7pI6012LxGj9vyuEsZ4Zwnjqd7tjs98AZLMhaJgvizTkJI7ZZi7aBA2MymmGmSKuqi25APdLqCa+b9l",
-	"K3NQw7Vm117zXqgrnDJhaq7pDTDd4fY1SBr38YR4fLLe2QHE1nI/8ttO1fovBvtPTUjVgEprhqo2kxJ9",
-	"dGV/XYJAMyTzqGv2phO3lc1siZJrbnq+Yw5UEYLjeuacxEebFAxujsAeyjgCT8fjqvxjqKzkfr0IArrF",
-	"XNjG6JhX08v9aXevnHdCno6f+kUm90/qhq7mISoWnlPjRXLJgHJtQR9oXK0f9C57qffi1H4t1Lh2xqqw",
-	"IqDESVEmScIWwrRvPHqxpWDmvroTp0MZ6UwCsK/Cj4BUFlRPJQG0hq9+XSvBCBjblMC5gjwrVwla15NO",
-	"nORkjk6BbHN8RfQCskqrwn9bVgmRlGrIgTFxGgvnQAr7W57wTJA/ofWgv/DxqwnL92QN59Dt1HR87164",
-	"AVszXOpjvc9Drc3h9gJmanC9HWbfsmee26y90LvegkpnF4h7iS0PvgDnIG+G8j47Pvx2NB6P/1b3jTbH",
-	"HfnjKhe4icm1Puqwj9l4lNX5Hx8cHB59MxqPxqPD42/H344P2EFwzQf91cuf0vcfXj3J8ZMfn/cEtVAj",
-	"UdtXpZUYGwxE0gU7A41E/55w2+xHqOvfPAY0t4NHOiRS38aiLCIG8BqyYmUU73qzGXxgRp6ng/4S4Pcw",
-	"ddgmHznc/sgHAo0jS2sjvSTAn6l4pYotqwdebH/gjJJ5hnU0wdOjHg9cUvoGEpvdzneSMz8QdFsoEc2T",
-	"NZ10qenTBrOYuWzwWgmOQaGSd7oLXisZxZd+vuKVI8PEMede8qdzgBO0UnVapM4dAQIZM7F4GwQR1dJR",
-	"B2TFI3BJwQpm1/rtcIF4ZL2jcc3dHwPVHbLl8o+PAfNCEbjtWyflQiUKFvC3EoFYjo+BsmJZ2XJC5jjT",
-	"tazaSVpKmAG8TJY6ZgGcakOLnmGGMkoWrmKXmQfQ+YRo9YsLKaYkUlCdM5ofe3W7tHBqH8GiYSCR8qXj",
-	"/FNjuYn3R6Adbe4MTtz3goNWjPWEPDzI2hxRSCCS77eS8h8gC73GmphvHfgOLlCfcacaUOtNpPs8eKaj",
-	"CrU09hCJQIcYfewOR2/wKRsHbhh6I4pbM5IdTEpd0oafOOQFUHvdF6pwZP3ShjnqVcmUn/8dEuCi1EGB",
-	"XTxaT6CK9HVa4F08rh7ckmy88Ne7bjmnGX+pZpOX2Ai4alPQPynN5bvDSTkeHz2XI79Tw99cJrc//7pY",
-	"vXm5GL/5/cPtm0UwOkm/6J5c3Aqj/ULY/pG49yPxSHlE7gzarJFrd9EWe0rbUOL69sAsk0qj0+C7+eJo",
-	"QroT2hrE2Sr4vJ5CaSrVQbJ2po/YNnqRBNrWGjXs1FGHuGFriSojkEpRQZABTLq586hKl3GhPHoG2sF+",
-	"pLZdz3BS7MKmQaW6WpVietxjJPtbVet/MLW6lUpTUexA0a12QbhQNSWvAbLSPLVdtT9l7yDavYi0y3r7",
-	"WN/aqNpXO47dzz9oVV29nzb+WTXxx2C3n6rOl4YvufaXrqapBwmuBJ42oT8KYEQuZb7eNVp/O011QyGF",
-	"Q7rCwoaWzFUL5Hpj47urncHvf6RgEaom3FvS8HrNf+yqmaULXzUZfbM4VVVrSDkiqjJQXeVoPtYT+dtg",
-	"1QLsgY/pfm69A7a68eXu7qqjqlTXA7XiURZXWsWgPKhtF/64u7q7qvXE3+H9tkyEEsvu7mlf2WZb+Yc2",
-	"q+xoJflc1o6wNBeycRx8wml3XOR7E19LCfJz72p+nw1iHTitpeyZwIcJcc9S66iyHig5Cea+Yyekx9fl",
-	"JUqy9YToWqswV925mznMdamJIUlSbu4tN7n0xT4i0z2ELJvAfvVFsOt/Au34UzNKpB4IYtsY3v1BjM6n",
-	"z5rUfg5C+z/eZv1IxPW9oRZbyWuXsvzBuHuhjry6FyF9Y3IFOCJCKpCqa4EO0hNUJ3ogHij+UrUniH1k",
-	"Ulqw7udYYXXc7Hygkw9U64MTAKUOrWFdpVmDlSpN6loq6GcmpGqX4EISNG2/dv0Rms0XRqDZM5+bymeG",
-	"gE1Io1v2HhbgV4oJB116eZXEVDMRYGFiJ1QZjCpWgDJla04ZXJGTVmNPUo9cDHV/OLVu/QkR8Bpxv/RB",
-	"OByAZ1TwSB53lU4r967STva2RwGAGVpTFxCVY6GiDk2bLFcEsGUqt1Mah0LQrFCrNvTFscfPaYOoNNG2",
-	"CaLVZClgbdiFUd6H/3hGhn6mhGCTkN78JFjC6o81LLgbif4ltOyqebd6w3zB4ogkhJru/Mub/qV50zUZ",
-	"uL9+eaCQdUN4pvy5JSCNOpl71TnbBP3Vfp+Qjk7cipETauSRvQ2hfbrLd2RkHJONnDmvf42hewuTHLiS",
-	"77wCb740kcM1mJlW4OmEKBc3kdKCUl4jK4rIharkVygAzDIlI7V4u84rtPpsCvbkk1KuUyOPgaTNcaTi",
-	"PW01KWPbjIClJFq8aYhfRtG26aZKWiS0luahJSzMrTtdquGmgJh+/Xfq7Sfar0/kfjJKFojJ3RtMjya2",
-	"r6fOqqBMCUP66vQFteQVIKFFRSN2ylkTEha0oBXSlJAVdKjIt/wTCD69LAP9/Q/eqXlSwh/tbjAOgh6S",
-	"gPnyczF9/d0Xb1y/v3d9Cy+PvBp6/2LkX1JYXKbaiWzj4/W0jXr1l4/af6DqFYQSzbyEf0oU5zFr13yC",
-	"uEKGexwhEHvDh8Mlyoo4AvFwKAfFKrt4Q3CtIoFm/S2RolXspGlviVwOH2Yhjd/HlVGVCufOKZBy2pVb",
-	"whv1xbysEfkmw5Paubzt15p4xXC6q76UIUPyTFGqwwPBDC2xSvevhUJ+xUFs0iRr2YAunqMqXqC6fptk",
-	"RVXBZG2SIcGPl29e61oUf754+7ORrxBSQpYxXR3XEjRNyRQdE2j6FSQMKYIHM1PSUW/Yz/m5u7r7/wEA",
-	"AP//",
+	"7P19c9w2liiMfxXcvvsr23tbsiUnmYlTt7YcKZloMo59LWf2txN5KTSJ7oabBBgAVHdrKk/tB3nul9tP",
+	"8hQOAL6C3WySkh1H/1AtEjh4Ozg4OK//nIQ8STkjTMnJi39OlgRHRMDPt+TXjEh1Eel/IiJDQVNFOZu8",
+	"mPzM6K8ZQTQiTNE5JQLxOVJLKpEwldDja0F+DY6Pj6+fTBGOJUdrQZUiDCmO1JIgScQNESjmi+PJdEI2",
+	"OEljMnkx0dVuTr/Yqv//5XeXfzlLYvzd1/PJVL/PqCDR5IUSGZlOZLgkCdZdS7FSROhu/aeu/MvLo3/g",
+	"o9tnR1+//1//MplO1DbVcKUSlC0mv/3223SSYoETouw4X4Yhz5h3nBfnZmAEYVMIPb7GYajMwKodh/cn",
+	"P908+/4v/+frtz/+sDj7e/TjZDqhGlCK1XIynTCc6KI02jmgBG/+RthCLScvTr/8cjpJKHP/nzTHM528",
+	"TNOYkuiMszldZALrzsvmYP5GpZKIs3hbHpFEaokVWuIbgnAc2/FKgsIKOIRNI+gxZhFK8HZGrhhXSyLk",
+	"k28QT/TaRtMCKBYExVQqEqH1Eiui11otCRU1uMfoLUkJ1uU4C8kVS4lANzjOCHp8/W+20aBa538nRIRL",
+	"zNRV9uzZ6VcthQQJaUoJU9dPvtFNXzHKIrIhEZpzkeiF9Nb75dn7HP71FK2XNFwiPdkpOVpwJAmL5BOE",
+	"WXTF2iC8v4bhC1JCearQjMy5IHpwNIKSU4Sl7gy6piyMs4hcH1+xMk79MnE9mbzXr9OYR8ThC+DVrxkR",
+	"2wKx/B2alJGLKpIAcvyLIPPJi8n/fFoQgKemmHxaQaV3GuF+yxEPC4G3+n+ptoD4ejr1/2cxlyTaiXch",
+	"FCmw5PG1Hsv11H1YU7VE1/CP3ZXXTxAXpjJPCUOcEXnFHl/PcSx1RY3JEZnjLFZParMHRfzzZJqrzIsF",
+	"klezo51xHhPMYJ9dRCRJuSIs3P5Its2BvsIrIqFHb15fvkMSz4leekGU2B6jl+aHGSNQQJwQtCJbjUxo",
+	"xqPtFM22+ZcrlsZYAarCjuMRmUJdyqCMIEoTX87QmrKIr6coJUIXl0jvS8oWiJE11BVEZYJJswnCTAjC",
+	"FBJEZrEqesMFXVCGYyQVVpk8Ru/KXYRiGEV0PidQXfcXUXnFBPlAQr19H3/x7Bm6psUcBUQILuzuK4Fa",
+	"0pjAqzkVUuUnBpVIKhrHiLIrNo/pYgnvyvC/rsJfkW1AWZBJcv1Ez+/PP1+cmyohTxLCIhLVUGLy5fx5",
+	"+DX+8vToT+TZ7OiL6KvZ0df4hBydhn+eP4u+mP0Jf3XiaLY5CgukKS3/kV7/IST7wmz4Jg69hh96GUho",
+	"CG/tAFIcpTzNYqzIN0UhxhXS3Yws5dELrv+RV+yaZXF8bdYzP/j0NJnyOe2xqFIixiinxXrH/Zst+L/N",
+	"qa+2hvq6t/Y4SzQd0ctxyROCLs9/lEAyYQhl+luGqEmuF+gvJ+9rcFGJWv7y/vqbMith6K0mD2rJJSCb",
+	"1NNVjNBDgSWHU08tBSHIbB89gzgMSaoa+PPLxPWzOMChZx3ps+3J4QTZ8Si2fgdq/DeaUOWjURuaZAli",
+	"WTIzbFtOjLkhLClekApnc/LMP5gYWvDSUF0lMS3pf57BhrD/5V2nTJEFEbAf3uCFdzNgzWbqHiHFV/ok",
+	"xfo5FzxB14xsVKC/BZmIrwEzUkFuKM9k+fUcYYYIFjElQpMrmXImieFZ9LGsD+CCGsHoa0QDgL16F25+",
+	"+rBYvzpfPHt1+/Pm1WLinxZdukob9tCCN0RIznaznymUQY+vzQ8f/2m/KCJV8NXJ5V+WW568zW7/tJHr",
+	"L09PvvJzorbSyAzpJRE3NCR/J0LCQOrjevnmAt2Yj/Ysy48AxzLhBaZMqhf60MFKb8045msS6SMSI0Fi",
+	"giUBEnZ8xd7anmsU1pzm1kH8BmGUUCn1acgFypjM0pQLTeAMj1k+YOCM++LZsyvGcKJr6K6ZQwBoI5Ca",
+	"an1ZR5XTZ6dfHT378uj0T8cRXsYUtx0mdoqO3Bx1vOBcXUX//OK3I/3n1P25ujr+BR/d+m8708k7vXE6",
+	"YZfZYgbH1KoVyfSnw7AMAI+NZDCuN1gtu13c3OD0Na1lcO7TYYMbdVi/aVCGQsGZ8C2O7DVc/xdyppk+",
+	"/RM4/RAOsacfpNlk+Uj+OQHWC6aFh5oOTl5oLmA6SYiUQGonmSRBiCU5thMUcDbjWESULY4FmQsil7ri",
+	"C+SGlu/SOSVx5LbVpETO4VwNbDHD/U2muiER5O3qbuhRFhO069j7TsN4ayfETE91nd9VqYftg6YaCYED",
+	"bo5pbHZrcekqhmQLceH2ueZo7cim+ty4rjF912iNNcnI8ttKgyl+7OOBp5opIShn6SNODNMG9+6X7gi+",
+	"OTUYCv8FN6eB5kOkDGYxD1ckun5iLjwxZatH8orVrugRB5AJVuGyJrQwJWWQZFIFUCBQXHPOgVt+DVNC",
+	"R7G5jRV91IhehvdI1oUDbQ0AIABqD1nXIyrdlS8frykcXcM1Tl8nub4FhH0RPwRWbOK/L0ym7Rvj3ZII",
+	"OBjsTSnWFzSQdCDKjlLBF4LIQtCVSXNUUIlquHKM3sKFb8szkRfHc819YySXXCgUkRhvjz/yHnqZd656",
+	"NW3ifumKhswNTbPxrVcys44/cKlI9F2xLvlSKrJRT5cqiStrONFXgOfh/4h4qGcF6QLwipgP9f/1pqt8",
+	"PzH/vdNLorEa7jpcGRpgyjx1hey/dRhPi0YqrJyHXNfn0jCrS6yQxFsJwi+01sRhLThboMfAVMCUoHnM",
+	"9QVdromQ6Id3r/42RQwEZX+9fP3Tk2M9eT9x9T3PWDRsEzCugjmA2Y33SBDJMxESTeXYI80bZyw6/gRo",
+	"vKMbOU0iGyod704lashK0OPrfNTXZi7fcf4Ks609T+WwKXVES2BFArgJBWQTEhKRnZNsKT0KMTOj0FUQ",
+	"zukpifRPQ3nCLdLQEUDXrG2WalZYltajaP0+F8ENFFElD+q5phY7Ji4nGT8znKklF/SWRGPzPRcGhZG+",
+	"g/xItigV/IZGJHqB5Mpwfv/6r//6r3gWRp8A2utOrshWU7DKNWbF+Jodm6kimxTuLz4KO3i2XjKU5S0g",
+	"KI94CKtcpgs4pfd0VrEtMmcxNDdFVhoKBxZhNyTmKTmeFC2WNTxnOMUzGlMFsttU8JQIRQ2jbaSezYsE",
+	"SEHhm7tQFFDg9sCyZPLilwkOFb3Rh0VKWGT4YkH0OaEnTs9KcfWcvG/w/VPbfhARhWns6cfLKKJWMmjL",
+	"IDzjmYIuhXmXHsmS/JbK4pZLklRt0XpJGLo2JeA4vzb9vtZDOUQQVUzCJQA7hz415VLFCz7T12xdYjeI",
+	"xsoYgtuUY4VLysiRIDjCs5ggXQyRTRpjytzlXRCs77VOwlO0iBRHM6KRB0iYFYnbmSutakQUEQkADCyG",
+	"VOV+QYqlCqKMNN4bNAhuiKBzuwUrOBEAGlcxI5hpbpJIWXsN8wUypvJbI4gMYH59KKUP8zhTXgnM3ulb",
+	"8rWepASvSH3uDMqUp0lTHByqwKjJ9NWYB6XWpxNLZAPK5tzT1x1Y0ioof8kQr8nKrawvv/Fr1ivETK+0",
+	"pdy5iilXuFVHUdxpjsNMKp7AClU/5Cq5+odc4agZACMJ1Qs5z1QmSFCRFk93yZEbC2mn4m+Urb6P+bpN",
+	"aQAUCqNMaoIgCcKaFnArFnPXxm+Q0QfkmyIvrvmRcMklYWi2Rde6FzA9urhGESfaqO/OODazH5jl6KBb",
+	"dDVst/UQwz2666pu28hrNfdsm9c3f83+wWc9tM70zKvpTCi7MJVPmoL2knCk2c9/h8tj7aYrgf3XpNet",
+	"AlDkTWpklgLhWO/DrV4LOFXNUCYvJpmgE+/OVplgh/aAM6QnICa6ZI4H0C+99gt6Q5in9fr6N/duIfz6",
+	"ZdLQPJenq9LzqQ933rdTAof+b7DAZl1xfia+KeGk1d+27hA9NddNoZfRf+UfDMd6nW8PiR4Dj2EkRhIk",
+	"h6PvBDu0HvuBu51Q3wjfIILDJUoyqTQddFYc1gjHjvb+dssu4D8olf4s4iaCd6p0CB7uwbKfJTnDkviZ",
+	"wZxeWlTS23mKSLjk+kYveFLRaMBp4w4DNKdxrK9NrIk9TYTsyInlp8Jv00kVeXsAMLPSuZqdKIMItQUA",
+	"UFPfuBr97LYcvfZ924od2wMOZJsSUTXNVTxOJjwvLhYgAF3yONIl5RWz+9sIc3Lt8wc4iHCx9qCFtgSj",
+	"Kpw1jVuDlZERoSAig9ChADM2UnRb7ne21d3rWWL3YFkrN7JDMK/EbUWR0Cx48yJiL46NGo49r6rqrB3i",
+	"+3+e/vYvvkM8poyceOHpL6feLymXCseBuxJ5b5G+L14G24yz47b6vKci0d32rLiVZoGsxKEVXOfxXO9c",
+	"HGs2BifwxuAXx/op9ImDM3i/hve3uvwMJ/o50+9nkb4nzBbwns71E+DMQEo74zP9BDZpJuHNOtXPW/07",
+	"xPCMdK1wCc9Yfw3ZFtgq+C1C/QSZRHi70neSD7pktILfUCYCaIToN2Sh3xCl2yWZvvbMP+iv85V+v5jB",
+	"k+j+LCj8ht4umIa5UL/q51a/Wa7gyXTJpdCQl0rPwDKbw7VHQ6YxXIEY/Ja6zAeA9iHV/V8R/XW1gOdS",
+	"l1kluu5KrPUTWlnd6tmLsa4bQ9/ilS4ZC/01lrr1WMHzRj8TmLEkgt8LvUYJ9DOB21oCs5EIrp8w9uQG",
+	"nmsNP9noNUq28AbWkQE0BmvHKIcLry7JUtDww6ymeGakQfq50F/TpW4lhX6mMbzf6pn5Fes3wsgHYK1F",
+	"puuKtR61hK9yZqwV4Tesl1zAG4ApAQ8lB0tPmAGp4HmjcUDe6q9qqWGqD7qMgvEaiYKCkmoNz1uQPOCl",
+	"fi42IMwD4dU200/4ekN0r24AS2+ym8l0spZ6DjdYv9+A2HTD4Xeqn1u4Qt/CKG6TtZfkgpRKb7L86kGZ",
+	"+uqLiddUqGX39qNjDxv8YYM/bPBPa4NXrnFugzoYPuaxkE1a3V4vWpCLCD1cJy/092BVXZKGzrkocaFT",
+	"lGIpkRIZAYtbQZwEEhtlv7NBLV0SSVSGNyMh11eSQsrqsUQvT1HR791z8zOwvJ/X1LTIpspT1ZyRkndB",
+	"ybbqgEvltzza6stH1VHBc6f3e2M05vA7MFmslGoR1JhbKuNGB/YNSmDWUEzmCvFM2Rm/Yu5OtKZqqd/X",
+	"fG7g2jmWI4h3jnPJ1veUxJH0iSlpuERl0XdJiPUNus6Nb4IoI9fosfPxMOJSydE1uSFMZTi2RSqS/HJl",
+	"/b5S1EuhmlLpli6X5WsNMfS0k6xnns9JN+mgncPf/LqEPWC+hypvSzUKwA1aYnvmb+j9zoWuijAP21Ad",
+	"ZvZTn0XPzNR3TlOFVdvzFXlGFZ9zXVRJ+1Tom7wILQhWpCRXGUrr6vCuW4WY3cxxkYFY6ESs2uYgg9lp",
+	"bsd6uITKSbhqe8ANogTai/nl+Rhzbq+PkTkQrCCSylzR2S42Butmr5K0af+cWz+jBEcEzbao0j7YVX8D",
+	"inGnpIRTxyp5c4EmuMnsOKVobuU0A5ldZGz6eyxxZZfsW+e/n55x4cZiFqmyFSs6FtBak8TaHVTn7o2g",
+	"CTbnMowbiiFspGY1dK6ozQy8yij//OxZfVzTyeZowY98g4VepUvOWgSg9ozJewZFSx49tY7VZ7vRZITl",
+	"EmSk++b2PC/4W0nFffiCnNuqxVpEVKYx3gbGpr4+6J9wQpBc8nVhy5ErNxnKuy+NDJ9XCyhJ4vkLpMgm",
+	"54fAcloJHqNwiQUOlcbnx8bVt2yfyUWCBJlnkmjuhFt5/W7sLYs9//PqavPs2dHV1eZkfnW1+dNc//x6",
+	"/v5fvVLQ3CTg8Am9sFWLCaXdHQxLHoWocC61DoQHKgj3+6klROEIq72mYK9cOf/p2qBYXUlwXWm7kwb4",
+	"dluVDjh8tF05RrkvEijWHelyFkkOK7EEFwVzlmueNj/Mjyd+CtiPKNS75wO+e++9RPn/N1YT1hgzmJrB",
+	"pzWNY03vZSbmOAT+F4pegmUQygkI7FR9zWFbRNkNpyGxVgp2++7qcK+NAkji3y3tCGZc8/qhVlE0sMhC",
+	"dtv15aUQlpKHFOfmSoWPVueNuINIXLCI3tAow3HReFUZ5Nm2pdGAynTnSIxS9TE5XhwjHFMsiXzyEQal",
+	"j41OI1JEJDLg80Aar7wB/XipFJHK3LPfabCv59bVr6SXLTSMu1tprEqEFdH9nFGhj5sRZuscK/J6/q2G",
+	"V2qGh1mna1G3Jhy0ooEWcvudfu3d8mCc1EKh3uWI9EhaL17wC/WTjsDwSS2mvi6ijTHYtDyVReUpurz8",
+	"6f7w+OL8J2i9HYNjssBxsCAsImLPtJhC6PEF08wJtvtUkIU+9oELsFcgRCiYV19NEhyTq4k+m64mc2L+",
+	"e1K+lZqXwBDFfqFK+az3U06P4rY6ikuiNEu7ItsjY8ucYipszJotz0CEiJXCmnPj+vpsSLg9k6yAMZNk",
+	"nsVwbknF4TAuulOROxQ21QaOPr8wkkpkoQIfB1O0hFvFkeGmlbqhNdejUgQ9Ntpyqqmj8WIxfri0cQJU",
+	"MKsxY3W8cJ7g/jvhu7rD74IwIqApG36k8hWn1LuTdrAilftI4aKT7xGPLl/PSIjjgGxSLjOxb5fnFZCr",
+	"UEZM8A0ydyymO+k3jraIv6TpQdtVGp7A7Nq3JSjFPjXdrp76PcnBt9Yg3BjHy0uA/NIBbjSZH82DqY9p",
+	"SZ+g5VYy0YEEx7idAu9jtQaw8p8Qv2VULQ/81p3wWx5GflSma3dTtQ05IofmaexO2LTd7Tzwag+82gOv",
+	"do+82gMbdSds1H7S/VnyUudlUb5PyZoLyyviyCWWyIQaQYpXcSAVxh9xnoENUismuJPjexoTj/H03L2u",
+	"SaMZ0VQr4YIgd5yhi3NZSKAh3tMvujrK0pjj6P3jpVKpfPH0acRDeWx8Do9DnjzFKX1qZk4+NQbe/9No",
+	"tgJd/YmL15JmIuWSWN9YPi+cfkoa4evDtrFqtVY3RMipZdwYj9FZHl3EenRKdA2TdA3RLivEG+aum9tk",
+	"ZRl6Gfs8rNSdrFTVzCIGE8hWd4jKKg4w3PrM1rLF3Oue13a/Q2RjPSGuwWvzb6N/9jxykQp10f62ZK8h",
+	"Ui5DOwMyvTBRA/wBnmu6/CtW6EVNXChn7wc+hTYC34j2ZNNDPP6nwBjZkBZoV+is6RXrHAVrikrBY3TF",
+	"XUFLpq1BaevBActheJqstAvB0QyfzFZ6URzS1plfFwhDY8/2eL/Dbim8RxMTTQANcTTHoea8S5+/sVIG",
+	"4LfncxPewMaCy+OnedlS/648w4osuNi6PWmHUVlOb9yV+oTbl1fsulgdEw00j0rSWIm2gC4+66JSMJMG",
+	"SpoPSGZUAUrCrWXJ16DuNfuIsEjfaQ5ZIb8npetFrVMF5rxvIzx5QBUvaTRBXVzsFL0cJoQm4+zodLNB",
+	"Lh5hkybl4WP2hnSxpK8+MgPA1++d9nY+n3e4COtbZSwLX2hj6FexMv0GXXNAkIpFqTceRBGsV9fwMr0m",
+	"ttn3XCT+ubWGJIULorEpwWYbzQRfSyJQyqWSiCqfT3l/E6XjvSZIVX+9Wu/X/CgmShGBLi5fo+cnX311",
+	"dIJwnC7x0Smy1YAE19r56guvhVFNKtYwU6P5bemRNBFf+RxB8Sn6j//4j/84evXq6PwcPQbDiciYqqSZ",
+	"MvH4EVVPOnWjp5VRJyuqcjiWBmy9MTDbTtGC3xDBNCra+C3T0tA1KjLOglTwOVVdRrRL1lafVSibXyb3",
+	"jodxFraQDM7IkaKJY+aUZbAgNia4QxeSkFIzJ6d/9koQ9A3TnGs3JNg1oL/kA3CHRrWyiX9ipxrSBgBV",
+	"4GKBGb01QVq6jLzWpdab+qX5cLedaW29vry2YCegPgF8c5nDJQlXM77Rt4GCCcxNmCBEuqFkAE+P2MKr",
+	"+WFDKPX91yKDcb7jwEV5aE7CDKIMEXStryfm2IeLyjX6+e3fIDxYKigzp/PLy7OLC/RYH2zmZ2H9B3lH",
+	"QsLUEWGaqEVPXqB6pEZDasqE2+T1ALHj9d+4kUNfW1bIpg65YtYINsTCUuqq3eExeplvI1wKcJhiYWL4",
+	"YD0S9BijGY6u2P/viMgQpwSi02bMBlG9/uX6iYllPQdLW8V5neVx1zf7Bq5uxbn01Nz8mtFfSuaMAOHf",
+	"Xjx9+sv/OPp/vNGmp5NXHaTIJez80nsodZIqdxAQWz8Cg0bfoCzVC/blsyu2Ils5NfkBsEIJlwp98ay0",
+	"JlMb3Tv/+uWz8ufa1P5zwkVERECjyYvJV396/iXw2HhTHvWXzzxY7Sbr5zw+Q9cp28vi13jtJWYLsGGt",
+	"hfF1Qv8XJkrMimxtsCJzZ8+jx+EoMpGKBEljHJJoesWqNbB0AYUADRN+A+mAWGSmWWO0KScIWpFUHaMf",
+	"YfoFKS3BFdu9Bt9UCNCKkLT8GVrasTYmtqEgCzMpJCF44rusv6MJkQonaZPcvP3+DD1//vxr9PO7M6Rc",
+	"OTNdCY1jKknIWYRSQUIqIdp05UJThId/9+zrFydfvHj2/PjLk9N/XB+3RJGvFitvT40ycAhPulqWGzQb",
+	"x2MhK8Pa4bHwTe4ukPuo6WWzqaBghXcFQbkbt4bfkweDWbS792DI44GZveuuI3udGnZTovtxcmjpe32N",
+	"9hPN+/ODMMs6nh/EtOzqWeMwOk5PFYUbUf/u162hakHzGbo12DPfKy22Av/Pw/a8hy3UPjH/79826oAR",
+	"DrKVslp2e/LnQMcyTK9opgYZP7VhyYh2T61NHG7ytPck6WkCtRfu79okah/Sf2omUh30KPsvuwfe1D5d",
+	"E6qWgXwCJlX78OouzOH3LusAu679sO/czmtvF4bafRlifAd2X1Uqf+cmX22HylgmXz1sDfLTuT2CZU06",
+	"BFqIiJrI9FMks1kmZlOk+JpNNcG8oXFsk0L2UiCVtUXo8S9NfVJhXELY8ZquaEoiio+5WDzV/z29uHwd",
+	"mBqBrfHEBGDuEWKywSjCZVh/RifuoJRKEKKm6M1r9C3fwBw4Qb5emCfHbS2c7mnh1LWAUyyU5jqmoDwm",
+	"U5QxqqClWUbjiLLFkxYbz0rYy2pb/7h4oyGYMrlyrj00Zu3s0a+nZrW2U5MYhYVkauR+C9pidarRxBcX",
+	"as10RYdWHe0X6z6P/cKSPuD3A35/EvhdjUhuMOn9LrQfYOs3HPn3nvofdTPskkjd9+bYO1N3slk6MIYH",
+	"b569MAdtpr3Qu2+uXpxQiVNrCb/FTGYrJxBsKDJwvMZbiaxm/5tGzhnIaVYR719P0bWTCevfnmhj1oQN",
+	"eEb9u5bjHAvi0rajjMWlbJPN/DU+5UlHU9F3TRtQuGdCStIZIexOskU0jD1Bg73DpqvmpgAdM5V8wTEH",
+	"RYuq1Bw/QlQH+jp27Kf9TYL4Zq/Go9CJ1vUkPZ1MXiDdb5eOJVeoXFutr95V1vfE7KE4Nla5jFw/ASJT",
+	"Tl9DFZgemeSZkiizKzqIXnpobpzOZqg92d7e9YhSWOlo04TSSBCbHf2Z0V+zQnhIxBQsqVVwXU27rlBM",
+	"9OX05CtzlrMsIYKGsplFOzj56ebZ93/5P1+//fGHxdnfox9HUwy5q7Y5ZG9I4j3r3omM1MLPalzTFVx2",
+	"ULkK9L/BNZgNPJkiYKrMSoF1e5W7LBGYwyNYTd2h5DlGQTyXm465OFGm/COJdPNlYc3N6XHIRZ61u8Up",
+	"ryfKVJGlxr9CnnM7jmnbIZPT8zodrhPTOrErKFGZvlQSqVV2W4e8ajl6lJasNdtaC9dwVj9M9mRDc4E6",
+	"ex87Zw7Cb6VYn72hvXIQfiuHC+0N7m0OYj+/5R9VQyRl8cgTMpRFNMSKSE3ic07ATXAtcirNg0Kj/7BS",
+	"8ojAG7Ak1ixp/t8OMLOtyVSbZ/S2fd0eo3MHwO3QRk1JVFHRWvRxS1UgLFrG8kjZcVzk7KR6iFQtrY66",
+	"mlMQXShTmXHIFk4UgZhp9uCsFH4krY1pMcN+AoYzxROsaBhQFlFBQhUovBmOsy8d3AsL9h3e6PZmNI47",
+	"5DHa38C3FpDmW0rTNxzwWRmavvQsaZqO0uVLBwmsbiVkuQ9XuyLkwukDpUDFkyt7ynh7jM4wAw81CLZH",
+	"ILmfrgiHmxO1GyumPPGg6xI6q+8do4W0YDDbEXyv37b3IkaDFJANSVLVck9xfS9sFxXeIFNFj8JkZ31h",
+	"WcQpujafrg2vKDRnKMn1Mfp3yIDr/p+64IMwU4KEhKYKvTn/XiJ7w0JXk7emMFjULMjVpKo7gT5bzYkm",
+	"slDWeyzTNCgp2Js5+EPwwnxTv0DkQwcLNOBP8EZzDFwAvYGYp3iDYmuAjCibE0FY6BeOuWJ3s92dFXS5",
+	"pcDklPe4m2GFkU04b82WHRO6rQ69uuoOsKbKNtq64sWN2s3y9TH62U1ZTvKQI3kAKcRxaFXGFc+fGqRJ",
+	"ZfGmkxRvwYMjIWrJTZYOs8vzMu/vcOf8rbSCdXehNvlcyTaAGHRxcroalh0odm6RDnnak3sFRr6ujDKJ",
+	"3xbnT3W+LHMZ1NazhThj9MaUewXFLGkuxCN1bNXvM2PDr0o3d42OechTvXllNssbk/5IOKb4aAfohYU3",
+	"bD4vil75uOBg3pL64R0EfJdwIzM2+V8UYg2oatxKpc3Sbfl+k8c4n7lccV6ciUDbHQNn041gZlOfm9nU",
+	"II0ZJEoFuaE8k/H2KCJzyjSlgGZ72sHsnynzFvIQ+CRhc86Vz/LFErn8qDLlvIjCyEYFUnOZXt+tS/vF",
+	"yYssglo/CQ+11fBcu1Vqe1KxDm7L5qPvR2RONz7ZmX6fk31ndIEyK4uwY7UWTMfolU1g+/zo5BRlaUoE",
+	"pIA0SgcJjnO2qD9hMouIGJMHtUv6Ngc8yl4qY0hjW7XbDpS90Mo7yJoF2Swxdq9VPFkmu5I1NRvKgzd0",
+	"aemk2tTw7WlEg2MfC42VbN5RE+OMgDeBpUVdrqsF2QJtj6YoKBU51TdAZYmmVflO+CvpDYHT05Yu9oG1",
+	"a3OKgCAvrrtp/ODIxnzSL6o8a/5+kltUVwF4+VdFkjT2HvfF5cUNJd9wyNVyxEbTbeuX7Wj5aCt6VrsU",
+	"1pax17XXtZenoerbucvSnbJhrd3F7NaZ9YCtnY8U5Be81pB6LYqFvKLRJjw2OKFXj2wUYZJy9mTwIr0q",
+	"SbMGyYDysPnDZEAtYO5MBhRxItmjXIrjE9/sE9zMcCiDiMxozrLK4bLBb1+eXZ5rmG8cSN2SwCwadF7m",
+	"4B2k0YQ2DnJdaBNiEY04L2dYROUpWXE2o4yO2MKPBmK5kSQM/Sevq4PyuClnoMd4dXb2JFcvOZQ+Rq/O",
+	"ziQKYyylvkvPrBkkkWiGpWGkdfkF5xHwTta3AC4qW3M3a7OtMZaScJuDO5PrKhfDJ8RYTV462OcFaN0y",
+	"SfHoyH/53ZuXDeS/58H9iBk25qEQgWqEliygngS6SRCaF+edis9z87VIFvItDiU6N2IXgIzcCvpxzGBj",
+	"AHFuDFvvu8tAIfSzJAIZVwP0+PLnn54c3mLPaSqRyOrs0NAXpMYJEUaJqvYCvWRIt+Pb+5ZFlL9m4OGq",
+	"mc1cdXv653SDNuZvi3xwwe++80g30+i7sT9xOWTgbkgZOluScMUzfRGViuAo5zVDkFZHuetjGdQjm5AG",
+	"brA2TsPcUbaomKQDZiY15h5ByGMufCLcs8tLtCQbBAXs8d/Q7FooyJ2wtnRjGf0bI+QsGt6HHE6PXvTb",
+	"LHs483B5IGX3cOXTCQ6lHAXOfE5FMhSGIiLF2yCMCYYfw8DFCR4IIcG3nAXDe5IFMxKOMs892NkWOCw3",
+	"JhgEJ6argRB4TBQfBuMgNrYNgiIy0NOCqSByKDS5xGk6DAhJB/Zinm6GAVjM9ISsAiUwk3MiBkITeDZ4",
+	"K9GI4HgYiA/hbCCAdMxpWeEV5sNpzCrGgg2kd4de1/xARDB8O8aUDSQrCZ/RmAye1iSLFQViORDOZkyc",
+	"YfjGgBgGhm82A4eVnn4xEADeBrOtmZuhgIauUYq3jK8HwhA8SdXglRHkhseZGr7EEicyY4sRAJEUj4nC",
+	"PUQTfjhwhQpmOMZsiLrXx3WbDJzfWtC6sTWVy2H9VWvKBg45k2MuxC0dxKcMv9tUZ7lx0Unxlmf32rWS",
+	"DNNj/hDGlJFgiDGQr6VzA/c1G6PbBbDmtfFGBnNMY68DvPMfsZlnc+UPjuMtsiOX1qZL2oB3DFEWcgFS",
+	"I4+7lNFxOhk/WN8Z1YU0RnbYUwkZDQJIHYyp1pJske410niPbojI43W0+LPchHc3yrO/n3UY1tnfzxrj",
+	"oApGIbsNox8e1AXkDQwYTWRaa2mgBLUFWtPi0e9XZMt7Mk1bwLvFp0ueCXlXU/IDAG9XJbq+N4JcdOj6",
+	"mJP9g5uE2oyzKICgia0dh9mDqO0Q4fjxXy/fmV98jiK8fWLtt9D1Dz+8ePXquplkqmIcJ1Sn5qDk0Ab7",
+	"TV9TA9K05xIkooqbKJoN3bH9iC7Ooaca3h1L3tvVRI2urzDD96C6WWH2gd55OyPP1o92bupMQXk22x0Q",
+	"FQjWl1jpw4JgAZYsuebMkCvG2ZG+P+cHkGZ+aASo/VecYnaMvucClYtAmoQtz1DE2SNjk46RTyEXGMuy",
+	"qdG1Q2/AXVdyG6rTWF3mVVFRFZmqx+iCmRGEWBJoOOQsxIqwQsXvrS+z+ZxuUIgzaTNihDyZgY2St7zi",
+	"yKQLQaenlTDDa4KUyKDNamtBubZVYUBmCxNsPYvjGvwKYDOtkN6nGe3J10PpWBMqKtkSpkgS07NC/1yx",
+	"ebBcg6xmJ2lRn/gtAc8PQKidyDS162qM4rco2jKc0NCPPXYJZUpCY6PsjCAB+DF6x1GCNzShtwTJFIck",
+	"1404sKkm2S6hUA546uLbOqSUSy7UMbqoYDW0ui2ZiUz9S09lBZkd3n5yq9uTMrXxRYfGIdwRs+8lSrNZ",
+	"TEPN1N5gCr57HsZK2nw2lqFEVMqMuGR4Xc2ovG1VGCHFkWbNDSNebcvbkDchkLeZNZlJqgyWLjGL4uZo",
+	"Bq/b27IH4SATrtwXcaANVxucOzPi+mR8+MYxpcpXtGpL1RMtdit5xxJueZurSbdGGMCdSXJyMZ8Ted2N",
+	"OAjsLTr7FPWKONTmsGdYzJljjWyzLS57Nk+G3vqdfPc0RwhW4vC2gwOfyU4TxzYrF9moF+i//+v/rXr1",
+	"/fd//d/fs1vfEHRo9UDohRMPTgo7nBQqyW5MFAMzjvejrV+/0GEfx2FrQLzhXpj84HP1O/C56rq8ub+O",
+	"W9zxaGAd9IGx9x+8hT49b6G9S99rqXv55R5IyQcNrszQ9kPmXj5TBadq01eMMZZ77P8InHTfsCddEXXQ",
+	"FfAghOkdDqW9FecKVzqX/wihUTpPyMHJXg5wHyzlY/idOBE2p63VU6XX/N2lM8ug0Vnb/H5H04MPyoMP",
+	"yh/XB6V9Vw1niQ52Vmllh3q5rOyCdpjjyk5Ifd1XdgE9xIllF5zDXVl2Qevl0LIDYA+3lp3QDnZu2QXt",
+	"EBeXXXAOc3TZAekg+/rdcPo5veyEeZjryw5QhzjA7ABziBvMDjC9nWF2wTzQJWYHqMMcY3YAOsQ9ZheY",
+	"dPzpOtxVZhewwxxmdkE60G1mF6gDnWd2gDrIhWYHnMMdaXYBO9ydZhe0zfg4drhrzQ5gBznY7IBziJvN",
+	"LjA9nG12gxtnHQ90vNkF6WD3mx3A+jjh7ADXxxVnF7j+Djn7oI7GiB3mL7MD0GFeMzsA9fad2QHzEA+a",
+	"UcW8O30/+l3UHtxDPh/3kG4I00/+19MNqh8ODxprzdeh13B7+cx07pK16byDwZYdO/qZK/2hfT96ruCB",
+	"U/ypODQNwaqP5dzU3udeazE4WODhepfegQM7K0FGVnvuEAoPCyh40HE1OLjgoQfG4ECDfn+B30PYwfap",
+	"avWTKl0BPkbzP2KGyzmkRz29RzyuuwzgUMbswRXtwRXtwRXtwRVtVFe0/kfAYeTrcN/jwadDDz/kgW0O",
+	"mu4BN41DXQRLmrgHR8G7cBRsLvMAVwQixjI1LHG8vbIp7r2U9c+s2ASdO6IN2V1eb7Z+kqIBHnsd+1Xx",
+	"sht91D7ovaags6veqCLxOjocuJNGvCfvwqmuQ3OeLD3JghCEhd7UZoKQI+OTgn65uHyNXFkQsBcGguv1",
+	"+phKfszF4imV/OiL05M/HbmyR7qsPF6qJH4yRZShmK+Nu0vJTA/9YukkifJGCvgl28OIh/KpLUGJfFL2",
+	"p8CQ4hbPmX7GsX4m8IYt9JNj/RRSPzN4v4b3t7r8DCf6OdPvZ5HSzwW8p3P9BDgzBk8+00+h4c8kvFmn",
+	"+nkLqXkxPCNdK1zCM9ZfQ7aFxLzwW4T6eQOpeW9Xk+kk+qBLRiv4DWUigEaIfkMW+g1Rul2Sicl0Mv+g",
+	"v85X+v1iBk+i+7Og8Bt6u2Aa5kL9qp9b/Wa5gifTJZdCQ14qPQPLbA7pfTVkGkNKPga/pS7zAaB9SHX/",
+	"V0R/XS3gudRlVomuuxJr/YRWVrd69mKs68bQt3ilS8aQdDiWuvVYwfNGPxOYsSSC3wu9Rgn0M2EaTgKz",
+	"kQiunzD25Aaeaw0/2eg1SrbwBtaRATQGa8coBz9TXZKlugyDWU2xnsmUQH7/hf6aLnUrKfQzjeH9Vs/M",
+	"r1i/EZBkWcBai0zXFWs9aglfJeCMDOE3rJdcmMSFGqYEPJRcz5iEGZAKnjcaB+St/qqWGqb6oMsoGK8S",
+	"erYVlFRreN7qrxle6udio5/Qn2yb6Sd8vSG6VzeApTfZzWQ6WUs9hxus329C/X7D4Xeqn1ui+3wLo7hN",
+	"1l5fo5iHOCYtnosvc886fWchQpAI2QrocYzZIsMLIiGpfESESXVuSjpn29xJsenkVHMnTAWf07jPUZlT",
+	"RwOhzFzIlDNJB5ByB/ttDVRfAl7p4oFCaSsSDLwMq14uV0Kvl+Vejxrcq5cHjjhliyBvAcsdfsi5zznc",
+	"aWcm3air2iIz4FEWFldi6rWvZ4oIhuMjUJOWvrnbuYWCJI+jkgS00J3Wu4IuNOa6Xlo9rubdBZUruExn",
+	"LCJiLSjIidJMpFwOYeH3IMthyz0nRAYhj2MSKr+tuLEOp8YfMrdPx0JtUY75sRmxhaMLabhoLnhi5Ba4",
+	"cMrJj9k0ja3C2WWrt9lozQ2j9pJsUpvb1RzjLWRGyoPHs15yjWf1wRhYzgOJSkemUIjZI3ApQTMcrhAj",
+	"C6zoDUGWC7fDLiua/ENuHUfND722RJ5RdnROv7BJc18qRaQRz0jjJsOFXNL0nIQxHnAzjKwz6S7i944m",
+	"uu0kNYEZ/ASgFIsB5tLQApCd2e4iXIwBrbFECW7RS0CKGrywd79mW/o7gu+OAswEX+uXA5v+rf+ivF4z",
+	"8ntZkRlhZE5DimPEdbc/wsr07cKAFerpxlbstSAqlrYHw3D4Vv5tOuEOre6g8R0oq49m4+YVuEN0pEbf",
+	"GLBvLNQyS2Z9mYAy38Fw31Ya8I5ZEZHIgM8Dy0GM1PI7Dfb13CbXOpBB7D6JPTG73cDNKr5SzLaPZE5M",
+	"JVpifXQSwkpud5dEmSP3W2N+Bh7EIiMInJ4QeAmC4iaOW+GCXFZ//MUOEL18c7HbGfHm9GnIBXlqmRX5",
+	"1LgjGuR94jfuIxsSZhoHOg+9qDHy2EuA72nwhqB0HbgpPfKgLdB7HbCmoHmQrEAQLH03jbfwHljJ9XJb",
+	"7rbmNk19yyrCPIDtpoNfVtaVOchfMxyDCjIwGzkwqmIZFD1TS0Hkksf6mu6K67tWMKcMM31KBpRJRVUG",
+	"HX0/5rG4jyx+ctxL9aD4CLxLvw4MWKLq+WGLf6rLU0iG6vMUhiRVJLJBJ0QCUdvsSXu3KzZan2rXPJhO",
+	"mKT3Y61uT+9paONO2JUquh2Kxt9akcs5UZjG8iVjGY7fkhvCMjIgENTesBxJuc/TyZzKEMfBlmAREBb5",
+	"0SmMuSRHPFMogsCoTrhEQgKU3gBBGgiiDF1cvkZ//urZibMfRt8dL47R6bPT50cnp0fPT3KDkucnJsrb",
+	"OQlJMiNiCoWGk4ja3J5bGw7Z07CVrQKLR6WTqexjsG/SXQe+p3HF4NOcoEFMQ8IkGQglIQkXmEVZovl0",
+	"LCUP6Ri9SyijUhGhz9qIhIIM7aggCyqVOUrHnEaFNwGNxoDowl4cAqoPOppm/l5qpeKOx+ewkt1MT1qH",
+	"YsGUZ30orCxWNMGKBIWwotgZvYCPtcGbM/q94Ex9i8NVX6v2lU/uOkpQGKT4irBmrBKQxFoiW0bB3Bjt",
+	"GGmqbIXvrqTpDIkQdE0ueRZHaEbQI2onLXDVH5n61QpMc942oia2sVFoghcEPZYJjmO4AWGG/jx99uxZ",
+	"ukGzrftpNNh/ffOXKXrz018giu6b8+8t8TeRr2LNDkH1k2fo1be6vKS3ft5mrhfs3uccWv2jTnpdRg8r",
+	"8P7OtmQ/3Y7uVOD2491T4jrdyCmUj0Ey074Hfc7AQkPFW2f/JtF1Mapr8HUsX49LI37faclMWVt02PJd",
+	"nJsc972Wyh01LXb0+Wc3Xxfnzg7x8WsWb9ENjqmJUX3+XemjHo584qUZ/pV5nRKGvmNZYrZeFZIJ7uUU",
+	"n8jMQtVyJggFaPNIcIMVWMsEDExfsAjCjMIrFRjTGhVIZX/YwlmAZ8z+CO0PCn9vAwU/ZlFA7C8ShDNi",
+	"fpjqs0WQ0dD8sG9EELL0A9jTBABQ/xVYCPNzIVWwBNuGEAeM/Gp+CAq2N8sgXLpfmfkhgtBAEwGjcFsL",
+	"t8HS/lXQdri1bYe3AQ25+WHeRCRYwuxExI48cl2PVkEI9ijRyr3hgYAeExKAjQ1xZYkMQphSIu2bOS1+",
+	"bOGvCATD5oekAixU5sIWWszsIi1m7g11b0SA54n5sSAJNb9sIaXHDOY/wUyYv2CsshRBMpPmB6cz88PU",
+	"WWZBCOYoy8yu3zKzn6hDFUoC5X7YTyoQBJsf5s2H1Kze6jaYAZiY2iWJVRAaOLErHGcW5eIsEKE0P+yn",
+	"myAzhW/sm0TZbiTK9jBxcJJNIOYh2AUFM1NmG4Qcmk22AVX2lQQESm4DZvCbxcHqZmV+CAkwWWxhMh5w",
+	"sWDGhigAXGe3AQWDnpQEIgvBfihgADyNAwaWWGmseVFu3xlQqeun4HpnmR8cTMIEt58ktqOT2I5OkrwD",
+	"0s23XAQZoIikQSJT88MWd5glV0EE+C1XFq2lw1S1tI2oZZC6H6Z6JgNCmVdT3zU6fE6B9p/B8PXAeO0t",
+	"tPwVZ2oZb7+ThmmP7lvIMIy3v2dzfQxymECYORqP1fDJd8CIyHIgd8HUFD4IbumDNRcrIoJcKFZF2BxF",
+	"jAdQlrgDk8+RqSmtJarmYghb4EXThqgSijVJY74lRE5RyJkSGNRZhj29ISziwhzoHaLM0yiw4d9b5K5u",
+	"b8nWk71v9P9uPJLHPi8xOy8o5n90vNq9udt9QuAuU3YBsSTKgUff5dPmCbW/AIkQiYL2/Bv5/MdkgeP2",
+	"8L4VaVAXKXz3uXlbAn2OVWlSrH+vJRNkRKQwXkwvHeBGk3oeRm/uJw207DcsslB5I7SANNd5Wps76nzr",
+	"7sBmpfLaueqgZKfomOOQa3ILqgJgxwgJbjkjGtPxLKZyqSlQ5Usc6xN3wW+IYODsR5luCXzrIMlQ+SOO",
+	"g8wwaBAcJuUCdk9ZqFn7xDgLwBy2USnFQjnRlGa2EqrfxtQ6TtS/Qzch1lqQgFDa9jwVkAcssNLGyhvT",
+	"lumVe1sFa2xLy5Xdi0pd8zLWuyvyf6uCLe3EcImFmUZJ2SIm1d5LHjcXB17qg1NQYk1t9A7FG6sQDnau",
+	"lhIZMIsZ27FGtY+VVap9K4/s/cgagBZKcKiKcNviGI4hu1qZkk3RjKg1IQydwGH3vGsyFTgy/M3Ap30N",
+	"nZx2bGhL2u7nc56Jo4guqDIanVqLneA31IHbiRubbXoYT+sns3fhMNvgEDs6vdbq/TbCcIHM9w5vsPfU",
+	"fpsXqCTP2mGmPtqg7tPh+aApHuDkfFg7B07lBYvoDY0yHL/MJ6yKcQc6vGma3syxQNV2iiK99Wmopkhm",
+	"s0zMpkjxNQOR8w2NY7zwM3bQa+EjmWvuHOhsGROb7jG40z0/+eqroxOE43SJj04LOT9hx2u6oimJKAan",
+	"Ov3f04vL14GpEdgaT+BCkWINX7f2n7+8PPoHPrp9/8/T3/7FG/2fMnLi0TdYIw7Ij3SCHpPjxfFUM0eE",
+	"qCl68xp9yzcwB84OSu8Zv3RSgzjd08KpawHrc1Cfs3q6qSJTpDkhaGmW0Vhfq/ytmDB/gZ7KZlue+IFe",
+	"GEa74cnlVag9Cqxyhi5lxrCgMl5JCQRp8ES60q+nBh22U2NDxkIyNTlYF22BNTQeevCLr5mu6PB2v7DF",
+	"oWoxAe+Hb0e9xftpOrI43nGxMsqtR9LEQmm9Vy3oDWGdwEDKGS4Q1NiRh6UNNypqsUK4rs+OEq44uLl4",
+	"PaZYgqujvob4kSUTHfofY9P9OU5ovG3rf23FB6+z5iJfz7+lQi3vhJmcacgj8oyHwGtnDR0/2B3a6Ixg",
+	"aQkGmfU4qxGcqSUX9HaQYQSWskuYrE/Y3KTIs/Ixe3FDJb4P+5ECiQYpOtsVwh5dIwM3PdNqTc9IQA9T",
+	"Uy/G5lfEaEW/WFIezkBBUtIiRgEDSDMSMFBezBZBBsqmGQuYMPpEEYTg6RziwCh0wmXAsaTglh+IDPR9",
+	"LEjBK58HLKOpVRdSpzacmx8RTcimrkG0msPbADpXaAdXQQju5hEPQkoqSsHQgCYkoCujCjTzMKfBkqjM",
+	"6PsYFUbNxyjjFfVeSZcHoy9Ud1kAnu9Uz8vKaOXSVILsSAYrq54L50YpR1kI3vxBSq16jjr1XEqcfs54",
+	"8OdKuZsgXdW0a3aaSyq0he6yUZzNoHHG3ZuSusysc7oKQkat4kzaX3GQEgmxDFJlWxY8CFlaU4aZjstF",
+	"MHc/bGdyhZdaBrH9aworUWi3aOVXoM/V4AvzQkqW/yh92Npe32I9878DzVix7/uqlWzRqui4wdfXGGQi",
+	"kROLkahw76jSg6Haif1XQo+GojSiXDLdOhooYe4pCNg3Ip98pIGVmGv/qHqq/yKsSMDnATA4o/S5ySiO",
+	"pPZrZ4Tao469qyzOI1mNONbrHlEBZ+4SrVeIfTo8q5BwplNOn2dvxpeXP90vuu1X8IHGJFhAPuEO02MK",
+	"osc2boPdVoIsstg4GLgghS6D8tUkwTG5muj7zdVkTsx/lQA/5iVcpGJ/HIGEKBxhhduJnSfUSD2rOBi3",
+	"rcj2yJDtFFMhTczKLc9QiFkpPypmyFBjG8xffzXJDedZbMLaKQ75l0v3w2ZAR720Bg6iDGKhWsVU1AxM",
+	"XlB/N620Hta1pACD677NKCBIDYcgmCpyYI7RfYirDgj50q7OraBaWbfbIi7SUxTiOCCblMtWbWEVqquE",
+	"XKVq7m4qFYXAUkz38r1X3WtRvYOleKdN+rYE8HNQ8BYj8+t2d8lEKmsFcpF2aUg/tskz2/2cq3f72Rrh",
+	"jtmJeagKJ1PKXdacjfUxyqMFIKz38za1OUeMDlS6qkafqQnPjGORZ1W1ogArbawGTiFMZsIpyJ2oNyFE",
+	"SUSVdLSbiy3is5guzOTs8a7uNPYllkjSBYPjkClUCcy0hYidnCnB4ylKMMMLIyw1k2VIp1hgZuUaOxyA",
+	"Oy8Es/Eo2pfB20hKREjKnlOt4rwQ3BXXrDApsq03WjSGCkWrZWn/s6Ov3/+vx1dXx+bXk3/zCv0VVfE+",
+	"wSKUcczH2Xevp8glZPiOLSgjRDwZc2uNoeMbXeg7sgh28Mx8DEXhviUaQUe4t4kD567f7bbk6TpWTJMi",
+	"UYeLkxaZY3S8A7nsCNimccyZvq1mJQv3Z0tS0JLHmjEXRNKISKCklXK5MRu1xCfeotyahkQuaVXu/oMZ",
+	"Goc7rLCcByo2rQNSu5DSFAAJZdW2yxkplex/TFmwrXKoatg8Z8/jY/ZKZcfYG503gwsqp1t9COz6ENj1",
+	"IbDrQ2DXzz6way1e6uBgrm2RORsCeTdrnvbed6XUb4oBf3IRXF2OgKM5DuHu6JiBdlOJzz54aytyNBZw",
+	"X0zWCxO71AjjintnjNWci8QYWDFGQn1YOnbNE+A0xWDG7gYNAVsh3xHVa3Zk78pHJKYLqGMnV36SQVxr",
+	"d/1aNNpyIhuTvKdLTNodfSwD/JR7enAo2dah7aVL32cqE+RtqbaeDpbFQFUmL5TIPAk/Qajsm7eYmkA3",
+	"lQlxUXBeFhNyuO6i3MXv4Pbj80OijCZZYvJK0M6eNpV4VzJLEmwuV706d2nr11fRzdreJXH3gf0L0fsi",
+	"67vCDr68tlxbHy6sn8+FtXlV7XCEepGtcXyOEmb3gAC744TW7RpUd3A43Q4xYEcMoXtQlMjBYXP3R6Dr",
+	"iWVtS99EvocY6IcwxZ2x/mNM9Occ2rwLFWinrA9hnh/CPD+Eef7MwzwfdnR/DAL9uUZv7sDGNKa7T9je",
+	"zgF7R+nzy6KHD4GkRw4k3W1t6vfpJhIdaAU8MPxPl8A//W1/97nV/FHC/OTC7zuJ97Mn0s/dxfg5LLrP",
+	"HkPQgtOoRPh5DJoBfbaXXbyefOohfjqG9Bhs9dnN3nOQpef+kAAP4Xsewvf8IcP3dDo9m0f8AeEIP6Ns",
+	"B3uZgaYafeQkBkPTF4yfuGDElAXjJysYM03BKB7jPby0ByclGCcdwR0lIhhh1/nmrGkO0S+M+ZAA5p9g",
+	"6PLRJ7oYrIf0PaRweEjh8AdI4dBrU+VX28a+eYji/xDF/yGK/0MU/z9IFP++BLRNRDfwrtq3Ow2xmEdB",
+	"8RDG9oAwtr1WoS40bCzCQbFnD486O7TnPznR5kBHym4xUPt5UHaFPcJM/GjH/fED6nosDXcpT5u7whmQ",
+	"XpyXlHel4BczEnO20Aytl0X7xCIgdYh99PuJerQv3tGekdy5reG0l0bV3Nyig1Ti/aMw7Yy/NFz76om5",
+	"9ClHW2rC+JnRX7Mi0BIRuXTaRuz5HYVtag/Y9PFCNf33f/3fh1hND7GaDMrZgXqiXQvjHVUTYJnyj6Rx",
+	"cECv4d88eI3ULATIPOQS25mAd7DKfj/E+wwWVTjy0Xl9mbhAmG3tSKio2QjJqYscYuP1gCyMw7YCZVy8",
+	"RRA3ikQ25oicImPDTyxiqyXZglOMrgnWmksSRxB0NUm5UJgp6x2KPvAZxCrJWGhuHhph2RZ9yASVEQ3r",
+	"5ot3GtVqd4Sl35NNgzeEyXgRq6YTIwk+hJHowU032cdmCImHVAkPqRL+UKkS+m+in+zGPyjBQZXHHZTk",
+	"wMMu/+4SHTRJ5PBIW7uvSQeLDOGedqeyQm8LdyMkPCi3wcHT3G6iMzwhQe9UBB/TpGSExAM9Wz442UCv",
+	"FW9XsD5kD3jIHvCQPaA9e0CPzfa2dg+rCcYtZd0X9LQmX2CoqOjO+5cdo592C3dbF2jUQ96+vKuQt3Ax",
+	"F6QRTSfBK11FX/Tz+/X9RL8tTcU9RMC1QsEMi4hidsgiFQb3rnZzsapSjt4xeBvoWInD+/JO4vDiBWlv",
+	"oECJsohnbVb+8Fi81Wk6aC7cvowQltZKG476uhNadShW1GlX0QYZZjyhDERMdUcnxZ3XkV/wmUgSgxBL",
+	"86QLwohoFZHiogNEEBC2QvSvGUGceTwwQTBlriuKJuQYvTRw9D+VeDBUIqtomRqnZDuqwpxNEgUeysWI",
+	"65uep4Q5UWQpSFMTlXYET65cVu4ogPJuidN4SuvWoLzD9NU7wA4bul9L/fsOCf03yrzGu4okKRdYbKfI",
+	"+MscZZKgn9/+zeH4kku9l+cxXxsbwUYUuWN0oeCMYRxd0+gaiFc3RfrFeS0muTkOKFshCGVGWvXnfbSh",
+	"ZJNSQWSA1UHVYnpDEq+E653IzI7Hps+2U0Yzp9/dkCNdE63IdoogVjSiDCkiFUqq8rDySTZI21G60tyc",
+	"HodckGPnrqL76BWbeENCahzAyhMySxAcLomsY8c3FoFQJknl1p8J2uIxHYR4v7tLCYF/luRM16iHPrMz",
+	"Ns0RrcCPyqqX1tIMutSL9/t3kPQsymtGUGoPeRdMorkBnCay1YykiOqXWtn24Wpcn+aMkY0KNEh/2E/D",
+	"5t+YDW93oq4CvZiia5bF8bXpGjGUyHWvHjjOE7qT3FCeyQNbd9W8PTCUtWMXGgkzFZ7UJ8TXzb2IYIKM",
+	"+IhpkWZB33XsdnlsGPwyQzLNmc9p6ZICb3Pu/skUrZdcEmRD5cFtoZa+oRwF8QCq++mZL5mJ+wxMl+5q",
+	"IA9mS79Ts6WcjxtuslRjMEcyV3qTY+x9mSuNu0eGmSrlc/pxMsq1s5Y/2Hu4sTy61ifctbMHsfZBYE8h",
+	"ITeCPkSB0bSLamsBx9lebQ8f+mBC1cGEqpxg68F8qshDaxdgTkkcHWpSlW/K0XLvFRA/Xt69P7qFUlWi",
+	"Ma51UpnRBx3Rzhuha6JyHcypXUf+f/910FrYHXIbtFVGuAzaS8rDlfAer4Tv+Ip474WFZG2KQBwBlBac",
+	"r0Gklm8Ne9drosw9iru6sY92bWAQLQZoHaRm+RzkHMw9i8TMzAfQD79oTJJotybFjGGNbcKQx/C/USbC",
+	"C85C4o0oupNudZBfyYq9Wwtmfi6ZFz561oRmL5tq8TWGhDABBtvnYC540idPi829QsvBA+s6JmUUy6Yl",
+	"RwxLa3OM/g7smOWhrzNJxLUGfm3iQ1yXd4VNFGKiWHq3wc4EPK9wuKSMHAmCI8gVZOrZVDwztynLvfNm",
+	"LRDCG0T6vPgPmFAXULcEDyU2JZzNTEIiUGEXoXft28ptgUr2SCGJFZVzCLQIqnAz+SNh8nd6SD50pkmK",
+	"QzUM+IWBUUpLEhEcxZSRMeC+JcaSVZ7h1IaIO3fgYQ/ZfFzD2nqbg7H7kkgT+RFLm8WhnQ5BEVjj0oYp",
+	"cuZ4UG6EFX3r+mgiPDfX9reDCYlBEo8Zo+/wbOw1uFfWdhrspPIGpwyCiLirRRBStQ3ALjoom3BPGwWX",
+	"dLFc423gopEGM77xFHPB/hJM42qJPOOLzcRm5Ft7vgcRYVsT/a9U1Nl1tpeI+CzQPBu/ISKwIVk9nyF5",
+	"V3Dy59ZPdj+VvnsSkQUxYQu13FMoE3GQYBWWy9WSaDinhaIArAyEG3SguChmKqGyDtFbwTtF3pKNkXhL",
+	"pYLM6eYAsLaCt7+CkPymW/pgYro1XgRWmVh6z2VgIiJjTT2KD3rCvV3UHxpg9Ms1mQVmQUKNVwpOimYZ",
+	"SRUpFqF0kPgGWK5DklRtW75Rpgch4VzvUCRYED6Lebhq7WCldIqlXHMBmLlzWJTpzRUTRfYWCEI94bGR",
+	"XAQpj2m47VDJpv5zyok8AdTemkaGK+xpBLl99tYRZJ6xqHPnBFGZ6D4Wo2jBTFMkZuSQHfpkKEvImRFH",
+	"utCtzTrgrlf6BmK1/G3GBJE8vtG0P6BpaQtVvlSpetkgPMizZJTxtlrC6jZy8n5IQWnkZ/5yIRciS9WO",
+	"70AKA8ZVkKf2bS19wEg0fd9fKDPZ84jJnNVWzFzI2rs1xzSGsLWQ/HZnmYUgWxkaJcHOgm75dxZSRKog",
+	"8S15XlDgLMpiE/bWXyRX+uyfr0rRneteoS9tRQDd279LqbeBMNO/hfDXe9tNMKNpFuNdWGRhmCCL+wqZ",
+	"gHxtpYAz2TttrtTOnhfqiG0HiBzCagFDuLOQpAu2Yyp0EReUr7VQuuSK7++T4jyIsVi0d0hvst07nWyU",
+	"wIzwTBZ7vV7G4n5OgXydsmWKw5uEFnNbSpYQqB1cCf13lFqRLZTN0+i1F9oFxiDNjgJeCmG/1RhOa+3b",
+	"2huTDJEpWlh3tJS03Nmuftkiep1hCzcW2W2t1hV2BUrZllpK2JREta/2EiiDkrFEa6jkTrX9wXdrFSWJ",
+	"55Q0SQjsn5bCcxy2ExBbZgdNsyUyZt62YYXdb/ZWX/8K8kvN0LforHeKgn7IEsyKy6knGXN+Nz3UgrVN",
+	"/uEJJ2UlF0HoRBetKt2zUgmjll7TOEYz8OQAKCRy+vOyvIlKxLgqCZYwi+5WlNQqlRlDBNEOvCmWqHxr",
+	"zmg5QFcBxxqZNSe34oIXLoOIzKgKUrw1EuvpBIeQLrb+dj6nIqm+UUSkeBuEMcHwo/wxTnDl/wTf6ttL",
+	"rVQWzEjoay1TXN/1woAyQ6Y0WZtMJzPsKz7DLORM4bD+No8cL48h13vj7ZoKCHsa01WlKo+J4uU3Ida3",
+	"uur/9q8iMtA9wEC1KmXkEqdp+RVJKyXm6ab872IWQPcg2/GciMo3gWe16aMR0bSxePEhnFX+TdvBrfAK",
+	"8/p6rGIsWGXdVpzNKKOVVyKoT0ZMWWX6Ej6jMakBh9QWsFKVt5v2PjJ8Y16UX/LNpgIgPf2i8i/eBrOt",
+	"gVl9XW03xVvG15U3giepqrUmyA2PM1XvhMSJzPTRUntNUtw+HPjawF2jCghmONbX/OMUb3nm+2D/dYCh",
+	"xJrKZRmWWlNWAZ7J9u7c0hJmvvfG9mBzusiKSPc+A51SEUtyZEpCyILXhyI5sQXYB4hwiYH5FySkKdWX",
+	"KP/5eE9C+BHJ/Hmpz1VyLxVWWZs9lNFOIVPGEf3SMflIIqPoqM6p1WkFUaaJHbkhTGU4zl+kWCr4+X4E",
+	"JuFtWU9RHRpluqznGLuYo2v78do5t+lmp9ZIGr7sUH0LInkmQuKH7L56QLtPO2C3+7qXo2jk2pljdDHP",
+	"G9ENXrlhX008w3HqwjnPWAQmgktSrmLtudBrzVauqSQV2Jihl28u8lFMS+pxkwhTbzh/C65O3kRFeWHW",
+	"CaikYaWJWnLjsA1WLuMgSlWx01cfU2N5DQ8Itvp5RtDdSqo8qg3PFGUk4Awcjo2wwL2shHgYOPzLQrVe",
+	"HfFoakXbwisDrycFawHSk2IBrZdl2oXjuGrcYJXqJduGMUjYdKJoQsYMvtXX7IiVPEkeDI/u2fDo87U4",
+	"AnQ8A2AH5Mx/gwVOZLupOZiyNzycAK5vul4iO2jwaQpNAml7jy/ShJetQZZYmsTUDmjLBA4avC+J/T2O",
+	"vJE3/t4noNdgoxLKBFE1u3Tn82gQWlayf99RD3bgxm+O0wEziTwNf+eWd6xHNbl/0V5NZHxHY25NHF50",
+	"ZJBb257mqx5urs2hOL5vUPex02sBMKohPhRHOFQu0oc3wgcVNihLeySUodPkTQPea4rkkq8ZKORdjuyW",
+	"NLt2uoyjSnPS6km1TfxbQxMt4LufiH5I0iPN+4Dl6TXkekJSo1jqNdyHyLEPkWN/R4Fd92+GIsJin+0w",
+	"dk7a4vAdkpm2CWWc/LQeuMOy1DYBjpOrtgl3aMbaEjs4NMjoITjZjPpZ7siARLYeML3T2XpgjZfUdsRz",
+	"r1Py1Z5k4CE/60N+1j98ftZRKNthO69nLupxicWnl5y6LGsslbVF3w9fyH53pa5BbAZcZ36bTjBjGRiu",
+	"51kse4pr6g0BXJscs2iuX1ybwznT36YT4jJ0BmsuVmDU7g0zlWfyRNYVx8Xi5nNkapYdHAlb4IUnaOhj",
+	"ysI40xcJRJI05ltC5BQ5fyQubLjQG8IiLkw+5A6B7PeFtskDh8vWxMiH23TtnGgXx6a+mwufwcQkSA2K",
+	"+R8duVpysJZ4qx1RO0rBOhyhceDRd3UxUllbvif747syOhipVGv0iArnHtnr4ThzU08IW0zKoLgd+7dg",
+	"LYRHo93DA3l0aA5iepSacjF0WvSqWJEFF1unqNs6VsUsV17bl7kzV6pyTaVN6GLNWRES3HJGNLrjWUzl",
+	"MjFuC8WXGIKom8Dc1odAt6R/YmvZWnzEcZCZAPWUhVykXMAWKt9Ca58YZ8YrsVEpxUK5a8R0EtOE6rcx",
+	"tdY09e/QTbA3C0xQcdtz5zVpr4eVN6Yt0yv3tgrWZOEqV3YvKnXNS+MN5/9WBVvajuESWytxo0mu9l7y",
+	"uLk48FKft4ISq03R2xRvArIhSaqCnaulRAYJtzO2Y41qHyurVPtWHtn7u+Ak/VvzMH7k4LDKPZiRw4Ms",
+	"H9xIn9n0RunrpyLck1gHiE7nfDQHpNIZnDinV7acahSb7cR12Db0fthaDBJGDs++U+I2+uTg+QSFZCOk",
+	"5hmrKwfn6hlnf/e9qX1KObJ/BglNh3Cz7Sz8p5kvu23RquFnd47qPm7U/aPCHnj0jHmdbiern3C6608y",
+	"S3XbvO6/ON9PxuqBoWAfoq1+Rgmr7zVfdBPqxwty2rZJy6FOPxvBiTcOaqmVUfI19+G7BhiaWSfoEQ2J",
+	"ignJ/e9d8Jdxl7t0rhp1Vrs6xKXfqhlpF7KUkpgid9wvlsxsHSd28G2gUtnRGIjOnLhhVM/KznBn1pHt",
+	"pfNkvbCOrO/wphe2GHFOm5eFaazkX6DwBpkq+uQwThcv0LUmQNdTdG0+XYNq8FqQGyIkuT5G/74krPh/",
+	"iii74TQkIPAXJCQ0VejN+fcSGR0BQVeTt6YwCpdYLMjVpEr5oM+W7oE3pS6rF3Bv7NpSqB2Puld3hil0",
+	"8cYxaXl6QDcVYJhvAjdukCD6VgtHK4vgTcwtN0WZ89zqElEXQqZottjVb8lKcmRD66F5jBeGIaDlMJTM",
+	"hdCzWmEHtzqGSkePUETmOIsV6ISvcab4dbcQvL2R91sax5QtLgwW9JNOAKgAfMxa+A4XYDBL9cC+cMO0",
+	"02Dc05wePKIyjfEWfC4cdrqoqBC+03R8CMPbYSbM2+91xwoa2LIOOYsy51z52OFzO1y310y5TtgIgZSl",
+	"xjTmc368tF/ylLxc7wrnZuUhGhB22vbjGJ2X0M2fEbulgyUxnIlI50k1D+/NJlXc5h5UBGXW/cjOhb3q",
+	"HKNXNtzo86OTU5SlKREhlgQZBlRqKuaKdpk3ARcO/c/h4ogO6PHWgR/jANkN+kCOIzGuUHgT2I3UJVpu",
+	"sefAFFXvK5QK2HiamhqgsrQhq0cE/JX0hgA5s6WLFbVXumtbPMiL626aALpkYz7pF9XjJX9vFEZNAJ2O",
+	"GkWSNPZathbp8tzQctRBrpbbVpoIzTNQujnCdD/kuZ/83mzuoObh2zIDGL0x5V5BMXupNXvXR0vcnFiP",
+	"B0fR9RTlRBsCuGSzItRwp61rq9/Nxh1jv5YD3PTbpP7YJ3sGXIQWMH0bYyj9ug9pJCNfpgFrVWdwAmzJ",
+	"i6TOpeaNfYmTjpjUERqhIoJDBYpZY1h+pJvamgSZRe0dWFRyM+03ySMw/fpWZnBuZBQuGT/XgjCN0YgH",
+	"q/WFe0nTdMShXFp4ZWc0qYIw5j5D24I4g2M5lAI5Wy5xK5OmY3RWylksiQI+iEgFaZxs36xtEzDoEL3E",
+	"0bVKdxF1Il0LBrOy0/odUvzaBN2JHV5DDeCXqeRT48Qo+7OR+GV0OSAjmyubn20UYZJy9uSOpvWVDTHz",
+	"7cuzy3Myo8qecn29ZoFPalEKnJuvJlyXPgi/xaG0ufARNI5cNJ67Hq3ALOqLRDT03XkdlzCKFfYL9JIh",
+	"3U6e7cKFAiq4RvlrhoWRS2CFYoKlQienf043aGP+dsLImC/43Q8G6WYaY6kGv4OLEGXobEnCFc/0LUwq",
+	"gqOc/QyBzBjtjtMCOFD65qaxCq5viiOqEJ27zO9RMWkDZspp9sEK3SfzOLu8REuysWbqRhvSsKN3Oe5n",
+	"FgNt6cYyd+lRoeIf1qcczgi9GrIrh/ONzWB+PXlGfwzA/sBqoQMHAGqNONgfZiVQYX8wnviG/YH5wyL2",
+	"hucLmjgAWDPWYn9glbiL/cHUwjX2BlQNbDgETEtQyAEga7Eke0OqhKDsDaUSubI3lPaAl/1B1uNk9oZU",
+	"C6/ZG04lKmd/KOnoU+WJAdofVi10aH9A9Yij/SHVA5X2hlSNb9objCcsan9Ynmiq/YFtRsctT+zW3rCq",
+	"IV97g6lEiu0PxRdgdgi0UVawHs62P6BmFNzesLzBc3tD88bc7Q9tR6jeYUDHYrRq0X17w6kFBe4Npz2W",
+	"cG+QlRDE9yjgLu5cInIin3MSxpSR1z2DRt1IyL/gtRdzoQStyj+XPeM43qLItCutAYU09psQYyrkAqRD",
+	"nugsxoJQEgX3WJBqGsG7tS7AnkqIylwoYOwglmSLdK+RXtiKk3I3KXp4E97dqM/+ftZhmGd/P2uMiyoY",
+	"lew3rLEQqqdaDuYlONBZoSeODxrrj4ZRGzRc6/Y+1lhrXbo00O9gsBbyDzwT/QZOWBS4sLQ1ow0DGi01",
+	"bET0NqUJQY//evnO/OJzFOHtE6tMRdc//PDi1avrku3vftGZwkJ1ah5Kjt2B8deh3xL4fQHcBFRcAGCs",
+	"tu1DxPTTCczj3eJ3GQvb1SxuXBWv8Z7DGrKCn7FSuYecbaiGSrdqxdajNVVVD42sUN4h7j5U/jbgUO4h",
+	"Zxh2LOpLdhj67R9dTXTmnPrPwJHi1dnZE58K7OxMojDGUtL5NnfsJ5rbMbGoofyC8wjs4mxoTWm4Pcsn",
+	"dTsmjNG+L9PsWJNlzPgvXQvneQPlQAgfofkfMcNlv4JRuZQR2ZIuAziUAS1Psse925pyKdA1LrHSDDnB",
+	"Auz/8rUyBybj7Ejv6JzJ55mSNAIC/VecYnaMvucClYtMEZ2D61TEIVc8UeDh1JrreGrsfqE3VCIcS250",
+	"qbh0IEACsaIqMlWP0QUzIwixJNBwyFmIFWG40A766stsPqcbFOJM2iw3IU9mlJHIX15xRDYhIRE6PYWB",
+	"4lARIadoTZASGbRZbS0o17ZaXYh6YcKRZXFcg18BbKY14WCJWHcf8/VQuusgFZWMDFMkielZQaMqhjD2",
+	"ZibzmFb7TsuyRtlvGXx+AILtRK6pXWdj9b9F0ZbhhIZ+bLJL6nIX5WTUAD9G77iJqURvCZIpDklOmB3Y",
+	"VHPKlvMoAE/RipC0hKRyyYWCJDElLIdWt6YUqKmnflSgsoLcDo8/+dW+ExJ3P7E/hp8eh4cCGdrmoOke",
+	"cKPq7JZuTcwamkn/jewlMnFzNFt+gykgmud6Jomx3rCnNYLkpxIpPsQ4zdt25QqlOApxHBsBVrXtTg1n",
+	"ouuQbb5yGOwSsyhujvaO9uIAzx8ixjIOLXHSLjPcSJuqrLFwieYGgn7rAA3ZkzmQwbZB1VyCow2u3C8j",
+	"5v3WtDD6qH3Qe01BkT/xHvUNdWz4HIUfYwoJdiF+1wVw3ms9aZcQhIXeEFeCEBf4AEIduLKgYynsRNfr",
+	"9TGVHIIcUMmPvjg9+dORK3uky8rjpUpiE6s35mvj0lay1kS/5Hna80YK+CUT1IiH8qktQYmsxMHAkGAK",
+	"zxkk5Y0hFS+8gXgEmGP9FCbnLrxfw/tbBqlyE/2c6fezSOnnAt7TuX4CnBmDJ5/pp4AEuxLerFP9vI0g",
+	"Dy48I10rXMIz1l9D8PwOOfwWoX5CKMLwdjWZTqIPumS0gt9QJgJohOg3ZKHfEKXbJZmYTCfzD/rrfJVC",
+	"Il14Et2fBUTEW0BvF0zDXKhf9XOr3yxX8GS65FJoyEulZ2CZzSHDroZMY8i2y+C31GU+ALQPqe7/CtKj",
+	"rxbwXOoyq2QOeXLX+gmtrG4hsxfWdWPoW7zSJWOhv8ZStx4reN7EELREv08i+L3Qa5RAPxOI+ZfAbCSC",
+	"Q5RDyJV6A8/1CjLq6jVKtvAG1pEBNAZrxygHf2xdkqW6DINZTfEM0jtCmMKF/pouIegh9DON4f1Wz8yv",
+	"WEBeRP1GwFqLTNcV6zlkxtVfJeCMDOE3rJdcwBuAKQEPJYcctjADUsHzBsIc3uqvaqlhqg+Q1hbGqyAj",
+	"pYKSag3PW8hxi5f6udhAwjT9Pttm+nlrUsvrXt0Alt5kN5PpZA0RDzdYv9+E+v2Gw+90DuHcdJ9vYRS3",
+	"ybqT/yCklm6LqvIy965NIUmoIBGyFdDjGLNFhhdEPpkiLiIiTDzetEgnujMKyj6XY4iXEPc573PqaSCU",
+	"OSSZcibpAFLvYL+tgepL4CtdPDCCvwuQ4eXCy3Fw9fpZlvyowZJ3YvQjTtkiyFvEckc6d5O51V33axGa",
+	"O4pXeJSFhfTAG6rABlyKj0CzXkukaiQMAAVJHkclYXKhbq93DV1oTHe9tqp/fWERVK6AC8lYRMRaUBCx",
+	"2YD5I95b9iDXgWHmCZGBTR7rdzFoZLaCWcNCbVG+U2JST0Kr4aK54IkR+eBmwlPg+UIXgbX0X2CuVbWX",
+	"ZJPCzdtlDe9ItqQ8eHzrJdd4WR+cgeUc56h0ZE8znY/As8kkrmBkYbKe2auInYay7tE/BZ3H1RFP7jpT",
+	"ZuT1J4e00TQhKMFiZabTehq6lIuoFBUIMo4mOCLHKGf1jfQPo7ffn6Hnz59/jSBqyFX27NnpVwb0z+/O",
+	"8mVDCY1jalxc9KkSUgnXAb1kZIOTNCYv0Omz09OjZ18fnfz53cnzF6enL07+fHxy+vwflZAPupkjMBnY",
+	"twLTyeZowY88AV1aIr8XMVwAFwzt2z8nnYQrkogALwhrCZyjvyP4nsesFXytX47clQFYOVoK00NRspG8",
+	"9AE1c3zoNjf3iqJjdWkAqn68ZLN9ifooeWZ77d2hKWZ3rMIdp5htb/mus8u2t9wzseyhk9gTs3dnF7dB",
+	"8B7JUqLsIhFq4cZ7SZThrb61aVUVR3oHI/CLROB1DMrOOG6FmweH/cUOEL18c7Hbufnm9GnIBXlquVT5",
+	"1Lg3G+R90k04SDYkzDROdJ6KosbIc1EC/JEmwxCcrhNhSo88CRboR50ATXHzCIWBIFj6rqhv4T1wBevl",
+	"tjwMfQ0x9e0dAuYF7MQd/LJCvHy1+DXDMaj5bazJwJhnyFIuT7UURC55HE2meXF9aQ/mlGEGmQ0pk4qq",
+	"DDp6p/eScfNbH8oG1tJVPzCBOcfVZWbulQUcp0MDMHW8FON7sDTHzkK8Wh+8TSDuTTT+B0XYnpN1rzh8",
+	"Z30cDa3vLWF8v33223QSim2qeCAVF73sL3o0eX9tHbiOHbI59gmiuTeKVlKdnzmVIY6DLcEiICxqieMc",
+	"c0mOeKYMEcqF8CQkwNgYICaDEWXo4vI1+vNXz06c6w367nhxrKnP86OT06PnJ7mN4vMTE2H3nISQUGwK",
+	"hcbfM590kvVGRI0BqdbbYI2TcL0V+rC0621gx0m+3gZ9aAr2poP6wBxTHVH2znKwezzuB2Zib4U4Xj72",
+	"XjZQDwnZP7vc4Hv5wIcE7R99Ee5ud95nrvbRSMjHTtN+p6v1Uez0B2RaP5g3750a7iDO9HeZZH1/9oXf",
+	"Q9L1fTZsn0cS9g4pKfonZe8IvG+S9p076Y6StO9sc/w0Yx2ae8jP/pCf/XPLz36nrEkLZRg3zXiZsk3R",
+	"jKg1IQydwOH5vG/Soi65yHc1fHLas+H2pOVznomjiC6oyvOXl3vQq71hy3t/mfhbuNCOfrXe2mMMHQ6E",
+	"3nEW9p73b/MCxiTcc1Dc6fZtnnr34ml90JQP8K4+rJ0Dp3J/qvID3dH0adBMnEHVdooiTQRoqKZIZrNM",
+	"zKZI8TUDkcINjWO88Oectjl7PdTmHvL6pljD16395y8vj/6Bj27f//P0t3/x9TOmjJx4s7aDghMykp24",
+	"VNhSCULUFL15jb7lG5gDZyyi99CT47YWTve0cOpawPoE1Se0nm6qyBRpHgpammU01he6Jy15haXmuPRU",
+	"NtvyBHj0wjDSK082vUKshRvJ+cssZUF1vElUwYPUEzpMv54adNhOjaENC8nUOI0u7PnTTKvG1x6Dnnd8",
+	"zXRFh7f+DLw2LkWkO+2G/b7vJmwmnB+XCQG6rKHfIb8xBH47W+F4if7Qe1PGYcpBp13CmVpyQW9HUJpg",
+	"KbtEefrklVNFYpSP2YsbKvH9aZgaOZsPFojaolVxReNEqJFWIpG7ipGosKYsclH3k6Adykx0kKKVRphL",
+	"R1pHByXMiYdwTLEk8smdDLQt8XbRF82JHTTKQYJtyOzM5wGQw1GWrHn0jCTQbiek7YF0GmnwK0F0OkkS",
+	"F/SGsKBjln2TI6+zlHKftNqK0px+xkmuLWd2efnT/SLp4aJskP0FC8gg22H6TEH02Hrp2s0pyCKLjZmU",
+	"i97lcuheTRIck6uJZq+uJnNi/quEgzAvIcJA3M1LNCEKR1jhdpL6zw6+z7W81KBxW5HtkbGrTDEV0gR7",
+	"2/IMApUUSRwxQ+YMsNHAXRgTSeZZbCI/KQ4ZeUu8bzMSmkYFAwdRBkEFrQg22h+5uDiD3DLQerzEkugX",
+	"bk02RLkgNRyEKIXIgTlG93HdGhBAoF3xUUHVshakm3s611MY4jggm5TLVjl6tRVXCblK1WzQVCpjL8t0",
+	"r993UozYrdTBHqYTMX5bAvg5qEKKkfm1IJnoeBbEuPtR0Jv588x+P4+t3c45xkDF7OTcMdjeA4tk+s6G",
+	"5BjlLogIa3qwTW0SBKM9kK6q0QRoQjbjWERFJCe46tjbdtXtnjCZCadacqKOhBAlEVXSnRVcbBGfxXSB",
+	"9+XZ9rlsdZqLJZZI0gWD45kpVAkTsoUgeZwpweMpSjDDCyM8MJNnSLNYYGbvcQd4EXVeKGadYtuXqVOj",
+	"KREhKdujtmiFTTFoM1f+2940emBUgu29KEvLnh19/f5/Pb66Oja/nvybV2imqIpJa88kZ48kgjKOeTr7",
+	"7vUUuQjx37EFZYSIJ3e5VceQoe9jRvOxGkaUCwQ1unOkO8lbDh1IGxdojhMab++cyH1kwfy+JRxBJr+3",
+	"iQPnrp9MoOSPMJZjdhGz30UBiswxPh5DUDbAbpPw50zqVrPCheuNJUloyWN98RBE0ohIoNSVcrkZCrXE",
+	"K96iXO9NIpe1JzenxAyNw81WWOR9pHKPYsEaeLabBpoC+rgmVasMZ15Q0tybsmAV4VDXsKFOE9+FGS3V",
+	"HWPvdN4s1tfd3HMHs1BOIrvvbK5diRgqKroj8qX3kG4eyu1c24UJXGTuYt34t0KCUD+XD+KR9rbMCk/0",
+	"Xm1bYUKGRUQx6zN004aD0KsTLTxYh8FXubFD2jyMBcMLmN7CJbzGtFK2rweHs19Vx8U+S1NzfewzTTt4",
+	"QMP6GYUjbOvKpPA46jIth7IzlsoYalUIeH9frpWHjfLTp6X7Lzz3RFsH3UdHprX7+/IRaG/v+/CItHjs",
+	"6/Fw2jz8qvwRaPX+abxr2t3ranpOYqJI9Nq88tAjrPSeh1IIM7kmAkRNVZJGPa7PF+dF4hRowwn8fQvG",
+	"W9qHydmmpDOompUJjSY58KalidGrZ4Kq7aU+T6y/IcGCiJeZURaa/753FhQv31ygFdGXgrornCShIArZ",
+	"AlN0LVeBPoCCq+zZs+ch3HZYlhBBQwmvyDV6rAughEfkiV59XSWmN2RHlSv2WJcwdeASp3HVGN2QSLeM",
+	"Hl8L2/Lx8fH1FOl/Aar+98n/x971P7dtI/t/BY+/RJ6haVl20kSezj3XvVzbJE0aOzcvF2ZEWIQt1iSg",
+	"IyA7asb/+xvsLkiQomTJaRI39Q+daWQSIIDF7me/h8xSNeM6lsmhH2cxZD/AUhlOfiHmNOUB1maAHD2K",
+	"XVeSujIZfiEYxyK6egLVc+2LspdMm98w9b8hYoesyLSGsj4lm8kLqa4kbhusaGE8kWsBjpcQ65Ta83Pu",
+	"wP3+LksyecnzLB3Zw7fTirJUZRLFUGUUztZeRlhgTTRWVQ2ur0FLO1MYgSINR0JEG1EAlW21maVzVvBM",
+	"Gp5BnacF91f9HLhgyZuHGTiXg6oW6vY05+ZMlYUllCEbKylxKa70kt27hXpMyZbr7sMwRn17pgVTEkzK",
+	"dhfzTF6Qr22qMnu+YIAtukYbwcP2FF5xM9EhO1VpJjR2J5ppUMN1yCaC2xVVE8OOxlLIS5ErqP+b5+qK",
+	"KtTw3C7S0r4lCvsZmdHs+MdnGtKnsLILfJldqmH1bkWxjOWRkpeWkVm60hNOBbPFpSjnNckN7ZPbbE2q",
+	"HTLuriReCt0kSO0TJFBdLNlGVykk40nB5yxV7ApZpTdnwedbkGFqR74QljDstWWpGGep0CyxQ9lf7BWz",
+	"jAAyRO3tTrnhTNr1Q/cmwccTpqycimAHCMZu/1uUOlMywTuBXI8pSRtHV4H1krdv377dfvFi+8cfI9ym",
+	"UuSCa0FbBYVu7DdSrRuWDPqDR9v9h9uD76KUT/KMJ1sw8z9h4OTVy+OThEq3ANZIfk5FMVUGuiA8E/OE",
+	"9bjla9qwwcOHXhOzrSHwK1POK1e+nVjzAi467MCpSudW9tlboplUZmIpXIor+GspzKyU1KANM/Lsqc1y",
+	"A1/4A9AyuGR+OX75a8Re0y4gz3e8o/LSQKU1F7rBUiVgRpaKs0wKGPEkK6waUUxx1Kqi0JuTI4ZSh0qu",
+	"dRYRgiFeTsmBXc8qoMaNKAESSUWliM4sHZaCFolFjBIr15MQPksVmTEi9c4CbmXI6sRDXp17xSVP5wyY",
+	"I6U1VP3tkn/al6mmthUtjLnbfVDREP6RjXkJ3m/OEtrR7Z/ThJgEslnCNz7HdPwLOEPvcsAsH6p/tefp",
+	"zJPAlLagtj8QdTAMFqgQkMJUSD7NgmGwF/WjPVTlJyC4d8qdjzTc9c5HEFjX4FEQS5AFehAuM50ZZNRw",
+	"+eyXWMasZ4XQLMNrSdAH89It+8Yeg1hlW+PlB2J269Emy3M4XaNcdT9qXpfnTnTBa5lmIP8wOdSuz24z",
+	"FVKKpRba7gfrcTZW6iITWzh39SXFTNsvKahogR04YodyznJuRInLC2kRc/xnLLGYYCI+TLNS6BE3CUlW",
+	"VO9Eynp7/cEWFB+c4J480CwpxVkp9GQ0K3MSrhV7/jm1yGoqJCmlzzN5EVStBRBaDfp9J2WpppQRH8zO",
+	"xBRgHSX+EwwDZFP/k6oxoD/7ADIr/EP735Zl+P/GfRFmotLvY4jSjnFIEUXEAnfsM/47O+1BdupZHIjg",
+	"HfEW1wtQwJKWJ5vtRBapkkC1Qxzx8URsH6HztCNqL7/ic3vz1TZUYEqilR8QBsfCbB8BcXQTuqMhQNGZ",
+	"JpLv/WTM9KXM5yE75oU4zoz4/tilHYzVFNsJecdvb9rW6m+xX7PXH3R/BtysK26xYyl4OseWAgqZIJJi",
+	"esDOlZ3W4ocmuTW38LmqQ2C7Z3rQMUCtG6COtHoh+/39Zfaniqx3flLaiBRYKaJCaFWw4XueJhIM370P",
+	"Az0rCl7Og2HwckpF8SbwAjuzqMtyK9ngnZB/eK6t0oMjs6e5ugreQxB0yQthYOPeLVfT3GjGP6mCp8Bm",
+	"wFlSXU8+HpvR7q+X/af/+u3J62c/nR/9O30GjpJgCPwY+tMU9CjY8Vbtvafgw8jk5bEa/sfdR+Gj/S5n",
+	"z3W44uARhYUWalqkY9ju4DE7tTSlzljJZaqKKjG3XlU+Q7D3aPf4X5O5Kl7P/vjug756ONh9ZH/4vX94",
+	"/Ft69PzqRfdSQeKsvdB8NgL1b7T1D3+9g8Gy9b7HfJMOduFq6CnI36AWFHUtPnf7TVvkTYUUachOxZmi",
+	"kDZ6NJYkGIbUWEw3KKSHYSh1k1EALYUwlbJAGESkzO8gFksiNTqlRkMyzU4FSLEE2pcJ0nmcRNJWIO21",
+	"BFIsE4RKcMFReSRBzSFyJheghU35OVWXzAwhLimsFgqCAkQxKZCxBCSm0Yhmh7Io7Jxnso49nZbqNBeF",
+	"hqqqVlLu9/tbB2g0yvmcYg9DpiTUsCliySWg9+pEVAl/NEqBkEbJewbcsLff39vqEq16dlpkpilcV97s",
+	"BuOHo3YxKx4RRI6UEVvUxFyjONAXRzRSg/kX/MNzIc/NJBjuDh53UiwRwg8qnbckv9cJZOfD9tXV1bbd",
+	"te1ZmQtpVdC0gQgq1XxEYdDB70LKeVQqLeT/0mPRGHqoVD7y4M1xEAZppu2xUEhJ8It9j7227wUth/GC",
+	"o3dsf9z77+D44nX/6u3pydmjdPf/fpn+Vjw+DLqqngeunCUG67l9WuXAQGb9VJUFQokm87j+SgBqiv94",
+	"q2YPLGDPc6aFcchp+vlgEwi3TLu7KyqGAgKJdCX/zkcBAI69JQC/NZwDF01I6w12K4jReH9ThNHfGGHs",
+	"42o3fOcOIJlj4GA+lmmh5KUY5joMuq1YIFQ7hSIGPlg5YEQxVSUv56FvPHvz+rlFB3X8y4IprqIajZrd",
+	"4jf3kqqSZfUjGpNQanoP4A/JFpIklfCMpScnG7IwYslMixH0jrR0k1D6jsGiu9DcvrobaFUgGBdLMKZA",
+	"djlqhrws5wCnFeyNRnsuCiR6tXDdKU+1kAZNchMxvtAh+h0yjY3shij/nAnT3kfnImWXA9YTuRZsv9+P",
+	"pVu4Hl0ORpYraj06zdX4QqTJ1kEDTUCIt6Y9yXQ9vF0fGMxg3Fju9/etTmRGZ2omYZiGoau9iSDCC0Vx",
+	"tFVkpv027L06au55Un8/S/BPemR3ZlRwM56MjBrZM2lZUQ8aaj+Cmqp5KHb3V7JCURmal7AyvZX2OOPg",
+	"Sb1jo5IbMYI3R+45ML/FstKhCJ1ZAvZV+IhZZcFSZmaoXQD8dY5WdbJNmawAynO4yqimnnRQISdXh8+S",
+	"bPv5mul1YBWs7rcSq3SxlPqRHTJxkoUzsGD/hjc8E+QzMQ/WBx+/U4sCD2tUwQdLNR13O72nPSZAs3nE",
+	"hXnarg81fFu14+SJgKC5Gsjs1MPt0MMgXtzGr/OWfbYuldf1oddrA5Wj9pmSHfB2sOWTDwBJLG2YCU/6",
+	"T4a7D4e7j6N+v/8f0O3c3Vh4buA/5wzxVcSG80cGl4PISp3Iv/UB9XeH/R/u7OwOvov6UT/aHT7uP+7v",
+	"lDud37yzvnr5LH395uleke399GhNUsMmhEqOiMdDicZM5Km2t9EVrhulMyg6NTOzUox8BS4YBqrIDEaY",
+	"3h26bUrPYChnef7nUHMjvgc41BJE6ttYwCJChNfCirVRfNnM9PAOPflzGqyPAH/gaXXb7Cu7N7/yRlbh",
+	"QunaCPBXZZ5a2YovPLn5hSMlz/IMgwn2B2u8cKLUCy7ntBq9Ec58I8WHKUA0D2tW6BL50wqzmGte+RyA",
+	"YzeoBBPOClR5Yv+e/SG0N48XfYUd2VFRZRQFDsDGavtojm+IRqbKWCJxu19qyAjfkqAHkdzvldwH2c4t",
+	"es0RB7quslZnjSxSsJDNyWTqFA8zYygbrCNc5cNnLRd+LJs+fOf9lIqgZDUbDKgPoAG6C1WAaqrkYIll",
+	"e6qC2/8uaJWa9Xw36tACsq0bUcYJGd/+SjCjZZl4OivB5ftKGEjbyTNoQu6IC15umCtc1PothThsmSfF",
+	"bye1b8Fv8ayWMFyggb8ed92QWX42pueM0I7rnSBHW8Xudj5m6XJH6WvBU70wQ9XGYlFZcyF1mQF5adlS",
+	"WBlfiYOBF6l5m0thykxcftp9hrdecTOxBBBufP3f39+AL4Yv/qQb8JrI5rZ3QC8l/OdglvCJ/IGuYxco",
+	"HhOFG0Vju9A/Ka6ENmhmD5nkZamuwPq+wvZg708CrWLSJGInil3x/IIaj58LHbp4q0SKD2ZkfwPtGxBE",
+	"Mi3FZaZmuv59yDAL/hIsXRQahqYgsP5M+X9ngiX2+YRuNJmTYnmW5fZ2hBR6UrXlKgXaL5iejSfwWRE7",
+	"RN8KjnAqciXPtbOw0jhMncUSLa7aWB4w5gU6RoYYiwiOFQQR7pXMtHwifbtKd3FH5Kyx4KiKrdGoAVWJ",
+	"11gLtj6wXtLYckA0RIM6CVnSoRXZn530hegv/29b4PTCLepCJ3Z+Zxz7ArjkeYb6240PvuLnYp3nDpFQ",
+	"j5rq4BovHgER35aZ+vAICpS8o+cW7syCaoq3p9LhG0873XETLxI+SdUy6PVlVof9YX8verg7+E8QBinX",
+	"E1BJg2FQ9/B3tGZXlqsxz+2uvKs3KXNeUtDdRbOHv79Vo3rMxWb/rQb7PsU2HqPO+yCA1kKhnUYD3JQs",
+	"XRUSUKFXfHjB1OKVorlebnhprQVHsyTWYIfBcJG//wNMqd/vYvM/++T38PiLk/GHX38/v3rx43n/xR9v",
+	"Prw4h7D2FiOliW5pVnDWsaZgeSmRqUMUB33lX03c/0nS225RtQeLurrG+JUbHDyLnhvXIm3M8zyT5zVK",
+	"XS61o1hiRCW5RDLnL+E5qs9a2d8grkKl8wPWEifOC0HOIj/sAaN1qqKSyXimjSpEaUVKIcrxhEtDAKDi",
+	"Z0nLIRTLnos/yEqmhTGZPNeVFm6siObTKfWQW4YyIs/NgOYFhk8uAvwHuopWxXCBXp0F4BsbtkIQ7tIP",
+	"+8BexO79iCUYniqSKvQZv1otkd2xrANg6ZusrJ2q6SyH1Jde5cHSnhS+2UjwF7MPtCTYR0/c2b96JAZq",
+	"CLD00SnPucQW7PSLKbnUZ8RZKmcZWepR719fLC4RbutZMpAMMOHeW1pUr6vF5t83S5WBE3IE8ubRd3sP",
+	"b2v4+GSbh++p+DOwSetkaUwXQnC7g8ZsDlCsXU5DENKvdYWKd3at9kiaUGHKtSFvQSm0ymfEdCmQeQT5",
+	"MtfvN6aee1D1xUHV4qXZAGWBxbGE/bM4/IpnVu6MODqbrA4XDKFL8EJCXJWQ7KKxwgByFeh8smJKeVaO",
+	"PPWoSefvPA43rzbXUX20QPILlyrwuUoqeJpnUjRuRtMxdn1twUaRyayYFaN1Xghrbkqt7ps3Ss1MJkXD",
+	"QfX+2g+J+bjRdNe3dG/d5Nr6S3u17ojdtRu7dtmbbrK2YnqTkvX5tE2tK0AsO5T+axR3Gsvq3TpvnwKA",
+	"7CCZ9uNqumwqTfilZD6PJZiFLH9LAXI6jNcFwlq23Y1hGL13O6PuGpiNcMmnmyzuLRXfglD92A4hXuJ2",
+	"+0KC9/3n4fv3HoZbexg2s1S8oeA/jnH4t+LrL0gX10Iaqx5Pcz6mlA2jMO1X6INKZc/FmWFqhnrzhZia",
+	"iCX+7QFzQyyTBpNJXGkAZ/jHVNRCXYr0gHGWOOJOwGt/NVFaUOJq5t6JJdjt4Z0qQBVFzYWYoyDhaYpp",
+	"X7SMNGKHrdBN+JBMk3UijSW5FLwMFPa7yqReauqoM+YbppjMUCQtLxvht6oEN0Ra8it50E5MgegJfxSp",
+	"DO0VbS/lV8ayYxlgt3GfOWTAKChlG7YpYi8pN7nneRua3gne/CTIcCITEOXelOcidbarU2fFsi/Sb0g4",
+	"9dn68x+6ANVYQuwGoI+FiqZ+YKvOldGhJRXMlrXCBtvrCs16N8ezslMxV1Vof5EZyJ9BsVgd8qIHyA1J",
+	"frJOg08jnObOIY3PaR1ytsQu49CYl+nIFaFYYgfaBHPcRlh65p/1jDwotLEZkUUoheAbmHze+ITwWYNV",
+	"l4K+6kTCe/z3bRlVWkR5t5Cd5cvIBu/DVO9amCpypdtbDnaAd6zIe7J/XsCa0VKchLk/kC6E2TSNv8eS",
+	"XmNNAIZ4p4r97K3ImYHvhWI5Fi5SFaG8iq1p4AvvwywgqKGyxVAWzraAWcHn7FQQboglIC0JTSt4IdLQ",
+	"oTr7oVBVhhvG8xzg5gLUwIIdzlKRMvC3WYgMTw6ZFRVJCIlUrQjfcCH+twEByYTi6rgA8JaqkT+95WJ4",
+	"KWgFomURN+L038PsBxg9I+16ciXPLdQT7qaHsXSLgnRlVQI2w6PDA1qAT8xSC6T5LIV9AGk7cB93mBEw",
+	"X6fnzc7yN8Bha9l81ndUebv2Ff1U5HlaA5g0f/ybYRBc551349w+huUGpBESI72HGXctG8YeyyegDKw9",
+	"ukk+TN06Y1Xiyytql+JSpF957VMyXZfP6iX+F9wqC4adgFDji/kmRimQYYsJJGTA8FNXQj93xa5nRZiJ",
+	"l1zzLUs8v0UL1tMIvLYqAdbW2DA0w9u6r5GS4p/c3zos/2t7VF3V441i+Dt4FhUAHK2R2tKYsl0N61PT",
+	"Wb4YS4Ap7njay/0t+1yuqU++NmvlweCTrSsSMpWnXr5LAgb9BJRtKDZxQLkrsWwnr7g4XfszhkT3yD1B",
+	"5cpyrs3WsuyKV/Thd0zSbpiJ8YUv3zpB6XTO97dwgyD21v3oRN6OYJe7ig/TpkBq2/GG1AHSb04QVt0e",
+	"wkZ7jpJxKOTnemT0Er8xKlZhX8DshRCmZZdrFPozEw5uxAt3dwvWg6rFdUfLheYJaILjhQgZGIzUGYNe",
+	"3OgzxS6nYSwrbzF0jgirlaD/tVoH5bJVrtLI7+kW0RGMKFA1TWKp+VyzK1EKV4Y33YpYU72oo+AbfNSL",
+	"gc+kNoKDGxz+BH5uT9c4vMF5ydbyXfpaxLesQNzs0+pUMdqNfb3uMWivavf9oEYYVJj66J8vG/0fP0VR",
+	"+Xo6yjLgRIR7X6Lk7pcoobPqlAw34rSdj8S6SLPBlihdyk2hLn2WVtWFpWEPqPy4qfgiJTjJqjkHeBIW",
+	"dRuc8kuwKZzjS2o1HpcCW6uTE0sKNwUrakXRKW9geG1247n5olM7nG//on/de/sjtT9adW/DtUwMTc3p",
+	"oPEHVyTYQxB+VPYNFoZv7R5+Jvl4r9Pc0rKwkRpzNOHy3JM9wwpHa+zX0hm+ynquSUtXSGMs8X+3wuZg",
+	"neGq4YpI2KUxg3f9In3h4lTciJE6G4Gqhj/Mg+FuGBRKQsXvMJgLXgbD3SdP+ptG5d1xEH0fP3Xn46dW",
+	"YuhmEepmS793mIIH3Ze6yuZ77YuUBHMLfTkG50hnsWA9LQRLvMe3tycinyYhS7a37UMJuAVWlAqFC0qf",
+	"v8BCFzrDtfMFQuZVBOiIWPftNlFd2L9y/3Y00FhWKbsq6bNYA9vORIFAi51JFqel6ovdzTs67Wes1zZ3",
+	"LRiIQs86tOXN6Shicbbjankh+nAgCAqrD9ZVOWBxxBLIQOaNTqb17qUgfW2XwpKHSLGIEzsVkwz6MDVq",
+	"VD7QLKH+FY02DVVdi9otnsm6NRS4xOfUpYL9dPLiOTYJ++X45a8UnycEBOlRFsmw0TmDKixWFR1gxlKA",
+	"VY3nKCVppX4x9uv31/8fAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -92,6 +92,9 @@ func TestBrowserHostedFlow(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("display_name"), "Jenny Rosen"),
 		chromedp.SendKeys(chromedp.ID("country"), "US"),
 		chromedp.SetValue(chromedp.ID("entity_type"), "individual"),
+		chromedp.SendKeys(chromedp.ID("given_name"), "Jenny"),
+		chromedp.SendKeys(chromedp.ID("surname"), "Rosen"),
+		chromedp.SetValue(chromedp.ID("date_of_birth"), "1990-01-31"),
 		chromedp.Click(chromedp.ID("terms_of_service")),
 	)
 	if err != nil {

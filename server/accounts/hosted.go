@@ -68,7 +68,7 @@ func (s *Server) OpenAccountLink(ctx context.Context, req gen.OpenAccountLinkReq
 	case !opened:
 		return gen.OpenAccountLink302Response{Headers: gen.OpenAccountLink302ResponseHeaders{Location: l.RefreshURL}}, nil
 	}
-	body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, session.Nonce, nil, nil))
+	body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, s.personsNow(a.ID), session.Nonce, nil, nil))
 	if err != nil {
 		return nil, err
 	}
@@ -132,9 +132,10 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 		return s.submitPage(http.StatusForbidden, pageSessionOver)
 	}
 	in := formInputOf(req.Body)
-	apply, problems := checkForm(a, in)
+	persons := s.personsNow(a.ID)
+	apply, problems := checkForm(a, persons, in)
 	if len(problems) > 0 {
-		body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, l.Session.Nonce, &in, problems))
+		body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, persons, l.Session.Nonce, &in, problems))
 		if err != nil {
 			return nil, err
 		}
@@ -179,8 +180,15 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 			status = http.StatusNotFound
 			return nil
 		}
-		applyForm(&acct, apply, cur.Configurations)
-		if err := s.tables.Accounts.Put(tx, acct.ID, acct); err != nil {
+		before, _ := s.tables.Accounts.Get(tx, cur.Account) // a copy of its own, as every Get's
+		if rep := applyForm(&acct, apply, cur.Configurations); rep != nil {
+			p := Person{ID: s.randomID("person_", 24), Account: acct.ID, Platform: acct.Platform, Livemode: acct.Livemode,
+				Seq: s.seq.Add(1), Created: now, Updated: now, Details: rep}
+			if err := s.writePerson(tx, nil, &p); err != nil {
+				return err
+			}
+		}
+		if err := s.writeAccount(tx, &before, acct); err != nil {
 			return err
 		}
 		cur.Session.Submitted = true

@@ -19,10 +19,18 @@ type Account struct {
 
 	DisplayName  string
 	ContactEmail string
+	ContactPhone string
 	Dashboard    string
 	Country      string // ISO 3166-1 alpha-2
 	EntityType   string
 	Metadata     map[string]string
+	// Details holds the members of the account that the server stores as they were sent
+	// and returns as they are, merged member by member on update (mergeTree): "defaults",
+	// "identity" (individual, business_details, attestations; country and entity_type are
+	// the fields above) and "configuration" (each configuration's settings, keyed by its
+	// name; its capabilities are Configurations). JSON-shaped: maps, slices, strings,
+	// float64 numbers and booleans.
+	Details map[string]any
 
 	// Configurations holds the applied configurations (customer, merchant, recipient) and
 	// their requested capabilities, by capability path such as "stripe_balance.stripe_transfers".
@@ -97,6 +105,44 @@ type Idempotency struct {
 	Expires     time.Time
 }
 
+// Person is a stored person of an account: its representative, an owner, a director or an
+// executive, or someone else the account names.
+type Person struct {
+	ID       string // person_...
+	Account  string
+	Platform string
+	Livemode bool
+	Seq      uint64 // creation order, for oldest-first lists
+	Created  time.Time
+	Updated  time.Time
+	// Details holds every member of the person as sent (given_name, relationship, address,
+	// metadata, ...), merged member by member on update, JSON-shaped like Account.Details.
+	Details map[string]any
+}
+
+// Scope is the platform and mode the person's account lives in.
+func (p Person) Scope() string { return AccountScope(p.Platform, p.Livemode) }
+
+// Token is a stored account token or person token: details tokenized for one later create
+// or update, until ExpiresAt.
+type Token struct {
+	ID       string // accttkn_... or perstkn_...: the primary key
+	Kind     string // tokenAccount or tokenPerson
+	Account  string // the account a person token belongs to; "" for account tokens
+	Platform string
+	Livemode bool
+	Created  time.Time
+	// ExpiresAt is when the token can no longer be used.
+	ExpiresAt time.Time
+	// Used says a create or update took the token's details; it cannot be used again.
+	Used bool
+	// Details are the tokenized members, as the token's create request sent them.
+	Details map[string]any
+}
+
+// Scope is the platform and mode the token belongs to.
+func (t Token) Scope() string { return AccountScope(t.Platform, t.Livemode) }
+
 // tables are the accounts API's tables and their indexes.
 type tables struct {
 	Accounts *store.Table[Account]
@@ -104,16 +150,29 @@ type tables struct {
 	Newest      *store.Ordered[Account]
 	Links       *store.Table[AccountLink]
 	Idempotency *store.Table[Idempotency]
+	Persons     *store.Table[Person]
+	// PersonsOf orders the persons of each account oldest first (personKey).
+	PersonsOf *store.Ordered[Person]
+	Tokens    *store.Table[Token]
 }
 
 func newTables(db *store.DB) *tables {
 	t := store.NewTable[Account](db, "accounts")
+	p := store.NewTable[Person](db, "persons")
 	return &tables{
 		Accounts:    t,
 		Newest:      t.AddOrdered(func(a Account) (string, bool) { return newestKey(a.Scope(), a.Seq), true }),
 		Links:       store.NewTable[AccountLink](db, "accountLinks"),
 		Idempotency: store.NewTable[Idempotency](db, "idempotencyKeys"),
+		Persons:     p,
+		PersonsOf:   p.AddOrdered(func(x Person) (string, bool) { return personKey(x.Account, x.Seq), true }),
+		Tokens:      store.NewTable[Token](db, "tokens"),
 	}
+}
+
+// personKey is the PersonsOf index key: an account's persons in creation order.
+func personKey(account string, seq uint64) string {
+	return fmt.Sprintf("%s|%020d", account, seq)
 }
 
 // newestKey is the Newest index key: within a scope, a higher sequence sorts first.

@@ -115,6 +115,14 @@ func (s *Server) Seed(tx *store.Tx) error {
 			return err
 		}
 	}
+	for _, sp := range s.cfg.Persons {
+		raise(&s.seq, sp.Sequence)
+	}
+	for i, sp := range s.cfg.Persons {
+		if err := s.seedPerson(tx, i, sp); err != nil {
+			return err
+		}
+	}
 	for i, sl := range s.cfg.Links {
 		if err := s.seedLink(tx, i, sl); err != nil {
 			return err
@@ -173,7 +181,15 @@ func (s *Server) seedAccount(tx *store.Tx, i int, sa SeedAccount) error {
 			return fail("metadata."+k, "keys must be at most 40 characters (%q is %d)", k, len(k))
 		}
 	}
-	a := accountFromRequest(body)
+	tree := treeOf(body)
+	delete(tree, "include")
+	var a Account
+	if _, ok := tree["account_token"]; ok {
+		return fail("account_token", "a seeded account cannot use a token: give the token's members instead")
+	}
+	if err := applyAccountTree(&a, tree); err != nil {
+		return fail("metadata", "%v", err)
+	}
 	a.ID = sa.ID
 	if a.ID == "" {
 		a.ID = derivedAccountID(i, pid, livemode, a.DisplayName)
@@ -195,12 +211,13 @@ func (s *Server) seedAccount(tx *store.Tx, i int, sa SeedAccount) error {
 		}
 	}
 	a.Concurrency = sa.Concurrency
+	a.Onboarded = sa.Onboarded // before the check: it stands for the persons a seed cannot name
 	if sa.Onboarded && len(a.Configurations) > 0 && sa.Created == "" {
 		// The hosted form, the only way to accept the terms, collects everything else first.
 		// An account a state export recorded (with its creation time) may have lost some of
 		// it in a later update.
-		for _, r := range requirementsOf(a) {
-			if r.Field != termsOfService {
+		for _, r := range requirementsOf(a, nil) {
+			if r.Field != termsOfService && !r.Eventual {
 				return fail("onboarded", "an onboarded account needs %s: the hosted form collects it before the terms of service are accepted", r.Field)
 			}
 		}
@@ -258,7 +275,7 @@ var seedValidator = sync.OnceValues(func() (*validate.Validator, error) {
 // request's body, and decodes it. On error it names the member at fault.
 func (s *Server) checkSeedBody(body map[string]any) (gen.CreateAccountRequest, string, error) {
 	var out gen.CreateAccountRequest
-	field, err := s.checkSeedRequest("createAccount", "/v2/core/accounts", body, &out)
+	field, err := s.checkSeedRequest("createAccount", "/v2/core/accounts", nil, body, &out)
 	return out, field, err
 }
 
@@ -285,7 +302,7 @@ func (s *Server) checkHostedPath(account, token string) (string, error) {
 
 // checkSeedRequest checks body as the body of a POST to path, operation opID, and decodes
 // it into out. On error it names the member at fault.
-func (s *Server) checkSeedRequest(opID, path string, body map[string]any, out any) (string, error) {
+func (s *Server) checkSeedRequest(opID, path string, pathParams map[string]string, body map[string]any, out any) (string, error) {
 	if body == nil {
 		body = map[string]any{}
 	}
@@ -303,7 +320,7 @@ func (s *Server) checkSeedRequest(opID, path string, body map[string]any, out an
 	}
 	req.Header.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
 	req.Header.Set("Service-Version", s.cfg.ServiceVersions[0])
-	if err := v.CheckRequest(opID, req, nil); err != nil {
+	if err := v.CheckRequest(opID, req, pathParams); err != nil {
 		var ve *validate.Error
 		if errors.As(err, &ve) && ve.In == "body" {
 			return ve.Name, errors.New(strings.TrimSpace(ve.Reason))

@@ -47,6 +47,7 @@ type Config struct {
 	// Accounts exist at start and again after every reset (see Seed), and so do Links to
 	// them and IdempotencyKeys.
 	Accounts        []SeedAccount
+	Persons         []SeedPerson
 	Links           []SeedLink
 	IdempotencyKeys []SeedIdempotencyKey
 	// ServiceVersions are the accepted Service-Version values (the first is the default one).
@@ -168,7 +169,11 @@ func (s *Server) Register(e *echo.Echo) error {
 	if err != nil {
 		return err
 	}
-	m := v.Middlewares(s.authenticate, s.checkServiceVersion, normalizeLists)
+	m := v.Middlewares(s.authenticate(false), s.checkServiceVersion, normalizeLists)
+	tokens := v.Middlewares(s.authenticate(true), s.checkServiceVersion, normalizeLists)
+	for _, id := range publishableOperations {
+		m[id] = tokens[id]
+	}
 	plain := v.Middlewares()
 	for _, id := range hostedOperations {
 		m[id] = append([]echo.MiddlewareFunc{hostedPage}, plain[id]...)
