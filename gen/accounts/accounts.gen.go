@@ -74,6 +74,30 @@ func (e AccountLinkUseCaseType) Valid() bool {
 	}
 }
 
+// Defines values for AmazonEventbridgeAwsEventSourceStatus.
+const (
+	AmazonEventbridgeAwsEventSourceStatusActive  AmazonEventbridgeAwsEventSourceStatus = "active"
+	AmazonEventbridgeAwsEventSourceStatusDeleted AmazonEventbridgeAwsEventSourceStatus = "deleted"
+	AmazonEventbridgeAwsEventSourceStatusPending AmazonEventbridgeAwsEventSourceStatus = "pending"
+	AmazonEventbridgeAwsEventSourceStatusUnknown AmazonEventbridgeAwsEventSourceStatus = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the AmazonEventbridgeAwsEventSourceStatus enum.
+func (e AmazonEventbridgeAwsEventSourceStatus) Valid() bool {
+	switch e {
+	case AmazonEventbridgeAwsEventSourceStatusActive:
+		return true
+	case AmazonEventbridgeAwsEventSourceStatusDeleted:
+		return true
+	case AmazonEventbridgeAwsEventSourceStatusPending:
+		return true
+	case AmazonEventbridgeAwsEventSourceStatusUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CapabilityStatus.
 const (
 	CapabilityStatusActive      CapabilityStatus = "active"
@@ -236,6 +260,117 @@ func (e EntityType) Valid() bool {
 	}
 }
 
+// Defines values for EventDestinationInclude.
+const (
+	EventDestinationIncludeWebhookEndpointSigningSecret EventDestinationInclude = "webhook_endpoint.signing_secret"
+	EventDestinationIncludeWebhookEndpointUrl           EventDestinationInclude = "webhook_endpoint.url"
+)
+
+// Valid indicates whether the value is a known member of the EventDestinationInclude enum.
+func (e EventDestinationInclude) Valid() bool {
+	switch e {
+	case EventDestinationIncludeWebhookEndpointSigningSecret:
+		return true
+	case EventDestinationIncludeWebhookEndpointUrl:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventDestinationStatusDetailsDisabledReason.
+const (
+	EventDestinationStatusDetailsDisabledReasonNoAwsEventSourceExists EventDestinationStatusDetailsDisabledReason = "no_aws_event_source_exists"
+	EventDestinationStatusDetailsDisabledReasonUser                   EventDestinationStatusDetailsDisabledReason = "user"
+)
+
+// Valid indicates whether the value is a known member of the EventDestinationStatusDetailsDisabledReason enum.
+func (e EventDestinationStatusDetailsDisabledReason) Valid() bool {
+	switch e {
+	case EventDestinationStatusDetailsDisabledReasonNoAwsEventSourceExists:
+		return true
+	case EventDestinationStatusDetailsDisabledReasonUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventDestinationType.
+const (
+	EventDestinationTypeAmazonEventbridge EventDestinationType = "amazon_eventbridge"
+	EventDestinationTypeWebhookEndpoint   EventDestinationType = "webhook_endpoint"
+)
+
+// Valid indicates whether the value is a known member of the EventDestinationType enum.
+func (e EventDestinationType) Valid() bool {
+	switch e {
+	case EventDestinationTypeAmazonEventbridge:
+		return true
+	case EventDestinationTypeWebhookEndpoint:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventPayload.
+const (
+	EventPayloadSnapshot EventPayload = "snapshot"
+	EventPayloadThin     EventPayload = "thin"
+)
+
+// Valid indicates whether the value is a known member of the EventPayload enum.
+func (e EventPayload) Valid() bool {
+	switch e {
+	case EventPayloadSnapshot:
+		return true
+	case EventPayloadThin:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventReasonType.
+const (
+	EventReasonTypeRequest EventReasonType = "request"
+)
+
+// Valid indicates whether the value is a known member of the EventReasonType enum.
+func (e EventReasonType) Valid() bool {
+	switch e {
+	case EventReasonTypeRequest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventsFrom.
+const (
+	EventsFromAccounts                    EventsFrom = "@accounts"
+	EventsFromOrganizationMembers         EventsFrom = "@organization_members"
+	EventsFromOrganizationMembersAccounts EventsFrom = "@organization_members/@accounts"
+	EventsFromSelf                        EventsFrom = "@self"
+)
+
+// Valid indicates whether the value is a known member of the EventsFrom enum.
+func (e EventsFrom) Valid() bool {
+	switch e {
+	case EventsFromAccounts:
+		return true
+	case EventsFromOrganizationMembers:
+		return true
+	case EventsFromOrganizationMembersAccounts:
+		return true
+	case EventsFromSelf:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for FutureRequirementsCollection.
 const (
 	FutureRequirementsCollectionInclude FutureRequirementsCollection = "include"
@@ -377,6 +512,54 @@ const (
 func (e V2CoreAccountLinkObject) Valid() bool {
 	switch e {
 	case V2CoreAccountLinkObjectV2CoreAccountLink:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreEventObject.
+const (
+	V2CoreEventObjectV2CoreEvent V2CoreEventObject = "v2.core.event"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreEventObject enum.
+func (e V2CoreEventObject) Valid() bool {
+	switch e {
+	case V2CoreEventObjectV2CoreEvent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreEventDestinationObject.
+const (
+	V2CoreEventDestinationObjectV2CoreEventDestination V2CoreEventDestinationObject = "v2.core.event_destination"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreEventDestinationObject enum.
+func (e V2CoreEventDestinationObject) Valid() bool {
+	switch e {
+	case V2CoreEventDestinationObjectV2CoreEventDestination:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreEventDestinationStatus.
+const (
+	V2CoreEventDestinationStatusDisabled V2CoreEventDestinationStatus = "disabled"
+	V2CoreEventDestinationStatusEnabled  V2CoreEventDestinationStatus = "enabled"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreEventDestinationStatus enum.
+func (e V2CoreEventDestinationStatus) Valid() bool {
+	switch e {
+	case V2CoreEventDestinationStatusDisabled:
+		return true
+	case V2CoreEventDestinationStatusEnabled:
 		return true
 	default:
 		return false
@@ -534,6 +717,25 @@ type AccountRequirements struct {
 	Summary nullable.Nullable[RequirementsSummary] `json:"summary"`
 }
 
+// AmazonEventbridge Amazon EventBridge configuration; `null` for webhook endpoints.
+type AmazonEventbridge struct {
+	AwsAccountId         string                                `json:"aws_account_id"`
+	AwsEventSourceArn    string                                `json:"aws_event_source_arn"`
+	AwsEventSourceStatus AmazonEventbridgeAwsEventSourceStatus `json:"aws_event_source_status"`
+}
+
+// AmazonEventbridgeAwsEventSourceStatus defines model for AmazonEventbridge.AwsEventSourceStatus.
+type AmazonEventbridgeAwsEventSourceStatus string
+
+// AmazonEventbridgeParams Amazon EventBridge configuration.
+type AmazonEventbridgeParams struct {
+	// AwsAccountId The AWS account ID.
+	AwsAccountId string `json:"aws_account_id"`
+
+	// AwsRegion The region of the AWS event source.
+	AwsRegion string `json:"aws_region"`
+}
+
 // CapabilityRequestParams Whether a capability is requested.
 type CapabilityRequestParams struct {
 	// Requested To request the capability, true; to withdraw the request, false.
@@ -630,6 +832,42 @@ type CreateAccountRequest struct {
 	Metadata *Metadata `json:"metadata,omitempty"`
 }
 
+// CreateEventDestinationRequest Body of `createEventDestination`.
+type CreateEventDestinationRequest struct {
+	// AmazonEventbridge Amazon EventBridge configuration.
+	AmazonEventbridge *AmazonEventbridgeParams `json:"amazon_eventbridge,omitempty"`
+
+	// Description What the destination is used for.
+	Description *string `json:"description,omitempty"`
+
+	// EnabledEvents The event types sent to the destination.
+	EnabledEvents []EventTypeName `json:"enabled_events"`
+	EventPayload  EventPayload    `json:"event_payload"`
+
+	// EventsFrom Whose events are sent; `@self` when left out.
+	EventsFrom []EventsFrom `json:"events_from,omitempty"`
+
+	// Include Members of `webhook_endpoint` to return besides the ones creation returns.
+	Include []EventDestinationInclude `json:"include,omitempty"`
+
+	// Metadata Set of key-value pairs for storing additional information on the object; up to 50
+	// keys, keys at most 40 characters, values at most 500 characters.
+	//
+	//
+	// Example: {"order_id":"6735"}
+	Metadata *Metadata `json:"metadata,omitempty"`
+
+	// Name The destination's name.
+	Name string `json:"name"`
+
+	// SnapshotApiVersion The API version snapshot events are rendered in (snapshot payloads only).
+	SnapshotApiVersion *string              `json:"snapshot_api_version,omitempty"`
+	Type               EventDestinationType `json:"type"`
+
+	// WebhookEndpoint Webhook endpoint configuration.
+	WebhookEndpoint *WebhookEndpointParams `json:"webhook_endpoint,omitempty"`
+}
+
 // CustomerCapabilities Capabilities of the customer configuration; a capability never requested is absent.
 type CustomerCapabilities struct {
 	// AutomaticIndirectTax A capability of a configuration and its status.
@@ -659,6 +897,9 @@ type CustomerConfigurationParams struct {
 
 // Dashboard Which dashboard the account has access to.
 type Dashboard string
+
+// EmptyRequest A body with no members (it may be left out).
+type EmptyRequest = map[string]interface{}
 
 // EntityType The legal entity type of the account.
 type EntityType string
@@ -699,6 +940,50 @@ type ErrorResponse struct {
 	// Error Details of an error.
 	Error ErrorObject `json:"error"`
 }
+
+// EventDestinationInclude defines model for EventDestinationInclude.
+type EventDestinationInclude string
+
+// EventDestinationStatusDetails Why the destination is disabled; `null` when enabled.
+type EventDestinationStatusDetails struct {
+	Disabled nullable.Nullable[struct {
+		Reason EventDestinationStatusDetailsDisabledReason `json:"reason"`
+	}] `json:"disabled"`
+}
+
+// EventDestinationStatusDetailsDisabledReason defines model for EventDestinationStatusDetails.Disabled.Reason.
+type EventDestinationStatusDetailsDisabledReason string
+
+// EventDestinationType defines model for EventDestinationType.
+type EventDestinationType string
+
+// EventPayload defines model for EventPayload.
+type EventPayload string
+
+// EventReason The API request that caused the event; `null` for events of the hosted flow.
+type EventReason struct {
+	Request struct {
+		Id             string                    `json:"id"`
+		IdempotencyKey nullable.Nullable[string] `json:"idempotency_key"`
+	} `json:"request"`
+	Type EventReasonType `json:"type"`
+}
+
+// EventReasonType defines model for EventReason.Type.
+type EventReasonType string
+
+// EventRelatedObject The object the event is about.
+type EventRelatedObject struct {
+	Id   string `json:"id"`
+	Type string `json:"type"`
+	Url  string `json:"url"`
+}
+
+// EventTypeName An event type, such as `v2.core.account.created`.
+type EventTypeName = string
+
+// EventsFrom defines model for EventsFrom.
+type EventsFrom string
 
 // FutureRequirementsCollection Whether to also collect future requirements; `omit` (default) or `include`.
 type FutureRequirementsCollection string
@@ -1001,6 +1286,32 @@ type UpdateAccountRequest struct {
 	Metadata *MetadataUpdate `json:"metadata,omitempty"`
 }
 
+// UpdateEventDestinationRequest Body of `updateEventDestination`. Every member is optional.
+type UpdateEventDestinationRequest struct {
+	// Description What the destination is used for.
+	Description *string `json:"description,omitempty"`
+
+	// EnabledEvents The event types sent to the destination.
+	EnabledEvents []EventTypeName `json:"enabled_events,omitempty"`
+
+	// Include Members of `webhook_endpoint` to return.
+	Include []EventDestinationInclude `json:"include,omitempty"`
+
+	// Metadata Changes to the account's metadata: each key sent with a value is added or replaced,
+	// each key sent as `null` is removed, and keys not sent are kept. Keys are at most 40
+	// characters, values at most 500; the account keeps at most 50 keys.
+	//
+	//
+	// Example: {"order_id":null,"region":"emea"}
+	Metadata *MetadataUpdate `json:"metadata,omitempty"`
+
+	// Name The destination's name.
+	Name *string `json:"name,omitempty"`
+
+	// WebhookEndpoint Webhook endpoint configuration.
+	WebhookEndpoint *WebhookEndpointParams `json:"webhook_endpoint,omitempty"`
+}
+
 // V2CoreAccount A connected account. Every member is always present; optional sections
 // (`configuration`, `defaults`, `future_requirements`, `identity`, `requirements`) are
 // `null` unless requested with `include`.
@@ -1110,6 +1421,126 @@ type V2CoreAccountList struct {
 	PreviousPageUrl nullable.Nullable[string] `json:"previous_page_url"`
 }
 
+// V2CoreEvent A thin event: what happened (`type`), to which object (`related_object`), caused by
+// which request (`reason`), with the event type's own `data`.
+type V2CoreEvent struct {
+	Changes nullable.Nullable[map[string]interface{}] `json:"changes"`
+	Context nullable.Nullable[string]                 `json:"context"`
+
+	// Created RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
+	//
+	// Example: 2026-05-27T09:14:03.512Z
+	Created Timestamp                                 `json:"created"`
+	Data    nullable.Nullable[map[string]interface{}] `json:"data"`
+
+	// Id Unique identifier (`evt_...`).
+	Id       string            `json:"id"`
+	Livemode bool              `json:"livemode"`
+	Object   V2CoreEventObject `json:"object"`
+
+	// Reason The API request that caused the event; `null` for events of the hosted flow.
+	Reason nullable.Nullable[EventReason] `json:"reason"`
+
+	// RelatedObject The object the event is about.
+	RelatedObject nullable.Nullable[EventRelatedObject] `json:"related_object"`
+	Type          string                                `json:"type"`
+}
+
+// V2CoreEventObject defines model for V2CoreEvent.Object.
+type V2CoreEventObject string
+
+// V2CoreEventDestination Where events are sent.
+type V2CoreEventDestination struct {
+	// AmazonEventbridge Amazon EventBridge configuration; `null` for webhook endpoints.
+	AmazonEventbridge nullable.Nullable[AmazonEventbridge] `json:"amazon_eventbridge"`
+
+	// Created RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
+	//
+	// Example: 2026-05-27T09:14:03.512Z
+	Created Timestamp `json:"created"`
+
+	// Description What the destination is used for (empty when not given).
+	Description   string                          `json:"description"`
+	EnabledEvents []string                        `json:"enabled_events"`
+	EventPayload  EventPayload                    `json:"event_payload"`
+	EventsFrom    nullable.Nullable[[]EventsFrom] `json:"events_from"`
+
+	// Id Unique identifier (`ed_...`).
+	Id       string `json:"id"`
+	Livemode bool   `json:"livemode"`
+
+	// Metadata Set of key-value pairs for storing additional information on the object; up to 50
+	// keys, keys at most 40 characters, values at most 500 characters.
+	//
+	//
+	// Example: {"order_id":"6735"}
+	Metadata           Metadata                     `json:"metadata"`
+	Name               string                       `json:"name"`
+	Object             V2CoreEventDestinationObject `json:"object"`
+	SnapshotApiVersion nullable.Nullable[string]    `json:"snapshot_api_version"`
+	Status             V2CoreEventDestinationStatus `json:"status"`
+
+	// StatusDetails Why the destination is disabled; `null` when enabled.
+	StatusDetails nullable.Nullable[EventDestinationStatusDetails] `json:"status_details"`
+	Type          EventDestinationType                             `json:"type"`
+
+	// Updated RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
+	//
+	// Example: 2026-05-27T09:14:03.512Z
+	Updated Timestamp `json:"updated"`
+
+	// WebhookEndpoint Webhook endpoint configuration; `null` for EventBridge destinations. `signing_secret`
+	// is returned on creation and with `include=webhook_endpoint.signing_secret`, `url` on
+	// creation and with `include=webhook_endpoint.url`; otherwise they are `null`.
+	WebhookEndpoint nullable.Nullable[WebhookEndpoint] `json:"webhook_endpoint"`
+}
+
+// V2CoreEventDestinationObject defines model for V2CoreEventDestination.Object.
+type V2CoreEventDestinationObject string
+
+// V2CoreEventDestinationStatus defines model for V2CoreEventDestination.Status.
+type V2CoreEventDestinationStatus string
+
+// V2CoreEventDestinationList One page of event destinations.
+type V2CoreEventDestinationList struct {
+	Data            []V2CoreEventDestination  `json:"data"`
+	NextPageUrl     nullable.Nullable[string] `json:"next_page_url"`
+	PreviousPageUrl nullable.Nullable[string] `json:"previous_page_url"`
+}
+
+// V2CoreEventList One page of events.
+type V2CoreEventList struct {
+	Data            []V2CoreEvent             `json:"data"`
+	NextPageUrl     nullable.Nullable[string] `json:"next_page_url"`
+	PreviousPageUrl nullable.Nullable[string] `json:"previous_page_url"`
+}
+
+// V2DeletedObject What remains of a deleted object.
+type V2DeletedObject struct {
+	Id     string                    `json:"id"`
+	Object nullable.Nullable[string] `json:"object"`
+}
+
+// WebhookEndpoint Webhook endpoint configuration; `null` for EventBridge destinations. `signing_secret`
+// is returned on creation and with `include=webhook_endpoint.signing_secret`, `url` on
+// creation and with `include=webhook_endpoint.url`; otherwise they are `null`.
+type WebhookEndpoint struct {
+	SigningSecret nullable.Nullable[string] `json:"signing_secret"`
+	Url           nullable.Nullable[string] `json:"url"`
+}
+
+// WebhookEndpointParams Webhook endpoint configuration.
+type WebhookEndpointParams struct {
+	// Url Absolute `http` or `https` URL, in printable ASCII (non-ASCII characters
+	// percent-encoded): the hosted flow sends the browser to it in a `Location` header, which
+	// cannot carry control characters. A value that does not parse as a URL (a bad
+	// %-escape, an unclosed `[`) is refused too.
+	//
+	//
+	// Example: https://example.com/onboarding/return
+	Url HttpUrl `json:"url"`
+}
+
 // AccountId defines model for AccountId.
 type AccountId = string
 
@@ -1119,6 +1550,26 @@ type AppliedConfigurations = []ConfigurationType
 // Closed defines model for Closed.
 type Closed = bool
 
+// CreatedRange defines model for CreatedRange.
+type CreatedRange struct {
+	Gt  *string `json:"gt,omitempty"`
+	Gte *string `json:"gte,omitempty"`
+	Lt  *string `json:"lt,omitempty"`
+	Lte *string `json:"lte,omitempty"`
+}
+
+// DestinationInclude defines model for DestinationInclude.
+type DestinationInclude = []EventDestinationInclude
+
+// EventDestinationId defines model for EventDestinationId.
+type EventDestinationId = string
+
+// EventId defines model for EventId.
+type EventId = string
+
+// EventTypes defines model for EventTypes.
+type EventTypes = []string
+
 // IdempotencyKey defines model for IdempotencyKey.
 type IdempotencyKey = string
 
@@ -1127,6 +1578,9 @@ type Include = []AccountInclude
 
 // Limit defines model for Limit.
 type Limit = int
+
+// ObjectId defines model for ObjectId.
+type ObjectId = string
 
 // Page defines model for Page.
 type Page = string
@@ -1259,6 +1713,154 @@ type CloseAccountParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListEventDestinationsParams defines parameters for ListEventDestinations.
+type ListEventDestinationsParams struct {
+	// Limit Maximum number of accounts on the page.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Page Opaque page token taken from `next_page_url` or `previous_page_url` of an earlier
+	// response; omit it for the first page.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// Include Members of `webhook_endpoint` to return (`null` otherwise); repeated once per value,
+	// or in the `include[N]` and `include[]` forms, as for accounts.
+	Include DestinationInclude `form:"include,omitempty" json:"include,omitempty"`
+
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+}
+
+// CreateEventDestinationParams defines parameters for CreateEventDestination.
+type CreateEventDestinationParams struct {
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+
+	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// platform and mode, within the retention window, performs nothing new and returns the
+	// current result with the original status. The same key with a different body is
+	// rejected (400 `idempotency_error`); the same key while the first request is still in
+	// flight is rejected (409 `idempotency_key_in_use`). A UUID is recommended.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// DeleteEventDestinationParams defines parameters for DeleteEventDestination.
+type DeleteEventDestinationParams struct {
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+}
+
+// RetrieveEventDestinationParams defines parameters for RetrieveEventDestination.
+type RetrieveEventDestinationParams struct {
+	// Include Members of `webhook_endpoint` to return (`null` otherwise); repeated once per value,
+	// or in the `include[N]` and `include[]` forms, as for accounts.
+	Include DestinationInclude `form:"include,omitempty" json:"include,omitempty"`
+
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+}
+
+// UpdateEventDestinationParams defines parameters for UpdateEventDestination.
+type UpdateEventDestinationParams struct {
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+
+	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// platform and mode, within the retention window, performs nothing new and returns the
+	// current result with the original status. The same key with a different body is
+	// rejected (400 `idempotency_error`); the same key while the first request is still in
+	// flight is rejected (409 `idempotency_key_in_use`). A UUID is recommended.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// DisableEventDestinationParams defines parameters for DisableEventDestination.
+type DisableEventDestinationParams struct {
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+
+	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// platform and mode, within the retention window, performs nothing new and returns the
+	// current result with the original status. The same key with a different body is
+	// rejected (400 `idempotency_error`); the same key while the first request is still in
+	// flight is rejected (409 `idempotency_key_in_use`). A UUID is recommended.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// EnableEventDestinationParams defines parameters for EnableEventDestination.
+type EnableEventDestinationParams struct {
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+
+	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// platform and mode, within the retention window, performs nothing new and returns the
+	// current result with the original status. The same key with a different body is
+	// rejected (400 `idempotency_error`); the same key while the first request is still in
+	// flight is rejected (409 `idempotency_key_in_use`). A UUID is recommended.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// PingEventDestinationParams defines parameters for PingEventDestination.
+type PingEventDestinationParams struct {
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+
+	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// platform and mode, within the retention window, performs nothing new and returns the
+	// current result with the original status. The same key with a different body is
+	// rejected (400 `idempotency_error`); the same key while the first request is still in
+	// flight is rejected (409 `idempotency_key_in_use`). A UUID is recommended.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListEventsParams defines parameters for ListEvents.
+type ListEventsParams struct {
+	// Limit Maximum number of accounts on the page.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Page Opaque page token taken from `next_page_url` or `previous_page_url` of an earlier
+	// response; omit it for the first page.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// ObjectId Lists only the events whose `related_object` is this object.
+	ObjectId *ObjectId `form:"object_id,omitempty" json:"object_id,omitempty"`
+
+	// Types Lists only events of these types (up to 20); repeated once per value, or in the
+	// `types[N]` and `types[]` forms.
+	Types EventTypes `form:"types,omitempty" json:"types,omitempty"`
+
+	// Created Lists only events created in this range: `created[gt]`, `created[gte]`, `created[lt]`,
+	// `created[lte]`, each an RFC 3339 timestamp or Unix seconds (as stripe-go sends).
+	Created *CreatedRange `json:"created,omitempty"`
+
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+}
+
+// RetrieveEventParams defines parameters for RetrieveEvent.
+type RetrieveEventParams struct {
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+}
+
 // SubmitAccountLinkFormdataRequestBody defines body for SubmitAccountLink for application/x-www-form-urlencoded ContentType.
 type SubmitAccountLinkFormdataRequestBody = HostedForm
 
@@ -1273,6 +1875,21 @@ type UpdateAccountJSONRequestBody = UpdateAccountRequest
 
 // CloseAccountJSONRequestBody defines body for CloseAccount for application/json ContentType.
 type CloseAccountJSONRequestBody = CloseAccountRequest
+
+// CreateEventDestinationJSONRequestBody defines body for CreateEventDestination for application/json ContentType.
+type CreateEventDestinationJSONRequestBody = CreateEventDestinationRequest
+
+// UpdateEventDestinationJSONRequestBody defines body for UpdateEventDestination for application/json ContentType.
+type UpdateEventDestinationJSONRequestBody = UpdateEventDestinationRequest
+
+// DisableEventDestinationJSONRequestBody defines body for DisableEventDestination for application/json ContentType.
+type DisableEventDestinationJSONRequestBody = EmptyRequest
+
+// EnableEventDestinationJSONRequestBody defines body for EnableEventDestination for application/json ContentType.
+type EnableEventDestinationJSONRequestBody = EmptyRequest
+
+// PingEventDestinationJSONRequestBody defines body for PingEventDestination for application/json ContentType.
+type PingEventDestinationJSONRequestBody = EmptyRequest
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -1543,6 +2160,154 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v2/core/accounts/{id}/close (the `CloseAccount` operationId).
 	CloseAccount(ctx context.Context, id AccountId, params *CloseAccountParams, body CloseAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListEventDestinations List event destinations
+	//
+	// Lists the platform's event destinations in the mode of the API key, newest first, a
+	// page at a time (`next_page_url`, `previous_page_url`).
+	//
+	// Corresponds with GET /v2/core/event_destinations (the `ListEventDestinations` operationId).
+	ListEventDestinations(ctx context.Context, params *ListEventDestinationsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateEventDestinationWithBody Create an event destination
+	//
+	// Creates an event destination of the platform in the mode of the API key: a webhook
+	// endpoint (`type: webhook_endpoint`, with `webhook_endpoint.url`) to which every event
+	// of the types in `enabled_events` is sent as a thin event, signed with the
+	// destination's `signing_secret` (returned by this call, and later only with
+	// `include=webhook_endpoint.signing_secret`), or an Amazon EventBridge destination
+	// (`type: amazon_eventbridge`), which is stored but never delivered to. A new
+	// destination is `enabled`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v2/core/event_destinations (the `CreateEventDestination` operationId).
+	CreateEventDestinationWithBody(ctx context.Context, params *CreateEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateEventDestination Create an event destination
+	//
+	// Creates an event destination of the platform in the mode of the API key: a webhook
+	// endpoint (`type: webhook_endpoint`, with `webhook_endpoint.url`) to which every event
+	// of the types in `enabled_events` is sent as a thin event, signed with the
+	// destination's `signing_secret` (returned by this call, and later only with
+	// `include=webhook_endpoint.signing_secret`), or an Amazon EventBridge destination
+	// (`type: amazon_eventbridge`), which is stored but never delivered to. A new
+	// destination is `enabled`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v2/core/event_destinations (the `CreateEventDestination` operationId).
+	CreateEventDestination(ctx context.Context, params *CreateEventDestinationParams, body CreateEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteEventDestination Delete an event destination
+	//
+	// Deletes an event destination; events still waiting for it are not delivered.
+	//
+	// Corresponds with DELETE /v2/core/event_destinations/{id} (the `DeleteEventDestination` operationId).
+	DeleteEventDestination(ctx context.Context, id EventDestinationId, params *DeleteEventDestinationParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RetrieveEventDestination Retrieve an event destination
+	//
+	// Returns one event destination of the platform in the mode of the API key.
+	//
+	// Corresponds with GET /v2/core/event_destinations/{id} (the `RetrieveEventDestination` operationId).
+	RetrieveEventDestination(ctx context.Context, id EventDestinationId, params *RetrieveEventDestinationParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateEventDestinationWithBody Update an event destination
+	//
+	// Changes an event destination: members sent replace the stored ones, a `metadata` key
+	// sent as `null` is removed. Events already waiting for delivery keep going to the
+	// destination; new events follow the new `enabled_events` and URL.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id} (the `UpdateEventDestination` operationId).
+	UpdateEventDestinationWithBody(ctx context.Context, id EventDestinationId, params *UpdateEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateEventDestination Update an event destination
+	//
+	// Changes an event destination: members sent replace the stored ones, a `metadata` key
+	// sent as `null` is removed. Events already waiting for delivery keep going to the
+	// destination; new events follow the new `enabled_events` and URL.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id} (the `UpdateEventDestination` operationId).
+	UpdateEventDestination(ctx context.Context, id EventDestinationId, params *UpdateEventDestinationParams, body UpdateEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DisableEventDestinationWithBody Disable an event destination
+	//
+	// Disables an event destination (`status_details.disabled.reason: user`): events
+	// emitted while it is disabled are not sent to it; those already waiting still are.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id}/disable (the `DisableEventDestination` operationId).
+	DisableEventDestinationWithBody(ctx context.Context, id EventDestinationId, params *DisableEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DisableEventDestination Disable an event destination
+	//
+	// Disables an event destination (`status_details.disabled.reason: user`): events
+	// emitted while it is disabled are not sent to it; those already waiting still are.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id}/disable (the `DisableEventDestination` operationId).
+	DisableEventDestination(ctx context.Context, id EventDestinationId, params *DisableEventDestinationParams, body DisableEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// EnableEventDestinationWithBody Enable an event destination
+	//
+	// Enables an event destination; events emitted from now on are sent to it.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id}/enable (the `EnableEventDestination` operationId).
+	EnableEventDestinationWithBody(ctx context.Context, id EventDestinationId, params *EnableEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// EnableEventDestination Enable an event destination
+	//
+	// Enables an event destination; events emitted from now on are sent to it.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id}/enable (the `EnableEventDestination` operationId).
+	EnableEventDestination(ctx context.Context, id EventDestinationId, params *EnableEventDestinationParams, body EnableEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PingEventDestinationWithBody Ping an event destination
+	//
+	// Emits a `v2.core.event_destination.ping` event and sends it to this destination alone,
+	// whatever its `enabled_events`; returns the event.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id}/ping (the `PingEventDestination` operationId).
+	PingEventDestinationWithBody(ctx context.Context, id EventDestinationId, params *PingEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PingEventDestination Ping an event destination
+	//
+	// Emits a `v2.core.event_destination.ping` event and sends it to this destination alone,
+	// whatever its `enabled_events`; returns the event.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id}/ping (the `PingEventDestination` operationId).
+	PingEventDestination(ctx context.Context, id EventDestinationId, params *PingEventDestinationParams, body PingEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListEvents List events
+	//
+	// Lists the platform's events in the mode of the API key, newest first, narrowed by
+	// `object_id` (the related object), `types` and `created`, a page at a time. Events are
+	// kept for the event retention (30 days unless configured).
+	//
+	// Corresponds with GET /v2/core/events (the `ListEvents` operationId).
+	ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RetrieveEvent Retrieve an event
+	//
+	// Returns one event of the platform in the mode of the API key, with its `data`.
+	//
+	// Corresponds with GET /v2/core/events/{id} (the `RetrieveEvent` operationId).
+	RetrieveEvent(ctx context.Context, id EventId, params *RetrieveEventParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // OpenAccountLink Open the hosted flow of an account link
@@ -1861,6 +2626,304 @@ func (c *Client) CloseAccountWithBody(ctx context.Context, id AccountId, params 
 // Corresponds with POST /v2/core/accounts/{id}/close (the `CloseAccount` operationId).
 func (c *Client) CloseAccount(ctx context.Context, id AccountId, params *CloseAccountParams, body CloseAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCloseAccountRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListEventDestinations List event destinations
+//
+// Lists the platform's event destinations in the mode of the API key, newest first, a
+// page at a time (`next_page_url`, `previous_page_url`).
+//
+// Corresponds with GET /v2/core/event_destinations (the `ListEventDestinations` operationId).
+func (c *Client) ListEventDestinations(ctx context.Context, params *ListEventDestinationsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListEventDestinationsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateEventDestinationWithBody Create an event destination
+//
+// Creates an event destination of the platform in the mode of the API key: a webhook
+// endpoint (`type: webhook_endpoint`, with `webhook_endpoint.url`) to which every event
+// of the types in `enabled_events` is sent as a thin event, signed with the
+// destination's `signing_secret` (returned by this call, and later only with
+// `include=webhook_endpoint.signing_secret`), or an Amazon EventBridge destination
+// (`type: amazon_eventbridge`), which is stored but never delivered to. A new
+// destination is `enabled`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v2/core/event_destinations (the `CreateEventDestination` operationId).
+func (c *Client) CreateEventDestinationWithBody(ctx context.Context, params *CreateEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateEventDestinationRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateEventDestination Create an event destination
+//
+// Creates an event destination of the platform in the mode of the API key: a webhook
+// endpoint (`type: webhook_endpoint`, with `webhook_endpoint.url`) to which every event
+// of the types in `enabled_events` is sent as a thin event, signed with the
+// destination's `signing_secret` (returned by this call, and later only with
+// `include=webhook_endpoint.signing_secret`), or an Amazon EventBridge destination
+// (`type: amazon_eventbridge`), which is stored but never delivered to. A new
+// destination is `enabled`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v2/core/event_destinations (the `CreateEventDestination` operationId).
+func (c *Client) CreateEventDestination(ctx context.Context, params *CreateEventDestinationParams, body CreateEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateEventDestinationRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteEventDestination Delete an event destination
+//
+// Deletes an event destination; events still waiting for it are not delivered.
+//
+// Corresponds with DELETE /v2/core/event_destinations/{id} (the `DeleteEventDestination` operationId).
+func (c *Client) DeleteEventDestination(ctx context.Context, id EventDestinationId, params *DeleteEventDestinationParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteEventDestinationRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RetrieveEventDestination Retrieve an event destination
+//
+// Returns one event destination of the platform in the mode of the API key.
+//
+// Corresponds with GET /v2/core/event_destinations/{id} (the `RetrieveEventDestination` operationId).
+func (c *Client) RetrieveEventDestination(ctx context.Context, id EventDestinationId, params *RetrieveEventDestinationParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRetrieveEventDestinationRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateEventDestinationWithBody Update an event destination
+//
+// Changes an event destination: members sent replace the stored ones, a `metadata` key
+// sent as `null` is removed. Events already waiting for delivery keep going to the
+// destination; new events follow the new `enabled_events` and URL.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v2/core/event_destinations/{id} (the `UpdateEventDestination` operationId).
+func (c *Client) UpdateEventDestinationWithBody(ctx context.Context, id EventDestinationId, params *UpdateEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateEventDestinationRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateEventDestination Update an event destination
+//
+// Changes an event destination: members sent replace the stored ones, a `metadata` key
+// sent as `null` is removed. Events already waiting for delivery keep going to the
+// destination; new events follow the new `enabled_events` and URL.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v2/core/event_destinations/{id} (the `UpdateEventDestination` operationId).
+func (c *Client) UpdateEventDestination(ctx context.Context, id EventDestinationId, params *UpdateEventDestinationParams, body UpdateEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateEventDestinationRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DisableEventDestinationWithBody Disable an event destination
+//
+// Disables an event destination (`status_details.disabled.reason: user`): events
+// emitted while it is disabled are not sent to it; those already waiting still are.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v2/core/event_destinations/{id}/disable (the `DisableEventDestination` operationId).
+func (c *Client) DisableEventDestinationWithBody(ctx context.Context, id EventDestinationId, params *DisableEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDisableEventDestinationRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DisableEventDestination Disable an event destination
+//
+// Disables an event destination (`status_details.disabled.reason: user`): events
+// emitted while it is disabled are not sent to it; those already waiting still are.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v2/core/event_destinations/{id}/disable (the `DisableEventDestination` operationId).
+func (c *Client) DisableEventDestination(ctx context.Context, id EventDestinationId, params *DisableEventDestinationParams, body DisableEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDisableEventDestinationRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// EnableEventDestinationWithBody Enable an event destination
+//
+// Enables an event destination; events emitted from now on are sent to it.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v2/core/event_destinations/{id}/enable (the `EnableEventDestination` operationId).
+func (c *Client) EnableEventDestinationWithBody(ctx context.Context, id EventDestinationId, params *EnableEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEnableEventDestinationRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// EnableEventDestination Enable an event destination
+//
+// Enables an event destination; events emitted from now on are sent to it.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v2/core/event_destinations/{id}/enable (the `EnableEventDestination` operationId).
+func (c *Client) EnableEventDestination(ctx context.Context, id EventDestinationId, params *EnableEventDestinationParams, body EnableEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEnableEventDestinationRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PingEventDestinationWithBody Ping an event destination
+//
+// Emits a `v2.core.event_destination.ping` event and sends it to this destination alone,
+// whatever its `enabled_events`; returns the event.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v2/core/event_destinations/{id}/ping (the `PingEventDestination` operationId).
+func (c *Client) PingEventDestinationWithBody(ctx context.Context, id EventDestinationId, params *PingEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPingEventDestinationRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PingEventDestination Ping an event destination
+//
+// Emits a `v2.core.event_destination.ping` event and sends it to this destination alone,
+// whatever its `enabled_events`; returns the event.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v2/core/event_destinations/{id}/ping (the `PingEventDestination` operationId).
+func (c *Client) PingEventDestination(ctx context.Context, id EventDestinationId, params *PingEventDestinationParams, body PingEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPingEventDestinationRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListEvents List events
+//
+// Lists the platform's events in the mode of the API key, newest first, narrowed by
+// `object_id` (the related object), `types` and `created`, a page at a time. Events are
+// kept for the event retention (30 days unless configured).
+//
+// Corresponds with GET /v2/core/events (the `ListEvents` operationId).
+func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListEventsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RetrieveEvent Retrieve an event
+//
+// Returns one event of the platform in the mode of the API key, with its `data`.
+//
+// Corresponds with GET /v2/core/events/{id} (the `RetrieveEvent` operationId).
+func (c *Client) RetrieveEvent(ctx context.Context, id EventId, params *RetrieveEventParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRetrieveEventRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -2430,6 +3493,728 @@ func NewCloseAccountRequestWithBody(server string, id AccountId, params *CloseAc
 	return req, nil
 }
 
+// NewListEventDestinationsRequest constructs an http.Request for the ListEventDestinations method
+func NewListEventDestinationsRequest(server string, params *ListEventDestinationsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/event_destinations")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Include != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "include", params.Include, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewCreateEventDestinationRequest calls the generic CreateEventDestination builder with application/json body
+func NewCreateEventDestinationRequest(server string, params *CreateEventDestinationParams, body CreateEventDestinationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateEventDestinationRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateEventDestinationRequestWithBody constructs an http.Request for the CreateEventDestination method, with any body, and a specified content type
+func NewCreateEventDestinationRequestWithBody(server string, params *CreateEventDestinationParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/event_destinations")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteEventDestinationRequest constructs an http.Request for the DeleteEventDestination method
+func NewDeleteEventDestinationRequest(server string, id EventDestinationId, params *DeleteEventDestinationParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/event_destinations/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewRetrieveEventDestinationRequest constructs an http.Request for the RetrieveEventDestination method
+func NewRetrieveEventDestinationRequest(server string, id EventDestinationId, params *RetrieveEventDestinationParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/event_destinations/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Include != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "include", params.Include, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewUpdateEventDestinationRequest calls the generic UpdateEventDestination builder with application/json body
+func NewUpdateEventDestinationRequest(server string, id EventDestinationId, params *UpdateEventDestinationParams, body UpdateEventDestinationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateEventDestinationRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewUpdateEventDestinationRequestWithBody constructs an http.Request for the UpdateEventDestination method, with any body, and a specified content type
+func NewUpdateEventDestinationRequestWithBody(server string, id EventDestinationId, params *UpdateEventDestinationParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/event_destinations/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDisableEventDestinationRequest calls the generic DisableEventDestination builder with application/json body
+func NewDisableEventDestinationRequest(server string, id EventDestinationId, params *DisableEventDestinationParams, body DisableEventDestinationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewDisableEventDestinationRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewDisableEventDestinationRequestWithBody constructs an http.Request for the DisableEventDestination method, with any body, and a specified content type
+func NewDisableEventDestinationRequestWithBody(server string, id EventDestinationId, params *DisableEventDestinationParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/event_destinations/%s/disable", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewEnableEventDestinationRequest calls the generic EnableEventDestination builder with application/json body
+func NewEnableEventDestinationRequest(server string, id EventDestinationId, params *EnableEventDestinationParams, body EnableEventDestinationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewEnableEventDestinationRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewEnableEventDestinationRequestWithBody constructs an http.Request for the EnableEventDestination method, with any body, and a specified content type
+func NewEnableEventDestinationRequestWithBody(server string, id EventDestinationId, params *EnableEventDestinationParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/event_destinations/%s/enable", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPingEventDestinationRequest calls the generic PingEventDestination builder with application/json body
+func NewPingEventDestinationRequest(server string, id EventDestinationId, params *PingEventDestinationParams, body PingEventDestinationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPingEventDestinationRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewPingEventDestinationRequestWithBody constructs an http.Request for the PingEventDestination method, with any body, and a specified content type
+func NewPingEventDestinationRequestWithBody(server string, id EventDestinationId, params *PingEventDestinationParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/event_destinations/%s/ping", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListEventsRequest constructs an http.Request for the ListEvents method
+func NewListEventsRequest(server string, params *ListEventsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/events")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ObjectId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "object_id", *params.ObjectId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Types != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "types", params.Types, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Created != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "created", *params.Created, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewRetrieveEventRequest constructs an http.Request for the RetrieveEvent method
+func NewRetrieveEventRequest(server string, id EventId, params *RetrieveEventParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/events/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -2675,6 +4460,164 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v2/core/accounts/{id}/close (the `CloseAccount` operationId).
 	CloseAccountWithResponse(ctx context.Context, id AccountId, params *CloseAccountParams, body CloseAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*CloseAccountResponse, error)
+
+	// ListEventDestinationsWithResponse List event destinations
+	//
+	// Lists the platform's event destinations in the mode of the API key, newest first, a
+	// page at a time (`next_page_url`, `previous_page_url`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/core/event_destinations (the `ListEventDestinations` operationId).
+	ListEventDestinationsWithResponse(ctx context.Context, params *ListEventDestinationsParams, reqEditors ...RequestEditorFn) (*ListEventDestinationsResponse, error)
+
+	// CreateEventDestinationWithBodyWithResponse Create an event destination
+	//
+	// Creates an event destination of the platform in the mode of the API key: a webhook
+	// endpoint (`type: webhook_endpoint`, with `webhook_endpoint.url`) to which every event
+	// of the types in `enabled_events` is sent as a thin event, signed with the
+	// destination's `signing_secret` (returned by this call, and later only with
+	// `include=webhook_endpoint.signing_secret`), or an Amazon EventBridge destination
+	// (`type: amazon_eventbridge`), which is stored but never delivered to. A new
+	// destination is `enabled`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/event_destinations (the `CreateEventDestination` operationId).
+	CreateEventDestinationWithBodyWithResponse(ctx context.Context, params *CreateEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateEventDestinationResponse, error)
+
+	// CreateEventDestinationWithResponse Create an event destination
+	//
+	// Creates an event destination of the platform in the mode of the API key: a webhook
+	// endpoint (`type: webhook_endpoint`, with `webhook_endpoint.url`) to which every event
+	// of the types in `enabled_events` is sent as a thin event, signed with the
+	// destination's `signing_secret` (returned by this call, and later only with
+	// `include=webhook_endpoint.signing_secret`), or an Amazon EventBridge destination
+	// (`type: amazon_eventbridge`), which is stored but never delivered to. A new
+	// destination is `enabled`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/event_destinations (the `CreateEventDestination` operationId).
+	CreateEventDestinationWithResponse(ctx context.Context, params *CreateEventDestinationParams, body CreateEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateEventDestinationResponse, error)
+
+	// DeleteEventDestinationWithResponse Delete an event destination
+	//
+	// Deletes an event destination; events still waiting for it are not delivered.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v2/core/event_destinations/{id} (the `DeleteEventDestination` operationId).
+	DeleteEventDestinationWithResponse(ctx context.Context, id EventDestinationId, params *DeleteEventDestinationParams, reqEditors ...RequestEditorFn) (*DeleteEventDestinationResponse, error)
+
+	// RetrieveEventDestinationWithResponse Retrieve an event destination
+	//
+	// Returns one event destination of the platform in the mode of the API key.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/core/event_destinations/{id} (the `RetrieveEventDestination` operationId).
+	RetrieveEventDestinationWithResponse(ctx context.Context, id EventDestinationId, params *RetrieveEventDestinationParams, reqEditors ...RequestEditorFn) (*RetrieveEventDestinationResponse, error)
+
+	// UpdateEventDestinationWithBodyWithResponse Update an event destination
+	//
+	// Changes an event destination: members sent replace the stored ones, a `metadata` key
+	// sent as `null` is removed. Events already waiting for delivery keep going to the
+	// destination; new events follow the new `enabled_events` and URL.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id} (the `UpdateEventDestination` operationId).
+	UpdateEventDestinationWithBodyWithResponse(ctx context.Context, id EventDestinationId, params *UpdateEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateEventDestinationResponse, error)
+
+	// UpdateEventDestinationWithResponse Update an event destination
+	//
+	// Changes an event destination: members sent replace the stored ones, a `metadata` key
+	// sent as `null` is removed. Events already waiting for delivery keep going to the
+	// destination; new events follow the new `enabled_events` and URL.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id} (the `UpdateEventDestination` operationId).
+	UpdateEventDestinationWithResponse(ctx context.Context, id EventDestinationId, params *UpdateEventDestinationParams, body UpdateEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateEventDestinationResponse, error)
+
+	// DisableEventDestinationWithBodyWithResponse Disable an event destination
+	//
+	// Disables an event destination (`status_details.disabled.reason: user`): events
+	// emitted while it is disabled are not sent to it; those already waiting still are.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id}/disable (the `DisableEventDestination` operationId).
+	DisableEventDestinationWithBodyWithResponse(ctx context.Context, id EventDestinationId, params *DisableEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DisableEventDestinationResponse, error)
+
+	// DisableEventDestinationWithResponse Disable an event destination
+	//
+	// Disables an event destination (`status_details.disabled.reason: user`): events
+	// emitted while it is disabled are not sent to it; those already waiting still are.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id}/disable (the `DisableEventDestination` operationId).
+	DisableEventDestinationWithResponse(ctx context.Context, id EventDestinationId, params *DisableEventDestinationParams, body DisableEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*DisableEventDestinationResponse, error)
+
+	// EnableEventDestinationWithBodyWithResponse Enable an event destination
+	//
+	// Enables an event destination; events emitted from now on are sent to it.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id}/enable (the `EnableEventDestination` operationId).
+	EnableEventDestinationWithBodyWithResponse(ctx context.Context, id EventDestinationId, params *EnableEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*EnableEventDestinationResponse, error)
+
+	// EnableEventDestinationWithResponse Enable an event destination
+	//
+	// Enables an event destination; events emitted from now on are sent to it.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id}/enable (the `EnableEventDestination` operationId).
+	EnableEventDestinationWithResponse(ctx context.Context, id EventDestinationId, params *EnableEventDestinationParams, body EnableEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*EnableEventDestinationResponse, error)
+
+	// PingEventDestinationWithBodyWithResponse Ping an event destination
+	//
+	// Emits a `v2.core.event_destination.ping` event and sends it to this destination alone,
+	// whatever its `enabled_events`; returns the event.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id}/ping (the `PingEventDestination` operationId).
+	PingEventDestinationWithBodyWithResponse(ctx context.Context, id EventDestinationId, params *PingEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PingEventDestinationResponse, error)
+
+	// PingEventDestinationWithResponse Ping an event destination
+	//
+	// Emits a `v2.core.event_destination.ping` event and sends it to this destination alone,
+	// whatever its `enabled_events`; returns the event.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id}/ping (the `PingEventDestination` operationId).
+	PingEventDestinationWithResponse(ctx context.Context, id EventDestinationId, params *PingEventDestinationParams, body PingEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*PingEventDestinationResponse, error)
+
+	// ListEventsWithResponse List events
+	//
+	// Lists the platform's events in the mode of the API key, newest first, narrowed by
+	// `object_id` (the related object), `types` and `created`, a page at a time. Events are
+	// kept for the event retention (30 days unless configured).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/core/events (the `ListEvents` operationId).
+	ListEventsWithResponse(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*ListEventsResponse, error)
+
+	// RetrieveEventWithResponse Retrieve an event
+	//
+	// Returns one event of the platform in the mode of the API key, with its `data`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/core/events/{id} (the `RetrieveEvent` operationId).
+	RetrieveEventWithResponse(ctx context.Context, id EventId, params *RetrieveEventParams, reqEditors ...RequestEditorFn) (*RetrieveEventResponse, error)
 }
 
 // OpenAccountLinkResponse200Headers the declared response headers of an HTTP 200 response for OpenAccountLink
@@ -3258,6 +5201,780 @@ func (r CloseAccountResponse) ContentType() string {
 	return ""
 }
 
+// ListEventDestinationsResponse200Headers the declared response headers of an HTTP 200 response for ListEventDestinations
+type ListEventDestinationsResponse200Headers struct {
+	RequestId string
+}
+
+type ListEventDestinationsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreEventDestinationList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListEventDestinationsResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListEventDestinationsResponse) GetJSON200() *V2CoreEventDestinationList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListEventDestinationsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListEventDestinationsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListEventDestinationsResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListEventDestinationsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListEventDestinationsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListEventDestinationsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListEventDestinationsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateEventDestinationResponse200Headers the declared response headers of an HTTP 200 response for CreateEventDestination
+type CreateEventDestinationResponse200Headers struct {
+	RequestId string
+}
+
+type CreateEventDestinationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreEventDestination
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CreateEventDestinationResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreateEventDestinationResponse) GetJSON200() *V2CoreEventDestination {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateEventDestinationResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateEventDestinationResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateEventDestinationResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CreateEventDestinationResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateEventDestinationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateEventDestinationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateEventDestinationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateEventDestinationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteEventDestinationResponse200Headers the declared response headers of an HTTP 200 response for DeleteEventDestination
+type DeleteEventDestinationResponse200Headers struct {
+	RequestId string
+}
+
+type DeleteEventDestinationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2DeletedObject
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeleteEventDestinationResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteEventDestinationResponse) GetJSON200() *V2DeletedObject {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteEventDestinationResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteEventDestinationResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteEventDestinationResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DeleteEventDestinationResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteEventDestinationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteEventDestinationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteEventDestinationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteEventDestinationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RetrieveEventDestinationResponse200Headers the declared response headers of an HTTP 200 response for RetrieveEventDestination
+type RetrieveEventDestinationResponse200Headers struct {
+	RequestId string
+}
+
+type RetrieveEventDestinationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreEventDestination
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RetrieveEventDestinationResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RetrieveEventDestinationResponse) GetJSON200() *V2CoreEventDestination {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RetrieveEventDestinationResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RetrieveEventDestinationResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RetrieveEventDestinationResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RetrieveEventDestinationResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RetrieveEventDestinationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RetrieveEventDestinationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RetrieveEventDestinationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RetrieveEventDestinationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateEventDestinationResponse200Headers the declared response headers of an HTTP 200 response for UpdateEventDestination
+type UpdateEventDestinationResponse200Headers struct {
+	RequestId string
+}
+
+type UpdateEventDestinationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreEventDestination
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateEventDestinationResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateEventDestinationResponse) GetJSON200() *V2CoreEventDestination {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdateEventDestinationResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UpdateEventDestinationResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateEventDestinationResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UpdateEventDestinationResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r UpdateEventDestinationResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateEventDestinationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateEventDestinationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateEventDestinationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateEventDestinationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DisableEventDestinationResponse200Headers the declared response headers of an HTTP 200 response for DisableEventDestination
+type DisableEventDestinationResponse200Headers struct {
+	RequestId string
+}
+
+type DisableEventDestinationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreEventDestination
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DisableEventDestinationResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DisableEventDestinationResponse) GetJSON200() *V2CoreEventDestination {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DisableEventDestinationResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DisableEventDestinationResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DisableEventDestinationResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DisableEventDestinationResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DisableEventDestinationResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DisableEventDestinationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DisableEventDestinationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DisableEventDestinationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DisableEventDestinationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// EnableEventDestinationResponse200Headers the declared response headers of an HTTP 200 response for EnableEventDestination
+type EnableEventDestinationResponse200Headers struct {
+	RequestId string
+}
+
+type EnableEventDestinationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreEventDestination
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *EnableEventDestinationResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r EnableEventDestinationResponse) GetJSON200() *V2CoreEventDestination {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r EnableEventDestinationResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r EnableEventDestinationResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r EnableEventDestinationResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r EnableEventDestinationResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r EnableEventDestinationResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r EnableEventDestinationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r EnableEventDestinationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r EnableEventDestinationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r EnableEventDestinationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PingEventDestinationResponse200Headers the declared response headers of an HTTP 200 response for PingEventDestination
+type PingEventDestinationResponse200Headers struct {
+	RequestId string
+}
+
+type PingEventDestinationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreEvent
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PingEventDestinationResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PingEventDestinationResponse) GetJSON200() *V2CoreEvent {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PingEventDestinationResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PingEventDestinationResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PingEventDestinationResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PingEventDestinationResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r PingEventDestinationResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PingEventDestinationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PingEventDestinationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PingEventDestinationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PingEventDestinationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListEventsResponse200Headers the declared response headers of an HTTP 200 response for ListEvents
+type ListEventsResponse200Headers struct {
+	RequestId string
+}
+
+type ListEventsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreEventList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListEventsResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListEventsResponse) GetJSON200() *V2CoreEventList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListEventsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListEventsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListEventsResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListEventsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListEventsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListEventsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RetrieveEventResponse200Headers the declared response headers of an HTTP 200 response for RetrieveEvent
+type RetrieveEventResponse200Headers struct {
+	RequestId string
+}
+
+type RetrieveEventResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreEvent
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RetrieveEventResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RetrieveEventResponse) GetJSON200() *V2CoreEvent {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RetrieveEventResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RetrieveEventResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RetrieveEventResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RetrieveEventResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RetrieveEventResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RetrieveEventResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RetrieveEventResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RetrieveEventResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // OpenAccountLinkWithResponse Open the hosted flow of an account link
 //
 // The first visit of a live link consumes it and answers the form that collects what the
@@ -3536,6 +6253,254 @@ func (c *ClientWithResponses) CloseAccountWithResponse(ctx context.Context, id A
 		return nil, err
 	}
 	return ParseCloseAccountResponse(rsp)
+}
+
+// ListEventDestinationsWithResponse List event destinations
+//
+// Lists the platform's event destinations in the mode of the API key, newest first, a
+// page at a time (`next_page_url`, `previous_page_url`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/core/event_destinations (the `ListEventDestinations` operationId).
+func (c *ClientWithResponses) ListEventDestinationsWithResponse(ctx context.Context, params *ListEventDestinationsParams, reqEditors ...RequestEditorFn) (*ListEventDestinationsResponse, error) {
+	rsp, err := c.ListEventDestinations(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListEventDestinationsResponse(rsp)
+}
+
+// CreateEventDestinationWithBodyWithResponse Create an event destination
+//
+// Creates an event destination of the platform in the mode of the API key: a webhook
+// endpoint (`type: webhook_endpoint`, with `webhook_endpoint.url`) to which every event
+// of the types in `enabled_events` is sent as a thin event, signed with the
+// destination's `signing_secret` (returned by this call, and later only with
+// `include=webhook_endpoint.signing_secret`), or an Amazon EventBridge destination
+// (`type: amazon_eventbridge`), which is stored but never delivered to. A new
+// destination is `enabled`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/event_destinations (the `CreateEventDestination` operationId).
+func (c *ClientWithResponses) CreateEventDestinationWithBodyWithResponse(ctx context.Context, params *CreateEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateEventDestinationResponse, error) {
+	rsp, err := c.CreateEventDestinationWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateEventDestinationResponse(rsp)
+}
+
+// CreateEventDestinationWithResponse Create an event destination
+//
+// Creates an event destination of the platform in the mode of the API key: a webhook
+// endpoint (`type: webhook_endpoint`, with `webhook_endpoint.url`) to which every event
+// of the types in `enabled_events` is sent as a thin event, signed with the
+// destination's `signing_secret` (returned by this call, and later only with
+// `include=webhook_endpoint.signing_secret`), or an Amazon EventBridge destination
+// (`type: amazon_eventbridge`), which is stored but never delivered to. A new
+// destination is `enabled`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/event_destinations (the `CreateEventDestination` operationId).
+func (c *ClientWithResponses) CreateEventDestinationWithResponse(ctx context.Context, params *CreateEventDestinationParams, body CreateEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateEventDestinationResponse, error) {
+	rsp, err := c.CreateEventDestination(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateEventDestinationResponse(rsp)
+}
+
+// DeleteEventDestinationWithResponse Delete an event destination
+//
+// Deletes an event destination; events still waiting for it are not delivered.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v2/core/event_destinations/{id} (the `DeleteEventDestination` operationId).
+func (c *ClientWithResponses) DeleteEventDestinationWithResponse(ctx context.Context, id EventDestinationId, params *DeleteEventDestinationParams, reqEditors ...RequestEditorFn) (*DeleteEventDestinationResponse, error) {
+	rsp, err := c.DeleteEventDestination(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteEventDestinationResponse(rsp)
+}
+
+// RetrieveEventDestinationWithResponse Retrieve an event destination
+//
+// Returns one event destination of the platform in the mode of the API key.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/core/event_destinations/{id} (the `RetrieveEventDestination` operationId).
+func (c *ClientWithResponses) RetrieveEventDestinationWithResponse(ctx context.Context, id EventDestinationId, params *RetrieveEventDestinationParams, reqEditors ...RequestEditorFn) (*RetrieveEventDestinationResponse, error) {
+	rsp, err := c.RetrieveEventDestination(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRetrieveEventDestinationResponse(rsp)
+}
+
+// UpdateEventDestinationWithBodyWithResponse Update an event destination
+//
+// Changes an event destination: members sent replace the stored ones, a `metadata` key
+// sent as `null` is removed. Events already waiting for delivery keep going to the
+// destination; new events follow the new `enabled_events` and URL.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/event_destinations/{id} (the `UpdateEventDestination` operationId).
+func (c *ClientWithResponses) UpdateEventDestinationWithBodyWithResponse(ctx context.Context, id EventDestinationId, params *UpdateEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateEventDestinationResponse, error) {
+	rsp, err := c.UpdateEventDestinationWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateEventDestinationResponse(rsp)
+}
+
+// UpdateEventDestinationWithResponse Update an event destination
+//
+// Changes an event destination: members sent replace the stored ones, a `metadata` key
+// sent as `null` is removed. Events already waiting for delivery keep going to the
+// destination; new events follow the new `enabled_events` and URL.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/event_destinations/{id} (the `UpdateEventDestination` operationId).
+func (c *ClientWithResponses) UpdateEventDestinationWithResponse(ctx context.Context, id EventDestinationId, params *UpdateEventDestinationParams, body UpdateEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateEventDestinationResponse, error) {
+	rsp, err := c.UpdateEventDestination(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateEventDestinationResponse(rsp)
+}
+
+// DisableEventDestinationWithBodyWithResponse Disable an event destination
+//
+// Disables an event destination (`status_details.disabled.reason: user`): events
+// emitted while it is disabled are not sent to it; those already waiting still are.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/event_destinations/{id}/disable (the `DisableEventDestination` operationId).
+func (c *ClientWithResponses) DisableEventDestinationWithBodyWithResponse(ctx context.Context, id EventDestinationId, params *DisableEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DisableEventDestinationResponse, error) {
+	rsp, err := c.DisableEventDestinationWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDisableEventDestinationResponse(rsp)
+}
+
+// DisableEventDestinationWithResponse Disable an event destination
+//
+// Disables an event destination (`status_details.disabled.reason: user`): events
+// emitted while it is disabled are not sent to it; those already waiting still are.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/event_destinations/{id}/disable (the `DisableEventDestination` operationId).
+func (c *ClientWithResponses) DisableEventDestinationWithResponse(ctx context.Context, id EventDestinationId, params *DisableEventDestinationParams, body DisableEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*DisableEventDestinationResponse, error) {
+	rsp, err := c.DisableEventDestination(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDisableEventDestinationResponse(rsp)
+}
+
+// EnableEventDestinationWithBodyWithResponse Enable an event destination
+//
+// Enables an event destination; events emitted from now on are sent to it.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/event_destinations/{id}/enable (the `EnableEventDestination` operationId).
+func (c *ClientWithResponses) EnableEventDestinationWithBodyWithResponse(ctx context.Context, id EventDestinationId, params *EnableEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*EnableEventDestinationResponse, error) {
+	rsp, err := c.EnableEventDestinationWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEnableEventDestinationResponse(rsp)
+}
+
+// EnableEventDestinationWithResponse Enable an event destination
+//
+// Enables an event destination; events emitted from now on are sent to it.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/event_destinations/{id}/enable (the `EnableEventDestination` operationId).
+func (c *ClientWithResponses) EnableEventDestinationWithResponse(ctx context.Context, id EventDestinationId, params *EnableEventDestinationParams, body EnableEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*EnableEventDestinationResponse, error) {
+	rsp, err := c.EnableEventDestination(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEnableEventDestinationResponse(rsp)
+}
+
+// PingEventDestinationWithBodyWithResponse Ping an event destination
+//
+// Emits a `v2.core.event_destination.ping` event and sends it to this destination alone,
+// whatever its `enabled_events`; returns the event.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/event_destinations/{id}/ping (the `PingEventDestination` operationId).
+func (c *ClientWithResponses) PingEventDestinationWithBodyWithResponse(ctx context.Context, id EventDestinationId, params *PingEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PingEventDestinationResponse, error) {
+	rsp, err := c.PingEventDestinationWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePingEventDestinationResponse(rsp)
+}
+
+// PingEventDestinationWithResponse Ping an event destination
+//
+// Emits a `v2.core.event_destination.ping` event and sends it to this destination alone,
+// whatever its `enabled_events`; returns the event.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/event_destinations/{id}/ping (the `PingEventDestination` operationId).
+func (c *ClientWithResponses) PingEventDestinationWithResponse(ctx context.Context, id EventDestinationId, params *PingEventDestinationParams, body PingEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*PingEventDestinationResponse, error) {
+	rsp, err := c.PingEventDestination(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePingEventDestinationResponse(rsp)
+}
+
+// ListEventsWithResponse List events
+//
+// Lists the platform's events in the mode of the API key, newest first, narrowed by
+// `object_id` (the related object), `types` and `created`, a page at a time. Events are
+// kept for the event retention (30 days unless configured).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/core/events (the `ListEvents` operationId).
+func (c *ClientWithResponses) ListEventsWithResponse(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*ListEventsResponse, error) {
+	rsp, err := c.ListEvents(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListEventsResponse(rsp)
+}
+
+// RetrieveEventWithResponse Retrieve an event
+//
+// Returns one event of the platform in the mode of the API key, with its `data`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/core/events/{id} (the `RetrieveEvent` operationId).
+func (c *ClientWithResponses) RetrieveEventWithResponse(ctx context.Context, id EventId, params *RetrieveEventParams, reqEditors ...RequestEditorFn) (*RetrieveEventResponse, error) {
+	rsp, err := c.RetrieveEvent(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRetrieveEventResponse(rsp)
 }
 
 // ParseOpenAccountLinkResponse parses an HTTP response from a OpenAccountLinkWithResponse call
@@ -4050,6 +7015,690 @@ func ParseCloseAccountResponse(rsp *http.Response) (*CloseAccountResponse, error
 	return response, nil
 }
 
+// ParseListEventDestinationsResponse parses an HTTP response from a ListEventDestinationsWithResponse call
+func ParseListEventDestinationsResponse(rsp *http.Response) (*ListEventDestinationsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListEventDestinationsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreEventDestinationList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListEventDestinationsResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateEventDestinationResponse parses an HTTP response from a CreateEventDestinationWithResponse call
+func ParseCreateEventDestinationResponse(rsp *http.Response) (*CreateEventDestinationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateEventDestinationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreEventDestination
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CreateEventDestinationResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteEventDestinationResponse parses an HTTP response from a DeleteEventDestinationWithResponse call
+func ParseDeleteEventDestinationResponse(rsp *http.Response) (*DeleteEventDestinationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteEventDestinationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2DeletedObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DeleteEventDestinationResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRetrieveEventDestinationResponse parses an HTTP response from a RetrieveEventDestinationWithResponse call
+func ParseRetrieveEventDestinationResponse(rsp *http.Response) (*RetrieveEventDestinationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RetrieveEventDestinationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreEventDestination
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RetrieveEventDestinationResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateEventDestinationResponse parses an HTTP response from a UpdateEventDestinationWithResponse call
+func ParseUpdateEventDestinationResponse(rsp *http.Response) (*UpdateEventDestinationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateEventDestinationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreEventDestination
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateEventDestinationResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDisableEventDestinationResponse parses an HTTP response from a DisableEventDestinationWithResponse call
+func ParseDisableEventDestinationResponse(rsp *http.Response) (*DisableEventDestinationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DisableEventDestinationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreEventDestination
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DisableEventDestinationResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseEnableEventDestinationResponse parses an HTTP response from a EnableEventDestinationWithResponse call
+func ParseEnableEventDestinationResponse(rsp *http.Response) (*EnableEventDestinationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &EnableEventDestinationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreEventDestination
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers EnableEventDestinationResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePingEventDestinationResponse parses an HTTP response from a PingEventDestinationWithResponse call
+func ParsePingEventDestinationResponse(rsp *http.Response) (*PingEventDestinationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PingEventDestinationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreEvent
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PingEventDestinationResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListEventsResponse parses an HTTP response from a ListEventsWithResponse call
+func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListEventsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreEventList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListEventsResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRetrieveEventResponse parses an HTTP response from a RetrieveEventWithResponse call
+func ParseRetrieveEventResponse(rsp *http.Response) (*RetrieveEventResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RetrieveEventResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreEvent
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RetrieveEventResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// OpenAccountLink Open the hosted flow of an account link
@@ -4076,6 +7725,36 @@ type ServerInterface interface {
 	// CloseAccount Close an account
 	// (POST /v2/core/accounts/{id}/close)
 	CloseAccount(ctx echo.Context, id AccountId, params CloseAccountParams) error
+	// ListEventDestinations List event destinations
+	// (GET /v2/core/event_destinations)
+	ListEventDestinations(ctx echo.Context, params ListEventDestinationsParams) error
+	// CreateEventDestination Create an event destination
+	// (POST /v2/core/event_destinations)
+	CreateEventDestination(ctx echo.Context, params CreateEventDestinationParams) error
+	// DeleteEventDestination Delete an event destination
+	// (DELETE /v2/core/event_destinations/{id})
+	DeleteEventDestination(ctx echo.Context, id EventDestinationId, params DeleteEventDestinationParams) error
+	// RetrieveEventDestination Retrieve an event destination
+	// (GET /v2/core/event_destinations/{id})
+	RetrieveEventDestination(ctx echo.Context, id EventDestinationId, params RetrieveEventDestinationParams) error
+	// UpdateEventDestination Update an event destination
+	// (POST /v2/core/event_destinations/{id})
+	UpdateEventDestination(ctx echo.Context, id EventDestinationId, params UpdateEventDestinationParams) error
+	// DisableEventDestination Disable an event destination
+	// (POST /v2/core/event_destinations/{id}/disable)
+	DisableEventDestination(ctx echo.Context, id EventDestinationId, params DisableEventDestinationParams) error
+	// EnableEventDestination Enable an event destination
+	// (POST /v2/core/event_destinations/{id}/enable)
+	EnableEventDestination(ctx echo.Context, id EventDestinationId, params EnableEventDestinationParams) error
+	// PingEventDestination Ping an event destination
+	// (POST /v2/core/event_destinations/{id}/ping)
+	PingEventDestination(ctx echo.Context, id EventDestinationId, params PingEventDestinationParams) error
+	// ListEvents List events
+	// (GET /v2/core/events)
+	ListEvents(ctx echo.Context, params ListEventsParams) error
+	// RetrieveEvent Retrieve an event
+	// (GET /v2/core/events/{id})
+	RetrieveEvent(ctx echo.Context, id EventId, params RetrieveEventParams) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -4445,6 +8124,500 @@ func (w *ServerInterfaceWrapper) CloseAccount(ctx echo.Context) error {
 	return err
 }
 
+// ListEventDestinations converts echo context to params.
+func (w *ServerInterfaceWrapper) ListEventDestinations(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListEventDestinationsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListEventDestinations(ctx, params)
+	return err
+}
+
+// CreateEventDestination converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateEventDestination(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateEventDestinationParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateEventDestination(ctx, params)
+	return err
+}
+
+// DeleteEventDestination converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteEventDestination(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id EventDestinationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteEventDestinationParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteEventDestination(ctx, id, params)
+	return err
+}
+
+// RetrieveEventDestination converts echo context to params.
+func (w *ServerInterfaceWrapper) RetrieveEventDestination(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id EventDestinationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RetrieveEventDestinationParams
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RetrieveEventDestination(ctx, id, params)
+	return err
+}
+
+// UpdateEventDestination converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateEventDestination(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id EventDestinationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateEventDestinationParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateEventDestination(ctx, id, params)
+	return err
+}
+
+// DisableEventDestination converts echo context to params.
+func (w *ServerInterfaceWrapper) DisableEventDestination(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id EventDestinationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DisableEventDestinationParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DisableEventDestination(ctx, id, params)
+	return err
+}
+
+// EnableEventDestination converts echo context to params.
+func (w *ServerInterfaceWrapper) EnableEventDestination(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id EventDestinationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params EnableEventDestinationParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.EnableEventDestination(ctx, id, params)
+	return err
+}
+
+// PingEventDestination converts echo context to params.
+func (w *ServerInterfaceWrapper) PingEventDestination(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id EventDestinationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PingEventDestinationParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PingEventDestination(ctx, id, params)
+	return err
+}
+
+// ListEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListEventsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "object_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "object_id", ctx.QueryParams(), &params.ObjectId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter object_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "types" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "types", ctx.QueryParams(), &params.Types, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter types: %s", err))
+	}
+
+	// ------------- Optional query parameter "created" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "created", ctx.QueryParams(), &params.Created, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter created: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListEvents(ctx, params)
+	return err
+}
+
+// RetrieveEvent converts echo context to params.
+func (w *ServerInterfaceWrapper) RetrieveEvent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id EventId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RetrieveEventParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RetrieveEvent(ctx, id, params)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -4500,6 +8673,16 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/v2/core/account_links", wrapper.CreateAccountLink, options.OperationMiddlewares["createAccountLink"]...)
 	router.GET(options.BaseURL+"/r/:account/:token", wrapper.OpenAccountLink, options.OperationMiddlewares["openAccountLink"]...)
 	router.POST(options.BaseURL+"/r/:account/:token", wrapper.SubmitAccountLink, options.OperationMiddlewares["submitAccountLink"]...)
+	router.GET(options.BaseURL+"/v2/core/event_destinations", wrapper.ListEventDestinations, options.OperationMiddlewares["listEventDestinations"]...)
+	router.POST(options.BaseURL+"/v2/core/event_destinations", wrapper.CreateEventDestination, options.OperationMiddlewares["createEventDestination"]...)
+	router.DELETE(options.BaseURL+"/v2/core/event_destinations/:id", wrapper.DeleteEventDestination, options.OperationMiddlewares["deleteEventDestination"]...)
+	router.GET(options.BaseURL+"/v2/core/event_destinations/:id", wrapper.RetrieveEventDestination, options.OperationMiddlewares["retrieveEventDestination"]...)
+	router.POST(options.BaseURL+"/v2/core/event_destinations/:id", wrapper.UpdateEventDestination, options.OperationMiddlewares["updateEventDestination"]...)
+	router.POST(options.BaseURL+"/v2/core/event_destinations/:id/enable", wrapper.EnableEventDestination, options.OperationMiddlewares["enableEventDestination"]...)
+	router.POST(options.BaseURL+"/v2/core/event_destinations/:id/disable", wrapper.DisableEventDestination, options.OperationMiddlewares["disableEventDestination"]...)
+	router.POST(options.BaseURL+"/v2/core/event_destinations/:id/ping", wrapper.PingEventDestination, options.OperationMiddlewares["pingEventDestination"]...)
+	router.GET(options.BaseURL+"/v2/core/events", wrapper.ListEvents, options.OperationMiddlewares["listEvents"]...)
+	router.GET(options.BaseURL+"/v2/core/events/:id", wrapper.RetrieveEvent, options.OperationMiddlewares["retrieveEvent"]...)
 
 }
 
@@ -5348,6 +9531,936 @@ func (response CloseAccountdefaultJSONResponse) VisitCloseAccountResponse(w http
 	return err
 }
 
+type ListEventDestinationsRequestObject struct {
+	Params ListEventDestinationsParams
+}
+
+type ListEventDestinationsResponseObject interface {
+	VisitListEventDestinationsResponse(w http.ResponseWriter) error
+}
+
+type ListEventDestinations200ResponseHeaders struct {
+	RequestId string
+}
+
+type ListEventDestinations200JSONResponse struct {
+	Body    V2CoreEventDestinationList
+	Headers ListEventDestinations200ResponseHeaders
+}
+
+func (response ListEventDestinations200JSONResponse) VisitListEventDestinationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEventDestinations400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListEventDestinations400JSONResponse) VisitListEventDestinationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEventDestinations401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListEventDestinations401JSONResponse) VisitListEventDestinationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEventDestinationsdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response ListEventDestinationsdefaultJSONResponse) VisitListEventDestinationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEventDestinationRequestObject struct {
+	Params CreateEventDestinationParams
+	Body   *CreateEventDestinationJSONRequestBody
+}
+
+type CreateEventDestinationResponseObject interface {
+	VisitCreateEventDestinationResponse(w http.ResponseWriter) error
+}
+
+type CreateEventDestination200ResponseHeaders struct {
+	RequestId string
+}
+
+type CreateEventDestination200JSONResponse struct {
+	Body    V2CoreEventDestination
+	Headers CreateEventDestination200ResponseHeaders
+}
+
+func (response CreateEventDestination200JSONResponse) VisitCreateEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEventDestination400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateEventDestination400JSONResponse) VisitCreateEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEventDestination401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateEventDestination401JSONResponse) VisitCreateEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEventDestination409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateEventDestination409JSONResponse) VisitCreateEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEventDestinationdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response CreateEventDestinationdefaultJSONResponse) VisitCreateEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteEventDestinationRequestObject struct {
+	Id     EventDestinationId `json:"id"`
+	Params DeleteEventDestinationParams
+}
+
+type DeleteEventDestinationResponseObject interface {
+	VisitDeleteEventDestinationResponse(w http.ResponseWriter) error
+}
+
+type DeleteEventDestination200ResponseHeaders struct {
+	RequestId string
+}
+
+type DeleteEventDestination200JSONResponse struct {
+	Body    V2DeletedObject
+	Headers DeleteEventDestination200ResponseHeaders
+}
+
+func (response DeleteEventDestination200JSONResponse) VisitDeleteEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteEventDestination400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteEventDestination400JSONResponse) VisitDeleteEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteEventDestination401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteEventDestination401JSONResponse) VisitDeleteEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteEventDestination404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteEventDestination404JSONResponse) VisitDeleteEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteEventDestinationdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response DeleteEventDestinationdefaultJSONResponse) VisitDeleteEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveEventDestinationRequestObject struct {
+	Id     EventDestinationId `json:"id"`
+	Params RetrieveEventDestinationParams
+}
+
+type RetrieveEventDestinationResponseObject interface {
+	VisitRetrieveEventDestinationResponse(w http.ResponseWriter) error
+}
+
+type RetrieveEventDestination200ResponseHeaders struct {
+	RequestId string
+}
+
+type RetrieveEventDestination200JSONResponse struct {
+	Body    V2CoreEventDestination
+	Headers RetrieveEventDestination200ResponseHeaders
+}
+
+func (response RetrieveEventDestination200JSONResponse) VisitRetrieveEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveEventDestination400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RetrieveEventDestination400JSONResponse) VisitRetrieveEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveEventDestination401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RetrieveEventDestination401JSONResponse) VisitRetrieveEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveEventDestination404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RetrieveEventDestination404JSONResponse) VisitRetrieveEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveEventDestinationdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response RetrieveEventDestinationdefaultJSONResponse) VisitRetrieveEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEventDestinationRequestObject struct {
+	Id     EventDestinationId `json:"id"`
+	Params UpdateEventDestinationParams
+	Body   *UpdateEventDestinationJSONRequestBody
+}
+
+type UpdateEventDestinationResponseObject interface {
+	VisitUpdateEventDestinationResponse(w http.ResponseWriter) error
+}
+
+type UpdateEventDestination200ResponseHeaders struct {
+	RequestId string
+}
+
+type UpdateEventDestination200JSONResponse struct {
+	Body    V2CoreEventDestination
+	Headers UpdateEventDestination200ResponseHeaders
+}
+
+func (response UpdateEventDestination200JSONResponse) VisitUpdateEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEventDestination400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateEventDestination400JSONResponse) VisitUpdateEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEventDestination401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateEventDestination401JSONResponse) VisitUpdateEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEventDestination404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateEventDestination404JSONResponse) VisitUpdateEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEventDestination409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateEventDestination409JSONResponse) VisitUpdateEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEventDestinationdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response UpdateEventDestinationdefaultJSONResponse) VisitUpdateEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DisableEventDestinationRequestObject struct {
+	Id     EventDestinationId `json:"id"`
+	Params DisableEventDestinationParams
+	Body   *DisableEventDestinationJSONRequestBody
+}
+
+type DisableEventDestinationResponseObject interface {
+	VisitDisableEventDestinationResponse(w http.ResponseWriter) error
+}
+
+type DisableEventDestination200ResponseHeaders struct {
+	RequestId string
+}
+
+type DisableEventDestination200JSONResponse struct {
+	Body    V2CoreEventDestination
+	Headers DisableEventDestination200ResponseHeaders
+}
+
+func (response DisableEventDestination200JSONResponse) VisitDisableEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DisableEventDestination400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DisableEventDestination400JSONResponse) VisitDisableEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DisableEventDestination401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DisableEventDestination401JSONResponse) VisitDisableEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DisableEventDestination404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DisableEventDestination404JSONResponse) VisitDisableEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DisableEventDestination409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DisableEventDestination409JSONResponse) VisitDisableEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DisableEventDestinationdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response DisableEventDestinationdefaultJSONResponse) VisitDisableEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EnableEventDestinationRequestObject struct {
+	Id     EventDestinationId `json:"id"`
+	Params EnableEventDestinationParams
+	Body   *EnableEventDestinationJSONRequestBody
+}
+
+type EnableEventDestinationResponseObject interface {
+	VisitEnableEventDestinationResponse(w http.ResponseWriter) error
+}
+
+type EnableEventDestination200ResponseHeaders struct {
+	RequestId string
+}
+
+type EnableEventDestination200JSONResponse struct {
+	Body    V2CoreEventDestination
+	Headers EnableEventDestination200ResponseHeaders
+}
+
+func (response EnableEventDestination200JSONResponse) VisitEnableEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EnableEventDestination400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response EnableEventDestination400JSONResponse) VisitEnableEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EnableEventDestination401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response EnableEventDestination401JSONResponse) VisitEnableEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EnableEventDestination404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response EnableEventDestination404JSONResponse) VisitEnableEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EnableEventDestination409JSONResponse struct{ ConflictJSONResponse }
+
+func (response EnableEventDestination409JSONResponse) VisitEnableEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EnableEventDestinationdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response EnableEventDestinationdefaultJSONResponse) VisitEnableEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PingEventDestinationRequestObject struct {
+	Id     EventDestinationId `json:"id"`
+	Params PingEventDestinationParams
+	Body   *PingEventDestinationJSONRequestBody
+}
+
+type PingEventDestinationResponseObject interface {
+	VisitPingEventDestinationResponse(w http.ResponseWriter) error
+}
+
+type PingEventDestination200ResponseHeaders struct {
+	RequestId string
+}
+
+type PingEventDestination200JSONResponse struct {
+	Body    V2CoreEvent
+	Headers PingEventDestination200ResponseHeaders
+}
+
+func (response PingEventDestination200JSONResponse) VisitPingEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PingEventDestination400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PingEventDestination400JSONResponse) VisitPingEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PingEventDestination401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PingEventDestination401JSONResponse) VisitPingEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PingEventDestination404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PingEventDestination404JSONResponse) VisitPingEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PingEventDestination409JSONResponse struct{ ConflictJSONResponse }
+
+func (response PingEventDestination409JSONResponse) VisitPingEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PingEventDestinationdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response PingEventDestinationdefaultJSONResponse) VisitPingEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEventsRequestObject struct {
+	Params ListEventsParams
+}
+
+type ListEventsResponseObject interface {
+	VisitListEventsResponse(w http.ResponseWriter) error
+}
+
+type ListEvents200ResponseHeaders struct {
+	RequestId string
+}
+
+type ListEvents200JSONResponse struct {
+	Body    V2CoreEventList
+	Headers ListEvents200ResponseHeaders
+}
+
+func (response ListEvents200JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListEvents400JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListEvents401JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEventsdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response ListEventsdefaultJSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveEventRequestObject struct {
+	Id     EventId `json:"id"`
+	Params RetrieveEventParams
+}
+
+type RetrieveEventResponseObject interface {
+	VisitRetrieveEventResponse(w http.ResponseWriter) error
+}
+
+type RetrieveEvent200ResponseHeaders struct {
+	RequestId string
+}
+
+type RetrieveEvent200JSONResponse struct {
+	Body    V2CoreEvent
+	Headers RetrieveEvent200ResponseHeaders
+}
+
+func (response RetrieveEvent200JSONResponse) VisitRetrieveEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveEvent400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RetrieveEvent400JSONResponse) VisitRetrieveEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveEvent401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RetrieveEvent401JSONResponse) VisitRetrieveEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveEvent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RetrieveEvent404JSONResponse) VisitRetrieveEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveEventdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response RetrieveEventdefaultJSONResponse) VisitRetrieveEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// OpenAccountLink Open the hosted flow of an account link
@@ -5374,6 +10487,36 @@ type StrictServerInterface interface {
 	// CloseAccount Close an account
 	// (POST /v2/core/accounts/{id}/close)
 	CloseAccount(ctx context.Context, request CloseAccountRequestObject) (CloseAccountResponseObject, error)
+	// ListEventDestinations List event destinations
+	// (GET /v2/core/event_destinations)
+	ListEventDestinations(ctx context.Context, request ListEventDestinationsRequestObject) (ListEventDestinationsResponseObject, error)
+	// CreateEventDestination Create an event destination
+	// (POST /v2/core/event_destinations)
+	CreateEventDestination(ctx context.Context, request CreateEventDestinationRequestObject) (CreateEventDestinationResponseObject, error)
+	// DeleteEventDestination Delete an event destination
+	// (DELETE /v2/core/event_destinations/{id})
+	DeleteEventDestination(ctx context.Context, request DeleteEventDestinationRequestObject) (DeleteEventDestinationResponseObject, error)
+	// RetrieveEventDestination Retrieve an event destination
+	// (GET /v2/core/event_destinations/{id})
+	RetrieveEventDestination(ctx context.Context, request RetrieveEventDestinationRequestObject) (RetrieveEventDestinationResponseObject, error)
+	// UpdateEventDestination Update an event destination
+	// (POST /v2/core/event_destinations/{id})
+	UpdateEventDestination(ctx context.Context, request UpdateEventDestinationRequestObject) (UpdateEventDestinationResponseObject, error)
+	// DisableEventDestination Disable an event destination
+	// (POST /v2/core/event_destinations/{id}/disable)
+	DisableEventDestination(ctx context.Context, request DisableEventDestinationRequestObject) (DisableEventDestinationResponseObject, error)
+	// EnableEventDestination Enable an event destination
+	// (POST /v2/core/event_destinations/{id}/enable)
+	EnableEventDestination(ctx context.Context, request EnableEventDestinationRequestObject) (EnableEventDestinationResponseObject, error)
+	// PingEventDestination Ping an event destination
+	// (POST /v2/core/event_destinations/{id}/ping)
+	PingEventDestination(ctx context.Context, request PingEventDestinationRequestObject) (PingEventDestinationResponseObject, error)
+	// ListEvents List events
+	// (GET /v2/core/events)
+	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
+	// RetrieveEvent Retrieve an event
+	// (GET /v2/core/events/{id})
+	RetrieveEvent(ctx context.Context, request RetrieveEventRequestObject) (RetrieveEventResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -5699,193 +10842,623 @@ func (sh *strictHandler) CloseAccount(ctx echo.Context, id AccountId, params Clo
 	return nil
 }
 
+// ListEventDestinations operation middleware
+func (sh *strictHandler) ListEventDestinations(ctx echo.Context, params ListEventDestinationsParams) error {
+	var request ListEventDestinationsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEventDestinations(ctx.Request().Context(), request.(ListEventDestinationsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEventDestinations")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListEventDestinationsResponseObject); ok {
+		return validResponse.VisitListEventDestinationsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateEventDestination operation middleware
+func (sh *strictHandler) CreateEventDestination(ctx echo.Context, params CreateEventDestinationParams) error {
+	var request CreateEventDestinationRequestObject
+
+	request.Params = params
+
+	var body CreateEventDestinationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateEventDestination(ctx.Request().Context(), request.(CreateEventDestinationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateEventDestination")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateEventDestinationResponseObject); ok {
+		return validResponse.VisitCreateEventDestinationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteEventDestination operation middleware
+func (sh *strictHandler) DeleteEventDestination(ctx echo.Context, id EventDestinationId, params DeleteEventDestinationParams) error {
+	var request DeleteEventDestinationRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteEventDestination(ctx.Request().Context(), request.(DeleteEventDestinationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteEventDestination")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteEventDestinationResponseObject); ok {
+		return validResponse.VisitDeleteEventDestinationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RetrieveEventDestination operation middleware
+func (sh *strictHandler) RetrieveEventDestination(ctx echo.Context, id EventDestinationId, params RetrieveEventDestinationParams) error {
+	var request RetrieveEventDestinationRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RetrieveEventDestination(ctx.Request().Context(), request.(RetrieveEventDestinationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RetrieveEventDestination")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RetrieveEventDestinationResponseObject); ok {
+		return validResponse.VisitRetrieveEventDestinationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateEventDestination operation middleware
+func (sh *strictHandler) UpdateEventDestination(ctx echo.Context, id EventDestinationId, params UpdateEventDestinationParams) error {
+	var request UpdateEventDestinationRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	var body UpdateEventDestinationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateEventDestination(ctx.Request().Context(), request.(UpdateEventDestinationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateEventDestination")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateEventDestinationResponseObject); ok {
+		return validResponse.VisitUpdateEventDestinationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DisableEventDestination operation middleware
+func (sh *strictHandler) DisableEventDestination(ctx echo.Context, id EventDestinationId, params DisableEventDestinationParams) error {
+	var request DisableEventDestinationRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	var body DisableEventDestinationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DisableEventDestination(ctx.Request().Context(), request.(DisableEventDestinationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DisableEventDestination")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DisableEventDestinationResponseObject); ok {
+		return validResponse.VisitDisableEventDestinationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// EnableEventDestination operation middleware
+func (sh *strictHandler) EnableEventDestination(ctx echo.Context, id EventDestinationId, params EnableEventDestinationParams) error {
+	var request EnableEventDestinationRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	var body EnableEventDestinationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.EnableEventDestination(ctx.Request().Context(), request.(EnableEventDestinationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "EnableEventDestination")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(EnableEventDestinationResponseObject); ok {
+		return validResponse.VisitEnableEventDestinationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PingEventDestination operation middleware
+func (sh *strictHandler) PingEventDestination(ctx echo.Context, id EventDestinationId, params PingEventDestinationParams) error {
+	var request PingEventDestinationRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	var body PingEventDestinationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PingEventDestination(ctx.Request().Context(), request.(PingEventDestinationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PingEventDestination")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PingEventDestinationResponseObject); ok {
+		return validResponse.VisitPingEventDestinationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListEvents operation middleware
+func (sh *strictHandler) ListEvents(ctx echo.Context, params ListEventsParams) error {
+	var request ListEventsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEvents(ctx.Request().Context(), request.(ListEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListEventsResponseObject); ok {
+		return validResponse.VisitListEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RetrieveEvent operation middleware
+func (sh *strictHandler) RetrieveEvent(ctx echo.Context, id EventId, params RetrieveEventParams) error {
+	var request RetrieveEventRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RetrieveEvent(ctx.Request().Context(), request.(RetrieveEventRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RetrieveEvent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RetrieveEventResponseObject); ok {
+		return validResponse.VisitRetrieveEventResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H17d9s2nuhXweruPbV7KVl2Hm3s0zPXdZqtp0mTiZ3Z7UReESIhCTUJsABoWc3x/ez34EmQBCXKdjqZ",
-	"nfknsSQQxOP3fn4aJDQvKEFE8MHxp8ESwRQx9ed79FuJuDhP5YcU8YThQmBKBseDDwT/ViKAU0QEnmPE",
-	"AJ0DscQcMP0Q2IsZ+m06Go3i/QjAjFOwYlgIRICgQCwR4IjdIAYyuhgNogG6hXmRocHxQD52c/R0Lf7r",
-	"4oeL/zjLM/jDi/kgkt+XmKF0cCxYiaIBT5Yoh3JpBRQCMbms/5YPfzwd/g0Ofx8PX1z9n38fRAOxLuS8",
-	"XDBMFoO7u7toUEAGcyTMPk+ThJYkuM/zl3pjCEA9COzFMEmE3lh94er7w59vxq/+4y8v3v/04+Lsr+lP",
-	"g2iA5UQFFMtBNCAwl0NxunFDObx9jchCLAfHR8+eRYMcE/v5sL2faHBaFBlG6Rklc7woGZSL5+3NvMZc",
-	"cEBJtvZ3xIFYQgGW8AYBmGVmvxyBpDYdgPolYA+SFORwPUMTQsUSMb5/Amgu7zaNqkkhQyDDXKAUrJZQ",
-	"IHnXYokwa8w7Au9RgaAcR0mCJqRADNzArERgL/6Teem0/sx3OWLJEhIxKcfjo+cdgxhKcIEREfH+iXz1",
-	"hGCSoluUgjllubzI4HMfx1du/jgCqyVOlkAedoGGCwo4IinfB5CkE9I1w1Wsts+QB/JYgBmaU4bk5nCq",
-	"RkYAcrkYEGOSZGWK4tGE+DD1cWBXMriSXxcZTZGFFwVXv5WIrSvACi9o4AMXFihXwPHvDM0Hx4P/dVAR",
-	"gAM9jB/UQOlSAtydAzzIGFzLz1ysFeDL45SfzzLKUboR7hI1pIKSvVjuJY7sDyssliBWHwxWxvuAMv0w",
-	"LRABlCA+IXvxHGZcPighOUVzWGZiv3F6akj4nPTraudiJnGPmd3OKM0QJArPzlOUF1Qgkqx/Quv2Rt/A",
-	"a8TVit69vbgEHM6RvHqGBFuPwKn+Q+9RUUCYI3CN1hKYwIym6wjM1u6XCSkyKBSoKoyjKYrUs5ioMQwJ",
-	"SXwpAStMUrqKQIGYHM6BxEtMFoCglXqWIVEywjUSJCVjiAjAEC8zUa2GMrzABGaACyhKPgKX/hLVMAhS",
-	"PJ8j9bhcL8B8Qhj6FSUSffeejscgxtUZTRFjlBns86Za4gypr+aYceE4BuaAC5xlAJMJmWd4sVTf+fO/",
-	"qM9/jdZTTKYlR/G+PN8PH85f6kcSmueIpChtgMTg2fxJ8gI+Oxp+g8az4dP0+Wz4Ah6i4VHy7XycPp19",
-	"A58fWpqtWWEFNN71D+X9P4Rkn2uEb8PQW/WHvAaUaMLbYECCgoIWZQYFOqkGESqAXGZqKI+8cPmBT0hM",
-	"yiyL9X06xiePSY93tMeAikeMgaPFEuP+ZAZ+p7m+WGvqa7817CyXdERexwXNEbh4+RNXJFNtwae//oyS",
-	"5AYn/Xh41ZgXeNTy41V84osSmt5K8iCWlCtg4/K4qh0GKDCniuuJJUMIaPSRJwiTBBWiBT8fB3adFQNX",
-	"K+tJn81KdifIVkYxz/egxq9xjkWIRt3ivMwBKfOZFtscMaaasBRwgWqSzeE4vJlMvSFIQ+UjuX6T/DBW",
-	"CGE+uaVjItACMYUP7+AiiAxQiplyRUDQa8lJofx3zmgOYoJuxVT+Ni1ZFivIKBi6wbTk/tdzAAlAkGUY",
-	"MUmueEEJR1pmkWxZMuCKGqndN4iGmuzNZXL786+L1ZuXi/Gb3z/cvlkMwsciR9dpwxZacIHYDU7QXxHj",
-	"atvNUzh9dw5u9I+G8juCaQUMuICYcHEsSTQUEpCzjK5QKhkKBAxlCHKkEH40Ie+N4CkvXMplazvjCYAg",
-	"x5xL3kEZKAkvi4IySQ60ROaTY8URno7HE0JgLp+QS9MkU1EShZj153nzYI/GR8+H42fDo29GKVxmGHaR",
-	"XnNEQ3tGPdWByST99PRuKP87sv9NJqOPcPh7p25gAUSh5PcwNVqQ/JRQInmu/FMJWomiIQe/cn1rbl+f",
-	"BorzqZukiQTDwbEkwtEgR5wrSB+UHE0TyNHIoN+UkhmFLMVkMWJozhBfygePgd2ou/Y5Rllq72ngYZMi",
-	"a1MzTDPfQSRfxKbuvXIZcpfVcW2iOj/IOd6bA9HHUwfNyzo4mjVIMMyRoi9ziDN9/ZXMW23JDKLMAo4U",
-	"KMzOIom2cYPnxmAFJQyWTlhsySR7IREkkjwBASdRpRRpnqnUnlNLAW+OtH6nPk1vjqaSDXA+nWU0uUap",
-	"VGXlNBkm11/xCWloSClVU+ZQJMuGzqhH8mlecjFVA6aCSsFlaq9fzsnVQqEWhqs1Shzw5/uKN3Wzrheo",
-	"idSkhsbZFWFuJW63Xz04jZUULaV5KoWw5L6AnyhOOAiLa4OoGzEul4gpSmME1UzKx0rRBJgMC0YXDPHK",
-	"zlByTXswBw1YkZqllLfXtGRuOJxL4QcCvqRMgBRlcD36O+PQqVtcXTNow74nIQMtIEspqlMi1vf4I5VK",
-	"+A/VvbirFOhWHCxFntXucCAlsCfJv6U0kacC5AD1FdI/ND9LpKv9fqg/XcorkVCtRE0qNA3QYw7sIPOx",
-	"OcdB9ZIaJw2Q6+ZZallhCQXgcM2V7QGsJHFYMUoWYE9xKXUkYJ5RqR/xFWIc/Hj55nUEiLJT/Pni7c/7",
-	"I3l4P1PxipYkfRgSECqmczXNZriXOhktWYIklSNfSdGkJOnoC6Dxlm44moRuMbeiE+agpaqCvdjtOtZn",
-	"eUnpG0jWhp/yhx2pJVoMCjRVgugU3SYIpWjjIRtKDxJI9C7kIwA6eopS+aemPMkayNmBml3KSmUhZSvu",
-	"3Uf19j/yEuxGARZ8p5VLarHh4BzJ+EBgKZaU4d9R+thyz7kGYSCF2p/QGhSM3uAUpceAX0+FBOqvv/76",
-	"azhL0i8A7OUir9FaUrCaXHxN6IqM9FGh20IJxCEK++DTOiWgdG8Aajygibplny7AAv9BvIqsgebF6nUR",
-	"MMYoxbAQuUEZLdBoUL3RN7CfwQLOcCaV57aOAxL3q1LZ6iKOoisS3I1xahANCkYLxATWgroBjZD58T+X",
-	"SK1YrtN7yRJyMEOIAPeod6DO6if1avnGrQZTN/GFHu+enKZIQJwF7PHvEeRSerMKqB5/AlBeiDVYLREB",
-	"MUwEvkGxXFo/w21jHS/Vy9v2gjtfg/roHZ/bcGv9V24OOpM6oJzU3qx/V+2NSlRqSKxaKzfESNumVkua",
-	"IaDnlhin7VagJJmU9+CExLU5Rl/H1vylVQ9lGUlPACYcpwhgEbWgSMkFRhyxDyjZWH5hHRzu1VpblX/C",
-	"WebMOnW4S0ouaI7Y1nsx4+ondRdVBv4tE7wx41oTODfHthne24GNKRqg4Hbkrc1/S18weAcZ1PAK0xRr",
-	"o+Y77+yMmb0OKXUXFhBU3cra+gwNvEQAwWSpxWVJFBz0VviNUYBIPOiyzH4eemXVNA+8ODvRXfd9vNTm",
-	"uADpMb8YswxQ6vSs5hY8aeBfbGx7PPaxbdQDQbRE0r0GZXodZkhIzez84i14enT4DXCSTKIcHxldIabs",
-	"JaE3VhYfZdr59OQuYNyJBhlNYIYCx/GOoTmSPBWYIWDv/IfLVyCDZFEqhQIu+H4EcsoFKNxgZTGskebW",
-	"KzdSXXc21dI2YNe5tTy3vdTmF+sqMJ9maImNIa7rUq01e9dLlZOxwEouV9S/ySeHz58PDwHMiiUcHgHz",
-	"mLrSbfd4Ovzb1aej8D3qNU/19yFmk6EFzOwxyGHHgBJkjyf+Qf1wuS5QbDFgL5aIB8k6jiYkXtAbxEiO",
-	"iJia84lAjEmKb3Bawkx+IpRMC0bnWMT7kbI965NVbFuyE45EmIG0DcA1mDBHW99lD7C4F709J1JrMyLW",
-	"jJZCS0n6KKR0Z7esnLBa8OsCrgC9rcBks7NZDTuj2rHRuN2N8qq7yI10sNPZdkoAbfjb6pKJlhgSSMAM",
-	"eWxGu6md015dVpnr6/NFFI+X1n/wOGv9h4opRNabIkWxeSlKhqY1j1O0yRfVwhlzFK8xuX6V0VWX41FL",
-	"ZpIhAEltAZQiNzXOAmv7dGTESq5uuAT8ZEk5IpKdxHIVcR9ykmX69Kf6OnrEJ9gnzLLlFpMt8S9N4WKJ",
-	"tAnIvF4SwAob5pT1F7pD0RI5Juf64cO2s86z8AcVFoaa5lqubFiSuNhbkN+i20J7chiAGUMwXSteLleu",
-	"tzI4HpQMh4io9hHvugJKFHXIkBx50iJ6C3yDSODtu9LARvSKf1y1lUch2NlALC3434tYehii2Ejbc6N9",
-	"6O4HbXaJHXpwsKcUZe324PshivlgTKgEzF3xgVpMaCLCiZa385ILSQetolQXyv84bNk0+Y9CFB9Y1gbw",
-	"Xg/tAodboOwDR2eQd8gnjl4aUJLoHAGULKmUKhnNa35exW0sMwBznGVSSyVt6GkDZM+wAscV7qJBHXjv",
-	"MUEfxt0+KMfE/QtQU0WhfbXW2e867oX3XTc2MgxOOei4NjgYkcg6NueVdUx58ZY0S+VIPiEGv7VHwkWw",
-	"/KoYEazuXkWyGIJR9zDql5ugt0cGhIqIPAgcqmkeGyj6Xfdlp4bg36cn7qlr9cS53SCvJW2996Wyttrm",
-	"UVmf1yo6a+zikcV+mGaYIK4NoXkBEzECH7gOppqQuBYlpblQQGaMmwqgdpS1rWh9TF+ICIZD2vRbolRQ",
-	"tlbxYwVGiTpmn6lUvKZm7rSBi5iDtES9OYp3zD8ohSMUHlXmOdyui/g3dmEeaQKg3Xg1aQgaK0us8Xjd",
-	"i/ZY4zX0TdeY143WvU3hl9QRlro1PALyhk/kvUh4Sxlc+SwoAmpxIQN5pyF585lcOKt6L2O90cCsbFuh",
-	"p8A3kkMUiBjkZEhiYaJN2V4EUxBNO6zlgVWtWzcgCbE1z2vCv6Srhr7IaXYTuiLtxPzk9pEigViOCSaL",
-	"qTO/+4g7LSAX07REre/1xqc3iOG5cTXVTmGqtPb6WUxnJZfEhDe+rmwP/rdhO4SvSHCaldby7ynCAiZi",
-	"qiPnJTGhU2+kOhFJ4KaSLATmbYliqd67myEIX17guBe3tQO+fU9TZUarx6AHRK1woH0Lcn5Q8XUNX1ZQ",
-	"ftYwRKg2s5yAHK4lEGVoLgAtta8dkgmxXELiqfy+kU6hCPdjxfiHbCqVwvEKoywN4jBOlsAH0xq9j11g",
-	"jwToGOzZ8H2txXIKYnSDiChhZobUDCz+w/L72tAwlreMBR1Lxg2GXLMORL1E8Lk7k35KmznDu7CJZ8s0",
-	"r9QjPsuqJm5hkFlZ+EVXGy+6rlnuysC2nuyXfoqBk2liTsifXcP5ur+zBs993W0+QFcG0wea4Kuwrw8X",
-	"g/4W+DOGoECewP1QatucL+7Ubvsk6Ulyo2asjGXGnrdTnkbkonR3V10895yPhXYT3tRB3PPP4zHPNh4B",
-	"zZKMhoq5s4CHxJSGW7/HEXQ4O604gPKggPWOYSlIAzMMqGEApqmK9azfbs28qOer3eu343HzJqPB7XBB",
-	"h63rTSFfKsVu2+ZeuoHyKcyLDK6nOja9uZWfpZ7Pl3RFnHncGVEJcG/UmlxdBABYcJTNj4FAt47BqzBj",
-	"wWgGkiVkMBGIcbCn0xL9YEbKcsDQvORIsltq7AKb4d1H9/+eTG7H4+Fkcns4n0xuv5nLP1/Mr74OEgDs",
-	"OSP75K3UnVRygv4JUF7GE6iS30yC047Gx+15NDkSMIUCbvfum3FhFmFDCLyAhIAF1vvVQrllCHUGclLX",
-	"P3ScauWQwhzAGUchJxwsBZWcN5likmKGEjEV8LYvNlchW723eb/AD/8kRKWmWhQKn8pj7bZLV9+85x5B",
-	"T8FV14WBthPFGmFAPTBpux/NDNyiVdeWgvkGc347GC5pgHOvKBr/mRY/NEtuTH3V99zvbdDtuJo9nxwX",
-	"cK3dhDa8OeSxeeCJbIK0lz57ConVjpvUuMgScqATV4CgvqyJbgumtf55mWVKJydhlclzrPcLsAjw6MoS",
-	"oKIJBtGgFVah0r1siIFejwmqCK+KMcre6uMJhBOpMEWb7yeH3l9tf6vyzQnYmFdz3ManLmyKJqTi2Dq9",
-	"x1I4Ze01mXmPqLpHzsjUzP9MlpigIUMwlZTExFdJOmt0AbApAypyYZjbk5lUlIzNAZAPboo9jzpTu5tJ",
-	"g342RVuis5HU7SIE5FpeSkqTUkJgM+bFxjNL6FmPtrusvSjtNiTqOGg2nMMEkwXwfj4xziKVcT+fa+ud",
-	"SelzaXCj0M7C0U5nUKAFZVXol95G7TqD4fPNAzdfTkhc3Y7OqXXB5a2b6IrLD6lRXkx6CyT1D4CXWCiQ",
-	"lKuXErTK7KImpC0FcpYdbijsS7SraCyqgpwQ66nHxQcpoo7NtyHw8jp0ai2hZHh0ewtsWmmbJrksgK2R",
-	"+Yb0tfwRaoLQujeaNrqlBKrNcDYaQNtUaga9ExBTBSA1410wIqpKeZdPBOm6TlF7RVkePluj4lROOK3t",
-	"QI1GM0ZXHDFQUC44wME4tPsrn6OtyqUitY8SD+m95/nTEHG7p+IZMnzsFlTpIgJbLLwZJFix8D47IpQk",
-	"HQhFCRoKnCOTeq6shvLWV5Brd7kOw2u85fDo2xDtRCznUzqfcp1H3iGtL1FyPaO3YLYGFbe2UpWuCKFB",
-	"Ts0ncdzM13AZq8oR230aevMhvLUBKW2z4kz5PxCIl0IUmj7Lv3gMPrx/rdJxCoaJJqOnF2fn52BPUiD9",
-	"Z2VAUGWWEkTEEBEJfen+MWhmRqpKRzUM02WMMAEQxK+pdjbFhmeZSkkTYlLrEsgMStVNFyNw6m4UegmF",
-	"BWQ63BDKnYA9CGYwnZD/PUQ8gQVS2eAlMUnL8cd4X3tB5yp0XVDa5E3qVI4PDsw3o4TmBxUBOdAGhHag",
-	"mmcRUTP86fjg4OO/Df9fsFxANHAh/jur+dbY+2hqfrKcpmiGxbSA615274CKL7Uwlj5sBin7PWwGjgr4",
-	"8L2EFKrQdX0Wc0X4dh/j1jpNFTve3YZ5drrBDfPc4x53MsSEU6KCpD18H/8khpggkXqAIWZTXtPuhpiO",
-	"q9kL8V4LRg+0w2wgAx2AVpmEw7urFQB7FpQR6zu/QEJC3zVaDzU3LCBmOhWUCyqfAdWbau5T40HVqzsB",
-	"ZSHh5dl4Qq7Rmke66BUUOlXp6djjvJHNdbG/Phv7PzcY6KcBZSliU5wOjgfPv3nyTKm88Nbf9bPxhsP6",
-	"4AIG+x7ZVo27QYOXkCw0+a0XR7EW/GMdtnyN1iZ6XteLcaWMYGpwm6EigwlKowmpPwFdFqoSNnJ6o2pc",
-	"klQfs07zkeMYAteoECPwkzp+hrwrmJDNd3BSEzOvESr8n9WbNtyNzhhnaKEPBeUIDkIw7JIIv4fk2ha8",
-	"2Sy2vINrFWDS4HUzSK5d0bA2IqpMtnvx/RVm6JEY/dbd3otcfcYD2cBG+xzLTnyzyifdWWp1cQmPJbbK",
-	"s7NmQ947EbYTho0UdE+5U4WqTWcwg0Yr7bWYC/XY9/qpFo/td/qfRQjtuKzPfQl1gfRBAuQjX0g/pNgu",
-	"TXYc7D+JOBkmHw+QJzfmt+8uUHbdTk2iZChB+EbiDYOEzxHT8RiFovAPlS83ofhm4OumJVvIM2nIQAZn",
-	"2vswO3wIgXRH9tjMehviPoA8dh0QWKLMlT5wVaxMbDK79/FtJ2q9D3FH1u5s9C9NykgoNtGmk+hkX8+w",
-	"395wv/I3gffaOjgNumDmu+q3+K40gR/pCpRsoWRvf/0A8x2ChaOBC6sPuSVaaSWBkwxnt3Qk8wTsPyuI",
-	"BSaLKdRJn3NG8xCZp1zO6Ci7fKqeCeHC7EuOWHA3tSlDXE07IQsollbaa2TsuJSkunfRhHaNjDcjDnov",
-	"lY8qWHmDzjKUc1PMxS9HYPKZbYGwe2UDKc9YwDeuM6h2mOlcP3DnChlPUw+/dkQNk9OKGOol1rjn37tn",
-	"DFIp8XrKdB2pcNpK8x6buUO7Hul7+7CuXrW1xkkQwuvQ6KDD3UvglP0TC21+C0Fx1dlaCKwBsB/8hbN4",
-	"egRYWIwybwuiyEYE/bHMIanm9H7cPnU4lcaff8vhnTtsacKXahxSFIhwgOcuY6wixjpdFYlQlprOUOLT",
-	"pL+YU6U1VaUQHC8rIOe66lNPmLZz1YWcDitUV9204C62nOd7H/ebNeHMT1ZsN/XQ6lxOC9dS6atrGVid",
-	"eTuieLuKgYmcfb0puN4MiUxlOp36jDmIzQ9xr6gZW+J005vsmPar7C/93mV92VUogt6k5PvKkDzNkVjS",
-	"VCUQMm4z5/T6trpvq9ncM1F3cvIGEtqRbtjApA0Zn810wnC1GEZLgQmq5zLbL2v5g/2y8bbs0qXPtrZn",
-	"flDCZ5bV9mlSa+tQLVQ1EsgQIJSg7bD8AA5tF11x6sbOW3P3PIVuaVz5QCgXVp519AwmjHLedUSfQVKP",
-	"BgKHAkv+05JafxkzlNAccUl1BUhLBPbevzoDT548eQE+XJ5FIMdZhjlKKEn5vrtPPFccwdRP9bzvKRQ6",
-	"3GMrXodzOcJahtlR+I4C5H9zWVIVsFDHS0f/NxgM1h2hOjbe30vCrgnWTUUxLFjvlKMTjBt9kCDbJAzV",
-	"pptL814Uuo9LnCMuYF4EeKIHWEDYcVpi88AMFAwlmKseA7WDrLpMXI5fHB8+PR4/GT07PPpbPOpoRlEf",
-	"1gWm/VKMtBvscTK5Sn+uDZlcJ65giMsevkaoMP3XlAcqVDXky0z3crRD+99shN/WDLD7UJE/OiMs8rO4",
-	"G4FSHfvenNC1qaLivxK87pfgZRzZQXvbX4/OKLMY2ZEFTHTxblfruIm1MFvBNZfUiyMJ7s2KhKpsew03",
-	"48grxxqFK71EXnHPCMSNLlqQIdsYzJaC6axuGKov1DONIlD4uWo2qYpvf45aYq1EiI6+hL73xM+dUQvT",
-	"D3V4Sx5KKD9DRuxWZUinAW+laxUfblLDeyYg1UuvOrJpK69K4DZ5SRqUM1teFQUKq2Kh4n+1g7lvhVWv",
-	"kma/u3J1kx8Yc711XfeoVhCqLKXIdY8mvRHQzWvjen8wATIkpfjD5zoynZQ5Yjjh/drbPhbn0JGHNygP",
-	"VzVgJTIlUByY0TmQD9h+I/x6Kj9OYxUys29qFul7UYlWJsq+jc+7p/xGlge0lVt1DoAhQ89tZzQ9/iuu",
-	"suV8y/3N0SihzPUB6yix80AAaZou0oHbQdTdNNZ1SW1K8nXaVdEWn2LU6tfWsKhHOVsHCN7ldBa57WDH",
-	"rzG5DrFkgfKCMsjWEeCYLDI0LDlSQeeGCflB8LYVRZOJn2sqR6hksw8sVmFLVFRWvbCmdw8CruvD8ikU",
-	"Oz3WBw/1ms2ibGydfHCo8PEarS0GSpFuMwJ+LmRSiYhBjArmCEoYgCKQ+8EQTJYma8+DjhMDQKDUeV3b",
-	"Su7ev5pIC4Mr5HUFRSok9G69hkq6Yu7GwiMNDOIiXN5Pddnyeoe2EcDS0842RsYnj7lrONpL4qtL3AFp",
-	"r9YVNGRgz6CQXENetsFE+YhaRWSFDVvsGtqOoH24eav5aL+328eCK/Caku6c8WioZv1AQstsA4KK3k9K",
-	"hsX6Qh68iRNDkCF2Wkpl0356ZWHe9EoatFuycZQwJGwzpQjEttOTbvZWkzl007cY7DmKoTMLLXPvfmRC",
-	"9pw0sB9V8bunppWV4l3H4Hu1aqDnuUam7Vw8AqeBFk+m+ZPX5Np0PT3syqrVAqkCVkXj1NsqWrAUotB9",
-	"lVTZuyo3Uf5pep2WJEWMizJdgxxiIiAmiPF2/HM17isOUC7VZxuEBm6OXKz80EW1nL47P27zMiWBH9wc",
-	"HUjCeWC/jPerJq4Vk/QyMFWKt9bmCorlWStOlodms80tR+AdFEsegRlNMeKR6XikPKQ8Molk3L1YneiE",
-	"uJxaLbQa8wDM5CYlTHFq+voIrvtNryi71uqCWpncqgDVaY0mZELOKLnR7dM54EvItCisU3YlGdPQIkcO",
-	"N4OQAe4KkrQkquB7NBrFNeiVX+zrbkfXaP0VnxCgpdcUJThFHMSWWscnmmfKs1BgLZHZ6T1IR7arSoEj",
-	"tcRGg9zYeoyCfX7BXvzLL7/8MnzzZvjy5Ujvw/QINpuIdFlZEDKimla9qvLw0Fgz4ndvLy5jl6cR7Ny6",
-	"Z4Paj5498+xc+8fKpu53xpcvbjXH79XeHtS726sVfq+ATfmP/nzx9ucRMFZYI0XYlsbOZqp4ki0TUCUo",
-	"pmiOCVIzOllJz1qzT2tazDdYp9UUzghWvdVVgTaCpc5TULJWvaW7YRGRWhbNsdB9yu1duM5sSVYqVK2q",
-	"STsyNlvXWvLqolGqNYqf6R4rCDDod+JgSP+oMjzVwYLYnOjwPLXpoJoOCiyyBklz3F+i7t7NEZCEovpW",
-	"3qdfjJnvD6LBje2MHWgYLaXHAhFY4MHx4MloPHqisziXimMdsINPZrq7g0+qhfid/H6BRFcQlOS3N5hj",
-	"oSmpQj4t6lLCS13oWy/TdA51mcm69qttJqE6jypgtvvRvVvl7frBVAVDpp6kApmVaVGm+I/ONaEqvgLa",
-	"NNwJ4YirZuB7UjWh1xjt63e7laigs4TmCMxgcq3zpMEpWYMMCsT09iKzibX+OCG6NW5cCY9xpKmIrqOE",
-	"UrD3ZHy0b7Uk3QQZxF5NfMP9HP08T6VIUSDia2SNDttH4/Ef0pZWn4ty9383GRSUi4meEo1GhgQeyDGf",
-	"py+tTmivlS+Q8pzheHKKM6lhDM+0GyCgtmojcUzoUPVjUSpn9wKiwQUSwzMFHGFAtzCkhFDMDcjv/ShE",
-	"8ZZk6whcwBxdYIG+u1AezgjwhBaVpdZcv8S0/c1rkat5Mj7qKCQkMWsFea19iaqEAl13kxOwoDr3vAlu",
-	"9SO0Kendb/oqMEF3I/nQRp6On3ZpKA6sD/yWy5X1ccfnPBF8cPzxyqtgPnhbGId801JRL2QvCTBccKkK",
-	"6JmBatFwJVUVyGCOhDq4jzuYKORN5TBFtpzmdvOgaucvoaRq5l+prL2a+KuZP54O/waHv4+HL64+HT6P",
-	"nj8N1SW9izZcvBbUIs/cefQtmEmYonPAIElpTky9D29XWalFueeHF/+xXNP8ffn7N7d89ezo8Ln84tfx",
-	"6cVf0rPXqzfhrSqO03ujWTlVes90/0/+fo+OuvZ7FSlKFiAXpggFoCRBUdVSxFZysNgvmiyvQASlEZih",
-	"OTUdgMzQCTGM4dh2E663uLd9GF3JZym05Eg4aT7cpHFCvIYa7cb2OsrE1VnfN/Ke5khcMqQnDYakeiHY",
-	"xi+xciBYRg291kXagmF9ClriIkhqgbrIiI4G1S3LicnZxNxMJaWwBcSkathe2DDmHLJrySmfjsf7J0ry",
-	"KjK4NvU5I+UKkZcxIbanvb0RytSPglKg/aBVdYu9p+Mn+yHWystZjkWduW7E7BrhV1dtUx88IBhZUNay",
-	"RQXMlRSnFLqpmalG/LeUYpEQawDhe5quN7RLvh2uVquhPLVhyTJTpaTRP7nhQhv8ighZjxjliPxfr+7H",
-	"wCvQo8sc1506gz/L58B7+Vyj795xqz5dIr988tvRxfX78eqX2eX8eXr4X38u/pJ/ezoIFZqp6sH07sLs",
-	"lUO6q9t0JPG4+zsJUIX+8Astv5ICe5Zp/5uWi4rPJzYp5oa5xV3kCIpiSNYI7+G86sv9ZPykQ8BvTGeF",
-	"i7pI6012LxGj9vyuEsZ4Zwnjqd7tjs98AZLMhaJgvizTkJI7ZZi7aBA2MymmGmSKuqi25APdLqCa+b9l",
-	"K3NQw7Vm117zXqgrnDJhaq7pDTDd4fY1SBr38YR4fLLe2QHE1nI/8ttO1fovBvtPTUjVgEprhqo2kxJ9",
-	"dGV/XYJAMyTzqGv2phO3lc1siZJrbnq+Yw5UEYLjeuacxEebFAxujsAeyjgCT8fjqvxjqKzkfr0IArrF",
-	"XNjG6JhX08v9aXevnHdCno6f+kUm90/qhq7mISoWnlPjRXLJgHJtQR9oXK0f9C57qffi1H4t1Lh2xqqw",
-	"IqDESVEmScIWwrRvPHqxpWDmvroTp0MZ6UwCsK/Cj4BUFlRPJQG0hq9+XSvBCBjblMC5gjwrVwla15NO",
-	"nORkjk6BbHN8RfQCskqrwn9bVgmRlGrIgTFxGgvnQAr7W57wTJA/ofWgv/DxqwnL92QN59Dt1HR87164",
-	"AVszXOpjvc9Drc3h9gJmanC9HWbfsmee26y90LvegkpnF4h7iS0PvgDnIG+G8j47Pvx2NB6P/1b3jTbH",
-	"HfnjKhe4icm1Puqwj9l4lNX5Hx8cHB59MxqPxqPD42/H344P2EFwzQf91cuf0vcfXj3J8ZMfn/cEtVAj",
-	"UdtXpZUYGwxE0gU7A41E/55w2+xHqOvfPAY0t4NHOiRS38aiLCIG8BqyYmUU73qzGXxgRp6ng/4S4Pcw",
-	"ddgmHznc/sgHAo0jS2sjvSTAn6l4pYotqwdebH/gjJJ5hnU0wdOjHg9cUvoGEpvdzneSMz8QdFsoEc2T",
-	"NZ10qenTBrOYuWzwWgmOQaGSd7oLXisZxZd+vuKVI8PEMede8qdzgBO0UnVapM4dAQIZM7F4GwQR1dJR",
-	"B2TFI3BJwQpm1/rtcIF4ZL2jcc3dHwPVHbLl8o+PAfNCEbjtWyflQiUKFvC3EoFYjo+BsmJZ2XJC5jjT",
-	"tazaSVpKmAG8TJY6ZgGcakOLnmGGMkoWrmKXmQfQ+YRo9YsLKaYkUlCdM5ofe3W7tHBqH8GiYSCR8qXj",
-	"/FNjuYn3R6Adbe4MTtz3goNWjPWEPDzI2hxRSCCS77eS8h8gC73GmphvHfgOLlCfcacaUOtNpPs8eKaj",
-	"CrU09hCJQIcYfewOR2/wKRsHbhh6I4pbM5IdTEpd0oafOOQFUHvdF6pwZP3ShjnqVcmUn/8dEuCi1EGB",
-	"XTxaT6CK9HVa4F08rh7ckmy88Ne7bjmnGX+pZpOX2Ai4alPQPynN5bvDSTkeHz2XI79Tw99cJrc//7pY",
-	"vXm5GL/5/cPtm0UwOkm/6J5c3Aqj/ULY/pG49yPxSHlE7gzarJFrd9EWe0rbUOL69sAsk0qj0+C7+eJo",
-	"QroT2hrE2Sr4vJ5CaSrVQbJ2po/YNnqRBNrWGjXs1FGHuGFriSojkEpRQZABTLq586hKl3GhPHoG2sF+",
-	"pLZdz3BS7MKmQaW6WpVietxjJPtbVet/MLW6lUpTUexA0a12QbhQNSWvAbLSPLVdtT9l7yDavYi0y3r7",
-	"WN/aqNpXO47dzz9oVV29nzb+WTXxx2C3n6rOl4YvufaXrqapBwmuBJ42oT8KYEQuZb7eNVp/O011QyGF",
-	"Q7rCwoaWzFUL5Hpj47urncHvf6RgEaom3FvS8HrNf+yqmaULXzUZfbM4VVVrSDkiqjJQXeVoPtYT+dtg",
-	"1QLsgY/pfm69A7a68eXu7qqjqlTXA7XiURZXWsWgPKhtF/64u7q7qvXE3+H9tkyEEsvu7mlf2WZb+Yc2",
-	"q+xoJflc1o6wNBeycRx8wml3XOR7E19LCfJz72p+nw1iHTitpeyZwIcJcc9S66iyHig5Cea+Yyekx9fl",
-	"JUqy9YToWqswV925mznMdamJIUlSbu4tN7n0xT4i0z2ELJvAfvVFsOt/Au34UzNKpB4IYtsY3v1BjM6n",
-	"z5rUfg5C+z/eZv1IxPW9oRZbyWuXsvzBuHuhjry6FyF9Y3IFOCJCKpCqa4EO0hNUJ3ogHij+UrUniH1k",
-	"Ulqw7udYYXXc7Hygkw9U64MTAKUOrWFdpVmDlSpN6loq6GcmpGqX4EISNG2/dv0Rms0XRqDZM5+bymeG",
-	"gE1Io1v2HhbgV4oJB116eZXEVDMRYGFiJ1QZjCpWgDJla04ZXJGTVmNPUo9cDHV/OLVu/QkR8Bpxv/RB",
-	"OByAZ1TwSB53lU4r967STva2RwGAGVpTFxCVY6GiDk2bLFcEsGUqt1Mah0LQrFCrNvTFscfPaYOoNNG2",
-	"CaLVZClgbdiFUd6H/3hGhn6mhGCTkN78JFjC6o81LLgbif4ltOyqebd6w3zB4ogkhJru/Mub/qV50zUZ",
-	"uL9+eaCQdUN4pvy5JSCNOpl71TnbBP3Vfp+Qjk7cipETauSRvQ2hfbrLd2RkHJONnDmvf42hewuTHLiS",
-	"77wCb740kcM1mJlW4OmEKBc3kdKCUl4jK4rIharkVygAzDIlI7V4u84rtPpsCvbkk1KuUyOPgaTNcaTi",
-	"PW01KWPbjIClJFq8aYhfRtG26aZKWiS0luahJSzMrTtdquGmgJh+/Xfq7Sfar0/kfjJKFojJ3RtMjya2",
-	"r6fOqqBMCUP66vQFteQVIKFFRSN2ylkTEha0oBXSlJAVdKjIt/wTCD69LAP9/Q/eqXlSwh/tbjAOgh6S",
-	"gPnyczF9/d0Xb1y/v3d9Cy+PvBp6/2LkX1JYXKbaiWzj4/W0jXr1l4/af6DqFYQSzbyEf0oU5zFr13yC",
-	"uEKGexwhEHvDh8Mlyoo4AvFwKAfFKrt4Q3CtIoFm/S2RolXspGlviVwOH2Yhjd/HlVGVCufOKZBy2pVb",
-	"whv1xbysEfkmw5Paubzt15p4xXC6q76UIUPyTFGqwwPBDC2xSvevhUJ+xUFs0iRr2YAunqMqXqC6fptk",
-	"RVXBZG2SIcGPl29e61oUf754+7ORrxBSQpYxXR3XEjRNyRQdE2j6FSQMKYIHM1PSUW/Yz/m5u7r7/wEA",
-	"AP//",
+	"7L17d9s2tjf8VXD0nnfFnoeSZefS1l5dc9xcTtMmTcZ2Zk4n8hFhEZJQU4AKQJbVLD+f/VnYuBAkQYny",
+	"pZNO808bUyCIy8beG/vy2586Iz6bc0aYkp3DT50pwRkR8M8T8uuCSPU6039kRI4EnSvKWeew84HRXxcE",
+	"0YwwRceUCMTHSE2pRMK8hHZSQX4d9nq9dDdBOJccLQVVijCkOFJTgiQRV0SgnE96naRDrvFsnpPOYUe/",
+	"dnXwZKX+5/Tl6X8/n+X45TfjTqKfL6ggWedQiQVJOnI0JTOshzbHShGhh/W/+uWPx91/4u5v/e435//n",
+	"PztJR63mul+pBGWTzs3NTdKZY4FnRNl5Ho9GfMGi83z9wkyMIGwaoZ0Uj0bKTKw8cHi+/9NV/9V//+2b",
+	"kx+/nzz/e/ZjJ+lQ3dEcq2kn6TA8001ptnZCM3z9hrCJmnYOD54+TTozytzf+/X5JJ3j+TynJHvO2ZhO",
+	"FgLrwcv6ZN5QqSTiLF+FM5JITbFCU3xFEM5zO19J0KjUHcLmI2gHswzN8OqCDBhXUyLk7hHiM723WVJ0",
+	"igVBOZWKZGg5xYrovVZTQkWl3x46IXOCdTvORmTA5kSgK5wvCNpJ/2o/Oiy/8+2MiNEUMzVY9PsHzxoa",
+	"CTKic0qYSneP9KcHjLKMXJMMjbmY6Y2Mvvexf+77TxO0nNLRFOnFnpPuhCNJWCZ3EWbZgDX1cJ7C9AUJ",
+	"SJ4qdEHGXBA9OZpBywRhqQeDUspG+SIjaW/AQpr62HEj6Zzrx/OcZ8TRC9DVrwsiVgVhxQfUCYmLKjID",
+	"4vhPQcadw87/t1cwgD3TTO6VSOlME9yNJzwsBF7pv6VaAeHr5dR/P8+5JNlauhtBk4JKdlI9lzRxPyyp",
+	"mqIU/rCnMt1FXJiX+ZwwxBmRA7aTjnEu9YuakjMyxotc7VZWD5rE18l8rrQuthP/mp3tBec5wQzO2XMB",
+	"hHqC2YSsnSa50quJRqY9oszyRv3iIUrt848TdZ4m4Z+k9Heufx6w4G/4neDRFGGGTl49R48fP/4GKToj",
+	"UuHZXK/UB0avkSQjzjKJdrCska5bpI20ZD9bWiScZVRPF+fvBZ8ToSiRfsXmwaNPnYkCVraOdSWdiSIt",
+	"WuWqVaPNXRVEzC9+ISMVUnFGyPydf/qCSEUZkP9rczbrG/6WzC6IkJpjpktyMeX8ckhYNueUqVSfeUHU",
+	"QjC0k7JFnqcIuOWSSrJ7hETI9JDnecmAcWHohXiu8PEnzVBYVjw4T4GHSc9A3IGq8Y/quHoLkbfkJfZj",
+	"2zOPl5r6IwvYgoXUXl0rk+GYoaxojnZSksVkM8mGikg1fLZ/8vbrXP1jdPaPJ7MLef1y/9nJD6uf8O8i",
+	"pmFybWa0k5KrqIqhH5t5PD15+7X82/f9y7+zJ+K3//nhd5+HFgqyDRP0+oTuSKKdxVwfjYP+mkOA/BkY",
+	"sBReK46A+dMdgBq9Xx30RlyQnj0QPcfE2pE8dB4n+K0WKdHNX5tXD/qbyf51RmZzrggbrX4kqwinwZdE",
+	"AoG8f3d6hiQeE8tfxKqHjs0/jPAE1RrPCLokK1ixC56tEnSx8r8M2DzHCnQgUOV4RhJ417IdQZTW6jlD",
+	"S8oyvkz0zsBqI63wUTZBjCzhXcPgpNmp0UIITb2CyEWuitFwQSeU4RxJhdVC9tBZOERohlFGx2MCr+vx",
+	"IioHTBDNjLXG+aTfRykt1mhIhODCqnVBV1OaE3g0pkIqfxWhWgjSPEeUDdg4p5MpPAv7/6bc/yVZDSkb",
+	"LiRJd/X6fvjw+oV5ZcRnM8IyklUor/N0/Hj0DX560P2K9C+6T7JnF91v8D7pHoy+HvezJxdf4Wf77nSa",
+	"O1ZBdsH2d/X+3+VwNkqrd3MjuLVyYDT6ys1GcTTn80WOFTkqGjGukB5mZlVaveH6DzlgRqyZ/fQ3Kr1M",
+	"pr1Xai2pRM+6VuX+aht+a66TamXUevfUMq6Z5iZ6O075jKDTFz9KUGhgCqFiH/aodflopx/3zyv9okAN",
+	"/3ieHoV3VKPIa71TTbkEYpN6uYoZRlR7yeE6paaCEMOsYAXxaETmqkY/HztunAWrhpE9tLB2l9/2MvoN",
+	"nVEV41HXdLaYIbbQWpEmLq/lc8NY5nhCSvJsvx+fTA5fiCrn+pWZ+ZL+ow8Hwv7lh06ZIhMi4DwYle51",
+	"tvE6bMXVEnY4FUSfg2xo9MRUUzWo8ObvLS7+lamZ94c0u9Mhf48n0ROOf12YZUaKX+p7J9b/HQs+Qykj",
+	"12qofxsuhFZGBUrnglxRvpDh47G+WhAsckqE5sFyzpkk5oavL7Fa2yxYLGxphRNCZ2/PRtc//TJZvn0x",
+	"6b/97cP120nDgujW5bXYMPdTIq7oiPydCAnTrq7C8fvX6Mr8aMWZlwLuOo4nmDKpDrXcwUqfzjznS5Jp",
+	"KYmRIDnBkgAX6w3YidWbNBWTKyJWrscjhNGMSqkFIhdoweRiPudC8zhjvwhlDIi5J/3+gDE802/ooRk5",
+	"AOwRuE35/apy0znoHzzr9p92D77qZXiaU9wkT+wSdd0atTSeDQbZpyc3Xf2/A/e/waD3EXd/a7SkOQIB",
+	"PvMdzqzNUP814kwrEnBtnM9zOgLGuPeLNLvm5/WpA+IcdpKPNBl2DrVkSTozIiVQemchyXCEpdfrhpxd",
+	"cCwyyiY9QcaCyKl+8RC5ifptH1OSZ26fOgGLAF49tM2MRtFJ9IfE0H9XD0PPsliutfce3ceJXRCzPGXS",
+	"PCuTox2DJsMZXCXRGNPcbH9hISqmZBtx4QhHa0l2Zok+tmlFkUjREmsaXHjTSk3R2onpVYkWdAR5NTHj",
+	"xCgCYCQ8dmz96sBYQ+Gv4dXBUMs2KYcXOR9dkizdNdaZnLLLR3LAKvbEjEOXM6xG04qF1bSUw9lCqiE0",
+	"GCqutbGh237dp4SBYmM6Ksaoz0DY3yNZtWQ2fQA6gk4tj3MjotLZp/x8TeMsBXPKTdJ5zrVmObot4Y9A",
+	"vHfiOmgnaT4YZ1MigNNY7TvXSj8YGhBl3bngE0FkYZVfSMN7qEQVWumhE7hErPhC+OZ4rDU6jOSUC33R",
+	"zvGq9y8+Q8d+cOXrTp32A7UfGa1fq4aNar7Zx++5VCR7WeyL30pFrtXeVM3y0h52tFr5ePQfGR/pVUG6",
+	"ATwi5ofq3/rQlX7fN3+d6S3RVA36M1eGB5g2e66R/bPax17xkZIkjbDr6loaXWGKFZJ4JcFSj5aaOSwF",
+	"ZxO0A1IKlgSNc64vfXJJhETfn719kyAGVv0fTt/9tNvTi/cTV6/4gmV3OwSMq+EYullP9/qiyRdiRDSX",
+	"Y4+0arJgWe8z4PGOb3ieRK6pdKoTlah2/0Y7qZ91atbyjPO3mK2sPJV3W1LHtARWZAja9ZBcjwjJyNpF",
+	"tpwejTAzs9CvIOz5Kcn0Pw3nGa2Q7h1B71pXWsy1biWD/Si+/ntugpsookpuNXLNLdYsnGcZHxheqCkX",
+	"9DeS3bfe89qQMNJK7Y9kheaCX9GMZIdIXhpL4F/+8pe/4ItR9hmQvR7kJVlpDlbSiy8ZX7KeWSpyPQeF",
+	"OMZh77xaxwwt/BcQtEd8BLsc8gU8p7+TrGIrY/Q3Y0mcYR8EFmFXJOdz0usUXwzd0c/xHF/QnKqIPfAY",
+	"jfyvcGUrqzjAVzS5W4tbp+qbsaQRc9b9Y0pgxHqcwUemWKILQhjyrwYL6n1kScd8caN70Xd8atr7N4cZ",
+	"UZjmEcvyCcFSa2/uAmraHyEym6sVWk4JQykeKXpFUj20dm7OyjhewMfrRpCb8Ab1MVg+P+Ha+M8jria3",
+	"s+Fe1Seqj1JFYzW3cmfTBoPbcspzYs0R+sRZH9OC5VrfwwOWlvro/SV1Nj1z9QBzT3aEKJM0I4iqpEZF",
+	"oBdYdcS9ALqxfuDCAfynzW1V/xNf5N5WVaa70UIqPiNi477YduWVukkKd/iGDt7adrUOfFDAph5OXMNK",
+	"FxVS8DMKxhZ+pS0ZvMcCG3pd62ItU0o54AMpDruychE2ll6sxxjUZc0UPPUW55uSCJO402bZ+dx1y4pu",
+	"7rhxrqOb5v14YWyMEdZjf7FmGQTX6YtSEM1R5fyl1mAp0/C09VocEKORNI8B7MndnCh9M3t9+g49Odj/",
+	"CnlNZgTenJwviQB7SeyLhcUHTDufHt9EjDtJJ+cjnMd8fO8FGRMtU5FtgnZevzx7hXLMJgu4UOCJ3E3Q",
+	"jEuF5r4xWAxLrLn2ybVc169NMbQ1p+u1M6fXva32F+9zNX9dkCm1hrimTXUm+m03VXcmIiM5W/JwJx/v",
+	"P3vW3Uc4n09x9wDZ12BLN+3jcfef558O4vtoxjw0z2PCJicTnLtl0M0OEWfELU/6En44W81J6k7ATqoP",
+	"HmYriE+Z8Csi2IwwNbTrk6CUsoxe0WyBc/0X42w4F3xMVboL7l27siC2tTiRRMUFSN0AXKIJu7TlWbYg",
+	"i1vx29dM39qsinXBF8poSWYptHbnpgwhS0bxayKuCL8tyGR9aBY0e86Nt6ayu2v1Vb+Ra/lgowfxmCFe",
+	"cSKWNROjMYwwQxckEDMmqMuHuMFmLWZm+0IVJZCl5R8CyVr+oRAKiXMRaVVsvFALQYYlN1qyzsFWOzN2",
+	"Kd5Qdvkq58smb6rRzLRAQJrbIgi34tZZ4Gyfno04zdU314Q/mnJJmBYnENqQtmEneW5Wf2i2o0U0n3vD",
+	"DltPcbQhWrSqXEyJMQHZz2sGWJyGMRftle5YbOGMMhsvsV/3QAYW/uiFRZCquVaCDUszF7cL+im5nhtP",
+	"jkA4FwRnK5DleuRmKp3DzkLQGBM1ju9tR8AZcIec6JZHNaY3oVeERb6+LQ+sxHqGy1UaeRKjnTXM0pH/",
+	"rZhlcEJAjNQ9Nzaix/1gzC6pPx4S7cBF2bg95G6MY975JBQK5rbngbuTUD0IR0bfni2k0nzQXZTKSvnv",
+	"d1rWdf69UvMPIq8TeKuXtqHDDVT2QZLnWDboJ55fWlLSxzlBZDTlWqsUfFby84K0ccIAjWmeQwRunXrq",
+	"BNkyVsJLhZukUybeW3TQRnDXF8oL8XADoKskNq/aONttx63OfdOO9ayAAwedNAYHqxI5x+a4sI6BF2/K",
+	"80y3lANmz7fxSPiwnF9AEOFi7yF4wzKMsofRfNxGP98zIRRM5E7kUHRz30TRbrvPGm8I4X4G6h5sa6DO",
+	"bUd5NW3rJNTK6te2gMuGshb4rLWLJ+704yynjEhjCJ3N8Uj10AdpIsQGLC2FfhkpFNEZ0+oF0DjK6la0",
+	"NqYvwpSgsdv0OwZXULGCoLg5JSNY5lCoFLKmZO500ZhUomxBWkuUYJlfwoUjFvO1mM3w5rtIuGOn9pUq",
+	"AbqJF51GqXGGf+MMIosvBM1i4U2mCYI230Gbsr2ypGfbuHfk4t7lZr0aL6WPL6BZ1D6hm0Cc2NB4HodY",
+	"sHYNC7t4cVgUvQLfPsmJsSXPCbOHxjpNIqelsrqVQTcMsXlArfbiVnJg03ZFBHJtAyI+pn+c+pP/+gX0",
+	"EZhB+t1vzj/tN9hBdPeCTBpt7uY3J4X0h0w0vlkw/akgTO/Zk81Rehv3yY4mtgeFZ8J6gG+1B86Zg0NX",
+	"DpVlJ05r19AZ94K27B1KkD5PR5pPaf6bCbwMVbIEweBiDqNGx8r6NTn1p6mV88paJNxdr3YCi3MniN6/",
+	"kTmOQURfVGw1eI8io1rVdkArJs5dZRShKV9W7CeS51exLTJO/YKTZEQRMaOMssnQu6NCQTacY6mG2YLU",
+	"npuJD6+IoGPrei2twhCsWOW1GF4spBausvK4sMWFT+N2ufBiLXm+cJ6wwDCk8EgNTfKaZt18GLSEFdEC",
+	"f6jF5GYuCStW+laUvoK0wyCOcYvz9h3PwKxczmCMcLp4mmaNcl5CvGnFtxu9TxoaYtyYHY/QDK80EeVk",
+	"rBBfmNgTzAbM8U59TvXzSjIuKDL3lSEaszEWF/BXlORZ9AzT0RSFZFrSf1If6KYJOkU7LvnTWHUkRymw",
+	"7QXObZOSwTF8WT8vNY2f8prxrGHItKKglqxlSasr6divSTsjhl3Dm7jJc0M3r+CVUIUrOq6dIDuy+IfO",
+	"12502dKyrQDbuLKf+ypGVqZ6cmLxHaUzX/b/l+i5rfs5JOjCgXBHl1QRBvnhtNPeI2XyqIML6F25bbW/",
+	"tNHa0wbiQbMb6LEwHlv79pZJgC5qffurfOCuLmmRdhJB19GzF67Hfa5t2kNGJFmLDZXeIxRTUyphLi2W",
+	"oMH579QBMosqWO8F1RdLZJshaIZwlkHsc3l3S+Z2019pX7/u96s7mXSuuxPerW1vhuUUDB2bJvfCN9Rv",
+	"UTnP8WpocjWqU/kJzwiSU75k3l3knQoM+S8ay0ZZBUBUSZKPD5Ei117AQ9i9EjxHoykWeKSIkGjHgFqE",
+	"wb1czJAg44UkWtxyaydbT+/hcf/fweC63+8OBtf748Hg+qux/uc34/O/RBkADZzzbZLTyk5b3UH7LMcg",
+	"rREVGa42i3FLY/zmZLkZUTjDCm+OdrHt4iICDl01Gf5eTnK10xirhJu7MRcUxpi169JgMahGRNYVJ6ws",
+	"gkeRw09thE2d5z7t1w8nuMDxRa6vGldxy+GZT6w3KejgmrNnJ/hwayrw+e/6sG50xxiryxyvco6zVl2/",
+	"t23dy3I4FnwWWz0ufd4iFgQmdoTS/9JswLoZ3QVgu8nJV/qDEfKmd8XCuCCSZjaXnTNiMVL0tttc8u0G",
+	"2g5lYvtD6VLpYqQUkMwjk+t8C9VAMjyXU66GeE6HV025jC6q2uUzurfCTReEZUQYlJkd38DSm8lv3Y0N",
+	"sCH4artFdxe/6pZv6ucfpv1L27xB3akc7OpZspuUNPs4fGhiEOgY8ewGvzptwSnWVRNzyY5j8l+KQBcq",
+	"Eb7QhzDCUxeK6xvMaEhZRgUZqaHC1221oiIUPC4uItO8XUBpuBKqMPc5VSS+Kvc12yab5/o5twimjo66",
+	"fKmqB2c45w4qBzy38COYhhusk6WhULkmTKAeZD+qkHOr6Nzwndq9wg650vV523W/taO4YWt2QrV2jldG",
+	"Xri0qVgkyB1XZB2lvQjV/Jh5wmvlJW18iiUyCbFI8fDOTq7nwlhPx4s8B9smi5ueXs7m/ixs630x6b3g",
+	"DmXcu8R3qKqaBncDGismHcQKtosZjVyzCmMuBEh2kk4tUhQy2F3UpFkKGycaXxAhuLAgXZEIaci8cBAG",
+	"uuntLa/vAHCOobWpwof1o9x0kJMBKy5dJmPZMVdwYFuwgXu0vibeT1DF6RhNKSNdQXCmmZgNGdcs3ppz",
+	"0Lqk7sRnlmzOz4bAX5fWqF9cl06XNELwVHEQwgTR+qXcJYfV4T7Ypd6UjI8WmgKrYbwuRUtTz6q3OQov",
+	"SDyrU6JJ7RLdMR5RNkHBz0c2/gUU4PHYOGAsSoHP7O911uhnVZGtyISLIprdTKO0ndGMwOqC24cDlha7",
+	"Y2BCfL5cbSeaUg1jlrAgza5+eYAfkFxQBSSpRy+nfAnJ6txG6Wf6WrjNDsXDo9woKoMqKCcm9cqpfvEb",
+	"JqQbuqw+vR0GLYRx1j24vkYOKaPOk3xi48ZkQ4dPWNWToYPouBsuSYGrrYYQKOnEuBLJSBDVSRoxBOvs",
+	"ufK10C0q437RyOU/oxLU/rJKZu8Cm9Uv97r+9/qWAjIKw7VgfFgLlIDcbWnJZbOr0XZa34xKOz/MNtvm",
+	"5LD3XNctNJE7WOMWvS+MEa5Hd3HUh3dKWfO7J37R4lfVIkIAXNlgyfHwSqUQnRI+YIgysHmPRaETlX9o",
+	"iNupCJYYaazfVQjZqPYS2zlV2Sk30vOW3KnevkIVJwaYqkkJ0ttgk0ILPEm4l1oj0PqFbVg/N6s6XzeS",
+	"tsXi2fk1MtiSTS2WelJY8BIkF6MpwhKlDXCPaW8r4/V/dP9vFODIDstYw4JNBQNbJ+n8l9OT9L+5mGBG",
+	"f4PzOrT6dtPzveLN2EFb61NsvlZy4/92YenGmVnypB+hlINYL3nNo6k5BaCcfiM6TIOV8oqLWZwO7ZEu",
+	"okGNmwEb5edC8KUkAs25VBLRaELU7b0+vY1eHVCQ7yUxrxIWVldJb+nxaWW1W5vd51PTahevarZacfFq",
+	"MyPG2ahBDeKMdBWdEYuBBu56vetLLE3ctskHq3xl/+DrmMZLxEwO+XgoDaBZg3lnSkaXF/waXaxQccdy",
+	"13CDt2hIDvrTAsf2V4ldBlzGzZzaTD7GxFxmRJ19XUDgEUHpVKm50ar1v2SKPpy8AVyIuaDMKL/Hp89f",
+	"v0Y7Wm80/yw8d4COPyJMdQnT1JftHlaFp0H5Lp0wgz5PGcIofcNNlFdqbxoW4H7ALMbLCAt7pMo+wx46",
+	"9juKA2SbORYm7w3rmaAdjC5wNmD/f5fIEdasGjO0YBY9K/2Y7prww7HRCziv3ihgVQ739uyT3ojP9goG",
+	"smecBPWMqYCbQw9/PdzbW8PWfa751nZhF2Vxb3bh0XSYkQsKVu1WAScRm3DSGWGR3a0HfWO/Ww+SzPHd",
+	"5xKzwMW260Hs2/HdvY9da7Rtb7l3a/rZagfX9HOLfdzKch/H5oiy9vh+/Eks91EmdQfL/TqAje0t9w1b",
+	"sxOTvY6M7mi4X8MGGgitcPvGZ/epEl0QU95KMz8lSlPfJVl1jTScYyoMJpFUXL+Dii+V4hZt6KIZ3REy",
+	"KPhP+wN2SVYyMZDSWBnMjCf9QPImDnTB/fq0H/5cEaCfOlxkRED+ROfZV4+fWjD6cNZP+2sW64PPXGu7",
+	"ZBvtpBUePMVsYthvGaXTeekPTf7sJVnZNG4DXOoxdXFmz7Yg8xyPSJYMWPkN7OGQQNmY8SsoTcQys8wG",
+	"b0K3EwRdkrnqoR9h+QUJtmDA1u/BUUnNvCRkHv4MX1qzNwa6zKWjdMiM4E6Mhj2azXeYXTrk1fVqy3u8",
+	"gsjuiqy7wOyyqBNSO4gAqXIrub+kgtyToN8421uxqwdckDVitM2ybCU3C2CjrbVWHxB8X2qrXruht2G0",
+	"RWRqpGGrBd1S74QckeEFzrG9lbYazCm89p15qyZj263+gyihDZv10JtQVkjvpEDe84a0OxSbtcmGhf2T",
+	"qJNx9nEHfXIt0Nr2CmXT7pQ0SkFGhF7pcyMwk2MiTCD0HDj8XfXLdUd8PfE185IN7JlVdCB7ZurzsDO8",
+	"C4P0S3bfwnrTwb0De2xaIDQlucfg83DKNilQ3Hr5NjO11ou4pWj3NvoXFrsglhTkcA0M6lRg2K9PuB0O",
+	"a+S7DpC1whfWpIs3d1Kbwvd8iRZiArp3OH5E5RZZeknH57PG3BI1fIPISsZhFhpQJWKZ6pgqyiZDbNCH",
+	"1sVnYw8XAW+VU5B9fmuDc3lD/PwZFGLRR2GO1dRpexXoCI+NUY4JsTkVPevNSKMxJxBZEIWA5Bc5mUmL",
+	"Khri4llgLYdUfStYCohniIWfA5THFj29Ni/c+DJBwyw4X1seDQuuRARppdb490/8OzdJkeI+NJECa+Ii",
+	"wmWtJu1vu6Qn7mXrv98Ethml8DI1eurw+xJZ5XDFYpPfwFA8THjtABsCbEd/8fT5FmFx7kTZr0WPyNoD",
+	"+v1ihlnRZ/Dj5q7jOexh/xsW77U/LZGsmymezwmTiI49VEPBjA1uElExeAgDDSCHo/ZqToEnUGDyeVk2",
+	"x1ISuQVNu77KSk6DFaoJwDs6iw3reRKe/So4uf3Jqe02BqMs5YxyrS995VsGVaa+WDWVr0W8BtO9r9Zl",
+	"tdomiYVINxhcVKLU/pC2inV0tTbWfcm1qX/K/dLuW9UYGjdJLffBkDycETXlBjFHSAdZYca30X1b9Obf",
+	"WZNBsoaFNuB8VE7SGqiVKo5HHLZU8IWijJRBtdzDEnBHOxiMDbP0OE616dkfQPnM89I8LcZTmaoVwGJi",
+	"QRDjjGym5TtIaDfoQlJXZl7ru+UqNGvj4APhUjl91vMzPBJcyqYlegBNPekoGgss+YdjteEwLsiIz4jU",
+	"XFehbEHQji8j/uHseYJmNM+pLR++6/eTjkEi2EIegfc9w8qEe2w81/Ek6vgtw84ovkcR9r++PgYELJTP",
+	"pef/awwGq4ZQHZcgFqAflRTr6kUxrlhvlRwfjfa/kyJbZQzFpKtDCz4U248zV3s+IhMDwgpq1IPGFpAZ",
+	"mgsyohKK3ZUWsih3eNb/5nD/yWH/ce/p/sE/015DVcRysyYybZfbb9xg9wOhsAj7WgOhcOTTdDxszyUh",
+	"c01u1JbLjcFXfp44C553GP+bi/DbCL1wGy7ye0MxJCF8UiVQqmHe64NR10H7f0FWuF0St3VkR+1t5rd7",
+	"xldYRDvdCjLlTw+WcFd8gc8BPcAR3oNjCNxf0n3tgPz94DkXTmQ14FMxU2bNV6WqkjnOl3gltXg3uBTV",
+	"2hFQYK8kvNIkKJyTxDF5k6AMS4LSShF3LIirS+9AexvrUMSQoFtmh0ZKdCljVLkipkzaQ6C+1/I7Iap2",
+	"vXsxzEaGgZmXGtyJd9UkHgCraaO1wKZ8bBpuoahW1YVbpnSXi+R4vcLVyNHEbTO9DSnnrhAOiZTAoQoC",
+	"5E0ERttaOEHNk3Z75Stc3TEpYeO4boGjF8MAB32mPrgPjP66IMiwgTElIoGMZTVMy5XcFcqJvubuPzOp",
+	"G2wxI4KOZLvq/felWpnQ3Csyi+PtiQWx4JyezPgY6RdcZVh5OdR/DlOIKdu1aLpmXyB/3Kah1M/zbXBv",
+	"eENi2SmsAxLE8nNXw960fyRBXQhdW5XUrAbw1zsSSCzTzM4gaeLmnnHWr7pl3lXwlpBjlCoNlU5Ri8JD",
+	"nhCCzWksR9Qgjt9QdhkTyYrM5lxgsUqQpGySk+5CEsjKsEIozBJxRUOrQvy14XKMazF7RxhFB55YmL3j",
+	"ppBbMHBTyUcOsdrqtTbn0IzZDsoFn+oXu3AeL8nKnUB951l/AB/qMAG+QvRERaEPNA1gFUmOEgSPphaM",
+	"IKCOI0tA+mrRpjjS7XEuaye4OLwe6rI4hMGul46SqW20FhKzcoKkihdigHro+mw0hoU6ftpYcNoGrVAJ",
+	"nbXW+Moad0TbY+RaDXWXcXgLyAvWUkNvtj2J+hUYReKUDVeWTItFN7yN0nwuyBXlC7nl191r0RFAMci2",
+	"Q6imzhuuWV6Q2DCbCQGuf1EmOqU21fjQVMM3flKSoR1bQSYBmHs4StbJt5MKk5Q9NA90G5v5frFyuC8u",
+	"ylM3xpIz3QiYiypduB9JpJWuVM8xekUZmfD5ZiOFWcGGFS3WAepuX6sWqfC3VbHXJV60HGQr7Q/tpORK",
+	"DXu9XrobFTAh11/Ho6vMFnalQW9xHsCNNoYi3qJMJC1fDpP9mxPx16pBjmKKPS8rNnCYAm5qJ1cb8Bov",
+	"aXCoAptKU6W8CmLlgwCQ3pps72KBQzvl6jymwF+cKOt2uLZlce8XUvQWoKDrQy22OLXZrQ/tXRA9a5/a",
+	"wAGGwW5HuUETludGvlovCuRRYTyBxL9Yq5W/ja2zDMtzR+RPY/Xe7pDd0XC56doXA8cJGF45hG0TxGh4",
+	"XJrub/b2F6WDpHBqV3atwESxS7gWwmcTs92s0xolIyDmNdrtFiprjeu30V1vp3P+a9TElit7j6v577KE",
+	"L0xlsyasIhCngswwdYWUbSk0q1jXF7QBnqhg4LdAdbIvx2ZQ5Tv1GVSqzK0pSBfWQSudQZSWAdfSAYOw",
+	"MetI5ayAyMas4sT4dgN4W5qgdCHg1jVg23SjXzoytYSWVAKMywoUNjOjNgUPKzBybSj2VjRag6trose4",
+	"+2vLejRrN7xOsHcopxufBuAzjBaCqtWp7sBmAhIsiDheqGnx1ytntDl+/xpdklWnDhFrlgzZBglK5eVQ",
+	"EamGg0W//3hUMprDI5KiHW/yMthRzjrd/MqA7Xhz9m5SZGjr4XJhkbEO0XcwamT6uSQr+3YPHaMZlZKy",
+	"if6eLYwIud5UDpipAesMdU/6+01ol4ZkYdFBl4SvFYrnVKl55+YGXNBjHqBPAUGC5thZsIwIqRbZCmme",
+	"pTBlRNSLHATtHklEZou8SDNEVwceDaHr85aO378+rBtjwYW0d3Wwp1XRPfcw3fVlcwMrb4CxBdCrxh1p",
+	"SNTcWWax3ixO624PvcdqKhN0wTNKZIKMqgIx8DKxUEHSfxhWdMA81qXxutgAEJzrSWqaktwMgyqJTl/8",
+	"KNGSi0tzOYKR6akqVKxWb8AG7DlnmlOCT1VOsTC+HAOlqU+WoRbdsruehCxxF5RkXClA3/raUaJecw9B",
+	"Z1Mw8D6SA4aM+yUjI6hXkDrNLz0yRl+9FkDWWkZ6xx0x2AXAOHswxFMDNdX9u9EHUxcTbArRMzuzwjr0",
+	"888//9x9+7b74kXPzEOQnGBJ7CQSU8EWxcLkehme5hRDkeOudcen79+dnqUeiQMzlL4uYAy7P5JVinYc",
+	"bMHB06dBJNPuIURNKrHyhir9YSjPrI+fXgEAmZ4ToclY+oK0jCzhV1vSwULHQ04XEkQucgUj/A6IDcTK",
+	"D6fvfuohG4Bjxb+0BZ59VBwYVR18bwFBlZExZQR69LcM02spAtGID7km/hC68GFOxVd9wWnrGTFIFOAs",
+	"EGHIk0OdSGBYfEaVgtrAbi8cwjAIXYAK8fvu2djFCgH3AopOkKnHMyUoLSHQpkAB9vgdeRoyPwKGFyws",
+	"Su2Kdl9nDvDL8EFFVV5had58rY/uztUB0oyieKr3M6z7LHc7Scdfdjs1KgS9bE4YntPOYedxr997bHC6",
+	"piCx9sTeJ9vdzd4nxS8Ju9HPJ0Q1pbkJqdAVlVQZTgqHz/hqOJMLU1PcDJPJpds54K8Gi9TWizNmXSBm",
+	"Nx+paJ7D7obpcnNBbKk+IBl4jUoTBG3QRDhk0GAHtDZgkkio07GD0YjzS0p2zbf9SCCtcMRnBF3g0aVB",
+	"wkPHbIVyrIgw00vsJFbmzwHDY/1bWng/0sRwEVNagWRo53H/YNe5+fSaPIKkC19+30o/zz9fZ1qlmBMW",
+	"uhQhIQIoCHbooN93YtDayhW5VntTNQOVpnCgGzb1HxkfAQ68bmCYlfmh+rdmGeHfZl0goePbQWfOpRqY",
+	"LkmvZ1ngnm4TvrNX7WSv+IqT8jhmJ71JopCFJYBKrcVZiae7eI5HU9J9bgI9Iy4DE+WUMt6ViguT4tI8",
+	"gKRzSlT3ORBHnNAdDYEXhUpL8jtaTXzH8lWCTvGMnFJFvj2FGPYEyRGfF6FGdvv1SdtdPxY9msf9gwaA",
+	"f32yllj6hDowcnLDBA0pZkdowg26YJXcykvoQAebv/Qo0kGhDJtrwPqJPOk/adK0PVnvGcRSn15qHflb",
+	"vheo4J3Dj+dBsfTOu7lNuai62ss18zUDxhOptXzTM3qV82XnXF/a9a2EKFi4j1v42PVOzXBGXCDo5vgW",
+	"qnvUVOIMWIeBz7V57YPQZOj543H3n7j7m6m8/Sx59iRW8vEmWbPxRlFLgnidg6/RBTXQ0AKzjM+YRXQN",
+	"ZpUvjCr3bP/0v6crPjtZ/PbVtVw+Pdh/ph/80j8+/Vv2/M3ybXyqIHFaTzRfDOHeM9z9azjfg4Om+Z4n",
+	"wMki7MLCjCLORiRBY8FnJaxOd/pVVeSBEzJBF2SsxbIqGMWAWcFwiIwhsZxJuEOVLFfT1UrLjCivzRcB",
+	"kmEy5IBZUrO7VAl3NHlEvoT1rtX3jESSWiA9rgikAUuNqgQHHCLgnKDW0lLvK1yTwKjmguKMxsWIvgUa",
+	"GFmT7ws60oBZVC4qbVdaC5tgygrP6twlqs+wuNSS8km/v3sEmtc8xytb+jCBWD69GQOGGWjvfke4gB8V",
+	"58hEuhf4pTtP+o93Y6JVLi5mVJWF69qTXWL8xt9swS0CIug5Uja6RUHMhRYHF7qh7anE/DeA7WqKtYTw",
+	"Hc9WFckPETyGh+9dd5fLZVevWnchcotDW9IIasjNnV8IY6ue4JKw/wqQXTsBBLOpIFuOSuz8oN9DJ/q9",
+	"TgXquFY3ZqQfPv714PTypL/8+eJs/Czb/58f5n+bfX3ciUEJF4i/N+E6rTXVFIDXN2VzjWYeN/8iBWpu",
+	"/viZLx5phT3PTQCp0YvmD6c2gXCj0p1d4hkKCCQXRRac+V4HFI7HDQp+pTunXJRV2qCzW6kYpfe31TD6",
+	"W2sYT8xst3znM9BkToGDhbpMRUtu1GFukk7czARCNSoUTblTLQeaYxhL8Ws1W5mnGmludvUx7/jiQ8XD",
+	"FEyYRmoGDcyDdNeQpI1/HrBATpaL5qPUhZ71TMp7UeFnAddxWZwNmx5hZOuAgTFFN7c3Q0DfBtXHFE03",
+	"IJNGINlXoeEFcdB8YDObktGlTEwSFpUIYCYPy9hI+jw62Dd0dYB2SC4JetLvF2WZYuWedsswl6YYil0T",
+	"Kovu9fxMvLLud8Ce9J+ExZ92j8qGruoiggifcRsG6eGe9NiiQbxpMX7UuhyVmYu/9hulxtilRisEBY8Q",
+	"Z16LsjAYrkCV++LBNxsKWe3Cnvg7lNXONAGHV/ge0pcFTZlUIXPDh19XoBgha5tSdAaU5/Qqxcv3pCOv",
+	"OdmlA5Ktti+YXkRXqRVPr+sqMZZSNNmzJk5r4exoZX/DG4EJ8key6rRXPn5xBXsKXcNHJDfedMLw1DoT",
+	"qKXQSoMQEpTQD1a8DUQ9NAbx4ha+NbB94PitD/SmtaLSWGD/VmrLnTfAB2JVk7WfHu5/3ev3+/8sB/dW",
+	"2x2E7YrAIOuhc97feJC09SrC+h/u7e0ffNXr9/q9/cOv+1/398RedMx77a+XP2YnH149ntHH3z9rSWqu",
+	"ksvQ8nj9FEC8pD6NFeizaCaNKclSTdj6F9NtWXo6hOP7oOZ69kODRhraWMAiYgmvoisWRvGmL9vGe7bl",
+	"66zTXgP8Dmf+tOlX9je/8oFh68gyt5FWGuBPXL2CIojwwjebX3jO2Tinxhf+5KDFC2ecv8XM4RfKrfTM",
+	"D4xcz0FFC3RNr10a/rTGLGY3G70BxTGqVMpGd8Eb0FFC7eeRLBwZNlN9FsB7eQc4I0tA4tV37gQxLIRN",
+	"JlujiGjNJzUZRWkPnXG0xPml+TqeEJk472haiqJJERcDltYiadJDJIJYeunqqGm9EFTBOf51QVCq26cI",
+	"rFhOtxywMc0NWnkdhgeUGVM3C4Lu0bExtJgeLkjO2cRjstt+EB8PmLl+SaXVlJFWVMeCzw4DZHajnLpX",
+	"qKoYSLR+6SX/0Fpu0t0equMJeIOTDL3gqJYkPGB3zxIuBbKUFSL9/eOisNdD60JvqGHmGxu+xxDWvLHd",
+	"sSHU52XZ0OLF5yYtzmhjd9EITNzbx+Z86oqcconMVqBX0pCNINnCpNSkbYTQMEEGcFCQucinNR+tmKNe",
+	"LQT4+d8ThU4XJqutSUabDqAMQ6MF3ieUmsY1zSaIcr5p1nOqCYTQm97ESshgnYP+FW4u3+4PFv3+wTPd",
+	"8lto/vZsdP3TL5Pl2xeT/tvfPly/nUSD/syHbinFnTLaLgfrjyS970lG6iVCQYHBimiUxl20wZ5SN5T4",
+	"Uv44z/Wl0d/gm+Vib8CaIYsqzNld8GUZJMvWIsBs5U0fqav9rhm0qyZjxannDmnF1pIURiDAWCBYIMqa",
+	"pXOvwHvwoTw2d6tB/OjbdhnDBsSFA7rJDB45CD0ZCJLdjVfrP9i1uoYFUXDsCKx6HfI/hpftjT/25mns",
+	"qu05ewPTbsWkPbLMx/LUesW86onYYZpJra7O7W7jD3oTvw9x+6njDqaTS+5wFlVrAkrwRQ6MCf1eCKPI",
+	"jOkU0LH1BAp9hgyGZmnjhh4d3EB85gvLFm1kzxAiPG/Otya/f0vFIlYvqrWm8aljYS2NthdFRTfQ5lVB",
+	"X4UfL9CkwRFRAH03AQ5/LEM11smqRtid8KSH6Ime2MrGl5ub8wbc8KYXSvDg7qzU4L4Dqq1Du96c34R+",
+	"mE/bfN8BgYJadnNL+8om28of2qyypZXkoawdcW0uZuPY+0Sz5rjIExtfyxkJwWNKfp81ah06LmHO2MCH",
+	"AfPvcueoch4o3QmVoWMndo8v60uc5ZAETxg4ujI9ogoIV1lrEkSzlKtb600ef6eNynQLJcshxZ1/FuL6",
+	"T3A7/lSNEikHgtgi1+Wk4QcUdCF/Nqz2IRjtv73N+p6Y64nlFhvZa9Nl+YN192ITeXUrRurQKSVhSl8g",
+	"oS6lCdJT3CR6EBmB9y0KUKbhYYJbsL4hh6c6rda2NMkHUNzyCGF9hza0DjhhaAnFZ3zRTPOOTS2Ed3xI",
+	"guHtl74CZrW8Zg8dV5z10mLbWwY2YGWUQ7RDFfqFUyZR0728SGIqmQiosrETgONYxApwAbbmTOAlO6qG",
+	"IuqeSr1E6nseO7f+gCl8SWSI3RcPB5A5VzLRy13gQem5Q9rJzuYoAHRBVtwHRM2ogqhDWwjdl3momcpd",
+	"l9ahEDUrlPCkPzvx+JA2iOImWjdB1MpoR6wN2wjK28ifwMjQzpQQLQPbWp5EQcp/X8OC35Hki9Ky7c27",
+	"Vv33M1ZHNCO0OBVfvOmfmTfdsIHb3y/34LCuCc/UP9cUpF6jcDchihDVaIL+Sr8PWBwb2aS9MW71kZ01",
+	"oX0w3jSxOo7NRs69178k0IOBaQlc6HcBhH+oTczwCl0QK6gHDFzcTGsLcHlNnCqiBwrJr1ghnOegI9Vk",
+	"u8krdPfZDO3oN7VeBy0PkebNaQLxng4O2do2E+Q4iVFvKuqXvWi7dFPQFhkvpXkYDYtK507X13CL+mA+",
+	"/y18/cj49ZmeT87ZhAg9e3vSkwFzk4KsCi5AGTJbZzaopq8gTS0QjdioZw1YXNHCTkkDJSvqUNFf+RMo",
+	"Pq0sA+39D8GqBVrC7+1usA6CFpqAffhQQt88++yN67f3rm+Q5UkAAv9FkH9OYXE5FIzdQo7XAOq2jIqr",
+	"Y4JtER+HBwxiNaC8lqIzgnYqQW4JikS47TYFXVWRxP6Q0VexmiK3sxRvc/CjaHAb4mvieHB/1kib+moE",
+	"pw+WF5VIs0X0Dat3uoVV8RBhZHG5BszjTRkU4kNUq4Fj0YTTKJTXboFZbDRyGJhP8TWVfihDaRkOEcBq",
+	"nNURB9jICZJ0whwyBkTNlCvaVDHN0I6PqoG8ViohAMno/Ab7wiuoA9Ya3mzXphEjg//aBLI2YG7Z6tiQ",
+	"gMMMKwMKO1hrLxbKIvpkRIt3ARqv1vEZWZamCqZVu2hrsmtqGIl/rFigKlZtHI++57a4k1R//9gQcnPe",
+	"K3z4Qxvd4dAwz2s4tx1NgEXW87siuc/SiSwy8WtImnHU0eYcB9/ltnE+TVXF7s0udxe50KQZ1hiVZSf6",
+	"amrPnMVp+OL039bpX1vbTYJlvYLnQwIMWGZd/hjUzbj8OXLg28Y0YQN2ICiUKlurVxVcr1fjZ+ajd+Zn",
+	"tfJrt7qUP6xeVUYvbTg4ZcTSRxLR7Ivntt0JMet7qxOSbI6HuYvq1WuMSflMCP+Pcg1pLW6+nJntox1u",
+	"cWoaLiymQES0z0MftCANemM0tCGpxR8MWCVaoQg86Bk1vUAWC6WQFT0rU/l4wsGSzGtXjCPAmLSyLIAf",
+	"1U9rlxh9x/hw8qbZlf6HOdW/q1LfcwbY8y0d0ms04M9Y4/3i4Xx4pbjwVD6EUrxnq2c0ezJfmAYNtpmd",
+	"tJxg0HPVOHomdvsQLSQR6e6hZTwDRgzGK1pOaU5s7qt7yWvTroIyVUdIgceyyviMMo4FibEo29+fh0e1",
+	"O+0vZ3O1+mNwlsTTxBfG8kCMxR7sB+MsRlg2M5aXrJmv+Du34xYA+sj4EmmhY4tgGQZRv3iYD385/H/g",
+	"w28VrS9n/4HOvjl7D3b05xa4p+Hgz6gCpPXGkmE93UFqx6avIpKwDEKd4V6jNYZQCc05I8mALadYgQcC",
+	"sJUrN5qjErI+PIxpDvrDXzjHZ8E5mtiF3iK7gV/Yw8Owh/dQaeE+mMNtYitujzdkLMpDmqUGcsBW47SW",
+	"5t0EgUvTAxCZu3qaIIzKQRmFuUWQAbsk8wIDwiyJIMoUXEE7j/sowyuJFiwnsgifJNn6mI0/ZKCGseu3",
+	"Y2cwyzO93K1wdMxenGA2+f2srq0jPr5EedQiO+KnvX3urTlH7f0LgXPVFnpe73C4ndD+HH1qGwXin0MW",
+	"PpQ3IErYZZTncrG4jwZuAMobxXDpg/pAnAHB2qGbsHKGcJYJLSp2JCEoDZp3u1OSz9MEpd2ubmTK/K7B",
+	"4gTSs6OveShqtdGqp60opk5FLEEwDK3tFTEkPqwyUqGiCYraw+TVQab1l2wIe730R/2zFt4wXh3DbEpX",
+	"EL2mJDNoguiCTClUByohJz6Sps5jUike4OGfilpHlBUFi6Dg2crWTkDfn719Y0pX/XD67iebjkEI5GT4",
+	"mLSwnoOtsGYgBKlFfBIE4qNxbmtEmgmHEOH16Zqy4HH1yRtIdpaV2oty14WhBSsb0eRiy+sC2Sy+osQr",
+	"U9/J1ErPErROT6p+TnZuzm/+XwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -32,7 +32,12 @@ func (s *Server) CreateAccount(ctx context.Context, req gen.CreateAccountRequest
 		a.Platform, a.Livemode = c.platform.id, c.livemode
 		a.Seq = s.seq.Add(1)
 		a.Created = s.now()
-		return a.ID, s.db.Update(func(tx *store.Tx) error { return s.tables.Accounts.Put(tx, a.ID, a) })
+		return a.ID, s.db.Update(func(tx *store.Tx) error {
+			if err := s.tables.Accounts.Put(tx, a.ID, a); err != nil {
+				return err
+			}
+			return s.emitAccountChanges(ctx, tx, accountState{}, a)
+		})
 	})
 	if err != nil {
 		return nil, err

@@ -179,13 +179,21 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 			status = http.StatusNotFound
 			return nil
 		}
+		before := stateOf(acct)
 		applyForm(&acct, apply, cur.Configurations)
 		if err := s.tables.Accounts.Put(tx, acct.ID, acct); err != nil {
 			return err
 		}
 		cur.Session.Submitted = true
 		l = cur
-		return s.tables.Links.Put(tx, cur.Token, cur)
+		if err := s.tables.Links.Put(tx, cur.Token, cur); err != nil {
+			return err
+		}
+		if err := s.emitAccountChanges(ctx, tx, before, acct); err != nil {
+			return err
+		}
+		_, err := s.emit(ctx, tx, linkReturned(acct, cur))
+		return err
 	})
 	switch {
 	case err != nil:
@@ -222,7 +230,12 @@ func (s *Server) hostedLink(account, token string) (AccountLink, bool, error) {
 		l, found = s.tables.Links.Get(tx, token)
 		return nil
 	})
-	return l, found && l.Account == account, err
+	return l, found && l.Account == account && !s.linkGone(l), err
+}
+
+// linkGone says retention has removed the link, or is about to: it is answered as unknown.
+func (s *Server) linkGone(l AccountLink) bool {
+	return !s.now().Before(l.usableUntil().Add(s.cfg.LinkRetention))
 }
 
 func (s *Server) hostedLinkAndAccount(account, token string) (AccountLink, Account, bool, error) {
@@ -235,7 +248,7 @@ func (s *Server) hostedLinkAndAccount(account, token string) (AccountLink, Accou
 		}
 		return nil
 	})
-	return l, a, found && l.Account == account, err
+	return l, a, found && l.Account == account && !s.linkGone(l), err
 }
 
 func (s *Server) openNotFound() (gen.OpenAccountLinkResponseObject, error) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/understudy-dev/understudy/internal/store"
@@ -80,6 +81,15 @@ type AccountLink struct {
 	Session LinkSession
 }
 
+// usableUntil is the last moment the link serves its flow: its expiry, or the end of the
+// session its first visit opened. Retention counts from there.
+func (l AccountLink) usableUntil() time.Time {
+	if l.Session.ExpiresAt.After(l.ExpiresAt) {
+		return l.Session.ExpiresAt
+	}
+	return l.ExpiresAt
+}
+
 // LinkSession is what the hosted form must present to be accepted, once.
 type LinkSession struct {
 	ID        string // in a cookie
@@ -97,6 +107,14 @@ type Idempotency struct {
 	Expires     time.Time
 }
 
+// madeLink says the key is createAccountLink's, whose Ref is a link's token: it is forgotten
+// when retention removes the link, so that a retry makes a new link rather than answer
+// not_found.
+func (r Idempotency) madeLink() bool {
+	parts := strings.SplitN(r.Key, "|", 4) // platform|mode|operation|key
+	return len(parts) == 4 && parts[2] == "createAccountLink"
+}
+
 // tables are the accounts API's tables and their indexes.
 type tables struct {
 	Accounts *store.Table[Account]
@@ -104,17 +122,52 @@ type tables struct {
 	Newest      *store.Ordered[Account]
 	Links       *store.Table[AccountLink]
 	Idempotency *store.Table[Idempotency]
+	// LinksGone orders links by the end of their use (usableUntil), for retention.
+	LinksGone *store.Numbered[AccountLink]
+	// IdempotencyGone orders remembered keys by when their window ends; LinkKeys finds the
+	// key that made a link (by its token), which goes with the link.
+	IdempotencyGone *store.Numbered[Idempotency]
+	LinkKeys        *store.Ordered[Idempotency]
+
+	Events *store.Table[Event]
+	// NewestEvents orders events newest first within their scope; EventsGone by creation,
+	// for retention.
+	NewestEvents *store.Ordered[Event]
+	EventsGone   *store.Numbered[Event]
+	Destinations *store.Table[EventDestination]
+	// NewestDestinations orders destinations newest first within their scope.
+	NewestDestinations *store.Ordered[EventDestination]
+	// Deliveries are keyed destination|sequence, so that their primary-key order is each
+	// destination's events in the order they happened (DeliveryOrder).
+	Deliveries    *store.Table[Delivery]
+	DeliveryOrder *store.Ordered[Delivery]
 }
 
 func newTables(db *store.DB) *tables {
 	t := store.NewTable[Account](db, "accounts")
-	return &tables{
-		Accounts:    t,
-		Newest:      t.AddOrdered(func(a Account) (string, bool) { return newestKey(a.Scope(), a.Seq), true }),
-		Links:       store.NewTable[AccountLink](db, "accountLinks"),
-		Idempotency: store.NewTable[Idempotency](db, "idempotencyKeys"),
+	tb := &tables{
+		Accounts:     t,
+		Newest:       t.AddOrdered(func(a Account) (string, bool) { return newestKey(a.Scope(), a.Seq), true }),
+		Links:        store.NewTable[AccountLink](db, "accountLinks"),
+		Idempotency:  store.NewTable[Idempotency](db, "idempotencyKeys"),
+		Events:       store.NewTable[Event](db, "events"),
+		Destinations: store.NewTable[EventDestination](db, "eventDestinations"),
+		Deliveries:   store.NewTable[Delivery](db, "eventDeliveries"),
 	}
+	tb.LinksGone = tb.Links.AddNumbered(func(l AccountLink) (string, uint64, bool) { return "", unixNanos(l.usableUntil()), true })
+	tb.IdempotencyGone = tb.Idempotency.AddNumbered(func(r Idempotency) (string, uint64, bool) {
+		return "", unixNanos(r.Expires), !r.InFlight
+	})
+	tb.LinkKeys = tb.Idempotency.AddOrdered(func(r Idempotency) (string, bool) { return r.Ref, r.Ref != "" && r.madeLink() })
+	tb.NewestEvents = tb.Events.AddOrdered(func(e Event) (string, bool) { return newestKey(e.Scope(), e.Seq), true })
+	tb.EventsGone = tb.Events.AddNumbered(func(e Event) (string, uint64, bool) { return "", unixNanos(e.Created), true })
+	tb.NewestDestinations = tb.Destinations.AddOrdered(func(d EventDestination) (string, bool) { return newestKey(d.Scope(), d.Seq), true })
+	tb.DeliveryOrder = tb.Deliveries.AddPKOrder()
+	return tb
 }
+
+// unixNanos is t as an index number: times before 1970 (none are stored) count as 0.
+func unixNanos(t time.Time) uint64 { return uint64(max(t.UnixNano(), 0)) }
 
 // newestKey is the Newest index key: within a scope, a higher sequence sorts first.
 func newestKey(scope string, seq uint64) string {

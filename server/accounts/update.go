@@ -113,10 +113,14 @@ func (s *Server) changeAccount(ctx context.Context, id string, change func(*Acco
 		case cur.Closed:
 			return errAccountClosed()
 		}
+		before := stateOf(cur)
 		if err := change(&cur); err != nil {
 			return err
 		}
-		return s.tables.Accounts.Put(tx, cur.ID, cur)
+		if err := s.tables.Accounts.Put(tx, cur.ID, cur); err != nil {
+			return err
+		}
+		return s.emitAccountChanges(ctx, tx, before, cur)
 	})
 }
 
