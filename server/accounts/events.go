@@ -201,7 +201,8 @@ func (s *Server) emitAccountChanges(ctx context.Context, tx *store.Tx, before ac
 			add(evRequirementsUpdated, nil)
 		}
 	}
-	if !after.Closed {
+	// A new account's capabilities start with it: their first status is part of its creation.
+	if before.exists && !after.Closed {
 		keys := make([]string, 0, len(now.capabilities)+len(before.capabilities))
 		for k := range now.capabilities {
 			keys = append(keys, k)
