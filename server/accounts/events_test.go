@@ -648,3 +648,79 @@ func TestRetention(t *testing.T) {
 	}
 	waitFor(t, "the old event's removal", func() bool { return storedObjects(t, srv, "events") == 1 })
 }
+
+// TestEventsUnderRace: racing creations with one Idempotency-Key make one destination; the
+// events of racing account creations each reach the endpoint exactly once, in the order the
+// events list them.
+func TestEventsUnderRace(t *testing.T) {
+	srv := startSDKServer(t, nil)
+	ctx := context.Background()
+	c := newSDKClient(t, srv, "sk_test_race1")
+	hook := newWebhookServer(t, nil)
+	var wg sync.WaitGroup
+	ids := make([]string, 8)
+	for i := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := &stripe.V2CoreEventDestinationCreateParams{
+				Name: stripe.String("raced"), Type: stripe.String("webhook_endpoint"), EventPayload: stripe.String("thin"),
+				EnabledEvents:   stripe.StringSlice([]string{"v2.core.account.created"}),
+				WebhookEndpoint: &stripe.V2CoreEventDestinationCreateWebhookEndpointParams{URL: stripe.String(hook.URL)},
+			}
+			p.SetIdempotencyKey("one-destination")
+			if d, err := c.V2CoreEventDestinations.Create(ctx, p); err == nil {
+				ids[i] = d.ID
+			}
+		}()
+	}
+	wg.Wait()
+	n := 0
+	for _, err := range c.V2CoreEventDestinations.List(ctx, nil).All(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 1 {
+		t.Fatalf("%d destinations after racing creations with one key, want 1", n)
+	}
+	for _, id := range ids {
+		if id != "" && id != ids[slices.IndexFunc(ids, func(s string) bool { return s != "" })] {
+			t.Errorf("racing creations answered different destinations: %q", ids)
+		}
+	}
+
+	const accounts = 20
+	for range accounts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := c.V2CoreAccounts.Create(ctx, recipientParams("Raced")); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	waitFor(t, "every creation's event", func() bool { return len(hook.delivered()) >= accounts })
+	time.Sleep(100 * time.Millisecond)
+	var got []string
+	for _, d := range hook.delivered() {
+		var n struct{ ID string }
+		if err := json.Unmarshal(d.body, &n); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, n.ID)
+	}
+	var listed []string
+	for ev, err := range c.V2CoreEvents.List(ctx, nil).All(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed = append(listed, baseOf(ev).ID)
+	}
+	slices.Reverse(listed) // oldest first, as delivered
+	if !slices.Equal(got, listed) {
+		t.Errorf("delivered %d events %q, want each once in the order listed %q", len(got), got, listed)
+	}
+}
