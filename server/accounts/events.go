@@ -60,6 +60,15 @@ func accountEvent(a Account, typ string, data any) eventOf {
 		Related: relatedObject{ID: a.ID, Type: "v2.core.account", URL: "/v2/core/accounts/" + a.ID}}
 }
 
+// personEvent is an event of type typ (v2.core.account_person.created, .updated, .deleted)
+// about person id of account a: a person's change emits it with one call,
+// s.emit(ctx, tx, personEvent(a, id, typ)), beside s.emitAccountChanges for what the
+// change does to the account's requirements.
+func personEvent(a Account, id, typ string) eventOf {
+	return eventOf{Type: typ, Platform: a.Platform, Livemode: a.Livemode, Data: map[string]string{"account_id": a.ID},
+		Related: relatedObject{ID: id, Type: "v2.core.account_person", URL: "/v2/core/accounts/" + a.ID + "/persons/" + id}}
+}
+
 // The event types this API emits (and which event destinations may subscribe to).
 const (
 	evAccountCreated       = "v2.core.account.created"

@@ -1,6 +1,9 @@
 // Package accounts implements the accounts API (gen/accounts): v2 accounts and single-use,
 // expiring account links under /v2/core, with the v2 error envelope, and the hosted
-// onboarding pages the links open (/r/...), which answer HTML.
+// onboarding pages the links open (/r/...), which answer HTML; the thin events their changes
+// emit (events.go), the event destinations that receive them (destinations.go) and their
+// signed delivery in the background (deliver.go); and the removal of state past its
+// retention (retention.go).
 //
 // Where we decided something the real service leaves open, it is said next to the code.
 // Notable choices:
