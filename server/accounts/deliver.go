@@ -81,11 +81,15 @@ type deliverer struct {
 	busy   map[string]bool // destinations with an attempt in flight
 	once   sync.Once
 	client *http.Client
+	// ctx ends attempts in flight when the server closes (cancel).
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 func newDeliverer() *deliverer {
+	ctx, cancel := context.WithCancel(context.Background())
 	return &deliverer{wakeCh: make(chan struct{}, 1), stop: make(chan struct{}), busy: map[string]bool{},
-		client: &http.Client{Timeout: attemptTimeout}}
+		client: &http.Client{Timeout: attemptTimeout}, ctx: ctx, cancel: cancel}
 }
 
 // wake makes the deliverer look at once.
@@ -126,7 +130,7 @@ func (s *Server) Start() {
 // Close stops the background work and waits for attempts in flight.
 func (s *Server) Close() {
 	d := s.deliveries
-	d.once.Do(func() { close(d.stop) })
+	d.once.Do(func() { close(d.stop); d.cancel() })
 	d.done.Wait()
 }
 
@@ -218,6 +222,9 @@ func (s *Server) attempt(d due) {
 	payload := notification(d.event)
 	start := s.now()
 	status, errText := s.post(d.url, d.secret, payload, start)
+	if s.deliveries.ctx.Err() != nil {
+		return // cut short by Close: the delivery stays as it was, to be attempted again
+	}
 	took := s.now().Sub(start)
 	a := DeliveryAttempt{Time: start, Destination: d.delivery.Destination, Event: d.event.ID, EventType: d.event.Type, URL: d.url,
 		Attempt: d.delivery.Attempts + 1, Status: status, Error: errText, Duration: took, Delivered: status >= 200 && status < 300}
@@ -250,7 +257,7 @@ func (s *Server) attempt(d due) {
 
 // post sends one signed notification; the answer's body is read and dropped.
 func (s *Server) post(url, secret string, payload []byte, at time.Time) (status int, errText string) {
-	ctx, cancel := context.WithTimeout(context.Background(), attemptTimeout)
+	ctx, cancel := context.WithTimeout(s.deliveries.ctx, attemptTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
 	if err != nil {
