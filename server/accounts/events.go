@@ -363,7 +363,7 @@ func (f eventFilter) query() map[string][]string {
 	}
 	for name, t := range map[string]time.Time{"created[gt]": f.Gt, "created[gte]": f.Gte, "created[lt]": f.Lt, "created[lte]": f.Lte} {
 		if !t.IsZero() {
-			q[name] = []string{timestamp(t)}
+			q[name] = []string{t.Format(time.RFC3339Nano)} // as precise as it was sent
 		}
 	}
 	return q
