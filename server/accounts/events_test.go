@@ -230,7 +230,11 @@ func TestSDKOnboardingEvents(t *testing.T) {
 			RequestID   string `json:"requestId"`
 		} `json:"requests"`
 	}
-	getJSON(t, srv.URL+"/_understudy/requests?operationId=deliverEvent", &journal)
+	// The journal is written once the attempt is recorded, just after the endpoint answered.
+	waitFor(t, "the journal's entries", func() bool {
+		getJSON(t, srv.URL+"/_understudy/requests?operationId=deliverEvent", &journal)
+		return len(journal.Requests) >= len(want)
+	})
 	if len(journal.Requests) != len(want) {
 		t.Fatalf("journal has %d deliveries, want %d: %+v", len(journal.Requests), len(want), journal)
 	}
@@ -507,7 +511,10 @@ func TestEventDeliveryRetries(t *testing.T) {
 			RequestID string `json:"requestId"`
 		} `json:"requests"`
 	}
-	getJSON(t, srv.URL+"/_understudy/requests?operationId=deliverEvent", &journal)
+	waitFor(t, "the journal's entries", func() bool {
+		getJSON(t, srv.URL+"/_understudy/requests?operationId=deliverEvent", &journal)
+		return len(journal.Requests) >= 4
+	})
 	var statuses []int
 	for _, r := range slices.Backward(journal.Requests) {
 		statuses = append(statuses, r.Status)
