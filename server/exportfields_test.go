@@ -35,6 +35,9 @@ func TestExportDecidesEveryRecordField(t *testing.T) {
 			map[string]string{"Session": "a browser's, in flight"}},
 		{accounts.Idempotency{}, []string{"Key", "RequestHash", "Ref", "Expires"},
 			map[string]string{"InFlight": "keys of requests not answered are not exported"}},
+		{accounts.Event{}, nil, leftAll(accounts.Event{}, "events are not exported: the seed file has no place for them (docs/admin.md)")},
+		{accounts.EventDestination{}, nil, leftAll(accounts.EventDestination{}, "event destinations are not exported yet (docs/admin.md)")},
+		{accounts.Delivery{}, nil, leftAll(accounts.Delivery{}, "deliveries are work in flight")},
 		{compute.ForwardingRule{}, []string{"Project", "Name", "ID", "Description", "IPAddress", "IPProtocol", "PortRange", "Target",
 			"LoadBalancingScheme", "Network", "IPVersion", "Labels", "LabelGeneration", "Created"},
 			map[string]string{"Pending": "running insert: not exported", "Deleting": "running delete: exported as it reads"}},
@@ -67,4 +70,14 @@ func TestExportDecidesEveryRecordField(t *testing.T) {
 			}
 		}
 	}
+}
+
+// leftAll says every member of record is left out of the export, for why.
+func leftAll(record any, why string) map[string]string {
+	out := map[string]string{}
+	typ := reflect.TypeOf(record)
+	for i := range typ.NumField() {
+		out[typ.Field(i).Name] = why
+	}
+	return out
 }

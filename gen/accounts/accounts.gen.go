@@ -152,6 +152,30 @@ func (e AccountLinkUseCaseType) Valid() bool {
 	}
 }
 
+// Defines values for AmazonEventbridgeAwsEventSourceStatus.
+const (
+	AmazonEventbridgeAwsEventSourceStatusActive  AmazonEventbridgeAwsEventSourceStatus = "active"
+	AmazonEventbridgeAwsEventSourceStatusDeleted AmazonEventbridgeAwsEventSourceStatus = "deleted"
+	AmazonEventbridgeAwsEventSourceStatusPending AmazonEventbridgeAwsEventSourceStatus = "pending"
+	AmazonEventbridgeAwsEventSourceStatusUnknown AmazonEventbridgeAwsEventSourceStatus = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the AmazonEventbridgeAwsEventSourceStatus enum.
+func (e AmazonEventbridgeAwsEventSourceStatus) Valid() bool {
+	switch e {
+	case AmazonEventbridgeAwsEventSourceStatusActive:
+		return true
+	case AmazonEventbridgeAwsEventSourceStatusDeleted:
+		return true
+	case AmazonEventbridgeAwsEventSourceStatusPending:
+		return true
+	case AmazonEventbridgeAwsEventSourceStatusUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AmountCurrency.
 const (
 	AmountCurrencyAed AmountCurrency = "aed"
@@ -1181,6 +1205,117 @@ const (
 func (e DocumentFilesUpdateParamsType) Valid() bool {
 	switch e {
 	case DocumentFilesUpdateParamsTypeFiles:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventDestinationInclude.
+const (
+	EventDestinationIncludeWebhookEndpointSigningSecret EventDestinationInclude = "webhook_endpoint.signing_secret"
+	EventDestinationIncludeWebhookEndpointUrl           EventDestinationInclude = "webhook_endpoint.url"
+)
+
+// Valid indicates whether the value is a known member of the EventDestinationInclude enum.
+func (e EventDestinationInclude) Valid() bool {
+	switch e {
+	case EventDestinationIncludeWebhookEndpointSigningSecret:
+		return true
+	case EventDestinationIncludeWebhookEndpointUrl:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventDestinationStatusDetailsDisabledReason.
+const (
+	EventDestinationStatusDetailsDisabledReasonNoAwsEventSourceExists EventDestinationStatusDetailsDisabledReason = "no_aws_event_source_exists"
+	EventDestinationStatusDetailsDisabledReasonUser                   EventDestinationStatusDetailsDisabledReason = "user"
+)
+
+// Valid indicates whether the value is a known member of the EventDestinationStatusDetailsDisabledReason enum.
+func (e EventDestinationStatusDetailsDisabledReason) Valid() bool {
+	switch e {
+	case EventDestinationStatusDetailsDisabledReasonNoAwsEventSourceExists:
+		return true
+	case EventDestinationStatusDetailsDisabledReasonUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventDestinationType.
+const (
+	EventDestinationTypeAmazonEventbridge EventDestinationType = "amazon_eventbridge"
+	EventDestinationTypeWebhookEndpoint   EventDestinationType = "webhook_endpoint"
+)
+
+// Valid indicates whether the value is a known member of the EventDestinationType enum.
+func (e EventDestinationType) Valid() bool {
+	switch e {
+	case EventDestinationTypeAmazonEventbridge:
+		return true
+	case EventDestinationTypeWebhookEndpoint:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventPayload.
+const (
+	EventPayloadSnapshot EventPayload = "snapshot"
+	EventPayloadThin     EventPayload = "thin"
+)
+
+// Valid indicates whether the value is a known member of the EventPayload enum.
+func (e EventPayload) Valid() bool {
+	switch e {
+	case EventPayloadSnapshot:
+		return true
+	case EventPayloadThin:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventReasonType.
+const (
+	EventReasonTypeRequest EventReasonType = "request"
+)
+
+// Valid indicates whether the value is a known member of the EventReasonType enum.
+func (e EventReasonType) Valid() bool {
+	switch e {
+	case EventReasonTypeRequest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventsFrom.
+const (
+	EventsFromAccounts                    EventsFrom = "@accounts"
+	EventsFromOrganizationMembers         EventsFrom = "@organization_members"
+	EventsFromOrganizationMembersAccounts EventsFrom = "@organization_members/@accounts"
+	EventsFromSelf                        EventsFrom = "@self"
+)
+
+// Valid indicates whether the value is a known member of the EventsFrom enum.
+func (e EventsFrom) Valid() bool {
+	switch e {
+	case EventsFromAccounts:
+		return true
+	case EventsFromOrganizationMembers:
+		return true
+	case EventsFromOrganizationMembersAccounts:
+		return true
+	case EventsFromSelf:
 		return true
 	default:
 		return false
@@ -5513,6 +5648,54 @@ func (e V2CoreAccountUpdateIdentityParamsEntityType) Valid() bool {
 	}
 }
 
+// Defines values for V2CoreEventObject.
+const (
+	V2CoreEventObjectV2CoreEvent V2CoreEventObject = "v2.core.event"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreEventObject enum.
+func (e V2CoreEventObject) Valid() bool {
+	switch e {
+	case V2CoreEventObjectV2CoreEvent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreEventDestinationObject.
+const (
+	V2CoreEventDestinationObjectV2CoreEventDestination V2CoreEventDestinationObject = "v2.core.event_destination"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreEventDestinationObject enum.
+func (e V2CoreEventDestinationObject) Valid() bool {
+	switch e {
+	case V2CoreEventDestinationObjectV2CoreEventDestination:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V2CoreEventDestinationStatus.
+const (
+	V2CoreEventDestinationStatusDisabled V2CoreEventDestinationStatus = "disabled"
+	V2CoreEventDestinationStatusEnabled  V2CoreEventDestinationStatus = "enabled"
+)
+
+// Valid indicates whether the value is a known member of the V2CoreEventDestinationStatus enum.
+func (e V2CoreEventDestinationStatus) Valid() bool {
+	switch e {
+	case V2CoreEventDestinationStatusDisabled:
+		return true
+	case V2CoreEventDestinationStatusEnabled:
+		return true
+	default:
+		return false
+	}
+}
+
 // AccountCapability defines model for AccountCapability.
 type AccountCapability struct {
 	// Status The status of the Capability.
@@ -5633,6 +5816,25 @@ type AddressParams struct {
 	State      *string `json:"state,omitempty"`
 }
 
+// AmazonEventbridge Amazon EventBridge configuration; `null` for webhook endpoints.
+type AmazonEventbridge struct {
+	AwsAccountId         string                                `json:"aws_account_id"`
+	AwsEventSourceArn    string                                `json:"aws_event_source_arn"`
+	AwsEventSourceStatus AmazonEventbridgeAwsEventSourceStatus `json:"aws_event_source_status"`
+}
+
+// AmazonEventbridgeAwsEventSourceStatus defines model for AmazonEventbridge.AwsEventSourceStatus.
+type AmazonEventbridgeAwsEventSourceStatus string
+
+// AmazonEventbridgeParams Amazon EventBridge configuration.
+type AmazonEventbridgeParams struct {
+	// AwsAccountId The AWS account ID.
+	AwsAccountId string `json:"aws_account_id"`
+
+	// AwsRegion The region of the AWS event source.
+	AwsRegion string `json:"aws_region"`
+}
+
 // Amount defines model for Amount.
 type Amount struct {
 	Currency *AmountCurrency `json:"currency,omitempty"`
@@ -5747,6 +5949,42 @@ type CreateAccountTokenRequest struct {
 	// DisplayName A descriptive name for the Account. This name will be surfaced in the Stripe Dashboard and on any invoices sent to the Account.
 	DisplayName *string                                 `json:"display_name,omitempty"`
 	Identity    *V2CoreAccountTokenCreateIdentityParams `json:"identity,omitempty"`
+}
+
+// CreateEventDestinationRequest Body of `createEventDestination`.
+type CreateEventDestinationRequest struct {
+	// AmazonEventbridge Amazon EventBridge configuration.
+	AmazonEventbridge *AmazonEventbridgeParams `json:"amazon_eventbridge,omitempty"`
+
+	// Description What the destination is used for.
+	Description *string `json:"description,omitempty"`
+
+	// EnabledEvents The event types sent to the destination.
+	EnabledEvents []EventTypeName `json:"enabled_events"`
+	EventPayload  EventPayload    `json:"event_payload"`
+
+	// EventsFrom Whose events are sent; `@self` when left out.
+	EventsFrom []EventsFrom `json:"events_from,omitempty"`
+
+	// Include Members of `webhook_endpoint` to return besides the ones creation returns.
+	Include []EventDestinationInclude `json:"include,omitempty"`
+
+	// Metadata Set of key-value pairs for storing additional information on the object; up to 50
+	// keys, keys at most 40 characters, values at most 500 characters.
+	//
+	//
+	// Example: {"order_id":"6735"}
+	Metadata *Metadata `json:"metadata,omitempty"`
+
+	// Name The destination's name.
+	Name string `json:"name"`
+
+	// SnapshotApiVersion The API version snapshot events are rendered in (snapshot payloads only).
+	SnapshotApiVersion *string              `json:"snapshot_api_version,omitempty"`
+	Type               EventDestinationType `json:"type"`
+
+	// WebhookEndpoint Webhook endpoint configuration.
+	WebhookEndpoint *WebhookEndpointParams `json:"webhook_endpoint,omitempty"`
 }
 
 // CreatePersonRequest defines model for CreatePersonRequest.
@@ -5889,6 +6127,9 @@ type DocumentFilesUpdateParams struct {
 // DocumentFilesUpdateParamsType The format of the document. Currently supports `files` only.
 type DocumentFilesUpdateParamsType string
 
+// EmptyRequest A body with no members (it may be left out).
+type EmptyRequest = map[string]interface{}
+
 // ErrorObject Details of an error.
 type ErrorObject struct {
 	// AppliedConfigurations Only on `configs_must_match_to_close`: the configurations applied to the account,
@@ -5925,6 +6166,50 @@ type ErrorResponse struct {
 	// Error Details of an error.
 	Error ErrorObject `json:"error"`
 }
+
+// EventDestinationInclude defines model for EventDestinationInclude.
+type EventDestinationInclude string
+
+// EventDestinationStatusDetails Why the destination is disabled; `null` when enabled.
+type EventDestinationStatusDetails struct {
+	Disabled nullable.Nullable[struct {
+		Reason EventDestinationStatusDetailsDisabledReason `json:"reason"`
+	}] `json:"disabled"`
+}
+
+// EventDestinationStatusDetailsDisabledReason defines model for EventDestinationStatusDetails.Disabled.Reason.
+type EventDestinationStatusDetailsDisabledReason string
+
+// EventDestinationType defines model for EventDestinationType.
+type EventDestinationType string
+
+// EventPayload defines model for EventPayload.
+type EventPayload string
+
+// EventReason The API request that caused the event; `null` for events of the hosted flow.
+type EventReason struct {
+	Request struct {
+		Id             string                    `json:"id"`
+		IdempotencyKey nullable.Nullable[string] `json:"idempotency_key"`
+	} `json:"request"`
+	Type EventReasonType `json:"type"`
+}
+
+// EventReasonType defines model for EventReason.Type.
+type EventReasonType string
+
+// EventRelatedObject The object the event is about.
+type EventRelatedObject struct {
+	Id   string `json:"id"`
+	Type string `json:"type"`
+	Url  string `json:"url"`
+}
+
+// EventTypeName An event type, such as `v2.core.account.created`.
+type EventTypeName = string
+
+// EventsFrom defines model for EventsFrom.
+type EventsFrom string
 
 // FutureRequirementsCollection Whether to also collect future requirements; `omit` (default) or `include`.
 type FutureRequirementsCollection string
@@ -6024,6 +6309,32 @@ type UpdateAccountRequest struct {
 	//
 	// Example: {"order_id":null,"region":"emea"}
 	Metadata *MetadataUpdate `json:"metadata,omitempty"`
+}
+
+// UpdateEventDestinationRequest Body of `updateEventDestination`. Every member is optional.
+type UpdateEventDestinationRequest struct {
+	// Description What the destination is used for.
+	Description *string `json:"description,omitempty"`
+
+	// EnabledEvents The event types sent to the destination.
+	EnabledEvents []EventTypeName `json:"enabled_events,omitempty"`
+
+	// Include Members of `webhook_endpoint` to return.
+	Include []EventDestinationInclude `json:"include,omitempty"`
+
+	// Metadata Changes to the account's metadata: each key sent with a value is added or replaced,
+	// each key sent as `null` is removed, and keys not sent are kept. Keys are at most 40
+	// characters, values at most 500; the account keeps at most 50 keys.
+	//
+	//
+	// Example: {"order_id":null,"region":"emea"}
+	Metadata *MetadataUpdate `json:"metadata,omitempty"`
+
+	// Name The destination's name.
+	Name *string `json:"name,omitempty"`
+
+	// WebhookEndpoint Webhook endpoint configuration.
+	WebhookEndpoint *WebhookEndpointParams `json:"webhook_endpoint,omitempty"`
 }
 
 // UpdatePersonRequest defines model for UpdatePersonRequest.
@@ -8847,6 +9158,100 @@ type V2CoreAccountsPersonUpdateRelationshipParams struct {
 	Title nullable.Nullable[string] `json:"title,omitempty"`
 }
 
+// V2CoreEvent A thin event: what happened (`type`), to which object (`related_object`), caused by
+// which request (`reason`), with the event type's own `data`.
+type V2CoreEvent struct {
+	Changes nullable.Nullable[map[string]interface{}] `json:"changes"`
+	Context nullable.Nullable[string]                 `json:"context"`
+
+	// Created RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
+	//
+	// Example: 2026-05-27T09:14:03.512Z
+	Created Timestamp                                 `json:"created"`
+	Data    nullable.Nullable[map[string]interface{}] `json:"data"`
+
+	// Id Unique identifier (`evt_...`).
+	Id       string            `json:"id"`
+	Livemode bool              `json:"livemode"`
+	Object   V2CoreEventObject `json:"object"`
+
+	// Reason The API request that caused the event; `null` for events of the hosted flow.
+	Reason nullable.Nullable[EventReason] `json:"reason"`
+
+	// RelatedObject The object the event is about.
+	RelatedObject nullable.Nullable[EventRelatedObject] `json:"related_object"`
+	Type          string                                `json:"type"`
+}
+
+// V2CoreEventObject defines model for V2CoreEvent.Object.
+type V2CoreEventObject string
+
+// V2CoreEventDestination Where events are sent.
+type V2CoreEventDestination struct {
+	// AmazonEventbridge Amazon EventBridge configuration; `null` for webhook endpoints.
+	AmazonEventbridge nullable.Nullable[AmazonEventbridge] `json:"amazon_eventbridge"`
+
+	// Created RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
+	//
+	// Example: 2026-05-27T09:14:03.512Z
+	Created Timestamp `json:"created"`
+
+	// Description What the destination is used for (empty when not given).
+	Description   string                          `json:"description"`
+	EnabledEvents []string                        `json:"enabled_events"`
+	EventPayload  EventPayload                    `json:"event_payload"`
+	EventsFrom    nullable.Nullable[[]EventsFrom] `json:"events_from"`
+
+	// Id Unique identifier (`ed_...`).
+	Id       string `json:"id"`
+	Livemode bool   `json:"livemode"`
+
+	// Metadata Set of key-value pairs for storing additional information on the object; up to 50
+	// keys, keys at most 40 characters, values at most 500 characters.
+	//
+	//
+	// Example: {"order_id":"6735"}
+	Metadata           Metadata                     `json:"metadata"`
+	Name               string                       `json:"name"`
+	Object             V2CoreEventDestinationObject `json:"object"`
+	SnapshotApiVersion nullable.Nullable[string]    `json:"snapshot_api_version"`
+	Status             V2CoreEventDestinationStatus `json:"status"`
+
+	// StatusDetails Why the destination is disabled; `null` when enabled.
+	StatusDetails nullable.Nullable[EventDestinationStatusDetails] `json:"status_details"`
+	Type          EventDestinationType                             `json:"type"`
+
+	// Updated RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
+	//
+	// Example: 2026-05-27T09:14:03.512Z
+	Updated Timestamp `json:"updated"`
+
+	// WebhookEndpoint Webhook endpoint configuration; `null` for EventBridge destinations. `signing_secret`
+	// is returned on creation and with `include=webhook_endpoint.signing_secret`, `url` on
+	// creation and with `include=webhook_endpoint.url`; otherwise they are `null`.
+	WebhookEndpoint nullable.Nullable[WebhookEndpoint] `json:"webhook_endpoint"`
+}
+
+// V2CoreEventDestinationObject defines model for V2CoreEventDestination.Object.
+type V2CoreEventDestinationObject string
+
+// V2CoreEventDestinationStatus defines model for V2CoreEventDestination.Status.
+type V2CoreEventDestinationStatus string
+
+// V2CoreEventDestinationList One page of event destinations.
+type V2CoreEventDestinationList struct {
+	Data            []V2CoreEventDestination  `json:"data"`
+	NextPageUrl     nullable.Nullable[string] `json:"next_page_url"`
+	PreviousPageUrl nullable.Nullable[string] `json:"previous_page_url"`
+}
+
+// V2CoreEventList One page of events.
+type V2CoreEventList struct {
+	Data            []V2CoreEvent             `json:"data"`
+	NextPageUrl     nullable.Nullable[string] `json:"next_page_url"`
+	PreviousPageUrl nullable.Nullable[string] `json:"previous_page_url"`
+}
+
 // V2DeletedObject What a delete answers.
 type V2DeletedObject struct {
 	// Id ID of the deleted object.
@@ -8854,6 +9259,26 @@ type V2DeletedObject struct {
 
 	// Object The type of the deleted object.
 	Object string `json:"object"`
+}
+
+// WebhookEndpoint Webhook endpoint configuration; `null` for EventBridge destinations. `signing_secret`
+// is returned on creation and with `include=webhook_endpoint.signing_secret`, `url` on
+// creation and with `include=webhook_endpoint.url`; otherwise they are `null`.
+type WebhookEndpoint struct {
+	SigningSecret nullable.Nullable[string] `json:"signing_secret"`
+	Url           nullable.Nullable[string] `json:"url"`
+}
+
+// WebhookEndpointParams Webhook endpoint configuration.
+type WebhookEndpointParams struct {
+	// Url Absolute `http` or `https` URL, in printable ASCII (non-ASCII characters
+	// percent-encoded): the hosted flow sends the browser to it in a `Location` header, which
+	// cannot carry control characters. A value that does not parse as a URL (a bad
+	// %-escape, an unclosed `[`) is refused too.
+	//
+	//
+	// Example: https://example.com/onboarding/return
+	Url HttpUrl `json:"url"`
 }
 
 // AccountId defines model for AccountId.
@@ -8865,6 +9290,26 @@ type AppliedConfigurations = []ConfigurationType
 // Closed defines model for Closed.
 type Closed = bool
 
+// CreatedRange defines model for CreatedRange.
+type CreatedRange struct {
+	Gt  *string `json:"gt,omitempty"`
+	Gte *string `json:"gte,omitempty"`
+	Lt  *string `json:"lt,omitempty"`
+	Lte *string `json:"lte,omitempty"`
+}
+
+// DestinationInclude defines model for DestinationInclude.
+type DestinationInclude = []EventDestinationInclude
+
+// EventDestinationId defines model for EventDestinationId.
+type EventDestinationId = string
+
+// EventId defines model for EventId.
+type EventId = string
+
+// EventTypes defines model for EventTypes.
+type EventTypes = []string
+
 // IdempotencyKey defines model for IdempotencyKey.
 type IdempotencyKey = string
 
@@ -8873,6 +9318,9 @@ type Include = []AccountInclude
 
 // Limit defines model for Limit.
 type Limit = int
+
+// ObjectId defines model for ObjectId.
+type ObjectId = string
 
 // Page defines model for Page.
 type Page = string
@@ -8953,7 +9401,7 @@ type RetrieveAccountTokenParams struct {
 
 // ListAccountsParams defines parameters for ListAccounts.
 type ListAccountsParams struct {
-	// Limit Maximum number of accounts on the page.
+	// Limit Maximum number of objects (accounts, events, event destinations) on the page.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Page Opaque page token taken from `next_page_url` or `previous_page_url` of an earlier
@@ -9062,7 +9510,7 @@ type RetrievePersonTokenParams struct {
 
 // ListPersonsParams defines parameters for ListPersons.
 type ListPersonsParams struct {
-	// Limit Maximum number of accounts on the page.
+	// Limit Maximum number of objects (accounts, events, event destinations) on the page.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Page Opaque page token taken from `next_page_url` or `previous_page_url` of an earlier
@@ -9121,6 +9569,154 @@ type UpdatePersonParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListEventDestinationsParams defines parameters for ListEventDestinations.
+type ListEventDestinationsParams struct {
+	// Limit Maximum number of objects (accounts, events, event destinations) on the page.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Page Opaque page token taken from `next_page_url` or `previous_page_url` of an earlier
+	// response; omit it for the first page.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// Include Members of `webhook_endpoint` to return (`null` otherwise); repeated once per value,
+	// or in the `include[N]` and `include[]` forms, as for accounts.
+	Include DestinationInclude `form:"include,omitempty" json:"include,omitempty"`
+
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+}
+
+// CreateEventDestinationParams defines parameters for CreateEventDestination.
+type CreateEventDestinationParams struct {
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+
+	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// platform and mode, within the retention window, performs nothing new and returns the
+	// current result with the original status. The same key with a different body is
+	// rejected (400 `idempotency_error`); the same key while the first request is still in
+	// flight is rejected (409 `idempotency_key_in_use`). A UUID is recommended.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// DeleteEventDestinationParams defines parameters for DeleteEventDestination.
+type DeleteEventDestinationParams struct {
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+}
+
+// RetrieveEventDestinationParams defines parameters for RetrieveEventDestination.
+type RetrieveEventDestinationParams struct {
+	// Include Members of `webhook_endpoint` to return (`null` otherwise); repeated once per value,
+	// or in the `include[N]` and `include[]` forms, as for accounts.
+	Include DestinationInclude `form:"include,omitempty" json:"include,omitempty"`
+
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+}
+
+// UpdateEventDestinationParams defines parameters for UpdateEventDestination.
+type UpdateEventDestinationParams struct {
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+
+	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// platform and mode, within the retention window, performs nothing new and returns the
+	// current result with the original status. The same key with a different body is
+	// rejected (400 `idempotency_error`); the same key while the first request is still in
+	// flight is rejected (409 `idempotency_key_in_use`). A UUID is recommended.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// DisableEventDestinationParams defines parameters for DisableEventDestination.
+type DisableEventDestinationParams struct {
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+
+	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// platform and mode, within the retention window, performs nothing new and returns the
+	// current result with the original status. The same key with a different body is
+	// rejected (400 `idempotency_error`); the same key while the first request is still in
+	// flight is rejected (409 `idempotency_key_in_use`). A UUID is recommended.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// EnableEventDestinationParams defines parameters for EnableEventDestination.
+type EnableEventDestinationParams struct {
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+
+	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// platform and mode, within the retention window, performs nothing new and returns the
+	// current result with the original status. The same key with a different body is
+	// rejected (400 `idempotency_error`); the same key while the first request is still in
+	// flight is rejected (409 `idempotency_key_in_use`). A UUID is recommended.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// PingEventDestinationParams defines parameters for PingEventDestination.
+type PingEventDestinationParams struct {
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+
+	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// platform and mode, within the retention window, performs nothing new and returns the
+	// current result with the original status. The same key with a different body is
+	// rejected (400 `idempotency_error`); the same key while the first request is still in
+	// flight is rejected (409 `idempotency_key_in_use`). A UUID is recommended.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListEventsParams defines parameters for ListEvents.
+type ListEventsParams struct {
+	// Limit Maximum number of objects (accounts, events, event destinations) on the page.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Page Opaque page token taken from `next_page_url` or `previous_page_url` of an earlier
+	// response; omit it for the first page.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// ObjectId Lists only the events whose `related_object` is this object.
+	ObjectId *ObjectId `form:"object_id,omitempty" json:"object_id,omitempty"`
+
+	// Types Lists only events of these types (up to 20); repeated once per value, or in the
+	// `types[N]` and `types[]` forms.
+	Types EventTypes `form:"types,omitempty" json:"types,omitempty"`
+
+	// Created Lists only events created in this range: `created[gt]`, `created[gte]`, `created[lt]`,
+	// `created[lte]`, each an RFC 3339 timestamp or Unix seconds (as stripe-go sends).
+	Created *CreatedRange `json:"created,omitempty"`
+
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+}
+
+// RetrieveEventParams defines parameters for RetrieveEvent.
+type RetrieveEventParams struct {
+	// ServiceVersion API version the request is written against: a date followed by a release name.
+	// Required on every request; a missing or unsupported value is rejected with 400
+	// naming the header and the supported values.
+	ServiceVersion ServiceVersion `json:"Service-Version"`
+}
+
 // SubmitAccountLinkFormdataRequestBody defines body for SubmitAccountLink for application/x-www-form-urlencoded ContentType.
 type SubmitAccountLinkFormdataRequestBody = HostedForm
 
@@ -9147,6 +9743,21 @@ type CreatePersonJSONRequestBody = CreatePersonRequest
 
 // UpdatePersonJSONRequestBody defines body for UpdatePerson for application/json ContentType.
 type UpdatePersonJSONRequestBody = UpdatePersonRequest
+
+// CreateEventDestinationJSONRequestBody defines body for CreateEventDestination for application/json ContentType.
+type CreateEventDestinationJSONRequestBody = CreateEventDestinationRequest
+
+// UpdateEventDestinationJSONRequestBody defines body for UpdateEventDestination for application/json ContentType.
+type UpdateEventDestinationJSONRequestBody = UpdateEventDestinationRequest
+
+// DisableEventDestinationJSONRequestBody defines body for DisableEventDestination for application/json ContentType.
+type DisableEventDestinationJSONRequestBody = EmptyRequest
+
+// EnableEventDestinationJSONRequestBody defines body for EnableEventDestination for application/json ContentType.
+type EnableEventDestinationJSONRequestBody = EmptyRequest
+
+// PingEventDestinationJSONRequestBody defines body for PingEventDestination for application/json ContentType.
+type PingEventDestinationJSONRequestBody = EmptyRequest
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -9559,6 +10170,154 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v2/core/accounts/{id}/persons/{person_id} (the `UpdatePerson` operationId).
 	UpdatePerson(ctx context.Context, id AccountId, personId PersonId, params *UpdatePersonParams, body UpdatePersonJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListEventDestinations List event destinations
+	//
+	// Lists the platform's event destinations in the mode of the API key, newest first, a
+	// page at a time (`next_page_url`, `previous_page_url`).
+	//
+	// Corresponds with GET /v2/core/event_destinations (the `ListEventDestinations` operationId).
+	ListEventDestinations(ctx context.Context, params *ListEventDestinationsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateEventDestinationWithBody Create an event destination
+	//
+	// Creates an event destination of the platform in the mode of the API key: a webhook
+	// endpoint (`type: webhook_endpoint`, with `webhook_endpoint.url`) to which every event
+	// of the types in `enabled_events` is sent as a thin event, signed with the
+	// destination's `signing_secret` (returned by this call, and later only with
+	// `include=webhook_endpoint.signing_secret`), or an Amazon EventBridge destination
+	// (`type: amazon_eventbridge`), which is stored but never delivered to. A new
+	// destination is `enabled`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v2/core/event_destinations (the `CreateEventDestination` operationId).
+	CreateEventDestinationWithBody(ctx context.Context, params *CreateEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateEventDestination Create an event destination
+	//
+	// Creates an event destination of the platform in the mode of the API key: a webhook
+	// endpoint (`type: webhook_endpoint`, with `webhook_endpoint.url`) to which every event
+	// of the types in `enabled_events` is sent as a thin event, signed with the
+	// destination's `signing_secret` (returned by this call, and later only with
+	// `include=webhook_endpoint.signing_secret`), or an Amazon EventBridge destination
+	// (`type: amazon_eventbridge`), which is stored but never delivered to. A new
+	// destination is `enabled`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v2/core/event_destinations (the `CreateEventDestination` operationId).
+	CreateEventDestination(ctx context.Context, params *CreateEventDestinationParams, body CreateEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteEventDestination Delete an event destination
+	//
+	// Deletes an event destination; events still waiting for it are not delivered.
+	//
+	// Corresponds with DELETE /v2/core/event_destinations/{id} (the `DeleteEventDestination` operationId).
+	DeleteEventDestination(ctx context.Context, id EventDestinationId, params *DeleteEventDestinationParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RetrieveEventDestination Retrieve an event destination
+	//
+	// Returns one event destination of the platform in the mode of the API key.
+	//
+	// Corresponds with GET /v2/core/event_destinations/{id} (the `RetrieveEventDestination` operationId).
+	RetrieveEventDestination(ctx context.Context, id EventDestinationId, params *RetrieveEventDestinationParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateEventDestinationWithBody Update an event destination
+	//
+	// Changes an event destination: members sent replace the stored ones, a `metadata` key
+	// sent as `null` is removed. Events already waiting for delivery keep going to the
+	// destination; new events follow the new `enabled_events` and URL.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id} (the `UpdateEventDestination` operationId).
+	UpdateEventDestinationWithBody(ctx context.Context, id EventDestinationId, params *UpdateEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateEventDestination Update an event destination
+	//
+	// Changes an event destination: members sent replace the stored ones, a `metadata` key
+	// sent as `null` is removed. Events already waiting for delivery keep going to the
+	// destination; new events follow the new `enabled_events` and URL.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id} (the `UpdateEventDestination` operationId).
+	UpdateEventDestination(ctx context.Context, id EventDestinationId, params *UpdateEventDestinationParams, body UpdateEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DisableEventDestinationWithBody Disable an event destination
+	//
+	// Disables an event destination (`status_details.disabled.reason: user`): events
+	// emitted while it is disabled are not sent to it; those already waiting still are.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id}/disable (the `DisableEventDestination` operationId).
+	DisableEventDestinationWithBody(ctx context.Context, id EventDestinationId, params *DisableEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DisableEventDestination Disable an event destination
+	//
+	// Disables an event destination (`status_details.disabled.reason: user`): events
+	// emitted while it is disabled are not sent to it; those already waiting still are.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id}/disable (the `DisableEventDestination` operationId).
+	DisableEventDestination(ctx context.Context, id EventDestinationId, params *DisableEventDestinationParams, body DisableEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// EnableEventDestinationWithBody Enable an event destination
+	//
+	// Enables an event destination; events emitted from now on are sent to it.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id}/enable (the `EnableEventDestination` operationId).
+	EnableEventDestinationWithBody(ctx context.Context, id EventDestinationId, params *EnableEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// EnableEventDestination Enable an event destination
+	//
+	// Enables an event destination; events emitted from now on are sent to it.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id}/enable (the `EnableEventDestination` operationId).
+	EnableEventDestination(ctx context.Context, id EventDestinationId, params *EnableEventDestinationParams, body EnableEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PingEventDestinationWithBody Ping an event destination
+	//
+	// Emits a `v2.core.event_destination.ping` event and sends it to this destination alone,
+	// whatever its `enabled_events`; returns the event.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id}/ping (the `PingEventDestination` operationId).
+	PingEventDestinationWithBody(ctx context.Context, id EventDestinationId, params *PingEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PingEventDestination Ping an event destination
+	//
+	// Emits a `v2.core.event_destination.ping` event and sends it to this destination alone,
+	// whatever its `enabled_events`; returns the event.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id}/ping (the `PingEventDestination` operationId).
+	PingEventDestination(ctx context.Context, id EventDestinationId, params *PingEventDestinationParams, body PingEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListEvents List events
+	//
+	// Lists the platform's events in the mode of the API key, newest first, narrowed by
+	// `object_id` (the related object), `types` and `created`, a page at a time. Events are
+	// kept for the event retention (30 days unless configured).
+	//
+	// Corresponds with GET /v2/core/events (the `ListEvents` operationId).
+	ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RetrieveEvent Retrieve an event
+	//
+	// Returns one event of the platform in the mode of the API key, with its `data`.
+	//
+	// Corresponds with GET /v2/core/events/{id} (the `RetrieveEvent` operationId).
+	RetrieveEvent(ctx context.Context, id EventId, params *RetrieveEventParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // OpenAccountLink Open the hosted flow of an account link
@@ -10149,6 +10908,304 @@ func (c *Client) UpdatePersonWithBody(ctx context.Context, id AccountId, personI
 // Corresponds with POST /v2/core/accounts/{id}/persons/{person_id} (the `UpdatePerson` operationId).
 func (c *Client) UpdatePerson(ctx context.Context, id AccountId, personId PersonId, params *UpdatePersonParams, body UpdatePersonJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdatePersonRequest(c.Server, id, personId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListEventDestinations List event destinations
+//
+// Lists the platform's event destinations in the mode of the API key, newest first, a
+// page at a time (`next_page_url`, `previous_page_url`).
+//
+// Corresponds with GET /v2/core/event_destinations (the `ListEventDestinations` operationId).
+func (c *Client) ListEventDestinations(ctx context.Context, params *ListEventDestinationsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListEventDestinationsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateEventDestinationWithBody Create an event destination
+//
+// Creates an event destination of the platform in the mode of the API key: a webhook
+// endpoint (`type: webhook_endpoint`, with `webhook_endpoint.url`) to which every event
+// of the types in `enabled_events` is sent as a thin event, signed with the
+// destination's `signing_secret` (returned by this call, and later only with
+// `include=webhook_endpoint.signing_secret`), or an Amazon EventBridge destination
+// (`type: amazon_eventbridge`), which is stored but never delivered to. A new
+// destination is `enabled`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v2/core/event_destinations (the `CreateEventDestination` operationId).
+func (c *Client) CreateEventDestinationWithBody(ctx context.Context, params *CreateEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateEventDestinationRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateEventDestination Create an event destination
+//
+// Creates an event destination of the platform in the mode of the API key: a webhook
+// endpoint (`type: webhook_endpoint`, with `webhook_endpoint.url`) to which every event
+// of the types in `enabled_events` is sent as a thin event, signed with the
+// destination's `signing_secret` (returned by this call, and later only with
+// `include=webhook_endpoint.signing_secret`), or an Amazon EventBridge destination
+// (`type: amazon_eventbridge`), which is stored but never delivered to. A new
+// destination is `enabled`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v2/core/event_destinations (the `CreateEventDestination` operationId).
+func (c *Client) CreateEventDestination(ctx context.Context, params *CreateEventDestinationParams, body CreateEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateEventDestinationRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteEventDestination Delete an event destination
+//
+// Deletes an event destination; events still waiting for it are not delivered.
+//
+// Corresponds with DELETE /v2/core/event_destinations/{id} (the `DeleteEventDestination` operationId).
+func (c *Client) DeleteEventDestination(ctx context.Context, id EventDestinationId, params *DeleteEventDestinationParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteEventDestinationRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RetrieveEventDestination Retrieve an event destination
+//
+// Returns one event destination of the platform in the mode of the API key.
+//
+// Corresponds with GET /v2/core/event_destinations/{id} (the `RetrieveEventDestination` operationId).
+func (c *Client) RetrieveEventDestination(ctx context.Context, id EventDestinationId, params *RetrieveEventDestinationParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRetrieveEventDestinationRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateEventDestinationWithBody Update an event destination
+//
+// Changes an event destination: members sent replace the stored ones, a `metadata` key
+// sent as `null` is removed. Events already waiting for delivery keep going to the
+// destination; new events follow the new `enabled_events` and URL.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v2/core/event_destinations/{id} (the `UpdateEventDestination` operationId).
+func (c *Client) UpdateEventDestinationWithBody(ctx context.Context, id EventDestinationId, params *UpdateEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateEventDestinationRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateEventDestination Update an event destination
+//
+// Changes an event destination: members sent replace the stored ones, a `metadata` key
+// sent as `null` is removed. Events already waiting for delivery keep going to the
+// destination; new events follow the new `enabled_events` and URL.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v2/core/event_destinations/{id} (the `UpdateEventDestination` operationId).
+func (c *Client) UpdateEventDestination(ctx context.Context, id EventDestinationId, params *UpdateEventDestinationParams, body UpdateEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateEventDestinationRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DisableEventDestinationWithBody Disable an event destination
+//
+// Disables an event destination (`status_details.disabled.reason: user`): events
+// emitted while it is disabled are not sent to it; those already waiting still are.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v2/core/event_destinations/{id}/disable (the `DisableEventDestination` operationId).
+func (c *Client) DisableEventDestinationWithBody(ctx context.Context, id EventDestinationId, params *DisableEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDisableEventDestinationRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DisableEventDestination Disable an event destination
+//
+// Disables an event destination (`status_details.disabled.reason: user`): events
+// emitted while it is disabled are not sent to it; those already waiting still are.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v2/core/event_destinations/{id}/disable (the `DisableEventDestination` operationId).
+func (c *Client) DisableEventDestination(ctx context.Context, id EventDestinationId, params *DisableEventDestinationParams, body DisableEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDisableEventDestinationRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// EnableEventDestinationWithBody Enable an event destination
+//
+// Enables an event destination; events emitted from now on are sent to it.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v2/core/event_destinations/{id}/enable (the `EnableEventDestination` operationId).
+func (c *Client) EnableEventDestinationWithBody(ctx context.Context, id EventDestinationId, params *EnableEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEnableEventDestinationRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// EnableEventDestination Enable an event destination
+//
+// Enables an event destination; events emitted from now on are sent to it.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v2/core/event_destinations/{id}/enable (the `EnableEventDestination` operationId).
+func (c *Client) EnableEventDestination(ctx context.Context, id EventDestinationId, params *EnableEventDestinationParams, body EnableEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEnableEventDestinationRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PingEventDestinationWithBody Ping an event destination
+//
+// Emits a `v2.core.event_destination.ping` event and sends it to this destination alone,
+// whatever its `enabled_events`; returns the event.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v2/core/event_destinations/{id}/ping (the `PingEventDestination` operationId).
+func (c *Client) PingEventDestinationWithBody(ctx context.Context, id EventDestinationId, params *PingEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPingEventDestinationRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PingEventDestination Ping an event destination
+//
+// Emits a `v2.core.event_destination.ping` event and sends it to this destination alone,
+// whatever its `enabled_events`; returns the event.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v2/core/event_destinations/{id}/ping (the `PingEventDestination` operationId).
+func (c *Client) PingEventDestination(ctx context.Context, id EventDestinationId, params *PingEventDestinationParams, body PingEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPingEventDestinationRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListEvents List events
+//
+// Lists the platform's events in the mode of the API key, newest first, narrowed by
+// `object_id` (the related object), `types` and `created`, a page at a time. Events are
+// kept for the event retention (30 days unless configured).
+//
+// Corresponds with GET /v2/core/events (the `ListEvents` operationId).
+func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListEventsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RetrieveEvent Retrieve an event
+//
+// Returns one event of the platform in the mode of the API key, with its `data`.
+//
+// Corresponds with GET /v2/core/events/{id} (the `RetrieveEvent` operationId).
+func (c *Client) RetrieveEvent(ctx context.Context, id EventId, params *RetrieveEventParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRetrieveEventRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -11297,6 +12354,728 @@ func NewUpdatePersonRequestWithBody(server string, id AccountId, personId Person
 	return req, nil
 }
 
+// NewListEventDestinationsRequest constructs an http.Request for the ListEventDestinations method
+func NewListEventDestinationsRequest(server string, params *ListEventDestinationsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/event_destinations")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Include != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "include", params.Include, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewCreateEventDestinationRequest calls the generic CreateEventDestination builder with application/json body
+func NewCreateEventDestinationRequest(server string, params *CreateEventDestinationParams, body CreateEventDestinationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateEventDestinationRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateEventDestinationRequestWithBody constructs an http.Request for the CreateEventDestination method, with any body, and a specified content type
+func NewCreateEventDestinationRequestWithBody(server string, params *CreateEventDestinationParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/event_destinations")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteEventDestinationRequest constructs an http.Request for the DeleteEventDestination method
+func NewDeleteEventDestinationRequest(server string, id EventDestinationId, params *DeleteEventDestinationParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/event_destinations/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewRetrieveEventDestinationRequest constructs an http.Request for the RetrieveEventDestination method
+func NewRetrieveEventDestinationRequest(server string, id EventDestinationId, params *RetrieveEventDestinationParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/event_destinations/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Include != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "include", params.Include, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewUpdateEventDestinationRequest calls the generic UpdateEventDestination builder with application/json body
+func NewUpdateEventDestinationRequest(server string, id EventDestinationId, params *UpdateEventDestinationParams, body UpdateEventDestinationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateEventDestinationRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewUpdateEventDestinationRequestWithBody constructs an http.Request for the UpdateEventDestination method, with any body, and a specified content type
+func NewUpdateEventDestinationRequestWithBody(server string, id EventDestinationId, params *UpdateEventDestinationParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/event_destinations/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDisableEventDestinationRequest calls the generic DisableEventDestination builder with application/json body
+func NewDisableEventDestinationRequest(server string, id EventDestinationId, params *DisableEventDestinationParams, body DisableEventDestinationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewDisableEventDestinationRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewDisableEventDestinationRequestWithBody constructs an http.Request for the DisableEventDestination method, with any body, and a specified content type
+func NewDisableEventDestinationRequestWithBody(server string, id EventDestinationId, params *DisableEventDestinationParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/event_destinations/%s/disable", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewEnableEventDestinationRequest calls the generic EnableEventDestination builder with application/json body
+func NewEnableEventDestinationRequest(server string, id EventDestinationId, params *EnableEventDestinationParams, body EnableEventDestinationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewEnableEventDestinationRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewEnableEventDestinationRequestWithBody constructs an http.Request for the EnableEventDestination method, with any body, and a specified content type
+func NewEnableEventDestinationRequestWithBody(server string, id EventDestinationId, params *EnableEventDestinationParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/event_destinations/%s/enable", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPingEventDestinationRequest calls the generic PingEventDestination builder with application/json body
+func NewPingEventDestinationRequest(server string, id EventDestinationId, params *PingEventDestinationParams, body PingEventDestinationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPingEventDestinationRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewPingEventDestinationRequestWithBody constructs an http.Request for the PingEventDestination method, with any body, and a specified content type
+func NewPingEventDestinationRequestWithBody(server string, id EventDestinationId, params *PingEventDestinationParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/event_destinations/%s/ping", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListEventsRequest constructs an http.Request for the ListEvents method
+func NewListEventsRequest(server string, params *ListEventsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/events")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ObjectId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "object_id", *params.ObjectId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Types != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "types", params.Types, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Created != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "created", *params.Created, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewRetrieveEventRequest constructs an http.Request for the RetrieveEvent method
+func NewRetrieveEventRequest(server string, id EventId, params *RetrieveEventParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/core/events/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Service-Version", params.ServiceVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Service-Version", headerParam0)
+
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -11694,6 +13473,164 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v2/core/accounts/{id}/persons/{person_id} (the `UpdatePerson` operationId).
 	UpdatePersonWithResponse(ctx context.Context, id AccountId, personId PersonId, params *UpdatePersonParams, body UpdatePersonJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdatePersonResponse, error)
+
+	// ListEventDestinationsWithResponse List event destinations
+	//
+	// Lists the platform's event destinations in the mode of the API key, newest first, a
+	// page at a time (`next_page_url`, `previous_page_url`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/core/event_destinations (the `ListEventDestinations` operationId).
+	ListEventDestinationsWithResponse(ctx context.Context, params *ListEventDestinationsParams, reqEditors ...RequestEditorFn) (*ListEventDestinationsResponse, error)
+
+	// CreateEventDestinationWithBodyWithResponse Create an event destination
+	//
+	// Creates an event destination of the platform in the mode of the API key: a webhook
+	// endpoint (`type: webhook_endpoint`, with `webhook_endpoint.url`) to which every event
+	// of the types in `enabled_events` is sent as a thin event, signed with the
+	// destination's `signing_secret` (returned by this call, and later only with
+	// `include=webhook_endpoint.signing_secret`), or an Amazon EventBridge destination
+	// (`type: amazon_eventbridge`), which is stored but never delivered to. A new
+	// destination is `enabled`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/event_destinations (the `CreateEventDestination` operationId).
+	CreateEventDestinationWithBodyWithResponse(ctx context.Context, params *CreateEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateEventDestinationResponse, error)
+
+	// CreateEventDestinationWithResponse Create an event destination
+	//
+	// Creates an event destination of the platform in the mode of the API key: a webhook
+	// endpoint (`type: webhook_endpoint`, with `webhook_endpoint.url`) to which every event
+	// of the types in `enabled_events` is sent as a thin event, signed with the
+	// destination's `signing_secret` (returned by this call, and later only with
+	// `include=webhook_endpoint.signing_secret`), or an Amazon EventBridge destination
+	// (`type: amazon_eventbridge`), which is stored but never delivered to. A new
+	// destination is `enabled`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/event_destinations (the `CreateEventDestination` operationId).
+	CreateEventDestinationWithResponse(ctx context.Context, params *CreateEventDestinationParams, body CreateEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateEventDestinationResponse, error)
+
+	// DeleteEventDestinationWithResponse Delete an event destination
+	//
+	// Deletes an event destination; events still waiting for it are not delivered.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v2/core/event_destinations/{id} (the `DeleteEventDestination` operationId).
+	DeleteEventDestinationWithResponse(ctx context.Context, id EventDestinationId, params *DeleteEventDestinationParams, reqEditors ...RequestEditorFn) (*DeleteEventDestinationResponse, error)
+
+	// RetrieveEventDestinationWithResponse Retrieve an event destination
+	//
+	// Returns one event destination of the platform in the mode of the API key.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/core/event_destinations/{id} (the `RetrieveEventDestination` operationId).
+	RetrieveEventDestinationWithResponse(ctx context.Context, id EventDestinationId, params *RetrieveEventDestinationParams, reqEditors ...RequestEditorFn) (*RetrieveEventDestinationResponse, error)
+
+	// UpdateEventDestinationWithBodyWithResponse Update an event destination
+	//
+	// Changes an event destination: members sent replace the stored ones, a `metadata` key
+	// sent as `null` is removed. Events already waiting for delivery keep going to the
+	// destination; new events follow the new `enabled_events` and URL.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id} (the `UpdateEventDestination` operationId).
+	UpdateEventDestinationWithBodyWithResponse(ctx context.Context, id EventDestinationId, params *UpdateEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateEventDestinationResponse, error)
+
+	// UpdateEventDestinationWithResponse Update an event destination
+	//
+	// Changes an event destination: members sent replace the stored ones, a `metadata` key
+	// sent as `null` is removed. Events already waiting for delivery keep going to the
+	// destination; new events follow the new `enabled_events` and URL.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id} (the `UpdateEventDestination` operationId).
+	UpdateEventDestinationWithResponse(ctx context.Context, id EventDestinationId, params *UpdateEventDestinationParams, body UpdateEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateEventDestinationResponse, error)
+
+	// DisableEventDestinationWithBodyWithResponse Disable an event destination
+	//
+	// Disables an event destination (`status_details.disabled.reason: user`): events
+	// emitted while it is disabled are not sent to it; those already waiting still are.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id}/disable (the `DisableEventDestination` operationId).
+	DisableEventDestinationWithBodyWithResponse(ctx context.Context, id EventDestinationId, params *DisableEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DisableEventDestinationResponse, error)
+
+	// DisableEventDestinationWithResponse Disable an event destination
+	//
+	// Disables an event destination (`status_details.disabled.reason: user`): events
+	// emitted while it is disabled are not sent to it; those already waiting still are.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id}/disable (the `DisableEventDestination` operationId).
+	DisableEventDestinationWithResponse(ctx context.Context, id EventDestinationId, params *DisableEventDestinationParams, body DisableEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*DisableEventDestinationResponse, error)
+
+	// EnableEventDestinationWithBodyWithResponse Enable an event destination
+	//
+	// Enables an event destination; events emitted from now on are sent to it.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id}/enable (the `EnableEventDestination` operationId).
+	EnableEventDestinationWithBodyWithResponse(ctx context.Context, id EventDestinationId, params *EnableEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*EnableEventDestinationResponse, error)
+
+	// EnableEventDestinationWithResponse Enable an event destination
+	//
+	// Enables an event destination; events emitted from now on are sent to it.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id}/enable (the `EnableEventDestination` operationId).
+	EnableEventDestinationWithResponse(ctx context.Context, id EventDestinationId, params *EnableEventDestinationParams, body EnableEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*EnableEventDestinationResponse, error)
+
+	// PingEventDestinationWithBodyWithResponse Ping an event destination
+	//
+	// Emits a `v2.core.event_destination.ping` event and sends it to this destination alone,
+	// whatever its `enabled_events`; returns the event.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id}/ping (the `PingEventDestination` operationId).
+	PingEventDestinationWithBodyWithResponse(ctx context.Context, id EventDestinationId, params *PingEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PingEventDestinationResponse, error)
+
+	// PingEventDestinationWithResponse Ping an event destination
+	//
+	// Emits a `v2.core.event_destination.ping` event and sends it to this destination alone,
+	// whatever its `enabled_events`; returns the event.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v2/core/event_destinations/{id}/ping (the `PingEventDestination` operationId).
+	PingEventDestinationWithResponse(ctx context.Context, id EventDestinationId, params *PingEventDestinationParams, body PingEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*PingEventDestinationResponse, error)
+
+	// ListEventsWithResponse List events
+	//
+	// Lists the platform's events in the mode of the API key, newest first, narrowed by
+	// `object_id` (the related object), `types` and `created`, a page at a time. Events are
+	// kept for the event retention (30 days unless configured).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/core/events (the `ListEvents` operationId).
+	ListEventsWithResponse(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*ListEventsResponse, error)
+
+	// RetrieveEventWithResponse Retrieve an event
+	//
+	// Returns one event of the platform in the mode of the API key, with its `data`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/core/events/{id} (the `RetrieveEvent` operationId).
+	RetrieveEventWithResponse(ctx context.Context, id EventId, params *RetrieveEventParams, reqEditors ...RequestEditorFn) (*RetrieveEventResponse, error)
 }
 
 // OpenAccountLinkResponse200Headers the declared response headers of an HTTP 200 response for OpenAccountLink
@@ -13003,6 +14940,780 @@ func (r UpdatePersonResponse) ContentType() string {
 	return ""
 }
 
+// ListEventDestinationsResponse200Headers the declared response headers of an HTTP 200 response for ListEventDestinations
+type ListEventDestinationsResponse200Headers struct {
+	RequestId string
+}
+
+type ListEventDestinationsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreEventDestinationList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListEventDestinationsResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListEventDestinationsResponse) GetJSON200() *V2CoreEventDestinationList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListEventDestinationsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListEventDestinationsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListEventDestinationsResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListEventDestinationsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListEventDestinationsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListEventDestinationsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListEventDestinationsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateEventDestinationResponse200Headers the declared response headers of an HTTP 200 response for CreateEventDestination
+type CreateEventDestinationResponse200Headers struct {
+	RequestId string
+}
+
+type CreateEventDestinationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreEventDestination
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CreateEventDestinationResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreateEventDestinationResponse) GetJSON200() *V2CoreEventDestination {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateEventDestinationResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateEventDestinationResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateEventDestinationResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CreateEventDestinationResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateEventDestinationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateEventDestinationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateEventDestinationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateEventDestinationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteEventDestinationResponse200Headers the declared response headers of an HTTP 200 response for DeleteEventDestination
+type DeleteEventDestinationResponse200Headers struct {
+	RequestId string
+}
+
+type DeleteEventDestinationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2DeletedObject
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeleteEventDestinationResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteEventDestinationResponse) GetJSON200() *V2DeletedObject {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteEventDestinationResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteEventDestinationResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteEventDestinationResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DeleteEventDestinationResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteEventDestinationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteEventDestinationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteEventDestinationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteEventDestinationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RetrieveEventDestinationResponse200Headers the declared response headers of an HTTP 200 response for RetrieveEventDestination
+type RetrieveEventDestinationResponse200Headers struct {
+	RequestId string
+}
+
+type RetrieveEventDestinationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreEventDestination
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RetrieveEventDestinationResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RetrieveEventDestinationResponse) GetJSON200() *V2CoreEventDestination {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RetrieveEventDestinationResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RetrieveEventDestinationResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RetrieveEventDestinationResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RetrieveEventDestinationResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RetrieveEventDestinationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RetrieveEventDestinationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RetrieveEventDestinationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RetrieveEventDestinationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateEventDestinationResponse200Headers the declared response headers of an HTTP 200 response for UpdateEventDestination
+type UpdateEventDestinationResponse200Headers struct {
+	RequestId string
+}
+
+type UpdateEventDestinationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreEventDestination
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateEventDestinationResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateEventDestinationResponse) GetJSON200() *V2CoreEventDestination {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdateEventDestinationResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UpdateEventDestinationResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateEventDestinationResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UpdateEventDestinationResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r UpdateEventDestinationResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateEventDestinationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateEventDestinationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateEventDestinationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateEventDestinationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DisableEventDestinationResponse200Headers the declared response headers of an HTTP 200 response for DisableEventDestination
+type DisableEventDestinationResponse200Headers struct {
+	RequestId string
+}
+
+type DisableEventDestinationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreEventDestination
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DisableEventDestinationResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DisableEventDestinationResponse) GetJSON200() *V2CoreEventDestination {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DisableEventDestinationResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DisableEventDestinationResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DisableEventDestinationResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DisableEventDestinationResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DisableEventDestinationResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DisableEventDestinationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DisableEventDestinationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DisableEventDestinationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DisableEventDestinationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// EnableEventDestinationResponse200Headers the declared response headers of an HTTP 200 response for EnableEventDestination
+type EnableEventDestinationResponse200Headers struct {
+	RequestId string
+}
+
+type EnableEventDestinationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreEventDestination
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *EnableEventDestinationResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r EnableEventDestinationResponse) GetJSON200() *V2CoreEventDestination {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r EnableEventDestinationResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r EnableEventDestinationResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r EnableEventDestinationResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r EnableEventDestinationResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r EnableEventDestinationResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r EnableEventDestinationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r EnableEventDestinationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r EnableEventDestinationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r EnableEventDestinationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PingEventDestinationResponse200Headers the declared response headers of an HTTP 200 response for PingEventDestination
+type PingEventDestinationResponse200Headers struct {
+	RequestId string
+}
+
+type PingEventDestinationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreEvent
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PingEventDestinationResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PingEventDestinationResponse) GetJSON200() *V2CoreEvent {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PingEventDestinationResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PingEventDestinationResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PingEventDestinationResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PingEventDestinationResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r PingEventDestinationResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PingEventDestinationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PingEventDestinationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PingEventDestinationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PingEventDestinationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListEventsResponse200Headers the declared response headers of an HTTP 200 response for ListEvents
+type ListEventsResponse200Headers struct {
+	RequestId string
+}
+
+type ListEventsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreEventList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListEventsResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListEventsResponse) GetJSON200() *V2CoreEventList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListEventsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListEventsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListEventsResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListEventsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListEventsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListEventsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RetrieveEventResponse200Headers the declared response headers of an HTTP 200 response for RetrieveEvent
+type RetrieveEventResponse200Headers struct {
+	RequestId string
+}
+
+type RetrieveEventResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CoreEvent
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RetrieveEventResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RetrieveEventResponse) GetJSON200() *V2CoreEvent {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RetrieveEventResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RetrieveEventResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RetrieveEventResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RetrieveEventResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RetrieveEventResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RetrieveEventResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RetrieveEventResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RetrieveEventResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // OpenAccountLinkWithResponse Open the hosted flow of an account link
 //
 // The first visit of a live link consumes it and answers the form that collects what the
@@ -13511,6 +16222,254 @@ func (c *ClientWithResponses) UpdatePersonWithResponse(ctx context.Context, id A
 		return nil, err
 	}
 	return ParseUpdatePersonResponse(rsp)
+}
+
+// ListEventDestinationsWithResponse List event destinations
+//
+// Lists the platform's event destinations in the mode of the API key, newest first, a
+// page at a time (`next_page_url`, `previous_page_url`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/core/event_destinations (the `ListEventDestinations` operationId).
+func (c *ClientWithResponses) ListEventDestinationsWithResponse(ctx context.Context, params *ListEventDestinationsParams, reqEditors ...RequestEditorFn) (*ListEventDestinationsResponse, error) {
+	rsp, err := c.ListEventDestinations(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListEventDestinationsResponse(rsp)
+}
+
+// CreateEventDestinationWithBodyWithResponse Create an event destination
+//
+// Creates an event destination of the platform in the mode of the API key: a webhook
+// endpoint (`type: webhook_endpoint`, with `webhook_endpoint.url`) to which every event
+// of the types in `enabled_events` is sent as a thin event, signed with the
+// destination's `signing_secret` (returned by this call, and later only with
+// `include=webhook_endpoint.signing_secret`), or an Amazon EventBridge destination
+// (`type: amazon_eventbridge`), which is stored but never delivered to. A new
+// destination is `enabled`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/event_destinations (the `CreateEventDestination` operationId).
+func (c *ClientWithResponses) CreateEventDestinationWithBodyWithResponse(ctx context.Context, params *CreateEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateEventDestinationResponse, error) {
+	rsp, err := c.CreateEventDestinationWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateEventDestinationResponse(rsp)
+}
+
+// CreateEventDestinationWithResponse Create an event destination
+//
+// Creates an event destination of the platform in the mode of the API key: a webhook
+// endpoint (`type: webhook_endpoint`, with `webhook_endpoint.url`) to which every event
+// of the types in `enabled_events` is sent as a thin event, signed with the
+// destination's `signing_secret` (returned by this call, and later only with
+// `include=webhook_endpoint.signing_secret`), or an Amazon EventBridge destination
+// (`type: amazon_eventbridge`), which is stored but never delivered to. A new
+// destination is `enabled`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/event_destinations (the `CreateEventDestination` operationId).
+func (c *ClientWithResponses) CreateEventDestinationWithResponse(ctx context.Context, params *CreateEventDestinationParams, body CreateEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateEventDestinationResponse, error) {
+	rsp, err := c.CreateEventDestination(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateEventDestinationResponse(rsp)
+}
+
+// DeleteEventDestinationWithResponse Delete an event destination
+//
+// Deletes an event destination; events still waiting for it are not delivered.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v2/core/event_destinations/{id} (the `DeleteEventDestination` operationId).
+func (c *ClientWithResponses) DeleteEventDestinationWithResponse(ctx context.Context, id EventDestinationId, params *DeleteEventDestinationParams, reqEditors ...RequestEditorFn) (*DeleteEventDestinationResponse, error) {
+	rsp, err := c.DeleteEventDestination(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteEventDestinationResponse(rsp)
+}
+
+// RetrieveEventDestinationWithResponse Retrieve an event destination
+//
+// Returns one event destination of the platform in the mode of the API key.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/core/event_destinations/{id} (the `RetrieveEventDestination` operationId).
+func (c *ClientWithResponses) RetrieveEventDestinationWithResponse(ctx context.Context, id EventDestinationId, params *RetrieveEventDestinationParams, reqEditors ...RequestEditorFn) (*RetrieveEventDestinationResponse, error) {
+	rsp, err := c.RetrieveEventDestination(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRetrieveEventDestinationResponse(rsp)
+}
+
+// UpdateEventDestinationWithBodyWithResponse Update an event destination
+//
+// Changes an event destination: members sent replace the stored ones, a `metadata` key
+// sent as `null` is removed. Events already waiting for delivery keep going to the
+// destination; new events follow the new `enabled_events` and URL.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/event_destinations/{id} (the `UpdateEventDestination` operationId).
+func (c *ClientWithResponses) UpdateEventDestinationWithBodyWithResponse(ctx context.Context, id EventDestinationId, params *UpdateEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateEventDestinationResponse, error) {
+	rsp, err := c.UpdateEventDestinationWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateEventDestinationResponse(rsp)
+}
+
+// UpdateEventDestinationWithResponse Update an event destination
+//
+// Changes an event destination: members sent replace the stored ones, a `metadata` key
+// sent as `null` is removed. Events already waiting for delivery keep going to the
+// destination; new events follow the new `enabled_events` and URL.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/event_destinations/{id} (the `UpdateEventDestination` operationId).
+func (c *ClientWithResponses) UpdateEventDestinationWithResponse(ctx context.Context, id EventDestinationId, params *UpdateEventDestinationParams, body UpdateEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateEventDestinationResponse, error) {
+	rsp, err := c.UpdateEventDestination(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateEventDestinationResponse(rsp)
+}
+
+// DisableEventDestinationWithBodyWithResponse Disable an event destination
+//
+// Disables an event destination (`status_details.disabled.reason: user`): events
+// emitted while it is disabled are not sent to it; those already waiting still are.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/event_destinations/{id}/disable (the `DisableEventDestination` operationId).
+func (c *ClientWithResponses) DisableEventDestinationWithBodyWithResponse(ctx context.Context, id EventDestinationId, params *DisableEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DisableEventDestinationResponse, error) {
+	rsp, err := c.DisableEventDestinationWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDisableEventDestinationResponse(rsp)
+}
+
+// DisableEventDestinationWithResponse Disable an event destination
+//
+// Disables an event destination (`status_details.disabled.reason: user`): events
+// emitted while it is disabled are not sent to it; those already waiting still are.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/event_destinations/{id}/disable (the `DisableEventDestination` operationId).
+func (c *ClientWithResponses) DisableEventDestinationWithResponse(ctx context.Context, id EventDestinationId, params *DisableEventDestinationParams, body DisableEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*DisableEventDestinationResponse, error) {
+	rsp, err := c.DisableEventDestination(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDisableEventDestinationResponse(rsp)
+}
+
+// EnableEventDestinationWithBodyWithResponse Enable an event destination
+//
+// Enables an event destination; events emitted from now on are sent to it.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/event_destinations/{id}/enable (the `EnableEventDestination` operationId).
+func (c *ClientWithResponses) EnableEventDestinationWithBodyWithResponse(ctx context.Context, id EventDestinationId, params *EnableEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*EnableEventDestinationResponse, error) {
+	rsp, err := c.EnableEventDestinationWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEnableEventDestinationResponse(rsp)
+}
+
+// EnableEventDestinationWithResponse Enable an event destination
+//
+// Enables an event destination; events emitted from now on are sent to it.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/event_destinations/{id}/enable (the `EnableEventDestination` operationId).
+func (c *ClientWithResponses) EnableEventDestinationWithResponse(ctx context.Context, id EventDestinationId, params *EnableEventDestinationParams, body EnableEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*EnableEventDestinationResponse, error) {
+	rsp, err := c.EnableEventDestination(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEnableEventDestinationResponse(rsp)
+}
+
+// PingEventDestinationWithBodyWithResponse Ping an event destination
+//
+// Emits a `v2.core.event_destination.ping` event and sends it to this destination alone,
+// whatever its `enabled_events`; returns the event.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/event_destinations/{id}/ping (the `PingEventDestination` operationId).
+func (c *ClientWithResponses) PingEventDestinationWithBodyWithResponse(ctx context.Context, id EventDestinationId, params *PingEventDestinationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PingEventDestinationResponse, error) {
+	rsp, err := c.PingEventDestinationWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePingEventDestinationResponse(rsp)
+}
+
+// PingEventDestinationWithResponse Ping an event destination
+//
+// Emits a `v2.core.event_destination.ping` event and sends it to this destination alone,
+// whatever its `enabled_events`; returns the event.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v2/core/event_destinations/{id}/ping (the `PingEventDestination` operationId).
+func (c *ClientWithResponses) PingEventDestinationWithResponse(ctx context.Context, id EventDestinationId, params *PingEventDestinationParams, body PingEventDestinationJSONRequestBody, reqEditors ...RequestEditorFn) (*PingEventDestinationResponse, error) {
+	rsp, err := c.PingEventDestination(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePingEventDestinationResponse(rsp)
+}
+
+// ListEventsWithResponse List events
+//
+// Lists the platform's events in the mode of the API key, newest first, narrowed by
+// `object_id` (the related object), `types` and `created`, a page at a time. Events are
+// kept for the event retention (30 days unless configured).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/core/events (the `ListEvents` operationId).
+func (c *ClientWithResponses) ListEventsWithResponse(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*ListEventsResponse, error) {
+	rsp, err := c.ListEvents(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListEventsResponse(rsp)
+}
+
+// RetrieveEventWithResponse Retrieve an event
+//
+// Returns one event of the platform in the mode of the API key, with its `data`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/core/events/{id} (the `RetrieveEvent` operationId).
+func (c *ClientWithResponses) RetrieveEventWithResponse(ctx context.Context, id EventId, params *RetrieveEventParams, reqEditors ...RequestEditorFn) (*RetrieveEventResponse, error) {
+	rsp, err := c.RetrieveEvent(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRetrieveEventResponse(rsp)
 }
 
 // ParseOpenAccountLinkResponse parses an HTTP response from a OpenAccountLinkWithResponse call
@@ -14670,6 +17629,690 @@ func ParseUpdatePersonResponse(rsp *http.Response) (*UpdatePersonResponse, error
 	return response, nil
 }
 
+// ParseListEventDestinationsResponse parses an HTTP response from a ListEventDestinationsWithResponse call
+func ParseListEventDestinationsResponse(rsp *http.Response) (*ListEventDestinationsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListEventDestinationsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreEventDestinationList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListEventDestinationsResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateEventDestinationResponse parses an HTTP response from a CreateEventDestinationWithResponse call
+func ParseCreateEventDestinationResponse(rsp *http.Response) (*CreateEventDestinationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateEventDestinationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreEventDestination
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CreateEventDestinationResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteEventDestinationResponse parses an HTTP response from a DeleteEventDestinationWithResponse call
+func ParseDeleteEventDestinationResponse(rsp *http.Response) (*DeleteEventDestinationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteEventDestinationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2DeletedObject
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DeleteEventDestinationResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRetrieveEventDestinationResponse parses an HTTP response from a RetrieveEventDestinationWithResponse call
+func ParseRetrieveEventDestinationResponse(rsp *http.Response) (*RetrieveEventDestinationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RetrieveEventDestinationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreEventDestination
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RetrieveEventDestinationResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateEventDestinationResponse parses an HTTP response from a UpdateEventDestinationWithResponse call
+func ParseUpdateEventDestinationResponse(rsp *http.Response) (*UpdateEventDestinationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateEventDestinationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreEventDestination
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateEventDestinationResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDisableEventDestinationResponse parses an HTTP response from a DisableEventDestinationWithResponse call
+func ParseDisableEventDestinationResponse(rsp *http.Response) (*DisableEventDestinationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DisableEventDestinationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreEventDestination
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DisableEventDestinationResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseEnableEventDestinationResponse parses an HTTP response from a EnableEventDestinationWithResponse call
+func ParseEnableEventDestinationResponse(rsp *http.Response) (*EnableEventDestinationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &EnableEventDestinationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreEventDestination
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers EnableEventDestinationResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePingEventDestinationResponse parses an HTTP response from a PingEventDestinationWithResponse call
+func ParsePingEventDestinationResponse(rsp *http.Response) (*PingEventDestinationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PingEventDestinationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreEvent
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PingEventDestinationResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListEventsResponse parses an HTTP response from a ListEventsWithResponse call
+func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListEventsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreEventList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListEventsResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRetrieveEventResponse parses an HTTP response from a RetrieveEventWithResponse call
+func ParseRetrieveEventResponse(rsp *http.Response) (*RetrieveEventResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RetrieveEventResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CoreEvent
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RetrieveEventResponse200Headers
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// OpenAccountLink Open the hosted flow of an account link
@@ -14723,6 +18366,36 @@ type ServerInterface interface {
 	// UpdatePerson Update a person
 	// (POST /v2/core/accounts/{id}/persons/{person_id})
 	UpdatePerson(ctx echo.Context, id AccountId, personId PersonId, params UpdatePersonParams) error
+	// ListEventDestinations List event destinations
+	// (GET /v2/core/event_destinations)
+	ListEventDestinations(ctx echo.Context, params ListEventDestinationsParams) error
+	// CreateEventDestination Create an event destination
+	// (POST /v2/core/event_destinations)
+	CreateEventDestination(ctx echo.Context, params CreateEventDestinationParams) error
+	// DeleteEventDestination Delete an event destination
+	// (DELETE /v2/core/event_destinations/{id})
+	DeleteEventDestination(ctx echo.Context, id EventDestinationId, params DeleteEventDestinationParams) error
+	// RetrieveEventDestination Retrieve an event destination
+	// (GET /v2/core/event_destinations/{id})
+	RetrieveEventDestination(ctx echo.Context, id EventDestinationId, params RetrieveEventDestinationParams) error
+	// UpdateEventDestination Update an event destination
+	// (POST /v2/core/event_destinations/{id})
+	UpdateEventDestination(ctx echo.Context, id EventDestinationId, params UpdateEventDestinationParams) error
+	// DisableEventDestination Disable an event destination
+	// (POST /v2/core/event_destinations/{id}/disable)
+	DisableEventDestination(ctx echo.Context, id EventDestinationId, params DisableEventDestinationParams) error
+	// EnableEventDestination Enable an event destination
+	// (POST /v2/core/event_destinations/{id}/enable)
+	EnableEventDestination(ctx echo.Context, id EventDestinationId, params EnableEventDestinationParams) error
+	// PingEventDestination Ping an event destination
+	// (POST /v2/core/event_destinations/{id}/ping)
+	PingEventDestination(ctx echo.Context, id EventDestinationId, params PingEventDestinationParams) error
+	// ListEvents List events
+	// (GET /v2/core/events)
+	ListEvents(ctx echo.Context, params ListEventsParams) error
+	// RetrieveEvent Retrieve an event
+	// (GET /v2/core/events/{id})
+	RetrieveEvent(ctx echo.Context, id EventId, params RetrieveEventParams) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -15532,6 +19205,500 @@ func (w *ServerInterfaceWrapper) UpdatePerson(ctx echo.Context) error {
 	return err
 }
 
+// ListEventDestinations converts echo context to params.
+func (w *ServerInterfaceWrapper) ListEventDestinations(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListEventDestinationsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListEventDestinations(ctx, params)
+	return err
+}
+
+// CreateEventDestination converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateEventDestination(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateEventDestinationParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateEventDestination(ctx, params)
+	return err
+}
+
+// DeleteEventDestination converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteEventDestination(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id EventDestinationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteEventDestinationParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteEventDestination(ctx, id, params)
+	return err
+}
+
+// RetrieveEventDestination converts echo context to params.
+func (w *ServerInterfaceWrapper) RetrieveEventDestination(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id EventDestinationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RetrieveEventDestinationParams
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RetrieveEventDestination(ctx, id, params)
+	return err
+}
+
+// UpdateEventDestination converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateEventDestination(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id EventDestinationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateEventDestinationParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateEventDestination(ctx, id, params)
+	return err
+}
+
+// DisableEventDestination converts echo context to params.
+func (w *ServerInterfaceWrapper) DisableEventDestination(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id EventDestinationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DisableEventDestinationParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DisableEventDestination(ctx, id, params)
+	return err
+}
+
+// EnableEventDestination converts echo context to params.
+func (w *ServerInterfaceWrapper) EnableEventDestination(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id EventDestinationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params EnableEventDestinationParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.EnableEventDestination(ctx, id, params)
+	return err
+}
+
+// PingEventDestination converts echo context to params.
+func (w *ServerInterfaceWrapper) PingEventDestination(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id EventDestinationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PingEventDestinationParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PingEventDestination(ctx, id, params)
+	return err
+}
+
+// ListEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListEventsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "object_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "object_id", ctx.QueryParams(), &params.ObjectId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter object_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "types" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "types", ctx.QueryParams(), &params.Types, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter types: %s", err))
+	}
+
+	// ------------- Optional query parameter "created" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "created", ctx.QueryParams(), &params.Created, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter created: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListEvents(ctx, params)
+	return err
+}
+
+// RetrieveEvent converts echo context to params.
+func (w *ServerInterfaceWrapper) RetrieveEvent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id EventId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RetrieveEventParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Service-Version" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Service-Version")]; found {
+		var ServiceVersion ServiceVersion
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Service-Version, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Service-Version", valueList[0], &ServiceVersion, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Service-Version: %s", err))
+		}
+
+		params.ServiceVersion = ServiceVersion
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RetrieveEvent(ctx, id, params)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -15596,6 +19763,16 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/v2/core/account_tokens/:id", wrapper.RetrieveAccountToken, options.OperationMiddlewares["retrieveAccountToken"]...)
 	router.GET(options.BaseURL+"/r/:account/:token", wrapper.OpenAccountLink, options.OperationMiddlewares["openAccountLink"]...)
 	router.POST(options.BaseURL+"/r/:account/:token", wrapper.SubmitAccountLink, options.OperationMiddlewares["submitAccountLink"]...)
+	router.GET(options.BaseURL+"/v2/core/event_destinations", wrapper.ListEventDestinations, options.OperationMiddlewares["listEventDestinations"]...)
+	router.POST(options.BaseURL+"/v2/core/event_destinations", wrapper.CreateEventDestination, options.OperationMiddlewares["createEventDestination"]...)
+	router.DELETE(options.BaseURL+"/v2/core/event_destinations/:id", wrapper.DeleteEventDestination, options.OperationMiddlewares["deleteEventDestination"]...)
+	router.GET(options.BaseURL+"/v2/core/event_destinations/:id", wrapper.RetrieveEventDestination, options.OperationMiddlewares["retrieveEventDestination"]...)
+	router.POST(options.BaseURL+"/v2/core/event_destinations/:id", wrapper.UpdateEventDestination, options.OperationMiddlewares["updateEventDestination"]...)
+	router.POST(options.BaseURL+"/v2/core/event_destinations/:id/enable", wrapper.EnableEventDestination, options.OperationMiddlewares["enableEventDestination"]...)
+	router.POST(options.BaseURL+"/v2/core/event_destinations/:id/disable", wrapper.DisableEventDestination, options.OperationMiddlewares["disableEventDestination"]...)
+	router.POST(options.BaseURL+"/v2/core/event_destinations/:id/ping", wrapper.PingEventDestination, options.OperationMiddlewares["pingEventDestination"]...)
+	router.GET(options.BaseURL+"/v2/core/events", wrapper.ListEvents, options.OperationMiddlewares["listEvents"]...)
+	router.GET(options.BaseURL+"/v2/core/events/:id", wrapper.RetrieveEvent, options.OperationMiddlewares["retrieveEvent"]...)
 
 }
 
@@ -17345,6 +21522,936 @@ func (response UpdatePersondefaultJSONResponse) VisitUpdatePersonResponse(w http
 	return err
 }
 
+type ListEventDestinationsRequestObject struct {
+	Params ListEventDestinationsParams
+}
+
+type ListEventDestinationsResponseObject interface {
+	VisitListEventDestinationsResponse(w http.ResponseWriter) error
+}
+
+type ListEventDestinations200ResponseHeaders struct {
+	RequestId string
+}
+
+type ListEventDestinations200JSONResponse struct {
+	Body    V2CoreEventDestinationList
+	Headers ListEventDestinations200ResponseHeaders
+}
+
+func (response ListEventDestinations200JSONResponse) VisitListEventDestinationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEventDestinations400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListEventDestinations400JSONResponse) VisitListEventDestinationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEventDestinations401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListEventDestinations401JSONResponse) VisitListEventDestinationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEventDestinationsdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response ListEventDestinationsdefaultJSONResponse) VisitListEventDestinationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEventDestinationRequestObject struct {
+	Params CreateEventDestinationParams
+	Body   *CreateEventDestinationJSONRequestBody
+}
+
+type CreateEventDestinationResponseObject interface {
+	VisitCreateEventDestinationResponse(w http.ResponseWriter) error
+}
+
+type CreateEventDestination200ResponseHeaders struct {
+	RequestId string
+}
+
+type CreateEventDestination200JSONResponse struct {
+	Body    V2CoreEventDestination
+	Headers CreateEventDestination200ResponseHeaders
+}
+
+func (response CreateEventDestination200JSONResponse) VisitCreateEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEventDestination400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateEventDestination400JSONResponse) VisitCreateEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEventDestination401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateEventDestination401JSONResponse) VisitCreateEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEventDestination409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateEventDestination409JSONResponse) VisitCreateEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEventDestinationdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response CreateEventDestinationdefaultJSONResponse) VisitCreateEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteEventDestinationRequestObject struct {
+	Id     EventDestinationId `json:"id"`
+	Params DeleteEventDestinationParams
+}
+
+type DeleteEventDestinationResponseObject interface {
+	VisitDeleteEventDestinationResponse(w http.ResponseWriter) error
+}
+
+type DeleteEventDestination200ResponseHeaders struct {
+	RequestId string
+}
+
+type DeleteEventDestination200JSONResponse struct {
+	Body    V2DeletedObject
+	Headers DeleteEventDestination200ResponseHeaders
+}
+
+func (response DeleteEventDestination200JSONResponse) VisitDeleteEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteEventDestination400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteEventDestination400JSONResponse) VisitDeleteEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteEventDestination401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteEventDestination401JSONResponse) VisitDeleteEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteEventDestination404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteEventDestination404JSONResponse) VisitDeleteEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteEventDestinationdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response DeleteEventDestinationdefaultJSONResponse) VisitDeleteEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveEventDestinationRequestObject struct {
+	Id     EventDestinationId `json:"id"`
+	Params RetrieveEventDestinationParams
+}
+
+type RetrieveEventDestinationResponseObject interface {
+	VisitRetrieveEventDestinationResponse(w http.ResponseWriter) error
+}
+
+type RetrieveEventDestination200ResponseHeaders struct {
+	RequestId string
+}
+
+type RetrieveEventDestination200JSONResponse struct {
+	Body    V2CoreEventDestination
+	Headers RetrieveEventDestination200ResponseHeaders
+}
+
+func (response RetrieveEventDestination200JSONResponse) VisitRetrieveEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveEventDestination400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RetrieveEventDestination400JSONResponse) VisitRetrieveEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveEventDestination401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RetrieveEventDestination401JSONResponse) VisitRetrieveEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveEventDestination404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RetrieveEventDestination404JSONResponse) VisitRetrieveEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveEventDestinationdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response RetrieveEventDestinationdefaultJSONResponse) VisitRetrieveEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEventDestinationRequestObject struct {
+	Id     EventDestinationId `json:"id"`
+	Params UpdateEventDestinationParams
+	Body   *UpdateEventDestinationJSONRequestBody
+}
+
+type UpdateEventDestinationResponseObject interface {
+	VisitUpdateEventDestinationResponse(w http.ResponseWriter) error
+}
+
+type UpdateEventDestination200ResponseHeaders struct {
+	RequestId string
+}
+
+type UpdateEventDestination200JSONResponse struct {
+	Body    V2CoreEventDestination
+	Headers UpdateEventDestination200ResponseHeaders
+}
+
+func (response UpdateEventDestination200JSONResponse) VisitUpdateEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEventDestination400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateEventDestination400JSONResponse) VisitUpdateEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEventDestination401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateEventDestination401JSONResponse) VisitUpdateEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEventDestination404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateEventDestination404JSONResponse) VisitUpdateEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEventDestination409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateEventDestination409JSONResponse) VisitUpdateEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEventDestinationdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response UpdateEventDestinationdefaultJSONResponse) VisitUpdateEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DisableEventDestinationRequestObject struct {
+	Id     EventDestinationId `json:"id"`
+	Params DisableEventDestinationParams
+	Body   *DisableEventDestinationJSONRequestBody
+}
+
+type DisableEventDestinationResponseObject interface {
+	VisitDisableEventDestinationResponse(w http.ResponseWriter) error
+}
+
+type DisableEventDestination200ResponseHeaders struct {
+	RequestId string
+}
+
+type DisableEventDestination200JSONResponse struct {
+	Body    V2CoreEventDestination
+	Headers DisableEventDestination200ResponseHeaders
+}
+
+func (response DisableEventDestination200JSONResponse) VisitDisableEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DisableEventDestination400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DisableEventDestination400JSONResponse) VisitDisableEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DisableEventDestination401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DisableEventDestination401JSONResponse) VisitDisableEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DisableEventDestination404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DisableEventDestination404JSONResponse) VisitDisableEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DisableEventDestination409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DisableEventDestination409JSONResponse) VisitDisableEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DisableEventDestinationdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response DisableEventDestinationdefaultJSONResponse) VisitDisableEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EnableEventDestinationRequestObject struct {
+	Id     EventDestinationId `json:"id"`
+	Params EnableEventDestinationParams
+	Body   *EnableEventDestinationJSONRequestBody
+}
+
+type EnableEventDestinationResponseObject interface {
+	VisitEnableEventDestinationResponse(w http.ResponseWriter) error
+}
+
+type EnableEventDestination200ResponseHeaders struct {
+	RequestId string
+}
+
+type EnableEventDestination200JSONResponse struct {
+	Body    V2CoreEventDestination
+	Headers EnableEventDestination200ResponseHeaders
+}
+
+func (response EnableEventDestination200JSONResponse) VisitEnableEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EnableEventDestination400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response EnableEventDestination400JSONResponse) VisitEnableEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EnableEventDestination401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response EnableEventDestination401JSONResponse) VisitEnableEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EnableEventDestination404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response EnableEventDestination404JSONResponse) VisitEnableEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EnableEventDestination409JSONResponse struct{ ConflictJSONResponse }
+
+func (response EnableEventDestination409JSONResponse) VisitEnableEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EnableEventDestinationdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response EnableEventDestinationdefaultJSONResponse) VisitEnableEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PingEventDestinationRequestObject struct {
+	Id     EventDestinationId `json:"id"`
+	Params PingEventDestinationParams
+	Body   *PingEventDestinationJSONRequestBody
+}
+
+type PingEventDestinationResponseObject interface {
+	VisitPingEventDestinationResponse(w http.ResponseWriter) error
+}
+
+type PingEventDestination200ResponseHeaders struct {
+	RequestId string
+}
+
+type PingEventDestination200JSONResponse struct {
+	Body    V2CoreEvent
+	Headers PingEventDestination200ResponseHeaders
+}
+
+func (response PingEventDestination200JSONResponse) VisitPingEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PingEventDestination400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PingEventDestination400JSONResponse) VisitPingEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PingEventDestination401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PingEventDestination401JSONResponse) VisitPingEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PingEventDestination404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PingEventDestination404JSONResponse) VisitPingEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PingEventDestination409JSONResponse struct{ ConflictJSONResponse }
+
+func (response PingEventDestination409JSONResponse) VisitPingEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PingEventDestinationdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response PingEventDestinationdefaultJSONResponse) VisitPingEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEventsRequestObject struct {
+	Params ListEventsParams
+}
+
+type ListEventsResponseObject interface {
+	VisitListEventsResponse(w http.ResponseWriter) error
+}
+
+type ListEvents200ResponseHeaders struct {
+	RequestId string
+}
+
+type ListEvents200JSONResponse struct {
+	Body    V2CoreEventList
+	Headers ListEvents200ResponseHeaders
+}
+
+func (response ListEvents200JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListEvents400JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListEvents401JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEventsdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response ListEventsdefaultJSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveEventRequestObject struct {
+	Id     EventId `json:"id"`
+	Params RetrieveEventParams
+}
+
+type RetrieveEventResponseObject interface {
+	VisitRetrieveEventResponse(w http.ResponseWriter) error
+}
+
+type RetrieveEvent200ResponseHeaders struct {
+	RequestId string
+}
+
+type RetrieveEvent200JSONResponse struct {
+	Body    V2CoreEvent
+	Headers RetrieveEvent200ResponseHeaders
+}
+
+func (response RetrieveEvent200JSONResponse) VisitRetrieveEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", fmt.Sprint(response.Headers.RequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveEvent400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RetrieveEvent400JSONResponse) VisitRetrieveEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveEvent401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RetrieveEvent401JSONResponse) VisitRetrieveEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveEvent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RetrieveEvent404JSONResponse) VisitRetrieveEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetrieveEventdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response RetrieveEventdefaultJSONResponse) VisitRetrieveEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// OpenAccountLink Open the hosted flow of an account link
@@ -17398,6 +22505,36 @@ type StrictServerInterface interface {
 	// UpdatePerson Update a person
 	// (POST /v2/core/accounts/{id}/persons/{person_id})
 	UpdatePerson(ctx context.Context, request UpdatePersonRequestObject) (UpdatePersonResponseObject, error)
+	// ListEventDestinations List event destinations
+	// (GET /v2/core/event_destinations)
+	ListEventDestinations(ctx context.Context, request ListEventDestinationsRequestObject) (ListEventDestinationsResponseObject, error)
+	// CreateEventDestination Create an event destination
+	// (POST /v2/core/event_destinations)
+	CreateEventDestination(ctx context.Context, request CreateEventDestinationRequestObject) (CreateEventDestinationResponseObject, error)
+	// DeleteEventDestination Delete an event destination
+	// (DELETE /v2/core/event_destinations/{id})
+	DeleteEventDestination(ctx context.Context, request DeleteEventDestinationRequestObject) (DeleteEventDestinationResponseObject, error)
+	// RetrieveEventDestination Retrieve an event destination
+	// (GET /v2/core/event_destinations/{id})
+	RetrieveEventDestination(ctx context.Context, request RetrieveEventDestinationRequestObject) (RetrieveEventDestinationResponseObject, error)
+	// UpdateEventDestination Update an event destination
+	// (POST /v2/core/event_destinations/{id})
+	UpdateEventDestination(ctx context.Context, request UpdateEventDestinationRequestObject) (UpdateEventDestinationResponseObject, error)
+	// DisableEventDestination Disable an event destination
+	// (POST /v2/core/event_destinations/{id}/disable)
+	DisableEventDestination(ctx context.Context, request DisableEventDestinationRequestObject) (DisableEventDestinationResponseObject, error)
+	// EnableEventDestination Enable an event destination
+	// (POST /v2/core/event_destinations/{id}/enable)
+	EnableEventDestination(ctx context.Context, request EnableEventDestinationRequestObject) (EnableEventDestinationResponseObject, error)
+	// PingEventDestination Ping an event destination
+	// (POST /v2/core/event_destinations/{id}/ping)
+	PingEventDestination(ctx context.Context, request PingEventDestinationRequestObject) (PingEventDestinationResponseObject, error)
+	// ListEvents List events
+	// (GET /v2/core/events)
+	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
+	// RetrieveEvent Retrieve an event
+	// (GET /v2/core/events/{id})
+	RetrieveEvent(ctx context.Context, request RetrieveEventRequestObject) (RetrieveEventResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -18067,517 +23204,948 @@ func (sh *strictHandler) UpdatePerson(ctx echo.Context, id AccountId, personId P
 	return nil
 }
 
+// ListEventDestinations operation middleware
+func (sh *strictHandler) ListEventDestinations(ctx echo.Context, params ListEventDestinationsParams) error {
+	var request ListEventDestinationsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEventDestinations(ctx.Request().Context(), request.(ListEventDestinationsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEventDestinations")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListEventDestinationsResponseObject); ok {
+		return validResponse.VisitListEventDestinationsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateEventDestination operation middleware
+func (sh *strictHandler) CreateEventDestination(ctx echo.Context, params CreateEventDestinationParams) error {
+	var request CreateEventDestinationRequestObject
+
+	request.Params = params
+
+	var body CreateEventDestinationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateEventDestination(ctx.Request().Context(), request.(CreateEventDestinationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateEventDestination")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateEventDestinationResponseObject); ok {
+		return validResponse.VisitCreateEventDestinationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteEventDestination operation middleware
+func (sh *strictHandler) DeleteEventDestination(ctx echo.Context, id EventDestinationId, params DeleteEventDestinationParams) error {
+	var request DeleteEventDestinationRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteEventDestination(ctx.Request().Context(), request.(DeleteEventDestinationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteEventDestination")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteEventDestinationResponseObject); ok {
+		return validResponse.VisitDeleteEventDestinationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RetrieveEventDestination operation middleware
+func (sh *strictHandler) RetrieveEventDestination(ctx echo.Context, id EventDestinationId, params RetrieveEventDestinationParams) error {
+	var request RetrieveEventDestinationRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RetrieveEventDestination(ctx.Request().Context(), request.(RetrieveEventDestinationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RetrieveEventDestination")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RetrieveEventDestinationResponseObject); ok {
+		return validResponse.VisitRetrieveEventDestinationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateEventDestination operation middleware
+func (sh *strictHandler) UpdateEventDestination(ctx echo.Context, id EventDestinationId, params UpdateEventDestinationParams) error {
+	var request UpdateEventDestinationRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	var body UpdateEventDestinationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateEventDestination(ctx.Request().Context(), request.(UpdateEventDestinationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateEventDestination")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateEventDestinationResponseObject); ok {
+		return validResponse.VisitUpdateEventDestinationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DisableEventDestination operation middleware
+func (sh *strictHandler) DisableEventDestination(ctx echo.Context, id EventDestinationId, params DisableEventDestinationParams) error {
+	var request DisableEventDestinationRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	var body DisableEventDestinationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DisableEventDestination(ctx.Request().Context(), request.(DisableEventDestinationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DisableEventDestination")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DisableEventDestinationResponseObject); ok {
+		return validResponse.VisitDisableEventDestinationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// EnableEventDestination operation middleware
+func (sh *strictHandler) EnableEventDestination(ctx echo.Context, id EventDestinationId, params EnableEventDestinationParams) error {
+	var request EnableEventDestinationRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	var body EnableEventDestinationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.EnableEventDestination(ctx.Request().Context(), request.(EnableEventDestinationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "EnableEventDestination")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(EnableEventDestinationResponseObject); ok {
+		return validResponse.VisitEnableEventDestinationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PingEventDestination operation middleware
+func (sh *strictHandler) PingEventDestination(ctx echo.Context, id EventDestinationId, params PingEventDestinationParams) error {
+	var request PingEventDestinationRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	var body PingEventDestinationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PingEventDestination(ctx.Request().Context(), request.(PingEventDestinationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PingEventDestination")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PingEventDestinationResponseObject); ok {
+		return validResponse.VisitPingEventDestinationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListEvents operation middleware
+func (sh *strictHandler) ListEvents(ctx echo.Context, params ListEventsParams) error {
+	var request ListEventsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEvents(ctx.Request().Context(), request.(ListEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListEventsResponseObject); ok {
+		return validResponse.VisitListEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RetrieveEvent operation middleware
+func (sh *strictHandler) RetrieveEvent(ctx echo.Context, id EventId, params RetrieveEventParams) error {
+	var request RetrieveEventRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RetrieveEvent(ctx.Request().Context(), request.(RetrieveEventRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RetrieveEvent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RetrieveEventResponseObject); ok {
+		return validResponse.VisitRetrieveEventResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P19c9w2liiMfxXcvvsr23tbsiUnmYlTt7YcKZloMo59LWf2txN5KTSJ7oabBBgAVHdrKk/tB3nul9tP",
-	"8hQOAL6C3WySkh1H/1AtEjh4Ozg4OK//nIQ8STkjTMnJi39OlgRHRMDPt+TXjEh1Eel/IiJDQVNFOZu8",
-	"mPzM6K8ZQTQiTNE5JQLxOVJLKpEwldDja0F+DY6Pj6+fTBGOJUdrQZUiDCmO1JIgScQNESjmi+PJdEI2",
-	"OEljMnkx0dVuTr/Yqv//5XeXfzlLYvzd1/PJVL/PqCDR5IUSGZlOZLgkCdZdS7FSROhu/aeu/MvLo3/g",
-	"o9tnR1+//1//MplO1DbVcKUSlC0mv/3223SSYoETouw4X4Yhz5h3nBfnZmAEYVMIPb7GYajMwKodh/cn",
-	"P908+/4v/+frtz/+sDj7e/TjZDqhGlCK1XIynTCc6KI02jmgBG/+RthCLScvTr/8cjpJKHP/nzTHM528",
-	"TNOYkuiMszldZALrzsvmYP5GpZKIs3hbHpFEaokVWuIbgnAc2/FKgsIKOIRNI+gxZhFK8HZGrhhXSyLk",
-	"k28QT/TaRtMCKBYExVQqEqH1Eiui11otCRU1uMfoLUkJ1uU4C8kVS4lANzjOCHp8/W+20aBa538nRIRL",
-	"zNRV9uzZ6VcthQQJaUoJU9dPvtFNXzHKIrIhEZpzkeiF9Nb75dn7HP71FK2XNFwiPdkpOVpwJAmL5BOE",
-	"WXTF2iC8v4bhC1JCearQjMy5IHpwNIKSU4Sl7gy6piyMs4hcH1+xMk79MnE9mbzXr9OYR8ThC+DVrxkR",
-	"2wKx/B2alJGLKpIAcvyLIPPJi8n/fFoQgKemmHxaQaV3GuF+yxEPC4G3+n+ptoD4ejr1/2cxlyTaiXch",
-	"FCmw5PG1Hsv11H1YU7VE1/CP3ZXXTxAXpjJPCUOcEXnFHl/PcSx1RY3JEZnjLFZParMHRfzzZJqrzIsF",
-	"klezo51xHhPMYJ9dRCRJuSIs3P5Its2BvsIrIqFHb15fvkMSz4leekGU2B6jl+aHGSNQQJwQtCJbjUxo",
-	"xqPtFM22+ZcrlsZYAarCjuMRmUJdyqCMIEoTX87QmrKIr6coJUIXl0jvS8oWiJE11BVEZYJJswnCTAjC",
-	"FBJEZrEqesMFXVCGYyQVVpk8Ru/KXYRiGEV0PidQXfcXUXnFBPlAQr19H3/x7Bm6psUcBUQILuzuK4Fa",
-	"0pjAqzkVUuUnBpVIKhrHiLIrNo/pYgnvyvC/rsJfkW1AWZBJcv1Ez+/PP1+cmyohTxLCIhLVUGLy5fx5",
-	"+DX+8vToT+TZ7OiL6KvZ0df4hBydhn+eP4u+mP0Jf3XiaLY5CgukKS3/kV7/IST7wmz4Jg69hh96GUho",
-	"CG/tAFIcpTzNYqzIN0UhxhXS3Yws5dELrv+RV+yaZXF8bdYzP/j0NJnyOe2xqFIixiinxXrH/Zst+L/N",
-	"qa+2hvq6t/Y4SzQd0ctxyROCLs9/lEAyYQhl+luGqEmuF+gvJ+9rcFGJWv7y/vqbMith6K0mD2rJJSCb",
-	"1NNVjNBDgSWHU08tBSHIbB89gzgMSaoa+PPLxPWzOMChZx3ps+3J4QTZ8Si2fgdq/DeaUOWjURuaZAli",
-	"WTIzbFtOjLkhLClekApnc/LMP5gYWvDSUF0lMS3pf57BhrD/5V2nTJEFEbAf3uCFdzNgzWbqHiHFV/ok",
-	"xfo5FzxB14xsVKC/BZmIrwEzUkFuKM9k+fUcYYYIFjElQpMrmXImieFZ9LGsD+CCGsHoa0QDgL16F25+",
-	"+rBYvzpfPHt1+/Pm1WLinxZdukob9tCCN0RIznaznymUQY+vzQ8f/2m/KCJV8NXJ5V+WW568zW7/tJHr",
-	"L09PvvJzorbSyAzpJRE3NCR/J0LCQOrjevnmAt2Yj/Ysy48AxzLhBaZMqhf60MFKb8045msS6SMSI0Fi",
-	"giUBEnZ8xd7anmsU1pzm1kH8BmGUUCn1acgFypjM0pQLTeAMj1k+YOCM++LZsyvGcKJr6K6ZQwBoI5Ca",
-	"an1ZR5XTZ6dfHT378uj0T8cRXsYUtx0mdoqO3Bx1vOBcXUX//OK3I/3n1P25ujr+BR/d+m8708k7vXE6",
-	"YZfZYgbH1KoVyfSnw7AMAI+NZDCuN1gtu13c3OD0Na1lcO7TYYMbdVi/aVCGQsGZ8C2O7DVc/xdyppk+",
-	"/RM4/RAOsacfpNlk+Uj+OQHWC6aFh5oOTl5oLmA6SYiUQGonmSRBiCU5thMUcDbjWESULY4FmQsil7ri",
-	"C+SGlu/SOSVx5LbVpETO4VwNbDHD/U2muiER5O3qbuhRFhO069j7TsN4ayfETE91nd9VqYftg6YaCYED",
-	"bo5pbHZrcekqhmQLceH2ueZo7cim+ty4rjF912iNNcnI8ttKgyl+7OOBp5opIShn6SNODNMG9+6X7gi+",
-	"OTUYCv8FN6eB5kOkDGYxD1ckun5iLjwxZatH8orVrugRB5AJVuGyJrQwJWWQZFIFUCBQXHPOgVt+DVNC",
-	"R7G5jRV91IhehvdI1oUDbQ0AIABqD1nXIyrdlS8frykcXcM1Tl8nub4FhH0RPwRWbOK/L0ym7Rvj3ZII",
-	"OBjsTSnWFzSQdCDKjlLBF4LIQtCVSXNUUIlquHKM3sKFb8szkRfHc819YySXXCgUkRhvjz/yHnqZd656",
-	"NW3ifumKhswNTbPxrVcys44/cKlI9F2xLvlSKrJRT5cqiStrONFXgOfh/4h4qGcF6QLwipgP9f/1pqt8",
-	"PzH/vdNLorEa7jpcGRpgyjx1hey/dRhPi0YqrJyHXNfn0jCrS6yQxFsJwi+01sRhLThboMfAVMCUoHnM",
-	"9QVdromQ6Id3r/42RQwEZX+9fP3Tk2M9eT9x9T3PWDRsEzCugjmA2Y33SBDJMxESTeXYI80bZyw6/gRo",
-	"vKMbOU0iGyod704lashK0OPrfNTXZi7fcf4Ks609T+WwKXVES2BFArgJBWQTEhKRnZNsKT0KMTOj0FUQ",
-	"zukpifRPQ3nCLdLQEUDXrG2WalZYltajaP0+F8ENFFElD+q5phY7Ji4nGT8znKklF/SWRGPzPRcGhZG+",
-	"g/xItigV/IZGJHqB5Mpwfv/6r//6r3gWRp8A2utOrshWU7DKNWbF+Jodm6kimxTuLz4KO3i2XjKU5S0g",
-	"KI94CKtcpgs4pfd0VrEtMmcxNDdFVhoKBxZhNyTmKTmeFC2WNTxnOMUzGlMFsttU8JQIRQ2jbaSezYsE",
-	"SEHhm7tQFFDg9sCyZPLilwkOFb3Rh0VKWGT4YkH0OaEnTs9KcfWcvG/w/VPbfhARhWns6cfLKKJWMmjL",
-	"IDzjmYIuhXmXHsmS/JbK4pZLklRt0XpJGLo2JeA4vzb9vtZDOUQQVUzCJQA7hz415VLFCz7T12xdYjeI",
-	"xsoYgtuUY4VLysiRIDjCs5ggXQyRTRpjytzlXRCs77VOwlO0iBRHM6KRB0iYFYnbmSutakQUEQkADCyG",
-	"VOV+QYqlCqKMNN4bNAhuiKBzuwUrOBEAGlcxI5hpbpJIWXsN8wUypvJbI4gMYH59KKUP8zhTXgnM3ulb",
-	"8rWepASvSH3uDMqUp0lTHByqwKjJ9NWYB6XWpxNLZAPK5tzT1x1Y0ioof8kQr8nKrawvv/Fr1ivETK+0",
-	"pdy5iilXuFVHUdxpjsNMKp7AClU/5Cq5+odc4agZACMJ1Qs5z1QmSFCRFk93yZEbC2mn4m+Urb6P+bpN",
-	"aQAUCqNMaoIgCcKaFnArFnPXxm+Q0QfkmyIvrvmRcMklYWi2Rde6FzA9urhGESfaqO/OODazH5jl6KBb",
-	"dDVst/UQwz2666pu28hrNfdsm9c3f83+wWc9tM70zKvpTCi7MJVPmoL2knCk2c9/h8tj7aYrgf3XpNet",
-	"AlDkTWpklgLhWO/DrV4LOFXNUCYvJpmgE+/OVplgh/aAM6QnICa6ZI4H0C+99gt6Q5in9fr6N/duIfz6",
-	"ZdLQPJenq9LzqQ933rdTAof+b7DAZl1xfia+KeGk1d+27hA9NddNoZfRf+UfDMd6nW8PiR4Dj2EkRhIk",
-	"h6PvBDu0HvuBu51Q3wjfIILDJUoyqTQddFYc1gjHjvb+dssu4D8olf4s4iaCd6p0CB7uwbKfJTnDkviZ",
-	"wZxeWlTS23mKSLjk+kYveFLRaMBp4w4DNKdxrK9NrIk9TYTsyInlp8Jv00kVeXsAMLPSuZqdKIMItQUA",
-	"UFPfuBr97LYcvfZ924od2wMOZJsSUTXNVTxOJjwvLhYgAF3yONIl5RWz+9sIc3Lt8wc4iHCx9qCFtgSj",
-	"Kpw1jVuDlZERoSAig9ChADM2UnRb7ne21d3rWWL3YFkrN7JDMK/EbUWR0Cx48yJiL46NGo49r6rqrB3i",
-	"+3+e/vYvvkM8poyceOHpL6feLymXCseBuxJ5b5G+L14G24yz47b6vKci0d32rLiVZoGsxKEVXOfxXO9c",
-	"HGs2BifwxuAXx/op9ImDM3i/hve3uvwMJ/o50+9nkb4nzBbwns71E+DMQEo74zP9BDZpJuHNOtXPW/07",
-	"xPCMdK1wCc9Yfw3ZFtgq+C1C/QSZRHi70neSD7pktILfUCYCaIToN2Sh3xCl2yWZvvbMP+iv85V+v5jB",
-	"k+j+LCj8ht4umIa5UL/q51a/Wa7gyXTJpdCQl0rPwDKbw7VHQ6YxXIEY/Ja6zAeA9iHV/V8R/XW1gOdS",
-	"l1kluu5KrPUTWlnd6tmLsa4bQ9/ilS4ZC/01lrr1WMHzRj8TmLEkgt8LvUYJ9DOB21oCs5EIrp8w9uQG",
-	"nmsNP9noNUq28AbWkQE0BmvHKIcLry7JUtDww6ymeGakQfq50F/TpW4lhX6mMbzf6pn5Fes3wsgHYK1F",
-	"puuKtR61hK9yZqwV4Tesl1zAG4ApAQ8lB0tPmAGp4HmjcUDe6q9qqWGqD7qMgvEaiYKCkmoNz1uQPOCl",
-	"fi42IMwD4dU200/4ekN0r24AS2+ym8l0spZ6DjdYv9+A2HTD4Xeqn1u4Qt/CKG6TtZfkgpRKb7L86kGZ",
-	"+uqLiddUqGX39qNjDxv8YYM/bPBPa4NXrnFugzoYPuaxkE1a3V4vWpCLCD1cJy/092BVXZKGzrkocaFT",
-	"lGIpkRIZAYtbQZwEEhtlv7NBLV0SSVSGNyMh11eSQsrqsUQvT1HR791z8zOwvJ/X1LTIpspT1ZyRkndB",
-	"ybbqgEvltzza6stH1VHBc6f3e2M05vA7MFmslGoR1JhbKuNGB/YNSmDWUEzmCvFM2Rm/Yu5OtKZqqd/X",
-	"fG7g2jmWI4h3jnPJ1veUxJH0iSlpuERl0XdJiPUNus6Nb4IoI9fosfPxMOJSydE1uSFMZTi2RSqS/HJl",
-	"/b5S1EuhmlLpli6X5WsNMfS0k6xnns9JN+mgncPf/LqEPWC+hypvSzUKwA1aYnvmb+j9zoWuijAP21Ad",
-	"ZvZTn0XPzNR3TlOFVdvzFXlGFZ9zXVRJ+1Tom7wILQhWpCRXGUrr6vCuW4WY3cxxkYFY6ESs2uYgg9lp",
-	"bsd6uITKSbhqe8ANogTai/nl+Rhzbq+PkTkQrCCSylzR2S42Butmr5K0af+cWz+jBEcEzbao0j7YVX8D",
-	"inGnpIRTxyp5c4EmuMnsOKVobuU0A5ldZGz6eyxxZZfsW+e/n55x4cZiFqmyFSs6FtBak8TaHVTn7o2g",
-	"CTbnMowbiiFspGY1dK6ozQy8yij//OxZfVzTyeZowY98g4VepUvOWgSg9ozJewZFSx49tY7VZ7vRZITl",
-	"EmSk++b2PC/4W0nFffiCnNuqxVpEVKYx3gbGpr4+6J9wQpBc8nVhy5ErNxnKuy+NDJ9XCyhJ4vkLpMgm",
-	"54fAcloJHqNwiQUOlcbnx8bVt2yfyUWCBJlnkmjuhFt5/W7sLYs9//PqavPs2dHV1eZkfnW1+dNc//x6",
-	"/v5fvVLQ3CTg8Am9sFWLCaXdHQxLHoWocC61DoQHKgj3+6klROEIq72mYK9cOf/p2qBYXUlwXWm7kwb4",
-	"dluVDjh8tF05RrkvEijWHelyFkkOK7EEFwVzlmueNj/Mjyd+CtiPKNS75wO+e++9RPn/N1YT1hgzmJrB",
-	"pzWNY03vZSbmOAT+F4pegmUQygkI7FR9zWFbRNkNpyGxVgp2++7qcK+NAkji3y3tCGZc8/qhVlE0sMhC",
-	"dtv15aUQlpKHFOfmSoWPVueNuINIXLCI3tAow3HReFUZ5Nm2pdGAynTnSIxS9TE5XhwjHFMsiXzyEQal",
-	"j41OI1JEJDLg80Aar7wB/XipFJHK3LPfabCv59bVr6SXLTSMu1tprEqEFdH9nFGhj5sRZuscK/J6/q2G",
-	"V2qGh1mna1G3Jhy0ooEWcvudfu3d8mCc1EKh3uWI9EhaL17wC/WTjsDwSS2mvi6ijTHYtDyVReUpurz8",
-	"6f7w+OL8J2i9HYNjssBxsCAsImLPtJhC6PEF08wJtvtUkIU+9oELsFcgRCiYV19NEhyTq4k+m64mc2L+",
-	"e1K+lZqXwBDFfqFK+az3U06P4rY6ikuiNEu7ItsjY8ucYipszJotz0CEiJXCmnPj+vpsSLg9k6yAMZNk",
-	"nsVwbknF4TAuulOROxQ21QaOPr8wkkpkoQIfB1O0hFvFkeGmlbqhNdejUgQ9Ntpyqqmj8WIxfri0cQJU",
-	"MKsxY3W8cJ7g/jvhu7rD74IwIqApG36k8hWn1LuTdrAilftI4aKT7xGPLl/PSIjjgGxSLjOxb5fnFZCr",
-	"UEZM8A0ydyymO+k3jraIv6TpQdtVGp7A7Nq3JSjFPjXdrp76PcnBt9Yg3BjHy0uA/NIBbjSZH82DqY9p",
-	"SZ+g5VYy0YEEx7idAu9jtQaw8p8Qv2VULQ/81p3wWx5GflSma3dTtQ05IofmaexO2LTd7Tzwag+82gOv",
-	"do+82gMbdSds1H7S/VnyUudlUb5PyZoLyyviyCWWyIQaQYpXcSAVxh9xnoENUismuJPjexoTj/H03L2u",
-	"SaMZ0VQr4YIgd5yhi3NZSKAh3tMvujrK0pjj6P3jpVKpfPH0acRDeWx8Do9DnjzFKX1qZk4+NQbe/9No",
-	"tgJd/YmL15JmIuWSWN9YPi+cfkoa4evDtrFqtVY3RMipZdwYj9FZHl3EenRKdA2TdA3RLivEG+aum9tk",
-	"ZRl6Gfs8rNSdrFTVzCIGE8hWd4jKKg4w3PrM1rLF3Oue13a/Q2RjPSGuwWvzb6N/9jxykQp10f62ZK8h",
-	"Ui5DOwMyvTBRA/wBnmu6/CtW6EVNXChn7wc+hTYC34j2ZNNDPP6nwBjZkBZoV+is6RXrHAVrikrBY3TF",
-	"XUFLpq1BaevBActheJqstAvB0QyfzFZ6URzS1plfFwhDY8/2eL/Dbim8RxMTTQANcTTHoea8S5+/sVIG",
-	"4LfncxPewMaCy+OnedlS/648w4osuNi6PWmHUVlOb9yV+oTbl1fsulgdEw00j0rSWIm2gC4+66JSMJMG",
-	"SpoPSGZUAUrCrWXJ16DuNfuIsEjfaQ5ZIb8npetFrVMF5rxvIzx5QBUvaTRBXVzsFL0cJoQm4+zodLNB",
-	"Lh5hkybl4WP2hnSxpK8+MgPA1++d9nY+n3e4COtbZSwLX2hj6FexMv0GXXNAkIpFqTceRBGsV9fwMr0m",
-	"ttn3XCT+ubWGJIULorEpwWYbzQRfSyJQyqWSiCqfT3l/E6XjvSZIVX+9Wu/X/CgmShGBLi5fo+cnX311",
-	"dIJwnC7x0Smy1YAE19r56guvhVFNKtYwU6P5bemRNBFf+RxB8Sn6j//4j/84evXq6PwcPQbDiciYqqSZ",
-	"MvH4EVVPOnWjp5VRJyuqcjiWBmy9MTDbTtGC3xDBNCra+C3T0tA1KjLOglTwOVVdRrRL1lafVSibXyb3",
-	"jodxFraQDM7IkaKJY+aUZbAgNia4QxeSkFIzJ6d/9koQ9A3TnGs3JNg1oL/kA3CHRrWyiX9ipxrSBgBV",
-	"4GKBGb01QVq6jLzWpdab+qX5cLedaW29vry2YCegPgF8c5nDJQlXM77Rt4GCCcxNmCBEuqFkAE+P2MKr",
-	"+WFDKPX91yKDcb7jwEV5aE7CDKIMEXStryfm2IeLyjX6+e3fIDxYKigzp/PLy7OLC/RYH2zmZ2H9B3lH",
-	"QsLUEWGaqEVPXqB6pEZDasqE2+T1ALHj9d+4kUNfW1bIpg65YtYINsTCUuqq3eExeplvI1wKcJhiYWL4",
-	"YD0S9BijGY6u2P/viMgQpwSi02bMBlG9/uX6iYllPQdLW8V5neVx1zf7Bq5uxbn01Nz8mtFfSuaMAOHf",
-	"Xjx9+sv/OPp/vNGmp5NXHaTIJez80nsodZIqdxAQWz8Cg0bfoCzVC/blsyu2Ils5NfkBsEIJlwp98ay0",
-	"JlMb3Tv/+uWz8ufa1P5zwkVERECjyYvJV396/iXw2HhTHvWXzzxY7Sbr5zw+Q9cp28vi13jtJWYLsGGt",
-	"hfF1Qv8XJkrMimxtsCJzZ8+jx+EoMpGKBEljHJJoesWqNbB0AYUADRN+A+mAWGSmWWO0KScIWpFUHaMf",
-	"YfoFKS3BFdu9Bt9UCNCKkLT8GVrasTYmtqEgCzMpJCF44rusv6MJkQonaZPcvP3+DD1//vxr9PO7M6Rc",
-	"OTNdCY1jKknIWYRSQUIqIdp05UJThId/9+zrFydfvHj2/PjLk9N/XB+3RJGvFitvT40ycAhPulqWGzQb",
-	"x2MhK8Pa4bHwTe4ukPuo6WWzqaBghXcFQbkbt4bfkweDWbS792DI44GZveuuI3udGnZTovtxcmjpe32N",
-	"9hPN+/ODMMs6nh/EtOzqWeMwOk5PFYUbUf/u162hakHzGbo12DPfKy22Av/Pw/a8hy3UPjH/79826oAR",
-	"DrKVslp2e/LnQMcyTK9opgYZP7VhyYh2T61NHG7ytPck6WkCtRfu79okah/Sf2omUh30KPsvuwfe1D5d",
-	"E6qWgXwCJlX78OouzOH3LusAu679sO/czmtvF4bafRlifAd2X1Uqf+cmX22HylgmXz1sDfLTuT2CZU06",
-	"BFqIiJrI9FMks1kmZlOk+JpNNcG8oXFsk0L2UiCVtUXo8S9NfVJhXELY8ZquaEoiio+5WDzV/z29uHwd",
-	"mBqBrfHEBGDuEWKywSjCZVh/RifuoJRKEKKm6M1r9C3fwBw4Qb5emCfHbS2c7mnh1LWAUyyU5jqmoDwm",
-	"U5QxqqClWUbjiLLFkxYbz0rYy2pb/7h4oyGYMrlyrj00Zu3s0a+nZrW2U5MYhYVkauR+C9pidarRxBcX",
-	"as10RYdWHe0X6z6P/cKSPuD3A35/EvhdjUhuMOn9LrQfYOs3HPn3nvofdTPskkjd9+bYO1N3slk6MIYH",
-	"b569MAdtpr3Qu2+uXpxQiVNrCb/FTGYrJxBsKDJwvMZbiaxm/5tGzhnIaVYR719P0bWTCevfnmhj1oQN",
-	"eEb9u5bjHAvi0rajjMWlbJPN/DU+5UlHU9F3TRtQuGdCStIZIexOskU0jD1Bg73DpqvmpgAdM5V8wTEH",
-	"RYuq1Bw/QlQH+jp27Kf9TYL4Zq/Go9CJ1vUkPZ1MXiDdb5eOJVeoXFutr95V1vfE7KE4Nla5jFw/ASJT",
-	"Tl9DFZgemeSZkiizKzqIXnpobpzOZqg92d7e9YhSWOlo04TSSBCbHf2Z0V+zQnhIxBQsqVVwXU27rlBM",
-	"9OX05CtzlrMsIYKGsplFOzj56ebZ93/5P1+//fGHxdnfox9HUwy5q7Y5ZG9I4j3r3omM1MLPalzTFVx2",
-	"ULkK9L/BNZgNPJkiYKrMSoF1e5W7LBGYwyNYTd2h5DlGQTyXm465OFGm/COJdPNlYc3N6XHIRZ61u8Up",
-	"ryfKVJGlxr9CnnM7jmnbIZPT8zodrhPTOrErKFGZvlQSqVV2W4e8ajl6lJasNdtaC9dwVj9M9mRDc4E6",
-	"ex87Zw7Cb6VYn72hvXIQfiuHC+0N7m0OYj+/5R9VQyRl8cgTMpRFNMSKSE3ic07ATXAtcirNg0Kj/7BS",
-	"8ojAG7Ak1ixp/t8OMLOtyVSbZ/S2fd0eo3MHwO3QRk1JVFHRWvRxS1UgLFrG8kjZcVzk7KR6iFQtrY66",
-	"mlMQXShTmXHIFk4UgZhp9uCsFH4krY1pMcN+AoYzxROsaBhQFlFBQhUovBmOsy8d3AsL9h3e6PZmNI47",
-	"5DHa38C3FpDmW0rTNxzwWRmavvQsaZqO0uVLBwmsbiVkuQ9XuyLkwukDpUDFkyt7ynh7jM4wAw81CLZH",
-	"ILmfrgiHmxO1GyumPPGg6xI6q+8do4W0YDDbEXyv37b3IkaDFJANSVLVck9xfS9sFxXeIFNFj8JkZ31h",
-	"WcQpujafrg2vKDRnKMn1Mfp3yIDr/p+64IMwU4KEhKYKvTn/XiJ7w0JXk7emMFjULMjVpKo7gT5bzYkm",
-	"slDWeyzTNCgp2Js5+EPwwnxTv0DkQwcLNOBP8EZzDFwAvYGYp3iDYmuAjCibE0FY6BeOuWJ3s92dFXS5",
-	"pcDklPe4m2GFkU04b82WHRO6rQ69uuoOsKbKNtq64sWN2s3y9TH62U1ZTvKQI3kAKcRxaFXGFc+fGqRJ",
-	"ZfGmkxRvwYMjIWrJTZYOs8vzMu/vcOf8rbSCdXehNvlcyTaAGHRxcroalh0odm6RDnnak3sFRr6ujDKJ",
-	"3xbnT3W+LHMZ1NazhThj9MaUewXFLGkuxCN1bNXvM2PDr0o3d42OechTvXllNssbk/5IOKb4aAfohYU3",
-	"bD4vil75uOBg3pL64R0EfJdwIzM2+V8UYg2oatxKpc3Sbfl+k8c4n7lccV6ciUDbHQNn041gZlOfm9nU",
-	"II0ZJEoFuaE8k/H2KCJzyjSlgGZ72sHsnynzFvIQ+CRhc86Vz/LFErn8qDLlvIjCyEYFUnOZXt+tS/vF",
-	"yYssglo/CQ+11fBcu1Vqe1KxDm7L5qPvR2RONz7ZmX6fk31ndIEyK4uwY7UWTMfolU1g+/zo5BRlaUoE",
-	"pIA0SgcJjnO2qD9hMouIGJMHtUv6Ngc8yl4qY0hjW7XbDpS90Mo7yJoF2Swxdq9VPFkmu5I1NRvKgzd0",
-	"aemk2tTw7WlEg2MfC42VbN5RE+OMgDeBpUVdrqsF2QJtj6YoKBU51TdAZYmmVflO+CvpDYHT05Yu9oG1",
-	"a3OKgCAvrrtp/ODIxnzSL6o8a/5+kltUVwF4+VdFkjT2HvfF5cUNJd9wyNVyxEbTbeuX7Wj5aCt6VrsU",
-	"1pax17XXtZenoerbucvSnbJhrd3F7NaZ9YCtnY8U5Be81pB6LYqFvKLRJjw2OKFXj2wUYZJy9mTwIr0q",
-	"SbMGyYDysPnDZEAtYO5MBhRxItmjXIrjE9/sE9zMcCiDiMxozrLK4bLBb1+eXZ5rmG8cSN2SwCwadF7m",
-	"4B2k0YQ2DnJdaBNiEY04L2dYROUpWXE2o4yO2MKPBmK5kSQM/Sevq4PyuClnoMd4dXb2JFcvOZQ+Rq/O",
-	"ziQKYyylvkvPrBkkkWiGpWGkdfkF5xHwTta3AC4qW3M3a7OtMZaScJuDO5PrKhfDJ8RYTV462OcFaN0y",
-	"SfHoyH/53ZuXDeS/58H9iBk25qEQgWqEliygngS6SRCaF+edis9z87VIFvItDiU6N2IXgIzcCvpxzGBj",
-	"AHFuDFvvu8tAIfSzJAIZVwP0+PLnn54c3mLPaSqRyOrs0NAXpMYJEUaJqvYCvWRIt+Pb+5ZFlL9m4OGq",
-	"mc1cdXv653SDNuZvi3xwwe++80g30+i7sT9xOWTgbkgZOluScMUzfRGViuAo5zVDkFZHuetjGdQjm5AG",
-	"brA2TsPcUbaomKQDZiY15h5ByGMufCLcs8tLtCQbBAXs8d/Q7FooyJ2wtnRjGf0bI+QsGt6HHE6PXvTb",
-	"LHs483B5IGX3cOXTCQ6lHAXOfE5FMhSGIiLF2yCMCYYfw8DFCR4IIcG3nAXDe5IFMxKOMs892NkWOCw3",
-	"JhgEJ6argRB4TBQfBuMgNrYNgiIy0NOCqSByKDS5xGk6DAhJB/Zinm6GAVjM9ISsAiUwk3MiBkITeDZ4",
-	"K9GI4HgYiA/hbCCAdMxpWeEV5sNpzCrGgg2kd4de1/xARDB8O8aUDSQrCZ/RmAye1iSLFQViORDOZkyc",
-	"YfjGgBgGhm82A4eVnn4xEADeBrOtmZuhgIauUYq3jK8HwhA8SdXglRHkhseZGr7EEicyY4sRAJEUj4nC",
-	"PUQTfjhwhQpmOMZsiLrXx3WbDJzfWtC6sTWVy2H9VWvKBg45k2MuxC0dxKcMv9tUZ7lx0Unxlmf32rWS",
-	"DNNj/hDGlJFgiDGQr6VzA/c1G6PbBbDmtfFGBnNMY68DvPMfsZlnc+UPjuMtsiOX1qZL2oB3DFEWcgFS",
-	"I4+7lNFxOhk/WN8Z1YU0RnbYUwkZDQJIHYyp1pJske410niPbojI43W0+LPchHc3yrO/n3UY1tnfzxrj",
-	"oApGIbsNox8e1AXkDQwYTWRaa2mgBLUFWtPi0e9XZMt7Mk1bwLvFp0ueCXlXU/IDAG9XJbq+N4JcdOj6",
-	"mJP9g5uE2oyzKICgia0dh9mDqO0Q4fjxXy/fmV98jiK8fWLtt9D1Dz+8ePXquplkqmIcJ1Sn5qDk0Ab7",
-	"TV9TA9K05xIkooqbKJoN3bH9iC7Ooaca3h1L3tvVRI2urzDD96C6WWH2gd55OyPP1o92bupMQXk22x0Q",
-	"FQjWl1jpw4JgAZYsuebMkCvG2ZG+P+cHkGZ+aASo/VecYnaMvucClYtAmoQtz1DE2SNjk46RTyEXGMuy",
-	"qdG1Q2/AXVdyG6rTWF3mVVFRFZmqx+iCmRGEWBJoOOQsxIqwQsXvrS+z+ZxuUIgzaTNihDyZgY2St7zi",
-	"yKQLQaenlTDDa4KUyKDNamtBubZVYUBmCxNsPYvjGvwKYDOtkN6nGe3J10PpWBMqKtkSpkgS07NC/1yx",
-	"ebBcg6xmJ2lRn/gtAc8PQKidyDS162qM4rco2jKc0NCPPXYJZUpCY6PsjCAB+DF6x1GCNzShtwTJFIck",
-	"1404sKkm2S6hUA546uLbOqSUSy7UMbqoYDW0ui2ZiUz9S09lBZkd3n5yq9uTMrXxRYfGIdwRs+8lSrNZ",
-	"TEPN1N5gCr57HsZK2nw2lqFEVMqMuGR4Xc2ovG1VGCHFkWbNDSNebcvbkDchkLeZNZlJqgyWLjGL4uZo",
-	"Bq/b27IH4SATrtwXcaANVxucOzPi+mR8+MYxpcpXtGpL1RMtdit5xxJueZurSbdGGMCdSXJyMZ8Ted2N",
-	"OAjsLTr7FPWKONTmsGdYzJljjWyzLS57Nk+G3vqdfPc0RwhW4vC2gwOfyU4TxzYrF9moF+i//+v/rXr1",
-	"/fd//d/fs1vfEHRo9UDohRMPTgo7nBQqyW5MFAMzjvejrV+/0GEfx2FrQLzhXpj84HP1O/C56rq8ub+O",
-	"W9zxaGAd9IGx9x+8hT49b6G9S99rqXv55R5IyQcNrszQ9kPmXj5TBadq01eMMZZ77P8InHTfsCddEXXQ",
-	"FfAghOkdDqW9FecKVzqX/wihUTpPyMHJXg5wHyzlY/idOBE2p63VU6XX/N2lM8ug0Vnb/H5H04MPyoMP",
-	"yh/XB6V9Vw1niQ52Vmllh3q5rOyCdpjjyk5Ifd1XdgE9xIllF5zDXVl2Qevl0LIDYA+3lp3QDnZu2QXt",
-	"EBeXXXAOc3TZAekg+/rdcPo5veyEeZjryw5QhzjA7ABziBvMDjC9nWF2wTzQJWYHqMMcY3YAOsQ9ZheY",
-	"dPzpOtxVZhewwxxmdkE60G1mF6gDnWd2gDrIhWYHnMMdaXYBO9ydZhe0zfg4drhrzQ5gBznY7IBziJvN",
-	"LjA9nG12gxtnHQ90vNkF6WD3mx3A+jjh7ADXxxVnF7j+Djn7oI7GiB3mL7MD0GFeMzsA9fad2QHzEA+a",
-	"UcW8O30/+l3UHtxDPh/3kG4I00/+19MNqh8ODxprzdeh13B7+cx07pK16byDwZYdO/qZK/2hfT96ruCB",
-	"U/ypODQNwaqP5dzU3udeazE4WODhepfegQM7K0FGVnvuEAoPCyh40HE1OLjgoQfG4ECDfn+B30PYwfap",
-	"avWTKl0BPkbzP2KGyzmkRz29RzyuuwzgUMbswRXtwRXtwRXtwRVtVFe0/kfAYeTrcN/jwadDDz/kgW0O",
-	"mu4BN41DXQRLmrgHR8G7cBRsLvMAVwQixjI1LHG8vbIp7r2U9c+s2ASdO6IN2V1eb7Z+kqIBHnsd+1Xx",
-	"sht91D7ovaags6veqCLxOjocuJNGvCfvwqmuQ3OeLD3JghCEhd7UZoKQI+OTgn65uHyNXFkQsBcGguv1",
-	"+phKfszF4imV/OiL05M/HbmyR7qsPF6qJH4yRZShmK+Nu0vJTA/9YukkifJGCvgl28OIh/KpLUGJfFL2",
-	"p8CQ4hbPmX7GsX4m8IYt9JNj/RRSPzN4v4b3t7r8DCf6OdPvZ5HSzwW8p3P9BDgzBk8+00+h4c8kvFmn",
-	"+nkLqXkxPCNdK1zCM9ZfQ7aFxLzwW4T6eQOpeW9Xk+kk+qBLRiv4DWUigEaIfkMW+g1Rul2Sicl0Mv+g",
-	"v85X+v1iBk+i+7Og8Bt6u2Aa5kL9qp9b/Wa5gifTJZdCQ14qPQPLbA7pfTVkGkNKPga/pS7zAaB9SHX/",
-	"V0R/XS3gudRlVomuuxJr/YRWVrd69mKs68bQt3ilS8aQdDiWuvVYwfNGPxOYsSSC3wu9Rgn0M2EaTgKz",
-	"kQiunzD25Aaeaw0/2eg1SrbwBtaRATQGa8coBz9TXZKlugyDWU2xnsmUQH7/hf6aLnUrKfQzjeH9Vs/M",
-	"r1i/EZBkWcBai0zXFWs9aglfJeCMDOE3rJdcmMSFGqYEPJRcz5iEGZAKnjcaB+St/qqWGqb6oMsoGK8S",
-	"erYVlFRreN7qrxle6udio5/Qn2yb6Sd8vSG6VzeApTfZzWQ6WUs9hxus329C/X7D4Xeqn1ui+3wLo7hN",
-	"1l5fo5iHOCYtnosvc886fWchQpAI2QrocYzZIsMLIiGpfESESXVuSjpn29xJsenkVHMnTAWf07jPUZlT",
-	"RwOhzFzIlDNJB5ByB/ttDVRfAl7p4oFCaSsSDLwMq14uV0Kvl+Vejxrcq5cHjjhliyBvAcsdfsi5zznc",
-	"aWcm3air2iIz4FEWFldi6rWvZ4oIhuMjUJOWvrnbuYWCJI+jkgS00J3Wu4IuNOa6Xlo9rubdBZUruExn",
-	"LCJiLSjIidJMpFwOYeH3IMthyz0nRAYhj2MSKr+tuLEOp8YfMrdPx0JtUY75sRmxhaMLabhoLnhi5Ba4",
-	"cMrJj9k0ja3C2WWrt9lozQ2j9pJsUpvb1RzjLWRGyoPHs15yjWf1wRhYzgOJSkemUIjZI3ApQTMcrhAj",
-	"C6zoDUGWC7fDLiua/ENuHUfND722RJ5RdnROv7BJc18qRaQRz0jjJsOFXNL0nIQxHnAzjKwz6S7i944m",
-	"uu0kNYEZ/ASgFIsB5tLQApCd2e4iXIwBrbFECW7RS0CKGrywd79mW/o7gu+OAswEX+uXA5v+rf+ivF4z",
-	"8ntZkRlhZE5DimPEdbc/wsr07cKAFerpxlbstSAqlrYHw3D4Vv5tOuEOre6g8R0oq49m4+YVuEN0pEbf",
-	"GLBvLNQyS2Z9mYAy38Fw31Ya8I5ZEZHIgM8Dy0GM1PI7Dfb13CbXOpBB7D6JPTG73cDNKr5SzLaPZE5M",
-	"JVpifXQSwkpud5dEmSP3W2N+Bh7EIiMInJ4QeAmC4iaOW+GCXFZ//MUOEL18c7HbGfHm9GnIBXlqmRX5",
-	"1LgjGuR94jfuIxsSZhoHOg+9qDHy2EuA72nwhqB0HbgpPfKgLdB7HbCmoHmQrEAQLH03jbfwHljJ9XJb",
-	"7rbmNk19yyrCPIDtpoNfVtaVOchfMxyDCjIwGzkwqmIZFD1TS0Hkksf6mu6K67tWMKcMM31KBpRJRVUG",
-	"HX0/5rG4jyx+ctxL9aD4CLxLvw4MWKLq+WGLf6rLU0iG6vMUhiRVJLJBJ0QCUdvsSXu3KzZan2rXPJhO",
-	"mKT3Y61uT+9paONO2JUquh2Kxt9akcs5UZjG8iVjGY7fkhvCMjIgENTesBxJuc/TyZzKEMfBlmAREBb5",
-	"0SmMuSRHPFMogsCoTrhEQgKU3gBBGgiiDF1cvkZ//urZibMfRt8dL47R6bPT50cnp0fPT3KDkucnJsrb",
-	"OQlJMiNiCoWGk4ja3J5bGw7Z07CVrQKLR6WTqexjsG/SXQe+p3HF4NOcoEFMQ8IkGQglIQkXmEVZovl0",
-	"LCUP6Ri9SyijUhGhz9qIhIIM7aggCyqVOUrHnEaFNwGNxoDowl4cAqoPOppm/l5qpeKOx+ewkt1MT1qH",
-	"YsGUZ30orCxWNMGKBIWwotgZvYCPtcGbM/q94Ex9i8NVX6v2lU/uOkpQGKT4irBmrBKQxFoiW0bB3Bjt",
-	"GGmqbIXvrqTpDIkQdE0ueRZHaEbQI2onLXDVH5n61QpMc942oia2sVFoghcEPZYJjmO4AWGG/jx99uxZ",
-	"ukGzrftpNNh/ffOXKXrz018giu6b8+8t8TeRr2LNDkH1k2fo1be6vKS3ft5mrhfs3uccWv2jTnpdRg8r",
-	"8P7OtmQ/3Y7uVOD2491T4jrdyCmUj0Ey074Hfc7AQkPFW2f/JtF1Mapr8HUsX49LI37faclMWVt02PJd",
-	"nJsc972Wyh01LXb0+Wc3Xxfnzg7x8WsWb9ENjqmJUX3+XemjHo584qUZ/pV5nRKGvmNZYrZeFZIJ7uUU",
-	"n8jMQtVyJggFaPNIcIMVWMsEDExfsAjCjMIrFRjTGhVIZX/YwlmAZ8z+CO0PCn9vAwU/ZlFA7C8ShDNi",
-	"fpjqs0WQ0dD8sG9EELL0A9jTBABQ/xVYCPNzIVWwBNuGEAeM/Gp+CAq2N8sgXLpfmfkhgtBAEwGjcFsL",
-	"t8HS/lXQdri1bYe3AQ25+WHeRCRYwuxExI48cl2PVkEI9ijRyr3hgYAeExKAjQ1xZYkMQphSIu2bOS1+",
-	"bOGvCATD5oekAixU5sIWWszsIi1m7g11b0SA54n5sSAJNb9sIaXHDOY/wUyYv2CsshRBMpPmB6cz88PU",
-	"WWZBCOYoy8yu3zKzn6hDFUoC5X7YTyoQBJsf5s2H1Kze6jaYAZiY2iWJVRAaOLErHGcW5eIsEKE0P+yn",
-	"myAzhW/sm0TZbiTK9jBxcJJNIOYh2AUFM1NmG4Qcmk22AVX2lQQESm4DZvCbxcHqZmV+CAkwWWxhMh5w",
-	"sWDGhigAXGe3AQWDnpQEIgvBfihgADyNAwaWWGmseVFu3xlQqeun4HpnmR8cTMIEt58ktqOT2I5OkrwD",
-	"0s23XAQZoIikQSJT88MWd5glV0EE+C1XFq2lw1S1tI2oZZC6H6Z6JgNCmVdT3zU6fE6B9p/B8PXAeO0t",
-	"tPwVZ2oZb7+ThmmP7lvIMIy3v2dzfQxymECYORqP1fDJd8CIyHIgd8HUFD4IbumDNRcrIoJcKFZF2BxF",
-	"jAdQlrgDk8+RqSmtJarmYghb4EXThqgSijVJY74lRE5RyJkSGNRZhj29ISziwhzoHaLM0yiw4d9b5K5u",
-	"b8nWk71v9P9uPJLHPi8xOy8o5n90vNq9udt9QuAuU3YBsSTKgUff5dPmCbW/AIkQiYL2/Bv5/MdkgeP2",
-	"8L4VaVAXKXz3uXlbAn2OVWlSrH+vJRNkRKQwXkwvHeBGk3oeRm/uJw207DcsslB5I7SANNd5Wps76nzr",
-	"7sBmpfLaueqgZKfomOOQa3ILqgJgxwgJbjkjGtPxLKZyqSlQ5Usc6xN3wW+IYODsR5luCXzrIMlQ+SOO",
-	"g8wwaBAcJuUCdk9ZqFn7xDgLwBy2USnFQjnRlGa2EqrfxtQ6TtS/Qzch1lqQgFDa9jwVkAcssNLGyhvT",
-	"lumVe1sFa2xLy5Xdi0pd8zLWuyvyf6uCLe3EcImFmUZJ2SIm1d5LHjcXB17qg1NQYk1t9A7FG6sQDnau",
-	"lhIZMIsZ27FGtY+VVap9K4/s/cgagBZKcKiKcNviGI4hu1qZkk3RjKg1IQydwGH3vGsyFTgy/M3Ap30N",
-	"nZx2bGhL2u7nc56Jo4guqDIanVqLneA31IHbiRubbXoYT+sns3fhMNvgEDs6vdbq/TbCcIHM9w5vsPfU",
-	"fpsXqCTP2mGmPtqg7tPh+aApHuDkfFg7B07lBYvoDY0yHL/MJ6yKcQc6vGma3syxQNV2iiK99Wmopkhm",
-	"s0zMpkjxNQOR8w2NY7zwM3bQa+EjmWvuHOhsGROb7jG40z0/+eqroxOE43SJj04LOT9hx2u6oimJKAan",
-	"Ov3f04vL14GpEdgaT+BCkWINX7f2n7+8PPoHPrp9/8/T3/7FG/2fMnLi0TdYIw7Ij3SCHpPjxfFUM0eE",
-	"qCl68xp9yzcwB84OSu8Zv3RSgzjd08KpawHrc1Cfs3q6qSJTpDkhaGmW0Vhfq/ytmDB/gZ7KZlue+IFe",
-	"GEa74cnlVag9Cqxyhi5lxrCgMl5JCQRp8ES60q+nBh22U2NDxkIyNTlYF22BNTQeevCLr5mu6PB2v7DF",
-	"oWoxAe+Hb0e9xftpOrI43nGxMsqtR9LEQmm9Vy3oDWGdwEDKGS4Q1NiRh6UNNypqsUK4rs+OEq44uLl4",
-	"PaZYgqujvob4kSUTHfofY9P9OU5ovG3rf23FB6+z5iJfz7+lQi3vhJmcacgj8oyHwGtnDR0/2B3a6Ixg",
-	"aQkGmfU4qxGcqSUX9HaQYQSWskuYrE/Y3KTIs/Ixe3FDJb4P+5ECiQYpOtsVwh5dIwM3PdNqTc9IQA9T",
-	"Uy/G5lfEaEW/WFIezkBBUtIiRgEDSDMSMFBezBZBBsqmGQuYMPpEEYTg6RziwCh0wmXAsaTglh+IDPR9",
-	"LEjBK58HLKOpVRdSpzacmx8RTcimrkG0msPbADpXaAdXQQju5hEPQkoqSsHQgCYkoCujCjTzMKfBkqjM",
-	"6PsYFUbNxyjjFfVeSZcHoy9Ud1kAnu9Uz8vKaOXSVILsSAYrq54L50YpR1kI3vxBSq16jjr1XEqcfs54",
-	"8OdKuZsgXdW0a3aaSyq0he6yUZzNoHHG3ZuSusysc7oKQkat4kzaX3GQEgmxDFJlWxY8CFlaU4aZjstF",
-	"MHc/bGdyhZdaBrH9aworUWi3aOVXoM/V4AvzQkqW/yh92Npe32I9878DzVix7/uqlWzRqui4wdfXGGQi",
-	"kROLkahw76jSg6Haif1XQo+GojSiXDLdOhooYe4pCNg3Ip98pIGVmGv/qHqq/yKsSMDnATA4o/S5ySiO",
-	"pPZrZ4Tao469qyzOI1mNONbrHlEBZ+4SrVeIfTo8q5BwplNOn2dvxpeXP90vuu1X8IHGJFhAPuEO02MK",
-	"osc2boPdVoIsstg4GLgghS6D8tUkwTG5muj7zdVkTsx/lQA/5iVcpGJ/HIGEKBxhhduJnSfUSD2rOBi3",
-	"rcj2yJDtFFMhTczKLc9QiFkpPypmyFBjG8xffzXJDedZbMLaKQ75l0v3w2ZAR720Bg6iDGKhWsVU1AxM",
-	"XlB/N620Hta1pACD677NKCBIDYcgmCpyYI7RfYirDgj50q7OraBaWbfbIi7SUxTiOCCblMtWbWEVqquE",
-	"XKVq7m4qFYXAUkz38r1X3WtRvYOleKdN+rYE8HNQ8BYj8+t2d8lEKmsFcpF2aUg/tskz2/2cq3f72Rrh",
-	"jtmJeagKJ1PKXdacjfUxyqMFIKz38za1OUeMDlS6qkafqQnPjGORZ1W1ogArbawGTiFMZsIpyJ2oNyFE",
-	"SUSVdLSbiy3is5guzOTs8a7uNPYllkjSBYPjkClUCcy0hYidnCnB4ylKMMMLIyw1k2VIp1hgZuUaOxyA",
-	"Oy8Es/Eo2pfB20hKREjKnlOt4rwQ3BXXrDApsq03WjSGCkWrZWn/s6Ov3/+vx1dXx+bXk3/zCv0VVfE+",
-	"wSKUcczH2Xevp8glZPiOLSgjRDwZc2uNoeMbXeg7sgh28Mx8DEXhviUaQUe4t4kD567f7bbk6TpWTJMi",
-	"UYeLkxaZY3S8A7nsCNimccyZvq1mJQv3Z0tS0JLHmjEXRNKISKCklXK5MRu1xCfeotyahkQuaVXu/oMZ",
-	"Goc7rLCcByo2rQNSu5DSFAAJZdW2yxkplex/TFmwrXKoatg8Z8/jY/ZKZcfYG503gwsqp1t9COz6ENj1",
-	"IbDrQ2DXzz6way1e6uBgrm2RORsCeTdrnvbed6XUb4oBf3IRXF2OgKM5DuHu6JiBdlOJzz54aytyNBZw",
-	"X0zWCxO71AjjintnjNWci8QYWDFGQn1YOnbNE+A0xWDG7gYNAVsh3xHVa3Zk78pHJKYLqGMnV36SQVxr",
-	"d/1aNNpyIhuTvKdLTNodfSwD/JR7enAo2dah7aVL32cqE+RtqbaeDpbFQFUmL5TIPAk/Qajsm7eYmkA3",
-	"lQlxUXBeFhNyuO6i3MXv4Pbj80OijCZZYvJK0M6eNpV4VzJLEmwuV706d2nr11fRzdreJXH3gf0L0fsi",
-	"67vCDr68tlxbHy6sn8+FtXlV7XCEepGtcXyOEmb3gAC744TW7RpUd3A43Q4xYEcMoXtQlMjBYXP3R6Dr",
-	"iWVtS99EvocY6IcwxZ2x/mNM9Occ2rwLFWinrA9hnh/CPD+Eef7MwzwfdnR/DAL9uUZv7sDGNKa7T9je",
-	"zgF7R+nzy6KHD4GkRw4k3W1t6vfpJhIdaAU8MPxPl8A//W1/97nV/FHC/OTC7zuJ97Mn0s/dxfg5LLrP",
-	"HkPQgtOoRPh5DJoBfbaXXbyefOohfjqG9Bhs9dnN3nOQpef+kAAP4Xsewvf8IcP3dDo9m0f8AeEIP6Ns",
-	"B3uZgaYafeQkBkPTF4yfuGDElAXjJysYM03BKB7jPby0ByclGCcdwR0lIhhh1/nmrGkO0S+M+ZAA5p9g",
-	"6PLRJ7oYrIf0PaRweEjh8AdI4dBrU+VX28a+eYji/xDF/yGK/0MU/z9IFP++BLRNRDfwrtq3Ow2xmEdB",
-	"8RDG9oAwtr1WoS40bCzCQbFnD486O7TnPznR5kBHym4xUPt5UHaFPcJM/GjH/fED6nosDXcpT5u7whmQ",
-	"XpyXlHel4BczEnO20Aytl0X7xCIgdYh99PuJerQv3tGekdy5reG0l0bV3Nyig1Ti/aMw7Yy/NFz76om5",
-	"9ClHW2rC+JnRX7Mi0BIRuXTaRuz5HYVtag/Y9PFCNf33f/3fh1hND7GaDMrZgXqiXQvjHVUTYJnyj6Rx",
-	"cECv4d88eI3ULATIPOQS25mAd7DKfj/E+wwWVTjy0Xl9mbhAmG3tSKio2QjJqYscYuP1gCyMw7YCZVy8",
-	"RRA3ikQ25oicImPDTyxiqyXZglOMrgnWmksSRxB0NUm5UJgp6x2KPvAZxCrJWGhuHhph2RZ9yASVEQ3r",
-	"5ot3GtVqd4Sl35NNgzeEyXgRq6YTIwk+hJHowU032cdmCImHVAkPqRL+UKkS+m+in+zGPyjBQZXHHZTk",
-	"wMMu/+4SHTRJ5PBIW7uvSQeLDOGedqeyQm8LdyMkPCi3wcHT3G6iMzwhQe9UBB/TpGSExAM9Wz442UCv",
-	"FW9XsD5kD3jIHvCQPaA9e0CPzfa2dg+rCcYtZd0X9LQmX2CoqOjO+5cdo592C3dbF2jUQ96+vKuQt3Ax",
-	"F6QRTSfBK11FX/Tz+/X9RL8tTcU9RMC1QsEMi4hidsgiFQb3rnZzsapSjt4xeBvoWInD+/JO4vDiBWlv",
-	"oECJsohnbVb+8Fi81Wk6aC7cvowQltZKG476uhNadShW1GlX0QYZZjyhDERMdUcnxZ3XkV/wmUgSgxBL",
-	"86QLwohoFZHiogNEEBC2QvSvGUGceTwwQTBlriuKJuQYvTRw9D+VeDBUIqtomRqnZDuqwpxNEgUeysWI",
-	"65uep4Q5UWQpSFMTlXYET65cVu4ogPJuidN4SuvWoLzD9NU7wA4bul9L/fsOCf03yrzGu4okKRdYbKfI",
-	"+MscZZKgn9/+zeH4kku9l+cxXxsbwUYUuWN0oeCMYRxd0+gaiFc3RfrFeS0muTkOKFshCGVGWvXnfbSh",
-	"ZJNSQWSA1UHVYnpDEq+E653IzI7Hps+2U0Yzp9/dkCNdE63IdoogVjSiDCkiFUqq8rDySTZI21G60tyc",
-	"HodckGPnrqL76BWbeENCahzAyhMySxAcLomsY8c3FoFQJknl1p8J2uIxHYR4v7tLCYF/luRM16iHPrMz",
-	"Ns0RrcCPyqqX1tIMutSL9/t3kPQsymtGUGoPeRdMorkBnCay1YykiOqXWtn24Wpcn+aMkY0KNEh/2E/D",
-	"5t+YDW93oq4CvZiia5bF8bXpGjGUyHWvHjjOE7qT3FCeyQNbd9W8PTCUtWMXGgkzFZ7UJ8TXzb2IYIKM",
-	"+IhpkWZB33XsdnlsGPwyQzLNmc9p6ZICb3Pu/skUrZdcEmRD5cFtoZa+oRwF8QCq++mZL5mJ+wxMl+5q",
-	"IA9mS79Ts6WcjxtuslRjMEcyV3qTY+x9mSuNu0eGmSrlc/pxMsq1s5Y/2Hu4sTy61ifctbMHsfZBYE8h",
-	"ITeCPkSB0bSLamsBx9lebQ8f+mBC1cGEqpxg68F8qshDaxdgTkkcHWpSlW/K0XLvFRA/Xt69P7qFUlWi",
-	"Ma51UpnRBx3Rzhuha6JyHcypXUf+f/910FrYHXIbtFVGuAzaS8rDlfAer4Tv+Ip474WFZG2KQBwBlBac",
-	"r0Gklm8Ne9drosw9iru6sY92bWAQLQZoHaRm+RzkHMw9i8TMzAfQD79oTJJotybFjGGNbcKQx/C/USbC",
-	"C85C4o0oupNudZBfyYq9Wwtmfi6ZFz561oRmL5tq8TWGhDABBtvnYC540idPi829QsvBA+s6JmUUy6Yl",
-	"RwxLa3OM/g7smOWhrzNJxLUGfm3iQ1yXd4VNFGKiWHq3wc4EPK9wuKSMHAmCI8gVZOrZVDwztynLvfNm",
-	"LRDCG0T6vPgPmFAXULcEDyU2JZzNTEIiUGEXoXft28ptgUr2SCGJFZVzCLQIqnAz+SNh8nd6SD50pkmK",
-	"QzUM+IWBUUpLEhEcxZSRMeC+JcaSVZ7h1IaIO3fgYQ/ZfFzD2nqbg7H7kkgT+RFLm8WhnQ5BEVjj0oYp",
-	"cuZ4UG6EFX3r+mgiPDfX9reDCYlBEo8Zo+/wbOw1uFfWdhrspPIGpwyCiLirRRBStQ3ALjoom3BPGwWX",
-	"dLFc423gopEGM77xFHPB/hJM42qJPOOLzcRm5Ft7vgcRYVsT/a9U1Nl1tpeI+CzQPBu/ISKwIVk9nyF5",
-	"V3Dy59ZPdj+VvnsSkQUxYQu13FMoE3GQYBWWy9WSaDinhaIArAyEG3SguChmKqGyDtFbwTtF3pKNkXhL",
-	"pYLM6eYAsLaCt7+CkPymW/pgYro1XgRWmVh6z2VgIiJjTT2KD3rCvV3UHxpg9Ms1mQVmQUKNVwpOimYZ",
-	"SRUpFqF0kPgGWK5DklRtW75Rpgch4VzvUCRYED6Lebhq7WCldIqlXHMBmLlzWJTpzRUTRfYWCEI94bGR",
-	"XAQpj2m47VDJpv5zyok8AdTemkaGK+xpBLl99tYRZJ6xqHPnBFGZ6D4Wo2jBTFMkZuSQHfpkKEvImRFH",
-	"utCtzTrgrlf6BmK1/G3GBJE8vtG0P6BpaQtVvlSpetkgPMizZJTxtlrC6jZy8n5IQWnkZ/5yIRciS9WO",
-	"70AKA8ZVkKf2bS19wEg0fd9fKDPZ84jJnNVWzFzI2rs1xzSGsLWQ/HZnmYUgWxkaJcHOgm75dxZSRKog",
-	"8S15XlDgLMpiE/bWXyRX+uyfr0rRneteoS9tRQDd279LqbeBMNO/hfDXe9tNMKNpFuNdWGRhmCCL+wqZ",
-	"gHxtpYAz2TttrtTOnhfqiG0HiBzCagFDuLOQpAu2Yyp0EReUr7VQuuSK7++T4jyIsVi0d0hvst07nWyU",
-	"wIzwTBZ7vV7G4n5OgXydsmWKw5uEFnNbSpYQqB1cCf13lFqRLZTN0+i1F9oFxiDNjgJeCmG/1RhOa+3b",
-	"2huTDJEpWlh3tJS03Nmuftkiep1hCzcW2W2t1hV2BUrZllpK2JREta/2EiiDkrFEa6jkTrX9wXdrFSWJ",
-	"55Q0SQjsn5bCcxy2ExBbZgdNsyUyZt62YYXdb/ZWX/8K8kvN0LforHeKgn7IEsyKy6knGXN+Nz3UgrVN",
-	"/uEJJ2UlF0HoRBetKt2zUgmjll7TOEYz8OQAKCRy+vOyvIlKxLgqCZYwi+5WlNQqlRlDBNEOvCmWqHxr",
-	"zmg5QFcBxxqZNSe34oIXLoOIzKgKUrw1EuvpBIeQLrb+dj6nIqm+UUSkeBuEMcHwo/wxTnDl/wTf6ttL",
-	"rVQWzEjoay1TXN/1woAyQ6Y0WZtMJzPsKz7DLORM4bD+No8cL48h13vj7ZoKCHsa01WlKo+J4uU3Ida3",
-	"uur/9q8iMtA9wEC1KmXkEqdp+RVJKyXm6ab872IWQPcg2/GciMo3gWe16aMR0bSxePEhnFX+TdvBrfAK",
-	"8/p6rGIsWGXdVpzNKKOVVyKoT0ZMWWX6Ej6jMakBh9QWsFKVt5v2PjJ8Y16UX/LNpgIgPf2i8i/eBrOt",
-	"gVl9XW03xVvG15U3giepqrUmyA2PM1XvhMSJzPTRUntNUtw+HPjawF2jCghmONbX/OMUb3nm+2D/dYCh",
-	"xJrKZRmWWlNWAZ7J9u7c0hJmvvfG9mBzusiKSPc+A51SEUtyZEpCyILXhyI5sQXYB4hwiYH5FySkKdWX",
-	"KP/5eE9C+BHJ/Hmpz1VyLxVWWZs9lNFOIVPGEf3SMflIIqPoqM6p1WkFUaaJHbkhTGU4zl+kWCr4+X4E",
-	"JuFtWU9RHRpluqznGLuYo2v78do5t+lmp9ZIGr7sUH0LInkmQuKH7L56QLtPO2C3+7qXo2jk2pljdDHP",
-	"G9ENXrlhX008w3HqwjnPWAQmgktSrmLtudBrzVauqSQV2Jihl28u8lFMS+pxkwhTbzh/C65O3kRFeWHW",
-	"CaikYaWJWnLjsA1WLuMgSlWx01cfU2N5DQ8Itvp5RtDdSqo8qg3PFGUk4Awcjo2wwL2shHgYOPzLQrVe",
-	"HfFoakXbwisDrycFawHSk2IBrZdl2oXjuGrcYJXqJduGMUjYdKJoQsYMvtXX7IiVPEkeDI/u2fDo87U4",
-	"AnQ8A2AH5Mx/gwVOZLupOZiyNzycAK5vul4iO2jwaQpNAml7jy/ShJetQZZYmsTUDmjLBA4avC+J/T2O",
-	"vJE3/t4noNdgoxLKBFE1u3Tn82gQWlayf99RD3bgxm+O0wEziTwNf+eWd6xHNbl/0V5NZHxHY25NHF50",
-	"ZJBb257mqx5urs2hOL5vUPex02sBMKohPhRHOFQu0oc3wgcVNihLeySUodPkTQPea4rkkq8ZKORdjuyW",
-	"NLt2uoyjSnPS6km1TfxbQxMt4LufiH5I0iPN+4Dl6TXkekJSo1jqNdyHyLEPkWN/R4Fd92+GIsJin+0w",
-	"dk7a4vAdkpm2CWWc/LQeuMOy1DYBjpOrtgl3aMbaEjs4NMjoITjZjPpZ7siARLYeML3T2XpgjZfUdsRz",
-	"r1Py1Z5k4CE/60N+1j98ftZRKNthO69nLupxicWnl5y6LGsslbVF3w9fyH53pa5BbAZcZ36bTjBjGRiu",
-	"51kse4pr6g0BXJscs2iuX1ybwznT36YT4jJ0BmsuVmDU7g0zlWfyRNYVx8Xi5nNkapYdHAlb4IUnaOhj",
-	"ysI40xcJRJI05ltC5BQ5fyQubLjQG8IiLkw+5A6B7PeFtskDh8vWxMiH23TtnGgXx6a+mwufwcQkSA2K",
-	"+R8duVpysJZ4qx1RO0rBOhyhceDRd3UxUllbvif747syOhipVGv0iArnHtnr4ThzU08IW0zKoLgd+7dg",
-	"LYRHo93DA3l0aA5iepSacjF0WvSqWJEFF1unqNs6VsUsV17bl7kzV6pyTaVN6GLNWRES3HJGNLrjWUzl",
-	"MjFuC8WXGIKom8Dc1odAt6R/YmvZWnzEcZCZAPWUhVykXMAWKt9Ca58YZ8YrsVEpxUK5a8R0EtOE6rcx",
-	"tdY09e/QTbA3C0xQcdtz5zVpr4eVN6Yt0yv3tgrWZOEqV3YvKnXNS+MN5/9WBVvajuESWytxo0mu9l7y",
-	"uLk48FKft4ISq03R2xRvArIhSaqCnaulRAYJtzO2Y41qHyurVPtWHtn7u+Ak/VvzMH7k4LDKPZiRw4Ms",
-	"H9xIn9n0RunrpyLck1gHiE7nfDQHpNIZnDinV7acahSb7cR12Db0fthaDBJGDs++U+I2+uTg+QSFZCOk",
-	"5hmrKwfn6hlnf/e9qX1KObJ/BglNh3Cz7Sz8p5kvu23RquFnd47qPm7U/aPCHnj0jHmdbiern3C6608y",
-	"S3XbvO6/ON9PxuqBoWAfoq1+Rgmr7zVfdBPqxwty2rZJy6FOPxvBiTcOaqmVUfI19+G7BhiaWSfoEQ2J",
-	"ignJ/e9d8Jdxl7t0rhp1Vrs6xKXfqhlpF7KUkpgid9wvlsxsHSd28G2gUtnRGIjOnLhhVM/KznBn1pHt",
-	"pfNkvbCOrO/wphe2GHFOm5eFaazkX6DwBpkq+uQwThcv0LUmQNdTdG0+XYNq8FqQGyIkuT5G/74krPh/",
-	"iii74TQkIPAXJCQ0VejN+fcSGR0BQVeTt6YwCpdYLMjVpEr5oM+W7oE3pS6rF3Bv7NpSqB2Puld3hil0",
-	"8cYxaXl6QDcVYJhvAjdukCD6VgtHK4vgTcwtN0WZ89zqElEXQqZottjVb8lKcmRD66F5jBeGIaDlMJTM",
-	"hdCzWmEHtzqGSkePUETmOIsV6ISvcab4dbcQvL2R91sax5QtLgwW9JNOAKgAfMxa+A4XYDBL9cC+cMO0",
-	"02Dc05wePKIyjfEWfC4cdrqoqBC+03R8CMPbYSbM2+91xwoa2LIOOYsy51z52OFzO1y310y5TtgIgZSl",
-	"xjTmc368tF/ylLxc7wrnZuUhGhB22vbjGJ2X0M2fEbulgyUxnIlI50k1D+/NJlXc5h5UBGXW/cjOhb3q",
-	"HKNXNtzo86OTU5SlKREhlgQZBlRqKuaKdpk3ARcO/c/h4ogO6PHWgR/jANkN+kCOIzGuUHgT2I3UJVpu",
-	"sefAFFXvK5QK2HiamhqgsrQhq0cE/JX0hgA5s6WLFbVXumtbPMiL626aALpkYz7pF9XjJX9vFEZNAJ2O",
-	"GkWSNPZathbp8tzQctRBrpbbVpoIzTNQujnCdD/kuZ/83mzuoObh2zIDGL0x5V5BMXupNXvXR0vcnFiP",
-	"B0fR9RTlRBsCuGSzItRwp61rq9/Nxh1jv5YD3PTbpP7YJ3sGXIQWMH0bYyj9ug9pJCNfpgFrVWdwAmzJ",
-	"i6TOpeaNfYmTjpjUERqhIoJDBYpZY1h+pJvamgSZRe0dWFRyM+03ySMw/fpWZnBuZBQuGT/XgjCN0YgH",
-	"q/WFe0nTdMShXFp4ZWc0qYIw5j5D24I4g2M5lAI5Wy5xK5OmY3RWylksiQI+iEgFaZxs36xtEzDoEL3E",
-	"0bVKdxF1Il0LBrOy0/odUvzaBN2JHV5DDeCXqeRT48Qo+7OR+GV0OSAjmyubn20UYZJy9uSOpvWVDTHz",
-	"7cuzy3Myo8qecn29ZoFPalEKnJuvJlyXPgi/xaG0ufARNI5cNJ67Hq3ALOqLRDT03XkdlzCKFfYL9JIh",
-	"3U6e7cKFAiq4RvlrhoWRS2CFYoKlQienf043aGP+dsLImC/43Q8G6WYaY6kGv4OLEGXobEnCFc/0LUwq",
-	"gqOc/QyBzBjtjtMCOFD65qaxCq5viiOqEJ27zO9RMWkDZspp9sEK3SfzOLu8REuysWbqRhvSsKN3Oe5n",
-	"FgNt6cYyd+lRoeIf1qcczgi9GrIrh/ONzWB+PXlGfwzA/sBqoQMHAGqNONgfZiVQYX8wnviG/YH5wyL2",
-	"hucLmjgAWDPWYn9glbiL/cHUwjX2BlQNbDgETEtQyAEga7Eke0OqhKDsDaUSubI3lPaAl/1B1uNk9oZU",
-	"C6/ZG04lKmd/KOnoU+WJAdofVi10aH9A9Yij/SHVA5X2hlSNb9objCcsan9Ynmiq/YFtRsctT+zW3rCq",
-	"IV97g6lEiu0PxRdgdgi0UVawHs62P6BmFNzesLzBc3tD88bc7Q9tR6jeYUDHYrRq0X17w6kFBe4Npz2W",
-	"cG+QlRDE9yjgLu5cInIin3MSxpSR1z2DRt1IyL/gtRdzoQStyj+XPeM43qLItCutAYU09psQYyrkAqRD",
-	"nugsxoJQEgX3WJBqGsG7tS7AnkqIylwoYOwglmSLdK+RXtiKk3I3KXp4E97dqM/+ftZhmGd/P2uMiyoY",
-	"lew3rLEQqqdaDuYlONBZoSeODxrrj4ZRGzRc6/Y+1lhrXbo00O9gsBbyDzwT/QZOWBS4sLQ1ow0DGi01",
-	"bET0NqUJQY//evnO/OJzFOHtE6tMRdc//PDi1avrku3vftGZwkJ1ah5Kjt2B8deh3xL4fQHcBFRcAGCs",
-	"tu1DxPTTCczj3eJ3GQvb1SxuXBWv8Z7DGrKCn7FSuYecbaiGSrdqxdajNVVVD42sUN4h7j5U/jbgUO4h",
-	"Zxh2LOpLdhj67R9dTXTmnPrPwJHi1dnZE58K7OxMojDGUtL5NnfsJ5rbMbGoofyC8wjs4mxoTWm4Pcsn",
-	"dTsmjNG+L9PsWJNlzPgvXQvneQPlQAgfofkfMcNlv4JRuZQR2ZIuAziUAS1Psse925pyKdA1LrHSDDnB",
-	"Auz/8rUyBybj7Ejv6JzJ55mSNAIC/VecYnaMvucClYtMEZ2D61TEIVc8UeDh1JrreGrsfqE3VCIcS250",
-	"qbh0IEACsaIqMlWP0QUzIwixJNBwyFmIFWG40A766stsPqcbFOJM2iw3IU9mlJHIX15xRDYhIRE6PYWB",
-	"4lARIadoTZASGbRZbS0o17ZaXYh6YcKRZXFcg18BbKY14WCJWHcf8/VQuusgFZWMDFMkielZQaMqhjD2",
-	"ZibzmFb7TsuyRtlvGXx+AILtRK6pXWdj9b9F0ZbhhIZ+bLJL6nIX5WTUAD9G77iJqURvCZIpDklOmB3Y",
-	"VHPKlvMoAE/RipC0hKRyyYWCJDElLIdWt6YUqKmnflSgsoLcDo8/+dW+ExJ3P7E/hp8eh4cCGdrmoOke",
-	"cKPq7JZuTcwamkn/jewlMnFzNFt+gykgmud6Jomx3rCnNYLkpxIpPsQ4zdt25QqlOApxHBsBVrXtTg1n",
-	"ouuQbb5yGOwSsyhujvaO9uIAzx8ixjIOLXHSLjPcSJuqrLFwieYGgn7rAA3ZkzmQwbZB1VyCow2u3C8j",
-	"5v3WtDD6qH3Qe01BkT/xHvUNdWz4HIUfYwoJdiF+1wVw3ms9aZcQhIXeEFeCEBf4AEIduLKgYynsRNfr",
-	"9TGVHIIcUMmPvjg9+dORK3uky8rjpUpiE6s35mvj0lay1kS/5Hna80YK+CUT1IiH8qktQYmsxMHAkGAK",
-	"zxkk5Y0hFS+8gXgEmGP9FCbnLrxfw/tbBqlyE/2c6fezSOnnAt7TuX4CnBmDJ5/pp4AEuxLerFP9vI0g",
-	"Dy48I10rXMIz1l9D8PwOOfwWoX5CKMLwdjWZTqIPumS0gt9QJgJohOg3ZKHfEKXbJZmYTCfzD/rrfJVC",
-	"Il14Et2fBUTEW0BvF0zDXKhf9XOr3yxX8GS65FJoyEulZ2CZzSHDroZMY8i2y+C31GU+ALQPqe7/CtKj",
-	"rxbwXOoyq2QOeXLX+gmtrG4hsxfWdWPoW7zSJWOhv8ZStx4reN7EELREv08i+L3Qa5RAPxOI+ZfAbCSC",
-	"Q5RDyJV6A8/1CjLq6jVKtvAG1pEBNAZrxygHf2xdkqW6DINZTfEM0jtCmMKF/pouIegh9DON4f1Wz8yv",
-	"WEBeRP1GwFqLTNcV6zlkxtVfJeCMDOE3rJdcwBuAKQEPJYcctjADUsHzBsIc3uqvaqlhqg+Q1hbGqyAj",
-	"pYKSag3PW8hxi5f6udhAwjT9Pttm+nlrUsvrXt0Alt5kN5PpZA0RDzdYv9+E+v2Gw+90DuHcdJ9vYRS3",
-	"ybqT/yCklm6LqvIy965NIUmoIBGyFdDjGLNFhhdEPpkiLiIiTDzetEgnujMKyj6XY4iXEPc573PqaSCU",
-	"OSSZcibpAFLvYL+tgepL4CtdPDCCvwuQ4eXCy3Fw9fpZlvyowZJ3YvQjTtkiyFvEckc6d5O51V33axGa",
-	"O4pXeJSFhfTAG6rABlyKj0CzXkukaiQMAAVJHkclYXKhbq93DV1oTHe9tqp/fWERVK6AC8lYRMRaUBCx",
-	"2YD5I95b9iDXgWHmCZGBTR7rdzFoZLaCWcNCbVG+U2JST0Kr4aK54IkR+eBmwlPg+UIXgbX0X2CuVbWX",
-	"ZJPCzdtlDe9ItqQ8eHzrJdd4WR+cgeUc56h0ZE8znY/As8kkrmBkYbKe2auInYay7tE/BZ3H1RFP7jpT",
-	"ZuT1J4e00TQhKMFiZabTehq6lIuoFBUIMo4mOCLHKGf1jfQPo7ffn6Hnz59/jSBqyFX27NnpVwb0z+/O",
-	"8mVDCY1jalxc9KkSUgnXAb1kZIOTNCYv0Omz09OjZ18fnfz53cnzF6enL07+fHxy+vwflZAPupkjMBnY",
-	"twLTyeZowY88AV1aIr8XMVwAFwzt2z8nnYQrkogALwhrCZyjvyP4nsesFXytX47clQFYOVoK00NRspG8",
-	"9AE1c3zoNjf3iqJjdWkAqn68ZLN9ifooeWZ77d2hKWZ3rMIdp5htb/mus8u2t9wzseyhk9gTs3dnF7dB",
-	"8B7JUqLsIhFq4cZ7SZThrb61aVUVR3oHI/CLROB1DMrOOG6FmweH/cUOEL18c7Hbufnm9GnIBXlquVT5",
-	"1Lg3G+R90k04SDYkzDROdJ6KosbIc1EC/JEmwxCcrhNhSo88CRboR50ATXHzCIWBIFj6rqhv4T1wBevl",
-	"tjwMfQ0x9e0dAuYF7MQd/LJCvHy1+DXDMaj5bazJwJhnyFIuT7UURC55HE2meXF9aQ/mlGEGmQ0pk4qq",
-	"DDp6p/eScfNbH8oG1tJVPzCBOcfVZWbulQUcp0MDMHW8FON7sDTHzkK8Wh+8TSDuTTT+B0XYnpN1rzh8",
-	"Z30cDa3vLWF8v33223QSim2qeCAVF73sL3o0eX9tHbiOHbI59gmiuTeKVlKdnzmVIY6DLcEiICxqieMc",
-	"c0mOeKYMEcqF8CQkwNgYICaDEWXo4vI1+vNXz06c6w367nhxrKnP86OT06PnJ7mN4vMTE2H3nISQUGwK",
-	"hcbfM590kvVGRI0BqdbbYI2TcL0V+rC0621gx0m+3gZ9aAr2poP6wBxTHVH2znKwezzuB2Zib4U4Xj72",
-	"XjZQDwnZP7vc4Hv5wIcE7R99Ee5ud95nrvbRSMjHTtN+p6v1Uez0B2RaP5g3750a7iDO9HeZZH1/9oXf",
-	"Q9L1fTZsn0cS9g4pKfonZe8IvG+S9p076Y6StO9sc/w0Yx2ae8jP/pCf/XPLz36nrEkLZRg3zXiZsk3R",
-	"jKg1IQydwOH5vG/Soi65yHc1fHLas+H2pOVznomjiC6oyvOXl3vQq71hy3t/mfhbuNCOfrXe2mMMHQ6E",
-	"3nEW9p73b/MCxiTcc1Dc6fZtnnr34ml90JQP8K4+rJ0Dp3J/qvID3dH0adBMnEHVdooiTQRoqKZIZrNM",
-	"zKZI8TUDkcINjWO88Oectjl7PdTmHvL6pljD16395y8vj/6Bj27f//P0t3/x9TOmjJx4s7aDghMykp24",
-	"VNhSCULUFL15jb7lG5gDZyyi99CT47YWTve0cOpawPoE1Se0nm6qyBRpHgpammU01he6Jy15haXmuPRU",
-	"NtvyBHj0wjDSK082vUKshRvJ+cssZUF1vElUwYPUEzpMv54adNhOjaENC8nUOI0u7PnTTKvG1x6Dnnd8",
-	"zXRFh7f+DLw2LkWkO+2G/b7vJmwmnB+XCQG6rKHfIb8xBH47W+F4if7Qe1PGYcpBp13CmVpyQW9HUJpg",
-	"KbtEefrklVNFYpSP2YsbKvH9aZgaOZsPFojaolVxReNEqJFWIpG7ipGosKYsclH3k6Adykx0kKKVRphL",
-	"R1pHByXMiYdwTLEk8smdDLQt8XbRF82JHTTKQYJtyOzM5wGQw1GWrHn0jCTQbiek7YF0GmnwK0F0OkkS",
-	"F/SGsKBjln2TI6+zlHKftNqK0px+xkmuLWd2efnT/SLp4aJskP0FC8gg22H6TEH02Hrp2s0pyCKLjZmU",
-	"i97lcuheTRIck6uJZq+uJnNi/quEgzAvIcJA3M1LNCEKR1jhdpL6zw6+z7W81KBxW5HtkbGrTDEV0gR7",
-	"2/IMApUUSRwxQ+YMsNHAXRgTSeZZbCI/KQ4ZeUu8bzMSmkYFAwdRBkEFrQg22h+5uDiD3DLQerzEkugX",
-	"bk02RLkgNRyEKIXIgTlG93HdGhBAoF3xUUHVshakm3s611MY4jggm5TLVjl6tRVXCblK1WzQVCpjL8t0",
-	"r993UozYrdTBHqYTMX5bAvg5qEKKkfm1IJnoeBbEuPtR0Jv588x+P4+t3c45xkDF7OTcMdjeA4tk+s6G",
-	"5BjlLogIa3qwTW0SBKM9kK6q0QRoQjbjWERFJCe46tjbdtXtnjCZCadacqKOhBAlEVXSnRVcbBGfxXSB",
-	"9+XZ9rlsdZqLJZZI0gWD45kpVAkTsoUgeZwpweMpSjDDCyM8MJNnSLNYYGbvcQd4EXVeKGadYtuXqVOj",
-	"KREhKdujtmiFTTFoM1f+2940emBUgu29KEvLnh19/f5/Pb66Oja/nvybV2imqIpJa88kZ48kgjKOeTr7",
-	"7vUUuQjx37EFZYSIJ3e5VceQoe9jRvOxGkaUCwQ1unOkO8lbDh1IGxdojhMab++cyH1kwfy+JRxBJr+3",
-	"iQPnrp9MoOSPMJZjdhGz30UBiswxPh5DUDbAbpPw50zqVrPCheuNJUloyWN98RBE0ohIoNSVcrkZCrXE",
-	"K96iXO9NIpe1JzenxAyNw81WWOR9pHKPYsEaeLabBpoC+rgmVasMZ15Q0tybsmAV4VDXsKFOE9+FGS3V",
-	"HWPvdN4s1tfd3HMHs1BOIrvvbK5diRgqKroj8qX3kG4eyu1c24UJXGTuYt34t0KCUD+XD+KR9rbMCk/0",
-	"Xm1bYUKGRUQx6zN004aD0KsTLTxYh8FXubFD2jyMBcMLmN7CJbzGtFK2rweHs19Vx8U+S1NzfewzTTt4",
-	"QMP6GYUjbOvKpPA46jIth7IzlsoYalUIeH9frpWHjfLTp6X7Lzz3RFsH3UdHprX7+/IRaG/v+/CItHjs",
-	"6/Fw2jz8qvwRaPX+abxr2t3ranpOYqJI9Nq88tAjrPSeh1IIM7kmAkRNVZJGPa7PF+dF4hRowwn8fQvG",
-	"W9qHydmmpDOompUJjSY58KalidGrZ4Kq7aU+T6y/IcGCiJeZURaa/753FhQv31ygFdGXgrornCShIArZ",
-	"AlN0LVeBPoCCq+zZs+ch3HZYlhBBQwmvyDV6rAughEfkiV59XSWmN2RHlSv2WJcwdeASp3HVGN2QSLeM",
-	"Hl8L2/Lx8fH1FOl/Aar+98n/x971P7dtI/t/BY+/RJ6haVl20kSezj3XvVzbJE0aOzcvF2ZEWIQt1iSg",
-	"IyA7asb/+xvsLkiQomTJaRI39Q+daWQSIIDF7me/h8xSNeM6lsmhH2cxZD/AUhlOfiHmNOUB1maAHD2K",
-	"XVeSujIZfiEYxyK6egLVc+2LspdMm98w9b8hYoesyLSGsj4lm8kLqa4kbhusaGE8kWsBjpcQ65Ta83Pu",
-	"wP3+LksyecnzLB3Zw7fTirJUZRLFUGUUztZeRlhgTTRWVQ2ur0FLO1MYgSINR0JEG1EAlW21maVzVvBM",
-	"Gp5BnacF91f9HLhgyZuHGTiXg6oW6vY05+ZMlYUllCEbKylxKa70kt27hXpMyZbr7sMwRn17pgVTEkzK",
-	"dhfzTF6Qr22qMnu+YIAtukYbwcP2FF5xM9EhO1VpJjR2J5ppUMN1yCaC2xVVE8OOxlLIS5ErqP+b5+qK",
-	"KtTw3C7S0r4lCvsZmdHs+MdnGtKnsLILfJldqmH1bkWxjOWRkpeWkVm60hNOBbPFpSjnNckN7ZPbbE2q",
-	"HTLuriReCt0kSO0TJFBdLNlGVykk40nB5yxV7ApZpTdnwedbkGFqR74QljDstWWpGGep0CyxQ9lf7BWz",
-	"jAAyRO3tTrnhTNr1Q/cmwccTpqycimAHCMZu/1uUOlMywTuBXI8pSRtHV4H1krdv377dfvFi+8cfI9ym",
-	"UuSCa0FbBYVu7DdSrRuWDPqDR9v9h9uD76KUT/KMJ1sw8z9h4OTVy+OThEq3ANZIfk5FMVUGuiA8E/OE",
-	"9bjla9qwwcOHXhOzrSHwK1POK1e+nVjzAi467MCpSudW9tlboplUZmIpXIor+GspzKyU1KANM/Lsqc1y",
-	"A1/4A9AyuGR+OX75a8Re0y4gz3e8o/LSQKU1F7rBUiVgRpaKs0wKGPEkK6waUUxx1Kqi0JuTI4ZSh0qu",
-	"dRYRgiFeTsmBXc8qoMaNKAESSUWliM4sHZaCFolFjBIr15MQPksVmTEi9c4CbmXI6sRDXp17xSVP5wyY",
-	"I6U1VP3tkn/al6mmthUtjLnbfVDREP6RjXkJ3m/OEtrR7Z/ThJgEslnCNz7HdPwLOEPvcsAsH6p/tefp",
-	"zJPAlLagtj8QdTAMFqgQkMJUSD7NgmGwF/WjPVTlJyC4d8qdjzTc9c5HEFjX4FEQS5AFehAuM50ZZNRw",
-	"+eyXWMasZ4XQLMNrSdAH89It+8Yeg1hlW+PlB2J269Emy3M4XaNcdT9qXpfnTnTBa5lmIP8wOdSuz24z",
-	"FVKKpRba7gfrcTZW6iITWzh39SXFTNsvKahogR04YodyznJuRInLC2kRc/xnLLGYYCI+TLNS6BE3CUlW",
-	"VO9Eynp7/cEWFB+c4J480CwpxVkp9GQ0K3MSrhV7/jm1yGoqJCmlzzN5EVStBRBaDfp9J2WpppQRH8zO",
-	"xBRgHSX+EwwDZFP/k6oxoD/7ADIr/EP735Zl+P/GfRFmotLvY4jSjnFIEUXEAnfsM/47O+1BdupZHIjg",
-	"HfEW1wtQwJKWJ5vtRBapkkC1Qxzx8URsH6HztCNqL7/ic3vz1TZUYEqilR8QBsfCbB8BcXQTuqMhQNGZ",
-	"JpLv/WTM9KXM5yE75oU4zoz4/tilHYzVFNsJecdvb9rW6m+xX7PXH3R/BtysK26xYyl4OseWAgqZIJJi",
-	"esDOlZ3W4ocmuTW38LmqQ2C7Z3rQMUCtG6COtHoh+/39Zfaniqx3flLaiBRYKaJCaFWw4XueJhIM370P",
-	"Az0rCl7Og2HwckpF8SbwAjuzqMtyK9ngnZB/eK6t0oMjs6e5ugreQxB0yQthYOPeLVfT3GjGP6mCp8Bm",
-	"wFlSXU8+HpvR7q+X/af/+u3J62c/nR/9O30GjpJgCPwY+tMU9CjY8Vbtvafgw8jk5bEa/sfdR+Gj/S5n",
-	"z3W44uARhYUWalqkY9ju4DE7tTSlzljJZaqKKjG3XlU+Q7D3aPf4X5O5Kl7P/vjug756ONh9ZH/4vX94",
-	"/Ft69PzqRfdSQeKsvdB8NgL1b7T1D3+9g8Gy9b7HfJMOduFq6CnI36AWFHUtPnf7TVvkTYUUachOxZmi",
-	"kDZ6NJYkGIbUWEw3KKSHYSh1k1EALYUwlbJAGESkzO8gFksiNTqlRkMyzU4FSLEE2pcJ0nmcRNJWIO21",
-	"BFIsE4RKcMFReSRBzSFyJheghU35OVWXzAwhLimsFgqCAkQxKZCxBCSm0Yhmh7Io7Jxnso49nZbqNBeF",
-	"hqqqVlLu9/tbB2g0yvmcYg9DpiTUsCliySWg9+pEVAl/NEqBkEbJewbcsLff39vqEq16dlpkpilcV97s",
-	"BuOHo3YxKx4RRI6UEVvUxFyjONAXRzRSg/kX/MNzIc/NJBjuDh53UiwRwg8qnbckv9cJZOfD9tXV1bbd",
-	"te1ZmQtpVdC0gQgq1XxEYdDB70LKeVQqLeT/0mPRGHqoVD7y4M1xEAZppu2xUEhJ8It9j7227wUth/GC",
-	"o3dsf9z77+D44nX/6u3pydmjdPf/fpn+Vjw+DLqqngeunCUG67l9WuXAQGb9VJUFQokm87j+SgBqiv94",
-	"q2YPLGDPc6aFcchp+vlgEwi3TLu7KyqGAgKJdCX/zkcBAI69JQC/NZwDF01I6w12K4jReH9ThNHfGGHs",
-	"42o3fOcOIJlj4GA+lmmh5KUY5joMuq1YIFQ7hSIGPlg5YEQxVSUv56FvPHvz+rlFB3X8y4IprqIajZrd",
-	"4jf3kqqSZfUjGpNQanoP4A/JFpIklfCMpScnG7IwYslMixH0jrR0k1D6jsGiu9DcvrobaFUgGBdLMKZA",
-	"djlqhrws5wCnFeyNRnsuCiR6tXDdKU+1kAZNchMxvtAh+h0yjY3shij/nAnT3kfnImWXA9YTuRZsv9+P",
-	"pVu4Hl0ORpYraj06zdX4QqTJ1kEDTUCIt6Y9yXQ9vF0fGMxg3Fju9/etTmRGZ2omYZiGoau9iSDCC0Vx",
-	"tFVkpv027L06au55Un8/S/BPemR3ZlRwM56MjBrZM2lZUQ8aaj+Cmqp5KHb3V7JCURmal7AyvZX2OOPg",
-	"Sb1jo5IbMYI3R+45ML/FstKhCJ1ZAvZV+IhZZcFSZmaoXQD8dY5WdbJNmawAynO4yqimnnRQISdXh8+S",
-	"bPv5mul1YBWs7rcSq3SxlPqRHTJxkoUzsGD/hjc8E+QzMQ/WBx+/U4sCD2tUwQdLNR13O72nPSZAs3nE",
-	"hXnarg81fFu14+SJgKC5Gsjs1MPt0MMgXtzGr/OWfbYuldf1oddrA5Wj9pmSHfB2sOWTDwBJLG2YCU/6",
-	"T4a7D4e7j6N+v/8f0O3c3Vh4buA/5wzxVcSG80cGl4PISp3Iv/UB9XeH/R/u7OwOvov6UT/aHT7uP+7v",
-	"lDud37yzvnr5LH395uleke399GhNUsMmhEqOiMdDicZM5Km2t9EVrhulMyg6NTOzUox8BS4YBqrIDEaY",
-	"3h26bUrPYChnef7nUHMjvgc41BJE6ttYwCJChNfCirVRfNnM9PAOPflzGqyPAH/gaXXb7Cu7N7/yRlbh",
-	"QunaCPBXZZ5a2YovPLn5hSMlz/IMgwn2B2u8cKLUCy7ntBq9Ec58I8WHKUA0D2tW6BL50wqzmGte+RyA",
-	"YzeoBBPOClR5Yv+e/SG0N48XfYUd2VFRZRQFDsDGavtojm+IRqbKWCJxu19qyAjfkqAHkdzvldwH2c4t",
-	"es0RB7quslZnjSxSsJDNyWTqFA8zYygbrCNc5cNnLRd+LJs+fOf9lIqgZDUbDKgPoAG6C1WAaqrkYIll",
-	"e6qC2/8uaJWa9Xw36tACsq0bUcYJGd/+SjCjZZl4OivB5ftKGEjbyTNoQu6IC15umCtc1PothThsmSfF",
-	"bye1b8Fv8ayWMFyggb8ed92QWX42pueM0I7rnSBHW8Xudj5m6XJH6WvBU70wQ9XGYlFZcyF1mQF5adlS",
-	"WBlfiYOBF6l5m0thykxcftp9hrdecTOxBBBufP3f39+AL4Yv/qQb8JrI5rZ3QC8l/OdglvCJ/IGuYxco",
-	"HhOFG0Vju9A/Ka6ENmhmD5nkZamuwPq+wvZg708CrWLSJGInil3x/IIaj58LHbp4q0SKD2ZkfwPtGxBE",
-	"Mi3FZaZmuv59yDAL/hIsXRQahqYgsP5M+X9ngiX2+YRuNJmTYnmW5fZ2hBR6UrXlKgXaL5iejSfwWRE7",
-	"RN8KjnAqciXPtbOw0jhMncUSLa7aWB4w5gU6RoYYiwiOFQQR7pXMtHwifbtKd3FH5Kyx4KiKrdGoAVWJ",
-	"11gLtj6wXtLYckA0RIM6CVnSoRXZn530hegv/29b4PTCLepCJ3Z+Zxz7ArjkeYb6240PvuLnYp3nDpFQ",
-	"j5rq4BovHgER35aZ+vAICpS8o+cW7syCaoq3p9LhG0873XETLxI+SdUy6PVlVof9YX8verg7+E8QBinX",
-	"E1BJg2FQ9/B3tGZXlqsxz+2uvKs3KXNeUtDdRbOHv79Vo3rMxWb/rQb7PsU2HqPO+yCA1kKhnUYD3JQs",
-	"XRUSUKFXfHjB1OKVorlebnhprQVHsyTWYIfBcJG//wNMqd/vYvM/++T38PiLk/GHX38/v3rx43n/xR9v",
-	"Prw4h7D2FiOliW5pVnDWsaZgeSmRqUMUB33lX03c/0nS225RtQeLurrG+JUbHDyLnhvXIm3M8zyT5zVK",
-	"XS61o1hiRCW5RDLnL+E5qs9a2d8grkKl8wPWEifOC0HOIj/sAaN1qqKSyXimjSpEaUVKIcrxhEtDAKDi",
-	"Z0nLIRTLnos/yEqmhTGZPNeVFm6siObTKfWQW4YyIs/NgOYFhk8uAvwHuopWxXCBXp0F4BsbtkIQ7tIP",
-	"+8BexO79iCUYniqSKvQZv1otkd2xrANg6ZusrJ2q6SyH1Jde5cHSnhS+2UjwF7MPtCTYR0/c2b96JAZq",
-	"CLD00SnPucQW7PSLKbnUZ8RZKmcZWepR719fLC4RbutZMpAMMOHeW1pUr6vF5t83S5WBE3IE8ubRd3sP",
-	"b2v4+GSbh++p+DOwSetkaUwXQnC7g8ZsDlCsXU5DENKvdYWKd3at9kiaUGHKtSFvQSm0ymfEdCmQeQT5",
-	"MtfvN6aee1D1xUHV4qXZAGWBxbGE/bM4/IpnVu6MODqbrA4XDKFL8EJCXJWQ7KKxwgByFeh8smJKeVaO",
-	"PPWoSefvPA43rzbXUX20QPILlyrwuUoqeJpnUjRuRtMxdn1twUaRyayYFaN1Xghrbkqt7ps3Ss1MJkXD",
-	"QfX+2g+J+bjRdNe3dG/d5Nr6S3u17ojdtRu7dtmbbrK2YnqTkvX5tE2tK0AsO5T+axR3Gsvq3TpvnwKA",
-	"7CCZ9uNqumwqTfilZD6PJZiFLH9LAXI6jNcFwlq23Y1hGL13O6PuGpiNcMmnmyzuLRXfglD92A4hXuJ2",
-	"+0KC9/3n4fv3HoZbexg2s1S8oeA/jnH4t+LrL0gX10Iaqx5Pcz6mlA2jMO1X6INKZc/FmWFqhnrzhZia",
-	"iCX+7QFzQyyTBpNJXGkAZ/jHVNRCXYr0gHGWOOJOwGt/NVFaUOJq5t6JJdjt4Z0qQBVFzYWYoyDhaYpp",
-	"X7SMNGKHrdBN+JBMk3UijSW5FLwMFPa7yqReauqoM+YbppjMUCQtLxvht6oEN0Ra8it50E5MgegJfxSp",
-	"DO0VbS/lV8ayYxlgt3GfOWTAKChlG7YpYi8pN7nneRua3gne/CTIcCITEOXelOcidbarU2fFsi/Sb0g4",
-	"9dn68x+6ANVYQuwGoI+FiqZ+YKvOldGhJRXMlrXCBtvrCs16N8ezslMxV1Vof5EZyJ9BsVgd8qIHyA1J",
-	"frJOg08jnObOIY3PaR1ytsQu49CYl+nIFaFYYgfaBHPcRlh65p/1jDwotLEZkUUoheAbmHze+ITwWYNV",
-	"l4K+6kTCe/z3bRlVWkR5t5Cd5cvIBu/DVO9amCpypdtbDnaAd6zIe7J/XsCa0VKchLk/kC6E2TSNv8eS",
-	"XmNNAIZ4p4r97K3ImYHvhWI5Fi5SFaG8iq1p4AvvwywgqKGyxVAWzraAWcHn7FQQboglIC0JTSt4IdLQ",
-	"oTr7oVBVhhvG8xzg5gLUwIIdzlKRMvC3WYgMTw6ZFRVJCIlUrQjfcCH+twEByYTi6rgA8JaqkT+95WJ4",
-	"KWgFomURN+L038PsBxg9I+16ciXPLdQT7qaHsXSLgnRlVQI2w6PDA1qAT8xSC6T5LIV9AGk7cB93mBEw",
-	"X6fnzc7yN8Bha9l81ndUebv2Ff1U5HlaA5g0f/ybYRBc551349w+huUGpBESI72HGXctG8YeyyegDKw9",
-	"ukk+TN06Y1Xiyytql+JSpF957VMyXZfP6iX+F9wqC4adgFDji/kmRimQYYsJJGTA8FNXQj93xa5nRZiJ",
-	"l1zzLUs8v0UL1tMIvLYqAdbW2DA0w9u6r5GS4p/c3zos/2t7VF3V441i+Dt4FhUAHK2R2tKYsl0N61PT",
-	"Wb4YS4Ap7njay/0t+1yuqU++NmvlweCTrSsSMpWnXr5LAgb9BJRtKDZxQLkrsWwnr7g4XfszhkT3yD1B",
-	"5cpyrs3WsuyKV/Thd0zSbpiJ8YUv3zpB6XTO97dwgyD21v3oRN6OYJe7ig/TpkBq2/GG1AHSb04QVt0e",
-	"wkZ7jpJxKOTnemT0Er8xKlZhX8DshRCmZZdrFPozEw5uxAt3dwvWg6rFdUfLheYJaILjhQgZGIzUGYNe",
-	"3OgzxS6nYSwrbzF0jgirlaD/tVoH5bJVrtLI7+kW0RGMKFA1TWKp+VyzK1EKV4Y33YpYU72oo+AbfNSL",
-	"gc+kNoKDGxz+BH5uT9c4vMF5ydbyXfpaxLesQNzs0+pUMdqNfb3uMWivavf9oEYYVJj66J8vG/0fP0VR",
-	"+Xo6yjLgRIR7X6Lk7pcoobPqlAw34rSdj8S6SLPBlihdyk2hLn2WVtWFpWEPqPy4qfgiJTjJqjkHeBIW",
-	"dRuc8kuwKZzjS2o1HpcCW6uTE0sKNwUrakXRKW9geG1247n5olM7nG//on/de/sjtT9adW/DtUwMTc3p",
-	"oPEHVyTYQxB+VPYNFoZv7R5+Jvl4r9Pc0rKwkRpzNOHy3JM9wwpHa+zX0hm+ynquSUtXSGMs8X+3wuZg",
-	"neGq4YpI2KUxg3f9In3h4lTciJE6G4Gqhj/Mg+FuGBRKQsXvMJgLXgbD3SdP+ptG5d1xEH0fP3Xn46dW",
-	"YuhmEepmS793mIIH3Ze6yuZ77YuUBHMLfTkG50hnsWA9LQRLvMe3tycinyYhS7a37UMJuAVWlAqFC0qf",
-	"v8BCFzrDtfMFQuZVBOiIWPftNlFd2L9y/3Y00FhWKbsq6bNYA9vORIFAi51JFqel6ovdzTs67Wes1zZ3",
-	"LRiIQs86tOXN6Shicbbjankh+nAgCAqrD9ZVOWBxxBLIQOaNTqb17qUgfW2XwpKHSLGIEzsVkwz6MDVq",
-	"VD7QLKH+FY02DVVdi9otnsm6NRS4xOfUpYL9dPLiOTYJ++X45a8UnycEBOlRFsmw0TmDKixWFR1gxlKA",
-	"VY3nKCVppX4x9uv31/8fAAD//w==",
+	"7L3rlts2tiD8KhjN+VbsM6qyq3LpxFmzzjjlpFOdduyxne45nfKhIBKSYJEAA4AlqXr5W+dBvnm58yTf",
+	"wgbAKyhRJKvsOPWHpSKBjdvGxsa+/nMS8iTljDAlJ0/+OVkRHBEBP1+R3zIi1WWk/4mIDAVNFeVs8mTy",
+	"C6O/ZQTRiDBFF5QIxBdIrahEwlRCD2aC/Bacnp7OHk4RjiVHG0GVIgwpjtSKIEnENREo5svTyXRCtjhJ",
+	"YzJ5MtHVrs+/2Kn/8/r713++SGL8/TeLyVS/z6gg0eSJEhmZTmS4IgnWXUuxUkTobv2Hrvzr05N/4JOb",
+	"xyffvP0f/zKZTtQu1XClEpQtJ+/fv59OUixwQpQd59Mw5BnzjvPymRkYQdgUQg9mOAyVGVi14/D+7Ofr",
+	"xz/8+X9/8+qnH5cXf4t+mkwnVANKsVpNphOGE12URnsHlODtXwlbqtXkyfmXX04nCWXu/7PmeKaTp2ka",
+	"UxJdcLagy0xg3XnZHMxfqVQScRbvyiOSSK2wQit8TRCOYzteSVBYAYewaQQ9wCxCCd7NyRXjakWEfPgt",
+	"4ole22haAMWCoJhKRSK0WWFF9FqrFaGiBvcUvSIpwbocZyG5YikR6BrHGUEPZv9mGw2qdf5nQkS4wkxd",
+	"ZY8fn3/VUkiQkKaUMDV7+K1u+opRFpEtidCCi0QvpLfer4/f5vBnU7RZ0XCF9GSn5GTJkSQskg8RZtEV",
+	"a4PwdgbDF6SE8lShOVlwQfTgaAQlpwhL3Rk0oyyMs4jMTq9YGad+nbieTN7q12nMI+LwBfDqt4yIXYFY",
+	"/g5NyshFFUkAOf5FkMXkyeS/PyoIwCNTTD6qoNIbjXDvc8TDQuCd/l+qHSC+nk79/0XMJYn24l0IRQos",
+	"eTDTY5lN3YcNVSs0g3/srpw9RFyYyjwlDHFG5BV7MFvgWOqKGpMjssBZrB7WZg+K+OfJNFeZFwskr2ZH",
+	"O+c8JpjBPrsQgKivMFuSvcMk13o2UWjKI8osbdQVn6CZff/rUr2dTcv/ksr/sf58xUr/w3eCwxXCDL36",
+	"4QJ9/vnn3yBFEyIVTlI9U78wukWShJxFEj3AsoG6bpIO4pJttjJJOIqoHi6OXwqeEqEokfmMpaVX/5ws",
+	"FZCyfaRrOlkq0qFUrDoVOgyqQGI+f0dCVcbiiJD0Rf72GZGKMkD/S7M3mwv+nCRzIqSmmLMNma84XweE",
+	"RSmnTM30nhdEZYKhBzOWxfEMAbXcUEkefotEmeihnOZNrxgXBl9IThV+/VkTFBYVL97OgIbJnIC4DdWg",
+	"H/V+nWYi7khLbGPHE4/vNfZ7JrADCWlU3XsmwzZDUVEcPZiRyHc2kyhQRKrgq7NXz7+O1d/DN3//IpnL",
+	"7fdnX736y+5nfCfHNAyuy4gezMi1l8XQr804vnz1/Gv5v398vP4b+0Lc/J+/3Pk49KEguxDBnJ/QgCR6",
+	"kKV6a5w/3rMJUL4HrtgMqhVbwPzrNkAD36/PT0MuyKndEKeOiHVDeQDuR/ijJmmqi1+aquePD6P9ZUSS",
+	"lCvCwt1PZOehNHhNJCDIyxev3yCJF8TSF7E7RU/ND3N4AmuNE4LWZAczNufRbormu/zLFUtjrIAHAlaO",
+	"R2QKdS3ZEURprp4ztKEs4pupXhmYbaQZPsqWiJEN1DUETpqVCjMhNPYKIrNYFb3hgi4pwzGSCqtMnqI3",
+	"5S5CMYwiulgQqK77i6i8YoJoYqw5zi8eP0YzWsxRQITgwrJ1JVArGhN4taBCqvwqQvUhSOMYUXbFFjFd",
+	"ruBdGf43VfhrsgsoCzJJZg/1/P7yy+UzUyXkSUJYRKIa5k2+XHwefoO/PD/5E3k8P/ki+mp+8g0+Iyfn",
+	"4deLx9EX8z/hr87c7jR3rALtSst/otd/yOZsPa1epObg1syB4ehrNxvFUcrTLMaKfFsUYlwh3c3IsrR6",
+	"wfU/8oqZY82sZ36j0tNkyudMrUUV717XrNy/2YL/01wn1c6w9e6tJVyJpiZ6OV7zhKDXz36SwNDAEMqM",
+	"fRmi5uW9QH89e1uDi0ps+K9vZ9+W76iGkdd8p1pxCcgm9XQVI/Sw9pLDdUqtBCGGWMEM4jAkqWrgz68T",
+	"18+CVEPPbvuwdpff7mf0X2lClY9GbWmSJYhlmivSyGV4LM2FWu5kas+EafPklg8RN+QnxUtSOfXOHvuH",
+	"HEM/vCy8rpKY/uh/HsO2sf/lA6RMkSURsGsM43cZHbw020NtA3gwE0TvligwI51p3AdG3/x/hHigNjRT",
+	"P6DRIFLwEi+9dAD/lplpRoqv9e0U6+dC8ATNGNmqQH8LMqFZVoFmqSDXlGey/HqhLyAEi5gSoSm1TDmT",
+	"xMgB9FVX86QFIYYlrdFLAPb8Tbj9+d1y8/zZ8vHzm1+2z5ctE6JLV+fi0NiJkIfYxxTKoAcz88PHcNkv",
+	"lnd8/efVjievsps/beXmy/Ozr/zslq00Mtf1mohrGpK/ESFhIPVxPX15ia7NR3uM56efE0PgJaZMqif6",
+	"vMVKU6U45hsSae4AI0FigiUB6n16xV7Znut9Sa6J2DmI3yKMEiqlZgS4QBmTWZpyoWm7kduUz1Y43r94",
+	"/PiKMZzoGrpr5vyDYwGobLV+nambnD8+/+rk8Zcn5386jfAqprjtHLVTdOLmqKPQ8Ooq+ucX70/0n3P3",
+	"5+rq9Fd8cuOXIE4nb/TG6YRdZosZHFPrViTTn47DMgA8NpLBuF5iteomDHWD07StZXDu03GDG3VY7zUo",
+	"Q6HgOPwOR1a0rf8LOdP8Lkg30jSmIZxHj95Js8nykfxzAlwnTAsPNR2cPNEM0HSSECmB1E4ySYIQy/z6",
+	"EXA251hElC1PBVkIIle64hPkhpbv0gUlceS21aR0RgFLEdhihvGdTHVDIsjb1d3QoywmaO/1XMN4ZSfE",
+	"TE91nd9UqYftg6YaCUg80ALT2OzWQpBZDMkW4sLtc83M25FN9bkxq/G7M7TBmmRkuQSwcR944GP/p5of",
+	"Iyi/zUScGH4VZNlPnYzx+txgKPwXXJ8HmgWTMpjHPFyTaPbQCBFjytafyStWE3tHHEAmWIWrmiLAlJRB",
+	"kkkVQIFAcX1pCNzya5gSOoqNhLPoo0b0MrzPZF3g3tYAAAKg9pB1PaLSiVHz8ZrC0Qykfu+nkwuuL0Bh",
+	"X8QPgQud+K9Kk2n7xnizIgIOBntJjPXdFORhiLKTVPClILJQHmXSHBVUohqunKJXcNfd8UzkxfFCXzww",
+	"kisuNFcZ493pB95DT/POVW/lTdwv3U6RuZzqG0zrbdSs449cKhJ9X6xLvpSKbNWjlUriyhpO9O3n8/C/",
+	"RTzUs4J0AXhFzIf6/3rTVb6fmf/e6CXRWA3XPK4MDTBlHrlC9t86jEdFIxVWzkOu63NpmNUVVkjinQSF",
+	"Etpo4rARnC3RA2AqYErQIuYbhJncECHRj2+e/3WKGCif/vL6xc8PT/Xk/czVDzxj0bBNwLgKFgBmP94j",
+	"QSTPREg0lWOfad44Y9HpR0DjHd3IaRLZUul4dypRQ0yEHszyUc/MXL7h/DlmO3ueymFT6oiWwIoEcL0L",
+	"yDYkJCJ7J9lSehRiZkahqyCc01MS6Z+G8oQ7pKEjgK5Z2yzVrLAsrUfR+l0ughsookoe1XNNLfZMXE4y",
+	"fmE4Uysu6A2JxuZ7Lg0KI30H+YnsUCr4NY1I9ATJteH8/vVf//Vf8TyMPgK0151ck52mYJVrzJrxDTs1",
+	"U0W2KdxffBR28Gw9ZSjLW0BQHvEQVrlMF3BK7+isYjujmzJ9mTr9ExxYhF2TmKfkdFK0WLaauMApntOY",
+	"KhBbV1WARuDbvEiAABi+uQtFAQVuDyxLJk9+neBQ0Wt9WKSERYYvFkSfE6HRS5aunpO3HiG8aSOIiMI0",
+	"9vTjaa7NRLYMwnOeKehSmHfpM1kSXVNZ3HJJkqod2qwIQzNTAo7zmen3TA/lGBlcMQmvAdgz6FNTJOfT",
+	"Yu4H0VgZQ3CbIrxwRRk5EQRHeB4TpIshsk1jTJm7vAuC9b3WSXiKFpHiaE408gAJs9oAO3OlVY2IIiIB",
+	"gIHFkKrIM0ixVEGUkcZ7gwbBNRF0YbdgBScCQOMqZgRzzU0SKWuvYb5AxlR+a2SwAcyvD6X0YR5nyiuB",
+	"OTh9K77Rk5TgNanPnUGZ8jRpioNDFRj9vb4a86DUOqjbNZENKFtwT1/3YEmrjuApQ7ymJrCyvvzGr1mv",
+	"EDO90pZy52YbuRFLdRTFneY0zKTiCaxQ9UNu5lL/kBvxaAbAiHf1Qi4ylQkSVATl030i9MZC2qn4K2Xr",
+	"H2K+adOXAIXCKJOaIEiCwKCCW7GYuzZ+i6yG322KvLjmR8IVl4Sh+c4oL2F6dHGNIk60Ud+dcWxmPzDL",
+	"0cFex9Ww3dZDDA/Yg1XtxYy8VnPPtnl989fsn9GsL7joTM+81kMJZVYjetbUMZSEI81+/h0uj7WbrgT2",
+	"X5NetwpAkbepkVkKhGO9D3d6LeBUNUOZPJlkgk68O1tlgh3bA86QnoCY6JI5HkC/9Nov6TVhntbr69/c",
+	"u4Xw69dJw5qrPF2Vnk99uPO2nRI49H+JBTbrutfCp3WHgLlKU+hldfbug+FYZ/n2kOgB8BhGYiRBcjj6",
+	"TrBD67EfuNsJ9Y3wrbHBSjKpNB10lpHWsNWZHtzZbtkH/Eel0l9E3ETwTpWOwcMDWPaLJBdYEj8zmNNL",
+	"i0p6O08RCVdc3+gFTyoaDTht3GGAFjSOwcauiT1NhOzIieWnwvvppIq8PQCYWelczU6UQYTaAgCoqW9c",
+	"jX52W45e+75txU7tAQeyTYmomuYqHicTXhQXCxCArngc6ZLyitn9bYQ5ueLdaJBxsfageLUEoyqcNY1b",
+	"+8aREaEgIoPQoQAzNlJ0W+43ttX961li92BZKzeyYzCvxG1FkdAsePMiYi+OjRqOPa+q6qxt/9t/nr//",
+	"F98hHlNGzrzw9Jdz75eUS4XjwF2JvLdI3xcvg23G2XFbfdpTkeAbzsBWcC5o5DNFMEUQlPkOylR1IBW+",
+	"2lqyImfJKg/z0Xgjc1UMjbwj0kXApiMwQtoAC9atYCHcaIgrIhITI6EoBBdWvuS/qJW3c63TLV1s79Db",
+	"LmvRi+4fWi7PAdxYAI847u+vc3Jz+QxglJD88ck3b/951oLiGrwgS+9l3Ejel/YGq2xDxu7ITJhuqqRI",
+	"/uqLw+rxg+tke+NfA13UQwGtdLeCSYA8eAHrHGu2HifwxtBbjvVTaA4MZ6ZpeH+jy89xop9z/X4e6Xvz",
+	"fAnv6UI/Ac4ctBZzPtdPuDbMJbzZpPp5o3+HGJ6RrhWu4BnrryHbwTUDfotQPwHpw5u1Rv13umS0ht9Q",
+	"JgJohOg3ZKnfEKXbJZnQ96J3+utird8v5/Akuj9LCr+ht0umYS7Vb/q5029Wa3gyXXIlNOSV0jOwyhYg",
+	"BtCQaQwiAQa/pS7zDqC9S3X/12Dnu17Cc6XLrBNddy02+gmtrG/07MVY142hb/Fal4yF/hpL3Xqs4Hkd",
+	"AzLp90kEv5d6jRLoZwLSiwRmIxFcP2HsyTU8Nxp+stVrlOzgDawjA2gM1o5RDgIgXZKlYPECs5riuSEy",
+	"+rnUX9OVbiWFfqYxvN/pmfkN6zfCyMtgrUWm64qNHrWEr3Ju7M3gN6yXXMIbgCkBDyUH+2iYAangea1x",
+	"QN7or2qlYap3uoyC8RoJm4KSagPPG5DE4ZV+Lrcg3AZh7i7TT/h6TXSvrgFLr7PryXSykXoOt1i/34Ia",
+	"Ycvhd6qfOxAp3cAobpKNlwUBqa3eZPlVnDL11RcTrz1gy+7td67fb/D7DX6/wT+uDV4Ra7gN6mD4ju9C",
+	"Vm913b1oQS4y9zAsvLBnAQeLknYAXLzyW9kUpVhKpDleML4XxEnksTF+ceboJaEJicrw5iTk+opeaB08",
+	"3o7lKSr6vX9ufoEr4Kc1NS2y2vJUNWek5MFasjU8gtn+jkc78CysOMN6WGy/x29jDr8HE95KqRbBpZHa",
+	"MG50wt+iBGYNxWShEM+UnfEr5pj2DVUr/b7m1w1imLGcjb1znEt6f6AkjqRPbE/DFSqrgkpC3W/RLDdG",
+	"C6KMzNAD50ds1AeSoxncFzIc2yIVzVa5sn5fKeqlUE0tTUuXy/Lmhlpm2kn2ucjnpJu03M7he79u7QCY",
+	"H6DKq1KNAnCDltie+Rt6u3ehqyL94zZUh5n92GfRMzP1ndOUsdT2fEW+V8XnXDdb0sYW+lcvQoN3ZUnO",
+	"OJTW1eHNWoX63czTrQt+oSO0aswjvTmdXffxElsn8a0LD+wgSqC9mF+ejzHndnaKzIFgBfNU5or/djUK",
+	"WPt7jQaa/gC5NwBKcETQfIcq7YOfwbdgKOKU9nDqWKOHXMAPHnN7TimaW/3NQYYdGR+XHktc2SWH1vlv",
+	"5xdcuLGYRapsxYrOEaw4SGLtcKpz91LQBJtzGcYNxRA2UuQaOlfUyAZeZZRfP35cH9d0sj1Z8hPfYKFX",
+	"6YqzFoWAPWPynkHRknNfrWP12W40GWG5Ap3Bobl9lhd8XzL5OH5BntmqxVpEVKYx3gXGx6Q+6J9xQpBc",
+	"8U1h25Qr+xnKuy+NTotXCyhJ4sUTpMg254fAk0AJHqNwhQUOlcbnByacTNlemYsECbLIJNHcCbf6q/3Y",
+	"W5aQ/sfV1fbx45Orq+3Z4upq+6eF/vnN4u2/ekWmuYnM8RN6aasWE0q7+xqXnItR4WdufYmPVJgfdllN",
+	"iMIRVgdNI5+7cv7TtUGxupLguhHDXhrg221VOuDw0XblFOW+eWBo4kiXs9BzWIkluOyYs1zztPlhfjrx",
+	"U8B+RKHePR/w/XvvKcr/v7aa4caYwfQSPm1oHGt6LzOxwKGLr0PQa7CUQzkBgZ2qrzlshyi75jQk1mrH",
+	"bt99He61UQBJ/LulHcHqMU9GOefrQH2MFKhzjA6p0NDt3XgtaqS6RXHzUoOVDdRUhGqh0hzYTY7sy8fN",
+	"k+y9ZlT1LTwyHW6xKjb6HRNppLzSpYY7k5k8zIk+GQ7a5BhVXIp3McdRJ9AvbVlXWQYLwRPf7HGZO55r",
+	"hkgP7Fs0+1/6zLG2Zu5yftzg5A+6QQ/9pENDHs2JpJENWcIZsaGw9LLbkCHHdbRbMKHjqb7zN/XTurzN",
+	"zwzh6cFVSoZTueIqwCkNrttct51XgnPfdrXKiy4Ii4gwxO5BXsDimwlQ8LATI9bF8qQ+6U4oU1/yQ3D+",
+	"bsp/b4u3XIZqG7u+l+wiTdsNXQwdNS7//Y7oomhgD12y318gL4WwlDykODeDLny/O+P4HmbrkkX0mkYZ",
+	"jovGq0Ymno1QGg2YYu0diTHWekBOl6cIxxRLIh9+gEFpIttpRIqIRAZ8EUjj7T+gH0+VIlIZeeUbDfbF",
+	"woYQKNl7FZZL+1tprEqEFdH9nFOhd+MIs/UMK/Ji8Z2GV2qGh1kn8VK3Jhy0ooEWtvV7/drLOoHRc9BO",
+	"WQ0ifSZtdBBHWj0sWGDumy2HvYs+axxB7N3UovIUvX79893h8eWzn6H1dgyOyRLHwRKo+IFpMYXQg0um",
+	"L3nY7lNBlvr6BLcpSz0RoeC2dTVJcEyuJprHv5osiPnvYVm6Z17C+RD7hdPl09NPOT1WUdVRvCZKcwZr",
+	"sjsxPlIppsLGl93xDFQxWCmsb8AcYebi5Bje3ipqMkkWWQz8v1QcLjVFdyry28JXy8DRRyNGUoksVOA7",
+	"aYqWcKs4Mty0Uje05npUiqAHxgqPaupovGNNfA/aOAEqmNVy/BZ44SLM+GVrb+qBRJaEEQFN2Yhula84",
+	"pd6dtOdKV5HrFK6/+R7x2AjqGQlxHJBtymUmDu3yvAJyFcqICT7HRlbFdCf9TlcW8Vc0PWq7SsMTmF37",
+	"qgSl2Kem29VTvyc5+M46mhmnO/kaID91gBtN5kfzYOpjWtInaLmVTHQgwTFup8DvD7BaA0QiHxG/ZVTW",
+	"9/zWrfBbHoHIqEzX/qZqG3JEDs3T2K2wafvbuefV7nm1e17tDnm1ezbqVtiow6T7k+SlnpVVoj5jlVzp",
+	"WFHrrLBEJoQZUryKA6kwcQ4WGdhytmKCOzl+oDHxOGUt3OuaVo8RTbUSLghyxxm6fCYLTR7EkfxVV0dZ",
+	"GnMcvX2wUiqVTx49ingoT00sg9OQJ49wSh+ZmZOPjOPYfzeai0BXf+jiwKWZSLkkNuYGXxTOxCXLmtlx",
+	"21i1esEZIuTU226Mp+gij1pmI0VININJmoHgtUK8Ye66hWOoLEMvo8n7lbqVlaqaq8VgSt4qfa6s4gAD",
+	"2E9sLVvMZu94bQ8HWmis5/dJmht5H+shZ6JVwiwynlsxPaCqbkX70MvpQKgmm4SkMTX2KHTBl3XR/ubA",
+	"LyChDkN7Y0w+MYGQ/HmgauZYV6wwbTGhLp3JNoRJsEGFRzQJnh4TxGgKPJmN0oX2RQOFhDsdA3tOUSke",
+	"nq64Lw7btDXFQD3ecTmyYJOLd1HFmoHK2Vovitsvdb7bxfbS2LM7PRyDpBSxrImJJiaYOFngUDP9pc/f",
+	"WgEHsPqLhfF/teFt85CwXo7YTxAusCJLLnZ5hhQzjMpyekPJ1Sfcvrxis2J1TIDzPNBaYyXaYtT5DERL",
+	"8dmaWnP4gGRGFaAkXJhWfAMWO2YfERbp69QxK+QPDuF6UetUgTlv2whPHiPOb1oBcepcODi9HCYqOOPs",
+	"5Hy7RS7EcpMm5RHxDkapc/mX6gpiAODtd4t1QMnVrpEBSdKliT1GQkHUZNqaI6mxyvXWyjHWvLb8O5/V",
+	"S0Ql6Lur0YKsEvywU7urrn/vL2kitZXngvGg4TYON0dp0eUwO2SBNhejVi7vZpdlc6bruXtk0zTJY3zQ",
+	"ukQvCyscB9FZTIAPG2XtdV/lk+a30XCnmg2EBiZMeWKISsCCSv6jcnjaw2ssCu6j+qElikHtYPGhxv5V",
+	"BQf2OhTfyqnaSrmevu1InZrla1jxyqTUaGOC3hQSpCJfFrVxGw9PbMv8uVE16bo5aTtMnh1fK4GtGJP5",
+	"bOgL07Upklm4QliiWUs6q9npUSbC/+3k//UmMrDdMmZgpUUFy7LJdPK/HJ+kf3OxxIzewH4NLGfb9v5R",
+	"UdO30fY6uviCr4HkVHHjlOWCchkPm4p717doxuFYr7hyeQMTFglzdA1vN02Q7R+4SPx4aLd0EQvHGHNj",
+	"w/zMBd9IIlDKpZKIKl9ws/6+AacHbf+rgWNqvd/wk5hoBEGXr1+gz8+++urkDOE4XeGTc2SrAePsCZLh",
+	"Me2vqVEauE1z8dpn0qQe4QsExafo3//93//95Pnzk2fPIF2lTU1CWZopk7ESUfWwUzd6mvd3sporxwVt",
+	"wNbsDGa7KVryayKYRkUbSHRaGrpGRcZZkAq+oKrLiPYpZ+qzCmVbzRSbt3POwhZGjzNyomjibv/K3sgh",
+	"SQPE5SpE56Vmzs6/9oqcU0GkuY1ck2DfgP6cD8AdmdXKJhCnnWrICQtUoUx+Oo281qVW0e5r8+F2O9Pa",
+	"en15bcFuFp4ejW1zmcMVCddzvkXzHSqu7rnvAKQpM5QM4OkRW3i1gGCQzuwwA2Awznc2unCDzUmYQ7hb",
+	"gmYrpVJzWQPJ1gz98uqvEKc6FZSZO9XT1xeXl+iBvo6Yn4XbDSSVDglTJ4RpohY9fFLnySypKRNuk7QZ",
+	"9FSzv3KjuJzZC6zNC33FrPdZiIWl1FWHn1P0NN9GuBRpP8XCBJPFeiToAUZzHF2x/+eEyBBrDgAzlDGb",
+	"zWP26+yhSaq0MOwm5/WLqpP32Tcg6yvOpUdGVNgMQ1piEgDCvz159GgPt/C8g9qxasc/7amG7KBRtA68",
+	"Bo2+RSat6JePr9ia7OTU5OjDCiVcKvTF49KaTG2aqfzrl4/Ln2tT+88JFxEREL5q8tWfPv/SZvcsj/rL",
+	"xx6sdpP1Sx4osOuUHRTM1CQkK8yW4DxWyyfjtMRPTLjSNdnZqLlGyJuHMcdRZELmCpLGOCTR9IpVa2hW",
+	"1FxsAA0Tfg253llkplljtCknCFqTVJ2in2D6BSktwRXbvwbfVgjQmpC0/Bla2rM2Jsi+iwY2IQnBE590",
+	"941Llt0kN3lC7V/eXJSSasN0JTSOqUmrjVJBQioh7VFFDFXkKXvz+JsnZ188efz56Zdn5/+YnbakM6sW",
+	"K29PjTJwCE+6unQaNBvHVTgrw9rjKvxtLuHOg0PoZbN5/mGF90XjvB1/4t+T67BZtNt3Hc7lEmbvuuvI",
+	"QW/i/ZTobryLW/peX6PDRPPuHJDNso7ngDwtx1ipcRgdp6eKwg0hyd36E1dNLj9Bf2J75nvVi+bbyE6f",
+	"mRfoUVEe/vAenEOdHj8Gl0aHeLfu2DieJ2DLBvlEvPl6WJcfMpz4/VubHzHCQdbn1m7RssY50LFc/Sq2",
+	"PoPMyduwZERL8tYmjjciP8hq9TQqPwj3d21kfgjpPzaj8w7mIYelQUeKMj5eo/SWgXwERuqH8Oo2HAwP",
+	"LusAS/nDsG/dcv5gF4Za0htifAuW9FUqf+tG9G2HylhG9D2sN/PTuT3XSE18Cmq6iJocglMks3km5lOk",
+	"+IZNNcG8pnGMl6QlZtJhDWtZnYoe/NpUuBbmuoSdbuiapiSi+JSL5SP936PL1y8CUyOwNR4+rOdJ6JoM",
+	"pMEogrRIf0Zn7qCUShCipujlC/Qd38IcOE2XXpiHp20tnB9o4dy1gFMslOY6pmATR6YoY1RBS/OMxhFl",
+	"y4ctXjOVBCXVtv5x+VJDMGVy7XV7EpPa2aNfT81q7aYmhS0LydQIxpe0xY9Ho4kvYvGG6YoOrTp6hNSj",
+	"SPRLIHOP3/f4/VHgdzV3nMGkt/vQfoD3xHDkP3jqf9DNsE9ke9eb4+BM3cpm6cAYHr15DsIctJkOQu++",
+	"uXpxQiVOrSUwNDM5yJ3EvCEuxvEG7ySypi/fNrIDQ/b5iv5rNkUzpzTRvz1xsK1lPvCM+nfl20OEBbli",
+	"VqmRsVgjTGumYZ92saMHzJumawvcM1f4mqA5IexW8no2fFjAxGOP0WPN8RM6Zir50jYMimNcqTl+7OIO",
+	"9HXsqMSHmzT2tIfmqTAaqCsSe7rtPkG63y5xbq5xnFmzCL2rrDev2UNxbJyNGJk9BCJTdh2gCmzzGLkm",
+	"AkmizK7oIHrpodp0Ss2hBpcHe9cjfn6lo00bYyNBbHb0F0Z/ywrhIRFTcBBTwQwteBzzjXWxVCgm+nJ6",
+	"9pU5y1mWEEFDWbXugJpnP18//uHP//ubVz/9uLz4W/TTaJpTd9U2h+w1Sbxn3RuRkVpiFI1rugJKgDGZ",
+	"yXWg/w1mYFfzcIqAqTIrBU57Ve6yRGD6RNnkLdb8r2E2CttKF8HYlP9Mgh6wLKyp2cO3hDnoiTJVZPEZ",
+	"+dtxTNsOmZye1+lwnZjWiV1Bicr0pZLyvrLbOmTAz9GjtGStefFbuIaL+mFyIG+9SyHR+9i5cBDel7JQ",
+	"9Ib23EF4X05k0RvcqxzEYX7LP6qGSMrikSeZBYtoiBWRmsTnnICb4FpOD5qnK0L/bqXkEYE3YGqvWdL8",
+	"vz1g5jsEdgRmF1LN9kFfd6fomQPgdmijpiSqqGhNXrmlKhCwO2N5Dqc4RqHLuET1EKlaWSOOakJRdKlM",
+	"ZcYVMllVIZq3PTgrhT+T1gi7mGE/AcOZ4glWNAwoi6ggoQoU3g7H2acO7qUF+wZvdXtzGscdMk4fbuA7",
+	"C0jzLaXpGw74ogxNX3pWNE1H6fJrBwnM0qUKwpiH6325W+D0gVKg4smVPWW8PUUXmIHPP4SBJwqMgYlU",
+	"cLg5Ubsx8wMOSVd2XUIX9b1jtJAWDGZ7wsL32/ZexGiQArIlSdri8ZZv2MK4V+EtMlUgYjR4oj6xLOIU",
+	"zcynmeEVheYMJZmdor/r2cj/n7qw+DBTgoSEpgq9fPaDRPaGha4mr0xhMDlbkqtJVXcCfbaaE01koaz3",
+	"WKZpUFKw1++iunGm0OXL+gUiH7ozNYKRC5JyAfQGsnHgLYqthT6ibEEEYaFfOOaK3c52d24C5Zasn63H",
+	"ix4rbFMRI2vX75jQXXXo1VV3gDVVtnnAFC9u1G6WZ6foFzdlOclDjuQBpBDHoVUZV1zjapAmlcWbTlK8",
+	"AxenhKgVN/kjzS7Py7y9xZ3z19IK1v3p2uRzJdsAYtDFyelqWHak2LlFOuRpTx4UGPm6MsokflecP3WL",
+	"P0CfoLaeLcQZo5em3HMoZklzIR6pY6t+nxknF1W6uWt0zJNx6M0rs3nemPTHFjTFRztALy28YfN5WfTK",
+	"xwUHi5akhG8gFZmEG5lxWvmiEGtAVRMtA3b1nCDL94OjaTFzueK8OBOBtjsGzibCxAxpCr1DZjaNsWLC",
+	"rwlKBbmmPJPx7iQiC8o0pYBme9rBHJ4p8xYy5PkkYQvOlc/yxRK5/Kgy5byIwshWBVJzmV7nxtf2i5MX",
+	"WQS1jkQeaqvhuXar1PasYj7flmdW34/Igm59sjP9Pif7zugCZVYWYcdqLZhO0fNMgp/C5ydn5yhLUyJC",
+	"LAkySgcJnqW26MR7I2YREWPyoHZJX+WAR9lLZQxpbKt224Gym2Z5B1mzIBt5ye61iqvXZF8a4WZDeTis",
+	"Li2dVZsavj2NaHDsY6Gxks07amK8dfA2sLSoy3W1IFug7dEUBaUip/oGqCzRtCrfCX8lvSZwetrSxT6w",
+	"dm1OERDkxXU3jaMo2ZpP+kWVZ83fT3Kj7yoAL/+qSJLG3uO+uLy4oeQbDrlajthoum0DFzhaPtqKXtQu",
+	"hbVl7HXtde3lCZL7du516U7ZsNbuYnbrzHpabdvzC15rkOIWxUJe0WgTHhic0KtHtoowSTl7OHiRnpek",
+	"WYNkQHlCt2EyoBYwtyYDijiR7LNciuMT3xwS3MxxKIOIzGnOssrhssHvnl68fqZhvnQgdUsCQ9yyEcA7",
+	"SKMJbRzkutAmxCIacV4usIjKU7LmbE4ZHbGFnwzEciNJGPpPXlcH5eHgLkCP8fzi4mGuXnIofYqeX1xI",
+	"FMZYSn2XnlszSCLRHEvDSOvyS84j4J2sbwFcVHbmbtZmW2MsJeE2B3cm11Uuhk+IsZp87WA/K0DrlkmK",
+	"R0f+19+/fNpA/jse3E+YYWMeCjE9R2jJAupJoJsEoXlx3qv4fGa+Fmksv8OhRM+M2AUgI7eCfhwz2BhA",
+	"+D7D1vvuMlAI/SKJQMbVAD14/cvPD49vsec0lUhkLcZW6PMgdEKEUeLUPkFPGdLt+Pa+ZRHlbxm4gGtm",
+	"M1fdnn+dbtHW/G2RDy757Xce6WYafTf2Jy67KdwNKUMXKxKueaYvolIRHOW8ZgjS6ij3DS6Dso595gZr",
+	"A5ksHGWLikk6YmZSY+4RhDzmwifCvXj9Gq3IFkEBe/w3NLsWCnInrC3dWEb/xgg5i4b3IYfToxf9NssB",
+	"zjxcHUnZPVz5dIJDKUeBs1hQkQyFoYhI8S4IY4LhxzBwcYIHQjARJYf3JAvmJBxlnnuwsy1wWG5MMAhO",
+	"TNcDIfCYKD4MxlFsbBsERWSgpwVTQeRQaHKF03QYEJIO7MUi3Q4DsJzrCVkHSmAmF0QMhCbwfPBWohHB",
+	"8TAQ78L5QADpmNOyxmvMh9OYdYwFG0jvjr2u+YGIYPh2jCkbSFYSPqcxGTytSRYrCsRyIJztmDjD8LUB",
+	"MQwM324HDis9/2IgALwL5jszN0MBDV2jFO8Y3wyEIXiSqsErI8g1jzM1fIklTmTGliMAIikeE4V7iCb8",
+	"cOAKFcxxjNkQda+P634NsL+zoHVjGypXw/qrNpQNHHImx1yIGzqITxl+t6nOcuOik+Idz+60ayUZpsf8",
+	"IYwpI8EQYyBfS88M3BdsjG4XwJrXxmsZLDCNvQ7wzn/ErEhhAITjeIfsyKW16ZI2IiRDlIVcgNTI4y5l",
+	"dJxOxg/Wd0Z1IY2RHfZUQkaDAFIHY6q1Ijuke4003qNrIvJ4HS3+LNfh7Y3y4m8XHYZ18beLxjioglHI",
+	"bsPohwd1AXkDA0YTmdZaGihBbYHWtHj0+xXZ8jV/ogUXyALeLz5d8UzI25qSHwF4uyrR9b0R5KJD18ec",
+	"7B/dJNRmnEUBRBVt7TjMHiSjgRDgD/7y+o35xRcowruH1n4LzX788cnz57Nm2s6KcZxQnZqDkkMb7Dd9",
+	"TQ1I055LkIgqbsLMNnTH9iO6fAY91fBuWfLeriZqdH2NGb4D1c0as3f01tsZebZ+snPjj4LIxX4HRAWC",
+	"9RVW+rAgWIAlS645M+SKcXai78/5AaSZHxoBav8Fp5idoh+4QOUikP1pxzMUcfaZsUnHyKeQC4xl2dTo",
+	"2qE34K4ruY1la6wu86qoqIpM1VN0yVwWG0mg4ZCzECvCChW/t77MFgu6NclvpNXkJ3OwUfKWVxyZLGjo",
+	"/LwSh3tDkBIZtFltLSjXtioMSNhlshFkcVyDXwFsphUSJjajPfl6KB1rQkUlncgUSWJ6VuifKzYPlmuQ",
+	"1aRrLeoTvyXgsyMQai8yTe26GqP4HYp2DCc09GOPXUKZktDYKDsjSAB+it5wlOAtTegNQTLFIcl1Iw5s",
+	"qkm2S9GYA566ANAOKeWKC3WKLitYDa3uSmYiU//SuwCjFpkd3n50q9uTMrXxRcfGIdwTs+8pSrN5TEPN",
+	"1F5jCr57HsZK2jR9lqFEVMqMuPTCXc2ovG1VGCHFkWbNDSNebcvbkDfPobeZDZlLqgyWrjCL4uZoBq/b",
+	"q7IH4SATrtwXcaANVxucWzPi+mh8+MYxpcpXtGpL1RMt9it5xxJueZurSbdGGMCtSXJyMZ8Ted2OOAjs",
+	"LTr7FPWKONTmsGdYzLljjWyzLS57NpGM3vqdfPc0RwhW4vC2gwOfSd8UxzbZKNmqJ+i//vP/q3r1/dd/",
+	"/t/fs1vfEHRo9UDohRP3Tgp7nBQq2aBMFAMzjrejrV+/0GEfxmFrQLzhXph873P1O/C56rq8ub/Ovkj6",
+	"44A+Mvb+vbfQx+ctdHDpey11L7/cIyn5oMGVGdp+yNzLZ6rgVG36ijHGcof9H4GT7hv2pCuiDroCHoUw",
+	"vcOhtLfiXOFK5/IfITRK5wk5OtnLEe6DpXwMvxMnwua0tXqq9Jq/23RmGTQ6a5vf72i690G590H54/qg",
+	"tO+q4SzR0c4qrexQL5eVfdCOc1zZC6mv+8o+oMc4seyDc7wryz5ovRxa9gDs4dayF9rRzi37oB3j4rIP",
+	"znGOLnsgHWVfvx9OP6eXvTCPc33ZA+oYB5g9YI5xg9kDprczzD6YR7rE7AF1nGPMHkDHuMfsA5OOP13H",
+	"u8rsA3acw8w+SEe6zewDdaTzzB5QR7nQ7IFzvCPNPmDHu9Psg7YdH8eOd63ZA+woB5s9cI5xs9kHpoez",
+	"zX5w46zjkY43+yAd7X6zB1gfJ5w94Pq44uwD198h5xDU0Rix4/xl9gA6zmtmD6DevjN7YB7jQTOqmHev",
+	"70e/i9q9e8in4x7SDWH6yf96ukH1w+FBY635OvQabi+fmc5dsjadtzDYsmNHP3OlP7TvR88VPHKKPxaH",
+	"piFY9aGcm9r73GstBgcLPF7v0jtwYGclyMhqzz1C4WEBBY86rgYHFzz2wBgcaNDvL/B7CDvYPlWtflKl",
+	"K8CHaP4nzHA5h/Sop/eIx3WXARzLmN27ot27ot27ot27oo3qitb/CDiOfB3vezz4dOjhhzywzUHTPeCm",
+	"cayLYEkTd+8oeBuOgs1lHuCKQMRYpoYljrdXNsWDl7L+mRWboHNHtCG7y+vN1k9SNMBjr2O/Kl52o4/a",
+	"B73XFHR21RtVJF5HhyN30oj35H041XVozpOlJ1kQgrDQm9pMEHJifFLQr5evXyBXFgTshYHgZrM5pZKf",
+	"crF8RCU/+eL87E8nruyJLitPVyqJH04RZSjmG+PuUjLTQ79aOkmivJECfsn2MOKhfGRLUCIflv0pMKS4",
+	"xQumn3Gsnwm8YUv95Fg/hdTPDN5v4P2NLj/HiX7O9ft5pPRzCe/pQj8BzpzBk8/1U2j4cwlvNql+3kBq",
+	"XgzPSNcKV/CM9deQ7SAxL/wWoX5eQ2rem/VkOone6ZLRGn5DmQigEaLfkKV+Q5Rul2RiMp0s3umvi7V+",
+	"v5zDk+j+LCn8ht4umYa5VL/p506/Wa3hyXTJldCQV0rPwCpbQHpfDZnGkJKPwW+py7wDaO9S3f810V/X",
+	"S3iudJl1ouuuxUY/oZX1jZ69GOu6MfQtXuuSMSQdjqVuPVbwvNbPBGYsieD3Uq9RAv1MmIaTwGwkgusn",
+	"jD25hudGw0+2eo2SHbyBdWQAjcHaMcrBz1SXZKkuw2BWU6xnMiWQ33+pv6Yr3UoK/UxjeL/TM/Mb1m8E",
+	"JFkWsNYi03XFRo9awlcJOCND+A3rJZcmcaGGKQEPJdczJmEGpILntcYBeaO/qpWGqd7pMgrGq4SebQUl",
+	"1QaeN/prhlf6udzqJ/Qn22X6CV+vie7VNWDpdXY9mU42Us/hFuv321C/33L4nernjug+38AobpKN19co",
+	"5iGOSYvn4tPcs07fWYgQJEK2AnoQY7bM8JJISCofEWFSnZuSztk2d1JsOjnV3AlTwRc07nNU5tTRQCgz",
+	"FzLlTNIBpNzBflUD1ZeAV7p4pFDaigQDL8Oql8uV0OtludeTBvfq5YEjTtkyyFvAco8fcu5zDnfauUk3",
+	"6qq2yAx4lIXFlZh67euZIoLh+ATUpKVv7nZuoSDJ46gkAS10p/WuoEuNua6XVo+reXdB5Rou0xmLiNgI",
+	"CnKiNBMpl0NY+APIctxyLwiRQcjjmITKbyturMOp8YfM7dOxUDuUY35sRmzh6EIaLloInhi5BS6ccvJj",
+	"Nk1jq3B22eptNlpzw6i9JNvU5nY1x3gLmZHy6PFsVlzjWX0wBpbzQKLSkSkUYvYZuJSgOQ7XiJElVvSa",
+	"IMuF22GXFU3+IbeOo+aHXlsizyg7Oqdf2qS5T5Ui0ohnpHGT4UKuaPqMhDEecDOMrDPpPuL3hia67SQ1",
+	"gRn8BKAUiwHm0tACkJ3Z7iJcjAFtsEQJbtFLQIoavLR3v2Zb+juC744CzAXf6JcDm37ff1FebBj5vazI",
+	"nDCyoCHFMeK62x9gZfp2YcAK9XRjK/ZaEBVL24NhOH4rv59OuEOrW2h8D8rqo9m4eQXuEB2p0ZcG7EsL",
+	"tcySWV8moMy3MNxXlQa8Y1ZEJDLgi8ByECO1/EaDfbGwybWOZBC7T2JPzG43cLOKrxSz3WcyJ6YSrbA+",
+	"OglhJbe710SZI/c7Y34GHsQiIwicnhB4CYLiJo5b4YJcVn/81Q4QPX15ud8Z8fr8UcgFeWSZFfnIuCMa",
+	"5H3oN+4jWxJmGgc6D72oMfLYS4DvaPCGoHQduCk98qAt0DsdsKageZCsQBAsfTeNV/AeWMnNalfutuY2",
+	"TX3LKsI8gO2mg19W1pU5yN8yHIMKMjAbOTCqYhkUPVMrQeSKx/qa7orru1awoAwzfUoGlElFVQYdfTvm",
+	"sXiILH503Ev1oPgAvEu/DgxYour5YYt/rMtTSIbq8xSGJFUkskEnRAJR2+xJe7srNlqfatc8mE6YpLdj",
+	"rW5P72lo41bYlSq6HYvG31mRyzOiMI3lU8YyHL8i14RlZEAgqINhOZJyn6eTBZUhjoMdwSIgLPKjUxhz",
+	"SU54plAEgVGdcImEBCi9AYI0EEQZunz9An391eMzZz+Mvj9dnqLzx+efn5ydn3x+lhuUfH5morw9IyFJ",
+	"5kRModBwElGb22fWhkP2NGxl68DiUelkKvsYHJp014EfaFwx+DQnaBDTkDBJBkJJSMIFZlGWaD4dS8lD",
+	"OkbvEsqoVEToszYioSBDOyrIkkpljtIxp1HhbUCjMSC6sBfHgOqDjqaZv5Vaqbjj8QWsZDfTk9ahWDDl",
+	"WR8KK4sVTbAiQSGsKHZGL+BjbfDmjP4gOFPf4XDd16p97ZO7jhIUBim+JqwZqwQksZbIllEwN0Y7RZoq",
+	"W+G7K2k6QyIEXZMrnsURmhP0GbWTFrjqn5n61QpMc942oia2sVFogpcEPZAJjmO4AWGGvp4+fvw43aL5",
+	"zv00Guy/vPzzFL38+c8QRfflsx8s8TeRr2LNDkH1s8fo+Xe6vKQ3ft5moRfszuccWv2jTnpdRg8r8PbW",
+	"tmQ/3Y7uVOD24+1T4jrdyCmUj0Ey034AfS7AQkPFO2f/JtGsGNUMfB3L1+PSiN92WjJT1hYdtnyXz0yO",
+	"+15L5Y6aFjv6/LObr8tnzg7xwQsW79A1jqmJUf3s+9JHPRz50Esz/CvzIiUMfc+yxGy9KiQT3MspPpGZ",
+	"harlTBAK0OaR4BorsJYJGJi+YBGEGYVXKjCmNSqQyv6whbMAz5n9EdofFP7eBAp+zKOA2F8kCOfE/DDV",
+	"58sgo6H5Yd+IIGTpO7CnCQCg/iuwEObnUqpgBbYNIQ4Y+c38EBRsb1ZBuHK/MvNDBKGBJgJG4bYW7oKV",
+	"/aug7XBn2w5vAhpy88O8iUiwgtmJiB155LoerYMQ7FGitXvDAwE9JiQAGxviyhIZhDClRNo3C1r82MFf",
+	"EQiGzQ9JBVioLIQttJzbRVrO3Rvq3ogALxLzY0kSan7ZQkqPGcx/grkwf8FYZSWCZC7ND07n5oeps8qC",
+	"EMxRVpldv1VmP1GHKpQEyv2wn1QgCDY/zJt3qVm99U0wBzAxtUsSqyA0cGJXOM4sysVZIEJpfthP10Fm",
+	"Cl/bN4my3UiU7WHi4CTbQCxCsAsK5qbMLgg5NJvsAqrsKwkIlNwEzOA3i4P19dr8EBJgstjCZDzgYsmM",
+	"DVEAuM5uAgoGPSkJRBaC/VDAAHgaBwwssdJY86LcvjOgUtdPwfXOMj84mIQJbj9JbEcnsR2dJHkHpJtv",
+	"uQwyQBFJg0Sm5oct7jBLroMI8FuuLVpLh6lqZRtRqyB1P0z1TAaEMq+mvmt0+JwCHT6D4euR8dpbaPlz",
+	"ztQq3n0vDdMe3bWQYRhvf8fm+hjkMIEwczQeq+GT74ARkeVAboOpKXwQ3NIHGy7WRAS5UKyKsDmKGA+g",
+	"LHEHJl8gU1NaS1TNxRC2xMumDVElFGuSxnxHiJyikDMlMKizDHt6TVjEhTnQO0SZp1Fgw7+3yF3d3pKt",
+	"J3vf6P/deCSPfV5idl5QzP/oeLV/c7f7hMBdpuwCYkmUA4++z6fNE2p/CRIhEgXt+Tfy+Y/JEsft4X0r",
+	"0qAuUvjuc/OqBPoZVqVJsf69lkyQEZHCeDE9dYAbTep5GL25nzXQst+wyELljdAC0lznaW3uqIuduwOb",
+	"lcpr56qDkp2iY45DrsktqAqAHSMkuOGMaEzH85jKlaZAlS9xrE/cJb8mgoGzH2W6JfCtgyRD5Y84DjLD",
+	"oEFwmJQL2D1loWbtE+MsAHPYRqUUC+VEU5rZSqh+G1PrOFH/Dt2EWGtBAkJp2/NUQB6wwEobK29MW6ZX",
+	"7m0VrLEtLVd2Lyp1zctY767I/60KtrQTwxUWZholZcuYVHsvedxcHHipD05BiTW10TsUb61CONi7Wkpk",
+	"wCxmbM8a1T5WVqn2rTyytyNrAFoowbEqwl2LYziG7GplSjZFc6I2hDB0Bofd512TqcCR4W8GPh1q6Oy8",
+	"Y0M70nY/X/BMnER0SZXR6NRa7AS/oQ7cTdzYbNPDeFo/mb0Nh9kGh9jR6bVW7/0IwwUy3zu8wcFT+1Ve",
+	"oJI8a4+Z+miDukuH56OmeICT83HtHDmVlyyi1zTKcPw0n7Aqxh3p8KZpejPHAlW7KYr01qehmiKZzTMx",
+	"nyLFNwxEztc0jvHSz9hBr4WPZG64c6CzZUxsugfgTvf52VdfnZwhHKcrfHJeyPkJO93QNU1JRDE41en/",
+	"Hl2+fhGYGoGt8RAuFCnW8HVr//Hr05N/4JObt/88f/8v3uj/lJEzj77BGnFAfqQz9ICcLk+nmjkiRE3R",
+	"yxfoO76FOXB2UHrP+KWTGsT5gRbOXQtYn4P6nNXTTRWZIs0JQUvzjMb6WuVvxYT5C/RUNtvyxA/0wjDa",
+	"DU8ur0LtUWCVM3QpM4YFlfFKSiBIgyfSlX49NeiwmxobMhaSqcnBumwLrKHx0INffMN0RYe3h4UtDlWL",
+	"CXg7fDvqLd5P05HF8Z6LlVFufSZNLJTWe9WSXhPWCQyknOECQY09eVjacKOiFiuE6/rsKOGKg5uL12OK",
+	"Jbg66muIH1ky0aH/MTbdX+CExru2/tdWfPA6ay7yxeI7KtTqVpjJuYY8Is94DLx21tDxg92hjc4IlpZg",
+	"kFmPsxrBmVpxQW8GGUZgKbuEyfqIzU2KPCsfshfXVOK7sB8pkGiQorNdIezRNTJw0zOt1vSMBPQwNfVi",
+	"bH5FjFb0iyXl4RwUJCUtYhQwgDQnAQPlxXwZZKBsmrOACaNPFEEIns4hDoxCJ1wFHEsKbvmByEDfx4IU",
+	"vPJ5wDKaWnUhdWrDhfkR0YRs6xpEqzm8CaBzhXZwHYTgbh7xIKSkohQMDWhCAro2qkAzDwsarIjKjL6P",
+	"UWHUfIwyXlHvlXR5MPpCdZcF4PlO9bysjVYuTSXIjmSwtuq5cGGUcpSF4M0fpNSq56hTz6XE6eeMB3+u",
+	"lLsO0nVNu2anuaRCW+ouG8XZHBpn3L0pqcvMOqfrIGTUKs6k/RUHKZEQyyBVtmXBg5ClNWWY6bhcBgv3",
+	"w3YmV3ipVRDbv6awEoV2i1Z+BfpcDb4wL6Rk+Y/Sh53t9Q3WM/870IwV+76vWskWrYqOG3x9jUEmEjmx",
+	"GIkK944qPRiqnTh8JfRoKEojyiXTraOBEuaegoB9I/LhBxpYibn2j6qn+i/CigR8EQCDM0qfm4ziSGq/",
+	"dkaoPerYm8rifCarEcd63SMq4MxdovUKcUiHZxUSznTK6fPszfj165/vFt0OK/hAYxIsIZ9wh+kxBdED",
+	"G7fBbitBlllsHAxckEKXQflqkuCYXE30/eZqsiDmv0qAH/MSLlKxP45AQhSOsMLtxM4TaqSeVRyM29Zk",
+	"d2LIdoqpkCZm5Y5nKMSslB8VM2SosQ3mr7+a5IaLLDZh7RSH/Mul+2EzoKNeWgMHUQaxUK1iKmoGJi+o",
+	"v5tWWg/rWlKAwXXfZhQQpIZDEEwVOTCn6C7EVUeEfGlX51ZQrazbbREX6SkKcRyQbcplq7awCtVVQq5S",
+	"NXc3lYpCYCmme/nWq+61qN7BUrzTJn1VAvgpKHiLkfl1u/tkIpW1ArlIuzSkH9vkme1+ztX7/WyNcMfs",
+	"xDxUhZMp5S5rzsb6FOXRAhDW+3mX2pwjRgcqXVWjz9SEZ86xyLOqWlGAlTZWA6cQJjPhFORO1JsQoiSi",
+	"SjrazcUO8XlMl2ZyDnhXdxr7Cksk6ZLBccgUqgRm2kHETs6U4PEUJZjhpRGWmskypFMsMbNyjT0OwJ0X",
+	"gtl4FO3L4G0kJSIkZc+pVnFeCO6KG1aYFNnWGy0aQ4Wi1bK0//HJN2//x4Orq1Pz6+G/eYX+iqr4kGAR",
+	"yjjm4+L7F1PkEjJ8z5aUESIejrm1xtDxjS70HVkEO3hmPoSi8NASjaAjPNjEkXPX73Zb8nQdK6ZJkajD",
+	"xUmLzDE63oFcdgRs0zjmTN9Os5KF+7MlKWjFY82YCyJpRCRQ0kq53JiNWuIT71BuTUMil7Qqd//BDI3D",
+	"HVZYziMVm9YBqV1IaQqAhLJq2+WMlEr2P6Ys2FY5VDVsnrPn8TF7pbJj7I3Om8EFldOt3gd2vQ/seh/Y",
+	"9T6w6ycf2LUWL3VwMNe2yJwNgbybNU97b7tS6pfFgD+6CK4uR8DJAodwd3TMQLupxCcfvLUVORoLeCgm",
+	"66WJXWqEccW9M8ZqwUViDKwYI6E+LB275glwmmIwY3eDhoCtkO+I6jU7sXflExLTJdSxkys/yiCutbt+",
+	"LRptOZGNSd7TJSbtnj6WAX7MPT06lGzr0A7SpR8ylQnyqlRbTwfLYqAqkydKZJ6EnyBU9s1bTE2gm8qE",
+	"uCg4T4sJOV53Ue7i93D78fkhUUaTLDF5JWhnT5tKvCuZJQk2l6tenXtt69dX0c3awSVx94HDC9H7Iuu7",
+	"wg6+vLZcW+8vrJ/OhbV5Ve1whHqRrXF8jhJm94gAu+OE1u0aVHdwON0OMWBHDKF7VJTIwWFzD0eg64ll",
+	"bUvfRL77GOjHMMWdsf5DTPSnHNq8CxVop6z3YZ7vwzzfh3n+xMM8H3d0fwgC/alGb+7AxjSmu0/Y3s4B",
+	"e0fp89Oih/eBpEcOJN1tber36SYSHWkFPDD8T5fAP/1tfw+51fxRwvzkwu9bifdzINLP7cX4OS66zwFD",
+	"0ILTqET4eQCaAX22l128Hn7sIX46hvQYbPXZzd5zkKXn4ZAA9+F77sP3/CHD93Q6PZtH/BHhCD+hbAcH",
+	"mYGmGn3kJAZD0xeMn7hgxJQF4ycrGDNNwSge4z28tAcnJRgnHcEtJSIYYdf55qxpDtEvjPmQAOYfYejy",
+	"0Se6GKyH9N2ncLhP4fAHSOHQa1PlV9vGvrmP4n8fxf8+iv99FP8/SBT/vgS0TUQ38K7atzsNsZhHQXEf",
+	"xvaIMLa9VqEuNGwswlGxZ4+POju05z870eZAR8puMVD7eVB2hT3CTPxkx/3hA+p6LA33KU+bu8IZkF4+",
+	"KynvSsEv5iTmbKkZWi+L9pFFQOoQ++j3E/XoULyjAyO5dVvDaS+Nqrm5RUepxPtHYdobf2m49tUTc+lj",
+	"jrbUhPELo79lRaAlInLptI3Y8zsK29QesOnDhWr6r//8v/exmu5jNRmUswP1RLsWxjuqJsAy5T+TxsEB",
+	"vYB/8+A1UrMQIPOQK2xnAt7BKvv9EO8yWFThyEcX9WXiAmG2syOhomYjJKcucoiN1wOyMA7bCpRx8Q5B",
+	"3CgS2ZgjcoqMDT+xiK1WZAdOMbomWGuuSBxB0NUk5UJhpqx3KHrH5xCrJGOhuXlohGU79C4TVEY0rJsv",
+	"3mpUq/0Rln5PNg3eECbjRayaTowk+BhGogc33WQfmyEk7lMl3KdK+EOlSui/iX62G/+oBAdVHndQkgMP",
+	"u/y7S3TQJJHDI23tvyYdLTKEe9qtygq9LdyOkPCo3AZHT3O7ic7whAS9UxF8SJOSERIP9Gz56GQDvVa8",
+	"XcF6nz3gPnvAffaA9uwBPTbbq9o9rCYYt5T1UNDTmnyBoaKiO++fdox+2i3cbV2gUQ95+/S2Qt7CxVyQ",
+	"RjSdBK91FX3Rz+/XdxP9tjQVdxAB1woFMywiitkxi1QY3LvazcWqSjl6x+BtoGMlDu/TW4nDi5ekvYEC",
+	"Jcoino1Z+eNj8Van6ai5cPsyQlhaK2046utOaNWhWFGnXUUbZJjxhDIQMdUdnRR3Xkd+wWciSQxCLM2T",
+	"LgkjolVEiosOEEFA2ArRv+YEcebxwATBlLmuKJqQU/TUwNH/VOLBUImsomVqnJLtqApzNkkUeCgXI65v",
+	"ep4S5kSRpSBNTVTaEzy5clm5pQDK+yVO4ymtW4PyDtNX7wE7bOh+LfXvOyT0XynzGu8qkqRcYLGbIuMv",
+	"c5JJgn559VeH4ysu9V5exHxjbAQbUeRO0aWCM4ZxNKPRDIhXN0X65bNaTHJzHFC2RhDKjLTqz/toQ8k2",
+	"pYLIAKujqsX0miReCdcbkZkdj02fbaeMZk6/uyYnuiZak90UQaxoRBlSRCqUVOVh5ZNskLajdKW5Pj8N",
+	"uSCnzl1F99ErNvGGhNQ4gJUnZJYgOFwRWceOby0CoUySyq0/E7TFYzoI8WF3lxIC/yLJha5RD31mZ2ya",
+	"I1qBH5VVL62lGXSpF28P7yDpWZQXjKDUHvIumERzAzhNZKsZSRHVL7Wy7ePVuD7NGSNbFWiQ/rCfhs2/",
+	"Nhve7kRdBXoxRTOWxfHMdI0YSuS6Vw8c5wndSa4pz+SRrbtq3h4YytqxC42EmQpP6hPi6+ZBRDBBRnzE",
+	"tEizoO86drs8MAx+mSGZ5szntHRJgbc5d/9wijYrLgmyofLgtlBL31COgngE1f34zJfMxH0Cpku3NZB7",
+	"s6XfqdlSzscNN1mqMZgjmSu9zDH2rsyVxt0jw0yV8jn9MBnl2lnLH+093FgezfQJN3P2INY+COwpJORG",
+	"0IcoMJp2UW0t4Djbqx3gQ+9NqDqYUJUTbN2bTxV5aO0CLCiJo2NNqvJNOVruvQLih8u790e3UKpKNMa1",
+	"Tioz+qAj2nsjdE1UroM5tevI/x++DloLu2Nug7bKCJdBe0m5vxLe4ZXwDV8T772wkKxNEYgjgNKC8zWI",
+	"1PKtYe96TZS5Q3FXN/bRrg0MosUArYPULJ+DnIO5Y5GYmfkA+uEXjUkS7dekmDFssE0Y8gD+N8pEeMFZ",
+	"SLwRRffSrQ7yK1mxd2vBzE8l88IHz5rQ7GVTLb7BkBAmwGD7HCwET/rkabG5V2g5eGBdx6SMYtm05Ihh",
+	"aW1O0d+AHbM89CyTRMw08JmJDzEr7wqbKMREsfRug70JeJ7jcEUZOREER5AryNSzqXjmblOWe+fNWiCE",
+	"N4j0s+I/YEJdQN0SPJTYlHA2MwmJQIVdhN61byu3BSrZZwpJrKhcQKBFUIWbyR8Jk7/XQ/KhM01SHKph",
+	"wC8NjFJakojgKKaMjAH3FTGWrPICpzZE3DMHHvaQzcc1rK1XORi7L4k0kR+xtFkc2ukQFIE1Lm2YImeO",
+	"B+VGWNFXro8mwnNzbd8fTUgMknjMGH2HZ2Ovwb2yttNgJ5U3OGUQRMRdLYKQql0AdtFB2YR72ii4osvV",
+	"Bu8CF400mPOtp5gL9pdgGldL5BlfbCY2I9868D2ICNuZ6H+los6us71ExOeB5tn4NRGBDcnq+QzJu4Kz",
+	"r1s/2f1U+u5JRBbEhC3V6kChTMRBglVYLldLouGcFooCsDIQbtCB4qKYqYTKOkRvBe8UeUs2RuItlQqy",
+	"oNsjwNoK3v4KQvKbbumDienWeBFYZWLpPZeBiYiMNfUoPugJ93ZRf2iA0S83ZB6YBQk1Xik4KZplJFWk",
+	"WITSQeIbYLkOSVK1a/lGmR6EhHO9Q5FgSfg85uG6tYOV0imWcsMFYObeYVGmN1dMFDlYIAj1hMdGchGk",
+	"PKbhrkMlm/rPKSfyBFAHaxoZrrCnEeT2OVhHkEXGos6dE0RlovtYjKIFM02RmJFDduiToSwhZ0Yc6UK3",
+	"NuuAu17pG4jV8rcZE0Ty+FrT/oCmpS1U+VKl6mWD8CDPklHG22oJq9vIyfsxBaWRn/nLhVyILFV7vgMp",
+	"DBhXQZ7at7X0ESPR9P1wocxkzyMmc1ZbMXMha+/WAtMYwtZC8tu9ZZaC7GRolAR7C7rl31tIEamCxLfk",
+	"eUGBsyiLTdhbf5Fc6XN4vipF9657hb60FQF0b/8upd4Gwkz/DsJfH2w3wYymWYz3YZGFYYIsHipkAvK1",
+	"lQLO5OC0uVJ7e16oI3YdIHIIqwUM4d5Cki7ZnqnQRVxQvtZC6YorfrhPivMgxmLZ3iG9yfbvdLJVAjPC",
+	"M1ns9XoZi/s5BfJ1ypYpDm8SWsxtKVlCoHZwJfTfU2pNdlA2T6PXXmgfGIM0ewp4KYT9VmM4rbVva29M",
+	"MkSmaGHd0VLScmf7+mWL6HWGLdxYZLe1WlfYFShlW2opYVMS1b7aS6AMSsYSraGSO9X2B9+tVZQkXlDS",
+	"JCGwf1oKL3DYTkBsmT00zZbImHnbhhV2v9lbff0ryC81Q9+is94rCvoxSzArLqeeZMz53fRYC9Y2+Ycn",
+	"nJSVXAShE120qnQvSiWMWnpD4xjNwZMDoJDI6c/L8iYqEeOqJFjCLLpdUVKrVGYMEUQ78KZYovKtOaPl",
+	"AF0FHGtk1pzcigteuAoiMqcqSPHOSKynExxCutj628WCiqT6RhGR4l0QxgTDj/LHOMGV/xN8o28vtVJZ",
+	"MCehr7VMcX3XCwPKDJnSZG0yncyxr/gcs5AzhcP62zxyvDyFXO+NtxsqIOxpTNeVqjwmipffhFjf6qr/",
+	"27+KyED3AAPVqpSRK5ym5VckrZRYpNvyv8t5AN2DbMcLIirfBJ7Xpo9GRNPG4sW7cF75N20Ht8ZrzOvr",
+	"sY6xYJV1W3M2p4xWXomgPhkxZZXpS/icxqQGHFJbwEpV3m7b+8jwtXlRfsm32wqA9PyLyr94F8x3Bmb1",
+	"dbXdFO8Y31TeCJ6kqtaaINc8zlS9ExInMtNHS+01SXH7cOBrA3eNKiCY41hf809TvOOZ74P91wGGEhsq",
+	"V2VYakNZBXgm27tzQ0uY+dYb24Mt6DIrIt37DHRKRSzJkSkJIQteH4rkxBZgHyDCFQbmX5CQplRfovzn",
+	"4x0J4Uck889Kfa6Se6mwytrsoYx2CpkyjuiXjsnPJDKKjuqcWp1WEGWa2JFrwlSG4/xFiqWCn29HYBJe",
+	"lfUU1aFRpst6jrHLBZrZjzPn3KabnVojafiyR/UtiOSZCIkfsvvqAe0+7YHd7utejqKRa2dO0eUib0Q3",
+	"eOWGfTXxDMepCxc8YxGYCK5IuYq150IvNFu5oZJUYGOGnr68zEcxLanHTSJMveH8Lbg6eRMV5YVZJ6CS",
+	"hpUmasWNwzZYuYyDKFXFTl99TI3lNTwg2OrnGUH3K6nyqDY8U5SRgDNwODbCAveyEuJh4PBfF6r16ohH",
+	"UyvaFp4beD0pWAuQnhQLaL0s0y4cx1XjBqtUL9k2jEHCphNFEzJm8K2+Zkes5Elyb3h0x4ZHn67FEaDj",
+	"BQA7Imf+SyxwIttNzcGUveHhBHB90/UU2UGDT1NoEkjbe3yRJrxsDbLC0iSmdkBbJnDQ4H1J7O9w5I28",
+	"8Xc+Ab0GG5VQJoiq2aU7n0eD0LKS/fuWerAHN947TgfMJPI0/J1b3rMe1eT+RXs1kfEtjbk1cXjRkUFu",
+	"bQear3q4uTaH4vihQd3FTq8FwKiG+FAc4VC5SB/eCB9U2KAs7ZFQhk6TNw14rymSK75hoJB3ObJb0uza",
+	"6TKOKs1JqyfVNvFvDU20gG9/IvohSY807wOWp9eQ6wlJjWKp13DvI8feR479HQV2PbwZigiLfbbD2Dlp",
+	"i8N3SGbaJpRx8tN64A7LUtsEOE6u2ibcoRlrS+zg0CCjx+BkM+pnuSMDEtl6wPROZ+uBNV5S2xHPvU7J",
+	"V3uSgfv8rPf5Wf/w+VlHoWzH7byeuajHJRYfX3LqsqyxVNYWfTt8IfvdlboGsRlwnXk/nWDGMjBcz7NY",
+	"9hTX1BsCuDY5ZtFcv7g2x3Om76cT4jJ0Bhsu1mDU7g0zlWfyRNYVx8Xi5gtkapYdHAlb4qUnaOgDysI4",
+	"0xcJRJI05jtC5BQ5fyQubLjQa8IiLkw+5A6B7A+FtskDh8vWxMjH23TtnWgXx6a+mwufwcQkSA2K+R8d",
+	"uVpysJZ4qz1RO0rBOhyhceDR93UxUllbfiD745syOhipVGv0iArnHtnr4ThzU08IW0zKoLgdh7dgLYRH",
+	"o93jA3l0aA5iepSacjF0WvSqWJElFzunqNs5VsUsV17bl7kzV6pyTaVN6GLNWRES3HBGNLrjeUzlKjFu",
+	"C8WXGIKom8Dc1odAt6R/YmvZWnzEcZCZAPWUhVykXMAWKt9Ca58YZ8YrsVEpxUK5a8R0EtOE6rcxtdY0",
+	"9e/QTbA3C0xQcdtz5zVpr4eVN6Yt0yv3tgrWZOEqV3YvKnXNS+MN5/9WBVvajuEKWytxo0mu9l7yuLk4",
+	"8FKft4ISq03R2xRvA7IlSaqCvaulRAYJtzO2Z41qHyurVPtWHtnb2+Ak/VvzOH7k6LDKPZiR44MsH91I",
+	"n9n0RunrpyI8kFgHiE7nfDRHpNIZnDinV7acahSb3cR12Db0dthaDBJGDs++U+I2+uTg+QiFZCOk5hmr",
+	"K0fn6hlnf/e9qX1MObJ/AQlNh3Cz7Sz8x5kvu23RquFn947qLm7U/aPCHnn0jHmdbierH3G6648yS3Xb",
+	"vB6+ON9NxuqBoWDvo61+Qgmr7zRfdBPqhwty2rZJy6FOPxnBiTcOaqmVUfI19+G7BhiaWSfoEQ2JignJ",
+	"/e9d8Jdxl7t0rhp1Vrs6xKXfqhlpF7KUkpgid9wvlsxsHSd28G2gUtnRGIjOnLhhVC/KznAX1pHtqfNk",
+	"vbSOrG/wthe2GHFOm5eFaazkX6DwFpkq+uQwThdP0EwToNkUzcynGagGZ4JcEyHJ7BT9fUVY8f8UUXbN",
+	"aUhA4C9ISGiq0MtnP0hkdAQEXU1emcIoXGGxJFeTKuWDPlu6B96UuqxewIOxa0uhdjzqXt0ZptDlS8ek",
+	"5ekB3VSAYb4J3LhFguhbLRytLII3MbfcFGXOc6tLRF0ImaLZYle/JSvJiQ2thxYxXhqGgJbDUDIXQs9q",
+	"hR3c6hgqHT1BEVngLFagE57hTPFZtxC8vZH3OxrHlC0vDRb0k04AqAB8zFr4DhdgMEv1wL5ww7TTYNzT",
+	"nB48ojKN8Q58Lhx2uqioEL7TdHwIw9thJszbH3THChrYsg45i7LgXPnY4Wd2uG6vmXKdsBECKUuNaczn",
+	"/PjafslT8nK9K5yblYdoQNhp249T9KyEbv6M2C0dLInhTEQ6T6p5eG82qeI296AiKLPuR3Yu7FXnFD23",
+	"4UY/Pzk7R1maEhFiSZBhQKWmYq5ol3kTcOHQ/xwvjuiAHq8c+DEOkP2gj+Q4EuMKhbeB3UhdouUWew5M",
+	"UfW+QqmAjaepqQEqSxuyekTAX0mvCZAzW7pYUXulm9niQV5cd9ME0CVb80m/qB4v+XujMGoC6HTUKJKk",
+	"sdeytUiX54aWow5ytdy20kRokYHSzRGmuyHP/eT3ZnMHNQ/flhnA6KUp9xyK2Uut2bs+WuLmxHo8OIqu",
+	"pygn2hDAJZsXoYY7bV1b/XY27hj7tRzgpt8m9cc+OTDgIrSA6dsYQ+nXfUgjGfkyDVirOoMTYEteJHUu",
+	"NW/sS5x0xKSO0AgVERwqUMwaw/IT3dTOJMgsau/BopKbab9JHoHp17cyg3Mjo3DJ+LkWhGmMRjxYrS/c",
+	"K5qmIw7ltYVXdkaTKghj7jO0LYgzOJZDKZCz5RK3Mmk6RRelnMWSKOCDiFSQxsn2zdo2AYMO0UscXat0",
+	"F1En0rVgMCs7rd8ixa9N0K3Y4TXUAH6ZSj41ToxyOBuJX0aXAzKyubL52VYRJilnD29pWp/bEDPfPb14",
+	"/YzMqbKnXF+vWeCTWpQCz8xXE65LH4Tf4VDaXPgIGkcuGs9tj1ZgFvVFIhr67ryOSxjFCvsJesqQbifP",
+	"duFCARVco/wtw8LIJbBCMcFSobPzr9Mt2pq/nTAy5kt++4NBupnGWKrB7+AiRBm6WJFwzTN9C5OK4Chn",
+	"P0MgM0a747QADpS+uWmsguub4ogqRBcu83tUTNqAmXKafbBC98k8Ll6/RiuytWbqRhvSsKN3Oe7nFgNt",
+	"6cYyd+lRoeIf1qcczgi9GrIrh/ONzWB+PXlGfwzA/sBqoQMHAGqNONgfZiVQYX8wnviG/YH5wyL2hucL",
+	"mjgAWDPWYn9glbiL/cHUwjX2BlQNbDgETEtQyAEga7Eke0OqhKDsDaUSubI3lPaAl/1B1uNk9oZUC6/Z",
+	"G04lKmd/KOnoU+WJAdofVi10aH9A9Yij/SHVA5X2hlSNb9objCcsan9Ynmiq/YFtR8ctT+zW3rCqIV97",
+	"g6lEiu0PxRdgdgi0UVawHs62P6BmFNzesLzBc3tD88bc7Q9tT6jeYUDHYrRq0X17w6kFBe4Npz2WcG+Q",
+	"lRDEdyjgLu5cInIin2ckjCkjL3oGjbqWkH/Bay/mQglalX8ue8ZxvEORaVdaAwpp7DchxlTIBUiHPNFZ",
+	"jAWhJArusSDVNIJ3a12APZUQlblQwNhBrMgO6V4jvbAVJ+VuUvTwOry9UV/87aLDMC/+dtEYF1UwKtlv",
+	"WGMhVE+1HMxLcKSzQk8cHzTWnwyjNmi41u19rLHWuvTaQL+FwVrIP/JM9Bs4YVHgwtLWjDYMaLTSsBHR",
+	"25QmBD34y+s35hdfoAjvHlplKpr9+OOT589nJdvfw6IzhYXq1DyUHLsD469DvyXw+wK4Cai4AMBYbdvH",
+	"iOmnE5jH28XvMha2q1ncuCpe4z2HNWQFP2Glcg8521ANlW7Viq1Ha6qqHhpZobxH3H2s/G3AodxDzjDs",
+	"WNSX7DD02z+6mujCOfVfgCPF84uLhz4V2MWFRGGMpaSLXe7YTzS3Y2JRQ/kl5xHYxdnQmtJwe5ZP6nZM",
+	"GKN9X6bZsSbLmPG/di08yxsoB0L4AM3/hBku+xWMyqWMyJZ0GcCxDGh5kj3u3daUS4GucYWVZsgJFmD/",
+	"l6+VOTAZZyd6R+dMPs+UpBEQ6L/gFLNT9AMXqFxkiugCXKciDrniiQIPp9Zcx1Nj9wu9oRLhWHKjS8Wl",
+	"AwESiBVVkal6ii6ZGUGIJYGGQ85CrAjDhXbQV19miwXdohBn0ma5CXkyp4xE/vKKI7INCYnQ+TkMFIeK",
+	"CDlFG4KUyKDNamtBubbV6kLUCxOOLIvjGvwKYDOtCQdLxLr7mK+H0l0HqahkZJgiSUzPChpVMYSxNzOZ",
+	"x7Q6dFqWNcp+y+BnRyDYXuSa2nU2Vv87FO0YTmjoxya7pC53UU5GDfBT9IabmEr0hiCZ4pDkhNmBTTWn",
+	"bDmPAvAUrQlJS0gqV1woSBJTwnJodWdKgZp66kcFKivI7fD4o1/tWyFxdxP7Y/jpcXwokKFtDpruATeq",
+	"zm7p1sSsoZn038ieIhM3R7Pl15gConmuZ5IY6w17WiNIfiqR4kOM07xtV65QiqMQx7ERYFXb7tRwJroO",
+	"2eYrh8GuMIvi5mhvaS8O8PwhYizj0BIn7TLDjbSpyhoLl2huIOhXDtCQPZkDGWwbVM0lONrgyv0yYt7v",
+	"TAujj9oHvdcUFPkT71DfUMeGT1H4MaaQYB/id10A573Wk3YJQVjoDXElCHGBDyDUgSsLOpbCTnSz2ZxS",
+	"ySHIAZX85Ivzsz+duLInuqw8XakkNrF6Y74xLm0la030a56nPW+kgF8yQY14KB/ZEpTIShwMDAmm8IJB",
+	"Ut4YUvHCG4hHgDnWT2Fy7sL7Dby/YZAqN9HPuX4/j5R+LuE9XegnwJkzePK5fgpIsCvhzSbVz5sI8uDC",
+	"M9K1whU8Y/01BM/vkMNvEeonhCIMb9aT6SR6p0tGa/gNZSKARoh+Q5b6DVG6XZKJyXSyeKe/LtYpJNKF",
+	"J9H9WUJEvCX0dsk0zKX6TT93+s1qDU+mS66EhrxSegZW2QIy7GrINIZsuwx+S13mHUB7l+r+ryE9+noJ",
+	"z5Uus04WkCd3o5/QyvoGMnthXTeGvsVrXTIW+mssdeuxgud1DEFL9Pskgt9LvUYJ9DOBmH8JzEYiOEQ5",
+	"hFyp1/DcrCGjrl6jZAdvYB0ZQGOwdoxy8MfWJVmqyzCY1RTPIb0jhClc6q/pCoIeQj/TGN7v9Mz8hgXk",
+	"RdRvBKy1yHRdsVlAZlz9VQLOyBB+w3rJJbwBmBLwUHLIYQszIBU8ryHM4Y3+qlYapnoHaW1hvAoyUioo",
+	"qTbwvIEct3iln8stJEzT77Ndpp83JrW87tU1YOl1dj2ZTjYQ8XCL9fttqN9vOfxOFxDOTff5BkZxk2w6",
+	"+Q9Caum2qCpPc+/aFJKEChIhWwE9iDFbZnhJ5MMp4iIiwsTjTYt0onujoBxyOYZ4CXGf8z6nngZCmUOS",
+	"KWeSDiD1DvarGqi+BL7SxSMj+LsAGV4uvBwHV6+fZclPGix5J0Y/4pQtg7xFLPekczeZW911vxahuaN4",
+	"hUdZWEgPvKEKbMCl+AQ067VEqkbCAFCQ5HFUEiYX6vZ619ClxnTXa6v61xcWQeUauJCMRURsBAURmw2Y",
+	"P+K95QByHRlmnhAZ2OSxfheDRmYrmDUs1A7lOyUm9SS0Gi5aCJ4YkQ9uJjwFni90EVhL/wXmWlV7SbYp",
+	"3Lxd1vCOZEvKo8e3WXGNl/XBGVjOcY5KR/Y00/kZeDaZxBWMLE3WM3sVsdNQ1j36p6DzuDriyW1nyoy8",
+	"/uSQNpomBCVYrM10Wk9Dl3IRlaICQcbRBEfkFOWsvpH+YfTqhwv0+eeff4MgashV9vjx+VcG9C9vLvJl",
+	"QwmNY2pcXPSpElIJ1wG9ZGSLkzQmT9D54/Pzk8ffnJx9/ebs8yfn50/Ovj49O//8H5WQD7qZEzAZOLQC",
+	"08n2ZMlPPAFdWiK/FzFcABcM7Ts8J52EK5KIAC8Jawmco78j+J7HrBV8o1+O3JUBWDlaCtNjUbKRvPQe",
+	"NXN86DY3d4qiY3VpAKp+uGSzfYn6KHlme+3doSlm96zCLaeYbW/5trPLtrfcM7HssZPYE7P3Zxe3QfA+",
+	"k6VE2UUi1MKN9zVRhrf6zqZVVRzpHYzALxKB1zEoO+O4FW4eHPZXO0D09OXlfufm6/NHIRfkkeVS5SPj",
+	"3myQ92E34SDZkjDTONF5KooaI89FCfAHmgxDcLpOhCk98iRYoB90AjTFzSMUBoJg6buivoL3wBVsVrvy",
+	"MPQ1xNS3dwiYF7ATd/DLCvHy1eK3DMeg5rexJgNjniFLuTzVShC54nE0mebF9aU9WFCGGWQ2pEwqqjLo",
+	"6K3eS8bNb30sG1hLV33PBOYcV5eZuVMWcJwODcDU8VKMH8DSHDsL8Wp98DaBuDfR+B8UYXtO1p3i8K31",
+	"cTS0vrOE8f322fvpJBS7VPFAKi562V/0aPLu2jpyHTtkc+wTRPNgFK2kOj8LKkMcBzuCRUBY1BLHOeaS",
+	"nPBMGSKUC+FJSICxMUBMBiPK0OXrF+jrrx6fOdcb9P3p8lRTn89Pzs5PPj/LbRQ/PzMRdp+REBKKTaHQ",
+	"+Hvmo06y3oioMSDVehuscRKut0Iflna9Dew4ydfboA9Nwd50UB+YY6ojyt5aDnaPx/3ATOytEMfLx97L",
+	"Buo+Ifsnlxv8IB94n6D9gy/C7e3Ou8zVPhoJ+dBp2m91tT6Inf6ATOtH8+a9U8MdxZn+LpOsH86+8HtI",
+	"un7Ihu3TSMLeISVF/6TsHYH3TdK+dyfdUpL2vW2On2asQ3P3+dnv87N/avnZb5U1aaEM46YZL1O2KZoT",
+	"tSGEoTM4PD/vm7SoSy7yfQ2fnfdsuD1p+YJn4iSiS6ry/OXlHvRqb9jy3l0m/hYutKNfrbf2GEOHA6F3",
+	"nIWD5/2rvIAxCfccFLe6fZun3p14Wh815QO8q49r58ipPJyq/Eh3NH0aNBNnULWbokgTARqqKZLZPBPz",
+	"KVJ8w0CkcE3jGC/9Oadtzl4PtbmDvL4p1vB1a//x69OTf+CTm7f/PH//L75+xpSRM2/WdlBwQkayM5cK",
+	"WypBiJqily/Qd3wLc+CMRfQeenja1sL5gRbOXQtYn6D6hNbTTRWZIs1DQUvzjMb6QvewJa+w1ByXnspm",
+	"W54Aj14YRnrlyaZXiLVwIzl/maUsqI43iSp4kHpCh+nXU4MOu6kxtGEhmRqn0aU9f5pp1fjGY9Dzhm+Y",
+	"rujw1p+B18aliHSn3bDf9t2EzYTz4zIhQJc19FvkN4bAb2crHC/RH3pvyjhMOei0SzhTKy7ozQhKEyxl",
+	"lyhPH71yqkiM8iF7cU0lvjsNUyNn89ECUVu0Kq5onAg10kokclcxEhXWlEUu6n4StGOZiQ5StNIIc+lI",
+	"6+ighDnxEP7/2fv65rZtrN+vgqt/Ks+lZdlJu608nb1uXp52mzTZ2Hn29qk8IizCFmsS0BKQHW3G3/0Z",
+	"nHNAgm8SJduJk/qPzjQWCRDAwTm/857EXAu9cy8LbWu8XXyLRWIbrfJWhm3o7KzOJ8AO7+TI6qLnjgza",
+	"7Yy0vZBOrQ1+qYhOJ0viRXwl5KRjl33skdfZSrnOWk2mNOefcZZrQmbHx799WiLd3JQNtr/JBXSQ7bB9",
+	"+CDrU5YuXc5MXCwSDJNy1btcD91xL+WJGPcsvBr3zgX+q1QOAv8IFQaSblmiqTA84oa3s9SPHXKfK32p",
+	"weN2KZa7GFc553GmsdjbUi2gUEnRxJFLhjKAqoG7MiZanC8SrPxkFHTk9bBvvRKaJQUch8USigqSCTZa",
+	"X7m4kEHuGOJqvUTP9AtaE5Uoz0SFBqFKIXPDDNinULduUUCg3fFRIlXfC9ItPV3ZLZzyZCI+zJVutaOX",
+	"Z3EvMfdSuRt0rA3Gy0r71aedHCN0lTrEw3Rixu+8Ab8GV0ixsmYvyCLrKAsS3l0UbA3+GnZ/u4yt1ck5",
+	"GKCCNzlPDCY9sGim72JIBixPQWTc8oPlnJogoPdAu1fRE2AZ2ZniWVRUcgJVh7Ttctq9kHqROdeSM3Wk",
+	"QhjNYqOdrFDZkqmzJL7g6/psN6VsddqLGddMxxcSxLM0rFQmZAlF8pQ0mUoClnLJL9B4gJuHrDm74JL0",
+	"uA2yiDoflKSk2PZj6jTpXGRT4cejtniF8TGYM3f+09fUvgBdgu1f4VvLhrs/nP7f/ng8wP/b+Xuj0czE",
+	"JhGtX6aV/EYzeMaBp2cv3gTMVYh/IS9iKUS2c59X9S5s6OvAaL5WBKIqY/BGd0S6kr3lowNrUxk752mc",
+	"LO+dyX1mw/y6I7wDm/zaKTbcu+1sAl4+wl0lZhc1+10VoAjF+N0BAj8Au83Cn4PUpYXCReoNsSQ2U4lV",
+	"PDKh40ho4NSl5/IwlJiYV7Jkud9bRK5rTx5OySW7GzRbgsjrWOUaxwIFeLaHBuIDVlyLclSGCy/wPPf4",
+	"LERFONJFGOo88V3AqPfuXdydzpeFct1Rz701hHIW2XWyuaISSVa86ETkUaOQrgvldtT2CxYuQl2sG34r",
+	"LAhVubwRRlo7sywy0beam4wJC55FMZfbLB3ncCNs9REtGKzD4stobJM5N4Ng/AK2t0gJr4DWWK77gs3h",
+	"VzlxcZujqaQ+brNNKzAgQj90OMK1Lm2KSqIu27IpnCEug9yqMPB+WamVm63y4fPS9QrPJ+Ktt9JH75jX",
+	"rv+Wz8B7t9aH75AX37V6fHvefHtV+TPw6vXbeN+8e2vV9MWVaM7uMrNYMmF/HbHrGTdsxudzIUXE+qEd",
+	"K9wJmFGkQ5AZvh+C+VVEE/yDfQZ66kTsbDmW+Gwm/r0QGh/mWkn7UO7agQkBoWNNGxZG3PBwMMYg4VLA",
+	"wIzLC7GCAeNOrHUATJU04oPp5PXAzLW1Zb1O4tRKn3ROLkh+64+MG/LL38v434vCiSYy1g/FlZkMBoOw",
+	"LTDqSqQUr9TAbnA26GWJmtHVwWCqMjGAU2mMLyqK/KzaDyAyrPuT2+hzIun4MrzyJt8Qp+WtDjSKo16+",
+	"riCnmOLMixOlc/L2KF9c7YNp9tPVl+q50CaWvLlO77/AkQT7ijZky24GvXplAv4fJSfw3FkWRxdifZUC",
+	"+8YL74VtyXZVmeF/WYZAfZHcIvPixucqY32Rzs0Si7pIZdBM10yUQlrKj3CRsOp271bVmwXvTOZ8mSge",
+	"dSKkt/Sse1lPzjOVlmZdO4Z+aV/p4GzrfGujrS+t78xd9eGv3XPg8kxF4/au4QAT77Sbow0ln+uZMhM+",
+	"jydXItNEPF3615qF9ieOYg1k0csJpDW+cdHZ6Fa9l8fwNtnZfK6yySAn9p2boEddODa6ZNfibKbU5UTI",
+	"aK7i9RrPv/D5F+7x1fyugXuUGJ5Hl7VrWL1b5etSYpM5CRJltdBBfsq1U6N9L7awYWO6M9tXsW4ANG+k",
+	"YHOCpwgyPGLWdc7r7tQG0SU1rt/AsKT4YPf0Qrj69F266l3FaqE3eatCFe5wSnM3jbxmkzvu7B3u5tey",
+	"hc9FIgr40ixOOYvgKcalvhZZwy42iZNfnhctCmEOF1rTJEpUy/yghiznovNQK9hO0wZU2VZ9A/AB5q57",
+	"uV3RIQvtaUFDcgZ08RNws/IVZiG4q+XFRItpJkw4llDW3iwyie0fsXymkpDSBSpHiEnb4scqvxlUxgpY",
+	"uMiSkCk5lpsMY186ZMqqmdexFtiy1+I9XBHqNTWdt9zmqvQlnQh+KxKvzIOjdDjNjnawTQ68Tvq0olVs",
+	"42dj5u+zpLau5mVgWPUii83y2A5A5WYEz0R2tMBYUfzXSxdAf/T2F3Yplr2gpivjljF6IGChvpwYoc1k",
+	"vBgOn0zB2SUXqcjiqYY/iZD17QPMitAdq/zbV6xMXfHKWPbtE/gO+PA4ywTmXIjIzmx1aprZ4smA2X/C",
+	"qAAvA9AyGNdjGR75YfYj9hMsleHkl2JJUx5iaT4o0UKpy0pSU17DLwXj2ENFz6B5in1R9sN5+Rvm/jcM",
+	"2BFLY62hqmvGFvJSWjUftg1WVBtPJFpA3F2AbSrs+blo0KfDfXv5rngSRxMyLExElqmMrhYQB0BmWGDB",
+	"yWbGzHs3N+CkO1eYgCANR+6IALkHjU20WURLlvJYGh5Dmd9a9GPxHETgUjAnFmC4OshbYezOE27OVZZa",
+	"QhlZipe4FFd51+5drRxvuOOauzJMUd5daMGUhIgiu4tJLC8p1BKvEqpmadNoE3jYnsJbbmY6YGcqioXG",
+	"5rQLDV5YHbCZ4HZF+cSwo2Mp5JVIFLR/SRJ1TQVKeWIXaWnfEoX9jNhodvz8Vw3VM1AHhC+zSzWs2K3B",
+	"WI7lMyUtRwe60jNO/ZLElciWBcmN7JO7rCPVjhh3VxIvhS4TpPYJEqhuLNlGVykgu1fKlyxSaB8rzZny",
+	"5Q4UGLIjXwpLGPbaskhM40hoFjr8bK+YZQRQIMjebos0mLTrh+a9gk9nKD8GsAPkxdj9b0TVId4J5HZW",
+	"xuHGFTa233///ffd1693nz8f4DZlIhFcC9oqqHNqv5FKnbLwYHjw3e7w292Dvw0iPktiHu7AzC9g4PDt",
+	"m+OTkCp3gqk5/CUS6VwZaIL3q1iGrM8tX9OGHXz7rdfDemcE/Mpky9zcZyfWPIWLDjtwpqIlm4vM3hLN",
+	"pDIzS+FSXMOvKMupPzcWZLGntkgMfOFPQMsgXf9x/Oa3AXtHu4A83/GOPEgPCm27yH0WKQEzskicx1LA",
+	"iLmuhqPmBWXfnzxjKEWp4nZjDVkY4s2c4peLWQWUOBUZWMSlokq0FtvYSXLAwjWBhAA+S6WxMSLyzgJu",
+	"ZcCKujM8P/ecS54tGTBHymrP25uHL+zL1FLJihbG3O0+zGkIf2RTnkHwM2ch7ejuL1FITALZLJm3fY7p",
+	"+Bdwhv7VAbN8qPirPU8XnQJMaQdau5HJoFejQoCvcyH5PO6Nek8Gw8ET9OTOQHDvZXsfabibvY8gsG4g",
+	"oEy0wF0MILuKdWyQUcPls19iGbNepEKzGK8l4XEsS2bZN7aYxyZLGi8/ELNbjzZxksDpGuWKu1Pv8iRx",
+	"ogteizUD+Ye1gez67DZTHd2x1ELb/WB9zqZKXcZiB+fOvyRdaPslKdWsswMP2JFcsoQbkeHyAlrEEv85",
+	"llhLPhQf5nEm9IRbdAtcBL17ImL9J8ODHag9P8M9+UazMBPnmdAzq+WQcM3Z8y+RRVZzIckn+SqWl728",
+	"sxxCq4Ph0ElZ8jgY8cHszUwKyI74T2/UQzb1fyI1BZXEPoDMCn+o/tuyDP/fuC/CzFT04xiSdMc4pBgM",
+	"iAXu2Wf8d/aqg+wVszgQwZuszTUoYEnLk812IgtmSaDaIZ7x6UzsPsPY2QbHS3LNl/bmq10owBsOVn5A",
+	"0DsWZvcZEEczoTsaAtUu1kTyfYuW38hkGbBjnorj2Igfj13W+VTNsZusd/z2pu2s/hb7NU+GB82fATfr",
+	"mlvsmAkeLdFUrJAJIilGh+xC2WktfiiTW3kLX6lpi1n9pI1ee75OgNrQ6oU8HT5tUzhyst77WWkjImCl",
+	"iAqhU92G73maSG/0x2nQ04s05dmyN+q9mVNN9Bm8wM4t6rLcSpZ4J5SfudBW2cGR2ctEXfdOIQc246kw",
+	"sHF/tNsO3GjGP6mUR8BmIFYuv558OjWT/d+uhi//658/vPv154tn/x39CnFyvRHwY2cGHOVhHKv23vPv",
+	"wsgU5Dfc/eH04/53wXdPm2L9boIVB48oLLBQ0yIdw/YPvmdnlqbUOcu4jFSa12UqVpUsEOx9t3/8X7Ol",
+	"St8t/vO3D/r624P97+wf/hweHf8zevbq+nXzUkHidF5ospiA+jfZ+bu/3oODtvWeYrmBBnbhSqgrSN+n",
+	"DoRFKXZ3+01V5IErN2Bn4lxRRhM9OpYkGEbUV1qXKKSPWQiwyjT3XqXC5MoCYRARMb+B9FgSqdEplfR9",
+	"zc4ESLEQulcL0nmcRNJWID2pCKSxDBEqwQVH5ZEENYfEiUSAFgamSdBBYkOISwqrhYKgAFFMCuRYAhLT",
+	"GENhh7Io7ILHsvBPzzN1lohUQ1MNKymfDoc7hxgzkPAlpZ4FTEkoYZqOJZeA3vMTURn8aJQCIY2S9xy4",
+	"Yf/p8MlOk2jVi7M0NmXhuvJmlxg/eu0pZcEjgoEjZcQWBTEXKA70xQmNVGL+Kf/wSsgLM+uN9g++b6RY",
+	"IoSfVLSsSH6vEeTeh93r6+tdu2u7iywR0qqgUQkR5Kr5hLJge38KKZeDTGkh/x89NpiCWyIPke69P+4F",
+	"vSjW9lgoo6D3D/see2ff61XihWtxvlP7xyf/Pji+fDe8/v3s5Py7aP///2P+z/T7o15T06ue62aAuVpu",
+	"n1ZarIBZv1RZilCizDxuPhOAmuM/fleLbyxgTxKmhXHIaX5/sAmEW6zd3RU5QwGBRLqSf+cHPQAcT1oA",
+	"fmU4By7KkNYbbCuIUXp/U4Qx3BhhPMXVbvjOA0Ayx8DBfCxTQcmtGOYm6DVbsUCoNgpFjHu3csCIdK4y",
+	"ni0D33j2/t0riw6K9IeaKS6nGo2aXf2b+2HeyCD/IxqTUGp6D+Afwh0kSergMJaenCzJwgELF1pMplyL",
+	"AQRaUfUGgz1XmP0hvxtoVSAYN5ZgTIHiYqgZ8ixbApxWsDca7bkokOhVePBMMH4GIShgkpuJ6aUOMOws",
+	"1tjHfITyz5kw7X10EbLs6oD1RaIFezocjqVbuJ5cHUwsV9R6cpao6aWIwp3DEpqADF9NexLrYni7PjCY",
+	"wbhj+XT41OpEZnKuFhKGKRm6qpsIIjxVlEaZJ+bZb7OiB8pE+nseFt/PQvxJT+zOTFJuprOJURN7JhUr",
+	"6mFJ7UdQg3ap6ZJByUymZI6iYjQvYWMyK+1xxoMfih2bZNyICbw5cc+B+W0scx2K0JklYF+FHzCrLFjK",
+	"jA11i4Nfl2hVJ9uUiVOgPIerjCrrSYc5cnJl2C3JVp8vmF4DVsH4gpVYpYmlFI/skYmTLJw9C/bXvOGZ",
+	"IH8Vy1538PEnBa95WCOPPW/VdNzt9J72mADN5hEXlumaxvOYoui8HSdPBORMFUBmrxhujx4G8eI2vstb",
+	"9lnffV7/0JvOQOVZ9UzJDrgdbLn1AeThbJ6Z8GT4w2j/29H+94PhcPg/oNu5u1F77sB/rgivIkelc5Ln",
+	"sU/+rSe3KO7/aG9v/+Bvg+FgONgffT/8friX7TV+81539fLX6N37l0/S+MnP33UkNexBr+SEeDxU6I9F",
+	"Eml7G13d8km0gJrDC7PIxMRX4HqjnkpjFwr7YOi2LD17I7lIkruh5lJ6B3CoFkTq21jAIkKEV8GKhVG8",
+	"bWZ6eI+e/CXqdUeAP/Eov232lf31r7yXebZI1BkB/qbMSytb8YUf1r/wTMnzJMaQgKcHHV44Ueo1l0ta",
+	"jd4IZ76X4sMcIJqHNXN0ifxphVmMDpu9AuDYDCrBhLMCVZ7Y3+P/CO3N4yXfAGQhRZVRZBsAG6vtozm+",
+	"JBqZysYSidv9pYCM8C0hehDJ/Z7LfZDt3KLXBHGgi7u1OuvAIgUL2ZxMRus/zoyZTLCOYJUPn1Vc+GNZ",
+	"9uE776dUBCXz2WBAfWiRYx6qAM00yMEyltWpUm7/u6RVatb33agjC8h21qKMEzK+fUkwo2KZeLnIwOX7",
+	"Vhio2pDEEKfuiAsjY31zhUta3lKIw5Z5Unw7qb0Fv8WzamG4QANfHnfdkFneG9NzRmjH9U6Qo61id3sf",
+	"46jdUfpO8EjXZsi7GNaVNZdRFRuQl5YtBbnxlTgYeJHKtzkTJovF1e3uM7z1lpuZJYBg4+t/+ngDPhm+",
+	"uKMb8I7IZts7oFsJ/xWYJXwi/0YXsQuUjofCjZJxXeifFNdCGzSzB0zyLFPXlP7Wanuw9yeETqFROGAn",
+	"il3z5BJn5xdCBy7eKiyFH4eAIMJaCHI4YlgE7QosXRQahqYgsP7M+b8XgoX2+ZBuNJmTxvI8TuztCFzE",
+	"revKnAm0XzC9mM7gswbsCH0rOMKZSJS80M7CSuMwdT6WaHHVxvKAKU/RMTLCWERwrCCIcK/EpuITGdpV",
+	"uos7IWeNBUd5bI1GDSivu4WtQIoD64elLQdEQzSow4CFDVqR/bOTvhD95f+2UwvhLfMzO78zjn0CXPIq",
+	"Rv1t7YNvOeSDrX3uCAn1WVkd7PDiMyDibZmpD48gYeAPeq52Z2qqKd6eXIcvPe10x028SPgkFUuk19us",
+	"Dk9HwyeDb/cP/geSCPUMVNLeqCc+zKF2bc7vYCsSNeWJ3ZU/ik2KnZcUdHch9ITUepVZZbfYqkkxZqK0",
+	"bn+w8EYAxZYew+aMwEu7odBGowFuShytCgnI0Ss+XDO1eMlrN+2Gl8pacDRLYpVMkDp//zuYUn/cx97v",
+	"9skf4fHXJ9MPv/15cf36+cXw9X/ef3h90ZjLgRNtaVZw1rH2ZBn3lV+auL8j6W23KN+Duq6uMX5ljYOn",
+	"7rlxHbKnPElieVGg1HapPRhLjKgkl0js/CU8QfVZK/s3iKtQ0fKQVcSJ80KQs8gPe8BonbynQDhdaKNS",
+	"kVmRkopsOuPSEADI+VlYcQiNZd/FH8QZ08KYWF7oXAs3VkTz+ZxaiLehjIHnZkDzAsMn6wD/G51Hq2K4",
+	"QL/IAvCNDTsBCHfph31Q2j69P8hTY8I89JkqBrTI7rEsAmDpm6ysnav5AnKw8VsAMWhPCq83Enxh9oGK",
+	"BPvoiTv7q0dioIYAS5+c8YRD4EL+F5Nxqc+Js+TOMrLUo97fXSy2CLdulgwkA6y35qf6FOuqsPnTcnIz",
+	"OCEnIG+++9uTb7c1fNza5uF7Ku4Cm1ROlsZ0IQTbHbRLp+4VOQ31rFt7BbB5TRkqzLk25C3IhFbJgpgu",
+	"BTJPIF/m5nRj6nkEVZ8cVNUvzQYoCyyOGeyfxeHXPLZyZ8LR2YRVE3oLDUlVZfGc16Ny0VhBD3IV6Hzi",
+	"dE55Vo489aRM5394HG6Zb66j+kGN5GuXqudzlUjwKImlKN2MsmPs5saCjTSWcbpIJ11eCApuOsE6IeUb",
+	"pRYmlqLkoDq98UNiPm403c2W7q11rq0v2qv1QOyuzdi1yd60ztqK6U1KFudTNbWuALHsSPqvUdzpWObv",
+	"FmXbKADIDhJrP66myaZShl9KJlDJiYouRwA5HcZrAmEV2+7GMIze286o2wGzES65vcni0VLxNQjVj9UQ",
+	"4ha32ycSvKf3w/cfPQxbexg2s1S8p+A/jnH4W/H116SLayGNVY/nCZ9SyoZRmPYr9GGusifi3DC1QL35",
+	"UszNgIX+7QFzw1iGJSYTutIAzvCPqaipuhLRIeMsdMQdgtf+eqa0oMTV2L1D9TbgnTxAFUXNpViiIOFR",
+	"hGlftIxowI4qoZvwIbEm60Q0luRS8DJQ2J8qlrrV1FFkzJdMMbGhSFqelcJvVQZuiCjj1/KwmpgC0RP+",
+	"KFIZ2ivaXsqvHMuGZWB1EPrMEQNGQSnbsE0D9oZyk/uet6HsneDlT4IMJzIBUe5NdiEiZ7s6c1Ys+yL9",
+	"DQmnOFt//iMXoDqWELsB6KPW0MIPbNWJMjqwpILZsq4aCiRQ99fHs7IzsVR5aH8aG8ifQbGYH3LdA+SG",
+	"JD9Zo8GnFE7z4JDGfVqHnC2xyTg05Vk0cUUoWuxAm2CObYSlZ/7pZuRBoY29aC1CSQXfwOTz3ieEew1W",
+	"bQV9+YkEj/jv6zKqVIjyYSE7y5epjN5jmOoDC1NFrrS95WAPeMeKvCf7cw1rDlpxEub+QLoQZtOUfh9L",
+	"eo2VARjinTz2s78iZwa+F4rlWLhIVYSSPLamhC+8D7OAoIDKFkNZOFsBZilfsjNBuGEsAWlJ6FnIUxEF",
+	"DtXZD4WqMtwwniQAN2tQAwt2OEtFxMDfZiEyPDliVlSEASRSVSJ8g1r8bwkCkgnF1XEB4C1VKX96x8Xw",
+	"UtAKRMsibsTpf4TZDzF6Rtr1JEpeWKgn3E0PxtItCtKVVQbYDI8OD6gGn5ilFkjzaYV9AGkbcB93mBEw",
+	"X6Pnzc7yF8BhnWw+3R1V3q59Rj8VeZ46AJPyH/9iGATX+eDdONvHsKxBGgEx0keY8dCyYeyx3AJlYOuJ",
+	"TfJhis6JqxJf3lK3TJci/dbrnhnronxWP/S/YKssGHYCQo3X802MUiDD6gkkZMDwU1cCP3fFrmdFmImX",
+	"XPM1Szy/QyfW0+h5XTV7WFtjw9AMb+s+R0qKf3J/6bD8z+1RdU1vNorhb+BZVABw0iG1pTRltRrWbdNZ",
+	"PhlLgCkeeNrL4y27L9fUra9NpzwYfLJyRQKmksjLdwnBoB+Csg3FJg4pd2Usq8krLk7X/hlDovvknqBy",
+	"ZQnXZqctu+ItffgDk7QbZmJ84svXJSidzvnxFm4QxF65H43I2xFsu6v4KCoLpKodb8Sw9J7fmy7Im/0F",
+	"pe6MGeNQyM+1SKTGbNS5Equw1zB7KoSp2OVKhf7MjIMb8dLd3ZT1oWoxI0dPUO+dhyY4noqAgcFInbOz",
+	"ODMz9JlGkVXPg7HMvcXQODDIV4L+13wdlMuWu0oHfkvvAR3BhAJVo3AsNV9qdi0y4crwRjsDVlYviij4",
+	"Eh/1YuBjqY3g4AaHn8DP7ekaR2ucl6yT79LXIr5mBWK9T6tRxfDpF0fMm4eivara9pFaXlBh6mcv3pTa",
+	"/99GUfl8OkobcCLCfSxR8vBLlNBZNUqGtTht7yOxLtJssE9Pk3KTqiufpeV1YWnYQyo/bnK+SAlOMm/O",
+	"AZ6Eum6DU34KNoVzfEqtxuNSYGt1cqKlcFNvRa0oOuUNDK/lFlHrLzr1aPr6L/rnvbfPqSfXqnsbdDIx",
+	"lDWnw9IPrkiwhyD8qOw1Foav7R7ek3x81Gm2tCxspMY8wya7+cujHEdr7NfSGL7K+q5JS1NI41ji/+4E",
+	"5cEaw1WDFZGwrTGDD/0ifeLiVNyIiTqfgKqGf1j2RvtBL1USKn4HvaXgWW+0/8MPw02j8h44iH6Mn3rw",
+	"8VNdMXStafGGBX/qfWI3KP3DxxJsarkplPUrJtCANRTvabV4VrvLfpGFZbzvv2Xi1SbXv7FD8Bo7aHOP",
+	"4L9qmY76bniXD7aXlUizQ+kOWR90g6yYEeOMmq2OZd5EtB+a5VyMWLUNaxhQRF1jf1ZoLIJVKTAMEj4s",
+	"b1hih4SLH5ZbZEMehYMhnJlZTEsKmI4vpOvzBTUtvEV+o2uNalk/r3kBXTpiDdVLMNASIyjyqMCx7Nyz",
+	"lnqESnYEfcDbOueOpdu2er/wotYnREkCXDtbGOpPGIkkvoIuKUYN2JFlgKWlghpDm7aiVnitb/aXVamj",
+	"0jjda5rvF44euCPuBdXf/2gpiHE6KJLgJ1S8wXVIP632Zx/1LAEWPVzeFK0KiE500Veo1l29uRN9e8Xm",
+	"fMhNq3BUz/rOczNuIxfakGGNURE7iY1mdOeoaO1jDv2mOfS1vV0nWFYDvDzDvs00ivacZvlzSP3rKR6c",
+	"Kl6AtytGJRL7gxLXazOO3pqfVQd4iLaXTubKch95KJb9aITZzO64xQ0J1peXuA30ardGPhDC/1LUkM7i",
+	"5vHObJ6tv8WtWWPPbBizm20zqOXPj2XFfOlnZL9AGeT6pPpSiETPkl0KMWcXCtJ3VE3FOISO2STLvF7t",
+	"9q81JcbqGO/fvWo3jX4xt/qTgvqBS3A53dD8uQIBP2DE+2gWvX9QXKSH3gco3otibWm6PaHjOT7QYpvp",
+	"h+X6gQMaLxpg+bMRW2iRhTsjYjxjKbBjPeVoYFlv91KOpoERQs/nQ2YgTbTK+BCM80w0sSga76/Do7rd",
+	"9hfp3Cy/DM4S5DTxyFjuibHQxb43zoLCsp2xvJDtfCXXuR23gFAlqa6ZFTqZ8BhEXfHAiR8v/xd8+Qlo",
+	"Pd79e7r7ePfu7erPqQ1hy8VPY6vJsNCB59owAztASN8GpdaFjKBUF+g1FjH4IDRRUgRjeT3jBjwQdviq",
+	"RnPIMrJ0GEdyTcjBTvzIOR4E52iNyLDwDw/wkT3cD3t4C6G+d8Ectomt2L6VElqUJ3EUYkMASA/ILc07",
+	"AQOXZt5bCXV1KKZXDsoozC2ZGMtLMS8aSOCWZMKSOihAT4Ys4kvNFjIRuqhZI6LVMRtfZKAG2vW7sTNY",
+	"5Ynd7k4tgvAs3nF58emsrp0jPh6jPGqRHc23vXspa7xH3f0LnnM1BIvpGofDdkL7ocYzrxSIfw1ZeF/e",
+	"gEbCtq+I6SKDUjx/fOydCZ6J7GhhZlCj79T+nF05yiofyULafTWLaGmVVUuw9OlYy0u6BEfW10Kw0Ht8",
+	"d3cmknkYsHB31z4UQhWBFZ3FgfTo62seimoPJF29bQHzGgg1FLj10zwHRQxJXi3G3pQKNVo8mvFsGTAd",
+	"y4tE7C60azeI1eJmisqZ5XEodiaqG3aeWAXfT5WtT0vNmhvmbku3Zf1qdmwtnzTwkkl3vDldAGl9tuN8",
+	"eQGWfECnCzQrLpp4weIogtgZSIvRKRO/eSlIX7uZsOQhIuz5yM7ELJZRtaX1N5qFGDqq5iKPFxNFG6yi",
+	"ik4sGWdnmbrWIoMKOkvGpb4WGfv55PWrAIyv/zh+8xuV8xMCavrl4XVYndfOOJbUkDlvAAUzZgKScHmC",
+	"4IdW+jOe+stEXTcs91/QSLIZCea2nj4FFzEXiqR3XESdt6UNoLRpe11MHmUOa77EzLcpePWigK2CfNXp",
+	"dO/m9OZ/AwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -469,7 +469,10 @@ type ClientInterface interface {
 	//
 	// The journal of recent requests to the APIs (not to /_understudy), newest first, at most
 	// the journal's size (1000 by default). Headers are never recorded, so tokens and keys
-	// never appear; paths are recorded without their query.
+	// never appear; paths are recorded without their query. It also holds the accounts
+	// API's attempts to deliver events to webhook destinations: operationId `deliverEvent`,
+	// the endpoint's URL as the path, its status (0 when it did not answer), the event's id
+	// as the requestId.
 	//
 	// Corresponds with GET /_understudy/requests (the `ListRequests` operationId).
 	ListRequests(ctx context.Context, params *ListRequestsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -741,7 +744,10 @@ func (c *Client) ClearRequests(ctx context.Context, reqEditors ...RequestEditorF
 //
 // The journal of recent requests to the APIs (not to /_understudy), newest first, at most
 // the journal's size (1000 by default). Headers are never recorded, so tokens and keys
-// never appear; paths are recorded without their query.
+// never appear; paths are recorded without their query. It also holds the accounts
+// API's attempts to deliver events to webhook destinations: operationId `deliverEvent`,
+// the endpoint's URL as the path, its status (0 when it did not answer), the event's id
+// as the requestId.
 //
 // Corresponds with GET /_understudy/requests (the `ListRequests` operationId).
 func (c *Client) ListRequests(ctx context.Context, params *ListRequestsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1454,7 +1460,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// The journal of recent requests to the APIs (not to /_understudy), newest first, at most
 	// the journal's size (1000 by default). Headers are never recorded, so tokens and keys
-	// never appear; paths are recorded without their query.
+	// never appear; paths are recorded without their query. It also holds the accounts
+	// API's attempts to deliver events to webhook destinations: operationId `deliverEvent`,
+	// the endpoint's URL as the path, its status (0 when it did not answer), the event's id
+	// as the requestId.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2300,7 +2309,10 @@ func (c *ClientWithResponses) ClearRequestsWithResponse(ctx context.Context, req
 //
 // The journal of recent requests to the APIs (not to /_understudy), newest first, at most
 // the journal's size (1000 by default). Headers are never recorded, so tokens and keys
-// never appear; paths are recorded without their query.
+// never appear; paths are recorded without their query. It also holds the accounts
+// API's attempts to deliver events to webhook destinations: operationId `deliverEvent`,
+// the endpoint's URL as the path, its status (0 when it did not answer), the event's id
+// as the requestId.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -3965,96 +3977,98 @@ func (sh *strictHandler) GetState(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"zFx7c9tGkv8qU9irklgFkiD1sEVX/uAmzka3ceKSlPNuApc5BJrkRMAMd2YghpvSd7/qnsGLBCXK9tad",
-	"KqVQJDDT6OnHr7t/9J9BovK1kiCtCSZ/BhrMWkkD9MdbrZXGF4mSFqTFl3y9zkTCrVBy+LtREt+DP3i+",
-	"zoBe1rekEEyCn5T9XhUyDcIgB2P4Et+UivE0F5KBTNdKSMu4ZcNPhUxBG1uk26FUawgeH8PAJCvIOS74",
-	"XxoWwST4y7AWeOg+NUMS9MaLHjzijSmYRIs1yhlMgqncsgUXWaFh0FiXnnL6/hr/177hZwlMLZhdAYO8",
-	"yLiFlE3fX5tBEAYgizyY/Bbwwq6UFv8mZQRhwJNEFajHkJRaWAg+hoHdrvGZjdVCLoPHMPg2U8n9/o53",
-	"K2AG9APoE8MSvAb3Wmu1Bm2FOxCpNs/dWGgN0jIrcsD7F0rn3AaTIOUW+vhu0CGSWiwM2FtIlEzN/g4/",
-	"qA1bcM34CniKatHAM9qCCcuEaW+kinnW2EUW+Rw0KV3DvwqhIUXl4aPsblxrS81/h8RW2pqmD1wmZGA8",
-	"TQWKxbP3DdUseGYgPCC2VSxXD0CHeUCx5tCje9FwDZ6m7JRblitjGWdb4LrX/eQ5/0PkaCNno8vx+DyK",
-	"wiAX0r0VPacY84Qy2na+J2ztQCeGqY1k5I0M5ANkag1soTQpwTnf9P31viIq/923Mfpo/w7n6Ls3TFnO",
-	"k5WQ0NfAUz7PgOGFgy7rqwLD7iIfVtyyDZrzRiu57Lh5R3ckS73gvgp3rndP26Xp73mR2a7HWuAHTBcZ",
-	"MCFRowns64SvRVdIybbMroRBzYdsswLJDNhOlXQrtTqFw7oUafdtKPCJYSLtvAvjm0y27zocYJqmkDJ/",
-	"QeNmIS0s0XyfOL9aXn/JgeO3K5U+pS93xTMqQ/1TJL5+cq3qsmeWW3O7OrAOfmSYsVxbIZdsI+yK1n5u",
-	"Ra3mfC4yYbfdqkpWGOSYRavnLOc2WTFhnMVByk5Hbn3rj5NtuGFL8QCSSSWhd1QURvvPuZAoU2ecz7nc",
-	"slxpYOgoYKzBGE9ZHzAMvmF8btAlMZhIxTKRC9ttFxqs3k4XFvTt4fCKyd+wG7y0T9d2KbGxqLHcFuZA",
-	"FqTPGJdmAxo1FpGU3niZktm217XqTlQQiFb8Pgdjw4/C2G4p6ghh9iMDfdgh/rU7V6VToBi9ZVyDswEg",
-	"nxUWcvMcDnJR67GSmWvNt3vP52U4+Gg3RfbSVDt1Fkmmm/N7ME50dI/KjBB/MaWZydSGpWojD8bNpx4R",
-	"0dqRAZKdTm/e0auQPYz9C6XZ35RaZmjf3CjZwzCOqp++vz4xVa4cuDT+I8glxoHR+HVnlC5kV5JYrzHa",
-	"KFpWwh/WRzHyrF21hHiVZBoqiIKapO1LyDDq8oMnQvYHLvyWmZJLNocFurPzCtz6VOnyzaXCNygYYhTz",
-	"DhT1Bk0UcxnhTyeG+awswE5TcE4SB9cSTQ9SNt+yGr4M4qC3ewLR+PyzkscPd3fvfQbZXfLyK6QRdopn",
-	"ZtaQnDTevU57R1nQZ2SZnXXH0fnrr5RsGmbZyDsTNnLP6A/NZzmVC2sh7cWSZxu+NSGLmIQH0CGLBuML",
-	"piT4CgFRUqGZkow/gEYUwKbVPlUyM2uuwcQyVWCYVJaRczG+5EIay2b052wQy6cR9+hJqP1VclK11+vL",
-	"8+fd4oh8hbUFOSc7PY+i/sXVVY/i1H72am1/cXX19OaPHQH+B+BZl8ndAE+FBGOYhrXStqNEOvAgUzp+",
-	"NlP3sxqfuHrUP1araFb3nUVxsUZjuX2uDDPCGW21A/mHy5BHYJ8H0Ea4nsX+adThh80LkaXMX/182fEE",
-	"Vrhxdt6NFv5bFVryjIG0WnShhTJJ7N/6E2zQfRZCG3s0PPDC3ECidPosTKg2f+K5/FKd7ZMqlDiT+N09",
-	"7JHF0p3LyC4+0VmnTHTj6rRwMffdgc4FJUHMiErdhyhNLrJM+DL7SMM5lGZQzJ0E87KMggvsliQUE73y",
-	"NHBEgBhOX1Cm4Kr4iUvrqnBx9l8F6G3nKn63QwKWTcETUx9qyk69DfSvU4xW/+jXf/c6d3kBdO/G/tS+",
-	"6ugS7OiMay3QXk7tXkutd2xPbMcX/EVoqpUxeOVXz9WyxG6fMWBvwHR2Fj64RKzxGpa6Ov1lAZhunTVj",
-	"Lb3TEW6PD1+3ltuX1wIGIGULkcGEYICBhJDSGrRrfaBNY4ad9ft46QytPKU60x+ZRciD1pDGUoNRhU6A",
-	"Pl+pLDVUGrk955CWyAjqbXsOJuyEmbI7e/BprC72HubWyxKydcYtWo4JWblU9YplQt6TvOw6hXytKGX3",
-	"/w5b07DkWq3tzvFnCpQUxqqcaZURNhOSVnBS0JvcGLGUOaaATinKJvVn7o+OqRMlJSSWZcrNBGj7ENH8",
-	"WivcKGT1AaJkKKehiFZGvS7hHrveMZAUWtjtLaYzf6hpLuSduocDOd3iR028sOGmxAzOcE5n/T6t0qdr",
-	"Z4S8qO0vH4RWpD72wLXg8wxiOfvlp+/e3tze/fLdPz9Nv3t3/dOnu5///vanWS9kxuPG2bR5uhP2V+Aa",
-	"NIuLKDpLaBN6CbMB++CjM3eCxhKdv4mfzL3xjRYJ7nL0qJAChQt2ZYAXliSnZ+JS2RXoMJai0Q05j0Zs",
-	"9ossbQ/9jq6effjwoY8yg7Qi4RYqkTXwLP8mbvSV42D2Jpa20qwwDK2I4/pCskRJY7kfP9BxU0nAMrVc",
-	"Quq8ksAInuycNqnPfmXt2s1uhFyocuzEEwqWktM9tSTB3oxnr/uNt2uVVVMmEzqMx2atWdNsQvGH0G/o",
-	"AjBVXNanJYjlnCf3CNM31JBGEwJIIQ1baccDnLDZAArZfg4KESxokZjQaXKzQmelnRj8geAbUrQjXge0",
-	"kHTpuxTmhMpNM4jlXdkoKjv7ljoteLHTjHEASheyMcpSGiuwNoAu7SiWO/7gbNCuIC87fomGFE2FZ+aN",
-	"syAySTzobT3RmxeWzVZUbcyYBEhNLI/2DHoCXzwcsltn9OzUABUEsZzVwWDGyljBnLn1BoxmJ4YVBtjs",
-	"z9i1/uNg8mdMvaQ4COOyhREHj4+zNw0fQx02KlPXmaU2AB4EOxUyyYoUbYZL5vEKywHBI9torJOld0y2",
-	"0NwlQ4XVUSzxwBGkh8wULimOBxF+OIaIHJo72MbWXPMcsBZ1LV+7EQn0WNvBo1jOruUDz0Tqwdis3Ljs",
-	"vUiel8btJVS6Xty5qBU2a3tbPTIKGlVUMPL4VhKGD84G0eDM4yIKzy0/S8q55xIOdE4pajTCny6kYWgo",
-	"mF7RN4Teho3Wy1qrpfZea9EklXSYQdRJmG2ETNXGMJ5lbKGyTG2wkGDX1ONw/lsOM9dZYfyAjOaNhuU8",
-	"BaeTForHR3Bj3LA9MR9H0cvm5TTRDcbR+LI/GvXHo7tRNIkuJlE0iKLo170J6eQsio6eijsJO6bhd/Ug",
-	"lD5blMOurtWq53NTdpeJizznets5tUb74UuDwHKKRhN8xDv2LWHI66HuWnWVx9M0NWzmC7UZOy19h85S",
-	"bSDtlU3WtgRvMC64xLNEn8XoHZLnwgMmWSVdlB+wShEs4ZLNgZXj3avx+Ozs1Tg6u2R+f3bK5xhyxldj",
-	"Gv2aXnscHssq55mV2mCgdDbFjWXj8eWoPxr3z0Z347PJxdXk4upXh3VrFHTim//CsHtYY9kcS8mlMq3W",
-	"x+jqVYRlokhWFNUpCkrcYNybYPjxWnVxf6OKLGVLxeawVegYIBAY4B4aFoUpQdB5FLG9wIGPkgF/AFNP",
-	"zlkhkxWXVTJve4Xfu/YMWumvKt2+zCmqafzlS629JAo8tmscBLKP/wlXHT3hqldf1VUZp0ZkIzp9ufO+",
-	"K0cObf/BRL/hOj3Ck5vjrAwsdDUWc4Um5OBBDY0Ge9aTZMD1927BvbM672iBKYexCABlsLBfrhAn7J6s",
-	"HYoID2exBvyrKAJh2QU7POBrKyMTxh7SxQvttjyj33yrrar7yilagAESZOo04jgE7q7+qMXbOjCs2c+O",
-	"mZrz7HtnRUIub2gWKqQBbYPWBHrc2ZEf1b2ii+js8ePRblRPZg+4kp/KfqmdfF8fcadtdOezm3IS6sek",
-	"DkX6+cepQOC+FmFziBT6viLFYkRVbK1hIf7wGQDtNJZoR4QJe27EShEdV6t6aqmffWrAQ3OlGsngZp77",
-	"TKEwlmrt+gHZ1i3YmIa8YUr7geHM7TFjCFYlXsuFZbNqOOmyyFIxJQdsGkt61JpMUE9I/XynY2x8SvNR",
-	"4pn5KWnaqwRwFYu7F6s7KzLmIlHqa5NZYxI2Y3NA/DdyHSh3Aqgz44QnnaiFRZBwGk0chugNWH1wqkVT",
-	"JBd2QMMPywbspgpJlMV5ohUNVRBvdKTMRAO34Ob2X5Axj3NsP68ev9hfn/PQF/kn0QuOStCj/4QS/r9F",
-	"txfp7qm4FtaeL9Ivj3HTNMV69akk2I0Ghn+K9PEYSKCkE/wNO4/Oq9GHBvR0iR/6zi63nrfWPge3fOk6",
-	"VQnrMt0zDLjKahqWIPBK39L37SZiArWttHlcjTH85T454fHjMSimFA0feklTnq8EYl54dqtqMNwJbKa+",
-	"GTOOIqZ2ZrAUmHlKlBd6ywMo6vVj/L+IzqiD88BFxucZzGiJWAqLdRcWZvcA6ypnYRXlOWiOeMAtZ6nQ",
-	"kFiltyeGpcLcVwUMpxYLTNymsa9PfFhfaJU7go2SThYK9DRnsVxbpiFRD/hguFGGtZrZygRSJ0hvEMtZ",
-	"azQ980/rOwauKKOlQuoOUjKoObYOT2+4KUE7RpcDDQU/mv9SuFfGlkBhDbYzVx+NBxfNBk4KD8HREcgL",
-	"eCAE7RjDZ9uxb9wFk98+tq3at2iPsGXfXz1ozO+1QlwFhWEWwQf8sVZGuJ5kvcynEoJ8ssryjJ3OtzsA",
-	"zVX7pO9eGMv9Wz+VE8FPVRdhJYxVS81z5pZzRlmu2HP9q8ZKxioN6Sc3BjEkxL2QaS+su1V/w0KI2g8n",
-	"puwtH7Cxd14zzxoZ6mW4zrhom1fwF3b3z/dvn9ASYQyEpQcv+ZOvxTdxmafjIKyk/CZ+MrnGQeiU/U2M",
-	"EsfBIzurRwpkvrshuNNSSxV9caRt2FFeKfY542xzOroz5Nt8bQWYrvHCgbq5hKjBsTnHL4f+Cvnabr9C",
-	"UaT00o+v/OIvq5tLiaihloC0dQ3gK4Xp+2vDTjFf7ADxXshkgxATln08N2DxC58YZsS/gZ2OoihC7/NP",
-	"2xuwH4DjUg08r4nYAmnIjHKzLldI3cPWxNJdw9dr4PqNZ+pxoky7u5q0C6E98aLDI7HKb5zckxiGSIFt",
-	"jbivEgxK7ELb1ODFkRWOC+3Eqn0Mj9vzOO5jl0jNpz8ApLp4ks8JVk1AKpKkj8qH5KgYGy0Rumh1o6iT",
-	"WLcHj3zfuCb6ek5XzXUdRdFBvRCJvlucUZt628EF7sCZL4QMdUjq6BE16VXRYDyqyVDB+59v744sjwzY",
-	"H/kcMlPSZibB0O8xfBgNPVnADPNt37/uj8ZnQ7fYcNFebbjQ/Q3Mh81FGxQmfP3pYXy+tf+4fXv7t2/z",
-	"jL+9WtREncn5aFySiXZHL/jfYDQ++zV4QdupSfI7lHP2ed+yReH7ctTfCplHJSLjQnF3t+o7rda+bWtJ",
-	"cteqSJuYl6jkNSeT8DMt23PTA8VTU1FzYklkXgzOKhcJz7LtpDFk1YWUNEL1DAie+4GgATDMDy6ohZp5",
-	"dO6ZGhiON0SQY/vTKFdLeqkmnYMh05jrlyg9lsbybf33gDVafnV3xyrVFdadZr8akHfLvcAaa5rZIaxO",
-	"6sMHdo2pr2B9Bmxd9tVzOUjLWuoIiyRawxDx4eNgy/PsyWHxz2uQuFWqkoJIOo2KlAZZ3BLlyDc562Th",
-	"GOUh4840/zl99yMTlrgy5bAerXS+tY5XgS9ClqicmFTMDfshnbAlSDx1LLWTTNB3ony56eWI5VYVaNgD",
-	"NuNrQbXjrMX9moVsVrLJ8LUPiTM0bcdnmL2hapgIPQzTBQl6Hp2zWfndak8kYrvMDTwSMnjwXkjv04O3",
-	"yRqxnBeWuQ4ASxUcqh6m769v15Ac021xtb/xfVuUOy3JN+6UZ+02TJ1vOtowDsl8xT7MU55YGl7DE0s+",
-	"0pO8iA4mRMtlj6fYTWVl3GeDqDLwLppcp3dXHnE6232wWeiZH6ngDBdDtH3z/bfs6mI07n2FpmHpbrve",
-	"eYz3l1zTTpd/SxZbcglR7EaTqUEBLamjNXmKZvtL8QBhzaqKpaOnVgGgTUUdsFtKb7yiDXr/ctcomkdg",
-	"7nN0XV75e8mmMsplQCcjlkWUD4WxFa2JG1zHAWrpRaGkJ1IEBzwHE8YyI3wTsoWQS9BrLaTndwGqM3RJ",
-	"GaE4pso9Quqpqz/q+iWWmxWUmXTLEDWzwkDaC7uImY5KCo4nBPvc1jdum5of1wjBkre5PO6LRv77IJSo",
-	"HdcNw0OKkQQhrrEimbicTqpweQrPztT6wXiMESqWP8LCMlW4WL5R+p7mrZlYrizT3D8ml26ZSYUwdh7Q",
-	"Fdmeo0oVo9DMdRyMH9Le09fmeG1+m5Uy4CdN1PLyS2M17Sl8PvyhTYgsc3bVK/mAxlD7iK2UQXNBNZ4Y",
-	"BwXZgzDCopCy5LAT/amxdCy5KY+ti3PsSmif7xD9bMHWRRLxvUxZmzp61CCWt4oe9hCL0kz2eY17zEff",
-	"BSnVGkvHMqLjJld0/O2N47qTh9I7brmKYX1CZXZ1ON581SKWbfOuU/Hmc/JfLFtsxefz363HMV+WTRpE",
-	"9C4quFYZTGvmNuVXD73/iiE28j/9jl/4k0T0byBUt9y5lPGLIa6tf/tnebj0Ob+4fPVrnXzP/U+//vW6",
-	"fFX+ENleyESseUbKGvufPv06x1+vyz/Ln+ZNbSFRBd9VjHZaECvEB4GmOfwfkKnSgxaXdNi+xQx5kqav",
-	"xvxV/+zs9UX//DUs+vP0fNxfXEaXizl/PeLwigpu5bBCMa+SjRnyq/HFYrx41b9ILs/65/NX8/7rV1dX",
-	"/fEFv1hcvZonZ/Mx9dbTl55KdUv7gf3bz58KFaUN3n5lou/crPMsinLzgn84x1n0U1VCuENF/j8AFXcV",
-	"Sbr81206JeuCGO2BQvv7Ar99RGTo0lMXjOX0pYas+b1AdzEemM48Y30yHI7GrwbRIBqMJq+j11GAq3pB",
-	"dpf81jPSqec/d7OyFi+7djv3CI8fH/83AAD//w==",
+	"zFx7bxtHkv8qhdkDJAJDakg9bNHIH9rE2eg2TgxJOe8mY5jNmSLZ0bCb290Uww303Q9V3fMgOZQo24s7",
+	"IVAocqa7proev6r60X9GmZ4vtELlbDT8MzJoF1pZ5D/eGqMNvci0cqgcvRSLRSEz4aRWJ79breg9/EPM",
+	"FwXyy/qWHKNh9JN23+ulyqM4mqO1YkpvKg0in0sFqPKFlsqBcHDyaalyNNYt8/WJ0guMHh/jyGYznAta",
+	"8L8MTqJh9JeTWuAT/6k9YUFvgujRI92Yo82MXJCc0TC6UmuYCFksDfYa6/JTXr2/pv9t3vCzQtATcDME",
+	"nC8L4TCHq/fXthfFEarlPBr+Fomlm2kj/83KiOJIZJlekh5jVurSYfQxjtx6Qc9snZFqGj3G0beFzu53",
+	"d7ybIVg0D2iOLGR0De21MHqBxkl/IEqvnrtxaQwqB07Oke6faDMXLhpGuXDYpXejFpH0ZGLR3WKmVW53",
+	"d/hBr2AiDIgZipzUYlAUvAVIB9JubqSX46Kxi1rOx2hY6Qb/tZQGc1IePcr2xrW29Ph3zFylrav8QaiM",
+	"DUzkuSSxRPG+oZqJKCzGe8R2Gub6Afkw9yjW7nv0IBqtIfIcjoWDubYOBKxRmE77k8/FH3JONnLavxgM",
+	"zpIkjuZS+beS5xRjn1DGpp3vCFs70JEFvVLA3gioHrDQC4SJNqwE73xX7693FVH5766N8Ue7d3hH377h",
+	"CuYim0mFXYMiF+MCgS7stVlfFRi2F/kwEw5WZM4ro9W05eYt3bEs9YK7Kty63j9tm6a/F8vCtT3WhD4A",
+	"sywQpCKNZrirE7GQbSGlWIObSUuaj2E1QwUWXatK2pVancJ+Xcq8/TYS+MiCzFvvovimsvW7Fge4ynPM",
+	"IVzQuFkqh1My3yfOr5Y3XLLn+N1M50/py1/xjMpI/xyJr59cq7rsmeUWws32rEMfWbBOGCfVFFbSzXjt",
+	"51Y0eizGspBu3a6qbEZBDhxZvYC5cNkMpPUWhzkc9/36LhwnrISFqXxABUor7BwUhcn+50Iqkqk1zs+F",
+	"WsNcGwRyFLTOUoznrI8UBt+AGFtySQomSkMh59K124VBZ9ZXE4fmdn94peRv4YYu7fK1bUpsLGqdcEu7",
+	"JwvyZyCUXaEhjSUsZTBe0KpYd9pW3YoKktBK2GdvbPhRWtcuRR0h7G5k4A9bxL/256pNjhyj1yAMehtA",
+	"9lnpcG6fw0E+aj1WMgtjxHrn+YIMex/tZlm8NNVeeYtk052Le7RedHKPyowIf4E2YAu9glyv1N64+dQj",
+	"Elo7MEDC8dXNO34Vw8MgvNAG/qb1tCD7FlarDoVxUv3V++sjW+XKnk/jP6KaUhzoD163RumlaksSiwVF",
+	"G83LKvzDhSjGnrWtlpiuUmCwgiikSd6+hAz9Nj94ImR/EDJsWWg1hTFOyJ29V9DWx9qUb041vcHBkKJY",
+	"cKCk02uimIuEfloxzGdlATjO0TtJGl0rMj3MYbyGGr700qizfQLJ4OyzkscPd3fvQwbZXvLiK6QROKYz",
+	"swvMjhrvXuedgyzoM7LM1rqD5Oz1V0o2DbNs5J0h9P0zhkMLWU7PpXOYd1IlipVY2xgSUPiAJoakNzgH",
+	"rTBUCISSlga0AvGAhlAAXFX7VMnMLoRBm6pcowWlHbBzgZgKqayDEf856qXqacTdfxJqf5WcVO31+uLs",
+	"ebc4IF9RbcHOCcdnSdI9v7zscJzazV4b259fXj69+WNLgP8BRdFmcjcocqnQWjC40Ma1lEh7HuSKjx9G",
+	"+n5U4xNfj4bH2iia9X1rUbxckLHcPleGWemNttqB/cNnyAOwzwMaK33PYvc06vAD46UscghXP192PIEV",
+	"brydt6OF/9ZLo0QBqJyRbWihTBK7t/6EK3KfiTTWHQwPgjA3mGmTPwsTqs2feK6wVGv7pAol3iR+9w97",
+	"YLF05zOyj0981jnIdlydL33Mfbenc8FJkDKi1vcxSTOXRSFDmX2g4exLMyTmVoJ5WUahBbZLEo6JQXkG",
+	"BSFACqcvKFNoVfrEp3W99HH2X0s069ZVwm77BCybgke2PtQcjoMNdK9zilb/6NZ/d1p3eQF0b8f+3L5q",
+	"6RJs6UwYI8lejt1OS61zaE9syxfCRWSqlTEE5VfPtWGJ7T5j0d2gbe0sfPCJ2NA1kPs6/WUBmG8dNWMt",
+	"v9MSbg8PX7dOuJfXAhYxh4kscMgwwGLGSGmBxrc+yKYpw466Xbp0RFaec50ZjswR5CFryFNl0OqlyZA/",
+	"n+kit1wa+T3HmJfICOttOx4mbIWZsju792mcWe48zG2QJYZFIRxZjo2hXKp6BYVU9ywvXOc4X2hO2d2/",
+	"49o2LLlW62bn+DMFypbW6TkYXTA2k4pX8FLwm8JaOVVzSgGtUpRN6s/cnxzTZFopzBwU2s8EePuY0PzC",
+	"aNoohvoASTKS03JEK6Nem3CPbe9YzJZGuvUtpbNwqPlcqjt9j3tyuqOPmnhhJWyJGbzhHI+6XV6ly9eO",
+	"GHlx2189SKNZffAgjBTjAlM1+uWn797e3N798t0/P1199+76p093P//97U+jTgw24MbRVfN0h/BXFAYN",
+	"pMskOc14E36Jox58CNFZeEFTRc7fxE/23oZGi0J/OXlUzIHCB7sywEvHkvMzCaXdDE2cKtnohpwlfRj9",
+	"okrbI7/jq0cfPnzoksyonMyEw0pkg6KYf5M2+sppNHqTKldpVlogKxK0vlSQaWWdCOMHPm4uCaDQ0ynm",
+	"3isZjNDJjnmT+uxnzi387EaqiS7HTiLjYKkE31NLEu3MeHa633S70UU1ZbKxx3gw2pg1jYYcfxj9xj4A",
+	"c8XlQlrCVI1Fdk8wfcUNaTIhxBzzeCPtBIATNxtAMezmoJjAgpGZjb0mVzNyVt4J8A8C35iTHYk6oMWs",
+	"y9ClsEdcbtpequ7KRlHZ2XfcaaGLvWasB1BmqRqjLG2oAtsE0KUdpWrLH7wNuhnOy45fZjAnUxGFfeMt",
+	"iE2SDnpdT/TGSwejGVcbI1CIuU3VwZ7BTxCKh312640eji1yQZCqUR0MRlDGCvDm1ukBz04sLC3C6M/U",
+	"t/7TaPhnyr2kNIrTsoWRRo+PozcNHyMdNipT35nlNgAdBBxLlRXLnGxGKAh4BeZI4BFWhupkFRwTJkb4",
+	"ZKipOkoVHTiB9Bjs0ifFQS+hDweYsEMLD9tgIYyYI9WivuXrVjLDDmw6eJKq0bV6EIXMAxgblRuXvRcl",
+	"5qVxBwm1qRf3LuqkKza9rR4ZRY0qKuoHfKsYw0envaR3GnARh+cNP8vKuecU93ROOWo0wp9ZKgtkKJRe",
+	"yTekWceN1svC6KkJXuvIJLXymEHWSRhWUuV6ZUEUBUx0UegVFRJwzT0O77/lMHNRLG0YkPG80cJc5Oh1",
+	"soHi6RH8GDfenJgPkuRl83Ke6EaDZHDR7fe7g/5dPxkm58Mk6SVJ8uvOhHR4miQHT8W9hC3T8Lt6EMqf",
+	"TcphV9tq1fP5KbvPxMv5XJh169Sa7EdMLQHLKzKa6CPdsWsJJ6Ie6i50W3l8lecWRqFQG8Fx6Tt8lnqF",
+	"eadssm5K8Ibigk88U/JZit4xey4+UJLVykf5HlSKgEwoGCOU493LweD09NUgOb2AsD8cizGFnMHlgEe/",
+	"trM5Dk9VlfPsTK8oUHqbEtbBYHDR7/YH3dP+3eB0eH45PL/81WPdGgUdhea/tHCPCyqbU6WE0naj9dG/",
+	"fJVQmSizGUd1joKKNhh0hhR+glZ93F/pZZHDVMMY15ocAyUBA9rD4GRpSxB0liSwEzjoUQoUD2jryTks",
+	"VTYTqkrmm14R9q49g1f6q87XL3OKahp/8VJrL4kCj5s1DgHZx/+Eq/afcNXLr+qqILgR2YhOX+6878qR",
+	"w6b/UKJfCZMf4MnNcVaBDtsai3NNJuThQQ2NejvWkxUozPd+wZ2zOmtpgWmPsRgAFThxX64QL+yOrC2K",
+	"iPdnsQb8qygCcdkF2z/g21RGIa3bp4sX2m15Rr+FVltV95VTtIgCJKrca8RzCPxd3f4Gb2vPsGY3OxZ6",
+	"LIrvvRVJNb3hWahUFo2LNibQg9aOfL/uFZ0np48fD3ajejK7x5XCVPZL7eT7+ohbbaM9n92Uk9AwJvUo",
+	"Msw/jiUB94WMm0OkOPQVORYTqoKFwYn8I2QAstNUkR0xJuz4EStHdFqt6qnlYfZpkA7Nl2osg5957jKF",
+	"4lTphe8HFGu/YGMa8ga0CQPDkd9jBARWFV0rpINRNZz0WWSqQaseXKWKH7UmE9QT0jDfaRkbH/N8lHlm",
+	"YUqadyoBfMXi76XqzskCfCTKQ20yakzCRjBGwn9934HyJ0A6s1541omeOAIJx8nQY4hOD+qD0xs0RXZh",
+	"DzTCsKwHN1VI4iwuMqN5qEJ4oyVlZgaFQz+3/4KMeZhjh3n14MX++pyHvsg/mV5wUILu/yeU8P8tur1I",
+	"d0/Ftbj2fJl/eYy7ynOqV59Kgu1o4ORPmT8eAgm08oK/gbPkrBp9GCRPV/Rh6OwKF3hrm+fgly9dpyph",
+	"faZ7hgFXWU3DEiRdGVr6od3ETKBNK20eV2MMf7FLTnj8eAiKKUWjh57ylOcrgZgXnt2sGgy3Apur0IwZ",
+	"JAnorRksB2aRM+WF3woAinv9FP/Pk1Pu4DwIWYhxgSNeIlXSUd1Fhdk94qLKWVRFBQ6aJx4IJyCXBjOn",
+	"zfrIQi7tfVXACG6x4NBvmob6JIT1idFzT7DRysvCgZ7nLE4YBwYz/UAPRhsVVKvZtcow94J0eqkabYym",
+	"R+FpQ8fAF2W8VMzdQU4GNcfW4+mVsCVop+iyp6EQRvNfCvfK2BJpqsG25ur9Qe+82cDJ8SE6OAIFAfeE",
+	"oC1j+Gw7Do27aPjbx02rDi3aA2w59Ff3GvN7owlX4dKCI/CBfyy0lb4nWS/zqYQgn5x2ooDj8XoLoPlq",
+	"n/XdiVO1e+unciL4qeoizKR1emrEHPxy3ijLFTu+f9VYyTptMP/kxyCWhbiXKu/Edbfqb1QIcfvhyJa9",
+	"5T029i5o5lkjI72cLAohN80r+gvc/fP92ye0xBiDYOneS/4UC/lNWubpNIorKb9Jn0yuaRR7ZX+TksRp",
+	"9Ain9UiBzXc7BLdaaqmiL460DTuaV4p9zjg3OR3tGfLtfOEk2rbxwp66uYSo0aE5JyxH/orzhVt/haJI",
+	"m2kYX4XFX1Y3lxJxQy1D5eoaIFQKV++vLRxTvtgC4p0YVIMQE5d9PD9gCQsfWbDy3wjH/SRJyPvC03Z6",
+	"8AMKWqqB5w0TWzCPwWo/6/KF1D2ubar8NWKxQGHeBKaeYMq0v6tJu5AmEC/g2oEorA5DbE4SYZCcKl+J",
+	"CefoMPiBcywk7YIPpHuePuF4pvU95GidVL5rOGyWizAKN72le0ZhvlSOZI4s/HLzIwi/taeHNMrE48RD",
+	"MMn0A26X+slCxw+xWA4GUKkSG6Z53doMLKR1Dat8Ep8x4XHztP3XJHolLmMV1sDMEzEOS1vMGH6MD9vz",
+	"MF5nm0jNp98DEts4oM8JVk13KgJoOLB9clRslA0R2iiD/aSVNLgD/UJPvCYxB75azePtJ8levfAXBNrF",
+	"6W/Silt4zi0Y+oVwqA63Lf2vJnUs6Q36NdErev/z7d2BpZ9F96MYY2FLStAwOgl7nDz0TwIRwp7M193w",
+	"utsfnJ74xU4mm6udTEx3heOT5qINeha9/vQwOFu7f9y+vf3bt/NCvL2c1CSk4Vl/UBKltsdK9F+vPzj9",
+	"NXpBS61JYNyXT3c57WqDnvjlFc1GOjgoyVqfZto7cd8ZvQgtaceS+zZM3sTzTJOv+aZcG/CyHT8Z0SIE",
+	"cYtIIXEqJJUYTs9lJopiPWwMkM1SKR4PB3aHmIdhp0W0EIYy3B4uQuURWCiUalZM/oPdSZuvk4NUw9ah",
+	"l21wFsoKJFXWiXX9dw8a7cy6c+W0bgvrXrNfrUjxy73AGmsK3b46hNVHD+ybbl/B+iy6uqStZ46Yl3Xi",
+	"ARbJlI0Twr6PvbWYF08Own9eICECyHW2ZAJSo9rmIZ1wTKcKDdw6WXi2fFwm+X9evfsRpGMeUElEICsd",
+	"r53njNCLGDI9Z5YYeCID5kOYoqJTRxCQFZK/7xVK6SBHqtZ6SYbdg5FYSK6LRxu8tlEMoxLg0OsQEkdk",
+	"2p6rMXrDlT6TlYDSBQt6lpzBqPzeeCBJwTYrhY6EDR6DF/L7/OCbRJRUjZcOfHcDco37KqOr99e3C8wO",
+	"6ST5voYNPWmSOy+JRf6UR5stpjrftLSYPJL5ij2mpzyxNLyGJ5Zcqyc5Hy0sjw2XPZw+eKUq4z7tJZWB",
+	"t1EAW7278ojj0faDjeLAasmlAFqMKomb77+Fy/P+oPMVGqKlu2175yHeX/JoW13+LVtsyZMksRsNtAa9",
+	"taTF1sQw5i1M5QPGNWMsVZ56WwWATZptD245vYmKEhn8y1+juQKg3OepyKLy95IpZrXPgF5GKvk4H0rr",
+	"KsqWsLSOB9QqiMJJT+YEDsQcbZyqgvFNDBOppmgWRqrAXUNSZ+yTMkFxSpU7ZNtjX1vVtVmqVjMsM+ka",
+	"CDXD0mLeidtIp54mi54Dhbu83Td+m5r71wjBSmzylPyXqMJ3XThRex4fhYecIglBXOtkNvQ5nVXh8xSd",
+	"na31Q/GYIlSqfsSJA730sXylzT3Pkgs5nTkwIjymUH6ZYYUwth7QV2mBf8vloDTguyk2DKDv+SuBoja/",
+	"1UxbDFM0bueFpaWt6Ikh/JFNyKLwdtUpuY7WcmsMZtqSuZAaj6yHgvAgrXQkpCr5+UztaizNxWU4tjY+",
+	"tW8PhHxH6GeNri6SmMtmy7rbU796qbrV/LD7GKJ2uMvZ3GF1hg5PqdZUeQYVHze7oi/rV57Hzx7K7/jl",
+	"Kvb4EbcQqsMJ5qsnqdo07zoVrz4n/6Vqg4n5fP67DTjmy7JJg2TfRnM3usCrmpXO+TVA779SiE3CT7fl",
+	"F/1kCf/7DtUtdz5l/GKZRxze/lntL33Ozi9e/Von37Pw061/vS5flT/8RQKpMrkQBStrEH66/OuMfr0u",
+	"/yx/mjdtCkkq+K5i6/OCVCE+SDLNk/9BlWvT2+DJnmzeYk9EluevBuJV9/T09Xn37DVOuuP8bNCdXCQX",
+	"k7F43Rf4igtu7bHCclwlG3siLgfnk8HkVfc8uzjtno1fjbuvX11edgfn4nxy+WqcnY4HPDfIX3oq1S2b",
+	"Dxzefv5UuChtfCehMtF3fo57miRz+4J/FMhb9FNVQrxFs/4/ABV3FQG8/Jd7WiVrgxibw5LN70L89pGQ",
+	"oU9PbTBW8Bc2iuZ3Hv3FdGCmCGz84clJf/Cql/SSXn/4OnmdRLRqEGR7yW8D257nGWM/B9zgnNdu5x/h",
+	"8ePj/wYAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

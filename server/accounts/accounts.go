@@ -39,7 +39,7 @@ func (s *Server) CreateAccount(ctx context.Context, req gen.CreateAccountRequest
 			if err := applyAccountTree(&a, tree); err != nil {
 				return err
 			}
-			return s.writeAccount(tx, nil, a)
+			return s.writeAccount(ctx, tx, nil, a)
 		})
 	})
 	if err != nil {

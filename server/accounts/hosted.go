@@ -184,16 +184,20 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 		if rep := applyForm(&acct, apply, cur.Configurations); rep != nil {
 			p := Person{ID: s.randomID("person_", 24), Account: acct.ID, Platform: acct.Platform, Livemode: acct.Livemode,
 				Seq: s.seq.Add(1), Created: now, Updated: now, Details: rep}
-			if err := s.writePerson(tx, nil, &p); err != nil {
+			if err := s.writePerson(ctx, tx, nil, &p); err != nil {
 				return err
 			}
 		}
-		if err := s.writeAccount(tx, &before, acct); err != nil {
+		if err := s.writeAccount(ctx, tx, &before, acct); err != nil {
 			return err
 		}
 		cur.Session.Submitted = true
 		l = cur
-		return s.tables.Links.Put(tx, cur.Token, cur)
+		if err := s.tables.Links.Put(tx, cur.Token, cur); err != nil {
+			return err
+		}
+		_, err := s.emit(ctx, tx, linkReturned(acct, cur))
+		return err
 	})
 	switch {
 	case err != nil:
@@ -230,7 +234,12 @@ func (s *Server) hostedLink(account, token string) (AccountLink, bool, error) {
 		l, found = s.tables.Links.Get(tx, token)
 		return nil
 	})
-	return l, found && l.Account == account, err
+	return l, found && l.Account == account && !s.linkGone(l), err
+}
+
+// linkGone says retention has removed the link, or is about to: it is answered as unknown.
+func (s *Server) linkGone(l AccountLink) bool {
+	return !s.now().Before(l.usableUntil().Add(s.cfg.LinkRetention))
 }
 
 func (s *Server) hostedLinkAndAccount(account, token string) (AccountLink, Account, bool, error) {
@@ -243,7 +252,7 @@ func (s *Server) hostedLinkAndAccount(account, token string) (AccountLink, Accou
 		}
 		return nil
 	})
-	return l, a, found && l.Account == account, err
+	return l, a, found && l.Account == account && !s.linkGone(l), err
 }
 
 func (s *Server) openNotFound() (gen.OpenAccountLinkResponseObject, error) {

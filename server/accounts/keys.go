@@ -194,7 +194,7 @@ func (s *Server) checkServiceVersion(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // listParams are the query parameters that take a list of values.
-var listParams = []string{"include", "applied_configurations"}
+var listParams = []string{"include", "applied_configurations", "types"}
 
 // normalizeLists accepts the name[] and name[N] spellings some SDKs send for a list
 // parameter (stripe-go sends name[N]), by rewriting them to the repeated name the spec

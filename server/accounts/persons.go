@@ -197,9 +197,9 @@ func (s *Server) changePerson(ctx context.Context, account, id string, change fu
 		}
 		out = p
 		if !keep {
-			return s.writePerson(tx, before, nil)
+			return s.writePerson(ctx, tx, before, nil)
 		}
-		return s.writePerson(tx, before, &p)
+		return s.writePerson(ctx, tx, before, &p)
 	})
 	return out, err
 }

@@ -120,7 +120,7 @@ func (s *Server) token(ctx context.Context, id, kind, account string) (Token, er
 		t, found = s.tables.Tokens.Get(tx, id)
 		return nil
 	})
-	if !found || t.Scope() != callerFrom(ctx).scope() || t.Kind != kind || t.Account != account {
+	if !found || t.Scope() != callerFrom(ctx).scope() || t.Kind != kind || t.Account != account || s.tokenGone(t) {
 		return Token{}, errNotFound()
 	}
 	return t, nil
@@ -132,7 +132,7 @@ func (s *Server) useToken(tx *store.Tx, c caller, param string, id any, kind, ac
 	tid, _ := id.(string)
 	t, found := s.tables.Tokens.Get(tx, tid)
 	switch {
-	case !found || t.Scope() != c.scope() || t.Kind != kind || t.Account != account:
+	case !found || t.Scope() != c.scope() || t.Kind != kind || t.Account != account || s.tokenGone(t):
 		return nil, invalidRequest(http.StatusBadRequest, "parameter_invalid", "%s: no such token: %q", param, tid)
 	case t.Used:
 		return nil, invalidRequest(http.StatusBadRequest, "parameter_invalid", "%s: the token %s was already used; tokens can be used once", param, tid)

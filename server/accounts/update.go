@@ -129,7 +129,7 @@ func (s *Server) changeAccount(ctx context.Context, id string, change func(*stor
 		if err := change(tx, &cur); err != nil {
 			return err
 		}
-		return s.writeAccount(tx, &before, cur)
+		return s.writeAccount(ctx, tx, &before, cur)
 	})
 }
 
