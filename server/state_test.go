@@ -90,6 +90,12 @@ func buildState(t *testing.T, c *stateClient) {
 		`{"given_name":"Bea","surname":"Ta","relationship":{"representative":true,"percent_ownership":"50"},"metadata":{"m":"1"}}`)
 	c.must(200, http.MethodPost, "/v2/core/accounts/"+beta+"/persons", test, `{"given_name":"Owen","relationship":{"owner":true}}`)
 	c.must(200, http.MethodPost, "/v2/core/account_tokens", withKey(test, "Idempotency-Key", "token-beta"), `{"display_name":"Tokenized"}`)
+	// Event destinations: a webhook endpoint updated and disabled, an EventBridge one; the
+	// events the accounts emit are not exported.
+	hook := c.must(200, http.MethodPost, "/v2/core/event_destinations", test, `{"name":"hooks","description":"onboarding","type":"webhook_endpoint","event_payload":"thin","enabled_events":["v2.core.account.created","v2.core.account_person.created"],"webhook_endpoint":{"url":"https://platform.example/hooks"},"metadata":{"team":"ops"}}`)["id"].(string)
+	c.must(200, http.MethodPost, "/v2/core/event_destinations/"+hook, test, `{"name":"hooks, renamed","metadata":{"x":"1"}}`)
+	c.must(200, http.MethodPost, "/v2/core/event_destinations/"+hook+"/disable", test, ``)
+	c.must(200, http.MethodPost, "/v2/core/event_destinations", test, `{"name":"bridge","type":"amazon_eventbridge","event_payload":"snapshot","snapshot_api_version":"2026-05-27.dahlia","enabled_events":["customer.created"],"events_from":["@self"],"amazon_eventbridge":{"aws_account_id":"123456789012","aws_region":"us-east-1"}}`)
 	gamma := c.must(200, http.MethodPost, "/v2/core/accounts", test, `{"display_name":"Gamma"}`)["id"].(string)
 	c.must(200, http.MethodPost, "/v2/core/accounts/"+beta, withKey(test, "Idempotency-Key", "update-beta"), `{"display_name":null,"metadata":{"x":"1"},"configuration":{"merchant":{"capabilities":{"card_payments":{"requested":false}}}}}`)
 	c.must(200, http.MethodPost, "/v2/core/accounts/"+gamma+"/close", test, `{"applied_configurations":[]}`)
@@ -203,6 +209,13 @@ func statePaths(t *testing.T, a *stateClient) []stateRead {
 			add("/v2/core/accounts/"+id+"/persons", h)
 			add("/v2/core/accounts/"+id+"/persons?limit=1", h)
 		}
+		add("/v2/core/event_destinations", h)
+		add("/v2/core/event_destinations?limit=1", h)
+		dests := a.must(200, http.MethodGet, "/v2/core/event_destinations?limit=100", h, "")
+		for _, v := range dests["data"].([]any) {
+			id := v.(map[string]any)["id"].(string)
+			add("/v2/core/event_destinations/"+id+"?include=webhook_endpoint.url&include=webhook_endpoint.signing_secret", h)
+		}
 	}
 	return reads
 }
@@ -253,7 +266,8 @@ func TestStateRoundTrip(t *testing.T) {
 	exported := exportState(t, srvA)
 	t.Logf("export, %d bytes:\n%s", len(exported), exported)
 	for _, want := range []string{"fr-a", "labelGeneration: 2", "att-3", "g-1", "patched", "RESOURCE_NOT_FOUND", "clientOperationId: 5e1f3a3e-7a53-4c43-9cf5-3b9d6c2a1a01",
-		"a1a1a1a1-0000-4000-8000-000000000003", "B0F43C54-E787-4862-89B1-A653FA9CF747", "closed: true", "onboarded_configurations:", "consumed: true", "key: link-alpha", "operationMode: manual", "given_name: Bea", "key: person-beta", "registered_name: Beta GmbH"} {
+		"a1a1a1a1-0000-4000-8000-000000000003", "B0F43C54-E787-4862-89B1-A653FA9CF747", "closed: true", "onboarded_configurations:", "consumed: true", "key: link-alpha", "operationMode: manual", "given_name: Bea", "key: person-beta", "registered_name: Beta GmbH",
+		"event_destinations:", "signing_secret: whsec_", "name: hooks, renamed", "aws_account_id: \"123456789012\""} {
 		if !bytes.Contains(exported, []byte(want)) {
 			t.Errorf("the export lacks %q", want)
 		}

@@ -65,28 +65,11 @@ func (s *Server) CreateEventDestination(ctx context.Context, req gen.CreateEvent
 	c := callerFrom(ctx)
 	id, err := s.idempotent(ctx, "createEventDestination", req.Params.IdempotencyKey, body, func() (string, error) {
 		now := s.now()
-		d := EventDestination{
-			ID: s.randomID(destinationIDPrefix(c.livemode), 24), Platform: c.platform.id, Livemode: c.livemode,
-			Seq: s.destinationSeq.Add(1), Created: now, Updated: now,
-			Name: body.Name, Description: deref(body.Description), Type: string(body.Type), EventPayload: string(body.EventPayload),
-			EnabledEvents: uniqueStrings(body.EnabledEvents), SnapshotAPIVersion: deref(body.SnapshotApiVersion),
-			Metadata: map[string]string{},
-		}
-		for _, from := range body.EventsFrom {
-			if !slices.Contains(d.EventsFrom, string(from)) {
-				d.EventsFrom = append(d.EventsFrom, string(from))
-			}
-		}
-		for k, v := range deref(body.Metadata) {
-			d.Metadata[k] = v
-		}
-		if w := body.WebhookEndpoint; w != nil {
-			d.URL, d.Secret = w.Url, "whsec_"+s.random(32)
-		}
-		if a := body.AmazonEventbridge; a != nil {
-			// No event source exists until one is associated in AWS, which never happens here.
-			d.AWSAccountID, d.AWSRegion = a.AwsAccountId, a.AwsRegion
-			d.Disabled, d.DisabledReason = true, string(gen.EventDestinationStatusDetailsDisabledReasonNoAwsEventSourceExists)
+		d := destinationFromRequest(body)
+		d.ID, d.Platform, d.Livemode = s.randomID(destinationIDPrefix(c.livemode), 24), c.platform.id, c.livemode
+		d.Seq, d.Created, d.Updated = s.destinationSeq.Add(1), now, now
+		if d.Type == string(gen.EventDestinationTypeWebhookEndpoint) {
+			d.Secret = "whsec_" + s.random(32)
 		}
 		return d.ID, s.db.Update(func(tx *store.Tx) error { return s.tables.Destinations.Put(tx, d.ID, d) })
 	})
@@ -100,6 +83,34 @@ func (s *Server) CreateEventDestination(ctx context.Context, req gen.CreateEvent
 	// Creation returns the URL and the signing secret, as the real API does.
 	include := append(slices.Clone(body.Include), gen.EventDestinationIncludeWebhookEndpointUrl, gen.EventDestinationIncludeWebhookEndpointSigningSecret)
 	return gen.CreateEventDestination200JSONResponse{Body: renderDestination(d, include), Headers: gen.CreateEventDestination200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+}
+
+// destinationFromRequest is the destination a create request describes (without its id,
+// owner, times and signing secret): the one place the create request's members are read,
+// for the API and for the seed.
+func destinationFromRequest(body gen.CreateEventDestinationRequest) EventDestination {
+	d := EventDestination{
+		Name: body.Name, Description: deref(body.Description), Type: string(body.Type), EventPayload: string(body.EventPayload),
+		EnabledEvents: uniqueStrings(body.EnabledEvents), SnapshotAPIVersion: deref(body.SnapshotApiVersion),
+		Metadata: map[string]string{},
+	}
+	for _, from := range body.EventsFrom {
+		if !slices.Contains(d.EventsFrom, string(from)) {
+			d.EventsFrom = append(d.EventsFrom, string(from))
+		}
+	}
+	for k, v := range deref(body.Metadata) {
+		d.Metadata[k] = v
+	}
+	if w := body.WebhookEndpoint; w != nil {
+		d.URL = w.Url
+	}
+	if a := body.AmazonEventbridge; a != nil {
+		// No event source exists until one is associated in AWS, which never happens here.
+		d.AWSAccountID, d.AWSRegion = a.AwsAccountId, a.AwsRegion
+		d.Disabled, d.DisabledReason = true, string(gen.EventDestinationStatusDetailsDisabledReasonNoAwsEventSourceExists)
+	}
+	return d
 }
 
 // checkDestination refuses what the spec cannot say: a type without its configuration (or

@@ -93,7 +93,7 @@ func (e *SeedError) Unwrap() error { return e.Err }
 var seedAccountID = regexp.MustCompile(`^acct_[A-Za-z0-9]{1,250}$`)
 
 // Seed loads the configured accounts into tx, each checked as a create request would be,
-// then their links and idempotency keys. Seeded accounts without a creation time are
+// then their persons, the event destinations, their links and idempotency keys. Seeded accounts without a creation time are
 // created now; those without a sequence are numbered in seed order, after every account
 // that gives one.
 func (s *Server) Seed(tx *store.Tx) error {
@@ -120,6 +120,14 @@ func (s *Server) Seed(tx *store.Tx) error {
 	}
 	for i, sp := range s.cfg.Persons {
 		if err := s.seedPerson(tx, i, sp); err != nil {
+			return err
+		}
+	}
+	for _, sd := range s.cfg.EventDestinations {
+		raise(&s.destinationSeq, sd.Sequence)
+	}
+	for i, sd := range s.cfg.EventDestinations {
+		if err := s.seedDestination(tx, i, sd); err != nil {
 			return err
 		}
 	}

@@ -49,10 +49,12 @@ type Config struct {
 	Platforms []Platform
 	// Accounts exist at start and again after every reset (see Seed), and so do Links to
 	// them and IdempotencyKeys.
-	Accounts        []SeedAccount
-	Persons         []SeedPerson
-	Links           []SeedLink
-	IdempotencyKeys []SeedIdempotencyKey
+	Accounts []SeedAccount
+	Persons  []SeedPerson
+	// EventDestinations exist at start and again after every reset.
+	EventDestinations []SeedDestination
+	Links             []SeedLink
+	IdempotencyKeys   []SeedIdempotencyKey
 	// ServiceVersions are the accepted Service-Version values (the first is the default one).
 	ServiceVersions []string
 	// LinkLifetime is how long an account link stays usable.
@@ -234,6 +236,11 @@ func (s *Server) Restore(tx *store.Tx) error {
 	var high uint64
 	s.tables.Accounts.Each(tx, func(_ string, a Account) bool {
 		high = max(high, a.Seq)
+		return true
+	})
+	// Persons are numbered by the same counter.
+	s.tables.Persons.Each(tx, func(_ string, p Person) bool {
+		high = max(high, p.Seq)
 		return true
 	})
 	s.seq.Store(high)
