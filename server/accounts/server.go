@@ -1,7 +1,8 @@
-// Package accounts implements the accounts API (gen/accounts): v2 accounts and single-use,
-// expiring account links under /v2/core, with the v2 error envelope, and the hosted
-// onboarding pages the links open (/r/...), which answer HTML; the thin events their changes
-// emit (events.go), the event destinations that receive them (destinations.go) and their
+// Package accounts implements the accounts API (gen/accounts): v2 accounts, their persons,
+// account and person tokens, and single-use, expiring account links under /v2/core, with the
+// v2 error envelope, and the hosted onboarding pages the links open (/r/...), which answer
+// HTML; the thin events their changes emit (events.go, from the one write path of accounts
+// and persons in writes.go), the event destinations that receive them (destinations.go) and their
 // signed delivery in the background (deliver.go); and the removal of state past its
 // retention (retention.go).
 //
