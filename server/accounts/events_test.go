@@ -833,3 +833,43 @@ func TestSDKPersonEvents(t *testing.T) {
 		t.Errorf("fourth notification %T, want the person's deletion", ns[3])
 	}
 }
+
+// TestSDKTokenChangesEmitEvents: an update that applies an account token emits the events
+// the same members sent directly would (the account, its identity, its requirements), and a
+// defaults change its own [defaults].updated, all from the one write path.
+func TestSDKTokenChangesEmitEvents(t *testing.T) {
+	srv := startSDKServer(t, nil)
+	c := newSDKClient(t, srv, "sk_test_tokenEvents1")
+	ctx := context.Background()
+	a, err := c.V2CoreAccounts.Create(ctx, recipientParams("Tokened"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := c.V2CoreAccountTokens.Create(ctx, &stripe.V2CoreAccountTokenCreateParams{
+		Identity: &stripe.V2CoreAccountTokenCreateIdentityParams{EntityType: stripe.String("individual"),
+			Individual: &stripe.V2CoreAccountTokenCreateIdentityIndividualParams{GivenName: stripe.String("Jenny")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.V2CoreAccounts.Update(ctx, a.ID, &stripe.V2CoreAccountUpdateParams{AccountToken: stripe.String(tok.ID)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.V2CoreAccounts.Update(ctx, a.ID, &stripe.V2CoreAccountUpdateParams{
+		Defaults: &stripe.V2CoreAccountUpdateDefaultsParams{Currency: stripe.String("usd")}}); err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for ev, err := range c.V2CoreEvents.List(ctx, &stripe.V2CoreEventListParams{ObjectID: stripe.String(a.ID)}).All(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		types = append(types, baseOf(ev).Type)
+	}
+	slices.Reverse(types) // oldest first
+	want := []string{"v2.core.account.created",
+		"v2.core.account.updated", "v2.core.account[identity].updated", "v2.core.account[requirements].updated",
+		"v2.core.account.updated", "v2.core.account[defaults].updated"}
+	if !slices.Equal(types, want) {
+		t.Errorf("events %q, want %q", types, want)
+	}
+}
