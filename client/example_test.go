@@ -69,9 +69,10 @@ func ExampleNewAccounts() {
 		panic(err)
 	}
 	acct, err := client.CheckAccounts(c.CreateAccountWithResponse(ctx, nil, accounts.CreateAccountRequest{
-		Configuration: &accounts.AccountConfigurationParams{Recipient: &accounts.RecipientConfigurationParams{
-			Capabilities: &accounts.RecipientCapabilitiesParams{StripeBalance: &accounts.RecipientStripeBalanceCapabilitiesParams{
-				StripeTransfers: &accounts.CapabilityRequestParams{Requested: true}}}}},
+		Configuration: &accounts.V2CoreAccountCreateConfigurationParams{Recipient: &accounts.V2CoreAccountCreateConfigurationRecipientParams{
+			Capabilities: &accounts.V2CoreAccountCreateConfigurationRecipientCapabilitiesParams{
+				StripeBalance: &accounts.V2CoreAccountCreateConfigurationRecipientCapabilitiesStripeBalanceParams{
+					StripeTransfers: &accounts.CapabilityRequestParams{Requested: true}}}}},
 	}))
 	if err != nil {
 		panic(err)

@@ -42,7 +42,8 @@ func (s *Server) Export() ([]byte, error) {
 		seed.Authorization.RoleAssignments = s.authz.Export(tx)
 		seed.Authorization.Directory = s.authz.ExportDirectory(tx)
 		st := s.accts.Export(tx)
-		seed.Accounts.Accounts, seed.Accounts.Links, seed.Accounts.IdempotencyKeys = st.Accounts, st.Links, st.IdempotencyKeys
+		seed.Accounts.Accounts, seed.Accounts.Persons, seed.Accounts.Links, seed.Accounts.IdempotencyKeys = st.Accounts, st.Persons, st.Links, st.IdempotencyKeys
+		seed.Accounts.EventDestinations = st.Destinations
 		for _, p := range s.comp.Export(tx) {
 			if seed.Compute.Projects == nil {
 				seed.Compute.Projects = map[string]compute.SeedProject{}

@@ -28,13 +28,22 @@ func TestExportDecidesEveryRecordField(t *testing.T) {
 		{authorization.Membership{}, []string{"Group", "Member"}, nil},
 		{authorization.RoleDefinition{}, []string{"GUID", "Name", "Description", "Type", "Actions", "NotActions", "DataActions", "NotDataActions",
 			"AssignableScopes", "CreatedOn", "CreatedBy", "UpdatedOn", "UpdatedBy"}, nil},
-		{accounts.Account{}, []string{"ID", "Platform", "Livemode", "Seq", "Created", "DisplayName", "ContactEmail", "Dashboard", "Country",
-			"EntityType", "Metadata", "Configurations", "OnboardedConfigurations", "Onboarded", "Concurrency", "Closed"}, nil},
+		{accounts.Account{}, []string{"ID", "Platform", "Livemode", "Seq", "Created", "DisplayName", "ContactEmail", "ContactPhone", "Dashboard", "Country",
+			"EntityType", "Metadata", "Details", "Configurations", "OnboardedConfigurations", "Onboarded", "Concurrency", "Closed"}, nil},
+		{accounts.Person{}, []string{"ID", "Account", "Platform", "Livemode", "Seq", "Created", "Updated", "Details"}, nil},
+		{accounts.Token{}, nil, map[string]string{"ID": "tokens are not exported: they live minutes and are used once", "Kind": "the same",
+			"Account": "the same", "Platform": "the same", "Livemode": "the same", "Created": "the same", "ExpiresAt": "the same",
+			"Used": "the same", "Details": "the same"}},
 		{accounts.AccountLink{}, []string{"Token", "Account", "Platform", "Livemode", "Created", "ExpiresAt", "UseCase", "Configurations",
 			"RefreshURL", "ReturnURL", "CollectFields", "FutureRequirements", "Consumed"},
 			map[string]string{"Session": "a browser's, in flight"}},
 		{accounts.Idempotency{}, []string{"Key", "RequestHash", "Ref", "Expires"},
 			map[string]string{"InFlight": "keys of requests not answered are not exported"}},
+		{accounts.Event{}, nil, leftAll(accounts.Event{}, "events are not exported: the seed file has no place for them (docs/admin.md)")},
+		{accounts.EventDestination{}, []string{"ID", "Platform", "Livemode", "Seq", "Created", "Updated", "Name", "Description", "Type", "EventPayload",
+			"EnabledEvents", "EventsFrom", "SnapshotAPIVersion", "Metadata", "URL", "Secret", "AWSAccountID", "AWSRegion", "Disabled",
+			"DisabledReason"}, nil}, // the reason follows from the type: EventBridge no_aws_event_source_exists, a webhook's user
+		{accounts.Delivery{}, nil, leftAll(accounts.Delivery{}, "deliveries are work in flight")},
 		{compute.ForwardingRule{}, []string{"Project", "Name", "ID", "Description", "IPAddress", "IPProtocol", "PortRange", "Target",
 			"LoadBalancingScheme", "Network", "IPVersion", "Labels", "LabelGeneration", "Generation", "Created", "NetworkTier", "Subnetwork", "BackendService",
 			"IPCollection", "AllowPscGlobalAccess", "NoAutomateDNSZone", "MigrationState", "MigrationPercentage", "MetadataFilters",
@@ -80,4 +89,14 @@ func TestExportDecidesEveryRecordField(t *testing.T) {
 			}
 		}
 	}
+}
+
+// leftAll says every member of record is left out of the export, for why.
+func leftAll(record any, why string) map[string]string {
+	out := map[string]string{}
+	typ := reflect.TypeOf(record)
+	for i := range typ.NumField() {
+		out[typ.Field(i).Name] = why
+	}
+	return out
 }

@@ -68,9 +68,12 @@ type AccountsSeed struct {
 	Platforms []accounts.Platform `yaml:"platforms,omitempty"`
 	// Accounts exist at start and after every reset, and so do the links to them and the
 	// Idempotency-Keys a state export records.
-	Accounts        []accounts.SeedAccount        `yaml:"accounts,omitempty"`
-	Links           []accounts.SeedLink           `yaml:"account_links,omitempty"`
-	IdempotencyKeys []accounts.SeedIdempotencyKey `yaml:"idempotency_keys,omitempty"`
+	Accounts []accounts.SeedAccount `yaml:"accounts,omitempty"`
+	Persons  []accounts.SeedPerson  `yaml:"persons,omitempty"`
+	// EventDestinations exist at start and after every reset, signing secrets included.
+	EventDestinations []accounts.SeedDestination    `yaml:"event_destinations,omitempty"`
+	Links             []accounts.SeedLink           `yaml:"account_links,omitempty"`
+	IdempotencyKeys   []accounts.SeedIdempotencyKey `yaml:"idempotency_keys,omitempty"`
 }
 
 // ComputeSeed is the compute section of a seed file.
@@ -196,7 +199,7 @@ func (s *Seed) Apply(c *Config, explicit func(flag string) bool) error {
 		roles: len(c.Authorization.RoleDefinitions), assignments: len(c.Authorization.Assignments),
 		groups: len(c.Authorization.ManagementGroups), directory: len(c.Authorization.Directory),
 		platforms: len(c.Accounts.Platforms), projects: len(c.Compute.Projects),
-		accounts: map[string]int{accounts.SeedAccounts: len(c.Accounts.Accounts), accounts.SeedLinks: len(c.Accounts.Links),
+		accounts: map[string]int{accounts.SeedAccounts: len(c.Accounts.Accounts), accounts.SeedPersons: len(c.Accounts.Persons), accounts.SeedDestinations: len(c.Accounts.EventDestinations), accounts.SeedLinks: len(c.Accounts.Links),
 			accounts.SeedIdempotencyKeys: len(c.Accounts.IdempotencyKeys)},
 	}
 
@@ -233,6 +236,8 @@ func (s *Seed) Apply(c *Config, explicit func(flag string) bool) error {
 		ac.AccountConcurrency = s.Accounts.AccountConcurrency
 	}
 	ac.Accounts = append(ac.Accounts, s.Accounts.Accounts...)
+	ac.Persons = append(ac.Persons, s.Accounts.Persons...)
+	ac.EventDestinations = append(ac.EventDestinations, s.Accounts.EventDestinations...)
 	ac.Links = append(ac.Links, s.Accounts.Links...)
 	ac.IdempotencyKeys = append(ac.IdempotencyKeys, s.Accounts.IdempotencyKeys...)
 
@@ -355,7 +360,7 @@ func (s *Seed) check(c *Config, at offsets) error {
 		if collection == "" {
 			collection = accounts.SeedAccounts
 		}
-		count := map[string]int{accounts.SeedAccounts: len(s.Accounts.Accounts), accounts.SeedLinks: len(s.Accounts.Links),
+		count := map[string]int{accounts.SeedAccounts: len(s.Accounts.Accounts), accounts.SeedPersons: len(s.Accounts.Persons), accounts.SeedDestinations: len(s.Accounts.EventDestinations), accounts.SeedLinks: len(s.Accounts.Links),
 			accounts.SeedIdempotencyKeys: len(s.Accounts.IdempotencyKeys)}[collection]
 		return s.entryError(ae.Index-at.accounts[collection], count, path("accounts", collection), ae.Field, ae.Err)
 	case errors.As(err, &ce):

@@ -352,7 +352,7 @@ func TestSeedErrors(t *testing.T) {
       roleDefinitionId: /providers/Vendor.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7
 `, 4, "authorization.roleAssignments[0]", "PrincipalNotFound"},
 		{"an empty assignable scope", "authorization:\n  roleDefinitions:\n    - id: 33333333-3333-4333-8333-333333333333\n      roleName: x\n      assignableScopes: ['//']\n", 3, "authorization.roleDefinitions[0].id", "is not a scope"},
-		{"a platform key that is no secret key", "accounts:\n  platforms:\n    - id: p\n      keys: [pk_test_abc]\n", 4, "accounts.platforms[0].keys", "is not a secret key"},
+		{"a platform key that is no secret key", "accounts:\n  platforms:\n    - id: p\n      keys: [xk_test_abc]\n", 4, "accounts.platforms[0].keys", "is not a secret, restricted or publishable key"},
 		{"a group referencing a missing attachment", group, 13,
 			"compute.projects.my-project-123.interconnectAttachmentGroups[0].attachments[1]", "RESOURCE_NOT_FOUND"},
 		{"a duplicate account id", `accounts:
@@ -439,6 +439,19 @@ func TestSeedErrors(t *testing.T) {
 		{"an account's creation time", "accounts:\n  accounts:\n    - {display_name: x, created: '21/11/2026'}\n", 3, "accounts.accounts[0].created", "not an RFC 3339 time"},
 		{"two accounts in one place", "accounts:\n  accounts:\n    - {display_name: x, sequence: 4}\n    - display_name: y\n      sequence: 4\n", 5, "accounts.accounts[1].sequence", "each account has its own place"},
 		{"an onboarded configuration the account lacks", "accounts:\n  accounts:\n    - display_name: x\n      onboarded_configurations: [merchant]\n", 4, "accounts.accounts[0].onboarded_configurations[0]", "the account has none"},
+		{"an event destination of an event type not emitted", `accounts:
+  event_destinations:
+    - {name: h, type: webhook_endpoint, event_payload: thin, enabled_events: [v2.core.nothing], webhook_endpoint: {url: 'https://p.example/h'}}
+`, 3, "accounts.event_destinations[0]", "not a thin event type"},
+		{"an event destination whose id is of the other mode", `accounts:
+  event_destinations:
+    - id: ed_0123456789
+      name: h
+      type: webhook_endpoint
+      event_payload: thin
+      enabled_events: [v2.core.account.created]
+      webhook_endpoint: {url: 'https://p.example/h'}
+`, 3, "accounts.event_destinations[0].id", "test mode"},
 		{"a link to no account", `accounts:
   account_links:
     - account: acct_nope

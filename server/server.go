@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -164,6 +165,9 @@ func New(cfg Config) (*Server, error) {
 
 	acctCfg := cfg.Accounts
 	cfg.inherit(&acctCfg.Now, &acctCfg.Log, &acctCfg.PublicURL)
+	if acctCfg.OnDelivery == nil {
+		acctCfg.OnDelivery = s.journalDelivery
+	}
 	accts, err := accounts.New(acctCfg, s.db)
 	if err != nil {
 		return nil, err
@@ -215,13 +219,28 @@ func New(cfg Config) (*Server, error) {
 		if err := s.open(cfg.DataDir, cfg.backend); err != nil {
 			return nil, err
 		}
+		accts.Start()
 		return s, nil
 	}
 	// Loading the seed for the first time also checks it: a bad seed stops the start.
 	if err := s.Reset(); err != nil {
 		return nil, err
 	}
+	accts.Start()
 	return s, nil
+}
+
+// journalDelivery puts an attempt to deliver an event into the request journal, as the
+// accounts API's operation deliverEvent: the endpoint's URL as the path, its answer's status
+// (0 when it gave none), the event's id as the request id.
+func (s *Server) journalDelivery(a accounts.DeliveryAttempt) {
+	path := a.URL
+	if u, err := url.Parse(a.URL); err == nil {
+		u.RawQuery, u.Fragment, u.User = "", "", nil
+		path = u.String()
+	}
+	s.journal.Add(control.Entry{Time: a.Time, API: "accounts", OperationID: "deliverEvent", Method: http.MethodPost, Path: path,
+		Status: a.Status, Duration: a.Duration, RequestID: a.Event})
 }
 
 // setting is a named server-wide value that must outlive a restart, such as how far the
@@ -296,6 +315,7 @@ func (s *Server) Draining() { s.stopWaits() }
 // Close writes what is still queued for the disk and releases the data dir. The handler
 // must not be serving any more.
 func (s *Server) Close() error {
+	s.accts.Close()
 	return s.db.Close()
 }
 

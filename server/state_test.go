@@ -114,7 +114,18 @@ func buildState(t *testing.T, c *stateClient) {
 	test := stateAccounts(stateKeys[0])
 	alpha := c.must(200, http.MethodPost, "/v2/core/accounts", withKey(test, "Idempotency-Key", "create-alpha"),
 		`{"display_name":"Alpha","contact_email":"alpha@example.com","identity":{"country":"US","entity_type":"individual"},"metadata":{"k":"v"},"configuration":{"recipient":{"capabilities":{"stripe_balance":{"stripe_transfers":{"requested":true}}}},"customer":{}}}`)["id"].(string)
-	beta := c.must(200, http.MethodPost, "/v2/core/accounts", test, `{"display_name":"Beta","dashboard":"full","configuration":{"merchant":{"capabilities":{"card_payments":{"requested":true}}}}}`)["id"].(string)
+	beta := c.must(200, http.MethodPost, "/v2/core/accounts", test, `{"display_name":"Beta","dashboard":"full","contact_phone":"+15555550100","defaults":{"currency":"eur","locales":["de-DE"]},"identity":{"country":"de","entity_type":"company","business_details":{"registered_name":"Beta GmbH"}},"configuration":{"merchant":{"mcc":"5734","branding":{"primary_color":"#00ff00"},"capabilities":{"card_payments":{"requested":true}}}}}`)["id"].(string)
+	// Persons (with an Idempotency-Key), and a token, which the export leaves out.
+	c.must(200, http.MethodPost, "/v2/core/accounts/"+beta+"/persons", withKey(test, "Idempotency-Key", "person-beta"),
+		`{"given_name":"Bea","surname":"Ta","relationship":{"representative":true,"percent_ownership":"50"},"metadata":{"m":"1"}}`)
+	c.must(200, http.MethodPost, "/v2/core/accounts/"+beta+"/persons", test, `{"given_name":"Owen","relationship":{"owner":true}}`)
+	c.must(200, http.MethodPost, "/v2/core/account_tokens", withKey(test, "Idempotency-Key", "token-beta"), `{"display_name":"Tokenized"}`)
+	// Event destinations: a webhook endpoint updated and disabled, an EventBridge one; the
+	// events the accounts emit are not exported.
+	hook := c.must(200, http.MethodPost, "/v2/core/event_destinations", test, `{"name":"hooks","description":"onboarding","type":"webhook_endpoint","event_payload":"thin","enabled_events":["v2.core.account.created","v2.core.account_person.created"],"webhook_endpoint":{"url":"https://platform.example/hooks"},"metadata":{"team":"ops"}}`)["id"].(string)
+	c.must(200, http.MethodPost, "/v2/core/event_destinations/"+hook, test, `{"name":"hooks, renamed","metadata":{"x":"1"}}`)
+	c.must(200, http.MethodPost, "/v2/core/event_destinations/"+hook+"/disable", test, ``)
+	c.must(200, http.MethodPost, "/v2/core/event_destinations", test, `{"name":"bridge","type":"amazon_eventbridge","event_payload":"snapshot","snapshot_api_version":"2026-05-27.dahlia","enabled_events":["customer.created"],"events_from":["@self"],"amazon_eventbridge":{"aws_account_id":"123456789012","aws_region":"us-east-1"}}`)
 	gamma := c.must(200, http.MethodPost, "/v2/core/accounts", test, `{"display_name":"Gamma"}`)["id"].(string)
 	c.must(200, http.MethodPost, "/v2/core/accounts/"+beta, withKey(test, "Idempotency-Key", "update-beta"), `{"display_name":null,"metadata":{"x":"1"},"configuration":{"merchant":{"capabilities":{"card_payments":{"requested":false}}}}}`)
 	c.must(200, http.MethodPost, "/v2/core/accounts/"+gamma+"/close", test, `{"applied_configurations":[]}`)
@@ -132,7 +143,7 @@ func buildState(t *testing.T, c *stateClient) {
 		t.Fatalf("open %s: %d", submitted, code)
 	}
 	form := url.Values{"nonce": {string(nonce[1])}, "contact_email": {"alpha@example.com"}, "display_name": {"Alpha"}, "country": {"us"},
-		"entity_type": {"individual"}, "terms_of_service": {"accepted"}}
+		"entity_type": {"individual"}, "given_name": {"Al"}, "surname": {"Pha"}, "date_of_birth": {"1990-01-31"}, "terms_of_service": {"accepted"}}
 	if code, where, b := c.do(http.MethodPost, submitted, map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, form.Encode()); code != http.StatusSeeOther {
 		t.Fatalf("submit: %d %s %s", code, where, b)
 	}
@@ -239,6 +250,15 @@ func statePaths(t *testing.T, a *stateClient) []stateRead {
 		for _, v := range append(all["data"].([]any), closed["data"].([]any)...) {
 			id := v.(map[string]any)["id"].(string)
 			add("/v2/core/accounts/"+id+"?include=configuration.customer&include=configuration.merchant&include=configuration.recipient&include=identity&include=requirements&include=future_requirements&include=defaults", h)
+			add("/v2/core/accounts/"+id+"/persons", h)
+			add("/v2/core/accounts/"+id+"/persons?limit=1", h)
+		}
+		add("/v2/core/event_destinations", h)
+		add("/v2/core/event_destinations?limit=1", h)
+		dests := a.must(200, http.MethodGet, "/v2/core/event_destinations?limit=100", h, "")
+		for _, v := range dests["data"].([]any) {
+			id := v.(map[string]any)["id"].(string)
+			add("/v2/core/event_destinations/"+id+"?include=webhook_endpoint.url&include=webhook_endpoint.signing_secret", h)
 		}
 	}
 	return reads
@@ -291,7 +311,9 @@ func TestStateRoundTrip(t *testing.T) {
 	t.Logf("export, %d bytes:\n%s", len(exported), exported)
 	for _, want := range []string{"fr-a", "labelGeneration: 2", "att-3", "g-1", "patched", "icg-1", "deletedInterconnects", "circuitDown: true", "roles/compute.networkAdmin", "RESOURCE_NOT_FOUND", "clientOperationId: 5e1f3a3e-7a53-4c43-9cf5-3b9d6c2a1a01",
 		"a1a1a1a1-0000-4000-8000-000000000003", "B0F43C54-E787-4862-89B1-A653FA9CF747", "closed: true", "onboarded_configurations:", "consumed: true", "key: link-alpha", "operationMode: manual",
-		"managementGroups:", "id: mg-example", "displayName: state group", "type: ManagedIdentity", "scope: /\n"} {
+		"managementGroups:", "id: mg-example", "displayName: state group", "type: ManagedIdentity", "scope: /\n",
+		"given_name: Bea", "key: person-beta", "registered_name: Beta GmbH",
+		"event_destinations:", "signing_secret: whsec_", "name: hooks, renamed", "aws_account_id: \"123456789012\""} {
 		if !bytes.Contains(exported, []byte(want)) {
 			t.Errorf("the export lacks %q", want)
 		}

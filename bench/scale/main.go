@@ -14,7 +14,14 @@
 // and samples the server's RSS every few seconds: once the retention period has passed,
 // finished operations are collected as fast as they are made, and RSS must stay flat.
 //
-// Both print Markdown. Run them on a quiet machine; numbers depend on it.
+//	cd bench && go run ./scale -mode links -duration 180s -retention 20s [-durable]
+//
+// runs a steady accounts load (create an account link with a fresh Idempotency-Key, as
+// stripe-go sends on every POST) with short link lifetime, link retention and Idempotency-Key
+// window, and samples RSS (and with -durable the --data-dir file's size): once links and keys
+// are removed as fast as they are made, both must stay flat.
+//
+// All print Markdown. Run them on a quiet machine; numbers depend on it.
 package main
 
 import (
@@ -39,16 +46,16 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "assignments", "assignments or soak")
+	mode := flag.String("mode", "assignments", "assignments, soak or links")
 	n := flag.Int("n", 1_000_000, "assignments: how many role assignments to load")
 	conns := flag.Int("connections", 64, "concurrent connections for loads")
 	samples := flag.Int("samples", 2000, "assignments: requests per latency measurement")
 	flag.IntVar(&latencyConns, "latency-connections", 1, "assignments: connections for the latency measurements (1: one request at a time)")
 	duration := flag.Duration("duration", 60*time.Second, "soak: how long the load runs")
-	retention := flag.Duration("retention", 15*time.Second, "soak: --compute-operation-retention of the server")
+	retention := flag.Duration("retention", 15*time.Second, "soak: --compute-operation-retention of the server; links: --accounts-link-retention and --accounts-idempotency-window")
 	src := flag.String("src", "..", "checkout of understudy to build it from (bench is a module of its own in its bench/ directory)")
 	serverArgs := flag.String("server-args", "", "extra flags for understudy, e.g. \"--memory-limit 900MiB\"")
-	durable := flag.Bool("durable", false, "assignments: run understudy with --data-dir, and time a restart after the load")
+	durable := flag.Bool("durable", false, "assignments: run understudy with --data-dir, and time a restart after the load; links: run it with --data-dir and report the file's size")
 	flag.Parse()
 
 	tmp, err := os.MkdirTemp("", "understudy-scale-")
@@ -71,6 +78,12 @@ func main() {
 		assignments(bin, extra, dataDir != "", *n, *conns, *samples)
 	case "soak":
 		soak(bin, strings.Fields(*serverArgs), *duration, *retention, *conns)
+	case "links":
+		dataDir := ""
+		if *durable {
+			dataDir = filepath.Join(tmp, "data")
+		}
+		linkSoak(bin, strings.Fields(*serverArgs), dataDir, *duration, *retention, *conns)
 	default:
 		check(fmt.Errorf("unknown -mode %q", *mode))
 	}
@@ -324,5 +337,109 @@ func soak(bin string, extra []string, duration, retention time.Duration, conns i
 	if len(after) >= 2 {
 		lo, hi := slices.Min(after), slices.Max(after)
 		fmt.Printf("\nAfter twice the retention: RSS between %.0f and %.0f MiB (spread %.0f%%); %d failed requests.\n", lo, hi, 100*(hi-lo)/lo, bad.Load())
+	}
+}
+
+// linkSoak creates account links steadily, each with a fresh Idempotency-Key, on a server
+// whose links expire after 5s and are removed retention later, with keys remembered for
+// retention, and samples RSS (and the data file's size).
+func linkSoak(bin string, extra []string, dataDir string, duration, retention time.Duration, conns int) {
+	args := []string{"--accounts-link-lifetime", "5s", "--accounts-link-retention", retention.String(),
+		"--accounts-idempotency-window", retention.String(), "--accounts-concurrency", "1000"}
+	if dataDir != "" {
+		args = append(args, "--data-dir", dataDir)
+	}
+	p := start(bin, append(args, extra...)...)
+	defer p.stop()
+	v2 := func(path, body, key string) (int, []byte) {
+		req, err := http.NewRequest("POST", p.base+path, strings.NewReader(body))
+		check(err)
+		req.Header.Set("Authorization", "Bearer sk_test_soak")
+		req.Header.Set("Service-Version", "2026-05-27.dahlia")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Idempotency-Key", key)
+		resp, err := hc.Do(req)
+		check(err)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, b
+	}
+	code, body := v2("/v2/core/accounts", `{"display_name":"Soak","configuration":{"recipient":{"capabilities":{"stripe_balance":{"stripe_transfers":{"requested":true}}}}}}`, "soak-account")
+	if code != 200 {
+		check(fmt.Errorf("create account: %d %s", code, body))
+	}
+	var acct struct{ ID string }
+	check(json.Unmarshal(body, &acct))
+	link := `{"account":"` + acct.ID + `","use_case":{"type":"account_onboarding","account_onboarding":{"configurations":["recipient"],"refresh_url":"https://example.com/refresh","return_url":"https://example.com/return"}}}`
+	ctx, cancel := context.WithTimeout(context.Background(), duration)
+	defer cancel()
+	var made, bad atomic.Int64
+	var wg sync.WaitGroup
+	for w := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ctx.Err() == nil; i++ {
+				if code, _ := v2("/v2/core/account_links", link, fmt.Sprintf("soak-%d-%d", w, i)); code != 200 {
+					bad.Add(1)
+					continue
+				}
+				made.Add(1)
+			}
+		}()
+	}
+	type sample struct {
+		at   time.Duration
+		rss  float64
+		file float64
+		done int64
+	}
+	fileSize := func() float64 {
+		if dataDir == "" {
+			return 0
+		}
+		var total int64
+		_ = filepath.Walk(dataDir, func(_ string, info os.FileInfo, err error) error {
+			if err == nil && !info.IsDir() {
+				total += info.Size()
+			}
+			return nil
+		})
+		return float64(total) / (1 << 20)
+	}
+	var series []sample
+	t0 := time.Now()
+	tick := time.NewTicker(10 * time.Second)
+	for ctx.Err() == nil {
+		select {
+		case <-ctx.Done():
+		case <-tick.C:
+			rss, _ := p.rss()
+			series = append(series, sample{time.Since(t0).Round(time.Second), rss, fileSize(), made.Load()})
+		}
+	}
+	wg.Wait()
+	durableFlag := ""
+	if dataDir != "" {
+		durableFlag = " -durable"
+	}
+	fmt.Printf("`cd bench && go run ./scale -mode links -duration %s -retention %s -connections %d%s` (links live 5s, then kept %s; keys kept %s):\n\n", duration, retention, conns, durableFlag, retention, retention)
+	fmt.Println("| time | RSS | data file | links made so far |")
+	fmt.Println("|---:|---:|---:|---:|")
+	var after, files []float64
+	for _, s := range series {
+		fmt.Printf("| %s | %.0f MiB | %.1f MiB | %d |\n", s.at, s.rss, s.file, s.done)
+		if s.at > 3*retention {
+			after = append(after, s.rss)
+			files = append(files, s.file)
+		}
+	}
+	if len(after) >= 2 {
+		lo, hi := slices.Min(after), slices.Max(after)
+		fmt.Printf("\nAfter three times the retention: RSS between %.0f and %.0f MiB (spread %.0f%%)", lo, hi, 100*(hi-lo)/lo)
+		if dataDir != "" {
+			fmt.Printf(", data file between %.1f and %.1f MiB", slices.Min(files), slices.Max(files))
+		}
+		fmt.Printf("; %d failed requests.\n", bad.Load())
 	}
 }

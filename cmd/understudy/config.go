@@ -82,6 +82,8 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	fs.DurationVar(&accts.LinkLifetime, "accounts-link-lifetime", accts.LinkLifetime, "accounts: how long an account link stays usable")
 	fs.DurationVar(&accts.SessionLifetime, "accounts-session-lifetime", accts.SessionLifetime, "accounts: how long the opened hosted form can be submitted")
 	fs.DurationVar(&accts.IdempotencyWindow, "accounts-idempotency-window", accts.IdempotencyWindow, "accounts: how long an Idempotency-Key is remembered")
+	fs.DurationVar(&accts.LinkRetention, "accounts-link-retention", accts.LinkRetention, "accounts: how long an account link is kept once it can no longer be used (expired, or its form's session over); a visit after that finds no link; account and person tokens go the same time after they expire")
+	fs.DurationVar(&accts.EventRetention, "accounts-event-retention", accts.EventRetention, "accounts: how long events are kept and listed")
 	fs.IntVar(&accts.AccountConcurrency, "accounts-concurrency", accts.AccountConcurrency, "accounts: updating requests allowed in flight per account (more get 429)")
 	fs.DurationVar(&accts.UpdateLatency, "accounts-update-latency", 0, "accounts: simulated time an update holds its account (to exercise the concurrency limit)")
 	opMode := fs.String("compute-operation-mode", comp.Operations.Mode.String(), "compute: how operations finish: immediate, manual (one step per read) or a duration such as 300ms")
@@ -187,7 +189,8 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	for name, d := range map[string]time.Duration{"read-header-timeout": c.HTTP.ReadHeaderTimeout, "read-timeout": c.HTTP.ReadTimeout,
 		"write-timeout": c.HTTP.WriteTimeout, "idle-timeout": c.HTTP.IdleTimeout, "shutdown-timeout": c.HTTP.ShutdownTimeout,
 		"accounts-link-lifetime": c.Server.Accounts.LinkLifetime, "accounts-session-lifetime": c.Server.Accounts.SessionLifetime,
-		"accounts-idempotency-window": c.Server.Accounts.IdempotencyWindow, "compute-operation-retention": comp.Operations.Retention,
+		"accounts-idempotency-window": c.Server.Accounts.IdempotencyWindow, "accounts-link-retention": c.Server.Accounts.LinkRetention,
+		"accounts-event-retention": c.Server.Accounts.EventRetention, "compute-operation-retention": comp.Operations.Retention,
 		"compute-wait-timeout": comp.Operations.WaitTimeout} {
 		if d <= 0 {
 			return c, fmt.Errorf("--%s must be positive", name)

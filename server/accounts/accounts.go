@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
@@ -26,13 +27,20 @@ func (s *Server) CreateAccount(ctx context.Context, req gen.CreateAccountRequest
 		return nil, err
 	}
 	c := callerFrom(ctx)
+	tree := treeOf(body)
+	delete(tree, "include")
+	token, _ := take(tree, "account_token")
 	id, err := s.idempotent(ctx, "createAccount", req.Params.IdempotencyKey, body, func() (string, error) {
-		a := accountFromRequest(body)
-		a.ID = s.randomID("acct_", 16)
-		a.Platform, a.Livemode = c.platform.id, c.livemode
-		a.Seq = s.seq.Add(1)
-		a.Created = s.now()
-		return a.ID, s.db.Update(func(tx *store.Tx) error { return s.tables.Accounts.Put(tx, a.ID, a) })
+		a := Account{ID: s.randomID("acct_", 16), Platform: c.platform.id, Livemode: c.livemode, Seq: s.seq.Add(1), Created: s.now()}
+		return a.ID, s.db.Update(func(tx *store.Tx) error {
+			if err := s.applyAccountToken(tx, c, token, &a); err != nil {
+				return err
+			}
+			if err := applyAccountTree(&a, tree); err != nil {
+				return err
+			}
+			return s.writeAccount(ctx, tx, nil, a)
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -41,7 +49,7 @@ func (s *Server) CreateAccount(ctx context.Context, req gen.CreateAccountRequest
 	if err != nil {
 		return nil, err
 	}
-	return gen.CreateAccount200JSONResponse{Body: renderAccount(a, body.Include), Headers: gen.CreateAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	return gen.CreateAccount200JSONResponse{Body: s.renderAccountNow(a, body.Include), Headers: gen.CreateAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // RetrieveAccount reads an account of the caller's platform and mode.
@@ -53,7 +61,7 @@ func (s *Server) RetrieveAccount(ctx context.Context, req gen.RetrieveAccountReq
 	if err != nil {
 		return nil, err
 	}
-	return gen.RetrieveAccount200JSONResponse{Body: renderAccount(a, req.Params.Include), Headers: gen.RetrieveAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	return gen.RetrieveAccount200JSONResponse{Body: s.renderAccountNow(a, req.Params.Include), Headers: gen.RetrieveAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // account finds an account of the caller's platform and mode; any other is not found.
@@ -169,7 +177,7 @@ func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestOb
 				more = true
 				return false
 			}
-			data = append(data, renderAccount(a, nil))
+			data = append(data, renderAccount(a, nil, nil))
 			last = c
 			return true
 		})
@@ -234,71 +242,90 @@ func errNotFound() *Error {
 	return invalidRequest(http.StatusNotFound, "not_found", "The resource wasn't found.")
 }
 
-// accountFromRequest turns a create request into a record. Configurations given (even
-// empty) are applied; their capabilities are kept by path, e.g. stripe_balance.stripe_transfers.
-func accountFromRequest(b gen.CreateAccountRequest) Account {
-	a := Account{Metadata: map[string]string{}, Configurations: map[string]map[string]bool{}}
-	a.DisplayName = deref(b.DisplayName)
-	a.ContactEmail = deref(b.ContactEmail)
-	if b.Dashboard != nil {
-		a.Dashboard = string(*b.Dashboard)
-	}
-	if b.Identity != nil {
-		if b.Identity.Country != nil {
-			a.Country = *b.Identity.Country
-		}
-		if b.Identity.EntityType != nil {
-			a.EntityType = string(*b.Identity.EntityType)
+// applyAccountTree writes a request's members into the account: a create or update
+// request, a seed entry's body, or an account token's details. It is the one place the
+// account's members are decided. Members sent replace the stored ones and members sent as
+// null are removed; objects (identity, defaults, a configuration's settings) are merged
+// member by member; a configuration sent is applied with the capabilities it requests or
+// withdraws, and one sent with applied: false is removed from the account.
+func applyAccountTree(a *Account, tree map[string]any) error {
+	for key, dst := range map[string]*string{"display_name": &a.DisplayName, "contact_email": &a.ContactEmail,
+		"contact_phone": &a.ContactPhone, "dashboard": &a.Dashboard} {
+		if v, ok := tree[key]; ok {
+			*dst, _ = v.(string)
 		}
 	}
-	for k, v := range deref(b.Metadata) {
-		a.Metadata[k] = v
+	if md, ok := tree["metadata"].(map[string]any); ok && len(md) > 0 {
+		if a.Metadata == nil {
+			a.Metadata = map[string]string{}
+		}
+		for k, v := range md {
+			if s, ok := v.(string); ok {
+				a.Metadata[k] = s
+			} else {
+				delete(a.Metadata, k)
+			}
+		}
+		if len(a.Metadata) > maxMetadataKeys {
+			return invalidRequest(http.StatusBadRequest, "parameter_invalid", "metadata: an account keeps at most %d keys; this update would leave %d", maxMetadataKeys, len(a.Metadata))
+		}
 	}
-	applyConfigurations(&a, b.Configuration)
-	return a
+	if id, ok := tree["identity"].(map[string]any); ok {
+		id = cloneTree(id)
+		if v, ok := take(id, "country"); ok {
+			// Either case is taken; ISO 3166-1 writes codes in capitals, and so do we.
+			s, _ := v.(string)
+			a.Country = strings.ToUpper(s)
+		}
+		if v, ok := take(id, "entity_type"); ok {
+			a.EntityType, _ = v.(string)
+		}
+		a.Details = mergeTree(a.Details, map[string]any{"identity": id})
+	}
+	if d, ok := tree["defaults"].(map[string]any); ok {
+		a.Details = mergeTree(a.Details, map[string]any{"defaults": d})
+	}
+	if cfg, ok := tree["configuration"].(map[string]any); ok {
+		for name, v := range cfg {
+			applyConfiguration(a, name, v)
+		}
+	}
+	return nil
 }
 
-// applyConfigurations applies the configurations a request names to the account, each with
-// the capabilities it requests or withdraws; the account's other configurations, and the
-// capabilities the request does not name, are kept.
-func applyConfigurations(a *Account, cfg *gen.AccountConfigurationParams) {
-	if cfg == nil {
+// applyConfiguration applies one configuration of a request to the account.
+func applyConfiguration(a *Account, name string, v any) {
+	c, _ := v.(map[string]any)
+	if applied, ok := c["applied"].(bool); v == nil || (ok && !applied) {
+		delete(a.Configurations, name)
+		if cfgs, ok := a.Details["configuration"].(map[string]any); ok {
+			delete(cfgs, name)
+		}
+		a.OnboardedConfigurations = slices.DeleteFunc(a.OnboardedConfigurations, func(n string) bool { return n == name })
 		return
 	}
-	apply := func(name string, caps any) {
-		if a.Configurations == nil {
-			a.Configurations = map[string]map[string]bool{}
-		}
-		if a.Configurations[name] == nil {
-			a.Configurations[name] = map[string]bool{}
-		}
-		for path, requested := range capabilityPaths(caps) {
-			a.Configurations[name][path] = requested
-		}
+	c = cloneTree(c)
+	delete(c, "applied")
+	caps, _ := take(c, "capabilities")
+	if a.Configurations == nil {
+		a.Configurations = map[string]map[string]bool{}
 	}
-	if cfg.Customer != nil {
-		apply("customer", cfg.Customer.Capabilities)
+	if a.Configurations[name] == nil {
+		a.Configurations[name] = map[string]bool{}
 	}
-	if cfg.Merchant != nil {
-		apply("merchant", cfg.Merchant.Capabilities)
+	for path, requested := range capabilityPaths(caps) {
+		a.Configurations[name][path] = requested
 	}
-	if cfg.Recipient != nil {
-		apply("recipient", cfg.Recipient.Capabilities)
+	if len(c) > 0 {
+		a.Details = mergeTree(a.Details, map[string]any{"configuration": map[string]any{name: c}})
 	}
 }
 
-// capabilityPaths flattens a generated capabilities-params value into path -> requested,
-// through its JSON form, so that one function serves every configuration's shape.
+// capabilityPaths flattens a request's capabilities tree into path -> requested, e.g.
+// stripe_balance.stripe_transfers -> true.
 func capabilityPaths(caps any) map[string]bool {
 	out := map[string]bool{}
-	raw, err := json.Marshal(caps)
-	if err != nil {
-		return out
-	}
-	var tree map[string]any
-	if json.Unmarshal(raw, &tree) != nil {
-		return out
-	}
+	tree, _ := caps.(map[string]any)
 	var walk func(prefix string, m map[string]any)
 	walk = func(prefix string, m map[string]any) {
 		for k, v := range m {

@@ -82,8 +82,8 @@ func (e *apiEnv) client(key string) *gen.ClientWithResponses {
 }
 
 func recipientAccount() gen.CreateAccountRequest {
-	return gen.CreateAccountRequest{Configuration: &gen.AccountConfigurationParams{Recipient: &gen.RecipientConfigurationParams{
-		Capabilities: &gen.RecipientCapabilitiesParams{StripeBalance: &gen.RecipientStripeBalanceCapabilitiesParams{
+	return gen.CreateAccountRequest{Configuration: &gen.V2CoreAccountCreateConfigurationParams{Recipient: &gen.V2CoreAccountCreateConfigurationRecipientParams{
+		Capabilities: &gen.V2CoreAccountCreateConfigurationRecipientCapabilitiesParams{StripeBalance: &gen.V2CoreAccountCreateConfigurationRecipientCapabilitiesStripeBalanceParams{
 			StripeTransfers: &gen.CapabilityRequestParams{Requested: true}}}}}}
 }
 
@@ -143,4 +143,12 @@ func readBody(resp *http.Response) string {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return string(b)
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
 }

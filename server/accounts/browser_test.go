@@ -8,11 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/stripe/stripe-go/v85"
 
 	"github.com/understudy-dev/understudy/understudytest"
 )
@@ -60,6 +62,11 @@ func TestBrowserHostedFlow(t *testing.T) {
 	// No PublicURL: the link points at the test server's own host.
 	srv := understudytest.Start(t)
 	e := &hostedEnv{t: t, url: srv.URL}
+	// The platform's webhook endpoint, told of the flow's end by events.
+	hook := newWebhookServer(t, nil)
+	sdk := newSDKClient(t, srv, hostedKey)
+	capability := "v2.core.account[configuration.recipient].capability_status_updated"
+	dest := createWebhookDestination(t, sdk, hook.URL, "v2.core.account_link.returned", capability)
 	acct := e.createAccount("")
 	link := e.createLink(acct, hostedLinkOptions{returnURL: platform.URL + "/return", refresh: platform.URL + "/refresh"})
 	if !strings.HasPrefix(link, srv.URL+"/r/"+acct+"/") {
@@ -92,6 +99,9 @@ func TestBrowserHostedFlow(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("display_name"), "Jenny Rosen"),
 		chromedp.SendKeys(chromedp.ID("country"), "US"),
 		chromedp.SetValue(chromedp.ID("entity_type"), "individual"),
+		chromedp.SendKeys(chromedp.ID("given_name"), "Jenny"),
+		chromedp.SendKeys(chromedp.ID("surname"), "Rosen"),
+		chromedp.SetValue(chromedp.ID("date_of_birth"), "1990-01-31"),
 		chromedp.Click(chromedp.ID("terms_of_service")),
 	)
 	if err != nil {
@@ -135,6 +145,14 @@ func TestBrowserHostedFlow(t *testing.T) {
 	}
 	if hostedDig(a, "identity", "country") != "US" || hostedDig(a, "identity", "entity_type") != "individual" || a["contact_email"] != "jenny.rosen@example.com" {
 		t.Errorf("account not updated from the browser: %v", a)
+	}
+	waitFor(t, "the flow's events", func() bool { return len(hook.delivered()) >= 2 })
+	types, ns := eventTypesOf(t, sdk, dest.WebhookEndpoint.SigningSecret, hook.delivered())
+	if want := []string{capability, "v2.core.account_link.returned"}; !slices.Equal(types, want) {
+		t.Errorf("events %q, want %q", types, want)
+	}
+	if ev, err := ns[len(ns)-1].(*stripe.V2CoreAccountLinkReturnedEventNotification).FetchEvent(ctx); err != nil || ev.Data.AccountID != acct {
+		t.Errorf("account_link.returned: %v, %+v", err, ev)
 	}
 	t.Logf("browser flow took %s", time.Since(began).Round(time.Millisecond))
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/internal/timefmt"
 )
@@ -12,17 +13,22 @@ import (
 // State is the accounts API's state as seed entries: what Export writes and Seed loads.
 type State struct {
 	Accounts        []SeedAccount
+	Persons         []SeedPerson
+	Destinations    []SeedDestination
 	Links           []SeedLink
 	IdempotencyKeys []SeedIdempotencyKey
 }
 
-// Export is the API's state as seed entries: every account (in creation order), every
-// link and every remembered Idempotency-Key, each with what a seed cannot derive (ids,
+// Export is the API's state as seed entries: every account and person (in creation
+// order), every event destination (with its signing secret), every link and every remembered Idempotency-Key, each with what a seed cannot derive (ids,
 // tokens, times, sequences). Loaded back, the accounts read and list as they did, the links
 // open as they did and the keys replay what they made. Left out, as state of requests in
 // flight rather than of the API: the browser session a link's first visit opened (its form
 // cannot be submitted after a replay; the link is consumed), keys whose request had not
-// been answered, and keys past their window, which no retry would find anyway.
+// been answered, and keys past their window, which no retry would find anyway; account and
+// person tokens and the keys that made them (a token lives minutes and is used once);
+// events and the deliveries waiting for them (history and work in flight, not resources a
+// request reads back as it made them), and the keys that made or changed destinations.
 func (s *Server) Export(tx *store.Tx) State {
 	var out State
 	var accounts []Account
@@ -47,6 +53,35 @@ func (s *Server) Export(tx *store.Tx) State {
 		}
 		sa.OnboardedConfigurations = slices.Clone(a.OnboardedConfigurations)
 		out.Accounts = append(out.Accounts, sa)
+	}
+
+	var persons []Person
+	s.tables.Persons.Each(tx, func(_ string, p Person) bool {
+		persons = append(persons, p)
+		return true
+	})
+	sort.Slice(persons, func(i, j int) bool { return persons[i].Seq < persons[j].Seq })
+	for _, p := range persons {
+		out.Persons = append(out.Persons, SeedPerson{ID: p.ID, Account: p.Account, Created: timefmt.Exact(p.Created),
+			Updated: timefmt.Exact(p.Updated), Sequence: p.Seq, Body: cloneTree(p.Details)})
+	}
+
+	var dests []EventDestination
+	s.tables.Destinations.Each(tx, func(_ string, d EventDestination) bool {
+		dests = append(dests, d)
+		return true
+	})
+	sort.Slice(dests, func(i, j int) bool { return dests[i].Seq < dests[j].Seq })
+	for _, d := range dests {
+		sd := SeedDestination{ID: d.ID, SigningSecret: d.Secret, Disabled: d.Disabled && d.DisabledReason == string(gen.EventDestinationStatusDetailsDisabledReasonUser),
+			Created: timefmt.Exact(d.Created), Updated: timefmt.Exact(d.Updated), Sequence: d.Seq, Body: destinationBody(d)}
+		if d.Platform != DefaultPlatformID {
+			sd.Platform = d.Platform
+		}
+		if d.Livemode {
+			sd.Mode = "live"
+		}
+		out.Destinations = append(out.Destinations, sd)
 	}
 
 	var links []AccountLink
@@ -79,6 +114,9 @@ func (s *Server) Export(tx *store.Tx) State {
 		if !ok {
 			continue // of a platform the seed no longer declares: no request could use it
 		}
+		if !slices.Contains(idempotentOperations, op) {
+			continue // made a token, which is not exported
+		}
 		sk := SeedIdempotencyKey{Operation: op, Key: key, RequestHash: k.RequestHash, Ref: k.Ref, ExpiresAt: timefmt.Exact(k.Expires)}
 		if platform != DefaultPlatformID {
 			sk.Platform = platform
@@ -110,16 +148,24 @@ func (s *Server) splitIdempotencyKey(pk string) (platform string, livemode bool,
 	return platform, livemode, op, key, ok
 }
 
-// accountBody is the create request that makes a's details: the members a retrieve shows,
-// and each configuration with the capabilities it requests or withdraws.
+// accountBody is the create request that makes a's details: the members a retrieve shows
+// (those kept as sent among them), and each configuration with its settings and the
+// capabilities it requests or withdraws.
 func accountBody(a Account) map[string]any {
 	b := map[string]any{}
-	for k, v := range map[string]string{"display_name": a.DisplayName, "contact_email": a.ContactEmail, "dashboard": a.Dashboard} {
+	for k, v := range map[string]string{"display_name": a.DisplayName, "contact_email": a.ContactEmail, "contact_phone": a.ContactPhone, "dashboard": a.Dashboard} {
 		if v != "" {
 			b[k] = v
 		}
 	}
-	identity := map[string]any{}
+	if d, ok := a.Details["defaults"].(map[string]any); ok {
+		b["defaults"] = cloneTree(d)
+	}
+	identity, _ := a.Details["identity"].(map[string]any)
+	identity = cloneTree(identity)
+	if identity == nil {
+		identity = map[string]any{}
+	}
 	if a.Country != "" {
 		identity["country"] = a.Country
 	}
@@ -139,7 +185,11 @@ func accountBody(a Account) map[string]any {
 	if len(a.Configurations) > 0 {
 		cfg := map[string]any{}
 		for name, caps := range a.Configurations {
-			c := map[string]any{}
+			c, _ := dig(a.Details, "configuration."+name).(map[string]any)
+			c = cloneTree(c)
+			if c == nil {
+				c = map[string]any{}
+			}
 			if len(caps) > 0 {
 				c["capabilities"] = capabilityTree(caps)
 			}
@@ -187,4 +237,35 @@ func linkBody(l AccountLink) map[string]any {
 		flow["return_url"] = l.ReturnURL
 	}
 	return map[string]any{"account": l.Account, "use_case": map[string]any{"type": l.UseCase, l.UseCase: flow}}
+}
+
+// destinationBody is a destination as the create request that makes it again.
+func destinationBody(d EventDestination) map[string]any {
+	b := map[string]any{"name": d.Name, "type": d.Type, "event_payload": d.EventPayload}
+	if len(d.EnabledEvents) > 0 {
+		b["enabled_events"] = slices.Clone(d.EnabledEvents)
+	}
+	if d.Description != "" {
+		b["description"] = d.Description
+	}
+	if len(d.EventsFrom) > 0 {
+		b["events_from"] = slices.Clone(d.EventsFrom)
+	}
+	if d.SnapshotAPIVersion != "" {
+		b["snapshot_api_version"] = d.SnapshotAPIVersion
+	}
+	if len(d.Metadata) > 0 {
+		m := map[string]any{}
+		for k, v := range d.Metadata {
+			m[k] = v
+		}
+		b["metadata"] = m
+	}
+	if d.Type == string(gen.EventDestinationTypeWebhookEndpoint) {
+		b["webhook_endpoint"] = map[string]any{"url": d.URL}
+	}
+	if d.Type == string(gen.EventDestinationTypeAmazonEventbridge) {
+		b["amazon_eventbridge"] = map[string]any{"aws_account_id": d.AWSAccountID, "aws_region": d.AWSRegion}
+	}
+	return b
 }

@@ -68,7 +68,7 @@ func (s *Server) OpenAccountLink(ctx context.Context, req gen.OpenAccountLinkReq
 	case !opened:
 		return gen.OpenAccountLink302Response{Headers: gen.OpenAccountLink302ResponseHeaders{Location: l.RefreshURL}}, nil
 	}
-	body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, session.Nonce, nil, nil))
+	body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, s.personsNow(a.ID), session.Nonce, nil, nil))
 	if err != nil {
 		return nil, err
 	}
@@ -132,9 +132,10 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 		return s.submitPage(http.StatusForbidden, pageSessionOver)
 	}
 	in := formInputOf(req.Body)
-	apply, problems := checkForm(a, in)
+	persons := s.personsNow(a.ID)
+	apply, problems := checkForm(a, persons, in)
 	if len(problems) > 0 {
-		body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, l.Session.Nonce, &in, problems))
+		body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, persons, l.Session.Nonce, &in, problems))
 		if err != nil {
 			return nil, err
 		}
@@ -179,13 +180,24 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 			status = http.StatusNotFound
 			return nil
 		}
-		applyForm(&acct, apply, cur.Configurations)
-		if err := s.tables.Accounts.Put(tx, acct.ID, acct); err != nil {
+		before, _ := s.tables.Accounts.Get(tx, cur.Account) // a copy of its own, as every Get's
+		if rep := applyForm(&acct, apply, cur.Configurations); rep != nil {
+			p := Person{ID: s.randomID("person_", 24), Account: acct.ID, Platform: acct.Platform, Livemode: acct.Livemode,
+				Seq: s.seq.Add(1), Created: now, Updated: now, Details: rep}
+			if err := s.writePerson(ctx, tx, nil, &p); err != nil {
+				return err
+			}
+		}
+		if err := s.writeAccount(ctx, tx, &before, acct); err != nil {
 			return err
 		}
 		cur.Session.Submitted = true
 		l = cur
-		return s.tables.Links.Put(tx, cur.Token, cur)
+		if err := s.tables.Links.Put(tx, cur.Token, cur); err != nil {
+			return err
+		}
+		_, err := s.emit(ctx, tx, linkReturned(acct, cur))
+		return err
 	})
 	switch {
 	case err != nil:
@@ -222,7 +234,12 @@ func (s *Server) hostedLink(account, token string) (AccountLink, bool, error) {
 		l, found = s.tables.Links.Get(tx, token)
 		return nil
 	})
-	return l, found && l.Account == account, err
+	return l, found && l.Account == account && !s.linkGone(l), err
+}
+
+// linkGone says retention has removed the link, or is about to: it is answered as unknown.
+func (s *Server) linkGone(l AccountLink) bool {
+	return !s.now().Before(l.usableUntil().Add(s.cfg.LinkRetention))
 }
 
 func (s *Server) hostedLinkAndAccount(account, token string) (AccountLink, Account, bool, error) {
@@ -235,7 +252,7 @@ func (s *Server) hostedLinkAndAccount(account, token string) (AccountLink, Accou
 		}
 		return nil
 	})
-	return l, a, found && l.Account == account, err
+	return l, a, found && l.Account == account && !s.linkGone(l), err
 }
 
 func (s *Server) openNotFound() (gen.OpenAccountLinkResponseObject, error) {

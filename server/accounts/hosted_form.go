@@ -1,9 +1,11 @@
 package accounts
 
 import (
+	"fmt"
 	"net/mail"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -17,6 +19,11 @@ const (
 	fieldCountry      = "country"
 	fieldEntityType   = "entity_type"
 	fieldTerms        = "terms_of_service"
+	fieldGivenName    = "given_name"
+	fieldSurname      = "surname"
+	fieldDateOfBirth  = "date_of_birth"
+	fieldRepGivenName = "representative_given_name"
+	fieldRepSurname   = "representative_surname"
 )
 
 // formFieldOrder is the order the fields appear in; requirement is the account requirement
@@ -26,6 +33,18 @@ var formFieldOrder = []struct{ name, requirement string }{
 	{fieldContactEmail, "contact_email"},
 	{fieldCountry, "identity.country"},
 	{fieldEntityType, "identity.entity_type"},
+	{fieldGivenName, reqGivenName},
+	{fieldSurname, reqSurname},
+	{fieldDateOfBirth, reqDateOfBirth},
+	{fieldRepGivenName, reqRepresentative},
+	{fieldRepSurname, reqRepresentative},
+}
+
+// whoFields are the fields about who is behind the account, which depend on its entity
+// type: an individual's own, or an organization's representative.
+var whoFields = map[string]string{
+	fieldGivenName: "individual", fieldSurname: "individual", fieldDateOfBirth: "individual",
+	fieldRepGivenName: "organization", fieldRepSurname: "organization",
 }
 
 // entityTypes are the values identity.entity_type takes, with their labels.
@@ -81,6 +100,8 @@ func formInputOf(b *gen.HostedForm) formInput {
 	for name, v := range map[string]*string{
 		fieldDisplayName: b.DisplayName, fieldContactEmail: b.ContactEmail,
 		fieldCountry: b.Country, fieldEntityType: b.EntityType,
+		fieldGivenName: b.GivenName, fieldSurname: b.Surname, fieldDateOfBirth: b.DateOfBirth,
+		fieldRepGivenName: b.RepresentativeGivenName, fieldRepSurname: b.RepresentativeSurname,
 	} {
 		if v != nil {
 			in.values[name] = *v
@@ -91,15 +112,17 @@ func formInputOf(b *gen.HostedForm) formInput {
 	return in
 }
 
-// missingFields are the form fields whose requirement the account still lists.
-func missingFields(a Account) map[string]bool {
+// missingFields are the form fields whose requirement the account still lists. While the
+// entity type is not known, the fields of both kinds of entity are listed too (shown, and
+// required by checkForm for the entity type the form chooses).
+func missingFields(a Account, persons []Person) map[string]bool {
 	listed := map[string]bool{}
-	for _, r := range requirementsOf(a) {
+	for _, r := range requirementsOf(a, persons) {
 		listed[r.Field] = true
 	}
 	out := map[string]bool{}
 	for _, f := range formFieldOrder {
-		if listed[f.requirement] {
+		if listed[f.requirement] || (listed["identity.entity_type"] && whoFields[f.name] != "") {
 			out[f.name] = true
 		}
 	}
@@ -109,13 +132,20 @@ func missingFields(a Account) map[string]bool {
 // checkForm validates a submission against what the account still lacks: a field is
 // required only when the account lacks it, but any field given is checked (and applied).
 // It returns the values to apply (normalised; only those given) and the problems by field.
-func checkForm(a Account, in formInput) (apply map[string]string, problems map[string]string) {
-	missing := missingFields(a)
+func checkForm(a Account, persons []Person, in formInput) (apply map[string]string, problems map[string]string) {
+	missing := missingFields(a, persons)
+	kind := a.EntityType
+	if v := strings.TrimSpace(in.values[fieldEntityType]); v != "" {
+		kind = v
+	}
+	if kind != "individual" {
+		kind = "organization"
+	}
 	apply, problems = map[string]string{}, map[string]string{}
 	for _, f := range formFieldOrder {
 		v := strings.TrimSpace(in.values[f.name])
 		if v == "" {
-			if missing[f.name] {
+			if missing[f.name] && (whoFields[f.name] == "" || whoFields[f.name] == kind) {
 				problems[f.name] = requiredMessage[f.name]
 			}
 			continue
@@ -138,6 +168,11 @@ var requiredMessage = map[string]string{
 	fieldContactEmail: "Enter an email address.",
 	fieldCountry:      "Enter a two-letter country code.",
 	fieldEntityType:   "Choose a business type.",
+	fieldGivenName:    "Enter your given name.",
+	fieldSurname:      "Enter your surname.",
+	fieldDateOfBirth:  "Enter your date of birth.",
+	fieldRepGivenName: "Enter the representative's given name.",
+	fieldRepSurname:   "Enter the representative's surname.",
 }
 
 // checkField validates one non-empty, trimmed value and returns it as stored.
@@ -171,6 +206,20 @@ func checkField(name, v string) (string, string) {
 			}
 		}
 		return "", "Choose one of the listed business types."
+	case fieldGivenName, fieldSurname, fieldRepGivenName, fieldRepSurname:
+		if utf8.RuneCountInString(v) > 255 {
+			return "", "Use at most 255 characters."
+		}
+		if !utf8.ValidString(v) || strings.ContainsFunc(v, unicode.IsControl) {
+			return "", "Use letters, spaces and punctuation only."
+		}
+		return v, ""
+	case fieldDateOfBirth:
+		d, err := time.Parse(time.DateOnly, v)
+		if err != nil || d.Year() < 1900 {
+			return "", "Enter a date such as 1990-01-31."
+		}
+		return d.Format(time.DateOnly), ""
 	}
 	return "", "Unknown field."
 }
@@ -180,9 +229,23 @@ func isASCIILetter(b byte) bool { return ('a' <= b && b <= 'z') || ('A' <= b && 
 // applyForm writes checked values into the account and marks the link's configurations
 // onboarded: the form is the only way the account accepts the terms of service, and it
 // accepts them for what the link was made for, not for every configuration of the account.
-func applyForm(a *Account, apply map[string]string, configurations []string) {
+// A representative named in the form is returned as a new person for the caller to store
+// (nil when the form names none).
+func applyForm(a *Account, apply map[string]string, configurations []string) map[string]any {
+	var rep map[string]any
 	for name, v := range apply {
 		switch name {
+		case fieldGivenName, fieldSurname:
+			a.Details = mergeTree(a.Details, map[string]any{"identity": map[string]any{"individual": map[string]any{name: v}}})
+		case fieldDateOfBirth:
+			d, _ := time.Parse(time.DateOnly, v)
+			dob := map[string]any{"day": float64(d.Day()), "month": float64(d.Month()), "year": float64(d.Year())}
+			a.Details = mergeTree(a.Details, map[string]any{"identity": map[string]any{"individual": map[string]any{"date_of_birth": dob}}})
+		case fieldRepGivenName, fieldRepSurname:
+			if rep == nil {
+				rep = map[string]any{"relationship": map[string]any{"representative": true}}
+			}
+			rep[strings.TrimPrefix(name, "representative_")] = v
 		case fieldDisplayName:
 			a.DisplayName = v
 		case fieldContactEmail:
@@ -199,6 +262,10 @@ func applyForm(a *Account, apply map[string]string, configurations []string) {
 		}
 	}
 	slices.Sort(a.OnboardedConfigurations)
+	if rep["given_name"] == nil || rep["surname"] == nil {
+		return nil
+	}
+	return rep
 }
 
 func accountValue(a Account, name string) string {
@@ -211,6 +278,16 @@ func accountValue(a Account, name string) string {
 		return a.Country
 	case fieldEntityType:
 		return a.EntityType
+	case fieldGivenName, fieldSurname:
+		return digString(a.Details, "identity.individual."+name)
+	case fieldDateOfBirth:
+		y, _ := dig(a.Details, reqDateOfBirth+".year").(float64)
+		m, _ := dig(a.Details, reqDateOfBirth+".month").(float64)
+		d, _ := dig(a.Details, reqDateOfBirth+".day").(float64)
+		if y == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%04d-%02d-%02d", int(y), int(m), int(d))
 	}
 	return ""
 }
@@ -219,7 +296,7 @@ func accountValue(a Account, name string) string {
 // account still lacks (all four when the link collects eventually_due fields or updates the
 // account), prefilled with what is known or, when answering a submission, with what was
 // sent.
-func newFormPage(action string, l AccountLink, a Account, nonce string, in *formInput, problems map[string]string) formPage {
+func newFormPage(action string, l AccountLink, a Account, persons []Person, nonce string, in *formInput, problems map[string]string) formPage {
 	heading := "Account onboarding"
 	if l.UseCase == string(gen.AccountLinkUseCaseTypeAccountUpdate) {
 		heading = "Account update"
@@ -235,12 +312,16 @@ func newFormPage(action string, l AccountLink, a Account, nonce string, in *form
 		HasErrors:      len(problems) > 0,
 		TermsError:     problems[fieldTerms],
 	}
-	missing := missingFields(a)
+	missing := missingFields(a, persons)
 	showAll := l.CollectFields == string(gen.CollectionFieldsEventuallyDue) || l.UseCase == string(gen.AccountLinkUseCaseTypeAccountUpdate)
 	for _, f := range formFieldOrder {
 		posted := in != nil && in.posted[f.name]
 		if !missing[f.name] && !showAll && !posted && problems[f.name] == "" {
 			continue
+		}
+		if kind := whoFields[f.name]; kind != "" && !missing[f.name] && problems[f.name] == "" && !posted &&
+			(a.EntityType == "" || (kind == "individual") != (a.EntityType == "individual")) {
+			continue // the other kind of entity's fields, or a representative already named
 		}
 		value := accountValue(a, f.name)
 		if posted {
@@ -248,7 +329,8 @@ func newFormPage(action string, l AccountLink, a Account, nonce string, in *form
 			// would make the page itself invalid.
 			value = strings.ToValidUTF8(in.values[f.name], "\uFFFD")
 		}
-		p.Fields = append(p.Fields, newFormField(f.name, value, missing[f.name], problems[f.name]))
+		required := missing[f.name] && (whoFields[f.name] == "" || a.EntityType != "")
+		p.Fields = append(p.Fields, newFormField(f.name, value, required, problems[f.name]))
 	}
 	if in != nil {
 		p.TermsAccepted = in.terms
@@ -267,6 +349,21 @@ func newFormField(name, value string, required bool, problem string) formField {
 	case fieldCountry:
 		f.Label, f.Autocomplete, f.MaxLength, f.Pattern = "Country", "country", 2, "[A-Za-z]{2}"
 		f.Hint = "Two-letter code, such as US, GB or FR."
+	case fieldGivenName:
+		f.Label, f.Autocomplete, f.MaxLength = "Given name", "given-name", 255
+		f.Hint = "For an individual."
+	case fieldSurname:
+		f.Label, f.Autocomplete, f.MaxLength = "Surname", "family-name", 255
+		f.Hint = "For an individual."
+	case fieldDateOfBirth:
+		f.Label, f.Type, f.Autocomplete = "Date of birth", "date", "bday"
+		f.Hint = "For an individual."
+	case fieldRepGivenName:
+		f.Label, f.MaxLength = "Representative's given name", 255
+		f.Hint = "For a company or other organization: the person who represents it."
+	case fieldRepSurname:
+		f.Label, f.MaxLength = "Representative's surname", 255
+		f.Hint = "For a company or other organization."
 	case fieldEntityType:
 		f.Label = "Business type"
 		for _, o := range entityTypes {

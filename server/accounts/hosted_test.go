@@ -358,6 +358,9 @@ func hostedValidForm(p hostedPage) url.Values {
 		"display_name":     {"Jenny Rosen"},
 		"country":          {"us"},
 		"entity_type":      {"individual"},
+		"given_name":       {"Jenny"},
+		"surname":          {"Rosen"},
+		"date_of_birth":    {"1990-01-31"},
 		"terms_of_service": {"accepted"},
 	}
 }
@@ -677,11 +680,22 @@ func TestHostedFlow(t *testing.T) {
 			if n := p.byID("account_name"); n == nil || hostedText(n) != "Acme Corp" {
 				t.Error("the account's name is not shown")
 			}
-			form := url.Values{"nonce": {p.value("nonce")}, "country": {"FR"}, "entity_type": {"company"}, "terms_of_service": {"accepted"}}
+			form := url.Values{"nonce": {p.value("nonce")}, "country": {"FR"}, "entity_type": {"company"}, "terms_of_service": {"accepted"},
+				"representative_given_name": {"Jenny"}, "representative_surname": {"Rosen"}}
 			hostedRedirect(t, hostedPost(t, c, link, form), http.StatusSeeOther, hostedReturn)
 			a := e.account(acct)
-			if a["contact_email"] != "ops@acme.example" || hostedDig(a, "identity", "country") != "FR" || len(hostedDig(a, "requirements", "entries").([]any)) != 0 {
+			if a["contact_email"] != "ops@acme.example" || hostedDig(a, "identity", "country") != "FR" {
 				t.Errorf("account: %v", a)
+			}
+			// What is left is eventually due (the company's owners, directors, executives),
+			// which the platform provides through persons; the form collected the rest.
+			for _, en := range hostedDig(a, "requirements", "entries").([]any) {
+				if s := hostedDig(en.(map[string]any), "minimum_deadline", "status"); s != "eventually_due" {
+					t.Errorf("requirement %v is %v after the form, want nothing currently due", en, s)
+				}
+			}
+			if s := hostedDig(a, "configuration", "recipient", "capabilities", "stripe_balance", "stripe_transfers", "status"); s != "active" {
+				t.Errorf("stripe_transfers %v, want active", s)
 			}
 		}},
 		{"eventually_due shows every field, prefilled", func(t *testing.T) {
@@ -710,7 +724,8 @@ func TestHostedFlow(t *testing.T) {
 			if p.value("contact_email") != "ops@acme.example" {
 				t.Error("an update link does not show the fields to update")
 			}
-			form := url.Values{"nonce": {p.value("nonce")}, "contact_email": {"new@acme.example"}, "terms_of_service": {"accepted"}}
+			form := url.Values{"nonce": {p.value("nonce")}, "contact_email": {"new@acme.example"}, "terms_of_service": {"accepted"},
+				"representative_given_name": {"Jenny"}, "representative_surname": {"Rosen"}}
 			hostedRedirect(t, hostedPost(t, c, link, form), http.StatusSeeOther, hostedReturn)
 			if got := e.account(acct)["contact_email"]; got != "new@acme.example" {
 				t.Errorf("contact_email %v", got)
@@ -926,7 +941,7 @@ func TestHostedFlowActivatesOnlyTheLinksConfigurations(t *testing.T) {
 	if got, want := statuses(a), "merchant active, recipient restricted"; got != want {
 		t.Errorf("after the merchant link: %s, want %s", got, want)
 	}
-	if got, want := restricts(a), "identity.attestations.terms_of_service.account:recipient.stripe_transfers"; got != want {
+	if got, want := restricts(a), "identity.attestations.terms_of_service.account:recipient.stripe_balance.stripe_transfers"; got != want {
 		t.Errorf("after the merchant link, requirements %s, want %s", got, want)
 	}
 

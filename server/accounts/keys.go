@@ -18,13 +18,41 @@ type platform struct {
 	concurrency int // 0: the server's default
 }
 
+// apiKeyPrefixes are the prefixes of the keys the API takes: secret keys and restricted
+// keys, of test or live mode. The real API lets a restricted key do what its permissions
+// allow; understudy keeps no permissions, so a restricted key may do what a secret key may.
+var apiKeyPrefixes = []string{"sk_test_", "sk_live_", "rk_test_", "rk_live_"}
+
+// isAPIKey says whether key starts as a secret or restricted key does.
+func isAPIKey(key string) bool {
+	for _, p := range apiKeyPrefixes {
+		if strings.HasPrefix(key, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// isPublishableKey says whether key has the shape of a publishable key:
+// ^pk_(test|live)_[A-Za-z0-9]+$.
+func isPublishableKey(key string) bool {
+	return isDefaultKey("sk"+strings.TrimPrefix(key, "pk")) && strings.HasPrefix(key, "pk_")
+}
+
+// isLiveKey says whether key is of live mode (sk_live_, rk_live_, pk_live_).
+func isLiveKey(key string) bool { return strings.HasPrefix(key[min(len(key), 2):], "_live_") }
+
 // isDefaultKey reports whether key has the shape of the keys that belong to the default
-// platform out of the box: ^sk_(test|live)_[A-Za-z0-9]+$ (TestIsDefaultKey), checked by
+// platform out of the box: ^[sr]k_(test|live)_[A-Za-z0-9]+$ (TestIsDefaultKey), checked by
 // hand rather than by regexp because every request with such a key checks it.
 func isDefaultKey(key string) bool {
-	rest, ok := strings.CutPrefix(key, "sk_test_")
-	if !ok {
-		rest, ok = strings.CutPrefix(key, "sk_live_")
+	var rest string
+	ok := false
+	for _, p := range apiKeyPrefixes {
+		if r, found := strings.CutPrefix(key, p); found {
+			rest, ok = r, true
+			break
+		}
 	}
 	if !ok || rest == "" {
 		return false
@@ -50,8 +78,8 @@ func (s *Server) loadPlatforms() error {
 		pl := &platform{id: p.ID, accountsV2: p.AccountsV2 == nil || *p.AccountsV2, concurrency: p.AccountConcurrency}
 		s.platforms[p.ID] = pl
 		for _, k := range p.Keys {
-			if !strings.HasPrefix(k, "sk_test_") && !strings.HasPrefix(k, "sk_live_") {
-				return fmt.Errorf("accounts.platforms[%d] (%s): key %s is not a secret key (sk_test_... or sk_live_...)", i, p.ID, maskKey(k))
+			if !isAPIKey(k) && !strings.HasPrefix(k, "pk_test_") && !strings.HasPrefix(k, "pk_live_") {
+				return fmt.Errorf("accounts.platforms[%d] (%s): key %s is not a secret, restricted or publishable key (sk_test_..., sk_live_..., rk_test_..., rk_live_..., pk_test_..., pk_live_...)", i, p.ID, maskKey(k))
 			}
 			if _, dup := s.keys[k]; dup {
 				return fmt.Errorf("accounts.platforms[%d] (%s): key %s belongs to two platforms", i, p.ID, maskKey(k))
@@ -66,6 +94,8 @@ func (s *Server) loadPlatforms() error {
 type caller struct {
 	platform *platform
 	livemode bool
+	// publishable says the key is a publishable one (pk_), taken only to make tokens.
+	publishable bool
 }
 
 func (c caller) scope() string {
@@ -82,9 +112,21 @@ func callerFrom(ctx context.Context) caller {
 	return c
 }
 
-// authenticate maps the bearer secret key to its platform and mode. Keys are never logged
-// and error messages show them masked.
-func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+// publishableOperations are the operations a publishable key (pk_test_, pk_live_) may
+// call: the real API lets the browser tokenize account and person details with it, and
+// refuses it everywhere else.
+var publishableOperations = []string{"createAccountToken", "createPersonToken"}
+
+// authenticate maps the bearer key to its platform and mode; a publishable key is taken
+// only where publishableOK says so. Keys are never logged and error messages show them
+// masked.
+func (s *Server) authenticate(publishableOK bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return s.authenticated(publishableOK, next)
+	}
+}
+
+func (s *Server) authenticated(publishableOK bool, next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		h := c.Request().Header.Get(echo.HeaderAuthorization)
 		scheme, key, _ := strings.Cut(h, " ")
@@ -96,14 +138,18 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			return invalidRequest(http.StatusUnauthorized, "", "Invalid Authorization header: use Bearer auth with a secret key (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').")
 		}
 		p, ok := s.keys[key]
-		if !ok && isDefaultKey(key) {
+		if !ok && (isDefaultKey(key) || isPublishableKey(key)) {
 			p, ok = s.platforms[DefaultPlatformID], true
 		}
 		if !ok {
 			return invalidRequest(http.StatusUnauthorized, "", "Invalid API Key provided: %s", maskKey(key))
 		}
+		publishable := strings.HasPrefix(key, "pk_")
+		if publishable && !publishableOK {
+			return invalidRequest(http.StatusUnauthorized, "", "This API call cannot be made with a publishable API key. Please use a secret API key.")
+		}
 		req := c.Request()
-		ctx := context.WithValue(req.Context(), callerKey{}, caller{platform: p, livemode: strings.HasPrefix(key, "sk_live_")})
+		ctx := context.WithValue(req.Context(), callerKey{}, caller{platform: p, livemode: isLiveKey(key), publishable: publishable})
 		c.SetRequest(req.WithContext(ctx))
 		return next(c)
 	}
@@ -148,7 +194,7 @@ func (s *Server) checkServiceVersion(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // listParams are the query parameters that take a list of values.
-var listParams = []string{"include", "applied_configurations"}
+var listParams = []string{"include", "applied_configurations", "types"}
 
 // normalizeLists accepts the name[] and name[N] spellings some SDKs send for a list
 // parameter (stripe-go sends name[N]), by rewriting them to the repeated name the spec

@@ -14,6 +14,10 @@ type requestKey struct{}
 type requestInfo struct {
 	id           string
 	scheme, host string
+	// api says the request is an API request (/v2/), which events name as their reason,
+	// with its Idempotency-Key; the hosted flow's are not.
+	api            bool
+	idempotencyKey string
 }
 
 func infoFrom(ctx context.Context) *requestInfo {
@@ -45,7 +49,10 @@ func (s *Server) AssignRequestID(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Response().Header().Set("Idempotency-Key", k)
 		}
 		req := c.Request()
-		info := &requestInfo{id: id, host: req.Host}
+		info := &requestInfo{id: id, host: req.Host, api: strings.HasPrefix(path, "/v2/")}
+		if req.Method == "POST" {
+			info.idempotencyKey = req.Header.Get("Idempotency-Key")
+		}
 		if s.cfg.PublicURL == "" {
 			info.scheme = c.Scheme() // links use it only without a public URL (see baseURL)
 		}

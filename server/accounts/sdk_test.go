@@ -397,14 +397,14 @@ func TestSDK(t *testing.T) {
 			}
 		})
 		t.Run("InvalidKey", func(t *testing.T) {
-			const key = "rk_test_abc123xyz"
+			const key = "sk_test_abc-123xyz" // not the shape of a key
 			bad := newSDKClient(t, srv, key)
 			_, err := bad.V2CoreAccounts.Create(ctx, recipientParams("Nobody"))
 			e := v2Error(t, err, http.StatusUnauthorized, "")
 			if got, want := errorType(e), "invalid_request_error"; got != want {
 				t.Errorf("type: got %q, want %q", got, want)
 			}
-			if got, want := e.Message, "Invalid API Key provided: rk_test_****3xyz"; got != want {
+			if got, want := e.Message, "Invalid API Key provided: sk_test_****3xyz"; got != want {
 				t.Errorf("message: got %q, want %q", got, want)
 			}
 			if strings.Contains(e.Message, key) || strings.Contains(err.Error(), key) {

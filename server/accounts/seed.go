@@ -93,7 +93,7 @@ func (e *SeedError) Unwrap() error { return e.Err }
 var seedAccountID = regexp.MustCompile(`^acct_[A-Za-z0-9]{1,250}$`)
 
 // Seed loads the configured accounts into tx, each checked as a create request would be,
-// then their links and idempotency keys. Seeded accounts without a creation time are
+// then their persons, the event destinations, their links and idempotency keys. Seeded accounts without a creation time are
 // created now; those without a sequence are numbered in seed order, after every account
 // that gives one.
 func (s *Server) Seed(tx *store.Tx) error {
@@ -112,6 +112,22 @@ func (s *Server) Seed(tx *store.Tx) error {
 	raise(&s.seq, high)
 	for i, sa := range s.cfg.Accounts {
 		if err := s.seedAccount(tx, i, sa); err != nil {
+			return err
+		}
+	}
+	for _, sp := range s.cfg.Persons {
+		raise(&s.seq, sp.Sequence)
+	}
+	for i, sp := range s.cfg.Persons {
+		if err := s.seedPerson(tx, i, sp); err != nil {
+			return err
+		}
+	}
+	for _, sd := range s.cfg.EventDestinations {
+		raise(&s.destinationSeq, sd.Sequence)
+	}
+	for i, sd := range s.cfg.EventDestinations {
+		if err := s.seedDestination(tx, i, sd); err != nil {
 			return err
 		}
 	}
@@ -173,7 +189,15 @@ func (s *Server) seedAccount(tx *store.Tx, i int, sa SeedAccount) error {
 			return fail("metadata."+k, "keys must be at most 40 characters (%q is %d)", k, len(k))
 		}
 	}
-	a := accountFromRequest(body)
+	tree := treeOf(body)
+	delete(tree, "include")
+	var a Account
+	if _, ok := tree["account_token"]; ok {
+		return fail("account_token", "a seeded account cannot use a token: give the token's members instead")
+	}
+	if err := applyAccountTree(&a, tree); err != nil {
+		return fail("metadata", "%v", err)
+	}
 	a.ID = sa.ID
 	if a.ID == "" {
 		a.ID = derivedAccountID(i, pid, livemode, a.DisplayName)
@@ -195,12 +219,13 @@ func (s *Server) seedAccount(tx *store.Tx, i int, sa SeedAccount) error {
 		}
 	}
 	a.Concurrency = sa.Concurrency
+	a.Onboarded = sa.Onboarded // before the check: it stands for the persons a seed cannot name
 	if sa.Onboarded && len(a.Configurations) > 0 && sa.Created == "" {
 		// The hosted form, the only way to accept the terms, collects everything else first.
 		// An account a state export recorded (with its creation time) may have lost some of
 		// it in a later update.
-		for _, r := range requirementsOf(a) {
-			if r.Field != termsOfService {
+		for _, r := range requirementsOf(a, nil) {
+			if r.Field != termsOfService && !r.Eventual {
 				return fail("onboarded", "an onboarded account needs %s: the hosted form collects it before the terms of service are accepted", r.Field)
 			}
 		}
@@ -258,7 +283,7 @@ var seedValidator = sync.OnceValues(func() (*validate.Validator, error) {
 // request's body, and decodes it. On error it names the member at fault.
 func (s *Server) checkSeedBody(body map[string]any) (gen.CreateAccountRequest, string, error) {
 	var out gen.CreateAccountRequest
-	field, err := s.checkSeedRequest("createAccount", "/v2/core/accounts", body, &out)
+	field, err := s.checkSeedRequest("createAccount", "/v2/core/accounts", nil, body, &out)
 	return out, field, err
 }
 
@@ -285,7 +310,7 @@ func (s *Server) checkHostedPath(account, token string) (string, error) {
 
 // checkSeedRequest checks body as the body of a POST to path, operation opID, and decodes
 // it into out. On error it names the member at fault.
-func (s *Server) checkSeedRequest(opID, path string, body map[string]any, out any) (string, error) {
+func (s *Server) checkSeedRequest(opID, path string, pathParams map[string]string, body map[string]any, out any) (string, error) {
 	if body == nil {
 		body = map[string]any{}
 	}
@@ -303,7 +328,7 @@ func (s *Server) checkSeedRequest(opID, path string, body map[string]any, out an
 	}
 	req.Header.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
 	req.Header.Set("Service-Version", s.cfg.ServiceVersions[0])
-	if err := v.CheckRequest(opID, req, nil); err != nil {
+	if err := v.CheckRequest(opID, req, pathParams); err != nil {
 		var ve *validate.Error
 		if errors.As(err, &ve) && ve.In == "body" {
 			return ve.Name, errors.New(strings.TrimSpace(ve.Reason))

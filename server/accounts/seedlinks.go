@@ -36,26 +36,28 @@ type SeedIdempotencyKey struct {
 	// Platform and Mode are whose key it is (platform_default and test when empty).
 	Platform string `yaml:"platform,omitempty"`
 	Mode     string `yaml:"mode,omitempty"`
-	// Operation is the request's operationId: createAccount, updateAccount, closeAccount
-	// or createAccountLink.
+	// Operation is the request's operationId: createAccount, updateAccount, closeAccount,
+	// createAccountLink, createPerson or updatePerson.
 	Operation string `yaml:"operation"`
 	Key       string `yaml:"key"`
 	// RequestHash is the SHA-256 of the request (hex), which a retry's must equal.
 	RequestHash string `yaml:"request_hash"`
-	// Ref is what the request made: an account's id, or a link's token.
+	// Ref is what the request made: an account's or person's id, or a link's token.
 	Ref       string `yaml:"ref"`
 	ExpiresAt string `yaml:"expires_at"`
 }
 
 // idempotentOperations are the operations that remember Idempotency-Keys.
-var idempotentOperations = []string{"createAccount", "updateAccount", "closeAccount", "createAccountLink"}
+// Those of tokens are not among them: tokens are not in the state export (they live
+// minutes and are used once), so a key's ref would point at nothing.
+var idempotentOperations = []string{"createAccount", "updateAccount", "closeAccount", "createAccountLink", "createPerson", "updatePerson"}
 
 func (s *Server) seedLink(tx *store.Tx, i int, sl SeedLink) error {
 	fail := func(field, format string, args ...any) error {
 		return &SeedError{Collection: SeedLinks, Index: i, Field: field, Err: fmt.Errorf(format, args...)}
 	}
 	var body gen.CreateAccountLinkRequest
-	if field, err := s.checkSeedRequest("createAccountLink", "/v2/core/account_links", sl.Body, &body); err != nil {
+	if field, err := s.checkSeedRequest("createAccountLink", "/v2/core/account_links", nil, sl.Body, &body); err != nil {
 		return &SeedError{Collection: SeedLinks, Index: i, Field: field, Err: err}
 	}
 	flow, err := chosenFlow(body.UseCase)
@@ -142,8 +144,9 @@ func (s *Server) seedIdempotencyKey(tx *store.Tx, i int, k SeedIdempotencyKey) e
 	}
 	_, isAccount := s.tables.Accounts.Get(tx, k.Ref)
 	_, isLink := s.tables.Links.Get(tx, k.Ref)
-	if !isAccount && !isLink {
-		return fail("ref", "%q is neither a seeded account's id nor a seeded link's token: a retry would find nothing", LoggedPath(k.Ref))
+	_, isPerson := s.tables.Persons.Get(tx, k.Ref)
+	if !isAccount && !isLink && !isPerson {
+		return fail("ref", "%q is neither a seeded account's id, a seeded person's id nor a seeded link's token: a retry would find nothing", LoggedPath(k.Ref))
 	}
 	expires, err := timefmt.Parse(k.ExpiresAt)
 	if err != nil {

@@ -1,6 +1,10 @@
-// Package accounts implements the accounts API (gen/accounts): v2 accounts and single-use,
-// expiring account links under /v2/core, with the v2 error envelope, and the hosted
-// onboarding pages the links open (/r/...), which answer HTML.
+// Package accounts implements the accounts API (gen/accounts): v2 accounts, their persons,
+// account and person tokens, and single-use, expiring account links under /v2/core, with the
+// v2 error envelope, and the hosted onboarding pages the links open (/r/...), which answer
+// HTML; the thin events their changes emit (events.go, from the one write path of accounts
+// and persons in writes.go), the event destinations that receive them (destinations.go) and their
+// signed delivery in the background (deliver.go); and the removal of state past its
+// retention (retention.go).
 //
 // Where we decided something the real service leaves open, it is said next to the code.
 // Notable choices:
@@ -46,9 +50,12 @@ type Config struct {
 	Platforms []Platform
 	// Accounts exist at start and again after every reset (see Seed), and so do Links to
 	// them and IdempotencyKeys.
-	Accounts        []SeedAccount
-	Links           []SeedLink
-	IdempotencyKeys []SeedIdempotencyKey
+	Accounts []SeedAccount
+	Persons  []SeedPerson
+	// EventDestinations exist at start and again after every reset.
+	EventDestinations []SeedDestination
+	Links             []SeedLink
+	IdempotencyKeys   []SeedIdempotencyKey
 	// ServiceVersions are the accepted Service-Version values (the first is the default one).
 	ServiceVersions []string
 	// LinkLifetime is how long an account link stays usable.
@@ -57,6 +64,13 @@ type Config struct {
 	SessionLifetime time.Duration
 	// IdempotencyWindow is how long an Idempotency-Key is remembered.
 	IdempotencyWindow time.Duration
+	// LinkRetention is how long a link is kept once it can no longer be used (expired, or
+	// its session over); a visit after that finds no link.
+	LinkRetention time.Duration
+	// EventRetention is how long events are kept (and listed).
+	EventRetention time.Duration
+	// OnDelivery, when set, is told of every attempt to deliver an event to a destination.
+	OnDelivery func(DeliveryAttempt)
 	// AccountConcurrency is how many updating requests may be in flight on one account.
 	AccountConcurrency int
 	// UpdateLatency is how long an update holds its account (simulated work; 0 = none), which
@@ -96,6 +110,8 @@ func DefaultConfig() Config {
 		LinkLifetime:       10 * time.Minute,
 		SessionLifetime:    30 * time.Minute,
 		IdempotencyWindow:  30 * 24 * time.Hour,
+		LinkRetention:      24 * time.Hour,
+		EventRetention:     30 * 24 * time.Hour,
 		AccountConcurrency: 1,
 	}
 }
@@ -109,6 +125,10 @@ type Server struct {
 	keys      map[string]*platform // declared keys
 	slots     *accountSlots
 	seq       atomic.Uint64
+	// eventSeq and destinationSeq number events and event destinations, as seq numbers
+	// accounts.
+	eventSeq, destinationSeq atomic.Uint64
+	deliveries               *deliverer
 	// hostedBase is the path PublicURL puts before /r/ (as "/base", or ""): what the
 	// browser sees, for the hosted form's action and its cookie's path.
 	hostedBase string
@@ -134,13 +154,19 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 	if cfg.AccountConcurrency <= 0 {
 		cfg.AccountConcurrency = def.AccountConcurrency
 	}
+	if cfg.LinkRetention <= 0 {
+		cfg.LinkRetention = def.LinkRetention
+	}
+	if cfg.EventRetention <= 0 {
+		cfg.EventRetention = def.EventRetention
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	s := &Server{cfg: cfg, db: db, tables: newTables(db), slots: newAccountSlots()}
+	s := &Server{cfg: cfg, db: db, tables: newTables(db), slots: newAccountSlots(), deliveries: newDeliverer()}
 	if cfg.PublicURL != "" {
 		u, err := url.Parse(cfg.PublicURL)
 		if err != nil {
@@ -168,7 +194,11 @@ func (s *Server) Register(e *echo.Echo) error {
 	if err != nil {
 		return err
 	}
-	m := v.Middlewares(s.authenticate, s.checkServiceVersion, normalizeLists)
+	m := v.Middlewares(s.authenticate(false), s.checkServiceVersion, normalizeLists)
+	tokens := v.Middlewares(s.authenticate(true), s.checkServiceVersion, normalizeLists)
+	for _, id := range publishableOperations {
+		m[id] = tokens[id]
+	}
 	plain := v.Middlewares()
 	for _, id := range hostedOperations {
 		m[id] = append([]echo.MiddlewareFunc{hostedPage}, plain[id]...)
@@ -200,7 +230,7 @@ func sleep(ctx context.Context, d time.Duration) {
 }
 
 // Restore picks up where a durable store left off before a restart: account numbering
-// continues after the highest stored number, and idempotency keys whose request was still
+// continues after the highest stored number (as do events' and event destinations'), and idempotency keys whose request was still
 // running when the process stopped are forgotten, since that request was never answered and
 // its retry must be able to run.
 func (s *Server) Restore(tx *store.Tx) error {
@@ -209,7 +239,24 @@ func (s *Server) Restore(tx *store.Tx) error {
 		high = max(high, a.Seq)
 		return true
 	})
+	// Persons are numbered by the same counter.
+	s.tables.Persons.Each(tx, func(_ string, p Person) bool {
+		high = max(high, p.Seq)
+		return true
+	})
 	s.seq.Store(high)
+	high = 0
+	s.tables.Events.Each(tx, func(_ string, e Event) bool {
+		high = max(high, e.Seq)
+		return true
+	})
+	s.eventSeq.Store(high)
+	high = 0
+	s.tables.Destinations.Each(tx, func(_ string, d EventDestination) bool {
+		high = max(high, d.Seq)
+		return true
+	})
+	s.destinationSeq.Store(high)
 	var running []string
 	s.tables.Idempotency.Each(tx, func(pk string, r Idempotency) bool {
 		if r.InFlight {

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"unicode/utf8"
 
-	"github.com/oapi-codegen/nullable"
-
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
 )
@@ -31,8 +29,22 @@ func (s *Server) UpdateAccount(ctx context.Context, req gen.UpdateAccountRequest
 	if err := checkMetadataKeys(deref(body.Metadata)); err != nil {
 		return nil, err
 	}
+	tree := treeOf(body)
+	delete(tree, "include")
+	token, _ := take(tree, "account_token")
 	id, err := s.idempotent(ctx, "updateAccount", req.Params.IdempotencyKey, onAccount{req.Id, body}, func() (string, error) {
-		return req.Id, s.changeAccount(ctx, req.Id, func(a *Account) error { return applyUpdate(a, body) })
+		return req.Id, s.changeAccount(ctx, req.Id, func(tx *store.Tx, a *Account) error {
+			if _, ok := tree["configuration"]; ok && a.Onboarded {
+				// Onboarded covers every configuration, which from now on includes the new
+				// ones: name the onboarded ones instead, so that a configuration added later
+				// must be onboarded through a link of its own.
+				a.OnboardedConfigurations, a.Onboarded = appliedConfigurations(*a), false
+			}
+			if err := s.applyAccountToken(tx, callerFrom(ctx), token, a); err != nil {
+				return err
+			}
+			return applyAccountTree(a, tree)
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -41,7 +53,7 @@ func (s *Server) UpdateAccount(ctx context.Context, req gen.UpdateAccountRequest
 	if err != nil {
 		return nil, err
 	}
-	return gen.UpdateAccount200JSONResponse{Body: renderAccount(a, body.Include), Headers: gen.UpdateAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	return gen.UpdateAccount200JSONResponse{Body: s.renderAccountNow(a, body.Include), Headers: gen.UpdateAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // CloseAccount closes an open account whose configurations the request names, all of them
@@ -55,7 +67,7 @@ func (s *Server) CloseAccount(ctx context.Context, req gen.CloseAccountRequestOb
 		body = *req.Body
 	}
 	id, err := s.idempotent(ctx, "closeAccount", req.Params.IdempotencyKey, onAccount{req.Id, body}, func() (string, error) {
-		return req.Id, s.changeAccount(ctx, req.Id, func(a *Account) error {
+		return req.Id, s.changeAccount(ctx, req.Id, func(_ *store.Tx, a *Account) error {
 			applied := appliedConfigurations(*a)
 			if !sameConfigurations(applied, body.AppliedConfigurations) {
 				return errConfigsMustMatchToClose(applied)
@@ -71,7 +83,7 @@ func (s *Server) CloseAccount(ctx context.Context, req gen.CloseAccountRequestOb
 	if err != nil {
 		return nil, err
 	}
-	return gen.CloseAccount200JSONResponse{Body: renderAccount(a, nil), Headers: gen.CloseAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	return gen.CloseAccount200JSONResponse{Body: s.renderAccountNow(a, nil), Headers: gen.CloseAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // onAccount is what an Idempotency-Key of an operation on one account is bound to: the
@@ -94,7 +106,7 @@ func (s *Server) openAccount(ctx context.Context, id string) (Account, error) {
 // account's concurrency slots (429 beyond its limit). The record is read again inside the
 // write, so that a change made meanwhile (another update, a submitted hosted form, a close)
 // is kept, and an account closed meanwhile is refused.
-func (s *Server) changeAccount(ctx context.Context, id string, change func(*Account) error) error {
+func (s *Server) changeAccount(ctx context.Context, id string, change func(*store.Tx, *Account) error) error {
 	a, err := s.openAccount(ctx, id)
 	if err != nil {
 		return err
@@ -113,63 +125,12 @@ func (s *Server) changeAccount(ctx context.Context, id string, change func(*Acco
 		case cur.Closed:
 			return errAccountClosed()
 		}
-		if err := change(&cur); err != nil {
+		before, _ := s.tables.Accounts.Get(tx, a.ID) // a copy of its own, as every Get's
+		if err := change(tx, &cur); err != nil {
 			return err
 		}
-		return s.tables.Accounts.Put(tx, cur.ID, cur)
+		return s.writeAccount(ctx, tx, &before, cur)
 	})
-}
-
-// applyUpdate writes an update request into the account.
-func applyUpdate(a *Account, b gen.UpdateAccountRequest) error {
-	setOrRemove(&a.DisplayName, b.DisplayName)
-	setOrRemove(&a.ContactEmail, b.ContactEmail)
-	if b.Dashboard != nil {
-		a.Dashboard = string(*b.Dashboard)
-	}
-	if id := b.Identity; id != nil {
-		if id.Country != nil {
-			a.Country = *id.Country
-		}
-		if id.EntityType != nil {
-			a.EntityType = string(*id.EntityType)
-		}
-	}
-	if len(deref(b.Metadata)) > 0 {
-		if a.Metadata == nil {
-			a.Metadata = map[string]string{}
-		}
-		for k, v := range *b.Metadata {
-			if v == nil {
-				delete(a.Metadata, k)
-			} else {
-				a.Metadata[k] = *v
-			}
-		}
-		if len(a.Metadata) > maxMetadataKeys {
-			return invalidRequest(http.StatusBadRequest, "parameter_invalid", "metadata: an account keeps at most %d keys; this update would leave %d", maxMetadataKeys, len(a.Metadata))
-		}
-	}
-	if b.Configuration != nil && a.Onboarded {
-		// Onboarded covers every configuration, which from now on includes the new ones:
-		// name the onboarded ones instead, so that a configuration added later must be
-		// onboarded through a link of its own.
-		a.OnboardedConfigurations, a.Onboarded = appliedConfigurations(*a), false
-	}
-	applyConfigurations(a, b.Configuration)
-	return nil
-}
-
-// setOrRemove applies a nullable member of an update: a value is stored, null removes the
-// stored one, and a member not sent keeps it.
-func setOrRemove(dst *string, v nullable.Nullable[string]) {
-	switch {
-	case !v.IsSpecified():
-	case v.IsNull():
-		*dst = ""
-	default:
-		*dst = v.MustGet()
-	}
 }
 
 // checkMetadataKeys enforces the key length the Metadata schema describes (at most 40

@@ -63,10 +63,10 @@ func TestUpdateAccount(t *testing.T) {
 	resp := apiUpdateAccount(t, c, a.Id, nil, gen.UpdateAccountRequest{
 		DisplayName:  nullable.NewNullNullable[string](),
 		ContactEmail: nullable.NewNullableWithValue("rosen@example.com"),
-		Identity:     &gen.AccountIdentityParams{Country: &country},
+		Identity:     &gen.V2CoreAccountUpdateIdentityParams{Country: nullable.NewNullableWithValue(country)},
 		Metadata:     &gen.MetadataUpdate{"a": nil, "c": ptr("3")},
-		Configuration: &gen.AccountConfigurationParams{Merchant: &gen.MerchantConfigurationParams{
-			Capabilities: &gen.MerchantCapabilitiesParams{CardPayments: &gen.CapabilityRequestParams{Requested: true}}}},
+		Configuration: &gen.V2CoreAccountUpdateConfigurationParams{Merchant: &gen.V2CoreAccountUpdateConfigurationMerchantParams{
+			Capabilities: &gen.V2CoreAccountUpdateConfigurationMerchantCapabilitiesParams{CardPayments: &gen.CapabilityUpdateParams{Requested: nullable.NewNullableWithValue(true)}}}},
 		Include: []gen.AccountInclude{gen.AccountIncludeConfigurationMerchant, gen.AccountIncludeIdentity},
 	})
 	if resp.StatusCode() != http.StatusOK {
@@ -89,11 +89,11 @@ func TestUpdateAccount(t *testing.T) {
 	if err != nil {
 		t.Fatalf("configuration: %v (%s)", err, resp.Body)
 	}
-	merchant, err := cfg.Merchant.Get()
-	if err != nil || merchant.Capabilities.CardPayments == nil || merchant.Capabilities.CardPayments.Status != gen.CapabilityStatusRestricted {
-		t.Errorf("merchant configuration: %+v %v, want card_payments requested and restricted", merchant, err)
+	merchant := cfg.Merchant
+	if merchant == nil || merchant.Capabilities.CardPayments == nil || deref(merchant.Capabilities.CardPayments.Status) != gen.AccountCapabilityStatusRestricted {
+		t.Errorf("merchant configuration: %+v, want card_payments requested and restricted", merchant)
 	}
-	if id, err := resp.JSON200.Identity.Get(); err != nil || str(id.Country) != "DE" {
+	if id, err := resp.JSON200.Identity.Get(); err != nil || deref(id.Country) != "DE" {
 		t.Errorf("identity: %+v %v, want country DE", id, err)
 	}
 
@@ -104,23 +104,23 @@ func TestUpdateAccount(t *testing.T) {
 	got := apiRetrieve(t, c, a.Id, gen.AccountIncludeConfigurationRecipient)
 	check("read back", got)
 	rcfg, _ := got.Configuration.Get()
-	recipient, _ := rcfg.Recipient.Get()
-	if recipient.Capabilities.StripeBalance == nil || recipient.Capabilities.StripeBalance.StripeTransfers == nil {
+	recipient := rcfg.Recipient
+	if recipient == nil || recipient.Capabilities.StripeBalance == nil || recipient.Capabilities.StripeBalance.StripeTransfers == nil {
 		t.Errorf("recipient's stripe_transfers: got %+v, want it still requested", recipient.Capabilities)
 	}
 
 	// Withdrawing a capability takes it off the configuration, which stays applied.
-	withdraw := gen.UpdateAccountRequest{Configuration: &gen.AccountConfigurationParams{Recipient: &gen.RecipientConfigurationParams{
-		Capabilities: &gen.RecipientCapabilitiesParams{StripeBalance: &gen.RecipientStripeBalanceCapabilitiesParams{
-			StripeTransfers: &gen.CapabilityRequestParams{Requested: false}}}}}}
+	withdraw := gen.UpdateAccountRequest{Configuration: &gen.V2CoreAccountUpdateConfigurationParams{Recipient: &gen.V2CoreAccountUpdateConfigurationRecipientParams{
+		Capabilities: &gen.V2CoreAccountUpdateConfigurationRecipientCapabilitiesParams{StripeBalance: &gen.V2CoreAccountUpdateConfigurationRecipientCapabilitiesStripeBalanceParams{
+			StripeTransfers: &gen.CapabilityUpdateParams{Requested: nullable.NewNullableWithValue(false)}}}}}}
 	if resp := apiUpdateAccount(t, c, a.Id, nil, withdraw); resp.StatusCode() != http.StatusOK {
 		t.Fatalf("withdraw: %d %s", resp.StatusCode(), resp.Body)
 	}
 	got = apiRetrieve(t, c, a.Id, gen.AccountIncludeConfigurationRecipient)
 	rcfg, _ = got.Configuration.Get()
-	recipient, err = rcfg.Recipient.Get()
-	if err != nil || !recipient.Applied || recipient.Capabilities.StripeBalance != nil {
-		t.Errorf("after withdrawing: recipient %+v %v, want applied with no capability", recipient, err)
+	recipient = rcfg.Recipient
+	if recipient == nil || !deref(recipient.Applied) || recipient.Capabilities.StripeBalance != nil {
+		t.Errorf("after withdrawing: recipient %+v, want applied with no capability", recipient)
 	}
 }
 
@@ -198,7 +198,7 @@ func TestCloseAccount(t *testing.T) {
 	c := e.client(apiTestKey)
 	create := recipientAccount()
 	create.DisplayName, create.ContactEmail = ptr("Jenny Rosen"), ptr("jenny@example.com")
-	create.Configuration.Merchant = &gen.MerchantConfigurationParams{}
+	create.Configuration.Merchant = &gen.V2CoreAccountCreateConfigurationMerchantParams{}
 	create.Metadata = &gen.Metadata{"order_id": "6735"}
 	a := apiCreateAccount(t, c, create)
 	other := apiCreateAccount(t, c, recipientAccount())

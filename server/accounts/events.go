@@ -1,0 +1,427 @@
+package accounts
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"slices"
+	"time"
+
+	gen "github.com/understudy-dev/understudy/gen/accounts"
+	"github.com/understudy-dev/understudy/internal/store"
+)
+
+// Event is a stored thin event: what happened to which object, caused by which request.
+type Event struct {
+	ID       string // evt_test_... or evt_...
+	Platform string
+	Livemode bool
+	Seq      uint64 // emission order within the store: lists and deliveries follow it
+	Type     string
+	Created  time.Time
+
+	// The related object, as the notification names it ("" when none).
+	RelatedID, RelatedType, RelatedURL string
+	// Data is the event type's data member, as JSON ("" for none: rendered as {}).
+	Data string
+	// RequestID and IdempotencyKey are the reason: the API request that caused the event
+	// (both "" for the hosted flow, which is no API request).
+	RequestID, IdempotencyKey string
+}
+
+// Scope is the platform and mode the event belongs to.
+func (e Event) Scope() string { return AccountScope(e.Platform, e.Livemode) }
+
+// eventOf is an event to emit: its type, owner and what it is about.
+type eventOf struct {
+	Type     string
+	Platform string
+	Livemode bool
+	Related  relatedObject
+	// Data is the type's data member (marshalled to JSON), nil for none.
+	Data any
+	// Only, when set, is the one destination that receives the event (a ping), whatever it
+	// subscribes to.
+	Only string
+}
+
+// relatedObject is what an event is about.
+type relatedObject struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+	URL  string `json:"url"`
+}
+
+// accountEvent is an event of type typ about account a.
+func accountEvent(a Account, typ string, data any) eventOf {
+	return eventOf{Type: typ, Platform: a.Platform, Livemode: a.Livemode, Data: data,
+		Related: relatedObject{ID: a.ID, Type: "v2.core.account", URL: "/v2/core/accounts/" + a.ID}}
+}
+
+// personEvent is an event of type typ (v2.core.account_person.created, .updated, .deleted)
+// about person id of account a; writePerson emits it.
+func personEvent(a Account, id, typ string) eventOf {
+	return eventOf{Type: typ, Platform: a.Platform, Livemode: a.Livemode, Data: map[string]string{"account_id": a.ID},
+		Related: relatedObject{ID: id, Type: "v2.core.account_person", URL: "/v2/core/accounts/" + a.ID + "/persons/" + id}}
+}
+
+// The event types this API emits (and which event destinations may subscribe to).
+const (
+	evAccountCreated       = "v2.core.account.created"
+	evAccountUpdated       = "v2.core.account.updated"
+	evAccountClosed        = "v2.core.account.closed"
+	evRequirementsUpdated  = "v2.core.account[requirements].updated"
+	evIdentityUpdated      = "v2.core.account[identity].updated"
+	evDefaultsUpdated      = "v2.core.account[defaults].updated"
+	evPersonCreated        = "v2.core.account_person.created"
+	evPersonUpdated        = "v2.core.account_person.updated"
+	evPersonDeleted        = "v2.core.account_person.deleted"
+	evAccountLinkReturned  = "v2.core.account_link.returned"
+	evDestinationPing      = "v2.core.event_destination.ping"
+	evConfigurationUpdated = "v2.core.account[configuration.%s].updated"
+	evCapabilityStatus     = "v2.core.account[configuration.%s].capability_status_updated"
+)
+
+// eventTypes are the thin event types an event destination can subscribe to: the v2 core
+// account types stripe-go v85 knows, those of persons included.
+var eventTypes = []string{
+	evAccountClosed, evAccountCreated, evAccountUpdated,
+	"v2.core.account[configuration.customer].capability_status_updated", "v2.core.account[configuration.customer].updated",
+	"v2.core.account[configuration.merchant].capability_status_updated", "v2.core.account[configuration.merchant].updated",
+	"v2.core.account[configuration.recipient].capability_status_updated", "v2.core.account[configuration.recipient].updated",
+	evDefaultsUpdated, "v2.core.account[future_requirements].updated", evIdentityUpdated, evRequirementsUpdated,
+	evAccountLinkReturned, evPersonCreated, evPersonDeleted, evPersonUpdated,
+	evDestinationPing,
+}
+
+// emit records an event inside the transaction of the change it reports, and queues it for
+// every enabled webhook destination of its platform and mode that subscribes to its type (or
+// for e.Only alone). Delivery happens later, outside any request (deliver.go): emitting never
+// waits for a destination. A change made in a transaction that fails emits nothing.
+func (s *Server) emit(ctx context.Context, tx *store.Tx, e eventOf) (Event, error) {
+	ev := Event{
+		ID: s.randomID(eventIDPrefix(e.Livemode), 24), Platform: e.Platform, Livemode: e.Livemode,
+		Seq: s.eventSeq.Add(1), Type: e.Type, Created: s.now(),
+		RelatedID: e.Related.ID, RelatedType: e.Related.Type, RelatedURL: e.Related.URL,
+	}
+	if info := infoFrom(ctx); info != nil && info.api {
+		ev.RequestID, ev.IdempotencyKey = info.id, info.idempotencyKey
+	}
+	if e.Data != nil {
+		raw, err := json.Marshal(e.Data)
+		if err != nil {
+			return ev, err
+		}
+		ev.Data = string(raw)
+	}
+	if err := s.tables.Events.Put(tx, ev.ID, ev); err != nil {
+		return ev, err
+	}
+	var targets []string
+	s.tables.NewestDestinations.Scan(tx, ev.Scope()+"|", ev.Scope()+"}", nil, func(_ store.Cursor, d EventDestination) bool {
+		if e.Only != "" {
+			if d.ID == e.Only && d.delivers() {
+				targets = append(targets, d.ID)
+			}
+			return true
+		}
+		if d.delivers() && slices.Contains(d.EnabledEvents, ev.Type) {
+			targets = append(targets, d.ID)
+		}
+		return true
+	})
+	for _, dest := range targets {
+		d := Delivery{Key: deliveryKey(dest, ev.Seq), Destination: dest, Event: ev.ID, NextAttempt: ev.Created}
+		if err := s.tables.Deliveries.Put(tx, d.Key, d); err != nil {
+			return ev, err
+		}
+	}
+	if len(targets) > 0 {
+		s.deliveries.wake()
+	}
+	return ev, nil
+}
+
+func eventIDPrefix(livemode bool) string {
+	if livemode {
+		return "evt_"
+	}
+	return "evt_test_"
+}
+
+// accountState is what the account's events compare before and after a change.
+type accountState struct {
+	exists       bool
+	record       []byte // the whole record, to tell whether anything changed
+	identity     []byte // country, entity type and the identity details
+	defaults     []byte
+	configs      map[string][]byte // configuration -> its requested capabilities and settings
+	requirements []requirement
+	capabilities map[string]string // configuration|capability path -> status
+}
+
+// stateOf is what the events of a change compare of account a, whose persons (which meet
+// some of its requirements) are persons.
+func stateOf(a Account, persons []Person) accountState {
+	js := func(v any) []byte { raw, _ := json.Marshal(v); return raw }
+	st := accountState{exists: true, record: js(a),
+		identity: js([]any{a.Country, a.EntityType, dig(a.Details, "identity")}),
+		defaults: js(dig(a.Details, "defaults")),
+		configs:  map[string][]byte{}, capabilities: map[string]string{}}
+	st.requirements = requirementsOf(a, persons)
+	held := heldBack(st.requirements)
+	for name, caps := range a.Configurations {
+		st.configs[name] = js([]any{caps, dig(a.Details, "configuration."+name)})
+		for path, requested := range caps {
+			if requested {
+				status := string(gen.AccountCapabilityStatusActive)
+				if held[name] {
+					status = string(gen.AccountCapabilityStatusRestricted)
+				}
+				st.capabilities[name+"|"+path] = status
+			}
+		}
+	}
+	return st
+}
+
+// emitAccountChanges emits the events of an account's change from before to after (whose
+// persons are persons), in this order: created, closed or updated (the record changed);
+// then each section that changed (identity, defaults, each configuration); the
+// requirements; each capability whose status changed. A person's change leaves the record
+// as it was and may still change the requirements and capabilities.
+func (s *Server) emitAccountChanges(ctx context.Context, tx *store.Tx, before accountState, after Account, persons []Person) error {
+	now := stateOf(after, persons)
+	var events []eventOf
+	add := func(typ string, data any) { events = append(events, accountEvent(after, typ, data)) }
+	switch {
+	case !before.exists:
+		add(evAccountCreated, nil)
+	case after.Closed:
+		add(evAccountClosed, nil)
+	case !bytes.Equal(before.record, now.record):
+		add(evAccountUpdated, nil)
+	}
+	if before.exists && !after.Closed {
+		if !bytes.Equal(before.identity, now.identity) {
+			add(evIdentityUpdated, nil)
+		}
+		if !bytes.Equal(before.defaults, now.defaults) {
+			add(evDefaultsUpdated, nil)
+		}
+		for _, name := range []string{"customer", "merchant", "recipient"} {
+			if !bytes.Equal(before.configs[name], now.configs[name]) {
+				add(fmt.Sprintf(evConfigurationUpdated, name), nil)
+			}
+		}
+		if !reflect.DeepEqual(before.requirements, now.requirements) {
+			add(evRequirementsUpdated, nil)
+		}
+	}
+	// A new account's capabilities start with it: their first status is part of its creation.
+	if before.exists && !after.Closed {
+		keys := make([]string, 0, len(now.capabilities)+len(before.capabilities))
+		for k := range now.capabilities {
+			keys = append(keys, k)
+		}
+		for k := range before.capabilities {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range slices.Compact(keys) {
+			if before.capabilities[k] == now.capabilities[k] {
+				continue
+			}
+			name, path, _ := cutCapability(k)
+			add(fmt.Sprintf(evCapabilityStatus, name), map[string]string{"updated_capability": path})
+		}
+	}
+	for _, e := range events {
+		if _, err := s.emit(ctx, tx, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func cutCapability(k string) (config, path string, ok bool) {
+	for i := range len(k) {
+		if k[i] == '|' {
+			return k[:i], k[i+1:], true
+		}
+	}
+	return "", k, false
+}
+
+// RetrieveEvent reads an event of the caller's platform and mode.
+func (s *Server) RetrieveEvent(ctx context.Context, req gen.RetrieveEventRequestObject) (gen.RetrieveEventResponseObject, error) {
+	if err := requireV2(ctx); err != nil {
+		return nil, err
+	}
+	var ev Event
+	found := false
+	if err := s.db.View(func(tx *store.Tx) error {
+		ev, found = s.tables.Events.Get(tx, req.Id)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if !found || ev.Scope() != callerFrom(ctx).scope() || s.eventGone(ev) {
+		return nil, errNotFound()
+	}
+	return gen.RetrieveEvent200JSONResponse{Body: renderEvent(ev), Headers: gen.RetrieveEvent200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+}
+
+// eventGone says retention has removed the event, or is about to.
+func (s *Server) eventGone(ev Event) bool {
+	return !s.now().Before(ev.Created.Add(s.cfg.EventRetention))
+}
+
+// ListEvents lists the caller's events, newest first, narrowed by object_id, types and
+// created.
+func (s *Server) ListEvents(ctx context.Context, req gen.ListEventsRequestObject) (gen.ListEventsResponseObject, error) {
+	if err := requireV2(ctx); err != nil {
+		return nil, err
+	}
+	p := req.Params
+	f := eventFilter{Types: slices.Clone(p.Types)}
+	slices.Sort(f.Types)
+	f.Types = slices.Compact(f.Types)
+	if p.ObjectId != nil {
+		f.Object = *p.ObjectId
+	}
+	if c := p.Created; c != nil {
+		for _, b := range []struct {
+			name string
+			v    *string
+			dst  *time.Time
+		}{{"gt", c.Gt, &f.Gt}, {"gte", c.Gte, &f.Gte}, {"lt", c.Lt, &f.Lt}, {"lte", c.Lte, &f.Lte}} {
+			if b.v == nil {
+				continue
+			}
+			t, err := parseTime(*b.v)
+			if err != nil {
+				return nil, invalidRequest(http.StatusBadRequest, "parameter_invalid", "created[%s]: %q is neither an RFC 3339 timestamp nor Unix seconds", b.name, *b.v)
+			}
+			*b.dst = t
+		}
+	}
+	var out gen.V2CoreEventList
+	err := s.listPage(ctx, "/v2/core/events", p.Limit, p.Page, f, f.query(), func(tx *store.Tx, scope string, after *store.Cursor, each func(store.Cursor) bool) {
+		s.tables.NewestEvents.Scan(tx, scope+"|", scope+"}", after, func(c store.Cursor, ev Event) bool {
+			if s.eventGone(ev) || !f.matches(ev) {
+				return true
+			}
+			if !each(c) {
+				return false
+			}
+			out.Data = append(out.Data, renderEvent(ev))
+			return true
+		})
+	}, func(tx *store.Tx, scope string, at store.Cursor, each func(store.Cursor) bool) {
+		s.tables.NewestEvents.ScanBackward(tx, scope+"|", scope+"}", at, func(c store.Cursor, ev Event) bool {
+			if s.eventGone(ev) || !f.matches(ev) {
+				return true
+			}
+			return each(c)
+		})
+	}, &out.NextPageUrl, &out.PreviousPageUrl)
+	if err != nil {
+		return nil, err
+	}
+	if out.Data == nil {
+		out.Data = []gen.V2CoreEvent{}
+	}
+	return gen.ListEvents200JSONResponse{Body: out, Headers: gen.ListEvents200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+}
+
+// eventFilter narrows a list of events; a page token records it (listPage).
+type eventFilter struct {
+	Object           string    `json:"o,omitempty"`
+	Types            []string  `json:"t,omitempty"`
+	Gt, Gte, Lt, Lte time.Time `json:",omitzero"`
+}
+
+func (f eventFilter) matches(ev Event) bool {
+	switch {
+	case f.Object != "" && ev.RelatedID != f.Object:
+		return false
+	case len(f.Types) > 0 && !slices.Contains(f.Types, ev.Type):
+		return false
+	case !f.Gt.IsZero() && !ev.Created.After(f.Gt):
+		return false
+	case !f.Gte.IsZero() && ev.Created.Before(f.Gte):
+		return false
+	case !f.Lt.IsZero() && !ev.Created.Before(f.Lt):
+		return false
+	case !f.Lte.IsZero() && ev.Created.After(f.Lte):
+		return false
+	}
+	return true
+}
+
+// query is the filter as a page URL repeats it.
+func (f eventFilter) query() map[string][]string {
+	q := map[string][]string{}
+	if f.Object != "" {
+		q["object_id"] = []string{f.Object}
+	}
+	if len(f.Types) > 0 {
+		q["types"] = f.Types
+	}
+	for name, t := range map[string]time.Time{"created[gt]": f.Gt, "created[gte]": f.Gte, "created[lt]": f.Lt, "created[lte]": f.Lte} {
+		if !t.IsZero() {
+			q[name] = []string{t.Format(time.RFC3339Nano)} // as precise as it was sent
+		}
+	}
+	return q
+}
+
+// parseTime reads an RFC 3339 timestamp or Unix seconds.
+func parseTime(v string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t.UTC(), nil
+	}
+	var n int64
+	if _, err := fmt.Sscan(v, &n); err != nil || fmt.Sprint(n) != v {
+		return time.Time{}, fmt.Errorf("not a time")
+	}
+	return time.Unix(n, 0).UTC(), nil
+}
+
+// renderEvent is the wire form of an event.
+func renderEvent(ev Event) gen.V2CoreEvent {
+	out := gen.V2CoreEvent{Id: ev.ID, Object: gen.V2CoreEventObjectV2CoreEvent, Created: timestamp(ev.Created), Livemode: ev.Livemode, Type: ev.Type}
+	out.Changes.SetNull()
+	out.Context.SetNull()
+	data := map[string]any{}
+	if ev.Data != "" {
+		_ = json.Unmarshal([]byte(ev.Data), &data)
+	}
+	out.Data.Set(data)
+	out.Reason.SetNull()
+	if ev.RequestID != "" {
+		r := gen.EventReason{Type: gen.EventReasonTypeRequest}
+		r.Request.Id = ev.RequestID
+		r.Request.IdempotencyKey = optionalString(ev.IdempotencyKey)
+		out.Reason.Set(r)
+	}
+	out.RelatedObject.SetNull()
+	if ev.RelatedID != "" {
+		out.RelatedObject.Set(gen.EventRelatedObject{Id: ev.RelatedID, Type: ev.RelatedType, Url: ev.RelatedURL})
+	}
+	return out
+}
+
+// linkReturned is the event of a link whose hosted flow the account completed.
+func linkReturned(a Account, l AccountLink) eventOf {
+	configs := l.Configurations
+	if configs == nil {
+		configs = []string{}
+	}
+	return eventOf{Type: evAccountLinkReturned, Platform: a.Platform, Livemode: a.Livemode,
+		Data: map[string]any{"account_id": a.ID, "configurations": configs, "use_case": l.UseCase}}
+}
