@@ -101,9 +101,9 @@ func TestVendorRulePatchMembers(t *testing.T) {
 	w.done("patch as read", op, err)
 }
 
-// c30-methods' operations go through c30-wire's wire: interconnectGroups.list filters and
-// pages, fields trims every new method's answer, system parameters are taken, and new
-// members of c30-schema can be filtered on.
+// The newer methods go through the same wire as the rest: interconnectGroups.list filters
+// and pages, fields trims every method's answer, system parameters are taken, and every
+// member of a resource can be filtered on.
 func TestVendorNewMethodsOnTheWire(t *testing.T) {
 	w := newVMWorld(t)
 	for _, n := range []string{"ic-a", "ic-b"} {
@@ -196,7 +196,7 @@ func TestVendorNewMethodsOnTheWire(t *testing.T) {
 	if op.OperationType != "setLabels" || op.Name != "" {
 		t.Errorf("fields on setLabels: %+v", op)
 	}
-	// c30-schema's members and c30-methods' labels are filterable.
+	// Output members and labels set by setLabels are filterable.
 	il, err := w.svc.Interconnects.List(vendorProject).Filter(`labels.env = "prod"`).Do()
 	if err != nil || len(il.Items) != 1 || il.Items[0].Name != "ic-b" {
 		t.Errorf("labels filter after setLabels: %v %v", err, il)
@@ -207,7 +207,7 @@ func TestVendorNewMethodsOnTheWire(t *testing.T) {
 	}
 }
 
-// c30-schema's interconnect members and c30-methods' reports agree: getDiagnostics names the
+// An interconnect's members and its reports agree: getDiagnostics names the
 // circuits of circuitInfos, and getMacsecConfig has a key per configured pre-shared key.
 func TestVendorInterconnectReportsMatchMembers(t *testing.T) {
 	w := newVMWorld(t)
@@ -238,7 +238,7 @@ func TestVendorInterconnectReportsMatchMembers(t *testing.T) {
 	}
 }
 
-// The patches of interconnects and attachments and c30-schema's members: MACsec and
+// The patches of interconnects and attachments and their newer members: MACsec and
 // application awareness change in place, the stack type takes (or gives up) IPv6
 // addresses, and any other member sent with a new value is refused by name.
 func TestVendorPatchesAndNewMembers(t *testing.T) {
