@@ -219,28 +219,9 @@ func (s *Server) InterconnectAttachmentsList(ctx context.Context, req gen.Interc
 	path := regionScope(req.Project, req.Region) + "/interconnectAttachments"
 	out := gen.InterconnectAttachmentList{Kind: gen.InterconnectAttachmentListKindComputeInterconnectAttachmentList, Id: path, SelfLink: s.link(ctx, path)}
 	if err := s.db.View(func(tx *store.Tx) error {
-		var all []InterconnectAttachment
-		prefix := req.Project + "|" + req.Region + "|"
-		s.tables.AttachmentsByName.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, a InterconnectAttachment) bool {
-			if !a.Pending {
-				all = append(all, a)
-			}
-			return true
-		})
-		items := make([]listItem, len(all))
-		for i, a := range all {
-			items[i] = listItem{name: a.Name, created: a.Created}
-		}
-		var next string
 		var err error
-		out.Items, next, err = page(items, q, func(i int) gen.InterconnectAttachment { return s.renderAttachment(ctx, tx, all[i]) })
-		if err != nil {
-			return err
-		}
-		if next != "" {
-			out.NextPageToken = &next
-		}
-		return nil
+		out.Items, out.NextPageToken, err = listPage(tx, s.tables.AttachmentsByName, req.Project+"|"+req.Region+"|", q, func(r InterconnectAttachment) gen.InterconnectAttachment { return s.renderAttachment(ctx, tx, r) })
+		return err
 	}); err != nil {
 		return nil, err
 	}

@@ -99,32 +99,14 @@ func (s *Server) GlobalForwardingRulesList(ctx context.Context, req gen.GlobalFo
 	if err != nil {
 		return nil, err
 	}
-	var rules []ForwardingRule
-	if err := s.db.View(func(tx *store.Tx) error {
-		prefix := req.Project + "|"
-		s.tables.RulesByName.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, r ForwardingRule) bool {
-			if !r.Pending {
-				rules = append(rules, r)
-			}
-			return true
-		})
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	items := make([]listItem, len(rules))
-	for i, r := range rules {
-		items[i] = listItem{name: r.Name, created: r.Created}
-	}
 	path := globalScope(req.Project) + "/forwardingRules"
 	out := gen.ForwardingRuleList{Kind: gen.ForwardingRuleListKindComputeForwardingRuleList, Id: path, SelfLink: s.link(ctx, path)}
-	var next string
-	out.Items, next, err = page(items, q, func(i int) gen.ForwardingRule { return s.renderRule(ctx, rules[i]) })
-	if err != nil {
+	if err := s.db.View(func(tx *store.Tx) error {
+		var err error
+		out.Items, out.NextPageToken, err = listPage(tx, s.tables.RulesByName, req.Project+"|", q, func(r ForwardingRule) gen.ForwardingRule { return s.renderRule(ctx, r) })
+		return err
+	}); err != nil {
 		return nil, err
-	}
-	if next != "" {
-		out.NextPageToken = &next
 	}
 	return gen.GlobalForwardingRulesList200JSONResponse(out), nil
 }

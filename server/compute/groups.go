@@ -105,28 +105,9 @@ func (s *Server) InterconnectAttachmentGroupsList(ctx context.Context, req gen.I
 	path := globalScope(req.Project) + "/interconnectAttachmentGroups"
 	out := gen.InterconnectAttachmentGroupList{Kind: gen.InterconnectAttachmentGroupListKindComputeInterconnectAttachmentGroup, Id: path, SelfLink: s.link(ctx, path)}
 	if err := s.db.View(func(tx *store.Tx) error {
-		var all []AttachmentGroup
-		prefix := req.Project + "|"
-		s.tables.GroupsByName.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, g AttachmentGroup) bool {
-			if !g.Pending {
-				all = append(all, g)
-			}
-			return true
-		})
-		items := make([]listItem, len(all))
-		for i, g := range all {
-			items[i] = listItem{name: g.Name, created: g.Created}
-		}
-		var next string
 		var err error
-		out.Items, next, err = page(items, q, func(i int) gen.InterconnectAttachmentGroup { return s.renderGroup(ctx, tx, all[i]) })
-		if err != nil {
-			return err
-		}
-		if next != "" {
-			out.NextPageToken = &next
-		}
-		return nil
+		out.Items, out.NextPageToken, err = listPage(tx, s.tables.GroupsByName, req.Project+"|", q, func(r AttachmentGroup) gen.InterconnectAttachmentGroup { return s.renderGroup(ctx, tx, r) })
+		return err
 	}); err != nil {
 		return nil, err
 	}

@@ -186,28 +186,9 @@ func (s *Server) InterconnectGroupsList(ctx context.Context, req gen.Interconnec
 	path := globalScope(req.Project) + "/interconnectGroups"
 	out := gen.InterconnectGroupsListResponseBody{Kind: ptr("compute#interconnectGroupsList"), Id: path, SelfLink: s.link(ctx, path)}
 	if err := s.db.View(func(tx *store.Tx) error {
-		var all []InterconnectGroup
-		prefix := req.Project + "|"
-		s.tables.InterconnectGroupsByName.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, g InterconnectGroup) bool {
-			if !g.Pending {
-				all = append(all, g)
-			}
-			return true
-		})
-		items := make([]listItem, len(all))
-		for i, g := range all {
-			items[i] = listItem{name: g.Name, created: g.Created}
-		}
-		var next string
 		var err error
-		out.Items, next, err = page(items, q, func(i int) gen.InterconnectGroup { return s.renderInterconnectGroup(ctx, tx, all[i]) })
-		if err != nil {
-			return err
-		}
-		if next != "" {
-			out.NextPageToken = &next
-		}
-		return nil
+		out.Items, out.NextPageToken, err = listPage(tx, s.tables.InterconnectGroupsByName, req.Project+"|", q, func(r InterconnectGroup) gen.InterconnectGroup { return s.renderInterconnectGroup(ctx, tx, r) })
+		return err
 	}); err != nil {
 		return nil, err
 	}

@@ -220,28 +220,9 @@ func (s *Server) InterconnectsList(ctx context.Context, req gen.InterconnectsLis
 	path := globalScope(req.Project) + "/interconnects"
 	out := gen.InterconnectList{Kind: gen.InterconnectListKindComputeInterconnectList, Id: path, SelfLink: s.link(ctx, path)}
 	if err := s.db.View(func(tx *store.Tx) error {
-		var all []Interconnect
-		prefix := req.Project + "|"
-		s.tables.InterconnectsByName.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, ic Interconnect) bool {
-			if !ic.Pending {
-				all = append(all, ic)
-			}
-			return true
-		})
-		items := make([]listItem, len(all))
-		for i, ic := range all {
-			items[i] = listItem{name: ic.Name, created: ic.Created}
-		}
-		var next string
 		var err error
-		out.Items, next, err = page(items, q, func(i int) gen.Interconnect { return s.renderInterconnect(ctx, tx, all[i]) })
-		if err != nil {
-			return err
-		}
-		if next != "" {
-			out.NextPageToken = &next
-		}
-		return nil
+		out.Items, out.NextPageToken, err = listPage(tx, s.tables.InterconnectsByName, req.Project+"|", q, func(r Interconnect) gen.Interconnect { return s.renderInterconnect(ctx, tx, r) })
+		return err
 	}); err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/understudy-dev/understudy/internal/gcefilter"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // listQuery is a list call's filter, page size, page token and order.
@@ -104,6 +105,24 @@ func (q listQuery) sortKey(it listItem) string {
 func page[W any](items []listItem, q listQuery, render func(i int) W) (out []W, next string, err error) {
 	_, out, next, err = pageOf(items, q, render)
 	return out, next, err
+}
+
+// listPage is the page q asks for of the records of idx under prefix, rendered; records
+// whose insert still runs are not listed. next is nil on the last page.
+func listPage[R interface{ listed() (listItem, bool) }, W any](tx *store.Tx, idx *store.Ordered[R], prefix string, q listQuery, render func(R) W) (out []W, next *string, err error) {
+	var all []R
+	var items []listItem
+	idx.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, r R) bool {
+		if it, ok := r.listed(); ok {
+			all, items = append(all, r), append(items, it)
+		}
+		return true
+	})
+	out, token, err := page(items, q, func(i int) W { return render(all[i]) })
+	if err != nil || token == "" {
+		return out, nil, err
+	}
+	return out, &token, nil
 }
 
 // pageOf is page that also returns the indexes of the items on the page.

@@ -298,3 +298,25 @@ func newTables(db *store.DB) *tables {
 		Policies: store.NewTable[IAMPolicy](db, "iamPolicies"),
 	}
 }
+
+// listed is each resource's place in its project's list, and whether it is listed: not
+// while its insert runs.
+func (r ForwardingRule) listed() (listItem, bool) {
+	return listItem{name: r.Name, created: r.Created}, !r.Pending
+}
+
+func (ic Interconnect) listed() (listItem, bool) {
+	return listItem{name: ic.Name, created: ic.Created}, !ic.Pending
+}
+
+func (a InterconnectAttachment) listed() (listItem, bool) {
+	return listItem{name: a.Name, created: a.Created}, !a.Pending
+}
+
+func (g AttachmentGroup) listed() (listItem, bool) {
+	return listItem{name: g.Name, created: g.Created}, !g.Pending
+}
+
+func (g InterconnectGroup) listed() (listItem, bool) {
+	return listItem{name: g.Name, created: g.Created}, !g.Pending
+}
