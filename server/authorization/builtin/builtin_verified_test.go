@@ -28,8 +28,8 @@ func verifiedFingerprint(r Role) string {
 
 // TestCatalogVerifiedAgainstDump pins the roles whose lists were compared entry by entry with
 // philomath213/azure-roles-analyzer's AzureBuiltinRoles.json at 498d677 (the second source in
-// permissions.json's header): 118 of the 391 copied from it, spread over the whole file and
-// including the longest lists, and 33 of the 107 copied from the docs pages whose lists the
+// permissions.json's header): 127 of the 391 copied from it, spread over the whole file and
+// including the longest lists, and 35 of the 107 copied from the docs pages whose lists the
 // dump repeats exactly. List lengths, assignable scopes and the fingerprint were computed from
 // the dump's text, not from permissions.json, so a later hand edit that drops or alters a line
 // fails here.
@@ -44,7 +44,9 @@ func TestCatalogVerifiedAgainstDump(t *testing.T) {
 		scopes, fingerprint                string
 	}{
 		{"a8889054-8d42-49c9-bc1c-52486c10e7cd", "Reservations Administrator", 7, 0, 0, 0, "/providers/Microsoft.Capacity", "8c01968d6b72fbf6"},
+		{"11076f67-66f6-4be0-8f6b-f0609fd05cc9", "Azure Batch Account Reader", 2, 0, 1, 0, "/", "7ab9e51c5075b9d4"},
 		{"85a2d0d9-2eba-4c9c-b355-11c2cc0788ab", "Compute Gallery Artifacts Publisher", 11, 1, 0, 0, "/", "22822f23a8af98a8"},
+		{"980cf6f7-edec-4fd1-8e9e-28f70b1d5258", "Compute Limit Operator", 10, 0, 0, 0, "/", "c9146ec39682803b"},
 		{"86240b0e-9422-4c43-887b-b61143f32ba8", "Desktop Virtualization Application Group Contributor", 8, 0, 0, 0, "/", "bb4c5462a4de3c79"},
 		{"082f0a83-3be5-4ba1-904c-961cca79b387", "Desktop Virtualization Contributor", 6, 0, 0, 0, "/", "c271eaa7ec96f9eb"},
 		{"e307426c-f9b6-4e81-87de-d99efb3c32bc", "Desktop Virtualization Host Pool Contributor", 6, 0, 0, 0, "/", "00518ecf16763670"},
@@ -64,6 +66,7 @@ func TestCatalogVerifiedAgainstDump(t *testing.T) {
 		{"00c29273-979b-4161-815c-10b084fb9324", "Backup Operator", 103, 0, 0, 0, "/", "b7750a9655fdce0f"},
 		{"a795c7a0-d4a2-40c1-ae25-d81f01202912", "Backup Reader", 63, 0, 0, 0, "/", "e1ad657f931d915f"},
 		{"86e8f5dc-a6e9-4c67-9d15-de283e8eac25", "Classic Storage Account Contributor", 7, 0, 0, 0, "/", "31ecdffc6b7fa377"},
+		{"985d6b00-f706-48f5-a6fe-d0ca12fb668d", "Classic Storage Account Key Operator Service Role", 2, 0, 0, 0, "/", "f0bf202ca08be82e"},
 		{"028f4ed7-e2a9-465e-a8f4-9c0ffdfdc027", "Data Box Reader", 10, 0, 0, 0, "/", "6fc1363927ef0794"},
 		{"80dcbedb-47ef-405d-95bd-188a1b4ac406", "Elastic SAN Owner", 6, 0, 0, 0, "/", "541a04dd51face70"},
 		{"a8281131-f312-4f34-8d98-ae12be9f0d23", "Elastic SAN Volume Group Owner", 4, 0, 0, 0, "/", "878cd92b889d64ab"},
@@ -83,6 +86,7 @@ func TestCatalogVerifiedAgainstDump(t *testing.T) {
 		{"04165923-9d83-45d5-8227-78b77b0a687e", "SignalR AccessKey Reader", 5, 0, 0, 0, "/", "cff84ce7a1e9a35c"},
 		{"fd53cd77-2268-407a-8f46-7e7863d0f521", "SignalR REST API Owner", 0, 0, 5, 0, "/", "3cfb818789a05c2d"},
 		{"7e4f1700-ea5a-4f59-8f37-079cfe29dce3", "SignalR Service Owner", 0, 0, 1, 0, "/", "166da20e658c8513"},
+		{"12cf5a90-567b-43ae-8102-96cf46c7d9b4", "Web PubSub Service Owner", 0, 0, 1, 0, "/", "f32bd763f2e34b96"},
 		{"7f951dda-4ed3-4680-a7ca-43fe172d538d", "AcrPull", 1, 0, 0, 0, "/", "2cf7b5b8d1b84e53"},
 		{"8311e382-0749-4cb8-b61a-304f252e45ec", "AcrPush", 2, 0, 0, 0, "/", "35ed9ed2f40371a5"},
 		{"00493d72-78f6-4148-b6c5-d3ce8e4799dd", "Azure Arc Enabled Kubernetes Cluster User Role", 9, 0, 0, 0, "/", "63e16ab10bcfea3b"},
@@ -121,16 +125,20 @@ func TestCatalogVerifiedAgainstDump(t *testing.T) {
 		{"5c4089e1-6d96-4d2f-b296-c1bc7137275f", "Cognitive Services Custom Vision Deployment", 1, 0, 7, 1, "/", "cd66574a95cd572c"},
 		{"88424f51-ebe7-446f-bc41-7fa16989e96c", "Cognitive Services Custom Vision Labeler", 1, 0, 6, 1, "/", "24bc23f1191793bc"},
 		{"b59867f0-fa02-499b-be73-45a86b5b3e1c", "Cognitive Services Data Reader", 0, 0, 1, 0, "/", "ae8f1e45325f1f25"},
+		{"9894cab4-e18a-44aa-828b-cb588cd6f2d7", "Cognitive Services Face Recognizer", 0, 0, 12, 0, "/", "54691307a2f6a9c0"},
 		{"f07febfe-79bc-46b1-8b37-790e26e6e498", "Cognitive Services Language Owner", 4, 0, 4, 1, "/", "0df10b3fcac9516e"},
 		{"f2310ca1-dc64-4889-bb49-c8e0fa3d47a8", "Cognitive Services Language Writer", 3, 0, 4, 7, "/", "dd24323589203dc7"},
+		{"cb43c632-a144-4ec5-977c-e80c4affc34a", "Cognitive Services Metrics Advisor Administrator", 1, 0, 1, 0, "/", "21289ddfee6110b7"},
 		{"5e0bd9bd-7b93-4f28-af87-19fc36ad61bd", "Cognitive Services OpenAI User", 3, 0, 16, 1, "/", "82d3578867361cf1"},
 		{"a97b65f3-24c7-4388-baec-2e87135dc908", "Cognitive Services User", 13, 0, 1, 0, "/", "ef759b0cd9bffd30"},
 		{"f1082fec-a70f-419f-9230-885d2550fb38", "Healthcare Agent Admin", 0, 0, 19, 0, "/", "3ff9d95d948d76e9"},
 		{"eb5a76d5-50e7-4c33-a449-070e7c9c4cf2", "Healthcare Agent Reader", 0, 0, 17, 0, "/", "4fbe0c2914915475"},
+		{"1407120a-92aa-4202-b7e9-c0e197c71c8f", "Search Index Data Reader", 0, 0, 1, 0, "/", "cafe39da7dc3de6e"},
 		{"7ca78c08-252a-4471-8644-bb5ff32d4ba0", "Search Service Contributor", 7, 0, 0, 0, "/", "a17bd09ce86d587e"},
 		{"09267e11-2e06-40b5-8fe4-68cea20794c9", "Azure Device Registry Credentials Contributor", 2, 0, 0, 0, "/", "ee1dd4a039eb38a8"},
 		{"5bc02df6-6cd5-43fe-ad3d-4c93cf56cc16", "Azure IoT Operations Administrator", 13, 0, 0, 0, "/", "ca40e2b413a2a95d"},
 		{"7b7c71ed-33fa-4ed2-a91a-e56d5da260b5", "Azure IoT Operations Onboarding", 10, 0, 0, 0, "/", "d182000253b7b17b"},
+		{"10745317-c249-44a1-a5ce-3a4353c0bbd8", "Device Provisioning Service Data Reader", 0, 0, 1, 0, "/", "cbebadcb73e7fb1e"},
 		{"02ca0879-e8e4-47a5-a61e-5c618b76e64a", "Device Update Administrator", 5, 0, 6, 0, "/", "24788545cafb0ade"},
 		{"0378884a-3af5-44ab-8323-f5b22f9f3c98", "Device Update Content Administrator", 5, 0, 3, 0, "/", "7407f3f456f35dcf"},
 		{"e4237640-0e3d-4a46-8fda-70bc94856432", "Device Update Deployments Administrator", 5, 0, 4, 0, "/", "fec823ba01f65428"},
@@ -162,8 +170,10 @@ func TestCatalogVerifiedAgainstDump(t *testing.T) {
 		{"fd1bd22b-8476-40bc-a0bc-69b95687b9f3", "Attestation Reader", 2, 0, 0, 0, "/", "46e3e0ae0dfc0446"},
 		{"00482a5a-887f-4fb3-b363-3b7fe8e74483", "Key Vault Administrator", 10, 0, 1, 0, "/", "c57e6329744db23e"},
 		{"db79e9a7-68ee-4b58-9aeb-b90e7c24fcba", "Key Vault Certificate User", 0, 0, 4, 0, "/", "cb86c464679dce91"},
+		{"14b46e9e-c2b7-41b4-b07b-48a6ebf60603", "Key Vault Crypto Officer", 10, 0, 2, 0, "/", "eb0c08b9eb1deec9"},
 		{"e147488a-f6f5-4113-8e2d-b22465e65bf6", "Key Vault Crypto Service Encryption User", 3, 0, 3, 0, "/", "1ac4bd9b2c56c4eb"},
 		{"08bbd89e-9f13-488c-ac41-acfcb10c90ab", "Key Vault Crypto Service Release User", 0, 0, 1, 0, "/", "f0a25cf668a96f15"},
+		{"12338af0-0e69-4776-bea7-57ae8d297424", "Key Vault Crypto User", 0, 0, 9, 0, "/", "0413902ceb627351"},
 		{"b86a8fe4-44ce-4948-aee5-eccb2c155cd7", "Key Vault Secrets Officer", 10, 0, 1, 0, "/", "42b1d2f4ac56f507"},
 		{"e3d13bf0-dd5a-482e-ba6b-9b8433878d10", "Security Manager (Legacy)", 10, 0, 0, 0, "/", "4e959369b77feee9"},
 		{"7c2e40b7-25eb-482a-82cb-78ba06cb46d5", "Chaos Studio Experiment Contributor", 5, 0, 0, 0, "/", "37313e577116125d"},
@@ -175,6 +185,7 @@ func TestCatalogVerifiedAgainstDump(t *testing.T) {
 		{"5d5dddae-e124-4753-972d-aae60b37deb4", "Migrate Arc Discovery Reader - Preview", 8, 0, 0, 0, "/", "c925fbf61916c1aa"},
 		{"08954f03-6346-4c2e-81c0-ec3a5cfae23b", "Application Insights Snapshot Debugger", 7, 0, 0, 0, "/", "ce713c0ff33d7f36"},
 		{"5c2d7e57-b7c2-4d8a-be4f-82afa42c6e95", "Azure Managed Grafana Workspace Contributor", 32, 0, 0, 0, "/", "d61ea5cd2dfa1922"},
+		{"150f5e0c-0603-4f03-8c7f-cf70034c4e90", "Data Purger", 4, 0, 0, 0, "/", "cd827234e142e119"},
 		{"a79a5197-3a5c-4973-a920-486035ffd60f", "Grafana Editor", 0, 0, 1, 0, "/", "45048e308803a892"},
 		{"7b0c7e81-271f-4c71-90bf-e30bdfdbc2f7", "Azure Center for SAP solutions administrator", 57, 0, 1, 0, "/", "23d57e86d0451b88"},
 		{"05352d14-a920-4328-a0de-4cbe7430e26b", "Azure Center for SAP solutions reader", 43, 0, 0, 0, "/", "f7c3f89b678713fc"},
