@@ -154,28 +154,37 @@ func raise(n *atomic.Uint64, v uint64) {
 	}
 }
 
-func (s *Server) seedAccount(tx *store.Tx, i int, sa SeedAccount) error {
-	fail := func(field, format string, args ...any) error {
-		return &SeedError{Index: i, Field: field, Err: fmt.Errorf(format, args...)}
-	}
-	pid := sa.Platform
+// seedOwner is the platform a seed entry names (the default one when it names none) and
+// whether its mode is live; field names what is wrong when err is not nil.
+func (s *Server) seedOwner(platformID, mode string) (pid string, p *platform, livemode bool, field string, err error) {
+	pid = platformID
 	if pid == "" {
 		pid = DefaultPlatformID
 	}
 	p, ok := s.platforms[pid]
 	if !ok {
-		return fail("platform", "no platform %q: declare it under accounts.platforms", pid)
+		return pid, nil, false, "platform", fmt.Errorf("no platform %q: declare it under accounts.platforms", pid)
 	}
-	if !p.accountsV2 {
-		return fail("platform", "platform %q has accounts_v2: false, so it cannot create v2 accounts (accounts_v2_access_blocked)", pid)
-	}
-	var livemode bool
-	switch sa.Mode {
+	switch mode {
 	case "", "test":
 	case "live":
 		livemode = true
 	default:
-		return fail("mode", "%q is neither test nor live", sa.Mode)
+		return pid, p, false, "mode", fmt.Errorf("%q is neither test nor live", mode)
+	}
+	return pid, p, livemode, "", nil
+}
+
+func (s *Server) seedAccount(tx *store.Tx, i int, sa SeedAccount) error {
+	fail := func(field, format string, args ...any) error {
+		return &SeedError{Index: i, Field: field, Err: fmt.Errorf(format, args...)}
+	}
+	pid, p, livemode, field, err := s.seedOwner(sa.Platform, sa.Mode)
+	if err != nil {
+		return &SeedError{Index: i, Field: field, Err: err}
+	}
+	if !p.accountsV2 {
+		return fail("platform", "platform %q has accounts_v2: false, so it cannot create v2 accounts (accounts_v2_access_blocked)", pid)
 	}
 	if sa.Concurrency < 0 {
 		return fail("concurrency", "%d: want a positive limit (or none for the platform's)", sa.Concurrency)

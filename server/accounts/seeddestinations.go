@@ -52,24 +52,12 @@ func (s *Server) seedDestination(tx *store.Tx, i int, sd SeedDestination) error 
 	fail := func(field, format string, args ...any) error {
 		return &SeedError{Collection: SeedDestinations, Index: i, Field: field, Err: fmt.Errorf(format, args...)}
 	}
-	pid := sd.Platform
-	if pid == "" {
-		pid = DefaultPlatformID
-	}
-	p, ok := s.platforms[pid]
-	if !ok {
-		return fail("platform", "no platform %q: declare it under accounts.platforms", pid)
+	pid, p, livemode, field, err := s.seedOwner(sd.Platform, sd.Mode)
+	if err != nil {
+		return &SeedError{Collection: SeedDestinations, Index: i, Field: field, Err: err}
 	}
 	if !p.accountsV2 {
 		return fail("platform", "platform %q has accounts_v2: false, so it has no v2 event destinations (accounts_v2_access_blocked)", pid)
-	}
-	var livemode bool
-	switch sd.Mode {
-	case "", "test":
-	case "live":
-		livemode = true
-	default:
-		return fail("mode", "%q is neither test nor live", sd.Mode)
 	}
 	var body gen.CreateEventDestinationRequest
 	if field, err := s.checkSeedRequest("createEventDestination", "/v2/core/event_destinations", nil, sd.Body, &body); err != nil {
@@ -111,7 +99,6 @@ func (s *Server) seedDestination(tx *store.Tx, i int, sd SeedDestination) error 
 	if d.Seq == 0 {
 		d.Seq = s.destinationSeq.Add(1)
 	}
-	var err error
 	if sd.Created != "" {
 		if d.Created, err = timefmt.Parse(sd.Created); err != nil {
 			return fail("created", "%v", err)

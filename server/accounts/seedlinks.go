@@ -114,20 +114,9 @@ func (s *Server) seedIdempotencyKey(tx *store.Tx, i int, k SeedIdempotencyKey) e
 	fail := func(field, format string, args ...any) error {
 		return &SeedError{Collection: SeedIdempotencyKeys, Index: i, Field: field, Err: fmt.Errorf(format, args...)}
 	}
-	pid := k.Platform
-	if pid == "" {
-		pid = DefaultPlatformID
-	}
-	if _, ok := s.platforms[pid]; !ok {
-		return fail("platform", "no platform %q: declare it under accounts.platforms", pid)
-	}
-	var livemode bool
-	switch k.Mode {
-	case "", "test":
-	case "live":
-		livemode = true
-	default:
-		return fail("mode", "%q is neither test nor live", k.Mode)
+	pid, _, livemode, field, err := s.seedOwner(k.Platform, k.Mode)
+	if err != nil {
+		return &SeedError{Collection: SeedIdempotencyKeys, Index: i, Field: field, Err: err}
 	}
 	known := false
 	for _, op := range idempotentOperations {
