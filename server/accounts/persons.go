@@ -14,6 +14,19 @@ import (
 // personObject is the object type of a person, in its responses and in what a delete answers.
 const personObject = "v2.core.account_person"
 
+// personTree is a person request's members as a tree, its metadata checked, with the
+// person token taken out of it.
+func personTree(body any) (tree map[string]any, token any, err error) {
+	tree = treeOf(body)
+	if md, ok := tree["metadata"].(map[string]any); ok {
+		if err := checkMetadataKeys(md); err != nil {
+			return nil, nil, err
+		}
+	}
+	token, _ = take(tree, "person_token")
+	return tree, token, nil
+}
+
 // CreatePerson adds a person to an open account of the caller.
 func (s *Server) CreatePerson(ctx context.Context, req gen.CreatePersonRequestObject) (gen.CreatePersonResponseObject, error) {
 	if err := requireV2(ctx); err != nil {
@@ -23,13 +36,10 @@ func (s *Server) CreatePerson(ctx context.Context, req gen.CreatePersonRequestOb
 	if req.Body != nil {
 		body = *req.Body
 	}
-	tree := treeOf(body)
-	if md, ok := tree["metadata"].(map[string]any); ok {
-		if err := checkMetadataKeys(md); err != nil {
-			return nil, err
-		}
+	tree, token, err := personTree(body)
+	if err != nil {
+		return nil, err
 	}
-	token, _ := take(tree, "person_token")
 	id, err := s.idempotent(ctx, "createPerson", req.Params.IdempotencyKey, onAccount{req.Id, body}, func() (string, error) {
 		p, err := s.changePerson(ctx, req.Id, "", func(tx *store.Tx, p *Person) (bool, error) {
 			return true, s.applyPersonRequest(tx, callerFrom(ctx), p, token, tree)
@@ -68,14 +78,11 @@ func (s *Server) UpdatePerson(ctx context.Context, req gen.UpdatePersonRequestOb
 	if req.Body != nil {
 		body = *req.Body
 	}
-	tree := treeOf(body)
-	if md, ok := tree["metadata"].(map[string]any); ok {
-		if err := checkMetadataKeys(md); err != nil {
-			return nil, err
-		}
+	tree, token, err := personTree(body)
+	if err != nil {
+		return nil, err
 	}
-	token, _ := take(tree, "person_token")
-	_, err := s.idempotent(ctx, "updatePerson", req.Params.IdempotencyKey, onAccount{req.Id + "/" + req.PersonId, body}, func() (string, error) {
+	_, err = s.idempotent(ctx, "updatePerson", req.Params.IdempotencyKey, onAccount{req.Id + "/" + req.PersonId, body}, func() (string, error) {
 		p, err := s.changePerson(ctx, req.Id, req.PersonId, func(tx *store.Tx, p *Person) (bool, error) {
 			return true, s.applyPersonRequest(tx, callerFrom(ctx), p, token, tree)
 		})
