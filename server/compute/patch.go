@@ -11,8 +11,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
 	"github.com/understudy-dev/understudy/internal/store"
@@ -267,12 +267,13 @@ func targetKind(u string) string {
 
 // readOnlyMembers are, by schema, the members the spec marks readOnly: sent back in a
 // patch, they are ignored, as on insert.
-var readOnlyMembers = sync.OnceValue(func() map[string]map[string]bool {
+func readOnlyMembers() map[string]map[string]bool {
+	Spec() // Register loaded it already; its error is Register's
+	return specFacts.readOnly
+}
+
+func readOnlyOf(doc *openapi3.T) map[string]map[string]bool {
 	out := map[string]map[string]bool{}
-	doc, err := gen.GetSwagger()
-	if err != nil {
-		return out
-	}
 	for name, ref := range doc.Components.Schemas {
 		out[name] = map[string]bool{}
 		for member, p := range ref.Value.Properties {
@@ -282,7 +283,7 @@ var readOnlyMembers = sync.OnceValue(func() map[string]map[string]bool {
 		}
 	}
 	return out
-})
+}
 
 // fixedMembers refuses a patch that sends a member it cannot change (any of schema's but
 // those in handled, which the caller applies or checks itself, and the readOnly ones) with

@@ -143,8 +143,9 @@ func (s *Server) Register(e *echo.Echo) error {
 // which takes none, would otherwise be ignored, and a client's retry believed safe.
 var systemQuery = []string{"$.xgafv", "access_token", "callback", "fields", "key", "oauth_token", "quotaUser", "upload_protocol", "uploadType", "userIp"}
 
-// Spec returns the API's embedded OpenAPI document, parsed once.
-var Spec = validate.CachedJSON("compute", gen.GetSpecJSON)
+// Spec returns the API's embedded OpenAPI document, parsed once; loading it also reads what
+// the wire middlewares and patches need of its responses and components (specFacts).
+var Spec = validate.CachedJSON("compute", gen.GetSpecJSON, readSpecFacts)
 
 // wholeSegments answers 404, as for any URL the API does not have, when a path is longer
 // than its route: Echo gives a route's last parameter the rest of the path, slashes and all

@@ -9,8 +9,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
@@ -18,18 +18,33 @@ import (
 )
 
 // wire is what the wire middlewares need to know of each operation, by operationId (as
-// the validator's middlewares are keyed), read once from the full spec: the validator's
-// copy has no responses.
+// the validator's middlewares are keyed).
 type wire struct {
 	shapes map[string]*fieldsel.Shape // of the 200 bodies
 	noBody map[string]bool            // the operations that take no request body
 }
 
-var wireFacts = sync.OnceValues(func() (wire, error) {
-	doc, err := gen.GetSwagger()
-	if err != nil {
+// specFacts is what is read of the spec's responses and components while Spec loads it,
+// before the validator's copy drops them; set once, when Spec first returns.
+var specFacts struct {
+	wire     wire
+	readOnly map[string]map[string]bool // readOnlyMembers'
+}
+
+func readSpecFacts(doc *openapi3.T) {
+	specFacts.wire = wireOf(doc)
+	specFacts.readOnly = readOnlyOf(doc)
+}
+
+// wireFacts is the wire of every operation.
+func wireFacts() (wire, error) {
+	if _, err := Spec(); err != nil {
 		return wire{}, err
 	}
+	return specFacts.wire, nil
+}
+
+func wireOf(doc *openapi3.T) wire {
 	w := wire{shapes: map[string]*fieldsel.Shape{}, noBody: map[string]bool{}}
 	for _, item := range doc.Paths.Map() {
 		for _, op := range item.Operations() {
@@ -41,8 +56,8 @@ var wireFacts = sync.OnceValues(func() (wire, error) {
 			w.noBody[op.OperationID] = op.RequestBody == nil
 		}
 	}
-	return w, nil
-})
+	return w
+}
 
 // partialResponse is Google's partial response for an operation whose 200 body has shape
 // sh: with a fields parameter, a successful JSON answer keeps only the selected members.

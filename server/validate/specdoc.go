@@ -16,12 +16,17 @@ import (
 // only document it (withoutDocs), its servers are dropped, because requests are matched by
 // our router, never by host, and so is everything only responses use (requestsOnly).
 // Loading the specs is most of understudy's start-up, and what only documents them is much
-// of what kin-openapi would load.
-func CachedJSON(api string, raw func() ([]byte, error)) func() (*openapi3.T, error) {
+// of what kin-openapi would load. Each of inspect reads the whole loaded document once,
+// responses and components included, before they are dropped, so that an API that needs
+// something of them need not load its spec a second time.
+func CachedJSON(api string, raw func() ([]byte, error), inspect ...func(*openapi3.T)) func() (*openapi3.T, error) {
 	return sync.OnceValues(func() (*openapi3.T, error) {
 		doc, err := loadLean(raw)
 		if err != nil {
 			return nil, fmt.Errorf("%s: embedded spec: %w", api, err)
+		}
+		for _, f := range inspect {
+			f(doc)
 		}
 		doc.Servers = nil
 		requestsOnly(doc)
