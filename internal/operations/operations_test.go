@@ -12,7 +12,7 @@ import (
 	"time"
 
 	serverclock "github.com/understudy-dev/understudy/internal/clock"
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 type clock struct {

@@ -5,7 +5,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // Get returns an operation by name or numeric id. In manual mode a get advances the

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // Finished returns every finished operation, in acceptance order: what a state export

@@ -3,7 +3,7 @@ package operations
 import (
 	"time"
 
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // Operation is a stored long-running operation (compute's Operation resource).

@@ -1,15 +1,14 @@
 package store
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
 )
 
-// Backend keeps the database on disk. The memory tables stay the one source of reads (and
-// of the indexes); a backend only has to store what the tables hold and give it back at
-// start. internal/store/bolt is the one understudy uses.
+// Backend keeps the memory engine's rows on disk. Memory stays the one source of reads
+// (and of the indexes); a backend only has to store the rows and give them back at start.
+// internal/store/bolt is the one understudy uses.
 type Backend interface {
 	// Load calls fn for every stored record. seeded is false when the backend has never
 	// been written: the caller seeds it.
@@ -28,33 +27,16 @@ type Batch struct {
 	Changes []Change
 }
 
-// Change sets a record (Value is its JSON) or, with a nil Value, deletes it.
+// Change sets a row (Value is its document) or, with a nil Value, deletes it.
 type Change struct {
 	Table, PK string
 	Value     []byte
 }
 
-// ErrUnavailable: the disk refused a write; the database takes no more changes, since
-// what memory holds can no longer be made durable. A restart recovers the last synced state.
-var ErrUnavailable = errors.New("store: the data directory cannot be written")
-
-// change is a change recorded by a transaction, encoded only when the committer writes it
-// (records are never changed in place once stored, so holding one is safe).
-type change struct {
-	table  diskTable
-	pk     string
-	record any // nil: delete
-}
-
-type diskTable interface {
-	tableName() string
-	encode(record any) ([]byte, error)
-}
-
 // txEntry is one committed transaction waiting to be written.
 type txEntry struct {
 	wipe    bool
-	changes []change
+	changes []Change
 }
 
 // committer writes committed transactions to the backend in commit order, many at a time
@@ -137,7 +119,9 @@ func (c *committer) lead() {
 	c.mu.Lock()
 	c.writing = false
 	if err != nil {
-		c.err = fmt.Errorf("%w: %v", ErrUnavailable, err)
+		// The database takes no more changes: what memory holds can no longer be made
+		// durable. A restart recovers the last synced state.
+		c.err = fmt.Errorf("%w: the data directory cannot be written: %v", ErrUnavailable, err)
 	} else {
 		c.durable.Store(upTo)
 	}
@@ -150,25 +134,15 @@ func (c *committer) failed() error {
 	return c.err
 }
 
-// write encodes the queued transactions into one batch and writes it. Changes before the
-// last wipe are dropped: the wipe would undo them anyway.
+// write writes the queued transactions as one batch. Changes before the last wipe are
+// dropped: the wipe would undo them anyway.
 func (c *committer) write(queue []txEntry) error {
 	var b Batch
 	for _, e := range queue {
 		if e.wipe {
 			b.Wipe, b.Changes = true, b.Changes[:0]
 		}
-		for _, ch := range e.changes {
-			out := Change{Table: ch.table.tableName(), PK: ch.pk}
-			if ch.record != nil {
-				v, err := ch.table.encode(ch.record)
-				if err != nil {
-					return fmt.Errorf("encode %s %s: %w", out.Table, out.PK, err)
-				}
-				out.Value = v
-			}
-			b.Changes = append(b.Changes, out)
-		}
+		b.Changes = append(b.Changes, e.changes...)
 	}
 	return c.backend.Write(&b)
 }

@@ -1,172 +1,66 @@
 package store_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	. "github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/bolt"
 )
 
-// TestReopenRestoresEveryIndex: after puts, overwrites and deletes, a reopened database has
-// the same records and the same unique, ordered and counting indexes.
-func TestReopenRestoresEveryIndex(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, f fixture) {
-		f.put(t, rec{ID: "1", Email: "a@x", Group: "g", Tags: []string{"t"}})
-		f.put(t, rec{ID: "2", Email: "b@x", Group: "g"})
-		f.put(t, rec{ID: "3", Email: "c@x", Group: "h"})
-		f.put(t, rec{ID: "2", Email: "b2@x", Group: "h"}) // moves between groups, changes email
-		if err := f.db.Update(func(tx *Tx) error { _, _, err := f.t.Delete(tx, "3"); return err }); err != nil {
+var ctx = context.Background()
+
+type rec struct{ ID string }
+
+type fixture struct {
+	db *DB
+	t  *Table[rec]
+}
+
+func (f fixture) put(t *testing.T, r rec) {
+	t.Helper()
+	if err := f.db.Update(ctx, func(tx *Tx) error { return f.t.Put(tx, r.ID, r) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSeeded: a new directory reports that it was never seeded, one written by a Replace
+// that it was.
+func TestSeeded(t *testing.T) {
+	dir := t.TempDir()
+	open := func() (*DB, bool) {
+		eng := NewMemory()
+		db := New(eng)
+		NewTable[rec](db, "recs")
+		b, err := bolt.Open(dir)
+		if err != nil {
 			t.Fatal(err)
 		}
-		f = f.reopen(t)
-		_ = f.db.View(func(tx *Tx) error {
-			if r, ok := f.t.Get(tx, "1"); !ok || r.Email != "a@x" || !slices.Equal(r.Tags, []string{"t"}) {
-				t.Errorf("record 1 = %+v %v", r, ok)
-			}
-			if _, ok := f.t.Get(tx, "3"); ok {
-				t.Error("a deleted record came back")
-			}
-			if _, _, ok := f.byEmail.Get(tx, "b@x"); ok {
-				t.Error("the old email of record 2 is still indexed")
-			}
-			if pk, _, ok := f.byEmail.Get(tx, "b2@x"); !ok || pk != "2" {
-				t.Errorf("b2@x -> %q %v", pk, ok)
-			}
-			if g, h := f.count.Count(tx, "g"), f.count.Count(tx, "h"); g != 1 || h != 1 {
-				t.Errorf("counts g=%d h=%d, want 1 and 1", g, h)
-			}
-			var inH []string
-			f.byGroup.Scan(tx, "h", "h\x01", nil, func(_ Cursor, r rec) bool { inH = append(inH, r.ID); return true })
-			if fmt.Sprint(inH) != "[2]" {
-				t.Errorf("group h = %v", inH)
-			}
-			return nil
-		})
-	})
-}
-
-// TestReplaceWipes: a reset leaves only what it loaded, on disk as in memory; a new
-// directory reports that it was never seeded, a reset one that it was.
-func TestReplaceWipes(t *testing.T) {
-	dir := t.TempDir()
-	f := openFixture(t, dir)
-	f.put(t, rec{ID: "1", Email: "a@x"})
-	f.put(t, rec{ID: "2", Email: "b@x"})
-	seed := func(tx *Tx) error { return f.t.Put(tx, "seed", rec{ID: "seed", Email: "a@x"}) }
-	if err := f.db.Replace(seed); err != nil {
-		t.Fatal(err)
-	}
-	f = f.reopen(t)
-	_ = f.db.View(func(tx *Tx) error {
-		if n := f.t.Len(tx); n != 1 {
-			t.Errorf("%d records after reset, want 1", n)
+		seeded, err := eng.Open(b)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if pk, _, ok := f.byEmail.Get(tx, "a@x"); !ok || pk != "seed" {
-			t.Errorf("a@x -> %q %v, want the seed", pk, ok)
-		}
-		return nil
-	})
-	if err := f.db.Close(); err != nil {
-		t.Fatal(err)
+		return db, seeded
 	}
-	if seeded := openSeeded(t, dir); !seeded {
-		t.Error("a reset directory says it was never seeded")
-	}
-	if seeded := openSeeded(t, t.TempDir()); seeded {
+	db, seeded := open()
+	if seeded {
 		t.Error("a new directory says it was seeded")
 	}
-}
-
-func openSeeded(t *testing.T, dir string) bool {
-	t.Helper()
-	db := New()
-	NewTable[rec](db, "recs")
-	seeded, err := db.Open(openBolt(t, dir))
-	if err != nil {
+	if err := db.Replace(ctx, func(*Tx) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return seeded
-}
-
-// TestFailedReplaceLeavesEmpty: a reset whose seed fails leaves no records, on disk too.
-func TestFailedReplaceLeavesEmpty(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, f fixture) {
-		f.put(t, rec{ID: "1"})
-		boom := errors.New("bad seed")
-		err := f.db.Replace(func(tx *Tx) error {
-			_ = f.t.Put(tx, "half", rec{ID: "half"})
-			return boom
-		})
-		if !errors.Is(err, boom) {
-			t.Fatalf("got %v, want the seed's error", err)
-		}
-		f = f.reopen(t)
-		_ = f.db.View(func(tx *Tx) error {
-			if n := f.t.Len(tx); n != 0 {
-				t.Errorf("%d records after a failed reset, want none", n)
-			}
-			return nil
-		})
-	})
-}
-
-// TestAcknowledgedWritesSurvive: many writers put and delete at once; after a reopen the
-// records are exactly those whose last acknowledged change was a put.
-func TestAcknowledgedWritesSurvive(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, f fixture) {
-		const writers, each = 32, 40
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		want := map[string]string{}
-		for w := range writers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range each {
-					id := fmt.Sprintf("w%02d-%02d", w, i%10) // each writer reuses ten ids
-					var err error
-					if i%7 == 6 {
-						err = f.db.Update(func(tx *Tx) error { _, _, err := f.t.Delete(tx, id); return err })
-					} else {
-						err = f.db.Update(func(tx *Tx) error {
-							return f.t.Put(tx, id, rec{ID: id, Email: id + "@x", Group: fmt.Sprint(i)})
-						})
-					}
-					if err != nil {
-						t.Error(err)
-						return
-					}
-					mu.Lock()
-					if i%7 == 6 {
-						delete(want, id)
-					} else {
-						want[id] = fmt.Sprint(i)
-					}
-					mu.Unlock()
-				}
-			}()
-		}
-		wg.Wait()
-		f = f.reopen(t)
-		_ = f.db.View(func(tx *Tx) error {
-			if n := f.t.Len(tx); n != len(want) {
-				t.Errorf("%d records, want %d", n, len(want))
-			}
-			for id, group := range want {
-				if r, ok := f.t.Get(tx, id); !ok || r.Group != group {
-					t.Errorf("%s = %+v %v, want group %s", id, r, ok, group)
-				}
-			}
-			return nil
-		})
-	})
+	db, seeded = open()
+	defer db.Close()
+	if !seeded {
+		t.Error("a reset directory says it was never seeded")
+	}
 }
 
 // fakeBackend is a Backend in memory whose writes can be slowed, held or failed.
@@ -176,6 +70,7 @@ type fakeBackend struct {
 	writes  int
 	delay   time.Duration
 	hold    chan struct{} // when not nil, Write waits for it to close
+	entered chan struct{} // when not nil, Write sends on it first
 	fail    error
 }
 
@@ -186,6 +81,9 @@ func (b *fakeBackend) Load(func(table, pk string, value []byte) error) (bool, er
 }
 
 func (b *fakeBackend) Write(batch *Batch) error {
+	if b.entered != nil {
+		b.entered <- struct{}{}
+	}
 	if b.hold != nil {
 		<-b.hold
 	}
@@ -212,8 +110,10 @@ func (b *fakeBackend) has(key string) bool {
 
 func fakeFixture(t *testing.T, b *fakeBackend) fixture {
 	t.Helper()
-	f := openFixture(t, "")
-	if _, err := f.db.Open(b); err != nil {
+	eng := NewMemory()
+	f := fixture{db: New(eng)}
+	f.t = NewTable[rec](f.db, "recs")
+	if _, err := eng.Open(b); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = f.db.Close() })
@@ -234,7 +134,7 @@ func TestGroupCommit(t *testing.T) {
 			defer wg.Done()
 			for i := range each {
 				id := fmt.Sprintf("%d-%d", w, i)
-				if err := f.db.Update(func(tx *Tx) error { return f.t.Put(tx, id, rec{ID: id}) }); err != nil {
+				if err := f.db.Update(ctx, func(tx *Tx) error { return f.t.Put(tx, id, rec{ID: id}) }); err != nil {
 					t.Error(err)
 					return
 				}
@@ -256,20 +156,18 @@ func TestGroupCommit(t *testing.T) {
 func TestReadsWaitForTheDisk(t *testing.T) {
 	b := newFakeBackend()
 	b.hold = make(chan struct{})
+	b.entered = make(chan struct{}, 1)
 	release := sync.OnceFunc(func() { close(b.hold) })
 	defer release() // before the cleanup closes the database, even when the test fails
 	f := fakeFixture(t, b)
 	writeDone := make(chan error, 1)
-	go func() { writeDone <- f.db.Update(func(tx *Tx) error { return f.t.Put(tx, "1", rec{ID: "1"}) }) }()
-	// Wait until the change is in memory (its write is then held at the disk). Counts does
-	// not wait for the disk, so it can look.
-	for f.db.Counts()["recs"] != 1 {
-		time.Sleep(time.Millisecond)
-	}
+	go func() { writeDone <- f.db.Update(ctx, func(tx *Tx) error { return f.t.Put(tx, "1", rec{ID: "1"}) }) }()
+	// Wait until the change is in memory and its write held at the disk.
+	<-b.entered
 	readDone := make(chan bool, 1)
 	go func() {
 		var saw bool
-		_ = f.db.View(func(tx *Tx) error { _, saw = f.t.Get(tx, "1"); return nil })
+		_ = f.db.View(ctx, func(tx *Tx) error { _, saw = f.t.Get(tx, "1"); return nil })
 		readDone <- saw
 	}()
 	select {
@@ -297,14 +195,14 @@ func TestDiskFailureStopsChanges(t *testing.T) {
 	b.mu.Lock()
 	b.fail = errors.New("no space left on device")
 	b.mu.Unlock()
-	err := f.db.Update(func(tx *Tx) error { return f.t.Put(tx, "2", rec{ID: "2"}) })
+	err := f.db.Update(ctx, func(tx *Tx) error { return f.t.Put(tx, "2", rec{ID: "2"}) })
 	if !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("got %v, want ErrUnavailable", err)
 	}
-	if err := f.db.Update(func(tx *Tx) error { return f.t.Put(tx, "3", rec{ID: "3"}) }); !errors.Is(err, ErrUnavailable) {
+	if err := f.db.Update(ctx, func(tx *Tx) error { return f.t.Put(tx, "3", rec{ID: "3"}) }); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("a later write got %v, want ErrUnavailable", err)
 	}
-	if err := f.db.View(func(tx *Tx) error { return nil }); !errors.Is(err, ErrUnavailable) {
+	if err := f.db.View(ctx, func(tx *Tx) error { return nil }); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("a read after the failure got %v, want ErrUnavailable", err)
 	}
 }

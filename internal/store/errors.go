@@ -10,9 +10,15 @@ var (
 	ErrConflict = errors.New("conflict")
 	// ErrReadOnly: a change was attempted inside a read transaction.
 	ErrReadOnly = errors.New("write in a read-only transaction")
+	// ErrClosed: the database was closed.
+	ErrClosed = errors.New("store: the database is closed")
+	// ErrUnavailable: the engine cannot be reached or cannot keep a change (a disk that
+	// refuses writes, a database that is down). Clients should retry later: the APIs answer
+	// 503.
+	ErrUnavailable = errors.New("store: unavailable")
 )
 
-// ConflictError says which unique index a Put violated and which record holds the key.
+// ConflictError says which unique index a Put violated and which row holds the key.
 type ConflictError struct {
 	Table, Index, Key string
 	// Holder is the primary key of the record that already has Key.

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // CreateAccount creates an account of the caller's platform and mode.

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // Delivery is an event waiting to reach one destination. A destination's deliveries go in

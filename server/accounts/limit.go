@@ -3,7 +3,7 @@ package accounts
 import (
 	"sync"
 
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // accountSlots counts the updating requests in flight per account, for the per-account

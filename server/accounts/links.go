@@ -9,7 +9,7 @@ import (
 
 	"github.com/oapi-codegen/nullable"
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // CreateAccountLink makes a single-use, expiring link into the hosted flow. Its checks run

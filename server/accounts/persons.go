@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // personObject is the object type of a person, in its responses and in what a delete answers.

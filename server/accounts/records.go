@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // Account is a stored v2 account. It belongs to one platform and one mode.

@@ -1,7 +1,7 @@
 package accounts
 
 import (
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // sweepBatch bounds what one write transaction of the sweep removes, so that requests never

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 func seededServer(t *testing.T, cfg Config) (*Server, *store.DB, error) {

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // maxMetadataKeys is how many metadata keys an account keeps at most (the Metadata schema's

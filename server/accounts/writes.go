@@ -3,7 +3,7 @@ package accounts
 import (
 	"context"
 
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // The API's requests write accounts and persons only through writeAccount and writePerson,

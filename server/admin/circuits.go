@@ -6,7 +6,7 @@ import (
 	"net/http"
 
 	gen "github.com/understudy-dev/understudy/gen/admin"
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // SetInterconnectCircuit sets a compute interconnect's circuit up or down.

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // The directory is the tenant's principals and group memberships, as the seed file and the

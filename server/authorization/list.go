@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // RoleAssignmentsListForScope lists assignments at, above and below a scope, narrowed by

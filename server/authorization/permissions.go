@@ -3,7 +3,7 @@ package authorization
 import (
 	"context"
 
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // The one place where what a principal may do at a scope is worked out: its assignments,

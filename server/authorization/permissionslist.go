@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // PermissionsListForScope lists what the caller may do at a scope: one entry per role that

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // TestScopeAndBelow: the ranges of ByScope that hold a scope and what is below it, and

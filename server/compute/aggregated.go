@@ -7,7 +7,7 @@ import (
 	"sort"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // InterconnectAttachmentsAggregatedList lists a project's attachments of every region, by

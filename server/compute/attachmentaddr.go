@@ -6,7 +6,7 @@ import (
 	"net/netip"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // The BGP addresses of an attachment: its Cloud Router's and the customer router's ends of

@@ -3,7 +3,7 @@ package compute
 import (
 	"fmt"
 
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // SetCircuit sets the operational state of an interconnect (region "") or an attachment

@@ -8,7 +8,7 @@ import (
 	"fmt"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // InterconnectsGetDiagnostics reports an interconnect's links, derived from its state: the

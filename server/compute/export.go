@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/understudy-dev/understudy/internal/operations"
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 	"github.com/understudy-dev/understudy/internal/timefmt"
 )
 

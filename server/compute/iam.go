@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // The IAM methods of attachment groups and interconnect groups: a policy stored per

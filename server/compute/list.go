@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/understudy-dev/understudy/internal/gcefilter"
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // listQuery is a list call's filter, page size, page token and order.

@@ -3,7 +3,7 @@ package compute
 import (
 	"time"
 
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // The compute API's records, as the store keeps them (one table each, keyed by their Key

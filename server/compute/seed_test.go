@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 func seedInterconnectEntry(name, location string) map[string]any {

@@ -1,0 +1,578 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tidwall/btree"
+)
+
+// Memory is the embedded engine: rows in maps, ordered indexes in B-trees, one writer at a
+// time (a write transaction holds the lock for its whole run, so a read-check-write inside
+// it is atomic) and any number of readers between writes. A failed transaction is undone
+// from its undo list.
+//
+// With a Backend (Open), every committed transaction is also written to disk before Run
+// returns, and reads wait until what they saw is on disk (durable.go).
+type Memory struct {
+	mu     sync.RWMutex
+	tables map[string]*memTable
+	order  []string // table names in definition order
+	seqs   map[string]uint64
+	disk   *committer
+	// durable is disk != nil, readable inside a transaction (which holds mu).
+	durable atomic.Bool
+	closed  bool
+	// The running write transaction's undo list and, on disk, its changes.
+	undo    []memUndo
+	changes []Change
+}
+
+type memTable struct {
+	def  TableDef
+	rows map[string]memRow
+	pks  *btree.BTreeG[string] // the primary keys in order
+	idx  []*memIndex
+}
+
+type memRow struct {
+	doc  []byte
+	keys []Key
+}
+
+type memIndex struct {
+	kind   IndexKind
+	unique map[string]string // Unique: key -> primary key
+	order  *btree.BTreeG[Cursor]
+	counts map[string]int // Counted
+}
+
+// memUndo restores the row a change replaced (or removes the one it added).
+type memUndo struct {
+	t   *memTable
+	pk  string
+	old memRow
+	had bool
+}
+
+// sequencesTable is where a durable memory engine keeps its sequences on disk.
+const sequencesTable = "_sequences"
+
+// NewMemory returns an empty engine in memory.
+func NewMemory() *Memory {
+	return &Memory{tables: map[string]*memTable{}, seqs: map[string]uint64{}}
+}
+
+func lessCursor(a, b Cursor) bool { return a.compare(b) < 0 }
+
+func lessString(a, b string) bool { return a < b }
+
+func newMemTable(def TableDef) *memTable {
+	t := &memTable{def: def, rows: map[string]memRow{}, pks: btree.NewBTreeGOptions(lessString, btree.Options{NoLocks: true})}
+	for _, d := range def.Indexes {
+		x := &memIndex{kind: d.Kind}
+		switch d.Kind {
+		case Unique:
+			x.unique = map[string]string{}
+		case Ordered:
+			x.order = btree.NewBTreeGOptions(lessCursor, btree.Options{NoLocks: true})
+		case Counted:
+			x.counts = map[string]int{}
+		}
+		t.idx = append(t.idx, x)
+	}
+	return t
+}
+
+// Define adds a table.
+func (m *Memory) Define(def TableDef) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, dup := m.tables[def.Name]; dup || def.Name == sequencesTable {
+		return fmt.Errorf("store: table %q is defined twice", def.Name)
+	}
+	m.tables[def.Name] = newMemTable(def)
+	m.order = append(m.order, def.Name)
+	return nil
+}
+
+// Open loads what the backend holds into the tables (which must all be defined) and from
+// then on writes every committed transaction to it. seeded reports whether the backend held
+// a database; when it did not, the caller seeds it (a Wipe transaction).
+func (m *Memory) Open(b Backend) (seeded bool, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.disk != nil {
+		return false, errors.New("store: a backend is already open")
+	}
+	seeded, err = b.Load(func(table, pk string, doc []byte) error {
+		if table == sequencesTable {
+			n, err := strconv.ParseUint(string(doc), 10, 64)
+			if err != nil {
+				return fmt.Errorf("store: sequence %s: %w", pk, err)
+			}
+			m.seqs[pk] = n
+			return nil
+		}
+		t, ok := m.tables[table]
+		if !ok {
+			return fmt.Errorf("store: the data holds an unknown table %q", table)
+		}
+		if _, dup := t.rows[pk]; dup {
+			return fmt.Errorf("store: %s %s is stored twice", table, pk)
+		}
+		var keys []Key
+		if t.def.Keys != nil {
+			if keys, err = t.def.Keys(doc); err != nil {
+				return fmt.Errorf("store: %s %s: %w", table, pk, err)
+			}
+		}
+		doc = append([]byte(nil), doc...) // the backend's bytes are its own
+		if conflict := t.conflict(pk, keys); conflict != nil {
+			return conflict
+		}
+		t.add(pk, memRow{doc: doc, keys: keys})
+		return nil
+	})
+	if err != nil {
+		m.empty()
+		return false, err
+	}
+	m.disk = newCommitter(b)
+	m.durable.Store(true)
+	return seeded, nil
+}
+
+// Durable reports whether a backend is open.
+func (m *Memory) Durable() bool { return m.durable.Load() }
+
+// empty drops every row and sequence.
+func (m *Memory) empty() {
+	for name, t := range m.tables {
+		m.tables[name] = newMemTable(t.def)
+	}
+	m.seqs = map[string]uint64{}
+}
+
+// Close writes what is still queued to disk and closes the backend; later transactions fail.
+func (m *Memory) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil
+	}
+	m.closed = true
+	if m.disk == nil {
+		return nil
+	}
+	return m.disk.close()
+}
+
+// Run runs fn in a transaction.
+func (m *Memory) Run(ctx context.Context, mode Mode, fn func(Txn) error) error {
+	if mode == Read {
+		return m.settle(m.read(fn))
+	}
+	return m.settle(m.write(mode == Wipe, fn))
+}
+
+// settle returns err once transaction seq is on disk (or the disk's error).
+func (m *Memory) settle(seq uint64, err error) error {
+	if m.disk != nil && seq > 0 {
+		if werr := m.disk.wait(seq); werr != nil {
+			return werr
+		}
+	}
+	return err
+}
+
+func (m *Memory) read(fn func(Txn) error) (seq uint64, err error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return 0, ErrClosed
+	}
+	if m.disk != nil {
+		seq = m.disk.last()
+	}
+	return seq, fn(memTxn{m: m})
+}
+
+func (m *Memory) write(wipe bool, fn func(Txn) error) (seq uint64, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return 0, ErrClosed
+	}
+	if m.disk != nil {
+		if err := m.disk.failed(); err != nil {
+			return 0, err
+		}
+	}
+	var before map[string]*memTable
+	if wipe {
+		before = m.tables
+		m.tables = make(map[string]*memTable, len(before))
+		for name, t := range before {
+			m.tables[name] = newMemTable(t.def)
+		}
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			m.rollback(before)
+		}
+	}()
+	if err := fn(memTxn{m: m, write: true}); err != nil {
+		return m.lastDurable(), err
+	}
+	committed = true
+	changes := m.changes
+	m.undo, m.changes = m.undo[:0], nil
+	if m.disk == nil {
+		return 0, nil
+	}
+	return m.disk.enqueue(txEntry{wipe: wipe, changes: changes}), nil
+}
+
+// lastDurable is what a failed transaction waits for: it changed nothing, but what it read
+// may not be on disk yet, so like a reader it waits for that.
+func (m *Memory) lastDurable() uint64 {
+	if m.disk == nil {
+		return 0
+	}
+	return m.disk.last()
+}
+
+// rollback undoes the running write transaction; before, when not nil, is the state a wipe
+// replaced.
+func (m *Memory) rollback(before map[string]*memTable) {
+	if before != nil {
+		m.tables = before
+	} else {
+		for i := len(m.undo) - 1; i >= 0; i-- {
+			u := m.undo[i]
+			if cur, ok := u.t.rows[u.pk]; ok {
+				u.t.remove(u.pk, cur)
+			}
+			if u.had {
+				u.t.add(u.pk, u.old)
+			}
+		}
+	}
+	clear(m.undo)
+	m.undo, m.changes = m.undo[:0], nil
+}
+
+// add stores a row that is not in the table, with its index entries.
+func (t *memTable) add(pk string, r memRow) {
+	t.rows[pk] = r
+	t.pks.Set(pk)
+	for _, k := range r.keys {
+		t.idx[k.Index].add(k.Key, pk)
+	}
+}
+
+// remove drops a stored row and its index entries.
+func (t *memTable) remove(pk string, r memRow) {
+	delete(t.rows, pk)
+	t.pks.Delete(pk)
+	for _, k := range r.keys {
+		t.idx[k.Index].remove(k.Key, pk)
+	}
+}
+
+// conflict is the error of storing keys under pk when another row holds one of its unique
+// keys.
+func (t *memTable) conflict(pk string, keys []Key) error {
+	for _, k := range keys {
+		x := t.idx[k.Index]
+		if x.kind != Unique {
+			continue
+		}
+		if holder, ok := x.unique[k.Key]; ok && holder != pk {
+			return &ConflictError{Table: t.def.Name, Index: t.def.Indexes[k.Index].Name, Key: k.Key, Holder: holder}
+		}
+	}
+	return nil
+}
+
+func (x *memIndex) add(key, pk string) {
+	switch x.kind {
+	case Unique:
+		x.unique[key] = pk
+	case Ordered:
+		x.order.Set(Cursor{Key: key, PK: pk})
+	case Counted:
+		x.counts[key]++
+	}
+}
+
+func (x *memIndex) remove(key, pk string) {
+	switch x.kind {
+	case Unique:
+		delete(x.unique, key)
+	case Ordered:
+		x.order.Delete(Cursor{Key: key, PK: pk})
+	case Counted:
+		if x.counts[key]--; x.counts[key] <= 0 {
+			delete(x.counts, key)
+		}
+	}
+}
+
+// memTxn is a transaction of the memory engine; the engine's lock is held while it runs.
+type memTxn struct {
+	m     *Memory
+	write bool
+}
+
+func (tx memTxn) table(name string) (*memTable, error) {
+	t, ok := tx.m.tables[name]
+	if !ok {
+		return nil, fmt.Errorf("store: no table %q", name)
+	}
+	return t, nil
+}
+
+func (tx memTxn) Get(table, pk string) ([]byte, bool, error) {
+	t, err := tx.table(table)
+	if err != nil {
+		return nil, false, err
+	}
+	r, ok := t.rows[pk]
+	return r.doc, ok, nil
+}
+
+func (tx memTxn) Put(table, pk string, doc []byte, keys []Key) error {
+	if !tx.write {
+		return ErrReadOnly
+	}
+	t, err := tx.table(table)
+	if err != nil {
+		return err
+	}
+	if err := t.conflict(pk, keys); err != nil {
+		return err
+	}
+	old, had := t.rows[pk]
+	if had {
+		t.replace(pk, old, memRow{doc: doc, keys: keys})
+	} else {
+		t.add(pk, memRow{doc: doc, keys: keys})
+	}
+	tx.m.undo = append(tx.m.undo, memUndo{t: t, pk: pk, old: old, had: had})
+	if tx.m.disk != nil {
+		tx.m.changes = append(tx.m.changes, Change{Table: table, PK: pk, Value: doc})
+	}
+	return nil
+}
+
+// replace stores r in place of old, touching only the index entries whose key changed.
+func (t *memTable) replace(pk string, old, r memRow) {
+	t.rows[pk] = r
+	for _, k := range old.keys {
+		if !hasKey(r.keys, k) {
+			t.idx[k.Index].remove(k.Key, pk)
+		}
+	}
+	for _, k := range r.keys {
+		if !hasKey(old.keys, k) {
+			t.idx[k.Index].add(k.Key, pk)
+		}
+	}
+}
+
+func hasKey(keys []Key, k Key) bool {
+	for _, o := range keys {
+		if o == k {
+			return true
+		}
+	}
+	return false
+}
+
+func (tx memTxn) Delete(table, pk string) (bool, error) {
+	if !tx.write {
+		return false, ErrReadOnly
+	}
+	t, err := tx.table(table)
+	if err != nil {
+		return false, err
+	}
+	old, had := t.rows[pk]
+	if !had {
+		return false, nil
+	}
+	t.remove(pk, old)
+	tx.m.undo = append(tx.m.undo, memUndo{t: t, pk: pk, old: old, had: true})
+	if tx.m.disk != nil {
+		tx.m.changes = append(tx.m.changes, Change{Table: table, PK: pk})
+	}
+	return true, nil
+}
+
+func (tx memTxn) Lookup(table string, index int, key string) (string, []byte, bool, error) {
+	t, err := tx.table(table)
+	if err != nil {
+		return "", nil, false, err
+	}
+	pk, ok := t.idx[index].unique[key]
+	if !ok {
+		return "", nil, false, nil
+	}
+	return pk, t.rows[pk].doc, true, nil
+}
+
+// scanBatch is how many entries a scan reads before it calls fn for them: fn may change the
+// index it walks, which a B-tree walk must not see.
+const scanBatch = 64
+
+func (tx memTxn) Scan(table string, index int, r Range, fn func(Cursor, []byte) bool) error {
+	t, err := tx.table(table)
+	if err != nil {
+		return err
+	}
+	batch := make([]Cursor, 0, scanBatch)
+	from := r.From
+	for {
+		batch = t.entries(index, r, from, batch[:0])
+		for _, c := range batch {
+			row, ok := t.rows[c.PK]
+			if !ok || !t.holds(index, row, c.Key) {
+				continue // changed by fn since the batch was read
+			}
+			if !fn(c, row.doc) {
+				return nil
+			}
+		}
+		if len(batch) < scanBatch {
+			return nil
+		}
+		last := batch[len(batch)-1]
+		from = &last
+	}
+}
+
+// holds reports whether row still has key in the index (index -1: the primary key order).
+func (t *memTable) holds(index int, row memRow, key string) bool {
+	if index < 0 {
+		return true
+	}
+	return hasKey(row.keys, Key{Index: index, Key: key})
+}
+
+// entries appends up to scanBatch entries of the index in r, after from (before it, in
+// reverse).
+func (t *memTable) entries(index int, r Range, from *Cursor, out []Cursor) []Cursor {
+	in := func(c Cursor) (keep, more bool) {
+		if from != nil && (!r.Reverse && c.compare(*from) <= 0 || r.Reverse && c.compare(*from) >= 0) {
+			return false, true
+		}
+		above := r.Hi != "" && c.Key >= r.Hi
+		if !r.Reverse && above || r.Reverse && c.Key < r.Lo {
+			return false, false
+		}
+		if c.Key < r.Lo || above {
+			return false, true
+		}
+		return true, len(out)+1 < scanBatch
+	}
+	visit := func(c Cursor) bool {
+		keep, more := in(c)
+		if keep {
+			out = append(out, c)
+		}
+		return more
+	}
+	if index < 0 {
+		pivot := r.Lo
+		if r.Reverse {
+			pivot = r.Hi
+		}
+		if from != nil {
+			pivot = from.PK
+		}
+		each := func(pk string) bool { return visit(Cursor{Key: pk, PK: pk}) }
+		switch {
+		case !r.Reverse:
+			t.pks.Ascend(pivot, each)
+		case pivot == "":
+			t.pks.Reverse(each)
+		default:
+			t.pks.Descend(pivot, each)
+		}
+		return out
+	}
+	x := t.idx[index]
+	if x.order == nil {
+		return out
+	}
+	pivot := Cursor{Key: r.Lo}
+	if r.Reverse {
+		pivot = Cursor{Key: r.Hi}
+	}
+	if from != nil {
+		pivot = *from
+	}
+	switch {
+	case !r.Reverse:
+		x.order.Ascend(pivot, visit)
+	case pivot == (Cursor{}):
+		x.order.Reverse(visit)
+	default:
+		x.order.Descend(pivot, visit)
+	}
+	return out
+}
+
+func (tx memTxn) Count(table string, index int, key string) (int, error) {
+	t, err := tx.table(table)
+	if err != nil {
+		return 0, err
+	}
+	x := t.idx[index]
+	switch x.kind {
+	case Counted:
+		return x.counts[key], nil
+	case Unique:
+		_, ok := x.unique[key]
+		if ok {
+			return 1, nil
+		}
+		return 0, nil
+	}
+	n := 0
+	x.order.Ascend(Cursor{Key: key}, func(c Cursor) bool {
+		if c.Key != key {
+			return false
+		}
+		n++
+		return true
+	})
+	return n, nil
+}
+
+func (tx memTxn) Len(table string) (int, error) {
+	t, err := tx.table(table)
+	if err != nil {
+		return 0, err
+	}
+	return len(t.rows), nil
+}
+
+func (tx memTxn) Next(sequence string) (uint64, error) {
+	if !tx.write {
+		return 0, ErrReadOnly
+	}
+	tx.m.seqs[sequence]++
+	n := tx.m.seqs[sequence]
+	if tx.m.disk != nil {
+		tx.m.changes = append(tx.m.changes, Change{Table: sequencesTable, PK: sequence, Value: strconv.AppendUint(nil, n, 10)})
+	}
+	return n, nil
+}
