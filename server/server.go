@@ -21,8 +21,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/understudy-dev/understudy/internal/clock"
-	"github.com/understudy-dev/understudy/internal/store/compat"
 	"github.com/understudy-dev/understudy/internal/store/bolt"
+	"github.com/understudy-dev/understudy/internal/store/compat"
 	"github.com/understudy-dev/understudy/server/accounts"
 	"github.com/understudy-dev/understudy/server/admin"
 	"github.com/understudy-dev/understudy/server/authorization"

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	)
+)
 
 // DB is the state every API keeps: tables of rows in one engine, changed in transactions.
 type DB struct {
