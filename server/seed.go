@@ -286,7 +286,7 @@ func (s *Seed) check(c *Config, at offsets) error {
 	if i, err := firstFailing(len(authzCfg.RoleDefinitions), func(k int) error {
 		cfg := authzCfg
 		cfg.RoleDefinitions, cfg.ManagementGroups = cfg.RoleDefinitions[:k], nil
-		_, err := authorization.New(cfg, store.New())
+		_, err := authorization.New(cfg, store.New().Store())
 		return err
 	}); err != nil {
 		return s.entryError(i-at.roles, len(s.Authorization.RoleDefinitions), path("authorization", "roleDefinitions"), "id", err)
@@ -294,7 +294,7 @@ func (s *Seed) check(c *Config, at offsets) error {
 	if i, err := firstFailing(len(authzCfg.ManagementGroups), func(k int) error {
 		cfg := authzCfg
 		cfg.ManagementGroups, cfg.Directory = cfg.ManagementGroups[:k], nil
-		_, err := authorization.New(cfg, store.New())
+		_, err := authorization.New(cfg, store.New().Store())
 		return err
 	}); err != nil {
 		return s.entryError(i-at.groups, len(s.Authorization.ManagementGroups), path("authorization", "managementGroups"), "", err)
@@ -303,11 +303,11 @@ func (s *Seed) check(c *Config, at offsets) error {
 		cfg := authzCfg
 		cfg.Directory = cfg.Directory[:k]
 		db := store.New()
-		authz, err := authorization.New(cfg, db)
+		authz, err := authorization.New(cfg, db.Store())
 		if err != nil {
 			return err
 		}
-		return db.Replace(authz.Seed)
+		return db.Replace(func(tx *store.Tx) error { return authz.Seed(tx.New()) })
 	}); err != nil {
 		if inner := errors.Unwrap(err); inner != nil {
 			err = inner // without authorization's own "directory[i]" prefix
@@ -318,11 +318,11 @@ func (s *Seed) check(c *Config, at offsets) error {
 		cfg := c.Authorization
 		cfg.Assignments = cfg.Assignments[:k]
 		db := store.New()
-		authz, err := authorization.New(cfg, db)
+		authz, err := authorization.New(cfg, db.Store())
 		if err != nil {
 			return err
 		}
-		return db.Replace(authz.Seed)
+		return db.Replace(func(tx *store.Tx) error { return authz.Seed(tx.New()) })
 	}); err != nil {
 		if inner := errors.Unwrap(err); inner != nil {
 			err = inner // without authorization's own "roleAssignments[i] (...)" prefix

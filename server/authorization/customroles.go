@@ -8,7 +8,7 @@ import (
 	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/internal/timefmt"
 )
 
@@ -76,9 +76,7 @@ func (s *Server) deleteRole(tx *store.Tx, scope Scope, guid string) (RoleDefinit
 	if s.tables.PerRole.Count(tx, guid) > 0 {
 		return r, false, errRoleDefinitionHasAssignments(guid)
 	}
-	if _, _, err := s.tables.CustomRoles.Delete(tx, guid); err != nil {
-		return r, false, fmt.Errorf("role definition %q: %w", guid, err)
-	}
+	s.tables.CustomRoles.Delete(tx, guid)
 	return r, true, nil
 }
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // RoleAssignmentsListForScope lists assignments at, above and below a scope, narrowed by
@@ -52,7 +52,7 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 		last = c
 		return true
 	}
-	if err := s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		if filter.Principal != "" {
 			// One principal (and, for assignedTo(), every group it is in): walk their
 			// assignments, keeping those that relate to the scope. Principals in ascending

@@ -3,7 +3,7 @@ package authorization
 import (
 	"context"
 
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // The one place where what a principal may do at a scope is worked out: its assignments,
@@ -66,7 +66,7 @@ func (s *Server) authorize(ctx context.Context, scope Scope, action, target stri
 	}
 	caller := callerFrom(ctx)
 	allowed := false
-	if err := s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		allowed = s.grants(tx, caller.PrincipalID, scope.Key, action, false)
 		return nil
 	}); err != nil {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // RoleAssignment is a stored role assignment. Keys (ScopeKey, PrincipalID, RoleDefinitionGUID)
@@ -50,49 +50,47 @@ type tables struct {
 	// Assignments is keyed by the lower-case name.
 	Assignments *store.Table[RoleAssignment]
 	// ByTriple enforces one assignment per (scope, role definition, principal).
-	ByTriple *store.Unique[RoleAssignment]
+	ByTriple *store.Index[RoleAssignment]
 	// ByScope orders assignments by scope key, for lists at, above and below a scope.
-	ByScope *store.Ordered[RoleAssignment]
+	ByScope *store.Index[RoleAssignment]
 	// ByPrincipal orders assignments by principal id.
-	ByPrincipal *store.Ordered[RoleAssignment]
+	ByPrincipal *store.Index[RoleAssignment]
 	// PerSubscription counts assignments by subscription, for the per-subscription limit.
-	PerSubscription *store.Counter[RoleAssignment]
+	PerSubscription *store.Index[RoleAssignment]
 	// PerRole counts assignments by role definition: a role still assigned cannot be deleted.
-	PerRole *store.Counter[RoleAssignment]
+	PerRole *store.Index[RoleAssignment]
 
 	// CustomRoles is keyed by the lower-case GUID; built-in roles are not stored.
 	CustomRoles *store.Table[RoleDefinition]
 	// RoleNames makes custom role names unique in the tenant, whatever their case.
-	RoleNames *store.Unique[RoleDefinition]
+	RoleNames *store.Index[RoleDefinition]
 
 	// Directory holds the principals, by lower-case id.
 	Directory *store.Table[DirectoryObject]
 	// Memberships is keyed by group|member.
 	Memberships *store.Table[Membership]
 	// ByMember orders memberships by member: the groups a principal is directly in.
-	ByMember *store.Ordered[Membership]
+	ByMember *store.Index[Membership]
 	// ByGroup orders memberships by group: a group's direct members.
-	ByGroup *store.Ordered[Membership]
+	ByGroup *store.Index[Membership]
 }
 
 func newTables(db *store.DB) *tables {
-	t := store.NewTable[RoleAssignment](db, "roleAssignments")
-	m := store.NewTable[Membership](db, "memberships")
-	roles := store.NewTable[RoleDefinition](db, "roleDefinitions")
-	return &tables{
-		Directory:       store.NewTable[DirectoryObject](db, "directory"),
-		Memberships:     m,
-		ByMember:        m.AddOrdered(func(r Membership) (string, bool) { return r.Member, true }),
-		ByGroup:         m.AddOrdered(func(r Membership) (string, bool) { return r.Group, true }),
-		Assignments:     t,
-		ByTriple:        t.AddUnique("triple", func(r RoleAssignment) (string, bool) { return r.Triple(), true }),
-		ByScope:         t.AddOrdered(func(r RoleAssignment) (string, bool) { return r.ScopeKey, true }),
-		ByPrincipal:     t.AddOrdered(func(r RoleAssignment) (string, bool) { return r.PrincipalID, true }),
-		PerSubscription: t.AddCounter(func(r RoleAssignment) (string, bool) { return r.Subscription, r.Subscription != "" }),
-		PerRole:         t.AddCounter(func(r RoleAssignment) (string, bool) { return r.RoleDefinitionGUID, true }),
-		CustomRoles:     roles,
-		RoleNames:       roles.AddUnique("roleName", func(r RoleDefinition) (string, bool) { return roleNameKey(r.Name), true }),
+	t := &tables{
+		ByTriple:        store.UniqueIndex("triple", func(r RoleAssignment) (string, bool) { return r.Triple(), true }),
+		ByScope:         store.OrderedIndex("scope", func(r RoleAssignment) (string, bool) { return r.ScopeKey, true }),
+		ByPrincipal:     store.OrderedIndex("principal", func(r RoleAssignment) (string, bool) { return r.PrincipalID, true }),
+		PerSubscription: store.CountedIndex("subscription", func(r RoleAssignment) (string, bool) { return r.Subscription, r.Subscription != "" }),
+		PerRole:         store.CountedIndex("role", func(r RoleAssignment) (string, bool) { return r.RoleDefinitionGUID, true }),
+		RoleNames:       store.UniqueIndex("roleName", func(r RoleDefinition) (string, bool) { return roleNameKey(r.Name), true }),
+		ByMember:        store.OrderedIndex("member", func(r Membership) (string, bool) { return r.Member, true }),
+		ByGroup:         store.OrderedIndex("group", func(r Membership) (string, bool) { return r.Group, true }),
 	}
+	t.Assignments = store.NewTable(db, "roleAssignments", t.ByTriple, t.ByScope, t.ByPrincipal, t.PerSubscription, t.PerRole)
+	t.CustomRoles = store.NewTable(db, "roleDefinitions", t.RoleNames)
+	t.Directory = store.NewTable[DirectoryObject](db, "directory")
+	t.Memberships = store.NewTable(db, "memberships", t.ByMember, t.ByGroup)
+	return t
 }
 
 func membershipKey(group, member string) string { return group + "|" + member }

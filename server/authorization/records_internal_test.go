@@ -1,19 +1,20 @@
 package authorization
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // TestScopeAndBelow: the ranges of ByScope that hold a scope and what is below it, and
 // nothing that merely starts with the same letters.
 func TestScopeAndBelow(t *testing.T) {
-	db := store.New()
+	db := store.New(store.NewMemory())
 	a := newTables(db)
 	scopes := []string{"subscriptions/s1", "subscriptions/s1/resourcegroups/rg", "subscriptions/s10", "subscriptions/s1-x", "subscriptions/s2"}
-	err := db.Update(func(tx *store.Tx) error {
+	err := db.Update(context.Background(), func(tx *store.Tx) error {
 		for i, s := range scopes {
 			r := RoleAssignment{Name: fmt.Sprint(i), ScopeKey: s, PrincipalID: "p", RoleDefinitionGUID: "r"}
 			if err := a.Assignments.Put(tx, r.Name, r); err != nil {
@@ -26,7 +27,7 @@ func TestScopeAndBelow(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	_ = db.View(func(tx *store.Tx) error {
+	_ = db.View(context.Background(), func(tx *store.Tx) error {
 		for _, rg := range scopeAndBelow("subscriptions/s1") {
 			a.ByScope.Scan(tx, rg[0], rg[1], nil, func(_ store.Cursor, r RoleAssignment) bool {
 				got = append(got, r.ScopeKey)

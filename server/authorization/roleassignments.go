@@ -10,7 +10,7 @@ import (
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
 	"github.com/understudy-dev/understudy/internal/condition"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // RoleAssignmentsCreate creates or updates a role assignment (the seed operation).
@@ -25,7 +25,7 @@ func (s *Server) RoleAssignmentsCreate(ctx context.Context, req gen.RoleAssignme
 	}
 	var out RoleAssignment
 	created := false
-	err = s.db.Update(func(tx *store.Tx) error {
+	err = s.db.Update(ctx, func(tx *store.Tx) error {
 		out, created, err = s.apply(tx, scope, req.RoleAssignmentName, want, callerFrom(ctx))
 		return err
 	})
@@ -100,7 +100,7 @@ func (s *Server) RoleAssignmentsGet(ctx context.Context, req gen.RoleAssignments
 	}
 	var r RoleAssignment
 	found := false
-	if err := s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		r, found = s.tables.Assignments.Get(tx, nameKey)
 		return nil
 	}); err != nil {
@@ -121,13 +121,13 @@ func (s *Server) RoleAssignmentsDelete(ctx context.Context, req gen.RoleAssignme
 	}
 	var r RoleAssignment
 	deleted := false
-	err = s.db.Update(func(tx *store.Tx) error {
+	err = s.db.Update(ctx, func(tx *store.Tx) error {
 		old, ok := s.tables.Assignments.Get(tx, nameKey)
 		if !ok || old.ScopeKey != scope.Key {
 			return nil
 		}
-		r, deleted, err = s.tables.Assignments.Delete(tx, nameKey)
-		return err
+		r, deleted = old, s.tables.Assignments.Delete(tx, nameKey)
+		return nil
 	})
 	if err != nil {
 		return nil, err

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/internal/timefmt"
 )
 
@@ -19,7 +19,10 @@ func (s *Server) RoleDefinitionsGet(ctx context.Context, req gen.RoleDefinitions
 	if err := s.authorize(ctx, scope, actionRoleDefinitionsRead, "/"+scope.Path+providerSegment+"roleDefinitions/"+req.RoleDefinitionId); err != nil {
 		return nil, err
 	}
-	r, ok := s.readRole(req.RoleDefinitionId)
+	r, ok, err := s.readRole(ctx, req.RoleDefinitionId)
+	if err != nil {
+		return nil, err
+	}
 	// A custom role exists at the scopes it can be assigned at, as the list shows it.
 	if !ok || !s.hier.assignableAt(r, scope.Key) {
 		return nil, errRoleDefinitionDoesNotExist(http.StatusNotFound, req.RoleDefinitionId)
@@ -30,7 +33,10 @@ func (s *Server) RoleDefinitionsGet(ctx context.Context, req gen.RoleDefinitions
 // RoleDefinitionsGetById reads a role definition through the id assignments return. Role
 // definitions are readable by every authenticated caller at this tenant-level path.
 func (s *Server) RoleDefinitionsGetById(ctx context.Context, req gen.RoleDefinitionsGetByIdRequestObject) (gen.RoleDefinitionsGetByIdResponseObject, error) {
-	r, ok := s.readRole(req.RoleDefinitionId)
+	r, ok, err := s.readRole(ctx, req.RoleDefinitionId)
+	if err != nil {
+		return nil, err
+	}
 	if !ok {
 		return nil, errRoleDefinitionDoesNotExist(http.StatusNotFound, req.RoleDefinitionId)
 	}
@@ -56,7 +62,7 @@ func (s *Server) RoleDefinitionsCreateOrUpdate(ctx context.Context, req gen.Role
 		return nil, rerr
 	}
 	var out RoleDefinition
-	err := s.db.Update(func(tx *store.Tx) error {
+	err := s.db.Update(ctx, func(tx *store.Tx) error {
 		var err error
 		out, err = s.putRole(tx, want, callerFrom(ctx).PrincipalID)
 		return err
@@ -83,7 +89,7 @@ func (s *Server) RoleDefinitionsDelete(ctx context.Context, req gen.RoleDefiniti
 	}
 	var out RoleDefinition
 	deleted := false
-	err := s.db.Update(func(tx *store.Tx) error {
+	err := s.db.Update(ctx, func(tx *store.Tx) error {
 		var err error
 		out, deleted, err = s.deleteRole(tx, scope, guid)
 		return err
@@ -110,7 +116,11 @@ func (s *Server) RoleDefinitionsList(ctx context.Context, req gen.RoleDefinition
 	if !ok {
 		return nil, errUnsupportedRoleDefinitionFilter(deref(req.Params.Filter))
 	}
-	return gen.RoleDefinitionsList200JSONResponse(s.listRoles(ctx, filter, scope.Key)), nil
+	out, err := s.listRoles(ctx, filter, scope.Key)
+	if err != nil {
+		return nil, err
+	}
+	return gen.RoleDefinitionsList200JSONResponse(out), nil
 }
 
 // RoleDefinitionsListAtTenant lists every role definition: at the tenant root each custom
@@ -121,21 +131,25 @@ func (s *Server) RoleDefinitionsListAtTenant(ctx context.Context, req gen.RoleDe
 		return nil, errUnsupportedRoleDefinitionFilter(deref(req.Params.Filter))
 	}
 	filter.AndBelow = true
-	return gen.RoleDefinitionsListAtTenant200JSONResponse(s.listRoles(ctx, filter, "")), nil
+	out, err := s.listRoles(ctx, filter, "")
+	if err != nil {
+		return nil, err
+	}
+	return gen.RoleDefinitionsListAtTenant200JSONResponse(out), nil
 }
 
 // readRole is the role with the GUID as it is now.
-func (s *Server) readRole(guid string) (r RoleDefinition, ok bool) {
-	_ = s.db.View(func(tx *store.Tx) error {
+func (s *Server) readRole(ctx context.Context, guid string) (r RoleDefinition, ok bool, err error) {
+	err = s.db.View(ctx, func(tx *store.Tx) error {
 		r, ok = s.role(tx, guid)
 		return nil
 	})
-	return r, ok
+	return r, ok, err
 }
 
 // listRoles is the list of the roles filter keeps at the scope key, in name order: the
 // built-in catalog and the custom roles, read in one transaction.
-func (s *Server) listRoles(ctx context.Context, filter roleDefinitionFilter, scopeKey string) gen.RoleDefinitionListResult {
+func (s *Server) listRoles(ctx context.Context, filter roleDefinitionFilter, scopeKey string) (gen.RoleDefinitionListResult, error) {
 	var kept []RoleDefinition
 	if filter.Type != customRole {
 		for _, r := range builtInOrder() {
@@ -146,7 +160,8 @@ func (s *Server) listRoles(ctx context.Context, filter roleDefinitionFilter, sco
 	}
 	if filter.Type != builtInRole {
 		var custom []RoleDefinition
-		_ = s.db.View(func(tx *store.Tx) error {
+		err := s.db.View(ctx, func(tx *store.Tx) error {
+			custom = nil
 			s.tables.CustomRoles.Each(tx, func(_ string, r RoleDefinition) bool {
 				if filter.keeps(s.hier, r, scopeKey) {
 					custom = append(custom, r)
@@ -155,6 +170,9 @@ func (s *Server) listRoles(ctx context.Context, filter roleDefinitionFilter, sco
 			})
 			return nil
 		})
+		if err != nil {
+			return gen.RoleDefinitionListResult{}, err
+		}
 		kept = append(kept, custom...)
 		sortRoles(kept)
 	}
@@ -162,7 +180,7 @@ func (s *Server) listRoles(ctx context.Context, filter roleDefinitionFilter, sco
 	for _, r := range kept {
 		out.Value = append(out.Value, renderRole(ctx, r))
 	}
-	return out
+	return out, nil
 }
 
 // renderRole is the wire form of a role definition, in the shape of the request's
