@@ -314,21 +314,16 @@ func (s *Seed) check(c *Config, at offsets) error {
 		}
 		return s.entryError(i-at.directory, len(s.Authorization.Directory), path("authorization", "directory"), "", err)
 	}
-	if i, err := firstFailing(len(c.Authorization.Assignments), func(k int) error {
-		cfg := c.Authorization
-		cfg.Assignments = cfg.Assignments[:k]
-		db := store.New()
-		authz, err := authorization.New(cfg, db.Store())
-		if err != nil {
-			return err
-		}
-		return db.Replace(func(tx *store.Tx) error { return authz.Seed(tx.New()) })
-	}); err != nil {
-		if inner := errors.Unwrap(err); inner != nil {
-			err = inner // without authorization's own "roleAssignments[i] (...)" prefix
-		}
-		field, err := assignmentField(err)
-		return s.entryError(i-at.assignments, len(s.Authorization.RoleAssignments), path("authorization", "roleAssignments"), field, err)
+	db := store.New()
+	authz, err := authorization.New(c.Authorization, db.Store())
+	if err != nil {
+		return err
+	}
+	var ase *authorization.SeedError
+	if err := db.Replace(func(tx *store.Tx) error { return authz.Seed(tx.New()) }); errors.As(err, &ase) && ase.Collection == authorization.SeedAssignments {
+		return s.entryError(ase.Index-at.assignments, len(s.Authorization.RoleAssignments), path("authorization", ase.Collection), ase.Field, ase.Err)
+	} else if err != nil {
+		return err
 	}
 	if i, err := firstFailing(len(c.Accounts.Platforms), func(k int) error {
 		cfg := c.Accounts
@@ -340,7 +335,7 @@ func (s *Seed) check(c *Config, at offsets) error {
 		return s.entryError(i-at.platforms, len(s.Accounts.Platforms), path("accounts", "platforms"), field, err)
 	}
 
-	db := store.New()
+	db = store.New()
 	accts, err := accounts.New(c.Accounts, db)
 	if err != nil {
 		return err
@@ -458,39 +453,6 @@ func splitField(f string) []string {
 		return nil
 	}
 	return strings.Split(f, ".")
-}
-
-// assignmentField names the member of a seeded role assignment that an authorization error
-// is about.
-func assignmentField(err error) (string, error) {
-	var ae *authorization.Error
-	if !errors.As(err, &ae) {
-		for _, f := range []string{"createdOn", "updatedOn"} {
-			if rest, ok := strings.CutPrefix(err.Error(), f+": "); ok {
-				return f, errors.New(rest)
-			}
-		}
-		if strings.Contains(err.Error(), "principalType") {
-			return "principalType", err
-		}
-		return "", err
-	}
-	if len(ae.Details) > 0 {
-		err = fmt.Errorf("%w (%s)", ae, ae.Details[0].Message)
-		if strings.HasPrefix(ae.Details[0].Message, "conditionVersion") {
-			return "conditionVersion", err
-		}
-	}
-	if f, ok := strings.CutPrefix(ae.Target, "properties."); ok {
-		return f, err
-	}
-	switch ae.Code {
-	case "InvalidRoleAssignmentId", "RoleAssignmentExists", "RoleAssignmentUpdateNotPermitted":
-		return "name", err
-	case "InvalidScope", "RoleAssignmentLimitExceeded":
-		return "scope", err
-	}
-	return "", err
 }
 
 // platformPrefix is how accounts.New starts its errors about a platform.

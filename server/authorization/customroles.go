@@ -73,7 +73,7 @@ func (s *Server) deleteRole(tx *store.Tx, scope Scope, guid string) (RoleDefinit
 	if !ok || scope.Key != "" && !s.hier.assignableAt(r, scope.Key) {
 		return r, false, nil
 	}
-	if s.tables.PerRole.Count(tx, guid) > 0 {
+	if s.tables.PerCustomRole.Count(tx, guid) > 0 {
 		return r, false, errRoleDefinitionHasAssignments(guid)
 	}
 	s.tables.CustomRoles.Delete(tx, guid)

@@ -212,8 +212,8 @@ func TestDirectoryRaces(t *testing.T) {
 	e := newEnv(t, func(c *authorization.Config) {
 		c.Enforce = true
 		c.Directory = []authorization.DirectoryEntry{{ID: principal1, Type: "User"}, {ID: principal2, Type: "Group", Members: []string{principal1}}}
-		c.Assignments = []authorization.SeedAssignment{{Scope: subScope, Name: name2, PrincipalID: principal2,
-			RoleDefinitionID: "/providers/Vendor.Authorization/roleDefinitions/" + authorization.ReaderRoleID}}
+		c.Assignments = []authorization.SeedAssignment{{"name": name2, "properties": map[string]any{"scope": subScope, "principalId": principal2,
+			"roleDefinitionId": "/providers/Vendor.Authorization/roleDefinitions/" + authorization.ReaderRoleID}}}
 	})
 	c := e.client(jwt(principal1), true)
 	var wg sync.WaitGroup

@@ -118,8 +118,9 @@ func (h *hierarchy) covers(a, s string) bool {
 // scope, its path subtree.
 func (h *hierarchy) below(key string) [][2]string {
 	if key == "" {
-		// Keys are valid UTF-8, which never holds the byte 0xff.
-		return [][2]string{{"\x01", "\xff"}}
+		// Every key but the root's own (atScope("")) starts with a letter, and keys are
+		// valid UTF-8, which never holds the byte 0xff.
+		return [][2]string{{"\x02", "\xff"}}
 	}
 	if !strings.HasPrefix(key, mgKeyPrefix) {
 		return [][2]string{scopeAndBelow(key)[1]}

@@ -14,7 +14,7 @@ import (
 
 // grant is one assignment that applies to a principal at a scope, with its role.
 type grant struct {
-	Assignment RoleAssignment
+	Assignment Assignment
 	Role       RoleDefinition
 }
 
@@ -29,12 +29,12 @@ func (s *Server) grantsAt(tx *store.Tx, principal, scopeKey string, fn func(g gr
 	}
 	for _, p := range s.principalAndGroups(tx, principal) {
 		stop := false
-		s.tables.ByPrincipal.Scan(tx, p, p+"\x01", nil, func(_ store.Cursor, r RoleAssignment) bool {
-			if !s.hier.covers(r.ScopeKey, scopeKey) {
+		s.tables.ByPrincipal.Scan(tx, p, p+"\x01", nil, func(_ store.Cursor, a Assignment) bool {
+			if !s.hier.covers(a.scopeKey(), scopeKey) {
 				return true
 			}
-			role, ok := s.role(tx, r.RoleDefinitionGUID)
-			if ok && !fn(grant{Assignment: r, Role: role}) {
+			role, ok := s.role(tx, a.roleGUID())
+			if ok && !fn(grant{Assignment: a, Role: role}) {
 				stop = true
 				return false
 			}

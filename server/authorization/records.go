@@ -2,63 +2,64 @@ package authorization
 
 import (
 	"strings"
-	"time"
 
+	gen "github.com/understudy-dev/understudy/gen/authorization"
 	"github.com/understudy-dev/understudy/internal/store"
 )
 
-// RoleAssignment is a stored role assignment. Keys (ScopeKey, PrincipalID, RoleDefinitionGUID)
-// are lower-cased so that lookups are case-insensitive as in ARM; Scope keeps the spelling of
-// the first request.
-type RoleAssignment struct {
-	Name                               string // lower-case GUID: the primary key
-	Scope                              string // without leading slash, as first stored
-	ScopeKey                           string // lower-cased Scope
-	Subscription                       string // lower-cased subscription id, "" outside subscriptions
-	RoleDefinitionGUID                 string // lower-case GUID
-	PrincipalID                        string // lower-case GUID
-	PrincipalType                      string
-	Description                        string
-	Condition                          string
-	ConditionVersion                   string
-	DelegatedManagedIdentityResourceID string
-	CreatedBy, UpdatedBy               string
-	CreatedByType, UpdatedByType       string
-	CreatedOn, UpdatedOn               time.Time
+// Assignment is a stored role assignment: the object api-version 2022-04-01 returns (name
+// and properties, with their computed members: the scope as first sent, the canonical
+// roleDefinitionId, the lower-case principalId, the principalType, the created and updated
+// members), without what a read derives from it (id, type, systemData: render), beside the
+// identity types of its creator and last updater, which only systemData shows. It is also
+// what a seed file and the state export give for an assignment (SeedAssignment).
+type Assignment struct {
+	gen.RoleAssignment
+	CreatedByType string `json:"createdByType,omitempty"`
+	UpdatedByType string `json:"updatedByType,omitempty"`
 }
 
-// Triple is the (scope, role definition, principal) key that may hold one assignment only.
-func (r RoleAssignment) Triple() string {
-	return r.ScopeKey + "|" + r.RoleDefinitionGUID + "|" + r.PrincipalID
+// The index keys of an assignment are derived from its object, lower-cased so that lookups
+// are case-insensitive as in ARM.
+
+// scopeKey is the assignment's Scope.Key.
+func (a Assignment) scopeKey() string { return scopeKeyOf(deref(a.Properties.Scope)) }
+
+// roleGUID is the GUID of the assignment's role definition (stored canonical: lower-case,
+// after roleDefinitionsPrefix).
+func (a Assignment) roleGUID() string {
+	return strings.TrimPrefix(a.Properties.RoleDefinitionId, roleDefinitionsPrefix)
 }
 
 // DirectoryObject is a principal of the directory: a user, group, service principal or
 // managed identity (or a foreign group or device), by lower-case object id.
 type DirectoryObject struct {
-	ID          string
-	Type        string // a DirectoryType
-	DisplayName string
+	ID          string `json:"id"`
+	Type        string `json:"type"` // a DirectoryType
+	DisplayName string `json:"displayName,omitempty"`
 }
 
 // Membership says that Member (a principal's lower-case id) is directly in Group.
 type Membership struct {
-	Group, Member string
+	Group  string `json:"group"`
+	Member string `json:"member"`
 }
 
 // tables are the authorization API's tables and their indexes.
 type tables struct {
 	// Assignments is keyed by the lower-case name.
-	Assignments *store.Table[RoleAssignment]
-	// ByTriple enforces one assignment per (scope, role definition, principal).
-	ByTriple *store.Index[RoleAssignment]
-	// ByScope orders assignments by scope key, for lists at, above and below a scope.
-	ByScope *store.Index[RoleAssignment]
+	Assignments *store.Table[Assignment]
+	// ByScope orders assignments by scope key, then role and principal (assignmentKey):
+	// lists at, above and below a scope walk it, and it holds one assignment per (scope,
+	// role definition, principal).
+	ByScope *store.Index[Assignment]
 	// ByPrincipal orders assignments by principal id.
-	ByPrincipal *store.Index[RoleAssignment]
+	ByPrincipal *store.Index[Assignment]
 	// PerSubscription counts assignments by subscription, for the per-subscription limit.
-	PerSubscription *store.Index[RoleAssignment]
-	// PerRole counts assignments by role definition: a role still assigned cannot be deleted.
-	PerRole *store.Index[RoleAssignment]
+	PerSubscription *store.Index[Assignment]
+	// PerCustomRole counts assignments by custom role definition: a role still assigned
+	// cannot be deleted (built-in roles cannot be deleted at all, so they are not counted).
+	PerCustomRole *store.Index[Assignment]
 
 	// CustomRoles is keyed by the lower-case GUID; built-in roles are not stored.
 	CustomRoles *store.Table[RoleDefinition]
@@ -77,30 +78,66 @@ type tables struct {
 
 func newTables(db *store.DB) *tables {
 	t := &tables{
-		ByTriple:        store.UniqueIndex("triple", func(r RoleAssignment) (string, bool) { return r.Triple(), true }),
-		ByScope:         store.OrderedIndex("scope", func(r RoleAssignment) (string, bool) { return r.ScopeKey, true }),
-		ByPrincipal:     store.OrderedIndex("principal", func(r RoleAssignment) (string, bool) { return r.PrincipalID, true }),
-		PerSubscription: store.CountedIndex("subscription", func(r RoleAssignment) (string, bool) { return r.Subscription, r.Subscription != "" }),
-		PerRole:         store.CountedIndex("role", func(r RoleAssignment) (string, bool) { return r.RoleDefinitionGUID, true }),
-		RoleNames:       store.UniqueIndex("roleName", func(r RoleDefinition) (string, bool) { return roleNameKey(r.Name), true }),
-		ByMember:        store.OrderedIndex("member", func(r Membership) (string, bool) { return r.Member, true }),
-		ByGroup:         store.OrderedIndex("group", func(r Membership) (string, bool) { return r.Group, true }),
+		ByScope: store.OrderedIndex("scope", func(a Assignment) (string, bool) {
+			return assignmentKey(a.scopeKey(), a.roleGUID(), a.Properties.PrincipalId), true
+		}),
+		ByPrincipal: store.OrderedIndex("principal", func(a Assignment) (string, bool) { return a.Properties.PrincipalId, true }),
+		PerSubscription: store.CountedIndex("subscription", func(a Assignment) (string, bool) {
+			sub := subscriptionOf(a.scopeKey())
+			return sub, sub != ""
+		}),
+		PerCustomRole: store.CountedIndex("customRole", func(a Assignment) (string, bool) {
+			guid := a.roleGUID()
+			_, builtIn := builtInByID()[guid]
+			return guid, !builtIn
+		}),
+		RoleNames: store.UniqueIndex("roleName", func(r RoleDefinition) (string, bool) { return roleNameKey(r.Name), true }),
+		ByMember:  store.OrderedIndex("member", func(m Membership) (string, bool) { return m.Member, true }),
+		ByGroup:   store.OrderedIndex("group", func(m Membership) (string, bool) { return m.Group, true }),
 	}
-	t.Assignments = store.NewTable(db, "roleAssignments", t.ByTriple, t.ByScope, t.ByPrincipal, t.PerSubscription, t.PerRole)
+	t.Assignments = store.NewTable(db, "roleAssignments", t.ByScope, t.ByPrincipal, t.PerSubscription, t.PerCustomRole)
 	t.CustomRoles = store.NewTable(db, "roleDefinitions", t.RoleNames)
 	t.Directory = store.NewTable[DirectoryObject](db, "directory")
 	t.Memberships = store.NewTable(db, "memberships", t.ByMember, t.ByGroup)
 	return t
 }
 
-func membershipKey(group, member string) string { return group + "|" + member }
+// keySep separates the parts of an assignment's ByScope key. It sorts before every byte a
+// scope key holds ('/' among them: names hold no control characters), so the assignments at
+// a scope come before those below it.
+const keySep = "\x01"
 
-// scopeAndBelow gives the [lo, hi) ranges of ByScope that hold a scope key and every scope
-// below it.
+// assignmentKey is an assignment's ByScope key: its scope's key, role definition and
+// principal, the triple that may hold one assignment only.
+func assignmentKey(scopeKey, roleGUID, principal string) string {
+	return scopeKey + keySep + roleGUID + keySep + principal
+}
+
+// atScope is the [lo, hi) range of ByScope that holds the assignments at exactly the scope
+// key.
+func atScope(scopeKey string) [2]string {
+	return [2]string{scopeKey + keySep, scopeKey + "\x02"}
+}
+
+// scopeAndBelow gives the [lo, hi) ranges of ByScope that hold the assignments at a scope
+// key and at every scope below it.
 func scopeAndBelow(scopeKey string) [][2]string {
 	scopeKey = strings.TrimSuffix(scopeKey, "/")
 	return [][2]string{
-		{scopeKey, scopeKey + "\x01"},    // exactly the scope ("\x01" is the next key after it)
+		atScope(scopeKey),
 		{scopeKey + "/", scopeKey + "0"}, // below it ('0' follows '/')
 	}
 }
+
+// subscriptionOf is the subscription id in a scope key, "" for scopes outside
+// subscriptions.
+func subscriptionOf(scopeKey string) string {
+	rest, ok := strings.CutPrefix(scopeKey, "subscriptions/")
+	if !ok {
+		return ""
+	}
+	sub, _, _ := strings.Cut(rest, "/")
+	return sub
+}
+
+func membershipKey(group, member string) string { return group + "|" + member }

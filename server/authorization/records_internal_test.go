@@ -16,8 +16,10 @@ func TestScopeAndBelow(t *testing.T) {
 	scopes := []string{"subscriptions/s1", "subscriptions/s1/resourcegroups/rg", "subscriptions/s10", "subscriptions/s1-x", "subscriptions/s2"}
 	err := db.Update(context.Background(), func(tx *store.Tx) error {
 		for i, s := range scopes {
-			r := RoleAssignment{Name: fmt.Sprint(i), ScopeKey: s, PrincipalID: "p", RoleDefinitionGUID: "r"}
-			if err := a.Assignments.Put(tx, r.Name, r); err != nil {
+			var r Assignment
+			r.Name, r.Properties.Scope = ptr(fmt.Sprint(i)), ptr("/"+s)
+			r.Properties.PrincipalId, r.Properties.RoleDefinitionId = "p", roleDefinitionsPrefix+"r"
+			if err := a.Assignments.Put(tx, *r.Name, r); err != nil {
 				return err
 			}
 		}
@@ -29,8 +31,8 @@ func TestScopeAndBelow(t *testing.T) {
 	var got []string
 	_ = db.View(context.Background(), func(tx *store.Tx) error {
 		for _, rg := range scopeAndBelow("subscriptions/s1") {
-			a.ByScope.Scan(tx, rg[0], rg[1], nil, func(_ store.Cursor, r RoleAssignment) bool {
-				got = append(got, r.ScopeKey)
+			a.ByScope.Scan(tx, rg[0], rg[1], nil, func(_ store.Cursor, r Assignment) bool {
+				got = append(got, r.scopeKey())
 				return true
 			})
 		}

@@ -74,6 +74,8 @@ type Server struct {
 	tables *tables
 	owners map[string]bool
 	hier   *hierarchy
+	// seedValidator checks seeded assignments as PUTs are checked.
+	seedValidator func() (*validate.Validator, error)
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -103,7 +105,7 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, db: db, tables: newTables(db), owners: map[string]bool{}, hier: hier}
+	s := &Server{cfg: cfg, db: db, tables: newTables(db), owners: map[string]bool{}, hier: hier, seedValidator: newSeedValidator()}
 	for _, o := range cfg.BootstrapOwners {
 		s.owners[strings.ToLower(o)] = true
 	}
