@@ -39,7 +39,10 @@ func (s *Server) Export() ([]byte, error) {
 	seed.Compute = ComputeSeed{OperationMode: s.cfg.Compute.Operations.Mode.String(), Locations: s.cfg.Compute.Locations}
 	err := s.db.View(func(tx *store.Tx) error {
 		var err error
-		seed.Authorization.RoleDefinitions = s.authz.ExportRoles(tx.New()) // custom roles as they are now, PUTs included
+		// Custom roles as they are now, PUTs included.
+		if seed.Authorization.RoleDefinitions, err = s.authz.ExportRoles(tx.New()); err != nil {
+			return err
+		}
 		if seed.Authorization.RoleAssignments, err = s.authz.Export(tx.New()); err != nil {
 			return err
 		}

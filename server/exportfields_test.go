@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	authgen "github.com/understudy-dev/understudy/gen/authorization"
 	"github.com/understudy-dev/understudy/internal/operations"
 	"github.com/understudy-dev/understudy/server/accounts"
 	"github.com/understudy-dev/understudy/server/authorization"
@@ -25,8 +26,8 @@ func TestExportDecidesEveryRecordField(t *testing.T) {
 		{authorization.Assignment{}, []string{"RoleAssignment", "CreatedByType", "UpdatedByType"}, nil},
 		{authorization.DirectoryObject{}, []string{"ID", "Type", "DisplayName"}, nil},
 		{authorization.Membership{}, []string{"Group", "Member"}, nil},
-		{authorization.RoleDefinition{}, []string{"GUID", "Name", "Description", "Type", "Actions", "NotActions", "DataActions", "NotDataActions",
-			"AssignableScopes", "CreatedOn", "CreatedBy", "UpdatedOn", "UpdatedBy"}, nil},
+		// A custom role: its object, as stored (id and type derived from its name).
+		{authgen.RoleDefinition{}, []string{"Id", "Name", "Properties", "Type"}, nil},
 		{accounts.Account{}, []string{"ID", "Platform", "Livemode", "Seq", "Created", "DisplayName", "ContactEmail", "ContactPhone", "Dashboard", "Country",
 			"EntityType", "Metadata", "Details", "Configurations", "OnboardedConfigurations", "Onboarded", "Concurrency", "Closed"}, nil},
 		{accounts.Person{}, []string{"ID", "Account", "Platform", "Livemode", "Seq", "Created", "Updated", "Details"}, nil},

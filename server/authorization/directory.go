@@ -234,14 +234,14 @@ func (s *Server) exportDirectory(tx *store.Tx) []DirectoryEntry {
 func (s *Server) seedDirectory(tx *store.Tx) error {
 	for i, e := range s.cfg.Directory {
 		if created, err := s.putPrincipal(tx, e); err != nil {
-			return fmt.Errorf("authorization.directory[%d]: %w", i, err)
+			return &SeedError{Collection: SeedDirectory, Index: i, Err: err}
 		} else if !created {
-			return fmt.Errorf("authorization.directory[%d]: %w: %s is declared twice", i, ErrInvalidPrincipal, e.ID)
+			return &SeedError{Collection: SeedDirectory, Index: i, Err: fmt.Errorf("%w: %s is declared twice", ErrInvalidPrincipal, e.ID)}
 		}
 	}
 	for i, e := range s.cfg.Directory {
 		if err := s.setMembers(tx, e); err != nil {
-			return fmt.Errorf("authorization.directory[%d]: %w", i, err)
+			return &SeedError{Collection: SeedDirectory, Index: i, Err: err}
 		}
 	}
 	return nil

@@ -124,8 +124,8 @@ func TestStrictPrincipalsMessage(t *testing.T) {
 // api-version's shape, and ARM's error for a version it does not define.
 func TestPermissionsVersionsAndScopes(t *testing.T) {
 	e := newEnv(t, func(c *authorization.Config) {
-		c.RoleDefinitions = []authorization.RoleDefinition{{GUID: "99999999-0000-4000-8000-00000000da7a", Name: "Blob Reader",
-			Actions: []string{"*/read"}, DataActions: []string{"Vendor.Storage/*/read"}}}
+		c.RoleDefinitions = []authorization.SeedRole{{"id": "99999999-0000-4000-8000-00000000da7a", "roleName": "Blob Reader",
+			"actions": []string{"*/read"}, "dataActions": []string{"Vendor.Storage/*/read"}}}
 	})
 	c := e.client(jwt(principal1), true)
 	mustPut(t, c, "providers/Vendor.Management/managementGroups/mg1", name1,

@@ -3,6 +3,7 @@ package authorization
 import (
 	"context"
 
+	gen "github.com/understudy-dev/understudy/gen/authorization"
 	"github.com/understudy-dev/understudy/internal/store"
 )
 
@@ -83,6 +84,17 @@ func (s *Server) role(tx *store.Tx, guid string) (RoleDefinition, bool) {
 	key := asciiLower(guid)
 	if r, ok := builtInByID()[key]; ok {
 		return r, true
+	}
+	obj, ok := s.tables.CustomRoles.Get(tx, key)
+	return roleOf(obj), ok
+}
+
+// roleObject is the object of the role definition with the GUID (any case), as a GET
+// returns it but for the members renderRole adds.
+func (s *Server) roleObject(tx *store.Tx, guid string) (gen.RoleDefinition, bool) {
+	key := asciiLower(guid)
+	if r, ok := builtInByID()[key]; ok {
+		return objectOf(r), true
 	}
 	return s.tables.CustomRoles.Get(tx, key)
 }

@@ -62,9 +62,9 @@ type tables struct {
 	PerCustomRole *store.Index[Assignment]
 
 	// CustomRoles is keyed by the lower-case GUID; built-in roles are not stored.
-	CustomRoles *store.Table[RoleDefinition]
+	CustomRoles *store.Table[gen.RoleDefinition]
 	// RoleNames makes custom role names unique in the tenant, whatever their case.
-	RoleNames *store.Index[RoleDefinition]
+	RoleNames *store.Index[gen.RoleDefinition]
 
 	// Directory holds the principals, by lower-case id.
 	Directory *store.Table[DirectoryObject]
@@ -91,9 +91,11 @@ func newTables(db *store.DB) *tables {
 			_, builtIn := builtInByID()[guid]
 			return guid, !builtIn
 		}),
-		RoleNames: store.UniqueIndex("roleName", func(r RoleDefinition) (string, bool) { return roleNameKey(r.Name), true }),
-		ByMember:  store.OrderedIndex("member", func(m Membership) (string, bool) { return m.Member, true }),
-		ByGroup:   store.OrderedIndex("group", func(m Membership) (string, bool) { return m.Group, true }),
+		RoleNames: store.UniqueIndex("roleName", func(r gen.RoleDefinition) (string, bool) {
+			return roleNameKey(deref(r.Properties.RoleName)), true
+		}),
+		ByMember: store.OrderedIndex("member", func(m Membership) (string, bool) { return m.Member, true }),
+		ByGroup:  store.OrderedIndex("group", func(m Membership) (string, bool) { return m.Group, true }),
 	}
 	t.Assignments = store.NewTable(db, "roleAssignments", t.ByScope, t.ByPrincipal, t.PerSubscription, t.PerCustomRole)
 	t.CustomRoles = store.NewTable(db, "roleDefinitions", t.RoleNames)

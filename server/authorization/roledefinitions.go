@@ -3,11 +3,9 @@ package authorization
 import (
 	"context"
 	"net/http"
-	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
 	"github.com/understudy-dev/understudy/internal/store"
-	"github.com/understudy-dev/understudy/internal/timefmt"
 )
 
 // RoleDefinitionsGet reads a role definition at a scope.
@@ -24,7 +22,7 @@ func (s *Server) RoleDefinitionsGet(ctx context.Context, req gen.RoleDefinitions
 		return nil, err
 	}
 	// A custom role exists at the scopes it can be assigned at, as the list shows it.
-	if !ok || !s.hier.assignableAt(r, scope.Key) {
+	if !ok || !s.hier.assignableAt(roleOf(r), scope.Key) {
 		return nil, errRoleDefinitionDoesNotExist(http.StatusNotFound, req.RoleDefinitionId)
 	}
 	return gen.RoleDefinitionsGet200JSONResponse(renderRole(ctx, r)), nil
@@ -57,14 +55,14 @@ func (s *Server) RoleDefinitionsCreateOrUpdate(ctx context.Context, req gen.Role
 	if err := s.authorize(ctx, scope, actionRoleDefinitionsWrite, "/"+scope.Path+providerSegment+"roleDefinitions/"+req.RoleDefinitionId); err != nil {
 		return nil, err
 	}
-	want, rerr := roleFromRequest(req.Body, guid)
-	if rerr != nil {
-		return nil, rerr
+	var want *gen.RoleDefinitionProperties
+	if req.Body != nil {
+		want = req.Body.Properties
 	}
-	var out RoleDefinition
+	var out gen.RoleDefinition
 	err := s.db.Update(ctx, func(tx *store.Tx) error {
 		var err error
-		out, err = s.putRole(tx, want, callerFrom(ctx).PrincipalID)
+		out, err = s.putRole(tx, guid, want, callerFrom(ctx).PrincipalID, nil)
 		return err
 	})
 	if err != nil {
@@ -87,7 +85,7 @@ func (s *Server) RoleDefinitionsDelete(ctx context.Context, req gen.RoleDefiniti
 	if err := s.authorize(ctx, scope, actionRoleDefinitionsDelete, "/"+scope.Path+providerSegment+"roleDefinitions/"+req.RoleDefinitionId); err != nil {
 		return nil, err
 	}
-	var out RoleDefinition
+	var out gen.RoleDefinition
 	deleted := false
 	err := s.db.Update(ctx, func(tx *store.Tx) error {
 		var err error
@@ -138,10 +136,10 @@ func (s *Server) RoleDefinitionsListAtTenant(ctx context.Context, req gen.RoleDe
 	return gen.RoleDefinitionsListAtTenant200JSONResponse(out), nil
 }
 
-// readRole is the role with the GUID as it is now.
-func (s *Server) readRole(ctx context.Context, guid string) (r RoleDefinition, ok bool, err error) {
+// readRole is the object of the role with the GUID as it is now.
+func (s *Server) readRole(ctx context.Context, guid string) (r gen.RoleDefinition, ok bool, err error) {
 	err = s.db.View(ctx, func(tx *store.Tx) error {
-		r, ok = s.role(tx, guid)
+		r, ok = s.roleObject(tx, guid)
 		return nil
 	})
 	return r, ok, err
@@ -150,20 +148,20 @@ func (s *Server) readRole(ctx context.Context, guid string) (r RoleDefinition, o
 // listRoles is the list of the roles filter keeps at the scope key, in name order: the
 // built-in catalog and the custom roles, read in one transaction.
 func (s *Server) listRoles(ctx context.Context, filter roleDefinitionFilter, scopeKey string) (gen.RoleDefinitionListResult, error) {
-	var kept []RoleDefinition
+	var kept []gen.RoleDefinition
 	if filter.Type != customRole {
 		for _, r := range builtInOrder() {
 			if filter.keeps(s.hier, r, scopeKey) {
-				kept = append(kept, r)
+				kept = append(kept, objectOf(r))
 			}
 		}
 	}
 	if filter.Type != builtInRole {
-		var custom []RoleDefinition
+		var custom []gen.RoleDefinition
 		err := s.db.View(ctx, func(tx *store.Tx) error {
 			custom = nil
-			s.tables.CustomRoles.Each(tx, func(_ string, r RoleDefinition) bool {
-				if filter.keeps(s.hier, r, scopeKey) {
+			s.tables.CustomRoles.Each(tx, func(_ string, r gen.RoleDefinition) bool {
+				if filter.keeps(s.hier, roleOf(r), scopeKey) {
 					custom = append(custom, r)
 				}
 				return true
@@ -183,40 +181,9 @@ func (s *Server) listRoles(ctx context.Context, filter roleDefinitionFilter, sco
 	return out, nil
 }
 
-// renderRole is the wire form of a role definition, in the shape of the request's
-// api-version.
-func renderRole(ctx context.Context, r RoleDefinition) gen.RoleDefinition {
-	id := roleDefinitionsPrefix + r.GUID
-	name, typ := r.GUID, roleDefinitionType
-	nonNil := func(s []string) []string {
-		if s == nil {
-			return []string{}
-		}
-		return s
-	}
-	perm := gen.Permission{
-		Actions: nonNil(r.Actions), NotActions: nonNil(r.NotActions),
-		DataActions: nonNil(r.DataActions), NotDataActions: nonNil(r.NotDataActions),
-	}
-	p := &gen.RoleDefinitionProperties{
-		RoleName:         &r.Name,
-		Type:             &r.Type,
-		Description:      &r.Description,
-		Permissions:      []gen.Permission{perm},
-		AssignableScopes: r.AssignableScopes,
-	}
-	if r.Type == customRole {
-		p.CreatedOn, p.UpdatedOn = parsedTime(r.CreatedOn), parsedTime(r.UpdatedOn)
-		p.CreatedBy, p.UpdatedBy = optional(r.CreatedBy), optional(r.UpdatedBy)
-	}
-	return shapeRole(apiVersion(ctx), gen.RoleDefinition{Id: &id, Name: &name, Type: &typ, Properties: p})
-}
-
-// parsedTime is a stored RFC 3339 time, nil when there is none.
-func parsedTime(s string) *time.Time {
-	t, err := timefmt.Parse(s)
-	if s == "" || err != nil {
-		return nil
-	}
-	return &t
+// renderRole is the wire form of a role definition's object, in the shape of the request's
+// api-version: with the members a read derives (id, type).
+func renderRole(ctx context.Context, r gen.RoleDefinition) gen.RoleDefinition {
+	r.Id, r.Type = ptr(roleDefinitionsPrefix+deref(r.Name)), ptr(roleDefinitionType)
+	return shapeRole(apiVersion(ctx), r)
 }

@@ -35,9 +35,12 @@ type SeedAssignment map[string]any
 // seedCaller is who created the seeded assignments.
 var seedCaller = Caller{PrincipalID: "understudy-seed", Name: "understudy-seed", Type: "Application"}
 
-// The lists of the seed file's authorization section, as SeedError names them.
+// The lists of the seed file's authorization section, as SeedError names them (and
+// SeedRoles).
 const (
-	SeedAssignments = "roleAssignments"
+	SeedAssignments      = "roleAssignments"
+	SeedManagementGroups = "managementGroups"
+	SeedDirectory        = "directory"
 )
 
 // SeedError is a seed entry that breaks a rule of the API.
