@@ -48,7 +48,7 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 			more = true
 			return false
 		}
-		page = append(page, r)
+		page = append(page, r.full(c.PK))
 		last = c
 		return true
 	}

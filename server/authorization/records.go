@@ -7,16 +7,56 @@ import (
 	"github.com/understudy-dev/understudy/internal/store"
 )
 
-// Assignment is a stored role assignment: the object api-version 2022-04-01 returns (name
-// and properties, with their computed members: the scope as first sent, the canonical
+// Assignment is a role assignment: the object api-version 2022-04-01 returns (name and
+// properties, with their computed members: the scope as first sent, the canonical
 // roleDefinitionId, the lower-case principalId, the principalType, the created and updated
 // members), without what a read derives from it (id, type, systemData: render), beside the
-// identity types of its creator and last updater, which only systemData shows. It is also
-// what a seed file and the state export give for an assignment (SeedAssignment).
+// identity types of its creator and last updater, which only systemData shows. It is what a
+// seed file and the state export give for an assignment (SeedAssignment).
+//
+// It is stored lean: without its name when the name is its primary key (the name
+// lower-cased, as most are spelled), and without the updated members that equal the
+// created ones (as they do until an assignment is updated). full fills them in again.
 type Assignment struct {
 	gen.RoleAssignment
 	CreatedByType string `json:"createdByType,omitempty"`
 	UpdatedByType string `json:"updatedByType,omitempty"`
+}
+
+// lean is a as stored under pk.
+func (a Assignment) lean(pk string) Assignment {
+	p := &a.Properties
+	if deref(a.Name) == pk {
+		a.Name = nil
+	}
+	if p.UpdatedOn != nil && p.CreatedOn != nil && p.UpdatedOn.Equal(*p.CreatedOn) {
+		p.UpdatedOn = nil
+	}
+	if p.UpdatedBy != nil && p.CreatedBy != nil && *p.UpdatedBy == *p.CreatedBy {
+		p.UpdatedBy = nil
+	}
+	if a.UpdatedByType == a.CreatedByType {
+		a.UpdatedByType = ""
+	}
+	return a
+}
+
+// full is the assignment stored under pk, whole.
+func (a Assignment) full(pk string) Assignment {
+	p := &a.Properties
+	if a.Name == nil {
+		a.Name = &pk
+	}
+	if p.UpdatedOn == nil {
+		p.UpdatedOn = p.CreatedOn
+	}
+	if p.UpdatedBy == nil {
+		p.UpdatedBy = p.CreatedBy
+	}
+	if a.UpdatedByType == "" {
+		a.UpdatedByType = a.CreatedByType
+	}
+	return a
 }
 
 // The index keys of an assignment are derived from its object, lower-cased so that lookups
@@ -49,9 +89,9 @@ type Membership struct {
 type tables struct {
 	// Assignments is keyed by the lower-case name.
 	Assignments *store.Table[Assignment]
-	// ByScope orders assignments by scope key, then role and principal (assignmentKey):
-	// lists at, above and below a scope walk it, and it holds one assignment per (scope,
-	// role definition, principal).
+	// ByScope orders assignments by scope key, then principal (assignmentKey): lists at,
+	// above and below a scope walk it, and a principal's assignments at a scope are found
+	// in it (one per role definition: holds).
 	ByScope *store.Index[Assignment]
 	// ByPrincipal orders assignments by principal id.
 	ByPrincipal *store.Index[Assignment]
@@ -79,12 +119,12 @@ type tables struct {
 func newTables(db *store.DB) *tables {
 	t := &tables{
 		ByScope: store.OrderedIndex("scope", func(a Assignment) (string, bool) {
-			return assignmentKey(a.scopeKey(), a.roleGUID(), a.Properties.PrincipalId), true
+			return assignmentKey(a.scopeKey(), a.Properties.PrincipalId), true
 		}),
 		ByPrincipal: store.OrderedIndex("principal", func(a Assignment) (string, bool) { return a.Properties.PrincipalId, true }),
 		PerSubscription: store.CountedIndex("subscription", func(a Assignment) (string, bool) {
 			sub := subscriptionOf(a.scopeKey())
-			return sub, sub != ""
+			return strings.Clone(sub), sub != "" // not the whole scope key kept for it
 		}),
 		PerCustomRole: store.CountedIndex("customRole", func(a Assignment) (string, bool) {
 			guid := a.roleGUID()
@@ -109,10 +149,9 @@ func newTables(db *store.DB) *tables {
 // a scope come before those below it.
 const keySep = "\x01"
 
-// assignmentKey is an assignment's ByScope key: its scope's key, role definition and
-// principal, the triple that may hold one assignment only.
-func assignmentKey(scopeKey, roleGUID, principal string) string {
-	return scopeKey + keySep + roleGUID + keySep + principal
+// assignmentKey is an assignment's ByScope key: its scope's key and principal.
+func assignmentKey(scopeKey, principal string) string {
+	return scopeKey + keySep + principal
 }
 
 // atScope is the [lo, hi) range of ByScope that holds the assignments at exactly the scope

@@ -74,10 +74,10 @@ func (s *Server) apply(tx *store.Tx, scope Scope, name string, want gen.RoleAssi
 		}
 		want.Scope, want.CreatedOn, want.CreatedBy = old.Properties.Scope, old.Properties.CreatedOn, old.Properties.CreatedBy
 		out.CreatedByType = old.CreatedByType
-		out.Name = old.Name
+		out.Name = old.full(nameKey).Name
 	case scope.Subscription != "" && s.tables.PerSubscription.Count(tx, scope.Subscription) >= s.cfg.MaxPerSubscription:
 		return out, false, errLimitExceeded(s.cfg.MaxPerSubscription)
-	case s.tables.ByScope.Count(tx, assignmentKey(scope.Key, guid, want.PrincipalId)) > 0:
+	case s.holds(tx, scope.Key, guid, want.PrincipalId):
 		// Another name already binds this (scope, role, principal).
 		return out, false, errAssignmentExists()
 	default:
@@ -97,10 +97,21 @@ func (s *Server) apply(tx *store.Tx, scope Scope, name string, want gen.RoleAssi
 		out.UpdatedByType = cmp.Or(recorded.UpdatedByType, out.UpdatedByType)
 	}
 	out.Properties = want
-	if err := s.tables.Assignments.Put(tx, nameKey, out); err != nil {
+	if err := s.tables.Assignments.Put(tx, nameKey, out.lean(nameKey)); err != nil {
 		return out, false, fmt.Errorf("role assignment %q: %w", nameKey, err)
 	}
 	return out, created, nil
+}
+
+// holds reports whether principal holds the role guid at the scope key, under any name.
+func (s *Server) holds(tx *store.Tx, scopeKey, guid, principal string) bool {
+	key := assignmentKey(scopeKey, principal)
+	found := false
+	s.tables.ByScope.Scan(tx, key, key+keySep, nil, func(_ store.Cursor, a Assignment) bool {
+		found = a.roleGUID() == guid
+		return !found
+	})
+	return found
 }
 
 // RoleAssignmentsGet reads one assignment.
@@ -120,7 +131,7 @@ func (s *Server) RoleAssignmentsGet(ctx context.Context, req gen.RoleAssignments
 	if !found || a.scopeKey() != scope.Key {
 		return nil, errAssignmentNotFound(req.RoleAssignmentName)
 	}
-	return gen.RoleAssignmentsGet200JSONResponse(render(apiVersion(ctx), a)), nil
+	return gen.RoleAssignmentsGet200JSONResponse(render(apiVersion(ctx), a.full(nameKey))), nil
 }
 
 // RoleAssignmentsDelete deletes one assignment: 200 with what was deleted, 204 when there
@@ -138,7 +149,7 @@ func (s *Server) RoleAssignmentsDelete(ctx context.Context, req gen.RoleAssignme
 			deleted = false
 			return nil
 		}
-		a, deleted = old, s.tables.Assignments.Delete(tx, nameKey)
+		a, deleted = old.full(nameKey), s.tables.Assignments.Delete(tx, nameKey)
 		return nil
 	})
 	if err != nil {
@@ -223,7 +234,7 @@ func parseRoleDefinitionID(id string) (string, bool) {
 	return parseGUID(id[i+len(roleDefinitionsPrefix):])
 }
 
-// render is the wire form of a stored assignment in the shape of api-version v: its object
+// render is the wire form of an assignment (full) in the shape of api-version v: its object
 // with the members a read derives (id, type, systemData).
 func render(v string, a Assignment) gen.RoleAssignment {
 	out := a.RoleAssignment

@@ -248,15 +248,15 @@ func (s *Server) ExportDirectory(tx *store.Tx) []DirectoryEntry {
 	return s.exportDirectory(tx)
 }
 
-// Export is every role assignment as seed entries (its row, as stored), in name order:
+// Export is every role assignment as seed entries (its object, whole), in name order:
 // loaded back, each is the assignment it was, history included.
 func (s *Server) Export(tx *store.Tx) ([]SeedAssignment, error) {
 	var out []SeedAssignment
 	var err error
-	s.tables.Assignments.Each(tx, func(_ string, a Assignment) bool {
+	s.tables.Assignments.Each(tx, func(pk string, a Assignment) bool {
 		var raw []byte
 		var entry SeedAssignment
-		if raw, err = json.Marshal(a); err == nil {
+		if raw, err = json.Marshal(a.full(pk)); err == nil {
 			err = json.Unmarshal(raw, &entry)
 		}
 		out = append(out, entry)
