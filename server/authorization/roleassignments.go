@@ -106,6 +106,9 @@ func (s *Server) apply(tx *store.Tx, scope Scope, name string, want gen.RoleAssi
 // holds reports whether principal holds the role guid at the scope key, under any name.
 func (s *Server) holds(tx *store.Tx, scopeKey, guid, principal string) bool {
 	key := assignmentKey(scopeKey, principal)
+	if s.tables.ByScope.Count(tx, key) == 0 {
+		return false // the usual case, told without reading a row
+	}
 	found := false
 	s.tables.ByScope.Scan(tx, key, key+keySep, nil, func(_ store.Cursor, a Assignment) bool {
 		found = a.roleGUID() == guid
