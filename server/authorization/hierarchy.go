@@ -13,10 +13,10 @@ import (
 // ARM puts every subscription in one management group; one the seed file places nowhere is
 // under the root only.
 type ManagementGroup struct {
-	ID            string   `yaml:"id"`
-	DisplayName   string   `yaml:"displayName,omitempty"`
-	Parent        string   `yaml:"parent,omitempty"`
-	Subscriptions []string `yaml:"subscriptions,omitempty"`
+	ID            string   `yaml:"id" json:"id"`
+	DisplayName   string   `yaml:"displayName,omitempty" json:"displayName,omitempty"`
+	Parent        string   `yaml:"parent,omitempty" json:"parent,omitempty"`
+	Subscriptions []string `yaml:"subscriptions,omitempty" json:"subscriptions,omitempty"`
 }
 
 // hierarchy is the scope tree above subscriptions: the tenant root (key ""), management
