@@ -242,7 +242,11 @@ func parseRoleDefinitionID(id string) (string, bool) {
 func render(v string, a Assignment) gen.RoleAssignment {
 	out := a.RoleAssignment
 	p := &out.Properties
-	out.Id = ptr(scopeID(strings.Trim(deref(p.Scope), "/")) + providerSegment + "roleAssignments/" + deref(out.Name))
+	scope := deref(p.Scope) // "/" and the path, or "/" for the root, whose ids start at /providers
+	if scope == "/" {
+		scope = ""
+	}
+	out.Id = ptr(scope + providerSegment + "roleAssignments/" + deref(out.Name))
 	out.Type = ptr(roleAssignmentType)
 	out.SystemData = &gen.SystemData{
 		CreatedAt: p.CreatedOn, CreatedBy: p.CreatedBy, CreatedByType: optionalType(a.CreatedByType),
