@@ -14,6 +14,7 @@ import (
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
@@ -177,9 +178,13 @@ func decodeStrict(raw []byte, out any) (string, error) {
 	case errors.Is(se.Err, jsonv2.ErrUnknownName):
 		return field, errors.New("unknown field")
 	case se.GoType == reflect.TypeFor[time.Time]():
-		return field, fmt.Errorf("%s is not an RFC 3339 time such as 2026-11-21T10:00:00.123Z", se.JSONValue)
+		var pe *time.ParseError
+		if errors.As(se.Err, &pe) {
+			return field, fmt.Errorf("%q is not an RFC 3339 time such as 2026-11-21T10:00:00.123Z", pe.Value)
+		}
+		return field, errors.New("not an RFC 3339 time such as 2026-11-21T10:00:00.123Z")
 	case se.GoType != nil:
-		return field, fmt.Errorf("want a %s, got %s", kindOf(se.GoType), se.JSONKind)
+		return field, fmt.Errorf("want a %s, got %s", kindOf(se.GoType), jsonKind(se.JSONKind))
 	}
 	return field, err
 }
@@ -190,6 +195,23 @@ func tokens(se *jsonv2.SemanticError) []string {
 		out = append(out, t)
 	}
 	return out
+}
+
+// jsonKind says what a JSON value is, for "got X".
+func jsonKind(k jsontext.Kind) string {
+	switch k {
+	case '"':
+		return "a string"
+	case '[':
+		return "a list"
+	case '{':
+		return "a mapping"
+	case 't', 'f':
+		return "a boolean"
+	case '0':
+		return "a number"
+	}
+	return "null"
 }
 
 // kindOf says what JSON a Go type takes, for "want X".
