@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -110,9 +109,15 @@ func (r SeedRole) GUID() string {
 
 func (r SeedRole) flat() bool { return r["properties"] == nil }
 
-// permissionMembers are the members of a role's permissions entry, which an entry in the
-// earlier form has beside its other members.
-var permissionMembers = []string{"actions", "notActions", "dataActions", "notDataActions"}
+// permissionMember reports whether k is a member of a role's permissions entry, which an
+// entry in the earlier form has beside its other members.
+func permissionMember(k string) bool {
+	switch k {
+	case "actions", "notActions", "dataActions", "notDataActions":
+		return true
+	}
+	return false
+}
 
 // object is the entry in the object's form.
 func (r SeedRole) object() map[string]any {
@@ -125,7 +130,7 @@ func (r SeedRole) object() map[string]any {
 		switch {
 		case k == "id":
 			out["name"] = v
-		case slices.Contains(permissionMembers, k):
+		case permissionMember(k):
 			perm[k] = v
 		default:
 			props[k] = v

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -83,9 +82,15 @@ func (s *Server) Seed(tx *store.Tx) error {
 	return nil
 }
 
-// assignmentMembers are the members of an Assignment outside its properties: an entry
-// without "properties" has every other member in them.
-var assignmentMembers = []string{"id", "name", "type", "properties", "systemData", "createdByType", "updatedByType"}
+// outsideProperties reports whether k is a member of an Assignment outside its properties:
+// an entry without "properties" has every other member in them.
+func outsideProperties(k string) bool {
+	switch k {
+	case "id", "name", "type", "properties", "systemData", "createdByType", "updatedByType":
+		return true
+	}
+	return false
+}
 
 // seedAssignment creates the assignment entry gives through apply, as a PUT would, and
 // returns the member at fault with the error.
@@ -101,7 +106,7 @@ func (s *Server) seedAssignment(tx *store.Tx, entry SeedAssignment) (string, err
 		props := map[string]any{}
 		nested := SeedAssignment{"properties": props}
 		for k, v := range entry {
-			if slices.Contains(assignmentMembers, k) {
+			if outsideProperties(k) {
 				nested[k] = v
 			} else {
 				props[k] = v
