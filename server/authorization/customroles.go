@@ -172,11 +172,11 @@ func decodeRoles(entries []SeedRole) ([]gen.RoleDefinition, error) {
 		if err != nil {
 			return nil, &SeedError{Collection: SeedRoles, Index: i, Err: err}
 		}
-		if p := out[i].Properties; p == nil || len(p.AssignableScopes) == 0 {
-			if p == nil {
-				out[i].Properties = &gen.RoleDefinitionProperties{}
-			}
-			out[i].Properties.AssignableScopes = []string{everywhere}
+		if out[i].Properties == nil {
+			out[i].Properties = &gen.RoleDefinitionProperties{}
+		}
+		if len(out[i].Properties.AssignableScopes) == 0 {
+			out[i].Properties.AssignableScopes = []string{everywhere} // a seeded role without them is assignable everywhere
 		}
 	}
 	var se *SeedError

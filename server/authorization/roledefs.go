@@ -185,9 +185,6 @@ func checkCustomRoles(custom []gen.RoleDefinition) error {
 		if r.Type != "" && r.Type != customRole {
 			return fail("type %q: a seeded role is a %s (the built-in roles are the vendor's catalog)", r.Type, customRole)
 		}
-		if len(r.AssignableScopes) == 0 {
-			r.AssignableScopes = []string{everywhere} // a seeded role without them is assignable everywhere
-		}
 		key := roleNameKey(r.Name)
 		if _, builtIn := builtInByName()[key]; builtIn || names[key] {
 			return fail("another role has that name (role names are unique, whatever their case)")
