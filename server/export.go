@@ -38,9 +38,15 @@ func (s *Server) Export() ([]byte, error) {
 	seed.Accounts = AccountsSeed{AccountConcurrency: s.cfg.Accounts.AccountConcurrency, Platforms: s.cfg.Accounts.Platforms}
 	seed.Compute = ComputeSeed{OperationMode: s.cfg.Compute.Operations.Mode.String(), Locations: s.cfg.Compute.Locations}
 	err := s.db.View(func(tx *store.Tx) error {
-		seed.Authorization.RoleDefinitions = s.authz.ExportRoles(tx) // custom roles as they are now, PUTs included
-		seed.Authorization.RoleAssignments = s.authz.Export(tx)
-		seed.Authorization.Directory = s.authz.ExportDirectory(tx)
+		var err error
+		// Custom roles as they are now, PUTs included.
+		if seed.Authorization.RoleDefinitions, err = s.authz.ExportRoles(tx.New()); err != nil {
+			return err
+		}
+		if seed.Authorization.RoleAssignments, err = s.authz.Export(tx.New()); err != nil {
+			return err
+		}
+		seed.Authorization.Directory = s.authz.ExportDirectory(tx.New())
 		st := s.accts.Export(tx)
 		seed.Accounts.Accounts, seed.Accounts.Persons, seed.Accounts.Links, seed.Accounts.IdempotencyKeys = st.Accounts, st.Persons, st.Links, st.IdempotencyKeys
 		seed.Accounts.EventDestinations = st.Destinations

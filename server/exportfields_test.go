@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	authgen "github.com/understudy-dev/understudy/gen/authorization"
 	"github.com/understudy-dev/understudy/internal/operations"
 	"github.com/understudy-dev/understudy/server/accounts"
 	"github.com/understudy-dev/understudy/server/authorization"
@@ -21,13 +22,12 @@ func TestExportDecidesEveryRecordField(t *testing.T) {
 		exported []string
 		left     map[string]string
 	}{
-		{authorization.RoleAssignment{}, []string{"Name", "Scope", "ScopeKey", "Subscription", "RoleDefinitionGUID", "PrincipalID", "PrincipalType",
-			"Description", "Condition", "ConditionVersion", "DelegatedManagedIdentityResourceID", "CreatedBy", "UpdatedBy", "CreatedByType",
-			"UpdatedByType", "CreatedOn", "UpdatedOn"}, nil},
+		// The object, as stored, and what is kept beside it.
+		{authorization.Assignment{}, []string{"RoleAssignment", "CreatedByType", "UpdatedByType"}, nil},
 		{authorization.DirectoryObject{}, []string{"ID", "Type", "DisplayName"}, nil},
 		{authorization.Membership{}, []string{"Group", "Member"}, nil},
-		{authorization.RoleDefinition{}, []string{"GUID", "Name", "Description", "Type", "Actions", "NotActions", "DataActions", "NotDataActions",
-			"AssignableScopes", "CreatedOn", "CreatedBy", "UpdatedOn", "UpdatedBy"}, nil},
+		// A custom role: its object, as stored (id and type derived from its name).
+		{authgen.RoleDefinition{}, []string{"Id", "Name", "Properties", "Type"}, nil},
 		{accounts.Account{}, []string{"ID", "Platform", "Livemode", "Seq", "Created", "DisplayName", "ContactEmail", "ContactPhone", "Dashboard", "Country",
 			"EntityType", "Metadata", "Details", "Configurations", "OnboardedConfigurations", "Onboarded", "Concurrency", "Closed"}, nil},
 		{accounts.Person{}, []string{"ID", "Account", "Platform", "Livemode", "Seq", "Created", "Updated", "Details"}, nil},

@@ -48,7 +48,7 @@ type AuthorizationSeed struct {
 	// Tokens map bearer tokens to principals.
 	Tokens map[string]authorization.Principal `yaml:"tokens,omitempty"`
 	// RoleDefinitions are custom roles.
-	RoleDefinitions []authorization.RoleDefinition `yaml:"roleDefinitions,omitempty"`
+	RoleDefinitions []authorization.SeedRole `yaml:"roleDefinitions,omitempty"`
 	// RoleAssignments exist at start and after every reset.
 	RoleAssignments []authorization.SeedAssignment `yaml:"roleAssignments,omitempty"`
 	// StrictPrincipals refuses assignments to principals the directory does not know (so
@@ -192,8 +192,8 @@ func (s *Seed) Apply(c *Config, explicit func(flag string) bool) error {
 	// A custom role whose id an earlier seed gave (the built-in seed's example role, say)
 	// is replaced by this seed's: so a state export, which writes every custom role, loads
 	// back on top of the built-in seed.
-	c.Authorization.RoleDefinitions = slices.DeleteFunc(slices.Clone(c.Authorization.RoleDefinitions), func(old authorization.RoleDefinition) bool {
-		return slices.ContainsFunc(s.Authorization.RoleDefinitions, func(r authorization.RoleDefinition) bool { return strings.EqualFold(r.GUID, old.GUID) })
+	c.Authorization.RoleDefinitions = slices.DeleteFunc(slices.Clone(c.Authorization.RoleDefinitions), func(old authorization.SeedRole) bool {
+		return slices.ContainsFunc(s.Authorization.RoleDefinitions, func(r authorization.SeedRole) bool { return strings.EqualFold(r.GUID(), old.GUID()) })
 	})
 	at := offsets{
 		roles: len(c.Authorization.RoleDefinitions), assignments: len(c.Authorization.Assignments),
@@ -281,54 +281,20 @@ type offsets struct {
 // check loads the state c seeds into a scratch store, with the same code as Server.Reset,
 // and reports the first entry that breaks a rule at its line.
 func (s *Seed) check(c *Config, at offsets) error {
-	authzCfg := c.Authorization
-	authzCfg.Assignments = nil
-	if i, err := firstFailing(len(authzCfg.RoleDefinitions), func(k int) error {
-		cfg := authzCfg
-		cfg.RoleDefinitions, cfg.ManagementGroups = cfg.RoleDefinitions[:k], nil
-		_, err := authorization.New(cfg, store.New())
+	db := store.New()
+	authz, err := authorization.New(c.Authorization, db.Store())
+	if err == nil {
+		err = db.Replace(func(tx *store.Tx) error { return authz.Seed(tx.New()) })
+	}
+	var ase *authorization.SeedError
+	if errors.As(err, &ase) {
+		first := map[string]int{authorization.SeedRoles: at.roles, authorization.SeedAssignments: at.assignments,
+			authorization.SeedManagementGroups: at.groups, authorization.SeedDirectory: at.directory}[ase.Collection]
+		count := map[string]int{authorization.SeedRoles: len(s.Authorization.RoleDefinitions), authorization.SeedAssignments: len(s.Authorization.RoleAssignments),
+			authorization.SeedManagementGroups: len(s.Authorization.ManagementGroups), authorization.SeedDirectory: len(s.Authorization.Directory)}[ase.Collection]
+		return s.entryError(ase.Index-first, count, path("authorization", ase.Collection), ase.Field, ase.Err)
+	} else if err != nil {
 		return err
-	}); err != nil {
-		return s.entryError(i-at.roles, len(s.Authorization.RoleDefinitions), path("authorization", "roleDefinitions"), "id", err)
-	}
-	if i, err := firstFailing(len(authzCfg.ManagementGroups), func(k int) error {
-		cfg := authzCfg
-		cfg.ManagementGroups, cfg.Directory = cfg.ManagementGroups[:k], nil
-		_, err := authorization.New(cfg, store.New())
-		return err
-	}); err != nil {
-		return s.entryError(i-at.groups, len(s.Authorization.ManagementGroups), path("authorization", "managementGroups"), "", err)
-	}
-	if i, err := firstFailing(len(authzCfg.Directory), func(k int) error {
-		cfg := authzCfg
-		cfg.Directory = cfg.Directory[:k]
-		db := store.New()
-		authz, err := authorization.New(cfg, db)
-		if err != nil {
-			return err
-		}
-		return db.Replace(authz.Seed)
-	}); err != nil {
-		if inner := errors.Unwrap(err); inner != nil {
-			err = inner // without authorization's own "directory[i]" prefix
-		}
-		return s.entryError(i-at.directory, len(s.Authorization.Directory), path("authorization", "directory"), "", err)
-	}
-	if i, err := firstFailing(len(c.Authorization.Assignments), func(k int) error {
-		cfg := c.Authorization
-		cfg.Assignments = cfg.Assignments[:k]
-		db := store.New()
-		authz, err := authorization.New(cfg, db)
-		if err != nil {
-			return err
-		}
-		return db.Replace(authz.Seed)
-	}); err != nil {
-		if inner := errors.Unwrap(err); inner != nil {
-			err = inner // without authorization's own "roleAssignments[i] (...)" prefix
-		}
-		field, err := assignmentField(err)
-		return s.entryError(i-at.assignments, len(s.Authorization.RoleAssignments), path("authorization", "roleAssignments"), field, err)
 	}
 	if i, err := firstFailing(len(c.Accounts.Platforms), func(k int) error {
 		cfg := c.Accounts
@@ -340,7 +306,7 @@ func (s *Seed) check(c *Config, at offsets) error {
 		return s.entryError(i-at.platforms, len(s.Accounts.Platforms), path("accounts", "platforms"), field, err)
 	}
 
-	db := store.New()
+	db = store.New()
 	accts, err := accounts.New(c.Accounts, db)
 	if err != nil {
 		return err
@@ -458,39 +424,6 @@ func splitField(f string) []string {
 		return nil
 	}
 	return strings.Split(f, ".")
-}
-
-// assignmentField names the member of a seeded role assignment that an authorization error
-// is about.
-func assignmentField(err error) (string, error) {
-	var ae *authorization.Error
-	if !errors.As(err, &ae) {
-		for _, f := range []string{"createdOn", "updatedOn"} {
-			if rest, ok := strings.CutPrefix(err.Error(), f+": "); ok {
-				return f, errors.New(rest)
-			}
-		}
-		if strings.Contains(err.Error(), "principalType") {
-			return "principalType", err
-		}
-		return "", err
-	}
-	if len(ae.Details) > 0 {
-		err = fmt.Errorf("%w (%s)", ae, ae.Details[0].Message)
-		if strings.HasPrefix(ae.Details[0].Message, "conditionVersion") {
-			return "conditionVersion", err
-		}
-	}
-	if f, ok := strings.CutPrefix(ae.Target, "properties."); ok {
-		return f, err
-	}
-	switch ae.Code {
-	case "InvalidRoleAssignmentId", "RoleAssignmentExists", "RoleAssignmentUpdateNotPermitted":
-		return "name", err
-	case "InvalidScope", "RoleAssignmentLimitExceeded":
-		return "scope", err
-	}
-	return "", err
 }
 
 // platformPrefix is how accounts.New starts its errors about a platform.

@@ -157,7 +157,7 @@ func New(cfg Config) (*Server, error) {
 	authzCfg := cfg.Authorization
 	cfg.inherit(&authzCfg.Now, &authzCfg.Log, &authzCfg.PublicURL)
 	authzCfg.OtherPrefixes = []string{prefixAdmin, prefixAccounts, prefixHosted, prefixCompute}
-	authz, err := authorization.New(authzCfg, s.db)
+	authz, err := authorization.New(authzCfg, s.db.Store())
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +213,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.use(e, accts, authz)
 	s.routes = routeIDs(docs...)
-	s.seeds = []func(tx *store.Tx) error{authz.Seed, accts.Seed, comp.Seed}
+	s.seeds = []func(tx *store.Tx) error{func(tx *store.Tx) error { return authz.Seed(tx.New()) }, accts.Seed, comp.Seed}
 	s.restores = []func(tx *store.Tx) error{accts.Restore, comp.Restore}
 	if cfg.DataDir != "" || cfg.backend != nil {
 		if err := s.open(cfg.DataDir, cfg.backend); err != nil {

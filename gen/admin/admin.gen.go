@@ -5921,12 +5921,12 @@ var swaggerSpec = []string{
 	"oKFi8YbNDJGl1eUrqW4wl5zz+cIQRd02qbDDTCqEsbFB07gQXaM7yJUrV9QuAX2Ddz7Smv1sTaMNTWA4",
 	"zw3NddVF7tQf8ATWOwJf9X1Luu3spGQhNbALkPGJtlCQ3HLNDSxS+ItWsB2jMTQ6l+7Yui7GsOEBZ+8A",
 	"/ayZqZ0kbAvW3u+27RrDWFxJ3OyuRn492W6t32q+dxEeT9ZY2K4HPG4URevWr+yFLCih+IkdrroG5AmG",
-	"EKrDcewrZ7Fos3dtilffY/9i0Wpqv9/+XTkc82PWpHFbStd9JUrm7Lzu2UT76qD330DFRu5n0PEP/KQR",
-	"XuBdvXJtTYa7j8x9/F7sdn1OTp8++702vifuZ1D/89z/5n/wRhjXqoTEOrD1sdUQXS8SSPCyunYFBwQP",
-	"8ZYDax79LyYyqYatKweO2q/oI5pm2bMxfTY4Pn5+Ojh5zmaDaXYyHsyeRk9nU/p8RNkzdLilxQrltDI2",
-	"+oiejU9n49mzwWn69HhwMn02HTx/dnY2GJ/S09nZs2l6PB1j3iB76KlUr7Q37D6+/1TQKW1cHVOx6Fub",
-	"xz2OoqV+wH9RxHL0Pi8h3LgN4/8CqLiu7unw/2mGzpV1QYx2sqR9Zc2nz4AMrXnqgrEU79XJm5da2ofh",
-	"wFTuLk2ZHB2Nxs+G0TAajibPo+dRAKO6hWy1zbpLUTCfMbV5wNb1HbXY2S3cfb77PwEAAP//",
+	"EKrDcewrZ7Fos3dtilffY/9i0Wpqv9/+XTkc82PWpHFbStd9JUrm7Lzu2UT76qD339bXVv+7y8WceTxx",
+	"P4P6n+f+N/+zfee4HzKYBJH7GXT8Az9phHeCu1fei91u08np02e/41yucQlJd2AjZKs9ut4lEORldQkL",
+	"Dgj+4i0HRj36X0xkUg1bFxActV/RRzTNsmdj+mxwfPz8dHDynM0G0+xkPJg9jZ7OpvT5iLJn6H5LnPhI",
+	"l9PK9ugjejY+nY1nzwan6dPjwcn02XTw/NnZ2WB8Sk9nZ8+m6fF0jGmE7KEUda/cT9G7xvBN6qCT2rhK",
+	"pmLZtzavexxFS/2A/8KI5fB9XkO4cTvG/wWQcV3d2+H/Uw2dK+uCHO3kSfsKm0+fASlac9UFaynes5M3",
+	"L7m0D8NBqtxdojI5OhqNnw2jYTQcTZ5Hz6MARnUL2WqjdZekYH5javOCres8aiG3W7j7fPd/AgAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

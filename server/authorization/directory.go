@@ -1,13 +1,14 @@
 package authorization
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
 
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // The directory is the tenant's principals and group memberships, as the seed file and the
@@ -47,8 +48,9 @@ var ErrPrincipalNotFound = errors.New("principal not found")
 // PutPrincipal creates (true) or replaces a principal of the directory, and a group's
 // members, which must be in the directory already.
 func (s *Server) PutPrincipal(e DirectoryEntry) (DirectoryEntry, bool, error) {
+	ctx := context.Background() // the admin API's call, which has no deadline of its own
 	var created bool
-	err := s.db.Update(func(tx *store.Tx) error {
+	err := s.db.Update(ctx, func(tx *store.Tx) error {
 		var err error
 		created, err = s.putPrincipal(tx, e)
 		if err != nil {
@@ -60,7 +62,7 @@ func (s *Server) PutPrincipal(e DirectoryEntry) (DirectoryEntry, bool, error) {
 		return DirectoryEntry{}, false, err
 	}
 	var out DirectoryEntry
-	err = s.db.View(func(tx *store.Tx) error {
+	err = s.db.View(ctx, func(tx *store.Tx) error {
 		out, _ = s.directoryEntry(tx, strings.ToLower(e.ID))
 		return nil
 	})
@@ -71,25 +73,21 @@ func (s *Server) PutPrincipal(e DirectoryEntry) (DirectoryEntry, bool, error) {
 // Assignments to it stay, as ARM keeps the assignments of a deleted principal.
 func (s *Server) DeletePrincipal(id string) error {
 	key := asciiLower(id)
-	return s.db.Update(func(tx *store.Tx) error {
+	return s.db.Update(context.Background(), func(tx *store.Tx) error {
 		if _, ok := s.tables.Directory.Get(tx, key); !ok {
 			return fmt.Errorf("%w: %s", ErrPrincipalNotFound, id)
 		}
-		if err := s.dropMemberships(tx, s.tables.ByGroup, key); err != nil {
-			return err
-		}
-		if err := s.dropMemberships(tx, s.tables.ByMember, key); err != nil {
-			return err
-		}
-		_, _, err := s.tables.Directory.Delete(tx, key)
-		return err
+		s.dropMemberships(tx, s.tables.ByGroup, key)
+		s.dropMemberships(tx, s.tables.ByMember, key)
+		s.tables.Directory.Delete(tx, key)
+		return nil
 	})
 }
 
 // Principals is the directory, in id order.
 func (s *Server) Principals() ([]DirectoryEntry, error) {
 	var out []DirectoryEntry
-	err := s.db.View(func(tx *store.Tx) error {
+	err := s.db.View(context.Background(), func(tx *store.Tx) error {
 		out = s.exportDirectory(tx)
 		return nil
 	})
@@ -118,9 +116,7 @@ func (s *Server) putPrincipal(tx *store.Tx, e DirectoryEntry) (bool, error) {
 // setMembers makes e's members the direct members of the group e.
 func (s *Server) setMembers(tx *store.Tx, e DirectoryEntry) error {
 	group := asciiLower(e.ID)
-	if err := s.dropMemberships(tx, s.tables.ByGroup, group); err != nil {
-		return err
-	}
+	s.dropMemberships(tx, s.tables.ByGroup, group)
 	for _, m := range e.Members {
 		member, ok := parseGUID(m)
 		switch {
@@ -140,18 +136,15 @@ func (s *Server) setMembers(tx *store.Tx, e DirectoryEntry) error {
 }
 
 // dropMemberships deletes the memberships whose index key (group or member) is key.
-func (s *Server) dropMemberships(tx *store.Tx, by *store.Ordered[Membership], key string) error {
+func (s *Server) dropMemberships(tx *store.Tx, by *store.Index[Membership], key string) {
 	var keys []string
 	by.Scan(tx, key, key+"\x01", nil, func(_ store.Cursor, m Membership) bool {
 		keys = append(keys, membershipKey(m.Group, m.Member))
 		return true
 	})
 	for _, k := range keys {
-		if _, _, err := s.tables.Memberships.Delete(tx, k); err != nil {
-			return err
-		}
+		s.tables.Memberships.Delete(tx, k)
 	}
-	return nil
 }
 
 // groupsOf returns the groups principal is in, directly or through other groups, sorted.
@@ -241,14 +234,14 @@ func (s *Server) exportDirectory(tx *store.Tx) []DirectoryEntry {
 func (s *Server) seedDirectory(tx *store.Tx) error {
 	for i, e := range s.cfg.Directory {
 		if created, err := s.putPrincipal(tx, e); err != nil {
-			return fmt.Errorf("authorization.directory[%d]: %w", i, err)
+			return &SeedError{Collection: SeedDirectory, Index: i, Err: err}
 		} else if !created {
-			return fmt.Errorf("authorization.directory[%d]: %w: %s is declared twice", i, ErrInvalidPrincipal, e.ID)
+			return &SeedError{Collection: SeedDirectory, Index: i, Err: fmt.Errorf("%w: %s is declared twice", ErrInvalidPrincipal, e.ID)}
 		}
 	}
 	for i, e := range s.cfg.Directory {
 		if err := s.setMembers(tx, e); err != nil {
-			return fmt.Errorf("authorization.directory[%d]: %w", i, err)
+			return &SeedError{Collection: SeedDirectory, Index: i, Err: err}
 		}
 	}
 	return nil

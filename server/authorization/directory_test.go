@@ -124,8 +124,8 @@ func TestStrictPrincipalsMessage(t *testing.T) {
 // api-version's shape, and ARM's error for a version it does not define.
 func TestPermissionsVersionsAndScopes(t *testing.T) {
 	e := newEnv(t, func(c *authorization.Config) {
-		c.RoleDefinitions = []authorization.RoleDefinition{{GUID: "99999999-0000-4000-8000-00000000da7a", Name: "Blob Reader",
-			Actions: []string{"*/read"}, DataActions: []string{"Vendor.Storage/*/read"}}}
+		c.RoleDefinitions = []authorization.SeedRole{{"id": "99999999-0000-4000-8000-00000000da7a", "roleName": "Blob Reader",
+			"actions": []string{"*/read"}, "dataActions": []string{"Vendor.Storage/*/read"}}}
 	})
 	c := e.client(jwt(principal1), true)
 	mustPut(t, c, "providers/Vendor.Management/managementGroups/mg1", name1,
@@ -212,8 +212,8 @@ func TestDirectoryRaces(t *testing.T) {
 	e := newEnv(t, func(c *authorization.Config) {
 		c.Enforce = true
 		c.Directory = []authorization.DirectoryEntry{{ID: principal1, Type: "User"}, {ID: principal2, Type: "Group", Members: []string{principal1}}}
-		c.Assignments = []authorization.SeedAssignment{{Scope: subScope, Name: name2, PrincipalID: principal2,
-			RoleDefinitionID: "/providers/Vendor.Authorization/roleDefinitions/" + authorization.ReaderRoleID}}
+		c.Assignments = []authorization.SeedAssignment{{"name": name2, "properties": map[string]any{"scope": subScope, "principalId": principal2,
+			"roleDefinitionId": "/providers/Vendor.Authorization/roleDefinitions/" + authorization.ReaderRoleID}}}
 	})
 	c := e.client(jwt(principal1), true)
 	var wg sync.WaitGroup

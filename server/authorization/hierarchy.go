@@ -13,10 +13,10 @@ import (
 // ARM puts every subscription in one management group; one the seed file places nowhere is
 // under the root only.
 type ManagementGroup struct {
-	ID            string   `yaml:"id"`
-	DisplayName   string   `yaml:"displayName,omitempty"`
-	Parent        string   `yaml:"parent,omitempty"`
-	Subscriptions []string `yaml:"subscriptions,omitempty"`
+	ID            string   `yaml:"id" json:"id"`
+	DisplayName   string   `yaml:"displayName,omitempty" json:"displayName,omitempty"`
+	Parent        string   `yaml:"parent,omitempty" json:"parent,omitempty"`
+	Subscriptions []string `yaml:"subscriptions,omitempty" json:"subscriptions,omitempty"`
 }
 
 // hierarchy is the scope tree above subscriptions: the tenant root (key ""), management
@@ -35,44 +35,47 @@ type hierarchy struct {
 func newHierarchy(groups []ManagementGroup) (*hierarchy, error) {
 	h := &hierarchy{parent: map[string]string{}, children: map[string][]string{}}
 	declared := map[string]bool{}
-	for _, g := range groups {
+	fail := func(i int, format string, args ...any) error {
+		return &SeedError{Collection: SeedManagementGroups, Index: i, Err: fmt.Errorf(format, args...)}
+	}
+	for i, g := range groups {
 		if !validGroupName(g.ID) {
-			return nil, fmt.Errorf("authorization: management group %q: the id must be 1 to %d letters, digits, '-', '_', '.', '(' or ')', not ending in '.'", g.ID, maxGroupName)
+			return nil, fail(i, "management group %q: the id must be 1 to %d letters, digits, '-', '_', '.', '(' or ')', not ending in '.'", g.ID, maxGroupName)
 		}
 		key := mgKeyPrefix + asciiLower(g.ID)
 		if declared[key] {
-			return nil, fmt.Errorf("authorization: management group %q is declared twice", g.ID)
+			return nil, fail(i, "management group %q is declared twice", g.ID)
 		}
 		declared[key] = true
 	}
-	for _, g := range groups {
+	for i, g := range groups {
 		key := mgKeyPrefix + asciiLower(g.ID)
 		if g.Parent != "" {
 			pk := mgKeyPrefix + asciiLower(g.Parent)
 			if !declared[pk] {
-				return nil, fmt.Errorf("authorization: management group %q: parent %q is not a declared management group", g.ID, g.Parent)
+				return nil, fail(i, "management group %q: parent %q is not a declared management group", g.ID, g.Parent)
 			}
 			h.parent[key] = pk
 			h.children[pk] = append(h.children[pk], key)
 		}
 		for _, sid := range g.Subscriptions {
 			if !condition.IsGUID(sid) {
-				return nil, fmt.Errorf("authorization: management group %q: subscription %q is not a GUID", g.ID, sid)
+				return nil, fail(i, "management group %q: subscription %q is not a GUID", g.ID, sid)
 			}
 			sk := "subscriptions/" + asciiLower(sid)
 			if other, taken := h.parent[sk]; taken {
-				return nil, fmt.Errorf("authorization: subscription %s is in two management groups (%s and %s); a subscription has one", sid, strings.TrimPrefix(other, mgKeyPrefix), g.ID)
+				return nil, fail(i, "subscription %s is in two management groups (%s and %s); a subscription has one", sid, strings.TrimPrefix(other, mgKeyPrefix), g.ID)
 			}
 			h.parent[sk] = key
 			h.children[key] = append(h.children[key], sk)
 		}
 	}
-	for _, g := range groups {
+	for i, g := range groups {
 		key := mgKeyPrefix + asciiLower(g.ID)
 		seen := map[string]bool{key: true}
 		for p, ok := h.parent[key]; ok; p, ok = h.parent[p] {
 			if seen[p] {
-				return nil, fmt.Errorf("authorization: management group %q is its own ancestor", g.ID)
+				return nil, fail(i, "management group %q is its own ancestor", g.ID)
 			}
 			seen[p] = true
 		}
@@ -118,8 +121,9 @@ func (h *hierarchy) covers(a, s string) bool {
 // scope, its path subtree.
 func (h *hierarchy) below(key string) [][2]string {
 	if key == "" {
-		// Keys are valid UTF-8, which never holds the byte 0xff.
-		return [][2]string{{"\x01", "\xff"}}
+		// Every key but the root's own (atScope("")) starts with a letter, and keys are
+		// valid UTF-8, which never holds the byte 0xff.
+		return [][2]string{{"\x02", "\xff"}}
 	}
 	if !strings.HasPrefix(key, mgKeyPrefix) {
 		return [][2]string{scopeAndBelow(key)[1]}

@@ -30,9 +30,9 @@ const defaultTenant = "00000000-0000-0000-0000-0000000000d1"
 
 // Principal is what the seed file maps a bearer token to.
 type Principal struct {
-	ID   string `yaml:"principalId"`
-	Name string `yaml:"name,omitempty"`
-	Type string `yaml:"type,omitempty"` // User (default), Application, ManagedIdentity or Key
+	ID   string `yaml:"principalId" json:"principalId"`
+	Name string `yaml:"name,omitempty" json:"name,omitempty"`
+	Type string `yaml:"type,omitempty" json:"type,omitempty"` // User (default), Application, ManagedIdentity or Key
 }
 
 // requestKey carries a *requestInfo: what authenticate learns, in one context value.

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // RoleAssignmentsListForScope lists assignments at, above and below a scope, narrowed by
@@ -40,19 +40,20 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 		limit = int(*req.Params.Top)
 	}
 
-	var page []RoleAssignment
+	var page []Assignment
 	var last store.Cursor
 	more := false
-	visit := func(c store.Cursor, r RoleAssignment) bool {
+	visit := func(c store.Cursor, r Assignment) bool {
 		if len(page) == limit {
 			more = true
 			return false
 		}
-		page = append(page, r)
+		page = append(page, r.full(c.PK))
 		last = c
 		return true
 	}
-	if err := s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
+		page, more = page[:0], false
 		if filter.Principal != "" {
 			// One principal (and, for assignedTo(), every group it is in): walk their
 			// assignments, keeping those that relate to the scope. Principals in ascending
@@ -66,11 +67,12 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 				if after != nil && p+"\x01" <= after.Key {
 					continue
 				}
-				s.tables.ByPrincipal.Scan(tx, p, p+"\x01", after, func(c store.Cursor, r RoleAssignment) bool {
-					if !s.hier.covers(r.ScopeKey, scope.Key) && (filter.AtOrAbove || !s.hier.covers(scope.Key, r.ScopeKey)) {
+				s.tables.ByPrincipal.Scan(tx, p, p+"\x01", after, func(c store.Cursor, a Assignment) bool {
+					at := a.scopeKey()
+					if !s.hier.covers(at, scope.Key) && (filter.AtOrAbove || !s.hier.covers(scope.Key, at)) {
 						return true
 					}
-					return visit(c, r)
+					return visit(c, a)
 				})
 				if more {
 					break
@@ -81,9 +83,9 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 		// The scopes above (the root, management groups, path prefixes), the scope itself,
 		// then (without atScope()) what is below it: disjoint key ranges in ascending order,
 		// so one cursor pages across all of them.
-		ranges := [][2]string{{scope.Key, scope.Key + "\x01"}}
+		ranges := [][2]string{atScope(scope.Key)}
 		for _, a := range s.hier.above(scope.Key) {
-			ranges = append(ranges, [2]string{a, a + "\x01"})
+			ranges = append(ranges, atScope(a))
 		}
 		if !filter.AtOrAbove {
 			ranges = append(ranges, s.hier.below(scope.Key)...)
@@ -103,8 +105,8 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 		return nil, err
 	}
 	out := gen.RoleAssignmentsListForScope200JSONResponse{Value: make([]gen.RoleAssignment, 0, len(page))}
-	for _, r := range page {
-		out.Value = append(out.Value, shapeAssignment(apiVersion(ctx), renderAssignment(r)))
+	for _, a := range page {
+		out.Value = append(out.Value, render(apiVersion(ctx), a))
 	}
 	if more {
 		out.NextLink = ptr(s.nextLink(ctx, scope.Path, req.Params.Filter, req.Params.Top, encodeSkipToken(last)))

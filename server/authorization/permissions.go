@@ -3,7 +3,8 @@ package authorization
 import (
 	"context"
 
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	gen "github.com/understudy-dev/understudy/gen/authorization"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // The one place where what a principal may do at a scope is worked out: its assignments,
@@ -14,7 +15,7 @@ import (
 
 // grant is one assignment that applies to a principal at a scope, with its role.
 type grant struct {
-	Assignment RoleAssignment
+	Assignment Assignment
 	Role       RoleDefinition
 }
 
@@ -29,12 +30,12 @@ func (s *Server) grantsAt(tx *store.Tx, principal, scopeKey string, fn func(g gr
 	}
 	for _, p := range s.principalAndGroups(tx, principal) {
 		stop := false
-		s.tables.ByPrincipal.Scan(tx, p, p+"\x01", nil, func(_ store.Cursor, r RoleAssignment) bool {
-			if !s.hier.covers(r.ScopeKey, scopeKey) {
+		s.tables.ByPrincipal.Scan(tx, p, p+"\x01", nil, func(_ store.Cursor, a Assignment) bool {
+			if !s.hier.covers(a.scopeKey(), scopeKey) {
 				return true
 			}
-			role, ok := s.role(tx, r.RoleDefinitionGUID)
-			if ok && !fn(grant{Assignment: r, Role: role}) {
+			role, ok := s.role(tx, a.roleGUID())
+			if ok && !fn(grant{Assignment: a, Role: role}) {
 				stop = true
 				return false
 			}
@@ -66,7 +67,7 @@ func (s *Server) authorize(ctx context.Context, scope Scope, action, target stri
 	}
 	caller := callerFrom(ctx)
 	allowed := false
-	if err := s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		allowed = s.grants(tx, caller.PrincipalID, scope.Key, action, false)
 		return nil
 	}); err != nil {
@@ -83,6 +84,17 @@ func (s *Server) role(tx *store.Tx, guid string) (RoleDefinition, bool) {
 	key := asciiLower(guid)
 	if r, ok := builtInByID()[key]; ok {
 		return r, true
+	}
+	obj, ok := s.tables.CustomRoles.Get(tx, key)
+	return roleOf(obj), ok
+}
+
+// roleObject is the object of the role definition with the GUID (any case), as a GET
+// returns it but for the members renderRole adds.
+func (s *Server) roleObject(tx *store.Tx, guid string) (gen.RoleDefinition, bool) {
+	key := asciiLower(guid)
+	if r, ok := builtInByID()[key]; ok {
+		return objectOf(r), true
 	}
 	return s.tables.CustomRoles.Get(tx, key)
 }

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // PermissionsListForScope lists what the caller may do at a scope: one entry per role that
@@ -21,7 +21,7 @@ func (s *Server) PermissionsListForScope(ctx context.Context, req gen.Permission
 	withData := req.Params.ApiVersion != "2015-07-01"
 	out := gen.PermissionsListForScope200JSONResponse{Value: []gen.Permission{}}
 	seen := map[string]bool{}
-	if err := s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		s.grantsAt(tx, caller.PrincipalID, scope.Key, func(g grant) bool {
 			if !seen[g.Role.GUID] {
 				seen[g.Role.GUID] = true

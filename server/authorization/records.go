@@ -2,107 +2,183 @@ package authorization
 
 import (
 	"strings"
-	"time"
 
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	gen "github.com/understudy-dev/understudy/gen/authorization"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
-// RoleAssignment is a stored role assignment. Keys (ScopeKey, PrincipalID, RoleDefinitionGUID)
-// are lower-cased so that lookups are case-insensitive as in ARM; Scope keeps the spelling of
-// the first request.
-type RoleAssignment struct {
-	Name                               string // lower-case GUID: the primary key
-	Scope                              string // without leading slash, as first stored
-	ScopeKey                           string // lower-cased Scope
-	Subscription                       string // lower-cased subscription id, "" outside subscriptions
-	RoleDefinitionGUID                 string // lower-case GUID
-	PrincipalID                        string // lower-case GUID
-	PrincipalType                      string
-	Description                        string
-	Condition                          string
-	ConditionVersion                   string
-	DelegatedManagedIdentityResourceID string
-	CreatedBy, UpdatedBy               string
-	CreatedByType, UpdatedByType       string
-	CreatedOn, UpdatedOn               time.Time
+// Assignment is a role assignment: the object api-version 2022-04-01 returns (name and
+// properties, with their computed members: the scope as first sent, the canonical
+// roleDefinitionId, the lower-case principalId, the principalType, the created and updated
+// members), without what a read derives from it (id, type, systemData: render), beside the
+// identity types of its creator and last updater, which only systemData shows. It is what a
+// seed file and the state export give for an assignment (SeedAssignment).
+//
+// It is stored lean: without its name when the name is its primary key (the name
+// lower-cased, as most are spelled), and without the updated members that equal the
+// created ones (as they do until an assignment is updated). full fills them in again.
+type Assignment struct {
+	gen.RoleAssignment
+	CreatedByType string `json:"createdByType,omitempty"`
+	UpdatedByType string `json:"updatedByType,omitempty"`
 }
 
-// Triple is the (scope, role definition, principal) key that may hold one assignment only.
-func (r RoleAssignment) Triple() string {
-	return r.ScopeKey + "|" + r.RoleDefinitionGUID + "|" + r.PrincipalID
+// lean is a as stored under pk.
+func (a Assignment) lean(pk string) Assignment {
+	p := &a.Properties
+	if deref(a.Name) == pk {
+		a.Name = nil
+	}
+	if p.UpdatedOn != nil && p.CreatedOn != nil && p.UpdatedOn.Equal(*p.CreatedOn) {
+		p.UpdatedOn = nil
+	}
+	if p.UpdatedBy != nil && p.CreatedBy != nil && *p.UpdatedBy == *p.CreatedBy {
+		p.UpdatedBy = nil
+	}
+	if a.UpdatedByType == a.CreatedByType {
+		a.UpdatedByType = ""
+	}
+	return a
+}
+
+// full is the assignment stored under pk, whole.
+func (a Assignment) full(pk string) Assignment {
+	p := &a.Properties
+	if a.Name == nil {
+		a.Name = &pk
+	}
+	if p.UpdatedOn == nil {
+		p.UpdatedOn = p.CreatedOn
+	}
+	if p.UpdatedBy == nil {
+		p.UpdatedBy = p.CreatedBy
+	}
+	if a.UpdatedByType == "" {
+		a.UpdatedByType = a.CreatedByType
+	}
+	return a
+}
+
+// The index keys of an assignment are derived from its object, lower-cased so that lookups
+// are case-insensitive as in ARM.
+
+// scopeKey is the assignment's Scope.Key.
+func (a Assignment) scopeKey() string { return scopeKeyOf(deref(a.Properties.Scope)) }
+
+// roleGUID is the GUID of the assignment's role definition (stored canonical: lower-case,
+// after roleDefinitionsPrefix).
+func (a Assignment) roleGUID() string {
+	return strings.TrimPrefix(a.Properties.RoleDefinitionId, roleDefinitionsPrefix)
 }
 
 // DirectoryObject is a principal of the directory: a user, group, service principal or
 // managed identity (or a foreign group or device), by lower-case object id.
 type DirectoryObject struct {
-	ID          string
-	Type        string // a DirectoryType
-	DisplayName string
+	ID          string `json:"id"`
+	Type        string `json:"type"` // a DirectoryType
+	DisplayName string `json:"displayName,omitempty"`
 }
 
 // Membership says that Member (a principal's lower-case id) is directly in Group.
 type Membership struct {
-	Group, Member string
+	Group  string `json:"group"`
+	Member string `json:"member"`
 }
 
 // tables are the authorization API's tables and their indexes.
 type tables struct {
 	// Assignments is keyed by the lower-case name.
-	Assignments *store.Table[RoleAssignment]
-	// ByTriple enforces one assignment per (scope, role definition, principal).
-	ByTriple *store.Unique[RoleAssignment]
-	// ByScope orders assignments by scope key, for lists at, above and below a scope.
-	ByScope *store.Ordered[RoleAssignment]
+	Assignments *store.Table[Assignment]
+	// ByScope orders assignments by scope key, then principal (assignmentKey): lists at,
+	// above and below a scope walk it, and a principal's assignments at a scope are found
+	// in it (one per role definition: holds).
+	ByScope *store.Index[Assignment]
 	// ByPrincipal orders assignments by principal id.
-	ByPrincipal *store.Ordered[RoleAssignment]
+	ByPrincipal *store.Index[Assignment]
 	// PerSubscription counts assignments by subscription, for the per-subscription limit.
-	PerSubscription *store.Counter[RoleAssignment]
-	// PerRole counts assignments by role definition: a role still assigned cannot be deleted.
-	PerRole *store.Counter[RoleAssignment]
+	PerSubscription *store.Index[Assignment]
+	// PerCustomRole counts assignments by custom role definition: a role still assigned
+	// cannot be deleted (built-in roles cannot be deleted at all, so they are not counted).
+	PerCustomRole *store.Index[Assignment]
 
 	// CustomRoles is keyed by the lower-case GUID; built-in roles are not stored.
-	CustomRoles *store.Table[RoleDefinition]
+	CustomRoles *store.Table[gen.RoleDefinition]
 	// RoleNames makes custom role names unique in the tenant, whatever their case.
-	RoleNames *store.Unique[RoleDefinition]
+	RoleNames *store.Index[gen.RoleDefinition]
 
 	// Directory holds the principals, by lower-case id.
 	Directory *store.Table[DirectoryObject]
 	// Memberships is keyed by group|member.
 	Memberships *store.Table[Membership]
 	// ByMember orders memberships by member: the groups a principal is directly in.
-	ByMember *store.Ordered[Membership]
+	ByMember *store.Index[Membership]
 	// ByGroup orders memberships by group: a group's direct members.
-	ByGroup *store.Ordered[Membership]
+	ByGroup *store.Index[Membership]
 }
 
 func newTables(db *store.DB) *tables {
-	t := store.NewTable[RoleAssignment](db, "roleAssignments")
-	m := store.NewTable[Membership](db, "memberships")
-	roles := store.NewTable[RoleDefinition](db, "roleDefinitions")
-	return &tables{
-		Directory:       store.NewTable[DirectoryObject](db, "directory"),
-		Memberships:     m,
-		ByMember:        m.AddOrdered(func(r Membership) (string, bool) { return r.Member, true }),
-		ByGroup:         m.AddOrdered(func(r Membership) (string, bool) { return r.Group, true }),
-		Assignments:     t,
-		ByTriple:        t.AddUnique("triple", func(r RoleAssignment) (string, bool) { return r.Triple(), true }),
-		ByScope:         t.AddOrdered(func(r RoleAssignment) (string, bool) { return r.ScopeKey, true }),
-		ByPrincipal:     t.AddOrdered(func(r RoleAssignment) (string, bool) { return r.PrincipalID, true }),
-		PerSubscription: t.AddCounter(func(r RoleAssignment) (string, bool) { return r.Subscription, r.Subscription != "" }),
-		PerRole:         t.AddCounter(func(r RoleAssignment) (string, bool) { return r.RoleDefinitionGUID, true }),
-		CustomRoles:     roles,
-		RoleNames:       roles.AddUnique("roleName", func(r RoleDefinition) (string, bool) { return roleNameKey(r.Name), true }),
+	t := &tables{
+		ByScope: store.OrderedIndex("scope", func(a Assignment) (string, bool) {
+			return assignmentKey(a.scopeKey(), a.Properties.PrincipalId), true
+		}),
+		ByPrincipal: store.OrderedIndex("principal", func(a Assignment) (string, bool) { return a.Properties.PrincipalId, true }),
+		PerSubscription: store.CountedIndex("subscription", func(a Assignment) (string, bool) {
+			sub := subscriptionOf(a.scopeKey())
+			return strings.Clone(sub), sub != "" // not the whole scope key kept for it
+		}),
+		PerCustomRole: store.CountedIndex("customRole", func(a Assignment) (string, bool) {
+			guid := a.roleGUID()
+			_, builtIn := builtInByID()[guid]
+			return guid, !builtIn
+		}),
+		RoleNames: store.UniqueIndex("roleName", func(r gen.RoleDefinition) (string, bool) {
+			return roleNameKey(deref(r.Properties.RoleName)), true
+		}),
+		ByMember: store.OrderedIndex("member", func(m Membership) (string, bool) { return m.Member, true }),
+		ByGroup:  store.OrderedIndex("group", func(m Membership) (string, bool) { return m.Group, true }),
 	}
+	t.Assignments = store.NewTable(db, "roleAssignments", t.ByScope, t.ByPrincipal, t.PerSubscription, t.PerCustomRole)
+	t.CustomRoles = store.NewTable(db, "roleDefinitions", t.RoleNames)
+	t.Directory = store.NewTable[DirectoryObject](db, "directory")
+	t.Memberships = store.NewTable(db, "memberships", t.ByMember, t.ByGroup)
+	return t
 }
 
-func membershipKey(group, member string) string { return group + "|" + member }
+// keySep separates the parts of an assignment's ByScope key. It sorts before every byte a
+// scope key holds ('/' among them: names hold no control characters), so the assignments at
+// a scope come before those below it.
+const keySep = "\x01"
 
-// scopeAndBelow gives the [lo, hi) ranges of ByScope that hold a scope key and every scope
-// below it.
+// assignmentKey is an assignment's ByScope key: its scope's key and principal.
+func assignmentKey(scopeKey, principal string) string {
+	return scopeKey + keySep + principal
+}
+
+// atScope is the [lo, hi) range of ByScope that holds the assignments at exactly the scope
+// key.
+func atScope(scopeKey string) [2]string {
+	return [2]string{scopeKey + keySep, scopeKey + "\x02"}
+}
+
+// scopeAndBelow gives the [lo, hi) ranges of ByScope that hold the assignments at a scope
+// key and at every scope below it.
 func scopeAndBelow(scopeKey string) [][2]string {
 	scopeKey = strings.TrimSuffix(scopeKey, "/")
 	return [][2]string{
-		{scopeKey, scopeKey + "\x01"},    // exactly the scope ("\x01" is the next key after it)
+		atScope(scopeKey),
 		{scopeKey + "/", scopeKey + "0"}, // below it ('0' follows '/')
 	}
 }
+
+// subscriptionOf is the subscription id in a scope key, "" for scopes outside
+// subscriptions.
+func subscriptionOf(scopeKey string) string {
+	rest, ok := strings.CutPrefix(scopeKey, "subscriptions/")
+	if !ok {
+		return ""
+	}
+	sub, _, _ := strings.Cut(rest, "/")
+	return sub
+}
+
+func membershipKey(group, member string) string { return group + "|" + member }

@@ -1,8 +1,8 @@
 package authorization
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -10,7 +10,7 @@ import (
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
 	"github.com/understudy-dev/understudy/internal/condition"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // RoleAssignmentsCreate creates or updates a role assignment (the seed operation).
@@ -19,29 +19,38 @@ func (s *Server) RoleAssignmentsCreate(ctx context.Context, req gen.RoleAssignme
 	if err != nil {
 		return nil, err
 	}
-	want, err := s.assignmentFromRequest(req.Body, scope)
+	if req.Body == nil {
+		return nil, newError(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: a request body is required.")
+	}
+	want, err := propertiesFromRequest(req.Body.Properties)
 	if err != nil {
 		return nil, err
 	}
-	var out RoleAssignment
+	var out Assignment
 	created := false
-	err = s.db.Update(func(tx *store.Tx) error {
-		out, created, err = s.apply(tx, scope, req.RoleAssignmentName, want, callerFrom(ctx))
+	err = s.db.Update(ctx, func(tx *store.Tx) error {
+		out, created, err = s.apply(tx, scope, req.RoleAssignmentName, want, callerFrom(ctx), nil)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	if created {
-		return gen.RoleAssignmentsCreate201JSONResponse(shapeAssignment(apiVersion(ctx), renderAssignment(out))), nil
+		return gen.RoleAssignmentsCreate201JSONResponse(render(apiVersion(ctx), out)), nil
 	}
-	return gen.RoleAssignmentsCreate200JSONResponse(shapeAssignment(apiVersion(ctx), renderAssignment(out))), nil
+	return gen.RoleAssignmentsCreate200JSONResponse(render(apiVersion(ctx), out)), nil
 }
 
-// apply creates or updates the assignment name at scope inside tx: the one place where the
-// create-versus-update rules live, used by PUT and by the seed.
-func (s *Server) apply(tx *store.Tx, scope Scope, name string, want RoleAssignment, caller Caller) (out RoleAssignment, created bool, err error) {
-	nameKey := strings.ToLower(name)
+// apply creates or updates the assignment name at scope inside tx, with the properties a
+// request gives (propertiesFromRequest): the one place where the create-versus-update rules
+// live and the computed members are filled in, used by PUT and by the seed. recorded, from
+// a seed entry, gives the computed members it has (the history a state export writes),
+// which a created assignment takes instead of the caller and the time of now.
+func (s *Server) apply(tx *store.Tx, scope Scope, name string, want gen.RoleAssignmentProperties, caller Caller, recorded *Assignment) (out Assignment, created bool, err error) {
+	// Its own copy: the name is the tail of the request's path, which the key would keep
+	// whole for as long as the assignment is stored.
+	nameKey := strings.Clone(asciiLower(name))
+	guid := strings.TrimPrefix(want.RoleDefinitionId, roleDefinitionsPrefix)
 	// ARM's times have 7 fractional digits at most (.NET's ticks of 100 ns:
 	// 2022-01-15T21:08:45.4904312Z); Go's clock gives 9.
 	now := s.cfg.Now().UTC().Truncate(100 * time.Nanosecond)
@@ -49,47 +58,65 @@ func (s *Server) apply(tx *store.Tx, scope Scope, name string, want RoleAssignme
 	// assignable scopes and below them in the hierarchy), so a role used elsewhere is one
 	// that does not exist there. Looked up in the transaction, so that a role deleted
 	// meanwhile is not assigned.
-	if role, ok := s.role(tx, want.RoleDefinitionGUID); !ok || !s.hier.assignableAt(role, scope.Key) {
-		e := errRoleDefinitionDoesNotExist(http.StatusBadRequest, want.RoleDefinitionGUID)
+	if role, ok := s.role(tx, guid); !ok || !s.hier.assignableAt(role, scope.Key) {
+		e := errRoleDefinitionDoesNotExist(http.StatusBadRequest, guid)
 		e.Target = "properties.roleDefinitionId"
 		return out, false, e
 	}
-	principalType, err := s.principalType(tx, want.PrincipalID, want.PrincipalType, caller.Tenant)
+	principalType, err := s.principalType(tx, want.PrincipalId, string(deref(want.PrincipalType)), caller.Tenant)
 	if err != nil {
 		return out, false, err
 	}
 	old, exists := s.tables.Assignments.Get(tx, nameKey)
-	if exists {
-		// Names are unique across all scopes; only the mutable fields may change.
-		if old.ScopeKey != scope.Key || old.PrincipalID != want.PrincipalID || old.RoleDefinitionGUID != want.RoleDefinitionGUID {
+	switch {
+	case exists:
+		// Names are unique across all scopes; only the mutable members may change.
+		if old.scopeKey() != scope.Key || old.Properties.PrincipalId != want.PrincipalId || old.roleGUID() != guid {
 			return out, false, errUpdateNotPermitted()
 		}
-		out = old
-	} else {
-		if scope.Subscription != "" && s.tables.PerSubscription.Count(tx, scope.Subscription) >= s.cfg.MaxPerSubscription {
-			return out, false, errLimitExceeded(s.cfg.MaxPerSubscription)
-		}
-		out = RoleAssignment{
-			Name: name, Scope: scope.Path, ScopeKey: scope.Key, Subscription: scope.Subscription,
-			RoleDefinitionGUID: want.RoleDefinitionGUID, PrincipalID: want.PrincipalID,
-			CreatedBy: caller.PrincipalID, CreatedByType: caller.Type, CreatedOn: now,
-		}
+		want.Scope, want.CreatedOn, want.CreatedBy = old.Properties.Scope, old.Properties.CreatedOn, old.Properties.CreatedBy
+		out.CreatedByType = old.CreatedByType
+		out.Name = old.full(nameKey).Name
+	case scope.Subscription != "" && s.tables.PerSubscription.Count(tx, scope.Subscription) >= s.cfg.MaxPerSubscription:
+		return out, false, errLimitExceeded(s.cfg.MaxPerSubscription)
+	case s.holds(tx, scope.Key, guid, want.PrincipalId):
+		// Another name already binds this (scope, role, principal).
+		return out, false, errAssignmentExists()
+	default:
 		created = true
+		want.Scope = ptr("/" + scope.Path)
+		want.CreatedOn, want.CreatedBy, out.CreatedByType = &now, optional(caller.PrincipalID), caller.Type
+		out.Name = &name
 	}
-	out.PrincipalType = principalType
-	out.Description = want.Description
-	out.Condition = want.Condition
-	out.ConditionVersion = want.ConditionVersion
-	out.DelegatedManagedIdentityResourceID = want.DelegatedManagedIdentityResourceID
-	out.UpdatedBy, out.UpdatedByType, out.UpdatedOn = caller.PrincipalID, caller.Type, now
-	if err := s.tables.Assignments.Put(tx, nameKey, out); err != nil {
-		if errors.Is(err, store.ErrConflict) {
-			// Another name already binds this (scope, role, principal).
-			return out, false, errAssignmentExists()
-		}
+	want.PrincipalType = ptr(gen.PrincipalType(principalType))
+	want.UpdatedOn, want.UpdatedBy, out.UpdatedByType = &now, optional(caller.PrincipalID), caller.Type
+	if created && recorded != nil {
+		// The history the seed entry gives, as a state export writes it.
+		r := recorded.Properties
+		want.CreatedOn, want.CreatedBy = or(r.CreatedOn, want.CreatedOn), or(r.CreatedBy, want.CreatedBy)
+		want.UpdatedOn, want.UpdatedBy = or(r.UpdatedOn, want.UpdatedOn), or(r.UpdatedBy, want.UpdatedBy)
+		out.CreatedByType = cmp.Or(recorded.CreatedByType, out.CreatedByType)
+		out.UpdatedByType = cmp.Or(recorded.UpdatedByType, out.UpdatedByType)
+	}
+	out.Properties = want
+	if err := s.tables.Assignments.Put(tx, nameKey, out.lean(nameKey)); err != nil {
 		return out, false, fmt.Errorf("role assignment %q: %w", nameKey, err)
 	}
 	return out, created, nil
+}
+
+// holds reports whether principal holds the role guid at the scope key, under any name.
+func (s *Server) holds(tx *store.Tx, scopeKey, guid, principal string) bool {
+	key := assignmentKey(scopeKey, principal)
+	if s.tables.ByScope.Count(tx, key) == 0 {
+		return false // the usual case, told without reading a row
+	}
+	found := false
+	s.tables.ByScope.Scan(tx, key, key+keySep, nil, func(_ store.Cursor, a Assignment) bool {
+		found = a.roleGUID() == guid
+		return !found
+	})
+	return found
 }
 
 // RoleAssignmentsGet reads one assignment.
@@ -98,18 +125,18 @@ func (s *Server) RoleAssignmentsGet(ctx context.Context, req gen.RoleAssignments
 	if err != nil {
 		return nil, err
 	}
-	var r RoleAssignment
+	var a Assignment
 	found := false
-	if err := s.db.View(func(tx *store.Tx) error {
-		r, found = s.tables.Assignments.Get(tx, nameKey)
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
+		a, found = s.tables.Assignments.Get(tx, nameKey)
 		return nil
 	}); err != nil {
 		return nil, err
 	}
-	if !found || r.ScopeKey != scope.Key {
+	if !found || a.scopeKey() != scope.Key {
 		return nil, errAssignmentNotFound(req.RoleAssignmentName)
 	}
-	return gen.RoleAssignmentsGet200JSONResponse(shapeAssignment(apiVersion(ctx), renderAssignment(r))), nil
+	return gen.RoleAssignmentsGet200JSONResponse(render(apiVersion(ctx), a.full(nameKey))), nil
 }
 
 // RoleAssignmentsDelete deletes one assignment: 200 with what was deleted, 204 when there
@@ -119,15 +146,16 @@ func (s *Server) RoleAssignmentsDelete(ctx context.Context, req gen.RoleAssignme
 	if err != nil {
 		return nil, err
 	}
-	var r RoleAssignment
+	var a Assignment
 	deleted := false
-	err = s.db.Update(func(tx *store.Tx) error {
+	err = s.db.Update(ctx, func(tx *store.Tx) error {
 		old, ok := s.tables.Assignments.Get(tx, nameKey)
-		if !ok || old.ScopeKey != scope.Key {
+		if !ok || old.scopeKey() != scope.Key {
+			deleted = false
 			return nil
 		}
-		r, deleted, err = s.tables.Assignments.Delete(tx, nameKey)
-		return err
+		a, deleted = old.full(nameKey), s.tables.Assignments.Delete(tx, nameKey)
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -135,7 +163,7 @@ func (s *Server) RoleAssignmentsDelete(ctx context.Context, req gen.RoleAssignme
 	if !deleted {
 		return gen.RoleAssignmentsDelete204Response{}, nil
 	}
-	return gen.RoleAssignmentsDelete200JSONResponse(shapeAssignment(apiVersion(ctx), renderAssignment(r))), nil
+	return gen.RoleAssignmentsDelete200JSONResponse(render(apiVersion(ctx), a)), nil
 }
 
 // target checks the parts every single-assignment operation shares, in ARM's order: the
@@ -156,47 +184,44 @@ func (s *Server) target(ctx context.Context, rawScope, name, action string) (Sco
 	return scope, nameKey, nil
 }
 
-// assignmentFromRequest checks a create-or-update body and returns the fields it sets.
-// Read-only members (scope, createdBy, ...) are ignored: the server sets them. Whether the
-// role exists is apply's to say, in the transaction.
-func (s *Server) assignmentFromRequest(body *gen.RoleAssignmentsCreateJSONRequestBody, scope Scope) (RoleAssignment, error) {
-	if body == nil {
-		return RoleAssignment{}, newError(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: a request body is required.")
-	}
-	p := body.Properties
-	var r RoleAssignment
-	var ok bool
-	if r.PrincipalID, ok = parseGUID(p.PrincipalId); !ok {
-		return r, errInvalidPrincipalID(p.PrincipalId)
+// propertiesFromRequest checks the properties of a create-or-update body and returns them as
+// an assignment stores them: the body's members as they are (so that a member the spec
+// gains is kept without code of its own), the ids in their canonical form, an empty string
+// as an absent member, conditionVersion's default. Read-only members (scope, createdBy,
+// ...) are dropped: apply sets them. Whether the role exists is apply's to say, in the
+// transaction.
+func propertiesFromRequest(p gen.RoleAssignmentProperties) (gen.RoleAssignmentProperties, error) {
+	principal, ok := parseGUID(p.PrincipalId)
+	if !ok {
+		return p, errInvalidPrincipalID(p.PrincipalId)
 	}
 	guid, ok := parseRoleDefinitionID(p.RoleDefinitionId)
 	if !ok {
-		return r, errInvalidRoleDefinitionID(p.RoleDefinitionId)
+		return p, errInvalidRoleDefinitionID(p.RoleDefinitionId)
 	}
-	r.RoleDefinitionGUID = guid
-	// Left empty when not sent: apply resolves it from the directory.
-	if p.PrincipalType != nil {
-		r.PrincipalType = string(*p.PrincipalType)
+	p.PrincipalId, p.RoleDefinitionId = principal, roleDefinitionsPrefix+guid
+	p.Scope, p.CreatedOn, p.CreatedBy, p.UpdatedOn, p.UpdatedBy = nil, nil, nil, nil, nil
+	for _, m := range []**string{&p.Description, &p.Condition, &p.ConditionVersion, &p.DelegatedManagedIdentityResourceId} {
+		if *m != nil && **m == "" {
+			*m = nil
+		}
 	}
-	r.Description = deref(p.Description)
-	r.DelegatedManagedIdentityResourceID = deref(p.DelegatedManagedIdentityResourceId)
-	r.Condition, r.ConditionVersion = deref(p.Condition), deref(p.ConditionVersion)
 	switch {
-	case r.Condition == "" && r.ConditionVersion != "":
-		return r, errInvalidCondition("conditionVersion is set but there is no condition.")
-	case r.Condition == "":
-	case r.ConditionVersion == "":
-		r.ConditionVersion = conditionVersion2
+	case p.Condition == nil && p.ConditionVersion != nil:
+		return p, errInvalidCondition("conditionVersion is set but there is no condition.")
+	case p.Condition == nil:
+	case p.ConditionVersion == nil:
+		p.ConditionVersion = ptr(conditionVersion2)
 		fallthrough
 	default:
-		if r.ConditionVersion != conditionVersion2 {
-			return r, errInvalidCondition(fmt.Sprintf("conditionVersion '%s' is not supported; the only accepted value is '2.0'.", r.ConditionVersion))
+		if *p.ConditionVersion != conditionVersion2 {
+			return p, errInvalidCondition(fmt.Sprintf("conditionVersion '%s' is not supported; the only accepted value is '2.0'.", *p.ConditionVersion))
 		}
-		if _, err := condition.Parse(r.Condition); err != nil {
-			return r, errInvalidCondition(err.Error())
+		if _, err := condition.Parse(*p.Condition); err != nil {
+			return p, errInvalidCondition(err.Error())
 		}
 	}
-	return r, nil
+	return p, nil
 }
 
 // parseRoleDefinitionID accepts [/{scope}]/providers/Vendor.Authorization/roleDefinitions/{guid},
@@ -214,43 +239,46 @@ func parseRoleDefinitionID(id string) (string, bool) {
 	return parseGUID(id[i+len(roleDefinitionsPrefix):])
 }
 
-// renderAssignment is the wire form of a role assignment.
-func renderAssignment(r RoleAssignment) gen.RoleAssignment {
-	scope := "/" + r.Scope
-	return gen.RoleAssignment{
-		Id:   ptr(scopeID(r.Scope) + providerSegment + "roleAssignments/" + r.Name),
-		Name: &r.Name,
-		Type: ptr(roleAssignmentType),
-		Properties: gen.RoleAssignmentProperties{
-			Scope:                              &scope,
-			RoleDefinitionId:                   roleDefinitionsPrefix + r.RoleDefinitionGUID,
-			PrincipalId:                        r.PrincipalID,
-			PrincipalType:                      ptr(gen.PrincipalType(r.PrincipalType)),
-			Description:                        optional(r.Description),
-			Condition:                          optional(r.Condition),
-			ConditionVersion:                   optional(r.ConditionVersion),
-			DelegatedManagedIdentityResourceId: optional(r.DelegatedManagedIdentityResourceID),
-			CreatedOn:                          &r.CreatedOn,
-			UpdatedOn:                          &r.UpdatedOn,
-			CreatedBy:                          optional(r.CreatedBy),
-			UpdatedBy:                          optional(r.UpdatedBy),
-		},
-		SystemData: &gen.SystemData{
-			CreatedAt:          &r.CreatedOn,
-			CreatedBy:          optional(r.CreatedBy),
-			CreatedByType:      ptr(gen.CreatedByType(r.CreatedByType)),
-			LastModifiedAt:     &r.UpdatedOn,
-			LastModifiedBy:     optional(r.UpdatedBy),
-			LastModifiedByType: ptr(gen.CreatedByType(r.UpdatedByType)),
-		},
+// render is the wire form of an assignment (full) in the shape of api-version v: its object
+// with the members a read derives (id, type, systemData).
+func render(v string, a Assignment) gen.RoleAssignment {
+	out := a.RoleAssignment
+	p := &out.Properties
+	scope := deref(p.Scope) // "/" and the path, or "/" for the root, whose ids start at /providers
+	if scope == "/" {
+		scope = ""
 	}
+	out.Id = ptr(scope + providerSegment + "roleAssignments/" + deref(out.Name))
+	out.Type = ptr(roleAssignmentType)
+	out.SystemData = &gen.SystemData{
+		CreatedAt: p.CreatedOn, CreatedBy: p.CreatedBy, CreatedByType: optionalType(a.CreatedByType),
+		LastModifiedAt: p.UpdatedOn, LastModifiedBy: p.UpdatedBy, LastModifiedByType: optionalType(a.UpdatedByType),
+	}
+	return shapeAssignment(v, out)
+}
+
+func optionalType(t string) *gen.CreatedByType {
+	if t == "" {
+		return nil
+	}
+	return ptr(gen.CreatedByType(t))
+}
+
+// or is p, or else def when p is nil or empty.
+func or[T comparable](p, def *T) *T {
+	var zero T
+	if p == nil || *p == zero {
+		return def
+	}
+	return p
 }
 
 func ptr[T any](v T) *T { return &v }
 
-func deref(p *string) string {
+func deref[T any](p *T) T {
 	if p == nil {
-		return ""
+		var zero T
+		return zero
 	}
 	return *p
 }

@@ -136,6 +136,20 @@ func TestCreateRules(t *testing.T) {
 	})
 }
 
+// TestTripleIsScopeRolePrincipal: one assignment per (scope, role, principal), and only that:
+// a principal holds other roles at the scope, and the role at other scopes.
+func TestTripleIsScopeRolePrincipal(t *testing.T) {
+	e := newEnv(t)
+	c := e.client("token", true)
+	owner := "/providers/Vendor.Authorization/roleDefinitions/" + authorization.OwnerRoleID
+	mustPut(t, c, rgScope, name1, props(principal1, readerID), http.StatusCreated)
+	mustPut(t, c, rgScope, name2, props(principal1, owner), http.StatusCreated)
+	mustPut(t, c, subScope, "c1a2b3c4-d5e6-4f70-8192-a3b4c5d6e7f9", props(principal1, readerID), http.StatusCreated)
+	mustPut(t, c, rgScope, "c1a2b3c4-d5e6-4f70-8192-a3b4c5d6e7fa", props(principal2, readerID), http.StatusCreated)
+	resp := put(t, c, strings.ToUpper(rgScope[:1])+rgScope[1:], "c1a2b3c4-d5e6-4f70-8192-a3b4c5d6e7fb", props(strings.ToUpper(principal1), owner))
+	wantError(t, resp.StatusCode(), resp.Body, 409, "RoleAssignmentExists")
+}
+
 func withCondition(p gen.RoleAssignmentProperties, cond, version string) gen.RoleAssignmentProperties {
 	if cond != "" {
 		p.Condition = &cond

@@ -3,11 +3,9 @@ package authorization
 import (
 	"context"
 	"net/http"
-	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
-	"github.com/understudy-dev/understudy/internal/store/compat"
-	"github.com/understudy-dev/understudy/internal/timefmt"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // RoleDefinitionsGet reads a role definition at a scope.
@@ -19,9 +17,12 @@ func (s *Server) RoleDefinitionsGet(ctx context.Context, req gen.RoleDefinitions
 	if err := s.authorize(ctx, scope, actionRoleDefinitionsRead, "/"+scope.Path+providerSegment+"roleDefinitions/"+req.RoleDefinitionId); err != nil {
 		return nil, err
 	}
-	r, ok := s.readRole(req.RoleDefinitionId)
+	r, ok, err := s.readRole(ctx, req.RoleDefinitionId)
+	if err != nil {
+		return nil, err
+	}
 	// A custom role exists at the scopes it can be assigned at, as the list shows it.
-	if !ok || !s.hier.assignableAt(r, scope.Key) {
+	if !ok || !s.hier.assignableAt(roleOf(r), scope.Key) {
 		return nil, errRoleDefinitionDoesNotExist(http.StatusNotFound, req.RoleDefinitionId)
 	}
 	return gen.RoleDefinitionsGet200JSONResponse(renderRole(ctx, r)), nil
@@ -30,7 +31,10 @@ func (s *Server) RoleDefinitionsGet(ctx context.Context, req gen.RoleDefinitions
 // RoleDefinitionsGetById reads a role definition through the id assignments return. Role
 // definitions are readable by every authenticated caller at this tenant-level path.
 func (s *Server) RoleDefinitionsGetById(ctx context.Context, req gen.RoleDefinitionsGetByIdRequestObject) (gen.RoleDefinitionsGetByIdResponseObject, error) {
-	r, ok := s.readRole(req.RoleDefinitionId)
+	r, ok, err := s.readRole(ctx, req.RoleDefinitionId)
+	if err != nil {
+		return nil, err
+	}
 	if !ok {
 		return nil, errRoleDefinitionDoesNotExist(http.StatusNotFound, req.RoleDefinitionId)
 	}
@@ -51,14 +55,14 @@ func (s *Server) RoleDefinitionsCreateOrUpdate(ctx context.Context, req gen.Role
 	if err := s.authorize(ctx, scope, actionRoleDefinitionsWrite, "/"+scope.Path+providerSegment+"roleDefinitions/"+req.RoleDefinitionId); err != nil {
 		return nil, err
 	}
-	want, rerr := roleFromRequest(req.Body, guid)
-	if rerr != nil {
-		return nil, rerr
+	var want *gen.RoleDefinitionProperties
+	if req.Body != nil {
+		want = req.Body.Properties
 	}
-	var out RoleDefinition
-	err := s.db.Update(func(tx *store.Tx) error {
+	var out gen.RoleDefinition
+	err := s.db.Update(ctx, func(tx *store.Tx) error {
 		var err error
-		out, err = s.putRole(tx, want, callerFrom(ctx).PrincipalID)
+		out, err = s.putRole(tx, guid, want, callerFrom(ctx).PrincipalID, nil)
 		return err
 	})
 	if err != nil {
@@ -81,9 +85,9 @@ func (s *Server) RoleDefinitionsDelete(ctx context.Context, req gen.RoleDefiniti
 	if err := s.authorize(ctx, scope, actionRoleDefinitionsDelete, "/"+scope.Path+providerSegment+"roleDefinitions/"+req.RoleDefinitionId); err != nil {
 		return nil, err
 	}
-	var out RoleDefinition
+	var out gen.RoleDefinition
 	deleted := false
-	err := s.db.Update(func(tx *store.Tx) error {
+	err := s.db.Update(ctx, func(tx *store.Tx) error {
 		var err error
 		out, deleted, err = s.deleteRole(tx, scope, guid)
 		return err
@@ -110,7 +114,11 @@ func (s *Server) RoleDefinitionsList(ctx context.Context, req gen.RoleDefinition
 	if !ok {
 		return nil, errUnsupportedRoleDefinitionFilter(deref(req.Params.Filter))
 	}
-	return gen.RoleDefinitionsList200JSONResponse(s.listRoles(ctx, filter, scope.Key)), nil
+	out, err := s.listRoles(ctx, filter, scope.Key)
+	if err != nil {
+		return nil, err
+	}
+	return gen.RoleDefinitionsList200JSONResponse(out), nil
 }
 
 // RoleDefinitionsListAtTenant lists every role definition: at the tenant root each custom
@@ -121,40 +129,48 @@ func (s *Server) RoleDefinitionsListAtTenant(ctx context.Context, req gen.RoleDe
 		return nil, errUnsupportedRoleDefinitionFilter(deref(req.Params.Filter))
 	}
 	filter.AndBelow = true
-	return gen.RoleDefinitionsListAtTenant200JSONResponse(s.listRoles(ctx, filter, "")), nil
+	out, err := s.listRoles(ctx, filter, "")
+	if err != nil {
+		return nil, err
+	}
+	return gen.RoleDefinitionsListAtTenant200JSONResponse(out), nil
 }
 
-// readRole is the role with the GUID as it is now.
-func (s *Server) readRole(guid string) (r RoleDefinition, ok bool) {
-	_ = s.db.View(func(tx *store.Tx) error {
-		r, ok = s.role(tx, guid)
+// readRole is the object of the role with the GUID as it is now.
+func (s *Server) readRole(ctx context.Context, guid string) (r gen.RoleDefinition, ok bool, err error) {
+	err = s.db.View(ctx, func(tx *store.Tx) error {
+		r, ok = s.roleObject(tx, guid)
 		return nil
 	})
-	return r, ok
+	return r, ok, err
 }
 
 // listRoles is the list of the roles filter keeps at the scope key, in name order: the
 // built-in catalog and the custom roles, read in one transaction.
-func (s *Server) listRoles(ctx context.Context, filter roleDefinitionFilter, scopeKey string) gen.RoleDefinitionListResult {
-	var kept []RoleDefinition
+func (s *Server) listRoles(ctx context.Context, filter roleDefinitionFilter, scopeKey string) (gen.RoleDefinitionListResult, error) {
+	var kept []gen.RoleDefinition
 	if filter.Type != customRole {
 		for _, r := range builtInOrder() {
 			if filter.keeps(s.hier, r, scopeKey) {
-				kept = append(kept, r)
+				kept = append(kept, objectOf(r))
 			}
 		}
 	}
 	if filter.Type != builtInRole {
-		var custom []RoleDefinition
-		_ = s.db.View(func(tx *store.Tx) error {
-			s.tables.CustomRoles.Each(tx, func(_ string, r RoleDefinition) bool {
-				if filter.keeps(s.hier, r, scopeKey) {
+		var custom []gen.RoleDefinition
+		err := s.db.View(ctx, func(tx *store.Tx) error {
+			custom = nil
+			s.tables.CustomRoles.Each(tx, func(_ string, r gen.RoleDefinition) bool {
+				if filter.keeps(s.hier, roleOf(r), scopeKey) {
 					custom = append(custom, r)
 				}
 				return true
 			})
 			return nil
 		})
+		if err != nil {
+			return gen.RoleDefinitionListResult{}, err
+		}
 		kept = append(kept, custom...)
 		sortRoles(kept)
 	}
@@ -162,43 +178,12 @@ func (s *Server) listRoles(ctx context.Context, filter roleDefinitionFilter, sco
 	for _, r := range kept {
 		out.Value = append(out.Value, renderRole(ctx, r))
 	}
-	return out
+	return out, nil
 }
 
-// renderRole is the wire form of a role definition, in the shape of the request's
-// api-version.
-func renderRole(ctx context.Context, r RoleDefinition) gen.RoleDefinition {
-	id := roleDefinitionsPrefix + r.GUID
-	name, typ := r.GUID, roleDefinitionType
-	nonNil := func(s []string) []string {
-		if s == nil {
-			return []string{}
-		}
-		return s
-	}
-	perm := gen.Permission{
-		Actions: nonNil(r.Actions), NotActions: nonNil(r.NotActions),
-		DataActions: nonNil(r.DataActions), NotDataActions: nonNil(r.NotDataActions),
-	}
-	p := &gen.RoleDefinitionProperties{
-		RoleName:         &r.Name,
-		Type:             &r.Type,
-		Description:      &r.Description,
-		Permissions:      []gen.Permission{perm},
-		AssignableScopes: r.AssignableScopes,
-	}
-	if r.Type == customRole {
-		p.CreatedOn, p.UpdatedOn = parsedTime(r.CreatedOn), parsedTime(r.UpdatedOn)
-		p.CreatedBy, p.UpdatedBy = optional(r.CreatedBy), optional(r.UpdatedBy)
-	}
-	return shapeRole(apiVersion(ctx), gen.RoleDefinition{Id: &id, Name: &name, Type: &typ, Properties: p})
-}
-
-// parsedTime is a stored RFC 3339 time, nil when there is none.
-func parsedTime(s string) *time.Time {
-	t, err := timefmt.Parse(s)
-	if s == "" || err != nil {
-		return nil
-	}
-	return &t
+// renderRole is the wire form of a role definition's object, in the shape of the request's
+// api-version: with the members a read derives (id, type).
+func renderRole(ctx context.Context, r gen.RoleDefinition) gen.RoleDefinition {
+	r.Id, r.Type = ptr(roleDefinitionsPrefix+deref(r.Name)), ptr(roleDefinitionType)
+	return shapeRole(apiVersion(ctx), r)
 }

@@ -11,9 +11,9 @@ import (
 )
 
 func TestRoleDefinitions(t *testing.T) {
-	custom := authorization.RoleDefinition{GUID: "33333333-3333-4333-8333-333333333333", Name: "Storage Reader",
-		Actions: []string{"Vendor.Storage/*/read"}, AssignableScopes: []string{"/" + rgScope}}
-	e := newEnv(t, func(c *authorization.Config) { c.RoleDefinitions = []authorization.RoleDefinition{custom} })
+	custom := authorization.SeedRole{"id": "33333333-3333-4333-8333-333333333333", "roleName": "Storage Reader",
+		"actions": []string{"Vendor.Storage/*/read"}, "assignableScopes": []string{"/" + rgScope}}
+	e := newEnv(t, func(c *authorization.Config) { c.RoleDefinitions = []authorization.SeedRole{custom} })
 	c := e.client("token", true)
 
 	t.Run("get by id, the form assignments return", func(t *testing.T) {
@@ -137,18 +137,18 @@ func TestRoleDefinitions(t *testing.T) {
 		wantError(t, resp.StatusCode(), resp.Body, 400, "UnsupportedQuery")
 	})
 	t.Run("a custom role does not exist outside its assignable scopes", func(t *testing.T) {
-		resp, _ := c.RoleDefinitionsGetWithResponse(ctx, subScope, custom.GUID, &gen.RoleDefinitionsGetParams{ApiVersion: apiVersion})
+		resp, _ := c.RoleDefinitionsGetWithResponse(ctx, subScope, custom.GUID(), &gen.RoleDefinitionsGetParams{ApiVersion: apiVersion})
 		wantError(t, resp.StatusCode(), resp.Body, 404, "RoleDefinitionDoesNotExist")
-		resp, _ = c.RoleDefinitionsGetWithResponse(ctx, rgScope, custom.GUID, &gen.RoleDefinitionsGetParams{ApiVersion: apiVersion})
+		resp, _ = c.RoleDefinitionsGetWithResponse(ctx, rgScope, custom.GUID(), &gen.RoleDefinitionsGetParams{ApiVersion: apiVersion})
 		if resp.StatusCode() != 200 {
 			t.Errorf("in its resource group: %d %s", resp.StatusCode(), resp.Body)
 		}
-		put := put(t, c, subScope, name2, props(principal1, "/providers/Vendor.Authorization/roleDefinitions/"+custom.GUID))
+		put := put(t, c, subScope, name2, props(principal1, "/providers/Vendor.Authorization/roleDefinitions/"+custom.GUID()))
 		if got := wantError(t, put.StatusCode(), put.Body, 400, "RoleDefinitionDoesNotExist"); got.Target == nil || *got.Target != "properties.roleDefinitionId" {
 			t.Errorf("target = %v", got.Target)
 		}
 	})
 	t.Run("a custom role can be assigned where assignable", func(t *testing.T) {
-		mustPut(t, c, rgScope, name1, props(principal1, "/providers/Vendor.Authorization/roleDefinitions/"+custom.GUID), http.StatusCreated)
+		mustPut(t, c, rgScope, name1, props(principal1, "/providers/Vendor.Authorization/roleDefinitions/"+custom.GUID()), http.StatusCreated)
 	})
 }

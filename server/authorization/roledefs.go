@@ -1,35 +1,29 @@
 package authorization
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
-	"github.com/understudy-dev/understudy/internal/timefmt"
+	gen "github.com/understudy-dev/understudy/gen/authorization"
 	"github.com/understudy-dev/understudy/server/authorization/builtin"
 )
 
-// RoleDefinition is a role: what it allows and where it may be assigned. Custom roles are
-// stored as they are (the seed file's roleDefinitions, and what PUT makes); built-in roles
-// come from the vendor's catalog (package builtin).
+// RoleDefinition is a role as the permission checks read it: what it allows and where it may
+// be assigned. Built-in roles come from the vendor's catalog (package builtin); a custom
+// role is stored as its object (gen.RoleDefinition), which roleOf reads.
 type RoleDefinition struct {
-	GUID             string   `yaml:"id"`
-	Name             string   `yaml:"roleName"`
-	Description      string   `yaml:"description,omitempty"`
-	Type             string   `yaml:"type,omitempty"` // BuiltInRole or CustomRole (the default for seeded roles)
-	Actions          []string `yaml:"actions,omitempty"`
-	NotActions       []string `yaml:"notActions,omitempty"`
-	DataActions      []string `yaml:"dataActions,omitempty"`
-	NotDataActions   []string `yaml:"notDataActions,omitempty"`
-	AssignableScopes []string `yaml:"assignableScopes,omitempty"`
-	// The history of a custom role, which api-version 2022-05-01-preview shows and a state
-	// export records: RFC 3339 times and principal ids. A seeded role without it was made by
-	// the seed at start or reset.
-	CreatedOn string `yaml:"createdOn,omitempty"`
-	CreatedBy string `yaml:"createdBy,omitempty"`
-	UpdatedOn string `yaml:"updatedOn,omitempty"`
-	UpdatedBy string `yaml:"updatedBy,omitempty"`
+	GUID             string
+	Name             string
+	Description      string
+	Type             string // BuiltInRole or CustomRole
+	Actions          []string
+	NotActions       []string
+	DataActions      []string
+	NotDataActions   []string
+	AssignableScopes []string
 }
 
 // Ids of the built-in roles this package names, as in ARM.
@@ -170,12 +164,13 @@ func assignableKey(a string) string {
 
 // checkCustomRoles holds seeded roles to the rules a PUT holds custom roles to (checkRole),
 // and to one id and one name each among themselves. The first one that breaks a rule is
-// reported.
-func checkCustomRoles(custom []RoleDefinition) error {
+// reported, at its id.
+func checkCustomRoles(custom []gen.RoleDefinition) error {
 	ids, names := map[string]string{}, map[string]bool{}
-	for _, r := range custom {
+	for i, obj := range custom {
+		r := roleOf(obj)
 		fail := func(format string, args ...any) error {
-			return fmt.Errorf("authorization: role definition %q: "+format, append([]any{r.Name}, args...)...)
+			return &SeedError{Collection: SeedRoles, Index: i, Field: "name", Err: fmt.Errorf("role definition %q: "+format, append([]any{r.Name}, args...)...)}
 		}
 		if _, ok := parseGUID(r.GUID); !ok {
 			return fail("id %q is not a GUID", r.GUID)
@@ -183,15 +178,12 @@ func checkCustomRoles(custom []RoleDefinition) error {
 		if b, ok := builtInByID()[asciiLower(r.GUID)]; ok {
 			return fail("id %q is already the built-in role %s", r.GUID, b.Name)
 		}
-		if owner, taken := ids[strings.ToLower(r.GUID)]; taken {
+		if owner, taken := ids[asciiLower(r.GUID)]; taken {
 			return fail("id %q is already %s", r.GUID, owner)
 		}
-		ids[strings.ToLower(r.GUID)] = fmt.Sprintf("the role %q", r.Name)
+		ids[asciiLower(r.GUID)] = fmt.Sprintf("the role %q", r.Name)
 		if r.Type != "" && r.Type != customRole {
 			return fail("type %q: a seeded role is a %s (the built-in roles are the vendor's catalog)", r.Type, customRole)
-		}
-		if len(r.AssignableScopes) == 0 {
-			r.AssignableScopes = []string{everywhere} // a seeded role without them is assignable everywhere
 		}
 		key := roleNameKey(r.Name)
 		if _, builtIn := builtInByName()[key]; builtIn || names[key] {
@@ -199,14 +191,6 @@ func checkCustomRoles(custom []RoleDefinition) error {
 		}
 		if err := checkRole(r); err != nil {
 			return fail("%s", err.Message)
-		}
-		for _, t := range []struct{ field, value string }{{"createdOn", r.CreatedOn}, {"updatedOn", r.UpdatedOn}} {
-			if _, err := timefmt.Parse(t.value); t.value != "" && err != nil {
-				return fail("%s: %v", t.field, err)
-			}
-		}
-		if names[key] {
-			return fail("another role has that name (role names are unique, whatever their case)")
 		}
 		names[key] = true
 	}
@@ -259,14 +243,50 @@ var (
 	// builtInOrder is the catalog sorted by name, as lists show it.
 	builtInOrder = sync.OnceValue(func() []RoleDefinition {
 		out := append([]RoleDefinition(nil), BuiltInRoles()...)
-		sortRoles(out)
+		slices.SortFunc(out, func(a, b RoleDefinition) int {
+			return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.GUID, b.GUID))
+		})
 		return out
 	})
 )
 
-func sortRoles(roles []RoleDefinition) {
-	sort.Slice(roles, func(i, j int) bool {
-		a, b := roles[i], roles[j]
-		return a.Name < b.Name || (a.Name == b.Name && a.GUID < b.GUID)
+// sortRoles puts roles in the order lists show them: by name, then id.
+func sortRoles(roles []gen.RoleDefinition) {
+	slices.SortFunc(roles, func(a, b gen.RoleDefinition) int {
+		return cmp.Or(strings.Compare(deref(a.Properties.RoleName), deref(b.Properties.RoleName)), strings.Compare(deref(a.Name), deref(b.Name)))
 	})
+}
+
+// roleOf reads a role definition object (stored, or from a seed) as the checks read it.
+func roleOf(obj gen.RoleDefinition) RoleDefinition {
+	r := RoleDefinition{GUID: deref(obj.Name)}
+	if p := obj.Properties; p != nil {
+		r.Name, r.Description, r.Type, r.AssignableScopes = deref(p.RoleName), deref(p.Description), deref(p.Type), p.AssignableScopes
+		if len(p.Permissions) > 0 {
+			perm := p.Permissions[0]
+			r.Actions, r.NotActions, r.DataActions, r.NotDataActions = perm.Actions, perm.NotActions, perm.DataActions, perm.NotDataActions
+		}
+	}
+	return r
+}
+
+// objectOf is a built-in role's object, as a GET returns it (id and type aside, which
+// renderRole adds).
+func objectOf(r RoleDefinition) gen.RoleDefinition {
+	guid := r.GUID
+	return gen.RoleDefinition{Name: &guid, Properties: &gen.RoleDefinitionProperties{
+		RoleName: &r.Name, Type: &r.Type, Description: &r.Description,
+		Permissions: []gen.Permission{{
+			Actions: nonNil(r.Actions), NotActions: nonNil(r.NotActions),
+			DataActions: nonNil(r.DataActions), NotDataActions: nonNil(r.NotDataActions),
+		}},
+		AssignableScopes: r.AssignableScopes,
+	}}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

@@ -94,10 +94,23 @@ func parseScope(raw string) (Scope, *Error) {
 		if !validGroupName(segs[3]) {
 			return Scope{}, errInvalidScope(raw)
 		}
-		sc.Key = mgKeyPrefix + asciiLower(segs[3])
+		sc.Key = scopeKeyOf(path)
 		return sc, nil
 	}
 	return Scope{}, errInvalidScope(raw)
+}
+
+// scopeKeyOf is the Key of a scope parseScope accepts, from its path (with or without
+// slashes around it) alone: the path lower-cased, and a management group's spelled with
+// Microsoft.Management. The only accepted scopes that start with "providers/" are
+// management groups.
+func scopeKeyOf(path string) string {
+	path = strings.Trim(path, "/")
+	const providers = "providers/"
+	if len(path) > len(providers) && asciiEqualFold(path[:len(providers)], providers) {
+		return mgKeyPrefix + asciiLower(path[strings.LastIndexByte(path, '/')+1:])
+	}
+	return asciiLower(path)
 }
 
 // The rules for the names in a scope. Whatever is accepted is stored and echoed byte for

@@ -10,7 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 const (
@@ -805,7 +805,7 @@ func TestCallerForToken(t *testing.T) {
 			badJSON:       {ID: mapped, Name: "mapped-bad-jwt"},
 			mappedBadOID:  {ID: mapped, Name: "mapped-bad-oid"},
 		},
-	}, store.New())
+	}, store.New(store.NewMemory()))
 	if err != nil {
 		t.Fatal(err)
 	}

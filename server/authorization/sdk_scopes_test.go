@@ -62,11 +62,11 @@ func dirConfig(c *authorization.Config) {
 		{ID: dirMI, Type: "ManagedIdentity"},
 		{ID: dirAdmin, Type: "User"},
 	}
-	c.RoleDefinitions = []authorization.RoleDefinition{{
-		GUID: dirWriterGUID, Name: "Assignment Writer",
-		Actions:     []string{"Vendor.Authorization/roleAssignments/*", "*/read"},
-		NotActions:  []string{"Vendor.Authorization/roleAssignments/delete"},
-		DataActions: []string{"Vendor.Storage/storageAccounts/blobServices/containers/blobs/read"},
+	c.RoleDefinitions = []authorization.SeedRole{{
+		"id": dirWriterGUID, "roleName": "Assignment Writer",
+		"actions":     []string{"Vendor.Authorization/roleAssignments/*", "*/read"},
+		"notActions":  []string{"Vendor.Authorization/roleAssignments/delete"},
+		"dataActions": []string{"Vendor.Storage/storageAccounts/blobServices/containers/blobs/read"},
 	}}
 }
 

@@ -9,7 +9,7 @@ import (
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
 	"github.com/understudy-dev/understudy/internal/condition"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/server/reply"
 	"github.com/understudy-dev/understudy/server/routes"
 	"github.com/understudy-dev/understudy/server/validate"
@@ -29,7 +29,7 @@ type Config struct {
 	BootstrapOwners []string
 	// RoleDefinitions are custom roles that exist at start and again after every reset, in
 	// addition to the built-in ones.
-	RoleDefinitions []RoleDefinition
+	RoleDefinitions []SeedRole
 	// Assignments exist at start and again after every reset.
 	Assignments []SeedAssignment
 	// ManagementGroups place subscriptions under management groups, and groups under
@@ -74,6 +74,10 @@ type Server struct {
 	tables *tables
 	owners map[string]bool
 	hier   *hierarchy
+	// roles are the configured custom roles, read (decodeRoles).
+	roles []gen.RoleDefinition
+	// seedValidator checks seeded assignments as PUTs are checked.
+	seedValidator func() (*validate.Validator, error)
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -96,14 +100,15 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 	if cfg.DefaultPrincipal == "" {
 		cfg.DefaultPrincipal = def.DefaultPrincipal
 	}
-	if err := checkCustomRoles(cfg.RoleDefinitions); err != nil {
+	roles, err := decodeRoles(cfg.RoleDefinitions)
+	if err != nil {
 		return nil, err
 	}
 	hier, err := newHierarchy(cfg.ManagementGroups)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, db: db, tables: newTables(db), owners: map[string]bool{}, hier: hier}
+	s := &Server{cfg: cfg, db: db, tables: newTables(db), owners: map[string]bool{}, hier: hier, roles: roles, seedValidator: newSeedValidator()}
 	for _, o := range cfg.BootstrapOwners {
 		s.owners[strings.ToLower(o)] = true
 	}
