@@ -1,0 +1,312 @@
+// Package postgres is the store engine on a PostgreSQL database: every server process
+// pointed at one database serves one state. It is the one package that knows about
+// PostgreSQL; everything above the store sees a store.Engine.
+//
+// The engine keeps its tables in one schema (the connection URL's search_path, or
+// "understudy"), which it creates and migrates itself (schema.go). A row is a document under
+// a primary key in rows; its index keys are in unique_keys and index_keys. Write transactions
+// are SERIALIZABLE and run again after a serialization failure or a deadlock, so a
+// read-check-write holds across processes as it does in one; read transactions see one
+// snapshot (REPEATABLE READ, READ ONLY). Sequences are PostgreSQL sequences, one per name.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/understudy-dev/understudy/internal/store"
+)
+
+// DefaultSchema is where the engine keeps its tables when the URL names no search_path.
+const DefaultSchema = "understudy"
+
+// Options tune the engine; the zero value is the default.
+type Options struct {
+	// Timeout bounds one transaction, its retries included, and each connection attempt
+	// (default 10 s): a database that does not answer fails the request with
+	// store.ErrUnavailable rather than holding it.
+	Timeout time.Duration
+}
+
+const (
+	defaultTimeout = 10 * time.Second
+	// connectTimeout bounds a connection attempt when the URL sets no connect_timeout.
+	connectTimeout = 5 * time.Second
+	// maxAttempts bounds how often a write transaction runs after serialization failures.
+	maxAttempts = 30
+)
+
+// Engine is a store.Engine on one PostgreSQL database.
+type Engine struct {
+	pool    *pgxpool.Pool
+	schema  string
+	timeout time.Duration
+
+	mu   sync.RWMutex
+	defs map[string]*tableDef
+	// order is the tables in definition order.
+	order []string
+
+	// seqs holds the sequences known to exist; seqMu makes one caller create a missing one.
+	seqs   sync.Map
+	seqMu  sync.Mutex
+	closed atomic.Bool
+}
+
+// tableDef is a table as the engine keeps it.
+type tableDef struct {
+	store.TableDef
+	unique []bool // by index position: a unique index
+}
+
+// Open connects to the database url names (postgres://...), creates or migrates the engine's
+// schema in it, and returns the engine. Tables are then declared with Define, and Load
+// makes the database ready for them.
+func Open(ctx context.Context, rawURL string, opts Options) (*Engine, error) {
+	cfg, schema, err := parseURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = defaultTimeout
+	}
+	if cfg.ConnConfig.ConnectTimeout <= 0 || cfg.ConnConfig.ConnectTimeout > opts.Timeout {
+		cfg.ConnConfig.ConnectTimeout = min(connectTimeout, opts.Timeout)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("store: postgres: %w", err)
+	}
+	e := &Engine{pool: pool, schema: schema, timeout: opts.Timeout, defs: map[string]*tableDef{}}
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	if err := e.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, e.failure(err)
+	}
+	return e, nil
+}
+
+// parseURL reads the connection URL and the schema it names.
+func parseURL(rawURL string) (*pgxpool.Config, string, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return nil, "", fmt.Errorf("store: %q is not a postgres:// URL", redact(rawURL))
+	}
+	cfg, err := pgxpool.ParseConfig(rawURL)
+	if err != nil {
+		return nil, "", fmt.Errorf("store: postgres URL %s: %w", redact(rawURL), err)
+	}
+	schema := DefaultSchema
+	if sp, ok := cfg.ConnConfig.RuntimeParams["search_path"]; ok {
+		schema = sp
+		if schema == "" || strings.ContainsAny(schema, ",\"") {
+			return nil, "", fmt.Errorf("store: postgres URL %s: search_path %q: want the name of one schema", redact(rawURL), sp)
+		}
+	}
+	// The engine's tables are found in its schema whatever the role's own search_path.
+	cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{schema}.Sanitize()
+	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
+		cfg.ConnConfig.RuntimeParams["application_name"] = "understudy"
+	}
+	return cfg, schema, nil
+}
+
+// redact hides the password of a URL, for messages.
+func redact(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "(an unreadable URL)"
+	}
+	return u.Redacted()
+}
+
+// Schema is the schema the engine keeps its tables in.
+func (e *Engine) Schema() string { return e.schema }
+
+// Define declares a table.
+func (e *Engine) Define(def store.TableDef) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, dup := e.defs[def.Name]; dup {
+		return fmt.Errorf("store: table %q is defined twice", def.Name)
+	}
+	if len(def.Indexes) > 1<<15 {
+		return fmt.Errorf("store: table %q has too many indexes", def.Name)
+	}
+	d := &tableDef{TableDef: def, unique: make([]bool, len(def.Indexes))}
+	for i, x := range def.Indexes {
+		d.unique[i] = x.Kind == store.Unique
+	}
+	e.defs[def.Name] = d
+	e.order = append(e.order, def.Name)
+	return nil
+}
+
+func (e *Engine) def(table string) (*tableDef, error) {
+	e.mu.RLock()
+	d, ok := e.defs[table]
+	e.mu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("store: no table %q", table)
+	}
+	return d, nil
+}
+
+// Close closes the connections; later transactions fail with store.ErrClosed.
+func (e *Engine) Close() error {
+	if e.closed.Swap(true) {
+		return nil
+	}
+	e.pool.Close()
+	return nil
+}
+
+// Run runs fn in a transaction. A write transaction that meets a serialization failure or a
+// deadlock (another process's transaction conflicted with it) is rolled back and run again,
+// after a random pause that grows with each attempt, up to maxAttempts times and within
+// the engine's timeout.
+func (e *Engine) Run(ctx context.Context, mode store.Mode, fn func(store.Txn) error) error {
+	if e.closed.Load() {
+		return store.ErrClosed
+	}
+	ctx, cancel := context.WithTimeout(ctx, e.timeout)
+	defer cancel()
+	for attempt := 1; ; attempt++ {
+		fnErr, engErr := e.attempt(ctx, mode, fn)
+		if engErr == nil {
+			return fnErr
+		}
+		if e.closed.Load() {
+			return store.ErrClosed
+		}
+		if attempt >= maxAttempts || !retryable(engErr) || ctx.Err() != nil {
+			return e.failure(engErr)
+		}
+		// Full jitter: a pause drawn from [0, 1 ms << attempt), at most 100 ms, so that
+		// transactions that conflicted do not meet again at once.
+		pause := time.Duration(rand.Int64N(int64(min(time.Millisecond<<min(attempt, 10), 100*time.Millisecond))))
+		select {
+		case <-time.After(pause):
+		case <-ctx.Done():
+			return e.failure(engErr)
+		}
+	}
+}
+
+// attempt runs fn once. fnErr is fn's own error (the transaction rolled back); engErr is the
+// engine's (the transaction may be tried again).
+func (e *Engine) attempt(ctx context.Context, mode store.Mode, fn func(store.Txn) error) (fnErr, engErr error) {
+	conn, err := e.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Release()
+	opts := pgx.TxOptions{IsoLevel: pgx.Serializable}
+	if mode == store.Read {
+		opts = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+	}
+	tx, err := conn.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	committed := false
+	defer func() {
+		if !committed { // an error, or a panic in fn
+			e.rollback(ctx, tx)
+		}
+	}()
+	t := &txn{e: e, ctx: ctx, tx: tx, write: mode != store.Read}
+	if mode == store.Wipe {
+		if err := t.wipe(); err != nil {
+			return nil, err
+		}
+	}
+	fnErr = fn(t)
+	if t.err != nil {
+		return nil, t.err // fn's error, if any, came from the engine's failure
+	}
+	if fnErr != nil {
+		return fnErr, nil
+	}
+	committed = true
+	return nil, tx.Commit(ctx)
+}
+
+// rollback ends a transaction that will not commit. It gets a second of its own when ctx is
+// over: a rollback that fails closes the connection, which PostgreSQL then rolls back.
+func (e *Engine) rollback(ctx context.Context, tx pgx.Tx) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	defer cancel()
+	_ = tx.Rollback(ctx)
+}
+
+// retryable reports whether a transaction that failed with err may simply run again.
+func retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "40001", "40P01": // serialization_failure, deadlock_detected
+			return true
+		case "23505":
+			// unique_violation: under SERIALIZABLE a key written by a concurrent
+			// transaction can surface as this rather than as a serialization failure; run
+			// again, the transaction sees the key.
+			return true
+		}
+		return false
+	}
+	// Nothing reached the server (a pooled connection the database had closed): the
+	// transaction did nothing.
+	return pgconn.SafeToRetry(err)
+}
+
+// failure is the error Run returns for an engine's failure: ErrUnavailable for what a
+// client should retry later (the database unreachable, restarting, out of resources, or too
+// busy for a transaction to get through), the error itself for anything else.
+func (e *Engine) failure(err error) error {
+	if e.closed.Load() {
+		return store.ErrClosed
+	}
+	var own ours
+	if errors.As(err, &own) {
+		return own.error
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code[:2] {
+		case "08", "40", "53", "57", "58": // connection, rollback, resources, operator, system
+			return fmt.Errorf("%w: postgres: %w", store.ErrUnavailable, err)
+		}
+		if pgErr.Code == "25006" { // read_only_sql_transaction: a standby, during a failover
+			return fmt.Errorf("%w: postgres: %w", store.ErrUnavailable, err)
+		}
+		return fmt.Errorf("store: postgres: %w", err)
+	}
+	// No answer from the database: the connection failed or was lost, or the time ran out.
+	return fmt.Errorf("%w: postgres: %w", store.ErrUnavailable, err)
+}
+
+// ours is an error of the engine's own making (or its caller's), not the database's:
+// failure passes it on as it is.
+type ours struct{ error }
+
+func (o ours) Unwrap() error { return o.error }
+
+// connect opens a connection of its own, outside the pool: for work that must not wait for
+// (or hold) a pooled connection, such as holding a session lock or creating a sequence
+// while a transaction is open.
+func (e *Engine) connect(ctx context.Context) (*pgx.Conn, error) {
+	return pgx.ConnectConfig(ctx, e.pool.Config().ConnConfig.Copy())
+}
