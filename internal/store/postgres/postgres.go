@@ -102,17 +102,17 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Engine, error) {
 func parseURL(rawURL string) (*pgxpool.Config, string, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		return nil, "", fmt.Errorf("store: %q is not a postgres:// URL", redact(rawURL))
+		return nil, "", fmt.Errorf("store: %q is not a postgres:// URL", Redact(rawURL))
 	}
 	cfg, err := pgxpool.ParseConfig(rawURL)
 	if err != nil {
-		return nil, "", fmt.Errorf("store: postgres URL %s: %w", redact(rawURL), err)
+		return nil, "", fmt.Errorf("store: postgres URL %s: %w", Redact(rawURL), err)
 	}
 	schema := DefaultSchema
 	if sp, ok := cfg.ConnConfig.RuntimeParams["search_path"]; ok {
 		schema = sp
 		if schema == "" || strings.ContainsAny(schema, ",\"") {
-			return nil, "", fmt.Errorf("store: postgres URL %s: search_path %q: want the name of one schema", redact(rawURL), sp)
+			return nil, "", fmt.Errorf("store: postgres URL %s: search_path %q: want the name of one schema", Redact(rawURL), sp)
 		}
 	}
 	// The engine's tables are found in its schema whatever the role's own search_path.
@@ -123,8 +123,8 @@ func parseURL(rawURL string) (*pgxpool.Config, string, error) {
 	return cfg, schema, nil
 }
 
-// redact hides the password of a URL, for messages.
-func redact(rawURL string) string {
+// Redact is url without its password, for messages and logs.
+func Redact(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return "(an unreadable URL)"
@@ -309,4 +309,33 @@ func (o ours) Unwrap() error { return o.error }
 // while a transaction is open.
 func (e *Engine) connect(ctx context.Context) (*pgx.Conn, error) {
 	return pgx.ConnectConfig(ctx, e.pool.Config().ConnConfig.Copy())
+}
+
+// WithSchema returns the URL rawURL with schema as its search_path: the engine's tables in
+// that schema.
+func WithSchema(rawURL, schema string) (string, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "", fmt.Errorf("store: %s is not a URL", Redact(rawURL))
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+// DropSchema removes the schema rawURL names, with everything in it (tests make one per
+// server).
+func DropSchema(ctx context.Context, rawURL string) error {
+	cfg, schema, err := parseURL(rawURL)
+	if err != nil {
+		return err
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }()
+	_, err = conn.Exec(ctx, `DROP SCHEMA IF EXISTS `+pgx.Identifier{schema}.Sanitize()+` CASCADE`)
+	return err
 }

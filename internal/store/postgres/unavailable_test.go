@@ -111,9 +111,8 @@ func (p *proxy) down() {
 // TestUnavailable: while the database cannot be reached, transactions fail quickly with
 // store.ErrUnavailable, never hang, and work again once it is back.
 func TestUnavailable(t *testing.T) {
-	schema := pgtest.NewSchema()
-	t.Cleanup(func() { _ = pgtest.Drop(pgtest.Base(t), schema) })
-	p, url := newProxy(t, schema)
+	p, url := newProxy(t, pgtest.NewSchema())
+	t.Cleanup(func() { _ = pgtest.Drop(url) })
 	const timeout = 2 * time.Second
 	eng, err := postgres.Open(ctx, url, postgres.Options{Timeout: timeout})
 	if err != nil {

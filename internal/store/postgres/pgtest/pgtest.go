@@ -8,12 +8,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"net/url"
 	"os"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/understudy-dev/understudy/internal/store/postgres"
 )
 
 // EnvURL names the environment variable holding the test cluster's URL.
@@ -37,14 +36,16 @@ func Base(t testing.TB) string {
 // ends: a database of its own for t, so that tests run in parallel.
 func URL(t testing.TB) string {
 	t.Helper()
-	base := Base(t)
-	schema := NewSchema()
+	u, err := postgres.WithSchema(Base(t), NewSchema())
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
-		if err := Drop(base, schema); err != nil {
-			t.Errorf("pgtest: dropping schema %s: %v", schema, err)
+		if err := Drop(u); err != nil {
+			t.Errorf("pgtest: dropping the schema of %s: %v", u, err)
 		}
 	})
-	return WithSchema(base, schema)
+	return u
 }
 
 // NewSchema returns a schema name no other test uses.
@@ -54,27 +55,9 @@ func NewSchema() string {
 	return "test_" + hex.EncodeToString(b)
 }
 
-// WithSchema returns base naming schema as its search_path.
-func WithSchema(base, schema string) string {
-	u, err := url.Parse(base)
-	if err != nil {
-		return base
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
-// Drop removes a schema and everything in it.
-func Drop(base, schema string) error {
+// Drop removes the schema url names.
+func Drop(url string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, `DROP SCHEMA IF EXISTS `+pgx.Identifier{schema}.Sanitize()+` CASCADE`)
-	return err
+	return postgres.DropSchema(ctx, url)
 }
