@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -43,8 +44,9 @@ const (
 	defaultTimeout = 10 * time.Second
 	// connectTimeout bounds a connection attempt when the URL sets no connect_timeout.
 	connectTimeout = 5 * time.Second
-	// maxAttempts bounds how often a write transaction runs after serialization failures.
-	maxAttempts = 30
+	// maxAttempts bounds how often a transaction runs: after a conflict it runs alone, so
+	// more only come from connections the database had closed.
+	maxAttempts = 10
 )
 
 // Engine is a store.Engine on one PostgreSQL database.
@@ -62,7 +64,13 @@ type Engine struct {
 	seqs   sync.Map
 	seqMu  sync.Mutex
 	closed atomic.Bool
+	// conflicts counts the write transactions that ran again alone after a conflict.
+	conflicts atomic.Uint64
 }
+
+// Conflicts is how many write transactions have run again alone after conflicting with
+// another (see Run).
+func (e *Engine) Conflicts() uint64 { return e.conflicts.Load() }
 
 // tableDef is a table as the engine keeps it.
 type tableDef struct {
@@ -83,6 +91,12 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Engine, error) {
 	}
 	if cfg.ConnConfig.ConnectTimeout <= 0 || cfg.ConnConfig.ConnectTimeout > opts.Timeout {
 		cfg.ConnConfig.ConnectTimeout = min(connectTimeout, opts.Timeout)
+	}
+	// A server that stops mid-transaction (frozen, or cut off) would hold the writers lock
+	// until its connection died: PostgreSQL ends such a session once it has been idle in a
+	// transaction for longer than any transaction of ours may last.
+	if _, ok := cfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"]; !ok {
+		cfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"] = strconv.FormatInt((2 * opts.Timeout).Milliseconds(), 10)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -173,64 +187,85 @@ func (e *Engine) Close() error {
 	return nil
 }
 
-// Run runs fn in a transaction. A write transaction that meets a serialization failure or a
-// deadlock (another process's transaction conflicted with it) is rolled back and run again,
-// after a random pause that grows with each attempt, up to maxAttempts times and within
-// the engine's timeout.
+// Run runs fn in a transaction.
+//
+// Write transactions run at SERIALIZABLE, many at once: each first takes the writers table's
+// lock in ROW SHARE mode, which they share. One that meets a serialization failure or a
+// deadlock (it conflicted with another) runs again holding that lock in EXCLUSIVE mode: it
+// waits for the writers running then, runs alone (new writers wait for it), and so cannot
+// conflict again. Its snapshot is taken after the lock is granted (LOCK TABLE takes none),
+// so it sees every write before it. Contention thus costs one run again, not a storm of them,
+// and a reset (Wipe), which conflicts with everything, runs alone from the start.
 func (e *Engine) Run(ctx context.Context, mode store.Mode, fn func(store.Txn) error) error {
 	if e.closed.Load() {
 		return store.ErrClosed
 	}
 	ctx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()
+	alone := mode == store.Wipe
 	for attempt := 1; ; attempt++ {
-		fnErr, engErr := e.attempt(ctx, mode, fn)
+		fnErr, engErr := e.attempt(ctx, mode, alone, fn)
 		if engErr == nil {
 			return fnErr
 		}
 		if e.closed.Load() {
 			return store.ErrClosed
 		}
-		if attempt >= maxAttempts || !retryable(engErr) || ctx.Err() != nil {
+		if attempt >= maxAttempts || ctx.Err() != nil {
 			return e.failure(engErr)
 		}
-		// Full jitter: a pause drawn from [0, 1 ms << attempt), at most 100 ms, so that
-		// transactions that conflicted do not meet again at once.
-		pause := time.Duration(rand.Int64N(int64(min(time.Millisecond<<min(attempt, 10), 100*time.Millisecond))))
-		select {
-		case <-time.After(pause):
-		case <-ctx.Done():
+		switch {
+		case conflict(engErr) && mode != store.Read:
+			alone = true
+			e.conflicts.Add(1)
+		case pgconn.SafeToRetry(engErr):
+			// Nothing reached the server (a pooled connection the database had closed):
+			// the transaction did nothing. A short pause, so that a database that is
+			// away is not asked in a tight loop.
+			select {
+			case <-time.After(time.Duration(rand.Int64N(int64(time.Millisecond << min(attempt, 6))))):
+			case <-ctx.Done():
+				return e.failure(engErr)
+			}
+		default:
 			return e.failure(engErr)
 		}
 	}
 }
 
-// attempt runs fn once. fnErr is fn's own error (the transaction rolled back); engErr is the
-// engine's (the transaction may be tried again).
-func (e *Engine) attempt(ctx context.Context, mode store.Mode, fn func(store.Txn) error) (fnErr, engErr error) {
+// attempt runs fn once, alone (holding the writers lock exclusively) or not. fnErr is fn's
+// own error (the transaction rolled back); engErr is the engine's (the transaction may be
+// tried again).
+func (e *Engine) attempt(ctx context.Context, mode store.Mode, alone bool, fn func(store.Txn) error) (fnErr, engErr error) {
 	conn, err := e.pool.Acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer conn.Release()
-	opts := pgx.TxOptions{IsoLevel: pgx.Serializable}
-	if mode == store.Read {
-		opts = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+	defer conn.Release() // a connection left inside a transaction is closed, not reused
+	t := &txn{e: e, ctx: ctx, conn: conn, write: mode != store.Read}
+	switch {
+	case mode == store.Read:
+		t.opts = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+	case alone:
+		t.opts = pgx.TxOptions{IsoLevel: pgx.Serializable}
+		t.prelude = []string{`LOCK TABLE writers IN EXCLUSIVE MODE`}
+	default:
+		t.opts = pgx.TxOptions{IsoLevel: pgx.Serializable}
+		t.prelude = []string{`LOCK TABLE writers IN ROW SHARE MODE`}
 	}
-	tx, err := conn.BeginTx(ctx, opts)
-	if err != nil {
-		return nil, err
+	if mode == store.Wipe {
+		t.prelude = append(t.prelude, `DELETE FROM rows`, `DELETE FROM unique_keys`, `DELETE FROM index_keys`,
+			`INSERT INTO meta (name, value) VALUES ('seeded', now()::text) ON CONFLICT (name) DO UPDATE SET value = excluded.value`)
 	}
 	committed := false
 	defer func() {
 		if !committed { // an error, or a panic in fn
-			e.rollback(ctx, tx)
+			t.rollback()
 		}
 	}()
-	t := &txn{e: e, ctx: ctx, tx: tx, write: mode != store.Read}
 	if mode == store.Wipe {
-		if err := t.wipe(); err != nil {
-			return nil, err
+		if err := t.begin(); err != nil {
+			return nil, t.fail(err)
 		}
 	}
 	fnErr = fn(t)
@@ -241,35 +276,27 @@ func (e *Engine) attempt(ctx context.Context, mode store.Mode, fn func(store.Txn
 		return fnErr, nil
 	}
 	committed = true
-	return nil, tx.Commit(ctx)
+	if t.tx == nil {
+		return nil, nil // fn read and wrote nothing: there is no transaction to commit
+	}
+	return nil, t.tx.Commit(ctx)
 }
 
-// rollback ends a transaction that will not commit. It gets a second of its own when ctx is
-// over: a rollback that fails closes the connection, which PostgreSQL then rolls back.
-func (e *Engine) rollback(ctx context.Context, tx pgx.Tx) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-	defer cancel()
-	_ = tx.Rollback(ctx)
-}
-
-// retryable reports whether a transaction that failed with err may simply run again.
-func retryable(err error) bool {
+// conflict reports whether err says that the transaction conflicted with another one.
+func conflict(err error) bool {
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		switch pgErr.Code {
-		case "40001", "40P01": // serialization_failure, deadlock_detected
-			return true
-		case "23505":
-			// unique_violation: under SERIALIZABLE a key written by a concurrent
-			// transaction can surface as this rather than as a serialization failure; run
-			// again, the transaction sees the key.
-			return true
-		}
+	if !errors.As(err, &pgErr) {
 		return false
 	}
-	// Nothing reached the server (a pooled connection the database had closed): the
-	// transaction did nothing.
-	return pgconn.SafeToRetry(err)
+	switch pgErr.Code {
+	case "40001", "40P01": // serialization_failure, deadlock_detected
+		return true
+	case "23505":
+		// unique_violation: under SERIALIZABLE a key written by a concurrent transaction
+		// can surface as this rather than as a serialization failure.
+		return true
+	}
+	return false
 }
 
 // failure is the error Run returns for an engine's failure: ErrUnavailable for what a
@@ -287,6 +314,9 @@ func (e *Engine) failure(err error) error {
 	if errors.As(err, &pgErr) {
 		switch pgErr.Code[:2] {
 		case "08", "40", "53", "57", "58": // connection, rollback, resources, operator, system
+			if pgErr.Detail != "" {
+				return fmt.Errorf("%w: postgres: %w (%s)", store.ErrUnavailable, err, pgErr.Detail)
+			}
 			return fmt.Errorf("%w: postgres: %w", store.ErrUnavailable, err)
 		}
 		if pgErr.Code == "25006" { // read_only_sql_transaction: a standby, during a failover

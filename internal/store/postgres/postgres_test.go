@@ -277,3 +277,44 @@ func TestReindex(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestConflictsRunAlone: writers racing on one row conflict; each that does runs again
+// alone, once, and no update is lost.
+func TestConflictsRunAlone(t *testing.T) {
+	type row struct{ N int }
+	var tab *store.Table[row]
+	db, eng := open(t, pgtest.URL(t), func(db *store.DB) { tab = store.NewTable[row](db, "t") })
+	const writers, each = 8, 25
+	var wg sync.WaitGroup
+	var runs atomic.Int64
+	for range writers {
+		wg.Go(func() {
+			for range each {
+				err := db.Update(ctx, func(tx *store.Tx) error {
+					runs.Add(1)
+					r, _ := tab.Get(tx, "c")
+					r.N++
+					return tab.Put(tx, "c", r)
+				})
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	_ = db.View(ctx, func(tx *store.Tx) error {
+		if r, _ := tab.Get(tx, "c"); r.N != writers*each {
+			t.Errorf("counter = %d, want %d", r.N, writers*each)
+		}
+		return nil
+	})
+	conflicts := eng.Conflicts()
+	if conflicts == 0 {
+		t.Error("no writer conflicted: the test did not race")
+	}
+	if extra := runs.Load() - writers*each; extra != int64(conflicts) {
+		t.Errorf("%d runs beyond one per transaction, %d conflicts: a transaction that ran alone conflicted again", extra, conflicts)
+	}
+	t.Logf("%d transactions, %d ran again alone", writers*each, conflicts)
+}

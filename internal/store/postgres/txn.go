@@ -5,18 +5,25 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/understudy-dev/understudy/internal/store"
 )
 
-// txn is a transaction of the engine, on one pooled connection.
+// txn is a transaction of the engine, on one pooled connection. It begins with its first
+// statement, in the same round trip (pgx.Batch.BeginTx): BEGIN, the prelude (the writers
+// lock; a wipe), then that statement.
 type txn struct {
-	e     *Engine
-	ctx   context.Context
-	tx    pgx.Tx
-	write bool
+	e       *Engine
+	ctx     context.Context
+	conn    *pgxpool.Conn
+	opts    pgx.TxOptions
+	prelude []string
+	tx      pgx.Tx // nil until the transaction has begun
+	write   bool
 	// err is the first failure of the database: PostgreSQL has aborted the transaction,
 	// so every later statement would fail too.
 	err error
@@ -47,11 +54,125 @@ func (t *txn) changedSince(table, pk string, writes uint64) bool {
 	return t.dirty != nil && t.dirty[table+"\x00"+pk] > writes
 }
 
-// wipe empties every table: the start of a Wipe transaction. The database is then seeded.
-func (t *txn) wipe() error {
-	_, err := t.tx.Exec(t.ctx, `DELETE FROM rows; DELETE FROM unique_keys; DELETE FROM index_keys;
-		INSERT INTO meta (name, value) VALUES ('seeded', now()::text) ON CONFLICT (name) DO UPDATE SET value = excluded.value`)
-	return t.fail(err)
+// begin begins the transaction on its own, when no statement has begun it yet.
+func (t *txn) begin() error {
+	if t.tx != nil {
+		return nil
+	}
+	br, err := t.start(nil)
+	if err != nil {
+		return err
+	}
+	return br.Close()
+}
+
+// start sends BEGIN, the prelude and, when not nil, the transaction's first statement q in
+// one batch, and reads the results of all but q.
+func (t *txn) start(q *pgx.QueuedQuery) (pgx.BatchResults, error) {
+	b := &pgx.Batch{}
+	b.BeginTx(t.opts)
+	for _, sql := range t.prelude {
+		b.Queue(sql)
+	}
+	if q != nil {
+		b.QueuedQueries = append(b.QueuedQueries, q)
+	}
+	br := t.conn.SendBatch(t.ctx, b)
+	t.tx = br.Tx()
+	for range 1 + len(t.prelude) {
+		if _, err := br.Exec(); err != nil {
+			_ = br.Close()
+			return nil, err
+		}
+	}
+	return br, nil
+}
+
+// queryRow runs a statement that returns one row.
+func (t *txn) queryRow(sql string, args ...any) pgx.Row {
+	if t.tx != nil {
+		return t.tx.QueryRow(t.ctx, sql, args...)
+	}
+	br, err := t.start(&pgx.QueuedQuery{SQL: sql, Arguments: args})
+	if err != nil {
+		return errRow{err}
+	}
+	return batchRow{br}
+}
+
+// query runs a statement that returns rows.
+func (t *txn) query(sql string, args ...any) (pgx.Rows, error) {
+	if t.tx != nil {
+		return t.tx.Query(t.ctx, sql, args...)
+	}
+	br, err := t.start(&pgx.QueuedQuery{SQL: sql, Arguments: args})
+	if err != nil {
+		return nil, err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		_ = br.Close()
+		return nil, err
+	}
+	return &batchRows{Rows: rows, br: br}, nil
+}
+
+// rollback ends a transaction that will not commit. It has a second of its own when the
+// transaction's time is over; a rollback that fails leaves the connection inside the
+// transaction, and the pool closes it rather than reuse it (PostgreSQL then rolls back).
+func (t *txn) rollback() {
+	if t.tx == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(t.ctx), time.Second)
+	defer cancel()
+	_ = t.tx.Rollback(ctx)
+}
+
+// errRow is a row that failed before it was read.
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
+// batchRow is the row of a batch's last statement; scanning it ends the batch.
+type batchRow struct{ br pgx.BatchResults }
+
+func (r batchRow) Scan(dest ...any) error {
+	err := r.br.QueryRow().Scan(dest...)
+	if cerr := r.br.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// batchRows are the rows of a batch's last statement; closing them ends the batch.
+type batchRows struct {
+	pgx.Rows
+	br  pgx.BatchResults
+	err error
+}
+
+func (r *batchRows) Close() {
+	r.Rows.Close()
+	if r.br != nil {
+		r.err = r.br.Close()
+		r.br = nil
+	}
+}
+
+func (r *batchRows) Next() bool {
+	if r.Rows.Next() {
+		return true
+	}
+	r.Close()
+	return false
+}
+
+func (r *batchRows) Err() error {
+	if err := r.Rows.Err(); err != nil {
+		return err
+	}
+	return r.err
 }
 
 func (t *txn) Get(table, pk string) ([]byte, bool, error) {
@@ -62,7 +183,7 @@ func (t *txn) Get(table, pk string) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	var doc []byte
-	err := t.tx.QueryRow(t.ctx, `SELECT doc FROM rows WHERE tbl = $1 AND pk = $2`, table, []byte(pk)).Scan(&doc)
+	err := t.queryRow(`SELECT doc FROM rows WHERE tbl = $1 AND pk = $2`, table, []byte(pk)).Scan(&doc)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, false, nil
 	}
@@ -126,7 +247,7 @@ func (t *txn) Put(table, pk string, doc []byte, keys []store.Key) error {
 	}
 	var idx int16
 	var key, holder []byte
-	err = t.tx.QueryRow(t.ctx, putSQL, table, []byte(pk), doc, uIdx, uKey, kIdx, kKey).Scan(&idx, &key, &holder)
+	err = t.queryRow(putSQL, table, []byte(pk), doc, uIdx, uKey, kIdx, kKey).Scan(&idx, &key, &holder)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		t.changed(table, pk)
@@ -148,7 +269,7 @@ func (t *txn) Delete(table, pk string) (bool, error) {
 		return false, err
 	}
 	var n int
-	err := t.tx.QueryRow(t.ctx, `WITH
+	err := t.queryRow(`WITH
 		row AS (DELETE FROM rows WHERE tbl = $1 AND pk = $2 RETURNING 1),
 		u AS (DELETE FROM unique_keys WHERE tbl = $1 AND pk = $2),
 		k AS (DELETE FROM index_keys WHERE tbl = $1 AND pk = $2)
@@ -170,7 +291,7 @@ func (t *txn) Lookup(table string, index int, key string) (string, []byte, bool,
 		return "", nil, false, err
 	}
 	var pk, doc []byte
-	err := t.tx.QueryRow(t.ctx, `SELECT u.pk, r.doc FROM unique_keys u JOIN rows r ON r.tbl = u.tbl AND r.pk = u.pk
+	err := t.queryRow(`SELECT u.pk, r.doc FROM unique_keys u JOIN rows r ON r.tbl = u.tbl AND r.pk = u.pk
 		WHERE u.tbl = $1 AND u.idx = $2 AND u.key = $3`, table, int16(index), []byte(key)).Scan(&pk, &doc)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", nil, false, nil
@@ -286,7 +407,7 @@ func (t *txn) entries(table string, index int, r store.Range, from *store.Cursor
 		q.WriteString(" ORDER BY k.key" + desc + ", k.pk" + desc)
 	}
 	q.WriteString(" LIMIT " + arg(limit))
-	rows, err := t.tx.Query(t.ctx, q.String(), args...)
+	rows, err := t.query(q.String(), args...)
 	if err != nil {
 		return out, err
 	}
@@ -306,9 +427,9 @@ func (t *txn) reread(table string, index int, c store.Cursor) ([]byte, bool, err
 	var doc []byte
 	var err error
 	if index < 0 {
-		err = t.tx.QueryRow(t.ctx, `SELECT doc FROM rows WHERE tbl = $1 AND pk = $2`, table, []byte(c.PK)).Scan(&doc)
+		err = t.queryRow(`SELECT doc FROM rows WHERE tbl = $1 AND pk = $2`, table, []byte(c.PK)).Scan(&doc)
 	} else {
-		err = t.tx.QueryRow(t.ctx, `SELECT r.doc FROM index_keys k JOIN rows r ON r.tbl = k.tbl AND r.pk = k.pk
+		err = t.queryRow(`SELECT r.doc FROM index_keys k JOIN rows r ON r.tbl = k.tbl AND r.pk = k.pk
 			WHERE k.tbl = $1 AND k.idx = $2 AND k.key = $3 AND k.pk = $4`, table, int16(index), []byte(c.Key), []byte(c.PK)).Scan(&doc)
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -333,7 +454,7 @@ func (t *txn) Count(table string, index int, key string) (int, error) {
 		q = `SELECT count(*) FROM unique_keys WHERE tbl = $1 AND idx = $2 AND key = $3`
 	}
 	var n int
-	if err := t.tx.QueryRow(t.ctx, q, table, int16(index), []byte(key)).Scan(&n); err != nil {
+	if err := t.queryRow(q, table, int16(index), []byte(key)).Scan(&n); err != nil {
 		return 0, t.fail(err)
 	}
 	return n, nil
@@ -347,7 +468,7 @@ func (t *txn) Len(table string) (int, error) {
 		return 0, err
 	}
 	var n int
-	if err := t.tx.QueryRow(t.ctx, `SELECT count(*) FROM rows WHERE tbl = $1`, table).Scan(&n); err != nil {
+	if err := t.queryRow(`SELECT count(*) FROM rows WHERE tbl = $1`, table).Scan(&n); err != nil {
 		return 0, t.fail(err)
 	}
 	return n, nil
@@ -368,7 +489,7 @@ func (t *txn) Next(sequence string) (uint64, error) {
 		return 0, t.fail(err)
 	}
 	var n int64
-	if err := t.tx.QueryRow(t.ctx, `SELECT nextval($1::text::regclass)`, name).Scan(&n); err != nil {
+	if err := t.queryRow(`SELECT nextval($1::text::regclass)`, name).Scan(&n); err != nil {
 		return 0, t.fail(err)
 	}
 	return uint64(n), nil

@@ -42,6 +42,10 @@ CREATE TABLE meta (
 	value text NOT NULL
 );
 
+-- Write transactions lock it (it holds no rows): in ROW SHARE mode, which they share, or,
+-- one that runs again after a conflict with another, in EXCLUSIVE mode, to run alone.
+CREATE TABLE writers ();
+
 -- The rows for people: every document as JSON and every primary key as text. A document
 -- or key that is not UTF-8 (only a hostile client can store one) makes a query over it
 -- fail; read that row from rows itself.
