@@ -14,7 +14,7 @@ DOCKER      ?= docker
 IMAGE       ?= understudy:dev
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: run build generate check-generate lint fmt-check vet unit readme fuzz test
+.PHONY: run build generate check-generate lint fmt-check vet unit unit-postgres readme fuzz test
 
 run: ## serve every API on $(ADDR)
 	$(GO) run ./cmd/understudy --addr $(ADDR)
@@ -40,8 +40,20 @@ vet: ## go vet over the module, and over bench/ and understudytc/ (modules of th
 	cd bench && $(GO) vet ./...
 	cd understudytc && $(GO) vet ./...
 
-unit: ## go test -race over everything
+unit: ## go test -race over everything (the PostgreSQL store's own tests too when UNDERSTUDY_TEST_POSTGRES is set)
 	$(GO) test -race -count=1 ./...
+
+# The API suites again with every server on PostgreSQL (understudytest's UNDERSTUDY_TEST_STORE),
+# on the cluster `eval "$$(.ci/postgres.sh start)"` starts: the packages that start servers.
+# Without a cluster it says so and passes, except under CI=true. TestDataDirInUse is about
+# data directories only.
+unit-postgres: ## the API test suites on the PostgreSQL store
+	@if [ -z "$$UNDERSTUDY_TEST_POSTGRES" ]; then \
+		if [ "$$CI" = true ]; then echo "UNDERSTUDY_TEST_POSTGRES is not set: CI runs the suites on PostgreSQL" >&2; exit 1; fi; \
+		echo "unit-postgres: skipped, UNDERSTUDY_TEST_POSTGRES is not set (eval \"\$$(.ci/postgres.sh start)\")"; exit 0; \
+	fi; \
+	UNDERSTUDY_TEST_STORE="$$UNDERSTUDY_TEST_POSTGRES" $(GO) test -race -count=1 -skip '^TestDataDirInUse$$' \
+		./server/ ./server/authorization/ ./server/accounts/ ./server/compute/ ./understudytest/
 
 readme: ## run the README's shell blocks against a built server (its Go blocks are held by a test)
 	.ci/readme-blocks.sh
@@ -59,7 +71,7 @@ fuzz: ## run each fuzz target for its budget of executions (or for $(FUZZTIME))
 	$(GO) test -run '^$$' -fuzz '^FuzzHostedFlowRequest$$' -fuzztime $(call fuzz_budget,20000x) ./server/
 	$(GO) test -run '^$$' -fuzz '^FuzzComputeRequest$$' -fuzztime $(call fuzz_budget,40000x) ./server/
 
-test: lint check-generate fmt-check vet unit readme fuzz ## everything CI runs but the image
+test: lint check-generate fmt-check vet unit unit-postgres readme fuzz ## everything CI runs but the image
 
 .PHONY: image image-test
 image: ## build the container image $(IMAGE): the static binary, built here, FROM scratch

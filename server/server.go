@@ -66,6 +66,11 @@ type Config struct {
 	// DataDir, when set, keeps the state on disk there (see Open in internal/store): it
 	// survives restarts, and every acknowledged write is synced first. "" keeps it in memory.
 	DataDir string
+	// Store, when set, is a postgres:// URL: the state lives in that PostgreSQL database
+	// (in the schema its search_path names, default understudy), which every server
+	// pointed at it shares. It is seeded when it holds no state yet. "" keeps the state
+	// embedded (in memory, or in DataDir); giving both is an error.
+	Store string
 	// backend, for tests, is the disk in place of DataDir's (a failing one, say).
 	backend store.Backend
 }
@@ -150,7 +155,19 @@ func New(cfg Config) (*Server, error) {
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	s := &Server{echo: e, cfg: cfg, db: store.New(), clock: clk, journal: control.NewJournal(0), faults: &control.Faults{}}
+	db, shared, err := newDB(cfg)
+	if err != nil {
+		return nil, err
+	}
+	built := false
+	if shared != nil {
+		defer func() { // a server that fails to build closes its connections
+			if !built {
+				_ = shared.Close()
+			}
+		}()
+	}
+	s := &Server{echo: e, cfg: cfg, db: db, clock: clk, journal: control.NewJournal(0), faults: &control.Faults{}}
 	s.metrics = control.NewMetrics(s.db.Counts)
 	s.settings = store.NewTable[setting](s.db, "settings")
 
@@ -191,7 +208,7 @@ func New(cfg Config) (*Server, error) {
 		SetCircuit: func(project, region, name string, down bool) (string, error) {
 			return s.comp.SetCircuit(project, region, name, down)
 		}}
-	if cfg.DataDir != "" {
+	if cfg.DataDir != "" || cfg.Store != "" {
 		adminDeps.ClockAdvanced = func() error { return s.db.Update(s.saveClock) }
 	}
 	if err := admin.New(adminDeps).Register(e); err != nil {
@@ -215,6 +232,14 @@ func New(cfg Config) (*Server, error) {
 	s.routes = routeIDs(docs...)
 	s.seeds = []func(tx *store.Tx) error{func(tx *store.Tx) error { return authz.Seed(tx.New()) }, accts.Seed, comp.Seed}
 	s.restores = []func(tx *store.Tx) error{accts.Restore, comp.Restore}
+	if shared != nil {
+		if err := s.openShared(shared); err != nil {
+			return nil, err
+		}
+		built = true
+		accts.Start()
+		return s, nil
+	}
 	if cfg.DataDir != "" || cfg.backend != nil {
 		if err := s.open(cfg.DataDir, cfg.backend); err != nil {
 			return nil, err
@@ -277,14 +302,24 @@ func (s *Server) open(dir string, b store.Backend) error {
 	// Reading everything back leaves as much garbage as there is state: hand it back to the
 	// system now rather than carry it until the heap grows again.
 	debug.FreeOSMemory()
-	err = s.db.Update(func(tx *store.Tx) error {
+	if err := s.restore("data dir " + dir); err != nil {
+		_ = s.db.Close()
+		return err
+	}
+	return nil
+}
+
+// restore picks up a stored state (from where): the clock's offset, and each API's
+// counters.
+func (s *Server) restore(where string) error {
+	return s.db.Update(func(tx *store.Tx) error {
 		if c, ok := s.settings.Get(tx, clockSetting); ok {
 			offset, err := strconv.ParseInt(c.Value, 10, 64)
 			if err != nil {
-				return fmt.Errorf("data dir %s: clock offset %q: %w", dir, c.Value, err)
+				return fmt.Errorf("%s: clock offset %q: %w", where, c.Value, err)
 			}
 			if _, err := s.clock.Advance(time.Duration(offset)); err != nil {
-				return fmt.Errorf("data dir %s: clock offset %q: %w", dir, c.Value, err)
+				return fmt.Errorf("%s: clock offset %q: %w", where, c.Value, err)
 			}
 		}
 		for _, restore := range s.restores {
@@ -294,10 +329,6 @@ func (s *Server) open(dir string, b store.Backend) error {
 		}
 		return nil
 	})
-	if err != nil {
-		_ = s.db.Close()
-	}
-	return err
 }
 
 // saveClock keeps the clock's offset on disk, so that time does not run backwards for
@@ -340,7 +371,7 @@ func (s *Server) Handler() http.Handler { return s.echo }
 // time sees either the old state or the seeded one.
 func (s *Server) Reset() error {
 	return s.db.Replace(func(tx *store.Tx) error {
-		if s.db.Durable() {
+		if s.persistent() {
 			// The clock is not reset: its offset is kept across the wipe.
 			if err := s.saveClock(tx); err != nil {
 				return err

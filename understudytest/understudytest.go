@@ -12,14 +12,19 @@ package understudytest
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -29,6 +34,7 @@ import (
 	admingen "github.com/understudy-dev/understudy/gen/admin"
 	"github.com/understudy-dev/understudy/internal/localca"
 	"github.com/understudy-dev/understudy/internal/operations"
+	"github.com/understudy-dev/understudy/internal/store/postgres"
 	"github.com/understudy-dev/understudy/server"
 )
 
@@ -62,6 +68,8 @@ type Server struct {
 	transport *http.Transport
 	stop      sync.Once
 	tempDirs  []string // New's, removed by Close
+	// dropStore, when set, is a store URL whose schema goes when the server stops.
+	dropStore string
 }
 
 // Option changes the server's configuration before it starts.
@@ -114,6 +122,20 @@ func WithDataDir(dir string) Option {
 	return func(o *options) error { o.cfg.DataDir = dir; return nil }
 }
 
+// WithStore keeps the server's state in PostgreSQL, as --store does: url is a postgres://
+// URL, whose search_path names the schema. Servers started with the same URL share one
+// state; a server started again on it after Stop finds everything the first acknowledged.
+func WithStore(url string) Option {
+	return func(o *options) error { o.cfg.Store = url; return nil }
+}
+
+// EnvStore names an environment variable that moves every server's state to PostgreSQL, to
+// run a test suite against that store unchanged: when it holds a postgres:// URL, a server
+// started without WithStore keeps its state in a new schema of that database, dropped when
+// the server stops; with WithDataDir, in a schema named after the directory, kept until
+// the test ends (Start) so that a server started again on the directory finds the state.
+const EnvStore = "UNDERSTUDY_TEST_STORE"
+
 // WithTLS serves HTTPS instead of HTTP, with HTTP/2, as the binary's --tls auto does: the
 // server's certificate names localhost, 127.0.0.1 and ::1 and is signed by a CA made for
 // the test (in a temporary directory), which the ready clients and HTTPClient trust, and
@@ -136,7 +158,7 @@ func WithLogs(w io.Writer) Option {
 // Start runs a server for the rest of the test.
 func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
-	s, err := start(tbWriter{tb: tb}, tb.TempDir, opts)
+	s, err := start(tbWriter{tb: tb}, tb.TempDir, tb.Cleanup, opts)
 	if err != nil {
 		tb.Fatalf("understudytest: %v", err)
 	}
@@ -155,7 +177,7 @@ func New(opts ...Option) (*Server, error) {
 		}
 		dirs = append(dirs, d)
 		return d
-	}, opts)
+	}, nil, opts)
 	if err != nil {
 		for _, d := range dirs {
 			os.RemoveAll(d)
@@ -175,24 +197,32 @@ func (s *Server) Close() error {
 	return err
 }
 
-// start builds and starts the server; tempDir gives a directory that lives as long as it.
-func start(logs io.Writer, tempDir func() string, opts []Option) (*Server, error) {
+// start builds and starts the server; tempDir gives a directory that lives as long as it,
+// and atEnd, when not nil, runs a function when the test ends.
+func start(logs io.Writer, tempDir func() string, atEnd func(func()), opts []Option) (*Server, error) {
 	o := &options{logs: logs}
 	for _, opt := range opts {
 		if err := opt(o); err != nil {
 			return nil, err
 		}
 	}
+	dropStore, err := storeFromEnv(&o.cfg, atEnd)
+	if err != nil {
+		return nil, err
+	}
 	if o.cfg.Log == nil {
 		o.cfg.Log = slog.New(slog.NewTextHandler(o.logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	srv, err := server.New(o.cfg)
 	if err != nil {
+		if dropStore != "" {
+			_ = dropSchema(dropStore)
+		}
 		return nil, err
 	}
 	hs := httptest.NewUnstartedServer(srv.Handler())
 	hs.Config.ConnContext = srv.ConnContext
-	s := &Server{srv: srv, hs: hs}
+	s := &Server{srv: srv, hs: hs, dropStore: dropStore}
 	var clientOpts []client.Option // the clients' own defaults over plain HTTP
 	if o.tls {
 		// As the binary serves HTTPS: net/http's own TLS, HTTP/2 offered, and srv.Listener
@@ -247,8 +277,49 @@ func (s *Server) shutdown() (err error) {
 			s.transport.CloseIdleConnections()
 		}
 		err = s.srv.Close()
+		if s.dropStore != "" {
+			err = errors.Join(err, dropSchema(s.dropStore))
+		}
 	})
 	return err
+}
+
+// storeFromEnv moves cfg's state to the PostgreSQL database EnvStore names, if any, and
+// returns the store URL whose schema goes with the server ("" when it stays).
+func storeFromEnv(cfg *server.Config, atEnd func(func())) (drop string, err error) {
+	base := os.Getenv(EnvStore)
+	if base == "" || cfg.Store != "" {
+		return "", nil
+	}
+	if cfg.DataDir == "" {
+		b := make([]byte, 8)
+		_, _ = rand.Read(b)
+		cfg.Store, err = postgres.WithSchema(base, "understudytest_"+hex.EncodeToString(b))
+		return cfg.Store, err
+	}
+	dir, err := filepath.Abs(cfg.DataDir)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(dir))
+	if cfg.Store, err = postgres.WithSchema(base, "understudytest_dir_"+hex.EncodeToString(sum[:8])); err != nil {
+		return "", err
+	}
+	cfg.DataDir = ""
+	if atEnd != nil {
+		url := cfg.Store
+		atEnd(func() { _ = dropSchema(url) })
+	}
+	return "", nil
+}
+
+func dropSchema(url string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := postgres.DropSchema(ctx, url); err != nil {
+		return fmt.Errorf("dropping the schema of %s: %w", postgres.Redact(url), err)
+	}
+	return nil
 }
 
 // HTTPClient returns an HTTP client for requests of the test's own, or for a vendor's SDK

@@ -31,6 +31,10 @@ local builders = {
       '/providers/Vendor.Authorization/roleDefinitions/' .. reader .. '"}}'
     return wrk.format("PUT", path, json, body)
   end,
+  accountcreate = function()
+    return wrk.format("POST", "/v2/core/accounts", acct,
+      '{"display_name":"Bench ' .. salt .. '-' .. n .. '","configuration":{"recipient":{}}}')
+  end,
   accountlink = function()
     local body = '{"account":"' .. accounts[n % #accounts + 1] .. '","use_case":{"type":"account_onboarding",' ..
       '"account_onboarding":{"configurations":["recipient"],"refresh_url":"https://example.com/refresh",' ..
@@ -47,7 +51,7 @@ local builders = {
   end,
 }
 
-local build = builders[op] or error("WRK_OP must be one of roleassign, accountlink, frinsert, groupinsert")
+local build = builders[op] or error("WRK_OP must be one of roleassign, accountcreate, accountlink, frinsert, groupinsert")
 
 -- Each wrk thread has its own Lua state: threads count from different bases.
 local threads = 0

@@ -35,6 +35,15 @@ func TestLoad(t *testing.T) {
 					t.Errorf("data dir = %q", c.Server.DataDir)
 				}
 			}},
+		{name: "store from the environment", env: map[string]string{"UNDERSTUDY_STORE": "postgres://u:p@db:5432/understudy"},
+			check: func(t *testing.T, c Config) {
+				if c.Server.Store != "postgres://u:p@db:5432/understudy" || c.Server.DataDir != "" {
+					t.Errorf("store = %q, data dir %q", c.Server.Store, c.Server.DataDir)
+				}
+			}},
+		{name: "store and data dir", args: []string{"--store", "postgres://db/x"}, env: map[string]string{"UNDERSTUDY_DATA_DIR": "/var/lib/understudy"},
+			wantErr: "--store and --data-dir both say where the state lives: give one"},
+		{name: "store that is not PostgreSQL", args: []string{"--store", "mysql://db/x"}, wantErr: "--store: want a postgres:// URL"},
 		{name: "admin token from the environment", env: map[string]string{"UNDERSTUDY_ADMIN_TOKEN": "s3cret-admin"},
 			check: func(t *testing.T, c Config) {
 				if c.Server.AdminToken != "s3cret-admin" {

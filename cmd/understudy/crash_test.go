@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/understudy-dev/understudy/internal/store/postgres/pgtest"
 )
 
 // TestCrashKeepsAcknowledgedWrites is the durability test: the binary runs on a data dir
@@ -25,9 +27,19 @@ import (
 // refused or deleted), lists must agree with single reads, and requests whose answer was
 // lost in the crash must be retryable. Several rounds, each on the state of the last.
 func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
+	crashRounds(t, "--data-dir", t.TempDir())
+}
+
+// TestCrashKeepsAcknowledgedWritesPostgres is the same on the PostgreSQL store: a process
+// killed with SIGKILL loses nothing it acknowledged.
+func TestCrashKeepsAcknowledgedWritesPostgres(t *testing.T) {
+	crashRounds(t, "--store", pgtest.URL(t))
+}
+
+// crashRounds runs the durability test on the binary started with storeFlags.
+func crashRounds(t *testing.T, storeFlags ...string) {
 	bin := buildBinary(t)
-	dir := t.TempDir()
-	flags := []string{"--data-dir", dir, "--log-level", "error", "--compute-operation-mode", "200ms"}
+	flags := append(storeFlags, "--log-level", "error", "--compute-operation-mode", "200ms")
 	l := newLedger()
 	const rounds = 4
 	for round := range rounds {

@@ -26,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/understudy-dev/understudy/internal/store/postgres"
 	"github.com/understudy-dev/understudy/server"
 )
 
@@ -144,7 +145,11 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 	if linkBase == "" {
 		linkBase = "the request's host"
 	}
-	announce.Info("understudy listening", append([]any{"addr", addr, "url", linkBase, "version", version, "dataDir", cfg.Server.DataDir}, tlsAttrs...)...)
+	where := []any{"dataDir", cfg.Server.DataDir}
+	if cfg.Server.Store != "" {
+		where = []any{"store", postgres.Redact(cfg.Server.Store)}
+	}
+	announce.Info("understudy listening", append(append([]any{"addr", addr, "url", linkBase, "version", version}, where...), tlsAttrs...)...)
 	if ready != nil {
 		ready <- addr
 	}
@@ -170,9 +175,10 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 	if err := hs.Shutdown(shutdownCtx); err != nil {
 		return errors.Join(fmt.Errorf("shutdown: %w", err), srv.Close())
 	}
-	// Everything acknowledged is already on disk; Close releases the data dir.
+	// Everything acknowledged is already on disk (or in PostgreSQL); Close releases the
+	// data dir or the connections.
 	if err := srv.Close(); err != nil {
-		return fmt.Errorf("closing the data dir: %w", err)
+		return fmt.Errorf("closing the store: %w", err)
 	}
 	log.Info("stopped")
 	return nil

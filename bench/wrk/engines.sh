@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The stores side by side: one understudy build started three times, with its state in
+# memory (the default), in --data-dir (embedded, every write synced) and in PostgreSQL
+# (--store), each run alternated with the others in one run so that all see the same machine.
+# For each operation and round: memory, data dir, PostgreSQL, each a fresh wrk run of
+# DURATION against a server reset to its seed (as run.sh).
+#
+#   bench/wrk/engines.sh
+#   ROUNDS=5 DURATION=10s OPS="roleassign" bench/wrk/engines.sh
+#   STORE='postgres://user@db/bench' bench/wrk/engines.sh   # a database of your own
+#
+# Without STORE it starts a cluster of its own (.ci/postgres.sh, with fsync on, as a
+# deployment runs: PG_DURABLE=1) in the scratch directory, pinned with the servers. Prints a
+# Markdown table: median req/s and p99 of the rounds per store, and PostgreSQL's ratios.
+set -euo pipefail
+
+DURATION=${DURATION:-5s}
+ROUNDS=${ROUNDS:-3}
+OPS=${OPS:-roleassign accountcreate frinsert}
+STORE=${STORE:-}
+# shellcheck source=bench/wrk/common.sh
+. "$(dirname "$0")/common.sh"
+
+own_pg=
+if [ -z "$STORE" ]; then
+	chmod 755 "$tmp" # the cluster's owner (postgres, under root) works in it
+	export UNDERSTUDY_PG_DIR=$tmp/pg
+	PG_DURABLE=1 "${pin_server[@]}" "$root/.ci/postgres.sh" start >"$tmp/pg.env"
+	own_pg=1
+	STORE=$("$root/.ci/postgres.sh" url)
+fi
+base_store=$STORE
+# The cluster of its own goes whole; in a database of yours the run's schema is dropped.
+trap 'if [ -n "$own_pg" ]; then "$root/.ci/postgres.sh" stop; else psql -qc "DROP SCHEMA IF EXISTS bench_$$ CASCADE" "$base_store" >/dev/null 2>&1 || true; fi; cleanup' EXIT
+pg_settings=$(psql -Atc "SELECT string_agg(name || '=' || setting, ' ' ORDER BY name) FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'server_version')" "$STORE" 2>/dev/null || echo unknown)
+sep='?'
+case $STORE in *\?*) sep='&' ;; esac
+STORE="$STORE${sep}search_path=bench_$$"
+
+(cd "$root" && go build -o "$tmp/understudy" ./cmd/understudy)
+start memory "$tmp/understudy" --log-level warn --compute-operation-mode immediate
+start datadir "$tmp/understudy" --log-level warn --compute-operation-mode immediate --data-dir "$tmp/data"
+start postgres "$tmp/understudy" --log-level warn --compute-operation-mode immediate --store "$STORE"
+declare -A url
+for t in memory datadir postgres; do url[$t]=http://$(addr $t); done
+
+prepare() { # TARGET OP
+	curl -fsS -X POST "${url[$1]}/_understudy/reset" >/dev/null
+	: >"$tmp/accounts"
+	if [ "$2" = accountlink ]; then make_accounts "${url[$1]}"; fi
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+echo "wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}'), $(nproc) CPUs, $(date -u '+%F %H:%M') UTC, $CONNECTIONS connections, $DURATION runs, $ROUNDS rounds; pinning: $pinned$([ -n "$own_pg" ] && [ ${#pin_server[@]} -gt 0 ] && echo ', PostgreSQL with the servers')"
+echo "understudy $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo ' + uncommitted changes'); PostgreSQL: $pg_settings"
+echo
+echo "| operation | memory req/s | memory p99 | data dir req/s | data dir p99 | PostgreSQL req/s | PostgreSQL p99 | PostgreSQL / memory | PostgreSQL / data dir |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+for op in $OPS; do
+	for t in memory datadir postgres; do : >"$tmp/r.$t"; done
+	for _ in $(seq "$ROUNDS"); do
+		for t in memory datadir postgres; do
+			prepare "$t" "$op"
+			attack "$op" "${url[$t]}" >>"$tmp/r.$t"
+		done
+	done
+	m=$(cut -d' ' -f1 "$tmp/r.memory" | median) mp=$(cut -d' ' -f3 "$tmp/r.memory" | median)
+	d=$(cut -d' ' -f1 "$tmp/r.datadir" | median) dp=$(cut -d' ' -f3 "$tmp/r.datadir" | median)
+	p=$(cut -d' ' -f1 "$tmp/r.postgres" | median) pp=$(cut -d' ' -f3 "$tmp/r.postgres" | median)
+	bad=$(cat "$tmp"/r.* | awk '{ s += $4 } END { print s + 0 }')
+	awk -v op="$op" -v m="$m" -v mp="$mp" -v d="$d" -v dp="$dp" -v p="$p" -v pp="$pp" -v bad="$bad" \
+		'BEGIN { printf "| %s | %.0f | %.2f ms | %.0f | %.2f ms | %.0f | %.2f ms | %.2f | %.2f |%s\n", op, m, mp, d, dp, p, pp, p / m, p / d, (bad > 0 ? " (" bad " non-2xx)" : "") }'
+done

@@ -1,0 +1,222 @@
+package postgres_test
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/postgres"
+	"github.com/understudy-dev/understudy/internal/store/postgres/pgtest"
+)
+
+// proxy stands between the engine and the test cluster, so that a test can take the
+// database away (down: connections refused, open ones cut, as when it restarts) or make it
+// stop answering (silent: connections accepted, nothing forwarded).
+type proxy struct {
+	t      *testing.T
+	target string // network address of the cluster: "unix:/path" or a host:port
+	addr   string
+	mu     sync.Mutex
+	ln     net.Listener
+	conns  []net.Conn
+	silent bool
+}
+
+// newProxy starts a proxy to the test cluster and returns it with the URL of schema
+// through it.
+func newProxy(t *testing.T, schema string) (*proxy, string) {
+	base := pgtest.Base(t)
+	cfg, err := pgconn.ParseConfig(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
+	if strings.HasPrefix(cfg.Host, "/") {
+		target = "unix:" + cfg.Host + "/.s.PGSQL." + strconv.Itoa(int(cfg.Port))
+	}
+	p := &proxy{t: t, target: target, addr: "127.0.0.1:0"}
+	p.up()
+	t.Cleanup(p.down)
+	u := url.URL{Scheme: "postgres", Host: p.addr, Path: "/" + cfg.Database,
+		RawQuery: url.Values{"sslmode": {"disable"}, "search_path": {schema}}.Encode()}
+	u.User = url.User(cfg.User)
+	if cfg.Password != "" {
+		u.User = url.UserPassword(cfg.User, cfg.Password)
+	}
+	return p, u.String()
+}
+
+func (p *proxy) up() {
+	ln, err := net.Listen("tcp", p.addr)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	p.mu.Lock()
+	p.ln, p.addr = ln, ln.Addr().String()
+	p.mu.Unlock()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c)
+			silent := p.silent
+			p.mu.Unlock()
+			if silent {
+				continue // accepted, never answered
+			}
+			network, addr := "tcp", p.target
+			if a, ok := strings.CutPrefix(addr, "unix:"); ok {
+				network, addr = "unix", a
+			}
+			s, err := net.Dial(network, addr)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, s)
+			p.mu.Unlock()
+			go func() { _, _ = io.Copy(s, c); s.Close() }()
+			go func() { _, _ = io.Copy(c, s); c.Close() }()
+		}
+	}()
+}
+
+// down refuses new connections and cuts the open ones.
+func (p *proxy) down() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ln != nil {
+		p.ln.Close()
+		p.ln = nil
+	}
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+// TestUnavailable: while the database cannot be reached, transactions fail quickly with
+// store.ErrUnavailable, never hang, and work again once it is back.
+func TestUnavailable(t *testing.T) {
+	p, url := newProxy(t, pgtest.NewSchema())
+	t.Cleanup(func() { _ = pgtest.Drop(url) })
+	const timeout = 2 * time.Second
+	eng, err := postgres.Open(ctx, url, postgres.Options{Timeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	db := store.New(eng)
+	tab := store.NewTable[string](db, "t")
+	if _, err := eng.Load(ctx, func() error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	put := func(v string) error {
+		return db.Update(ctx, func(tx *store.Tx) error { return tab.Put(tx, v, v) })
+	}
+	if err := put("before"); err != nil {
+		t.Fatal(err)
+	}
+	// expectUnavailable checks that a write and a read fail with ErrUnavailable within
+	// limit.
+	expectUnavailable := func(what string, limit time.Duration) {
+		t.Helper()
+		start := time.Now()
+		if err := put(what); !errors.Is(err, store.ErrUnavailable) {
+			t.Errorf("%s: a write returned %v, want ErrUnavailable", what, err)
+		}
+		err := db.View(ctx, func(tx *store.Tx) error {
+			if _, ok := tab.Get(tx, "before"); ok {
+				t.Errorf("%s: a read found a row", what)
+			}
+			return nil
+		})
+		if !errors.Is(err, store.ErrUnavailable) {
+			t.Errorf("%s: a read returned %v, want ErrUnavailable", what, err)
+		}
+		if d := time.Since(start); d > limit {
+			t.Errorf("%s: failing took %v, want at most %v", what, d, limit)
+		}
+	}
+	expectBack := func(what string) {
+		t.Helper()
+		if err := put(what); err != nil {
+			t.Fatalf("%s: a write after the database came back: %v", what, err)
+		}
+	}
+
+	// Down: connections refused and cut, as while the database restarts.
+	p.down()
+	expectUnavailable("down", time.Second)
+	p.up()
+	expectBack("up again")
+
+	// Cut in the middle of a transaction: the write is not half done, and the next works.
+	err = db.Update(ctx, func(tx *store.Tx) error {
+		if err := tab.Put(tx, "half", "half"); err != nil {
+			return err
+		}
+		p.down()
+		return tab.Put(tx, "other half", "other half")
+	})
+	if !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("a transaction cut midway returned %v, want ErrUnavailable", err)
+	}
+	p.up()
+	expectBack("after the cut")
+	_ = db.View(ctx, func(tx *store.Tx) error {
+		if _, ok := tab.Get(tx, "half"); ok {
+			t.Error("half of a cut transaction was kept")
+		}
+		return nil
+	})
+
+	// Silent: connections accepted but never answered (a host gone from the network).
+	p.down()
+	p.silent = true
+	p.up()
+	expectUnavailable("silent", 2*timeout+time.Second)
+	p.down()
+	p.silent = false
+	p.up()
+	expectBack("answering again")
+}
+
+// TestOpenUnavailable: a database that cannot be reached at start is reported as
+// unavailable, quickly.
+func TestOpenUnavailable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	start := time.Now()
+	_, err = postgres.Open(ctx, "postgres://u@"+addr+"/db?sslmode=disable", postgres.Options{Timeout: time.Second})
+	if !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("Open = %v, want ErrUnavailable", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Open took %v", d)
+	}
+	for _, bad := range []string{"mysql://x", "postgres://x/db?search_path=a,b", "postgres://x:y@[/db"} {
+		if _, err := postgres.Open(ctx, bad, postgres.Options{}); err == nil || errors.Is(err, store.ErrUnavailable) {
+			t.Errorf("Open(%q) = %v, want an error about the URL", bad, err)
+		} else if strings.Contains(err.Error(), ":y@") {
+			t.Errorf("Open(%q) shows the password: %v", bad, err)
+		}
+	}
+}
