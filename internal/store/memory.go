@@ -1,13 +1,16 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/klauspost/compress/s2"
 	"github.com/tidwall/btree"
 )
 
@@ -39,9 +42,47 @@ type memTable struct {
 	idx  []*memIndex
 }
 
+// memRow is a stored row: its document and its index keys, packed (packKeys).
 type memRow struct {
 	doc  []byte
-	keys []Key
+	keys string
+}
+
+// packKeys packs a row's index keys into one string, the index entries holding substrings
+// of it, so that a row's keys take one allocation however many indexes it is in: for each
+// key, its index's position as a byte, the key, and a NUL (keys hold no NUL; a table has
+// at most 255 indexes).
+func packKeys(keys []Key) string {
+	if len(keys) == 0 {
+		return ""
+	}
+	n := 0
+	for _, k := range keys {
+		n += len(k.Key) + 2
+	}
+	b := make([]byte, 0, n)
+	for _, k := range keys {
+		b = append(b, byte(k.Index))
+		b = append(b, k.Key...)
+		b = append(b, 0)
+	}
+	return string(b)
+}
+
+// eachKey calls fn with each key packed in keys.
+func eachKey(keys string, fn func(index int, key string)) {
+	for len(keys) > 0 {
+		end := 1 + strings.IndexByte(keys[1:], 0)
+		fn(int(keys[0]), keys[1:end])
+		keys = keys[end+1:]
+	}
+}
+
+// hasKey reports whether the packed keys hold key in the index.
+func hasKey(keys string, index int, key string) bool {
+	found := false
+	eachKey(keys, func(i int, k string) { found = found || i == index && k == key })
+	return found
 }
 
 type memIndex struct {
@@ -131,11 +172,10 @@ func (m *Memory) Open(b Backend) (seeded bool, err error) {
 				return fmt.Errorf("store: %s %s: %w", table, pk, err)
 			}
 		}
-		doc = append([]byte(nil), doc...) // the backend's bytes are its own
 		if conflict := t.conflict(pk, keys); conflict != nil {
 			return conflict
 		}
-		t.add(pk, memRow{doc: doc, keys: keys})
+		t.add(pk, memRow{doc: compress(doc), keys: packKeys(keys)})
 		return nil
 	})
 	if err != nil {
@@ -272,18 +312,14 @@ func (m *Memory) rollback(before map[string]*memTable) {
 func (t *memTable) add(pk string, r memRow) {
 	t.rows[pk] = r
 	t.pks.Set(pk)
-	for _, k := range r.keys {
-		t.idx[k.Index].add(k.Key, pk)
-	}
+	eachKey(r.keys, func(i int, k string) { t.idx[i].add(k, pk) })
 }
 
 // remove drops a stored row and its index entries.
 func (t *memTable) remove(pk string, r memRow) {
 	delete(t.rows, pk)
 	t.pks.Delete(pk)
-	for _, k := range r.keys {
-		t.idx[k.Index].remove(k.Key, pk)
-	}
+	eachKey(r.keys, func(i int, k string) { t.idx[i].remove(k, pk) })
 }
 
 // conflict is the error of storing keys under pk when another row holds one of its unique
@@ -345,7 +381,11 @@ func (tx memTxn) Get(table, pk string) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	r, ok := t.rows[pk]
-	return r.doc, ok, nil
+	if !ok {
+		return nil, false, nil
+	}
+	d, err := s2.Decode(nil, r.doc)
+	return d, ok, err
 }
 
 func (tx memTxn) Put(table, pk string, doc []byte, keys []Key) error {
@@ -360,10 +400,11 @@ func (tx memTxn) Put(table, pk string, doc []byte, keys []Key) error {
 		return err
 	}
 	old, had := t.rows[pk]
+	row := memRow{doc: compress(doc), keys: packKeys(keys)}
 	if had {
-		t.replace(pk, old, memRow{doc: doc, keys: keys})
+		t.replace(pk, old, row)
 	} else {
-		t.add(pk, memRow{doc: doc, keys: keys})
+		t.add(pk, row)
 	}
 	tx.m.undo = append(tx.m.undo, memUndo{t: t, pk: pk, old: old, had: had})
 	if tx.m.disk != nil {
@@ -375,25 +416,18 @@ func (tx memTxn) Put(table, pk string, doc []byte, keys []Key) error {
 // replace stores r in place of old, touching only the index entries whose key changed.
 func (t *memTable) replace(pk string, old, r memRow) {
 	t.rows[pk] = r
-	for _, k := range old.keys {
-		if !hasKey(r.keys, k) {
-			t.idx[k.Index].remove(k.Key, pk)
+	eachKey(old.keys, func(i int, k string) {
+		if !hasKey(r.keys, i, k) {
+			t.idx[i].remove(k, pk)
 		}
-	}
-	for _, k := range r.keys {
-		if !hasKey(old.keys, k) {
-			t.idx[k.Index].add(k.Key, pk)
+	})
+	// A key the row keeps stays indexed under the old row's string; new keys are indexed
+	// under the new one's.
+	eachKey(r.keys, func(i int, k string) {
+		if !hasKey(old.keys, i, k) {
+			t.idx[i].add(k, pk)
 		}
-	}
-}
-
-func hasKey(keys []Key, k Key) bool {
-	for _, o := range keys {
-		if o == k {
-			return true
-		}
-	}
-	return false
+	})
 }
 
 func (tx memTxn) Delete(table, pk string) (bool, error) {
@@ -425,7 +459,8 @@ func (tx memTxn) Lookup(table string, index int, key string) (string, []byte, bo
 	if !ok {
 		return "", nil, false, nil
 	}
-	return pk, t.rows[pk].doc, true, nil
+	d, err := s2.Decode(nil, t.rows[pk].doc)
+	return pk, d, true, err
 }
 
 // scanBatch is how many entries a scan reads before it calls fn for them: fn may change the
@@ -446,7 +481,11 @@ func (tx memTxn) Scan(table string, index int, r Range, fn func(Cursor, []byte) 
 			if !ok || !t.holds(index, row, c.Key) {
 				continue // changed by fn since the batch was read
 			}
-			if !fn(c, row.doc) {
+			d, err := s2.Decode(nil, row.doc)
+			if err != nil {
+				return err
+			}
+			if !fn(c, d) {
 				return nil
 			}
 		}
@@ -463,7 +502,7 @@ func (t *memTable) holds(index int, row memRow, key string) bool {
 	if index < 0 {
 		return true
 	}
-	return hasKey(row.keys, Key{Index: index, Key: key})
+	return hasKey(row.keys, index, key)
 }
 
 // entries appends up to scanBatch entries of the index in r, after from (before it, in
@@ -576,3 +615,6 @@ func (tx memTxn) Next(sequence string) (uint64, error) {
 	}
 	return n, nil
 }
+
+// compress is doc as the engine keeps it: s2, in a buffer of its own size.
+func compress(doc []byte) []byte { return bytes.Clone(s2.Encode(nil, doc)) }
