@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"bytes"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -77,6 +78,19 @@ func TestLabelFingerprint(t *testing.T) {
 	}
 	if len(labelFingerprint(map[string]string{"k": "v"}, 9)) != 8 {
 		t.Error("fingerprints are 8 bytes")
+	}
+	// A change moves the fingerprint on from the one before: the same labels set again give
+	// a new one, and so does going back to labels had before.
+	prod := map[string]string{"env": "prod"}
+	first := labelFingerprint(prod, 0)
+	again := nextLabelFingerprint(first, prod)
+	dev := nextLabelFingerprint(again, map[string]string{"env": "dev"})
+	back := nextLabelFingerprint(dev, prod)
+	if seen := map[string]bool{string(first): true, string(again): true, string(dev): true, string(back): true}; len(seen) != 4 || len(back) != 8 {
+		t.Errorf("label changes gave fingerprints %x %x %x %x, want four different ones of 8 bytes", first, again, dev, back)
+	}
+	if !bytes.Equal(back, nextLabelFingerprint(dev, map[string]string{"env": "prod"})) {
+		t.Error("next fingerprint not deterministic")
 	}
 }
 
