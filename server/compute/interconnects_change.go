@@ -205,9 +205,6 @@ func (s *Server) rename(tx *store.Tx, project string, rec InterconnectRecord, na
 	rec.Interconnect.Name = name
 	s.fillInterconnect(project, &rec.Interconnect)
 	to := *rec.Interconnect.SelfLink
-	if err := s.tables.interconnects.Put(tx, to, rec); err != nil {
-		return err
-	}
 	for _, a := range users {
 		a.Attachment.Interconnect = &to
 		if err := s.tables.attachments.Put(tx, *a.Attachment.SelfLink, a); err != nil {
@@ -224,5 +221,10 @@ func (s *Server) rename(tx *store.Tx, project string, rec InterconnectRecord, na
 			return err
 		}
 	}
-	return nil
+	// Its groups, and those that held an interconnect of the new name deleted since.
+	rec.Interconnect.InterconnectGroups = nil
+	for _, g := range s.interconnectGroupsOf(tx, to) {
+		rec.Interconnect.InterconnectGroups = append(rec.Interconnect.InterconnectGroups, *g.Group.SelfLink)
+	}
+	return s.tables.interconnects.Put(tx, to, rec)
 }

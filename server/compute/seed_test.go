@@ -159,3 +159,34 @@ func TestSeedResourceRules(t *testing.T) {
 		})
 	}
 }
+
+// TestSeedTakesWhatAReadReturns: an entry may be a resource as a read (or a state export)
+// returns it: the members the server derives (selfLink, kind, statuses) are made again,
+// whatever the entry says of them; its own recorded ones (id, fingerprints) are kept; and
+// references may be paths, a group's attachments its own entries.
+func TestSeedTakesWhatAReadReturns(t *testing.T) {
+	p := seedWorld()
+	p.ForwardingRules = []map[string]any{{"name": "fr", "kind": "compute#somethingElse", "selfLink": "x", "id": "42",
+		"labelFingerprint": "AAAAAAAAAAE=", "fingerprint": "AAAAAAAAAAI=", "sequence": int64(7)}}
+	p.Groups = []map[string]any{{"name": "g", "intent": map[string]any{"availabilitySla": "NO_SLA"}, "etag": "v1", "configured": map[string]any{},
+		"attachments": map[string]any{"k": map[string]any{"attachment": "projects/my-project-123/regions/us-east4/interconnectAttachments/a2"}}}}
+	s, db, err := seeded(t, Config{Projects: []SeedProject{p}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r RuleRecord
+	var g GroupRecord
+	_ = db.View(context.Background(), func(tx *store.Tx) error {
+		r, _ = s.tables.rules.Get(tx, "projects/my-project-123/global/forwardingRules/fr")
+		g, _ = s.tables.groups.Get(tx, "projects/my-project-123/global/interconnectAttachmentGroups/g")
+		return nil
+	})
+	if deref(r.Rule.Kind) != "compute#forwardingRule" || deref(r.Rule.SelfLink) != "projects/my-project-123/global/forwardingRules/fr" ||
+		deref(r.Rule.SelfLinkWithId) != "projects/my-project-123/global/forwardingRules/42" || r.Seq != 7 ||
+		fingerprintString(r.Rule.LabelFingerprint) != "AAAAAAAAAAE=" || fingerprintString(r.Rule.Fingerprint) != "AAAAAAAAAAI=" {
+		t.Errorf("rule: %+v", r)
+	}
+	if deref(g.Group.Etag) != "v1" || g.Group.Configured != nil || deref(g.Group.Attachments["k"].Attachment) != "projects/my-project-123/regions/us-east4/interconnectAttachments/a2" {
+		t.Errorf("group: %+v", g)
+	}
+}
