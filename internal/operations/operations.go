@@ -14,8 +14,8 @@
 // database share the operations, their names, ids, requestIds and order. Time comes from
 // the injected clock. Advance, called before every read, finishes what is due and forgets
 // operations finished longer ago than the retention period (their requestIds with them): it
-// looks at the store's timers, one small row per operation, and writes only when something
-// is due.
+// looks at the store's indexes of due and finished operations, up to now, and writes only
+// when something is due.
 package operations
 
 import (
@@ -222,38 +222,27 @@ func (e *Engine) Begin(tx *store.Tx, s Start) (Record, error) {
 	return r, nil
 }
 
-// put stores r and its timer.
+// put stores r.
 func (e *Engine) put(tx *store.Tx, r Record) error {
-	key := r.Op.SelfLink
-	if err := e.t.ops.Put(tx, key, r); err != nil {
+	if err := e.t.ops.Put(tx, r.Op.SelfLink, r); err != nil {
 		return fmt.Errorf("operation %s: %w", r.Name(), err)
 	}
-	var t timer
-	switch {
-	case r.Done():
-		t.Ended = nanos(r.endTime())
-	case !r.Due.IsZero():
-		t.Due = nanos(r.Due)
-	default:
-		e.t.timers.Delete(tx, key)
-		return nil
-	}
-	return e.t.timers.Put(tx, key, t)
+	return nil
 }
 
 // finish turns r DONE at time at: its finisher runs unless a failure was decided or the
 // target is settled already (Start.Settled).
 func (e *Engine) finish(tx *store.Tx, r Record, at time.Time, settled bool) (Record, error) {
+	end := r.stampOf(at)
 	if r.Op.StartTime == nil {
 		// As view showed it while it ran: a timed operation started a quarter of the way
 		// through its delay (unless it finished before that).
-		start := at
+		r.Op.StartTime = end
 		if from, ok := runningFrom(r); ok && from.Before(at) {
-			start = from
+			r.Op.StartTime = ptr(stamp(from))
 		}
-		r.Op.StartTime = ptr(stamp(start))
 	}
-	r.Op.Status, r.Op.Progress, r.Op.EndTime = ptr(Done), ptr(int32(100)), ptr(stamp(at))
+	r.Op.Status, r.Op.Progress, r.Op.EndTime = ptr(Done), ptr(int32(100)), end
 	if f := r.Failure; f != nil {
 		r.Op.HttpErrorStatusCode, r.Op.HttpErrorMessage = &f.HTTPStatus, &f.HTTPMessage
 		r.Op.Error = &gen.OperationError{Errors: f.Errors}
@@ -269,7 +258,8 @@ func (e *Engine) finish(tx *store.Tx, r Record, at time.Time, settled bool) (Rec
 }
 
 // Advance finishes the operations that are due and forgets those finished longer ago than
-// the retention period. When there is nothing to do it only reads the first of the timers.
+// the retention period. When there is nothing to do it reads no operation: the indexes of
+// what is due are read up to now only.
 func (e *Engine) Advance(ctx context.Context) error {
 	now := e.cfg.Now()
 	var work bool
@@ -281,27 +271,25 @@ func (e *Engine) Advance(ctx context.Context) error {
 		return err
 	}
 	return e.db.Update(ctx, func(tx *store.Tx) error {
-		var due, expired []string
-		e.t.due.Scan(tx, "", store.Uint(uint64(nanos(now))+1), nil, func(c store.Cursor, _ timer) bool {
-			due = append(due, c.PK)
+		var due []Record
+		var expired []string
+		e.t.due.Scan(tx, "", store.Uint(uint64(nanos(now))+1), nil, func(_ store.Cursor, r Record) bool {
+			due = append(due, r)
 			return true
 		})
 		if before, ok := e.expiry(now); ok {
-			e.t.ended.Scan(tx, "", before, nil, func(c store.Cursor, _ timer) bool {
+			e.t.ended.Scan(tx, "", before, nil, func(c store.Cursor, _ Record) bool {
 				expired = append(expired, c.PK)
 				return true
 			})
 		}
-		for _, key := range due {
-			if r, ok := e.t.ops.Get(tx, key); ok && !r.Done() {
-				if _, err := e.finish(tx, r, r.Due, false); err != nil {
-					return err
-				}
+		for _, r := range due {
+			if _, err := e.finish(tx, r, r.Due, false); err != nil {
+				return err
 			}
 		}
 		for _, key := range expired {
 			e.t.ops.Delete(tx, key)
-			e.t.timers.Delete(tx, key)
 		}
 		return nil
 	})
@@ -311,12 +299,12 @@ func (e *Engine) Advance(ctx context.Context) error {
 // period.
 func (e *Engine) anythingDue(tx *store.Tx, now time.Time) bool {
 	found := false
-	e.t.due.Scan(tx, "", store.Uint(uint64(nanos(now))+1), nil, func(store.Cursor, timer) bool {
+	e.t.due.Scan(tx, "", store.Uint(uint64(nanos(now))+1), nil, func(store.Cursor, Record) bool {
 		found = true
 		return false
 	})
 	if before, ok := e.expiry(now); ok && !found {
-		e.t.ended.Scan(tx, "", before, nil, func(store.Cursor, timer) bool {
+		e.t.ended.Scan(tx, "", before, nil, func(store.Cursor, Record) bool {
 			found = true
 			return false
 		})
@@ -357,6 +345,15 @@ func runningFrom(r Record) (time.Time, bool) {
 
 func (r Record) insertTime() time.Time { return parseStamp(r.Op.InsertTime) }
 func (r Record) endTime() time.Time    { return parseStamp(r.Op.EndTime) }
+
+// stampOf is t as r shows it, the insert time's text when it is that (most operations end
+// in the millisecond they began).
+func (r Record) stampOf(t time.Time) *string {
+	if s := stamp(t); r.Op.InsertTime == nil || *r.Op.InsertTime != s {
+		return &s
+	}
+	return r.Op.InsertTime
+}
 
 // stamp formats a time as the Operation shows it: RFC 3339 with milliseconds and an offset.
 func stamp(t time.Time) string { return timefmt.Millis(t, "+00:00") }

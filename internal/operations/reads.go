@@ -101,7 +101,6 @@ func (e *Engine) Delete(ctx context.Context, scope, nameOrID string) error {
 			}
 		}
 		e.t.ops.Delete(tx, r.Op.SelfLink)
-		e.t.timers.Delete(tx, r.Op.SelfLink)
 		return nil
 	})
 }

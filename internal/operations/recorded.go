@@ -53,8 +53,7 @@ func (e *Engine) Load(tx *store.Tx, r Record) error {
 	if !r.Done() {
 		return &LoadError{"status", fmt.Errorf("%q: only finished (DONE) operations can be loaded", r.status())}
 	}
-	ended, err := timeOf(r.Op.EndTime)
-	if err != nil {
+	if _, err := timeOf(r.Op.EndTime); err != nil {
 		return &LoadError{"endTime", err}
 	}
 	if r.Seq == 0 {
@@ -75,7 +74,7 @@ func (e *Engine) Load(tx *store.Tx, r Record) error {
 		}
 		return err
 	}
-	return e.t.timers.Put(tx, r.Op.SelfLink, timer{Ended: nanos(ended)})
+	return nil
 }
 
 func timeOf(s *string) (time.Time, error) {

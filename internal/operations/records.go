@@ -66,23 +66,15 @@ func (r Record) ID() string { return deref(r.Op.Id) }
 // does to it (forwardingRules.insert).
 func (r Record) kind() string {
 	path := strings.TrimRight(r.Op.TargetLink, "/")
-	parts := strings.Split(path, "/")
-	if len(parts) < 2 {
+	i := strings.LastIndexByte(path, '/')
+	j := strings.LastIndexByte(path[:max(i, 0)], '/')
+	if i < 0 {
 		return ""
 	}
-	return parts[len(parts)-2] + "." + deref(r.Op.OperationType)
+	return path[j+1:i] + "." + deref(r.Op.OperationType)
 }
 
-// timer is when the engine next has to act on an operation: a running timed one turns
-// DONE at Due, a finished one is forgotten a retention period after Ended (both in
-// nanoseconds since 1970). It is a table of its own, beside the records, so that the look
-// at what is due, before every request, reads a few bytes rather than an Operation.
-type timer struct {
-	Due   int64 `json:"due,omitempty"`
-	Ended int64 `json:"ended,omitempty"`
-}
-
-// tables are the engine's tables and indexes.
+// tables are the engine's table and its indexes.
 type tables struct {
 	// ops are the records, keyed by their selfLink path.
 	ops *store.Table[Record]
@@ -92,12 +84,10 @@ type tables struct {
 	// global operations, or its operations in one region): a global method never answers
 	// with a regional operation, which the client would then look for among the global ones.
 	byRequestID *store.Index[Record]
-	// timers are keyed by the operation's key.
-	timers *store.Table[timer]
-	// due orders running timed operations by when they turn DONE.
-	due *store.Index[timer]
-	// ended orders finished operations by when they ended, for retention.
-	ended *store.Index[timer]
+	// due orders running timed operations by when they turn DONE, and ended finished ones
+	// by when they ended, for retention (nanoseconds since 1970). Advance reads them up to
+	// now: a row is read only when it has work.
+	due, ended *store.Index[Record]
 }
 
 func newTables(db *store.DB) *tables {
@@ -109,11 +99,14 @@ func newTables(db *store.DB) *tables {
 			id := deref(r.Op.ClientOperationId)
 			return scopedKey(r.Scope(), id), id != ""
 		}),
-		due:   store.OrderedIndex("due", func(t timer) (string, bool) { return store.Uint(uint64(t.Due)), t.Due > 0 }),
-		ended: store.OrderedIndex("ended", func(t timer) (string, bool) { return store.Uint(uint64(t.Ended)), t.Ended > 0 }),
+		due: store.OrderedIndex("due", func(r Record) (string, bool) {
+			return store.Uint(uint64(nanos(r.Due))), !r.Due.IsZero() && !r.Done()
+		}),
+		ended: store.OrderedIndex("ended", func(r Record) (string, bool) {
+			return store.Uint(uint64(nanos(r.endTime()))), r.Done()
+		}),
 	}
-	t.ops = store.NewTable(db, "operations", t.byID, t.byRequestID)
-	t.timers = store.NewTable(db, "operationTimers", t.due, t.ended)
+	t.ops = store.NewTable(db, "operations", t.byID, t.byRequestID, t.due, t.ended)
 	return t
 }
 

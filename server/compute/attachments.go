@@ -100,10 +100,7 @@ func newAttachment(project, region string, b gen.InterconnectAttachment, id stri
 	a.Mtu = orDefault(a.Mtu, 1440)
 	a.StackType = orDefault(a.StackType, gen.InterconnectAttachmentStackTypeIPV4ONLY)
 	a.Encryption = orDefault(a.Encryption, gen.InterconnectAttachmentEncryptionNONE)
-	for _, m := range []**string{&a.Description, &a.Router, &a.CandidateCloudRouterIpAddress, &a.CandidateCustomerRouterIpAddress,
-		&a.CandidateCloudRouterIpv6Address, &a.CandidateCustomerRouterIpv6Address, &a.CloudRouterIpv6InterfaceId, &a.CustomerRouterIpv6InterfaceId} {
-		*m = optional(deref(*m))
-	}
+	unsetEmpty(&a.Description, &a.Router, &a.CandidateCloudRouterIpAddress, &a.CandidateCustomerRouterIpAddress, &a.CandidateCloudRouterIpv6Address, &a.CandidateCustomerRouterIpv6Address, &a.CloudRouterIpv6InterfaceId, &a.CustomerRouterIpv6InterfaceId)
 	a.LabelFingerprint = labelFingerprint(labels, 0)
 	fillAttachment(project, region, &a)
 	addrs, err := checkAddressRequest(b, *a.StackType == gen.InterconnectAttachmentStackTypeIPV4IPV6)

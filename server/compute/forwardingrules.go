@@ -311,9 +311,7 @@ func newRule(project string, b gen.ForwardingRule, id string, created time.Time)
 	r.Kind, r.Id, r.CreationTimestamp = ptr("compute#forwardingRule"), &id, ptr(timestamp(created))
 	r.SelfLink, r.SelfLinkWithId = ptr(rulePath(project, b.Name)), ptr(rulePath(project, id))
 	r.PortRange = optional(portRange)
-	for _, m := range []**string{&r.Description, &r.Target, &r.Network, &r.Subnetwork, &r.BackendService, &r.IpCollection, &r.IPAddress} {
-		*m = optional(deref(*m))
-	}
+	unsetEmpty(&r.Description, &r.Target, &r.Network, &r.Subnetwork, &r.BackendService, &r.IpCollection, &r.IPAddress)
 	for _, m := range []**bool{&r.AllowPscGlobalAccess, &r.NoAutomateDnsZone} {
 		if !deref(*m) {
 			*m = nil
@@ -350,6 +348,15 @@ func (s *Server) ephemeralIP() string {
 	var b [3]byte
 	s.read(b[:])
 	return fmt.Sprintf("34.%d.%d.%d", 64+b[0]%64, b[1], 1+b[2]%254)
+}
+
+// unsetEmpty leaves out the text members given as "", as the real service shows them.
+func unsetEmpty(members ...**string) {
+	for _, m := range members {
+		if *m != nil && **m == "" {
+			*m = nil
+		}
+	}
 }
 
 func optional(s string) *string {

@@ -201,9 +201,7 @@ func (s *Server) newInterconnect(project string, b gen.Interconnect, id string, 
 	ic.Id, ic.CreationTimestamp = &id, ptr(timestamp(created))
 	ic.Location, ic.RequestedFeatures, ic.Labels = locationPath(project, loc.Name), features, (*gen.Labels)(&labels)
 	ic.AdminEnabled = orDefault(ic.AdminEnabled, true)
-	for _, m := range []**string{&ic.Description, &ic.CustomerName, &ic.NocContactEmail, &ic.RemoteLocation} {
-		*m = optional(deref(*m))
-	}
+	unsetEmpty(&ic.Description, &ic.CustomerName, &ic.NocContactEmail, &ic.RemoteLocation)
 	for _, m := range []**bool{&ic.MacsecEnabled, &ic.AaiEnabled} {
 		if !deref(*m) {
 			*m = nil
