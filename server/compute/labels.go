@@ -2,7 +2,6 @@ package compute
 
 import (
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/binary"
 	"fmt"
 	"net/http"
@@ -128,8 +127,6 @@ func nextFingerprint(previous []byte, change string) []byte {
 	sum := sha256.Sum256(append(append(append(make([]byte, 0, 64), previous...), '|'), change...))
 	return sum[:8]
 }
-
-func fingerprintString(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 
 func invalidField(location, message string) *Error {
 	return &Error{Status: http.StatusBadRequest, Reason: "invalid", Message: message, Location: location}

@@ -56,6 +56,8 @@ func TestValidateLabels(t *testing.T) {
 	}
 }
 
+func fingerprintString(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
 func TestLabelFingerprint(t *testing.T) {
 	if got := fingerprintString(labelFingerprint(nil, 0)); got != "42WmSpB8rSM=" {
 		t.Errorf("no labels: %s, want the real service's 42WmSpB8rSM=", got)
