@@ -367,11 +367,13 @@ func parseStamp(s *string) time.Time {
 	return t
 }
 
+// optional is s, or nil for "" (absent, as the APIs show an empty text member). It
+// allocates only for a text it keeps.
 func optional(s string) *string {
 	if s == "" {
 		return nil
 	}
-	return &s
+	return ptr(s)
 }
 
 // newName makes a new operation's name: operation-<epoch millis>-<13 hex>-<8 hex>-<8 hex>,

@@ -359,9 +359,11 @@ func unsetEmpty(members ...**string) {
 	}
 }
 
+// optional is s, or nil for "" (absent, as the APIs show an empty text member). It
+// allocates only for a text it keeps.
 func optional(s string) *string {
 	if s == "" {
 		return nil
 	}
-	return &s
+	return ptr(s)
 }

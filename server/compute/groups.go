@@ -86,7 +86,7 @@ func newGroup(project string, b gen.InterconnectAttachmentGroup, id string, crea
 	g.Configured, g.LogicalStructure, g.Attachments = nil, nil, nil
 	g.Kind, g.Id, g.CreationTimestamp = ptr("compute#interconnectAttachmentGroup"), &id, ptr(timestamp(created))
 	g.SelfLink, g.Etag = ptr(groupPath(project, b.Name)), ptr(firstEtag("interconnectAttachmentGroup", id))
-	g.Description, g.InterconnectGroup = optional(deref(g.Description)), optional(deref(g.InterconnectGroup))
+	unsetEmpty(&g.Description, &g.InterconnectGroup)
 	return g, nil
 }
 

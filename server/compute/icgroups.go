@@ -86,7 +86,8 @@ func newInterconnectGroup(project string, b gen.InterconnectGroup, members map[s
 	g.Configured, g.PhysicalStructure = nil, nil
 	g.Kind, g.Id, g.CreationTimestamp = ptr("compute#InterconnectGroup"), &id, ptr(timestamp(created))
 	g.SelfLink, g.Etag = ptr(icGroupPath(project, b.Name)), ptr(firstEtag("interconnectGroup", id))
-	g.Description, g.Intent = optional(deref(g.Description)), &gen.InterconnectGroupIntent{TopologyCapability: ptr(gen.InterconnectGroupIntentTopologyCapability(intent))}
+	g.Intent = &gen.InterconnectGroupIntent{TopologyCapability: ptr(gen.InterconnectGroupIntentTopologyCapability(intent))}
+	unsetEmpty(&g.Description)
 	g.Interconnects = memberEntries(members)
 	return g, nil
 }
