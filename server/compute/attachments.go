@@ -292,13 +292,14 @@ func (s *Server) InterconnectAttachmentsDelete(ctx context.Context, req gen.Inte
 	return gen.InterconnectAttachmentsDelete200JSONResponse(s.renderOperation(ctx, op)), nil
 }
 
+// readableAttachment and changeableAttachment find an attachment by name or id (see
+// readable).
 func (s *Server) readableAttachment(tx *store.Tx, project, region, nameOrID string) (AttachmentRecord, error) {
-	path := attachmentPath(project, region, nameOrID)
-	rec, ok := byNameOrID(tx, s.tables.attachments, s.tables.attachmentByID, path)
-	if !ok || rec.Pending {
-		return rec, notFound(path)
-	}
-	return rec, nil
+	return readable(tx, s.tables.attachments, s.tables.attachmentByID, attachmentPath(project, region, nameOrID))
+}
+
+func (s *Server) changeableAttachment(tx *store.Tx, project, region, nameOrID string) (AttachmentRecord, error) {
+	return changeable(tx, s.tables.attachments, s.tables.attachmentByID, attachmentPath(project, region, nameOrID))
 }
 
 func (s *Server) finishAttachmentInsert(tx *store.Tx, op operations.Record) error {

@@ -13,15 +13,6 @@ import (
 
 // An attachment's changes after its insert: patch and setLabels.
 
-// changeableAttachment is a readable attachment that no running delete holds.
-func (s *Server) changeableAttachment(tx *store.Tx, project, region, nameOrID string) (AttachmentRecord, error) {
-	rec, err := s.readableAttachment(tx, project, region, nameOrID)
-	if err == nil && rec.Deleting {
-		err = notReady(*rec.Attachment.SelfLink)
-	}
-	return rec, err
-}
-
 // InterconnectAttachmentsPatch applies a merge patch to an attachment: description,
 // adminEnabled, bandwidth, mtu, router, stackType, vlanTag8021q and labels change; the rest
 // must be sent as it is. Disabling it shows in the group that holds it.

@@ -200,32 +200,14 @@ func (s *Server) validateOnly(ctx context.Context, project, scope, _ string, acc
 	return op, nil
 }
 
-// readableRule finds a rule by name or id; one whose insert is still running is not there yet.
+// readableRule and changeableRule find a rule by name or id (see readable).
 func (s *Server) readableRule(tx *store.Tx, project, nameOrID string) (RuleRecord, error) {
-	rec, ok := byNameOrID(tx, s.tables.rules, s.tables.ruleByID, rulePath(project, nameOrID))
-	if !ok || rec.Pending {
-		return rec, notFound(rulePath(project, nameOrID))
-	}
-	return rec, nil
+	return readable(tx, s.tables.rules, s.tables.ruleByID, rulePath(project, nameOrID))
 }
 
-// changeableRule is a readable rule that no running delete holds.
 func (s *Server) changeableRule(tx *store.Tx, project, nameOrID string) (RuleRecord, error) {
-	rec, err := s.readableRule(tx, project, nameOrID)
-	if err == nil && rec.Deleting {
-		err = notReady(*rec.Rule.SelfLink)
-	}
-	return rec, err
+	return changeable(tx, s.tables.rules, s.tables.ruleByID, rulePath(project, nameOrID))
 }
-
-// record is what finishInsert and beginDelete need of a stored resource: its lifecycle
-// (every record's, from the Lifecycle it embeds).
-type record[R any] interface {
-	*R
-	life() *Lifecycle
-}
-
-func (l *Lifecycle) life() *Lifecycle { return l }
 
 // finishInsert is an insert's finisher: the resource stored under path (what names its
 // kind in errors) is no longer pending. One stored finished already, because its operation

@@ -212,12 +212,13 @@ func (s *Server) InterconnectAttachmentGroupsGetOperationalStatus(ctx context.Co
 	return gen.InterconnectAttachmentGroupsGetOperationalStatus200JSONResponse(out), nil
 }
 
+// readableGroup and changeableGroup find a group by name or id (see readable).
 func (s *Server) readableGroup(tx *store.Tx, project, nameOrID string) (GroupRecord, error) {
-	rec, ok := byNameOrID(tx, s.tables.groups, s.tables.groupID, groupPath(project, nameOrID))
-	if !ok || rec.Pending {
-		return rec, notFound(groupPath(project, nameOrID))
-	}
-	return rec, nil
+	return readable(tx, s.tables.groups, s.tables.groupID, groupPath(project, nameOrID))
+}
+
+func (s *Server) changeableGroup(tx *store.Tx, project, nameOrID string) (GroupRecord, error) {
+	return changeable(tx, s.tables.groups, s.tables.groupID, groupPath(project, nameOrID))
 }
 
 func checkIntent(level string) error {

@@ -73,15 +73,12 @@ func (s *Server) InterconnectAttachmentGroupsPatch(ctx context.Context, req gen.
 		return nil, err
 	}
 	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
-		rec, err := s.readableGroup(tx, req.Project, req.InterconnectAttachmentGroup)
+		rec, err := s.changeableGroup(tx, req.Project, req.InterconnectAttachmentGroup)
 		if err != nil {
 			return operations.Start{}, err
 		}
 		g := rec.Group
 		path := *g.SelfLink
-		if rec.Deleting {
-			return operations.Start{}, notReady(path)
-		}
 		// Compared with the group found, which the path may name by its number.
 		if name := given(b.Name); name != "" && name != g.Name {
 			return operations.Start{}, invalidField("resource.name", fmt.Sprintf("Invalid value for field 'resource.name': '%s'. The name of a group cannot change.", name))

@@ -318,12 +318,14 @@ func (s *Server) finishICGroupDelete(tx *store.Tx, op operations.Record) error {
 	return nil
 }
 
+// readableInterconnectGroup and changeableInterconnectGroup find an interconnect group by
+// name or id (see readable).
 func (s *Server) readableInterconnectGroup(tx *store.Tx, project, nameOrID string) (InterconnectGroupRecord, error) {
-	rec, ok := byNameOrID(tx, s.tables.icGroups, s.tables.icGroupID, icGroupPath(project, nameOrID))
-	if !ok || rec.Pending {
-		return rec, notFound(icGroupPath(project, nameOrID))
-	}
-	return rec, nil
+	return readable(tx, s.tables.icGroups, s.tables.icGroupID, icGroupPath(project, nameOrID))
+}
+
+func (s *Server) changeableInterconnectGroup(tx *store.Tx, project, nameOrID string) (InterconnectGroupRecord, error) {
+	return changeable(tx, s.tables.icGroups, s.tables.icGroupID, icGroupPath(project, nameOrID))
 }
 
 // interconnectGroupsOf lists the interconnect groups (accepted ones included) of the

@@ -62,15 +62,12 @@ func (s *Server) InterconnectGroupsPatch(ctx context.Context, req gen.Interconne
 		return nil, err
 	}
 	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
-		rec, err := s.readableInterconnectGroup(tx, req.Project, req.InterconnectGroup)
+		rec, err := s.changeableInterconnectGroup(tx, req.Project, req.InterconnectGroup)
 		if err != nil {
 			return operations.Start{}, err
 		}
 		g := rec.Group
 		path := *g.SelfLink
-		if rec.Deleting {
-			return operations.Start{}, notReady(path)
-		}
 		if name := given(b.Name); name != "" && name != g.Name {
 			return operations.Start{}, invalidField("resource.name", fmt.Sprintf("Invalid value for field 'resource.name': '%s'. The name of a group cannot change.", name))
 		}
@@ -147,15 +144,12 @@ func (s *Server) InterconnectGroupsCreateMembers(ctx context.Context, req gen.In
 		created = append(created, ic)
 	}
 	op, err := s.mutate(ctx, req.Project, "", "", func(tx *store.Tx) (operations.Start, error) {
-		rec, err := s.readableInterconnectGroup(tx, req.Project, req.InterconnectGroup)
+		rec, err := s.changeableInterconnectGroup(tx, req.Project, req.InterconnectGroup)
 		if err != nil {
 			return operations.Start{}, err
 		}
 		g := rec.Group
 		path := *g.SelfLink
-		if rec.Deleting {
-			return operations.Start{}, notReady(path)
-		}
 		previous := membersOf(g)
 		members := maps.Clone(previous)
 		for _, ic := range created {

@@ -305,12 +305,14 @@ func (s *Server) InterconnectsDelete(ctx context.Context, req gen.InterconnectsD
 	return gen.InterconnectsDelete200JSONResponse(s.renderOperation(ctx, op)), nil
 }
 
+// readableInterconnect and changeableInterconnect find an interconnect by name or id (see
+// readable).
 func (s *Server) readableInterconnect(tx *store.Tx, project, nameOrID string) (InterconnectRecord, error) {
-	rec, ok := byNameOrID(tx, s.tables.interconnects, s.tables.interconnectByID, interconnectPath(project, nameOrID))
-	if !ok || rec.Pending {
-		return rec, notFound(interconnectPath(project, nameOrID))
-	}
-	return rec, nil
+	return readable(tx, s.tables.interconnects, s.tables.interconnectByID, interconnectPath(project, nameOrID))
+}
+
+func (s *Server) changeableInterconnect(tx *store.Tx, project, nameOrID string) (InterconnectRecord, error) {
+	return changeable(tx, s.tables.interconnects, s.tables.interconnectByID, interconnectPath(project, nameOrID))
 }
 
 // attachmentsOn lists the attachments (accepted ones included) on the interconnect at path.

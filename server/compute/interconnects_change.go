@@ -14,15 +14,6 @@ import (
 
 // An interconnect's changes after its insert: patch, setLabels and setName.
 
-// changeableInterconnect is a readable interconnect that no running delete holds.
-func (s *Server) changeableInterconnect(tx *store.Tx, project, nameOrID string) (InterconnectRecord, error) {
-	rec, err := s.readableInterconnect(tx, project, nameOrID)
-	if err == nil && rec.Deleting {
-		err = notReady(*rec.Interconnect.SelfLink)
-	}
-	return rec, err
-}
-
 // InterconnectsPatch applies a merge patch to an interconnect: description, adminEnabled,
 // nocContactEmail, customerName, requestedLinkCount and labels change; the rest must be
 // sent as it is. Draining (adminEnabled false) shows in every group over it.

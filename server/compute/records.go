@@ -127,15 +127,42 @@ func newTables(db *store.DB) *tables {
 // also finds it.
 func withID(path, id string) string { return path[:strings.LastIndexByte(path, '/')+1] + id }
 
-// byNameOrID finds a resource of t under path (its collection's path and a name or id): by
-// its name, else by its id through the index byID.
-func byNameOrID[R any](tx *store.Tx, t *store.Table[R], byID *store.Index[R], path string) (R, bool) {
-	if r, ok := t.Get(tx, path); ok {
-		return r, true
-	}
-	_, r, ok := byID.Get(tx, path)
-	return r, ok
+// readable finds a resource of t under path (its collection's path and a name or id): by
+// its name, else by its id through the index byID. One whose insert is still running is
+// not there yet. changeable also refuses one a running delete holds (resourceNotReady).
+func readable[R any, P record[R]](tx *store.Tx, t *store.Table[R], byID *store.Index[R], path string) (R, error) {
+	r, _, err := find[R, P](tx, t, byID, path)
+	return r, err
 }
+
+func changeable[R any, P record[R]](tx *store.Tx, t *store.Table[R], byID *store.Index[R], path string) (R, error) {
+	r, pk, err := find[R, P](tx, t, byID, path)
+	if err == nil && P(&r).life().Deleting {
+		err = notReady(pk)
+	}
+	return r, err
+}
+
+func find[R any, P record[R]](tx *store.Tx, t *store.Table[R], byID *store.Index[R], path string) (R, string, error) {
+	pk := path
+	r, ok := t.Get(tx, path)
+	if !ok {
+		pk, r, ok = byID.Get(tx, path)
+	}
+	if !ok || P(&r).life().Pending {
+		return r, pk, notFound(path)
+	}
+	return r, pk, nil
+}
+
+// record is what the functions common to every resource need of its stored record: its
+// lifecycle (every record's, from the Lifecycle it embeds).
+type record[R any] interface {
+	*R
+	life() *Lifecycle
+}
+
+func (l *Lifecycle) life() *Lifecycle { return l }
 
 // scanPrefix calls fn for the records of t whose path starts with prefix, in path order.
 func scanPrefix[R any](tx *store.Tx, t *store.Table[R], prefix string, fn func(R) bool) {
