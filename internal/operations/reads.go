@@ -81,7 +81,7 @@ func (e *Engine) List(ctx context.Context, within string) ([]Record, error) {
 		})
 		return nil
 	})
-	slices.SortFunc(out, func(a, b Record) int { return cmpUint(a.Seq, b.Seq) })
+	slices.SortFunc(out, acceptance)
 	return out, err
 }
 

@@ -1,9 +1,11 @@
 package operations
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/understudy-dev/understudy/internal/store"
@@ -21,18 +23,17 @@ func (e *Engine) Finished(tx *store.Tx) []Record {
 		}
 		return true
 	})
-	slices.SortStableFunc(out, func(a, b Record) int { return cmpUint(a.Seq, b.Seq) })
+	slices.SortFunc(out, acceptance)
 	return out
 }
 
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+// acceptance orders operations as they were accepted: by insert time, then sequence number
+// (the times are written in one fixed-width form, which sorts as the times do).
+func acceptance(a, b Record) int {
+	if c := strings.Compare(deref(a.Op.InsertTime), deref(b.Op.InsertTime)); c != 0 {
+		return c
 	}
-	return 0
+	return cmp.Compare(a.Seq, b.Seq)
 }
 
 // LoadError is an operation Load refuses: Member is the one at fault (status, name, id,
