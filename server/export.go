@@ -50,7 +50,7 @@ func (s *Server) Export() ([]byte, error) {
 		st := s.accts.Export(tx)
 		seed.Accounts.Accounts, seed.Accounts.Persons, seed.Accounts.Links, seed.Accounts.IdempotencyKeys = st.Accounts, st.Persons, st.Links, st.IdempotencyKeys
 		seed.Accounts.EventDestinations = st.Destinations
-		for _, p := range s.comp.Export(tx) {
+		for _, p := range s.comp.Export(tx.New()) {
 			if seed.Compute.Projects == nil {
 				seed.Compute.Projects = map[string]compute.SeedProject{}
 			}

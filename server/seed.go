@@ -311,12 +311,12 @@ func (s *Seed) check(c *Config, at offsets) error {
 	if err != nil {
 		return err
 	}
-	comp := compute.New(c.Compute, db)
+	comp := compute.New(c.Compute, db.Store())
 	err = db.Replace(func(tx *store.Tx) error {
 		if err := accts.Seed(tx); err != nil {
 			return err
 		}
-		return comp.Seed(tx)
+		return comp.Seed(tx.New())
 	})
 	var ae *accounts.SeedError
 	var ce *compute.SeedError

@@ -219,7 +219,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	compCfg := cfg.Compute
 	cfg.inherit(&compCfg.Now, &compCfg.Log, &compCfg.PublicURL)
-	comp := compute.New(compCfg, s.db)
+	comp := compute.New(compCfg, s.db.Store())
 	s.comp = comp
 	s.stopWaits = comp.StopWaits
 	if err := comp.Register(e); err != nil {
@@ -230,8 +230,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.use(e, accts, authz)
 	s.routes = routeIDs(docs...)
-	s.seeds = []func(tx *store.Tx) error{func(tx *store.Tx) error { return authz.Seed(tx.New()) }, accts.Seed, comp.Seed}
-	s.restores = []func(tx *store.Tx) error{accts.Restore, comp.Restore}
+	s.seeds = []func(tx *store.Tx) error{func(tx *store.Tx) error { return authz.Seed(tx.New()) }, accts.Seed, func(tx *store.Tx) error { return comp.Seed(tx.New()) }}
+	s.restores = []func(tx *store.Tx) error{accts.Restore}
 	if shared != nil {
 		if err := s.openShared(shared); err != nil {
 			return nil, err

@@ -309,7 +309,7 @@ func TestStateRoundTrip(t *testing.T) {
 	buildState(t, a)
 	exported := exportState(t, srvA)
 	t.Logf("export, %d bytes:\n%s", len(exported), exported)
-	for _, want := range []string{"fr-a", "labelGeneration: 2", "att-3", "g-1", "patched", "icg-1", "deletedInterconnects", "circuitDown: true", "roles/compute.networkAdmin", "RESOURCE_NOT_FOUND", "clientOperationId: 5e1f3a3e-7a53-4c43-9cf5-3b9d6c2a1a01",
+	for _, want := range []string{"fr-a", "labelFingerprint: ", "sequence: ", "att-3", "g-1", "patched", "icg-1", "deletedInterconnects", "circuitDown: true", "roles/compute.networkAdmin", "RESOURCE_NOT_FOUND", "clientOperationId: 5e1f3a3e-7a53-4c43-9cf5-3b9d6c2a1a01",
 		"a1a1a1a1-0000-4000-8000-000000000003", "B0F43C54-E787-4862-89B1-A653FA9CF747", "closed: true", "onboarded_configurations:", "consumed: true", "key: link-alpha", "operationMode: manual",
 		"managementGroups:", "id: mg-example", "displayName: state group", "type: ManagedIdentity", "scope: /\n",
 		"given_name: Bea", "key: person-beta", "registered_name: Beta GmbH",

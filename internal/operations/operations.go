@@ -9,32 +9,37 @@
 // (returned DONE), a delay (PENDING for the first quarter, then RUNNING with growing
 // progress), or manual (one step per read, for tests that want to see every state).
 //
-// Time comes from the injected clock. Advance, called before every read, finishes what is
-// due and forgets operations finished longer ago than the retention period (their requestIds
-// with them); it costs nothing while nothing is due.
+// An operation is stored as compute's Operation resource (Record), in the store that keeps
+// the resources, and everything the engine knows is there: several server processes on one
+// database share the operations, their names, ids, requestIds and order. Time comes from
+// the injected clock. Advance, called before every read, finishes what is due and forgets
+// operations finished longer ago than the retention period (their requestIds with them): it
+// looks at the store's indexes of due and finished operations, up to now, and writes only
+// when something is due.
 package operations
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	gen "github.com/understudy-dev/understudy/gen/compute"
+	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/timefmt"
 )
 
 // Statuses.
 const (
-	Pending = "PENDING"
-	Running = "RUNNING"
-	Done    = "DONE"
+	Pending = gen.OperationStatusPENDING
+	Running = gen.OperationStatusRUNNING
+	Done    = gen.OperationStatusDONE
 )
 
 // Mode says how fast operations finish.
@@ -100,18 +105,17 @@ func DefaultConfig() Config {
 	return Config{Mode: Mode{Delay: 300 * time.Millisecond}, Retention: time.Hour, WaitTimeout: 2 * time.Minute}
 }
 
-// Finisher applies an operation's effect when it turns DONE without a failure.
-type Finisher func(tx *store.Tx, op Operation) error
+// Finisher applies an operation's effect when it turns DONE without a failure: op's
+// targetLink is the path of the resource it acts on.
+type Finisher func(tx *store.Tx, op Record) error
 
 // Engine runs operations.
 type Engine struct {
-	cfg       Config
-	db        *store.DB
-	t         *tables
+	cfg Config
+	db  *store.DB
+	t   *tables
+	// finishers are registered at start, by kind (see Handle).
 	finishers map[string]Finisher
-	seq       atomic.Uint64
-	// nextEvent is the earliest time (unix nanos) at which Advance has anything to do.
-	nextEvent atomic.Int64
 	// stopped is closed by StopWaits: waits return at once from then on.
 	stopped  chan struct{}
 	stopOnce sync.Once
@@ -147,7 +151,8 @@ func New(cfg Config, db *store.DB) *Engine {
 // would otherwise hold the shutdown until its timeout.
 func (e *Engine) StopWaits() { e.stopOnce.Do(func() { close(e.stopped) }) }
 
-// Handle registers the finisher of an operation kind (e.g. "forwardingRules.insert").
+// Handle registers the finisher of the operations of a kind: the collection of their target
+// and their operationType, such as forwardingRules.insert.
 func (e *Engine) Handle(kind string, f Finisher) { e.finishers[kind] = f }
 
 // Mode is the engine's mode.
@@ -160,9 +165,13 @@ func (e *Engine) FinishesAtAccept() bool { return !e.cfg.Mode.Manual && e.cfg.Mo
 
 // Start describes an operation to accept.
 type Start struct {
-	Project, Scope               string
-	Kind, OperationType          string
-	TargetLink, TargetID, Target string
+	// Scope is where it is listed: projects/{p}/global or projects/{p}/regions/{r}.
+	Scope         string
+	OperationType string
+	// TargetLink is the path of the resource it acts on (projects/...), which its finisher
+	// reads (see Handle).
+	TargetLink                   string
+	TargetID                     string
 	User, RequestID, Description string
 	Failure                      *Failure
 	// Done makes the operation DONE at once whatever the mode, as the real service does for
@@ -175,151 +184,196 @@ type Start struct {
 }
 
 // Existing returns the operation a requestId already started in the scope (a project's
-// global operations, or its operations in a region).
-func (e *Engine) Existing(tx *store.Tx, scope, requestID string) (Operation, bool) {
+// global operations, or its operations in a region), as it is now.
+func (e *Engine) Existing(tx *store.Tx, scope, requestID string) (Record, bool) {
 	if requestID == "" {
-		return Operation{}, false
+		return Record{}, false
 	}
-	_, op, ok := e.t.ByRequestID.Get(tx, scopedKey(scope, requestID))
+	_, r, ok := e.t.byRequestID.Get(tx, scopedKey(scope, requestID))
 	if !ok {
-		return op, false
+		return r, false
 	}
-	return e.view(op, e.cfg.Now()), true
+	return e.view(r, e.cfg.Now()), true
 }
 
 // Begin accepts an operation inside the caller's transaction, the one that also reserves
 // or changes the resource. An operation DONE at once is finished in the same transaction.
-func (e *Engine) Begin(tx *store.Tx, s Start) (Operation, error) {
+func (e *Engine) Begin(tx *store.Tx, s Start) (Record, error) {
 	now := e.cfg.Now()
-	name, id := e.newName(now), e.newID()
-	op := Operation{
-		Scope: s.Scope, Project: s.Project, Name: name, ID: id, Seq: e.seq.Add(1),
-		Kind: s.Kind, OperationType: s.OperationType, TargetLink: s.TargetLink, TargetID: s.TargetID, Target: s.Target,
-		User: s.User, ClientOperationID: s.RequestID, Description: s.Description, Failure: s.Failure,
-		Status: Pending, InsertTime: now, DueTime: now.Add(e.cfg.Mode.Delay), Manual: e.cfg.Mode.Manual && !s.Done,
+	name, id, inserted := e.newName(now), e.newID(), stamp(now)
+	r := Record{Seq: tx.Next("operations"), Failure: s.Failure, Manual: e.cfg.Mode.Manual && !s.Done, Op: gen.Operation{
+		Kind: ptr(gen.OperationKindComputeOperation), Id: &id, Name: &name, SelfLink: s.Scope + "/operations/" + name,
+		OperationType: &s.OperationType, TargetLink: s.TargetLink, TargetId: optional(s.TargetID), User: &s.User,
+		ClientOperationId: optional(s.RequestID), Description: optional(s.Description),
+		Status: ptr(Pending), Progress: ptr(int32(0)), InsertTime: &inserted, CreationTimestamp: &inserted,
+	}}
+	if strings.Contains(s.Scope, "/regions/") {
+		r.Op.Region = ptr(s.Scope)
 	}
 	if s.Done || e.FinishesAtAccept() {
-		return e.finish(tx, op.Key(), op, now, s.Settled)
+		return e.finish(tx, r, now, s.Settled)
 	}
-	if err := e.t.Ops.Put(tx, op.Key(), op); err != nil {
-		return op, fmt.Errorf("operation %s: %w", op.Name, err)
+	if !r.Manual {
+		r.Due = now.Add(e.cfg.Mode.Delay)
 	}
-	if !op.Manual {
-		e.lowerNextEvent(op.DueTime)
+	if err := e.put(tx, r); err != nil {
+		return r, err
 	}
-	return op, nil
+	return r, nil
 }
 
-// finish turns op, stored (or to be stored) under pk, DONE at time at: its finisher runs
-// unless a failure was decided or the target is settled already (Start.Settled).
-func (e *Engine) finish(tx *store.Tx, pk string, op Operation, at time.Time, settled bool) (Operation, error) {
-	op.Status, op.Progress, op.EndTime = Done, 100, at
-	if op.StartTime.IsZero() {
+// put stores r.
+func (e *Engine) put(tx *store.Tx, r Record) error {
+	if err := e.t.ops.Put(tx, r.Op.SelfLink, r); err != nil {
+		return fmt.Errorf("operation %s: %w", r.Name(), err)
+	}
+	return nil
+}
+
+// finish turns r DONE at time at: its finisher runs unless a failure was decided or the
+// target is settled already (Start.Settled).
+func (e *Engine) finish(tx *store.Tx, r Record, at time.Time, settled bool) (Record, error) {
+	end := r.stampOf(at)
+	if r.Op.StartTime == nil {
 		// As view showed it while it ran: a timed operation started a quarter of the way
 		// through its delay (unless it finished before that).
-		op.StartTime = at
-		if start := runningFrom(op); !op.Manual && op.DueTime.After(op.InsertTime) && start.Before(at) {
-			op.StartTime = start
+		r.Op.StartTime = end
+		if from, ok := runningFrom(r); ok && from.Before(at) {
+			r.Op.StartTime = ptr(stamp(from))
 		}
 	}
-	if op.Failure == nil && !settled {
-		if f := e.finishers[op.Kind]; f != nil {
-			if err := f(tx, op); err != nil {
-				return op, fmt.Errorf("operation %s (%s): %w", op.Name, op.Kind, err)
+	r.Op.Status, r.Op.Progress, r.Op.EndTime = ptr(Done), ptr(int32(100)), end
+	if f := r.Failure; f != nil {
+		r.Op.HttpErrorStatusCode, r.Op.HttpErrorMessage = &f.HTTPStatus, &f.HTTPMessage
+		r.Op.Error = &gen.OperationError{Errors: f.Errors}
+	} else if !settled {
+		if f := e.finishers[r.kind()]; f != nil {
+			if err := f(tx, r); err != nil {
+				return r, fmt.Errorf("operation %s (%s): %w", r.Name(), r.kind(), err)
 			}
 		}
 	}
-	if err := e.t.Ops.Put(tx, pk, op); err != nil {
-		return op, fmt.Errorf("operation %s: %w", op.Name, err)
-	}
-	e.lowerNextEvent(at.Add(e.cfg.Retention))
-	return op, nil
+	r.Failure, r.Due, r.Manual = nil, time.Time{}, false
+	return r, e.put(tx, r)
 }
 
 // Advance finishes the operations that are due and forgets those finished longer ago than
-// the retention period. It is cheap when nothing is due.
-func (e *Engine) Advance() error {
+// the retention period. When there is nothing to do it reads no operation: the indexes of
+// what is due are read up to now only.
+func (e *Engine) Advance(ctx context.Context) error {
 	now := e.cfg.Now()
-	if now.UnixNano() < e.nextEvent.Load() {
+	var work bool
+	err := e.db.View(ctx, func(tx *store.Tx) error {
+		work = e.anythingDue(tx, now)
 		return nil
+	})
+	if err != nil || !work {
+		return err
 	}
-	return e.db.Update(func(tx *store.Tx) error {
-		var due, expired []Operation
-		e.t.Due.Scan(tx, "", 0, unixNanos(now)+1, func(op Operation) bool {
-			due = append(due, op)
+	return e.db.Update(ctx, func(tx *store.Tx) error {
+		var due []Record
+		var expired []string
+		e.t.due.Scan(tx, "", store.Uint(uint64(nanos(now))+1), nil, func(_ store.Cursor, r Record) bool {
+			due = append(due, r)
 			return true
 		})
-		e.t.Finished.Scan(tx, "", 0, unixNanos(now.Add(-e.cfg.Retention))+1, func(op Operation) bool {
-			expired = append(expired, op)
-			return true
-		})
-		for _, op := range due {
-			if _, err := e.finish(tx, op.Key(), op, op.DueTime, false); err != nil {
+		if before, ok := e.expiry(now); ok {
+			e.t.ended.Scan(tx, "", before, nil, func(c store.Cursor, _ Record) bool {
+				expired = append(expired, c.PK)
+				return true
+			})
+		}
+		for _, r := range due {
+			if _, err := e.finish(tx, r, r.Due, false); err != nil {
 				return err
 			}
 		}
-		for _, op := range expired {
-			if _, _, err := e.t.Ops.Delete(tx, op.Key()); err != nil {
-				return err
-			}
+		for _, key := range expired {
+			e.t.ops.Delete(tx, key)
 		}
-		e.resetNextEvent(tx)
 		return nil
 	})
 }
 
-// resetNextEvent recomputes when Advance next has work: the earliest due operation or the
-// earliest retention expiry.
-func (e *Engine) resetNextEvent(tx *store.Tx) {
-	next := int64(1<<63 - 1)
-	e.t.Due.Scan(tx, "", 0, math.MaxUint64, func(op Operation) bool {
-		next = op.DueTime.UnixNano()
+// anythingDue reports whether an operation is due, or one finished before the retention
+// period.
+func (e *Engine) anythingDue(tx *store.Tx, now time.Time) bool {
+	found := false
+	e.t.due.Scan(tx, "", store.Uint(uint64(nanos(now))+1), nil, func(store.Cursor, Record) bool {
+		found = true
 		return false
 	})
-	e.t.Finished.Scan(tx, "", 0, math.MaxUint64, func(op Operation) bool {
-		if t := op.EndTime.Add(e.cfg.Retention).UnixNano(); t < next {
-			next = t
-		}
-		return false
-	})
-	e.nextEvent.Store(next)
+	if before, ok := e.expiry(now); ok && !found {
+		e.t.ended.Scan(tx, "", before, nil, func(store.Cursor, Record) bool {
+			found = true
+			return false
+		})
+	}
+	return found
 }
 
-func (e *Engine) lowerNextEvent(t time.Time) {
-	n := t.UnixNano()
-	for {
-		cur := e.nextEvent.Load()
-		if cur != 0 && cur <= n {
-			return
-		}
-		if e.nextEvent.CompareAndSwap(cur, n) {
-			return
-		}
-	}
+// expiry is the end of the ended index's range of expired operations: those that ended at
+// or before now less the retention period.
+func (e *Engine) expiry(now time.Time) (string, bool) {
+	limit := nanos(now.Add(-e.cfg.Retention))
+	return store.Uint(uint64(limit) + 1), limit > 0
 }
 
 // view is the operation as a client sees it now: a timed operation is PENDING for the first
 // quarter of its delay, then RUNNING with progress growing from 10 to 90.
-func (e *Engine) view(op Operation, now time.Time) Operation {
-	if op.Done() || op.Manual || e.cfg.Mode.Delay <= 0 {
-		return op
+func (e *Engine) view(r Record, now time.Time) Record {
+	start, ok := runningFrom(r)
+	if r.Done() || r.Manual || !ok || now.Before(start) {
+		return r
 	}
-	d := op.DueTime.Sub(op.InsertTime)
-	elapsed := now.Sub(op.InsertTime)
-	if d <= 0 || elapsed < d/4 {
-		return op
-	}
-	op.Status = Running
-	op.StartTime = runningFrom(op)
+	inserted := r.insertTime()
+	d, elapsed := r.Due.Sub(inserted), now.Sub(inserted)
 	p := 10 + int(80*float64(elapsed-d/4)/float64(d-d/4))
-	op.Progress = min(max(p, 10), 90)
-	return op
+	r.Op.Status, r.Op.StartTime, r.Op.Progress = ptr(Running), ptr(stamp(start)), ptr(int32(min(max(p, 10), 90)))
+	return r
 }
 
 // runningFrom is when a timed operation shows as started: a quarter of the way through
-// its delay.
-func runningFrom(op Operation) time.Time {
-	return op.InsertTime.Add(op.DueTime.Sub(op.InsertTime) / 4)
+// its delay. ok is false for an operation that is not timed.
+func runningFrom(r Record) (time.Time, bool) {
+	inserted := r.insertTime()
+	if r.Due.IsZero() || !r.Due.After(inserted) {
+		return time.Time{}, false
+	}
+	return inserted.Add(r.Due.Sub(inserted) / 4), true
+}
+
+func (r Record) insertTime() time.Time { return parseStamp(r.Op.InsertTime) }
+func (r Record) endTime() time.Time    { return parseStamp(r.Op.EndTime) }
+
+// stampOf is t as r shows it, the insert time's text when it is that (most operations end
+// in the millisecond they began).
+func (r Record) stampOf(t time.Time) *string {
+	if s := stamp(t); r.Op.InsertTime == nil || *r.Op.InsertTime != s {
+		return &s
+	}
+	return r.Op.InsertTime
+}
+
+// stamp formats a time as the Operation shows it: RFC 3339 with milliseconds and an offset.
+func stamp(t time.Time) string { return timefmt.Millis(t, "+00:00") }
+
+// parseStamp reads a time stamp wrote (or a seed gave), the zero time when there is none.
+func parseStamp(s *string) time.Time {
+	if s == nil {
+		return time.Time{}
+	}
+	t, _ := timefmt.Parse(*s) // written by stamp, or checked when it was loaded
+	return t
+}
+
+// optional is s, or nil for "" (absent, as the APIs show an empty text member). It
+// allocates only for a text it keeps.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return ptr(s)
 }
 
 // newName makes a new operation's name: operation-<epoch millis>-<13 hex>-<8 hex>-<8 hex>,
@@ -342,17 +396,4 @@ func (e *Engine) read(b []byte) {
 	if _, err := io.ReadFull(e.cfg.Random, b); err != nil {
 		panic("operations: no randomness: " + err.Error())
 	}
-}
-
-// Restore picks up after a restart from a durable store: numbering continues after the
-// highest stored operation, and the next Advance looks at everything (operations that fell
-// due while the process was down finish then; their retention continues from their end).
-func (e *Engine) Restore(tx *store.Tx) {
-	var high uint64
-	e.t.Ops.Each(tx, func(_ string, op Operation) bool {
-		high = max(high, op.Seq)
-		return true
-	})
-	e.seq.Store(high)
-	e.nextEvent.Store(0)
 }

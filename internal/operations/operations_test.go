@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	gen "github.com/understudy-dev/understudy/gen/compute"
 	serverclock "github.com/understudy-dev/understudy/internal/clock"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 type clock struct {
@@ -27,7 +29,10 @@ func (c *clock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-// fixture is an engine with a "things.insert" finisher that records what it finished.
+var ctx = context.Background()
+
+// fixture is an engine with a "things.insert" finisher that records what it finished: the
+// last segment of the target's path.
 type fixture struct {
 	e        *Engine
 	db       *store.DB
@@ -38,24 +43,36 @@ type fixture struct {
 
 func newFixture(t *testing.T, mode Mode) *fixture {
 	t.Helper()
-	f := &fixture{db: store.New(), clk: &clock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}}
-	f.e = New(Config{Mode: mode, Retention: time.Hour, WaitTimeout: 200 * time.Millisecond, Now: f.clk.Now}, f.db)
-	f.e.Handle("things.insert", func(tx *store.Tx, op Operation) error {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		f.finished = append(f.finished, op.Target)
-		return nil
-	})
+	f := &fixture{db: store.New(store.NewMemory()), clk: &clock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}}
+	f.e = f.engine(mode)
 	return f
 }
 
-func (f *fixture) begin(t *testing.T, s Start) Operation {
+// engine is the fixture's engine in mode, with a "things.insert" finisher.
+func (f *fixture) engine(mode Mode) *Engine {
+	e := New(Config{Mode: mode, Retention: time.Hour, WaitTimeout: 200 * time.Millisecond, Now: f.clk.Now}, f.db)
+	e.Handle("things.insert", func(tx *store.Tx, op Record) error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.finished = append(f.finished, op.Op.TargetLink[strings.LastIndexByte(op.Op.TargetLink, '/')+1:])
+		return nil
+	})
+	return e
+}
+
+// thing is the target path of a things.insert operation on the thing named name.
+func thing(name string) string { return "projects/p/global/things/" + name }
+
+func (f *fixture) begin(t *testing.T, s Start) Record {
 	t.Helper()
 	if s.Scope == "" {
-		s.Scope, s.Project, s.Kind = "projects/p/global", "p", "things.insert"
+		s.Scope = "projects/p/global"
 	}
-	var op Operation
-	err := f.db.Update(func(tx *store.Tx) error {
+	if s.OperationType == "" {
+		s.OperationType = "insert"
+	}
+	var op Record
+	err := f.db.Update(ctx, func(tx *store.Tx) error {
 		var err error
 		op, err = f.e.Begin(tx, s)
 		return err
@@ -66,9 +83,9 @@ func (f *fixture) begin(t *testing.T, s Start) Operation {
 	return op
 }
 
-func (f *fixture) get(t *testing.T, name string) Operation {
+func (f *fixture) get(t *testing.T, name string) Record {
 	t.Helper()
-	op, err := f.e.Get("projects/p/global", name)
+	op, err := f.e.Get(ctx, "projects/p/global", name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,8 +100,8 @@ func (f *fixture) finishedTargets() string {
 
 func TestImmediate(t *testing.T) {
 	f := newFixture(t, Mode{})
-	op := f.begin(t, Start{Target: "a"})
-	if op.Status != Done || op.Progress != 100 || !op.EndTime.Equal(op.InsertTime) || f.finishedTargets() != "[a]" {
+	op := f.begin(t, Start{TargetLink: thing("a")})
+	if op.status() != Done || *op.Op.Progress != 100 || *op.Op.EndTime != *op.Op.InsertTime || f.finishedTargets() != "[a]" {
 		t.Fatalf("immediate: %+v, finished %s", op, f.finishedTargets())
 	}
 }
@@ -93,37 +110,37 @@ func TestImmediate(t *testing.T) {
 // an operation that finishes later runs the finisher all the same.
 func TestSettledSkipsTheFinisherOnlyAtAccept(t *testing.T) {
 	f := newFixture(t, Mode{})
-	f.begin(t, Start{Target: "a", Settled: true})
-	f.begin(t, Start{Target: "b"})
+	f.begin(t, Start{TargetLink: thing("a"), Settled: true})
+	f.begin(t, Start{TargetLink: thing("b")})
 	if f.finishedTargets() != "[b]" {
 		t.Errorf("immediate: finished %s, want [b]", f.finishedTargets())
 	}
 	f = newFixture(t, Mode{Manual: true})
-	op := f.begin(t, Start{Target: "c", Settled: true})
-	f.get(t, op.Name)
-	if got := f.get(t, op.Name); got.Status != Done || f.finishedTargets() != "[c]" {
-		t.Errorf("manual: %s, finished %s, want [c]", got.Status, f.finishedTargets())
+	op := f.begin(t, Start{TargetLink: thing("c"), Settled: true})
+	f.get(t, op.Name())
+	if got := f.get(t, op.Name()); got.status() != Done || f.finishedTargets() != "[c]" {
+		t.Errorf("manual: %s, finished %s, want [c]", got.status(), f.finishedTargets())
 	}
 }
 
 func TestDelayMovesForwardOnly(t *testing.T) {
 	f := newFixture(t, Mode{Delay: 400 * time.Millisecond})
-	op := f.begin(t, Start{Target: "a", RequestID: "r1"})
-	if op.Status != Pending || op.Progress != 0 || f.finishedTargets() != "[]" {
+	op := f.begin(t, Start{TargetLink: thing("a"), RequestID: "r1"})
+	if op.status() != Pending || *op.Op.Progress != 0 || f.finishedTargets() != "[]" {
 		t.Fatalf("accepted: %+v", op)
 	}
-	lastProgress, seen := -1, map[string]bool{}
+	lastProgress, seen := -1, map[gen.OperationStatus]bool{}
 	for i := 0; i < 50; i++ {
-		got := f.get(t, op.Name)
-		if got.Progress < lastProgress {
-			t.Fatalf("progress went back: %d -> %d", lastProgress, got.Progress)
+		got := f.get(t, op.Name())
+		if int(*got.Op.Progress) < lastProgress {
+			t.Fatalf("progress went back: %d -> %d", lastProgress, int(*got.Op.Progress))
 		}
-		if seen[Done] && got.Status != Done {
-			t.Fatalf("status went back from DONE to %s", got.Status)
+		if seen[Done] && got.status() != Done {
+			t.Fatalf("status went back from DONE to %s", got.status())
 		}
-		lastProgress = got.Progress
-		seen[got.Status] = true
-		if got.Status == Done && (got.Progress != 100 || got.EndTime.IsZero() || got.StartTime.IsZero()) {
+		lastProgress = int(*got.Op.Progress)
+		seen[got.status()] = true
+		if got.status() == Done && (int(*got.Op.Progress) != 100 || got.Op.EndTime == nil || got.Op.StartTime == nil) {
 			t.Fatalf("done: %+v", got)
 		}
 		f.clk.Advance(10 * time.Millisecond)
@@ -138,52 +155,52 @@ func TestDelayMovesForwardOnly(t *testing.T) {
 
 func TestManualAdvancesOneStepPerRead(t *testing.T) {
 	f := newFixture(t, Mode{Manual: true})
-	op := f.begin(t, Start{Target: "a"})
+	op := f.begin(t, Start{TargetLink: thing("a")})
 	var states []string
 	for i := 0; i < 4; i++ {
-		got := f.get(t, op.Name)
-		states = append(states, fmt.Sprintf("%s/%d", got.Status, got.Progress))
+		got := f.get(t, op.Name())
+		states = append(states, fmt.Sprintf("%s/%d", got.status(), int(*got.Op.Progress)))
 	}
-	if fmt.Sprint(states) != "[RUNNING/50 DONE/100 DONE/100 DONE/100]" || op.Status != Pending {
-		t.Errorf("accepted %s, then reads %v", op.Status, states)
+	if fmt.Sprint(states) != "[RUNNING/50 DONE/100 DONE/100 DONE/100]" || op.status() != Pending {
+		t.Errorf("accepted %s, then reads %v", op.status(), states)
 	}
 	if f.finishedTargets() != "[a]" {
 		t.Errorf("finished %s", f.finishedTargets())
 	}
 	// Lists do not advance manual operations.
-	op2 := f.begin(t, Start{Target: "b"})
-	ops, _ := f.e.List("projects/p/global")
-	if len(ops) != 2 || ops[1].Name != op2.Name || ops[1].Status != Pending {
+	op2 := f.begin(t, Start{TargetLink: thing("b")})
+	ops, _ := f.e.List(ctx, "projects/p/global/operations/")
+	if len(ops) != 2 || ops[1].Name() != op2.Name() || ops[1].status() != Pending {
 		t.Errorf("list = %+v", ops)
 	}
 }
 
 func TestDoneAtOnceAndFailure(t *testing.T) {
 	f := newFixture(t, Mode{Manual: true})
-	op := f.begin(t, Start{Target: "a", Done: true})
-	if op.Status != Done || f.finishedTargets() != "[a]" {
+	op := f.begin(t, Start{TargetLink: thing("a"), Done: true})
+	if op.status() != Done || f.finishedTargets() != "[a]" {
 		t.Fatalf("done at once: %+v", op)
 	}
-	failure := &Failure{HTTPStatus: 404, HTTPMessage: "NOT FOUND", Errors: []ErrorItem{{Code: "RESOURCE_NOT_FOUND", Message: "gone"}}}
-	failed := f.begin(t, Start{Target: "b", Failure: failure})
-	f.get(t, failed.Name)
-	got := f.get(t, failed.Name)
-	if got.Status != Done || got.Failure == nil || got.Failure.Errors[0].Code != "RESOURCE_NOT_FOUND" || f.finishedTargets() != "[a]" {
+	failure := &Failure{HTTPStatus: 404, HTTPMessage: "NOT FOUND", Errors: []gen.OperationErrorItem{{Code: "RESOURCE_NOT_FOUND", Message: ptr("gone")}}}
+	failed := f.begin(t, Start{TargetLink: thing("b"), Failure: failure})
+	f.get(t, failed.Name())
+	got := f.get(t, failed.Name())
+	if got.status() != Done || got.Op.Error == nil || got.Op.Error.Errors[0].Code != "RESOURCE_NOT_FOUND" || f.finishedTargets() != "[a]" {
 		t.Errorf("failed operation %+v; finished %s (b must not be finished)", got, f.finishedTargets())
 	}
 }
 
 func TestRequestIDAndRetention(t *testing.T) {
 	f := newFixture(t, Mode{})
-	op := f.begin(t, Start{Target: "a", RequestID: "r1"})
-	lookup := func(scope, id string) (Operation, bool) {
-		var got Operation
+	op := f.begin(t, Start{TargetLink: thing("a"), RequestID: "r1"})
+	lookup := func(scope, id string) (Record, bool) {
+		var got Record
 		var ok bool
-		_ = f.db.View(func(tx *store.Tx) error { got, ok = f.e.Existing(tx, scope, id); return nil })
+		_ = f.db.View(ctx, func(tx *store.Tx) error { got, ok = f.e.Existing(tx, scope, id); return nil })
 		return got, ok
 	}
-	if got, ok := lookup("projects/p/global", "r1"); !ok || got.Name != op.Name {
-		t.Fatalf("requestId lookup: %v %v", got.Name, ok)
+	if got, ok := lookup("projects/p/global", "r1"); !ok || got.Name() != op.Name() {
+		t.Fatalf("requestId lookup: %v %v", got.Name(), ok)
 	}
 	for _, other := range []string{"projects/other/global", "projects/p/regions/us-east4"} {
 		if _, ok := lookup(other, "r1"); ok {
@@ -192,93 +209,106 @@ func TestRequestIDAndRetention(t *testing.T) {
 	}
 	// A project's global and regional operations keep their requestIds apart: a global
 	// method never answers with a regional operation.
-	regional := Start{Scope: "projects/p/regions/r", Project: "p", Kind: "things.insert", RequestID: "r1"}
-	var rop Operation
-	if err := f.db.Update(func(tx *store.Tx) error { var err error; rop, err = f.e.Begin(tx, regional); return err }); err != nil {
+	regional := Start{Scope: "projects/p/regions/r", OperationType: "insert", TargetLink: "projects/p/regions/r/things/x", RequestID: "r1"}
+	var rop Record
+	if err := f.db.Update(ctx, func(tx *store.Tx) error { var err error; rop, err = f.e.Begin(tx, regional); return err }); err != nil {
 		t.Fatalf("a regional operation with a global operation's requestId: %v", err)
 	}
-	if got, ok := lookup("projects/p/regions/r", "r1"); !ok || got.Name != rop.Name {
-		t.Errorf("regional lookup: %v %v", got.Name, ok)
+	if got, ok := lookup("projects/p/regions/r", "r1"); !ok || got.Name() != rop.Name() {
+		t.Errorf("regional lookup: %v %v", got.Name(), ok)
 	}
-	if got, _ := lookup("projects/p/global", "r1"); got.Name != op.Name {
-		t.Errorf("global lookup after the regional operation: %v", got.Name)
+	if got, _ := lookup("projects/p/global", "r1"); got.Name() != op.Name() {
+		t.Errorf("global lookup after the regional operation: %v", got.Name())
 	}
 	again := regional
-	again.Target = "b"
-	if err := f.db.Update(func(tx *store.Tx) error { _, err := f.e.Begin(tx, again); return err }); !errors.Is(err, store.ErrConflict) {
+	again.TargetLink = thing("b")
+	if err := f.db.Update(ctx, func(tx *store.Tx) error { _, err := f.e.Begin(tx, again); return err }); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("a second operation with a used requestId in its scope: %v, want a conflict", err)
 	}
 
 	f.clk.Advance(59 * time.Minute)
-	if f.e.Advance(); f.e.Count() != 2 {
+	if f.e.Advance(ctx); f.e.Count(ctx) != 2 {
 		t.Fatal("forgotten before the retention period")
 	}
 	f.clk.Advance(2 * time.Minute)
-	if f.e.Advance(); f.e.Count() != 0 {
+	if f.e.Advance(ctx); f.e.Count(ctx) != 0 {
 		t.Fatal("kept after the retention period")
 	}
 	if _, ok := lookup("projects/p/global", "r1"); ok {
 		t.Error("the requestId outlived its operation")
 	}
-	if _, err := f.e.Get("projects/p/global", op.Name); !errors.Is(err, ErrNotFound) {
+	if _, err := f.e.Get(ctx, "projects/p/global", op.Name()); !errors.Is(err, ErrNotFound) {
 		t.Errorf("get after retention: %v", err)
 	}
 }
 
 func TestGetByIDListAndDelete(t *testing.T) {
 	f := newFixture(t, Mode{})
-	a := f.begin(t, Start{Target: "a"})
-	b := f.begin(t, Start{Target: "b"})
-	if got := f.get(t, a.ID); got.Name != a.Name {
-		t.Errorf("get by id: %s", got.Name)
+	a := f.begin(t, Start{TargetLink: thing("a")})
+	b := f.begin(t, Start{TargetLink: thing("b")})
+	if got := f.get(t, a.ID()); got.Name() != a.Name() {
+		t.Errorf("get by id: %s", got.Name())
 	}
-	ops, _ := f.e.List("projects/p/global")
-	if len(ops) != 2 || ops[0].Name != a.Name || ops[1].Name != b.Name {
+	ops, _ := f.e.List(ctx, "projects/p/global/operations/")
+	if len(ops) != 2 || ops[0].Name() != a.Name() || ops[1].Name() != b.Name() {
 		t.Errorf("list order: %v", ops)
 	}
-	if err := f.e.Delete("projects/p/global", a.Name); err != nil {
+	if err := f.e.Delete(ctx, "projects/p/global", a.Name()); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.e.Delete("projects/p/global", a.Name); !errors.Is(err, ErrNotFound) {
+	if err := f.e.Delete(ctx, "projects/p/global", a.Name()); !errors.Is(err, ErrNotFound) {
 		t.Errorf("second delete: %v", err)
 	}
-	if _, err := f.e.Get("projects/other/global", b.Name); !errors.Is(err, ErrNotFound) {
+	if _, err := f.e.Get(ctx, "projects/other/global", b.Name()); !errors.Is(err, ErrNotFound) {
 		t.Errorf("another scope sees the operation: %v", err)
 	}
 }
 
 func TestWait(t *testing.T) {
 	t.Run("returns when DONE", func(t *testing.T) {
-		db := store.New()
+		db := store.New(store.NewMemory())
 		e := New(Config{Mode: Mode{Delay: 50 * time.Millisecond}, WaitTimeout: 5 * time.Second}, db) // the real clock
-		var op Operation
-		_ = db.Update(func(tx *store.Tx) error {
-			op, _ = e.Begin(tx, Start{Scope: "s", Project: "p"})
+		var op Record
+		_ = db.Update(ctx, func(tx *store.Tx) error {
+			op, _ = e.Begin(tx, Start{Scope: "projects/p/global", OperationType: "insert"})
 			return nil
 		})
 		start := time.Now()
-		got, err := e.Wait(context.Background(), "s", op.Name)
-		if err != nil || got.Status != Done || time.Since(start) > 2*time.Second {
-			t.Fatalf("wait: %+v %v after %v", got.Status, err, time.Since(start))
+		got, err := e.Wait(ctx, "projects/p/global", op.Name())
+		if err != nil || got.status() != Done || time.Since(start) > 2*time.Second {
+			t.Fatalf("wait: %+v %v after %v", got.status(), err, time.Since(start))
 		}
 	})
 	t.Run("gives up at the timeout", func(t *testing.T) {
 		f := newFixture(t, Mode{Delay: time.Hour}) // the fake clock never moves
-		op := f.begin(t, Start{Target: "a"})
-		got, err := f.e.Wait(context.Background(), "projects/p/global", op.Name)
+		op := f.begin(t, Start{TargetLink: thing("a")})
+		got, err := f.e.Wait(context.Background(), "projects/p/global", op.Name())
 		if err != nil || got.Done() {
-			t.Fatalf("wait past the timeout: %+v %v, want a not-DONE operation", got.Status, err)
+			t.Fatalf("wait past the timeout: %+v %v, want a not-DONE operation", got.status(), err)
 		}
 	})
 }
 
-func TestAdvanceIsFreeWhenNothingIsDue(t *testing.T) {
+// TestAnotherEngineFinishesWhatIsDue: what is due is found in the store, so an engine on
+// the same database (another server process) finishes an operation the first one accepted,
+// and sees the requestId it used.
+func TestAnotherEngineFinishesWhatIsDue(t *testing.T) {
 	f := newFixture(t, Mode{Delay: time.Minute})
-	f.begin(t, Start{Target: "a"})
-	f.e.Advance()
-	allocs := testing.AllocsPerRun(100, func() { _ = f.e.Advance() })
-	if allocs != 0 {
-		t.Errorf("Advance allocates %.0f times when nothing is due", allocs)
+	// Another process's engine: the same tables (one database), nothing else shared.
+	other := &Engine{cfg: f.e.cfg, db: f.db, t: f.e.t, finishers: f.e.finishers, stopped: make(chan struct{})}
+	op := f.begin(t, Start{TargetLink: thing("a"), RequestID: "r1"})
+	if err := other.Advance(ctx); err != nil || f.finishedTargets() != "[]" {
+		t.Fatalf("advanced before the operation was due: %v, finished %s", err, f.finishedTargets())
+	}
+	f.clk.Advance(time.Minute)
+	got, err := other.Get(ctx, "projects/p/global", op.Name())
+	if err != nil || !got.Done() || f.finishedTargets() != "[a]" {
+		t.Fatalf("the other engine's get: %v %v, finished %s", got.status(), err, f.finishedTargets())
+	}
+	var prior Record
+	_ = f.db.View(ctx, func(tx *store.Tx) error { prior, _ = other.Existing(tx, "projects/p/global", "r1"); return nil })
+	if prior.Name() != op.Name() {
+		t.Errorf("the other engine's requestId lookup: %q, want %q", prior.Name(), op.Name())
 	}
 }
 
@@ -321,15 +351,15 @@ func TestNamesAndIDsFromRandomness(t *testing.T) {
 	wantName := fmt.Sprintf("operation-%d-%013x-%08x-%08x", now.UnixMilli(),
 		binary.BigEndian.Uint64(stream[:8])&(1<<52-1), binary.BigEndian.Uint32(stream[8:12]), binary.BigEndian.Uint32(stream[12:16]))
 	wantID := fmt.Sprint(binary.BigEndian.Uint64(stream[16:24]) >> 1)
-	if op.Name != wantName || op.ID != wantID {
-		t.Fatalf("name %q id %q, want %q %q", op.Name, op.ID, wantName, wantID)
+	if op.Name() != wantName || op.ID() != wantID {
+		t.Fatalf("name %q id %q, want %q %q", op.Name(), op.ID(), wantName, wantID)
 	}
 }
 
 // TestNewKeepsTheLimits: an engine built with a retention or a delay past the limits (the
 // binary refuses such flags) gets the limits, so its times stay in range.
 func TestNewKeepsTheLimits(t *testing.T) {
-	e := New(Config{Retention: 100 * 365 * 24 * time.Hour, Mode: Mode{Delay: 1000 * time.Hour}}, store.New())
+	e := New(Config{Retention: 100 * 365 * 24 * time.Hour, Mode: Mode{Delay: 1000 * time.Hour}}, store.New(store.NewMemory()))
 	if e.cfg.Retention != MaxRetention || e.cfg.Mode.Delay != MaxDelay {
 		t.Errorf("retention %v, delay %v; want %v and %v", e.cfg.Retention, e.cfg.Mode.Delay, MaxRetention, MaxDelay)
 	}

@@ -2,80 +2,86 @@ package operations
 
 import (
 	"context"
-	"math"
+	"slices"
 	"time"
 
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
-// Get returns an operation by name or numeric id. In manual mode a get advances the
-// operation one step (PENDING, RUNNING, DONE) before answering.
-func (e *Engine) Get(scope, nameOrID string) (Operation, error) {
-	if err := e.Advance(); err != nil {
-		return Operation{}, err
+// Get returns an operation of scope by name or numeric id, as it is now. In manual mode a
+// get advances the operation one step (PENDING, RUNNING, DONE) before answering.
+func (e *Engine) Get(ctx context.Context, scope, nameOrID string) (Record, error) {
+	if err := e.Advance(ctx); err != nil {
+		return Record{}, err
 	}
-	var op Operation
+	var r Record
 	found := false
-	_ = e.db.View(func(tx *store.Tx) error {
-		op, found = e.lookup(tx, scope, nameOrID)
+	if err := e.db.View(ctx, func(tx *store.Tx) error {
+		r, found = e.lookup(tx, scope, nameOrID)
 		return nil
-	})
-	if !found {
-		return op, ErrNotFound
+	}); err != nil {
+		return r, err
 	}
-	if op.Manual && !op.Done() {
-		err := e.db.Update(func(tx *store.Tx) error {
+	if !found {
+		return r, ErrNotFound
+	}
+	if r.Manual && !r.Done() {
+		err := e.db.Update(ctx, func(tx *store.Tx) error {
 			var ok bool
-			if op, ok = e.lookup(tx, scope, nameOrID); !ok {
+			if r, ok = e.lookup(tx, scope, nameOrID); !ok {
 				return ErrNotFound
 			}
-			if op.Done() {
+			if r.Done() {
 				return nil
 			}
 			var err error
-			op, err = e.step(tx, op)
+			r, err = e.step(tx, r)
 			return err
 		})
 		if err != nil {
-			return op, err
+			return r, err
 		}
 	}
-	return e.view(op, e.cfg.Now()), nil
+	return e.view(r, e.cfg.Now()), nil
 }
 
 // step moves a manual operation one state on.
-func (e *Engine) step(tx *store.Tx, op Operation) (Operation, error) {
+func (e *Engine) step(tx *store.Tx, r Record) (Record, error) {
 	now := e.cfg.Now()
-	if op.Status == Pending {
-		op.Status, op.Progress, op.StartTime = Running, 50, now
-		return op, e.t.Ops.Put(tx, op.Key(), op)
+	if r.status() == Pending {
+		r.Op.Status, r.Op.Progress, r.Op.StartTime = ptr(Running), ptr(int32(50)), ptr(stamp(now))
+		return r, e.put(tx, r)
 	}
-	return e.finish(tx, op.Key(), op, now, false)
+	return e.finish(tx, r, now, false)
 }
 
-func (e *Engine) lookup(tx *store.Tx, scope, nameOrID string) (Operation, bool) {
-	if op, ok := e.t.Ops.Get(tx, scopedKey(scope, nameOrID)); ok {
-		return op, true
+func (e *Engine) lookup(tx *store.Tx, scope, nameOrID string) (Record, bool) {
+	key := scope + "/operations/" + nameOrID
+	if r, ok := e.t.ops.Get(tx, key); ok {
+		return r, true
 	}
-	_, op, ok := e.t.ByID.Get(tx, scopedKey(scope, nameOrID))
-	return op, ok
+	_, r, ok := e.t.byID.Get(tx, key)
+	return r, ok
 }
 
-// List returns a scope's operations in the order they were accepted, as clients see them
-// now. It does not advance manual operations.
-func (e *Engine) List(scope string) ([]Operation, error) {
-	if err := e.Advance(); err != nil {
+// List returns the operations whose selfLink path starts with within (a scope's
+// operations: scope + "/operations/"; a project's: "projects/{p}/"), in the order they were
+// accepted, as clients see them now. It does not advance manual operations.
+func (e *Engine) List(ctx context.Context, within string) ([]Record, error) {
+	if err := e.Advance(ctx); err != nil {
 		return nil, err
 	}
 	now := e.cfg.Now()
-	var out []Operation
-	err := e.db.View(func(tx *store.Tx) error {
-		e.t.InOrder.Scan(tx, scope, 0, math.MaxUint64, func(op Operation) bool {
-			out = append(out, e.view(op, now))
+	var out []Record
+	err := e.db.View(ctx, func(tx *store.Tx) error {
+		out = nil
+		e.t.ops.Scan(tx, within, within+"\xff", nil, func(_ store.Cursor, r Record) bool {
+			out = append(out, e.view(r, now))
 			return true
 		})
 		return nil
 	})
+	slices.SortFunc(out, acceptance)
 	return out, err
 }
 
@@ -83,20 +89,19 @@ func (e *Engine) List(scope string) ([]Operation, error) {
 // on with the work after the record has gone, and an operation that has not finished is
 // finished first, so that its effect, decided at accept, happens (a deleted insert's
 // resource would otherwise hold its name unreadable until a reset).
-func (e *Engine) Delete(scope, nameOrID string) error {
-	return e.db.Update(func(tx *store.Tx) error {
-		op, ok := e.lookup(tx, scope, nameOrID)
+func (e *Engine) Delete(ctx context.Context, scope, nameOrID string) error {
+	return e.db.Update(ctx, func(tx *store.Tx) error {
+		r, ok := e.lookup(tx, scope, nameOrID)
 		if !ok {
 			return ErrNotFound
 		}
-		if !op.Done() {
-			var err error
-			if op, err = e.finish(tx, op.Key(), op, e.cfg.Now(), false); err != nil {
+		if !r.Done() {
+			if _, err := e.finish(tx, r, e.cfg.Now(), false); err != nil {
 				return err
 			}
 		}
-		_, _, err := e.t.Ops.Delete(tx, op.Key())
-		return err
+		e.t.ops.Delete(tx, r.Op.SelfLink)
+		return nil
 	})
 }
 
@@ -105,31 +110,31 @@ const pollEvery = 5 * time.Millisecond
 
 // Wait returns the operation once it is DONE, or when the wait timeout or ctx ends, in
 // which case it may not be DONE. In manual mode it advances one step, like Get.
-func (e *Engine) Wait(ctx context.Context, scope, nameOrID string) (Operation, error) {
+func (e *Engine) Wait(ctx context.Context, scope, nameOrID string) (Record, error) {
 	deadline := time.NewTimer(e.cfg.WaitTimeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	for {
-		op, err := e.Get(scope, nameOrID)
-		if err != nil || op.Done() || op.Manual {
-			return op, err
+		r, err := e.Get(ctx, scope, nameOrID)
+		if err != nil || r.Done() || r.Manual {
+			return r, err
 		}
 		select {
 		case <-tick.C:
 		case <-deadline.C:
-			return op, nil
+			return r, nil
 		case <-ctx.Done():
-			return op, nil
+			return r, nil
 		case <-e.stopped:
-			return op, nil
+			return r, nil
 		}
 	}
 }
 
 // Count returns how many operations are kept, for tests and metrics.
-func (e *Engine) Count() int {
+func (e *Engine) Count(ctx context.Context) int {
 	n := 0
-	_ = e.db.View(func(tx *store.Tx) error { n = e.t.Ops.Len(tx); return nil })
+	_ = e.db.View(ctx, func(tx *store.Tx) error { n = e.t.ops.Len(tx); return nil })
 	return n
 }

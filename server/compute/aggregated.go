@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // InterconnectAttachmentsAggregatedList lists a project's attachments of every region, by
@@ -25,23 +26,20 @@ func (s *Server) InterconnectAttachmentsAggregatedList(ctx context.Context, req 
 		// Attachments are regional: the global scope is listed, always empty.
 		scopes = append(scopes, "global")
 	}
-	if err := s.db.View(func(tx *store.Tx) error {
-		var all []InterconnectAttachment
-		prefix := req.Project + "|"
-		s.tables.AttachmentsByName.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, a InterconnectAttachment) bool {
-			if !a.Pending {
-				all = append(all, a)
+	l := s.links(ctx)
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
+		var all []gen.InterconnectAttachment
+		var items []listItem
+		scanPrefix(tx, s.tables.attachments, "projects/"+req.Project+"/regions/", func(r AttachmentRecord) bool {
+			if it, ok := r.listed(); ok {
+				it.scope = "regions/" + regionOf(*r.Attachment.Region)
+				all, items, scopes = append(all, r.Attachment), append(items, it), append(scopes, it.scope)
 			}
 			return true
 		})
-		items := make([]listItem, len(all))
-		for i, a := range all {
-			items[i] = listItem{name: a.Name, created: a.Created, scope: "regions/" + a.Region}
-			scopes = append(scopes, items[i].scope)
-		}
 		var next string
 		out.Items, next, err = aggregate(items, q, scopes,
-			func(i int) gen.InterconnectAttachment { return s.renderAttachment(ctx, tx, all[i]) },
+			func(i int) gen.InterconnectAttachment { return l.attachment(all[i]) },
 			func(page []gen.InterconnectAttachment, w *gen.OperationWarning) gen.InterconnectAttachmentsScopedList {
 				return gen.InterconnectAttachmentsScopedList{InterconnectAttachments: page, Warning: w}
 			})
@@ -66,17 +64,21 @@ func (s *Server) GlobalOperationsAggregatedList(ctx context.Context, req gen.Glo
 	path := "projects/" + req.Project + "/aggregated/operations"
 	out := gen.OperationAggregatedList{Kind: gen.OperationAggregatedListKindComputeOperationAggregatedList, Id: path, SelfLink: s.link(ctx, path)}
 	scopes := append([]string{"global"}, s.regionScopes()...)
+	all, err := s.ops.List(ctx, "projects/"+req.Project+"/")
+	if err != nil {
+		return nil, err
+	}
+	l := s.links(ctx)
 	var items []listItem
 	var ops []gen.Operation
-	for _, scope := range scopes {
-		all, err := s.ops.List("projects/" + req.Project + "/" + scope)
-		if err != nil {
-			return nil, err
+	for _, op := range all {
+		scope := strings.TrimPrefix(op.Scope(), "projects/"+req.Project+"/")
+		if scope != "global" && !slices.Contains(scopes, scope) {
+			continue // a region outside the catalog's: no list shows it
 		}
-		for _, op := range all {
-			items = append(items, listItem{name: op.Name, created: op.InsertTime, seq: op.Seq, scope: scope})
-			ops = append(ops, s.renderOperation(ctx, op))
-		}
+		it := item(op.Name(), op.Op.InsertTime, op.Seq)
+		it.scope = scope
+		items, ops = append(items, it), append(ops, l.operation(op))
 	}
 	var next string
 	out.Items, next, err = aggregate(items, q, scopes,

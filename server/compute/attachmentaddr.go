@@ -6,7 +6,7 @@ import (
 	"net/netip"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // The BGP addresses of an attachment: its Cloud Router's and the customer router's ends of
@@ -102,22 +102,22 @@ func addressPair(cloudField, peerField, cloud, peer string, v6 bool) (netip.Pref
 
 // assignAddresses gives a new attachment its router addresses (unless it has them, as a
 // seeded one does), from what its insert asked, among the subnets free on its interconnect.
-func (s *Server) assignAddresses(tx *store.Tx, ic Interconnect, a *InterconnectAttachment, r addressRequest) error {
+func (s *Server) assignAddresses(tx *store.Tx, ic gen.Interconnect, a *gen.InterconnectAttachment, r addressRequest) error {
 	var used []netip.Prefix
-	for _, other := range s.attachmentsOn(tx, ic) {
-		for _, addr := range []string{other.CloudRouterIP, other.CloudRouterIPv6} {
-			if p, err := netip.ParsePrefix(addr); err == nil {
+	for _, other := range s.attachmentsOn(tx, *ic.SelfLink) {
+		for _, addr := range []*string{other.Attachment.CloudRouterIpAddress, other.Attachment.CloudRouterIpv6Address} {
+			if p, err := netip.ParsePrefix(deref(addr)); err == nil {
 				used = append(used, p.Masked())
 			}
 		}
 	}
-	if a.CloudRouterIP == "" {
+	if a.CloudRouterIpAddress == nil {
 		switch {
 		case r.cloud.IsValid():
 			if overlaps(r.cloud.Masked(), used) {
 				return invalidField("resource.candidateCloudRouterIpAddress", fmt.Sprintf("Invalid value for field 'resource.candidateCloudRouterIpAddress': '%s'. The subnet is already used by another attachment on interconnect '%s'.", r.cloud, ic.Name))
 			}
-			a.CloudRouterIP, a.CustomerRouterIP = r.cloud.String(), r.peer.String()
+			a.CloudRouterIpAddress, a.CustomerRouterIpAddress = ptr(r.cloud.String()), ptr(r.peer.String())
 		default:
 			pool, start := r.candidates, uint64(0)
 			if len(pool) == 0 {
@@ -129,17 +129,17 @@ func (s *Server) assignAddresses(tx *store.Tx, ic Interconnect, a *InterconnectA
 			if !ok {
 				return invalidField("resource.candidateSubnets", fmt.Sprintf("Invalid value for field 'resource.candidateSubnets': no /%d subnet of the candidates is free on interconnect '%s'.", r.subnetLength, ic.Name))
 			}
-			a.CloudRouterIP, a.CustomerRouterIP = hostOf(subnet, 1), hostOf(subnet, 2)
+			a.CloudRouterIpAddress, a.CustomerRouterIpAddress = ptr(hostOf(subnet, 1)), ptr(hostOf(subnet, 2))
 		}
 	}
-	if !r.dualStack || a.CloudRouterIPv6 != "" {
+	if !r.dualStack || a.CloudRouterIpv6Address != nil {
 		return nil
 	}
 	if r.cloud6.IsValid() {
 		if overlaps(r.cloud6.Masked(), used) {
 			return invalidField("resource.candidateCloudRouterIpv6Address", fmt.Sprintf("Invalid value for field 'resource.candidateCloudRouterIpv6Address': '%s'. The subnet is already used by another attachment on interconnect '%s'.", r.cloud6, ic.Name))
 		}
-		a.CloudRouterIPv6, a.CustomerRouterIPv6 = r.cloud6.String(), r.peer6.String()
+		a.CloudRouterIpv6Address, a.CustomerRouterIpv6Address = ptr(r.cloud6.String()), ptr(r.peer6.String())
 		return nil
 	}
 	pool := r.candidates6
@@ -150,7 +150,7 @@ func (s *Server) assignAddresses(tx *store.Tx, ic Interconnect, a *InterconnectA
 	if !ok {
 		return invalidField("resource.candidateIpv6Subnets", fmt.Sprintf("Invalid value for field 'resource.candidateIpv6Subnets': no /125 subnet of the candidates is free on interconnect '%s'.", ic.Name))
 	}
-	a.CloudRouterIPv6, a.CustomerRouterIPv6 = hostOf(subnet, 1), hostOf(subnet, 2)
+	a.CloudRouterIpv6Address, a.CustomerRouterIpv6Address = ptr(hostOf(subnet, 1)), ptr(hostOf(subnet, 2))
 	return nil
 }
 

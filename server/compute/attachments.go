@@ -7,10 +7,11 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 const (
@@ -34,21 +35,21 @@ func (s *Server) InterconnectAttachmentsInsert(ctx context.Context, req gen.Inte
 		return nil, err
 	}
 	b := *req.Body
-	a, addrs, err := attachmentFromRequest(req.Project, req.Region, b)
+	a, addrs, err := newAttachment(req.Project, req.Region, b, s.newID(), s.cfg.Now())
 	if err != nil {
 		return nil, err
 	}
-	a.ID, a.Created, a.Pending = s.newID(), s.cfg.Now(), !s.ops.FinishesAtAccept()
+	pending := !s.ops.FinishesAtAccept()
 	run := s.mutate
 	if deref(req.Params.ValidateOnly) {
 		run = s.validateOnly
 	}
 	op, err := run(ctx, req.Project, regionScope(req.Project, req.Region), requestID, func(tx *store.Tx) (operations.Start, error) {
-		if err := s.placeAttachment(tx, &a, b.VlanTag8021q, addrs); err != nil {
+		rec := AttachmentRecord{Attachment: a, Lifecycle: s.born(tx, pending)}
+		if err := s.placeAttachment(tx, &rec, b.VlanTag8021q, addrs); err != nil {
 			return operations.Start{}, err
 		}
-		return operations.Start{Kind: kindAttachmentInsert, OperationType: "insert", Target: a.Key(),
-			TargetID: a.ID, Settled: !a.Pending}, nil
+		return operations.Start{OperationType: "insert", TargetLink: *a.SelfLink, TargetID: *a.Id, Settled: !pending}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -56,58 +57,68 @@ func (s *Server) InterconnectAttachmentsInsert(ctx context.Context, req gen.Inte
 	return gen.InterconnectAttachmentsInsert200JSONResponse(s.renderOperation(ctx, op)), nil
 }
 
-// attachmentFromRequest checks an insert body and builds the attachment it asks for
-// (without id, creation time, VLAN tag or addresses, which placeAttachment gives it), with
-// what it asks of the addresses: the rules inserts and the seed share.
-func attachmentFromRequest(project, region string, b gen.InterconnectAttachment) (InterconnectAttachment, addressRequest, error) {
-	var none InterconnectAttachment
+// newAttachment checks an insert body and makes the attachment it asks for in project and
+// region, with the id and creation time given, and what it asks of the addresses: the body
+// is the attachment, every member it gives kept, and the members the server sets filled in
+// (the defaults, its links); members a client sends back from a read are ignored. Its VLAN
+// tag, addresses and edge availability domain are placeAttachment's. Inserts and the seed
+// share it.
+func newAttachment(project, region string, b gen.InterconnectAttachment, id string, created time.Time) (gen.InterconnectAttachment, addressRequest, error) {
 	if err := checkName(b.Name); err != nil {
-		return none, addressRequest{}, err
+		return b, addressRequest{}, err
 	}
 	if t := deref(b.Type); t != "" && t != "DEDICATED" {
-		return none, addressRequest{}, invalidField("resource.type", fmt.Sprintf("Invalid value for field 'resource.type': '%s'. understudy models DEDICATED attachments only.", t))
+		return b, addressRequest{}, invalidField("resource.type", fmt.Sprintf("Invalid value for field 'resource.type': '%s'. understudy models DEDICATED attachments only.", t))
 	}
 	if err := checkDedicatedMembers(b); err != nil {
-		return none, addressRequest{}, err
+		return b, addressRequest{}, err
 	}
 	if b.Interconnect == nil || *b.Interconnect == "" {
-		return none, addressRequest{}, &Error{Status: http.StatusBadRequest, Reason: "required", Message: "Required field 'resource.interconnect' not specified", Location: "resource.interconnect"}
+		return b, addressRequest{}, &Error{Status: http.StatusBadRequest, Reason: "required", Message: "Required field 'resource.interconnect' not specified", Location: "resource.interconnect"}
 	}
 	icRef, ok := parseRef(*b.Interconnect, "interconnects", project)
 	if !ok || icRef.Project != project {
-		return none, addressRequest{}, invalidField("resource.interconnect", fmt.Sprintf("Invalid value for field 'resource.interconnect': '%s'. It must name an interconnect of project %s.", *b.Interconnect, project))
+		return b, addressRequest{}, invalidField("resource.interconnect", fmt.Sprintf("Invalid value for field 'resource.interconnect': '%s'. It must name an interconnect of project %s.", *b.Interconnect, project))
 	}
-	mtu := 1440
-	if b.Mtu != nil {
-		mtu = int(*b.Mtu)
-		if !validMTUs[mtu] {
-			return none, addressRequest{}, invalidField("resource.mtu", fmt.Sprintf("Invalid value for field 'resource.mtu': '%d'. Supported values are 1440, 1460, 1500 and 8896.", mtu))
-		}
+	if b.Mtu != nil && !validMTUs[int(*b.Mtu)] {
+		return b, addressRequest{}, invalidField("resource.mtu", fmt.Sprintf("Invalid value for field 'resource.mtu': '%d'. Supported values are 1440, 1460, 1500 and 8896.", *b.Mtu))
 	}
-	labels := map[string]string(deref(b.Labels))
+	labels := labelsOf(b.Labels)
 	if err := validateLabels(labels); err != nil {
-		return none, addressRequest{}, err
+		return b, addressRequest{}, err
 	}
-	a := InterconnectAttachment{
-		Project: project, Region: region, Name: b.Name, Description: deref(b.Description),
-		Interconnect: icRef.Name, Type: "DEDICATED", Router: deref(b.Router), AdminEnabled: b.AdminEnabled == nil || *b.AdminEnabled,
-		Bandwidth: "BPS_10G", Mtu: mtu, StackType: "IPV4_ONLY", Encryption: "NONE", Labels: labels,
-		IpsecInternalAddresses: b.IpsecInternalAddresses, CandidateSubnets: b.CandidateSubnets, CandidateIPv6Subnets: b.CandidateIpv6Subnets,
-		CandidateCloudRouterIP: deref(b.CandidateCloudRouterIpAddress), CandidateCustomerRouterIP: deref(b.CandidateCustomerRouterIpAddress),
-		CandidateCloudRouterIPv6: deref(b.CandidateCloudRouterIpv6Address), CandidateCustomerRouterIPv6: deref(b.CandidateCustomerRouterIpv6Address),
-		CloudRouterIPv6InterfaceID: deref(b.CloudRouterIpv6InterfaceId), CustomerRouterIPv6InterfaceID: deref(b.CustomerRouterIpv6InterfaceId),
-	}
-	if b.Bandwidth != nil {
-		a.Bandwidth = string(*b.Bandwidth)
-	}
-	if b.StackType != nil {
-		a.StackType = string(*b.StackType)
-	}
-	if b.Encryption != nil {
-		a.Encryption = string(*b.Encryption)
-	}
-	addrs, err := checkAddressRequest(b, a.StackType == "IPV4_IPV6")
+	a := b
+	// Output members: derived (fillAttachment, placeAttachment), the group's (claim), or
+	// assigned (assignAddresses); subnetLength and params are input only, not kept.
+	a.AttachmentGroup, a.EdgeAvailabilityDomain, a.VlanTag8021q, a.RemoteService, a.SubnetLength, a.Params = nil, nil, nil, nil, nil, nil
+	a.CloudRouterIpAddress, a.CustomerRouterIpAddress, a.CloudRouterIpv6Address, a.CustomerRouterIpv6Address = nil, nil, nil, nil
+	a.Id, a.CreationTimestamp = &id, ptr(timestamp(created))
+	a.Interconnect, a.Labels = ptr(interconnectPath(project, icRef.Name)), (*gen.Labels)(&labels)
+	a.Type = ptr(gen.InterconnectAttachmentTypeDEDICATED)
+	a.AdminEnabled = orDefault(a.AdminEnabled, true)
+	a.Bandwidth = orDefault(a.Bandwidth, gen.InterconnectAttachmentBandwidthBPS10G)
+	a.Mtu = orDefault(a.Mtu, 1440)
+	a.StackType = orDefault(a.StackType, gen.InterconnectAttachmentStackTypeIPV4ONLY)
+	a.Encryption = orDefault(a.Encryption, gen.InterconnectAttachmentEncryptionNONE)
+	unsetEmpty(&a.Description, &a.Router, &a.CandidateCloudRouterIpAddress, &a.CandidateCustomerRouterIpAddress, &a.CandidateCloudRouterIpv6Address, &a.CandidateCustomerRouterIpv6Address, &a.CloudRouterIpv6InterfaceId, &a.CustomerRouterIpv6InterfaceId)
+	a.LabelFingerprint = labelFingerprint(labels, 0)
+	fillAttachment(project, region, &a)
+	addrs, err := checkAddressRequest(b, *a.StackType == gen.InterconnectAttachmentStackTypeIPV4IPV6)
 	return a, addrs, err
+}
+
+// fillAttachment sets what an attachment's other members, its project and its region
+// decide: its links, and fixed values where the real service documents no rule
+// (docs/compute.md): ACTIVE, the current dataplane, no BGP MD5 requirement, no PZS.
+func fillAttachment(project, region string, a *gen.InterconnectAttachment) {
+	a.Kind = ptr("compute#interconnectAttachment")
+	a.SelfLink, a.Region = ptr(attachmentPath(project, region, a.Name)), ptr(regionScope(project, region))
+	a.OperationalStatus, a.State = ptr(gen.InterconnectAttachmentOperationalStatus("OS_ACTIVE")), ptr(gen.InterconnectAttachmentState("ACTIVE"))
+	a.DataplaneVersion, a.SatisfiesPzs, a.GoogleReferenceId = ptr(int32(2)), ptr(false), ptr(stableID("attachment-reference|"+*a.Id))
+	a.ConfigurationConstraints = &gen.InterconnectAttachmentConfigurationConstraints{BgpMd5: ptr(gen.InterconnectAttachmentConfigurationConstraintsBgpMd5MD5OPTIONAL)}
+	if a.VlanTag8021q != nil {
+		a.PrivateInterconnectInfo = &gen.InterconnectAttachmentPrivateInfo{Tag8021q: ptr(uint32(*a.VlanTag8021q))}
+	}
 }
 
 // checkDedicatedMembers refuses the members the real service documents for other types of
@@ -137,13 +148,15 @@ func checkDedicatedMembers(b gen.InterconnectAttachment) error {
 // placeAttachment stores a new attachment inside tx: its name must be free, its
 // interconnect there, its VLAN tag free on it (or the lowest free one is taken), and its
 // BGP addresses free on it (or free ones are picked, see attachmentaddr.go).
-func (s *Server) placeAttachment(tx *store.Tx, a *InterconnectAttachment, vlan *int32, addrs addressRequest) error {
-	if _, taken := s.tables.Attachments.Get(tx, a.Key()); taken {
-		e := alreadyExists(attachmentPath(a.Project, a.Region, a.Name))
+func (s *Server) placeAttachment(tx *store.Tx, rec *AttachmentRecord, vlan *int32, addrs addressRequest) error {
+	a := &rec.Attachment
+	if _, taken := s.tables.attachments.Get(tx, *a.SelfLink); taken {
+		e := alreadyExists(*a.SelfLink)
 		e.Location = "resource.name"
 		return e
 	}
-	ic, err := s.readableInterconnect(tx, a.Project, a.Interconnect)
+	project, region := projectOf(*a.SelfLink), regionOf(*a.Region)
+	icRec, err := s.readableInterconnect(tx, project, nameOf(*a.Interconnect))
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
@@ -151,40 +164,52 @@ func (s *Server) placeAttachment(tx *store.Tx, a *InterconnectAttachment, vlan *
 		}
 		return err
 	}
-	if ic.Deleting {
-		e := notReady(interconnectPath(ic.Project, ic.Name))
+	ic := icRec.Interconnect
+	if icRec.Deleting {
+		e := notReady(*ic.SelfLink)
 		e.Location = "resource.interconnect"
 		return e
 	}
 	// An attachment is made in a region its interconnect's location serves (the location's
 	// regionInfos); any other region, real or not, would put the metro somewhere it is not
 	// and change what the SLA analysis of a group sees.
-	if l, ok := s.locations.byName[ic.Location]; ok && !slices.Contains(l.Regions, a.Region) {
+	l, ok := s.locations.byName[nameOf(ic.Location)]
+	if ok && !slices.Contains(l.Regions, region) {
 		return invalidField("resource.interconnect", fmt.Sprintf("Invalid value for field 'resource.interconnect': '%s'. The interconnect's location '%s' does not serve region '%s'; it serves %s.",
-			interconnectPath(ic.Project, ic.Name), l.Name, a.Region, strings.Join(l.Regions, ", ")))
+			*ic.SelfLink, l.Name, region, strings.Join(l.Regions, ", ")))
 	}
-	if a.VlanTag, err = s.vlanTag(tx, ic, vlan); err != nil {
+	if ok {
+		domain := gen.InterconnectAttachmentEdgeAvailabilityDomain("AVAILABILITY_DOMAIN_1")
+		if l.Zone == "zone2" {
+			domain = "AVAILABILITY_DOMAIN_2"
+		}
+		a.EdgeAvailabilityDomain = &domain
+	}
+	tag, err := s.vlanTag(tx, ic, vlan)
+	if err != nil {
 		return err
 	}
+	a.VlanTag8021q = &tag
+	fillAttachment(project, region, a)
 	if err := s.assignAddresses(tx, ic, a, addrs); err != nil {
 		return err
 	}
-	return s.tables.Attachments.Put(tx, a.Key(), *a)
+	return s.tables.attachments.Put(tx, *a.SelfLink, *rec)
 }
 
 // vlanTag checks a requested VLAN tag is free on the interconnect, or picks the lowest free one.
-func (s *Server) vlanTag(tx *store.Tx, ic Interconnect, want *int32) (int, error) {
-	used := map[int]bool{}
-	for _, a := range s.attachmentsOn(tx, ic) {
-		used[a.VlanTag] = true
+func (s *Server) vlanTag(tx *store.Tx, ic gen.Interconnect, want *int32) (int32, error) {
+	used := map[int32]bool{}
+	for _, a := range s.attachmentsOn(tx, *ic.SelfLink) {
+		used[deref(a.Attachment.VlanTag8021q)] = true
 	}
 	if want != nil {
-		if used[int(*want)] {
+		if used[*want] {
 			return 0, invalidField("resource.vlanTag8021q", fmt.Sprintf("Invalid value for field 'resource.vlanTag8021q': '%d'. The VLAN tag is already used on interconnect '%s'.", *want, ic.Name))
 		}
-		return int(*want), nil
+		return *want, nil
 	}
-	for tag := 2; tag <= 4093; tag++ {
+	for tag := int32(2); tag <= 4093; tag++ {
 		if !used[tag] {
 			return tag, nil
 		}
@@ -192,21 +217,33 @@ func (s *Server) vlanTag(tx *store.Tx, ic Interconnect, want *int32) (int, error
 	return 0, invalidField("resource.vlanTag8021q", "Invalid value for field 'resource.vlanTag8021q': no VLAN tag is free on interconnect '"+ic.Name+"'.")
 }
 
+// projectOf, regionOf and nameOf read a resource path: projects/{p}/..., the region of
+// projects/{p}/regions/{r}[/...], and the last segment.
+func projectOf(path string) string {
+	project, _, _ := strings.Cut(strings.TrimPrefix(path, "projects/"), "/")
+	return project
+}
+
+func regionOf(path string) string {
+	_, rest, _ := strings.Cut(path, "/regions/")
+	region, _, _ := strings.Cut(rest, "/")
+	return region
+}
+
+func nameOf(path string) string { return path[strings.LastIndexByte(path, '/')+1:] }
+
 // InterconnectAttachmentsGet reads an attachment by name or id.
 func (s *Server) InterconnectAttachmentsGet(ctx context.Context, req gen.InterconnectAttachmentsGetRequestObject) (gen.InterconnectAttachmentsGetResponseObject, error) {
-	var out gen.InterconnectAttachment
-	err := s.db.View(func(tx *store.Tx) error {
-		a, err := s.readableAttachment(tx, req.Project, req.Region, req.InterconnectAttachment)
-		if err != nil {
-			return err
-		}
-		out = s.renderAttachment(ctx, tx, a)
-		return nil
+	var rec AttachmentRecord
+	err := s.db.View(ctx, func(tx *store.Tx) error {
+		var err error
+		rec, err = s.readableAttachment(tx, req.Project, req.Region, req.InterconnectAttachment)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return gen.InterconnectAttachmentsGet200JSONResponse(out), nil
+	return gen.InterconnectAttachmentsGet200JSONResponse(s.links(ctx).attachment(rec.Attachment)), nil
 }
 
 // InterconnectAttachmentsList lists a project's attachments in a region.
@@ -217,10 +254,11 @@ func (s *Server) InterconnectAttachmentsList(ctx context.Context, req gen.Interc
 		return nil, err
 	}
 	path := regionScope(req.Project, req.Region) + "/interconnectAttachments"
-	out := gen.InterconnectAttachmentList{Kind: gen.InterconnectAttachmentListKindComputeInterconnectAttachmentList, Id: path, SelfLink: s.link(ctx, path)}
-	if err := s.db.View(func(tx *store.Tx) error {
+	l := s.links(ctx)
+	out := gen.InterconnectAttachmentList{Kind: gen.InterconnectAttachmentListKindComputeInterconnectAttachmentList, Id: path, SelfLink: l.url(path)}
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		var err error
-		out.Items, out.NextPageToken, err = listPage(tx, s.tables.AttachmentsByName, req.Project+"|"+req.Region+"|", q, func(r InterconnectAttachment) gen.InterconnectAttachment { return s.renderAttachment(ctx, tx, r) })
+		out.Items, out.NextPageToken, err = listPage(tx, s.tables.attachments, path+"/", q, func(r AttachmentRecord) gen.InterconnectAttachment { return l.attachment(r.Attachment) })
 		return err
 	}); err != nil {
 		return nil, err
@@ -235,18 +273,18 @@ func (s *Server) InterconnectAttachmentsDelete(ctx context.Context, req gen.Inte
 		return nil, err
 	}
 	op, err := s.mutate(ctx, req.Project, regionScope(req.Project, req.Region), requestID, func(tx *store.Tx) (operations.Start, error) {
-		a, err := s.readableAttachment(tx, req.Project, req.Region, req.InterconnectAttachment)
+		rec, err := s.readableAttachment(tx, req.Project, req.Region, req.InterconnectAttachment)
 		if err != nil {
 			return operations.Start{}, err
 		}
-		if err := beginDelete(s, tx, s.tables.Attachments, a, attachmentPath(a.Project, a.Region, a.Name), attachmentDeleting); err != nil {
+		path := *rec.Attachment.SelfLink
+		if err := beginDelete(s, tx, s.tables.attachments, path, rec); err != nil {
 			return operations.Start{}, err
 		}
-		if a.Group != "" {
-			return operations.Start{}, inUse(attachmentPath(a.Project, a.Region, a.Name), groupPath(a.Project, a.Group))
+		if g := rec.Attachment.AttachmentGroup; g != nil {
+			return operations.Start{}, inUse(path, *g)
 		}
-		return operations.Start{Kind: kindAttachmentDelete, OperationType: "delete", Target: a.Key(),
-			TargetID: a.ID}, nil
+		return operations.Start{OperationType: "delete", TargetLink: path, TargetID: *rec.Attachment.Id}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -254,76 +292,41 @@ func (s *Server) InterconnectAttachmentsDelete(ctx context.Context, req gen.Inte
 	return gen.InterconnectAttachmentsDelete200JSONResponse(s.renderOperation(ctx, op)), nil
 }
 
-func (s *Server) readableAttachment(tx *store.Tx, project, region, nameOrID string) (InterconnectAttachment, error) {
-	a, ok := s.tables.Attachments.Get(tx, AttachmentKey(project, region, nameOrID))
-	if !ok {
-		_, a, ok = s.tables.AttachmentID.Get(tx, project+"|"+region+"|"+nameOrID)
-	}
-	if !ok || a.Pending {
-		return a, notFound(attachmentPath(project, region, nameOrID))
-	}
-	return a, nil
+// readableAttachment and changeableAttachment find an attachment by name or id (see
+// readable).
+func (s *Server) readableAttachment(tx *store.Tx, project, region, nameOrID string) (AttachmentRecord, error) {
+	return readable(tx, s.tables.attachments, s.tables.attachmentByID, attachmentPath(project, region, nameOrID))
 }
 
-func (s *Server) finishAttachmentInsert(tx *store.Tx, op operations.Operation) error {
-	return finishInsert(tx, s.tables.Attachments, op.Target, "attachment", attachmentPending)
+func (s *Server) changeableAttachment(tx *store.Tx, project, region, nameOrID string) (AttachmentRecord, error) {
+	return changeable(tx, s.tables.attachments, s.tables.attachmentByID, attachmentPath(project, region, nameOrID))
 }
 
-func (s *Server) finishAttachmentDelete(tx *store.Tx, op operations.Operation) error {
-	_, _, err := s.tables.Attachments.Delete(tx, op.Target)
-	return err
+func (s *Server) finishAttachmentInsert(tx *store.Tx, op operations.Record) error {
+	return finishInsert(tx, s.tables.attachments, op.Op.TargetLink, "attachment")
+}
+
+func (s *Server) finishAttachmentDelete(tx *store.Tx, op operations.Record) error {
+	s.tables.attachments.Delete(tx, op.Op.TargetLink)
+	return nil
 }
 
 // attachmentLocation is where an attachment's interconnect is, if it can be found.
-func (s *Server) attachmentLocation(tx *store.Tx, a InterconnectAttachment) (Location, Interconnect, bool) {
-	ic, ok := s.tables.Interconnects.Get(tx, a.Project+"|"+a.Interconnect)
+func (s *Server) attachmentLocation(tx *store.Tx, a gen.InterconnectAttachment) (Location, InterconnectRecord, bool) {
+	ic, ok := s.tables.interconnects.Get(tx, deref(a.Interconnect))
 	if !ok {
 		return Location{}, ic, false
 	}
-	l, ok := s.locations.byName[ic.Location]
+	l, ok := s.locations.byName[nameOf(ic.Interconnect.Location)]
 	return l, ic, ok
 }
 
-// renderAttachment is the wire form of an attachment. Members of partner, L2 and
-// cross-cloud attachments are absent, as on the real service's dedicated ones.
-func (s *Server) renderAttachment(ctx context.Context, tx *store.Tx, a InterconnectAttachment) gen.InterconnectAttachment {
-	kind, created, self := "compute#interconnectAttachment", timestamp(a.Created), s.link(ctx, attachmentPath(a.Project, a.Region, a.Name))
-	region, ic := s.link(ctx, "projects/"+a.Project+"/regions/"+a.Region), s.link(ctx, interconnectPath(a.Project, a.Interconnect))
-	typ, bw, stack := gen.InterconnectAttachmentType(a.Type), gen.InterconnectAttachmentBandwidth(a.Bandwidth), gen.InterconnectAttachmentStackType(a.StackType)
-	opStatus, state := gen.InterconnectAttachmentOperationalStatus("OS_ACTIVE"), gen.InterconnectAttachmentState("ACTIVE")
-	admin, vlan, mtu := a.AdminEnabled, int32(a.VlanTag), int32(a.Mtu)
-	labels := gen.Labels(a.Labels)
-	if labels == nil {
-		labels = gen.Labels{}
-	}
-	out := gen.InterconnectAttachment{
-		Kind: &kind, Id: &a.ID, Name: a.Name, Description: optional(a.Description), SelfLink: &self, CreationTimestamp: &created,
-		Region: &region, Interconnect: &ic, Type: &typ, Router: optional(a.Router), AdminEnabled: &admin, VlanTag8021q: &vlan,
-		Bandwidth: &bw, StackType: &stack, Mtu: &mtu, OperationalStatus: &opStatus, State: &state,
-		Labels: &labels, LabelFingerprint: labelFingerprint(a.Labels, a.LabelGeneration),
-		Encryption: ptr(gen.InterconnectAttachmentEncryption(a.Encryption)), IpsecInternalAddresses: a.IpsecInternalAddresses,
-		CandidateSubnets: a.CandidateSubnets, CandidateIpv6Subnets: a.CandidateIPv6Subnets,
-		CandidateCloudRouterIpAddress: optional(a.CandidateCloudRouterIP), CandidateCustomerRouterIpAddress: optional(a.CandidateCustomerRouterIP),
-		CandidateCloudRouterIpv6Address: optional(a.CandidateCloudRouterIPv6), CandidateCustomerRouterIpv6Address: optional(a.CandidateCustomerRouterIPv6),
-		CloudRouterIpv6InterfaceId: optional(a.CloudRouterIPv6InterfaceID), CustomerRouterIpv6InterfaceId: optional(a.CustomerRouterIPv6InterfaceID),
-		CloudRouterIpAddress: optional(a.CloudRouterIP), CustomerRouterIpAddress: optional(a.CustomerRouterIP),
-		CloudRouterIpv6Address: optional(a.CloudRouterIPv6), CustomerRouterIpv6Address: optional(a.CustomerRouterIPv6),
-		// Fixed values where the real service documents no rule (docs/compute.md): the
-		// current dataplane, no BGP MD5 requirement, no PZS.
-		DataplaneVersion: ptr(int32(2)), SatisfiesPzs: ptr(false), GoogleReferenceId: ptr(stableID("attachment-reference|" + a.ID)),
-		ConfigurationConstraints: &gen.InterconnectAttachmentConfigurationConstraints{BgpMd5: ptr(gen.InterconnectAttachmentConfigurationConstraintsBgpMd5MD5OPTIONAL)},
-		PrivateInterconnectInfo:  &gen.InterconnectAttachmentPrivateInfo{Tag8021q: ptr(uint32(a.VlanTag))},
-	}
-	if l, _, ok := s.attachmentLocation(tx, a); ok {
-		domain := gen.InterconnectAttachmentEdgeAvailabilityDomain("AVAILABILITY_DOMAIN_1")
-		if l.Zone == "zone2" {
-			domain = "AVAILABILITY_DOMAIN_2"
-		}
-		out.EdgeAvailabilityDomain = &domain
-	}
-	if a.Group != "" {
-		g := s.link(ctx, groupPath(a.Project, a.Group))
-		out.AttachmentGroup = &g
-	}
-	return out
+// attachment is an attachment as a read returns it: its links URLs. Members of partner,
+// L2 and cross-cloud attachments are absent, as on the real service's dedicated ones.
+func (l links) attachment(a gen.InterconnectAttachment) gen.InterconnectAttachment {
+	l.set(&a.SelfLink)
+	l.set(&a.Region)
+	l.set(&a.Interconnect)
+	l.set(&a.AttachmentGroup)
+	return a
 }

@@ -1,7 +1,6 @@
 package compute
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -9,19 +8,10 @@ import (
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // An attachment's changes after its insert: patch and setLabels.
-
-// changeableAttachment is a readable attachment that no running delete holds.
-func (s *Server) changeableAttachment(tx *store.Tx, project, region, nameOrID string) (InterconnectAttachment, error) {
-	a, err := s.readableAttachment(tx, project, region, nameOrID)
-	if err == nil && a.Deleting {
-		err = notReady(attachmentPath(a.Project, a.Region, a.Name))
-	}
-	return a, err
-}
 
 // InterconnectAttachmentsPatch applies a merge patch to an attachment: description,
 // adminEnabled, bandwidth, mtu, router, stackType, vlanTag8021q and labels change; the rest
@@ -40,83 +30,85 @@ func (s *Server) InterconnectAttachmentsPatch(ctx context.Context, req gen.Inter
 		return nil, invalidField("resource.mtu", fmt.Sprintf("Invalid value for field 'resource.mtu': '%d'. Supported values are 1440, 1460, 1500 and 8896.", *b.Mtu))
 	}
 	op, err := s.mutate(ctx, req.Project, regionScope(req.Project, req.Region), requestID, func(tx *store.Tx) (operations.Start, error) {
-		a, err := s.changeableAttachment(tx, req.Project, req.Region, req.InterconnectAttachment)
+		rec, err := s.changeableAttachment(tx, req.Project, req.Region, req.InterconnectAttachment)
 		if err != nil {
 			return operations.Start{}, err
 		}
+		a := rec.Attachment
 		var f fixed
 		sameName(&f, b.Name, a.Name)
 		if b.Interconnect != nil {
 			r, _ := parseRef(*b.Interconnect, "interconnects", req.Project)
-			same(&f, "interconnect", &r.Name, a.Interconnect)
+			same(&f, "interconnect", &r.Name, nameOf(*a.Interconnect))
 		}
 		if b.Type != nil {
-			same(&f, "type", ptr(string(*b.Type)), a.Type)
+			same(&f, "type", b.Type, *a.Type)
 		}
 		if f.err != nil {
 			return operations.Start{}, f.err
 		}
-		if err := fixedMembers("InterconnectAttachment", s.renderAttachment(ctx, tx, a), b, "name", "interconnect", "type",
+		if err := fixedMembers("InterconnectAttachment", s.links(ctx).attachment(a), b, "name", "interconnect", "type",
 			"labels", "labelFingerprint", "params", "subnetLength", "description", "adminEnabled", "router", "bandwidth", "stackType", "mtu", "vlanTag8021q"); err != nil {
 			return operations.Start{}, err
 		}
 		next := a
-		setIf(&next.Description, b.Description)
-		setIf(&next.AdminEnabled, b.AdminEnabled)
-		setIf(&next.Router, b.Router)
-		if b.Bandwidth != nil {
-			next.Bandwidth = string(*b.Bandwidth)
+		patchText(&next.Description, b.Description)
+		patchText(&next.Router, b.Router)
+		if b.AdminEnabled != nil {
+			next.AdminEnabled = b.AdminEnabled
 		}
-		if b.StackType != nil && string(*b.StackType) != a.StackType {
+		if b.Bandwidth != nil {
+			next.Bandwidth = b.Bandwidth
+		}
+		if b.StackType != nil && *b.StackType != *a.StackType {
 			// Dual stack takes an IPv6 /125 as an insert would (from the candidates the
 			// attachment was made with); back to IPv4 only gives it up.
-			next.StackType = string(*b.StackType)
-			next.CloudRouterIPv6, next.CustomerRouterIPv6 = "", ""
-			if next.StackType == "IPV4_IPV6" {
-				req, err := checkAddressRequest(gen.InterconnectAttachment{CandidateIpv6Subnets: a.CandidateIPv6Subnets,
-					CandidateCloudRouterIpv6Address: optional(a.CandidateCloudRouterIPv6), CandidateCustomerRouterIpv6Address: optional(a.CandidateCustomerRouterIPv6)}, true)
+			next.StackType = b.StackType
+			next.CloudRouterIpv6Address, next.CustomerRouterIpv6Address = nil, nil
+			if *next.StackType == gen.InterconnectAttachmentStackTypeIPV4IPV6 {
+				req, err := checkAddressRequest(gen.InterconnectAttachment{CandidateIpv6Subnets: a.CandidateIpv6Subnets,
+					CandidateCloudRouterIpv6Address: a.CandidateCloudRouterIpv6Address, CandidateCustomerRouterIpv6Address: a.CandidateCustomerRouterIpv6Address}, true)
 				if err != nil {
 					return operations.Start{}, err
 				}
-				ic, _ := s.tables.Interconnects.Get(tx, a.Project+"|"+a.Interconnect)
-				if err := s.assignAddresses(tx, ic, &next, req); err != nil {
+				ic, _ := s.tables.interconnects.Get(tx, *a.Interconnect)
+				if err := s.assignAddresses(tx, ic.Interconnect, &next, req); err != nil {
 					return operations.Start{}, err
 				}
 			}
 		}
 		if b.Mtu != nil {
-			next.Mtu = int(*b.Mtu)
+			next.Mtu = b.Mtu
 		}
-		if b.VlanTag8021q != nil && int(*b.VlanTag8021q) != a.VlanTag {
-			ic, _ := s.tables.Interconnects.Get(tx, a.Project+"|"+a.Interconnect)
-			if next.VlanTag, err = s.vlanTag(tx, ic, b.VlanTag8021q); err != nil {
+		if b.VlanTag8021q != nil && *b.VlanTag8021q != deref(a.VlanTag8021q) {
+			ic, _ := s.tables.interconnects.Get(tx, *a.Interconnect)
+			tag, err := s.vlanTag(tx, ic.Interconnect, b.VlanTag8021q)
+			if err != nil {
+				return operations.Start{}, err
+			}
+			next.VlanTag8021q = &tag
+			fillAttachment(req.Project, req.Region, &next)
+		}
+		if labelsSent && !maps.Equal(labels, labelsOf(a.Labels)) {
+			if len(b.LabelFingerprint) > 0 {
+				if err := checkLabelFingerprint(b.LabelFingerprint, a.LabelFingerprint); err != nil {
+					return operations.Start{}, err
+				}
+			}
+			relabel(&next.Labels, &next.LabelFingerprint, labels)
+		}
+		if !reflect.DeepEqual(a, next) {
+			rec.Attachment = next
+			if err := s.tables.attachments.Put(tx, *a.SelfLink, rec); err != nil {
 				return operations.Start{}, err
 			}
 		}
-		if labelsSent && !maps.Equal(labels, a.Labels) {
-			if len(b.LabelFingerprint) > 0 && !bytes.Equal(b.LabelFingerprint, labelFingerprint(a.Labels, a.LabelGeneration)) {
-				return operations.Start{}, staleLabels()
-			}
-			next.Labels, next.LabelGeneration = labels, a.LabelGeneration+1
-		}
-		if err := s.putAttachmentIfChanged(tx, a, next); err != nil {
-			return operations.Start{}, err
-		}
-		return operations.Start{OperationType: "patch", Done: true, TargetLink: s.link(ctx, attachmentPath(a.Project, a.Region, a.Name)), TargetID: a.ID}, nil
+		return operations.Start{OperationType: "patch", Done: true, TargetLink: *a.SelfLink, TargetID: *a.Id}, nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return gen.InterconnectAttachmentsPatch200JSONResponse(s.renderOperation(ctx, op)), nil
-}
-
-// putAttachmentIfChanged stores next, with a new generation, when it differs from a.
-func (s *Server) putAttachmentIfChanged(tx *store.Tx, a, next InterconnectAttachment) error {
-	if reflect.DeepEqual(a, next) {
-		return nil
-	}
-	next.Generation = a.Generation + 1
-	return s.tables.Attachments.Put(tx, next.Key(), next)
 }
 
 // InterconnectAttachmentsSetLabels replaces an attachment's labels, as setLabels of a rule
@@ -126,26 +118,24 @@ func (s *Server) InterconnectAttachmentsSetLabels(ctx context.Context, req gen.I
 	if err != nil {
 		return nil, err
 	}
-	labels := map[string]string(deref(req.Body.Labels))
-	if labels == nil {
-		labels = map[string]string{}
-	}
+	labels := labelsOf(req.Body.Labels)
 	if err := validateLabels(labels); err != nil {
 		return nil, err
 	}
 	op, err := s.mutate(ctx, req.Project, regionScope(req.Project, req.Region), requestID, func(tx *store.Tx) (operations.Start, error) {
-		a, err := s.changeableAttachment(tx, req.Project, req.Region, req.Resource)
+		rec, err := s.changeableAttachment(tx, req.Project, req.Region, req.Resource)
 		if err != nil {
 			return operations.Start{}, err
 		}
-		if err := checkLabelFingerprint(req.Body.LabelFingerprint, a.Labels, a.LabelGeneration); err != nil {
+		a := &rec.Attachment
+		if err := checkLabelFingerprint(req.Body.LabelFingerprint, a.LabelFingerprint); err != nil {
 			return operations.Start{}, err
 		}
-		a.Labels, a.LabelGeneration, a.Generation = labels, a.LabelGeneration+1, a.Generation+1
-		if err := s.tables.Attachments.Put(tx, a.Key(), a); err != nil {
+		relabel(&a.Labels, &a.LabelFingerprint, labels)
+		if err := s.tables.attachments.Put(tx, *a.SelfLink, rec); err != nil {
 			return operations.Start{}, err
 		}
-		return operations.Start{OperationType: "setLabels", Done: true, TargetLink: s.link(ctx, attachmentPath(a.Project, a.Region, a.Name)), TargetID: a.ID}, nil
+		return operations.Start{OperationType: "setLabels", Done: true, TargetLink: *a.SelfLink, TargetID: *a.Id}, nil
 	})
 	if err != nil {
 		return nil, err

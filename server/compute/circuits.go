@@ -1,9 +1,10 @@
 package compute
 
 import (
+	"context"
 	"fmt"
 
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // SetCircuit sets the operational state of an interconnect (region "") or an attachment
@@ -11,30 +12,30 @@ import (
 // operational status without a change to its configuration. It returns the resource's path;
 // a resource that is not there (or not yet readable) is store.ErrNotFound.
 func (s *Server) SetCircuit(project, region, name string, down bool) (string, error) {
-	var path string
-	err := s.db.Update(func(tx *store.Tx) error {
+	path := interconnectPath(project, name)
+	what := "interconnect"
+	if region != "" {
+		path, what = attachmentPath(project, region, name), "interconnect attachment"
+	}
+	err := s.db.Update(context.Background(), func(tx *store.Tx) error {
 		if region == "" {
-			path = interconnectPath(project, name)
-			ic, ok := s.tables.Interconnects.Get(tx, project+"|"+name)
-			if !ok || ic.Pending {
-				return fmt.Errorf("interconnect %s: %w", path, store.ErrNotFound)
-			}
-			if ic.CircuitDown == down {
-				return nil
-			}
-			ic.CircuitDown, ic.Generation = down, ic.Generation+1
-			return s.tables.Interconnects.Put(tx, ic.Key(), ic)
+			return setCircuit(tx, s.tables.interconnects, path, what, down, func(r *InterconnectRecord) (*Lifecycle, *bool) { return &r.Lifecycle, &r.CircuitDown })
 		}
-		path = attachmentPath(project, region, name)
-		a, ok := s.tables.Attachments.Get(tx, AttachmentKey(project, region, name))
-		if !ok || a.Pending {
-			return fmt.Errorf("interconnect attachment %s: %w", path, store.ErrNotFound)
-		}
-		if a.CircuitDown == down {
-			return nil
-		}
-		a.CircuitDown, a.Generation = down, a.Generation+1
-		return s.tables.Attachments.Put(tx, a.Key(), a)
+		return setCircuit(tx, s.tables.attachments, path, what, down, func(r *AttachmentRecord) (*Lifecycle, *bool) { return &r.Lifecycle, &r.CircuitDown })
 	})
 	return path, err
+}
+
+// setCircuit sets the circuit of the resource of t at path (what names its kind) down or up.
+func setCircuit[R any](tx *store.Tx, t *store.Table[R], path, what string, down bool, state func(*R) (*Lifecycle, *bool)) error {
+	r, ok := t.Get(tx, path)
+	l, circuitDown := state(&r)
+	if !ok || l.Pending {
+		return fmt.Errorf("%s %s: %w", what, path, store.ErrNotFound)
+	}
+	if *circuitDown == down {
+		return nil
+	}
+	*circuitDown = down
+	return t.Put(tx, path, r)
 }

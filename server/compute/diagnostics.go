@@ -8,7 +8,7 @@ import (
 	"fmt"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // InterconnectsGetDiagnostics reports an interconnect's links, derived from its state: the
@@ -17,12 +17,12 @@ import (
 // operational (admin-enabled, circuit not set down).
 func (s *Server) InterconnectsGetDiagnostics(ctx context.Context, req gen.InterconnectsGetDiagnosticsRequestObject) (gen.InterconnectsGetDiagnosticsResponseObject, error) {
 	var out gen.InterconnectDiagnostics
-	err := s.db.View(func(tx *store.Tx) error {
-		ic, err := s.readableInterconnect(tx, req.Project, req.Interconnect)
+	err := s.db.View(ctx, func(tx *store.Tx) error {
+		rec, err := s.readableInterconnect(tx, req.Project, req.Interconnect)
 		if err != nil {
 			return err
 		}
-		out = s.diagnostics(tx, ic)
+		out = s.diagnostics(tx, rec)
 		return nil
 	})
 	if err != nil {
@@ -31,10 +31,11 @@ func (s *Server) InterconnectsGetDiagnostics(ctx context.Context, req gen.Interc
 	return gen.InterconnectsGetDiagnostics200JSONResponse(gen.InterconnectsGetDiagnosticsResponseBody{Result: &out}), nil
 }
 
-// diagnostics is the InterconnectDiagnostics of ic.
-func (s *Server) diagnostics(tx *store.Tx, ic Interconnect) gen.InterconnectDiagnostics {
-	up := ic.AdminEnabled && !ic.CircuitDown
-	seed := sha256.Sum256([]byte("diagnostics|" + ic.Project + "|" + ic.ID))
+// diagnostics is the InterconnectDiagnostics of the interconnect of rec.
+func (s *Server) diagnostics(tx *store.Tx, rec InterconnectRecord) gen.InterconnectDiagnostics {
+	ic := rec.Interconnect
+	up := deref(ic.AdminEnabled) && !rec.CircuitDown
+	seed := sha256.Sum256([]byte("diagnostics|" + projectOf(*ic.SelfLink) + "|" + *ic.Id))
 	mac := func(i byte) string {
 		return fmt.Sprintf("00:1a:%02x:%02x:%02x:%02x", seed[0], seed[1], seed[2], seed[3]+i)
 	}
@@ -52,14 +53,14 @@ func (s *Server) diagnostics(tx *store.Tx, ic Interconnect) gen.InterconnectDiag
 	}
 	if up {
 		// The customer's routers, one per attachment, as the bundle's ARP cache knows them.
-		for i, a := range s.attachmentsOn(tx, ic) {
-			if !a.Pending && a.AdminEnabled && !a.CircuitDown {
+		for i, a := range s.attachmentsOn(tx, *ic.SelfLink) {
+			if !a.Pending && deref(a.Attachment.AdminEnabled) && !a.CircuitDown {
 				out.ArpCaches = append(out.ArpCaches, gen.InterconnectDiagnosticsARPEntry{
-					IpAddress: ptr(fmt.Sprintf("169.254.%d.%d", a.VlanTag%256, 2)), MacAddress: ptr(mac(byte(16 + i)))})
+					IpAddress: ptr(fmt.Sprintf("169.254.%d.%d", deref(a.Attachment.VlanTag8021q)%256, 2)), MacAddress: ptr(mac(byte(16 + i)))})
 			}
 		}
 	}
-	circuits := s.circuitInfos(ic)
+	circuits := ic.CircuitInfos
 	for i := range circuits {
 		out.Links = append(out.Links, gen.InterconnectDiagnosticsLinkStatus{
 			// The circuits of circuitInfos, under the same ids.
@@ -81,14 +82,16 @@ func (s *Server) diagnostics(tx *store.Tx, ic Interconnect) gen.InterconnectDiag
 func (s *Server) InterconnectsGetMacsecConfig(ctx context.Context, req gen.InterconnectsGetMacsecConfigRequestObject) (gen.InterconnectsGetMacsecConfigResponseObject, error) {
 	var etag string
 	var keys []gen.InterconnectMacsecConfigPreSharedKey
-	err := s.db.View(func(tx *store.Tx) error {
-		ic, err := s.readableInterconnect(tx, req.Project, req.Interconnect)
+	err := s.db.View(ctx, func(tx *store.Tx) error {
+		rec, err := s.readableInterconnect(tx, req.Project, req.Interconnect)
 		if err != nil {
 			return err
 		}
-		sum := sha256.Sum256(fmt.Appendf(nil, "macsec|%s|%s|%d", ic.Project, ic.ID, ic.Generation))
-		etag = base64.StdEncoding.EncodeToString(sum[:8])
-		keys = macsecKeys(ic)
+		h := sha256.New()
+		h.Write([]byte("macsec|"))
+		writeState(h, rec.Interconnect, rec.CircuitDown)
+		etag = base64.StdEncoding.EncodeToString(h.Sum(nil)[:8])
+		keys = macsecKeys(rec.Interconnect)
 		return nil
 	})
 	if err != nil {
@@ -101,15 +104,14 @@ func (s *Server) InterconnectsGetMacsecConfig(ctx context.Context, req gen.Inter
 // macsecKeys are the keys of the interconnect's MACsec configuration as getMacsecConfig
 // reports them: each pre-shared key configured (name, startTime) with the CAK and CKN
 // Google generates for it, made up here and stable for the interconnect and key.
-func macsecKeys(ic Interconnect) []gen.InterconnectMacsecConfigPreSharedKey {
+func macsecKeys(ic gen.Interconnect) []gen.InterconnectMacsecConfigPreSharedKey {
 	keys := []gen.InterconnectMacsecConfigPreSharedKey{}
-	m := fromJSON[*gen.InterconnectMacsec](ic.Macsec)
-	if m == nil {
+	if ic.Macsec == nil {
 		return keys
 	}
-	for _, k := range m.PreSharedKeys {
-		cak := sha256.Sum256([]byte("macsec-cak|" + ic.ID + "|" + deref(k.Name)))
-		ckn := sha256.Sum256([]byte("macsec-ckn|" + ic.ID + "|" + deref(k.Name)))
+	for _, k := range ic.Macsec.PreSharedKeys {
+		cak := sha256.Sum256([]byte("macsec-cak|" + *ic.Id + "|" + deref(k.Name)))
+		ckn := sha256.Sum256([]byte("macsec-ckn|" + *ic.Id + "|" + deref(k.Name)))
 		keys = append(keys, gen.InterconnectMacsecConfigPreSharedKey{Name: k.Name, StartTime: k.StartTime,
 			Cak: ptr(hex.EncodeToString(cak[:16])), Ckn: ptr(hex.EncodeToString(ckn[:]))})
 	}

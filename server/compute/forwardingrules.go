@@ -1,19 +1,15 @@
 package compute
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // Operation kinds whose finishers apply forwarding-rule changes.
@@ -31,28 +27,33 @@ func (s *Server) GlobalForwardingRulesInsert(ctx context.Context, req gen.Global
 	if err != nil {
 		return nil, err
 	}
-	rule, err := ruleFromRequest(req.Project, *req.Body)
+	rule, err := newRule(req.Project, *req.Body, s.newID(), s.cfg.Now())
 	if err != nil {
 		return nil, err
 	}
-	rule.ID, rule.Created, rule.Pending = s.newID(), s.cfg.Now(), !s.ops.FinishesAtAccept()
-	if rule.IPAddress == "" {
-		rule.IPAddress = s.ephemeralIP()
+	if rule.IPAddress == nil {
+		rule.IPAddress = ptr(s.ephemeralIP())
 	}
-	key := rule.Key()
+	pending := !s.ops.FinishesAtAccept()
 	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
-		if _, taken := s.tables.ForwardingRules.Get(tx, key); taken {
-			return operations.Start{}, alreadyExists(rulePath(req.Project, rule.Name))
+		if _, taken := s.tables.rules.Get(tx, *rule.SelfLink); taken {
+			return operations.Start{}, alreadyExists(*rule.SelfLink)
 		}
-		if err := s.tables.ForwardingRules.Put(tx, key, rule); err != nil {
+		if err := s.tables.rules.Put(tx, *rule.SelfLink, RuleRecord{Rule: rule, Lifecycle: s.born(tx, pending)}); err != nil {
 			return operations.Start{}, err
 		}
-		return operations.Start{Kind: kindRuleInsert, OperationType: "insert", Target: key, TargetID: rule.ID, Settled: !rule.Pending}, nil
+		return operations.Start{OperationType: "insert", TargetLink: *rule.SelfLink, TargetID: *rule.Id, Settled: !pending}, nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return gen.GlobalForwardingRulesInsert200JSONResponse(s.renderOperation(ctx, op)), nil
+}
+
+// born is the lifecycle of a resource created in tx: the next place in the order of
+// creation, pending until its insert's operation is DONE.
+func (s *Server) born(tx *store.Tx, pending bool) Lifecycle {
+	return Lifecycle{Seq: tx.Next("compute"), Pending: pending}
 }
 
 // GlobalForwardingRulesDelete accepts a delete; the rule stays readable until it is DONE.
@@ -62,15 +63,15 @@ func (s *Server) GlobalForwardingRulesDelete(ctx context.Context, req gen.Global
 		return nil, err
 	}
 	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
-		rule, err := s.readableRule(tx, req.Project, req.ForwardingRule)
+		rec, err := s.readableRule(tx, req.Project, req.ForwardingRule)
 		if err != nil {
 			return operations.Start{}, err
 		}
-		if err := beginDelete(s, tx, s.tables.ForwardingRules, rule, rulePath(rule.Project, rule.Name), ruleDeleting); err != nil {
+		path := *rec.Rule.SelfLink
+		if err := beginDelete(s, tx, s.tables.rules, path, rec); err != nil {
 			return operations.Start{}, err
 		}
-		return operations.Start{Kind: kindRuleDelete, OperationType: "delete", Target: rule.Key(),
-			TargetID: rule.ID}, nil
+		return operations.Start{OperationType: "delete", TargetLink: path, TargetID: *rec.Rule.Id}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -80,16 +81,16 @@ func (s *Server) GlobalForwardingRulesDelete(ctx context.Context, req gen.Global
 
 // GlobalForwardingRulesGet reads a rule by name or id.
 func (s *Server) GlobalForwardingRulesGet(ctx context.Context, req gen.GlobalForwardingRulesGetRequestObject) (gen.GlobalForwardingRulesGetResponseObject, error) {
-	var rule ForwardingRule
-	err := s.db.View(func(tx *store.Tx) error {
+	var rec RuleRecord
+	err := s.db.View(ctx, func(tx *store.Tx) error {
 		var err error
-		rule, err = s.readableRule(tx, req.Project, req.ForwardingRule)
+		rec, err = s.readableRule(tx, req.Project, req.ForwardingRule)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return gen.GlobalForwardingRulesGet200JSONResponse(s.renderRule(ctx, rule)), nil
+	return gen.GlobalForwardingRulesGet200JSONResponse(s.links(ctx).rule(rec.Rule)), nil
 }
 
 // GlobalForwardingRulesList lists a project's readable rules.
@@ -100,10 +101,11 @@ func (s *Server) GlobalForwardingRulesList(ctx context.Context, req gen.GlobalFo
 		return nil, err
 	}
 	path := globalScope(req.Project) + "/forwardingRules"
-	out := gen.ForwardingRuleList{Kind: gen.ForwardingRuleListKindComputeForwardingRuleList, Id: path, SelfLink: s.link(ctx, path)}
-	if err := s.db.View(func(tx *store.Tx) error {
+	l := s.links(ctx)
+	out := gen.ForwardingRuleList{Kind: gen.ForwardingRuleListKindComputeForwardingRuleList, Id: path, SelfLink: l.url(path)}
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		var err error
-		out.Items, out.NextPageToken, err = listPage(tx, s.tables.RulesByName, req.Project+"|", q, func(r ForwardingRule) gen.ForwardingRule { return s.renderRule(ctx, r) })
+		out.Items, out.NextPageToken, err = listPage(tx, s.tables.rules, path+"/", q, func(r RuleRecord) gen.ForwardingRule { return l.rule(r.Rule) })
 		return err
 	}); err != nil {
 		return nil, err
@@ -115,32 +117,25 @@ func (s *Server) GlobalForwardingRulesList(ctx context.Context, req gen.GlobalFo
 // current one (compare-and-set at accept; missing or empty counts as stale) and returns a
 // DONE operation, as the real service does for label changes.
 func (s *Server) GlobalForwardingRulesSetLabels(ctx context.Context, req gen.GlobalForwardingRulesSetLabelsRequestObject) (gen.GlobalForwardingRulesSetLabelsResponseObject, error) {
-	labels := map[string]string(deref(req.Body.Labels))
-	if labels == nil {
-		labels = map[string]string{}
-	}
+	labels := labelsOf(req.Body.Labels)
 	if err := validateLabels(labels); err != nil {
 		return nil, err
 	}
 	op, err := s.mutate(ctx, req.Project, "", "", func(tx *store.Tx) (operations.Start, error) {
-		rule, err := s.readableRule(tx, req.Project, req.Resource)
+		rec, err := s.changeableRule(tx, req.Project, req.Resource)
 		if err != nil {
 			return operations.Start{}, err
 		}
-		if rule.Deleting {
-			return operations.Start{}, notReady(rulePath(rule.Project, rule.Name))
-		}
-		if len(req.Body.LabelFingerprint) == 0 || !bytes.Equal(req.Body.LabelFingerprint, labelFingerprint(rule.Labels, rule.LabelGeneration)) {
-			return operations.Start{}, &Error{Status: http.StatusPreconditionFailed, Reason: "conditionNotMet",
-				Message: "Labels fingerprint either invalid or resource labels have changed", Location: "If-Match", LocationType: gen.GoogleErrorItemLocationTypeHeader}
-		}
-		rule.Labels = labels
-		rule.LabelGeneration++
-		if err := s.tables.ForwardingRules.Put(tx, rule.Key(), rule); err != nil {
+		r := &rec.Rule
+		if err := checkLabelFingerprint(req.Body.LabelFingerprint, r.LabelFingerprint); err != nil {
 			return operations.Start{}, err
 		}
-		return operations.Start{OperationType: "setLabels", Done: true,
-			TargetLink: s.link(ctx, rulePath(rule.Project, rule.Name)), TargetID: rule.ID}, nil
+		relabel(&r.Labels, &r.LabelFingerprint, labels)
+		r.Fingerprint = nextFingerprint(r.Fingerprint, string(r.LabelFingerprint))
+		if err := s.tables.rules.Put(tx, *r.SelfLink, rec); err != nil {
+			return operations.Start{}, err
+		}
+		return operations.Start{OperationType: "setLabels", Done: true, TargetLink: *r.SelfLink, TargetID: *r.Id}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -151,12 +146,12 @@ func (s *Server) GlobalForwardingRulesSetLabels(ctx context.Context, req gen.Glo
 // mutate runs a mutation's accept step and starts its operation, in scope (the project's
 // global operations when ""), in one transaction. A requestId seen before in the scope
 // returns the original operation and changes nothing.
-func (s *Server) mutate(ctx context.Context, project, scope, requestID string, accept func(tx *store.Tx) (operations.Start, error)) (operations.Operation, error) {
+func (s *Server) mutate(ctx context.Context, project, scope, requestID string, accept func(tx *store.Tx) (operations.Start, error)) (operations.Record, error) {
 	if scope == "" {
 		scope = globalScope(project)
 	}
-	var op operations.Operation
-	err := s.db.Update(func(tx *store.Tx) error {
+	var op operations.Record
+	err := s.db.Update(ctx, func(tx *store.Tx) error {
 		if prior, ok := s.ops.Existing(tx, scope, requestID); ok {
 			op = prior
 			return nil
@@ -165,7 +160,7 @@ func (s *Server) mutate(ctx context.Context, project, scope, requestID string, a
 		if err != nil {
 			return err
 		}
-		start.Project, start.Scope, start.RequestID, start.User = project, scope, requestID, userFrom(ctx)
+		start.Scope, start.RequestID, start.User = scope, requestID, userFrom(ctx)
 		op, err = s.ops.Begin(tx, start)
 		return err
 	})
@@ -178,14 +173,14 @@ var errValidateOnly = errors.New("compute: validateOnly")
 // validateOnly decides a mutation as mutate does and then rolls every change back, the
 // operation's record and its requestId included (validateOnly=true): the answer is the
 // operation the request would have started, DONE, since nothing is left to wait for.
-func (s *Server) validateOnly(ctx context.Context, project, scope, _ string, accept func(tx *store.Tx) (operations.Start, error)) (operations.Operation, error) {
-	var op operations.Operation
-	err := s.db.Update(func(tx *store.Tx) error {
+func (s *Server) validateOnly(ctx context.Context, project, scope, _ string, accept func(tx *store.Tx) (operations.Start, error)) (operations.Record, error) {
+	var op operations.Record
+	err := s.db.Update(ctx, func(tx *store.Tx) error {
 		start, err := accept(tx)
 		if err != nil {
 			return err
 		}
-		start.Project, start.Scope, start.User = project, scope, userFrom(ctx)
+		start.Scope, start.User = scope, userFrom(ctx)
 		if op, err = s.ops.Begin(tx, start); err != nil {
 			return err
 		}
@@ -194,76 +189,65 @@ func (s *Server) validateOnly(ctx context.Context, project, scope, _ string, acc
 	if !errors.Is(err, errValidateOnly) {
 		return op, err
 	}
-	op.Status, op.Progress = "DONE", 100
-	if op.StartTime.IsZero() {
-		op.StartTime = op.InsertTime
+	o := &op.Op
+	o.Status, o.Progress = ptr(operations.Done), ptr(int32(100))
+	if o.StartTime == nil {
+		o.StartTime = o.InsertTime
 	}
-	if op.EndTime.IsZero() {
-		op.EndTime = op.InsertTime
+	if o.EndTime == nil {
+		o.EndTime = o.InsertTime
 	}
 	return op, nil
 }
 
-// readableRule finds a rule by name or id; one whose insert is still running is not there yet.
-func (s *Server) readableRule(tx *store.Tx, project, nameOrID string) (ForwardingRule, error) {
-	rule, ok := s.tables.ForwardingRules.Get(tx, project+"|"+nameOrID)
-	if !ok {
-		_, rule, ok = s.tables.RuleByID.Get(tx, project+"|"+nameOrID)
-	}
-	if !ok || rule.Pending {
-		return rule, notFound(rulePath(project, nameOrID))
-	}
-	return rule, nil
+// readableRule and changeableRule find a rule by name or id (see readable).
+func (s *Server) readableRule(tx *store.Tx, project, nameOrID string) (RuleRecord, error) {
+	return readable(tx, s.tables.rules, s.tables.ruleByID, rulePath(project, nameOrID))
 }
 
-// finishInsert is an insert's finisher: the resource stored under key (what names its kind
-// in errors) is no longer pending. One stored finished already, because its operation
+func (s *Server) changeableRule(tx *store.Tx, project, nameOrID string) (RuleRecord, error) {
+	return changeable(tx, s.tables.rules, s.tables.ruleByID, rulePath(project, nameOrID))
+}
+
+// finishInsert is an insert's finisher: the resource stored under path (what names its
+// kind in errors) is no longer pending. One stored finished already, because its operation
 // finished at accept, is left as it is.
-func finishInsert[R any](tx *store.Tx, t *store.Table[R], key, what string, pending func(*R) *bool) error {
-	r, ok := t.Get(tx, key)
+func finishInsert[R any, P record[R]](tx *store.Tx, t *store.Table[R], path, what string) error {
+	r, ok := t.Get(tx, path)
 	if !ok {
-		return fmt.Errorf("%s %s: %w", what, key, store.ErrNotFound)
+		return fmt.Errorf("%s %s: %w", what, path, store.ErrNotFound)
 	}
-	if p := pending(&r); *p {
-		*p = false
-		return t.Put(tx, key, r)
+	if l := P(&r).life(); l.Pending {
+		l.Pending = false
+		return t.Put(tx, path, r)
 	}
 	return nil
 }
 
-// beginDelete refuses to delete r, stored in t, while another delete of it runs
-// (resourceNotReady, naming path), and marks it as being deleted until its delete's
-// operation finishes: deleting is r's Deleting flag. With operations that finish at accept
-// the finisher deletes r at once, in the same transaction, so there is nothing to mark. A
-// delete refused later in its transaction rolls the mark back.
-func beginDelete[R interface{ Key() string }](s *Server, tx *store.Tx, t *store.Table[R], r R, path string, deleting func(*R) *bool) error {
-	if *deleting(&r) {
+// beginDelete refuses to delete r, stored in t under path, while another delete of it runs
+// (resourceNotReady), and marks it as being deleted until its delete's operation finishes.
+// With operations that finish at accept the finisher deletes r at once, in the same
+// transaction, so there is nothing to mark. A delete refused later in its transaction rolls
+// the mark back.
+func beginDelete[R any, P record[R]](s *Server, tx *store.Tx, t *store.Table[R], path string, r R) error {
+	l := P(&r).life()
+	if l.Deleting {
 		return notReady(path)
 	}
 	if s.ops.FinishesAtAccept() {
 		return nil
 	}
-	*deleting(&r) = true
-	return t.Put(tx, r.Key(), r)
+	l.Deleting = true
+	return t.Put(tx, path, r)
 }
 
-// The lifecycle flags of each kind, for finishInsert and beginDelete.
-func rulePending(r *ForwardingRule) *bool                { return &r.Pending }
-func ruleDeleting(r *ForwardingRule) *bool               { return &r.Deleting }
-func interconnectPending(i *Interconnect) *bool          { return &i.Pending }
-func interconnectDeleting(i *Interconnect) *bool         { return &i.Deleting }
-func attachmentPending(a *InterconnectAttachment) *bool  { return &a.Pending }
-func attachmentDeleting(a *InterconnectAttachment) *bool { return &a.Deleting }
-func groupPending(g *AttachmentGroup) *bool              { return &g.Pending }
-func groupDeleting(g *AttachmentGroup) *bool             { return &g.Deleting }
-
-func (s *Server) finishRuleInsert(tx *store.Tx, op operations.Operation) error {
-	return finishInsert(tx, s.tables.ForwardingRules, op.Target, "forwarding rule", rulePending)
+func (s *Server) finishRuleInsert(tx *store.Tx, op operations.Record) error {
+	return finishInsert(tx, s.tables.rules, op.Op.TargetLink, "forwarding rule")
 }
 
-func (s *Server) finishRuleDelete(tx *store.Tx, op operations.Operation) error {
-	_, _, err := s.tables.ForwardingRules.Delete(tx, op.Target)
-	return err
+func (s *Server) finishRuleDelete(tx *store.Tx, op operations.Record) error {
+	s.tables.rules.Delete(tx, op.Op.TargetLink)
+	return nil
 }
 
 // checkRequestID accepts a missing requestId or a UUID other than the nil UUID, and
@@ -281,92 +265,64 @@ func checkRequestID(id *gen.RequestIdQuery) (string, error) {
 	return s, nil
 }
 
-// ruleFromRequest checks an insert body and builds the rule it asks for (without id or
-// creation time); output-only members are ignored. Inserts and the seed share it.
-func ruleFromRequest(project string, b gen.ForwardingRule) (ForwardingRule, error) {
+// newRule checks an insert body and makes the rule it asks for in project, with the id
+// and creation time given: the body is the rule, every member it gives kept, and the
+// members the server sets filled in (the defaults, the normalized port range, the
+// fingerprints); members a client sends back from a read are ignored. It has no IPAddress
+// when the body gives none: the caller assigns one. Inserts and the seed share it.
+func newRule(project string, b gen.ForwardingRule, id string, created time.Time) (gen.ForwardingRule, error) {
 	if err := checkName(b.Name); err != nil {
-		return ForwardingRule{}, err
+		return b, err
 	}
-	labels := map[string]string(deref(b.Labels))
+	labels := labelsOf(b.Labels)
 	if err := validateLabels(labels); err != nil {
-		return ForwardingRule{}, err
+		return b, err
 	}
 	if err := checkGlobalRule(b); err != nil {
-		return ForwardingRule{}, err
+		return b, err
 	}
 	portRange, err := normalizePortRange(deref(b.PortRange))
 	if err != nil {
-		return ForwardingRule{}, err
+		return b, err
 	}
-	r := ForwardingRule{
-		Project: project, Name: b.Name, Description: deref(b.Description), IPAddress: deref(b.IPAddress),
-		PortRange: portRange, Target: deref(b.Target), Network: deref(b.Network),
-		IPProtocol: "TCP", LoadBalancingScheme: "EXTERNAL", IPVersion: "IPV4", NetworkTier: "PREMIUM", Labels: labels,
-		Subnetwork: deref(b.Subnetwork), BackendService: deref(b.BackendService), IPCollection: deref(b.IpCollection),
-		AllowPscGlobalAccess: deref(b.AllowPscGlobalAccess), NoAutomateDNSZone: deref(b.NoAutomateDnsZone),
-		MigrationState: string(deref(b.ExternalManagedBackendBucketMigrationState)), MigrationPercentage: b.ExternalManagedBackendBucketMigrationTestingPercentage,
-		MetadataFilters: keepJSON(b.MetadataFilters), ServiceDirectoryRegistrations: keepJSON(b.ServiceDirectoryRegistrations),
+	r := b
+	// Members of regional products only, accepted when empty or false (checkGlobalRule), and
+	// output members of products not modelled, which a rule here never has.
+	r.Ports, r.AllPorts, r.AllowGlobalAccess, r.SourceIpRanges, r.ServiceLabel, r.IsMirroringCollector = nil, nil, nil, nil, nil, nil
+	r.AttachedExtensions, r.BaseForwardingRule, r.PscConnectionId, r.PscConnectionStatus, r.Region, r.ServiceName = nil, nil, nil, nil, nil, nil
+	r.Kind, r.Id, r.CreationTimestamp = ptr("compute#forwardingRule"), &id, ptr(timestamp(created))
+	r.SelfLink, r.SelfLinkWithId = ptr(rulePath(project, b.Name)), ptr(rulePath(project, id))
+	r.PortRange = optional(portRange)
+	unsetEmpty(&r.Description, &r.Target, &r.Network, &r.Subnetwork, &r.BackendService, &r.IpCollection, &r.IPAddress)
+	for _, m := range []**bool{&r.AllowPscGlobalAccess, &r.NoAutomateDnsZone} {
+		if !deref(*m) {
+			*m = nil
+		}
 	}
-	if b.IPProtocol != nil {
-		r.IPProtocol = string(*b.IPProtocol)
-	}
-	if b.LoadBalancingScheme != nil {
-		r.LoadBalancingScheme = string(*b.LoadBalancingScheme)
-	}
-	if b.IpVersion != nil {
-		r.IPVersion = string(*b.IpVersion)
-	}
+	r.IPProtocol = orDefault(r.IPProtocol, gen.ForwardingRuleIPProtocolTCP)
+	r.LoadBalancingScheme = orDefault(r.LoadBalancingScheme, gen.ForwardingRuleLoadBalancingSchemeEXTERNAL)
+	r.IpVersion = orDefault(r.IpVersion, gen.ForwardingRuleIpVersionIPV4)
+	r.NetworkTier = orDefault(r.NetworkTier, gen.ForwardingRuleNetworkTierPREMIUM)
+	r.Labels = (*gen.Labels)(&labels)
+	r.LabelFingerprint, r.Fingerprint = labelFingerprint(labels, 0), firstFingerprint("forwardingRule", id)
 	return r, nil
 }
 
-// renderRule is the wire form of a rule. Members of products understudy does not model
-// (PSC connections, attached extensions, internal service names) are absent, as on a rule
-// that does not use them.
-func (s *Server) renderRule(ctx context.Context, r ForwardingRule) gen.ForwardingRule {
-	labels := gen.Labels(r.Labels)
-	if labels == nil {
-		labels = gen.Labels{}
+// orDefault is p, or a pointer to def when p is nil.
+func orDefault[T any](p *T, def T) *T {
+	if p == nil {
+		return &def
 	}
-	out := gen.ForwardingRule{
-		Kind: ptr("compute#forwardingRule"), Id: &r.ID, Name: r.Name, CreationTimestamp: ptr(timestamp(r.Created)),
-		SelfLink: ptr(s.link(ctx, rulePath(r.Project, r.Name))), SelfLinkWithId: ptr(s.link(ctx, rulePath(r.Project, r.ID))),
-		Description: optional(r.Description),
-		IPAddress:   &r.IPAddress, IPProtocol: ptr(gen.ForwardingRuleIPProtocol(r.IPProtocol)), PortRange: optional(r.PortRange),
-		Target: optional(r.Target), Network: optional(r.Network), Subnetwork: optional(r.Subnetwork),
-		BackendService: optional(r.BackendService), IpCollection: optional(r.IPCollection),
-		LoadBalancingScheme: ptr(gen.ForwardingRuleLoadBalancingScheme(r.LoadBalancingScheme)), IpVersion: ptr(gen.ForwardingRuleIpVersion(r.IPVersion)),
-		NetworkTier: ptr(gen.ForwardingRuleNetworkTier(r.NetworkTier)),
-		Labels:      &labels, LabelFingerprint: labelFingerprint(r.Labels, r.LabelGeneration), Fingerprint: ruleFingerprint(r),
-		MetadataFilters:               fromJSON[[]gen.MetadataFilter](r.MetadataFilters),
-		ServiceDirectoryRegistrations: fromJSON[[]gen.ForwardingRuleServiceDirectoryRegistration](r.ServiceDirectoryRegistrations),
-		ExternalManagedBackendBucketMigrationTestingPercentage: r.MigrationPercentage,
-	}
-	if r.AllowPscGlobalAccess {
-		out.AllowPscGlobalAccess = &r.AllowPscGlobalAccess
-	}
-	if r.NoAutomateDNSZone {
-		out.NoAutomateDnsZone = &r.NoAutomateDNSZone
-	}
-	if r.MigrationState != "" {
-		out.ExternalManagedBackendBucketMigrationState = ptr(gen.ForwardingRuleExternalManagedBackendBucketMigrationState(r.MigrationState))
-	}
-	return out
+	return p
 }
 
-// ruleFingerprint is the rule's whole-resource fingerprint, "a hash of the contents": it is
-// derived from every stored member (labels and the generation counters included), so any
-// change of the rule changes it (patch, setTarget, setLabels), nothing else does, and a
-// change undone (A, B, A again) still yields a new value, as optimistic locking needs.
-func ruleFingerprint(r ForwardingRule) []byte {
-	// What is not content, or is content in two spellings (no labels), is left out, so that
-	// a rule exported and loaded back has the fingerprint it had.
-	r.Pending, r.Deleting, r.Created = false, false, time.Time{}
-	if len(r.Labels) == 0 {
-		r.Labels = nil
-	}
-	b, _ := json.Marshal(r) // a plain struct: it always encodes, maps in key order
-	sum := sha256.Sum256(append([]byte("forwardingRule|"), b...))
-	return sum[:8]
+// rule is the rule as a read returns it: its links URLs. Members of products understudy
+// does not model (PSC connections, attached extensions, internal service names) are
+// absent, as on a rule that does not use them.
+func (l links) rule(r gen.ForwardingRule) gen.ForwardingRule {
+	l.set(&r.SelfLink)
+	l.set(&r.SelfLinkWithId)
+	return r
 }
 
 // ephemeralIP is the address of a rule inserted without one.
@@ -376,9 +332,20 @@ func (s *Server) ephemeralIP() string {
 	return fmt.Sprintf("34.%d.%d.%d", 64+b[0]%64, b[1], 1+b[2]%254)
 }
 
+// unsetEmpty leaves out the text members given as "", as the real service shows them.
+func unsetEmpty(members ...**string) {
+	for _, m := range members {
+		if *m != nil && **m == "" {
+			*m = nil
+		}
+	}
+}
+
+// optional is s, or nil for "" (absent, as the APIs show an empty text member). It
+// allocates only for a text it keeps.
 func optional(s string) *string {
 	if s == "" {
 		return nil
 	}
-	return &s
+	return ptr(s)
 }

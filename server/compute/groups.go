@@ -4,14 +4,18 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
+	"slices"
 	"sort"
-	"strings"
+	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
 	"github.com/understudy-dev/understudy/internal/sla"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 const (
@@ -33,7 +37,7 @@ func (s *Server) InterconnectAttachmentGroupsInsert(ctx context.Context, req gen
 		return nil, err
 	}
 	b := *req.Body
-	g, err := groupFromRequest(req.Project, b)
+	g, err := newGroup(req.Project, b, s.newID(), s.cfg.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -41,23 +45,24 @@ func (s *Server) InterconnectAttachmentGroupsInsert(ctx context.Context, req gen
 	if err != nil {
 		return nil, err
 	}
-	g.ID, g.Created, g.Pending = s.newID(), s.cfg.Now(), !s.ops.FinishesAtAccept()
-	key := g.Key()
+	pending := !s.ops.FinishesAtAccept()
 	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
-		if _, taken := s.tables.Groups.Get(tx, key); taken {
-			return operations.Start{}, alreadyExists(groupPath(g.Project, g.Name))
+		path := *g.SelfLink
+		if _, taken := s.tables.groups.Get(tx, path); taken {
+			return operations.Start{}, alreadyExists(path)
 		}
-		start := operations.Start{Kind: kindGroupInsert, OperationType: "insert", Target: key, TargetID: g.ID, Settled: !g.Pending}
-		keys, failure := s.checkAttachments(tx, g, urls)
+		start := operations.Start{OperationType: "insert", TargetLink: path, TargetID: *g.Id, Settled: !pending}
+		held, failure := s.checkAttachments(tx, req.Project, g.Name, urls)
 		if failure != nil {
 			start.Failure = failure
 			return start, nil
 		}
-		g.Attachments, g.AttachmentURLs = keys, urls
-		if err := s.claim(tx, g, nil); err != nil {
+		rec := GroupRecord{Group: g, Lifecycle: s.born(tx, pending)}
+		rec.Group.Attachments = attachmentEntries(held)
+		if err := s.claim(tx, path, held, nil); err != nil {
 			return start, err
 		}
-		return start, s.tables.Groups.Put(tx, key, g)
+		return start, s.tables.groups.Put(tx, path, rec)
 	})
 	if err != nil {
 		return nil, err
@@ -65,28 +70,57 @@ func (s *Server) InterconnectAttachmentGroupsInsert(ctx context.Context, req gen
 	return gen.InterconnectAttachmentGroupsInsert200JSONResponse(s.renderOperation(ctx, op)), nil
 }
 
-// groupFromRequest checks an insert body's name and intent and builds the group it asks
-// for (without id, creation time or attachments): inserts and the seed share it.
-func groupFromRequest(project string, b gen.InterconnectAttachmentGroup) (AttachmentGroup, error) {
+// newGroup checks an insert body's name and intent and makes the group it asks for in
+// project, with the id and creation time given, but without its attachments (which the
+// caller checks and claims): the body is the group, and the members the server sets are
+// filled in. Inserts and the seed share it.
+func newGroup(project string, b gen.InterconnectAttachmentGroup, id string, created time.Time) (gen.InterconnectAttachmentGroup, error) {
 	if err := checkName(b.Name); err != nil {
-		return AttachmentGroup{}, err
+		return b, err
 	}
 	if err := checkIntent(string(b.Intent.AvailabilitySla)); err != nil {
-		return AttachmentGroup{}, err
+		return b, err
 	}
-	return AttachmentGroup{Project: project, Name: b.Name, Description: deref(b.Description),
-		Intent: string(b.Intent.AvailabilitySla), InterconnectGroup: deref(b.InterconnectGroup)}, nil
+	g := b
+	// Derived when the group is read (its analysis), or checked and set by the caller.
+	g.Configured, g.LogicalStructure, g.Attachments = nil, nil, nil
+	g.Kind, g.Id, g.CreationTimestamp = ptr("compute#interconnectAttachmentGroup"), &id, ptr(timestamp(created))
+	g.SelfLink, g.Etag = ptr(groupPath(project, b.Name)), ptr(firstEtag("interconnectAttachmentGroup", id))
+	unsetEmpty(&g.Description, &g.InterconnectGroup)
+	return g, nil
+}
+
+// attachmentEntries are a group's attachments as it keeps them, from the paths of the
+// attachments it holds by key (nil for none).
+func attachmentEntries(held map[string]string) map[string]gen.InterconnectAttachmentGroupAttachment {
+	if len(held) == 0 {
+		return nil
+	}
+	out := make(map[string]gen.InterconnectAttachmentGroupAttachment, len(held))
+	for k, path := range held {
+		out[k] = gen.InterconnectAttachmentGroupAttachment{Attachment: ptr(path)}
+	}
+	return out
+}
+
+// heldBy are the paths of the attachments a group holds, by key.
+func heldBy(g gen.InterconnectAttachmentGroup) map[string]string {
+	out := make(map[string]string, len(g.Attachments))
+	for k, a := range g.Attachments {
+		out[k] = deref(a.Attachment)
+	}
+	return out
 }
 
 // InterconnectAttachmentGroupsGet reads a group, with its analysis as of now.
 func (s *Server) InterconnectAttachmentGroupsGet(ctx context.Context, req gen.InterconnectAttachmentGroupsGetRequestObject) (gen.InterconnectAttachmentGroupsGetResponseObject, error) {
 	var out gen.InterconnectAttachmentGroup
-	err := s.db.View(func(tx *store.Tx) error {
-		g, err := s.readableGroup(tx, req.Project, req.InterconnectAttachmentGroup)
+	err := s.db.View(ctx, func(tx *store.Tx) error {
+		rec, err := s.readableGroup(tx, req.Project, req.InterconnectAttachmentGroup)
 		if err != nil {
 			return err
 		}
-		out = s.renderGroup(ctx, tx, g)
+		out = s.renderGroup(s.links(ctx), tx, rec.Group)
 		return nil
 	})
 	if err != nil {
@@ -103,10 +137,11 @@ func (s *Server) InterconnectAttachmentGroupsList(ctx context.Context, req gen.I
 		return nil, err
 	}
 	path := globalScope(req.Project) + "/interconnectAttachmentGroups"
-	out := gen.InterconnectAttachmentGroupList{Kind: gen.InterconnectAttachmentGroupListKindComputeInterconnectAttachmentGroup, Id: path, SelfLink: s.link(ctx, path)}
-	if err := s.db.View(func(tx *store.Tx) error {
+	l := s.links(ctx)
+	out := gen.InterconnectAttachmentGroupList{Kind: gen.InterconnectAttachmentGroupListKindComputeInterconnectAttachmentGroup, Id: path, SelfLink: l.url(path)}
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		var err error
-		out.Items, out.NextPageToken, err = listPage(tx, s.tables.GroupsByName, req.Project+"|", q, func(r AttachmentGroup) gen.InterconnectAttachmentGroup { return s.renderGroup(ctx, tx, r) })
+		out.Items, out.NextPageToken, err = listPage(tx, s.tables.groups, path+"/", q, func(r GroupRecord) gen.InterconnectAttachmentGroup { return s.renderGroup(l, tx, r.Group) })
 		return err
 	}); err != nil {
 		return nil, err
@@ -122,15 +157,15 @@ func (s *Server) InterconnectAttachmentGroupsDelete(ctx context.Context, req gen
 		return nil, err
 	}
 	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
-		g, err := s.readableGroup(tx, req.Project, req.InterconnectAttachmentGroup)
+		rec, err := s.readableGroup(tx, req.Project, req.InterconnectAttachmentGroup)
 		if err != nil {
 			return operations.Start{}, err
 		}
-		if err := beginDelete(s, tx, s.tables.Groups, g, groupPath(g.Project, g.Name), groupDeleting); err != nil {
+		path := *rec.Group.SelfLink
+		if err := beginDelete(s, tx, s.tables.groups, path, rec); err != nil {
 			return operations.Start{}, err
 		}
-		return operations.Start{Kind: kindGroupDelete, OperationType: "delete", Target: g.Key(),
-			TargetID: g.ID}, nil
+		return operations.Start{OperationType: "delete", TargetLink: path, TargetID: *rec.Group.Id}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -142,18 +177,18 @@ func (s *Server) InterconnectAttachmentGroupsDelete(ctx context.Context, req gen
 // active attachments (admin-disabled ones, or ones on a disabled interconnect, are inactive).
 func (s *Server) InterconnectAttachmentGroupsGetOperationalStatus(ctx context.Context, req gen.InterconnectAttachmentGroupsGetOperationalStatusRequestObject) (gen.InterconnectAttachmentGroupsGetOperationalStatusResponseObject, error) {
 	var out gen.InterconnectAttachmentGroupsGetOperationalStatusResponseBody
-	err := s.db.View(func(tx *store.Tx) error {
-		g, err := s.readableGroup(tx, req.Project, req.InterconnectAttachmentGroup)
+	err := s.db.View(ctx, func(tx *store.Tx) error {
+		rec, err := s.readableGroup(tx, req.Project, req.InterconnectAttachmentGroup)
 		if err != nil {
 			return err
 		}
-		inputs := s.slaInputs(ctx, tx, g)
-		intent, atts := sla.Level(g.Intent), plain(inputs)
+		g := rec.Group
+		inputs := s.slaInputs(s.links(ctx), tx, g)
+		intent, atts := sla.Level(g.Intent.AvailabilitySla), plain(inputs)
 		configured, operational := renderAnalysis(sla.Analyze(intent, atts)), renderAnalysis(sla.Operational(intent, atts))
 		result := gen.InterconnectAttachmentGroupsOperationalStatus{
 			GroupStatus: gen.InterconnectAttachmentGroupsOperationalStatusGroupStatus(sla.GroupStatus(atts)),
-			Intent:      gen.InterconnectAttachmentGroupIntent{AvailabilitySla: gen.InterconnectAttachmentGroupIntentAvailabilitySla(g.Intent)},
-			Configured:  &configured, Operational: &operational,
+			Intent:      g.Intent, Configured: &configured, Operational: &operational,
 		}
 		for _, in := range inputs {
 			status := gen.InterconnectAttachmentGroupsOperationalStatusAttachmentStatus{
@@ -177,15 +212,13 @@ func (s *Server) InterconnectAttachmentGroupsGetOperationalStatus(ctx context.Co
 	return gen.InterconnectAttachmentGroupsGetOperationalStatus200JSONResponse(out), nil
 }
 
-func (s *Server) readableGroup(tx *store.Tx, project, nameOrID string) (AttachmentGroup, error) {
-	g, ok := s.tables.Groups.Get(tx, project+"|"+nameOrID)
-	if !ok {
-		_, g, ok = s.tables.GroupID.Get(tx, project+"|"+nameOrID)
-	}
-	if !ok || g.Pending {
-		return g, notFound(groupPath(project, nameOrID))
-	}
-	return g, nil
+// readableGroup and changeableGroup find a group by name or id (see readable).
+func (s *Server) readableGroup(tx *store.Tx, project, nameOrID string) (GroupRecord, error) {
+	return readable(tx, s.tables.groups, s.tables.groupID, groupPath(project, nameOrID))
+}
+
+func (s *Server) changeableGroup(tx *store.Tx, project, nameOrID string) (GroupRecord, error) {
+	return changeable(tx, s.tables.groups, s.tables.groupID, groupPath(project, nameOrID))
 }
 
 func checkIntent(level string) error {
@@ -216,47 +249,43 @@ func attachmentURLs(project string, m map[string]gen.InterconnectAttachmentGroup
 	return out, nil
 }
 
-// checkAttachments decides, inside the accept transaction, whether group g may hold the
-// attachments named by urls: their keys, or the failure its operation must end with.
-func (s *Server) checkAttachments(tx *store.Tx, g AttachmentGroup, urls map[string]string) (map[string]string, *operations.Failure) {
+// checkAttachments decides, inside the accept transaction, whether the group named group
+// of project may hold the attachments named by urls: their paths by key, or the failure
+// its operation must end with.
+func (s *Server) checkAttachments(tx *store.Tx, project, group string, urls map[string]string) (map[string]string, *operations.Failure) {
 	if len(urls) > s.cfg.AttachmentsPerGroup {
 		return nil, quotaExceeded(s.cfg.AttachmentsPerGroup, len(urls))
 	}
 	if len(urls) == 0 {
 		return nil, nil
 	}
-	userKeys := make([]string, 0, len(urls))
-	for k := range urls {
-		userKeys = append(userKeys, k)
-	}
-	sort.Strings(userKeys)
-	keys := make(map[string]string, len(urls))
-	for _, k := range userKeys {
-		r, _ := parseRef(urls[k], "interconnectAttachments", g.Project)
-		key := AttachmentKey(r.Project, r.Region, r.Name)
-		a, ok := s.tables.Attachments.Get(tx, key)
-		if r.Project != g.Project || !ok || a.Pending {
-			return nil, &operations.Failure{HTTPStatus: 404, HTTPMessage: "NOT FOUND", Errors: []operations.ErrorItem{{
-				Code: "RESOURCE_NOT_FOUND", Message: fmt.Sprintf("The resource '%s' was not found", attachmentPath(r.Project, r.Region, r.Name))}}}
+	self := groupPath(project, group)
+	held := make(map[string]string, len(urls))
+	for _, k := range slices.Sorted(maps.Keys(urls)) {
+		r, _ := parseRef(urls[k], "interconnectAttachments", project)
+		path := attachmentPath(r.Project, r.Region, r.Name)
+		rec, ok := s.tables.attachments.Get(tx, path)
+		if r.Project != project || !ok || rec.Pending {
+			return nil, &operations.Failure{HTTPStatus: 404, HTTPMessage: "NOT FOUND", Errors: []gen.OperationErrorItem{{
+				Code: "RESOURCE_NOT_FOUND", Message: ptr(fmt.Sprintf("The resource '%s' was not found", path))}}}
 		}
-		if a.Deleting {
-			return nil, &operations.Failure{HTTPStatus: 400, HTTPMessage: "BAD REQUEST", Errors: []operations.ErrorItem{{
-				Code: "RESOURCE_NOT_READY", Location: "resource.attachments." + k,
-				Message: fmt.Sprintf("The resource '%s' is not ready", attachmentPath(r.Project, r.Region, r.Name))}}}
+		if rec.Deleting {
+			return nil, &operations.Failure{HTTPStatus: 400, HTTPMessage: "BAD REQUEST", Errors: []gen.OperationErrorItem{{
+				Code: "RESOURCE_NOT_READY", Location: ptr("resource.attachments." + k),
+				Message: ptr(fmt.Sprintf("The resource '%s' is not ready", path))}}}
 		}
-		if (a.Group != "" && a.Group != g.Name) || hasValue(keys, key) {
-			holder := a.Group
-			if holder == "" || holder == g.Name {
-				holder = g.Name // the same attachment twice in one group
+		holder := deref(rec.Attachment.AttachmentGroup)
+		if (holder != "" && holder != self) || hasValue(held, path) {
+			if holder == "" || holder == self {
+				holder = self // the same attachment twice in one group
 			}
-			return nil, &operations.Failure{HTTPStatus: 400, HTTPMessage: "BAD REQUEST", Errors: []operations.ErrorItem{{
-				Code: "RESOURCE_IN_USE_BY_ANOTHER_RESOURCE", Location: "resource.attachments." + k,
-				Message: fmt.Sprintf("The interconnectAttachment resource '%s' is already being used by '%s'",
-					attachmentPath(r.Project, r.Region, r.Name), groupPath(g.Project, holder))}}}
+			return nil, &operations.Failure{HTTPStatus: 400, HTTPMessage: "BAD REQUEST", Errors: []gen.OperationErrorItem{{
+				Code: "RESOURCE_IN_USE_BY_ANOTHER_RESOURCE", Location: ptr("resource.attachments." + k),
+				Message: ptr(fmt.Sprintf("The interconnectAttachment resource '%s' is already being used by '%s'", path, holder))}}}
 		}
-		keys[k] = key
+		held[k] = path
 	}
-	return keys, nil
+	return held, nil
 }
 
 // hasValue reports whether v is one of m's values: for the few attachments a group holds,
@@ -271,67 +300,64 @@ func hasValue(m map[string]string, v string) bool {
 }
 
 func quotaExceeded(limit, got int) *operations.Failure {
-	return &operations.Failure{HTTPStatus: 403, HTTPMessage: "FORBIDDEN", Errors: []operations.ErrorItem{{
+	return &operations.Failure{HTTPStatus: 403, HTTPMessage: "FORBIDDEN", Errors: []gen.OperationErrorItem{{
 		Code:    "QUOTA_EXCEEDED",
-		Message: fmt.Sprintf("Quota 'INTERCONNECT_ATTACHMENTS_PER_GROUP' exceeded.  Limit: %d.0 globally.", limit),
-		Details: []map[string]any{
-			{"errorInfo": map[string]any{"reason": "QUOTA_EXCEEDED", "domain": "compute.googleapis.com",
-				"metadatas": map[string]string{"quotaResource": "INTERCONNECT_ATTACHMENTS_PER_GROUP", "quotaLimit": fmt.Sprint(limit), "requested": fmt.Sprint(got)}}},
-			{"quotaInfo": map[string]any{"metricName": "compute.googleapis.com/interconnect_attachments_per_group",
-				"limitName": "INTERCONNECT-ATTACHMENTS-PER-GROUP-per-group", "dimensions": map[string]string{"global": "global"}, "limit": limit}},
+		Message: ptr(fmt.Sprintf("Quota 'INTERCONNECT_ATTACHMENTS_PER_GROUP' exceeded.  Limit: %d.0 globally.", limit)),
+		ErrorDetails: []gen.OperationErrorDetail{
+			{ErrorInfo: &gen.ErrorInfo{Reason: ptr("QUOTA_EXCEEDED"), Domain: ptr("compute.googleapis.com"),
+				Metadatas: map[string]string{"quotaResource": "INTERCONNECT_ATTACHMENTS_PER_GROUP", "quotaLimit": fmt.Sprint(limit), "requested": fmt.Sprint(got)}}},
+			{QuotaInfo: &gen.QuotaExceededInfo{MetricName: ptr("compute.googleapis.com/interconnect_attachments_per_group"),
+				LimitName: ptr("INTERCONNECT-ATTACHMENTS-PER-GROUP-per-group"), Dimensions: map[string]string{"global": "global"}, Limit: ptr(float64(limit))}},
 		},
 	}}}
 }
 
-// claim marks g's attachments as held by it and releases those in previous that it no
-// longer holds; each touched attachment's generation moves, so etags change.
-func (s *Server) claim(tx *store.Tx, g AttachmentGroup, previous map[string]string) error {
+// claim marks the attachments of held (paths by key) as held by the group at group, and
+// releases those of previous that it no longer holds.
+func (s *Server) claim(tx *store.Tx, group string, held, previous map[string]string) error {
 	keep := map[string]bool{}
-	for _, key := range g.Attachments {
-		keep[key] = true
+	for _, path := range held {
+		keep[path] = true
 	}
-	for _, key := range previous {
-		if keep[key] {
+	for _, path := range previous {
+		if keep[path] {
 			continue
 		}
-		if a, ok := s.tables.Attachments.Get(tx, key); ok && a.Group == g.Name {
-			a.Group, a.Generation = "", a.Generation+1
-			if err := s.tables.Attachments.Put(tx, key, a); err != nil {
+		if rec, ok := s.tables.attachments.Get(tx, path); ok && deref(rec.Attachment.AttachmentGroup) == group {
+			rec.Attachment.AttachmentGroup = nil
+			if err := s.tables.attachments.Put(tx, path, rec); err != nil {
 				return err
 			}
 		}
 	}
-	for key := range keep {
-		a, ok := s.tables.Attachments.Get(tx, key)
-		if !ok || a.Group == g.Name {
+	for path := range keep {
+		rec, ok := s.tables.attachments.Get(tx, path)
+		if !ok || deref(rec.Attachment.AttachmentGroup) == group {
 			continue
 		}
-		a.Group, a.Generation = g.Name, a.Generation+1
-		if err := s.tables.Attachments.Put(tx, key, a); err != nil {
+		rec.Attachment.AttachmentGroup = &group
+		if err := s.tables.attachments.Put(tx, path, rec); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *Server) finishGroupInsert(tx *store.Tx, op operations.Operation) error {
-	return finishInsert(tx, s.tables.Groups, op.Target, "attachment group", groupPending)
+func (s *Server) finishGroupInsert(tx *store.Tx, op operations.Record) error {
+	return finishInsert(tx, s.tables.groups, op.Op.TargetLink, "attachment group")
 }
 
-func (s *Server) finishGroupDelete(tx *store.Tx, op operations.Operation) error {
-	g, ok := s.tables.Groups.Get(tx, op.Target)
+func (s *Server) finishGroupDelete(tx *store.Tx, op operations.Record) error {
+	rec, ok := s.tables.groups.Get(tx, op.Op.TargetLink)
 	if !ok {
 		return nil // nothing left to delete
 	}
-	released := g
-	released.Attachments = nil
-	if err := s.claim(tx, released, g.Attachments); err != nil {
+	if err := s.claim(tx, op.Op.TargetLink, nil, heldBy(rec.Group)); err != nil {
 		return err
 	}
-	if _, _, err := s.tables.Groups.Delete(tx, op.Target); err != nil {
-		return err
-	}
-	return s.dropPolicy(tx, g.Project, "interconnectAttachmentGroups", g.ID)
+	s.tables.groups.Delete(tx, op.Op.TargetLink)
+	s.tables.policies.Delete(tx, withID(op.Op.TargetLink, *rec.Group.Id))
+	return nil
 }
 
 // slaInput is an attachment as the analysis sees it, plus what the status report needs.
@@ -342,17 +368,18 @@ type slaInput struct {
 
 // slaInputs describes g's attachments for the analysis: where each is, and whether it is
 // active (admin-enabled, on an admin-enabled interconnect). Sorted by URL.
-func (s *Server) slaInputs(ctx context.Context, tx *store.Tx, g AttachmentGroup) []slaInput {
+func (s *Server) slaInputs(l links, tx *store.Tx, g gen.InterconnectAttachmentGroup) []slaInput {
 	var out []slaInput
-	for _, key := range g.Attachments {
-		a, ok := s.tables.Attachments.Get(tx, key)
+	for _, path := range heldBy(g) {
+		rec, ok := s.tables.attachments.Get(tx, path)
 		if !ok {
 			continue
 		}
-		in := slaInput{Attachment: sla.Attachment{URL: s.link(ctx, attachmentPath(a.Project, a.Region, a.Name)), Region: a.Region}, adminEnabled: a.AdminEnabled}
-		if l, ic, ok := s.attachmentLocation(tx, a); ok {
-			in.Metro, in.Facility, in.Zone = l.Metro, l.Facility(), l.Zone
-			in.Active = a.AdminEnabled && ic.AdminEnabled && !a.CircuitDown && !ic.CircuitDown
+		a := rec.Attachment
+		in := slaInput{Attachment: sla.Attachment{URL: l.url(path), Region: regionOf(path)}, adminEnabled: deref(a.AdminEnabled)}
+		if loc, ic, ok := s.attachmentLocation(tx, a); ok {
+			in.Metro, in.Facility, in.Zone = loc.Metro, loc.Facility(), loc.Zone
+			in.Active = in.adminEnabled && deref(ic.Interconnect.AdminEnabled) && !rec.CircuitDown && !ic.CircuitDown
 		}
 		out = append(out, in)
 	}
@@ -368,43 +395,55 @@ func plain(in []slaInput) []sla.Attachment {
 	return out
 }
 
-// groupEtag changes whenever the group or one of its attachments changes.
-func (s *Server) groupEtag(tx *store.Tx, g AttachmentGroup) string {
+// groupEtag is the etag a group is read with: its own version (the etag it keeps), and the
+// state of each attachment it holds and of their interconnects, which its operational
+// status shows. It changes whenever one of them changes.
+func (s *Server) groupEtag(tx *store.Tx, g gen.InterconnectAttachmentGroup) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s|%s|%d", g.Key(), g.ID, g.Generation)
-	keys := make([]string, 0, len(g.Attachments))
-	for _, k := range g.Attachments {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		a, _ := s.tables.Attachments.Get(tx, k)
-		fmt.Fprintf(h, "|%s:%d:%t:%t", k, a.Generation, a.AdminEnabled, a.CircuitDown)
-		// The interconnect's state shows in the group's operational status.
-		if ic, ok := s.tables.Interconnects.Get(tx, a.Project+"|"+a.Interconnect); ok {
-			fmt.Fprintf(h, ":%s:%d:%t", ic.ID, ic.Generation, ic.CircuitDown)
+	h.Write([]byte(deref(g.Etag)))
+	held := heldBy(g)
+	for _, k := range slices.Sorted(maps.Keys(held)) {
+		a, _ := s.tables.attachments.Get(tx, held[k])
+		fmt.Fprintf(h, "|%s|", k)
+		writeState(h, a.Attachment, a.CircuitDown)
+		if ic, ok := s.tables.interconnects.Get(tx, deref(a.Attachment.Interconnect)); ok {
+			writeState(h, ic.Interconnect, ic.CircuitDown)
 		}
 	}
 	return base64.StdEncoding.EncodeToString(h.Sum(nil)[:12])
 }
 
-func (s *Server) renderGroup(ctx context.Context, tx *store.Tx, g AttachmentGroup) gen.InterconnectAttachmentGroup {
-	kind, created, self, etag := "compute#interconnectAttachmentGroup", timestamp(g.Created), s.link(ctx, groupPath(g.Project, g.Name)), s.groupEtag(tx, g)
-	inputs := plain(s.slaInputs(ctx, tx, g))
-	configured := renderAnalysis(sla.Analyze(sla.Level(g.Intent), inputs))
+// writeState writes a resource's state to h: its JSON, and whether its circuit is down.
+func writeState(h io.Writer, resource any, circuitDown bool) {
+	_ = json.NewEncoder(h).Encode(resource) // a generated type: it always encodes
+	fmt.Fprintf(h, "%t", circuitDown)
+}
+
+// firstEtag is the version of a group of kind with the id when it is made; nextEtag the one
+// after a change from previous: every change moves it on, and never back to a value it had.
+func firstEtag(kind, id string) string {
+	return base64.StdEncoding.EncodeToString(firstFingerprint(kind, id))
+}
+
+func nextEtag(previous *string) *string {
+	return ptr(base64.StdEncoding.EncodeToString(nextFingerprint([]byte(deref(previous)), "change")))
+}
+
+// renderGroup is a group as a read returns it: its links URLs, with its analysis as of now
+// and its etag.
+func (s *Server) renderGroup(l links, tx *store.Tx, g gen.InterconnectAttachmentGroup) gen.InterconnectAttachmentGroup {
+	inputs := plain(s.slaInputs(l, tx, g))
+	configured := renderAnalysis(sla.Analyze(sla.Level(g.Intent.AvailabilitySla), inputs))
 	structure := renderStructure(sla.LogicalStructure(inputs))
-	out := gen.InterconnectAttachmentGroup{
-		Kind: &kind, Id: &g.ID, Name: g.Name, Description: optional(g.Description), SelfLink: &self, CreationTimestamp: &created,
-		Etag: &etag, Intent: gen.InterconnectAttachmentGroupIntent{AvailabilitySla: gen.InterconnectAttachmentGroupIntentAvailabilitySla(g.Intent)},
-		InterconnectGroup: optional(g.InterconnectGroup), Configured: &configured, LogicalStructure: &structure,
-		Attachments: map[string]gen.InterconnectAttachmentGroupAttachment{},
+	g.Configured, g.LogicalStructure, g.Etag = &configured, &structure, ptr(s.groupEtag(tx, g))
+	l.set(&g.SelfLink)
+	entries := make(map[string]gen.InterconnectAttachmentGroupAttachment, len(g.Attachments))
+	for k, a := range g.Attachments {
+		l.set(&a.Attachment)
+		entries[k] = a
 	}
-	for userKey, key := range g.Attachments {
-		parts := strings.SplitN(key, "|", 3)
-		u := s.link(ctx, attachmentPath(parts[0], parts[1], parts[2]))
-		out.Attachments[userKey] = gen.InterconnectAttachmentGroupAttachment{Attachment: &u}
-	}
-	return out
+	g.Attachments = entries
+	return g
 }
 
 func renderAnalysis(a sla.Analysis) gen.InterconnectAttachmentGroupConfigured {

@@ -11,7 +11,7 @@ import (
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // maskFields maps the updateMask paths we accept (camelCase and snake_case) to a field.
@@ -73,13 +73,12 @@ func (s *Server) InterconnectAttachmentGroupsPatch(ctx context.Context, req gen.
 		return nil, err
 	}
 	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
-		g, err := s.readableGroup(tx, req.Project, req.InterconnectAttachmentGroup)
+		rec, err := s.changeableGroup(tx, req.Project, req.InterconnectAttachmentGroup)
 		if err != nil {
 			return operations.Start{}, err
 		}
-		if g.Deleting {
-			return operations.Start{}, notReady(groupPath(g.Project, g.Name))
-		}
+		g := rec.Group
+		path := *g.SelfLink
 		// Compared with the group found, which the path may name by its number.
 		if name := given(b.Name); name != "" && name != g.Name {
 			return operations.Start{}, invalidField("resource.name", fmt.Sprintf("Invalid value for field 'resource.name': '%s'. The name of a group cannot change.", name))
@@ -91,21 +90,21 @@ func (s *Server) InterconnectAttachmentGroupsPatch(ctx context.Context, req gen.
 			return operations.Start{}, &Error{Status: http.StatusPreconditionFailed, Reason: "conditionNotMet",
 				Message: "Etag either invalid or resource has changed", Location: "resource.etag"}
 		}
-		start := operations.Start{OperationType: "patch", Done: true, TargetLink: s.link(ctx, groupPath(g.Project, g.Name)), TargetID: g.ID}
+		start := operations.Start{OperationType: "patch", Done: true, TargetLink: path, TargetID: *g.Id}
+		previous := heldBy(g)
 		next := g
-		next.AttachmentURLs = mergeAttachments(g.AttachmentURLs, urls, removed, mask, b.Attachments.IsNull())
 		applyScalars(&next, b, mask)
-		keys, failure := s.checkAttachments(tx, next, next.AttachmentURLs)
+		held, failure := s.checkAttachments(tx, req.Project, g.Name, mergeAttachments(previous, urls, removed, mask, b.Attachments.IsNull()))
 		if failure != nil {
 			start.Failure = failure
 			return start, nil
 		}
-		next.Attachments = keys
-		next.Generation++
-		if err := s.claim(tx, next, g.Attachments); err != nil {
+		next.Attachments, next.Etag = attachmentEntries(held), nextEtag(g.Etag)
+		if err := s.claim(tx, path, held, previous); err != nil {
 			return start, err
 		}
-		return start, s.tables.Groups.Put(tx, next.Key(), next)
+		rec.Group = next
+		return start, s.tables.groups.Put(tx, path, rec)
 	})
 	if err != nil {
 		return nil, err
@@ -115,12 +114,12 @@ func (s *Server) InterconnectAttachmentGroupsPatch(ctx context.Context, req gen.
 
 // checkBlankEntries refuses attachment entries without an attachment that would not leave
 // an entry of g as it is: a new key, or any key when updateMask replaces the whole map.
-func checkBlankEntries(g AttachmentGroup, blank []string, mask map[string]bool) error {
+func checkBlankEntries(g gen.InterconnectAttachmentGroup, blank []string, mask map[string]bool) error {
 	if len(mask) > 0 && !mask["attachments"] {
 		return nil // the mask leaves attachments alone
 	}
 	for _, k := range blank {
-		if _, kept := g.AttachmentURLs[k]; !kept || mask["attachments"] {
+		if _, kept := g.Attachments[k]; !kept || mask["attachments"] {
 			return attachmentRequired(k)
 		}
 	}
@@ -177,7 +176,7 @@ func mergeAttachments(current, sent map[string]string, removed []string, mask ma
 }
 
 // applyScalars sets description, intent and interconnectGroup from a patch body.
-func applyScalars(g *AttachmentGroup, b gen.InterconnectAttachmentGroupPatch, mask map[string]bool) {
+func applyScalars(g *gen.InterconnectAttachmentGroup, b gen.InterconnectAttachmentGroupPatch, mask map[string]bool) {
 	set := func(field string, present bool) bool {
 		if len(mask) > 0 {
 			return mask[field]
@@ -185,13 +184,13 @@ func applyScalars(g *AttachmentGroup, b gen.InterconnectAttachmentGroupPatch, ma
 		return present
 	}
 	if set("description", b.Description.IsSpecified()) {
-		g.Description = given(b.Description)
+		g.Description = optional(given(b.Description))
 	}
 	if intent, err := b.Intent.Get(); set("intent", b.Intent.IsSpecified()) && err == nil {
-		g.Intent = string(intent.AvailabilitySla)
+		g.Intent = intent
 	}
 	if set("interconnectGroup", b.InterconnectGroup.IsSpecified()) {
-		g.InterconnectGroup = given(b.InterconnectGroup)
+		g.InterconnectGroup = optional(given(b.InterconnectGroup))
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // The IAM methods of attachment groups and interconnect groups: a policy stored per
@@ -23,48 +23,55 @@ import (
 // emptyPolicyEtag is the etag IAM gives a policy that was never set ("ACAB").
 var emptyPolicyEtag = []byte{0x00, 0x20, 0x01}
 
-// policyOf is the resource's policy, the empty one when none was set.
-func (s *Server) policyOf(tx *store.Tx, key string) IAMPolicy {
-	p, ok := s.tables.Policies.Get(tx, key)
+// policyOf is the policy stored under key, the empty one when none was set.
+func (s *Server) policyOf(tx *store.Tx, key string) gen.Policy {
+	p, ok := s.tables.policies.Get(tx, key)
 	if !ok {
-		return IAMPolicy{Resource: key, Version: 1}
+		return gen.Policy{Version: ptr(int32(1)), Etag: emptyPolicyEtag}
 	}
 	return p
 }
 
-func policyEtag(p IAMPolicy) []byte {
-	if p.Generation == 0 {
-		return emptyPolicyEtag
-	}
-	sum := sha256.Sum256([]byte(p.Resource + "|" + strconv.FormatUint(p.Generation, 10)))
+// policyEtag is the etag of a policy of the resource at key after the one whose etag was
+// previous; generatedEtag the one the count of setIamPolicy calls gave in seed files written
+// by earlier versions. Each starts BwX, as IAM's do.
+func policyEtag(key string, previous []byte) []byte {
+	sum := sha256.Sum256(append([]byte(key+"|"), previous...))
+	return iamEtag(sum)
+}
+
+func generatedEtag(key string, generation uint64) []byte {
+	return iamEtag(sha256.Sum256([]byte(key + "|" + strconv.FormatUint(generation, 10))))
+}
+
+func iamEtag(sum [32]byte) []byte {
 	etag := append([]byte{0x07, 0x05}, sum[:6]...)
-	etag[2] |= 0xc0 // so that it starts BwX, as IAM's do
+	etag[2] |= 0xc0
 	return etag
 }
 
-func policyKey(project, collection, id string) string { return project + "|" + collection + "|" + id }
-
-// dropPolicy forgets the policy of a deleted resource.
-func (s *Server) dropPolicy(tx *store.Tx, project, collection, id string) error {
-	_, _, err := s.tables.Policies.Delete(tx, policyKey(project, collection, id))
-	return err
+// policyKey is where the policy of a resource of collection with the id is kept: the
+// resource's path with its id, so that a policy does not pass to a later resource of the
+// same name.
+func policyKey(project, collection, id string) string {
+	return globalScope(project) + "/" + collection + "/" + id
 }
 
 // iamTarget finds the resource of an IAM method: its policy key, or not found.
 type iamTarget func(tx *store.Tx, project, nameOrID string) (string, error)
 
 func (s *Server) attachmentGroupTarget(tx *store.Tx, project, nameOrID string) (string, error) {
-	g, err := s.readableGroup(tx, project, nameOrID)
-	return policyKey(project, "interconnectAttachmentGroups", g.ID), err
+	rec, err := s.readableGroup(tx, project, nameOrID)
+	return policyKey(project, "interconnectAttachmentGroups", deref(rec.Group.Id)), err
 }
 
 func (s *Server) interconnectGroupTarget(tx *store.Tx, project, nameOrID string) (string, error) {
-	g, err := s.readableInterconnectGroup(tx, project, nameOrID)
-	return policyKey(project, "interconnectGroups", g.ID), err
+	rec, err := s.readableInterconnectGroup(tx, project, nameOrID)
+	return policyKey(project, "interconnectGroups", deref(rec.Group.Id)), err
 }
 
 // getPolicy reads a policy for a caller that understands requested (0, 1 or 3).
-func (s *Server) getPolicy(target iamTarget, project, resource string, requested *int32) (gen.Policy, error) {
+func (s *Server) getPolicy(ctx context.Context, target iamTarget, project, resource string, requested *int32) (gen.Policy, error) {
 	want := 0
 	if requested != nil {
 		want = int(*requested)
@@ -72,8 +79,8 @@ func (s *Server) getPolicy(target iamTarget, project, resource string, requested
 	if want != 0 && want != 1 && want != 3 {
 		return gen.Policy{}, invalidField("optionsRequestedPolicyVersion", fmt.Sprintf("Invalid value for field 'optionsRequestedPolicyVersion': '%d'. Valid values are 0, 1 and 3.", want))
 	}
-	var p IAMPolicy
-	err := s.db.View(func(tx *store.Tx) error {
+	var p gen.Policy
+	err := s.db.View(ctx, func(tx *store.Tx) error {
 		key, err := target(tx, project, resource)
 		if err != nil {
 			return err
@@ -90,34 +97,27 @@ func (s *Server) getPolicy(target iamTarget, project, resource string, requested
 // renderPolicy is p as a caller understanding version want sees it: below 3, a conditional
 // binding comes without its condition and with "_withcond_" and a hash after its role, as
 // IAM returns it, and the version is 1.
-func renderPolicy(p IAMPolicy, want int) gen.Policy {
-	version := int32(p.Version)
-	out := gen.Policy{Etag: policyEtag(p), Version: &version}
-	for _, b := range p.Bindings {
-		gb := gen.Binding{Role: ptr(b.Role), Members: slices.Clone(b.Members)}
+func renderPolicy(p gen.Policy, want int) gen.Policy {
+	if want >= 3 {
+		return p
+	}
+	bindings := make([]gen.Binding, len(p.Bindings))
+	for i, b := range p.Bindings {
 		if c := b.Condition; c != nil {
-			if want < 3 {
-				sum := sha256.Sum256([]byte(c.Title + "\x00" + c.Description + "\x00" + c.Expression))
-				gb.Role = ptr(b.Role + "_withcond_" + hex.EncodeToString(sum[:10]))
-				version = 1
-			} else {
-				gb.Condition = &gen.Expr{Title: optional(c.Title), Description: optional(c.Description), Expression: ptr(c.Expression), Location: optional(c.Location)}
-			}
+			sum := sha256.Sum256([]byte(deref(c.Title) + "\x00" + deref(c.Description) + "\x00" + deref(c.Expression)))
+			b.Role, b.Condition = ptr(deref(b.Role)+"_withcond_"+hex.EncodeToString(sum[:10])), nil
+			p.Version = ptr(int32(1))
 		}
-		out.Bindings = append(out.Bindings, gb)
+		bindings[i] = b
 	}
-	for _, a := range p.AuditConfigs {
-		ga := gen.AuditConfig{Service: ptr(a.Service)}
-		for _, l := range a.Logs {
-			ga.AuditLogConfigs = append(ga.AuditLogConfigs, gen.AuditLogConfig{LogType: ptr(gen.AuditLogConfigLogType(l.LogType)), ExemptedMembers: l.ExemptedMembers})
-		}
-		out.AuditConfigs = append(out.AuditConfigs, ga)
+	if len(bindings) > 0 {
+		p.Bindings = bindings
 	}
-	return out
+	return p
 }
 
 // setPolicy replaces a resource's policy; a given etag must be the current one.
-func (s *Server) setPolicy(target iamTarget, project, resource string, b gen.GlobalSetPolicyRequest) (gen.Policy, error) {
+func (s *Server) setPolicy(ctx context.Context, target iamTarget, project, resource string, b gen.GlobalSetPolicyRequest) (gen.Policy, error) {
 	sent := gen.Policy{Bindings: b.Bindings, Etag: b.Etag}
 	if b.Policy != nil {
 		sent = *b.Policy
@@ -134,23 +134,23 @@ func (s *Server) setPolicy(target iamTarget, project, resource string, b gen.Glo
 	if err != nil {
 		return gen.Policy{}, err
 	}
-	err = s.db.Update(func(tx *store.Tx) error {
+	err = s.db.Update(ctx, func(tx *store.Tx) error {
 		key, err := target(tx, project, resource)
 		if err != nil {
 			return err
 		}
 		current := s.policyOf(tx, key)
-		if len(sent.Etag) > 0 && string(sent.Etag) != string(policyEtag(current)) {
+		if len(sent.Etag) > 0 && string(sent.Etag) != string(current.Etag) {
 			return &Error{Status: http.StatusConflict, Reason: "aborted",
 				Message: "There were concurrent policy changes. Please retry the whole read-modify-write with exponential backoff."}
 		}
-		next.Resource, next.Generation = key, current.Generation+1
-		return s.tables.Policies.Put(tx, key, next)
+		next.Etag = policyEtag(key, current.Etag)
+		return s.tables.policies.Put(tx, key, next)
 	})
 	if err != nil {
 		return gen.Policy{}, err
 	}
-	return renderPolicy(next, 3), nil
+	return next, nil
 }
 
 // memberPattern is the principals IAM takes in a binding.
@@ -160,53 +160,52 @@ var memberPattern = regexp.MustCompile(`^(allUsers|allAuthenticatedUsers|(user|s
 var rolePattern = regexp.MustCompile(`^(roles/[A-Za-z0-9_.]+|(projects/[a-z][-a-z0-9]{4,28}[a-z0-9]|organizations/[0-9]+)/roles/[A-Za-z0-9_.]+)$`)
 
 // policyFromRequest checks a sent policy and normalizes it as IAM does: bindings of one
-// role and condition merged, members deduplicated, bindings without members dropped.
-func policyFromRequest(p gen.Policy) (IAMPolicy, error) {
-	version := 1
+// role and condition merged, members deduplicated, bindings without members dropped, and
+// the version 1 unless it is 3. Its etag is the caller's to set.
+func policyFromRequest(p gen.Policy) (gen.Policy, error) {
+	version := int32(1)
 	if p.Version != nil {
-		version = int(*p.Version)
+		version = *p.Version
 		if version != 0 && version != 1 && version != 3 {
-			return IAMPolicy{}, invalidField("policy.version", fmt.Sprintf("Invalid value for field 'policy.version': '%d'. Valid values are 0, 1 and 3.", version))
+			return gen.Policy{}, invalidField("policy.version", fmt.Sprintf("Invalid value for field 'policy.version': '%d'. Valid values are 0, 1 and 3.", version))
 		}
-		if version == 0 {
-			version = 1
-		}
+		version = max(version, 1)
 	}
-	out := IAMPolicy{Version: version}
+	out := gen.Policy{Version: &version}
 	index := map[string]int{}
 	for i, b := range p.Bindings {
 		field := fmt.Sprintf("policy.bindings[%d]", i)
 		role := deref(b.Role)
 		if role == "" {
-			return IAMPolicy{}, &Error{Status: http.StatusBadRequest, Reason: "required", Message: fmt.Sprintf("Required field '%s.role' not specified", field), Location: field + ".role"}
+			return gen.Policy{}, &Error{Status: http.StatusBadRequest, Reason: "required", Message: fmt.Sprintf("Required field '%s.role' not specified", field), Location: field + ".role"}
 		}
 		if !rolePattern.MatchString(role) {
-			return IAMPolicy{}, invalidField(field+".role", fmt.Sprintf("Invalid value for field '%s.role': '%s'. Role names have the form roles/{role} or {projects|organizations}/{id}/roles/{role}.", field, role))
+			return gen.Policy{}, invalidField(field+".role", fmt.Sprintf("Invalid value for field '%s.role': '%s'. Role names have the form roles/{role} or {projects|organizations}/{id}/roles/{role}.", field, role))
 		}
-		var cond *PolicyCondition
+		var cond *gen.Expr
 		if c := b.Condition; c != nil {
 			if deref(c.Expression) == "" {
-				return IAMPolicy{}, &Error{Status: http.StatusBadRequest, Reason: "required", Message: fmt.Sprintf("Required field '%s.condition.expression' not specified", field), Location: field + ".condition.expression"}
+				return gen.Policy{}, &Error{Status: http.StatusBadRequest, Reason: "required", Message: fmt.Sprintf("Required field '%s.condition.expression' not specified", field), Location: field + ".condition.expression"}
 			}
 			if version != 3 {
-				return IAMPolicy{}, invalidField("policy.version", fmt.Sprintf("Invalid value for field 'policy.version': '%d'. A policy with conditional role bindings must have version 3.", version))
+				return gen.Policy{}, invalidField("policy.version", fmt.Sprintf("Invalid value for field 'policy.version': '%d'. A policy with conditional role bindings must have version 3.", version))
 			}
-			cond = &PolicyCondition{Title: deref(c.Title), Description: deref(c.Description), Expression: *c.Expression, Location: deref(c.Location)}
+			cond = &gen.Expr{Title: optional(deref(c.Title)), Description: optional(deref(c.Description)), Expression: c.Expression, Location: optional(deref(c.Location))}
 		}
 		for j, m := range b.Members {
 			if !memberPattern.MatchString(m) {
-				return IAMPolicy{}, invalidField(fmt.Sprintf("%s.members[%d]", field, j), fmt.Sprintf("Invalid value for field '%s.members[%d]': '%s'. Invalid principal.", field, j, m))
+				return gen.Policy{}, invalidField(fmt.Sprintf("%s.members[%d]", field, j), fmt.Sprintf("Invalid value for field '%s.members[%d]': '%s'. Invalid principal.", field, j, m))
 			}
 		}
 		id := role
 		if cond != nil {
-			id += "\x00" + cond.Title + "\x00" + cond.Description + "\x00" + cond.Expression
+			id += "\x00" + deref(cond.Title) + "\x00" + deref(cond.Description) + "\x00" + *cond.Expression
 		}
 		at, ok := index[id]
 		if !ok {
 			at = len(out.Bindings)
 			index[id] = at
-			out.Bindings = append(out.Bindings, PolicyBinding{Role: role, Condition: cond})
+			out.Bindings = append(out.Bindings, gen.Binding{Role: ptr(role), Condition: cond})
 		}
 		for _, m := range b.Members {
 			if !slices.Contains(out.Bindings[at].Members, m) {
@@ -214,16 +213,16 @@ func policyFromRequest(p gen.Policy) (IAMPolicy, error) {
 			}
 		}
 	}
-	out.Bindings = slices.DeleteFunc(out.Bindings, func(b PolicyBinding) bool { return len(b.Members) == 0 })
-	slices.SortStableFunc(out.Bindings, func(a, b PolicyBinding) int { return strings.Compare(a.Role, b.Role) })
+	out.Bindings = slices.DeleteFunc(out.Bindings, func(b gen.Binding) bool { return len(b.Members) == 0 })
+	slices.SortStableFunc(out.Bindings, func(a, b gen.Binding) int { return strings.Compare(*a.Role, *b.Role) })
 	for _, a := range p.AuditConfigs {
-		ac := PolicyAuditConfig{Service: deref(a.Service)}
+		ac := gen.AuditConfig{Service: ptr(deref(a.Service))}
 		for _, l := range a.AuditLogConfigs {
-			lt := "LOG_TYPE_UNSPECIFIED"
+			lt := gen.AuditLogConfigLogType("LOG_TYPE_UNSPECIFIED")
 			if l.LogType != nil {
-				lt = string(*l.LogType)
+				lt = *l.LogType
 			}
-			ac.Logs = append(ac.Logs, PolicyAuditLog{LogType: lt, ExemptedMembers: l.ExemptedMembers})
+			ac.AuditLogConfigs = append(ac.AuditLogConfigs, gen.AuditLogConfig{LogType: &lt, ExemptedMembers: l.ExemptedMembers})
 		}
 		out.AuditConfigs = append(out.AuditConfigs, ac)
 	}
@@ -232,13 +231,13 @@ func policyFromRequest(p gen.Policy) (IAMPolicy, error) {
 
 // testPermissions answers testIamPermissions for a resource of collection: the caller has
 // every permission of that type and none of any other.
-func (s *Server) testPermissions(target iamTarget, collection, project, resource string, b gen.TestPermissionsRequest) (gen.TestPermissionsResponse, error) {
+func (s *Server) testPermissions(ctx context.Context, target iamTarget, collection, project, resource string, b gen.TestPermissionsRequest) (gen.TestPermissionsResponse, error) {
 	for i, p := range b.Permissions {
 		if strings.Contains(p, "*") {
 			return gen.TestPermissionsResponse{}, invalidField(fmt.Sprintf("permissions[%d]", i), fmt.Sprintf("Invalid value for field 'permissions[%d]': '%s'. Permissions with wildcards (such as '*' or 'compute.*') are not allowed.", i, p))
 		}
 	}
-	if err := s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		_, err := target(tx, project, resource)
 		return err
 	}); err != nil {
@@ -255,7 +254,7 @@ func (s *Server) testPermissions(target iamTarget, collection, project, resource
 
 // InterconnectAttachmentGroupsGetIamPolicy reads a group's IAM policy.
 func (s *Server) InterconnectAttachmentGroupsGetIamPolicy(ctx context.Context, req gen.InterconnectAttachmentGroupsGetIamPolicyRequestObject) (gen.InterconnectAttachmentGroupsGetIamPolicyResponseObject, error) {
-	p, err := s.getPolicy(s.attachmentGroupTarget, req.Project, req.Resource, req.Params.OptionsRequestedPolicyVersion)
+	p, err := s.getPolicy(ctx, s.attachmentGroupTarget, req.Project, req.Resource, req.Params.OptionsRequestedPolicyVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +263,7 @@ func (s *Server) InterconnectAttachmentGroupsGetIamPolicy(ctx context.Context, r
 
 // InterconnectAttachmentGroupsSetIamPolicy replaces a group's IAM policy.
 func (s *Server) InterconnectAttachmentGroupsSetIamPolicy(ctx context.Context, req gen.InterconnectAttachmentGroupsSetIamPolicyRequestObject) (gen.InterconnectAttachmentGroupsSetIamPolicyResponseObject, error) {
-	p, err := s.setPolicy(s.attachmentGroupTarget, req.Project, req.Resource, *req.Body)
+	p, err := s.setPolicy(ctx, s.attachmentGroupTarget, req.Project, req.Resource, *req.Body)
 	if err != nil {
 		return nil, err
 	}
@@ -273,7 +272,7 @@ func (s *Server) InterconnectAttachmentGroupsSetIamPolicy(ctx context.Context, r
 
 // InterconnectAttachmentGroupsTestIamPermissions answers which permissions the caller has.
 func (s *Server) InterconnectAttachmentGroupsTestIamPermissions(ctx context.Context, req gen.InterconnectAttachmentGroupsTestIamPermissionsRequestObject) (gen.InterconnectAttachmentGroupsTestIamPermissionsResponseObject, error) {
-	out, err := s.testPermissions(s.attachmentGroupTarget, "interconnectAttachmentGroups", req.Project, req.Resource, *req.Body)
+	out, err := s.testPermissions(ctx, s.attachmentGroupTarget, "interconnectAttachmentGroups", req.Project, req.Resource, *req.Body)
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +281,7 @@ func (s *Server) InterconnectAttachmentGroupsTestIamPermissions(ctx context.Cont
 
 // InterconnectGroupsGetIamPolicy reads a group's IAM policy.
 func (s *Server) InterconnectGroupsGetIamPolicy(ctx context.Context, req gen.InterconnectGroupsGetIamPolicyRequestObject) (gen.InterconnectGroupsGetIamPolicyResponseObject, error) {
-	p, err := s.getPolicy(s.interconnectGroupTarget, req.Project, req.Resource, req.Params.OptionsRequestedPolicyVersion)
+	p, err := s.getPolicy(ctx, s.interconnectGroupTarget, req.Project, req.Resource, req.Params.OptionsRequestedPolicyVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +290,7 @@ func (s *Server) InterconnectGroupsGetIamPolicy(ctx context.Context, req gen.Int
 
 // InterconnectGroupsSetIamPolicy replaces a group's IAM policy.
 func (s *Server) InterconnectGroupsSetIamPolicy(ctx context.Context, req gen.InterconnectGroupsSetIamPolicyRequestObject) (gen.InterconnectGroupsSetIamPolicyResponseObject, error) {
-	p, err := s.setPolicy(s.interconnectGroupTarget, req.Project, req.Resource, *req.Body)
+	p, err := s.setPolicy(ctx, s.interconnectGroupTarget, req.Project, req.Resource, *req.Body)
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +299,7 @@ func (s *Server) InterconnectGroupsSetIamPolicy(ctx context.Context, req gen.Int
 
 // InterconnectGroupsTestIamPermissions answers which permissions the caller has.
 func (s *Server) InterconnectGroupsTestIamPermissions(ctx context.Context, req gen.InterconnectGroupsTestIamPermissionsRequestObject) (gen.InterconnectGroupsTestIamPermissionsResponseObject, error) {
-	out, err := s.testPermissions(s.interconnectGroupTarget, "interconnectGroups", req.Project, req.Resource, *req.Body)
+	out, err := s.testPermissions(ctx, s.interconnectGroupTarget, "interconnectGroups", req.Project, req.Resource, *req.Body)
 	if err != nil {
 		return nil, err
 	}

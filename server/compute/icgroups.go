@@ -6,12 +6,12 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"sort"
+	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
 	"github.com/understudy-dev/understudy/internal/sla"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 const (
@@ -37,37 +37,121 @@ func (s *Server) InterconnectGroupsInsert(ctx context.Context, req gen.Interconn
 		return nil, err
 	}
 	b := *req.Body
-	if err := checkName(b.Name); err != nil {
-		return nil, err
-	}
-	intent, err := checkTopology(intentLevel(b.Intent))
-	if err != nil {
-		return nil, err
-	}
 	sent := map[string]*gen.InterconnectGroupInterconnect{}
 	for k, v := range b.Interconnects {
 		sent[k] = &v
 	}
-	members, err := interconnectNames(req.Project, sent)
+	members, err := interconnectPaths(req.Project, sent)
 	if err != nil {
 		return nil, err
 	}
-	g := InterconnectGroup{Project: req.Project, Name: b.Name, Description: deref(b.Description), Intent: intent, Interconnects: members,
-		ID: s.newID(), Created: s.cfg.Now(), Pending: !s.ops.FinishesAtAccept()}
+	g, err := newInterconnectGroup(req.Project, b, members, s.newID(), s.cfg.Now())
+	if err != nil {
+		return nil, err
+	}
+	pending := !s.ops.FinishesAtAccept()
 	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
-		if _, taken := s.tables.InterconnectGroups.Get(tx, g.Key()); taken {
-			return operations.Start{}, alreadyExists(icGroupPath(g.Project, g.Name))
+		path := *g.SelfLink
+		if _, taken := s.tables.icGroups.Get(tx, path); taken {
+			return operations.Start{}, alreadyExists(path)
 		}
-		start := operations.Start{Kind: kindICGroupInsert, OperationType: "insert", Target: g.Key(), TargetID: g.ID, Settled: !g.Pending}
-		if start.Failure = s.checkMembers(tx, g.Project, members, nil); start.Failure != nil {
+		start := operations.Start{OperationType: "insert", TargetLink: path, TargetID: *g.Id, Settled: !pending}
+		if start.Failure = s.checkMembers(tx, members, nil); start.Failure != nil {
 			return start, nil
 		}
-		return start, s.tables.InterconnectGroups.Put(tx, g.Key(), g)
+		if err := s.setMembership(tx, path, nil, members); err != nil {
+			return start, err
+		}
+		return start, s.tables.icGroups.Put(tx, path, InterconnectGroupRecord{Group: g, Lifecycle: s.born(tx, pending)})
 	})
 	if err != nil {
 		return nil, err
 	}
 	return gen.InterconnectGroupsInsert200JSONResponse(s.renderOperation(ctx, op)), nil
+}
+
+// newInterconnectGroup checks an insert body's name and intent and makes the group it asks
+// for in project, holding members (interconnect paths by key, checked by the caller), with
+// the id and creation time given. Inserts and the seed share it.
+func newInterconnectGroup(project string, b gen.InterconnectGroup, members map[string]string, id string, created time.Time) (gen.InterconnectGroup, error) {
+	if err := checkName(b.Name); err != nil {
+		return b, err
+	}
+	intent, err := checkTopology(intentLevel(b.Intent))
+	if err != nil {
+		return b, err
+	}
+	g := b
+	// Derived when the group is read (its analysis).
+	g.Configured, g.PhysicalStructure = nil, nil
+	g.Kind, g.Id, g.CreationTimestamp = ptr("compute#InterconnectGroup"), &id, ptr(timestamp(created))
+	g.SelfLink, g.Etag = ptr(icGroupPath(project, b.Name)), ptr(firstEtag("interconnectGroup", id))
+	g.Intent = &gen.InterconnectGroupIntent{TopologyCapability: ptr(gen.InterconnectGroupIntentTopologyCapability(intent))}
+	unsetEmpty(&g.Description)
+	g.Interconnects = memberEntries(members)
+	return g, nil
+}
+
+// memberEntries are a group's interconnects as it keeps them, from their paths by key
+// (nil for none); membersOf reads them back.
+func memberEntries(members map[string]string) map[string]gen.InterconnectGroupInterconnect {
+	if len(members) == 0 {
+		return nil
+	}
+	out := make(map[string]gen.InterconnectGroupInterconnect, len(members))
+	for k, path := range members {
+		out[k] = gen.InterconnectGroupInterconnect{Interconnect: ptr(path)}
+	}
+	return out
+}
+
+func membersOf(g gen.InterconnectGroup) map[string]string {
+	out := make(map[string]string, len(g.Interconnects))
+	for k, m := range g.Interconnects {
+		out[k] = deref(m.Interconnect)
+	}
+	return out
+}
+
+// setMembership keeps the interconnectGroups of interconnects in step with the members of
+// the group at group, which change from before to after (paths by key): an interconnect
+// lists the groups that hold it.
+func (s *Server) setMembership(tx *store.Tx, group string, before, after map[string]string) error {
+	was, is := map[string]bool{}, map[string]bool{}
+	for _, p := range before {
+		was[p] = true
+	}
+	for _, p := range after {
+		is[p] = true
+	}
+	for _, path := range slices.Sorted(maps.Keys(mergedKeys(was, is))) {
+		if was[path] == is[path] {
+			continue
+		}
+		rec, ok := s.tables.interconnects.Get(tx, path)
+		if !ok {
+			continue
+		}
+		groups := slices.DeleteFunc(rec.Interconnect.InterconnectGroups, func(g string) bool { return g == group })
+		if is[path] {
+			groups = append(groups, group)
+			slices.Sort(groups)
+		}
+		rec.Interconnect.InterconnectGroups = groups
+		if len(groups) == 0 {
+			rec.Interconnect.InterconnectGroups = nil
+		}
+		if err := s.tables.interconnects.Put(tx, path, rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func mergedKeys(a, b map[string]bool) map[string]bool {
+	out := maps.Clone(a)
+	maps.Copy(out, b)
+	return out
 }
 
 // checkTopology reads intent.topologyCapability: required, and one of the three levels.
@@ -89,18 +173,13 @@ func checkTopology(level *gen.InterconnectGroupIntentTopologyCapability) (string
 	return string(*level), nil
 }
 
-// interconnectNames reads a group's interconnects map (user key -> interconnect URL) into
-// user key -> interconnect name; a malformed URL, another project's, or one interconnect
+// interconnectPaths reads a group's interconnects map (user key -> interconnect URL) into
+// user key -> interconnect path; a malformed URL, another project's, or one interconnect
 // under two keys is a synchronous 400. Entries given as null are skipped (the patch reads
 // them as removals).
-func interconnectNames(project string, m map[string]*gen.InterconnectGroupInterconnect) (map[string]string, error) {
+func interconnectPaths(project string, m map[string]*gen.InterconnectGroupInterconnect) (map[string]string, error) {
 	out := map[string]string{}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		v := m[k]
 		if v == nil {
 			continue
@@ -114,46 +193,46 @@ func interconnectNames(project string, m map[string]*gen.InterconnectGroupInterc
 		if !ok || r.Project != project {
 			return nil, invalidField(field, fmt.Sprintf("Invalid value for field '%s': '%s'. It must name an interconnect of project %s.", field, u, project))
 		}
-		out[k] = r.Name
+		out[k] = interconnectPath(project, r.Name)
 	}
 	return out, nil
 }
 
-// checkMembers decides whether a group of project may hold members: each new one (not in
-// previous) must exist, none twice, and no more than the quota.
-func (s *Server) checkMembers(tx *store.Tx, project string, members, previous map[string]string) *operations.Failure {
+// checkMembers decides whether a group may hold members (interconnect paths by key): each
+// new one (not in previous) must exist, none twice, and no more than the quota.
+func (s *Server) checkMembers(tx *store.Tx, members, previous map[string]string) *operations.Failure {
 	if len(members) > interconnectsPerGroup {
-		return &operations.Failure{HTTPStatus: 403, HTTPMessage: "FORBIDDEN", Errors: []operations.ErrorItem{{
+		return &operations.Failure{HTTPStatus: 403, HTTPMessage: "FORBIDDEN", Errors: []gen.OperationErrorItem{{
 			Code:    "QUOTA_EXCEEDED",
-			Message: fmt.Sprintf("Quota 'INTERCONNECTS_PER_GROUP' exceeded.  Limit: %d.0 globally.", interconnectsPerGroup),
-			Details: []map[string]any{{"quotaInfo": map[string]any{"metricName": "compute.googleapis.com/interconnects_per_group",
-				"limitName": "INTERCONNECTS-PER-GROUP-per-group", "dimensions": map[string]string{"global": "global"}, "limit": interconnectsPerGroup}}},
+			Message: ptr(fmt.Sprintf("Quota 'INTERCONNECTS_PER_GROUP' exceeded.  Limit: %d.0 globally.", interconnectsPerGroup)),
+			ErrorDetails: []gen.OperationErrorDetail{{QuotaInfo: &gen.QuotaExceededInfo{MetricName: ptr("compute.googleapis.com/interconnects_per_group"),
+				LimitName: ptr("INTERCONNECTS-PER-GROUP-per-group"), Dimensions: map[string]string{"global": "global"}, Limit: ptr(float64(interconnectsPerGroup))}}},
 		}}}
 	}
 	known := map[string]bool{}
-	for _, n := range previous {
-		known[n] = true
+	for _, p := range previous {
+		known[p] = true
 	}
 	seen := map[string]string{}
 	for _, k := range slices.Sorted(maps.Keys(members)) {
-		name := members[k]
-		if other, dup := seen[name]; dup {
-			return &operations.Failure{HTTPStatus: 400, HTTPMessage: "BAD REQUEST", Errors: []operations.ErrorItem{{
-				Code: "INVALID_USAGE", Location: "resource.interconnects." + k,
-				Message: fmt.Sprintf("The interconnect '%s' is already in the group under key '%s'; all interconnects in a group are unique.", interconnectPath(project, name), other)}}}
+		path := members[k]
+		if other, dup := seen[path]; dup {
+			return &operations.Failure{HTTPStatus: 400, HTTPMessage: "BAD REQUEST", Errors: []gen.OperationErrorItem{{
+				Code: "INVALID_USAGE", Location: ptr("resource.interconnects." + k),
+				Message: ptr(fmt.Sprintf("The interconnect '%s' is already in the group under key '%s'; all interconnects in a group are unique.", path, other))}}}
 		}
-		seen[name] = k
-		if known[name] {
+		seen[path] = k
+		if known[path] {
 			continue
 		}
-		ic, ok := s.tables.Interconnects.Get(tx, project+"|"+name)
-		if !ok || ic.Pending {
-			return &operations.Failure{HTTPStatus: 404, HTTPMessage: "NOT FOUND", Errors: []operations.ErrorItem{{
-				Code: "RESOURCE_NOT_FOUND", Message: fmt.Sprintf("The resource '%s' was not found", interconnectPath(project, name))}}}
+		rec, ok := s.tables.interconnects.Get(tx, path)
+		if !ok || rec.Pending {
+			return &operations.Failure{HTTPStatus: 404, HTTPMessage: "NOT FOUND", Errors: []gen.OperationErrorItem{{
+				Code: "RESOURCE_NOT_FOUND", Message: ptr(fmt.Sprintf("The resource '%s' was not found", path))}}}
 		}
-		if ic.Deleting {
-			return &operations.Failure{HTTPStatus: 400, HTTPMessage: "BAD REQUEST", Errors: []operations.ErrorItem{{
-				Code: "RESOURCE_NOT_READY", Location: "resource.interconnects." + k, Message: fmt.Sprintf("The resource '%s' is not ready", interconnectPath(project, name))}}}
+		if rec.Deleting {
+			return &operations.Failure{HTTPStatus: 400, HTTPMessage: "BAD REQUEST", Errors: []gen.OperationErrorItem{{
+				Code: "RESOURCE_NOT_READY", Location: ptr("resource.interconnects." + k), Message: ptr(fmt.Sprintf("The resource '%s' is not ready", path))}}}
 		}
 	}
 	return nil
@@ -162,12 +241,12 @@ func (s *Server) checkMembers(tx *store.Tx, project string, members, previous ma
 // InterconnectGroupsGet reads a group, with its analysis as of now.
 func (s *Server) InterconnectGroupsGet(ctx context.Context, req gen.InterconnectGroupsGetRequestObject) (gen.InterconnectGroupsGetResponseObject, error) {
 	var out gen.InterconnectGroup
-	err := s.db.View(func(tx *store.Tx) error {
-		g, err := s.readableInterconnectGroup(tx, req.Project, req.InterconnectGroup)
+	err := s.db.View(ctx, func(tx *store.Tx) error {
+		rec, err := s.readableInterconnectGroup(tx, req.Project, req.InterconnectGroup)
 		if err != nil {
 			return err
 		}
-		out = s.renderInterconnectGroup(ctx, tx, g)
+		out = s.renderInterconnectGroup(s.links(ctx), tx, rec.Group)
 		return nil
 	})
 	if err != nil {
@@ -184,10 +263,13 @@ func (s *Server) InterconnectGroupsList(ctx context.Context, req gen.Interconnec
 		return nil, err
 	}
 	path := globalScope(req.Project) + "/interconnectGroups"
-	out := gen.InterconnectGroupsListResponseBody{Kind: ptr("compute#interconnectGroupsList"), Id: path, SelfLink: s.link(ctx, path)}
-	if err := s.db.View(func(tx *store.Tx) error {
+	l := s.links(ctx)
+	out := gen.InterconnectGroupsListResponseBody{Kind: ptr("compute#interconnectGroupsList"), Id: path, SelfLink: l.url(path)}
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		var err error
-		out.Items, out.NextPageToken, err = listPage(tx, s.tables.InterconnectGroupsByName, req.Project+"|", q, func(r InterconnectGroup) gen.InterconnectGroup { return s.renderInterconnectGroup(ctx, tx, r) })
+		out.Items, out.NextPageToken, err = listPage(tx, s.tables.icGroups, path+"/", q, func(r InterconnectGroupRecord) gen.InterconnectGroup {
+			return s.renderInterconnectGroup(l, tx, r.Group)
+		})
 		return err
 	}); err != nil {
 		return nil, err
@@ -203,14 +285,15 @@ func (s *Server) InterconnectGroupsDelete(ctx context.Context, req gen.Interconn
 		return nil, err
 	}
 	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
-		g, err := s.readableInterconnectGroup(tx, req.Project, req.InterconnectGroup)
+		rec, err := s.readableInterconnectGroup(tx, req.Project, req.InterconnectGroup)
 		if err != nil {
 			return operations.Start{}, err
 		}
-		if err := beginDelete(s, tx, s.tables.InterconnectGroups, g, icGroupPath(g.Project, g.Name), icGroupDeleting); err != nil {
+		path := *rec.Group.SelfLink
+		if err := beginDelete(s, tx, s.tables.icGroups, path, rec); err != nil {
 			return operations.Start{}, err
 		}
-		return operations.Start{Kind: kindICGroupDelete, OperationType: "delete", Target: g.Key(), TargetID: g.ID}, nil
+		return operations.Start{OperationType: "delete", TargetLink: path, TargetID: *rec.Group.Id}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -218,40 +301,40 @@ func (s *Server) InterconnectGroupsDelete(ctx context.Context, req gen.Interconn
 	return gen.InterconnectGroupsDelete200JSONResponse(s.renderOperation(ctx, op)), nil
 }
 
-func icGroupPending(g *InterconnectGroup) *bool  { return &g.Pending }
-func icGroupDeleting(g *InterconnectGroup) *bool { return &g.Deleting }
-
-func (s *Server) finishICGroupInsert(tx *store.Tx, op operations.Operation) error {
-	return finishInsert(tx, s.tables.InterconnectGroups, op.Target, "interconnect group", icGroupPending)
+func (s *Server) finishICGroupInsert(tx *store.Tx, op operations.Record) error {
+	return finishInsert(tx, s.tables.icGroups, op.Op.TargetLink, "interconnect group")
 }
 
-func (s *Server) finishICGroupDelete(tx *store.Tx, op operations.Operation) error {
-	g, ok, err := s.tables.InterconnectGroups.Delete(tx, op.Target)
-	if err != nil || !ok {
+func (s *Server) finishICGroupDelete(tx *store.Tx, op operations.Record) error {
+	rec, ok := s.tables.icGroups.Get(tx, op.Op.TargetLink)
+	if !ok {
+		return nil
+	}
+	if err := s.setMembership(tx, op.Op.TargetLink, membersOf(rec.Group), nil); err != nil {
 		return err
 	}
-	return s.dropPolicy(tx, g.Project, "interconnectGroups", g.ID)
+	s.tables.icGroups.Delete(tx, op.Op.TargetLink)
+	s.tables.policies.Delete(tx, withID(op.Op.TargetLink, *rec.Group.Id))
+	return nil
 }
 
-func (s *Server) readableInterconnectGroup(tx *store.Tx, project, nameOrID string) (InterconnectGroup, error) {
-	g, ok := s.tables.InterconnectGroups.Get(tx, project+"|"+nameOrID)
-	if !ok {
-		_, g, ok = s.tables.InterconnectGroupID.Get(tx, project+"|"+nameOrID)
-	}
-	if !ok || g.Pending {
-		return g, notFound(icGroupPath(project, nameOrID))
-	}
-	return g, nil
+// readableInterconnectGroup and changeableInterconnectGroup find an interconnect group by
+// name or id (see readable).
+func (s *Server) readableInterconnectGroup(tx *store.Tx, project, nameOrID string) (InterconnectGroupRecord, error) {
+	return readable(tx, s.tables.icGroups, s.tables.icGroupID, icGroupPath(project, nameOrID))
 }
 
-// interconnectGroupsOf lists the project's interconnect groups (accepted ones included)
-// holding the interconnect named name.
-func (s *Server) interconnectGroupsOf(tx *store.Tx, project, name string) []InterconnectGroup {
-	var out []InterconnectGroup
-	prefix := project + "|"
-	s.tables.InterconnectGroupsByName.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, g InterconnectGroup) bool {
-		for _, n := range g.Interconnects {
-			if n == name {
+func (s *Server) changeableInterconnectGroup(tx *store.Tx, project, nameOrID string) (InterconnectGroupRecord, error) {
+	return changeable(tx, s.tables.icGroups, s.tables.icGroupID, icGroupPath(project, nameOrID))
+}
+
+// interconnectGroupsOf lists the interconnect groups (accepted ones included) of the
+// interconnect's project holding the interconnect at path.
+func (s *Server) interconnectGroupsOf(tx *store.Tx, path string) []InterconnectGroupRecord {
+	var out []InterconnectGroupRecord
+	scanPrefix(tx, s.tables.icGroups, globalScope(projectOf(path))+"/interconnectGroups/", func(g InterconnectGroupRecord) bool {
+		for _, m := range g.Group.Interconnects {
+			if deref(m.Interconnect) == path {
 				out = append(out, g)
 				break
 			}
@@ -259,4 +342,10 @@ func (s *Server) interconnectGroupsOf(tx *store.Tx, project, name string) []Inte
 		return true
 	})
 	return out
+}
+
+// putInterconnectGroup stores a changed group, its version moved on.
+func (s *Server) putInterconnectGroup(tx *store.Tx, rec InterconnectGroupRecord) error {
+	rec.Group.Etag = nextEtag(rec.Group.Etag)
+	return s.tables.icGroups.Put(tx, *rec.Group.SelfLink, rec)
 }

@@ -10,7 +10,7 @@ import (
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
 	"github.com/understudy-dev/understudy/internal/sla"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // icGroupMaskFields maps the updateMask paths an interconnect group patch takes to a field.
@@ -57,18 +57,17 @@ func (s *Server) InterconnectGroupsPatch(ctx context.Context, req gen.Interconne
 		}
 	}
 	sent := given(b.Interconnects)
-	added, err := interconnectNames(req.Project, sent)
+	added, err := interconnectPaths(req.Project, sent)
 	if err != nil {
 		return nil, err
 	}
 	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
-		g, err := s.readableInterconnectGroup(tx, req.Project, req.InterconnectGroup)
+		rec, err := s.changeableInterconnectGroup(tx, req.Project, req.InterconnectGroup)
 		if err != nil {
 			return operations.Start{}, err
 		}
-		if g.Deleting {
-			return operations.Start{}, notReady(icGroupPath(g.Project, g.Name))
-		}
+		g := rec.Group
+		path := *g.SelfLink
 		if name := given(b.Name); name != "" && name != g.Name {
 			return operations.Start{}, invalidField("resource.name", fmt.Sprintf("Invalid value for field 'resource.name': '%s'. The name of a group cannot change.", name))
 		}
@@ -76,36 +75,39 @@ func (s *Server) InterconnectGroupsPatch(ctx context.Context, req gen.Interconne
 			return operations.Start{}, &Error{Status: http.StatusPreconditionFailed, Reason: "conditionNotMet",
 				Message: "Etag either invalid or resource has changed", Location: "resource.etag"}
 		}
-		start := operations.Start{OperationType: "patch", Done: true, TargetLink: s.link(ctx, icGroupPath(g.Project, g.Name)), TargetID: g.ID}
+		start := operations.Start{OperationType: "patch", Done: true, TargetLink: path, TargetID: *g.Id}
+		previous := membersOf(g)
+		members := previous
 		next := g
 		if changes("description", b.Description.IsSpecified()) {
-			next.Description = given(b.Description)
+			next.Description = optional(given(b.Description))
 		}
 		if intent != "" {
-			next.Intent = intent
+			next.Intent = &gen.InterconnectGroupIntent{TopologyCapability: ptr(gen.InterconnectGroupIntentTopologyCapability(intent))}
 		}
 		if changes("interconnects", b.Interconnects.IsSpecified()) {
 			if mask["interconnects"] || b.Interconnects.IsNull() {
-				next.Interconnects = added
+				members = added
 			} else {
-				next.Interconnects = maps.Clone(g.Interconnects)
-				if next.Interconnects == nil {
-					next.Interconnects = map[string]string{}
-				}
+				members = maps.Clone(previous)
 				for k, v := range sent {
 					if v == nil {
-						delete(next.Interconnects, k)
+						delete(members, k)
 					} else {
-						next.Interconnects[k] = added[k]
+						members[k] = added[k]
 					}
 				}
 			}
 		}
-		if start.Failure = s.checkMembers(tx, g.Project, next.Interconnects, g.Interconnects); start.Failure != nil {
+		if start.Failure = s.checkMembers(tx, members, previous); start.Failure != nil {
 			return start, nil
 		}
-		next.Generation++
-		return start, s.tables.InterconnectGroups.Put(tx, next.Key(), next)
+		if err := s.setMembership(tx, path, previous, members); err != nil {
+			return start, err
+		}
+		next.Interconnects = memberEntries(members)
+		rec.Group = next
+		return start, s.putInterconnectGroup(tx, rec)
 	})
 	if err != nil {
 		return nil, err
@@ -123,61 +125,64 @@ func (s *Server) InterconnectGroupsCreateMembers(ctx context.Context, req gen.In
 		return nil, &Error{Status: http.StatusBadRequest, Reason: "required", Message: "Required field 'request.interconnects' not specified", Location: "request.interconnects"}
 	}
 	turn := map[string]int{}
-	var created []Interconnect
+	var created []gen.Interconnect
 	for i, in := range r.Interconnects {
-		ic, err := s.memberFromInput(req.Project, fmt.Sprintf("request.interconnects[%d]", i), r.TemplateInterconnect, in, turn)
+		field := fmt.Sprintf("request.interconnects[%d]", i)
+		body, err := s.memberFromInput(req.Project, field, r.TemplateInterconnect, in, turn)
 		if err != nil {
 			return nil, err
 		}
 		for _, c := range created {
-			if c.Name == ic.Name {
-				return nil, invalidField(fmt.Sprintf("request.interconnects[%d].name", i), fmt.Sprintf("Invalid value for field 'request.interconnects[%d].name': '%s'. Names must be unique within the call.", i, ic.Name))
+			if c.Name == body.Name {
+				return nil, invalidField(field+".name", fmt.Sprintf("Invalid value for field '%s.name': '%s'. Names must be unique within the call.", field, body.Name))
 			}
 		}
-		ic.ID, ic.Created = s.newID(), s.cfg.Now()
+		ic, err := s.newInterconnect(req.Project, body, s.newID(), s.cfg.Now())
+		if err != nil {
+			return nil, err
+		}
 		created = append(created, ic)
 	}
 	op, err := s.mutate(ctx, req.Project, "", "", func(tx *store.Tx) (operations.Start, error) {
-		g, err := s.readableInterconnectGroup(tx, req.Project, req.InterconnectGroup)
+		rec, err := s.changeableInterconnectGroup(tx, req.Project, req.InterconnectGroup)
 		if err != nil {
 			return operations.Start{}, err
 		}
-		if g.Deleting {
-			return operations.Start{}, notReady(icGroupPath(g.Project, g.Name))
-		}
-		next := g
-		next.Interconnects = maps.Clone(g.Interconnects)
-		if next.Interconnects == nil {
-			next.Interconnects = map[string]string{}
-		}
+		g := rec.Group
+		path := *g.SelfLink
+		previous := membersOf(g)
+		members := maps.Clone(previous)
 		for _, ic := range created {
-			if _, taken := s.tables.Interconnects.Get(tx, ic.Key()); taken {
-				return operations.Start{}, alreadyExists(interconnectPath(ic.Project, ic.Name))
+			if _, taken := s.tables.interconnects.Get(tx, *ic.SelfLink); taken {
+				return operations.Start{}, alreadyExists(*ic.SelfLink)
 			}
-			if _, taken := next.Interconnects[ic.Name]; taken {
+			if _, taken := members[ic.Name]; taken {
 				return operations.Start{}, invalidField("request.interconnects", fmt.Sprintf("Invalid value for field 'request.interconnects': the group already has an interconnect under key '%s'.", ic.Name))
 			}
-			next.Interconnects[ic.Name] = ic.Name
+			members[ic.Name] = *ic.SelfLink
 		}
-		if len(next.Interconnects) > interconnectsPerGroup {
+		if len(members) > interconnectsPerGroup {
 			return operations.Start{}, &Error{Status: http.StatusForbidden, Reason: "quotaExceeded",
 				Message: fmt.Sprintf("Quota 'INTERCONNECTS_PER_GROUP' exceeded.  Limit: %d.0 globally.", interconnectsPerGroup)}
 		}
 		if deref(r.IntentMismatchBehavior) == "REJECT" {
-			if err := s.wouldMeetIntent(ctx, tx, next, created); err != nil {
+			if err := s.wouldMeetIntent(s.links(ctx), tx, g, members, created); err != nil {
 				return operations.Start{}, err
 			}
 		}
 		for _, ic := range created {
-			if err := s.tables.Interconnects.Put(tx, ic.Key(), ic); err != nil {
+			if err := s.putNewInterconnect(tx, ic, s.born(tx, false)); err != nil {
 				return operations.Start{}, err
 			}
 		}
-		next.Generation++
-		if err := s.tables.InterconnectGroups.Put(tx, next.Key(), next); err != nil {
+		if err := s.setMembership(tx, path, previous, members); err != nil {
 			return operations.Start{}, err
 		}
-		return operations.Start{OperationType: "createMembers", Done: true, TargetLink: s.link(ctx, icGroupPath(g.Project, g.Name)), TargetID: g.ID}, nil
+		rec.Group.Interconnects = memberEntries(members)
+		if err := s.putInterconnectGroup(tx, rec); err != nil {
+			return operations.Start{}, err
+		}
+		return operations.Start{OperationType: "createMembers", Done: true, TargetLink: path, TargetID: *g.Id}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -186,35 +191,38 @@ func (s *Server) InterconnectGroupsCreateMembers(ctx context.Context, req gen.In
 }
 
 // wouldMeetIntent refuses a createMembers with intentMismatchBehavior REJECT after which
-// the group's supported capability would not be its intent. The new interconnects are not
-// stored yet, so they are described from what the call would store.
-func (s *Server) wouldMeetIntent(ctx context.Context, tx *store.Tx, g InterconnectGroup, created []Interconnect) error {
-	fresh := map[string]Interconnect{}
+// the group g, holding members, would not support its intent. The new interconnects are
+// not stored yet, so they are described from what the call would store.
+func (s *Server) wouldMeetIntent(l links, tx *store.Tx, g gen.InterconnectGroup, members map[string]string, created []gen.Interconnect) error {
+	fresh := map[string]gen.Interconnect{}
 	for _, ic := range created {
-		fresh[ic.Name] = ic
+		fresh[*ic.SelfLink] = ic
 	}
+	intent := sla.Level(deref(g.Intent.TopologyCapability))
 	var all []sla.Interconnect
-	for _, name := range g.Interconnects {
-		ic, ok := fresh[name]
+	for _, path := range members {
+		ic, ok := fresh[path]
 		if !ok {
-			if ic, ok = s.tables.Interconnects.Get(tx, g.Project+"|"+name); !ok || ic.Pending {
+			rec, found := s.tables.interconnects.Get(tx, path)
+			if !found || rec.Pending {
 				continue
 			}
+			ic = rec.Interconnect
 		}
-		l := s.locations.byName[ic.Location]
-		all = append(all, sla.Interconnect{URL: s.link(ctx, interconnectPath(g.Project, name)), Metro: l.Metro, Facility: zoneFree(l.Name), Zone: l.Zone})
+		loc := s.locations.byName[nameOf(ic.Location)]
+		all = append(all, sla.Interconnect{URL: l.url(path), Metro: loc.Metro, Facility: zoneFree(loc.Name), Zone: loc.Zone})
 	}
-	if c := sla.AnalyzeInterconnects(sla.Level(g.Intent), all); c.Supported != sla.Level(g.Intent) {
+	if c := sla.AnalyzeInterconnects(intent, all); c.Supported != intent {
 		return invalidField("request.intentMismatchBehavior", fmt.Sprintf("Invalid value for field 'request.intentMismatchBehavior': 'REJECT'. After this call the group would support %s, not its intent %s: %s",
-			c.Supported, g.Intent, c.Blockers[0].Explanation))
+			c.Supported, intent, c.Blockers[0].Explanation))
 	}
 	return nil
 }
 
-// memberFromInput builds the interconnect an entry of createMembers asks for, from the
-// template and the entry (the entry wins), at field (for errors). turn counts, per
-// facility, the interconnects this call has placed there.
-func (s *Server) memberFromInput(project, field string, template *gen.InterconnectGroupsCreateMembersInterconnectInput, in gen.InterconnectGroupsCreateMembersInterconnectInput, turn map[string]int) (Interconnect, error) {
+// memberFromInput is the insert body of the interconnect an entry of createMembers asks
+// for, from the template and the entry (the entry wins), at field (for errors). turn counts,
+// per facility, the interconnects this call has placed there.
+func (s *Server) memberFromInput(project, field string, template *gen.InterconnectGroupsCreateMembersInterconnectInput, in gen.InterconnectGroupsCreateMembersInterconnectInput, turn map[string]int) (gen.Interconnect, error) {
 	var t gen.InterconnectGroupsCreateMembersInterconnectInput
 	if template != nil {
 		t = *template
@@ -230,55 +238,55 @@ func (s *Server) memberFromInput(project, field string, template *gen.Interconne
 	}
 	name := pick(in.Name, t.Name)
 	if name == "" {
-		return Interconnect{}, required("name")
+		return gen.Interconnect{}, required("name")
 	}
 	if !validName(name) {
-		return Interconnect{}, mustMatch(field+".name", name, nameRegex)
+		return gen.Interconnect{}, mustMatch(field+".name", name, nameRegex)
 	}
 	if pick(in.RemoteLocation, t.RemoteLocation) != "" {
-		return Interconnect{}, invalidField(field+".remoteLocation", fmt.Sprintf("Invalid value for field '%s.remoteLocation'. understudy does not model Cross-Cloud Interconnect.", field))
+		return gen.Interconnect{}, invalidField(field+".remoteLocation", fmt.Sprintf("Invalid value for field '%s.remoteLocation'. understudy does not model Cross-Cloud Interconnect.", field))
 	}
 	facility := pick(in.Facility, t.Facility)
 	if facility == "" {
-		return Interconnect{}, required("facility")
+		return gen.Interconnect{}, required("facility")
 	}
 	locations := s.locations.facility(facility)
 	if len(locations) == 0 {
-		return Interconnect{}, invalidField(field+".facility", fmt.Sprintf("Invalid value for field '%s.facility': '%s'. No interconnect location is in this facility.", field, facility))
+		return gen.Interconnect{}, invalidField(field+".facility", fmt.Sprintf("Invalid value for field '%s.facility': '%s'. No interconnect location is in this facility.", field, facility))
 	}
-	ic := Interconnect{Project: project, Name: name, Location: locations[turn[facility]%len(locations)], AdminEnabled: true,
-		Description: pick(in.Description, t.Description), CustomerName: pick(in.CustomerName, t.CustomerName), NocContactEmail: pick(in.NocContactEmail, t.NocContactEmail)}
+	ic := gen.Interconnect{Name: name, Location: locationPath(project, locations[turn[facility]%len(locations)]), AdminEnabled: ptr(true),
+		Description: ptr(pick(in.Description, t.Description)), CustomerName: ptr(pick(in.CustomerName, t.CustomerName)), NocContactEmail: ptr(pick(in.NocContactEmail, t.NocContactEmail))}
 	turn[facility]++
 	switch {
 	case in.LinkType != nil:
-		ic.LinkType = string(*in.LinkType)
+		ic.LinkType = gen.InterconnectLinkType(*in.LinkType)
 	case t.LinkType != nil:
-		ic.LinkType = string(*t.LinkType)
+		ic.LinkType = gen.InterconnectLinkType(*t.LinkType)
 	default:
-		return Interconnect{}, required("linkType")
+		return gen.Interconnect{}, required("linkType")
 	}
 	switch {
 	case in.InterconnectType != nil:
-		ic.InterconnectType = string(*in.InterconnectType)
+		ic.InterconnectType = gen.InterconnectInterconnectType(*in.InterconnectType)
 	case t.InterconnectType != nil:
-		ic.InterconnectType = string(*t.InterconnectType)
+		ic.InterconnectType = gen.InterconnectInterconnectType(*t.InterconnectType)
 	default:
-		return Interconnect{}, required("interconnectType")
+		return gen.Interconnect{}, required("interconnectType")
 	}
 	switch {
 	case in.RequestedLinkCount != nil:
-		ic.RequestedLinkCount = int(*in.RequestedLinkCount)
+		ic.RequestedLinkCount = *in.RequestedLinkCount
 	case t.RequestedLinkCount != nil:
-		ic.RequestedLinkCount = int(*t.RequestedLinkCount)
+		ic.RequestedLinkCount = *t.RequestedLinkCount
 	}
 	if ic.RequestedLinkCount <= 0 {
-		return Interconnect{}, required("requestedLinkCount")
+		return gen.Interconnect{}, required("requestedLinkCount")
 	}
 	switch {
 	case in.AdminEnabled != nil:
-		ic.AdminEnabled = *in.AdminEnabled
+		ic.AdminEnabled = in.AdminEnabled
 	case t.AdminEnabled != nil:
-		ic.AdminEnabled = *t.AdminEnabled
+		ic.AdminEnabled = t.AdminEnabled
 	}
 	return ic, nil
 }

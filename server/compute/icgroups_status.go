@@ -12,7 +12,7 @@ import (
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/sla"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // What an interconnect group reads as: its members as the analysis sees them, its etag,
@@ -21,27 +21,27 @@ import (
 // member is one interconnect of a group as the analysis and the status report see it.
 type member struct {
 	sla.Interconnect
-	ic     Interconnect
+	rec    InterconnectRecord
 	exists bool
 }
 
 // members describes g's interconnects, sorted by URL; one that no longer exists is there
 // with exists false.
-func (s *Server) members(ctx context.Context, tx *store.Tx, g InterconnectGroup) []member {
+func (s *Server) members(l links, tx *store.Tx, g gen.InterconnectGroup) []member {
 	out := make([]member, 0, len(g.Interconnects))
 	seen := map[string]bool{}
-	for _, name := range g.Interconnects {
-		if seen[name] {
+	for _, path := range membersOf(g) {
+		if seen[path] {
 			continue
 		}
-		seen[name] = true
-		m := member{Interconnect: sla.Interconnect{URL: s.link(ctx, interconnectPath(g.Project, name))}}
-		if ic, ok := s.tables.Interconnects.Get(tx, g.Project+"|"+name); ok && !ic.Pending {
-			m.ic, m.exists = ic, true
-			if l, ok := s.locations.byName[ic.Location]; ok {
-				m.Metro, m.Facility, m.Zone = l.Metro, zoneFree(l.Name), l.Zone
+		seen[path] = true
+		m := member{Interconnect: sla.Interconnect{URL: l.url(path)}}
+		if rec, ok := s.tables.interconnects.Get(tx, path); ok && !rec.Pending {
+			m.rec, m.exists = rec, true
+			if loc, ok := s.locations.byName[nameOf(rec.Interconnect.Location)]; ok {
+				m.Metro, m.Facility, m.Zone = loc.Metro, zoneFree(loc.Name), loc.Zone
 			}
-			m.Active = ic.AdminEnabled && !ic.CircuitDown
+			m.Active = deref(rec.Interconnect.AdminEnabled) && !rec.CircuitDown
 		}
 		out = append(out, m)
 	}
@@ -72,32 +72,36 @@ func existing(ms []member) []sla.Interconnect {
 	return out
 }
 
-// icGroupEtag changes whenever the group or one of its interconnects changes.
-func (s *Server) icGroupEtag(tx *store.Tx, g InterconnectGroup) string {
+// icGroupEtag is the etag a group is read with: its own version (the etag it keeps) and
+// the state of each of its interconnects. It changes whenever one of them changes.
+func (s *Server) icGroupEtag(tx *store.Tx, g gen.InterconnectGroup) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s|%s|%d", g.Key(), g.ID, g.Generation)
-	for _, k := range slices.Sorted(maps.Keys(g.Interconnects)) {
-		ic, ok := s.tables.Interconnects.Get(tx, g.Project+"|"+g.Interconnects[k])
-		fmt.Fprintf(h, "|%s=%s:%t:%s:%d:%t", k, g.Interconnects[k], ok, ic.ID, ic.Generation, ic.CircuitDown)
+	h.Write([]byte(deref(g.Etag)))
+	members := membersOf(g)
+	for _, k := range slices.Sorted(maps.Keys(members)) {
+		rec, ok := s.tables.interconnects.Get(tx, members[k])
+		fmt.Fprintf(h, "|%s=%s:%t|", k, members[k], ok)
+		if ok {
+			writeState(h, rec.Interconnect, rec.CircuitDown)
+		}
 	}
 	return base64.StdEncoding.EncodeToString(h.Sum(nil)[:12])
 }
 
-func (s *Server) renderInterconnectGroup(ctx context.Context, tx *store.Tx, g InterconnectGroup) gen.InterconnectGroup {
-	ms := s.members(ctx, tx, g)
-	configured := renderCapability(sla.AnalyzeInterconnects(sla.Level(g.Intent), existing(ms)))
-	intent := gen.InterconnectGroupIntentTopologyCapability(g.Intent)
-	out := gen.InterconnectGroup{
-		Kind: ptr("compute#InterconnectGroup"), Id: ptr(g.ID), Name: g.Name, Description: optional(g.Description),
-		SelfLink: ptr(s.link(ctx, icGroupPath(g.Project, g.Name))), CreationTimestamp: ptr(timestamp(g.Created)),
-		Etag: ptr(s.icGroupEtag(tx, g)), Intent: &gen.InterconnectGroupIntent{TopologyCapability: &intent},
-		Configured: &configured, PhysicalStructure: renderPhysical(sla.PhysicalStructure(existing(ms))),
-		Interconnects: map[string]gen.InterconnectGroupInterconnect{},
+// renderInterconnectGroup is a group as a read returns it: its links URLs, with its
+// analysis as of now and its etag.
+func (s *Server) renderInterconnectGroup(l links, tx *store.Tx, g gen.InterconnectGroup) gen.InterconnectGroup {
+	ms := s.members(l, tx, g)
+	configured := renderCapability(sla.AnalyzeInterconnects(sla.Level(deref(g.Intent.TopologyCapability)), existing(ms)))
+	g.Configured, g.PhysicalStructure, g.Etag = &configured, renderPhysical(sla.PhysicalStructure(existing(ms))), ptr(s.icGroupEtag(tx, g))
+	l.set(&g.SelfLink)
+	entries := make(map[string]gen.InterconnectGroupInterconnect, len(g.Interconnects))
+	for k, m := range g.Interconnects {
+		l.set(&m.Interconnect)
+		entries[k] = m
 	}
-	for k, name := range g.Interconnects {
-		out.Interconnects[k] = gen.InterconnectGroupInterconnect{Interconnect: ptr(s.link(ctx, interconnectPath(g.Project, name)))}
-	}
-	return out
+	g.Interconnects = entries
+	return g
 }
 
 func renderCapability(c sla.Capability) gen.InterconnectGroupConfigured {
@@ -134,29 +138,29 @@ func renderPhysical(metros []sla.PhysicalMetro) *gen.InterconnectGroupPhysicalSt
 // capability over the existing interconnects and the operational one over the active ones.
 func (s *Server) InterconnectGroupsGetOperationalStatus(ctx context.Context, req gen.InterconnectGroupsGetOperationalStatusRequestObject) (gen.InterconnectGroupsGetOperationalStatusResponseObject, error) {
 	var out gen.InterconnectGroupsGetOperationalStatusResponseBody
-	err := s.db.View(func(tx *store.Tx) error {
-		g, err := s.readableInterconnectGroup(tx, req.Project, req.InterconnectGroup)
+	err := s.db.View(ctx, func(tx *store.Tx) error {
+		rec, err := s.readableInterconnectGroup(tx, req.Project, req.InterconnectGroup)
 		if err != nil {
 			return err
 		}
-		ms := s.members(ctx, tx, g)
-		intent, live := sla.Level(g.Intent), existing(ms)
+		g := rec.Group
+		ms := s.members(s.links(ctx), tx, g)
+		intent, live := sla.Level(deref(g.Intent.TopologyCapability)), existing(ms)
 		configured, operational := renderCapability(sla.AnalyzeInterconnects(intent, live)), renderCapability(sla.OperationalInterconnects(intent, live))
-		topology := gen.InterconnectGroupIntentTopologyCapability(g.Intent)
 		result := gen.InterconnectGroupsOperationalStatus{
-			Intent: &gen.InterconnectGroupIntent{TopologyCapability: &topology}, Configured: &configured, Operational: &operational,
+			Intent: g.Intent, Configured: &configured, Operational: &operational,
 			InterconnectStatuses: []gen.InterconnectGroupsOperationalStatusInterconnectStatus{},
 		}
 		active := 0
 		for _, m := range ms {
-			st := gen.InterconnectGroupsOperationalStatusInterconnectStatus{Interconnect: ptr(m.URL), AdminEnabled: ptr(m.exists && m.ic.AdminEnabled),
+			st := gen.InterconnectGroupsOperationalStatusInterconnectStatus{Interconnect: ptr(m.URL), AdminEnabled: ptr(m.exists && deref(m.rec.Interconnect.AdminEnabled)),
 				IsActive: ptr(gen.InterconnectGroupsOperationalStatusInterconnectStatusIsActive("INACTIVE"))}
 			if m.Active {
 				active++
 				st.IsActive = ptr(gen.InterconnectGroupsOperationalStatusInterconnectStatusIsActive("ACTIVE"))
 			}
 			if m.exists {
-				d := s.diagnostics(tx, m.ic)
+				d := s.diagnostics(tx, m.rec)
 				st.Diagnostics = &d
 			}
 			result.InterconnectStatuses = append(result.InterconnectStatuses, st)

@@ -13,7 +13,7 @@ import (
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 const (
@@ -121,20 +121,16 @@ func (s *Server) InterconnectsInsert(ctx context.Context, req gen.InterconnectsI
 	if err != nil {
 		return nil, err
 	}
-	ic, err := s.interconnectFromRequest(req.Project, *req.Body)
+	ic, err := s.newInterconnect(req.Project, *req.Body, s.newID(), s.cfg.Now())
 	if err != nil {
 		return nil, err
 	}
-	ic.ID, ic.Created, ic.Pending = s.newID(), s.cfg.Now(), !s.ops.FinishesAtAccept()
+	pending := !s.ops.FinishesAtAccept()
 	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
-		if _, taken := s.tables.Interconnects.Get(tx, ic.Key()); taken {
-			return operations.Start{}, alreadyExists(interconnectPath(req.Project, ic.Name))
-		}
-		if err := s.tables.Interconnects.Put(tx, ic.Key(), ic); err != nil {
+		if err := s.putNewInterconnect(tx, ic, s.born(tx, pending)); err != nil {
 			return operations.Start{}, err
 		}
-		return operations.Start{Kind: kindInterconnectInsert, OperationType: "insert", Target: ic.Key(),
-			TargetID: ic.ID, Settled: !ic.Pending}, nil
+		return operations.Start{OperationType: "insert", TargetLink: *ic.SelfLink, TargetID: *ic.Id, Settled: !pending}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -142,11 +138,26 @@ func (s *Server) InterconnectsInsert(ctx context.Context, req gen.InterconnectsI
 	return gen.InterconnectsInsert200JSONResponse(s.renderOperation(ctx, op)), nil
 }
 
-// interconnectFromRequest checks an insert body and builds the interconnect it asks for
-// (without id or creation time): the rules inserts and the seed share.
-func (s *Server) interconnectFromRequest(project string, b gen.Interconnect) (Interconnect, error) {
+// putNewInterconnect stores a new interconnect if its name is free. Interconnect groups
+// that held an interconnect of that name, deleted since, hold this one.
+func (s *Server) putNewInterconnect(tx *store.Tx, ic gen.Interconnect, l Lifecycle) error {
+	path := *ic.SelfLink
+	if _, taken := s.tables.interconnects.Get(tx, path); taken {
+		return alreadyExists(path)
+	}
+	for _, g := range s.interconnectGroupsOf(tx, path) {
+		ic.InterconnectGroups = append(ic.InterconnectGroups, *g.Group.SelfLink)
+	}
+	return s.tables.interconnects.Put(tx, path, InterconnectRecord{Interconnect: ic, Lifecycle: l})
+}
+
+// newInterconnect checks an insert body and makes the interconnect it asks for in
+// project, with the id and creation time given: the body is the interconnect, every member
+// it gives kept, and the members the server sets filled in; members a client sends back
+// from a read are ignored. Inserts, createMembers and the seed share it.
+func (s *Server) newInterconnect(project string, b gen.Interconnect, id string, created time.Time) (gen.Interconnect, error) {
 	if err := checkName(b.Name); err != nil {
-		return Interconnect{}, err
+		return b, err
 	}
 	// The schema requires none of these, as patch sends part of an interconnect; an insert
 	// needs them all.
@@ -155,53 +166,89 @@ func (s *Server) interconnectFromRequest(project string, b gen.Interconnect) (In
 		missing bool
 	}{{"location", b.Location == ""}, {"linkType", b.LinkType == ""}, {"requestedLinkCount", b.RequestedLinkCount == 0}, {"interconnectType", b.InterconnectType == ""}} {
 		if f.missing {
-			return Interconnect{}, &Error{Status: http.StatusBadRequest, Reason: "required", Message: "Required field 'resource." + f.name + "' not specified", Location: "resource." + f.name}
+			return b, &Error{Status: http.StatusBadRequest, Reason: "required", Message: "Required field 'resource." + f.name + "' not specified", Location: "resource." + f.name}
 		}
 	}
 	loc, ok := parseRef(b.Location, "interconnectLocations", project)
 	if !ok {
-		return Interconnect{}, invalidField("resource.location", fmt.Sprintf("Invalid value for field 'resource.location': '%s'. The URL is malformed.", b.Location))
+		return b, invalidField("resource.location", fmt.Sprintf("Invalid value for field 'resource.location': '%s'. The URL is malformed.", b.Location))
 	}
 	if _, known := s.locations.byName[loc.Name]; !known {
 		e := notFound(locationPath(project, loc.Name))
 		e.Location = "resource.location"
-		return Interconnect{}, e
+		return b, e
 	}
-	labels := map[string]string(deref(b.Labels))
+	labels := labelsOf(b.Labels)
 	if err := validateLabels(labels); err != nil {
-		return Interconnect{}, err
+		return b, err
 	}
-	var features []string
+	var features []gen.InterconnectRequestedFeatures
 	for _, f := range b.RequestedFeatures {
 		if !slices.Contains(locationFeatures, string(f)) {
-			return Interconnect{}, invalidField("resource.requestedFeatures", fmt.Sprintf("Invalid value for field 'resource.requestedFeatures': '%s'. The feature is not available at location '%s'.", f, loc.Name))
+			return b, invalidField("resource.requestedFeatures", fmt.Sprintf("Invalid value for field 'resource.requestedFeatures': '%s'. The feature is not available at location '%s'.", f, loc.Name))
 		}
-		if !slices.Contains(features, string(f)) {
-			features = append(features, string(f))
+		if !slices.Contains(features, f) {
+			features = append(features, f)
 		}
 	}
 	if deref(b.MacsecEnabled) && b.Macsec == nil {
-		return Interconnect{}, invalidField("resource.macsecEnabled", "Invalid value for field 'resource.macsecEnabled': 'true'. MACsec cannot be enabled without a macsec configuration.")
+		return b, invalidField("resource.macsecEnabled", "Invalid value for field 'resource.macsecEnabled': 'true'. MACsec cannot be enabled without a macsec configuration.")
 	}
-	return Interconnect{
-		Project: project, Name: b.Name, Description: deref(b.Description), Location: loc.Name,
-		LinkType: string(b.LinkType), RequestedLinkCount: int(b.RequestedLinkCount), InterconnectType: string(b.InterconnectType),
-		CustomerName: deref(b.CustomerName), NocContactEmail: deref(b.NocContactEmail), AdminEnabled: b.AdminEnabled == nil || *b.AdminEnabled,
-		Labels: labels, RequestedFeatures: features, RemoteLocation: deref(b.RemoteLocation), Subzone: string(deref(b.Subzone)),
-		MacsecEnabled: deref(b.MacsecEnabled), AAIEnabled: deref(b.AaiEnabled),
-		Macsec: keepJSON(b.Macsec), ApplicationAwareInterconnect: keepJSON(b.ApplicationAwareInterconnect),
-	}, nil
+	ic := b
+	// Output members that are derived (fillInterconnect), or absent here (outages, wire
+	// groups); params are input only, not kept.
+	ic.InterconnectAttachments, ic.InterconnectGroups, ic.ExpectedOutages, ic.WireGroups, ic.Params = nil, nil, nil, nil, nil
+	ic.Id, ic.CreationTimestamp = &id, ptr(timestamp(created))
+	ic.Location, ic.RequestedFeatures, ic.Labels = locationPath(project, loc.Name), features, (*gen.Labels)(&labels)
+	ic.AdminEnabled = orDefault(ic.AdminEnabled, true)
+	unsetEmpty(&ic.Description, &ic.CustomerName, &ic.NocContactEmail, &ic.RemoteLocation)
+	for _, m := range []**bool{&ic.MacsecEnabled, &ic.AaiEnabled} {
+		if !deref(*m) {
+			*m = nil
+		}
+	}
+	if deref(ic.Subzone) == "" {
+		ic.Subzone = nil
+	}
+	ic.LabelFingerprint = labelFingerprint(labels, 0)
+	s.fillInterconnect(project, &ic)
+	return ic, nil
+}
+
+// fillInterconnect sets what an interconnect's other members, its project and its
+// location decide: its links, and what the real service learns from the physical world
+// (circuits, link addresses, reference ids), made up and stable for the interconnect
+// (docs/compute.md lists them). The ports are provisioned with what was asked for:
+// requested features are available, the links requested are there, and it is ACTIVE.
+func (s *Server) fillInterconnect(project string, ic *gen.Interconnect) {
+	id := *ic.Id
+	ic.Kind = ptr("compute#interconnect")
+	ic.SelfLink, ic.SelfLinkWithId = ptr(interconnectPath(project, ic.Name)), ptr(interconnectPath(project, id))
+	ic.EffectiveLocation = &ic.Location
+	ic.OperationalStatus, ic.State = ptr(gen.InterconnectOperationalStatus("OS_ACTIVE")), ptr(gen.InterconnectState("ACTIVE"))
+	ic.ProvisionedLinkCount, ic.SatisfiesPzs = ptr(ic.RequestedLinkCount), ptr(false)
+	ic.GoogleReferenceId = ptr(stableID("interconnect-reference|" + id))
+	ic.AvailableFeatures = nil
+	for _, f := range ic.RequestedFeatures {
+		ic.AvailableFeatures = append(ic.AvailableFeatures, gen.InterconnectAvailableFeatures(f))
+	}
+	// The link addresses for ping tests: a link-local /30 of the interconnect's own.
+	sum := sha256.Sum256([]byte("interconnect-link|" + id))
+	n := binary.BigEndian.Uint16(sum[:2])
+	ic.GoogleIpAddress = ptr(fmt.Sprintf("169.254.%d.%d", n>>6&0xff, (n&0x3f)<<2|1))
+	ic.PeerIpAddress = ptr(fmt.Sprintf("169.254.%d.%d", n>>6&0xff, (n&0x3f)<<2|2))
+	ic.CircuitInfos = s.circuitInfos(id, nameOf(ic.Location), int(ic.RequestedLinkCount))
 }
 
 // InterconnectsGet reads an interconnect by name or id.
 func (s *Server) InterconnectsGet(ctx context.Context, req gen.InterconnectsGetRequestObject) (gen.InterconnectsGetResponseObject, error) {
 	var out gen.Interconnect
-	err := s.db.View(func(tx *store.Tx) error {
-		ic, err := s.readableInterconnect(tx, req.Project, req.Interconnect)
+	err := s.db.View(ctx, func(tx *store.Tx) error {
+		rec, err := s.readableInterconnect(tx, req.Project, req.Interconnect)
 		if err != nil {
 			return err
 		}
-		out = s.renderInterconnect(ctx, tx, ic)
+		out = s.renderInterconnect(s.links(ctx), tx, rec.Interconnect)
 		return nil
 	})
 	if err != nil {
@@ -218,10 +265,13 @@ func (s *Server) InterconnectsList(ctx context.Context, req gen.InterconnectsLis
 		return nil, err
 	}
 	path := globalScope(req.Project) + "/interconnects"
-	out := gen.InterconnectList{Kind: gen.InterconnectListKindComputeInterconnectList, Id: path, SelfLink: s.link(ctx, path)}
-	if err := s.db.View(func(tx *store.Tx) error {
+	l := s.links(ctx)
+	out := gen.InterconnectList{Kind: gen.InterconnectListKindComputeInterconnectList, Id: path, SelfLink: l.url(path)}
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		var err error
-		out.Items, out.NextPageToken, err = listPage(tx, s.tables.InterconnectsByName, req.Project+"|", q, func(r Interconnect) gen.Interconnect { return s.renderInterconnect(ctx, tx, r) })
+		out.Items, out.NextPageToken, err = listPage(tx, s.tables.interconnects, path+"/", q, func(r InterconnectRecord) gen.Interconnect {
+			return s.renderInterconnect(l, tx, r.Interconnect)
+		})
 		return err
 	}); err != nil {
 		return nil, err
@@ -236,19 +286,18 @@ func (s *Server) InterconnectsDelete(ctx context.Context, req gen.InterconnectsD
 		return nil, err
 	}
 	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
-		ic, err := s.readableInterconnect(tx, req.Project, req.Interconnect)
+		rec, err := s.readableInterconnect(tx, req.Project, req.Interconnect)
 		if err != nil {
 			return operations.Start{}, err
 		}
-		if err := beginDelete(s, tx, s.tables.Interconnects, ic, interconnectPath(ic.Project, ic.Name), interconnectDeleting); err != nil {
+		path := *rec.Interconnect.SelfLink
+		if err := beginDelete(s, tx, s.tables.interconnects, path, rec); err != nil {
 			return operations.Start{}, err
 		}
-		if users := s.attachmentsOn(tx, ic); len(users) > 0 {
-			a := users[0]
-			return operations.Start{}, inUse(interconnectPath(ic.Project, ic.Name), attachmentPath(a.Project, a.Region, a.Name))
+		if users := s.attachmentsOn(tx, path); len(users) > 0 {
+			return operations.Start{}, inUse(path, *users[0].Attachment.SelfLink)
 		}
-		return operations.Start{Kind: kindInterconnectDelete, OperationType: "delete", Target: ic.Key(),
-			TargetID: ic.ID}, nil
+		return operations.Start{OperationType: "delete", TargetLink: path, TargetID: *rec.Interconnect.Id}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -256,89 +305,51 @@ func (s *Server) InterconnectsDelete(ctx context.Context, req gen.InterconnectsD
 	return gen.InterconnectsDelete200JSONResponse(s.renderOperation(ctx, op)), nil
 }
 
-func (s *Server) readableInterconnect(tx *store.Tx, project, nameOrID string) (Interconnect, error) {
-	ic, ok := s.tables.Interconnects.Get(tx, project+"|"+nameOrID)
-	if !ok {
-		_, ic, ok = s.tables.InterconnectID.Get(tx, project+"|"+nameOrID)
-	}
-	if !ok || ic.Pending {
-		return ic, notFound(interconnectPath(project, nameOrID))
-	}
-	return ic, nil
+// readableInterconnect and changeableInterconnect find an interconnect by name or id (see
+// readable).
+func (s *Server) readableInterconnect(tx *store.Tx, project, nameOrID string) (InterconnectRecord, error) {
+	return readable(tx, s.tables.interconnects, s.tables.interconnectByID, interconnectPath(project, nameOrID))
 }
 
-// attachmentsOn lists the attachments (accepted ones included) on an interconnect.
-func (s *Server) attachmentsOn(tx *store.Tx, ic Interconnect) []InterconnectAttachment {
-	var out []InterconnectAttachment
-	key := ic.Project + "|" + ic.Name
-	s.tables.AttachmentsByInterconnect.Scan(tx, key, key+"\x01", nil, func(_ store.Cursor, a InterconnectAttachment) bool {
+func (s *Server) changeableInterconnect(tx *store.Tx, project, nameOrID string) (InterconnectRecord, error) {
+	return changeable(tx, s.tables.interconnects, s.tables.interconnectByID, interconnectPath(project, nameOrID))
+}
+
+// attachmentsOn lists the attachments (accepted ones included) on the interconnect at path.
+func (s *Server) attachmentsOn(tx *store.Tx, path string) []AttachmentRecord {
+	var out []AttachmentRecord
+	s.tables.attachmentsOn.Scan(tx, path, path+"\x00", nil, func(_ store.Cursor, a AttachmentRecord) bool {
 		out = append(out, a)
 		return true
 	})
 	return out
 }
 
-func (s *Server) finishInterconnectInsert(tx *store.Tx, op operations.Operation) error {
-	return finishInsert(tx, s.tables.Interconnects, op.Target, "interconnect", interconnectPending)
+func (s *Server) finishInterconnectInsert(tx *store.Tx, op operations.Record) error {
+	return finishInsert(tx, s.tables.interconnects, op.Op.TargetLink, "interconnect")
 }
 
-func (s *Server) finishInterconnectDelete(tx *store.Tx, op operations.Operation) error {
-	_, _, err := s.tables.Interconnects.Delete(tx, op.Target)
-	return err
+func (s *Server) finishInterconnectDelete(tx *store.Tx, op operations.Record) error {
+	s.tables.interconnects.Delete(tx, op.Op.TargetLink)
+	return nil
 }
 
-// renderInterconnect is the wire form of an interconnect. What the real service learns
-// from the physical world (circuits, link addresses, reference ids) is made up, stable for
-// the interconnect (docs/compute.md lists it); outages and cross-site wire groups never
-// happen here, so those lists are absent.
-func (s *Server) renderInterconnect(ctx context.Context, tx *store.Tx, ic Interconnect) gen.Interconnect {
-	kind, created, self := "compute#interconnect", timestamp(ic.Created), s.link(ctx, interconnectPath(ic.Project, ic.Name))
-	opStatus, state, links := gen.InterconnectOperationalStatus("OS_ACTIVE"), gen.InterconnectState("ACTIVE"), int32(ic.RequestedLinkCount)
-	admin := ic.AdminEnabled
-	labels := gen.Labels(ic.Labels)
-	if labels == nil {
-		labels = gen.Labels{}
-	}
-	location := s.link(ctx, locationPath(ic.Project, ic.Location))
-	out := gen.Interconnect{
-		Kind: &kind, Id: &ic.ID, Name: ic.Name, Description: optional(ic.Description), SelfLink: &self, CreationTimestamp: &created,
-		SelfLinkWithId: ptr(s.link(ctx, interconnectPath(ic.Project, ic.ID))),
-		Location:       location, EffectiveLocation: &location, LinkType: gen.InterconnectLinkType(ic.LinkType),
-		RequestedLinkCount: int32(ic.RequestedLinkCount), InterconnectType: gen.InterconnectInterconnectType(ic.InterconnectType),
-		CustomerName: optional(ic.CustomerName), NocContactEmail: optional(ic.NocContactEmail), AdminEnabled: &admin,
-		OperationalStatus: &opStatus, State: &state, ProvisionedLinkCount: &links,
-		Labels: &labels, LabelFingerprint: labelFingerprint(ic.Labels, ic.LabelGeneration),
-		RemoteLocation: optional(ic.RemoteLocation), SatisfiesPzs: ptr(false),
-		GoogleReferenceId:            ptr(stableID("interconnect-reference|" + ic.ID)),
-		Macsec:                       fromJSON[*gen.InterconnectMacsec](ic.Macsec),
-		ApplicationAwareInterconnect: fromJSON[*gen.InterconnectApplicationAwareInterconnect](ic.ApplicationAwareInterconnect),
-	}
-	if ic.Subzone != "" {
-		out.Subzone = ptr(gen.InterconnectSubzone(ic.Subzone))
-	}
-	if ic.MacsecEnabled {
-		out.MacsecEnabled = &ic.MacsecEnabled
-	}
-	if ic.AAIEnabled {
-		out.AaiEnabled = &ic.AAIEnabled
-	}
-	for _, f := range ic.RequestedFeatures {
-		// The ports are provisioned with what was asked for: requested features are available.
-		out.RequestedFeatures = append(out.RequestedFeatures, gen.InterconnectRequestedFeatures(f))
-		out.AvailableFeatures = append(out.AvailableFeatures, gen.InterconnectAvailableFeatures(f))
-	}
-	// The link addresses for ping tests: a link-local /30 of the interconnect's own.
-	sum := sha256.Sum256([]byte("interconnect-link|" + ic.ID))
-	n := binary.BigEndian.Uint16(sum[:2])
-	out.GoogleIpAddress = ptr(fmt.Sprintf("169.254.%d.%d", n>>6&0xff, (n&0x3f)<<2|1))
-	out.PeerIpAddress = ptr(fmt.Sprintf("169.254.%d.%d", n>>6&0xff, (n&0x3f)<<2|2))
-	out.CircuitInfos = s.circuitInfos(ic)
-	for _, a := range s.attachmentsOn(tx, ic) {
+// renderInterconnect is an interconnect as a read returns it: its links URLs, with the
+// attachments it carries. Outages and cross-site wire groups never happen here, so those
+// lists are absent.
+func (s *Server) renderInterconnect(l links, tx *store.Tx, ic gen.Interconnect) gen.Interconnect {
+	path := *ic.SelfLink
+	l.set(&ic.SelfLink)
+	l.set(&ic.SelfLinkWithId)
+	ic.Location = l.url(ic.Location)
+	ic.EffectiveLocation = &ic.Location
+	ic.InterconnectGroups = l.urls(ic.InterconnectGroups)
+	for _, a := range s.attachmentsOn(tx, path) {
 		if !a.Pending {
-			out.InterconnectAttachments = append(out.InterconnectAttachments, s.link(ctx, attachmentPath(a.Project, a.Region, a.Name)))
+			ic.InterconnectAttachments = append(ic.InterconnectAttachments, l.url(*a.Attachment.SelfLink))
 		}
 	}
-	return out
+	return ic
 }
 
 func alreadyExists(path string) *Error {
@@ -356,16 +367,17 @@ func inUse(resource, user string) *Error {
 		Message: fmt.Sprintf("The resource '%s' is already being used by '%s'", resource, user)}
 }
 
-// circuitInfos are the interconnect's circuits, one per link, with ids made up and stable
-// for it; getDiagnostics reports its links under the same ids.
-func (s *Server) circuitInfos(ic Interconnect) []gen.InterconnectCircuitInfo {
-	facility := ic.Location
-	if l, ok := s.locations.byName[ic.Location]; ok {
+// circuitInfos are the circuits of the interconnect with the id at location, one per
+// link, with ids made up and stable for it; getDiagnostics reports its links under the same
+// ids.
+func (s *Server) circuitInfos(id, location string, links int) []gen.InterconnectCircuitInfo {
+	facility := location
+	if l, ok := s.locations.byName[location]; ok {
 		facility = l.FacilityProviderFacilityID
 	}
 	var out []gen.InterconnectCircuitInfo
-	for i := range ic.RequestedLinkCount {
-		circuit := stableID(fmt.Sprintf("interconnect-circuit|%s|%d", ic.ID, i))
+	for i := range links {
+		circuit := stableID(fmt.Sprintf("interconnect-circuit|%s|%d", id, i))
 		out = append(out, gen.InterconnectCircuitInfo{
 			GoogleCircuitId: ptr("GCP-" + circuit[len(circuit)-8:]),
 			GoogleDemarcId:  ptr(fmt.Sprintf("%s-%s-%02d", strings.ToUpper(facility), circuit[:6], i+1)),

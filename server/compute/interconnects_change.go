@@ -1,7 +1,6 @@
 package compute
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -10,19 +9,10 @@ import (
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // An interconnect's changes after its insert: patch, setLabels and setName.
-
-// changeableInterconnect is a readable interconnect that no running delete holds.
-func (s *Server) changeableInterconnect(tx *store.Tx, project, nameOrID string) (Interconnect, error) {
-	ic, err := s.readableInterconnect(tx, project, nameOrID)
-	if err == nil && ic.Deleting {
-		err = notReady(interconnectPath(ic.Project, ic.Name))
-	}
-	return ic, err
-}
 
 // InterconnectsPatch applies a merge patch to an interconnect: description, adminEnabled,
 // nocContactEmail, customerName, requestedLinkCount and labels change; the rest must be
@@ -41,57 +31,66 @@ func (s *Server) InterconnectsPatch(ctx context.Context, req gen.InterconnectsPa
 		return nil, invalidField("resource.requestedLinkCount", fmt.Sprintf("Invalid value for field 'resource.requestedLinkCount': '%d'. Must be greater than 0.", b.RequestedLinkCount))
 	}
 	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
-		ic, err := s.changeableInterconnect(tx, req.Project, req.Interconnect)
+		rec, err := s.changeableInterconnect(tx, req.Project, req.Interconnect)
 		if err != nil {
 			return operations.Start{}, err
 		}
+		ic := rec.Interconnect
 		var f fixed
 		sameName(&f, b.Name, ic.Name)
 		if b.Location != "" {
 			loc, _ := parseRef(b.Location, "interconnectLocations", req.Project)
-			same(&f, "location", &loc.Name, ic.Location)
+			same(&f, "location", &loc.Name, nameOf(ic.Location))
 		}
 		if b.LinkType != "" {
-			same(&f, "linkType", ptr(string(b.LinkType)), ic.LinkType)
+			same(&f, "linkType", &b.LinkType, ic.LinkType)
 		}
 		if b.InterconnectType != "" {
-			same(&f, "interconnectType", ptr(string(b.InterconnectType)), ic.InterconnectType)
+			same(&f, "interconnectType", &b.InterconnectType, ic.InterconnectType)
 		}
 		if f.err != nil {
 			return operations.Start{}, f.err
 		}
-		if err := fixedMembers("Interconnect", s.renderInterconnect(ctx, tx, ic), b, interconnectPatchable...); err != nil {
+		if err := fixedMembers("Interconnect", s.renderInterconnect(s.links(ctx), tx, ic), b, interconnectPatchable...); err != nil {
 			return operations.Start{}, err
 		}
 		next := ic
-		setIf(&next.Description, b.Description)
-		setIf(&next.AdminEnabled, b.AdminEnabled)
-		setIf(&next.NocContactEmail, b.NocContactEmail)
-		setIf(&next.CustomerName, b.CustomerName)
-		setIf(&next.MacsecEnabled, b.MacsecEnabled)
-		setIf(&next.AAIEnabled, b.AaiEnabled)
+		patchText(&next.Description, b.Description)
+		patchText(&next.NocContactEmail, b.NocContactEmail)
+		patchText(&next.CustomerName, b.CustomerName)
+		if b.AdminEnabled != nil {
+			next.AdminEnabled = b.AdminEnabled
+		}
+		patchFlag(&next.MacsecEnabled, b.MacsecEnabled)
+		patchFlag(&next.AaiEnabled, b.AaiEnabled)
 		if b.Macsec != nil {
-			next.Macsec = keepJSON(b.Macsec)
+			next.Macsec = b.Macsec
 		}
 		if b.ApplicationAwareInterconnect != nil {
-			next.ApplicationAwareInterconnect = keepJSON(b.ApplicationAwareInterconnect)
+			next.ApplicationAwareInterconnect = b.ApplicationAwareInterconnect
 		}
-		if next.MacsecEnabled && len(next.Macsec) == 0 {
+		if deref(next.MacsecEnabled) && next.Macsec == nil {
 			return operations.Start{}, invalidField("resource.macsecEnabled", "Invalid value for field 'resource.macsecEnabled': 'true'. MACsec cannot be enabled without a macsec configuration.")
 		}
 		if b.RequestedLinkCount > 0 {
-			next.RequestedLinkCount = int(b.RequestedLinkCount)
+			next.RequestedLinkCount = b.RequestedLinkCount
 		}
-		if labelsSent && !maps.Equal(labels, ic.Labels) {
-			if len(b.LabelFingerprint) > 0 && !bytes.Equal(b.LabelFingerprint, labelFingerprint(ic.Labels, ic.LabelGeneration)) {
-				return operations.Start{}, staleLabels()
+		if labelsSent && !maps.Equal(labels, labelsOf(ic.Labels)) {
+			if len(b.LabelFingerprint) > 0 {
+				if err := checkLabelFingerprint(b.LabelFingerprint, ic.LabelFingerprint); err != nil {
+					return operations.Start{}, err
+				}
 			}
-			next.Labels, next.LabelGeneration = labels, ic.LabelGeneration+1
+			relabel(&next.Labels, &next.LabelFingerprint, labels)
 		}
-		if err := s.putInterconnectIfChanged(tx, ic, next); err != nil {
-			return operations.Start{}, err
+		s.fillInterconnect(req.Project, &next)
+		if !reflect.DeepEqual(ic, next) {
+			rec.Interconnect = next
+			if err := s.tables.interconnects.Put(tx, *ic.SelfLink, rec); err != nil {
+				return operations.Start{}, err
+			}
 		}
-		return operations.Start{OperationType: "patch", Done: true, TargetLink: s.link(ctx, interconnectPath(ic.Project, ic.Name)), TargetID: ic.ID}, nil
+		return operations.Start{OperationType: "patch", Done: true, TargetLink: *ic.SelfLink, TargetID: *ic.Id}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -105,43 +104,43 @@ func (s *Server) InterconnectsPatch(ctx context.Context, req gen.InterconnectsPa
 var interconnectPatchable = []string{"name", "location", "linkType", "interconnectType", "labels", "labelFingerprint", "params", "description", "adminEnabled", "nocContactEmail", "customerName", "requestedLinkCount",
 	"macsecEnabled", "macsec", "aaiEnabled", "applicationAwareInterconnect"}
 
-// putInterconnectIfChanged stores next, with a new generation, when it differs from ic.
-func (s *Server) putInterconnectIfChanged(tx *store.Tx, ic, next Interconnect) error {
-	if reflect.DeepEqual(ic, next) {
-		return nil
+// patchText sets a text member a patch sends ("" clears it, as an insert without it has it).
+func patchText(member **string, sent *string) {
+	if sent != nil {
+		*member = optional(*sent)
 	}
-	next.Generation = ic.Generation + 1
-	return s.tables.Interconnects.Put(tx, next.Key(), next)
 }
 
-func setIf[T any](field *T, sent *T) {
+// patchFlag sets a flag a patch sends that is shown only when true.
+func patchFlag(member **bool, sent *bool) {
 	if sent != nil {
-		*field = *sent
+		*member = nil
+		if *sent {
+			*member = ptr(true)
+		}
 	}
 }
 
 // InterconnectsSetLabels replaces an interconnect's labels, as setLabels of a rule does.
 func (s *Server) InterconnectsSetLabels(ctx context.Context, req gen.InterconnectsSetLabelsRequestObject) (gen.InterconnectsSetLabelsResponseObject, error) {
-	labels := map[string]string(deref(req.Body.Labels))
-	if labels == nil {
-		labels = map[string]string{}
-	}
+	labels := labelsOf(req.Body.Labels)
 	if err := validateLabels(labels); err != nil {
 		return nil, err
 	}
 	op, err := s.mutate(ctx, req.Project, "", "", func(tx *store.Tx) (operations.Start, error) {
-		ic, err := s.changeableInterconnect(tx, req.Project, req.Resource)
+		rec, err := s.changeableInterconnect(tx, req.Project, req.Resource)
 		if err != nil {
 			return operations.Start{}, err
 		}
-		if err := checkLabelFingerprint(req.Body.LabelFingerprint, ic.Labels, ic.LabelGeneration); err != nil {
+		ic := &rec.Interconnect
+		if err := checkLabelFingerprint(req.Body.LabelFingerprint, ic.LabelFingerprint); err != nil {
 			return operations.Start{}, err
 		}
-		ic.Labels, ic.LabelGeneration, ic.Generation = labels, ic.LabelGeneration+1, ic.Generation+1
-		if err := s.tables.Interconnects.Put(tx, ic.Key(), ic); err != nil {
+		relabel(&ic.Labels, &ic.LabelFingerprint, labels)
+		if err := s.tables.interconnects.Put(tx, *ic.SelfLink, rec); err != nil {
 			return operations.Start{}, err
 		}
-		return operations.Start{OperationType: "setLabels", Done: true, TargetLink: s.link(ctx, interconnectPath(ic.Project, ic.Name)), TargetID: ic.ID}, nil
+		return operations.Start{OperationType: "setLabels", Done: true, TargetLink: *ic.SelfLink, TargetID: *ic.Id}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -164,21 +163,23 @@ func (s *Server) InterconnectsSetName(ctx context.Context, req gen.Interconnects
 		return nil, mustMatch("name", name, nameRegex)
 	}
 	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
-		ic, err := s.changeableInterconnect(tx, req.Project, req.Interconnect)
+		rec, err := s.changeableInterconnect(tx, req.Project, req.Interconnect)
 		if err != nil {
 			return operations.Start{}, err
 		}
+		ic := rec.Interconnect
 		if cur := deref(req.Body.CurrentName); cur != "" && cur != ic.Name {
 			return operations.Start{}, invalidField("currentName", fmt.Sprintf("Invalid value for field 'currentName': '%s'. The interconnect's name is '%s'.", cur, ic.Name))
 		}
-		start := operations.Start{OperationType: "setName", Done: true, TargetLink: s.link(ctx, interconnectPath(ic.Project, name)), TargetID: ic.ID}
+		to := interconnectPath(req.Project, name)
+		start := operations.Start{OperationType: "setName", Done: true, TargetLink: to, TargetID: *ic.Id}
 		if name == ic.Name {
 			return start, nil
 		}
-		if _, taken := s.tables.Interconnects.Get(tx, ic.Project+"|"+name); taken {
-			return operations.Start{}, alreadyExists(interconnectPath(ic.Project, name))
+		if _, taken := s.tables.interconnects.Get(tx, to); taken {
+			return operations.Start{}, alreadyExists(to)
 		}
-		return start, s.rename(tx, ic, name)
+		return start, s.rename(tx, req.Project, rec, name)
 	})
 	if err != nil {
 		return nil, err
@@ -186,33 +187,35 @@ func (s *Server) InterconnectsSetName(ctx context.Context, req gen.Interconnects
 	return gen.InterconnectsSetName200JSONResponse(s.renderOperation(ctx, op)), nil
 }
 
-// rename moves ic to name, with the attachments on it and the groups that hold it.
-func (s *Server) rename(tx *store.Tx, ic Interconnect, name string) error {
-	users := s.attachmentsOn(tx, ic)
-	if _, _, err := s.tables.Interconnects.Delete(tx, ic.Key()); err != nil {
-		return err
-	}
-	old := ic.Name
-	ic.Name, ic.Generation = name, ic.Generation+1
-	if err := s.tables.Interconnects.Put(tx, ic.Key(), ic); err != nil {
-		return err
-	}
+// rename moves the interconnect of rec to name, with the attachments on it and the groups
+// that hold it.
+func (s *Server) rename(tx *store.Tx, project string, rec InterconnectRecord, name string) error {
+	from := *rec.Interconnect.SelfLink
+	users, groups := s.attachmentsOn(tx, from), s.interconnectGroupsOf(tx, from)
+	s.tables.interconnects.Delete(tx, from)
+	rec.Interconnect.Name = name
+	s.fillInterconnect(project, &rec.Interconnect)
+	to := *rec.Interconnect.SelfLink
 	for _, a := range users {
-		a.Interconnect, a.Generation = name, a.Generation+1
-		if err := s.tables.Attachments.Put(tx, a.Key(), a); err != nil {
+		a.Attachment.Interconnect = &to
+		if err := s.tables.attachments.Put(tx, *a.Attachment.SelfLink, a); err != nil {
 			return err
 		}
 	}
-	for _, g := range s.interconnectGroupsOf(tx, ic.Project, old) {
-		for k, v := range g.Interconnects {
-			if v == old {
-				g.Interconnects[k] = name
+	for _, g := range groups {
+		for k, m := range g.Group.Interconnects {
+			if deref(m.Interconnect) == from {
+				g.Group.Interconnects[k] = gen.InterconnectGroupInterconnect{Interconnect: &to}
 			}
 		}
-		g.Generation++
-		if err := s.tables.InterconnectGroups.Put(tx, g.Key(), g); err != nil {
+		if err := s.putInterconnectGroup(tx, g); err != nil {
 			return err
 		}
 	}
-	return nil
+	// Its groups, and those that held an interconnect of the new name deleted since.
+	rec.Interconnect.InterconnectGroups = nil
+	for _, g := range s.interconnectGroupsOf(tx, to) {
+		rec.Interconnect.InterconnectGroups = append(rec.Interconnect.InterconnectGroups, *g.Group.SelfLink)
+	}
+	return s.tables.interconnects.Put(tx, to, rec)
 }

@@ -2,7 +2,6 @@ package compute
 
 import (
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/binary"
 	"fmt"
 	"net/http"
@@ -11,6 +10,8 @@ import (
 	"strconv"
 	"unicode"
 	"unicode/utf8"
+
+	gen "github.com/understudy-dev/understudy/gen/compute"
 )
 
 // maxLabels is the most labels a resource may carry.
@@ -63,19 +64,33 @@ func labelChars(s string) bool {
 // real service returns it ("42WmSpB8rSM="); no hash of an empty input gives these bytes.
 var emptyLabelFingerprint = []byte{0xe3, 0x65, 0xa6, 0x4a, 0x90, 0x7c, 0xad, 0x23}
 
-// labelFingerprint is 8 bytes derived from the label set and the resource's label
-// generation, so it changes after every setLabels, even one that writes the same labels.
+// labelFingerprint is the fingerprint of a resource's first label set, 8 bytes derived
+// from the labels; generation, a count of label changes before (0 for a new resource), is
+// what seed files written by earlier versions give instead of the fingerprint.
 func labelFingerprint(labels map[string]string, generation uint64) []byte {
 	if generation == 0 && len(labels) == 0 {
 		return emptyLabelFingerprint
 	}
+	sum := sha256.Sum256(appendLabels(binary.BigEndian.AppendUint64(make([]byte, 0, 256), generation), labels))
+	return sum[:8]
+}
+
+// nextLabelFingerprint is the fingerprint after a label change from the fingerprint
+// previous: derived from both, so it changes on every change, even one that writes the
+// labels there were (A, B, A again), as a compare-and-set needs.
+func nextLabelFingerprint(previous []byte, labels map[string]string) []byte {
+	sum := sha256.Sum256(appendLabels(append(make([]byte, 0, 256), previous...), labels))
+	return sum[:8]
+}
+
+// appendLabels appends "%d:%s=%d:%s;" per label, in key order (key length, key, value
+// length, value).
+func appendLabels(b []byte, labels map[string]string) []byte {
 	keys := make([]string, 0, len(labels))
 	for k := range labels {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	// The generation, then "%d:%s=%d:%s;" per label (key length, key, value length, value).
-	b := binary.BigEndian.AppendUint64(make([]byte, 0, 256), generation)
 	for _, k := range keys {
 		v := labels[k]
 		b = strconv.AppendInt(b, int64(len(k)), 10)
@@ -83,11 +98,35 @@ func labelFingerprint(labels map[string]string, generation uint64) []byte {
 		b = strconv.AppendInt(b, int64(len(v)), 10)
 		b = append(append(append(b, ':'), v...), ';')
 	}
-	sum := sha256.Sum256(b)
+	return b
+}
+
+// relabel sets a resource's labels and moves its label fingerprint on.
+func relabel(labels **gen.Labels, fingerprint *[]byte, to map[string]string) {
+	l := gen.Labels(to)
+	*labels, *fingerprint = &l, nextLabelFingerprint(*fingerprint, to)
+}
+
+// labelsOf are a resource's labels ({} when it has none).
+func labelsOf(l *gen.Labels) map[string]string {
+	if l == nil || *l == nil {
+		return map[string]string{}
+	}
+	return *l
+}
+
+// firstFingerprint is the fingerprint (or etag) a resource of kind with the id starts
+// with; nextFingerprint the one after a change from previous, derived from what changed:
+// every change moves it on, and never back to a value it had.
+func firstFingerprint(kind, id string) []byte {
+	sum := sha256.Sum256([]byte(kind + "|" + id))
 	return sum[:8]
 }
 
-func fingerprintString(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+func nextFingerprint(previous []byte, change string) []byte {
+	sum := sha256.Sum256(append(append(append(make([]byte, 0, 64), previous...), '|'), change...))
+	return sum[:8]
+}
 
 func invalidField(location, message string) *Error {
 	return &Error{Status: http.StatusBadRequest, Reason: "invalid", Message: message, Location: location}

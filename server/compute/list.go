@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/understudy-dev/understudy/internal/gcefilter"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/timefmt"
 )
 
 // listQuery is a list call's filter, page size, page token and order.
@@ -87,6 +88,15 @@ type listItem struct {
 	scope   string // of an aggregatedList's item: "global" or "regions/<region>"
 }
 
+// item is the listItem of a resource with the creationTimestamp created.
+func item(name string, created *string, seq uint64) listItem {
+	it := listItem{name: name, seq: seq}
+	if created != nil {
+		it.created, _ = timefmt.Parse(*created) // written by timestamp
+	}
+	return it
+}
+
 // sortKey orders items for the query: by name, or newest first.
 func (q listQuery) sortKey(it listItem) string {
 	key := it.name
@@ -107,12 +117,12 @@ func page[W any](items []listItem, q listQuery, render func(i int) W) (out []W, 
 	return out, next, err
 }
 
-// listPage is the page q asks for of the records of idx under prefix, rendered; records
-// whose insert still runs are not listed. next is nil on the last page.
-func listPage[R interface{ listed() (listItem, bool) }, W any](tx *store.Tx, idx *store.Ordered[R], prefix string, q listQuery, render func(R) W) (out []W, next *string, err error) {
+// listPage is the page q asks for of the records of t whose path starts with prefix,
+// rendered; records whose insert still runs are not listed. next is nil on the last page.
+func listPage[R interface{ listed() (listItem, bool) }, W any](tx *store.Tx, t *store.Table[R], prefix string, q listQuery, render func(R) W) (out []W, next *string, err error) {
 	var all []R
 	var items []listItem
-	idx.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, r R) bool {
+	scanPrefix(tx, t, prefix, func(r R) bool {
 		if it, ok := r.listed(); ok {
 			all, items = append(all, r), append(items, it)
 		}

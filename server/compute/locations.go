@@ -31,17 +31,17 @@ func (l Location) Check() error {
 // Location is an interconnect location: a colocation facility in a metro, in one edge
 // availability domain (zone1 or zone2). The catalog is read-only; the seed file can add to it.
 type Location struct {
-	Name                       string   `yaml:"name"` // e.g. iad-zone1-1
-	Description                string   `yaml:"description,omitempty"`
-	Metro                      string   `yaml:"metro,omitempty"` // three lowercase letters, e.g. iad
-	Zone                       string   `yaml:"availabilityZone,omitempty"`
-	City                       string   `yaml:"city,omitempty"`
-	Continent                  string   `yaml:"continent,omitempty"`
-	Address                    string   `yaml:"address,omitempty"`
-	FacilityProvider           string   `yaml:"facilityProvider,omitempty"`
-	FacilityProviderFacilityID string   `yaml:"facilityProviderFacilityId,omitempty"`
-	PeeringDBFacilityID        string   `yaml:"peeringdbFacilityId,omitempty"`
-	Regions                    []string `yaml:"regions,omitempty"` // regions reachable from it
+	Name                       string   `json:"name" yaml:"name"` // e.g. iad-zone1-1
+	Description                string   `json:"description,omitempty" yaml:"description,omitempty"`
+	Metro                      string   `json:"metro,omitempty" yaml:"metro,omitempty"` // three lowercase letters, e.g. iad
+	Zone                       string   `json:"availabilityZone,omitempty" yaml:"availabilityZone,omitempty"`
+	City                       string   `json:"city,omitempty" yaml:"city,omitempty"`
+	Continent                  string   `json:"continent,omitempty" yaml:"continent,omitempty"`
+	Address                    string   `json:"address,omitempty" yaml:"address,omitempty"`
+	FacilityProvider           string   `json:"facilityProvider,omitempty" yaml:"facilityProvider,omitempty"`
+	FacilityProviderFacilityID string   `json:"facilityProviderFacilityId,omitempty" yaml:"facilityProviderFacilityId,omitempty"`
+	PeeringDBFacilityID        string   `json:"peeringdbFacilityId,omitempty" yaml:"peeringdbFacilityId,omitempty"`
+	Regions                    []string `json:"regions,omitempty" yaml:"regions,omitempty"` // regions reachable from it
 }
 
 // Facility names the building, as logicalStructure shows it: the metro and the facility's

@@ -15,7 +15,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // What the changes after an insert share (patch, setTarget, setName, the setLabels of
@@ -60,8 +60,8 @@ func staleLabels() *Error {
 }
 
 // checkLabelFingerprint is setLabels' compare: sent must be the current fingerprint.
-func checkLabelFingerprint(sent []byte, labels map[string]string, generation uint64) error {
-	if len(sent) == 0 || !bytes.Equal(sent, labelFingerprint(labels, generation)) {
+func checkLabelFingerprint(sent, current []byte) error {
+	if len(sent) == 0 || !bytes.Equal(sent, current) {
 		return staleLabels()
 	}
 	return nil
@@ -84,24 +84,26 @@ func (s *Server) GlobalForwardingRulesPatch(ctx context.Context, req gen.GlobalF
 		return nil, err
 	}
 	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
-		r, err := s.changeableRule(tx, req.Project, req.ForwardingRule)
+		rec, err := s.changeableRule(tx, req.Project, req.ForwardingRule)
 		if err != nil {
 			return operations.Start{}, err
 		}
-		if len(b.Fingerprint) > 0 && !bytes.Equal(b.Fingerprint, ruleFingerprint(r)) {
+		r := rec.Rule
+		if len(b.Fingerprint) > 0 && !bytes.Equal(b.Fingerprint, r.Fingerprint) {
 			return operations.Start{}, staleFingerprint()
 		}
-		next, err := patchedRule(s.renderRule(ctx, r), r, b, sent)
+		next, err := patchedRule(s.links(ctx).rule(r), r, b, sent)
 		if err != nil {
 			return operations.Start{}, err
 		}
-		if ruleChanged(r, next) {
-			next.Generation++
-			if err := s.tables.ForwardingRules.Put(tx, next.Key(), next); err != nil {
+		if change := ruleChange(r, next); change != "" {
+			next.Fingerprint = nextFingerprint(r.Fingerprint, change)
+			rec.Rule = next
+			if err := s.tables.rules.Put(tx, *r.SelfLink, rec); err != nil {
 				return operations.Start{}, err
 			}
 		}
-		return operations.Start{OperationType: "patch", Done: true, TargetLink: s.link(ctx, rulePath(r.Project, r.Name)), TargetID: r.ID}, nil
+		return operations.Start{OperationType: "patch", Done: true, TargetLink: *r.SelfLink, TargetID: *r.Id}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -122,9 +124,10 @@ var (
 		"pscConnectionStatus": true, "region": true, "serviceName": true, "fingerprint": true, "labelFingerprint": true, "labels": true}
 )
 
-// patchedRule is r with the patch b applied: cur is r's wire form, sent the members b gives.
-func patchedRule(cur gen.ForwardingRule, r ForwardingRule, b gen.ForwardingRule, sent map[string]json.RawMessage) (ForwardingRule, error) {
-	if labels, ok := labelsGiven(b.Labels); ok && !maps.Equal(labels, r.Labels) && !(len(labels) == 0 && len(r.Labels) == 0) {
+// patchedRule is r with the patch b applied: cur is r as a read returns it, sent the
+// members b gives.
+func patchedRule(cur, r, b gen.ForwardingRule, sent map[string]json.RawMessage) (gen.ForwardingRule, error) {
+	if labels, ok := labelsGiven(b.Labels); ok && !maps.Equal(labels, labelsOf(r.Labels)) && !(len(labels) == 0 && len(labelsOf(r.Labels)) == 0) {
 		return r, invalidField("resource.labels", "Invalid value for field 'resource.labels'. Labels of a forwarding rule change only through setLabels.")
 	}
 	// The merge patch: the sent members over the rule as get returns it, decoded into a
@@ -169,11 +172,11 @@ func patchedRule(cur gen.ForwardingRule, r ForwardingRule, b gen.ForwardingRule,
 		return r, err
 	}
 	next := r
-	next.NetworkTier = string(deref(merged.NetworkTier))
-	next.MigrationState = string(deref(merged.ExternalManagedBackendBucketMigrationState))
-	next.MigrationPercentage = merged.ExternalManagedBackendBucketMigrationTestingPercentage
-	next.LoadBalancingScheme = string(deref(merged.LoadBalancingScheme))
-	if next.LoadBalancingScheme != r.LoadBalancingScheme {
+	next.NetworkTier = merged.NetworkTier
+	next.ExternalManagedBackendBucketMigrationState = merged.ExternalManagedBackendBucketMigrationState
+	next.ExternalManagedBackendBucketMigrationTestingPercentage = merged.ExternalManagedBackendBucketMigrationTestingPercentage
+	next.LoadBalancingScheme = merged.LoadBalancingScheme
+	if deref(next.LoadBalancingScheme) != deref(r.LoadBalancingScheme) {
 		if err := checkSchemeMigration(r, next, sent); err != nil {
 			return r, err
 		}
@@ -184,38 +187,39 @@ func patchedRule(cur gen.ForwardingRule, r ForwardingRule, b gen.ForwardingRule,
 // checkSchemeMigration allows the scheme changes of a backend bucket migration, as the
 // discovery document describes them: EXTERNAL to EXTERNAL_MANAGED once the state is
 // TEST_ALL_TRAFFIC, and back with the state set to TEST_ALL_TRAFFIC in the same patch.
-func checkSchemeMigration(r, next ForwardingRule, sent map[string]json.RawMessage) error {
+func checkSchemeMigration(r, next gen.ForwardingRule, sent map[string]json.RawMessage) error {
 	_, stateSent := sent["externalManagedBackendBucketMigrationState"]
+	from, to := deref(r.LoadBalancingScheme), deref(next.LoadBalancingScheme)
+	external := func(s gen.ForwardingRuleLoadBalancingScheme) bool { return s == "EXTERNAL" || s == "EXTERNAL_MANAGED" }
 	switch {
-	case r.LoadBalancingScheme == "EXTERNAL" && next.LoadBalancingScheme == "EXTERNAL_MANAGED" && r.MigrationState == "TEST_ALL_TRAFFIC":
+	case from == "EXTERNAL" && to == "EXTERNAL_MANAGED" && deref(r.ExternalManagedBackendBucketMigrationState) == "TEST_ALL_TRAFFIC":
 		return nil
-	case r.LoadBalancingScheme == "EXTERNAL_MANAGED" && next.LoadBalancingScheme == "EXTERNAL" && stateSent && next.MigrationState == "TEST_ALL_TRAFFIC":
+	case from == "EXTERNAL_MANAGED" && to == "EXTERNAL" && stateSent && deref(next.ExternalManagedBackendBucketMigrationState) == "TEST_ALL_TRAFFIC":
 		return nil
-	case (r.LoadBalancingScheme == "EXTERNAL" || r.LoadBalancingScheme == "EXTERNAL_MANAGED") && (next.LoadBalancingScheme == "EXTERNAL" || next.LoadBalancingScheme == "EXTERNAL_MANAGED"):
-		return invalidField("resource.loadBalancingScheme", fmt.Sprintf("Invalid value for field 'resource.loadBalancingScheme': '%s'. The loadBalancingScheme can change from EXTERNAL to EXTERNAL_MANAGED only when externalManagedBackendBucketMigrationState is TEST_ALL_TRAFFIC, and back only with externalManagedBackendBucketMigrationState set to TEST_ALL_TRAFFIC in the same request.", next.LoadBalancingScheme))
+	case external(from) && external(to):
+		return invalidField("resource.loadBalancingScheme", fmt.Sprintf("Invalid value for field 'resource.loadBalancingScheme': '%s'. The loadBalancingScheme can change from EXTERNAL to EXTERNAL_MANAGED only when externalManagedBackendBucketMigrationState is TEST_ALL_TRAFFIC, and back only with externalManagedBackendBucketMigrationState set to TEST_ALL_TRAFFIC in the same request.", to))
 	}
-	return invalidField("resource.loadBalancingScheme", fmt.Sprintf("Invalid value for field 'resource.loadBalancingScheme': '%s'. The field cannot be changed by patch.", next.LoadBalancingScheme))
+	return invalidField("resource.loadBalancingScheme", fmt.Sprintf("Invalid value for field 'resource.loadBalancingScheme': '%s'. The field cannot be changed by patch.", to))
 }
 
-// ruleChanged reports whether a patch changed what the rule stores.
-func ruleChanged(a, b ForwardingRule) bool {
-	pa, pb := a.MigrationPercentage, b.MigrationPercentage
+// ruleChange says what a patch changed of what the rule stores ("" for nothing).
+func ruleChange(a, b gen.ForwardingRule) string {
+	pa, pb := a.ExternalManagedBackendBucketMigrationTestingPercentage, b.ExternalManagedBackendBucketMigrationTestingPercentage
 	samePct := (pa == nil && pb == nil) || (pa != nil && pb != nil && *pa == *pb)
-	return a.NetworkTier != b.NetworkTier || a.MigrationState != b.MigrationState || a.LoadBalancingScheme != b.LoadBalancingScheme || !samePct
+	if deref(a.NetworkTier) == deref(b.NetworkTier) && deref(a.ExternalManagedBackendBucketMigrationState) == deref(b.ExternalManagedBackendBucketMigrationState) &&
+		deref(a.LoadBalancingScheme) == deref(b.LoadBalancingScheme) && samePct {
+		return ""
+	}
+	pct := "none"
+	if pb != nil {
+		pct = fmt.Sprint(*pb)
+	}
+	return fmt.Sprintf("patch|%s|%s|%s|%s", deref(b.NetworkTier), deref(b.ExternalManagedBackendBucketMigrationState), deref(b.LoadBalancingScheme), pct)
 }
 
 func staleFingerprint() *Error {
 	return &Error{Status: http.StatusPreconditionFailed, Reason: "conditionNotMet",
 		Message: "Supplied fingerprint does not match current fingerprint.", Location: "resource.fingerprint"}
-}
-
-// changeableRule is a readable rule that no running delete holds.
-func (s *Server) changeableRule(tx *store.Tx, project, nameOrID string) (ForwardingRule, error) {
-	r, err := s.readableRule(tx, project, nameOrID)
-	if err == nil && r.Deleting {
-		err = notReady(rulePath(r.Project, r.Name))
-	}
-	return r, err
 }
 
 // GlobalForwardingRulesSetTarget points a rule at a target of the same type as its current
@@ -234,20 +238,21 @@ func (s *Server) GlobalForwardingRulesSetTarget(ctx context.Context, req gen.Glo
 		return nil, invalidField("target", fmt.Sprintf("Invalid value for field 'target': '%s'. The URL is malformed.", target))
 	}
 	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
-		r, err := s.changeableRule(tx, req.Project, req.ForwardingRule)
+		rec, err := s.changeableRule(tx, req.Project, req.ForwardingRule)
 		if err != nil {
 			return operations.Start{}, err
 		}
-		if current := targetKind(r.Target); current != "" && current != kind {
+		r := &rec.Rule
+		if current := targetKind(deref(r.Target)); current != "" && current != kind {
 			return operations.Start{}, invalidField("target", fmt.Sprintf("Invalid value for field 'target': '%s'. The new target must be of the same type as the current target (%s).", target, current))
 		}
-		if r.Target != target {
-			r.Target, r.Generation = target, r.Generation+1
-			if err := s.tables.ForwardingRules.Put(tx, r.Key(), r); err != nil {
+		if deref(r.Target) != target {
+			r.Target, r.Fingerprint = &target, nextFingerprint(r.Fingerprint, "setTarget|"+target)
+			if err := s.tables.rules.Put(tx, *r.SelfLink, rec); err != nil {
 				return operations.Start{}, err
 			}
 		}
-		return operations.Start{OperationType: "setTarget", Done: true, TargetLink: s.link(ctx, rulePath(r.Project, r.Name)), TargetID: r.ID}, nil
+		return operations.Start{OperationType: "setTarget", Done: true, TargetLink: *r.SelfLink, TargetID: *r.Id}, nil
 	})
 	if err != nil {
 		return nil, err

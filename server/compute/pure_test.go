@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"bytes"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -55,6 +56,8 @@ func TestValidateLabels(t *testing.T) {
 	}
 }
 
+func fingerprintString(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
 func TestLabelFingerprint(t *testing.T) {
 	if got := fingerprintString(labelFingerprint(nil, 0)); got != "42WmSpB8rSM=" {
 		t.Errorf("no labels: %s, want the real service's 42WmSpB8rSM=", got)
@@ -77,6 +80,19 @@ func TestLabelFingerprint(t *testing.T) {
 	}
 	if len(labelFingerprint(map[string]string{"k": "v"}, 9)) != 8 {
 		t.Error("fingerprints are 8 bytes")
+	}
+	// A change moves the fingerprint on from the one before: the same labels set again give
+	// a new one, and so does going back to labels had before.
+	prod := map[string]string{"env": "prod"}
+	first := labelFingerprint(prod, 0)
+	again := nextLabelFingerprint(first, prod)
+	dev := nextLabelFingerprint(again, map[string]string{"env": "dev"})
+	back := nextLabelFingerprint(dev, prod)
+	if seen := map[string]bool{string(first): true, string(again): true, string(dev): true, string(back): true}; len(seen) != 4 || len(back) != 8 {
+		t.Errorf("label changes gave fingerprints %x %x %x %x, want four different ones of 8 bytes", first, again, dev, back)
+	}
+	if !bytes.Equal(back, nextLabelFingerprint(dev, map[string]string{"env": "prod"})) {
+		t.Error("next fingerprint not deterministic")
 	}
 }
 

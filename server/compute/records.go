@@ -1,322 +1,223 @@
 package compute
 
 import (
-	"time"
+	"context"
+	"strings"
 
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	gen "github.com/understudy-dev/understudy/gen/compute"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
-// The compute API's records, as the store keeps them (one table each, keyed by their Key
-// methods), and the indexes it looks them up by. A member added to a record is stored with
-// it: the store derives how to keep a record from its type.
+// The compute API's records, as the store keeps them: each is the resource as get returns
+// it, the generated wire type with its computed members filled in when it was written, and
+// beside it what the API keeps that the resource does not say. The resource's own links
+// (selfLink, and its references to other resources of this API) are kept as their paths
+// under /compute/v1/ (projects/...): a read makes them URLs of the host it was asked on
+// (links). What is derived from other resources when it is read (an attachment group's
+// SLA analysis and etag, the attachments an interconnect carries) is filled in then, by the
+// resource's render function. A record's primary key is its selfLink path.
 
-// ForwardingRule is a stored global forwarding rule.
-type ForwardingRule struct {
-	Project             string
-	Name                string
-	ID                  string
-	Description         string
-	IPAddress           string
-	IPProtocol          string
-	PortRange           string
-	Target              string
-	LoadBalancingScheme string
-	Network             string
-	IPVersion           string
-	NetworkTier         string
-	Subnetwork          string
-	BackendService      string
-	IPCollection        string
-	// The members of PSC consumer rules and of a backend bucket migration, as given.
-	AllowPscGlobalAccess bool
-	NoAutomateDNSZone    bool
-	MigrationState       string   // externalManagedBackendBucketMigrationState
-	MigrationPercentage  *float32 // externalManagedBackendBucketMigrationTestingPercentage
-	// MetadataFilters and ServiceDirectoryRegistrations are kept as the JSON sent (see opaque.go).
-	MetadataFilters               []byte
-	ServiceDirectoryRegistrations []byte
-	Labels                        map[string]string
-	// LabelGeneration counts label changes; the label fingerprint is derived from it and the
-	// labels, so it changes on every setLabels.
-	LabelGeneration uint64
-	// Generation counts other changes (patch, setTarget); the rule's fingerprint is derived
-	// from it.
-	Generation uint64
-	Created    time.Time
-	// Pending is set while the insert's operation runs: the name is taken, but the rule is
-	// not readable yet.
-	Pending bool
+// Lifecycle is what the API keeps beside every resource.
+type Lifecycle struct {
+	// Seq is the resource's place in the order of creation: it orders resources created in
+	// the same millisecond newest first, which their creationTimestamp cannot.
+	Seq uint64 `json:"sequence"`
+	// Pending is set while the insert's operation runs: the name is taken, but the resource
+	// is not readable yet.
+	Pending bool `json:"pending,omitempty"`
 	// Deleting is set while an accepted delete's operation runs: the resource is still
 	// readable, but nothing may change or use it (resourceNotReady).
-	Deleting bool
+	Deleting bool `json:"deleting,omitempty"`
 }
 
-// Key is the rule's primary key.
-func (r ForwardingRule) Key() string { return r.Project + "|" + r.Name }
+// RuleRecord is a stored global forwarding rule.
+type RuleRecord struct {
+	Rule gen.ForwardingRule `json:"rule"`
+	Lifecycle
+}
 
-// Interconnect is a stored (dedicated) interconnect: a physical connection at a location.
-type Interconnect struct {
-	Project            string
-	Name               string
-	ID                 string
-	Description        string
-	Location           string // interconnect location name, e.g. iad-zone1-1
-	LinkType           string
-	RequestedLinkCount int
-	InterconnectType   string
-	CustomerName       string
-	NocContactEmail    string
-	AdminEnabled       bool
-	RequestedFeatures  []string
-	RemoteLocation     string
-	Subzone            string
-	MacsecEnabled      bool
-	AAIEnabled         bool
-	// Macsec and ApplicationAwareInterconnect are kept as the JSON sent (see opaque.go).
-	Macsec                       []byte
-	ApplicationAwareInterconnect []byte
-	Labels                       map[string]string
-	// LabelGeneration counts label changes (setLabels, a patch of labels), as a rule's does.
-	LabelGeneration uint64
-	// Generation counts every change, so that the etags of the groups holding it change.
-	Generation uint64
+// InterconnectRecord is a stored (dedicated) interconnect: a physical connection at a
+// location.
+type InterconnectRecord struct {
+	Interconnect gen.Interconnect `json:"interconnect"`
+	Lifecycle
 	// CircuitDown is set through the admin API: the circuit is down although the
 	// configuration says nothing of it (adminEnabled stays as it is).
-	CircuitDown bool
-	Created     time.Time
-	Pending     bool // insert still running
-	// Deleting is set while an accepted delete's operation runs: the resource is still
-	// readable, but nothing may change or use it (resourceNotReady).
-	Deleting bool
+	CircuitDown bool `json:"circuitDown,omitempty"`
 }
 
-// Key is the interconnect's primary key.
-func (i Interconnect) Key() string { return i.Project + "|" + i.Name }
-
-// InterconnectAttachment is a stored regional attachment (a VLAN) on an interconnect.
-type InterconnectAttachment struct {
-	Project      string
-	Region       string
-	Name         string
-	ID           string
-	Description  string
-	Interconnect string // the interconnect's name (same project)
-	Type         string
-	Router       string
-	AdminEnabled bool
-	VlanTag      int
-	Bandwidth    string
-	Mtu          int
-	StackType    string
-	Encryption   string
-	// IpsecInternalAddresses are URLs of addresses, as given (encryption IPSEC only).
-	IpsecInternalAddresses []string
-	// What the insert asked of the BGP addresses, as given, and the addresses assigned
-	// (each an address with its prefix length, as the wire shows them).
-	CandidateSubnets                    []string
-	CandidateCloudRouterIP              string
-	CandidateCustomerRouterIP           string
-	CandidateIPv6Subnets                []string
-	CandidateCloudRouterIPv6            string
-	CandidateCustomerRouterIPv6         string
-	CloudRouterIPv6InterfaceID          string
-	CustomerRouterIPv6InterfaceID       string
-	CloudRouterIP, CustomerRouterIP     string
-	CloudRouterIPv6, CustomerRouterIPv6 string
-	Labels                              map[string]string
-	// LabelGeneration counts label changes (setLabels, a patch of labels).
-	LabelGeneration uint64
+// AttachmentRecord is a stored regional attachment (a VLAN) on an interconnect.
+type AttachmentRecord struct {
+	Attachment gen.InterconnectAttachment `json:"attachment"`
+	Lifecycle
 	// CircuitDown is set through the admin API, as an interconnect's is.
-	CircuitDown bool
-	Created     time.Time
-	Pending     bool
-	// Group is the attachment group that holds it ("" for none): an attachment belongs to one
-	// group at most. It is set when the group's change is accepted.
-	Group string
-	// Generation counts changes, so that a group's etag changes when its attachments do.
-	Generation uint64
-	// Deleting is set while an accepted delete's operation runs: the resource is still
-	// readable, but nothing may change or use it (resourceNotReady).
-	Deleting bool
+	CircuitDown bool `json:"circuitDown,omitempty"`
 }
 
-// Key is the attachment's primary key.
-func (a InterconnectAttachment) Key() string { return AttachmentKey(a.Project, a.Region, a.Name) }
-
-// AttachmentKey is the primary key of an attachment.
-func AttachmentKey(project, region, name string) string { return project + "|" + region + "|" + name }
-
-// AttachmentGroup is a stored interconnect attachment group.
-type AttachmentGroup struct {
-	Project           string
-	Name              string
-	ID                string
-	Description       string
-	Intent            string            // availabilitySla
-	Attachments       map[string]string // user key -> attachment key (AttachmentKey)
-	AttachmentURLs    map[string]string // user key -> the URL as the client sent it
-	InterconnectGroup string
-	Generation        uint64 // counts changes; part of the etag
-	Created           time.Time
-	Pending           bool
-	// Deleting is set while an accepted delete's operation runs: the resource is still
-	// readable, but nothing may change or use it (resourceNotReady).
-	Deleting bool
+// GroupRecord is a stored interconnect attachment group. Its etag is the group's own
+// version, which changes with every change of the group; the etag it is read with also
+// covers its attachments (groupEtag).
+type GroupRecord struct {
+	Group gen.InterconnectAttachmentGroup `json:"group"`
+	Lifecycle
 }
 
-// Key is the group's primary key.
-func (g AttachmentGroup) Key() string { return g.Project + "|" + g.Name }
-
-// InterconnectGroup is a stored interconnect group.
-type InterconnectGroup struct {
-	Project     string
-	Name        string
-	ID          string
-	Description string
-	Intent      string // intent.topologyCapability
-	// Interconnects maps the user's keys to interconnect names (same project); the name moves
-	// with interconnects.setName. A member that is deleted stays here, and reads as down.
-	Interconnects map[string]string
-	Generation    uint64 // counts changes; part of the etag
-	Created       time.Time
-	Pending       bool
-	Deleting      bool
+// InterconnectGroupRecord is a stored interconnect group; its etag is kept as a group's is.
+// A member interconnect that is deleted stays in its interconnects, and reads as down.
+type InterconnectGroupRecord struct {
+	Group gen.InterconnectGroup `json:"group"`
+	Lifecycle
 }
 
-// Key is the group's primary key.
-func (g InterconnectGroup) Key() string { return g.Project + "|" + g.Name }
-
-// IAMPolicy is the IAM policy stored on a resource (an attachment group or an interconnect
-// group); a resource without one has the empty policy.
-type IAMPolicy struct {
-	// Resource is "project|collection|resource id": the id, so that a policy does not pass to
-	// a later resource of the same name.
-	Resource     string
-	Version      int
-	Bindings     []PolicyBinding
-	AuditConfigs []PolicyAuditConfig
-	// Generation counts setIamPolicy calls; the etag is derived from it.
-	Generation uint64
-}
-
-// Key is the policy's primary key.
-func (p IAMPolicy) Key() string { return p.Resource }
-
-// PolicyBinding is one binding of a stored policy.
-type PolicyBinding struct {
-	Role    string
-	Members []string
-	// Condition is set for a conditional binding.
-	Condition *PolicyCondition
-}
-
-// PolicyCondition is a binding's condition (a CEL expression).
-type PolicyCondition struct {
-	Title, Description, Expression, Location string
-}
-
-// PolicyAuditConfig is one auditConfigs entry of a stored policy.
-type PolicyAuditConfig struct {
-	Service string
-	Logs    []PolicyAuditLog
-}
-
-// PolicyAuditLog is one auditLogConfigs entry.
-type PolicyAuditLog struct {
-	LogType         string
-	ExemptedMembers []string
-}
+// The IAM policy of a resource (an attachment group or an interconnect group) is stored as
+// the gen.Policy setIamPolicy returns, under policyKey; a resource without one has the
+// empty policy.
 
 // tables are the compute API's tables and their indexes.
 type tables struct {
-	ForwardingRules *store.Table[ForwardingRule]
-	// RuleByID finds a rule by project and numeric id.
-	RuleByID *store.Unique[ForwardingRule]
-	// RulesByName lists a project's rules in name order.
-	RulesByName *store.Ordered[ForwardingRule]
+	rules *store.Table[RuleRecord]
+	// ruleByID finds a rule by its selfLinkWithId path.
+	ruleByID *store.Index[RuleRecord]
 
-	Interconnects  *store.Table[Interconnect]
-	InterconnectID *store.Unique[Interconnect]
-	// InterconnectsByName lists a project's interconnects.
-	InterconnectsByName *store.Ordered[Interconnect]
+	interconnects *store.Table[InterconnectRecord]
+	// interconnectByID finds an interconnect by its selfLinkWithId path.
+	interconnectByID *store.Index[InterconnectRecord]
 
-	Attachments  *store.Table[InterconnectAttachment]
-	AttachmentID *store.Unique[InterconnectAttachment]
-	// AttachmentsByName lists a project's attachments in a region.
-	AttachmentsByName *store.Ordered[InterconnectAttachment]
-	// AttachmentsByInterconnect finds the attachments on an interconnect ("project|name").
-	AttachmentsByInterconnect *store.Ordered[InterconnectAttachment]
+	attachments *store.Table[AttachmentRecord]
+	// attachmentByID finds an attachment by its path with the id for the name.
+	attachmentByID *store.Index[AttachmentRecord]
+	// attachmentsOn lists the attachments on an interconnect, by the interconnect's path.
+	attachmentsOn *store.Index[AttachmentRecord]
 
-	Groups  *store.Table[AttachmentGroup]
-	GroupID *store.Unique[AttachmentGroup]
-	// GroupsByName lists a project's attachment groups.
-	GroupsByName *store.Ordered[AttachmentGroup]
+	groups  *store.Table[GroupRecord]
+	groupID *store.Index[GroupRecord]
 
-	InterconnectGroups  *store.Table[InterconnectGroup]
-	InterconnectGroupID *store.Unique[InterconnectGroup]
-	// InterconnectGroupsByName lists a project's interconnect groups.
-	InterconnectGroupsByName *store.Ordered[InterconnectGroup]
+	icGroups  *store.Table[InterconnectGroupRecord]
+	icGroupID *store.Index[InterconnectGroupRecord]
 
-	Policies *store.Table[IAMPolicy]
+	policies *store.Table[gen.Policy]
 }
 
 // newTables adds the compute tables to db.
 func newTables(db *store.DB) *tables {
-	rules := store.NewTable[ForwardingRule](db, "forwardingRules")
-	ics := store.NewTable[Interconnect](db, "interconnects")
-	atts := store.NewTable[InterconnectAttachment](db, "interconnectAttachments")
-	groups := store.NewTable[AttachmentGroup](db, "interconnectAttachmentGroups")
-	icGroups := store.NewTable[InterconnectGroup](db, "interconnectGroups")
-	return &tables{
-		ForwardingRules: rules,
-		RuleByID:        rules.AddUnique("id", func(r ForwardingRule) (string, bool) { return r.Project + "|" + r.ID, true }),
-		RulesByName:     rules.AddPKOrder(),
-
-		Interconnects:       ics,
-		InterconnectID:      ics.AddUnique("id", func(i Interconnect) (string, bool) { return i.Project + "|" + i.ID, true }),
-		InterconnectsByName: ics.AddPKOrder(),
-
-		Attachments: atts,
-		AttachmentID: atts.AddUnique("id", func(a InterconnectAttachment) (string, bool) {
-			return a.Project + "|" + a.Region + "|" + a.ID, true
+	t := &tables{
+		ruleByID:         store.UniqueIndex("id", func(r RuleRecord) (string, bool) { return deref(r.Rule.SelfLinkWithId), true }),
+		interconnectByID: store.UniqueIndex("id", func(r InterconnectRecord) (string, bool) { return deref(r.Interconnect.SelfLinkWithId), true }),
+		attachmentByID: store.UniqueIndex("id", func(r AttachmentRecord) (string, bool) {
+			return withID(deref(r.Attachment.SelfLink), deref(r.Attachment.Id)), true
 		}),
-		AttachmentsByName: atts.AddPKOrder(),
-		AttachmentsByInterconnect: atts.AddOrdered(func(a InterconnectAttachment) (string, bool) {
-			return a.Project + "|" + a.Interconnect, true
+		attachmentsOn: store.OrderedIndex("interconnect", func(r AttachmentRecord) (string, bool) { return deref(r.Attachment.Interconnect), true }),
+		groupID: store.UniqueIndex("id", func(r GroupRecord) (string, bool) {
+			return withID(deref(r.Group.SelfLink), deref(r.Group.Id)), true
 		}),
-
-		Groups:       groups,
-		GroupID:      groups.AddUnique("id", func(g AttachmentGroup) (string, bool) { return g.Project + "|" + g.ID, true }),
-		GroupsByName: groups.AddPKOrder(),
-
-		InterconnectGroups: icGroups,
-		InterconnectGroupID: icGroups.AddUnique("id", func(g InterconnectGroup) (string, bool) {
-			return g.Project + "|" + g.ID, true
+		icGroupID: store.UniqueIndex("id", func(r InterconnectGroupRecord) (string, bool) {
+			return withID(deref(r.Group.SelfLink), deref(r.Group.Id)), true
 		}),
-		InterconnectGroupsByName: icGroups.AddPKOrder(),
-
-		Policies: store.NewTable[IAMPolicy](db, "iamPolicies"),
 	}
+	t.rules = store.NewTable(db, "forwardingRules", t.ruleByID)
+	t.interconnects = store.NewTable(db, "interconnects", t.interconnectByID)
+	t.attachments = store.NewTable(db, "interconnectAttachments", t.attachmentByID, t.attachmentsOn)
+	t.groups = store.NewTable(db, "interconnectAttachmentGroups", t.groupID)
+	t.icGroups = store.NewTable(db, "interconnectGroups", t.icGroupID)
+	t.policies = store.NewTable[gen.Policy](db, "iamPolicies")
+	return t
+}
+
+// withID is a resource's path with its id in place of its name: where the real service
+// also finds it.
+func withID(path, id string) string { return path[:strings.LastIndexByte(path, '/')+1] + id }
+
+// readable finds a resource of t under path (its collection's path and a name or id): by
+// its name, else by its id through the index byID. One whose insert is still running is
+// not there yet. changeable also refuses one a running delete holds (resourceNotReady).
+func readable[R any, P record[R]](tx *store.Tx, t *store.Table[R], byID *store.Index[R], path string) (R, error) {
+	r, _, err := find[R, P](tx, t, byID, path)
+	return r, err
+}
+
+func changeable[R any, P record[R]](tx *store.Tx, t *store.Table[R], byID *store.Index[R], path string) (R, error) {
+	r, pk, err := find[R, P](tx, t, byID, path)
+	if err == nil && P(&r).life().Deleting {
+		err = notReady(pk)
+	}
+	return r, err
+}
+
+func find[R any, P record[R]](tx *store.Tx, t *store.Table[R], byID *store.Index[R], path string) (R, string, error) {
+	pk := path
+	r, ok := t.Get(tx, path)
+	if !ok {
+		pk, r, ok = byID.Get(tx, path)
+	}
+	if !ok || P(&r).life().Pending {
+		return r, pk, notFound(path)
+	}
+	return r, pk, nil
+}
+
+// record is what the functions common to every resource need of its stored record: its
+// lifecycle (every record's, from the Lifecycle it embeds).
+type record[R any] interface {
+	*R
+	life() *Lifecycle
+}
+
+func (l *Lifecycle) life() *Lifecycle { return l }
+
+// scanPrefix calls fn for the records of t whose path starts with prefix, in path order.
+func scanPrefix[R any](tx *store.Tx, t *store.Table[R], prefix string, fn func(R) bool) {
+	t.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, r R) bool { return fn(r) })
+}
+
+// links makes the paths records keep URLs of the server as the request names it (or of the
+// configured public URL).
+type links struct{ base string }
+
+func (s *Server) links(ctx context.Context) links {
+	return links{base: strings.TrimRight(s.baseURL(ctx), "/") + "/compute/v1/"}
+}
+
+// url is the absolute URL of a resource path under /compute/v1/.
+func (l links) url(path string) string { return l.base + path }
+
+// set makes the path *p points to (if any) a URL, in a string of its own: the record it
+// was read from keeps its path.
+func (l links) set(p **string) {
+	if *p != nil {
+		*p = ptr(l.url(**p))
+	}
+}
+
+// urls are the paths URLs, in a list of their own (nil for none).
+func (l links) urls(paths []string) []string {
+	if len(paths) == 0 {
+		return nil
+	}
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = l.url(p)
+	}
+	return out
 }
 
 // listed is each resource's place in its project's list, and whether it is listed: not
 // while its insert runs.
-func (r ForwardingRule) listed() (listItem, bool) {
-	return listItem{name: r.Name, created: r.Created}, !r.Pending
+func (r RuleRecord) listed() (listItem, bool) {
+	return item(r.Rule.Name, r.Rule.CreationTimestamp, r.Seq), !r.Pending
 }
 
-func (ic Interconnect) listed() (listItem, bool) {
-	return listItem{name: ic.Name, created: ic.Created}, !ic.Pending
+func (r InterconnectRecord) listed() (listItem, bool) {
+	return item(r.Interconnect.Name, r.Interconnect.CreationTimestamp, r.Seq), !r.Pending
 }
 
-func (a InterconnectAttachment) listed() (listItem, bool) {
-	return listItem{name: a.Name, created: a.Created}, !a.Pending
+func (r AttachmentRecord) listed() (listItem, bool) {
+	return item(r.Attachment.Name, r.Attachment.CreationTimestamp, r.Seq), !r.Pending
 }
 
-func (g AttachmentGroup) listed() (listItem, bool) {
-	return listItem{name: g.Name, created: g.Created}, !g.Pending
+func (r GroupRecord) listed() (listItem, bool) {
+	return item(r.Group.Name, r.Group.CreationTimestamp, r.Seq), !r.Pending
 }
 
-func (g InterconnectGroup) listed() (listItem, bool) {
-	return listItem{name: g.Name, created: g.Created}, !g.Pending
+func (r InterconnectGroupRecord) listed() (listItem, bool) {
+	return item(r.Group.Name, r.Group.CreationTimestamp, r.Seq), !r.Pending
 }

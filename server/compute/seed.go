@@ -21,7 +21,7 @@ import (
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/internal/timefmt"
 	"github.com/understudy-dev/understudy/server/validate"
 )
@@ -29,37 +29,45 @@ import (
 // SeedProject is what one project holds at start and again after every reset: the seed
 // file's compute.projects.<project>. Its resources exist at once (their inserts are DONE,
 // and no operation is kept). Each entry is the resource as the API's insert body takes it,
-// checked by the same spec and rules as the insert (read-only members are refused), with
-// these additions for convenience:
+// checked by the same spec and rules as the insert, or as a read returns it (a state export
+// writes each resource so). Of the members the server sets, an entry's own are taken: "id"
+// (a string of digits), "creationTimestamp", "labelFingerprint", a rule's "fingerprint", a
+// group's "etag" (its own version) and an attachment's router addresses; the others (links,
+// statuses, what derives from other resources) are made again, and what an entry says of
+// them is ignored, as an insert ignores them. Conveniences:
 //   - an interconnect's location and an attachment's interconnect may be plain names;
-//   - an attachment names its region in "region" (required);
-//   - a group's "attachments" is a list of the project's attachments, each a name (when no
-//     other region has one of that name) or region/name, each keyed by itself; or a
-//     mapping of keys to such names.
+//   - an attachment names its region in "region" (required), by name or as its path;
+//   - a group's "attachments" may be a list of the project's attachments, each a name (when
+//     no other region has one of that name) or region/name, each keyed by itself; or a
+//     mapping of keys to such names; an interconnect group's "interconnects" likewise lists
+//     interconnect names.
 //
-// And these, which a state export writes so that the resource reads as it did:
-//   - "id" (a string of digits) and "creationTimestamp" (RFC 3339), the read-only members
-//     that are otherwise derived from the entry and the time of the start or reset;
-//   - a rule's "labelGeneration" and an attachment's or group's "generation", the counts
-//     of changes its labelFingerprint or etag is derived from (0 when absent); a rule's
-//     "generation" (its fingerprint), an interconnect's "labelGeneration" and
-//     "generation", an attachment's "labelGeneration";
+// And beside the resource, what a state export writes of what the API keeps:
+//   - "sequence", the resource's place in the order of creation (which orders resources
+//     created in the same millisecond); without it, the order of the file;
 //   - an interconnect's or attachment's "circuitDown" (the admin API's circuit control);
-//   - a group's (of either kind) "iamPolicy": its IAM policy as setIamPolicy takes it, with
-//     the "generation" its etag is derived from.
+//   - a group's (of either kind) "iamPolicy": its IAM policy as getIamPolicy returns it at
+//     version 3, its etag included;
+//   - an interconnect group's "deletedInterconnects": members deleted since they joined,
+//     which the group still holds (and which read as down).
 //
-// Operations are finished operations of the project, as a state export records them.
+// Seed files of earlier versions gave counts of changes instead of fingerprints and etags:
+// "labelGeneration" (a label fingerprint is derived from it), "generation" (ignored), and an
+// iamPolicy's "generation" (its etag is derived from it).
+//
+// Operations are finished operations of the project, as a state export records them: the
+// Operation as a read returns it, with its "sequence".
 type SeedProject struct {
 	// Project is the project's id.
-	Project         string           `yaml:"-"`
-	Interconnects   []map[string]any `yaml:"interconnects,omitempty"`
-	Attachments     []map[string]any `yaml:"interconnectAttachments,omitempty"`
-	ForwardingRules []map[string]any `yaml:"forwardingRules,omitempty"`
-	Groups          []map[string]any `yaml:"interconnectAttachmentGroups,omitempty"`
+	Project         string           `json:"-" yaml:"-"`
+	Interconnects   []map[string]any `json:"interconnects,omitempty" yaml:"interconnects,omitempty"`
+	Attachments     []map[string]any `json:"interconnectAttachments,omitempty" yaml:"interconnectAttachments,omitempty"`
+	ForwardingRules []map[string]any `json:"forwardingRules,omitempty" yaml:"forwardingRules,omitempty"`
+	Groups          []map[string]any `json:"interconnectAttachmentGroups,omitempty" yaml:"interconnectAttachmentGroups,omitempty"`
 	// InterconnectGroups are interconnect groups; "interconnects" lists interconnect names
 	// (or maps keys to them).
-	InterconnectGroups []map[string]any `yaml:"interconnectGroups,omitempty"`
-	Operations         []SeedOperation  `yaml:"operations,omitempty"`
+	InterconnectGroups []map[string]any `json:"interconnectGroups,omitempty" yaml:"interconnectGroups,omitempty"`
+	Operations         []map[string]any `json:"operations,omitempty" yaml:"operations,omitempty"`
 }
 
 // The collections of a SeedProject, as SeedError names them (the YAML keys).
@@ -100,16 +108,9 @@ func (e *SeedError) Error() string {
 func (e *SeedError) Unwrap() error { return e.Err }
 
 // Seed loads the configured projects' resources into tx: per project its interconnects,
-// then attachments, forwarding rules and attachment groups, each checked as its insert
-// would be and created DONE, then its finished operations.
+// then attachments, forwarding rules, attachment groups and interconnect groups, each checked
+// as its insert would be and created DONE, then its finished operations.
 func (s *Server) Seed(tx *store.Tx) error {
-	var high uint64
-	for _, p := range s.cfg.Projects {
-		for _, op := range p.Operations {
-			high = max(high, op.Sequence)
-		}
-	}
-	s.ops.Numbered(high)
 	for pi, p := range s.cfg.Projects {
 		if err := checkSeedProject(p.Project); err != nil {
 			return &SeedError{ProjectIndex: pi, Project: p.Project, Err: err}
@@ -124,6 +125,7 @@ func (s *Server) Seed(tx *store.Tx) error {
 			{SeedForwardingRules, p.ForwardingRules, s.seedRule},
 			{SeedGroups, p.Groups, s.seedGroup},
 			{SeedICGroups, p.InterconnectGroups, s.seedICGroup},
+			{SeedOperations, p.Operations, s.seedOperation},
 		}
 		for _, step := range steps {
 			for i, entry := range step.entries {
@@ -132,39 +134,27 @@ func (s *Server) Seed(tx *store.Tx) error {
 				}
 			}
 		}
-		// Claiming an attachment for a group counts as a change of it: an attachment that
-		// gives its generation has it once its group has claimed it.
-		for i, entry := range p.Attachments {
-			if err := s.restoreGeneration(tx, p.Project, entry); err != nil {
-				return &SeedError{ProjectIndex: pi, Project: p.Project, Collection: SeedAttachments, Index: i, Field: "generation", Err: err}
-			}
-		}
-		for i, op := range p.Operations {
-			if field, err := s.seedOperation(tx, p.Project, op); err != nil {
-				return &SeedError{ProjectIndex: pi, Project: p.Project, Collection: SeedOperations, Index: i, Field: field, Err: err}
-			}
-		}
 	}
 	return nil
 }
 
-// recorded are the members of a seeded resource that a state export writes and an insert
-// body has no room for: its id and creation time (read-only members of the insert), and
-// the count of changes a fingerprint or etag is derived from.
+// recorded are the members of a seeded resource's entry that are taken out of it before
+// the rest is checked as an insert body: its id and creation time (which an insert ignores),
+// its place in the order of creation, and the counts of changes of earlier versions.
 type recorded struct {
-	id         string    // "" derives one
-	created    time.Time // zero: the time of the start or reset
-	generation uint64
+	id      string    // "" derives one
+	created time.Time // zero: the time of the start or reset
+	seq     uint64    // 0: the next
+	counts  map[string]uint64
 }
 
 // seedDigits is the shape of a resource's id: a decimal uint64.
 var seedDigits = regexp.MustCompile(`^[0-9]{1,20}$`)
 
-// takeRecorded removes from body (a copy of the entry) the members recorded says, reading
-// the count of changes from the member generation names ("" when the kind has none). On
-// error it names the member at fault.
-func takeRecorded(body map[string]any, generation string) (recorded, string, error) {
-	var r recorded
+// takeRecorded removes from body (a copy of the entry) the members recorded says, the
+// counts of changes among them (0 when absent). On error it names the member at fault.
+func takeRecorded(body map[string]any, counts ...string) (recorded, string, error) {
+	r := recorded{counts: map[string]uint64{}}
 	if v, given := body["id"]; given {
 		delete(body, "id")
 		id, ok := v.(string)
@@ -182,15 +172,42 @@ func takeRecorded(body map[string]any, generation string) (recorded, string, err
 		}
 		r.created = t
 	}
-	if v, given := body[generation]; given && generation != "" {
-		delete(body, generation)
-		n, ok := v.(int64)
-		if !ok || n < 0 {
-			return r, generation, fmt.Errorf("want a count of changes (0 or more), got %v", v)
+	for _, member := range append([]string{"sequence"}, counts...) {
+		n, field, err := takeCount(body, member)
+		if err != nil {
+			return r, field, err
 		}
-		r.generation = uint64(n)
+		r.counts[member] = n
 	}
+	r.seq = r.counts["sequence"]
 	return r, "", nil
+}
+
+// takeCount removes the count member from body (0 when absent).
+func takeCount(body map[string]any, member string) (uint64, string, error) {
+	v, given := body[member]
+	if !given {
+		return 0, "", nil
+	}
+	delete(body, member)
+	n, ok := count(v)
+	if !ok {
+		return 0, member, fmt.Errorf("want a count of changes (0 or more), got %v", v)
+	}
+	return n, "", nil
+}
+
+// count reads a count from a value a seed decoder gives for a number.
+func count(v any) (uint64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return uint64(n), n >= 0
+	case uint64:
+		return n, true
+	case float64:
+		return uint64(n), n >= 0 && n == float64(uint64(n))
+	}
+	return 0, false
 }
 
 // idOr is the recorded id, else derived.
@@ -209,6 +226,27 @@ func (r recorded) createdOr(now time.Time) time.Time {
 	return now
 }
 
+// lifecycle is a seeded resource's: in the order of creation at its recorded place, or the
+// next; finished.
+func (r recorded) lifecycle(tx *store.Tx) Lifecycle {
+	if r.seq > 0 {
+		return Lifecycle{Seq: r.seq}
+	}
+	return Lifecycle{Seq: tx.Next("compute")}
+}
+
+// labelFingerprintOf is a seeded resource's label fingerprint: the entry's, else derived
+// from an earlier version's count of label changes, else the one made (made).
+func (r recorded) labelFingerprintOf(given, made []byte, labels *gen.Labels) []byte {
+	switch {
+	case len(given) > 0:
+		return given
+	case r.counts["labelGeneration"] > 0:
+		return labelFingerprint(labelsOf(labels), r.counts["labelGeneration"])
+	}
+	return made
+}
+
 // idTaken is the error of a seeded resource whose id another one of the project has.
 func idTaken(err error, id string) (string, error) {
 	if errors.Is(err, store.ErrConflict) {
@@ -217,31 +255,17 @@ func idTaken(err error, id string) (string, error) {
 	return located(err)
 }
 
-// restoreGeneration gives an attachment entry's recorded generation to the attachment.
-func (s *Server) restoreGeneration(tx *store.Tx, project string, entry map[string]any) error {
-	v, given := entry["generation"]
-	if !given {
-		return nil
+// nameOrPath is the path of a reference a seed entry gives as a plain name: of the
+// collection at prefix (a project's path with the collection and a slash).
+func nameOrPath(body map[string]any, member, prefix string) {
+	if v, ok := body[member].(string); ok && v != "" && !strings.Contains(v, "/") {
+		body[member] = prefix + v
 	}
-	region, _ := entry["region"].(string)
-	name, _ := entry["name"].(string)
-	n, _ := v.(int64)
-	key := AttachmentKey(project, region, name)
-	a, ok := s.tables.Attachments.Get(tx, key)
-	if !ok {
-		return fmt.Errorf("attachment %s is not there", key)
-	}
-	a.Generation = uint64(n)
-	return s.tables.Attachments.Put(tx, key, a)
 }
 
 func (s *Server) seedInterconnect(tx *store.Tx, project string, entry map[string]any) (string, error) {
 	body := maps.Clone(entry)
-	rec, field, err := takeRecorded(body, "generation")
-	if err != nil {
-		return field, err
-	}
-	labelGen, field, err := takeCount(body, "labelGeneration")
+	rec, field, err := takeRecorded(body, "labelGeneration", "generation")
 	if err != nil {
 		return field, err
 	}
@@ -249,37 +273,28 @@ func (s *Server) seedInterconnect(tx *store.Tx, project string, entry map[string
 	if err != nil {
 		return field, err
 	}
-	if loc, ok := body["location"].(string); ok && loc != "" && !strings.Contains(loc, "/") {
-		body["location"] = locationPath(project, loc)
-	}
+	nameOrPath(body, "location", globalScope(project)+"/interconnectLocations/")
 	var b gen.Interconnect
 	if field, err := checkSeedBody("interconnects.insert", project, "", body, &b); err != nil {
 		return field, err
 	}
-	ic, err := s.interconnectFromRequest(project, b)
+	ic, err := s.newInterconnect(project, b, rec.idOr(seedID(SeedInterconnects, project, b.Name)), rec.createdOr(s.cfg.Now()))
 	if err != nil {
 		return located(err)
 	}
-	ic.ID, ic.Created = rec.idOr(seedID(SeedInterconnects, project, b.Name)), rec.createdOr(s.cfg.Now())
-	ic.Generation, ic.LabelGeneration, ic.CircuitDown = rec.generation, labelGen, down
-	if _, taken := s.tables.Interconnects.Get(tx, ic.Key()); taken {
-		return "name", alreadyExists(interconnectPath(project, ic.Name))
+	ic.LabelFingerprint = rec.labelFingerprintOf(b.LabelFingerprint, ic.LabelFingerprint, ic.Labels)
+	if _, taken := s.tables.interconnects.Get(tx, *ic.SelfLink); taken {
+		return "name", alreadyExists(*ic.SelfLink)
 	}
-	if err := s.tables.Interconnects.Put(tx, ic.Key(), ic); err != nil {
-		return idTaken(err, ic.ID)
+	if err := s.tables.interconnects.Put(tx, *ic.SelfLink, InterconnectRecord{Interconnect: ic, Lifecycle: rec.lifecycle(tx), CircuitDown: down}); err != nil {
+		return idTaken(err, *ic.Id)
 	}
 	return "", nil
 }
 
 func (s *Server) seedAttachment(tx *store.Tx, project string, entry map[string]any) (string, error) {
 	body := maps.Clone(entry)
-	// The recorded generation is given once the groups have claimed their attachments
-	// (restoreGeneration); taken here, it is checked with the rest.
-	rec, field, err := takeRecorded(body, "generation")
-	if err != nil {
-		return field, err
-	}
-	labelGen, field, err := takeCount(body, "labelGeneration")
+	rec, field, err := takeRecorded(body, "labelGeneration", "generation")
 	if err != nil {
 		return field, err
 	}
@@ -291,40 +306,38 @@ func (s *Server) seedAttachment(tx *store.Tx, project string, entry map[string]a
 	if _, given := body["region"]; given && !ok {
 		return "region", errors.New("want the region's name, such as us-east4")
 	}
+	if strings.HasPrefix(region, "projects/") || strings.Contains(region, "://") {
+		region = regionOf(region)
+	}
 	if region == "" {
 		return "region", errors.New("required: the region of the attachment, such as us-east4")
 	}
 	delete(body, "region")
 	// The addresses the attachment was given (an export writes them), kept as they were
 	// rather than picked again.
-	assigned := map[string]string{}
 	for _, k := range assignedAddresses {
 		if v, given := body[k]; given {
 			text, ok := v.(string)
 			if _, err := netip.ParsePrefix(text); !ok || err != nil {
 				return k, fmt.Errorf("want an address with its prefix length, such as 169.254.10.1/29, got %v", v)
 			}
-			assigned[k] = text
-			delete(body, k)
 		}
 	}
-	if ic, ok := body["interconnect"].(string); ok && ic != "" && !strings.Contains(ic, "/") {
-		body["interconnect"] = interconnectPath(project, ic)
-	}
+	nameOrPath(body, "interconnect", globalScope(project)+"/interconnects/")
 	var b gen.InterconnectAttachment
 	if field, err := checkSeedBody("interconnectAttachments.insert", project, region, body, &b); err != nil {
 		return field, err
 	}
-	a, addrs, err := attachmentFromRequest(project, region, b)
+	a, addrs, err := newAttachment(project, region, b, rec.idOr(seedID(SeedAttachments, project+"|"+region, b.Name)), rec.createdOr(s.cfg.Now()))
 	if err != nil {
 		return located(err)
 	}
-	a.ID, a.Created = rec.idOr(seedID(SeedAttachments, project+"|"+region, b.Name)), rec.createdOr(s.cfg.Now())
-	a.CloudRouterIP, a.CustomerRouterIP = assigned["cloudRouterIpAddress"], assigned["customerRouterIpAddress"]
-	a.CloudRouterIPv6, a.CustomerRouterIPv6 = assigned["cloudRouterIpv6Address"], assigned["customerRouterIpv6Address"]
-	a.LabelGeneration, a.CircuitDown = labelGen, down
-	if err := s.placeAttachment(tx, &a, b.VlanTag8021q, addrs); err != nil {
-		return idTaken(err, a.ID)
+	a.CloudRouterIpAddress, a.CustomerRouterIpAddress = b.CloudRouterIpAddress, b.CustomerRouterIpAddress
+	a.CloudRouterIpv6Address, a.CustomerRouterIpv6Address = b.CloudRouterIpv6Address, b.CustomerRouterIpv6Address
+	a.LabelFingerprint = rec.labelFingerprintOf(b.LabelFingerprint, a.LabelFingerprint, a.Labels)
+	r := AttachmentRecord{Attachment: a, Lifecycle: rec.lifecycle(tx), CircuitDown: down}
+	if err := s.placeAttachment(tx, &r, b.VlanTag8021q, addrs); err != nil {
+		return idTaken(err, *a.Id)
 	}
 	return "", nil
 }
@@ -335,11 +348,7 @@ var assignedAddresses = []string{"cloudRouterIpAddress", "customerRouterIpAddres
 
 func (s *Server) seedRule(tx *store.Tx, project string, entry map[string]any) (string, error) {
 	body := maps.Clone(entry)
-	rec, field, err := takeRecorded(body, "labelGeneration")
-	if err != nil {
-		return field, err
-	}
-	generation, field, err := takeCount(body, "generation")
+	rec, field, err := takeRecorded(body, "labelGeneration", "generation")
 	if err != nil {
 		return field, err
 	}
@@ -347,24 +356,66 @@ func (s *Server) seedRule(tx *store.Tx, project string, entry map[string]any) (s
 	if field, err := checkSeedBody("globalForwardingRules.insert", project, "", body, &b); err != nil {
 		return field, err
 	}
-	rule, err := ruleFromRequest(project, b)
+	rule, err := newRule(project, b, rec.idOr(seedID(SeedForwardingRules, project, b.Name)), rec.createdOr(s.cfg.Now()))
 	if err != nil {
 		return located(err)
 	}
-	rule.ID = rec.idOr(seedID(SeedForwardingRules, project, rule.Name))
-	rule.Created = rec.createdOr(s.cfg.Now())
-	rule.LabelGeneration, rule.Generation = rec.generation, generation
-	if rule.IPAddress == "" {
-		rule.IPAddress = seedIP(rule.Key())
+	rule.LabelFingerprint = rec.labelFingerprintOf(b.LabelFingerprint, rule.LabelFingerprint, rule.Labels)
+	if len(b.Fingerprint) > 0 {
+		rule.Fingerprint = b.Fingerprint
 	}
-	if _, taken := s.tables.ForwardingRules.Get(tx, rule.Key()); taken {
-		return "name", &Error{Status: http.StatusConflict, Reason: "alreadyExists",
-			Message: fmt.Sprintf("The resource '%s' already exists", rulePath(project, rule.Name))}
+	if rule.IPAddress == nil {
+		rule.IPAddress = ptr(seedIP(project + "|" + rule.Name))
 	}
-	if err := s.tables.ForwardingRules.Put(tx, rule.Key(), rule); err != nil {
-		return idTaken(err, rule.ID)
+	if _, taken := s.tables.rules.Get(tx, *rule.SelfLink); taken {
+		return "name", alreadyExists(*rule.SelfLink)
+	}
+	if err := s.tables.rules.Put(tx, *rule.SelfLink, RuleRecord{Rule: rule, Lifecycle: rec.lifecycle(tx)}); err != nil {
+		return idTaken(err, *rule.Id)
 	}
 	return "", nil
+}
+
+// seedRefs reads the references of a seeded group (member, its attachments or its
+// interconnects): a list of names (each keyed by itself), or a mapping of keys to names or
+// to the group's own entries ({attachment: ...}, {interconnect: ...}, as a read returns
+// them). It returns the references by key and, for each key, the member to name in errors.
+func seedRefs(body map[string]any, member, entryMember, what string) (refs, fields map[string]string, order []string, field string, err error) {
+	refs, fields = map[string]string{}, map[string]string{}
+	add := func(key, field string, v any) error {
+		if m, ok := v.(map[string]any); ok && len(m) == 1 {
+			v = m[entryMember]
+		}
+		n, ok := v.(string)
+		if !ok || n == "" {
+			return fmt.Errorf("want %s", what)
+		}
+		if _, dup := refs[key]; dup {
+			return fmt.Errorf("RESOURCE_IN_USE_BY_ANOTHER_RESOURCE: %s is listed twice", n)
+		}
+		refs[key], fields[key], order = n, field, append(order, key)
+		return nil
+	}
+	switch list := body[member].(type) {
+	case nil:
+	case []any:
+		for i, it := range list {
+			n, _ := it.(string)
+			if err := add(n, fmt.Sprintf("%s.%d", member, i), it); err != nil {
+				return nil, nil, nil, fmt.Sprintf("%s.%d", member, i), err
+			}
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(list)) {
+			if err := add(k, member+"."+k, list[k]); err != nil {
+				return nil, nil, nil, member + "." + k, err
+			}
+		}
+	default:
+		return nil, nil, nil, member, fmt.Errorf("want a list of the project's %ss, each a name, or a mapping of keys to them", entryMember)
+	}
+	delete(body, member)
+	return refs, fields, order, "", nil
 }
 
 func (s *Server) seedGroup(tx *store.Tx, project string, entry map[string]any) (string, error) {
@@ -377,96 +428,74 @@ func (s *Server) seedGroup(tx *store.Tx, project string, entry map[string]any) (
 	if err != nil {
 		return field, err
 	}
-	// The group's attachments: names (each keyed by itself), or keys to names.
-	var names, keys, fields []string
-	switch list := body["attachments"].(type) {
-	case nil:
-	case []any:
-		for i, it := range list {
-			field := fmt.Sprintf("attachments.%d", i)
-			n, ok := it.(string)
-			if !ok || n == "" {
-				return field, errors.New("want an attachment's name or region/name")
-			}
-			names, keys, fields = append(names, n), append(keys, n), append(fields, field)
-		}
-	case map[string]any:
-		for _, k := range slices.Sorted(maps.Keys(list)) {
-			field := "attachments." + k
-			n, ok := list[k].(string)
-			if !ok || n == "" {
-				return field, errors.New("want an attachment's name or region/name")
-			}
-			names, keys, fields = append(names, n), append(keys, k), append(fields, field)
-		}
-	default:
-		return "attachments", errors.New("want a list of the project's attachments, each a name or region/name, or a mapping of keys to them")
+	refs, fields, order, field, err := seedRefs(body, "attachments", "attachment", "an attachment's name or region/name")
+	if err != nil {
+		return field, err
 	}
-	delete(body, "attachments")
 	var b gen.InterconnectAttachmentGroup
 	if field, err := checkSeedBody("interconnectAttachmentGroups.insert", project, "", body, &b); err != nil {
 		return field, err
 	}
-	g, err := groupFromRequest(project, b)
+	g, err := newGroup(project, b, rec.idOr(seedID(SeedGroups, project, b.Name)), rec.createdOr(s.cfg.Now()))
 	if err != nil {
 		return located(err)
 	}
-	g.ID, g.Created, g.Generation = rec.idOr(seedID(SeedGroups, project, b.Name)), rec.createdOr(s.cfg.Now()), rec.generation
-	if _, taken := s.tables.Groups.Get(tx, g.Key()); taken {
-		return "name", alreadyExists(groupPath(g.Project, g.Name))
+	if b.Etag != nil {
+		g.Etag = b.Etag
+	}
+	path := *g.SelfLink
+	if _, taken := s.tables.groups.Get(tx, path); taken {
+		return "name", alreadyExists(path)
 	}
 	// The insert's rules, in its order: the quota, then each attachment exists and is free.
-	if len(names) > s.cfg.AttachmentsPerGroup {
-		return "attachments", failureError(quotaExceeded(s.cfg.AttachmentsPerGroup, len(names)))
+	if len(refs) > s.cfg.AttachmentsPerGroup {
+		return "attachments", failureError(quotaExceeded(s.cfg.AttachmentsPerGroup, len(refs)))
 	}
-	urls, fieldOf := map[string]string{}, map[string]string{}
-	for i, n := range names {
-		if _, dup := urls[keys[i]]; dup {
-			return fields[i], fmt.Errorf("RESOURCE_IN_USE_BY_ANOTHER_RESOURCE: attachment %s is listed twice", n)
-		}
-		u, err := s.seedAttachmentURL(tx, project, n)
+	urls := map[string]string{}
+	for _, k := range order {
+		u, err := s.seedAttachmentURL(tx, project, refs[k])
 		if err != nil {
-			return fields[i], err
+			return fields[k], err
 		}
-		urls[keys[i]], fieldOf[keys[i]] = u, fields[i]
+		urls[k] = u
 	}
-	held, failure := s.checkAttachments(tx, g, urls)
+	held, failure := s.checkAttachments(tx, project, g.Name, urls)
 	if failure != nil {
 		field := "attachments"
 		for _, e := range failure.Errors {
-			if f, ok := fieldOf[strings.TrimPrefix(e.Location, "resource.attachments.")]; ok {
+			if f, ok := fields[strings.TrimPrefix(deref(e.Location), "resource.attachments.")]; ok {
 				field = f
 			}
 		}
 		return field, failureError(failure)
 	}
-	if len(held) > 0 {
-		g.Attachments, g.AttachmentURLs = held, urls
-	}
-	if err := s.claim(tx, g, nil); err != nil {
+	g.Attachments = attachmentEntries(held)
+	if err := s.claim(tx, path, held, nil); err != nil {
 		return "", err
 	}
-	if err := s.tables.Groups.Put(tx, g.Key(), g); err != nil {
-		return idTaken(err, g.ID)
+	if err := s.tables.groups.Put(tx, path, GroupRecord{Group: g, Lifecycle: rec.lifecycle(tx)}); err != nil {
+		return idTaken(err, *g.Id)
 	}
-	return "", policy.put(s, tx, policyKey(project, "interconnectAttachmentGroups", g.ID))
+	return policy.put(s, tx, project, "interconnectAttachmentGroups", *g.Id)
 }
 
-// seedAttachmentURL resolves a seeded group's attachment: region/name, or a name that only
-// one region of the project has.
+// seedAttachmentURL resolves a seeded group's attachment: a path (or URL), region/name, or
+// a name that only one region of the project has.
 func (s *Server) seedAttachmentURL(tx *store.Tx, project, name string) (string, error) {
+	if r, ok := parseRef(name, "interconnectAttachments", project); ok {
+		return attachmentPath(r.Project, r.Region, r.Name), nil
+	}
 	if region, n, ok := strings.Cut(name, "/"); ok {
-		a, found := s.tables.Attachments.Get(tx, AttachmentKey(project, region, n))
-		if !found || a.Pending {
-			return "", fmt.Errorf("RESOURCE_NOT_FOUND: The resource '%s' was not found", attachmentPath(project, region, n))
+		path := attachmentPath(project, region, n)
+		if a, found := s.tables.attachments.Get(tx, path); !found || a.Pending {
+			return "", fmt.Errorf("RESOURCE_NOT_FOUND: The resource '%s' was not found", path)
 		}
-		return attachmentPath(project, region, n), nil
+		return path, nil
 	}
 	var regions []string
-	prefix := project + "|"
-	s.tables.AttachmentsByName.Scan(tx, prefix, prefix+"\xff", nil, func(_ store.Cursor, a InterconnectAttachment) bool {
-		if a.Name == name && !a.Pending {
-			regions = append(regions, a.Region)
+	scanPrefix(tx, s.tables.attachments, "projects/"+project+"/regions/", func(a AttachmentRecord) bool {
+		if a.Attachment.Name == name && !a.Pending {
+			regions = append(regions, regionOf(*a.Attachment.Region))
 		}
 		return true
 	})
@@ -484,7 +513,7 @@ func failureError(f *operations.Failure) error {
 	if len(f.Errors) == 0 {
 		return errors.New(f.HTTPMessage)
 	}
-	return fmt.Errorf("%s: %s", f.Errors[0].Code, f.Errors[0].Message)
+	return fmt.Errorf("%s: %s", f.Errors[0].Code, deref(f.Errors[0].Message))
 }
 
 // located returns the member an API error names (its location without "resource."), and
@@ -509,13 +538,14 @@ func seedIP(key string) string {
 }
 
 // seedValidator checks seeded resources as the inserts that would create them, built once.
-// Seeds are checked more strictly than requests: read-only members are refused, not ignored.
+// As requests do, they may give read-only members (a state export writes resources as a
+// read returns them).
 var seedValidator = sync.OnceValues(func() (*validate.Validator, error) {
 	spec, err := Spec()
 	if err != nil {
 		return nil, err
 	}
-	return validate.New(spec, validate.Options{})
+	return validate.New(spec, validate.Options{AllowReadOnly: true})
 })
 
 // checkSeedProject checks a project id as the API checks the path parameter.

@@ -6,30 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
+	"strings"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
-	"github.com/understudy-dev/understudy/internal/store/compat"
-	"github.com/understudy-dev/understudy/internal/timefmt"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
-// What a state export records beyond an insert body for the methods that change resources
-// after their insert (patch, setTarget, setLabels, the circuit control, the IAM methods),
-// and the interconnect groups.
-
-// takeCount removes the count of changes member from body (0 when absent).
-func takeCount(body map[string]any, member string) (uint64, string, error) {
-	v, given := body[member]
-	if !given {
-		return 0, "", nil
-	}
-	delete(body, member)
-	n, ok := v.(int64)
-	if !ok || n < 0 {
-		return 0, member, fmt.Errorf("want a count of changes (0 or more), got %v", v)
-	}
-	return uint64(n), "", nil
-}
+// What a seed entry gives beside the insert body of the resources that other methods
+// change (the circuit control, the IAM methods), and the interconnect groups.
 
 // takeCircuitDown removes "circuitDown" (the admin API's circuit control) from body.
 func takeCircuitDown(body map[string]any) (bool, string, error) {
@@ -46,9 +30,9 @@ func takeCircuitDown(body map[string]any) (bool, string, error) {
 }
 
 // seededPolicy is an "iamPolicy" member of a group entry: the policy as setIamPolicy takes
-// it, and the count of its changes.
+// it, with its etag, or the count of its changes of an earlier version's seed file.
 type seededPolicy struct {
-	policy     IAMPolicy
+	policy     gen.Policy
 	generation uint64
 	given      bool
 }
@@ -62,7 +46,7 @@ func takePolicy(body map[string]any) (seededPolicy, string, error) {
 	delete(body, "iamPolicy")
 	m, ok := v.(map[string]any)
 	if !ok {
-		return seededPolicy{}, "iamPolicy", errors.New("want a policy: version, bindings, auditConfigs, generation")
+		return seededPolicy{}, "iamPolicy", errors.New("want a policy: version, bindings, auditConfigs, etag")
 	}
 	m = maps.Clone(m)
 	n, field, err := takeCount(m, "generation")
@@ -84,34 +68,33 @@ func takePolicy(body map[string]any) (seededPolicy, string, error) {
 		field, err := located(err)
 		return seededPolicy{}, "iamPolicy." + field, err
 	}
-	return seededPolicy{policy: policy, generation: max(n, 1), given: true}, "", nil
+	policy.Etag = p.Etag
+	return seededPolicy{policy: policy, generation: n, given: true}, "", nil
 }
 
-// put stores the policy for the resource key.
-func (p seededPolicy) put(s *Server, tx *store.Tx, key string) error {
+// put stores the policy for the resource of collection with the id. Without an etag it
+// gets the one of a policy set once, or the one an earlier version derived from the count
+// of its changes.
+func (p seededPolicy) put(s *Server, tx *store.Tx, project, collection, id string) (string, error) {
 	if !p.given {
-		return nil
+		return "", nil
 	}
-	p.policy.Resource, p.policy.Generation = key, p.generation
-	return s.tables.Policies.Put(tx, key, p.policy)
-}
-
-// policyMember adds a resource's stored policy to its export entry.
-func (s *Server) policyMember(tx *store.Tx, entry map[string]any, key string) {
-	p, ok := s.tables.Policies.Get(tx, key)
-	if !ok {
-		return
+	key := policyKey(project, collection, id)
+	if len(p.policy.Etag) == 0 {
+		p.policy.Etag = policyEtag(key, emptyPolicyEtag)
+		if p.generation > 0 {
+			p.policy.Etag = generatedEtag(project+"|"+collection+"|"+id, p.generation)
+		}
 	}
-	var out map[string]any
-	raw, _ := json.Marshal(renderPolicy(p, 3))
-	_ = json.Unmarshal(raw, &out)
-	delete(out, "etag") // derived from the generation
-	out["generation"] = p.Generation
-	entry["iamPolicy"] = out
+	if err := s.tables.policies.Put(tx, key, p.policy); err != nil {
+		return "iamPolicy", err
+	}
+	return "", nil
 }
 
 // seedICGroup loads an interconnect group: as its insert body, with "interconnects" a list
-// of the project's interconnect names (each keyed by itself) or a mapping of keys to names.
+// of the project's interconnect names (each keyed by itself) or a mapping of keys to names,
+// and "deletedInterconnects" the members deleted since they joined.
 func (s *Server) seedICGroup(tx *store.Tx, project string, entry map[string]any) (string, error) {
 	body := maps.Clone(entry)
 	rec, field, err := takeRecorded(body, "generation")
@@ -122,94 +105,57 @@ func (s *Server) seedICGroup(tx *store.Tx, project string, entry map[string]any)
 	if err != nil {
 		return field, err
 	}
-	members := map[string]string{}
-	switch list := body["interconnects"].(type) {
-	case nil:
-	case []any:
-		for i, it := range list {
-			n, ok := it.(string)
-			if !ok || n == "" {
-				return fmt.Sprintf("interconnects.%d", i), errors.New("want an interconnect's name")
-			}
-			members[n] = n
-		}
-	case map[string]any:
-		for _, k := range slices.Sorted(maps.Keys(list)) {
-			n, ok := list[k].(string)
-			if !ok || n == "" {
-				return "interconnects." + k, errors.New("want an interconnect's name")
-			}
-			members[k] = n
-		}
-	default:
-		return "interconnects", errors.New("want a list of the project's interconnects, or a mapping of keys to them")
+	const what = "an interconnect's name"
+	refs, _, _, field, err := seedRefs(body, "interconnects", "interconnect", what)
+	if err != nil {
+		return field, err
 	}
-	delete(body, "interconnects")
 	// Members deleted since they joined: the group still holds them (they read as down).
-	gone := map[string]string{}
-	if list, given := body["deletedInterconnects"]; given {
-		m, ok := list.(map[string]any)
-		if !ok {
-			return "deletedInterconnects", errors.New("want a mapping of keys to the names of deleted interconnects")
+	gone, _, _, field, err := seedRefs(body, "deletedInterconnects", "interconnect", what)
+	if err != nil {
+		return field, err
+	}
+	members, all := map[string]string{}, map[string]string{}
+	for k, ref := range refs {
+		members[k], all[k] = interconnectRef(project, ref), interconnectRef(project, ref)
+	}
+	for k, ref := range gone {
+		if _, dup := members[k]; dup {
+			return "deletedInterconnects." + k, errors.New("want an interconnect's name, under a key the interconnects do not use")
 		}
-		for k, v := range m {
-			n, ok := v.(string)
-			if _, dup := members[k]; !ok || n == "" || dup {
-				return "deletedInterconnects." + k, errors.New("want an interconnect's name, under a key the interconnects do not use")
-			}
-			gone[k] = n
-		}
-		delete(body, "deletedInterconnects")
+		all[k] = interconnectRef(project, ref)
 	}
 	var b gen.InterconnectGroup
 	if field, err := checkSeedBody("interconnectGroups.insert", project, "", body, &b); err != nil {
 		return field, err
 	}
-	if err := checkName(b.Name); err != nil {
-		return located(err)
-	}
-	intent, err := checkTopology(intentLevel(b.Intent))
+	g, err := newInterconnectGroup(project, b, all, rec.idOr(seedID(SeedICGroups, project, b.Name)), rec.createdOr(s.cfg.Now()))
 	if err != nil {
 		return located(err)
 	}
-	g := InterconnectGroup{Project: project, Name: b.Name, Description: deref(b.Description), Intent: intent, Interconnects: members,
-		ID: rec.idOr(seedID(SeedICGroups, project, b.Name)), Created: rec.createdOr(s.cfg.Now()), Generation: rec.generation}
-	if _, taken := s.tables.InterconnectGroups.Get(tx, g.Key()); taken {
-		return "name", alreadyExists(icGroupPath(project, g.Name))
+	if b.Etag != nil {
+		g.Etag = b.Etag
 	}
-	if f := s.checkMembers(tx, project, members, nil); f != nil {
+	path := *g.SelfLink
+	if _, taken := s.tables.icGroups.Get(tx, path); taken {
+		return "name", alreadyExists(path)
+	}
+	if f := s.checkMembers(tx, members, nil); f != nil {
 		return "interconnects", failureError(f)
 	}
-	maps.Copy(g.Interconnects, gone)
-	if err := s.tables.InterconnectGroups.Put(tx, g.Key(), g); err != nil {
-		return idTaken(err, g.ID)
+	if err := s.setMembership(tx, path, nil, members); err != nil {
+		return "", err
 	}
-	return "", policy.put(s, tx, policyKey(project, "interconnectGroups", g.ID))
+	if err := s.tables.icGroups.Put(tx, path, InterconnectGroupRecord{Group: g, Lifecycle: rec.lifecycle(tx)}); err != nil {
+		return idTaken(err, *g.Id)
+	}
+	return policy.put(s, tx, project, "interconnectGroups", *g.Id)
 }
 
-func (s *Server) icGroupEntry(tx *store.Tx, g InterconnectGroup) map[string]any {
-	e := map[string]any{"name": g.Name, "intent": map[string]any{"topologyCapability": g.Intent}}
-	described(e, map[string]string{"description": g.Description})
-	held, gone := map[string]any{}, map[string]any{}
-	for k, n := range g.Interconnects {
-		if ic, ok := s.tables.Interconnects.Get(tx, g.Project+"|"+n); ok && !ic.Pending {
-			held[k] = n
-		} else {
-			gone[k] = n
-		}
+// interconnectRef is the path of an interconnect a seed entry names by name or reference.
+func interconnectRef(project, ref string) string {
+	if r, ok := parseRef(ref, "interconnects", project); ok {
+		return interconnectPath(r.Project, r.Name)
 	}
-	if len(held) > 0 {
-		e["interconnects"] = held
-	}
-	if len(gone) > 0 {
-		e["deletedInterconnects"] = gone
-	}
-	return recordedMembers(e, g.ID, timefmt.Exact(g.Created), "generation", g.Generation)
-}
-
-// counted adds a count of changes to an entry when it is not 0.
-func counted(entry map[string]any, member string, n uint64) {
-	if n > 0 {
-		entry[member] = n
-	}
+	return interconnectPath(project, strings.TrimSpace(ref))
 }

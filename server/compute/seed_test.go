@@ -1,11 +1,12 @@
 package compute
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 func seedInterconnectEntry(name, location string) map[string]any {
@@ -30,9 +31,9 @@ func seedWorld() SeedProject {
 
 func seeded(t *testing.T, cfg Config) (*Server, *store.DB, error) {
 	t.Helper()
-	db := store.New()
+	db := store.New(store.NewMemory())
 	s := New(cfg, db)
-	return s, db, db.Replace(s.Seed)
+	return s, db, db.Replace(context.Background(), s.Seed)
 }
 
 func TestSeedProject(t *testing.T) {
@@ -43,35 +44,36 @@ func TestSeedProject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	read := func() (ForwardingRule, AttachmentGroup, InterconnectAttachment) {
-		var r ForwardingRule
-		var g AttachmentGroup
-		var a InterconnectAttachment
-		_ = db.View(func(tx *store.Tx) error {
-			r, _ = s.tables.ForwardingRules.Get(tx, "my-project-123|fr")
-			g, _ = s.tables.Groups.Get(tx, "my-project-123|g")
-			a, _ = s.tables.Attachments.Get(tx, AttachmentKey("my-project-123", "us-east4", "a1"))
+	read := func() (RuleRecord, GroupRecord, AttachmentRecord) {
+		var r RuleRecord
+		var g GroupRecord
+		var a AttachmentRecord
+		_ = db.View(context.Background(), func(tx *store.Tx) error {
+			r, _ = s.tables.rules.Get(tx, "projects/my-project-123/global/forwardingRules/fr")
+			g, _ = s.tables.groups.Get(tx, "projects/my-project-123/global/interconnectAttachmentGroups/g")
+			a, _ = s.tables.attachments.Get(tx, "projects/my-project-123/regions/us-east4/interconnectAttachments/a1")
 			return nil
 		})
 		return r, g, a
 	}
 	r, g, a := read()
-	if r.Pending || r.Labels["env"] != "prod" || r.IPAddress == "" || r.ID == "" || r.IPProtocol != "TCP" {
+	if r.Pending || (*r.Rule.Labels)["env"] != "prod" || deref(r.Rule.IPAddress) == "" || deref(r.Rule.Id) == "" || deref(r.Rule.IPProtocol) != "TCP" {
 		t.Errorf("rule: %+v", r)
 	}
-	if g.Pending || len(g.Attachments) != 2 || g.Attachments["us-east4/a1"] != a.Key() || a.Group != "g" || a.Pending || a.VlanTag != 2 {
+	if g.Pending || len(g.Group.Attachments) != 2 || deref(g.Group.Attachments["us-east4/a1"].Attachment) != *a.Attachment.SelfLink ||
+		deref(a.Attachment.AttachmentGroup) != *g.Group.SelfLink || a.Pending || deref(a.Attachment.VlanTag8021q) != 2 {
 		t.Errorf("group %+v, attachment %+v", g, a)
 	}
-	if ops := s.ops.Count(); ops != 0 {
+	if ops := s.ops.Count(context.Background()); ops != 0 {
 		t.Errorf("seeding left %d operations", ops)
 	}
 	// A reset seeds the very same resources.
-	if err := db.Replace(s.Seed); err != nil {
+	if err := db.Replace(context.Background(), s.Seed); err != nil {
 		t.Fatal(err)
 	}
 	r2, g2, a2 := read()
-	if r2.ID != r.ID || r2.IPAddress != r.IPAddress || g2.ID != g.ID || a2.ID != a.ID {
-		t.Errorf("ids changed across reset: %s/%s %s/%s %s/%s", r.ID, r2.ID, g.ID, g2.ID, a.ID, a2.ID)
+	if *r2.Rule.Id != *r.Rule.Id || *r2.Rule.IPAddress != *r.Rule.IPAddress || *g2.Group.Id != *g.Group.Id || *a2.Attachment.Id != *a.Attachment.Id {
+		t.Errorf("ids changed across reset: %s/%s %s/%s %s/%s", *r.Rule.Id, *r2.Rule.Id, *g.Group.Id, *g2.Group.Id, *a.Attachment.Id, *a2.Attachment.Id)
 	}
 }
 
@@ -155,5 +157,36 @@ func TestSeedResourceRules(t *testing.T) {
 				t.Fatalf("err = %v, want one at %s[].%s mentioning %q", err, tt.collection, tt.field, tt.in)
 			}
 		})
+	}
+}
+
+// TestSeedTakesWhatAReadReturns: an entry may be a resource as a read (or a state export)
+// returns it: the members the server derives (selfLink, kind, statuses) are made again,
+// whatever the entry says of them; its own recorded ones (id, fingerprints) are kept; and
+// references may be paths, a group's attachments its own entries.
+func TestSeedTakesWhatAReadReturns(t *testing.T) {
+	p := seedWorld()
+	p.ForwardingRules = []map[string]any{{"name": "fr", "kind": "compute#somethingElse", "selfLink": "x", "id": "42",
+		"labelFingerprint": "AAAAAAAAAAE=", "fingerprint": "AAAAAAAAAAI=", "sequence": int64(7)}}
+	p.Groups = []map[string]any{{"name": "g", "intent": map[string]any{"availabilitySla": "NO_SLA"}, "etag": "v1", "configured": map[string]any{},
+		"attachments": map[string]any{"k": map[string]any{"attachment": "projects/my-project-123/regions/us-east4/interconnectAttachments/a2"}}}}
+	s, db, err := seeded(t, Config{Projects: []SeedProject{p}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r RuleRecord
+	var g GroupRecord
+	_ = db.View(context.Background(), func(tx *store.Tx) error {
+		r, _ = s.tables.rules.Get(tx, "projects/my-project-123/global/forwardingRules/fr")
+		g, _ = s.tables.groups.Get(tx, "projects/my-project-123/global/interconnectAttachmentGroups/g")
+		return nil
+	})
+	if deref(r.Rule.Kind) != "compute#forwardingRule" || deref(r.Rule.SelfLink) != "projects/my-project-123/global/forwardingRules/fr" ||
+		deref(r.Rule.SelfLinkWithId) != "projects/my-project-123/global/forwardingRules/42" || r.Seq != 7 ||
+		fingerprintString(r.Rule.LabelFingerprint) != "AAAAAAAAAAE=" || fingerprintString(r.Rule.Fingerprint) != "AAAAAAAAAAI=" {
+		t.Errorf("rule: %+v", r)
+	}
+	if deref(g.Group.Etag) != "v1" || g.Group.Configured != nil || deref(g.Group.Attachments["k"].Attachment) != "projects/my-project-123/regions/us-east4/interconnectAttachments/a2" {
+		t.Errorf("group: %+v", g)
 	}
 }

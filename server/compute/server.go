@@ -26,7 +26,7 @@ import (
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/internal/timefmt"
 	"github.com/understudy-dev/understudy/server/reply"
 	"github.com/understudy-dev/understudy/server/routes"
@@ -166,7 +166,7 @@ func wholeSegments(next echo.HandlerFunc) echo.HandlerFunc {
 // that what it reads is current.
 func (s *Server) advance(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if err := s.ops.Advance(); err != nil {
+		if err := s.ops.Advance(c.Request().Context()); err != nil {
 			return err
 		}
 		return next(c)
@@ -191,9 +191,7 @@ func (s *Server) read(b []byte) {
 }
 
 // link is an absolute URL of a resource path under /compute/v1/.
-func (s *Server) link(ctx context.Context, path string) string {
-	return strings.TrimRight(s.baseURL(ctx), "/") + "/compute/v1/" + path
-}
+func (s *Server) link(ctx context.Context, path string) string { return s.links(ctx).url(path) }
 
 // baseURL is the configured public URL, else the request's own scheme://host.
 func (s *Server) baseURL(ctx context.Context) string {
@@ -220,9 +218,3 @@ func deref[T any](p *T) T {
 
 // StopWaits makes operations waits return at once (see operations.Engine.StopWaits).
 func (s *Server) StopWaits() { s.ops.StopWaits() }
-
-// Restore picks up after a restart from a durable store (see operations.Engine.Restore).
-func (s *Server) Restore(tx *store.Tx) error {
-	s.ops.Restore(tx)
-	return nil
-}

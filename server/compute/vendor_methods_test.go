@@ -634,3 +634,58 @@ func TestVendorRaces(t *testing.T) {
 		return err
 	}, 409)
 }
+
+// TestVendorInterconnectGroupsOnTheirInterconnects: an interconnect's interconnectGroups
+// lists the groups that hold it, through inserts, patches, deletes and renames, and a group
+// holding a deleted interconnect holds the one made again under its name.
+func TestVendorInterconnectGroupsOnTheirInterconnects(t *testing.T) {
+	w := newVMWorld(t)
+	w.interconnect("ic-a", "iad-zone1-1")
+	w.interconnect("ic-b", "iad-zone2-1")
+	insert := func(name string, members ...string) {
+		t.Helper()
+		g := &compute.InterconnectGroup{Name: name, Intent: &compute.InterconnectGroupIntent{TopologyCapability: "NO_SLA"}, Interconnects: map[string]compute.InterconnectGroupInterconnect{}}
+		for _, m := range members {
+			g.Interconnects[m] = compute.InterconnectGroupInterconnect{Interconnect: w.url("global/interconnects/" + m)}
+		}
+		op, err := w.svc.InterconnectGroups.Insert(vendorProject, g).Do()
+		w.done("insert "+name, op, err)
+	}
+	groupsOf := func(ic string, want ...string) {
+		t.Helper()
+		var urls []string
+		for _, g := range want {
+			urls = append(urls, w.url("global/interconnectGroups/"+g))
+		}
+		if got := w.getInterconnect(ic).InterconnectGroups; !slices.Equal(got, urls) {
+			t.Errorf("%s: interconnectGroups %q, want %q", ic, got, urls)
+		}
+	}
+	insert("g1", "ic-a", "ic-b")
+	insert("g2", "ic-a")
+	groupsOf("ic-a", "g1", "g2")
+	groupsOf("ic-b", "g1")
+
+	op, err := w.svc.InterconnectGroups.Patch(vendorProject, "g1", &compute.InterconnectGroup{ForceSendFields: []string{"Interconnects"}, NullFields: []string{"Interconnects.ic-b"}}).Do()
+	w.done("remove ic-b from g1", op, err)
+	groupsOf("ic-b")
+	op, err = w.svc.InterconnectGroups.Delete(vendorProject, "g2").Do()
+	w.done("delete g2", op, err)
+	groupsOf("ic-a", "g1")
+
+	op, err = w.svc.Interconnects.SetName(vendorProject, "ic-a", &compute.InterconnectsSetNameRequest{Name: "ic-c"}).Do()
+	w.done("rename ic-a", op, err)
+	groupsOf("ic-c", "g1")
+	op, err = w.svc.Interconnects.Delete(vendorProject, "ic-c").Do()
+	w.done("delete ic-c", op, err)
+	w.interconnect("ic-c", "iad-zone1-1")
+	groupsOf("ic-c", "g1")
+	// Renamed to the name of a deleted member: it is the member now.
+	w.interconnect("ic-d", "iad-zone1-1")
+	insert("g3", "ic-d")
+	op, err = w.svc.Interconnects.Delete(vendorProject, "ic-d").Do()
+	w.done("delete ic-d", op, err)
+	op, err = w.svc.Interconnects.SetName(vendorProject, "ic-b", &compute.InterconnectsSetNameRequest{Name: "ic-d"}).Do()
+	w.done("rename ic-b", op, err)
+	groupsOf("ic-d", "g3")
+}
