@@ -19,13 +19,13 @@ import (
 )
 
 // use installs the server's middleware, in the order a request meets it. Before routing:
-// the request yields once answered (yield.go), every request is observed, panics below
+// every request is observed, panics below
 // become 500s, the accounts API gives its requests their ids, and the authorization API
 // rewrites ARM paths so that Echo can route them. After routing: the admin API's fault
 // rules, then the query and body limits. Then each operation's own middleware, which each
 // API registers with its routes (authentication, spec validation), and the handler.
 func (s *Server) use(e *echo.Echo, accts *accounts.Server, authz *authorization.Server) {
-	e.Pre(s.yieldToOthers, s.observe, s.recoverPanic, accts.AssignRequestID, authz.RewritePath)
+	e.Pre(s.observe, s.recoverPanic, accts.AssignRequestID, authz.RewritePath)
 	e.Use(s.injectFaults, s.limitRequest)
 }
 

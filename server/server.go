@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -90,8 +89,6 @@ type Server struct {
 	faults   *control.Faults
 	metrics  *control.Metrics
 	routes   map[string]string // "METHOD /echo/path" -> operationId
-	// answered counts responses, yields the requests that yielded (yield.go).
-	answered, yields atomic.Uint64
 }
 
 // api is one API mounted on the server: which paths and errors are its own, and how it

@@ -95,7 +95,7 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	fs.DurationVar(&c.HTTP.ReadTimeout, "read-timeout", 60*time.Second, "HTTP: longest time to read a whole request")
 	fs.DurationVar(&c.HTTP.WriteTimeout, "write-timeout", 5*time.Minute, "HTTP: longest time to write a response; must exceed --compute-wait-timeout")
 	fs.DurationVar(&c.HTTP.IdleTimeout, "idle-timeout", 2*time.Minute, "HTTP: how long an idle keep-alive connection is kept")
-	fs.IntVar(&c.HTTP.MaxHeaderBytes, "max-header-bytes", 64<<10, "HTTP: largest request header block, plus the 4096 bytes net/http allows beyond it (larger gets 431 in the API's error envelope)")
+	fs.IntVar(&c.HTTP.MaxHeaderBytes, "max-header-bytes", 64<<10, "HTTP: largest request header block, plus the 4096 bytes net/http allows beyond it (larger gets net/http's own 431, in plain text)")
 	memLimit := fs.String("memory-limit", defaultMemoryLimit, "soft memory limit for the Go runtime, e.g. 900MiB or 4GiB; 0 for none: near it the garbage collector works harder, so RSS stays under it while the state fits (a set GOMEMLIMIT wins over the default)")
 	// --gc-percent and --gc-min-heap were folded into --memory-limit: accepted so that a
 	// command line that gives them still starts, and warned about.

@@ -125,7 +125,6 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 	}
 	hs := &http.Server{
 		Handler:           srv.Handler(),
-		ConnContext:       srv.ConnContext,
 		ReadHeaderTimeout: cfg.HTTP.ReadHeaderTimeout,
 		ReadTimeout:       cfg.HTTP.ReadTimeout,
 		WriteTimeout:      cfg.HTTP.WriteTimeout, // above the compute wait timeout (checked in Load)
@@ -151,12 +150,10 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 	errc := make(chan error, 1)
 	go func() {
 		if tlsConfig != nil {
-			// net/http's own TLS, with HTTP/2: srv.Listener's connections would only see
-			// encrypted bytes, so net/http's plain-text errors go out as they are (docs/tls.md).
-			errc <- hs.ServeTLS(ln, "", "")
+			errc <- hs.ServeTLS(ln, "", "") // net/http's own TLS, with HTTP/2
 			return
 		}
-		errc <- hs.Serve(srv.Listener(ln))
+		errc <- hs.Serve(ln)
 	}()
 	select {
 	case err := <-errc:
