@@ -51,9 +51,6 @@ func run(args []string) error {
 		return err
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	for _, w := range cfg.Warnings {
-		log.Warn(w)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if cfg.CPUProfile != "" {
@@ -119,10 +116,6 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 		return errors.Join(err, srv.Close())
 	}
 	defer tlsCleanup()
-	// After start-up, whose garbage (the specs' parsing) is collected at the usual pace.
-	if cfg.GCPercent > 0 {
-		debug.SetGCPercent(cfg.GCPercent)
-	}
 	hs := &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: cfg.HTTP.ReadHeaderTimeout,
