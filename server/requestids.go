@@ -56,7 +56,7 @@ func (s *Server) operationID(method, path string) string {
 }
 
 // setRequestID sets X-Request-Id to a random id (a uint64 in base 36).
-func setRequestID(h http.Header) {
+func setRequestID(h, _ http.Header) {
 	h["X-Request-Id"] = []string{strconv.FormatUint(rand.Uint64(), 36)}
 }
 

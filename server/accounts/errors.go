@@ -34,12 +34,6 @@ func invalidRequest(status int, code, format string, args ...any) *Error {
 	return &Error{Status: status, Type: "invalid_request_error", Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// IsError reports whether err is this API's own error, which only this API can render.
-func IsError(err error) bool {
-	var e *Error
-	return errors.As(err, &e)
-}
-
 // WriteError renders any error met while serving this API in the v2 envelope, or, on the
 // hosted pages (/r/...), as an HTML page with the same status.
 func WriteError(c echo.Context, err error, log *slog.Logger) {

@@ -131,12 +131,6 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
-// IsError reports whether err is this API's own error, which only this API can render.
-func IsError(err error) bool {
-	var e *Error
-	return errors.As(err, &e)
-}
-
 // WriteError renders err in the admin envelope {"error":{"code","message"}}.
 func WriteError(c echo.Context, err error, log *slog.Logger) {
 	e := toError(c, err)

@@ -42,12 +42,6 @@ func (e *Error) wire() gen.ErrorDetail {
 	return d
 }
 
-// IsError reports whether err is this API's own error, which only this API can render.
-func IsError(err error) bool {
-	var e *Error
-	return errors.As(err, &e)
-}
-
 // WriteError renders any error met while serving this API in its envelope. Errors that are
 // not the API's own (validation, routing, binding, body limit) are translated; anything
 // unexpected is a logged 500 that says nothing about internals.

@@ -27,12 +27,6 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Reason + ": " + e.Message }
 
-// IsError reports whether err is this API's own error, which only this API can render.
-func IsError(err error) bool {
-	var e *Error
-	return errors.As(err, &e)
-}
-
 // WriteError renders any error met while serving this API in the Google envelope.
 func WriteError(c echo.Context, err error, log *slog.Logger) {
 	e := toError(c, err)
