@@ -67,7 +67,6 @@ type Server struct {
 	mounts [apiCount]*echo.Echo
 	cfg    Config
 	db     *store.DB
-	apis   []api
 	authz  *authorization.Server
 	accts  *accounts.Server
 	comp   *compute.Server
