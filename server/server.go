@@ -5,6 +5,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -97,33 +98,28 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
-	// Parsing the four embedded specs is most of the start-up: do it on every core at once.
-	specs := []struct {
-		api  string
-		load func() (*openapi3.T, error)
-	}{{"authorization", authorization.Spec}, {"accounts", accounts.Spec}, {"compute", compute.Spec}, {"admin", admin.Spec}}
+	// Each API's spec, loaded once here and handed to the API. Parsing the four embedded
+	// specs is most of the start-up: do it on every core at once.
+	var docs [apiCount]*openapi3.T
+	var errs [apiCount]error
 	var wg sync.WaitGroup
-	for _, spec := range specs {
-		wg.Add(1)
-		go func() { defer wg.Done(); _, _ = spec.load() }()
+	for a, load := range [apiCount]func() (*openapi3.T, error){apiAuthorization: authorization.Spec, apiAccounts: accounts.Spec, apiCompute: compute.Spec, apiAdmin: admin.Spec} {
+		wg.Go(func() { docs[a], errs[a] = load() })
 	}
 	wg.Wait()
+	if err := errors.Join(errs[:]...); err != nil {
+		return nil, err
+	}
 	// Every API's operationIds: the metrics and the journal name requests by them, and a
 	// fault rule naming one no API has could never match.
-	var docs []*openapi3.T
 	operationIDs := map[string][]string{}
-	for _, spec := range specs {
-		doc, err := spec.load()
-		if err != nil {
-			return nil, err
-		}
-		docs = append(docs, doc)
-		if spec.api == "admin" {
+	for a, doc := range docs {
+		if api(a) == apiAdmin {
 			continue // never faulted
 		}
 		for _, item := range doc.Paths.Map() {
 			for _, op := range item.Operations() {
-				operationIDs[spec.api] = append(operationIDs[spec.api], op.OperationID)
+				operationIDs[api(a).String()] = append(operationIDs[api(a).String()], op.OperationID)
 			}
 		}
 	}
@@ -166,20 +162,20 @@ func New(cfg Config) (*Server, error) {
 	s.stopWaits = comp.StopWaits
 
 	// Each API on its own Echo instance, with its own envelope and request ids (mount.go).
-	if err := admin.New(adminDeps).Register(s.mount(apiAdmin, mounting{writeError: admin.WriteError})); err != nil {
+	if err := admin.New(adminDeps).Register(s.mount(apiAdmin, mounting{writeError: admin.WriteError}), docs[apiAdmin]); err != nil {
 		return nil, err
 	}
 	hosted := func(path string) bool { return strings.HasPrefix(path, "/r/") }
-	if err := accts.Register(s.mount(apiAccounts, mounting{writeError: accounts.WriteError, pre: []echo.MiddlewareFunc{accts.AssignRequestID}, anyQuery: hosted})); err != nil {
+	if err := accts.Register(s.mount(apiAccounts, mounting{writeError: accounts.WriteError, pre: []echo.MiddlewareFunc{accts.AssignRequestID}, anyQuery: hosted}), docs[apiAccounts]); err != nil {
 		return nil, err
 	}
-	if err := comp.Register(s.mount(apiCompute, mounting{writeError: compute.WriteError, ids: setRequestID})); err != nil {
+	if err := comp.Register(s.mount(apiCompute, mounting{writeError: compute.WriteError, ids: setRequestID}), docs[apiCompute]); err != nil {
 		return nil, err
 	}
-	if err := authz.Register(s.mount(apiAuthorization, mounting{writeError: authorization.WriteError, ids: setARMRequestIDs, pre: []echo.MiddlewareFunc{authorization.RewritePath}})); err != nil {
+	if err := authz.Register(s.mount(apiAuthorization, mounting{writeError: authorization.WriteError, ids: setARMRequestIDs, pre: []echo.MiddlewareFunc{authorization.RewritePath}}), docs[apiAuthorization]); err != nil {
 		return nil, err
 	}
-	s.routes = routeIDs(docs...)
+	s.routes = routeIDs(docs[:]...)
 	s.seeds = []func(tx *store.Tx) error{authz.Seed, accts.Seed, comp.Seed}
 	s.restores = []func(tx *store.Tx) error{accts.Restore, comp.Restore}
 	if cfg.DataDir != "" || cfg.backend != nil {

@@ -33,6 +33,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
@@ -183,13 +184,10 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 // hostedOperations answer browsers: no API key, no Service-Version.
 var hostedOperations = []string{"openAccountLink", "submitAccountLink"}
 
-// Register adds the API's routes to e: per operation the API key, the Service-Version check
-// and spec validation before the handler. AssignRequestID must run before routing.
-func (s *Server) Register(e *echo.Echo) error {
-	spec, err := Spec()
-	if err != nil {
-		return err
-	}
+// Register adds the API's routes to e, the API's own Echo instance, checked against spec
+// (as Spec loads it): per operation the API key, the Service-Version check and spec
+// validation before the handler. AssignRequestID must run before routing.
+func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
 	v, err := validate.New(spec, validate.Options{})
 	if err != nil {
 		return err
@@ -208,8 +206,8 @@ func (s *Server) Register(e *echo.Echo) error {
 	return nil
 }
 
-// Spec returns the API's embedded OpenAPI document, parsed once.
-var Spec = validate.CachedJSON("accounts", gen.GetSpecJSON)
+// Spec loads the API's embedded OpenAPI document (validate.Load).
+func Spec() (*openapi3.T, error) { return validate.Load("accounts", gen.GetSpecJSON) }
 
 func (s *Server) now() time.Time { return s.cfg.Now().UTC() }
 

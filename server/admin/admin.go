@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/admin"
@@ -64,15 +65,12 @@ func New(d Deps) *Server {
 	return &Server{d: d, started: time.Now()}
 }
 
-// Spec returns the admin API's embedded OpenAPI document, parsed once.
-var Spec = validate.CachedJSON("admin", gen.GetSpecJSON)
+// Spec loads the admin API's embedded OpenAPI document (validate.Load).
+func Spec() (*openapi3.T, error) { return validate.Load("admin", gen.GetSpecJSON) }
 
-// Register adds the admin routes to e, each validated against the admin spec.
-func (s *Server) Register(e *echo.Echo) error {
-	spec, err := Spec()
-	if err != nil {
-		return err
-	}
+// Register adds the admin routes to e, the API's own Echo instance, each validated against
+// spec (as Spec loads it).
+func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
 	v, err := validate.New(spec, validate.Options{})
 	if err != nil {
 		return err

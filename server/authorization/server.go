@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
@@ -107,14 +108,11 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 	return s, nil
 }
 
-// Register adds the API's routes to e, the API's own Echo instance: per operation
+// Register adds the API's routes to e, the API's own Echo instance, checked against spec
+// (as Spec loads it): per operation
 // authentication, the api-version check and spec validation before the handler.
 // RewritePath must run before routing.
-func (s *Server) Register(e *echo.Echo) error {
-	spec, err := Spec()
-	if err != nil {
-		return err
-	}
+func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
 	v, err := validate.New(spec, validate.Options{AllowReadOnly: true})
 	if err != nil {
 		return err
@@ -125,8 +123,8 @@ func (s *Server) Register(e *echo.Echo) error {
 	return nil
 }
 
-// Spec returns the API's embedded OpenAPI document, parsed once.
-var Spec = validate.CachedJSON("authorization", gen.GetSpecJSON)
+// Spec loads the API's embedded OpenAPI document (validate.Load).
+func Spec() (*openapi3.T, error) { return validate.Load("authorization", gen.GetSpecJSON) }
 
 // parseGUID returns the canonical lower-case form of a GUID, lowered as every key is
 // (asciiLower).

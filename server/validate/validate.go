@@ -26,7 +26,6 @@ import (
 	"net/http"
 	"net/mail"
 	"net/url"
-	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -51,28 +50,56 @@ type Options struct {
 // uuidPattern accepts any RFC 4122 layout (any version), as the vendors' APIs do.
 const uuidPattern = `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
 
-// defineFormats registers the string formats the specs use: kin checks a format only when
-// a validator for it is registered, in a map shared by the whole process.
-var defineFormats = sync.OnceFunc(func() {
-	// A UUID in its 36-character form, any version, either case (uuidPattern), checked by
-	// the uuid package rather than by running the pattern: the words of the error are the
-	// pattern's, as kin's regexp format validator words them.
-	openapi3.DefineStringFormatValidator("uuid", openapi3.NewCallbackValidator(func(s string) error {
-		if len(s) != 36 || uuid.Validate(s) != nil {
-			return fmt.Errorf(`string doesn't match pattern "%s"`, uuidPattern)
-		}
-		return nil
-	}))
-	// One bare address, as net/mail reads it (name@example.com, not "Jenny
-	// <name@example.com>" nor text with no @), the rule the accounts API's hosted form holds
-	// contact emails to.
-	openapi3.DefineStringFormatValidator("email", openapi3.NewCallbackValidator(func(s string) error {
-		if addr, err := mail.ParseAddress(s); err != nil || addr.Name != "" || addr.Address != s {
-			return errors.New("not an email address such as name@example.com")
-		}
-		return nil
-	}))
-})
+// Formats are the string formats the specs use, for kin to check: it checks a format only
+// when it is given a validator for it.
+func Formats() map[string]openapi3.StringFormatValidator {
+	return map[string]openapi3.StringFormatValidator{
+		// A UUID in its 36-character form, any version, either case (uuidPattern), checked by
+		// the uuid package rather than by running the pattern: the words of the error are the
+		// pattern's, as kin's regexp format validator words them.
+		"uuid": openapi3.NewCallbackValidator(func(s string) error {
+			if len(s) != 36 || uuid.Validate(s) != nil {
+				return fmt.Errorf(`string doesn't match pattern "%s"`, uuidPattern)
+			}
+			return nil
+		}),
+		// One bare address, as net/mail reads it (name@example.com, not "Jenny
+		// <name@example.com>" nor text with no @), the rule the accounts API's hosted form
+		// holds contact emails to.
+		"email": openapi3.NewCallbackValidator(func(s string) error {
+			if addr, err := mail.ParseAddress(s); err != nil || addr.Name != "" || addr.Address != s {
+				return errors.New("not an email address such as name@example.com")
+			}
+			return nil
+		}),
+	}
+}
+
+// KinOptions are the options kin-openapi's ValidateRequest is given for every request of an
+// API: only requests are validated; kin's own security check is not asked for
+// (authentication is Echo middleware in front of validation); defaults are not filled in
+// (kin would re-encode the whole body); the decoded body is kept on the request
+// (KeepValidatedValue), so that the generated strict handler binds the value that was
+// validated instead of decoding the body a second time; and the specs' string formats are
+// checked (Formats).
+func KinOptions(o Options) *openapi3filter.Options {
+	return &openapi3filter.Options{
+		ExcludeResponseBody:        true,
+		ExcludeReadOnlyValidations: o.AllowReadOnly,
+		SkipSettingDefaults:        true,
+		KeepValidatedValue:         true,
+		// A body sent to an operation that takes none is a mistake worth reporting.
+		RejectWhenRequestBodyNotSpecified: true,
+		SchemaValidationOptions: []openapi3.SchemaValidationOption{
+			openapi3.WithStringFormatValidators(Formats()),
+			// kin's SchemaError.Error() otherwise appends the schema and the offending value
+			// as indented JSON, whose size grows with the square of the value's nesting: a
+			// large body of deep arrays in an unknown member could take gigabytes to
+			// describe. The messages built here (convert) never use those details.
+			openapi3.DisableSchemaErrorDetails(),
+		},
+	}
+}
 
 // Validator holds the prebuilt route of every operation of one spec.
 type Validator struct {
@@ -89,24 +116,14 @@ type route struct {
 	query map[string]bool
 }
 
-// New prepares validation for every operation of doc.
+// New prepares validation for every operation of doc, which it keeps: what checking
+// requests never reads is dropped from doc (requestsOnly), so a caller that needs anything
+// of its responses or components reads it first.
 func New(doc *openapi3.T, o Options) (*Validator, error) {
-	defineFormats()
+	requestsOnly(doc)
 	v := &Validator{
-		routes: map[string]*route{},
-		options: &openapi3filter.Options{
-			ExcludeResponseBody:        true,
-			ExcludeReadOnlyValidations: o.AllowReadOnly,
-			SkipSettingDefaults:        true,
-			KeepValidatedValue:         true,
-			// A body sent to an operation that takes none is a mistake worth reporting.
-			RejectWhenRequestBodyNotSpecified: true,
-			// kin's SchemaError.Error() otherwise appends the schema and the offending value
-			// as indented JSON, whose size grows with the square of the value's nesting: a
-			// large body of deep arrays in an unknown member could take gigabytes to
-			// describe. The messages built here (convert) never use those details.
-			SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.DisableSchemaErrorDetails()},
-		},
+		routes:       map[string]*route{},
+		options:      KinOptions(o),
 		unknownQuery: o.RejectUnknownQuery,
 		systemQuery:  map[string]bool{},
 	}
