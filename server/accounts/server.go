@@ -39,7 +39,6 @@ import (
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/internal/timefmt"
-	"github.com/understudy-dev/understudy/server/reply"
 	"github.com/understudy-dev/understudy/server/routes"
 	"github.com/understudy-dev/understudy/server/validate"
 )
@@ -202,7 +201,7 @@ func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
 		m[id] = append([]echo.MiddlewareFunc{hostedPage}, plain[id]...)
 	}
 	m["submitAccountLink"] = append(m["submitAccountLink"], formFromBody)
-	gen.RegisterHandlersWithOptions(routes.New(e, isHostedPath), gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{reply.Middleware[gen.StrictHandlerFunc]}), gen.RegisterHandlersOptions{OperationMiddlewares: m})
+	gen.RegisterHandlersWithOptions(routes.New(e, isHostedPath), gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{OperationMiddlewares: m})
 	return nil
 }
 

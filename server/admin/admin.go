@@ -18,7 +18,6 @@ import (
 	"github.com/understudy-dev/understudy/internal/clock"
 	"github.com/understudy-dev/understudy/server/control"
 	"github.com/understudy-dev/understudy/server/httperr"
-	"github.com/understudy-dev/understudy/server/reply"
 	"github.com/understudy-dev/understudy/server/routes"
 	"github.com/understudy-dev/understudy/server/validate"
 )
@@ -87,7 +86,7 @@ func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
 			}
 		}
 	}
-	gen.RegisterHandlersWithOptions(routes.New(e, nil), gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{reply.Middleware[gen.StrictHandlerFunc]}), gen.RegisterHandlersOptions{OperationMiddlewares: m})
+	gen.RegisterHandlersWithOptions(routes.New(e, nil), gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{OperationMiddlewares: m})
 	return nil
 }
 

@@ -11,7 +11,6 @@ import (
 	gen "github.com/understudy-dev/understudy/gen/authorization"
 	"github.com/understudy-dev/understudy/internal/condition"
 	"github.com/understudy-dev/understudy/internal/store"
-	"github.com/understudy-dev/understudy/server/reply"
 	"github.com/understudy-dev/understudy/server/routes"
 	"github.com/understudy-dev/understudy/server/validate"
 )
@@ -117,7 +116,7 @@ func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
 	if err != nil {
 		return err
 	}
-	gen.RegisterHandlersWithOptions(routes.New(e, nil), gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{reply.Middleware[gen.StrictHandlerFunc]}), gen.RegisterHandlersOptions{
+	gen.RegisterHandlersWithOptions(routes.New(e, nil), gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{
 		OperationMiddlewares: v.Middlewares(s.authenticate, checkAPIVersion, dropNulls),
 	})
 	return nil
