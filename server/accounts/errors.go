@@ -67,7 +67,7 @@ func toError(c echo.Context, err error) *Error {
 	if errors.As(err, &ae) {
 		return ae
 	}
-	if ve, ok := httperr.Binding(c, err); ok {
+	if ve, ok := httperr.Binding(err); ok {
 		return fromValidation(ve) // what the binders refuse, said as the validator says it
 	}
 	cause := httperr.Classify(err)
@@ -97,7 +97,7 @@ func toError(c echo.Context, err error) *Error {
 // "use_case.account_onboarding.refresh_url: required request field missing".
 func fromValidation(ve *validate.Error) *Error {
 	switch {
-	case ve.In == "body" && ve.Reason == "unknown field":
+	case ve.In == "body" && ve.Unknown:
 		return invalidRequest(http.StatusBadRequest, "parameter_unknown", "%s: unknown field", ve.Name)
 	case ve.In == "body" && ve.Missing && ve.Name != "":
 		return invalidRequest(http.StatusBadRequest, "parameter_missing", "%s: required request field missing", ve.Name)

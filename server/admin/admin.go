@@ -144,7 +144,7 @@ func toError(c echo.Context, err error) *Error {
 	if errors.As(err, &ae) {
 		return ae
 	}
-	if ve, ok := httperr.Binding(c, err); ok {
+	if ve, ok := httperr.Binding(err); ok {
 		// What the validator let through but the handler's types cannot hold: said as the
 		// validator says what it refuses, not in the binder's Go terms.
 		return &Error{Status: ve.Status, Code: "InvalidRequest", Message: ve.Error()}

@@ -59,7 +59,7 @@ func toError(c echo.Context, err error) *Error {
 	if errors.As(err, &ae) {
 		return ae
 	}
-	if ve, ok := httperr.Binding(c, err); ok {
+	if ve, ok := httperr.Binding(err); ok {
 		return fromValidation(ve) // what the binders refuse, said as the validator says it
 	}
 	cause := httperr.Classify(err)

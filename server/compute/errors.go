@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"regexp"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -51,7 +50,7 @@ func toError(c echo.Context, err error) *Error {
 	if errors.As(err, &ae) {
 		return ae
 	}
-	if ve, ok := httperr.Binding(c, err); ok {
+	if ve, ok := httperr.Binding(err); ok {
 		return fromValidation(ve) // what the binders refuse, said as the validator says it
 	}
 	cause := httperr.Classify(err)
@@ -87,14 +86,14 @@ func fromValidation(ve *validate.Error) *Error {
 		}
 	}
 	switch {
-	case ve.In == "body" && requiredOnInsert[ve.Name] && strings.Contains(ve.Reason, "null"):
+	case ve.In == "body" && requiredOnInsert[ve.Name] && ve.Rule == "nullable":
 		// Required on insert but optional in the schema (patch sends part of a resource):
 		// null is unset, as the real API reads proto3 JSON.
 		field := "resource." + ve.Name
 		return &Error{Status: http.StatusBadRequest, Reason: "required", Message: fmt.Sprintf("Required field '%s' not specified", field), Location: field}
 	case ve.In == "body" && ve.Name == "":
 		return &Error{Status: http.StatusBadRequest, Reason: "parseError", Message: "Invalid JSON payload received. " + ve.Reason}
-	case ve.In == "body" && ve.Reason == "unknown field":
+	case ve.In == "body" && ve.Unknown:
 		field := "resource." + ve.Name
 		return &Error{Status: http.StatusBadRequest, Reason: "invalid", Message: fmt.Sprintf("Invalid JSON payload received. Unknown name %q: Cannot find field.", field), Location: field}
 	case ve.In == "body" && ve.Missing:
@@ -113,9 +112,9 @@ func fromValidation(ve *validate.Error) *Error {
 		}
 		return &Error{Status: http.StatusBadRequest, Reason: "required", Message: fmt.Sprintf("Required parameter '%s' not specified", ve.Name), Location: ve.Name, LocationType: lt}
 	}
-	if m := patternReason.FindStringSubmatch(ve.Reason); m != nil && ve.In == "path" {
+	if ve.Rule == "pattern" && ve.In == "path" {
 		// A name or id in the path that its rule refuses, in the real service's words.
-		return mustMatch(ve.Name, ve.Value, strings.TrimSuffix(strings.TrimPrefix(m[1], "^"), "$"))
+		return mustMatch(ve.Name, ve.Value, strings.TrimSuffix(strings.TrimPrefix(ve.Pattern, "^"), "$"))
 	}
 	return &Error{Status: http.StatusBadRequest, Reason: "invalid", Message: fmt.Sprintf("Invalid value for %s parameter '%s': %s", ve.In, ve.Name, ve.Reason), Location: ve.Name}
 }
@@ -123,9 +122,6 @@ func fromValidation(ve *validate.Error) *Error {
 // requiredOnInsert are the body members an insert requires that the schema cannot (the same
 // schema is a patch's body).
 var requiredOnInsert = map[string]bool{"name": true, "location": true, "linkType": true, "requestedLinkCount": true, "interconnectType": true}
-
-// patternReason is kin-openapi's reason for a string its pattern refuses, with the pattern.
-var patternReason = regexp.MustCompile(`^string doesn't match the regular expression "(.*)"$`)
 
 // nameError says in the real service's words (checkName's) why the validator refused a
 // body's name by the name rule: with the name when the validator quoted it back, without
@@ -136,9 +132,9 @@ func nameError(ve *validate.Error) *Error {
 		if err := checkName(ve.Value); err != nil {
 			return err.(*Error)
 		}
-	case strings.HasPrefix(ve.Reason, "minimum string length"):
+	case ve.Rule == "minLength":
 		return checkName("").(*Error)
-	case patternReason.MatchString(ve.Reason) || strings.HasPrefix(ve.Reason, "maximum string length"):
+	case ve.Rule == "pattern" || ve.Rule == "maxLength":
 		return mustMatch("resource.name", "", nameRegex)
 	}
 	return nil

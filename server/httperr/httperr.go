@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strings"
 	"syscall"
 
 	"github.com/labstack/echo/v4"
@@ -66,7 +65,7 @@ type Cause struct {
 // that is refused ("the charset \"latin1\" is not supported: send the body in UTF-8"),
 // else "": an API's usual 415 message names the media type, which was fine.
 func (c Cause) Charset() string {
-	if c.Kind == UnsupportedMediaType && c.Validation != nil && strings.HasPrefix(c.Validation.Reason, "the charset ") {
+	if c.Kind == UnsupportedMediaType && c.Validation != nil && c.Validation.Charset != "" {
 		return c.Validation.Reason
 	}
 	return ""

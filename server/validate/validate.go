@@ -26,6 +26,7 @@ import (
 	"net/http"
 	"net/mail"
 	"net/url"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -113,8 +114,14 @@ type Validator struct {
 // route is one operation's kin route, and the query parameters it declares.
 type route struct {
 	*routers.Route
-	query map[string]bool
+	query map[string]queryParam
 }
+
+// queryParam is what the generated binder needs of a query parameter that kin does not
+// check: that it is given once, unless it is an array; that an unsigned integer (format
+// uint32 or uint64, a Go uint) has no sign, which kin reads as a number and strconv's
+// ParseUint refuses ("-0", "+1").
+type queryParam struct{ one, unsigned bool }
 
 // New prepares validation for every operation of doc, which it keeps: what checking
 // requests never reads is dropped from doc (requestsOnly), so a caller that needs anything
@@ -143,11 +150,18 @@ func New(doc *openapi3.T, o Options) (*Validator, error) {
 			// no security requirements.
 			kinOp := *op
 			kinOp.Security = &openapi3.SecurityRequirements{}
-			r := &route{Route: &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: &kinOp}, query: map[string]bool{}}
+			r := &route{Route: &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: &kinOp}, query: map[string]queryParam{}}
 			for _, params := range []openapi3.Parameters{item.Parameters, op.Parameters} {
 				for _, p := range params {
 					if p.Value.In == openapi3.ParameterInQuery {
-						r.query[p.Value.Name] = true
+						var q queryParam
+						if s := p.Value.Schema; s == nil || s.Value == nil {
+							q.one = true
+						} else {
+							q.one = !s.Value.Type.Is("array")
+							q.unsigned = s.Value.Type.Is("integer") && (s.Value.Format == "uint32" || s.Value.Format == "uint64")
+						}
+						r.query[p.Value.Name] = q
 					}
 				}
 			}
@@ -190,13 +204,23 @@ func (v *Validator) middleware(route *route) echo.MiddlewareFunc {
 			query := c.QueryParams()
 			if v.unknownQuery {
 				for name := range query {
-					if !route.query[name] && !v.systemQuery[name] {
+					if _, declared := route.query[name]; !declared && !v.systemQuery[name] {
 						return &Error{Status: http.StatusBadRequest, In: "query", Name: name, Reason: "unknown parameter", Unknown: true}
 					}
 				}
 			}
 			if err := v.check(req, route, params, query); err != nil {
 				return err
+			}
+			// What kin lets through and the generated binder refuses, refused here, where it is
+			// known which parameter it is: kin reads the first of a parameter given twice.
+			for name, q := range route.query {
+				switch vs := query[name]; {
+				case q.one && len(vs) > 1:
+					return &Error{Status: http.StatusBadRequest, In: "query", Name: name, Reason: "must be given only once"}
+				case q.unsigned && len(vs) > 0 && (strings.HasPrefix(vs[0], "-") || strings.HasPrefix(vs[0], "+")):
+					return &Error{Status: http.StatusBadRequest, In: "query", Name: name, Reason: "invalid value"}
+				}
 			}
 			return next(c)
 		}
@@ -233,11 +257,11 @@ func (v *Validator) check(req *http.Request, route *route, params map[string]str
 		// kin's decoder stops after the first value and ignores the rest: a body with more is
 		// refused as malformed, before its schema is looked at.
 		if (err == nil || bodySchemaError(err)) && !json.Valid(data) {
-			return convert(trailingError(input, route.Operation.RequestBody.Value, data))
+			return convert(trailingError(input, route.Operation.RequestBody.Value, data), route.Operation, data)
 		}
 	}
 	if err != nil {
-		return convert(err)
+		return convert(err, route.Operation, data)
 	}
 	return nil
 }

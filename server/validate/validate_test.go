@@ -77,7 +77,7 @@ func (v *Validator) reference(req *http.Request, r *route, params map[string]str
 		err = trailingError(input, rb.Value, data)
 	}
 	if err != nil {
-		return convert(err)
+		return convert(err, r.Operation, data)
 	}
 	return nil
 }
