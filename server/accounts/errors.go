@@ -59,16 +59,13 @@ func WriteError(c echo.Context, err error, log *slog.Logger) {
 	for _, name := range e.AppliedConfigurations {
 		body.AppliedConfigurations = append(body.AppliedConfigurations, gen.ConfigurationType(name))
 	}
-	_ = c.JSON(e.Status, gen.ErrorResponse{Error: body})
+	_ = httperr.WriteJSON(c, e.Status, gen.ErrorResponse{Error: body})
 }
 
 func toError(c echo.Context, err error) *Error {
 	var ae *Error
 	if errors.As(err, &ae) {
 		return ae
-	}
-	if ve, ok := httperr.Binding(err); ok {
-		return fromValidation(ve) // what the binders refuse, said as the validator says it
 	}
 	cause := httperr.Classify(err)
 	switch cause.Kind {
@@ -89,6 +86,8 @@ func toError(c echo.Context, err error) *Error {
 		return &Error{Status: cause.Status, Type: faultType(cause.Status), Code: cause.Code, Message: cause.Message}
 	case httperr.BadRequest:
 		return invalidRequest(cause.Status, "parameter_invalid", "%s", cause.Message)
+	case httperr.Conflict:
+		return invalidRequest(cause.Status, "resource_conflict", "Another request changed this object at the same time. Retry the request.")
 	}
 	return &Error{Status: http.StatusInternalServerError, Type: "api_error", Message: "An unexpected error occurred."}
 }

@@ -136,18 +136,13 @@ func WriteError(c echo.Context, err error, log *slog.Logger) {
 		return
 	}
 	body := map[string]any{"error": map[string]string{"code": e.Code, "message": e.Message}}
-	_ = c.JSON(e.Status, body)
+	_ = httperr.WriteJSON(c, e.Status, body)
 }
 
 func toError(c echo.Context, err error) *Error {
 	var ae *Error
 	if errors.As(err, &ae) {
 		return ae
-	}
-	if ve, ok := httperr.Binding(err); ok {
-		// What the validator let through but the handler's types cannot hold: said as the
-		// validator says what it refuses, not in the binder's Go terms.
-		return &Error{Status: ve.Status, Code: "InvalidRequest", Message: ve.Error()}
 	}
 	cause := httperr.Classify(err)
 	switch cause.Kind {
@@ -163,6 +158,8 @@ func toError(c echo.Context, err error) *Error {
 		return &Error{Status: cause.Status, Code: "MethodNotAllowed", Message: "method " + c.Request().Method + " is not allowed on " + c.Request().URL.Path}
 	case httperr.BadRequest:
 		return &Error{Status: cause.Status, Code: "BadRequest", Message: cause.Message}
+	case httperr.Conflict:
+		return &Error{Status: cause.Status, Code: "Conflict", Message: "another request changed the same state at the same time; retry"}
 	}
 	return &Error{Status: http.StatusInternalServerError, Code: "Internal", Message: "internal error"}
 }

@@ -51,16 +51,13 @@ func WriteError(c echo.Context, err error, log *slog.Logger) {
 	if c.Response().Committed {
 		return
 	}
-	_ = c.JSON(e.Status, gen.ErrorResponse{Error: e.wire()})
+	_ = httperr.WriteJSON(c, e.Status, gen.ErrorResponse{Error: e.wire()})
 }
 
 func toError(c echo.Context, err error) *Error {
 	var ae *Error
 	if errors.As(err, &ae) {
 		return ae
-	}
-	if ve, ok := httperr.Binding(err); ok {
-		return fromValidation(ve) // what the binders refuse, said as the validator says it
 	}
 	cause := httperr.Classify(err)
 	switch cause.Kind {
@@ -80,8 +77,9 @@ func toError(c echo.Context, err error) *Error {
 	case httperr.Faulted:
 		return newError(cause.Status, cause.Code, "%s", cause.Message)
 	case httperr.BadRequest:
-		// The generated binder's messages ("Invalid format for parameter x: ...").
 		return newError(cause.Status, "BadRequest", "%s", cause.Message)
+	case httperr.Conflict:
+		return newError(cause.Status, "Conflict", "The request conflicts with another one made at the same time. Please retry the request.")
 	}
 	return newError(http.StatusInternalServerError, "InternalServerError", "The server encountered an internal error. Please retry the request.")
 }

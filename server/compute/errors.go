@@ -42,16 +42,13 @@ func WriteError(c echo.Context, err error, log *slog.Logger) {
 		}
 		item.LocationType = &lt
 	}
-	_ = c.JSON(e.Status, gen.GoogleErrorResponse{Error: gen.GoogleError{Code: int32(e.Status), Message: e.Message, Errors: []gen.GoogleErrorItem{item}}})
+	_ = httperr.WriteJSON(c, e.Status, gen.GoogleErrorResponse{Error: gen.GoogleError{Code: int32(e.Status), Message: e.Message, Errors: []gen.GoogleErrorItem{item}}})
 }
 
 func toError(c echo.Context, err error) *Error {
 	var ae *Error
 	if errors.As(err, &ae) {
 		return ae
-	}
-	if ve, ok := httperr.Binding(err); ok {
-		return fromValidation(ve) // what the binders refuse, said as the validator says it
 	}
 	cause := httperr.Classify(err)
 	switch cause.Kind {
@@ -73,6 +70,8 @@ func toError(c echo.Context, err error) *Error {
 		return &Error{Status: cause.Status, Reason: cause.Code, Message: cause.Message}
 	case httperr.BadRequest:
 		return &Error{Status: cause.Status, Reason: "invalid", Message: cause.Message}
+	case httperr.Conflict:
+		return &Error{Status: cause.Status, Reason: "conflict", Message: "The resource was changed by another request at the same time. Please try again."}
 	}
 	return &Error{Status: http.StatusInternalServerError, Reason: "backendError", Message: "Internal error. Please try again."}
 }
