@@ -138,3 +138,17 @@ func nameError(ve *validate.Error) *Error {
 	}
 	return nil
 }
+
+// The API's own errors that several resources answer with, in the real service's words.
+
+func notFound(path string) *Error {
+	return &Error{Status: http.StatusNotFound, Reason: "notFound", Message: fmt.Sprintf("The resource '%s' was not found", path)}
+}
+
+func alreadyExists(path string) *Error {
+	return &Error{Status: http.StatusConflict, Reason: "alreadyExists", Message: fmt.Sprintf("The resource '%s' already exists", path)}
+}
+
+func invalidField(location, message string) *Error {
+	return &Error{Status: http.StatusBadRequest, Reason: "invalid", Message: message, Location: location}
+}

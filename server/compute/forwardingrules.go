@@ -375,10 +375,3 @@ func (s *Server) ephemeralIP() string {
 	s.read(b[:])
 	return fmt.Sprintf("34.%d.%d.%d", 64+b[0]%64, b[1], 1+b[2]%254)
 }
-
-func optional(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}

@@ -440,5 +440,3 @@ func renderStructure(structure sla.Structure) gen.InterconnectAttachmentGroupLog
 	}
 	return out
 }
-
-func ptr[T any](v T) *T { return &v }

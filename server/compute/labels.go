@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
-	"net/http"
 	"slices"
 	"sort"
 	"strconv"
@@ -88,7 +87,3 @@ func labelFingerprint(labels map[string]string, generation uint64) []byte {
 }
 
 func fingerprintString(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
-
-func invalidField(location, message string) *Error {
-	return &Error{Status: http.StatusBadRequest, Reason: "invalid", Message: message, Location: location}
-}

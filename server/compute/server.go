@@ -14,10 +14,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
-	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -202,18 +200,6 @@ func (s *Server) baseURL(ctx context.Context) string {
 		return info.scheme + "://" + info.host
 	}
 	return ""
-}
-
-func notFound(path string) *Error {
-	return &Error{Status: http.StatusNotFound, Reason: "notFound", Message: fmt.Sprintf("The resource '%s' was not found", path)}
-}
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
 }
 
 // StopWaits makes operations waits return at once (see operations.Engine.StopWaits).

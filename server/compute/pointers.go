@@ -1,0 +1,21 @@
+package compute
+
+// ptr is a pointer to a copy of v, for the generated types' optional members.
+func ptr[T any](v T) *T { return &v }
+
+// optional is s as an optional member: nil when it is empty.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// deref is what p points to, or T's zero value when p is nil.
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
