@@ -1,13 +1,16 @@
 // Command bench measures understudy's throughput and latency on its seed operations against
-// a bare Echo server (bench/baseline) on the same machine, and prints a Markdown report.
+// a bare Echo server (bench/baseline) and the ceiling of its stack, an Echo server that only
+// runs kin-openapi's request validation with understudy's specs and options
+// (bench/ceiling), on the same machine, and prints a Markdown report.
 //
 //	make bench BENCHFLAGS="-duration 3s -ops roleassign,frinsert"
 //	cd bench && go run . -h
 //
-// It builds both servers into a temporary directory, starts each once on 127.0.0.1 with a
-// free port (pinned to CPU 1 with taskset when there are two CPUs or more; the harness then
-// keeps to CPU 0), and for each operation alternates baseline and understudy runs (-rounds
-// times each) with a vegeta attack at the highest rate -connections connections sustain.
+// It builds the three servers into a temporary directory, starts each once on 127.0.0.1 with
+// a free port (pinned to CPU 1 with taskset when there are two CPUs or more; the harness then
+// keeps to CPU 0), and for each operation alternates baseline, ceiling and understudy runs
+// (-rounds times each) with a vegeta attack at the highest rate -connections connections
+// sustain.
 // Medians of the rounds are reported. It also measures start-to-healthy time and RSS.
 //
 // With -durable (the default) it also starts understudy with the same flags plus
@@ -128,9 +131,9 @@ func run() int {
 		}
 	}
 	if c.timeout == 0 {
-		sides := 2
+		sides := 3
 		if c.durable {
-			sides = 3
+			sides = 4
 		}
 		perOp := time.Minute + time.Duration(sides*c.rounds*(1+c.retries))*(c.duration+c.quietWait+15*time.Second)
 		if c.durable {
@@ -189,6 +192,7 @@ type result struct {
 type opResult struct {
 	op               *operation
 	target, baseline []*runStats
+	ceiling          []*runStats // Echo + kin-openapi's validation
 	durable          []*runStats // understudy --data-dir (-durable)
 	discarded        []*runStats // runs redone because other processes used the CPUs
 }
@@ -202,12 +206,15 @@ func bench(ctx context.Context, c config, selected []*operation) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	usBin, baseBin := filepath.Join(tmp, "understudy"), filepath.Join(tmp, "baseline")
-	progress("building understudy (%s) and the Echo baseline", c.src)
+	usBin, baseBin, ceilBin := filepath.Join(tmp, "understudy"), filepath.Join(tmp, "baseline"), filepath.Join(tmp, "ceiling")
+	progress("building understudy (%s), the Echo baseline and the Echo+kin ceiling", c.src)
 	if err := goBuild(ctx, c.src, usBin, "./cmd/understudy"); err != nil {
 		return err
 	}
 	if err := goBuild(ctx, ".", baseBin, "./baseline"); err != nil {
+		return err
+	}
+	if err := goBuild(ctx, ".", ceilBin, "./ceiling"); err != nil {
 		return err
 	}
 
@@ -250,7 +257,12 @@ func bench(ctx context.Context, c config, selected []*operation) error {
 		return err
 	}
 	defer base.stop()
-	progress("understudy on %s (pid %d), baseline on %s (pid %d)", us.addr, us.pid, base.addr, base.pid)
+	ceil, err := startServer(ctx, "ceiling", serverCPU, 10*time.Second, ceilBin, "--addr", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	defer ceil.stop()
+	progress("understudy on %s (pid %d), baseline on %s (pid %d), ceiling on %s (pid %d)", us.addr, us.pid, base.addr, base.pid, ceil.addr, ceil.pid)
 	var dur *server // understudy --data-dir, with -durable
 	if c.durable {
 		dir, cleanup, err := durableDataDir(tmp, c.src)
@@ -270,6 +282,7 @@ func bench(ctx context.Context, c config, selected []*operation) error {
 	time.Sleep(500 * time.Millisecond)
 	r.rss["understudy idle after start"], _ = rssMiB(us.pid, "VmRSS")
 	r.rss["baseline idle after start"], _ = rssMiB(base.pid, "VmRSS")
+	r.rss["ceiling idle after start"], _ = rssMiB(ceil.pid, "VmRSS")
 	if dur != nil {
 		r.rss[rssDurableIdle], _ = rssMiB(dur.pid, "VmRSS")
 	}
@@ -289,10 +302,11 @@ func bench(ctx context.Context, c config, selected []*operation) error {
 		w       *world
 		target  bool // understudy (answers checked), memory or durable
 		durable bool
+		ceiling bool
 	}
-	sides := []side{{base, w, false, false}, {us, w, true, false}}
+	sides := []side{{base, w, false, false, false}, {ceil, w, false, false, true}, {us, w, true, false, false}}
 	if dur != nil {
-		sides = append(sides, side{dur, newWorld(setupClient, "http://"+dur.addr, c.accounts, c.rules), true, true})
+		sides = append(sides, side{dur, newWorld(setupClient, "http://"+dur.addr, c.accounts, c.rules), true, true, false})
 	}
 	// prepare brings a target to the state a run of op starts from: its seed (with -reset)
 	// and op's setup.
@@ -378,6 +392,8 @@ func bench(ctx context.Context, c config, selected []*operation) error {
 				switch {
 				case side.durable:
 					res.durable = append(res.durable, rs)
+				case side.ceiling:
+					res.ceiling = append(res.ceiling, rs)
 				case side.target:
 					res.target = append(res.target, rs)
 				default:
@@ -566,13 +582,13 @@ func (r *result) print(out io.Writer) {
 		p("- %s", l)
 	}
 	if r.pinned {
-		p("- pinning: yes (taskset): understudy and the baseline on CPU 1, the load generator on CPU 0 (the load generator itself with GOMAXPROCS 1 and GC percent 400; each server with its own defaults)")
+		p("- pinning: yes (taskset): understudy, the baseline and the ceiling on CPU 1, the load generator on CPU 0 (the load generator itself with GOMAXPROCS 1 and GC percent 400; each server with its own defaults)")
 	} else {
 		p("- pinning: no (taskset missing, -pin=false or fewer than 2 CPUs): servers and load generator share the CPUs")
 	}
 	var others []float64
 	for _, o := range r.ops {
-		for _, rs := range append(slices.Clone(o.target), o.baseline...) {
+		for _, rs := range slices.Concat(o.target, o.baseline, o.ceiling) {
 			others = append(others, rs.otherCPU)
 		}
 	}
@@ -591,16 +607,18 @@ func (r *result) print(out io.Writer) {
 	} else {
 		p("- state: understudy keeps everything every operation creates (-reset=false)")
 	}
-	p("- load: %d connections, %d workers, max rate, %s per run; per operation %d rounds of baseline then understudy; medians of the rounds",
+	p("- load: %d connections, %d workers, max rate, %s per run; per operation %d rounds of baseline, ceiling, then understudy; medians of the rounds",
 		c.connections, c.connections, c.duration, c.rounds)
+	p("- baseline: bare Echo answering constant JSON of understudy's sizes; ceiling: Echo running only kin-openapi's ValidateRequest per operation with understudy's specs and options, then the same constant JSON (bench/ceiling)")
 	p("- req/s counts every answered request (errors included) over the run's first request to last answer; p50/p99 are understudy's latencies, errors included; errors are summed over the rounds")
 	p("")
-	p("| operation | target req/s | p50 | p99 | baseline req/s | ratio (target/baseline) | errors |")
-	p("|---|---:|---:|---:|---:|---:|---|")
+	p("| operation | understudy req/s | p50 | p99 | Echo req/s | Echo+kin req/s | ratio to Echo | ratio to Echo+kin | errors |")
+	p("|---|---:|---:|---:|---:|---:|---:|---:|---|")
 	for _, o := range r.ops {
 		for _, g := range groupsOf(o.op) {
-			t, b := summarize(o.target, g.name), summarize(o.baseline, g.name)
-			p("| %s | %.0f | %s | %s | %.0f | %s | %s |", g.title, t.rps, ms(t.p50), ms(t.p99), b.rps, ratioText(t.rps, b.rps), errText(t.errs, t.count))
+			t, b, k := summarize(o.target, g.name), summarize(o.baseline, g.name), summarize(o.ceiling, g.name)
+			p("| %s | %.0f | %s | %s | %.0f | %.0f | %s | %s | %s |", g.title, t.rps, ms(t.p50), ms(t.p99), b.rps, k.rps,
+				ratioText(t.rps, b.rps), ratioText(t.rps, k.rps), errText(t.errs, t.count))
 		}
 	}
 	p("")
@@ -618,7 +636,7 @@ func (r *result) print(out io.Writer) {
 			len(st), ms(st[len(st)/2]), ms(st[0]), ms(st[len(st)-1]))
 	}
 	for _, k := range []string{"understudy idle after start", "understudy after the runs", "understudy peak (VmHWM)", "baseline idle after start", "baseline after the runs",
-		rssDurableIdle, rssDurableAfter, rssDurablePeak} {
+		"ceiling idle after start", rssDurableIdle, rssDurableAfter, rssDurablePeak} {
 		if v, ok := r.rss[k]; ok {
 			p("| RSS, %s | %.1f MiB |", k, v)
 		}
@@ -631,16 +649,16 @@ func (r *result) print(out io.Writer) {
 	p("")
 	p("### Per operation: rounds, baseline latency, CPU, response size")
 	p("")
-	p("| operation | target req/s by round | baseline req/s by round | baseline p50 | baseline p99 | server CPU target / baseline (cores) | harness CPU target / baseline | rest of the machine target / baseline | req/s per server core target / baseline (ratio) | bottleneck target / baseline | response bytes target / baseline |")
-	p("|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|")
+	p("| operation | target req/s by round | baseline req/s by round | ceiling req/s by round | ceiling p99 | baseline p50 | baseline p99 | server CPU target / baseline (cores) | harness CPU target / baseline | rest of the machine target / baseline | req/s per server core target / baseline (ratio) | bottleneck target / baseline | response bytes target / baseline |")
+	p("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|")
 	for _, o := range r.ops {
 		for _, g := range groupsOf(o.op) {
-			t, b := summarize(o.target, g.name), summarize(o.baseline, g.name)
+			t, b, k := summarize(o.target, g.name), summarize(o.baseline, g.name), summarize(o.ceiling, g.name)
 			perCore := "n/a"
 			if t.perCore > 0 && b.perCore > 0 {
 				perCore = fmt.Sprintf("%.0f / %.0f (%.2f)", t.perCore, b.perCore, t.perCore/b.perCore)
 			}
-			p("| %s | %s | %s | %s | %s | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %s | %s / %s | %.0f / %.0f |", g.title, t.byRound, b.byRound, ms(b.p50), ms(b.p99),
+			p("| %s | %s | %s | %s | %s | %s | %s | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %s | %s / %s | %.0f / %.0f |", g.title, t.byRound, b.byRound, k.byRound, ms(k.p99), ms(b.p50), ms(b.p99),
 				t.serverCPU, b.serverCPU, t.loaderCPU, b.loaderCPU, t.otherCPU, b.otherCPU, perCore, bottleneck(t, r.pinned), bottleneck(b, r.pinned), t.bytes, b.bytes)
 		}
 	}
@@ -661,7 +679,7 @@ func (r *result) print(out io.Writer) {
 			for _, side := range []struct {
 				name string
 				runs []*runStats
-			}{{"understudy", o.target}, {"baseline", o.baseline}, {"understudy --data-dir", o.durable}, {redone, o.discarded}} {
+			}{{"understudy", o.target}, {"baseline", o.baseline}, {"ceiling (Echo+kin)", o.ceiling}, {"understudy --data-dir", o.durable}, {redone, o.discarded}} {
 				s := summarize(side.runs, g.name)
 				kinds := make([]string, 0, len(s.errs))
 				for k := range s.errs {

@@ -117,6 +117,12 @@ func operations() []*operation {
 			driver: roleAssignDriver,
 		},
 		{
+			key: "accountcreate", title: "account create",
+			how: "POST /v2/core/accounts with a fresh display name and the recipient configuration requesting stripe_transfers: " +
+				"each creates an account with its requirements and its account.created event.",
+			driver: accountCreateDriver,
+		},
+		{
 			key: "accountlink", title: "account-link POST",
 			how: "Setup creates N accounts with the recipient configuration (-accounts, default 2000, 8 at a time). " +
 				"POST /v2/core/account_links (account_onboarding, configurations [recipient]) round-robin over them, no Idempotency-Key. " +
@@ -174,6 +180,28 @@ func roleAssignDriver(w *world, base string, target bool) *driver {
 		check: func(r *vegeta.Result) string {
 			if r.Code != http.StatusCreated {
 				return strconv.Itoa(int(r.Code)) + " instead of 201 (not a create)"
+			}
+			return ""
+		},
+	}
+}
+
+// accountBodyTmpl is an account with the recipient configuration requesting transfers, as
+// the account-link setup makes them.
+const accountBodyTmpl = `{"display_name":"Bench %d","configuration":{"recipient":{"capabilities":{"stripe_balance":{"stripe_transfers":{"requested":true}}}}}}`
+
+func accountCreateDriver(w *world, base string, target bool) *driver {
+	return &driver{
+		next: func(t *vegeta.Target) error {
+			t.Method = http.MethodPost
+			t.URL = base + "/v2/core/accounts"
+			t.Body = fmt.Appendf(nil, accountBodyTmpl, w.next())
+			t.Header = acctHeaders
+			return nil
+		},
+		check: func(r *vegeta.Result) string {
+			if !bytes.Contains(r.Body, []byte(`"id":"acct_`)) {
+				return "no account id"
 			}
 			return ""
 		},
@@ -422,8 +450,7 @@ func parallel(ctx context.Context, n int, f func(ctx context.Context, i int) err
 func setupAccounts(ctx context.Context, w *world) error {
 	ids := make([]string, w.accounts)
 	err := parallel(ctx, len(ids), func(ctx context.Context, i int) error {
-		b, err := w.call(ctx, http.MethodPost, "/v2/core/accounts", acctHeaders, fmt.Sprintf(
-			`{"display_name":"Bench %d","configuration":{"recipient":{"capabilities":{"stripe_balance":{"stripe_transfers":{"requested":true}}}}}}`, i))
+		b, err := w.call(ctx, http.MethodPost, "/v2/core/accounts", acctHeaders, fmt.Sprintf(accountBodyTmpl, i))
 		if err != nil {
 			return err
 		}

@@ -120,6 +120,10 @@ func TestUnknownRoutesAndMethodsUseTheirAPIsEnvelope(t *testing.T) {
 		{"compute alone", "GET", "/compute", 404, googleEnvelope},
 		{"accounts in capitals", "GET", "/V2/core/accounts", 404, v2Envelope},
 		{"accounts after a double slash", "GET", "//v2/core/accounts", 404, v2Envelope},
+		// An ARM operation's words under another API's prefix are that API's path.
+		{"ARM words under accounts", "GET", "/v2/providers/Vendor.Authorization/roleAssignments?api-version=2022-04-01", 404, v2Envelope},
+		{"ARM words under compute", "GET", "/compute/providers/Vendor.Authorization/roleAssignments?api-version=2022-04-01", 404, googleEnvelope},
+		{"compute's batch endpoint", "POST", "/batch/compute/v1", 404, googleEnvelope},
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {

@@ -22,7 +22,7 @@ func TestPanicIsAnObserved500(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.echo.GET("/compute/v1/projects/p/panic", func(echo.Context) error { panic("boom") })
+	s.mounts[apiCompute].GET("/compute/v1/projects/p/panic", func(echo.Context) error { panic("boom") })
 	for range 2 {
 		rec := httptest.NewRecorder()
 		s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/compute/v1/projects/p/panic", nil))

@@ -5,6 +5,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -13,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -28,15 +28,6 @@ import (
 	"github.com/understudy-dev/understudy/server/authorization"
 	"github.com/understudy-dev/understudy/server/compute"
 	"github.com/understudy-dev/understudy/server/control"
-)
-
-// The path prefixes each API owns; authorization's ARM scopes start at the root and take
-// whatever none of these claims.
-const (
-	prefixAdmin    = "/_understudy/"
-	prefixAccounts = "/v2/"
-	prefixHosted   = "/r/"
-	prefixCompute  = "/compute/"
 )
 
 // DefaultBodyLimit is the largest request body accepted unless configured otherwise.
@@ -77,13 +68,14 @@ type Config struct {
 
 // Server is the assembled HTTP stack.
 type Server struct {
-	echo  *echo.Echo
-	cfg   Config
-	db    *store.DB
-	apis  []api
-	authz *authorization.Server
-	accts *accounts.Server
-	comp  *compute.Server
+	// mounts are the APIs' own Echo instances (mount.go); ServeHTTP hands each request to
+	// its owner's.
+	mounts [apiCount]*echo.Echo
+	cfg    Config
+	db     *store.DB
+	authz  *authorization.Server
+	accts  *accounts.Server
+	comp   *compute.Server
 	// stopWaits ends compute's operations waits (Draining).
 	stopWaits func()
 	seeds     []func(tx *store.Tx) error // each API's Seed, in the order Reset runs them
@@ -95,17 +87,6 @@ type Server struct {
 	faults   *control.Faults
 	metrics  *control.Metrics
 	routes   map[string]string // "METHOD /echo/path" -> operationId
-	// answered counts responses, yields the requests that yielded (yield.go).
-	answered, yields atomic.Uint64
-}
-
-// api is one API mounted on the server: which paths and errors are its own, and how it
-// renders errors.
-type api struct {
-	name       string
-	owns       func(path string) bool
-	ownsError  func(err error) bool
-	writeError func(c echo.Context, err error, log *slog.Logger)
 }
 
 // New builds the server.
@@ -122,39 +103,32 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
-	// Parsing the four embedded specs is most of the start-up: do it on every core at once.
-	specs := []struct {
-		api  string
-		load func() (*openapi3.T, error)
-	}{{"authorization", authorization.Spec}, {"accounts", accounts.Spec}, {"compute", compute.Spec}, {"admin", admin.Spec}}
+	// Each API's spec, loaded once here and handed to the API. Parsing the four embedded
+	// specs is most of the start-up: do it on every core at once.
+	var docs [apiCount]*openapi3.T
+	var errs [apiCount]error
 	var wg sync.WaitGroup
-	for _, spec := range specs {
-		wg.Add(1)
-		go func() { defer wg.Done(); _, _ = spec.load() }()
+	for a, load := range [apiCount]func() (*openapi3.T, error){apiAuthorization: authorization.Spec, apiAccounts: accounts.Spec, apiCompute: compute.Spec, apiAdmin: admin.Spec} {
+		wg.Go(func() { docs[a], errs[a] = load() })
 	}
 	wg.Wait()
+	if err := errors.Join(errs[:]...); err != nil {
+		return nil, err
+	}
 	// Every API's operationIds: the metrics and the journal name requests by them, and a
 	// fault rule naming one no API has could never match.
-	var docs []*openapi3.T
 	operationIDs := map[string][]string{}
-	for _, spec := range specs {
-		doc, err := spec.load()
-		if err != nil {
-			return nil, err
-		}
-		docs = append(docs, doc)
-		if spec.api == "admin" {
+	for a, doc := range docs {
+		if api(a) == apiAdmin {
 			continue // never faulted
 		}
 		for _, item := range doc.Paths.Map() {
 			for _, op := range item.Operations() {
-				operationIDs[spec.api] = append(operationIDs[spec.api], op.OperationID)
+				operationIDs[api(a).String()] = append(operationIDs[api(a).String()], op.OperationID)
 			}
 		}
 	}
 
-	e := echo.New()
-	e.HideBanner, e.HidePort = true, true
 	db, shared, err := newDB(cfg)
 	if err != nil {
 		return nil, err
@@ -167,13 +141,12 @@ func New(cfg Config) (*Server, error) {
 			}
 		}()
 	}
-	s := &Server{echo: e, cfg: cfg, db: db, clock: clk, journal: control.NewJournal(0), faults: &control.Faults{}}
+	s := &Server{cfg: cfg, db: db, clock: clk, journal: control.NewJournal(0), faults: &control.Faults{}}
 	s.metrics = control.NewMetrics(s.db.Counts)
 	s.settings = store.NewTable[setting](s.db, "settings")
 
 	authzCfg := cfg.Authorization
 	cfg.inherit(&authzCfg.Now, &authzCfg.Log, &authzCfg.PublicURL)
-	authzCfg.OtherPrefixes = []string{prefixAdmin, prefixAccounts, prefixHosted, prefixCompute}
 	authz, err := authorization.New(authzCfg, s.db.Store())
 	if err != nil {
 		return nil, err
@@ -191,18 +164,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.accts = accts
 
-	// Order matters: the first API that owns a path renders its errors; authorization's ARM
-	// paths start at the root, so it takes whatever no other API claims.
-	s.apis = []api{
-		{name: "admin", owns: prefixed(prefixAdmin), ownsError: admin.IsError, writeError: admin.WriteError},
-		{name: "accounts", owns: prefixed(prefixAccounts), ownsError: accounts.IsError, writeError: accounts.WriteError},
-		{name: "accounts", owns: prefixed(prefixHosted), ownsError: accounts.IsError, writeError: accounts.WriteError}, // the hosted flow
-		{name: "compute", owns: prefixed(prefixCompute), ownsError: compute.IsError, writeError: compute.WriteError},
-		{name: "authorization", owns: func(string) bool { return true }, ownsError: authorization.IsError, writeError: authorization.WriteError},
-	}
-
-	e.HTTPErrorHandler = s.handleError
-
 	adminDeps := admin.Deps{Version: cfg.Version, Token: cfg.AdminToken, Clock: clk, Reset: s.Reset, Export: s.Export, Journal: s.journal, Faults: s.faults, Metrics: s.metrics,
 		Operations: operationIDs, Directory: authz, Ready: func() error { return s.db.View(func(*store.Tx) error { return nil }) },
 		SetCircuit: func(project, region, name string, down bool) (string, error) {
@@ -211,25 +172,27 @@ func New(cfg Config) (*Server, error) {
 	if cfg.DataDir != "" || cfg.Store != "" {
 		adminDeps.ClockAdvanced = func() error { return s.db.Update(s.saveClock) }
 	}
-	if err := admin.New(adminDeps).Register(e); err != nil {
-		return nil, err
-	}
-	if err := accts.Register(e); err != nil {
-		return nil, err
-	}
 	compCfg := cfg.Compute
 	cfg.inherit(&compCfg.Now, &compCfg.Log, &compCfg.PublicURL)
 	comp := compute.New(compCfg, s.db.Store())
 	s.comp = comp
 	s.stopWaits = comp.StopWaits
-	if err := comp.Register(e); err != nil {
+
+	// Each API on its own Echo instance, with its own envelope and request ids (mount.go).
+	if err := admin.New(adminDeps).Register(s.mount(apiAdmin, mounting{writeError: admin.WriteError}), docs[apiAdmin]); err != nil {
 		return nil, err
 	}
-	if err := authz.Register(e); err != nil {
+	hosted := func(path string) bool { return strings.HasPrefix(path, "/r/") }
+	if err := accts.Register(s.mount(apiAccounts, mounting{writeError: accounts.WriteError, pre: []echo.MiddlewareFunc{accts.AssignRequestID}, anyQuery: hosted}), docs[apiAccounts]); err != nil {
 		return nil, err
 	}
-	s.use(e, accts, authz)
-	s.routes = routeIDs(docs...)
+	if err := comp.Register(s.mount(apiCompute, mounting{writeError: compute.WriteError, ids: setRequestID}), docs[apiCompute]); err != nil {
+		return nil, err
+	}
+	if err := authz.Register(s.mount(apiAuthorization, mounting{writeError: authorization.WriteError, ids: setARMRequestIDs, pre: []echo.MiddlewareFunc{authorization.RewritePath}}), docs[apiAuthorization]); err != nil {
+		return nil, err
+	}
+	s.routes = routeIDs(docs[:]...)
 	s.seeds = []func(tx *store.Tx) error{func(tx *store.Tx) error { return authz.Seed(tx.New()) }, accts.Seed, func(tx *store.Tx) error { return comp.Seed(tx.New()) }}
 	s.restores = []func(tx *store.Tx) error{accts.Restore}
 	if shared != nil {
@@ -363,8 +326,8 @@ func (c Config) inherit(now *func() time.Time, log **slog.Logger, publicURL *str
 	}
 }
 
-// Handler is the HTTP handler serving every API.
-func (s *Server) Handler() http.Handler { return s.echo }
+// Handler is the HTTP handler serving every API: s itself (ServeHTTP, mount.go).
+func (s *Server) Handler() http.Handler { return s }
 
 // Reset drops all state and goes back to what was seeded, atomically: every API's seed is
 // loaded in the one transaction that empties the store, so a request running at the same
@@ -384,58 +347,4 @@ func (s *Server) Reset() error {
 		}
 		return nil
 	})
-}
-
-func prefixed(p string) func(string) bool {
-	return func(path string) bool { return strings.HasPrefix(path, p) }
-}
-
-func (s *Server) apiFor(path string) api {
-	for _, a := range s.apis {
-		if a.owns(path) {
-			return a
-		}
-	}
-	return s.apis[len(s.apis)-1]
-}
-
-func (s *Server) apiName(path string) string { return s.apiFor(path).name }
-
-// handleError renders every error, whatever its origin (handler, validator, router, binder,
-// panic): an API's own error in that API's envelope (a path such as /v2/x/providers/
-// Vendor.Authorization/roleAssignments reaches the authorization API, whose scopes start at
-// the root), anything else in the envelope of the API that owns the path.
-func (s *Server) handleError(err error, c echo.Context) {
-	for _, a := range s.apis {
-		if a.ownsError(err) {
-			a.writeError(c, err, s.cfg.Log)
-			return
-		}
-	}
-	s.apiFor(envelopePath(requestPath(c))).writeError(c, err, s.cfg.Log)
-}
-
-// envelopePath is the path whose owner words an error no API claimed (a route not found,
-// mostly): path as a client most likely meant it, without the empty and dot segments it
-// starts with, in lower case and with a trailing slash, so that //compute/v1/...,
-// /./compute/..., /V2/core/... and /compute get the envelope of the API they were meant
-// for, which their clients can read, rather than the authorization API's, which owns
-// every other path. Only the start is tidied: /r/../../etc stays a hosted page's path. A
-// path with a /providers/ segment is left alone: it is an ARM path (every ARM operation has
-// one, after a scope that may start with anything), which the authorization API served.
-func envelopePath(p string) string {
-	if strings.Contains(strings.ToLower(p), "/providers/") {
-		return p
-	}
-	for {
-		p = strings.TrimLeft(p, "/")
-		if rest, ok := strings.CutPrefix(p, "./"); ok {
-			p = rest
-		} else if rest, ok := strings.CutPrefix(p, "../"); ok {
-			p = rest
-		} else {
-			break
-		}
-	}
-	return "/" + strings.ToLower(p) + "/"
 }

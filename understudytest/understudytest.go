@@ -221,12 +221,10 @@ func start(logs io.Writer, tempDir func() string, atEnd func(func()), opts []Opt
 		return nil, err
 	}
 	hs := httptest.NewUnstartedServer(srv.Handler())
-	hs.Config.ConnContext = srv.ConnContext
 	s := &Server{srv: srv, hs: hs, dropStore: dropStore}
 	var clientOpts []client.Option // the clients' own defaults over plain HTTP
 	if o.tls {
-		// As the binary serves HTTPS: net/http's own TLS, HTTP/2 offered, and srv.Listener
-		// left out (its connections would only see encrypted bytes).
+		// As the binary serves HTTPS: net/http's own TLS, HTTP/2 offered.
 		ca, err := localca.Ensure(tempDir(), nil, time.Now())
 		if err != nil {
 			_ = srv.Close()
@@ -242,7 +240,6 @@ func start(logs io.Writer, tempDir func() string, atEnd func(func()), opts []Opt
 		s.CAFile = ca.CAFile
 		clientOpts = append(clientOpts, client.WithHTTPClient(s.HTTPClient()))
 	} else {
-		hs.Listener = srv.Listener(hs.Listener)
 		hs.Start()
 	}
 	s.URL = hs.URL

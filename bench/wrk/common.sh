@@ -3,7 +3,12 @@
 
 CONNECTIONS=${CONNECTIONS:-64}
 ACCOUNTS=${ACCOUNTS:-500}
-OPS=${OPS:-roleassign accountlink frinsert groupinsert}
+RULES=${RULES:-256}
+OPS=${OPS:-roleassign accountcreate accountlink frinsert setlabels groupinsert}
+# STRIPE_MOCK=1 also runs stripe-mock (installed with go install into the scratch
+# directory, never into the repository) and compares account links with it.
+STRIPE_MOCK=${STRIPE_MOCK:-0}
+STRIPE_MOCK_VERSION=${STRIPE_MOCK_VERSION:-v0.203.0}
 
 command -v wrk >/dev/null || { echo "wrk is missing (apt-get install wrk)" >&2; exit 1; }
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,11 +34,11 @@ start() {
 	pids+=($!)
 }
 
-# addr NAME: the address NAME logged once listening.
+# addr NAME: the address NAME logged once listening (stripe-mock words it its own way).
 addr() {
-	for _ in $(seq 100); do
+	for _ in $(seq 400); do
 		local a
-		a=$(grep -o '"addr":"[^"]*"' "$tmp/$1.log" | head -1 | cut -d'"' -f4 || true)
+		a=$( (grep -o '"addr":"[^"]*"' "$tmp/$1.log" | head -1 | cut -d'"' -f4; grep -o 'Listening for HTTP at address: [0-9.:]*' "$tmp/$1.log" | head -1 | awk '{print $NF}') || true)
 		if [ -n "$a" ]; then
 			echo "$a"
 			return
@@ -56,15 +61,54 @@ make_accounts() {
 	done
 }
 
+# make_rules URL: RULES forwarding rules in bench-project-2 for the setLabels chains, their
+# names in $tmp/rules.
+make_rules() {
+	local salt=$RANDOM
+	for i in $(seq "$RULES"); do
+		curl -fsS -o /dev/null "$1/compute/v1/projects/bench-project-2/global/forwardingRules" -H "Authorization: Bearer bench-token" \
+			-H "Content-Type: application/json" -d "{\"name\":\"lbl-$salt-$i\",\"portRange\":\"443-443\"}"
+		echo "lbl-$salt-$i" >>"$tmp/rules"
+	done
+}
+
+# prepare_op URL OP: what OP needs on understudy at URL (after a reset): accounts for the
+# account links, rules for the setLabels chains.
+prepare_op() {
+	: >"$tmp/accounts"
+	: >"$tmp/rules"
+	case $2 in
+	accountlink) make_accounts "$1" ;;
+	setlabels) make_rules "$1" ;;
+	esac
+}
+
 # build_baseline OUT: builds the bare Echo server the ratios are taken against.
 build_baseline() {
 	(cd "$root/bench" && go build -o "$1" ./baseline)
 }
 
-# attack OP URL: one wrk run; prints "req/s p50_ms p99_ms non2xx".
+# build_ceiling OUT: builds the Echo+kin ceiling (Echo and kin-openapi's validation only).
+build_ceiling() {
+	(cd "$root/bench" && go build -o "$1" ./ceiling)
+}
+
+# start_stripe_mock: installs stripe-mock STRIPE_MOCK_VERSION into the scratch directory and
+# starts it as "stripemock", on free loopback ports (its HTTPS one unused). It serves no
+# /v2/ paths: its account links are the v1 ones (POST /v1/account_links, form-encoded), the
+# comparable endpoint (op accountlink_v1 in ops.lua).
+start_stripe_mock() {
+	GOBIN="$tmp/stripe-mock-bin" go install "github.com/stripe/stripe-mock@$STRIPE_MOCK_VERSION"
+	"${pin_server[@]}" "$tmp/stripe-mock-bin/stripe-mock" -http-addr 127.0.0.1: -https-addr 127.0.0.1: >"$tmp/stripemock.log" 2>&1 &
+	pids+=($!)
+}
+
+# attack OP URL [standin]: one wrk run; prints "req/s p50_ms p99_ms non2xx". With a third
+# argument the server is a stand-in (baseline, ceiling) that keeps no state: the requests
+# have the same shape but do not depend on its answers.
 attack() {
 	local out
-	out=$(WRK_OP=$1 WRK_SALT=$RANDOM$RANDOM WRK_ACCOUNTS="$tmp/accounts" \
+	out=$(WRK_OP=$1 WRK_SALT=$RANDOM$RANDOM WRK_ACCOUNTS="$tmp/accounts" WRK_RULES="$tmp/rules" WRK_STANDIN=${3:-} \
 		"${pin_load[@]}" wrk -t1 -c"$CONNECTIONS" -d"$DURATION" --latency -s "$here/ops.lua" "$2")
 	awk '
 		function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }

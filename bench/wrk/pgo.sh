@@ -16,9 +16,9 @@ DURATION=${DURATION:-10s}
 (cd "$root" && go build -o "$tmp/understudy" ./cmd/understudy)
 start understudy "$tmp/understudy" --log-level warn --compute-operation-mode immediate --cpu-profile "$tmp/cpu.pprof"
 us=http://$(addr understudy)
-make_accounts "$us"
 for op in $OPS; do
-	WRK_OP=$op WRK_SALT=$RANDOM$RANDOM WRK_ACCOUNTS="$tmp/accounts" \
+	prepare_op "$us" "$op"
+	WRK_OP=$op WRK_SALT=$RANDOM$RANDOM WRK_ACCOUNTS="$tmp/accounts" WRK_RULES="$tmp/rules" \
 		"${pin_load[@]}" wrk -t1 -c"$CONNECTIONS" -d"$DURATION" -s "$here/ops.lua" "$us" |
 		awk -v op="$op" '/^Requests\/sec:/ { rps = $2 } /Non-2xx/ { bad = $NF } END { printf "%s: %.0f req/s, %d non-2xx\n", op, rps, bad }'
 done

@@ -24,19 +24,13 @@ type Config struct {
 	Addr     string
 	Seed     string
 	LogLevel slog.Level
-	// MemoryLimit is the Go runtime's soft memory limit in bytes (0: leave the runtime's,
-	// which GOMEMLIMIT sets).
+	// MemoryLimit is the Go runtime's soft memory limit in bytes, when --memory-limit asks
+	// for one (0: the runtime's own, which GOMEMLIMIT sets).
 	MemoryLimit int64
-	// GCPercent is the garbage collector's target once the server has started: 300, or 0
-	// (the runtime's own) when GOGC is set.
-	GCPercent int
 	// CPUProfile is a file to write a CPU profile of the whole run to ("": none).
 	CPUProfile string
-	// Warnings are what the server logs once it starts: flags given that no longer do
-	// anything.
-	Warnings []string
-	Server   server.Config
-	HTTP     HTTPLimits
+	Server     server.Config
+	HTTP       HTTPLimits
 	// TLS says whether and how to serve HTTPS (tls.go).
 	TLS TLSOptions
 }
@@ -62,7 +56,7 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	accts := accounts.DefaultConfig()
 	comp := compute.DefaultConfig()
 	fs := flag.NewFlagSet("understudy", flag.ContinueOnError)
-	fs.SetOutput(usage)
+	fs.SetOutput(io.Discard) // a mistake is returned in one line; only --help prints the flags
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on; a port of 0 picks a free one (the chosen address is logged)")
 	fs.StringVar(&c.Seed, "seed", "", "YAML seed file loaded at start on top of the built-in defaults")
 	fs.StringVar(&c.Server.DataDir, "data-dir", "", "keep the state on disk in this directory: it survives restarts, and every acknowledged write is synced first (default: in memory)")
@@ -96,24 +90,17 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	fs.DurationVar(&c.HTTP.ReadTimeout, "read-timeout", 60*time.Second, "HTTP: longest time to read a whole request")
 	fs.DurationVar(&c.HTTP.WriteTimeout, "write-timeout", 5*time.Minute, "HTTP: longest time to write a response; must exceed --compute-wait-timeout")
 	fs.DurationVar(&c.HTTP.IdleTimeout, "idle-timeout", 2*time.Minute, "HTTP: how long an idle keep-alive connection is kept")
-	fs.IntVar(&c.HTTP.MaxHeaderBytes, "max-header-bytes", 64<<10, "HTTP: largest request header block, plus the 4096 bytes net/http allows beyond it (larger gets 431 in the API's error envelope)")
-	memLimit := fs.String("memory-limit", defaultMemoryLimit, "soft memory limit for the Go runtime, e.g. 900MiB or 4GiB; 0 for none: near it the garbage collector works harder, so RSS stays under it while the state fits (a set GOMEMLIMIT wins over the default)")
-	// --gc-percent and --gc-min-heap were folded into --memory-limit: accepted so that a
-	// command line that gives them still starts, and warned about.
-	for _, name := range []string{"gc-percent", "gc-min-heap"} {
-		fs.Func(name, "no longer has an effect (the garbage collector is tuned by --memory-limit, or GOGC)", func(string) error {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("--%s (or %s) no longer has an effect: the garbage collector is tuned by --memory-limit, or GOGC", name, envName(name)))
-			return nil
-		})
-	}
+	fs.IntVar(&c.HTTP.MaxHeaderBytes, "max-header-bytes", 64<<10, "HTTP: largest request header block, plus the 4096 bytes net/http allows beyond it (larger gets net/http's own 431, in plain text)")
+	memLimit := fs.String("memory-limit", "", "soft memory limit for the Go runtime, e.g. 900MiB or 4GiB (default: none, or GOMEMLIMIT's): near it the garbage collector works harder, so RSS stays under it while the state fits")
 	fs.StringVar(&c.CPUProfile, "cpu-profile", "", "write a CPU profile (pprof) of the run to this file, complete once the server stops: for investigating load, and to refresh cmd/understudy/default.pgo (make pgo)")
 	fs.DurationVar(&c.HTTP.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long SIGINT/SIGTERM waits for in-flight requests")
-	fs.Usage = func() {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintf(usage, "understudy serves the authorization, accounts and compute APIs on one port.\n\nUsage: understudy [flags]\n\nEvery flag can also be set as an environment variable: --public-url as %sPUBLIC_URL.\n\nFlags:\n", envPrefix)
+		fs.SetOutput(usage)
 		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
 		return c, err
+	} else if err != nil {
+		return c, fmt.Errorf("%w (understudy --help lists the flags)", err)
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
@@ -205,19 +192,12 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 			return c, fmt.Errorf("--%s must be positive", name)
 		}
 	}
-	switch {
-	case *memLimit == "0" || !given["memory-limit"] && getenv(envName("memory-limit")) == "" && getenv("GOMEMLIMIT") != "":
-		// none, or the runtime's own from GOMEMLIMIT
-	default:
+	if *memLimit != "" && *memLimit != "0" {
 		n, err := parseBytes(*memLimit)
 		if err != nil {
 			return c, fmt.Errorf("--memory-limit %q: %w", *memLimit, err)
 		}
 		c.MemoryLimit = n
-	}
-	c.GCPercent = defaultGCPercent
-	if getenv("GOGC") != "" {
-		c.GCPercent = 0 // the runtime's own, from GOGC
 	}
 	if c.HTTP.MaxHeaderBytes <= 0 {
 		return c, fmt.Errorf("--max-header-bytes must be positive")
@@ -241,16 +221,6 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 func envName(flagName string) string {
 	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
-
-// defaultMemoryLimit keeps a million role assignments under 1 GiB of RSS without slowing
-// their PUTs and lists; small states never come near it.
-const defaultMemoryLimit = "900MiB"
-
-// defaultGCPercent trades memory for speed once the server has started (start-up's garbage
-// is collected at the runtime's 100, so idle RSS stays the same): the heap may grow to four
-// times what is live, so collections are a third as frequent. --memory-limit still bounds
-// the heap, so a large state costs no more RSS. GOGC, when set, wins.
-const defaultGCPercent = 300
 
 // parseBytes reads a size such as 1048576, 512KiB, 900MiB or 2GiB.
 func parseBytes(s string) (int64, error) {

@@ -69,9 +69,9 @@ func TestLoad(t *testing.T) {
 					t.Errorf("cpu profile = %q", c.CPUProfile)
 				}
 			}},
-		{name: "default memory limit", check: func(t *testing.T, c Config) {
-			if c.MemoryLimit != 900<<20 {
-				t.Errorf("memory limit = %d, want 900 MiB", c.MemoryLimit)
+		{name: "no memory limit by default", check: func(t *testing.T, c Config) {
+			if c.MemoryLimit != 0 {
+				t.Errorf("memory limit = %d, want the runtime's own", c.MemoryLimit)
 			}
 		}},
 		{name: "no memory limit", args: []string{"--memory-limit", "0"}, check: func(t *testing.T, c Config) {
@@ -79,7 +79,12 @@ func TestLoad(t *testing.T) {
 				t.Errorf("memory limit = %d, want none", c.MemoryLimit)
 			}
 		}},
-		{name: "GOMEMLIMIT wins over the default", env: map[string]string{"GOMEMLIMIT": "2GiB"}, check: func(t *testing.T, c Config) {
+		{name: "memory limit from the environment", env: map[string]string{"UNDERSTUDY_MEMORY_LIMIT": "2GiB"}, check: func(t *testing.T, c Config) {
+			if c.MemoryLimit != 2<<30 {
+				t.Errorf("memory limit = %d, want 2 GiB", c.MemoryLimit)
+			}
+		}},
+		{name: "GOMEMLIMIT is the runtime's", env: map[string]string{"GOMEMLIMIT": "2GiB"}, check: func(t *testing.T, c Config) {
 			if c.MemoryLimit != 0 {
 				t.Errorf("memory limit = %d, want the runtime's own", c.MemoryLimit)
 			}
@@ -89,21 +94,8 @@ func TestLoad(t *testing.T) {
 				t.Errorf("memory limit = %d, want 3 GiB", c.MemoryLimit)
 			}
 		}},
-		{name: "the folded GC flags still start, with a warning", args: []string{"--gc-percent", "150"}, env: map[string]string{"UNDERSTUDY_GC_MIN_HEAP": "64MiB"}, check: func(t *testing.T, c Config) {
-			if len(c.Warnings) != 2 || !strings.Contains(c.Warnings[0]+c.Warnings[1], "--gc-percent") || !strings.Contains(c.Warnings[0]+c.Warnings[1], "--gc-min-heap") {
-				t.Errorf("warnings = %q, want one for each folded flag", c.Warnings)
-			}
-		}},
-		{name: "default GC percent", check: func(t *testing.T, c Config) {
-			if c.GCPercent != 300 {
-				t.Errorf("GC percent = %d, want 300", c.GCPercent)
-			}
-		}},
-		{name: "GOGC wins over the default GC percent", env: map[string]string{"GOGC": "50"}, check: func(t *testing.T, c Config) {
-			if c.GCPercent != 0 {
-				t.Errorf("GC percent = %d, want the runtime's own", c.GCPercent)
-			}
-		}},
+		{name: "an unknown flag fails", args: []string{"--gc-percent", "150"}, wantErr: "flag provided but not defined: -gc-percent"},
+		{name: "another unknown flag fails", args: []string{"--gc-min-heap=64MiB"}, wantErr: "flag provided but not defined: -gc-min-heap"},
 		{name: "flags", args: []string{"--addr", ":0", "--public-url", "http://emu:9", "--log-level", "warn", "--body-limit", "10", "--authz-enforce", "--authz-owners", "a, b"},
 			check: func(t *testing.T, c Config) {
 				if c.Addr != ":0" || c.Server.PublicURL != "http://emu:9" || c.LogLevel != slog.LevelWarn || c.Server.BodyLimit != 10 {

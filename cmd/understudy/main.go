@@ -52,9 +52,6 @@ func run(args []string) error {
 		return err
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	for _, w := range cfg.Warnings {
-		log.Warn(w)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if cfg.CPUProfile != "" {
@@ -120,13 +117,8 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 		return errors.Join(err, srv.Close())
 	}
 	defer tlsCleanup()
-	// After start-up, whose garbage (the specs' parsing) is collected at the usual pace.
-	if cfg.GCPercent > 0 {
-		debug.SetGCPercent(cfg.GCPercent)
-	}
 	hs := &http.Server{
 		Handler:           srv.Handler(),
-		ConnContext:       srv.ConnContext,
 		ReadHeaderTimeout: cfg.HTTP.ReadHeaderTimeout,
 		ReadTimeout:       cfg.HTTP.ReadTimeout,
 		WriteTimeout:      cfg.HTTP.WriteTimeout, // above the compute wait timeout (checked in Load)
@@ -156,12 +148,10 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 	errc := make(chan error, 1)
 	go func() {
 		if tlsConfig != nil {
-			// net/http's own TLS, with HTTP/2: srv.Listener's connections would only see
-			// encrypted bytes, so net/http's plain-text errors go out as they are (docs/tls.md).
-			errc <- hs.ServeTLS(ln, "", "")
+			errc <- hs.ServeTLS(ln, "", "") // net/http's own TLS, with HTTP/2
 			return
 		}
-		errc <- hs.Serve(srv.Listener(ln))
+		errc <- hs.Serve(ln)
 	}()
 	select {
 	case err := <-errc:

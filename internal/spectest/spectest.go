@@ -19,6 +19,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
+
+	"github.com/understudy-dev/understudy/server/validate"
 )
 
 // matcher finds the operation of a request by its path template. It is written for tests
@@ -136,7 +138,9 @@ func (t *transport) check(req *http.Request, resp *http.Response, body []byte) e
 		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: rt},
 		Status:                 resp.StatusCode,
 		Header:                 resp.Header,
-		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true,
+			// The specs' formats, as the server checks requests' (uuid, email).
+			SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.WithStringFormatValidators(validate.Formats())}},
 	}
 	in.SetBodyBytes(body)
 	return openapi3filter.ValidateResponse(context.Background(), in)

@@ -34,12 +34,6 @@ func invalidRequest(status int, code, format string, args ...any) *Error {
 	return &Error{Status: status, Type: "invalid_request_error", Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// IsError reports whether err is this API's own error, which only this API can render.
-func IsError(err error) bool {
-	var e *Error
-	return errors.As(err, &e)
-}
-
 // WriteError renders any error met while serving this API in the v2 envelope, or, on the
 // hosted pages (/r/...), as an HTML page with the same status.
 func WriteError(c echo.Context, err error, log *slog.Logger) {
@@ -65,16 +59,13 @@ func WriteError(c echo.Context, err error, log *slog.Logger) {
 	for _, name := range e.AppliedConfigurations {
 		body.AppliedConfigurations = append(body.AppliedConfigurations, gen.ConfigurationType(name))
 	}
-	_ = c.JSON(e.Status, gen.ErrorResponse{Error: body})
+	_ = httperr.WriteJSON(c, e.Status, gen.ErrorResponse{Error: body})
 }
 
 func toError(c echo.Context, err error) *Error {
 	var ae *Error
 	if errors.As(err, &ae) {
 		return ae
-	}
-	if ve, ok := httperr.Binding(c, err); ok {
-		return fromValidation(ve) // what the binders refuse, said as the validator says it
 	}
 	cause := httperr.Classify(err)
 	switch cause.Kind {
@@ -95,6 +86,8 @@ func toError(c echo.Context, err error) *Error {
 		return &Error{Status: cause.Status, Type: faultType(cause.Status), Code: cause.Code, Message: cause.Message}
 	case httperr.BadRequest:
 		return invalidRequest(cause.Status, "parameter_invalid", "%s", cause.Message)
+	case httperr.Conflict:
+		return invalidRequest(cause.Status, "resource_conflict", "Another request changed this object at the same time. Retry the request.")
 	}
 	return &Error{Status: http.StatusInternalServerError, Type: "api_error", Message: "An unexpected error occurred."}
 }
@@ -103,7 +96,7 @@ func toError(c echo.Context, err error) *Error {
 // "use_case.account_onboarding.refresh_url: required request field missing".
 func fromValidation(ve *validate.Error) *Error {
 	switch {
-	case ve.In == "body" && ve.Reason == "unknown field":
+	case ve.In == "body" && ve.Unknown:
 		return invalidRequest(http.StatusBadRequest, "parameter_unknown", "%s: unknown field", ve.Name)
 	case ve.In == "body" && ve.Missing && ve.Name != "":
 		return invalidRequest(http.StatusBadRequest, "parameter_missing", "%s: required request field missing", ve.Name)

@@ -34,15 +34,12 @@ func requestBaseURL(ctx context.Context) string {
 }
 
 // AssignRequestID gives every response of this API a Request-Id header (req_...), errors
-// included (not found among them, so it runs before routing), echoes the Idempotency-Key as
-// the real API does, and remembers the request's own base URL for links. Other APIs' paths
-// pass untouched.
+// included (not found among them, so it runs before routing on the API's own Echo
+// instance), echoes the Idempotency-Key as the real API does, and remembers the request's
+// own base URL for links.
 func (s *Server) AssignRequestID(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		path := c.Request().URL.Path
-		if !strings.HasPrefix(path, "/v2/") && !strings.HasPrefix(path, "/r/") {
-			return next(c)
-		}
 		id := s.requestIDValue()
 		c.Response().Header().Set("Request-Id", id)
 		if k := c.Request().Header.Get("Idempotency-Key"); k != "" && c.Request().Method == "POST" {

@@ -33,12 +33,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store/compat"
 	"github.com/understudy-dev/understudy/internal/timefmt"
-	"github.com/understudy-dev/understudy/server/reply"
 	"github.com/understudy-dev/understudy/server/routes"
 	"github.com/understudy-dev/understudy/server/validate"
 )
@@ -183,13 +183,10 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 // hostedOperations answer browsers: no API key, no Service-Version.
 var hostedOperations = []string{"openAccountLink", "submitAccountLink"}
 
-// Register adds the API's routes to e: per operation the API key, the Service-Version check
-// and spec validation before the handler. AssignRequestID must run before routing.
-func (s *Server) Register(e *echo.Echo) error {
-	spec, err := Spec()
-	if err != nil {
-		return err
-	}
+// Register adds the API's routes to e, the API's own Echo instance, checked against spec
+// (as Spec loads it): per operation the API key, the Service-Version check and spec
+// validation before the handler. AssignRequestID must run before routing.
+func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
 	v, err := validate.New(spec, validate.Options{})
 	if err != nil {
 		return err
@@ -204,12 +201,12 @@ func (s *Server) Register(e *echo.Echo) error {
 		m[id] = append([]echo.MiddlewareFunc{hostedPage}, plain[id]...)
 	}
 	m["submitAccountLink"] = append(m["submitAccountLink"], formFromBody)
-	gen.RegisterHandlersWithOptions(routes.New(e, isHostedPath), gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{reply.Middleware[gen.StrictHandlerFunc]}), gen.RegisterHandlersOptions{OperationMiddlewares: m})
+	gen.RegisterHandlersWithOptions(routes.New(e, isHostedPath), gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{OperationMiddlewares: m})
 	return nil
 }
 
-// Spec returns the API's embedded OpenAPI document, parsed once.
-var Spec = validate.CachedJSON("accounts", gen.GetSpecJSON)
+// Spec loads the API's embedded OpenAPI document (validate.Load).
+func Spec() (*openapi3.T, error) { return validate.Load("accounts", gen.GetSpecJSON) }
 
 func (s *Server) now() time.Time { return s.cfg.Now().UTC() }
 

@@ -11,13 +11,13 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/admin"
 	"github.com/understudy-dev/understudy/internal/clock"
 	"github.com/understudy-dev/understudy/server/control"
 	"github.com/understudy-dev/understudy/server/httperr"
-	"github.com/understudy-dev/understudy/server/reply"
 	"github.com/understudy-dev/understudy/server/routes"
 	"github.com/understudy-dev/understudy/server/validate"
 )
@@ -64,15 +64,12 @@ func New(d Deps) *Server {
 	return &Server{d: d, started: time.Now()}
 }
 
-// Spec returns the admin API's embedded OpenAPI document, parsed once.
-var Spec = validate.CachedJSON("admin", gen.GetSpecJSON)
+// Spec loads the admin API's embedded OpenAPI document (validate.Load).
+func Spec() (*openapi3.T, error) { return validate.Load("admin", gen.GetSpecJSON) }
 
-// Register adds the admin routes to e, each validated against the admin spec.
-func (s *Server) Register(e *echo.Echo) error {
-	spec, err := Spec()
-	if err != nil {
-		return err
-	}
+// Register adds the admin routes to e, the API's own Echo instance, each validated against
+// spec (as Spec loads it).
+func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
 	v, err := validate.New(spec, validate.Options{})
 	if err != nil {
 		return err
@@ -89,7 +86,7 @@ func (s *Server) Register(e *echo.Echo) error {
 			}
 		}
 	}
-	gen.RegisterHandlersWithOptions(routes.New(e, nil), gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{reply.Middleware[gen.StrictHandlerFunc]}), gen.RegisterHandlersOptions{OperationMiddlewares: m})
+	gen.RegisterHandlersWithOptions(routes.New(e, nil), gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{OperationMiddlewares: m})
 	return nil
 }
 
@@ -131,12 +128,6 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
-// IsError reports whether err is this API's own error, which only this API can render.
-func IsError(err error) bool {
-	var e *Error
-	return errors.As(err, &e)
-}
-
 // WriteError renders err in the admin envelope {"error":{"code","message"}}.
 func WriteError(c echo.Context, err error, log *slog.Logger) {
 	e := toError(c, err)
@@ -145,18 +136,13 @@ func WriteError(c echo.Context, err error, log *slog.Logger) {
 		return
 	}
 	body := map[string]any{"error": map[string]string{"code": e.Code, "message": e.Message}}
-	_ = c.JSON(e.Status, body)
+	_ = httperr.WriteJSON(c, e.Status, body)
 }
 
 func toError(c echo.Context, err error) *Error {
 	var ae *Error
 	if errors.As(err, &ae) {
 		return ae
-	}
-	if ve, ok := httperr.Binding(c, err); ok {
-		// What the validator let through but the handler's types cannot hold: said as the
-		// validator says what it refuses, not in the binder's Go terms.
-		return &Error{Status: ve.Status, Code: "InvalidRequest", Message: ve.Error()}
 	}
 	cause := httperr.Classify(err)
 	switch cause.Kind {
@@ -172,6 +158,8 @@ func toError(c echo.Context, err error) *Error {
 		return &Error{Status: cause.Status, Code: "MethodNotAllowed", Message: "method " + c.Request().Method + " is not allowed on " + c.Request().URL.Path}
 	case httperr.BadRequest:
 		return &Error{Status: cause.Status, Code: "BadRequest", Message: cause.Message}
+	case httperr.Conflict:
+		return &Error{Status: cause.Status, Code: "Conflict", Message: "another request changed the same state at the same time; retry"}
 	}
 	return &Error{Status: http.StatusInternalServerError, Code: "Internal", Message: "internal error"}
 }

@@ -42,12 +42,6 @@ func (e *Error) wire() gen.ErrorDetail {
 	return d
 }
 
-// IsError reports whether err is this API's own error, which only this API can render.
-func IsError(err error) bool {
-	var e *Error
-	return errors.As(err, &e)
-}
-
 // WriteError renders any error met while serving this API in its envelope. Errors that are
 // not the API's own (validation, routing, binding, body limit) are translated; anything
 // unexpected is a logged 500 that says nothing about internals.
@@ -57,16 +51,13 @@ func WriteError(c echo.Context, err error, log *slog.Logger) {
 	if c.Response().Committed {
 		return
 	}
-	_ = c.JSON(e.Status, gen.ErrorResponse{Error: e.wire()})
+	_ = httperr.WriteJSON(c, e.Status, gen.ErrorResponse{Error: e.wire()})
 }
 
 func toError(c echo.Context, err error) *Error {
 	var ae *Error
 	if errors.As(err, &ae) {
 		return ae
-	}
-	if ve, ok := httperr.Binding(c, err); ok {
-		return fromValidation(ve) // what the binders refuse, said as the validator says it
 	}
 	cause := httperr.Classify(err)
 	switch cause.Kind {
@@ -86,8 +77,9 @@ func toError(c echo.Context, err error) *Error {
 	case httperr.Faulted:
 		return newError(cause.Status, cause.Code, "%s", cause.Message)
 	case httperr.BadRequest:
-		// The generated binder's messages ("Invalid format for parameter x: ...").
 		return newError(cause.Status, "BadRequest", "%s", cause.Message)
+	case httperr.Conflict:
+		return newError(cause.Status, "Conflict", "The request conflicts with another one made at the same time. Please retry the request.")
 	}
 	return newError(http.StatusInternalServerError, "InternalServerError", "The server encountered an internal error. Please retry the request.")
 }

@@ -33,15 +33,12 @@ const OriginalPathKey = "understudy.path"
 // itself contain /providers/), makes the scope one %2F-escaped segment and canonicalises
 // the case of the fixed words. Echo then routes on the rewritten RawPath and the generated
 // binder unescapes the scope again. Scopes sent raw (as ARM clients do) and %2F-escaped (as
-// the generated client does) end up the same. Other paths pass untouched.
-func (s *Server) RewritePath(next echo.HandlerFunc) echo.HandlerFunc {
+// the generated client does) end up the same. Other paths (without the provider) pass
+// untouched. It is the authorization API's own pre-routing middleware: it only sees the
+// paths that API owns.
+func RewritePath(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		path := c.Request().URL.Path
-		for _, p := range s.cfg.OtherPrefixes {
-			if strings.HasPrefix(path, p) {
-				return next(c) // another API's path: theirs to answer, 404 included
-			}
-		}
 		if p, raw, ok := rewriteRequest(c.Request().Method, path); ok {
 			if p != path {
 				c.Set(OriginalPathKey, path)

@@ -5,12 +5,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
 	"github.com/understudy-dev/understudy/internal/condition"
 	"github.com/understudy-dev/understudy/internal/store"
-	"github.com/understudy-dev/understudy/server/reply"
 	"github.com/understudy-dev/understudy/server/routes"
 	"github.com/understudy-dev/understudy/server/validate"
 )
@@ -47,9 +47,6 @@ type Config struct {
 	PageSize int
 	// PublicURL is the base of nextLink URLs; "" uses the request's own host.
 	PublicURL string
-	// OtherPrefixes are path prefixes other APIs own (e.g. /v2/): the scope rewriting leaves
-	// them alone, so that those APIs answer them.
-	OtherPrefixes []string
 	// Now is the clock; nil is time.Now, or the server's clock (which the admin API
 	// advances) when server.New serves the API.
 	Now func() time.Time
@@ -115,39 +112,23 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 	return s, nil
 }
 
-// Register adds the API's routes to e: per operation authentication, the api-version check
-// and spec validation before the handler. RewritePath must run before routing.
-func (s *Server) Register(e *echo.Echo) error {
-	spec, err := Spec()
-	if err != nil {
-		return err
-	}
+// Register adds the API's routes to e, the API's own Echo instance, checked against spec
+// (as Spec loads it): per operation
+// authentication, the api-version check and spec validation before the handler.
+// RewritePath must run before routing.
+func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
 	v, err := validate.New(spec, validate.Options{AllowReadOnly: true})
 	if err != nil {
 		return err
 	}
-	gen.RegisterHandlersWithOptions(routes.New(e, nil), gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{reply.Middleware[gen.StrictHandlerFunc]}), gen.RegisterHandlersOptions{
-		OperationMiddlewares: v.Middlewares(s.ownPathsOnly, s.authenticate, checkAPIVersion, dropNulls),
+	gen.RegisterHandlersWithOptions(routes.New(e, nil), gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{
+		OperationMiddlewares: v.Middlewares(s.authenticate, checkAPIVersion, dropNulls),
 	})
 	return nil
 }
 
-// Spec returns the API's embedded OpenAPI document, parsed once.
-var Spec = validate.CachedJSON("authorization", gen.GetSpecJSON)
-
-// ownPathsOnly refuses requests under another API's prefix, such as
-// /v2/providers/Vendor.Authorization/roleAssignments, which the scope route would otherwise
-// match with a one-segment scope: the owning API answers them (a 404 in its envelope).
-func (s *Server) ownPathsOnly(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		for _, p := range s.cfg.OtherPrefixes {
-			if strings.HasPrefix(c.Request().URL.Path, p) {
-				return echo.ErrNotFound
-			}
-		}
-		return next(c)
-	}
-}
+// Spec loads the API's embedded OpenAPI document (validate.Load).
+func Spec() (*openapi3.T, error) { return validate.Load("authorization", gen.GetSpecJSON) }
 
 // parseGUID returns the canonical lower-case form of a GUID, lowered as every key is
 // (asciiLower).

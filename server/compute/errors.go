@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"regexp"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -27,12 +26,6 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Reason + ": " + e.Message }
 
-// IsError reports whether err is this API's own error, which only this API can render.
-func IsError(err error) bool {
-	var e *Error
-	return errors.As(err, &e)
-}
-
 // WriteError renders any error met while serving this API in the Google envelope.
 func WriteError(c echo.Context, err error, log *slog.Logger) {
 	e := toError(c, err)
@@ -49,16 +42,13 @@ func WriteError(c echo.Context, err error, log *slog.Logger) {
 		}
 		item.LocationType = &lt
 	}
-	_ = c.JSON(e.Status, gen.GoogleErrorResponse{Error: gen.GoogleError{Code: int32(e.Status), Message: e.Message, Errors: []gen.GoogleErrorItem{item}}})
+	_ = httperr.WriteJSON(c, e.Status, gen.GoogleErrorResponse{Error: gen.GoogleError{Code: int32(e.Status), Message: e.Message, Errors: []gen.GoogleErrorItem{item}}})
 }
 
 func toError(c echo.Context, err error) *Error {
 	var ae *Error
 	if errors.As(err, &ae) {
 		return ae
-	}
-	if ve, ok := httperr.Binding(c, err); ok {
-		return fromValidation(ve) // what the binders refuse, said as the validator says it
 	}
 	cause := httperr.Classify(err)
 	switch cause.Kind {
@@ -80,6 +70,8 @@ func toError(c echo.Context, err error) *Error {
 		return &Error{Status: cause.Status, Reason: cause.Code, Message: cause.Message}
 	case httperr.BadRequest:
 		return &Error{Status: cause.Status, Reason: "invalid", Message: cause.Message}
+	case httperr.Conflict:
+		return &Error{Status: cause.Status, Reason: "conflict", Message: "The resource was changed by another request at the same time. Please try again."}
 	}
 	return &Error{Status: http.StatusInternalServerError, Reason: "backendError", Message: "Internal error. Please try again."}
 }
@@ -93,14 +85,14 @@ func fromValidation(ve *validate.Error) *Error {
 		}
 	}
 	switch {
-	case ve.In == "body" && requiredOnInsert[ve.Name] && strings.Contains(ve.Reason, "null"):
+	case ve.In == "body" && requiredOnInsert[ve.Name] && ve.Rule == "nullable":
 		// Required on insert but optional in the schema (patch sends part of a resource):
 		// null is unset, as the real API reads proto3 JSON.
 		field := "resource." + ve.Name
 		return &Error{Status: http.StatusBadRequest, Reason: "required", Message: fmt.Sprintf("Required field '%s' not specified", field), Location: field}
 	case ve.In == "body" && ve.Name == "":
 		return &Error{Status: http.StatusBadRequest, Reason: "parseError", Message: "Invalid JSON payload received. " + ve.Reason}
-	case ve.In == "body" && ve.Reason == "unknown field":
+	case ve.In == "body" && ve.Unknown:
 		field := "resource." + ve.Name
 		return &Error{Status: http.StatusBadRequest, Reason: "invalid", Message: fmt.Sprintf("Invalid JSON payload received. Unknown name %q: Cannot find field.", field), Location: field}
 	case ve.In == "body" && ve.Missing:
@@ -119,9 +111,9 @@ func fromValidation(ve *validate.Error) *Error {
 		}
 		return &Error{Status: http.StatusBadRequest, Reason: "required", Message: fmt.Sprintf("Required parameter '%s' not specified", ve.Name), Location: ve.Name, LocationType: lt}
 	}
-	if m := patternReason.FindStringSubmatch(ve.Reason); m != nil && ve.In == "path" {
+	if ve.Rule == "pattern" && ve.In == "path" {
 		// A name or id in the path that its rule refuses, in the real service's words.
-		return mustMatch(ve.Name, ve.Value, strings.TrimSuffix(strings.TrimPrefix(m[1], "^"), "$"))
+		return mustMatch(ve.Name, ve.Value, strings.TrimSuffix(strings.TrimPrefix(ve.Pattern, "^"), "$"))
 	}
 	return &Error{Status: http.StatusBadRequest, Reason: "invalid", Message: fmt.Sprintf("Invalid value for %s parameter '%s': %s", ve.In, ve.Name, ve.Reason), Location: ve.Name}
 }
@@ -129,9 +121,6 @@ func fromValidation(ve *validate.Error) *Error {
 // requiredOnInsert are the body members an insert requires that the schema cannot (the same
 // schema is a patch's body).
 var requiredOnInsert = map[string]bool{"name": true, "location": true, "linkType": true, "requestedLinkCount": true, "interconnectType": true}
-
-// patternReason is kin-openapi's reason for a string its pattern refuses, with the pattern.
-var patternReason = regexp.MustCompile(`^string doesn't match the regular expression "(.*)"$`)
 
 // nameError says in the real service's words (checkName's) why the validator refused a
 // body's name by the name rule: with the name when the validator quoted it back, without
@@ -142,10 +131,24 @@ func nameError(ve *validate.Error) *Error {
 		if err := checkName(ve.Value); err != nil {
 			return err.(*Error)
 		}
-	case strings.HasPrefix(ve.Reason, "minimum string length"):
+	case ve.Rule == "minLength":
 		return checkName("").(*Error)
-	case patternReason.MatchString(ve.Reason) || strings.HasPrefix(ve.Reason, "maximum string length"):
+	case ve.Rule == "pattern" || ve.Rule == "maxLength":
 		return mustMatch("resource.name", "", nameRegex)
 	}
 	return nil
+}
+
+// The API's own errors that several resources answer with, in the real service's words.
+
+func notFound(path string) *Error {
+	return &Error{Status: http.StatusNotFound, Reason: "notFound", Message: fmt.Sprintf("The resource '%s' was not found", path)}
+}
+
+func alreadyExists(path string) *Error {
+	return &Error{Status: http.StatusConflict, Reason: "alreadyExists", Message: fmt.Sprintf("The resource '%s' already exists", path)}
+}
+
+func invalidField(location, message string) *Error {
+	return &Error{Status: http.StatusBadRequest, Reason: "invalid", Message: message, Location: location}
 }

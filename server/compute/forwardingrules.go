@@ -331,21 +331,3 @@ func (s *Server) ephemeralIP() string {
 	s.read(b[:])
 	return fmt.Sprintf("34.%d.%d.%d", 64+b[0]%64, b[1], 1+b[2]%254)
 }
-
-// unsetEmpty leaves out the text members given as "", as the real service shows them.
-func unsetEmpty(members ...**string) {
-	for _, m := range members {
-		if *m != nil && **m == "" {
-			*m = nil
-		}
-	}
-}
-
-// optional is s, or nil for "" (absent, as the APIs show an empty text member). It
-// allocates only for a text it keeps.
-func optional(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return ptr(s)
-}

@@ -479,5 +479,3 @@ func renderStructure(structure sla.Structure) gen.InterconnectAttachmentGroupLog
 	}
 	return out
 }
-
-func ptr[T any](v T) *T { return &v }

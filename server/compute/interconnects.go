@@ -352,10 +352,6 @@ func (s *Server) renderInterconnect(l links, tx *store.Tx, ic gen.Interconnect) 
 	return ic
 }
 
-func alreadyExists(path string) *Error {
-	return &Error{Status: http.StatusConflict, Reason: "alreadyExists", Message: fmt.Sprintf("The resource '%s' already exists", path)}
-}
-
 // notReady is the real service's answer to a change of, or a reference to, a resource
 // whose delete is still running.
 func notReady(path string) *Error {

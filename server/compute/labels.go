@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
-	"net/http"
 	"slices"
 	"sort"
 	"strconv"
@@ -126,8 +125,4 @@ func firstFingerprint(kind, id string) []byte {
 func nextFingerprint(previous []byte, change string) []byte {
 	sum := sha256.Sum256(append(append(append(make([]byte, 0, 64), previous...), '|'), change...))
 	return sum[:8]
-}
-
-func invalidField(location, message string) *Error {
-	return &Error{Status: http.StatusBadRequest, Reason: "invalid", Message: message, Location: location}
 }

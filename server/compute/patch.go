@@ -270,13 +270,8 @@ func targetKind(u string) string {
 	return parts[len(parts)-2]
 }
 
-// readOnlyMembers are, by schema, the members the spec marks readOnly: sent back in a
-// patch, they are ignored, as on insert.
-func readOnlyMembers() map[string]map[string]bool {
-	Spec() // Register loaded it already; its error is Register's
-	return specFacts.readOnly
-}
-
+// readOnlyOf are, by schema, the members the spec marks readOnly: sent back in a patch,
+// they are ignored, as on insert.
 func readOnlyOf(doc *openapi3.T) map[string]map[string]bool {
 	out := map[string]map[string]bool{}
 	for name, ref := range doc.Components.Schemas {
@@ -294,7 +289,7 @@ func readOnlyOf(doc *openapi3.T) map[string]map[string]bool {
 // those in handled, which the caller applies or checks itself, and the readOnly ones) with
 // a value other than the resource's current one, cur (its wire form). A member absent from
 // cur is its zero value, so sending back false, 0 or "" is accepted.
-func fixedMembers(schema string, cur, body any, handled ...string) error {
+func (s *Server) fixedMembers(schema string, cur, body any, handled ...string) error {
 	sent, err := jsonMembers(body)
 	if err != nil {
 		return err
@@ -309,7 +304,7 @@ func fixedMembers(schema string, cur, body any, handled ...string) error {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if slices.Contains(handled, k) || readOnlyMembers()[schema][k] || sameJSON(sent[k], have[k]) {
+		if slices.Contains(handled, k) || s.readOnly[schema][k] || sameJSON(sent[k], have[k]) {
 			continue
 		}
 		return invalidField("resource."+k, fmt.Sprintf("Invalid value for field 'resource.%s': '%s'. The field cannot be changed by patch.", k, strings.Trim(string(sent[k]), `"`)))

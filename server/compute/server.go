@@ -14,21 +14,19 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
-	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
 	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/internal/timefmt"
-	"github.com/understudy-dev/understudy/server/reply"
 	"github.com/understudy-dev/understudy/server/routes"
 	"github.com/understudy-dev/understudy/server/validate"
 )
@@ -68,6 +66,8 @@ type Server struct {
 	tables    *tables
 	locations *catalog
 	ops       *operations.Engine
+	// readOnly are, by schema, the members the spec marks readOnly (fixedMembers).
+	readOnly map[string]map[string]bool
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -106,19 +106,16 @@ func New(cfg Config, db *store.DB) *Server {
 	return s
 }
 
-// Register adds the API's routes to e: per operation the bearer check and spec validation,
-// then the engine finishes what is due, then the handler.
-func (s *Server) Register(e *echo.Echo) error {
-	spec, err := Spec()
-	if err != nil {
-		return err
-	}
+// Register adds the API's routes to e, the API's own Echo instance, checked against spec
+// (as Spec loads it): per operation the bearer check and spec validation, then the engine
+// finishes what is due, then the handler.
+func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
+	// What the wire middlewares and patches need of the responses and components, read
+	// before the validator keeps only what requests use.
+	w := wireOf(spec)
+	s.readOnly = readOnlyOf(spec)
 	// Clients send back output-only fields they read; the handlers ignore them.
 	v, err := validate.New(spec, validate.Options{AllowReadOnly: true, RejectUnknownQuery: true, SystemQuery: systemQuery})
-	if err != nil {
-		return err
-	}
-	w, err := wireFacts()
 	if err != nil {
 		return err
 	}
@@ -130,7 +127,7 @@ func (s *Server) Register(e *echo.Echo) error {
 		// After validation: a request is judged whole before its answer is trimmed.
 		mws[id] = append(mws[id], checkSystemParameters, partialResponse(w.shapes[id]))
 	}
-	gen.RegisterHandlersWithOptions(routes.New(e, nil), gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{reply.Middleware[gen.StrictHandlerFunc]}), gen.RegisterHandlersOptions{
+	gen.RegisterHandlersWithOptions(routes.New(e, nil), gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{
 		OperationMiddlewares: mws,
 	})
 	return nil
@@ -143,9 +140,8 @@ func (s *Server) Register(e *echo.Echo) error {
 // which takes none, would otherwise be ignored, and a client's retry believed safe.
 var systemQuery = []string{"$.xgafv", "access_token", "callback", "fields", "key", "oauth_token", "quotaUser", "upload_protocol", "uploadType", "userIp"}
 
-// Spec returns the API's embedded OpenAPI document, parsed once; loading it also reads what
-// the wire middlewares and patches need of its responses and components (specFacts).
-var Spec = validate.CachedJSON("compute", gen.GetSpecJSON, readSpecFacts)
+// Spec loads the API's embedded OpenAPI document (validate.Load).
+func Spec() (*openapi3.T, error) { return validate.Load("compute", gen.GetSpecJSON) }
 
 // wholeSegments answers 404, as for any URL the API does not have, when a path is longer
 // than its route: Echo gives a route's last parameter the rest of the path, slashes and all
@@ -202,18 +198,6 @@ func (s *Server) baseURL(ctx context.Context) string {
 		return info.scheme + "://" + info.host
 	}
 	return ""
-}
-
-func notFound(path string) *Error {
-	return &Error{Status: http.StatusNotFound, Reason: "notFound", Message: fmt.Sprintf("The resource '%s' was not found", path)}
-}
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
 }
 
 // StopWaits makes operations waits return at once (see operations.Engine.StopWaits).

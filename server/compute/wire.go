@@ -24,26 +24,7 @@ type wire struct {
 	noBody map[string]bool            // the operations that take no request body
 }
 
-// specFacts is what is read of the spec's responses and components while Spec loads it,
-// before the validator's copy drops them; set once, when Spec first returns.
-var specFacts struct {
-	wire     wire
-	readOnly map[string]map[string]bool // readOnlyMembers'
-}
-
-func readSpecFacts(doc *openapi3.T) {
-	specFacts.wire = wireOf(doc)
-	specFacts.readOnly = readOnlyOf(doc)
-}
-
-// wireFacts is the wire of every operation.
-func wireFacts() (wire, error) {
-	if _, err := Spec(); err != nil {
-		return wire{}, err
-	}
-	return specFacts.wire, nil
-}
-
+// wireOf reads the wire of every operation from the spec.
 func wireOf(doc *openapi3.T) wire {
 	w := wire{shapes: map[string]*fieldsel.Shape{}, noBody: map[string]bool{}}
 	for _, item := range doc.Paths.Map() {

@@ -12,16 +12,17 @@ import (
 	"github.com/understudy-dev/understudy/server/validate"
 )
 
-// Binding restates an error met binding a request the validator let through (the generated
-// handlers' body binder and parameter binders) as a validation error: the member or
-// parameter at fault and what is wrong with it, in plain words, without the Go types,
-// byte offsets and values that the binders' own messages carry. It reports false for any
-// other error.
+// Binding restates an error met binding a request body the validator let through (the
+// generated handlers' body binder) as a validation error: the member at fault and what is
+// wrong with it, in plain words, from the encoding/json error the binder wraps, without
+// the Go types and byte offsets its own message carries. It reports false for any other
+// error.
 //
 // What gets this far is what the spec allows but the handler's Go type cannot hold: a
 // number beyond the range of an integer type, an integer written as 1.0 or 1e2 (a JSON
-// Schema integer, but not one encoding/json puts in an int), a query parameter given twice.
-func Binding(c echo.Context, err error) (*validate.Error, bool) {
+// Schema integer, but not one encoding/json puts in an int). (A query parameter given
+// twice, which the parameter binders refuse, is refused by the validator first.)
+func Binding(err error) (*validate.Error, bool) {
 	var he *echo.HTTPError
 	if !errors.As(err, &he) || he.Code != http.StatusBadRequest {
 		return nil, false
@@ -31,23 +32,14 @@ func Binding(c echo.Context, err error) (*validate.Error, bool) {
 	var syn *json.SyntaxError
 	switch {
 	case errors.As(err, &ute):
+		// Value describes the JSON value: "number", or "number 1.5" with its literal.
 		out.Name = ute.Field
 		literal, number := strings.CutPrefix(ute.Value, "number ")
 		out.Reason = valueReason(number || ute.Value == "number", literal, isInteger(ute.Type))
 	case errors.As(err, &syn):
 		out.Reason = "the body is not valid JSON"
 	default:
-		msg, _ := he.Message.(string)
-		rest, ok := strings.CutPrefix(msg, "Invalid format for parameter ")
-		if !ok {
-			return nil, false
-		}
-		name, detail, _ := strings.Cut(rest, ": ")
-		out.In, out.Name = paramIn(c, name), name
-		out.Reason = "invalid value"
-		if strings.Contains(detail, "multiple values") {
-			out.Reason = "must be given only once"
-		}
+		return nil, false
 	}
 	return out, true
 }
@@ -74,17 +66,4 @@ func isInteger(t reflect.Type) bool {
 		return true
 	}
 	return false
-}
-
-// paramIn is where the parameter name is: the route's path, the query or a header.
-func paramIn(c echo.Context, name string) string {
-	for _, n := range c.ParamNames() {
-		if n == name {
-			return "path"
-		}
-	}
-	if _, ok := c.QueryParams()[name]; !ok && c.Request().Header.Get(name) != "" {
-		return "header"
-	}
-	return "query"
 }

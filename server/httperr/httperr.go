@@ -11,11 +11,11 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strings"
 	"syscall"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/server/validate"
 )
 
@@ -39,6 +39,9 @@ const (
 	BadRequest
 	// Faulted: a fault rule injected this error (Cause.Status, Cause.Code, Cause.Message).
 	Faulted
+	// Conflict: a write met a record that another one changed or made first
+	// (store.ErrConflict) where its handler did not expect one (409).
+	Conflict
 )
 
 // Fault is an error injected by a fault rule of the admin API: each API renders it in its
@@ -66,20 +69,27 @@ type Cause struct {
 // that is refused ("the charset \"latin1\" is not supported: send the body in UTF-8"),
 // else "": an API's usual 415 message names the media type, which was fine.
 func (c Cause) Charset() string {
-	if c.Kind == UnsupportedMediaType && c.Validation != nil && strings.HasPrefix(c.Validation.Reason, "the charset ") {
+	if c.Kind == UnsupportedMediaType && c.Validation != nil && c.Validation.Charset != "" {
 		return c.Validation.Reason
 	}
 	return ""
 }
 
-// Classify sorts err. An API checks for its own error type first and passes the rest here.
+// Classify sorts err, and so decides its status. An API checks for its own error type
+// first and passes the rest here.
 func Classify(err error) Cause {
 	var ve *validate.Error
 	var mbe *http.MaxBytesError
 	var he *echo.HTTPError
 	var f *Fault
 	var ee url.EscapeError
+	if bound, ok := Binding(err); ok {
+		// What the binders refuse, said as the validator says what it refuses.
+		return Cause{Kind: Invalid, Status: bound.Status, Validation: bound}
+	}
 	switch {
+	case errors.Is(err, store.ErrConflict):
+		return Cause{Kind: Conflict, Status: http.StatusConflict}
 	case errors.As(err, &f):
 		return Cause{Kind: Faulted, Status: f.Status, Code: f.Code, Message: f.Message}
 	case errors.As(err, &ee):

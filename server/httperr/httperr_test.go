@@ -1,6 +1,7 @@
 package httperr
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,12 +10,14 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/server/validate"
 )
 
@@ -35,6 +38,8 @@ func TestClassify(t *testing.T) {
 		{"wrong method", echo.ErrMethodNotAllowed, MethodNotAllowed, 405, 0, ""},
 		{"binder", echo.NewHTTPError(400, "Invalid format for parameter id"), BadRequest, 400, 0, "Invalid format for parameter id"},
 		{"bad escape in a query or form", fmt.Errorf("parse: %w", url.EscapeError("%")), BadRequest, 400, 0, `the query or form has an invalid %-escape: invalid URL escape "%"`},
+		{"body binder: a number its Go type cannot hold", echo.NewHTTPError(400, "Unmarshal type error").SetInternal(&json.UnmarshalTypeError{Value: "number 1.5", Type: reflect.TypeFor[int](), Field: "count"}), Invalid, 400, 0, ""},
+		{"store conflict", fmt.Errorf("put: %w", store.ErrConflict), Conflict, 409, 0, ""},
 		{"echo 500", echo.NewHTTPError(500, "boom"), Internal, 500, 0, ""},
 		{"anything else", errors.New("boom"), Internal, 500, 0, ""},
 	}
@@ -74,5 +79,18 @@ func TestClientGoneIsNotAnInternalError(t *testing.T) {
 		if !strings.Contains(buf.String(), "level="+tt.wantLevel) {
 			t.Errorf("%v logged %q, want level %s", tt.err, buf.String(), tt.wantLevel)
 		}
+	}
+}
+
+// TestWriteJSONLeavesHTMLCharacters: an error envelope quoting what the client sent shows
+// '<', '>' and '&' as they are, not as \u003c, \u003e and \u0026.
+func TestWriteJSONLeavesHTMLCharacters(t *testing.T) {
+	rec := httptest.NewRecorder()
+	c := echo.New().NewContext(httptest.NewRequest(http.MethodGet, "/x", nil), rec)
+	if err := WriteJSON(c, http.StatusBadRequest, map[string]string{"message": "name '<b>&</b>' is not valid"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rec.Body.String(), `{"message":"name '<b>&</b>' is not valid"}`+"\n"; got != want || rec.Code != 400 || rec.Header().Get("Content-Type") != "application/json" {
+		t.Errorf("%d %q %q, want 400 application/json %q", rec.Code, rec.Header().Get("Content-Type"), got, want)
 	}
 }

@@ -49,7 +49,7 @@ func readBody(req *http.Request) ([]byte, error) {
 // whatever it said (latin1, utf-16).
 func checkCharset(contentType string) error {
 	if cs := charset(contentType); cs != "" && !utf8Charset(cs) {
-		return &Error{Status: http.StatusUnsupportedMediaType, In: "header", Name: "Content-Type",
+		return &Error{Status: http.StatusUnsupportedMediaType, In: "header", Name: "Content-Type", Charset: cs,
 			Reason: fmt.Sprintf("the charset %s is not supported: send the body in UTF-8", sanitize(strconv.Quote(cs)))}
 	}
 	return nil

@@ -1,10 +1,11 @@
 package validate
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,8 +30,18 @@ type Error struct {
 	Reason string
 	// Missing is true when a required value is absent.
 	Missing bool
-	// Unknown is true for a parameter the operation does not take (Options.RejectUnknownQuery).
+	// Unknown is true for a parameter the operation does not take (Options.RejectUnknownQuery)
+	// and for a body member its schema does not have.
 	Unknown bool
+	// Rule is the schema keyword the value broke, as kin-openapi's SchemaError names it
+	// ("pattern", "minLength", "maxLength", "nullable", "enum", "type", "format", "minimum",
+	// ...); "" when no schema was broken.
+	Rule string
+	// Pattern is the pattern a string did not match (Rule "pattern").
+	Pattern string
+	// Charset is the charset of the body's Content-Type when it is why the body was refused
+	// (Status 415): the body must be UTF-8.
+	Charset string
 	// Value is the string a schema refused (a body member's or a parameter's), when it is
 	// short and printable (at most 256 bytes of UTF-8 without control characters), for an
 	// API whose messages quote what was sent, as the compute API's do; "" otherwise.
@@ -55,8 +66,10 @@ func (e *Error) Error() string {
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Cause }
 
-// convert restates an error of kin's ValidateRequest as *Error.
-func convert(err error) *Error {
+// convert restates an error of kin's ValidateRequest, for a request to op whose body was
+// data, as *Error, from the error's structure: the parameter or body it is about, and for a
+// schema error the keyword that failed, the schema and the value.
+func convert(err error, op *openapi3.Operation, data []byte) *Error {
 	var re *openapi3filter.RequestError
 	if !errors.As(err, &re) {
 		return &Error{Status: http.StatusBadRequest, In: "body", Reason: sanitize(err.Error()), Cause: err}
@@ -70,7 +83,9 @@ func convert(err error) *Error {
 	var se *openapi3.SchemaError
 	var pe *openapi3filter.ParseError
 	switch {
-	case re.Err != nil && re.Err.Error() == "request body not allowed for this request":
+	case re.Parameter == nil && re.RequestBody == nil && op.RequestBody == nil:
+		// About neither a parameter nor the body the operation takes: a body it does not take
+		// (Options.RejectWhenRequestBodyNotSpecified).
 		out.Reason = "this operation takes no request body"
 	case errors.Is(err, openapi3filter.ErrInvalidRequired):
 		out.Missing = true
@@ -84,53 +99,18 @@ func convert(err error) *Error {
 		// it cannot take ("The limit query is required" named nothing wrong).
 		out.Missing = re.Parameter != nil && re.Parameter.Required
 		out.Reason = "empty value is not allowed"
-	case strings.HasPrefix(re.Reason, "header Content-Type has unexpected value"):
+	case re.RequestBody != nil && re.Err == nil && re.RequestBody.Content.Get(re.Input.Request.Header.Get("Content-Type")) == nil:
+		// A body in a media type the operation does not take.
 		out.Status = http.StatusUnsupportedMediaType
 		out.In, out.Name = "header", "Content-Type"
-		out.Reason = "the content type " + strings.TrimPrefix(re.Reason, "header Content-Type has unexpected value ") + " is not supported by this operation"
+		out.Reason = fmt.Sprintf("the content type %q is not supported by this operation", re.Input.Request.Header.Get("Content-Type"))
 	case errors.As(err, &se):
-		path := se.JSONPointer()
-		// A schema reached through allOf (a $ref made nullable) fails as a whole: report
-		// what failed inside it, where it did.
-		for strings.HasPrefix(se.Reason, "doesn't match all schemas from") {
-			var inner *openapi3.SchemaError
-			if se.Origin == nil || !errors.As(se.Origin, &inner) {
-				break
-			}
-			if p := inner.JSONPointer(); len(p) > 0 {
-				path = p // kin gives the inner error the whole path
-			}
-			se = inner
-		}
-		if out.In == "body" {
-			out.Name = strings.Join(path, ".")
-		}
-		if v, ok := se.Value.(string); ok && printable(v) {
-			out.Value = v
-		}
-		out.Reason, out.Missing = schemaReason(se)
-		if se.Reason == "Value is not nullable" && out.In == "body" && re.RequestBody != nil && requiredAt(bodySchema(re.RequestBody), path) {
-			// A required member given as null is a member not given, as the real services
-			// take it (proto3 JSON reads null as unset) and as SDKs send it: stripe-go writes
-			// a required field its caller left unset as null.
-			out.Missing, out.Reason = true, "required field missing"
-		}
-		// kin reports a missing or unknown member at its parent; name the member itself.
-		if out.Missing && out.In == "body" {
-			if name, ok := memberNamed(missingProperty, se.Reason, path); ok {
-				out.Name, out.Reason = name, "required field missing"
-			}
-		}
-		if out.In == "body" {
-			if name, ok := memberNamed(unknownProperty, se.Reason, path); ok {
-				out.Name, out.Reason = name, "unknown field"
-			}
-		}
+		schemaError(out, se, re)
 	case errors.As(err, &pe):
 		out.Reason = sanitize(pe.Reason)
 		if pe.Cause != nil {
 			out.Reason = sanitize(pe.Cause.Error())
-			if reason, ok := jsonReason(pe.Cause); ok {
+			if reason, ok := jsonReason(pe.Cause, data); ok {
 				out.Reason = reason
 			}
 		}
@@ -157,34 +137,114 @@ func convert(err error) *Error {
 		}
 		out.Reason = sanitize(reason)
 	}
-	switch {
-	case out.Reason == "":
+	if out.Reason == "" {
 		out.Reason = "invalid value"
-	case strings.Contains(out.Reason, "json.Number"):
-		// kin-openapi's words for a number beyond a float64 (1e400): "cannot convert
-		// json.Number to float64".
-		out.Reason = "number out of range"
 	}
 	return out
 }
 
-// memberNamed is the dotted path of the member a reason of kin's (matching re, which
-// captures the member's name) names, under path, its parent's.
-func memberNamed(re *regexp.Regexp, reason string, path []string) (string, bool) {
-	m := re.FindStringSubmatch(reason)
-	if m == nil {
-		return "", false
+// schemaError fills out from se, kin's error for a value its schema refused, in the
+// request re.
+func schemaError(out *Error, se *openapi3.SchemaError, re *openapi3filter.RequestError) {
+	// A schema reached through allOf (a $ref made nullable) fails as a whole: report what
+	// failed inside it, where it did.
+	path := se.JSONPointer()
+	for se.SchemaField == "allOf" {
+		var inner *openapi3.SchemaError
+		if se.Origin == nil || !errors.As(se.Origin, &inner) {
+			break
+		}
+		if p := inner.JSONPointer(); len(p) > 0 {
+			path = p // kin gives the inner error the whole path
+		}
+		se = inner
 	}
-	if len(path) == 0 || path[len(path)-1] != m[1] {
-		path = append(path, m[1])
+	body := out.In == "body"
+	if body {
+		out.Name = strings.Join(path, ".")
 	}
-	return strings.Join(path, "."), true
+	if v, ok := se.Value.(string); ok && printable(v) {
+		out.Value = v
+	}
+	out.Rule = se.SchemaField
+	out.Reason = sanitize(se.Reason)
+	switch se.SchemaField {
+	case "required":
+		// kin names the missing member as the last segment of the path.
+		out.Missing = true
+		if body {
+			out.Reason = "required field missing"
+		}
+	case "properties":
+		// A member the schema does not have (additionalProperties false): kin checks the
+		// members in the order of their names and stops at the first it does not know.
+		if name, ok := unknownMember(se); ok && body {
+			out.Unknown = true
+			out.Name, out.Reason = strings.Join(append(path, name), "."), "unknown field"
+		}
+	case "nullable":
+		out.Reason = "must not be null"
+		if body && re.RequestBody != nil && requiredAt(bodySchema(re.RequestBody), path) {
+			// A required member given as null is a member not given, as the real services
+			// take it (proto3 JSON reads null as unset) and as SDKs send it: stripe-go writes
+			// a required field its caller left unset as null.
+			out.Missing, out.Reason = true, "required field missing"
+		}
+	case "pattern":
+		out.Pattern = se.Schema.Pattern
+	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
+		if reason, ok := boundReason(se.SchemaField, se.Schema); ok {
+			out.Reason = reason
+		}
+	case "type":
+		if _, number := se.Value.(json.Number); number {
+			out.Reason = "number out of range" // a number beyond a float64's (1e400)
+		}
+	}
 }
 
-var (
-	missingProperty = regexp.MustCompile(`^property "([^"]*)" is missing$`)
-	unknownProperty = regexp.MustCompile(`^property "([^"]*)" is unsupported$`)
-)
+// unknownMember is the member of se's object that its schema does not have, the first by
+// name, as kin finds it.
+func unknownMember(se *openapi3.SchemaError) (string, bool) {
+	obj, ok := se.Value.(map[string]any)
+	if !ok || se.Schema == nil {
+		return "", false
+	}
+	names := slices.Sorted(maps.Keys(obj))
+	for _, name := range names {
+		if se.Schema.Properties[name] == nil {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// boundReason words the bound a number broke (the keyword field of schema) in digits
+// (31622400), as a client writes it, where kin words it as %g (3.16224e+07).
+func boundReason(field string, schema *openapi3.Schema) (string, bool) {
+	var bound *float64
+	var words string
+	switch field {
+	case "minimum":
+		bound, words = schema.Min, "at least"
+	case "maximum":
+		bound, words = schema.Max, "at most"
+	case "exclusiveMinimum":
+		bound, words = schema.ExclusiveMin.Value, "more than"
+		if bound == nil {
+			bound = schema.Min
+		}
+	case "exclusiveMaximum":
+		bound, words = schema.ExclusiveMax.Value, "less than"
+		if bound == nil {
+			bound = schema.Max
+		}
+	}
+	if bound == nil {
+		return "", false
+	}
+	return "number must be " + words + " " + strconv.FormatFloat(*bound, 'f', -1, 64), true
+}
 
 // bodySchema is the JSON schema of a request body, or nil.
 func bodySchema(rb *openapi3.RequestBody) *openapi3.Schema {
@@ -245,33 +305,6 @@ func requires(s *openapi3.Schema, name string) bool {
 	}
 	return false
 }
-
-func schemaReason(se *openapi3.SchemaError) (reason string, missing bool) {
-	if missingProperty.MatchString(se.Reason) {
-		return se.Reason, true
-	}
-	if se.Reason == "Value is not nullable" {
-		return "must not be null", false
-	}
-	return sanitize(boundInDigits(se.Reason)), false
-}
-
-// boundInDigits writes the bound in kin's "number must be at most 3.16224e+07" in digits
-// (31622400), as a client would write it.
-func boundInDigits(reason string) string {
-	m := numberBound.FindStringSubmatchIndex(reason)
-	if m == nil {
-		return reason
-	}
-	f, err := strconv.ParseFloat(reason[m[2]:m[3]], 64)
-	if err != nil {
-		return reason
-	}
-	return reason[:m[2]] + strconv.FormatFloat(f, 'f', -1, 64) + reason[m[3]:]
-}
-
-// numberBound finds the bound of kin's minimum and maximum reasons.
-var numberBound = regexp.MustCompile(`^number must be (?:at most|at least|less than|more than|greater than) ([-+0-9.eE]+)`)
 
 // printable reports whether s may be quoted back in a message: short, UTF-8, no control
 // characters.

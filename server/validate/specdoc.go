@@ -4,34 +4,25 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// CachedJSON returns a loader that parses an API's embedded OpenAPI document once per
-// process and hands the same document to every caller, which only reads it to check
-// requests. It is loaded from its JSON (the generated GetSpecJSON) without the members that
-// only document it (withoutDocs), its servers are dropped, because requests are matched by
-// our router, never by host, and so is everything only responses use (requestsOnly).
-// Loading the specs is most of understudy's start-up, and what only documents them is much
-// of what kin-openapi would load. Each of inspect reads the whole loaded document once,
-// responses and components included, before they are dropped, so that an API that needs
-// something of them need not load its spec a second time.
-func CachedJSON(api string, raw func() ([]byte, error), inspect ...func(*openapi3.T)) func() (*openapi3.T, error) {
-	return sync.OnceValues(func() (*openapi3.T, error) {
-		doc, err := loadLean(raw)
-		if err != nil {
-			return nil, fmt.Errorf("%s: embedded spec: %w", api, err)
-		}
-		for _, f := range inspect {
-			f(doc)
-		}
-		doc.Servers = nil
-		requestsOnly(doc)
-		return doc, nil
-	})
+// Load parses an API's embedded OpenAPI document (its JSON, the generated GetSpecJSON) for
+// checking requests, without the members that only document it (withoutDocs) and without
+// its servers, because requests are matched by our router, never by host. Loading the specs
+// is most of understudy's start-up, and what only documents them is much of what
+// kin-openapi would load. Each call parses the document anew: server.New loads each spec
+// once and hands it to its API, which reads what it needs of it before New keeps only
+// what checking requests reads (requestsOnly).
+func Load(api string, raw func() ([]byte, error)) (*openapi3.T, error) {
+	doc, err := loadLean(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: embedded spec: %w", api, err)
+	}
+	doc.Servers = nil
+	return doc, nil
 }
 
 // requestsOnly drops from a loaded document what checking requests never reads: every

@@ -48,12 +48,18 @@ func TestWithoutDocs(t *testing.T) {
 	}
 }
 
-// TestRequestsOnly: the cached document keeps what checking a request reads (an insert's
-// body schema, its parameters, the security schemes) and none of the responses; the
-// generated full document is untouched.
+// TestRequestsOnly: the document a validator keeps has what checking a request reads (an
+// insert's body schema, its parameters, the security schemes) and none of the responses;
+// the generated full document is untouched.
 func TestRequestsOnly(t *testing.T) {
-	doc, err := CachedJSON("compute", computegen.GetSpecJSON)()
+	doc, err := Load("compute", computegen.GetSpecJSON)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Paths.Find("/compute/v1/projects/{project}/global/forwardingRules").Post.Responses.Status(200) == nil {
+		t.Fatal("Load dropped the responses, which an API may read before New")
+	}
+	if _, err := New(doc, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	insert := doc.Paths.Find("/compute/v1/projects/{project}/global/forwardingRules").Post

@@ -26,7 +26,7 @@ import (
 	"net/http"
 	"net/mail"
 	"net/url"
-	"sync"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -51,28 +51,56 @@ type Options struct {
 // uuidPattern accepts any RFC 4122 layout (any version), as the vendors' APIs do.
 const uuidPattern = `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
 
-// defineFormats registers the string formats the specs use: kin checks a format only when
-// a validator for it is registered, in a map shared by the whole process.
-var defineFormats = sync.OnceFunc(func() {
-	// A UUID in its 36-character form, any version, either case (uuidPattern), checked by
-	// the uuid package rather than by running the pattern: the words of the error are the
-	// pattern's, as kin's regexp format validator words them.
-	openapi3.DefineStringFormatValidator("uuid", openapi3.NewCallbackValidator(func(s string) error {
-		if len(s) != 36 || uuid.Validate(s) != nil {
-			return fmt.Errorf(`string doesn't match pattern "%s"`, uuidPattern)
-		}
-		return nil
-	}))
-	// One bare address, as net/mail reads it (name@example.com, not "Jenny
-	// <name@example.com>" nor text with no @), the rule the accounts API's hosted form holds
-	// contact emails to.
-	openapi3.DefineStringFormatValidator("email", openapi3.NewCallbackValidator(func(s string) error {
-		if addr, err := mail.ParseAddress(s); err != nil || addr.Name != "" || addr.Address != s {
-			return errors.New("not an email address such as name@example.com")
-		}
-		return nil
-	}))
-})
+// Formats are the string formats the specs use, for kin to check: it checks a format only
+// when it is given a validator for it.
+func Formats() map[string]openapi3.StringFormatValidator {
+	return map[string]openapi3.StringFormatValidator{
+		// A UUID in its 36-character form, any version, either case (uuidPattern), checked by
+		// the uuid package rather than by running the pattern: the words of the error are the
+		// pattern's, as kin's regexp format validator words them.
+		"uuid": openapi3.NewCallbackValidator(func(s string) error {
+			if len(s) != 36 || uuid.Validate(s) != nil {
+				return fmt.Errorf(`string doesn't match pattern "%s"`, uuidPattern)
+			}
+			return nil
+		}),
+		// One bare address, as net/mail reads it (name@example.com, not "Jenny
+		// <name@example.com>" nor text with no @), the rule the accounts API's hosted form
+		// holds contact emails to.
+		"email": openapi3.NewCallbackValidator(func(s string) error {
+			if addr, err := mail.ParseAddress(s); err != nil || addr.Name != "" || addr.Address != s {
+				return errors.New("not an email address such as name@example.com")
+			}
+			return nil
+		}),
+	}
+}
+
+// KinOptions are the options kin-openapi's ValidateRequest is given for every request of an
+// API: only requests are validated; kin's own security check is not asked for
+// (authentication is Echo middleware in front of validation); defaults are not filled in
+// (kin would re-encode the whole body); the decoded body is kept on the request
+// (KeepValidatedValue), so that the generated strict handler binds the value that was
+// validated instead of decoding the body a second time; and the specs' string formats are
+// checked (Formats).
+func KinOptions(o Options) *openapi3filter.Options {
+	return &openapi3filter.Options{
+		ExcludeResponseBody:        true,
+		ExcludeReadOnlyValidations: o.AllowReadOnly,
+		SkipSettingDefaults:        true,
+		KeepValidatedValue:         true,
+		// A body sent to an operation that takes none is a mistake worth reporting.
+		RejectWhenRequestBodyNotSpecified: true,
+		SchemaValidationOptions: []openapi3.SchemaValidationOption{
+			openapi3.WithStringFormatValidators(Formats()),
+			// kin's SchemaError.Error() otherwise appends the schema and the offending value
+			// as indented JSON, whose size grows with the square of the value's nesting: a
+			// large body of deep arrays in an unknown member could take gigabytes to
+			// describe. The messages built here (convert) never use those details.
+			openapi3.DisableSchemaErrorDetails(),
+		},
+	}
+}
 
 // Validator holds the prebuilt route of every operation of one spec.
 type Validator struct {
@@ -86,27 +114,23 @@ type Validator struct {
 // route is one operation's kin route, and the query parameters it declares.
 type route struct {
 	*routers.Route
-	query map[string]bool
+	query map[string]queryParam
 }
 
-// New prepares validation for every operation of doc.
+// queryParam is what the generated binder needs of a query parameter that kin does not
+// check: that it is given once, unless it is an array; that an unsigned integer (format
+// uint32 or uint64, a Go uint) has no sign, which kin reads as a number and strconv's
+// ParseUint refuses ("-0", "+1").
+type queryParam struct{ one, unsigned bool }
+
+// New prepares validation for every operation of doc, which it keeps: what checking
+// requests never reads is dropped from doc (requestsOnly), so a caller that needs anything
+// of its responses or components reads it first.
 func New(doc *openapi3.T, o Options) (*Validator, error) {
-	defineFormats()
+	requestsOnly(doc)
 	v := &Validator{
-		routes: map[string]*route{},
-		options: &openapi3filter.Options{
-			ExcludeResponseBody:        true,
-			ExcludeReadOnlyValidations: o.AllowReadOnly,
-			SkipSettingDefaults:        true,
-			KeepValidatedValue:         true,
-			// A body sent to an operation that takes none is a mistake worth reporting.
-			RejectWhenRequestBodyNotSpecified: true,
-			// kin's SchemaError.Error() otherwise appends the schema and the offending value
-			// as indented JSON, whose size grows with the square of the value's nesting: a
-			// large body of deep arrays in an unknown member could take gigabytes to
-			// describe. The messages built here (convert) never use those details.
-			SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.DisableSchemaErrorDetails()},
-		},
+		routes:       map[string]*route{},
+		options:      KinOptions(o),
 		unknownQuery: o.RejectUnknownQuery,
 		systemQuery:  map[string]bool{},
 	}
@@ -126,11 +150,18 @@ func New(doc *openapi3.T, o Options) (*Validator, error) {
 			// no security requirements.
 			kinOp := *op
 			kinOp.Security = &openapi3.SecurityRequirements{}
-			r := &route{Route: &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: &kinOp}, query: map[string]bool{}}
+			r := &route{Route: &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: &kinOp}, query: map[string]queryParam{}}
 			for _, params := range []openapi3.Parameters{item.Parameters, op.Parameters} {
 				for _, p := range params {
 					if p.Value.In == openapi3.ParameterInQuery {
-						r.query[p.Value.Name] = true
+						var q queryParam
+						if s := p.Value.Schema; s == nil || s.Value == nil {
+							q.one = true
+						} else {
+							q.one = !s.Value.Type.Is("array")
+							q.unsigned = s.Value.Type.Is("integer") && (s.Value.Format == "uint32" || s.Value.Format == "uint64")
+						}
+						r.query[p.Value.Name] = q
 					}
 				}
 			}
@@ -173,13 +204,23 @@ func (v *Validator) middleware(route *route) echo.MiddlewareFunc {
 			query := c.QueryParams()
 			if v.unknownQuery {
 				for name := range query {
-					if !route.query[name] && !v.systemQuery[name] {
+					if _, declared := route.query[name]; !declared && !v.systemQuery[name] {
 						return &Error{Status: http.StatusBadRequest, In: "query", Name: name, Reason: "unknown parameter", Unknown: true}
 					}
 				}
 			}
 			if err := v.check(req, route, params, query); err != nil {
 				return err
+			}
+			// What kin lets through and the generated binder refuses, refused here, where it is
+			// known which parameter it is: kin reads the first of a parameter given twice.
+			for name, q := range route.query {
+				switch vs := query[name]; {
+				case q.one && len(vs) > 1:
+					return &Error{Status: http.StatusBadRequest, In: "query", Name: name, Reason: "must be given only once"}
+				case q.unsigned && len(vs) > 0 && (strings.HasPrefix(vs[0], "-") || strings.HasPrefix(vs[0], "+")):
+					return &Error{Status: http.StatusBadRequest, In: "query", Name: name, Reason: "invalid value"}
+				}
 			}
 			return next(c)
 		}
@@ -216,11 +257,11 @@ func (v *Validator) check(req *http.Request, route *route, params map[string]str
 		// kin's decoder stops after the first value and ignores the rest: a body with more is
 		// refused as malformed, before its schema is looked at.
 		if (err == nil || bodySchemaError(err)) && !json.Valid(data) {
-			return convert(trailingError(input, route.Operation.RequestBody.Value, data))
+			return convert(trailingError(input, route.Operation.RequestBody.Value, data), route.Operation, data)
 		}
 	}
 	if err != nil {
-		return convert(err)
+		return convert(err, route.Operation, data)
 	}
 	return nil
 }

@@ -77,7 +77,7 @@ func (v *Validator) reference(req *http.Request, r *route, params map[string]str
 		err = trailingError(input, rb.Value, data)
 	}
 	if err != nil {
-		return convert(err)
+		return convert(err, r.Operation, data)
 	}
 	return nil
 }
@@ -164,7 +164,7 @@ func newRequest(method, target, contentType, body string, t transfer) *http.Requ
 
 // TestCheckMatchesKin runs many requests against every operation of every spec, through
 // the validator as the server runs it (on the documents without their documentation:
-// CachedJSON) and through reference on the documents as written, and wants the same
+// Load) and through reference on the documents as written, and wants the same
 // outcome: error, body, value bound, Content-Length and GetBody.
 func TestCheckMatchesKin(t *testing.T) {
 	specs := map[string]func() (*openapi3.T, error){
@@ -205,7 +205,7 @@ func TestCheckMatchesKin(t *testing.T) {
 		}
 		full.Servers = nil // as the server loads them
 		// What the server validates with: the same document without its documentation.
-		lean, err := CachedJSON(api, raw[api])()
+		lean, err := Load(api, raw[api])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -352,11 +352,11 @@ func TestCheckBodyLimit(t *testing.T) {
 // and one whose description has escapes (\", \u00e9, an escaped pair for an emoji), and an
 // account link. Parameters and bodies are valid.
 func BenchmarkCheckBody(b *testing.B) {
-	authz, err := CachedJSON("authorization", authzgen.GetSpecJSON)()
+	authz, err := Load("authorization", authzgen.GetSpecJSON)
 	if err != nil {
 		b.Fatal(err)
 	}
-	accts, err := CachedJSON("accounts", accountsgen.GetSpecJSON)()
+	accts, err := Load("accounts", accountsgen.GetSpecJSON)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -409,7 +409,7 @@ func BenchmarkCheckBody(b *testing.B) {
 // appends the value as indented JSON, which grows with the square of the nesting (18 MB
 // for this 6 KB body, gigabytes for a 1 MB one), and convert asks for it.
 func TestDeepValueErrorStaysSmall(t *testing.T) {
-	doc, err := CachedJSON("accounts", accountsgen.GetSpecJSON)()
+	doc, err := Load("accounts", accountsgen.GetSpecJSON)
 	if err != nil {
 		t.Fatal(err)
 	}
