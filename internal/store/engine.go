@@ -67,7 +67,8 @@ const (
 )
 
 // Key is a row's key in one index (Index: the position in TableDef.Indexes). A row absent
-// from an index has no Key for it.
+// from an index has no Key for it. Keys hold no NUL byte (it separates a cursor's key from
+// its primary key).
 type Key struct {
 	Index int
 	Key   string

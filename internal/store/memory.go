@@ -399,6 +399,11 @@ func (tx memTxn) Put(table, pk string, doc []byte, keys []Key) error {
 	if err := t.conflict(pk, keys); err != nil {
 		return err
 	}
+	for _, k := range keys {
+		if strings.IndexByte(k.Key, 0) >= 0 {
+			return fmt.Errorf("store: %s %s: an index key holds a NUL", table, pk)
+		}
+	}
 	old, had := t.rows[pk]
 	row := memRow{doc: compress(doc), keys: packKeys(keys)}
 	if had {

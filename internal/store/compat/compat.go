@@ -217,7 +217,7 @@ type Numbered[R any] struct{ x *ns.Index[R] }
 func (t *Table[R]) AddNumbered(key func(R) (string, uint64, bool)) *Numbered[R] {
 	x := ns.OrderedIndex("numbered"+string(rune('0'+len(t.idx))), func(r R) (string, bool) {
 		g, n, ok := key(r)
-		return g + "\x00" + ns.Uint(n), ok
+		return g + "\x01" + ns.Uint(n), ok
 	})
 	t.idx = append(t.idx, x)
 	return &Numbered[R]{x: x}
@@ -225,5 +225,5 @@ func (t *Table[R]) AddNumbered(key func(R) (string, uint64, bool)) *Numbered[R] 
 
 // Scan visits the records of group numbered in [lo, hi).
 func (x *Numbered[R]) Scan(tx *Tx, group string, lo, hi uint64, fn func(r R) bool) {
-	x.x.Scan(tx.tx, group+"\x00"+ns.Uint(lo), group+"\x00"+ns.Uint(hi), nil, func(_ Cursor, r R) bool { return fn(r) })
+	x.x.Scan(tx.tx, group+"\x01"+ns.Uint(lo), group+"\x01"+ns.Uint(hi), nil, func(_ Cursor, r R) bool { return fn(r) })
 }
