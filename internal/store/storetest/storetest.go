@@ -46,7 +46,7 @@ type fixture struct {
 	// unsorted is a table whose engine need not keep its keys in order.
 	unsorted *store.Table[rec]
 	open     Opener
-	durable bool
+	durable  bool
 }
 
 func newFixture(open Opener, durable bool) fixture {
