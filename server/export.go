@@ -41,7 +41,7 @@ func (s *Server) Export() ([]byte, error) {
 		seed.Authorization.RoleDefinitions = s.authz.ExportRoles(tx) // custom roles as they are now, PUTs included
 		seed.Authorization.RoleAssignments = s.authz.Export(tx)
 		seed.Authorization.Directory = s.authz.ExportDirectory(tx)
-		st := s.accts.Export(tx)
+		st := s.accts.Export(tx.New())
 		seed.Accounts.Accounts, seed.Accounts.Persons, seed.Accounts.Links, seed.Accounts.IdempotencyKeys = st.Accounts, st.Persons, st.Links, st.IdempotencyKeys
 		seed.Accounts.EventDestinations = st.Destinations
 		for _, p := range s.comp.Export(tx) {

@@ -168,7 +168,7 @@ func New(cfg Config) (*Server, error) {
 	if acctCfg.OnDelivery == nil {
 		acctCfg.OnDelivery = s.journalDelivery
 	}
-	accts, err := accounts.New(acctCfg, s.db)
+	accts, err := accounts.New(acctCfg, s.db.Store())
 	if err != nil {
 		return nil, err
 	}
@@ -213,8 +213,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.use(e, accts, authz)
 	s.routes = routeIDs(docs...)
-	s.seeds = []func(tx *store.Tx) error{authz.Seed, accts.Seed, comp.Seed}
-	s.restores = []func(tx *store.Tx) error{accts.Restore, comp.Restore}
+	s.seeds = []func(tx *store.Tx) error{authz.Seed, func(tx *store.Tx) error { return accts.Seed(tx.New()) }, comp.Seed}
+	s.restores = []func(tx *store.Tx) error{func(tx *store.Tx) error { return accts.Restore(tx.New()) }, comp.Restore}
 	if cfg.DataDir != "" || cfg.backend != nil {
 		if err := s.open(cfg.DataDir, cfg.backend); err != nil {
 			return nil, err

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // CreateAccount creates an account of the caller's platform and mode.
@@ -31,8 +31,9 @@ func (s *Server) CreateAccount(ctx context.Context, req gen.CreateAccountRequest
 	delete(tree, "include")
 	token, _ := take(tree, "account_token")
 	id, err := s.idempotent(ctx, "createAccount", req.Params.IdempotencyKey, body, func() (string, error) {
-		a := Account{ID: s.randomID("acct_", 16), Platform: c.platform.id, Livemode: c.livemode, Seq: s.seq.Add(1), Created: s.now()}
-		return a.ID, s.db.Update(func(tx *store.Tx) error {
+		id, created := s.randomID("acct_", 16), s.now()
+		return id, s.db.Update(ctx, func(tx *store.Tx) error {
+			a := Account{ID: id, Platform: c.platform.id, Livemode: c.livemode, Seq: s.next(tx, seqAccounts), Created: created}
 			if err := s.applyAccountToken(tx, c, token, &a); err != nil {
 				return err
 			}
@@ -49,7 +50,7 @@ func (s *Server) CreateAccount(ctx context.Context, req gen.CreateAccountRequest
 	if err != nil {
 		return nil, err
 	}
-	return gen.CreateAccount200JSONResponse{Body: s.renderAccountNow(a, body.Include), Headers: gen.CreateAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	return gen.CreateAccount200JSONResponse{Body: s.renderAccountNow(ctx, a, body.Include), Headers: gen.CreateAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // RetrieveAccount reads an account of the caller's platform and mode.
@@ -61,14 +62,14 @@ func (s *Server) RetrieveAccount(ctx context.Context, req gen.RetrieveAccountReq
 	if err != nil {
 		return nil, err
 	}
-	return gen.RetrieveAccount200JSONResponse{Body: s.renderAccountNow(a, req.Params.Include), Headers: gen.RetrieveAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	return gen.RetrieveAccount200JSONResponse{Body: s.renderAccountNow(ctx, a, req.Params.Include), Headers: gen.RetrieveAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // account finds an account of the caller's platform and mode; any other is not found.
 func (s *Server) account(ctx context.Context, id string) (Account, error) {
 	var a Account
 	found := false
-	if err := s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		a, found = s.tables.Accounts.Get(tx, id)
 		return nil
 	}); err != nil {
@@ -165,7 +166,7 @@ func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestOb
 	var last store.Cursor
 	more := false
 	prev := "" // the previous page's token; "" for the first page
-	if err := s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		if after != nil {
 			prev = s.previousPage(tx, scope, *after, filter, limit)
 		}
@@ -204,7 +205,7 @@ func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestOb
 // which would hold its own and grow with every page.
 func (s *Server) previousPage(tx *store.Tx, scope string, after store.Cursor, filter listFilter, limit int) string {
 	prev, n := "", 0
-	s.tables.Newest.ScanBackward(tx, scope+"|", scope+"}", after, func(c store.Cursor, a Account) bool {
+	s.tables.Newest.ScanReverse(tx, scope+"|", scope+"}", atOrBefore(after), func(c store.Cursor, a Account) bool {
 		if !filter.matches(a) {
 			return true
 		}

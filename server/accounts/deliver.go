@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // Delivery is an event waiting to reach one destination. A destination's deliveries go in
@@ -145,15 +145,16 @@ type due struct {
 // deliverDue starts an attempt for the first waiting delivery of each destination whose
 // time has come and which has no attempt in flight.
 func (s *Server) deliverDue() {
+	ctx := context.Background()
 	now := s.now()
 	var list []due
 	var orphans []string
-	_ = s.db.View(func(tx *store.Tx) error {
+	_ = s.db.View(ctx, func(tx *store.Tx) error {
 		s.tables.Destinations.Each(tx, func(_ string, dest EventDestination) bool {
 			if s.deliveries.isBusy(dest.ID) {
 				return true
 			}
-			s.tables.DeliveryOrder.Scan(tx, dest.ID+"|", dest.ID+"}", nil, func(_ store.Cursor, dl Delivery) bool {
+			s.tables.Deliveries.Scan(tx, dest.ID+"|", dest.ID+"}", nil, func(_ store.Cursor, dl Delivery) bool {
 				if dl.NextAttempt.After(now) {
 					return false
 				}
@@ -170,11 +171,9 @@ func (s *Server) deliverDue() {
 		return nil
 	})
 	if len(orphans) > 0 {
-		_ = s.db.Update(func(tx *store.Tx) error {
+		_ = s.db.Update(ctx, func(tx *store.Tx) error {
 			for _, k := range orphans {
-				if _, _, err := s.tables.Deliveries.Delete(tx, k); err != nil {
-					return err
-				}
+				s.tables.Deliveries.Delete(tx, k)
 			}
 			return nil
 		})
@@ -228,22 +227,22 @@ func (s *Server) attempt(d due) {
 	took := s.now().Sub(start)
 	a := DeliveryAttempt{Time: start, Destination: d.delivery.Destination, Event: d.event.ID, EventType: d.event.Type, URL: d.url,
 		Attempt: d.delivery.Attempts + 1, Status: status, Error: errText, Duration: took, Delivered: status >= 200 && status < 300}
-	err := s.db.Update(func(tx *store.Tx) error {
+	err := s.db.Update(context.Background(), func(tx *store.Tx) error {
 		cur, ok := s.tables.Deliveries.Get(tx, d.delivery.Key)
 		if !ok {
 			return nil // the destination was deleted meanwhile, or a reset ran
 		}
 		if a.Delivered {
-			_, _, err := s.tables.Deliveries.Delete(tx, cur.Key)
-			return err
+			s.tables.Deliveries.Delete(tx, cur.Key)
+			return nil
 		}
 		cur.Attempts++
 		cur.LastStatus, cur.LastError = status, errText
 		cur.NextAttempt = s.now().Add(backoff(cur.Attempts))
 		if cur.NextAttempt.After(d.event.Created.Add(retryWindow)) {
 			a.GaveUp = true
-			_, _, err := s.tables.Deliveries.Delete(tx, cur.Key)
-			return err
+			s.tables.Deliveries.Delete(tx, cur.Key)
+			return nil
 		}
 		return s.tables.Deliveries.Put(tx, cur.Key, cur)
 	})

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // EventDestination is a stored event destination: a webhook endpoint that receives the
@@ -67,11 +67,14 @@ func (s *Server) CreateEventDestination(ctx context.Context, req gen.CreateEvent
 		now := s.now()
 		d := destinationFromRequest(body)
 		d.ID, d.Platform, d.Livemode = s.randomID(destinationIDPrefix(c.livemode), 24), c.platform.id, c.livemode
-		d.Seq, d.Created, d.Updated = s.destinationSeq.Add(1), now, now
+		d.Created, d.Updated = now, now
 		if d.Type == string(gen.EventDestinationTypeWebhookEndpoint) {
 			d.Secret = "whsec_" + s.random(32)
 		}
-		return d.ID, s.db.Update(func(tx *store.Tx) error { return s.tables.Destinations.Put(tx, d.ID, d) })
+		return d.ID, s.db.Update(ctx, func(tx *store.Tx) error {
+			d.Seq = s.next(tx, seqDestinations)
+			return s.tables.Destinations.Put(tx, d.ID, d)
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -180,7 +183,7 @@ func uniqueStrings(in []string) []string {
 func (s *Server) destination(ctx context.Context, id string) (EventDestination, error) {
 	var d EventDestination
 	found := false
-	if err := s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		d, found = s.tables.Destinations.Get(tx, id)
 		return nil
 	}); err != nil {
@@ -195,7 +198,7 @@ func (s *Server) destination(ctx context.Context, id string) (EventDestination, 
 // changeDestination applies change to a destination of the caller in one transaction.
 func (s *Server) changeDestination(ctx context.Context, id string, change func(tx *store.Tx, d *EventDestination) error) error {
 	scope := callerFrom(ctx).scope()
-	return s.db.Update(func(tx *store.Tx) error {
+	return s.db.Update(ctx, func(tx *store.Tx) error {
 		d, found := s.tables.Destinations.Get(tx, id)
 		if !found || d.Scope() != scope {
 			return errNotFound()
@@ -286,23 +289,19 @@ func (s *Server) DeleteEventDestination(ctx context.Context, req gen.DeleteEvent
 		return nil, err
 	}
 	scope := callerFrom(ctx).scope()
-	err := s.db.Update(func(tx *store.Tx) error {
+	err := s.db.Update(ctx, func(tx *store.Tx) error {
 		d, found := s.tables.Destinations.Get(tx, req.Id)
 		if !found || d.Scope() != scope {
 			return errNotFound()
 		}
-		if _, _, err := s.tables.Destinations.Delete(tx, d.ID); err != nil {
-			return err
-		}
+		s.tables.Destinations.Delete(tx, d.ID)
 		var waiting []string
-		s.tables.DeliveryOrder.Scan(tx, d.ID+"|", d.ID+"}", nil, func(_ store.Cursor, dl Delivery) bool {
+		s.tables.Deliveries.Scan(tx, d.ID+"|", d.ID+"}", nil, func(_ store.Cursor, dl Delivery) bool {
 			waiting = append(waiting, dl.Key)
 			return true
 		})
 		for _, k := range waiting {
-			if _, _, err := s.tables.Deliveries.Delete(tx, k); err != nil {
-				return err
-			}
+			s.tables.Deliveries.Delete(tx, k)
 		}
 		return nil
 	})
@@ -364,7 +363,7 @@ func (s *Server) PingEventDestination(ctx context.Context, req gen.PingEventDest
 	scope := callerFrom(ctx).scope()
 	id, err := s.idempotent(ctx, "pingEventDestination", req.Params.IdempotencyKey, onAccount{req.Id, nil}, func() (string, error) {
 		var ev Event
-		err := s.db.Update(func(tx *store.Tx) error {
+		err := s.db.Update(ctx, func(tx *store.Tx) error {
 			d, found := s.tables.Destinations.Get(tx, req.Id)
 			if !found || d.Scope() != scope {
 				return errNotFound()
@@ -381,7 +380,7 @@ func (s *Server) PingEventDestination(ctx context.Context, req gen.PingEventDest
 	}
 	var ev Event
 	found := false
-	if err := s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		ev, found = s.tables.Events.Get(tx, id)
 		return nil
 	}); err != nil {
@@ -410,7 +409,7 @@ func (s *Server) ListEventDestinations(ctx context.Context, req gen.ListEventDes
 				return true
 			})
 		}, func(tx *store.Tx, scope string, at store.Cursor, each func(store.Cursor) bool) {
-			s.tables.NewestDestinations.ScanBackward(tx, scope+"|", scope+"}", at, func(c store.Cursor, _ EventDestination) bool { return each(c) })
+			s.tables.NewestDestinations.ScanReverse(tx, scope+"|", scope+"}", atOrBefore(at), func(c store.Cursor, _ EventDestination) bool { return each(c) })
 		}, &out.NextPageUrl, &out.PreviousPageUrl)
 	if err != nil {
 		return nil, err

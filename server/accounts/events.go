@@ -11,7 +11,7 @@ import (
 	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // Event is a stored thin event: what happened to which object, caused by which request.
@@ -104,7 +104,7 @@ var eventTypes = []string{
 func (s *Server) emit(ctx context.Context, tx *store.Tx, e eventOf) (Event, error) {
 	ev := Event{
 		ID: s.randomID(eventIDPrefix(e.Livemode), 24), Platform: e.Platform, Livemode: e.Livemode,
-		Seq: s.eventSeq.Add(1), Type: e.Type, Created: s.now(),
+		Seq: s.next(tx, seqEvents), Type: e.Type, Created: s.now(),
 		RelatedID: e.Related.ID, RelatedType: e.Related.Type, RelatedURL: e.Related.URL,
 	}
 	if info := infoFrom(ctx); info != nil && info.api {
@@ -263,7 +263,7 @@ func (s *Server) RetrieveEvent(ctx context.Context, req gen.RetrieveEventRequest
 	}
 	var ev Event
 	found := false
-	if err := s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		ev, found = s.tables.Events.Get(tx, req.Id)
 		return nil
 	}); err != nil {
@@ -322,7 +322,7 @@ func (s *Server) ListEvents(ctx context.Context, req gen.ListEventsRequestObject
 			return true
 		})
 	}, func(tx *store.Tx, scope string, at store.Cursor, each func(store.Cursor) bool) {
-		s.tables.NewestEvents.ScanBackward(tx, scope+"|", scope+"}", at, func(c store.Cursor, ev Event) bool {
+		s.tables.NewestEvents.ScanReverse(tx, scope+"|", scope+"}", atOrBefore(at), func(c store.Cursor, ev Event) bool {
 			if s.eventGone(ev) || !f.matches(ev) {
 				return true
 			}

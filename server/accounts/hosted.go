@@ -14,7 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // sessionCookie carries the browser session the first visit of a link opens.
@@ -39,7 +39,7 @@ func (s *Server) OpenAccountLink(ctx context.Context, req gen.OpenAccountLinkReq
 	session := LinkSession{ID: s.random(32), Nonce: s.random(22), ExpiresAt: now.Add(s.cfg.SessionLifetime)}
 	var a Account
 	opened, gone := false, false
-	err = s.db.Update(func(tx *store.Tx) error {
+	err = s.db.Update(ctx, func(tx *store.Tx) error {
 		cur, found := s.tables.Links.Get(tx, req.Token)
 		if !found {
 			gone = true
@@ -68,7 +68,7 @@ func (s *Server) OpenAccountLink(ctx context.Context, req gen.OpenAccountLinkReq
 	case !opened:
 		return gen.OpenAccountLink302Response{Headers: gen.OpenAccountLink302ResponseHeaders{Location: l.RefreshURL}}, nil
 	}
-	body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, s.personsNow(a.ID), session.Nonce, nil, nil))
+	body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, s.personsNow(ctx, a.ID), session.Nonce, nil, nil))
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 		return s.submitPage(http.StatusForbidden, pageSessionOver)
 	}
 	in := formInputOf(req.Body)
-	persons := s.personsNow(a.ID)
+	persons := s.personsNow(ctx, a.ID)
 	apply, problems := checkForm(a, persons, in)
 	if len(problems) > 0 {
 		body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, persons, l.Session.Nonce, &in, problems))
@@ -145,7 +145,7 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 	// Submissions of one session wait for each other, so that a double submit updates the
 	// account once and the second one is told so (403) instead of meeting the first one's
 	// hold on the account (429).
-	defer linkSubmissions.lock(l.Token)()
+	defer s.submissions.lock(l.Token)()
 	if l, ok, err = s.hostedLink(req.Account, req.Token); err != nil {
 		return nil, err
 	} else if !ok {
@@ -165,7 +165,7 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 	defer release()
 
 	status := http.StatusOK
-	err = s.db.Update(func(tx *store.Tx) error {
+	err = s.db.Update(ctx, func(tx *store.Tx) error {
 		cur, found := s.tables.Links.Get(tx, req.Token)
 		if !found || cur.Account != req.Account {
 			status = http.StatusNotFound
@@ -183,7 +183,7 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 		before, _ := s.tables.Accounts.Get(tx, cur.Account) // a copy of its own, as every Get's
 		if rep := applyForm(&acct, apply, cur.Configurations); rep != nil {
 			p := Person{ID: s.randomID("person_", 24), Account: acct.ID, Platform: acct.Platform, Livemode: acct.Livemode,
-				Seq: s.seq.Add(1), Created: now, Updated: now, Details: rep}
+				Seq: s.next(tx, seqPersons), Created: now, Updated: now, Details: rep}
 			if err := s.writePerson(ctx, tx, nil, &p); err != nil {
 				return err
 			}
@@ -230,7 +230,7 @@ func sessionAccepts(l AccountLink, cookie, nonce string, now time.Time) bool {
 func (s *Server) hostedLink(account, token string) (AccountLink, bool, error) {
 	var l AccountLink
 	found := false
-	err := s.db.View(func(tx *store.Tx) error {
+	err := s.db.View(context.Background(), func(tx *store.Tx) error {
 		l, found = s.tables.Links.Get(tx, token)
 		return nil
 	})
@@ -246,7 +246,7 @@ func (s *Server) hostedLinkAndAccount(account, token string) (AccountLink, Accou
 	var l AccountLink
 	var a Account
 	found := false
-	err := s.db.View(func(tx *store.Tx) error {
+	err := s.db.View(context.Background(), func(tx *store.Tx) error {
 		if l, found = s.tables.Links.Get(tx, token); found {
 			a, found = s.tables.Accounts.Get(tx, l.Account)
 		}
@@ -293,13 +293,13 @@ func (s *Server) isHTTPS(ctx context.Context) bool {
 	return strings.HasPrefix(s.baseURL(ctx), "https://")
 }
 
-// linkSubmissions serialises the submissions of each link (by token) while one runs.
-var linkSubmissions = keyedMutex{m: map[string]*keyedEntry{}}
-
+// keyedMutex is a lock per key, for the submissions of each link while one runs.
 type keyedMutex struct {
 	mu sync.Mutex
 	m  map[string]*keyedEntry
 }
+
+func newKeyedMutex() *keyedMutex { return &keyedMutex{m: map[string]*keyedEntry{}} }
 
 type keyedEntry struct {
 	mu      sync.Mutex

@@ -1,9 +1,10 @@
 package accounts
 
 import (
+	"context"
 	"sync"
 
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // accountSlots counts the updating requests in flight per account, for the per-account
@@ -37,9 +38,9 @@ func (a *accountSlots) release(account string) {
 
 // limitFor is the concurrency limit of an account of platform p: the account's own (set by
 // the seed), else its platform's, else the server's.
-func (s *Server) limitFor(p *platform, account string) int {
+func (s *Server) limitFor(ctx context.Context, p *platform, account string) int {
 	var a Account
-	_ = s.db.View(func(tx *store.Tx) error {
+	_ = s.db.View(ctx, func(tx *store.Tx) error {
 		a, _ = s.tables.Accounts.Get(tx, account)
 		return nil
 	})

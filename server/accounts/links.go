@@ -9,7 +9,7 @@ import (
 
 	"github.com/oapi-codegen/nullable"
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // CreateAccountLink makes a single-use, expiring link into the hosted flow. Its checks run
@@ -42,7 +42,7 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 		}
 		defer release()
 		l := s.newLink(a, body.UseCase.Type, flow)
-		if err := s.db.Update(func(tx *store.Tx) error { return s.tables.Links.Put(tx, l.Token, l) }); err != nil {
+		if err := s.db.Update(ctx, func(tx *store.Tx) error { return s.tables.Links.Put(tx, l.Token, l) }); err != nil {
 			return "", err
 		}
 		made = l
@@ -59,7 +59,7 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 	}
 	if made.Token != token { // a replay: the link the first request made
 		found := false
-		if err := s.db.View(func(tx *store.Tx) error {
+		if err := s.db.View(ctx, func(tx *store.Tx) error {
 			made, found = s.tables.Links.Get(tx, token)
 			return nil
 		}); err != nil {
@@ -75,7 +75,7 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 // holdAccount takes one of the account's update slots for the duration of an update, or
 // answers 429 when its limit is reached. UpdateLatency simulates the work.
 func (s *Server) holdAccount(ctx context.Context, account string, p *platform) (release func(), err error) {
-	if !s.slots.acquire(account, s.limitFor(p, account)) {
+	if !s.slots.acquire(account, s.limitFor(ctx, p, account)) {
 		return nil, &Error{Status: http.StatusTooManyRequests, Type: "rate_limit", Code: "account_rate_limit_exceeded",
 			Message: "Account cannot exceed a configured concurrency rate limit on updates."}
 	}

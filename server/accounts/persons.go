@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // personObject is the object type of a person, in its responses and in what a delete answers.
@@ -133,7 +133,7 @@ func (s *Server) ListPersons(ctx context.Context, req gen.ListPersonsRequestObje
 	data := make([]gen.V2CoreAccountPerson, 0, limit)
 	var last store.Cursor
 	more := false
-	_ = s.db.View(func(tx *store.Tx) error {
+	_ = s.db.View(ctx, func(tx *store.Tx) error {
 		s.tables.PersonsOf.Scan(tx, req.Id+"|", req.Id+"}", after, func(c store.Cursor, p Person) bool {
 			if len(data) == limit {
 				more = true
@@ -162,7 +162,7 @@ func (s *Server) person(ctx context.Context, account, id string) (Person, error)
 	}
 	var p Person
 	found := false
-	_ = s.db.View(func(tx *store.Tx) error {
+	_ = s.db.View(ctx, func(tx *store.Tx) error {
 		p, found = s.tables.Persons.Get(tx, id)
 		return nil
 	})
@@ -178,7 +178,7 @@ func (s *Server) person(ctx context.Context, account, id string) (Person, error)
 func (s *Server) changePerson(ctx context.Context, account, id string, change func(*store.Tx, *Person) (keep bool, err error)) (Person, error) {
 	c := callerFrom(ctx)
 	var out Person
-	err := s.db.Update(func(tx *store.Tx) error {
+	err := s.db.Update(ctx, func(tx *store.Tx) error {
 		a, found := s.tables.Accounts.Get(tx, account)
 		switch {
 		case !found || a.Scope() != c.scope():
@@ -188,7 +188,7 @@ func (s *Server) changePerson(ctx context.Context, account, id string, change fu
 		}
 		now := s.now()
 		p := Person{ID: s.randomID("person_", 24), Account: account, Platform: a.Platform, Livemode: a.Livemode,
-			Seq: s.seq.Add(1), Created: now}
+			Seq: s.next(tx, seqPersons), Created: now}
 		var before *Person
 		if id != "" {
 			if p, found = s.tables.Persons.Get(tx, id); !found || p.Account != account {
@@ -250,9 +250,9 @@ func (s *Server) personsOf(tx *store.Tx, account string) []Person {
 }
 
 // personsNow lists the persons of an account as they are now.
-func (s *Server) personsNow(account string) []Person {
+func (s *Server) personsNow(ctx context.Context, account string) []Person {
 	var persons []Person
-	_ = s.db.View(func(tx *store.Tx) error {
+	_ = s.db.View(ctx, func(tx *store.Tx) error {
 		persons = s.personsOf(tx, account)
 		return nil
 	})
@@ -260,6 +260,6 @@ func (s *Server) personsNow(account string) []Person {
 }
 
 // renderAccountNow renders an account with its persons as they are now.
-func (s *Server) renderAccountNow(a Account, include []gen.AccountInclude) gen.V2CoreAccount {
-	return renderAccount(a, s.personsNow(a.ID), include)
+func (s *Server) renderAccountNow(ctx context.Context, a Account, include []gen.AccountInclude) gen.V2CoreAccount {
+	return renderAccount(a, s.personsNow(ctx, a.ID), include)
 }

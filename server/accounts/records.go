@@ -1,13 +1,12 @@
 package accounts
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // Account is a stored v2 account. It belongs to one platform and one mode.
@@ -172,73 +171,96 @@ func (r Idempotency) madeSwept() bool {
 type tables struct {
 	Accounts *store.Table[Account]
 	// Newest orders accounts newest first within their scope (newestKey).
-	Newest      *store.Ordered[Account]
+	Newest      *store.Index[Account]
 	Links       *store.Table[AccountLink]
 	Idempotency *store.Table[Idempotency]
 	Persons     *store.Table[Person]
 	// PersonsOf orders the persons of each account oldest first (personKey).
-	PersonsOf *store.Ordered[Person]
+	PersonsOf *store.Index[Person]
 	Tokens    *store.Table[Token]
 	// TokensGone orders tokens by their expiry, for retention.
-	TokensGone *store.Numbered[Token]
+	TokensGone *store.Index[Token]
 	// LinksGone orders links by the end of their use (usableUntil), for retention.
-	LinksGone *store.Numbered[AccountLink]
+	LinksGone *store.Index[AccountLink]
 	// IdempotencyGone orders remembered keys by when their window ends; MadeKeys finds the
 	// key that made a link (by its token) or a token (by its id), which goes with it.
-	IdempotencyGone *store.Numbered[Idempotency]
-	MadeKeys        *store.Ordered[Idempotency]
+	IdempotencyGone *store.Index[Idempotency]
+	MadeKeys        *store.Index[Idempotency]
 
 	Events *store.Table[Event]
 	// NewestEvents orders events newest first within their scope; EventsGone by creation,
 	// for retention.
-	NewestEvents *store.Ordered[Event]
-	EventsGone   *store.Numbered[Event]
+	NewestEvents *store.Index[Event]
+	EventsGone   *store.Index[Event]
 	Destinations *store.Table[EventDestination]
 	// NewestDestinations orders destinations newest first within their scope.
-	NewestDestinations *store.Ordered[EventDestination]
+	NewestDestinations *store.Index[EventDestination]
 	// Deliveries are keyed destination|sequence, so that their primary-key order is each
-	// destination's events in the order they happened (DeliveryOrder).
-	Deliveries    *store.Table[Delivery]
-	DeliveryOrder *store.Ordered[Delivery]
+	// destination's events in the order they happened.
+	Deliveries *store.Table[Delivery]
+	// Floors are where the numbering of accounts, persons and event destinations starts:
+	// above every number the seed gave (next).
+	Floors *store.Table[floor]
 }
 
 func newTables(db *store.DB) *tables {
-	t := store.NewTable[Account](db, "accounts")
-	p := store.NewTable[Person](db, "persons")
 	tb := &tables{
-		Accounts:     t,
-		Newest:       t.AddOrdered(func(a Account) (string, bool) { return newestKey(a.Scope(), a.Seq), true }),
-		Links:        store.NewTable[AccountLink](db, "accountLinks"),
-		Idempotency:  store.NewTable[Idempotency](db, "idempotencyKeys"),
-		Persons:      p,
-		PersonsOf:    p.AddOrdered(func(x Person) (string, bool) { return personKey(x.Account, x.Seq), true }),
-		Tokens:       store.NewTable[Token](db, "tokens"),
-		Events:       store.NewTable[Event](db, "events"),
-		Destinations: store.NewTable[EventDestination](db, "eventDestinations"),
-		Deliveries:   store.NewTable[Delivery](db, "eventDeliveries"),
+		Newest:             store.OrderedIndex("newest", func(a Account) (string, bool) { return newestKey(a.Scope(), a.Seq), true }),
+		PersonsOf:          store.OrderedIndex("personsOf", func(x Person) (string, bool) { return personKey(x.Account, x.Seq), true }),
+		TokensGone:         store.OrderedIndex("gone", func(x Token) (string, bool) { return timeKey(x.ExpiresAt), true }),
+		LinksGone:          store.OrderedIndex("gone", func(l AccountLink) (string, bool) { return timeKey(l.usableUntil()), true }),
+		IdempotencyGone:    store.OrderedIndex("gone", func(r Idempotency) (string, bool) { return timeKey(r.Expires), !r.InFlight }),
+		MadeKeys:           store.OrderedIndex("made", func(r Idempotency) (string, bool) { return r.Ref, r.Ref != "" && r.madeSwept() }),
+		NewestEvents:       store.OrderedIndex("newest", func(e Event) (string, bool) { return newestKey(e.Scope(), e.Seq), true }),
+		EventsGone:         store.OrderedIndex("gone", func(e Event) (string, bool) { return timeKey(e.Created), true }),
+		NewestDestinations: store.OrderedIndex("newest", func(d EventDestination) (string, bool) { return newestKey(d.Scope(), d.Seq), true }),
 	}
-	tb.LinksGone = tb.Links.AddNumbered(func(l AccountLink) (string, uint64, bool) { return "", unixNanos(l.usableUntil()), true })
-	tb.IdempotencyGone = tb.Idempotency.AddNumbered(func(r Idempotency) (string, uint64, bool) {
-		return "", unixNanos(r.Expires), !r.InFlight
-	})
-	tb.MadeKeys = tb.Idempotency.AddOrdered(func(r Idempotency) (string, bool) { return r.Ref, r.Ref != "" && r.madeSwept() })
-	tb.TokensGone = tb.Tokens.AddNumbered(func(x Token) (string, uint64, bool) { return "", unixNanos(x.ExpiresAt), true })
-	tb.NewestEvents = tb.Events.AddOrdered(func(e Event) (string, bool) { return newestKey(e.Scope(), e.Seq), true })
-	tb.EventsGone = tb.Events.AddNumbered(func(e Event) (string, uint64, bool) { return "", unixNanos(e.Created), true })
-	tb.NewestDestinations = tb.Destinations.AddOrdered(func(d EventDestination) (string, bool) { return newestKey(d.Scope(), d.Seq), true })
-	tb.DeliveryOrder = tb.Deliveries.AddPKOrder()
+	tb.Accounts = store.NewTable(db, "accounts", tb.Newest)
+	tb.Persons = store.NewTable(db, "persons", tb.PersonsOf)
+	tb.Links = store.NewTable(db, "accountLinks", tb.LinksGone)
+	tb.Idempotency = store.NewTable(db, "idempotencyKeys", tb.IdempotencyGone, tb.MadeKeys)
+	tb.Tokens = store.NewTable(db, "tokens", tb.TokensGone)
+	tb.Events = store.NewTable(db, "events", tb.NewestEvents, tb.EventsGone)
+	tb.Destinations = store.NewTable(db, "eventDestinations", tb.NewestDestinations)
+	tb.Deliveries = store.NewTable[Delivery](db, "eventDeliveries")
+	tb.Floors = store.NewTable[floor](db, "sequenceFloors")
 	return tb
+}
+
+// The sequences that number what lists order: accounts and event destinations newest
+// first, persons oldest first within their account, events newest first (and each
+// destination's deliveries in the order of their events).
+const (
+	seqAccounts     = "accounts"
+	seqPersons      = "persons"
+	seqDestinations = "eventDestinations"
+	seqEvents       = "events"
+)
+
+// floor is where a sequence's numbers start: a seed that numbers its entries (as a state
+// export does, so that page tokens keep their places) puts the floor above them.
+type floor struct {
+	Name  string `json:"name"`
+	Floor uint64 `json:"floor"`
+}
+
+// next is the next number of a sequence: above its floor, never given before, also by
+// another server on the same database.
+func (s *Server) next(tx *store.Tx, sequence string) uint64 {
+	f, _ := s.tables.Floors.Get(tx, sequence)
+	return f.Floor + tx.Next(sequence)
 }
 
 // personKey is the PersonsOf index key: an account's persons in creation order.
 func personKey(account string, seq uint64) string {
-	return fmt.Sprintf("%s|%020d", account, seq)
+	return account + "|" + store.Uint(seq)
 }
 
-// unixNanos is t as an index number: times before 1970 (none are stored) count as 0.
-func unixNanos(t time.Time) uint64 { return uint64(max(t.UnixNano(), 0)) }
+// timeKey is t as an index key that sorts in time order: times before 1970 (none are
+// stored) count as 1970.
+func timeKey(t time.Time) string { return store.Uint(uint64(max(t.UnixNano(), 0))) }
 
 // newestKey is the Newest index key: within a scope, a higher sequence sorts first.
 func newestKey(scope string, seq uint64) string {
-	return fmt.Sprintf("%s|%020d", scope, uint64(math.MaxUint64)-seq)
+	return scope + "|" + store.Uint(math.MaxUint64-seq)
 }

@@ -11,13 +11,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/internal/timefmt"
 	"github.com/understudy-dev/understudy/server/validate"
 )
@@ -93,11 +91,11 @@ func (e *SeedError) Unwrap() error { return e.Err }
 var seedAccountID = regexp.MustCompile(`^acct_[A-Za-z0-9]{1,250}$`)
 
 // Seed loads the configured accounts into tx, each checked as a create request would be,
-// then their persons, the event destinations, their links and idempotency keys. Seeded accounts without a creation time are
-// created now; those without a sequence are numbered in seed order, after every account
-// that gives one.
+// then their persons, the event destinations, their links and idempotency keys. Seeded
+// accounts without a creation time are created now; those without a sequence are numbered
+// in seed order, after every account that gives one (and so are persons and destinations),
+// and what the API makes later is numbered after all of them.
 func (s *Server) Seed(tx *store.Tx) error {
-	var high uint64
 	sequences := map[uint64]int{}
 	for i, sa := range s.cfg.Accounts {
 		if sa.Sequence == 0 {
@@ -107,27 +105,31 @@ func (s *Server) Seed(tx *store.Tx) error {
 			return &SeedError{Index: i, Field: "sequence", Err: fmt.Errorf("%d is the sequence of accounts[%d] too: each account has its own place in the lists", sa.Sequence, first)}
 		}
 		sequences[sa.Sequence] = i
-		high = max(high, sa.Sequence)
 	}
-	raise(&s.seq, high)
+	accounts := numbering{}
+	for _, sa := range s.cfg.Accounts {
+		accounts.high = max(accounts.high, sa.Sequence)
+	}
 	for i, sa := range s.cfg.Accounts {
-		if err := s.seedAccount(tx, i, sa); err != nil {
+		if err := s.seedAccount(tx, i, sa, &accounts); err != nil {
 			return err
 		}
 	}
+	persons := numbering{}
 	for _, sp := range s.cfg.Persons {
-		raise(&s.seq, sp.Sequence)
+		persons.high = max(persons.high, sp.Sequence)
 	}
 	for i, sp := range s.cfg.Persons {
-		if err := s.seedPerson(tx, i, sp); err != nil {
+		if err := s.seedPerson(tx, i, sp, &persons); err != nil {
 			return err
 		}
 	}
+	destinations := numbering{}
 	for _, sd := range s.cfg.EventDestinations {
-		raise(&s.destinationSeq, sd.Sequence)
+		destinations.high = max(destinations.high, sd.Sequence)
 	}
 	for i, sd := range s.cfg.EventDestinations {
-		if err := s.seedDestination(tx, i, sd); err != nil {
+		if err := s.seedDestination(tx, i, sd, &destinations); err != nil {
 			return err
 		}
 	}
@@ -141,18 +143,28 @@ func (s *Server) Seed(tx *store.Tx) error {
 			return err
 		}
 	}
+	for name, n := range map[string]numbering{seqAccounts: accounts, seqPersons: persons, seqDestinations: destinations} {
+		if err := s.tables.Floors.Put(tx, name, floor{Name: name, Floor: n.floor()}); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-// raise makes n at least v.
-func raise(n *atomic.Uint64, v uint64) {
-	for {
-		cur := n.Load()
-		if cur >= v || n.CompareAndSwap(cur, v) {
-			return
-		}
+// numbering numbers the seeded entries of a list: an entry that gives its sequence keeps
+// it; the others follow every given one (high), in the order of the file.
+type numbering struct{ high, taken uint64 }
+
+func (n *numbering) take(given uint64) uint64 {
+	if given != 0 {
+		return given
 	}
+	n.taken++
+	return n.high + n.taken
 }
+
+// floor is the last number the seed used: the API numbers after it.
+func (n numbering) floor() uint64 { return n.high + n.taken }
 
 // seedOwner is the platform a seed entry names (the default one when it names none) and
 // whether its mode is live; field names what is wrong when err is not nil.
@@ -175,7 +187,7 @@ func (s *Server) seedOwner(platformID, mode string) (pid string, p *platform, li
 	return pid, p, livemode, "", nil
 }
 
-func (s *Server) seedAccount(tx *store.Tx, i int, sa SeedAccount) error {
+func (s *Server) seedAccount(tx *store.Tx, i int, sa SeedAccount, seq *numbering) error {
 	fail := func(field, format string, args ...any) error {
 		return &SeedError{Index: i, Field: field, Err: fmt.Errorf(format, args...)}
 	}
@@ -217,10 +229,7 @@ func (s *Server) seedAccount(tx *store.Tx, i int, sa SeedAccount) error {
 		return fail("id", "account %s is declared twice (as %q before)", a.ID, prev.DisplayName)
 	}
 	a.Platform, a.Livemode = pid, livemode
-	a.Seq = sa.Sequence
-	if a.Seq == 0 {
-		a.Seq = s.seq.Add(1)
-	}
+	a.Seq = seq.take(sa.Sequence)
 	a.Created = s.now()
 	if sa.Created != "" {
 		if a.Created, err = timefmt.Parse(sa.Created); err != nil {
@@ -278,16 +287,6 @@ func derivedAlphanumerics(seed string, n int) string {
 	return string(out)
 }
 
-// seedValidator checks seeded accounts and links as the requests that create them, built
-// once.
-var seedValidator = sync.OnceValues(func() (*validate.Validator, error) {
-	spec, err := Spec()
-	if err != nil {
-		return nil, err
-	}
-	return validate.New(spec, validate.Options{})
-})
-
 // checkSeedBody checks a seeded create request against the spec, as the API checks the
 // request's body, and decodes it. On error it names the member at fault.
 func (s *Server) checkSeedBody(body map[string]any) (gen.CreateAccountRequest, string, error) {
@@ -299,7 +298,7 @@ func (s *Server) checkSeedBody(body map[string]any) (gen.CreateAccountRequest, s
 // checkHostedPath checks the path of a link's hosted page as the API checks a visit's: on
 // error it names the member at fault (account or token).
 func (s *Server) checkHostedPath(account, token string) (string, error) {
-	v, err := seedValidator()
+	v, err := s.seedValidator()
 	if err != nil {
 		return "", err
 	}
@@ -327,7 +326,7 @@ func (s *Server) checkSeedRequest(opID, path string, pathParams map[string]strin
 	if err != nil {
 		return "", err
 	}
-	v, err := seedValidator()
+	v, err := s.seedValidator()
 	if err != nil {
 		return "", err
 	}

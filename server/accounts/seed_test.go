@@ -1,21 +1,22 @@
 package accounts
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 func seededServer(t *testing.T, cfg Config) (*Server, *store.DB, error) {
 	t.Helper()
-	db := store.New()
+	db := store.New(store.NewMemory())
 	s, err := New(cfg, db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, db, db.Replace(s.Seed)
+	return s, db, db.Replace(context.Background(), s.Seed)
 }
 
 func TestSeedAccounts(t *testing.T) {
@@ -36,7 +37,7 @@ func TestSeedAccounts(t *testing.T) {
 	var all []Account
 	read := func() {
 		all = nil
-		_ = db.View(func(tx *store.Tx) error {
+		_ = db.View(context.Background(), func(tx *store.Tx) error {
 			for _, id := range []string{"acct_1Own"} {
 				a, ok := s.tables.Accounts.Get(tx, id)
 				if !ok {
@@ -62,18 +63,18 @@ func TestSeedAccounts(t *testing.T) {
 	}
 
 	// The account's own limit wins over its platform's, which wins over the server's.
-	if got := s.limitFor(s.platforms["acme"], own.ID); got != 5 {
+	if got := s.limitFor(context.Background(), s.platforms["acme"], own.ID); got != 5 {
 		t.Errorf("own limit: %d, want 5", got)
 	}
-	if got := s.limitFor(s.platforms["acme"], derived.ID); got != 2 {
+	if got := s.limitFor(context.Background(), s.platforms["acme"], derived.ID); got != 2 {
 		t.Errorf("platform limit: %d, want 2", got)
 	}
-	if got := s.limitFor(s.platforms[DefaultPlatformID], def.ID); got != 1 {
+	if got := s.limitFor(context.Background(), s.platforms[DefaultPlatformID], def.ID); got != 1 {
 		t.Errorf("server limit: %d, want 1", got)
 	}
 
 	// Reset seeds the same accounts again, with the same ids.
-	if err := db.Replace(s.Seed); err != nil {
+	if err := db.Replace(context.Background(), s.Seed); err != nil {
 		t.Fatal(err)
 	}
 	before := derived.ID

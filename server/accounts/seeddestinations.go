@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/internal/timefmt"
 )
 
@@ -48,7 +48,7 @@ var (
 	seedSecret        = regexp.MustCompile(`^whsec_[A-Za-z0-9]{1,250}$`)
 )
 
-func (s *Server) seedDestination(tx *store.Tx, i int, sd SeedDestination) error {
+func (s *Server) seedDestination(tx *store.Tx, i int, sd SeedDestination, seq *numbering) error {
 	fail := func(field, format string, args ...any) error {
 		return &SeedError{Collection: SeedDestinations, Index: i, Field: field, Err: fmt.Errorf(format, args...)}
 	}
@@ -96,9 +96,7 @@ func (s *Server) seedDestination(tx *store.Tx, i int, sd SeedDestination) error 
 	} else if sd.SigningSecret != "" {
 		return fail("signing_secret", "only a webhook_endpoint destination has one")
 	}
-	if d.Seq == 0 {
-		d.Seq = s.destinationSeq.Add(1)
-	}
+	d.Seq = seq.take(d.Seq)
 	if sd.Created != "" {
 		if d.Created, err = timefmt.Parse(sd.Created); err != nil {
 			return fail("created", "%v", err)

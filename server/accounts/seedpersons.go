@@ -5,7 +5,7 @@ import (
 	"regexp"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/internal/timefmt"
 )
 
@@ -34,7 +34,7 @@ const SeedPersons = "persons"
 
 var seedPersonID = regexp.MustCompile(`^person_[A-Za-z0-9]{1,250}$`)
 
-func (s *Server) seedPerson(tx *store.Tx, i int, sp SeedPerson) error {
+func (s *Server) seedPerson(tx *store.Tx, i int, sp SeedPerson, seq *numbering) error {
 	fail := func(field, format string, args ...any) error {
 		return &SeedError{Collection: SeedPersons, Index: i, Field: field, Err: fmt.Errorf(format, args...)}
 	}
@@ -59,9 +59,7 @@ func (s *Server) seedPerson(tx *store.Tx, i int, sp SeedPerson) error {
 	if _, dup := s.tables.Persons.Get(tx, p.ID); dup {
 		return fail("id", "person %s is declared twice", p.ID)
 	}
-	if p.Seq == 0 {
-		p.Seq = s.seq.Add(1)
-	}
+	p.Seq = seq.take(p.Seq)
 	var err error
 	if sp.Created != "" {
 		if p.Created, err = timefmt.Parse(sp.Created); err != nil {

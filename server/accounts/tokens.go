@@ -6,7 +6,7 @@ import (
 	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // Token kinds.
@@ -103,7 +103,7 @@ func (s *Server) createToken(ctx context.Context, op string, key *string, body a
 		now := s.now()
 		t := Token{ID: s.randomID(prefix, 24), Kind: kind, Account: account, Platform: c.platform.id, Livemode: c.livemode,
 			Created: now, ExpiresAt: now.Add(tokenLifetime), Details: details}
-		return t.ID, s.db.Update(func(tx *store.Tx) error { return s.tables.Tokens.Put(tx, t.ID, t) })
+		return t.ID, s.db.Update(ctx, func(tx *store.Tx) error { return s.tables.Tokens.Put(tx, t.ID, t) })
 	})
 	if err != nil {
 		return Token{}, err
@@ -116,7 +116,7 @@ func (s *Server) createToken(ctx context.Context, op string, key *string, body a
 func (s *Server) token(ctx context.Context, id, kind, account string) (Token, error) {
 	var t Token
 	found := false
-	_ = s.db.View(func(tx *store.Tx) error {
+	_ = s.db.View(ctx, func(tx *store.Tx) error {
 		t, found = s.tables.Tokens.Get(tx, id)
 		return nil
 	})

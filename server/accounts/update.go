@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // maxMetadataKeys is how many metadata keys an account keeps at most (the Metadata schema's
@@ -53,7 +53,7 @@ func (s *Server) UpdateAccount(ctx context.Context, req gen.UpdateAccountRequest
 	if err != nil {
 		return nil, err
 	}
-	return gen.UpdateAccount200JSONResponse{Body: s.renderAccountNow(a, body.Include), Headers: gen.UpdateAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	return gen.UpdateAccount200JSONResponse{Body: s.renderAccountNow(ctx, a, body.Include), Headers: gen.UpdateAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // CloseAccount closes an open account whose configurations the request names, all of them
@@ -83,7 +83,7 @@ func (s *Server) CloseAccount(ctx context.Context, req gen.CloseAccountRequestOb
 	if err != nil {
 		return nil, err
 	}
-	return gen.CloseAccount200JSONResponse{Body: s.renderAccountNow(a, nil), Headers: gen.CloseAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	return gen.CloseAccount200JSONResponse{Body: s.renderAccountNow(ctx, a, nil), Headers: gen.CloseAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // onAccount is what an Idempotency-Key of an operation on one account is bound to: the
@@ -117,7 +117,7 @@ func (s *Server) changeAccount(ctx context.Context, id string, change func(*stor
 		return err
 	}
 	defer release()
-	return s.db.Update(func(tx *store.Tx) error {
+	return s.db.Update(ctx, func(tx *store.Tx) error {
 		cur, found := s.tables.Accounts.Get(tx, a.ID)
 		switch {
 		case !found || cur.Scope() != c.scope():

@@ -3,7 +3,7 @@ package accounts
 import (
 	"context"
 
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // The API's requests write accounts and persons only through writeAccount and writePerson,
@@ -44,9 +44,7 @@ func (s *Server) writePerson(ctx context.Context, tx *store.Tx, before, after *P
 	a, _ := s.tables.Accounts.Get(tx, p.Account)
 	was := stateOf(a, s.personsOf(tx, a.ID))
 	if after == nil {
-		if _, _, err := s.tables.Persons.Delete(tx, before.ID); err != nil {
-			return err
-		}
+		s.tables.Persons.Delete(tx, before.ID)
 	} else if err := s.tables.Persons.Put(tx, after.ID, *after); err != nil {
 		return err
 	}
